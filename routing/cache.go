@@ -1,0 +1,85 @@
+package routing
+
+import (
+	"container/list"
+	"sync"
+)
+
+// RouteCache remembers archived routes (manifest keys) per bucket so that reads of archived
+// buckets need no database access. Hot and archiving observations are never cached: only the
+// terminal archived state is (pulpitum-reference.md §3.2). When full, the entry observed
+// longest ago is evicted. A RouteCache is safe for concurrent use; the zero value is not usable,
+// use NewRouteCache.
+type RouteCache struct {
+	mu      sync.Mutex
+	max     int
+	order   *list.List // of string cache keys, oldest first
+	entries map[string]cacheEntry
+}
+
+type cacheEntry struct {
+	manifestKey string
+	elem        *list.Element
+}
+
+// DefaultRouteCacheEntries is the reference's route-cache bound.
+const DefaultRouteCacheEntries = 4096
+
+// NewRouteCache returns a cache holding at most max entries; max <= 0 disables caching.
+func NewRouteCache(max int) *RouteCache {
+	return &RouteCache{max: max, order: list.New(), entries: map[string]cacheEntry{}}
+}
+
+// Archived returns the cached manifest key of b, if any.
+func (c *RouteCache) Archived(b BucketID) (string, bool) {
+	if c == nil || c.max <= 0 {
+		return "", false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[b.CacheKey()]
+	return e.manifestKey, ok
+}
+
+// PutArchived records that b is archived under manifestKey.
+func (c *RouteCache) PutArchived(b BucketID, manifestKey string) {
+	if c == nil || c.max <= 0 || manifestKey == "" {
+		return
+	}
+	k := b.CacheKey()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[k]; ok {
+		c.order.Remove(e.elem)
+	}
+	for len(c.entries) >= c.max {
+		oldest := c.order.Front()
+		c.order.Remove(oldest)
+		delete(c.entries, oldest.Value.(string))
+	}
+	c.entries[k] = cacheEntry{manifestKey: manifestKey, elem: c.order.PushBack(k)}
+}
+
+// Invalidate forgets b; the archiver calls it around every transition of b.
+func (c *RouteCache) Invalidate(b BucketID) {
+	if c == nil || c.max <= 0 {
+		return
+	}
+	k := b.CacheKey()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[k]; ok {
+		c.order.Remove(e.elem)
+		delete(c.entries, k)
+	}
+}
+
+// Len returns the number of cached routes.
+func (c *RouteCache) Len() int {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}

@@ -1,0 +1,149 @@
+package routing
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// HotStore is the port every hot-store adapter implements (CockroachDB/PostgreSQL over pgx,
+// embedded SQLite). Implementations are safe for concurrent use by many goroutines.
+//
+// Every read returns the bucket's route together with its rows from one snapshot, so a read
+// racing publication sees either the pre-publication hot rows or the archive route, never a
+// mix (pulpitum-reference.md §3.2). A bucket without a metadata row reads as hot with no rows.
+// When the route is archived, no rows are returned and the count is zero.
+type HotStore interface {
+	// ReadRange returns the route of b and, unless it is archived, at most req.Limit records
+	// of b inside req.Range after req.After in the requested order.
+	ReadRange(ctx context.Context, b BucketID, req ReadRequest) (Route, []Record, error)
+	// CountRange returns the route of b and, unless it is archived, the number of records of
+	// b inside r, with one aggregate statement that reads no value or sort_key column.
+	CountRange(ctx context.Context, b BucketID, r TimeRange) (Route, uint64, error)
+	// Append inserts recs, which must all belong to b, in one transaction behind the write
+	// fence (pulpitum-reference.md §3.1): strategy check (ErrStrategyMismatch), metadata row
+	// created if absent, state re-read (ErrBucketReadOnly unless hot), then plain inserts
+	// (ErrDuplicateRecord on an existing (event_time, sort_key)). Nothing is written on error.
+	Append(ctx context.Context, b BucketID, recs []Record) error
+	// Route returns the bucket's current route (hot when no metadata row exists).
+	Route(ctx context.Context, b BucketID) (Route, error)
+}
+
+// WorkKind says what an archive work item needs: a cut-over (hot or expired archiving bucket
+// to archive) or a cleanup (archived bucket whose hot rows are not yet deleted).
+type WorkKind uint8
+
+const (
+	// WorkCutover is a bucket to claim, snapshot, upload, verify and publish.
+	WorkCutover WorkKind = iota + 1
+	// WorkCleanup is a published bucket whose hot rows still need deleting.
+	WorkCleanup
+)
+
+// ArchiveWork is one advisory item returned by Discover; it must be claimed before use.
+type ArchiveWork struct {
+	Bucket BucketID
+	Kind   WorkKind
+}
+
+// ArchiveSession is a claimed archive lease: every owner-conditioned statement checks
+// generation, token and unexpired lease (pulpitum-reference.md §4). Token is secret and is
+// never logged.
+type ArchiveSession struct {
+	Bucket     BucketID
+	Generation int64
+	Token      string
+}
+
+// ArchiveStateStore is the archival state machine of the hot store (pulpitum-reference.md
+// §4.1). Every method is one conditional statement or transaction; a condition that no longer
+// holds yields ErrStaleArchiveSession (or a nil session from the claims: a lost race).
+type ArchiveStateStore interface {
+	// Discover lists cleanup work first, then cut-over work for buckets ending at or before
+	// eligibleBefore, at most limit items, ordered by bucket_end, table_id, partition_key,
+	// bucket_key.
+	Discover(ctx context.Context, eligibleBefore time.Time, limit int) ([]ArchiveWork, error)
+	// ClaimArchive moves a due hot (or expired archiving) bucket to archiving with a new
+	// generation and token; it returns nil, nil when the bucket cannot be claimed.
+	ClaimArchive(ctx context.Context, b BucketID, lease time.Duration) (*ArchiveSession, error)
+	// ClaimCleanup claims an archived bucket whose hot rows are not deleted; nil, nil when
+	// it cannot be claimed.
+	ClaimCleanup(ctx context.Context, b BucketID, lease time.Duration) (*ArchiveSession, error)
+	// Renew extends the session's lease.
+	Renew(ctx context.Context, s *ArchiveSession, lease time.Duration) error
+	// Snapshot returns every record of the archiving bucket in (event_time, sort_key) order.
+	Snapshot(ctx context.Context, s *ArchiveSession) ([]Record, error)
+	// PublishArchive sets the bucket archived with the manifest key: the read cut-over commit.
+	PublishArchive(ctx context.Context, s *ArchiveSession, manifestKey string) error
+	// DeleteHotBucket deletes the archived bucket's hot rows and sets hot_deleted, atomically.
+	DeleteHotBucket(ctx context.Context, s *ArchiveSession) error
+	// DeferArchive returns an archiving bucket to hot with a retry time now+retry.
+	DeferArchive(ctx context.Context, s *ArchiveSession, retry time.Duration) error
+	// DeferCleanup postpones cleanup of an archived bucket to now+retry.
+	DeferCleanup(ctx context.Context, s *ArchiveSession, retry time.Duration) error
+}
+
+// ArchiveReader reads published archives (implemented by the archive package). It validates
+// the manifest against b before trusting the payload. Safe for concurrent use.
+type ArchiveReader interface {
+	// Read returns at most req.Limit records of the archived bucket b inside req.Range after
+	// req.After, in the requested order.
+	Read(ctx context.Context, manifestKey string, b BucketID, req ReadRequest) ([]Record, error)
+	// Count returns the number of records of b inside r without building records.
+	Count(ctx context.Context, manifestKey string, b BucketID, r TimeRange) (uint64, error)
+}
+
+// ArchiveWriter writes a bucket's payload and manifest for one generation and returns the
+// manifest key after reading both objects back and verifying them (pulpitum-reference.md
+// §1.5, write protocol).
+type ArchiveWriter interface {
+	Put(ctx context.Context, b BucketID, generation int64, recs []Record) (manifestKey string, err error)
+}
+
+// ReadStats counts the work one query caused. Attach one to a context with WithReadStats;
+// stores and archive readers add to it. All methods are safe for concurrent use and accept a
+// nil receiver (no-op).
+type ReadStats struct {
+	BytesRead      atomic.Int64 // bytes fetched from object storage (manifest, footer, pages)
+	HotRows        atomic.Int64 // records returned by hot-store reads
+	ArchiveRows    atomic.Int64 // records decoded from archives
+	HotStatements  atomic.Int64 // statements sent to the hot store
+	ObjectReads    atomic.Int64 // object-store range reads
+	HotBuckets     atomic.Int64 // buckets answered by the hot tier
+	ArchiveBuckets atomic.Int64 // buckets answered by the archive tier
+}
+
+// Add helpers; each is a no-op on a nil receiver.
+func (s *ReadStats) AddBytes(n int64) {
+	if s != nil {
+		s.BytesRead.Add(n)
+	}
+}
+
+// AddObjectRead counts one object-store read of n bytes.
+func (s *ReadStats) AddObjectRead(n int64) {
+	if s != nil {
+		s.ObjectReads.Add(1)
+		s.BytesRead.Add(n)
+	}
+}
+
+// AddHotStatement counts one statement sent to the hot store.
+func (s *ReadStats) AddHotStatement() {
+	if s != nil {
+		s.HotStatements.Add(1)
+	}
+}
+
+type statsKey struct{}
+
+// WithReadStats returns a context carrying s.
+func WithReadStats(ctx context.Context, s *ReadStats) context.Context {
+	return context.WithValue(ctx, statsKey{}, s)
+}
+
+// StatsFrom returns the ReadStats attached to ctx, or nil.
+func StatsFrom(ctx context.Context) *ReadStats {
+	s, _ := ctx.Value(statsKey{}).(*ReadStats)
+	return s
+}

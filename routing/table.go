@@ -1,0 +1,301 @@
+package routing
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// DefaultFanout is the default number of buckets read concurrently by one query (seed:
+// "Bounded parallel bucket fan-out", initially 4).
+const DefaultFanout = 4
+
+// Options configures a DurableTable. Zero values take the defaults.
+type Options struct {
+	// Fanout bounds how many buckets one call reads concurrently (default DefaultFanout).
+	Fanout int
+	// Cache is the route cache shared by the tables of one process; nil disables it.
+	Cache *RouteCache
+	// Clock is the application clock used by the writable-window check (default time.Now).
+	// Back-fill tools set it to the instant the data was current.
+	Clock func() time.Time
+}
+
+// DurableTable is one routed table over a hot store and an archive reader: the Go form of the
+// reference's DurableTable (pulpitum-reference.md §3). It is safe for concurrent use.
+type DurableTable struct {
+	def     TableDef
+	hot     HotStore
+	archive ArchiveReader
+	cache   *RouteCache
+	fanout  int
+	clock   func() time.Time
+}
+
+// NewDurableTable validates def and returns the table. archive may be nil only when no bucket
+// of the table is ever archived; reads of an archived bucket then fail with ErrOperationFailed.
+func NewDurableTable(def TableDef, hot HotStore, archive ArchiveReader, opts Options) (*DurableTable, error) {
+	if err := def.Validate(); err != nil {
+		return nil, err
+	}
+	if hot == nil {
+		return nil, fmt.Errorf("routing: table needs a hot store")
+	}
+	if opts.Fanout <= 0 {
+		opts.Fanout = DefaultFanout
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	return &DurableTable{def: def, hot: hot, archive: archive, cache: opts.Cache, fanout: opts.Fanout, clock: opts.Clock}, nil
+}
+
+// Def returns the table definition.
+func (t *DurableTable) Def() TableDef { return t.def }
+
+// Fanout returns the table's bucket concurrency bound.
+func (t *DurableTable) Fanout() int { return t.fanout }
+
+// Buckets returns the buckets of partition pk intersecting r, ordered by bounds.
+func (t *DurableTable) Buckets(pk []byte, r TimeRange) []BucketID {
+	return BucketsForRange(t.def.TableID, pk, t.def.Strategy, r)
+}
+
+// archivedRoute returns the manifest key when b is known to be archived from the cache.
+func (t *DurableTable) archivedRoute(b BucketID) (string, bool) { return t.cache.Archived(b) }
+
+func (t *DurableTable) readArchive(ctx context.Context, key string, b BucketID, req ReadRequest) ([]Record, error) {
+	if t.archive == nil {
+		return nil, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
+	}
+	recs, err := t.archive.Read(ctx, key, b, req)
+	if s := StatsFrom(ctx); s != nil && err == nil {
+		s.ArchiveRows.Add(int64(len(recs)))
+	}
+	return recs, err
+}
+
+// ReadBucket reads one bucket through its route: a cached archived route goes straight to the
+// archive; otherwise one hot-store statement returns route and rows from one snapshot, and an
+// archived answer is cached and read from the archive. After publication the retained hot rows
+// are never a fallback: archive errors reach the caller. The returned tier says which tier
+// answered.
+func (t *DurableTable) ReadBucket(ctx context.Context, b BucketID, req ReadRequest) ([]Record, Tier, error) {
+	if req.Limit <= 0 {
+		return nil, TierHot, nil
+	}
+	req.Range = req.Range.Intersect(b.Range())
+	if req.Range.Empty() {
+		return nil, TierHot, nil
+	}
+	stats := StatsFrom(ctx)
+	if key, ok := t.archivedRoute(b); ok {
+		recs, err := t.readArchive(ctx, key, b, req)
+		return recs, TierArchive, err
+	}
+	route, recs, err := t.hot.ReadRange(ctx, b, req)
+	if err != nil {
+		return nil, TierHot, err
+	}
+	if route.State == StateArchived {
+		t.cache.PutArchived(b, route.ManifestKey)
+		recs, err := t.readArchive(ctx, route.ManifestKey, b, req)
+		return recs, TierArchive, err
+	}
+	if stats != nil {
+		stats.HotRows.Add(int64(len(recs)))
+	}
+	return recs, TierHot, nil
+}
+
+// CountBucket counts the records of b inside r through the same route decision as
+// ReadBucket, returning a count only, never records.
+func (t *DurableTable) CountBucket(ctx context.Context, b BucketID, r TimeRange) (uint64, Tier, error) {
+	r = r.Intersect(b.Range())
+	if r.Empty() {
+		return 0, TierHot, nil
+	}
+	countArchive := func(key string) (uint64, Tier, error) {
+		if t.archive == nil {
+			return 0, TierArchive, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
+		}
+		n, err := t.archive.Count(ctx, key, b, r)
+		return n, TierArchive, err
+	}
+	if key, ok := t.archivedRoute(b); ok {
+		return countArchive(key)
+	}
+	route, n, err := t.hot.CountRange(ctx, b, r)
+	if err != nil {
+		return 0, TierHot, err
+	}
+	if route.State == StateArchived {
+		t.cache.PutArchived(b, route.ManifestKey)
+		return countArchive(route.ManifestKey)
+	}
+	return n, TierHot, nil
+}
+
+// CountResult describes a Count call: how many buckets each tier answered.
+type CountResult struct {
+	Count          uint64
+	Buckets        int
+	HotBuckets     int
+	ArchiveBuckets int
+}
+
+// Source returns hot, archive or mixed according to which tiers answered (the seed's metric
+// label); an empty range reports hot.
+func (c CountResult) Source() string {
+	switch {
+	case c.ArchiveBuckets > 0 && c.HotBuckets > 0:
+		return "mixed"
+	case c.ArchiveBuckets > 0:
+		return "archive"
+	}
+	return "hot"
+}
+
+// Count is the durable-table count port of the aggregate-pushdown seed: it partitions the
+// finite range r into buckets and sums each bucket's count, asking up to Fanout buckets at a
+// time. Each bucket is observed in its own snapshot; a concurrent cut-over may be observed
+// independently per bucket, exactly as for record reads (no cross-bucket snapshot). Any bucket
+// error fails the whole count.
+func (t *DurableTable) Count(ctx context.Context, pk []byte, r TimeRange) (CountResult, error) {
+	if r.Empty() {
+		return CountResult{}, ErrInvalidTimeRange
+	}
+	buckets := t.Buckets(pk, r)
+	counts := make([]uint64, len(buckets))
+	tiers := make([]Tier, len(buckets))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(t.fanout)
+	for i, b := range buckets {
+		g.Go(func() error {
+			n, tier, err := t.CountBucket(gctx, b, r)
+			counts[i], tiers[i] = n, tier
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return CountResult{}, err
+	}
+	res := CountResult{Buckets: len(buckets)}
+	for i := range buckets {
+		res.Count += counts[i]
+		if tiers[i] == TierArchive {
+			res.ArchiveBuckets++
+		} else {
+			res.HotBuckets++
+		}
+	}
+	return res, nil
+}
+
+// Query asks for one page of a partition's records (the reference's Query).
+type Query struct {
+	PartitionKey []byte
+	Range        TimeRange
+	After        *Cursor
+	Limit        int
+}
+
+// Page is one page of records in (event_time, sort_key) order; Next is set when more records
+// follow and is the cursor of the page's last record.
+type Page struct {
+	Records []Record
+	Next    *Cursor
+}
+
+// QueryPage returns up to q.Limit records after q.After (pulpitum-reference.md §3.2): every
+// intersecting bucket is asked for Limit+1 records, up to Fanout at a time; the results are
+// concatenated in bucket order (buckets never overlap in time, so this is the ordered merge),
+// truncated to Limit, and Next is set when more than Limit records were gathered.
+func (t *DurableTable) QueryPage(ctx context.Context, q Query) (Page, error) {
+	if q.Range.Empty() {
+		return Page{}, ErrInvalidTimeRange
+	}
+	if q.Limit <= 0 {
+		return Page{Next: q.After}, nil
+	}
+	buckets := t.Buckets(q.PartitionKey, q.Range)
+	parts := make([][]Record, len(buckets))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(t.fanout)
+	for i, b := range buckets {
+		g.Go(func() error {
+			recs, _, err := t.ReadBucket(gctx, b, ReadRequest{Range: q.Range, After: q.After, Limit: q.Limit + 1})
+			parts[i] = recs
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return Page{}, err
+	}
+	all := slices.Concat(parts...)
+	if len(all) <= q.Limit {
+		return Page{Records: all}, nil
+	}
+	all = all[:q.Limit]
+	return Page{Records: all, Next: CursorOf(&all[len(all)-1])}, nil
+}
+
+// NormalizeTime returns t in UTC truncated to microseconds, the precision both tiers store.
+func NormalizeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// Append appends records through the write fence. Each record's event time is normalised
+// with NormalizeTime; every record must carry a non-empty partition key and sort key and fall
+// into the writable window at the application clock (ErrOutsideWriteWindow; future buckets
+// are rejected too). Records are grouped by bucket and each bucket's group is written in one
+// transaction, oldest bucket first; all records are checked before anything is written, and
+// an error stops at the failing bucket (earlier buckets stay written, as with the reference's
+// one-record appends). The slices of recs are not modified; times are normalised in a copy.
+func (t *DurableTable) Append(ctx context.Context, recs []Record) (int, error) {
+	now := t.clock()
+	type group struct {
+		b    BucketID
+		recs []Record
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	var oldest, newest time.Time
+	windows := map[string][2]time.Time{}
+	for i := range recs {
+		r := recs[i]
+		if len(r.PartitionKey) == 0 || len(r.SortKey) == 0 {
+			return 0, fmt.Errorf("%w: record %d has an empty partition key or sort key", ErrInvalidRecord, i)
+		}
+		r.EventTime = NormalizeTime(r.EventTime)
+		b := BucketFor(t.def.TableID, r.PartitionKey, t.def.Strategy, r.EventTime)
+		w, ok := windows[string(r.PartitionKey)]
+		if !ok {
+			win := RecentBuckets(t.def.TableID, r.PartitionKey, t.def.Strategy, now, t.def.WritableBuckets)
+			w = [2]time.Time{win[0].Start, win[len(win)-1].Start}
+			windows[string(r.PartitionKey)] = w
+		}
+		oldest, newest = w[0], w[1]
+		if b.Start.Before(oldest) || b.Start.After(newest) {
+			return 0, fmt.Errorf("%w (record %d)", ErrOutsideWriteWindow, i)
+		}
+		k := b.CacheKey()
+		g := byKey[k]
+		if g == nil {
+			g = &group{b: b}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.recs = append(g.recs, r)
+	}
+	slices.SortStableFunc(groups, func(a, b *group) int { return a.b.Start.Compare(b.b.Start) })
+	written := 0
+	for _, g := range groups {
+		if err := t.hot.Append(ctx, g.b, g.recs); err != nil {
+			return written, err
+		}
+		written += len(g.recs)
+	}
+	return written, nil
+}
