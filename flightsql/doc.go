@@ -1,0 +1,14 @@
+// Package flightsql is the Arrow Flight SQL protocol layer of flightsrv: statement and
+// prepared-statement handles, signed self-contained tickets, metadata commands, and the
+// mapping of errors to gRPC status codes. It plans and executes nothing itself: every query
+// goes to an [Engine].
+//
+// Handles and tickets are self-contained and signed (HMAC-SHA256 with the server's ticket
+// key), so any replica holding the same key can serve them and DoGet never depends on session
+// state (flightsql-clients.md, endpoints and locations). Parameter values bound through DoPut
+// travel inside the updated handle the server returns; because some clients keep using the
+// original handle, the server also remembers the last binding per original handle in a
+// bounded in-process table.
+//
+// This package must not import routing stores, archive, Substrait planning or SQL parsing.
+package flightsql

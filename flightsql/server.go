@@ -1,0 +1,410 @@
+package flightsql
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Engine plans and executes queries for the server. Implementations are safe for concurrent
+// use. Errors that carry a gRPC status (status.FromError) reach the client as they are; any
+// other error is logged and reported as a generic Internal error, so an Engine must put
+// nothing private (partition values, paths, raw database errors) into status messages.
+type Engine interface {
+	// Prepare plans the query without executing it and returns its dataset schema and its
+	// parameter schema (one field per placeholder, in placeholder order; empty when none).
+	// Exactly one of sql and substraitPlan is set.
+	Prepare(ctx context.Context, sql string, substraitPlan []byte) (dataset, params *arrow.Schema, err error)
+	// Execute runs the query with the bound parameters (nil when none; otherwise one row of
+	// params' schema) and returns its result stream, whose schema equals Prepare's dataset
+	// schema. The caller releases the reader; releasing it early cancels the query's work.
+	Execute(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (array.RecordReader, error)
+	// Tables returns the queryable tables by name with their Arrow schemas.
+	Tables() map[string]*arrow.Schema
+}
+
+// Config configures a Server.
+type Config struct {
+	// TicketKey signs statement handles and tickets; replicas that serve each other's tickets
+	// must share it. Empty means a random per-process key.
+	TicketKey []byte
+	// Version is reported by GetSqlInfo as FLIGHT_SQL_SERVER_VERSION.
+	Version string
+	// Logger receives internal errors (never sent to clients); nil uses slog.Default().
+	Logger *slog.Logger
+	// Alloc allocates Arrow memory; nil uses memory.DefaultAllocator.
+	Alloc memory.Allocator
+}
+
+// DBSchemaName is the single database schema under which tables are listed; the server has
+// no catalogs (catalog_name is null everywhere).
+const DBSchemaName = "public"
+
+// TableType is the table_type every routed table reports, in GetTables and GetTableTypes.
+const TableType = "TABLE"
+
+// maxBindings bounds the remembered parameter bindings of original prepared handles.
+const maxBindings = 10000
+
+// Server is a Flight SQL server over an Engine. Create it with NewServer and register it with
+// flight.NewServerWithMiddleware via flightsql.NewFlightServer. Safe for concurrent use.
+type Server struct {
+	flightsql.BaseServer
+	engine Engine
+	sign   *signer
+	log    *slog.Logger
+	alloc  memory.Allocator
+
+	mu       sync.Mutex
+	bindings map[string][]byte // original prepared handle → last bound params (IPC)
+	order    []string
+}
+
+// NewServer returns a Server answering with engine.
+func NewServer(engine Engine, cfg Config) (*Server, error) {
+	sign, err := newSigner(cfg.TicketKey)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Alloc == nil {
+		cfg.Alloc = memory.DefaultAllocator
+	}
+	s := &Server{engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, bindings: map[string][]byte{}}
+	s.BaseServer.Alloc = cfg.Alloc
+	if err := registerSqlInfo(&s.BaseServer, cfg.Version); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// toStatus converts an error to a gRPC status error at the protocol boundary: status errors
+// pass through, cancellations keep their code, anything else is logged and hidden.
+func (s *Server) toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	if st, ok := status.FromError(err); ok {
+		return st.Err()
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "query was cancelled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "query deadline exceeded")
+	case errors.Is(err, errBadHandle):
+		return status.Error(codes.InvalidArgument, errBadHandle.Error())
+	}
+	s.log.Error("query failed", "err", err)
+	return status.Error(codes.Internal, "query could not be executed")
+}
+
+func (s *Server) flightInfo(desc *flight.FlightDescriptor, schema *arrow.Schema, ticket []byte) *flight.FlightInfo {
+	return &flight.FlightInfo{
+		Schema:           flight.SerializeSchema(schema, s.alloc),
+		FlightDescriptor: desc,
+		Endpoint:         []*flight.FlightEndpoint{{Ticket: &flight.Ticket{Ticket: ticket}}},
+		TotalRecords:     -1,
+		TotalBytes:       -1,
+		Ordered:          true,
+	}
+}
+
+// stream executes q and returns the DoGet stream. Errors of the result reader are mapped
+// to gRPC status codes before they reach the client.
+func (s *Server) stream(ctx context.Context, q Query) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	params, err := s.decodeParams(q.Params)
+	if err != nil {
+		return nil, nil, s.toStatus(err)
+	}
+	if params != nil {
+		defer params.Release()
+	}
+	rdr, err := s.engine.Execute(ctx, q.SQL, q.Substrait, params)
+	if err != nil {
+		return nil, nil, s.toStatus(err)
+	}
+	ch := make(chan flight.StreamChunk, 2)
+	go flight.StreamChunksFromReader(ctx, &statusReader{RecordReader: rdr, s: s}, ch)
+	return rdr.Schema(), ch, nil
+}
+
+// statusReader maps its reader's error to a gRPC status.
+type statusReader struct {
+	array.RecordReader
+	s *Server
+}
+
+func (r *statusReader) Err() error { return r.s.toStatus(r.RecordReader.Err()) }
+
+func (s *Server) decodeParams(b []byte) (arrow.RecordBatch, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	rdr, err := ipc.NewReader(bytes.NewReader(b), ipc.WithAllocator(s.alloc))
+	if err != nil {
+		return nil, errBadHandle
+	}
+	defer rdr.Release()
+	if !rdr.Next() {
+		return nil, errBadHandle
+	}
+	rec := rdr.RecordBatch()
+	rec.Retain()
+	return rec, nil
+}
+
+func (s *Server) prepare(ctx context.Context, q Query) (dataset, params *arrow.Schema, err error) {
+	dataset, params, err = s.engine.Prepare(ctx, q.SQL, q.Substrait)
+	if err != nil {
+		return nil, nil, s.toStatus(err)
+	}
+	if params == nil {
+		params = arrow.NewSchema(nil, nil)
+	}
+	return dataset, params, nil
+}
+
+// statementInfo plans q and returns a FlightInfo whose single endpoint carries q signed.
+func (s *Server) statementInfo(ctx context.Context, q Query, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	dataset, _, err := s.prepare(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.sign.seal(q)
+	if err != nil {
+		return nil, s.toStatus(err)
+	}
+	tkt, err := flightsql.CreateStatementQueryTicket(h)
+	if err != nil {
+		return nil, s.toStatus(err)
+	}
+	return s.flightInfo(desc, dataset, tkt), nil
+}
+
+// GetFlightInfoStatement plans a CommandStatementQuery and returns its FlightInfo.
+func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	if len(cmd.GetTransactionId()) > 0 {
+		return nil, status.Error(codes.Unimplemented, "transactions are not supported")
+	}
+	return s.statementInfo(ctx, Query{SQL: cmd.GetQuery()}, desc)
+}
+
+// GetSchemaStatement returns the result schema of a CommandStatementQuery.
+func (s *Server) GetSchemaStatement(ctx context.Context, cmd flightsql.StatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	dataset, _, err := s.prepare(ctx, Query{SQL: cmd.GetQuery()})
+	if err != nil {
+		return nil, err
+	}
+	return &flight.SchemaResult{Schema: flight.SerializeSchema(dataset, s.alloc)}, nil
+}
+
+// GetFlightInfoSubstraitPlan plans a CommandStatementSubstraitPlan.
+func (s *Server) GetFlightInfoSubstraitPlan(ctx context.Context, cmd flightsql.StatementSubstraitPlan, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	p := cmd.GetPlan()
+	if len(p.Plan) == 0 {
+		return nil, status.Error(codes.InvalidArgument, "substrait plan is empty")
+	}
+	return s.statementInfo(ctx, Query{Substrait: p.Plan}, desc)
+}
+
+// GetSchemaSubstraitPlan returns the result schema of a Substrait plan.
+func (s *Server) GetSchemaSubstraitPlan(ctx context.Context, cmd flightsql.StatementSubstraitPlan, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	p := cmd.GetPlan()
+	if len(p.Plan) == 0 {
+		return nil, status.Error(codes.InvalidArgument, "substrait plan is empty")
+	}
+	dataset, _, err := s.prepare(ctx, Query{Substrait: p.Plan})
+	if err != nil {
+		return nil, err
+	}
+	return &flight.SchemaResult{Schema: flight.SerializeSchema(dataset, s.alloc)}, nil
+}
+
+// DoGetStatement executes the statement carried by a signed ticket.
+func (s *Server) DoGetStatement(ctx context.Context, cmd flightsql.StatementQueryTicket) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	q, err := s.sign.open(cmd.GetStatementHandle())
+	if err != nil {
+		return nil, nil, s.toStatus(err)
+	}
+	return s.stream(ctx, q)
+}
+
+// CreatePreparedStatement plans SQL and returns a self-contained signed handle with the
+// dataset and parameter schemas.
+func (s *Server) CreatePreparedStatement(ctx context.Context, req flightsql.ActionCreatePreparedStatementRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
+	if len(req.GetTransactionId()) > 0 {
+		return flightsql.ActionCreatePreparedStatementResult{}, status.Error(codes.Unimplemented, "transactions are not supported")
+	}
+	return s.createPrepared(ctx, Query{SQL: req.GetQuery()})
+}
+
+// CreatePreparedSubstraitPlan prepares a Substrait plan like CreatePreparedStatement.
+func (s *Server) CreatePreparedSubstraitPlan(ctx context.Context, req flightsql.ActionCreatePreparedSubstraitPlanRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
+	p := req.GetPlan()
+	if len(p.Plan) == 0 {
+		return flightsql.ActionCreatePreparedStatementResult{}, status.Error(codes.InvalidArgument, "substrait plan is empty")
+	}
+	return s.createPrepared(ctx, Query{Substrait: p.Plan})
+}
+
+func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionCreatePreparedStatementResult, error) {
+	dataset, params, err := s.prepare(ctx, q)
+	if err != nil {
+		return flightsql.ActionCreatePreparedStatementResult{}, err
+	}
+	h, err := s.sign.seal(q)
+	if err != nil {
+		return flightsql.ActionCreatePreparedStatementResult{}, s.toStatus(err)
+	}
+	isUpdate := false
+	return flightsql.ActionCreatePreparedStatementResult{Handle: h, DatasetSchema: dataset, ParameterSchema: params, IsUpdate: &isUpdate}, nil
+}
+
+// ClosePreparedStatement forgets any binding of the handle. Closing is idempotent: closing an
+// unknown or already closed handle succeeds.
+func (s *Server) ClosePreparedStatement(_ context.Context, req flightsql.ActionClosePreparedStatementRequest) error {
+	s.mu.Lock()
+	delete(s.bindings, string(req.GetPreparedStatementHandle()))
+	s.mu.Unlock()
+	return nil
+}
+
+// resolve opens a prepared handle and, when it carries no parameters, applies the last
+// binding remembered for it.
+func (s *Server) resolve(h []byte) (Query, error) {
+	q, err := s.sign.open(h)
+	if err != nil {
+		return q, err
+	}
+	if len(q.Params) == 0 {
+		s.mu.Lock()
+		q.Params = s.bindings[string(h)]
+		s.mu.Unlock()
+	}
+	return q, nil
+}
+
+// DoPutPreparedStatementQuery binds parameters: the stream must hold exactly one row of the
+// statement's parameter schema (a query runs once per binding). The updated handle returned
+// carries the parameters; the original handle is remembered with them too.
+func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd flightsql.PreparedStatementQuery, rdr flight.MessageReader, _ flight.MetadataWriter) ([]byte, error) {
+	h := cmd.GetPreparedStatementHandle()
+	q, err := s.sign.open(h)
+	if err != nil {
+		return nil, s.toStatus(err)
+	}
+	_, paramSchema, err := s.prepare(ctx, Query{SQL: q.SQL, Substrait: q.Substrait})
+	if err != nil {
+		return nil, err
+	}
+	var rows int64
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(rdr.Schema()), ipc.WithAllocator(s.alloc))
+	for rdr.Next() {
+		rec := rdr.RecordBatch()
+		rows += rec.NumRows()
+		if rec.NumRows() > 0 {
+			if err := w.Write(rec); err != nil {
+				return nil, s.toStatus(err)
+			}
+		}
+	}
+	if err := rdr.Err(); err != nil {
+		return nil, status.Error(codes.InvalidArgument, "parameter stream could not be read")
+	}
+	if err := w.Close(); err != nil {
+		return nil, s.toStatus(err)
+	}
+	if rows != 1 {
+		return nil, status.Errorf(codes.InvalidArgument, "a query binds exactly one row of parameters, got %d", rows)
+	}
+	if rdr.Schema().NumFields() != paramSchema.NumFields() {
+		return nil, status.Errorf(codes.InvalidArgument, "the statement has %d parameters, got %d", paramSchema.NumFields(), rdr.Schema().NumFields())
+	}
+	q.Params = buf.Bytes()
+	nh, err := s.sign.seal(q)
+	if err != nil {
+		return nil, s.toStatus(err)
+	}
+	s.remember(h, q.Params)
+	return nh, nil
+}
+
+func (s *Server) remember(h, params []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.bindings[string(h)]; !ok {
+		s.order = append(s.order, string(h))
+	}
+	s.bindings[string(h)] = params
+	for len(s.bindings) > maxBindings && len(s.order) > 0 {
+		delete(s.bindings, s.order[0])
+		s.order = s.order[1:]
+	}
+	if len(s.order) > 2*maxBindings {
+		kept := s.order[:0]
+		for _, k := range s.order {
+			if _, ok := s.bindings[k]; ok {
+				kept = append(kept, k)
+			}
+		}
+		s.order = kept
+	}
+}
+
+// GetFlightInfoPreparedStatement plans the prepared statement with its binding.
+func (s *Server) GetFlightInfoPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	q, err := s.resolve(cmd.GetPreparedStatementHandle())
+	if err != nil {
+		return nil, s.toStatus(err)
+	}
+	return s.statementInfo(ctx, q, desc)
+}
+
+// GetSchemaPreparedStatement returns the prepared statement's dataset schema.
+func (s *Server) GetSchemaPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	q, err := s.resolve(cmd.GetPreparedStatementHandle())
+	if err != nil {
+		return nil, s.toStatus(err)
+	}
+	dataset, _, err := s.prepare(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return &flight.SchemaResult{Schema: flight.SerializeSchema(dataset, s.alloc)}, nil
+}
+
+// DoGetPreparedStatement executes a prepared statement handle.
+func (s *Server) DoGetPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	q, err := s.resolve(cmd.GetPreparedStatementHandle())
+	if err != nil {
+		return nil, nil, s.toStatus(err)
+	}
+	return s.stream(ctx, q)
+}
+
+// tableNames returns the engine's table names, sorted.
+func (s *Server) tableNames() ([]string, map[string]*arrow.Schema) {
+	tables := s.engine.Tables()
+	names := make([]string, 0, len(tables))
+	for n := range tables {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, tables
+}

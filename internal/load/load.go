@@ -1,0 +1,406 @@
+// Package load appends records from Parquet or CSV files to a routed table through the
+// durable append path (routing.DurableTable.Append, write fence included), with a column
+// mapping from source columns to the table's partition column, timestamp, id and value.
+//
+// Time interpretation: a source timestamp without a zone (Parquet isAdjustedToUTC=false, or a
+// CSV value without an offset) is a wall-clock value and is interpreted as UTC. Event times
+// are truncated to microseconds, the precision both tiers store.
+//
+// Value encoding: the value of each record is a compact JSON object of the value columns in
+// source order, e.g. {"delay":-3,"distance":599,"destination":"SFO"}; timestamps are RFC 3339
+// in UTC, nulls are JSON null.
+package load
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// Mapping maps source columns onto a routed table.
+type Mapping struct {
+	// Partition is the source column holding the partition value (any type; rendered as text).
+	Partition string
+	// Time is the source column holding the event time: a Parquet/Arrow timestamp or date, or
+	// text in RFC 3339 or "2006-01-02 15:04:05[.fffffffff]" form (zone-less means UTC).
+	Time string
+	// ID is the source column holding the stable per-row id. Empty means the zero-based row
+	// number in the source file, zero-padded to IDWidth digits so text order equals row order.
+	ID string
+	// IDWidth is the zero-padding width of generated ids (default 10).
+	IDWidth int
+	// Value lists the source columns to encode into value, in order. Empty means every column
+	// not used as partition, time or id.
+	Value []string
+}
+
+// Appender is the write port the loader uses; *routing.DurableTable implements it.
+type Appender interface {
+	Append(ctx context.Context, recs []routing.Record) (int, error)
+}
+
+// Stats reports a load: records read from the source and appended.
+type Stats struct {
+	Read     int64
+	Appended int64
+}
+
+// BatchSize is how many records the loader hands to one Append call.
+const BatchSize = 20000
+
+// File loads path (".parquet" or ".csv", by extension) into t with mapping m. It stops at the
+// first error; records of earlier batches stay appended (each Append is atomic per bucket).
+func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error) {
+	if m.Partition == "" || m.Time == "" {
+		return Stats{}, errors.New("load: the mapping needs a partition column and a time column")
+	}
+	if m.IDWidth <= 0 {
+		m.IDWidth = 10
+	}
+	var src recordSource
+	var err error
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet":
+		src, err = openParquet(ctx, path)
+	case ".csv":
+		src, err = openCSV(path)
+	default:
+		return Stats{}, fmt.Errorf("load: unsupported file type %q (want .parquet or .csv)", filepath.Ext(path))
+	}
+	if err != nil {
+		return Stats{}, err
+	}
+	defer src.Close()
+	return run(ctx, t, src, m)
+}
+
+// recordSource yields Arrow batches of a source file.
+type recordSource interface {
+	Schema() *arrow.Schema
+	Next() (arrow.RecordBatch, error) // io.EOF at the end; the batch is released by the source
+	Close() error
+}
+
+type columns struct {
+	part, ts, id int
+	value        []int
+}
+
+func resolve(schema *arrow.Schema, m Mapping) (columns, error) {
+	find := func(name string) (int, error) {
+		idx := schema.FieldIndices(name)
+		if len(idx) != 1 {
+			return -1, fmt.Errorf("load: source has no single column %q", name)
+		}
+		return idx[0], nil
+	}
+	var c columns
+	var err error
+	if c.part, err = find(m.Partition); err != nil {
+		return c, err
+	}
+	if c.ts, err = find(m.Time); err != nil {
+		return c, err
+	}
+	c.id = -1
+	if m.ID != "" {
+		if c.id, err = find(m.ID); err != nil {
+			return c, err
+		}
+	}
+	if len(m.Value) > 0 {
+		for _, v := range m.Value {
+			i, err := find(v)
+			if err != nil {
+				return c, err
+			}
+			c.value = append(c.value, i)
+		}
+	} else {
+		for i := range schema.NumFields() {
+			if i != c.part && i != c.ts && i != c.id {
+				c.value = append(c.value, i)
+			}
+		}
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, t Appender, src recordSource, m Mapping) (Stats, error) {
+	schema := src.Schema()
+	cols, err := resolve(schema, m)
+	if err != nil {
+		return Stats{}, err
+	}
+	keys := make([][]byte, len(cols.value))
+	for i, ci := range cols.value {
+		keys[i], _ = json.Marshal(schema.Field(ci).Name)
+	}
+	var st Stats
+	var row int64
+	batch := make([]routing.Record, 0, BatchSize)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		n, err := t.Append(ctx, batch)
+		st.Appended += int64(n)
+		batch = batch[:0]
+		return err
+	}
+	for {
+		rec, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return st, err
+		}
+		for r := range int(rec.NumRows()) {
+			if rec.Column(cols.part).IsNull(r) || rec.Column(cols.ts).IsNull(r) {
+				return st, fmt.Errorf("load: row %d has a null partition or time", row)
+			}
+			ts, err := timeAt(rec.Column(cols.ts), r)
+			if err != nil {
+				return st, fmt.Errorf("load: row %d: %w", row, err)
+			}
+			var id string
+			if cols.id >= 0 {
+				id = textAt(rec.Column(cols.id), r)
+			} else {
+				id = fmt.Sprintf("%0*d", m.IDWidth, row)
+			}
+			val := make([]byte, 0, 64)
+			val = append(val, '{')
+			for i, ci := range cols.value {
+				if i > 0 {
+					val = append(val, ',')
+				}
+				val = append(val, keys[i]...)
+				val = append(val, ':')
+				val = appendJSON(val, rec.Column(ci), r)
+			}
+			val = append(val, '}')
+			batch = append(batch, routing.Record{
+				PartitionKey: []byte(textAt(rec.Column(cols.part), r)),
+				EventTime:    ts,
+				SortKey:      []byte(id),
+				Value:        val,
+			})
+			row++
+			st.Read++
+			if len(batch) == BatchSize {
+				if err := flush(); err != nil {
+					return st, err
+				}
+			}
+		}
+	}
+	return st, flush()
+}
+
+// timeAt reads an event time; zone-less timestamps are taken as UTC wall-clock values.
+func timeAt(col arrow.Array, i int) (time.Time, error) {
+	switch a := col.(type) {
+	case *array.Timestamp:
+		unit := a.DataType().(*arrow.TimestampType).Unit
+		return a.Value(i).ToTime(unit).UTC(), nil
+	case *array.Date32:
+		return a.Value(i).ToTime().UTC(), nil
+	case *array.Date64:
+		return a.Value(i).ToTime().UTC(), nil
+	case *array.String, *array.LargeString, *array.StringView:
+		return parseTime(textAt(col, i))
+	}
+	return time.Time{}, fmt.Errorf("time column has unsupported type %s", col.DataType())
+}
+
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02"}
+
+func parseTime(s string) (time.Time, error) {
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, strings.TrimSpace(s)); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, errors.New("time value is not RFC 3339 or YYYY-MM-DD[ HH:MM:SS]")
+}
+
+// textAt renders a value as text (the partition and id columns).
+func textAt(col arrow.Array, i int) string {
+	switch a := col.(type) {
+	case *array.String:
+		return a.Value(i)
+	case *array.LargeString:
+		return a.Value(i)
+	case *array.StringView:
+		return a.Value(i)
+	}
+	return col.ValueStr(i)
+}
+
+// appendJSON appends the JSON form of col[i].
+func appendJSON(dst []byte, col arrow.Array, i int) []byte {
+	if col.IsNull(i) {
+		return append(dst, "null"...)
+	}
+	switch a := col.(type) {
+	case *array.Int8:
+		return strconv.AppendInt(dst, int64(a.Value(i)), 10)
+	case *array.Int16:
+		return strconv.AppendInt(dst, int64(a.Value(i)), 10)
+	case *array.Int32:
+		return strconv.AppendInt(dst, int64(a.Value(i)), 10)
+	case *array.Int64:
+		return strconv.AppendInt(dst, a.Value(i), 10)
+	case *array.Uint8:
+		return strconv.AppendUint(dst, uint64(a.Value(i)), 10)
+	case *array.Uint16:
+		return strconv.AppendUint(dst, uint64(a.Value(i)), 10)
+	case *array.Uint32:
+		return strconv.AppendUint(dst, uint64(a.Value(i)), 10)
+	case *array.Uint64:
+		return strconv.AppendUint(dst, a.Value(i), 10)
+	case *array.Float32, *array.Float64:
+		var f float64
+		if f32, ok := a.(*array.Float32); ok {
+			f = float64(f32.Value(i))
+		} else {
+			f = a.(*array.Float64).Value(i)
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return append(dst, "null"...)
+		}
+		return strconv.AppendFloat(dst, f, 'g', -1, 64)
+	case *array.Boolean:
+		return strconv.AppendBool(dst, a.Value(i))
+	case *array.Timestamp:
+		t, _ := timeAt(a, i)
+		b, _ := json.Marshal(t.Format(time.RFC3339Nano))
+		return append(dst, b...)
+	}
+	b, _ := json.Marshal(textAt(col, i))
+	return append(dst, b...)
+}
+
+type parquetSource struct {
+	f   *file.Reader
+	rr  pqarrow.RecordReader
+	cur arrow.RecordBatch
+}
+
+func openParquet(ctx context.Context, path string) (*parquetSource, error) {
+	f, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return nil, fmt.Errorf("load: open parquet: %w", err)
+	}
+	fr, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{BatchSize: 8192}, memory.DefaultAllocator)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("load: read parquet schema: %w", err)
+	}
+	rr, err := fr.GetRecordReader(ctx, nil, nil)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("load: read parquet: %w", err)
+	}
+	return &parquetSource{f: f, rr: rr}, nil
+}
+
+func (p *parquetSource) Schema() *arrow.Schema { return p.rr.Schema() }
+
+func (p *parquetSource) Next() (arrow.RecordBatch, error) {
+	if p.rr.Next() {
+		return p.rr.RecordBatch(), nil
+	}
+	if err := p.rr.Err(); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("load: read parquet: %w", err)
+	}
+	return nil, io.EOF
+}
+
+func (p *parquetSource) Close() error {
+	p.rr.Release()
+	return p.f.Close()
+}
+
+// csvSource reads a CSV file with a header row; every column is text.
+type csvSource struct {
+	f      *os.File
+	r      *csv.Reader
+	schema *arrow.Schema
+	cur    arrow.RecordBatch
+}
+
+func openCSV(path string) (*csvSource, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load: open csv: %w", err)
+	}
+	r := csv.NewReader(f)
+	r.ReuseRecord = false
+	header, err := r.Read()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("load: read csv header: %w", err)
+	}
+	fields := make([]arrow.Field, len(header))
+	for i, h := range header {
+		fields[i] = arrow.Field{Name: strings.TrimSpace(h), Type: arrow.BinaryTypes.String, Nullable: true}
+	}
+	return &csvSource{f: f, r: r, schema: arrow.NewSchema(fields, nil)}, nil
+}
+
+func (c *csvSource) Schema() *arrow.Schema { return c.schema }
+
+func (c *csvSource) Next() (arrow.RecordBatch, error) {
+	if c.cur != nil {
+		c.cur.Release()
+		c.cur = nil
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, c.schema)
+	defer b.Release()
+	n := 0
+	for n < 8192 {
+		row, err := c.r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load: read csv: %w", err)
+		}
+		for i := range row {
+			b.Field(i).(*array.StringBuilder).Append(row[i])
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, io.EOF
+	}
+	c.cur = b.NewRecordBatch()
+	return c.cur, nil
+}
+
+func (c *csvSource) Close() error {
+	if c.cur != nil {
+		c.cur.Release()
+	}
+	return c.f.Close()
+}
