@@ -25,13 +25,13 @@ type errReader struct {
 	refs   int64
 }
 
-func (r *errReader) Schema() *arrow.Schema         { return r.schema }
-func (r *errReader) Next() bool                    { return false }
+func (r *errReader) Schema() *arrow.Schema          { return r.schema }
+func (r *errReader) Next() bool                     { return false }
 func (r *errReader) Record() arrow.RecordBatch      { return nil }
 func (r *errReader) RecordBatch() arrow.RecordBatch { return nil }
-func (r *errReader) Err() error                    { return r.err }
-func (r *errReader) Retain()                       { atomic.AddInt64(&r.refs, 1) }
-func (r *errReader) Release()                      { atomic.AddInt64(&r.refs, -1) }
+func (r *errReader) Err() error                     { return r.err }
+func (r *errReader) Retain()                        { atomic.AddInt64(&r.refs, 1) }
+func (r *errReader) Release()                       { atomic.AddInt64(&r.refs, -1) }
 
 // ScalarUint64 returns a reader of one batch holding one row: value v in a non-null uint64
 // column named name. Aggregate operators (pushed down or not) answer through it.

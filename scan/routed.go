@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -141,22 +142,38 @@ func (s *bucketStream) close() {
 	s.wg.Wait()
 }
 
-// CountScan counts the records of spec's range by reading them: the scan path for COUNT(*)
-// when pushdown is off or not applicable. It reads every record (values included) exactly as
-// a record scan would, and stops early when a limit is met.
-func CountScan(ctx context.Context, spec *Spec) (uint64, error) {
+// Summary is what the scan path computes for ungrouped aggregates: the number of rows and,
+// when Rows > 0, the earliest and latest event time (UTC, µs precision as stored).
+type Summary struct {
+	Rows     uint64
+	Min, Max time.Time
+}
+
+// Summarize reads every record of spec's range (values included, exactly as a record scan
+// would: this is the scan path that pushdown is measured against) and returns their count and
+// time bounds. spec.Limit and spec.Desc are ignored.
+func Summarize(ctx context.Context, spec *Spec) (Summary, error) {
 	s := openBuckets(ctx, spec, -1)
 	defer s.close()
-	var n uint64
+	var sum Summary
 	for {
 		recs, ok, err := s.nextBucket()
 		if err != nil {
-			return 0, err
+			return Summary{}, err
 		}
 		if !ok {
-			return n, nil
+			return sum, nil
 		}
-		n += uint64(len(recs))
+		for i := range recs {
+			t := recs[i].EventTime
+			if sum.Rows == 0 || t.Before(sum.Min) {
+				sum.Min = t
+			}
+			if sum.Rows == 0 || t.After(sum.Max) {
+				sum.Max = t
+			}
+			sum.Rows++
+		}
 	}
 }
 
@@ -190,7 +207,7 @@ type routedReader struct {
 	refs      int64
 }
 
-func (r *routedReader) Schema() *arrow.Schema         { return r.spec.Schema }
+func (r *routedReader) Schema() *arrow.Schema          { return r.spec.Schema }
 func (r *routedReader) Record() arrow.RecordBatch      { return r.cur }
 func (r *routedReader) RecordBatch() arrow.RecordBatch { return r.cur }
 func (r *routedReader) Err() error                     { return r.err }

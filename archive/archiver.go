@@ -1,0 +1,453 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// RouteReader reads a bucket's current route; routing.HotStore satisfies it. The archiver uses
+// it to resolve an ambiguous publish (pulpitum-reference.md §4.2, step 4).
+type RouteReader interface {
+	Route(ctx context.Context, b routing.BucketID) (routing.Route, error)
+}
+
+// Archiver defaults (pulpitum-reference.md §4.2, configuration of pulpitum-archiver).
+const (
+	DefaultLease     = 60 * time.Second
+	DefaultRetry     = 15 * time.Second
+	DefaultScanLimit = 64
+)
+
+// ArchiverOptions configures an Archiver. Zero values take the defaults.
+type ArchiverOptions struct {
+	// Lease is the archive lease claimed and renewed (default 60 s).
+	Lease time.Duration
+	// RenewInterval is the lease renewal period (default max(Lease/3, 1 s)); it must be
+	// shorter than Lease.
+	RenewInterval time.Duration
+	// Retry is the delay before a deferred cut-over or cleanup is retried (default 15 s).
+	Retry time.Duration
+	// ScanLimit bounds the work items one cycle discovers (default 64).
+	ScanLimit int
+	// Invalidate, when set, is called with a bucket around each of its route transitions
+	// (claim, defer, publish) so that a process-local route cache forgets it; typically
+	// (*routing.RouteCache).Invalidate.
+	Invalidate func(routing.BucketID)
+	// Logger receives one line per cycle and per failure, without bucket keys, partition
+	// values, object keys or tokens (default slog.Default()).
+	Logger *slog.Logger
+	// MeterProvider and TracerProvider default to the global providers.
+	MeterProvider  metric.MeterProvider
+	TracerProvider trace.TracerProvider
+}
+
+// Archiver is the archive runner (the reference's DurableArchiveRecoveryRunner): each RunOnce
+// discovers due work in an ArchiveStateStore, claims it, and drives each bucket through
+// snapshot → upload (ArchiveWriter.Put, which verifies) → publish → cleanup under a renewed
+// lease. Several archivers may run against one store concurrently: claims and every
+// owner-conditioned statement fence them. An Archiver is safe for concurrent use, but one
+// RunOnce at a time per process is the intended use.
+type Archiver struct {
+	state      routing.ArchiveStateStore
+	writer     routing.ArchiveWriter
+	routes     RouteReader
+	invalidate func(routing.BucketID)
+	opts       ArchiverOptions
+	log        *slog.Logger
+	tracer     trace.Tracer
+	m          archiverMetrics
+}
+
+// RunSummary counts what one cycle did.
+type RunSummary struct {
+	Discovered int // work items listed by Discover
+	Claimed    int // claims won (cut-over and cleanup)
+	Skipped    int // items whose claim was lost to another archiver or became due elsewhere
+	Published  int // buckets cut over to their archive
+	Cleaned    int // buckets whose hot rows were deleted
+}
+
+// NewArchiver returns an Archiver over the state machine state, writing with writer and
+// resolving ambiguous publishes with routes.
+func NewArchiver(state routing.ArchiveStateStore, writer routing.ArchiveWriter, routes RouteReader, opts ArchiverOptions) (*Archiver, error) {
+	if state == nil || writer == nil || routes == nil {
+		return nil, errors.New("archive: archiver needs a state store, a writer and a route reader")
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = DefaultLease
+	}
+	if opts.RenewInterval <= 0 {
+		opts.RenewInterval = max(opts.Lease/3, time.Second)
+	}
+	if opts.RenewInterval >= opts.Lease {
+		return nil, errors.New("archive: lease renewal interval must be shorter than the lease")
+	}
+	if opts.Retry <= 0 {
+		opts.Retry = DefaultRetry
+	}
+	if opts.ScanLimit <= 0 {
+		opts.ScanLimit = DefaultScanLimit
+	}
+	if opts.Invalidate == nil {
+		opts.Invalidate = func(routing.BucketID) {}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MeterProvider == nil {
+		opts.MeterProvider = otel.GetMeterProvider()
+	}
+	if opts.TracerProvider == nil {
+		opts.TracerProvider = otel.GetTracerProvider()
+	}
+	m, err := newArchiverMetrics(opts.MeterProvider.Meter("pulpitum"))
+	if err != nil {
+		return nil, err
+	}
+	return &Archiver{
+		state: state, writer: writer, routes: routes, invalidate: opts.Invalidate, opts: opts,
+		log: opts.Logger, tracer: opts.TracerProvider.Tracer("github.com/flightsrv/flightsrv/archive"), m: m,
+	}, nil
+}
+
+// RunOnce runs one cycle: Discover(eligibleBefore, ScanLimit) lists cleanup work first, then
+// cut-overs of buckets ending at or before eligibleBefore; items are processed in that order.
+// The first item that fails aborts the rest of the cycle (pulpitum-reference.md §4.2): the
+// error is returned with the summary of what was done until then, and the next cycle retries.
+func (a *Archiver) RunOnce(ctx context.Context, eligibleBefore time.Time) (sum RunSummary, err error) {
+	start := time.Now()
+	ctx, span := a.tracer.Start(ctx, "pulpitum.archive.coordinator.cycle")
+	a.m.cycles.Add(ctx, 1, a.m.outcome("started"))
+	defer func() {
+		outcome := "success"
+		if err != nil {
+			outcome = "failure"
+			span.SetStatus(codes.Error, err.Error())
+			a.log.WarnContext(ctx, "archive cycle failed", "claimed", sum.Claimed, "published", sum.Published, "cleaned", sum.Cleaned, "err", err)
+		} else if sum.Discovered > 0 {
+			a.log.InfoContext(ctx, "archive cycle done", "discovered", sum.Discovered, "claimed", sum.Claimed,
+				"skipped", sum.Skipped, "published", sum.Published, "cleaned", sum.Cleaned)
+		}
+		a.m.cycles.Add(ctx, 1, a.m.outcome(outcome))
+		a.m.cycleDuration.Record(ctx, time.Since(start).Seconds(), a.m.outcome(outcome))
+		span.SetAttributes(
+			attribute.Int("pulpitum.archive.discovered", sum.Discovered),
+			attribute.Int("pulpitum.archive.claimed", sum.Claimed),
+			attribute.Int("pulpitum.archive.published", sum.Published),
+			attribute.Int("pulpitum.archive.cleaned", sum.Cleaned),
+		)
+		span.End()
+	}()
+	work, err := a.state.Discover(ctx, eligibleBefore, a.opts.ScanLimit)
+	if err != nil {
+		return sum, err
+	}
+	sum.Discovered = len(work)
+	for range work {
+		a.m.phase(ctx, phaseQueued)
+	}
+	for _, item := range work {
+		switch item.Kind {
+		case routing.WorkCutover:
+			err = a.cutover(ctx, item.Bucket, &sum)
+		case routing.WorkCleanup:
+			err = a.cleanupItem(ctx, item.Bucket, &sum)
+		default:
+			err = errors.New("archive: unknown archive work kind")
+		}
+		if err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// Coordinator phases (pulpitum-reference.md §6.2).
+const (
+	phaseQueued           = "queued"
+	phaseClaimed          = "claimed"
+	phaseUploading        = "uploading"
+	phaseUploadedVerified = "uploaded_verified"
+	phasePublished        = "published_cleanup_pending"
+	phaseCompleted        = "completed"
+	phaseRetryScheduled   = "retry_scheduled"
+	phaseFailed           = "failed_needs_attention"
+)
+
+// cutover claims one due bucket and drives it to archived and cleaned (§4.2, "Per Cutover item").
+func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSummary) (err error) {
+	ctx, span := a.tracer.Start(ctx, "pulpitum.durable_archive.cutover")
+	defer endOp(span, &err)
+	strategy := a.m.strategy(b.Strategy)
+	var s *routing.ArchiveSession
+	if err := a.op(ctx, "claim", phaseQueued, func(ctx context.Context) (e error) {
+		s, e = a.state.ClaimArchive(ctx, b, a.opts.Lease)
+		return e
+	}); err != nil {
+		return err
+	}
+	if s == nil {
+		sum.Skipped++
+		return nil
+	}
+	sum.Claimed++
+	a.invalidate(b)
+	a.m.phase(ctx, phaseClaimed)
+	a.m.runs.Add(ctx, 1, strategy, a.m.outcome("started"))
+	start := time.Now()
+	ren := a.startRenewer(ctx, s)
+	defer ren.stop()
+
+	var recs []routing.Record
+	opErr := a.op(ctx, "snapshot", phaseClaimed, func(ctx context.Context) (e error) {
+		recs, e = a.state.Snapshot(ctx, s)
+		return e
+	})
+	if err := a.supervise(ctx, ren, opErr, b, s, "snapshot"); err != nil {
+		return err
+	}
+
+	a.m.phase(ctx, phaseUploading)
+	var key string
+	opErr = a.op(ctx, "upload", phaseUploading, func(ctx context.Context) (e error) {
+		key, e = a.writer.Put(ctx, b, s.Generation, recs)
+		return e
+	})
+	if err := a.supervise(ctx, ren, opErr, b, s, "upload"); err != nil {
+		return err
+	}
+	a.m.phase(ctx, phaseUploadedVerified)
+
+	pubErr := a.op(ctx, "publish", phaseUploadedVerified, func(ctx context.Context) error {
+		return a.state.PublishArchive(ctx, s, key)
+	})
+	a.invalidate(b)
+	published := func() {
+		sum.Published++
+		a.m.phase(ctx, phasePublished)
+		a.m.records.Add(ctx, int64(len(recs)), strategy, a.m.outcome("success"))
+		a.m.runs.Add(ctx, 1, strategy, a.m.outcome("success"))
+		a.m.duration.Record(ctx, time.Since(start).Seconds(), strategy, a.m.outcome("success"))
+	}
+	if err := ren.failure(); err != nil {
+		if pubErr == nil {
+			published() // the cut-over committed; cleanup waits for the lease to expire
+		}
+		a.m.phase(ctx, phaseFailed)
+		return errors.Join(pubErr, err)
+	}
+	if pubErr != nil {
+		// The outcome is ambiguous: look at the route to learn what happened.
+		route, rerr := a.routes.Route(ctx, b)
+		switch {
+		case rerr != nil:
+			a.m.failure(ctx, strategy, "publish")
+			a.m.phase(ctx, phaseFailed)
+			return errors.Join(pubErr, rerr)
+		case route.State == routing.StateArchived && !route.HotDeleted:
+			// The publish committed; continue to cleanup with the same session.
+		case route.State == routing.StateArchiving:
+			a.m.failure(ctx, strategy, "publish")
+			return errors.Join(pubErr, a.deferArchive(ctx, s))
+		default:
+			a.m.failure(ctx, strategy, "publish")
+			a.m.phase(ctx, phaseFailed)
+			return pubErr
+		}
+	}
+	published()
+	return a.cleanup(ctx, s, ren, sum)
+}
+
+// cleanupItem claims an archived bucket whose hot rows remain and deletes them
+// (§4.2, "Per Cleanup item").
+func (a *Archiver) cleanupItem(ctx context.Context, b routing.BucketID, sum *RunSummary) (err error) {
+	var s *routing.ArchiveSession
+	if err := a.op(ctx, "claim_cleanup", phaseQueued, func(ctx context.Context) (e error) {
+		s, e = a.state.ClaimCleanup(ctx, b, a.opts.Lease)
+		return e
+	}); err != nil {
+		return err
+	}
+	if s == nil {
+		sum.Skipped++
+		return nil
+	}
+	sum.Claimed++
+	a.m.phase(ctx, phaseClaimed)
+	ren := a.startRenewer(ctx, s)
+	defer ren.stop()
+	return a.cleanup(ctx, s, ren, sum)
+}
+
+// cleanup is step 5: delete the hot rows; on failure defer the cleanup and return the error.
+func (a *Archiver) cleanup(ctx context.Context, s *routing.ArchiveSession, ren *renewer, sum *RunSummary) error {
+	opErr := a.op(ctx, "cleanup", phasePublished, func(ctx context.Context) error {
+		return a.state.DeleteHotBucket(ctx, s)
+	})
+	if err := ren.failure(); err != nil {
+		a.m.phase(ctx, phaseFailed)
+		return errors.Join(opErr, err)
+	}
+	if opErr != nil {
+		a.m.failure(ctx, a.m.strategy(s.Bucket.Strategy), "delete_hot")
+		derr := a.op(ctx, "retry_cleanup", phasePublished, func(ctx context.Context) error {
+			return a.state.DeferCleanup(ctx, s, a.opts.Retry)
+		})
+		a.m.phase(ctx, phaseRetryScheduled)
+		return errors.Join(opErr, derr)
+	}
+	sum.Cleaned++
+	a.m.phase(ctx, phaseCompleted)
+	return nil
+}
+
+// supervise applies the rules after a snapshot or upload: a failed renewal wins (nothing else
+// runs; lease expiry decides recovery), then an operation error defers the cut-over.
+func (a *Archiver) supervise(ctx context.Context, ren *renewer, opErr error, b routing.BucketID, s *routing.ArchiveSession, stage string) error {
+	if err := ren.failure(); err != nil {
+		a.m.phase(ctx, phaseFailed)
+		return errors.Join(opErr, err)
+	}
+	if opErr == nil {
+		return nil
+	}
+	a.m.failure(ctx, a.m.strategy(b.Strategy), stage)
+	return errors.Join(opErr, a.deferArchive(ctx, s))
+}
+
+// deferArchive returns the bucket to hot with a retry time.
+func (a *Archiver) deferArchive(ctx context.Context, s *routing.ArchiveSession) error {
+	err := a.op(ctx, "retry_cutover", phaseRetryScheduled, func(ctx context.Context) error {
+		return a.state.DeferArchive(ctx, s, a.opts.Retry)
+	})
+	a.invalidate(s.Bucket)
+	a.m.phase(ctx, phaseRetryScheduled)
+	return err
+}
+
+// op runs one store or upload operation inside its span
+// (pulpitum.archive.coordinator.<operation>).
+func (a *Archiver) op(ctx context.Context, operation, phase string, fn func(context.Context) error) error {
+	ctx, span := a.tracer.Start(ctx, "pulpitum.archive.coordinator."+operation, trace.WithAttributes(
+		attribute.String("pulpitum.archive.operation", operation),
+		attribute.String("pulpitum.archive.coordinator.phase", phase),
+	))
+	err := fn(ctx)
+	endOp(span, &err)
+	return err
+}
+
+func endOp(span trace.Span, err *error) {
+	if *err != nil {
+		span.SetStatus(codes.Error, (*err).Error())
+	}
+	span.End()
+}
+
+// renewer renews one session's lease every RenewInterval until stopped; the first failure is
+// kept and renewal stops (§4.2, "lease renewer").
+type renewer struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     sync.Mutex
+	err    error
+}
+
+func (a *Archiver) startRenewer(ctx context.Context, s *routing.ArchiveSession) *renewer {
+	ctx, cancel := context.WithCancel(ctx)
+	r := &renewer{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		t := time.NewTicker(a.opts.RenewInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if err := a.state.Renew(ctx, s, a.opts.Lease); err != nil {
+				if ctx.Err() != nil {
+					return // stopped while renewing: not a lease failure
+				}
+				r.mu.Lock()
+				r.err = errors.Join(errors.New("archive: lease renewal failed"), err)
+				r.mu.Unlock()
+				return
+			}
+		}
+	}()
+	return r
+}
+
+// failure returns the renewal error, if renewal has failed.
+func (r *renewer) failure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// stop ends renewal and waits for the goroutine.
+func (r *renewer) stop() {
+	r.cancel()
+	<-r.done
+}
+
+// archiverMetrics are the instruments of pulpitum-reference.md §6.2 (meter "pulpitum"). Label
+// values are fixed sets: strategy, outcome, stage, phase; never a table, partition, bucket,
+// object key or error text.
+type archiverMetrics struct {
+	runs, failures, records, cycles, transitions metric.Int64Counter
+	duration, cycleDuration                      metric.Float64Histogram
+}
+
+func newArchiverMetrics(m metric.Meter) (archiverMetrics, error) {
+	var am archiverMetrics
+	var errs []error
+	counter := func(name, desc string) metric.Int64Counter {
+		c, err := m.Int64Counter(name, metric.WithDescription(desc))
+		errs = append(errs, err)
+		return c
+	}
+	histogram := func(name, desc string) metric.Float64Histogram {
+		h, err := m.Float64Histogram(name, metric.WithDescription(desc), metric.WithUnit("s"))
+		errs = append(errs, err)
+		return h
+	}
+	am.runs = counter("pulpitum.archive.runs", "Bucket cut-overs started and completed.")
+	am.failures = counter("pulpitum.archive.failures", "Bucket archival failures by stage.")
+	am.records = counter("pulpitum.archive.records", "Records archived by completed cut-overs.")
+	am.duration = histogram("pulpitum.archive.duration", "Duration of completed cut-overs (claim to publish).")
+	am.cycles = counter("pulpitum.archive.coordinator.cycles", "Archive runner cycles.")
+	am.cycleDuration = histogram("pulpitum.archive.coordinator.duration", "Duration of archive runner cycles.")
+	am.transitions = counter("pulpitum.archive.coordinator.phase.transitions", "Archive job phase transitions.")
+	return am, errors.Join(errs...)
+}
+
+func (m archiverMetrics) strategy(s routing.Strategy) metric.MeasurementOption {
+	return metric.WithAttributes(attribute.String("pulpitum.bucket.strategy", s.String()))
+}
+
+func (m archiverMetrics) outcome(o string) metric.MeasurementOption {
+	return metric.WithAttributes(attribute.String("pulpitum.archive.outcome", o))
+}
+
+func (m archiverMetrics) failure(ctx context.Context, strategy metric.MeasurementOption, stage string) {
+	m.failures.Add(ctx, 1, strategy, metric.WithAttributes(attribute.String("pulpitum.archive.stage", stage)))
+}
+
+func (m archiverMetrics) phase(ctx context.Context, phase string) {
+	m.transitions.Add(ctx, 1, metric.WithAttributes(attribute.String("pulpitum.archive.coordinator.phase", phase)))
+}

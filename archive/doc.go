@@ -1,0 +1,84 @@
+// Package archive holds the archive tier of flightsrv: the Pulpitum v4 archive artifacts
+// (content-addressed object keys, manifest v4, JSON payloads and the Parquet record envelope
+// v2), a [Reader] that implements routing.ArchiveReader with statistics pushdown, a [Writer]
+// that implements routing.ArchiveWriter with the reference's verified write protocol, and the
+// [Archiver] runner that drives due buckets through claim → snapshot → upload → verify →
+// publish → cleanup. Everything follows pulpitum-reference.md §1.5 (artifacts) and §4
+// (state machine and runner); an existing Pulpitum deployment's archives are read as they are.
+//
+// # Object storage
+//
+// Objects live in a gocloud.dev/blob bucket, opened by URL by the caller (file:// here;
+// s3://, gs:// and azblob:// once cmd blank-imports their drivers). Each object request has
+// its own deadline (30 s by default). Parquet payloads are read with ranged requests through
+// a per-request io.ReaderAt, so the request's context reaches every read parquet-go makes;
+// needed byte ranges are computed from the footer's offset index, merged when close, and
+// fetched before decoding. Every object request is counted in the request's
+// routing.ReadStats (AddObjectRead). Errors never carry object keys, bucket keys or partition
+// values: driver errors are replaced by key-free sentinels ([ErrObjectNotFound], …).
+//
+// Archive objects are immutable: they are created if-not-exists and never rewritten, and
+// their keys carry their content's digest. Validated manifests are cached per manifest key and
+// Parquet footers per payload key (bounded LRUs); failures are never cached.
+//
+// # Validation, and the digest-versus-pushdown trade-off
+//
+// The reference reader validates in this order: the manifest key's digest against the raw
+// manifest bytes, the manifest fields (version 4, schema_version 2, payload key, clustering
+// key), the bucket field for field, the payload's length and SHA-256, the decoded row count,
+// and finally that every record belongs to the bucket and that records are sorted. Each check
+// has its own sentinel error (see [ErrValidation]).
+//
+// A SHA-256 over the payload needs every byte of it, which is exactly what statistics
+// pushdown exists to avoid. The Reader therefore splits the checks:
+//
+//   - The manifest is always validated fully (key digest, fields, bucket).
+//   - Parquet payloads read partially: the object's size is checked against payload_bytes
+//     (from the same ranged request that fetches the footer) and the footer's row count
+//     against record_count; every row actually decoded is checked for membership and order.
+//     The digest is not computed, so corruption in parts of the payload that are not read
+//     goes unnoticed by that request, and corruption of data that is read but still decodes
+//     is only caught by the membership and order checks.
+//   - The full reference validation (length, digest, decoded count, membership, order) runs
+//     whenever the whole payload is read anyway: JSON payloads (always), record reads of the
+//     whole bucket (full range, no cursor, limit ≥ record_count), Parquet payloads small
+//     enough to arrive whole with the footer (ReaderOptions.TailBytes), [Reader.Verify], and
+//     the Writer's read-back, which is the archiver's verify step before publication.
+//   - ReaderOptions.VerifyFully forces the full validation on every Read and Count, bypassing
+//     the caches, for deployments that prefer integrity over pushdown.
+//
+// Whole-bucket counts are answered from the validated manifest's record_count alone.
+//
+// # Statistics trust rules and pushdown
+//
+// Counts of a partial range classify each row group by the event_time chunk statistics as
+// inside (its row count answers), outside (skipped) or straddling; a straddling group is
+// classified page by page with the column index, and only the straddling pages' event_time
+// values are fetched and decoded (page-level pushdown: pages are located with the offset
+// index and read with parquet-go's SeekToRow). Record reads use the same classification to
+// skip row groups and pages, then decode the four columns of the remaining row spans.
+// Statistics are used only when they can be trusted (see stats.go): a TIMESTAMP logical
+// type (unit and UTC flag from it), type-defined column order, present 8-byte min_value and
+// max_value not flagged inexact, min ≤ max, bounds inside the bucket, and, for "inside", a
+// known null count. INT96, legacy converted types, deprecated min/max fields, truncated,
+// reversed or out-of-bucket bounds are never trusted; such groups and pages are decoded.
+// Parquet files written by other tools can be counted (any timestamp unit, either UTC flag —
+// local timestamps are read as UTC wall-clock time — INT96, nullable columns, missing
+// statistics or page index, any number of possibly empty row groups); reading records
+// requires the exact envelope schema ([ErrPayloadSchema] otherwise).
+//
+// # Writing
+//
+// The Writer serialises a bucket's records (Parquet by default, JSON as the reference writes
+// by default), derives the content-addressed keys, creates payload then manifest if not
+// exists, reads each back, requires identical bytes, decodes and validates the payload fully,
+// and parses, validates and compares the manifest before returning its key. Envelope files
+// are sorted by (event_time, sort_key), ZSTD-compressed, with statistics and a page index for
+// every column, at most 16,384 rows per row group and small pages (both configurable).
+//
+// # Imports
+//
+// This package imports routing (for the shared types and ports), parquet-go, gocloud.dev/blob
+// and OpenTelemetry. It must not import Flight, Substrait, SQL planning, a hot-store driver
+// package (routing/cockroach, routing/sqlite: tests excepted) or anything above routing.
+package archive

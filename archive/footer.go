@@ -1,0 +1,389 @@
+package archive
+
+import (
+	"encoding/binary"
+	"io"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// footer is everything a Parquet payload's reads need before touching data pages: the opened
+// parquet.File (footer metadata, schema, offset indexes installed in its column chunks), the
+// event_time column's raw statistics and column index, and the bytes at the end of the object
+// that were fetched to find the footer. A footer is immutable once loaded and shared by
+// concurrent requests through the footer cache; payload objects never change under their key.
+type footer struct {
+	file  *parquet.File
+	size  int64 // object size in bytes
+	tail  region
+	sha   string // lowercase hex SHA-256 of the object when tail holds all of it, else ""
+	bytes int64  // approximate memory held, for the cache bound
+
+	numRows  int64
+	groups   []groupInfo
+	envelope error     // nil when the schema is exactly the envelope (checkEnvelope)
+	ts       *tsColumn // nil when there is no usable event_time column
+	tsErr    error
+	orderOK  bool // event_time's column order is TYPE_DEFINED_ORDER (signed for INT64)
+}
+
+// groupInfo is one row group: its row count and, per leaf column, its chunk, validated offset
+// index (nil when absent or inconsistent) and, for event_time only, its statistics and column
+// index in raw form.
+type groupInfo struct {
+	numRows int64
+	chunks  []*parquet.FileColumnChunk
+	offsets []*format.OffsetIndex
+	tsStats *rawStatistics
+	tsIndex *format.ColumnIndex
+}
+
+// Raw thrift mirrors of the footer fields whose presence matters to the statistics trust rules.
+// parquet-go's format.Statistics has no is_*_exact fields and cannot tell an absent null count
+// from zero, so the footer is decoded a second time into these.
+type rawFileMeta struct {
+	RowGroups []rawRowGroup `thrift:"4"`
+}
+
+type rawRowGroup struct {
+	Columns []rawColumnChunk `thrift:"1"`
+}
+
+type rawColumnChunk struct {
+	MetaData *rawColumnMeta `thrift:"3"`
+}
+
+type rawColumnMeta struct {
+	Statistics *rawStatistics `thrift:"12"`
+}
+
+type rawStatistics struct {
+	Max             []byte `thrift:"1"`
+	Min             []byte `thrift:"2"`
+	NullCount       *int64 `thrift:"3"`
+	MaxValue        []byte `thrift:"5"`
+	MinValue        []byte `thrift:"6"`
+	IsMaxValueExact *bool  `thrift:"7"`
+	IsMinValueExact *bool  `thrift:"8"`
+}
+
+// footerLoad holds what loading needs from the reader's options.
+type footerLoad struct {
+	tailBytes  int64
+	readBuffer int
+}
+
+// loadFooter fetches and parses the footer of the Parquet payload behind rr. expectSize is the
+// manifest's payload_bytes: the object's real size is learnt from the same ranged request that
+// fetches the tail, and a difference is ErrPayloadLength. The page index (column and offset
+// indexes) is fetched in at most one more request when the tail does not already hold it,
+// and the footer itself in one more when it is longer than the tail.
+func loadFooter(rr *rangeReader, expectSize int64, opt footerLoad) (*footer, error) {
+	if expectSize < 12 {
+		// An object that short cannot be Parquet (magic, footer length, magic).
+		return nil, ErrPayloadDecode
+	}
+	tailLen := min(expectSize, opt.tailBytes)
+	data, size, err := rr.store.readRange(rr.ctx, rr.key, expectSize-tailLen, tailLen, rr.counter)
+	if err == errShortObject || (err == nil && size != expectSize) {
+		return nil, ErrPayloadLength
+	}
+	if err != nil {
+		return nil, err
+	}
+	rr.size = size
+	rr.addRegion(size-tailLen, data)
+	ft, err := openFooter(rr, opt.readBuffer)
+	if err != nil {
+		return nil, err
+	}
+	ft.tail = region{off: size - tailLen, data: data}
+	ft.bytes += int64(len(data))
+	if tailLen == size {
+		ft.sha = sha256Hex(data)
+	}
+	return ft, nil
+}
+
+// newFooterFromBytes opens the footer of a whole payload held in memory (full reads and the
+// writer's read-back); nothing is fetched. The returned reader serves the payload's bytes.
+func newFooterFromBytes(data []byte, readBuffer int) (*footer, *rangeReader, error) {
+	rr := &rangeReader{size: int64(len(data))}
+	rr.addRegion(0, data)
+	ft, err := openFooter(rr, readBuffer)
+	if err != nil {
+		return nil, nil, err
+	}
+	ft.sha = sha256Hex(data)
+	return ft, rr, nil
+}
+
+// openFooter parses the footer found at the end of rr's object (fetching what rr does not hold),
+// opens the parquet.File over rr, analyses the schema and loads the per-group view.
+func openFooter(rr *rangeReader, readBuffer int) (ft *footer, err error) {
+	defer recoverDecode(&err)
+	size := rr.size
+	if size < 12 {
+		return nil, ErrPayloadDecode
+	}
+	var trailer [8]byte
+	if _, err := rr.ReadAt(trailer[:], size-8); err != nil {
+		return nil, err
+	}
+	if string(trailer[4:]) != "PAR1" {
+		return nil, ErrPayloadDecode
+	}
+	footerLen := int64(binary.LittleEndian.Uint32(trailer[:4]))
+	footerStart := size - 8 - footerLen
+	if footerStart < 4 {
+		return nil, ErrPayloadDecode
+	}
+	if err := rr.prefetch([]byteRange{{footerStart, size - 8}}); err != nil {
+		return nil, err
+	}
+	footerBytes := make([]byte, footerLen)
+	if _, err := rr.ReadAt(footerBytes, footerStart); err != nil {
+		return nil, err
+	}
+	var raw rawFileMeta
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), footerBytes, &raw); err != nil {
+		return nil, ErrPayloadDecode
+	}
+	// The file keeps the reader it was opened with; it is cached beyond this request, so it gets
+	// a handle that is cut off once loading is done. Later reads pass their own reader.
+	fra := &detachable{ra: rr}
+	defer fra.detach()
+	f, err := parquet.OpenFile(fra, size,
+		parquet.SkipMagicBytes(true),
+		parquet.SkipPageIndex(true),
+		parquet.SkipBloomFilters(true),
+		parquet.ReadBufferSize(readBuffer),
+	)
+	if err != nil {
+		return nil, ErrPayloadDecode
+	}
+	md := f.Metadata()
+	if len(raw.RowGroups) != len(md.RowGroups) {
+		return nil, ErrPayloadDecode
+	}
+	ft = &footer{file: f, size: size, numRows: md.NumRows, bytes: 4*footerLen + 1024}
+	ft.envelope = checkEnvelope(f)
+	ft.ts, ft.tsErr = eventTimeColumn(f)
+	if ft.ts != nil && ft.ts.leaf < len(md.ColumnOrders) {
+		_, ft.orderOK = md.ColumnOrders[ft.ts.leaf].Value.(*format.TypeDefinedOrder)
+	}
+	if err := ft.loadGroups(rr, &raw, footerStart); err != nil {
+		return nil, err
+	}
+	return ft, nil
+}
+
+// loadGroups builds the per-row-group view and installs validated offset indexes.
+func (ft *footer) loadGroups(rr *rangeReader, raw *rawFileMeta, footerStart int64) error {
+	md := ft.file.Metadata()
+	rowGroups := ft.file.RowGroups()
+	var total int64
+	// Fetch the whole page-index area in one request when it lies before the footer.
+	idxLo, idxHi := int64(-1), int64(-1)
+	for i := range md.RowGroups {
+		for j := range md.RowGroups[i].Columns {
+			c := &md.RowGroups[i].Columns[j]
+			for _, span := range []struct {
+				off int64
+				n   int32
+			}{{c.OffsetIndexOffset, c.OffsetIndexLength}, {c.ColumnIndexOffset, c.ColumnIndexLength}} {
+				if span.off > 0 && span.n > 0 && span.off+int64(span.n) <= footerStart {
+					if idxLo < 0 || span.off < idxLo {
+						idxLo = span.off
+					}
+					idxHi = max(idxHi, span.off+int64(span.n))
+				}
+			}
+		}
+	}
+	if idxLo >= 0 {
+		if err := rr.prefetch([]byteRange{{idxLo, idxHi}}); err != nil {
+			return err
+		}
+		ft.bytes += 2 * (idxHi - idxLo)
+	}
+	ft.groups = make([]groupInfo, len(md.RowGroups))
+	for i := range md.RowGroups {
+		rg := &md.RowGroups[i]
+		if rg.NumRows < 0 {
+			return ErrPayloadDecode
+		}
+		total += rg.NumRows
+		g := &ft.groups[i]
+		g.numRows = rg.NumRows
+		chunks := rowGroups[i].ColumnChunks()
+		g.chunks = make([]*parquet.FileColumnChunk, len(chunks))
+		g.offsets = make([]*format.OffsetIndex, len(chunks))
+		for j, cc := range chunks {
+			fc, ok := cc.(*parquet.FileColumnChunk)
+			if !ok {
+				return ErrPayloadDecode
+			}
+			g.chunks[j] = fc
+			c := &rg.Columns[j]
+			if c.OffsetIndexOffset <= 0 || c.OffsetIndexLength <= 0 || c.OffsetIndexOffset+int64(c.OffsetIndexLength) > footerStart {
+				continue
+			}
+			buf := make([]byte, c.OffsetIndexLength)
+			if _, err := rr.ReadAt(buf, c.OffsetIndexOffset); err != nil {
+				return err
+			}
+			var oi format.OffsetIndex
+			if thrift.Unmarshal(new(thrift.CompactProtocol), buf, &oi) != nil || !validOffsetIndex(&oi, c, rg.NumRows) {
+				continue
+			}
+			// Install the index in the chunk, so that page readers seek with it.
+			if _, err := fc.OffsetIndexFrom(rr); err != nil {
+				continue
+			}
+			g.offsets[j] = &oi
+		}
+		if ft.ts == nil {
+			continue
+		}
+		leaf := ft.ts.leaf
+		if leaf >= len(rg.Columns) || leaf >= len(raw.RowGroups[i].Columns) {
+			return ErrPayloadDecode
+		}
+		if m := raw.RowGroups[i].Columns[leaf].MetaData; m != nil {
+			g.tsStats = m.Statistics
+		}
+		c := &rg.Columns[leaf]
+		if c.ColumnIndexOffset > 0 && c.ColumnIndexLength > 0 && c.ColumnIndexOffset+int64(c.ColumnIndexLength) <= footerStart && g.offsets[leaf] != nil {
+			buf := make([]byte, c.ColumnIndexLength)
+			if _, err := rr.ReadAt(buf, c.ColumnIndexOffset); err != nil {
+				return err
+			}
+			var ci format.ColumnIndex
+			if thrift.Unmarshal(new(thrift.CompactProtocol), buf, &ci) == nil && consistentColumnIndex(&ci, len(g.offsets[leaf].PageLocations)) {
+				g.tsIndex = &ci
+			}
+		}
+	}
+	if total != ft.numRows {
+		return ErrPayloadDecode
+	}
+	return nil
+}
+
+// chunkBounds returns the byte span of a column chunk: from its dictionary page (when recorded
+// and before the first data page) or first data page, for total_compressed_size bytes.
+func chunkBounds(c *format.ColumnChunk) (start, end int64) {
+	start = c.MetaData.DataPageOffset
+	if d := c.MetaData.DictionaryPageOffset; d > 0 && d < start {
+		start = d
+	}
+	return start, start + c.MetaData.TotalCompressedSize
+}
+
+// validOffsetIndex checks an offset index before it is trusted for seeking: pages in file
+// order inside the chunk, first rows strictly increasing from 0 and below the group's rows.
+func validOffsetIndex(oi *format.OffsetIndex, c *format.ColumnChunk, numRows int64) bool {
+	pages := oi.PageLocations
+	if len(pages) == 0 {
+		return numRows == 0
+	}
+	start, end := chunkBounds(c)
+	if pages[0].FirstRowIndex != 0 {
+		return false
+	}
+	for i, p := range pages {
+		if p.Offset < start || p.CompressedPageSize <= 0 || p.Offset+int64(p.CompressedPageSize) > end || p.FirstRowIndex >= numRows {
+			return false
+		}
+		if i > 0 && (p.FirstRowIndex <= pages[i-1].FirstRowIndex || p.Offset < pages[i-1].Offset+int64(pages[i-1].CompressedPageSize)) {
+			return false
+		}
+	}
+	return true
+}
+
+// consistentColumnIndex checks that a column index has one entry per page.
+func consistentColumnIndex(ci *format.ColumnIndex, pages int) bool {
+	return len(ci.NullPages) == pages && len(ci.MinValues) == pages && len(ci.MaxValues) == pages &&
+		(len(ci.NullCounts) == 0 || len(ci.NullCounts) == pages)
+}
+
+// pageRows returns the row span [first, end) of page p of an offset index.
+func pageRows(oi *format.OffsetIndex, p int, groupRows int64) (int64, int64) {
+	first := oi.PageLocations[p].FirstRowIndex
+	if p+1 < len(oi.PageLocations) {
+		return first, oi.PageLocations[p+1].FirstRowIndex
+	}
+	return first, groupRows
+}
+
+// recoverDecode turns a panic inside parquet-go (malformed files can trigger index errors)
+// into ErrPayloadDecode.
+func recoverDecode(err *error) {
+	if r := recover(); r != nil {
+		*err = ErrPayloadDecode
+	}
+}
+
+// spanRanges returns the byte ranges needed to read rows [s, e) of leaf column leaf in row group
+// g: the pages covering the span (from the offset index) plus the chunk's leading dictionary
+// area, or the whole chunk without an offset index. pad covers parquet-go's buffered
+// read-ahead past a page's end.
+func (ft *footer) spanRanges(g, leaf int, s, e int64, pad int64) []byteRange {
+	c := &ft.file.Metadata().RowGroups[g].Columns[leaf]
+	start, end := chunkBounds(c)
+	oi := ft.groups[g].offsets[leaf]
+	if oi == nil {
+		return []byteRange{{start, end}}
+	}
+	pages := oi.PageLocations
+	p0, p1 := 0, len(pages)-1
+	for p0+1 < len(pages) && pages[p0+1].FirstRowIndex <= s {
+		p0++
+	}
+	for p1 > 0 && pages[p1].FirstRowIndex >= e {
+		p1--
+	}
+	out := []byteRange{{pages[p0].Offset, min(pages[p1].Offset+int64(pages[p1].CompressedPageSize)+pad, end)}}
+	if pages[0].Offset > start {
+		out = append(out, byteRange{start, min(pages[0].Offset+pad, end)})
+	}
+	return out
+}
+
+// check rejects a footer whose object size or row count disagrees with the manifest.
+func (ft *footer) check(payloadBytes, recordCount uint64) error {
+	if uint64(ft.size) != payloadBytes {
+		return ErrPayloadLength
+	}
+	if uint64(ft.numRows) != recordCount {
+		return ErrRecordCount
+	}
+	return nil
+}
+
+
+// detachable forwards reads to ra until detached, then refuses them.
+type detachable struct {
+	mu sync.RWMutex
+	ra io.ReaderAt
+}
+
+func (d *detachable) ReadAt(p []byte, off int64) (int, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.ra == nil {
+		return 0, errDetached
+	}
+	return d.ra.ReadAt(p, off)
+}
+
+func (d *detachable) detach() {
+	d.mu.Lock()
+	d.ra = nil
+	d.mu.Unlock()
+}

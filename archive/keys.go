@@ -1,0 +1,82 @@
+package archive
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// Object keys follow pulpitum-reference.md §1.5 exactly:
+//
+//	{prefix}/{hex(table_id)}/{hex(partition_key)}/{hex(bucket_key)}[/generation-{n}]/records-{sha256}.{json|parquet}
+//	{prefix}/{hex(table_id)}/{hex(partition_key)}/{hex(bucket_key)}[/generation-{n}]/manifest-{sha256}.json
+//
+// Each segment is the lowercase hex of the raw bytes; the prefix has its slashes trimmed. The
+// digests are lowercase hex SHA-256 of the payload bytes and of the manifest's JSON bytes.
+
+// bucketDir returns the object directory of b (with the generation segment when gen >= 0).
+func bucketDir(prefix string, b routing.BucketID, gen int64) string {
+	var sb strings.Builder
+	sb.WriteString(strings.Trim(prefix, "/"))
+	sb.WriteByte('/')
+	sb.WriteString(hex.EncodeToString([]byte(b.TableID)))
+	sb.WriteByte('/')
+	sb.WriteString(hex.EncodeToString(b.PartitionKey))
+	sb.WriteByte('/')
+	sb.WriteString(hex.EncodeToString([]byte(b.Key)))
+	if gen >= 0 {
+		sb.WriteString("/generation-")
+		sb.WriteString(strconv.FormatInt(gen, 10))
+	}
+	return sb.String()
+}
+
+// PayloadKey returns the content-addressed payload key of b's generation gen (no generation
+// segment when gen < 0) for a payload whose SHA-256 is digest (lowercase hex) in format f.
+func PayloadKey(prefix string, b routing.BucketID, gen int64, digest string, f Format) string {
+	return bucketDir(prefix, b, gen) + "/records-" + digest + "." + f.String()
+}
+
+// ManifestKey returns the content-addressed manifest key of b's generation gen (no generation
+// segment when gen < 0) for manifest bytes whose SHA-256 is digest (lowercase hex).
+func ManifestKey(prefix string, b routing.BucketID, gen int64, digest string) string {
+	return bucketDir(prefix, b, gen) + "/manifest-" + digest + ".json"
+}
+
+// sha256Hex returns the lowercase hex SHA-256 of p.
+func sha256Hex(p []byte) string {
+	sum := sha256.Sum256(p)
+	return hex.EncodeToString(sum[:])
+}
+
+// manifestKeyDigest returns the digest named by a manifest key's file name, following the
+// reference: a file name of the form manifest-<d>.json must carry 64 hex digits
+// (ErrManifestKeyDigest otherwise); any other file name carries no digest (legacy keys),
+// and ok is false.
+func manifestKeyDigest(key string) (digest string, ok bool, err error) {
+	name := key
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		name = key[i+1:]
+	}
+	d, found := strings.CutPrefix(name, "manifest-")
+	if !found {
+		return "", false, nil
+	}
+	d, found = strings.CutSuffix(d, ".json")
+	if !found {
+		return "", false, nil
+	}
+	if len(d) != 64 {
+		return "", false, ErrManifestKeyDigest
+	}
+	for i := 0; i < len(d); i++ {
+		c := d[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return "", false, ErrManifestKeyDigest
+		}
+	}
+	return d, true, nil
+}

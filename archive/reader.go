@@ -1,0 +1,558 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"gocloud.dev/blob"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// ReaderOptions configures a Reader. Zero values take the defaults.
+type ReaderOptions struct {
+	// OperationTimeout is the deadline of each object-store request (default 30 s).
+	OperationTimeout time.Duration
+	// VerifyFully makes every Read and Count fetch the whole payload, check its length and
+	// SHA-256 against the manifest, decode it and check the record count, membership and
+	// order — the reference reader's full validation — bypassing the manifest and footer
+	// caches. Off by default: see the package documentation for the trade-off.
+	VerifyFully bool
+	// ManifestCacheEntries bounds the cache of validated manifests (default 4096; negative
+	// disables it).
+	ManifestCacheEntries int
+	// FooterCacheEntries and FooterCacheBytes bound the cache of Parquet footers (defaults
+	// 1024 entries and 64 MiB; negative entries disables it).
+	FooterCacheEntries int
+	FooterCacheBytes   int64
+	// TailBytes is how much of a Parquet payload's end the first request fetches to find the
+	// footer (default 64 KiB). Payloads no larger than this are read whole by that request,
+	// which also verifies their digest.
+	TailBytes int64
+	// CoalesceGapBytes merges needed byte ranges that are closer than this into one request
+	// (default 256 KiB).
+	CoalesceGapBytes int64
+	// FetchConcurrency bounds the concurrent ranged requests of one call (default 4).
+	FetchConcurrency int
+	// ReadBufferBytes is parquet-go's read buffer; needed ranges are padded by it
+	// (default 8 KiB).
+	ReadBufferBytes int
+	// TracerProvider supplies the pulpitum.archive.read spans (default: the global provider).
+	TracerProvider trace.TracerProvider
+}
+
+func (o *ReaderOptions) withDefaults() {
+	if o.OperationTimeout <= 0 {
+		o.OperationTimeout = DefaultOperationTimeout
+	}
+	if o.ManifestCacheEntries == 0 {
+		o.ManifestCacheEntries = 4096
+	}
+	if o.FooterCacheEntries == 0 {
+		o.FooterCacheEntries = 1024
+	}
+	if o.FooterCacheBytes <= 0 {
+		o.FooterCacheBytes = 64 << 20
+	}
+	if o.TailBytes <= 0 {
+		o.TailBytes = 64 << 10
+	}
+	if o.CoalesceGapBytes <= 0 {
+		o.CoalesceGapBytes = 256 << 10
+	}
+	if o.FetchConcurrency <= 0 {
+		o.FetchConcurrency = 4
+	}
+	if o.ReadBufferBytes <= 0 {
+		o.ReadBufferBytes = 8 << 10
+	}
+	if o.TracerProvider == nil {
+		o.TracerProvider = otel.GetTracerProvider()
+	}
+}
+
+// Reader reads published archives: it implements routing.ArchiveReader over a gocloud.dev blob
+// bucket (file://, s3://, gs://, azblob://, as the bucket was opened). Every call validates
+// the manifest against the requested bucket before touching the payload. A Reader is safe for
+// concurrent use; it does not own the bucket.
+type Reader struct {
+	store     objectStore
+	opts      ReaderOptions
+	manifests *lru[*Manifest]
+	footers   *lru[*footer]
+	tracer    trace.Tracer
+}
+
+var _ routing.ArchiveReader = (*Reader)(nil)
+
+// NewReader returns a Reader over bucket.
+func NewReader(bucket *blob.Bucket, opts ReaderOptions) (*Reader, error) {
+	if bucket == nil {
+		return nil, errors.New("archive: reader needs a bucket")
+	}
+	opts.withDefaults()
+	return &Reader{
+		store:     objectStore{bucket: bucket, timeout: opts.OperationTimeout},
+		opts:      opts,
+		manifests: newLRU[*Manifest](opts.ManifestCacheEntries, 0),
+		footers:   newLRU[*footer](opts.FooterCacheEntries, opts.FooterCacheBytes),
+		tracer:    opts.TracerProvider.Tracer("github.com/flightsrv/flightsrv/archive"),
+	}, nil
+}
+
+// Read returns at most req.Limit records of the archived bucket b inside req.Range (clipped to
+// the bucket) strictly after req.After, ascending by (event_time, sort_key) or descending when
+// req.Desc is set. The records' byte slices are fresh and owned by the caller.
+//
+// JSON payloads, VerifyFully, and requests for the whole bucket (full range, no cursor, a limit
+// of at least record_count) read and verify the whole payload. Other Parquet reads use the
+// cached footer: row groups and pages whose trusted event_time statistics lie outside the
+// range are skipped, only the pages of the remaining spans are fetched, and every decoded row
+// is checked for membership and order.
+func (r *Reader) Read(ctx context.Context, manifestKey string, b routing.BucketID, req routing.ReadRequest) (recs []routing.Record, err error) {
+	ctx, span := r.tracer.Start(ctx, "pulpitum.archive.read", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("pulpitum.archive.operation", "read"), attribute.Int("pulpitum.query.limit", req.Limit)))
+	c := &ioCounter{}
+	defer func() { endSpan(span, c, len(recs), err) }()
+	m, err := r.manifest(ctx, manifestKey, b, c)
+	if err != nil {
+		return nil, err
+	}
+	span.SetAttributes(attribute.String("pulpitum.archive.format", m.Format.String()))
+	req.Range = req.Range.Intersect(b.Range())
+	if req.Limit <= 0 || req.Range.Empty() {
+		return nil, nil
+	}
+	whole := req.After == nil && req.Range.Covers(b.Range()) && uint64(req.Limit) >= m.RecordCount
+	if r.opts.VerifyFully || m.Format == FormatJSON || whole {
+		all, err := r.fullRecords(ctx, m, b, c)
+		if err != nil {
+			return nil, err
+		}
+		return selectRecords(all, req), nil
+	}
+	ft, rr, err := r.parquetFooter(ctx, m, c)
+	if err != nil {
+		return nil, err
+	}
+	if ft.sha != "" {
+		// The whole payload came with the footer: verify it fully, it costs nothing more.
+		all, err := decodeVerified(ctx, m, b, ft.tail.data, r.opts.ReadBufferBytes)
+		if err != nil {
+			return nil, err
+		}
+		return selectRecords(all, req), nil
+	}
+	return r.readParquet(ctx, ft, rr, b, req)
+}
+
+// Count returns the number of records of b inside rng (clipped to the bucket) without building
+// records for Parquet payloads. A range covering the whole bucket is answered by the validated
+// manifest's record_count; otherwise each row group, then each page, is classified by trusted
+// event_time statistics as inside (its row count answers), outside (skipped) or straddling
+// (only its event_time values are decoded). Parquet files written by other tools are counted
+// too: millisecond, microsecond or nanosecond units, either UTC flag, INT96, optional columns
+// (nulls are not counted), missing or untrustworthy statistics, any number of row groups.
+// JSON payloads are read whole, verified and counted without Arrow batches.
+func (r *Reader) Count(ctx context.Context, manifestKey string, b routing.BucketID, rng routing.TimeRange) (n uint64, err error) {
+	ctx, span := r.tracer.Start(ctx, "pulpitum.archive.read", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("pulpitum.archive.operation", "count")))
+	c := &ioCounter{}
+	defer func() { endSpan(span, c, -1, err) }()
+	m, err := r.manifest(ctx, manifestKey, b, c)
+	if err != nil {
+		return 0, err
+	}
+	span.SetAttributes(attribute.String("pulpitum.archive.format", m.Format.String()))
+	rng = rng.Intersect(b.Range())
+	if rng.Empty() {
+		return 0, nil
+	}
+	if !r.opts.VerifyFully && rng.Covers(b.Range()) {
+		span.SetAttributes(attribute.String("pulpitum.archive.count_source", "manifest"))
+		return m.RecordCount, nil
+	}
+	if r.opts.VerifyFully || m.Format == FormatJSON {
+		all, err := r.fullRecords(ctx, m, b, c)
+		if err != nil {
+			return 0, err
+		}
+		lo, hi := rangeIndex(all, rng)
+		return uint64(hi - lo), nil
+	}
+	ft, rr, err := r.parquetFooter(ctx, m, c)
+	if err != nil {
+		return 0, err
+	}
+	return r.countParquet(ctx, ft, rr, b, rng)
+}
+
+// Verify reads the manifest and the whole payload of b and runs every check of the reference
+// reader (pulpitum-reference.md §1.5, steps 1–6), bypassing the caches. It returns nil or the
+// first failure's sentinel.
+func (r *Reader) Verify(ctx context.Context, manifestKey string, b routing.BucketID) error {
+	c := &ioCounter{}
+	m, err := r.loadManifest(ctx, manifestKey, c)
+	if err != nil {
+		return err
+	}
+	if !m.Bucket.Equal(b) {
+		return ErrBucketMismatch
+	}
+	_, err = r.fullRecords(ctx, m, b, c)
+	return err
+}
+
+// manifest returns the validated manifest of key (steps 1–3), from the cache when possible.
+func (r *Reader) manifest(ctx context.Context, key string, b routing.BucketID, c *ioCounter) (*Manifest, error) {
+	m, ok := r.manifests.get(key)
+	if !ok || r.opts.VerifyFully {
+		var err error
+		if m, err = r.loadManifest(ctx, key, c); err != nil {
+			return nil, err
+		}
+		if !r.opts.VerifyFully {
+			r.manifests.put(key, m, 1)
+		}
+	}
+	if !m.Bucket.Equal(b) {
+		return nil, ErrBucketMismatch
+	}
+	return m, nil
+}
+
+// loadManifest reads and validates a manifest: the key's digest against the raw bytes
+// (step 1), decoding, then the field checks (step 2).
+func (r *Reader) loadManifest(ctx context.Context, key string, c *ioCounter) (*Manifest, error) {
+	digest, hasDigest, err := manifestKeyDigest(key)
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.store.readAll(ctx, key, c)
+	if err != nil {
+		return nil, err
+	}
+	if hasDigest && sha256Hex(data) != digest {
+		return nil, ErrManifestDigest
+	}
+	m, err := ParseManifest(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// fullRecords returns every record of the payload after the reference's steps 4–6: length and
+// digest, decoded count, membership and order. A cached Parquet footer that holds the whole
+// payload (a small object) is used instead of a new request unless VerifyFully is set.
+func (r *Reader) fullRecords(ctx context.Context, m *Manifest, b routing.BucketID, c *ioCounter) ([]routing.Record, error) {
+	if ft, ok := r.footers.get(m.PayloadKey); ok && ft.sha != "" && !r.opts.VerifyFully && m.Format == FormatParquet {
+		return decodeVerified(ctx, m, b, ft.tail.data, r.opts.ReadBufferBytes)
+	}
+	data, err := r.store.readAll(ctx, m.PayloadKey, c)
+	if err != nil {
+		return nil, err
+	}
+	return decodeVerified(ctx, m, b, data, r.opts.ReadBufferBytes)
+}
+
+// decodeVerified checks a whole payload against its manifest and decodes it, in the reference
+// order: length (ErrPayloadLength), digest (ErrPayloadDigest), decoding (ErrPayloadDecode,
+// and ErrPayloadSchema for a Parquet payload that is not the envelope), count (ErrRecordCount),
+// membership and order (ErrRecordOutsideBucket, ErrRecordsUnsorted).
+func decodeVerified(ctx context.Context, m *Manifest, b routing.BucketID, data []byte, readBuffer int) ([]routing.Record, error) {
+	if uint64(len(data)) != m.PayloadBytes {
+		return nil, ErrPayloadLength
+	}
+	if sha256Hex(data) != m.SHA256 {
+		return nil, ErrPayloadDigest
+	}
+	var recs []routing.Record
+	var err error
+	switch m.Format {
+	case FormatJSON:
+		recs, err = decodeJSONPayload(data)
+	default:
+		recs, err = decodeParquetPayload(ctx, data, b, readBuffer)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(recs)) != m.RecordCount {
+		return nil, ErrRecordCount
+	}
+	if err := validateRecords(b, recs); err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// decodeParquetPayload decodes every row of an envelope payload held in memory, without
+// membership or order checks (the caller runs them after the count check).
+func decodeParquetPayload(ctx context.Context, data []byte, b routing.BucketID, readBuffer int) ([]routing.Record, error) {
+	ft, rr, err := newFooterFromBytes(data, readBuffer)
+	if err != nil {
+		return nil, err
+	}
+	if ft.envelope != nil {
+		return nil, ft.envelope
+	}
+	d := newEnvelopeDecoder(b, allTimes, false)
+	recs := make([]routing.Record, 0, ft.numRows)
+	for g := range ft.groups {
+		part, _, _, _, err := ft.decodeSpan(ctx, rr, rowSpan{g: g, s: 0, e: ft.groups[g].numRows}, d)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, part...)
+	}
+	return recs, nil
+}
+
+// parquetFooter returns the payload's footer (cached per payload key, which names immutable
+// content) and a reader for this request that already holds the footer's bytes. It checks the
+// object size against payload_bytes and the footer's row count against record_count.
+func (r *Reader) parquetFooter(ctx context.Context, m *Manifest, c *ioCounter) (*footer, *rangeReader, error) {
+	rr := &rangeReader{
+		ctx: ctx, store: &r.store, key: m.PayloadKey, counter: c,
+		gap: r.opts.CoalesceGapBytes, fanout: r.opts.FetchConcurrency,
+	}
+	ft, ok := r.footers.get(m.PayloadKey)
+	if ok && !r.opts.VerifyFully {
+		rr.size = ft.size
+		rr.regions = []region{ft.tail}
+	} else {
+		var err error
+		ft, err = loadFooter(rr, int64(m.PayloadBytes), footerLoad{tailBytes: r.opts.TailBytes, readBuffer: r.opts.ReadBufferBytes})
+		if err != nil {
+			return nil, nil, err
+		}
+		r.footers.put(m.PayloadKey, ft, ft.bytes)
+	}
+	if err := ft.check(m.PayloadBytes, m.RecordCount); err != nil {
+		return nil, nil, err
+	}
+	if ft.sha != "" && ft.sha != m.SHA256 {
+		// The whole object came with the footer, so its digest is known for free.
+		return nil, nil, ErrPayloadDigest
+	}
+	return ft, rr, nil
+}
+
+// readParquet serves a partial read of an envelope payload from its footer (see Read).
+func (r *Reader) readParquet(ctx context.Context, ft *footer, rr *rangeReader, b routing.BucketID, req routing.ReadRequest) ([]routing.Record, error) {
+	if ft.envelope != nil {
+		return nil, ft.envelope
+	}
+	// Candidate event times: the range, narrowed by the cursor's time (rows at that exact time
+	// are candidates; the cursor's sort key decides among them).
+	cand := req.Range
+	if req.After != nil {
+		if req.Desc {
+			if end := req.After.EventTime.Add(time.Nanosecond); end.Before(cand.End) {
+				cand.End = end
+			}
+		} else if req.After.EventTime.After(cand.Start) {
+			cand.Start = req.After.EventTime
+		}
+	}
+	if cand.Empty() {
+		return nil, nil
+	}
+	d := newEnvelopeDecoder(b, cand, true)
+	groups := make([]int, len(ft.groups))
+	for i := range groups {
+		groups[i] = i
+	}
+	if req.Desc {
+		slices.Reverse(groups)
+	}
+	pad := int64(r.opts.ReadBufferBytes)
+	var out []routing.Record
+	var edge sortKey // the last position decoded in file order (asc) or the first (desc)
+	haveEdge := false
+	for _, g := range groups {
+		spans := ft.selectSpans(g, d.cand, d.inBucket)
+		if len(spans) == 0 {
+			continue
+		}
+		var ranges []byteRange
+		for _, sp := range spans {
+			for leaf := colPartitionKey; leaf <= colValue; leaf++ {
+				ranges = append(ranges, ft.spanRanges(g, leaf, sp.s, sp.e, pad)...)
+			}
+		}
+		if err := rr.prefetch(ranges); err != nil {
+			return nil, err
+		}
+		if req.Desc {
+			slices.Reverse(spans)
+		}
+		for _, sp := range spans {
+			recs, first, last, ok, err := ft.decodeSpan(ctx, rr, sp, d)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			// Spans are visited in file order (asc) or reverse file order (desc); each must
+			// continue the order of the one visited before it.
+			if haveEdge && ((!req.Desc && edge.after(first)) || (req.Desc && last.after(edge))) {
+				return nil, ErrRecordsUnsorted
+			}
+			if req.Desc {
+				edge = first
+			} else {
+				edge = last
+			}
+			haveEdge = true
+			if req.Desc {
+				slices.Reverse(recs)
+			}
+			for i := range recs {
+				if !req.After.Admits(&recs[i], req.Desc) {
+					continue
+				}
+				out = append(out, recs[i])
+				if len(out) == req.Limit {
+					return out, nil
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// selectSpans returns the row spans of group g (in file order) that may hold event times in
+// the unit range want: nothing when trusted chunk statistics put the group outside, the whole
+// group when they put it inside or cannot say and no page index helps, otherwise the pages
+// that are not provably outside, adjacent pages merged. bucket is the bucket in column units.
+func (ft *footer) selectSpans(g int, want, bucket unitRange) []rowSpan {
+	rows := ft.groups[g].numRows
+	if rows == 0 {
+		return nil
+	}
+	if gb, ok := ft.groupBounds(g, bucket); ok {
+		switch cls, _ := gb.classify(want, rows); cls {
+		case outside:
+			return nil
+		case inside:
+			return []rowSpan{{g, 0, rows}}
+		}
+	}
+	oi := ft.groups[g].offsets[ft.ts.leaf]
+	if oi == nil || ft.groups[g].tsIndex == nil {
+		return []rowSpan{{g, 0, rows}}
+	}
+	var spans []rowSpan
+	for p := range oi.PageLocations {
+		s, e := pageRows(oi, p, rows)
+		if pb, ok := ft.pageBounds(g, p, bucket); ok {
+			if cls, _ := pb.classify(want, e-s); cls == outside {
+				continue
+			}
+		}
+		spans = appendSpan(spans, rowSpan{g, s, e})
+	}
+	return spans
+}
+
+// appendSpan appends sp, merging it into the last span when they touch.
+func appendSpan(spans []rowSpan, sp rowSpan) []rowSpan {
+	if n := len(spans); n > 0 && spans[n-1].g == sp.g && spans[n-1].e == sp.s {
+		spans[n-1].e = sp.e
+		return spans
+	}
+	return append(spans, sp)
+}
+
+// countParquet counts a partial range of a Parquet payload (see Count).
+func (r *Reader) countParquet(ctx context.Context, ft *footer, rr *rangeReader, b routing.BucketID, rng routing.TimeRange) (uint64, error) {
+	if ft.ts == nil {
+		return 0, ft.tsErr
+	}
+	want := ft.ts.unitRange(rng)
+	bucket := ft.ts.unitRange(b.Range())
+	var total uint64
+	var work []rowSpan
+	for g := range ft.groups {
+		rows := ft.groups[g].numRows
+		if rows == 0 {
+			continue
+		}
+		if gb, ok := ft.groupBounds(g, bucket); ok {
+			cls, n := gb.classify(want, rows)
+			if cls == outside {
+				continue
+			}
+			if cls == inside {
+				total += uint64(n)
+				continue
+			}
+		}
+		oi := ft.groups[g].offsets[ft.ts.leaf]
+		if oi == nil || ft.groups[g].tsIndex == nil {
+			work = append(work, rowSpan{g, 0, rows})
+			continue
+		}
+		for p := range oi.PageLocations {
+			s, e := pageRows(oi, p, rows)
+			if pb, ok := ft.pageBounds(g, p, bucket); ok {
+				cls, n := pb.classify(want, e-s)
+				if cls == outside {
+					continue
+				}
+				if cls == inside {
+					total += uint64(n)
+					continue
+				}
+			}
+			work = appendSpan(work, rowSpan{g, s, e})
+		}
+	}
+	if len(work) == 0 {
+		return total, nil
+	}
+	pad := int64(r.opts.ReadBufferBytes)
+	var ranges []byteRange
+	for _, sp := range work {
+		ranges = append(ranges, ft.spanRanges(sp.g, ft.ts.leaf, sp.s, sp.e, pad)...)
+	}
+	if err := rr.prefetch(ranges); err != nil {
+		return 0, err
+	}
+	for _, sp := range work {
+		n, err := ft.countSpan(ctx, rr, sp, want, bucket)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// endSpan records the I/O of one call on its span and ends it. Keys and partition values are
+// never recorded.
+func endSpan(span trace.Span, c *ioCounter, records int, err error) {
+	span.SetAttributes(
+		attribute.Int64("pulpitum.archive.bytes_read", c.bytes.Load()),
+		attribute.Int64("pulpitum.archive.object_reads", c.reads.Load()),
+	)
+	if records >= 0 {
+		span.SetAttributes(attribute.Int("pulpitum.archive.records", records))
+	}
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/flightsrv/flightsrv/internal/load"
+)
+
+// The demo data: the committed sample of real 2001 US flights (see testdata/README.md).
+// Its flights run from 2001-01-01 to 2001-07-01; January–March are archived.
+var (
+	demoAsOf   = time.Date(2001, 7, 31, 23, 59, 59, 0, time.UTC) // back-fill clock: every 2001 month is writable
+	demoCutoff = time.Date(2001, 4, 1, 0, 0, 0, 0, time.UTC)     // archive buckets ending at or before this
+)
+
+func cmdDemo(ctx context.Context, args []string) error {
+	var cfg serveConfig
+	flags := newFlags("demo")
+	cfg.register(flags, false)
+	data := flags.String("data", ".demo", "directory of the demo's SQLite hot store and archive")
+	sample := flags.String("sample", filepath.Join("testdata", "flights-sample.parquet"), "flights Parquet file to load")
+	reload := flags.Bool("reload", false, "discard the demo's data and load it again")
+	if err := parse(flags, args); err != nil {
+		return err
+	}
+	cfg.tables = tableFlags{demoTable}
+	cfg.store = "sqlite://" + filepath.Join(*data, "hot.db")
+	cfg.archive = filepath.Join(*data, "archive")
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	marker := filepath.Join(*data, "loaded")
+	if _, err := os.Stat(marker); *reload || errors.Is(err, fs.ErrNotExist) {
+		// A missing marker means no load finished: start from nothing so that a half-done
+		// earlier attempt leaves no trace.
+		if err := os.RemoveAll(*data); err != nil {
+			return err
+		}
+		if err := prepareDemo(ctx, &cfg, *sample, marker); err != nil {
+			return err
+		}
+	}
+	st, err := openStore(ctx, cfg.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Validate(ctx); err != nil {
+		return fmt.Errorf("validate demo store (try --reload): %w", err)
+	}
+	srv, tel, err := startServer(ctx, &cfg, st)
+	if err != nil {
+		return err
+	}
+	defer tel.Shutdown(context.Background())
+	printBanner(srv.Addr(), cfg.pushdown)
+	return srv.Wait(ctx)
+}
+
+// prepareDemo migrates a new store, loads the sample through the write fence and archives the
+// first months, then writes the marker.
+func prepareDemo(ctx context.Context, cfg *serveConfig, sample, marker string) error {
+	if _, err := os.Stat(sample); err != nil {
+		return fmt.Errorf("demo sample: %w (run from the repository root or pass --sample)", err)
+	}
+	st, err := openStore(ctx, cfg.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	slog.Info("loading the flights sample", "file", sample)
+	n, err := loadFile(ctx, st, demoTable, func() time.Time { return demoAsOf }, sample,
+		load.Mapping{Partition: "origin", Time: "date", ID: "id", Value: []string{"delay", "distance", "destination"}})
+	if err != nil {
+		return err
+	}
+	slog.Info("archiving buckets", "ending_before", demoCutoff.Format(time.RFC3339))
+	sum, err := archiveBefore(ctx, st, archiveConfig{archive: cfg.archive, prefix: "archives", format: "parquet"}, demoCutoff)
+	if err != nil {
+		return err
+	}
+	slog.Info("demo data ready", "records", n, "archived_buckets", sum.Published)
+	return os.WriteFile(marker, []byte(fmt.Sprintf("records=%d archived_buckets=%d\n", n, sum.Published)), 0o644)
+}
+
+func printBanner(addr string, pushdown bool) {
+	fmt.Printf(`
+flightsrv is serving Flight SQL on grpc://%[1]s  (pushdown %[2]v)
+
+Table flights: 300,000 real US flights of 2001 (origin airport = partition column "origin",
+month buckets; January–March archived to Parquet, April–July hot). Columns: origin, timestamp,
+id, value (JSON: delay, distance, destination).
+
+Connect:
+  Go example:   go run ./clients/go -addr %[1]s -origin ORD
+  JDBC URL:     jdbc:arrow-flight-sql://%[1]s?useEncryption=false
+  ADBC Python:  adbc_driver_flightsql.dbapi.connect("grpc://%[1]s")
+
+Example queries:
+  SELECT COUNT(*) FROM flights WHERE origin = 'ORD'
+    AND timestamp >= TIMESTAMPTZ '2001-03-15T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-04-15T00:00:00Z'
+  SELECT timestamp, id, value FROM flights WHERE origin = 'SFO'
+    AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z' ORDER BY timestamp, id LIMIT 10
+  EXPLAIN SELECT COUNT(*) FROM flights WHERE origin = 'DFW'
+    AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'
+
+Press Ctrl-C to stop.
+`, addr, pushdown)
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+
+	"github.com/flightsrv/flightsrv/archive"
+	"github.com/flightsrv/flightsrv/internal/server"
+	"github.com/flightsrv/flightsrv/internal/telemetry"
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// serveConfig holds the flags of serve (and demo, which serves the same way).
+type serveConfig struct {
+	listen        string
+	store         string
+	archive       string
+	tables        tableFlags
+	pushdown      bool
+	fanout        int
+	routeCache    int
+	ticketKey     string
+	metricsListen string
+	migrate       bool
+}
+
+func (c *serveConfig) register(fs interface {
+	StringVar(*string, string, string, string)
+	BoolVar(*bool, string, bool, string)
+	IntVar(*int, string, int, string)
+}, withStore bool) {
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:32010", "Flight SQL listen address host:port")
+	if withStore {
+		fs.StringVar(&c.store, "store", "sqlite://flightsrv.db", "hot store: postgres://… (CockroachDB or PostgreSQL) or sqlite://PATH")
+		fs.StringVar(&c.archive, "archive", "archive", "archive location: a gocloud.dev/blob URL (file:///dir, s3://…) or a directory")
+		fs.BoolVar(&c.migrate, "migrate", false, "apply schema migrations at start-up (otherwise only validate the schema)")
+	}
+	fs.BoolVar(&c.pushdown, "pushdown", true, "push COUNT(*) down to the stores (false: every query runs on the scan path)")
+	fs.IntVar(&c.fanout, "fanout", routing.DefaultFanout, "buckets read concurrently per query")
+	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
+	fs.StringVar(&c.ticketKey, "ticket-key", "", "secret signing statement handles and tickets; replicas must share it (default: random per process)")
+	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
+}
+
+func (c *serveConfig) validate() error {
+	if _, _, err := net.SplitHostPort(c.listen); err != nil {
+		return fmt.Errorf("--listen %q: %w", c.listen, err)
+	}
+	if c.fanout < 1 {
+		return fmt.Errorf("--fanout must be at least 1")
+	}
+	if len(c.tables) == 0 {
+		return fmt.Errorf("no table configured (--table name=…,partition=…,strategy=…)")
+	}
+	return nil
+}
+
+func cmdServe(ctx context.Context, args []string) error {
+	var cfg serveConfig
+	fs := newFlags("serve")
+	cfg.register(fs, true)
+	fs.Var(&cfg.tables, "table", "routed table, repeatable: name=N[,id=TABLE_ID][,partition=COL][,strategy=year|month|day][,window=N] (default: name=messages,partition=channel_id,strategy=year)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if len(cfg.tables) == 0 {
+		_ = cfg.tables.Set("name=messages,partition=channel_id,strategy=year,window=2")
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if cfg.migrate {
+		if err := st.Migrate(ctx); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	if err := st.Validate(ctx); err != nil {
+		return fmt.Errorf("validate schema (run `flightsrv migrate` or pass --migrate): %w", err)
+	}
+	srv, tel, err := startServer(ctx, &cfg, st)
+	if err != nil {
+		return err
+	}
+	defer tel.Shutdown(context.Background())
+	slog.Info("serving Flight SQL", "addr", srv.Addr(), "store", st.kind, "tables", len(cfg.tables), "pushdown", cfg.pushdown)
+	return srv.Wait(ctx)
+}
+
+// startServer opens the archive and starts serving.
+func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*server.Server, *telemetry.Telemetry, error) {
+	bucket, err := openArchive(ctx, cfg.archive)
+	if err != nil {
+		return nil, nil, err
+	}
+	reader, err := archive.NewReader(bucket, archive.ReaderOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	tel, err := telemetry.Setup()
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := server.Start(ctx, server.Config{
+		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
+		Pushdown: cfg.pushdown, Fanout: cfg.fanout, RouteCacheEntries: cfg.routeCache,
+		TicketKey: []byte(cfg.ticketKey), MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(),
+		Version: version,
+	})
+	if err != nil {
+		tel.Shutdown(context.Background())
+		return nil, nil, err
+	}
+	return srv, tel, nil
+}
+
+// tableByName returns the configured table named name (case-insensitive).
+func tableByName(tables []routing.TableDef, name string) (routing.TableDef, error) {
+	for _, t := range tables {
+		if strings.EqualFold(t.Name, name) {
+			return t, nil
+		}
+	}
+	return routing.TableDef{}, fmt.Errorf("table %q is not configured", name)
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/fileblob" // file:// archives
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/routing/cockroach"
+	"github.com/flightsrv/flightsrv/routing/sqlite"
+)
+
+// hotStore is what the binary needs of a hot-store adapter.
+type hotStore interface {
+	routing.HotStore
+	routing.ArchiveStateStore
+	Migrate(ctx context.Context) error
+	Validate(ctx context.Context) error
+}
+
+// openedStore is a hot store with its closer.
+type openedStore struct {
+	hotStore
+	close func() error
+	kind  string
+}
+
+func (s *openedStore) Close() error { return s.close() }
+
+// openStore opens the hot store named by a URL: postgres:// or postgresql:// (CockroachDB or
+// PostgreSQL over pgx), or sqlite://PATH / a plain file path (embedded SQLite).
+func openStore(ctx context.Context, raw string) (*openedStore, error) {
+	switch {
+	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
+		st, err := cockroach.Open(ctx, cockroach.Config{URL: raw})
+		if err != nil {
+			return nil, fmt.Errorf("open CockroachDB/PostgreSQL store: %w", err)
+		}
+		return &openedStore{hotStore: st, close: func() error { st.Close(); return nil }, kind: "cockroachdb"}, nil
+	case raw == "":
+		return nil, errors.New("no hot store given (--store or FLIGHTSRV_STORE)")
+	}
+	path := strings.TrimPrefix(raw, "sqlite://")
+	if strings.Contains(path, "://") {
+		return nil, errors.New("unsupported store URL scheme (want postgres://, postgresql:// or sqlite://)")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create store directory: %w", err)
+		}
+	}
+	st, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	if err != nil {
+		return nil, fmt.Errorf("open SQLite store: %w", err)
+	}
+	return &openedStore{hotStore: st, close: st.Close, kind: "sqlite"}, nil
+}
+
+// openArchive opens the archive bucket named by a gocloud.dev/blob URL; a plain directory
+// path means file://<absolute path>, and the directory is created when missing.
+func openArchive(ctx context.Context, raw string) (*blob.Bucket, error) {
+	if raw == "" {
+		return nil, errors.New("no archive location given (--archive or FLIGHTSRV_ARCHIVE)")
+	}
+	if !strings.Contains(raw, "://") {
+		abs, err := filepath.Abs(raw)
+		if err != nil {
+			return nil, err
+		}
+		raw = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+	}
+	if u, err := url.Parse(raw); err == nil && u.Scheme == "file" {
+		if err := os.MkdirAll(u.Path, 0o755); err != nil {
+			return nil, fmt.Errorf("create archive directory: %w", err)
+		}
+	}
+	b, err := blob.OpenBucket(ctx, raw)
+	if err != nil {
+		return nil, fmt.Errorf("open archive bucket: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,56 @@
+// Package telemetry sets up OpenTelemetry for the flightsrv process: a MeterProvider exported
+// on a Prometheus /metrics endpoint and a TracerProvider (spans are recorded and can be
+// exported by the OTLP-configured collector later; with no exporter they are sampled and
+// dropped). Components take their meters and tracers from the global providers installed here
+// (otel.Meter, otel.Tracer), so tests that install nothing get no-op instruments.
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// Telemetry owns the process's providers. Shutdown flushes and stops them.
+type Telemetry struct {
+	Meter    *sdkmetric.MeterProvider
+	Tracer   *sdktrace.TracerProvider
+	Registry *prometheus.Registry
+}
+
+// Setup installs global meter and tracer providers; metrics are collected into a Prometheus
+// registry served by Handler. Extra span processors (for example a test's in-memory recorder)
+// may be passed.
+func Setup(spans ...sdktrace.SpanProcessor) (*Telemetry, error) {
+	reg := prometheus.NewRegistry()
+	exp, err := otelprom.New(otelprom.WithRegisterer(reg))
+	if err != nil {
+		return nil, err
+	}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
+	opts := []sdktrace.TracerProviderOption{}
+	for _, sp := range spans {
+		opts = append(opts, sdktrace.WithSpanProcessor(sp))
+	}
+	tp := sdktrace.NewTracerProvider(opts...)
+	otel.SetMeterProvider(mp)
+	otel.SetTracerProvider(tp)
+	return &Telemetry{Meter: mp, Tracer: tp, Registry: reg}, nil
+}
+
+// Handler serves the Prometheus text exposition of the process's metrics.
+func (t *Telemetry) Handler() http.Handler {
+	return promhttp.HandlerFor(t.Registry, promhttp.HandlerOpts{})
+}
+
+// Shutdown stops both providers, flushing what they hold.
+func (t *Telemetry) Shutdown(ctx context.Context) error {
+	return errors.Join(t.Meter.Shutdown(ctx), t.Tracer.Shutdown(ctx))
+}

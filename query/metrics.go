@@ -1,0 +1,79 @@
+package query
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/flightsrv/flightsrv/pushdown"
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// metrics are the aggregate-pushdown instruments of the seed's Observability section:
+// a counter of pushed-down aggregates and a duration histogram, both labelled by source
+// (hot | archive | mixed) and outcome (success | fallback | error). No label carries a table,
+// partition, bucket or object key.
+type metrics struct {
+	pushed   metric.Int64Counter
+	duration metric.Float64Histogram
+	tracer   trace.Tracer
+}
+
+func newMetrics() (*metrics, error) {
+	meter := otel.Meter("flightsrv")
+	pushed, err := meter.Int64Counter("flightsrv.aggregate.pushdowns",
+		metric.WithDescription("Aggregates answered by pushdown (outcome=success|error) or run on the scan path (outcome=fallback)."))
+	if err != nil {
+		return nil, err
+	}
+	duration, err := meter.Float64Histogram("flightsrv.aggregate.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of aggregate execution by source and outcome."))
+	if err != nil {
+		return nil, err
+	}
+	return &metrics{pushed: pushed, duration: duration, tracer: otel.Tracer("flightsrv/query")}, nil
+}
+
+func (m *metrics) record(ctx context.Context, source, outcome string, d time.Duration) {
+	attrs := metric.WithAttributes(attribute.String("source", source), attribute.String("outcome", outcome))
+	m.pushed.Add(ctx, 1, attrs)
+	m.duration.Record(ctx, d.Seconds(), attrs)
+}
+
+// observeScanAggregate records an aggregate that ran on the scan path.
+func (m *metrics) observeScanAggregate(ctx context.Context, d time.Duration, err error) {
+	outcome := "fallback"
+	if err != nil {
+		outcome = "error"
+	}
+	m.record(ctx, "mixed", outcome, d)
+}
+
+// countPushdown runs a pushed-down COUNT(*) under the seed's "COUNT <table>" span.
+func (e *Engine) countPushdown(ctx context.Context, t *routing.DurableTable, ph *pushdown.Physical) (routing.CountResult, error) {
+	ctx, span := e.metrics.tracer.Start(ctx, "COUNT "+ph.Table.Name, trace.WithAttributes(
+		attribute.String("db.system.name", "flightsrv"),
+		attribute.String("db.operation.name", "COUNT"),
+		attribute.String("db.collection.name", ph.Table.Name),
+		attribute.String("pulpitum.sql.mode", "routed_aggregate"),
+		attribute.String("pulpitum.aggregate", "count"),
+		attribute.Int("pulpitum.query.buckets_scanned", ph.Buckets),
+	))
+	defer span.End()
+	start := time.Now()
+	res, err := t.Count(ctx, ph.Partition, ph.Range)
+	d := time.Since(start)
+	if err != nil {
+		span.SetStatus(codes.Error, "count failed")
+		e.metrics.record(ctx, res.Source(), "error", d)
+		return res, err
+	}
+	span.SetAttributes(attribute.Int("pulpitum.query.hot_buckets", res.HotBuckets), attribute.Int("pulpitum.query.archive_buckets", res.ArchiveBuckets))
+	e.metrics.record(ctx, res.Source(), "success", d)
+	return res, nil
+}

@@ -1,0 +1,98 @@
+package cockroach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+func TestRetryDelay(t *testing.T) {
+	t.Parallel()
+	for attempt, limit := range []time.Duration{25, 50, 100, 200, 400, 800, 800, 800} {
+		limit *= time.Millisecond
+		for i := 0; i < 200; i++ {
+			if d := retryDelay(attempt); d < limit/2 || d > limit {
+				t.Fatalf("retryDelay(%d) = %v, want within [%v, %v]", attempt, d, limit/2, limit)
+			}
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	s := &Store{}
+	secret := &pgconn.PgError{Code: "23514", Message: `new row violates check constraint with value "secret"`}
+	for _, tc := range []struct {
+		err    error
+		target error
+		code   string
+	}{
+		{fmt.Errorf("exec: %w", secret), routing.ErrOperationFailed, "23514"},
+		{&pgconn.PgError{Code: "40001"}, routing.ErrOperationFailed, "40001"},
+		{&pgconn.ConnectError{}, routing.ErrUnavailable, ""},
+		{io.ErrUnexpectedEOF, routing.ErrUnavailable, ""},
+		{context.Canceled, context.Canceled, ""},
+		{fmt.Errorf("timeout: %w", context.DeadlineExceeded), context.DeadlineExceeded, ""},
+		{keep(routing.ErrDuplicateRecord), routing.ErrDuplicateRecord, ""},
+		{errors.New("can't scan into dest[0]"), routing.ErrOperationFailed, ""},
+	} {
+		got := s.classify("op", tc.err)
+		if !errors.Is(got, tc.target) {
+			t.Errorf("classify(%v) = %v, want %v", tc.err, got, tc.target)
+		}
+		var se *SQLStateError
+		if tc.code != "" && (!errors.As(got, &se) || se.SQLState() != tc.code) {
+			t.Errorf("classify(%v) = %v, want SQLSTATE %s", tc.err, got, tc.code)
+		}
+		if strings.Contains(got.Error(), "secret") {
+			t.Errorf("classify leaks the server message: %v", got)
+		}
+	}
+	if s.classify("op", nil) != nil {
+		t.Error("classify(nil) is not nil")
+	}
+}
+
+func TestTokens(t *testing.T) {
+	t.Parallel()
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		tok := newToken()
+		if !uuid.MatchString(tok) || seen[tok] {
+			t.Fatalf("token %q is not a fresh UUIDv4", tok)
+		}
+		seen[tok] = true
+	}
+}
+
+func TestMicroBounds(t *testing.T) {
+	t.Parallel()
+	at := func(ns int) time.Time { return time.Date(2024, 1, 1, 0, 0, 0, ns, time.UTC) }
+	r := routing.TimeRange{Start: at(1500), End: at(9000)}
+	start, end, cur := microBounds(r, nil, false)
+	if !start.Equal(at(2000)) || !end.Equal(at(9000)) || cur != nil {
+		t.Fatalf("bounds = %v %v %v", start, end, cur)
+	}
+	start, _, cur = microBounds(r, &routing.Cursor{EventTime: at(4001), SortKey: []byte("k")}, false)
+	if !start.Equal(at(5000)) || cur != nil {
+		t.Fatalf("ascending sub-µs cursor: start %v cursor %v", start, cur)
+	}
+	_, end, cur = microBounds(r, &routing.Cursor{EventTime: at(4999), SortKey: []byte("k")}, true)
+	if !end.Equal(at(5000)) || cur != nil {
+		t.Fatalf("descending sub-µs cursor: end %v cursor %v", end, cur)
+	}
+	_, _, cur = microBounds(r, &routing.Cursor{EventTime: at(4000).In(time.FixedZone("x", 3600))}, true)
+	if cur == nil || cur.SortKey == nil || cur.EventTime.Location() != time.UTC || !cur.EventTime.Equal(at(4000)) {
+		t.Fatalf("aligned cursor = %+v", cur)
+	}
+}

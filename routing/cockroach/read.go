@@ -1,0 +1,322 @@
+package cockroach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// routeCTE selects the bucket's route, synthesising ('hot', NULL, false, 0) when the bucket has
+// no metadata row: the one-row VALUES is left-joined to the (unique) metadata row.
+const routeCTE = `WITH route AS (
+	SELECT COALESCE(m.state, 'hot') AS state,
+		m.archive_object_key,
+		COALESCE(m.hot_deleted, false) AS hot_deleted,
+		COALESCE(m.generation, 0) AS generation
+	FROM (VALUES (1)) AS one (x)
+	LEFT JOIN pulpitum_v4_bucket_metadata AS m
+		ON m.table_id = $1 AND m.partition_key = $2 AND m.bucket_key = $3
+)
+`
+
+// readSQL builds the routed range read: parameters $1..$3 bucket, $4/$5 range, $6 limit and,
+// with a cursor, $7/$8 its (event_time, sort_key).
+func readSQL(desc, cursor bool) string {
+	dir, cmp := "ASC", ">"
+	if desc {
+		dir, cmp = "DESC", "<"
+	}
+	after := ""
+	if cursor {
+		after = "\n\t\tAND (rec.event_time, rec.sort_key) " + cmp + " ($7::TIMESTAMPTZ, $8::BYTEA)"
+	}
+	return routeCTE + `SELECT route.state, route.archive_object_key, route.hot_deleted, route.generation,
+	page.event_time, page.sort_key, page.value
+FROM route
+LEFT JOIN LATERAL (
+	SELECT rec.event_time, rec.sort_key, rec.value
+	FROM pulpitum_v4_records AS rec
+	WHERE route.state <> 'archived'
+		AND rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3
+		AND rec.event_time >= $4 AND rec.event_time < $5` + after + `
+	ORDER BY rec.event_time ` + dir + `, rec.sort_key ` + dir + `
+	LIMIT $6
+) AS page ON true
+ORDER BY page.event_time ` + dir + `, page.sort_key ` + dir
+}
+
+var (
+	// sqlRead[desc][cursor]
+	sqlRead = [2][2]string{
+		{register("SELECT routed durable bucket range", "SELECT", RecordsTable, readSQL(false, false)),
+			register("SELECT routed durable bucket range", "SELECT", RecordsTable, readSQL(false, true))},
+		{register("SELECT routed durable bucket range", "SELECT", RecordsTable, readSQL(true, false)),
+			register("SELECT routed durable bucket range", "SELECT", RecordsTable, readSQL(true, true))},
+	}
+	sqlCount = register("SELECT routed durable bucket count", "SELECT", RecordsTable, routeCTE+
+		`SELECT route.state, route.archive_object_key, route.hot_deleted, route.generation, agg.n
+FROM route
+LEFT JOIN LATERAL (
+	SELECT count(*) AS n
+	FROM pulpitum_v4_records AS rec
+	WHERE route.state <> 'archived'
+		AND rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3
+		AND rec.event_time >= $4 AND rec.event_time < $5
+) AS agg ON true`)
+	sqlMinMax = register("SELECT routed durable bucket min max", "SELECT", RecordsTable, routeCTE+
+		`SELECT route.state, route.archive_object_key, route.hot_deleted, route.generation, agg.n, agg.lo, agg.hi
+FROM route
+LEFT JOIN LATERAL (
+	SELECT count(*) AS n, min(rec.event_time) AS lo, max(rec.event_time) AS hi
+	FROM pulpitum_v4_records AS rec
+	WHERE route.state <> 'archived'
+		AND rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3
+		AND rec.event_time >= $4 AND rec.event_time < $5
+) AS agg ON true`)
+	sqlRoute = register("SELECT pulpitum_v4_bucket_metadata", "SELECT", MetadataTable,
+		`SELECT state, archive_object_key, hot_deleted, generation
+FROM pulpitum_v4_bucket_metadata
+WHERE table_id = $1 AND partition_key = $2 AND bucket_key = $3`)
+)
+
+// ReadRange returns b's route and, unless it is archived, at most req.Limit records of b inside
+// req.Range strictly after req.After, in (event_time, sort_key) order (descending when
+// req.Desc), with one statement, so route and rows come from one snapshot. A bucket without a
+// metadata row is hot. Times are UTC with microsecond precision; range bounds and a cursor
+// time finer than a microsecond select exactly the stored times they admit. A non-positive
+// Limit returns the route and no records. Errors: routing.ErrInvalidRecord for an invalid
+// bucket id, ErrOperationFailed (also for a metadata row violating the state invariants),
+// ErrUnavailable.
+func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record, error) {
+	const op = "read bucket range"
+	if err := checkBucket(b); err != nil {
+		return routing.Route{}, nil, err
+	}
+	start, end, after := microBounds(req.Range, req.After, req.Desc)
+	args := bucketArgs(b, start, end, int64(max(req.Limit, 0)))
+	desc, cur := 0, 0
+	if req.Desc {
+		desc = 1
+	}
+	if after != nil {
+		cur = 1
+		args = append(args, after.EventTime, after.SortKey)
+	}
+	conn, err := s.acquire(ctx, op)
+	if err != nil {
+		return routing.Route{}, nil, err
+	}
+	defer conn.Release()
+	rows, err := conn.Query(ctx, sqlRead[desc][cur], args...)
+	if err != nil {
+		return routing.Route{}, nil, s.classify(op, err)
+	}
+	defer rows.Close()
+	var (
+		route   routing.Route
+		seen    bool
+		recs    []routing.Record
+		state   string
+		key     *string
+		deleted bool
+		gen     int64
+		et      *time.Time
+		sk, val []byte
+	)
+	for rows.Next() {
+		if err := rows.Scan(&state, &key, &deleted, &gen, &et, &sk, &val); err != nil {
+			return routing.Route{}, nil, s.classify(op, err)
+		}
+		if !seen {
+			if route, err = makeRoute(state, key, deleted, gen); err != nil {
+				return routing.Route{}, nil, err
+			}
+			seen = true
+		}
+		if et == nil {
+			continue
+		}
+		if route.State == routing.StateArchived {
+			return routing.Route{}, nil, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
+		}
+		if val == nil {
+			val = []byte{}
+		}
+		recs = append(recs, routing.Record{EventTime: et.UTC(), SortKey: sk, Value: val})
+	}
+	if err := rows.Err(); err != nil {
+		return routing.Route{}, nil, s.classify(op, err)
+	}
+	if !seen {
+		return routing.Route{}, nil, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
+	}
+	setPartitionKeys(recs, b.PartitionKey)
+	return route, recs, nil
+}
+
+// CountRange returns b's route and, unless it is archived, the number of b's records inside r,
+// with one aggregate statement over the primary key that never reads value or sort_key. Errors
+// as for ReadRange.
+func (s *Store) CountRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, error) {
+	const op = "count bucket range"
+	if err := checkBucket(b); err != nil {
+		return routing.Route{}, 0, err
+	}
+	start, end, _ := microBounds(r, nil, false)
+	var (
+		state   string
+		key     *string
+		deleted bool
+		gen, n  int64
+	)
+	if err := s.queryRow(ctx, op, sqlCount, bucketArgs(b, start, end), &state, &key, &deleted, &gen, &n); err != nil {
+		return routing.Route{}, 0, err
+	}
+	route, err := makeRoute(state, key, deleted, gen)
+	if err != nil {
+		return routing.Route{}, 0, err
+	}
+	return route, uint64(n), nil
+}
+
+// MinMaxRange returns b's route and, unless it is archived, the number of b's records inside r
+// and their least and greatest event times (UTC; zero when count is 0), with one aggregate
+// statement over the primary key (for MIN/MAX(timestamp) pushdown). Errors as for ReadRange.
+func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (route routing.Route, count uint64, minTime, maxTime time.Time, err error) {
+	const op = "min max bucket range"
+	if err := checkBucket(b); err != nil {
+		return routing.Route{}, 0, time.Time{}, time.Time{}, err
+	}
+	start, end, _ := microBounds(r, nil, false)
+	var (
+		state   string
+		key     *string
+		deleted bool
+		gen, n  int64
+		lo, hi  *time.Time
+	)
+	if err := s.queryRow(ctx, op, sqlMinMax, bucketArgs(b, start, end), &state, &key, &deleted, &gen, &n, &lo, &hi); err != nil {
+		return routing.Route{}, 0, time.Time{}, time.Time{}, err
+	}
+	if route, err = makeRoute(state, key, deleted, gen); err != nil {
+		return routing.Route{}, 0, time.Time{}, time.Time{}, err
+	}
+	if n > 0 && lo != nil && hi != nil {
+		minTime, maxTime = lo.UTC(), hi.UTC()
+	}
+	return route, uint64(n), minTime, maxTime, nil
+}
+
+// Route returns b's current route: hot when it has no metadata row. Errors as for ReadRange.
+func (s *Store) Route(ctx context.Context, b routing.BucketID) (routing.Route, error) {
+	const op = "read bucket route"
+	if err := checkBucket(b); err != nil {
+		return routing.Route{}, err
+	}
+	var (
+		state   string
+		key     *string
+		deleted bool
+		gen     int64
+	)
+	err := s.queryRow(ctx, op, sqlRoute, bucketArgs(b), &state, &key, &deleted, &gen)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return routing.Route{State: routing.StateHot}, nil
+	}
+	if err != nil {
+		return routing.Route{}, err
+	}
+	return makeRoute(state, key, deleted, gen)
+}
+
+// queryRow runs a one-row statement on a pooled connection. It returns pgx.ErrNoRows itself
+// when there is no row, and classified errors otherwise.
+func (s *Store) queryRow(ctx context.Context, op, sql string, args []any, dest ...any) error {
+	conn, err := s.acquire(ctx, op)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if err := conn.QueryRow(ctx, sql, args...).Scan(dest...); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return pgx.ErrNoRows
+		}
+		return s.classify(op, err)
+	}
+	return nil
+}
+
+// makeRoute builds a route from a metadata row and checks the state invariants that concern
+// readers (pulpitum-reference.md §1.4): hot and archiving rows have no object key, archived
+// rows have one.
+func makeRoute(state string, key *string, hotDeleted bool, generation int64) (routing.Route, error) {
+	st, err := routing.ParseState(state)
+	if err != nil {
+		return routing.Route{}, err
+	}
+	r := routing.Route{State: st, HotDeleted: hotDeleted, Generation: generation}
+	switch {
+	case st == routing.StateArchived && (key == nil || *key == ""):
+		return routing.Route{}, fmt.Errorf("%w: archived bucket has no manifest key", routing.ErrOperationFailed)
+	case st != routing.StateArchived && key != nil:
+		return routing.Route{}, fmt.Errorf("%w: %s bucket has a manifest key", routing.ErrOperationFailed, st)
+	case st == routing.StateArchived:
+		r.ManifestKey = *key
+	}
+	return r, nil
+}
+
+// setPartitionKeys gives every record its own copy of pk, all carved from one allocation.
+func setPartitionKeys(recs []routing.Record, pk []byte) {
+	if len(recs) == 0 {
+		return
+	}
+	slab := make([]byte, len(pk)*len(recs))
+	for i := range recs {
+		part := slab[i*len(pk) : (i+1)*len(pk) : (i+1)*len(pk)]
+		copy(part, pk)
+		recs[i].PartitionKey = part
+	}
+}
+
+// microBounds converts a range and optional cursor into bounds on the microsecond grid of the
+// stored times that select exactly the same stored records: a stored time t (whole µs) lies in
+// [s, e) iff it lies in [ceil(s), ceil(e)). A cursor whose time is not a whole microsecond
+// excludes every stored record at its microsecond on the wrong side, so it becomes a bound
+// (ascending: t ≥ ceil(c); descending: t ≤ floor(c)) and no cursor is returned.
+func microBounds(r routing.TimeRange, after *routing.Cursor, desc bool) (start, end time.Time, cursor *routing.Cursor) {
+	start, end = ceilMicro(r.Start), ceilMicro(r.End)
+	if after == nil {
+		return start, end, nil
+	}
+	t := after.EventTime.UTC()
+	if t.Nanosecond()%1000 == 0 {
+		sk := after.SortKey
+		if sk == nil {
+			sk = []byte{}
+		}
+		return start, end, &routing.Cursor{EventTime: t, SortKey: sk}
+	}
+	if !desc {
+		if c := ceilMicro(t); c.After(start) {
+			start = c
+		}
+	} else if f := t.Truncate(time.Microsecond).Add(time.Microsecond); f.Before(end) {
+		end = f
+	}
+	return start, end, nil
+}
+
+func ceilMicro(t time.Time) time.Time {
+	t = t.UTC()
+	f := t.Truncate(time.Microsecond)
+	if f.Before(t) {
+		return f.Add(time.Microsecond)
+	}
+	return f
+}

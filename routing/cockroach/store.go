@@ -1,0 +1,335 @@
+package cockroach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// Defaults of Config (pulpitum-reference.md §3.1, pool defaults and transaction wrapper).
+const (
+	DefaultMaxConns       = 16
+	DefaultAcquireTimeout = 5 * time.Second
+	DefaultConnectTimeout = 10 * time.Second
+)
+
+// Transaction wrapper limits (pulpitum-reference.md §3.1).
+const (
+	maxAttempts     = 5
+	beginTimeout    = 30 * time.Second
+	bodyTimeout     = 30 * time.Second
+	commitTimeout   = 10 * time.Second
+	rollbackTimeout = 5 * time.Second
+	// insertChunk bounds the records sent by one INSERT statement of an append.
+	insertChunk = 4096
+)
+
+// Config configures a Store. The zero value of every field but URL takes its default.
+type Config struct {
+	// URL is a pgx connection string (postgres://user@host:port/db?sslmode=…) of a
+	// CockroachDB or PostgreSQL database.
+	URL string
+	// MaxConns bounds the pool (default DefaultMaxConns).
+	MaxConns int32
+	// MinConns is the number of connections kept open (default 0; the reference pre-warms
+	// all MaxConns).
+	MinConns int32
+	// AcquireTimeout bounds waiting for a pooled connection (default DefaultAcquireTimeout).
+	AcquireTimeout time.Duration
+	// ConnectTimeout bounds establishing one connection (default DefaultConnectTimeout).
+	ConnectTimeout time.Duration
+	// Tracer, when set, observes every statement the store sends (installed on the pool's
+	// connection config behind the store's own counting and span tracer). Its
+	// pgx.PrepareTracer and pgx.ConnectTracer hooks are forwarded when implemented.
+	Tracer pgx.QueryTracer
+	// TracerProvider provides the OpenTelemetry tracer for statement spans (default the
+	// global provider).
+	TracerProvider trace.TracerProvider
+	// Clock is the application clock used to compute lease expiries and retry times, which
+	// the database compares with its own now() (pulpitum-reference.md §4, clock skew
+	// matters). Default time.Now.
+	Clock func() time.Time
+}
+
+// Store is the CockroachDB/PostgreSQL hot store over a pgx pool: it implements
+// routing.HotStore and routing.ArchiveStateStore on the Pulpitum v4 schema. Every mutation
+// runs in one SERIALIZABLE transaction retried on SQLSTATE 40001 (up to 5 attempts, jittered
+// exponential backoff); every read is one statement. Errors wrap routing's sentinels and carry
+// no keys, tokens or SQL text: pool and connection failures wrap routing.ErrUnavailable,
+// database errors routing.ErrOperationFailed (with a [*SQLStateError]), an ambiguous commit
+// routing.ErrCommitOutcome. A Store is safe for concurrent use; Close it when done.
+type Store struct {
+	pool   *pgxpool.Pool
+	cfg    Config
+	clock  func() time.Time
+	tracer trace.Tracer
+}
+
+var (
+	_ routing.HotStore          = (*Store)(nil)
+	_ routing.ArchiveStateStore = (*Store)(nil)
+)
+
+// Open validates cfg, creates the pool and checks that the database answers (a failure wraps
+// routing.ErrUnavailable, or is a configuration error for an unparsable URL). It does not
+// migrate or validate the schema: call Migrate or Validate.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("cockroach: Config.URL is empty")
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	if cfg.MinConns < 0 || cfg.MinConns > cfg.MaxConns {
+		return nil, errors.New("cockroach: Config.MinConns must be between 0 and MaxConns")
+	}
+	if cfg.AcquireTimeout <= 0 {
+		cfg.AcquireTimeout = DefaultAcquireTimeout
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	if cfg.TracerProvider == nil {
+		cfg.TracerProvider = otel.GetTracerProvider()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	pcfg, err := pgxpool.ParseConfig(cfg.URL)
+	if err != nil {
+		// The parse error may quote the URL, password included: do not wrap it.
+		return nil, errors.New("cockroach: Config.URL is not a valid connection string")
+	}
+	pcfg.MaxConns, pcfg.MinConns = cfg.MaxConns, cfg.MinConns
+	pcfg.ConnConfig.ConnectTimeout = cfg.ConnectTimeout
+	s := &Store{cfg: cfg, clock: cfg.Clock,
+		tracer: cfg.TracerProvider.Tracer("github.com/flightsrv/flightsrv/routing/cockroach")}
+	pcfg.ConnConfig.Tracer = &statementTracer{
+		next:   cfg.Tracer,
+		tracer: s.tracer,
+		attrs:  staticAttributes(pcfg.ConnConfig.Database, pcfg.ConnConfig.Host, pcfg.ConnConfig.Port),
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: create pool", routing.ErrUnavailable)
+	}
+	s.pool = pool
+	pctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout+cfg.AcquireTimeout)
+	defer cancel()
+	if err := pool.Ping(pctx); err != nil {
+		pool.Close()
+		return nil, unavailable("connect", err)
+	}
+	return s, nil
+}
+
+// Close closes the pool, waiting for acquired connections to be released.
+func (s *Store) Close() { s.pool.Close() }
+
+// Pool returns the underlying pool, for tools and tests; statements sent through it are
+// traced like the store's own.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// SQLStateError is the privacy-preserving form of a database error: the operation that failed
+// and the SQLSTATE, never the server's message (which may quote values). It is wrapped behind
+// routing.ErrOperationFailed.
+type SQLStateError struct {
+	Op   string
+	Code string
+}
+
+// Error implements error; the message carries no keys, tokens or SQL.
+func (e *SQLStateError) Error() string { return "cockroach: " + e.Op + ": SQLSTATE " + e.Code }
+
+// SQLState returns the five-character SQLSTATE code.
+func (e *SQLStateError) SQLState() string { return e.Code }
+
+// kept marks an error a transaction body returns as final: it is returned unchanged, without
+// retry or classification.
+type kept struct{ err error }
+
+func (k kept) Error() string { return k.err.Error() }
+func (k kept) Unwrap() error { return k.err }
+
+func keep(err error) error { return kept{err} }
+
+// acquire takes a pooled connection within the acquire timeout. Failures wrap
+// routing.ErrUnavailable, except a cancelled or expired caller context, which wraps
+// routing.ErrOperationFailed and the context's error.
+func (s *Store) acquire(ctx context.Context, op string) (*pgxpool.Conn, error) {
+	actx, cancel := context.WithTimeout(ctx, s.cfg.AcquireTimeout)
+	defer cancel()
+	conn, err := s.pool.Acquire(actx)
+	if err != nil {
+		if ctx.Err() != nil { // the caller gave up: not the store's failure
+			return nil, fmt.Errorf("%w: %s: acquire connection: %w", routing.ErrOperationFailed, op, ctx.Err())
+		}
+		return nil, unavailable(op, err)
+	}
+	return conn, nil
+}
+
+func unavailable(op string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %s: %w", routing.ErrUnavailable, op, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("%w: %s: connection failed", routing.ErrUnavailable, op)
+}
+
+// classify maps an error of a statement or transaction to the routing sentinels, dropping
+// server messages: kept errors are returned unwrapped as they are; database errors become
+// ErrOperationFailed with their SQLSTATE; broken connections ErrUnavailable; context errors
+// ErrOperationFailed wrapping the context error.
+func (s *Store) classify(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var k kept
+	if errors.As(err, &k) {
+		return k.err
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return fmt.Errorf("%w: %w", routing.ErrOperationFailed, &SQLStateError{Op: op, Code: pgErr.Code})
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("%w: %s: %w", routing.ErrOperationFailed, op, context.Canceled)
+	case errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err):
+		return fmt.Errorf("%w: %s: %w", routing.ErrOperationFailed, op, context.DeadlineExceeded)
+	case isConnectionError(err):
+		return unavailable(op, err)
+	}
+	return fmt.Errorf("%w: %s", routing.ErrOperationFailed, op)
+}
+
+func isConnectionError(err error) bool {
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
+}
+
+func isSerializationFailure(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40001"
+}
+
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// retryDelay is the reference backoff after failed attempt number attempt (0-based): a delay
+// drawn uniformly from [cap/2, cap] with cap = min(25 ms·2^min(attempt, 5), 1 s).
+func retryDelay(attempt int) time.Duration {
+	limit := min(25*time.Millisecond<<min(attempt, 5), time.Second)
+	half := limit / 2
+	return half + rand.N(half+1)
+}
+
+// inTx runs body in one SERIALIZABLE transaction on one pooled connection, retrying the
+// whole transaction on SQLSTATE 40001 up to maxAttempts times. BEGIN and the body each have
+// 30 s, COMMIT 10 s and ROLLBACK 5 s. A failed COMMIT that is not a database error yields
+// routing.ErrCommitOutcome. pgxpool destroys rather than reuses a connection whose COMMIT or
+// ROLLBACK did not complete.
+func (s *Store) inTx(ctx context.Context, op string, body func(ctx context.Context, tx pgx.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := s.tryTx(ctx, op, body)
+		if err == nil {
+			return nil
+		}
+		var k kept
+		if errors.As(err, &k) {
+			return k.err
+		}
+		if !isSerializationFailure(err) || attempt+1 >= maxAttempts {
+			return s.classify(op, err)
+		}
+		t := time.NewTimer(retryDelay(attempt))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return s.classify(op, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Store) tryTx(ctx context.Context, op string, body func(ctx context.Context, tx pgx.Tx) error) error {
+	conn, err := s.acquire(ctx, op)
+	if err != nil {
+		return keep(err)
+	}
+	defer conn.Release()
+	bctx, cancel := context.WithTimeout(ctx, beginTimeout)
+	tx, err := conn.BeginTx(bctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+	cancel()
+	if err != nil {
+		return err
+	}
+	rollback := func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+		defer cancel()
+		_ = tx.Rollback(rctx)
+	}
+	bodyCtx, cancel := context.WithTimeout(ctx, bodyTimeout)
+	err = body(bodyCtx, tx)
+	cancel()
+	if err != nil {
+		rollback()
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, commitTimeout)
+	defer cancel()
+	if err := tx.Commit(cctx); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) {
+			return err
+		}
+		return keep(fmt.Errorf("%w: %s", routing.ErrCommitOutcome, op))
+	}
+	return nil
+}
+
+// ownerArgs returns the bucket and owner parameters $1..$5 of owner-conditioned statements.
+func ownerArgs(sess *routing.ArchiveSession, extra ...any) []any {
+	b := sess.Bucket
+	return append([]any{b.TableID, b.PartitionKey, b.Key, sess.Generation, sess.Token}, extra...)
+}
+
+func bucketArgs(b routing.BucketID, extra ...any) []any {
+	return append([]any{b.TableID, b.PartitionKey, b.Key}, extra...)
+}
+
+// checkBucket rejects bucket ids that cannot name a persisted bucket: blank table id or key,
+// empty partition key, unknown strategy, or bounds and key that are not the strategy's.
+func checkBucket(b routing.BucketID) error {
+	if b.TableID == "" || len(b.PartitionKey) == 0 || !b.Strategy.Valid() {
+		return fmt.Errorf("%w: invalid bucket id", routing.ErrInvalidRecord)
+	}
+	key, start, end := b.Strategy.Bounds(b.Start)
+	if key != b.Key || !start.Equal(b.Start) || !end.Equal(b.End) {
+		return fmt.Errorf("%w: bucket id does not match its strategy's bounds", routing.ErrInvalidRecord)
+	}
+	return nil
+}
+
+func checkSession(sess *routing.ArchiveSession) error {
+	if sess == nil || sess.Token == "" {
+		return routing.ErrStaleArchiveSession
+	}
+	return checkBucket(sess.Bucket)
+}

@@ -1,0 +1,22 @@
+// Package sqlite is the embedded default hot store of flightsrv: routing.HotStore and
+// routing.ArchiveStateStore over SQLite through modernc.org/sqlite (pure Go, no cgo), so a
+// single node and the demo need nothing but Go. It passes the same conformance suite
+// (routing/storetest) as the CockroachDB store and gives the same answers.
+//
+// The schema is the Pulpitum v4 logical schema in SQLite types (see BaselineSQL): BLOB for
+// bytes, INTEGER 0/1 for booleans, and INTEGER microseconds since the Unix epoch (UTC) for
+// every timestamp, the precision of CockroachDB TIMESTAMPTZ, so cursors compare identically on
+// both stores. Migrations are numbered and checksummed like the CockroachDB store's, with
+// their own numbering starting at 1.
+//
+// The database runs in WAL mode with a busy timeout and foreign keys on. Writes go through a
+// single connection in IMMEDIATE transactions; reads use a small pool of query-only
+// connections and are one statement each (Snapshot is one read transaction), so a bucket's
+// route and rows come from one snapshot. The store's clock (Config.Clock) is its database
+// time: lease expiries and retry times are set and compared with it.
+//
+// Every statement is counted into the context's routing.ReadStats, including BEGIN and
+// COMMIT/ROLLBACK of write transactions.
+//
+// This package must not import Flight, Substrait, SQL planning or the archive package.
+package sqlite

@@ -1,0 +1,48 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/routing/sqlite"
+)
+
+func Example() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "sqlite-example-")
+	defer os.RemoveAll(dir)
+
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "hot.db")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	pk := []byte("general")
+	b := routing.BucketFor("chat", pk, routing.CalendarDayUTC, time.Date(2024, 2, 29, 9, 0, 0, 0, time.UTC))
+	_ = store.Append(ctx, b, []routing.Record{
+		{PartitionKey: pk, EventTime: time.Date(2024, 2, 29, 9, 0, 0, 0, time.UTC), SortKey: []byte("m1"), Value: []byte("hello")},
+		{PartitionKey: pk, EventTime: time.Date(2024, 2, 29, 9, 5, 0, 0, time.UTC), SortKey: []byte("m2"), Value: []byte("world")},
+	})
+	route, recs, _ := store.ReadRange(ctx, b, routing.ReadRequest{Range: b.Range(), Limit: 10, Desc: true})
+	fmt.Println(b.Key, route.State)
+	for _, r := range recs {
+		fmt.Println(r.EventTime.Format(time.RFC3339), string(r.SortKey), string(r.Value))
+	}
+	_, n, _ := store.CountRange(ctx, b, b.Range())
+	fmt.Println("count", n)
+	// Output:
+	// day:2024-02-29 hot
+	// 2024-02-29T09:05:00Z m2 world
+	// 2024-02-29T09:00:00Z m1 hello
+	// count 2
+}

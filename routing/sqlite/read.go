@@ -1,0 +1,289 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// routeCTE selects the bucket's route, synthesising ('hot', NULL, 0, 0) when the bucket has no
+// metadata row. notArchived is true when the bucket is not archived; rows are read only then.
+const (
+	routeCTE = `WITH route AS (
+	SELECT COALESCE(m.state, 'hot') AS state,
+		m.archive_object_key AS object_key,
+		COALESCE(m.hot_deleted, 0) AS hot_deleted,
+		COALESCE(m.generation, 0) AS generation
+	FROM (SELECT 1) AS one
+	LEFT JOIN pulpitum_v4_bucket_metadata AS m
+		ON m.table_id = ?1 AND m.partition_key = ?2 AND m.bucket_key = ?3
+)`
+	notArchived = `NOT EXISTS (
+			SELECT 1 FROM pulpitum_v4_bucket_metadata AS a
+			WHERE a.table_id = ?1 AND a.partition_key = ?2 AND a.bucket_key = ?3 AND a.state = 'archived')`
+	inRange = `rec.table_id = ?1 AND rec.partition_key = ?2 AND rec.bucket_key = ?3
+		AND rec.event_time >= ?4 AND rec.event_time < ?5`
+)
+
+// readSQL builds the routed range read: ?1..?3 bucket, ?4/?5 range (µs), ?6 limit and, with a
+// cursor, ?7/?8 its (event_time, sort_key). The page is an uncorrelated subquery scanning the
+// primary key in order with LIMIT; it is left-joined to the single route row.
+func readSQL(desc, cursor bool) string {
+	dir, cmp, bound := "ASC", ">", ">="
+	if desc {
+		dir, cmp, bound = "DESC", "<", "<="
+	}
+	after := ""
+	if cursor {
+		// The plain bound on event_time lets SQLite start the primary-key range at the
+		// cursor; the row value then excludes the cursor's own position and its ties.
+		after = "\n\t\tAND rec.event_time " + bound + " ?7 AND (rec.event_time, rec.sort_key) " + cmp + " (?7, ?8)"
+	}
+	return routeCTE + `, page AS (
+	SELECT rec.event_time, rec.sort_key, rec.value
+	FROM pulpitum_v4_records AS rec
+	WHERE ` + inRange + after + `
+		AND ` + notArchived + `
+	ORDER BY rec.event_time ` + dir + `, rec.sort_key ` + dir + `
+	LIMIT ?6
+)
+SELECT route.state, route.object_key, route.hot_deleted, route.generation,
+	page.event_time, page.sort_key, page.value
+FROM route LEFT JOIN page ON true
+ORDER BY page.event_time ` + dir + `, page.sort_key ` + dir
+}
+
+var (
+	sqlRead  = [2][2]string{{readSQL(false, false), readSQL(false, true)}, {readSQL(true, false), readSQL(true, true)}}
+	sqlCount = routeCTE + `
+SELECT route.state, route.object_key, route.hot_deleted, route.generation,
+	(SELECT count(*) FROM pulpitum_v4_records AS rec WHERE ` + inRange + ` AND ` + notArchived + `)
+FROM route`
+	sqlMinMax = routeCTE + `
+SELECT route.state, route.object_key, route.hot_deleted, route.generation, agg.n, agg.lo, agg.hi
+FROM route LEFT JOIN (
+	SELECT count(*) AS n, min(rec.event_time) AS lo, max(rec.event_time) AS hi
+	FROM pulpitum_v4_records AS rec
+	WHERE ` + inRange + ` AND ` + notArchived + `
+) AS agg ON true`
+	sqlRoute = `SELECT state, archive_object_key, hot_deleted, generation
+FROM pulpitum_v4_bucket_metadata
+WHERE table_id = ?1 AND partition_key = ?2 AND bucket_key = ?3`
+)
+
+// ReadRange returns b's route and, unless it is archived, at most req.Limit records of b inside
+// req.Range strictly after req.After, in (event_time, sort_key) order (descending when
+// req.Desc), with one statement, so route and rows come from one snapshot. A bucket without a
+// metadata row is hot. Times are UTC with microsecond precision; range bounds and a cursor
+// time finer than a microsecond select exactly the stored times they admit. A non-positive
+// Limit returns the route and no records. Errors: routing.ErrInvalidRecord for an invalid
+// bucket id, ErrOperationFailed (also for a metadata row violating the state invariants),
+// ErrUnavailable.
+func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record, error) {
+	const op = "read bucket range"
+	if err := checkBucket(b); err != nil {
+		return routing.Route{}, nil, err
+	}
+	start, end, after := microBounds(req.Range, req.After, req.Desc)
+	args := []any{b.TableID, b.PartitionKey, b.Key, start, end, int64(max(req.Limit, 0))}
+	desc, cur := 0, 0
+	if req.Desc {
+		desc = 1
+	}
+	if after != nil {
+		cur = 1
+		args = append(args, after.us, after.sortKey)
+	}
+	if s.closed.Load() {
+		return routing.Route{}, nil, s.classify(op, errors.New("closed"))
+	}
+	s.count(ctx)
+	rows, err := s.r.QueryContext(ctx, sqlRead[desc][cur], args...)
+	if err != nil {
+		return routing.Route{}, nil, s.classify(op, err)
+	}
+	defer rows.Close()
+	var (
+		route   routing.Route
+		seen    bool
+		recs    []routing.Record
+		state   string
+		key     sql.NullString
+		deleted bool
+		gen     int64
+		et      sql.NullInt64
+		sk, val []byte
+	)
+	for rows.Next() {
+		if err := rows.Scan(&state, &key, &deleted, &gen, &et, &sk, &val); err != nil {
+			return routing.Route{}, nil, s.classify(op, err)
+		}
+		if !seen {
+			if route, err = makeRoute(state, key, deleted, gen); err != nil {
+				return routing.Route{}, nil, err
+			}
+			seen = true
+		}
+		if !et.Valid {
+			continue
+		}
+		if route.State == routing.StateArchived {
+			return routing.Route{}, nil, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
+		}
+		if val == nil {
+			val = []byte{}
+		}
+		recs = append(recs, routing.Record{EventTime: fromMicros(et.Int64), SortKey: sk, Value: val})
+	}
+	if err := rows.Err(); err != nil {
+		return routing.Route{}, nil, s.classify(op, err)
+	}
+	if !seen {
+		return routing.Route{}, nil, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
+	}
+	setPartitionKeys(recs, b.PartitionKey)
+	return route, recs, nil
+}
+
+// CountRange returns b's route and, unless it is archived, the number of b's records inside r,
+// with one aggregate statement over the primary key that never reads value or sort_key.
+// Errors as for ReadRange.
+func (s *Store) CountRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, error) {
+	const op = "count bucket range"
+	if err := checkBucket(b); err != nil {
+		return routing.Route{}, 0, err
+	}
+	start, end, _ := microBounds(r, nil, false)
+	var (
+		state   string
+		key     sql.NullString
+		deleted bool
+		gen, n  int64
+	)
+	if err := s.queryRow(ctx, s.r, sqlCount, []any{b.TableID, b.PartitionKey, b.Key, start, end}, &state, &key, &deleted, &gen, &n); err != nil {
+		return routing.Route{}, 0, s.classify(op, err)
+	}
+	route, err := makeRoute(state, key, deleted, gen)
+	if err != nil {
+		return routing.Route{}, 0, err
+	}
+	return route, uint64(n), nil
+}
+
+// MinMaxRange returns b's route and, unless it is archived, the number of b's records inside r
+// and their least and greatest event times (UTC; zero when count is 0), with one aggregate
+// statement over the primary key. Errors as for ReadRange.
+func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (route routing.Route, count uint64, minTime, maxTime time.Time, err error) {
+	const op = "min max bucket range"
+	if err := checkBucket(b); err != nil {
+		return routing.Route{}, 0, time.Time{}, time.Time{}, err
+	}
+	start, end, _ := microBounds(r, nil, false)
+	var (
+		state   string
+		key     sql.NullString
+		deleted bool
+		gen, n  int64
+		lo, hi  sql.NullInt64
+	)
+	if err := s.queryRow(ctx, s.r, sqlMinMax, []any{b.TableID, b.PartitionKey, b.Key, start, end},
+		&state, &key, &deleted, &gen, &n, &lo, &hi); err != nil {
+		return routing.Route{}, 0, time.Time{}, time.Time{}, s.classify(op, err)
+	}
+	if route, err = makeRoute(state, key, deleted, gen); err != nil {
+		return routing.Route{}, 0, time.Time{}, time.Time{}, err
+	}
+	if n > 0 && lo.Valid && hi.Valid {
+		minTime, maxTime = fromMicros(lo.Int64), fromMicros(hi.Int64)
+	}
+	return route, uint64(n), minTime, maxTime, nil
+}
+
+// Route returns b's current route: hot when it has no metadata row. Errors as for ReadRange.
+func (s *Store) Route(ctx context.Context, b routing.BucketID) (routing.Route, error) {
+	const op = "read bucket route"
+	if err := checkBucket(b); err != nil {
+		return routing.Route{}, err
+	}
+	var (
+		state   string
+		key     sql.NullString
+		deleted bool
+		gen     int64
+	)
+	err := s.queryRow(ctx, s.r, sqlRoute, []any{b.TableID, b.PartitionKey, b.Key}, &state, &key, &deleted, &gen)
+	if errors.Is(err, sql.ErrNoRows) {
+		return routing.Route{State: routing.StateHot}, nil
+	}
+	if err != nil {
+		return routing.Route{}, s.classify(op, err)
+	}
+	return makeRoute(state, key, deleted, gen)
+}
+
+// makeRoute builds a route from a metadata row and checks the state invariants that concern
+// readers: hot and archiving rows have no object key, archived rows have one.
+func makeRoute(state string, key sql.NullString, hotDeleted bool, generation int64) (routing.Route, error) {
+	st, err := routing.ParseState(state)
+	if err != nil {
+		return routing.Route{}, err
+	}
+	r := routing.Route{State: st, HotDeleted: hotDeleted, Generation: generation}
+	switch {
+	case st == routing.StateArchived && (!key.Valid || key.String == ""):
+		return routing.Route{}, fmt.Errorf("%w: archived bucket has no manifest key", routing.ErrOperationFailed)
+	case st != routing.StateArchived && key.Valid:
+		return routing.Route{}, fmt.Errorf("%w: %s bucket has a manifest key", routing.ErrOperationFailed, st)
+	case st == routing.StateArchived:
+		r.ManifestKey = key.String
+	}
+	return r, nil
+}
+
+// setPartitionKeys gives every record its own copy of pk, all carved from one allocation.
+func setPartitionKeys(recs []routing.Record, pk []byte) {
+	if len(recs) == 0 {
+		return
+	}
+	slab := make([]byte, len(pk)*len(recs))
+	for i := range recs {
+		part := slab[i*len(pk) : (i+1)*len(pk) : (i+1)*len(pk)]
+		copy(part, pk)
+		recs[i].PartitionKey = part
+	}
+}
+
+// microCursor is a cursor on the stored microsecond grid.
+type microCursor struct {
+	us      int64
+	sortKey []byte
+}
+
+// microBounds converts a range and optional cursor into microsecond bounds that select
+// exactly the same stored records: a stored time t (whole µs) lies in [s, e) iff it lies in
+// [ceil(s), ceil(e)). A cursor time that is not a whole microsecond becomes a bound instead
+// (ascending: t ≥ ceil(c); descending: t ≤ floor(c)) and no cursor is returned.
+func microBounds(r routing.TimeRange, after *routing.Cursor, desc bool) (start, end int64, cursor *microCursor) {
+	start, end = ceilMicros(r.Start), ceilMicros(r.End)
+	if after == nil {
+		return start, end, nil
+	}
+	t := after.EventTime
+	if t.Nanosecond()%1000 == 0 {
+		sk := after.SortKey
+		if sk == nil {
+			sk = []byte{}
+		}
+		return start, end, &microCursor{us: t.UnixMicro(), sortKey: sk}
+	}
+	if !desc {
+		start = max(start, ceilMicros(t))
+	} else {
+		end = min(end, t.UnixMicro()+1)
+	}
+	return start, end, nil
+}

@@ -1,0 +1,350 @@
+package substrait
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+func marshalPlan(t *testing.T, p *plan.Plan) []byte {
+	t.Helper()
+	pb, err := p.ToProto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := proto.Marshal(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestFromSubstraitCanonicalRoundTrip: the canonical plan of every SQL shape survives
+// serialisation, and FromSubstrait rebuilds exactly the same plan.
+func TestFromSubstraitCanonicalRoundTrip(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, sql := range []string{
+		seedSQL,
+		`SELECT * FROM messages` + routedWhere,
+		`SELECT id AS i, timestamp FROM messages` + routedWhere + ` ORDER BY timestamp DESC LIMIT 5`,
+		`SELECT value FROM messages` + routedWhere + ` ORDER BY timestamp, id`,
+		`SELECT min(timestamp), max(timestamp) AS last, count(value) FROM messages` + routedWhere + ` LIMIT 0`,
+	} {
+		p, err := FromSQL(sql, cat)
+		if err != nil {
+			t.Fatalf("%q: %v", sql, err)
+		}
+		b := marshalPlan(t, p)
+		p2, err := FromSubstrait(b, cat)
+		if err != nil {
+			t.Fatalf("%q: FromSubstrait: %v\n%s", sql, err, Explain(p))
+		}
+		pb1, _ := p.ToProto()
+		pb2, _ := p2.ToProto()
+		if !proto.Equal(pb1, pb2) {
+			t.Errorf("%q: FromSubstrait changed the plan:\n%s\nvs\n%s", sql, Explain(p), Explain(p2))
+		}
+	}
+}
+
+// clientPlan builds plans the way other producers do, with the substrait-go builder.
+type clientPlan struct {
+	b    plan.Builder
+	read *plan.NamedTableReadRel
+}
+
+func newClientPlan(table string, tsType types.Type) *clientPlan {
+	b := plan.NewBuilderDefault()
+	schema := types.NamedStruct{
+		Names: []string{"CHANNEL_ID", "timestamp", "id", "value"},
+		Struct: types.StructType{Nullability: types.NullabilityRequired, Types: []types.Type{
+			&types.StringType{Nullability: types.NullabilityNullable}, tsType,
+			&types.StringType{Nullability: types.NullabilityNullable}, &types.BinaryType{Nullability: types.NullabilityNullable}}},
+	}
+	return &clientPlan{b: b, read: b.NamedScan([]string{table}, schema)}
+}
+
+func (c *clientPlan) ref(rel plan.Rel, i int32) *expr.FieldReference {
+	r, err := c.b.RootFieldRef(rel, i)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func (c *clientPlan) fn(t *testing.T, urn, name string, args ...types.FuncArg) *expr.ScalarFunction {
+	t.Helper()
+	f, err := c.b.ScalarFn(urn, name, nil, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return f
+}
+
+// must returns v, panicking on err (test set-up only).
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func TestFromSubstraitClientShapes(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	usTS := &types.PrecisionTimestampTzType{PrecisionTimestampType: types.PrecisionTimestampType{Precision: types.PrecisionMicroSeconds, Nullability: types.NullabilityNullable}}
+	usLit := func(t time.Time) expr.Literal {
+		return expr.NewPrecisionTimestampTzLiteral(t.UnixMicro(), types.PrecisionMicroSeconds, types.NullabilityNullable)
+	}
+
+	t.Run("literal left, microseconds, variadic and, emit", func(t *testing.T) {
+		t.Parallel()
+		c := newClientPlan("MESSAGES", usTS)
+		cond := c.fn(t, URNBoolean, "and",
+			c.fn(t, URNComparison, "equal", expr.NewPrimitiveLiteral("general", true), c.ref(c.read, 0)),
+			c.fn(t, URNComparison, "lte", usLit(jan1), c.ref(c.read, 1)),
+			c.fn(t, URNComparison, "gt", usLit(feb1), c.ref(c.read, 1)))
+		filter := must(c.b.Filter(c.read, cond))
+		sorts := must(c.b.SortFields(filter, 1, 2))
+		for i := range sorts {
+			sorts[i].Kind = types.SortDescNullsLast
+		}
+		sorted := must(c.b.Sort(filter, sorts...))
+		proj := must(c.b.Project(sorted, c.ref(sorted, 2)))
+		projected := must(proj.Remap(1, 4)) // timestamp, then the id expression
+		fetch := must(c.b.Fetch(projected, 0, 7))
+		p := must(c.b.Plan(fetch, []string{"ts", "msg"}))
+		q, err := Analyze(p, cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := scanQuery([]OutputColumn{{"timestamp", "ts"}, {"id", "msg"}}, OrderDesc, 7)
+		if !queriesEqual(q, want) || q.Columns[0] != want.Columns[0] || q.Columns[1] != want.Columns[1] {
+			t.Errorf("query %+v, want %+v", q, want)
+		}
+		if _, err := FromSubstrait(marshalPlan(t, p), cat); err != nil {
+			t.Errorf("FromSubstrait: %v", err)
+		}
+	})
+
+	t.Run("aggregate with emit over measures", func(t *testing.T) {
+		t.Parallel()
+		c := newClientPlan("messages", usTS)
+		cond := c.fn(t, URNBoolean, "and",
+			c.fn(t, URNComparison, "gte", c.ref(c.read, 1), usLit(jan1)),
+			c.fn(t, URNBoolean, "and",
+				c.fn(t, URNComparison, "lt", c.ref(c.read, 1), usLit(feb1)),
+				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("general", false))))
+		filter := must(c.b.Filter(c.read, cond))
+		cnt := must(c.b.AggregateFn(URNAggregate, "count", nil))
+		mx := must(c.b.AggregateFn(URNDatetime, "max", nil, c.ref(filter, 1)))
+		agg := must(c.b.GetRelBuilder().AggregateRel(filter, []plan.AggRelMeasure{c.b.Measure(cnt, nil), c.b.Measure(mx, nil)}).Build())
+		swapped := must(agg.Remap(1, 0))
+		p := must(c.b.Plan(swapped, []string{"latest", "n"}))
+		q, err := Analyze(p, cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Measure{{Func: Max, Column: "timestamp", Name: "latest"}, {Func: CountStar, Name: "n"}}
+		if q.Aggregate == nil || len(q.Aggregate.Measures) != 2 || q.Aggregate.Measures[0] != want[0] || q.Aggregate.Measures[1] != want[1] {
+			t.Errorf("aggregate %+v, want %+v", q.Aggregate, want)
+		}
+	})
+
+	t.Run("ReadRel filter", func(t *testing.T) {
+		t.Parallel()
+		canonical, err := FromSQL(`SELECT id, timestamp FROM messages`+routedWhere, cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb := must(canonical.ToProto())
+		project := pb.Relations[0].GetRoot().GetInput().GetProject()
+		filter := project.GetInput().GetFilter()
+		read := proto.Clone(filter.GetInput()).(*substraitpb.Rel)
+		read.GetRead().Filter = filter.GetCondition()
+		project.Input = read
+		p, err := FromSubstrait(must(proto.Marshal(pb)), cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := Explain(p), Explain(canonical); got != want {
+			t.Errorf("ReadRel filter plan:\n%s\nwant\n%s", got, want)
+		}
+		// A projection mask is refused.
+		read.GetRead().Projection = &substraitpb.Expression_MaskExpression{Select: &substraitpb.Expression_MaskExpression_StructSelect{
+			StructItems: []*substraitpb.Expression_MaskExpression_StructItem{{Field: 0}, {Field: 1}, {Field: 2}, {Field: 3}}}}
+		_, err = FromSubstrait(must(proto.Marshal(pb)), cat)
+		if err == nil || err.(*Error).Msg != "ReadRel projection masks are not supported" {
+			t.Errorf("projection mask: %v", err)
+		}
+	})
+}
+
+func TestFromSubstraitRejections(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	nsTS := substraitTSType
+	lit := func(t time.Time) expr.Literal { return timestampLiteral(t.UnixNano()) }
+	// routed returns the client plan's read relation filtered by the routed predicate.
+	routed := func(t *testing.T, c *clientPlan) plan.Rel {
+		cond := c.fn(t, URNBoolean, "and",
+			c.fn(t, URNBoolean, "and",
+				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("general", false)),
+				c.fn(t, URNComparison, "gte", c.ref(c.read, 1), lit(jan1))),
+			c.fn(t, URNComparison, "lt", c.ref(c.read, 1), lit(feb1)))
+		return must(c.b.Filter(c.read, cond))
+	}
+	names := []string{"channel_id", "timestamp", "id", "value"}
+	tests := []struct {
+		name  string
+		build func(t *testing.T, c *clientPlan) (plan.Rel, []string)
+		code  Code
+		msg   string
+		err   error
+	}{
+		{"OR predicate", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			or := c.fn(t, URNBoolean, "or",
+				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("a", false)),
+				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("b", false)))
+			return must(c.b.Filter(routed(t, c), or)), names
+		}, 0, "", ErrUnsupportedPredicate},
+		{"strict lower bound", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			gt := c.fn(t, URNComparison, "gt", c.ref(c.read, 1), lit(jan1))
+			return must(c.b.Filter(routed(t, c), gt)), names
+		}, 0, "", ErrUnsupportedPredicate},
+		{"non-literal bound", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			f := c.fn(t, URNComparison, "gte", c.ref(c.read, 1), c.ref(c.read, 1))
+			return must(c.b.Filter(c.read, f)), names
+		}, 0, "", ErrUnsupportedPredicate},
+		{"second lower bound in a second FilterRel", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			f := c.fn(t, URNComparison, "gte", c.ref(c.read, 1), lit(jan1))
+			return must(c.b.Filter(routed(t, c), f)), names
+		}, 0, "", ErrConflictingTimestampBounds},
+		{"no filter", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			return c.read, names
+		}, 0, "", ErrMissingTimestampStart},
+		{"cross join", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			return must(c.b.Cross(r, r)), append(append([]string(nil), names...), names...)
+		}, Unimplemented, "CrossRel is not supported", nil},
+		{"union", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			return must(c.b.Set(plan.SetOpUnionAll, r, r)), names
+		}, Unimplemented, "SetRel is not supported", nil},
+		{"virtual table", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			return must(c.b.VirtualTable([]string{"a"}, expr.StructLiteralValue{expr.NewPrimitiveLiteral(int64(1), false)})), []string{"a"}
+		}, Unimplemented, "ReadRel is not supported", nil},
+		{"group by", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			cnt := must(c.b.AggregateFn(URNAggregate, "count", nil))
+			return must(c.b.AggregateColumns(r, []plan.AggRelMeasure{c.b.Measure(cnt, nil)}, 2)), []string{"id", "count"}
+		}, Unimplemented, "grouped AggregateRel (GROUP BY) is not supported", nil},
+		{"count distinct", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			f := must(expr.NewAggregateFunc(c.b.GetExprBuilder().Reg, extensions.ID{URN: URNAggregate, Name: "count:any"}, nil,
+				types.AggInvocationDistinct, types.AggPhaseInitialToResult, nil, c.ref(r, 2)))
+			return must(c.b.GetRelBuilder().AggregateRel(r, []plan.AggRelMeasure{c.b.Measure(f, nil)}).Build()), []string{"count"}
+		}, Unimplemented, "COUNT(DISTINCT …) is not supported", nil},
+		{"aggregate filter", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			cnt := must(c.b.AggregateFn(URNAggregate, "count", nil))
+			cond := c.fn(t, URNComparison, "equal", c.ref(r, 2), expr.NewPrimitiveLiteral("x", false))
+			return must(c.b.GetRelBuilder().AggregateRel(r, []plan.AggRelMeasure{c.b.Measure(cnt, cond)}).Build()), []string{"count"}
+		}, Unimplemented, "aggregate FILTER is not supported", nil},
+		{"offset", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			return must(c.b.Fetch(routed(t, c), 5, 10)), names
+		}, Unimplemented, "OFFSET is not supported", nil},
+		{"computed projection", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			e := c.fn(t, URNComparison, "equal", c.ref(r, 2), c.ref(r, 0))
+			p := must(c.b.Project(r, e))
+			return must(p.Remap(4)), []string{"same"}
+		}, Unimplemented, "expressions in ProjectRel are not supported", nil},
+		{"sort on id", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			return must(c.b.Sort(r, must(c.b.SortFields(r, 2))...)), names
+		}, Unimplemented, "SortRel other than timestamp [, id] in one direction is not supported", nil},
+		{"filter above fetch", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			f := must(c.b.Fetch(routed(t, c), 0, 10))
+			return must(c.b.Filter(f, c.fn(t, URNComparison, "equal", c.ref(f, 2), expr.NewPrimitiveLiteral("x", false)))), names
+		}, Unimplemented, "FilterRel above an AggregateRel or FetchRel is not supported", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := newClientPlan("messages", nsTS)
+			rel, rootNames := tt.build(t, c)
+			p := must(c.b.Plan(rel, rootNames))
+			_, err := FromSubstrait(marshalPlan(t, p), cat)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("got %v, want %v", err, tt.err)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Code != tt.code || e.Msg != tt.msg {
+				t.Fatalf("got %v, want %v %q", err, tt.code, tt.msg)
+			}
+		})
+	}
+
+	t.Run("unknown table", func(t *testing.T) {
+		t.Parallel()
+		c := newClientPlan("nosuch", nsTS)
+		p := must(c.b.Plan(c.read, names))
+		if _, err := FromSubstrait(marshalPlan(t, p), cat); err == nil || err.(*Error).Code != NotFound {
+			t.Fatalf("got %v, want NotFound", err)
+		}
+	})
+	t.Run("base schema mismatch", func(t *testing.T) {
+		t.Parallel()
+		c := newClientPlan("messages", &types.Int64Type{})
+		p := must(c.b.Plan(c.read, names))
+		_, err := FromSubstrait(marshalPlan(t, p), cat)
+		if err == nil || err.(*Error).Msg != `ReadRel base schema does not match table "messages"` {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("undecodable bytes", func(t *testing.T) {
+		t.Parallel()
+		if _, err := FromSubstrait([]byte{0xff, 0x01, 0x02}, cat); !errors.Is(err, ErrInvalidPlan) {
+			t.Fatalf("got %v, want ErrInvalidPlan", err)
+		}
+	})
+	t.Run("pre-1970 literal does not panic", func(t *testing.T) {
+		t.Parallel()
+		// substrait-go v8.1.1 decodes negative precision timestamp literals as nil; the
+		// plan must be refused, not crash the server.
+		p, err := FromSQL(`SELECT * FROM messages WHERE channel_id = 'g' AND timestamp >= '1960-01-01' AND timestamp < '2026-01-01'`, cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := FromSubstrait(marshalPlan(t, p), cat); err == nil {
+			t.Fatal("pre-1970 literal accepted after a protobuf round trip")
+		}
+	})
+	t.Run("several roots", func(t *testing.T) {
+		t.Parallel()
+		c := newClientPlan("messages", nsTS)
+		r := routed(t, c)
+		p := must(c.b.Plan(r, names))
+		pb := must(p.ToProto())
+		pb.Relations = append(pb.Relations, pb.Relations[0])
+		_, err := FromSubstrait(must(proto.Marshal(pb)), cat)
+		if err == nil || err.(*Error).Msg != "a plan without exactly one root relation is not supported" {
+			t.Fatalf("got %v", err)
+		}
+	})
+	_ = routing.TimeRange{}
+}

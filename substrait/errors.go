@@ -1,0 +1,130 @@
+package substrait
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an *Error by what the caller should tell the client. The Flight SQL layer
+// maps it to a gRPC status code (InvalidArgument → INVALID_ARGUMENT, Unimplemented →
+// UNIMPLEMENTED, NotFound → NOT_FOUND); this package knows nothing of gRPC. Any error of this
+// package that is not an *Error is an internal failure (INTERNAL).
+type Code uint8
+
+const (
+	// InvalidArgument: the query is well formed SQL or Substrait but breaks the routed
+	// contract (pulpitum-reference.md §5.2–§5.3), names an unknown column, carries an invalid
+	// literal, or a parameter value cannot be bound.
+	InvalidArgument Code = iota + 1
+	// Unimplemented: the query uses a construct flightsrv does not support (joins,
+	// subqueries, CTEs, DML, DDL, GROUP BY, OFFSET, unknown functions, other Substrait
+	// relations…). Flight SQL clients fall back on this code (flightsql-clients.md).
+	Unimplemented
+	// NotFound: the query names a table the catalog does not hold.
+	NotFound
+)
+
+// String returns the code's name as spelled by gRPC (INVALID_ARGUMENT, UNIMPLEMENTED,
+// NOT_FOUND).
+func (c Code) String() string {
+	switch c {
+	case InvalidArgument:
+		return "INVALID_ARGUMENT"
+	case Unimplemented:
+		return "UNIMPLEMENTED"
+	case NotFound:
+		return "NOT_FOUND"
+	}
+	return fmt.Sprintf("code(%d)", uint8(c))
+}
+
+// Error is a planning error with a classification and a client-safe message. Messages never
+// contain partition values, literal values or parameter values (pulpitum-reference.md §5.3,
+// error privacy); they may name SQL constructs, columns, tables and parameter positions.
+//
+// Two *Error values are equal under errors.Is when their Code and Msg are equal, so the
+// sentinels below can be matched even when a copy is returned.
+type Error struct {
+	Code Code
+	Msg  string
+}
+
+// Error returns the message prefixed with the package name.
+func (e *Error) Error() string { return "substrait: " + e.Msg }
+
+// Is reports whether target is an *Error with the same code and message.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code && t.Msg == e.Msg
+}
+
+// CodeOf returns the Code of the first *Error in err's chain, and false when there is none
+// (an internal error).
+func CodeOf(err error) (Code, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code, true
+	}
+	return 0, false
+}
+
+func errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// unimplemented names an unsupported construct: "<construct> is not supported".
+func unimplemented(construct string) *Error {
+	return &Error{Code: Unimplemented, Msg: construct + " is not supported"}
+}
+
+// unimplementedAre names an unsupported construct in the plural: "<constructs> are not
+// supported".
+func unimplementedAre(constructs string) *Error {
+	return &Error{Code: Unimplemented, Msg: constructs + " are not supported"}
+}
+
+// The routed-predicate planning errors of pulpitum-reference.md §5.3, with fixed, value-free
+// messages. Finish-time checks run in the reference's order: start, end, range, partition
+// (ErrMissingTimestampStart, ErrMissingTimestampEnd, ErrInvalidTimestampRange,
+// ErrMissingShardEquality). The shape errors (ErrUnsupportedPredicate,
+// ErrConflictingShardEquality, ErrConflictingTimestampBounds) are raised while the conjuncts
+// are read left to right, before the finish-time checks. All are InvalidArgument.
+var (
+	// ErrMissingTimestampStart: no lower bound `timestamp >= L` (or `L <= timestamp`).
+	ErrMissingTimestampStart = &Error{Code: InvalidArgument, Msg: "routed query needs a lower timestamp bound (timestamp >= start)"}
+	// ErrMissingTimestampEnd: no upper bound `timestamp < L` (or `L > timestamp`).
+	ErrMissingTimestampEnd = &Error{Code: InvalidArgument, Msg: "routed query needs an upper timestamp bound (timestamp < end)"}
+	// ErrInvalidTimestampRange: the lower bound is not before the upper bound (start ≥ end).
+	ErrInvalidTimestampRange = &Error{Code: InvalidArgument, Msg: "timestamp range is empty: start must be before end"}
+	// ErrMissingShardEquality: no `partition_column = 'value'` conjunct.
+	ErrMissingShardEquality = &Error{Code: InvalidArgument, Msg: "routed query needs one partition column equality"}
+	// ErrUnsupportedPredicate: a conjunct outside the accepted shapes of §5.2 (OR, NOT, `>`,
+	// `<=`, `!=`, `=` on the timestamp, BETWEEN, IN, LIKE, IS NULL, other columns, row values,
+	// non-literals, NULL literals…).
+	ErrUnsupportedPredicate = &Error{Code: InvalidArgument, Msg: "unsupported predicate: only partition column equality and timestamp >= / < bounds joined by AND are accepted"}
+	// ErrConflictingShardEquality: two partition equalities with different values (repeating
+	// the same value is allowed).
+	ErrConflictingShardEquality = &Error{Code: InvalidArgument, Msg: "conflicting partition column equalities"}
+	// ErrConflictingTimestampBounds: a second lower bound or a second upper bound, even with
+	// the same value.
+	ErrConflictingTimestampBounds = &Error{Code: InvalidArgument, Msg: "conflicting timestamp bounds: at most one lower and one upper bound"}
+)
+
+// Literal and statement errors outside the reference's list (InvalidArgument).
+var (
+	// ErrInvalidTimestampLiteral: a timestamp bound that is not a finite date/time literal
+	// (see ParseTimestamp for the accepted forms).
+	ErrInvalidTimestampLiteral = &Error{Code: InvalidArgument, Msg: "invalid timestamp literal"}
+	// ErrTimestampOutOfRange: a timestamp bound outside the nanosecond range of
+	// timestamp[ns] (1677-09-21 to 2262-04-11 UTC).
+	ErrTimestampOutOfRange = &Error{Code: InvalidArgument, Msg: "timestamp is outside the nanosecond range (1677-09-21 to 2262-04-11)"}
+	// ErrNegativeLimit: LIMIT below zero.
+	ErrNegativeLimit = &Error{Code: InvalidArgument, Msg: "LIMIT must not be negative"}
+	// ErrMixedPlaceholders: a statement using both `?` and `$n` placeholders.
+	ErrMixedPlaceholders = &Error{Code: InvalidArgument, Msg: "cannot mix ? and $n placeholders"}
+	// ErrEmptyQuery: SQL text holding no statement.
+	ErrEmptyQuery = &Error{Code: InvalidArgument, Msg: "empty query"}
+	// ErrInvalidPlan: Substrait plan bytes that do not decode, or a plan that is internally
+	// inconsistent.
+	ErrInvalidPlan = &Error{Code: InvalidArgument, Msg: "invalid Substrait plan"}
+)

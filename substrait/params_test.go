@@ -1,0 +1,362 @@
+package substrait
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+const (
+	dollarSQL = `SELECT id FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp < $3 ORDER BY timestamp DESC LIMIT $4`
+	qmarkSQL  = `SELECT id FROM messages WHERE channel_id=? AND timestamp>=? AND ?>timestamp ORDER BY timestamp DESC LIMIT ?`
+)
+
+func TestParameterSchema(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	want := arrow.NewSchema([]arrow.Field{
+		{Name: "$1", Type: arrow.BinaryTypes.String},
+		{Name: "$2", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}},
+		{Name: "$3", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}},
+		{Name: "$4", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	for _, sql := range []string{dollarSQL, qmarkSQL,
+		`SELECT id FROM messages WHERE CAST($1 AS text) = channel_id AND $2::timestamptz <= timestamp AND timestamp < $3::timestamp ORDER BY timestamp DESC LIMIT $4::int8`,
+		// numbering follows the placeholders, not the clause order
+		`SELECT id FROM messages WHERE channel_id = ? AND timestamp >= ? AND timestamp < ? ORDER BY timestamp DESC FETCH FIRST ? ROWS ONLY`,
+	} {
+		s, err := Prepare(sql, cat)
+		if err != nil {
+			t.Fatalf("%q: %v", sql, err)
+		}
+		if !s.ParameterSchema().Equal(want) || s.NumParams() != 4 {
+			t.Errorf("%q: parameter schema\n%v\nwant\n%v", sql, s.ParameterSchema(), want)
+		}
+		if got := s.DatasetSchema(); !got.Equal(arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String}}, nil)) {
+			t.Errorf("%q: dataset schema %v", sql, got)
+		}
+		q, err := s.Query("general", jan1, feb1, 10)
+		if err != nil {
+			t.Fatalf("%q: %v", sql, err)
+		}
+		if wantQ := scanQuery([]OutputColumn{{"id", "id"}}, OrderDesc, 10); !queriesEqual(q, wantQ) {
+			t.Errorf("%q: query %+v, want %+v", sql, q, wantQ)
+		}
+	}
+}
+
+func queriesEqual(a, b *Query) bool {
+	return a.Table == b.Table && string(a.Partition) == string(b.Partition) && a.Range.Start.Equal(b.Range.Start) &&
+		a.Range.End.Equal(b.Range.End) && a.Order == b.Order && a.Limit == b.Limit &&
+		len(a.Columns) == len(b.Columns) && (a.Aggregate == nil) == (b.Aggregate == nil)
+}
+
+func TestParameterPrepareErrors(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	tests := []struct {
+		sql string
+		err error
+		msg string
+	}{
+		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $1 AND timestamp < $2`, nil,
+			"parameter $1 is used both as utf8 (partition column value) and as timestamp[ns, tz=UTC] (timestamp bound)"},
+		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $3 AND timestamp < $3`, nil,
+			"parameters must be numbered consecutively from $1 ($2 is missing)"},
+		{`SELECT * FROM messages WHERE channel_id = $0 AND timestamp >= $1 AND timestamp < $2`, nil,
+			"parameter $0 is invalid: parameters are numbered from $1"},
+		{`SELECT * FROM messages WHERE channel_id = ? AND timestamp >= $2 AND timestamp < $3`, ErrMixedPlaceholders, ""},
+		// value-independent routed checks run at prepare time
+		{`SELECT * FROM messages WHERE timestamp >= $1 AND timestamp < $2`, ErrMissingShardEquality, ""},
+		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp < $2`, ErrMissingTimestampStart, ""},
+		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp >= $3`, ErrConflictingTimestampBounds, ""},
+		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp > $2 AND timestamp < $3`, ErrUnsupportedPredicate, ""},
+		{`SELECT * FROM messages WHERE channel_id = $1::int4 AND timestamp >= $2 AND timestamp < $3`, ErrUnsupportedPredicate, ""},
+		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $2::date AND timestamp < $3`, ErrUnsupportedPredicate, ""},
+		{`SELECT * FROM messages WHERE id = $1 AND channel_id = 'g' AND timestamp >= $2 AND timestamp < $3`, ErrUnsupportedPredicate, ""},
+	}
+	for _, tt := range tests {
+		_, err := Prepare(tt.sql, cat)
+		switch {
+		case tt.err != nil && !errors.Is(err, tt.err):
+			t.Errorf("%q: got %v, want %v", tt.sql, err, tt.err)
+		case tt.err == nil && (err == nil || err.(*Error).Msg != tt.msg || err.(*Error).Code != InvalidArgument):
+			t.Errorf("%q: got %v, want %q", tt.sql, err, tt.msg)
+		}
+	}
+}
+
+func TestBindGoValues(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	s, err := Prepare(dollarSQL, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paris := time.FixedZone("CET", 3600)
+	q, err := s.Query([]byte("general"), "2026-01-01T01:00:00+01:00", time.Date(2026, 2, 1, 1, 0, 0, 0, paris), uint8(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !queriesEqual(q, scanQuery([]OutputColumn{{"id", "id"}}, OrderDesc, 3)) || q.Range.Start.Location() != time.UTC {
+		t.Errorf("query %+v", q)
+	}
+	tests := []struct {
+		args []any
+		err  error
+		msg  string
+	}{
+		{[]any{"general", jan1, feb1}, nil, "statement has 4 parameters, 3 values given"},
+		{[]any{nil, jan1, feb1, 1}, nil, "parameter $1 must not be NULL"},
+		{[]any{5, jan1, feb1, 1}, nil, "parameter $1 must be utf8 (partition column value), got int"},
+		{[]any{[]byte{0xff}, jan1, feb1, 1}, nil, "parameter $1 must be valid UTF-8"},
+		{[]any{"g", int64(5), feb1, 1}, nil, "parameter $2 must be timestamp[ns, tz=UTC] (timestamp bound), got int64"},
+		{[]any{"g", "soon", feb1, 1}, nil, "parameter $2: invalid timestamp literal"},
+		{[]any{"g", jan1, time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), 1}, nil, "parameter $3 is outside the nanosecond timestamp range"},
+		{[]any{"g", jan1, feb1, "10"}, nil, "parameter $4 must be int64 (LIMIT), got string"},
+		{[]any{"g", jan1, feb1, uint64(math.MaxUint64)}, nil, "parameter $4 is outside the int64 range"},
+		{[]any{"g", jan1, feb1, -1}, ErrNegativeLimit, ""},
+		{[]any{"g", feb1, jan1, 1}, ErrInvalidTimestampRange, ""},
+		{[]any{"g", jan1, jan1, 1}, ErrInvalidTimestampRange, ""},
+	}
+	for _, tt := range tests {
+		_, err := s.Bind(tt.args...)
+		switch {
+		case tt.err != nil && !errors.Is(err, tt.err):
+			t.Errorf("%v: got %v, want %v", tt.args, err, tt.err)
+		case tt.err == nil && (err == nil || err.(*Error).Msg != tt.msg || err.(*Error).Code != InvalidArgument):
+			t.Errorf("%v: got %v, want %q", tt.args, err, tt.msg)
+		}
+	}
+}
+
+func TestBindValueDependentChecks(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	s, err := Prepare(`SELECT count(*) FROM messages WHERE channel_id = $1 AND channel_id = ? AND timestamp >= '2026-01-01' AND timestamp < $2`, cat)
+	if err == nil || !errors.Is(err, ErrMixedPlaceholders) {
+		t.Fatalf("mixed placeholders: %v", err)
+	}
+	s, err = Prepare(`SELECT count(*) FROM messages WHERE channel_id = ? AND channel_id = ? AND timestamp >= '2026-01-01' AND timestamp < ?`, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Bind("a", "a", feb1); err != nil {
+		t.Errorf("same partition twice: %v", err)
+	}
+	if _, err := s.Bind("a", "b", feb1); !errors.Is(err, ErrConflictingShardEquality) {
+		t.Errorf("different partitions: %v", err)
+	}
+	if _, err := s.Bind("a", "a", jan1); !errors.Is(err, ErrInvalidTimestampRange) {
+		t.Errorf("empty range: %v", err)
+	}
+	// A literal and a parameter partition value conflict only at bind time.
+	s, err = Prepare(`SELECT count(*) FROM messages WHERE channel_id = 'a' AND channel_id = $1 AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Bind("b"); !errors.Is(err, ErrConflictingShardEquality) {
+		t.Errorf("literal vs parameter: %v", err)
+	}
+	// Statements without parameters report everything at prepare time.
+	if _, err := Prepare(`SELECT * FROM messages WHERE channel_id = 'a' AND timestamp >= '2026-02-01' AND timestamp < '2026-01-01'`, cat); !errors.Is(err, ErrInvalidTimestampRange) {
+		t.Errorf("literal range: %v", err)
+	}
+	if _, err := FromSQL(dollarSQL, cat); err == nil || err.(*Error).Msg != "statement has 4 parameters, 0 values given" {
+		t.Errorf("FromSQL with parameters: %v", err)
+	}
+}
+
+// paramRecord builds a one-row record with the given arrays as parameter columns.
+func paramRecord(t *testing.T, mem memory.Allocator, cols ...arrow.Array) arrow.RecordBatch {
+	t.Helper()
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: "p", Type: c.DataType(), Nullable: true}
+	}
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(cols[0].Len()))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
+}
+
+func TestBindRecordCoercion(t *testing.T) {
+	t.Parallel()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	cat := testCatalog(t)
+	s, err := Prepare(qmarkSQL, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := func(dt arrow.DataType, v string) arrow.Array {
+		b := array.NewBuilder(mem, dt)
+		defer b.Release()
+		switch bb := b.(type) {
+		case *array.StringBuilder:
+			bb.Append(v)
+		case *array.LargeStringBuilder:
+			bb.Append(v)
+		case *array.StringViewBuilder:
+			bb.Append(v)
+		case *array.BinaryDictionaryBuilder:
+			if err := bb.AppendString(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b.NewArray()
+	}
+	ts := func(unit arrow.TimeUnit, tz string, t0 time.Time) arrow.Array {
+		b := array.NewTimestampBuilder(mem, &arrow.TimestampType{Unit: unit, TimeZone: tz})
+		defer b.Release()
+		v, _ := arrow.TimestampFromTime(t0, unit)
+		b.Append(v)
+		return b.NewArray()
+	}
+	integer := func(dt arrow.DataType, v int64) arrow.Array {
+		b := array.NewBuilder(mem, dt)
+		defer b.Release()
+		switch bb := b.(type) {
+		case *array.Int8Builder:
+			bb.Append(int8(v))
+		case *array.Int16Builder:
+			bb.Append(int16(v))
+		case *array.Int32Builder:
+			bb.Append(int32(v))
+		case *array.Int64Builder:
+			bb.Append(v)
+		case *array.Uint8Builder:
+			bb.Append(uint8(v))
+		case *array.Uint32Builder:
+			bb.Append(uint32(v))
+		case *array.Uint64Builder:
+			bb.Append(uint64(v))
+		}
+		return b.NewArray()
+	}
+	date32 := func(t0 time.Time) arrow.Array {
+		b := array.NewDate32Builder(mem)
+		defer b.Release()
+		b.Append(arrow.Date32FromTime(t0))
+		return b.NewArray()
+	}
+	dict := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	ok := []struct {
+		name string
+		cols func() []arrow.Array
+	}{
+		{"utf8, ns UTC, int64", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.String, "general"), ts(arrow.Nanosecond, "UTC", jan1), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
+		}},
+		{"large_utf8, us zone-less, int8", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.LargeString, "general"), ts(arrow.Microsecond, "", jan1), ts(arrow.Millisecond, "America/New_York", feb1), integer(arrow.PrimitiveTypes.Int8, 10)}
+		}},
+		{"string_view, s, date32, uint32", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.StringView, "general"), ts(arrow.Second, "", jan1), date32(feb1), integer(arrow.PrimitiveTypes.Uint32, 10)}
+		}},
+		{"dictionary, uint8", func() []arrow.Array {
+			return []arrow.Array{str(dict, "general"), ts(arrow.Nanosecond, "", jan1), ts(arrow.Nanosecond, "", feb1), integer(arrow.PrimitiveTypes.Uint8, 10)}
+		}},
+	}
+	for _, tt := range ok {
+		rec := paramRecord(t, mem, tt.cols()...)
+		q, err := s.QueryRecord(rec, 0)
+		rec.Release()
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if want := scanQuery([]OutputColumn{{"id", "id"}}, OrderDesc, 10); !queriesEqual(q, want) {
+			t.Errorf("%s: query %+v, want %+v", tt.name, q, want)
+		}
+	}
+	nullStr := func() arrow.Array {
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		b.AppendNull()
+		return b.NewArray()
+	}
+	bad := []struct {
+		name string
+		cols func() []arrow.Array
+		msg  string
+	}{
+		{"null", func() []arrow.Array {
+			return []arrow.Array{nullStr(), ts(arrow.Nanosecond, "UTC", jan1), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
+		}, "parameter $1 must not be NULL"},
+		{"int for the partition", func() []arrow.Array {
+			return []arrow.Array{integer(arrow.PrimitiveTypes.Int64, 1), ts(arrow.Nanosecond, "UTC", jan1), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
+		}, "parameter $1 must be utf8 (partition column value), got int64"},
+		{"string for a timestamp", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), str(arrow.BinaryTypes.String, "2026-01-01"), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
+		}, "parameter $2 must be timestamp[ns, tz=UTC] (timestamp bound), got utf8"},
+		{"timestamp for the limit", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), ts(arrow.Nanosecond, "UTC", jan1), ts(arrow.Nanosecond, "UTC", feb1), ts(arrow.Nanosecond, "UTC", feb1)}
+		}, "parameter $4 must be int64 (LIMIT), got timestamp[ns, tz=UTC]"},
+		{"seconds beyond the ns range", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), ts(arrow.Second, "", time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC)), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
+		}, "parameter $2 is outside the nanosecond timestamp range"},
+		{"uint64 beyond int64", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), ts(arrow.Nanosecond, "UTC", jan1), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Uint64, -1)}
+		}, "parameter $4 is outside the int64 range"},
+		{"too few columns", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.String, "g")}
+		}, "statement has 4 parameters, 1 parameter columns given"},
+	}
+	for _, tt := range bad {
+		rec := paramRecord(t, mem, tt.cols()...)
+		_, err := s.BindRecord(rec, 0)
+		rec.Release()
+		if err == nil || err.(*Error).Msg != tt.msg || err.(*Error).Code != InvalidArgument {
+			t.Errorf("%s: got %v, want %q", tt.name, err, tt.msg)
+		}
+	}
+	rec := paramRecord(t, mem, ok[0].cols()...)
+	defer rec.Release()
+	if _, err := s.BindRecord(rec, 1); err == nil || err.(*Error).Msg != "parameter row 1 does not exist" {
+		t.Errorf("row out of range: %v", err)
+	}
+	noParams, err := Prepare(`SELECT * FROM messages`+routedWhere, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := noParams.BindRecord(nil, 0); err != nil {
+		t.Errorf("nil record without parameters: %v", err)
+	}
+}
+
+func TestExplainStatement(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	s, err := Prepare(`EXPLAIN `+seedSQL, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.IsExplain() || !s.DatasetSchema().Equal(ExplainSchema) || s.Table().Name != "messages" {
+		t.Fatalf("explain statement: %v %v", s.IsExplain(), s.DatasetSchema())
+	}
+	p, err := s.Bind()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `Root [count]
+  Aggregate [count(*)]
+    Filter channel_id = 'general' AND timestamp >= 2026-01-01T00:00:00Z AND timestamp < 2027-01-01T00:00:00Z
+      Read messages [channel_id, timestamp, id, value]
+`
+	if got := Explain(p); got != want {
+		t.Errorf("Explain:\n%s\nwant\n%s", got, want)
+	}
+	if s.SQL() != `EXPLAIN `+seedSQL {
+		t.Errorf("SQL() = %q", s.SQL())
+	}
+	_ = routing.TimeRange{}
+}

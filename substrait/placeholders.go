@@ -1,0 +1,164 @@
+package substrait
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
+)
+
+// rewritePlaceholders turns the `?` placeholders of JDBC and DB-API (qmark) clients into
+// PostgreSQL `$n` parameters, numbered left to right from $1 (flightsql-clients.md). It
+// works on the token stream of PostgreSQL's own lexer (pg_query Scan), so a `?` inside a
+// string literal (any quoting, including dollar quotes), a quoted identifier or a comment is
+// never touched.
+//
+// PostgreSQL lexes `?` as an operator character, so the lexer hands back placeholders as
+// operator tokens: a lone `?`, or glued to a preceding operator (`channel_id=?` lexes as
+// `channel_id` `=?`). Operators that contain `?` exist (jsonb `?`, `?|`, `?&`; jsonpath
+// `@?`), so a token is only rewritten where it cannot be such an operator:
+//
+//   - a lone `?` token is a placeholder unless it stands between two operands (`doc ? 'k'`
+//     keeps the jsonb operator);
+//   - a token `<op>?` whose operator part holds no `?` (`=?`, `>=?`, `<?`) becomes `<op> $n`
+//     unless an operand follows it (`path @? '$.a'` keeps the jsonpath operator);
+//   - a token `?<op>` whose operator part holds no `?` (`?>`, `?<=`) becomes `$n <op>` unless
+//     an operand precedes it (`doc ?| keys` keeps the jsonb operator);
+//   - every other operator containing `?` (`??`, `=?-`…) is left unchanged.
+//
+// It returns the rewritten text and the number of `?` placeholders. A statement that mixes
+// `?` and `$n` is refused with ErrMixedPlaceholders. A text the lexer rejects (an
+// unterminated string…) is a syntax error.
+func rewritePlaceholders(sql string) (string, int, error) {
+	if !strings.Contains(sql, "?") {
+		return sql, 0, nil
+	}
+	res, err := pg.Scan(sql)
+	if err != nil {
+		return "", 0, syntaxError(err)
+	}
+	toks := make([]*pg.ScanToken, 0, len(res.GetTokens()))
+	for _, t := range res.GetTokens() {
+		if t.Token != pg.Token_SQL_COMMENT && t.Token != pg.Token_C_COMMENT {
+			toks = append(toks, t)
+		}
+	}
+	var (
+		out     strings.Builder
+		last    int // byte offset copied so far
+		n       int // placeholders found
+		dollars bool
+	)
+	// emit replaces token t by `<before> $n <after>`: the operator text glued to the `?`
+	// stays, separated by spaces so that the lexer sees `$n` alone.
+	emit := func(t *pg.ScanToken, before, after string) {
+		out.WriteString(sql[last:t.Start])
+		n++
+		out.WriteString(before)
+		out.WriteString(" $")
+		out.WriteString(strconv.Itoa(n))
+		out.WriteString(" ")
+		out.WriteString(after)
+		last = int(t.End)
+	}
+	for i, t := range toks {
+		if t.Token == pg.Token_PARAM {
+			dollars = true
+			continue
+		}
+		if t.Token != pg.Token_Op {
+			continue
+		}
+		text := sql[t.Start:t.End]
+		var prev, next *pg.ScanToken
+		if i > 0 {
+			prev = toks[i-1]
+		}
+		if i+1 < len(toks) {
+			next = toks[i+1]
+		}
+		switch {
+		case text == "?":
+			if endsOperand(prev) && startsOperand(next) {
+				continue // binary operator `?`
+			}
+			emit(t, "", "")
+		case strings.HasSuffix(text, "?") && !strings.Contains(text[:len(text)-1], "?"):
+			if startsOperand(next) {
+				continue // an operator such as @?
+			}
+			emit(t, text[:len(text)-1], "")
+		case strings.HasPrefix(text, "?") && !strings.Contains(text[1:], "?"):
+			if endsOperand(prev) {
+				continue // an operator such as ?| or ?&
+			}
+			emit(t, "", text[1:])
+		}
+	}
+	if n == 0 {
+		return sql, 0, nil
+	}
+	if dollars {
+		return "", 0, ErrMixedPlaceholders
+	}
+	out.WriteString(sql[last:])
+	return out.String(), n, nil
+}
+
+// Reserved keywords that nevertheless form a complete operand.
+var operandKeywords = map[pg.Token]bool{
+	pg.Token_NULL_P: true, pg.Token_TRUE_P: true, pg.Token_FALSE_P: true, pg.Token_END_P: true,
+	pg.Token_CURRENT_DATE: true, pg.Token_CURRENT_TIME: true, pg.Token_CURRENT_TIMESTAMP: true,
+	pg.Token_LOCALTIME: true, pg.Token_LOCALTIMESTAMP: true, pg.Token_CURRENT_USER: true,
+	pg.Token_SESSION_USER: true, pg.Token_USER: true, pg.Token_CURRENT_ROLE: true,
+	pg.Token_CURRENT_CATALOG: true,
+}
+
+func isConstOrName(t pg.Token) bool {
+	switch t {
+	case pg.Token_IDENT, pg.Token_UIDENT, pg.Token_SCONST, pg.Token_USCONST, pg.Token_BCONST,
+		pg.Token_XCONST, pg.Token_ICONST, pg.Token_FCONST, pg.Token_PARAM:
+		return true
+	}
+	return false
+}
+
+// endsOperand reports whether a token can be the last token of an operand, so that a
+// following `?` could be a binary operator.
+func endsOperand(t *pg.ScanToken) bool {
+	if t == nil {
+		return false
+	}
+	switch {
+	case isConstOrName(t.Token), t.Token == pg.Token_ASCII_41, t.Token == pg.Token_ASCII_93, operandKeywords[t.Token]:
+		return true
+	case t.Token == pg.Token_FIRST_P || t.Token == pg.Token_NEXT:
+		return false // FETCH FIRST ? ROWS ONLY
+	}
+	return t.KeywordKind != pg.KeywordKind_NO_KEYWORD && t.KeywordKind != pg.KeywordKind_RESERVED_KEYWORD
+}
+
+// startsOperand reports whether a token can begin an operand, so that a preceding `?` could
+// be a binary operator.
+func startsOperand(t *pg.ScanToken) bool {
+	if t == nil {
+		return false
+	}
+	switch {
+	case isConstOrName(t.Token), t.Token == pg.Token_ASCII_40, operandKeywords[t.Token]:
+		return true
+	}
+	return t.KeywordKind != pg.KeywordKind_NO_KEYWORD && t.KeywordKind != pg.KeywordKind_RESERVED_KEYWORD
+}
+
+// syntaxError turns a pg_query error into a value-free InvalidArgument: PostgreSQL's message
+// quotes the text near the error, which may be a literal, so only the position is kept.
+func syntaxError(err error) *Error {
+	var pe *pgparser.Error
+	if errors.As(err, &pe) && pe.Cursorpos > 0 {
+		return errorf(InvalidArgument, "SQL syntax error at position %d", pe.Cursorpos)
+	}
+	return &Error{Code: InvalidArgument, Msg: "SQL syntax error"}
+}

@@ -1,0 +1,66 @@
+package substrait
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestRewritePlaceholders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want string
+		n              int
+	}{
+		{"none", `SELECT 1`, `SELECT 1`, 0},
+		{"spaced", `a = ? AND b < ?`, `a =  $1  AND b <  $2 `, 2},
+		{"glued equals", `channel_id=? AND x`, `channel_id= $1  AND x`, 1},
+		{"glued gte", `timestamp>=?`, `timestamp>= $1 `, 1},
+		{"glued lt before paren", `(timestamp<?)`, `(timestamp< $1 )`, 1},
+		{"limit", `LIMIT ?`, `LIMIT  $1 `, 1},
+		{"glued on the left", `?>timestamp AND ?<=x`, ` $1 >timestamp AND  $2 <=x`, 2},
+		{"glued both sides", `a=? AND ?>b`, `a= $1  AND  $2 >b`, 2},
+		{"fetch first", `FETCH FIRST ? ROWS ONLY`, `FETCH FIRST  $1  ROWS ONLY`, 1},
+		{"between", `x BETWEEN ? AND ?`, `x BETWEEN  $1  AND  $2 `, 2},
+		{"in list", `x IN (?,?)`, `x IN ( $1 , $2 )`, 2},
+		{"cast", `CAST(? AS timestamptz)`, `CAST( $1  AS timestamptz)`, 1},
+		{"typecast", `? ::timestamptz`, ` $1  ::timestamptz`, 1},
+		{"string literal", `a = '?' AND b = ?`, `a = '?' AND b =  $1 `, 1},
+		{"escape string", `a = E'\'?' AND b = ?`, `a = E'\'?' AND b =  $1 `, 1},
+		{"dollar quoted", `a = $$?$$ AND b = ?`, `a = $$?$$ AND b =  $1 `, 1},
+		{"tagged dollar quoted", `a = $x$ ? $x$ AND b = ?`, `a = $x$ ? $x$ AND b =  $1 `, 1},
+		{"quoted identifier", `"?" = ?`, `"?" =  $1 `, 1},
+		{"line comment", "a = ? -- why ?\n", "a =  $1  -- why ?\n", 1},
+		{"block comment", `a /* ? */ = ?`, `a /* ? */ =  $1 `, 1},
+		{"jsonb exists operator", `doc ? 'k' AND b = ?`, `doc ? 'k' AND b =  $1 `, 1},
+		{"jsonb any operator", `doc ?| array['a'] AND b = ?`, `doc ?| array['a'] AND b =  $1 `, 1},
+		{"jsonpath operator", `doc @? '$.a' AND b = ?`, `doc @? '$.a' AND b =  $1 `, 1},
+		{"keyword column then operator", `value ? 'k'`, `value ? 'k'`, 0},
+		{"only in literal", `a = '?'`, `a = '?'`, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, n, err := rewritePlaceholders(tt.in)
+			if err != nil {
+				t.Fatalf("rewritePlaceholders(%q): %v", tt.in, err)
+			}
+			if got != tt.want || n != tt.n {
+				t.Errorf("rewritePlaceholders(%q) = %q, %d; want %q, %d", tt.in, got, n, tt.want, tt.n)
+			}
+		})
+	}
+}
+
+func TestRewritePlaceholdersErrors(t *testing.T) {
+	t.Parallel()
+	if _, _, err := rewritePlaceholders(`a = ? AND b = $2`); !errors.Is(err, ErrMixedPlaceholders) {
+		t.Errorf("mixed: got %v, want ErrMixedPlaceholders", err)
+	}
+	_, _, err := rewritePlaceholders(`a = ? AND b = 'secret`)
+	if code, _ := CodeOf(err); code != InvalidArgument {
+		t.Fatalf("unterminated literal: got %v, want InvalidArgument", err)
+	}
+	if got := err.Error(); got != "substrait: SQL syntax error at position 15" {
+		t.Errorf("unterminated literal message = %q", got)
+	}
+}

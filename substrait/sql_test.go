@@ -1,0 +1,381 @@
+package substrait
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+var testDef = routing.TableDef{Name: "messages", TableID: "chat", PartitionColumn: "channel_id", Strategy: routing.CalendarMonthUTC, WritableBuckets: 2}
+
+func testCatalog(t testing.TB) *StaticCatalog {
+	t.Helper()
+	cat, err := NewCatalog(testDef, routing.TableDef{Name: "Events", TableID: "ev", PartitionColumn: "device", Strategy: routing.CalendarDayUTC, WritableBuckets: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// seedSQL is the aggregate-pushdown seed's query, verbatim.
+const seedSQL = `SELECT COUNT(*)
+FROM messages
+WHERE channel_id = 'general'
+  AND timestamp >= TIMESTAMPTZ '2026-01-01T00:00:00Z'
+  AND timestamp < TIMESTAMPTZ '2027-01-01T00:00:00Z';`
+
+var (
+	jan1  = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	feb1  = time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	year1 = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// routedWhere is the accepted predicate used by most cases.
+const routedWhere = ` WHERE channel_id = 'general' AND timestamp >= '2026-01-01T00:00:00Z' AND timestamp < '2026-02-01T00:00:00Z'`
+
+var allColumns = []OutputColumn{{"channel_id", "channel_id"}, {"timestamp", "timestamp"}, {"id", "id"}, {"value", "value"}}
+
+func scanQuery(cols []OutputColumn, order Order, limit int64) *Query {
+	return &Query{Table: testDef, Partition: []byte("general"), Range: routing.TimeRange{Start: jan1, End: feb1}, Columns: cols, Order: order, Limit: limit}
+}
+
+func aggQuery(r routing.TimeRange, limit int64, ms ...Measure) *Query {
+	return &Query{Table: testDef, Partition: []byte("general"), Range: r, Aggregate: &Aggregate{Measures: ms}, Limit: limit}
+}
+
+// planQuery runs the whole SQL road: Prepare, Bind (plan), Analyze (plan → query).
+func planQuery(t *testing.T, cat Catalog, sql string, args ...any) (*Query, error) {
+	t.Helper()
+	s, err := Prepare(sql, cat)
+	if err != nil {
+		return nil, err
+	}
+	q, err := s.Query(args...)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.Bind(args...)
+	if err != nil {
+		t.Fatalf("Bind after a successful Query: %v", err)
+	}
+	q2, err := Analyze(p, cat)
+	if err != nil {
+		t.Fatalf("Analyze(Bind(%q)): %v\n%s", sql, err, Explain(p))
+	}
+	if !reflect.DeepEqual(normalise(q), normalise(q2)) {
+		t.Fatalf("Analyze(Bind(q)) = %+v, want %+v", q2, q)
+	}
+	return q, nil
+}
+
+func normalise(q *Query) *Query {
+	c := *q
+	if len(c.Columns) == 0 {
+		c.Columns = nil
+	}
+	return &c
+}
+
+func TestSQLAccepted(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	yearRange := routing.TimeRange{Start: jan1, End: year1}
+	monthRange := routing.TimeRange{Start: jan1, End: feb1}
+	tests := []struct {
+		name string
+		sql  string
+		want *Query
+	}{
+		{"seed query verbatim", seedSQL, aggQuery(yearRange, -1, Measure{Func: CountStar, Name: "count"})},
+		{"select star", `SELECT * FROM messages` + routedWhere, scanQuery(allColumns, OrderNone, -1)},
+		{"literal on the left, swapped operators",
+			`SELECT * FROM messages WHERE 'general' = channel_id AND '2026-01-01T00:00:00Z' <= timestamp AND '2026-02-01T00:00:00Z' > timestamp`,
+			scanQuery(allColumns, OrderNone, -1)},
+		{"conjuncts in any order",
+			`SELECT * FROM messages WHERE timestamp < '2026-02-01' AND channel_id = 'general' AND timestamp >= '2026-01-01'`,
+			scanQuery(allColumns, OrderNone, -1)},
+		{"nested parentheses",
+			`SELECT * FROM messages WHERE (channel_id = 'general' AND (timestamp >= '2026-01-01')) AND timestamp < '2026-02-01'`,
+			scanQuery(allColumns, OrderNone, -1)},
+		{"same partition value repeated",
+			`SELECT * FROM messages WHERE channel_id = 'general' AND 'general' = channel_id AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+			scanQuery(allColumns, OrderNone, -1)},
+		{"cast syntax forms",
+			`SELECT * FROM messages WHERE channel_id = 'general'::text AND timestamp >= '2026-01-01T00:00:00Z'::timestamptz AND timestamp < CAST('2026-02-01T00:00:00Z' AS timestamptz)`,
+			scanQuery(allColumns, OrderNone, -1)},
+		{"timestamp with time zone and timestamp literals",
+			`SELECT * FROM messages WHERE channel_id = CAST('general' AS varchar) AND timestamp >= TIMESTAMP WITH TIME ZONE '2026-01-01 00:00:00+00' AND timestamp < TIMESTAMP '2026-02-01 00:00:00'`,
+			scanQuery(allColumns, OrderNone, -1)},
+		{"date literals and pg_catalog types",
+			`SELECT * FROM messages WHERE channel_id = 'general' AND timestamp >= DATE '2026-01-01' AND timestamp < '2026-02-01'::pg_catalog.timestamptz`,
+			scanQuery(allColumns, OrderNone, -1)},
+		{"zone offsets",
+			`SELECT * FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01T02:00:00+02:00' AND timestamp < TIMESTAMPTZ '2026-01-31 19:00:00-05'`,
+			scanQuery(allColumns, OrderNone, -1)},
+		{"casts on the columns keep their meaning",
+			`SELECT * FROM messages WHERE channel_id::text = 'general' AND timestamp::timestamptz >= '2026-01-01' AND timestamp < '2026-02-01'`,
+			scanQuery(allColumns, OrderNone, -1)},
+		{"identifiers fold, quoted ones match, alias qualifies",
+			`SELECT M.ID, "timestamp" FROM MESSAGES AS m WHERE m.CHANNEL_ID = 'general' AND m."timestamp" >= '2026-01-01' AND "timestamp" < '2026-02-01'`,
+			scanQuery([]OutputColumn{{"id", "id"}, {"timestamp", "timestamp"}}, OrderNone, -1)},
+		{"table name qualifies",
+			`SELECT messages.value FROM messages` + routedWhere,
+			scanQuery([]OutputColumn{{"value", "value"}}, OrderNone, -1)},
+		{"columns, aliases, duplicates",
+			`SELECT id AS msg, timestamp ts, id FROM messages` + routedWhere,
+			scanQuery([]OutputColumn{{"id", "msg"}, {"timestamp", "ts"}, {"id", "id"}}, OrderNone, -1)},
+		{"qualified star and star with columns",
+			`SELECT m.*, id FROM messages m` + routedWhere,
+			scanQuery(append(append([]OutputColumn(nil), allColumns...), OutputColumn{"id", "id"}), OrderNone, -1)},
+		{"order by timestamp", `SELECT id FROM messages` + routedWhere + ` ORDER BY timestamp`,
+			scanQuery([]OutputColumn{{"id", "id"}}, OrderAsc, -1)},
+		{"order by timestamp desc, id desc with limit", `SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp DESC, id DESC LIMIT 10`,
+			scanQuery(allColumns, OrderDesc, 10)},
+		{"order by position and alias", `SELECT timestamp AS t, id AS i FROM messages` + routedWhere + ` ORDER BY 1 DESC, i DESC NULLS LAST`,
+			scanQuery([]OutputColumn{{"timestamp", "t"}, {"id", "i"}}, OrderDesc, -1)},
+		{"output name wins over column name", `SELECT timestamp AS id FROM messages` + routedWhere + ` ORDER BY id`,
+			scanQuery([]OutputColumn{{"timestamp", "id"}}, OrderAsc, -1)},
+		{"limit all and null", `SELECT * FROM messages` + routedWhere + ` LIMIT ALL`, scanQuery(allColumns, OrderNone, -1)},
+		{"offset zero", `SELECT * FROM messages` + routedWhere + ` LIMIT 5 OFFSET 0`, scanQuery(allColumns, OrderNone, 5)},
+		{"limit zero", `SELECT * FROM messages` + routedWhere + ` LIMIT 0`, scanQuery(allColumns, OrderNone, 0)},
+		{"limit beyond int32", `SELECT * FROM messages` + routedWhere + ` LIMIT 5000000000`, scanQuery(allColumns, OrderNone, 5000000000)},
+		{"fetch first", `SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp FETCH FIRST 3 ROWS ONLY`, scanQuery(allColumns, OrderAsc, 3)},
+		{"count alias and limit", `SELECT count(*) AS n FROM messages` + routedWhere + ` LIMIT 1`,
+			aggQuery(monthRange, 1, Measure{Func: CountStar, Name: "n"})},
+		{"count(1) is count(*)", `SELECT COUNT(1) FROM messages` + routedWhere,
+			aggQuery(monthRange, -1, Measure{Func: CountStar, Name: "count"})},
+		{"pg_catalog.count", `SELECT pg_catalog.count(*) FROM messages` + routedWhere,
+			aggQuery(monthRange, -1, Measure{Func: CountStar, Name: "count"})},
+		{"min, max, count(column)", `SELECT MIN(timestamp), max(timestamp) AS last, count(id) FROM messages` + routedWhere,
+			aggQuery(monthRange, -1, Measure{Func: Min, Column: "timestamp", Name: "min"}, Measure{Func: Max, Column: "timestamp", Name: "last"}, Measure{Func: Count, Column: "id", Name: "count"})},
+		{"other table, case-insensitive name", `SELECT count(*) FROM events WHERE device = 'd1' AND timestamp >= '2026-01-01' AND timestamp < '2027-01-01'`,
+			&Query{Table: cat.byName["events"], Partition: []byte("d1"), Range: yearRange, Aggregate: &Aggregate{Measures: []Measure{{Func: CountStar, Name: "count"}}}, Limit: -1}},
+		{"empty partition value", `SELECT * FROM messages WHERE channel_id = '' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+			&Query{Table: testDef, Partition: []byte(""), Range: monthRange, Columns: allColumns, Limit: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := planQuery(t, cat, tt.sql)
+			if err != nil {
+				t.Fatalf("%q: %v", tt.sql, err)
+			}
+			if !reflect.DeepEqual(normalise(got), normalise(tt.want)) {
+				t.Errorf("%q:\n got %+v %+v\nwant %+v %+v", tt.sql, got, got.Aggregate, tt.want, tt.want.Aggregate)
+			}
+		})
+	}
+}
+
+// TestRoutedPredicateErrors covers every rejected predicate shape, in both operand orders,
+// with its exact error (pulpitum-reference.md §5.2–§5.3).
+func TestRoutedPredicateErrors(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	const (
+		P = `channel_id = 'general'`
+		L = `timestamp >= '2026-01-01'`
+		U = `timestamp < '2026-02-01'`
+	)
+	where := func(conj ...string) string { return `SELECT * FROM messages WHERE ` + strings.Join(conj, " AND ") }
+	tests := []struct {
+		name string
+		sql  string
+		want *Error
+	}{
+		// finish-time checks, in the reference's order: start, end, range, partition
+		{"no WHERE", `SELECT * FROM messages`, ErrMissingTimestampStart},
+		{"missing start", where(P, U), ErrMissingTimestampStart},
+		{"missing start before end", where(P), ErrMissingTimestampStart},
+		{"missing end", where(P, L), ErrMissingTimestampEnd},
+		{"missing end before partition", where(L), ErrMissingTimestampEnd},
+		{"empty range", where(P, `timestamp >= '2026-02-01'`, `timestamp < '2026-01-01'`), ErrInvalidTimestampRange},
+		{"zero-length range", where(P, L, `timestamp < '2026-01-01'`), ErrInvalidTimestampRange},
+		{"range before partition", where(`timestamp >= '2026-02-01'`, `timestamp < '2026-01-01'`), ErrInvalidTimestampRange},
+		{"missing partition", where(L, U), ErrMissingShardEquality},
+		// conflicts
+		{"two partition values", where(P, `channel_id = 'other'`, L, U), ErrConflictingShardEquality},
+		{"two partition values, literal left", where(P, `'other' = channel_id`, L, U), ErrConflictingShardEquality},
+		{"two lower bounds", where(P, L, `timestamp >= '2026-01-02'`, U), ErrConflictingTimestampBounds},
+		{"two equal lower bounds", where(P, L, L, U), ErrConflictingTimestampBounds},
+		{"two lower bounds, mixed operand order", where(P, L, `'2026-01-01' <= timestamp`, U), ErrConflictingTimestampBounds},
+		{"two upper bounds", where(P, L, U, `'2026-02-01' > timestamp`), ErrConflictingTimestampBounds},
+		// shape errors come first, left to right
+		{"unsupported before missing bounds", where(`timestamp > '2026-01-01'`), ErrUnsupportedPredicate},
+		{"conflict before a later unsupported conjunct", where(P, `channel_id = 'other'`, `id = 'x'`, L, U), ErrConflictingShardEquality},
+		{"unsupported before a later conflict", where(`id = 'x'`, P, `channel_id = 'other'`, L, U), ErrUnsupportedPredicate},
+		// unsupported shapes
+		{"strict lower bound", where(P, `timestamp > '2026-01-01'`, U), ErrUnsupportedPredicate},
+		{"strict lower bound, literal left", where(P, `'2026-01-01' < timestamp`, U), ErrUnsupportedPredicate},
+		{"inclusive upper bound", where(P, L, `timestamp <= '2026-02-01'`), ErrUnsupportedPredicate},
+		{"inclusive upper bound, literal left", where(P, L, `'2026-02-01' >= timestamp`), ErrUnsupportedPredicate},
+		{"timestamp equality", where(P, `timestamp = '2026-01-01'`, U), ErrUnsupportedPredicate},
+		{"timestamp equality, literal left", where(P, `'2026-01-01' = timestamp`, U), ErrUnsupportedPredicate},
+		{"not equal", where(`channel_id <> 'general'`, L, U), ErrUnsupportedPredicate},
+		{"bang equal", where(`channel_id != 'general'`, L, U), ErrUnsupportedPredicate},
+		{"not equal, literal left", where(`'general' <> channel_id`, L, U), ErrUnsupportedPredicate},
+		{"partition range", where(`channel_id >= 'a'`, L, U), ErrUnsupportedPredicate},
+		{"OR", where(`(channel_id = 'a' OR channel_id = 'b')`, L, U), ErrUnsupportedPredicate},
+		{"OR of bounds", where(P, `(timestamp >= '2026-01-01' OR timestamp < '2026-02-01')`), ErrUnsupportedPredicate},
+		{"NOT", where(P, `NOT (timestamp < '2026-01-01')`, U), ErrUnsupportedPredicate},
+		{"BETWEEN", where(P, `timestamp BETWEEN '2026-01-01' AND '2026-02-01'`), ErrUnsupportedPredicate},
+		{"IN", where(`channel_id IN ('general')`, L, U), ErrUnsupportedPredicate},
+		{"LIKE", where(`channel_id LIKE 'gen%'`, L, U), ErrUnsupportedPredicate},
+		{"IS NULL", where(P, L, U, `id IS NULL`), ErrUnsupportedPredicate},
+		{"other column", where(P, L, U, `id = 'x'`), ErrUnsupportedPredicate},
+		{"other column, literal left", where(P, L, U, `'x' = id`), ErrUnsupportedPredicate},
+		{"value column", where(P, L, U, `value = '\x00'`), ErrUnsupportedPredicate},
+		{"row value", where(`(channel_id, id) = ('general', 'x')`, L, U), ErrUnsupportedPredicate},
+		{"row value of bounds", where(P, `(timestamp, id) >= ('2026-01-01', 'a')`, U), ErrUnsupportedPredicate},
+		{"NULL partition", where(`channel_id = NULL`, L, U), ErrUnsupportedPredicate},
+		{"NULL partition, literal left", where(`NULL = channel_id`, L, U), ErrUnsupportedPredicate},
+		{"NULL bound", where(P, `timestamp >= NULL`, U), ErrUnsupportedPredicate},
+		{"typed NULL bound", where(P, L, `timestamp < NULL::timestamptz`), ErrUnsupportedPredicate},
+		{"function call bound", where(P, `timestamp >= now()`, U), ErrUnsupportedPredicate},
+		{"arithmetic bound", where(P, `timestamp >= TIMESTAMPTZ '2026-01-01' - INTERVAL '1 day'`, U), ErrUnsupportedPredicate},
+		{"column against column", where(`channel_id = id`, L, U), ErrUnsupportedPredicate},
+		{"timestamp against itself", where(P, `timestamp >= timestamp`, U), ErrUnsupportedPredicate},
+		{"function of partition", where(`lower(channel_id) = 'general'`, L, U), ErrUnsupportedPredicate},
+		{"literal comparison", where(`1 = 1`, P, L, U), ErrUnsupportedPredicate},
+		{"boolean literal", where(`true`, P, L, U), ErrUnsupportedPredicate},
+		{"integer partition literal", where(`channel_id = 5`, L, U), ErrUnsupportedPredicate},
+		{"integer bound", where(P, `timestamp >= 5`, U), ErrUnsupportedPredicate},
+		{"cast with precision", where(P, `timestamp >= '2026-01-01'::timestamptz(3)`, U), ErrUnsupportedPredicate},
+		{"cast with length", where(`channel_id = 'general'::varchar(3)`, L, U), ErrUnsupportedPredicate},
+		{"column cast changing meaning", where(P, `timestamp::date >= DATE '2026-01-01'`, U), ErrUnsupportedPredicate},
+		{"operator schema-qualified", where(`channel_id OPERATOR(pg_catalog.=) 'general'`, L, U), ErrUnsupportedPredicate},
+		// literals
+		{"invalid timestamp literal", where(P, `timestamp >= 'yesterday'`, U), ErrInvalidTimestampLiteral},
+		{"infinite bound", where(P, L, `timestamp < 'infinity'`), ErrInvalidTimestampLiteral},
+		{"out of range bound", where(P, L, `timestamp < '2300-01-01'`), ErrTimestampOutOfRange},
+		{"date literal with a time", where(P, `timestamp >= DATE '2026-01-01 10:00'`, U), ErrInvalidTimestampLiteral},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := planQuery(t, cat, tt.sql)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("%q: got error %v, want %v", tt.sql, err, tt.want)
+			}
+			if code, _ := CodeOf(err); code != InvalidArgument {
+				t.Errorf("code = %v, want INVALID_ARGUMENT", code)
+			}
+		})
+	}
+}
+
+// TestUnsupportedSQL checks the code and exact message of every construct outside the
+// supported surface.
+func TestUnsupportedSQL(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	tests := []struct {
+		sql  string
+		code Code
+		msg  string
+	}{
+		{`SELECT * FROM messages a JOIN messages b ON a.id = b.id` + routedWhere, Unimplemented, "JOIN is not supported"},
+		{`SELECT * FROM messages, events` + routedWhere, Unimplemented, "JOIN is not supported"},
+		{`SELECT * FROM (SELECT * FROM messages) s` + routedWhere, Unimplemented, "subqueries are not supported"},
+		{`SELECT * FROM messages WHERE channel_id = (SELECT 'general') AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`, Unimplemented, "subqueries are not supported"},
+		{`SELECT * FROM messages WHERE channel_id IN (SELECT 'general') AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`, Unimplemented, "subqueries are not supported"},
+		{`SELECT (SELECT 1) FROM messages` + routedWhere, Unimplemented, "subqueries are not supported"},
+		{`WITH m AS (SELECT * FROM messages) SELECT * FROM m`, Unimplemented, "WITH (common table expressions) are not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` UNION SELECT * FROM messages` + routedWhere, Unimplemented, "UNION is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` EXCEPT SELECT * FROM messages` + routedWhere, Unimplemented, "EXCEPT is not supported"},
+		{`VALUES (1)`, Unimplemented, "VALUES is not supported"},
+		{`SELECT * INTO t FROM messages` + routedWhere, Unimplemented, "SELECT INTO is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` FOR UPDATE`, Unimplemented, "FOR UPDATE / FOR SHARE is not supported"},
+		{`INSERT INTO messages VALUES ('a', now(), 'b', 'c')`, Unimplemented, "INSERT is not supported"},
+		{`UPDATE messages SET id = 'x'`, Unimplemented, "UPDATE is not supported"},
+		{`DELETE FROM messages`, Unimplemented, "DELETE is not supported"},
+		{`CREATE TABLE t (a int)`, Unimplemented, "CREATE TABLE is not supported"},
+		{`DROP TABLE messages`, Unimplemented, "DROP is not supported"},
+		{`BEGIN`, Unimplemented, "transaction control (BEGIN, COMMIT, ROLLBACK) is not supported"},
+		{`CREATE INDEX i ON messages (id)`, Unimplemented, "statement IndexStmt is not supported"},
+		{`SELECT 1; SELECT 2`, Unimplemented, "multiple statements are not supported"},
+		{`EXPLAIN ANALYZE SELECT * FROM messages` + routedWhere, Unimplemented, "EXPLAIN options are not supported"},
+		{`SELECT 1`, Unimplemented, "SELECT without FROM is not supported"},
+		{`SELECT * FROM public.messages` + routedWhere, Unimplemented, "schema-qualified table names are not supported"},
+		{`SELECT * FROM generate_series(1, 2)`, Unimplemented, "table functions are not supported"},
+		{`SELECT * FROM messages m(a, b)` + routedWhere, Unimplemented, "column aliases in FROM are not supported"},
+		{`SELECT DISTINCT id FROM messages` + routedWhere, Unimplemented, "DISTINCT is not supported"},
+		{`SELECT count(*) FROM messages` + routedWhere + ` GROUP BY id`, Unimplemented, "GROUP BY is not supported"},
+		{`SELECT date_trunc('month', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY date_trunc('month', timestamp)`, Unimplemented, "GROUP BY date_trunc is not supported"},
+		{`SELECT date_trunc('day', timestamp) AS d, count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "GROUP BY is not supported"},
+		{`SELECT date_trunc('hour', timestamp) FROM messages` + routedWhere, Unimplemented, "date_trunc outside GROUP BY is not supported"},
+		{`SELECT count(*) FROM messages` + routedWhere + ` HAVING count(*) > 1`, Unimplemented, "HAVING is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` OFFSET 5`, Unimplemented, "OFFSET is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp FETCH FIRST 5 ROWS WITH TIES`, Unimplemented, "FETCH FIRST … WITH TIES is not supported"},
+		{`SELECT count(*) OVER () FROM messages` + routedWhere, Unimplemented, "window functions are not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` WINDOW w AS ()`, Unimplemented, "WINDOW is not supported"},
+		{`SELECT count(DISTINCT id) FROM messages` + routedWhere, Unimplemented, "COUNT(DISTINCT …) is not supported"},
+		{`SELECT count(*) FILTER (WHERE id = 'x') FROM messages` + routedWhere, Unimplemented, "aggregate FILTER is not supported"},
+		{`SELECT sum(1) FROM messages` + routedWhere, Unimplemented, "function sum is not supported"},
+		{`SELECT lower(id) FROM messages` + routedWhere, Unimplemented, "function lower is not supported"},
+		{`SELECT min(id) FROM messages` + routedWhere, Unimplemented, "MIN(id) is not supported"},
+		{`SELECT max(value) FROM messages` + routedWhere, Unimplemented, "MAX(value) is not supported"},
+		{`SELECT count(id || 'x') FROM messages` + routedWhere, Unimplemented, "COUNT of an expression is not supported"},
+		{`SELECT 1 FROM messages` + routedWhere, Unimplemented, "expressions in the select list are not supported"},
+		{`SELECT id::text FROM messages` + routedWhere, Unimplemented, "expressions in the select list are not supported"},
+		{`SELECT FROM messages` + routedWhere, Unimplemented, "an empty select list is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` ORDER BY id`, Unimplemented, "ORDER BY other than timestamp [, id] in one direction is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp, id DESC`, Unimplemented, "ORDER BY other than timestamp [, id] in one direction is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp, channel_id`, Unimplemented, "ORDER BY other than timestamp [, id] in one direction is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp USING <`, Unimplemented, "ORDER BY … USING is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` ORDER BY lower(id)`, Unimplemented, "ORDER BY expressions are not supported"},
+		{`SELECT count(*) FROM messages` + routedWhere + ` ORDER BY 1`, Unimplemented, "ORDER BY with aggregates is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` LIMIT 1 + 1`, Unimplemented, "LIMIT expressions are not supported"},
+		{`SELECT $1 FROM messages` + routedWhere, Unimplemented, "parameters in the select list are not supported"},
+		// not found / invalid names
+		{`SELECT * FROM nosuch` + routedWhere, NotFound, `table "nosuch" does not exist`},
+		{`SELECT * FROM "Messages2"` + routedWhere, NotFound, `table "Messages2" does not exist`},
+		{`SELECT nosuch FROM messages` + routedWhere, InvalidArgument, `column "nosuch" does not exist`},
+		{`SELECT * FROM messages WHERE nosuch = 'x'`, InvalidArgument, `column "nosuch" does not exist`},
+		{`SELECT x.id FROM messages m` + routedWhere, InvalidArgument, `missing FROM-clause entry for table "x"`},
+		{`SELECT messages.id FROM messages m` + routedWhere, InvalidArgument, `missing FROM-clause entry for table "messages"`},
+		{`SELECT id, count(*) FROM messages` + routedWhere, InvalidArgument, `column "id" must appear in the GROUP BY clause or be used in an aggregate function`},
+		{`SELECT * FROM messages` + routedWhere + ` ORDER BY 5`, InvalidArgument, "ORDER BY position 5 is not in select list"},
+		{`SELECT * FROM messages` + routedWhere + ` LIMIT -1`, InvalidArgument, "LIMIT must not be negative"},
+		{`SELECT * FROM messages` + routedWhere + ` LIMIT 1.5`, InvalidArgument, "LIMIT must be an integer in the int64 range"},
+		{`SELECT min(*) FROM messages` + routedWhere, InvalidArgument, "MIN(*) is not a valid aggregate"},
+		{``, InvalidArgument, "empty query"},
+		{`-- nothing`, InvalidArgument, "empty query"},
+		{`SELEC * FROM messages`, InvalidArgument, "SQL syntax error at position 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sql, func(t *testing.T) {
+			t.Parallel()
+			_, err := Prepare(tt.sql, cat)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%q: error %v is not an *Error", tt.sql, err)
+			}
+			if e.Code != tt.code || e.Msg != tt.msg {
+				t.Errorf("%q:\n got %v %q\nwant %v %q", tt.sql, e.Code, e.Msg, tt.code, tt.msg)
+			}
+		})
+	}
+}
+
+// TestErrorsCarryNoValues: no planning error quotes a literal of the query.
+func TestErrorsCarryNoValues(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, sql := range []string{
+		`SELECT * FROM messages WHERE channel_id = 'sekrit' AND AND`,
+		`SELECT * FROM messages WHERE channel_id = 'sekrit' AND channel_id = 'sekrit2' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+		`SELECT * FROM messages WHERE channel_id = 'sekrit' AND timestamp >= 'sekrit' AND timestamp < '2026-02-01'`,
+		`SELECT * FROM messages WHERE channel_id = 'sekrit' AND id = 'sekrit'`,
+		`SELECT * FROM messages WHERE channel_id = 'sekrit`,
+	} {
+		_, err := Prepare(sql, cat)
+		if err == nil || strings.Contains(err.Error(), "sekrit") {
+			t.Errorf("%q: error %v", sql, err)
+		}
+	}
+}
