@@ -22,8 +22,8 @@ import (
 // clock is a settable clock for the SQLite store (its "database time").
 type clock struct{ ns atomic.Int64 }
 
-func (c *clock) now() time.Time           { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) set(t time.Time)          { c.ns.Store(t.UnixNano()) }
+func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) set(t time.Time)         { c.ns.Store(t.UnixNano()) }
 func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 // faultyState wraps a real ArchiveStateStore and injects failures (a hand-written fake in the

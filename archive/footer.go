@@ -60,9 +60,9 @@ type rawColumnMeta struct {
 	Statistics *rawStatistics `thrift:"12"`
 }
 
+// rawStatistics keeps the fields the trust rules read; the deprecated min/max fields (1, 2)
+// are not decoded because they are never trusted.
 type rawStatistics struct {
-	Max             []byte `thrift:"1"`
-	Min             []byte `thrift:"2"`
 	NullCount       *int64 `thrift:"3"`
 	MaxValue        []byte `thrift:"5"`
 	MinValue        []byte `thrift:"6"`
@@ -365,7 +365,6 @@ func (ft *footer) check(payloadBytes, recordCount uint64) error {
 	}
 	return nil
 }
-
 
 // detachable forwards reads to ra until detached, then refuses them.
 type detachable struct {

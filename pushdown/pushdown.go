@@ -85,7 +85,7 @@ type Physical struct {
 	// runs. Nil for plain scans.
 	Aggregate *Aggregate
 	// Schema is the output schema: the selected columns under their output names, or one
-	// field per measure (COUNT(*) → non-null uint64 named "count" unless aliased; MIN/MAX →
+	// field per measure (COUNT(*) → non-null int64 named "count" unless aliased; MIN/MAX →
 	// nullable timestamp[ns, tz=UTC]). It equals the prepared statement's dataset schema.
 	Schema *arrow.Schema
 	// Decisions are human-readable pushdown decisions for EXPLAIN, in order. They name

@@ -70,7 +70,7 @@ func planSQL(t *testing.T, sql string, opts Options, args ...any) (*Physical, er
 
 func TestPlanDecisions(t *testing.T) {
 	t.Parallel()
-	u64 := arrow.PrimitiveTypes.Uint64
+	i64 := arrow.PrimitiveTypes.Int64 // COUNT is int64 (Substrait i64)
 	ts := &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
 	str := arrow.BinaryTypes.String
 	tests := []struct {
@@ -88,22 +88,22 @@ func TestPlanDecisions(t *testing.T) {
 		decided string // a decision that must be present
 	}{
 		{name: "seed query, pushdown on", sql: seedSQL, opts: on, kind: KindCount, limit: -1,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: u64}},
+			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}},
 			decided: "COUNT(*) over one routed scan with only the routed predicate: pushed down to the durable-table count (no record is read)"},
 		{name: "seed query, pushdown off", sql: seedSQL, opts: off, kind: KindScan, limit: -1,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: u64}},
+			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}},
 			decided: "COUNT(*) is a pushdown candidate but pushdown is disabled: counted on the scan path"},
 		{name: "count alias and limit", sql: `SELECT count(*) AS n FROM messages` + where + ` LIMIT 1`, opts: on, kind: KindCount, limit: 1,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "n", Type: u64}},
+			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "n", Type: i64}},
 			decided: "limit 1 applied to the aggregate result"},
 		{name: "count(1) and count(*) twice", sql: `SELECT count(1), count(*) AS c FROM messages` + where, opts: on, kind: KindCount, limit: -1,
-			agg: []substrait.AggFunc{substrait.CountStar, substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: u64}, {Name: "c", Type: u64}}},
+			agg: []substrait.AggFunc{substrait.CountStar, substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}, {Name: "c", Type: i64}}},
 		{name: "count with $n parameters", sql: `SELECT COUNT(*) FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp < $3`,
 			args: []any{"general", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"}, opts: on, kind: KindCount, limit: -1,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: u64}}},
+			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}}},
 		{name: "count with ? parameters, literal on the left", sql: `SELECT COUNT(*) FROM messages WHERE ?=channel_id AND ?<=timestamp AND ?>timestamp`,
 			args: []any{"general", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"}, opts: on, kind: KindCount, limit: -1,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: u64}}},
+			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}}},
 		{name: "min/max, executor without min/max", sql: `SELECT min(timestamp), max(timestamp) FROM messages` + where, opts: on, kind: KindScan,
 			cols: []string{"timestamp"}, limit: -1, agg: []substrait.AggFunc{substrait.Min, substrait.Max},
 			schema:  []arrow.Field{{Name: "min", Type: ts, Nullable: true}, {Name: "max", Type: ts, Nullable: true}},
@@ -116,10 +116,10 @@ func TestPlanDecisions(t *testing.T) {
 			schema:  []arrow.Field{{Name: "min", Type: ts, Nullable: true}},
 			decided: "MIN/MAX(timestamp) is a pushdown candidate but pushdown is disabled: aggregated on the scan path"},
 		{name: "count(column) stays on the scan path", sql: `SELECT count(id) FROM messages` + where, opts: minmax, kind: KindScan,
-			cols: []string{"id"}, limit: -1, agg: []substrait.AggFunc{substrait.Count}, schema: []arrow.Field{{Name: "count", Type: u64}}},
+			cols: []string{"id"}, limit: -1, agg: []substrait.AggFunc{substrait.Count}, schema: []arrow.Field{{Name: "count", Type: i64}}},
 		{name: "mixed aggregates stay on the scan path", sql: `SELECT count(*), min(timestamp) FROM messages` + where, opts: minmax, kind: KindScan,
 			cols: []string{"timestamp"}, limit: -1, agg: []substrait.AggFunc{substrait.CountStar, substrait.Min},
-			schema: []arrow.Field{{Name: "count", Type: u64}, {Name: "min", Type: ts, Nullable: true}}},
+			schema: []arrow.Field{{Name: "count", Type: i64}, {Name: "min", Type: ts, Nullable: true}}},
 		{name: "plain scan", sql: `SELECT * FROM messages` + where, opts: on, kind: KindScan,
 			cols: []string{"channel_id", "timestamp", "id", "value"}, limit: -1,
 			schema: []arrow.Field{{Name: "channel_id", Type: str}, {Name: "timestamp", Type: ts}, {Name: "id", Type: str}, {Name: "value", Type: arrow.BinaryTypes.Binary}}},

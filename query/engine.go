@@ -194,7 +194,7 @@ func (e *Engine) aggregateResult(ph *pushdown.Physical, sum scan.Summary) (array
 	for i, m := range ph.Aggregate.Measures {
 		switch m.Func {
 		case substrait.CountStar, substrait.Count:
-			b.Field(i).(*array.Uint64Builder).Append(sum.Rows)
+			b.Field(i).(*array.Int64Builder).Append(int64(sum.Rows))
 		case substrait.Min, substrait.Max:
 			tb := b.Field(i).(*array.TimestampBuilder)
 			if sum.Rows == 0 {

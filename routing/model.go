@@ -164,6 +164,8 @@ func (d TableDef) Validate() error {
 		return ErrUnknownStrategy
 	case d.WritableBuckets < 1:
 		return errors.New("routing: writable window must hold at least one bucket")
+	case strings.ContainsRune(d.TableID, 0):
+		return errors.New("routing: table id contains a NUL byte")
 	}
 	switch strings.ToLower(d.PartitionColumn) {
 	case "timestamp", "id", "value":

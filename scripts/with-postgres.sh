@@ -41,7 +41,17 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
   -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 >"$base/postgres.log" 2>&1 &
 pgpid=$!
 cleanup() {
+  # Stop the postmaster itself (runuser does not forward SIGINT): fast shutdown by its pid.
+  local pid
+  pid=$(head -1 "$base/data/postmaster.pid" 2>/dev/null || true)
+  [ -n "$pid" ] && kill -INT "$pid" 2>/dev/null || true
   kill -INT "$pgpid" 2>/dev/null || true
+  for _ in $(seq 1 100); do
+    kill -0 "$pgpid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pgpid" 2>/dev/null || true
+  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
   wait "$pgpid" 2>/dev/null || true
   rm -rf "$base"
 }

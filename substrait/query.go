@@ -128,8 +128,9 @@ func (q *Query) Schema() *arrow.Schema { return OutputSchema(q.Table, q.Columns,
 
 // OutputSchema returns the Arrow schema of a result: for a plain scan, the selected table
 // fields renamed to their output names (types and nullability of TableSchema); for an
-// aggregate, one field per measure: COUNT(*) and COUNT(column) are non-null uint64 (the
-// seed's PulpitumCountExec emits UInt64, although Substrait's count returns i64), MIN and
+// aggregate, one field per measure: COUNT(*) and COUNT(column) are non-null int64 (Substrait's
+// count returns i64 and PostgreSQL's count bigint; the seed's PulpitumCountExec emitted UInt64,
+// which arrow-go's database/sql driver cannot read, so flightsrv follows Substrait), MIN and
 // MAX(timestamp) are nullable timestamp[ns, tz=UTC] (NULL when no row matches).
 func OutputSchema(def routing.TableDef, cols []OutputColumn, agg *Aggregate) *arrow.Schema {
 	if agg != nil {
@@ -139,7 +140,7 @@ func OutputSchema(def routing.TableDef, cols []OutputColumn, agg *Aggregate) *ar
 			case Min, Max:
 				fields[i] = arrow.Field{Name: m.Name, Type: timestampType, Nullable: true}
 			default:
-				fields[i] = arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Uint64}
+				fields[i] = arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64}
 			}
 		}
 		return arrow.NewSchema(fields, nil)

@@ -165,7 +165,7 @@ func (a *sqlAnalyzer) selectStmt(sel *pg.SelectStmt) (*template, error) {
 	if err := a.targets(sel.GetTargetList(), t); err != nil {
 		return nil, err
 	}
-	if err := a.orderBy(sel.GetSortClause(), sel.GetTargetList(), t); err != nil {
+	if err := a.orderBy(sel.GetSortClause(), t); err != nil {
 		return nil, err
 	}
 	if err := a.limit(sel.GetLimitCount(), t); err != nil {
@@ -418,7 +418,7 @@ func (a *sqlAnalyzer) measure(fc *pg.FuncCall, alias string) (Measure, error) {
 // orderBy accepts ORDER BY timestamp [ASC|DESC] [, id in the same direction]. Names resolve
 // first against output names, then against table columns (PostgreSQL's rule); positions
 // refer to select-list items.
-func (a *sqlAnalyzer) orderBy(sorts []*pg.Node, targets []*pg.Node, t *template) error {
+func (a *sqlAnalyzer) orderBy(sorts []*pg.Node, t *template) error {
 	if len(sorts) == 0 {
 		return nil
 	}

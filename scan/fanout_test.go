@@ -1,0 +1,255 @@
+package scan_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan"
+)
+
+// TestFanoutBounded: the number of concurrent bucket reads never exceeds the table's
+// Fanout, and a many-bucket scan does overlap reads when Fanout > 1. Every bucket is read
+// exactly once (each holds fewer than PageRows records), and the rows are still in order.
+func TestFanoutBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := fixtures(t)[0]
+	r := span(0, days(numDays))
+	nBuckets := int64(numDays)
+	for _, fanout := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("fanout=%d", fanout), func(t *testing.T) {
+			t.Parallel()
+			for _, desc := range []bool{false, true} {
+				p := &probe{HotStore: f.store, delay: 3 * time.Millisecond}
+				tbl := f.table(t, p, fanout, false)
+				got, _, err := runScan(t, ctx, makeSpec(tbl, pGeneral, r, allColumns, desc, -1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameRows(t, "rows", got, rowsOf(expected(pGeneral, r, desc, -1), allColumns))
+				if calls := p.calls.Load(); calls != nBuckets {
+					t.Fatalf("%d ReadRange calls for %d buckets", calls, nBuckets)
+				}
+				checkConcurrency(t, p, fanout)
+
+				p = &probe{HotStore: f.store, delay: 3 * time.Millisecond}
+				tbl = f.table(t, p, fanout, false)
+				if _, err := scan.Summarize(ctx, &scan.Spec{Table: tbl, Partition: []byte(pGeneral), Range: r, Desc: desc}); err != nil {
+					t.Fatal(err)
+				}
+				checkConcurrency(t, p, fanout)
+			}
+		})
+	}
+}
+
+func checkConcurrency(t *testing.T, p *probe, fanout int) {
+	t.Helper()
+	m := p.max.Load()
+	switch {
+	case m > int64(fanout):
+		t.Fatalf("%d concurrent ReadRange calls with Fanout %d", m, fanout)
+	case fanout > 1 && m < 2:
+		t.Fatalf("reads never overlapped with Fanout %d (max %d)", fanout, m)
+	case p.cur.Load() != 0:
+		t.Fatalf("%d reads still running after the scan ended", p.cur.Load())
+	}
+}
+
+// TestEarlyStopBoundsReads: with a LIMIT satisfied by the first bucket, the scan stops
+// reading once the consumer is done. Bound proved here: the launcher takes one of Fanout
+// slots before starting a bucket and a slot is freed only when the consumer takes a bucket's
+// result; the consumer takes exactly one (the first), so at most Fanout+1 buckets are ever
+// started, and with LIMIT 3 each bucket read is one ReadRange call (a page of 3 records; a
+// full page makes the next page size 0). Hence ReadRange calls ≤ 1 + Fanout, out of 60
+// buckets, and none after Release.
+func TestEarlyStopBoundsReads(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := fixtures(t)[0]
+	r := span(0, days(numDays))
+	const fanout = 4
+	for _, desc := range []bool{false, true} {
+		for _, release := range []bool{false, true} {
+			t.Run(fmt.Sprintf("desc=%v/releaseEarly=%v", desc, release), func(t *testing.T) {
+				t.Parallel()
+				p := &probe{HotStore: f.store, delay: 10 * time.Millisecond}
+				tbl := f.table(t, p, fanout, false)
+				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				spec := makeSpec(tbl, pGeneral, r, allColumns, desc, 3)
+				rdr, err := scan.Scan(ctx, spec, mem)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !rdr.Next() {
+					t.Fatalf("no batch: %v", rdr.Err())
+				}
+				rec := rdr.RecordBatch()
+				want := expected(pGeneral, r, desc, 3)
+				if rec.NumRows() != 3 {
+					t.Fatalf("first batch has %d rows, want 3", rec.NumRows())
+				}
+				for i, w := range want {
+					if got := rec.Column(2).(*array.String).Value(i); got != string(w.SortKey) {
+						t.Fatalf("row %d id %q, want %q", i, got, w.SortKey)
+					}
+				}
+				if !release {
+					rows, _, err := drain(t, rdr)
+					if err != nil || len(rows) != 0 {
+						t.Fatalf("%d rows after the LIMIT was reached, err %v", len(rows), err)
+					}
+				}
+				// With release set, the stream is left unfinished: Release must stop the reads.
+				rdr.Release()
+				calls := p.calls.Load()
+				if calls > 1+fanout {
+					t.Fatalf("%d ReadRange calls for LIMIT 3 with Fanout %d, want ≤ %d", calls, fanout, 1+fanout)
+				}
+				if p.cur.Load() != 0 {
+					t.Fatal("reads still running after Release")
+				}
+				time.Sleep(30 * time.Millisecond)
+				if p.calls.Load() != calls {
+					t.Fatal("ReadRange called after Release")
+				}
+				if n := mem.CurrentAlloc(); n != 0 {
+					t.Fatalf("%d bytes leaked", n)
+				}
+			})
+		}
+	}
+}
+
+// TestBucketErrorStopsScan: a failing bucket ends the stream with its error after the rows
+// of the buckets before it (in scan order), stops the other reads, and fails Summarize.
+func TestBucketErrorStopsScan(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := fixtures(t)[1] // mixed: the failing bucket (day 21, even) is hot
+	failDay := day0.AddDate(0, 0, 21)
+	injected := fmt.Errorf("%w: injected", routing.ErrUnavailable)
+	fail := func(b routing.BucketID) error {
+		if b.Start.Equal(failDay) {
+			return injected
+		}
+		return nil
+	}
+	r := span(0, days(numDays))
+	for _, desc := range []bool{false, true} {
+		p := &probe{HotStore: f.store, delay: time.Millisecond, fail: fail}
+		tbl := f.table(t, p, 4, false)
+		got, _, err := runScan(t, ctx, makeSpec(tbl, pGeneral, r, allColumns, desc, -1))
+		if !errors.Is(err, routing.ErrUnavailable) {
+			t.Fatalf("desc=%v: err %v, want the injected ErrUnavailable", desc, err)
+		}
+		before := span(0, days(21))
+		if desc {
+			before = span(days(22), days(numDays))
+		}
+		sameRows(t, "rows before the failing bucket", got, rowsOf(expected(pGeneral, before, desc, -1), allColumns))
+		if p.cur.Load() != 0 {
+			t.Fatal("reads still running after Release")
+		}
+		if _, err := scan.Summarize(ctx, &scan.Spec{Table: tbl, Partition: []byte(pGeneral), Range: r}); !errors.Is(err, routing.ErrUnavailable) {
+			t.Fatalf("Summarize: err %v, want ErrUnavailable", err)
+		}
+	}
+}
+
+// TestCancelMidScan cancels the context in the middle of a slow many-bucket scan: the reader
+// stops with context.Canceled, no bucket read is left running, no buffer is left allocated,
+// and every goroutine the scan started ends. It is not parallel, so that the goroutine count
+// is not disturbed by other tests.
+func TestCancelMidScan(t *testing.T) {
+	f := fixtures(t)[0]
+	r := span(0, days(numDays))
+	// Warm up the connection pool so that its goroutines exist before the baseline.
+	if _, _, err := runScan(t, context.Background(), makeSpec(f.table(t, nil, 4, false), pGeneral, r, allColumns, false, -1)); err != nil {
+		t.Fatal(err)
+	}
+	baseline := settledGoroutines()
+
+	for _, desc := range []bool{false, true} {
+		p := &probe{HotStore: f.store, delay: 10 * time.Millisecond}
+		tbl := f.table(t, p, 4, false)
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		ctx, cancel := context.WithCancel(context.Background())
+		rdr, err := scan.Scan(ctx, makeSpec(tbl, pGeneral, r, allColumns, desc, -1), mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			if !rdr.Next() {
+				t.Fatalf("batch %d missing: %v", i, rdr.Err())
+			}
+		}
+		cancel()
+		rows, batches, err := drain(t, rdr)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err %v after cancel, want context.Canceled", err)
+		}
+		if len(rows) >= 100 || len(batches) > 4+1 {
+			t.Fatalf("%d more rows in %d batches after cancel", len(rows), len(batches))
+		}
+		rdr.Release()
+		if p.cur.Load() != 0 {
+			t.Fatal("reads still running after Release")
+		}
+		if n := mem.CurrentAlloc(); n != 0 {
+			t.Fatalf("%d bytes leaked", n)
+		}
+		if calls := p.calls.Load(); calls >= int64(numDays) {
+			t.Fatalf("%d ReadRange calls: cancellation did not stop the fan-out", calls)
+		}
+	}
+	// A context cancelled before the scan, and a deadline.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tbl := f.table(t, nil, 4, false)
+	if _, _, err := runScan(t, ctx, makeSpec(tbl, pGeneral, r, allColumns, false, -1)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("pre-cancelled: err %v", err)
+	}
+	if _, err := scan.Summarize(ctx, &scan.Spec{Table: tbl, Partition: []byte(pGeneral), Range: r}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Summarize pre-cancelled: err %v", err)
+	}
+	p := &probe{HotStore: f.store, delay: 20 * time.Millisecond}
+	dctx, dcancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer dcancel()
+	if _, _, err := runScan(t, dctx, makeSpec(f.table(t, p, 1, false), pGeneral, r, allColumns, false, -1)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("deadline: err %v", err)
+	}
+
+	if s := waitNoScanGoroutines(5 * time.Second); s != "" {
+		t.Fatalf("scan goroutines still running:\n%s", s)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > baseline && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > baseline {
+		t.Fatalf("%d goroutines after the cancelled scans, %d before", n, baseline)
+	}
+}
+
+// settledGoroutines returns the goroutine count once it stops changing.
+func settledGoroutines() int {
+	n := runtime.NumGoroutine()
+	for range 50 {
+		time.Sleep(10 * time.Millisecond)
+		m := runtime.NumGoroutine()
+		if m == n {
+			return n
+		}
+		n = m
+	}
+	return n
+}

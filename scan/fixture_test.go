@@ -1,0 +1,532 @@
+package scan_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/fileblob"
+
+	"github.com/flightsrv/flightsrv/archive"
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/routing/sqlite"
+	"github.com/flightsrv/flightsrv/scan"
+)
+
+// The shared data set: one day-bucketed table over 60 days (2024-01-01 to 2024-02-29), with
+// several partitions written through routing.DurableTable.Append into the real SQLite store.
+// Two fixtures hold exactly the same records: "hot" (every bucket hot) and "mixed" (the
+// buckets of odd days of the month archived to Parquet in a file:// bucket by the real
+// archiver, the others hot), so every test that loops over both fixtures also checks that
+// mixed hot + archived reads give the all-hot answers.
+var (
+	tableDef = routing.TableDef{Name: "messages", TableID: "msgs", PartitionColumn: "channel_id",
+		Strategy: routing.CalendarDayUTC, WritableBuckets: 120}
+	day0    = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	numDays = 60
+	dataEnd = day0.AddDate(0, 0, numDays) // 2024-03-01, the application clock
+)
+
+// Partitions of the data set.
+const (
+	pGeneral = "general" // ~450 records over 55 of the 60 days (days 10–13 and 40 empty)
+	pRandom  = "random"  // one record every third day
+	pMany    = "many"    // 16384 (exactly scan.PageRows) records on Jan 5, 9000 on Jan 6
+	pBig     = "big"     // 256 KiB values on Jan 7 and Jan 8, plus one 2.5 MiB value
+	pBad     = "bad"     // one stored id that is not valid UTF-8 (never archived)
+	pEmpty   = "empty"   // no record
+	// pBadKey is a partition key that is not valid UTF-8 (never archived).
+	pBadKey = "\xfesecret-pk"
+	// secretID is the invalid stored id; errors must not contain it.
+	secretID = "\xffsecret-id"
+)
+
+const (
+	manyDay1Rows = scan.PageRows
+	manyDay2Rows = 9000
+	bigValue     = 256 << 10
+	hugeValue    = 5 << 19 // 2.5 MiB, more than scan.MaxBatchBytes on its own
+)
+
+// generate returns the data set, deterministically.
+func generate() []routing.Record {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var out []routing.Record
+	k := 0
+	add := func(pk string, t time.Time, value []byte) {
+		k++
+		id := fmt.Sprintf("%c%06d", "qzamx"[rng.IntN(5)], k)
+		if value == nil {
+			value = fmt.Appendf(nil, "value-%d-\x00\xff", k)
+			if k%17 == 0 {
+				value = []byte{}
+			}
+		}
+		out = append(out, routing.Record{PartitionKey: []byte(pk), EventTime: t, SortKey: []byte(id), Value: value})
+	}
+	for d := range numDays {
+		if (d >= 10 && d <= 13) || d == 40 {
+			continue
+		}
+		start := day0.AddDate(0, 0, d)
+		n := 3 + rng.IntN(8)
+		first := start.Add(time.Duration(rng.Int64N(86_400_000_000)) * time.Microsecond)
+		add(pGeneral, first, nil)
+		for range n - 1 {
+			add(pGeneral, start.Add(time.Duration(rng.Int64N(86_400_000_000))*time.Microsecond), nil)
+		}
+		if d%5 == 0 {
+			add(pGeneral, start, nil) // exactly on the bucket's lower bound
+		}
+		if d%4 == 0 {
+			add(pGeneral, start.AddDate(0, 0, 1).Add(-time.Microsecond), nil) // last instant of the bucket
+		}
+		if d%3 == 0 { // ties on the timestamp: ordered by id
+			add(pGeneral, first, nil)
+			add(pGeneral, first, nil)
+		}
+		if d%3 == 1 {
+			add(pRandom, start.Add(time.Duration(rng.Int64N(86_400_000_000))*time.Microsecond), nil)
+		}
+	}
+	for i := range manyDay1Rows {
+		add(pMany, day0.AddDate(0, 0, 4).Add(time.Duration(i)*5*time.Second), []byte("m"))
+	}
+	for i := range manyDay2Rows {
+		add(pMany, day0.AddDate(0, 0, 5).Add(time.Duration(i)*7*time.Second), []byte("n"))
+	}
+	for d := 6; d <= 7; d++ {
+		for i := range 12 {
+			v := make([]byte, bigValue)
+			for j := range v {
+				v[j] = byte(rng.Uint32())
+			}
+			add(pBig, day0.AddDate(0, 0, d).Add(time.Duration(i)*time.Hour), v)
+		}
+	}
+	add(pBig, day0.AddDate(0, 0, 7).Add(90*time.Minute), bytes.Repeat([]byte{'h'}, hugeValue))
+	add(pBad, day0.Add(time.Hour), nil)
+	add(pBad, day0.Add(2*time.Hour), nil)
+	add(pBad, day0.AddDate(0, 0, 1).Add(time.Hour), nil)
+	out = append(out, routing.Record{PartitionKey: []byte(pBad), EventTime: day0.AddDate(0, 0, 1).Add(2 * time.Hour), SortKey: []byte(secretID), Value: []byte("v")})
+	add(pBad, day0.AddDate(0, 0, 1).Add(3*time.Hour), nil)
+	add(pBadKey, day0.AddDate(0, 0, 1).Add(time.Hour), nil)
+	add(pBadKey, day0.AddDate(0, 0, 1).Add(2*time.Hour), nil)
+	return out
+}
+
+// fixture is one store holding the data set.
+type fixture struct {
+	name     string
+	store    *sqlite.Store
+	reader   *archive.Reader // nil when nothing is archived
+	bucket   *blob.Bucket
+	archived int             // buckets archived
+}
+
+var (
+	fixOnce  sync.Once
+	fixErr   error
+	fixDir   string
+	fixHot   *fixture
+	fixMixed *fixture
+	allRecs  []routing.Record
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "scan-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fixDir = dir
+	code := m.Run()
+	for _, f := range []*fixture{fixHot, fixMixed} {
+		if f != nil {
+			_ = f.store.Close()
+			if f.bucket != nil {
+				_ = f.bucket.Close()
+			}
+		}
+	}
+	_ = os.RemoveAll(dir)
+	// No goroutine of package scan may outlive the readers the tests released.
+	if code == 0 {
+		if stacks := waitNoScanGoroutines(5 * time.Second); stacks != "" {
+			fmt.Fprintf(os.Stderr, "leaked scan goroutines:\n%s\n", stacks)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// fixtures returns the shared hot and mixed fixtures, building them on first use.
+func fixtures(t testing.TB) []*fixture {
+	t.Helper()
+	fixOnce.Do(func() {
+		allRecs = generate()
+		var wg sync.WaitGroup
+		var errHot, errMixed error
+		wg.Add(2)
+		go func() { defer wg.Done(); fixHot, errHot = buildFixture("hot", false) }()
+		go func() { defer wg.Done(); fixMixed, errMixed = buildFixture("mixed", true) }()
+		wg.Wait()
+		if errHot != nil {
+			fixErr = errHot
+		} else {
+			fixErr = errMixed
+		}
+	})
+	if fixErr != nil {
+		t.Fatalf("build fixtures: %v", fixErr)
+	}
+	return []*fixture{fixHot, fixMixed}
+}
+
+// oddDays lets the archiver see only the buckets of odd days of the month, of partitions
+// whose key is valid UTF-8 and not pBad, so that archived and hot buckets alternate.
+type oddDays struct{ *sqlite.Store }
+
+func (s oddDays) Discover(ctx context.Context, eligibleBefore time.Time, limit int) ([]routing.ArchiveWork, error) {
+	work, err := s.Store.Discover(ctx, eligibleBefore, limit)
+	if err != nil {
+		return nil, err
+	}
+	var out []routing.ArchiveWork
+	for _, w := range work {
+		if archivable(w.Bucket) {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+func archivable(b routing.BucketID) bool {
+	return b.Start.Day()%2 == 1 && utf8.Valid(b.PartitionKey) && string(b.PartitionKey) != pBad
+}
+
+func buildFixture(name string, mixed bool) (*fixture, error) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(fixDir, name+".db")})
+	if err != nil {
+		return nil, err
+	}
+	f := &fixture{name: name, store: st}
+	if err := st.Migrate(ctx); err != nil {
+		return f, err
+	}
+	tbl, err := routing.NewDurableTable(tableDef, st, nil, routing.Options{Clock: func() time.Time { return dataEnd }})
+	if err != nil {
+		return f, err
+	}
+	if n, err := tbl.Append(ctx, allRecs); err != nil || n != len(allRecs) {
+		return f, fmt.Errorf("append: %d of %d: %w", n, len(allRecs), err)
+	}
+	if !mixed {
+		return f, nil
+	}
+	dir := filepath.Join(fixDir, name+"-archive")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return f, err
+	}
+	bkt, err := blob.OpenBucket(ctx, "file://"+dir+"?metadata=skip")
+	if err != nil {
+		return f, err
+	}
+	f.bucket = bkt
+	w, err := archive.NewWriter(bkt, archive.WriterOptions{Prefix: "archives", RowGroupRows: 8})
+	if err != nil {
+		return f, err
+	}
+	if f.reader, err = archive.NewReader(bkt, archive.ReaderOptions{}); err != nil {
+		return f, err
+	}
+	a, err := archive.NewArchiver(oddDays{st}, w, st, archive.ArchiverOptions{ScanLimit: 1000, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return f, err
+	}
+	sum, err := a.RunOnce(ctx, dataEnd)
+	if err != nil {
+		return f, fmt.Errorf("archive: %w", err)
+	}
+	want := map[string]bool{}
+	for i := range allRecs {
+		b := routing.BucketFor(tableDef.TableID, allRecs[i].PartitionKey, tableDef.Strategy, allRecs[i].EventTime)
+		if archivable(b) {
+			want[b.CacheKey()] = true
+		}
+	}
+	if sum.Published != len(want) || sum.Cleaned != len(want) {
+		return f, fmt.Errorf("archiver summary %+v, want %d buckets published and cleaned", sum, len(want))
+	}
+	f.archived = sum.Published
+	return f, nil
+}
+
+// table returns a durable table over f's data. hot replaces the store when not nil (a probe
+// wrapping f.store); fanout 0 takes the default; cache enables a route cache.
+func (f *fixture) table(t testing.TB, hot routing.HotStore, fanout int, cache bool) *routing.DurableTable {
+	t.Helper()
+	if hot == nil {
+		hot = f.store
+	}
+	var ar routing.ArchiveReader
+	if f.reader != nil {
+		ar = f.reader
+	}
+	opts := routing.Options{Fanout: fanout, Clock: func() time.Time { return dataEnd }}
+	if cache {
+		opts.Cache = routing.NewRouteCache(1024)
+	}
+	tbl, err := routing.NewDurableTable(tableDef, hot, ar, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+// probe is a HotStore test double: it delegates to the real store and records the number of
+// ReadRange calls and the current and maximum number of concurrent ones. Each ReadRange
+// first waits delay (or until its context ends), to make overlaps likely. fail, when set,
+// decides an error for a bucket instead of delegating.
+type probe struct {
+	routing.HotStore
+	delay    time.Duration
+	fail     func(b routing.BucketID) error
+	calls    atomic.Int64
+	cur, max atomic.Int64
+	counts   atomic.Int64
+}
+
+func (p *probe) ReadRange(ctx context.Context, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record, error) {
+	p.calls.Add(1)
+	n := p.cur.Add(1)
+	defer p.cur.Add(-1)
+	for {
+		m := p.max.Load()
+		if n <= m || p.max.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	if p.delay > 0 {
+		tm := time.NewTimer(p.delay)
+		select {
+		case <-tm.C:
+		case <-ctx.Done():
+			tm.Stop()
+		}
+	}
+	if p.fail != nil {
+		if err := p.fail(b); err != nil {
+			return routing.Route{}, nil, err
+		}
+	}
+	return p.HotStore.ReadRange(ctx, b, req)
+}
+
+func (p *probe) CountRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, error) {
+	p.counts.Add(1)
+	if p.fail != nil {
+		if err := p.fail(b); err != nil {
+			return routing.Route{}, 0, err
+		}
+	}
+	return p.HotStore.CountRange(ctx, b, r)
+}
+
+// Columns of the table and their Arrow types, built here independently of package
+// substrait: partition utf8, timestamp[ns, UTC], id utf8, value binary.
+var allColumns = []string{tableDef.PartitionColumn, "timestamp", "id", "value"}
+
+func columnType(col string) arrow.DataType {
+	switch col {
+	case "timestamp":
+		return &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+	case "value":
+		return arrow.BinaryTypes.Binary
+	}
+	return arrow.BinaryTypes.String
+}
+
+// makeSpec builds a scan spec; output field names are the column names unless names is set.
+func makeSpec(tbl *routing.DurableTable, part string, r routing.TimeRange, cols []string, desc bool, limit int64, names ...string) *scan.Spec {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		name := c
+		if i < len(names) {
+			name = names[i]
+		}
+		fields[i] = arrow.Field{Name: name, Type: columnType(c)}
+	}
+	return &scan.Spec{Table: tbl, Partition: []byte(part), Range: r, Columns: cols, Desc: desc, Limit: limit, Schema: arrow.NewSchema(fields, nil)}
+}
+
+// expected is the brute-force answer: the records of partition part inside r, sorted by
+// (timestamp, id), reversed when desc, at most limit (limit < 0: all).
+func expected(part string, r routing.TimeRange, desc bool, limit int64) []routing.Record {
+	var out []routing.Record
+	for _, rec := range allRecs {
+		if string(rec.PartitionKey) == part && !rec.EventTime.Before(r.Start) && rec.EventTime.Before(r.End) {
+			out = append(out, rec)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.EventTime.Equal(b.EventTime) {
+			return a.EventTime.Before(b.EventTime)
+		}
+		return string(a.SortKey) < string(b.SortKey)
+	})
+	if desc {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	if limit >= 0 && int64(len(out)) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// rowsOf projects records onto cols the way rows are read back by drain.
+func rowsOf(recs []routing.Record, cols []string) [][]any {
+	out := make([][]any, len(recs))
+	for i, r := range recs {
+		row := make([]any, len(cols))
+		for c, col := range cols {
+			switch col {
+			case "timestamp":
+				row[c] = r.EventTime.UnixNano()
+			case "id":
+				row[c] = string(r.SortKey)
+			case "value":
+				row[c] = string(r.Value)
+			default:
+				row[c] = string(r.PartitionKey)
+			}
+		}
+		out[i] = row
+	}
+	return out
+}
+
+// drain reads every batch of rdr, checking the stream invariants on each: schema as
+// announced, never an empty batch, at most MaxBatchRows rows and, past the first row, at
+// most MaxBatchBytes bytes of variable-width data. It returns the rows, the row count of
+// each batch and rdr.Err().
+func drain(t testing.TB, rdr array.RecordReader) (rows [][]any, batches []int, err error) {
+	t.Helper()
+	for rdr.Next() {
+		rec := rdr.RecordBatch()
+		if !rec.Schema().Equal(rdr.Schema()) {
+			t.Fatalf("batch schema %s differs from reader schema %s", rec.Schema(), rdr.Schema())
+		}
+		n := int(rec.NumRows())
+		if n == 0 {
+			t.Fatal("empty batch in the stream")
+		}
+		if n > scan.MaxBatchRows {
+			t.Fatalf("batch of %d rows exceeds MaxBatchRows", n)
+		}
+		varBytes := 0
+		for i := range n {
+			row := make([]any, rec.NumCols())
+			for c := range int(rec.NumCols()) {
+				switch a := rec.Column(c).(type) {
+				case *array.String:
+					row[c] = a.Value(i)
+					varBytes += len(a.Value(i))
+				case *array.Binary:
+					row[c] = string(a.Value(i))
+					varBytes += len(a.Value(i))
+				case *array.Timestamp:
+					row[c] = int64(a.Value(i))
+				case *array.Uint64:
+					row[c] = a.Value(i)
+				default:
+					t.Fatalf("unexpected column type %s", a.DataType())
+				}
+			}
+			rows = append(rows, row)
+		}
+		if n > 1 && varBytes > scan.MaxBatchBytes {
+			t.Fatalf("batch of %d rows holds %d bytes of variable-width data, more than MaxBatchBytes", n, varBytes)
+		}
+		batches = append(batches, n)
+	}
+	return rows, batches, rdr.Err()
+}
+
+// sameRows fails with the first difference between got and want.
+func sameRows(t testing.TB, what string, got, want [][]any) {
+	t.Helper()
+	for i := range min(len(got), len(want)) {
+		if len(got[i]) != len(want[i]) {
+			t.Fatalf("%s: row %d has %d columns, want %d", what, i, len(got[i]), len(want[i]))
+		}
+		for c := range got[i] {
+			if got[i][c] != want[i][c] {
+				t.Fatalf("%s: row %d column %d = %s, want %s", what, i, c, short(got[i][c]), short(want[i][c]))
+			}
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d rows, want %d", what, len(got), len(want))
+	}
+}
+
+func short(v any) string {
+	s := fmt.Sprint(v)
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// span returns [day0+from, day0+to).
+func span(from, to time.Duration) routing.TimeRange {
+	return routing.TimeRange{Start: day0.Add(from), End: day0.Add(to)}
+}
+
+func days(n int) time.Duration { return time.Duration(n) * 24 * time.Hour }
+
+// scanGoroutines returns the stacks of live goroutines running code of package scan.
+func scanGoroutines() string {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		if strings.Contains(g, "flightsrv/scan.") && !strings.Contains(g, "scan_test.") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// waitNoScanGoroutines waits up to d for every scan goroutine to end; it returns the stacks
+// of those still running.
+func waitNoScanGoroutines(d time.Duration) string {
+	deadline := time.Now().Add(d)
+	for {
+		s := scanGoroutines()
+		if s == "" || time.Now().After(deadline) {
+			return s
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
