@@ -368,12 +368,12 @@ WHERE origin = 'ORD'
 	t.Run("unsupported SQL and unknown names", func(t *testing.T) {
 		where := " WHERE origin = 'ORD' AND timestamp >= '2001-03-01T00:00:00Z' AND timestamp < '2001-04-01T00:00:00Z'"
 		cases := map[string]codes.Code{
-			"SELECT f.id FROM flights f JOIN flights g ON f.id = g.id" + where: codes.Unimplemented,
-			"SELECT id FROM flights" + where + " UNION SELECT id FROM flights" + where: codes.Unimplemented,
-			"INSERT INTO flights (origin, timestamp, id, value) VALUES ('ORD', now(), 'x', 'y')":                      codes.Unimplemented,
-			"SELECT id FROM nosuchtable" + where: codes.NotFound,
-			"SELECT nosuchcolumn FROM flights" + where: codes.InvalidArgument,
-			"SELEC id FROM flights":                    codes.InvalidArgument,
+			"SELECT f.id FROM flights f JOIN flights g ON f.id = g.id" + where:                   codes.Unimplemented,
+			"SELECT id FROM flights" + where + " UNION SELECT id FROM flights" + where:           codes.Unimplemented,
+			"INSERT INTO flights (origin, timestamp, id, value) VALUES ('ORD', now(), 'x', 'y')": codes.Unimplemented,
+			"SELECT id FROM nosuchtable" + where:                                                 codes.NotFound,
+			"SELECT nosuchcolumn FROM flights" + where:                                           codes.InvalidArgument,
+			"SELEC id FROM flights":                                                              codes.InvalidArgument,
 		}
 		for q, want := range cases {
 			_, err := run(ctx, on, q)
@@ -417,4 +417,3 @@ WHERE origin = 'ORD'
 		}
 	})
 }
-
