@@ -8,7 +8,7 @@
 //
 // Value encoding: the value of each record is a compact JSON object of the value columns in
 // source order, e.g. {"delay":-3,"distance":599,"destination":"SFO"}; timestamps are RFC 3339
-// in UTC, nulls are JSON null.
+// in UTC, nulls are JSON null. CSV columns are text, so their values are JSON strings.
 package load
 
 import (

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+func TestParseTable(t *testing.T) {
+	d, err := parseTable("name=Messages,partition=Channel_ID")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := routing.TableDef{Name: "messages", TableID: "messages", PartitionColumn: "channel_id", Strategy: routing.CalendarYearUTC, WritableBuckets: 2}
+	if d != want {
+		t.Fatalf("got %+v", d)
+	}
+	d, err = parseTable("name=flights,id=x.y,partition=origin,strategy=calendar_month_utc,window=12")
+	if err != nil || d.Strategy != routing.CalendarMonthUTC || d.WritableBuckets != 12 || d.TableID != "x.y" {
+		t.Fatalf("got %+v %v", d, err)
+	}
+	for _, bad := range []string{"partition=x", "name=t,strategy=week", "name=t,window=0", "name=t,window=x", "name=t,color=red", "name", "name=t,partition=timestamp"} {
+		if _, err := parseTable(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	var tf tableFlags
+	if err := tf.Set("name=a;name=b,partition=p"); err != nil || len(tf) != 2 || tf[1].PartitionColumn != "p" {
+		t.Fatalf("multi: %+v %v", tf, err)
+	}
+	if d, _ := parseTable(formatTable(demoTable)); d != demoTable {
+		t.Fatalf("format/parse round trip: %+v", d)
+	}
+}
+
+func TestEnvironmentDefaults(t *testing.T) {
+	t.Setenv("FLIGHTSRV_LISTEN", "127.0.0.1:1234")
+	var cfg serveConfig
+	fs := newFlags("serve")
+	cfg.register(fs, true)
+	if err := parse(fs, nil); err != nil || cfg.listen != "127.0.0.1:1234" {
+		t.Fatalf("env default: %q %v", cfg.listen, err)
+	}
+	if err := parse(fs, []string{"--listen", "127.0.0.1:9"}); err != nil || cfg.listen != "127.0.0.1:9" {
+		t.Fatalf("flag over env: %q %v", cfg.listen, err)
+	}
+	if err := parse(fs, []string{"stray"}); err == nil {
+		t.Fatal("stray argument accepted")
+	}
+}
+
+// TestDemo runs the demo's preparation (load the committed sample into SQLite through the
+// write fence, archive January–March) and serves it, then counts one airport through a real
+// Flight SQL client: the README's main job, in miniature.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 300,000 records")
+	}
+	dir := t.TempDir()
+	cfg := serveConfig{listen: "127.0.0.1:0", tables: tableFlags{demoTable}, pushdown: true, fanout: 4,
+		store: "sqlite://" + filepath.Join(dir, "hot.db"), archive: filepath.Join(dir, "archive")}
+	ctx := context.Background()
+	marker := filepath.Join(dir, "loaded")
+	if err := prepareDemo(ctx, &cfg, filepath.Join("..", "..", "testdata", "flights-sample.parquet"), marker); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(marker); err != nil || string(b) == "" {
+		t.Fatalf("marker: %q %v", b, err)
+	}
+	st, err := openStore(ctx, cfg.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv, tel, err := startServer(ctx, &cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Shutdown(ctx)
+	defer srv.Close()
+	cl, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	count := func(q string) int64 {
+		info, err := cl.Execute(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rdr.Release()
+		if !rdr.Next() {
+			t.Fatal(rdr.Err())
+		}
+		return rdr.RecordBatch().Column(0).(*array.Int64).Value(0)
+	}
+	// 16,569 ORD flights in the sample (DuckDB: SELECT count(*) FROM 'testdata/flights-sample.parquet' WHERE origin = 'ORD').
+	if n := count("SELECT COUNT(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'"); n != 16569 {
+		t.Fatalf("ORD count %d, want 16569", n)
+	}
+	// Archived buckets really are archived: the route of ORD's January bucket.
+	jan := routing.BucketFor(demoTable.TableID, []byte("ORD"), demoTable.Strategy, time.Date(2001, 1, 5, 0, 0, 0, 0, time.UTC))
+	if r, err := st.Route(ctx, jan); err != nil || r.State != routing.StateArchived {
+		t.Fatalf("January route %+v %v", r, err)
+	}
+	apr := routing.BucketFor(demoTable.TableID, []byte("ORD"), demoTable.Strategy, time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC))
+	if r, err := st.Route(ctx, apr); err != nil || r.State != routing.StateHot {
+		t.Fatalf("April route %+v %v", r, err)
+	}
+}

@@ -1,0 +1,92 @@
+package load
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+type collect struct{ recs []routing.Record }
+
+func (c *collect) Append(_ context.Context, recs []routing.Record) (int, error) {
+	c.recs = append(c.recs, recs...)
+	return len(recs), nil
+}
+
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCSV(t *testing.T) {
+	p := writeFile(t, "f.csv", "when,airport,delay,note\n"+
+		"2001-01-01 05:57:00,ORD,-1,\"a, b\"\n"+
+		"2001-02-03T04:05:06.789+02:00,SFO,3,x\n")
+	var c collect
+	st, err := File(context.Background(), &c, p, Mapping{Partition: "airport", Time: "when"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Read != 2 || st.Appended != 2 || len(c.recs) != 2 {
+		t.Fatalf("stats %+v, %d records", st, len(c.recs))
+	}
+	r0, r1 := c.recs[0], c.recs[1]
+	if string(r0.PartitionKey) != "ORD" || !r0.EventTime.Equal(time.Date(2001, 1, 1, 5, 57, 0, 0, time.UTC)) || string(r0.SortKey) != "0000000000" {
+		t.Fatalf("record 0: %s %s %s", r0.PartitionKey, r0.EventTime, r0.SortKey)
+	}
+	if got := string(r0.Value); got != `{"delay":"-1","note":"a, b"}` {
+		t.Fatalf("value 0: %s", got)
+	}
+	if !r1.EventTime.Equal(time.Date(2001, 2, 3, 2, 5, 6, 789000000, time.UTC)) || string(r1.SortKey) != "0000000001" {
+		t.Fatalf("record 1: %s %s", r1.EventTime, r1.SortKey)
+	}
+}
+
+func TestParquetSample(t *testing.T) {
+	var c collect
+	st, err := File(context.Background(), &c, filepath.Join("..", "..", "testdata", "flights-sample.parquet"),
+		Mapping{Partition: "origin", Time: "date", ID: "id", Value: []string{"delay", "distance", "destination"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Appended != 300000 {
+		t.Fatalf("appended %d", st.Appended)
+	}
+	// The sample's first row is the source file's row 0: a zone-less wall-clock time read as UTC.
+	r := c.recs[0]
+	if string(r.SortKey) != "0000000000" || r.EventTime.Location() != time.UTC || !strings.HasPrefix(string(r.Value), `{"delay":`) {
+		t.Fatalf("first record %s %s %s", r.SortKey, r.EventTime, r.Value)
+	}
+}
+
+func TestMappingErrors(t *testing.T) {
+	p := writeFile(t, "f.csv", "when,airport\n2001-01-01,ORD\n")
+	ctx := context.Background()
+	for name, m := range map[string]Mapping{
+		"missing partition column": {Partition: "nope", Time: "when"},
+		"missing time column":      {Partition: "airport", Time: "nope"},
+		"missing id column":        {Partition: "airport", Time: "when", ID: "nope"},
+		"missing value column":     {Partition: "airport", Time: "when", Value: []string{"nope"}},
+		"no partition":             {Time: "when"},
+	} {
+		if _, err := File(ctx, &collect{}, p, m); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := File(ctx, &collect{}, writeFile(t, "f.txt", "x"), Mapping{Partition: "a", Time: "b"}); err == nil {
+		t.Error("unsupported extension accepted")
+	}
+	bad := writeFile(t, "bad.csv", "when,airport\nyesterday,ORD\n")
+	if _, err := File(ctx, &collect{}, bad, Mapping{Partition: "airport", Time: "when"}); err == nil || strings.Contains(err.Error(), "ORD") {
+		t.Errorf("bad time: %v", err)
+	}
+}
