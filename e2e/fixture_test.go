@@ -141,6 +141,7 @@ func (o onlyAirports) Append(ctx context.Context, recs []routing.Record) (int, e
 // env is one loaded deployment: PostgreSQL hot store, archive directory, and two servers on
 // the same data, with pushdown on and off.
 type env struct {
+	url      string // the PostgreSQL database
 	store    *cockroach.Store
 	bucket   *blob.Bucket
 	reader   *archive.Reader
@@ -182,7 +183,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{store: st, sample: readSample(t), archived: cutoff, alloc: memory.NewCheckedAllocator(memory.NewGoAllocator())}
+	e := &env{url: url, store: st, sample: readSample(t), archived: cutoff, alloc: memory.NewCheckedAllocator(memory.NewGoAllocator())}
 	var want int64
 	for _, f := range e.sample {
 		if keep[f.origin] {
