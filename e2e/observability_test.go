@@ -1,0 +1,104 @@
+package e2e
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// partitionWord finds the partition value ORD as a word (SQL text holds ORDER BY).
+var partitionWord = regexp.MustCompile(`\bORD\b`)
+
+// TestCountIsTracedAndMeasured checks the seed's observability plan: a pushed-down COUNT(*)
+// has its "COUNT <table>" span with the routed-aggregate attributes and a bucket count, no
+// attribute carries the partition value, the pushdown counter and duration histogram are
+// labelled by source and outcome only, and no record-read span appears for the count.
+func TestCountIsTracedAndMeasured(t *testing.T) {
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	prevT, prevM := otel.GetTracerProvider(), otel.GetMeterProvider()
+	otel.SetTracerProvider(tp)
+	otel.SetMeterProvider(mp)
+	t.Cleanup(func() { otel.SetTracerProvider(prevT); otel.SetMeterProvider(prevM) })
+
+	e := newEnv(t) // built after the providers are installed, so its instruments use them
+	cl := dial(t, e.on)
+	from, to := ts("2001-03-15T00:00:00Z"), ts("2001-04-15T00:00:00Z")
+	if got, want := scalarCount(t, mustRun(t, cl, countSQL("ORD", from, to))), int64(len(expected(e.sample, "ORD", from, to))); got != want {
+		t.Fatalf("count %d, want %d", got, want)
+	}
+
+	var count sdktrace.ReadOnlySpan
+	for _, s := range spans.Ended() {
+		if s.Name() == "COUNT flights" {
+			count = s
+		}
+		for _, kv := range s.Attributes() {
+			if partitionWord.MatchString(kv.Value.Emit()) {
+				t.Errorf("span %q attribute %s carries the partition value", s.Name(), kv.Key)
+			}
+		}
+	}
+	if count == nil {
+		t.Fatalf("no COUNT span among %d spans", len(spans.Ended()))
+	}
+	attrs := map[attribute.Key]attribute.Value{}
+	for _, kv := range count.Attributes() {
+		attrs[kv.Key] = kv.Value
+	}
+	for k, want := range map[attribute.Key]string{
+		"db.operation.name": "COUNT", "pulpitum.sql.mode": "routed_aggregate", "pulpitum.aggregate": "count",
+	} {
+		if got := attrs[k].AsString(); got != want {
+			t.Errorf("attribute %s = %q, want %q", k, got, want)
+		}
+	}
+	if n := attrs["pulpitum.query.buckets_scanned"].AsInt64(); n != 2 {
+		t.Errorf("buckets_scanned = %d, want 2", n)
+	}
+	// The March bucket is archived and ORD's April bucket is archiving (read from the hot store).
+	if attrs["pulpitum.query.archive_buckets"].AsInt64() != 1 || attrs["pulpitum.query.hot_buckets"].AsInt64() != 1 {
+		t.Errorf("tiers: %v hot, %v archive", attrs["pulpitum.query.hot_buckets"].Emit(), attrs["pulpitum.query.archive_buckets"].Emit())
+	}
+	for _, s := range spans.Ended() {
+		if s.Parent().SpanID() == count.SpanContext().SpanID() && strings.Contains(s.Name(), "routed durable bucket range") && !strings.Contains(s.Name(), "COUNT") {
+			t.Errorf("record read span %q under the count", s.Name())
+		}
+	}
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "flightsrv.aggregate.pushdowns" {
+				continue
+			}
+			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				src, _ := dp.Attributes.Value("source")
+				out, _ := dp.Attributes.Value("outcome")
+				if dp.Attributes.Len() != 2 {
+					t.Errorf("pushdown counter labels %v", dp.Attributes.ToSlice())
+				}
+				if src.AsString() == "mixed" && out.AsString() == "success" && dp.Value >= 1 {
+					found = true
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no pushdown counter point with source=mixed, outcome=success")
+	}
+}
