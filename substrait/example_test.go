@@ -30,7 +30,7 @@ func Example() {
 	code, _ := substrait.CodeOf(err)
 	fmt.Println(code, err)
 	// Output:
-	// [$1: type=utf8 $2: type=timestamp[ns, tz=UTC] $3: type=timestamp[ns, tz=UTC] $4: type=int64]
+	// [$1: type=utf8 $2: type=timestamp[ms, tz=UTC] $3: type=timestamp[ms, tz=UTC] $4: type=int64]
 	// Root [id, timestamp]
 	//   Fetch count=10
 	//     Project [id, timestamp]

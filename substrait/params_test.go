@@ -23,8 +23,8 @@ func TestParameterSchema(t *testing.T) {
 	cat := testCatalog(t)
 	want := arrow.NewSchema([]arrow.Field{
 		{Name: "$1", Type: arrow.BinaryTypes.String},
-		{Name: "$2", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}},
-		{Name: "$3", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}},
+		{Name: "$2", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}},
+		{Name: "$3", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}},
 		{Name: "$4", Type: arrow.PrimitiveTypes.Int64},
 	}, nil)
 	for _, sql := range []string{dollarSQL, qmarkSQL,

@@ -45,7 +45,10 @@ var ExplainSchema = arrow.NewSchema([]arrow.Field{{Name: "QUERY PLAN", Type: arr
 //	[LIMIT n | ALL | $n] | [FETCH FIRST n ROWS ONLY]
 //
 // where <aggregates> are COUNT(*), COUNT(column), MIN(timestamp) and MAX(timestamp) with
-// optional aliases. Errors are *Error values (see the package documentation for codes).
+// optional aliases; or a histogram, COUNT(*) grouped by date_trunc(unit, timestamp) or
+// date_bin(INTERVAL stride, timestamp, origin), with GROUP BY and ORDER BY naming the bin by
+// position, alias or expression (see groupby.go). Errors are *Error values (see the package
+// documentation for codes).
 func Prepare(sql string, cat Catalog) (*Statement, error) {
 	t, err := analyzeSQL(sql, cat)
 	if err != nil {
@@ -58,6 +61,8 @@ func Prepare(sql string, cat Catalog) (*Statement, error) {
 	s := &Statement{sql: sql, t: t, paramSchema: arrow.NewSchema(fields, nil)}
 	if t.explain {
 		s.dataSchema = ExplainSchema
+	} else if t.group != nil {
+		s.dataSchema = groupedSchema(t.agg, t.group)
 	} else {
 		s.dataSchema = OutputSchema(t.def, t.columns, t.agg)
 	}
@@ -73,12 +78,20 @@ func FromSQL(sql string, cat Catalog) (*plan.Plan, error) {
 	return s.Bind()
 }
 
+// paramTimestampType is the declared type of timestamp parameters: timestamp[ms, tz=UTC].
+// Milliseconds, not the column's nanoseconds, because the Arrow Flight SQL JDBC driver writes
+// epoch milliseconds into whatever unit the parameter schema declares (apache/arrow-java#838),
+// which would bind 2001-01-01 as 1970-01-01T00:16:18Z under a nanosecond declaration. Clients
+// that send their own type (ADBC, arrow-go, pyarrow) keep any precision: bound values of every
+// unit are coerced (see BindRecord).
+var paramTimestampType = &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
+
 func (k paramKind) arrowType() arrow.DataType {
 	switch k {
 	case paramPartition:
 		return arrow.BinaryTypes.String
 	case paramTimestamp:
-		return timestampType
+		return paramTimestampType
 	}
 	return arrow.PrimitiveTypes.Int64
 }
@@ -189,6 +202,10 @@ func (s *Statement) resolve(vals []any) (*Query, error) {
 	q := &Query{Table: t.def, Partition: part, Range: r, Columns: slices.Clone(t.columns), Order: t.order, Limit: -1}
 	if t.agg != nil {
 		q.Aggregate = &Aggregate{Measures: slices.Clone(t.agg.Measures)}
+	}
+	if t.group != nil {
+		g := *t.group
+		q.Group = &g
 	}
 	if t.limit != nil {
 		q.Limit = t.limit.n

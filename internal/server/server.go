@@ -16,6 +16,8 @@ import (
 	arrowflightsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/flightsql"
 	"github.com/flightsrv/flightsrv/query"
@@ -103,7 +105,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		grpc.MaxRecvMsgSize(MaxRecvBytes),
 		grpc.MaxHeaderListSize(1<<20),
 	)
-	srv.RegisterFlightService(arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc))
+	srv.RegisterFlightService(actionGuard{arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc)})
 	if err := srv.Init(cfg.Listen); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
@@ -145,4 +147,33 @@ func (s *Server) Close() {
 		defer cancel()
 		_ = s.metrics.Shutdown(ctx)
 	}
+}
+
+// knownActions are the DoAction types the Flight SQL dispatcher handles.
+var knownActions = map[string]bool{
+	flight.CancelFlightInfoActionType:                    true,
+	flight.RenewFlightEndpointActionType:                 true,
+	flight.SetSessionOptionsActionType:                   true,
+	flight.GetSessionOptionsActionType:                   true,
+	flight.CloseSessionActionType:                        true,
+	arrowflightsql.BeginSavepointActionType:              true,
+	arrowflightsql.BeginTransactionActionType:            true,
+	arrowflightsql.CancelQueryActionType:                 true,
+	arrowflightsql.CreatePreparedStatementActionType:     true,
+	arrowflightsql.CreatePreparedSubstraitPlanActionType: true,
+	arrowflightsql.ClosePreparedStatementActionType:      true,
+	arrowflightsql.EndTransactionActionType:              true,
+	arrowflightsql.EndSavepointActionType:                true,
+}
+
+// actionGuard answers UNIMPLEMENTED for action types the dispatcher does not know (arrow-go's
+// dispatcher answers INVALID_ARGUMENT, and clients fall back only on UNIMPLEMENTED:
+// flightsql-clients.md).
+type actionGuard struct{ flight.FlightServer }
+
+func (g actionGuard) DoAction(cmd *flight.Action, stream flight.FlightService_DoActionServer) error {
+	if !knownActions[cmd.GetType()] {
+		return status.Error(codes.Unimplemented, "action type is not supported")
+	}
+	return g.FlightServer.DoAction(cmd, stream)
 }

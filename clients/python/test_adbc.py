@@ -1,0 +1,307 @@
+"""flightsrv through ADBC's Flight SQL driver (adbc_driver_flightsql.dbapi), the way a Python
+user reaches it, checked against DuckDB reading the committed sample independently.
+
+ADBC prepares every query (CreatePreparedStatement → DoPut parameters → GetFlightInfo →
+DoGet), so each query here also exercises the prepared-statement path of
+flightsql-clients.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import adbc_driver_flightsql.dbapi
+import adbc_driver_manager
+import pyarrow as pa
+import pytest
+from adbc_driver_manager import AdbcStatusCode
+
+UTC = timezone.utc
+HERE = Path(__file__).resolve().parent
+
+# The demo archives January–March 2001 and keeps April–July hot: the cases cover archived
+# buckets only, hot only, both (a range straddling 2001-04-01), tiny and absent partitions.
+JAN1, AUG1 = datetime(2001, 1, 1, tzinfo=UTC), datetime(2001, 8, 1, tzinfo=UTC)
+CASES = [
+    ("ORD", JAN1, AUG1),
+    ("ORD", datetime(2001, 3, 15, tzinfo=UTC), datetime(2001, 4, 15, tzinfo=UTC)),
+    ("SFO", JAN1, datetime(2001, 2, 1, tzinfo=UTC)),
+    ("DFW", datetime(2001, 5, 1, 12, 30, tzinfo=UTC), datetime(2001, 6, 2, 8, 15, 30, tzinfo=UTC)),
+    ("LWB", JAN1, AUG1),
+    ("ZZZ", JAN1, AUG1),
+]
+CASE_IDS = [f"{o}-{s:%m%d}-{e:%m%d}" for o, s, e in CASES]
+
+TABLE_SCHEMA = pa.schema([
+    pa.field("origin", pa.string(), nullable=False),
+    pa.field("timestamp", pa.timestamp("ns", tz="UTC"), nullable=False),
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("value", pa.binary(), nullable=False),
+])
+
+ROUTED = "origin = ? AND timestamp >= ? AND timestamp < ?"
+
+
+def lit(t: datetime) -> str:
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.fixture(scope="module")
+def conn(uri):
+    # autocommit=True: flightsrv has no transactions (without it the DB-API layer warns).
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as c:
+        yield c
+
+
+@pytest.fixture
+def cur(conn):
+    with conn.cursor() as c:
+        yield c
+
+
+# --- COUNT(*) -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("origin,start,end", CASES, ids=CASE_IDS)
+def test_count_with_literals(cur, sample, origin, start, end):
+    cur.execute(f"SELECT COUNT(*) FROM flights WHERE origin = '{origin}' "
+                f"AND timestamp >= TIMESTAMPTZ '{lit(start)}' AND timestamp < '{lit(end)}'")
+    assert cur.fetchall() == [(sample.count(origin, start, end),)]
+    assert [d[0] for d in cur.description] == ["count"]
+
+
+@pytest.mark.parametrize("origin,start,end", CASES, ids=CASE_IDS)
+def test_count_with_aware_datetime_parameters(cur, sample, origin, start, end):
+    cur.execute(f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", (origin, start, end))
+    assert cur.fetchone() == (sample.count(origin, start, end),)
+
+
+@pytest.mark.parametrize("origin,start,end", CASES, ids=CASE_IDS)
+def test_count_with_naive_datetime_parameters(cur, sample, origin, start, end):
+    # pyarrow sends naive datetimes as zone-less timestamp[us]; the server reads them as UTC.
+    naive = (start.replace(tzinfo=None), end.replace(tzinfo=None))
+    cur.execute(f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", (origin, *naive))
+    assert cur.fetchone() == (sample.count(origin, start, end),)
+
+
+def test_count_with_parameters_in_another_zone(cur, sample):
+    # Aware datetimes are instants whatever their zone: 02:00+02:00 is 00:00Z.
+    plus2 = timezone(timedelta(hours=2))
+    start, end = datetime(2001, 3, 15, 2, tzinfo=plus2), datetime(2001, 4, 15, 2, tzinfo=plus2)
+    cur.execute(f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", ("ORD", start, end))
+    assert cur.fetchone() == (sample.count("ORD", start, end),)
+    assert sample.count("ORD", start, end) == sample.count("ORD", datetime(2001, 3, 15, tzinfo=UTC),
+                                                            datetime(2001, 4, 15, tzinfo=UTC))
+
+
+def test_count_with_dollar_placeholders(cur, sample):
+    cur.execute("SELECT COUNT(*) FROM flights WHERE origin = $1 AND timestamp >= $2 AND timestamp < $3",
+                ("ATL", JAN1, AUG1))
+    assert cur.fetchone() == (sample.count("ATL", JAN1, AUG1),)
+
+
+def test_same_statement_rebound(cur, sample):
+    # The same SQL on the same cursor reuses ADBC's prepared statement and binds new values
+    # to the original handle: each execution must see its own parameters.
+    for origin, start, end in CASES:
+        cur.execute(f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", (origin, start, end))
+        assert cur.fetchone() == (sample.count(origin, start, end),), origin
+
+
+def test_example_script(server_addr, sample):
+    out = subprocess.run([sys.executable, str(HERE / "example.py"), "--addr", server_addr, "--origin", "SFO"],
+                         check=True, capture_output=True, text=True, timeout=60).stdout
+    n = sample.count("SFO", JAN1, AUG1)
+    assert f"flights leaving SFO in [2001-01-01, 2001-08-01) UTC: {n}\n" in out
+    assert f"(with naive datetimes, read as UTC: {n})" in out
+    first = sample.rows("SFO", JAN1, AUG1, 10)
+    lines = out.split("first 10 flights:\n")[1].splitlines()
+    assert [ln.split()[2] for ln in lines] == [r[2] for r in first]
+
+
+# --- rows -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("origin,start,end,desc", [
+    ("ORD", JAN1, AUG1, False),  # ties on timestamp at 05:57: id breaks them
+    ("ORD", JAN1, AUG1, True),
+    ("SFO", datetime(2001, 3, 31, 20, tzinfo=UTC), datetime(2001, 4, 1, 12, tzinfo=UTC), False),  # archive → hot
+    ("LWB", JAN1, AUG1, False),  # fewer rows than the LIMIT
+])
+def test_limit_rows_in_order(cur, sample, origin, start, end, desc):
+    d = "DESC" if desc else "ASC"
+    cur.execute(f"SELECT * FROM flights WHERE {ROUTED} ORDER BY timestamp {d}, id {d} LIMIT 10",
+                (origin, start, end))
+    table = cur.fetch_arrow_table()
+    assert table.schema == TABLE_SCHEMA
+    got = [(r["origin"], r["timestamp"], r["id"], r["value"]) for r in table.to_pylist()]
+    want = sample.rows(origin, start, end, 10, desc=desc)
+    assert len(got) == len(want) > 0
+    for g, w in zip(got, want):
+        assert g[:3] == w[:3]
+        assert g[1].utcoffset() == timedelta(0)
+        value = json.loads(g[3])
+        assert value == w[3]
+        assert list(value) == ["delay", "distance", "destination"]
+
+
+def test_limit_parameter_and_column_subset(cur, sample):
+    cur.execute(f"SELECT id, timestamp FROM flights WHERE {ROUTED} ORDER BY timestamp, id LIMIT ?",
+                ("ATL", JAN1, AUG1, 3))
+    assert [d[0] for d in cur.description] == ["id", "timestamp"]
+    assert cur.fetchall() == [(r[2], r[1]) for r in sample.rows("ATL", JAN1, AUG1, 3)]
+
+
+def test_all_rows_of_a_partition(cur, sample):
+    # Every row of one month of one airport, across several batches: count and order.
+    start, end = datetime(2001, 3, 1, tzinfo=UTC), datetime(2001, 5, 1, tzinfo=UTC)
+    cur.execute(f"SELECT timestamp, id FROM flights WHERE {ROUTED} ORDER BY timestamp, id", ("DFW", start, end))
+    table = cur.fetch_arrow_table()
+    want = sample.rows("DFW", start, end, 100000)
+    assert table.num_rows == len(want) == sample.count("DFW", start, end)
+    assert table.column("id").to_pylist() == [r[2] for r in want]
+
+
+def test_empty_result_has_the_schema(cur):
+    cur.execute(f"SELECT * FROM flights WHERE {ROUTED}", ("ZZZ", JAN1, AUG1))
+    table = cur.fetch_arrow_table()
+    assert table.num_rows == 0
+    assert table.schema == TABLE_SCHEMA
+    cur.execute(f"SELECT * FROM flights WHERE {ROUTED}", ("ZZZ", JAN1, AUG1))
+    assert cur.fetchall() == []
+    assert [d[0] for d in cur.description] == TABLE_SCHEMA.names
+
+
+# --- metadata -------------------------------------------------------------------------------
+
+def test_get_info(conn):
+    info = conn.adbc_get_info()
+    assert info["vendor_name"] == "flightsrv"
+    assert info["vendor_version"]
+    assert info["vendor_arrow_version"]
+    assert info["driver_name"] == "ADBC Flight SQL Driver - Go"
+
+
+def test_get_table_schema(conn):
+    schema = conn.adbc_get_table_schema("flights")
+    assert schema.remove_metadata() == TABLE_SCHEMA
+    assert [f.metadata[b"ARROW:FLIGHT:SQL:TYPE_NAME"] for f in schema] == [b"TEXT", b"TIMESTAMPTZ", b"TEXT", b"BYTEA"]
+    assert conn.adbc_get_table_schema("flights", db_schema_filter="public").remove_metadata() == TABLE_SCHEMA
+    with pytest.raises(adbc_driver_manager.Error):
+        conn.adbc_get_table_schema("no_such_table")
+
+
+def test_get_table_types(conn):
+    assert conn.adbc_get_table_types() == ["TABLE"]
+
+
+def test_get_objects(conn):
+    objs = conn.adbc_get_objects().read_all().to_pylist()
+    assert len(objs) == 1
+    schemas = objs[0]["catalog_db_schemas"]
+    assert [s["db_schema_name"] for s in schemas] == ["public"]
+    tables = schemas[0]["db_schema_tables"]
+    assert [(t["table_name"], t["table_type"]) for t in tables] == [("flights", "TABLE")]
+    cols = tables[0]["table_columns"]
+    assert [(c["column_name"], c["ordinal_position"], c["xdbc_type_name"]) for c in cols] == [
+        ("origin", 1, "TEXT"), ("timestamp", 2, "TIMESTAMPTZ"), ("id", 3, "TEXT"), ("value", 4, "BYTEA")]
+    # Table types agree with adbc_get_table_types (flightsql-clients.md).
+    assert {t["table_type"] for t in tables} <= set(conn.adbc_get_table_types())
+
+
+def test_get_objects_filters(conn):
+    def tables(**kw):
+        out = []
+        for cat in conn.adbc_get_objects(**kw).read_all().to_pylist():
+            for s in cat["catalog_db_schemas"] or []:
+                out += [t["table_name"] for t in s["db_schema_tables"] or []]
+        return out
+    assert tables(depth="tables", table_name_filter="fl%") == ["flights"]
+    assert tables(depth="tables", table_name_filter="fl_ghts") == ["flights"]
+    assert tables(depth="tables", table_name_filter="nothing%") == []
+    assert tables(depth="tables", db_schema_filter="other") == []
+    assert tables(depth="tables", table_types_filter=["VIEW"]) == []
+    assert tables(depth="tables", table_types_filter=["TABLE"]) == ["flights"]
+
+
+@pytest.mark.parametrize("sql,params", [
+    (f"SELECT * FROM flights WHERE origin = 'ORD' AND timestamp >= '{lit(JAN1)}' AND timestamp < '{lit(AUG1)}'", ()),
+    (f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", ("ORD", JAN1, AUG1)),
+    (f"SELECT value, id FROM flights WHERE {ROUTED} ORDER BY timestamp DESC, id DESC LIMIT 5", ("ORD", JAN1, AUG1)),
+])
+def test_execute_schema_equals_result_schema(cur, sql, params):
+    schema = cur.adbc_execute_schema(sql)
+    cur.execute(sql, params or None)
+    assert cur.fetch_arrow_table().schema == schema
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+# (query, parameters, the server's value-free message). The partition value QQX and the
+# timestamps must not appear in the message.
+REJECTED = [
+    ("SELECT COUNT(*) FROM flights WHERE origin = 'QQX' AND timestamp < '2001-08-01T00:00:00Z'", None,
+     "routed query needs a lower timestamp bound (timestamp >= start)"),
+    ("SELECT * FROM flights WHERE origin = 'QQX' AND timestamp >= '2001-01-01T00:00:00Z'", None,
+     "routed query needs an upper timestamp bound (timestamp < end)"),
+    ("SELECT * FROM flights WHERE timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'", None,
+     "routed query needs one partition column equality"),
+    ("SELECT * FROM flights WHERE (origin = 'QQX' OR origin = 'ORD') AND timestamp >= ? AND timestamp < ?",
+     (JAN1, AUG1), "unsupported predicate"),
+    # Only known once the values are bound: start must be before end.
+    (f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", ("QQX", AUG1, JAN1),
+     "timestamp range is empty: start must be before end"),
+    (f"SELECT * FROM flights WHERE {ROUTED} LIMIT ?", ("QQX", JAN1, AUG1, -1), "LIMIT must not be negative"),
+]
+
+
+@pytest.mark.parametrize("sql,params,message", REJECTED, ids=[m.split(":")[0][:40] for _, _, m in REJECTED])
+def test_rejected_predicates(cur, sql, params, message):
+    with pytest.raises(adbc_driver_manager.ProgrammingError) as e:
+        cur.execute(sql, params)
+        cur.fetchall()
+    assert e.value.status_code == AdbcStatusCode.INVALID_ARGUMENT
+    text = str(e.value)
+    assert message in text
+    for secret in ("QQX", "2001-01-01", "2001-08-01"):
+        assert secret not in text
+
+
+def test_wrong_parameter_type(cur):
+    with pytest.raises(adbc_driver_manager.ProgrammingError) as e:
+        cur.execute(f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", ("ORD", 978307200, AUG1))
+        cur.fetchall()
+    assert e.value.status_code == AdbcStatusCode.INVALID_ARGUMENT
+    assert "parameter $2" in str(e.value)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT a.id FROM flights a JOIN flights b ON a.id = b.id WHERE a.origin = 'ORD'"
+    " AND a.timestamp >= '2001-01-01T00:00:00Z' AND a.timestamp < '2001-08-01T00:00:00Z'",
+    "DELETE FROM flights WHERE origin = 'ORD'",
+    "SELECT 1",
+])
+def test_unsupported_sql(cur, sql):
+    with pytest.raises(adbc_driver_manager.NotSupportedError) as e:
+        cur.execute(sql)
+        cur.fetchall()
+    assert e.value.status_code == AdbcStatusCode.NOT_IMPLEMENTED
+    assert "not supported" in str(e.value)
+
+
+def test_unknown_table(cur):
+    with pytest.raises(adbc_driver_manager.Error) as e:
+        cur.execute("SELECT * FROM no_such_table WHERE origin = 'ORD'"
+                    " AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'")
+        cur.fetchall()
+    assert e.value.status_code == AdbcStatusCode.NOT_FOUND
+
+
+def test_connection_still_usable_after_errors(cur, sample):
+    with pytest.raises(adbc_driver_manager.Error):
+        cur.execute("SELECT 1")
+    cur.execute(f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", ("ORD", JAN1, AUG1))
+    assert cur.fetchone() == (sample.count("ORD", JAN1, AUG1),)
