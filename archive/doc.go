@@ -48,6 +48,8 @@
 //     the caches, for deployments that prefer integrity over pushdown.
 //
 // Whole-bucket counts are answered from the validated manifest's record_count alone.
+// MIN/MAX(timestamp) ([Reader.MinMax], routing.ArchiveMinMaxer) never are: a manifest cannot
+// say which instants its records hold.
 //
 // # Statistics trust rules and pushdown
 //
@@ -62,10 +64,19 @@
 // max_value not flagged inexact, min ≤ max, bounds inside the bucket, and, for "inside", a
 // known null count. INT96, legacy converted types, deprecated min/max fields, truncated,
 // reversed or out-of-bucket bounds are never trusted; such groups and pages are decoded.
+// MinMax classifies the same way: an inside group or page answers with its row count and its
+// exact min_value/max_value, straddling ones have only their event_time decoded, and every
+// group takes part whatever the file's row order, so unsorted files answer exactly too.
 // Parquet files written by other tools can be counted (any timestamp unit, either UTC flag —
 // local timestamps are read as UTC wall-clock time — INT96, nullable columns, missing
 // statistics or page index, any number of possibly empty row groups); reading records
 // requires the exact envelope schema ([ErrPayloadSchema] otherwise).
+//
+// Histograms ([Reader.CountByBin], routing.ArchiveBinCounter: COUNT(*) per time bin) classify
+// the same way, with one more condition for an answer without decoding: the trusted min and
+// max of an inside group or page must fall in the same bin, which then gets its row count;
+// other groups and pages have only event_time decoded and binned. A range inside one bin is
+// answered as Count answers it (the manifest's record_count for the whole bucket).
 //
 // # Writing
 //

@@ -9,8 +9,9 @@
 // shape), while relation kinds it does not know are errors. Recognition follows the seed
 // exactly: COUNT(*) over one routed scan whose only predicate is the routed one → KindCount;
 // MIN/MAX(timestamp) are the next candidates (KindMinMax, behind Options.MinMax until the
-// executor implements them); COUNT(column), SUM and grouped aggregates are never pushed down
-// implicitly.
+// executor implements them); COUNT(*) grouped by a time bin of the timestamp (the dashboard
+// histogram) → KindHistogram; COUNT(column), SUM and other grouped aggregates are never
+// pushed down implicitly.
 //
 // This package must not import gRPC, Flight, the scan executor, the archive or any store
 // driver.

@@ -27,9 +27,14 @@ const (
 	// KindMinMax answers MIN(timestamp)/MAX(timestamp) per bucket without records (the
 	// seed's next candidates). Produced only when Options.MinMax says the executor has it.
 	KindMinMax
+	// KindHistogram answers COUNT(*) grouped by a time bin of the timestamp through the
+	// durable-table per-bin count port (routing.DurableTable.CountByBin): per bucket, a
+	// bucket count when the bucket lies in one bin, else one GROUP BY statement (hot) or
+	// statistics and event_time decoding (archive), never values (histogram.go).
+	KindHistogram
 )
 
-// String returns "scan", "count" or "minmax".
+// String returns "scan", "count", "minmax" or "histogram".
 func (k Kind) String() string {
 	switch k {
 	case KindScan:
@@ -38,6 +43,8 @@ func (k Kind) String() string {
 		return "count"
 	case KindMinMax:
 		return "minmax"
+	case KindHistogram:
+		return "histogram"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -84,6 +91,10 @@ type Physical struct {
 	// Aggregate is set for every aggregate query, pushed down or not; Kind says where it
 	// runs. Nil for plain scans.
 	Aggregate *Aggregate
+	// Group is set for COUNT(*) grouped by a time bin (KindHistogram, or the scan path when
+	// pushdown is off): the binning, the bin column's name and output position. Ordered and
+	// Desc then give the order of the bins and Limit bounds their number.
+	Group *substrait.TimeBin
 	// Schema is the output schema: the selected columns under their output names, or one
 	// field per measure (COUNT(*) → non-null int64 named "count" unless aliased; MIN/MAX →
 	// nullable timestamp[ns, tz=UTC]). It equals the prepared statement's dataset schema.
@@ -106,6 +117,8 @@ type Physical struct {
 //     recognized DataFusion aggregates");
 //   - every measure MIN(timestamp) or MAX(timestamp) → a KindMinMax candidate: KindMinMax
 //     when opts.Pushdown and opts.MinMax, else the scan path with the aggregate;
+//   - COUNT(*) grouped by one time bin of the timestamp (date_trunc, date_bin) →
+//     KindHistogram when opts.Pushdown, else the scan path counting per bin (histogram.go);
 //   - anything else (COUNT(column), mixed measures, plain scans) → the scan path, unchanged.
 //
 // Errors are substrait *Error values (codes for the Flight layer) or internal errors.
@@ -139,6 +152,9 @@ func PlanQuery(q *substrait.Query, opts Options) *Physical {
 		ph.Ordered, ph.Desc = q.Order != substrait.OrderNone, q.Order == substrait.OrderDesc
 		ph.decide("scan path: read columns [" + strings.Join(ph.Columns, ", ") + "]" + orderAndLimit(ph))
 		return ph
+	}
+	if q.Group != nil {
+		return planHistogram(q, ph, opts)
 	}
 	agg := &substrait.Aggregate{Measures: append([]substrait.Measure(nil), q.Aggregate.Measures...)}
 	ph.Aggregate = agg

@@ -122,7 +122,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	if err != nil {
 		return nil, planError(err)
 	}
-	ph, err := pushdown.Plan(p, e.cat, pushdown.Options{Pushdown: e.opts.Pushdown})
+	ph, err := pushdown.Plan(p, e.cat, pushdown.Options{Pushdown: e.opts.Pushdown, MinMax: true})
 	if err != nil {
 		return nil, planError(err)
 	}
@@ -172,6 +172,12 @@ func (e *Engine) run(ctx context.Context, ph *pushdown.Physical) (array.RecordRe
 			return nil, e.execError(err)
 		}
 		return e.aggregateResult(ph, scan.Summary{Rows: res.Count})
+	case ph.Kind == pushdown.KindMinMax:
+		return e.minMaxPushdown(ctx, t, ph)
+	case ph.Kind == pushdown.KindHistogram:
+		return e.histogramPushdown(ctx, t, ph)
+	case ph.Group != nil:
+		return e.histogramScan(ctx, t, ph)
 	case ph.Aggregate != nil:
 		start := time.Now()
 		sum, err := scan.Summarize(ctx, &scan.Spec{Table: t, Partition: ph.Partition, Range: ph.Range})
@@ -181,7 +187,29 @@ func (e *Engine) run(ctx context.Context, ph *pushdown.Physical) (array.RecordRe
 		}
 		return e.aggregateResult(ph, sum)
 	}
-	return scan.Scan(ctx, spec, e.opts.Alloc)
+	rdr, err := scan.Scan(ctx, spec, e.opts.Alloc)
+	if err != nil {
+		return nil, err
+	}
+	return &execReader{RecordReader: rdr, e: e}, nil
+}
+
+// execReader classifies the error of a result stream with execError, as for errors returned
+// by Execute: a store failure met while streaming rows is UNAVAILABLE too, not an internal
+// error.
+type execReader struct {
+	array.RecordReader
+	e   *Engine
+	err error
+}
+
+func (r *execReader) Err() error {
+	if r.err == nil {
+		if err := r.RecordReader.Err(); err != nil {
+			r.err = r.e.execError(err)
+		}
+	}
+	return r.err
 }
 
 // aggregateResult builds the one-row result of ungrouped aggregates (none when LIMIT 0).

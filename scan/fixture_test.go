@@ -3,12 +3,14 @@ package scan_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,10 +32,12 @@ import (
 
 // The shared data set: one day-bucketed table over 60 days (2024-01-01 to 2024-02-29), with
 // several partitions written through routing.DurableTable.Append into the real SQLite store.
-// Two fixtures hold exactly the same records: "hot" (every bucket hot) and "mixed" (the
-// buckets of odd days of the month archived to Parquet in a file:// bucket by the real
-// archiver, the others hot), so every test that loops over both fixtures also checks that
-// mixed hot + archived reads give the all-hot answers.
+// Each record set has two fixtures holding exactly the same records: "hot" (every bucket hot)
+// and "mixed" (the buckets of odd days of the month archived to Parquet in a file:// bucket
+// by the real archiver, the others hot), so every test that loops over both fixtures also
+// checks that mixed hot + archived reads give the all-hot answers. The small partitions
+// (fixtures) and the large ones exercising the batch caps (capFixtures) are separate record
+// sets, built on first use.
 var (
 	tableDef = routing.TableDef{Name: "messages", TableID: "msgs", PartitionColumn: "channel_id",
 		Strategy: routing.CalendarDayUTC, WritableBuckets: 120}
@@ -46,7 +50,7 @@ var (
 const (
 	pGeneral = "general" // ~450 records over 55 of the 60 days (days 10–13 and 40 empty)
 	pRandom  = "random"  // one record every third day
-	pMany    = "many"    // 16384 (exactly scan.PageRows) records on Jan 5, 9000 on Jan 6
+	pMany    = "many"    // scan.PageRows records on Jan 5, PageRows+1000 on Jan 6 (ties across the page boundary)
 	pBig     = "big"     // 256 KiB values on Jan 7 and Jan 8, plus one 2.5 MiB value
 	pBad     = "bad"     // one stored id that is not valid UTF-8 (never archived)
 	pEmpty   = "empty"   // no record
@@ -58,24 +62,22 @@ const (
 
 const (
 	manyDay1Rows = scan.PageRows
-	manyDay2Rows = 9000
+	manyDay2Rows = scan.PageRows + 1000
 	bigValue     = 256 << 10
 	hugeValue    = 5 << 19 // 2.5 MiB, more than scan.MaxBatchBytes on its own
 )
 
-// generate returns the data set, deterministically.
-func generate() []routing.Record {
+// generateBase returns the records of the small partitions, deterministically.
+func generateBase() []routing.Record {
 	rng := rand.New(rand.NewPCG(7, 11))
 	var out []routing.Record
 	k := 0
-	add := func(pk string, t time.Time, value []byte) {
+	add := func(pk string, t time.Time) {
 		k++
 		id := fmt.Sprintf("%c%06d", "qzamx"[rng.IntN(5)], k)
-		if value == nil {
-			value = fmt.Appendf(nil, "value-%d-\x00\xff", k)
-			if k%17 == 0 {
-				value = []byte{}
-			}
+		value := fmt.Appendf(nil, "value-%d-\x00\xff", k)
+		if k%17 == 0 {
+			value = []byte{}
 		}
 		out = append(out, routing.Record{PartitionKey: []byte(pk), EventTime: t, SortKey: []byte(id), Value: value})
 	}
@@ -86,47 +88,57 @@ func generate() []routing.Record {
 		start := day0.AddDate(0, 0, d)
 		n := 3 + rng.IntN(8)
 		first := start.Add(time.Duration(rng.Int64N(86_400_000_000)) * time.Microsecond)
-		add(pGeneral, first, nil)
+		add(pGeneral, first)
 		for range n - 1 {
-			add(pGeneral, start.Add(time.Duration(rng.Int64N(86_400_000_000))*time.Microsecond), nil)
+			add(pGeneral, start.Add(time.Duration(rng.Int64N(86_400_000_000))*time.Microsecond))
 		}
 		if d%5 == 0 {
-			add(pGeneral, start, nil) // exactly on the bucket's lower bound
+			add(pGeneral, start) // exactly on the bucket's lower bound
 		}
 		if d%4 == 0 {
-			add(pGeneral, start.AddDate(0, 0, 1).Add(-time.Microsecond), nil) // last instant of the bucket
+			add(pGeneral, start.AddDate(0, 0, 1).Add(-time.Microsecond)) // last instant of the bucket
 		}
 		if d%3 == 0 { // ties on the timestamp: ordered by id
-			add(pGeneral, first, nil)
-			add(pGeneral, first, nil)
+			add(pGeneral, first)
+			add(pGeneral, first)
 		}
 		if d%3 == 1 {
-			add(pRandom, start.Add(time.Duration(rng.Int64N(86_400_000_000))*time.Microsecond), nil)
+			add(pRandom, start.Add(time.Duration(rng.Int64N(86_400_000_000))*time.Microsecond))
 		}
 	}
+	add(pBad, day0.Add(time.Hour))
+	add(pBad, day0.Add(2*time.Hour))
+	add(pBad, day0.AddDate(0, 0, 1).Add(time.Hour))
+	out = append(out, routing.Record{PartitionKey: []byte(pBad), EventTime: day0.AddDate(0, 0, 1).Add(2 * time.Hour), SortKey: []byte(secretID), Value: []byte("v")})
+	add(pBad, day0.AddDate(0, 0, 1).Add(3*time.Hour))
+	add(pBadKey, day0.AddDate(0, 0, 1).Add(time.Hour))
+	add(pBadKey, day0.AddDate(0, 0, 1).Add(2*time.Hour))
+	return out
+}
+
+// generateCaps returns the records of the partitions that exercise the batch caps and the
+// paged bucket reads: pMany and pBig.
+func generateCaps() []routing.Record {
+	var out []routing.Record
+	add := func(pk string, t time.Time, id string, value []byte) {
+		out = append(out, routing.Record{PartitionKey: []byte(pk), EventTime: t, SortKey: []byte(id), Value: value})
+	}
 	for i := range manyDay1Rows {
-		add(pMany, day0.AddDate(0, 0, 4).Add(time.Duration(i)*5*time.Second), []byte("m"))
+		// Pairs of records share a timestamp, with ids in reverse insertion order.
+		add(pMany, day0.AddDate(0, 0, 4).Add(time.Duration(i/2)*5*time.Second), fmt.Sprintf("a%06d", manyDay1Rows-i), []byte("m"))
 	}
 	for i := range manyDay2Rows {
-		add(pMany, day0.AddDate(0, 0, 5).Add(time.Duration(i)*7*time.Second), []byte("n"))
+		// Triples share a timestamp, so the page boundary (PageRows) falls inside a tie.
+		add(pMany, day0.AddDate(0, 0, 5).Add(time.Duration(i/3)*7*time.Second), fmt.Sprintf("b%06d", manyDay2Rows-i), []byte("n"))
 	}
 	for d := 6; d <= 7; d++ {
 		for i := range 12 {
-			v := make([]byte, bigValue)
-			for j := range v {
-				v[j] = byte(rng.Uint32())
-			}
-			add(pBig, day0.AddDate(0, 0, d).Add(time.Duration(i)*time.Hour), v)
+			// Compressible (the archive compresses it fast) but distinct per record.
+			v := bytes.Repeat(fmt.Appendf(nil, "%02d-%02d-%059d", d, i, i*d), bigValue/64)
+			add(pBig, day0.AddDate(0, 0, d).Add(time.Duration(i)*time.Hour), fmt.Sprintf("big%02d%02d", d, i), v)
 		}
 	}
-	add(pBig, day0.AddDate(0, 0, 7).Add(90*time.Minute), bytes.Repeat([]byte{'h'}, hugeValue))
-	add(pBad, day0.Add(time.Hour), nil)
-	add(pBad, day0.Add(2*time.Hour), nil)
-	add(pBad, day0.AddDate(0, 0, 1).Add(time.Hour), nil)
-	out = append(out, routing.Record{PartitionKey: []byte(pBad), EventTime: day0.AddDate(0, 0, 1).Add(2 * time.Hour), SortKey: []byte(secretID), Value: []byte("v")})
-	add(pBad, day0.AddDate(0, 0, 1).Add(3*time.Hour), nil)
-	add(pBadKey, day0.AddDate(0, 0, 1).Add(time.Hour), nil)
-	add(pBadKey, day0.AddDate(0, 0, 1).Add(2*time.Hour), nil)
+	add(pBig, day0.AddDate(0, 0, 7).Add(90*time.Minute), "huge", bytes.Repeat([]byte{'h'}, hugeValue))
 	return out
 }
 
@@ -136,17 +148,57 @@ type fixture struct {
 	store    *sqlite.Store
 	reader   *archive.Reader // nil when nothing is archived
 	bucket   *blob.Bucket
-	archived int             // buckets archived
+	archived int // buckets archived
 }
 
 var (
-	fixOnce  sync.Once
-	fixErr   error
-	fixDir   string
-	fixHot   *fixture
-	fixMixed *fixture
-	allRecs  []routing.Record
+	fixDir  string
+	allRecs = slices.Concat(generateBase(), generateCaps())
+	base    = lazyFixtures{name: "", gen: generateBase, rowGroupRows: 8}
+	caps    = lazyFixtures{name: "caps-", gen: generateCaps, rowGroupRows: 1024, hotOnlyUnderRace: true}
 )
+
+// lazyFixtures builds a hot and a mixed fixture of one record set on first use.
+type lazyFixtures struct {
+	name         string
+	gen          func() []routing.Record
+	rowGroupRows int // of the Parquet archives
+	// hotOnlyUnderRace skips the mixed fixture under the race detector (raceEnabled).
+	hotOnlyUnderRace bool
+	once             sync.Once
+	err              error
+	fs               []*fixture
+}
+
+func (l *lazyFixtures) get(t testing.TB) []*fixture {
+	t.Helper()
+	l.once.Do(func() {
+		recs := l.gen()
+		names := []string{"hot", "mixed"}
+		if l.hotOnlyUnderRace && raceEnabled {
+			names = names[:1]
+		}
+		l.fs = make([]*fixture, len(names))
+		errs := make([]error, len(names))
+		var wg sync.WaitGroup
+		for i, name := range names {
+			wg.Go(func() { l.fs[i], errs[i] = buildFixture(l.name+name, recs, i == 1, l.rowGroupRows) })
+		}
+		wg.Wait()
+		l.err = errors.Join(errs...)
+	})
+	if l.err != nil {
+		t.Fatalf("build fixtures: %v", l.err)
+	}
+	return l.fs
+}
+
+// fixtures returns the hot and mixed fixtures of the small partitions.
+func fixtures(t testing.TB) []*fixture { return base.get(t) }
+
+// capFixtures returns the hot and mixed fixtures of pMany and pBig (only the hot one under
+// the race detector).
+func capFixtures(t testing.TB) []*fixture { return caps.get(t) }
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "scan-test-")
@@ -156,7 +208,7 @@ func TestMain(m *testing.M) {
 	}
 	fixDir = dir
 	code := m.Run()
-	for _, f := range []*fixture{fixHot, fixMixed} {
+	for _, f := range slices.Concat(base.fs, caps.fs) {
 		if f != nil {
 			_ = f.store.Close()
 			if f.bucket != nil {
@@ -173,29 +225,6 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
-}
-
-// fixtures returns the shared hot and mixed fixtures, building them on first use.
-func fixtures(t testing.TB) []*fixture {
-	t.Helper()
-	fixOnce.Do(func() {
-		allRecs = generate()
-		var wg sync.WaitGroup
-		var errHot, errMixed error
-		wg.Add(2)
-		go func() { defer wg.Done(); fixHot, errHot = buildFixture("hot", false) }()
-		go func() { defer wg.Done(); fixMixed, errMixed = buildFixture("mixed", true) }()
-		wg.Wait()
-		if errHot != nil {
-			fixErr = errHot
-		} else {
-			fixErr = errMixed
-		}
-	})
-	if fixErr != nil {
-		t.Fatalf("build fixtures: %v", fixErr)
-	}
-	return []*fixture{fixHot, fixMixed}
 }
 
 // oddDays lets the archiver see only the buckets of odd days of the month, of partitions
@@ -220,7 +249,9 @@ func archivable(b routing.BucketID) bool {
 	return b.Start.Day()%2 == 1 && utf8.Valid(b.PartitionKey) && string(b.PartitionKey) != pBad
 }
 
-func buildFixture(name string, mixed bool) (*fixture, error) {
+// buildFixture appends recs into a new SQLite store; when mixed, the real archiver then
+// archives the buckets of odd days (see oddDays) to a file:// bucket.
+func buildFixture(name string, recs []routing.Record, mixed bool, rowGroupRows int) (*fixture, error) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(fixDir, name+".db")})
 	if err != nil {
@@ -234,8 +265,8 @@ func buildFixture(name string, mixed bool) (*fixture, error) {
 	if err != nil {
 		return f, err
 	}
-	if n, err := tbl.Append(ctx, allRecs); err != nil || n != len(allRecs) {
-		return f, fmt.Errorf("append: %d of %d: %w", n, len(allRecs), err)
+	if n, err := tbl.Append(ctx, recs); err != nil || n != len(recs) {
+		return f, fmt.Errorf("append: %d of %d: %w", n, len(recs), err)
 	}
 	if !mixed {
 		return f, nil
@@ -249,7 +280,7 @@ func buildFixture(name string, mixed bool) (*fixture, error) {
 		return f, err
 	}
 	f.bucket = bkt
-	w, err := archive.NewWriter(bkt, archive.WriterOptions{Prefix: "archives", RowGroupRows: 8})
+	w, err := archive.NewWriter(bkt, archive.WriterOptions{Prefix: "archives", RowGroupRows: rowGroupRows})
 	if err != nil {
 		return f, err
 	}
@@ -265,8 +296,8 @@ func buildFixture(name string, mixed bool) (*fixture, error) {
 		return f, fmt.Errorf("archive: %w", err)
 	}
 	want := map[string]bool{}
-	for i := range allRecs {
-		b := routing.BucketFor(tableDef.TableID, allRecs[i].PartitionKey, tableDef.Strategy, allRecs[i].EventTime)
+	for i := range recs {
+		b := routing.BucketFor(tableDef.TableID, recs[i].PartitionKey, tableDef.Strategy, recs[i].EventTime)
 		if archivable(b) {
 			want[b.CacheKey()] = true
 		}
@@ -376,26 +407,35 @@ func makeSpec(tbl *routing.DurableTable, part string, r routing.TimeRange, cols 
 	return &scan.Spec{Table: tbl, Partition: []byte(part), Range: r, Columns: cols, Desc: desc, Limit: limit, Schema: arrow.NewSchema(fields, nil)}
 }
 
+// byPartition holds each partition's records sorted by (timestamp, id), built once.
+var byPartition = sync.OnceValue(func() map[string][]routing.Record {
+	m := map[string][]routing.Record{}
+	for _, rec := range allRecs {
+		m[string(rec.PartitionKey)] = append(m[string(rec.PartitionKey)], rec)
+	}
+	for _, recs := range m {
+		sort.Slice(recs, func(i, j int) bool {
+			a, b := recs[i], recs[j]
+			if !a.EventTime.Equal(b.EventTime) {
+				return a.EventTime.Before(b.EventTime)
+			}
+			return string(a.SortKey) < string(b.SortKey)
+		})
+	}
+	return m
+})
+
 // expected is the brute-force answer: the records of partition part inside r, sorted by
 // (timestamp, id), reversed when desc, at most limit (limit < 0: all).
 func expected(part string, r routing.TimeRange, desc bool, limit int64) []routing.Record {
 	var out []routing.Record
-	for _, rec := range allRecs {
-		if string(rec.PartitionKey) == part && !rec.EventTime.Before(r.Start) && rec.EventTime.Before(r.End) {
+	for _, rec := range byPartition()[part] {
+		if !rec.EventTime.Before(r.Start) && rec.EventTime.Before(r.End) {
 			out = append(out, rec)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if !a.EventTime.Equal(b.EventTime) {
-			return a.EventTime.Before(b.EventTime)
-		}
-		return string(a.SortKey) < string(b.SortKey)
-	})
 	if desc {
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
+		slices.Reverse(out)
 	}
 	if limit >= 0 && int64(len(out)) > limit {
 		out = out[:limit]

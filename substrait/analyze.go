@@ -61,11 +61,12 @@ func decodePlan(pb *substraitpb.Plan) (p *plan.Plan, err error) {
 	return p, nil
 }
 
-// lineage says what one output column of a relation is: a table column (col ≥ 0) or an
-// aggregate measure (measure ≥ 0).
+// lineage says what one output column of a relation is: a table column (col ≥ 0), an
+// aggregate measure (measure ≥ 0) or the time bin of a grouped aggregate (bin).
 type lineage struct {
 	col     int
 	measure int
+	bin     bool
 }
 
 // relState is what Analyze knows about a relation's output.
@@ -77,6 +78,7 @@ type relState struct {
 	order   Order
 	agg     []Measure // measure names are filled from the root names
 	hasAgg  bool
+	bin     *routing.Binning // the grouping of a histogram (groupby.go)
 	limit   int64
 	fetched bool
 }
@@ -95,7 +97,10 @@ type relState struct {
 //   - one SortRel on (timestamp[, id]) in one direction;
 //   - ProjectRels of plain field references (any emit mapping);
 //   - one AggregateRel without grouping, measures count(), count(x), min(timestamp),
-//     max(timestamp), no DISTINCT, no filter, no sort, initial-to-result phase;
+//     max(timestamp), no DISTINCT, no filter, no sort, initial-to-result phase; or one
+//     AggregateRel grouped by one time bin of the timestamp (round_calendar or
+//     round_temporal, see groupby.go) with count() measures, optionally followed by a SortRel
+//     on the bin;
 //   - one FetchRel on top, offset 0.
 //
 // Any other relation (joins, sets, virtual tables, files, extensions, writes…) is
@@ -134,6 +139,9 @@ func Analyze(p *plan.Plan, cat Catalog) (*Query, error) {
 		q.Limit = -1
 	}
 	cols := columnNames(st.def)
+	if st.bin != nil {
+		return st.groupedQuery(q, names)
+	}
 	if st.hasAgg {
 		q.Aggregate = &Aggregate{}
 		for i, l := range st.out {
@@ -534,6 +542,9 @@ func timestampLiteralValue(l expr.Literal) (time.Time, error) {
 
 // sort accepts (timestamp[, id]) in one direction.
 func (st *relState) sort(sorts []expr.SortField) error {
+	if st.bin != nil {
+		return st.sortBins(sorts)
+	}
 	switch {
 	case st.hasAgg:
 		return unimplemented("SortRel above an AggregateRel")
@@ -598,11 +609,11 @@ func (st *relState) aggregate(r *plan.AggregateRel) error {
 	case st.fetched:
 		return unimplemented("AggregateRel above a FetchRel")
 	case len(r.GroupingExpressions()) > 0:
-		return unimplemented("grouped AggregateRel (GROUP BY)")
+		return st.groupedAggregate(r)
 	}
 	for _, g := range r.GroupingReferences() {
 		if len(g) > 0 {
-			return unimplemented("grouped AggregateRel (GROUP BY)")
+			return st.groupedAggregate(r)
 		}
 	}
 	if len(r.GroupingReferences()) > 1 {

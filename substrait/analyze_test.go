@@ -248,7 +248,7 @@ func TestFromSubstraitRejections(t *testing.T) {
 			r := routed(t, c)
 			cnt := must(c.b.AggregateFn(URNAggregate, "count", nil))
 			return must(c.b.AggregateColumns(r, []plan.AggRelMeasure{c.b.Measure(cnt, nil)}, 2)), []string{"id", "count"}
-		}, Unimplemented, "grouped AggregateRel (GROUP BY) is not supported", nil},
+		}, Unimplemented, "grouped AggregateRel (GROUP BY) other than by one time bucket of timestamp is not supported", nil},
 		{"count distinct", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
 			r := routed(t, c)
 			f := must(expr.NewAggregateFunc(c.b.GetExprBuilder().Reg, extensions.ID{URN: URNAggregate, Name: "count:any"}, nil,

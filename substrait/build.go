@@ -27,6 +27,8 @@ const (
 //	SortRel      timestamp, id ASC or DESC                    (plain scans with an order only)
 //	ProjectRel   field references, emit = the references     (plain scans not selecting *)
 //	AggregateRel count() | count(col) | min(ts) | max(ts)      (aggregate queries, no grouping)
+//	AggregateRel group [time bin], count()…, then SortRel on the bin and a ProjectRel placing
+//	             the bin column                                (grouped queries, groupby.go)
 //	FetchRel     offset 0, count = LIMIT                      (only with a LIMIT)
 //
 // and the root names are the output names. Timestamp literals are precision timestamps with
@@ -76,7 +78,11 @@ func Build(q *Query) (*plan.Plan, error) {
 		return nil, fmt.Errorf("build filter: %w", err)
 	}
 	var names []string
-	if q.Aggregate != nil {
+	if q.Group != nil {
+		if rel, names, err = buildGrouped(b, q, rel); err != nil {
+			return nil, err
+		}
+	} else if q.Aggregate != nil {
 		measures := make([]plan.AggRelMeasure, len(q.Aggregate.Measures))
 		for i, m := range q.Aggregate.Measures {
 			var f *expr.AggregateFunction
@@ -180,6 +186,9 @@ func validateQuery(q *Query) error {
 		return ErrTimestampOutOfRange
 	case q.Limit < -1:
 		return ErrNegativeLimit
+	}
+	if q.Group != nil {
+		return validateGroup(q)
 	}
 	if q.Aggregate != nil {
 		if len(q.Columns) > 0 || len(q.Aggregate.Measures) == 0 {

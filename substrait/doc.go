@@ -6,9 +6,13 @@
 // PostgreSQL's lexer (Prepare). The supported surface is one SELECT over one routed table:
 // columns, `*`, or ungrouped COUNT(*), COUNT(column), MIN(timestamp) and MAX(timestamp); a
 // WHERE clause that is exactly the routed predicate; ORDER BY timestamp [, id] in one
-// direction; LIMIT; and EXPLAIN of such a query. Client plans (FromSubstrait) are validated
-// by Analyze against the same contract and rebuilt in the same canonical form (Build), so
-// the pushdown planner and the executor only ever see one shape of plan.
+// direction; LIMIT; and EXPLAIN of such a query. Histograms are the one grouped shape:
+// COUNT(*) grouped by date_trunc(unit, timestamp) or date_bin(INTERVAL stride, timestamp,
+// origin) in UTC, ordered by the bin or not, with a LIMIT (Query.Group, groupby.go, which
+// also documents how the bins map onto Substrait's round_calendar and round_temporal).
+// Client plans (FromSubstrait) are validated by Analyze against the same contract and
+// rebuilt in the same canonical form (Build), so the pushdown planner and the executor only
+// ever see one shape of plan.
 //
 // # The routed contract
 //
@@ -29,7 +33,7 @@
 //     parameter binding failures, SQL syntax errors (with a position, never the text),
 //     undecodable Substrait plans;
 //   - Unimplemented: SQL or Substrait constructs outside the supported surface, named in the
-//     message ("JOIN is not supported", "GROUP BY date_trunc is not supported"…);
+//     message ("JOIN is not supported", "GROUP BY id is not supported"…);
 //   - NotFound: unknown tables.
 //
 // An unknown table is NotFound (a missing resource); an unknown column is InvalidArgument

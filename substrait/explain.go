@@ -228,6 +228,8 @@ func formatLiteral(l expr.Literal) string {
 			return time.Unix(0, n).UTC().Format(time.RFC3339Nano)
 		}
 		return fmt.Sprintf("%d (precision %d)", n, prec)
+	case *expr.PrimitiveLiteral[int64]:
+		return strconv.FormatInt(v.Value, 10)
 	case *expr.NullLiteral:
 		return "NULL"
 	}

@@ -10,9 +10,10 @@ import (
 )
 
 // Query is the logical content of a supported plan: one routed scan pinned to one partition
-// and a finite half-open time range, then either a column selection or ungrouped aggregates,
-// an optional (timestamp, id) order and an optional limit. Analyze derives it from a
-// *plan.Plan; the SQL front end and FromSubstrait build plans from it.
+// and a finite half-open time range, then either a column selection, ungrouped aggregates, or
+// COUNT(*) grouped by a time bin of the timestamp (Group), an optional order and an optional
+// limit. Analyze derives it from a *plan.Plan; the SQL front end and FromSubstrait build plans
+// from it.
 type Query struct {
 	// Table is the routed table scanned.
 	Table routing.TableDef
@@ -24,10 +25,15 @@ type Query struct {
 	// Columns are the output columns of a plain scan, in output order; nil for aggregate
 	// queries.
 	Columns []OutputColumn
-	// Aggregate holds the ungrouped aggregates of an aggregate query (one output row); nil
-	// for plain scans.
+	// Aggregate holds the aggregates of an aggregate query (one output row without Group; one
+	// row per non-empty bin with it); nil for plain scans.
 	Aggregate *Aggregate
-	// Order is the requested row order of a plain scan (always OrderNone for aggregates).
+	// Group, when set, groups the aggregate (COUNT(*) measures only) by a time bin of the
+	// timestamp column; see TimeBin.
+	Group *TimeBin
+	// Order is the requested row order of a plain scan; of a grouped query, the order of the
+	// bins (OrderAsc or OrderDesc on the bin column; OrderNone emits them ascending). Always
+	// OrderNone for ungrouped aggregates.
 	Order Order
 	// Limit is the maximum number of output rows, or -1 when there is none.
 	Limit int64
@@ -123,8 +129,14 @@ type Aggregate struct {
 }
 
 // Schema returns the query's output schema: OutputSchema of its table, columns and
-// aggregate.
-func (q *Query) Schema() *arrow.Schema { return OutputSchema(q.Table, q.Columns, q.Aggregate) }
+// aggregate; for a grouped query, the bin column (non-null timestamp[ns, tz=UTC]) at
+// Group.Index and one non-null int64 per COUNT(*).
+func (q *Query) Schema() *arrow.Schema {
+	if q.Group != nil {
+		return groupedSchema(q.Aggregate, q.Group)
+	}
+	return OutputSchema(q.Table, q.Columns, q.Aggregate)
+}
 
 // OutputSchema returns the Arrow schema of a result: for a plain scan, the selected table
 // fields renamed to their output names (types and nullability of TableSchema); for an

@@ -37,6 +37,7 @@ type template struct {
 	atoms   []atom // the accepted conjuncts, in order
 	columns []OutputColumn
 	agg     *Aggregate
+	group   *TimeBin // GROUP BY a time bin (groupby.go)
 	order   Order
 	limit   *operand // nil: no LIMIT
 	params  []paramKind
@@ -147,12 +148,7 @@ func (a *sqlAnalyzer) selectStmt(sel *pg.SelectStmt) (*template, error) {
 	case len(sel.GetWindowClause()) > 0:
 		return nil, unimplemented("WINDOW")
 	case len(sel.GetGroupClause()) > 0 || sel.GetGroupDistinct():
-		for _, g := range sel.GetGroupClause() {
-			if fc := g.GetFuncCall(); fc != nil && funcName(fc) == "date_trunc" {
-				return nil, unimplemented("GROUP BY date_trunc")
-			}
-		}
-		return nil, unimplemented("GROUP BY")
+		return a.groupedSelect(sel)
 	case sel.GetHavingClause() != nil:
 		return nil, unimplemented("HAVING")
 	case sel.GetLimitOffset() != nil && !isZero(sel.GetLimitOffset()):
@@ -171,6 +167,11 @@ func (a *sqlAnalyzer) selectStmt(sel *pg.SelectStmt) (*template, error) {
 	if err := a.limit(sel.GetLimitCount(), t); err != nil {
 		return nil, err
 	}
+	return a.routedTail(sel, t)
+}
+
+// routedTail reads the routed predicate of the WHERE clause into t and lists its parameters.
+func (a *sqlAnalyzer) routedTail(sel *pg.SelectStmt, t *template) (*template, error) {
 	c := &collector{}
 	if err := a.where(sel.GetWhereClause(), c); err != nil {
 		return nil, err

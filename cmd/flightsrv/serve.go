@@ -38,7 +38,7 @@ func (c *serveConfig) register(fs interface {
 		fs.StringVar(&c.archive, "archive", "archive", "archive location: a gocloud.dev/blob URL (file:///dir, s3://…) or a directory")
 		fs.BoolVar(&c.migrate, "migrate", false, "apply schema migrations at start-up (otherwise only validate the schema)")
 	}
-	fs.BoolVar(&c.pushdown, "pushdown", true, "push COUNT(*) down to the stores (false: every query runs on the scan path)")
+	fs.BoolVar(&c.pushdown, "pushdown", true, "push COUNT(*) and MIN/MAX(timestamp) down to the stores (false: every query runs on the scan path)")
 	fs.IntVar(&c.fanout, "fanout", routing.DefaultFanout, "buckets read concurrently per query")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
 	fs.StringVar(&c.ticketKey, "ticket-key", "", "secret signing statement handles and tickets; replicas must share it (default: random per process)")

@@ -18,5 +18,8 @@
 // Every statement is counted into the context's routing.ReadStats, including BEGIN and
 // COMMIT/ROLLBACK of write transactions.
 //
+// Per-bin counts (routing.HotBinCounter, histogram.go) are one GROUP BY statement with the
+// route, in integer microsecond arithmetic, giving the CockroachDB store's answers.
+//
 // This package must not import Flight, Substrait, SQL planning or the archive package.
 package sqlite

@@ -1,0 +1,77 @@
+package cockroach_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/routing/cockroach"
+	"github.com/flightsrv/flightsrv/routing/storetest"
+)
+
+// TestHistogram runs the per-bin count conformance suite against PostgreSQL.
+func TestHistogram(t *testing.T) {
+	storetest.RunHistogram(t, func(t *testing.T) storetest.Store { return migrated(t, cockroach.Config{MaxConns: 8}) })
+}
+
+// TestBinningMatchesPostgreSQL compares routing.Binning, which every tier and the scan path
+// bin with, with PostgreSQL's own date_trunc and date_bin on UTC instants.
+func TestBinningMatchesPostgreSQL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t, cockroach.Config{})
+	rng := rand.New(rand.NewPCG(3, 4))
+	var instants []time.Time
+	for _, x := range []string{"2024-02-29T23:59:59.999999Z", "2024-03-04T00:00:00Z", "2024-03-03T23:59:59.999999Z",
+		"1969-12-31T23:59:59.999999Z", "1970-01-01T00:00:00Z", "2000-12-31T23:50:00Z", "1900-01-01T00:00:00Z"} {
+		at, _ := time.Parse(time.RFC3339Nano, x)
+		instants = append(instants, at.UTC())
+	}
+	for range 150 {
+		instants = append(instants, time.UnixMicro(rng.Int64N(200*365*86_400_000_000)-100*365*86_400_000_000).UTC())
+	}
+	for _, bin := range storetest.Binnings {
+		for _, at := range instants {
+			var got time.Time
+			var err error
+			if bin.Unit != 0 {
+				err = s.Pool().QueryRow(ctx, `SELECT date_trunc($1, $2::TIMESTAMPTZ AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+					bin.Unit.String(), at).Scan(&got)
+			} else {
+				err = s.Pool().QueryRow(ctx, `SELECT date_bin(make_interval(secs => $1::FLOAT8 / 1000000), $2::TIMESTAMPTZ, $3::TIMESTAMPTZ)`,
+					int64(bin.Stride/time.Microsecond), at, bin.Origin).Scan(&got)
+			}
+			if err != nil {
+				t.Fatalf("%v at %v: %v", bin, at, err)
+			}
+			if want := bin.Floor(at); !got.Equal(want) {
+				t.Fatalf("%v at %v: PostgreSQL says %v, Floor says %v", bin, at, got.UTC(), want)
+			}
+		}
+	}
+}
+
+// TestBinStatementReadsKeysOnly: the per-bin statement names neither value nor sort_key and
+// is one statement per call.
+func TestBinStatementReadsKeysOnly(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	s := migrated(t, cockroach.Config{Tracer: rec})
+	b := routing.BucketFor("t", []byte("p"), routing.CalendarYearUTC, time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC))
+	rec.take()
+	for _, bin := range []routing.Binning{routing.TruncBinning(routing.TruncHour), routing.TruncBinning(routing.TruncMonth)} {
+		if _, _, err := s.CountRangeByBin(context.Background(), b, b.Range(), bin); err != nil {
+			t.Fatal(err)
+		}
+		sqls := rec.take()
+		if len(sqls) != 1 {
+			t.Fatalf("%d statements, want 1", len(sqls))
+		}
+		if strings.Contains(sqls[0], "value") || strings.Contains(sqls[0], "sort_key") || !strings.Contains(sqls[0], "GROUP BY") {
+			t.Fatalf("statement reads more than keys:\n%s", sqls[0])
+		}
+	}
+}

@@ -1,0 +1,15 @@
+package cockroach_test
+
+import (
+	"testing"
+
+	"github.com/flightsrv/flightsrv/routing/cockroach"
+	"github.com/flightsrv/flightsrv/routing/storetest"
+)
+
+// TestDurableMinMax runs the MIN/MAX pushdown suite (routing.DurableTable.MinMax over this
+// store and real archives) against PostgreSQL.
+func TestDurableMinMax(t *testing.T) {
+	t.Parallel()
+	storetest.RunMinMax(t, func(t *testing.T) storetest.Store { return migrated(t, cockroach.Config{MaxConns: 8}) })
+}

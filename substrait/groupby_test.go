@@ -1,0 +1,413 @@
+package substrait
+
+import (
+	"errors"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+var origin2001 = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func histQuery(bin routing.Binning, name string, index int, order Order, limit int64, counts ...string) *Query {
+	q := aggQuery(routing.TimeRange{Start: jan1, End: feb1}, limit)
+	for _, c := range counts {
+		q.Aggregate.Measures = append(q.Aggregate.Measures, Measure{Func: CountStar, Name: c})
+	}
+	q.Group = &TimeBin{Binning: bin, Name: name, Index: index}
+	q.Order = order
+	return q
+}
+
+// TestGroupedSQL plans every accepted spelling of a histogram through the whole SQL road
+// (Prepare, Query, Bind, Analyze of the bound plan: planQuery checks Analyze(Bind(q)) = q) and
+// compares the query and the dataset schema.
+func TestGroupedSQL(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	hour := routing.TruncBinning(routing.TruncHour)
+	bin15 := routing.StrideBinning(15*time.Minute, origin2001)
+	tests := []struct {
+		sql  string
+		args []any
+		want *Query
+	}{
+		{`SELECT date_trunc('hour', timestamp) AS t, COUNT(*) FROM messages` + routedWhere + ` GROUP BY 1`,
+			nil, histQuery(hour, "t", 0, OrderNone, -1, "count")},
+		{`SELECT date_trunc('hour', timestamp) AS t, COUNT(*) FROM messages` + routedWhere + ` GROUP BY 1 ORDER BY 1`,
+			nil, histQuery(hour, "t", 0, OrderAsc, -1, "count")},
+		{`SELECT date_trunc('hour', timestamp) AS t, COUNT(*) FROM messages` + routedWhere + ` GROUP BY t ORDER BY t DESC LIMIT 24`,
+			nil, histQuery(hour, "t", 0, OrderDesc, 24, "count")},
+		{`SELECT COUNT(*) AS n, date_trunc('HOURS', m.timestamp) FROM messages m` + routedWhere + ` GROUP BY date_trunc('h', timestamp) ORDER BY 2 ASC`,
+			nil, histQuery(hour, "date_trunc", 1, OrderAsc, -1, "n")},
+		{`SELECT count(1), date_trunc('hour', timestamp::timestamptz, 'UTC') b, count(*) AS c FROM messages` + routedWhere + ` GROUP BY b, 2 ORDER BY date_trunc('hour', timestamp) DESC`,
+			nil, histQuery(hour, "b", 1, OrderDesc, -1, "count", "c")},
+		{`SELECT date_bin(INTERVAL '15 minutes', timestamp, TIMESTAMPTZ '2001-01-01T00:00:00Z') AS t, COUNT(*) FROM messages` + routedWhere + ` GROUP BY t ORDER BY t`,
+			nil, histQuery(bin15, "t", 0, OrderAsc, -1, "count")},
+		{`SELECT date_bin('PT15M', timestamp, '2001-01-01'), COUNT(*) FROM messages` + routedWhere + ` GROUP BY date_bin('00:15', timestamp, DATE '2001-01-01')`,
+			nil, histQuery(bin15, "date_bin", 0, OrderNone, -1, "count")},
+		{`SELECT date_bin('0.25 hours'::interval, timestamp, TIMESTAMP '2001-01-01 00:00') AS t, COUNT(*) FROM messages` + routedWhere + ` GROUP BY 1 ORDER BY t LIMIT ?`,
+			[]any{int64(3)}, histQuery(bin15, "t", 0, OrderAsc, 3, "count")},
+		{`SELECT date_trunc('week', timestamp) AS "Week", COUNT(*) FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp < $3 GROUP BY "Week"`,
+			[]any{"general", jan1, feb1}, histQuery(routing.TruncBinning(routing.TruncWeek), "Week", 0, OrderNone, -1, "count")},
+		{`SELECT date_trunc('qtr', timestamp), COUNT(*) FROM messages` + routedWhere + ` GROUP BY 1`,
+			nil, histQuery(routing.TruncBinning(routing.TruncQuarter), "date_trunc", 0, OrderNone, -1, "count")},
+		// An output name equal to a table column: GROUP BY resolves the table column, ORDER BY
+		// the output column (PostgreSQL's rules).
+		{`SELECT date_trunc('day', timestamp) AS timestamp, COUNT(*) FROM messages` + routedWhere + ` GROUP BY 1 ORDER BY timestamp DESC`,
+			nil, histQuery(routing.TruncBinning(routing.TruncDay), "timestamp", 0, OrderDesc, -1, "count")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sql, func(t *testing.T) {
+			t.Parallel()
+			q, err := planQuery(t, cat, tt.sql, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !queriesEqual(q, tt.want) || q.Group == nil || *q.Group != *tt.want.Group ||
+				len(q.Aggregate.Measures) != len(tt.want.Aggregate.Measures) {
+				t.Fatalf("query %+v group %+v, want %+v group %+v", q, q.Group, tt.want, tt.want.Group)
+			}
+			for i, m := range q.Aggregate.Measures {
+				if m != tt.want.Aggregate.Measures[i] {
+					t.Fatalf("measure %d = %+v, want %+v", i, m, tt.want.Aggregate.Measures[i])
+				}
+			}
+			st, _ := Prepare(tt.sql, cat)
+			if !st.DatasetSchema().Equal(q.Schema()) {
+				t.Fatalf("dataset schema %v, query schema %v", st.DatasetSchema(), q.Schema())
+			}
+			f := q.Schema().Field(q.Group.Index)
+			if !arrow.TypeEqual(f.Type, timestampType) || f.Nullable || f.Name != q.Group.Name {
+				t.Fatalf("bin field %v", f)
+			}
+			// The canonical plan survives serialisation unchanged.
+			p, err := st.Bind(tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p2, err := FromSubstrait(marshalPlan(t, p), cat)
+			if err != nil {
+				t.Fatalf("FromSubstrait: %v\n%s", err, Explain(p))
+			}
+			pb1, _ := p.ToProto()
+			pb2, _ := p2.ToProto()
+			if !proto.Equal(pb1, pb2) {
+				t.Fatalf("FromSubstrait changed the plan:\n%s\nvs\n%s", Explain(p), Explain(p2))
+			}
+		})
+	}
+}
+
+func TestGroupedSQLErrors(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	const sel = `SELECT date_trunc('hour', timestamp) AS t, count(*) FROM messages` + routedWhere
+	tests := []struct {
+		sql  string
+		code Code
+		msg  string
+	}{
+		{`SELECT count(*) FROM messages` + routedWhere + ` GROUP BY id`, Unimplemented, "GROUP BY id is not supported"},
+		{`SELECT timestamp, count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "GROUP BY timestamp is not supported"},
+		{`SELECT date_trunc('day', timestamp) AS timestamp, COUNT(*) FROM messages` + routedWhere + ` GROUP BY timestamp`, Unimplemented, "GROUP BY timestamp is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` GROUP BY 2`, Unimplemented, "GROUP BY timestamp is not supported"},
+		{sel + ` GROUP BY ROLLUP (1)`, Unimplemented, "GROUPING SETS, ROLLUP and CUBE are not supported"},
+		{sel + ` GROUP BY ()`, Unimplemented, "GROUPING SETS, ROLLUP and CUBE are not supported"},
+		{sel + ` GROUP BY DISTINCT 1`, Unimplemented, "GROUP BY DISTINCT is not supported"},
+		{sel + ` GROUP BY 1 HAVING count(*) > 2`, Unimplemented, "HAVING is not supported"},
+		{sel + ` GROUP BY 1 OFFSET 3`, Unimplemented, "OFFSET is not supported"},
+		{sel + ` GROUP BY 1, id`, Unimplemented, "GROUP BY id is not supported"},
+		{sel + ` GROUP BY 1, date_trunc('day', timestamp)`, Unimplemented, "GROUP BY several expressions is not supported"},
+		{sel + ` GROUP BY lower(id)`, Unimplemented, "GROUP BY expressions other than a time bucket of timestamp are not supported"},
+		{sel + ` GROUP BY 'x'`, Unimplemented, "GROUP BY expressions other than a time bucket of timestamp are not supported"},
+		{sel + ` GROUP BY 1 ORDER BY 2`, Unimplemented, "ORDER BY an aggregate is not supported"},
+		{sel + ` GROUP BY 1 ORDER BY count(*) DESC`, Unimplemented, "ORDER BY an aggregate is not supported"},
+		{sel + ` GROUP BY 1 ORDER BY 1, 2`, Unimplemented, "ORDER BY more than the time bucket is not supported"},
+		{sel + ` GROUP BY 1 ORDER BY t USING <`, Unimplemented, "ORDER BY … USING is not supported"},
+		{`SELECT count(*) FROM messages` + routedWhere + ` GROUP BY date_trunc('hour', timestamp)`, Unimplemented, "GROUP BY a time bucket that is not selected is not supported"},
+		{`SELECT date_trunc('hour', timestamp) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "GROUP BY without COUNT(*) is not supported"},
+		{`SELECT date_trunc('hour', timestamp), date_trunc('hour', timestamp) AS b, count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "selecting the time bucket more than once is not supported"},
+		{`SELECT date_trunc('hour', timestamp), min(timestamp) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "MIN(timestamp) with GROUP BY is not supported"},
+		{`SELECT date_trunc('hour', timestamp), count(id) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "COUNT(id) with GROUP BY is not supported"},
+		{`SELECT date_trunc('microseconds', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_trunc to microseconds is not supported"},
+		{`SELECT date_trunc('decade', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_trunc to decade is not supported"},
+		{`SELECT date_trunc($1, timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "parameters in date_trunc are not supported"},
+		{`SELECT date_trunc('hour', timestamp, 'Europe/Paris'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_trunc in a time zone other than UTC is not supported"},
+		{`SELECT date_trunc('hour', timestamp + interval '1 hour'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_trunc of an expression is not supported"},
+		{`SELECT date_bin(INTERVAL '1 month', timestamp, '2001-01-01'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_bin with a stride of months or years is not supported"},
+		{`SELECT date_bin(INTERVAL '15' MINUTE, timestamp, '2001-01-01'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_bin with a stride that is not an interval literal is not supported"},
+		{`SELECT date_bin(INTERVAL '15 minutes', timestamp, now()), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_bin with an origin that is not a timestamp literal is not supported"},
+		{`SELECT date_bin(INTERVAL '15 minutes', timestamp, $1), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "parameters in date_bin are not supported"},
+		{`SELECT date_trunc('hour', timestamp) OVER (), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "window functions are not supported"},
+		{`SELECT date_trunc('hour', timestamp) AS t, count(*) FROM messages` + routedWhere + ` GROUP BY t ORDER BY lower(id)`, Unimplemented, "function lower is not supported"},
+		// query errors
+		{`SELECT date_trunc('hour', timestamp), id, count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, `column "id" must appear in the GROUP BY clause or be used in an aggregate function`},
+		{`SELECT date_trunc('hour', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY date_trunc('day', timestamp)`, InvalidArgument, `column "timestamp" must appear in the GROUP BY clause or be used in an aggregate function`},
+		{sel + ` GROUP BY 1 ORDER BY timestamp`, InvalidArgument, `column "timestamp" must appear in the GROUP BY clause or be used in an aggregate function`},
+		{sel + ` GROUP BY 1 ORDER BY date_trunc('day', timestamp)`, InvalidArgument, `column "timestamp" must appear in the GROUP BY clause or be used in an aggregate function`},
+		{sel + ` GROUP BY 3`, InvalidArgument, "GROUP BY position 3 is not in select list"},
+		{sel + ` GROUP BY 2`, InvalidArgument, "aggregate functions are not allowed in GROUP BY"},
+		{sel + ` GROUP BY count`, InvalidArgument, "aggregate functions are not allowed in GROUP BY"},
+		{sel + ` GROUP BY nosuch`, InvalidArgument, `column "nosuch" does not exist`},
+		{sel + ` GROUP BY 1 ORDER BY 7`, InvalidArgument, "ORDER BY position 7 is not in select list"},
+		{`SELECT date_trunc('fortnight', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_trunc unit is not recognized"},
+		{`SELECT date_trunc(' hour', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_trunc unit is not recognized"},
+		{`SELECT date_trunc('hour', id), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, `date_trunc needs a timestamp, not column "id"`},
+		{`SELECT date_trunc('hour'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_trunc takes two or three arguments"},
+		{`SELECT date_bin(INTERVAL '15 minutes', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_bin takes three arguments (stride, timestamp, origin)"},
+		{`SELECT date_bin(INTERVAL '0 seconds', timestamp, '2001-01-01'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_bin stride must be greater than zero"},
+		{`SELECT date_bin(INTERVAL '-1 hour', timestamp, '2001-01-01'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_bin stride must be greater than zero"},
+		{`SELECT date_bin(INTERVAL '0.0000005 seconds', timestamp, '2001-01-01'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_bin stride must be a whole number of microseconds"},
+		{`SELECT date_bin(INTERVAL '1000000 days', timestamp, '2001-01-01'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_bin stride is out of range"},
+		{`SELECT date_bin(INTERVAL 'fifteen minutes', timestamp, '2001-01-01'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "invalid interval literal"},
+		{`SELECT date_bin(INTERVAL '15 minutes', timestamp, '2001-01-01T00:00:00.0000001Z'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_bin origin must be a whole microsecond"},
+		{`SELECT date_bin(INTERVAL '15 minutes', timestamp, 'yesterday'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "invalid timestamp literal"},
+		{`SELECT date_trunc('hour', timestamp), count(*) FROM messages WHERE channel_id = 'general' GROUP BY 1`, InvalidArgument, ErrMissingTimestampStart.Msg},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sql, func(t *testing.T) {
+			t.Parallel()
+			_, err := Prepare(tt.sql, cat)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%q: error %v is not an *Error", tt.sql, err)
+			}
+			if e.Code != tt.code || e.Msg != tt.msg {
+				t.Errorf("%q:\n got %v %q\nwant %v %q", tt.sql, e.Code, e.Msg, tt.code, tt.msg)
+			}
+			if strings.Contains(e.Msg, "general") || strings.Contains(e.Msg, "2026") || strings.Contains(e.Msg, "2001") {
+				t.Errorf("error %q carries a literal", e.Msg)
+			}
+		})
+	}
+}
+
+// TestParseStride compares interval parsing with PostgreSQL 15's extract(epoch from interval).
+func TestParseStride(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]time.Duration{
+		"15 minutes":        15 * time.Minute,
+		"1.5 hours":         90 * time.Minute,
+		"+1.5 h":            90 * time.Minute,
+		"00:15":             15 * time.Minute,
+		"1:30":              90 * time.Minute,
+		"15:00":             15 * time.Hour,
+		"1 day 02:00":       26 * time.Hour,
+		"1 day -02:00":      22 * time.Hour,
+		"1:2:3.5":           time.Hour + 2*time.Minute + 3500*time.Millisecond,
+		"01:02:03.000004":   time.Hour + 2*time.Minute + 3*time.Second + 4*time.Microsecond,
+		"PT15M":             15 * time.Minute,
+		"P1DT2H":            26 * time.Hour,
+		"P0.5D":             12 * time.Hour,
+		"P1W":               7 * 24 * time.Hour,
+		"1 week":            7 * 24 * time.Hour,
+		"2 weeks 3 days":    17 * 24 * time.Hour,
+		"1h30m":             90 * time.Minute,
+		"90 s":              90 * time.Second,
+		"15":                15 * time.Second,
+		"1 hour -5 minutes": 55 * time.Minute,
+		"1 hour, 2 minutes": 62 * time.Minute,
+		"@ 3 mins":          3 * time.Minute,
+		"0 months 1 hour":   time.Hour,
+		"  2 Days ":         48 * time.Hour,
+		"250 ms":            250 * time.Millisecond,
+		"0.0000015 seconds": 1500 * time.Nanosecond, // not whole: refused below
+		"1 microsecond":     time.Microsecond,
+	} {
+		us, months, ok := parseInterval(s)
+		if !ok || months {
+			t.Errorf("%q: ok=%v months=%v", s, ok, months)
+			continue
+		}
+		if got := new(big.Rat).Mul(us, big.NewRat(1000, 1)); got.Cmp(big.NewRat(int64(want), 1)) != 0 {
+			t.Errorf("%q = %v µs, want %v", s, us.FloatString(3), want)
+		}
+	}
+	for _, s := range []string{"", "minutes", "15 fortnights", "1 hour ago ago", "P", "PT", "P1H", "PT1D", "1::2", "1:2:3:4", "ago", "15 minutes 3"} {
+		if _, _, ok := parseInterval(s); ok && s != "15 minutes 3" {
+			t.Errorf("%q parsed", s)
+		}
+	}
+	for _, s := range []string{"1 month", "1 year", "P1M", "P1Y", "1 decade", "2 mons 1 day", "1 century"} {
+		if _, months, ok := parseInterval(s); !ok || !months {
+			t.Errorf("%q: months=%v ok=%v", s, months, ok)
+		}
+	}
+	if _, err := parseStride("2 days ago"); err == nil {
+		t.Error("negative stride accepted")
+	}
+	if d, err := parseStride("0.0000015 seconds"); err == nil {
+		t.Errorf("sub-microsecond stride accepted: %v", d)
+	}
+}
+
+// TestGroupedClientPlans analyses client-built Substrait plans with the equivalent forms the
+// canonical mapping allows, and refuses the others.
+func TestGroupedClientPlans(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	nsTS := &types.PrecisionTimestampTzType{PrecisionTimestampType: types.PrecisionTimestampType{Precision: types.PrecisionNanoSeconds, Nullability: types.NullabilityNullable}}
+	lit := func(t time.Time) expr.Literal { return timestampLiteral(t.UnixNano()) }
+	routed := func(t *testing.T, c *clientPlan) plan.Rel {
+		cond := c.fn(t, URNBoolean, "and",
+			c.fn(t, URNBoolean, "and",
+				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("general", false)),
+				c.fn(t, URNComparison, "gte", c.ref(c.read, 1), lit(jan1))),
+			c.fn(t, URNComparison, "lt", c.ref(c.read, 1), lit(feb1)))
+		return must(c.b.Filter(c.read, cond))
+	}
+	i64 := func(v int64) expr.Literal { return expr.NewPrimitiveLiteral(v, false) }
+	str := func(s string) expr.Literal { return expr.NewPrimitiveLiteral(s, false) }
+	calendar := func(c *clientPlan, r plan.Rel, rounding, unit, origin string, multiple int64, zone string) expr.Expression {
+		return c.fn(t, URNDatetime, "round_calendar", c.ref(r, 1), types.Enum(rounding), types.Enum(unit), types.Enum(origin), i64(multiple), str(zone))
+	}
+	temporal := func(c *clientPlan, r plan.Rel, unit string, multiple int64, origin time.Time) expr.Expression {
+		return c.fn(t, URNDatetime, "round_temporal", c.ref(r, 1), types.Enum("FLOOR"), types.Enum(unit), i64(multiple), str("UTC"), lit(origin))
+	}
+	count := func(c *clientPlan) plan.AggRelMeasure {
+		return c.b.Measure(must(c.b.AggregateFn(URNAggregate, "count", nil)), nil)
+	}
+	grouped := func(c *clientPlan, r plan.Rel, g expr.Expression, ms ...plan.AggRelMeasure) plan.Rel {
+		if len(ms) == 0 {
+			ms = []plan.AggRelMeasure{count(c)}
+		}
+		return must(c.b.AggregateExprs(r, ms, []expr.Expression{g}))
+	}
+	tests := []struct {
+		name  string
+		build func(c *clientPlan) (plan.Rel, []string)
+		bin   routing.Binning
+		order Order
+		index int
+		code  Code
+		msg   string
+	}{
+		{"week from ISO_WEEK, sorted desc, count first", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			agg := grouped(c, r, calendar(c, r, "FLOOR", "WEEK", "ISO_WEEK", 1, "Etc/UTC"))
+			s := must(c.b.Sort(agg, expr.SortField{Expr: c.ref(agg, 0), Kind: types.SortDescNullsLast}))
+			return must(s.Remap(1, 0)), []string{"n", "w"}
+		}, routing.TruncBinning(routing.TruncWeek), OrderDesc, 1, 0, ""},
+		{"day from YEAR", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			return grouped(c, r, calendar(c, r, "FLOOR", "DAY", "YEAR", 1, "UTC")), []string{"d", "n"}
+		}, routing.TruncBinning(routing.TruncDay), OrderNone, 0, 0, ""},
+		{"round_temporal in days", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			return grouped(c, r, temporal(c, r, "DAY", 2, origin2001)), []string{"d", "n"}
+		}, routing.StrideBinning(48*time.Hour, origin2001), OrderNone, 0, 0, ""},
+		{"ceil rounding", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			return grouped(c, r, calendar(c, r, "CEIL", "DAY", "YEAR", 1, "UTC")), []string{"d", "n"}
+		}, routing.Binning{}, 0, 0, Unimplemented, "round_calendar rounding other than FLOOR is not supported"},
+		{"sunday weeks", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			return grouped(c, r, calendar(c, r, "FLOOR", "WEEK", "SUNDAY_WEEK", 1, "UTC")), []string{"d", "n"}
+		}, routing.Binning{}, 0, 0, Unimplemented, "round_calendar other than date_trunc to second, minute, hour, day, week, month, quarter or year is not supported"},
+		{"two days calendar", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			return grouped(c, r, calendar(c, r, "FLOOR", "DAY", "MONTH", 2, "UTC")), []string{"d", "n"}
+		}, routing.Binning{}, 0, 0, Unimplemented, "round_calendar other than date_trunc to second, minute, hour, day, week, month, quarter or year is not supported"},
+		{"other zone", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			return grouped(c, r, calendar(c, r, "FLOOR", "DAY", "MONTH", 1, "Europe/Paris")), []string{"d", "n"}
+		}, routing.Binning{}, 0, 0, Unimplemented, "round_calendar in a time zone other than UTC is not supported"},
+		{"round_temporal by month", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			return grouped(c, r, temporal(c, r, "MONTH", 1, origin2001)), []string{"d", "n"}
+		}, routing.Binning{}, 0, 0, Unimplemented, "round_temporal to a calendar unit is not supported"},
+		{"group by id", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			return grouped(c, r, c.ref(r, 2)), []string{"id", "n"}
+		}, routing.Binning{}, 0, 0, Unimplemented, "grouped AggregateRel (GROUP BY) other than by one time bucket of timestamp is not supported"},
+		{"min per bin", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			mn := c.b.Measure(must(c.b.AggregateFn(URNDatetime, "min", nil, c.ref(r, 1))), nil)
+			return grouped(c, r, calendar(c, r, "FLOOR", "DAY", "MONTH", 1, "UTC"), mn), []string{"d", "m"}
+		}, routing.Binning{}, 0, 0, Unimplemented, "MIN(timestamp) with GROUP BY is not supported"},
+		{"sort on the count", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			agg := grouped(c, r, calendar(c, r, "FLOOR", "DAY", "MONTH", 1, "UTC"))
+			return must(c.b.Sort(agg, expr.SortField{Expr: c.ref(agg, 1), Kind: types.SortAscNullsLast})), []string{"d", "n"}
+		}, routing.Binning{}, 0, 0, Unimplemented, "SortRel other than on the time bucket is not supported"},
+		{"bin not output", func(c *clientPlan) (plan.Rel, []string) {
+			r := routed(t, c)
+			agg := grouped(c, r, calendar(c, r, "FLOOR", "DAY", "MONTH", 1, "UTC"))
+			return must(agg.Remap(1)), []string{"n"}
+		}, routing.Binning{}, 0, 0, Unimplemented, "GROUP BY a time bucket that is not selected is not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClientPlan("messages", nsTS)
+			rel, names := tt.build(c)
+			p, err := c.b.Plan(rel, names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, err := Analyze(p, cat)
+			if tt.code != 0 {
+				var e *Error
+				if !errors.As(err, &e) || e.Code != tt.code || e.Msg != tt.msg {
+					t.Fatalf("got %v, want %v %q", err, tt.code, tt.msg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v\n%s", err, Explain(p))
+			}
+			if q.Group == nil || q.Group.Binning != tt.bin || q.Group.Index != tt.index || q.Order != tt.order || q.Group.Name != names[tt.index] {
+				t.Fatalf("query %+v group %+v", q, q.Group)
+			}
+			if _, err := FromSubstrait(marshalPlan(t, p), cat); err != nil {
+				t.Fatalf("FromSubstrait: %v", err)
+			}
+		})
+	}
+}
+
+// TestGroupedBuildValidation: hand-built grouped queries are checked before planning.
+func TestGroupedBuildValidation(t *testing.T) {
+	t.Parallel()
+	good := histQuery(routing.TruncBinning(routing.TruncHour), "t", 1, OrderDesc, 5, "a", "b")
+	p, err := Build(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := Analyze(p, testCatalog(t))
+	if err != nil || *q.Group != *good.Group || q.Order != OrderDesc || q.Limit != 5 {
+		t.Fatalf("round trip: %+v %v", q, err)
+	}
+	want := "Root [a, t, b]\n" +
+		"  Fetch count=5\n" +
+		"    Project [round_calendar(timestamp, FLOOR, HOUR, DAY, 1, 'UTC'), count(*), count(*)] emit [count(*), round_calendar(timestamp, FLOOR, HOUR, DAY, 1, 'UTC'), count(*)]\n" +
+		"      Sort [round_calendar(timestamp, FLOOR, HOUR, DAY, 1, 'UTC') DESC]\n" +
+		"        Aggregate [group round_calendar(timestamp, FLOOR, HOUR, DAY, 1, 'UTC'), count(*), count(*)]\n"
+	if got := Explain(p); !strings.HasPrefix(got, want) {
+		t.Errorf("Explain:\n%s\nwant prefix\n%s", got, want)
+	}
+	for _, bad := range []*Query{
+		histQuery(routing.Binning{}, "t", 0, OrderNone, -1, "n"),
+		histQuery(routing.TruncBinning(routing.TruncHour), "t", 2, OrderNone, -1, "n"),
+		histQuery(routing.TruncBinning(routing.TruncHour), "t", 0, OrderNone, -1),
+		func() *Query {
+			q := histQuery(routing.TruncBinning(routing.TruncHour), "t", 0, OrderNone, -1, "n")
+			q.Aggregate.Measures[0].Func = Min
+			q.Aggregate.Measures[0].Column = TimestampColumn
+			return q
+		}(),
+	} {
+		if _, err := Build(bad); err == nil {
+			t.Errorf("Build(%+v, group %+v) succeeded", bad, bad.Group)
+		}
+	}
+}
