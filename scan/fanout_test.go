@@ -111,6 +111,7 @@ func TestEarlyStopBoundsReads(t *testing.T) {
 				// With release set, the stream is left unfinished: Release must stop the reads.
 				rdr.Release()
 				calls := p.calls.Load()
+				t.Logf("%d ReadRange calls for 60 buckets (bound %d)", calls, 1+fanout)
 				if calls > 1+fanout {
 					t.Fatalf("%d ReadRange calls for LIMIT 3 with Fanout %d, want ≤ %d", calls, fanout, 1+fanout)
 				}
