@@ -181,7 +181,7 @@ func (e *Engine) run(ctx context.Context, ph *pushdown.Physical) (array.RecordRe
 	case ph.Aggregate != nil:
 		start := time.Now()
 		sum, err := scan.Summarize(ctx, &scan.Spec{Table: t, Partition: ph.Partition, Range: ph.Range})
-		e.metrics.observeScanAggregate(ctx, time.Since(start), err)
+		e.metrics.observeScanAggregate(ctx, sum.Source(), time.Since(start), err)
 		if err != nil {
 			return nil, e.execError(err)
 		}

@@ -45,13 +45,14 @@ func (m *metrics) record(ctx context.Context, source, outcome string, d time.Dur
 	m.duration.Record(ctx, d.Seconds(), attrs)
 }
 
-// observeScanAggregate records an aggregate that ran on the scan path.
-func (m *metrics) observeScanAggregate(ctx context.Context, d time.Duration, err error) {
+// observeScanAggregate records an aggregate that ran on the scan path; source names the tiers
+// that answered (hot when the scan failed before any bucket).
+func (m *metrics) observeScanAggregate(ctx context.Context, source string, d time.Duration, err error) {
 	outcome := "fallback"
 	if err != nil {
 		outcome = "error"
 	}
-	m.record(ctx, "mixed", outcome, d)
+	m.record(ctx, source, outcome, d)
 }
 
 // countPushdown runs a pushed-down COUNT(*) under the seed's "COUNT <table>" span.

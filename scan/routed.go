@@ -54,10 +54,14 @@ type bucketStream struct {
 	next    int
 	wg      sync.WaitGroup
 	slots   chan struct{}
+	// hotBuckets and archiveBuckets count the buckets consumed so far by the tier that
+	// answered them (consumer goroutine only).
+	hotBuckets, archiveBuckets int
 }
 
 type bucketResult struct {
 	recs []routing.Record
+	tier routing.Tier
 	err  error
 }
 
@@ -89,33 +93,36 @@ func openBuckets(ctx context.Context, spec *Spec, limit int64) *bucketStream {
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
-				recs, err := readBucket(ctx, spec, b, limit)
-				s.results[i] <- bucketResult{recs: recs, err: err}
+				recs, tier, err := readBucket(ctx, spec, b, limit)
+				s.results[i] <- bucketResult{recs: recs, tier: tier, err: err}
 			}()
 		}
 	}()
 	return s
 }
 
-// readBucket reads up to limit records (all when limit < 0) of bucket b in pages.
-func readBucket(ctx context.Context, spec *Spec, b routing.BucketID, limit int64) ([]routing.Record, error) {
+// readBucket reads up to limit records (all when limit < 0) of bucket b in pages, and says
+// which tier answered the last page.
+func readBucket(ctx context.Context, spec *Spec, b routing.BucketID, limit int64) ([]routing.Record, routing.Tier, error) {
 	var out []routing.Record
 	var after *routing.Cursor
+	tier := routing.TierHot
 	for {
 		page := int64(PageRows)
 		if limit >= 0 && limit-int64(len(out)) < page {
 			page = limit - int64(len(out))
 		}
 		if page <= 0 {
-			return out, nil
+			return out, tier, nil
 		}
-		recs, _, err := spec.Table.ReadBucket(ctx, b, routing.ReadRequest{Range: spec.Range, After: after, Limit: int(page), Desc: spec.Desc})
+		recs, t, err := spec.Table.ReadBucket(ctx, b, routing.ReadRequest{Range: spec.Range, After: after, Limit: int(page), Desc: spec.Desc})
 		if err != nil {
-			return nil, err
+			return nil, tier, err
 		}
+		tier = t
 		out = append(out, recs...)
 		if int64(len(recs)) < page {
-			return out, nil
+			return out, tier, nil
 		}
 		after = routing.CursorOf(&out[len(out)-1])
 	}
@@ -130,6 +137,11 @@ func (s *bucketStream) nextBucket() (recs []routing.Record, ok bool, err error) 
 	case r := <-s.results[s.next]:
 		s.next++
 		<-s.slots
+		if r.err == nil && r.tier == routing.TierArchive {
+			s.archiveBuckets++
+		} else if r.err == nil {
+			s.hotBuckets++
+		}
 		return r.recs, true, r.err
 	case <-s.ctx.Done():
 		return nil, false, s.ctx.Err()
@@ -143,10 +155,18 @@ func (s *bucketStream) close() {
 }
 
 // Summary is what the scan path computes for ungrouped aggregates: the number of rows and,
-// when Rows > 0, the earliest and latest event time (UTC, µs precision as stored).
+// when Rows > 0, the earliest and latest event time (UTC, µs precision as stored), and how many
+// buckets each tier answered.
 type Summary struct {
-	Rows     uint64
-	Min, Max time.Time
+	Rows                       uint64
+	Min, Max                   time.Time
+	HotBuckets, ArchiveBuckets int
+}
+
+// Source returns hot, archive or mixed according to the tiers that answered (the seed's metric
+// label).
+func (s Summary) Source() string {
+	return routing.CountResult{HotBuckets: s.HotBuckets, ArchiveBuckets: s.ArchiveBuckets}.Source()
 }
 
 // Summarize reads every record of spec's range (values included, exactly as a record scan
@@ -162,6 +182,7 @@ func Summarize(ctx context.Context, spec *Spec) (Summary, error) {
 			return Summary{}, err
 		}
 		if !ok {
+			sum.HotBuckets, sum.ArchiveBuckets = s.hotBuckets, s.archiveBuckets
 			return sum, nil
 		}
 		for i := range recs {
@@ -280,14 +301,28 @@ func (r *routedReader) finish() {
 }
 
 // batchRows returns how many of recs fit one batch under MaxBatchRows and MaxBatchBytes
-// (always at least one).
+// (always at least one). Only the selected columns count: cols are logical column names, the
+// partition column being any name other than timestamp, id and value.
 func batchRows(recs []routing.Record, cols []string) int {
+	var ts, ids, parts, vals int
+	for _, c := range cols {
+		switch c {
+		case "timestamp":
+			ts++
+		case "id":
+			ids++
+		case "value":
+			vals++
+		default:
+			parts++
+		}
+	}
 	size := 0
 	for i := range recs {
 		if i >= MaxBatchRows {
 			return i
 		}
-		size += 8 + len(recs[i].PartitionKey) + len(recs[i].SortKey) + len(recs[i].Value)
+		size += 8*ts + ids*len(recs[i].SortKey) + parts*len(recs[i].PartitionKey) + vals*len(recs[i].Value)
 		if i > 0 && size > MaxBatchBytes {
 			return i
 		}
