@@ -94,12 +94,12 @@ func (ts *tsColumn) tsValue(v parquet.Value) int64 {
 	return v.Int64()
 }
 
-// countSpan counts the non-null event times of rows [s, e) of group g in the unit range want.
-// Every decoded value must lie in the bucket's unit range (ErrRecordOutsideBucket otherwise).
-func (ft *footer) countSpan(ctx context.Context, ra io.ReaderAt, sp rowSpan, want, bucket unitRange) (uint64, error) {
+// decodeEventTimes decodes the event_time values of rows [s, e) of group g and calls fn with
+// each non-null one that lies in the unit range want. Every decoded value must lie in the
+// bucket's unit range (ErrRecordOutsideBucket otherwise).
+func (ft *footer) decodeEventTimes(ctx context.Context, ra io.ReaderAt, sp rowSpan, want, bucket unitRange, fn func(t int64)) error {
 	ts := ft.ts
-	var n uint64
-	err := ft.readLeaf(ctx, ra, sp.g, ts.leaf, sp.s, sp.e, func(vals []parquet.Value) error {
+	return ft.readLeaf(ctx, ra, sp.g, ts.leaf, sp.s, sp.e, func(vals []parquet.Value) error {
 		for _, v := range vals {
 			if v.IsNull() {
 				continue
@@ -109,12 +109,11 @@ func (ft *footer) countSpan(ctx context.Context, ra io.ReaderAt, sp rowSpan, wan
 				return ErrRecordOutsideBucket
 			}
 			if t >= want.lo && t < want.hi {
-				n++
+				fn(t)
 			}
 		}
 		return nil
 	})
-	return n, err
 }
 
 // sortKey is a position in (event_time, sort_key) order, for order checks across spans.

@@ -2,11 +2,9 @@ package archive
 
 import (
 	"context"
-	"io"
 	"slices"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
@@ -55,13 +53,12 @@ func (r *Reader) CountByBin(ctx context.Context, manifestKey string, b routing.B
 	}
 	acc := newBinTally(bin)
 	if r.opts.VerifyFully || m.Format == FormatJSON {
-		all, err := r.fullRecords(ctx, m, b, c)
+		recs, err := r.fullRange(ctx, m, b, c, rng)
 		if err != nil {
 			return nil, err
 		}
-		lo, hi := rangeIndex(all, rng)
-		for i := lo; i < hi; i++ {
-			acc.add(all[i].EventTime.UnixMicro(), 1)
+		for i := range recs {
+			acc.add(recs[i].EventTime.UnixMicro(), 1)
 		}
 		return acc.bins(), nil
 	}
@@ -69,105 +66,22 @@ func (r *Reader) CountByBin(ctx context.Context, manifestKey string, b routing.B
 	if err != nil {
 		return nil, err
 	}
-	if err := r.binParquet(ctx, ft, rr, b, rng, acc); err != nil {
-		return nil, err
-	}
-	return acc.bins(), nil
-}
-
-// binParquet classifies the payload's row groups and pages (see CountByBin) and adds the
-// answers of whole groups and pages, and the decoded values of the others, to acc.
-func (r *Reader) binParquet(ctx context.Context, ft *footer, rr *rangeReader, b routing.BucketID, rng routing.TimeRange, acc *binTally) error {
-	if ft.ts == nil {
-		return ft.tsErr
-	}
-	want := ft.ts.unitRange(rng)
-	bucket := ft.ts.unitRange(b.Range())
-	// answered adds the rows of a group or page whose trusted bounds are inside the range
-	// when those bounds fall in one bin.
-	answered := func(bd bounds, rows int64) bool {
-		cls, n := bd.classify(want, rows)
-		if cls != inside {
-			return false
-		}
+	// An inside group or page answers when its trusted bounds fall in one bin, which gets its
+	// count; a decoded value counts in its own bin.
+	oneBin := func(bd bounds, k int64) bool {
 		lo, hi := valueMicros(bd.min, ft.ts.unit), valueMicros(bd.max, ft.ts.unit)
 		if !acc.sameBin(lo, hi) {
 			return false
 		}
-		acc.add(lo, uint64(n))
+		acc.add(lo, uint64(k))
 		return true
 	}
-	var work []rowSpan
-	for g := range ft.groups {
-		rows := ft.groups[g].numRows
-		if rows == 0 {
-			continue
-		}
-		if gb, ok := ft.groupBounds(g, bucket); ok {
-			if cls, _ := gb.classify(want, rows); cls == outside {
-				continue
-			}
-			if answered(gb, rows) {
-				continue
-			}
-		}
-		oi := ft.groups[g].offsets[ft.ts.leaf]
-		if oi == nil || ft.groups[g].tsIndex == nil {
-			work = append(work, rowSpan{g, 0, rows})
-			continue
-		}
-		for p := range oi.PageLocations {
-			s, e := pageRows(oi, p, rows)
-			if pb, ok := ft.pageBounds(g, p, bucket); ok {
-				if cls, _ := pb.classify(want, e-s); cls == outside {
-					continue
-				}
-				if answered(pb, e-s) {
-					continue
-				}
-			}
-			work = appendSpan(work, rowSpan{g, s, e})
-		}
+	err = r.aggregateParquet(ctx, ft, rr, b, rng, oneBin,
+		func(t int64) { acc.add(valueMicros(t, ft.ts.unit), 1) })
+	if err != nil {
+		return nil, err
 	}
-	if len(work) == 0 {
-		return nil
-	}
-	pad := int64(r.opts.ReadBufferBytes)
-	var ranges []byteRange
-	for _, sp := range work {
-		ranges = append(ranges, ft.spanRanges(sp.g, ft.ts.leaf, sp.s, sp.e, pad)...)
-	}
-	if err := rr.prefetch(ranges); err != nil {
-		return err
-	}
-	for _, sp := range work {
-		if err := ft.binSpan(ctx, rr, sp, want, bucket, acc); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// binSpan bins the non-null event times of rows [s, e) of group g that lie in the unit range
-// want. Every decoded value must lie in the bucket's unit range (ErrRecordOutsideBucket
-// otherwise), as for countSpan.
-func (ft *footer) binSpan(ctx context.Context, ra io.ReaderAt, sp rowSpan, want, bucket unitRange, acc *binTally) error {
-	ts := ft.ts
-	return ft.readLeaf(ctx, ra, sp.g, ts.leaf, sp.s, sp.e, func(vals []parquet.Value) error {
-		for _, v := range vals {
-			if v.IsNull() {
-				continue
-			}
-			t := ts.tsValue(v)
-			if t < bucket.lo || t >= bucket.hi {
-				return ErrRecordOutsideBucket
-			}
-			if t >= want.lo && t < want.hi {
-				acc.add(valueMicros(t, ts.unit), 1)
-			}
-		}
-		return nil
-	})
+	return acc.bins(), nil
 }
 
 // valueMicros converts a stored event-time value (unit nanoseconds per unit) to whole

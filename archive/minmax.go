@@ -2,10 +2,8 @@ package archive
 
 import (
 	"context"
-	"io"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
@@ -44,23 +42,22 @@ func (r *Reader) MinMax(ctx context.Context, manifestKey string, b routing.Bucke
 		return 0, time.Time{}, time.Time{}, nil
 	}
 	if r.opts.VerifyFully || m.Format == FormatJSON {
-		all, err := r.fullRecords(ctx, m, b, c)
-		if err != nil {
+		recs, err := r.fullRange(ctx, m, b, c, rng)
+		if err != nil || len(recs) == 0 {
 			return 0, time.Time{}, time.Time{}, err
 		}
-		// fullRecords checked the order, so the range is one run of records.
-		lo, hi := rangeIndex(all, rng)
-		if lo >= hi {
-			return 0, time.Time{}, time.Time{}, nil
-		}
-		return uint64(hi - lo), all[lo].EventTime.UTC(), all[hi-1].EventTime.UTC(), nil
+		return uint64(len(recs)), recs[0].EventTime.UTC(), recs[len(recs)-1].EventTime.UTC(), nil
 	}
 	ft, rr, err := r.parquetFooter(ctx, m, c)
 	if err != nil {
 		return 0, time.Time{}, time.Time{}, err
 	}
+	// An inside group or page brings its count and its exact bounds; a decoded value itself.
 	var ext extremes
-	if err := r.minMaxParquet(ctx, ft, rr, b, rng, &ext); err != nil {
+	err = r.aggregateParquet(ctx, ft, rr, b, rng,
+		func(bd bounds, k int64) bool { ext.add(uint64(k), bd.min, bd.max); return true },
+		func(t int64) { ext.add(1, t, t) })
+	if err != nil {
 		return 0, time.Time{}, time.Time{}, err
 	}
 	if ext.n == 0 {
@@ -88,91 +85,6 @@ func (e *extremes) add(k uint64, lo, hi int64) {
 		e.hi = hi
 	}
 	e.n += k
-}
-
-// minMaxParquet classifies the payload's row groups and pages (see MinMax) and adds inside
-// answers and decoded straddling values to ext.
-func (r *Reader) minMaxParquet(ctx context.Context, ft *footer, rr *rangeReader, b routing.BucketID, rng routing.TimeRange, ext *extremes) error {
-	if ft.ts == nil {
-		return ft.tsErr
-	}
-	want := ft.ts.unitRange(rng)
-	bucket := ft.ts.unitRange(b.Range())
-	var work []rowSpan
-	for g := range ft.groups {
-		rows := ft.groups[g].numRows
-		if rows == 0 {
-			continue
-		}
-		if gb, ok := ft.groupBounds(g, bucket); ok {
-			cls, k := gb.classify(want, rows)
-			if cls == outside {
-				continue
-			}
-			if cls == inside {
-				ext.add(uint64(k), gb.min, gb.max)
-				continue
-			}
-		}
-		oi := ft.groups[g].offsets[ft.ts.leaf]
-		if oi == nil || ft.groups[g].tsIndex == nil {
-			work = append(work, rowSpan{g, 0, rows})
-			continue
-		}
-		for p := range oi.PageLocations {
-			s, e := pageRows(oi, p, rows)
-			if pb, ok := ft.pageBounds(g, p, bucket); ok {
-				cls, k := pb.classify(want, e-s)
-				if cls == outside {
-					continue
-				}
-				if cls == inside {
-					ext.add(uint64(k), pb.min, pb.max)
-					continue
-				}
-			}
-			work = appendSpan(work, rowSpan{g, s, e})
-		}
-	}
-	if len(work) == 0 {
-		return nil
-	}
-	pad := int64(r.opts.ReadBufferBytes)
-	var ranges []byteRange
-	for _, sp := range work {
-		ranges = append(ranges, ft.spanRanges(sp.g, ft.ts.leaf, sp.s, sp.e, pad)...)
-	}
-	if err := rr.prefetch(ranges); err != nil {
-		return err
-	}
-	for _, sp := range work {
-		if err := ft.minMaxSpan(ctx, rr, sp, want, bucket, ext); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// minMaxSpan adds the non-null event times of rows [s, e) of group g that lie in the unit
-// range want to ext. Every decoded value must lie in the bucket's unit range
-// (ErrRecordOutsideBucket otherwise), as for countSpan.
-func (ft *footer) minMaxSpan(ctx context.Context, ra io.ReaderAt, sp rowSpan, want, bucket unitRange, ext *extremes) error {
-	ts := ft.ts
-	return ft.readLeaf(ctx, ra, sp.g, ts.leaf, sp.s, sp.e, func(vals []parquet.Value) error {
-		for _, v := range vals {
-			if v.IsNull() {
-				continue
-			}
-			t := ts.tsValue(v)
-			if t < bucket.lo || t >= bucket.hi {
-				return ErrRecordOutsideBucket
-			}
-			if t >= want.lo && t < want.hi {
-				ext.add(1, t, t)
-			}
-		}
-		return nil
-	})
 }
 
 // unitTime converts a stored event-time value of unit nanoseconds per unit to a UTC instant

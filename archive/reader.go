@@ -179,18 +179,20 @@ func (r *Reader) Count(ctx context.Context, manifestKey string, b routing.Bucket
 		return m.RecordCount, nil
 	}
 	if r.opts.VerifyFully || m.Format == FormatJSON {
-		all, err := r.fullRecords(ctx, m, b, c)
-		if err != nil {
-			return 0, err
-		}
-		lo, hi := rangeIndex(all, rng)
-		return uint64(hi - lo), nil
+		recs, err := r.fullRange(ctx, m, b, c, rng)
+		return uint64(len(recs)), err
 	}
 	ft, rr, err := r.parquetFooter(ctx, m, c)
 	if err != nil {
 		return 0, err
 	}
-	return r.countParquet(ctx, ft, rr, b, rng)
+	err = r.aggregateParquet(ctx, ft, rr, b, rng,
+		func(_ bounds, k int64) bool { n += uint64(k); return true },
+		func(int64) { n++ })
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // Verify reads the manifest and the whole payload of b and runs every check of the reference
@@ -263,6 +265,17 @@ func (r *Reader) fullRecords(ctx context.Context, m *Manifest, b routing.BucketI
 		return nil, err
 	}
 	return decodeVerified(ctx, m, b, data, r.opts.ReadBufferBytes)
+}
+
+// fullRange returns the records of the payload inside rng, read and validated by fullRecords.
+// Validation includes the order, so they are one run of the sorted records.
+func (r *Reader) fullRange(ctx context.Context, m *Manifest, b routing.BucketID, c *ioCounter, rng routing.TimeRange) ([]routing.Record, error) {
+	all, err := r.fullRecords(ctx, m, b, c)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := rangeIndex(all, rng)
+	return all[lo:hi], nil
 }
 
 // decodeVerified checks a whole payload against its manifest and decodes it, in the reference
@@ -476,29 +489,54 @@ func appendSpan(spans []rowSpan, sp rowSpan) []rowSpan {
 	return append(spans, sp)
 }
 
-// countParquet counts a partial range of a Parquet payload (see Count).
-func (r *Reader) countParquet(ctx context.Context, ft *footer, rr *rangeReader, b routing.BucketID, rng routing.TimeRange) (uint64, error) {
+// aggregateParquet is the Parquet walk shared by the aggregates over event_time (Count,
+// MinMax, CountByBin): it gives the caller the event times of the payload's records inside
+// rng, answered from trusted statistics for whole row groups and pages where the caller can,
+// decoded from the event_time column alone for the rest.
+//
+// Each row group is classified against rng by its trusted bounds (stats.go), then so is each
+// page of a group that was neither skipped nor answered whole, when the group has an offset
+// index and a column index (otherwise the whole group is decoded):
+//
+//   - outside: skipped;
+//   - inside: offered to answer with its bounds bd and its number n of values in rng (rows
+//     minus nulls). answer returns true when it has taken them into account from bd and n
+//     alone; false sends a group on to its pages and a page to decoding;
+//   - straddling, or without trusted bounds: decoded.
+//
+// The row spans to decode (adjacent pages merged) are collected over the whole payload and
+// their event_time pages fetched together (rr.prefetch) before they are decoded in file order.
+// value gets each decoded non-null event time inside rng, in column units (ft.ts.unit); every
+// decoded value must lie inside the bucket (ErrRecordOutsideBucket otherwise). Nothing assumes
+// the rows or groups are sorted, so answer and value must build an order-independent
+// aggregate; after an error it is partial and must be dropped. A payload without a usable
+// event_time column gives ft.tsErr.
+func (r *Reader) aggregateParquet(ctx context.Context, ft *footer, rr *rangeReader, b routing.BucketID, rng routing.TimeRange,
+	answer func(bd bounds, n int64) bool, value func(t int64)) error {
 	if ft.ts == nil {
-		return 0, ft.tsErr
+		return ft.tsErr
 	}
 	want := ft.ts.unitRange(rng)
 	bucket := ft.ts.unitRange(b.Range())
-	var total uint64
+	// settled reports whether a group or page of rows rows with trusted bounds bd needs no
+	// decoding: it is outside rng, or inside it and answered.
+	settled := func(bd bounds, rows int64) bool {
+		switch cls, n := bd.classify(want, rows); cls {
+		case outside:
+			return true
+		case inside:
+			return answer(bd, n)
+		}
+		return false
+	}
 	var work []rowSpan
 	for g := range ft.groups {
 		rows := ft.groups[g].numRows
 		if rows == 0 {
 			continue
 		}
-		if gb, ok := ft.groupBounds(g, bucket); ok {
-			cls, n := gb.classify(want, rows)
-			if cls == outside {
-				continue
-			}
-			if cls == inside {
-				total += uint64(n)
-				continue
-			}
+		if gb, ok := ft.groupBounds(g, bucket); ok && settled(gb, rows) {
+			continue
 		}
 		oi := ft.groups[g].offsets[ft.ts.leaf]
 		if oi == nil || ft.groups[g].tsIndex == nil {
@@ -507,21 +545,14 @@ func (r *Reader) countParquet(ctx context.Context, ft *footer, rr *rangeReader, 
 		}
 		for p := range oi.PageLocations {
 			s, e := pageRows(oi, p, rows)
-			if pb, ok := ft.pageBounds(g, p, bucket); ok {
-				cls, n := pb.classify(want, e-s)
-				if cls == outside {
-					continue
-				}
-				if cls == inside {
-					total += uint64(n)
-					continue
-				}
+			if pb, ok := ft.pageBounds(g, p, bucket); ok && settled(pb, e-s) {
+				continue
 			}
 			work = appendSpan(work, rowSpan{g, s, e})
 		}
 	}
 	if len(work) == 0 {
-		return total, nil
+		return nil
 	}
 	pad := int64(r.opts.ReadBufferBytes)
 	var ranges []byteRange
@@ -529,16 +560,14 @@ func (r *Reader) countParquet(ctx context.Context, ft *footer, rr *rangeReader, 
 		ranges = append(ranges, ft.spanRanges(sp.g, ft.ts.leaf, sp.s, sp.e, pad)...)
 	}
 	if err := rr.prefetch(ranges); err != nil {
-		return 0, err
+		return err
 	}
 	for _, sp := range work {
-		n, err := ft.countSpan(ctx, rr, sp, want, bucket)
-		if err != nil {
-			return 0, err
+		if err := ft.decodeEventTimes(ctx, rr, sp, want, bucket, value); err != nil {
+			return err
 		}
-		total += n
 	}
-	return total, nil
+	return nil
 }
 
 // endSpan records the I/O of one call on its span and ends it. Keys and partition values are
