@@ -16,6 +16,9 @@ type Query struct {
 	SQL       string `json:"sql,omitempty"`
 	Substrait []byte `json:"substrait,omitempty"`
 	Params    []byte `json:"params,omitempty"`
+	// Nonce makes every prepared-statement handle unique, so that bindings remembered for
+	// one client's handle are never seen by another client preparing the same SQL.
+	Nonce []byte `json:"nonce,omitempty"`
 }
 
 // handleVersion is the first byte of every handle; a handle of another version is refused.

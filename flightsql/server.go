@@ -3,6 +3,7 @@ package flightsql
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"log/slog"
 	"sort"
@@ -55,8 +56,13 @@ const DBSchemaName = "public"
 // TableType is the table_type every routed table reports, in GetTables and GetTableTypes.
 const TableType = "TABLE"
 
-// maxBindings bounds the remembered parameter bindings of original prepared handles.
-const maxBindings = 10000
+// Bounds on remembered parameter bindings of original prepared handles: their number, the
+// size of one binding, and the size of them all (the oldest are forgotten first).
+const (
+	maxBindings      = 10000
+	MaxBindingBytes  = 1 << 20
+	maxBindingsBytes = 64 << 20
+)
 
 // Server is a Flight SQL server over an Engine. Create it with NewServer and register it with
 // flight.NewServerWithMiddleware via flightsql.NewFlightServer. Safe for concurrent use.
@@ -67,9 +73,10 @@ type Server struct {
 	log    *slog.Logger
 	alloc  memory.Allocator
 
-	mu       sync.Mutex
-	bindings map[string][]byte // original prepared handle → last bound params (IPC)
-	order    []string
+	mu           sync.Mutex
+	bindings     map[string][]byte // original prepared handle → last bound params (IPC)
+	order        []string
+	bindingBytes int
 }
 
 // NewServer returns a Server answering with engine.
@@ -267,6 +274,10 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
 	}
+	q.Nonce = make([]byte, 12)
+	if _, err := rand.Read(q.Nonce); err != nil {
+		return flightsql.ActionCreatePreparedStatementResult{}, s.toStatus(err)
+	}
 	h, err := s.sign.seal(q)
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, s.toStatus(err)
@@ -279,9 +290,17 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 // unknown or already closed handle succeeds.
 func (s *Server) ClosePreparedStatement(_ context.Context, req flightsql.ActionClosePreparedStatementRequest) error {
 	s.mu.Lock()
-	delete(s.bindings, string(req.GetPreparedStatementHandle()))
+	s.forget(string(req.GetPreparedStatementHandle()))
 	s.mu.Unlock()
 	return nil
+}
+
+// forget drops the binding of handle h; s.mu must be held.
+func (s *Server) forget(h string) {
+	if b, ok := s.bindings[h]; ok {
+		s.bindingBytes -= len(b)
+		delete(s.bindings, h)
+	}
 }
 
 // resolve opens a prepared handle and, when it carries no parameters, applies the last
@@ -330,6 +349,9 @@ func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd flightsql.
 	if err := w.Close(); err != nil {
 		return nil, s.toStatus(err)
 	}
+	if buf.Len() > MaxBindingBytes {
+		return nil, status.Errorf(codes.InvalidArgument, "parameters are larger than %d bytes", MaxBindingBytes)
+	}
 	if rows != 1 {
 		return nil, status.Errorf(codes.InvalidArgument, "a query binds exactly one row of parameters, got %d", rows)
 	}
@@ -348,12 +370,15 @@ func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd flightsql.
 func (s *Server) remember(h, params []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.bindings[string(h)]; !ok {
+	if _, ok := s.bindings[string(h)]; ok {
+		s.forget(string(h))
+	} else {
 		s.order = append(s.order, string(h))
 	}
 	s.bindings[string(h)] = params
-	for len(s.bindings) > maxBindings && len(s.order) > 0 {
-		delete(s.bindings, s.order[0])
+	s.bindingBytes += len(params)
+	for (len(s.bindings) > maxBindings || s.bindingBytes > maxBindingsBytes) && len(s.order) > 0 {
+		s.forget(s.order[0])
 		s.order = s.order[1:]
 	}
 	if len(s.order) > 2*maxBindings {

@@ -322,3 +322,43 @@ func TestHandleRoundTrip(t *testing.T) {
 		t.Fatalf("empty query: %v", err)
 	}
 }
+
+// TestBindingsAreNotShared: two clients preparing the same SQL get distinct handles, and one
+// client's binding never reaches the other's handle.
+func TestBindingsAreNotShared(t *testing.T) {
+	a, _ := startFake(t, []byte("k"))
+	ctx := context.Background()
+	s1, err := a.Prepare(ctx, "with param")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := a.Prepare(ctx, "with param")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(s1.Handle()) == string(s2.Handle()) {
+		t.Fatal("two prepares of the same SQL share a handle")
+	}
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	b.Append(7)
+	col := b.NewArray()
+	b.Release()
+	p := array.NewRecordBatch(pSchema, []arrow.Array{col}, 1)
+	col.Release()
+	s1.SetParameters(p)
+	p.Release()
+	info, err := s1.Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(t, a, info); n != 7 {
+		t.Fatalf("bound statement rows %d", n)
+	}
+	info, err = s2.Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(t, a, info); n != 3 {
+		t.Fatalf("the other handle saw a foreign binding: %d rows", n)
+	}
+}

@@ -30,7 +30,18 @@ type Options struct {
 	Alloc memory.Allocator
 	// Logger receives store errors that are hidden from clients; nil uses slog.Default().
 	Logger *slog.Logger
+	// MaxBuckets bounds the buckets one query's time range may span (default
+	// DefaultMaxBuckets; negative means no bound): a query over centuries of day buckets would
+	// otherwise occupy the server for minutes. Refusals are RESOURCE_EXHAUSTED.
+	MaxBuckets int
 }
+
+// DefaultMaxBuckets is the default per-query bucket bound: 20,000 buckets are 54 years of day
+// buckets or 1,666 years of month buckets.
+const DefaultMaxBuckets = 20000
+
+// errEmptyQuery answers a statement with neither SQL text nor a Substrait plan.
+var errEmptyQuery = status.Error(codes.InvalidArgument, "empty query")
 
 // Engine plans and executes queries over a fixed set of routed tables. Safe for concurrent
 // use.
@@ -48,6 +59,9 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.MaxBuckets == 0 {
+		opts.MaxBuckets = DefaultMaxBuckets
 	}
 	defs := make([]routing.TableDef, len(tables))
 	byName := make(map[string]*routing.DurableTable, len(tables))
@@ -78,6 +92,9 @@ func (e *Engine) Tables() map[string]*arrow.Schema {
 // Prepare plans a query and returns its dataset and parameter schemas. Exactly one of sql and
 // substraitPlan must be set; a Substrait plan takes no parameters.
 func (e *Engine) Prepare(_ context.Context, sql string, substraitPlan []byte) (*arrow.Schema, *arrow.Schema, error) {
+	if sql == "" && len(substraitPlan) == 0 {
+		return nil, nil, errEmptyQuery
+	}
 	if sql != "" {
 		st, err := substrait.Prepare(sql, e.cat)
 		if err != nil {
@@ -99,6 +116,9 @@ func (e *Engine) Prepare(_ context.Context, sql string, substraitPlan []byte) (*
 // Execute plans and runs a query. params, when not nil, holds one row of the statement's
 // parameter schema. The returned reader streams the result; releasing it stops the query.
 func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (array.RecordReader, error) {
+	if sql == "" && len(substraitPlan) == 0 {
+		return nil, errEmptyQuery
+	}
 	var (
 		p       *plan.Plan
 		err     error
@@ -128,6 +148,9 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	}
 	if explain {
 		return e.explain(p, ph), nil
+	}
+	if e.opts.MaxBuckets > 0 && ph.Buckets > e.opts.MaxBuckets {
+		return nil, status.Errorf(codes.ResourceExhausted, "the time range spans %d buckets, more than this server's limit of %d: narrow the range", ph.Buckets, e.opts.MaxBuckets)
 	}
 	return e.run(ctx, ph)
 }

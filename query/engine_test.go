@@ -852,3 +852,40 @@ func testEngineReleaseEarly(t *testing.T, f *engFixture) {
 		t.Fatalf("%d bytes leaked after a cancelled scan", n)
 	}
 }
+
+func TestEmptyQueryAndBucketLimit(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	def := routing.TableDef{Name: "messages", TableID: "m", PartitionColumn: "channel_id", Strategy: routing.CalendarDayUTC, WritableBuckets: 2}
+	tbl, err := routing.NewDurableTable(def, st, nil, routing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := query.New([]*routing.DurableTable{tbl}, query.Options{Pushdown: true, MaxBuckets: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := eng.Prepare(ctx, "", nil); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("empty prepare: %v", err)
+	}
+	if _, err := eng.Execute(ctx, "", nil, nil); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("empty execute: %v", err)
+	}
+	q := "SELECT COUNT(*) FROM messages WHERE channel_id = 'x' AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '%s'"
+	rdr, err := eng.Execute(ctx, fmt.Sprintf(q, "2001-04-10T00:00:00Z"), nil, nil) // 99 day buckets
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdr.Release()
+	_, err = eng.Execute(ctx, fmt.Sprintf(q, "2001-04-12T00:00:00Z"), nil, nil) // 101 day buckets
+	if st, _ := status.FromError(err); st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "101 buckets") {
+		t.Fatalf("over the bucket limit: %v", err)
+	}
+}

@@ -246,27 +246,24 @@ func (t *DurableTable) QueryPage(ctx context.Context, q Query) (Page, error) {
 // NormalizeTime returns t in UTC truncated to microseconds, the precision both tiers store.
 func NormalizeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
-// Append appends records through the write fence. Each record's event time is normalised
-// with NormalizeTime; every record must carry a non-empty partition key and sort key and fall
-// into the writable window at the application clock (ErrOutsideWriteWindow; future buckets
-// are rejected too). Records are grouped by bucket and each bucket's group is written in one
-// transaction, oldest bucket first; all records are checked before anything is written, and
-// an error stops at the failing bucket (earlier buckets stay written, as with the reference's
-// one-record appends). The slices of recs are not modified; times are normalised in a copy.
-func (t *DurableTable) Append(ctx context.Context, recs []Record) (int, error) {
+// appendGroup is the records of one bucket in an Append.
+type appendGroup struct {
+	b    BucketID
+	recs []Record
+}
+
+// groupForAppend checks recs against the write fence's record rules and the writable window
+// and groups them by bucket, oldest bucket first; times are normalised in the copies it makes.
+// Errors name the record's position in recs, never its values.
+func (t *DurableTable) groupForAppend(recs []Record) ([]*appendGroup, error) {
 	now := t.clock()
-	type group struct {
-		b    BucketID
-		recs []Record
-	}
-	var groups []*group
-	byKey := map[string]*group{}
-	var oldest, newest time.Time
+	var groups []*appendGroup
+	byKey := map[string]*appendGroup{}
 	windows := map[string][2]time.Time{}
 	for i := range recs {
 		r := recs[i]
 		if len(r.PartitionKey) == 0 || len(r.SortKey) == 0 {
-			return 0, fmt.Errorf("%w: record %d has an empty partition key or sort key", ErrInvalidRecord, i)
+			return nil, fmt.Errorf("%w: record %d has an empty partition key or sort key", ErrInvalidRecord, i)
 		}
 		r.EventTime = NormalizeTime(r.EventTime)
 		b := BucketFor(t.def.TableID, r.PartitionKey, t.def.Strategy, r.EventTime)
@@ -276,20 +273,43 @@ func (t *DurableTable) Append(ctx context.Context, recs []Record) (int, error) {
 			w = [2]time.Time{win[0].Start, win[len(win)-1].Start}
 			windows[string(r.PartitionKey)] = w
 		}
-		oldest, newest = w[0], w[1]
-		if b.Start.Before(oldest) || b.Start.After(newest) {
-			return 0, fmt.Errorf("%w (record %d)", ErrOutsideWriteWindow, i)
+		if b.Start.Before(w[0]) || b.Start.After(w[1]) {
+			return nil, fmt.Errorf("%w (record %d)", ErrOutsideWriteWindow, i)
 		}
 		k := b.CacheKey()
 		g := byKey[k]
 		if g == nil {
-			g = &group{b: b}
+			g = &appendGroup{b: b}
 			byKey[k] = g
 			groups = append(groups, g)
 		}
 		g.recs = append(g.recs, r)
 	}
-	slices.SortStableFunc(groups, func(a, b *group) int { return a.b.Start.Compare(b.b.Start) })
+	slices.SortStableFunc(groups, func(a, b *appendGroup) int { return a.b.Start.Compare(b.b.Start) })
+	return groups, nil
+}
+
+// CheckAppend runs Append's checks on recs (non-empty keys, the writable window at the
+// application clock) without writing anything: loaders call it on a whole input before the
+// first Append. It cannot foresee store-side refusals (a bucket no longer hot, a duplicate).
+func (t *DurableTable) CheckAppend(recs []Record) error {
+	_, err := t.groupForAppend(recs)
+	return err
+}
+
+// Append appends records through the write fence. Each record's event time is normalised
+// with NormalizeTime; every record must carry a non-empty partition key and sort key and fall
+// into the writable window at the application clock (ErrOutsideWriteWindow; future buckets
+// are rejected too). Records are grouped by bucket and each bucket's group is written in one
+// transaction, oldest bucket first; all records are checked before anything is written, and
+// an error stops at the failing bucket (earlier buckets stay written, as with the reference's
+// one-record appends). It returns how many records were written. The slices of recs are not
+// modified; times are normalised in a copy.
+func (t *DurableTable) Append(ctx context.Context, recs []Record) (int, error) {
+	groups, err := t.groupForAppend(recs)
+	if err != nil {
+		return 0, err
+	}
 	written := 0
 	for _, g := range groups {
 		if err := t.hot.Append(ctx, g.b, g.recs); err != nil {

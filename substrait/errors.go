@@ -110,6 +110,10 @@ var (
 	ErrConflictingTimestampBounds = &Error{Code: InvalidArgument, Msg: "conflicting timestamp bounds: at most one lower and one upper bound"}
 )
 
+// MaxSQLBytes bounds the SQL text of one statement (1 MiB): every supported query is a few
+// hundred bytes, and the parse tree of a huge literal costs many times its size.
+const MaxSQLBytes = 1 << 20
+
 // Literal and statement errors outside the reference's list (InvalidArgument).
 var (
 	// ErrInvalidTimestampLiteral: a timestamp bound that is not a finite date/time literal
@@ -124,6 +128,13 @@ var (
 	ErrMixedPlaceholders = &Error{Code: InvalidArgument, Msg: "cannot mix ? and $n placeholders"}
 	// ErrEmptyQuery: SQL text holding no statement.
 	ErrEmptyQuery = &Error{Code: InvalidArgument, Msg: "empty query"}
+	// ErrNulInQuery: SQL text containing a NUL byte (PostgreSQL's parser would silently stop
+	// there and run a truncated statement).
+	ErrNulInQuery = &Error{Code: InvalidArgument, Msg: "SQL text contains a NUL byte"}
+	// ErrInvalidUTF8Query: SQL text that is not valid UTF-8.
+	ErrInvalidUTF8Query = &Error{Code: InvalidArgument, Msg: "SQL text is not valid UTF-8"}
+	// ErrQueryTooLong: SQL text longer than MaxSQLBytes.
+	ErrQueryTooLong = &Error{Code: InvalidArgument, Msg: "SQL text is longer than 1 MiB"}
 	// ErrInvalidPlan: Substrait plan bytes that do not decode, or a plan that is internally
 	// inconsistent.
 	ErrInvalidPlan = &Error{Code: InvalidArgument, Msg: "invalid Substrait plan"}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -24,7 +25,7 @@ func (k paramKind) String() string {
 	case paramPartition:
 		return "utf8 (partition column value)"
 	case paramTimestamp:
-		return "timestamp[ns, tz=UTC] (timestamp bound)"
+		return "a timestamp (timestamp bound, any unit)"
 	case paramLimit:
 		return "int64 (LIMIT)"
 	}
@@ -55,6 +56,16 @@ type sqlAnalyzer struct {
 // analyzeSQL parses sql with the PostgreSQL grammar (after rewriting `?` placeholders) and
 // analyses it against the catalog. Errors are *Error values.
 func analyzeSQL(sql string, cat Catalog) (*template, error) {
+	// The C parser stops at a NUL byte: refuse it rather than run a truncated statement.
+	if strings.IndexByte(sql, 0) >= 0 {
+		return nil, ErrNulInQuery
+	}
+	if len(sql) > MaxSQLBytes {
+		return nil, ErrQueryTooLong
+	}
+	if !utf8.ValidString(sql) {
+		return nil, ErrInvalidUTF8Query
+	}
 	text, _, err := rewritePlaceholders(sql)
 	if err != nil {
 		return nil, err
@@ -200,8 +211,10 @@ func (a *sqlAnalyzer) from(items []*pg.Node) error {
 	switch n := items[0].GetNode().(type) {
 	case *pg.Node_RangeVar:
 		rv := n.RangeVar
-		if rv.GetCatalogname() != "" || rv.GetSchemaname() != "" {
-			return unimplementedAre("schema-qualified table names")
+		// Tables are listed under the one schema "public" of the unnamed catalog (the Flight
+		// SQL layer's GetTables), so tools that qualify names generate public.<table>.
+		if rv.GetCatalogname() != "" || (rv.GetSchemaname() != "" && rv.GetSchemaname() != "public") {
+			return unimplementedAre("table names qualified by a catalog or a schema other than public")
 		}
 		def, err := lookupTable(a.cat, rv.GetRelname())
 		if err != nil {

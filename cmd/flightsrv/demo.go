@@ -40,7 +40,7 @@ func cmdDemo(ctx context.Context, args []string) error {
 	if _, err := os.Stat(marker); *reload || errors.Is(err, fs.ErrNotExist) {
 		// A missing marker means no load finished: start from nothing so that a half-done
 		// earlier attempt leaves no trace.
-		if err := os.RemoveAll(*data); err != nil {
+		if err := resetDemoDir(*data); err != nil {
 			return err
 		}
 		if err := prepareDemo(ctx, &cfg, *sample, marker); err != nil {
@@ -62,6 +62,32 @@ func cmdDemo(ctx context.Context, args []string) error {
 	defer tel.Shutdown(context.Background())
 	printBanner(srv.Addr(), cfg.pushdown)
 	return srv.Wait(ctx)
+}
+
+// demoEntries are the files a demo directory holds.
+var demoEntries = map[string]bool{"hot.db": true, "hot.db-wal": true, "hot.db-shm": true, "hot.db-journal": true, "archive": true, "loaded": true}
+
+// resetDemoDir empties a demo directory. It refuses a directory holding anything a demo does
+// not write, so that a mistyped --data never deletes someone's files.
+func resetDemoDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !demoEntries[e.Name()] {
+			return fmt.Errorf("--data %s is not a demo directory (it holds %q): choose an empty or new directory", dir, e.Name())
+		}
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // prepareDemo migrates a new store, loads the sample through the write fence and archives the

@@ -121,3 +121,44 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("April route %+v %v", r, err)
 	}
 }
+
+func TestResetDemoDirRefusesForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := resetDemoDir(dir); err == nil {
+		t.Fatal("a directory with foreign files was accepted")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Fatalf("foreign file gone: %v", err)
+	}
+	demo := t.TempDir()
+	for _, f := range []string{"hot.db", "hot.db-wal"} {
+		os.WriteFile(filepath.Join(demo, f), nil, 0o644)
+	}
+	os.Mkdir(filepath.Join(demo, "archive"), 0o755)
+	if err := resetDemoDir(demo); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(demo); len(entries) != 0 {
+		t.Fatalf("left %v", entries)
+	}
+	if err := resetDemoDir(filepath.Join(demo, "new")); err != nil {
+		t.Fatalf("missing directory: %v", err)
+	}
+}
+
+func TestParseInstant(t *testing.T) {
+	for in, want := range map[string]time.Time{
+		"2001-04-01":                time.Date(2001, 4, 1, 0, 0, 0, 0, time.UTC),
+		"2001-04-01T02:00:00+02:00": time.Date(2001, 4, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		if got, err := parseInstant(in); err != nil || !got.Equal(want) {
+			t.Errorf("%s: %v %v", in, got, err)
+		}
+	}
+	if _, err := parseInstant("yesterday"); err == nil {
+		t.Error("garbage accepted")
+	}
+}

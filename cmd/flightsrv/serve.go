@@ -10,6 +10,7 @@ import (
 	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/internal/server"
 	"github.com/flightsrv/flightsrv/internal/telemetry"
+	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -21,6 +22,7 @@ type serveConfig struct {
 	tables        tableFlags
 	pushdown      bool
 	fanout        int
+	maxBuckets    int
 	routeCache    int
 	ticketKey     string
 	metricsListen string
@@ -35,11 +37,12 @@ func (c *serveConfig) register(fs interface {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:32010", "Flight SQL listen address host:port")
 	if withStore {
 		fs.StringVar(&c.store, "store", "sqlite://flightsrv.db", "hot store: postgres://… (CockroachDB or PostgreSQL) or sqlite://PATH")
-		fs.StringVar(&c.archive, "archive", "archive", "archive location: a gocloud.dev/blob URL (file:///dir, s3://…) or a directory")
+		fs.StringVar(&c.archive, "archive", "flightsrv-archive", "archive location: a gocloud.dev/blob URL (file:///dir, s3://…) or a directory")
 		fs.BoolVar(&c.migrate, "migrate", false, "apply schema migrations at start-up (otherwise only validate the schema)")
 	}
 	fs.BoolVar(&c.pushdown, "pushdown", true, "push COUNT(*) and MIN/MAX(timestamp) down to the stores (false: every query runs on the scan path)")
 	fs.IntVar(&c.fanout, "fanout", routing.DefaultFanout, "buckets read concurrently per query")
+	fs.IntVar(&c.maxBuckets, "max-buckets", query.DefaultMaxBuckets, "buckets one query's time range may span (RESOURCE_EXHAUSTED beyond; negative: no bound)")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
 	fs.StringVar(&c.ticketKey, "ticket-key", "", "secret signing statement handles and tickets; replicas must share it (default: random per process)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
@@ -110,7 +113,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	}
 	srv, err := server.Start(ctx, server.Config{
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
-		Pushdown: cfg.pushdown, Fanout: cfg.fanout, RouteCacheEntries: cfg.routeCache,
+		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, RouteCacheEntries: cfg.routeCache,
 		TicketKey: []byte(cfg.ticketKey), MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(),
 		Version: version,
 	})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -63,7 +64,7 @@ func cmdLoad(ctx context.Context, args []string) error {
 	}
 	clock := time.Now
 	if c.asOf != "" {
-		at, err := time.Parse(time.RFC3339, c.asOf)
+		at, err := parseInstant(c.asOf)
 		if err != nil {
 			return fmt.Errorf("--as-of: %w", err)
 		}
@@ -92,10 +93,13 @@ func loadFile(ctx context.Context, st routing.HotStore, def routing.TableDef, cl
 	}
 	start := time.Now()
 	stats, err := load.File(ctx, t, file, m)
-	slog.Info("load finished", "records", stats.Appended, "elapsed", time.Since(start).Round(time.Millisecond))
 	if err != nil {
-		return stats.Appended, fmt.Errorf("load (%d records appended before the error): %w", stats.Appended, err)
+		if errors.Is(err, routing.ErrOutsideWriteWindow) {
+			err = fmt.Errorf("%w (the window is the table's last %d buckets at the application clock; back-fill history with --as-of)", err, def.WritableBuckets)
+		}
+		return stats.Appended, fmt.Errorf("%d records appended before the error: %w", stats.Appended, err)
 	}
+	slog.Info("load finished", "records", stats.Appended, "elapsed", time.Since(start).Round(time.Millisecond))
 	return stats.Appended, nil
 }
 
@@ -109,6 +113,17 @@ func pickTable(tables tableFlags, name string) (routing.TableDef, error) {
 		return routing.TableDef{}, fmt.Errorf("no table configured (--table …)")
 	}
 	return routing.TableDef{}, fmt.Errorf("several tables configured: name one with --into")
+}
+
+// parseInstant parses an RFC 3339 instant or a date (YYYY-MM-DD, midnight UTC).
+func parseInstant(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 instant (2001-04-01T00:00:00Z) nor a date (2001-04-01)", s)
 }
 
 func splitList(s string) []string {
@@ -131,7 +146,7 @@ func cmdArchive(ctx context.Context, args []string) error {
 	var c archiveConfig
 	fs := newFlags("archive")
 	fs.StringVar(&c.store, "store", "sqlite://flightsrv.db", "hot store: postgres://… or sqlite://PATH")
-	fs.StringVar(&c.archive, "archive", "archive", "archive location: a gocloud.dev/blob URL or a directory")
+	fs.StringVar(&c.archive, "archive", "flightsrv-archive", "archive location: a gocloud.dev/blob URL or a directory")
 	fs.StringVar(&c.prefix, "prefix", "archives", "object-key prefix of new archives")
 	fs.StringVar(&c.format, "format", "parquet", "payload format of new archives: parquet or json")
 	fs.StringVar(&c.before, "before", "", "archive buckets ending at or before this instant, RFC 3339 (default: Jan 1 of the previous UTC year)")
@@ -142,11 +157,14 @@ func cmdArchive(ctx context.Context, args []string) error {
 	}
 	cutoff := time.Date(time.Now().UTC().Year()-1, 1, 1, 0, 0, 0, 0, time.UTC)
 	if c.before != "" {
-		t, err := time.Parse(time.RFC3339, c.before)
+		t, err := parseInstant(c.before)
 		if err != nil {
 			return fmt.Errorf("--before: %w", err)
 		}
 		cutoff = t
+	}
+	if cutoff.After(time.Now()) {
+		return fmt.Errorf("--before %s is in the future: it would archive buckets that are still being written", cutoff.Format(time.RFC3339))
 	}
 	st, err := openStore(ctx, c.store)
 	if err != nil {

@@ -56,6 +56,14 @@ type Appender interface {
 	Append(ctx context.Context, recs []routing.Record) (int, error)
 }
 
+// Checker is implemented by appenders that can check records without writing them
+// (*routing.DurableTable). When the appender is a Checker, File reads the source twice: a first
+// pass converts and checks every record, so that a bad row or a record outside the writable
+// window stops the load before anything is written.
+type Checker interface {
+	CheckAppend(recs []routing.Record) error
+}
+
 // Stats reports a load: records read from the source and appended.
 type Stats struct {
 	Read     int64
@@ -65,8 +73,11 @@ type Stats struct {
 // BatchSize is how many records the loader hands to one Append call.
 const BatchSize = 20000
 
-// File loads path (".parquet" or ".csv", by extension) into t with mapping m. It stops at the
-// first error; records of earlier batches stay appended (each Append is atomic per bucket).
+// File loads path (".parquet" or ".csv", by extension) into t with mapping m, in batches of
+// BatchSize records. When t is a Checker, every record is converted and checked before the
+// first one is written (see Checker). A failure while writing (a store error, a bucket that is
+// no longer hot, a duplicate record) stops the load; records of earlier batches stay appended
+// (each Append is atomic per bucket) and Stats says how many.
 func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error) {
 	if m.Partition == "" || m.Time == "" {
 		return Stats{}, errors.New("load: the mapping needs a partition column and a time column")
@@ -74,21 +85,30 @@ func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error
 	if m.IDWidth <= 0 {
 		m.IDWidth = 10
 	}
-	var src recordSource
-	var err error
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".parquet":
-		src, err = openParquet(ctx, path)
-	case ".csv":
-		src, err = openCSV(path)
-	default:
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".parquet" && ext != ".csv" {
 		return Stats{}, fmt.Errorf("load: unsupported file type %q (want .parquet or .csv)", filepath.Ext(path))
 	}
-	if err != nil {
-		return Stats{}, err
+	open := func() (recordSource, error) {
+		if ext == ".parquet" {
+			return openParquet(ctx, path)
+		}
+		return openCSV(path)
 	}
-	defer src.Close()
-	return run(ctx, t, src, m)
+	pass := func(sink func([]routing.Record) (int, error)) (Stats, error) {
+		src, err := open()
+		if err != nil {
+			return Stats{}, err
+		}
+		defer src.Close()
+		return run(src, m, sink)
+	}
+	if c, ok := t.(Checker); ok {
+		if _, err := pass(func(recs []routing.Record) (int, error) { return 0, c.CheckAppend(recs) }); err != nil {
+			return Stats{}, fmt.Errorf("%w (nothing was written)", err)
+		}
+	}
+	return pass(func(recs []routing.Record) (int, error) { return t.Append(ctx, recs) })
 }
 
 // recordSource yields Arrow batches of a source file.
@@ -143,7 +163,9 @@ func resolve(schema *arrow.Schema, m Mapping) (columns, error) {
 	return c, nil
 }
 
-func run(ctx context.Context, t Appender, src recordSource, m Mapping) (Stats, error) {
+// run converts the records of src and hands them to sink in batches of BatchSize; sink returns
+// how many it wrote. Errors name the source row (zero-based), never values.
+func run(src recordSource, m Mapping, sink func([]routing.Record) (int, error)) (Stats, error) {
 	schema := src.Schema()
 	cols, err := resolve(schema, m)
 	if err != nil {
@@ -160,10 +182,14 @@ func run(ctx context.Context, t Appender, src recordSource, m Mapping) (Stats, e
 		if len(batch) == 0 {
 			return nil
 		}
-		n, err := t.Append(ctx, batch)
+		first := row - int64(len(batch))
+		n, err := sink(batch)
 		st.Appended += int64(n)
 		batch = batch[:0]
-		return err
+		if err != nil {
+			return fmt.Errorf("load: rows %d to %d: %w", first, row-1, err)
+		}
+		return nil
 	}
 	for {
 		rec, err := src.Next()

@@ -2,6 +2,8 @@ package load
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/routing/sqlite"
 )
 
 type collect struct{ recs []routing.Record }
@@ -88,5 +91,46 @@ func TestMappingErrors(t *testing.T) {
 	bad := writeFile(t, "bad.csv", "when,airport\nyesterday,ORD\n")
 	if _, err := File(ctx, &collect{}, bad, Mapping{Partition: "airport", Time: "when"}); err == nil || strings.Contains(err.Error(), "ORD") {
 		t.Errorf("bad time: %v", err)
+	}
+}
+
+// TestBadRowWritesNothing: with a real durable table as the appender, a record outside the
+// writable window in the last row stops the load before the first row is written.
+func TestBadRowWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	def := routing.TableDef{Name: "t", TableID: "t", PartitionColumn: "p", Strategy: routing.CalendarMonthUTC, WritableBuckets: 3}
+	now := time.Date(2001, 3, 15, 0, 0, 0, 0, time.UTC)
+	tbl, err := routing.NewDurableTable(def, st, nil, routing.Options{Clock: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body strings.Builder
+	body.WriteString("when,airport\n")
+	for i := range BatchSize + 10 { // two batches: the bad row is in the second
+		fmt.Fprintf(&body, "2001-02-%02d 10:00:%02d,ORD\n", 1+i%28, i%60)
+	}
+	body.WriteString("1990-01-01 00:00:00,ORD\n")
+	p := writeFile(t, "f.csv", body.String())
+	_, err = File(ctx, tbl, p, Mapping{Partition: "airport", Time: "when"})
+	if !errors.Is(err, routing.ErrOutsideWriteWindow) || !strings.Contains(err.Error(), "nothing was written") || !strings.Contains(err.Error(), fmt.Sprintf("rows %d to %d", BatchSize, BatchSize+10)) {
+		t.Fatalf("error %v", err)
+	}
+	res, err := tbl.Count(ctx, []byte("ORD"), routing.TimeRange{Start: time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil || res.Count != 0 {
+		t.Fatalf("%d records written (%v)", res.Count, err)
+	}
+	// The corrected file loads completely.
+	good := writeFile(t, "g.csv", strings.TrimSuffix(body.String(), "1990-01-01 00:00:00,ORD\n"))
+	stats, err := File(ctx, tbl, good, Mapping{Partition: "airport", Time: "when"})
+	if err != nil || stats.Appended != BatchSize+10 {
+		t.Fatalf("corrected load: %+v %v", stats, err)
 	}
 }

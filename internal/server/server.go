@@ -38,6 +38,9 @@ type Config struct {
 	Pushdown bool
 	// Fanout bounds concurrent bucket reads per query (default routing.DefaultFanout).
 	Fanout int
+	// MaxBuckets bounds the buckets one query may span (default query.DefaultMaxBuckets;
+	// negative: no bound).
+	MaxBuckets int
 	// RouteCacheEntries bounds the archived-route cache (default routing.DefaultRouteCacheEntries;
 	// negative disables it).
 	RouteCacheEntries int
@@ -93,7 +96,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		tables = append(tables, t)
 	}
-	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger})
+	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets})
 	if err != nil {
 		return nil, err
 	}
