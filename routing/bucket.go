@@ -160,3 +160,17 @@ func RecentBuckets(tableID string, pk []byte, s Strategy, now time.Time, n int) 
 	}
 	return out
 }
+
+// Validate rejects a bucket id that cannot name a persisted bucket: a blank table id or key,
+// an empty partition key, an unknown strategy, or bounds and key that are not the strategy's
+// for its start. Errors wrap ErrInvalidRecord and carry no values.
+func (b BucketID) Validate() error {
+	if b.TableID == "" || len(b.PartitionKey) == 0 || !b.Strategy.Valid() {
+		return fmt.Errorf("%w: invalid bucket id", ErrInvalidRecord)
+	}
+	key, start, end := b.Strategy.Bounds(b.Start)
+	if key != b.Key || !start.Equal(b.Start) || !end.Equal(b.End) {
+		return fmt.Errorf("%w: bucket id does not match its strategy's bounds", ErrInvalidRecord)
+	}
+	return nil
+}

@@ -152,3 +152,12 @@ func StatsFrom(ctx context.Context) *ReadStats {
 	s, _ := ctx.Value(statsKey{}).(*ReadStats)
 	return s
 }
+
+// Validate rejects a nil session or one without a token (ErrStaleArchiveSession) and a session
+// whose bucket id is invalid (BucketID.Validate).
+func (s *ArchiveSession) Validate() error {
+	if s == nil || s.Token == "" {
+		return ErrStaleArchiveSession
+	}
+	return s.Bucket.Validate()
+}

@@ -124,8 +124,8 @@ func printBanner(addr string, pushdown bool) {
 flightsrv is serving Flight SQL on grpc://%[1]s  (pushdown %[2]v)
 
 Table flights: 300,000 real US flights of 2001 (origin airport = partition column "origin",
-month buckets; January–March archived to Parquet, April to the end of the data (2001-07-01) hot). Columns: origin, timestamp,
-id, value (JSON: delay, distance, destination).
+month buckets; January–March archived to Parquet, April to the end of the data on 2001-07-01
+hot). Columns: origin, timestamp, id, value (JSON: delay, distance, destination).
 
 Connect:
   Go example:   go run ./clients/go -addr %[1]s -origin ORD

@@ -43,7 +43,7 @@ FROM unnest($4::TIMESTAMPTZ[], $5::BYTEA[], $6::BYTEA[]) AS r (event_time, sort_
 // COMMIT's outcome is unknown.
 func (s *Store) Append(ctx context.Context, b routing.BucketID, recs []routing.Record) error {
 	const op = "append"
-	if err := checkBucket(b); err != nil {
+	if err := b.Validate(); err != nil {
 		return err
 	}
 	if len(recs) == 0 {

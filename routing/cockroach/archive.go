@@ -180,7 +180,7 @@ func (s *Store) ClaimCleanup(ctx context.Context, b routing.BucketID, lease time
 }
 
 func (s *Store) claim(ctx context.Context, op, sql string, b routing.BucketID, lease time.Duration) (*routing.ArchiveSession, error) {
-	if err := checkBucket(b); err != nil {
+	if err := b.Validate(); err != nil {
 		return nil, err
 	}
 	token := newToken()
@@ -214,7 +214,7 @@ func (s *Store) Renew(ctx context.Context, sess *routing.ArchiveSession, lease t
 // no longer owns the bucket. The whole bucket is held in memory. Errors as for ReadRange.
 func (s *Store) Snapshot(ctx context.Context, sess *routing.ArchiveSession) ([]routing.Record, error) {
 	const op = "snapshot bucket"
-	if err := checkSession(sess); err != nil {
+	if err := sess.Validate(); err != nil {
 		return nil, err
 	}
 	conn, err := s.acquire(ctx, op)
@@ -273,7 +273,7 @@ func (s *Store) PublishArchive(ctx context.Context, sess *routing.ArchiveSession
 // routing.ErrStaleArchiveSession is returned. Errors as for ReadRange.
 func (s *Store) DeleteHotBucket(ctx context.Context, sess *routing.ArchiveSession) error {
 	const op = "delete hot bucket"
-	if err := checkSession(sess); err != nil {
+	if err := sess.Validate(); err != nil {
 		return err
 	}
 	return s.inTx(ctx, op, func(ctx context.Context, tx pgx.Tx) error {
@@ -317,7 +317,7 @@ func (s *Store) AbortArchive(ctx context.Context, sess *routing.ArchiveSession) 
 // ownerUpdate runs one owner-conditioned UPDATE in a transaction and requires it to change
 // exactly one row.
 func (s *Store) ownerUpdate(ctx context.Context, op string, sess *routing.ArchiveSession, sql string, extra ...any) error {
-	if err := checkSession(sess); err != nil {
+	if err := sess.Validate(); err != nil {
 		return err
 	}
 	return s.inTx(ctx, op, func(ctx context.Context, tx pgx.Tx) error {

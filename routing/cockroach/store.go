@@ -314,22 +314,3 @@ func bucketArgs(b routing.BucketID, extra ...any) []any {
 	return append([]any{b.TableID, b.PartitionKey, b.Key}, extra...)
 }
 
-// checkBucket rejects bucket ids that cannot name a persisted bucket: blank table id or key,
-// empty partition key, unknown strategy, or bounds and key that are not the strategy's.
-func checkBucket(b routing.BucketID) error {
-	if b.TableID == "" || len(b.PartitionKey) == 0 || !b.Strategy.Valid() {
-		return fmt.Errorf("%w: invalid bucket id", routing.ErrInvalidRecord)
-	}
-	key, start, end := b.Strategy.Bounds(b.Start)
-	if key != b.Key || !start.Equal(b.Start) || !end.Equal(b.End) {
-		return fmt.Errorf("%w: bucket id does not match its strategy's bounds", routing.ErrInvalidRecord)
-	}
-	return nil
-}
-
-func checkSession(sess *routing.ArchiveSession) error {
-	if sess == nil || sess.Token == "" {
-		return routing.ErrStaleArchiveSession
-	}
-	return checkBucket(sess.Bucket)
-}

@@ -51,7 +51,7 @@ var _ routing.HotBinCounter = (*Store)(nil)
 // as for ReadRange, and routing.ErrInvalidBinning.
 func (s *Store) CountRangeByBin(ctx context.Context, b routing.BucketID, r routing.TimeRange, bin routing.Binning) (routing.Route, []routing.Bin, error) {
 	const op = "count bucket range by bin"
-	if err := checkBucket(b); err != nil {
+	if err := b.Validate(); err != nil {
 		return routing.Route{}, nil, err
 	}
 	if err := bin.Validate(); err != nil {

@@ -85,7 +85,7 @@ WHERE table_id = ?1 AND partition_key = ?2 AND bucket_key = ?3`
 // ErrUnavailable.
 func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record, error) {
 	const op = "read bucket range"
-	if err := checkBucket(b); err != nil {
+	if err := b.Validate(); err != nil {
 		return routing.Route{}, nil, err
 	}
 	start, end, after := microBounds(req.Range, req.After, req.Desc)
@@ -154,7 +154,7 @@ func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 // Errors as for ReadRange.
 func (s *Store) CountRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, error) {
 	const op = "count bucket range"
-	if err := checkBucket(b); err != nil {
+	if err := b.Validate(); err != nil {
 		return routing.Route{}, 0, err
 	}
 	start, end, _ := microBounds(r, nil, false)
@@ -179,7 +179,7 @@ func (s *Store) CountRange(ctx context.Context, b routing.BucketID, r routing.Ti
 // statement over the primary key. Errors as for ReadRange.
 func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (route routing.Route, count uint64, minTime, maxTime time.Time, err error) {
 	const op = "min max bucket range"
-	if err := checkBucket(b); err != nil {
+	if err := b.Validate(); err != nil {
 		return routing.Route{}, 0, time.Time{}, time.Time{}, err
 	}
 	start, end, _ := microBounds(r, nil, false)
@@ -206,7 +206,7 @@ func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.T
 // Route returns b's current route: hot when it has no metadata row. Errors as for ReadRange.
 func (s *Store) Route(ctx context.Context, b routing.BucketID) (routing.Route, error) {
 	const op = "read bucket route"
-	if err := checkBucket(b); err != nil {
+	if err := b.Validate(); err != nil {
 		return routing.Route{}, err
 	}
 	var (

@@ -28,7 +28,7 @@ const (
 // empty recs is a no-op. Other errors as for ReadRange.
 func (s *Store) Append(ctx context.Context, b routing.BucketID, recs []routing.Record) error {
 	const op = "append"
-	if err := checkBucket(b); err != nil {
+	if err := b.Validate(); err != nil {
 		return err
 	}
 	if len(recs) == 0 {
@@ -192,7 +192,7 @@ RETURNING generation`, b, lease)
 }
 
 func (s *Store) claim(ctx context.Context, op, query string, b routing.BucketID, lease time.Duration) (*routing.ArchiveSession, error) {
-	if err := checkBucket(b); err != nil {
+	if err := b.Validate(); err != nil {
 		return nil, err
 	}
 	token := newToken()
@@ -230,7 +230,7 @@ WHERE `+whereBucket+andOwner+`
 // is held in memory. Errors as for ReadRange.
 func (s *Store) Snapshot(ctx context.Context, sess *routing.ArchiveSession) ([]routing.Record, error) {
 	const op = "snapshot bucket"
-	if err := checkSession(sess); err != nil {
+	if err := sess.Validate(); err != nil {
 		return nil, err
 	}
 	if s.closed.Load() {
@@ -299,7 +299,7 @@ WHERE `+whereBucket+andOwner+` AND state = 'archiving'`, manifestKey)
 // returned.
 func (s *Store) DeleteHotBucket(ctx context.Context, sess *routing.ArchiveSession) error {
 	const op = "delete hot bucket"
-	if err := checkSession(sess); err != nil {
+	if err := sess.Validate(); err != nil {
 		return err
 	}
 	return s.inTx(ctx, op, func(ctx context.Context, tx *sql.Tx) error {
@@ -361,7 +361,7 @@ WHERE `+whereBucket+andOwner+` AND state = 'archiving'`, nil)
 // ownerUpdate runs one owner-conditioned UPDATE (?6 now, ?7 the value: a duration is turned
 // into clock + duration) and requires it to change exactly one row.
 func (s *Store) ownerUpdate(ctx context.Context, op string, sess *routing.ArchiveSession, query string, value any) error {
-	if err := checkSession(sess); err != nil {
+	if err := sess.Validate(); err != nil {
 		return err
 	}
 	return s.inTx(ctx, op, func(ctx context.Context, tx *sql.Tx) error {
