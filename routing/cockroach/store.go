@@ -313,4 +313,3 @@ func ownerArgs(sess *routing.ArchiveSession, extra ...any) []any {
 func bucketArgs(b routing.BucketID, extra ...any) []any {
 	return append([]any{b.TableID, b.PartitionKey, b.Key}, extra...)
 }
-

@@ -234,7 +234,6 @@ func ceilMicros(t time.Time) int64 {
 	return us
 }
 
-
 // newToken returns a random (version 4) UUID in its canonical lowercase text form.
 func newToken() string {
 	var b [16]byte
