@@ -161,3 +161,11 @@ func (s *ArchiveSession) Validate() error {
 	}
 	return s.Bucket.Validate()
 }
+
+// StrategyChecker is an optional hot-store capability: it reports whether the store holds
+// buckets of tableID with a strategy other than s. A server checks its table definitions with
+// it at start-up, because a definition whose strategy differs from the persisted one would
+// derive bucket keys that match no stored bucket and answer every query with nothing.
+type StrategyChecker interface {
+	StrategyConflict(ctx context.Context, tableID string, s Strategy) (bool, error)
+}

@@ -88,6 +88,9 @@ func cmdServe(ctx context.Context, args []string) error {
 	if err := st.Validate(ctx); err != nil {
 		return fmt.Errorf("validate schema (run `flightsrv migrate` or pass --migrate): %w", err)
 	}
+	if err := checkStrategies(ctx, st, cfg.tables); err != nil {
+		return err
+	}
 	srv, tel, err := startServer(ctx, &cfg, st)
 	if err != nil {
 		return err
@@ -122,6 +125,25 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		return nil, nil, err
 	}
 	return srv, tel, nil
+}
+
+// checkStrategies refuses table definitions whose strategy differs from the one persisted for
+// their table id: such a definition would silently answer every query with nothing.
+func checkStrategies(ctx context.Context, st routing.HotStore, tables []routing.TableDef) error {
+	c, ok := st.(routing.StrategyChecker)
+	if !ok {
+		return nil
+	}
+	for _, d := range tables {
+		conflict, err := c.StrategyConflict(ctx, d.TableID, d.Strategy)
+		if err != nil {
+			return fmt.Errorf("check table %s: %w", d.Name, err)
+		}
+		if conflict {
+			return fmt.Errorf("table %s: the store holds buckets of table id %q with a strategy other than %s; the strategy of a table id cannot change (fix --table)", d.Name, d.TableID, d.Strategy)
+		}
+	}
+	return nil
 }
 
 // tableByName returns the configured table named name (case-insensitive).

@@ -320,3 +320,15 @@ func ceilMicro(t time.Time) time.Time {
 	}
 	return f
 }
+
+const sqlTableStrategyConflict = `SELECT EXISTS (SELECT 1 FROM pulpitum_v4_bucket_metadata WHERE table_id = $1 AND bucket_strategy <> $2)`
+
+// StrategyConflict reports whether the store holds buckets of tableID with a strategy other
+// than st (routing.StrategyChecker).
+func (s *Store) StrategyConflict(ctx context.Context, tableID string, st routing.Strategy) (bool, error) {
+	var conflict bool
+	if err := s.queryRow(ctx, "check table strategy", sqlTableStrategyConflict, []any{tableID, st.String()}, &conflict); err != nil {
+		return false, err
+	}
+	return conflict, nil
+}

@@ -287,3 +287,15 @@ func microBounds(r routing.TimeRange, after *routing.Cursor, desc bool) (start, 
 	}
 	return start, end, nil
 }
+
+const sqlTableStrategyConflict = `SELECT EXISTS (SELECT 1 FROM pulpitum_v4_bucket_metadata WHERE table_id = ?1 AND bucket_strategy <> ?2)`
+
+// StrategyConflict reports whether the store holds buckets of tableID with a strategy other
+// than st (routing.StrategyChecker).
+func (s *Store) StrategyConflict(ctx context.Context, tableID string, st routing.Strategy) (bool, error) {
+	var conflict bool
+	if err := s.queryRow(ctx, s.r, sqlTableStrategyConflict, []any{tableID, st.String()}, &conflict); err != nil {
+		return false, s.classify("check table strategy", err)
+	}
+	return conflict, nil
+}

@@ -534,6 +534,21 @@ func testStrategyMismatch(t *testing.T, s Store) {
 	if work, _ := s.Discover(bg, ts("9999-01-01T00:00:00Z"), 10); len(work) != 1 || !work[0].Bucket.Equal(day) {
 		t.Fatalf("mismatched append left metadata: %+v", work)
 	}
+	// The persisted strategy is visible to start-up checks.
+	if c, ok := s.(routing.StrategyChecker); ok {
+		for _, tc := range []struct {
+			table string
+			st    routing.Strategy
+			want  bool
+		}{{"t.strategy", routing.CalendarDayUTC, false}, {"t.strategy", routing.CalendarMonthUTC, true}, {"t.strategy-none", routing.CalendarYearUTC, false}} {
+			got, err := c.StrategyConflict(bg, tc.table, tc.st)
+			if err != nil || got != tc.want {
+				t.Fatalf("StrategyConflict(%s, %s) = %v, %v; want %v", tc.table, tc.st, got, err, tc.want)
+			}
+		}
+	} else {
+		t.Fatal("store does not implement routing.StrategyChecker")
+	}
 	// Other tables choose their own strategy; the day table keeps accepting day buckets.
 	otherTable := feb2024("t.strategy-month", "p")
 	mustAppend(t, s, otherTable, rec(otherTable, ts("2024-02-11T01:00:00Z"), "k", "v"))
