@@ -434,16 +434,10 @@ func checkSummary(t *testing.T, tbl *routing.DurableTable, part string, r routin
 	}
 }
 
-// TestScalarAndEmptyReaders: the helper readers of the package.
-func TestScalarAndEmptyReaders(t *testing.T) {
+// TestEmptyAndErrReaders: the helper readers of the package.
+func TestEmptyAndErrReaders(t *testing.T) {
 	t.Parallel()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	r := scan.ScalarUint64(mem, "count", 42)
-	rows, batches, err := drain(t, r)
-	if err != nil || len(batches) != 1 || rows[0][0] != uint64(42) || r.Schema().Field(0).Name != "count" {
-		t.Fatalf("ScalarUint64: rows %v, err %v", rows, err)
-	}
-	r.Release()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.BinaryTypes.String}}, nil)
 	e := scan.EmptyReader(schema)
 	if e.Next() || e.Err() != nil || !e.Schema().Equal(schema) {
