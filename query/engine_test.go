@@ -789,8 +789,8 @@ func (engFailStore) CountRange(context.Context, routing.BucketID, routing.TimeRa
 	return routing.Route{}, 0, errEngUnavailable
 }
 
-func (engFailStore) MinMaxRange(context.Context, routing.BucketID, routing.TimeRange) (routing.Route, uint64, time.Time, time.Time, error) {
-	return routing.Route{}, 0, time.Time{}, time.Time{}, errEngUnavailable
+func (engFailStore) MinMaxRange(context.Context, routing.BucketID, routing.TimeRange) (routing.Route, bool, time.Time, time.Time, error) {
+	return routing.Route{}, false, time.Time{}, time.Time{}, errEngUnavailable
 }
 
 // testEngineUnavailable: a store failing with routing.ErrUnavailable gives UNAVAILABLE, on

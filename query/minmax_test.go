@@ -70,7 +70,7 @@ type probeStore struct {
 	minMax, reads, counts atomic.Int64
 }
 
-func (p *probeStore) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, time.Time, time.Time, error) {
+func (p *probeStore) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, bool, time.Time, time.Time, error) {
 	p.minMax.Add(1)
 	return p.HotStore.MinMaxRange(ctx, b, r)
 }

@@ -243,13 +243,13 @@ func (m *memStore) CountRange(_ context.Context, b BucketID, r TimeRange) (Route
 	return route, uint64(len(recs)), nil
 }
 
-func (m *memStore) MinMaxRange(_ context.Context, b BucketID, r TimeRange) (Route, uint64, time.Time, time.Time, error) {
+func (m *memStore) MinMaxRange(_ context.Context, b BucketID, r TimeRange) (Route, bool, time.Time, time.Time, error) {
 	defer m.enter("minmax")()
 	route, recs := m.inRange(b, r)
 	if len(recs) == 0 {
-		return route, 0, time.Time{}, time.Time{}, nil
+		return route, false, time.Time{}, time.Time{}, nil
 	}
-	return route, uint64(len(recs)), recs[0].EventTime, recs[len(recs)-1].EventTime, nil
+	return route, true, recs[0].EventTime, recs[len(recs)-1].EventTime, nil
 }
 
 func (m *memStore) Append(_ context.Context, b BucketID, recs []Record) error {

@@ -45,9 +45,9 @@ type BucketMinMax struct {
 
 // MinMaxBucket returns the least and greatest event times of b's records inside r through the
 // same route decision and route cache as ReadBucket and CountBucket: a cached archived route
-// goes straight to the archive; otherwise one hot-store aggregate statement returns route and
-// answer from one snapshot, and an archived answer is cached and asked of the archive. It
-// returns times only, never records. The returned tier says which tier answered.
+// goes straight to the archive; otherwise one hot-store statement returns route and answer from
+// one snapshot, and an archived answer is cached and asked of the archive. It returns times
+// only, never records. The returned tier says which tier answered.
 func (t *DurableTable) MinMaxBucket(ctx context.Context, b BucketID, r TimeRange) (BucketMinMax, Tier, error) {
 	r = r.Intersect(b.Range())
 	if r.Empty() {
@@ -57,7 +57,7 @@ func (t *DurableTable) MinMaxBucket(ctx context.Context, b BucketID, r TimeRange
 		m, err := t.minMaxArchive(ctx, key, b, r)
 		return m, TierArchive, err
 	}
-	route, n, lo, hi, err := t.hot.MinMaxRange(ctx, b, r)
+	route, found, lo, hi, err := t.hot.MinMaxRange(ctx, b, r)
 	if err != nil {
 		return BucketMinMax{}, TierHot, err
 	}
@@ -66,7 +66,7 @@ func (t *DurableTable) MinMaxBucket(ctx context.Context, b BucketID, r TimeRange
 		m, err := t.minMaxArchive(ctx, route.ManifestKey, b, r)
 		return m, TierArchive, err
 	}
-	m, err := checkedMinMax(n > 0, lo, hi, r)
+	m, err := checkedMinMax(found, lo, hi, r)
 	return m, TierHot, err
 }
 

@@ -29,32 +29,32 @@ func newMemStore() *memStore {
 	return &memStore{times: map[string][]time.Time{}, routes: map[string]routing.Route{}, probes: map[string]int{}, fail: map[string]error{}}
 }
 
-func (s *memStore) MinMaxRange(_ context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, time.Time, time.Time, error) {
+func (s *memStore) MinMaxRange(_ context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, bool, time.Time, time.Time, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.probes[b.Key]++
 	if err := s.fail[b.Key]; err != nil {
-		return routing.Route{}, 0, time.Time{}, time.Time{}, err
+		return routing.Route{}, false, time.Time{}, time.Time{}, err
 	}
 	route := s.routes[b.Key]
 	if route.State == routing.StateArchived {
-		return route, 0, time.Time{}, time.Time{}, nil
+		return route, false, time.Time{}, time.Time{}, nil
 	}
-	var n uint64
+	var found bool
 	var lo, hi time.Time
 	for _, t := range s.times[b.Key] {
 		if !r.Contains(t) {
 			continue
 		}
-		if n == 0 || t.Before(lo) {
+		if !found || t.Before(lo) {
 			lo = t
 		}
-		if n == 0 || t.After(hi) {
+		if !found || t.After(hi) {
 			hi = t
 		}
-		n++
+		found = true
 	}
-	return route, n, lo, hi, nil
+	return route, found, lo, hi, nil
 }
 
 func (s *memStore) totalProbes() (total int, twice bool) {
@@ -360,6 +360,6 @@ func TestMinMaxRoutesAndErrors(t *testing.T) {
 
 type lyingStore struct{ *memStore }
 
-func (s *lyingStore) MinMaxRange(_ context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, time.Time, time.Time, error) {
-	return routing.Route{}, 1, r.Start.Add(-time.Hour), r.Start, nil
+func (s *lyingStore) MinMaxRange(_ context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, bool, time.Time, time.Time, error) {
+	return routing.Route{}, true, r.Start.Add(-time.Hour), r.Start, nil
 }

@@ -20,11 +20,12 @@ type HotStore interface {
 	// CountRange returns the route of b and, unless it is archived, the number of records of
 	// b inside r, with one aggregate statement that reads no value or sort_key column.
 	CountRange(ctx context.Context, b BucketID, r TimeRange) (Route, uint64, error)
-	// MinMaxRange returns the route of b and, unless it is archived, the number of records of
-	// b inside r and their least and greatest event times (UTC; zero times when the count is
-	// 0), with one aggregate statement that reads no value or sort_key column (MIN/MAX
-	// pushdown, see DurableTable.MinMax).
-	MinMaxRange(ctx context.Context, b BucketID, r TimeRange) (route Route, count uint64, minTime, maxTime time.Time, err error)
+	// MinMaxRange returns the route of b and, unless it is archived, whether b has a record
+	// inside r and, when found, the least and greatest event times of b's records inside r
+	// (UTC; zero times when not found; found is false when archived), with one statement that
+	// reads no value or sort_key column (MIN/MAX pushdown, see DurableTable.MinMax). It does
+	// not count the records, so each extreme can be one primary-key probe.
+	MinMaxRange(ctx context.Context, b BucketID, r TimeRange) (route Route, found bool, minTime, maxTime time.Time, err error)
 	// Append inserts recs, which must all belong to b, in one transaction behind the write
 	// fence (pulpitum-reference.md §3.1): strategy check (ErrStrategyMismatch), metadata row
 	// created if absent, state re-read (ErrBucketReadOnly unless hot), then plain inserts

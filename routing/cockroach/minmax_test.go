@@ -1,8 +1,16 @@
 package cockroach_test
 
 import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
 	"github.com/flightsrv/flightsrv/routing/storetest"
 )
@@ -12,4 +20,98 @@ import (
 func TestDurableMinMax(t *testing.T) {
 	t.Parallel()
 	storetest.RunMinMax(t, func(t *testing.T) storetest.Store { return migrated(t, cockroach.Config{MaxConns: 8}) })
+}
+
+// argRecorder is a pgx.QueryTracer that keeps the text and arguments of every statement.
+type argRecorder struct {
+	mu   sync.Mutex
+	sql  []string
+	args [][]any
+}
+
+func (r *argRecorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sql = append(r.sql, d.SQL)
+	r.args = append(r.args, d.Args)
+	return ctx
+}
+
+func (r *argRecorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (r *argRecorder) take() ([]string, [][]any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sql, args := r.sql, r.args
+	r.sql, r.args = nil, nil
+	return sql, args
+}
+
+// TestMinMaxStatementPlan: PostgreSQL plans the MIN/MAX statement as two primary-key probes
+// (a Limit over an index scan of pulpitum_v4_records, forward and backward) and never as an
+// aggregate, a sort or a sequential scan over the bucket's range, on a table large enough
+// (and analysed) for the planner to prefer a scan if it had to visit the range.
+func TestMinMaxStatementPlan(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec := &argRecorder{}
+	s := migrated(t, cockroach.Config{Tracer: rec})
+	start := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+	var target routing.BucketID
+	for _, pk := range []string{"p", "q", "r"} {
+		b := routing.BucketFor("t", []byte(pk), routing.CalendarMonthUTC, start)
+		if pk == "p" {
+			target = b
+		}
+		for batch := 0; batch < 4; batch++ {
+			recs := make([]routing.Record, 500)
+			for i := range recs {
+				n := batch*len(recs) + i
+				recs[i] = routing.Record{PartitionKey: []byte(pk), EventTime: start.Add(time.Duration(n) * time.Minute),
+					SortKey: []byte(fmt.Sprintf("k%05d", n)), Value: []byte("value-not-read")}
+			}
+			if err := s.Append(ctx, b, recs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := s.Pool().Exec(ctx, "ANALYZE pulpitum_v4_records"); err != nil {
+		t.Fatal(err)
+	}
+	rec.take()
+	r := routing.TimeRange{Start: start.Add(time.Hour), End: start.Add(20 * time.Hour)}
+	route, found, lo, hi, err := s.MinMaxRange(ctx, target, r)
+	if err != nil || route.State != routing.StateHot || !found || !lo.Equal(r.Start) || !hi.Equal(r.End.Add(-time.Minute)) {
+		t.Fatalf("MinMaxRange = %+v %v %v %v %v", route, found, lo, hi, err)
+	}
+	sqls, args := rec.take()
+	if len(sqls) != 1 {
+		t.Fatalf("MinMaxRange sent %d statements, want 1: %q", len(sqls), sqls)
+	}
+	rows, err := s.Pool().Query(ctx, "EXPLAIN (COSTS OFF) "+sqls[0], args[0]...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(lines, "\n")
+	var limits, forward, backward int
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, "Aggregate"), strings.Contains(l, "Sort"),
+			strings.Contains(l, "Seq Scan"), strings.Contains(l, "Bitmap"):
+			t.Fatalf("plan visits the range (%s):\n%s", strings.TrimSpace(l), plan)
+		case strings.Contains(l, "Limit"):
+			limits++
+		case strings.Contains(l, "Index") && strings.Contains(l, "Scan Backward") && strings.Contains(l, "on pulpitum_v4_records "):
+			backward++
+		case strings.Contains(l, "Index") && strings.Contains(l, "Scan") && strings.Contains(l, "on pulpitum_v4_records "):
+			forward++
+		}
+	}
+	if limits != 2 || forward != 1 || backward != 1 {
+		t.Fatalf("plan has %d limits, %d forward and %d backward index scans of the records, want 2, 1, 1:\n%s", limits, forward, backward, plan)
+	}
 }

@@ -68,21 +68,38 @@ LEFT JOIN LATERAL (
 		AND rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3
 		AND rec.event_time >= $4 AND rec.event_time < $5
 ) AS agg ON true`)
+	// sqlMinMax answers MIN and MAX with one primary-key probe each: the two ORDER BY … LIMIT 1
+	// subqueries follow the primary key (table_id, partition_key, bucket_key, event_time, …)
+	// from either end of the range, so no row is counted or aggregated. They are uncorrelated,
+	// so each is planned on its own as a bounded index scan stopping at its first row; the
+	// lateral's WHERE on the route discards them for an archived bucket. Route and extremes
+	// come from one statement, hence one snapshot.
 	sqlMinMax = register("SELECT routed durable bucket min max", "SELECT", RecordsTable, routeCTE+
-		`SELECT route.state, route.archive_object_key, route.hot_deleted, route.generation, agg.n, agg.lo, agg.hi
+		`SELECT route.state, route.archive_object_key, route.hot_deleted, route.generation, ext.lo, ext.hi
 FROM route
 LEFT JOIN LATERAL (
-	SELECT count(*) AS n, min(rec.event_time) AS lo, max(rec.event_time) AS hi
-	FROM pulpitum_v4_records AS rec
+	SELECT `+extremeSQL("ASC")+` AS lo,
+		`+extremeSQL("DESC")+` AS hi
 	WHERE route.state <> 'archived'
-		AND rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3
-		AND rec.event_time >= $4 AND rec.event_time < $5
-) AS agg ON true`)
+) AS ext ON true`)
 	sqlRoute = register("SELECT pulpitum_v4_bucket_metadata", "SELECT", MetadataTable,
 		`SELECT state, archive_object_key, hot_deleted, generation
 FROM pulpitum_v4_bucket_metadata
 WHERE table_id = $1 AND partition_key = $2 AND bucket_key = $3`)
 )
+
+// extremeSQL is the event time of b's first (ASC) or last (DESC) record inside $4..$5: a
+// scalar subquery reading the primary key only.
+func extremeSQL(dir string) string {
+	return `(
+		SELECT rec.event_time
+		FROM pulpitum_v4_records AS rec
+		WHERE rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3
+			AND rec.event_time >= $4 AND rec.event_time < $5
+		ORDER BY rec.event_time ` + dir + `
+		LIMIT 1
+	)`
+}
 
 // ReadRange returns b's route and, unless it is archived, at most req.Limit records of b inside
 // req.Range strictly after req.After, in (event_time, sort_key) order (descending when
@@ -184,32 +201,39 @@ func (s *Store) CountRange(ctx context.Context, b routing.BucketID, r routing.Ti
 	return route, uint64(n), nil
 }
 
-// MinMaxRange returns b's route and, unless it is archived, the number of b's records inside r
-// and their least and greatest event times (UTC; zero when count is 0), with one aggregate
-// statement over the primary key (for MIN/MAX(timestamp) pushdown). Errors as for ReadRange.
-func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (route routing.Route, count uint64, minTime, maxTime time.Time, err error) {
+// MinMaxRange returns b's route and, unless it is archived, whether b has records inside r and
+// their least and greatest event times (UTC; zero when not found), with one statement that
+// probes each end of the range on the primary key instead of aggregating over it (for
+// MIN/MAX(timestamp) pushdown). Errors as for ReadRange.
+func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (route routing.Route, found bool, minTime, maxTime time.Time, err error) {
 	const op = "min max bucket range"
 	if err := b.Validate(); err != nil {
-		return routing.Route{}, 0, time.Time{}, time.Time{}, err
+		return routing.Route{}, false, time.Time{}, time.Time{}, err
 	}
 	start, end, _ := microBounds(r, nil, false)
 	var (
 		state   string
 		key     *string
 		deleted bool
-		gen, n  int64
+		gen     int64
 		lo, hi  *time.Time
 	)
-	if err := s.queryRow(ctx, op, sqlMinMax, bucketArgs(b, start, end), &state, &key, &deleted, &gen, &n, &lo, &hi); err != nil {
-		return routing.Route{}, 0, time.Time{}, time.Time{}, err
+	if err := s.queryRow(ctx, op, sqlMinMax, bucketArgs(b, start, end), &state, &key, &deleted, &gen, &lo, &hi); err != nil {
+		return routing.Route{}, false, time.Time{}, time.Time{}, err
 	}
 	if route, err = makeRoute(state, key, deleted, gen); err != nil {
-		return routing.Route{}, 0, time.Time{}, time.Time{}, err
+		return routing.Route{}, false, time.Time{}, time.Time{}, err
 	}
-	if n > 0 && lo != nil && hi != nil {
-		minTime, maxTime = lo.UTC(), hi.UTC()
+	if (lo == nil) != (hi == nil) {
+		return routing.Route{}, false, time.Time{}, time.Time{}, fmt.Errorf("%w: %s: only one extreme found", routing.ErrOperationFailed, op)
 	}
-	return route, uint64(n), minTime, maxTime, nil
+	if lo != nil {
+		if route.State == routing.StateArchived {
+			return routing.Route{}, false, time.Time{}, time.Time{}, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
+		}
+		found, minTime, maxTime = true, lo.UTC(), hi.UTC()
+	}
+	return route, found, minTime, maxTime, nil
 }
 
 // Route returns b's current route: hot when it has no metadata row. Errors as for ReadRange.

@@ -295,7 +295,10 @@ func TestReadIsOneRoutedStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	mm := rec.take()
-	if len(mm) != 1 || !strings.Contains(mm[0], "min(rec.event_time)") || strings.Contains(mm[0], "value") || strings.Contains(mm[0], "sort_key") {
+	if len(mm) != 1 || strings.Count(mm[0], "LIMIT 1") != 2 ||
+		!strings.Contains(mm[0], "ORDER BY rec.event_time ASC") || !strings.Contains(mm[0], "ORDER BY rec.event_time DESC") ||
+		!strings.Contains(mm[0], "route.state <> 'archived'") || strings.Contains(mm[0], "count(") || strings.Contains(mm[0], "min(") ||
+		strings.Contains(mm[0], "value") || strings.Contains(mm[0], "sort_key") {
 		t.Fatalf("MinMaxRange statements = %q", mm)
 	}
 }

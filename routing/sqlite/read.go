@@ -63,17 +63,25 @@ var (
 SELECT route.state, route.object_key, route.hot_deleted, route.generation,
 	(SELECT count(*) FROM pulpitum_v4_records AS rec WHERE ` + inRange + ` AND ` + notArchived + `)
 FROM route`
+	// sqlMinMax answers MIN and MAX with one primary-key probe each (ORDER BY … LIMIT 1 from
+	// either end of the range), never counting or aggregating rows.
 	sqlMinMax = routeCTE + `
-SELECT route.state, route.object_key, route.hot_deleted, route.generation, agg.n, agg.lo, agg.hi
-FROM route LEFT JOIN (
-	SELECT count(*) AS n, min(rec.event_time) AS lo, max(rec.event_time) AS hi
-	FROM pulpitum_v4_records AS rec
-	WHERE ` + inRange + ` AND ` + notArchived + `
-) AS agg ON true`
+SELECT route.state, route.object_key, route.hot_deleted, route.generation,
+	` + extremeSQL("ASC") + `,
+	` + extremeSQL("DESC") + `
+FROM route`
 	sqlRoute = `SELECT state, archive_object_key, hot_deleted, generation
 FROM pulpitum_v4_bucket_metadata
 WHERE table_id = ?1 AND partition_key = ?2 AND bucket_key = ?3`
 )
+
+// extremeSQL is the event time of b's first (ASC) or last (DESC) record inside ?4..?5 unless
+// b is archived: a scalar subquery reading the primary key only.
+func extremeSQL(dir string) string {
+	return `(SELECT rec.event_time FROM pulpitum_v4_records AS rec
+		WHERE ` + inRange + ` AND ` + notArchived + `
+		ORDER BY rec.event_time ` + dir + ` LIMIT 1)`
+}
 
 // ReadRange returns b's route and, unless it is archived, at most req.Limit records of b inside
 // req.Range strictly after req.After, in (event_time, sort_key) order (descending when
@@ -174,33 +182,40 @@ func (s *Store) CountRange(ctx context.Context, b routing.BucketID, r routing.Ti
 	return route, uint64(n), nil
 }
 
-// MinMaxRange returns b's route and, unless it is archived, the number of b's records inside r
-// and their least and greatest event times (UTC; zero when count is 0), with one aggregate
-// statement over the primary key. Errors as for ReadRange.
-func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (route routing.Route, count uint64, minTime, maxTime time.Time, err error) {
+// MinMaxRange returns b's route and, unless it is archived, whether b has records inside r and
+// their least and greatest event times (UTC; zero when not found), with one statement that
+// probes each end of the range on the primary key instead of aggregating over it. Errors as
+// for ReadRange.
+func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (route routing.Route, found bool, minTime, maxTime time.Time, err error) {
 	const op = "min max bucket range"
 	if err := b.Validate(); err != nil {
-		return routing.Route{}, 0, time.Time{}, time.Time{}, err
+		return routing.Route{}, false, time.Time{}, time.Time{}, err
 	}
 	start, end, _ := microBounds(r, nil, false)
 	var (
 		state   string
 		key     sql.NullString
 		deleted bool
-		gen, n  int64
+		gen     int64
 		lo, hi  sql.NullInt64
 	)
 	if err := s.queryRow(ctx, s.r, sqlMinMax, []any{b.TableID, b.PartitionKey, b.Key, start, end},
-		&state, &key, &deleted, &gen, &n, &lo, &hi); err != nil {
-		return routing.Route{}, 0, time.Time{}, time.Time{}, s.classify(op, err)
+		&state, &key, &deleted, &gen, &lo, &hi); err != nil {
+		return routing.Route{}, false, time.Time{}, time.Time{}, s.classify(op, err)
 	}
 	if route, err = makeRoute(state, key, deleted, gen); err != nil {
-		return routing.Route{}, 0, time.Time{}, time.Time{}, err
+		return routing.Route{}, false, time.Time{}, time.Time{}, err
 	}
-	if n > 0 && lo.Valid && hi.Valid {
-		minTime, maxTime = fromMicros(lo.Int64), fromMicros(hi.Int64)
+	if lo.Valid != hi.Valid {
+		return routing.Route{}, false, time.Time{}, time.Time{}, fmt.Errorf("%w: %s: only one extreme found", routing.ErrOperationFailed, op)
 	}
-	return route, uint64(n), minTime, maxTime, nil
+	if lo.Valid {
+		if route.State == routing.StateArchived {
+			return routing.Route{}, false, time.Time{}, time.Time{}, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
+		}
+		found, minTime, maxTime = true, fromMicros(lo.Int64), fromMicros(hi.Int64)
+	}
+	return route, found, minTime, maxTime, nil
 }
 
 // Route returns b's current route: hot when it has no metadata row. Errors as for ReadRange.

@@ -24,9 +24,9 @@ type Store interface {
 	routing.ArchiveStateStore
 	// AbortArchive returns an archiving bucket to hot without counting an attempt.
 	AbortArchive(ctx context.Context, s *routing.ArchiveSession) error
-	// MinMaxRange returns the route and, unless archived, the count and least and greatest
-	// event time of the bucket's records inside r (zero times when the count is 0).
-	MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, time.Time, time.Time, error)
+	// MinMaxRange returns the route and, unless archived, whether the bucket has records
+	// inside r and their least and greatest event times (zero times when not found).
+	MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, bool, time.Time, time.Time, error)
 }
 
 // Run runs the suite. open must return a new, empty, migrated store for each call (each
@@ -449,7 +449,7 @@ func testCountsAndMinMax(t *testing.T, s Store) {
 		if n != uint64(len(want)) {
 			t.Fatalf("CountRange %v..%v = %d, want %d", r.Start, r.End, n, len(want))
 		}
-		route, n, lo, hi, err := s.MinMaxRange(bg, b, r)
+		route, found, lo, hi, err := s.MinMaxRange(bg, b, r)
 		if err != nil {
 			t.Fatalf("MinMaxRange: %v", err)
 		}
@@ -458,10 +458,10 @@ func testCountsAndMinMax(t *testing.T, s Store) {
 		if len(want) > 0 {
 			wlo, whi = want[0].EventTime, want[len(want)-1].EventTime
 		}
-		if n != uint64(len(want)) || !lo.Equal(wlo) || !hi.Equal(whi) {
-			t.Fatalf("MinMaxRange %v..%v = %d %v %v, want %d %v %v", r.Start, r.End, n, lo, hi, len(want), wlo, whi)
+		if found != (len(want) > 0) || !lo.Equal(wlo) || !hi.Equal(whi) {
+			t.Fatalf("MinMaxRange %v..%v = %v %v %v, want found=%v (%d records) %v %v", r.Start, r.End, found, lo, hi, len(want) > 0, len(want), wlo, whi)
 		}
-		if n > 0 && (lo.Location() != time.UTC || hi.Location() != time.UTC) {
+		if found && (lo.Location() != time.UTC || hi.Location() != time.UTC) {
 			t.Fatalf("MinMaxRange times not in UTC: %v %v", lo.Location(), hi.Location())
 		}
 	}
@@ -483,9 +483,9 @@ func testEmptyBuckets(t *testing.T, s Store) {
 	if route, n := mustCount(t, s, never, never.Range()); n != 0 || route.State != routing.StateHot {
 		t.Fatalf("count of never-appended bucket = %d %+v", n, route)
 	}
-	route, n, lo, hi, err := s.MinMaxRange(bg, never, never.Range())
-	if err != nil || n != 0 || !lo.IsZero() || !hi.IsZero() || route.State != routing.StateHot {
-		t.Fatalf("MinMaxRange of never-appended bucket = %+v %d %v %v %v", route, n, lo, hi, err)
+	route, found, lo, hi, err := s.MinMaxRange(bg, never, never.Range())
+	if err != nil || found || !lo.IsZero() || !hi.IsZero() || route.State != routing.StateHot {
+		t.Fatalf("MinMaxRange of never-appended bucket = %+v %v %v %v %v", route, found, lo, hi, err)
 	}
 	if r := mustRoute(t, s, never); r != (routing.Route{State: routing.StateHot}) {
 		t.Fatalf("Route of never-appended bucket = %+v", r)
@@ -753,8 +753,8 @@ func testStateMachine(t *testing.T, s Store) {
 	if route, n := mustCount(t, s, b, b.Range()); route.State != routing.StateArchived || route.ManifestKey != manifest || n != 0 {
 		t.Fatalf("count after publish = %+v %d", route, n)
 	}
-	if route, n, lo, hi, err := s.MinMaxRange(bg, b, b.Range()); err != nil || route.State != routing.StateArchived || n != 0 || !lo.IsZero() || !hi.IsZero() {
-		t.Fatalf("min/max after publish = %+v %d %v %v %v", route, n, lo, hi, err)
+	if route, found, lo, hi, err := s.MinMaxRange(bg, b, b.Range()); err != nil || route.State != routing.StateArchived || found || !lo.IsZero() || !hi.IsZero() {
+		t.Fatalf("min/max after publish = %+v %v %v %v %v", route, found, lo, hi, err)
 	}
 	wantErr(t, "publish twice", s.PublishArchive(bg, s1, manifest), routing.ErrStaleArchiveSession)
 	_, err = s.Snapshot(bg, s1)
