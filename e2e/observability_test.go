@@ -3,15 +3,19 @@ package e2e
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // partitionWord finds the partition value ORD as a word (SQL text holds ORDER BY).
@@ -100,5 +104,35 @@ func TestCountIsTracedAndMeasured(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("no pushdown counter point with source=mixed, outcome=success")
+	}
+}
+
+// TestListActionsIsHonest: ListActions advertises what the server does, and an unknown action
+// is UNIMPLEMENTED (clients fall back on that code).
+func TestListActionsIsHonest(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	stream, err := cl.Client.ListActions(ctx, &flight.Empty{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for {
+		a, err := stream.Recv()
+		if err != nil {
+			break
+		}
+		types = append(types, a.GetType())
+	}
+	if !slices.Contains(types, "CreatePreparedStatement") || slices.Contains(types, "BeginTransaction") {
+		t.Fatalf("advertised actions %v", types)
+	}
+	do, err := cl.Client.DoAction(ctx, &flight.Action{Type: "NoSuchAction"})
+	if err == nil {
+		_, err = do.Recv()
+	}
+	if status.Code(err) != codes.Unimplemented {
+		t.Fatalf("unknown action: %v", err)
 	}
 }

@@ -174,6 +174,27 @@ var knownActions = map[string]bool{
 // flightsql-clients.md).
 type actionGuard struct{ flight.FlightServer }
 
+// servedActions are the actions ListActions advertises: the ones this server carries out
+// (transactions and savepoints are dispatched but refused as UNIMPLEMENTED).
+var servedActions = []*flight.ActionType{
+	{Type: arrowflightsql.CreatePreparedStatementActionType, Description: "Creates a prepared statement (self-contained signed handle)."},
+	{Type: arrowflightsql.CreatePreparedSubstraitPlanActionType, Description: "Creates a prepared statement from a Substrait plan."},
+	{Type: arrowflightsql.ClosePreparedStatementActionType, Description: "Closes a prepared statement (idempotent)."},
+	{Type: flight.SetSessionOptionsActionType, Description: "Sets session options (catalog, schema)."},
+	{Type: flight.GetSessionOptionsActionType, Description: "Gets session options."},
+	{Type: flight.CloseSessionActionType, Description: "Closes the session."},
+}
+
+// ListActions advertises only the actions the server carries out.
+func (g actionGuard) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
+	for _, a := range servedActions {
+		if err := stream.Send(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (g actionGuard) DoAction(cmd *flight.Action, stream flight.FlightService_DoActionServer) error {
 	if !knownActions[cmd.GetType()] {
 		return status.Error(codes.Unimplemented, "action type is not supported")
