@@ -252,7 +252,7 @@ func (s *Store) Snapshot(ctx context.Context, sess *routing.ArchiveSession) ([]r
 	if !owned {
 		return nil, routing.ErrStaleArchiveSession
 	}
-	setPartitionKeys(recs, sess.Bucket.PartitionKey)
+	routing.SetPartitionKeys(recs, sess.Bucket.PartitionKey)
 	return recs, nil
 }
 

@@ -68,7 +68,7 @@ func (s *Store) CountRangeByBin(ctx context.Context, b routing.BucketID, r routi
 	if err := bin.Validate(); err != nil {
 		return routing.Route{}, nil, err
 	}
-	start, end, _ := microBounds(r, nil, false)
+	start, end, _ := routing.MicroBounds(r, nil, false)
 	args := bucketArgs(b, start, end)
 	sql := sqlBinsMonths
 	width, _, fixed := bin.FixedWidth()
@@ -102,7 +102,7 @@ func (s *Store) CountRangeByBin(ctx context.Context, b routing.BucketID, r routi
 			return routing.Route{}, nil, s.classify(op, err)
 		}
 		if !seen {
-			if route, err = makeRoute(state, key, deleted, gen); err != nil {
+			if route, err = routeFromRow(state, key, deleted, gen); err != nil {
 				return routing.Route{}, nil, err
 			}
 			seen = true

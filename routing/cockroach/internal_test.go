@@ -74,25 +74,3 @@ func TestTokens(t *testing.T) {
 		seen[tok] = true
 	}
 }
-
-func TestMicroBounds(t *testing.T) {
-	t.Parallel()
-	at := func(ns int) time.Time { return time.Date(2024, 1, 1, 0, 0, 0, ns, time.UTC) }
-	r := routing.TimeRange{Start: at(1500), End: at(9000)}
-	start, end, cur := microBounds(r, nil, false)
-	if !start.Equal(at(2000)) || !end.Equal(at(9000)) || cur != nil {
-		t.Fatalf("bounds = %v %v %v", start, end, cur)
-	}
-	start, _, cur = microBounds(r, &routing.Cursor{EventTime: at(4001), SortKey: []byte("k")}, false)
-	if !start.Equal(at(5000)) || cur != nil {
-		t.Fatalf("ascending sub-µs cursor: start %v cursor %v", start, cur)
-	}
-	_, end, cur = microBounds(r, &routing.Cursor{EventTime: at(4999), SortKey: []byte("k")}, true)
-	if !end.Equal(at(5000)) || cur != nil {
-		t.Fatalf("descending sub-µs cursor: end %v cursor %v", end, cur)
-	}
-	_, _, cur = microBounds(r, &routing.Cursor{EventTime: at(4000).In(time.FixedZone("x", 3600))}, true)
-	if cur == nil || cur.SortKey == nil || cur.EventTime.Location() != time.UTC || !cur.EventTime.Equal(at(4000)) {
-		t.Fatalf("aligned cursor = %+v", cur)
-	}
-}

@@ -114,7 +114,7 @@ func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 	if err := b.Validate(); err != nil {
 		return routing.Route{}, nil, err
 	}
-	start, end, after := microBounds(req.Range, req.After, req.Desc)
+	start, end, after := routing.MicroBounds(req.Range, req.After, req.Desc)
 	args := bucketArgs(b, start, end, int64(max(req.Limit, 0)))
 	desc, cur := 0, 0
 	if req.Desc {
@@ -150,7 +150,7 @@ func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 			return routing.Route{}, nil, s.classify(op, err)
 		}
 		if !seen {
-			if route, err = makeRoute(state, key, deleted, gen); err != nil {
+			if route, err = routeFromRow(state, key, deleted, gen); err != nil {
 				return routing.Route{}, nil, err
 			}
 			seen = true
@@ -172,7 +172,7 @@ func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 	if !seen {
 		return routing.Route{}, nil, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
 	}
-	setPartitionKeys(recs, b.PartitionKey)
+	routing.SetPartitionKeys(recs, b.PartitionKey)
 	return route, recs, nil
 }
 
@@ -184,7 +184,7 @@ func (s *Store) CountRange(ctx context.Context, b routing.BucketID, r routing.Ti
 	if err := b.Validate(); err != nil {
 		return routing.Route{}, 0, err
 	}
-	start, end, _ := microBounds(r, nil, false)
+	start, end, _ := routing.MicroBounds(r, nil, false)
 	var (
 		state   string
 		key     *string
@@ -194,7 +194,7 @@ func (s *Store) CountRange(ctx context.Context, b routing.BucketID, r routing.Ti
 	if err := s.queryRow(ctx, op, sqlCount, bucketArgs(b, start, end), &state, &key, &deleted, &gen, &n); err != nil {
 		return routing.Route{}, 0, err
 	}
-	route, err := makeRoute(state, key, deleted, gen)
+	route, err := routeFromRow(state, key, deleted, gen)
 	if err != nil {
 		return routing.Route{}, 0, err
 	}
@@ -210,7 +210,7 @@ func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.T
 	if err := b.Validate(); err != nil {
 		return routing.Route{}, false, time.Time{}, time.Time{}, err
 	}
-	start, end, _ := microBounds(r, nil, false)
+	start, end, _ := routing.MicroBounds(r, nil, false)
 	var (
 		state   string
 		key     *string
@@ -221,7 +221,7 @@ func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.T
 	if err := s.queryRow(ctx, op, sqlMinMax, bucketArgs(b, start, end), &state, &key, &deleted, &gen, &lo, &hi); err != nil {
 		return routing.Route{}, false, time.Time{}, time.Time{}, err
 	}
-	if route, err = makeRoute(state, key, deleted, gen); err != nil {
+	if route, err = routeFromRow(state, key, deleted, gen); err != nil {
 		return routing.Route{}, false, time.Time{}, time.Time{}, err
 	}
 	if (lo == nil) != (hi == nil) {
@@ -255,7 +255,7 @@ func (s *Store) Route(ctx context.Context, b routing.BucketID) (routing.Route, e
 	if err != nil {
 		return routing.Route{}, err
 	}
-	return makeRoute(state, key, deleted, gen)
+	return routeFromRow(state, key, deleted, gen)
 }
 
 // queryRow runs a one-row statement on a pooled connection. It returns pgx.ErrNoRows itself
@@ -275,74 +275,12 @@ func (s *Store) queryRow(ctx context.Context, op, sql string, args []any, dest .
 	return nil
 }
 
-// makeRoute builds a route from a metadata row and checks the state invariants that concern
-// readers (pulpitum-reference.md §1.4): hot and archiving rows have no object key, archived
-// rows have one.
-func makeRoute(state string, key *string, hotDeleted bool, generation int64) (routing.Route, error) {
-	st, err := routing.ParseState(state)
-	if err != nil {
-		return routing.Route{}, err
+// routeFromRow builds a route from a metadata row whose manifest key may be NULL.
+func routeFromRow(state string, key *string, hotDeleted bool, generation int64) (routing.Route, error) {
+	if key == nil {
+		return routing.RouteFromRow(state, "", false, hotDeleted, generation)
 	}
-	r := routing.Route{State: st, HotDeleted: hotDeleted, Generation: generation}
-	switch {
-	case st == routing.StateArchived && (key == nil || *key == ""):
-		return routing.Route{}, fmt.Errorf("%w: archived bucket has no manifest key", routing.ErrOperationFailed)
-	case st != routing.StateArchived && key != nil:
-		return routing.Route{}, fmt.Errorf("%w: %s bucket has a manifest key", routing.ErrOperationFailed, st)
-	case st == routing.StateArchived:
-		r.ManifestKey = *key
-	}
-	return r, nil
-}
-
-// setPartitionKeys gives every record its own copy of pk, all carved from one allocation.
-func setPartitionKeys(recs []routing.Record, pk []byte) {
-	if len(recs) == 0 {
-		return
-	}
-	slab := make([]byte, len(pk)*len(recs))
-	for i := range recs {
-		part := slab[i*len(pk) : (i+1)*len(pk) : (i+1)*len(pk)]
-		copy(part, pk)
-		recs[i].PartitionKey = part
-	}
-}
-
-// microBounds converts a range and optional cursor into bounds on the microsecond grid of the
-// stored times that select exactly the same stored records: a stored time t (whole µs) lies in
-// [s, e) iff it lies in [ceil(s), ceil(e)). A cursor whose time is not a whole microsecond
-// excludes every stored record at its microsecond on the wrong side, so it becomes a bound
-// (ascending: t ≥ ceil(c); descending: t ≤ floor(c)) and no cursor is returned.
-func microBounds(r routing.TimeRange, after *routing.Cursor, desc bool) (start, end time.Time, cursor *routing.Cursor) {
-	start, end = ceilMicro(r.Start), ceilMicro(r.End)
-	if after == nil {
-		return start, end, nil
-	}
-	t := after.EventTime.UTC()
-	if t.Nanosecond()%1000 == 0 {
-		sk := after.SortKey
-		if sk == nil {
-			sk = []byte{}
-		}
-		return start, end, &routing.Cursor{EventTime: t, SortKey: sk}
-	}
-	if !desc {
-		if c := ceilMicro(t); c.After(start) {
-			start = c
-		}
-	} else if f := t.Truncate(time.Microsecond).Add(time.Microsecond); f.Before(end) {
-		end = f
-	}
-	return start, end, nil
-}
-
-func ceilMicro(t time.Time) time.Time {
-	t = t.UTC()
-	f := t.Truncate(time.Microsecond)
-	if f.Before(t) {
-		return f.Add(time.Microsecond)
-	}
-	return f
+	return routing.RouteFromRow(state, *key, true, hotDeleted, generation)
 }
 
 const sqlTableStrategyConflict = `SELECT EXISTS (SELECT 1 FROM pulpitum_v4_bucket_metadata WHERE table_id = $1 AND bucket_strategy <> $2)`

@@ -90,7 +90,7 @@ func (s *Store) CountRangeByBin(ctx context.Context, b routing.BucketID, r routi
 			return routing.Route{}, nil, s.classify(op, err)
 		}
 		if !seen {
-			if route, err = makeRoute(state, key, deleted, gen); err != nil {
+			if route, err = routeFromRow(state, key, deleted, gen); err != nil {
 				return routing.Route{}, nil, err
 			}
 			seen = true

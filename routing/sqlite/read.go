@@ -131,7 +131,7 @@ func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 			return routing.Route{}, nil, s.classify(op, err)
 		}
 		if !seen {
-			if route, err = makeRoute(state, key, deleted, gen); err != nil {
+			if route, err = routeFromRow(state, key, deleted, gen); err != nil {
 				return routing.Route{}, nil, err
 			}
 			seen = true
@@ -153,7 +153,7 @@ func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 	if !seen {
 		return routing.Route{}, nil, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
 	}
-	setPartitionKeys(recs, b.PartitionKey)
+	routing.SetPartitionKeys(recs, b.PartitionKey)
 	return route, recs, nil
 }
 
@@ -175,7 +175,7 @@ func (s *Store) CountRange(ctx context.Context, b routing.BucketID, r routing.Ti
 	if err := s.queryRow(ctx, s.r, sqlCount, []any{b.TableID, b.PartitionKey, b.Key, start, end}, &state, &key, &deleted, &gen, &n); err != nil {
 		return routing.Route{}, 0, s.classify(op, err)
 	}
-	route, err := makeRoute(state, key, deleted, gen)
+	route, err := routeFromRow(state, key, deleted, gen)
 	if err != nil {
 		return routing.Route{}, 0, err
 	}
@@ -203,7 +203,7 @@ func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.T
 		&state, &key, &deleted, &gen, &lo, &hi); err != nil {
 		return routing.Route{}, false, time.Time{}, time.Time{}, s.classify(op, err)
 	}
-	if route, err = makeRoute(state, key, deleted, gen); err != nil {
+	if route, err = routeFromRow(state, key, deleted, gen); err != nil {
 		return routing.Route{}, false, time.Time{}, time.Time{}, err
 	}
 	if lo.Valid != hi.Valid {
@@ -237,39 +237,12 @@ func (s *Store) Route(ctx context.Context, b routing.BucketID) (routing.Route, e
 	if err != nil {
 		return routing.Route{}, s.classify(op, err)
 	}
-	return makeRoute(state, key, deleted, gen)
+	return routeFromRow(state, key, deleted, gen)
 }
 
-// makeRoute builds a route from a metadata row and checks the state invariants that concern
-// readers: hot and archiving rows have no object key, archived rows have one.
-func makeRoute(state string, key sql.NullString, hotDeleted bool, generation int64) (routing.Route, error) {
-	st, err := routing.ParseState(state)
-	if err != nil {
-		return routing.Route{}, err
-	}
-	r := routing.Route{State: st, HotDeleted: hotDeleted, Generation: generation}
-	switch {
-	case st == routing.StateArchived && (!key.Valid || key.String == ""):
-		return routing.Route{}, fmt.Errorf("%w: archived bucket has no manifest key", routing.ErrOperationFailed)
-	case st != routing.StateArchived && key.Valid:
-		return routing.Route{}, fmt.Errorf("%w: %s bucket has a manifest key", routing.ErrOperationFailed, st)
-	case st == routing.StateArchived:
-		r.ManifestKey = key.String
-	}
-	return r, nil
-}
-
-// setPartitionKeys gives every record its own copy of pk, all carved from one allocation.
-func setPartitionKeys(recs []routing.Record, pk []byte) {
-	if len(recs) == 0 {
-		return
-	}
-	slab := make([]byte, len(pk)*len(recs))
-	for i := range recs {
-		part := slab[i*len(pk) : (i+1)*len(pk) : (i+1)*len(pk)]
-		copy(part, pk)
-		recs[i].PartitionKey = part
-	}
+// routeFromRow builds a route from a metadata row whose manifest key may be NULL.
+func routeFromRow(state string, key sql.NullString, hotDeleted bool, generation int64) (routing.Route, error) {
+	return routing.RouteFromRow(state, key.String, key.Valid, hotDeleted, generation)
 }
 
 // microCursor is a cursor on the stored microsecond grid.
@@ -278,29 +251,13 @@ type microCursor struct {
 	sortKey []byte
 }
 
-// microBounds converts a range and optional cursor into microsecond bounds that select
-// exactly the same stored records: a stored time t (whole µs) lies in [s, e) iff it lies in
-// [ceil(s), ceil(e)). A cursor time that is not a whole microsecond becomes a bound instead
-// (ascending: t ≥ ceil(c); descending: t ≤ floor(c)) and no cursor is returned.
+// microBounds is routing.MicroBounds on the stored integer microseconds.
 func microBounds(r routing.TimeRange, after *routing.Cursor, desc bool) (start, end int64, cursor *microCursor) {
-	start, end = ceilMicros(r.Start), ceilMicros(r.End)
-	if after == nil {
-		return start, end, nil
+	s, e, c := routing.MicroBounds(r, after, desc)
+	if c != nil {
+		cursor = &microCursor{us: c.EventTime.UnixMicro(), sortKey: c.SortKey}
 	}
-	t := after.EventTime
-	if t.Nanosecond()%1000 == 0 {
-		sk := after.SortKey
-		if sk == nil {
-			sk = []byte{}
-		}
-		return start, end, &microCursor{us: t.UnixMicro(), sortKey: sk}
-	}
-	if !desc {
-		start = max(start, ceilMicros(t))
-	} else {
-		end = min(end, t.UnixMicro()+1)
-	}
-	return start, end, nil
+	return s.UnixMicro(), e.UnixMicro(), cursor
 }
 
 const sqlTableStrategyConflict = `SELECT EXISTS (SELECT 1 FROM pulpitum_v4_bucket_metadata WHERE table_id = ?1 AND bucket_strategy <> ?2)`

@@ -225,15 +225,6 @@ func micros(t time.Time) int64 { return t.UnixMicro() }
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
-// ceilMicros returns t rounded up to a whole microsecond, in µs since the epoch.
-func ceilMicros(t time.Time) int64 {
-	us := t.UnixMicro()
-	if t.Nanosecond()%1000 != 0 {
-		us++
-	}
-	return us
-}
-
 // newToken returns a random (version 4) UUID in its canonical lowercase text form.
 func newToken() string {
 	var b [16]byte

@@ -277,7 +277,7 @@ ORDER BY event_time, sort_key`, b.TableID, b.PartitionKey, b.Key)
 	if err := rows.Err(); err != nil {
 		return nil, s.classify(op, err)
 	}
-	setPartitionKeys(recs, b.PartitionKey)
+	routing.SetPartitionKeys(recs, b.PartitionKey)
 	return recs, nil
 }
 

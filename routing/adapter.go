@@ -1,0 +1,82 @@
+package routing
+
+import (
+	"fmt"
+	"time"
+)
+
+// Helpers shared by the hot-store adapters (routing/cockroach, routing/sqlite): the rules that
+// do not depend on a database driver live here once.
+
+// RouteFromRow builds a route from a metadata row and checks the state invariants that concern
+// readers (pulpitum-reference.md §1.4): hot and archiving rows have no object key (hasKey
+// false), archived rows have a non-empty one. Violations wrap ErrOperationFailed.
+func RouteFromRow(state string, key string, hasKey bool, hotDeleted bool, generation int64) (Route, error) {
+	st, err := ParseState(state)
+	if err != nil {
+		return Route{}, err
+	}
+	r := Route{State: st, HotDeleted: hotDeleted, Generation: generation}
+	switch {
+	case st == StateArchived && (!hasKey || key == ""):
+		return Route{}, fmt.Errorf("%w: archived bucket has no manifest key", ErrOperationFailed)
+	case st != StateArchived && hasKey:
+		return Route{}, fmt.Errorf("%w: %s bucket has a manifest key", ErrOperationFailed, st)
+	case st == StateArchived:
+		r.ManifestKey = key
+	}
+	return r, nil
+}
+
+// SetPartitionKeys gives every record its own copy of pk, all carved from one allocation (the
+// stores do not select partition_key: every row of a bucket has the bucket's).
+func SetPartitionKeys(recs []Record, pk []byte) {
+	if len(recs) == 0 {
+		return
+	}
+	slab := make([]byte, len(pk)*len(recs))
+	for i := range recs {
+		part := slab[i*len(pk) : (i+1)*len(pk) : (i+1)*len(pk)]
+		copy(part, pk)
+		recs[i].PartitionKey = part
+	}
+}
+
+// CeilMicro returns t in UTC rounded up to a whole microsecond.
+func CeilMicro(t time.Time) time.Time {
+	t = t.UTC()
+	f := t.Truncate(time.Microsecond)
+	if f.Before(t) {
+		return f.Add(time.Microsecond)
+	}
+	return f
+}
+
+// MicroBounds converts a range and optional cursor into bounds on the microsecond grid of the
+// stored times that select exactly the same stored records: a stored time t (whole µs) lies in
+// [s, e) iff it lies in [ceil(s), ceil(e)). A cursor whose time is not a whole microsecond
+// excludes every stored record at its microsecond on the wrong side, so it becomes a bound
+// (ascending: t ≥ ceil(c); descending: t ≤ floor(c)) and no cursor is returned; otherwise the
+// cursor is returned with a non-nil sort key.
+func MicroBounds(r TimeRange, after *Cursor, desc bool) (start, end time.Time, cursor *Cursor) {
+	start, end = CeilMicro(r.Start), CeilMicro(r.End)
+	if after == nil {
+		return start, end, nil
+	}
+	t := after.EventTime.UTC()
+	if t.Nanosecond()%1000 == 0 {
+		sk := after.SortKey
+		if sk == nil {
+			sk = []byte{}
+		}
+		return start, end, &Cursor{EventTime: t, SortKey: sk}
+	}
+	if !desc {
+		if c := CeilMicro(t); c.After(start) {
+			start = c
+		}
+	} else if f := t.Truncate(time.Microsecond).Add(time.Microsecond); f.Before(end) {
+		end = f
+	}
+	return start, end, nil
+}
