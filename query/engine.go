@@ -50,6 +50,7 @@ type Engine struct {
 	cat     *substrait.StaticCatalog
 	opts    Options
 	metrics *metrics
+	stmts   *stmtCache
 }
 
 // New returns an engine over tables; table names must be distinct.
@@ -77,7 +78,7 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m}, nil
+	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries)}, nil
 }
 
 // Tables returns each table's logical Arrow schema by name.
@@ -96,7 +97,7 @@ func (e *Engine) Prepare(_ context.Context, sql string, substraitPlan []byte) (*
 		return nil, nil, errEmptyQuery
 	}
 	if sql != "" {
-		st, err := substrait.Prepare(sql, e.cat)
+		st, err := e.stmts.prepare(sql, e.cat)
 		if err != nil {
 			return nil, nil, planError(err)
 		}
@@ -125,7 +126,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		explain bool
 	)
 	if sql != "" {
-		st, perr := substrait.Prepare(sql, e.cat)
+		st, perr := e.stmts.prepare(sql, e.cat)
 		if perr != nil {
 			return nil, planError(perr)
 		}

@@ -1,0 +1,59 @@
+package query
+
+import (
+	"container/list"
+	"sync"
+
+	"github.com/flightsrv/flightsrv/substrait"
+)
+
+// statementCacheEntries bounds the prepared statements kept per engine.
+const statementCacheEntries = 1024
+
+// stmtCache keeps recently prepared SQL statements by their text, so that the GetFlightInfo
+// and the DoGet of one query (and repeated queries) parse the SQL once: parsing with the
+// PostgreSQL grammar is a large part of a pushed-down aggregate's cost. Statements are
+// immutable and safe to share (substrait.Statement); only successful preparations are kept.
+// Safe for concurrent use; least recently used entries are evicted first.
+type stmtCache struct {
+	mu    sync.Mutex
+	max   int
+	order *list.List // of *stmtEntry, most recent first
+	bySQL map[string]*list.Element
+}
+
+type stmtEntry struct {
+	sql string
+	st  *substrait.Statement
+}
+
+func newStmtCache(max int) *stmtCache {
+	return &stmtCache{max: max, order: list.New(), bySQL: map[string]*list.Element{}}
+}
+
+// prepare returns the cached statement for sql, preparing and caching it on a miss.
+func (c *stmtCache) prepare(sql string, cat substrait.Catalog) (*substrait.Statement, error) {
+	c.mu.Lock()
+	if el, ok := c.bySQL[sql]; ok {
+		c.order.MoveToFront(el)
+		st := el.Value.(*stmtEntry).st
+		c.mu.Unlock()
+		return st, nil
+	}
+	c.mu.Unlock()
+	st, err := substrait.Prepare(sql, cat)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.bySQL[sql]; !ok {
+		c.bySQL[sql] = c.order.PushFront(&stmtEntry{sql: sql, st: st})
+		for c.order.Len() > c.max {
+			last := c.order.Back()
+			c.order.Remove(last)
+			delete(c.bySQL, last.Value.(*stmtEntry).sql)
+		}
+	}
+	return st, nil
+}
