@@ -1,0 +1,176 @@
+// Package ledger is the per-query resource ledger of the distributed-plan seed (002, "per-query
+// fragment resource ledger"), in one process: an allocator that counts every byte a query's
+// batches hold and enforces the query's memory limit, and per-fragment reservations of bytes
+// and rows released when the fragment ends.
+//
+// The limit is enforced through the allocator: every buffer of every batch a query builds or
+// keeps is allocated by its Ledger, so Ledger.Check sees what the query holds. Operators that
+// accumulate input (sort, top-k, hash aggregation, merge buffers) call Check after taking each
+// batch and stop with the ErrMemoryLimit error it returns; streaming operators need not, as
+// they hold a bounded number of batches.
+//
+// This package must not import routing, the stores or Flight.
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// ErrMemoryLimit is wrapped by the error a query gets when it would hold more memory than its
+// limit; the error's text names the limit in bytes. The Flight layer maps it to
+// RESOURCE_EXHAUSTED.
+var ErrMemoryLimit = errors.New("ledger: query memory limit exceeded")
+
+// ErrRowLimit is wrapped by the error of a fragment that would produce more rows than its
+// reservation allows.
+var ErrRowLimit = errors.New("ledger: query row limit exceeded")
+
+// Ledger is one query's allocator and resource account. It implements memory.Allocator by
+// delegating to a parent allocator and counting the bytes outstanding; it never refuses an
+// allocation itself (arrow-go allocators cannot fail), Check reports when the count passes the
+// limit. Safe for concurrent use by the query's fragments.
+type Ledger struct {
+	parent memory.Allocator
+	limit  int64 // bytes; <= 0: none
+	cur    atomic.Int64
+	peak   atomic.Int64
+
+	mu        sync.Mutex
+	fragments int // reservations outstanding
+}
+
+// New returns a ledger allocating from parent (memory.DefaultAllocator when nil) with a limit
+// in bytes (<= 0: no limit).
+func New(parent memory.Allocator, limit int64) *Ledger {
+	if parent == nil {
+		parent = memory.DefaultAllocator
+	}
+	return &Ledger{parent: parent, limit: limit}
+}
+
+var _ memory.Allocator = (*Ledger)(nil)
+
+// Allocate allocates size bytes from the parent allocator and counts them.
+func (l *Ledger) Allocate(size int) []byte {
+	b := l.parent.Allocate(size)
+	l.add(int64(len(b)))
+	return b
+}
+
+// Reallocate resizes b through the parent allocator and counts the difference.
+func (l *Ledger) Reallocate(size int, b []byte) []byte {
+	old := len(b)
+	nb := l.parent.Reallocate(size, b)
+	l.add(int64(len(nb) - old))
+	return nb
+}
+
+// Free returns b to the parent allocator.
+func (l *Ledger) Free(b []byte) {
+	l.add(-int64(len(b)))
+	l.parent.Free(b)
+}
+
+func (l *Ledger) add(n int64) {
+	c := l.cur.Add(n)
+	for {
+		p := l.peak.Load()
+		if c <= p || l.peak.CompareAndSwap(p, c) {
+			return
+		}
+	}
+}
+
+// Limit returns the memory limit in bytes (<= 0: none).
+func (l *Ledger) Limit() int64 { return l.limit }
+
+// Bytes returns the bytes currently allocated through the ledger and not freed.
+func (l *Ledger) Bytes() int64 { return l.cur.Load() }
+
+// Peak returns the largest value Bytes has had.
+func (l *Ledger) Peak() int64 { return l.peak.Load() }
+
+// Check returns an error wrapping ErrMemoryLimit, naming the limit, when the query holds more
+// than its limit; nil otherwise. A nil ledger has no limit.
+func (l *Ledger) Check() error {
+	if l == nil || l.limit <= 0 {
+		return nil
+	}
+	if l.cur.Load() > l.limit {
+		return LimitError(l.limit)
+	}
+	return nil
+}
+
+// LimitError returns the error of a query that exceeded limit bytes.
+func LimitError(limit int64) error {
+	return fmt.Errorf("%w: the query needs more than its memory limit of %d bytes (%s); narrow it or raise --query-memory", ErrMemoryLimit, limit, human(limit))
+}
+
+func human(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// Reservation is one fragment's share of the ledger: the rows it produced and the bytes it
+// held at most, returned to the ledger by Release. Not safe for concurrent use: a fragment
+// owns its reservation.
+type Reservation struct {
+	l        *Ledger
+	maxRows  int64
+	rows     int64
+	released bool
+}
+
+// Reserve opens a reservation for one fragment that may produce at most maxRows rows
+// (<= 0: unbounded).
+func (l *Ledger) Reserve(maxRows int64) *Reservation {
+	l.mu.Lock()
+	l.fragments++
+	l.mu.Unlock()
+	return &Reservation{l: l, maxRows: maxRows}
+}
+
+// AddRows counts n rows produced by the fragment and checks the ledger: it returns an error
+// wrapping ErrRowLimit past the reservation's rows, or ErrMemoryLimit past the query's memory.
+func (r *Reservation) AddRows(n int64) error {
+	r.rows += n
+	if r.maxRows > 0 && r.rows > r.maxRows {
+		return fmt.Errorf("%w: a fragment produced more than %d rows", ErrRowLimit, r.maxRows)
+	}
+	return r.l.Check()
+}
+
+// Rows returns the rows counted so far.
+func (r *Reservation) Rows() int64 { return r.rows }
+
+// Release ends the reservation; it is idempotent.
+func (r *Reservation) Release() {
+	if r.released {
+		return
+	}
+	r.released = true
+	r.l.mu.Lock()
+	r.l.fragments--
+	r.l.mu.Unlock()
+}
+
+// Outstanding returns the number of reservations not yet released (what a cancelled query
+// must bring back to zero).
+func (l *Ledger) Outstanding() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.fragments
+}
