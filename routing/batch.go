@@ -54,13 +54,13 @@ func (c Column) String() string {
 func (def TableDef) Field(c Column) arrow.Field {
 	switch c {
 	case ColumnPartition:
-		return arrow.Field{Name: def.PartitionColumn, Type: arrow.BinaryTypes.String, Nullable: true}
+		return arrow.Field{Name: def.PartitionColumn, Type: arrow.BinaryTypes.String, Nullable: false}
 	case ColumnTimestamp:
-		return arrow.Field{Name: "timestamp", Type: TimestampType, Nullable: true}
+		return arrow.Field{Name: "timestamp", Type: TimestampType, Nullable: false}
 	case ColumnID:
-		return arrow.Field{Name: "id", Type: arrow.BinaryTypes.String, Nullable: true}
+		return arrow.Field{Name: "id", Type: arrow.BinaryTypes.String, Nullable: false}
 	}
-	return arrow.Field{Name: "value", Type: arrow.BinaryTypes.Binary, Nullable: true}
+	return arrow.Field{Name: "value", Type: arrow.BinaryTypes.Binary, Nullable: false}
 }
 
 // BatchSchema returns the schema of a batch read of cols (BatchRequest.Columns), one field per

@@ -694,3 +694,37 @@ func (st *relState) measure(am *plan.AggRelMeasure) (Measure, error) {
 	}
 	return Measure{}, unimplemented("aggregate function " + name)
 }
+
+// ImpliedByRoute reports whether conjunct e, an expression over the base schema of a ReadRel
+// of def, holds for every record a routed read of partitions inside r returns, so that the
+// executor need not evaluate it: a partition equality whose literal is every partition read,
+// a lower bound `timestamp >= L` with L <= r.Start, or an upper bound `timestamp < L` with
+// L >= r.End (either operand order, casts of literals unwrapped, as Analyze reads them). Any
+// other expression, or one it cannot read, is not implied (the executor evaluates it).
+func ImpliedByRoute(e expr.Expression, def routing.TableDef, partitions [][]byte, r routing.TimeRange) bool {
+	st := &relState{def: def}
+	for i := range numFields {
+		st.out = append(st.out, lineage{col: i, measure: -1})
+	}
+	a, err := st.conjunct(e)
+	if err != nil {
+		return false
+	}
+	switch a.kind {
+	case atomPartition:
+		if len(partitions) == 0 {
+			return false
+		}
+		for _, p := range partitions {
+			if string(p) != a.val.str {
+				return false
+			}
+		}
+		return true
+	case atomLower:
+		return !a.val.ts.After(r.Start)
+	case atomUpper:
+		return !a.val.ts.Before(r.End)
+	}
+	return false
+}
