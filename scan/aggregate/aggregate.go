@@ -1,0 +1,305 @@
+package aggregate
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Func is an aggregate function.
+type Func uint8
+
+const (
+	// CountStar is count(*): the number of (filtered-in) rows. Output int64, not nullable.
+	CountStar Func = iota + 1
+	// Count is count(x): the number of (filtered-in) rows whose x is not null. Output int64,
+	// not nullable.
+	Count
+	// Sum is sum(x) over integers (output int64; a result outside int64 is the error
+	// ErrSumOverflow, intermediate sums are exact in 128 bits) or floats (output float64).
+	// NULL when the group had no non-null filtered-in x.
+	Sum
+	// Avg is avg(x) over integers or floats: output float64, NULL when the group had no non-null
+	// filtered-in x. Integer inputs are summed exactly (128 bits) and divided once at the end.
+	Avg
+	// Min is min(x) over any supported type; output the input type, NULL when the group had no
+	// non-null filtered-in x. Floats order NaN above every other value (as PostgreSQL does);
+	// text and binary compare bytewise (PostgreSQL's "C" collation); false < true.
+	Min
+	// Max is max(x); see Min.
+	Max
+)
+
+// String returns the SQL name of f ("count(*)", "count", "sum", …).
+func (f Func) String() string {
+	switch f {
+	case CountStar:
+		return "count(*)"
+	case Count:
+		return "count"
+	case Sum:
+		return "sum"
+	case Avg:
+		return "avg"
+	case Min:
+		return "min"
+	case Max:
+		return "max"
+	}
+	return fmt.Sprintf("Func(%d)", uint8(f))
+}
+
+// Measure is one aggregate: Func over input column Arg (ignored for CountStar; an index into
+// the input schema). Distinct applies the function to distinct non-null values (count(distinct
+// x), sum(distinct x), avg(distinct x); it changes nothing for Min and Max, and CountStar
+// cannot be distinct). Filter, when >= 0, is the index of a boolean input column: only rows
+// where it is true (not false, not null) are aggregated (SQL's FILTER (WHERE …)); -1 means
+// none (the zero value 0 names column 0, which must then be boolean). Name is the output field
+// name; it must not be empty.
+type Measure struct {
+	Func     Func
+	Arg      int
+	Distinct bool
+	Filter   int
+	Name     string
+}
+
+// Mode says which part of a (possibly distributed) aggregation a reader computes.
+type Mode uint8
+
+const (
+	// Single aggregates raw input rows into final results (OutputSchema).
+	Single Mode = iota
+	// Partial aggregates raw input rows into partial states (PartialSchema), to be combined by
+	// Final.
+	Partial
+	// Final combines partial states (batches of PartialSchema) into final results
+	// (OutputSchema).
+	Final
+)
+
+// String returns "single", "partial" or "final".
+func (m Mode) String() string {
+	switch m {
+	case Single:
+		return "single"
+	case Partial:
+		return "partial"
+	case Final:
+		return "final"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// Spec is an aggregation: Groups are input column indices of the grouping keys (output first,
+// in this order, under their input names and types); empty Groups is an ungrouped aggregation
+// (exactly one output row in Single and Final modes, even over no input). Measures follow the
+// keys in the output, in order.
+type Spec struct {
+	Groups   []int
+	Measures []Measure
+}
+
+// ErrSumOverflow is the error of a sum of integers whose result does not fit in int64.
+var ErrSumOverflow = errors.New("aggregate: sum overflows int64")
+
+// kind classifies the supported input types.
+type kind uint8
+
+const (
+	kInt      kind = iota + 1 // int8, int16, int32, int64
+	kUint                     // uint8, uint16, uint32, uint64
+	kFloat                    // float32, float64
+	kBool                     // bool
+	kTemporal                 // timestamp (any unit, any zone), date32
+	kBytes                    // utf8, large_utf8, binary, large_binary
+)
+
+func classify(dt arrow.DataType) (kind, bool) {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
+		return kInt, true
+	case arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return kUint, true
+	case arrow.FLOAT32, arrow.FLOAT64:
+		return kFloat, true
+	case arrow.BOOL:
+		return kBool, true
+	case arrow.TIMESTAMP, arrow.DATE32:
+		return kTemporal, true
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
+		return kBytes, true
+	}
+	return 0, false
+}
+
+// sumStateType is the partial-state type of a sum over k: decimal128(38, 0) holding the exact
+// 128-bit integer sum, or float64.
+func sumStateType(k kind) arrow.DataType {
+	if k == kFloat {
+		return arrow.PrimitiveTypes.Float64
+	}
+	return &arrow.Decimal128Type{Precision: 38, Scale: 0}
+}
+
+// resolved is a validated measure with its argument's type.
+type resolved struct {
+	Measure
+	argType arrow.DataType // nil for CountStar
+	argKind kind
+}
+
+// distinct reports whether the measure keeps a set of distinct values (Min and Max ignore
+// Distinct).
+func (m resolved) distinct() bool {
+	return m.Distinct && (m.Func == Count || m.Func == Sum || m.Func == Avg)
+}
+
+func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
+	if in == nil {
+		return nil, errors.New("aggregate: nil input schema")
+	}
+	nf := in.NumFields()
+	for i, g := range s.Groups {
+		if g < 0 || g >= nf {
+			return nil, fmt.Errorf("aggregate: group %d: column %d out of range (input has %d columns)", i, g, nf)
+		}
+		f := in.Field(g)
+		if _, ok := classify(f.Type); !ok {
+			return nil, fmt.Errorf("aggregate: group %d: column %q has unsupported type %s", i, f.Name, f.Type)
+		}
+	}
+	out := make([]resolved, len(s.Measures))
+	for i, m := range s.Measures {
+		r := resolved{Measure: m}
+		if m.Name == "" {
+			return nil, fmt.Errorf("aggregate: measure %d: empty name", i)
+		}
+		if m.Filter < -1 || m.Filter >= nf {
+			return nil, fmt.Errorf("aggregate: measure %q: filter column %d out of range", m.Name, m.Filter)
+		}
+		if m.Filter >= 0 && in.Field(m.Filter).Type.ID() != arrow.BOOL {
+			return nil, fmt.Errorf("aggregate: measure %q: filter column %q is %s, not bool", m.Name, in.Field(m.Filter).Name, in.Field(m.Filter).Type)
+		}
+		switch m.Func {
+		case CountStar:
+			if m.Distinct {
+				return nil, fmt.Errorf("aggregate: measure %q: count(*) cannot be distinct", m.Name)
+			}
+			out[i] = r
+			continue
+		case Count, Sum, Avg, Min, Max:
+		default:
+			return nil, fmt.Errorf("aggregate: measure %q: unknown function %d", m.Name, uint8(m.Func))
+		}
+		if m.Arg < 0 || m.Arg >= nf {
+			return nil, fmt.Errorf("aggregate: measure %q: argument column %d out of range (input has %d columns)", m.Name, m.Arg, nf)
+		}
+		f := in.Field(m.Arg)
+		k, ok := classify(f.Type)
+		if !ok {
+			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: unsupported type %s", m.Name, m.Func, f.Name, f.Type)
+		}
+		if (m.Func == Sum || m.Func == Avg) && k != kInt && k != kUint && k != kFloat {
+			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not numeric", m.Name, m.Func, f.Name, f.Type)
+		}
+		r.argType, r.argKind = f.Type, k
+		out[i] = r
+	}
+	return out, nil
+}
+
+func groupFields(in *arrow.Schema, s Spec) []arrow.Field {
+	fs := make([]arrow.Field, 0, len(s.Groups)+len(s.Measures))
+	for _, g := range s.Groups {
+		f := in.Field(g)
+		fs = append(fs, arrow.Field{Name: f.Name, Type: f.Type, Nullable: f.Nullable, Metadata: f.Metadata})
+	}
+	return fs
+}
+
+// resultField is the Single/Final output field of m.
+func resultField(m resolved) arrow.Field {
+	switch m.Func {
+	case CountStar, Count:
+		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64}
+	case Sum:
+		if m.argKind == kFloat {
+			return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
+		}
+		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
+	case Avg:
+		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
+	default: // Min, Max
+		return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
+	}
+}
+
+// stateFields are the Partial output fields of m (see PartialSchema).
+func stateFields(m resolved) []arrow.Field {
+	if m.distinct() {
+		return []arrow.Field{{Name: m.Name, Type: arrow.ListOfNonNullable(m.argType)}}
+	}
+	switch m.Func {
+	case CountStar, Count:
+		return []arrow.Field{{Name: m.Name, Type: arrow.PrimitiveTypes.Int64}}
+	case Sum:
+		return []arrow.Field{{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}}
+	case Avg:
+		return []arrow.Field{
+			{Name: m.Name + ".sum", Type: sumStateType(m.argKind), Nullable: true},
+			{Name: m.Name + ".count", Type: arrow.PrimitiveTypes.Int64},
+		}
+	default: // Min, Max
+		return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
+	}
+}
+
+// OutputSchema returns the schema of Single and Final output for input schema in: the group
+// key fields (copied from in), then one field per measure named Measure.Name: count(*) and
+// count int64 not nullable; sum int64 (integer input) or float64 (float input), nullable; avg
+// float64, nullable; min and max the input type, nullable. It fails, with an error prefixed
+// "aggregate: ", when s does not fit in (column out of range, unsupported type, sum or avg of a
+// non-numeric column, non-boolean filter, empty measure name, distinct count(*)). It keeps no
+// reference to its arguments and is safe for concurrent use.
+func OutputSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {
+	ms, err := validate(in, s)
+	if err != nil {
+		return nil, err
+	}
+	fs := groupFields(in, s)
+	for _, m := range ms {
+		fs = append(fs, resultField(m))
+	}
+	return arrow.NewSchema(fs, nil), nil
+}
+
+// PartialSchema returns the schema of Partial output, which is the input of Final: the group
+// key fields (copied from in), then the state columns of each measure, in order:
+//
+//   - count(*), count(x): one int64 column (not nullable) named Name: the count.
+//   - sum(x): one nullable column named Name, NULL when no value was aggregated: the exact
+//     integer sum as decimal128(38, 0) (its 128 bits are used in full, so a partial sum never
+//     overflows), or the float64 sum.
+//   - avg(x): "Name.sum" (as for sum) and "Name.count" (int64, not nullable).
+//   - min(x), max(x): one nullable column of the input type named Name.
+//   - count/sum/avg(distinct x): one non-nullable list<item: x's type, not nullable> column
+//     named Name holding the group's distinct non-null filtered-in values (in first-appearance
+//     order; floats with -0 folded into 0 and one NaN), so Final can compute the exact answer
+//     across fragments.
+//
+// An ungrouped Partial emits exactly one row even over no input (count 0, NULL sums and
+// extremes, empty lists), and Final merges any number of such rows, none included, into one.
+// Errors are those of OutputSchema.
+func PartialSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {
+	ms, err := validate(in, s)
+	if err != nil {
+		return nil, err
+	}
+	fs := groupFields(in, s)
+	for _, m := range ms {
+		fs = append(fs, stateFields(m)...)
+	}
+	return arrow.NewSchema(fs, nil), nil
+}

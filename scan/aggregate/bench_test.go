@@ -1,0 +1,105 @@
+package aggregate_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/scan/aggregate"
+	"github.com/flightsrv/flightsrv/scan/ledger"
+)
+
+var benchSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "ks", Type: arrow.BinaryTypes.String},
+	{Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+}, nil)
+
+// benchBatches returns rows rows of benchSchema in batches of 8,192: k uniform in
+// [0, groups) (ks its text), v and x random with 1% NULLs.
+func benchBatches(rows, groups int) []arrow.RecordBatch {
+	rng := rand.New(rand.NewPCG(7, 8))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, benchSchema)
+	defer b.Release()
+	var out []arrow.RecordBatch
+	for from := 0; from < rows; from += 8192 {
+		for range min(8192, rows-from) {
+			k := rng.IntN(groups)
+			b.Field(0).(*array.Int64Builder).Append(int64(k))
+			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("origin-%04d", k))
+			if rng.IntN(100) == 0 {
+				b.Field(2).AppendNull()
+				b.Field(3).AppendNull()
+				continue
+			}
+			b.Field(2).(*array.Int64Builder).Append(rng.Int64N(1 << 40))
+			b.Field(3).(*array.Float64Builder).Append(rng.NormFloat64())
+		}
+		out = append(out, b.NewRecordBatch())
+	}
+	return out
+}
+
+// BenchmarkAggregate aggregates 1M rows into ~1,000 groups with count(*), sum(v) and min(x),
+// grouped by an int64 key, by a text key, and ungrouped; and as Partial over 4 fragments then
+// Final.
+func BenchmarkAggregate(b *testing.B) {
+	const rows, groups = 1 << 20, 1000
+	recs := benchBatches(rows, groups)
+	defer release(recs)
+	measures := []aggregate.Measure{
+		{Func: aggregate.CountStar, Filter: -1, Name: "n"},
+		{Func: aggregate.Sum, Arg: 2, Filter: -1, Name: "sum_v"},
+		{Func: aggregate.Min, Arg: 3, Filter: -1, Name: "min_x"},
+	}
+	run := func(b *testing.B, spec aggregate.Spec, mode aggregate.Mode, in []arrow.RecordBatch, schema *arrow.Schema, mem *ledger.Ledger) []arrow.RecordBatch {
+		rr, err := array.NewRecordReader(schema, in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _, err := drain(context.Background(), rr, benchSchema, spec, mode, mem)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return out
+	}
+	for _, bc := range []struct {
+		name   string
+		groups []int
+	}{
+		{"key=int64", []int{0}},
+		{"key=utf8", []int{1}},
+		{"ungrouped", nil},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			spec := aggregate.Spec{Groups: bc.groups, Measures: measures}
+			mem := ledger.New(memory.NewGoAllocator(), 0)
+			b.ReportAllocs()
+			for b.Loop() {
+				release(run(b, spec, aggregate.Single, recs, benchSchema, mem))
+			}
+			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+	b.Run("key=int64/partial4+final", func(b *testing.B) {
+		spec := aggregate.Spec{Groups: []int{0}, Measures: measures}
+		pschema, _ := aggregate.PartialSchema(benchSchema, spec)
+		mem := ledger.New(memory.NewGoAllocator(), 0)
+		b.ReportAllocs()
+		for b.Loop() {
+			var partials []arrow.RecordBatch
+			for f := range 4 {
+				partials = append(partials, run(b, spec, aggregate.Partial, recs[f*len(recs)/4:(f+1)*len(recs)/4], benchSchema, mem)...)
+			}
+			release(run(b, spec, aggregate.Final, partials, pschema, mem))
+			release(partials)
+		}
+		b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+}

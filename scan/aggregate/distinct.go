@@ -1,0 +1,324 @@
+package aggregate
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Distinct measures keep, per measure, one set of (group, value) pairs and an insertion log of
+// the pairs in first-appearance order. A value new to its group is fed to the inner
+// accumulator (count, sum or avg), so results need no second pass; the partial state is the
+// log grouped into one list per group.
+
+func newDistinct(m resolved, keepLog bool) accumulator {
+	switch m.argType.ID() {
+	case arrow.INT8:
+		return newDistinctNum[int8](m, keepLog)
+	case arrow.INT16:
+		return newDistinctNum[int16](m, keepLog)
+	case arrow.INT32, arrow.DATE32:
+		return newDistinctNum[int32](m, keepLog)
+	case arrow.INT64, arrow.TIMESTAMP:
+		return newDistinctNum[int64](m, keepLog)
+	case arrow.UINT8, arrow.BOOL:
+		return newDistinctNum[uint8](m, keepLog)
+	case arrow.UINT16:
+		return newDistinctNum[uint16](m, keepLog)
+	case arrow.UINT32:
+		return newDistinctNum[uint32](m, keepLog)
+	case arrow.UINT64:
+		return newDistinctNum[uint64](m, keepLog)
+	case arrow.FLOAT32:
+		return newDistinctNum[float32](m, keepLog)
+	case arrow.FLOAT64:
+		return newDistinctNum[float64](m, keepLog)
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
+		return &distinctBytes{dt: m.argType, keepLog: keepLog, set: map[string]struct{}{}}
+	}
+	panic("aggregate: distinct of " + m.argType.String())
+}
+
+func newDistinctNum[T fixedT](m resolved, keepLog bool) *distinctNum[T] {
+	a := &distinctNum[T]{dt: m.argType, keepLog: keepLog, set: map[distinctKey]struct{}{}}
+	switch m.Func {
+	case Count:
+		a.inner = &countValues[T]{}
+	default: // Sum, Avg
+		a.inner = newSum(m.argType, m.Func == Avg).(valuesAcc[T])
+	}
+	return a
+}
+
+type distinctKey struct {
+	g uint32
+	v uint64
+}
+
+// distinctEntryBytes estimates the Go heap of one set entry and its log entry.
+const distinctEntryBytes = 48
+
+// distinctNum is count/sum/avg(distinct x) over a fixed-width type (physical type T).
+type distinctNum[T fixedT] struct {
+	dt      arrow.DataType
+	keepLog bool // Partial: keep logG and logV for the state
+	inner   valuesAcc[T]
+	set     map[distinctKey]struct{}
+	logG    []uint32 // group of each distinct pair, in first-appearance order
+	logV    []T      // its value
+
+	keys    []uint64
+	newG    []uint32
+	newV    []T
+	scratch []byte
+	ord     *groupOrder // built on the first state call
+}
+
+func (a *distinctNum[T]) grow(n int) { a.inner.grow(n) }
+
+func (a *distinctNum[T]) update(arg arrow.Array, gids []uint32, mask []bool) error {
+	vals := physValues[T](arg, &a.scratch)[:len(gids)]
+	a.keys = sized(a.keys, len(vals))
+	normKeys(vals, a.keys)
+	keys := a.keys
+	newG, newV := a.newG[:0], a.newV[:0]
+	for i, g := range gids {
+		if mask != nil && !mask[i] {
+			continue
+		}
+		k := distinctKey{g, keys[i]}
+		if _, ok := a.set[k]; ok {
+			continue
+		}
+		a.set[k] = struct{}{}
+		newG = append(newG, g)
+		newV = append(newV, vals[i])
+	}
+	if a.keepLog {
+		a.logG = append(a.logG, newG...)
+		a.logV = append(a.logV, newV...)
+	}
+	a.inner.addValues(newV, newG, nil)
+	a.newG, a.newV = newG, newV
+	return nil
+}
+
+func (a *distinctNum[T]) merge(cols []arrow.Array, gids []uint32) error {
+	return mergeLists(cols[0], gids, a.update)
+}
+
+func (a *distinctNum[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	return a.inner.result(mem, lo, hi)
+}
+
+func (a *distinctNum[T]) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+	if a.ord == nil {
+		a.ord = orderByGroup(a.logG)
+		sorted := make([]T, len(a.logV))
+		for i, p := range a.ord.perm {
+			sorted[i] = a.logV[p]
+		}
+		a.logV, a.logG, a.set = sorted, nil, nil
+	}
+	off := a.ord.offsets(lo, hi)
+	child := makeFixed(mem, a.dt, a.logV[off[0]:off[len(off)-1]], nil)
+	defer child.Release()
+	return []arrow.Array{makeList(mem, a.dt, off, child)}, nil
+}
+
+func (a *distinctNum[T]) heapBytes() int64 {
+	return a.inner.heapBytes() + int64(len(a.set))*distinctEntryBytes +
+		int64(cap(a.logG))*4 + int64(cap(a.logV))*sizeOf[T]() +
+		int64(cap(a.keys))*8 + int64(cap(a.newG))*4 + int64(cap(a.newV))*sizeOf[T]()
+}
+
+// distinctBytes is count(distinct x) over text or binary. The set's keys are the group id
+// (4 bytes, little-endian) followed by the value.
+type distinctBytes struct {
+	dt      arrow.DataType
+	keepLog bool // Partial: keep logG and logV for the state
+	count   countAcc
+	set     map[string]struct{}
+	logG    []uint32
+	logV    []string // views into the set's keys
+	heap    int64
+	kbuf    []byte
+	newG    []uint32
+	ord     *groupOrder
+}
+
+func (a *distinctBytes) grow(n int) { a.count.grow(n) }
+
+func (a *distinctBytes) update(arg arrow.Array, gids []uint32, mask []bool) error {
+	col := bytesView(arg)
+	newG := a.newG[:0]
+	for i, g := range gids {
+		if mask != nil && !mask[i] {
+			continue
+		}
+		v := col.value(i)
+		a.kbuf = binary.LittleEndian.AppendUint32(a.kbuf[:0], g)
+		a.kbuf = append(a.kbuf, v...)
+		if _, ok := a.set[string(a.kbuf)]; ok {
+			continue
+		}
+		k := string(a.kbuf)
+		a.set[k] = struct{}{}
+		if a.keepLog {
+			a.logG = append(a.logG, g)
+			a.logV = append(a.logV, k[4:])
+		}
+		a.heap += int64(len(k)) + distinctEntryBytes + 16
+		newG = append(newG, g)
+	}
+	a.count.addRows(newG, nil)
+	a.newG = newG
+	return nil
+}
+
+func (a *distinctBytes) merge(cols []arrow.Array, gids []uint32) error {
+	return mergeLists(cols[0], gids, a.update)
+}
+
+func (a *distinctBytes) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	return a.count.result(mem, lo, hi)
+}
+
+func (a *distinctBytes) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+	if a.ord == nil {
+		a.ord = orderByGroup(a.logG)
+		sorted := make([]string, len(a.logV))
+		for i, p := range a.ord.perm {
+			sorted[i] = a.logV[p]
+		}
+		a.logV, a.logG, a.set = sorted, nil, nil
+	}
+	off := a.ord.offsets(lo, hi)
+	child := makeBytes(mem, a.dt, a.logV[off[0]:off[len(off)-1]], nil)
+	defer child.Release()
+	return []arrow.Array{makeList(mem, a.dt, off, child)}, nil
+}
+
+func (a *distinctBytes) heapBytes() int64 {
+	return a.count.heapBytes() + a.heap + int64(cap(a.logG))*4 + int64(cap(a.kbuf)) + int64(cap(a.newG))*4
+}
+
+// groupOrder is a stable counting sort of a distinct log by group: perm lists log positions
+// group by group, start[g] is where group g's run begins in perm (start has one entry per
+// group, plus the end).
+type groupOrder struct {
+	perm  []int32
+	start []int64
+}
+
+// orderByGroup sorts the log positions by group (groups after the last one in logG are
+// empty).
+func orderByGroup(logG []uint32) *groupOrder {
+	n := 0
+	for _, g := range logG {
+		if int(g)+1 > n {
+			n = int(g) + 1
+		}
+	}
+	start := make([]int64, n+1)
+	for _, g := range logG {
+		start[g+1]++
+	}
+	for g := 1; g <= n; g++ {
+		start[g] += start[g-1]
+	}
+	next := make([]int64, n)
+	copy(next, start[:n])
+	perm := make([]int32, len(logG))
+	for i, g := range logG {
+		perm[next[g]] = int32(i)
+		next[g]++
+	}
+	return &groupOrder{perm: perm, start: start}
+}
+
+// offsets returns the list offsets of groups lo..hi-1 into the sorted log (absolute; the first
+// is where group lo begins). Groups past the last one with a value are empty.
+func (o *groupOrder) offsets(lo, hi int) []int64 {
+	end := int64(len(o.perm))
+	at := func(g int) int64 {
+		if g < len(o.start) {
+			return o.start[g]
+		}
+		return end
+	}
+	off := make([]int64, hi-lo+1)
+	for i := range off {
+		off[i] = at(lo + i)
+	}
+	return off
+}
+
+// makeList builds a non-nullable list<elem> array of len(off)-1 lists whose elements are
+// child (absolute offsets off, rebased to child's start). The caller releases it.
+func makeList(mem memory.Allocator, elem arrow.DataType, off []int64, child arrow.Array) arrow.Array {
+	base := off[0]
+	rel := make([]int32, len(off))
+	for i, o := range off {
+		rel[i] = int32(o - base)
+	}
+	offs := makeFixed(mem, arrow.PrimitiveTypes.Int32, rel, nil)
+	defer offs.Release()
+	d := array.NewData(arrow.ListOfNonNullable(elem), len(off)-1,
+		[]*memory.Buffer{nil, offs.Data().Buffers()[1]}, []arrow.ArrayData{child.Data()}, 0, 0)
+	defer d.Release()
+	return array.MakeFromData(d)
+}
+
+// mergeLists feeds the elements of a list column (a distinct partial state) to update, each
+// with its row's group.
+func mergeLists(col arrow.Array, gids []uint32, update func(arrow.Array, []uint32, []bool) error) error {
+	l, ok := col.(*array.List)
+	if !ok {
+		return fmt.Errorf("aggregate: distinct state is %s, not a list", col.DataType())
+	}
+	offs := l.Offsets()
+	if len(offs) == 0 || len(gids) == 0 {
+		return nil
+	}
+	first, last := int64(offs[0]), int64(offs[len(gids)])
+	eg := make([]uint32, 0, last-first)
+	for i, g := range gids {
+		if l.IsNull(i) {
+			continue
+		}
+		for range offs[i+1] - offs[i] {
+			eg = append(eg, g)
+		}
+	}
+	if int64(len(eg)) != last-first {
+		// A null list with elements behind it: aggregate only the non-null lists' elements.
+		return mergeListsSlow(l, gids, update)
+	}
+	vals := array.NewSlice(l.ListValues(), first, last)
+	defer vals.Release()
+	return update(vals, eg, validMask(vals, nil))
+}
+
+func mergeListsSlow(l *array.List, gids []uint32, update func(arrow.Array, []uint32, []bool) error) error {
+	offs := l.Offsets()
+	for i, g := range gids {
+		if l.IsNull(i) || offs[i+1] == offs[i] {
+			continue
+		}
+		vals := array.NewSlice(l.ListValues(), int64(offs[i]), int64(offs[i+1]))
+		eg := make([]uint32, vals.Len())
+		for j := range eg {
+			eg[j] = g
+		}
+		err := update(vals, eg, validMask(vals, nil))
+		vals.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,22 @@
+// Package aggregate holds flightsrv's hash aggregation over Arrow record batches: grouped and
+// ungrouped count(*), count, sum, avg, min and max, with DISTINCT and FILTER (WHERE …), in
+// three modes. A per-bucket fragment runs Partial over its rows; the coordinator runs Final
+// over the union of the fragments' partial outputs; Single does both in one place. The answers
+// follow PostgreSQL's semantics (NULL handling, NaN ordering, bytewise "C" collation for text)
+// except where the output types say otherwise (see Measure and OutputSchema).
+//
+// The hash table is ours (arrow-go's compute has no grouped hash aggregation in Go): a Go map
+// from an encoded group key to a dense group index, looked up once per row, with the
+// accumulators updated per batch by typed loops over the column's values (one type switch per
+// column and batch, no per-row boxing). Group keys are kept in Arrow builders allocated from
+// the query's ledger; the Go-heap structures (hash table, accumulators, distinct sets) are
+// accounted by an estimate checked against the ledger's limit after every input batch.
+//
+// Output rows come in the order in which their groups first appeared in the input (in Final
+// mode: in the concatenated partial input). With fragments that are contiguous runs of one
+// ordered input and partial outputs concatenated in fragment order, Partial then Final gives
+// the same rows in the same order as Single.
+//
+// This package must not import routing, the stores, Flight or gRPC: it sees only Arrow record
+// readers and the query's ledger (scan/ledger).
+package aggregate

@@ -1,0 +1,441 @@
+package aggregate
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// keyEntryBytes estimates the Go heap of a map[string]uint32 entry beyond its key bytes
+// (string header, value, the table's slack).
+const keyEntryBytes = 48
+
+// grouper maps each row's group key to a dense group id, numbering groups in order of first
+// appearance, and keeps each group's key values in Arrow builders allocated from the query's
+// ledger. One fixed-width key column uses an open-addressing table of normalised values, one
+// text or binary column a map[string]uint32 of the values (NULL apart in both); anything else
+// encodes each row's key into bytes (per column: a null marker, then the
+// normalised value or a uvarint length and the bytes) and uses a map[string]uint32.
+type grouper struct {
+	cols   []int // key columns in the batches
+	widths []int // keyWidth of each (0: variable)
+	bld    []array.Builder
+	n      int // groups so far
+
+	fast   bool
+	t64    u64Table
+	nullID int64 // one key column: the NULL key's group, -1 before one appears
+
+	ms      map[string]uint32
+	keyHeap int64
+
+	keys    []uint64
+	scratch []byte
+	buf     []byte
+	offs    []int
+	pos     []int
+	newRows []int
+}
+
+func newGrouper(mem memory.Allocator, types []arrow.DataType, cols []int) *grouper {
+	g := &grouper{cols: cols, nullID: -1}
+	for _, t := range types {
+		g.widths = append(g.widths, keyWidth(t))
+		g.bld = append(g.bld, array.NewBuilder(mem, t))
+	}
+	if len(types) == 1 && g.widths[0] > 0 {
+		g.fast = true
+		g.t64.init(64)
+	} else {
+		g.ms = make(map[string]uint32)
+	}
+	return g
+}
+
+// lookup writes the group id of every row of rec into gids (len rec.NumRows()), creating
+// groups for keys not seen before.
+func (g *grouper) lookup(rec arrow.RecordBatch, gids []uint32) {
+	g.newRows = g.newRows[:0]
+	switch {
+	case g.fast:
+		g.lookupFast(rec.Column(g.cols[0]), gids)
+	case len(g.cols) == 1:
+		g.lookupOneBytes(rec.Column(g.cols[0]), gids)
+	default:
+		g.lookupBytes(rec, gids)
+	}
+	if len(g.newRows) == 0 {
+		return
+	}
+	for c, col := range g.cols {
+		appendRows(g.bld[c], rec.Column(col), g.newRows)
+	}
+}
+
+func (g *grouper) lookupFast(col arrow.Array, gids []uint32) {
+	n := col.Len()
+	g.keys = sized(g.keys, n)
+	columnKeys(col, g.keys, &g.scratch)
+	keys := g.keys
+	gids = gids[:n]
+	bm, off := validity(col)
+	var (
+		prevK  uint64
+		prevID uint32
+		have   bool
+	)
+	for i, k := range keys {
+		if bm != nil && !bitutil.BitIsSet(bm, off+i) {
+			if g.nullID < 0 {
+				g.nullID = int64(g.n)
+				g.n++
+				g.newRows = append(g.newRows, i)
+			}
+			gids[i] = uint32(g.nullID)
+			continue
+		}
+		if have && k == prevK {
+			gids[i] = prevID
+			continue
+		}
+		id, ok := g.t64.find(k)
+		if !ok {
+			id = uint32(g.n)
+			g.n++
+			g.t64.insert(k, id)
+			g.newRows = append(g.newRows, i)
+		}
+		gids[i] = id
+		prevK, prevID, have = k, id, true
+	}
+}
+
+// lookupOneBytes is lookup for one text or binary key column: the key is the value itself,
+// NULL apart.
+func (g *grouper) lookupOneBytes(col arrow.Array, gids []uint32) {
+	n := col.Len()
+	gids = gids[:n]
+	bv := bytesView(col)
+	bm, off := validity(col)
+	var (
+		prev   []byte
+		prevID uint32
+		have   bool
+	)
+	for i := range gids {
+		if bm != nil && !bitutil.BitIsSet(bm, off+i) {
+			if g.nullID < 0 {
+				g.nullID = int64(g.n)
+				g.n++
+				g.newRows = append(g.newRows, i)
+			}
+			gids[i] = uint32(g.nullID)
+			continue
+		}
+		k := bv.value(i)
+		if have && bytes.Equal(k, prev) {
+			gids[i] = prevID
+			continue
+		}
+		id, ok := g.ms[string(k)]
+		if !ok {
+			id = uint32(g.n)
+			g.n++
+			g.ms[string(k)] = id
+			g.keyHeap += int64(len(k)) + keyEntryBytes
+			g.newRows = append(g.newRows, i)
+		}
+		gids[i] = id
+		prev, prevID, have = k, id, true
+	}
+}
+
+func (g *grouper) lookupBytes(rec arrow.RecordBatch, gids []uint32) {
+	n := int(rec.NumRows())
+	offs := sized(g.offs, n+1)
+	clear(offs)
+	// Pass 1: each row's encoded length.
+	for c, ci := range g.cols {
+		col := rec.Column(ci)
+		bm, off := validity(col)
+		w := g.widths[c]
+		if w > 0 {
+			for i := range n {
+				offs[i+1]++
+				if bm == nil || bitutil.BitIsSet(bm, off+i) {
+					offs[i+1] += w
+				}
+			}
+			continue
+		}
+		bv := bytesView(col)
+		for i := range n {
+			offs[i+1]++
+			if bm == nil || bitutil.BitIsSet(bm, off+i) {
+				l := len(bv.value(i))
+				offs[i+1] += uvarintLen(uint64(l)) + l
+			}
+		}
+	}
+	for i := 1; i <= n; i++ {
+		offs[i] += offs[i-1]
+	}
+	// Pass 2: encode column by column.
+	buf := sized(g.buf, offs[n])
+	pos := sized(g.pos, n)
+	copy(pos, offs[:n])
+	for c, ci := range g.cols {
+		col := rec.Column(ci)
+		bm, off := validity(col)
+		w := g.widths[c]
+		if w > 0 {
+			g.keys = sized(g.keys, n)
+			columnKeys(col, g.keys, &g.scratch)
+			for i, k := range g.keys {
+				p := pos[i]
+				if bm != nil && !bitutil.BitIsSet(bm, off+i) {
+					buf[p] = 0
+					pos[i] = p + 1
+					continue
+				}
+				buf[p] = 1
+				switch w {
+				case 1:
+					buf[p+1] = byte(k)
+				case 2:
+					binary.LittleEndian.PutUint16(buf[p+1:], uint16(k))
+				case 4:
+					binary.LittleEndian.PutUint32(buf[p+1:], uint32(k))
+				default:
+					binary.LittleEndian.PutUint64(buf[p+1:], k)
+				}
+				pos[i] = p + 1 + w
+			}
+			continue
+		}
+		bv := bytesView(col)
+		for i := range n {
+			p := pos[i]
+			if bm != nil && !bitutil.BitIsSet(bm, off+i) {
+				buf[p] = 0
+				pos[i] = p + 1
+				continue
+			}
+			buf[p] = 1
+			v := bv.value(i)
+			p += 1 + binary.PutUvarint(buf[p+1:], uint64(len(v)))
+			pos[i] = p + copy(buf[p:], v)
+		}
+	}
+	// Pass 3: look the keys up.
+	gids = gids[:n]
+	var (
+		prev   []byte
+		prevID uint32
+	)
+	for i := range gids {
+		k := buf[offs[i]:offs[i+1]]
+		if i > 0 && bytes.Equal(k, prev) {
+			gids[i] = prevID
+			continue
+		}
+		id, ok := g.ms[string(k)]
+		if !ok {
+			id = uint32(g.n)
+			g.n++
+			g.ms[string(k)] = id
+			g.keyHeap += int64(len(k)) + keyEntryBytes
+			g.newRows = append(g.newRows, i)
+		}
+		gids[i] = id
+		prev, prevID = k, id
+	}
+	g.offs, g.buf, g.pos = offs, buf, pos
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// heapBytes estimates the Go heap the grouper holds (the key builders are on the ledger).
+func (g *grouper) heapBytes() int64 {
+	h := int64(cap(g.keys))*8 + int64(cap(g.scratch)) + int64(cap(g.buf)) +
+		int64(cap(g.offs)+cap(g.pos)+cap(g.newRows))*8
+	if g.fast {
+		return h + int64(len(g.t64.slots))*16
+	}
+	return h + g.keyHeap
+}
+
+// keyArrays returns the key columns of all groups, in group order, and releases the builders
+// and the hash table. The caller releases the arrays.
+func (g *grouper) keyArrays() []arrow.Array {
+	out := make([]arrow.Array, len(g.bld))
+	for i, b := range g.bld {
+		out[i] = b.NewArray()
+		b.Release()
+	}
+	g.bld = nil
+	g.t64, g.ms = u64Table{}, nil
+	g.keys, g.scratch, g.buf, g.offs, g.pos, g.newRows = nil, nil, nil, nil, nil, nil
+	return out
+}
+
+// release frees the builders (when keyArrays was not called).
+func (g *grouper) release() {
+	for _, b := range g.bld {
+		b.Release()
+	}
+	g.bld = nil
+}
+
+// validity returns a's validity bitmap and a's offset into it; nil when a has no null.
+func validity(a arrow.Array) ([]byte, int) {
+	if a.NullN() == 0 {
+		return nil, 0
+	}
+	d := a.Data()
+	return d.Buffers()[0].Bytes(), d.Offset()
+}
+
+// appendRows appends the values of col at rows to b (a builder of col's type).
+func appendRows(b array.Builder, col arrow.Array, rows []int) {
+	switch b := b.(type) {
+	case *array.Int8Builder:
+		appendTyped(b, col.(*array.Int8).Int8Values(), col, rows)
+	case *array.Int16Builder:
+		appendTyped(b, col.(*array.Int16).Int16Values(), col, rows)
+	case *array.Int32Builder:
+		appendTyped(b, col.(*array.Int32).Int32Values(), col, rows)
+	case *array.Int64Builder:
+		appendTyped(b, col.(*array.Int64).Int64Values(), col, rows)
+	case *array.Uint8Builder:
+		appendTyped(b, col.(*array.Uint8).Uint8Values(), col, rows)
+	case *array.Uint16Builder:
+		appendTyped(b, col.(*array.Uint16).Uint16Values(), col, rows)
+	case *array.Uint32Builder:
+		appendTyped(b, col.(*array.Uint32).Uint32Values(), col, rows)
+	case *array.Uint64Builder:
+		appendTyped(b, col.(*array.Uint64).Uint64Values(), col, rows)
+	case *array.Float32Builder:
+		appendTyped(b, col.(*array.Float32).Float32Values(), col, rows)
+	case *array.Float64Builder:
+		appendTyped(b, col.(*array.Float64).Float64Values(), col, rows)
+	case *array.TimestampBuilder:
+		appendTyped(b, col.(*array.Timestamp).TimestampValues(), col, rows)
+	case *array.Date32Builder:
+		appendTyped(b, col.(*array.Date32).Date32Values(), col, rows)
+	case *array.BooleanBuilder:
+		c := col.(*array.Boolean)
+		for _, r := range rows {
+			if c.IsNull(r) {
+				b.AppendNull()
+			} else {
+				b.Append(c.Value(r))
+			}
+		}
+	default:
+		bb := binaryBuilder(b)
+		bv := bytesView(col)
+		for _, r := range rows {
+			if col.IsNull(r) {
+				bb.AppendNull()
+			} else {
+				bb.Append(bv.value(r))
+			}
+		}
+	}
+}
+
+func appendTyped[T any](b interface {
+	Append(T)
+	AppendNull()
+}, vals []T, col arrow.Array, rows []int) {
+	for _, r := range rows {
+		if col.IsNull(r) {
+			b.AppendNull()
+		} else {
+			b.Append(vals[r])
+		}
+	}
+}
+
+// binaryBuilder returns the BinaryBuilder of a utf8, large_utf8, binary or large_binary
+// builder.
+func binaryBuilder(b array.Builder) *array.BinaryBuilder {
+	switch x := b.(type) {
+	case *array.StringBuilder:
+		return x.BinaryBuilder
+	case *array.LargeStringBuilder:
+		return x.BinaryBuilder
+	case *array.BinaryBuilder:
+		return x
+	}
+	panic("aggregate: no binary builder for " + b.Type().String())
+}
+
+// u64Table is an open-addressing (linear probing) hash table from uint64 keys to group ids,
+// at most half full. Fibonacci hashing spreads the keys, which are often small or dense.
+type u64Table struct {
+	slots []u64Slot
+	shift uint // 64 - log2(len(slots))
+	n     int
+}
+
+type u64Slot struct {
+	key uint64
+	id  uint32 // group id + 1; 0: empty
+}
+
+func (t *u64Table) init(size int) {
+	t.slots = make([]u64Slot, size)
+	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	t.n = 0
+}
+
+func (t *u64Table) find(k uint64) (uint32, bool) {
+	mask := uint64(len(t.slots) - 1)
+	for h := (k * 0x9e3779b97f4a7c15) >> t.shift; ; h = (h + 1) & mask {
+		s := &t.slots[h]
+		if s.id == 0 {
+			return 0, false
+		}
+		if s.key == k {
+			return s.id - 1, true
+		}
+	}
+}
+
+// insert adds k (absent) with id.
+func (t *u64Table) insert(k uint64, id uint32) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.init(2 * len(old))
+		for _, s := range old {
+			if s.id != 0 {
+				t.put(s.key, s.id)
+			}
+		}
+	}
+	t.put(k, id+1)
+}
+
+func (t *u64Table) put(k uint64, id1 uint32) {
+	mask := uint64(len(t.slots) - 1)
+	h := (k * 0x9e3779b97f4a7c15) >> t.shift
+	for t.slots[h].id != 0 {
+		h = (h + 1) & mask
+	}
+	t.slots[h] = u64Slot{key: k, id: id1}
+	t.n++
+}
