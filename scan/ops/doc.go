@@ -1,0 +1,30 @@
+// Package ops holds the executor's scalar expressions and relational operators over Arrow
+// record batch streams (array.RecordReader): Compile turns a Substrait scalar expression into an
+// Expr evaluated per batch, and Filter, Project, Select, Sort, TopK, Fetch, UnionAll, Merge and
+// Rebatch are the operators a fragment or the coordinator stacks on the streams the stores
+// return.
+//
+// Expressions evaluate through arrow-go's compute and compute/exprs for everything arrow-go
+// supports (comparisons, arithmetic, boolean logic, is_null, casts, set lookup) and through this
+// package's kernels for what arrow-go lacks and our plans use: functions_datetime's
+// round_calendar and round_temporal (date_trunc and date_bin) over timestamps, Substrait's
+// SingularOrList (SQL IN) and and/or of more than two arguments.
+//
+// Every operator takes ownership of its input readers (it releases them when it finishes, fails
+// or is released), never emits an empty batch, emits batches of at most MaxBatchRows rows and
+// MaxBatchBytes bytes of string and binary values (a single row may exceed the latter), reports
+// errors through Err, allocates through the query's *ledger.Ledger and checks its context at
+// least once per input batch. Operators that accumulate input (Sort, TopK, Merge) call
+// Ledger.Check after taking each input batch and fail with its ErrMemoryLimit error. The
+// errors of this package are prefixed "ops: " and quote no row value; an input's error is
+// returned as it is.
+//
+// Sort order is PostgreSQL's: per key ascending or descending with nulls first or last as
+// asked, strings and binaries bytewise, false before true, NaN above every other float (but
+// comparisons in expressions are arrow-go's, IEEE 754's: NaN > 0 is false). Rows are ordered
+// and gathered by this package's typed code, which measured several times faster than
+// arrow-go's sort_indices and take on string columns; Filter uses compute's filter kernel.
+//
+// This package must not import routing, the stores, Flight or gRPC: it sees Arrow streams
+// and Substrait expressions only.
+package ops

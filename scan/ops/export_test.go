@@ -1,0 +1,9 @@
+package ops
+
+// UseArrowSort makes Sort and TopK order rows with arrow-go's sort_indices where it orders as
+// this package does (no NaN in a float key), instead of this package's comparator sort, until
+// the returned function is called; tests check that both agree.
+func UseArrowSort() (restore func()) {
+	old := arrowSort.Swap(true)
+	return func() { arrowSort.Store(old) }
+}

@@ -1,0 +1,827 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/compute/exprs"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/scan/ledger"
+)
+
+// Extension URNs this package recognises by name.
+const (
+	urnDatetime = extensions.SubstraitDefaultURNPrefix + "functions_datetime"
+	urnBoolean  = extensions.SubstraitDefaultURNPrefix + "functions_boolean"
+)
+
+// Expr is a compiled Substrait scalar expression over one input schema. It is immutable after
+// Compile and safe for concurrent use: Eval keeps no state between calls.
+//
+// What evaluates where:
+//   - a subtree made only of field references, literals and functions arrow-go's
+//     compute/exprs maps (functions_comparison: equal, not_equal, lt, lte, gt, gte, is_null,
+//     is_not_null, is_nan; functions_boolean: and and or of two arguments, not;
+//     functions_arithmetic: add, subtract, multiply, divide, power, sqrt, abs; Iceberg's
+//     is_in) runs through exprs.ExecuteScalarExpression;
+//   - a bare field reference of a top-level column is that column (no copy);
+//   - casts run through compute.CastDatum with safe options (an overflow or truncation is an
+//     error: Substrait's THROW_EXCEPTION; exprs would cast unsafely), RETURN_NULL casts are
+//     refused;
+//   - SingularOrList (SQL IN over literals) runs through compute's is_in with SQL's null
+//     semantics (x IN (…, NULL) is null when x matches nothing);
+//   - and/or of more than two arguments fold pairwise over and_kleene/or_kleene;
+//   - functions_datetime round_calendar and round_temporal with FLOOR rounding in UTC (or
+//     without a zone) run through this package's kernels (temporal.go);
+//   - functions arrow-go maps whose arguments need this package's kernels are called with
+//     compute.CallFunction after the same argument mapping exprs applies.
+//
+// Two arrow-go v18.8.0 defects are worked around: kernels (not, is_not_null at least) read
+// input arrays that do not start at offset 0 of their buffers (slices) at the wrong positions,
+// so Eval copies such input columns first; casts to strings leak their buffers, so they run on
+// Go's allocator and their result is copied into the query's.
+type Expr struct {
+	in   *arrow.Schema
+	anon *arrow.Schema // in with fields named c0, c1…: exprs matches columns by name
+	ext  exprs.ExtensionIDSet
+	root node
+	typ  arrow.DataType
+	refs []bool // the input columns e reads
+}
+
+// node is one compiled subtree; eval reads the batch b (with the anonymous schema) and returns
+// an array of b.NumRows() rows or a scalar, owned by the caller. ctx carries the allocator and
+// the extension set.
+type node interface {
+	eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error)
+}
+
+// Compile compiles e, a scalar expression over rows of schema in, resolving function anchors
+// through ext (the plan's registry, plan.Plan.ExtensionRegistry(); a zero registry resolves
+// nothing, which only expressions without arrow-go functions survive). It type-checks e by
+// evaluating it once on an empty batch, so an unknown function, a wrong argument type or an
+// unsupported construct fails here, with an error prefixed "ops: ", rather than on the first
+// batch.
+func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*Expr, error) {
+	if e == nil || in == nil {
+		return nil, errors.New("ops: compile: nil expression or schema")
+	}
+	if !e.IsScalar() {
+		return nil, errors.New("ops: compile: not a scalar expression")
+	}
+	if ext.Set == nil {
+		ext = expr.NewEmptyExtensionRegistry(extensions.GetDefaultCollectionWithNoError())
+	}
+	fields := make([]arrow.Field, in.NumFields())
+	for i, f := range in.Fields() {
+		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: f.Type, Nullable: true}
+	}
+	c := &compiler{in: in, anon: arrow.NewSchema(fields, nil), ext: exprs.NewExtensionSetDefault(ext)}
+	cols := make([]arrow.Array, len(fields))
+	for i, f := range fields {
+		cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
+	}
+	c.empty = array.NewRecordBatch(c.anon, cols, 0)
+	for _, a := range cols {
+		a.Release()
+	}
+	defer c.empty.Release()
+
+	root, err := c.compile(e)
+	if err != nil {
+		return nil, err
+	}
+	typ, err := c.typeOf(root)
+	if err != nil {
+		return nil, fmt.Errorf("ops: compile: %w", err)
+	}
+	refs := make([]bool, in.NumFields())
+	if _, bare := root.(colNode); !bare { // a bare column goes through no kernel
+		markRefs(e, refs)
+	}
+	return &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs}, nil
+}
+
+// markRefs marks the top-level input columns e reads.
+func markRefs(e expr.Expression, refs []bool) {
+	switch v := e.(type) {
+	case *expr.FieldReference:
+		if sf, ok := v.Reference.(*expr.StructFieldRef); ok && sf.Field >= 0 && int(sf.Field) < len(refs) {
+			refs[sf.Field] = true
+		}
+	case *expr.ScalarFunction:
+		for i := range v.NArgs() {
+			if a, ok := v.Arg(i).(expr.Expression); ok {
+				markRefs(a, refs)
+			}
+		}
+	case *expr.Cast:
+		markRefs(v.Input, refs)
+	case *expr.SingularOrList:
+		markRefs(v.Value, refs)
+	}
+}
+
+// Type returns the Arrow type of the arrays Eval returns.
+func (e *Expr) Type() arrow.DataType { return e.typ }
+
+// Schema returns the input schema e was compiled for.
+func (e *Expr) Schema() *arrow.Schema { return e.in }
+
+// Eval evaluates e on batch (whose column types must be those of the schema e was compiled
+// for) and returns an array of batch.NumRows() rows of e.Type() (a scalar result is
+// broadcast), allocated from mem (memory.DefaultAllocator when nil) or sharing batch's buffers;
+// the caller releases it. batch stays owned by the caller. Errors are prefixed "ops: " and
+// carry no row values: a kernel failing on values (an overflowing cast) is a *KernelError.
+func (e *Expr) Eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Ledger) (arrow.Array, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if !sameTypes(batch.Schema(), e.in) {
+		return nil, fmt.Errorf("ops: evaluate: the batch's columns %s are not the expression's input %s", batch.Schema(), e.in)
+	}
+	cols, err := unsliced(batch.Columns(), e.refs, allocator(mem))
+	if err != nil {
+		return nil, fmt.Errorf("ops: evaluate: %w", err)
+	}
+	anon := array.NewRecordBatch(e.anon, cols, batch.NumRows())
+	releaseArrays(cols)
+	defer anon.Release()
+	cctx := exprs.WithExtensionIDSet(computeCtx(ctx, mem), e.ext)
+	d, err := e.root.eval(cctx, anon)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "ops: ") {
+			return nil, err
+		}
+		return nil, &KernelError{Err: err}
+	}
+	defer d.Release()
+	out, err := toArray(d, int(batch.NumRows()), allocator(mem))
+	if err != nil {
+		return nil, fmt.Errorf("ops: evaluate: %w", err)
+	}
+	if !arrow.TypeEqual(out.DataType(), e.typ) || out.Len() != int(batch.NumRows()) {
+		out.Release()
+		return nil, fmt.Errorf("ops: evaluate: got %d values of %s, want %d of %s", out.Len(), out.DataType(), batch.NumRows(), e.typ)
+	}
+	return out, nil
+}
+
+// unsliced returns cols (retained), with each column marked in refs that does not start at
+// offset 0 of its buffers copied to one that does: arrow-go v18.8.0's not and is_not_null
+// kernels (at least) read sliced inputs at the wrong positions.
+func unsliced(cols []arrow.Array, refs []bool, mem memory.Allocator) ([]arrow.Array, error) {
+	out := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		if !refs[i] || c.Data().Offset() == 0 {
+			c.Retain()
+			out[i] = c
+			continue
+		}
+		cp, err := array.Concatenate([]arrow.Array{c}, mem)
+		if err != nil {
+			releaseArrays(out[:i])
+			return nil, err
+		}
+		out[i] = cp
+	}
+	return out, nil
+}
+
+// KernelError is the error of an arrow-go kernel failing on the values of a batch (an
+// overflowing cast or arithmetic, a string that does not parse). Its message withholds the
+// kernel's, which may quote row values (partition keys, ids); Unwrap returns the kernel's error
+// (errors.Is(err, arrow.ErrInvalid) holds for invalid values) for logs that may hold them.
+type KernelError struct{ Err error }
+
+// Error names the kind of failure (invalid value, type, not implemented, index) without the
+// kernel's message.
+func (e *KernelError) Error() string {
+	kind := "failed"
+	for _, k := range []struct {
+		err  error
+		what string
+	}{{arrow.ErrInvalid, "met an invalid value"}, {arrow.ErrType, "met a type it does not take"},
+		{arrow.ErrNotImplemented, "is not implemented for these types"}, {arrow.ErrIndex, "met an index out of range"}} {
+		if errors.Is(e.Err, k.err) {
+			kind = k.what
+			break
+		}
+	}
+	return "ops: evaluate: a kernel " + kind + " (its message, which may quote row values, is withheld)"
+}
+
+// Unwrap returns the kernel's error, whose message may quote row values.
+func (e *KernelError) Unwrap() error { return e.Err }
+
+// toArray turns d into an array of n rows (broadcasting a scalar) owned by the caller; d stays
+// owned by the caller.
+func toArray(d compute.Datum, n int, mem memory.Allocator) (arrow.Array, error) {
+	switch v := d.(type) {
+	case *compute.ArrayDatum:
+		return v.MakeArray(), nil
+	case *compute.ScalarDatum:
+		return scalar.MakeArrayFromScalar(v.Value, n, mem)
+	case *compute.ChunkedDatum:
+		chunks := v.Value.Chunks()
+		if len(chunks) == 1 {
+			chunks[0].Retain()
+			return chunks[0], nil
+		}
+		if len(chunks) == 0 {
+			return array.MakeArrayOfNull(mem, v.Type(), 0), nil
+		}
+		return array.Concatenate(chunks, mem)
+	}
+	return nil, fmt.Errorf("unexpected result kind %s", d.Kind())
+}
+
+// --- compilation ---------------------------------------------------------------------------
+
+type compiler struct {
+	in, anon *arrow.Schema
+	ext      exprs.ExtensionIDSet
+	empty    arrow.RecordBatch
+}
+
+// typeOf evaluates n on the empty batch and returns its type.
+func (c *compiler) typeOf(n node) (arrow.DataType, error) {
+	ctx := exprs.WithExtensionIDSet(compute.WithAllocator(context.Background(), memory.DefaultAllocator), c.ext)
+	d, err := n.eval(ctx, c.empty)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	ad, ok := d.(compute.ArrayLikeDatum)
+	if !ok {
+		return nil, fmt.Errorf("unexpected result kind %s", d.Kind())
+	}
+	return ad.Type(), nil
+}
+
+// conversion is exprs' mapping of a Substrait function call to an arrow-go function call.
+type conversion = func(*expr.ScalarFunction, []compute.Datum) (string, []compute.Datum, compute.FunctionOptions, error)
+
+// arrowConv returns exprs' conversion of f, nil when arrow-go has none. It fails when f's
+// anchor resolves, through the registry, to another function than f.
+func (c *compiler) arrowConv(f *expr.ScalarFunction) (conversion, error) {
+	id, conv, ok := c.ext.DecodeFunction(f.FuncRef())
+	if !ok {
+		return nil, nil
+	}
+	base := func(s string) string { b, _, _ := strings.Cut(s, ":"); return b }
+	if id.URN != f.ID().URN || base(id.Name) != base(f.ID().Name) {
+		return nil, fmt.Errorf("ops: function anchor %d resolves to %s:%s in the registry, not %s:%s", f.FuncRef(), id.URN, id.Name, f.ID().URN, f.ID().Name)
+	}
+	return conv, nil
+}
+
+func isOwn(f *expr.ScalarFunction) bool {
+	return f.ID().URN == urnDatetime && (f.Name() == "round_calendar" || f.Name() == "round_temporal")
+}
+
+func isAndOr(f *expr.ScalarFunction) bool {
+	return f.ID().URN == urnBoolean && (f.Name() == "and" || f.Name() == "or")
+}
+
+// arrowOnly reports whether exprs.ExecuteScalarExpression can run all of e.
+func (c *compiler) arrowOnly(e expr.Expression) bool {
+	switch v := e.(type) {
+	case *expr.FieldReference:
+		return v.Root == expr.RootReference
+	case expr.Literal:
+		return true
+	case *expr.ScalarFunction:
+		if isOwn(v) || (isAndOr(v) && v.NArgs() != 2) {
+			return false
+		}
+		if conv, err := c.arrowConv(v); conv == nil || err != nil {
+			return false
+		}
+		for i := range v.NArgs() {
+			switch a := v.Arg(i).(type) {
+			case types.Enum:
+			case expr.Expression:
+				if !c.arrowOnly(a) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// errMissing is the error of an argument that is not there: substrait-go v8.1.1 reads a
+// negative (pre-1970) precision timestamp literal from protobuf as a nil expression.
+func errMissing(what string) error {
+	return fmt.Errorf("ops: compile: %s is missing (substrait-go v8 reads a negative precision timestamp literal from protobuf as nothing)", what)
+}
+
+func (c *compiler) compile(e expr.Expression) (node, error) {
+	switch v := e.(type) {
+	case nil:
+		return nil, errMissing("an expression")
+	case *expr.FieldReference:
+		if v.Root != expr.RootReference {
+			return nil, errors.New("ops: compile: only references to the input row are supported")
+		}
+		if sf, ok := v.Reference.(*expr.StructFieldRef); ok && sf.Child == nil {
+			return c.column(v, int(sf.Field))
+		}
+		return &arrowNode{e: v, schema: c.anon}, nil
+	case expr.Literal:
+		return &arrowNode{e: v, schema: c.anon}, nil
+	case *expr.Cast:
+		return c.cast(v)
+	case *expr.SingularOrList:
+		return c.inList(v)
+	case *expr.ScalarFunction:
+		if isOwn(v) {
+			return c.temporal(v)
+		}
+		if _, err := c.arrowConv(v); err != nil {
+			return nil, err
+		}
+		if c.arrowOnly(v) {
+			return &arrowNode{e: v, schema: c.anon}, nil
+		}
+		if isAndOr(v) && v.NArgs() != 2 {
+			return c.fold(v)
+		}
+		return c.call(v)
+	case *expr.DynamicParameter:
+		return nil, errors.New("ops: compile: unbound dynamic parameter")
+	}
+	return nil, fmt.Errorf("ops: compile: %T expressions are not supported", e)
+}
+
+func (c *compiler) column(ref *expr.FieldReference, i int) (node, error) {
+	if i < 0 || i >= c.in.NumFields() {
+		return nil, fmt.Errorf("ops: compile: field %d out of range of %d input columns", i, c.in.NumFields())
+	}
+	if t := ref.GetType(); t != nil {
+		want, _, err := exprs.FromSubstraitType(t, c.ext)
+		if err != nil {
+			return nil, fmt.Errorf("ops: compile: field %d: %w", i, err)
+		}
+		got := c.in.Field(i).Type
+		ok := arrow.TypeEqual(got, want) ||
+			(want.ID() == arrow.STRING && got.ID() == arrow.LARGE_STRING) ||
+			(want.ID() == arrow.BINARY && got.ID() == arrow.LARGE_BINARY)
+		if !ok {
+			return nil, fmt.Errorf("ops: compile: field %d is %s in the input, %s in the expression", i, got, want)
+		}
+	}
+	return colNode(i), nil
+}
+
+func (c *compiler) cast(v *expr.Cast) (node, error) {
+	if v.Input == nil {
+		return nil, errors.New("ops: compile: cast without input")
+	}
+	if v.FailureBehavior == types.BehaviorReturnNil {
+		return nil, errors.New("ops: compile: casts returning null on failure are not supported")
+	}
+	to, _, err := exprs.FromSubstraitType(v.Type, c.ext)
+	if err != nil {
+		return nil, fmt.Errorf("ops: compile: cast target: %w", err)
+	}
+	in, err := c.compile(v.Input)
+	if err != nil {
+		return nil, err
+	}
+	return &castNode{in: in, to: to}, nil
+}
+
+func (c *compiler) inList(v *expr.SingularOrList) (node, error) {
+	if len(v.Options) == 0 {
+		return nil, errors.New("ops: compile: IN with an empty list")
+	}
+	val, err := c.compile(v.Value)
+	if err != nil {
+		return nil, err
+	}
+	scalars := make([]scalar.Scalar, len(v.Options))
+	var typ arrow.DataType
+	for i, o := range v.Options {
+		lit, ok := o.(expr.Literal)
+		if !ok {
+			return nil, errors.New("ops: compile: IN list items must be literals")
+		}
+		s, err := c.literal(lit)
+		if err != nil {
+			return nil, err
+		}
+		if typ == nil {
+			typ = s.DataType()
+		} else if !arrow.TypeEqual(typ, s.DataType()) {
+			return nil, fmt.Errorf("ops: compile: IN list mixes %s and %s", typ, s.DataType())
+		}
+		scalars[i] = s
+	}
+	b := array.NewBuilder(memory.DefaultAllocator, typ)
+	defer b.Release()
+	if err := scalar.AppendSlice(b, scalars); err != nil {
+		return nil, fmt.Errorf("ops: compile: IN list: %w", err)
+	}
+	return &inNode{value: val, set: b.NewArray()}, nil
+}
+
+// literal evaluates a literal with exprs' conversion into a scalar.
+func (c *compiler) literal(l expr.Literal) (scalar.Scalar, error) {
+	d, err := (&arrowNode{e: l, schema: c.anon}).eval(exprs.WithExtensionIDSet(context.Background(), c.ext), c.empty)
+	if err != nil {
+		return nil, fmt.Errorf("ops: compile: literal: %w", err)
+	}
+	sd, ok := d.(*compute.ScalarDatum)
+	if !ok {
+		d.Release()
+		return nil, errors.New("ops: compile: literal is not a scalar")
+	}
+	return sd.Value, nil
+}
+
+func (c *compiler) fold(v *expr.ScalarFunction) (node, error) {
+	if v.NArgs() == 0 {
+		return nil, fmt.Errorf("ops: compile: %s without arguments", v.Name())
+	}
+	args := make([]node, v.NArgs())
+	for i := range args {
+		a, ok := v.Arg(i).(expr.Expression)
+		if !ok {
+			return nil, fmt.Errorf("ops: compile: %s argument %d is not a value", v.Name(), i)
+		}
+		n, err := c.compile(a)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = n
+	}
+	return &foldNode{fn: v.Name() + "_kleene", args: args}, nil
+}
+
+func (c *compiler) call(v *expr.ScalarFunction) (node, error) {
+	conv, err := c.arrowConv(v)
+	if err != nil {
+		return nil, err
+	}
+	if conv == nil {
+		return nil, fmt.Errorf("ops: compile: function %s (%s) is not supported", v.Name(), v.ID().URN)
+	}
+	n := &callNode{fn: v, conv: conv, args: make([]callArg, v.NArgs())}
+	for i := range v.NArgs() {
+		switch a := v.Arg(i).(type) {
+		case types.Enum:
+			n.args[i].enum = string(a)
+		case expr.Expression:
+			if n.args[i].node, err = c.compile(a); err != nil {
+				return nil, err
+			}
+		case nil:
+			return nil, errMissing(fmt.Sprintf("%s argument %d", v.Name(), i))
+		default:
+			return nil, fmt.Errorf("ops: compile: %s argument %d of kind %T is not supported", v.Name(), i, a)
+		}
+	}
+	return n, nil
+}
+
+// temporal compiles round_calendar and round_temporal (see temporal.go).
+func (c *compiler) temporal(f *expr.ScalarFunction) (node, error) {
+	name := f.Name()
+	// round_calendar(x, rounding, unit, origin, multiple[, zone])
+	// round_temporal(x, rounding, unit, multiple[, zone], origin)
+	if n := f.NArgs(); n != 5 && n != 6 {
+		return nil, fmt.Errorf("ops: compile: %s with %d arguments", name, n)
+	}
+	xe, ok := f.Arg(0).(expr.Expression)
+	if !ok {
+		return nil, fmt.Errorf("ops: compile: %s argument 0 is not a value", name)
+	}
+	x, err := c.compile(xe)
+	if err != nil {
+		return nil, err
+	}
+	xt, err := c.typeOf(x)
+	if err != nil {
+		return nil, fmt.Errorf("ops: compile: %s: %w", name, err)
+	}
+	ts, ok := xt.(*arrow.TimestampType)
+	if !ok {
+		return nil, fmt.Errorf("ops: compile: %s of %s: only timestamps are supported", name, xt)
+	}
+	enum := func(i int) (string, error) {
+		s, ok := f.Arg(i).(types.Enum)
+		if !ok {
+			return "", fmt.Errorf("ops: compile: %s argument %d is not an enumeration", name, i)
+		}
+		return string(s), nil
+	}
+	lit := func(i int) (scalar.Scalar, error) {
+		l, ok := f.Arg(i).(expr.Literal)
+		if f.Arg(i) == nil {
+			return nil, errMissing(fmt.Sprintf("%s argument %d", name, i))
+		}
+		if !ok {
+			return nil, fmt.Errorf("ops: compile: %s argument %d must be a literal", name, i)
+		}
+		s, err := c.literal(l)
+		if err == nil && !s.IsValid() {
+			err = fmt.Errorf("ops: compile: %s argument %d is null", name, i)
+		}
+		return s, err
+	}
+	intArg := func(i int) (int64, error) {
+		s, err := lit(i)
+		if err != nil {
+			return 0, err
+		}
+		switch v := s.(type) {
+		case *scalar.Int64:
+			return v.Value, nil
+		case *scalar.Int32:
+			return int64(v.Value), nil
+		case *scalar.Int16:
+			return int64(v.Value), nil
+		case *scalar.Int8:
+			return int64(v.Value), nil
+		}
+		return 0, fmt.Errorf("ops: compile: %s argument %d is %s, not an integer", name, i, s.DataType())
+	}
+	zoneArg := func(i int) error {
+		s, err := lit(i)
+		if err != nil {
+			return err
+		}
+		z, ok := s.(*scalar.String)
+		if !ok {
+			return fmt.Errorf("ops: compile: %s time zone is %s, not a string", name, s.DataType())
+		}
+		if !isUTC(string(z.Data())) {
+			return fmt.Errorf("ops: compile: %s in a time zone other than UTC is not supported", name)
+		}
+		return nil
+	}
+	rounding, err := enum(1)
+	if err != nil {
+		return nil, err
+	}
+	if rounding != "FLOOR" {
+		return nil, fmt.Errorf("ops: compile: %s rounding %s is not supported (FLOOR only)", name, rounding)
+	}
+	unit, err := enum(2)
+	if err != nil {
+		return nil, err
+	}
+	zoned := f.NArgs() == 6
+	if name == "round_calendar" {
+		origin, err := enum(3)
+		if err != nil {
+			return nil, err
+		}
+		multiple, err := intArg(4)
+		if err != nil {
+			return nil, err
+		}
+		if zoned {
+			if err := zoneArg(5); err != nil {
+				return nil, err
+			}
+		}
+		k, err := newCalendarFloor(unit, origin, originNames[origin].weekday, multiple, ts.Unit)
+		if err != nil {
+			return nil, err
+		}
+		return &floorNode{x: x, name: name, floor: k.floor}, nil
+	}
+	multiple, err := intArg(3)
+	if err != nil {
+		return nil, err
+	}
+	originAt := 4
+	if zoned {
+		if err := zoneArg(4); err != nil {
+			return nil, err
+		}
+		originAt = 5
+	}
+	os, err := lit(originAt)
+	if err != nil {
+		return nil, err
+	}
+	ots, ok := os.(*scalar.Timestamp)
+	if !ok {
+		return nil, fmt.Errorf("ops: compile: round_temporal origin is %s, not a timestamp", os.DataType())
+	}
+	origin, err := convertTicks(int64(ots.Value), ots.Type.(*arrow.TimestampType).Unit, ts.Unit)
+	if err != nil {
+		return nil, err
+	}
+	k, err := newTemporalFloor(unit, multiple, origin, ts.Unit)
+	if err != nil {
+		return nil, err
+	}
+	return &floorNode{x: x, name: name, floor: k.floor}, nil
+}
+
+// convertTicks converts v from unit from to unit to, exactly.
+func convertTicks(v int64, from, to arrow.TimeUnit) (int64, error) {
+	f, t := nanosPerTick(from), nanosPerTick(to)
+	switch {
+	case f == t:
+		return v, nil
+	case f > t:
+		r, ok := mulChecked(v, f/t)
+		if !ok {
+			return 0, errors.New("ops: compile: round_temporal origin out of range")
+		}
+		return r, nil
+	case v%(t/f) != 0:
+		return 0, errors.New("ops: compile: round_temporal origin is finer than the timestamps' unit")
+	}
+	return v / (t / f), nil
+}
+
+// --- nodes ---------------------------------------------------------------------------------
+
+// colNode is a top-level input column.
+type colNode int
+
+func (n colNode) eval(_ context.Context, b arrow.RecordBatch) (compute.Datum, error) {
+	return compute.NewDatum(b.Column(int(n))), nil
+}
+
+// arrowNode is a subtree run by exprs.ExecuteScalarExpression.
+type arrowNode struct {
+	e      expr.Expression
+	schema *arrow.Schema
+}
+
+func (n *arrowNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
+	return exprs.ExecuteScalarExpression(ctx, n.schema, n.e, compute.NewDatumWithoutOwning(b))
+}
+
+// castNode is a safe cast.
+type castNode struct {
+	in node
+	to arrow.DataType
+}
+
+func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
+	d, err := n.in.eval(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	if !arrow.IsBaseBinary(n.to.ID()) && n.to.ID() != arrow.STRING_VIEW && n.to.ID() != arrow.BINARY_VIEW {
+		return compute.CastDatum(ctx, d, compute.SafeCastOptions(n.to))
+	}
+	// arrow-go v18.8.0's casts to strings never free the buffers they build with (found by the
+	// checked allocator): cast with Go's allocator, whose garbage the collector takes, and copy
+	// the result into the query's allocator so that the ledger counts what the query holds.
+	out, err := compute.CastDatum(compute.WithAllocator(ctx, memory.NewGoAllocator()), d, compute.SafeCastOptions(n.to))
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	ad, ok := out.(*compute.ArrayDatum)
+	if !ok {
+		out.(*compute.ScalarDatum).Value.(scalar.Releasable).Retain()
+		return out, nil
+	}
+	a := ad.MakeArray()
+	defer a.Release()
+	cp, err := array.Concatenate([]arrow.Array{a}, compute.GetAllocator(ctx))
+	if err != nil {
+		return nil, err
+	}
+	defer cp.Release()
+	return compute.NewDatum(cp), nil
+}
+
+// inNode is value IN (set) with SQL's null semantics.
+type inNode struct {
+	value node
+	set   arrow.Array // Go memory, shared by every evaluation
+}
+
+func (n *inNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
+	d, err := n.value.eval(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	return compute.IsIn(ctx, compute.SetOptions{ValueSet: compute.NewDatumWithoutOwning(n.set), NullBehavior: compute.NullMatchingInconclusive}, d)
+}
+
+// foldNode is an and/or of more than two arguments, folded left with fn (and_kleene or
+// or_kleene, which take exactly two).
+type foldNode struct {
+	fn   string
+	args []node
+}
+
+func (n *foldNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
+	acc, err := n.args[0].eval(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range n.args[1:] {
+		d, err := a.eval(ctx, b)
+		if err != nil {
+			acc.Release()
+			return nil, err
+		}
+		next, err := compute.CallFunction(ctx, n.fn, nil, acc, d)
+		acc.Release()
+		d.Release()
+		if err != nil {
+			return nil, err
+		}
+		acc = next
+	}
+	return acc, nil
+}
+
+// callNode is an arrow-go function some of whose arguments need this package's kernels.
+type callNode struct {
+	fn   *expr.ScalarFunction
+	conv conversion
+	args []callArg
+}
+
+type callArg struct {
+	enum string
+	node node // nil for an enumeration
+}
+
+func (n *callNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
+	args := make([]compute.Datum, len(n.args))
+	defer func() {
+		for _, a := range args {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, a := range n.args {
+		if a.node == nil {
+			args[i] = compute.NewDatum(scalar.NewStringScalar(a.enum))
+			continue
+		}
+		d, err := a.node.eval(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = d
+	}
+	fname, cargs, opts, err := n.conv(n.fn, args)
+	if err != nil {
+		return nil, err
+	}
+	return compute.CallFunction(ctx, fname, opts, cargs...)
+}
+
+// floorNode applies a temporal floor kernel to a timestamp subtree.
+type floorNode struct {
+	x     node
+	name  string
+	floor func(int64) (int64, bool)
+}
+
+func (n *floorNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
+	d, err := n.x.eval(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	mem := compute.GetAllocator(ctx)
+	a, err := toArray(d, int(b.NumRows()), mem)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	ts, ok := a.(*array.Timestamp)
+	if !ok {
+		return nil, fmt.Errorf("%s of %s", n.name, a.DataType())
+	}
+	out, err := floorTimestamps(ts, mem, n.name, n.floor)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	return compute.NewDatum(out), nil
+}
