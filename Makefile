@@ -58,10 +58,14 @@ client-tools:
 
 # bench: COUNT(*) over ORD's whole history (and a partial range) on the hot tier (PostgreSQL)
 # and the archive tier (Parquet), pushdown on and off, against the stores asked directly
-# (pgx, DuckDB); prints a summary table with ratios and the issue's targets (see bench/doc.go).
-# Reads ../shared/data/flights-3m.parquet (override: FLIGHTSRV_FLIGHTS_PARQUET). BENCHTIME is
-# the time each variant is run for; slow variants (the scan path, 0.2–0.6 s a query) still run
-# at least twice. About 1.5 minutes on 2 cores.
+# (pgx, DuckDB); then the ordered scan of ORD's history (SELECT timestamp, id, value … ORDER BY
+# timestamp, id) at a Go Flight SQL client from hot, mixed and archived buckets through
+# flightsrv as a child process (with its peak RSS) and in process, side by side with pgx and
+# DuckDB asked directly, arrow-go's example SQLite Flight SQL server and a loopback Flight
+# server (the ceiling), and a 1.5M-row partition. Each prints a summary table with ratios and
+# its issue's targets (see bench/doc.go). Reads ../shared/data/flights-3m.parquet (override:
+# FLIGHTSRV_FLIGHTS_PARQUET). BENCHTIME is the time each variant is run for; slow variants
+# (0.2–1 s a query) still run at least twice. 3 to 5 minutes on 2 cores.
 BENCHTIME ?= 2s
 bench: tools bench-venv
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./bench/...

@@ -18,7 +18,8 @@ import (
 const EnvPython = "FLIGHTSRV_BENCH_PYTHON"
 
 // duckDB is a long-lived Python process running testdata/duckcount.py: one DuckDB connection
-// that answers count queries over Parquet files, one JSON line per request. Not safe for
+// that answers count queries and Arrow fetches over Parquet files, one JSON line per request.
+// Not safe for
 // concurrent use (the benchmarks ask it one query at a time).
 type duckDB struct {
 	cmd     *exec.Cmd
@@ -84,11 +85,21 @@ func startDuckDB() (*duckDB, error) {
 	return d, nil
 }
 
-// Query runs sql with params and returns DuckDB's answer.
+// Query runs sql with params and returns DuckDB's answer: the first column of the first row.
 func (d *duckDB) Query(sql string, params ...any) (duckAnswer, error) {
+	return d.ask(map[string]any{"sql": sql, "params": params})
+}
+
+// QueryArrow runs sql and fetches the whole result as an Arrow table; the answer's count is
+// the table's row count and its time covers execute and fetch.
+func (d *duckDB) QueryArrow(sql string) (duckAnswer, error) {
+	return d.ask(map[string]any{"sql": sql, "fetch": "arrow"})
+}
+
+func (d *duckDB) ask(request map[string]any) (duckAnswer, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	req, err := json.Marshal(map[string]any{"sql": sql, "params": params})
+	req, err := json.Marshal(request)
 	if err != nil {
 		return duckAnswer{}, err
 	}

@@ -250,10 +250,161 @@ func TestFormatting(t *testing.T) {
 		{times(1.234), "1.23×"}, {times(12.34), "12.3×"}, {times(1234.4), "1,234×"}, {times(math.Inf(1)), "∞"}, {times(math.NaN()), "n/a"},
 		{dur(352 * time.Microsecond), "352 µs"}, {dur(5031842 * time.Nanosecond), "5.03 ms"}, {dur(73021428), "73.0 ms"}, {dur(1063360389), "1.06 s"},
 		{verdictMin(60, 50), "MET"}, {verdictMax(1.6, 1.5), "MISSED by 7% (1.60× over 1.5×)"},
+		{mib(100 << 20), "100.0 MiB"}, {mib(1536 << 10), "1.5 MiB"}, {pct(0.054), "5%"}, {pct(math.Inf(1)), "n/a"}, {metIf(true), "met"}, {metIf(false), "not met"},
 		{median([]time.Duration{3, 1, 2}).String(), "2ns"}, {median([]time.Duration{4, 1, 2, 3}).String(), "2ns"}, {mean([]time.Duration{1, 2, 6}).String(), "3ns"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
+}
+
+// Targets of the scan issue, checked on ORD's whole history through flightsrv as a child
+// process (what a user's client sees).
+const (
+	targetArchiveRowsPerSec = 5e6  // archived buckets, rows/s at the client
+	targetVsExample         = 10.0 // archived buckets, times the example SQLite server's rate
+	targetHotVsPGX          = 1.0  // hot buckets, times the direct pgx read's rate
+	targetPeakRSS           = 100 << 20
+)
+
+// scanRow is one line of the scan summary: a result key and how to label it.
+type scanRow struct{ key, rows, state, path string }
+
+func (sc *scanSuite) scanRows() []scanRow {
+	var out []scanRow
+	for _, st := range []string{stateHot, stateMixed, stateArchive} {
+		out = append(out, scanRow{"ORD/" + st + "/" + viaProcess, airport, st, "flightsrv " + viaProcess}, scanRow{"ORD/" + st + "/" + viaInproc, airport, st, "flightsrv " + viaInproc})
+		switch st {
+		case stateHot:
+			out = append(out, scanRow{"ORD/" + st + "/" + viaPG, airport, st, viaPG})
+		case stateArchive:
+			out = append(out, scanRow{"ORD/" + st + "/" + viaDuck, airport, st, viaDuck})
+		}
+	}
+	return append(out,
+		scanRow{"ORD/" + peerExample, airport, "SQLite", peerExample},
+		scanRow{"ORD/" + peerLoopback, airport, "memory", peerLoopback},
+		scanRow{"large/" + stateMixed + "/" + viaProcess, largeKey, stateMixed, "flightsrv " + viaProcess})
+}
+
+// printScanSummary prints the scan variants side by side, their ratios and the issue's
+// targets, each marked met or not met.
+func (sc *scanSuite) printScanSummary(w io.Writer) {
+	fmt.Fprintf(w, "\n=== ordered scan SELECT timestamp, id, value … ORDER BY timestamp, id: summary ===\n")
+	fmt.Fprintf(w, "%s %s: %s rows (read directly from PostgreSQL while hot, as many as the source holds); every variant returned them", airport, fullRange, group(sc.ref.rows))
+	fmt.Fprintf(w, " in (timestamp, id) order with the same timestamps, id and value bytes (DuckDB: the count)\n")
+	fmt.Fprintf(w, "source %s: %s %s flights loaded through load.File in %s, as for the count benchmark\n", sc.source, group(sc.loaded.Appended), airport, sc.loadTime.Round(100*time.Millisecond))
+	fmt.Fprintf(w, "states: hot = %s's six month buckets in PostgreSQL %s; mixed = January–March archived to Parquet, April–June hot; archive = all six archived (%s payload bytes)\n",
+		airport, sc.pgVersion, group(sc.payBytes))
+	fmt.Fprintf(w, "flightsrv process: `flightsrv serve` (default fan-out) as a child process, a fresh one per state; inproc: internal/server in the benchmark's process\n")
+	if sc.exampleLoad > 0 {
+		fmt.Fprintf(w, "%s: arrow-go's sqlite_flightsql_server (in-memory SQLite, timestamp as INTEGER ns), loaded with the same rows through its Flight SQL interface in %s\n",
+			peerExample, sc.exampleLoad.Round(100*time.Millisecond))
+	}
+	if sc.duck != nil {
+		fmt.Fprintf(w, "%s: DuckDB %s (%s threads) over the six payload files, fetched as a pyarrow Table, timed inside Python\n", viaDuck, sc.duck.version, sc.duck.threads)
+	}
+	if li := sc.large; li.ran {
+		fmt.Fprintf(w, "large: table %s, partition %s = %q (delay < 0): %s rows in %s, loaded in %s (load.File over %s source rows; first record of each bucket appended, the rest copied alongside on 2 connections: %s in COPY, summed), January–March (%d buckets) archived in %s\n",
+			largeTable.Name, largeTable.PartitionColumn, largeKey, group(li.rows), fullRange, li.loadTime.Round(100*time.Millisecond), group(li.loaded.Read), li.writeTime.Round(100*time.Millisecond),
+			li.archivedBuckets, li.archTime.Round(100*time.Millisecond))
+	}
+	fmt.Fprintln(w, "rows/s = rows / p50 of a whole query at the Go client (GetFlightInfo, DoGet of every endpoint, every row touched); peak RSS = VmHWM of the server process after its runs")
+	fmt.Fprintln(w)
+
+	ceiling := sc.results["ORD/"+peerLoopback]
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "partition\tstate\tpath\trows\tp50\tmean\truns\trows/s\tof loopback\tpeak RSS\tidle RSS\t")
+	for _, row := range sc.scanRows() {
+		res := sc.results[row.key]
+		if res == nil {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\tnot run\t\t\t\t\t\t\t\n", row.rows, row.state, row.path)
+			continue
+		}
+		p50 := dur(res.p50)
+		if res.inner > 0 {
+			p50 = dur(res.inner) + " (in DuckDB)"
+		}
+		of, peak, idle := "-", "-", "-"
+		if ceiling != nil && row.rows == airport {
+			of = pct(res.rowsPerSec() / ceiling.rowsPerSec())
+		}
+		if res.hasMem {
+			peak, idle = mib(res.mem.hwm), mib(res.idle.rss)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", row.rows, row.state, row.path, group(res.rows), p50, dur(res.mean), res.n,
+			group(int64(res.rowsPerSec())), of, peak, idle)
+	}
+	tw.Flush()
+
+	r := func(k string) *scanResult { return sc.results[k] }
+	arch, hot, mixed := r("ORD/"+stateArchive+"/"+viaProcess), r("ORD/"+stateHot+"/"+viaProcess), r("ORD/"+stateMixed+"/"+viaProcess)
+	ex, pg, duck := r("ORD/"+peerExample), r("ORD/"+stateHot+"/"+viaPG), r("ORD/"+stateArchive+"/"+viaDuck)
+	fmt.Fprintln(w, "\nratios (rows/s, flightsrv process)")
+	pair := func(label string, a, b *scanResult) {
+		if a == nil || b == nil {
+			fmt.Fprintf(w, "  %-34s not measured\n", label)
+			return
+		}
+		fmt.Fprintf(w, "  %-34s %s\n", label, times(a.rowsPerSec()/b.rowsPerSec()))
+	}
+	pair("archive / sqlite-example", arch, ex)
+	pair("archive / direct-duckdb", arch, duck)
+	pair("hot / direct-pgx", hot, pg)
+	pair("mixed / archive", mixed, arch)
+	pair("mixed / hot", mixed, hot)
+	pair("archive / loopback ceiling", arch, ceiling)
+	pair("process / inproc, archive", arch, r("ORD/"+stateArchive+"/"+viaInproc))
+
+	fmt.Fprintf(w, "\ntargets (scan issue, %s's whole history, flightsrv as a process)\n", airport)
+	if arch != nil {
+		x := arch.rowsPerSec()
+		fmt.Fprintf(w, "  archived: %s rows/s (target ≥ %s): %s\n", group(int64(x)), group(int64(targetArchiveRowsPerSec)), metIf(x >= targetArchiveRowsPerSec))
+	} else {
+		fmt.Fprintln(w, "  archived: not measured")
+	}
+	if arch != nil && ex != nil {
+		x := arch.rowsPerSec() / ex.rowsPerSec()
+		fmt.Fprintf(w, "  archived vs %s: %s rows/s vs %s = %s (target ≥ %v×): %s\n", peerExample, group(int64(arch.rowsPerSec())), group(int64(ex.rowsPerSec())), times(x), targetVsExample, metIf(x >= targetVsExample))
+	} else {
+		fmt.Fprintf(w, "  archived vs %s: not measured\n", peerExample)
+	}
+	if hot != nil && pg != nil {
+		x := hot.rowsPerSec() / pg.rowsPerSec()
+		fmt.Fprintf(w, "  hot vs %s: %s rows/s vs %s = %s (target ≥ %v×): %s\n", viaPG, group(int64(hot.rowsPerSec())), group(int64(pg.rowsPerSec())), times(x), targetHotVsPGX, metIf(x >= targetHotVsPGX))
+	} else {
+		fmt.Fprintf(w, "  hot vs %s: not measured\n", viaPG)
+	}
+	for _, st := range []string{stateHot, stateMixed, stateArchive} {
+		rss(w, fmt.Sprintf("peak RSS, %s %s", airport, st), r("ORD/"+st+"/"+viaProcess))
+	}
+	rss(w, fmt.Sprintf("peak RSS, %s rows (%s)", group(sc.large.rows), stateMixed), r("large/"+stateMixed+"/"+viaProcess))
+	fmt.Fprintln(w)
+}
+
+func rss(w io.Writer, label string, res *scanResult) {
+	if res == nil || !res.hasMem {
+		fmt.Fprintf(w, "  %s: not measured\n", label)
+		return
+	}
+	fmt.Fprintf(w, "  %s: %s (target < %s): %s\n", label, mib(res.mem.hwm), mib(targetPeakRSS), metIf(res.mem.hwm < targetPeakRSS))
+}
+
+func metIf(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "not met"
+}
+
+// mib formats a byte count in MiB.
+func mib(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB" }
+
+// pct formats a fraction as a percentage.
+func pct(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
 }
