@@ -1,9 +1,10 @@
 // Package archive holds the archive tier of flightsrv: the Pulpitum v4 archive artifacts
 // (content-addressed object keys, manifest v4, JSON payloads and the Parquet record envelope
-// v2), a [Reader] that implements routing.ArchiveReader with statistics pushdown, a [Writer]
-// that implements routing.ArchiveWriter with the reference's verified write protocol, and the
-// [Archiver] runner that drives due buckets through claim → snapshot → upload → verify →
-// publish → cleanup. Everything follows pulpitum-reference.md §1.5 (artifacts) and §4
+// v2), a [Reader] that implements routing.ArchiveReader with statistics pushdown and
+// routing.ArchiveBatchReader (Arrow batch reads), a [Writer] that implements
+// routing.ArchiveWriter with the reference's verified write protocol, and the [Archiver]
+// runner that drives due buckets through claim → snapshot → upload → verify → publish →
+// cleanup. Everything follows pulpitum-reference.md §1.5 (artifacts) and §4
 // (state machine and runner); an existing Pulpitum deployment's archives are read as they are.
 //
 // # Object storage
@@ -44,8 +45,8 @@
 //     whole bucket (full range, no cursor, limit ≥ record_count), Parquet payloads small
 //     enough to arrive whole with the footer (ReaderOptions.TailBytes), [Reader.Verify], and
 //     the Writer's read-back, which is the archiver's verify step before publication.
-//   - ReaderOptions.VerifyFully forces the full validation on every Read and Count, bypassing
-//     the caches, for deployments that prefer integrity over pushdown.
+//   - ReaderOptions.VerifyFully forces the full validation on every Read, Count and
+//     ReadBatches, bypassing the caches, for deployments that prefer integrity over pushdown.
 //
 // Whole-bucket counts are answered from the validated manifest's record_count alone.
 // MIN/MAX(timestamp) ([Reader.MinMax], routing.ArchiveMinMaxer) never are: a manifest cannot
@@ -78,6 +79,40 @@
 // other groups and pages have only event_time decoded and binned. A range inside one bin is
 // answered as Count answers it (the manifest's record_count for the whole bucket).
 //
+// # Arrow batch reads
+//
+// [Reader.ReadBatches] (routing.ArchiveBatchReader) is the scan path's read: it streams a
+// bucket's records inside a range as Arrow record batches of the requested columns, without
+// routing.Record values in between. For Parquet payloads it classifies row groups and pages
+// with the same trusted statistics as Read and the aggregates, fetches only the requested
+// columns' pages of the spans that remain (the next row group's in the background once more
+// rows are wanted), and decodes one span at a time as the consumer calls Next: for each page
+// parquet-go decodes (decompression, plain, dictionary or delta encodings), the event_time
+// values are read from the page's typed slice (INT64 in any unit, or INT96, converted to
+// nanoseconds) to select the rows inside the range, and the selected byte-array values are
+// copied from the page's value buffer straight into Arrow offset and data buffers allocated
+// from the request's allocator — runs of consecutive rows with one copy, no per-value Go
+// allocation. Batches of an ascending read are slices of the span's arrays; a descending read
+// copies them in reverse. The partition column is a constant (the bucket's key): partition_key
+// pages are read only to check them when that column is requested.
+//
+// Batch reads accept every Parquet payload the aggregates accept, envelope or not: a request
+// needs the sort_key and value columns only when it asks for id or value. Ordered is decided
+// from metadata before the first batch: the envelope is sorted by contract; another file is
+// claimed sorted only by sorting_columns (event_time, sort_key ascending) in every row group
+// and strictly ascending trusted row-group bounds. A claimed-sorted file is streamed in file
+// order (reversed for descending reads) and every decoded row is checked against its
+// predecessor (ErrRecordsUnsorted on a violation: rows already emitted cannot be taken back,
+// so the read fails); any other file is streamed in file order unchecked, reports Ordered
+// false, and the consumer sorts. JSON payloads, and all payloads under VerifyFully, are read
+// whole and fully verified before their first batch, as Read does.
+//
+// Batch reads never hash a Parquet payload, even when they read the whole bucket, except when
+// the payload arrives whole with the footer: the digest needs every byte in order before any
+// row may be trusted, which a streaming read of selected columns cannot provide. Read keeps
+// verifying whole-bucket reads; deployments that need the digest on every scan set
+// VerifyFully.
+//
 // # Writing
 //
 // The Writer serialises a bucket's records (Parquet by default, JSON as the reference writes
@@ -89,7 +124,8 @@
 //
 // # Imports
 //
-// This package imports routing (for the shared types and ports), parquet-go, gocloud.dev/blob
-// and OpenTelemetry. It must not import Flight, Substrait, SQL planning, a hot-store driver
+// This package imports routing (for the shared types and ports), parquet-go, arrow-go's
+// arrow, array and memory packages (batch reads; its Parquet reader only in tests, as an
+// independent decoder), gocloud.dev/blob and OpenTelemetry. It must not import Flight, Substrait, SQL planning, a hot-store driver
 // package (routing/cockroach, routing/sqlite: tests excepted) or anything above routing.
 package archive

@@ -196,26 +196,28 @@ func toInt96(t time.Time) deprecated.Int96 {
 	return deprecated.Int96{uint32(nanos), uint32(uint64(nanos) >> 32), uint32(days)}
 }
 
-// TestCountForeignParquet counts archives whose Parquet payload was written with other
-// settings than ours and compares every answer with a brute-force count. Reading records from
-// them is refused with ErrPayloadSchema (they are not the envelope).
-func TestCountForeignParquet(t *testing.T) {
-	t.Parallel()
-	b := testBucket("general", routing.CalendarMonthUTC, time.Date(2023, 7, 4, 0, 0, 0, 0, time.UTC))
-	rng := newRand(99)
-	const n = 1500
-	small := []parquet.WriterOption{parquet.MaxRowsPerRowGroup(200), parquet.PageBufferSize(512)}
+// foreignVariant is a Parquet payload written "by another tool" (or our envelope with a
+// damaged footer): its bytes, the non-null event times of its rows, its row count (nulls
+// included) and whether it is exactly the envelope. ref is a file with the same rows whose
+// footer was not edited, for reference decoders that may reject edited footers.
+type foreignVariant struct {
+	name     string
+	data     []byte
+	times    []time.Time
+	rows     int
+	envelope bool
+	ref      []byte
+}
 
-	type variant struct {
-		name     string
-		data     []byte
-		times    []time.Time // the non-null event times
-		rows     int         // rows, nulls included
-		envelope bool
-	}
-	var variants []variant
-	add := func(name string, data []byte, times []time.Time, rows int, envelope bool) {
-		variants = append(variants, variant{name, data, times, rows, envelope})
+// foreignVariants returns the payloads of TestCountForeignParquet, each holding n rows of b.
+func foreignVariants(t *testing.T, b routing.BucketID, rng *rand.Rand, n int) []foreignVariant {
+	small := []parquet.WriterOption{parquet.MaxRowsPerRowGroup(200), parquet.PageBufferSize(512)}
+	var variants []foreignVariant
+	add := func(name string, data []byte, times []time.Time, rows int, envelope bool, ref []byte) {
+		if ref == nil {
+			ref = data
+		}
+		variants = append(variants, foreignVariant{name, data, times, rows, envelope, ref})
 	}
 
 	{ // milliseconds, UTC, several row groups, unsorted, other columns around event_time
@@ -225,12 +227,12 @@ func TestCountForeignParquet(t *testing.T) {
 			rows[i] = msRow{Channel: "general", EventTime: tt.UnixMilli(), Body: []byte{byte(i)}}
 		}
 		data := writeRows(t, rows, small...)
-		add("ms-unsorted-multi-group", data, ts, n, false)
-		add("ms-reversed-stats", rewriteFooter(t, data, reverseStats), ts, n, false)
-		add("ms-truncated-stats", rewriteFooter(t, data, truncateStats), ts, n, false)
-		add("ms-deprecated-stats-only", rewriteFooter(t, data, deprecatedStatsOnly), ts, n, false)
-		add("ms-no-column-orders", rewriteFooter(t, data, dropColumnOrders), ts, n, false)
-		add("ms-converted-type-only", rewriteFooter(t, data, convertedTypeOnly), ts, n, false)
+		add("ms-unsorted-multi-group", data, ts, n, false, nil)
+		add("ms-reversed-stats", rewriteFooter(t, data, reverseStats), ts, n, false, data)
+		add("ms-truncated-stats", rewriteFooter(t, data, truncateStats), ts, n, false, data)
+		add("ms-deprecated-stats-only", rewriteFooter(t, data, deprecatedStatsOnly), ts, n, false, data)
+		add("ms-no-column-orders", rewriteFooter(t, data, dropColumnOrders), ts, n, false, data)
+		add("ms-converted-type-only", rewriteFooter(t, data, convertedTypeOnly), ts, n, false, data)
 	}
 	{ // microseconds, sorted, one row group
 		ts := foreignTimes(rng, b, n, time.Microsecond, true)
@@ -238,13 +240,13 @@ func TestCountForeignParquet(t *testing.T) {
 		for i, tt := range ts {
 			rows[i] = usRow{EventTime: tt.UnixMicro(), ID: int64(i)}
 		}
-		add("us-one-group", writeRows(t, rows, parquet.PageBufferSize(1024)), ts, n, false)
+		add("us-one-group", writeRows(t, rows, parquet.PageBufferSize(1024)), ts, n, false, nil)
 		data := writeRows(t, rows, small...)
-		add("us-sorted-multi-group", data, ts, n, false)
-		add("us-empty-row-groups", rewriteFooter(t, data, insertEmptyRowGroups), ts, n, false)
-		add("us-no-page-index-reversed", rewriteFooter(t, data, func(md *format.FileMetaData) { dropPageIndex(md); reverseStats(md) }), ts, n, false)
+		add("us-sorted-multi-group", data, ts, n, false, nil)
+		add("us-empty-row-groups", rewriteFooter(t, data, insertEmptyRowGroups), ts, n, false, data)
+		add("us-no-page-index-reversed", rewriteFooter(t, data, func(md *format.FileMetaData) { dropPageIndex(md); reverseStats(md) }), ts, n, false, data)
 		noStats := writeRows(t, rows, append(small, parquet.SkipPageBounds("event_time"), parquet.DataPageStatistics(false))...)
-		add("us-no-statistics", noStats, ts, n, false)
+		add("us-no-statistics", noStats, ts, n, false, nil)
 	}
 	{ // nanoseconds, isAdjustedToUTC=false
 		ts := foreignTimes(rng, b, n, time.Nanosecond, true)
@@ -252,7 +254,7 @@ func TestCountForeignParquet(t *testing.T) {
 		for i, tt := range ts {
 			rows[i] = localNsRow{ID: int64(i), EventTime: tt.UnixNano()}
 		}
-		add("ns-local-time", writeRows(t, rows, small...), ts, n, false)
+		add("ns-local-time", writeRows(t, rows, small...), ts, n, false, nil)
 	}
 	{ // optional microseconds with nulls
 		all := foreignTimes(rng, b, n, time.Microsecond, true)
@@ -267,7 +269,7 @@ func TestCountForeignParquet(t *testing.T) {
 			rows[i].EventTime = &v
 			ts = append(ts, tt)
 		}
-		add("us-optional-with-nulls", writeRows(t, rows, small...), ts, n, false)
+		add("us-optional-with-nulls", writeRows(t, rows, small...), ts, n, false, nil)
 	}
 	{ // legacy INT96
 		ts := foreignTimes(rng, b, n, time.Nanosecond, false)
@@ -275,7 +277,7 @@ func TestCountForeignParquet(t *testing.T) {
 		for i, tt := range ts {
 			rows[i] = int96Row{EventTime: toInt96(tt), V: int32(i)}
 		}
-		add("int96", writeRows(t, rows, small...), ts, n, false)
+		add("int96", writeRows(t, rows, small...), ts, n, false, nil)
 	}
 	{ // our envelope with damaged statistics and extra empty groups
 		recs := genRecords(rng, b, n)
@@ -284,9 +286,21 @@ func TestCountForeignParquet(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts := eventTimes(recs)
-		add("envelope-reversed-stats", rewriteFooter(t, data, reverseStats), ts, n, true)
-		add("envelope-empty-row-groups", rewriteFooter(t, data, insertEmptyRowGroups), ts, n, true)
+		add("envelope-reversed-stats", rewriteFooter(t, data, reverseStats), ts, n, true, data)
+		add("envelope-empty-row-groups", rewriteFooter(t, data, insertEmptyRowGroups), ts, n, true, data)
 	}
+	return variants
+}
+
+// TestCountForeignParquet counts archives whose Parquet payload was written with other
+// settings than ours and compares every answer with a brute-force count. Reading records from
+// them is refused with ErrPayloadSchema (they are not the envelope).
+func TestCountForeignParquet(t *testing.T) {
+	t.Parallel()
+	b := testBucket("general", routing.CalendarMonthUTC, time.Date(2023, 7, 4, 0, 0, 0, 0, time.UTC))
+	rng := newRand(99)
+	const n = 1500
+	variants := foreignVariants(t, b, rng, n)
 
 	for i, v := range variants {
 		t.Run(v.name, func(t *testing.T) {

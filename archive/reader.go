@@ -19,10 +19,10 @@ import (
 type ReaderOptions struct {
 	// OperationTimeout is the deadline of each object-store request (default 30 s).
 	OperationTimeout time.Duration
-	// VerifyFully makes every Read and Count fetch the whole payload, check its length and
-	// SHA-256 against the manifest, decode it and check the record count, membership and
-	// order — the reference reader's full validation — bypassing the manifest and footer
-	// caches. Off by default: see the package documentation for the trade-off.
+	// VerifyFully makes every Read, Count and ReadBatches fetch the whole payload, check its
+	// length and SHA-256 against the manifest, decode it and check the record count,
+	// membership and order — the reference reader's full validation — bypassing the manifest
+	// and footer caches. Off by default: see the package documentation for the trade-off.
 	VerifyFully bool
 	// ManifestCacheEntries bounds the cache of validated manifests (default 4096; negative
 	// disables it).
@@ -43,6 +43,14 @@ type ReaderOptions struct {
 	// ReadBufferBytes is parquet-go's read buffer; needed ranges are padded by it
 	// (default 8 KiB).
 	ReadBufferBytes int
+	// BatchSpanRows bounds the rows ReadBatches decodes at once from a Parquet row group whose
+	// columns all have offset indexes: the rows to read are cut at event_time page boundaries
+	// into spans of at most this many rows (a single page may hold more). Larger spans seek
+	// less (a page straddling two spans is decoded twice); smaller ones hold less memory,
+	// which matters most for descending reads, which decode a span before emitting its last
+	// row first. Default 32,768, so that the writer's default row groups (16,384 rows) are
+	// decoded whole.
+	BatchSpanRows int
 	// TracerProvider supplies the pulpitum.archive.read spans (default: the global provider).
 	TracerProvider trace.TracerProvider
 }
@@ -72,15 +80,19 @@ func (o *ReaderOptions) withDefaults() {
 	if o.ReadBufferBytes <= 0 {
 		o.ReadBufferBytes = 8 << 10
 	}
+	if o.BatchSpanRows <= 0 {
+		o.BatchSpanRows = 4 * routing.MaxBatchRows
+	}
 	if o.TracerProvider == nil {
 		o.TracerProvider = otel.GetTracerProvider()
 	}
 }
 
-// Reader reads published archives: it implements routing.ArchiveReader over a gocloud.dev blob
-// bucket (file://, s3://, gs://, azblob://, as the bucket was opened). Every call validates
-// the manifest against the requested bucket before touching the payload. A Reader is safe for
-// concurrent use; it does not own the bucket.
+// Reader reads published archives: it implements routing.ArchiveReader and
+// routing.ArchiveBatchReader over a gocloud.dev blob bucket (file://, s3://, gs://, azblob://,
+// as the bucket was opened). Every call validates the manifest against the requested bucket
+// before touching the payload. A Reader is safe for concurrent use; it does not own the
+// bucket.
 type Reader struct {
 	store     objectStore
 	opts      ReaderOptions

@@ -1,0 +1,186 @@
+package archive
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// Arrow building blocks of ReadBatches. Arrays are built straight into buffers from the
+// request's allocator, without validity bitmaps (stored values are never null), so that a
+// batch's memory is exactly its offsets, data and timestamps.
+
+// varColumn accumulates the values of one variable-width column (utf8 or binary) in Arrow
+// layout: n+1 int32 offsets and the concatenated data.
+type varColumn struct {
+	offs, data *memory.Buffer
+	n, size    int
+}
+
+// newVarColumn returns an empty column with room for rows values and dataHint bytes.
+func newVarColumn(alloc memory.Allocator, rows, dataHint int) *varColumn {
+	c := &varColumn{offs: memory.NewResizableBuffer(alloc), data: memory.NewResizableBuffer(alloc)}
+	c.offs.Reserve(4 * (rows + 1))
+	c.offs.ResizeNoShrink(4)
+	arrow.Int32Traits.CastFromBytes(c.offs.Bytes())[0] = 0
+	if dataHint > 0 {
+		c.data.Reserve(dataHint)
+	}
+	return c
+}
+
+// append adds v. The column grows geometrically; a column larger than 2 GiB cannot be
+// represented with int32 offsets and panics (a span never holds that much: pages are far
+// smaller).
+func (c *varColumn) append(v []byte) {
+	if need := 4 * (c.n + 2); need > c.offs.Cap() {
+		c.offs.Reserve(max(need, 2*c.offs.Cap()))
+	}
+	if need := c.size + len(v); need > c.data.Cap() {
+		c.data.Reserve(max(need, 2*c.data.Cap(), 256))
+	}
+	copy(c.data.Buf()[c.size:], v)
+	c.size += len(v)
+	c.n++
+	offs := arrow.Int32Traits.CastFromBytes(c.offs.Buf())
+	offs[c.n] = int32(c.size)
+}
+
+// appendRun adds the m values data[offs[i]:offs[i+1]] (i < m, len(offs) = m+1, offsets
+// ascending) with one copy of their bytes.
+func (c *varColumn) appendRun(data []byte, offs []uint32) {
+	m := len(offs) - 1
+	if m <= 0 {
+		return
+	}
+	first, last := offs[0], offs[m]
+	if need := 4 * (c.n + m + 1); need > c.offs.Cap() {
+		c.offs.Reserve(max(need, 2*c.offs.Cap()))
+	}
+	if need := c.size + int(last-first); need > c.data.Cap() {
+		c.data.Reserve(max(need, 2*c.data.Cap(), 256))
+	}
+	copy(c.data.Buf()[c.size:], data[first:last])
+	dst := arrow.Int32Traits.CastFromBytes(c.offs.Buf())[c.n+1 : c.n+1+m]
+	base := int32(c.size) - int32(first)
+	for i := range dst {
+		dst[i] = base + int32(offs[i+1])
+	}
+	c.size += int(last - first)
+	c.n += m
+}
+
+// finish returns the column as an array of type dt and releases the builder's references.
+func (c *varColumn) finish(dt arrow.DataType) arrow.Array {
+	c.offs.ResizeNoShrink(4 * (c.n + 1))
+	c.data.ResizeNoShrink(c.size)
+	data := array.NewData(dt, c.n, []*memory.Buffer{nil, c.offs, c.data}, nil, 0, 0)
+	arr := array.MakeFromData(data)
+	data.Release()
+	c.release()
+	return arr
+}
+
+// release drops the builder's buffers (after finish, or on an error).
+func (c *varColumn) release() {
+	if c.offs != nil {
+		c.offs.Release()
+		c.data.Release()
+		c.offs, c.data = nil, nil
+	}
+}
+
+// newTimestamps returns a timestamp[ns, UTC] array of vals (copied).
+func newTimestamps(alloc memory.Allocator, vals []int64) arrow.Array {
+	return newTimestampsFunc(alloc, len(vals), func(dst []int64) { copy(dst, vals) })
+}
+
+// newTimestampsFunc returns a timestamp[ns, UTC] array of n values written by fill.
+func newTimestampsFunc(alloc memory.Allocator, n int, fill func(dst []int64)) arrow.Array {
+	buf := memory.NewResizableBuffer(alloc)
+	buf.Resize(8 * n)
+	fill(arrow.Int64Traits.CastFromBytes(buf.Bytes()))
+	data := array.NewData(routing.TimestampType, n, []*memory.Buffer{nil, buf}, nil, 0, 0)
+	buf.Release()
+	arr := array.MakeFromData(data)
+	data.Release()
+	return arr
+}
+
+// constantString returns a utf8 array of n copies of v: the partition column, every row of
+// which holds the bucket's partition key.
+func constantString(alloc memory.Allocator, v []byte, n int) arrow.Array {
+	offs := memory.NewResizableBuffer(alloc)
+	offs.Resize(4 * (n + 1))
+	o := arrow.Int32Traits.CastFromBytes(offs.Bytes())
+	data := memory.NewResizableBuffer(alloc)
+	data.Resize(n * len(v))
+	d := data.Bytes()
+	for i := 0; i <= n; i++ {
+		o[i] = int32(i * len(v))
+	}
+	if len(v) > 0 {
+		copy(d, v)
+		for filled := len(v); filled < len(d); filled *= 2 {
+			copy(d[filled:], d[:filled])
+		}
+	}
+	ad := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{nil, offs, data}, nil, 0, 0)
+	offs.Release()
+	data.Release()
+	arr := array.MakeFromData(ad)
+	ad.Release()
+	return arr
+}
+
+// varView is read access to a utf8 or binary array without nulls: value i is
+// data[offs[i]:offs[i+1]].
+type varView struct {
+	offs []int32
+	data []byte
+}
+
+func viewVar(a arrow.Array) varView {
+	var v varView
+	switch a := a.(type) {
+	case *array.String:
+		v.offs = a.ValueOffsets()
+	case *array.Binary:
+		v.offs = a.ValueOffsets()
+	default:
+		return v
+	}
+	if buf := a.Data().Buffers()[2]; buf != nil {
+		v.data = buf.Bytes()
+	}
+	return v
+}
+
+// size returns the length of value i.
+func (v varView) size(i int) int { return int(v.offs[i+1] - v.offs[i]) }
+
+// reversed returns values [lo, hi) of a utf8 or binary array in reverse order, as a new array.
+func reversed(alloc memory.Allocator, a arrow.Array, lo, hi int) arrow.Array {
+	if ts, ok := a.(*array.Timestamp); ok {
+		src := ts.TimestampValues()
+		buf := memory.NewResizableBuffer(alloc)
+		buf.Resize(8 * (hi - lo))
+		dst := arrow.TimestampTraits.CastFromBytes(buf.Bytes())
+		for i := range dst {
+			dst[i] = src[hi-1-i]
+		}
+		data := array.NewData(a.DataType(), hi-lo, []*memory.Buffer{nil, buf}, nil, 0, 0)
+		buf.Release()
+		out := array.MakeFromData(data)
+		data.Release()
+		return out
+	}
+	v := viewVar(a)
+	c := newVarColumn(alloc, hi-lo, int(v.offs[hi]-v.offs[lo]))
+	for i := hi - 1; i >= lo; i-- {
+		c.append(v.data[v.offs[i]:v.offs[i+1]])
+	}
+	return c.finish(a.DataType())
+}
