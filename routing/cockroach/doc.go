@@ -13,6 +13,22 @@
 //
 // Timestamps are TIMESTAMPTZ with microsecond precision and are returned in UTC.
 //
+// Arrow reads (ScanRange, routing.HotBatchScanner, scan.go) are one statement per bucket too,
+// but not the LEFT JOIN LATERAL: PostgreSQL keeps only a nested loop's outer order (the one
+// route row), so ordering the lateral's rows meant sorting the whole bucket on the server
+// (an external merge sort on disk for 150,000 rows) before the first row left. The scan is the
+// route row UNION ALL the records, ordered on top, which PostgreSQL runs as a Merge Append of
+// the records' primary-key index scan and the route row placed first (TestScanStatementPlan
+// checks every variant, custom and generic plans); CockroachDB can run an ordered UNION ALL as
+// an ordered synchronizer of ordered inputs, but that plan has not been checked on a cluster.
+// The route travels in one text column and the archived check is an index-scan bound, which
+// keeps a record row as cheap on the server as in a plain SELECT of its columns. The reader
+// keeps the statement open and decodes pgx's raw binary values (TIMESTAMPTZ as int64 µs since
+// 2000-01-01, BYTEA as bytes) straight into Arrow buffers, a batch at a time; connections
+// configured for the simple protocol or exec mode get text results and a slower decoding
+// path. A reader stopped early drains what its limit leaves (up to about 1 MiB) or closes its
+// connection. arrowbatch.go, the batch assembly, is shared word for word with routing/sqlite.
+//
 // Every statement the store sends is counted into the context's routing.ReadStats and traced
 // as an OpenTelemetry client span (pulpitum-reference.md §6.1) through a pgx.QueryTracer;
 // Config.Tracer adds a caller's tracer behind it.

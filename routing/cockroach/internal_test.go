@@ -74,3 +74,23 @@ func TestTokens(t *testing.T) {
 		seen[tok] = true
 	}
 }
+
+func TestParseRoute(t *testing.T) {
+	for text, want := range map[string]routing.Route{
+		"hot/0/f/-":                   {State: routing.StateHot},
+		"archiving/3/f/-":             {State: routing.StateArchiving, Generation: 3},
+		"archived/2/t/+m/a/b.json":    {State: routing.StateArchived, Generation: 2, HotDeleted: true, ManifestKey: "m/a/b.json"},
+		"archived/12/f/+key with / ü": {State: routing.StateArchived, Generation: 12, ManifestKey: "key with / ü"},
+	} {
+		got, err := parseRoute(text)
+		if err != nil || got != want {
+			t.Errorf("parseRoute(%q) = %+v, %v; want %+v", text, got, err, want)
+		}
+	}
+	for _, text := range []string{"", "hot", "hot/0/f", "hot/x/f/-", "hot/0/x/-", "hot/0/f/", "hot/0/f/key",
+		"frozen/0/f/-", "archived/1/f/-", "archived/1/f/+", "hot/0/f/+m"} {
+		if _, err := parseRoute(text); !errors.Is(err, routing.ErrOperationFailed) {
+			t.Errorf("parseRoute(%q) = %v, want ErrOperationFailed", text, err)
+		}
+	}
+}

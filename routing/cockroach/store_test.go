@@ -47,7 +47,7 @@ func migrated(t *testing.T, cfg cockroach.Config) *cockroach.Store {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) storetest.Store { return migrated(t, cockroach.Config{MaxConns: 8}) })
+	storetest.Run(t, func(t *testing.T) storetest.Store { return gauged{migrated(t, cockroach.Config{MaxConns: 8})} })
 }
 
 // recorder is a pgx.QueryTracer that keeps the text of every statement.

@@ -18,6 +18,15 @@
 // Every statement is counted into the context's routing.ReadStats, including BEGIN and
 // COMMIT/ROLLBACK of write transactions.
 //
+// Arrow reads (ScanRange, routing.HotBatchScanner, scan.go) are one statement per bucket: the
+// route row UNION ALL the records, whose ORDER BY SQLite runs as a merge of the two arms with
+// the records' arm following the primary key (no temporary B-tree), inside a co-routine that
+// returns only the requested columns. The reader keeps the statement, and so its WAL snapshot,
+// open between batches and scans each row into reused destinations without conversion
+// (database/sql Scanners receive the driver's values; the driver itself still copies each
+// BLOB), straight into Arrow buffers. arrowbatch.go, the batch assembly, is shared word for
+// word with routing/cockroach.
+//
 // Per-bin counts (routing.HotBinCounter, histogram.go) are one GROUP BY statement with the
 // route, in integer microsecond arithmetic, giving the CockroachDB store's answers.
 //

@@ -15,7 +15,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing/storetest"
 )
 
-func openStore(t *testing.T) *sqlite.Store {
+func openStore(t testing.TB) *sqlite.Store {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
 	if err != nil {
@@ -29,7 +29,7 @@ func openStore(t *testing.T) *sqlite.Store {
 	return s
 }
 
-func migrated(t *testing.T) *sqlite.Store {
+func migrated(t testing.TB) *sqlite.Store {
 	t.Helper()
 	s := openStore(t)
 	if err := s.Migrate(context.Background()); err != nil {
@@ -39,7 +39,7 @@ func migrated(t *testing.T) *sqlite.Store {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) storetest.Store { return migrated(t) })
+	storetest.Run(t, func(t *testing.T) storetest.Store { return gauged{migrated(t)} })
 }
 
 func TestMigrateAndValidate(t *testing.T) {

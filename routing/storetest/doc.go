@@ -8,6 +8,17 @@
 // lost races, discovery order and limit), isolation of tables sharing partitions and bucket
 // keys, concurrent appends, statement counts and error privacy.
 //
+// The Arrow batch reads (routing.HotBatchScanner, scan.go) are checked with a checked
+// allocator that hands out dirty memory and must be back at zero after every read: every
+// column subset (none included) and order, both directions, limits (0, 1, exactly a batch,
+// more than the rows), clipping and microsecond-grid bounds, never-appended, archiving and
+// archived buckets (no reader), batches never empty and within the row and byte limits,
+// invalid UTF-8 sort and partition keys, early release and cancellation (the store's
+// connections back to zero, through ConnGauge), readers side by side, the snapshot held while
+// the bucket is published and its hot rows deleted, statement and row counts, and
+// routing.DurableTable.ScanBucket's route decisions; rows are compared with the appended
+// records and with the store's ReadRange.
+//
 // Expected answers never come from the store under test, and expected bucket ids are written
 // out literally rather than computed with routing's bucket math.
 //

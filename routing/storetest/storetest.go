@@ -31,6 +31,8 @@ type Store interface {
 
 // Run runs the suite. open must return a new, empty, migrated store for each call (each
 // subtest calls it once, and subtests run in parallel); it registers its own cleanup on t.
+// The store must also implement routing.HotBatchScanner and ConnGauge (the batch-scan tests
+// check that readers return their connections).
 func Run(t *testing.T, open func(t *testing.T) Store) {
 	tests := []struct {
 		name string
@@ -55,6 +57,15 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"ConcurrentAppends", testConcurrentAppends},
 		{"StatementCounts", testStatementCounts},
 		{"ErrorPrivacy", testErrorPrivacy},
+		{"ScanRangeRows", testScanRows},
+		{"ScanRangeBounds", testScanBounds},
+		{"ScanRangeRoutes", testScanRoutes},
+		{"ScanRangeBatchBytes", testScanBatchBytes},
+		{"ScanRangeInvalidUTF8", testScanInvalidUTF8},
+		{"ScanRangeRelease", testScanRelease},
+		{"ScanRangeSnapshot", testScanSnapshot},
+		{"ScanRangeStats", testScanStats},
+		{"ScanBucket", testScanBucket},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

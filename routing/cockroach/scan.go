@@ -1,0 +1,559 @@
+package cockroach
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// The batch scan statement (ScanRange). Route and rows come from one statement, hence one
+// snapshot, like readSQL; but where readSQL's LEFT JOIN LATERAL makes PostgreSQL sort the
+// whole page on top of the join (a nested loop preserves only its outer side's order, here
+// the one route row — for an unlimited bucket read that was an external merge sort on disk
+// before the first row), the scan is a UNION ALL of
+//
+//   - the route row (synthesised 'hot' when the bucket has no metadata row), placed by $6 just
+//     before the first record in the read order (range start − 1 µs ascending, range end
+//     descending), and
+//   - the bucket's records inside $4..$5 in primary-key order (LIMIT $7 when limited),
+//
+// ordered by (event_time, sort_key) on top. PostgreSQL plans the top ORDER BY as a Merge
+// Append of the records' ordered index scan and the one-row route, so rows stream in index
+// order with no sort and the route row always comes first (TestScanStatementPlan); CockroachDB
+// can run an ordered UNION ALL as an ordered synchronizer of ordered inputs.
+//
+// Two details keep each record row as cheap as a plain SELECT of the same columns (measured:
+// four route columns and a NOT EXISTS gate cost about 10% more client and server CPU a row):
+//
+//   - The route travels in one TEXT column, NULL on record rows: "state/generation/t|f/key"
+//     with the hot_deleted flag as t or f and the manifest key as "+key", or "-" when NULL
+//     (parseRoute).
+//   - An archived bucket's records are excluded by a second upper bound on event_time that
+//     collapses to the range start when the bucket is archived: one probe of the metadata
+//     key, evaluated once, that PostgreSQL applies as an index-scan key (an uncorrelated
+//     NOT EXISTS would put a gating Result node over every row); CockroachDB constrains the
+//     span with $5 and filters with the probe.
+//
+// Only the requested columns are returned: event_time when the timestamp is requested,
+// sort_key when the id is, value when the value is (event_time and sort_key stay in the
+// UNION ALL's select list, since the order needs them); partition_key never (the partition
+// column is the bucket's key). The text depends on the direction, the limit and the selected
+// columns: 32 registered variants.
+func scanSQL(desc, limited, ts, id, value bool) string {
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	out := "u.route"
+	if ts {
+		out += ", u.event_time"
+	}
+	if id {
+		out += ", u.sort_key"
+	}
+	if value {
+		out += ", u.value"
+	}
+	routeValue, recValue := "", ""
+	if value {
+		routeValue, recValue = ", NULL::BYTEA AS value", ", rec.value"
+	}
+	limit := ""
+	if limited {
+		limit = "\n\tLIMIT $7"
+	}
+	return `SELECT ` + out + `
+FROM (
+	SELECT COALESCE(m.state, 'hot') || '/' || CAST(COALESCE(m.generation, 0) AS TEXT) || '/'
+			|| CASE WHEN m.hot_deleted THEN 't' ELSE 'f' END || '/'
+			|| COALESCE('+' || m.archive_object_key, '-') AS route,
+		$6::TIMESTAMPTZ AS event_time, NULL::BYTEA AS sort_key` + routeValue + `
+	FROM (VALUES (1)) AS one (x)
+	LEFT JOIN pulpitum_v4_bucket_metadata AS m
+		ON m.table_id = $1 AND m.partition_key = $2 AND m.bucket_key = $3
+	UNION ALL (
+	SELECT NULL::TEXT, rec.event_time, rec.sort_key` + recValue + `
+	FROM pulpitum_v4_records AS rec
+	WHERE rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3
+		AND rec.event_time >= $4 AND rec.event_time < $5
+		AND rec.event_time < COALESCE((
+			SELECT $4::TIMESTAMPTZ FROM pulpitum_v4_bucket_metadata AS a
+			WHERE a.table_id = $1 AND a.partition_key = $2 AND a.bucket_key = $3 AND a.state = 'archived'), $5)
+	ORDER BY rec.event_time ` + dir + `, rec.sort_key ` + dir + limit + `)
+) AS u
+ORDER BY u.event_time ` + dir + `, u.sort_key ` + dir
+}
+
+// parseRoute decodes the route column of a scan (see scanSQL).
+func parseRoute(text string) (routing.Route, error) {
+	malformed := fmt.Errorf("%w: scan bucket range: malformed route row", routing.ErrOperationFailed)
+	parts := strings.SplitN(text, "/", 4)
+	if len(parts) != 4 || (parts[2] != "t" && parts[2] != "f") || parts[3] == "" {
+		return routing.Route{}, malformed
+	}
+	gen, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return routing.Route{}, malformed
+	}
+	key, hasKey := parts[3][1:], parts[3][0] == '+'
+	if !hasKey && parts[3] != "-" {
+		return routing.Route{}, malformed
+	}
+	return routing.RouteFromRow(parts[0], key, hasKey, parts[2] == "t", gen)
+}
+
+// sqlScan[desc][limited][ts][id][value] holds the registered scan statements.
+var sqlScan = func() (v [2][2][2][2][2]string) {
+	for i := range 32 {
+		desc, limited, ts, id, value := i&16 != 0, i&8 != 0, i&4 != 0, i&2 != 0, i&1 != 0
+		v[b2i(desc)][b2i(limited)][b2i(ts)][b2i(id)][b2i(value)] =
+			register("SELECT routed durable bucket scan", "SELECT", RecordsTable, scanSQL(desc, limited, ts, id, value))
+	}
+	return v
+}()
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// scanRouteColumns is the number of route columns leading every row of a scan.
+const scanRouteColumns = 1
+
+// Draining: a reader stopped before its rows end either reads and discards what is left,
+// keeping its connection, when its LIMIT bounds that to about drainBytes (estimated from the
+// rows read so far, drainRowGuess bytes a row before the first), or else cancels the
+// statement's context, which makes pgx close the connection at once; the pool then discards
+// it instead of reusing it, and opens another when needed.
+const (
+	drainBytes    = 1 << 20
+	drainRowGuess = 256
+)
+
+// ctxCheckRows is how often (in rows) a reader checks its context between network reads.
+const ctxCheckRows = 4096
+
+// pgEpochMicros is 2000-01-01T00:00:00Z, PostgreSQL's binary timestamp origin, in
+// microseconds since the Unix epoch.
+const pgEpochMicros = 946_684_800_000_000
+
+// Microseconds since the Unix epoch that fit Arrow's timestamp[ns] (int64 nanoseconds).
+const (
+	minNanoMicros = -9_223_372_036_854_775
+	maxNanoMicros = 9_223_372_036_854_775
+)
+
+var errTimeRange = fmt.Errorf("%w: scan bucket range: stored event time is outside the nanosecond range", routing.ErrOperationFailed)
+
+var _ routing.HotBatchScanner = (*Store)(nil)
+
+// ScanRange implements routing.HotBatchScanner: b's route and, unless it is archived (then the
+// reader is nil and no connection is held), a reader of b's records inside req.Range clipped
+// to the bucket, in (event_time, sort_key) order (descending when req.Desc), at most
+// req.Limit of them when req.Limit >= 0 (0 reads the route only). Route and rows come from one
+// statement, hence one snapshot; a bucket without a metadata row is hot. Range bounds finer
+// than a microsecond select exactly the stored times they admit (routing.MicroBounds).
+//
+// The reader's batches have the schema of routing.TableDef.BatchSchema(req.Columns) (the
+// partition field's name is the caller's business: it is named "partition" here) and are
+// allocated from req.Alloc (memory.DefaultAllocator when nil). Timestamps are nanoseconds
+// since the Unix epoch in UTC, whole microseconds; the partition column is b.PartitionKey.
+// Rows stream from the pgx result (binary format: raw wire values are decoded straight into
+// Arrow buffers) and a batch is cut every routing.MaxBatchRows rows, or before a row
+// that would take the selected partition, id and value bytes past routing.MaxBatchBytes; the
+// whole bucket is never held.
+//
+// Ownership: the reader holds one pooled connection (and the open statement) from ScanRange
+// until its rows end, it fails, or it is released, whichever comes first; Release returns the
+// connection at once (a reader released early with many rows left closes the connection,
+// which the pool discards). Batches are valid until the next call to Next; Retain to keep
+// one. The reader is not safe for concurrent use; ScanRange is.
+//
+// Every statement is counted into the context's routing.ReadStats, and the rows the reader
+// returns into its HotRows. Errors (from ScanRange or the reader's Err): routing.ErrInvalidRecord
+// for an invalid bucket id; routing.ErrOperationFailed for an invalid column list, a metadata
+// row violating the state invariants, a stored sort key or partition key that is not valid
+// UTF-8 (when that column is requested), database errors and a cancelled or expired context
+// (wrapping the context's error); routing.ErrUnavailable for pool and connection failures.
+// No error carries keys, values or SQL.
+func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.BatchRequest) (routing.Route, routing.BatchReader, error) {
+	const op = "scan bucket range"
+	if err := b.Validate(); err != nil {
+		return routing.Route{}, nil, err
+	}
+	sc, err := newScanColumns(req.Columns)
+	if err != nil {
+		return routing.Route{}, nil, err
+	}
+	alloc := req.Alloc
+	if alloc == nil {
+		alloc = memory.DefaultAllocator
+	}
+	r := req.Range.Intersect(b.Range())
+	start, end, _ := routing.MicroBounds(r, nil, false)
+	if end.Before(start) {
+		end = start
+	}
+	routeAt := start.Add(-time.Microsecond)
+	if req.Desc {
+		routeAt = end
+	}
+	formats := make(pgx.QueryResultFormats, scanRouteColumns, scanRouteColumns+3)
+	for i := range formats {
+		formats[i] = pgx.BinaryFormatCode
+	}
+	for _, on := range []bool{sc.ts, sc.id, sc.value} {
+		if on {
+			formats = append(formats, pgx.BinaryFormatCode)
+		}
+	}
+	args := []any{formats, b.TableID, b.PartitionKey, b.Key, start, end, routeAt}
+	limited := req.Limit >= 0
+	if limited {
+		args = append(args, req.Limit)
+	}
+	query := sqlScan[b2i(req.Desc)][b2i(limited)][b2i(sc.ts)][b2i(sc.id)][b2i(sc.value)]
+
+	conn, err := s.acquire(ctx, op)
+	if err != nil {
+		return routing.Route{}, nil, err
+	}
+	qctx, cancel := context.WithCancel(ctx)
+	rows, err := conn.Query(qctx, query, args...)
+	if err != nil {
+		rows.Close()
+		cancel()
+		conn.Release()
+		return routing.Route{}, nil, s.classify(op, err)
+	}
+	sr := &scanReader{s: s, ctx: qctx, cancel: cancel, conn: conn, rows: rows, remaining: -1,
+		stats: routing.StatsFrom(ctx)}
+	if limited {
+		sr.remaining = req.Limit
+	}
+	route, err := sr.readRoute()
+	if err != nil {
+		sr.stop()
+		return routing.Route{}, nil, err
+	}
+	if route.State == routing.StateArchived {
+		// The records' branch is empty for an archived bucket: end the statement.
+		if rows.Next() {
+			sr.stop()
+			return routing.Route{}, nil, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
+		}
+		err := rows.Err()
+		sr.stop()
+		if err != nil {
+			return routing.Route{}, nil, s.classify(op, err)
+		}
+		return route, nil, nil
+	}
+	if err := sr.bindColumns(sc); err != nil {
+		sr.stop()
+		return routing.Route{}, nil, err
+	}
+	sr.schema = routing.TableDef{PartitionColumn: routing.ColumnPartition.String()}.BatchSchema(req.Columns)
+	sr.bb = newBatchBuilder(sr.schema, sc, alloc, b.PartitionKey, req.Limit)
+	sr.refs.Store(1)
+	return route, sr, nil
+}
+
+// scanReader is the routing.BatchReader of ScanRange over one open pgx result.
+type scanReader struct {
+	refs   atomic.Int64
+	s      *Store
+	schema *arrow.Schema
+	// ctx is the statement's context, a child of ScanRange's: the reader's Next has no context
+	// of its own, so the reader keeps the one its statement runs under (as pgx.Rows does) to
+	// check it between rows; cancel ends it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	conn   *pgxpool.Conn // nil once returned to the pool
+	rows   pgx.Rows
+	stats  *routing.ReadStats
+
+	// Positions of the data columns in a row's raw values (-1: not selected) and whether they
+	// arrive in binary format.
+	tsCol, idCol, valueCol int
+	tsBinary, bytesBinary  bool
+	scratchTime            time.Time
+	scratchID, scratchVal  []byte
+
+	bb        *batchBuilder
+	pending   bool  // the current row was read but belongs to the next batch
+	remaining int64 // rows the LIMIT still allows, -1 without a limit
+	seen      int   // data rows read
+	appended  int64 // data rows appended to batches
+	wireBytes int64 // their selected bytes, for the drain estimate
+	cur       arrow.RecordBatch
+	err       error
+}
+
+// readRoute reads the statement's first row, the route.
+func (r *scanReader) readRoute() (routing.Route, error) {
+	const op = "scan bucket range"
+	if !r.rows.Next() {
+		if err := r.rows.Err(); err != nil {
+			return routing.Route{}, r.s.classify(op, err)
+		}
+		return routing.Route{}, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
+	}
+	var text *string
+	dest := make([]any, len(r.rows.FieldDescriptions()))
+	dest[0] = &text
+	if err := r.rows.Scan(dest...); err != nil {
+		return routing.Route{}, r.s.classify(op, err)
+	}
+	if text == nil {
+		return routing.Route{}, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
+	}
+	return parseRoute(*text)
+}
+
+// bindColumns locates the selected data columns and checks their types and formats.
+func (r *scanReader) bindColumns(sc scanColumns) error {
+	fds := r.rows.FieldDescriptions()
+	r.tsCol, r.idCol, r.valueCol = -1, -1, -1
+	next := scanRouteColumns
+	take := func(on bool, oid uint32, pos *int) error {
+		if !on {
+			return nil
+		}
+		if next >= len(fds) || fds[next].DataTypeOID != oid {
+			return fmt.Errorf("%w: scan bucket range: unexpected result columns", routing.ErrOperationFailed)
+		}
+		*pos = next
+		next++
+		return nil
+	}
+	if err := errors.Join(take(sc.ts, pgtype.TimestamptzOID, &r.tsCol),
+		take(sc.id, pgtype.ByteaOID, &r.idCol), take(sc.value, pgtype.ByteaOID, &r.valueCol)); err != nil {
+		return err
+	}
+	if next != len(fds) {
+		return fmt.Errorf("%w: scan bucket range: unexpected result columns", routing.ErrOperationFailed)
+	}
+	r.tsBinary, r.bytesBinary = true, true
+	for i := scanRouteColumns; i < len(fds); i++ {
+		if fds[i].Format != pgx.BinaryFormatCode {
+			// Only when the connection is configured for the simple protocol (or exec mode),
+			// which ignores requested result formats: decode the text format through pgx.
+			if i == r.tsCol {
+				r.tsBinary = false
+			} else {
+				r.bytesBinary = false
+			}
+		}
+	}
+	return nil
+}
+
+// Schema implements array.RecordReader.
+func (r *scanReader) Schema() *arrow.Schema { return r.schema }
+
+// Ordered implements routing.BatchReader: the rows come in the requested order.
+func (r *scanReader) Ordered() bool { return true }
+
+// RecordBatch returns the current batch, valid until the next call to Next or Release.
+func (r *scanReader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Record returns the current batch.
+//
+// Deprecated: use RecordBatch.
+func (r *scanReader) Record() arrow.RecordBatch { return r.cur }
+
+// Err returns the error that ended the read, if any.
+func (r *scanReader) Err() error { return r.err }
+
+// Retain adds a reference.
+func (r *scanReader) Retain() { r.refs.Add(1) }
+
+// Release drops a reference; the last one stops the read, returns the connection and frees
+// the current batch and the batch being built.
+func (r *scanReader) Release() {
+	if r.refs.Add(-1) != 0 {
+		return
+	}
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	r.stop()
+	if r.bb != nil {
+		r.bb.Release()
+	}
+}
+
+// Next reads the next batch: rows until the batch is full or the result ends.
+func (r *scanReader) Next() bool {
+	const op = "scan bucket range"
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.rows == nil {
+		return false
+	}
+	if err := r.ctx.Err(); err != nil {
+		return r.fail(r.s.classify(op, err))
+	}
+	for {
+		if !r.pending {
+			if !r.rows.Next() {
+				err := r.rows.Err()
+				r.stop()
+				if err != nil {
+					return r.fail(r.s.classify(op, err))
+				}
+				break
+			}
+			r.seen++
+			if r.seen%ctxCheckRows == 0 {
+				if err := r.ctx.Err(); err != nil {
+					return r.fail(r.s.classify(op, err))
+				}
+			}
+			r.pending = true
+		}
+		raw := r.rows.RawValues()
+		if raw[0] != nil {
+			return r.fail(fmt.Errorf("%w: %s: second route row", routing.ErrOperationFailed, op))
+		}
+		var (
+			nanos     int64
+			id, value []byte
+			err       error
+		)
+		if r.idCol >= 0 {
+			if id, err = r.bytesValue(raw[r.idCol], &r.scratchID); err != nil {
+				return r.fail(err)
+			}
+		}
+		if r.valueCol >= 0 {
+			if value, err = r.bytesValue(raw[r.valueCol], &r.scratchVal); err != nil {
+				return r.fail(err)
+			}
+		}
+		size := r.bb.rowBytes(len(id), len(value))
+		if r.bb.full(size) {
+			break
+		}
+		if r.tsCol >= 0 {
+			if nanos, err = r.timeValue(raw[r.tsCol]); err != nil {
+				return r.fail(err)
+			}
+		}
+		if err := r.bb.append(nanos, id, value, size); err != nil {
+			return r.fail(err)
+		}
+		r.pending = false
+		r.appended++
+		r.wireBytes += int64(size) + 8*int64(b2i(r.tsCol >= 0))
+		if r.remaining > 0 {
+			r.remaining--
+		}
+	}
+	r.cur = r.bb.flush()
+	if r.cur == nil {
+		return false
+	}
+	if r.stats != nil {
+		r.stats.HotRows.Add(r.cur.NumRows())
+	}
+	return true
+}
+
+// timeValue decodes a TIMESTAMPTZ into nanoseconds since the Unix epoch.
+func (r *scanReader) timeValue(raw []byte) (int64, error) {
+	const op = "scan bucket range"
+	var us int64
+	if r.tsBinary {
+		if len(raw) != 8 {
+			return 0, fmt.Errorf("%w: %s: malformed event time", routing.ErrOperationFailed, op)
+		}
+		us = int64(binary.BigEndian.Uint64(raw))
+		if us > maxNanoMicros-pgEpochMicros || us < minNanoMicros-pgEpochMicros {
+			return 0, errTimeRange
+		}
+		us += pgEpochMicros
+	} else {
+		m := r.rows.TypeMap()
+		if err := m.Scan(pgtype.TimestamptzOID, pgx.TextFormatCode, raw, &r.scratchTime); err != nil {
+			return 0, fmt.Errorf("%w: %s: malformed event time", routing.ErrOperationFailed, op)
+		}
+		us = r.scratchTime.UnixMicro()
+		if us > maxNanoMicros || us < minNanoMicros {
+			return 0, errTimeRange
+		}
+	}
+	return us * 1000, nil
+}
+
+// bytesValue returns a BYTEA's bytes: the raw value in binary format, else decoded into
+// scratch.
+func (r *scanReader) bytesValue(raw []byte, scratch *[]byte) ([]byte, error) {
+	if r.bytesBinary {
+		return raw, nil
+	}
+	if err := r.rows.TypeMap().Scan(pgtype.ByteaOID, pgx.TextFormatCode, raw, scratch); err != nil {
+		return nil, fmt.Errorf("%w: scan bucket range: malformed bytes", routing.ErrOperationFailed)
+	}
+	return *scratch, nil
+}
+
+// fail ends the read with err: the statement and connection are released, the rows not yet
+// returned are dropped.
+func (r *scanReader) fail(err error) bool {
+	if r.err == nil {
+		r.err = err
+	}
+	r.stop()
+	if r.bb != nil {
+		r.bb.Release()
+	}
+	return false
+}
+
+// drainable reports whether the rows left are few enough to read and discard (see
+// drainBytes).
+func (r *scanReader) drainable() bool {
+	if r.remaining < 0 {
+		return false
+	}
+	perRow := int64(drainRowGuess)
+	if r.appended > 0 {
+		perRow = r.wireBytes/r.appended + 32 // and the row's framing
+	}
+	return r.remaining <= drainBytes/perRow
+}
+
+// stop ends the statement and returns the connection (see drainBytes); it is idempotent.
+func (r *scanReader) stop() {
+	if r.rows == nil {
+		return
+	}
+	if !r.drainable() {
+		r.cancel() // rows not read to the end are dropped with the connection
+	}
+	r.rows.Close()
+	r.rows = nil
+	r.cancel()
+	r.conn.Release()
+	r.conn = nil
+}
