@@ -18,6 +18,7 @@ import (
 	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
+	"github.com/flightsrv/flightsrv/scan/ledger"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
@@ -34,7 +35,14 @@ type Options struct {
 	// DefaultMaxBuckets; negative means no bound): a query over centuries of day buckets would
 	// otherwise occupy the server for minutes. Refusals are RESOURCE_EXHAUSTED.
 	MaxBuckets int
+	// QueryMemory bounds the bytes one query's batches may hold on the scan path (default
+	// DefaultQueryMemory; negative means no bound): a sort of too many rows or too many groups
+	// is refused with RESOURCE_EXHAUSTED naming the limit.
+	QueryMemory int64
 }
+
+// DefaultQueryMemory is the default per-query memory limit: 256 MiB.
+const DefaultQueryMemory = 256 << 20
 
 // DefaultMaxBuckets is the default per-query bucket bound: 20,000 buckets are 54 years of day
 // buckets or 1,666 years of month buckets.
@@ -60,6 +68,9 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.QueryMemory == 0 {
+		opts.QueryMemory = DefaultQueryMemory
 	}
 	if opts.MaxBuckets == 0 {
 		opts.MaxBuckets = DefaultMaxBuckets
@@ -148,20 +159,35 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		return nil, planError(err)
 	}
 	if explain {
-		return e.explain(p, ph), nil
+		return e.explain(p, ph)
 	}
 	if e.opts.MaxBuckets > 0 && ph.Buckets > e.opts.MaxBuckets {
 		return nil, status.Errorf(codes.ResourceExhausted, "the time range spans %d buckets, more than this server's limit of %d: narrow the range", ph.Buckets, e.opts.MaxBuckets)
 	}
-	return e.run(ctx, ph)
+	return e.run(ctx, p, ph)
 }
 
-// explain renders the Substrait plan and the pushdown decisions as EXPLAIN output.
-func (e *Engine) explain(p *plan.Plan, ph *pushdown.Physical) array.RecordReader {
+// explain renders the Substrait plan, the pushdown decisions and, for the scan path, the
+// executor's fragments and coordinator stage as EXPLAIN output.
+func (e *Engine) explain(p *plan.Plan, ph *pushdown.Physical) (array.RecordReader, error) {
 	lines := strings.Split(strings.TrimRight(substrait.Explain(p), "\n"), "\n")
 	lines = append(lines, "Physical: "+ph.Kind.String())
 	for _, d := range ph.Decisions {
 		lines = append(lines, "  "+d)
+	}
+	if ph.Kind == pushdown.KindScan {
+		t, err := e.table(ph)
+		if err != nil {
+			return nil, err
+		}
+		ex, err := scan.Explain(p, e.scanOptions(t, ph))
+		if err != nil {
+			return nil, e.execError(err)
+		}
+		lines = append(lines, "Executor:")
+		for _, l := range ex {
+			lines = append(lines, "  "+l)
+		}
 	}
 	b := array.NewStringBuilder(e.opts.Alloc)
 	defer b.Release()
@@ -170,8 +196,18 @@ func (e *Engine) explain(p *plan.Plan, ph *pushdown.Physical) array.RecordReader
 	defer col.Release()
 	rec := array.NewRecordBatch(substrait.ExplainSchema, []arrow.Array{col}, int64(len(lines)))
 	defer rec.Release()
-	r, _ := array.NewRecordReader(substrait.ExplainSchema, []arrow.RecordBatch{rec})
-	return r
+	return array.NewRecordReader(substrait.ExplainSchema, []arrow.RecordBatch{rec})
+}
+
+// scanOptions binds p's routed read to the partition and range the planner found.
+func (e *Engine) scanOptions(t *routing.DurableTable, ph *pushdown.Physical) scan.Options {
+	return scan.Options{
+		Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
+			return scan.Source{Table: t, Partitions: [][]byte{ph.Partition}, Range: ph.Range}, nil
+		},
+		Alloc:       e.opts.Alloc,
+		MemoryLimit: e.opts.QueryMemory,
+	}
 }
 
 func (e *Engine) table(ph *pushdown.Physical) (*routing.DurableTable, error) {
@@ -182,49 +218,78 @@ func (e *Engine) table(ph *pushdown.Physical) (*routing.DurableTable, error) {
 	return t, nil
 }
 
-// run executes a physical plan.
-func (e *Engine) run(ctx context.Context, ph *pushdown.Physical) (array.RecordReader, error) {
+// run executes a physical plan: pushed-down aggregates through the durable-table ports,
+// everything else through the executor (scan.Execute), which lowers the Substrait plan p onto
+// per-bucket fragments.
+func (e *Engine) run(ctx context.Context, p *plan.Plan, ph *pushdown.Physical) (array.RecordReader, error) {
 	t, err := e.table(ph)
 	if err != nil {
 		return nil, err
 	}
-	spec := &scan.Spec{Table: t, Partition: ph.Partition, Range: ph.Range, Columns: ph.Columns, Desc: ph.Desc, Limit: ph.Limit, Schema: ph.Schema}
-	switch {
-	case ph.Kind == pushdown.KindCount:
+	switch ph.Kind {
+	case pushdown.KindCount:
 		res, err := e.countPushdown(ctx, t, ph)
 		if err != nil {
 			return nil, e.execError(err)
 		}
-		return e.aggregateResult(ph, scan.Summary{Rows: res.Count})
-	case ph.Kind == pushdown.KindMinMax:
+		return e.aggregateResult(ph, summary{Rows: res.Count})
+	case pushdown.KindMinMax:
 		return e.minMaxPushdown(ctx, t, ph)
-	case ph.Kind == pushdown.KindHistogram:
+	case pushdown.KindHistogram:
 		return e.histogramPushdown(ctx, t, ph)
-	case ph.Group != nil:
-		return e.histogramScan(ctx, t, ph)
-	case ph.Aggregate != nil:
-		start := time.Now()
-		sum, err := scan.Summarize(ctx, &scan.Spec{Table: t, Partition: ph.Partition, Range: ph.Range})
-		e.metrics.observeScanAggregate(ctx, sum.Source(), time.Since(start), err)
-		if err != nil {
-			return nil, e.execError(err)
-		}
-		return e.aggregateResult(ph, sum)
 	}
-	rdr, err := scan.Scan(ctx, spec, e.opts.Alloc)
+	return e.execute(ctx, p, t, ph)
+}
+
+// execute runs p through the executor, bound to the routed read the planner found.
+func (e *Engine) execute(ctx context.Context, p *plan.Plan, t *routing.DurableTable, ph *pushdown.Physical) (array.RecordReader, error) {
+	start := time.Now()
+	res, err := scan.Execute(ctx, p, e.scanOptions(t, ph))
 	if err != nil {
-		return nil, err
+		return nil, e.execError(err)
 	}
-	return &execReader{RecordReader: rdr, e: e}, nil
+	r := &execReader{RecordReader: scan.Conform(res, ph.Schema), e: e, res: res}
+	if ph.Aggregate != nil || ph.Group != nil {
+		r.observe = func(err error) {
+			hot, archive := res.Tiers()
+			source := routing.CountResult{HotBuckets: hot, ArchiveBuckets: archive}.Source()
+			if ph.Group != nil {
+				outcome := "fallback"
+				if err != nil {
+					outcome = "error"
+				}
+				e.metrics.recordGrouped(ctx, source, outcome, time.Since(start))
+				return
+			}
+			e.metrics.observeScanAggregate(ctx, source, time.Since(start), err)
+		}
+	}
+	return r, nil
 }
 
 // execReader classifies the error of a result stream with execError, as for errors returned
 // by Execute: a store failure met while streaming rows is UNAVAILABLE too, not an internal
-// error.
+// error. observe, when set, is called once when the stream ends (scan-path aggregate metrics).
 type execReader struct {
 	array.RecordReader
-	e   *Engine
-	err error
+	e       *Engine
+	res     *scan.Result
+	err     error
+	ended   bool
+	observe func(error)
+}
+
+func (r *execReader) Next() bool {
+	if r.RecordReader.Next() {
+		return true
+	}
+	if !r.ended {
+		r.ended = true
+		if r.observe != nil {
+			r.observe(r.RecordReader.Err())
+		}
+	}
+	return false
 }
 
 func (r *execReader) Err() error {
@@ -236,8 +301,17 @@ func (r *execReader) Err() error {
 	return r.err
 }
 
-// aggregateResult builds the one-row result of ungrouped aggregates (none when LIMIT 0).
-func (e *Engine) aggregateResult(ph *pushdown.Physical, sum scan.Summary) (array.RecordReader, error) {
+// summary is what a pushed-down ungrouped aggregate found: the number of rows (for MIN/MAX
+// only whether there is one) and, when Rows > 0, the earliest and latest event time (UTC).
+type summary struct {
+	Rows     uint64
+	Min, Max time.Time
+}
+
+// aggregateResult builds the one-row result of pushed-down ungrouped aggregates (none when
+// LIMIT 0): COUNT as a non-null int64, MIN/MAX as a nullable timestamp[ns, UTC], NULL when
+// no row.
+func (e *Engine) aggregateResult(ph *pushdown.Physical, sum summary) (array.RecordReader, error) {
 	if ph.Limit == 0 {
 		return scan.EmptyReader(ph.Schema), nil
 	}
@@ -259,7 +333,7 @@ func (e *Engine) aggregateResult(ph *pushdown.Physical, sum scan.Summary) (array
 			}
 			tb.Append(arrow.Timestamp(t.UnixNano()))
 		default:
-			return nil, fmt.Errorf("query: aggregate %s has no executor", m)
+			return nil, fmt.Errorf("query: aggregate %s has no pushdown", m)
 		}
 	}
 	rec := b.NewRecordBatch()
@@ -291,6 +365,8 @@ func (e *Engine) execError(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
+	case errors.Is(err, ledger.ErrMemoryLimit):
+		return status.Error(codes.ResourceExhausted, strings.TrimPrefix(err.Error(), ledger.ErrMemoryLimit.Error()+": "))
 	case errors.Is(err, routing.ErrInvalidTimeRange):
 		return status.Error(codes.InvalidArgument, "invalid time range")
 	case errors.Is(err, routing.ErrUnavailable):

@@ -169,6 +169,12 @@ func buildEngFixture(t *testing.T, name string, mixed bool) *engFixture {
 // not nil, replaces the store), allocating from alloc.
 func (f *engFixture) engines(t *testing.T, alloc memory.Allocator, hot routing.HotStore) (on, off *query.Engine) {
 	t.Helper()
+	return f.enginesWith(t, alloc, hot, query.Options{})
+}
+
+// enginesWith is engines with options (Pushdown, Alloc and Logger are set here).
+func (f *engFixture) enginesWith(t *testing.T, alloc memory.Allocator, hot routing.HotStore, opts query.Options) (on, off *query.Engine) {
+	t.Helper()
 	if hot == nil {
 		hot = f.store
 	}
@@ -184,12 +190,14 @@ func (f *engFixture) engines(t *testing.T, alloc memory.Allocator, hot routing.H
 		}
 		tables = append(tables, tbl)
 	}
-	logger := slog.New(slog.DiscardHandler)
+	opts.Alloc, opts.Logger = alloc, slog.New(slog.DiscardHandler)
 	var err error
-	if on, err = query.New(tables, query.Options{Pushdown: true, Alloc: alloc, Logger: logger}); err != nil {
+	opts.Pushdown = true
+	if on, err = query.New(tables, opts); err != nil {
 		t.Fatal(err)
 	}
-	if off, err = query.New(tables, query.Options{Pushdown: false, Alloc: alloc, Logger: logger}); err != nil {
+	opts.Pushdown = false
+	if off, err = query.New(tables, opts); err != nil {
 		t.Fatal(err)
 	}
 	return on, off
@@ -425,6 +433,7 @@ func TestEngine(t *testing.T) {
 	t.Run("PlanningErrors", func(t *testing.T) { t.Parallel(); testEnginePlanningErrors(t, fixtures[0]) })
 	t.Run("StoreUnavailable", func(t *testing.T) { t.Parallel(); testEngineUnavailable(t, fixtures[0]) })
 	t.Run("ReleaseEarly", func(t *testing.T) { t.Parallel(); testEngineReleaseEarly(t, fixtures[1]) })
+	t.Run("MemoryLimit", func(t *testing.T) { t.Parallel(); testEngineMemoryLimit(t, fixtures[1]) })
 }
 
 // testEngineQueries: every statement gives the brute-force answer with pushdown on and off,
@@ -690,13 +699,51 @@ func testEngineExplain(t *testing.T, f *engFixture) {
 	}
 	count := "EXPLAIN SELECT COUNT(*) FROM messages" + w
 	check(lines(on, count), "count", "pushed down")
-	check(lines(off, count), "scan", "pushdown is disabled")
+	offLines := lines(off, count)
+	check(offLines, "scan", "pushdown is disabled")
+	// The scan path shows the executor: a partial count per bucket reading no column, and the
+	// final combine.
+	check(offLines, "scan", "Executor:\n  Final aggregate 0 grouping keys, measures [count(*)]")
+	check(offLines, "scan", "Fragment per bucket:\n    Partial aggregate 0 grouping keys, measures [count(*)]\n    ScanBucket []")
+	check(offLines, "scan", "Concatenate 7 fragments in bucket order; start up to the fan-out at a time")
 	scanSQL := "EXPLAIN SELECT id FROM messages" + w + " ORDER BY timestamp DESC LIMIT 3"
 	for _, e := range []*query.Engine{on, off} {
-		check(lines(e, scanSQL), "scan", "limit 3")
+		ls := lines(e, scanSQL)
+		check(ls, "scan", "limit 3")
+		// Only id is read, in descending bucket order, with the limit pushed into each read;
+		// the first fragment starts alone.
+		check(ls, "scan", "Fragment per bucket:\n    Limit 3\n    Sort by (timestamp, id) when the bucket is not stored in order\n    ScanBucket [id] descending limit 3")
+		check(ls, "scan", "Fetch offset 0 count 3\n  Concatenate 7 fragments in bucket order, descending; start the first alone")
 	}
 	mixed := "EXPLAIN SELECT COUNT(*), MIN(timestamp) FROM messages" + w
 	check(lines(on, mixed), "scan", "not pushed down")
+}
+
+// testEngineMemoryLimit: a scan-path query holding more than the per-query memory limit (a
+// histogram with a bin per second: one group per record) is refused with RESOURCE_EXHAUSTED
+// naming the limit, and leaves no buffer allocated; under the default limit it runs.
+func testEngineMemoryLimit(t *testing.T, f *engFixture) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	const limit = 2 << 10
+	_, small := f.enginesWith(t, alloc, nil, query.Options{QueryMemory: limit})
+	_, roomy := f.engines(t, alloc, nil)
+	r := routing.TimeRange{Start: engDay0, End: engDay0.AddDate(0, 0, engDays)}
+	sql := "SELECT date_trunc('second', timestamp) AS s, COUNT(*) FROM messages" + engWhere("general", r) + " GROUP BY 1"
+	res, err := engRun(t, roomy, alloc, sql, nil)
+	if err != nil || len(res.rows) < 100 {
+		t.Fatalf("default limit: %d bins, err %v", len(res.rows), err)
+	}
+	res, err = engRun(t, small, alloc, sql, nil)
+	if len(res.rows) != 0 {
+		t.Fatalf("%d rows past the memory limit", len(res.rows))
+	}
+	engCheckStatus(t, sql, err, codes.ResourceExhausted)
+	if msg := status.Convert(err).Message(); !strings.Contains(msg, "memory limit of 2048 bytes") {
+		t.Fatalf("message %q does not name the limit", msg)
+	}
+	if n := alloc.CurrentAlloc(); n != 0 {
+		t.Fatalf("%d bytes held after the refused query", n)
+	}
 }
 
 // engCheckStatus requires err to be a gRPC status error with code want whose message holds
@@ -782,6 +829,10 @@ type engFailStore struct{ routing.HotStore }
 var errEngUnavailable = fmt.Errorf("%w: sekrit-host:5432 refused", routing.ErrUnavailable)
 
 func (engFailStore) ReadRange(context.Context, routing.BucketID, routing.ReadRequest) (routing.Route, []routing.Record, error) {
+	return routing.Route{}, nil, errEngUnavailable
+}
+
+func (engFailStore) ScanRange(context.Context, routing.BucketID, routing.BatchRequest) (routing.Route, routing.BatchReader, error) {
 	return routing.Route{}, nil, errEngUnavailable
 }
 

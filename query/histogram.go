@@ -18,7 +18,6 @@ import (
 	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
-	"github.com/flightsrv/flightsrv/substrait"
 )
 
 // groupAttr marks histogram aggregates on spans and metrics (pulpitum.group=time_bin), next to
@@ -64,32 +63,6 @@ func (e *Engine) histogramPushdown(ctx context.Context, t *routing.DurableTable,
 	return e.histogramResult(ph, bins)
 }
 
-// histogramScan is the scan path of a histogram: a routed scan of the timestamp column (every
-// record read, as a record scan reads it) counted per bin by scan.CountPerBin.
-func (e *Engine) histogramScan(ctx context.Context, t *routing.DurableTable, ph *pushdown.Physical) (array.RecordReader, error) {
-	if ph.Limit == 0 {
-		return scan.EmptyReader(ph.Schema), nil
-	}
-	start := time.Now()
-	schema := arrow.NewSchema([]arrow.Field{substrait.TableSchema(t.Def()).Field(1)}, nil)
-	rdr, err := scan.Scan(ctx, &scan.Spec{Table: t, Partition: ph.Partition, Range: ph.Range,
-		Columns: []string{substrait.TimestampColumn}, Limit: -1, Schema: schema}, e.opts.Alloc)
-	var bins []routing.Bin
-	if err == nil {
-		bins, err = scan.CountPerBin(rdr, 0, ph.Group.Binning)
-		rdr.Release()
-	}
-	outcome := "fallback"
-	if err != nil {
-		outcome = "error"
-	}
-	e.metrics.recordGrouped(ctx, "mixed", outcome, time.Since(start))
-	if err != nil {
-		return nil, e.histogramError(err)
-	}
-	return e.histogramResult(ph, bins)
-}
-
 // histogramError classifies execution errors; a bin start outside timestamp[ns] is the
 // client's (its range and binning), everything else as execError.
 func (e *Engine) histogramError(err error) error {
@@ -106,7 +79,7 @@ var (
 
 // histogramResult builds the result of a histogram from its ascending non-empty bins: in
 // descending order when asked, at most Limit bins, the bin column at Group.Index and each
-// COUNT(*) elsewhere, in batches of at most scan.MaxBatchRows rows (no batch when empty).
+// COUNT(*) elsewhere, in batches of at most routing.MaxBatchRows rows (no batch when empty).
 func (e *Engine) histogramResult(ph *pushdown.Physical, bins []routing.Bin) (array.RecordReader, error) {
 	if ph.Desc {
 		bins = slices.Clone(bins)
@@ -127,7 +100,7 @@ func (e *Engine) histogramResult(ph *pushdown.Physical, bins []routing.Bin) (arr
 		}
 	}()
 	for len(bins) > 0 {
-		n := min(len(bins), scan.MaxBatchRows)
+		n := min(len(bins), routing.MaxBatchRows)
 		b := array.NewRecordBuilder(e.opts.Alloc, ph.Schema)
 		for i := range ph.Schema.NumFields() {
 			switch fb := b.Field(i).(type) {

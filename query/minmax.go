@@ -80,10 +80,9 @@ func (e *Engine) minMaxPushdown(ctx context.Context, t *routing.DurableTable, ph
 		attribute.Bool("pulpitum.aggregate.found", res.Found),
 	)
 	e.metrics.record(ctx, res.Source(), "success", d)
-	// The scan path's result builder, fed a summary whose Rows only marks presence: a
-	// KindMinMax plan has no COUNT measure (checked by minMaxExtremes), so Rows is never
-	// shown.
-	sum := scan.Summary{Min: res.Min, Max: res.Max}
+	// A summary whose Rows only marks presence: a KindMinMax plan has no COUNT measure
+	// (checked by minMaxExtremes), so Rows is never shown.
+	sum := summary{Min: res.Min, Max: res.Max}
 	if res.Found {
 		sum.Rows = 1
 	}

@@ -80,6 +80,11 @@ func (p *probeStore) ReadRange(ctx context.Context, b routing.BucketID, req rout
 	return p.HotStore.ReadRange(ctx, b, req)
 }
 
+func (p *probeStore) ScanRange(ctx context.Context, b routing.BucketID, req routing.BatchRequest) (routing.Route, routing.BatchReader, error) {
+	p.reads.Add(1)
+	return p.HotStore.ScanRange(ctx, b, req)
+}
+
 func (p *probeStore) CountRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, error) {
 	p.counts.Add(1)
 	return p.HotStore.CountRange(ctx, b, r)

@@ -151,21 +151,16 @@ func (t *DurableTable) ScanBucket(ctx context.Context, b BucketID, req BatchRequ
 		return EmptyBatchReader(t.def.BatchSchema(req.Columns)), TierHot, nil
 	}
 	readArchive := func(key string) (BatchReader, Tier, error) {
-		ar, ok := t.archive.(ArchiveBatchReader)
-		if !ok {
-			return nil, TierArchive, fmt.Errorf("%w: no archive batch reader configured", ErrOperationFailed)
+		if t.archive == nil {
+			return nil, TierArchive, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
 		}
-		r, err := ar.ReadBatches(ctx, key, b, req)
+		r, err := t.archive.ReadBatches(ctx, key, b, req)
 		return r, TierArchive, err
 	}
 	if key, ok := t.archivedRoute(b); ok {
 		return readArchive(key)
 	}
-	hs, ok := t.hot.(HotBatchScanner)
-	if !ok {
-		return nil, TierHot, fmt.Errorf("%w: hot store has no batch scanner", ErrOperationFailed)
-	}
-	route, r, err := hs.ScanRange(ctx, b, req)
+	route, r, err := t.hot.ScanRange(ctx, b, req)
 	if err != nil {
 		return nil, TierHot, err
 	}

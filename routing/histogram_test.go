@@ -463,3 +463,12 @@ func TestBinBucketInsideOneBin(t *testing.T) {
 		t.Fatalf("store calls %v, want only count", keys)
 	}
 }
+
+// ScanRange and ReadBatches complete the ports; the count and bin tests never read batches.
+func (s *memStore) ScanRange(context.Context, BucketID, BatchRequest) (Route, BatchReader, error) {
+	return Route{}, nil, errors.New("memStore: batch reads are not faked")
+}
+
+func (a *memArchive) ReadBatches(context.Context, string, BucketID, BatchRequest) (BatchReader, error) {
+	return nil, errors.New("memArchive: batch reads are not faked")
+}

@@ -363,3 +363,8 @@ type lyingStore struct{ *memStore }
 func (s *lyingStore) MinMaxRange(_ context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, bool, time.Time, time.Time, error) {
 	return routing.Route{}, true, r.Start.Add(-time.Hour), r.Start, nil
 }
+
+// ReadBatches completes the port; the MIN/MAX tests never read batches.
+func (a *memArchive) ReadBatches(context.Context, string, routing.BucketID, routing.BatchRequest) (routing.BatchReader, error) {
+	return nil, errors.New("memArchive: batch reads are not faked")
+}

@@ -33,6 +33,8 @@ type HotStore interface {
 	Append(ctx context.Context, b BucketID, recs []Record) error
 	// Route returns the bucket's current route (hot when no metadata row exists).
 	Route(ctx context.Context, b BucketID) (Route, error)
+	// HotBatchScanner reads a bucket as Arrow batches (batch.go): the executor's read path.
+	HotBatchScanner
 }
 
 // WorkKind says what an archive work item needs: a cut-over (hot or expired archiving bucket
@@ -97,6 +99,9 @@ type ArchiveReader interface {
 	Read(ctx context.Context, manifestKey string, b BucketID, req ReadRequest) ([]Record, error)
 	// Count returns the number of records of b inside r without building records.
 	Count(ctx context.Context, manifestKey string, b BucketID, r TimeRange) (uint64, error)
+	// ArchiveBatchReader reads an archived bucket as Arrow batches (batch.go): the
+	// executor's read path.
+	ArchiveBatchReader
 }
 
 // ArchiveWriter writes a bucket's payload and manifest for one generation and returns the

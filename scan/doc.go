@@ -1,11 +1,37 @@
-// Package scan holds the physical operators of flightsrv over Arrow record batches: the routed
-// scan (bounded parallel bucket fan-out with an ordered merge), the pushed-down aggregate
-// operators, and the generic operators applied to what is not pushed down.
+// Package scan is flightsrv's executor: it runs Substrait relations over Arrow record batches,
+// lowered onto per-bucket fragments and a coordinator stage (the distributed-plan seed, 002,
+// in one process; architecture.md, "The executor and its fragments").
 //
-// Buckets of one partition never overlap in time, so the ordered merge of bucket streams in
-// (timestamp, id) order is their concatenation in bound order (reversed for descending
-// scans); the fan-out reads up to Fanout buckets ahead of the consumer and holds at most that
-// many bucket results in memory.
+// Execute takes a validated plan and a binding of its routed ReadRel (table, partitions,
+// finite time range). The per-row part of the plan directly above the read — residual
+// filters, projections, a sort, a limit, an aggregation — is inlined into one pipeline over
+// the read's base columns, so each fragment reads only the columns its expressions reference:
+//
+//	fragment (one per bucket): ScanBucket(columns, range, limit hint)
+//	    → [Sort on (timestamp, id) when an archive written elsewhere is not stored in order]
+//	    → Filter(residual conjuncts) → Project | Select → Rebatch
+//	    → partial Aggregate | local TopK | local Limit
+//	coordinator: concatenation of the fragments in bucket order → final Aggregate | TopK |
+//	    Sort → Fetch
+//
+// Buckets of one partition never overlap in time, so the ordered k-way merge of bucket
+// streams by (timestamp, id) is their concatenation in bound order (reversed for descending
+// scans), which costs nothing per row. Fragments start as the coordinator pulls, at most the
+// table's fan-out running or holding unconsumed output at once, each buffering at most a few
+// batches; with a limit over rows in bucket order the first fragment starts alone and others
+// only while the rows of the earlier ones fall short of it (the seed's "stop starting buckets
+// once earlier ones prove the page full"). Sorts that are not bucket order keep a top k per
+// fragment and merge them, or sort everything at the coordinator. Relations above a
+// coordinator-side operator run in the coordinator (scan/ops, scan/aggregate).
+//
+// Every batch a query builds or holds is allocated through its ledger (scan/ledger), which
+// enforces the per-query memory limit; each fragment holds a reservation released when it
+// ends. Releasing the result (or cancelling its context) cancels every fragment, waits for
+// them and returns their connections and buffers.
+//
+// Pushed-down aggregates (COUNT(*), MIN/MAX(timestamp), time-bin histograms) are answered by
+// the durable-table ports before the executor is reached (package pushdown, query.Engine);
+// everything else runs here.
 //
 // This package must not import Flight, gRPC or any store driver; it reaches stores only
 // through routing.DurableTable.

@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/flightsrv/flightsrv/routing"
-	"github.com/flightsrv/flightsrv/scan"
 )
 
 // TestFanoutBounded: the number of concurrent bucket reads never exceeds the table's
@@ -42,7 +41,7 @@ func TestFanoutBounded(t *testing.T) {
 
 				p = &probe{HotStore: f.store, delay: 3 * time.Millisecond}
 				tbl = f.table(t, p, fanout, false)
-				if _, err := scan.Summarize(ctx, &scan.Spec{Table: tbl, Partition: []byte(pGeneral), Range: r, Desc: desc}); err != nil {
+				if _, err := summarize(ctx, &scanSpec{Table: tbl, Partition: []byte(pGeneral), Range: r, Desc: desc}); err != nil {
 					t.Fatal(err)
 				}
 				checkConcurrency(t, p, fanout)
@@ -85,7 +84,7 @@ func TestEarlyStopBoundsReads(t *testing.T) {
 				tbl := f.table(t, p, fanout, false)
 				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 				spec := makeSpec(tbl, pGeneral, r, allColumns, desc, 3)
-				rdr, err := scan.Scan(ctx, spec, mem)
+				rdr, err := openScan(ctx, spec, mem)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -160,7 +159,7 @@ func TestBucketErrorStopsScan(t *testing.T) {
 		if p.cur.Load() != 0 {
 			t.Fatal("reads still running after Release")
 		}
-		if _, err := scan.Summarize(ctx, &scan.Spec{Table: tbl, Partition: []byte(pGeneral), Range: r}); !errors.Is(err, routing.ErrUnavailable) {
+		if _, err := summarize(ctx, &scanSpec{Table: tbl, Partition: []byte(pGeneral), Range: r}); !errors.Is(err, routing.ErrUnavailable) {
 			t.Fatalf("Summarize: err %v, want ErrUnavailable", err)
 		}
 	}
@@ -184,7 +183,7 @@ func TestCancelMidScan(t *testing.T) {
 		tbl := f.table(t, p, 4, false)
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		ctx, cancel := context.WithCancel(context.Background())
-		rdr, err := scan.Scan(ctx, makeSpec(tbl, pGeneral, r, allColumns, desc, -1), mem)
+		rdr, err := openScan(ctx, makeSpec(tbl, pGeneral, r, allColumns, desc, -1), mem)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +218,7 @@ func TestCancelMidScan(t *testing.T) {
 	if _, _, err := runScan(t, ctx, makeSpec(tbl, pGeneral, r, allColumns, false, -1)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("pre-cancelled: err %v", err)
 	}
-	if _, err := scan.Summarize(ctx, &scan.Spec{Table: tbl, Partition: []byte(pGeneral), Range: r}); !errors.Is(err, context.Canceled) {
+	if _, err := summarize(ctx, &scanSpec{Table: tbl, Partition: []byte(pGeneral), Range: r}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Summarize pre-cancelled: err %v", err)
 	}
 	p := &probe{HotStore: f.store, delay: 20 * time.Millisecond}
@@ -253,4 +252,51 @@ func settledGoroutines() int {
 		n = m
 	}
 	return n
+}
+
+// TestLimitStartsNeededBuckets: a LIMIT over bucket order starts its first fragment alone and
+// starts another only while the rows of the earlier ones fall short (seed 002: stop starting
+// buckets once earlier ones prove the page full). When the first bucket holds the page, one
+// bucket read is made of the 60; otherwise at most the buckets needed plus the look-ahead
+// opened once the first came back short.
+func TestLimitStartsNeededBuckets(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := fixtures(t)[0]
+	r := span(0, days(numDays))
+	const fanout = 4
+	inFirst := len(expected(pGeneral, span(0, days(1)), false, -1))
+	if inFirst < 2 {
+		t.Fatalf("the first day holds %d records; the test needs at least 2", inFirst)
+	}
+	for _, tc := range []struct {
+		limit   int64
+		maxRead int64
+	}{
+		{1, 1},
+		{int64(inFirst), 1},
+		{int64(inFirst) + 1, 0}, // computed below
+		{40, 0},
+	} {
+		// Buckets needed: walk the data's buckets until the limit is met.
+		needed, rows := int64(0), int64(0)
+		for day := 0; day < numDays && rows < tc.limit; day++ {
+			needed++
+			rows += int64(len(expected(pGeneral, span(days(day), days(day+1)), false, -1)))
+		}
+		bound := tc.maxRead
+		if bound == 0 {
+			bound = needed + fanout - 1
+		}
+		p := &probe{HotStore: f.store}
+		tbl := f.table(t, p, fanout, false)
+		got, _, err := runScan(t, ctx, makeSpec(tbl, pGeneral, r, []string{"id"}, false, tc.limit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameRows(t, "rows", got, rowsOf(expected(pGeneral, r, false, tc.limit), []string{"id"}))
+		if calls := p.calls.Load(); calls < needed || calls > bound {
+			t.Fatalf("LIMIT %d: %d bucket reads, want between %d (needed) and %d", tc.limit, calls, needed, bound)
+		}
+	}
 }

@@ -21,6 +21,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/substrait-io/substrait-go/v8/plan"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob"
 
@@ -28,6 +30,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 	"github.com/flightsrv/flightsrv/scan"
+	"github.com/flightsrv/flightsrv/substrait"
 )
 
 // The shared data set: one day-bucketed table over 60 days (2024-01-01 to 2024-02-29), with
@@ -50,7 +53,7 @@ var (
 const (
 	pGeneral = "general" // ~450 records over 55 of the 60 days (days 10–13 and 40 empty)
 	pRandom  = "random"  // one record every third day
-	pMany    = "many"    // scan.PageRows records on Jan 5, PageRows+1000 on Jan 6 (ties across the page boundary)
+	pMany    = "many"    // pageRows records on Jan 5, PageRows+1000 on Jan 6 (ties across the page boundary)
 	pBig     = "big"     // 256 KiB values on Jan 7 and Jan 8, plus one 2.5 MiB value
 	pBad     = "bad"     // one stored id that is not valid UTF-8 (never archived)
 	pEmpty   = "empty"   // no record
@@ -61,10 +64,10 @@ const (
 )
 
 const (
-	manyDay1Rows = scan.PageRows
-	manyDay2Rows = scan.PageRows + 1000
+	manyDay1Rows = pageRows
+	manyDay2Rows = pageRows + 1000
 	bigValue     = 256 << 10
-	hugeValue    = 5 << 19 // 2.5 MiB, more than scan.MaxBatchBytes on its own
+	hugeValue    = 5 << 19 // 2.5 MiB, more than routing.MaxBatchBytes on its own
 )
 
 // generateBase returns the records of the small partitions, deterministically.
@@ -370,6 +373,34 @@ func (p *probe) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 	return p.HotStore.ReadRange(ctx, b, req)
 }
 
+// ScanRange is ReadRange's twin for the executor's batch reads: counted, delayed and failed
+// the same way.
+func (p *probe) ScanRange(ctx context.Context, b routing.BucketID, req routing.BatchRequest) (routing.Route, routing.BatchReader, error) {
+	p.calls.Add(1)
+	n := p.cur.Add(1)
+	defer p.cur.Add(-1)
+	for {
+		m := p.max.Load()
+		if n <= m || p.max.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	if p.delay > 0 {
+		tm := time.NewTimer(p.delay)
+		select {
+		case <-tm.C:
+		case <-ctx.Done():
+			tm.Stop()
+		}
+	}
+	if p.fail != nil {
+		if err := p.fail(b); err != nil {
+			return routing.Route{}, nil, err
+		}
+	}
+	return p.HotStore.ScanRange(ctx, b, req)
+}
+
 func (p *probe) CountRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, error) {
 	p.counts.Add(1)
 	if p.fail != nil {
@@ -394,8 +425,24 @@ func columnType(col string) arrow.DataType {
 	return arrow.BinaryTypes.String
 }
 
+// scanSpec describes a routed scan the tests run: the rows of one partition inside Range, the
+// Columns in output order (named by Schema), in (timestamp, id) order (descending when
+// Desc), at most Limit rows (< 0: all).
+type scanSpec struct {
+	Table     *routing.DurableTable
+	Partition []byte
+	Range     routing.TimeRange
+	Columns   []string
+	Desc      bool
+	Limit     int64
+	Schema    *arrow.Schema
+}
+
+// pageRows is a page size the fixture's "many" partition straddles (ties across it).
+const pageRows = 16384
+
 // makeSpec builds a scan spec; output field names are the column names unless names is set.
-func makeSpec(tbl *routing.DurableTable, part string, r routing.TimeRange, cols []string, desc bool, limit int64, names ...string) *scan.Spec {
+func makeSpec(tbl *routing.DurableTable, part string, r routing.TimeRange, cols []string, desc bool, limit int64, names ...string) *scanSpec {
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		name := c
@@ -404,7 +451,62 @@ func makeSpec(tbl *routing.DurableTable, part string, r routing.TimeRange, cols 
 		}
 		fields[i] = arrow.Field{Name: name, Type: columnType(c)}
 	}
-	return &scan.Spec{Table: tbl, Partition: []byte(part), Range: r, Columns: cols, Desc: desc, Limit: limit, Schema: arrow.NewSchema(fields, nil)}
+	return &scanSpec{Table: tbl, Partition: []byte(part), Range: r, Columns: cols, Desc: desc, Limit: limit, Schema: arrow.NewSchema(fields, nil)}
+}
+
+// execute runs q's canonical Substrait plan (substrait.Build) through the executor over
+// spec's table, partition and range.
+func execute(ctx context.Context, spec *scanSpec, q *substrait.Query, alloc memory.Allocator) (*scan.Result, error) {
+	p, err := substrait.Build(q)
+	if err != nil {
+		return nil, err
+	}
+	return scan.Execute(ctx, p, scan.Options{Alloc: alloc, Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
+		return scan.Source{Table: spec.Table, Partitions: [][]byte{spec.Partition}, Range: spec.Range}, nil
+	}})
+}
+
+// openScan runs spec as `SELECT cols FROM t WHERE … ORDER BY timestamp, id [DESC] LIMIT n`.
+func openScan(ctx context.Context, spec *scanSpec, alloc memory.Allocator) (array.RecordReader, error) {
+	q := &substrait.Query{Table: tableDef, Partition: spec.Partition, Range: spec.Range, Order: substrait.OrderAsc, Limit: spec.Limit}
+	if spec.Desc {
+		q.Order = substrait.OrderDesc
+	}
+	for i, c := range spec.Columns {
+		q.Columns = append(q.Columns, substrait.OutputColumn{Column: c, Name: spec.Schema.Field(i).Name})
+	}
+	return execute(ctx, spec, q, alloc)
+}
+
+// summary is what the scan path computes for COUNT(*), MIN(timestamp), MAX(timestamp).
+type summary struct {
+	Rows     uint64
+	Min, Max time.Time
+}
+
+// summarize runs `SELECT count(*), min(timestamp), max(timestamp)` over spec's range through
+// the executor.
+func summarize(ctx context.Context, spec *scanSpec) (summary, error) {
+	q := &substrait.Query{Table: tableDef, Partition: spec.Partition, Range: spec.Range, Limit: -1,
+		Aggregate: &substrait.Aggregate{Measures: []substrait.Measure{
+			{Func: substrait.CountStar, Name: "count"},
+			{Func: substrait.Min, Column: "timestamp", Name: "min"},
+			{Func: substrait.Max, Column: "timestamp", Name: "max"}}}}
+	res, err := execute(ctx, spec, q, memory.NewGoAllocator())
+	if err != nil {
+		return summary{}, err
+	}
+	defer res.Release()
+	var s summary
+	for res.Next() {
+		b := res.RecordBatch()
+		s.Rows = uint64(b.Column(0).(*array.Int64).Value(0))
+		if s.Rows > 0 {
+			s.Min = b.Column(1).(*array.Timestamp).Value(0).ToTime(arrow.Nanosecond).UTC()
+			s.Max = b.Column(2).(*array.Timestamp).Value(0).ToTime(arrow.Nanosecond).UTC()
+		}
+	}
+	return s, res.Err()
 }
 
 // byPartition holds each partition's records sorted by (timestamp, id), built once.
@@ -480,7 +582,7 @@ func drain(t testing.TB, rdr array.RecordReader) (rows [][]any, batches []int, e
 		if n == 0 {
 			t.Fatal("empty batch in the stream")
 		}
-		if n > scan.MaxBatchRows {
+		if n > routing.MaxBatchRows {
 			t.Fatalf("batch of %d rows exceeds MaxBatchRows", n)
 		}
 		varBytes := 0
@@ -504,7 +606,7 @@ func drain(t testing.TB, rdr array.RecordReader) (rows [][]any, batches []int, e
 			}
 			rows = append(rows, row)
 		}
-		if n > 1 && varBytes > scan.MaxBatchBytes {
+		if n > 1 && varBytes > routing.MaxBatchBytes {
 			t.Fatalf("batch of %d rows holds %d bytes of variable-width data, more than MaxBatchBytes", n, varBytes)
 		}
 		batches = append(batches, n)

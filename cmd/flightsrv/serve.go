@@ -23,9 +23,11 @@ type serveConfig struct {
 	pushdown      bool
 	fanout        int
 	maxBuckets    int
+	queryMemory   int64
 	routeCache    int
 	ticketKey     string
 	metricsListen string
+	debugListen   string
 	migrate       bool
 }
 
@@ -33,6 +35,7 @@ func (c *serveConfig) register(fs interface {
 	StringVar(*string, string, string, string)
 	BoolVar(*bool, string, bool, string)
 	IntVar(*int, string, int, string)
+	Int64Var(*int64, string, int64, string)
 }, withStore bool) {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:32010", "Flight SQL listen address host:port")
 	if withStore {
@@ -43,9 +46,11 @@ func (c *serveConfig) register(fs interface {
 	fs.BoolVar(&c.pushdown, "pushdown", true, "push COUNT(*) and MIN/MAX(timestamp) down to the stores (false: every query runs on the scan path)")
 	fs.IntVar(&c.fanout, "fanout", routing.DefaultFanout, "buckets read concurrently per query")
 	fs.IntVar(&c.maxBuckets, "max-buckets", query.DefaultMaxBuckets, "buckets one query's time range may span (RESOURCE_EXHAUSTED beyond; negative: no bound)")
+	fs.Int64Var(&c.queryMemory, "query-memory", query.DefaultQueryMemory, "bytes one query's batches may hold on the scan path (RESOURCE_EXHAUSTED beyond; negative: no bound)")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
 	fs.StringVar(&c.ticketKey, "ticket-key", "", "secret signing statement handles and tickets; replicas must share it (default: random per process)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
+	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go runtime profiles at http://ADDR/debug/pprof/ (default: off; bind to loopback)")
 }
 
 func (c *serveConfig) validate() error {
@@ -116,8 +121,8 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	}
 	srv, err := server.Start(ctx, server.Config{
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
-		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, RouteCacheEntries: cfg.routeCache,
-		TicketKey: []byte(cfg.ticketKey), MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(),
+		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, QueryMemory: cfg.queryMemory, RouteCacheEntries: cfg.routeCache,
+		TicketKey: []byte(cfg.ticketKey), MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		Version: version,
 	})
 	if err != nil {

@@ -1,0 +1,181 @@
+package scan
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/substrait-io/substrait-go/v8/plan"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan/ledger"
+)
+
+// Source is what a plan's routed ReadRel reads: a table, the partitions pinned by the query
+// (at least one), and the finite half-open time range [Start, End), UTC.
+type Source struct {
+	Table      *routing.DurableTable
+	Partitions [][]byte
+	Range      routing.TimeRange
+}
+
+// Options configures one execution.
+type Options struct {
+	// Bind resolves a ReadRel of the plan to its routed source (the planner knows the routed
+	// predicate); an error refuses the plan.
+	Bind func(*plan.NamedTableReadRel) (Source, error)
+	// Alloc is the parent allocator of the query's ledger (nil: memory.DefaultAllocator).
+	Alloc memory.Allocator
+	// MemoryLimit bounds the bytes the query's batches may hold (<= 0: none); past it the query
+	// fails with an error wrapping ledger.ErrMemoryLimit.
+	MemoryLimit int64
+	// Fanout overrides the table's bound on concurrently running fragments (0: the table's).
+	Fanout int
+}
+
+// Result is a running execution: a record reader over the plan's output (schema Schema, root
+// names as field names) that also reports what the fragments did. Batches are owned by the
+// reader (valid until the next Next). Release stops every fragment, waits for them and
+// returns their connections and memory; it must be called.
+type Result struct {
+	array.RecordReader
+	rt *runtime
+}
+
+// Tiers returns how many fragments the hot store and the archive answered so far.
+func (r *Result) Tiers() (hot, archive int) {
+	return int(r.rt.hotBuckets.Load()), int(r.rt.archiveBuckets.Load())
+}
+
+// Started returns how many fragments were started so far.
+func (r *Result) Started() int { return int(r.rt.started.Load()) }
+
+// Ledger returns the execution's ledger (bytes held, peak, outstanding reservations).
+func (r *Result) Ledger() *ledger.Ledger { return r.rt.mem }
+
+// Execute lowers a plan's one root relation onto per-bucket fragments and a coordinator
+// stage (seed 002 in one process; architecture.md, "The executor and its fragments") and
+// starts it. Relations: ReadRel (NamedTable, bound by opts.Bind; its filter is a residual
+// predicate unless the routed read implies it), FilterRel, ProjectRel, AggregateRel (one
+// grouping set; count, sum, avg, min, max, DISTINCT, measure filters), SortRel, FetchRel and
+// SetRel (UNION ALL), with any emit mapping. The per-row part above each routed read runs in
+// the fragments, which read only the columns it references; the rest runs in the coordinator.
+// Fragments start as the reader is pulled, at most the fan-out at a time. Errors: an error
+// wrapping ErrUnsupported for plans outside this, Bind's errors, and expression compile
+// errors from scan/ops.
+func Execute(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
+	n, err := lowerPlan(p, &opts)
+	if err != nil {
+		return nil, err
+	}
+	names := p.GetRoots()[0].Names()
+	s := n.Schema()
+	if len(names) != s.NumFields() {
+		return nil, unsupported("%d root names for %d columns", len(names), s.NumFields())
+	}
+	fields := make([]arrow.Field, len(names))
+	for i := range fields {
+		fields[i] = s.Field(i)
+		fields[i].Name = names[i]
+	}
+	rt := &runtime{mem: ledger.New(opts.Alloc, opts.MemoryLimit), opts: &opts}
+	r, err := n.open(ctx, rt)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{RecordReader: conform(r, arrow.NewSchema(fields, nil)), rt: rt}, nil
+}
+
+// Explain lowers p as Execute would, without starting anything, and describes the operators
+// of the coordinator stage and of each bucket's fragment, one line each, top-down, inputs
+// indented. Errors are Execute's planning errors.
+func Explain(p *plan.Plan, opts Options) ([]string, error) {
+	n, err := lowerPlan(p, &opts)
+	if err != nil {
+		return nil, err
+	}
+	return n.explain(), nil
+}
+
+// lowerPlan lowers the plan's one root relation.
+func lowerPlan(p *plan.Plan, opts *Options) (node, error) {
+	roots := p.GetRoots()
+	if len(roots) != 1 {
+		return nil, unsupported("a plan with %d roots", len(roots))
+	}
+	l := &lowerer{opts: opts, ext: p.ExtensionRegistry()}
+	lo, err := l.lower(roots[0].Input())
+	if err != nil {
+		return nil, err
+	}
+	return l.finish(lo)
+}
+
+// Conform returns a reader of r's batches under schema, which must have r's column types
+// (names and nullability may differ): the batches share r's arrays. A type mismatch fails the
+// stream with an internal error.
+func Conform(r array.RecordReader, schema *arrow.Schema) array.RecordReader {
+	return conform(r, schema)
+}
+
+func conform(r array.RecordReader, schema *arrow.Schema) array.RecordReader {
+	if r.Schema().Equal(schema) {
+		return r
+	}
+	return &conformReader{in: r, schema: schema, refs: 1}
+}
+
+type conformReader struct {
+	in     array.RecordReader
+	schema *arrow.Schema
+	cur    arrow.RecordBatch
+	err    error
+	refs   int64
+}
+
+func (r *conformReader) Schema() *arrow.Schema          { return r.schema }
+func (r *conformReader) Record() arrow.RecordBatch      { return r.cur }
+func (r *conformReader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *conformReader) Retain()                        { r.refs++ }
+func (r *conformReader) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.in.Err()
+}
+
+func (r *conformReader) Release() {
+	if r.refs--; r.refs > 0 {
+		return
+	}
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	r.in.Release()
+}
+
+func (r *conformReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil || !r.in.Next() {
+		return false
+	}
+	b := r.in.RecordBatch()
+	if int(b.NumCols()) != r.schema.NumFields() {
+		r.err = fmt.Errorf("scan: batch of %d columns for a schema of %d", b.NumCols(), r.schema.NumFields())
+		return false
+	}
+	for i := range r.schema.NumFields() {
+		if !arrow.TypeEqual(b.Column(i).DataType(), r.schema.Field(i).Type) {
+			r.err = fmt.Errorf("scan: column %d is %s, want %s", i, b.Column(i).DataType(), r.schema.Field(i).Type)
+			return false
+		}
+	}
+	r.cur = array.NewRecordBatch(r.schema, b.Columns(), b.NumRows())
+	return true
+}

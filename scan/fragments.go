@@ -1,0 +1,633 @@
+package scan
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan/aggregate"
+	"github.com/flightsrv/flightsrv/scan/ledger"
+	"github.com/flightsrv/flightsrv/scan/ops"
+	"github.com/flightsrv/flightsrv/substrait"
+)
+
+// fragmentBuffer is how many batches a fragment may produce ahead of the coordinator: with
+// the fan-out bound it caps what one query buffers (fanout × fragmentBuffer batches of at most
+// routing.MaxBatchBytes of variable-width data each).
+const fragmentBuffer = 4
+
+// runtime is one execution's shared state: its ledger and what its fragments did. Safe for
+// concurrent use by the fragments.
+type runtime struct {
+	mem  *ledger.Ledger
+	opts *Options
+	// hotBuckets and archiveBuckets count the fragments answered by each tier; started
+	// counts fragments started.
+	hotBuckets, archiveBuckets, started atomic.Int64
+}
+
+// unit is one fragment's bucket.
+type unit struct {
+	partition []byte
+	bucket    routing.BucketID
+}
+
+// routedNode is a routed plan lowered onto per-bucket fragments and their coordinator stage
+// (seed 002, in one process):
+//
+//	fragment: ScanBucket(readCols, range, limit hint) → [sort when the archive is unordered
+//	          and order is required] → Filter(residual) → Project → partial Aggregate |
+//	          local top-k | local limit
+//	coordinator: ordered concatenation of fragments in bucket order (buckets of one
+//	          partition never overlap in time, so this is the ordered k-way merge) with
+//	          bounded look-ahead, then final Aggregate | top-k | Sort, Fetch, and dropping
+//	          the sort-key columns.
+type routedNode struct {
+	src      Source
+	units    []unit
+	readCols []routing.Column
+	readSch  *arrow.Schema
+	// sortCols and readOrder are how an unordered read is made ordered when order is
+	// required: read sortCols (readCols and the key columns), sort by readOrder, keep the
+	// first len(readCols) columns.
+	sortCols  []routing.Column
+	readOrder []ops.SortKey
+	desc      bool
+	filters   []*ops.Expr // residual conjuncts, applied in turn
+	proj      []*ops.Expr // expressions evaluated over the read columns, or nil
+	sel       []int       // read columns selected when the output is plain references
+	projSch   *arrow.Schema
+	// agg, when set, makes fragments aggregate partially and the coordinator finally.
+	agg *aggregate.Spec
+	// sortKeys (over projSch) sort the output when set: fragments keep their top k (or sort
+	// nothing and the coordinator sorts all).
+	sortKeys      []ops.SortKey
+	offset, count int64
+	readLimit     int64 // limit pushed into each bucket read, -1 none
+	localLimit    int64 // rows each fragment keeps at most (local limit or top k), -1 none
+	outWidth      int
+	schema        *arrow.Schema
+}
+
+// finishRouted lowers a routed plan with an optional aggregation and fetch onto fragments.
+func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64) (node, error) {
+	def := rp.src.Table.Def()
+	n := &routedNode{src: rp.src, offset: offset, count: count, readLimit: -1, localLimit: -1}
+	// Several partitions overlap in time: their order is a sort on (timestamp, id).
+	if rp.order && len(rp.src.Partitions) > 1 {
+		rp.sortKeys = nil
+		for _, c := range []int{colTimestamp, colID} {
+			ref, err := baseRefExpr(rp.base, c)
+			if err != nil {
+				return nil, err
+			}
+			rp.sortKeys = append(rp.sortKeys, sortKey{e: ref, desc: rp.desc})
+		}
+		rp.order = false
+	}
+	n.desc = rp.order && rp.desc
+
+	// The expressions the fragment evaluates, over the base schema.
+	var outputs []expr.Expression
+	switch {
+	case agg != nil:
+		outputs = agg.inputs
+	default:
+		outputs = slices.Clone(rp.cols)
+		for _, k := range rp.sortKeys {
+			outputs = append(outputs, k.e)
+		}
+	}
+	var used [numBase]bool
+	for _, e := range outputs {
+		referenced(e, &used)
+	}
+	for _, e := range rp.filters {
+		referenced(e, &used)
+	}
+	var pos [numBase]int
+	for i := range pos {
+		pos[i] = -1
+		if used[i] {
+			pos[i] = len(n.readCols)
+			n.readCols = append(n.readCols, routing.AllColumns[i])
+		}
+	}
+	if rp.order {
+		// An unordered read (an archive written by another tool) is sorted on (timestamp,
+		// id): it is read again with the key columns it lacks, appended after the others.
+		n.sortCols = slices.Clone(n.readCols)
+		for _, c := range []int{colTimestamp, colID} {
+			at := pos[c]
+			if at < 0 {
+				at = len(n.sortCols)
+				n.sortCols = append(n.sortCols, routing.AllColumns[c])
+			}
+			n.readOrder = append(n.readOrder, ops.SortKey{Column: at, Desc: rp.desc})
+		}
+	}
+	n.readSch = def.BatchSchema(n.readCols)
+	readRT := recordType(rp.base, pos)
+	rebaseAll := func(es []expr.Expression) ([]expr.Expression, error) {
+		out := make([]expr.Expression, len(es))
+		for i, e := range es {
+			r, err := rebase(e, pos, readRT)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	fs, err := rebaseAll(rp.filters)
+	if err != nil {
+		return nil, err
+	}
+	if n.filters, err = compileAll(fs, n.readSch, l.ext); err != nil {
+		return nil, err
+	}
+	rebased, err := rebaseAll(outputs)
+	if err != nil {
+		return nil, err
+	}
+	names := rp.names
+	if agg != nil {
+		names = make([]string, len(rebased))
+		for i := range names {
+			names[i] = fmt.Sprintf("input%d", i)
+		}
+	}
+	if refs, ok := plainRefs(rebased); ok {
+		// Plain column references select read columns (zero-copy) and keep their fields.
+		fields := make([]arrow.Field, len(refs))
+		for i, c := range refs {
+			fields[i] = n.readSch.Field(c)
+			fields[i].Name = names[i]
+		}
+		n.projSch = arrow.NewSchema(fields, nil)
+		if !identity(rebased, len(n.readCols)) {
+			n.sel = refs
+		}
+	} else {
+		if n.proj, err = compileAll(rebased, n.readSch, l.ext); err != nil {
+			return nil, err
+		}
+		n.projSch = exprSchema(n.proj, names)
+	}
+
+	switch {
+	case agg != nil:
+		spec := agg.spec
+		n.agg = &spec
+		if n.schema, err = aggregate.OutputSchema(n.projSch, spec); err != nil {
+			return nil, err
+		}
+		n.outWidth = n.schema.NumFields()
+	default:
+		n.outWidth = len(rp.cols)
+		for i, k := range rp.sortKeys {
+			n.sortKeys = append(n.sortKeys, ops.SortKey{Column: len(rp.cols) + i, Desc: k.desc, NullsFirst: k.nullsFirst})
+		}
+		n.schema = arrow.NewSchema(n.projSch.Fields()[:n.outWidth], nil)
+		if count >= 0 {
+			n.localLimit = offset + count
+			if len(n.filters) == 0 && len(n.sortKeys) == 0 {
+				n.readLimit = n.localLimit
+			}
+		}
+	}
+	n.units = units(rp.src, n.desc)
+	return n, nil
+}
+
+// identity reports whether es are the read columns 0..width-1 in order.
+func identity(es []expr.Expression, width int) bool {
+	if len(es) != width {
+		return false
+	}
+	for i, e := range es {
+		if c, ok := baseRef(e); !ok || c != i {
+			return false
+		}
+	}
+	return true
+}
+
+// plainRefs returns the columns es reference when every expression is a plain reference.
+func plainRefs(es []expr.Expression) ([]int, bool) {
+	out := make([]int, len(es))
+	for i, e := range es {
+		c, ok := baseRef(e)
+		if !ok {
+			return nil, false
+		}
+		out[i] = c
+	}
+	return out, true
+}
+
+// recordType is the Substrait record type of the read schema: base columns at pos.
+func recordType(base *types.RecordType, pos [numBase]int) *types.RecordType {
+	var ts []types.Type
+	for i, p := range pos {
+		if p >= 0 {
+			ts = append(ts, base.Types()[i])
+		}
+	}
+	return types.NewRecordTypeFromTypes(ts)
+}
+
+func baseRefExpr(base *types.RecordType, col int) (expr.Expression, error) {
+	return expr.NewRootFieldRef(expr.NewStructFieldRef(int32(col)), base)
+}
+
+// units lists the fragments of a source: per partition, its buckets in bound order (reversed
+// for descending reads).
+func units(src Source, desc bool) []unit {
+	var out []unit
+	for _, p := range src.Partitions {
+		bs := src.Table.Buckets(p, src.Range)
+		if desc {
+			slices.Reverse(bs)
+		}
+		for _, b := range bs {
+			out = append(out, unit{partition: p, bucket: b})
+		}
+	}
+	return out
+}
+
+func impliedByRoute(e expr.Expression, src Source) bool {
+	return substrait.ImpliedByRoute(e, src.Table.Def(), src.Partitions, src.Range)
+}
+
+func (n *routedNode) Schema() *arrow.Schema { return n.schema }
+
+// explain describes the coordinator stage, then the per-bucket fragment below it.
+func (n *routedNode) explain() []string {
+	var coord []string
+	switch {
+	case n.agg != nil:
+		coord = append(coord, "Final aggregate "+aggText(*n.agg))
+	case len(n.sortKeys) > 0 && n.localLimit >= 0:
+		coord = append(coord, fmt.Sprintf("TopK %d merge by %d keys", n.localLimit, len(n.sortKeys)))
+	case len(n.sortKeys) > 0:
+		coord = append(coord, fmt.Sprintf("Sort by %d keys", len(n.sortKeys)))
+	}
+	if n.agg == nil && (n.offset > 0 || n.count >= 0) {
+		coord = append([]string{fetchText(n.offset, n.count)}, coord...)
+	}
+	order := "in bucket order"
+	switch {
+	case n.desc:
+		order = "in bucket order, descending"
+	case len(n.units) > 0 && len(n.src.Partitions) > 1:
+		order = "partition by partition"
+	}
+	start := "up to the fan-out at a time"
+	if n.agg == nil && len(n.sortKeys) == 0 && n.localLimit >= 0 {
+		start = "the first alone, more only while the earlier ones fall short of the limit"
+	}
+	coord = append(coord, fmt.Sprintf("Concatenate %d fragments %s; start %s", len(n.units), order, start))
+	cols := make([]string, len(n.readCols))
+	for i, c := range n.readCols {
+		cols[i] = c.String()
+	}
+	read := fmt.Sprintf("ScanBucket [%s]", strings.Join(cols, ", "))
+	if n.desc {
+		read += " descending"
+	}
+	if n.readLimit >= 0 {
+		read += fmt.Sprintf(" limit %d", n.readLimit)
+	}
+	frag := []string{read}
+	if len(n.readOrder) > 0 {
+		frag = append(frag, "Sort by (timestamp, id) when the bucket is not stored in order")
+	}
+	if len(n.filters) > 0 {
+		frag = append(frag, fmt.Sprintf("Filter %d residual conjuncts", len(n.filters)))
+	}
+	switch {
+	case n.proj != nil:
+		frag = append(frag, fmt.Sprintf("Project %d expressions", len(n.proj)))
+	case n.sel != nil:
+		frag = append(frag, fmt.Sprintf("Select columns %v", n.sel))
+	}
+	switch {
+	case n.agg != nil:
+		frag = append(frag, "Partial aggregate "+aggText(*n.agg))
+	case len(n.sortKeys) > 0 && n.localLimit >= 0:
+		frag = append(frag, fmt.Sprintf("TopK %d", n.localLimit))
+	case n.localLimit >= 0:
+		frag = append(frag, fmt.Sprintf("Limit %d", n.localLimit))
+	}
+	// Operators are listed top-down: the fragment's last operator first.
+	slices.Reverse(frag)
+	out := coord
+	lead := "Fragment per bucket:"
+	out = append(out, lead)
+	return append(out, indent(frag)...)
+}
+
+// open starts the coordinator stage; fragments start as it pulls.
+func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
+	need := int64(-1)
+	if n.agg == nil && len(n.sortKeys) == 0 && n.localLimit >= 0 {
+		need = n.localLimit
+	}
+	streamSch := n.projSch
+	if n.agg != nil {
+		var err error
+		if streamSch, err = aggregate.PartialSchema(n.projSch, *n.agg); err != nil {
+			return nil, err
+		}
+	}
+	var out array.RecordReader = newFragmentStream(ctx, rt, n, streamSch, need)
+	switch {
+	case n.agg != nil:
+		var err error
+		if out, err = aggregate.New(ctx, out, n.projSch, *n.agg, aggregate.Final, rt.mem); err != nil {
+			return nil, err
+		}
+	case len(n.sortKeys) > 0:
+		out = sortStream(ctx, out, nil, n.sortKeys, n.localLimit, rt)
+	}
+	if n.agg == nil && (n.offset > 0 || n.count >= 0) {
+		out = ops.Fetch(out, n.offset, n.count)
+	}
+	if n.outWidth < streamSch.NumFields() && n.agg == nil {
+		cols := make([]int, n.outWidth)
+		for i := range cols {
+			cols[i] = i
+		}
+		out = ops.Select(out, cols)
+	}
+	return out, nil
+}
+
+// fragment builds and runs one bucket's pipeline, returning its output reader.
+func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.RecordReader, error) {
+	req := routing.BatchRequest{Range: n.src.Range, Columns: n.readCols, Desc: n.desc, Limit: n.readLimit, Alloc: rt.mem}
+	r, tier, err := n.src.Table.ScanBucket(ctx, u.bucket, req)
+	if err != nil {
+		return nil, err
+	}
+	if tier == routing.TierArchive {
+		rt.archiveBuckets.Add(1)
+	} else {
+		rt.hotBuckets.Add(1)
+	}
+	var out array.RecordReader = r
+	if !r.Ordered() && (n.readLimit >= 0 || len(n.readOrder) > 0) {
+		// A limit means "the first rows" and order holds only for an ordered read: read the
+		// bucket whole, with the key columns, and sort it.
+		r.Release()
+		req.Limit = -1
+		if len(n.readOrder) > 0 {
+			req.Columns = n.sortCols
+		}
+		if r, _, err = n.src.Table.ScanBucket(ctx, u.bucket, req); err != nil {
+			return nil, err
+		}
+		out = r
+		if len(n.readOrder) > 0 {
+			out = ops.Sort(ctx, r, n.readOrder, rt.mem)
+			if len(n.sortCols) > len(n.readCols) {
+				cols := make([]int, len(n.readCols))
+				for i := range cols {
+					cols[i] = i
+				}
+				out = ops.Select(out, cols)
+			}
+		}
+	}
+	out = conform(out, n.readSch)
+	for _, f := range n.filters {
+		out = ops.Filter(ctx, out, f, rt.mem)
+	}
+	if n.proj != nil {
+		names := make([]string, n.projSch.NumFields())
+		for i := range names {
+			names[i] = n.projSch.Field(i).Name
+		}
+		out = ops.Project(ctx, out, n.proj, names, rt.mem)
+	} else {
+		if n.sel != nil {
+			out = ops.Select(out, n.sel)
+		}
+		out = conform(out, n.projSch)
+	}
+	if n.agg == nil {
+		// Archives with small row groups and selective filters give small batches: coalesce
+		// them (batches of at least half the row cap pass without a copy).
+		out = ops.Rebatch(ctx, out, rt.mem)
+	}
+	switch {
+	case n.agg != nil:
+		return aggregate.New(ctx, out, n.projSch, *n.agg, aggregate.Partial, rt.mem)
+	case len(n.sortKeys) > 0 && n.localLimit >= 0:
+		return ops.TopK(ctx, out, n.sortKeys, n.localLimit, rt.mem), nil
+	case n.localLimit >= 0:
+		return ops.Fetch(out, 0, n.localLimit), nil
+	}
+	return out, nil
+}
+
+// fragmentStream runs a routed node's fragments under the table's fan-out bound and
+// concatenates their outputs in unit order. At most fanout fragments are running or holding
+// unconsumed output at once. With a row need (a limit over bucket-ordered or unordered rows),
+// the first fragment starts alone and later ones only while the rows produced by the earlier
+// ones fall short of it; once one fragment has finished short, the look-ahead widens to the
+// fan-out (the seed's top-k refill: stop starting buckets once earlier ones prove the page
+// full).
+type fragmentStream struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	rt     *runtime
+	n      *routedNode
+	schema *arrow.Schema
+	need   int64
+	fanout int
+
+	frags     []*fragRun
+	cur       int
+	speculate atomic.Bool
+	wg        sync.WaitGroup
+	batch     arrow.RecordBatch
+	err       error
+	done      bool
+	refs      atomic.Int64
+}
+
+// fragRun is one started fragment.
+type fragRun struct {
+	ch   chan arrow.RecordBatch
+	err  error // set before ch is closed
+	rows atomic.Int64
+	done atomic.Bool
+}
+
+func newFragmentStream(ctx context.Context, rt *runtime, n *routedNode, schema *arrow.Schema, need int64) *fragmentStream {
+	ctx, cancel := context.WithCancel(ctx)
+	fanout := n.src.Table.Fanout()
+	if rt.opts.Fanout > 0 {
+		fanout = rt.opts.Fanout
+	}
+	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: max(1, fanout)}
+	s.refs.Store(1)
+	return s
+}
+
+func (s *fragmentStream) Schema() *arrow.Schema          { return s.schema }
+func (s *fragmentStream) Record() arrow.RecordBatch      { return s.batch }
+func (s *fragmentStream) RecordBatch() arrow.RecordBatch { return s.batch }
+func (s *fragmentStream) Err() error                     { return s.err }
+func (s *fragmentStream) Retain()                        { s.refs.Add(1) }
+
+func (s *fragmentStream) Release() {
+	if s.refs.Add(-1) != 0 {
+		return
+	}
+	s.stop()
+}
+
+// produced returns the rows produced so far by the fragments before index j.
+func (s *fragmentStream) produced(j int) int64 {
+	var n int64
+	for _, f := range s.frags[:j] {
+		n += f.rows.Load()
+	}
+	return n
+}
+
+// launch starts fragments while the look-ahead and the row need allow.
+func (s *fragmentStream) launch() {
+	for len(s.frags) < len(s.n.units) {
+		j := len(s.frags)
+		ahead := s.fanout
+		if s.need >= 0 && !s.speculate.Load() {
+			ahead = 1
+		}
+		if j-s.cur >= ahead {
+			return
+		}
+		if s.need >= 0 && j > s.cur && s.produced(j) >= s.need {
+			return
+		}
+		f := &fragRun{ch: make(chan arrow.RecordBatch, fragmentBuffer)}
+		s.frags = append(s.frags, f)
+		s.rt.started.Add(1)
+		s.wg.Add(1)
+		go s.run(f, s.n.units[j])
+	}
+}
+
+// run executes one fragment, sending its batches (retained) until it ends.
+func (s *fragmentStream) run(f *fragRun, u unit) {
+	defer s.wg.Done()
+	defer close(f.ch)
+	defer func() {
+		if p := recover(); p != nil {
+			f.err = fmt.Errorf("scan: fragment panicked: %v", p)
+		}
+		f.done.Store(true)
+		if s.need >= 0 {
+			s.speculate.Store(true)
+		}
+	}()
+	res := s.rt.mem.Reserve(0)
+	defer res.Release()
+	r, err := s.n.fragment(s.ctx, s.rt, u)
+	if err != nil {
+		f.err = err
+		return
+	}
+	defer r.Release()
+	for r.Next() {
+		b := r.RecordBatch()
+		if b.NumRows() == 0 {
+			continue
+		}
+		if err := res.AddRows(b.NumRows()); err != nil {
+			f.err = err
+			return
+		}
+		f.rows.Add(b.NumRows())
+		b.Retain()
+		select {
+		case f.ch <- b:
+		case <-s.ctx.Done():
+			b.Release()
+			f.err = s.ctx.Err()
+			return
+		}
+	}
+	f.err = r.Err()
+}
+
+func (s *fragmentStream) Next() bool {
+	if s.batch != nil {
+		s.batch.Release()
+		s.batch = nil
+	}
+	if s.done {
+		return false
+	}
+	for s.cur < len(s.n.units) {
+		if err := s.ctx.Err(); err != nil {
+			return s.fail(err)
+		}
+		if s.need >= 0 && s.produced(s.cur) >= s.need {
+			break
+		}
+		s.launch()
+		f := s.frags[s.cur]
+		select {
+		case b, ok := <-f.ch:
+			if ok {
+				s.batch = b
+				return true
+			}
+			if f.err != nil {
+				return s.fail(f.err)
+			}
+			s.cur++
+		case <-s.ctx.Done():
+			return s.fail(s.ctx.Err())
+		}
+	}
+	s.done = true
+	s.stop()
+	return false
+}
+
+func (s *fragmentStream) fail(err error) bool {
+	s.err = err
+	s.done = true
+	s.stop()
+	return false
+}
+
+// stop cancels every fragment, waits for them and releases what they buffered.
+func (s *fragmentStream) stop() {
+	s.cancel()
+	for _, f := range s.frags {
+		for b := range f.ch {
+			b.Release()
+		}
+	}
+	s.wg.Wait()
+	if s.batch != nil && s.refs.Load() == 0 {
+		s.batch.Release()
+		s.batch = nil
+	}
+}
