@@ -27,7 +27,6 @@ type serveConfig struct {
 	routeCache    int
 	ticketKey     string
 	metricsListen string
-	debugListen   string
 	migrate       bool
 }
 
@@ -50,7 +49,6 @@ func (c *serveConfig) register(fs interface {
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
 	fs.StringVar(&c.ticketKey, "ticket-key", "", "secret signing statement handles and tickets; replicas must share it (default: random per process)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
-	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go runtime profiles at http://ADDR/debug/pprof/ (default: off; bind to loopback)")
 }
 
 func (c *serveConfig) validate() error {
@@ -122,7 +120,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	srv, err := server.Start(ctx, server.Config{
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
 		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, QueryMemory: cfg.queryMemory, RouteCacheEntries: cfg.routeCache,
-		TicketKey: []byte(cfg.ticketKey), MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
+		TicketKey: []byte(cfg.ticketKey), MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(),
 		Version: version,
 	})
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -53,10 +52,6 @@ type Config struct {
 	// MetricsListen, when set, serves Prometheus metrics of handler MetricsHandler at /metrics.
 	MetricsListen  string
 	MetricsHandler http.Handler
-	// DebugListen, when set, serves Go's runtime profiles (net/http/pprof) at /debug/pprof/ on
-	// its own listener. Profiles reveal internals (goroutine stacks, SQL in flight): bind it to
-	// loopback.
-	DebugListen string
 	// Version is reported by GetSqlInfo.
 	Version string
 	// Alloc allocates Arrow memory (default memory.DefaultAllocator).
@@ -67,12 +62,12 @@ type Config struct {
 
 // Server is a running flightsrv instance.
 type Server struct {
-	flight flight.Server
-	http   []*http.Server // metrics and debug endpoints
-	Cache  *routing.RouteCache
-	Engine *query.Engine
-	addr   string
-	done   chan error
+	flight  flight.Server
+	metrics *http.Server
+	Cache   *routing.RouteCache
+	Engine  *query.Engine
+	addr    string
+	done    chan error
 }
 
 // MaxRecvBytes is the server's gRPC receive limit, raised above gRPC's 4 MiB default for
@@ -112,29 +107,25 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := append([]grpc.ServerOption{
+	srv := flight.NewServerWithMiddleware(nil,
 		grpc.MaxRecvMsgSize(MaxRecvBytes),
-		grpc.MaxHeaderListSize(1 << 20),
-	}, flightsql.ServerOptions()...)
-	srv := flight.NewServerWithMiddleware(nil, opts...)
-	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs})
+		grpc.MaxHeaderListSize(1<<20),
+	)
+	srv.RegisterFlightService(actionGuard{arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc)})
 	if err := srv.Init(cfg.Listen); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	s := &Server{flight: srv, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
 	if cfg.MetricsListen != "" && cfg.MetricsHandler != nil {
+		ln, err := net.Listen("tcp", cfg.MetricsListen)
+		if err != nil {
+			srv.Shutdown()
+			return nil, fmt.Errorf("listen for metrics on %s: %w", cfg.MetricsListen, err)
+		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", cfg.MetricsHandler)
-		if err := s.serveHTTP("metrics", cfg.MetricsListen, mux); err != nil {
-			s.Close()
-			return nil, err
-		}
-	}
-	if cfg.DebugListen != "" {
-		if err := s.serveHTTP("debug", cfg.DebugListen, debugMux()); err != nil {
-			s.Close()
-			return nil, err
-		}
+		s.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = s.metrics.Serve(ln) }()
 	}
 	go func() { s.done <- srv.Serve() }()
 	return s, nil
@@ -157,35 +148,11 @@ func (s *Server) Wait(ctx context.Context) error {
 // Close stops the server: in-flight calls are cancelled.
 func (s *Server) Close() {
 	s.flight.Shutdown()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	for _, h := range s.http {
-		_ = h.Shutdown(ctx)
+	if s.metrics != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = s.metrics.Shutdown(ctx)
 	}
-}
-
-// serveHTTP serves handler on its own listener at addr until Close.
-func (s *Server) serveHTTP(what, addr string, handler http.Handler) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen for %s on %s: %w", what, addr, err)
-	}
-	h := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	s.http = append(s.http, h)
-	go func() { _ = h.Serve(ln) }()
-	return nil
-}
-
-// debugMux serves net/http/pprof's handlers under /debug/pprof/ (not on
-// http.DefaultServeMux, where importing net/http/pprof registers them).
-func debugMux() *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
 }
 
 // knownActions are the DoAction types the Flight SQL dispatcher handles.
@@ -205,15 +172,10 @@ var knownActions = map[string]bool{
 	arrowflightsql.EndSavepointActionType:                true,
 }
 
-// service is arrow-go's Flight SQL dispatcher with three changes: DoAction answers
-// UNIMPLEMENTED for action types the dispatcher does not know (arrow-go's dispatcher answers
-// INVALID_ARGUMENT, and clients fall back only on UNIMPLEMENTED: flightsql-clients.md),
-// ListActions advertises only the actions carried out, and DoGet streams query results
-// without copying them (flightsql.Server.ServeDoGet).
-type service struct {
-	flight.FlightServer
-	sql *flightsql.Server
-}
+// actionGuard answers UNIMPLEMENTED for action types the dispatcher does not know (arrow-go's
+// dispatcher answers INVALID_ARGUMENT, and clients fall back only on UNIMPLEMENTED:
+// flightsql-clients.md).
+type actionGuard struct{ flight.FlightServer }
 
 // servedActions are the actions ListActions advertises: the ones this server carries out
 // (transactions and savepoints are dispatched but refused as UNIMPLEMENTED).
@@ -227,7 +189,7 @@ var servedActions = []*flight.ActionType{
 }
 
 // ListActions advertises only the actions the server carries out.
-func (g service) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
+func (g actionGuard) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
 	for _, a := range servedActions {
 		if err := stream.Send(a); err != nil {
 			return err
@@ -236,14 +198,9 @@ func (g service) ListActions(_ *flight.Empty, stream flight.FlightService_ListAc
 	return nil
 }
 
-func (g service) DoAction(cmd *flight.Action, stream flight.FlightService_DoActionServer) error {
+func (g actionGuard) DoAction(cmd *flight.Action, stream flight.FlightService_DoActionServer) error {
 	if !knownActions[cmd.GetType()] {
 		return status.Error(codes.Unimplemented, "action type is not supported")
 	}
 	return g.FlightServer.DoAction(cmd, stream)
-}
-
-// DoGet streams statement results without copies; metadata commands go to the dispatcher.
-func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer) error {
-	return g.sql.ServeDoGet(t, stream, g.FlightServer.DoGet)
 }
