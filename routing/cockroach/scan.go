@@ -196,7 +196,7 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 	if err := b.Validate(); err != nil {
 		return routing.Route{}, nil, err
 	}
-	sc, err := newScanColumns(req.Columns)
+	sc, err := routing.NewColumnSet(req.Columns)
 	if err != nil {
 		return routing.Route{}, nil, err
 	}
@@ -217,7 +217,7 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 	for i := range formats {
 		formats[i] = pgx.BinaryFormatCode
 	}
-	for _, on := range []bool{sc.ts, sc.id, sc.value} {
+	for _, on := range []bool{sc.Timestamp, sc.ID, sc.Value} {
 		if on {
 			formats = append(formats, pgx.BinaryFormatCode)
 		}
@@ -227,7 +227,7 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 	if limited {
 		args = append(args, req.Limit)
 	}
-	query := sqlScan[b2i(req.Desc)][b2i(limited)][b2i(sc.ts)][b2i(sc.id)][b2i(sc.value)]
+	query := sqlScan[b2i(req.Desc)][b2i(limited)][b2i(sc.Timestamp)][b2i(sc.ID)][b2i(sc.Value)]
 
 	conn, err := s.acquire(ctx, op)
 	if err != nil {
@@ -269,7 +269,7 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 		return routing.Route{}, nil, err
 	}
 	sr.schema = routing.TableDef{PartitionColumn: routing.ColumnPartition.String()}.BatchSchema(req.Columns)
-	sr.bb = newBatchBuilder(sr.schema, sc, alloc, b.PartitionKey, req.Limit)
+	sr.bb = routing.NewBatchBuilder(sr.schema, sc, alloc, b.PartitionKey, req.Limit)
 	sr.refs.Store(1)
 	return route, sr, nil
 }
@@ -295,7 +295,7 @@ type scanReader struct {
 	scratchTime            time.Time
 	scratchID, scratchVal  []byte
 
-	bb        *batchBuilder
+	bb        *routing.BatchBuilder
 	pending   bool  // the current row was read but belongs to the next batch
 	remaining int64 // rows the LIMIT still allows, -1 without a limit
 	seen      int   // data rows read
@@ -327,7 +327,7 @@ func (r *scanReader) readRoute() (routing.Route, error) {
 }
 
 // bindColumns locates the selected data columns and checks their types and formats.
-func (r *scanReader) bindColumns(sc scanColumns) error {
+func (r *scanReader) bindColumns(sc routing.ColumnSet) error {
 	fds := r.rows.FieldDescriptions()
 	r.tsCol, r.idCol, r.valueCol = -1, -1, -1
 	next := scanRouteColumns
@@ -342,8 +342,8 @@ func (r *scanReader) bindColumns(sc scanColumns) error {
 		next++
 		return nil
 	}
-	if err := errors.Join(take(sc.ts, pgtype.TimestamptzOID, &r.tsCol),
-		take(sc.id, pgtype.ByteaOID, &r.idCol), take(sc.value, pgtype.ByteaOID, &r.valueCol)); err != nil {
+	if err := errors.Join(take(sc.Timestamp, pgtype.TimestamptzOID, &r.tsCol),
+		take(sc.ID, pgtype.ByteaOID, &r.idCol), take(sc.Value, pgtype.ByteaOID, &r.valueCol)); err != nil {
 		return err
 	}
 	if next != len(fds) {
@@ -450,8 +450,8 @@ func (r *scanReader) Next() bool {
 				return r.fail(err)
 			}
 		}
-		size := r.bb.rowBytes(len(id), len(value))
-		if r.bb.full(size) {
+		size := r.bb.RowBytes(len(id), len(value))
+		if r.bb.Full(size) {
 			break
 		}
 		if r.tsCol >= 0 {
@@ -459,7 +459,7 @@ func (r *scanReader) Next() bool {
 				return r.fail(err)
 			}
 		}
-		if err := r.bb.append(nanos, id, value, size); err != nil {
+		if err := r.bb.Append(nanos, id, value, size); err != nil {
 			return r.fail(err)
 		}
 		r.pending = false
@@ -469,7 +469,7 @@ func (r *scanReader) Next() bool {
 			r.remaining--
 		}
 	}
-	r.cur = r.bb.flush()
+	r.cur = r.bb.Flush()
 	if r.cur == nil {
 		return false
 	}

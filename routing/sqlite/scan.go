@@ -118,7 +118,7 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 	if err := b.Validate(); err != nil {
 		return routing.Route{}, nil, err
 	}
-	sc, err := newScanColumns(req.Columns)
+	sc, err := routing.NewColumnSet(req.Columns)
 	if err != nil {
 		return routing.Route{}, nil, err
 	}
@@ -140,7 +140,7 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 		return routing.Route{}, nil, s.classify(op, errClosed)
 	}
 	s.count(ctx)
-	rows, err := s.r.QueryContext(ctx, sqlScan[b2i(req.Desc)][b2i(sc.ts)][b2i(sc.id)][b2i(sc.value)],
+	rows, err := s.r.QueryContext(ctx, sqlScan[b2i(req.Desc)][b2i(sc.Timestamp)][b2i(sc.ID)][b2i(sc.Value)],
 		b.TableID, b.PartitionKey, b.Key, start, end, routeAt, limit)
 	if err != nil {
 		return routing.Route{}, nil, s.classify(op, err)
@@ -165,17 +165,17 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 		return route, nil, nil
 	}
 	r.dest = append(r.dest, &r.routeCol, nopScanner{}, nopScanner{}, nopScanner{})
-	if sc.ts {
+	if sc.Timestamp {
 		r.dest = append(r.dest, &r.micros)
 	}
-	if sc.id {
+	if sc.ID {
 		r.dest = append(r.dest, &r.id)
 	}
-	if sc.value {
+	if sc.Value {
 		r.dest = append(r.dest, &r.value)
 	}
 	r.schema = routing.TableDef{PartitionColumn: routing.ColumnPartition.String()}.BatchSchema(req.Columns)
-	r.bb = newBatchBuilder(r.schema, sc, alloc, b.PartitionKey, req.Limit)
+	r.bb = routing.NewBatchBuilder(r.schema, sc, alloc, b.PartitionKey, req.Limit)
 	r.refs.Store(1)
 	return route, r, nil
 }
@@ -201,7 +201,7 @@ type scanReader struct {
 	id       bytesScanner
 	value    bytesScanner
 
-	bb      *batchBuilder
+	bb      *routing.BatchBuilder
 	pending bool // the current row was read but belongs to the next batch
 	seen    int  // data rows read
 	cur     arrow.RecordBatch
@@ -350,23 +350,23 @@ func (r *scanReader) Next() bool {
 			}
 			r.pending = true
 		}
-		size := r.bb.rowBytes(len(r.id.b), len(r.value.b))
-		if r.bb.full(size) {
+		size := r.bb.RowBytes(len(r.id.b), len(r.value.b))
+		if r.bb.Full(size) {
 			break
 		}
 		var nanos int64
-		if r.bb.sc.ts {
+		if r.bb.Columns().Timestamp {
 			if r.micros.v > maxNanoMicros || r.micros.v < minNanoMicros {
 				return r.fail(fmt.Errorf("%w: %s: stored event time is outside the nanosecond range", routing.ErrOperationFailed, op))
 			}
 			nanos = r.micros.v * 1000
 		}
-		if err := r.bb.append(nanos, r.id.b, r.value.b, size); err != nil {
+		if err := r.bb.Append(nanos, r.id.b, r.value.b, size); err != nil {
 			return r.fail(err)
 		}
 		r.pending = false
 	}
-	r.cur = r.bb.flush()
+	r.cur = r.bb.Flush()
 	if r.cur == nil {
 		return false
 	}

@@ -1,4 +1,4 @@
-package sqlite
+package routing
 
 import (
 	"fmt"
@@ -7,45 +7,42 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/flightsrv/flightsrv/routing"
 )
 
-// This file is shared verbatim (but for the package clause) with routing/sqlite/arrowbatch.go:
-// the two adapters may not import each other, and routing is not theirs to extend. Keep the
-// copies identical.
+// The Arrow batch builder both hot-store adapters (HotBatchScanner) stream their rows into.
 
-// errInvalidUTF8 is the value-free failure of a read whose stored sort key or partition key is
+// InvalidUTF8Error is the value-free failure of a read whose stored sort key or partition key is
 // not valid UTF-8 (the id and partition columns are Arrow utf8).
-func errInvalidUTF8(what string) error {
-	return fmt.Errorf("%w: scan bucket range: stored %s is not valid UTF-8", routing.ErrOperationFailed, what)
+func InvalidUTF8Error(what string) error {
+	return fmt.Errorf("%w: scan bucket range: stored %s is not valid UTF-8", ErrOperationFailed, what)
 }
 
-// scanColumns is a validated routing.BatchRequest.Columns: which stored columns a scan
-// selects.
-type scanColumns struct {
-	cols                []routing.Column
-	part, ts, id, value bool
+// ColumnSet is a validated BatchRequest.Columns: Cols in output order, and which stored
+// columns a scan selects.
+type ColumnSet struct {
+	Cols                            []Column
+	Partition, Timestamp, ID, Value bool
 }
 
-func newScanColumns(cols []routing.Column) (scanColumns, error) {
-	sc := scanColumns{cols: cols}
+// NewColumnSet validates cols (known columns, none twice); errors wrap ErrOperationFailed.
+func NewColumnSet(cols []Column) (ColumnSet, error) {
+	sc := ColumnSet{Cols: cols}
 	for _, c := range cols {
 		var seen *bool
 		switch c {
-		case routing.ColumnPartition:
-			seen = &sc.part
-		case routing.ColumnTimestamp:
-			seen = &sc.ts
-		case routing.ColumnID:
-			seen = &sc.id
-		case routing.ColumnValue:
-			seen = &sc.value
+		case ColumnPartition:
+			seen = &sc.Partition
+		case ColumnTimestamp:
+			seen = &sc.Timestamp
+		case ColumnID:
+			seen = &sc.ID
+		case ColumnValue:
+			seen = &sc.Value
 		default:
-			return scanColumns{}, fmt.Errorf("%w: scan bucket range: unknown column %d", routing.ErrOperationFailed, uint8(c))
+			return ColumnSet{}, fmt.Errorf("%w: scan bucket range: unknown column %d", ErrOperationFailed, uint8(c))
 		}
 		if *seen {
-			return scanColumns{}, fmt.Errorf("%w: scan bucket range: column %s requested twice", routing.ErrOperationFailed, c)
+			return ColumnSet{}, fmt.Errorf("%w: scan bucket range: column %s requested twice", ErrOperationFailed, c)
 		}
 		*seen = true
 	}
@@ -53,18 +50,19 @@ func newScanColumns(cols []routing.Column) (scanColumns, error) {
 }
 
 // firstBatchRows is the row capacity a read without a limit starts with; it doubles up to
-// routing.MaxBatchRows, and later batches start at the size of the one before.
+// MaxBatchRows, and later batches start at the size of the one before.
 const firstBatchRows = 1024
 
-// batchBuilder assembles the Arrow record batches of one bucket scan row by row, writing
+// BatchBuilder assembles the Arrow record batches of one bucket scan row by row, writing
 // straight into Arrow buffers allocated from one allocator (no builders, no validity bitmaps:
-// stored values are never null), under routing.MaxBatchRows and routing.MaxBatchBytes (the
-// selected variable-width columns: partition, id and value bytes). The partition column is the
-// bucket's partition key repeated, written when a batch is cut. A batchBuilder is used by one
+// stored values are never null), under MaxBatchRows and MaxBatchBytes (the selected
+// variable-width columns: partition, id and value bytes). Callers check Full(RowBytes(…))
+// before each Append and cut a batch with Flush. The partition column is the
+// bucket's partition key repeated, written when a batch is cut. A BatchBuilder is used by one
 // goroutine; Release frees what it holds.
-type batchBuilder struct {
+type BatchBuilder struct {
 	schema    *arrow.Schema
-	sc        scanColumns
+	sc        ColumnSet
 	alloc     memory.Allocator
 	pk        []byte
 	pkOK      bool  // pk is valid UTF-8
@@ -87,39 +85,41 @@ type varColumn struct {
 	last          int     // data bytes of the previous batch
 }
 
-func newBatchBuilder(schema *arrow.Schema, sc scanColumns, alloc memory.Allocator, pk []byte, limit int64) *batchBuilder {
-	return &batchBuilder{schema: schema, sc: sc, alloc: alloc, pk: pk, pkOK: utf8.Valid(pk), remaining: limit}
+// NewBatchBuilder returns a builder of batches of schema (the columns of sc) from alloc for a
+// bucket of partition key pk, emitting at most limit rows (< 0: no limit).
+func NewBatchBuilder(schema *arrow.Schema, sc ColumnSet, alloc memory.Allocator, pk []byte, limit int64) *BatchBuilder {
+	return &BatchBuilder{schema: schema, sc: sc, alloc: alloc, pk: pk, pkOK: utf8.Valid(pk), remaining: limit}
 }
 
-// rowBytes is what a row with the given sort key and value adds to the batch's byte count.
-func (bb *batchBuilder) rowBytes(idLen, valueLen int) int {
+// RowBytes is what a row with the given sort key and value adds to the batch's byte count.
+func (bb *BatchBuilder) RowBytes(idLen, valueLen int) int {
 	n := 0
-	if bb.sc.part {
+	if bb.sc.Partition {
 		n += len(bb.pk)
 	}
-	if bb.sc.id {
+	if bb.sc.ID {
 		n += idLen
 	}
-	if bb.sc.value {
+	if bb.sc.Value {
 		n += valueLen
 	}
 	return n
 }
 
-// full reports whether a row adding rowBytes bytes must start the next batch.
-func (bb *batchBuilder) full(rowBytes int) bool {
-	return bb.n >= routing.MaxBatchRows || (bb.n > 0 && bb.bytes+rowBytes > routing.MaxBatchBytes)
+// Full reports whether a row adding rowBytes bytes must start the next batch.
+func (bb *BatchBuilder) Full(rowBytes int) bool {
+	return bb.n >= MaxBatchRows || (bb.n > 0 && bb.bytes+rowBytes > MaxBatchBytes)
 }
 
-// append adds one row: its event time in nanoseconds since the Unix epoch, its sort key and
+// Append adds one row: its event time in nanoseconds since the Unix epoch, its sort key and
 // value (ignored unless selected; copied). It fails, value-free, when a selected key is not
 // valid UTF-8.
-func (bb *batchBuilder) append(nanos int64, sortKey, value []byte, rowBytes int) error {
-	if bb.sc.part && !bb.pkOK {
-		return errInvalidUTF8("partition key")
+func (bb *BatchBuilder) Append(nanos int64, sortKey, value []byte, rowBytes int) error {
+	if bb.sc.Partition && !bb.pkOK {
+		return InvalidUTF8Error("partition key")
 	}
-	if bb.sc.id && !utf8.Valid(sortKey) {
-		return errInvalidUTF8("sort key")
+	if bb.sc.ID && !utf8.Valid(sortKey) {
+		return InvalidUTF8Error("sort key")
 	}
 	if bb.n == bb.rows {
 		bb.growRows()
@@ -143,7 +143,7 @@ func (bb *batchBuilder) append(nanos int64, sortKey, value []byte, rowBytes int)
 
 // growRows allocates the row-indexed buffers of a new batch, sized like the previous batch
 // (firstBatchRows for the first) but never beyond the limit, or doubles them.
-func (bb *batchBuilder) growRows() {
+func (bb *BatchBuilder) growRows() {
 	rows := bb.rows * 2
 	if bb.rows == 0 {
 		rows = bb.lastRows
@@ -154,18 +154,18 @@ func (bb *batchBuilder) growRows() {
 			rows = int(max(bb.remaining, 1))
 		}
 	}
-	rows = min(rows, routing.MaxBatchRows)
-	if bb.sc.ts {
+	rows = min(rows, MaxBatchRows)
+	if bb.sc.Timestamp {
 		if bb.ts == nil {
 			bb.ts = memory.NewResizableBuffer(bb.alloc)
 		}
 		bb.ts.Reserve(rows * arrow.TimestampSizeBytes)
 		bb.tsv = arrow.TimestampTraits.CastFromBytes(bb.ts.Buf())
 	}
-	if bb.sc.id {
+	if bb.sc.ID {
 		bb.id.reserve(bb.alloc, rows)
 	}
-	if bb.sc.value {
+	if bb.sc.Value {
 		bb.val.reserve(bb.alloc, rows)
 	}
 	bb.rows = rows
@@ -216,30 +216,30 @@ func makeArray(dt arrow.DataType, n int, bufs ...*memory.Buffer) arrow.Array {
 	return array.MakeFromData(data)
 }
 
-// flush cuts the rows appended since the last flush into a batch (owned by the caller), or
+// Flush cuts the rows appended since the last flush into a batch (owned by the caller), or
 // returns nil when there are none.
-func (bb *batchBuilder) flush() arrow.RecordBatch {
+func (bb *BatchBuilder) Flush() arrow.RecordBatch {
 	if bb.n == 0 {
 		return nil
 	}
-	cols := make([]arrow.Array, 0, len(bb.sc.cols))
+	cols := make([]arrow.Array, 0, len(bb.sc.Cols))
 	defer func() {
 		for _, a := range cols {
 			a.Release()
 		}
 	}()
-	for _, c := range bb.sc.cols {
+	for _, c := range bb.sc.Cols {
 		switch c {
-		case routing.ColumnPartition:
+		case ColumnPartition:
 			cols = append(cols, bb.partitionColumn())
-		case routing.ColumnTimestamp:
+		case ColumnTimestamp:
 			bb.ts.ResizeNoShrink(bb.n * arrow.TimestampSizeBytes)
-			cols = append(cols, makeArray(routing.TimestampType, bb.n, bb.ts))
+			cols = append(cols, makeArray(TimestampType, bb.n, bb.ts))
 			bb.ts.Release()
 			bb.ts, bb.tsv = nil, nil
-		case routing.ColumnID:
+		case ColumnID:
 			cols = append(cols, bb.id.array(arrow.BinaryTypes.String, bb.n))
-		case routing.ColumnValue:
+		case ColumnValue:
 			cols = append(cols, bb.val.array(arrow.BinaryTypes.Binary, bb.n))
 		}
 	}
@@ -249,7 +249,7 @@ func (bb *batchBuilder) flush() arrow.RecordBatch {
 }
 
 // partitionColumn is the bucket's partition key repeated over the batch's rows.
-func (bb *batchBuilder) partitionColumn() arrow.Array {
+func (bb *BatchBuilder) partitionColumn() arrow.Array {
 	offsets, data := memory.NewResizableBuffer(bb.alloc), memory.NewResizableBuffer(bb.alloc)
 	defer offsets.Release()
 	defer data.Release()
@@ -265,7 +265,7 @@ func (bb *batchBuilder) partitionColumn() arrow.Array {
 }
 
 // Release frees the buffers of rows not yet flushed.
-func (bb *batchBuilder) Release() {
+func (bb *BatchBuilder) Release() {
 	if bb.ts != nil {
 		bb.ts.Release()
 		bb.ts, bb.tsv = nil, nil
@@ -279,3 +279,6 @@ func (bb *batchBuilder) Release() {
 	}
 	bb.n, bb.bytes, bb.rows = 0, 0, 0
 }
+
+// Columns returns the columns the builder writes.
+func (bb *BatchBuilder) Columns() ColumnSet { return bb.sc }
