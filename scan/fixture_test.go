@@ -347,10 +347,12 @@ type probe struct {
 	counts   atomic.Int64
 }
 
-func (p *probe) ReadRange(ctx context.Context, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record, error) {
+// enter counts one bucket read, waits delay (or until ctx ends) and returns the injected
+// failure for b, if any; the caller defers the returned leave.
+func (p *probe) enter(ctx context.Context, b routing.BucketID) (leave func(), err error) {
 	p.calls.Add(1)
 	n := p.cur.Add(1)
-	defer p.cur.Add(-1)
+	leave = func() { p.cur.Add(-1) }
 	for {
 		m := p.max.Load()
 		if n <= m || p.max.CompareAndSwap(m, n) {
@@ -366,9 +368,16 @@ func (p *probe) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 		}
 	}
 	if p.fail != nil {
-		if err := p.fail(b); err != nil {
-			return routing.Route{}, nil, err
-		}
+		err = p.fail(b)
+	}
+	return leave, err
+}
+
+func (p *probe) ReadRange(ctx context.Context, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record, error) {
+	leave, err := p.enter(ctx, b)
+	defer leave()
+	if err != nil {
+		return routing.Route{}, nil, err
 	}
 	return p.HotStore.ReadRange(ctx, b, req)
 }
@@ -376,27 +385,10 @@ func (p *probe) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 // ScanRange is ReadRange's twin for the executor's batch reads: counted, delayed and failed
 // the same way.
 func (p *probe) ScanRange(ctx context.Context, b routing.BucketID, req routing.BatchRequest) (routing.Route, routing.BatchReader, error) {
-	p.calls.Add(1)
-	n := p.cur.Add(1)
-	defer p.cur.Add(-1)
-	for {
-		m := p.max.Load()
-		if n <= m || p.max.CompareAndSwap(m, n) {
-			break
-		}
-	}
-	if p.delay > 0 {
-		tm := time.NewTimer(p.delay)
-		select {
-		case <-tm.C:
-		case <-ctx.Done():
-			tm.Stop()
-		}
-	}
-	if p.fail != nil {
-		if err := p.fail(b); err != nil {
-			return routing.Route{}, nil, err
-		}
+	leave, err := p.enter(ctx, b)
+	defer leave()
+	if err != nil {
+		return routing.Route{}, nil, err
 	}
 	return p.HotStore.ScanRange(ctx, b, req)
 }
