@@ -44,20 +44,21 @@ var batchSchemaDef = routing.TableDef{PartitionColumn: routing.ColumnPartition.S
 // req.Alloc (memory.DefaultAllocator when nil). req.Limit < 0 means no limit, 0 returns an
 // empty reader.
 //
-// Parquet payloads are read row group by row group as the consumer calls Next, never whole:
-// row groups and pages are classified with the trusted event_time statistics exactly as for
-// Read and the aggregates (stats.go), those outside the range are skipped, and only the
-// requested columns' pages of the remaining spans are fetched (coalesced ranged reads; the
-// next row group's are fetched in the background while the current one is decoded). Page
-// values are copied from parquet-go's decoded pages straight into Arrow buffers; rows of
-// straddling pages are filtered by event_time. The reader holds the decoded span being
-// emitted (at most ReaderOptions.BatchSpanRows rows when the columns have offset indexes, a
-// row group otherwise) and the fetched bytes of the current and next row groups. Files
-// written by other tools are read whenever the aggregates can count them: without partition
-// column the reader needs only event_time; the id and value columns need top-level BYTE_ARRAY
-// sort_key and value columns (ErrPayloadSchema otherwise, when requested). A null in a decoded
-// partition_key, sort_key or value is ErrPayloadSchema (the envelope has no nulls); a row whose
-// event_time is null lies in no range and is skipped, as the aggregates skip it.
+// Parquet payloads are read row group by row group as the consumer calls Next, never whole: row
+// groups and pages are classified with the trusted event_time statistics exactly as for Read
+// and the aggregates (stats.go), those outside the range are skipped, and only the requested
+// columns' pages of the remaining spans are fetched (coalesced ranged reads; the next row
+// group's are fetched in the background while the current one is decoded). Page values are
+// copied from the decoded pages (decompressed and decoded by the reader itself for chunks with
+// an offset index and no dictionary, by parquet-go otherwise) straight into Arrow buffers; rows
+// of straddling pages are filtered by event_time. The reader holds the decoded span being
+// emitted (at most ReaderOptions.BatchSpanRows rows when the columns have offset indexes, a row
+// group otherwise), one decompressed page and the fetched bytes of the current and next row
+// groups. Files written by other tools are read whenever the aggregates can count them: without
+// partition column the reader needs only event_time; the id and value columns need top-level
+// BYTE_ARRAY sort_key and value columns (ErrPayloadSchema otherwise, when requested). A null in
+// a decoded partition_key, sort_key or value is ErrPayloadSchema (the envelope has no nulls); a
+// row whose event_time is null lies in no range and is skipped, as the aggregates skip it.
 //
 // Validation of decoded rows: every decoded event time must lie in the bucket
 // (ErrRecordOutsideBucket); when the partition column is requested and the file has a

@@ -158,9 +158,6 @@ func viewVar(a arrow.Array) varView {
 	return v
 }
 
-// size returns the length of value i.
-func (v varView) size(i int) int { return int(v.offs[i+1] - v.offs[i]) }
-
 // reversed returns values [lo, hi) of a utf8 or binary array in reverse order, as a new array.
 func reversed(alloc memory.Allocator, a arrow.Array, lo, hi int) arrow.Array {
 	if ts, ok := a.(*array.Timestamp); ok {

@@ -7,13 +7,13 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sort"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -89,7 +89,8 @@ type parquetSource struct {
 
 	out spanOutput
 
-	// Scratch reused across spans.
+	// Scratch reused across spans (taken from sc, and given back to it by close).
+	sc    *pageScratch
 	times []int64 // event times in ns of the span's rows
 	tnull []bool  // null event times
 	sel   []int32 // candidate rows (span-relative), ascending
@@ -163,6 +164,9 @@ func newParquetSource(ctx context.Context, r *Reader, ft *footer, rr *rangeReade
 	if s.desc {
 		slices.Reverse(s.plans)
 	}
+	rr.pooled = true // retainRegions, called as the read moves on and by close, gives them back
+	s.sc = getScratch()
+	s.times, s.tnull, s.sel, s.prev = s.sc.times[:0], s.sc.tnull[:0], s.sc.sel[:0], s.sc.prev[:0]
 	return s, nil
 }
 
@@ -267,6 +271,12 @@ func (s *parquetSource) close() {
 	}
 	s.out.release()
 	s.rr.retainRegions(nil, s.ft.tail)
+	if sc := s.sc; sc != nil {
+		s.sc = nil
+		sc.times, sc.tnull, sc.sel, sc.prev = s.times[:0], s.tnull[:0], s.sel[:0], s.prev[:0]
+		s.times, s.tnull, s.sel, s.prev = nil, nil, nil, nil
+		putScratch(sc)
+	}
 }
 
 // nextSpan returns the next row span to decode, entering row groups as it goes: a row
@@ -321,7 +331,9 @@ func (s *parquetSource) startPrefetch(pi int) {
 }
 
 // retainRegions drops the fetched regions that overlap none of keep, except tail (the cached
-// footer's bytes), so that a streaming read holds only the row groups it is working on.
+// footer's bytes), so that a streaming read holds only the row groups it is working on. The
+// pooled buffers (see rangeReader.pooled) that no retained region overlaps go back to their
+// pool: the caller must hold no slice of the regions it drops.
 func (r *rangeReader) retainRegions(keep []byteRange, tail region) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -340,12 +352,49 @@ func (r *rangeReader) retainRegions(keep []byteRange, tail region) {
 	}
 	clear(r.regions[len(out):])
 	r.regions = out
+	// A region made from a pooled buffer lies inside that buffer's range (addRegion only trims
+	// regions), so a buffer that no retained region overlaps is referenced by none.
+	owned := r.owned[:0]
+	for _, b := range r.owned {
+		used := false
+		for _, g := range r.regions {
+			if g.off < b.end() && b.off < g.end() {
+				used = true
+				break
+			}
+		}
+		if used {
+			owned = append(owned, b)
+		} else {
+			putFetchBuf(b.data)
+		}
+	}
+	clear(r.owned[len(owned):])
+	r.owned = owned
 }
 
-// forPages calls fn with the pages of leaf covering rows [s, e) of row group g, the first
-// starting at row s, and the number of its leading rows that belong to the span. A page is
-// valid only until fn returns. Malformed pages (a parquet-go panic included) give
-// ErrPayloadDecode; ctx is checked between pages.
+// readPages calls fn with the pages of leaf covering rows [from, to) of row group g, the first
+// starting at row from, and the number of its leading rows that belong to the span. A view is
+// valid only until fn returns. Pages are read from their bytes when the chunk allows it
+// (rawPages), else through parquet-go (forPages). Malformed pages give ErrPayloadDecode; the
+// read's context is checked between pages.
+func (s *parquetSource) readPages(g, leaf int, maxDef byte, kind pageKind, from, to int64, fn func(v *pageView, rows int) error) error {
+	if from >= to {
+		return nil
+	}
+	if ok, err := s.rawPages(g, leaf, maxDef, kind, from, to, fn); ok {
+		return err
+	}
+	return s.ft.forPages(s.ctx, s.rr, g, leaf, from, to, func(p parquet.Page, rows int) error {
+		v := viewPage(p, kind)
+		return fn(&v, rows)
+	})
+}
+
+// forPages calls fn with the pages parquet-go decodes of leaf covering rows [s, e) of row
+// group g, the first starting at row s, and the number of its leading rows that belong to the
+// span. A page is valid only until fn returns. Malformed pages (a parquet-go panic included)
+// give ErrPayloadDecode; ctx is checked between pages.
 func (ft *footer) forPages(ctx context.Context, ra io.ReaderAt, g, leaf int, s, e int64, fn func(p parquet.Page, rows int) error) (err error) {
 	defer recoverDecode(&err)
 	n := e - s
@@ -376,71 +425,6 @@ func (ft *footer) forPages(ctx context.Context, ra io.ReaderAt, g, leaf int, s, 
 		}
 	}
 	return nil
-}
-
-// byteView gives access to the byte-array values of one page: value i of the page's non-null
-// values is data[offs[j]:offs[j+1]] with j = i, or j = idx[i] for a dictionary page.
-type byteView struct {
-	defs  []byte
-	idx   []int32
-	data  []byte
-	offs  []uint32
-	nvals int // non-null values held
-}
-
-func viewBytes(p parquet.Page) byteView {
-	var v byteView
-	v.defs = p.DefinitionLevels()
-	vals := p.Data()
-	if d := p.Dictionary(); d != nil {
-		v.idx = vals.Int32()
-		dv := d.Page().Data()
-		v.data, v.offs = dv.ByteArray()
-		v.nvals = len(v.idx)
-		return v
-	}
-	v.data, v.offs = vals.ByteArray()
-	v.nvals = len(v.offs) - 1
-	return v
-}
-
-// check validates the view for rows leading rows: definition levels and dictionary indexes
-// within bounds, offsets within the data.
-func (v *byteView) check(rows int, maxDef byte) bool {
-	need := rows
-	if maxDef > 0 {
-		if len(v.defs) < rows {
-			return false
-		}
-		need = 0
-		for _, d := range v.defs[:rows] {
-			if d == maxDef {
-				need++
-			}
-		}
-	} else if len(v.defs) > 0 {
-		return false
-	}
-	if v.nvals < need || len(v.offs) == 0 {
-		return false
-	}
-	if v.idx != nil {
-		dictLen := uint32(len(v.offs) - 1)
-		for _, i := range v.idx[:need] {
-			if uint32(i) >= dictLen {
-				return false
-			}
-		}
-	}
-	return int(v.offs[len(v.offs)-1]) <= len(v.data)
-}
-
-// value returns the i-th non-null value of the page.
-func (v *byteView) value(i int) []byte {
-	if v.idx != nil {
-		i = int(v.idx[i])
-	}
-	return v.data[v.offs[i]:v.offs[i+1]]
 }
 
 // decodeSpan decodes one row span into s.out: event times first (every row: membership, order,
@@ -506,7 +490,7 @@ func (s *parquetSource) decodeSpan(sp rowSpan) error {
 		}
 		if s.key != nil {
 			out.idCol = newVarColumn(s.alloc, len(sel), s.ft.dataHint(sp.g, s.key.leaf, hi-lo))
-			var check func(int, []byte) error
+			var check func(int, *pageView, int) error
 			if s.sorted {
 				check = s.keyOrderCheck(first, last, edgeRow, &newEdge)
 			}
@@ -555,62 +539,64 @@ func (s *parquetSource) readTimes(sp rowSpan, n int) error {
 	if !ts.required {
 		maxDef = 1
 	}
+	kind := kindInt64
+	if ts.int96 {
+		kind = kindInt96
+	}
 	row := 0
 	havePrev, prev := false, int64(0)
-	err := s.ft.forPages(s.ctx, s.rr, sp.g, ts.leaf, sp.s, sp.e, func(p parquet.Page, k int) error {
-		defs := p.DefinitionLevels()
-		if (maxDef == 0 && len(defs) > 0) || (maxDef > 0 && len(defs) < k) || row+k > n {
+	err := s.readPages(sp.g, ts.leaf, maxDef, kind, sp.s, sp.e, func(v *pageView, k int) error {
+		if _, ok := v.check(k, maxDef, kind); !ok || row+k > n {
 			return ErrPayloadDecode
 		}
-		vals := p.Data()
-		var i64 []int64
-		var i96 []deprecated.Int96
-		var idx []int32
-		if d := p.Dictionary(); d != nil {
-			idx = vals.Int32()
-			dv := d.Page().Data()
-			if ts.int96 {
-				i96 = dv.Int96()
-			} else {
-				i64 = dv.Int64()
-			}
-		} else if ts.int96 {
-			i96 = vals.Int96()
-		} else {
-			i64 = vals.Int64()
-		}
-		nd := len(i64)
-		if ts.int96 {
-			nd = len(i96)
-		}
 		times, tnull := s.times[row:row+k], s.tnull[row:row+k]
+		if maxDef == 0 && v.idx == nil && kind == kindInt64 {
+			// Every row holds a plain INT64 (the envelope): one pass without indirection.
+			clear(tnull)
+			lo, hi, wlo, whi, unit := s.bucket.lo, s.bucket.hi, s.want.lo, s.want.hi, ts.unit
+			for r, x := range v.i64[:k] {
+				if x < lo || x >= hi {
+					return ErrRecordOutsideBucket
+				}
+				ns, ok := toNanos(x, unit)
+				if !ok {
+					return ErrPayloadDecode
+				}
+				times[r] = ns
+				if s.sorted {
+					if havePrev && ns < prev {
+						return ErrRecordsUnsorted
+					}
+					havePrev, prev = true, ns
+				}
+				if x >= wlo && x < whi {
+					s.sel = append(s.sel, int32(row+r))
+				}
+			}
+			row += k
+			return nil
+		}
 		vi := 0
 		for r := range k {
-			if maxDef > 0 && defs[r] != maxDef {
+			if maxDef > 0 && v.defs[r] != maxDef {
 				tnull[r] = true
 				continue
 			}
 			j := vi
 			vi++
-			if idx != nil {
-				if j >= len(idx) {
-					return ErrPayloadDecode
-				}
-				j = int(idx[j])
+			if v.idx != nil {
+				j = int(v.idx[j])
 			}
-			if j < 0 || j >= nd {
-				return ErrPayloadDecode
-			}
-			var v int64
-			if ts.int96 {
-				v = int96Nanos(i96[j])
+			var x int64
+			if kind == kindInt96 {
+				x = int96Nanos(v.i96[j])
 			} else {
-				v = i64[j]
+				x = v.i64[j]
 			}
-			if v < s.bucket.lo || v >= s.bucket.hi {
+			if x < s.bucket.lo || x >= s.bucket.hi {
 				return ErrRecordOutsideBucket
 			}
-			ns, ok := toNanos(v, ts.unit)
+			ns, ok := toNanos(x, ts.unit)
 			if !ok {
 				return ErrPayloadDecode
 			}
@@ -621,7 +607,7 @@ func (s *parquetSource) readTimes(sp rowSpan, n int) error {
 				}
 				havePrev, prev = true, ns
 			}
-			if v >= s.want.lo && v < s.want.hi {
+			if x >= s.want.lo && x < s.want.hi {
 				s.sel = append(s.sel, int32(row+r))
 			}
 		}
@@ -659,13 +645,13 @@ func toNanos(v, unit int64) (int64, bool) {
 }
 
 // readBytes decodes rows [lo, hi) of the span (span-relative) of a byte leaf. Every decoded
-// row must be non-null (ErrPayloadSchema) and pass check (when set); the rows listed in sel
-// (ascending, inside [lo, hi)) are appended to col, checked for UTF-8 when isUTF8 is set.
-func (s *parquetSource) readBytes(sp rowSpan, l *byteLeaf, lo, hi int, sel []int32, col *varColumn, isUTF8 bool, check func(row int, v []byte) error) error {
+// row must be non-null (ErrPayloadSchema) and pass check (when set, called once per page with
+// the page's first row and its rows); the rows listed in sel (ascending, inside [lo, hi)) are
+// appended to col, checked for UTF-8 when isUTF8 is set.
+func (s *parquetSource) readBytes(sp rowSpan, l *byteLeaf, lo, hi int, sel []int32, col *varColumn, isUTF8 bool, check func(row int, v *pageView, k int) error) error {
 	row, j := lo, 0
-	err := s.ft.forPages(s.ctx, s.rr, sp.g, l.leaf, sp.s+int64(lo), sp.s+int64(hi), func(p parquet.Page, k int) error {
-		v := viewBytes(p)
-		if !v.check(k, l.maxDef) || row+k > hi {
+	err := s.readPages(sp.g, l.leaf, l.maxDef, kindBytes, sp.s+int64(lo), sp.s+int64(hi), func(v *pageView, k int) error {
+		if _, ok := v.check(k, l.maxDef, kindBytes); !ok || row+k > hi {
 			return ErrPayloadDecode
 		}
 		if l.maxDef > 0 {
@@ -676,10 +662,8 @@ func (s *parquetSource) readBytes(sp rowSpan, l *byteLeaf, lo, hi int, sel []int
 			}
 		}
 		if check != nil {
-			for r := range k {
-				if err := check(row+r, v.value(r)); err != nil {
-					return err
-				}
+			if err := check(row, v, k); err != nil {
+				return err
 			}
 		}
 		if col == nil {
@@ -742,39 +726,57 @@ func validUTF8Values(data []byte, offs []uint32) bool {
 	return true
 }
 
-// checkPartition requires a decoded partition key to be the bucket's.
-func (s *parquetSource) checkPartition(_ int, v []byte) error {
-	if !bytes.Equal(v, s.b.PartitionKey) {
-		return ErrRecordOutsideBucket
+// checkPartition requires the decoded partition keys of a page's k rows to be the bucket's.
+func (s *parquetSource) checkPartition(_ int, v *pageView, k int) error {
+	pk := s.b.PartitionKey
+	for i := range k {
+		if !bytes.Equal(v.value(i), pk) {
+			return ErrRecordOutsideBucket
+		}
 	}
 	return nil
 }
 
 // keyOrderCheck returns the sort-key check of a span of a file claimed sorted, called with the
-// decoded rows in file order: among equal event times keys must not decrease, within the span
+// decoded pages in file order: among equal event times keys must not decrease, within the span
 // and against the edge of the span emitted before (whose first — asc — or last — desc — row
-// first and last are). It records the key of edgeRow into edge.
-func (s *parquetSource) keyOrderCheck(first, last, edgeRow int, edge *position) func(int, []byte) error {
+// first and last are). It records the key of edgeRow into edge. Keys are looked at only where
+// a comparison needs them (equal times, the edge rows); the previous row's key is kept as its
+// place in the page, and copied (into s.prev) once per page.
+func (s *parquetSource) keyOrderCheck(first, last, edgeRow int, edge *position) func(int, *pageView, int) error {
 	havePrev := false
 	var prevT int64
-	return func(row int, k []byte) error {
-		if s.tnull[row] {
-			return nil
-		}
-		t := s.times[row]
-		if s.haveEdge && s.edge.hasKey && t == s.edge.t {
-			if (!s.desc && row == first && bytes.Compare(k, s.edge.key) < 0) ||
-				(s.desc && row == last && bytes.Compare(k, s.edge.key) > 0) {
-				return ErrRecordsUnsorted
+	return func(row0 int, v *pageView, k int) error {
+		prevR := -1 // the previous row's index in this page; -1: its key is s.prev
+		for r := range k {
+			row := row0 + r
+			if s.tnull[row] {
+				continue
+			}
+			t := s.times[row]
+			if havePrev && t == prevT {
+				prev := s.prev
+				if prevR >= 0 {
+					prev = v.value(prevR)
+				}
+				if bytes.Compare(prev, v.value(r)) > 0 {
+					return ErrRecordsUnsorted
+				}
+			}
+			if (row == first || row == last) && s.haveEdge && s.edge.hasKey && t == s.edge.t {
+				key := v.value(r)
+				if (!s.desc && row == first && bytes.Compare(key, s.edge.key) < 0) ||
+					(s.desc && row == last && bytes.Compare(key, s.edge.key) > 0) {
+					return ErrRecordsUnsorted
+				}
+			}
+			havePrev, prevT, prevR = true, t, r
+			if row == edgeRow {
+				edge.key, edge.hasKey = append(edge.key[:0], v.value(r)...), true
 			}
 		}
-		if havePrev && t == prevT && bytes.Compare(s.prev, k) > 0 {
-			return ErrRecordsUnsorted
-		}
-		havePrev, prevT = true, t
-		s.prev = append(s.prev[:0], k...)
-		if row == edgeRow {
-			edge.key, edge.hasKey = append(edge.key[:0], k...), true
+		if prevR >= 0 {
+			s.prev = append(s.prev[:0], v.value(prevR)...)
 		}
 		return nil
 	}
@@ -820,33 +822,38 @@ func (o *spanOutput) release() {
 	*o = spanOutput{}
 }
 
+// batchBytes returns the bytes of the selected variable-width columns of the k rows the next
+// batch would take: from lo upwards (asc) or from hi downwards (desc).
+func (o *spanOutput) batchBytes(s *parquetSource, k int) int {
+	a, b := o.lo, o.lo+k
+	if o.desc {
+		a, b = o.hi-k, o.hi
+	}
+	n := 0
+	if s.cols.part >= 0 {
+		n += k * len(s.b.PartitionKey)
+	}
+	if o.id != nil {
+		n += int(o.idv.offs[b] - o.idv.offs[a])
+	}
+	if o.val != nil {
+		n += int(o.valv.offs[b] - o.valv.offs[a])
+	}
+	return n
+}
+
 // next returns the span's next batch, or nil when it is exhausted: as many rows as fit the
 // batch limits, sliced from the span's arrays (asc) or copied in reverse order (desc).
 func (o *spanOutput) next(s *parquetSource) arrow.RecordBatch {
 	if o.lo >= o.hi {
 		return nil
 	}
-	size, k := 0, 0
-	for k < o.hi-o.lo && k < routing.MaxBatchRows {
-		i := o.lo + k
-		if o.desc {
-			i = o.hi - 1 - k
-		}
-		rs := 0
-		if s.cols.part >= 0 {
-			rs += len(s.b.PartitionKey)
-		}
-		if o.id != nil {
-			rs += o.idv.size(i)
-		}
-		if o.val != nil {
-			rs += o.valv.size(i)
-		}
-		if k > 0 && size+rs > routing.MaxBatchBytes {
-			break
-		}
-		size += rs
-		k++
+	// The batch takes as many rows as fit the limits (at least one): the largest k whose
+	// rows' bytes stay within MaxBatchBytes, found by bisection over the offsets.
+	m := min(o.hi-o.lo, routing.MaxBatchRows)
+	k := m
+	if o.batchBytes(s, m) > routing.MaxBatchBytes {
+		k = max(sort.Search(m+1, func(k int) bool { return o.batchBytes(s, k) > routing.MaxBatchBytes })-1, 1)
 	}
 	a, b := o.lo, o.lo+k
 	if o.desc {

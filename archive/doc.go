@@ -86,15 +86,19 @@
 // routing.Record values in between. For Parquet payloads it classifies row groups and pages
 // with the same trusted statistics as Read and the aggregates, fetches only the requested
 // columns' pages of the spans that remain (the next row group's in the background once more
-// rows are wanted), and decodes one span at a time as the consumer calls Next: for each page
-// parquet-go decodes (decompression, plain, dictionary or delta encodings), the event_time
-// values are read from the page's typed slice (INT64 in any unit, or INT96, converted to
-// nanoseconds) to select the rows inside the range, and the selected byte-array values are
-// copied from the page's value buffer straight into Arrow offset and data buffers allocated
-// from the request's allocator — runs of consecutive rows with one copy, no per-value Go
-// allocation. Batches of an ascending read are slices of the span's arrays; a descending read
-// copies them in reverse. The partition column is a constant (the bucket's key): partition_key
-// pages are read only to check them when that column is requested.
+// rows are wanted), and decodes one span at a time as the consumer calls Next. Column chunks
+// with an offset index and no dictionary (every envelope this package writes) are decoded from
+// their page bytes (batch_pages.go): headers parsed in place from the fetched regions, pages
+// decompressed by pooled zstd decoders into a page buffer the read reuses and decoded in place
+// with parquet-go's encodings; the scratch buffers come from a sync.Pool shared by concurrent
+// reads, as do the buffers of the ranged fetches. Other chunks (dictionaries, no offset index)
+// go through parquet-go's page reader. Either way the event_time values (INT64 in any unit, or
+// INT96, converted to nanoseconds) select the rows inside the range, and the selected
+// byte-array values are copied from the decoded page straight into Arrow offset and data
+// buffers allocated from the request's allocator — runs of consecutive rows with one copy, no
+// per-value Go allocation. Batches of an ascending read are slices of the span's arrays; a
+// descending read copies them in reverse. The partition column is a constant (the bucket's
+// key): partition_key pages are read only to check them when that column is requested.
 //
 // Batch reads accept every Parquet payload the aggregates accept, envelope or not: a request
 // needs the sort_key and value columns only when it asks for id or value. Ordered is decided
@@ -124,7 +128,8 @@
 //
 // # Imports
 //
-// This package imports routing (for the shared types and ports), parquet-go, arrow-go's
+// This package imports routing (for the shared types and ports), parquet-go (and the zstd
+// decoder of klauspost/compress, which parquet-go itself uses, for batch reads), arrow-go's
 // arrow, array and memory packages (batch reads; its Parquet reader only in tests, as an
 // independent decoder), gocloud.dev/blob and OpenTelemetry. It must not import Flight, Substrait, SQL planning, a hot-store driver
 // package (routing/cockroach, routing/sqlite: tests excepted) or anything above routing.

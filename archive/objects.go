@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,11 @@ func (s *objectStore) readAll(ctx context.Context, key string, c *ioCounter) ([]
 // errShortObject without reading the body, so callers can tell a length mismatch from an I/O
 // failure.
 func (s *objectStore) readRange(ctx context.Context, key string, off, n int64, c *ioCounter) ([]byte, int64, error) {
+	return s.readRangeInto(ctx, key, off, n, nil, c)
+}
+
+// readRangeInto is readRange reading into buf when its capacity suffices.
+func (s *objectStore) readRangeInto(ctx context.Context, key string, off, n int64, buf []byte, c *ioCounter) ([]byte, int64, error) {
 	opCtx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	r, err := s.bucket.NewRangeReader(opCtx, key, off, n, nil)
@@ -86,7 +92,10 @@ func (s *objectStore) readRange(ctx context.Context, key string, off, n int64, c
 	if size < off+n {
 		return nil, size, errShortObject
 	}
-	buf := make([]byte, n)
+	if int64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
 	got, err := io.ReadFull(r, buf)
 	if got > 0 {
 		c.add(ctx, int64(got))
@@ -140,6 +149,11 @@ type rangeReader struct {
 
 	mu      sync.RWMutex
 	regions []region // sorted by off, non-overlapping
+
+	// pooled makes prefetch read into buffers from fetchBufs, recorded in owned until
+	// retainRegions gives them back (ReadBatches, which drops regions as it goes).
+	pooled bool
+	owned  []region
 }
 
 var errDetached = errors.New("archive: read outside the cached regions of a detached reader")
@@ -271,15 +285,65 @@ func (r *rangeReader) prefetch(ranges []byteRange) error {
 	g.SetLimit(max(r.fanout, 1))
 	for _, br := range need {
 		g.Go(func() error {
-			data, _, err := r.store.readRange(ctx, r.key, br.off, br.end-br.off, r.counter)
+			var buf []byte
+			if r.pooled {
+				buf = getFetchBuf(int(br.end - br.off))
+			}
+			data, _, err := r.store.readRangeInto(ctx, r.key, br.off, br.end-br.off, buf, r.counter)
 			if err != nil {
+				putFetchBuf(buf)
 				return err
+			}
+			if r.pooled {
+				r.mu.Lock()
+				r.owned = append(r.owned, region{off: br.off, data: data})
+				r.mu.Unlock()
 			}
 			r.addRegion(br.off, data)
 			return nil
 		})
 	}
 	return g.Wait()
+}
+
+// fetchBufs pools the buffers of pooled prefetches by size class: class c holds buffers of
+// 1<<(c+minFetchShift) bytes, from 64 KiB to 16 MiB; other sizes are allocated and dropped.
+var fetchBufs [9]sync.Pool
+
+const minFetchShift = 16
+
+// fetchClass returns the class of a buffer of n bytes, or -1.
+func fetchClass(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	c := max(bits.Len(uint(n-1))-minFetchShift, 0)
+	if c >= len(fetchBufs) {
+		return -1
+	}
+	return c
+}
+
+// getFetchBuf returns a buffer of n bytes, pooled when its class has one.
+func getFetchBuf(n int) []byte {
+	c := fetchClass(n)
+	if c < 0 {
+		return make([]byte, n)
+	}
+	if p, ok := fetchBufs[c].Get().(*[]byte); ok {
+		return (*p)[:n]
+	}
+	return make([]byte, n, 1<<(c+minFetchShift))
+}
+
+// putFetchBuf gives back a buffer of getFetchBuf that nothing references any more.
+func putFetchBuf(b []byte) {
+	c := fetchClass(cap(b))
+	if c < 0 || cap(b) != 1<<(c+minFetchShift) {
+		return
+	}
+	b = b[:0]
+	fetchBufs[c].Put(&b)
 }
 
 // coalesce sorts ranges and merges those that overlap or lie within gap bytes of each other.
