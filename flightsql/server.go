@@ -145,7 +145,7 @@ func (s *Server) stream(ctx context.Context, q Query) (*arrow.Schema, <-chan fli
 	if err != nil {
 		return nil, nil, s.toStatus(err)
 	}
-	ch := make(chan flight.StreamChunk, 2)
+	ch := make(chan flight.StreamChunk)
 	go flight.StreamChunksFromReader(ctx, &statusReader{RecordReader: rdr, s: s}, ch)
 	return rdr.Schema(), ch, nil
 }

@@ -74,8 +74,8 @@ func startFake(t *testing.T, key []byte) (*flightsql.Client, *memory.CheckedAllo
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := flight.NewServerWithMiddleware(nil)
-	fs.RegisterFlightService(flightsql.NewFlightServerWithAllocator(srv, alloc))
+	fs := flight.NewServerWithMiddleware(nil, ServerOptions()...)
+	fs.RegisterFlightService(zeroCopyService{flightsql.NewFlightServerWithAllocator(srv, alloc), srv})
 	if err := fs.Init("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}

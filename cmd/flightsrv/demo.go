@@ -36,6 +36,7 @@ func cmdDemo(ctx context.Context, args []string) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
+	setProfiling(&cfg)
 	marker := filepath.Join(*data, "loaded")
 	if _, err := os.Stat(marker); *reload || errors.Is(err, fs.ErrNotExist) {
 		// A missing marker means no load finished: start from nothing so that a half-done

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -160,5 +161,56 @@ func TestParseInstant(t *testing.T) {
 	}
 	if _, err := parseInstant("yesterday"); err == nil {
 		t.Error("garbage accepted")
+	}
+}
+
+func TestMemoryLimitFlag(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64 // -1: an error
+	}{
+		{"41943040", 40 << 20}, {"40MiB", 40 << 20}, {"2GiB", 2 << 30}, {"512KiB", 512 << 10},
+		{"100B", 100}, {"1TiB", 1 << 40}, {"0", math.MaxInt64}, {"off", math.MaxInt64},
+		{"40MB", -1}, {"-1", -1}, {"MiB", -1}, {"1.5GiB", -1}, {"9000000TiB", -1},
+	} {
+		var f memoryLimitFlag
+		err := f.Set(c.in)
+		switch {
+		case c.want < 0 && err == nil:
+			t.Errorf("%q accepted as %d", c.in, f.bytes)
+		case c.want >= 0 && (err != nil || f.auto || f.bytes != c.want):
+			t.Errorf("%q: %+v, %v; want %d", c.in, f, err, c.want)
+		}
+	}
+	var f memoryLimitFlag
+	if err := f.Set("auto"); err != nil || !f.auto || f.String() != "auto" {
+		t.Fatalf("auto: %+v %v", f, err)
+	}
+	t.Setenv("GOMEMLIMIT", "")
+	os.Unsetenv("GOMEMLIMIT")
+	if base, per := f.limits(); base != defaultMemoryLimit || per != defaultMemoryLimitPerStream {
+		t.Fatalf("auto limits %d, %d", base, per)
+	}
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	if base, per := f.limits(); base != 0 || per != 0 {
+		t.Fatalf("auto with GOMEMLIMIT set: %d, %d (the runtime's limit must stay)", base, per)
+	}
+	_ = f.Set("64MiB")
+	if base, per := f.limits(); base != 64<<20 || per != 0 {
+		t.Fatalf("fixed limits %d, %d", base, per)
+	}
+
+	var cfg serveConfig
+	fs := newFlags("serve")
+	cfg.register(fs, true)
+	if err := parse(fs, []string{"--memory-limit", "128MiB"}); err != nil || cfg.memoryLimit.bytes != 128<<20 {
+		t.Fatalf("flag: %+v %v", cfg.memoryLimit, err)
+	}
+	t.Setenv("FLIGHTSRV_MEMORY_LIMIT", "off")
+	cfg = serveConfig{}
+	fs = newFlags("serve")
+	cfg.register(fs, true)
+	if err := parse(fs, nil); err != nil || cfg.memoryLimit.String() != "off" {
+		t.Fatalf("environment: %+v %v", cfg.memoryLimit, err)
 	}
 }

@@ -1,6 +1,7 @@
 // Package server assembles a running flightsrv process: routed tables over a hot store and an
 // archive reader, the query engine, the Flight SQL service on a gRPC listener, and optionally
-// the Prometheus /metrics endpoint. The binary and the end-to-end tests use the same assembly.
+// the Prometheus /metrics endpoint, the Go profiling endpoint and the process's soft memory
+// limit. The binary and the end-to-end tests use the same assembly.
 package server
 
 import (
@@ -10,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -52,6 +54,17 @@ type Config struct {
 	// MetricsListen, when set, serves Prometheus metrics of handler MetricsHandler at /metrics.
 	MetricsListen  string
 	MetricsHandler http.Handler
+	// DebugListen, when set, serves Go's runtime profiles (net/http/pprof) at /debug/pprof/ on
+	// its own listener. Profiles reveal internals (goroutine stacks, SQL in flight): bind it to
+	// loopback.
+	DebugListen string
+	// MemoryLimit, when positive, sets the Go runtime's soft memory limit
+	// (debug.SetMemoryLimit) to MemoryLimit bytes plus MemoryLimitPerStream bytes for every
+	// DoGet stream in flight beyond the first, until Close restores the previous limit. Zero
+	// leaves the runtime's limit (GOMEMLIMIT, or none) alone, as a server embedded in another
+	// process should.
+	MemoryLimit          int64
+	MemoryLimitPerStream int64
 	// Version is reported by GetSqlInfo.
 	Version string
 	// Alloc allocates Arrow memory (default memory.DefaultAllocator).
@@ -62,12 +75,13 @@ type Config struct {
 
 // Server is a running flightsrv instance.
 type Server struct {
-	flight  flight.Server
-	metrics *http.Server
-	Cache   *routing.RouteCache
-	Engine  *query.Engine
-	addr    string
-	done    chan error
+	flight flight.Server
+	http   []*http.Server // metrics and debug endpoints
+	mem    *memoryLimit
+	Cache  *routing.RouteCache
+	Engine *query.Engine
+	addr   string
+	done   chan error
 }
 
 // MaxRecvBytes is the server's gRPC receive limit, raised above gRPC's 4 MiB default for
@@ -107,25 +121,31 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := flight.NewServerWithMiddleware(nil,
+	opts := append([]grpc.ServerOption{
 		grpc.MaxRecvMsgSize(MaxRecvBytes),
-		grpc.MaxHeaderListSize(1<<20),
-	)
-	srv.RegisterFlightService(actionGuard{arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc)})
+		grpc.MaxHeaderListSize(1 << 20),
+	}, flightsql.ServerOptions()...)
+	srv := flight.NewServerWithMiddleware(nil, opts...)
+	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream)
+	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem})
 	if err := srv.Init(cfg.Listen); err != nil {
+		mem.restore()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	s := &Server{flight: srv, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
+	s := &Server{flight: srv, mem: mem, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
 	if cfg.MetricsListen != "" && cfg.MetricsHandler != nil {
-		ln, err := net.Listen("tcp", cfg.MetricsListen)
-		if err != nil {
-			srv.Shutdown()
-			return nil, fmt.Errorf("listen for metrics on %s: %w", cfg.MetricsListen, err)
-		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", cfg.MetricsHandler)
-		s.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = s.metrics.Serve(ln) }()
+		if err := s.serveHTTP("metrics", cfg.MetricsListen, mux); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if cfg.DebugListen != "" {
+		if err := s.serveHTTP("debug", cfg.DebugListen, debugMux()); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	go func() { s.done <- srv.Serve() }()
 	return s, nil
@@ -148,11 +168,36 @@ func (s *Server) Wait(ctx context.Context) error {
 // Close stops the server: in-flight calls are cancelled.
 func (s *Server) Close() {
 	s.flight.Shutdown()
-	if s.metrics != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = s.metrics.Shutdown(ctx)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	for _, h := range s.http {
+		_ = h.Shutdown(ctx)
 	}
+	s.mem.restore()
+}
+
+// serveHTTP serves handler on its own listener at addr until Close.
+func (s *Server) serveHTTP(what, addr string, handler http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen for %s on %s: %w", what, addr, err)
+	}
+	h := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	s.http = append(s.http, h)
+	go func() { _ = h.Serve(ln) }()
+	return nil
+}
+
+// debugMux serves net/http/pprof's handlers under /debug/pprof/ (not on
+// http.DefaultServeMux, where importing net/http/pprof registers them).
+func debugMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
 
 // knownActions are the DoAction types the Flight SQL dispatcher handles.
@@ -172,10 +217,17 @@ var knownActions = map[string]bool{
 	arrowflightsql.EndSavepointActionType:                true,
 }
 
-// actionGuard answers UNIMPLEMENTED for action types the dispatcher does not know (arrow-go's
-// dispatcher answers INVALID_ARGUMENT, and clients fall back only on UNIMPLEMENTED:
-// flightsql-clients.md).
-type actionGuard struct{ flight.FlightServer }
+// service is arrow-go's Flight SQL dispatcher with these changes: DoAction answers
+// UNIMPLEMENTED for action types the dispatcher does not know (arrow-go's dispatcher answers
+// INVALID_ARGUMENT, and clients fall back only on UNIMPLEMENTED: flightsql-clients.md),
+// ListActions advertises only the actions carried out, and DoGet streams query results
+// without copying them (flightsql.Server.ServeDoGet) and counts the streams in flight for the
+// memory limit.
+type service struct {
+	flight.FlightServer
+	sql *flightsql.Server
+	mem *memoryLimit // nil when the server leaves the runtime's limit alone
+}
 
 // servedActions are the actions ListActions advertises: the ones this server carries out
 // (transactions and savepoints are dispatched but refused as UNIMPLEMENTED).
@@ -189,7 +241,7 @@ var servedActions = []*flight.ActionType{
 }
 
 // ListActions advertises only the actions the server carries out.
-func (g actionGuard) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
+func (g service) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
 	for _, a := range servedActions {
 		if err := stream.Send(a); err != nil {
 			return err
@@ -198,9 +250,16 @@ func (g actionGuard) ListActions(_ *flight.Empty, stream flight.FlightService_Li
 	return nil
 }
 
-func (g actionGuard) DoAction(cmd *flight.Action, stream flight.FlightService_DoActionServer) error {
+func (g service) DoAction(cmd *flight.Action, stream flight.FlightService_DoActionServer) error {
 	if !knownActions[cmd.GetType()] {
 		return status.Error(codes.Unimplemented, "action type is not supported")
 	}
 	return g.FlightServer.DoAction(cmd, stream)
+}
+
+// DoGet streams statement results without copies; metadata commands go to the dispatcher.
+func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer) error {
+	g.mem.begin()
+	defer g.mem.end()
+	return g.sql.ServeDoGet(t, stream, g.FlightServer.DoGet)
 }

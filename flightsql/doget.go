@@ -1,0 +1,261 @@
+package flightsql
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/encoding"
+	grpcproto "google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+)
+
+// This file streams query results to DoGet without copying them. arrow-go's Flight SQL
+// DoGet writes each IPC message through flight.NewRecordWriter, which copies the message body
+// into a per-stream bytes.Buffer, and gRPC's proto codec then copies the whole FlightData
+// again into a pooled buffer (1 MiB and larger pools, kept alive by sync.Pool across a GC):
+// two copies of every batch, several MiB of a scan's live heap. Here the FlightData wire bytes
+// are a small header (protobuf tags, the IPC metadata) followed by the batch's own buffers,
+// handed to gRPC as a mem.BufferSlice that the server codec passes through; the batch is
+// retained until gRPC has written the message and frees the slice.
+
+// ServerOptions returns the gRPC server options ServeDoGet needs: the codec that passes
+// pre-encoded FlightData through (every other message is marshalled by gRPC's proto codec).
+func ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{grpc.ForceServerCodecV2(codec{proto: encoding.GetCodecV2(grpcproto.Name)})}
+}
+
+// codec is gRPC's proto codec, except that an *encodedFlightData is sent as it is.
+type codec struct{ proto encoding.CodecV2 }
+
+func (c codec) Marshal(v any) (mem.BufferSlice, error) {
+	if m, ok := v.(*encodedFlightData); ok {
+		out := m.data
+		m.data = nil // gRPC owns it now and frees it once written
+		return out, nil
+	}
+	return c.proto.Marshal(v)
+}
+
+func (c codec) Unmarshal(data mem.BufferSlice, v any) error { return c.proto.Unmarshal(data, v) }
+
+func (c codec) Name() string { return c.proto.Name() }
+
+// encodedFlightData is one FlightData message in wire form.
+type encodedFlightData struct{ data mem.BufferSlice }
+
+// ServeDoGet answers DoGet: statement and prepared-statement tickets are executed and their
+// results streamed without copies (the gRPC server must use ServerOptions); every other
+// ticket (the metadata commands) goes to next, arrow-go's Flight SQL dispatcher.
+func (s *Server) ServeDoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer, next func(*flight.Ticket, flight.FlightService_DoGetServer) error) error {
+	var a anypb.Any
+	if err := proto.Unmarshal(t.GetTicket(), &a); err != nil {
+		return next(t, stream) // the dispatcher reports malformed tickets
+	}
+	var (
+		schema *arrow.Schema
+		chunks <-chan flight.StreamChunk
+		err    error
+	)
+	switch {
+	case a.MessageIs((*pb.TicketStatementQuery)(nil)):
+		var cmd pb.TicketStatementQuery
+		if a.UnmarshalTo(&cmd) != nil {
+			return next(t, stream)
+		}
+		schema, chunks, err = s.DoGetStatement(stream.Context(), &cmd)
+	case a.MessageIs((*pb.CommandPreparedStatementQuery)(nil)):
+		var cmd pb.CommandPreparedStatementQuery
+		if a.UnmarshalTo(&cmd) != nil {
+			return next(t, stream)
+		}
+		schema, chunks, err = s.DoGetPreparedStatement(stream.Context(), &cmd)
+	default:
+		return next(t, stream)
+	}
+	if err != nil {
+		return err
+	}
+	return WriteStream(stream, schema, chunks)
+}
+
+// WriteStream writes the Arrow IPC stream of schema and chunks to a DoGet stream, as
+// arrow-go's Flight SQL DoGet does (schema message first, one message per batch, a chunk's
+// error ends the stream with that error), without copying batches: each chunk's batch is
+// retained until gRPC has written it. WriteStream owns the chunks: it releases every batch it
+// receives, and drains the channel when it returns early. stream's gRPC server must use
+// ServerOptions' codec.
+func WriteStream(stream grpc.ServerStream, schema *arrow.Schema, chunks <-chan flight.StreamChunk) error {
+	defer func() {
+		for c := range chunks {
+			if c.Data != nil {
+				c.Data.Release()
+			}
+		}
+	}()
+	pw := &payloadSender{stream: stream}
+	// Buffers the IPC writer makes itself (offsets rebased to zero for sliced arrays,
+	// re-aligned bitmaps) are released as soon as a payload is handed over, while gRPC may
+	// still hold them: they come from the Go allocator, whose memory only the garbage
+	// collector reclaims.
+	w := ipc.NewWriterWithPayloadWriter(pw, ipc.WithSchema(schema), ipc.WithAllocator(writerAlloc))
+	ctx := stream.Context()
+	for {
+		select {
+		case <-ctx.Done():
+			_ = w.Close()
+			return ctx.Err()
+		case c, ok := <-chunks:
+			if !ok {
+				return w.Close()
+			}
+			if c.Err != nil {
+				if c.Data != nil {
+					c.Data.Release()
+				}
+				_ = w.Close()
+				return c.Err
+			}
+			pw.desc, pw.appMetadata, pw.rec = c.Desc, c.AppMetadata, c.Data
+			err := w.Write(c.Data)
+			pw.desc, pw.appMetadata, pw.rec = nil, nil, nil
+			c.Data.Release()
+			if err != nil {
+				_ = w.Close()
+				return err
+			}
+		}
+	}
+}
+
+// writerAlloc allocates the IPC writer's own buffers; see WriteStream.
+var writerAlloc = memory.NewGoAllocator()
+
+// payloadSender is the ipc.PayloadWriter of WriteStream: it sends each IPC payload as one
+// FlightData message. desc and appMetadata go into the next message only (as arrow-go's
+// flight.Writer does); rec is the batch being written, retained per message.
+type payloadSender struct {
+	stream      grpc.ServerStream
+	desc        *flight.FlightDescriptor
+	appMetadata []byte
+	rec         arrow.RecordBatch
+}
+
+func (p *payloadSender) Start() error { return nil }
+func (p *payloadSender) Close() error { return nil }
+
+func (p *payloadSender) WritePayload(payload ipc.Payload) error {
+	meta := payload.Meta()
+	var header []byte
+	if meta != nil {
+		header = meta.Bytes()
+		defer meta.Release()
+	}
+	var body bodyPieces
+	if err := payload.SerializeBody(&body); err != nil {
+		return err
+	}
+	var desc []byte
+	if p.desc != nil {
+		b, err := proto.Marshal(p.desc)
+		if err != nil {
+			return fmt.Errorf("marshal flight descriptor: %w", err)
+		}
+		desc = b
+		p.desc = nil
+	}
+	msg := &encodedFlightData{data: encodeFlightData(desc, header, p.appMetadata, body.pieces, body.n, p.rec)}
+	if err := p.stream.SendMsg(msg); err != nil {
+		msg.data.Free() // not handed to gRPC when it failed before marshalling
+		return err
+	}
+	return nil
+}
+
+// bodyPieces collects the slices Payload.SerializeBody writes (the batch's buffers and
+// padding) without copying them.
+type bodyPieces struct {
+	pieces [][]byte
+	n      int
+}
+
+func (b *bodyPieces) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		b.pieces = append(b.pieces, p)
+		b.n += len(p)
+	}
+	return len(p), nil
+}
+
+// FlightData field numbers (Flight.proto).
+const (
+	fieldFlightDescriptor = 1
+	fieldDataHeader       = 2
+	fieldAppMetadata      = 3
+	fieldDataBody         = 1000
+)
+
+// encodeFlightData returns the protobuf encoding of FlightData{FlightDescriptor: desc (already
+// marshalled), DataHeader: header, AppMetadata: appMetadata, DataBody: the concatenation of
+// body (n bytes)}, byte for byte what proto.Marshal produces, as a header slice followed by
+// the body's own slices. When rec is not nil it is retained until the returned slice is
+// freed (the last buffer's release releases it).
+func encodeFlightData(desc, header, appMetadata []byte, body [][]byte, n int, rec arrow.RecordBatch) mem.BufferSlice {
+	size := len(desc) + len(header) + len(appMetadata) + 4*binary.MaxVarintLen64
+	head := make([]byte, 0, size)
+	head = appendBytesField(head, fieldFlightDescriptor, desc)
+	head = appendBytesField(head, fieldDataHeader, header)
+	head = appendBytesField(head, fieldAppMetadata, appMetadata)
+	if n > 0 {
+		head = binary.AppendUvarint(head, fieldDataBody<<3|2)
+		head = binary.AppendUvarint(head, uint64(n))
+	}
+	out := make(mem.BufferSlice, 0, len(body)+2)
+	out = append(out, mem.SliceBuffer(head))
+	for _, b := range body {
+		out = append(out, mem.SliceBuffer(b))
+	}
+	if rec != nil && n > 0 {
+		rec.Retain()
+		// An empty buffer, freed after every byte before it has been written, whose pool
+		// releases the batch. Nothing is ever written to it, so all share one backing array.
+		tail := releaseTail
+		out = append(out, mem.NewBuffer(&tail, releaseOnPut{rec}))
+	}
+	return out
+}
+
+// appendBytesField appends a length-delimited protobuf field, omitted when empty (proto3).
+func appendBytesField(b []byte, field int, v []byte) []byte {
+	if len(v) == 0 {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(field)<<3|2)
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+// releaseTail is the empty tail buffer of encodeFlightData. Its capacity keeps mem.NewBuffer
+// from treating it as too small to pool (it would then return a buffer that never calls the
+// pool).
+var releaseTail = func() []byte {
+	n := 1
+	for mem.IsBelowBufferPoolingThreshold(n) {
+		n *= 2
+	}
+	return make([]byte, 0, n)
+}()
+
+// releaseOnPut is the mem.BufferPool of encodeFlightData's tail buffer: gRPC puts the buffer
+// back once it has written the message (or dropped it), which releases the batch.
+type releaseOnPut struct{ rec arrow.RecordBatch }
+
+func (r releaseOnPut) Get(int) *[]byte { panic("flightsql: releaseOnPut is not a pool to get from") }
+func (r releaseOnPut) Put(*[]byte)     { r.rec.Release() }
