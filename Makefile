@@ -68,7 +68,7 @@ client-tools:
 # (0.2–1 s a query) still run at least twice. 3 to 5 minutes on 2 cores.
 BENCHTIME ?= 2s
 bench: tools bench-venv
-	scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./bench/...
+	scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./bench/... ./scan/
 
 # bench-venv creates .venv with duckdb and pyarrow for the DuckDB comparison, only when the
 # modules are not importable from it already.
