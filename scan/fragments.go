@@ -22,8 +22,10 @@ import (
 
 // fragmentBuffer is how many batches a fragment may produce ahead of the coordinator: with
 // the fan-out bound it caps what one query buffers (fanout × fragmentBuffer batches of at most
-// routing.MaxBatchBytes of variable-width data each).
-const fragmentBuffer = 4
+// routing.MaxBatchBytes of variable-width data each, plus the batch each fragment is
+// building). One keeps ORD's scan under 100 MiB of peak RSS with no throughput loss measured
+// against four (make bench).
+const fragmentBuffer = 1
 
 // runtime is one execution's shared state: its ledger and what its fragments did. Safe for
 // concurrent use by the fragments.
