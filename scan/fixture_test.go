@@ -592,6 +592,8 @@ func drain(t testing.TB, rdr array.RecordReader) (rows [][]any, batches []int, e
 					row[c] = int64(a.Value(i))
 				case *array.Uint64:
 					row[c] = a.Value(i)
+				case *array.Int64:
+					row[c] = a.Value(i)
 				default:
 					t.Fatalf("unexpected column type %s", a.DataType())
 				}

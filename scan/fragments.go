@@ -161,12 +161,14 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 	if err != nil {
 		return nil, err
 	}
-	names := rp.names
+	// Output names: the columns', then the sort keys' (dropped by the coordinator), or the
+	// aggregate inputs'.
+	names := slices.Clone(rp.names)
 	if agg != nil {
-		names = make([]string, len(rebased))
-		for i := range names {
-			names[i] = fmt.Sprintf("input%d", i)
-		}
+		names = names[:0]
+	}
+	for i := len(names); i < len(rebased); i++ {
+		names = append(names, fmt.Sprintf("input%d", i))
 	}
 	if refs, ok := plainRefs(rebased); ok {
 		// Plain column references select read columns (zero-copy) and keep their fields.
