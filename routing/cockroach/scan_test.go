@@ -352,8 +352,8 @@ func TestScanSpan(t *testing.T) {
 
 // TestScanEarlyReleaseConnections: a reader released with few rows left (bounded by its
 // limit) drains them and its connection returns to the pool for reuse; one released with an
-// unbounded remainder closes its connection, which the pool discards, rather than reading the
-// rest of the bucket.
+// unbounded remainder cancels its statement rather than reading the rest of the bucket, and
+// the pool still serves the next read.
 func TestScanEarlyReleaseConnections(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -385,14 +385,11 @@ func TestScanEarlyReleaseConnections(t *testing.T) {
 		t.Fatalf("drained readers cost %d new connections", n-opened)
 	}
 
+	// An unbounded reader released early cancels its statement: the connection is discarded,
+	// unless the whole result had already arrived (then it is healthy and kept): a race with
+	// the server that a loaded machine decides either way, so only the return to the pool and
+	// the next read are asserted.
 	release(-1)
-	deadline := time.Now().Add(5 * time.Second)
-	for s.Pool().Stat().TotalConns() != 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if n := s.Pool().Stat().TotalConns(); n != 0 {
-		t.Fatalf("%d connections kept after releasing an unbounded read", n)
-	}
 	_, rows := scanAll(t, s, b, routing.BatchRequest{Range: b.Range(), Columns: []routing.Column{routing.ColumnID}, Limit: -1})
 	if len(rows) != 2000 {
 		t.Fatalf("read after a discarded connection: %d rows", len(rows))
