@@ -366,7 +366,12 @@ func (e *Engine) execError(err error) error {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case errors.Is(err, ledger.ErrMemoryLimit):
-		return status.Error(codes.ResourceExhausted, strings.TrimPrefix(err.Error(), ledger.ErrMemoryLimit.Error()+": "))
+		msg := "the query needs more than its memory limit; narrow it or raise --query-memory"
+		var le *ledger.LimitExceededError
+		if errors.As(err, &le) {
+			msg = le.Message()
+		}
+		return status.Error(codes.ResourceExhausted, msg)
 	case errors.Is(err, routing.ErrInvalidTimeRange):
 		return status.Error(codes.InvalidArgument, "invalid time range")
 	case errors.Is(err, routing.ErrUnavailable):

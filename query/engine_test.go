@@ -738,8 +738,8 @@ func testEngineMemoryLimit(t *testing.T, f *engFixture) {
 		t.Fatalf("%d rows past the memory limit", len(res.rows))
 	}
 	engCheckStatus(t, sql, err, codes.ResourceExhausted)
-	if msg := status.Convert(err).Message(); !strings.Contains(msg, "memory limit of 2048 bytes") {
-		t.Fatalf("message %q does not name the limit", msg)
+	if msg := status.Convert(err).Message(); msg != "the query needs more than its memory limit of 2048 bytes (2 KiB); narrow it or raise --query-memory" {
+		t.Fatalf("message %q: want exactly the limit's message, without internal prefixes", msg)
 	}
 	if n := alloc.CurrentAlloc(); n != 0 {
 		t.Fatalf("%d bytes held after the refused query", n)

@@ -107,10 +107,25 @@ func (l *Ledger) Check() error {
 	return nil
 }
 
-// LimitError returns the error of a query that exceeded limit bytes.
-func LimitError(limit int64) error {
-	return fmt.Errorf("%w: the query needs more than its memory limit of %d bytes (%s); narrow it or raise --query-memory", ErrMemoryLimit, limit, human(limit))
+// LimitExceededError is the error of a query that exceeded its memory limit; it matches
+// ErrMemoryLimit with errors.Is. Message is the text a client may see: it names the limit and
+// nothing of the data.
+type LimitExceededError struct {
+	Limit int64 // bytes
 }
+
+func (e *LimitExceededError) Error() string { return ErrMemoryLimit.Error() + ": " + e.Message() }
+
+// Message returns the client-facing text, without the package prefix.
+func (e *LimitExceededError) Message() string {
+	return fmt.Sprintf("the query needs more than its memory limit of %d bytes (%s); narrow it or raise --query-memory", e.Limit, human(e.Limit))
+}
+
+// Is reports whether target is ErrMemoryLimit.
+func (e *LimitExceededError) Is(target error) bool { return target == ErrMemoryLimit }
+
+// LimitError returns the error of a query that exceeded limit bytes (a *LimitExceededError).
+func LimitError(limit int64) error { return &LimitExceededError{Limit: limit} }
 
 func human(n int64) string {
 	switch {
