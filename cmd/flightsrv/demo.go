@@ -61,7 +61,7 @@ func cmdDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	defer tel.Shutdown(context.Background())
-	printBanner(srv.Addr(), cfg.pushdown)
+	printBanner(srv.Addr(), cfg.pushdown, cfg.store, cfg.archive)
 	return srv.Wait(ctx)
 }
 
@@ -120,7 +120,10 @@ func prepareDemo(ctx context.Context, cfg *serveConfig, sample, marker string) e
 	return os.WriteFile(marker, []byte(fmt.Sprintf("records=%d archived_buckets=%d\n", n, sum.Published)), 0o644)
 }
 
-func printBanner(addr string, pushdown bool) {
+// printBanner tells a user how to connect, what to ask, and how to serve the same data with
+// `flightsrv serve` (the demo table's persisted id differs from its name, and a definition
+// without it would find no bucket).
+func printBanner(addr string, pushdown bool, store, archive string) {
 	fmt.Printf(`
 flightsrv is serving Flight SQL on grpc://%[1]s  (pushdown %[2]v)
 
@@ -141,6 +144,10 @@ Example queries:
   EXPLAIN SELECT COUNT(*) FROM flights WHERE origin = 'DFW'
     AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'
 
+Serve the same data with your own flags:
+  bin/flightsrv serve --store %[3]s --archive %[4]s \
+    --table name=flights,id=%[5]s,partition=origin,strategy=month,window=12
+
 Press Ctrl-C to stop.
-`, addr, pushdown)
+`, addr, pushdown, store, archive, demoTable.TableID)
 }
