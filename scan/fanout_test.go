@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan"
 )
 
 // TestFanoutBounded: the number of concurrent bucket reads never exceeds the table's
@@ -206,6 +207,10 @@ func TestCancelMidScan(t *testing.T) {
 		}
 		if n := mem.CurrentAlloc(); n != 0 {
 			t.Fatalf("%d bytes leaked", n)
+		}
+		// Every fragment's reservation ended with it, and the ledger holds nothing.
+		if l := rdr.(*scan.Result).Ledger(); l.Outstanding() != 0 || l.Bytes() != 0 {
+			t.Fatalf("%d fragment reservations and %d bytes left in the query's ledger", l.Outstanding(), l.Bytes())
 		}
 		if calls := p.calls.Load(); calls >= int64(numDays) {
 			t.Fatalf("%d ReadRange calls: cancellation did not stop the fan-out", calls)
