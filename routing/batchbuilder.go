@@ -2,6 +2,7 @@ package routing
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -282,3 +283,82 @@ func (bb *BatchBuilder) Release() {
 
 // Columns returns the columns the builder writes.
 func (bb *BatchBuilder) Columns() ColumnSet { return bb.sc }
+
+// ScanReaderState is the record-reader half both hot-store ScanRange readers share: the
+// batch handed out last (Cur, valid until the next Next or Release), the first error that
+// ended the read, the reference count and the builder the rows go into (BB). An adapter's
+// reader embeds it, calls Init, and implements Next: DropCurrent first, then rows into BB,
+// Cur = BB.Flush(), or Fail. Not safe for concurrent use, except Retain and Release.
+type ScanReaderState struct {
+	Cur   arrow.RecordBatch
+	Error error
+	BB    *BatchBuilder
+
+	schema *arrow.Schema
+	refs   atomic.Int64
+	stop   func()
+}
+
+// Init sets the batch schema and the builder (for a bucket of partition key pk, at most
+// limit rows, < 0: no limit) and stop, which ends the statement and returns its connection
+// (idempotent); the reader starts with one reference.
+func (r *ScanReaderState) Init(cols ColumnSet, alloc memory.Allocator, pk []byte, limit int64, stop func()) {
+	r.schema = TableDef{PartitionColumn: ColumnPartition.String()}.BatchSchema(cols.Cols)
+	r.BB = NewBatchBuilder(r.schema, cols, alloc, pk, limit)
+	r.stop = stop
+	r.refs.Store(1)
+}
+
+// Schema implements array.RecordReader.
+func (r *ScanReaderState) Schema() *arrow.Schema { return r.schema }
+
+// Ordered implements BatchReader: hot stores return rows in the requested order.
+func (r *ScanReaderState) Ordered() bool { return true }
+
+// RecordBatch returns the current batch, valid until the next call to Next or Release.
+func (r *ScanReaderState) RecordBatch() arrow.RecordBatch { return r.Cur }
+
+// Record returns the current batch.
+//
+// Deprecated: use RecordBatch.
+func (r *ScanReaderState) Record() arrow.RecordBatch { return r.Cur }
+
+// Err returns the error that ended the read, if any.
+func (r *ScanReaderState) Err() error { return r.Error }
+
+// Retain adds a reference.
+func (r *ScanReaderState) Retain() { r.refs.Add(1) }
+
+// Release drops a reference; the last one stops the read, returns the connection and frees
+// the current batch and the batch being built.
+func (r *ScanReaderState) Release() {
+	if r.refs.Add(-1) != 0 {
+		return
+	}
+	r.DropCurrent()
+	r.stop()
+	if r.BB != nil {
+		r.BB.Release()
+	}
+}
+
+// DropCurrent releases the batch handed out last.
+func (r *ScanReaderState) DropCurrent() {
+	if r.Cur != nil {
+		r.Cur.Release()
+		r.Cur = nil
+	}
+}
+
+// Fail ends the read with err (the first error wins): the statement and connection are
+// released, the rows not yet returned are dropped. It returns false, for Next to return.
+func (r *ScanReaderState) Fail(err error) bool {
+	if r.Error == nil {
+		r.Error = err
+	}
+	r.stop()
+	if r.BB != nil {
+		r.BB.Release()
+	}
+	return false
+}

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -268,17 +266,14 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 		sr.stop()
 		return routing.Route{}, nil, err
 	}
-	sr.schema = routing.TableDef{PartitionColumn: routing.ColumnPartition.String()}.BatchSchema(req.Columns)
-	sr.bb = routing.NewBatchBuilder(sr.schema, sc, alloc, b.PartitionKey, req.Limit)
-	sr.refs.Store(1)
+	sr.Init(sc, alloc, b.PartitionKey, req.Limit, sr.stop)
 	return route, sr, nil
 }
 
 // scanReader is the routing.BatchReader of ScanRange over one open pgx result.
 type scanReader struct {
-	refs   atomic.Int64
-	s      *Store
-	schema *arrow.Schema
+	routing.ScanReaderState
+	s *Store
 	// ctx is the statement's context, a child of ScanRange's: the reader's Next has no context
 	// of its own, so the reader keeps the one its statement runs under (as pgx.Rows does) to
 	// check it between rows; cancel ends it.
@@ -295,14 +290,11 @@ type scanReader struct {
 	scratchTime            time.Time
 	scratchID, scratchVal  []byte
 
-	bb        *routing.BatchBuilder
 	pending   bool  // the current row was read but belongs to the next batch
 	remaining int64 // rows the LIMIT still allows, -1 without a limit
 	seen      int   // data rows read
 	appended  int64 // data rows appended to batches
 	wireBytes int64 // their selected bytes, for the drain estimate
-	cur       arrow.RecordBatch
-	err       error
 }
 
 // readRoute reads the statement's first row, the route.
@@ -364,54 +356,15 @@ func (r *scanReader) bindColumns(sc routing.ColumnSet) error {
 	return nil
 }
 
-// Schema implements array.RecordReader.
-func (r *scanReader) Schema() *arrow.Schema { return r.schema }
-
-// Ordered implements routing.BatchReader: the rows come in the requested order.
-func (r *scanReader) Ordered() bool { return true }
-
-// RecordBatch returns the current batch, valid until the next call to Next or Release.
-func (r *scanReader) RecordBatch() arrow.RecordBatch { return r.cur }
-
-// Record returns the current batch.
-//
-// Deprecated: use RecordBatch.
-func (r *scanReader) Record() arrow.RecordBatch { return r.cur }
-
-// Err returns the error that ended the read, if any.
-func (r *scanReader) Err() error { return r.err }
-
-// Retain adds a reference.
-func (r *scanReader) Retain() { r.refs.Add(1) }
-
-// Release drops a reference; the last one stops the read, returns the connection and frees
-// the current batch and the batch being built.
-func (r *scanReader) Release() {
-	if r.refs.Add(-1) != 0 {
-		return
-	}
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	r.stop()
-	if r.bb != nil {
-		r.bb.Release()
-	}
-}
-
 // Next reads the next batch: rows until the batch is full or the result ends.
 func (r *scanReader) Next() bool {
 	const op = "scan bucket range"
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
+	r.DropCurrent()
 	if r.rows == nil {
 		return false
 	}
 	if err := r.ctx.Err(); err != nil {
-		return r.fail(r.s.classify(op, err))
+		return r.Fail(r.s.classify(op, err))
 	}
 	for {
 		if !r.pending {
@@ -419,21 +372,21 @@ func (r *scanReader) Next() bool {
 				err := r.rows.Err()
 				r.stop()
 				if err != nil {
-					return r.fail(r.s.classify(op, err))
+					return r.Fail(r.s.classify(op, err))
 				}
 				break
 			}
 			r.seen++
 			if r.seen%ctxCheckRows == 0 {
 				if err := r.ctx.Err(); err != nil {
-					return r.fail(r.s.classify(op, err))
+					return r.Fail(r.s.classify(op, err))
 				}
 			}
 			r.pending = true
 		}
 		raw := r.rows.RawValues()
 		if raw[0] != nil {
-			return r.fail(fmt.Errorf("%w: %s: second route row", routing.ErrOperationFailed, op))
+			return r.Fail(fmt.Errorf("%w: %s: second route row", routing.ErrOperationFailed, op))
 		}
 		var (
 			nanos     int64
@@ -442,25 +395,25 @@ func (r *scanReader) Next() bool {
 		)
 		if r.idCol >= 0 {
 			if id, err = r.bytesValue(raw[r.idCol], &r.scratchID); err != nil {
-				return r.fail(err)
+				return r.Fail(err)
 			}
 		}
 		if r.valueCol >= 0 {
 			if value, err = r.bytesValue(raw[r.valueCol], &r.scratchVal); err != nil {
-				return r.fail(err)
+				return r.Fail(err)
 			}
 		}
-		size := r.bb.RowBytes(len(id), len(value))
-		if r.bb.Full(size) {
+		size := r.BB.RowBytes(len(id), len(value))
+		if r.BB.Full(size) {
 			break
 		}
 		if r.tsCol >= 0 {
 			if nanos, err = r.timeValue(raw[r.tsCol]); err != nil {
-				return r.fail(err)
+				return r.Fail(err)
 			}
 		}
-		if err := r.bb.Append(nanos, id, value, size); err != nil {
-			return r.fail(err)
+		if err := r.BB.Append(nanos, id, value, size); err != nil {
+			return r.Fail(err)
 		}
 		r.pending = false
 		r.appended++
@@ -469,12 +422,12 @@ func (r *scanReader) Next() bool {
 			r.remaining--
 		}
 	}
-	r.cur = r.bb.Flush()
-	if r.cur == nil {
+	r.Cur = r.BB.Flush()
+	if r.Cur == nil {
 		return false
 	}
 	if r.stats != nil {
-		r.stats.HotRows.Add(r.cur.NumRows())
+		r.stats.HotRows.Add(r.Cur.NumRows())
 	}
 	return true
 }
@@ -515,19 +468,6 @@ func (r *scanReader) bytesValue(raw []byte, scratch *[]byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: scan bucket range: malformed bytes", routing.ErrOperationFailed)
 	}
 	return *scratch, nil
-}
-
-// fail ends the read with err: the statement and connection are released, the rows not yet
-// returned are dropped.
-func (r *scanReader) fail(err error) bool {
-	if r.err == nil {
-		r.err = err
-	}
-	r.stop()
-	if r.bb != nil {
-		r.bb.Release()
-	}
-	return false
 }
 
 // drainable reports whether the rows left are few enough to read and discard (see

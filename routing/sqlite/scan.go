@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync/atomic"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/flightsrv/flightsrv/routing"
@@ -174,9 +172,7 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 	if sc.Value {
 		r.dest = append(r.dest, &r.value)
 	}
-	r.schema = routing.TableDef{PartitionColumn: routing.ColumnPartition.String()}.BatchSchema(req.Columns)
-	r.bb = routing.NewBatchBuilder(r.schema, sc, alloc, b.PartitionKey, req.Limit)
-	r.refs.Store(1)
+	r.Init(sc, alloc, b.PartitionKey, req.Limit, r.stop)
 	return route, r, nil
 }
 
@@ -184,9 +180,8 @@ var errClosed = errors.New("store closed")
 
 // scanReader is the routing.BatchReader of ScanRange over one open database/sql result.
 type scanReader struct {
-	refs   atomic.Int64
-	s      *Store
-	schema *arrow.Schema
+	routing.ScanReaderState
+	s *Store
 	// ctx is the statement's context: the reader's Next has no context of its own, so the
 	// reader keeps the one its statement runs under (as sql.Rows does) to check it between
 	// rows.
@@ -201,11 +196,8 @@ type scanReader struct {
 	id       bytesScanner
 	value    bytesScanner
 
-	bb      *routing.BatchBuilder
 	pending bool // the current row was read but belongs to the next batch
 	seen    int  // data rows read
-	cur     arrow.RecordBatch
-	err     error
 }
 
 // nopScanner discards a column (a data row's NULL route columns).
@@ -277,54 +269,15 @@ func (r *scanReader) readRoute() (routing.Route, error) {
 	return routeFromRow(state.String, key, deleted, gen)
 }
 
-// Schema implements array.RecordReader.
-func (r *scanReader) Schema() *arrow.Schema { return r.schema }
-
-// Ordered implements routing.BatchReader: the rows come in the requested order.
-func (r *scanReader) Ordered() bool { return true }
-
-// RecordBatch returns the current batch, valid until the next call to Next or Release.
-func (r *scanReader) RecordBatch() arrow.RecordBatch { return r.cur }
-
-// Record returns the current batch.
-//
-// Deprecated: use RecordBatch.
-func (r *scanReader) Record() arrow.RecordBatch { return r.cur }
-
-// Err returns the error that ended the read, if any.
-func (r *scanReader) Err() error { return r.err }
-
-// Retain adds a reference.
-func (r *scanReader) Retain() { r.refs.Add(1) }
-
-// Release drops a reference; the last one stops the read, returns the connection and frees
-// the current batch and the batch being built.
-func (r *scanReader) Release() {
-	if r.refs.Add(-1) != 0 {
-		return
-	}
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	r.stop()
-	if r.bb != nil {
-		r.bb.Release()
-	}
-}
-
 // Next reads the next batch: rows until the batch is full or the result ends.
 func (r *scanReader) Next() bool {
 	const op = "scan bucket range"
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
+	r.DropCurrent()
 	if r.rows == nil {
 		return false
 	}
 	if err := r.ctx.Err(); err != nil {
-		return r.fail(r.s.classify(op, err))
+		return r.Fail(r.s.classify(op, err))
 	}
 	for {
 		if !r.pending {
@@ -332,61 +285,48 @@ func (r *scanReader) Next() bool {
 				err := r.rows.Err()
 				r.stop()
 				if err != nil {
-					return r.fail(r.s.classify(op, err))
+					return r.Fail(r.s.classify(op, err))
 				}
 				break
 			}
 			r.seen++
 			if r.seen%ctxCheckRows == 0 {
 				if err := r.ctx.Err(); err != nil {
-					return r.fail(r.s.classify(op, err))
+					return r.Fail(r.s.classify(op, err))
 				}
 			}
 			if err := r.rows.Scan(r.dest...); err != nil {
-				return r.fail(r.s.classify(op, err))
+				return r.Fail(r.s.classify(op, err))
 			}
 			if r.routeCol.notNull {
-				return r.fail(fmt.Errorf("%w: %s: second route row", routing.ErrOperationFailed, op))
+				return r.Fail(fmt.Errorf("%w: %s: second route row", routing.ErrOperationFailed, op))
 			}
 			r.pending = true
 		}
-		size := r.bb.RowBytes(len(r.id.b), len(r.value.b))
-		if r.bb.Full(size) {
+		size := r.BB.RowBytes(len(r.id.b), len(r.value.b))
+		if r.BB.Full(size) {
 			break
 		}
 		var nanos int64
-		if r.bb.Columns().Timestamp {
+		if r.BB.Columns().Timestamp {
 			if r.micros.v > maxNanoMicros || r.micros.v < minNanoMicros {
-				return r.fail(fmt.Errorf("%w: %s: stored event time is outside the nanosecond range", routing.ErrOperationFailed, op))
+				return r.Fail(fmt.Errorf("%w: %s: stored event time is outside the nanosecond range", routing.ErrOperationFailed, op))
 			}
 			nanos = r.micros.v * 1000
 		}
-		if err := r.bb.Append(nanos, r.id.b, r.value.b, size); err != nil {
-			return r.fail(err)
+		if err := r.BB.Append(nanos, r.id.b, r.value.b, size); err != nil {
+			return r.Fail(err)
 		}
 		r.pending = false
 	}
-	r.cur = r.bb.Flush()
-	if r.cur == nil {
+	r.Cur = r.BB.Flush()
+	if r.Cur == nil {
 		return false
 	}
 	if r.stats != nil {
-		r.stats.HotRows.Add(r.cur.NumRows())
+		r.stats.HotRows.Add(r.Cur.NumRows())
 	}
 	return true
-}
-
-// fail ends the read with err: the statement and connection are released, the rows not yet
-// returned are dropped.
-func (r *scanReader) fail(err error) bool {
-	if r.err == nil {
-		r.err = err
-	}
-	r.stop()
-	if r.bb != nil {
-		r.bb.Release()
-	}
-	return false
 }
 
 // stop closes the statement, returning the connection to the read pool; idempotent.
