@@ -50,6 +50,30 @@ func NewColumnSet(cols []Column) (ColumnSet, error) {
 	return sc, nil
 }
 
+// Microseconds since the Unix epoch that fit Arrow's timestamp[ns] (int64 nanoseconds): the
+// stored event times a batch read can return.
+const (
+	MinNanoMicros = -9_223_372_036_854_775
+	MaxNanoMicros = 9_223_372_036_854_775
+)
+
+// Prepare checks a batch read of bucket b (a valid bucket id, a valid column list) and
+// returns its column set and allocator (memory.DefaultAllocator when req.Alloc is nil).
+// Errors wrap ErrInvalidRecord or ErrOperationFailed, value-free.
+func (req BatchRequest) Prepare(b BucketID) (ColumnSet, memory.Allocator, error) {
+	if err := b.Validate(); err != nil {
+		return ColumnSet{}, nil, err
+	}
+	sc, err := NewColumnSet(req.Columns)
+	if err != nil {
+		return ColumnSet{}, nil, err
+	}
+	if req.Alloc == nil {
+		return sc, memory.DefaultAllocator, nil
+	}
+	return sc, req.Alloc, nil
+}
+
 // firstBatchRows is the row capacity a read without a limit starts with; it doubles up to
 // MaxBatchRows, and later batches start at the size of the one before.
 const firstBatchRows = 1024

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -150,12 +149,6 @@ const ctxCheckRows = 4096
 // microseconds since the Unix epoch.
 const pgEpochMicros = 946_684_800_000_000
 
-// Microseconds since the Unix epoch that fit Arrow's timestamp[ns] (int64 nanoseconds).
-const (
-	minNanoMicros = -9_223_372_036_854_775
-	maxNanoMicros = 9_223_372_036_854_775
-)
-
 var errTimeRange = fmt.Errorf("%w: scan bucket range: stored event time is outside the nanosecond range", routing.ErrOperationFailed)
 
 var _ routing.HotBatchScanner = (*Store)(nil)
@@ -191,16 +184,9 @@ var _ routing.HotBatchScanner = (*Store)(nil)
 // No error carries keys, values or SQL.
 func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.BatchRequest) (routing.Route, routing.BatchReader, error) {
 	const op = "scan bucket range"
-	if err := b.Validate(); err != nil {
-		return routing.Route{}, nil, err
-	}
-	sc, err := routing.NewColumnSet(req.Columns)
+	sc, alloc, err := req.Prepare(b)
 	if err != nil {
 		return routing.Route{}, nil, err
-	}
-	alloc := req.Alloc
-	if alloc == nil {
-		alloc = memory.DefaultAllocator
 	}
 	r := req.Range.Intersect(b.Range())
 	start, end, _ := routing.MicroBounds(r, nil, false)
@@ -441,7 +427,7 @@ func (r *scanReader) timeValue(raw []byte) (int64, error) {
 			return 0, fmt.Errorf("%w: %s: malformed event time", routing.ErrOperationFailed, op)
 		}
 		us = int64(binary.BigEndian.Uint64(raw))
-		if us > maxNanoMicros-pgEpochMicros || us < minNanoMicros-pgEpochMicros {
+		if us > routing.MaxNanoMicros-pgEpochMicros || us < routing.MinNanoMicros-pgEpochMicros {
 			return 0, errTimeRange
 		}
 		us += pgEpochMicros
@@ -451,7 +437,7 @@ func (r *scanReader) timeValue(raw []byte) (int64, error) {
 			return 0, fmt.Errorf("%w: %s: malformed event time", routing.ErrOperationFailed, op)
 		}
 		us = r.scratchTime.UnixMicro()
-		if us > maxNanoMicros || us < minNanoMicros {
+		if us > routing.MaxNanoMicros || us < routing.MinNanoMicros {
 			return 0, errTimeRange
 		}
 	}

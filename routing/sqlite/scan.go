@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -78,12 +76,6 @@ const scanRouteColumns = 4
 // ctxCheckRows is how often (in rows) a reader checks its context.
 const ctxCheckRows = 4096
 
-// Microseconds since the Unix epoch that fit Arrow's timestamp[ns] (int64 nanoseconds).
-const (
-	minNanoMicros = -9_223_372_036_854_775
-	maxNanoMicros = 9_223_372_036_854_775
-)
-
 var _ routing.HotBatchScanner = (*Store)(nil)
 
 // ScanRange implements routing.HotBatchScanner: b's route and, unless it is archived (then the
@@ -113,16 +105,9 @@ var _ routing.HotBatchScanner = (*Store)(nil)
 // that is not valid UTF-8 (when that column is requested), without keys or values.
 func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.BatchRequest) (routing.Route, routing.BatchReader, error) {
 	const op = "scan bucket range"
-	if err := b.Validate(); err != nil {
-		return routing.Route{}, nil, err
-	}
-	sc, err := routing.NewColumnSet(req.Columns)
+	sc, alloc, err := req.Prepare(b)
 	if err != nil {
 		return routing.Route{}, nil, err
-	}
-	alloc := req.Alloc
-	if alloc == nil {
-		alloc = memory.DefaultAllocator
 	}
 	start, end, _ := microBounds(req.Range.Intersect(b.Range()), nil, false)
 	end = max(end, start)
@@ -309,7 +294,7 @@ func (r *scanReader) Next() bool {
 		}
 		var nanos int64
 		if r.BB.Columns().Timestamp {
-			if r.micros.v > maxNanoMicros || r.micros.v < minNanoMicros {
+			if r.micros.v > routing.MaxNanoMicros || r.micros.v < routing.MinNanoMicros {
 				return r.Fail(fmt.Errorf("%w: %s: stored event time is outside the nanosecond range", routing.ErrOperationFailed, op))
 			}
 			nanos = r.micros.v * 1000
