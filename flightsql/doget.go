@@ -3,6 +3,8 @@ package flightsql
 import (
 	"encoding/binary"
 	"fmt"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -226,8 +228,15 @@ func encodeFlightData(desc, header, appMetadata []byte, body [][]byte, n int, re
 		rec.Retain()
 		// An empty buffer, freed after every byte before it has been written, whose pool
 		// releases the batch. Nothing is ever written to it, so all share one backing array.
-		tail := releaseTail
-		out = append(out, mem.NewBuffer(&tail, releaseOnPut{rec}))
+		// gRPC (v1.84, loopyWriter.preprocessData) drops without freeing a message queued
+		// just after its stream was cleaned up (a cancelled client), so a cleanup on the
+		// buffer's slice header releases the batch when the garbage collector finds the
+		// message dropped; releaseOnPut releases it once either way.
+		tail := new([]byte)
+		*tail = releaseTail
+		pool := &releaseOnPut{rec: rec}
+		runtime.AddCleanup(tail, (*releaseOnPut).release, pool)
+		out = append(out, mem.NewBuffer(tail, pool))
 	}
 	return out
 }
@@ -254,8 +263,18 @@ var releaseTail = func() []byte {
 }()
 
 // releaseOnPut is the mem.BufferPool of encodeFlightData's tail buffer: gRPC puts the buffer
-// back once it has written the message (or dropped it), which releases the batch.
-type releaseOnPut struct{ rec arrow.RecordBatch }
+// back once it has written the message (or dropped it), which releases the batch; so does
+// the tail's cleanup if gRPC lost the message. The batch is released once.
+type releaseOnPut struct {
+	rec  arrow.RecordBatch
+	done atomic.Bool
+}
 
-func (r releaseOnPut) Get(int) *[]byte { panic("flightsql: releaseOnPut is not a pool to get from") }
-func (r releaseOnPut) Put(*[]byte)     { r.rec.Release() }
+func (r *releaseOnPut) Get(int) *[]byte { panic("flightsql: releaseOnPut is not a pool to get from") }
+func (r *releaseOnPut) Put(*[]byte)     { r.release() }
+
+func (r *releaseOnPut) release() {
+	if r.done.CompareAndSwap(false, true) {
+		r.rec.Release()
+	}
+}
