@@ -50,9 +50,4 @@ func planHistogram(q *substrait.Query, ph *Physical, opts Options) *Physical {
 
 // BinShape describes a binning for decisions and logs without its literal values beyond the
 // unit or stride: date_trunc('hour', timestamp), date_bin('15 minutes', timestamp, origin).
-func BinShape(bin routing.Binning) string {
-	if bin.Unit != 0 {
-		return "date_trunc('" + bin.Unit.String() + "', timestamp)"
-	}
-	return "date_bin('" + routing.FormatStride(bin.Stride) + "', timestamp, origin)"
-}
+func BinShape(bin routing.Binning) string { return bin.Shape() }

@@ -12,6 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/plan"
+	"go.opentelemetry.io/otel/attribute"
+	otelcodes "go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -175,7 +178,7 @@ func (e *Engine) explain(p *plan.Plan, ph *pushdown.Physical) (array.RecordReade
 	for _, d := range ph.Decisions {
 		lines = append(lines, "  "+d)
 	}
-	if ph.Kind == pushdown.KindScan {
+	{
 		t, err := e.table(ph)
 		if err != nil {
 			return nil, err
@@ -207,6 +210,7 @@ func (e *Engine) scanOptions(t *routing.DurableTable, ph *pushdown.Physical) sca
 		},
 		Alloc:       e.opts.Alloc,
 		MemoryLimit: e.opts.QueryMemory,
+		Pushdown:    e.opts.Pushdown,
 	}
 }
 
@@ -218,34 +222,45 @@ func (e *Engine) table(ph *pushdown.Physical) (*routing.DurableTable, error) {
 	return t, nil
 }
 
-// run executes a physical plan: pushed-down aggregates through the durable-table ports,
-// everything else through the executor (scan.Execute), which lowers the Substrait plan p onto
-// per-bucket fragments.
+// run executes a physical plan through the executor (scan.Execute), which lowers the
+// Substrait plan p onto per-bucket fragments; with pushdown on, fragments whose partial
+// aggregate a store answers ask the store (scan's pushdown rewrite).
 func (e *Engine) run(ctx context.Context, p *plan.Plan, ph *pushdown.Physical) (array.RecordReader, error) {
 	t, err := e.table(ph)
 	if err != nil {
 		return nil, err
 	}
-	switch ph.Kind {
-	case pushdown.KindCount:
-		res, err := e.countPushdown(ctx, t, ph)
-		if err != nil {
-			return nil, e.execError(err)
-		}
-		return e.aggregateResult(ph, summary{Rows: res.Count})
-	case pushdown.KindMinMax:
-		return e.minMaxPushdown(ctx, t, ph)
-	case pushdown.KindHistogram:
-		return e.histogramPushdown(ctx, t, ph)
-	}
 	return e.execute(ctx, p, t, ph)
 }
 
-// execute runs p through the executor, bound to the routed read the planner found.
+// execute runs p through the executor, bound to the routed read the planner found. An
+// aggregate the planner recognises as a pushdown candidate runs under the seed's
+// "<OP> <table>" span (COUNT, MIN, MAX or MINMAX; pulpitum.sql.mode=routed_aggregate) and is
+// counted in the pushdown metrics: outcome success when the executor rewrote it onto the
+// stores' partial-aggregate ports, fallback when it read rows, error when it failed.
 func (e *Engine) execute(ctx context.Context, p *plan.Plan, t *routing.DurableTable, ph *pushdown.Physical) (array.RecordReader, error) {
 	start := time.Now()
+	var span trace.Span
+	if op := spanOperation(ph); op != "" && e.opts.Pushdown {
+		attrs := []attribute.KeyValue{
+			attribute.String("db.system.name", "flightsrv"),
+			attribute.String("db.operation.name", op),
+			attribute.String("db.collection.name", ph.Table.Name),
+			attribute.String("pulpitum.sql.mode", "routed_aggregate"),
+			attribute.String("pulpitum.aggregate", strings.ToLower(op)),
+			attribute.Int("pulpitum.query.buckets_scanned", ph.Buckets),
+		}
+		if ph.Group != nil {
+			attrs = append(attrs, groupAttr, attribute.String("pulpitum.group.bin", ph.Group.Binning.Shape()))
+		}
+		ctx, span = e.metrics.tracer.Start(ctx, op+" "+ph.Table.Name, trace.WithAttributes(attrs...))
+	}
 	res, err := scan.Execute(ctx, p, e.scanOptions(t, ph))
 	if err != nil {
+		if span != nil {
+			span.SetStatus(otelcodes.Error, "aggregate failed")
+			span.End()
+		}
 		return nil, e.execError(err)
 	}
 	r := &execReader{RecordReader: scan.Conform(res, ph.Schema), e: e, res: res}
@@ -253,18 +268,46 @@ func (e *Engine) execute(ctx context.Context, p *plan.Plan, t *routing.DurableTa
 		r.observe = func(err error) {
 			hot, archive := res.Tiers()
 			source := routing.CountResult{HotBuckets: hot, ArchiveBuckets: archive}.Source()
-			if ph.Group != nil {
-				outcome := "fallback"
+			outcome := "fallback"
+			switch {
+			case err != nil:
+				outcome = "error"
+			case res.Rewritten():
+				outcome = "success"
+			}
+			if span != nil {
+				answered, fellBack := res.Pushed()
+				span.SetAttributes(attribute.Int("pulpitum.query.hot_buckets", hot), attribute.Int("pulpitum.query.archive_buckets", archive),
+					attribute.Int("pulpitum.query.buckets_probed", res.Started()),
+					attribute.Int("pulpitum.query.buckets_pushed", answered), attribute.Int("pulpitum.query.buckets_fallback", fellBack))
 				if err != nil {
-					outcome = "error"
+					span.SetStatus(otelcodes.Error, "aggregate failed")
 				}
+				span.End()
+			}
+			if ph.Group != nil {
 				e.metrics.recordGrouped(ctx, source, outcome, time.Since(start))
 				return
 			}
-			e.metrics.observeScanAggregate(ctx, source, time.Since(start), err)
+			e.metrics.record(ctx, source, outcome, time.Since(start))
 		}
 	}
 	return r, nil
+}
+
+// spanOperation names the span of a pushdown candidate: COUNT (also grouped by a time bin),
+// MIN, MAX or MINMAX; "" for anything else.
+func spanOperation(ph *pushdown.Physical) string {
+	switch ph.Kind {
+	case pushdown.KindCount, pushdown.KindHistogram:
+		return "COUNT"
+	case pushdown.KindMinMax:
+		_, op, err := minMaxExtremes(ph.Aggregate)
+		if err == nil {
+			return op
+		}
+	}
+	return ""
 }
 
 // execReader classifies the error of a result stream with execError, as for errors returned
@@ -372,6 +415,8 @@ func (e *Engine) execError(err error) error {
 			msg = le.Message()
 		}
 		return status.Error(codes.ResourceExhausted, msg)
+	case errors.Is(err, routing.ErrBinOutOfRange):
+		return status.Error(codes.InvalidArgument, "a time bucket starts outside the timestamp range (1677-09-21 to 2262-04-11)")
 	case errors.Is(err, routing.ErrInvalidTimeRange):
 		return status.Error(codes.InvalidArgument, "invalid time range")
 	case errors.Is(err, routing.ErrUnavailable):

@@ -836,12 +836,8 @@ func (engFailStore) ScanRange(context.Context, routing.BucketID, routing.BatchRe
 	return routing.Route{}, nil, errEngUnavailable
 }
 
-func (engFailStore) CountRange(context.Context, routing.BucketID, routing.TimeRange) (routing.Route, uint64, error) {
-	return routing.Route{}, 0, errEngUnavailable
-}
-
-func (engFailStore) MinMaxRange(context.Context, routing.BucketID, routing.TimeRange) (routing.Route, bool, time.Time, time.Time, error) {
-	return routing.Route{}, false, time.Time{}, time.Time{}, errEngUnavailable
+func (engFailStore) AggregateRange(context.Context, routing.BucketID, routing.AggregateRequest) (routing.Route, array.RecordReader, error) {
+	return routing.Route{}, nil, errEngUnavailable
 }
 
 // testEngineUnavailable: a store failing with routing.ErrUnavailable gives UNAVAILABLE, on

@@ -70,9 +70,14 @@ type probeStore struct {
 	minMax, reads, counts atomic.Int64
 }
 
-func (p *probeStore) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, bool, time.Time, time.Time, error) {
-	p.minMax.Add(1)
-	return p.HotStore.MinMaxRange(ctx, b, r)
+// AggregateRange counts MIN/MAX probes (no count asked) and counts apart.
+func (p *probeStore) AggregateRange(ctx context.Context, b routing.BucketID, req routing.AggregateRequest) (routing.Route, array.RecordReader, error) {
+	if req.Count {
+		p.counts.Add(1)
+	} else {
+		p.minMax.Add(1)
+	}
+	return p.HotStore.AggregateRange(ctx, b, req)
 }
 
 func (p *probeStore) ReadRange(ctx context.Context, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record, error) {
@@ -85,10 +90,6 @@ func (p *probeStore) ScanRange(ctx context.Context, b routing.BucketID, req rout
 	return p.HotStore.ScanRange(ctx, b, req)
 }
 
-func (p *probeStore) CountRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, error) {
-	p.counts.Add(1)
-	return p.HotStore.CountRange(ctx, b, r)
-}
 
 func (p *probeStore) reset() { p.minMax.Store(0); p.reads.Store(0); p.counts.Store(0) }
 

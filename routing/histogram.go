@@ -199,6 +199,15 @@ func (b Binning) String() string {
 		b.Origin.UTC().Format(time.RFC3339Nano) + "')"
 }
 
+// Shape describes the binning for plans, decisions and logs without a date_bin origin:
+// date_trunc('hour', timestamp), date_bin('15 minutes', timestamp, origin).
+func (b Binning) Shape() string {
+	if b.Unit != 0 {
+		return "date_trunc('" + b.Unit.String() + "', timestamp)"
+	}
+	return "date_bin('" + FormatStride(b.Stride) + "', timestamp, origin)"
+}
+
 // FormatStride prints a stride as a PostgreSQL interval in the largest unit that divides it
 // exactly: "15 minutes", "36 hours", "90 seconds", "1500 microseconds".
 func FormatStride(d time.Duration) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -252,6 +253,37 @@ func (m *memStore) MinMaxRange(_ context.Context, b BucketID, r TimeRange) (Rout
 	return route, true, recs[0].EventTime, recs[len(recs)-1].EventTime, nil
 }
 
+func (m *memStore) AggregateRange(_ context.Context, b BucketID, req AggregateRequest) (Route, array.RecordReader, error) {
+	defer m.enter("aggregate")()
+	route, recs := m.inRange(b, req.Range)
+	if route.State == StateArchived {
+		return route, nil, nil
+	}
+	r, err := req.Answer(bruteGroups(req, recs))
+	return route, r, err
+}
+
+// bruteGroups is the partial aggregate of recs by definition: one group per bin of their
+// event times (one group when ungrouped), ascending.
+func bruteGroups(req AggregateRequest, recs []Record) []PartialGroup {
+	var out []PartialGroup
+	for _, x := range recs {
+		var bin time.Time
+		if req.Bin != nil {
+			bin = req.Bin.Floor(x.EventTime)
+		}
+		g := PartialGroup{Bin: bin, Count: 1, Min: x.EventTime.UTC(), Max: x.EventTime.UTC(), Found: true}
+		i := slices.IndexFunc(out, func(p PartialGroup) bool { return p.Bin.Equal(bin) })
+		if i < 0 {
+			out = append(out, g)
+			continue
+		}
+		out[i].add(g)
+	}
+	slices.SortFunc(out, func(x, y PartialGroup) int { return x.Bin.Compare(y.Bin) })
+	return out
+}
+
 func (m *memStore) Append(_ context.Context, b BucketID, recs []Record) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -313,6 +345,11 @@ func (a *memArchive) Read(_ context.Context, _ string, b BucketID, req ReadReque
 func (a *memArchive) Count(_ context.Context, _ string, b BucketID, r TimeRange) (uint64, error) {
 	a.calls.Add(1)
 	return uint64(len(a.records(b, r))), nil
+}
+
+func (a *memArchive) Aggregate(_ context.Context, _ string, b BucketID, req AggregateRequest) (array.RecordReader, error) {
+	a.calls.Add(1)
+	return req.Answer(bruteGroups(req, a.records(b, req.Range)))
 }
 
 type binArchive struct{ *memArchive }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -109,6 +110,10 @@ func (a *memArchive) Read(_ context.Context, key string, b routing.BucketID, req
 
 func (a *memArchive) Count(_ context.Context, key string, b routing.BucketID, r routing.TimeRange) (uint64, error) {
 	return uint64(len(a.inRange(key, r.Intersect(b.Range())))), nil
+}
+
+func (a *memArchive) Aggregate(context.Context, string, routing.BucketID, routing.AggregateRequest) (array.RecordReader, error) {
+	return nil, routing.ErrNoAggregate
 }
 
 type memMinMaxArchive struct{ *memArchive }

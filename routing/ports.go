@@ -2,6 +2,8 @@ package routing
 
 import (
 	"context"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"sync/atomic"
 	"time"
 )
@@ -26,6 +28,12 @@ type HotStore interface {
 	// reads no value or sort_key column (MIN/MAX pushdown, see DurableTable.MinMax). It does
 	// not count the records, so each extreme can be one primary-key probe.
 	MinMaxRange(ctx context.Context, b BucketID, r TimeRange) (route Route, found bool, minTime, maxTime time.Time, err error)
+	// AggregateRange is the hot store's partial-aggregate port (partial.go): the route of b
+	// and, unless it is archived (then the reader is nil), the answer to req over b's records
+	// inside req.Range (already clipped to b), from one statement that reads no value or
+	// sort_key column, so route and answer come from one snapshot. Count asks the store to
+	// count; MIN/MAX alone are primary-key probes. The reader must be released.
+	AggregateRange(ctx context.Context, b BucketID, req AggregateRequest) (Route, array.RecordReader, error)
 	// Append inserts recs, which must all belong to b, in one transaction behind the write
 	// fence (pulpitum-reference.md §3.1): strategy check (ErrStrategyMismatch), metadata row
 	// created if absent, state re-read (ErrBucketReadOnly unless hot), then plain inserts
@@ -99,6 +107,12 @@ type ArchiveReader interface {
 	Read(ctx context.Context, manifestKey string, b BucketID, req ReadRequest) ([]Record, error)
 	// Count returns the number of records of b inside r without building records.
 	Count(ctx context.Context, manifestKey string, b BucketID, r TimeRange) (uint64, error)
+	// Aggregate is the archive's partial-aggregate port (partial.go): the answer to req over
+	// the archived bucket b's records inside req.Range (already clipped to b), from the
+	// manifest's record count or trusted statistics, decoding only event_time where they do
+	// not settle a row group or page; ErrNoAggregate when the payload's statistics cannot be
+	// trusted at all (the caller reads the rows). The reader must be released.
+	Aggregate(ctx context.Context, manifestKey string, b BucketID, req AggregateRequest) (array.RecordReader, error)
 	// ArchiveBatchReader reads an archived bucket as Arrow batches (batch.go): the
 	// executor's read path.
 	ArchiveBatchReader

@@ -33,6 +33,10 @@ type Options struct {
 	MemoryLimit int64
 	// Fanout overrides the table's bound on concurrently running fragments (0: the table's).
 	Fanout int
+	// Pushdown enables the pushdown rewrite (pushdown.go): a fragment whose partial aggregate
+	// a store answers without reading rows asks the store. When false every fragment reads
+	// rows (the --pushdown=false baseline); EXPLAIN still reports the candidates.
+	Pushdown bool
 }
 
 // Result is a running execution: a record reader over the plan's output (schema Schema, root
@@ -48,6 +52,17 @@ type Result struct {
 func (r *Result) Tiers() (hot, archive int) {
 	return int(r.rt.hotBuckets.Load()), int(r.rt.archiveBuckets.Load())
 }
+
+// Pushed returns how many fragments the stores answered through the partial-aggregate port
+// and how many of the rewritten fragments read rows instead because their store could not
+// answer (routing.ErrNoAggregate).
+func (r *Result) Pushed() (answered, fellBack int) {
+	return int(r.rt.pushed.Load()), int(r.rt.fellBack.Load())
+}
+
+// Rewritten reports whether the pushdown rewrite applied to at least one routed aggregate of
+// the plan.
+func (r *Result) Rewritten() bool { return r.rt.rewritten }
 
 // Started returns how many fragments were started so far.
 func (r *Result) Started() int { return int(r.rt.started.Load()) }

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,8 +34,20 @@ type runtime struct {
 	mem  *ledger.Ledger
 	opts *Options
 	// hotBuckets and archiveBuckets count the fragments answered by each tier; started
-	// counts fragments started.
-	hotBuckets, archiveBuckets, started atomic.Int64
+	// counts fragments started; pushed counts fragments answered by a store's
+	// partial-aggregate port and fellBack rewritten fragments that read rows instead.
+	hotBuckets, archiveBuckets, started, pushed, fellBack atomic.Int64
+	// rewritten is set at open when a routed aggregate of the plan is rewritten.
+	rewritten bool
+}
+
+// countTier counts a fragment answered by tier.
+func (rt *runtime) countTier(tier routing.Tier) {
+	if tier == routing.TierArchive {
+		rt.archiveBuckets.Add(1)
+	} else {
+		rt.hotBuckets.Add(1)
+	}
 }
 
 // unit is one fragment's bucket.
@@ -68,8 +81,14 @@ type routedNode struct {
 	proj      []*ops.Expr // expressions evaluated over the read columns, or nil
 	sel       []int       // read columns selected when the output is plain references
 	projSch   *arrow.Schema
-	// agg, when set, makes fragments aggregate partially and the coordinator finally.
-	agg *aggregate.Spec
+	// agg, when set, makes fragments aggregate partially (partialSch) and the coordinator
+	// finally.
+	agg        *aggregate.Spec
+	partialSch *arrow.Schema
+	// store, when set, is the pushdown rewrite of the partial aggregate (pushdown.go);
+	// pushdown otherwise says why there is none (empty without an aggregate).
+	store    *storeAggregate
+	pushdown string
 	// sortKeys (over projSch) sort the output when set: fragments keep their top k (or sort
 	// nothing and the coordinator sorts all).
 	sortKeys      []ops.SortKey
@@ -196,6 +215,18 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			return nil, err
 		}
 		n.outWidth = n.schema.NumFields()
+		if n.partialSch, err = aggregate.PartialSchema(n.projSch, spec); err != nil {
+			return nil, err
+		}
+		st, why := matchStoreAggregate(rp, agg, n.partialSch)
+		switch {
+		case st == nil:
+			n.pushdown = "not pushed down: " + why
+		case l.opts.Pushdown:
+			n.store = st
+		default:
+			n.pushdown = "a pushdown candidate, but pushdown is disabled: every fragment reads rows"
+		}
 	default:
 		n.outWidth = len(rp.cols)
 		for i, k := range rp.sortKeys {
@@ -298,8 +329,11 @@ func (n *routedNode) explain() []string {
 		order = "partition by partition"
 	}
 	start := "up to the fan-out at a time"
-	if n.agg == nil && len(n.sortKeys) == 0 && n.localLimit >= 0 {
+	switch {
+	case n.agg == nil && len(n.sortKeys) == 0 && n.localLimit >= 0:
 		start = "the first alone, more only while the earlier ones fall short of the limit"
+	case n.store != nil && n.store.early:
+		start = "in time order from the end(s) MIN/MAX need, the first alone per end, none once earlier ones answered"
 	}
 	coord = append(coord, fmt.Sprintf("Concatenate %d fragments %s; start %s", len(n.units), order, start))
 	cols := make([]string, len(n.readCols))
@@ -336,7 +370,13 @@ func (n *routedNode) explain() []string {
 	}
 	// Operators are listed top-down: the fragment's last operator first.
 	slices.Reverse(frag)
+	if n.store != nil {
+		frag = append(n.store.explain(), indent(indent(frag))...)
+	}
 	out := coord
+	if n.pushdown != "" {
+		out = append(out, "Pushdown: "+n.pushdown)
+	}
 	lead := "Fragment per bucket:"
 	out = append(out, lead)
 	return append(out, indent(frag)...)
@@ -350,10 +390,10 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 	}
 	streamSch := n.projSch
 	if n.agg != nil {
-		var err error
-		if streamSch, err = aggregate.PartialSchema(n.projSch, *n.agg); err != nil {
-			return nil, err
-		}
+		streamSch = n.partialSch
+	}
+	if n.store != nil {
+		rt.rewritten = true
 	}
 	var out array.RecordReader = newFragmentStream(ctx, rt, n, streamSch, need)
 	switch {
@@ -380,16 +420,24 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 
 // fragment builds and runs one bucket's pipeline, returning its output reader.
 func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.RecordReader, error) {
+	if n.store != nil {
+		r, tier, err := n.src.Table.AggregateBucket(ctx, u.bucket, n.store.request(n.src.Range, rt.mem))
+		switch {
+		case err == nil:
+			rt.pushed.Add(1)
+			rt.countTier(tier)
+			return n.store.reader(r, n.partialSch), nil
+		case !errors.Is(err, routing.ErrNoAggregate):
+			return nil, err
+		}
+		rt.fellBack.Add(1)
+	}
 	req := routing.BatchRequest{Range: n.src.Range, Columns: n.readCols, Desc: n.desc, Limit: n.readLimit, Alloc: rt.mem}
 	r, tier, err := n.src.Table.ScanBucket(ctx, u.bucket, req)
 	if err != nil {
 		return nil, err
 	}
-	if tier == routing.TierArchive {
-		rt.archiveBuckets.Add(1)
-	} else {
-		rt.hotBuckets.Add(1)
-	}
+	rt.countTier(tier)
 	var out array.RecordReader = r
 	if !r.Ordered() && (n.readLimit >= 0 || len(n.readOrder) > 0) {
 		// A limit means "the first rows" and order holds only for an ordered read: read the
@@ -462,6 +510,15 @@ type fragmentStream struct {
 	need   int64
 	fanout int
 
+	// order is the unit of each launch position (identity unless the MIN/MAX launch policy
+	// reorders them); early is that policy's state, nil without it; until a fragment ends
+	// without an answer, it starts rounds of first fragments (one per end), each once the
+	// round before it (from launch position round) has ended.
+	order []int
+	early *extremeStop
+	first int
+	round int
+
 	frags     []*fragRun
 	cur       int
 	speculate atomic.Bool
@@ -474,6 +531,7 @@ type fragmentStream struct {
 
 // fragRun is one started fragment.
 type fragRun struct {
+	unit int
 	ch   chan arrow.RecordBatch
 	err  error // set before ch is closed
 	rows atomic.Int64
@@ -486,7 +544,17 @@ func newFragmentStream(ctx context.Context, rt *runtime, n *routedNode, schema *
 	if rt.opts.Fanout > 0 {
 		fanout = rt.opts.Fanout
 	}
-	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: max(1, fanout)}
+	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: max(1, fanout), first: 1}
+	if n.store != nil && n.store.early {
+		s.early = newExtremeStop(n.store)
+		s.order = s.early.launchOrder(len(n.units))
+		s.first = s.early.walks()
+	} else {
+		s.order = make([]int, len(n.units))
+		for i := range s.order {
+			s.order[i] = i
+		}
+	}
 	s.refs.Store(1)
 	return s
 }
@@ -514,8 +582,13 @@ func (s *fragmentStream) produced(j int) int64 {
 }
 
 // launch starts fragments while the look-ahead and the row need allow.
+//
+// Under the MIN/MAX launch policy (an ungrouped store aggregate of MIN/MAX(timestamp) only),
+// units start in time order from the end each measure needs, one per end and round until a
+// fragment ends without an answer; a unit whose answer can no longer change the result (a MIN answered
+// by an earlier bucket, a MAX by a later one) is not started.
 func (s *fragmentStream) launch() {
-	for len(s.frags) < len(s.n.units) {
+	for len(s.frags) < len(s.order) {
 		j := len(s.frags)
 		ahead := s.fanout
 		if s.need >= 0 && !s.speculate.Load() {
@@ -524,19 +597,35 @@ func (s *fragmentStream) launch() {
 		if j-s.cur >= ahead {
 			return
 		}
+		if s.early != nil && !s.speculate.Load() && j-s.round >= s.first {
+			// A new round (one fragment per end) starts once the last one has ended.
+			for _, f := range s.frags[s.round:] {
+				if !f.done.Load() {
+					return
+				}
+			}
+			s.round = j
+		}
 		if s.need >= 0 && j > s.cur && s.produced(j) >= s.need {
 			return
 		}
-		f := &fragRun{ch: make(chan arrow.RecordBatch, fragmentBuffer)}
+		u := s.order[j]
+		f := &fragRun{unit: u, ch: make(chan arrow.RecordBatch, fragmentBuffer)}
 		s.frags = append(s.frags, f)
+		if s.early != nil && s.early.settled(u) {
+			f.done.Store(true)
+			close(f.ch)
+			continue
+		}
 		s.rt.started.Add(1)
 		s.wg.Add(1)
-		go s.run(f, s.n.units[j])
+		go s.run(f, s.n.units[u])
 	}
 }
 
 // run executes one fragment, sending its batches (retained) until it ends.
 func (s *fragmentStream) run(f *fragRun, u unit) {
+	answered := false
 	defer s.wg.Done()
 	defer close(f.ch)
 	defer func() {
@@ -544,7 +633,7 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 			f.err = fmt.Errorf("scan: fragment panicked: %v", p)
 		}
 		f.done.Store(true)
-		if s.need >= 0 {
+		if s.need >= 0 || (s.early != nil && !answered) {
 			s.speculate.Store(true)
 		}
 	}()
@@ -566,6 +655,9 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 			return
 		}
 		f.rows.Add(b.NumRows())
+		if s.early != nil && s.early.observe(f.unit, b) {
+			answered = true
+		}
 		b.Retain()
 		select {
 		case f.ch <- b:
@@ -586,7 +678,7 @@ func (s *fragmentStream) Next() bool {
 	if s.done {
 		return false
 	}
-	for s.cur < len(s.n.units) {
+	for s.cur < len(s.order) {
 		if err := s.ctx.Err(); err != nil {
 			return s.fail(err)
 		}

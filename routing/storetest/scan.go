@@ -821,6 +821,10 @@ func (f *fakeBatchArchive) Count(context.Context, string, routing.BucketID, rout
 	return 0, errors.New("fake archive: not implemented")
 }
 
+func (f *fakeBatchArchive) Aggregate(context.Context, string, routing.BucketID, routing.AggregateRequest) (array.RecordReader, error) {
+	return nil, routing.ErrNoAggregate
+}
+
 func (f *fakeBatchArchive) ReadBatches(_ context.Context, key string, _ routing.BucketID, req routing.BatchRequest) (routing.BatchReader, error) {
 	f.calls++
 	f.lastKey = key

@@ -1,0 +1,184 @@
+package cockroach
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// The partial-aggregate port (routing.HotStore.AggregateRange). Every statement returns the
+// route and the bucket's partial state from one snapshot and reads only primary-key columns
+// (table_id, partition_key, bucket_key, event_time), never value or sort_key:
+//
+//   - ungrouped with count(*): count(*), min(event_time), max(event_time) over the key range;
+//   - ungrouped MIN/MAX only: one primary-key probe from each end of the range (sqlMinMax in
+//     read.go), no row counted;
+//   - grouped by a time bin: count(*), min and max per bin. Bins are computed with arithmetic
+//     that runs unchanged on CockroachDB and PostgreSQL: fixed-width bins (date_trunc to
+//     second … week, date_bin) as the record's offset from the range start $4 in whole
+//     microseconds — extract(epoch FROM interval) rounded, exact on both (PostgreSQL's
+//     numeric; CockroachDB's float, whose spacing within a bucket of at most a year is far
+//     below half a microsecond) — plus the phase $6 of the start inside its bin,
+//     floor-divided by the width $7 (offsets are non-negative, so truncating and decimal
+//     division floor alike; the store maps bin k to floor(start) + k·width; neither date_bin,
+//     absent from CockroachDB, nor date_trunc('week') is used); calendar bins (month,
+//     quarter, year) as the record's UTC month year·12 + month − 1 with extract(… FROM
+//     event_time AT TIME ZONE 'UTC'), independent of the session time zone, folded into
+//     quarters and years by the store.
+var (
+	sqlAggregate = register("SELECT routed durable bucket count", "SELECT", RecordsTable, routeCTE+
+		`SELECT route.state, route.archive_object_key, route.hot_deleted, route.generation, agg.n, agg.lo, agg.hi
+FROM route
+LEFT JOIN LATERAL (
+	SELECT count(*) AS n, min(rec.event_time) AS lo, max(rec.event_time) AS hi
+	FROM pulpitum_v4_records AS rec
+	WHERE route.state <> 'archived'
+		AND rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3
+		AND rec.event_time >= $4 AND rec.event_time < $5
+) AS agg ON true`)
+	sqlAggregateFixed = register("SELECT routed durable bucket count by bin", "SELECT", RecordsTable,
+		binsSQL(`CAST(floor((CAST(round(extract(epoch FROM rec.event_time - $4::TIMESTAMPTZ) * 1000000) AS INT8) + $6::INT8) / $7::INT8) AS INT8)`))
+	sqlAggregateMonths = register("SELECT routed durable bucket count by bin", "SELECT", RecordsTable,
+		binsSQL(`CAST(extract(year FROM rec.event_time AT TIME ZONE 'UTC') AS INT8) * 12
+			+ CAST(extract(month FROM rec.event_time AT TIME ZONE 'UTC') AS INT8) - 1`))
+)
+
+// binsSQL is the grouped partial aggregate with bin key expression k.
+func binsSQL(k string) string {
+	return routeCTE + `SELECT route.state, route.archive_object_key, route.hot_deleted, route.generation, agg.k, agg.n, agg.lo, agg.hi
+FROM route
+LEFT JOIN LATERAL (
+	SELECT ` + k + ` AS k,
+		count(*) AS n, min(rec.event_time) AS lo, max(rec.event_time) AS hi
+	FROM pulpitum_v4_records AS rec
+	WHERE route.state <> 'archived'
+		AND rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3
+		AND rec.event_time >= $4::TIMESTAMPTZ AND rec.event_time < $5::TIMESTAMPTZ
+	GROUP BY 1
+) AS agg ON true
+ORDER BY agg.k`
+}
+
+// AggregateRange implements the hot store's partial-aggregate port
+// (routing.HotStore.AggregateRange): b's route and, unless it is archived (nil reader), the
+// partial count(*), min and max of b's records inside req.Range, ungrouped or per time bin,
+// with one statement over the primary key (see the statements above). Range bounds finer
+// than a microsecond select exactly the stored times they admit. Errors as for ReadRange,
+// routing.ErrInvalidBinning and routing.ErrBinOutOfRange.
+func (s *Store) AggregateRange(ctx context.Context, b routing.BucketID, req routing.AggregateRequest) (routing.Route, array.RecordReader, error) {
+	const op = "aggregate bucket range"
+	if err := b.Validate(); err != nil {
+		return routing.Route{}, nil, err
+	}
+	start, end, _ := routing.MicroBounds(req.Range, nil, false)
+	args := bucketArgs(b, start, end)
+	var (
+		sql   string
+		fixed bool
+		width int64
+		base  int64
+	)
+	switch {
+	case req.Bin != nil:
+		if err := req.Bin.Validate(); err != nil {
+			return routing.Route{}, nil, err
+		}
+		sql = sqlAggregateMonths
+		width, _, fixed = req.Bin.FixedWidth()
+		base = req.Bin.Floor(start).UnixMicro()
+		if fixed {
+			sql = sqlAggregateFixed
+			args = append(args, start.UnixMicro()-base, width)
+		}
+	case req.Count:
+		sql = sqlAggregate
+	default:
+		sql = sqlMinMax
+	}
+	conn, err := s.acquire(ctx, op)
+	if err != nil {
+		return routing.Route{}, nil, err
+	}
+	defer conn.Release()
+	rows, err := conn.Query(ctx, sql, args...)
+	if err != nil {
+		return routing.Route{}, nil, s.classify(op, err)
+	}
+	defer rows.Close()
+	var (
+		route   routing.Route
+		seen    bool
+		groups  []routing.PartialGroup
+		state   string
+		key     *string
+		deleted bool
+		gen     int64
+		k, n    *int64
+		lo, hi  *time.Time
+	)
+	for rows.Next() {
+		dest := []any{&state, &key, &deleted, &gen}
+		switch {
+		case req.Bin != nil:
+			dest = append(dest, &k, &n, &lo, &hi)
+		case req.Count:
+			dest = append(dest, &n, &lo, &hi)
+		default:
+			dest = append(dest, &lo, &hi)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return routing.Route{}, nil, s.classify(op, err)
+		}
+		if !seen {
+			if route, err = routeFromRow(state, key, deleted, gen); err != nil {
+				return routing.Route{}, nil, err
+			}
+			seen = true
+		}
+		if (lo == nil) != (hi == nil) {
+			return routing.Route{}, nil, fmt.Errorf("%w: %s: only one extreme found", routing.ErrOperationFailed, op)
+		}
+		g := routing.PartialGroup{Found: lo != nil}
+		if n != nil {
+			g.Count = *n
+		}
+		if g.Found {
+			g.Min, g.Max = lo.UTC(), hi.UTC()
+		}
+		if g.Count == 0 && !g.Found {
+			continue
+		}
+		if route.State == routing.StateArchived {
+			return routing.Route{}, nil, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
+		}
+		if req.Bin != nil {
+			if k == nil {
+				continue
+			}
+			if fixed {
+				g.Bin = time.UnixMicro(base + *k*width).UTC()
+			} else {
+				g.Bin = req.Bin.Floor(time.Date(int(*k/12), time.Month(*k%12+1), 1, 0, 0, 0, 0, time.UTC))
+			}
+		}
+		groups = append(groups, g)
+	}
+	if err := rows.Err(); err != nil {
+		return routing.Route{}, nil, s.classify(op, err)
+	}
+	if !seen {
+		return routing.Route{}, nil, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
+	}
+	if route.State == routing.StateArchived {
+		return route, nil, nil
+	}
+	r, err := req.Answer(groups)
+	if err != nil {
+		return routing.Route{}, nil, err
+	}
+	return route, r, nil
+}

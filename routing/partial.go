@@ -1,0 +1,310 @@
+package routing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// The partial-aggregate port: the one way a store answers a per-bucket aggregate without
+// reading rows (architecture.md, "The executor and its fragments": one partial-aggregate port
+// per store, not one port per aggregate). A bucket's answer is the partial state of
+// count(*), min(timestamp) and max(timestamp), ungrouped or grouped by one time bin of the
+// timestamp, as Arrow batches of PartialAggregateSchema; the executor's final aggregate
+// combines it with the partial states of fragments that read rows.
+
+// ErrNoAggregate is returned by a partial-aggregate port for a bucket the store cannot answer
+// without reading rows (an archive whose event_time statistics are not trusted at all, a
+// reader without the capability): the caller reads the bucket's rows instead. It is never a
+// failure of the query.
+var ErrNoAggregate = errors.New("routing: the store cannot answer this aggregate without reading rows")
+
+// AggregateRequest asks a store for the partial aggregate of one bucket's records inside
+// Range. A plain value, safe to copy.
+type AggregateRequest struct {
+	// Range is the finite half-open range [Start, End), UTC. DurableTable.AggregateBucket
+	// clips it to the bucket before asking a store.
+	Range TimeRange
+	// Bin, when set, groups the records by Bin.Floor(event_time) (date_trunc or date_bin in
+	// UTC); nil asks for one ungrouped row.
+	Bin *Binning
+	// Count, Min and Max say which states are needed: count(*), min(event_time),
+	// max(event_time). A state not asked for is NULL in every row, which lets a store answer
+	// MIN/MAX with primary-key probes instead of counting. A grouped request needs at least one
+	// of them (AggregateBucket asks for Count when none is set).
+	Count, Min, Max bool
+	// Alloc allocates the returned batches (nil: memory.DefaultAllocator).
+	Alloc memory.Allocator
+}
+
+// Columns of PartialAggregateSchema after the optional bin column.
+const (
+	partialCount = iota
+	partialMin
+	partialMax
+)
+
+// PartialAggregateSchema returns the schema of a partial-aggregate answer: when grouped, a
+// non-null "bin" timestamp[ns, UTC] (the bin's start) first; then "count" (int64), "min" and
+// "max" (timestamp[ns, UTC]), nullable: NULL when not asked for, and min/max NULL in an
+// ungrouped row without records. Its columns are PartialColumn's.
+func PartialAggregateSchema(grouped bool) *arrow.Schema {
+	var fs []arrow.Field
+	if grouped {
+		fs = append(fs, arrow.Field{Name: "bin", Type: TimestampType})
+	}
+	fs = append(fs,
+		arrow.Field{Name: "count", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		arrow.Field{Name: "min", Type: TimestampType, Nullable: true},
+		arrow.Field{Name: "max", Type: TimestampType, Nullable: true})
+	return arrow.NewSchema(fs, nil)
+}
+
+// PartialColumn returns the index in PartialAggregateSchema(grouped) of the bin (which < 0),
+// count (0), min (1) or max (2) column.
+func PartialColumn(grouped bool, which int) int {
+	off := 0
+	if grouped {
+		off = 1
+	}
+	if which < 0 {
+		return 0
+	}
+	return off + which
+}
+
+// PartialGroup is one group of a partial-aggregate answer as a store computes it: the bin's
+// start (UTC; ignored when ungrouped), the number of records (when asked), and the least and
+// greatest event times (UTC; meaningful when Found).
+type PartialGroup struct {
+	Bin      time.Time
+	Count    int64
+	Min, Max time.Time
+	Found    bool
+}
+
+// add merges g into p (same bin).
+func (p *PartialGroup) add(g PartialGroup) {
+	p.Count += g.Count
+	if !g.Found {
+		return
+	}
+	if !p.Found || g.Min.Before(p.Min) {
+		p.Min = g.Min
+	}
+	if !p.Found || g.Max.After(p.Max) {
+		p.Max = g.Max
+	}
+	p.Found = true
+}
+
+// Answer builds the Arrow answer to req from groups, which stores compute in ascending bin
+// order (consecutive groups of the same bin start are merged, as when months fold into
+// quarters). An ungrouped answer is exactly one row: the groups merged, or count 0 and NULL
+// extremes when there is none. A grouped answer has one row per non-empty bin (count > 0 or
+// found), in batches of at most MaxBatchRows rows. Errors: ErrBinOutOfRange when a bin start
+// or an extreme is outside timestamp[ns]. The reader owns its batches.
+func (req AggregateRequest) Answer(groups []PartialGroup) (array.RecordReader, error) {
+	alloc := req.Alloc
+	if alloc == nil {
+		alloc = memory.DefaultAllocator
+	}
+	grouped := req.Bin != nil
+	if !grouped {
+		var one PartialGroup
+		for _, g := range groups {
+			one.add(g)
+		}
+		groups = []PartialGroup{one}
+	} else {
+		merged := groups[:0:0]
+		for _, g := range groups {
+			if g.Count <= 0 && !g.Found {
+				continue
+			}
+			if n := len(merged); n > 0 && merged[n-1].Bin.Equal(g.Bin) {
+				merged[n-1].add(g)
+				continue
+			}
+			merged = append(merged, g)
+		}
+		groups = merged
+	}
+	schema := PartialAggregateSchema(grouped)
+	var out []arrow.RecordBatch
+	release := func() {
+		for _, b := range out {
+			b.Release()
+		}
+	}
+	for len(groups) > 0 || (out == nil && !grouped) {
+		n := min(len(groups), MaxBatchRows)
+		b := array.NewRecordBuilder(alloc, schema)
+		col := 0
+		if grouped {
+			tb := b.Field(0).(*array.TimestampBuilder)
+			for _, g := range groups[:n] {
+				ns, ok := nanos(g.Bin)
+				if !ok {
+					b.Release()
+					release()
+					return nil, ErrBinOutOfRange
+				}
+				tb.Append(arrow.Timestamp(ns))
+			}
+			col = 1
+		}
+		cb := b.Field(col + partialCount).(*array.Int64Builder)
+		lb := b.Field(col + partialMin).(*array.TimestampBuilder)
+		hb := b.Field(col + partialMax).(*array.TimestampBuilder)
+		for _, g := range groups[:n] {
+			if req.Count {
+				cb.Append(g.Count)
+			} else {
+				cb.AppendNull()
+			}
+			lo, okLo := nanos(g.Min)
+			hi, okHi := nanos(g.Max)
+			if g.Found && (!okLo || !okHi) {
+				b.Release()
+				release()
+				return nil, ErrBinOutOfRange
+			}
+			appendTime(lb, req.Min && g.Found, lo)
+			appendTime(hb, req.Max && g.Found, hi)
+		}
+		out = append(out, b.NewRecordBatch())
+		b.Release()
+		groups = groups[n:]
+	}
+	r, err := array.NewRecordReader(schema, out)
+	release()
+	return r, err
+}
+
+func appendTime(b *array.TimestampBuilder, ok bool, ns int64) {
+	if ok {
+		b.Append(arrow.Timestamp(ns))
+	} else {
+		b.AppendNull()
+	}
+}
+
+// nanos returns t in nanoseconds since the epoch when timestamp[ns] can hold it.
+func nanos(t time.Time) (int64, bool) {
+	if t.Before(minNano) || t.After(maxNano) {
+		return 0, false
+	}
+	return t.UnixNano(), true
+}
+
+// aggregateEmpty is the answer to req over no record.
+func (req AggregateRequest) aggregateEmpty() (array.RecordReader, error) { return req.Answer(nil) }
+
+// AggregateBucket answers req for bucket b through the partial-aggregate ports, with the same
+// route decision and route cache as ReadBucket: a cached archived route goes straight to the
+// archive (ArchiveReader.Aggregate); otherwise one hot-store statement returns route and answer
+// from one snapshot (HotStore.AggregateRange), and an archived answer is cached and asked of
+// the archive. req.Range is clipped to the bucket. When grouped and the clipped range lies in
+// one bin (a month bucket under date_trunc('month') or coarser, any range inside one bin), the
+// bucket is asked ungrouped — a hot count, a manifest record count or archive statistics —
+// and its row becomes that bin's. The returned tier says which tier answered. Errors:
+// ErrNoAggregate when the tier cannot answer without rows (read the bucket instead),
+// ErrInvalidBinning, and the stores' errors. The reader must be released.
+func (t *DurableTable) AggregateBucket(ctx context.Context, b BucketID, req AggregateRequest) (array.RecordReader, Tier, error) {
+	if req.Bin != nil {
+		if err := req.Bin.Validate(); err != nil {
+			return nil, TierHot, err
+		}
+		if !req.Count && !req.Min && !req.Max {
+			req.Count = true
+		}
+	}
+	req.Range = req.Range.Intersect(b.Range())
+	if req.Range.Empty() {
+		r, err := req.aggregateEmpty()
+		return r, TierHot, err
+	}
+	if req.Bin == nil || !req.Bin.Contains(req.Range) {
+		return t.aggregateRoute(ctx, b, req)
+	}
+	one := req
+	one.Bin = nil
+	r, tier, err := t.aggregateRoute(ctx, b, one)
+	if err != nil {
+		return nil, tier, err
+	}
+	defer r.Release()
+	g, err := ungroupedRow(r)
+	if err != nil {
+		return nil, tier, err
+	}
+	g.Bin = req.Bin.Floor(req.Range.Start)
+	out, err := req.Answer([]PartialGroup{g})
+	return out, tier, err
+}
+
+// aggregateRoute asks the tier that holds b (route decision as ReadBucket).
+func (t *DurableTable) aggregateRoute(ctx context.Context, b BucketID, req AggregateRequest) (array.RecordReader, Tier, error) {
+	archived := func(key string) (array.RecordReader, Tier, error) {
+		if t.archive == nil {
+			return nil, TierArchive, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
+		}
+		r, err := t.archive.Aggregate(ctx, key, b, req)
+		return r, TierArchive, err
+	}
+	if key, ok := t.archivedRoute(b); ok {
+		return archived(key)
+	}
+	route, r, err := t.hot.AggregateRange(ctx, b, req)
+	if err != nil {
+		return nil, TierHot, err
+	}
+	if route.State == StateArchived {
+		if r != nil {
+			r.Release()
+		}
+		t.cache.PutArchived(b, route.ManifestKey)
+		return archived(route.ManifestKey)
+	}
+	return r, TierHot, nil
+}
+
+// ungroupedRow reads the one row of an ungrouped answer back into a PartialGroup.
+func ungroupedRow(r array.RecordReader) (PartialGroup, error) {
+	var g PartialGroup
+	rows := 0
+	for r.Next() {
+		b := r.RecordBatch()
+		for i := range int(b.NumRows()) {
+			rows++
+			if c := b.Column(partialCount).(*array.Int64); c.IsValid(i) {
+				g.Count += c.Value(i)
+			}
+			lo, hi := b.Column(partialMin).(*array.Timestamp), b.Column(partialMax).(*array.Timestamp)
+			if lo.IsValid(i) || hi.IsValid(i) {
+				x := PartialGroup{Found: true}
+				x.Min, x.Max = time.Unix(0, int64(lo.Value(i))).UTC(), time.Unix(0, int64(hi.Value(i))).UTC()
+				if !lo.IsValid(i) {
+					x.Min = x.Max
+				}
+				if !hi.IsValid(i) {
+					x.Max = x.Min
+				}
+				g.add(x)
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return g, err
+	}
+	if rows != 1 {
+		return g, fmt.Errorf("%w: an ungrouped aggregate answered %d rows", ErrOperationFailed, rows)
+	}
+	return g, nil
+}

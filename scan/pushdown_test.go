@@ -1,0 +1,206 @@
+package scan_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan"
+	"github.com/flightsrv/flightsrv/substrait"
+)
+
+// The pushdown rewrite as Mimir's astmapper tests it: a table of plans, each run with the
+// rewrite and without it (every fragment reading rows) over the hot and the mixed fixtures;
+// the answers must be identical, and the rewrite must apply exactly to the routed aggregates
+// whose partial state a store answers — wherever they sit in the plan — and leave every
+// other plan unchanged.
+
+type rewriteCase struct {
+	name string
+	// build returns the plan; rewritten says whether the rewrite must apply.
+	build     func(t *testing.T) *plan.Plan
+	rewritten bool
+}
+
+// aggPlan builds read → [filter] → aggregate(groups; measures) with outputs named names, then
+// wrap (nil: none) above it.
+type planParts struct {
+	b    plan.Builder
+	read *plan.NamedTableReadRel
+}
+
+func newParts() *planParts {
+	b := plan.NewBuilderDefault()
+	return &planParts{b: b, read: b.NamedScan([]string{tableDef.Name}, tableSchema())}
+}
+
+func (p *planParts) count(t *testing.T) plan.AggRelMeasure {
+	return p.b.Measure(must[*expr.AggregateFunction](t)(p.b.AggregateFn(substrait.URNAggregate, "count", nil)), nil)
+}
+
+func (p *planParts) extreme(t *testing.T, name string, in plan.Rel, col int32) plan.AggRelMeasure {
+	return p.b.Measure(must[*expr.AggregateFunction](t)(p.b.AggregateFn(substrait.URNDatetime, name, nil, ref(t, p.b, in, col))), nil)
+}
+
+// hourBin is date_trunc('hour', timestamp) as the SQL front end encodes it.
+func (p *planParts) hourBin(t *testing.T, in plan.Rel) expr.Expression {
+	return must[*expr.ScalarFunction](t)(p.b.ScalarFn(substrait.URNDatetime, "round_calendar", nil,
+		ref(t, p.b, in, 1), types.Enum("FLOOR"), types.Enum("HOUR"), types.Enum("DAY"),
+		expr.NewPrimitiveLiteral(int64(1), false), expr.NewPrimitiveLiteral("UTC", false)))
+}
+
+func (p *planParts) aggregate(t *testing.T, in plan.Rel, groups []expr.Expression, ms ...plan.AggRelMeasure) *plan.AggregateRel {
+	rb := p.b.GetRelBuilder().AggregateRel(in, ms)
+	if len(groups) > 0 {
+		var refs []uint32
+		for _, g := range groups {
+			refs = append(refs, rb.AddExpression(g))
+		}
+		rb.AddGroupingSet(refs)
+	}
+	return must[*plan.AggregateRel](t)(rb.Build())
+}
+
+func rewriteCases() []rewriteCase {
+	return []rewriteCase{
+		{"count(*)", func(t *testing.T) *plan.Plan {
+			p := newParts()
+			agg := p.aggregate(t, p.read, nil, p.count(t))
+			return must[*plan.Plan](t)(p.b.Plan(agg, []string{"n"}))
+		}, true},
+		{"count, min, max under a fetch and a project", func(t *testing.T) *plan.Plan {
+			p := newParts()
+			agg := p.aggregate(t, p.read, nil, p.extreme(t, "max", p.read, 1), p.count(t), p.extreme(t, "min", p.read, 1))
+			fe := must[*plan.FetchRel](t)(p.b.Fetch(agg, 0, 1))
+			proj := must[*plan.ProjectRel](t)(p.b.Project(fe, ref(t, p.b, fe, 1)))
+			out := must[plan.Rel](t)(proj.Remap(3, 0, 2))
+			return must[*plan.Plan](t)(p.b.Plan(out, []string{"n", "hi", "lo"}))
+		}, true},
+		{"min alone", func(t *testing.T) *plan.Plan {
+			p := newParts()
+			agg := p.aggregate(t, p.read, nil, p.extreme(t, "min", p.read, 1))
+			return must[*plan.Plan](t)(p.b.Plan(agg, []string{"lo"}))
+		}, true},
+		{"max alone", func(t *testing.T) *plan.Plan {
+			p := newParts()
+			agg := p.aggregate(t, p.read, nil, p.extreme(t, "max", p.read, 1))
+			return must[*plan.Plan](t)(p.b.Plan(agg, []string{"hi"}))
+		}, true},
+		{"min and max", func(t *testing.T) *plan.Plan {
+			p := newParts()
+			agg := p.aggregate(t, p.read, nil, p.extreme(t, "min", p.read, 1), p.extreme(t, "max", p.read, 1))
+			return must[*plan.Plan](t)(p.b.Plan(agg, []string{"lo", "hi"}))
+		}, true},
+		{"count and max per hour, sorted descending", func(t *testing.T) *plan.Plan {
+			p := newParts()
+			agg := p.aggregate(t, p.read, []expr.Expression{p.hourBin(t, p.read)}, p.count(t), p.extreme(t, "max", p.read, 1))
+			srt := must[*plan.SortRel](t)(p.b.Sort(agg, expr.SortField{Expr: ref(t, p.b, agg, 0), Kind: types.SortDescNullsLast}))
+			return must[*plan.Plan](t)(p.b.Plan(srt, []string{"h", "n", "hi"}))
+		}, true},
+		{"union all of a count and a grouped count", func(t *testing.T) *plan.Plan {
+			p := newParts()
+			left := p.aggregate(t, p.read, nil, p.count(t))
+			read2 := p.b.NamedScan([]string{tableDef.Name}, tableSchema())
+			right := p.aggregate(t, read2, []expr.Expression{p.hourBin(t, read2)}, p.count(t))
+			rproj := must[plan.Rel](t)(right.Remap(1))
+			set := must[*plan.SetRel](t)(p.b.Set(plan.SetOpUnionAll, left, rproj))
+			return must[*plan.Plan](t)(p.b.Plan(set, []string{"n"}))
+		}, true},
+		{"unchanged: a residual filter", func(t *testing.T) *plan.Plan {
+			p := newParts()
+			ne := must[*expr.ScalarFunction](t)(p.b.ScalarFn(substrait.URNComparison, "not_equal", nil, ref(t, p.b, p.read, 2), expr.NewPrimitiveLiteral("x", false)))
+			filt := must[*plan.FilterRel](t)(p.b.Filter(p.read, ne))
+			agg := p.aggregate(t, filt, nil, p.count(t))
+			return must[*plan.Plan](t)(p.b.Plan(agg, []string{"n"}))
+		}, false},
+		{"unchanged: count(id)", func(t *testing.T) *plan.Plan {
+			p := newParts()
+			agg := p.aggregate(t, p.read, nil, p.count(t), p.b.Measure(must[*expr.AggregateFunction](t)(expr.NewAggregateFunc(p.b.GetExprBuilder().Reg,
+				extensions.ID{URN: substrait.URNAggregate, Name: "count:any"}, nil,
+				types.AggInvocationAll, types.AggPhaseInitialToResult, nil, ref(t, p.b, p.read, 2))), nil))
+			return must[*plan.Plan](t)(p.b.Plan(agg, []string{"n", "ids"}))
+		}, false},
+		{"unchanged: grouping by id", func(t *testing.T) *plan.Plan {
+			p := newParts()
+			agg := p.aggregate(t, p.read, []expr.Expression{ref(t, p.b, p.read, 2)}, p.count(t))
+			return must[*plan.Plan](t)(p.b.Plan(agg, []string{"id", "n"}))
+		}, false},
+		{"unchanged: rows", func(t *testing.T) *plan.Plan {
+			p := newParts()
+			fe := must[*plan.FetchRel](t)(p.b.Fetch(p.read, 0, 50))
+			return must[*plan.Plan](t)(p.b.Plan(fe, []string{"channel_id", "timestamp", "id", "value"}))
+		}, false},
+	}
+}
+
+// runRewrite runs p with the rewrite on or off and returns its rows and result.
+func runRewrite(t *testing.T, tbl *routing.DurableTable, r routing.TimeRange, p *plan.Plan, on bool) ([][]any, *scan.Result) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	res, err := scan.Execute(context.Background(), p, scan.Options{Alloc: mem, Pushdown: on, Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
+		return scan.Source{Table: tbl, Partitions: [][]byte{[]byte(pGeneral)}, Range: r}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := drain(t, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Release()
+	if n := mem.CurrentAlloc(); n != 0 {
+		t.Fatalf("%d bytes leaked", n)
+	}
+	return rows, res
+}
+
+func TestPushdownRewrite(t *testing.T) {
+	t.Parallel()
+	ranges := []routing.TimeRange{span(0, days(70)), span(days(3)+7, days(45)), span(days(20), days(21)), span(days(500), days(501))}
+	for _, f := range fixtures(t) {
+		tbl := f.table(t, nil, 3, false)
+		for _, c := range rewriteCases() {
+			p := c.build(t)
+			for _, r := range ranges {
+				what := fmt.Sprintf("%s %s %v", f.name, c.name, r)
+				off, resOff := runRewrite(t, tbl, r, p, false)
+				on, resOn := runRewrite(t, tbl, r, p, true)
+				sameRows(t, what, on, off)
+				if resOff.Rewritten() {
+					t.Fatalf("%s: rewritten with pushdown off", what)
+				}
+				if resOn.Rewritten() != c.rewritten {
+					t.Fatalf("%s: rewritten %v, want %v", what, resOn.Rewritten(), c.rewritten)
+				}
+				answered, fellBack := resOn.Pushed()
+				if c.rewritten && answered+fellBack == 0 {
+					t.Fatalf("%s: no fragment asked a store", what)
+				}
+				if !c.rewritten && answered+fellBack != 0 {
+					t.Fatalf("%s: %d fragments asked a store", what, answered+fellBack)
+				}
+			}
+			ex, err := scan.Explain(p, scan.Options{Pushdown: true, Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
+				return scan.Source{Table: tbl, Partitions: [][]byte{[]byte(pGeneral)}, Range: ranges[0]}, nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Join(ex, "\n")
+			if got := strings.Contains(text, "StoreAggregate"); got != c.rewritten {
+				t.Fatalf("%s: EXPLAIN shows the rewrite: %v, want %v:\n%s", c.name, got, c.rewritten, text)
+			}
+			if strings.Contains(text, pGeneral) {
+				t.Fatalf("%s: EXPLAIN shows the partition value:\n%s", c.name, text)
+			}
+		}
+	}
+}
