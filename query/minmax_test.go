@@ -90,7 +90,6 @@ func (p *probeStore) ScanRange(ctx context.Context, b routing.BucketID, req rout
 	return p.HotStore.ScanRange(ctx, b, req)
 }
 
-
 func (p *probeStore) reset() { p.minMax.Store(0); p.reads.Store(0); p.counts.Store(0) }
 
 // minMaxFixture builds the fixture in a temporary directory of t.
