@@ -1,10 +1,10 @@
 """Fixtures of the Python client tests: one real flightsrv server per session and DuckDB
 reading the committed sample independently.
 
-The server is the one FLIGHTSRV_TEST_ADDR (host:port) names — `make test-clients` starts one
-for the Python and Java suites together — or else a `flightsrv demo` this session starts on a
-free port and stops by its pid: built with `go build` into a temporary directory, or the
-binary FLIGHTSRV_BIN names.
+The servers are the ones the FLIGHTSRV_TEST_* variables name — `make test-clients` starts them
+for the Python and Java suites together — or else ones this session starts on free ports and
+stops by their pids (flightsrv_server.start_deployment): built with `go build` into a
+temporary directory, or the binary FLIGHTSRV_BIN names.
 """
 
 from __future__ import annotations
@@ -25,29 +25,58 @@ UTC = timezone.utc
 
 
 @pytest.fixture(scope="session")
-def server_addr() -> str:
-    """host:port of a flightsrv serving the demo table `flights`."""
-    addr = os.environ.get("FLIGHTSRV_TEST_ADDR")
-    if addr:
-        yield addr
+def deployment() -> dict[str, str]:
+    """The FLIGHTSRV_TEST_* variables (see flightsrv_server.py): from the environment when
+    FLIGHTSRV_TEST_ADDR is set (`make test-clients`), else of a deployment this session
+    starts and stops."""
+    if os.environ.get("FLIGHTSRV_TEST_ADDR"):
+        yield {k: v for k, v in os.environ.items() if k.startswith("FLIGHTSRV_TEST_")}
         return
     with tempfile.TemporaryDirectory(prefix="flightsrv-bin-") as tmp:
         binary = os.environ.get("FLIGHTSRV_BIN")
         binary = Path(binary).resolve() if binary else flightsrv_server.build(Path(tmp))
-        srv = flightsrv_server.start(binary)  # in its own temporary directory, removed by stop()
+        dep = flightsrv_server.start_deployment(binary)  # in its own temporary directory
         try:
-            yield srv.addr
+            yield dep.env()
         finally:
-            exited = srv.proc.poll()
-            log = srv.log()
-            srv.stop()
-    if exited is not None:
-        pytest.fail(f"flightsrv exited during the tests with status {exited}:\n{log}")
+            exited = [(s.proc.poll(), s.log()) for s in dep.servers() if s.proc.poll() is not None]
+            dep.stop()
+    if exited:
+        pytest.fail(f"a flightsrv exited during the tests with status {exited[0][0]}:\n{exited[0][1]}")
+
+
+@pytest.fixture(scope="session")
+def server_addr(deployment) -> str:
+    """host:port of a flightsrv serving the demo table `flights` (plaintext, no authentication)."""
+    return deployment["FLIGHTSRV_TEST_ADDR"]
 
 
 @pytest.fixture(scope="session")
 def uri(server_addr) -> str:
     return "grpc://" + server_addr
+
+
+class Secure:
+    """The secured servers of the deployment: TLS and mutual TLS, both with authentication."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        missing = [k for k in ("FLIGHTSRV_TEST_TLS_ADDR", "FLIGHTSRV_TEST_MTLS_ADDR", "FLIGHTSRV_TEST_CA")
+                   if not env.get(k)]
+        if missing:
+            pytest.fail(f"{', '.join(missing)} not set: run the tests through flightsrv_server.py (make test-clients)")
+        self.tls_uri = "grpc+tls://" + env["FLIGHTSRV_TEST_TLS_ADDR"]
+        self.mtls_uri = "grpc+tls://" + env["FLIGHTSRV_TEST_MTLS_ADDR"]
+        self.tls_addr = env["FLIGHTSRV_TEST_TLS_ADDR"]
+        self.ca = Path(env["FLIGHTSRV_TEST_CA"])
+        self.client_cert = Path(env["FLIGHTSRV_TEST_CLIENT_CERT"])
+        self.client_key = Path(env["FLIGHTSRV_TEST_CLIENT_KEY"])
+        self.user = env["FLIGHTSRV_TEST_USER"]
+        self.password = env["FLIGHTSRV_TEST_PASSWORD"]
+
+
+@pytest.fixture(scope="session")
+def secure(deployment) -> Secure:
+    return Secure(deployment)
 
 
 class Sample:

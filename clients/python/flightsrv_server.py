@@ -4,8 +4,20 @@ The demo loads the committed sample of 300,000 real 2001 US flights into an embe
 store in a fresh directory, archives January–March 2001 to Parquet and serves the table
 `flights` on a free 127.0.0.1 port. The server is stopped by its process id.
 
-As a program it runs a command with one such server up and FLIGHTSRV_TEST_ADDR (host:port)
-pointing at it, like scripts/with-postgres.sh does for PostgreSQL:
+Beside the demo (plaintext, without authentication, as `make demo` serves on loopback),
+`start_deployment` runs two `flightsrv serve` processes over the demo's data: one over TLS with
+authentication (users file and token keyring), one with mutual TLS and authentication. The
+certificates (a test CA, server and client) are made by certs.py.
+
+As a program it runs a command with the three servers up and these environment variables set,
+like scripts/with-postgres.sh does for PostgreSQL:
+
+    FLIGHTSRV_TEST_ADDR         host:port of the demo (plaintext, no authentication)
+    FLIGHTSRV_TEST_TLS_ADDR     host:port of the TLS server with authentication
+    FLIGHTSRV_TEST_MTLS_ADDR    host:port of the mutual-TLS server with authentication
+    FLIGHTSRV_TEST_CA           PEM file of the CA that signed the server and client certificates
+    FLIGHTSRV_TEST_CLIENT_CERT  PEM client certificate and FLIGHTSRV_TEST_CLIENT_KEY its key
+    FLIGHTSRV_TEST_USER         a user of the TLS servers and FLIGHTSRV_TEST_PASSWORD its password
 
     python clients/python/flightsrv_server.py --bin bin/flightsrv -- pytest clients/python
 
@@ -23,13 +35,23 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import certs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "testdata" / "flights-sample.parquet"
 
 # Loading and archiving the sample takes about 20 s on two cores; allow for a slow machine.
 START_TIMEOUT = 240.0
+
+# The demo table as `flightsrv serve` must name it (the banner prints the same definition).
+DEMO_TABLE = "name=flights,id=flightsrv.demo.flights,partition=origin,strategy=month,window=12"
+
+# The user of the servers with authentication.
+TEST_USER, TEST_PASSWORD = "analyst", "correct horse battery staple"
 
 
 def free_port() -> int:
@@ -81,39 +103,109 @@ class DemoServer:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def start(binary: Path, workdir: Path | None = None, timeout: float = START_TIMEOUT) -> DemoServer:
-    """Starts `binary demo` on a free 127.0.0.1 port with its data under workdir (a new
-    temporary directory when None) and waits until it accepts connections."""
-    own = workdir is None
-    workdir = Path(tempfile.mkdtemp(prefix="flightsrv-clients-")) if own else Path(workdir)
-    port = free_port()
-    addr = f"127.0.0.1:{port}"
-    log_path = workdir / "server.log"
+def _launch(argv: list[str], addr: str, workdir: Path, log_name: str, own: bool, timeout: float) -> DemoServer:
+    """Starts argv (a flightsrv command listening on addr) with its output in workdir/log_name
+    and waits until it accepts connections."""
+    log_path = workdir / log_name
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [str(binary), "demo", "--data", str(workdir / "demo"), "--sample", str(SAMPLE), "--listen", addr],
-            cwd=REPO, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(argv, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     srv = DemoServer(proc, addr, workdir, log_path, own)
+    host, port = addr.rsplit(":", 1)
     deadline = time.monotonic() + timeout
     while True:
         if proc.poll() is not None:
             out = srv.log()
             srv.stop()
-            raise RuntimeError(f"flightsrv demo exited with status {proc.returncode}:\n{out}")
+            raise RuntimeError(f"{' '.join(argv[1:2])} exited with status {proc.returncode}:\n{out}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
+            with socket.create_connection((host, int(port)), timeout=1):
                 return srv
         except OSError:
             pass
         if time.monotonic() > deadline:
             out = srv.log()
             srv.stop()
-            raise RuntimeError(f"flightsrv demo did not accept connections on {addr} within {timeout:.0f} s:\n{out}")
+            raise RuntimeError(f"flightsrv did not accept connections on {addr} within {timeout:.0f} s:\n{out}")
         time.sleep(0.2)
 
 
+def start(binary: Path, workdir: Path | None = None, timeout: float = START_TIMEOUT) -> DemoServer:
+    """Starts `binary demo` on a free 127.0.0.1 port with its data under workdir (a new
+    temporary directory when None) and waits until it accepts connections. On loopback the
+    demo serves without authentication."""
+    own = workdir is None
+    workdir = Path(tempfile.mkdtemp(prefix="flightsrv-clients-")) if own else Path(workdir)
+    addr = f"127.0.0.1:{free_port()}"
+    argv = [str(binary), "demo", "--data", str(workdir / "demo"), "--sample", str(SAMPLE), "--listen", addr]
+    return _launch(argv, addr, workdir, "server.log", own, timeout)
+
+
+@dataclass
+class Deployment:
+    """The demo and the two secured servers over its data (see the module's doc)."""
+
+    demo: DemoServer
+    tls: DemoServer
+    mtls: DemoServer
+    files: dict[str, Path] = field(default_factory=dict)
+
+    def env(self) -> dict[str, str]:
+        """The FLIGHTSRV_TEST_* variables describing the deployment."""
+        return {
+            "FLIGHTSRV_TEST_ADDR": self.demo.addr,
+            "FLIGHTSRV_TEST_TLS_ADDR": self.tls.addr,
+            "FLIGHTSRV_TEST_MTLS_ADDR": self.mtls.addr,
+            "FLIGHTSRV_TEST_CA": str(self.files["ca"]),
+            "FLIGHTSRV_TEST_CLIENT_CERT": str(self.files["client_cert"]),
+            "FLIGHTSRV_TEST_CLIENT_KEY": str(self.files["client_key"]),
+            "FLIGHTSRV_TEST_USER": TEST_USER,
+            "FLIGHTSRV_TEST_PASSWORD": TEST_PASSWORD,
+        }
+
+    def servers(self) -> list[DemoServer]:
+        return [self.mtls, self.tls, self.demo]
+
+    def stop(self) -> None:
+        """Stops the secured servers, then the demo (which removes the data)."""
+        for s in self.servers():
+            s.stop()
+
+
+def start_deployment(binary: Path, timeout: float = START_TIMEOUT) -> Deployment:
+    """Starts the demo, then the TLS and mutual-TLS servers with authentication over its data:
+    a users file made with `flightsrv auth hash-password`, a keyring with `flightsrv auth
+    new-key`, and test certificates."""
+    demo = start(binary, timeout=timeout)
+    started: list[DemoServer] = [demo]
+    try:
+        sec = demo.workdir / "security"
+        files = certs.make(sec)
+        users, keyring = sec / "users", sec / "keyring.json"
+        line = subprocess.run([str(binary), "auth", "hash-password", "--user", TEST_USER], input=TEST_PASSWORD + "\n",
+                              capture_output=True, text=True, check=True).stdout
+        users.write_text("# flightsrv client tests\n" + line)
+        subprocess.run([str(binary), "auth", "new-key", "--keyring", str(keyring), "--id", "test-1"],
+                       capture_output=True, check=True)
+        files.update(users=users, keyring=keyring)
+        data = demo.workdir / "demo"
+        base = [str(binary), "serve", "--store", "sqlite://" + str(data / "hot.db"), "--archive", str(data / "archive"),
+                "--table", DEMO_TABLE, "--auth-users", str(users), "--auth-keyring", str(keyring),
+                "--tls-cert", str(files["server_cert"]), "--tls-key", str(files["server_key"])]
+        servers = []
+        for name, extra in (("tls", []), ("mtls", ["--tls-client-ca", str(files["ca"])])):
+            addr = f"127.0.0.1:{free_port()}"
+            srv = _launch(base + ["--listen", addr] + extra, addr, demo.workdir, f"{name}.log", False, timeout)
+            started.append(srv)
+            servers.append(srv)
+        return Deployment(demo, servers[0], servers[1], files)
+    except BaseException:
+        for s in reversed(started):
+            s.stop()
+        raise
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser(description="Run a command with a flightsrv demo server up (FLIGHTSRV_TEST_ADDR=host:port).")
+    ap = argparse.ArgumentParser(description="Run a command with a flightsrv demo and two secured servers up (FLIGHTSRV_TEST_*).")
     ap.add_argument("--bin", help="flightsrv binary (default: go build into a temporary directory)")
     ap.add_argument("command", nargs=argparse.REMAINDER, help="-- command and arguments")
     args = ap.parse_args()
@@ -125,19 +217,21 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="flightsrv-bin-") as tmp:
         binary = Path(args.bin).resolve() if args.bin else build(Path(tmp))
         t0 = time.monotonic()
-        srv = start(binary)
+        dep = start_deployment(binary)
         try:
-            print(f"flightsrv_server: demo on {srv.addr} (pid {srv.proc.pid}), ready in {time.monotonic() - t0:.1f} s",
-                  file=sys.stderr, flush=True)
-            env = dict(os.environ, FLIGHTSRV_TEST_ADDR=srv.addr)
+            print(f"flightsrv_server: demo on {dep.demo.addr} (pid {dep.demo.proc.pid}), TLS on {dep.tls.addr} "
+                  f"(pid {dep.tls.proc.pid}), mutual TLS on {dep.mtls.addr} (pid {dep.mtls.proc.pid}), "
+                  f"ready in {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
+            env = dict(os.environ, **dep.env())
             rc = subprocess.call(cmd, env=env)
-            if srv.proc.poll() is not None:
-                print(f"flightsrv_server: the server exited during the run (status {srv.proc.returncode}):\n{srv.log()}",
-                      file=sys.stderr)
-                rc = rc or 1
+            for srv in dep.servers():
+                if srv.proc.poll() is not None:
+                    print(f"flightsrv_server: a server exited during the run (status {srv.proc.returncode}):\n{srv.log()}",
+                          file=sys.stderr)
+                    rc = rc or 1
             return rc
         finally:
-            srv.stop()
+            dep.stop()
 
 
 if __name__ == "__main__":

@@ -31,6 +31,11 @@ func cmdDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	cfg.tables = tableFlags{demoTable}
+	if !cfg.sec.noAuth && cfg.sec.authUsers == "" && isLoopback(cfg.listen) {
+		// The demo is for one machine: on loopback it serves without authentication, as if
+		// --no-auth were given. Elsewhere it needs --auth-users (or an explicit --no-auth).
+		cfg.sec.noAuth = true
+	}
 	cfg.store = "sqlite://" + filepath.Join(*data, "hot.db")
 	cfg.archive = filepath.Join(*data, "archive")
 	if err := cfg.validate(); err != nil {
@@ -61,7 +66,7 @@ func cmdDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	defer tel.Shutdown(context.Background())
-	printBanner(srv.Addr(), cfg.pushdown, cfg.store, cfg.archive)
+	printBanner(srv.Addr(), cfg.pushdown, cfg.store, cfg.archive, &cfg.sec)
 	return srv.Wait(ctx)
 }
 
@@ -123,18 +128,43 @@ func prepareDemo(ctx context.Context, cfg *serveConfig, sample, marker string) e
 // printBanner tells a user how to connect, what to ask, and how to serve the same data with
 // `flightsrv serve` (the demo table's persisted id differs from its name, and a definition
 // without it would find no bucket).
-func printBanner(addr string, pushdown bool, store, archive string) {
+func printBanner(addr string, pushdown bool, store, archive string, sec *securityConfig) {
+	scheme, jdbcTLS, goTLS := "grpc", "useEncryption=false", ""
+	if sec.tlsCert != "" {
+		scheme, jdbcTLS, goTLS = "grpc+tls", "useEncryption=true&tlsRootCerts=CA.pem", " -tls-ca CA.pem"
+	}
+	authNote, jdbcUser, goUser, adbcUser := "without authentication (--no-auth)", "", "", ""
+	if !sec.noAuth {
+		authNote = "with authentication (users of " + sec.authUsers + ")"
+		jdbcUser, goUser = "&user=NAME&password=PASSWORD", " -user NAME (password from FLIGHTSRV_PASSWORD)"
+		adbcUser = ", db_kwargs={\"username\": NAME, \"password\": PASSWORD}"
+	}
+	secFlags := ""
+	if sec.noAuth {
+		secFlags = " --no-auth"
+	} else {
+		secFlags = " --auth-users " + sec.authUsers
+		if sec.authKeyring != "" {
+			secFlags += " --auth-keyring " + sec.authKeyring
+		}
+	}
+	if sec.tlsCert != "" {
+		secFlags += " --tls-cert " + sec.tlsCert + " --tls-key " + sec.tlsKey
+		if sec.tlsClientCA != "" {
+			secFlags += " --tls-client-ca " + sec.tlsClientCA
+		}
+	}
 	fmt.Printf(`
-flightsrv is serving Flight SQL on grpc://%[1]s  (pushdown %[2]v)
+flightsrv is serving Flight SQL on %[6]s://%[1]s  (pushdown %[2]v), %[7]s
 
 Table flights: 300,000 real US flights of 2001 (origin airport = partition column "origin",
 month buckets; January–March archived to Parquet, April to the end of the data on 2001-07-01
 hot). Columns: origin, timestamp, id, value (JSON: delay, distance, destination).
 
 Connect:
-  Go example:   go run ./clients/go -addr %[1]s -origin ORD
-  JDBC URL:     jdbc:arrow-flight-sql://%[1]s?useEncryption=false
-  ADBC Python:  adbc_driver_flightsql.dbapi.connect("grpc://%[1]s")
+  Go example:   go run ./clients/go -addr %[1]s%[9]s%[10]s -origin ORD
+  JDBC URL:     jdbc:arrow-flight-sql://%[1]s?%[8]s%[11]s
+  ADBC Python:  adbc_driver_flightsql.dbapi.connect("%[6]s://%[1]s"%[12]s)
 
 Example queries:
   SELECT COUNT(*) FROM flights WHERE origin = 'ORD'
@@ -146,8 +176,8 @@ Example queries:
 
 Serve the same data with your own flags:
   bin/flightsrv serve --store %[3]s --archive %[4]s \
-    --table name=flights,id=%[5]s,partition=origin,strategy=month,window=12
+    --table name=flights,id=%[5]s,partition=origin,strategy=month,window=12%[13]s
 
 Press Ctrl-C to stop.
-`, addr, pushdown, store, archive, demoTable.TableID)
+`, addr, pushdown, store, archive, demoTable.TableID, scheme, authNote, jdbcTLS, goTLS, goUser, jdbcUser, adbcUser, secFlags)
 }

@@ -45,6 +45,8 @@ func main() {
 		err = cmdArchive(ctx, args)
 	case "migrate":
 		err = cmdMigrate(ctx, args)
+	case "auth":
+		err = cmdAuth(args)
 	case "version", "--version":
 		fmt.Println("flightsrv", version)
 	case "help", "-h", "--help":
@@ -69,6 +71,7 @@ commands:
   load      append records from a Parquet or CSV file through the write fence
   archive   archive every bucket that ends before a cutoff
   migrate   apply the hot store's schema migrations
+  auth      hash-password: a users-file line; new-key: create or rotate a token keyring
   version   print the version
 `)
 }

@@ -67,7 +67,7 @@ func TestDemo(t *testing.T) {
 		t.Skip("loads 300,000 records")
 	}
 	dir := t.TempDir()
-	cfg := serveConfig{listen: "127.0.0.1:0", tables: tableFlags{demoTable}, pushdown: true, fanout: 4,
+	cfg := serveConfig{listen: "127.0.0.1:0", tables: tableFlags{demoTable}, pushdown: true, fanout: 4, sec: securityConfig{noAuth: true},
 		store: "sqlite://" + filepath.Join(dir, "hot.db"), archive: filepath.Join(dir, "archive")}
 	ctx := context.Background()
 	marker := filepath.Join(dir, "loaded")
@@ -121,6 +121,7 @@ func TestDemo(t *testing.T) {
 	if r, err := st.Route(ctx, apr); err != nil || r.State != routing.StateHot {
 		t.Fatalf("April route %+v %v", r, err)
 	}
+	t.Run("secured", func(t *testing.T) { testSecuredServe(t, st, cfg.archive) })
 }
 
 func TestResetDemoDirRefusesForeignFiles(t *testing.T) {

@@ -32,15 +32,10 @@ type serveConfig struct {
 	debugListen   string
 	memoryLimit   memoryLimitFlag
 	migrate       bool
+	sec           securityConfig
 }
 
-func (c *serveConfig) register(fs interface {
-	StringVar(*string, string, string, string)
-	BoolVar(*bool, string, bool, string)
-	IntVar(*int, string, int, string)
-	Int64Var(*int64, string, int64, string)
-	Var(flag.Value, string, string)
-}, withStore bool) {
+func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:32010", "Flight SQL listen address host:port")
 	if withStore {
 		fs.StringVar(&c.store, "store", "sqlite://flightsrv.db", "hot store: postgres://… (CockroachDB or PostgreSQL) or sqlite://PATH")
@@ -56,6 +51,7 @@ func (c *serveConfig) register(fs interface {
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go runtime profiles at http://ADDR/debug/pprof/ (default: off; bind to loopback)")
 	c.memoryLimit = memoryLimitFlag{auto: true}
+	c.sec.register(fs)
 	fs.Var(&c.memoryLimit, "memory-limit", "soft limit on the Go runtime's memory: SIZE (e.g. 256MiB, GOMEMLIMIT's syntax), off, or auto: 40MiB plus 32MiB per query stream beyond the first, or GOMEMLIMIT when set")
 }
 
@@ -69,7 +65,7 @@ func (c *serveConfig) validate() error {
 	if len(c.tables) == 0 {
 		return fmt.Errorf("no table configured (--table name=…,partition=…,strategy=…)")
 	}
-	return nil
+	return c.sec.validate()
 }
 
 func cmdServe(ctx context.Context, args []string) error {
@@ -108,7 +104,8 @@ func cmdServe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer tel.Shutdown(context.Background())
-	slog.Info("serving Flight SQL", "addr", srv.Addr(), "store", st.kind, "tables", len(cfg.tables), "pushdown", cfg.pushdown)
+	slog.Info("serving Flight SQL", "addr", srv.Addr(), "store", st.kind, "tables", len(cfg.tables), "pushdown", cfg.pushdown,
+		"tls", cfg.sec.tlsCert != "", "mtls", cfg.sec.tlsClientCA != "", "auth", !cfg.sec.noAuth)
 	return srv.Wait(ctx)
 }
 
@@ -135,8 +132,13 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	if err != nil {
 		return nil, nil, err
 	}
+	authn, tlsCfg, err := cfg.sec.build(cfg.listen)
+	if err != nil {
+		return nil, nil, err
+	}
 	memLimit, memPerStream := cfg.memoryLimit.limits()
 	srv, err := server.Start(ctx, server.Config{
+		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
 		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, QueryMemory: cfg.queryMemory, RouteCacheEntries: cfg.routeCache,
 		TicketKey: []byte(cfg.ticketKey), MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,

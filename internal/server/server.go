@@ -6,8 +6,10 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,9 +21,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/flightsql"
+	"github.com/flightsrv/flightsrv/internal/auth"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -51,6 +55,13 @@ type Config struct {
 	RouteCacheEntries int
 	// TicketKey signs handles and tickets (empty: a random per-process key).
 	TicketKey []byte
+	// Auth authenticates every call and answers Handshake with a bearer token; nil serves
+	// without authentication (every caller is let in).
+	Auth *auth.Authenticator
+	// TLS, when set, serves gRPC over TLS with this configuration (with ClientAuth set to
+	// tls.RequireAndVerifyClientCert for mutual TLS); plaintext connections are refused.
+	// Nil serves plaintext.
+	TLS *tls.Config
 	// MetricsListen, when set, serves Prometheus metrics of handler MetricsHandler at /metrics.
 	MetricsListen  string
 	MetricsHandler http.Handler
@@ -125,9 +136,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		grpc.MaxRecvMsgSize(MaxRecvBytes),
 		grpc.MaxHeaderListSize(1 << 20),
 	}, flightsql.ServerOptions()...)
+	if cfg.TLS != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
+	}
+	if cfg.Auth != nil {
+		opts = append(opts, grpc.ChainUnaryInterceptor(cfg.Auth.UnaryInterceptor), grpc.ChainStreamInterceptor(cfg.Auth.StreamInterceptor))
+	}
 	srv := flight.NewServerWithMiddleware(nil, opts...)
 	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream)
-	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem})
+	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem, auth: cfg.Auth})
 	if err := srv.Init(cfg.Listen); err != nil {
 		mem.restore()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
@@ -225,8 +242,26 @@ var knownActions = map[string]bool{
 // memory limit.
 type service struct {
 	flight.FlightServer
-	sql *flightsql.Server
-	mem *memoryLimit // nil when the server leaves the runtime's limit alone
+	sql  *flightsql.Server
+	mem  *memoryLimit        // nil when the server leaves the runtime's limit alone
+	auth *auth.Authenticator // nil without authentication
+}
+
+// Handshake answers Flight's Handshake: with authentication, a bearer token for the call's
+// Basic (or Bearer) credentials (auth.Authenticator.Handshake); without, an empty answer, so
+// that clients which always shake hands connect.
+func (g service) Handshake(stream flight.FlightService_HandshakeServer) error {
+	if g.auth != nil {
+		return g.auth.Handshake(stream)
+	}
+	for {
+		if _, err := stream.Recv(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 // servedActions are the actions ListActions advertises: the ones this server carries out

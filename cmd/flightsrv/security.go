@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bufio"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/flightsrv/flightsrv/internal/auth"
+)
+
+// securityConfig holds the authentication and TLS flags of serve and demo.
+type securityConfig struct {
+	noAuth      bool
+	authUsers   string
+	authKeyring string
+	tokenTTL    time.Duration
+	tlsCert     string
+	tlsKey      string
+	tlsClientCA string
+}
+
+func (c *securityConfig) register(fs *flag.FlagSet) {
+	fs.BoolVar(&c.noAuth, "no-auth", false, "serve without authentication: every caller reads every table (use on loopback or behind an authenticating proxy only)")
+	fs.StringVar(&c.authUsers, "auth-users", "", "users file: one user:bcrypt-hash per line (htpasswd -B, or `flightsrv auth hash-password`); required unless --no-auth")
+	fs.StringVar(&c.authKeyring, "auth-keyring", "", "keyring file signing bearer tokens (`flightsrv auth new-key`); replicas must share it (default: a random key, tokens valid on this process only)")
+	fs.DurationVar(&c.tokenTTL, "auth-token-ttl", auth.DefaultTokenTTL, "how long a bearer token from the handshake stays valid")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate chain: serve over TLS (plaintext connections are refused)")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fs.StringVar(&c.tlsClientCA, "tls-client-ca", "", "PEM CA certificates: require client certificates signed by them (mutual TLS; needs --tls-cert)")
+}
+
+func (c *securityConfig) validate() error {
+	if c.noAuth && (c.authUsers != "" || c.authKeyring != "") {
+		return errors.New("--no-auth contradicts --auth-users/--auth-keyring: choose one")
+	}
+	if !c.noAuth && c.authUsers == "" {
+		return errors.New("authentication is on by default: pass --auth-users FILE (user:bcrypt-hash lines), or --no-auth to serve without it")
+	}
+	if (c.tlsCert == "") != (c.tlsKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	if c.tlsClientCA != "" && c.tlsCert == "" {
+		return errors.New("--tls-client-ca (mutual TLS) needs --tls-cert and --tls-key")
+	}
+	return nil
+}
+
+// build returns the authenticator (nil with --no-auth) and the TLS configuration (nil
+// without --tls-cert).
+func (c *securityConfig) build(listen string) (*auth.Authenticator, *tls.Config, error) {
+	var a *auth.Authenticator
+	if c.noAuth {
+		if !isLoopback(listen) {
+			slog.Warn("serving without authentication on a non-loopback address", "listen", listen)
+		}
+	} else {
+		users, err := auth.LoadUsers(c.authUsers)
+		if err != nil {
+			return nil, nil, err
+		}
+		var ring *auth.Keyring
+		if c.authKeyring != "" {
+			ring, err = auth.LoadKeyring(c.authKeyring)
+		} else {
+			slog.Warn("no --auth-keyring: bearer tokens are signed with a random key and verify on this process only")
+			ring, err = auth.RandomKeyring()
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		a = auth.NewAuthenticator(users, auth.NewTokens(ring, c.tokenTTL, nil))
+	}
+	if c.tlsCert == "" {
+		return a, nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if c.tlsClientCA != "" {
+		pem, err := os.ReadFile(c.tlsClientCA)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--tls-client-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, nil, fmt.Errorf("--tls-client-ca %s holds no PEM certificate", c.tlsClientCA)
+		}
+		cfg.ClientCAs = pool
+		cfg.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	return a, cfg, nil
+}
+
+// isLoopback reports whether the host of addr (host:port) is a loopback address or
+// "localhost".
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// cmdAuth runs `flightsrv auth hash-password` and `flightsrv auth new-key`.
+func cmdAuth(args []string) error {
+	if len(args) == 0 {
+		return errors.New("usage: flightsrv auth hash-password [--user NAME] | new-key --keyring FILE [--id ID]")
+	}
+	switch sub, rest := args[0], args[1:]; sub {
+	case "hash-password":
+		fl := newFlags("auth hash-password")
+		user := fl.String("user", "", "print a users-file line user:hash instead of the hash alone")
+		if err := parse(fl, rest); err != nil {
+			return err
+		}
+		// The password is the first line of standard input (never a flag: flags show in ps).
+		line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+		if err != nil && line == "" {
+			return errors.New("read the password from standard input: nothing was given")
+		}
+		h, err := auth.HashPassword(strings.TrimRight(line, "\r\n"))
+		if err != nil {
+			return err
+		}
+		if *user != "" {
+			if strings.ContainsAny(*user, ": \t") {
+				return errors.New("--user must not hold ':' or white space")
+			}
+			fmt.Printf("%s:%s\n", *user, h)
+		} else {
+			fmt.Println(h)
+		}
+		return nil
+	case "new-key":
+		fl := newFlags("auth new-key")
+		path := fl.String("keyring", "", "keyring file to create, or to rotate: the new key signs, the old ones keep verifying")
+		id := fl.String("id", "", "key id (default: the UTC time, e.g. 20261201T172400Z)")
+		if err := parse(fl, rest); err != nil {
+			return err
+		}
+		if *path == "" {
+			return errors.New("--keyring FILE is required")
+		}
+		if *id == "" {
+			*id = time.Now().UTC().Format("20060102T150405Z")
+		}
+		key, err := auth.GenerateKey(*id)
+		if err != nil {
+			return err
+		}
+		ring, err := auth.LoadKeyring(*path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			ring, err = auth.NewKeyring(key.ID, []auth.Key{key})
+		case err == nil:
+			ring, err = ring.WithActive(key)
+		}
+		if err != nil {
+			return err
+		}
+		b, err := json.Marshal(ring)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*path+".tmp", append(b, '\n'), 0o600); err != nil {
+			return err
+		}
+		if err := os.Rename(*path+".tmp", *path); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "keyring %s: key %s signs; keys %s verify\n", *path, key.ID, strings.Join(ring.IDs(), ", "))
+		return nil
+	}
+	return fmt.Errorf("flightsrv auth: unknown subcommand %q (hash-password, new-key)", args[0])
+}

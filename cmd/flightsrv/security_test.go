@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"database/sql"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql/driver"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/auth"
+)
+
+// testPKI is a test CA with a server certificate for 127.0.0.1 and a client certificate,
+// written as PEM files.
+type testPKI struct {
+	dir                                              string
+	ca, serverCert, serverKey, clientCert, clientKey string
+	pool                                             *x509.CertPool
+	client                                           tls.Certificate
+}
+
+func newTestPKI(t *testing.T) *testPKI {
+	t.Helper()
+	p := &testPKI{dir: t.TempDir(), pool: x509.NewCertPool()}
+	now := time.Now().Add(-time.Minute)
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"}, NotBefore: now, NotAfter: now.Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, _ := x509.ParseCertificate(caDER)
+	p.pool.AddCert(caCert)
+	write := func(name, typ string, der []byte) string {
+		path := filepath.Join(p.dir, name)
+		if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	p.ca = write("ca.pem", "CERTIFICATE", caDER)
+	leaf := func(serial int64, usage x509.ExtKeyUsage, ips []net.IP) (certPath, keyPath string) {
+		key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "leaf"}, NotBefore: now, NotAfter: now.Add(time.Hour),
+			ExtKeyUsage: []x509.ExtKeyUsage{usage}, IPAddresses: ips, KeyUsage: x509.KeyUsageDigitalSignature}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kder, _ := x509.MarshalPKCS8PrivateKey(key)
+		return write(usageName(usage)+".pem", "CERTIFICATE", der), write(usageName(usage)+"-key.pem", "PRIVATE KEY", kder)
+	}
+	p.serverCert, p.serverKey = leaf(2, x509.ExtKeyUsageServerAuth, []net.IP{net.ParseIP("127.0.0.1")})
+	p.clientCert, p.clientKey = leaf(3, x509.ExtKeyUsageClientAuth, nil)
+	p.client, err = tls.LoadX509KeyPair(p.clientCert, p.clientKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func usageName(u x509.ExtKeyUsage) string {
+	if u == x509.ExtKeyUsageServerAuth {
+		return "server"
+	}
+	return "client"
+}
+
+// testSecuredServe serves the demo store st with mutual TLS and authentication, as `serve
+// --auth-users … --auth-keyring … --tls-cert … --tls-key … --tls-client-ca …` does, and checks
+// arrow-go's Flight SQL client (Basic handshake, then the bearer token) and its database/sql
+// driver (Basic on every call) against it, and the refusals.
+func testSecuredServe(t *testing.T, st *openedStore, archive string) {
+	ctx := context.Background()
+	pki := newTestPKI(t)
+	hash, err := auth.HashPassword("pa:ss word")
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := filepath.Join(pki.dir, "users")
+	if err := os.WriteFile(users, []byte("ann:"+hash+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := auth.GenerateKey("k1")
+	ring, _ := auth.NewKeyring("k1", []auth.Key{key})
+	b, _ := ring.MarshalJSON()
+	keyring := filepath.Join(pki.dir, "keyring.json")
+	if err := os.WriteFile(keyring, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := serveConfig{listen: "127.0.0.1:0", tables: tableFlags{demoTable}, pushdown: true, fanout: 4, archive: archive,
+		sec: securityConfig{authUsers: users, authKeyring: keyring, tlsCert: pki.serverCert, tlsKey: pki.serverKey, tlsClientCA: pki.ca}}
+	if err := cfg.validate(); err != nil {
+		t.Fatal(err)
+	}
+	srv, tel, err := startServer(ctx, &cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Shutdown(ctx)
+	defer srv.Close()
+	const ordSQL = "SELECT COUNT(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'"
+	mtls := &tls.Config{RootCAs: pki.pool, Certificates: []tls.Certificate{pki.client}}
+
+	cl, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(credentials.NewTLS(mtls)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	count := func(ctx context.Context) (int64, error) {
+		info, err := cl.Execute(ctx, ordSQL)
+		if err != nil {
+			return 0, err
+		}
+		rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+		if err != nil {
+			return 0, err
+		}
+		defer rdr.Release()
+		if !rdr.Next() {
+			return 0, rdr.Err()
+		}
+		return rdr.RecordBatch().Column(0).(*array.Int64).Value(0), nil
+	}
+	if _, err := count(ctx); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("without credentials: %v", err)
+	}
+	if _, err := cl.Client.AuthenticateBasicToken(ctx, "ann", "wrong"); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("wrong password: %v", err)
+	}
+	authed, err := cl.Client.AuthenticateBasicToken(ctx, "ann", "pa:ss word")
+	if err != nil {
+		t.Fatalf("handshake: %v", err)
+	}
+	if n, err := count(authed); err != nil || n != 16569 {
+		t.Fatalf("ORD count with the bearer token: %d %v", n, err)
+	}
+
+	// database/sql: user and password in the DSN (Basic on every call), mutual TLS.
+	if err := driver.RegisterTLSConfig("flightsrv-test-mtls", mtls); err != nil {
+		t.Fatal(err)
+	}
+	defer driver.UnregisterTLSConfig("flightsrv-test-mtls")
+	for _, c := range []struct {
+		userinfo string
+		ok       bool
+	}{{"ann:pa%3Ass%20word", true}, {"ann:nope", false}} {
+		db, err := sql.Open("flightsql", "flightsql://"+c.userinfo+"@"+srv.Addr()+"?tls=flightsrv-test-mtls&timeout=30s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		err = db.QueryRowContext(ctx, strings.Replace(ordSQL, "'ORD'", "?", 1), "ORD").Scan(&n)
+		db.Close()
+		if c.ok && (err != nil || n != 16569) {
+			t.Fatalf("database/sql with %s: %d %v", c.userinfo, n, err)
+		}
+		if !c.ok && status.Code(err) != codes.Unauthenticated {
+			t.Fatalf("database/sql with %s: %v", c.userinfo, err)
+		}
+	}
+
+	// Plaintext, and TLS without a client certificate, are refused.
+	plain, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, err := plain.Execute(authed, ordSQL); status.Code(err) != codes.Unavailable {
+		t.Fatalf("plaintext: %v", err)
+	}
+	noCert, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pki.pool})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer noCert.Close()
+	if _, err := noCert.Execute(authed, ordSQL); err == nil {
+		t.Fatal("TLS without a client certificate accepted")
+	}
+}

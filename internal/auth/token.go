@@ -1,0 +1,83 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Issuer is the "iss" claim of every token flightsrv issues; a token of another issuer is
+// refused.
+const Issuer = "flightsrv"
+
+// tokenDomain is the keyring domain of token signatures (Keyring.Sign): a token's HS256 key
+// is the subkey of its key id for this domain, so that no other payload the keyring signs
+// can pass for a token.
+const tokenDomain = "token"
+
+// ErrBadToken is returned for a token that is malformed, expired, not yet valid, of another
+// issuer, or not signed by a key of the keyring. The cause is deliberately not told apart.
+var ErrBadToken = errors.New("auth: invalid token")
+
+// DefaultTokenTTL is how long a token is valid when no TTL is configured.
+const DefaultTokenTTL = time.Hour
+
+// Tokens issues and verifies bearer tokens signed with a keyring: JWTs (RFC 7519) signed
+// HS256 with the header "kid" naming the key. Safe for concurrent use.
+type Tokens struct {
+	ring *Keyring
+	ttl  time.Duration
+	now  func() time.Time
+}
+
+// NewTokens returns a token issuer and verifier over ring; tokens expire ttl after they are
+// issued (DefaultTokenTTL when ttl <= 0). now is the clock (nil: time.Now).
+func NewTokens(ring *Keyring, ttl time.Duration, now func() time.Time) *Tokens {
+	if ttl <= 0 {
+		ttl = DefaultTokenTTL
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Tokens{ring: ring, ttl: ttl, now: now}
+}
+
+// Issue returns a signed token for user, valid from now for the configured TTL, and its
+// expiry (UTC, whole seconds: JWT's NumericDate).
+func (t *Tokens) Issue(user string) (token string, expires time.Time, err error) {
+	now := t.now().UTC().Truncate(time.Second)
+	expires = now.Add(t.ttl)
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.RegisteredClaims{
+		Issuer:    Issuer,
+		Subject:   user,
+		IssuedAt:  jwt.NewNumericDate(now),
+		NotBefore: jwt.NewNumericDate(now),
+		ExpiresAt: jwt.NewNumericDate(expires),
+	})
+	tok.Header["kid"] = t.ring.active
+	s, err := tok.SignedString(t.ring.subkey(t.ring.active, tokenDomain))
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("auth: sign token: %w", err)
+	}
+	return s, expires, nil
+}
+
+// Verify checks token's signature under the key its "kid" names, its issuer and its validity
+// period at the clock's now, and returns its user. Every failure is ErrBadToken.
+func (t *Tokens) Verify(token string) (user string, err error) {
+	var claims jwt.RegisteredClaims
+	_, err = jwt.ParseWithClaims(token, &claims, func(tok *jwt.Token) (any, error) {
+		id, _ := tok.Header["kid"].(string)
+		if key := t.ring.subkey(id, tokenDomain); key != nil {
+			return key, nil
+		}
+		return nil, ErrUnknownKey
+	}, jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithIssuer(Issuer),
+		jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithTimeFunc(t.now))
+	if err != nil || claims.Subject == "" {
+		return "", ErrBadToken
+	}
+	return claims.Subject, nil
+}
