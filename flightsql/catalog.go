@@ -152,39 +152,3 @@ func (s *Server) DoGetXdbcTypeInfo(_ context.Context, cmd flightsql.GetXdbcTypeI
 	}
 	return oneBatch(b.NewRecordBatch())
 }
-
-// The server keeps no session state (handles and tickets are self-contained), so session
-// options are validated and echoed, never stored: the JDBC driver sends "catalog" and
-// "schema" at connect.
-
-// SetSessionOptions accepts "catalog" (any value: the server has one unnamed catalog) and
-// "schema" when it is "public"; other names are INVALID_NAME, other schemas INVALID_VALUE.
-func (s *Server) SetSessionOptions(_ context.Context, req *flight.SetSessionOptionsRequest) (*flight.SetSessionOptionsResult, error) {
-	res := &flight.SetSessionOptionsResult{Errors: map[string]*flight.SetSessionOptionsResultError{}}
-	for name, v := range req.GetSessionOptions() {
-		switch strings.ToLower(name) {
-		case "catalog":
-		case "schema":
-			if v.GetStringValue() != DBSchemaName && v.GetStringValue() != "" {
-				res.Errors[name] = &flight.SetSessionOptionsResultError{Value: flight.SetSessionOptionsResultErrorInvalidValue}
-			}
-		default:
-			res.Errors[name] = &flight.SetSessionOptionsResultError{Value: flight.SetSessionOptionsResultErrorInvalidName}
-		}
-	}
-	return res, nil
-}
-
-// GetSessionOptions reports the fixed session: schema "public".
-func (s *Server) GetSessionOptions(context.Context, *flight.GetSessionOptionsRequest) (*flight.GetSessionOptionsResult, error) {
-	opts, err := flight.NewSessionOptionValues(map[string]any{"schema": DBSchemaName})
-	if err != nil {
-		return nil, s.toStatus(err)
-	}
-	return &flight.GetSessionOptionsResult{SessionOptions: opts}, nil
-}
-
-// CloseSession succeeds: there is no session state to close.
-func (s *Server) CloseSession(context.Context, *flight.CloseSessionRequest) (*flight.CloseSessionResult, error) {
-	return &flight.CloseSessionResult{Status: flight.CloseSessionResultClosed}, nil
-}

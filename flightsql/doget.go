@@ -1,6 +1,7 @@
 package flightsql
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"runtime"
@@ -54,47 +55,76 @@ func (c codec) Name() string { return c.proto.Name() }
 type encodedFlightData struct{ data mem.BufferSlice }
 
 // ServeDoGet answers DoGet: statement and prepared-statement tickets are executed and their
-// results streamed without copies (the gRPC server must use ServerOptions); every other
-// ticket (the metadata commands) goes to next, arrow-go's Flight SQL dispatcher.
+// results streamed without copies (the gRPC server must use ServerOptions), with the IPC
+// compression sealed into the ticket; every other ticket (the metadata commands) goes to next,
+// arrow-go's Flight SQL dispatcher. While it runs, the stream is registered under its ticket
+// for CancelFlightInfo.
 func (s *Server) ServeDoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer, next func(*flight.Ticket, flight.FlightService_DoGetServer) error) error {
-	var a anypb.Any
-	if err := proto.Unmarshal(t.GetTicket(), &a); err != nil {
-		return next(t, stream) // the dispatcher reports malformed tickets
+	q, ok, err := s.ticketQuery(t.GetTicket())
+	if !ok {
+		return next(t, stream) // metadata commands; the dispatcher reports malformed tickets
 	}
-	var (
-		schema *arrow.Schema
-		chunks <-chan flight.StreamChunk
-		err    error
-	)
+	if err != nil {
+		return s.toStatus(err)
+	}
+	ctx, done, err := s.running.start(stream.Context(), t.GetTicket())
+	if err != nil {
+		return err
+	}
+	defer done()
+	schema, chunks, err := s.stream(ctx, q)
+	if err != nil {
+		return err
+	}
+	err = WriteStream(contextStream{stream, ctx}, schema, chunks, q.Compression)
+	if cause := context.Cause(ctx); cause == errCancelledTicket {
+		return cause
+	}
+	return err
+}
+
+// ticketQuery opens a statement or prepared-statement ticket. ok is false for any other
+// ticket (a metadata command, or bytes that are no Flight SQL command at all).
+func (s *Server) ticketQuery(ticket []byte) (q Query, ok bool, err error) {
+	var a anypb.Any
+	if proto.Unmarshal(ticket, &a) != nil {
+		return q, false, nil
+	}
 	switch {
 	case a.MessageIs((*pb.TicketStatementQuery)(nil)):
 		var cmd pb.TicketStatementQuery
 		if a.UnmarshalTo(&cmd) != nil {
-			return next(t, stream)
+			return q, true, errBadHandle
 		}
-		schema, chunks, err = s.DoGetStatement(stream.Context(), &cmd)
+		q, err = s.sign.open(cmd.GetStatementHandle())
+		return q, true, err
 	case a.MessageIs((*pb.CommandPreparedStatementQuery)(nil)):
 		var cmd pb.CommandPreparedStatementQuery
 		if a.UnmarshalTo(&cmd) != nil {
-			return next(t, stream)
+			return q, true, errBadHandle
 		}
-		schema, chunks, err = s.DoGetPreparedStatement(stream.Context(), &cmd)
-	default:
-		return next(t, stream)
+		q, err = s.resolve(cmd.GetPreparedStatementHandle())
+		return q, true, err
 	}
-	if err != nil {
-		return err
-	}
-	return WriteStream(stream, schema, chunks)
+	return q, false, nil
 }
+
+// contextStream is a DoGet stream whose context is the query's (cancellable) one.
+type contextStream struct {
+	flight.FlightService_DoGetServer
+	ctx context.Context
+}
+
+func (c contextStream) Context() context.Context { return c.ctx }
 
 // WriteStream writes the Arrow IPC stream of schema and chunks to a DoGet stream, as
 // arrow-go's Flight SQL DoGet does (schema message first, one message per batch, a chunk's
 // error ends the stream with that error), without copying batches: each chunk's batch is
 // retained until gRPC has written it. WriteStream owns the chunks: it releases every batch it
 // receives, and drains the channel when it returns early. stream's gRPC server must use
-// ServerOptions' codec.
-func WriteStream(stream grpc.ServerStream, schema *arrow.Schema, chunks <-chan flight.StreamChunk) error {
+// ServerOptions' codec. compression is the IPC body codec: CompressionZstd, CompressionLZ4,
+// or "" / CompressionNone for none (the buffers are then sent as they are).
+func WriteStream(stream grpc.ServerStream, schema *arrow.Schema, chunks <-chan flight.StreamChunk, compression string) error {
 	defer func() {
 		for c := range chunks {
 			if c.Data != nil {
@@ -107,7 +137,14 @@ func WriteStream(stream grpc.ServerStream, schema *arrow.Schema, chunks <-chan f
 	// re-aligned bitmaps) are released as soon as a payload is handed over, while gRPC may
 	// still hold them: they come from the Go allocator, whose memory only the garbage
 	// collector reclaims.
-	w := ipc.NewWriterWithPayloadWriter(pw, ipc.WithSchema(schema), ipc.WithAllocator(writerAlloc))
+	opts := []ipc.Option{ipc.WithSchema(schema), ipc.WithAllocator(writerAlloc)}
+	switch compression {
+	case CompressionZstd:
+		opts = append(opts, ipc.WithZstd())
+	case CompressionLZ4:
+		opts = append(opts, ipc.WithLZ4())
+	}
+	w := ipc.NewWriterWithPayloadWriter(pw, opts...)
 	ctx := stream.Context()
 	for {
 		select {

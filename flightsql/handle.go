@@ -19,6 +19,9 @@ type Query struct {
 	// Nonce makes every prepared-statement handle unique, so that bindings remembered for
 	// one client's handle are never seen by another client preparing the same SQL.
 	Nonce []byte `json:"nonce,omitempty"`
+	// Compression is the IPC compression of the result stream (OptionCompression), taken
+	// from the session at GetFlightInfo; empty means none.
+	Compression string `json:"compression,omitempty"`
 }
 
 // handleVersion is the first byte of every handle; a handle of another version is refused.

@@ -200,12 +200,27 @@ func like(p, s []rune) bool {
 	return len(s) == 0
 }
 
-// registerSqlInfo registers the GetSqlInfo answers (ADBC GetInfo needs them).
-func registerSqlInfo(b *flightsql.BaseServer, version string) error {
-	if version == "" {
-		version = "dev"
-	}
-	infos := []struct {
+// Bit masks and ordinals of GetSqlInfo answers (FlightSql.proto enums).
+const (
+	groupByBeyondSelect    = 1 << 1 // SqlSupportedGroupBy.SQL_GROUP_BY_BEYOND_SELECT
+	minimumGrammar         = 1 << 0 // SupportedSqlGrammar.SQL_MINIMUM_GRAMMAR
+	transactionNoneMask    = 1 << 0 // SqlTransactionIsolationLevel.SQL_TRANSACTION_NONE
+	resultSetForwardOnly   = 1 << 1 // SqlSupportedResultSetType.SQL_RESULT_SET_TYPE_FORWARD_ONLY
+	concurrencyReadOnly    = 1 << 1 // SqlSupportedResultSetConcurrency.SQL_RESULT_SET_CONCURRENCY_READ_ONLY
+	outerJoinsUnsupported  = 0      // SqlOuterJoinsSupportLevel.SQL_JOINS_UNSUPPORTED
+	transactionNoneOrdinal = 0      // java.sql.Connection.TRANSACTION_NONE
+)
+
+// sqlInfos are the GetSqlInfo answers: every id of FlightSql.proto (arrow-go v18.8), each in
+// the type the spec gives it (string, bool, int32 bit mask or ordinal, int64 limit, string
+// list, convert map). The JDBC driver's DatabaseMetaData reads each id with that type and
+// throws when one is missing (NullPointerException in 17 and 18.3); ADBC's GetInfo asks for
+// the FLIGHT_SQL_SERVER_* ids. Limits of 0 mean "no limit or unknown" (JDBC).
+func sqlInfos(version string, cancel bool) []struct {
+	id  flightsql.SqlInfo
+	val any
+} {
+	return []struct {
 		id  flightsql.SqlInfo
 		val any
 	}{
@@ -218,7 +233,7 @@ func registerSqlInfo(b *flightsql.BaseServer, version string) error {
 		{flightsql.SqlInfoFlightSqlServerSubstraitMinVersion, "0.50.0"},
 		{flightsql.SqlInfoFlightSqlServerSubstraitMaxVersion, "0.99.0"},
 		{flightsql.SqlInfoFlightSqlServerTransaction, int32(flightsql.SqlTransactionNone)},
-		{flightsql.SqlInfoFlightSqlServerCancel, false},
+		{flightsql.SqlInfoFlightSqlServerCancel, cancel},
 		{flightsql.SqlInfoFlightSqlServerBulkIngestion, false},
 		{flightsql.SqlInfoFlightSqlServerIngestTransactionsSupported, false},
 		{flightsql.SqlInfoFlightSqlServerStatementTimeout, int32(0)},
@@ -231,20 +246,135 @@ func registerSqlInfo(b *flightsql.BaseServer, version string) error {
 		{flightsql.SqlInfoQuotedIdentifierCase, int64(flightsql.SqlCaseSensitivityCaseInsensitive)},
 		{flightsql.SqlInfoAllTablesAreASelectable, true},
 		{flightsql.SqlInfoNullOrdering, int64(flightsql.SqlNullOrderingSortAtEnd)},
-		{flightsql.SqlInfoSchemaTerm, "schema"},
-		{flightsql.SqlInfoCatalogTerm, "catalog"},
-		{flightsql.SqlInfoSupportsColumnAliasing, true},
-		{flightsql.SqlInfoSupportsNonNullableColumns, true},
+		{flightsql.SqlInfoKeywords, []string{"SELECT", "FROM", "WHERE", "AND", "ORDER", "BY", "LIMIT", "ASC", "DESC", "COUNT", "TIMESTAMPTZ", "EXPLAIN", "GROUP"}},
+		{flightsql.SqlInfoNumericFunctions, []string{}},
+		{flightsql.SqlInfoStringFunctions, []string{}},
+		{flightsql.SqlInfoSystemFunctions, []string{}},
+		{flightsql.SqlInfoDateTimeFunctions, []string{"date_trunc", "date_bin"}},
 		{flightsql.SqlInfoSearchStringEscape, `\`},
-		{flightsql.SqlInfoKeywords, []string{"SELECT", "FROM", "WHERE", "AND", "ORDER", "BY", "LIMIT", "ASC", "DESC", "COUNT", "TIMESTAMPTZ"}},
-		{flightsql.SqlInfoDateTimeFunctions, []string{"date_trunc"}},
+		{flightsql.SqlInfoExtraNameChars, ""},
+		{flightsql.SqlInfoSupportsColumnAliasing, true},
+		{flightsql.SqlInfoNullPlusNullIsNull, true},
+		{flightsql.SqlInfoSupportsConvert, map[int32][]int32{}},
+		{flightsql.SqlInfoSupportsTableCorrelationNames, false},
+		{flightsql.SqlInfoSupportsDifferentTableCorrelationNames, false},
+		{flightsql.SqlInfoSupportsExpressionsInOrderBy, false},
+		{flightsql.SqlInfoSupportsOrderByUnrelated, true},
+		{flightsql.SqlInfoSupportedGroupBy, int32(groupByBeyondSelect)},
+		{flightsql.SqlInfoSupportsLikeEscapeClause, false},
+		{flightsql.SqlInfoSupportsNonNullableColumns, true},
+		{flightsql.SqlInfoSupportedGrammar, int32(minimumGrammar)},
+		{flightsql.SqlInfoANSI92SupportedLevel, int32(0)},
+		{flightsql.SqlInfoSupportsIntegrityEnhancementFacility, false},
+		{flightsql.SqlInfoOuterJoinsSupportLevel, int32(outerJoinsUnsupported)},
+		{flightsql.SqlInfoSchemaTerm, "schema"},
+		{flightsql.SqlInfoProcedureTerm, "procedure"},
+		{flightsql.SqlInfoCatalogTerm, "catalog"},
+		{flightsql.SqlInfoCatalogAtStart, true},
+		{flightsql.SqlInfoSchemasSupportedActions, int32(0)},
+		{flightsql.SqlInfoCatalogsSupportedActions, int32(0)},
+		{flightsql.SqlInfoSupportedPositionedCommands, int32(0)},
+		{flightsql.SqlInfoSelectForUpdateSupported, false},
+		{flightsql.SqlInfoStoredProceduresSupported, false},
+		{flightsql.SqlInfoSupportedSubqueries, int32(0)},
+		{flightsql.SqlInfoCorrelatedSubqueriesSupported, false},
+		{flightsql.SqlInfoSupportedUnions, int32(0)},
+		{flightsql.SqlInfoMaxBinaryLiteralLen, int64(0)},
+		{flightsql.SqlInfoMaxCharLiteralLen, int64(0)},
+		{flightsql.SqlInfoMaxColumnNameLen, int64(63)}, // PostgreSQL's NAMEDATALEN - 1
+		{flightsql.SqlInfoMaxColumnsInGroupBy, int64(0)},
+		{flightsql.SqlInfoMaxColumnsInIndex, int64(0)},
+		{flightsql.SqlInfoMaxColumnsInOrderBy, int64(0)},
+		{flightsql.SqlInfoMaxColumnsInSelect, int64(0)},
+		{flightsql.SqlInfoMaxColumnsInTable, int64(0)},
+		{flightsql.SqlInfoMaxConnections, int64(0)},
+		{flightsql.SqlInfoMaxCursorNameLen, int64(0)},
+		{flightsql.SqlInfoMaxIndexLen, int64(0)},
+		{flightsql.SqlInfoDBSchemaNameLen, int64(63)},
+		{flightsql.SqlInfoMaxProcedureNameLen, int64(0)},
+		{flightsql.SqlInfoMaxCatalogNameLen, int64(0)},
+		{flightsql.SqlInfoMaxRowSize, int64(0)},
+		{flightsql.SqlInfoMaxRowSizeIncludesBlobs, false},
+		{flightsql.SqlInfoMaxStatementLen, int64(0)},
+		{flightsql.SqlInfoMaxStatements, int64(0)},
+		{flightsql.SqlInfoMaxTableNameLen, int64(63)},
+		{flightsql.SqlInfoMaxTablesInSelect, int64(1)},
+		{flightsql.SqlInfoMaxUsernameLen, int64(0)},
+		{flightsql.SqlInfoDefaultTransactionIsolation, int64(transactionNoneOrdinal)},
+		{flightsql.SqlInfoTransactionsSupported, false},
+		{flightsql.SqlInfoSupportedTransactionsIsolationlevels, int32(transactionNoneMask)},
+		{flightsql.SqlInfoDataDefinitionCausesTransactionCommit, false},
+		{flightsql.SqlInfoDataDefinitionsInTransactionsIgnored, false},
+		{flightsql.SqlInfoSupportedResultSetTypes, int32(resultSetForwardOnly)},
+		{flightsql.SqlInfoSupportedConcurrenciesForResultSetUnspecified, int32(concurrencyReadOnly)},
+		{flightsql.SqlInfoSupportedConcurrenciesForResultSetForwardOnly, int32(concurrencyReadOnly)},
+		{flightsql.SqlInfoSupportedConcurrenciesForResultSetScrollSensitive, int32(0)},
+		{flightsql.SqlInfoSupportedConcurrenciesForResultSetScrollInsensitive, int32(0)},
+		{flightsql.SqlInfoBatchUpdatesSupported, false},
+		{flightsql.SqlInfoSavePointsSupported, false},
+		{flightsql.SqlInfoNamedParametersSupported, false},
+		{flightsql.SqlInfoLocatorsUpdateCopy, false},
+		{flightsql.SqlInfoStoredFunctionsUsingCallSyntaxSupported, false},
 	}
-	for _, in := range infos {
+}
+
+// newerSqlInfos are ids added to FlightSql.proto after Arrow 16: the JDBC driver 15 and 16
+// fail on the first DatabaseMetaData call when an answer to "all ids" carries an id they do
+// not know (SqlInfo.forNumber gives null, which their EnumMap refuses). They are answered
+// only when asked for by id (ADBC's GetInfo does).
+var newerSqlInfos = map[uint32]bool{
+	uint32(flightsql.SqlInfoFlightSqlServerBulkIngestion):               true,
+	uint32(flightsql.SqlInfoFlightSqlServerIngestTransactionsSupported): true,
+}
+
+// registerSqlInfo registers the GetSqlInfo answers (sqlInfos) with b.
+func registerSqlInfo(b *flightsql.BaseServer, version string, cancel bool) ([]uint32, error) {
+	if version == "" {
+		version = "dev"
+	}
+	var ids []uint32
+	for _, in := range sqlInfos(version, cancel) {
 		if err := b.RegisterSqlInfo(in.id, in.val); err != nil {
-			return err
+			return nil, err
+		}
+		ids = append(ids, uint32(in.id))
+	}
+	return ids, nil
+}
+
+// sqlInfoRequest is a GetSqlInfo command with an explicit list of ids.
+type sqlInfoRequest []uint32
+
+func (r sqlInfoRequest) GetInfo() []uint32 { return r }
+
+// DoGetSqlInfo answers CommandGetSqlInfo: the ids asked for that the server knows (unknown
+// ids are left out rather than failing the whole request), or, when none is asked for, every
+// id except newerSqlInfos.
+func (s *Server) DoGetSqlInfo(ctx context.Context, cmd flightsql.GetSqlInfo) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	known := map[uint32]bool{}
+	for _, id := range s.sqlInfoIDs {
+		known[id] = true
+	}
+	var ids sqlInfoRequest
+	if asked := cmd.GetInfo(); len(asked) > 0 {
+		for _, id := range asked {
+			if known[id] {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			b := array.NewRecordBuilder(s.alloc, schema_ref.SqlInfo)
+			defer b.Release()
+			return oneBatch(b.NewRecordBatch())
+		}
+	} else {
+		for _, id := range s.sqlInfoIDs {
+			if !newerSqlInfos[id] {
+				ids = append(ids, id)
+			}
 		}
 	}
-	return nil
+	return s.BaseServer.DoGetSqlInfo(ctx, ids)
 }
 
 // arrowVersion is the arrow-go module version linked into the binary (FLIGHT_SQL_SERVER_ARROW_VERSION).

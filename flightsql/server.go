@@ -73,6 +73,9 @@ type Server struct {
 	log    *slog.Logger
 	alloc  memory.Allocator
 
+	sqlInfoIDs []uint32 // the GetSqlInfo ids registered, in registration order
+	running    *running // DoGet streams in flight by ticket (CancelFlightInfo)
+
 	mu           sync.Mutex
 	bindings     map[string][]byte // original prepared handle → last bound params (IPC)
 	order        []string
@@ -91,9 +94,9 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 	if cfg.Alloc == nil {
 		cfg.Alloc = memory.DefaultAllocator
 	}
-	s := &Server{engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, bindings: map[string][]byte{}}
+	s := &Server{engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, bindings: map[string][]byte{}, running: newRunning()}
 	s.BaseServer.Alloc = cfg.Alloc
-	if err := registerSqlInfo(&s.BaseServer, cfg.Version); err != nil {
+	if s.sqlInfoIDs, err = registerSqlInfo(&s.BaseServer, cfg.Version, true); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -186,11 +189,20 @@ func (s *Server) prepare(ctx context.Context, q Query) (dataset, params *arrow.S
 	return dataset, params, nil
 }
 
-// statementInfo plans q and returns a FlightInfo whose single endpoint carries q signed.
+// statementInfo plans q and returns a FlightInfo whose single endpoint carries q signed,
+// with the session's IPC compression.
 func (s *Server) statementInfo(ctx context.Context, q Query, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	dataset, _, err := s.prepare(ctx, q)
 	if err != nil {
 		return nil, err
+	}
+	if c := sessionString(ctx, OptionCompression); c != CompressionNone {
+		q.Compression = c
+	}
+	// Every FlightInfo gets a ticket of its own, so that CancelFlightInfo of one never
+	// cancels another execution of the same statement.
+	if q.Nonce, err = newNonce(); err != nil {
+		return nil, s.toStatus(err)
 	}
 	h, err := s.sign.seal(q)
 	if err != nil {
@@ -274,8 +286,7 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
 	}
-	q.Nonce = make([]byte, 12)
-	if _, err := rand.Read(q.Nonce); err != nil {
+	if q.Nonce, err = newNonce(); err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, s.toStatus(err)
 	}
 	h, err := s.sign.seal(q)
@@ -432,4 +443,11 @@ func (s *Server) tableNames() ([]string, map[string]*arrow.Schema) {
 	}
 	sort.Strings(names)
 	return names, tables
+}
+
+// newNonce returns 12 random bytes for a handle or ticket.
+func newNonce() ([]byte, error) {
+	n := make([]byte, 12)
+	_, err := rand.Read(n)
+	return n, err
 }

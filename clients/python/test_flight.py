@@ -236,8 +236,7 @@ def test_get_tables_include_schema(client):
 
 # --- what the server does not do ------------------------------------------------------------
 
-@pytest.mark.parametrize("call", ["GetXdbcTypeInfo", "GetPrimaryKeys", "StatementUpdate", "SetSessionOptions",
-                                  "CancelFlightInfo"])
+@pytest.mark.parametrize("call", ["GetXdbcTypeInfo", "GetPrimaryKeys", "StatementUpdate"])
 def test_unsupported_is_unimplemented_or_works(client, call):
     """Unsupported commands answer UNIMPLEMENTED (clients fall back on it), never INTERNAL."""
     try:
@@ -258,3 +257,45 @@ def test_unsupported_is_unimplemented_or_works(client, call):
 def test_unknown_action_is_unimplemented(client):
     with pytest.raises(pa.ArrowNotImplementedError):
         list(client.do_action(flight.Action("NoSuchAction", b"")))
+
+
+def test_unknown_command_is_unimplemented(client):
+    # A command type the server does not know (here one of a later spec), in every RPC that
+    # takes a command.
+    unknown = flight.FlightDescriptor.for_command(_any("CommandOfTheFuture", _field(1, "x")))
+    with pytest.raises(pa.ArrowNotImplementedError):
+        client.get_flight_info(unknown)
+    with pytest.raises(pa.ArrowNotImplementedError):
+        client.get_schema(unknown)
+    with pytest.raises(pa.ArrowNotImplementedError):
+        client.do_get(flight.Ticket(_any("TicketOfTheFuture", _field(1, "x")))).read_all()
+    writer, _ = client.do_put(unknown, pa.schema([("a", pa.int64())]))
+    with pytest.raises(pa.ArrowNotImplementedError):
+        writer.close()
+
+
+def _cancel(client, info) -> int:
+    """CancelFlightInfo (a core Flight action): the CancelFlightInfoRequest holds the FlightInfo
+    (field 1); returns CancelFlightInfoResult.status (1 CANCELLED, 3 NOT_CANCELLABLE)."""
+    results = list(client.do_action(flight.Action("CancelFlightInfo", _field(1, info.serialize()))))
+    return _parse(results[0].body.to_pybytes()).get(1, [0])[0]
+
+
+def test_cancel_flight_info(client):
+    """CancelFlightInfo of a statement's FlightInfo: CANCELLED, and its ticket is refused with
+    CANCELLED from then on (a running DoGet of it stops: flightsql/session_test.go)."""
+    sql = "SELECT timestamp, id FROM flights WHERE origin = 'ORD'" + RANGE
+    info = client.get_flight_info(_statement(sql))
+    assert _cancel(client, info) == 1
+    with pytest.raises(flight.FlightCancelledError):
+        client.do_get(info.endpoints[0].ticket).read_all()
+    # Another FlightInfo of the same SQL has its own ticket and is served.
+    again = client.get_flight_info(_statement(sql))
+    assert client.do_get(again.endpoints[0].ticket).read_all().num_rows == 16569
+    # A metadata command's FlightInfo is answered at once: nothing to cancel.
+    assert _cancel(client, client.get_flight_info(_command("CommandGetTableTypes"))) == 3
+
+
+def test_list_actions_includes_cancel_and_sessions(client):
+    types = {a.type for a in client.list_actions()}
+    assert {"CancelFlightInfo", "SetSessionOptions", "GetSessionOptions", "CloseSession"} <= types

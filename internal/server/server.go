@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -23,6 +24,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/flightsrv/flightsrv/flightsql"
 	"github.com/flightsrv/flightsrv/internal/auth"
@@ -270,7 +272,8 @@ var servedActions = []*flight.ActionType{
 	{Type: arrowflightsql.CreatePreparedStatementActionType, Description: "Creates a prepared statement (self-contained signed handle)."},
 	{Type: arrowflightsql.CreatePreparedSubstraitPlanActionType, Description: "Creates a prepared statement from a Substrait plan."},
 	{Type: arrowflightsql.ClosePreparedStatementActionType, Description: "Closes a prepared statement (idempotent)."},
-	{Type: flight.SetSessionOptionsActionType, Description: "Sets session options (catalog, schema)."},
+	{Type: flight.CancelFlightInfoActionType, Description: "Cancels a query: its DoGet streams stop and its tickets are refused."},
+	{Type: flight.SetSessionOptionsActionType, Description: "Sets session options (catalog, schema, ipc_compression)."},
 	{Type: flight.GetSessionOptionsActionType, Description: "Gets session options."},
 	{Type: flight.CloseSessionActionType, Description: "Closes the session."},
 }
@@ -296,5 +299,50 @@ func (g service) DoAction(cmd *flight.Action, stream flight.FlightService_DoActi
 func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer) error {
 	g.mem.begin()
 	defer g.mem.end()
-	return g.sql.ServeDoGet(t, stream, g.FlightServer.DoGet)
+	return unknownCommand(g.sql.ServeDoGet(t, stream, g.FlightServer.DoGet))
+}
+
+// GetFlightInfo is the dispatcher's, with unknown command types UNIMPLEMENTED.
+func (g service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	info, err := g.FlightServer.GetFlightInfo(ctx, d)
+	return info, unknownCommand(err)
+}
+
+// PollFlightInfo is the dispatcher's, with unknown command types UNIMPLEMENTED.
+func (g service) PollFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.PollInfo, error) {
+	info, err := g.FlightServer.PollFlightInfo(ctx, d)
+	return info, unknownCommand(err)
+}
+
+// GetSchema is the dispatcher's, with unknown command types UNIMPLEMENTED.
+func (g service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	res, err := g.FlightServer.GetSchema(ctx, d)
+	return res, unknownCommand(err)
+}
+
+// DoPut is the dispatcher's, with unknown command types UNIMPLEMENTED.
+func (g service) DoPut(stream flight.FlightService_DoPutServer) error {
+	return unknownCommand(g.FlightServer.DoPut(stream))
+}
+
+// unknownCommand turns the dispatcher's refusal of a command type it does not know (arrow-go
+// v18.8 answers INVALID_ARGUMENT "requested command is invalid" for a known message that is
+// no command, "… Any …: proto: not found" for a type URL outside the registry, "the defined
+// request is invalid" in DoPut) into UNIMPLEMENTED, the code clients fall back on (flightsql-clients.md). Malformed
+// commands of known types stay INVALID_ARGUMENT.
+func unknownCommand(err error) error {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.InvalidArgument {
+		return err
+	}
+	msg := st.Message()
+	// An Any whose type URL is outside the protobuf registry fails to unmarshal with
+	// "proto: not found" (protoregistry.NotFound); malformed bytes fail otherwise.
+	unknownAny := strings.HasSuffix(msg, protoregistry.NotFound.Error()) &&
+		(strings.HasPrefix(msg, "could not unmarshal Any to a command type") || strings.HasPrefix(msg, "could not unmarshal google.protobuf.Any") ||
+			strings.HasPrefix(msg, "unable to unmarshal proto.Any"))
+	if unknownAny || strings.HasPrefix(msg, "requested command is invalid") || msg == "the defined request is invalid" {
+		return status.Error(codes.Unimplemented, "command type is not supported")
+	}
+	return err
 }

@@ -1,0 +1,297 @@
+package flightsql
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+)
+
+// serveEngine serves engine through the zero-copy DoGet (as internal/server assembles it) and
+// returns a client with a cookie middleware, as the JDBC driver has.
+func serveEngine(t *testing.T, engine Engine, alloc memory.Allocator) (*flightsql.Client, *Server) {
+	t.Helper()
+	srv, err := NewServer(engine, Config{Alloc: alloc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := flight.NewServerWithMiddleware(nil, ServerOptions()...)
+	fs.RegisterFlightService(zeroCopyService{flightsql.NewFlightServerWithAllocator(srv, alloc), srv})
+	if err := fs.Init("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	go fs.Serve()
+	t.Cleanup(fs.Shutdown)
+	cl, err := flightsql.NewClient(fs.Addr().String(), nil, []flight.ClientMiddleware{flight.NewClientCookieMiddleware()},
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	return cl, srv
+}
+
+func optionStrings(t *testing.T, cl *flightsql.Client) map[string]string {
+	t.Helper()
+	res, err := cl.GetSessionOptions(context.Background(), &flight.GetSessionOptionsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for k, v := range res.GetSessionOptions() {
+		out[k] = v.GetStringValue()
+	}
+	return out
+}
+
+type recordingStream struct {
+	flight.FlightService_DoGetClient
+	body int
+}
+
+func (r *recordingStream) Recv() (*flight.FlightData, error) {
+	d, err := r.FlightService_DoGetClient.Recv()
+	if d != nil {
+		r.body += len(d.DataBody)
+	}
+	return d, err
+}
+
+// TestSessionOptions: the defaults, per-option refusals, a change carried by the session
+// cookie to the following calls (including the IPC compression sealed into the ticket, with
+// the same rows in fewer bytes), and CloseSession back to the defaults.
+func TestSessionOptions(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	cl, _ := serveEngine(t, &fakeEngine{alloc: alloc}, alloc)
+	ctx := context.Background()
+	defaults := map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "none"}
+	if got := optionStrings(t, cl); !equalMaps(got, defaults) {
+		t.Fatalf("defaults %v", got)
+	}
+	const sql = "with param"
+	plainRows, plainBody := paramRows(t, cl, sql, 50000)
+	opts, err := flight.NewSessionOptionValues(map[string]any{
+		OptionSchema: "PUBLIC", OptionCompression: "ZSTD", OptionCatalog: "other", "no_such_option": "x",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cl.SetSessionOptions(ctx, &flight.SetSessionOptionsRequest{SessionOptions: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := map[string]string{}
+	for k, v := range res.GetErrors() {
+		errs[k] = v.GetValue().String()
+	}
+	if !equalMaps(errs, map[string]string{OptionCatalog: "INVALID_VALUE", "no_such_option": "INVALID_NAME"}) {
+		t.Fatalf("errors %v", errs)
+	}
+	if got := optionStrings(t, cl); !equalMaps(got, map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "zstd"}) {
+		t.Fatalf("after set %v", got)
+	}
+	zRows, zBody := paramRows(t, cl, sql, 50000)
+	if zRows != plainRows || plainRows != 50000 {
+		t.Fatalf("rows %d and %d, want 50000", plainRows, zRows)
+	}
+	if zBody*4 > plainBody {
+		t.Fatalf("zstd body %d bytes, uncompressed %d", zBody, plainBody)
+	}
+	for _, c := range []string{"lz4", "lz4_frame"} {
+		opts, _ := flight.NewSessionOptionValues(map[string]any{OptionCompression: c})
+		if _, err := cl.SetSessionOptions(ctx, &flight.SetSessionOptionsRequest{SessionOptions: opts}); err != nil {
+			t.Fatal(err)
+		}
+		if n, body := paramRows(t, cl, sql, 50000); n != 50000 || body*4 > plainBody*3 {
+			t.Fatalf("%s: %d rows, %d bytes", c, n, body)
+		}
+	}
+	if res, err := cl.CloseSession(ctx, &flight.CloseSessionRequest{}); err != nil || res.GetStatus() != flight.CloseSessionResultClosed {
+		t.Fatalf("close: %v %v", res, err)
+	}
+	if got := optionStrings(t, cl); !equalMaps(got, defaults) {
+		t.Fatalf("after close %v", got)
+	}
+	alloc.AssertSize(t, 0)
+}
+
+// paramRows runs the fake engine's parameterised query for n rows (n, 0…n-1 compress well).
+func paramRows(t *testing.T, cl *flightsql.Client, sql string, n int64) (int64, int) {
+	t.Helper()
+	ctx := context.Background()
+	stmt, err := cl.Prepare(ctx, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close(ctx)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, pSchema)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).Append(n)
+	params := b.NewRecordBatch()
+	defer params.Release()
+	stmt.SetParameters(params)
+	info, err := stmt.Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := cl.Client.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingStream{FlightService_DoGetClient: stream}
+	rdr, err := flight.NewRecordReader(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Release()
+	var rows int64
+	for rdr.Next() {
+		col := rdr.RecordBatch().Column(0).(*array.Int64)
+		for i := 0; i < col.Len(); i++ {
+			if col.Value(i) != rows+int64(i) {
+				t.Fatalf("row %d: %d", rows+int64(i), col.Value(i))
+			}
+		}
+		rows += int64(col.Len())
+	}
+	if err := rdr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rows, rec.body
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// blockingEngine answers "block" with one batch, then blocks until the query's context is
+// done; started is signalled once the first batch is produced and stopped once the reader saw
+// the context end.
+type blockingEngine struct {
+	fakeEngine
+	started, stopped chan struct{}
+}
+
+func (e *blockingEngine) Execute(ctx context.Context, sql string, plan []byte, params arrow.RecordBatch) (array.RecordReader, error) {
+	if sql != "block" {
+		return e.fakeEngine.Execute(ctx, sql, plan, params)
+	}
+	return &blockingReader{ctx: ctx, e: e, alloc: e.alloc}, nil
+}
+
+type blockingReader struct {
+	ctx   context.Context
+	e     *blockingEngine
+	alloc memory.Allocator
+	n     int
+	cur   arrow.RecordBatch
+	err   error
+}
+
+func (r *blockingReader) Schema() *arrow.Schema { return nSchema }
+func (r *blockingReader) Retain()               {}
+func (r *blockingReader) Release() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+}
+func (r *blockingReader) Record() arrow.RecordBatch      { return r.cur }
+func (r *blockingReader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *blockingReader) Err() error                     { return r.err }
+
+func (r *blockingReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	r.n++
+	if r.n == 1 {
+		b := array.NewInt64Builder(r.alloc)
+		defer b.Release()
+		b.Append(42)
+		col := b.NewArray()
+		defer col.Release()
+		r.cur = array.NewRecordBatch(nSchema, []arrow.Array{col}, 1)
+		close(r.e.started)
+		return true
+	}
+	<-r.ctx.Done()
+	r.err = r.ctx.Err()
+	close(r.e.stopped)
+	return false
+}
+
+// TestCancelFlightInfo: cancelling a FlightInfo whose DoGet is running stops the query (the
+// engine's reader sees its context end) and the client gets CANCELLED; a cancelled ticket is
+// refused afterwards; a foreign FlightInfo is INVALID_ARGUMENT.
+func TestCancelFlightInfo(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	eng := &blockingEngine{fakeEngine: fakeEngine{alloc: alloc}, started: make(chan struct{}), stopped: make(chan struct{})}
+	cl, _ := serveEngine(t, eng, alloc)
+	ctx := context.Background()
+	info, err := cl.Execute(ctx, "block")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Release()
+	if !rdr.Next() || rdr.RecordBatch().Column(0).(*array.Int64).Value(0) != 42 {
+		t.Fatalf("first batch: %v", rdr.Err())
+	}
+	<-eng.started
+	res, err := cl.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: info})
+	if err != nil || res.Status != flight.CancelStatusCancelled {
+		t.Fatalf("cancel: %v %v", res, err)
+	}
+	<-eng.stopped // the query's work stopped
+	if rdr.Next() {
+		t.Fatal("a batch after the cancel")
+	}
+	if status.Code(rdr.Err()) != codes.Canceled {
+		t.Fatalf("stream ended with %v, want CANCELLED", rdr.Err())
+	}
+	// The ticket stays cancelled.
+	again, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err == nil {
+		again.Next()
+		err = again.Err()
+		again.Release()
+	}
+	if status.Code(err) != codes.Canceled {
+		t.Fatalf("cancelled ticket fetched again: %v", err)
+	}
+	// Another query is unaffected; a FlightInfo of another server is refused.
+	if info2, err := cl.Execute(ctx, "other"); err != nil || rows(t, cl, info2) != 3 {
+		t.Fatalf("other query: %v", err)
+	}
+	foreign := &flight.FlightInfo{Endpoint: []*flight.FlightEndpoint{{Ticket: &flight.Ticket{Ticket: []byte("not ours")}}}}
+	if _, err := cl.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: foreign}); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("foreign FlightInfo: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for alloc.CurrentAlloc() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	alloc.AssertSize(t, 0)
+}
