@@ -117,6 +117,16 @@ type contextStream struct {
 
 func (c contextStream) Context() context.Context { return c.ctx }
 
+// IsQueryTicket reports whether t is a statement or prepared-statement ticket: a query that
+// ServeDoGet executes (admission control counts these), rather than a metadata command's.
+func IsQueryTicket(t *flight.Ticket) bool {
+	var a anypb.Any
+	if proto.Unmarshal(t.GetTicket(), &a) != nil {
+		return false
+	}
+	return a.MessageIs((*pb.TicketStatementQuery)(nil)) || a.MessageIs((*pb.CommandPreparedStatementQuery)(nil))
+}
+
 // WriteStream writes the Arrow IPC stream of schema and chunks to a DoGet stream, as
 // arrow-go's Flight SQL DoGet does (schema message first, one message per batch, a chunk's
 // error ends the stream with that error), without copying batches: each chunk's batch is

@@ -8,6 +8,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/internal/server"
@@ -33,6 +34,10 @@ type serveConfig struct {
 	memoryLimit   memoryLimitFlag
 	migrate       bool
 	sec           securityConfig
+	maxQueries    int
+	maxQueued     int
+	queueWait     time.Duration
+	drainTimeout  time.Duration
 }
 
 func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
@@ -50,6 +55,10 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.StringVar(&c.ticketKey, "ticket-key", "", "secret signing statement handles and tickets; replicas must share it (default: random per process)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go runtime profiles at http://ADDR/debug/pprof/ (default: off; bind to loopback)")
+	fs.IntVar(&c.maxQueries, "max-queries", server.DefaultMaxQueries, "queries executing at once; more wait in a queue (UNAVAILABLE beyond it)")
+	fs.IntVar(&c.maxQueued, "max-queued", server.DefaultMaxQueued, "queries waiting for a slot beyond --max-queries (0: none wait)")
+	fs.DurationVar(&c.queueWait, "queue-wait", server.DefaultQueueWait, "how long a query waits for a slot before UNAVAILABLE")
+	fs.DurationVar(&c.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM or SIGINT: how long running queries may finish before they are cancelled (new ones are refused at once)")
 	c.memoryLimit = memoryLimitFlag{auto: true}
 	c.sec.register(fs)
 	fs.Var(&c.memoryLimit, "memory-limit", "soft limit on the Go runtime's memory: SIZE (e.g. 256MiB, GOMEMLIMIT's syntax), off, or auto: 40MiB plus 32MiB per query stream beyond the first, or GOMEMLIMIT when set")
@@ -58,6 +67,12 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 func (c *serveConfig) validate() error {
 	if _, _, err := net.SplitHostPort(c.listen); err != nil {
 		return fmt.Errorf("--listen %q: %w", c.listen, err)
+	}
+	if c.maxQueries < 1 {
+		return fmt.Errorf("--max-queries must be at least 1")
+	}
+	if c.queueWait <= 0 || c.drainTimeout < 0 {
+		return fmt.Errorf("--queue-wait must be positive and --drain-timeout not negative")
 	}
 	if c.fanout < 1 {
 		return fmt.Errorf("--fanout must be at least 1")
@@ -137,12 +152,21 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		return nil, nil, err
 	}
 	memLimit, memPerStream := cfg.memoryLimit.limits()
+	maxQueued := cfg.maxQueued
+	if maxQueued <= 0 {
+		maxQueued = -1 // server.Config: negative means none wait, zero the default
+	}
+	drain := cfg.drainTimeout
+	if drain == 0 {
+		drain = time.Nanosecond // server.Config: zero means the default
+	}
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
 		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, QueryMemory: cfg.queryMemory, RouteCacheEntries: cfg.routeCache,
 		TicketKey: []byte(cfg.ticketKey), MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version,
+		MaxQueries: cfg.maxQueries, MaxQueued: maxQueued, QueueWait: cfg.queueWait, DrainTimeout: drain,
 	})
 	if err != nil {
 		tel.Shutdown(context.Background())

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -23,6 +24,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
@@ -78,6 +80,19 @@ type Config struct {
 	// process should.
 	MemoryLimit          int64
 	MemoryLimitPerStream int64
+	// MaxQueries bounds the queries executing at once (DoGet of query tickets; default
+	// DefaultMaxQueries); up to MaxQueued more wait at most QueueWait for a slot (defaults
+	// DefaultMaxQueued, DefaultQueueWait; a negative MaxQueued means none wait). Beyond that,
+	// and while draining, queries are refused with UNAVAILABLE (admission.go).
+	MaxQueries int
+	MaxQueued  int
+	QueueWait  time.Duration
+	// DrainTimeout is how long Wait lets running queries finish when its context ends
+	// (SIGTERM) before cancelling them (default DefaultDrainTimeout; see Drain).
+	DrainTimeout time.Duration
+	// HealthInterval is how often the stores are probed for gRPC health checking (default
+	// DefaultHealthInterval; health.go).
+	HealthInterval time.Duration
 	// Version is reported by GetSqlInfo.
 	Version string
 	// Alloc allocates Arrow memory (default memory.DefaultAllocator).
@@ -86,15 +101,25 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// DefaultDrainTimeout is Config.DrainTimeout's default.
+const DefaultDrainTimeout = 30 * time.Second
+
 // Server is a running flightsrv instance.
 type Server struct {
 	flight flight.Server
 	http   []*http.Server // metrics and debug endpoints
 	mem    *memoryLimit
-	Cache  *routing.RouteCache
-	Engine *query.Engine
-	addr   string
-	done   chan error
+	adm    *admission
+	health *healthReporter
+	ln     *trackingListener
+	// stop cancels every call's context (the end of a drain, or Close).
+	stop         context.CancelFunc
+	drainTimeout time.Duration
+	Cache        *routing.RouteCache
+	Engine       *query.Engine
+	addr         string
+	done         chan error
+	closeOnce    sync.Once
 }
 
 // MaxRecvBytes is the server's gRPC receive limit, raised above gRPC's 4 MiB default for
@@ -134,6 +159,30 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	maxQueries, maxQueued, queueWait := cfg.MaxQueries, cfg.MaxQueued, cfg.QueueWait
+	if maxQueries <= 0 {
+		maxQueries = DefaultMaxQueries
+	}
+	switch {
+	case maxQueued == 0:
+		maxQueued = DefaultMaxQueued
+	case maxQueued < 0:
+		maxQueued = 0
+	}
+	if queueWait <= 0 {
+		queueWait = DefaultQueueWait
+	}
+	drainTimeout := cfg.DrainTimeout
+	if drainTimeout <= 0 {
+		drainTimeout = DefaultDrainTimeout
+	}
+	healthInterval := cfg.HealthInterval
+	if healthInterval <= 0 {
+		healthInterval = DefaultHealthInterval
+	}
+	adm := newAdmission(maxQueries, maxQueued, queueWait)
+	hr := newHealthReporter(storeProbes(cfg.Hot, cfg.Archive), healthInterval, cfg.Logger)
+	stopCtx, stop := context.WithCancel(context.Background())
 	opts := append([]grpc.ServerOption{
 		grpc.MaxRecvMsgSize(MaxRecvBytes),
 		grpc.MaxHeaderListSize(1 << 20),
@@ -141,17 +190,24 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 	}
+	opts = append(opts, stoppable(stopCtx)...)
 	if cfg.Auth != nil {
-		opts = append(opts, grpc.ChainUnaryInterceptor(cfg.Auth.UnaryInterceptor), grpc.ChainStreamInterceptor(cfg.Auth.StreamInterceptor))
+		opts = append(opts, grpc.ChainUnaryInterceptor(healthUnauthenticated(cfg.Auth.UnaryInterceptor)), grpc.ChainStreamInterceptor(healthUnauthenticatedStream(cfg.Auth.StreamInterceptor)))
 	}
 	srv := flight.NewServerWithMiddleware(nil, opts...)
 	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream)
-	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem, auth: cfg.Auth})
-	if err := srv.Init(cfg.Listen); err != nil {
+	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem, auth: cfg.Auth, adm: adm})
+	srv.RegisterService(&healthpb.Health_ServiceDesc, hr.hs)
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		stop()
 		mem.restore()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	s := &Server{flight: srv, mem: mem, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
+	tl := newTrackingListener(ln)
+	srv.InitListener(tl)
+	s := &Server{flight: srv, ln: tl, mem: mem, adm: adm, health: hr, stop: stop, drainTimeout: drainTimeout, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
+	hr.start()
 	if cfg.MetricsListen != "" && cfg.MetricsHandler != nil {
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", cfg.MetricsHandler)
@@ -173,26 +229,69 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 // Addr returns the bound gRPC address host:port.
 func (s *Server) Addr() string { return s.addr }
 
-// Wait blocks until the server stops serving or ctx is done, then shuts it down.
+// Wait blocks until the server stops serving or ctx is done (the binary's SIGTERM or
+// SIGINT), then drains it for at most Config.DrainTimeout (see Drain) and closes it.
 func (s *Server) Wait(ctx context.Context) error {
 	select {
 	case err := <-s.done:
 		return err
 	case <-ctx.Done():
+		s.Drain(s.drainTimeout)
 		s.Close()
 		return nil
 	}
 }
 
-// Close stops the server: in-flight calls are cancelled.
-func (s *Server) Close() {
-	s.flight.Shutdown()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	for _, h := range s.http {
-		_ = h.Shutdown(ctx)
+// Drain shuts the server down gracefully: gRPC health checks answer NOT_SERVING, queued and
+// new queries are refused with UNAVAILABLE (clients retry on another replica), the listener
+// stops accepting connections, and running calls get up to timeout to finish their streams;
+// those still running then are cancelled and their connections closed. Drain returns when
+// every call has ended. It returns whether every call finished within timeout. The server is
+// not usable afterwards; call Close to release the rest.
+func (s *Server) Drain(timeout time.Duration) bool {
+	s.health.drain()
+	s.adm.drain()
+	stopped := make(chan struct{})
+	go func() {
+		// GracefulStop: no new connections or calls; returns once every call has ended and
+		// its connection has flushed what the call wrote.
+		s.flight.Shutdown()
+		close(stopped)
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-stopped:
+		return true
+	case <-t.C:
 	}
-	s.mem.restore()
+	s.hardStop()
+	<-stopped
+	return false
+}
+
+// hardStop cancels every call and cuts every connection, which ends calls blocked sending to
+// clients that stopped reading.
+func (s *Server) hardStop() {
+	s.stop()
+	s.ln.closeConns()
+}
+
+// Close stops the server at once: running query streams are cancelled, the listener and the
+// metrics and debug endpoints are closed, health checking stops and the runtime's memory limit
+// is restored. Safe to call more than once, and after Drain.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.hardStop()
+		s.flight.Shutdown()
+		s.health.close()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		for _, h := range s.http {
+			_ = h.Shutdown(ctx)
+		}
+		s.mem.restore()
+	})
 }
 
 // serveHTTP serves handler on its own listener at addr until Close.
@@ -240,13 +339,14 @@ var knownActions = map[string]bool{
 // UNIMPLEMENTED for action types the dispatcher does not know (arrow-go's dispatcher answers
 // INVALID_ARGUMENT, and clients fall back only on UNIMPLEMENTED: flightsql-clients.md),
 // ListActions advertises only the actions carried out, and DoGet streams query results
-// without copying them (flightsql.Server.ServeDoGet) and counts the streams in flight for the
-// memory limit.
+// without copying them (flightsql.Server.ServeDoGet), counts the streams in flight for the
+// memory limit, and admits query streams through admission control.
 type service struct {
 	flight.FlightServer
 	sql  *flightsql.Server
 	mem  *memoryLimit        // nil when the server leaves the runtime's limit alone
 	auth *auth.Authenticator // nil without authentication
+	adm  *admission
 }
 
 // Handshake answers Flight's Handshake: with authentication, a bearer token for the call's
@@ -296,7 +396,16 @@ func (g service) DoAction(cmd *flight.Action, stream flight.FlightService_DoActi
 }
 
 // DoGet streams statement results without copies; metadata commands go to the dispatcher.
+// Query tickets first wait for an admission slot. Every stream ends when the server's stop
+// context is cancelled (stoppable).
 func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer) error {
+	if flightsql.IsQueryTicket(t) {
+		release, err := g.adm.admit(stream.Context())
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	g.mem.begin()
 	defer g.mem.end()
 	return unknownCommand(g.sql.ServeDoGet(t, stream, g.FlightServer.DoGet))
@@ -346,3 +455,32 @@ func unknownCommand(err error) error {
 	}
 	return err
 }
+
+// stoppable returns the interceptors that end every call when stop is cancelled (the end of a
+// drain, or Close): each call's context is also cancelled by stop, so that DoGet streams,
+// DoPut uploads and health Watch streams a client keeps open cannot hold a graceful stop
+// forever.
+func stoppable(stop context.Context) []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(stop, cancel)()
+			return handler(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+			ctx, cancel := context.WithCancel(ss.Context())
+			defer cancel()
+			defer context.AfterFunc(stop, cancel)()
+			return handler(srv, stoppableStream{ss, ctx})
+		}),
+	}
+}
+
+// stoppableStream is a server stream whose context is also cancelled by the server's stop.
+type stoppableStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s stoppableStream) Context() context.Context { return s.ctx }

@@ -1,0 +1,184 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/server"
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// ordScan is an ordered scan of ORD's whole history: about 16,500 rows, far more than one
+// HTTP/2 flow-control window, so a client that stops reading keeps the query running.
+const ordScan = "SELECT timestamp, id, value FROM flights WHERE origin = 'ORD'" +
+	" AND timestamp >= TIMESTAMPTZ '2001-01-01T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-07-01T00:00:00Z'" +
+	" ORDER BY timestamp, id"
+
+// dialSlow connects with fixed 64 KiB flow-control windows (which turns gRPC's window
+// growth off): a stream its client stops reading blocks the server after one window.
+func dialSlow(t *testing.T, srv *server.Server) *flightsql.Client {
+	t.Helper()
+	cl, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(64<<10), grpc.WithInitialConnWindowSize(64<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	return cl
+}
+
+// servingStatus asks srv's gRPC health service about the Flight service over a new
+// connection; an error (the listener is closed once a drain starts) reads as not serving.
+func servingStatus(srv *server.Server) healthpb.HealthCheckResponse_ServingStatus {
+	conn, err := grpc.NewClient(srv.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return healthpb.HealthCheckResponse_UNKNOWN
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	res, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{Service: "arrow.flight.protocol.FlightService"})
+	if err != nil {
+		return healthpb.HealthCheckResponse_UNKNOWN
+	}
+	return res.GetStatus()
+}
+
+// TestAdmissionAndDrain (issue 10): with one query slot and no queue, a second query is
+// refused with UNAVAILABLE naming the flag while the first runs, and metadata commands are
+// not held back; health checks answer SERVING with PostgreSQL and the archive reachable. A
+// drain refuses new queries at once, stops answering SERVING, and lets the running stream
+// finish with every row; a drain whose deadline passes cancels the stream and still returns.
+func TestAdmissionAndDrain(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ref := mustRun(t, dial(t, e.on), ordScan)
+	total := 0
+	for _, n := range ref.batchRows {
+		total += int(n)
+	}
+	start := func() *server.Server {
+		srv, err := server.Start(ctx, server.Config{
+			Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
+			Pushdown: true, MaxQueries: 1, MaxQueued: -1, HealthInterval: 50 * time.Millisecond,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	// holdFirstBatch starts the scan on a slow client and reads one batch of it.
+	holdFirstBatch := func(srv *server.Server) (next func() (int, error)) {
+		cl := dialSlow(t, srv)
+		info, err := cl.Execute(ctx, ordScan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rdr.Release)
+		if !rdr.Next() {
+			t.Fatalf("no first batch: %v", rdr.Err())
+		}
+		first := int(rdr.RecordBatch().NumRows())
+		return func() (int, error) {
+			n := first
+			for rdr.Next() {
+				n += int(rdr.RecordBatch().NumRows())
+			}
+			return n, rdr.Err()
+		}
+	}
+
+	t.Run("drain lets the running query finish", func(t *testing.T) {
+		srv := start()
+		if st := servingStatus(srv); st != healthpb.HealthCheckResponse_SERVING {
+			t.Fatalf("health %v before the drain, want SERVING", st)
+		}
+		rest := holdFirstBatch(srv)
+		other := dial(t, srv)
+		_, err := run(ctx, other, ordScan)
+		if st, _ := status.FromError(err); st.Code() != codes.Unavailable || !strings.Contains(st.Message(), "--max-queries") {
+			t.Fatalf("second query while the first runs: %v, want UNAVAILABLE naming --max-queries", err)
+		}
+		if _, err := other.GetTables(ctx, &flightsql.GetTablesOpts{}); err != nil {
+			t.Fatalf("GetTables while the slot is taken: %v", err)
+		}
+		drained := make(chan bool, 1)
+		go func() { drained <- srv.Drain(time.Minute) }()
+		if !waitFor(10*time.Second, func() bool { return servingStatus(srv) != healthpb.HealthCheckResponse_SERVING }) {
+			t.Fatal("still SERVING during the drain")
+		}
+		if _, err := run(ctx, other, ordScan); status.Code(err) != codes.Unavailable {
+			t.Fatalf("query during the drain: %v, want UNAVAILABLE", err)
+		}
+		n, err := rest()
+		if err != nil || n != total {
+			t.Fatalf("running query during the drain: %d rows, %v; want all %d", n, err, total)
+		}
+		if !<-drained {
+			t.Fatal("Drain reports a query cancelled, yet it finished")
+		}
+	})
+
+	t.Run("drain deadline cancels the running query", func(t *testing.T) {
+		srv := start()
+		rest := holdFirstBatch(srv)
+		if srv.Drain(100 * time.Millisecond) {
+			t.Fatal("Drain reports every query finished while one was held")
+		}
+		n, err := rest()
+		if err == nil || n >= total {
+			t.Fatalf("held query after the drain deadline: %d of %d rows, err %v; want it cut short with an error", n, total, err)
+		}
+		if c := status.Code(err); c != codes.Canceled && c != codes.Unavailable {
+			t.Fatalf("held query ended with %v, want CANCELLED", err)
+		}
+	})
+}
+
+// TestHealthNeedsNoCredentials: with authentication on, health checks (load balancers and
+// orchestrators probe without credentials) answer SERVING, while a query without credentials
+// is UNAUTHENTICATED.
+func TestHealthNeedsNoCredentials(t *testing.T) {
+	e := newEnv(t)
+	hash, err := auth.HashPassword("secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := auth.NewUsers(map[string]string{"alice": hash}, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := auth.RandomKeyring()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
+		Pushdown: true, Auth: auth.NewAuthenticator(users, auth.NewTokens(ring, time.Hour, time.Now)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	if st := servingStatus(srv); st != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("health without credentials: %v, want SERVING", st)
+	}
+	if _, err := run(context.Background(), dial(t, srv), ordScan); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("query without credentials: %v, want UNAUTHENTICATED", err)
+	}
+}

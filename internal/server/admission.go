@@ -1,0 +1,133 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// Admission-control defaults (Config.MaxQueries, MaxQueued, QueueWait). The seed's fan-out
+// section asks that a replica's work be bounded so that one burst of queries cannot take every
+// hot-store connection or all of its memory; each running query already holds at most its
+// fan-out of bucket reads and its query-memory limit.
+const (
+	DefaultMaxQueries = 8
+	DefaultMaxQueued  = 16
+	DefaultQueueWait  = 10 * time.Second
+)
+
+// retryPushback is the gRPC retry pushback (gRFC A6) sent with admission refusals: clients
+// whose service config retries UNAVAILABLE wait this long before the next attempt.
+const retryPushback = "1000"
+
+// admission bounds the queries a server executes at once (DoGet of statement and
+// prepared-statement tickets: where a query's work happens) with a short FIFO-ish queue:
+// beyond max running queries a query waits up to wait for a slot, at most maxQueued wait, and
+// the rest are refused at once with UNAVAILABLE, which clients and load balancers treat as
+// retriable (another replica, or later). When draining, queued and new queries are refused
+// the same way. Safe for concurrent use.
+type admission struct {
+	slots     chan struct{} // one token per running query
+	maxQueued int
+	wait      time.Duration
+
+	mu       sync.Mutex
+	queued   int
+	running  int
+	draining chan struct{} // closed by drain
+}
+
+// newAdmission returns a controller for maxRunning queries (≥ 1) and maxQueued waiting ones
+// (≥ 0), each waiting at most wait (> 0).
+func newAdmission(maxRunning, maxQueued int, wait time.Duration) *admission {
+	return &admission{slots: make(chan struct{}, maxRunning), maxQueued: maxQueued, wait: wait, draining: make(chan struct{})}
+}
+
+// admit waits for a slot and returns the function that gives it back (call it exactly once).
+// Errors are gRPC statuses: UNAVAILABLE when the queue is full, the wait expires or the
+// server drains (each message says which, with the configured bound and its flag), or the
+// context's own status when the caller goes away while waiting.
+func (a *admission) admit(ctx context.Context) (release func(), err error) {
+	select {
+	case <-a.draining:
+		return nil, refuse(ctx, "the server is shutting down; retry on another replica")
+	default:
+	}
+	select {
+	case a.slots <- struct{}{}:
+		return a.started(), nil
+	default:
+	}
+	a.mu.Lock()
+	if a.queued >= a.maxQueued {
+		a.mu.Unlock()
+		return nil, refuse(ctx, fmt.Sprintf("too many queries: %d running and %d waiting (--max-queries, --max-queued); retry later", cap(a.slots), a.maxQueued))
+	}
+	a.queued++
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.queued--
+		a.mu.Unlock()
+	}()
+	timer := time.NewTimer(a.wait)
+	defer timer.Stop()
+	select {
+	case a.slots <- struct{}{}:
+		return a.started(), nil
+	case <-timer.C:
+		return nil, refuse(ctx, fmt.Sprintf("waited %s for one of %d query slots (--queue-wait, --max-queries); retry later", a.wait, cap(a.slots)))
+	case <-a.draining:
+		return nil, refuse(ctx, "the server is shutting down; retry on another replica")
+	case <-ctx.Done():
+		return nil, status.FromContextError(ctx.Err()).Err()
+	}
+}
+
+// started counts a query that got a slot and returns its release.
+func (a *admission) started() func() {
+	a.mu.Lock()
+	a.running++
+	a.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			<-a.slots
+			a.mu.Lock()
+			a.running--
+			a.mu.Unlock()
+		})
+	}
+}
+
+// drain refuses every queued and later query (idempotent). Running queries are not touched:
+// the server's graceful stop waits for them.
+func (a *admission) drain() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	select {
+	case <-a.draining:
+	default:
+		close(a.draining)
+	}
+}
+
+// inFlight returns the numbers of running and queued queries.
+func (a *admission) inFlight() (running, queued int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.running, a.queued
+}
+
+// refuse returns an UNAVAILABLE status with msg and sets the retry pushback trailer when ctx
+// is a gRPC server call's context.
+func refuse(ctx context.Context, msg string) error {
+	_ = grpc.SetTrailer(ctx, metadata.Pairs("grpc-retry-pushback-ms", retryPushback))
+	return status.Error(codes.Unavailable, msg)
+}
