@@ -55,10 +55,10 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.StringVar(&c.ticketKey, "ticket-key", "", "secret signing statement handles and tickets; replicas must share it (default: random per process)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go runtime profiles at http://ADDR/debug/pprof/ (default: off; bind to loopback)")
-	fs.IntVar(&c.maxQueries, "max-queries", server.DefaultMaxQueries, "queries executing at once; more wait in a queue (UNAVAILABLE beyond it)")
+	fs.IntVar(&c.maxQueries, "max-queries", server.DefaultMaxQueries, "queries executing at once; more wait in a queue (UNAVAILABLE beyond it; 0: the default)")
 	fs.IntVar(&c.maxQueued, "max-queued", server.DefaultMaxQueued, "queries waiting for a slot beyond --max-queries (0: none wait)")
-	fs.DurationVar(&c.queueWait, "queue-wait", server.DefaultQueueWait, "how long a query waits for a slot before UNAVAILABLE")
-	fs.DurationVar(&c.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM or SIGINT: how long running queries may finish before they are cancelled (new ones are refused at once)")
+	fs.DurationVar(&c.queueWait, "queue-wait", server.DefaultQueueWait, "how long a query waits for a slot before UNAVAILABLE (0: the default)")
+	fs.DurationVar(&c.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM or SIGINT: how long running queries may finish before they are cancelled (new ones are refused at once; 0: cancel at once)")
 	c.memoryLimit = memoryLimitFlag{auto: true}
 	c.sec.register(fs)
 	fs.Var(&c.memoryLimit, "memory-limit", "soft limit on the Go runtime's memory: SIZE (e.g. 256MiB, GOMEMLIMIT's syntax), off, or auto: 40MiB plus 32MiB per query stream beyond the first, or GOMEMLIMIT when set")
@@ -68,11 +68,8 @@ func (c *serveConfig) validate() error {
 	if _, _, err := net.SplitHostPort(c.listen); err != nil {
 		return fmt.Errorf("--listen %q: %w", c.listen, err)
 	}
-	if c.maxQueries < 1 {
-		return fmt.Errorf("--max-queries must be at least 1")
-	}
-	if c.queueWait <= 0 || c.drainTimeout < 0 {
-		return fmt.Errorf("--queue-wait must be positive and --drain-timeout not negative")
+	if c.maxQueries < 0 || c.queueWait < 0 || c.drainTimeout < 0 {
+		return fmt.Errorf("--max-queries, --queue-wait and --drain-timeout must not be negative")
 	}
 	if c.fanout < 1 {
 		return fmt.Errorf("--fanout must be at least 1")
