@@ -155,3 +155,32 @@ func (a *partialTally) groups() []routing.PartialGroup {
 	slices.SortFunc(out, func(x, y routing.PartialGroup) int { return x.Bin.Compare(y.Bin) })
 	return out
 }
+
+// valueMicros converts a stored event-time value (unit nanoseconds per unit) to whole
+// microseconds since the epoch, rounding down: bin bounds are whole microseconds, so a value
+// and its microsecond always share a bin.
+func valueMicros(v, unit int64) int64 {
+	switch unit {
+	case 1:
+		q := v / 1000
+		if v%1000 < 0 {
+			q--
+		}
+		return q
+	case 1000:
+		return v
+	}
+	return v * (unit / 1000)
+}
+
+// unitTime converts a stored event-time value of unit nanoseconds per unit to a UTC instant
+// (local timestamps are read as UTC wall-clock time, as everywhere in this package). Values
+// whose nanoseconds would overflow int64 still convert exactly.
+func unitTime(v, unit int64) time.Time {
+	per := int64(time.Second) / unit
+	sec, rem := v/per, v%per
+	if rem < 0 {
+		sec, rem = sec-1, rem+per
+	}
+	return time.Unix(sec, rem*unit).UTC()
+}

@@ -521,7 +521,7 @@ func TestReadBatchesIO(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := NewReader(bkt, ReaderOptions{TailBytes: 1024, CoalesceGapBytes: 1})
-	if _, err := r.Count(ctx, key, b, routing.TimeRange{Start: b.Start, End: recs[1].EventTime}); err != nil {
+	if _, err := countRecords(ctx, r, key, b, routing.TimeRange{Start: b.Start, End: recs[1].EventTime}); err != nil {
 		t.Fatal(err) // warms the manifest and footer caches
 	}
 	read := func(req routing.BatchRequest) (*routing.ReadStats, int) {

@@ -45,12 +45,14 @@
 //     whole bucket (full range, no cursor, limit ≥ record_count), Parquet payloads small
 //     enough to arrive whole with the footer (ReaderOptions.TailBytes), [Reader.Verify], and
 //     the Writer's read-back, which is the archiver's verify step before publication.
-//   - ReaderOptions.VerifyFully forces the full validation on every Read, Count and
+//   - ReaderOptions.VerifyFully forces the full validation on every Read, Aggregate and
 //     ReadBatches, bypassing the caches, for deployments that prefer integrity over pushdown.
 //
-// Whole-bucket counts are answered from the validated manifest's record_count alone.
-// MIN/MAX(timestamp) ([Reader.MinMax], routing.ArchiveMinMaxer) never are: a manifest cannot
-// say which instants its records hold.
+// [Reader.Aggregate] is the archive's partial-aggregate port (routing.ArchiveReader): the
+// partial count(*), min and max of the event time of a bucket's records in a range,
+// ungrouped or per time bin. Whole-bucket ungrouped counts are answered from the validated
+// manifest's record_count alone; MIN/MAX(timestamp) never are: a manifest cannot say which
+// instants its records hold.
 //
 // # Statistics trust rules and pushdown
 //
@@ -65,19 +67,16 @@
 // max_value not flagged inexact, min ≤ max, bounds inside the bucket, and, for "inside", a
 // known null count. INT96, legacy converted types, deprecated min/max fields, truncated,
 // reversed or out-of-bucket bounds are never trusted; such groups and pages are decoded.
-// MinMax classifies the same way: an inside group or page answers with its row count and its
-// exact min_value/max_value, straddling ones have only their event_time decoded, and every
-// group takes part whatever the file's row order, so unsorted files answer exactly too.
-// Parquet files written by other tools can be counted (any timestamp unit, either UTC flag —
-// local timestamps are read as UTC wall-clock time — INT96, nullable columns, missing
-// statistics or page index, any number of possibly empty row groups); reading records
-// requires the exact envelope schema ([ErrPayloadSchema] otherwise).
-//
-// Histograms ([Reader.CountByBin], routing.ArchiveBinCounter: COUNT(*) per time bin) classify
-// the same way, with one more condition for an answer without decoding: the trusted min and
-// max of an inside group or page must fall in the same bin, which then gets its row count;
-// other groups and pages have only event_time decoded and binned. A range inside one bin is
-// answered as Count answers it (the manifest's record_count for the whole bucket).
+// An inside group or page answers with its row count and its exact min_value/max_value,
+// straddling ones have only their event_time decoded, and every group takes part whatever the
+// file's row order, so unsorted files answer exactly too. Grouped by a time bin, an inside
+// group or page answers without decoding only when its trusted min and max fall in the same
+// bin. A payload whose event_time statistics cannot be used at all (INT96, no type-defined
+// column order) is not aggregated here: Aggregate returns routing.ErrNoAggregate and the
+// executor reads its rows with ReadBatches, which accepts any timestamp unit, either UTC flag
+// — local timestamps are read as UTC wall-clock time — INT96, nullable columns, missing
+// statistics or page index and any number of possibly empty row groups; record reads through
+// Read require the exact envelope schema ([ErrPayloadSchema] otherwise).
 //
 // # Arrow batch reads
 //

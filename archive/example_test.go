@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob"
 
@@ -42,8 +43,19 @@ func Example() {
 		panic(err)
 	}
 	morning := routing.TimeRange{Start: b.Start, End: b.Start.Add(12 * time.Hour)}
-	n, _ := r.Count(ctx, key, b, morning)
+	// The partial aggregate of the morning: count(*), min and max of the event time, from the
+	// manifest and the Parquet statistics.
+	agg, err := r.Aggregate(ctx, key, b, routing.AggregateRequest{Range: morning, Count: true, Min: true, Max: true})
+	if err != nil {
+		panic(err)
+	}
+	defer agg.Release()
+	agg.Next()
+	row := agg.RecordBatch()
+	n := row.Column(0).(*array.Int64).Value(0)
+	lo := time.Unix(0, int64(row.Column(1).(*array.Timestamp).Value(0))).UTC()
+	hi := time.Unix(0, int64(row.Column(2).(*array.Timestamp).Value(0))).UTC()
 	last, _ := r.Read(ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: 2, Desc: true})
-	fmt.Println(n, string(last[0].SortKey), string(last[1].SortKey))
-	// Output: 12 msg-23 msg-22
+	fmt.Println(n, lo.Format(time.TimeOnly), hi.Format(time.TimeOnly), string(last[0].SortKey), string(last[1].SortKey))
+	// Output: 12 00:00:00 11:00:00 msg-23 msg-22
 }

@@ -319,7 +319,7 @@ func TestCountForeignParquet(t *testing.T) {
 				if rg.Intersect(b.Range()) == b.Range() {
 					want = uint64(v.rows) // the manifest answers for the whole bucket
 				}
-				got, err := r.Count(ctx, key, b, rg)
+				got, err := countRecords(ctx, r, key, b, rg)
 				if err != nil {
 					t.Fatalf("Count([%v, %v)): %v", rg.Start, rg.End, err)
 				}

@@ -3,12 +3,14 @@ package archive
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob"
 
@@ -164,3 +166,138 @@ func randomRange(rng *rand.Rand, b routing.BucketID, times []time.Time) routing.
 }
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
+
+// aggregateGroups asks r's partial-aggregate port for req over b and reads the answer back
+// (exactly one group when ungrouped); routing.ErrNoAggregate passes through.
+func aggregateGroups(ctx context.Context, r *Reader, key string, b routing.BucketID, req routing.AggregateRequest) ([]routing.PartialGroup, error) {
+	rd, err := r.Aggregate(ctx, key, b, req)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Release()
+	grouped := req.Bin != nil
+	out, err := routing.ReadPartial(rd, grouped)
+	if err != nil {
+		return nil, err
+	}
+	if !grouped && len(out) != 1 {
+		return nil, fmt.Errorf("an ungrouped answer of %d rows", len(out))
+	}
+	return out, nil
+}
+
+// rowTimes reads the event times of b's records inside rng with ReadBatches: what the
+// executor's fragment reads when the port declines.
+func rowTimes(ctx context.Context, r *Reader, key string, b routing.BucketID, rng routing.TimeRange) ([]time.Time, error) {
+	rd, err := r.ReadBatches(ctx, key, b, routing.BatchRequest{Range: rng, Columns: []routing.Column{routing.ColumnTimestamp}, Limit: -1})
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Release()
+	var out []time.Time
+	for rd.Next() {
+		col := rd.RecordBatch().Column(0).(*array.Timestamp)
+		for i := range col.Len() {
+			out = append(out, time.Unix(0, int64(col.Value(i))).UTC())
+		}
+	}
+	return out, rd.Err()
+}
+
+// minMaxOf is the count and extremes of b's records inside rng through the port, or through
+// the rows when the port declines (declined then reports it).
+func minMaxOf(ctx context.Context, r *Reader, key string, b routing.BucketID, rng routing.TimeRange) (n uint64, lo, hi time.Time, declined bool, err error) {
+	gs, err := aggregateGroups(ctx, r, key, b, routing.AggregateRequest{Range: rng, Count: true, Min: true, Max: true})
+	if errors.Is(err, routing.ErrNoAggregate) {
+		ts, err := rowTimes(ctx, r, key, b, rng)
+		if err != nil || len(ts) == 0 {
+			return 0, time.Time{}, time.Time{}, true, err
+		}
+		lo, hi = ts[0], ts[0]
+		for _, x := range ts {
+			lo, hi = minTime(lo, x), maxTime(hi, x)
+		}
+		return uint64(len(ts)), lo, hi, true, nil
+	}
+	if err != nil {
+		return 0, time.Time{}, time.Time{}, false, err
+	}
+	return uint64(gs[0].Count), gs[0].Min, gs[0].Max, false, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// countRecords is count(*) of b inside rng through the port, or through the rows when the
+// port declines.
+func countRecords(ctx context.Context, r *Reader, key string, b routing.BucketID, rng routing.TimeRange) (uint64, error) {
+	gs, err := aggregateGroups(ctx, r, key, b, routing.AggregateRequest{Range: rng, Count: true})
+	if errors.Is(err, routing.ErrNoAggregate) {
+		ts, err := rowTimes(ctx, r, key, b, rng)
+		return uint64(len(ts)), err
+	}
+	if err != nil {
+		return 0, err
+	}
+	return uint64(gs[0].Count), nil
+}
+
+// binCount is one non-empty time bin of a histogram: its start and count.
+type binCount struct {
+	Start time.Time
+	Count uint64
+}
+
+// binsOf is the histogram of b's records inside rng through the port (grouped count(*)), or
+// through the rows when the port declines.
+func binsOf(ctx context.Context, r *Reader, key string, b routing.BucketID, rng routing.TimeRange, bin routing.Binning) ([]binCount, bool, error) {
+	gs, err := aggregateGroups(ctx, r, key, b, routing.AggregateRequest{Range: rng, Bin: &bin, Count: true})
+	if errors.Is(err, routing.ErrNoAggregate) {
+		ts, err := rowTimes(ctx, r, key, b, rng)
+		return binTimes(bin, ts), true, err
+	}
+	var out []binCount
+	for _, g := range gs {
+		out = append(out, binCount{g.Bin, uint64(g.Count)})
+	}
+	return out, false, err
+}
+
+// binTimes is the histogram of instants by definition: the non-empty bins, ascending.
+func binTimes(bin routing.Binning, ts []time.Time) []binCount {
+	counts := map[int64]uint64{}
+	for _, x := range ts {
+		counts[bin.Floor(x).UnixNano()]++
+	}
+	out := make([]binCount, 0, len(counts))
+	for s, n := range counts {
+		out = append(out, binCount{time.Unix(0, s).UTC(), n})
+	}
+	slices.SortFunc(out, func(x, y binCount) int { return x.Start.Compare(y.Start) })
+	return out
+}
+
+// tableBucketCount is count(*) of b inside rng through routing.DurableTable.AggregateBucket.
+func tableBucketCount(ctx context.Context, tbl *routing.DurableTable, b routing.BucketID, rng routing.TimeRange) (uint64, error) {
+	rd, _, err := tbl.AggregateBucket(ctx, b, routing.AggregateRequest{Range: rng, Count: true})
+	if err != nil {
+		return 0, err
+	}
+	defer rd.Release()
+	gs, err := routing.ReadPartial(rd, false)
+	if err != nil || len(gs) != 1 {
+		return 0, errors.Join(err, fmt.Errorf("an ungrouped answer of %d rows", len(gs)))
+	}
+	return uint64(gs[0].Count), nil
+}

@@ -31,12 +31,17 @@ func bruteMinMax(times []time.Time, r routing.TimeRange) (n uint64, lo, hi time.
 	return n, lo, hi
 }
 
-func checkMinMax(t *testing.T, r *Reader, key string, b routing.BucketID, times []time.Time, rng routing.TimeRange) {
+// checkMinMax compares count(*), min and max of the partial-aggregate port (or of the rows
+// when it declines, which it must exactly when wantDecline) with brute force.
+func checkMinMax(t *testing.T, r *Reader, key string, b routing.BucketID, times []time.Time, rng routing.TimeRange, wantDecline bool) {
 	t.Helper()
 	wn, wlo, whi := bruteMinMax(times, rng.Intersect(b.Range()))
-	n, lo, hi, err := r.MinMax(context.Background(), key, b, rng)
+	n, lo, hi, declined, err := minMaxOf(context.Background(), r, key, b, rng)
 	if err != nil {
 		t.Fatalf("MinMax([%v, %v)): %v", rng.Start, rng.End, err)
+	}
+	if declined != wantDecline && wn > 0 {
+		t.Fatalf("MinMax([%v, %v)): declined %v, want %v", rng.Start, rng.End, declined, wantDecline)
 	}
 	if n != wn || !lo.Equal(wlo) || !hi.Equal(whi) {
 		t.Fatalf("MinMax([%v, %v)) = %d %v %v, want %d %v %v", rng.Start, rng.End, n, lo, hi, wn, wlo, whi)
@@ -185,11 +190,11 @@ func TestMinMaxForeignParquet(t *testing.T) {
 				{Start: b.Start.Add(time.Hour), End: b.Start.Add(time.Hour)},
 			}
 			for _, rg := range fixed {
-				checkMinMax(t, r, key, b, v.times, rg)
+				checkMinMax(t, r, key, b, v.times, rg, untrustedStats[v.name])
 			}
 			vr := newRand(uint64(2000 + i))
 			for range 150 {
-				checkMinMax(t, r, key, b, v.times, randomRange(vr, b, v.times))
+				checkMinMax(t, r, key, b, v.times, randomRange(vr, b, v.times), untrustedStats[v.name])
 			}
 		})
 	}
@@ -219,14 +224,14 @@ func TestMinMaxArchives(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/verify=%v", f, opts.VerifyFully), func(t *testing.T) {
 				r, _ := NewReader(bkt, opts)
 				vr := newRand(55)
-				checkMinMax(t, r, key, b, times, b.Range())
+				checkMinMax(t, r, key, b, times, b.Range(), false)
 				for range 200 {
-					checkMinMax(t, r, key, b, times, randomRange(vr, b, times))
+					checkMinMax(t, r, key, b, times, randomRange(vr, b, times), false)
 				}
-				checkMinMax(t, r, emptyKey, b, nil, b.Range())
-				checkMinMax(t, r, emptyKey, b, nil, routing.TimeRange{Start: b.Start.Add(time.Hour), End: b.End})
+				checkMinMax(t, r, emptyKey, b, nil, b.Range(), false)
+				checkMinMax(t, r, emptyKey, b, nil, routing.TimeRange{Start: b.Start.Add(time.Hour), End: b.End}, false)
 				other := testBucket("other", routing.CalendarDayUTC, b.Start)
-				if _, _, _, err := r.MinMax(ctx, key, other, other.Range()); err == nil {
+				if _, err := r.Aggregate(ctx, key, other, routing.AggregateRequest{Range: other.Range(), Min: true, Max: true}); err == nil {
 					t.Fatal("MinMax of another bucket's manifest succeeded")
 				} else {
 					requireOnly(t, "bucket mismatch", err, ErrBucketMismatch, other)
@@ -263,9 +268,9 @@ func TestMinMaxPushdownIO(t *testing.T) {
 	minMax := func(rng routing.TimeRange, wn uint64, wlo, whi int) *routing.ReadStats {
 		t.Helper()
 		st := &routing.ReadStats{}
-		n, lo, hi, err := r.MinMax(routing.WithReadStats(ctx, st), key, b, rng)
-		if err != nil {
-			t.Fatal(err)
+		n, lo, hi, declined, err := minMaxOf(routing.WithReadStats(ctx, st), r, key, b, rng)
+		if err != nil || declined {
+			t.Fatal(err, declined)
 		}
 		if n != wn || !lo.Equal(at(wlo)) || !hi.Equal(at(whi)) {
 			t.Fatalf("MinMax([%v, %v)) = %d %v %v, want %d %v %v", rng.Start, rng.End, n, lo, hi, wn, at(wlo), at(whi))
@@ -300,7 +305,7 @@ func TestMinMaxOutsideBucket(t *testing.T) {
 	bkt := openTestBucket(t)
 	key := publishRaw(t, bkt, b, FormatParquet, writeRows(t, rows), len(rows), nil)
 	r, _ := NewReader(bkt, ReaderOptions{})
-	_, _, _, err := r.MinMax(context.Background(), key, b, routing.TimeRange{Start: b.Start, End: b.Start.Add(time.Hour)})
+	_, err := r.Aggregate(context.Background(), key, b, routing.AggregateRequest{Range: routing.TimeRange{Start: b.Start, End: b.Start.Add(time.Hour)}, Min: true, Max: true})
 	requireOnly(t, "value outside the bucket", err, ErrRecordOutsideBucket, b)
 }
 

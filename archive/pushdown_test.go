@@ -39,7 +39,7 @@ func TestPushdownIO(t *testing.T) {
 	count := func(rng routing.TimeRange) (uint64, *routing.ReadStats) {
 		t.Helper()
 		st := &routing.ReadStats{}
-		n, err := r.Count(routing.WithReadStats(ctx, st), key, b, rng)
+		n, err := countRecords(routing.WithReadStats(ctx, st), r, key, b, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestWriterProtocol(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := r.Count(ctx, key, b, routing.TimeRange{Start: b.Start, End: b.Start.Add(time.Hour)}); err != nil || n != 0 {
+		if n, err := countRecords(ctx, r, key, b, routing.TimeRange{Start: b.Start, End: b.Start.Add(time.Hour)}); err != nil || n != 0 {
 			t.Fatalf("%s: empty count = %d, %v", f, n, err)
 		}
 		if got, err := r.Read(ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: 10}); err != nil || len(got) != 0 {

@@ -19,7 +19,7 @@ import (
 type ReaderOptions struct {
 	// OperationTimeout is the deadline of each object-store request (default 30 s).
 	OperationTimeout time.Duration
-	// VerifyFully makes every Read, Count and ReadBatches fetch the whole payload, check its
+	// VerifyFully makes every Read, Aggregate and ReadBatches fetch the whole payload, check its
 	// length and SHA-256 against the manifest, decode it and check the record count,
 	// membership and order — the reference reader's full validation — bypassing the manifest
 	// and footer caches. Off by default: see the package documentation for the trade-off.
@@ -162,49 +162,6 @@ func (r *Reader) Read(ctx context.Context, manifestKey string, b routing.BucketI
 		return selectRecords(all, req), nil
 	}
 	return r.readParquet(ctx, ft, rr, b, req)
-}
-
-// Count returns the number of records of b inside rng (clipped to the bucket) without building
-// records for Parquet payloads. A range covering the whole bucket is answered by the validated
-// manifest's record_count; otherwise each row group, then each page, is classified by trusted
-// event_time statistics as inside (its row count answers), outside (skipped) or straddling
-// (only its event_time values are decoded). Parquet files written by other tools are counted
-// too: millisecond, microsecond or nanosecond units, either UTC flag, INT96, optional columns
-// (nulls are not counted), missing or untrustworthy statistics, any number of row groups.
-// JSON payloads are read whole, verified and counted without Arrow batches.
-func (r *Reader) Count(ctx context.Context, manifestKey string, b routing.BucketID, rng routing.TimeRange) (n uint64, err error) {
-	ctx, span := r.tracer.Start(ctx, "pulpitum.archive.read", trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("pulpitum.archive.operation", "count")))
-	c := &ioCounter{}
-	defer func() { endSpan(span, c, -1, err) }()
-	m, err := r.manifest(ctx, manifestKey, b, c)
-	if err != nil {
-		return 0, err
-	}
-	span.SetAttributes(attribute.String("pulpitum.archive.format", m.Format.String()))
-	rng = rng.Intersect(b.Range())
-	if rng.Empty() {
-		return 0, nil
-	}
-	if !r.opts.VerifyFully && rng.Covers(b.Range()) {
-		span.SetAttributes(attribute.String("pulpitum.archive.count_source", "manifest"))
-		return m.RecordCount, nil
-	}
-	if r.opts.VerifyFully || m.Format == FormatJSON {
-		recs, err := r.fullRange(ctx, m, b, c, rng)
-		return uint64(len(recs)), err
-	}
-	ft, rr, err := r.parquetFooter(ctx, m, c)
-	if err != nil {
-		return 0, err
-	}
-	err = r.aggregateParquet(ctx, ft, rr, b, rng,
-		func(_ bounds, k int64) bool { n += uint64(k); return true },
-		func(int64) { n++ })
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
 }
 
 // Verify reads the manifest and the whole payload of b and runs every check of the reference
@@ -501,8 +458,7 @@ func appendSpan(spans []rowSpan, sp rowSpan) []rowSpan {
 	return append(spans, sp)
 }
 
-// aggregateParquet is the Parquet walk shared by the aggregates over event_time (Count,
-// MinMax, CountByBin): it gives the caller the event times of the payload's records inside
+// aggregateParquet is the Parquet walk of the partial-aggregate port (Aggregate): it gives the caller the event times of the payload's records inside
 // rng, answered from trusted statistics for whole row groups and pages where the caller can,
 // decoded from the event_time column alone for the rest.
 //

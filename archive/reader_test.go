@@ -46,7 +46,7 @@ func TestPutReadRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameRecords(t, "whole bucket", got, recs)
-			n, err := r.Count(ctx, key, b, b.Range())
+			n, err := countRecords(ctx, r, key, b, b.Range())
 			if err != nil || n != uint64(len(recs)) {
 				t.Fatalf("Count(whole) = %d, %v; want %d", n, err, len(recs))
 			}
@@ -112,7 +112,7 @@ func TestReadAndCountMatchBruteForce(t *testing.T) {
 					rg = b.Range()
 				}
 				want := bruteCount(times, rg.Intersect(b.Range()))
-				got, err := r.Count(ctx, key, b, rg)
+				got, err := countRecords(ctx, r, key, b, rg)
 				if err != nil {
 					t.Fatalf("Count(%v): %v", rg, err)
 				}

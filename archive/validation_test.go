@@ -184,11 +184,11 @@ func TestValidationFailures(t *testing.T) {
 				if c.readWhole {
 					requireOnly(t, c.name+": whole read", err, c.want, c.b)
 				}
-				_, err = r.Count(ctx, c.key, c.b, partialRange)
+				_, err = countRecords(ctx, r, c.key, c.b, partialRange)
 				if c.countPartial {
 					requireOnly(t, c.name+": partial count", err, c.want, c.b)
 				}
-				_, err = r.Count(ctx, c.key, c.b, c.b.Range())
+				_, err = countRecords(ctx, r, c.key, c.b, c.b.Range())
 				if c.countWhole {
 					requireOnly(t, c.name+": whole count", err, c.want, c.b)
 				} else if err != nil {
@@ -198,7 +198,7 @@ func TestValidationFailures(t *testing.T) {
 			}
 
 			// A legacy key without a digest in its name skips the digest check, as in the reference.
-			if n, err := r.Count(ctx, legacyKey, b, b.Range()); err != nil || n != 3 {
+			if n, err := countRecords(ctx, r, legacyKey, b, b.Range()); err != nil || n != 3 {
 				t.Fatalf("legacy manifest key: Count = %d, %v", n, err)
 			}
 			// A missing object is reported without its key.
@@ -236,7 +236,7 @@ func TestDigestTradeOff(t *testing.T) {
 		t.Fatalf("partial read of an untouched row group: %v", err)
 	}
 	sameRecords(t, "partial read", got, bruteRead(recs, b, routing.ReadRequest{Range: early, Limit: 50}))
-	if n, err := lazy.Count(ctx, key, b, early); err != nil || n != bruteCount(eventTimes(recs), early) {
+	if n, err := countRecords(ctx, lazy, key, b, early); err != nil || n != bruteCount(eventTimes(recs), early) {
 		t.Fatalf("partial count = %d, %v", n, err)
 	}
 	_, err = lazy.Read(ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: len(recs)})
@@ -246,6 +246,6 @@ func TestDigestTradeOff(t *testing.T) {
 	strict, _ := NewReader(bkt, ReaderOptions{VerifyFully: true})
 	_, err = strict.Read(ctx, key, b, routing.ReadRequest{Range: early, Limit: 50})
 	requireOnly(t, "verify-fully read", err, ErrPayloadDigest, b)
-	_, err = strict.Count(ctx, key, b, early)
+	_, err = countRecords(ctx, strict, key, b, early)
 	requireOnly(t, "verify-fully count", err, ErrPayloadDigest, b)
 }

@@ -1,18 +1,16 @@
-// Package pushdown decides how a validated Substrait plan executes: which aggregates are
-// answered by the durable-table ports without reading records (the aggregate pushdown seed),
-// and what the routed scan must do for everything else. Its output, Physical, carries no
-// Substrait: the pinned partition, the finite range, the columns, order, limit, aggregate,
-// output schema and the human-readable decisions EXPLAIN prints.
+// Package pushdown binds a validated Substrait plan's routed read for the executor: the
+// pinned partition, the finite range and its bucket count, the output schema and the planning
+// decisions EXPLAIN prints. Its output, Physical, carries no Substrait.
 //
-// Like Grafana Mimir's astmapper, the planner never modifies its input and leaves every
-// shape it does not recognise on the scan path unchanged (correct for every supported
-// shape), while relation kinds it does not know are errors. Recognition follows the seed
-// exactly: COUNT(*) over one routed scan whose only predicate is the routed one → KindCount;
-// MIN/MAX(timestamp) are the next candidates (KindMinMax, behind Options.MinMax until the
-// executor implements them); COUNT(*) grouped by a time bin of the timestamp (the dashboard
-// histogram) → KindHistogram; COUNT(column), SUM and other grouped aggregates are never
-// pushed down implicitly.
+// The aggregate pushdown of the seed is a rewrite of the executor's plan, not a separate
+// path: scan lowers the relations onto per-bucket fragments and replaces the read and partial
+// aggregate of a fragment whose partial state a store answers without reading rows —
+// count(*), min(timestamp) and max(timestamp), grouped by nothing or one time bin, over only
+// the routed predicate — by one call of the bucket's partial-aggregate port
+// (routing.DurableTable.AggregateBucket). Like Grafana Mimir's astmapper, shapes it cannot
+// rewrite are left unchanged (their fragments read rows), while relation kinds nobody knows are
+// errors. This package's tests hold the goldens of the whole decision: the plan, the binding,
+// and the executor's fragments with pushdown on and off.
 //
-// This package must not import gRPC, Flight, the scan executor, the archive or any store
-// driver.
+// This package must not import gRPC, Flight, the archive or any store driver.
 package pushdown

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
@@ -44,124 +45,142 @@ WHERE channel_id = 'general'
 const where = ` WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-03-01'`
 
 var (
-	on     = Options{Pushdown: true}
-	off    = Options{}
-	minmax = Options{Pushdown: true, MinMax: true}
+	on  = Options{Pushdown: true}
+	off = Options{}
 )
 
 // planSQL plans sql (binding args) through the whole road: SQL → Substrait → pushdown.
-func planSQL(t *testing.T, sql string, opts Options, args ...any) (*Physical, error) {
+func planSQL(t *testing.T, sql string, opts Options, args ...any) (*plan.Plan, *Physical, error) {
 	t.Helper()
 	cat := catalog(t)
 	st, err := substrait.Prepare(sql, cat)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p, err := st.Bind(args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ph, err := Plan(p, cat, opts)
 	if err == nil && !ph.Schema.Equal(st.DatasetSchema()) {
 		t.Errorf("%q: physical schema %v differs from the prepared dataset schema %v", sql, ph.Schema, st.DatasetSchema())
 	}
-	return ph, err
+	return p, ph, err
 }
 
+// noStore is a hot store EXPLAIN never calls (the executor's EXPLAIN starts nothing).
+type noStore struct{ routing.HotStore }
+
+// executor returns the executor's EXPLAIN of p bound as ph says, with the rewrite on or off.
+func executor(t *testing.T, p *plan.Plan, ph *Physical, pushdown bool) []string {
+	t.Helper()
+	tbl, err := routing.NewDurableTable(ph.Table, noStore{}, nil, routing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := scan.Explain(p, scan.Options{Pushdown: pushdown, Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
+		return scan.Source{Table: tbl, Partitions: [][]byte{ph.Partition}, Range: ph.Range}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// TestPlanDecisions: the binding of every shape, and the executor's pushdown decision per
+// routed aggregate with pushdown on (rewritten onto the stores, or why not) and off (every
+// fragment reads rows), never carrying a value.
 func TestPlanDecisions(t *testing.T) {
 	t.Parallel()
 	i64 := arrow.PrimitiveTypes.Int64 // COUNT is int64 (Substrait i64)
 	ts := &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
 	str := arrow.BinaryTypes.String
 	tests := []struct {
-		name    string
-		sql     string
-		args    []any
-		opts    Options
-		kind    Kind
-		cols    []string
-		ordered bool
-		desc    bool
-		limit   int64
-		agg     []substrait.AggFunc
-		schema  []arrow.Field
-		decided string // a decision that must be present
+		name      string
+		sql       string
+		args      []any
+		agg       []substrait.AggFunc
+		schema    []arrow.Field
+		rewritten bool   // with pushdown on
+		decided   string // a line the executor's EXPLAIN (pushdown on) must hold
 	}{
-		{name: "seed query, pushdown on", sql: seedSQL, opts: on, kind: KindCount, limit: -1,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}},
-			decided: "COUNT(*) over one routed scan with only the routed predicate: pushed down to the durable-table count (no record is read)"},
-		{name: "seed query, pushdown off", sql: seedSQL, opts: off, kind: KindScan, limit: -1,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}},
-			decided: "COUNT(*) is a pushdown candidate but pushdown is disabled: counted on the scan path"},
-		{name: "count alias and limit", sql: `SELECT count(*) AS n FROM messages` + where + ` LIMIT 1`, opts: on, kind: KindCount, limit: 1,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "n", Type: i64}},
-			decided: "limit 1 applied to the aggregate result"},
-		{name: "count(1) and count(*) twice", sql: `SELECT count(1), count(*) AS c FROM messages` + where, opts: on, kind: KindCount, limit: -1,
-			agg: []substrait.AggFunc{substrait.CountStar, substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}, {Name: "c", Type: i64}}},
+		{name: "seed query", sql: seedSQL, agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}},
+			rewritten: true, decided: "StoreAggregate [count(*)]"},
+		{name: "count alias and limit", sql: `SELECT count(*) AS n FROM messages` + where + ` LIMIT 1`,
+			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "n", Type: i64}}, rewritten: true, decided: "Fetch offset 0 count 1"},
+		{name: "count(1) and count(*) twice", sql: `SELECT count(1), count(*) AS c FROM messages` + where,
+			agg: []substrait.AggFunc{substrait.CountStar, substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}, {Name: "c", Type: i64}},
+			rewritten: true, decided: "StoreAggregate [count(*), count(*)]"},
 		{name: "count with $n parameters", sql: `SELECT COUNT(*) FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp < $3`,
-			args: []any{"general", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"}, opts: on, kind: KindCount, limit: -1,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}}},
+			args: []any{"general", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"},
+			agg:  []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}}, rewritten: true},
 		{name: "count with ? parameters, literal on the left", sql: `SELECT COUNT(*) FROM messages WHERE ?=channel_id AND ?<=timestamp AND ?>timestamp`,
-			args: []any{"general", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"}, opts: on, kind: KindCount, limit: -1,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}}},
-		{name: "min/max, executor without min/max", sql: `SELECT min(timestamp), max(timestamp) FROM messages` + where, opts: on, kind: KindScan,
-			cols: []string{"timestamp"}, limit: -1, agg: []substrait.AggFunc{substrait.Min, substrait.Max},
-			schema:  []arrow.Field{{Name: "min", Type: ts, Nullable: true}, {Name: "max", Type: ts, Nullable: true}},
-			decided: "MIN/MAX(timestamp) is a pushdown candidate but the executor has no MIN/MAX pushdown yet: aggregated on the scan path"},
-		{name: "min/max pushed down", sql: `SELECT max(timestamp) AS last FROM messages` + where, opts: minmax, kind: KindMinMax,
-			cols: []string{"timestamp"}, limit: -1, agg: []substrait.AggFunc{substrait.Max},
-			schema: []arrow.Field{{Name: "last", Type: ts, Nullable: true}}},
-		{name: "min/max, pushdown off", sql: `SELECT min(timestamp) FROM messages` + where, opts: Options{MinMax: true}, kind: KindScan,
-			cols: []string{"timestamp"}, limit: -1, agg: []substrait.AggFunc{substrait.Min},
-			schema:  []arrow.Field{{Name: "min", Type: ts, Nullable: true}},
-			decided: "MIN/MAX(timestamp) is a pushdown candidate but pushdown is disabled: aggregated on the scan path"},
-		{name: "count(column) stays on the scan path", sql: `SELECT count(id) FROM messages` + where, opts: minmax, kind: KindScan,
-			cols: []string{"id"}, limit: -1, agg: []substrait.AggFunc{substrait.Count}, schema: []arrow.Field{{Name: "count", Type: i64}}},
-		{name: "mixed aggregates stay on the scan path", sql: `SELECT count(*), min(timestamp) FROM messages` + where, opts: minmax, kind: KindScan,
-			cols: []string{"timestamp"}, limit: -1, agg: []substrait.AggFunc{substrait.CountStar, substrait.Min},
-			schema: []arrow.Field{{Name: "count", Type: i64}, {Name: "min", Type: ts, Nullable: true}}},
-		{name: "plain scan", sql: `SELECT * FROM messages` + where, opts: on, kind: KindScan,
-			cols: []string{"channel_id", "timestamp", "id", "value"}, limit: -1,
+			args: []any{"general", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"},
+			agg:  []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}}, rewritten: true},
+		{name: "max alone", sql: `SELECT max(timestamp) AS last FROM messages` + where,
+			agg: []substrait.AggFunc{substrait.Max}, schema: []arrow.Field{{Name: "last", Type: ts, Nullable: true}},
+			rewritten: true, decided: "none once earlier ones answered"},
+		{name: "min and max", sql: `SELECT min(timestamp), max(timestamp) FROM messages` + where,
+			agg: []substrait.AggFunc{substrait.Min, substrait.Max}, schema: []arrow.Field{{Name: "min", Type: ts, Nullable: true}, {Name: "max", Type: ts, Nullable: true}},
+			rewritten: true, decided: "StoreAggregate [min(timestamp), max(timestamp)]"},
+		{name: "count and min together", sql: `SELECT count(*), min(timestamp) FROM messages` + where,
+			agg: []substrait.AggFunc{substrait.CountStar, substrait.Min}, schema: []arrow.Field{{Name: "count", Type: i64}, {Name: "min", Type: ts, Nullable: true}},
+			rewritten: true, decided: "StoreAggregate [count(*), min(timestamp)]"},
+		{name: "count(column) reads rows", sql: `SELECT count(id) FROM messages` + where,
+			agg: []substrait.AggFunc{substrait.Count}, schema: []arrow.Field{{Name: "count", Type: i64}},
+			decided: "Pushdown: not pushed down: measure count (the stores answer count(*), min(timestamp) and max(timestamp))"},
+		{name: "hour bins, desc, limit parameter, count first", sql: `SELECT count(*) AS n, date_trunc('hour', timestamp) AS t FROM messages` + where + ` GROUP BY t ORDER BY t DESC LIMIT ?`,
+			args: []any{24}, agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "n", Type: i64}, {Name: "t", Type: ts}},
+			rewritten: true, decided: "StoreAggregate [count(*)] grouped by date_trunc('hour', timestamp)"},
+		{name: "month bins over month buckets", sql: `SELECT date_trunc('month', timestamp) AS t, COUNT(*) FROM messages` + where + ` GROUP BY 1`,
+			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "t", Type: ts}, {Name: "count", Type: i64}},
+			rewritten: true, decided: "every calendar_month_utc bucket lies inside one bin"},
+		{name: "15-minute bins", sql: `SELECT date_bin(INTERVAL '15 minutes', timestamp, TIMESTAMPTZ '2001-01-01T00:00:00Z') AS t, COUNT(*) FROM messages` + where + ` GROUP BY t ORDER BY t`,
+			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "t", Type: ts}, {Name: "count", Type: i64}},
+			rewritten: true, decided: "grouped by date_bin('15 minutes', timestamp, origin)"},
+		{name: "plain scan", sql: `SELECT * FROM messages` + where,
 			schema: []arrow.Field{{Name: "channel_id", Type: str}, {Name: "timestamp", Type: ts}, {Name: "id", Type: str}, {Name: "value", Type: arrow.BinaryTypes.Binary}}},
 		{name: "ordered scan with limit", sql: `SELECT id AS i, timestamp FROM messages` + where + ` ORDER BY timestamp DESC LIMIT ?`, args: []any{int32(20)},
-			opts: on, kind: KindScan, cols: []string{"id", "timestamp"}, ordered: true, desc: true, limit: 20,
-			schema:  []arrow.Field{{Name: "i", Type: str}, {Name: "timestamp", Type: ts}},
-			decided: "scan path: read columns [id, timestamp], order timestamp DESC, id DESC, limit 20"},
-		{name: "ascending order", sql: `SELECT value FROM messages` + where + ` ORDER BY timestamp, id`, opts: on, kind: KindScan,
-			cols: []string{"value"}, ordered: true, limit: -1, schema: []arrow.Field{{Name: "value", Type: arrow.BinaryTypes.Binary}}},
+			schema: []arrow.Field{{Name: "i", Type: str}, {Name: "timestamp", Type: ts}}, decided: "ScanBucket [timestamp, id] descending limit 20"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ph, err := planSQL(t, tt.sql, tt.opts, tt.args...)
-			if err != nil {
-				t.Fatalf("%q: %v", tt.sql, err)
-			}
-			if ph.Kind != tt.kind || !slices.Equal(ph.Columns, tt.cols) || ph.Ordered != tt.ordered || ph.Desc != tt.desc || ph.Limit != tt.limit {
-				t.Errorf("got kind=%v cols=%v ordered=%v desc=%v limit=%d; want %v %v %v %v %d",
-					ph.Kind, ph.Columns, ph.Ordered, ph.Desc, ph.Limit, tt.kind, tt.cols, tt.ordered, tt.desc, tt.limit)
-			}
-			var funcs []substrait.AggFunc
-			if ph.Aggregate != nil {
-				for _, m := range ph.Aggregate.Measures {
-					funcs = append(funcs, m.Func)
+			for _, opts := range []Options{on, off} {
+				p, ph, err := planSQL(t, tt.sql, opts, tt.args...)
+				if err != nil {
+					t.Fatalf("%q: %v", tt.sql, err)
 				}
-			}
-			if !slices.Equal(funcs, tt.agg) {
-				t.Errorf("aggregate %v, want %v", funcs, tt.agg)
-			}
-			if want := arrow.NewSchema(tt.schema, nil); !ph.Schema.Equal(want) {
-				t.Errorf("schema\n%v\nwant\n%v", ph.Schema, want)
-			}
-			if string(ph.Partition) != "general" || !ph.Range.Start.Equal(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) {
-				t.Errorf("routed scan: %q %v", ph.Partition, ph.Range)
-			}
-			if tt.decided != "" && !slices.Contains(ph.Decisions, tt.decided) {
-				t.Errorf("decisions %q lack %q", ph.Decisions, tt.decided)
-			}
-			for _, d := range ph.Decisions {
-				if strings.Contains(d, "general") || strings.Contains(d, "2026") {
-					t.Errorf("decision %q carries a value", d)
+				var funcs []substrait.AggFunc
+				if ph.Aggregate != nil {
+					for _, m := range ph.Aggregate.Measures {
+						funcs = append(funcs, m.Func)
+					}
+				}
+				if !slices.Equal(funcs, tt.agg) {
+					t.Errorf("aggregate %v, want %v", funcs, tt.agg)
+				}
+				if want := arrow.NewSchema(tt.schema, nil); !ph.Schema.Equal(want) {
+					t.Errorf("schema\n%v\nwant\n%v", ph.Schema, want)
+				}
+				if string(ph.Partition) != "general" || !ph.Range.Start.Equal(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) {
+					t.Errorf("routed scan: %q %v", ph.Partition, ph.Range)
+				}
+				lines := executor(t, p, ph, opts.Pushdown)
+				text := strings.Join(lines, "\n")
+				if got := strings.Contains(text, "StoreAggregate"); got != (tt.rewritten && opts.Pushdown) {
+					t.Errorf("pushdown %v: rewritten %v, want %v:\n%s", opts.Pushdown, got, tt.rewritten && opts.Pushdown, text)
+				}
+				if opts.Pushdown && tt.decided != "" && !strings.Contains(text, tt.decided) {
+					t.Errorf("executor lacks %q:\n%s", tt.decided, text)
+				}
+				if !opts.Pushdown && tt.rewritten && !strings.Contains(text, "Pushdown: a pushdown candidate, but pushdown is disabled: every fragment reads rows") {
+					t.Errorf("pushdown off: the candidate is not reported:\n%s", text)
+				}
+				for _, d := range append(slices.Clone(ph.Decisions), lines...) {
+					if strings.Contains(d, "general") || strings.Contains(d, "2026") || strings.Contains(d, "2001") {
+						t.Errorf("decision %q carries a value", d)
+					}
 				}
 			}
 		})
@@ -191,7 +210,7 @@ func TestPlanErrors(t *testing.T) {
 		{sql: `SELECT COUNT(*) OVER () FROM messages` + where, code: substrait.Unimplemented, msg: "window functions are not supported"},
 	}
 	for _, tt := range tests {
-		_, err := planSQL(t, tt.sql, on, tt.args...)
+		_, _, err := planSQL(t, tt.sql, on, tt.args...)
 		if tt.err != nil {
 			if !errors.Is(err, tt.err) {
 				t.Errorf("%q: got %v, want %v", tt.sql, err, tt.err)
@@ -294,42 +313,48 @@ func TestBucketCount(t *testing.T) {
 	}
 }
 
-// TestGolden prints EXPLAIN and the pushdown decisions of representative queries and
-// compares them with testdata/plans.golden (go test -update rewrites it).
+// TestGolden prints the plan, the binding and the executor's EXPLAIN with pushdown on and off
+// of representative queries and compares them with testdata/plans.golden (go test -update
+// rewrites it).
 func TestGolden(t *testing.T) {
 	t.Parallel()
+	golden(t, "plans.golden", []string{
+		seedSQL,
+		`SELECT count(*) AS n FROM messages WHERE '2026-03-01' > timestamp AND timestamp >= '2026-01-15T12:00:00+02:00' AND 'general' = channel_id LIMIT 1`,
+		`SELECT min(timestamp), max(timestamp) AS last FROM messages` + where,
+		`SELECT count(id), count(*) FROM messages` + where,
+		`SELECT * FROM messages` + where,
+		`SELECT id, timestamp AS ts FROM messages m` + where + ` ORDER BY m.timestamp DESC, id DESC FETCH FIRST 100 ROWS ONLY`,
+	})
+}
+
+// golden renders queries as TestGolden says and compares them with testdata/name.
+func golden(t *testing.T, name string, queries []string) {
+	t.Helper()
 	cat := catalog(t)
-	queries := []struct {
-		sql  string
-		opts Options
-	}{
-		{seedSQL, on},
-		{seedSQL, off},
-		{`SELECT count(*) AS n FROM messages WHERE '2026-03-01' > timestamp AND timestamp >= '2026-01-15T12:00:00+02:00' AND 'general' = channel_id LIMIT 1`, on},
-		{`SELECT min(timestamp), max(timestamp) AS last FROM messages` + where, on},
-		{`SELECT min(timestamp), max(timestamp) AS last FROM messages` + where, minmax},
-		{`SELECT count(id), count(*) FROM messages` + where, on},
-		{`SELECT * FROM messages` + where, on},
-		{`SELECT id, timestamp AS ts FROM messages m` + where + ` ORDER BY m.timestamp DESC, id DESC FETCH FIRST 100 ROWS ONLY`, on},
-	}
 	var b strings.Builder
-	for _, q := range queries {
-		p, err := substrait.FromSQL(q.sql, cat)
+	for _, sql := range queries {
+		p, err := substrait.FromSQL(sql, cat)
 		if err != nil {
-			t.Fatalf("%q: %v", q.sql, err)
+			t.Fatalf("%q: %v", sql, err)
 		}
-		ph, err := Plan(p, cat, q.opts)
-		if err != nil {
-			t.Fatalf("%q: %v", q.sql, err)
-		}
-		fmt.Fprintf(&b, "== %s\n-- options: %+v\n%s-- kind: %v, buckets: %d, columns: %v, limit: %d, schema: %v\n",
-			strings.Join(strings.Fields(q.sql), " "), q.opts, substrait.Explain(p), ph.Kind, ph.Buckets, ph.Columns, ph.Limit, ph.Schema.Fields())
-		for _, d := range ph.Decisions {
-			fmt.Fprintf(&b, "-- decision: %s\n", d)
+		fmt.Fprintf(&b, "== %s\n%s", strings.Join(strings.Fields(sql), " "), substrait.Explain(p))
+		for _, opts := range []Options{on, off} {
+			ph, err := Plan(p, cat, opts)
+			if err != nil {
+				t.Fatalf("%q: %v", sql, err)
+			}
+			fmt.Fprintf(&b, "-- pushdown %v: buckets: %d, schema: %v\n", opts.Pushdown, ph.Buckets, ph.Schema.Fields())
+			for _, d := range ph.Decisions {
+				fmt.Fprintf(&b, "-- decision: %s\n", d)
+			}
+			for _, l := range executor(t, p, ph, opts.Pushdown) {
+				fmt.Fprintf(&b, "-- executor: %s\n", l)
+			}
 		}
 		b.WriteString("\n")
 	}
-	path := filepath.Join("testdata", "plans.golden")
+	path := filepath.Join("testdata", name)
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)

@@ -1,7 +1,8 @@
 // Package query is the engine behind the Flight SQL layer: it turns SQL text or a client
-// Substrait plan into one Substrait plan (package substrait), lets package pushdown decide
-// how to run it, and executes the decision with the operators of package scan over the
-// routed tables (package routing). It implements flightsql.Engine.
+// Substrait plan into one Substrait plan (package substrait), lets package pushdown bind its
+// routed read, and executes it with package scan over the routed tables (package routing),
+// whose pushdown rewrite asks the stores' partial-aggregate ports where they can answer. It
+// implements flightsql.Engine.
 //
 // Errors leave this package as gRPC status errors when they are the client's to see
 // (planning errors keep their codes and value-free messages; an invalid time range is

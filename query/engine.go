@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -157,7 +156,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	if err != nil {
 		return nil, planError(err)
 	}
-	ph, err := pushdown.Plan(p, e.cat, pushdown.Options{Pushdown: e.opts.Pushdown, MinMax: true})
+	ph, err := pushdown.Plan(p, e.cat, pushdown.Options{Pushdown: e.opts.Pushdown})
 	if err != nil {
 		return nil, planError(err)
 	}
@@ -170,27 +169,31 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	return e.run(ctx, p, ph)
 }
 
-// explain renders the Substrait plan, the pushdown decisions and, for the scan path, the
-// executor's fragments and coordinator stage as EXPLAIN output.
+// explain renders the Substrait plan, the pushdown setting and the planner's decisions, then
+// the executor's fragments and coordinator stage with the pushdown decision of every routed
+// aggregate (rewritten onto the stores' partial-aggregate ports, or why not), as EXPLAIN
+// output. No line carries a partition value or a range bound.
 func (e *Engine) explain(p *plan.Plan, ph *pushdown.Physical) (array.RecordReader, error) {
 	lines := strings.Split(strings.TrimRight(substrait.Explain(p), "\n"), "\n")
-	lines = append(lines, "Physical: "+ph.Kind.String())
+	if e.opts.Pushdown {
+		lines = append(lines, "Pushdown: on")
+	} else {
+		lines = append(lines, "Pushdown: off (--pushdown=false: every fragment reads rows)")
+	}
 	for _, d := range ph.Decisions {
 		lines = append(lines, "  "+d)
 	}
-	{
-		t, err := e.table(ph)
-		if err != nil {
-			return nil, err
-		}
-		ex, err := scan.Explain(p, e.scanOptions(t, ph))
-		if err != nil {
-			return nil, e.execError(err)
-		}
-		lines = append(lines, "Executor:")
-		for _, l := range ex {
-			lines = append(lines, "  "+l)
-		}
+	t, err := e.table(ph)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := scan.Prepare(p, e.scanOptions(t, ph))
+	if err != nil {
+		return nil, e.execError(err)
+	}
+	lines = append(lines, "Executor:")
+	for _, l := range pr.Explain() {
+		lines = append(lines, "  "+l)
 	}
 	b := array.NewStringBuilder(e.opts.Alloc)
 	defer b.Release()
@@ -233,15 +236,21 @@ func (e *Engine) run(ctx context.Context, p *plan.Plan, ph *pushdown.Physical) (
 	return e.execute(ctx, p, t, ph)
 }
 
-// execute runs p through the executor, bound to the routed read the planner found. An
-// aggregate the planner recognises as a pushdown candidate runs under the seed's
-// "<OP> <table>" span (COUNT, MIN, MAX or MINMAX; pulpitum.sql.mode=routed_aggregate) and is
-// counted in the pushdown metrics: outcome success when the executor rewrote it onto the
-// stores' partial-aggregate ports, fallback when it read rows, error when it failed.
+// execute runs p through the executor, bound to the routed read the planner found. A plan
+// whose routed aggregates the executor rewrote onto the stores' partial-aggregate ports runs
+// under the seed's "<OP> <table>" span (COUNT, MIN, MAX, MINMAX or AGGREGATE;
+// pulpitum.sql.mode=routed_aggregate, pulpitum.aggregate=<op in lower case>, and
+// pulpitum.group=time_bin when grouped). Every aggregate query is counted in the pushdown
+// metrics: outcome success when rewritten, fallback when its fragments read rows, error when it
+// failed.
 func (e *Engine) execute(ctx context.Context, p *plan.Plan, t *routing.DurableTable, ph *pushdown.Physical) (array.RecordReader, error) {
 	start := time.Now()
+	pr, err := scan.Prepare(p, e.scanOptions(t, ph))
+	if err != nil {
+		return nil, e.execError(err)
+	}
 	var span trace.Span
-	if op := spanOperation(ph); op != "" && e.opts.Pushdown {
+	if op, bin := spanOperation(pr.Rewrites()); op != "" {
 		attrs := []attribute.KeyValue{
 			attribute.String("db.system.name", "flightsrv"),
 			attribute.String("db.operation.name", op),
@@ -250,12 +259,12 @@ func (e *Engine) execute(ctx context.Context, p *plan.Plan, t *routing.DurableTa
 			attribute.String("pulpitum.aggregate", strings.ToLower(op)),
 			attribute.Int("pulpitum.query.buckets_scanned", ph.Buckets),
 		}
-		if ph.Group != nil {
-			attrs = append(attrs, groupAttr, attribute.String("pulpitum.group.bin", ph.Group.Binning.Shape()))
+		if bin != nil {
+			attrs = append(attrs, groupAttr, attribute.String("pulpitum.group.bin", bin.Shape()))
 		}
 		ctx, span = e.metrics.tracer.Start(ctx, op+" "+ph.Table.Name, trace.WithAttributes(attrs...))
 	}
-	res, err := scan.Execute(ctx, p, e.scanOptions(t, ph))
+	res, err := pr.Execute(ctx)
 	if err != nil {
 		if span != nil {
 			span.SetStatus(otelcodes.Error, "aggregate failed")
@@ -264,50 +273,72 @@ func (e *Engine) execute(ctx context.Context, p *plan.Plan, t *routing.DurableTa
 		return nil, e.execError(err)
 	}
 	r := &execReader{RecordReader: scan.Conform(res, ph.Schema), e: e, res: res}
-	if ph.Aggregate != nil || ph.Group != nil {
-		r.observe = func(err error) {
-			hot, archive := res.Tiers()
-			source := routing.CountResult{HotBuckets: hot, ArchiveBuckets: archive}.Source()
-			outcome := "fallback"
-			switch {
-			case err != nil:
-				outcome = "error"
-			case res.Rewritten():
-				outcome = "success"
-			}
-			if span != nil {
-				answered, fellBack := res.Pushed()
-				span.SetAttributes(attribute.Int("pulpitum.query.hot_buckets", hot), attribute.Int("pulpitum.query.archive_buckets", archive),
-					attribute.Int("pulpitum.query.buckets_probed", res.Started()),
-					attribute.Int("pulpitum.query.buckets_pushed", answered), attribute.Int("pulpitum.query.buckets_fallback", fellBack))
-				if err != nil {
-					span.SetStatus(otelcodes.Error, "aggregate failed")
-				}
-				span.End()
-			}
-			if ph.Group != nil {
-				e.metrics.recordGrouped(ctx, source, outcome, time.Since(start))
-				return
-			}
-			e.metrics.record(ctx, source, outcome, time.Since(start))
+	if ph.Aggregate == nil && ph.Group == nil && span == nil {
+		return r, nil
+	}
+	r.observe = func(err error) {
+		hot, archive := res.Tiers()
+		source := routing.TierSource(hot, archive)
+		outcome := "fallback"
+		switch {
+		case err != nil:
+			outcome = "error"
+		case res.Rewritten():
+			outcome = "success"
 		}
+		if span != nil {
+			answered, fellBack := res.Pushed()
+			span.SetAttributes(attribute.Int("pulpitum.query.hot_buckets", hot), attribute.Int("pulpitum.query.archive_buckets", archive),
+				attribute.Int("pulpitum.query.buckets_probed", res.Started()),
+				attribute.Int("pulpitum.query.buckets_pushed", answered), attribute.Int("pulpitum.query.buckets_fallback", fellBack))
+			if err != nil {
+				span.SetStatus(otelcodes.Error, "aggregate failed")
+			}
+			span.End()
+		}
+		if ph.Group != nil {
+			e.metrics.recordGrouped(ctx, source, outcome, time.Since(start))
+			return
+		}
+		e.metrics.record(ctx, source, outcome, time.Since(start))
 	}
 	return r, nil
 }
 
-// spanOperation names the span of a pushdown candidate: COUNT (also grouped by a time bin),
-// MIN, MAX or MINMAX; "" for anything else.
-func spanOperation(ph *pushdown.Physical) string {
-	switch ph.Kind {
-	case pushdown.KindCount, pushdown.KindHistogram:
-		return "COUNT"
-	case pushdown.KindMinMax:
-		_, op, err := minMaxExtremes(ph.Aggregate)
-		if err == nil {
-			return op
+// spanOperation names the span of a plan with rewritten aggregates from their measures:
+// COUNT when every measure is count(*), MIN, MAX or MINMAX when every one is min or max of the
+// timestamp, AGGREGATE for a mix; "" without a rewrite. bin is the first grouped rewrite's
+// time bin.
+func spanOperation(rws []scan.Rewrite) (op string, bin *routing.Binning) {
+	var counts, mins, maxs int
+	for _, rw := range rws {
+		if bin == nil {
+			bin = rw.Bin
+		}
+		for _, m := range rw.Measures {
+			switch m {
+			case "count(*)":
+				counts++
+			case "min(timestamp)":
+				mins++
+			default:
+				maxs++
+			}
 		}
 	}
-	return ""
+	switch {
+	case len(rws) == 0:
+		return "", nil
+	case mins == 0 && maxs == 0:
+		return "COUNT", bin
+	case counts > 0:
+		return "AGGREGATE", bin
+	case maxs == 0:
+		return "MIN", bin
+	case mins == 0:
+		return "MAX", bin
+	}
+	return "MINMAX", bin
 }
 
 // execReader classifies the error of a result stream with execError, as for errors returned
@@ -342,46 +373,6 @@ func (r *execReader) Err() error {
 		}
 	}
 	return r.err
-}
-
-// summary is what a pushed-down ungrouped aggregate found: the number of rows (for MIN/MAX
-// only whether there is one) and, when Rows > 0, the earliest and latest event time (UTC).
-type summary struct {
-	Rows     uint64
-	Min, Max time.Time
-}
-
-// aggregateResult builds the one-row result of pushed-down ungrouped aggregates (none when
-// LIMIT 0): COUNT as a non-null int64, MIN/MAX as a nullable timestamp[ns, UTC], NULL when
-// no row.
-func (e *Engine) aggregateResult(ph *pushdown.Physical, sum summary) (array.RecordReader, error) {
-	if ph.Limit == 0 {
-		return scan.EmptyReader(ph.Schema), nil
-	}
-	b := array.NewRecordBuilder(e.opts.Alloc, ph.Schema)
-	defer b.Release()
-	for i, m := range ph.Aggregate.Measures {
-		switch m.Func {
-		case substrait.CountStar, substrait.Count:
-			b.Field(i).(*array.Int64Builder).Append(int64(sum.Rows))
-		case substrait.Min, substrait.Max:
-			tb := b.Field(i).(*array.TimestampBuilder)
-			if sum.Rows == 0 {
-				tb.AppendNull()
-				continue
-			}
-			t := sum.Min
-			if m.Func == substrait.Max {
-				t = sum.Max
-			}
-			tb.Append(arrow.Timestamp(t.UnixNano()))
-		default:
-			return nil, fmt.Errorf("query: aggregate %s has no pushdown", m)
-		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	return array.NewRecordReader(ph.Schema, []arrow.RecordBatch{rec})
 }
 
 // planError converts a planning error to a gRPC status error; internal errors pass through.

@@ -675,14 +675,14 @@ func testEngineExplain(t *testing.T, f *engFixture) {
 		}
 		return out
 	}
-	check := func(ls []string, physical string, decision string) {
+	check := func(ls []string, pushdown string, decision string) {
 		t.Helper()
-		at := slices.IndexFunc(ls, func(l string) bool { return strings.HasPrefix(l, "Physical: ") })
+		at := slices.IndexFunc(ls, func(l string) bool { return strings.HasPrefix(l, "Pushdown: ") })
 		if at < 1 {
-			t.Fatalf("no plan lines before the physical decision:\n%s", strings.Join(ls, "\n"))
+			t.Fatalf("no plan lines before the pushdown setting:\n%s", strings.Join(ls, "\n"))
 		}
-		if ls[at] != "Physical: "+physical {
-			t.Fatalf("physical line %q, want %q", ls[at], "Physical: "+physical)
+		if ls[at] != "Pushdown: "+pushdown {
+			t.Fatalf("pushdown line %q, want %q", ls[at], "Pushdown: "+pushdown)
 		}
 		decisions := strings.Join(ls[at:], "\n")
 		if !strings.Contains(decisions, decision) {
@@ -697,26 +697,32 @@ func testEngineExplain(t *testing.T, f *engFixture) {
 			t.Fatalf("plan lines do not name the table:\n%s", strings.Join(ls, "\n"))
 		}
 	}
+	const pdOn, pdOff = "on", "off (--pushdown=false: every fragment reads rows)"
 	count := "EXPLAIN SELECT COUNT(*) FROM messages" + w
-	check(lines(on, count), "count", "pushed down")
+	// Pushdown on: the fragment asks its store for the partial count; the coordinator combines.
+	check(lines(on, count), pdOn, "Executor:\n  Final aggregate 0 grouping keys, measures [count(*)]")
+	check(lines(on, count), pdOn, "Fragment per bucket:\n    StoreAggregate [count(*)]: pushed down to the bucket's partial-aggregate port")
 	offLines := lines(off, count)
-	check(offLines, "scan", "pushdown is disabled")
+	check(offLines, pdOff, "Pushdown: a pushdown candidate, but pushdown is disabled: every fragment reads rows")
 	// The scan path shows the executor: a partial count per bucket reading no column, and the
 	// final combine.
-	check(offLines, "scan", "Executor:\n  Final aggregate 0 grouping keys, measures [count(*)]")
-	check(offLines, "scan", "Fragment per bucket:\n    Partial aggregate 0 grouping keys, measures [count(*)]\n    ScanBucket []")
-	check(offLines, "scan", "Concatenate 7 fragments in bucket order; start up to the fan-out at a time")
+	check(offLines, pdOff, "Executor:\n  Final aggregate 0 grouping keys, measures [count(*)]")
+	check(offLines, pdOff, "Fragment per bucket:\n    Partial aggregate 0 grouping keys, measures [count(*)]\n    ScanBucket []")
+	check(offLines, pdOff, "Concatenate 7 fragments in bucket order; start up to the fan-out at a time")
 	scanSQL := "EXPLAIN SELECT id FROM messages" + w + " ORDER BY timestamp DESC LIMIT 3"
 	for _, e := range []*query.Engine{on, off} {
 		ls := lines(e, scanSQL)
-		check(ls, "scan", "limit 3")
+		pd := pdOn
+		if e == off {
+			pd = pdOff
+		}
 		// Only id is read, in descending bucket order, with the limit pushed into each read;
 		// the first fragment starts alone.
-		check(ls, "scan", "Fragment per bucket:\n    Limit 3\n    Sort by (timestamp, id) when the bucket is not stored in order\n    ScanBucket [id] descending limit 3")
-		check(ls, "scan", "Fetch offset 0 count 3\n  Concatenate 7 fragments in bucket order, descending; start the first alone")
+		check(ls, pd, "Fragment per bucket:\n    Limit 3\n    Sort by (timestamp, id) when the bucket is not stored in order\n    ScanBucket [id] descending limit 3")
+		check(ls, pd, "Fetch offset 0 count 3\n  Concatenate 7 fragments in bucket order, descending; start the first alone")
 	}
-	mixed := "EXPLAIN SELECT COUNT(*), MIN(timestamp) FROM messages" + w
-	check(lines(on, mixed), "scan", "not pushed down")
+	mixed := "EXPLAIN SELECT COUNT(id), MIN(timestamp) FROM messages" + w
+	check(lines(on, mixed), pdOn, "Pushdown: not pushed down: measure count")
 }
 
 // testEngineMemoryLimit: a scan-path query holding more than the per-query memory limit (a

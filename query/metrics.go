@@ -6,12 +6,8 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/flightsrv/flightsrv/pushdown"
-	"github.com/flightsrv/flightsrv/routing"
 )
 
 // metrics are the aggregate-pushdown instruments of the seed's Observability section:
@@ -53,28 +49,4 @@ func (m *metrics) observeScanAggregate(ctx context.Context, source string, d tim
 		outcome = "error"
 	}
 	m.record(ctx, source, outcome, d)
-}
-
-// countPushdown runs a pushed-down COUNT(*) under the seed's "COUNT <table>" span.
-func (e *Engine) countPushdown(ctx context.Context, t *routing.DurableTable, ph *pushdown.Physical) (routing.CountResult, error) {
-	ctx, span := e.metrics.tracer.Start(ctx, "COUNT "+ph.Table.Name, trace.WithAttributes(
-		attribute.String("db.system.name", "flightsrv"),
-		attribute.String("db.operation.name", "COUNT"),
-		attribute.String("db.collection.name", ph.Table.Name),
-		attribute.String("pulpitum.sql.mode", "routed_aggregate"),
-		attribute.String("pulpitum.aggregate", "count"),
-		attribute.Int("pulpitum.query.buckets_scanned", ph.Buckets),
-	))
-	defer span.End()
-	start := time.Now()
-	res, err := t.Count(ctx, ph.Partition, ph.Range)
-	d := time.Since(start)
-	if err != nil {
-		span.SetStatus(codes.Error, "count failed")
-		e.metrics.record(ctx, res.Source(), "error", d)
-		return res, err
-	}
-	span.SetAttributes(attribute.Int("pulpitum.query.hot_buckets", res.HotBuckets), attribute.Int("pulpitum.query.archive_buckets", res.ArchiveBuckets))
-	e.metrics.record(ctx, res.Source(), "success", d)
-	return res, nil
 }

@@ -150,28 +150,9 @@ func (t *DurableTable) ScanBucket(ctx context.Context, b BucketID, req BatchRequ
 	if req.Range.Empty() || req.Limit == 0 {
 		return EmptyBatchReader(t.def.BatchSchema(req.Columns)), TierHot, nil
 	}
-	readArchive := func(key string) (BatchReader, Tier, error) {
-		if t.archive == nil {
-			return nil, TierArchive, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
-		}
-		r, err := t.archive.ReadBatches(ctx, key, b, req)
-		return r, TierArchive, err
-	}
-	if key, ok := t.archivedRoute(b); ok {
-		return readArchive(key)
-	}
-	route, r, err := t.hot.ScanRange(ctx, b, req)
-	if err != nil {
-		return nil, TierHot, err
-	}
-	if route.State == StateArchived {
-		if r != nil {
-			r.Release()
-		}
-		t.cache.PutArchived(b, route.ManifestKey)
-		return readArchive(route.ManifestKey)
-	}
-	return r, TierHot, nil
+	return routeBucket(t, b,
+		func() (Route, BatchReader, error) { return t.hot.ScanRange(ctx, b, req) },
+		func(key string) (BatchReader, error) { return t.archive.ReadBatches(ctx, key, b, req) })
 }
 
 // EmptyBatchReader returns an ordered reader of schema that yields no batch.

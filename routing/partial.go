@@ -170,7 +170,7 @@ func (req AggregateRequest) Answer(groups []PartialGroup) (array.RecordReader, e
 			}
 			lo, okLo := nanos(g.Min)
 			hi, okHi := nanos(g.Max)
-			if g.Found && (!okLo || !okHi) {
+			if g.Found && ((req.Min && !okLo) || (req.Max && !okHi)) {
 				b.Release()
 				release()
 				return nil, ErrBinOutOfRange
@@ -249,62 +249,201 @@ func (t *DurableTable) AggregateBucket(ctx context.Context, b BucketID, req Aggr
 	return out, tier, err
 }
 
-// aggregateRoute asks the tier that holds b (route decision as ReadBucket).
+// aggregateRoute asks the tier that holds b (the route decision of routeBucket).
 func (t *DurableTable) aggregateRoute(ctx context.Context, b BucketID, req AggregateRequest) (array.RecordReader, Tier, error) {
-	archived := func(key string) (array.RecordReader, Tier, error) {
+	return routeBucket(t, b,
+		func() (Route, array.RecordReader, error) { return t.hot.AggregateRange(ctx, b, req) },
+		func(key string) (array.RecordReader, error) { return t.archive.Aggregate(ctx, key, b, req) })
+}
+
+// routeBucket is the route decision of the batch and aggregate reads of bucket b: a cached
+// archived route goes straight to archived(key); otherwise hot returns the route and, unless
+// archived, its answer (one snapshot); an archived route is cached and asked of the archive.
+// After publication the retained hot rows are never a fallback. The tier says which answered.
+func routeBucket[R interface{ Release() }](t *DurableTable, b BucketID, hot func() (Route, R, error), archived func(key string) (R, error)) (R, Tier, error) {
+	var none R
+	fromArchive := func(key string) (R, Tier, error) {
 		if t.archive == nil {
-			return nil, TierArchive, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
+			return none, TierArchive, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
 		}
-		r, err := t.archive.Aggregate(ctx, key, b, req)
+		r, err := archived(key)
 		return r, TierArchive, err
 	}
 	if key, ok := t.archivedRoute(b); ok {
-		return archived(key)
+		return fromArchive(key)
 	}
-	route, r, err := t.hot.AggregateRange(ctx, b, req)
+	route, r, err := hot()
 	if err != nil {
-		return nil, TierHot, err
+		return none, TierHot, err
 	}
 	if route.State == StateArchived {
-		if r != nil {
+		if any(r) != nil {
 			r.Release()
 		}
 		t.cache.PutArchived(b, route.ManifestKey)
-		return archived(route.ManifestKey)
+		return fromArchive(route.ManifestKey)
 	}
 	return r, TierHot, nil
 }
 
 // ungroupedRow reads the one row of an ungrouped answer back into a PartialGroup.
 func ungroupedRow(r array.RecordReader) (PartialGroup, error) {
-	var g PartialGroup
-	rows := 0
+	gs, err := ReadPartial(r, false)
+	if err != nil {
+		return PartialGroup{}, err
+	}
+	if len(gs) != 1 {
+		return PartialGroup{}, fmt.Errorf("%w: an ungrouped aggregate answered %d rows", ErrOperationFailed, len(gs))
+	}
+	return gs[0], nil
+}
+
+// ReadPartial reads a partial-aggregate answer of PartialAggregateSchema(grouped) back into
+// groups, in order: counts not asked for read as 0, Found is set when min or max is not NULL,
+// and an extreme not asked for reads as the zero time. It does not release r. Errors: r's, or
+// ErrOperationFailed for another schema.
+func ReadPartial(r array.RecordReader, grouped bool) ([]PartialGroup, error) {
+	if !r.Schema().Equal(PartialAggregateSchema(grouped)) {
+		return nil, fmt.Errorf("%w: a partial aggregate of schema %v", ErrOperationFailed, r.Schema())
+	}
+	c := PartialColumn(grouped, partialCount)
+	var out []PartialGroup
 	for r.Next() {
 		b := r.RecordBatch()
+		cnt := b.Column(c).(*array.Int64)
+		lo, hi := b.Column(c+1).(*array.Timestamp), b.Column(c+2).(*array.Timestamp)
 		for i := range int(b.NumRows()) {
-			rows++
-			if c := b.Column(partialCount).(*array.Int64); c.IsValid(i) {
-				g.Count += c.Value(i)
+			var g PartialGroup
+			if grouped {
+				g.Bin = time.Unix(0, int64(b.Column(0).(*array.Timestamp).Value(i))).UTC()
 			}
-			lo, hi := b.Column(partialMin).(*array.Timestamp), b.Column(partialMax).(*array.Timestamp)
-			if lo.IsValid(i) || hi.IsValid(i) {
-				x := PartialGroup{Found: true}
-				x.Min, x.Max = time.Unix(0, int64(lo.Value(i))).UTC(), time.Unix(0, int64(hi.Value(i))).UTC()
-				if !lo.IsValid(i) {
-					x.Min = x.Max
-				}
-				if !hi.IsValid(i) {
-					x.Max = x.Min
-				}
-				g.add(x)
+			if cnt.IsValid(i) {
+				g.Count = cnt.Value(i)
 			}
+			if lo.IsValid(i) {
+				g.Min, g.Found = time.Unix(0, int64(lo.Value(i))).UTC(), true
+			}
+			if hi.IsValid(i) {
+				g.Max, g.Found = time.Unix(0, int64(hi.Value(i))).UTC(), true
+			}
+			out = append(out, g)
 		}
 	}
-	if err := r.Err(); err != nil {
-		return g, err
+	return out, r.Err()
+}
+
+// HotAggregateShape is the statement a hot store runs for a partial-aggregate request; every
+// shape returns the route columns first, then its own.
+type HotAggregateShape uint8
+
+const (
+	// HotProbe answers MIN/MAX alone with one primary-key probe from each end of the range
+	// (columns lo, hi), counting nothing.
+	HotProbe HotAggregateShape = iota + 1
+	// HotCount aggregates count(*), min and max of the event time over the range (n, lo, hi).
+	HotCount
+	// HotBinsFixed groups by fixed-width bin k = (offset from the range start + phase) / width
+	// in whole microseconds, with HotAggregate.BinArgs = phase, width (k, n, lo, hi).
+	HotBinsFixed
+	// HotBinsMonths groups by UTC month k = year·12 + month − 1 (k, n, lo, hi); months fold
+	// into quarters and years.
+	HotBinsMonths
+)
+
+// HotAggregate is the store-independent half of HotStore.AggregateRange that both hot-store
+// adapters share: which statement a request needs, the microsecond bounds and bin arguments to
+// bind, and the answer built from the statement's rows. Not safe for concurrent use.
+type HotAggregate struct {
+	// Shape is the statement to run.
+	Shape HotAggregateShape
+	// Start and End are the range's microsecond bounds (MicroBounds), UTC.
+	Start, End time.Time
+	// BinArgs are the extra arguments of HotBinsFixed: the phase of Start inside its bin and
+	// the bin width, both int64 microseconds.
+	BinArgs []any
+
+	req         AggregateRequest
+	base, width int64
+	route       Route
+	seen        bool
+	groups      []PartialGroup
+}
+
+// NewHotAggregate plans req. Errors: ErrInvalidBinning.
+func NewHotAggregate(req AggregateRequest) (*HotAggregate, error) {
+	h := &HotAggregate{req: req}
+	h.Start, h.End, _ = MicroBounds(req.Range, nil, false)
+	switch {
+	case req.Bin != nil:
+		if err := req.Bin.Validate(); err != nil {
+			return nil, err
+		}
+		h.Shape = HotBinsMonths
+		var fixed bool
+		h.width, _, fixed = req.Bin.FixedWidth()
+		h.base = req.Bin.Floor(h.Start).UnixMicro()
+		if fixed {
+			h.Shape = HotBinsFixed
+			h.BinArgs = []any{h.Start.UnixMicro() - h.base, h.width}
+		}
+	case req.Count:
+		h.Shape = HotCount
+	default:
+		h.Shape = HotProbe
 	}
-	if rows != 1 {
-		return g, fmt.Errorf("%w: an ungrouped aggregate answered %d rows", ErrOperationFailed, rows)
+	return h, nil
+}
+
+// Row adds one row of the statement: its route and the shape's columns, nil when NULL or not
+// in the shape (k and n for HotProbe, k for HotCount). Errors: ErrOperationFailed for a row
+// with one extreme only, or with rows of an archived bucket.
+func (h *HotAggregate) Row(route Route, k, n *int64, lo, hi *time.Time) error {
+	if !h.seen {
+		h.route, h.seen = route, true
 	}
-	return g, nil
+	if (lo == nil) != (hi == nil) {
+		return fmt.Errorf("%w: aggregate bucket range: only one extreme found", ErrOperationFailed)
+	}
+	g := PartialGroup{Found: lo != nil}
+	if n != nil {
+		g.Count = *n
+	}
+	if g.Found {
+		g.Min, g.Max = lo.UTC(), hi.UTC()
+	}
+	if g.Count == 0 && !g.Found {
+		return nil
+	}
+	if h.route.State == StateArchived {
+		return fmt.Errorf("%w: aggregate bucket range: archived bucket returned hot rows", ErrOperationFailed)
+	}
+	if h.req.Bin != nil {
+		if k == nil {
+			return nil
+		}
+		if h.Shape == HotBinsFixed {
+			g.Bin = time.UnixMicro(h.base + *k*h.width).UTC()
+		} else {
+			g.Bin = h.req.Bin.Floor(time.Date(int(*k/12), time.Month(*k%12+1), 1, 0, 0, 0, 0, time.UTC))
+		}
+	}
+	h.groups = append(h.groups, g)
+	return nil
+}
+
+// Answer returns the route and, unless it is archived (nil reader), the answer built from
+// the rows. Errors: ErrOperationFailed when the statement returned no row (it always returns
+// the route), ErrBinOutOfRange.
+func (h *HotAggregate) Answer() (Route, array.RecordReader, error) {
+	if !h.seen {
+		return Route{}, nil, fmt.Errorf("%w: aggregate bucket range: no route row", ErrOperationFailed)
+	}
+	if h.route.State == StateArchived {
+		return h.route, nil, nil
+	}
+	r, err := h.req.Answer(h.groups)
+	if err != nil {
+		return Route{}, nil, err
+	}
+	return h.route, r, nil
 }

@@ -19,15 +19,6 @@ type HotStore interface {
 	// ReadRange returns the route of b and, unless it is archived, at most req.Limit records
 	// of b inside req.Range after req.After in the requested order.
 	ReadRange(ctx context.Context, b BucketID, req ReadRequest) (Route, []Record, error)
-	// CountRange returns the route of b and, unless it is archived, the number of records of
-	// b inside r, with one aggregate statement that reads no value or sort_key column.
-	CountRange(ctx context.Context, b BucketID, r TimeRange) (Route, uint64, error)
-	// MinMaxRange returns the route of b and, unless it is archived, whether b has a record
-	// inside r and, when found, the least and greatest event times of b's records inside r
-	// (UTC; zero times when not found; found is false when archived), with one statement that
-	// reads no value or sort_key column (MIN/MAX pushdown, see DurableTable.MinMax). It does
-	// not count the records, so each extreme can be one primary-key probe.
-	MinMaxRange(ctx context.Context, b BucketID, r TimeRange) (route Route, found bool, minTime, maxTime time.Time, err error)
 	// AggregateRange is the hot store's partial-aggregate port (partial.go): the route of b
 	// and, unless it is archived (then the reader is nil), the answer to req over b's records
 	// inside req.Range (already clipped to b), from one statement that reads no value or
@@ -105,8 +96,6 @@ type ArchiveReader interface {
 	// Read returns at most req.Limit records of the archived bucket b inside req.Range after
 	// req.After, in the requested order.
 	Read(ctx context.Context, manifestKey string, b BucketID, req ReadRequest) ([]Record, error)
-	// Count returns the number of records of b inside r without building records.
-	Count(ctx context.Context, manifestKey string, b BucketID, r TimeRange) (uint64, error)
 	// Aggregate is the archive's partial-aggregate port (partial.go): the answer to req over
 	// the archived bucket b's records inside req.Range (already clipped to b), from the
 	// manifest's record count or trusted statistics, decoding only event_time where they do

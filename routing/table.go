@@ -111,88 +111,16 @@ func (t *DurableTable) ReadBucket(ctx context.Context, b BucketID, req ReadReque
 	return recs, TierHot, nil
 }
 
-// CountBucket counts the records of b inside r through the same route decision as
-// ReadBucket, returning a count only, never records.
-func (t *DurableTable) CountBucket(ctx context.Context, b BucketID, r TimeRange) (uint64, Tier, error) {
-	r = r.Intersect(b.Range())
-	if r.Empty() {
-		return 0, TierHot, nil
-	}
-	countArchive := func(key string) (uint64, Tier, error) {
-		if t.archive == nil {
-			return 0, TierArchive, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
-		}
-		n, err := t.archive.Count(ctx, key, b, r)
-		return n, TierArchive, err
-	}
-	if key, ok := t.archivedRoute(b); ok {
-		return countArchive(key)
-	}
-	route, n, err := t.hot.CountRange(ctx, b, r)
-	if err != nil {
-		return 0, TierHot, err
-	}
-	if route.State == StateArchived {
-		t.cache.PutArchived(b, route.ManifestKey)
-		return countArchive(route.ManifestKey)
-	}
-	return n, TierHot, nil
-}
-
-// CountResult describes a Count call: how many buckets each tier answered.
-type CountResult struct {
-	Count          uint64
-	Buckets        int
-	HotBuckets     int
-	ArchiveBuckets int
-}
-
-// Source returns hot, archive or mixed according to which tiers answered (the seed's metric
-// label); an empty range reports hot.
-func (c CountResult) Source() string {
+// TierSource returns hot, archive or mixed according to which tiers answered a query's
+// buckets (the seed's metric label); no bucket reports hot.
+func TierSource(hot, archive int) string {
 	switch {
-	case c.ArchiveBuckets > 0 && c.HotBuckets > 0:
+	case archive > 0 && hot > 0:
 		return "mixed"
-	case c.ArchiveBuckets > 0:
+	case archive > 0:
 		return "archive"
 	}
 	return "hot"
-}
-
-// Count is the durable-table count port of the aggregate-pushdown seed: it partitions the
-// finite range r into buckets and sums each bucket's count, asking up to Fanout buckets at a
-// time. Each bucket is observed in its own snapshot; a concurrent cut-over may be observed
-// independently per bucket, exactly as for record reads (no cross-bucket snapshot). Any bucket
-// error fails the whole count.
-func (t *DurableTable) Count(ctx context.Context, pk []byte, r TimeRange) (CountResult, error) {
-	if r.Empty() {
-		return CountResult{}, ErrInvalidTimeRange
-	}
-	buckets := t.Buckets(pk, r)
-	counts := make([]uint64, len(buckets))
-	tiers := make([]Tier, len(buckets))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(t.fanout)
-	for i, b := range buckets {
-		g.Go(func() error {
-			n, tier, err := t.CountBucket(gctx, b, r)
-			counts[i], tiers[i] = n, tier
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return CountResult{}, err
-	}
-	res := CountResult{Buckets: len(buckets)}
-	for i := range buckets {
-		res.Count += counts[i]
-		if tiers[i] == TierArchive {
-			res.ArchiveBuckets++
-		} else {
-			res.HotBuckets++
-		}
-	}
-	return res, nil
 }
 
 // Query asks for one page of a partition's records (the reference's Query).

@@ -29,9 +29,16 @@
 // ends. Releasing the result (or cancelling its context) cancels every fragment, waits for
 // them and returns their connections and buffers.
 //
-// Pushed-down aggregates (COUNT(*), MIN/MAX(timestamp), time-bin histograms) are answered by
-// the durable-table ports before the executor is reached (package pushdown, query.Engine);
-// everything else runs here.
+// Aggregate pushdown is a rewrite of this plan (pushdown.go, Options.Pushdown): a fragment
+// whose pipeline is a routed read with only route-implied conjuncts and a partial aggregate of
+// count(*), min(timestamp) and max(timestamp), grouped by nothing or one time bin, asks its
+// bucket's store for the partial state (routing.DurableTable.AggregateBucket: one key-only
+// statement per hot bucket, manifest or trusted statistics per archived bucket) instead of
+// reading rows; the coordinator's final aggregate combines store answers and row-reading
+// fragments alike, and a bucket whose store cannot answer reads its rows. The shapes are
+// matched wherever they sit in a plan; others are left unchanged and EXPLAIN says why. For
+// MIN/MAX alone a launch policy walks the buckets in time order from the needed end(s) and
+// starts none once the walk's extreme is answered.
 //
 // This package must not import Flight, gRPC or any store driver; it reaches stores only
 // through routing.DurableTable.

@@ -70,57 +70,98 @@ func (r *Result) Started() int { return int(r.rt.started.Load()) }
 // Ledger returns the execution's ledger (bytes held, peak, outstanding reservations).
 func (r *Result) Ledger() *ledger.Ledger { return r.rt.mem }
 
-// Execute lowers a plan's one root relation onto per-bucket fragments and a coordinator
-// stage (seed 002 in one process; architecture.md, "The executor and its fragments") and
-// starts it. Relations: ReadRel (NamedTable, bound by opts.Bind; its filter is a residual
-// predicate unless the routed read implies it), FilterRel, ProjectRel, AggregateRel (one
-// grouping set; count, sum, avg, min, max, DISTINCT, measure filters), SortRel, FetchRel and
-// SetRel (UNION ALL), with any emit mapping. The per-row part above each routed read runs in
-// the fragments, which read only the columns it references; the rest runs in the coordinator.
-// Fragments start as the reader is pulled, at most the fan-out at a time. Errors: an error
-// wrapping ErrUnsupported for plans outside this, Bind's errors, and expression compile
-// errors from scan/ops.
-func Execute(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
-	n, err := lowerPlan(p, &opts)
+// Prepared is a plan lowered onto per-bucket fragments and a coordinator stage, not started.
+// It is not safe for concurrent use; Execute may be called once.
+type Prepared struct {
+	n        node
+	names    []string
+	opts     Options
+	rewrites []Rewrite
+}
+
+// Rewrite describes one routed aggregate the pushdown rewrite applied to: its measures
+// ("count(*)", "min(timestamp)", "max(timestamp)", in order) and its time bin, nil when
+// ungrouped. It holds no partition value or literal beyond a date_bin origin.
+type Rewrite struct {
+	Measures []string
+	Bin      *routing.Binning
+}
+
+// Prepare lowers a plan's one root relation onto per-bucket fragments and a coordinator stage
+// (seed 002 in one process; architecture.md, "The executor and its fragments") without
+// starting anything. Relations: ReadRel (NamedTable, bound by opts.Bind; its filter is a
+// residual predicate unless the routed read implies it), FilterRel, ProjectRel, AggregateRel
+// (one grouping set; count, sum, avg, min, max, DISTINCT, measure filters), SortRel, FetchRel
+// and SetRel (UNION ALL), with any emit mapping. The per-row part above each routed read runs
+// in the fragments, which read only the columns it references; the rest runs in the
+// coordinator. With opts.Pushdown, routed aggregates a store answers are rewritten onto the
+// stores' partial-aggregate ports (pushdown.go). Errors: an error wrapping ErrUnsupported for
+// plans outside this, Bind's errors, and expression compile errors from scan/ops.
+func Prepare(p *plan.Plan, opts Options) (*Prepared, error) {
+	pr := &Prepared{opts: opts}
+	n, err := lowerPlan(p, &pr.opts, &pr.rewrites)
 	if err != nil {
 		return nil, err
 	}
-	names := p.GetRoots()[0].Names()
-	s := n.Schema()
-	if len(names) != s.NumFields() {
-		return nil, unsupported("%d root names for %d columns", len(names), s.NumFields())
+	pr.n, pr.names = n, p.GetRoots()[0].Names()
+	if len(pr.names) != n.Schema().NumFields() {
+		return nil, unsupported("%d root names for %d columns", len(pr.names), n.Schema().NumFields())
 	}
-	fields := make([]arrow.Field, len(names))
+	return pr, nil
+}
+
+// Rewrites lists the routed aggregates the pushdown rewrite applied to, in plan order.
+func (pr *Prepared) Rewrites() []Rewrite { return pr.rewrites }
+
+// Explain describes the operators of the coordinator stage and of each bucket's fragment,
+// one line each, top-down, inputs indented, with the pushdown decision of every routed
+// aggregate (rewritten onto the stores, or why not). It names shapes, never partition values
+// or literals.
+func (pr *Prepared) Explain() []string { return pr.n.explain() }
+
+// Execute starts the prepared plan: fragments start as the reader is pulled, at most the
+// fan-out at a time.
+func (pr *Prepared) Execute(ctx context.Context) (*Result, error) {
+	s := pr.n.Schema()
+	fields := make([]arrow.Field, len(pr.names))
 	for i := range fields {
 		fields[i] = s.Field(i)
-		fields[i].Name = names[i]
+		fields[i].Name = pr.names[i]
 	}
-	rt := &runtime{mem: ledger.New(opts.Alloc, opts.MemoryLimit), opts: &opts}
-	r, err := n.open(ctx, rt)
+	rt := &runtime{mem: ledger.New(pr.opts.Alloc, pr.opts.MemoryLimit), opts: &pr.opts}
+	r, err := pr.n.open(ctx, rt)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{RecordReader: conform(r, arrow.NewSchema(fields, nil)), rt: rt}, nil
 }
 
-// Explain lowers p as Execute would, without starting anything, and describes the operators
-// of the coordinator stage and of each bucket's fragment, one line each, top-down, inputs
-// indented. Errors are Execute's planning errors.
-func Explain(p *plan.Plan, opts Options) ([]string, error) {
-	n, err := lowerPlan(p, &opts)
+// Execute prepares p (see Prepare) and starts it.
+func Execute(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
+	pr, err := Prepare(p, opts)
 	if err != nil {
 		return nil, err
 	}
-	return n.explain(), nil
+	return pr.Execute(ctx)
 }
 
-// lowerPlan lowers the plan's one root relation.
-func lowerPlan(p *plan.Plan, opts *Options) (node, error) {
+// Explain prepares p as Execute would, without starting anything, and describes it (see
+// Prepared.Explain). Errors are Prepare's.
+func Explain(p *plan.Plan, opts Options) ([]string, error) {
+	pr, err := Prepare(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	return pr.Explain(), nil
+}
+
+// lowerPlan lowers the plan's one root relation, collecting the pushdown rewrites.
+func lowerPlan(p *plan.Plan, opts *Options, rewrites *[]Rewrite) (node, error) {
 	roots := p.GetRoots()
 	if len(roots) != 1 {
 		return nil, unsupported("a plan with %d roots", len(roots))
 	}
-	l := &lowerer{opts: opts, ext: p.ExtensionRegistry()}
+	l := &lowerer{opts: opts, ext: p.ExtensionRegistry(), rewrites: rewrites}
 	lo, err := l.lower(roots[0].Input())
 	if err != nil {
 		return nil, err

@@ -393,14 +393,15 @@ func (p *probe) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 	return p.HotStore.ScanRange(ctx, b, req)
 }
 
-func (p *probe) CountRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, error) {
+// AggregateRange counts the partial-aggregate port's calls apart from reads.
+func (p *probe) AggregateRange(ctx context.Context, b routing.BucketID, req routing.AggregateRequest) (routing.Route, array.RecordReader, error) {
 	p.counts.Add(1)
 	if p.fail != nil {
 		if err := p.fail(b); err != nil {
-			return routing.Route{}, 0, err
+			return routing.Route{}, nil, err
 		}
 	}
-	return p.HotStore.CountRange(ctx, b, r)
+	return p.HotStore.AggregateRange(ctx, b, req)
 }
 
 // Columns of the table and their Arrow types, built here independently of package

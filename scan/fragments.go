@@ -224,6 +224,7 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			n.pushdown = "not pushed down: " + why
 		case l.opts.Pushdown:
 			n.store = st
+			*l.rewrites = append(*l.rewrites, Rewrite{Measures: st.measures, Bin: st.bin})
 		default:
 			n.pushdown = "a pushdown candidate, but pushdown is disabled: every fragment reads rows"
 		}
@@ -371,7 +372,7 @@ func (n *routedNode) explain() []string {
 	// Operators are listed top-down: the fragment's last operator first.
 	slices.Reverse(frag)
 	if n.store != nil {
-		frag = append(n.store.explain(), indent(indent(frag))...)
+		frag = append(n.store.explain(n.src.Table.Def().Strategy), indent(indent(frag))...)
 	}
 	out := coord
 	if n.pushdown != "" {
@@ -510,11 +511,10 @@ type fragmentStream struct {
 	need   int64
 	fanout int
 
-	// order is the unit of each launch position (identity unless the MIN/MAX launch policy
-	// reorders them); early is that policy's state, nil without it; until a fragment ends
-	// without an answer, it starts rounds of first fragments (one per end), each once the
-	// round before it (from launch position round) has ended.
-	order []int
+	// early is the MIN/MAX launch policy's state (it picks the units to start), nil without
+	// it: units start in order. Until a fragment ends without an answer, the policy starts
+	// rounds of first fragments (one per end), each once the round before it (from launch
+	// position round) has ended.
 	early *extremeStop
 	first int
 	round int
@@ -531,11 +531,12 @@ type fragmentStream struct {
 
 // fragRun is one started fragment.
 type fragRun struct {
-	unit int
-	ch   chan arrow.RecordBatch
-	err  error // set before ch is closed
-	rows atomic.Int64
-	done atomic.Bool
+	unit    int
+	fromEnd bool // taken by the MIN/MAX policy's walk from the last bucket
+	ch      chan arrow.RecordBatch
+	err     error // set before ch is closed
+	rows    atomic.Int64
+	done    atomic.Bool
 }
 
 func newFragmentStream(ctx context.Context, rt *runtime, n *routedNode, schema *arrow.Schema, need int64) *fragmentStream {
@@ -546,14 +547,8 @@ func newFragmentStream(ctx context.Context, rt *runtime, n *routedNode, schema *
 	}
 	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: max(1, fanout), first: 1}
 	if n.store != nil && n.store.early {
-		s.early = newExtremeStop(n.store)
-		s.order = s.early.launchOrder(len(n.units))
+		s.early = newExtremeStop(n.store, len(n.units))
 		s.first = s.early.walks()
-	} else {
-		s.order = make([]int, len(n.units))
-		for i := range s.order {
-			s.order[i] = i
-		}
 	}
 	s.refs.Store(1)
 	return s
@@ -588,8 +583,11 @@ func (s *fragmentStream) produced(j int) int64 {
 // fragment ends without an answer; a unit whose answer can no longer change the result (a MIN answered
 // by an earlier bucket, a MAX by a later one) is not started.
 func (s *fragmentStream) launch() {
-	for len(s.frags) < len(s.order) {
+	for {
 		j := len(s.frags)
+		if s.early == nil && j >= len(s.n.units) {
+			return
+		}
 		ahead := s.fanout
 		if s.need >= 0 && !s.speculate.Load() {
 			ahead = 1
@@ -597,26 +595,26 @@ func (s *fragmentStream) launch() {
 		if j-s.cur >= ahead {
 			return
 		}
-		if s.early != nil && !s.speculate.Load() && j-s.round >= s.first {
-			// A new round (one fragment per end) starts once the last one has ended.
-			for _, f := range s.frags[s.round:] {
-				if !f.done.Load() {
-					return
-				}
-			}
-			s.round = j
-		}
 		if s.need >= 0 && j > s.cur && s.produced(j) >= s.need {
 			return
 		}
-		u := s.order[j]
-		f := &fragRun{unit: u, ch: make(chan arrow.RecordBatch, fragmentBuffer)}
-		s.frags = append(s.frags, f)
-		if s.early != nil && s.early.settled(u) {
-			f.done.Store(true)
-			close(f.ch)
-			continue
+		u, fromEnd := j, false
+		if s.early != nil {
+			if !s.speculate.Load() && j-s.round >= s.first {
+				// A new round (one fragment per end) starts once the last one has ended.
+				for _, f := range s.frags[s.round:] {
+					if !f.done.Load() {
+						return
+					}
+				}
+				s.round = j
+			}
+			if u, fromEnd = s.early.next(); u < 0 {
+				return
+			}
 		}
+		f := &fragRun{unit: u, fromEnd: fromEnd, ch: make(chan arrow.RecordBatch, fragmentBuffer)}
+		s.frags = append(s.frags, f)
 		s.rt.started.Add(1)
 		s.wg.Add(1)
 		go s.run(f, s.n.units[u])
@@ -655,7 +653,7 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 			return
 		}
 		f.rows.Add(b.NumRows())
-		if s.early != nil && s.early.observe(f.unit, b) {
+		if s.early != nil && s.early.observe(f.unit, f.fromEnd, b) {
 			answered = true
 		}
 		b.Retain()
@@ -678,7 +676,7 @@ func (s *fragmentStream) Next() bool {
 	if s.done {
 		return false
 	}
-	for s.cur < len(s.order) {
+	for {
 		if err := s.ctx.Err(); err != nil {
 			return s.fail(err)
 		}
@@ -686,6 +684,9 @@ func (s *fragmentStream) Next() bool {
 			break
 		}
 		s.launch()
+		if s.cur >= len(s.frags) {
+			break // every fragment that can change the result has ended
+		}
 		f := s.frags[s.cur]
 		select {
 		case b, ok := <-f.ch:

@@ -64,8 +64,9 @@ type lowered struct {
 
 // lowerer lowers a plan's relations.
 type lowerer struct {
-	opts *Options
-	ext  expr.ExtensionRegistry
+	opts     *Options
+	ext      expr.ExtensionRegistry
+	rewrites *[]Rewrite
 }
 
 func (l *lowerer) lower(rel plan.Rel) (*lowered, error) {

@@ -143,7 +143,7 @@ func measureName(f aggregate.Func) string {
 
 // explain describes the rewrite (or why there is none) for EXPLAIN: shapes only, never a
 // partition value or literal.
-func (s *storeAggregate) explain() []string {
+func (s *storeAggregate) explain(strategy routing.Strategy) []string {
 	what := "[" + strings.Join(s.measures, ", ") + "]"
 	if s.bin != nil {
 		what += " grouped by " + s.bin.Shape()
@@ -151,8 +151,11 @@ func (s *storeAggregate) explain() []string {
 	out := []string{
 		"StoreAggregate " + what + ": pushed down to the bucket's partial-aggregate port (hot: one key-only statement; archived: manifest record count or trusted statistics, decoding only event_time where they do not settle a row group or page)",
 	}
-	if s.bin != nil {
-		out = append(out, "  a bucket whose part of the range lies inside one bin is asked ungrouped")
+	switch {
+	case s.bin != nil && routing.StrategyInsideBins(strategy, *s.bin):
+		out = append(out, fmt.Sprintf("  every %s bucket lies inside one bin: each bucket is asked ungrouped (hot count, manifest record count or statistics)", strategy))
+	case s.bin != nil:
+		out = append(out, "  a bucket whose part of the range lies inside one bin is asked ungrouped; others answer per bin (one GROUP BY statement per hot bucket)")
 	}
 	if s.early {
 		out = append(out, "  buckets start in time order from the ends the measures need; none starts once earlier ones answered")
@@ -160,37 +163,58 @@ func (s *storeAggregate) explain() []string {
 	return append(out, "  a bucket the store cannot answer without rows (untrusted statistics) reads its rows:")
 }
 
-// extremeStop is the MIN/MAX launch policy's shared state: the least unit (in time order)
-// that answered a non-null MIN and the greatest that answered a non-null MAX. Safe for
-// concurrent use by the fragments.
+// extremeStop is the MIN/MAX launch policy's state: a walk from the first bucket (time order)
+// while MIN is unanswered and one from the last while MAX is, taking turns; minAt is the
+// least unit that answered a non-null MIN and maxAt the greatest that answered a non-null
+// MAX. Buckets of a partition never overlap in time, so once a MIN is answered no later
+// bucket can lower it (symmetrically for MAX): the walks stop and the buckets between them
+// never start. next is called by the coordinator only; observe by the fragments.
 type extremeStop struct {
 	s            *storeAggregate
 	minAt, maxAt atomic.Int64
+	lo, hi       int // the next unit of each walk
+	turn         bool
 }
 
-func newExtremeStop(s *storeAggregate) *extremeStop {
-	e := &extremeStop{s: s}
+func newExtremeStop(s *storeAggregate, units int) *extremeStop {
+	e := &extremeStop{s: s, hi: units - 1}
 	e.minAt.Store(math.MaxInt64)
 	e.maxAt.Store(-1)
 	return e
 }
 
-// settled reports whether unit u can no longer change the answer: a MIN answered at an earlier
-// bucket (or none asked) and a MAX answered at a later one (or none asked).
-func (e *extremeStop) settled(u int) bool {
-	return (e.s.minCol < 0 || e.minAt.Load() < int64(u)) && (e.s.maxCol < 0 || e.maxAt.Load() > int64(u))
+// next returns the next unit to start and whether the MAX walk (from the last bucket) takes
+// it, or -1 when no unstarted unit can change the answer.
+func (e *extremeStop) next() (int, bool) {
+	if e.lo > e.hi {
+		return -1, false
+	}
+	minOpen := e.s.minCol >= 0 && e.minAt.Load() == math.MaxInt64
+	maxOpen := e.s.maxCol >= 0 && e.maxAt.Load() < 0
+	e.turn = !e.turn
+	switch {
+	case minOpen && (e.turn || !maxOpen):
+		e.lo++
+		return e.lo - 1, false
+	case maxOpen:
+		e.hi--
+		return e.hi + 1, true
+	}
+	return -1, false
 }
 
-// observe records what unit u's partial state b answered; it reports whether it answered an
-// extreme.
-func (e *extremeStop) observe(u int, b arrow.RecordBatch) bool {
+// observe records what unit u, taken by the MAX walk when fromEnd, answered in its partial
+// state b; it reports whether it answered its walk's extreme. Only a walk's own units settle
+// it: a MAX found by the MIN walk says nothing of the buckets after it, which the MAX walk has
+// not reached.
+func (e *extremeStop) observe(u int, fromEnd bool, b arrow.RecordBatch) bool {
 	found := false
-	if c := e.s.minCol; c >= 0 && hasValue(b.Column(c)) {
+	if c := e.s.minCol; c >= 0 && !fromEnd && hasValue(b.Column(c)) {
 		found = true
 		for x := e.minAt.Load(); int64(u) < x && !e.minAt.CompareAndSwap(x, int64(u)); x = e.minAt.Load() {
 		}
 	}
-	if c := e.s.maxCol; c >= 0 && hasValue(b.Column(c)) {
+	if c := e.s.maxCol; c >= 0 && fromEnd && hasValue(b.Column(c)) {
 		found = true
 		for x := e.maxAt.Load(); int64(u) > x && !e.maxAt.CompareAndSwap(x, int64(u)); x = e.maxAt.Load() {
 		}
@@ -199,30 +223,6 @@ func (e *extremeStop) observe(u int, b arrow.RecordBatch) bool {
 }
 
 func hasValue(a arrow.Array) bool { return a.Len() > a.NullN() }
-
-// launchOrder returns the order in which n units start: time order, reversed for MAX alone,
-// from both ends alternately for MIN and MAX.
-func (e *extremeStop) launchOrder(n int) []int {
-	out := make([]int, 0, n)
-	switch {
-	case e.s.minCol >= 0 && e.s.maxCol >= 0:
-		for lo, hi := 0, n-1; lo <= hi; lo, hi = lo+1, hi-1 {
-			out = append(out, lo)
-			if hi != lo {
-				out = append(out, hi)
-			}
-		}
-	case e.s.maxCol >= 0:
-		for i := n - 1; i >= 0; i-- {
-			out = append(out, i)
-		}
-	default:
-		for i := range n {
-			out = append(out, i)
-		}
-	}
-	return out
-}
 
 // walks is how many fragments start first: one per end.
 func (e *extremeStop) walks() int {

@@ -3,9 +3,12 @@ package scan_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
@@ -162,11 +165,39 @@ func runRewrite(t *testing.T, tbl *routing.DurableTable, r routing.TimeRange, p 
 	return rows, res
 }
 
+// declining is an archive whose partial-aggregate port cannot answer (a payload whose
+// statistics cannot be trusted): every archived bucket reads its rows in its fragment.
+type declining struct{ routing.ArchiveReader }
+
+func (declining) Aggregate(context.Context, string, routing.BucketID, routing.AggregateRequest) (array.RecordReader, error) {
+	return nil, routing.ErrNoAggregate
+}
+
 func TestPushdownRewrite(t *testing.T) {
 	t.Parallel()
 	ranges := []routing.TimeRange{span(0, days(70)), span(days(3)+7, days(45)), span(days(20), days(21)), span(days(500), days(501))}
+	type variant struct {
+		name     string
+		tbl      *routing.DurableTable
+		declines bool
+	}
+	var variants []variant
 	for _, f := range fixtures(t) {
-		tbl := f.table(t, nil, 3, false)
+		variants = append(variants, variant{f.name, f.table(t, nil, 3, false), false})
+		if f.reader != nil {
+			tbl, err := routing.NewDurableTable(tableDef, f.store, declining{f.reader}, routing.Options{Fanout: 3, Clock: func() time.Time { return dataEnd }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			variants = append(variants, variant{f.name + " declining archive", tbl, true})
+		}
+	}
+	if len(variants) < 3 {
+		t.Fatalf("%d fixtures: no archived one", len(variants))
+	}
+	for _, f := range variants {
+		tbl := f.tbl
+		fellBackSomewhere := false
 		for _, c := range rewriteCases() {
 			p := c.build(t)
 			for _, r := range ranges {
@@ -187,6 +218,10 @@ func TestPushdownRewrite(t *testing.T) {
 				if !c.rewritten && answered+fellBack != 0 {
 					t.Fatalf("%s: %d fragments asked a store", what, answered+fellBack)
 				}
+				if fellBack > 0 && !f.declines {
+					t.Fatalf("%s: %d fragments read rows although every store answers", what, fellBack)
+				}
+				fellBackSomewhere = fellBackSomewhere || fellBack > 0
 			}
 			ex, err := scan.Explain(p, scan.Options{Pushdown: true, Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
 				return scan.Source{Table: tbl, Partitions: [][]byte{[]byte(pGeneral)}, Range: ranges[0]}, nil
@@ -200,6 +235,68 @@ func TestPushdownRewrite(t *testing.T) {
 			}
 			if strings.Contains(text, pGeneral) {
 				t.Fatalf("%s: EXPLAIN shows the partition value:\n%s", c.name, text)
+			}
+		}
+		if f.declines && !fellBackSomewhere {
+			t.Fatalf("%s: no fragment fell back to reading rows", f.name)
+		}
+	}
+}
+
+// TestExtremeLaunchPolicy: MIN alone starts buckets in time order, one at a time, until one
+// answers (exactly one when the first bucket has records), then at most fan-out − 1 more that
+// had started once earlier ones came back empty; MAX alone the same from the last bucket; MIN
+// and MAX one at each end. Answers equal the rows' (brute force) and pushdown off.
+func TestExtremeLaunchPolicy(t *testing.T) {
+	t.Parallel()
+	for _, f := range fixtures(t) {
+		tbl := f.table(t, nil, 4, false)
+		for _, c := range []struct {
+			name    string
+			r       routing.TimeRange
+			measure []string
+		}{
+			{"min", span(0, days(70)), []string{"min"}},
+			{"max", span(0, days(70)), []string{"max"}},
+			{"min and max", span(0, days(70)), []string{"min", "max"}},
+			{"min from before the data", span(-days(30), days(70)), []string{"min"}},
+			{"max inside the data", span(days(3), days(20)), []string{"max"}},
+		} {
+			p := newParts()
+			var ms []plan.AggRelMeasure
+			for _, m := range c.measure {
+				ms = append(ms, p.extreme(t, m, p.read, 1))
+			}
+			agg := p.aggregate(t, p.read, nil, ms...)
+			pl := must[*plan.Plan](t)(p.b.Plan(agg, c.measure))
+			on, res := runRewrite(t, tbl, c.r, pl, true)
+			off, _ := runRewrite(t, tbl, c.r, pl, false)
+			sameRows(t, f.name+" "+c.name, on, off)
+			recs := expected(pGeneral, c.r, false, -1)
+			bounds := rowsOf([]routing.Record{recs[0], recs[len(recs)-1]}, []string{"timestamp"})
+			want := map[string]any{"min": bounds[0][0], "max": bounds[1][0]}
+			for i, m := range c.measure {
+				if on[0][i] != want[m] {
+					t.Fatalf("%s %s: %v, want %v", f.name, c.name, on[0][i], want[m])
+				}
+			}
+			// need: the buckets from each end the measures walk up to the first with records.
+			bs := tbl.Buckets([]byte(pGeneral), c.r)
+			first := slices.IndexFunc(bs, func(b routing.BucketID) bool { return b.Range().Contains(recs[0].EventTime) })
+			last := slices.IndexFunc(bs, func(b routing.BucketID) bool { return b.Range().Contains(recs[len(recs)-1].EventTime) })
+			need, ends := 0, 0
+			if slices.Contains(c.measure, "min") {
+				need, ends = need+first+1, ends+1
+			}
+			if slices.Contains(c.measure, "max") {
+				need, ends = need+len(bs)-last, ends+1
+			}
+			slack := 0
+			if need > ends {
+				slack = tbl.Fanout() - 1 // fragments started ahead once an empty bucket came back
+			}
+			if got := res.Started(); got < need || got > need+slack {
+				t.Fatalf("%s %s: %d fragments started, want %d (+ up to %d)", f.name, c.name, got, need, slack)
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package cockroach
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -74,111 +73,53 @@ func (s *Store) AggregateRange(ctx context.Context, b routing.BucketID, req rout
 	if err := b.Validate(); err != nil {
 		return routing.Route{}, nil, err
 	}
-	start, end, _ := routing.MicroBounds(req.Range, nil, false)
-	args := bucketArgs(b, start, end)
-	var (
-		sql   string
-		fixed bool
-		width int64
-		base  int64
-	)
-	switch {
-	case req.Bin != nil:
-		if err := req.Bin.Validate(); err != nil {
-			return routing.Route{}, nil, err
-		}
-		sql = sqlAggregateMonths
-		width, _, fixed = req.Bin.FixedWidth()
-		base = req.Bin.Floor(start).UnixMicro()
-		if fixed {
-			sql = sqlAggregateFixed
-			args = append(args, start.UnixMicro()-base, width)
-		}
-	case req.Count:
-		sql = sqlAggregate
-	default:
-		sql = sqlMinMax
+	h, err := routing.NewHotAggregate(req)
+	if err != nil {
+		return routing.Route{}, nil, err
 	}
+	sql := map[routing.HotAggregateShape]string{routing.HotProbe: sqlMinMax, routing.HotCount: sqlAggregate,
+		routing.HotBinsFixed: sqlAggregateFixed, routing.HotBinsMonths: sqlAggregateMonths}[h.Shape]
 	conn, err := s.acquire(ctx, op)
 	if err != nil {
 		return routing.Route{}, nil, err
 	}
 	defer conn.Release()
-	rows, err := conn.Query(ctx, sql, args...)
+	rows, err := conn.Query(ctx, sql, append(bucketArgs(b, h.Start, h.End), h.BinArgs...)...)
 	if err != nil {
 		return routing.Route{}, nil, s.classify(op, err)
 	}
 	defer rows.Close()
 	var (
-		route   routing.Route
-		seen    bool
-		groups  []routing.PartialGroup
 		state   string
 		key     *string
 		deleted bool
 		gen     int64
 		k, n    *int64
 		lo, hi  *time.Time
+		dest    = []any{&state, &key, &deleted, &gen}
 	)
+	switch h.Shape {
+	case routing.HotBinsFixed, routing.HotBinsMonths:
+		dest = append(dest, &k, &n, &lo, &hi)
+	case routing.HotCount:
+		dest = append(dest, &n, &lo, &hi)
+	default:
+		dest = append(dest, &lo, &hi)
+	}
 	for rows.Next() {
-		dest := []any{&state, &key, &deleted, &gen}
-		switch {
-		case req.Bin != nil:
-			dest = append(dest, &k, &n, &lo, &hi)
-		case req.Count:
-			dest = append(dest, &n, &lo, &hi)
-		default:
-			dest = append(dest, &lo, &hi)
-		}
 		if err := rows.Scan(dest...); err != nil {
 			return routing.Route{}, nil, s.classify(op, err)
 		}
-		if !seen {
-			if route, err = routeFromRow(state, key, deleted, gen); err != nil {
-				return routing.Route{}, nil, err
-			}
-			seen = true
+		route, err := routeFromRow(state, key, deleted, gen)
+		if err != nil {
+			return routing.Route{}, nil, err
 		}
-		if (lo == nil) != (hi == nil) {
-			return routing.Route{}, nil, fmt.Errorf("%w: %s: only one extreme found", routing.ErrOperationFailed, op)
+		if err := h.Row(route, k, n, lo, hi); err != nil {
+			return routing.Route{}, nil, err
 		}
-		g := routing.PartialGroup{Found: lo != nil}
-		if n != nil {
-			g.Count = *n
-		}
-		if g.Found {
-			g.Min, g.Max = lo.UTC(), hi.UTC()
-		}
-		if g.Count == 0 && !g.Found {
-			continue
-		}
-		if route.State == routing.StateArchived {
-			return routing.Route{}, nil, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
-		}
-		if req.Bin != nil {
-			if k == nil {
-				continue
-			}
-			if fixed {
-				g.Bin = time.UnixMicro(base + *k*width).UTC()
-			} else {
-				g.Bin = req.Bin.Floor(time.Date(int(*k/12), time.Month(*k%12+1), 1, 0, 0, 0, 0, time.UTC))
-			}
-		}
-		groups = append(groups, g)
 	}
 	if err := rows.Err(); err != nil {
 		return routing.Route{}, nil, s.classify(op, err)
 	}
-	if !seen {
-		return routing.Route{}, nil, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
-	}
-	if route.State == routing.StateArchived {
-		return route, nil, nil
-	}
-	r, err := req.Answer(groups)
-	if err != nil {
-		return routing.Route{}, nil, err
-	}
-	return route, r, nil
+	return h.Answer()
 }

@@ -7,8 +7,9 @@
 // run against a real PostgreSQL server started by internal/pgtest; CockroachDB cannot be
 // installed on our machines). Reads are one statement each: a CTE picks the bucket's route
 // (synthesising hot when no metadata row exists) and a LEFT JOIN LATERAL fetches rows, a
-// count, min/max (two primary-key probes with LIMIT 1, no aggregate) or per-bin counts
-// (histogram.go) only when the bucket is not archived, so route and rows come from one MVCC
+// partial aggregate (aggregate.go: count(*), min and max of the event time, two primary-key
+// probes with LIMIT 1 when no count is asked, or the same per time bin) only when the bucket
+// is not archived, so route and rows come from one MVCC
 // snapshot. Mutations run in SERIALIZABLE transactions retried on SQLSTATE 40001.
 //
 // Timestamps are TIMESTAMPTZ with microsecond precision and are returned in UTC.

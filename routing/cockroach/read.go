@@ -58,16 +58,6 @@ var (
 		{register("SELECT routed durable bucket range", "SELECT", RecordsTable, readSQL(true, false)),
 			register("SELECT routed durable bucket range", "SELECT", RecordsTable, readSQL(true, true))},
 	}
-	sqlCount = register("SELECT routed durable bucket count", "SELECT", RecordsTable, routeCTE+
-		`SELECT route.state, route.archive_object_key, route.hot_deleted, route.generation, agg.n
-FROM route
-LEFT JOIN LATERAL (
-	SELECT count(*) AS n
-	FROM pulpitum_v4_records AS rec
-	WHERE route.state <> 'archived'
-		AND rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3
-		AND rec.event_time >= $4 AND rec.event_time < $5
-) AS agg ON true`)
 	// sqlMinMax answers MIN and MAX with one primary-key probe each: the two ORDER BY … LIMIT 1
 	// subqueries follow the primary key (table_id, partition_key, bucket_key, event_time, …)
 	// from either end of the range, so no row is counted or aggregated. They are uncorrelated,
@@ -174,66 +164,6 @@ func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 	}
 	routing.SetPartitionKeys(recs, b.PartitionKey)
 	return route, recs, nil
-}
-
-// CountRange returns b's route and, unless it is archived, the number of b's records inside r,
-// with one aggregate statement over the primary key that never reads value or sort_key. Errors
-// as for ReadRange.
-func (s *Store) CountRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, error) {
-	const op = "count bucket range"
-	if err := b.Validate(); err != nil {
-		return routing.Route{}, 0, err
-	}
-	start, end, _ := routing.MicroBounds(r, nil, false)
-	var (
-		state   string
-		key     *string
-		deleted bool
-		gen, n  int64
-	)
-	if err := s.queryRow(ctx, op, sqlCount, bucketArgs(b, start, end), &state, &key, &deleted, &gen, &n); err != nil {
-		return routing.Route{}, 0, err
-	}
-	route, err := routeFromRow(state, key, deleted, gen)
-	if err != nil {
-		return routing.Route{}, 0, err
-	}
-	return route, uint64(n), nil
-}
-
-// MinMaxRange returns b's route and, unless it is archived, whether b has records inside r and
-// their least and greatest event times (UTC; zero when not found), with one statement that
-// probes each end of the range on the primary key instead of aggregating over it (for
-// MIN/MAX(timestamp) pushdown). Errors as for ReadRange.
-func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (route routing.Route, found bool, minTime, maxTime time.Time, err error) {
-	const op = "min max bucket range"
-	if err := b.Validate(); err != nil {
-		return routing.Route{}, false, time.Time{}, time.Time{}, err
-	}
-	start, end, _ := routing.MicroBounds(r, nil, false)
-	var (
-		state   string
-		key     *string
-		deleted bool
-		gen     int64
-		lo, hi  *time.Time
-	)
-	if err := s.queryRow(ctx, op, sqlMinMax, bucketArgs(b, start, end), &state, &key, &deleted, &gen, &lo, &hi); err != nil {
-		return routing.Route{}, false, time.Time{}, time.Time{}, err
-	}
-	if route, err = routeFromRow(state, key, deleted, gen); err != nil {
-		return routing.Route{}, false, time.Time{}, time.Time{}, err
-	}
-	if (lo == nil) != (hi == nil) {
-		return routing.Route{}, false, time.Time{}, time.Time{}, fmt.Errorf("%w: %s: only one extreme found", routing.ErrOperationFailed, op)
-	}
-	if lo != nil {
-		if route.State == routing.StateArchived {
-			return routing.Route{}, false, time.Time{}, time.Time{}, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
-		}
-		found, minTime, maxTime = true, lo.UTC(), hi.UTC()
-	}
-	return route, found, minTime, maxTime, nil
 }
 
 // Route returns b's current route: hot when it has no metadata row. Errors as for ReadRange.

@@ -279,27 +279,31 @@ func TestReadIsOneRoutedStatement(t *testing.T) {
 	if len(read) != 1 || !strings.Contains(read[0], "LEFT JOIN LATERAL") || !strings.Contains(read[0], "route.state <> 'archived'") {
 		t.Fatalf("ReadRange statements = %q", read)
 	}
-	if _, _, err := s.CountRange(ctx, b, b.Range()); err != nil {
-		t.Fatal(err)
+	aggregate := func(req routing.AggregateRequest) {
+		t.Helper()
+		_, rd, err := s.AggregateRange(ctx, b, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd.Release()
 	}
+	aggregate(routing.AggregateRequest{Range: b.Range(), Count: true})
 	count := rec.take()
 	if len(count) != 1 || !strings.Contains(count[0], "count(*)") {
-		t.Fatalf("CountRange statements = %q", count)
+		t.Fatalf("AggregateRange statements = %q", count)
 	}
 	for _, col := range []string{"value", "sort_key"} {
 		if strings.Contains(count[0], col) {
-			t.Fatalf("CountRange statement mentions %s:\n%s", col, count[0])
+			t.Fatalf("AggregateRange statement mentions %s:\n%s", col, count[0])
 		}
 	}
-	if _, _, _, _, err := s.MinMaxRange(ctx, b, b.Range()); err != nil {
-		t.Fatal(err)
-	}
+	aggregate(routing.AggregateRequest{Range: b.Range(), Min: true, Max: true})
 	mm := rec.take()
 	if len(mm) != 1 || strings.Count(mm[0], "LIMIT 1") != 2 ||
 		!strings.Contains(mm[0], "ORDER BY rec.event_time ASC") || !strings.Contains(mm[0], "ORDER BY rec.event_time DESC") ||
 		!strings.Contains(mm[0], "route.state <> 'archived'") || strings.Contains(mm[0], "count(") || strings.Contains(mm[0], "min(") ||
 		strings.Contains(mm[0], "value") || strings.Contains(mm[0], "sort_key") {
-		t.Fatalf("MinMaxRange statements = %q", mm)
+		t.Fatalf("MIN/MAX AggregateRange statements = %q", mm)
 	}
 }
 
@@ -325,7 +329,7 @@ func TestSerializationFailuresAreRetried(t *testing.T) {
 		if err := errors.Join(errs...); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
-		if _, n, err := s.CountRange(ctx, b, b.Range()); err != nil || n != 6 {
+		if n, err := storetest.Count(ctx, s, b, b.Range()); err != nil || n != 6 {
 			t.Fatalf("round %d: count = %d, %v", round, n, err)
 		}
 	}

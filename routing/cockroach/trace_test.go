@@ -13,6 +13,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
+	"github.com/flightsrv/flightsrv/routing/storetest"
 )
 
 func TestStatementSpans(t *testing.T) {
@@ -32,7 +33,7 @@ func TestStatementSpans(t *testing.T) {
 	if _, _, err := s.ReadRange(routing.WithReadStats(ctx, stats), b, routing.ReadRequest{Range: b.Range(), Limit: 10}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.CountRange(ctx, b, b.Range()); err != nil {
+	if _, err := storetest.Count(ctx, s, b, b.Range()); err != nil {
 		t.Fatal(err)
 	}
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -67,31 +66,13 @@ func (s *Store) AggregateRange(ctx context.Context, b routing.BucketID, req rout
 	if err := b.Validate(); err != nil {
 		return routing.Route{}, nil, err
 	}
-	start, end, _ := microBounds(req.Range, nil, false)
-	args := []any{b.TableID, b.PartitionKey, b.Key, start, end}
-	var (
-		query string
-		fixed bool
-		width int64
-		base  int64
-	)
-	switch {
-	case req.Bin != nil:
-		if err := req.Bin.Validate(); err != nil {
-			return routing.Route{}, nil, err
-		}
-		query = sqlAggregateMonths
-		width, _, fixed = req.Bin.FixedWidth()
-		base = req.Bin.Floor(fromMicros(start)).UnixMicro()
-		if fixed {
-			query = sqlAggregateFixed
-			args = append(args, start-base, width)
-		}
-	case req.Count:
-		query = sqlAggregate
-	default:
-		query = sqlMinMax
+	h, err := routing.NewHotAggregate(req)
+	if err != nil {
+		return routing.Route{}, nil, err
 	}
+	query := map[routing.HotAggregateShape]string{routing.HotProbe: sqlMinMax, routing.HotCount: sqlAggregate,
+		routing.HotBinsFixed: sqlAggregateFixed, routing.HotBinsMonths: sqlAggregateMonths}[h.Shape]
+	args := append([]any{b.TableID, b.PartitionKey, b.Key, h.Start.UnixMicro(), h.End.UnixMicro()}, h.BinArgs...)
 	if s.closed.Load() {
 		return routing.Route{}, nil, s.classify(op, errors.New("closed"))
 	}
@@ -102,23 +83,20 @@ func (s *Store) AggregateRange(ctx context.Context, b routing.BucketID, req rout
 	}
 	defer rows.Close()
 	var (
-		route      routing.Route
-		seen       bool
-		groups     []routing.PartialGroup
-		state      string
-		key        sql.NullString
-		deleted    bool
-		gen        int64
-		k, n       sql.NullInt64
-		lo, hi     sql.NullInt64
-		dest       = []any{&state, &key, &deleted, &gen}
-		grouped    = req.Bin != nil
-		countShape = grouped || req.Count
+		state     string
+		key       sql.NullString
+		deleted   bool
+		gen       int64
+		k, n      sql.NullInt64
+		lo, hi    sql.NullInt64
+		dest      = []any{&state, &key, &deleted, &gen}
+		nullable  = func(v sql.NullInt64) *int64 { return ptrIf(v.Valid, v.Int64) }
+		timeIfSet = func(v sql.NullInt64) *time.Time { return ptrIf(v.Valid, fromMicros(v.Int64)) }
 	)
-	switch {
-	case grouped:
+	switch h.Shape {
+	case routing.HotBinsFixed, routing.HotBinsMonths:
 		dest = append(dest, &k, &n, &lo, &hi)
-	case countShape:
+	case routing.HotCount:
 		dest = append(dest, &n, &lo, &hi)
 	default:
 		dest = append(dest, &lo, &hi)
@@ -127,49 +105,24 @@ func (s *Store) AggregateRange(ctx context.Context, b routing.BucketID, req rout
 		if err := rows.Scan(dest...); err != nil {
 			return routing.Route{}, nil, s.classify(op, err)
 		}
-		if !seen {
-			if route, err = routeFromRow(state, key, deleted, gen); err != nil {
-				return routing.Route{}, nil, err
-			}
-			seen = true
+		route, err := routeFromRow(state, key, deleted, gen)
+		if err != nil {
+			return routing.Route{}, nil, err
 		}
-		if lo.Valid != hi.Valid {
-			return routing.Route{}, nil, fmt.Errorf("%w: %s: only one extreme found", routing.ErrOperationFailed, op)
+		if err := h.Row(route, nullable(k), nullable(n), timeIfSet(lo), timeIfSet(hi)); err != nil {
+			return routing.Route{}, nil, err
 		}
-		g := routing.PartialGroup{Count: n.Int64, Found: lo.Valid}
-		if g.Found {
-			g.Min, g.Max = fromMicros(lo.Int64), fromMicros(hi.Int64)
-		}
-		if g.Count == 0 && !g.Found {
-			continue
-		}
-		if route.State == routing.StateArchived {
-			return routing.Route{}, nil, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
-		}
-		if grouped {
-			if !k.Valid {
-				continue
-			}
-			if fixed {
-				g.Bin = fromMicros(base + k.Int64*width)
-			} else {
-				g.Bin = req.Bin.Floor(time.Date(int(k.Int64/12), time.Month(k.Int64%12+1), 1, 0, 0, 0, 0, time.UTC))
-			}
-		}
-		groups = append(groups, g)
 	}
 	if err := rows.Err(); err != nil {
 		return routing.Route{}, nil, s.classify(op, err)
 	}
-	if !seen {
-		return routing.Route{}, nil, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
+	return h.Answer()
+}
+
+// ptrIf returns &v when ok, else nil.
+func ptrIf[T any](ok bool, v T) *T {
+	if !ok {
+		return nil
 	}
-	if route.State == routing.StateArchived {
-		return route, nil, nil
-	}
-	r, err := req.Answer(groups)
-	if err != nil {
-		return routing.Route{}, nil, err
-	}
-	return route, r, nil
+	return &v
 }

@@ -27,8 +27,10 @@
 // BLOB), straight into Arrow buffers. arrowbatch.go, the batch assembly, is shared word for
 // word with routing/cockroach.
 //
-// Per-bin counts (routing.HotBinCounter, histogram.go) are one GROUP BY statement with the
-// route, in integer microsecond arithmetic, giving the CockroachDB store's answers.
+// The partial-aggregate port (routing.HotStore.AggregateRange, aggregate.go) is one statement
+// with the route over the primary key: count(*), min and max of the event time, MIN/MAX
+// probes, or a GROUP BY per time bin in integer microsecond arithmetic, giving the
+// CockroachDB store's answers.
 //
 // This package must not import Flight, Substrait, SQL planning or the archive package.
 package sqlite

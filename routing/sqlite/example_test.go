@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"os"
 	"path/filepath"
 	"time"
@@ -38,11 +39,15 @@ func Example() {
 	for _, r := range recs {
 		fmt.Println(r.EventTime.Format(time.RFC3339), string(r.SortKey), string(r.Value))
 	}
-	_, n, _ := store.CountRange(ctx, b, b.Range())
-	fmt.Println("count", n)
+	// The partial-aggregate port: count(*), min and max of the event time, from one statement.
+	_, agg, _ := store.AggregateRange(ctx, b, routing.AggregateRequest{Range: b.Range(), Count: true, Min: true, Max: true})
+	agg.Next()
+	row := agg.RecordBatch()
+	fmt.Println("count", row.Column(0).(*array.Int64).Value(0), "max", time.Unix(0, int64(row.Column(2).(*array.Timestamp).Value(0))).UTC().Format(time.Kitchen))
+	agg.Release()
 	// Output:
 	// day:2024-02-29 hot
 	// 2024-02-29T09:05:00Z m2 world
 	// 2024-02-29T09:00:00Z m1 hello
-	// count 2
+	// count 2 max 9:05AM
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -58,11 +57,7 @@ ORDER BY page.event_time ` + dir + `, page.sort_key ` + dir
 }
 
 var (
-	sqlRead  = [2][2]string{{readSQL(false, false), readSQL(false, true)}, {readSQL(true, false), readSQL(true, true)}}
-	sqlCount = routeCTE + `
-SELECT route.state, route.object_key, route.hot_deleted, route.generation,
-	(SELECT count(*) FROM pulpitum_v4_records AS rec WHERE ` + inRange + ` AND ` + notArchived + `)
-FROM route`
+	sqlRead = [2][2]string{{readSQL(false, false), readSQL(false, true)}, {readSQL(true, false), readSQL(true, true)}}
 	// sqlMinMax answers MIN and MAX with one primary-key probe each (ORDER BY … LIMIT 1 from
 	// either end of the range), never counting or aggregating rows.
 	sqlMinMax = routeCTE + `
@@ -155,67 +150,6 @@ func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 	}
 	routing.SetPartitionKeys(recs, b.PartitionKey)
 	return route, recs, nil
-}
-
-// CountRange returns b's route and, unless it is archived, the number of b's records inside r,
-// with one aggregate statement over the primary key that never reads value or sort_key.
-// Errors as for ReadRange.
-func (s *Store) CountRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64, error) {
-	const op = "count bucket range"
-	if err := b.Validate(); err != nil {
-		return routing.Route{}, 0, err
-	}
-	start, end, _ := microBounds(r, nil, false)
-	var (
-		state   string
-		key     sql.NullString
-		deleted bool
-		gen, n  int64
-	)
-	if err := s.queryRow(ctx, s.r, sqlCount, []any{b.TableID, b.PartitionKey, b.Key, start, end}, &state, &key, &deleted, &gen, &n); err != nil {
-		return routing.Route{}, 0, s.classify(op, err)
-	}
-	route, err := routeFromRow(state, key, deleted, gen)
-	if err != nil {
-		return routing.Route{}, 0, err
-	}
-	return route, uint64(n), nil
-}
-
-// MinMaxRange returns b's route and, unless it is archived, whether b has records inside r and
-// their least and greatest event times (UTC; zero when not found), with one statement that
-// probes each end of the range on the primary key instead of aggregating over it. Errors as
-// for ReadRange.
-func (s *Store) MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (route routing.Route, found bool, minTime, maxTime time.Time, err error) {
-	const op = "min max bucket range"
-	if err := b.Validate(); err != nil {
-		return routing.Route{}, false, time.Time{}, time.Time{}, err
-	}
-	start, end, _ := microBounds(r, nil, false)
-	var (
-		state   string
-		key     sql.NullString
-		deleted bool
-		gen     int64
-		lo, hi  sql.NullInt64
-	)
-	if err := s.queryRow(ctx, s.r, sqlMinMax, []any{b.TableID, b.PartitionKey, b.Key, start, end},
-		&state, &key, &deleted, &gen, &lo, &hi); err != nil {
-		return routing.Route{}, false, time.Time{}, time.Time{}, s.classify(op, err)
-	}
-	if route, err = routeFromRow(state, key, deleted, gen); err != nil {
-		return routing.Route{}, false, time.Time{}, time.Time{}, err
-	}
-	if lo.Valid != hi.Valid {
-		return routing.Route{}, false, time.Time{}, time.Time{}, fmt.Errorf("%w: %s: only one extreme found", routing.ErrOperationFailed, op)
-	}
-	if lo.Valid {
-		if route.State == routing.StateArchived {
-			return routing.Route{}, false, time.Time{}, time.Time{}, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
-		}
-		found, minTime, maxTime = true, fromMicros(lo.Int64), fromMicros(hi.Int64)
-	}
-	return route, found, minTime, maxTime, nil
 }
 
 // Route returns b's current route: hot when it has no metadata row. Errors as for ReadRange.

@@ -258,9 +258,9 @@ func TestReadsDuringWrites(t *testing.T) {
 			finished = true
 		default:
 		}
-		_, n, err := s.CountRange(ctx, b, b.Range())
+		n, err := storetest.Count(ctx, s, b, b.Range())
 		if err != nil {
-			t.Fatalf("CountRange during writes: %v", err)
+			t.Fatalf("count during writes: %v", err)
 		}
 		if n%per != 0 {
 			t.Fatalf("count %d is not a whole number of appends: a read saw a partial transaction", n)
@@ -279,7 +279,7 @@ func TestReadsDuringWrites(t *testing.T) {
 		}
 		reads++
 	}
-	if _, n, _ := s.CountRange(ctx, b, b.Range()); n != batches*per {
+	if n, _ := storetest.Count(ctx, s, b, b.Range()); n != batches*per {
 		t.Fatalf("final count = %d", n)
 	}
 	t.Logf("%d reads during %d appends", reads, batches)

@@ -17,16 +17,12 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// Store is what the suite needs of an adapter: the two ports plus AbortArchive and the
-// MIN/MAX aggregate used by pushdown.
+// Store is what the suite needs of an adapter: the two ports plus AbortArchive.
 type Store interface {
 	routing.HotStore
 	routing.ArchiveStateStore
 	// AbortArchive returns an archiving bucket to hot without counting an attempt.
 	AbortArchive(ctx context.Context, s *routing.ArchiveSession) error
-	// MinMaxRange returns the route and, unless archived, whether the bucket has records
-	// inside r and their least and greatest event times (zero times when not found).
-	MinMaxRange(ctx context.Context, b routing.BucketID, r routing.TimeRange) (routing.Route, bool, time.Time, time.Time, error)
 }
 
 // Run runs the suite. open must return a new, empty, migrated store for each call (each
@@ -186,15 +182,6 @@ func mustRead(t *testing.T, s Store, b routing.BucketID, req routing.ReadRequest
 		t.Fatalf("ReadRange: %v", err)
 	}
 	return route, recs
-}
-
-func mustCount(t *testing.T, s Store, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64) {
-	t.Helper()
-	route, n, err := s.CountRange(bg, b, r)
-	if err != nil {
-		t.Fatalf("CountRange: %v", err)
-	}
-	return route, n
 }
 
 func mustRoute(t *testing.T, s Store, b routing.BucketID) routing.Route {
@@ -458,22 +445,19 @@ func testCountsAndMinMax(t *testing.T, s Store) {
 		route, n := mustCount(t, s, b, r)
 		wantRoute(t, "count route", route, routing.StateHot, "", false)
 		if n != uint64(len(want)) {
-			t.Fatalf("CountRange %v..%v = %d, want %d", r.Start, r.End, n, len(want))
+			t.Fatalf("count %v..%v = %d, want %d", r.Start, r.End, n, len(want))
 		}
-		route, found, lo, hi, err := s.MinMaxRange(bg, b, r)
-		if err != nil {
-			t.Fatalf("MinMaxRange: %v", err)
-		}
+		route, found, lo, hi := mustMinMax(t, s, b, r)
 		wantRoute(t, "min/max route", route, routing.StateHot, "", false)
 		var wlo, whi time.Time
 		if len(want) > 0 {
 			wlo, whi = want[0].EventTime, want[len(want)-1].EventTime
 		}
 		if found != (len(want) > 0) || !lo.Equal(wlo) || !hi.Equal(whi) {
-			t.Fatalf("MinMaxRange %v..%v = %v %v %v, want found=%v (%d records) %v %v", r.Start, r.End, found, lo, hi, len(want) > 0, len(want), wlo, whi)
+			t.Fatalf("min/max %v..%v = %v %v %v, want found=%v (%d records) %v %v", r.Start, r.End, found, lo, hi, len(want) > 0, len(want), wlo, whi)
 		}
 		if found && (lo.Location() != time.UTC || hi.Location() != time.UTC) {
-			t.Fatalf("MinMaxRange times not in UTC: %v %v", lo.Location(), hi.Location())
+			t.Fatalf("min/max times not in UTC: %v %v", lo.Location(), hi.Location())
 		}
 	}
 }
@@ -494,9 +478,9 @@ func testEmptyBuckets(t *testing.T, s Store) {
 	if route, n := mustCount(t, s, never, never.Range()); n != 0 || route.State != routing.StateHot {
 		t.Fatalf("count of never-appended bucket = %d %+v", n, route)
 	}
-	route, found, lo, hi, err := s.MinMaxRange(bg, never, never.Range())
-	if err != nil || found || !lo.IsZero() || !hi.IsZero() || route.State != routing.StateHot {
-		t.Fatalf("MinMaxRange of never-appended bucket = %+v %v %v %v %v", route, found, lo, hi, err)
+	route, found, lo, hi := mustMinMax(t, s, never, never.Range())
+	if found || !lo.IsZero() || !hi.IsZero() || route.State != routing.StateHot {
+		t.Fatalf("min/max of never-appended bucket = %+v %v %v %v", route, found, lo, hi)
 	}
 	if r := mustRoute(t, s, never); r != (routing.Route{State: routing.StateHot}) {
 		t.Fatalf("Route of never-appended bucket = %+v", r)
@@ -668,9 +652,8 @@ func testWriteWindow(t *testing.T, s Store) {
 		r("2024-03-01T00:00:00Z", "today-start"), r("2024-03-01T12:00:00Z", "now"), r("2024-03-01T23:59:59.999999Z", "today-end"),
 	}
 	sameRecords(t, "paged query across two day buckets", got, want)
-	res, err := table.Count(bg, pk, q)
-	if err != nil || res.Count != 5 || res.Buckets != 2 || res.HotBuckets != 2 {
-		t.Fatalf("Count = %+v, %v; want 5 records in 2 hot buckets", res, err)
+	if n, hot := tableCount(t, table, pk, q); n != 5 || hot != 2 {
+		t.Fatalf("count = %d from %d hot buckets; want 5 records in 2 hot buckets", n, hot)
 	}
 }
 
@@ -764,8 +747,8 @@ func testStateMachine(t *testing.T, s Store) {
 	if route, n := mustCount(t, s, b, b.Range()); route.State != routing.StateArchived || route.ManifestKey != manifest || n != 0 {
 		t.Fatalf("count after publish = %+v %d", route, n)
 	}
-	if route, found, lo, hi, err := s.MinMaxRange(bg, b, b.Range()); err != nil || route.State != routing.StateArchived || found || !lo.IsZero() || !hi.IsZero() {
-		t.Fatalf("min/max after publish = %+v %v %v %v %v", route, found, lo, hi, err)
+	if route, found, lo, hi := mustMinMax(t, s, b, b.Range()); route.State != routing.StateArchived || found || !lo.IsZero() || !hi.IsZero() {
+		t.Fatalf("min/max after publish = %+v %v %v %v", route, found, lo, hi)
 	}
 	wantErr(t, "publish twice", s.PublishArchive(bg, s1, manifest), routing.ErrStaleArchiveSession)
 	_, err = s.Snapshot(bg, s1)
@@ -1205,10 +1188,15 @@ func testStatementCounts(t *testing.T, s Store) {
 			_, _, err := s.ReadRange(ctx, b, routing.ReadRequest{Range: b.Range(), Limit: 10, After: &routing.Cursor{EventTime: b.Start, SortKey: []byte("x")}})
 			return err
 		},
-		"CountRange": func(ctx context.Context) error { _, _, err := s.CountRange(ctx, b, b.Range()); return err },
-		"MinMaxRange": func(ctx context.Context) error {
-			_, _, _, _, err := s.MinMaxRange(ctx, b, b.Range())
-			return err
+		"AggregateRange count": func(ctx context.Context) error {
+			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Count: true, Min: true, Max: true})
+		},
+		"AggregateRange min/max": func(ctx context.Context) error {
+			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Min: true, Max: true})
+		},
+		"AggregateRange by bin": func(ctx context.Context) error {
+			bin := routing.TruncBinning(routing.TruncHour)
+			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Bin: &bin, Count: true})
 		},
 		"Route": func(ctx context.Context) error { _, err := s.Route(ctx, b); return err },
 	} {

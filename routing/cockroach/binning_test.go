@@ -12,11 +12,6 @@ import (
 	"github.com/flightsrv/flightsrv/routing/storetest"
 )
 
-// TestHistogram runs the per-bin count conformance suite against PostgreSQL.
-func TestHistogram(t *testing.T) {
-	storetest.RunHistogram(t, func(t *testing.T) storetest.Store { return migrated(t, cockroach.Config{MaxConns: 8}) })
-}
-
 // TestBinningMatchesPostgreSQL compares routing.Binning, which every tier and the scan path
 // bin with, with PostgreSQL's own date_trunc and date_bin on UTC instants.
 func TestBinningMatchesPostgreSQL(t *testing.T) {
@@ -54,23 +49,29 @@ func TestBinningMatchesPostgreSQL(t *testing.T) {
 	}
 }
 
-// TestBinStatementReadsKeysOnly: the per-bin statement names neither value nor sort_key and
-// is one statement per call.
+// TestBinStatementReadsKeysOnly: the partial-aggregate statements (per bin, ungrouped with a
+// count, MIN/MAX probes) name neither value nor sort_key and are one statement per call.
 func TestBinStatementReadsKeysOnly(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
 	s := migrated(t, cockroach.Config{Tracer: rec})
 	b := routing.BucketFor("t", []byte("p"), routing.CalendarYearUTC, time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC))
 	rec.take()
-	for _, bin := range []routing.Binning{routing.TruncBinning(routing.TruncHour), routing.TruncBinning(routing.TruncMonth)} {
-		if _, _, err := s.CountRangeByBin(context.Background(), b, b.Range(), bin); err != nil {
+	hour, month := routing.TruncBinning(routing.TruncHour), routing.TruncBinning(routing.TruncMonth)
+	for _, req := range []routing.AggregateRequest{
+		{Range: b.Range(), Bin: &hour, Count: true}, {Range: b.Range(), Bin: &month, Count: true, Min: true},
+		{Range: b.Range(), Count: true}, {Range: b.Range(), Max: true},
+	} {
+		_, rd, err := s.AggregateRange(context.Background(), b, req)
+		if err != nil {
 			t.Fatal(err)
 		}
+		rd.Release()
 		sqls := rec.take()
 		if len(sqls) != 1 {
 			t.Fatalf("%d statements, want 1", len(sqls))
 		}
-		if strings.Contains(sqls[0], "value") || strings.Contains(sqls[0], "sort_key") || !strings.Contains(sqls[0], "GROUP BY") {
+		if strings.Contains(sqls[0], "value") || strings.Contains(sqls[0], "sort_key") || (req.Bin != nil) != strings.Contains(sqls[0], "GROUP BY") {
 			t.Fatalf("statement reads more than keys:\n%s", sqls[0])
 		}
 	}

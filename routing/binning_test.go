@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -161,21 +160,8 @@ func TestStrategyInsideBins(t *testing.T) {
 	}
 }
 
-func TestMergeBins(t *testing.T) {
-	t.Parallel()
-	h := func(n int) time.Time { return utc("2024-01-01T00:00:00Z").Add(time.Duration(n) * time.Hour) }
-	got := MergeBins([]Bin{{h(0), 1}, {h(2), 2}}, nil, []Bin{{h(2), 3}, {h(3), 0}, {h(5), 1}}, []Bin{{h(5), 1}})
-	want := []Bin{{h(0), 1}, {h(2), 5}, {h(5), 2}}
-	if !slices.Equal(got, want) {
-		t.Fatalf("MergeBins = %v, want %v", got, want)
-	}
-	if got := MergeBins([]Bin{{h(3), 1}}, []Bin{{h(1), 1}}); !slices.Equal(got, []Bin{{h(1), 1}, {h(3), 1}}) {
-		t.Fatalf("unsorted parts: %v", got)
-	}
-}
-
-// memStore is an in-memory HotStore: records and routes per bucket key. It counts calls and
-// tracks the maximum number of concurrent calls. withBins enables HotBinCounter.
+// memStore is an in-memory HotStore: records and routes per bucket key. It counts calls by
+// name and tracks the maximum number of concurrent calls.
 type memStore struct {
 	mu       sync.Mutex
 	recs     map[string][]Record
@@ -238,23 +224,13 @@ func (m *memStore) ReadRange(_ context.Context, b BucketID, req ReadRequest) (Ro
 	return route, out, nil
 }
 
-func (m *memStore) CountRange(_ context.Context, b BucketID, r TimeRange) (Route, uint64, error) {
-	defer m.enter("count")()
-	route, recs := m.inRange(b, r)
-	return route, uint64(len(recs)), nil
-}
-
-func (m *memStore) MinMaxRange(_ context.Context, b BucketID, r TimeRange) (Route, bool, time.Time, time.Time, error) {
-	defer m.enter("minmax")()
-	route, recs := m.inRange(b, r)
-	if len(recs) == 0 {
-		return route, false, time.Time{}, time.Time{}, nil
-	}
-	return route, true, recs[0].EventTime, recs[len(recs)-1].EventTime, nil
-}
-
+// AggregateRange answers by brute force, counting grouped and ungrouped calls apart.
 func (m *memStore) AggregateRange(_ context.Context, b BucketID, req AggregateRequest) (Route, array.RecordReader, error) {
-	defer m.enter("aggregate")()
+	name := "aggregate"
+	if req.Bin != nil {
+		name = "aggregate by bin"
+	}
+	defer m.enter(name)()
 	route, recs := m.inRange(b, req.Range)
 	if route.State == StateArchived {
 		return route, nil, nil
@@ -299,24 +275,12 @@ func (m *memStore) Route(_ context.Context, b BucketID) (Route, error) {
 	return m.routes[b.CacheKey()], nil
 }
 
-// binStore adds HotBinCounter to memStore.
-type binStore struct{ *memStore }
-
-func (s binStore) CountRangeByBin(_ context.Context, b BucketID, r TimeRange, bin Binning) (Route, []Bin, error) {
-	defer s.enter("bins")()
-	route, recs := s.inRange(b, r)
-	times := make([]time.Time, len(recs))
-	for i := range recs {
-		times[i] = recs[i].EventTime
-	}
-	return route, BinTimes(bin, times), nil
-}
-
-// memArchive is an ArchiveReader over the same records, keyed by manifest key; withBins
-// enables ArchiveBinCounter.
+// memArchive is an ArchiveReader over the same records, keyed by manifest key; decline makes
+// Aggregate return ErrNoAggregate (a payload whose statistics cannot be trusted).
 type memArchive struct {
-	store *memStore
-	calls atomic.Int64
+	store   *memStore
+	calls   atomic.Int64
+	decline bool
 }
 
 func (a *memArchive) records(b BucketID, r TimeRange) []Record {
@@ -342,30 +306,29 @@ func (a *memArchive) Read(_ context.Context, _ string, b BucketID, req ReadReque
 	return out, nil
 }
 
-func (a *memArchive) Count(_ context.Context, _ string, b BucketID, r TimeRange) (uint64, error) {
-	a.calls.Add(1)
-	return uint64(len(a.records(b, r))), nil
-}
-
 func (a *memArchive) Aggregate(_ context.Context, _ string, b BucketID, req AggregateRequest) (array.RecordReader, error) {
 	a.calls.Add(1)
+	if a.decline {
+		return nil, ErrNoAggregate
+	}
 	return req.Answer(bruteGroups(req, a.records(b, req.Range)))
 }
 
-type binArchive struct{ *memArchive }
-
-func (a binArchive) CountByBin(_ context.Context, _ string, b BucketID, r TimeRange, bin Binning) ([]Bin, error) {
-	a.calls.Add(1)
-	var times []time.Time
-	for _, x := range a.records(b, r) {
-		times = append(times, x.EventTime)
+// readGroups reads an answer back into groups and releases it.
+func readGroups(t *testing.T, r array.RecordReader, grouped bool) []PartialGroup {
+	t.Helper()
+	defer r.Release()
+	out, err := ReadPartial(r, grouped)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return BinTimes(bin, times), nil
+	return out
 }
 
-// TestCountByBin checks the port against BinTimes over every combination of store and
-// archive capabilities, with archived buckets, bins spanning buckets and partial ranges.
-func TestCountByBin(t *testing.T) {
+// TestAggregateBucket checks AggregateBucket against brute force over hot and archived day
+// buckets (archived routes cached), every test binning and ungrouped, partial ranges and
+// ranges without records; an archive that cannot answer returns ErrNoAggregate.
+func TestAggregateBucket(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	def := TableDef{Name: "m", TableID: "m", PartitionColumn: "p", Strategy: CalendarDayUTC, WritableBuckets: 1000}
@@ -388,84 +351,106 @@ func TestCountByBin(t *testing.T) {
 		{all[7].EventTime, all[7].EventTime.Add(time.Nanosecond)},
 		{day0.Add(-48 * time.Hour), day0.Add(-24 * time.Hour)}, // no record
 	}
-	for _, withBins := range []bool{false, true} {
-		for _, archBins := range []bool{false, true} {
-			ms := newMemStore()
-			ms.delay = 200 * time.Microsecond
-			var hot HotStore = ms
-			if withBins {
-				hot = binStore{ms}
-			}
-			ma := &memArchive{store: ms}
-			var ar ArchiveReader = ma
-			if archBins {
-				ar = binArchive{ma}
-			}
-			cache := NewRouteCache(100)
-			tbl, err := NewDurableTable(def, hot, ar, Options{Fanout: 3, Cache: cache})
-			if err != nil {
-				t.Fatal(err)
-			}
-			byBucket := map[string][]Record{}
-			for _, x := range all {
-				b := BucketFor(def.TableID, pk, def.Strategy, x.EventTime)
-				byBucket[b.CacheKey()] = append(byBucket[b.CacheKey()], x)
-			}
-			for k, recs := range byBucket {
-				b := BucketFor(def.TableID, pk, def.Strategy, recs[0].EventTime)
-				if err := ms.Append(ctx, b, recs); err != nil {
-					t.Fatal(err)
-				}
-				if b.Start.Day()%2 == 0 {
-					ms.routes[k] = Route{State: StateArchived, ManifestKey: "manifest-" + b.Key}
-				}
-			}
-			for _, bin := range testBinnings {
-				for _, r := range ranges {
-					var times []time.Time
-					for _, x := range all {
-						if r.Contains(x.EventTime) {
-							times = append(times, x.EventTime)
-						}
-					}
-					want := BinTimes(bin, times)
-					got, res, err := tbl.CountByBin(ctx, pk, r, bin)
+	ms := newMemStore()
+	ma := &memArchive{store: ms}
+	cache := NewRouteCache(100)
+	tbl, err := NewDurableTable(def, ms, ma, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byBucket := map[string][]Record{}
+	for _, x := range all {
+		b := BucketFor(def.TableID, pk, def.Strategy, x.EventTime)
+		byBucket[b.CacheKey()] = append(byBucket[b.CacheKey()], x)
+	}
+	for k, recs := range byBucket {
+		b := BucketFor(def.TableID, pk, def.Strategy, recs[0].EventTime)
+		if err := ms.Append(ctx, b, recs); err != nil {
+			t.Fatal(err)
+		}
+		if b.Start.Day()%2 == 0 {
+			ms.routes[k] = Route{State: StateArchived, ManifestKey: "manifest-" + b.Key}
+		}
+	}
+	bins := []*Binning{nil}
+	for i := range testBinnings {
+		bins = append(bins, &testBinnings[i])
+	}
+	for _, bin := range bins {
+		for _, r := range ranges {
+			for _, want := range []AggregateRequest{{Count: true, Min: true, Max: true}, {Count: true}, {Max: true}} {
+				req := want
+				req.Range, req.Bin = r, bin
+				for _, b := range tbl.Buckets(pk, r) {
+					rd, tier, err := tbl.AggregateBucket(ctx, b, req)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !slices.Equal(got, want) {
-						t.Fatalf("bins=%v archive bins=%v %v [%v, %v): got %v\nwant %v", withBins, archBins, bin, r.Start, r.End, got, want)
+					if _, stored := byBucket[b.CacheKey()]; stored && (tier == TierArchive) != (b.Start.Day()%2 == 0) {
+						t.Fatalf("%s answered by tier %v", b.Key, tier)
 					}
-					if res.Count != uint64(len(times)) || res.Buckets != len(tbl.Buckets(pk, r)) || res.HotBuckets+res.ArchiveBuckets != res.Buckets {
-						t.Fatalf("result %+v for %d records", res, len(times))
+					got := readGroups(t, rd, bin != nil)
+					var recs []Record
+					for _, x := range byBucket[b.CacheKey()] {
+						if r.Contains(x.EventTime) {
+							recs = append(recs, x)
+						}
+					}
+					exp := bruteGroups(req, recs)
+					if bin == nil {
+						var one PartialGroup
+						for _, g := range exp {
+							one.add(g)
+						}
+						exp = []PartialGroup{one}
+					}
+					for i := range exp {
+						if !req.Count {
+							exp[i].Count = 0
+						}
+						if bin == nil {
+							exp[i].Bin = time.Time{}
+						}
+						if !req.Min {
+							exp[i].Min = time.Time{}
+						}
+						if !req.Max {
+							exp[i].Max = time.Time{}
+						}
+						exp[i].Found = exp[i].Found && (req.Min || req.Max)
+					}
+					if !slices.EqualFunc(got, exp, func(x, y PartialGroup) bool {
+						return x.Bin.Equal(y.Bin) && x.Count == y.Count && x.Found == y.Found && x.Max.Equal(y.Max) && x.Min.Equal(y.Min)
+					}) {
+						t.Fatalf("%v %+v [%v, %v) %s:\n got %v\nwant %v", bin, want, r.Start, r.End, b.Key, got, exp)
 					}
 				}
 			}
-			if withBins && ms.called("read") != 0 {
-				t.Errorf("a store with HotBinCounter was read %d times", ms.called("read"))
-			}
-			if !withBins && ms.called("bins") != 0 {
-				t.Error("bins counted by a store without the capability")
-			}
-			if m := ms.max.Load(); m > 3 {
-				t.Errorf("%d concurrent store calls, fan-out is 3", m)
-			}
-			if cache.Len() == 0 {
-				t.Error("archived routes were not cached")
-			}
 		}
+	}
+	if cache.Len() == 0 {
+		t.Error("archived routes were not cached")
+	}
+	ma.decline = true
+	b := BucketFor(def.TableID, pk, def.Strategy, day0.Add(24*time.Hour))
+	if _, tier, err := tbl.AggregateBucket(ctx, b, AggregateRequest{Range: b.Range(), Count: true}); !errors.Is(err, ErrNoAggregate) || tier != TierArchive {
+		t.Fatalf("declining archive: tier %v, %v", tier, err)
+	}
+	if _, _, err := tbl.AggregateBucket(ctx, b, AggregateRequest{Range: b.Range(), Bin: &Binning{}}); !errors.Is(err, ErrInvalidBinning) {
+		t.Fatalf("zero binning: %v", err)
 	}
 }
 
-// TestBinBucketInsideOneBin: a bucket inside one bin is answered by the bucket count, never
-// by a per-bin statement or a record read.
-func TestBinBucketInsideOneBin(t *testing.T) {
+// TestAggregateBucketInsideOneBin: a bucket whose part of the range lies inside one bin is
+// asked ungrouped (a hot count, the manifest's record count), never per bin, and its row
+// becomes that bin's.
+func TestAggregateBucketInsideOneBin(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	def := TableDef{Name: "m", TableID: "m", PartitionColumn: "p", Strategy: CalendarMonthUTC, WritableBuckets: 100}
 	ms := newMemStore()
 	pk := []byte("p")
-	tbl, err := NewDurableTable(def, binStore{ms}, nil, Options{})
+	tbl, err := NewDurableTable(def, ms, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,32 +462,35 @@ func TestBinBucketInsideOneBin(t *testing.T) {
 		}
 	}
 	r := TimeRange{utc("2024-01-01T00:00:00Z"), utc("2024-06-01T00:00:00Z")}
-	got, _, err := tbl.CountByBin(ctx, pk, r, TruncBinning(TruncQuarter))
-	if err != nil {
-		t.Fatal(err)
+	quarter := TruncBinning(TruncQuarter)
+	var got []PartialGroup
+	for _, b := range tbl.Buckets(pk, r) {
+		rd, _, err := tbl.AggregateBucket(ctx, b, AggregateRequest{Range: r, Bin: &quarter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, readGroups(t, rd, true)...)
 	}
-	want := []Bin{{utc("2024-01-01T00:00:00Z"), 6}, {utc("2024-04-01T00:00:00Z"), 4}}
-	if !slices.Equal(got, want) || ms.called("count") != 5 || ms.called("bins") != 0 {
-		t.Fatalf("got %v with %d counts and %d bin statements, want %v from 5 counts", got, ms.called("count"), ms.called("bins"), want)
+	want := []int64{2, 2, 2, 2, 2}
+	starts := []string{"2024-01-01", "2024-01-01", "2024-01-01", "2024-04-01", "2024-04-01"}
+	for i, g := range got {
+		if g.Count != want[i] || g.Bin.Format(time.DateOnly) != starts[i] || g.Found {
+			t.Fatalf("bucket %d answered %+v", i, g)
+		}
 	}
-	if _, _, err := tbl.CountByBin(ctx, pk, TimeRange{r.End, r.Start}, TruncBinning(TruncDay)); !errors.Is(err, ErrInvalidTimeRange) {
-		t.Fatalf("reversed range: %v", err)
+	if len(got) != 5 || ms.called("aggregate") != 5 || ms.called("aggregate by bin") != 0 {
+		t.Fatalf("%d groups from %d ungrouped and %d grouped calls", len(got), ms.called("aggregate"), ms.called("aggregate by bin"))
 	}
-	if _, _, err := tbl.CountByBin(ctx, pk, r, Binning{}); !errors.Is(err, ErrInvalidBinning) {
-		t.Fatalf("zero binning: %v", err)
-	}
-	keys := make([]string, 0)
-	for k := range ms.calls {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	if !slices.Equal(keys, []string{"count"}) {
-		t.Fatalf("store calls %v, want only count", keys)
+	// An empty bucket inside one bin answers no group.
+	empty := BucketFor(def.TableID, pk, def.Strategy, utc("2024-07-01T00:00:00Z"))
+	rd, _, err := tbl.AggregateBucket(ctx, empty, AggregateRequest{Range: empty.Range(), Bin: &quarter})
+	if err != nil || len(readGroups(t, rd, true)) != 0 {
+		t.Fatalf("empty bucket: %v", err)
 	}
 }
 
-// ScanRange and ReadBatches complete the ports; the count and bin tests never read batches.
-func (s *memStore) ScanRange(context.Context, BucketID, BatchRequest) (Route, BatchReader, error) {
+// ScanRange and ReadBatches complete the ports; the aggregate tests never read batches.
+func (m *memStore) ScanRange(context.Context, BucketID, BatchRequest) (Route, BatchReader, error) {
 	return Route{}, nil, errors.New("memStore: batch reads are not faked")
 }
 

@@ -3,6 +3,7 @@ package cockroach_test
 import (
 	"context"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"strings"
 	"sync"
 	"testing"
@@ -15,11 +16,11 @@ import (
 	"github.com/flightsrv/flightsrv/routing/storetest"
 )
 
-// TestDurableMinMax runs the MIN/MAX pushdown suite (routing.DurableTable.MinMax over this
-// store and real archives) against PostgreSQL.
-func TestDurableMinMax(t *testing.T) {
+// TestAggregate runs the partial-aggregate port's conformance suite (AggregateRange, and
+// routing.DurableTable.AggregateBucket over this store and real archives) against PostgreSQL.
+func TestAggregate(t *testing.T) {
 	t.Parallel()
-	storetest.RunMinMax(t, func(t *testing.T) storetest.Store { return migrated(t, cockroach.Config{MaxConns: 8}) })
+	storetest.RunAggregate(t, func(t *testing.T) storetest.Store { return migrated(t, cockroach.Config{MaxConns: 8}) })
 }
 
 // argRecorder is a pgx.QueryTracer that keeps the text and arguments of every statement.
@@ -47,7 +48,8 @@ func (r *argRecorder) take() ([]string, [][]any) {
 	return sql, args
 }
 
-// TestMinMaxStatementPlan: PostgreSQL plans the MIN/MAX statement as two primary-key probes
+// TestMinMaxStatementPlan: PostgreSQL plans the MIN/MAX-only partial aggregate (no count
+// asked) as two primary-key probes
 // (a Limit over an index scan of pulpitum_v4_records, forward and backward) and never as an
 // aggregate, a sort or a sequential scan over the bucket's range, on a table large enough
 // (and analysed) for the planner to prefer a scan if it had to visit the range.
@@ -80,13 +82,19 @@ func TestMinMaxStatementPlan(t *testing.T) {
 	}
 	rec.take()
 	r := routing.TimeRange{Start: start.Add(time.Hour), End: start.Add(20 * time.Hour)}
-	route, found, lo, hi, err := s.MinMaxRange(ctx, target, r)
-	if err != nil || route.State != routing.StateHot || !found || !lo.Equal(r.Start) || !hi.Equal(r.End.Add(-time.Minute)) {
-		t.Fatalf("MinMaxRange = %+v %v %v %v %v", route, found, lo, hi, err)
+	route, rd, err := s.AggregateRange(ctx, target, routing.AggregateRequest{Range: r, Min: true, Max: true})
+	if err != nil || route.State != routing.StateHot || !rd.Next() {
+		t.Fatalf("AggregateRange = %+v %v", route, err)
 	}
+	b := rd.RecordBatch()
+	lo, hi := b.Column(1).(*array.Timestamp), b.Column(2).(*array.Timestamp)
+	if b.NumRows() != 1 || b.Column(0).IsValid(0) || time.Unix(0, int64(lo.Value(0))).UTC() != r.Start || time.Unix(0, int64(hi.Value(0))).UTC() != r.End.Add(-time.Minute) {
+		t.Fatalf("AggregateRange answered %v", b)
+	}
+	rd.Release()
 	sqls, args := rec.take()
 	if len(sqls) != 1 {
-		t.Fatalf("MinMaxRange sent %d statements, want 1: %q", len(sqls), sqls)
+		t.Fatalf("AggregateRange sent %d statements, want 1: %q", len(sqls), sqls)
 	}
 	rows, err := s.Pool().Query(ctx, "EXPLAIN (COSTS OFF) "+sqls[0], args[0]...)
 	if err != nil {
