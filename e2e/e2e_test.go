@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -320,39 +321,82 @@ WHERE origin = 'ORD'
 
 	t.Run("rejected predicate shapes", func(t *testing.T) {
 		const lo, hi = "TIMESTAMPTZ '2001-03-01T00:00:00Z'", "TIMESTAMPTZ '2001-04-01T00:00:00Z'"
+		needOrigin := "flights needs origin = <value> (several partitions: origin IN (…) or = ANY($1))"
 		cases := []struct {
 			where string
-			want  *substrait.Error
+			want  string
 		}{
-			{"origin = 'ORD' AND timestamp < " + hi, substrait.ErrMissingTimestampStart},
-			{"origin = 'ORD' AND timestamp >= " + lo, substrait.ErrMissingTimestampEnd},
-			{"origin = 'ORD' AND timestamp >= " + hi + " AND timestamp < " + lo, substrait.ErrInvalidTimestampRange},
-			{"origin = 'ORD' AND timestamp >= " + lo + " AND timestamp < " + lo, substrait.ErrInvalidTimestampRange},
-			{"timestamp >= " + lo + " AND timestamp < " + hi, substrait.ErrMissingShardEquality},
-			{"(origin = 'ORD' OR origin = 'SFO') AND timestamp >= " + lo + " AND timestamp < " + hi, substrait.ErrUnsupportedPredicate},
-			{"origin = 'ORD' AND timestamp > " + lo + " AND timestamp < " + hi, substrait.ErrUnsupportedPredicate},
-			{"origin = 'ORD' AND timestamp >= " + lo + " AND timestamp <= " + hi, substrait.ErrUnsupportedPredicate},
-			{"origin = 'ORD' AND " + lo + " < timestamp AND timestamp < " + hi, substrait.ErrUnsupportedPredicate},
-			{"origin = 'ORD' AND timestamp >= " + lo + " AND " + hi + " >= timestamp", substrait.ErrUnsupportedPredicate},
-			{"origin <> 'ORD' AND timestamp >= " + lo + " AND timestamp < " + hi, substrait.ErrUnsupportedPredicate},
-			{"origin IN ('ORD') AND timestamp >= " + lo + " AND timestamp < " + hi, substrait.ErrUnsupportedPredicate},
-			{"origin = 'ORD' AND timestamp BETWEEN " + lo + " AND " + hi, substrait.ErrUnsupportedPredicate},
-			{"origin = 'ORD' AND id = '1' AND timestamp >= " + lo + " AND timestamp < " + hi, substrait.ErrUnsupportedPredicate},
-			{"origin = 'ORD' AND origin = 'SFO' AND timestamp >= " + lo + " AND timestamp < " + hi, substrait.ErrConflictingShardEquality},
-			{"origin = 'ORD' AND timestamp >= " + lo + " AND timestamp >= " + lo + " AND timestamp < " + hi, substrait.ErrConflictingTimestampBounds},
-			{"origin = 'ORD' AND timestamp >= " + lo + " AND timestamp < " + hi + " AND timestamp < " + hi, substrait.ErrConflictingTimestampBounds},
+			{"origin = 'ORD' AND timestamp < " + hi, "flights needs timestamp >= <start>"},
+			{"origin = 'ORD' AND timestamp >= " + lo, "flights needs timestamp < <end>"},
+			{"origin = 'ORD' AND timestamp >= " + hi + " AND timestamp < " + lo, substrait.ErrInvalidTimestampRange.Msg},
+			{"origin = 'ORD' AND timestamp >= " + lo + " AND timestamp < " + lo, substrait.ErrInvalidTimestampRange.Msg},
+			{"timestamp >= " + lo + " AND timestamp < " + hi, needOrigin},
+			{"id = 'x'", "flights needs origin = <value> and timestamp >= <start> AND timestamp < <end> (several partitions: origin IN (…) or = ANY($1))"},
+			{"(origin = 'ORD' OR origin = 'SFO') AND timestamp >= " + lo + " AND timestamp < " + hi, needOrigin},
+			{"origin <> 'ORD' AND timestamp >= " + lo + " AND timestamp < " + hi, needOrigin},
+			{"origin = 'ORD' AND origin = 'SFO' AND timestamp >= " + lo + " AND timestamp < " + hi, substrait.ErrConflictingShardEquality.Msg},
 		}
 		for _, c := range cases {
 			for _, sel := range []string{"COUNT(*)", "id"} {
 				q := "SELECT " + sel + " FROM flights WHERE " + c.where
 				_, err := run(ctx, on, q)
 				st, _ := status.FromError(err)
-				if st.Code() != codes.InvalidArgument || st.Message() != c.want.Msg {
-					t.Errorf("%s:\n got %v %q\nwant InvalidArgument %q", q, st.Code(), st.Message(), c.want.Msg)
+				if st.Code() != codes.InvalidArgument || st.Message() != c.want {
+					t.Errorf("%s:\n got %v %q\nwant InvalidArgument %q", q, st.Code(), st.Message(), c.want)
 				}
 				if strings.Contains(st.Message(), "ORD") || strings.Contains(st.Message(), "2001") {
 					t.Errorf("%s: error leaks a value: %q", q, st.Message())
 				}
+			}
+		}
+	})
+
+	t.Run("the route is taken from anywhere in the conjunction", func(t *testing.T) {
+		const lo, hi = "TIMESTAMPTZ '2001-03-01T00:00:00Z'", "TIMESTAMPTZ '2001-04-01T00:00:00Z'"
+		from, to := ts("2001-03-01T00:00:00Z"), ts("2001-04-01T00:00:00Z")
+		// want counts the sample's flights of the origins whose time and id pass keep.
+		want := func(origins []string, keep func(f row) bool) int64 {
+			var n int64
+			for _, f := range e.sample {
+				if slices.Contains(origins, f.origin) && keep(f) {
+					n++
+				}
+			}
+			return n
+		}
+		inRange := func(f row) bool { return !f.at.Before(from) && f.at.Before(to) }
+		ord := []string{"ORD"}
+		cases := []struct {
+			where string
+			want  int64
+		}{
+			{"origin = 'ORD' AND timestamp > " + lo + " AND timestamp < " + hi, want(ord, func(f row) bool { return f.at.After(from) && f.at.Before(to) })},
+			{"origin = 'ORD' AND timestamp >= " + lo + " AND timestamp <= " + hi, want(ord, func(f row) bool { return !f.at.Before(from) && !f.at.After(to) })},
+			{"origin = 'ORD' AND " + lo + " < timestamp AND timestamp < " + hi, want(ord, func(f row) bool { return f.at.After(from) && f.at.Before(to) })},
+			{"origin = 'ORD' AND timestamp >= " + lo + " AND " + hi + " >= timestamp", want(ord, func(f row) bool { return !f.at.Before(from) && !f.at.After(to) })},
+			{"origin = 'ORD' AND timestamp BETWEEN " + lo + " AND " + hi, want(ord, func(f row) bool { return !f.at.Before(from) && !f.at.After(to) })},
+			{"origin IN ('ORD') AND timestamp >= " + lo + " AND timestamp < " + hi, want(ord, inRange)},
+			{"origin IN ('ORD', 'SFO', 'XXX') AND timestamp >= " + lo + " AND timestamp < " + hi, want([]string{"ORD", "SFO"}, inRange)},
+			{"id >= '0001000000' AND origin = 'ORD' AND timestamp >= " + lo + " AND timestamp < " + hi, want(ord, func(f row) bool { return inRange(f) && f.id >= "0001000000" })},
+			{"origin = 'ORD' AND timestamp >= " + lo + " AND timestamp >= " + lo + " AND timestamp < " + hi + " AND timestamp < '2001-12-01'", want(ord, inRange)},
+			{"timestamp < " + hi + " AND 'ORD' = origin AND timestamp >= '2001-03-15' AND timestamp >= " + lo, want(ord, func(f row) bool { return !f.at.Before(ts("2001-03-15T00:00:00Z")) && f.at.Before(to) })},
+			{"origin = 'ORD' AND timestamp >= '1000-01-01' AND timestamp < '9999-12-31'", want(ord, func(row) bool { return true })},
+		}
+		for _, c := range cases {
+			q := "SELECT COUNT(*) FROM flights WHERE " + c.where
+			for _, cl := range []*flightsql.Client{on, off} {
+				if got := scalarCount(t, mustRun(t, cl, q)); got != c.want || c.want == 0 {
+					t.Errorf("%s: %d, want %d (non-zero)", q, got, c.want)
+				}
+			}
+			// The rows themselves, counted by the client.
+			res := mustRun(t, on, "SELECT id FROM flights WHERE "+c.where)
+			var n int64
+			for _, r := range res.recs {
+				n += r.NumRows()
+			}
+			if n != c.want {
+				t.Errorf("SELECT id … WHERE %s: %d rows, want %d", c.where, n, c.want)
 			}
 		}
 	})
@@ -369,11 +413,11 @@ WHERE origin = 'ORD'
 		where := " WHERE origin = 'ORD' AND timestamp >= '2001-03-01T00:00:00Z' AND timestamp < '2001-04-01T00:00:00Z'"
 		cases := map[string]codes.Code{
 			"SELECT f.id FROM flights f JOIN flights g ON f.id = g.id" + where:                   codes.Unimplemented,
-			"SELECT id FROM flights" + where + " UNION SELECT id FROM flights" + where:           codes.Unimplemented,
+			"SELECT id FROM flights" + where + " EXCEPT SELECT id FROM flights" + where:          codes.Unimplemented,
 			"INSERT INTO flights (origin, timestamp, id, value) VALUES ('ORD', now(), 'x', 'y')": codes.Unimplemented,
 			"SELECT id FROM nosuchtable" + where:                                                 codes.NotFound,
 			"SELECT nosuchcolumn FROM flights" + where:                                           codes.InvalidArgument,
-			"SELEC id FROM flights":                                                              codes.InvalidArgument,
+			"SELEC id FROM flights": codes.InvalidArgument,
 		}
 		for q, want := range cases {
 			_, err := run(ctx, on, q)
@@ -405,6 +449,10 @@ WHERE origin = 'ORD'
 
 	t.Run("metadata commands", func(t *testing.T) {
 		testMetadata(t, on)
+	})
+
+	t.Run("golden SQL corpus against DuckDB", func(t *testing.T) {
+		testGolden(t, on, off)
 	})
 
 	t.Run("no leaked Arrow memory", func(t *testing.T) {

@@ -112,3 +112,7 @@ func bucketCount(s routing.Strategy, r routing.TimeRange) int {
 		return int((b.Unix()-a.Unix())/86400) + 1 // not Sub: a Duration saturates at 292 years
 	}
 }
+
+// BucketCount returns the number of buckets of strategy s that the non-empty range r
+// intersects, from calendar arithmetic (no bucket is allocated); 0 for an empty range.
+func BucketCount(s routing.Strategy, r routing.TimeRange) int { return bucketCount(s, r) }

@@ -37,6 +37,9 @@ type Options struct {
 	// DefaultMaxBuckets; negative means no bound): a query over centuries of day buckets would
 	// otherwise occupy the server for minutes. Refusals are RESOURCE_EXHAUSTED.
 	MaxBuckets int
+	// MaxPartitions bounds the partitions one routed read may list (IN, = ANY); 0 means
+	// substrait.DefaultMaxPartitions.
+	MaxPartitions int
 	// QueryMemory bounds the bytes one query's batches may hold on the scan path (default
 	// DefaultQueryMemory; negative means no bound): a sort of too many rows or too many groups
 	// is refused with RESOURCE_EXHAUSTED naming the limit.
@@ -142,6 +145,9 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		st, perr := e.stmts.prepare(sql, e.cat)
 		if perr != nil {
 			return nil, planError(perr)
+		}
+		if st.IsGeneral() {
+			return e.executeGeneral(ctx, st, params)
 		}
 		explain = st.IsExplain()
 		switch {

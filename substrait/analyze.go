@@ -702,6 +702,26 @@ func (st *relState) measure(am *plan.AggRelMeasure) (Measure, error) {
 // L >= r.End (either operand order, casts of literals unwrapped, as Analyze reads them). Any
 // other expression, or one it cannot read, is not implied (the executor evaluates it).
 func ImpliedByRoute(e expr.Expression, def routing.TableDef, partitions [][]byte, r routing.TimeRange) bool {
+	if sol, ok := e.(*expr.SingularOrList); ok {
+		// partition IN (…) listing every partition read.
+		if !routedColumn(sol.Value, partitionField) || len(partitions) == 0 {
+			return false
+		}
+		in := map[string]bool{}
+		for _, o := range sol.Options {
+			s, ok := o.(*expr.PrimitiveLiteral[string])
+			if !ok {
+				return false
+			}
+			in[s.Value] = true
+		}
+		for _, p := range partitions {
+			if !in[string(p)] {
+				return false
+			}
+		}
+		return true
+	}
 	st := &relState{def: def}
 	for i := range numFields {
 		st.out = append(st.out, lineage{col: i, measure: -1})

@@ -3,16 +3,25 @@
 //
 // The SQL front end parses with PostgreSQL's own grammar (pg_query_go; decision 2) and never
 // matches SQL text by hand: `?` placeholders are rewritten to `$n` on the token stream of
-// PostgreSQL's lexer (Prepare). The supported surface is one SELECT over one routed table:
-// columns, `*`, or ungrouped COUNT(*), COUNT(column), MIN(timestamp) and MAX(timestamp); a
-// WHERE clause that is exactly the routed predicate; ORDER BY timestamp [, id] in one
-// direction; LIMIT; and EXPLAIN of such a query. Histograms are the one grouped shape:
-// COUNT(*) grouped by date_trunc(unit, timestamp) or date_bin(INTERVAL stride, timestamp,
-// origin) in UTC, ordered by the bin or not, with a LIMIT (Query.Group, groupby.go, which
-// also documents how the bins map onto Substrait's round_calendar and round_temporal).
-// Client plans (FromSubstrait) are validated by Analyze against the same contract and
-// rebuilt in the same canonical form (Build), so the pushdown planner and the executor only
-// ever see one shape of plan.
+// PostgreSQL's lexer (Prepare). Statements of the canonical shapes — one routed scan with
+// columns or `*`, ungrouped COUNT(*), COUNT(column), MIN(timestamp) and MAX(timestamp),
+// ORDER BY timestamp [, id], LIMIT, and the histograms (COUNT(*) grouped by date_trunc or
+// date_bin, groupby.go) — are planned by the templates of sql.go into the canonical plan
+// (Query, Build) that the executor's pushdown rewrite recognises. Every other SELECT is bound
+// by the general binder (bind.go, bindexpr.go, bindfunc.go, route.go): pg_query's parse tree
+// to Substrait relations (ReadRel, FilterRel, ProjectRel, AggregateRel, SortRel, FetchRel,
+// SetRel) with expressions on Substrait's standard functions where arrow-go evaluates them and
+// on flightsrv's own extension URNPostgres (JSON access, LIKE, string functions, date_part,
+// to_char; evaluated by scan/ops) elsewhere; table-less statements and SHOW bind to constants
+// (Bound). Client plans (FromSubstrait) are validated by Analyze against the canonical
+// contract and rebuilt in the same canonical form (Build).
+//
+// The general binder takes each table read's routed predicate from anywhere in its WHERE's
+// conjunction — partition equality, IN list or = ANY, timestamp bounds in any comparison form
+// — and places it, normalised (partition = or IN, timestamp >= start, timestamp < end), first
+// in the FilterRel above the read; the other conjuncts follow as residual filters. Routes
+// reads it back for the executor's binding. A read missing part of its route is refused with
+// one InvalidArgument naming everything missing and the table's partition column.
 //
 // # The routed contract
 //

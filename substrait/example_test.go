@@ -37,5 +37,5 @@ func Example() {
 	//       Sort [timestamp DESC, id DESC]
 	//         Filter channel_id = 'general' AND timestamp >= 2026-01-01T00:00:00Z AND timestamp < 2026-02-01T00:00:00Z
 	//           Read messages [channel_id, timestamp, id, value]
-	// INVALID_ARGUMENT substrait: unsupported predicate: only partition column equality and timestamp >= / < bounds joined by AND are accepted
+	// INVALID_ARGUMENT substrait: messages needs timestamp < <end>
 }

@@ -67,20 +67,18 @@ func TestParameterPrepareErrors(t *testing.T) {
 		msg string
 	}{
 		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $1 AND timestamp < $2`, nil,
-			"parameter $1 is used both as utf8 (partition column value) and as a timestamp (timestamp bound, any unit)"},
+			"parameter $1 is used both as string and as precision_timestamp_tz<9>"},
 		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $3 AND timestamp < $3`, nil,
 			"parameters must be numbered consecutively from $1 ($2 is missing)"},
 		{`SELECT * FROM messages WHERE channel_id = $0 AND timestamp >= $1 AND timestamp < $2`, nil,
 			"parameter $0 is invalid: parameters are numbered from $1"},
 		{`SELECT * FROM messages WHERE channel_id = ? AND timestamp >= $2 AND timestamp < $3`, ErrMixedPlaceholders, ""},
 		// value-independent routed checks run at prepare time
-		{`SELECT * FROM messages WHERE timestamp >= $1 AND timestamp < $2`, ErrMissingShardEquality, ""},
-		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp < $2`, ErrMissingTimestampStart, ""},
-		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp >= $3`, ErrConflictingTimestampBounds, ""},
-		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp > $2 AND timestamp < $3`, ErrUnsupportedPredicate, ""},
-		{`SELECT * FROM messages WHERE channel_id = $1::int4 AND timestamp >= $2 AND timestamp < $3`, ErrUnsupportedPredicate, ""},
-		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $2::date AND timestamp < $3`, ErrUnsupportedPredicate, ""},
-		{`SELECT * FROM messages WHERE id = $1 AND channel_id = 'g' AND timestamp >= $2 AND timestamp < $3`, ErrUnsupportedPredicate, ""},
+		{`SELECT * FROM messages WHERE timestamp >= $1 AND timestamp < $2`, errNeedPart(""), ""},
+		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp < $2`, errNeed("timestamp >= <start>"), ""},
+		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp >= $3`, errNeed("timestamp < <end>"), ""},
+		{`SELECT * FROM messages WHERE channel_id = $1::int4 AND timestamp >= $2 AND timestamp < $3`, nil, "operator does not exist: string = i32"},
+		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $2::date AND timestamp < $3`, nil, "operator does not exist: precision_timestamp_tz<9> >= date"},
 	}
 	for _, tt := range tests {
 		_, err := Prepare(tt.sql, cat)

@@ -27,6 +27,8 @@ import (
 type Statement struct {
 	sql         string
 	t           *template
+	g           *general // set instead of t for statements outside the canonical shapes
+	cat         Catalog
 	paramSchema *arrow.Schema
 	dataSchema  *arrow.Schema
 }
@@ -50,15 +52,33 @@ var ExplainSchema = arrow.NewSchema([]arrow.Field{{Name: "QUERY PLAN", Type: arr
 // position, alias or expression (see groupby.go). Errors are *Error values (see the package
 // documentation for codes).
 func Prepare(sql string, cat Catalog) (*Statement, error) {
+	return PrepareWith(sql, cat, BindOptions{})
+}
+
+// PrepareWith is Prepare under session options. A statement outside the canonical shapes
+// above is bound by the general binder (IsGeneral; bind.go): any SELECT over one table per
+// FROM, subqueries in FROM and WITH, UNION [ALL], table-less statements and SHOW.
+func PrepareWith(sql string, cat Catalog, opts BindOptions) (*Statement, error) {
 	t, err := analyzeSQL(sql, cat)
 	if err != nil {
-		return nil, err
+		if code, ok := CodeOf(err); ok && code == NotFound {
+			return nil, err
+		}
+		g, bound, gerr := prepareGeneral(sql, cat, opts)
+		if gerr != nil {
+			return nil, gerr
+		}
+		s := &Statement{sql: sql, g: g, cat: cat, paramSchema: generalParamSchema(g.params), dataSchema: bound.Schema}
+		if g.explain {
+			s.dataSchema = ExplainSchema
+		}
+		return s, nil
 	}
 	fields := make([]arrow.Field, len(t.params))
 	for i, k := range t.params {
 		fields[i] = arrow.Field{Name: "$" + strconv.Itoa(i+1), Type: k.arrowType()}
 	}
-	s := &Statement{sql: sql, t: t, paramSchema: arrow.NewSchema(fields, nil)}
+	s := &Statement{sql: sql, t: t, cat: cat, paramSchema: arrow.NewSchema(fields, nil)}
 	if t.explain {
 		s.dataSchema = ExplainSchema
 	} else if t.group != nil {
@@ -99,15 +119,31 @@ func (k paramKind) arrowType() arrow.DataType {
 // SQL returns the statement text as given to Prepare.
 func (s *Statement) SQL() string { return s.sql }
 
-// Table returns the routed table the statement reads.
-func (s *Statement) Table() routing.TableDef { return s.t.def }
+// Table returns the routed table a canonical statement reads (the zero TableDef for a
+// general statement).
+func (s *Statement) Table() routing.TableDef {
+	if s.t == nil {
+		return routing.TableDef{}
+	}
+	return s.t.def
+}
 
 // IsExplain reports whether the statement is EXPLAIN <query>: Bind then returns the plan of
 // the inner query, which the caller prints (Explain) instead of executing.
-func (s *Statement) IsExplain() bool { return s.t.explain }
+func (s *Statement) IsExplain() bool {
+	if s.g != nil {
+		return s.g.explain
+	}
+	return s.t.explain
+}
 
 // NumParams returns the number of parameters ($1…$n).
-func (s *Statement) NumParams() int { return len(s.t.params) }
+func (s *Statement) NumParams() int {
+	if s.g != nil {
+		return len(s.g.params)
+	}
+	return len(s.t.params)
+}
 
 // ParameterSchema returns one non-null field per parameter, named "$1", "$2"…, typed by
 // position: utf8, timestamp[ns, tz=UTC] or int64.
@@ -123,6 +159,9 @@ func (s *Statement) DatasetSchema() *arrow.Schema { return s.dataSchema }
 // refused, as is a wrong count or type, with InvalidArgument naming the position and the
 // expected type.
 func (s *Statement) Query(args ...any) (*Query, error) {
+	if s.g != nil {
+		return nil, errNotCanonical
+	}
 	if len(args) != len(s.t.params) {
 		return nil, errorf(InvalidArgument, "statement has %d parameters, %d values given", len(s.t.params), len(args))
 	}
@@ -139,6 +178,9 @@ func (s *Statement) Query(args ...any) (*Query, error) {
 
 // Bind binds the parameter values (see Query) and returns the canonical plan (see Build).
 func (s *Statement) Bind(args ...any) (*plan.Plan, error) {
+	if s.g != nil {
+		return planOf(s.BindGeneral(BindOptions{}, args...))
+	}
 	q, err := s.Query(args...)
 	if err != nil {
 		return nil, err
@@ -151,6 +193,9 @@ func (s *Statement) Bind(args ...any) (*plan.Plan, error) {
 // is read as UTC), date32/date64 (midnight UTC); utf8, large_utf8, string_view or a
 // dictionary of those; any signed or unsigned integer width. A nil rec binds no parameter.
 func (s *Statement) QueryRecord(rec arrow.RecordBatch, row int) (*Query, error) {
+	if s.g != nil {
+		return nil, errNotCanonical
+	}
 	ncols := 0
 	if rec != nil {
 		ncols = int(rec.NumCols())
@@ -177,6 +222,9 @@ func (s *Statement) QueryRecord(rec arrow.RecordBatch, row int) (*Query, error) 
 
 // BindRecord binds one row of rec (see QueryRecord) and returns the canonical plan.
 func (s *Statement) BindRecord(rec arrow.RecordBatch, row int) (*plan.Plan, error) {
+	if s.g != nil {
+		return planOf(s.BindGeneralRecord(BindOptions{}, rec, row))
+	}
 	q, err := s.QueryRecord(rec, row)
 	if err != nil {
 		return nil, err
@@ -395,4 +443,18 @@ func toNanos(v int64, unit arrow.TimeUnit) (int64, bool) {
 		return 0, false
 	}
 	return v * mult, true
+}
+
+// errNotCanonical is the error of Query and QueryRecord on a general statement.
+var errNotCanonical = &Error{Code: Unimplemented, Msg: "this statement is not a canonical routed query (bind it with BindGeneral)"}
+
+// planOf returns a bound general statement's plan; a table-less statement has none.
+func planOf(b *Bound, err error) (*plan.Plan, error) {
+	if err != nil {
+		return nil, err
+	}
+	if b.Plan == nil {
+		return nil, &Error{Code: Unimplemented, Msg: "a statement without a table has no Substrait plan"}
+	}
+	return b.Plan, nil
 }

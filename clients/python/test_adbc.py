@@ -244,13 +244,13 @@ def test_execute_schema_equals_result_schema(cur, sql, params):
 # timestamps must not appear in the message.
 REJECTED = [
     ("SELECT COUNT(*) FROM flights WHERE origin = 'QQX' AND timestamp < '2001-08-01T00:00:00Z'", None,
-     "routed query needs a lower timestamp bound (timestamp >= start)"),
+     "flights needs timestamp >= <start>"),
     ("SELECT * FROM flights WHERE origin = 'QQX' AND timestamp >= '2001-01-01T00:00:00Z'", None,
-     "routed query needs an upper timestamp bound (timestamp < end)"),
+     "flights needs timestamp < <end>"),
     ("SELECT * FROM flights WHERE timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'", None,
-     "routed query needs one partition column equality"),
+     "flights needs origin = <value>"),
     ("SELECT * FROM flights WHERE (origin = 'QQX' OR origin = 'ORD') AND timestamp >= ? AND timestamp < ?",
-     (JAN1, AUG1), "unsupported predicate"),
+     (JAN1, AUG1), "flights needs origin = <value>"),
     # Only known once the values are bound: start must be before end.
     (f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", ("QQX", AUG1, JAN1),
      "timestamp range is empty: start must be before end"),
@@ -282,7 +282,8 @@ def test_wrong_parameter_type(cur):
     "SELECT a.id FROM flights a JOIN flights b ON a.id = b.id WHERE a.origin = 'ORD'"
     " AND a.timestamp >= '2001-01-01T00:00:00Z' AND a.timestamp < '2001-08-01T00:00:00Z'",
     "DELETE FROM flights WHERE origin = 'ORD'",
-    "SELECT 1",
+    "SELECT count(*) OVER () FROM flights WHERE origin = 'ORD'"
+    " AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'",
 ])
 def test_unsupported_sql(cur, sql):
     with pytest.raises(adbc_driver_manager.NotSupportedError) as e:
@@ -302,6 +303,6 @@ def test_unknown_table(cur):
 
 def test_connection_still_usable_after_errors(cur, sample):
     with pytest.raises(adbc_driver_manager.Error):
-        cur.execute("SELECT 1")
+        cur.execute("SELECT md5('x')")
     cur.execute(f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", ("ORD", JAN1, AUG1))
     assert cur.fetchone() == (sample.count("ORD", JAN1, AUG1),)

@@ -129,6 +129,12 @@ func markRefs(e expr.Expression, refs []bool) {
 		markRefs(v.Input, refs)
 	case *expr.SingularOrList:
 		markRefs(v.Value, refs)
+	case *expr.IfThen:
+		for i := range v.NIfs() {
+			markRefs(v.IfPair(i).If, refs)
+			markRefs(v.IfPair(i).Then, refs)
+		}
+		markRefs(v.Else(), refs)
 	}
 }
 
@@ -302,7 +308,7 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 	case expr.Literal:
 		return true
 	case *expr.ScalarFunction:
-		if isOwn(v) || (isAndOr(v) && v.NArgs() != 2) {
+		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) {
 			return false
 		}
 		if conv, err := c.arrowConv(v); conv == nil || err != nil {
@@ -348,7 +354,12 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		return c.cast(v)
 	case *expr.SingularOrList:
 		return c.inList(v)
+	case *expr.IfThen:
+		return c.ifThen(v)
 	case *expr.ScalarFunction:
+		if v.ID().URN == URNPostgres {
+			return c.own(v)
+		}
 		if isOwn(v) {
 			return c.temporal(v)
 		}

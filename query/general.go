@@ -1,0 +1,156 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/pushdown"
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan"
+	"github.com/flightsrv/flightsrv/scan/ops"
+	"github.com/flightsrv/flightsrv/substrait"
+)
+
+// bindOptions are the session settings the general binder runs under.
+func (e *Engine) bindOptions() substrait.BindOptions {
+	return substrait.BindOptions{MaxPartitions: e.opts.MaxPartitions}
+}
+
+// executeGeneral binds and runs a statement of the general binder: table-less statements are
+// evaluated here; plans over tables run in the executor, each routed read bound to the route
+// the binder put in its filter (substrait.Routes).
+func (e *Engine) executeGeneral(ctx context.Context, st *substrait.Statement, params arrow.RecordBatch) (array.RecordReader, error) {
+	var (
+		b   *substrait.Bound
+		err error
+	)
+	if params != nil && params.NumRows() > 0 {
+		b, err = st.BindGeneralRecord(e.bindOptions(), params, 0)
+	} else {
+		b, err = st.BindGeneral(e.bindOptions())
+	}
+	if err != nil {
+		return nil, planError(err)
+	}
+	if b.Plan == nil {
+		if st.IsExplain() {
+			return e.explainLines([]string{"Result: constants evaluated once, no table read"})
+		}
+		return e.constants(ctx, b)
+	}
+	routes, err := substrait.Routes(b.Plan, e.cat, false)
+	if err != nil {
+		return nil, planError(err)
+	}
+	total := 0
+	for _, r := range routes {
+		total += pushdown.BucketCount(r.Table.Strategy, r.Range) * max(1, len(r.Partitions))
+	}
+	opts := scan.Options{
+		Bind: func(r *plan.NamedTableReadRel) (scan.Source, error) {
+			rt, ok := routes[r]
+			if !ok {
+				return scan.Source{}, fmt.Errorf("query: a read of the plan has no route")
+			}
+			t, ok := e.tables[rt.Table.Name]
+			if !ok {
+				return scan.Source{}, status.Error(codes.NotFound, "table not found")
+			}
+			return scan.Source{Table: t, Partitions: rt.Partitions, Range: rt.Range}, nil
+		},
+		Alloc:       e.opts.Alloc,
+		MemoryLimit: e.opts.QueryMemory,
+		Pushdown:    e.opts.Pushdown,
+	}
+	if st.IsExplain() {
+		return e.explainGeneral(b, routes, opts)
+	}
+	if e.opts.MaxBuckets > 0 && total > e.opts.MaxBuckets {
+		return nil, status.Errorf(codes.ResourceExhausted, "the query reads %d buckets, more than this server's limit of %d: narrow the range or the partitions", total, e.opts.MaxBuckets)
+	}
+	res, err := scan.Execute(ctx, b.Plan, opts)
+	if err != nil {
+		return nil, e.execError(err)
+	}
+	return &execReader{RecordReader: scan.Conform(res, b.Schema), e: e, res: res}, nil
+}
+
+// explainGeneral prints the plan, each read's route and residual filters, and the executor's
+// fragments.
+func (e *Engine) explainGeneral(b *substrait.Bound, routes map[*plan.NamedTableReadRel]substrait.Route, opts scan.Options) (array.RecordReader, error) {
+	lines := strings.Split(strings.TrimRight(substrait.Explain(b.Plan), "\n"), "\n")
+	lines = append(lines, "Routes:")
+	for _, r := range b.Routes {
+		buckets := pushdown.BucketCount(r.Table.Strategy, r.Range)
+		parts := fmt.Sprintf("%d partition(s) pinned", len(r.Partitions))
+		lines = append(lines,
+			fmt.Sprintf("  read %s: %d WHERE conjunct(s) became the route (%s, a finite range over %d %s bucket(s)); %d residual conjunct(s) run as filters in the fragments",
+				r.Table.Name, r.RouteConjuncts, parts, buckets, r.Table.Strategy, r.Residual),
+			fmt.Sprintf("  fan-out: %d fragment(s) (partitions × buckets), each answered by its bucket's store (hot rows or archived Parquet/JSON), at most the table's fan-out at a time", buckets*max(1, len(r.Partitions))))
+	}
+	ex, err := scan.Explain(b.Plan, opts)
+	if err != nil {
+		return nil, e.execError(err)
+	}
+	lines = append(lines, "Executor:")
+	for _, l := range ex {
+		lines = append(lines, "  "+l)
+	}
+	return e.explainLines(lines)
+}
+
+func (e *Engine) explainLines(lines []string) (array.RecordReader, error) {
+	bl := array.NewStringBuilder(e.opts.Alloc)
+	defer bl.Release()
+	bl.AppendValues(lines, nil)
+	col := bl.NewArray()
+	defer col.Release()
+	rec := array.NewRecordBatch(substrait.ExplainSchema, []arrow.Array{col}, int64(len(lines)))
+	defer rec.Release()
+	return array.NewRecordReader(substrait.ExplainSchema, []arrow.RecordBatch{rec})
+}
+
+// constants evaluates a table-less statement's select list on one row.
+func (e *Engine) constants(ctx context.Context, b *substrait.Bound) (array.RecordReader, error) {
+	if b.Rows == 0 {
+		return scan.EmptyReader(b.Schema), nil
+	}
+	empty := arrow.NewSchema(nil, nil)
+	in := array.NewRecordBatch(empty, nil, 1)
+	defer in.Release()
+	cols := make([]arrow.Array, len(b.Constants))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, c := range b.Constants {
+		x, err := ops.Compile(c, empty, b.Registry)
+		if err != nil {
+			return nil, fmt.Errorf("query: compile constant: %w", err)
+		}
+		a, err := x.Eval(ctx, in, nil)
+		if err != nil {
+			return nil, e.execError(err)
+		}
+		if !arrow.TypeEqual(a.DataType(), b.Schema.Field(i).Type) {
+			a.Release()
+			return nil, fmt.Errorf("query: constant %d is %s, want %s", i, a.DataType(), b.Schema.Field(i).Type)
+		}
+		cols[i] = a
+	}
+	rec := array.NewRecordBatch(b.Schema, cols, 1)
+	defer rec.Release()
+	return array.NewRecordReader(b.Schema, []arrow.RecordBatch{rec})
+}
+
+var _ = routing.TimeRange{}

@@ -1,0 +1,1116 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/types"
+	"github.com/tidwall/gjson"
+)
+
+// URNPostgres is the extension URN of flightsrv's own scalar functions: PostgreSQL functions
+// and operators that Substrait's standard extensions do not define with PostgreSQL's meaning
+// (JSON access, LIKE, to_char, date_part, concat's null rules). Plans name them by this URN
+// and the names below; arrow-go has no kernels for any of them, so this package evaluates
+// them (sqlfuncs.go). Each is tested against PostgreSQL's or DuckDB's answers
+// (testdata/gen.py, golden.json).
+//
+//	json_get(doc, key)               PostgreSQL doc -> key: the member (text key) or element
+//	                                 (integer index, negative from the end) as JSON text
+//	                                 (binary); NULL when absent or when doc is not an object
+//	                                 or array
+//	json_get_text(doc, key)          doc ->> key: the same as text; JSON strings unquoted,
+//	                                 JSON null is NULL
+//	json_path(doc, k1, k2, …)        doc #> '{k1,k2}' (json_extract_path): JSON text (binary)
+//	json_path_text(doc, k1, k2, …)   doc #>> '{k1,k2}' (json_extract_path_text): text
+//	like(s, pattern)                 s LIKE pattern (escape character \)
+//	ilike(s, pattern)                s ILIKE pattern (case-insensitive LIKE)
+//	concat(a, b, …)                  concat(…): the texts of the non-null arguments
+//	concat_strict(a, b, …)           a || b: NULL when any argument is NULL
+//	lower(s), upper(s)               text
+//	char_length(s)                   the number of characters (int64)
+//	substring(s, start[, count])     characters from 1-based start (int64 arguments)
+//	replace(s, from, to)             every occurrence of from replaced
+//	starts_with(s, prefix)           boolean
+//	btrim(s[, chars]), ltrim, rtrim  spaces (or chars) removed from both, left or right ends
+//	date_part(field, ts)             extract(field FROM ts) in UTC: int64 (epoch: float64);
+//	                                 millisecond and microsecond are whole numbers, as in
+//	                                 DuckDB (PostgreSQL keeps the fraction)
+//	to_char(ts, format)              PostgreSQL's template patterns (see toChar), UTC
+//	round(x)                         float64 rounded half to even (PostgreSQL's float8-to-
+//	                                 integer cast rounds so: 2.5 → 2, 3.5 → 4)
+//
+// doc is binary or utf8 holding JSON text; a row whose doc is not valid JSON is an error
+// (PostgreSQL's "invalid input syntax for type json"), quoting no value.
+const URNPostgres = "extension:dev.flightsrv:functions_postgres"
+
+// ownFunctions are the functions of URNPostgres this package evaluates, by name.
+var ownFunctions = map[string]func(*fnNode) error{
+	"json_get": jsonKernel(false, false), "json_get_text": jsonKernel(true, false),
+	"json_path": jsonKernel(false, true), "json_path_text": jsonKernel(true, true),
+	"like": likeKernel(false), "ilike": likeKernel(true),
+	"concat": concatKernel(false), "concat_strict": concatKernel(true),
+	"lower":       stringMap(strings.ToLower),
+	"upper":       stringMap(strings.ToUpper),
+	"char_length": charLength,
+	"substring":   substringKernel,
+	"replace":     replaceKernel,
+	"starts_with": startsWith,
+	"btrim":       trimKernel(true, true), "ltrim": trimKernel(true, false), "rtrim": trimKernel(false, true),
+	"date_part": datePart,
+	"round":     roundKernel,
+	"to_char":   toCharKernel,
+}
+
+// IsOwnFunction reports whether a function of URNPostgres called name has a kernel here.
+func IsOwnFunction(name string) bool {
+	_, ok := ownFunctions[name]
+	return ok
+}
+
+// OwnFunctionID returns the extension ID of one of this package's functions.
+func OwnFunctionID(name string) extensions.ID { return extensions.ID{URN: URNPostgres, Name: name} }
+
+// fnNode evaluates one of URNPostgres' functions: its value arguments are evaluated to arrays
+// of the batch's length, enumerations are kept as strings, and run computes the result.
+type fnNode struct {
+	name  string
+	args  []node // nil at an enumeration argument
+	enums []string
+	types []arrow.DataType // argument types (nil at an enumeration)
+	out   arrow.DataType
+	run   func(mem memory.Allocator, n int, args []arrow.Array) (arrow.Array, error)
+}
+
+func (c *compiler) own(f *expr.ScalarFunction) (node, error) {
+	setup, ok := ownFunctions[f.Name()]
+	if !ok {
+		return nil, fmt.Errorf("ops: compile: function %s (%s) is not supported", f.Name(), f.ID().URN)
+	}
+	n := &fnNode{name: f.Name(), args: make([]node, f.NArgs()), enums: make([]string, f.NArgs()), types: make([]arrow.DataType, f.NArgs())}
+	for i := range f.NArgs() {
+		switch a := f.Arg(i).(type) {
+		case types.Enum:
+			n.enums[i] = string(a)
+		case expr.Expression:
+			an, err := c.compile(a)
+			if err != nil {
+				return nil, err
+			}
+			t, err := c.typeOf(an)
+			if err != nil {
+				return nil, fmt.Errorf("ops: compile: %s: %w", f.Name(), err)
+			}
+			n.args[i], n.types[i] = an, t
+		case nil:
+			return nil, errMissing(fmt.Sprintf("%s argument %d", f.Name(), i))
+		default:
+			return nil, fmt.Errorf("ops: compile: %s argument %d of kind %T is not supported", f.Name(), i, a)
+		}
+	}
+	if err := setup(n); err != nil {
+		return nil, fmt.Errorf("ops: compile: %s: %w", f.Name(), err)
+	}
+	return n, nil
+}
+
+func (n *fnNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
+	mem := compute.GetAllocator(ctx)
+	rows := int(b.NumRows())
+	args := make([]arrow.Array, len(n.args))
+	defer releaseArrays(args)
+	for i, a := range n.args {
+		if a == nil {
+			continue
+		}
+		d, err := a.eval(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		arr, err := toArray(d, rows, mem)
+		d.Release()
+		if err != nil {
+			return nil, err
+		}
+		args[i] = arr
+	}
+	out, err := n.run(mem, rows, args)
+	if err != nil {
+		return nil, fmt.Errorf("ops: %s: %w", n.name, err)
+	}
+	defer out.Release()
+	return compute.NewDatum(out), nil
+}
+
+// --- argument access ------------------------------------------------------------------------
+
+// texts reads a utf8, large_utf8, binary or large_binary array as byte strings.
+type texts interface {
+	IsNull(i int) bool
+	ValueBytes(i int) []byte
+}
+
+type strText struct{ *array.String }
+
+func (s strText) ValueBytes(i int) []byte { return []byte(s.Value(i)) }
+
+type largeStrText struct{ *array.LargeString }
+
+func (s largeStrText) ValueBytes(i int) []byte { return []byte(s.Value(i)) }
+
+type binText struct{ *array.Binary }
+
+func (s binText) ValueBytes(i int) []byte { return s.Value(i) }
+
+type largeBinText struct{ *array.LargeBinary }
+
+func (s largeBinText) ValueBytes(i int) []byte { return s.Value(i) }
+
+func asTexts(a arrow.Array) (texts, bool) {
+	switch v := a.(type) {
+	case *array.String:
+		return strText{v}, true
+	case *array.LargeString:
+		return largeStrText{v}, true
+	case *array.Binary:
+		return binText{v}, true
+	case *array.LargeBinary:
+		return largeBinText{v}, true
+	}
+	return nil, false
+}
+
+func isText(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
+		return true
+	}
+	return false
+}
+
+func isInt(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
+		return true
+	}
+	return false
+}
+
+// intAt reads row i of an integer array.
+func intAt(a arrow.Array, i int) int64 {
+	switch v := a.(type) {
+	case *array.Int8:
+		return int64(v.Value(i))
+	case *array.Int16:
+		return int64(v.Value(i))
+	case *array.Int32:
+		return int64(v.Value(i))
+	case *array.Int64:
+		return v.Value(i)
+	}
+	return 0
+}
+
+func argCount(n *fnNode, lo, hi int) error {
+	if len(n.args) < lo || len(n.args) > hi {
+		if lo == hi {
+			return fmt.Errorf("takes %d arguments, got %d", lo, len(n.args))
+		}
+		return fmt.Errorf("takes %d to %d arguments, got %d", lo, hi, len(n.args))
+	}
+	return nil
+}
+
+func wantText(n *fnNode, idx ...int) error {
+	for _, i := range idx {
+		if n.types[i] == nil || !isText(n.types[i]) {
+			return fmt.Errorf("argument %d must be text, not %v", i+1, n.types[i])
+		}
+	}
+	return nil
+}
+
+func wantInt(n *fnNode, idx ...int) error {
+	for _, i := range idx {
+		if n.types[i] == nil || !isInt(n.types[i]) {
+			return fmt.Errorf("argument %d must be an integer, not %v", i+1, n.types[i])
+		}
+	}
+	return nil
+}
+
+// anyNull reports whether row i of any of args is null.
+func anyNull(args []arrow.Array, i int) bool {
+	for _, a := range args {
+		if a != nil && a.IsNull(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// mapStrings builds a utf8 array of n rows: f(i) for rows where no argument is null (strict
+// functions), f returning ok=false for NULL.
+func mapStrings(mem memory.Allocator, n int, args []arrow.Array, f func(i int) (string, bool, error)) (arrow.Array, error) {
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	b.Reserve(n)
+	for i := range n {
+		if anyNull(args, i) {
+			b.AppendNull()
+			continue
+		}
+		s, ok, err := f(i)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			b.AppendNull()
+			continue
+		}
+		b.Append(s)
+	}
+	return b.NewArray(), nil
+}
+
+func mapBinary(mem memory.Allocator, n int, args []arrow.Array, f func(i int) ([]byte, bool, error)) (arrow.Array, error) {
+	b := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+	defer b.Release()
+	b.Reserve(n)
+	for i := range n {
+		if anyNull(args, i) {
+			b.AppendNull()
+			continue
+		}
+		v, ok, err := f(i)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			b.AppendNull()
+			continue
+		}
+		b.Append(v)
+	}
+	return b.NewArray(), nil
+}
+
+func mapInts(mem memory.Allocator, n int, args []arrow.Array, f func(i int) int64) arrow.Array {
+	b := array.NewInt64Builder(mem)
+	defer b.Release()
+	b.Reserve(n)
+	for i := range n {
+		if anyNull(args, i) {
+			b.AppendNull()
+			continue
+		}
+		b.Append(f(i))
+	}
+	return b.NewArray()
+}
+
+func mapBools(mem memory.Allocator, n int, args []arrow.Array, f func(i int) (bool, error)) (arrow.Array, error) {
+	b := array.NewBooleanBuilder(mem)
+	defer b.Release()
+	b.Reserve(n)
+	for i := range n {
+		if anyNull(args, i) {
+			b.AppendNull()
+			continue
+		}
+		v, err := f(i)
+		if err != nil {
+			return nil, err
+		}
+		b.Append(v)
+	}
+	return b.NewArray(), nil
+}
+
+// --- JSON -------------------------------------------------------------------------------------
+
+// errInvalidJSON is the error of a document that is not JSON; it quotes no value.
+var errInvalidJSON = errors.New("a value is not valid JSON")
+
+// jsonKernel returns the setup of json_get(_text) (one key, text or integer) and
+// json_path(_text) (text keys, integers written as text index arrays).
+func jsonKernel(text, path bool) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if path {
+			if len(n.args) < 2 {
+				return errors.New("takes a document and at least one key")
+			}
+		} else if err := argCount(n, 2, 2); err != nil {
+			return err
+		}
+		if err := wantText(n, 0); err != nil {
+			return err
+		}
+		for i := 1; i < len(n.args); i++ {
+			if n.types[i] == nil || (!isText(n.types[i]) && (path || !isInt(n.types[i]))) {
+				return fmt.Errorf("key %d must be text%s, not %v", i, map[bool]string{false: " or an integer", true: ""}[path], n.types[i])
+			}
+		}
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			doc, _ := asTexts(args[0])
+			keys := make([]texts, len(args))
+			for i := 1; i < len(args); i++ {
+				keys[i], _ = asTexts(args[i])
+			}
+			lookup := func(i int) (gjson.Result, bool, error) {
+				raw := doc.ValueBytes(i)
+				if !gjson.ValidBytes(raw) {
+					return gjson.Result{}, false, errInvalidJSON
+				}
+				r := gjson.ParseBytes(raw)
+				for k := 1; k < len(args); k++ {
+					var ok bool
+					if keys[k] != nil {
+						r, ok = member(r, string(keys[k].ValueBytes(i)), path)
+					} else {
+						r, ok = element(r, intAt(args[k], i))
+					}
+					if !ok {
+						return gjson.Result{}, false, nil
+					}
+				}
+				return r, true, nil
+			}
+			if text {
+				return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+					r, ok, err := lookup(i)
+					if !ok || err != nil || r.Type == gjson.Null {
+						return "", false, err
+					}
+					if r.Type == gjson.String {
+						return r.Str, true, nil
+					}
+					return r.Raw, true, nil
+				})
+			}
+			return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) {
+				r, ok, err := lookup(i)
+				if !ok || err != nil {
+					return nil, false, err
+				}
+				return []byte(r.Raw), true, nil
+			})
+		}
+		n.out = arrow.BinaryTypes.String
+		if !text {
+			n.out = arrow.BinaryTypes.Binary
+		}
+		return nil
+	}
+}
+
+// member returns the member key of object r; in a path (#>, #>>) an array is indexed by a key
+// that is an integer in text form, as PostgreSQL does.
+func member(r gjson.Result, key string, path bool) (gjson.Result, bool) {
+	if r.IsArray() && path {
+		idx, err := strconv.ParseInt(key, 10, 64)
+		if err != nil {
+			return gjson.Result{}, false
+		}
+		return element(r, idx)
+	}
+	if !r.IsObject() {
+		return gjson.Result{}, false
+	}
+	var out gjson.Result
+	found := false
+	// ForEach, not Get: Get's path syntax gives meaning to '.', '*', '?' and '#' in keys.
+	// PostgreSQL's json (not jsonb) returns the last of duplicate keys' values as well.
+	r.ForEach(func(k, v gjson.Result) bool {
+		if k.Str == key {
+			out, found = v, true
+		}
+		return true
+	})
+	return out, found
+}
+
+// element returns element idx of array r (negative counts from the end, as jsonb does).
+func element(r gjson.Result, idx int64) (gjson.Result, bool) {
+	if !r.IsArray() {
+		return gjson.Result{}, false
+	}
+	arr := r.Array()
+	if idx < 0 {
+		idx += int64(len(arr))
+	}
+	if idx < 0 || idx >= int64(len(arr)) {
+		return gjson.Result{}, false
+	}
+	return arr[idx], true
+}
+
+// --- LIKE -------------------------------------------------------------------------------------
+
+// likeRegexp translates a LIKE pattern (escape \) into an anchored regular expression.
+func likeRegexp(p string, fold bool) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("(?s)")
+	if fold {
+		b.WriteString("(?i)")
+	}
+	b.WriteString("^")
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRuneInString(p[i:])
+		i += size
+		switch r {
+		case '%':
+			b.WriteString(".*")
+		case '_':
+			b.WriteString(".")
+		case '\\':
+			if i >= len(p) {
+				return nil, errors.New("LIKE pattern must not end with escape character")
+			}
+			r2, s2 := utf8.DecodeRuneInString(p[i:])
+			i += s2
+			b.WriteString(regexp.QuoteMeta(string(r2)))
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.Compile(b.String())
+}
+
+func likeKernel(fold bool) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := argCount(n, 2, 2); err != nil {
+			return err
+		}
+		if err := wantText(n, 0, 1); err != nil {
+			return err
+		}
+		n.out = arrow.FixedWidthTypes.Boolean
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			s, _ := asTexts(args[0])
+			p, _ := asTexts(args[1])
+			var (
+				lastPat string
+				re      *regexp.Regexp
+			)
+			return mapBools(mem, rows, args, func(i int) (bool, error) {
+				pat := string(p.ValueBytes(i))
+				if re == nil || pat != lastPat {
+					var err error
+					if re, err = likeRegexp(pat, fold); err != nil {
+						return false, err
+					}
+					lastPat = pat
+				}
+				return re.Match(s.ValueBytes(i)), nil
+			})
+		}
+		return nil
+	}
+}
+
+// --- strings ----------------------------------------------------------------------------------
+
+func stringMap(f func(string) string) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := argCount(n, 1, 1); err != nil {
+			return err
+		}
+		if err := wantText(n, 0); err != nil {
+			return err
+		}
+		n.out = arrow.BinaryTypes.String
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			s, _ := asTexts(args[0])
+			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+				return f(string(s.ValueBytes(i))), true, nil
+			})
+		}
+		return nil
+	}
+}
+
+func charLength(n *fnNode) error {
+	if err := argCount(n, 1, 1); err != nil {
+		return err
+	}
+	if err := wantText(n, 0); err != nil {
+		return err
+	}
+	n.out = arrow.PrimitiveTypes.Int64
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[0])
+		return mapInts(mem, rows, args, func(i int) int64 { return int64(utf8.RuneCount(s.ValueBytes(i))) }), nil
+	}
+	return nil
+}
+
+// substringKernel is PostgreSQL's substring(s FROM start [FOR count]): characters from the
+// 1-based position start (which may be below 1: the count still starts there); a negative
+// count is an error.
+func substringKernel(n *fnNode) error {
+	if err := argCount(n, 2, 3); err != nil {
+		return err
+	}
+	if err := wantText(n, 0); err != nil {
+		return err
+	}
+	for i := 1; i < len(n.args); i++ {
+		if err := wantInt(n, i); err != nil {
+			return err
+		}
+	}
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[0])
+		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			runes := []rune(string(s.ValueBytes(i)))
+			start := intAt(args[1], i)
+			end := int64(math.MaxInt64)
+			if len(args) == 3 {
+				cnt := intAt(args[2], i)
+				if cnt < 0 {
+					return "", false, errors.New("negative substring length not allowed")
+				}
+				if start > 0 || cnt <= math.MaxInt64+start {
+					end = start + cnt
+				}
+			}
+			lo, hi := max(start, 1), min(end, int64(len(runes))+1)
+			if lo >= hi {
+				return "", true, nil
+			}
+			return string(runes[lo-1 : hi-1]), true, nil
+		})
+	}
+	return nil
+}
+
+func replaceKernel(n *fnNode) error {
+	if err := argCount(n, 3, 3); err != nil {
+		return err
+	}
+	if err := wantText(n, 0, 1, 2); err != nil {
+		return err
+	}
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[0])
+		from, _ := asTexts(args[1])
+		to, _ := asTexts(args[2])
+		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			f := string(from.ValueBytes(i))
+			if f == "" {
+				return string(s.ValueBytes(i)), true, nil
+			}
+			return strings.ReplaceAll(string(s.ValueBytes(i)), f, string(to.ValueBytes(i))), true, nil
+		})
+	}
+	return nil
+}
+
+func startsWith(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	if err := wantText(n, 0, 1); err != nil {
+		return err
+	}
+	n.out = arrow.FixedWidthTypes.Boolean
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[0])
+		p, _ := asTexts(args[1])
+		return mapBools(mem, rows, args, func(i int) (bool, error) {
+			return strings.HasPrefix(string(s.ValueBytes(i)), string(p.ValueBytes(i))), nil
+		})
+	}
+	return nil
+}
+
+func trimKernel(left, right bool) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := argCount(n, 1, 2); err != nil {
+			return err
+		}
+		for i := range n.args {
+			if err := wantText(n, i); err != nil {
+				return err
+			}
+		}
+		n.out = arrow.BinaryTypes.String
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			s, _ := asTexts(args[0])
+			var chars texts
+			if len(args) == 2 {
+				chars, _ = asTexts(args[1])
+			}
+			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+				set := " "
+				if chars != nil {
+					set = string(chars.ValueBytes(i))
+				}
+				v := string(s.ValueBytes(i))
+				if left {
+					v = strings.TrimLeft(v, set)
+				}
+				if right {
+					v = strings.TrimRight(v, set)
+				}
+				return v, true, nil
+			})
+		}
+		return nil
+	}
+}
+
+// concatKernel is concat (NULL arguments skipped) or || (strict: NULL when any is NULL). The
+// arguments must be text (the SQL front end casts others to text first).
+func concatKernel(strict bool) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if len(n.args) == 0 {
+			return errors.New("takes at least one argument")
+		}
+		for i := range n.args {
+			if err := wantText(n, i); err != nil {
+				return err
+			}
+		}
+		n.out = arrow.BinaryTypes.String
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			ts := make([]texts, len(args))
+			for i, a := range args {
+				ts[i], _ = asTexts(a)
+			}
+			b := array.NewStringBuilder(mem)
+			defer b.Release()
+			var buf []byte
+			for i := range rows {
+				if strict && anyNull(args, i) {
+					b.AppendNull()
+					continue
+				}
+				buf = buf[:0]
+				for _, t := range ts {
+					if !t.IsNull(i) {
+						buf = append(buf, t.ValueBytes(i)...)
+					}
+				}
+				b.BinaryBuilder.Append(buf)
+			}
+			return b.NewArray(), nil
+		}
+		return nil
+	}
+}
+
+// --- date/time ----------------------------------------------------------------------------------
+
+// timesAt returns a reader of row i of a timestamp array as a UTC time.Time.
+func timesAt(a arrow.Array) (func(i int) time.Time, error) {
+	ts, ok := a.(*array.Timestamp)
+	if !ok {
+		return nil, fmt.Errorf("argument is %s, not a timestamp", a.DataType())
+	}
+	unit := ts.DataType().(*arrow.TimestampType).Unit
+	return func(i int) time.Time { return ts.Value(i).ToTime(unit).UTC() }, nil
+}
+
+// datePartFields are the fields of date_part/extract, as the SQL front end spells them (the
+// enumeration argument, upper case) with PostgreSQL's meaning in UTC.
+var datePartFields = map[string]func(t time.Time) int64{
+	"YEAR":    func(t time.Time) int64 { return int64(t.Year()) },
+	"QUARTER": func(t time.Time) int64 { return int64((t.Month()-1)/3 + 1) },
+	"MONTH":   func(t time.Time) int64 { return int64(t.Month()) },
+	"WEEK":    func(t time.Time) int64 { _, w := t.ISOWeek(); return int64(w) },
+	"ISOYEAR": func(t time.Time) int64 { y, _ := t.ISOWeek(); return int64(y) },
+	"DAY":     func(t time.Time) int64 { return int64(t.Day()) },
+	"DOW":     func(t time.Time) int64 { return int64(t.Weekday()) },
+	"ISODOW": func(t time.Time) int64 {
+		if t.Weekday() == time.Sunday {
+			return 7
+		}
+		return int64(t.Weekday())
+	},
+	"DOY":         func(t time.Time) int64 { return int64(t.YearDay()) },
+	"HOUR":        func(t time.Time) int64 { return int64(t.Hour()) },
+	"MINUTE":      func(t time.Time) int64 { return int64(t.Minute()) },
+	"SECOND":      func(t time.Time) int64 { return int64(t.Second()) },
+	"MILLISECOND": func(t time.Time) int64 { return int64(t.Second())*1000 + int64(t.Nanosecond())/1e6 },
+	"MICROSECOND": func(t time.Time) int64 { return int64(t.Second())*1e6 + int64(t.Nanosecond())/1e3 },
+	"DECADE":      func(t time.Time) int64 { return int64(t.Year()) / 10 },
+	"CENTURY":     func(t time.Time) int64 { return (int64(t.Year()) + 99) / 100 },
+}
+
+// DatePartField reports whether date_part knows field (upper case); EPOCH is float64, every
+// other field int64.
+func DatePartField(field string) bool {
+	_, ok := datePartFields[field]
+	return ok || field == "EPOCH"
+}
+
+func datePart(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	field := n.enums[0]
+	if n.args[1] == nil || n.types[1].ID() != arrow.TIMESTAMP {
+		return errors.New("argument 2 must be a timestamp")
+	}
+	if field == "EPOCH" {
+		n.out = arrow.PrimitiveTypes.Float64
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			at, err := timesAt(args[1])
+			if err != nil {
+				return nil, err
+			}
+			b := array.NewFloat64Builder(mem)
+			defer b.Release()
+			for i := range rows {
+				if args[1].IsNull(i) {
+					b.AppendNull()
+					continue
+				}
+				t := at(i)
+				b.Append(float64(t.Unix()) + float64(t.Nanosecond()/1000)/1e6)
+			}
+			return b.NewArray(), nil
+		}
+		return nil
+	}
+	f, ok := datePartFields[field]
+	if !ok {
+		return fmt.Errorf("unit %q is not supported", strings.ToLower(field))
+	}
+	n.out = arrow.PrimitiveTypes.Int64
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		at, err := timesAt(args[1])
+		if err != nil {
+			return nil, err
+		}
+		return mapInts(mem, rows, args[1:2], func(i int) int64 { return f(at(i)) }), nil
+	}
+	return nil
+}
+
+func toCharKernel(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	if n.types[0].ID() != arrow.TIMESTAMP {
+		return errors.New("argument 1 must be a timestamp")
+	}
+	if err := wantText(n, 1); err != nil {
+		return err
+	}
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		at, err := timesAt(args[0])
+		if err != nil {
+			return nil, err
+		}
+		f, _ := asTexts(args[1])
+		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			return ToChar(at(i), string(f.ValueBytes(i))), true, nil
+		})
+	}
+	return nil
+}
+
+// toCharPatterns are the template patterns ToChar replaces, longest first at each position.
+var toCharPatterns = []struct {
+	pat string
+	f   func(t time.Time) string
+}{
+	{"HH24", func(t time.Time) string { return fmt.Sprintf("%02d", t.Hour()) }},
+	{"HH12", func(t time.Time) string { return fmt.Sprintf("%02d", hour12(t)) }},
+	{"YYYY", func(t time.Time) string { return fmt.Sprintf("%04d", t.Year()) }},
+	{"MONTH", func(t time.Time) string { return fmt.Sprintf("%-9s", strings.ToUpper(t.Month().String())) }},
+	{"Month", func(t time.Time) string { return fmt.Sprintf("%-9s", t.Month().String()) }},
+	{"month", func(t time.Time) string { return fmt.Sprintf("%-9s", strings.ToLower(t.Month().String())) }},
+	{"DAY", func(t time.Time) string { return fmt.Sprintf("%-9s", strings.ToUpper(t.Weekday().String())) }},
+	{"Day", func(t time.Time) string { return fmt.Sprintf("%-9s", t.Weekday().String()) }},
+	{"day", func(t time.Time) string { return fmt.Sprintf("%-9s", strings.ToLower(t.Weekday().String())) }},
+	{"MON", func(t time.Time) string { return strings.ToUpper(t.Month().String()[:3]) }},
+	{"Mon", func(t time.Time) string { return t.Month().String()[:3] }},
+	{"mon", func(t time.Time) string { return strings.ToLower(t.Month().String()[:3]) }},
+	{"DDD", func(t time.Time) string { return fmt.Sprintf("%03d", t.YearDay()) }},
+	{"DY", func(t time.Time) string { return strings.ToUpper(t.Weekday().String()[:3]) }},
+	{"Dy", func(t time.Time) string { return t.Weekday().String()[:3] }},
+	{"dy", func(t time.Time) string { return strings.ToLower(t.Weekday().String()[:3]) }},
+	{"YY", func(t time.Time) string { return fmt.Sprintf("%02d", t.Year()%100) }},
+	{"MM", func(t time.Time) string { return fmt.Sprintf("%02d", t.Month()) }},
+	{"DD", func(t time.Time) string { return fmt.Sprintf("%02d", t.Day()) }},
+	{"HH", func(t time.Time) string { return fmt.Sprintf("%02d", hour12(t)) }},
+	{"MI", func(t time.Time) string { return fmt.Sprintf("%02d", t.Minute()) }},
+	{"SS", func(t time.Time) string { return fmt.Sprintf("%02d", t.Second()) }},
+	{"MS", func(t time.Time) string { return fmt.Sprintf("%03d", t.Nanosecond()/1e6) }},
+	{"US", func(t time.Time) string { return fmt.Sprintf("%06d", t.Nanosecond()/1e3) }},
+	{"AM", func(t time.Time) string { return map[bool]string{true: "AM", false: "PM"}[t.Hour() < 12] }},
+	{"PM", func(t time.Time) string { return map[bool]string{true: "AM", false: "PM"}[t.Hour() < 12] }},
+	{"Q", func(t time.Time) string { return strconv.Itoa(int(t.Month()-1)/3 + 1) }},
+	{"D", func(t time.Time) string { return strconv.Itoa(int(t.Weekday()) + 1) }},
+}
+
+func hour12(t time.Time) int {
+	h := t.Hour() % 12
+	if h == 0 {
+		h = 12
+	}
+	return h
+}
+
+// ToChar formats t (UTC) with PostgreSQL's to_char template patterns: YYYY, YY, Q, MM, Month,
+// MONTH, month (blank-padded to 9), Mon, MON, mon, DD, DDD, D (1 = Sunday), Day, DAY, day
+// (padded to 9), Dy, DY, dy, HH24, HH12, HH, MI, SS, MS, US, AM, PM; double-quoted text is
+// copied without its quotes; any other character is copied.
+func ToChar(t time.Time, format string) string {
+	var b strings.Builder
+	for i := 0; i < len(format); {
+		if format[i] == '"' {
+			j := strings.IndexByte(format[i+1:], '"')
+			if j < 0 {
+				b.WriteString(format[i+1:])
+				break
+			}
+			b.WriteString(format[i+1 : i+1+j])
+			i += j + 2
+			continue
+		}
+		matched := false
+		for _, p := range toCharPatterns {
+			if strings.HasPrefix(format[i:], p.pat) {
+				b.WriteString(p.f(t))
+				i += len(p.pat)
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			b.WriteByte(format[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+// --- CASE -------------------------------------------------------------------------------------
+
+// ifThenNode is Substrait's IfThen (SQL CASE, and COALESCE, NULLIF, IS DISTINCT FROM as the SQL
+// front end writes them): the first clause whose condition is true (not false, not null) gives
+// the row's value, else the else clause. As in PostgreSQL, a condition is evaluated only on the
+// rows no earlier clause took, and a value only on the rows it gives, so CASE WHEN d <> 0 THEN
+// n / d END never divides by zero.
+type ifThenNode struct {
+	conds, vals []node // vals has one more entry: the else clause
+	typ         arrow.DataType
+}
+
+func (c *compiler) ifThen(v *expr.IfThen) (node, error) {
+	n := &ifThenNode{}
+	for i := range v.NIfs() {
+		p := v.IfPair(i)
+		cn, err := c.compile(p.If)
+		if err != nil {
+			return nil, err
+		}
+		t, err := c.typeOf(cn)
+		if err != nil {
+			return nil, err
+		}
+		if t.ID() != arrow.BOOL {
+			return nil, fmt.Errorf("ops: compile: CASE condition is %s, not boolean", t)
+		}
+		vn, err := c.compile(p.Then)
+		if err != nil {
+			return nil, err
+		}
+		n.conds, n.vals = append(n.conds, cn), append(n.vals, vn)
+	}
+	en, err := c.compile(v.Else())
+	if err != nil {
+		return nil, err
+	}
+	n.vals = append(n.vals, en)
+	for _, vn := range n.vals {
+		t, err := c.typeOf(vn)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case n.typ == nil:
+			n.typ = t
+		case !arrow.TypeEqual(n.typ, t):
+			return nil, fmt.Errorf("ops: compile: CASE results of types %s and %s", n.typ, t)
+		}
+	}
+	return n, nil
+}
+
+func (n *ifThenNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
+	mem := compute.GetAllocator(ctx)
+	rows := int(b.NumRows())
+	// branch[i] is the clause row i takes (len(conds) = else); pending lists the rows no
+	// clause has taken yet, as positions in b.
+	branch := make([]int, rows)
+	pending := make([]int, rows)
+	for i := range pending {
+		pending[i] = i
+	}
+	for ci, cn := range n.conds {
+		if len(pending) == 0 {
+			break
+		}
+		sub, err := takeRows(ctx, b, pending, rows)
+		if err != nil {
+			return nil, err
+		}
+		d, err := cn.eval(ctx, sub)
+		sub.Release()
+		if err != nil {
+			return nil, err
+		}
+		arr, err := toArray(d, len(pending), mem)
+		d.Release()
+		if err != nil {
+			return nil, err
+		}
+		cond := arr.(*array.Boolean)
+		next := pending[:0:0]
+		for k, row := range pending {
+			if cond.IsValid(k) && cond.Value(k) {
+				branch[row] = ci
+			} else {
+				next = append(next, row)
+			}
+		}
+		arr.Release()
+		pending = next
+	}
+	for _, row := range pending {
+		branch[row] = len(n.conds)
+	}
+	// Evaluate each value on its rows, then gather: indices point into the concatenation of
+	// the values' results.
+	byBranch := make([][]int, len(n.vals))
+	for row, br := range branch {
+		byBranch[br] = append(byBranch[br], row)
+	}
+	parts := make([]arrow.Array, 0, len(n.vals))
+	defer func() { releaseArrays(parts) }()
+	indices := make([]int64, rows)
+	var offset int64
+	for bi, rowsOf := range byBranch {
+		if len(rowsOf) == 0 {
+			continue
+		}
+		sub, err := takeRows(ctx, b, rowsOf, rows)
+		if err != nil {
+			return nil, err
+		}
+		d, err := n.vals[bi].eval(ctx, sub)
+		sub.Release()
+		if err != nil {
+			return nil, err
+		}
+		arr, err := toArray(d, len(rowsOf), mem)
+		d.Release()
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, arr)
+		for k, row := range rowsOf {
+			indices[row] = offset + int64(k)
+		}
+		offset += int64(len(rowsOf))
+	}
+	if len(parts) == 0 {
+		empty := array.MakeArrayOfNull(mem, n.typ, 0)
+		defer empty.Release()
+		return compute.NewDatum(empty), nil
+	}
+	if len(parts) == 1 {
+		// One clause took every row, in order (NewDatum retains it).
+		return compute.NewDatum(parts[0]), nil
+	}
+	all, err := array.Concatenate(parts, mem)
+	if err != nil {
+		return nil, err
+	}
+	defer all.Release()
+	ib := array.NewInt64Builder(mem)
+	defer ib.Release()
+	ib.AppendValues(indices, nil)
+	idx := ib.NewArray()
+	defer idx.Release()
+	out, err := compute.TakeArray(ctx, all, idx)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	return compute.NewDatum(out), nil
+}
+
+// takeRows returns the rows of b at positions rows (all of b, retained, when they are all of
+// its total rows in order).
+func takeRows(ctx context.Context, b arrow.RecordBatch, rows []int, total int) (arrow.RecordBatch, error) {
+	if len(rows) == total {
+		b.Retain()
+		return b, nil
+	}
+	mem := compute.GetAllocator(ctx)
+	ib := array.NewInt64Builder(mem)
+	defer ib.Release()
+	for _, r := range rows {
+		ib.Append(int64(r))
+	}
+	idx := ib.NewArray()
+	defer idx.Release()
+	cols := make([]arrow.Array, b.NumCols())
+	defer func() { releaseArrays(cols) }()
+	for i := range cols {
+		c, err := compute.TakeArray(ctx, b.Column(i), idx)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = c
+	}
+	return array.NewRecordBatch(b.Schema(), cols, int64(len(rows))), nil
+}
+
+func roundKernel(n *fnNode) error {
+	if err := argCount(n, 1, 1); err != nil {
+		return err
+	}
+	if n.types[0].ID() != arrow.FLOAT64 {
+		return errors.New("argument 1 must be float64")
+	}
+	n.out = arrow.PrimitiveTypes.Float64
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		x := args[0].(*array.Float64)
+		b := array.NewFloat64Builder(mem)
+		defer b.Release()
+		for i := range rows {
+			if x.IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			b.Append(math.RoundToEven(x.Value(i)))
+		}
+		return b.NewArray(), nil
+	}
+	return nil
+}

@@ -1,0 +1,941 @@
+package substrait
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/compute/exprs"
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// The general binder: any SELECT over the routed tables, bound from pg_query's parse tree to
+// Substrait relations that the executor (package scan) runs as they are. Statements that fit
+// the canonical shapes of sql.go (the routed scan, COUNT(*), MIN/MAX(timestamp), time-bin
+// histograms) keep their canonical plans, which the aggregate pushdown recognises; everything
+// else is bound here.
+//
+// A SELECT binds bottom up:
+//
+//	FROM       ReadRel of the table (or the relation of a subquery / WITH query)
+//	WHERE      FilterRel: the routed conjuncts of a table read first (partition equality or
+//	           IN list, timestamp bounds normalised to >= and <), then the residual conjuncts
+//	GROUP BY   AggregateRel (grouping expressions, then the measures)
+//	HAVING     FilterRel over the aggregate's output
+//	select     ProjectRel (select list, then ORDER BY keys that are not in it)
+//	DISTINCT   AggregateRel grouping every output column
+//	ORDER BY   SortRel
+//	LIMIT      FetchRel (offset, count), emitting only the select list
+//
+// and UNION ALL is a SetRel of its arms. The routed predicate of each table read is taken from
+// anywhere in its WHERE's conjunction (Routes reads it back from the plan).
+
+// BindOptions are the session's settings that change how SQL binds.
+type BindOptions struct {
+	// Analytical lets a query read a table without pinning its partitions: the partitions of
+	// the time range are discovered from the stores (the read's route has no partition list).
+	Analytical bool
+	// MaxPartitions bounds the partitions one read may list (IN, = ANY); 0 means
+	// DefaultMaxPartitions.
+	MaxPartitions int
+	// Now is the statement's clock for now() and current_timestamp (zero: time.Now()).
+	Now time.Time
+}
+
+// DefaultMaxPartitions is the default bound on the partitions one read may list.
+const DefaultMaxPartitions = 64
+
+// col is one column of a scope.
+type col struct {
+	name string
+	qual string // the table name or alias that may qualify it
+	typ  types.Type
+	// hidden columns are not part of `*` (none today; kept for the aggregate scope's groups).
+}
+
+// scope is the columns an expression may reference: the output of the FROM relation.
+type scope struct {
+	cols []col
+}
+
+func (s *scope) recordType() *types.RecordType {
+	ts := make([]types.Type, len(s.cols))
+	for i, c := range s.cols {
+		ts[i] = c.typ
+	}
+	return types.NewRecordTypeFromTypes(ts)
+}
+
+// lookup resolves a (possibly qualified) column name.
+func (s *scope) lookup(qual, name string) (int, error) {
+	found := -1
+	for i, c := range s.cols {
+		if c.name != name || (qual != "" && !strings.EqualFold(c.qual, qual)) {
+			continue
+		}
+		if found >= 0 {
+			return -1, errorf(InvalidArgument, "column reference %q is ambiguous", name)
+		}
+		found = i
+	}
+	if found < 0 {
+		if qual != "" {
+			for _, c := range s.cols {
+				if strings.EqualFold(c.qual, qual) {
+					return -1, errorf(InvalidArgument, "column %s.%s does not exist", qual, name)
+				}
+			}
+			return -1, errorf(InvalidArgument, "missing FROM-clause entry for table %q", qual)
+		}
+		return -1, errorf(InvalidArgument, "column %q does not exist", name)
+	}
+	return found, nil
+}
+
+func (s *scope) ref(i int) expr.Expression {
+	r, err := expr.NewRootFieldRef(expr.NewStructFieldRef(int32(i)), s.recordType())
+	if err != nil {
+		panic(err) // i is in range by construction
+	}
+	return r
+}
+
+// boundRel is a bound relation and the scope of its output.
+type boundRel struct {
+	rel plan.Rel
+	sc  *scope
+	// names are the output column names (the select list's).
+	names []string
+}
+
+// paramState records the parameters a statement uses: their types (inferred from where they
+// are used) and, when binding, their values.
+type paramState struct {
+	types map[int]types.Type
+	vals  []any // nil at prepare time
+	// placeholders maps the stand-in literals of prepare time to their parameter number.
+	placeholders map[expr.Expression]int
+}
+
+// binder binds one statement.
+type binder struct {
+	cat    Catalog
+	b      plan.Builder
+	reg    expr.ExtensionRegistry
+	ps     *paramState
+	ctes   []map[string]*pg.CommonTableExpr
+	opts   BindOptions
+	now    time.Time
+	agg    *aggCtx
+	routes []RouteInfo
+	// inCTE guards against a WITH query referencing itself.
+	active map[string]bool
+}
+
+// RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.
+type RouteInfo struct {
+	Table routing.TableDef
+	// Partitions are the pinned partition values; nil when the read is analytical (no pin).
+	Partitions [][]byte
+	// Range is the finite half-open time range [Start, End), UTC.
+	Range routing.TimeRange
+	// RouteConjuncts and Residual count the WHERE conjuncts that became the route and the
+	// residual filters that run in the fragments.
+	RouteConjuncts, Residual int
+}
+
+func newBinder(cat Catalog, ps *paramState, opts BindOptions) *binder {
+	b := plan.NewBuilder(collection())
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if opts.MaxPartitions <= 0 {
+		opts.MaxPartitions = DefaultMaxPartitions
+	}
+	return &binder{cat: cat, b: b, reg: b.GetExprBuilder().Reg, ps: ps, opts: opts, now: now.UTC(), active: map[string]bool{}}
+}
+
+// bindSelect binds a SELECT (with its set operations, ORDER BY and LIMIT).
+func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
+	if wc := sel.GetWithClause(); wc != nil {
+		if wc.GetRecursive() {
+			return nil, unimplemented("WITH RECURSIVE")
+		}
+		m := map[string]*pg.CommonTableExpr{}
+		for _, n := range wc.GetCtes() {
+			c := n.GetCommonTableExpr()
+			if c == nil {
+				return nil, unimplemented("this WITH item")
+			}
+			// MATERIALIZED / NOT MATERIALIZED hints change nothing for a read-only plan.
+			m[c.GetCtename()] = c
+		}
+		bd.ctes = append(bd.ctes, m)
+		defer func() { bd.ctes = bd.ctes[:len(bd.ctes)-1] }()
+	}
+	switch {
+	case len(sel.GetValuesLists()) > 0:
+		return nil, unimplemented("VALUES")
+	case sel.GetIntoClause() != nil:
+		return nil, unimplemented("SELECT INTO")
+	case len(sel.GetLockingClause()) > 0:
+		return nil, unimplemented("FOR UPDATE / FOR SHARE")
+	case sel.GetLimitOption() == pg.LimitOption_LIMIT_OPTION_WITH_TIES:
+		return nil, unimplemented("FETCH FIRST … WITH TIES")
+	}
+	var (
+		br  *boundRel
+		err error
+	)
+	switch op := sel.GetOp(); op {
+	case pg.SetOperation_SETOP_NONE, pg.SetOperation_SET_OPERATION_UNDEFINED:
+		return bd.bindSimple(sel)
+	case pg.SetOperation_SETOP_UNION:
+		br, err = bd.bindUnion(sel)
+	default:
+		return nil, unimplemented(strings.TrimPrefix(op.String(), "SETOP_"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return bd.orderLimit(sel, br, nil, nil)
+}
+
+// bindUnion binds UNION ALL (a SetRel) and UNION (the same, then DISTINCT).
+func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
+	l, err := bd.bindSelect(sel.GetLarg())
+	if err != nil {
+		return nil, err
+	}
+	r, err := bd.bindSelect(sel.GetRarg())
+	if err != nil {
+		return nil, err
+	}
+	if len(l.sc.cols) != len(r.sc.cols) {
+		return nil, errorf(InvalidArgument, "each UNION query must have the same number of columns")
+	}
+	for i := range l.sc.cols {
+		if !sameType(l.sc.cols[i].typ, r.sc.cols[i].typ) {
+			return nil, errorf(InvalidArgument, "UNION types %s and %s cannot be matched (column %d)", typeName(l.sc.cols[i].typ), typeName(r.sc.cols[i].typ), i+1)
+		}
+	}
+	// Both arms must declare the same types: make every column nullable in both.
+	larm, err := bd.nullableProject(l)
+	if err != nil {
+		return nil, err
+	}
+	rarm, err := bd.nullableProject(r)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := bd.b.Set(plan.SetOpUnionAll, larm.rel, rarm.rel)
+	if err != nil {
+		return nil, fmt.Errorf("bind union: %w", err)
+	}
+	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
+	for i, c := range larm.sc.cols {
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ})
+	}
+	if !sel.GetAll() {
+		return bd.distinct(out)
+	}
+	return out, nil
+}
+
+// nullableProject returns br with every column nullable (a no-op cast where needed).
+func (bd *binder) nullableProject(br *boundRel) (*boundRel, error) {
+	need := false
+	for _, c := range br.sc.cols {
+		if c.typ.GetNullability() != types.NullabilityNullable {
+			need = true
+		}
+	}
+	if !need {
+		return br, nil
+	}
+	exprsOut := make([]expr.Expression, len(br.sc.cols))
+	for i := range br.sc.cols {
+		exprsOut[i] = nullable(br.sc.ref(i))
+	}
+	return bd.project(br, exprsOut, br.names)
+}
+
+// project puts a ProjectRel emitting exactly es (over br's scope) above br.
+func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*boundRel, error) {
+	p, err := bd.b.Project(br.rel, es...)
+	if err != nil {
+		return nil, fmt.Errorf("bind project: %w", err)
+	}
+	emit := make([]int32, len(es))
+	for i := range es {
+		emit[i] = int32(len(br.sc.cols) + i)
+	}
+	rel, err := p.Remap(emit...)
+	if err != nil {
+		return nil, fmt.Errorf("bind project: %w", err)
+	}
+	out := &boundRel{rel: rel, sc: &scope{}, names: names}
+	for i, e := range es {
+		out.sc.cols = append(out.sc.cols, col{name: names[i], typ: e.GetType()})
+	}
+	return out, nil
+}
+
+// distinct groups every column of br (SELECT DISTINCT, UNION).
+func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
+	groups := make([]expr.Expression, len(br.sc.cols))
+	for i := range groups {
+		groups[i] = br.sc.ref(i)
+	}
+	rel, err := bd.b.AggregateExprs(br.rel, nil, groups)
+	if err != nil {
+		return nil, fmt.Errorf("bind distinct: %w", err)
+	}
+	return &boundRel{rel: rel, sc: &scope{cols: slices.Clone(br.sc.cols)}, names: br.names}, nil
+}
+
+// bindSimple binds one SELECT without set operations.
+func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
+	if len(sel.GetWindowClause()) > 0 {
+		return nil, unimplementedAre("window functions")
+	}
+	from, err := bd.from(sel.GetFromClause())
+	if err != nil {
+		return nil, err
+	}
+	if from == nil {
+		return nil, errTableless
+	}
+	// WHERE
+	if w := sel.GetWhereClause(); w != nil || from.read != nil {
+		if from, err = bd.where(from, w); err != nil {
+			return nil, err
+		}
+	}
+	in := from.boundRel
+	targets := sel.GetTargetList()
+	if len(targets) == 0 {
+		return nil, unimplemented("an empty select list")
+	}
+	grouped := len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil || hasAggregate(targets) ||
+		sortHasAggregate(sel.GetSortClause())
+	if sel.GetGroupDistinct() {
+		return nil, unimplemented("GROUP BY DISTINCT")
+	}
+	// The select list: expressions over in (or over the aggregate), with names.
+	items, err := bd.expandTargets(targets, in.sc)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		base   *boundRel // the relation the select list is evaluated over
+		having expr.Expression
+		ac     *aggCtx
+	)
+	if grouped {
+		ac = &aggCtx{in: in.sc}
+		for _, g := range sel.GetGroupClause() {
+			ge, err := bd.groupExpr(g, items, in.sc)
+			if err != nil {
+				return nil, err
+			}
+			ac.groups = append(ac.groups, ge)
+		}
+		bd.agg = ac
+		defer func() { bd.agg = nil }()
+	}
+	outs := make([]expr.Expression, len(items))
+	names := make([]string, len(items))
+	for i, it := range items {
+		e, err := bd.value(it.node, in.sc)
+		if err != nil {
+			return nil, err
+		}
+		outs[i], names[i] = e, it.name
+	}
+	if grouped && sel.GetHavingClause() != nil {
+		h, err := bd.bindExpr(sel.GetHavingClause(), in.sc)
+		if err != nil {
+			return nil, err
+		}
+		if having, err = bd.coerce(h, booleanType(), "HAVING"); err != nil {
+			return nil, err
+		}
+	}
+	// ORDER BY keys: output columns, or expressions evaluated beside the select list.
+	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(sel.GetDistinctClause()) > 0)
+	if err != nil {
+		return nil, err
+	}
+	if grouped {
+		bd.agg = nil
+		base, err = bd.aggregate(in, ac)
+		if err != nil {
+			return nil, err
+		}
+		if having != nil {
+			f, err := bd.b.Filter(base.rel, having)
+			if err != nil {
+				return nil, fmt.Errorf("bind having: %w", err)
+			}
+			base = &boundRel{rel: f, sc: base.sc}
+		}
+	} else {
+		base = in
+	}
+	all := append(slices.Clone(outs), extra...)
+	allNames := slices.Clone(names)
+	for i := range extra {
+		allNames = append(allNames, fmt.Sprintf("?sort%d?", i))
+	}
+	proj, err := bd.project(base, all, allNames)
+	if err != nil {
+		return nil, err
+	}
+	if dc := sel.GetDistinctClause(); len(dc) > 0 {
+		if len(dc) > 1 || dc[0].GetNode() != nil {
+			return nil, unimplemented("DISTINCT ON")
+		}
+		if proj, err = bd.distinct(proj); err != nil {
+			return nil, err
+		}
+	}
+	proj.names = names
+	return bd.orderLimit(sel, proj, keys, names)
+}
+
+// bselItem is one select-list entry after * expansion.
+type bselItem struct {
+	node *pg.Node
+	name string
+}
+
+func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) {
+	var out []bselItem
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if rt == nil || len(rt.GetIndirection()) > 0 {
+			return nil, unimplemented("this select list item")
+		}
+		if cr := rt.GetVal().GetColumnRef(); cr != nil && isStar(cr) {
+			qual := ""
+			switch f := cr.GetFields(); len(f) {
+			case 1:
+			case 2:
+				qual = f[0].GetString_().GetSval()
+			default:
+				return nil, unimplementedAre("qualified column references with a schema")
+			}
+			found := false
+			for i, c := range sc.cols {
+				if qual != "" && !strings.EqualFold(c.qual, qual) {
+					continue
+				}
+				found = true
+				out = append(out, bselItem{node: columnRefNode(c.qual, c.name, i), name: c.name})
+			}
+			if !found && qual != "" {
+				return nil, errorf(InvalidArgument, "missing FROM-clause entry for table %q", qual)
+			}
+			continue
+		}
+		name := rt.GetName()
+		if name == "" {
+			name = figureColname(rt.GetVal())
+		}
+		out = append(out, bselItem{node: rt.GetVal(), name: name})
+	}
+	return out, nil
+}
+
+// columnRefNode is a ColumnRef for an expanded * entry.
+func columnRefNode(qual, name string, _ int) *pg.Node {
+	var fields []*pg.Node
+	if qual != "" {
+		fields = append(fields, pg.MakeStrNode(qual))
+	}
+	fields = append(fields, pg.MakeStrNode(name))
+	return pg.MakeColumnRefNode(fields, 0)
+}
+
+// figureColname names an unaliased select-list expression as PostgreSQL does: a column's
+// name, a function's name, a cast's argument's name or its type's, else ?column?.
+func figureColname(n *pg.Node) string {
+	switch v := n.GetNode().(type) {
+	case *pg.Node_ColumnRef:
+		f := v.ColumnRef.GetFields()
+		if len(f) > 0 {
+			if s := f[len(f)-1].GetString_(); s != nil {
+				return s.GetSval()
+			}
+		}
+	case *pg.Node_FuncCall:
+		name := funcName(v.FuncCall)
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			name = name[i+1:]
+		}
+		return name
+	case *pg.Node_TypeCast:
+		if s := figureColname(v.TypeCast.GetArg()); s != "?column?" {
+			return s
+		}
+		if tn := v.TypeCast.GetTypeName(); tn != nil && len(tn.GetNames()) > 0 {
+			names := tn.GetNames()
+			return pgTypeName(names[len(names)-1].GetString_().GetSval())
+		}
+	case *pg.Node_CaseExpr:
+		return "case"
+	case *pg.Node_CoalesceExpr:
+		return "coalesce"
+	case *pg.Node_AExpr:
+		if v.AExpr.GetKind() == pg.A_Expr_Kind_AEXPR_NULLIF {
+			return "nullif"
+		}
+	case *pg.Node_SqlvalueFunction:
+		return sqlValueName(v.SqlvalueFunction.GetOp())
+	case *pg.Node_MinMaxExpr:
+		if v.MinMaxExpr.GetOp() == pg.MinMaxOp_IS_GREATEST {
+			return "greatest"
+		}
+		return "least"
+	}
+	return "?column?"
+}
+
+// pgTypeName maps the grammar's internal type names to PostgreSQL's output names.
+func pgTypeName(s string) string {
+	switch s {
+	case "int4":
+		return "int4"
+	case "int8":
+		return "int8"
+	case "float8":
+		return "float8"
+	case "bool":
+		return "bool"
+	}
+	return s
+}
+
+// sortKey is one bound ORDER BY key: an output column of the projection.
+type sortKeyRef struct {
+	col        int
+	desc       bool
+	nullsFirst bool
+}
+
+// sortKeys binds ORDER BY: a name of the select list (PostgreSQL's rule: output names first),
+// an ordinal, or an expression (matched against the select list, else evaluated beside it and
+// dropped after the sort). extra are those additional expressions.
+func (bd *binder) sortKeys(sorts []*pg.Node, items []bselItem, outs []expr.Expression, names []string, in *scope, distinct bool) ([]sortKeyRef, []expr.Expression, error) {
+	var keys []sortKeyRef
+	var extra []expr.Expression
+	for _, n := range sorts {
+		sb := n.GetSortBy()
+		if sb.GetSortbyDir() == pg.SortByDir_SORTBY_USING {
+			return nil, nil, unimplemented("ORDER BY … USING")
+		}
+		k := sortKeyRef{col: -1, desc: sb.GetSortbyDir() == pg.SortByDir_SORTBY_DESC}
+		switch sb.GetSortbyNulls() {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			k.nullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+		default:
+			k.nullsFirst = k.desc // PostgreSQL: NULLs sort as larger than any value
+		}
+		node := sb.GetNode()
+		if c := node.GetAConst(); c != nil && c.GetIval() != nil {
+			pos := int(c.GetIval().GetIval())
+			if pos < 1 || pos > len(outs) {
+				return nil, nil, errorf(InvalidArgument, "ORDER BY position %d is not in select list", pos)
+			}
+			k.col = pos - 1
+		} else if cr := node.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 && cr.GetFields()[0].GetString_() != nil {
+			name := cr.GetFields()[0].GetString_().GetSval()
+			for i, nm := range names {
+				if nm != name {
+					continue
+				}
+				if k.col >= 0 && !outs[k.col].Equals(outs[i]) {
+					return nil, nil, errorf(InvalidArgument, "ORDER BY %q is ambiguous", name)
+				}
+				if k.col < 0 {
+					k.col = i
+				}
+			}
+		}
+		if k.col < 0 {
+			e, err := bd.value(node, in)
+			if err != nil {
+				return nil, nil, err
+			}
+			for i, o := range outs {
+				if o.Equals(e) {
+					k.col = i
+					break
+				}
+			}
+			if k.col < 0 {
+				if distinct {
+					return nil, nil, errorf(InvalidArgument, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+				}
+				k.col = len(outs) + len(extra)
+				extra = append(extra, e)
+			}
+		}
+		keys = append(keys, k)
+	}
+	return keys, extra, nil
+}
+
+// orderLimit adds ORDER BY (keys over br's columns; nil: bound here from the statement over
+// the output names, for set operations), LIMIT/OFFSET, and drops columns past names.
+func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef, names []string) (*boundRel, error) {
+	if keys == nil && len(sel.GetSortClause()) > 0 {
+		outs := make([]expr.Expression, len(br.sc.cols))
+		for i := range outs {
+			outs[i] = br.sc.ref(i)
+		}
+		items := make([]bselItem, len(br.names))
+		for i, n := range br.names {
+			items[i] = bselItem{name: n}
+		}
+		var err error
+		var extra []expr.Expression
+		keys, extra, err = bd.sortKeys(sel.GetSortClause(), items, outs, br.names, br.sc, true)
+		if err != nil {
+			return nil, err
+		}
+		if len(extra) > 0 {
+			return nil, errorf(InvalidArgument, "ORDER BY on a UNION must name its output columns")
+		}
+	}
+	if names == nil {
+		names = br.names
+	}
+	rel := br.rel
+	if len(keys) > 0 {
+		sorts := make([]expr.SortField, len(keys))
+		for i, k := range keys {
+			kind := types.SortAscNullsLast
+			switch {
+			case k.desc && k.nullsFirst:
+				kind = types.SortDescNullsFirst
+			case k.desc:
+				kind = types.SortDescNullsLast
+			case k.nullsFirst:
+				kind = types.SortAscNullsFirst
+			}
+			sorts[i] = expr.SortField{Expr: br.sc.ref(k.col), Kind: kind}
+		}
+		s, err := bd.b.Sort(rel, sorts...)
+		if err != nil {
+			return nil, fmt.Errorf("bind sort: %w", err)
+		}
+		rel = s
+	}
+	offset, err := bd.limitValue(sel.GetLimitOffset(), "OFFSET")
+	if err != nil {
+		return nil, err
+	}
+	count, err := bd.limitValue(sel.GetLimitCount(), "LIMIT")
+	if err != nil {
+		return nil, err
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	visible := make([]int32, len(names))
+	for i := range visible {
+		visible[i] = int32(i)
+	}
+	trim := len(names) < len(br.sc.cols)
+	if offset > 0 || count >= 0 || trim {
+		var f *plan.FetchRel
+		if trim {
+			f, err = bd.b.FetchRemap(rel, offset, count, visible)
+		} else {
+			f, err = bd.b.Fetch(rel, offset, count)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bind fetch: %w", err)
+		}
+		rel = f
+	}
+	out := &boundRel{rel: rel, sc: &scope{cols: slices.Clone(br.sc.cols[:len(names)])}, names: names}
+	return out, nil
+}
+
+// limitValue reads LIMIT or OFFSET: an integer constant, a parameter, ALL or NULL (-1: none).
+func (bd *binder) limitValue(n *pg.Node, what string) (int64, error) {
+	if n == nil {
+		return -1, nil
+	}
+	if c := n.GetAConst(); c != nil && c.GetIsnull() {
+		return -1, nil
+	}
+	e, err := bd.bindExpr(n, &scope{})
+	if err != nil {
+		return 0, err
+	}
+	v, err := bd.coerce(e, i64Type(), what)
+	if err != nil {
+		return 0, err
+	}
+	if num, ok := bd.ps.placeholders[v]; ok && bd.ps.vals == nil {
+		_ = num
+		return 0, nil // prepare time: any value
+	}
+	lit, ok := v.(*expr.PrimitiveLiteral[int64])
+	if !ok {
+		if _, null := v.(*expr.NullLiteral); null {
+			return -1, nil
+		}
+		return 0, unimplementedAre(what + " expressions")
+	}
+	if lit.Value < 0 {
+		if what == "LIMIT" {
+			return 0, ErrNegativeLimit
+		}
+		return 0, errorf(InvalidArgument, "OFFSET must not be negative")
+	}
+	return lit.Value, nil
+}
+
+// fromItem is the bound FROM clause; read is set when it is one routed table read whose
+// WHERE has not been bound yet.
+type fromItem struct {
+	*boundRel
+	read *plan.NamedTableReadRel
+	def  routing.TableDef
+}
+
+var errTableless = &Error{Code: Unimplemented, Msg: "internal: table-less statement"}
+
+func (bd *binder) from(items []*pg.Node) (*fromItem, error) {
+	switch len(items) {
+	case 0:
+		return nil, nil
+	case 1:
+	default:
+		return nil, unimplemented("JOIN")
+	}
+	switch n := items[0].GetNode().(type) {
+	case *pg.Node_RangeVar:
+		rv := n.RangeVar
+		name := rv.GetRelname()
+		alias, colnames := name, []*pg.Node(nil)
+		if al := rv.GetAlias(); al != nil {
+			alias, colnames = al.GetAliasname(), al.GetColnames()
+		}
+		if rv.GetSchemaname() == "" && rv.GetCatalogname() == "" {
+			if cte := bd.cte(name); cte != nil {
+				if bd.active[name] {
+					return nil, unimplementedAre("recursive WITH queries")
+				}
+				bd.active[name] = true
+				sel := cte.GetCtequery().GetSelectStmt()
+				if sel == nil {
+					return nil, unimplemented("a WITH query that is not a SELECT")
+				}
+				// The WITH query binds in the scope of its definition, without later CTEs.
+				br, err := bd.bindSelect(sel)
+				delete(bd.active, name)
+				if err != nil {
+					return nil, err
+				}
+				if cn := cte.GetAliascolnames(); len(cn) > 0 {
+					if err := rename(br, cn); err != nil {
+						return nil, err
+					}
+				}
+				return &fromItem{boundRel: requalify(br, alias, colnames)}, checkRename(br, colnames)
+			}
+		}
+		if rv.GetCatalogname() != "" || (rv.GetSchemaname() != "" && rv.GetSchemaname() != "public") {
+			return nil, unimplementedAre("table names qualified by a catalog or a schema other than public")
+		}
+		def, err := lookupTable(bd.cat, name)
+		if err != nil {
+			return nil, err
+		}
+		read := bd.b.NamedScan([]string{def.Name}, baseSchema(def))
+		sc := &scope{}
+		for i, c := range columnNames(def) {
+			sc.cols = append(sc.cols, col{name: c, qual: alias, typ: baseSchema(def).Struct.Types[i]})
+		}
+		br := &boundRel{rel: read, sc: sc, names: columnNames(def)}
+		if len(colnames) > 0 {
+			if err := rename(br, colnames); err != nil {
+				return nil, err
+			}
+		}
+		return &fromItem{boundRel: br, read: read, def: def}, nil
+	case *pg.Node_RangeSubselect:
+		rs := n.RangeSubselect
+		if rs.GetLateral() {
+			return nil, unimplemented("LATERAL")
+		}
+		sel := rs.GetSubquery().GetSelectStmt()
+		if sel == nil {
+			return nil, unimplemented("this subquery")
+		}
+		br, err := bd.bindSelect(sel)
+		if err != nil {
+			return nil, err
+		}
+		alias, colnames := "", []*pg.Node(nil)
+		if al := rs.GetAlias(); al != nil {
+			alias, colnames = al.GetAliasname(), al.GetColnames()
+		}
+		return &fromItem{boundRel: requalify(br, alias, colnames)}, checkRename(br, colnames)
+	case *pg.Node_JoinExpr:
+		return nil, unimplemented("JOIN")
+	case *pg.Node_RangeFunction, *pg.Node_RangeTableFunc:
+		return nil, unimplementedAre("table functions")
+	case *pg.Node_RangeTableSample:
+		return nil, unimplemented("TABLESAMPLE")
+	}
+	return nil, unimplemented("this FROM item")
+}
+
+func (bd *binder) cte(name string) *pg.CommonTableExpr {
+	for i := len(bd.ctes) - 1; i >= 0; i-- {
+		if c, ok := bd.ctes[i][name]; ok {
+			return c
+		}
+	}
+	return nil
+}
+
+// rename applies column aliases to br's first columns.
+func rename(br *boundRel, colnames []*pg.Node) error {
+	if len(colnames) > len(br.sc.cols) {
+		return errorf(InvalidArgument, "too many column aliases: %d for %d columns", len(colnames), len(br.sc.cols))
+	}
+	for i, cn := range colnames {
+		br.sc.cols[i].name = cn.GetString_().GetSval()
+		if i < len(br.names) {
+			br.names[i] = br.sc.cols[i].name
+		}
+	}
+	return nil
+}
+
+func checkRename(br *boundRel, colnames []*pg.Node) error {
+	if len(colnames) > len(br.sc.cols) {
+		return errorf(InvalidArgument, "too many column aliases: %d for %d columns", len(colnames), len(br.sc.cols))
+	}
+	return nil
+}
+
+// requalify gives a subquery's columns their FROM alias (and column aliases).
+func requalify(br *boundRel, alias string, colnames []*pg.Node) *boundRel {
+	out := &boundRel{rel: br.rel, sc: &scope{}, names: slices.Clone(br.names)}
+	for i, c := range br.sc.cols {
+		c.qual = alias
+		if i < len(colnames) {
+			c.name = colnames[i].GetString_().GetSval()
+			out.names[i] = c.name
+		}
+		out.sc.cols = append(out.sc.cols, c)
+	}
+	return out
+}
+
+// where binds the WHERE clause above the FROM item. Over a table read, the routed conjuncts
+// are found anywhere in the conjunction and placed first, normalised; the rest are residual.
+func (bd *binder) where(from *fromItem, w *pg.Node) (*fromItem, error) {
+	var conj []expr.Expression
+	if w != nil {
+		for _, c := range splitAnd(w) {
+			e, err := bd.bindExpr(c, from.sc)
+			if err != nil {
+				return nil, err
+			}
+			be, err := bd.coerce(e, booleanType(), "WHERE")
+			if err != nil {
+				return nil, err
+			}
+			conj = append(conj, splitConj(be)...)
+		}
+	}
+	if from.read != nil {
+		var err error
+		if conj, err = bd.route(from, conj); err != nil {
+			return nil, err
+		}
+	}
+	if len(conj) == 0 {
+		return from, nil
+	}
+	cond := conj[0]
+	if len(conj) > 1 {
+		args := make([]types.FuncArg, len(conj))
+		for i, c := range conj {
+			args[i] = c
+		}
+		f, err := bd.fn(URNBoolean, "and", booleanType(), args...)
+		if err != nil {
+			return nil, err
+		}
+		cond = f
+	}
+	f, err := bd.b.Filter(from.rel, cond)
+	if err != nil {
+		return nil, fmt.Errorf("bind where: %w", err)
+	}
+	return &fromItem{boundRel: &boundRel{rel: f, sc: from.sc, names: from.names}}, nil
+}
+
+// splitAnd flattens nested ANDs of a WHERE clause.
+func splitAnd(n *pg.Node) []*pg.Node {
+	if b := n.GetBoolExpr(); b != nil && b.GetBoolop() == pg.BoolExprType_AND_EXPR {
+		var out []*pg.Node
+		for _, a := range b.GetArgs() {
+			out = append(out, splitAnd(a)...)
+		}
+		return out
+	}
+	return []*pg.Node{n}
+}
+
+// typeName spells a Substrait type for messages.
+func typeName(t types.Type) string {
+	if t == nil {
+		return "unknown"
+	}
+	return t.WithNullability(types.NullabilityRequired).String()
+}
+
+// sameType compares types ignoring nullability.
+func sameType(a, b types.Type) bool {
+	return a.WithNullability(types.NullabilityNullable).Equals(b.WithNullability(types.NullabilityNullable))
+}
+
+// ArrowSchema returns the Arrow schema of a bound relation's output: names, the Arrow types
+// arrow-go's compute/exprs maps the Substrait types to, and their nullability.
+func arrowSchema(sc *scope, names []string) (*arrow.Schema, error) {
+	ext := exprs.NewExtensionSetDefault(expr.NewEmptyExtensionRegistry(collection()))
+	fields := make([]arrow.Field, len(sc.cols))
+	for i, c := range sc.cols {
+		t, nullable, err := exprs.FromSubstraitType(c.typ, ext)
+		if err != nil {
+			return nil, fmt.Errorf("substrait: output column %d: %w", i, err)
+		}
+		fields[i] = arrow.Field{Name: names[i], Type: t, Nullable: nullable}
+	}
+	return arrow.NewSchema(fields, nil), nil
+}
+
+// itoa is strconv.Itoa.
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,1689 @@
+package substrait
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// URNs of the extension functions the binder emits besides those of build.go.
+const (
+	URNArithmetic = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic"
+	URNString     = extensions.SubstraitDefaultURNPrefix + "functions_string"
+	// URNPostgres is flightsrv's own extension, the URN scan/ops evaluates (ops.URNPostgres,
+	// which documents each function): JSON access, LIKE, string functions with PostgreSQL's
+	// meaning, date_part, to_char, round; and min/max of text.
+	URNPostgres = "extension:dev.flightsrv:functions_postgres"
+)
+
+// ownAggregates declares the aggregates of URNPostgres: min and max of text and binary
+// (Substrait's standard min/max are numeric and temporal only). Loaded into substrait-go's
+// default collection once, so that plans using them decode too.
+const ownAggregates = `%YAML 1.2
+---
+urn: extension:dev.flightsrv:functions_postgres
+aggregate_functions:
+  - name: "min"
+    impls:
+      - args:
+          - value: string
+        nullability: DECLARED_OUTPUT
+        decomposable: MANY
+        intermediate: string?
+        return: string?
+      - args:
+          - value: binary
+        nullability: DECLARED_OUTPUT
+        decomposable: MANY
+        intermediate: binary?
+        return: binary?
+      - args:
+          - value: boolean
+        nullability: DECLARED_OUTPUT
+        decomposable: MANY
+        intermediate: boolean?
+        return: boolean?
+  - name: "max"
+    impls:
+      - args:
+          - value: string
+        nullability: DECLARED_OUTPUT
+        decomposable: MANY
+        intermediate: string?
+        return: string?
+      - args:
+          - value: binary
+        nullability: DECLARED_OUTPUT
+        decomposable: MANY
+        intermediate: binary?
+        return: binary?
+      - args:
+          - value: boolean
+        nullability: DECLARED_OUTPUT
+        decomposable: MANY
+        intermediate: boolean?
+        return: boolean?
+`
+
+var loadOwn sync.Once
+
+// collection returns substrait-go's default extension collection with URNPostgres's
+// aggregates loaded.
+func collection() *extensions.Collection {
+	c := extensions.GetDefaultCollectionWithNoError()
+	loadOwn.Do(func() {
+		if err := c.Load("https://flightsrv.dev/extensions/functions_postgres.yaml", strings.NewReader(ownAggregates)); err != nil {
+			panic(fmt.Sprintf("substrait: load own extensions: %v", err))
+		}
+	})
+	return c
+}
+
+const nullableN = types.NullabilityNullable
+
+func booleanType() types.Type { return &types.BooleanType{Nullability: nullableN} }
+func i32Type() types.Type     { return &types.Int32Type{Nullability: nullableN} }
+func i64Type() types.Type     { return &types.Int64Type{Nullability: nullableN} }
+func fp64Type() types.Type    { return &types.Float64Type{Nullability: nullableN} }
+func strType() types.Type     { return &types.StringType{Nullability: nullableN} }
+func binType() types.Type     { return &types.BinaryType{Nullability: nullableN} }
+func dateType() types.Type    { return &types.DateType{Nullability: nullableN} }
+func tsType() types.Type {
+	return &types.PrecisionTimestampTzType{PrecisionTimestampType: types.PrecisionTimestampType{Precision: types.PrecisionNanoSeconds, Nullability: nullableN}}
+}
+
+// nullableOf returns e unchanged when its type is nullable, else a no-op cast to the
+// nullable type (IfThen and SetRel need equal types, nullability included).
+func nullableOfExpr(e expr.Expression) expr.Expression {
+	if e.GetType().GetNullability() == nullableN {
+		return e
+	}
+	return &expr.Cast{Type: e.GetType().WithNullability(nullableN), Input: e, FailureBehavior: types.BehaviorThrowException}
+}
+
+// nullable is nullableOfExpr (short name for the binder's code).
+func nullable(e expr.Expression) expr.Expression { return nullableOfExpr(e) }
+
+// bval is a bound expression, or a value still without a type: a string literal, NULL, or a
+// parameter, typed by the context it is used in (PostgreSQL's unknown-type literals).
+type bval struct {
+	e     expr.Expression
+	str   *string
+	null  bool
+	param int
+}
+
+func typed(e expr.Expression) bval { return bval{e: e} }
+
+func (v bval) untyped() bool { return v.e == nil }
+
+// typ returns the type of a typed value, nil for an untyped one.
+func (v bval) typ() types.Type {
+	if v.e == nil {
+		return nil
+	}
+	return v.e.GetType()
+}
+
+// value binds n and gives untyped values their default type (text).
+func (bd *binder) value(n *pg.Node, sc *scope) (expr.Expression, error) {
+	v, err := bd.bindExpr(n, sc)
+	if err != nil {
+		return nil, err
+	}
+	return bd.defaultType(v)
+}
+
+func (bd *binder) defaultType(v bval) (expr.Expression, error) {
+	if v.e != nil {
+		return v.e, nil
+	}
+	if v.param > 0 {
+		if t, ok := bd.ps.types[v.param]; ok {
+			return bd.coerce(v, t, "")
+		}
+		return nil, errorf(InvalidArgument, "could not determine the data type of parameter $%d: cast it ($%d::int, $%d::text…)", v.param, v.param, v.param)
+	}
+	return bd.coerce(v, strType(), "")
+}
+
+// family classifies types for coercion.
+type family uint8
+
+const (
+	famOther family = iota
+	famBool
+	famInt
+	famFloat
+	famString
+	famBinary
+	famTimestamp
+	famDate
+)
+
+func familyOf(t types.Type) family {
+	switch t.(type) {
+	case *types.BooleanType:
+		return famBool
+	case *types.Int8Type, *types.Int16Type, *types.Int32Type, *types.Int64Type:
+		return famInt
+	case *types.Float32Type, *types.Float64Type:
+		return famFloat
+	case *types.StringType, *types.VarCharType, *types.FixedCharType:
+		return famString
+	case *types.BinaryType:
+		return famBinary
+	case *types.PrecisionTimestampTzType, *types.PrecisionTimestampType, *types.TimestampTzType, *types.TimestampType:
+		return famTimestamp
+	case *types.DateType:
+		return famDate
+	}
+	return famOther
+}
+
+// numRank orders numeric types for promotion.
+func numRank(t types.Type) int {
+	switch t.(type) {
+	case *types.Int8Type:
+		return 1
+	case *types.Int16Type:
+		return 2
+	case *types.Int32Type:
+		return 3
+	case *types.Int64Type:
+		return 4
+	case *types.Float32Type:
+		return 5
+	case *types.Float64Type:
+		return 6
+	}
+	return 0
+}
+
+// coerce gives v the type t: an untyped literal is read as a t literal, NULL becomes a typed
+// NULL, a parameter takes t; a typed value is cast when the cast is implicit in PostgreSQL
+// (numeric widening); anything else is an error naming what.
+func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, error) {
+	switch {
+	case v.null:
+		return expr.NewNullLiteral(t.WithNullability(nullableN)), nil
+	case v.str != nil:
+		return literalOfType(*v.str, t)
+	case v.param > 0:
+		if prev, ok := bd.ps.types[v.param]; ok && !sameType(prev, t) {
+			return nil, errorf(InvalidArgument, "parameter $%d is used both as %s and as %s", v.param, typeName(prev), typeName(t))
+		}
+		bd.ps.types[v.param] = t
+		if bd.ps.vals == nil {
+			lit := expr.NewNullLiteral(t.WithNullability(nullableN))
+			bd.ps.placeholders[lit] = v.param
+			return lit, nil
+		}
+		if v.param > len(bd.ps.vals) {
+			return nil, errorf(InvalidArgument, "parameter $%d has no value", v.param)
+		}
+		return paramLiteral(bd.ps.vals[v.param-1], t, v.param)
+	}
+	have := v.e.GetType()
+	if sameType(have, t) {
+		return v.e, nil
+	}
+	hf, tf := familyOf(have), familyOf(t)
+	if (hf == famInt || hf == famFloat) && (tf == famInt || tf == famFloat) && numRank(have) < numRank(t) {
+		if lit := foldNumber(v.e, t); lit != nil {
+			return lit, nil
+		}
+		return &expr.Cast{Type: t.WithNullability(have.GetNullability()), Input: v.e, FailureBehavior: types.BehaviorThrowException}, nil
+	}
+	if hf == famString && tf == famString {
+		return v.e, nil
+	}
+	if what == "" {
+		what = "the expression"
+	}
+	return nil, errorf(InvalidArgument, "%s must be %s, not %s", what, typeName(t), typeName(have))
+}
+
+// foldNumber converts a numeric literal to the wider numeric type t, nil when e is not one.
+func foldNumber(e expr.Expression, t types.Type) expr.Expression {
+	var i int64
+	var f float64
+	isFloat := false
+	switch l := e.(type) {
+	case *expr.PrimitiveLiteral[int32]:
+		i = int64(l.Value)
+	case *expr.PrimitiveLiteral[int64]:
+		i = l.Value
+	case *expr.PrimitiveLiteral[float64]:
+		f, isFloat = l.Value, true
+	default:
+		return nil
+	}
+	switch t.(type) {
+	case *types.Int64Type:
+		if !isFloat {
+			return expr.NewPrimitiveLiteral(i, false)
+		}
+	case *types.Float64Type:
+		if !isFloat {
+			f = float64(i)
+		}
+		return expr.NewPrimitiveLiteral(f, false)
+	}
+	return nil
+}
+
+// literalOfType reads an untyped string literal as a literal of type t. Messages never quote
+// the literal.
+func literalOfType(s string, t types.Type) (expr.Expression, error) {
+	bad := func() error { return errorf(InvalidArgument, "invalid input syntax for type %s", typeName(t)) }
+	switch familyOf(t) {
+	case famString:
+		return expr.NewPrimitiveLiteral(s, true), nil
+	case famBinary:
+		return expr.NewByteSliceLiteral([]byte(s), true), nil
+	case famBool:
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "t", "true", "y", "yes", "on", "1":
+			return expr.NewPrimitiveLiteral(true, true), nil
+		case "f", "false", "n", "no", "off", "0":
+			return expr.NewPrimitiveLiteral(false, true), nil
+		}
+		return nil, bad()
+	case famInt:
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return nil, bad()
+		}
+		if _, ok := t.(*types.Int32Type); ok {
+			if n > math.MaxInt32 || n < math.MinInt32 {
+				return nil, errorf(InvalidArgument, "value out of range for type integer")
+			}
+			return expr.NewPrimitiveLiteral(int32(n), true), nil
+		}
+		return expr.NewPrimitiveLiteral(n, true), nil
+	case famFloat:
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil, bad()
+		}
+		return expr.NewPrimitiveLiteral(f, true), nil
+	case famTimestamp:
+		ts, err := parseClamped(s)
+		if err != nil {
+			return nil, err
+		}
+		return tsLiteral(ts), nil
+	case famDate:
+		d, err := parseDate(s)
+		if err != nil {
+			return nil, err
+		}
+		return expr.NewPrimitiveLiteral(types.Date(d.Unix()/86400), true), nil
+	}
+	return nil, errorf(InvalidArgument, "a literal of type %s is not supported", typeName(t))
+}
+
+// parseClamped parses a timestamp literal; instants outside timestamp[ns] are clamped to its
+// bounds (a bound beyond them selects the same rows).
+func parseClamped(s string) (time.Time, error) {
+	p := tsParser{s: strings.TrimSpace(s)}
+	t, ok := p.parse()
+	if !ok {
+		return time.Time{}, ErrInvalidTimestampLiteral
+	}
+	if t.Before(minNanoTime) {
+		return minNanoTime, nil
+	}
+	if t.After(maxNanoTime) {
+		return maxNanoTime, nil
+	}
+	return t, nil
+}
+
+func tsLiteral(t time.Time) expr.Literal {
+	return expr.NewPrecisionTimestampTzLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)
+}
+
+// paramLiteral turns a bound parameter value into a literal of type t.
+func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
+	if v == nil {
+		return expr.NewNullLiteral(t.WithNullability(nullableN)), nil
+	}
+	wrong := func() error {
+		return errorf(InvalidArgument, "parameter $%d must be %s, got %T", pos, typeName(t), v)
+	}
+	switch familyOf(t) {
+	case famString:
+		switch x := v.(type) {
+		case string:
+			return expr.NewPrimitiveLiteral(x, true), nil
+		case []byte:
+			return expr.NewPrimitiveLiteral(string(x), true), nil
+		}
+	case famBinary:
+		switch x := v.(type) {
+		case string:
+			return expr.NewByteSliceLiteral([]byte(x), true), nil
+		case []byte:
+			return expr.NewByteSliceLiteral(x, true), nil
+		}
+	case famBool:
+		if x, ok := v.(bool); ok {
+			return expr.NewPrimitiveLiteral(x, true), nil
+		}
+	case famInt:
+		n, ok := asInt64(v)
+		if !ok {
+			return nil, wrong()
+		}
+		if _, is32 := t.(*types.Int32Type); is32 {
+			if n > math.MaxInt32 || n < math.MinInt32 {
+				return nil, errorf(InvalidArgument, "parameter $%d is out of range for type integer", pos)
+			}
+			return expr.NewPrimitiveLiteral(int32(n), true), nil
+		}
+		return expr.NewPrimitiveLiteral(n, true), nil
+	case famFloat:
+		switch x := v.(type) {
+		case float64:
+			return expr.NewPrimitiveLiteral(x, true), nil
+		case float32:
+			return expr.NewPrimitiveLiteral(float64(x), true), nil
+		}
+		if n, ok := asInt64(v); ok {
+			return expr.NewPrimitiveLiteral(float64(n), true), nil
+		}
+	case famTimestamp:
+		switch x := v.(type) {
+		case time.Time:
+			if x.Before(minNanoTime) {
+				x = minNanoTime
+			} else if x.After(maxNanoTime) {
+				x = maxNanoTime
+			}
+			return tsLiteral(x), nil
+		case string:
+			ts, err := parseClamped(x)
+			if err != nil {
+				return nil, errorf(InvalidArgument, "parameter $%d: %s", pos, err.(*Error).Msg)
+			}
+			return tsLiteral(ts), nil
+		}
+	}
+	return nil, wrong()
+}
+
+func asInt64(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint:
+		if uint64(x) <= math.MaxInt64 {
+			return int64(x), true
+		}
+	case uint64:
+		if x <= math.MaxInt64 {
+			return int64(x), true
+		}
+	}
+	return 0, false
+}
+
+// fn builds a scalar function call of urn:name with the given output type.
+func (bd *binder) fn(urn, name string, out types.Type, args ...types.FuncArg) (*expr.ScalarFunction, error) {
+	var opts []*types.FunctionOption
+	if urn == URNArithmetic {
+		// PostgreSQL raises an error on integer overflow: arrow-go's checked kernels.
+		opts = []*types.FunctionOption{{Name: "overflow", Preference: []string{"ERROR"}}}
+	}
+	f, err := expr.NewCustomScalarFunc(bd.reg, extensions.NewScalarFuncVariant(extensions.ID{URN: urn, Name: name}), out, opts, args...)
+	if err != nil {
+		return nil, fmt.Errorf("bind %s: %w", name, err)
+	}
+	return f, nil
+}
+
+func (bd *binder) ifThen(pairs []expr.IfThenPair, els expr.Expression) (expr.Expression, error) {
+	for i := range pairs {
+		pairs[i].Then = nullable(pairs[i].Then)
+	}
+	e, err := expr.NewIfThen(pairs[0], nullable(els), pairs[1:]...)
+	if err != nil {
+		return nil, fmt.Errorf("bind CASE: %w", err)
+	}
+	return e, nil
+}
+
+// unify gives two values a common type (PostgreSQL's operator resolution, simplified):
+// untyped values take the other's type (text when both are untyped), numbers are promoted.
+func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expression, error) {
+	var t types.Type
+	switch {
+	case a.untyped() && b.untyped():
+		t = strType()
+		if a.param > 0 {
+			if pt, ok := bd.ps.types[a.param]; ok {
+				t = pt
+			}
+		} else if b.param > 0 {
+			if pt, ok := bd.ps.types[b.param]; ok {
+				t = pt
+			}
+		}
+	case a.untyped():
+		t = b.typ()
+	case b.untyped():
+		t = a.typ()
+	default:
+		at, btt := a.typ(), b.typ()
+		af, bf := familyOf(at), familyOf(btt)
+		switch {
+		case sameType(at, btt):
+			t = at
+		case (af == famInt || af == famFloat) && (bf == famInt || bf == famFloat):
+			t = at
+			if numRank(btt) > numRank(at) {
+				t = btt
+			}
+		case af == famString && bf == famString:
+			t = at
+		default:
+			return nil, nil, errorf(InvalidArgument, "operator does not exist: %s %s %s", typeName(at), what, typeName(btt))
+		}
+	}
+	t = t.WithNullability(nullableN)
+	x, err := bd.coerce(a, t, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := bd.coerce(b, t, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, y, nil
+}
+
+var comparisons = map[string]string{"=": "equal", "<>": "not_equal", "!=": "not_equal", "<": "lt", ">": "gt", "<=": "lte", ">=": "gte"}
+
+var arithmetic = map[string]string{"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
+
+// compare builds a comparison.
+func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
+	x, y, err := bd.unify(a, b, op)
+	if err != nil {
+		return nil, err
+	}
+	return bd.fn(URNComparison, comparisons[op], booleanType(), x, y)
+}
+
+// bindExpr binds a scalar expression over sc. In an aggregate context (bd.agg), aggregate
+// calls become references to measures and expressions equal to a grouping expression
+// references to it; other column references are errors.
+func (bd *binder) bindExpr(n *pg.Node, sc *scope) (bval, error) {
+	if n == nil {
+		return bval{}, ErrInvalidPlan
+	}
+	if ac := bd.agg; ac != nil {
+		return bd.bindInAggregate(n, sc, ac)
+	}
+	return bd.bindPlain(n, sc)
+}
+
+func (bd *binder) bindPlain(n *pg.Node, sc *scope) (bval, error) {
+	switch v := n.GetNode().(type) {
+	case *pg.Node_ColumnRef:
+		return bd.columnRef(v.ColumnRef, sc)
+	case *pg.Node_AConst:
+		return constant(v.AConst)
+	case *pg.Node_ParamRef:
+		p := int(v.ParamRef.GetNumber())
+		if p < 1 {
+			return bval{}, errorf(InvalidArgument, "parameter $%d is invalid: parameters are numbered from $1", p)
+		}
+		if _, ok := bd.ps.types[p]; !ok && bd.ps.vals != nil && p > len(bd.ps.vals) {
+			return bval{}, errorf(InvalidArgument, "parameter $%d has no value", p)
+		}
+		return bval{param: p}, nil
+	case *pg.Node_TypeCast:
+		return bd.typeCast(v.TypeCast, sc)
+	case *pg.Node_AExpr:
+		return bd.aExpr(v.AExpr, sc)
+	case *pg.Node_BoolExpr:
+		return bd.boolExpr(v.BoolExpr, sc)
+	case *pg.Node_NullTest:
+		arg, err := bd.value(v.NullTest.GetArg(), sc)
+		if err != nil {
+			return bval{}, err
+		}
+		name := "is_null"
+		if v.NullTest.GetNulltesttype() == pg.NullTestType_IS_NOT_NULL {
+			name = "is_not_null"
+		}
+		f, err := bd.fn(URNComparison, name, booleanType(), arg)
+		return typed(f), err
+	case *pg.Node_BooleanTest:
+		return bd.booleanTest(v.BooleanTest, sc)
+	case *pg.Node_CaseExpr:
+		return bd.caseExpr(v.CaseExpr, sc)
+	case *pg.Node_CoalesceExpr:
+		return bd.coalesce(v.CoalesceExpr.GetArgs(), sc)
+	case *pg.Node_MinMaxExpr:
+		return bd.greatest(v.MinMaxExpr, sc)
+	case *pg.Node_FuncCall:
+		return bd.funcCall(v.FuncCall, sc)
+	case *pg.Node_SqlvalueFunction:
+		return bd.sqlValue(v.SqlvalueFunction)
+	case *pg.Node_SubLink:
+		return bval{}, unimplementedAre("subqueries in expressions")
+	case *pg.Node_AIndirection:
+		return bval{}, unimplemented("array subscripts")
+	case *pg.Node_ArrayExpr, *pg.Node_AArrayExpr:
+		return bval{}, unimplementedAre("arrays outside = ANY (…)")
+	case *pg.Node_RowExpr:
+		return bval{}, unimplementedAre("row values")
+	case *pg.Node_CollateClause:
+		return bval{}, unimplemented("COLLATE")
+	}
+	return bval{}, unimplemented("this expression")
+}
+
+func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
+	fields := cr.GetFields()
+	var qual, name string
+	switch len(fields) {
+	case 1:
+		name = fields[0].GetString_().GetSval()
+	case 2:
+		qual, name = fields[0].GetString_().GetSval(), fields[1].GetString_().GetSval()
+	default:
+		return bval{}, unimplementedAre("qualified column references with a schema")
+	}
+	if fields[len(fields)-1].GetAStar() != nil {
+		return bval{}, unimplemented("* in this position")
+	}
+	i, err := sc.lookup(qual, name)
+	if err != nil {
+		if len(fields) == 1 {
+			if v, ok := bd.keywordValue(name); ok {
+				return v, nil
+			}
+		}
+		return bval{}, err
+	}
+	return typed(sc.ref(i)), nil
+}
+
+// keywordValue answers the parameterless SQL functions written without parentheses that the
+// grammar leaves as column references.
+func (bd *binder) keywordValue(name string) (bval, bool) {
+	switch name {
+	case "current_role":
+		return typed(expr.NewPrimitiveLiteral(sessionUser, true)), true
+	}
+	return bval{}, false
+}
+
+func constant(c *pg.A_Const) (bval, error) {
+	switch {
+	case c.GetIsnull():
+		return bval{null: true}, nil
+	case c.GetIval() != nil:
+		return typed(expr.NewPrimitiveLiteral(c.GetIval().GetIval(), false)), nil
+	case c.GetFval() != nil:
+		s := c.GetFval().GetFval()
+		if !strings.ContainsAny(s, ".eE") {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err == nil {
+				return typed(expr.NewPrimitiveLiteral(n, false)), nil
+			}
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return bval{}, errorf(InvalidArgument, "invalid numeric literal")
+		}
+		return typed(expr.NewPrimitiveLiteral(f, false)), nil
+	case c.GetSval() != nil:
+		s := c.GetSval().GetSval()
+		return bval{str: &s}, nil
+	case c.GetBoolval() != nil:
+		return typed(expr.NewPrimitiveLiteral(c.GetBoolval().GetBoolval(), false)), nil
+	case c.GetBsval() != nil:
+		return bval{}, unimplementedAre("bit string literals")
+	}
+	return bval{}, unimplemented("this constant")
+}
+
+// castTarget maps a cast's type name to a Substrait type.
+func castTarget(tn *pg.TypeName) (types.Type, string, error) {
+	if tn == nil || len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
+		return nil, "", unimplemented("casts to this type")
+	}
+	if len(tn.GetTypmods()) > 0 {
+		return nil, "", unimplementedAre("casts with a type modifier")
+	}
+	names := tn.GetNames()
+	if len(names) == 2 && names[0].GetString_().GetSval() == "pg_catalog" {
+		names = names[1:]
+	}
+	if len(names) != 1 {
+		return nil, "", unimplemented("casts to this type")
+	}
+	name := names[0].GetString_().GetSval()
+	switch name {
+	case "text", "varchar", "string", "bpchar", "char", "name":
+		return strType(), name, nil
+	case "int2", "int4", "int", "integer", "smallint":
+		return i32Type(), name, nil
+	case "int8", "bigint":
+		return i64Type(), name, nil
+	case "float8", "float4", "numeric", "decimal", "real", "double precision":
+		return fp64Type(), name, nil
+	case "bool", "boolean":
+		return booleanType(), name, nil
+	case "timestamptz", "timestamp":
+		return tsType(), name, nil
+	case "date":
+		return dateType(), name, nil
+	case "bytea":
+		return binType(), name, nil
+	case "json", "jsonb":
+		return binType(), name, nil
+	case "interval":
+		return nil, "interval", nil
+	}
+	return nil, "", unimplemented("casts to " + name)
+}
+
+func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
+	t, name, err := castTarget(tc.GetTypeName())
+	if err != nil {
+		return bval{}, err
+	}
+	if name == "interval" {
+		if c := tc.GetArg().GetAConst(); c != nil && c.GetSval() != nil {
+			s := intervalTag + c.GetSval().GetSval()
+			return bval{str: &s}, nil
+		}
+		return bval{}, unimplementedAre("intervals outside date_bin and timestamp ± interval constants")
+	}
+	v, err := bd.bindExpr(tc.GetArg(), sc)
+	if err != nil {
+		return bval{}, err
+	}
+	if v.untyped() {
+		e, err := bd.coerce(v, t, "")
+		return typed(e), err
+	}
+	return bd.cast(v.e, t)
+}
+
+// cast converts a typed value: numbers, text, booleans, timestamps and binary JSON, with
+// arrow-go's safe casts (an invalid value is an error, as in PostgreSQL).
+func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
+	have := e.GetType()
+	if sameType(have, t) {
+		return typed(e), nil
+	}
+	hf, tf := familyOf(have), familyOf(t)
+	ok := false
+	switch tf {
+	case famString:
+		ok = hf != famOther && hf != famBinary
+		if hf == famBinary {
+			// bytea::text would print hex in PostgreSQL; JSON (our binary value) prints as text.
+			ok = true
+		}
+	case famInt, famFloat:
+		ok = hf == famInt || hf == famFloat || hf == famString || hf == famBool
+	case famBool:
+		ok = hf == famString || hf == famInt
+	case famTimestamp:
+		ok = hf == famString || hf == famDate
+	case famDate:
+		ok = hf == famTimestamp || hf == famString
+	case famBinary:
+		ok = hf == famString
+	}
+	if !ok {
+		return bval{}, errorf(InvalidArgument, "cannot cast type %s to %s", typeName(have), typeName(t))
+	}
+	if hf == famFloat && tf == famInt {
+		// PostgreSQL rounds to the nearest integer (half to even); arrow-go's safe cast refuses
+		// any fraction.
+		r, err := bd.fn(URNPostgres, "round", fp64Type(), e)
+		if err != nil {
+			return bval{}, err
+		}
+		e = r
+	}
+	return typed(&expr.Cast{Type: t.WithNullability(have.GetNullability()), Input: e, FailureBehavior: types.BehaviorThrowException}), nil
+}
+
+func (bd *binder) boolExpr(b *pg.BoolExpr, sc *scope) (bval, error) {
+	args := make([]types.FuncArg, 0, len(b.GetArgs()))
+	for _, a := range b.GetArgs() {
+		v, err := bd.bindExpr(a, sc)
+		if err != nil {
+			return bval{}, err
+		}
+		e, err := bd.coerce(v, booleanType(), "argument of "+strings.TrimSuffix(b.GetBoolop().String(), "_EXPR"))
+		if err != nil {
+			return bval{}, err
+		}
+		args = append(args, e)
+	}
+	switch b.GetBoolop() {
+	case pg.BoolExprType_AND_EXPR:
+		f, err := bd.fn(URNBoolean, "and", booleanType(), args...)
+		return typed(f), err
+	case pg.BoolExprType_OR_EXPR:
+		f, err := bd.fn(URNBoolean, "or", booleanType(), args...)
+		return typed(f), err
+	}
+	f, err := bd.fn(URNBoolean, "not", booleanType(), args...)
+	return typed(f), err
+}
+
+func (bd *binder) booleanTest(bt *pg.BooleanTest, sc *scope) (bval, error) {
+	v, err := bd.bindExpr(bt.GetArg(), sc)
+	if err != nil {
+		return bval{}, err
+	}
+	x, err := bd.coerce(v, booleanType(), "argument of IS TRUE")
+	if err != nil {
+		return bval{}, err
+	}
+	isNull, err := bd.fn(URNComparison, "is_null", booleanType(), x)
+	if err != nil {
+		return bval{}, err
+	}
+	lit := func(b bool) expr.Expression { return expr.NewPrimitiveLiteral(b, true) }
+	var onNull, want bool
+	neg := false
+	switch bt.GetBooltesttype() {
+	case pg.BoolTestType_IS_TRUE:
+		want = true
+	case pg.BoolTestType_IS_NOT_TRUE:
+		want, neg, onNull = true, true, true
+	case pg.BoolTestType_IS_FALSE:
+		want = false
+	case pg.BoolTestType_IS_NOT_FALSE:
+		want, neg, onNull = false, true, true
+	case pg.BoolTestType_IS_UNKNOWN:
+		return typed(isNull), nil
+	case pg.BoolTestType_IS_NOT_UNKNOWN:
+		f, err := bd.fn(URNComparison, "is_not_null", booleanType(), x)
+		return typed(f), err
+	default:
+		return bval{}, unimplemented("this boolean test")
+	}
+	eq, err := bd.fn(URNComparison, "equal", booleanType(), x, lit(want))
+	if err != nil {
+		return bval{}, err
+	}
+	var then expr.Expression = eq
+	if neg {
+		if then, err = bd.fn(URNBoolean, "not", booleanType(), eq); err != nil {
+			return bval{}, err
+		}
+	}
+	e, err := bd.ifThen([]expr.IfThenPair{{If: isNull, Then: lit(onNull)}}, then)
+	return typed(e), err
+}
+
+func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
+	var subject bval
+	if c.GetArg() != nil {
+		var err error
+		if subject, err = bd.bindExpr(c.GetArg(), sc); err != nil {
+			return bval{}, err
+		}
+	}
+	var conds []expr.Expression
+	var results []bval
+	for _, w := range c.GetArgs() {
+		cw := w.GetCaseWhen()
+		var cond expr.Expression
+		if c.GetArg() != nil {
+			wv, err := bd.bindExpr(cw.GetExpr(), sc)
+			if err != nil {
+				return bval{}, err
+			}
+			if cond, err = bd.compare("=", subject, wv); err != nil {
+				return bval{}, err
+			}
+		} else {
+			wv, err := bd.bindExpr(cw.GetExpr(), sc)
+			if err != nil {
+				return bval{}, err
+			}
+			if cond, err = bd.coerce(wv, booleanType(), "argument of CASE/WHEN"); err != nil {
+				return bval{}, err
+			}
+		}
+		r, err := bd.bindExpr(cw.GetResult(), sc)
+		if err != nil {
+			return bval{}, err
+		}
+		conds, results = append(conds, cond), append(results, r)
+	}
+	els := bval{null: true}
+	if c.GetDefresult() != nil {
+		var err error
+		if els, err = bd.bindExpr(c.GetDefresult(), sc); err != nil {
+			return bval{}, err
+		}
+	}
+	vals, err := bd.commonType(append(results, els), "CASE")
+	if err != nil {
+		return bval{}, err
+	}
+	pairs := make([]expr.IfThenPair, len(conds))
+	for i := range conds {
+		pairs[i] = expr.IfThenPair{If: conds[i], Then: vals[i]}
+	}
+	e, err := bd.ifThen(pairs, vals[len(vals)-1])
+	return typed(e), err
+}
+
+// commonType gives a list of values one type (CASE, COALESCE, GREATEST): the first typed
+// value's type, promoted over the numbers; text when all are untyped.
+func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) {
+	var t types.Type
+	for _, v := range vs {
+		vt := v.typ()
+		if vt == nil {
+			continue
+		}
+		switch {
+		case t == nil:
+			t = vt
+		case sameType(t, vt):
+		case (familyOf(t) == famInt || familyOf(t) == famFloat) && (familyOf(vt) == famInt || familyOf(vt) == famFloat):
+			if numRank(vt) > numRank(t) {
+				t = vt
+			}
+		default:
+			return nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched", what, typeName(t), typeName(vt))
+		}
+	}
+	if t == nil {
+		t = strType()
+	}
+	t = t.WithNullability(nullableN)
+	out := make([]expr.Expression, len(vs))
+	for i, v := range vs {
+		e, err := bd.coerce(v, t, what)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = nullable(e)
+	}
+	return out, nil
+}
+
+// coalesce is COALESCE(a, b, …): CASE WHEN a IS NOT NULL THEN a WHEN b IS NOT NULL THEN b …
+// ELSE last END.
+func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
+	vs := make([]bval, len(args))
+	for i, a := range args {
+		v, err := bd.bindExpr(a, sc)
+		if err != nil {
+			return bval{}, err
+		}
+		vs[i] = v
+	}
+	es, err := bd.commonType(vs, "COALESCE")
+	if err != nil {
+		return bval{}, err
+	}
+	if len(es) == 1 {
+		return typed(es[0]), nil
+	}
+	var pairs []expr.IfThenPair
+	for _, e := range es[:len(es)-1] {
+		nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), e)
+		if err != nil {
+			return bval{}, err
+		}
+		pairs = append(pairs, expr.IfThenPair{If: nn, Then: e})
+	}
+	e, err := bd.ifThen(pairs, es[len(es)-1])
+	return typed(e), err
+}
+
+// greatest is GREATEST/LEAST, ignoring NULLs as PostgreSQL does.
+func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
+	vs := make([]bval, len(m.GetArgs()))
+	for i, a := range m.GetArgs() {
+		v, err := bd.bindExpr(a, sc)
+		if err != nil {
+			return bval{}, err
+		}
+		vs[i] = v
+	}
+	es, err := bd.commonType(vs, "GREATEST/LEAST")
+	if err != nil {
+		return bval{}, err
+	}
+	op := "gt"
+	if m.GetOp() == pg.MinMaxOp_IS_LEAST {
+		op = "lt"
+	}
+	acc := es[0]
+	for _, e := range es[1:] {
+		// acc := CASE WHEN acc IS NULL OR e > acc THEN e ELSE acc END
+		isNull, err := bd.fn(URNComparison, "is_null", booleanType(), acc)
+		if err != nil {
+			return bval{}, err
+		}
+		better, err := bd.fn(URNComparison, op, booleanType(), e, acc)
+		if err != nil {
+			return bval{}, err
+		}
+		if acc, err = bd.ifThen([]expr.IfThenPair{{If: isNull, Then: e}, {If: better, Then: e}}, acc); err != nil {
+			return bval{}, err
+		}
+	}
+	return typed(acc), nil
+}
+
+func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
+	opName := ""
+	if names := a.GetName(); len(names) > 0 {
+		opName = names[len(names)-1].GetString_().GetSval()
+	}
+	bindSide := func(n *pg.Node) (bval, error) { return bd.bindExpr(n, sc) }
+	switch a.GetKind() {
+	case pg.A_Expr_Kind_AEXPR_OP:
+		if a.GetLexpr() == nil {
+			return bd.unary(opName, a.GetRexpr(), sc)
+		}
+		l, err := bindSide(a.GetLexpr())
+		if err != nil {
+			return bval{}, err
+		}
+		r, err := bindSide(a.GetRexpr())
+		if err != nil {
+			return bval{}, err
+		}
+		return bd.binary(opName, l, r)
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		if opName != "=" || a.GetKind() == pg.A_Expr_Kind_AEXPR_OP_ALL {
+			return bval{}, unimplemented(opName + " ANY/ALL (…) other than = ANY")
+		}
+		l, err := bindSide(a.GetLexpr())
+		if err != nil {
+			return bval{}, err
+		}
+		return bd.anyList(l, a.GetRexpr(), sc)
+	case pg.A_Expr_Kind_AEXPR_IN:
+		l, err := bindSide(a.GetLexpr())
+		if err != nil {
+			return bval{}, err
+		}
+		in, err := bd.inList(l, a.GetRexpr().GetList().GetItems(), sc)
+		if err != nil {
+			return bval{}, err
+		}
+		if opName == "<>" {
+			f, err := bd.fn(URNBoolean, "not", booleanType(), in)
+			return typed(f), err
+		}
+		return typed(in), nil
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		l, err := bindSide(a.GetLexpr())
+		if err != nil {
+			return bval{}, err
+		}
+		r, err := bindSide(a.GetRexpr())
+		if err != nil {
+			return bval{}, err
+		}
+		name := "like"
+		if a.GetKind() == pg.A_Expr_Kind_AEXPR_ILIKE {
+			name = "ilike"
+		}
+		f, err := bd.like(name, l, r)
+		if err != nil {
+			return bval{}, err
+		}
+		if strings.HasPrefix(opName, "!") {
+			nf, err := bd.fn(URNBoolean, "not", booleanType(), f)
+			return typed(nf), err
+		}
+		return typed(f), nil
+	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		l, err := bindSide(a.GetLexpr())
+		if err != nil {
+			return bval{}, err
+		}
+		r, err := bindSide(a.GetRexpr())
+		if err != nil {
+			return bval{}, err
+		}
+		return bd.distinctFrom(l, r, a.GetKind() == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT)
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		l, err := bindSide(a.GetLexpr())
+		if err != nil {
+			return bval{}, err
+		}
+		r, err := bindSide(a.GetRexpr())
+		if err != nil {
+			return bval{}, err
+		}
+		x, y, err := bd.unify(l, r, "=")
+		if err != nil {
+			return bval{}, err
+		}
+		eq, err := bd.fn(URNComparison, "equal", booleanType(), x, y)
+		if err != nil {
+			return bval{}, err
+		}
+		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: expr.NewNullLiteral(x.GetType().WithNullability(nullableN))}}, x)
+		return typed(e), err
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		items := a.GetRexpr().GetList().GetItems()
+		if len(items) != 2 {
+			return bval{}, ErrInvalidPlan
+		}
+		x, err := bindSide(a.GetLexpr())
+		if err != nil {
+			return bval{}, err
+		}
+		lo, err := bindSide(items[0])
+		if err != nil {
+			return bval{}, err
+		}
+		hi, err := bindSide(items[1])
+		if err != nil {
+			return bval{}, err
+		}
+		ge, err := bd.compare(">=", x, lo)
+		if err != nil {
+			return bval{}, err
+		}
+		le, err := bd.compare("<=", x, hi)
+		if err != nil {
+			return bval{}, err
+		}
+		and, err := bd.fn(URNBoolean, "and", booleanType(), ge, le)
+		if err != nil {
+			return bval{}, err
+		}
+		if a.GetKind() == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+			f, err := bd.fn(URNBoolean, "not", booleanType(), and)
+			return typed(f), err
+		}
+		return typed(and), nil
+	case pg.A_Expr_Kind_AEXPR_SIMILAR:
+		return bval{}, unimplemented("SIMILAR TO")
+	}
+	return bval{}, unimplemented("operator " + opName)
+}
+
+func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
+	// A negative number literal: fold it.
+	if c := n.GetAConst(); c != nil && op == "-" {
+		v, err := constant(c)
+		if err != nil {
+			return bval{}, err
+		}
+		switch l := v.e.(type) {
+		case *expr.PrimitiveLiteral[int32]:
+			return typed(expr.NewPrimitiveLiteral(-l.Value, false)), nil
+		case *expr.PrimitiveLiteral[int64]:
+			return typed(expr.NewPrimitiveLiteral(-l.Value, false)), nil
+		case *expr.PrimitiveLiteral[float64]:
+			return typed(expr.NewPrimitiveLiteral(-l.Value, false)), nil
+		}
+	}
+	v, err := bd.bindExpr(n, sc)
+	if err != nil {
+		return bval{}, err
+	}
+	switch op {
+	case "+":
+		return v, nil
+	case "-":
+		if v.untyped() {
+			return bval{}, errorf(InvalidArgument, "could not determine the type of the operand of unary -")
+		}
+		f := familyOf(v.typ())
+		if f != famInt && f != famFloat {
+			return bval{}, errorf(InvalidArgument, "operator does not exist: - %s", typeName(v.typ()))
+		}
+		var zero expr.Expression
+		switch v.typ().(type) {
+		case *types.Int32Type:
+			zero = expr.NewPrimitiveLiteral(int32(0), false)
+		case *types.Int64Type:
+			zero = expr.NewPrimitiveLiteral(int64(0), false)
+		default:
+			x, err := bd.coerce(v, fp64Type(), "")
+			if err != nil {
+				return bval{}, err
+			}
+			v = typed(x)
+			zero = expr.NewPrimitiveLiteral(0.0, false)
+		}
+		s, err := bd.fn(URNArithmetic, "subtract", v.typ().WithNullability(nullableN), zero, v.e)
+		return typed(s), err
+	}
+	return bval{}, unimplemented("prefix operator " + op)
+}
+
+func (bd *binder) binary(op string, l, r bval) (bval, error) {
+	if _, ok := comparisons[op]; ok {
+		e, err := bd.compare(op, l, r)
+		return typed(e), err
+	}
+	switch op {
+	case "+", "-":
+		if v, ok, err := bd.timestampArith(op, l, r); ok || err != nil {
+			return v, err
+		}
+		fallthrough
+	case "*", "/":
+		x, y, err := bd.unify(l, r, op)
+		if err != nil {
+			return bval{}, err
+		}
+		if f := familyOf(x.GetType()); f != famInt && f != famFloat {
+			return bval{}, errorf(InvalidArgument, "operator does not exist: %s %s %s", typeName(x.GetType()), op, typeName(y.GetType()))
+		}
+		e, err := bd.fn(URNArithmetic, arithmetic[op], x.GetType(), x, y)
+		return typed(e), err
+	case "%":
+		x, y, err := bd.unify(l, r, op)
+		if err != nil {
+			return bval{}, err
+		}
+		if familyOf(x.GetType()) != famInt {
+			return bval{}, errorf(InvalidArgument, "operator does not exist: %s %% %s", typeName(x.GetType()), typeName(y.GetType()))
+		}
+		// x % y = x - (x / y) * y: integer division truncates toward zero, so the remainder
+		// takes x's sign, as in PostgreSQL.
+		q, err := bd.fn(URNArithmetic, "divide", x.GetType(), x, y)
+		if err != nil {
+			return bval{}, err
+		}
+		m, err := bd.fn(URNArithmetic, "multiply", x.GetType(), q, y)
+		if err != nil {
+			return bval{}, err
+		}
+		e, err := bd.fn(URNArithmetic, "subtract", x.GetType(), x, m)
+		return typed(e), err
+	case "||":
+		x, err := bd.asText(l)
+		if err != nil {
+			return bval{}, err
+		}
+		y, err := bd.asText(r)
+		if err != nil {
+			return bval{}, err
+		}
+		e, err := bd.fn(URNPostgres, "concat_strict", strType(), x, y)
+		return typed(e), err
+	case "->", "->>":
+		return bd.jsonOp(op, l, r)
+	case "#>", "#>>":
+		return bd.jsonPathOp(op, l, r)
+	case "~~", "!~~", "~~*", "!~~*":
+		name := "like"
+		if strings.Contains(op, "*") {
+			name = "ilike"
+		}
+		f, err := bd.like(name, l, r)
+		if err != nil || !strings.HasPrefix(op, "!") {
+			return typed(f), err
+		}
+		nf, err := bd.fn(URNBoolean, "not", booleanType(), f)
+		return typed(nf), err
+	}
+	return bval{}, unimplemented("operator " + op)
+}
+
+// asText converts a value to text (concat and || take any type).
+func (bd *binder) asText(v bval) (expr.Expression, error) {
+	if v.untyped() {
+		return bd.coerce(v, strType(), "")
+	}
+	if familyOf(v.typ()) == famString {
+		return v.e, nil
+	}
+	c, err := bd.cast(v.e, strType())
+	return c.e, err
+}
+
+// timestampArith folds constant timestamp ± interval (now() - interval '1 day').
+func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
+	iv, ok := r.intervalConst()
+	if !ok {
+		return bval{}, false, nil
+	}
+	var t time.Time
+	switch {
+	case l.e != nil:
+		lit, ok := l.e.(*expr.ProtoLiteral)
+		if !ok {
+			return bval{}, true, unimplementedAre("intervals added to non-constant timestamps")
+		}
+		ns, ok := lit.Value.(int64)
+		if !ok {
+			return bval{}, true, unimplementedAre("intervals added to this value")
+		}
+		t = time.Unix(0, ns).UTC()
+	case l.str != nil:
+		var err error
+		if t, err = parseClamped(*l.str); err != nil {
+			return bval{}, true, err
+		}
+	default:
+		return bval{}, true, unimplementedAre("intervals added to this value")
+	}
+	us, months, ok := parseInterval(iv)
+	if !ok {
+		return bval{}, true, errorf(InvalidArgument, "invalid interval literal")
+	}
+	if months {
+		return bval{}, true, unimplementedAre("intervals of months or years in timestamp arithmetic")
+	}
+	sign := 1
+	if op == "-" {
+		sign = -1
+	}
+	usf, _ := us.Float64()
+	t = t.Add(time.Duration(float64(sign) * usf * float64(time.Microsecond)))
+	if t.Before(minNanoTime) {
+		t = minNanoTime
+	} else if t.After(maxNanoTime) {
+		t = maxNanoTime
+	}
+	return typed(tsLiteral(t)), true, nil
+}
+
+// intervalConst reports whether v is an INTERVAL '…' constant, and its text. The binder keeps
+// such constants as untyped strings tagged by intervalText.
+func (v bval) intervalConst() (string, bool) {
+	if v.str != nil && strings.HasPrefix(*v.str, intervalTag) {
+		return strings.TrimPrefix(*v.str, intervalTag), true
+	}
+	return "", false
+}
+
+// intervalTag marks an untyped string that came from an INTERVAL literal.
+const intervalTag = "\x00interval:"
+
+func (bd *binder) like(name string, l, r bval) (expr.Expression, error) {
+	x, err := bd.coerce(l, strType(), "the left operand of LIKE")
+	if err != nil {
+		return nil, err
+	}
+	y, err := bd.coerce(r, strType(), "a LIKE pattern")
+	if err != nil {
+		return nil, err
+	}
+	return bd.fn(URNPostgres, name, booleanType(), x, y)
+}
+
+func (bd *binder) distinctFrom(l, r bval, not bool) (bval, error) {
+	x, y, err := bd.unify(l, r, "IS DISTINCT FROM")
+	if err != nil {
+		return bval{}, err
+	}
+	xn, err := bd.fn(URNComparison, "is_null", booleanType(), x)
+	if err != nil {
+		return bval{}, err
+	}
+	yn, err := bd.fn(URNComparison, "is_null", booleanType(), y)
+	if err != nil {
+		return bval{}, err
+	}
+	cmp := "not_equal"
+	if not {
+		cmp = "equal"
+	}
+	ne, err := bd.fn(URNComparison, cmp, booleanType(), x, y)
+	if err != nil {
+		return bval{}, err
+	}
+	// x IS DISTINCT FROM y: CASE WHEN x IS NULL THEN y IS NOT NULL WHEN y IS NULL THEN true
+	// ELSE x <> y END (and the negation for IS NOT DISTINCT FROM).
+	ynn, err := bd.fn(URNComparison, map[bool]string{false: "is_not_null", true: "is_null"}[not], booleanType(), y)
+	if err != nil {
+		return bval{}, err
+	}
+	e, err := bd.ifThen([]expr.IfThenPair{{If: xn, Then: ynn}, {If: yn, Then: expr.NewPrimitiveLiteral(!not, true)}}, ne)
+	return typed(e), err
+}
+
+// inList is x IN (a, b, …): a SingularOrList when every item is a constant, else an OR of
+// equalities.
+func (bd *binder) inList(x bval, items []*pg.Node, sc *scope) (expr.Expression, error) {
+	vals := make([]bval, len(items))
+	allConst := true
+	for i, it := range items {
+		v, err := bd.bindExpr(it, sc)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+		if v.e != nil {
+			if _, ok := v.e.(expr.Literal); !ok {
+				allConst = false
+			}
+		} else if v.null {
+			allConst = false
+		}
+	}
+	xe, err := bd.inSubject(x, vals)
+	if err != nil {
+		return nil, err
+	}
+	t := xe.GetType()
+	if allConst {
+		opts := make([]expr.Expression, len(vals))
+		for i, v := range vals {
+			e, err := bd.coerce(v, t, "an IN list item")
+			if err != nil {
+				return nil, err
+			}
+			opts[i] = e
+		}
+		return &expr.SingularOrList{Value: xe, Options: opts}, nil
+	}
+	args := make([]types.FuncArg, len(vals))
+	for i, v := range vals {
+		e, err := bd.compare("=", typed(xe), v)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = e
+	}
+	if len(args) == 1 {
+		return args[0].(expr.Expression), nil
+	}
+	return bd.fn(URNBoolean, "or", booleanType(), args...)
+}
+
+// inSubject types the left side of IN from the list when it is untyped.
+func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
+	if !x.untyped() {
+		return x.e, nil
+	}
+	for _, v := range vals {
+		if !v.untyped() {
+			return bd.coerce(x, v.typ(), "")
+		}
+	}
+	return bd.coerce(x, strType(), "")
+}
+
+// anyList is x = ANY(ARRAY[…] | '{…}' | $n): the same as IN.
+func (bd *binder) anyList(x bval, n *pg.Node, sc *scope) (bval, error) {
+	if arr := n.GetAArrayExpr(); arr != nil {
+		e, err := bd.inList(x, arr.GetElements(), sc)
+		return typed(e), err
+	}
+	if tc := n.GetTypeCast(); tc != nil && len(tc.GetTypeName().GetArrayBounds()) > 0 {
+		n = tc.GetArg()
+	}
+	xe, err := bd.inSubject(x, nil)
+	if err != nil {
+		return bval{}, err
+	}
+	t := xe.GetType()
+	if c := n.GetAConst(); c != nil && c.GetSval() != nil {
+		elems, err := parseArrayLiteral(c.GetSval().GetSval())
+		if err != nil {
+			return bval{}, err
+		}
+		opts := make([]expr.Expression, len(elems))
+		for i, s := range elems {
+			if opts[i], err = literalOfType(s, t); err != nil {
+				return bval{}, err
+			}
+		}
+		if len(opts) == 0 {
+			return typed(expr.NewPrimitiveLiteral(false, true)), nil
+		}
+		return typed(&expr.SingularOrList{Value: xe, Options: opts}), nil
+	}
+	if p := n.GetParamRef(); p != nil {
+		num := int(p.GetNumber())
+		lt := &types.ListType{Type: t.WithNullability(types.NullabilityRequired), Nullability: nullableN}
+		if prev, ok := bd.ps.types[num]; ok && !sameType(prev, lt) {
+			return bval{}, errorf(InvalidArgument, "parameter $%d is used both as %s and as %s", num, typeName(prev), typeName(lt))
+		}
+		bd.ps.types[num] = lt
+		if bd.ps.vals == nil {
+			lit := expr.NewNullLiteral(t.WithNullability(nullableN))
+			bd.ps.placeholders[lit] = num
+			return typed(&expr.SingularOrList{Value: xe, Options: []expr.Expression{lit}}), nil
+		}
+		list, ok := bd.ps.vals[num-1].([]any)
+		if !ok {
+			return bval{}, errorf(InvalidArgument, "parameter $%d must be a list of %s", num, typeName(t))
+		}
+		if len(list) == 0 {
+			return typed(expr.NewPrimitiveLiteral(false, true)), nil
+		}
+		opts := make([]expr.Expression, len(list))
+		for i, v := range list {
+			e, err := paramLiteral(v, t, num)
+			if err != nil {
+				return bval{}, err
+			}
+			opts[i] = e
+		}
+		return typed(&expr.SingularOrList{Value: xe, Options: opts}), nil
+	}
+	return bval{}, unimplemented("= ANY of this expression")
+}
+
+// parseArrayLiteral reads a one-dimensional PostgreSQL array literal '{a,b,"c d"}'.
+func parseArrayLiteral(s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return nil, errorf(InvalidArgument, "malformed array literal")
+	}
+	body := s[1 : len(s)-1]
+	var out []string
+	var cur strings.Builder
+	inQuote, quoted := false, false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case inQuote && c == '\\' && i+1 < len(body):
+			i++
+			cur.WriteByte(body[i])
+		case c == '"':
+			inQuote, quoted = !inQuote, true
+		case c == ',' && !inQuote:
+			out = append(out, arrayElem(cur.String(), quoted))
+			cur.Reset()
+			quoted = false
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if inQuote {
+		return nil, errorf(InvalidArgument, "malformed array literal")
+	}
+	if strings.TrimSpace(body) != "" {
+		out = append(out, arrayElem(cur.String(), quoted))
+	}
+	return out, nil
+}
+
+func arrayElem(s string, quoted bool) string {
+	if quoted {
+		return s
+	}
+	return strings.TrimSpace(s)
+}
+
+// jsonDoc coerces the document side of a JSON operator: binary (the value column) or text.
+func (bd *binder) jsonDoc(v bval) (expr.Expression, error) {
+	if v.untyped() {
+		return bd.coerce(v, strType(), "")
+	}
+	switch familyOf(v.typ()) {
+	case famBinary, famString:
+		return v.e, nil
+	}
+	return nil, errorf(InvalidArgument, "JSON operators need a JSON value, not %s", typeName(v.typ()))
+}
+
+func (bd *binder) jsonOp(op string, l, r bval) (bval, error) {
+	doc, err := bd.jsonDoc(l)
+	if err != nil {
+		return bval{}, err
+	}
+	var key expr.Expression
+	if r.untyped() {
+		key, err = bd.coerce(r, strType(), "")
+	} else if f := familyOf(r.typ()); f == famInt || f == famString {
+		key = r.e
+	} else {
+		err = errorf(InvalidArgument, "a JSON key must be text or an integer, not %s", typeName(r.typ()))
+	}
+	if err != nil {
+		return bval{}, err
+	}
+	if op == "->>" {
+		f, err := bd.fn(URNPostgres, "json_get_text", strType(), doc, key)
+		return typed(f), err
+	}
+	f, err := bd.fn(URNPostgres, "json_get", binType(), doc, key)
+	return typed(f), err
+}
+
+func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
+	doc, err := bd.jsonDoc(l)
+	if err != nil {
+		return bval{}, err
+	}
+	if r.str == nil {
+		return bval{}, unimplemented(op + " with a path that is not a constant array")
+	}
+	keys, err := parseArrayLiteral(*r.str)
+	if err != nil {
+		return bval{}, err
+	}
+	args := []types.FuncArg{doc}
+	for _, k := range keys {
+		args = append(args, expr.NewPrimitiveLiteral(k, true))
+	}
+	if len(keys) == 0 {
+		if op == "#>>" {
+			c, err := bd.cast(doc, strType())
+			return c, err
+		}
+		return typed(doc), nil
+	}
+	name, out := "json_path", binType()
+	if op == "#>>" {
+		name, out = "json_path_text", strType()
+	}
+	f, err := bd.fn(URNPostgres, name, out, args...)
+	return typed(f), err
+}
+
+// sessionUser is the user current_user and session_user name.
+const sessionUser = "flightsrv"
+
+// Version is what version() answers: a PostgreSQL-style banner (BI tools and connection pools
+// read the first word and the version number).
+const Version = "PostgreSQL 15.0 (flightsrv, Arrow Flight SQL over routed tables)"
+
+func sqlValueName(op pg.SQLValueFunctionOp) string {
+	switch op {
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		return "current_date"
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		return "current_timestamp"
+	case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		return "localtimestamp"
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER:
+		return "current_user"
+	case pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		return "session_user"
+	case pg.SQLValueFunctionOp_SVFOP_USER:
+		return "user"
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		return "current_role"
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		return "current_catalog"
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		return "current_schema"
+	}
+	return "?column?"
+}
+
+func (bd *binder) sqlValue(f *pg.SQLValueFunction) (bval, error) {
+	switch f.GetOp() {
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N,
+		pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		return typed(tsLiteral(bd.now)), nil
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		return typed(expr.NewPrimitiveLiteral(types.Date(bd.now.Unix()/86400), true)), nil
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER,
+		pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		return typed(expr.NewPrimitiveLiteral(sessionUser, true)), nil
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		return typed(expr.NewPrimitiveLiteral(catalogName, true)), nil
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		return typed(expr.NewPrimitiveLiteral("public", true)), nil
+	}
+	return bval{}, unimplemented(sqlValueName(f.GetOp()))
+}
+
+// catalogName is what current_database() and current_catalog answer.
+const catalogName = "flightsrv"
+
+// routedColumn reports whether e is a direct reference to base column idx of a read.
+func routedColumn(e expr.Expression, idx int) bool {
+	fr, ok := e.(*expr.FieldReference)
+	if !ok {
+		return false
+	}
+	i, ok := rootFieldIndex(fr)
+	return ok && i == idx
+}
+
+func rootFieldIndex(fr *expr.FieldReference) (int, bool) {
+	sf, ok := fr.Reference.(*expr.StructFieldRef)
+	if !ok || fr.Root != expr.RootReference || sf.Child != nil || sf.Field < 0 {
+		return 0, false
+	}
+	return int(sf.Field), true
+}
+
+var _ = routing.TimeRange{}

@@ -1,0 +1,648 @@
+package substrait
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// aggregateNames are the aggregate functions the executor runs.
+var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true}
+
+func isAggregateCall(fc *pg.FuncCall) bool {
+	return fc.GetOver() == nil && (aggregateNames[funcName(fc)] || fc.GetAggStar())
+}
+
+// hasAggregate reports whether an aggregate call appears in the select list.
+func hasAggregate(list []*pg.Node) bool {
+	for _, n := range list {
+		if containsAggregate(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortHasAggregate(sorts []*pg.Node) bool {
+	for _, n := range sorts {
+		if containsAggregate(n.GetSortBy().GetNode()) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsAggregate walks an expression (not into subqueries) for aggregate calls.
+func containsAggregate(n *pg.Node) bool {
+	found := false
+	var walk func(n *pg.Node)
+	walk = func(n *pg.Node) {
+		if n == nil || found {
+			return
+		}
+		switch v := n.GetNode().(type) {
+		case *pg.Node_FuncCall:
+			if isAggregateCall(v.FuncCall) {
+				found = true
+				return
+			}
+			for _, a := range v.FuncCall.GetArgs() {
+				walk(a)
+			}
+		case *pg.Node_ResTarget:
+			walk(v.ResTarget.GetVal())
+		case *pg.Node_AExpr:
+			walk(v.AExpr.GetLexpr())
+			walk(v.AExpr.GetRexpr())
+		case *pg.Node_BoolExpr:
+			for _, a := range v.BoolExpr.GetArgs() {
+				walk(a)
+			}
+		case *pg.Node_TypeCast:
+			walk(v.TypeCast.GetArg())
+		case *pg.Node_NullTest:
+			walk(v.NullTest.GetArg())
+		case *pg.Node_BooleanTest:
+			walk(v.BooleanTest.GetArg())
+		case *pg.Node_CaseExpr:
+			walk(v.CaseExpr.GetArg())
+			for _, w := range v.CaseExpr.GetArgs() {
+				walk(w.GetCaseWhen().GetExpr())
+				walk(w.GetCaseWhen().GetResult())
+			}
+			walk(v.CaseExpr.GetDefresult())
+		case *pg.Node_CoalesceExpr:
+			for _, a := range v.CoalesceExpr.GetArgs() {
+				walk(a)
+			}
+		case *pg.Node_MinMaxExpr:
+			for _, a := range v.MinMaxExpr.GetArgs() {
+				walk(a)
+			}
+		case *pg.Node_List:
+			for _, a := range v.List.GetItems() {
+				walk(a)
+			}
+		}
+	}
+	walk(n)
+	return found
+}
+
+// aggCtx is the aggregation of a grouped SELECT being bound: grouping expressions over the
+// input, the measures found so far, and their output types (the executor's: count int64,
+// sum int64 or float64, avg float64, min/max the argument's type).
+type aggCtx struct {
+	in       *scope
+	groups   []expr.Expression
+	measures []plan.AggRelMeasure
+	mtypes   []types.Type
+}
+
+// outType returns the types of the aggregate's output so far.
+func (ac *aggCtx) scope() *scope {
+	sc := &scope{}
+	for _, g := range ac.groups {
+		sc.cols = append(sc.cols, col{typ: g.GetType()})
+	}
+	for _, t := range ac.mtypes {
+		sc.cols = append(sc.cols, col{typ: t})
+	}
+	return sc
+}
+
+// groupExpr binds one GROUP BY item: an ordinal or output name of the select list, or an
+// expression over the input (PostgreSQL prefers input columns to output names).
+func (bd *binder) groupExpr(n *pg.Node, items []bselItem, in *scope) (expr.Expression, error) {
+	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
+		pos := int(c.GetIval().GetIval())
+		if pos < 1 || pos > len(items) {
+			return nil, errorf(InvalidArgument, "GROUP BY position %d is not in select list", pos)
+		}
+		n = items[pos-1].node
+		if containsAggregate(n) {
+			return nil, errorf(InvalidArgument, "aggregate functions are not allowed in GROUP BY")
+		}
+	} else if cr := n.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 && cr.GetFields()[0].GetString_() != nil {
+		name := cr.GetFields()[0].GetString_().GetSval()
+		if _, err := in.lookup("", name); err != nil {
+			for _, it := range items {
+				if it.name == name {
+					n = it.node
+					break
+				}
+			}
+		}
+	}
+	switch n.GetNode().(type) {
+	case *pg.Node_GroupingSet:
+		return nil, unimplementedAre("grouping sets, ROLLUP and CUBE")
+	}
+	if containsAggregate(n) {
+		return nil, errorf(InvalidArgument, "aggregate functions are not allowed in GROUP BY")
+	}
+	return bd.value(n, in)
+}
+
+// bindInAggregate binds n above the aggregation: aggregate calls become measures, expressions
+// equal to a grouping expression become references to it.
+func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, error) {
+	switch v := n.GetNode().(type) {
+	case *pg.Node_AConst, *pg.Node_ParamRef:
+		return bd.bindPlain(n, sc)
+	case *pg.Node_FuncCall:
+		if isAggregateCall(v.FuncCall) {
+			return bd.measure(v.FuncCall, ac)
+		}
+	}
+	if !containsAggregate(n) {
+		bd.agg = nil
+		e, err := bd.bindPlain(n, ac.in)
+		bd.agg = ac
+		if err == nil && e.e != nil {
+			for i, g := range ac.groups {
+				if g.Equals(e.e) {
+					return typed(ac.scope().ref(i)), nil
+				}
+			}
+		}
+		if err == nil && e.e == nil {
+			return e, nil // a constant
+		}
+		if cr := n.GetColumnRef(); cr != nil {
+			if err != nil {
+				return bval{}, err
+			}
+			return bval{}, errorf(InvalidArgument, "column %q must appear in the GROUP BY clause or be used in an aggregate function", figureColname(n))
+		}
+		if err == nil {
+			if _, lit := e.e.(expr.Literal); lit {
+				return e, nil
+			}
+		}
+	}
+	return bd.bindPlain(n, sc)
+}
+
+// measure binds an aggregate call as a measure of ac and returns a reference to its output.
+func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
+	name := funcName(fc)
+	switch {
+	case fc.GetOver() != nil:
+		return bval{}, unimplementedAre("window functions")
+	case len(fc.GetAggOrder()) > 0 || fc.GetAggWithinGroup():
+		return bval{}, unimplementedAre("ordered aggregates")
+	case fc.GetFuncVariadic():
+		return bval{}, unimplemented("VARIADIC")
+	}
+	upper := strings.ToUpper(name)
+	// Arguments and FILTER bind over the aggregate's input, outside the aggregate context.
+	bd.agg = nil
+	defer func() { bd.agg = ac }()
+	var filter expr.Expression
+	if f := fc.GetAggFilter(); f != nil {
+		if containsAggregate(f) {
+			return bval{}, errorf(InvalidArgument, "aggregate functions are not allowed in FILTER")
+		}
+		v, err := bd.bindExpr(f, ac.in)
+		if err != nil {
+			return bval{}, err
+		}
+		if filter, err = bd.coerce(v, booleanType(), "FILTER"); err != nil {
+			return bval{}, err
+		}
+	}
+	invocation := types.AggInvocationAll
+	if fc.GetAggDistinct() {
+		invocation = types.AggInvocationDistinct
+	}
+	var (
+		f   *expr.AggregateFunction
+		out types.Type
+		err error
+	)
+	args := fc.GetArgs()
+	if fc.GetAggStar() {
+		if name != "count" {
+			return bval{}, errorf(InvalidArgument, "%s(*) is not a valid aggregate", upper)
+		}
+		f, err = expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNAggregate, Name: "count"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil)
+		out = &types.Int64Type{Nullability: types.NullabilityRequired}
+	} else {
+		if len(args) != 1 {
+			return bval{}, errorf(InvalidArgument, "%s takes exactly one argument", upper)
+		}
+		if containsAggregate(args[0]) {
+			return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
+		}
+		arg, err := bd.value(args[0], ac.in)
+		if err != nil {
+			return bval{}, err
+		}
+		at := arg.GetType()
+		fam := familyOf(at)
+		id := extensions.ID{Name: name}
+		switch name {
+		case "count":
+			id.URN, id.Name = URNAggregate, "count:any"
+			out = &types.Int64Type{Nullability: types.NullabilityRequired}
+		case "sum", "avg":
+			if fam != famInt && fam != famFloat {
+				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
+			}
+			id.URN = URNArithmetic
+			if name == "avg" || fam == famFloat {
+				if arg, err = bd.coerce(typed(arg), fp64Type().WithNullability(at.GetNullability()), ""); err != nil {
+					return bval{}, err
+				}
+				out = fp64Type()
+			} else {
+				if numRank(at) < numRank(i64Type()) {
+					if arg, err = bd.coerce(typed(arg), i64Type().WithNullability(at.GetNullability()), ""); err != nil {
+						return bval{}, err
+					}
+				}
+				out = i64Type()
+			}
+		case "min", "max":
+			switch fam {
+			case famInt, famFloat:
+				id.URN = URNArithmetic
+			case famTimestamp, famDate:
+				id.URN = URNDatetime
+			case famString, famBinary, famBool:
+				id.URN = URNPostgres
+			default:
+				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
+			}
+			out = at.WithNullability(nullableN)
+		default:
+			return bval{}, unimplemented("aggregate function " + name)
+		}
+		f, err = expr.NewAggregateFunc(bd.reg, id, nil, invocation, types.AggPhaseInitialToResult, nil, arg)
+		if err != nil {
+			return bval{}, fmt.Errorf("bind %s: %w", name, err)
+		}
+	}
+	if err != nil {
+		return bval{}, fmt.Errorf("bind %s: %w", name, err)
+	}
+	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
+	ac.mtypes = append(ac.mtypes, out)
+	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+}
+
+// aggregate builds the AggregateRel of ac over in.
+func (bd *binder) aggregate(in *boundRel, ac *aggCtx) (*boundRel, error) {
+	var groups [][]expr.Expression
+	if len(ac.groups) > 0 {
+		groups = [][]expr.Expression{ac.groups}
+	}
+	var (
+		rel *plan.AggregateRel
+		err error
+	)
+	if len(ac.groups) == 0 {
+		rel, err = bd.b.GetRelBuilder().AggregateRel(in.rel, ac.measures).Build()
+	} else {
+		rel, err = bd.b.AggregateExprs(in.rel, ac.measures, groups...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bind aggregate: %w", err)
+	}
+	return &boundRel{rel: rel, sc: ac.scope()}, nil
+}
+
+// funcCall binds a scalar function call (aggregates outside an aggregate context are errors).
+func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
+	name := funcName(fc)
+	switch {
+	case fc.GetOver() != nil:
+		return bval{}, unimplementedAre("window functions")
+	case isAggregateCall(fc):
+		return bval{}, errorf(InvalidArgument, "aggregate functions are not allowed here")
+	case fc.GetAggDistinct() || fc.GetAggFilter() != nil || len(fc.GetAggOrder()) > 0:
+		return bval{}, errorf(InvalidArgument, "%s is not an aggregate function", name)
+	case fc.GetFuncVariadic():
+		return bval{}, unimplemented("VARIADIC")
+	}
+	rawArgs := fc.GetArgs()
+	args := make([]bval, len(rawArgs))
+	bindArgs := func() error {
+		for i, a := range rawArgs {
+			v, err := bd.bindExpr(a, sc)
+			if err != nil {
+				return err
+			}
+			args[i] = v
+		}
+		return nil
+	}
+	nargs := func(lo, hi int) error {
+		if len(rawArgs) < lo || len(rawArgs) > hi {
+			if lo == hi {
+				return errorf(InvalidArgument, "%s takes %d argument(s)", name, lo)
+			}
+			return errorf(InvalidArgument, "%s takes %d to %d arguments", name, lo, hi)
+		}
+		return nil
+	}
+	text := func(i int) (expr.Expression, error) {
+		return bd.coerce(args[i], strType(), fmt.Sprintf("argument %d of %s", i+1, name))
+	}
+	call := func(urn string, out types.Type, es ...expr.Expression) (bval, error) {
+		fa := make([]types.FuncArg, len(es))
+		for i, e := range es {
+			fa[i] = e
+		}
+		f, err := bd.fn(urn, name, out, fa...)
+		return typed(f), err
+	}
+	switch name {
+	case "version":
+		return typed(expr.NewPrimitiveLiteral(Version, true)), nargs(0, 0)
+	case "current_database", "current_catalog":
+		return typed(expr.NewPrimitiveLiteral(catalogName, true)), nargs(0, 0)
+	case "current_schema":
+		return typed(expr.NewPrimitiveLiteral("public", true)), nargs(0, 0)
+	case "current_user", "session_user", "user":
+		return typed(expr.NewPrimitiveLiteral(sessionUser, true)), nargs(0, 0)
+	case "now", "transaction_timestamp", "statement_timestamp", "current_timestamp", "localtimestamp":
+		return typed(tsLiteral(bd.now)), nargs(0, 0)
+	case "date_trunc", "date_bin":
+		return bd.timeBin(fc, sc)
+	}
+	if err := bindArgs(); err != nil {
+		return bval{}, err
+	}
+	switch name {
+	case "lower", "upper", "btrim", "ltrim", "rtrim", "trim":
+		if err := nargs(1, 2); err != nil {
+			return bval{}, err
+		}
+		if name == "trim" {
+			name = "btrim"
+		}
+		es := make([]expr.Expression, len(args))
+		for i := range args {
+			e, err := text(i)
+			if err != nil {
+				return bval{}, err
+			}
+			es[i] = e
+		}
+		if (name == "lower" || name == "upper") && len(es) != 1 {
+			return bval{}, errorf(InvalidArgument, "%s takes 1 argument(s)", name)
+		}
+		return call(URNPostgres, strType(), es...)
+	case "length", "char_length", "character_length":
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		e, err := text(0)
+		if err != nil {
+			return bval{}, err
+		}
+		name = "char_length"
+		return call(URNPostgres, i64Type(), e)
+	case "substring", "substr":
+		if err := nargs(2, 3); err != nil {
+			return bval{}, err
+		}
+		s, err := text(0)
+		if err != nil {
+			return bval{}, err
+		}
+		es := []expr.Expression{s}
+		for i := 1; i < len(args); i++ {
+			e, err := bd.coerce(args[i], i64Type(), fmt.Sprintf("argument %d of %s", i+1, name))
+			if err != nil {
+				return bval{}, err
+			}
+			es = append(es, e)
+		}
+		name = "substring"
+		return call(URNPostgres, strType(), es...)
+	case "replace":
+		if err := nargs(3, 3); err != nil {
+			return bval{}, err
+		}
+		es := make([]expr.Expression, 3)
+		for i := range es {
+			e, err := text(i)
+			if err != nil {
+				return bval{}, err
+			}
+			es[i] = e
+		}
+		return call(URNPostgres, strType(), es...)
+	case "starts_with":
+		if err := nargs(2, 2); err != nil {
+			return bval{}, err
+		}
+		a, err := text(0)
+		if err != nil {
+			return bval{}, err
+		}
+		b, err := text(1)
+		if err != nil {
+			return bval{}, err
+		}
+		return call(URNPostgres, booleanType(), a, b)
+	case "concat":
+		if len(args) == 0 {
+			return bval{}, errorf(InvalidArgument, "concat takes at least one argument")
+		}
+		es := make([]expr.Expression, len(args))
+		for i, a := range args {
+			e, err := bd.asText(a)
+			if err != nil {
+				return bval{}, err
+			}
+			es[i] = e
+		}
+		return call(URNPostgres, strType(), es...)
+	case "convert_from":
+		if err := nargs(2, 2); err != nil {
+			return bval{}, err
+		}
+		enc := args[1].str
+		if enc == nil || !strings.EqualFold(strings.ReplaceAll(*enc, "-", ""), "utf8") {
+			return bval{}, unimplemented("convert_from from an encoding other than UTF8")
+		}
+		if args[0].untyped() || familyOf(args[0].typ()) != famBinary {
+			return bval{}, errorf(InvalidArgument, "convert_from needs a bytea value")
+		}
+		return bd.cast(args[0].e, strType())
+	case "json_extract_path", "json_extract_path_text", "jsonb_extract_path", "jsonb_extract_path_text":
+		if len(args) < 2 {
+			return bval{}, errorf(InvalidArgument, "%s takes a document and at least one key", name)
+		}
+		doc, err := bd.jsonDoc(args[0])
+		if err != nil {
+			return bval{}, err
+		}
+		es := []expr.Expression{doc}
+		for i := 1; i < len(args); i++ {
+			e, err := text(i)
+			if err != nil {
+				return bval{}, err
+			}
+			es = append(es, e)
+		}
+		out, fn := binType(), "json_path"
+		if strings.HasSuffix(name, "_text") {
+			out, fn = strType(), "json_path_text"
+		}
+		name = fn
+		return call(URNPostgres, out, es...)
+	case "date_part", "extract":
+		if err := nargs(2, 2); err != nil {
+			return bval{}, err
+		}
+		if args[0].str == nil {
+			return bval{}, unimplemented(name + " with a field that is not a constant")
+		}
+		field := strings.ToUpper(strings.TrimSpace(*args[0].str))
+		switch field {
+		case "DAYOFWEEK":
+			field = "DOW"
+		case "DAYOFYEAR":
+			field = "DOY"
+		}
+		if !datePartFields[field] {
+			return bval{}, errorf(InvalidArgument, "unit %q not supported for type timestamp with time zone", strings.ToLower(*args[0].str))
+		}
+		ts, err := bd.coerce(args[1], tsType(), "argument 2 of "+name)
+		if err != nil {
+			return bval{}, err
+		}
+		out := i64Type()
+		if field == "EPOCH" {
+			out = fp64Type()
+		}
+		f, err := expr.NewCustomScalarFunc(bd.reg, extensions.NewScalarFuncVariant(extensions.ID{URN: URNPostgres, Name: "date_part"}), out, nil, types.Enum(field), ts)
+		return typed(f), err
+	case "to_char":
+		if err := nargs(2, 2); err != nil {
+			return bval{}, err
+		}
+		ts, err := bd.coerce(args[0], tsType(), "argument 1 of to_char")
+		if err != nil {
+			return bval{}, err
+		}
+		f, err := text(1)
+		if err != nil {
+			return bval{}, err
+		}
+		return call(URNPostgres, strType(), ts, f)
+	case "abs":
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		if args[0].untyped() || (familyOf(args[0].typ()) != famInt && familyOf(args[0].typ()) != famFloat) {
+			return bval{}, errorf(InvalidArgument, "abs needs a number")
+		}
+		return call(URNArithmetic, args[0].typ().WithNullability(nullableN), args[0].e)
+	case "coalesce":
+		return bd.coalesce(rawArgs, sc)
+	case "nullif":
+		if err := nargs(2, 2); err != nil {
+			return bval{}, err
+		}
+	}
+	return bval{}, unimplemented("function " + name)
+}
+
+// datePartFields are the fields date_part and extract take (scan/ops implements them).
+var datePartFields = map[string]bool{
+	"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "ISOYEAR": true, "DAY": true, "DOW": true,
+	"ISODOW": true, "DOY": true, "HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true,
+	"MICROSECOND": true, "DECADE": true, "CENTURY": true, "EPOCH": true,
+}
+
+// timeBin binds date_trunc(unit, ts[, 'UTC']) and date_bin(stride, ts, origin) over any
+// timestamp expression, onto round_calendar and round_temporal (groupby.go's encoding).
+func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
+	name := funcName(fc)
+	args := fc.GetArgs()
+	var bin routing.Binning
+	var src *pg.Node
+	if name == "date_trunc" {
+		if len(args) != 2 && len(args) != 3 {
+			return bval{}, errorf(InvalidArgument, "date_trunc takes two or three arguments")
+		}
+		s, ok := textLiteral(args[0])
+		if !ok {
+			return bval{}, unimplemented("date_trunc with a unit that is not a string literal")
+		}
+		unit, err := parseTruncUnit(s)
+		if err != nil {
+			return bval{}, err
+		}
+		if len(args) == 3 {
+			zone, ok := textLiteral(args[2])
+			if !ok || !isUTCName(zone) {
+				return bval{}, unimplemented("date_trunc in a time zone other than UTC")
+			}
+		}
+		bin, src = routing.TruncBinning(unit), args[1]
+	} else {
+		if len(args) != 3 {
+			return bval{}, errorf(InvalidArgument, "date_bin takes three arguments (stride, timestamp, origin)")
+		}
+		s, ok := intervalLiteral(args[0])
+		if !ok {
+			return bval{}, unimplemented("date_bin with a stride that is not an interval literal")
+		}
+		stride, err := parseStride(s)
+		if err != nil {
+			return bval{}, err
+		}
+		origin, err := originLiteral(args[2])
+		if err != nil {
+			return bval{}, err
+		}
+		bin, src = routing.StrideBinning(stride, origin), args[1]
+	}
+	v, err := bd.bindExpr(src, sc)
+	if err != nil {
+		return bval{}, err
+	}
+	ts, err := bd.coerce(v, tsType(), "argument 2 of "+name)
+	if err != nil {
+		return bval{}, err
+	}
+	e, err := binExprOf(bd.b, ts, bin)
+	if err != nil {
+		return bval{}, err
+	}
+	return typed(e), nil
+}
+
+// binExprOf is binExpr over any timestamp expression.
+func binExprOf(b plan.Builder, ts expr.Expression, bin routing.Binning) (expr.Expression, error) {
+	utcLit := expr.NewPrimitiveLiteral("UTC", false)
+	if bin.Unit != 0 {
+		c := calendarArgs[bin.Unit]
+		return b.ScalarFn(URNDatetime, "round_calendar", nil, ts, types.Enum("FLOOR"), types.Enum(c.unit),
+			types.Enum(c.origin), expr.NewPrimitiveLiteral(c.multiple, false), utcLit)
+	}
+	for _, u := range temporalUnits[2:] {
+		if bin.Stride%u.d == 0 {
+			return b.ScalarFn(URNDatetime, "round_temporal", nil, ts, types.Enum("FLOOR"), types.Enum(u.name),
+				expr.NewPrimitiveLiteral(int64(bin.Stride/u.d), false), utcLit, timestampLiteral(bin.Origin.UnixNano()))
+		}
+	}
+	return nil, fmt.Errorf("substrait: date_bin stride %v is not a whole number of microseconds", bin.Stride)
+}
+
+var _ = time.Time{}

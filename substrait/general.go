@@ -1,0 +1,358 @@
+package substrait
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// general is a statement the canonical templates do not cover, bound by the general binder
+// (bind.go) at prepare time without parameter values and again at bind time with them.
+type general struct {
+	node    *pg.Node // the SELECT (or SHOW)
+	explain bool
+	params  []types.Type
+}
+
+// Bound is a bound general statement.
+type Bound struct {
+	// Plan is the Substrait plan of a statement over tables; nil for a table-less one.
+	Plan *plan.Plan
+	// Routes describe the plan's routed reads in bind order (for EXPLAIN).
+	Routes []RouteInfo
+	// Constants are the select list of a table-less statement (SELECT 1, version(), SHOW …),
+	// expressions over no input, evaluated once; Rows is 1, or 0 under LIMIT 0.
+	Constants []expr.Expression
+	Registry  expr.ExtensionRegistry
+	Rows      int
+	// Schema is the result schema (names, Arrow types, nullability).
+	Schema *arrow.Schema
+}
+
+// parseOne runs the pre-parse checks and the parser, and unwraps EXPLAIN.
+func parseOne(sql string) (*pg.Node, bool, error) {
+	if strings.IndexByte(sql, 0) >= 0 {
+		return nil, false, ErrNulInQuery
+	}
+	if len(sql) > MaxSQLBytes {
+		return nil, false, ErrQueryTooLong
+	}
+	if !utf8.ValidString(sql) {
+		return nil, false, ErrInvalidUTF8Query
+	}
+	text, _, err := rewritePlaceholders(sql)
+	if err != nil {
+		return nil, false, err
+	}
+	res, err := pg.Parse(text)
+	if err != nil {
+		return nil, false, syntaxError(err)
+	}
+	switch n := len(res.GetStmts()); {
+	case n == 0:
+		return nil, false, ErrEmptyQuery
+	case n > 1:
+		return nil, false, unimplementedAre("multiple statements")
+	}
+	node := res.GetStmts()[0].GetStmt()
+	explain := false
+	if ex := node.GetExplainStmt(); ex != nil {
+		if len(ex.GetOptions()) > 0 {
+			return nil, false, unimplementedAre("EXPLAIN options")
+		}
+		explain, node = true, ex.GetQuery()
+	}
+	return node, explain, nil
+}
+
+// prepareGeneral binds sql with the general binder, without parameter values.
+func prepareGeneral(sql string, cat Catalog, opts BindOptions) (*general, *Bound, error) {
+	node, explain, err := parseOne(sql)
+	if err != nil {
+		return nil, nil, err
+	}
+	if node.GetSelectStmt() == nil && node.GetVariableShowStmt() == nil {
+		return nil, nil, unimplemented(statementName(node))
+	}
+	g := &general{node: node, explain: explain}
+	ps := &paramState{types: map[int]types.Type{}, placeholders: map[expr.Expression]int{}}
+	bound, err := g.bind(cat, ps, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	g.params = make([]types.Type, len(ps.types))
+	for i := range g.params {
+		t, ok := ps.types[i+1]
+		if !ok {
+			return nil, nil, errorf(InvalidArgument, "parameters must be numbered consecutively from $1 ($%d is missing)", i+1)
+		}
+		g.params[i] = t
+	}
+	return g, bound, nil
+}
+
+// bind binds the statement with the parameter values in ps (none at prepare time).
+func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, error) {
+	bd := newBinder(cat, ps, opts)
+	if show := g.node.GetVariableShowStmt(); show != nil {
+		return bd.show(show.GetName())
+	}
+	sel := g.node.GetSelectStmt()
+	br, err := bd.bindSelect(sel)
+	if err == errTableless {
+		return bd.tableless(sel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	schema, err := arrowSchema(br.sc, br.names)
+	if err != nil {
+		return nil, err
+	}
+	p, err := bd.b.Plan(br.rel, br.names)
+	if err != nil {
+		return nil, fmt.Errorf("substrait: build plan: %w", err)
+	}
+	return &Bound{Plan: p, Routes: bd.routes, Schema: schema}, nil
+}
+
+// tableless binds a SELECT without FROM: constant expressions, evaluated once.
+func (bd *binder) tableless(sel *pg.SelectStmt) (*Bound, error) {
+	switch {
+	case sel.GetWhereClause() != nil:
+		return nil, unimplemented("WHERE without FROM")
+	case len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil || hasAggregate(sel.GetTargetList()):
+		return nil, unimplementedAre("aggregates without FROM")
+	case len(sel.GetDistinctClause()) > 0:
+		return nil, unimplemented("DISTINCT without FROM")
+	case len(sel.GetTargetList()) == 0:
+		return nil, unimplemented("an empty select list")
+	}
+	empty := &scope{}
+	items, err := bd.expandTargets(sel.GetTargetList(), empty)
+	if err != nil {
+		return nil, err
+	}
+	out := &Bound{Rows: 1, Registry: bd.reg}
+	sc := &scope{}
+	var names []string
+	for _, it := range items {
+		e, err := bd.value(it.node, empty)
+		if err != nil {
+			return nil, err
+		}
+		out.Constants = append(out.Constants, e)
+		sc.cols = append(sc.cols, col{name: it.name, typ: e.GetType()})
+		names = append(names, it.name)
+	}
+	offset, err := bd.limitValue(sel.GetLimitOffset(), "OFFSET")
+	if err != nil {
+		return nil, err
+	}
+	count, err := bd.limitValue(sel.GetLimitCount(), "LIMIT")
+	if err != nil {
+		return nil, err
+	}
+	if count == 0 || offset > 0 {
+		out.Rows = 0
+	}
+	if out.Schema, err = arrowSchema(sc, names); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// showSettings are the settings SHOW answers, as PostgreSQL 15 spells them for a UTC session.
+var showSettings = map[string]string{
+	"server_version":                "15.0",
+	"server_version_num":            "150000",
+	"server_encoding":               "UTF8",
+	"client_encoding":               "UTF8",
+	"standard_conforming_strings":   "on",
+	"timezone":                      "UTC",
+	"datestyle":                     "ISO, MDY",
+	"intervalstyle":                 "postgres",
+	"integer_datetimes":             "on",
+	"search_path":                   "public",
+	"transaction_isolation":         "read committed",
+	"default_transaction_read_only": "on",
+	"transaction_read_only":         "on",
+	"max_identifier_length":         "63",
+	"lc_collate":                    "C",
+	"lc_ctype":                      "C",
+	"application_name":              "",
+	"is_superuser":                  "off",
+}
+
+func (bd *binder) show(name string) (*Bound, error) {
+	v, ok := showSettings[strings.ToLower(name)]
+	if !ok {
+		// The name is the client's text: not echoed.
+		return nil, unimplemented("SHOW of this setting")
+	}
+	e := expr.NewPrimitiveLiteral(v, true)
+	sc := &scope{cols: []col{{name: strings.ToLower(name), typ: e.GetType()}}}
+	schema, err := arrowSchema(sc, []string{strings.ToLower(name)})
+	if err != nil {
+		return nil, err
+	}
+	return &Bound{Constants: []expr.Expression{e}, Registry: bd.reg, Rows: 1, Schema: schema}, nil
+}
+
+// IsGeneral reports whether the statement is bound by the general binder (BindGeneral) rather
+// than planned into the canonical form (Bind, Query).
+func (s *Statement) IsGeneral() bool { return s.g != nil }
+
+// BindGeneral binds a general statement's parameter values (args[i] is $i+1: Go strings,
+// []byte, integers, floats, bools, time.Time, or []any for = ANY($n)) under opts.
+func (s *Statement) BindGeneral(opts BindOptions, args ...any) (*Bound, error) {
+	if s.g == nil {
+		return nil, fmt.Errorf("substrait: not a general statement")
+	}
+	if len(args) != len(s.g.params) {
+		return nil, errorf(InvalidArgument, "statement has %d parameters, %d values given", len(s.g.params), len(args))
+	}
+	for i, a := range args {
+		if a == nil {
+			return nil, nullParam(i + 1)
+		}
+	}
+	ps := &paramState{types: map[int]types.Type{}, vals: args, placeholders: map[expr.Expression]int{}}
+	for i, t := range s.g.params {
+		ps.types[i+1] = t
+	}
+	return s.g.bind(s.cat, ps, opts)
+}
+
+// BindGeneralRecord binds row `row` of rec (column i is $i+1, any Arrow type of the family the
+// parameter schema declares) under opts.
+func (s *Statement) BindGeneralRecord(opts BindOptions, rec arrow.RecordBatch, row int) (*Bound, error) {
+	ncols := 0
+	if rec != nil {
+		ncols = int(rec.NumCols())
+	}
+	if ncols != len(s.g.params) {
+		return nil, errorf(InvalidArgument, "statement has %d parameters, %d parameter columns given", len(s.g.params), ncols)
+	}
+	if ncols == 0 {
+		return s.BindGeneral(opts)
+	}
+	if row < 0 || int64(row) >= rec.NumRows() {
+		return nil, errorf(InvalidArgument, "parameter row %d does not exist", row)
+	}
+	vals := make([]any, ncols)
+	for i := range ncols {
+		v, err := arrowValue(rec.Column(i), row, i+1)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return s.BindGeneral(opts, vals...)
+}
+
+// arrowValue reads one parameter value as a Go value.
+func arrowValue(arr arrow.Array, row, pos int) (any, error) {
+	if arr.IsNull(row) {
+		return nil, nullParam(pos)
+	}
+	switch a := arr.(type) {
+	case *array.Dictionary:
+		return arrowValue(a.Dictionary(), a.GetValueIndex(row), pos)
+	case *array.String:
+		return a.Value(row), nil
+	case *array.LargeString:
+		return a.Value(row), nil
+	case *array.StringView:
+		return a.Value(row), nil
+	case *array.Binary:
+		return a.Value(row), nil
+	case *array.Boolean:
+		return a.Value(row), nil
+	case *array.Int8:
+		return int64(a.Value(row)), nil
+	case *array.Int16:
+		return int64(a.Value(row)), nil
+	case *array.Int32:
+		return int64(a.Value(row)), nil
+	case *array.Int64:
+		return a.Value(row), nil
+	case *array.Uint8:
+		return int64(a.Value(row)), nil
+	case *array.Uint16:
+		return int64(a.Value(row)), nil
+	case *array.Uint32:
+		return int64(a.Value(row)), nil
+	case *array.Uint64:
+		return a.Value(row), nil
+	case *array.Float32:
+		return float64(a.Value(row)), nil
+	case *array.Float64:
+		return a.Value(row), nil
+	case *array.Timestamp:
+		unit := a.DataType().(*arrow.TimestampType).Unit
+		ns, ok := toNanos(int64(a.Value(row)), unit)
+		if !ok {
+			return nil, paramRange(pos)
+		}
+		return time.Unix(0, ns).UTC(), nil
+	case *array.Date32:
+		return a.Value(row).ToTime().UTC(), nil
+	case *array.Date64:
+		return a.Value(row).ToTime().UTC(), nil
+	case array.ListLike:
+		start, end := a.ValueOffsets(row)
+		vals := a.ListValues()
+		out := make([]any, 0, end-start)
+		for j := start; j < end; j++ {
+			v, err := arrowValue(vals, int(j), pos)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	return nil, errorf(InvalidArgument, "parameter $%d has the unsupported type %s", pos, arr.DataType())
+}
+
+// paramArrowType is the declared Arrow type of a general statement's parameter.
+func paramArrowType(t types.Type) arrow.DataType {
+	switch familyOf(t) {
+	case famTimestamp:
+		return paramTimestampType
+	case famString:
+		return arrow.BinaryTypes.String
+	case famBinary:
+		return arrow.BinaryTypes.Binary
+	case famBool:
+		return arrow.FixedWidthTypes.Boolean
+	case famInt:
+		return arrow.PrimitiveTypes.Int64
+	case famFloat:
+		return arrow.PrimitiveTypes.Float64
+	case famDate:
+		return arrow.FixedWidthTypes.Date32
+	}
+	if lt, ok := t.(*types.ListType); ok {
+		return arrow.ListOf(paramArrowType(lt.Type))
+	}
+	return arrow.BinaryTypes.String
+}
+
+func generalParamSchema(ts []types.Type) *arrow.Schema {
+	fields := make([]arrow.Field, len(ts))
+	for i, t := range ts {
+		fields[i] = arrow.Field{Name: "$" + strconv.Itoa(i+1), Type: paramArrowType(t)}
+	}
+	return arrow.NewSchema(fields, nil)
+}
