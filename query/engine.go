@@ -201,14 +201,7 @@ func (e *Engine) explain(p *plan.Plan, ph *pushdown.Physical) (array.RecordReade
 	for _, l := range pr.Explain() {
 		lines = append(lines, "  "+l)
 	}
-	b := array.NewStringBuilder(e.opts.Alloc)
-	defer b.Release()
-	b.AppendValues(lines, nil)
-	col := b.NewArray()
-	defer col.Release()
-	rec := array.NewRecordBatch(substrait.ExplainSchema, []arrow.Array{col}, int64(len(lines)))
-	defer rec.Release()
-	return array.NewRecordReader(substrait.ExplainSchema, []arrow.RecordBatch{rec})
+	return e.explainLines(lines)
 }
 
 // scanOptions binds p's routed read to the partition and range the planner found.

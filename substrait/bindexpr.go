@@ -26,54 +26,21 @@ const (
 	URNPostgres = "extension:dev.flightsrv:functions_postgres"
 )
 
-// ownAggregates declares the aggregates of URNPostgres: min and max of text and binary
-// (Substrait's standard min/max are numeric and temporal only). Loaded into substrait-go's
-// default collection once, so that plans using them decode too.
-const ownAggregates = `%YAML 1.2
----
-urn: extension:dev.flightsrv:functions_postgres
-aggregate_functions:
-  - name: "min"
-    impls:
-      - args:
-          - value: string
-        nullability: DECLARED_OUTPUT
-        decomposable: MANY
-        intermediate: string?
-        return: string?
-      - args:
-          - value: binary
-        nullability: DECLARED_OUTPUT
-        decomposable: MANY
-        intermediate: binary?
-        return: binary?
-      - args:
-          - value: boolean
-        nullability: DECLARED_OUTPUT
-        decomposable: MANY
-        intermediate: boolean?
-        return: boolean?
-  - name: "max"
-    impls:
-      - args:
-          - value: string
-        nullability: DECLARED_OUTPUT
-        decomposable: MANY
-        intermediate: string?
-        return: string?
-      - args:
-          - value: binary
-        nullability: DECLARED_OUTPUT
-        decomposable: MANY
-        intermediate: binary?
-        return: binary?
-      - args:
-          - value: boolean
-        nullability: DECLARED_OUTPUT
-        decomposable: MANY
-        intermediate: boolean?
-        return: boolean?
-`
+// ownAggregates returns the YAML declaring the aggregates of URNPostgres: min and max of
+// text, binary and boolean (Substrait's standard min/max are numeric and temporal only).
+// Loaded into substrait-go's default collection once, so that plans using them decode too.
+func ownAggregates() string {
+	var b strings.Builder
+	b.WriteString("%YAML 1.2\n---\nurn: " + URNPostgres + "\naggregate_functions:\n")
+	for _, name := range []string{"min", "max"} {
+		fmt.Fprintf(&b, "  - name: %q\n    impls:\n", name)
+		for _, t := range []string{"string", "binary", "boolean"} {
+			fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n"+
+				"        decomposable: MANY\n        intermediate: %s?\n        return: %s?\n", t, t, t)
+		}
+	}
+	return b.String()
+}
 
 var loadOwn sync.Once
 
@@ -82,7 +49,7 @@ var loadOwn sync.Once
 func collection() *extensions.Collection {
 	c := extensions.GetDefaultCollectionWithNoError()
 	loadOwn.Do(func() {
-		if err := c.Load("https://flightsrv.dev/extensions/functions_postgres.yaml", strings.NewReader(ownAggregates)); err != nil {
+		if err := c.Load("https://flightsrv.dev/extensions/functions_postgres.yaml", strings.NewReader(ownAggregates())); err != nil {
 			panic(fmt.Sprintf("substrait: load own extensions: %v", err))
 		}
 	})

@@ -265,6 +265,12 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 	if arr.IsNull(row) {
 		return nil, nullParam(pos)
 	}
+	if n, overflow, ok := arrowInt(arr, row); ok {
+		if overflow {
+			return nil, limitRange(pos)
+		}
+		return n, nil
+	}
 	switch a := arr.(type) {
 	case *array.Dictionary:
 		return arrowValue(a.Dictionary(), a.GetValueIndex(row), pos)
@@ -277,22 +283,6 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 	case *array.Binary:
 		return a.Value(row), nil
 	case *array.Boolean:
-		return a.Value(row), nil
-	case *array.Int8:
-		return int64(a.Value(row)), nil
-	case *array.Int16:
-		return int64(a.Value(row)), nil
-	case *array.Int32:
-		return int64(a.Value(row)), nil
-	case *array.Int64:
-		return a.Value(row), nil
-	case *array.Uint8:
-		return int64(a.Value(row)), nil
-	case *array.Uint16:
-		return int64(a.Value(row)), nil
-	case *array.Uint32:
-		return int64(a.Value(row)), nil
-	case *array.Uint64:
 		return a.Value(row), nil
 	case *array.Float32:
 		return float64(a.Value(row)), nil

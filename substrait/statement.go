@@ -394,29 +394,12 @@ func coerceArrow(kind paramKind, pos int, arr arrow.Array, row int) (any, error)
 			return t.UTC(), nil
 		}
 	case paramLimit:
-		var n int64
-		switch a := arr.(type) {
-		case *array.Int8:
-			n = int64(a.Value(row))
-		case *array.Int16:
-			n = int64(a.Value(row))
-		case *array.Int32:
-			n = int64(a.Value(row))
-		case *array.Int64:
-			n = a.Value(row)
-		case *array.Uint8:
-			n = int64(a.Value(row))
-		case *array.Uint16:
-			n = int64(a.Value(row))
-		case *array.Uint32:
-			n = int64(a.Value(row))
-		case *array.Uint64:
-			if a.Value(row) > math.MaxInt64 {
-				return nil, limitRange(pos)
-			}
-			n = int64(a.Value(row))
-		default:
+		n, overflow, ok := arrowInt(arr, row)
+		switch {
+		case !ok:
 			return nil, wrongType(kind, pos, got)
+		case overflow:
+			return nil, limitRange(pos)
 		}
 		if n < 0 {
 			return nil, ErrNegativeLimit
@@ -424,6 +407,33 @@ func coerceArrow(kind paramKind, pos int, arr arrow.Array, row int) (any, error)
 		return n, nil
 	}
 	return nil, wrongType(kind, pos, got)
+}
+
+// arrowInt reads row `row` of a signed or unsigned integer array (ok false for any other
+// type); overflow reports a uint64 above the int64 range.
+func arrowInt(arr arrow.Array, row int) (n int64, overflow, ok bool) {
+	switch a := arr.(type) {
+	case *array.Int8:
+		return int64(a.Value(row)), false, true
+	case *array.Int16:
+		return int64(a.Value(row)), false, true
+	case *array.Int32:
+		return int64(a.Value(row)), false, true
+	case *array.Int64:
+		return a.Value(row), false, true
+	case *array.Uint8:
+		return int64(a.Value(row)), false, true
+	case *array.Uint16:
+		return int64(a.Value(row)), false, true
+	case *array.Uint32:
+		return int64(a.Value(row)), false, true
+	case *array.Uint64:
+		if a.Value(row) > math.MaxInt64 {
+			return 0, true, true
+		}
+		return int64(a.Value(row)), false, true
+	}
+	return 0, false, false
 }
 
 // toNanos converts v in unit to nanoseconds, reporting overflow.

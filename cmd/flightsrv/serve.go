@@ -14,6 +14,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/server"
 	"github.com/flightsrv/flightsrv/internal/telemetry"
 	"github.com/flightsrv/flightsrv/query"
+	"github.com/flightsrv/flightsrv/substrait"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -26,6 +27,7 @@ type serveConfig struct {
 	pushdown      bool
 	fanout        int
 	maxBuckets    int
+	maxParts      int
 	queryMemory   int64
 	routeCache    int
 	ticketKey     string
@@ -50,6 +52,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.BoolVar(&c.pushdown, "pushdown", true, "push COUNT(*) and MIN/MAX(timestamp) down to the stores (false: every query runs on the scan path)")
 	fs.IntVar(&c.fanout, "fanout", routing.DefaultFanout, "buckets read concurrently per query")
 	fs.IntVar(&c.maxBuckets, "max-buckets", query.DefaultMaxBuckets, "buckets one query's time range may span (RESOURCE_EXHAUSTED beyond; negative: no bound)")
+	fs.IntVar(&c.maxParts, "max-partitions", substrait.DefaultMaxPartitions, "partitions one routed read may list with IN or = ANY (INVALID_ARGUMENT beyond)")
 	fs.Int64Var(&c.queryMemory, "query-memory", query.DefaultQueryMemory, "bytes one query's batches may hold on the scan path (RESOURCE_EXHAUSTED beyond; negative: no bound)")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
 	fs.StringVar(&c.ticketKey, "ticket-key", "", "secret signing statement handles and tickets; replicas must share it (default: random per process)")
@@ -160,7 +163,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
-		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, QueryMemory: cfg.queryMemory, RouteCacheEntries: cfg.routeCache,
+		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, QueryMemory: cfg.queryMemory, RouteCacheEntries: cfg.routeCache,
 		TicketKey: []byte(cfg.ticketKey), MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version,
 		MaxQueries: cfg.maxQueries, MaxQueued: maxQueued, QueueWait: cfg.queueWait, DrainTimeout: drain,

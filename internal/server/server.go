@@ -51,6 +51,9 @@ type Config struct {
 	// MaxBuckets bounds the buckets one query may span (default query.DefaultMaxBuckets;
 	// negative: no bound).
 	MaxBuckets int
+	// MaxPartitions bounds the partitions one routed read may list (IN, = ANY; default
+	// substrait.DefaultMaxPartitions).
+	MaxPartitions int
 	// QueryMemory bounds the bytes one query may hold (default query.DefaultQueryMemory;
 	// negative: no bound).
 	QueryMemory int64
@@ -151,7 +154,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		tables = append(tables, t)
 	}
-	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, QueryMemory: cfg.QueryMemory})
+	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, QueryMemory: cfg.QueryMemory})
 	if err != nil {
 		return nil, err
 	}

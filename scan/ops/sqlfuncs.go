@@ -262,32 +262,15 @@ func anyNull(args []arrow.Array, i int) bool {
 	return false
 }
 
-// mapStrings builds a utf8 array of n rows: f(i) for rows where no argument is null (strict
-// functions), f returning ok=false for NULL.
-func mapStrings(mem memory.Allocator, n int, args []arrow.Array, f func(i int) (string, bool, error)) (arrow.Array, error) {
-	b := array.NewStringBuilder(mem)
-	defer b.Release()
-	b.Reserve(n)
-	for i := range n {
-		if anyNull(args, i) {
-			b.AppendNull()
-			continue
-		}
-		s, ok, err := f(i)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			b.AppendNull()
-			continue
-		}
-		b.Append(s)
-	}
-	return b.NewArray(), nil
+// appender is the part of arrow-go's typed builders mapRows uses.
+type appender[T any] interface {
+	array.Builder
+	Append(T)
 }
 
-func mapBinary(mem memory.Allocator, n int, args []arrow.Array, f func(i int) ([]byte, bool, error)) (arrow.Array, error) {
-	b := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+// mapRows builds an array of n rows with b (which it releases): f(i) for the rows where no
+// argument is null (the functions are strict), NULL where f reports ok = false.
+func mapRows[T any](b appender[T], n int, args []arrow.Array, f func(i int) (v T, ok bool, err error)) (arrow.Array, error) {
 	defer b.Release()
 	b.Reserve(n)
 	for i := range n {
@@ -308,36 +291,24 @@ func mapBinary(mem memory.Allocator, n int, args []arrow.Array, f func(i int) ([
 	return b.NewArray(), nil
 }
 
+func mapStrings(mem memory.Allocator, n int, args []arrow.Array, f func(i int) (string, bool, error)) (arrow.Array, error) {
+	return mapRows[string](array.NewStringBuilder(mem), n, args, f)
+}
+
+func mapBinary(mem memory.Allocator, n int, args []arrow.Array, f func(i int) ([]byte, bool, error)) (arrow.Array, error) {
+	return mapRows[[]byte](array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary), n, args, f)
+}
+
 func mapInts(mem memory.Allocator, n int, args []arrow.Array, f func(i int) int64) arrow.Array {
-	b := array.NewInt64Builder(mem)
-	defer b.Release()
-	b.Reserve(n)
-	for i := range n {
-		if anyNull(args, i) {
-			b.AppendNull()
-			continue
-		}
-		b.Append(f(i))
-	}
-	return b.NewArray()
+	a, _ := mapRows[int64](array.NewInt64Builder(mem), n, args, func(i int) (int64, bool, error) { return f(i), true, nil })
+	return a
 }
 
 func mapBools(mem memory.Allocator, n int, args []arrow.Array, f func(i int) (bool, error)) (arrow.Array, error) {
-	b := array.NewBooleanBuilder(mem)
-	defer b.Release()
-	b.Reserve(n)
-	for i := range n {
-		if anyNull(args, i) {
-			b.AppendNull()
-			continue
-		}
+	return mapRows[bool](array.NewBooleanBuilder(mem), n, args, func(i int) (bool, bool, error) {
 		v, err := f(i)
-		if err != nil {
-			return nil, err
-		}
-		b.Append(v)
-	}
-	return b.NewArray(), nil
+		return v, true, err
+	})
 }
 
 // --- JSON -------------------------------------------------------------------------------------
