@@ -182,3 +182,42 @@ func TestHealthNeedsNoCredentials(t *testing.T) {
 		t.Fatalf("query without credentials: %v, want UNAUTHENTICATED", err)
 	}
 }
+
+// TestQueryTimeout: a query stream past --query-timeout ends with DEADLINE_EXCEEDED naming the
+// limit, and the next query runs.
+func TestQueryTimeout(t *testing.T) {
+	e := newEnv(t)
+	srv, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
+		Pushdown: true, MaxQueries: 1, MaxQueued: -1, QueryTimeout: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	cl := dialSlow(t, srv)
+	info, err := cl.Execute(context.Background(), ordScan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdr, err := cl.DoGet(context.Background(), info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Release()
+	// Stall after the first batch (on a busy machine the limit may pass even before it).
+	if rdr.Next() {
+		time.Sleep(400 * time.Millisecond)
+		for rdr.Next() {
+		}
+	}
+	if st, _ := status.FromError(rdr.Err()); st.Code() != codes.DeadlineExceeded || !strings.Contains(st.Message(), "--query-timeout") {
+		t.Fatalf("stream past the timeout: %v, want DEADLINE_EXCEEDED naming --query-timeout", rdr.Err())
+	}
+	// The slot is free again: a small query runs.
+	res, err := run(context.Background(), dial(t, srv), countSQL("BOS", ts("2001-02-01T00:00:00Z"), ts("2001-02-02T00:00:00Z")))
+	if err != nil {
+		t.Fatalf("query after the timeout: %v", err)
+	}
+	res.release()
+}

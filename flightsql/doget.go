@@ -157,6 +157,11 @@ func WriteStream(stream grpc.ServerStream, schema *arrow.Schema, chunks <-chan f
 	w := ipc.NewWriterWithPayloadWriter(pw, opts...)
 	ctx := stream.Context()
 	for {
+		if err := ctx.Err(); err != nil {
+			// Checked first: when a batch is ready too, select would pick either.
+			_ = w.Close()
+			return err
+		}
 		select {
 		case <-ctx.Done():
 			_ = w.Close()

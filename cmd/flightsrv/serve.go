@@ -39,6 +39,7 @@ type serveConfig struct {
 	maxQueries    int
 	maxQueued     int
 	queueWait     time.Duration
+	queryTimeout  time.Duration
 	drainTimeout  time.Duration
 }
 
@@ -61,6 +62,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.IntVar(&c.maxQueries, "max-queries", server.DefaultMaxQueries, "queries executing at once; more wait in a queue (UNAVAILABLE beyond it; 0: the default)")
 	fs.IntVar(&c.maxQueued, "max-queued", server.DefaultMaxQueued, "queries waiting for a slot beyond --max-queries (0: none wait)")
 	fs.DurationVar(&c.queueWait, "queue-wait", server.DefaultQueueWait, "how long a query waits for a slot before UNAVAILABLE (0: the default)")
+	fs.DurationVar(&c.queryTimeout, "query-timeout", server.DefaultQueryTimeout, "wall time one query's stream may take (DEADLINE_EXCEEDED beyond; negative: no bound)")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM or SIGINT: how long running queries may finish before they are cancelled (new ones are refused at once; 0: cancel at once)")
 	c.memoryLimit = memoryLimitFlag{auto: true}
 	c.sec.register(fs)
@@ -166,7 +168,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, QueryMemory: cfg.queryMemory, RouteCacheEntries: cfg.routeCache,
 		TicketKey: []byte(cfg.ticketKey), MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version,
-		MaxQueries: cfg.maxQueries, MaxQueued: maxQueued, QueueWait: cfg.queueWait, DrainTimeout: drain,
+		MaxQueries: cfg.maxQueries, MaxQueued: maxQueued, QueueWait: cfg.queueWait, QueryTimeout: cfg.queryTimeout, DrainTimeout: drain,
 	})
 	if err != nil {
 		tel.Shutdown(context.Background())

@@ -90,6 +90,10 @@ type Config struct {
 	MaxQueries int
 	MaxQueued  int
 	QueueWait  time.Duration
+	// QueryTimeout bounds the wall time of one query's stream, from admission to its last
+	// batch (default DefaultQueryTimeout; negative: no bound). A query past it ends with
+	// DEADLINE_EXCEEDED naming the limit.
+	QueryTimeout time.Duration
 	// DrainTimeout is how long Wait lets running queries finish when its context ends
 	// (SIGTERM) before cancelling them (default DefaultDrainTimeout; see Drain).
 	DrainTimeout time.Duration
@@ -103,6 +107,9 @@ type Config struct {
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
+
+// DefaultQueryTimeout is Config.QueryTimeout's default.
+const DefaultQueryTimeout = time.Hour
 
 // DefaultDrainTimeout is Config.DrainTimeout's default.
 const DefaultDrainTimeout = 30 * time.Second
@@ -183,6 +190,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if healthInterval <= 0 {
 		healthInterval = DefaultHealthInterval
 	}
+	queryTimeout := cfg.QueryTimeout
+	switch {
+	case queryTimeout == 0:
+		queryTimeout = DefaultQueryTimeout
+	case queryTimeout < 0:
+		queryTimeout = 0
+	}
 	adm := newAdmission(maxQueries, maxQueued, queueWait)
 	hr := newHealthReporter(storeProbes(cfg.Hot, cfg.Archive), healthInterval, cfg.Logger)
 	stopCtx, stop := context.WithCancel(context.Background())
@@ -199,7 +213,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	srv := flight.NewServerWithMiddleware(nil, opts...)
 	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream)
-	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem, auth: cfg.Auth, adm: adm})
+	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem, auth: cfg.Auth, adm: adm, queryTimeout: queryTimeout})
 	srv.RegisterService(&healthpb.Health_ServiceDesc, hr.hs)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -350,6 +364,8 @@ type service struct {
 	mem  *memoryLimit        // nil when the server leaves the runtime's limit alone
 	auth *auth.Authenticator // nil without authentication
 	adm  *admission
+	// queryTimeout bounds a query stream's wall time (0: none).
+	queryTimeout time.Duration
 }
 
 // Handshake answers Flight's Handshake: with authentication, a bearer token for the call's
@@ -399,8 +415,10 @@ func (g service) DoAction(cmd *flight.Action, stream flight.FlightService_DoActi
 }
 
 // DoGet streams statement results without copies; metadata commands go to the dispatcher.
-// Query tickets first wait for an admission slot. Every stream ends when the server's stop
-// context is cancelled (stoppable).
+// Query tickets first wait for an admission slot, and run under the query timeout, which is
+// checked between batches (a client that stops reading keeps its stream, and its slot, until
+// it reads on, disconnects, or a drain cuts its connection). Every stream ends when the
+// server's stop context is cancelled (stoppable).
 func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer) error {
 	if flightsql.IsQueryTicket(t) {
 		release, err := g.adm.admit(stream.Context())
@@ -408,11 +426,31 @@ func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer
 			return err
 		}
 		defer release()
+		if g.queryTimeout > 0 {
+			ctx, cancel := context.WithTimeoutCause(stream.Context(), g.queryTimeout, errQueryTimeout)
+			defer cancel()
+			stream = doGetStream{stream, ctx}
+		}
 	}
 	g.mem.begin()
 	defer g.mem.end()
-	return unknownCommand(g.sql.ServeDoGet(t, stream, g.FlightServer.DoGet))
+	err := g.sql.ServeDoGet(t, stream, g.FlightServer.DoGet)
+	if err != nil && errors.Is(context.Cause(stream.Context()), errQueryTimeout) {
+		return status.Errorf(codes.DeadlineExceeded, "the query ran longer than its limit of %s (--query-timeout)", g.queryTimeout)
+	}
+	return unknownCommand(err)
 }
+
+// errQueryTimeout is the cancellation cause of a query stream past Config.QueryTimeout.
+var errQueryTimeout = errors.New("query timeout")
+
+// doGetStream is a DoGet stream with the query's own context.
+type doGetStream struct {
+	flight.FlightService_DoGetServer
+	ctx context.Context
+}
+
+func (s doGetStream) Context() context.Context { return s.ctx }
 
 // GetFlightInfo is the dispatcher's, with unknown command types UNIMPLEMENTED.
 func (g service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
