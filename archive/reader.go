@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -99,6 +100,9 @@ type Reader struct {
 	manifests *lru[*Manifest]
 	footers   *lru[*footer]
 	tracer    trace.Tracer
+	// probeKey is the key of the last manifest read from the object store, which Ping checks
+	// still exists (ping.go).
+	probeKey atomic.Pointer[string]
 }
 
 var _ routing.ArchiveReader = (*Reader)(nil)
@@ -188,6 +192,7 @@ func (r *Reader) manifest(ctx context.Context, key string, b routing.BucketID, c
 		if m, err = r.loadManifest(ctx, key, c); err != nil {
 			return nil, err
 		}
+		r.probeKey.Store(&key)
 		if !r.opts.VerifyFully {
 			r.manifests.put(key, m, 1)
 		}

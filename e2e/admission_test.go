@@ -117,20 +117,39 @@ func TestAdmissionAndDrain(t *testing.T) {
 		if _, err := other.GetTables(ctx, &flightsql.GetTablesOpts{}); err != nil {
 			t.Fatalf("GetTables while the slot is taken: %v", err)
 		}
+		// A load balancer's health Watch, open across the drain: it must see NOT_SERVING and
+		// must not hold the shutdown once the query is done.
+		conn, err := grpc.NewClient(srv.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		watch, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err := watch.Recv(); err != nil || m.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+			t.Fatalf("watch before the drain: %v %v", m, err)
+		}
 		drained := make(chan bool, 1)
 		go func() { drained <- srv.Drain(time.Minute) }()
-		if !waitFor(10*time.Second, func() bool { return servingStatus(srv) != healthpb.HealthCheckResponse_SERVING }) {
-			t.Fatal("still SERVING during the drain")
+		if m, err := watch.Recv(); err != nil || m.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+			t.Fatalf("watch during the drain: %v %v", m, err)
 		}
-		if _, err := run(ctx, other, ordScan); status.Code(err) != codes.Unavailable {
-			t.Fatalf("query during the drain: %v, want UNAVAILABLE", err)
+		// While the query runs, the server is a lame duck: it still accepts connections and
+		// answers health checks and queries itself.
+		if st := servingStatus(srv); st != healthpb.HealthCheckResponse_NOT_SERVING {
+			t.Fatalf("health check during the drain: %v, want NOT_SERVING", st)
+		}
+		if _, err := run(ctx, dial(t, srv), ordScan); status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "shutting down") {
+			t.Fatalf("query during the drain: %v, want UNAVAILABLE saying the server is shutting down", err)
 		}
 		n, err := rest()
 		if err != nil || n != total {
 			t.Fatalf("running query during the drain: %d rows, %v; want all %d", n, err, total)
 		}
 		if !<-drained {
-			t.Fatal("Drain reports a query cancelled, yet it finished")
+			t.Fatal("Drain reports a call cancelled, yet the query finished (the Watch held it?)")
 		}
 	})
 

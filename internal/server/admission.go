@@ -18,8 +18,8 @@ import (
 // fan-out of bucket reads and its query-memory limit.
 const (
 	DefaultMaxQueries = 8
-	DefaultMaxQueued  = 16
-	DefaultQueueWait  = 10 * time.Second
+	DefaultMaxQueued  = 128
+	DefaultQueueWait  = 30 * time.Second
 )
 
 // retryPushback is the gRPC retry pushback (gRFC A6) sent with admission refusals: clients
@@ -41,6 +41,7 @@ type admission struct {
 	queued   int
 	running  int
 	draining chan struct{} // closed by drain
+	idle     chan struct{} // made by drain; closed once no query runs
 }
 
 // newAdmission returns a controller for maxRunning queries (≥ 1) and maxQueued waiting ones
@@ -101,21 +102,31 @@ func (a *admission) started() func() {
 			<-a.slots
 			a.mu.Lock()
 			a.running--
+			if a.running == 0 && a.idle != nil {
+				select {
+				case <-a.idle:
+				default:
+					close(a.idle)
+				}
+			}
 			a.mu.Unlock()
 		})
 	}
 }
 
-// drain refuses every queued and later query (idempotent). Running queries are not touched:
-// the server's graceful stop waits for them.
-func (a *admission) drain() {
+// drain refuses every queued and later query and returns a channel closed once no query runs
+// (the same channel on every call). Running queries are not touched.
+func (a *admission) drain() <-chan struct{} {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	select {
-	case <-a.draining:
-	default:
+	if a.idle == nil {
 		close(a.draining)
+		a.idle = make(chan struct{})
+		if a.running == 0 {
+			close(a.idle)
+		}
 	}
+	return a.idle
 }
 
 // inFlight returns the numbers of running and queued queries.

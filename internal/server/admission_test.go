@@ -107,13 +107,27 @@ func TestAdmissionDrain(t *testing.T) {
 	}
 	queued := admitAsync(ctx, a)
 	waitQueued(t, a, 1)
-	a.drain()
-	a.drain()
+	idle := a.drain()
+	if again := a.drain(); again != idle {
+		t.Fatal("a second drain returns another channel")
+	}
 	wantRefusal(t, <-queued, "shutting down")
 	_, err = a.admit(ctx)
 	wantRefusal(t, err, "shutting down")
 	if run, q := a.inFlight(); run != 1 || q != 0 {
 		t.Fatalf("%d running, %d queued after the drain; the running query must go on", run, q)
 	}
+	select {
+	case <-idle:
+		t.Fatal("idle while a query runs")
+	default:
+	}
 	release()
+	<-idle
+	idleAtOnce := newAdmission(1, 0, time.Hour).drain()
+	select {
+	case <-idleAtOnce:
+	default:
+		t.Fatal("a drain without running queries must be idle at once")
+	}
 }

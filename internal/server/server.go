@@ -122,8 +122,11 @@ type Server struct {
 	adm    *admission
 	health *healthReporter
 	ln     *trackingListener
-	// stop cancels every call's context (the end of a drain, or Close).
+	// stop cancels every call's context (the end of a drain, or Close); endWatches cancels
+	// those of health Watch streams (the end of a drain's first phase).
 	stop         context.CancelFunc
+	endWatches   context.CancelFunc
+	logger       *slog.Logger
 	drainTimeout time.Duration
 	Cache        *routing.RouteCache
 	Engine       *query.Engine
@@ -200,6 +203,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	adm := newAdmission(maxQueries, maxQueued, queueWait)
 	hr := newHealthReporter(storeProbes(cfg.Hot, cfg.Archive), healthInterval, cfg.Logger)
 	stopCtx, stop := context.WithCancel(context.Background())
+	watchCtx, endWatches := context.WithCancel(stopCtx)
 	opts := append([]grpc.ServerOption{
 		grpc.MaxRecvMsgSize(MaxRecvBytes),
 		grpc.MaxHeaderListSize(1 << 20),
@@ -207,7 +211,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 	}
-	opts = append(opts, stoppable(stopCtx)...)
+	opts = append(opts, stoppable(stopCtx, watchCtx)...)
 	if cfg.Auth != nil {
 		opts = append(opts, grpc.ChainUnaryInterceptor(healthUnauthenticated(cfg.Auth.UnaryInterceptor)), grpc.ChainStreamInterceptor(healthUnauthenticatedStream(cfg.Auth.StreamInterceptor)))
 	}
@@ -217,13 +221,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	srv.RegisterService(&healthpb.Health_ServiceDesc, hr.hs)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
+		endWatches()
 		stop()
 		mem.restore()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	tl := newTrackingListener(ln)
 	srv.InitListener(tl)
-	s := &Server{flight: srv, ln: tl, mem: mem, adm: adm, health: hr, stop: stop, drainTimeout: drainTimeout, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
+	s := &Server{flight: srv, ln: tl, mem: mem, adm: adm, health: hr, stop: stop, endWatches: endWatches, logger: cfg.Logger, drainTimeout: drainTimeout, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
 	hr.start()
 	if cfg.MetricsListen != "" && cfg.MetricsHandler != nil {
 		mux := http.NewServeMux()
@@ -259,29 +264,45 @@ func (s *Server) Wait(ctx context.Context) error {
 	}
 }
 
-// Drain shuts the server down gracefully: gRPC health checks answer NOT_SERVING, queued and
-// new queries are refused with UNAVAILABLE (clients retry on another replica), the listener
-// stops accepting connections, and running calls get up to timeout to finish their streams;
-// those still running then are cancelled and their connections closed. Drain returns when
-// every call has ended. It returns whether every call finished within timeout. The server is
-// not usable afterwards; call Close to release the rest.
+// Drain shuts the server down gracefully, in two phases. First, as a lame duck: gRPC health
+// checks answer NOT_SERVING, queued and new queries are refused with UNAVAILABLE saying the
+// server is shutting down (clients retry on another replica), and running queries go on;
+// the listener stays open so that clients and load balancers get those answers rather than a
+// refused connection. Once no query runs, or when timeout has passed, health Watch streams
+// end, the listener closes and the server stops gracefully (every call ends and its
+// connection flushes what it wrote). What still runs at timeout is cancelled and its
+// connection cut. Drain returns when every call has ended, and reports whether everything
+// finished within timeout. The server is not usable afterwards; call Close to release the
+// rest. Progress is logged.
 func (s *Server) Drain(timeout time.Duration) bool {
-	s.health.drain()
-	s.adm.drain()
-	stopped := make(chan struct{})
-	go func() {
-		// GracefulStop: no new connections or calls; returns once every call has ended and
-		// its connection has flushed what the call wrote.
-		s.flight.Shutdown()
-		close(stopped)
-	}()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
+	s.health.drain()
+	idle := s.adm.drain()
+	running, _ := s.adm.inFlight()
+	s.logger.Info("draining: refusing new queries", "running", running, "timeout", timeout)
+	expired := false
 	select {
-	case <-stopped:
-		return true
+	case <-idle:
 	case <-t.C:
+		expired = true
 	}
+	s.endWatches()
+	stopped := make(chan struct{})
+	go func() {
+		s.flight.Shutdown() // GracefulStop
+		close(stopped)
+	}()
+	if !expired {
+		select {
+		case <-stopped:
+			s.logger.Info("drained: every query finished")
+			return true
+		case <-t.C:
+		}
+	}
+	running, _ = s.adm.inFlight()
+	s.logger.Warn("drain timeout passed: cancelling what still runs", "running", running)
 	s.hardStop()
 	<-stopped
 	return false
@@ -498,10 +519,10 @@ func unknownCommand(err error) error {
 }
 
 // stoppable returns the interceptors that end every call when stop is cancelled (the end of a
-// drain, or Close): each call's context is also cancelled by stop, so that DoGet streams,
-// DoPut uploads and health Watch streams a client keeps open cannot hold a graceful stop
-// forever.
-func stoppable(stop context.Context) []grpc.ServerOption {
+// drain, or Close), and health checks' Watch streams already when watches is (stop cancels
+// watches too): each call's context is also cancelled by them, so that DoGet streams, DoPut
+// uploads and Watch streams a client keeps open cannot hold a graceful stop forever.
+func stoppable(stop, watches context.Context) []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 			ctx, cancel := context.WithCancel(ctx)
@@ -509,10 +530,14 @@ func stoppable(stop context.Context) []grpc.ServerOption {
 			defer context.AfterFunc(stop, cancel)()
 			return handler(ctx, req)
 		}),
-		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+			end := stop
+			if strings.HasPrefix(info.FullMethod, healthMethodPrefix) {
+				end = watches
+			}
 			ctx, cancel := context.WithCancel(ss.Context())
 			defer cancel()
-			defer context.AfterFunc(stop, cancel)()
+			defer context.AfterFunc(end, cancel)()
 			return handler(srv, stoppableStream{ss, ctx})
 		}),
 	}
