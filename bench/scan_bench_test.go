@@ -421,12 +421,13 @@ func (sc *scanSuite) runState(b *testing.B, state string) {
 }
 
 // startFlightsrv runs `flightsrv serve` over the database at url and the archive directory
-// dir for table, on a free 127.0.0.1 port, as a child process (default fan-out, pushdown on).
+// dir for table, on a free 127.0.0.1 port, as a child process (default fan-out, pushdown on,
+// no authentication: loopback only).
 func (sc *scanSuite) startFlightsrv(b *testing.B, url, dir string, t routing.TableDef) (*child, string) {
 	return startChild(b, "flightsrv serve", flightsrvReady, sc.bins.flightsrv, "serve",
 		"--store", url, "--archive", "file://"+dir,
 		"--table", fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=month,window=%d", t.Name, t.TableID, t.PartitionColumn, t.WritableBuckets),
-		"--listen", "127.0.0.1:0")
+		"--listen", "127.0.0.1:0", "--no-auth")
 }
 
 // client is an arrow-go Flight SQL client of addr, closed at cleanup.

@@ -34,7 +34,10 @@ func ts(s string) time.Time {
 
 func dial(t *testing.T, srv *server.Server) *flightsql.Client {
 	t.Helper()
-	cl, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// A user agent of its own, as JDBC and ADBC have: the server declares no parameter schema
+	// to arrow-go's own client (grpc-go's user agent), for its database/sql driver's sake.
+	cl, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithUserAgent("flightsrv-e2e"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,5 +10,11 @@
 // original handle, the server also remembers the last binding per original handle in a
 // bounded in-process table.
 //
+// Sessions (session.go) are stateless too: their options (catalog, schema, IPC compression)
+// travel in a cookie, and what a query needs from them is sealed into its ticket at
+// GetFlightInfo. CancelFlightInfo (cancel.go) cancels the DoGet streams of a FlightInfo's
+// tickets that run on this process, through a registry of running streams by ticket.
+// GetSqlInfo (metadata.go) answers every id of the Flight SQL spec.
+//
 // This package must not import routing stores, archive, Substrait planning or SQL parsing.
 package flightsql

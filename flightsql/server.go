@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -16,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -293,8 +295,25 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, s.toStatus(err)
 	}
+	if infersParameterTypes(ctx) {
+		params = nil
+	}
 	isUpdate := false
 	return flightsql.ActionCreatePreparedStatementResult{Handle: h, DatasetSchema: dataset, ParameterSchema: params, IsUpdate: &isUpdate}, nil
+}
+
+// infersParameterTypes reports whether the caller is arrow-go's own Flight SQL client (its
+// gRPC user agent is grpc-go's, "grpc-go/…"; ADBC and the others prefix their own name), which
+// must get no parameter schema: arrow-go's database/sql driver builds each parameter with a
+// builder of the declared type and has none for timestamps, so a declared timestamp makes
+// every time.Time parameter fail; without a schema it infers the types from the Go values
+// (string → utf8, int64 → int64, time.Time → time64[ns] holding UnixNano, which the engine
+// reads as an instant). Every other client gets the declared schema (the JDBC driver cannot
+// bind without one).
+func infersParameterTypes(ctx context.Context) bool {
+	md, _ := metadata.FromIncomingContext(ctx)
+	ua := md.Get("user-agent")
+	return len(ua) == 1 && strings.HasPrefix(ua[0], "grpc-go/")
 }
 
 // ClosePreparedStatement forgets any binding of the handle. Closing is idempotent: closing an

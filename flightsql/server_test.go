@@ -69,6 +69,15 @@ func (f *fakeEngine) Tables() map[string]*arrow.Schema {
 
 func startFake(t *testing.T, key []byte) (*flightsql.Client, *memory.CheckedAllocator) {
 	t.Helper()
+	addr, alloc := serveFake(t, key)
+	// A user agent of its own, as ADBC and other drivers have: arrow-go's own (grpc-go's)
+	// gets no declared parameter schema (TestParameterSchemaForArrowGo).
+	return dialFake(t, addr, grpc.WithUserAgent("flightsrv-test")), alloc
+}
+
+// serveFake serves a fakeEngine with the zero-copy DoGet and returns its address.
+func serveFake(t *testing.T, key []byte) (string, *memory.CheckedAllocator) {
+	t.Helper()
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	srv, err := NewServer(&fakeEngine{alloc: alloc}, Config{TicketKey: key, Alloc: alloc})
 	if err != nil {
@@ -81,12 +90,39 @@ func startFake(t *testing.T, key []byte) (*flightsql.Client, *memory.CheckedAllo
 	}
 	go fs.Serve()
 	t.Cleanup(fs.Shutdown)
-	cl, err := flightsql.NewClient(fs.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	return fs.Addr().String(), alloc
+}
+
+func dialFake(t *testing.T, addr string, opts ...grpc.DialOption) *flightsql.Client {
+	t.Helper()
+	cl, err := flightsql.NewClient(addr, nil, nil, append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cl.Close() })
-	return cl, alloc
+	return cl
+}
+
+// TestParameterSchemaForArrowGo: arrow-go's client (grpc-go's user agent) gets no parameter
+// schema, so that its database/sql driver infers parameter types from the Go values; every
+// prepared query says is_update = false.
+func TestParameterSchemaForArrowGo(t *testing.T) {
+	addr, _ := serveFake(t, nil)
+	ctx := context.Background()
+	for c, want := range map[*flightsql.Client]bool{dialFake(t, addr, grpc.WithUserAgent("some-driver")): true, dialFake(t, addr): false} {
+		stmt, err := c.Prepare(ctx, "with param")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stmt.ParameterSchema() != nil; got != want {
+			t.Errorf("parameter schema declared: %v, want %v", got, want)
+		}
+		// A query, not an update (arrow-go v18.8 exposes the hint).
+		if isUpdate, ok := stmt.IsUpdate(); !ok || isUpdate {
+			t.Errorf("is_update %v (set %v), want false", isUpdate, ok)
+		}
+		stmt.Close(ctx)
+	}
 }
 
 func rows(t *testing.T, cl *flightsql.Client, info *flight.FlightInfo) int64 {

@@ -299,6 +299,14 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 		return a.Value(row).ToTime().UTC(), nil
 	case *array.Date64:
 		return a.Value(row).ToTime().UTC(), nil
+	case *array.Time64:
+		// arrow-go's database/sql driver binds a time.Time as time64[ns] holding UnixNano
+		// (its only builder for time.Time): an instant, not a time of day.
+		ns, ok := toNanos(int64(a.Value(row)), a.DataType().(*arrow.Time64Type).Unit)
+		if !ok {
+			return nil, paramRange(pos)
+		}
+		return time.Unix(0, ns).UTC(), nil
 	case array.ListLike:
 		start, end := a.ValueOffsets(row)
 		vals := a.ListValues()

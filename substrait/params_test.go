@@ -205,6 +205,8 @@ func TestBindRecordCoercion(t *testing.T) {
 			bb.Append(v)
 		case *array.StringViewBuilder:
 			bb.Append(v)
+		case *array.BinaryBuilder:
+			bb.AppendString(v)
 		case *array.BinaryDictionaryBuilder:
 			if err := bb.AppendString(v); err != nil {
 				t.Fatal(err)
@@ -246,6 +248,12 @@ func TestBindRecordCoercion(t *testing.T) {
 		b.Append(arrow.Date32FromTime(t0))
 		return b.NewArray()
 	}
+	time64 := func(t0 time.Time) arrow.Array {
+		b := array.NewTime64Builder(mem, &arrow.Time64Type{Unit: arrow.Nanosecond})
+		defer b.Release()
+		b.Append(arrow.Time64(t0.UnixNano()))
+		return b.NewArray()
+	}
 	dict := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
 	ok := []struct {
 		name string
@@ -262,6 +270,15 @@ func TestBindRecordCoercion(t *testing.T) {
 		}},
 		{"dictionary, uint8", func() []arrow.Array {
 			return []arrow.Array{str(dict, "general"), ts(arrow.Nanosecond, "", jan1), ts(arrow.Nanosecond, "", feb1), integer(arrow.PrimitiveTypes.Uint8, 10)}
+		}},
+		// ADBC binds a Python str as utf8, JDBC a setString as utf8 too.
+		{"ISO 8601 text in utf8, large_utf8", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.String, "general"), str(arrow.BinaryTypes.String, jan1.Format(time.RFC3339Nano)),
+				str(arrow.BinaryTypes.LargeString, "2026-02-01 01:00:00+01:00"), integer(arrow.PrimitiveTypes.Int64, 10)}
+		}},
+		// arrow-go's database/sql driver binds time.Time as time64[ns] holding UnixNano.
+		{"time64[ns] epoch nanoseconds", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.String, "general"), time64(jan1), time64(feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
 		}},
 	}
 	for _, tt := range ok {
@@ -293,9 +310,12 @@ func TestBindRecordCoercion(t *testing.T) {
 		{"int for the partition", func() []arrow.Array {
 			return []arrow.Array{integer(arrow.PrimitiveTypes.Int64, 1), ts(arrow.Nanosecond, "UTC", jan1), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
 		}, "parameter $1 must be utf8 (partition column value), got int64"},
-		{"string for a timestamp", func() []arrow.Array {
-			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), str(arrow.BinaryTypes.String, "2026-01-01"), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
-		}, "parameter $2 must be a timestamp (timestamp bound, any unit), got utf8"},
+		{"text that is no timestamp", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), str(arrow.BinaryTypes.String, "soon"), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
+		}, "parameter $2: invalid timestamp literal"},
+		{"binary for a timestamp", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), str(arrow.BinaryTypes.Binary, "2026-01-01"), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
+		}, "parameter $2 must be a timestamp (timestamp bound, any unit), got binary"},
 		{"timestamp for the limit", func() []arrow.Array {
 			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), ts(arrow.Nanosecond, "UTC", jan1), ts(arrow.Nanosecond, "UTC", feb1), ts(arrow.Nanosecond, "UTC", feb1)}
 		}, "parameter $4 must be int64 (LIMIT), got timestamp[ns, tz=UTC]"},

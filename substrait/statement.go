@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -298,11 +299,7 @@ func coerceGo(kind paramKind, pos int, v any) (any, error) {
 			}
 			return x.UTC(), nil
 		case string:
-			t, err := ParseTimestamp(x)
-			if err != nil {
-				return nil, errorf(InvalidArgument, "parameter $%d: %s", pos, err.(*Error).Msg)
-			}
-			return t, nil
+			return timestampText(pos, x)
 		}
 	case paramLimit:
 		var n int64
@@ -346,6 +343,21 @@ func coerceGo(kind paramKind, pos int, v any) (any, error) {
 
 func paramRange(pos int) *Error {
 	return errorf(InvalidArgument, "parameter $%d is outside the nanosecond timestamp range", pos)
+}
+
+// timestampText parses a timestamp bound sent as text (an ISO 8601 / RFC 3339 string, as
+// ADBC binds a Python str and JDBC a setString): ParseTimestamp's forms, zone-less values in
+// UTC. The refusal names the position and the reason, never the text.
+func timestampText(pos int, s string) (any, error) {
+	t, err := ParseTimestamp(s)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, errorf(InvalidArgument, "parameter $%d: %s", pos, e.Msg)
+		}
+		return nil, errorf(InvalidArgument, "parameter $%d: %s", pos, ErrInvalidTimestampLiteral.Msg)
+	}
+	return t.UTC(), nil
 }
 
 func limitRange(pos int) *Error {
@@ -392,6 +404,20 @@ func coerceArrow(kind paramKind, pos int, arr arrow.Array, row int) (any, error)
 				return nil, paramRange(pos)
 			}
 			return t.UTC(), nil
+		case *array.Time64:
+			// arrow-go's database/sql driver binds a time.Time as time64[ns] holding
+			// UnixNano (its only builder for time.Time): an instant, not a time of day.
+			ns, ok := toNanos(int64(a.Value(row)), a.DataType().(*arrow.Time64Type).Unit)
+			if !ok {
+				return nil, paramRange(pos)
+			}
+			return time.Unix(0, ns).UTC(), nil
+		case *array.String:
+			return timestampText(pos, a.Value(row))
+		case *array.LargeString:
+			return timestampText(pos, a.Value(row))
+		case *array.StringView:
+			return timestampText(pos, a.Value(row))
 		}
 	case paramLimit:
 		n, overflow, ok := arrowInt(arr, row)

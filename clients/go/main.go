@@ -4,10 +4,19 @@
 // flights in (timestamp, id) order, using a prepared statement with bound parameters.
 //
 //	go run ./clients/go -addr 127.0.0.1:32010 -origin ORD
+//
+// Against a server with authentication and TLS, give the user (the password comes from
+// FLIGHTSRV_PASSWORD) and the CA of the server's certificate (and, for mutual TLS, a client
+// certificate and key):
+//
+//	FLIGHTSRV_PASSWORD=… go run ./clients/go -addr HOST:PORT -user analyst -tls-ca ca.pem \
+//	    [-tls-cert client.pem -tls-key client-key.pem]
 package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"flag"
 	"fmt"
 	"log"
@@ -19,6 +28,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 )
 
@@ -30,6 +40,10 @@ func main() {
 	from := flag.String("from", "2001-01-01T00:00:00Z", "range start, RFC 3339, inclusive")
 	to := flag.String("to", "2001-08-01T00:00:00Z", "range end, RFC 3339, exclusive")
 	n := flag.Int("n", 10, "how many flights to print")
+	user := flag.String("user", "", "user name (password from FLIGHTSRV_PASSWORD): Basic handshake, then the bearer token it returns")
+	tlsCA := flag.String("tls-ca", "", "PEM CA certificates: connect over TLS and verify the server with them")
+	tlsCert := flag.String("tls-cert", "", "PEM client certificate for mutual TLS (with -tls-key)")
+	tlsKey := flag.String("tls-key", "", "PEM private key of -tls-cert")
 	flag.Parse()
 	start, err := time.Parse(time.RFC3339, *from)
 	if err != nil {
@@ -41,11 +55,21 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cl, err := flightsql.NewClient(*addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	creds, err := transport(*tlsCA, *tlsCert, *tlsKey)
+	if err != nil {
+		log.Fatal(err)
+	}
+	cl, err := flightsql.NewClient(*addr, nil, nil, grpc.WithTransportCredentials(creds))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer cl.Close()
+	if *user != "" {
+		// The handshake answers a bearer token; the returned context sends it on every call.
+		if ctx, err = cl.Client.AuthenticateBasicToken(ctx, *user, os.Getenv("FLIGHTSRV_PASSWORD")); err != nil {
+			log.Fatalf("sign in: %v", err)
+		}
+	}
 
 	where := fmt.Sprintf("%s = $1 AND timestamp >= $2 AND timestamp < $3", *partCol)
 	count, err := query(ctx, cl, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s", *table, where), *origin, start, end)
@@ -116,6 +140,31 @@ func query(ctx context.Context, cl *flightsql.Client, sql, origin string, start,
 		}
 	}
 	return out, nil
+}
+
+// transport returns plaintext credentials without a CA, else TLS verifying the server with the
+// CA file's certificates, presenting the client certificate when one is given.
+func transport(caFile, certFile, keyFile string) (credentials.TransportCredentials, error) {
+	if caFile == "" {
+		return insecure.NewCredentials(), nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", caFile)
+	}
+	cfg := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	if certFile != "" {
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return credentials.NewTLS(cfg), nil
 }
 
 func envOr(k, def string) string {

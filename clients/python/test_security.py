@@ -150,3 +150,16 @@ def test_pyarrow_mutual_tls(secure, sample):
     with flight.FlightClient(secure.mtls_uri, tls_root_certs=secure.ca.read_bytes()) as client:
         with pytest.raises(flight.FlightError):
             client.authenticate_basic_token(secure.user, secure.password)
+
+
+def test_example_script_with_credentials_and_mutual_tls(secure, sample):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    env = dict(os.environ, FLIGHTSRV_PASSWORD=secure.password)
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve().parent / "example.py"),
+                          "--addr", secure.mtls_uri.split("://")[1], "--origin", "DFW", "--user", secure.user,
+                          "--tls-ca", str(secure.ca), "--tls-cert", str(secure.client_cert), "--tls-key", str(secure.client_key)],
+                         check=True, capture_output=True, text=True, timeout=60, env=env).stdout
+    assert f"flights leaving DFW in [2001-01-01, 2001-08-01) UTC: {sample.count('DFW', JAN1, AUG1)}\n" in out

@@ -148,3 +148,19 @@ def test_ipc_compression_per_session(uri, sample, codec):
         assert table.num_rows == len(want) == sample.count("SFO", JAN1, AUG1)
         assert table.column("id").to_pylist() == [r[2] for r in want]
         assert table.column("timestamp").to_pylist() == [r[1] for r in want]
+
+
+def test_adbc_get_info_every_code(uri):
+    """ADBC GetInfo for every standard info code (vendor 0–6 map to GetSqlInfo ids, driver
+    100–103) and codes it does not know answers without failing."""
+    import pyarrow as pa
+    codes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 100, 101, 102, 103]
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn:
+        rows = pa.RecordBatchReader.from_stream(conn.adbc_connection.get_info(codes)).read_all().to_pylist()
+    info = {r["info_name"]: r["info_value"] for r in rows}
+    assert sorted(info) == codes
+    assert info[0] == "flightsrv"                        # vendor name
+    assert info[2].startswith("18.")                     # vendor Arrow version
+    assert info[3] is True and info[4] is True           # SQL, Substrait
+    assert info[5] == "0.50.0" and info[6] == "0.99.0"   # Substrait versions
+    assert info[100] == "ADBC Flight SQL Driver - Go"

@@ -121,6 +121,7 @@ func TestDemo(t *testing.T) {
 	if r, err := st.Route(ctx, apr); err != nil || r.State != routing.StateHot {
 		t.Fatalf("April route %+v %v", r, err)
 	}
+	t.Run("database/sql time parameters", func(t *testing.T) { testDatabaseSQLTimes(t, srv.Addr()) })
 	t.Run("secured", func(t *testing.T) { testSecuredServe(t, st, cfg.archive) })
 }
 

@@ -174,20 +174,26 @@ func TestTokensRefused(t *testing.T) {
 		}
 	}
 
-	// Expired: valid until its expiry, refused from then on.
-	clk.add(time.Hour - time.Second)
-	if _, err := tokens.Verify(tok); err != nil {
-		t.Fatalf("one second before expiry: %v", err)
+	// Issued by a replica whose clock is ahead by less than ClockSkew: accepted; further
+	// ahead: not yet valid.
+	ahead := func(d time.Duration) string {
+		tok, _, _ := NewTokens(ring, time.Hour, func() time.Time { return clk.now().Add(d) }).Issue("alice")
+		return tok
 	}
-	clk.add(time.Second)
+	if _, err := tokens.Verify(ahead(ClockSkew - time.Second)); err != nil {
+		t.Fatalf("token of a replica slightly ahead: %v", err)
+	}
+	if _, err := tokens.Verify(ahead(ClockSkew + 2*time.Second)); !errors.Is(err, ErrBadToken) {
+		t.Fatalf("token issued in the future accepted: %v", err)
+	}
+	// Expired: valid until its expiry (give or take ClockSkew), refused from then on.
+	clk.add(time.Hour + ClockSkew - time.Second)
+	if _, err := tokens.Verify(tok); err != nil {
+		t.Fatalf("within the skew of its expiry: %v", err)
+	}
+	clk.add(2 * time.Second)
 	if _, err := tokens.Verify(tok); !errors.Is(err, ErrBadToken) {
 		t.Fatalf("expired token accepted: %v", err)
-	}
-	// Not yet valid (issued in the future by a skewed replica beyond its own clock).
-	future := NewTokens(ring, time.Hour, func() time.Time { return clk.now().Add(time.Hour) })
-	early, _, _ := future.Issue("alice")
-	if _, err := tokens.Verify(early); !errors.Is(err, ErrBadToken) {
-		t.Fatalf("token issued in the future accepted: %v", err)
 	}
 }
 

@@ -24,6 +24,10 @@ var ErrBadToken = errors.New("auth: invalid token")
 // DefaultTokenTTL is how long a token is valid when no TTL is configured.
 const DefaultTokenTTL = time.Hour
 
+// ClockSkew is the leeway Verify allows on a token's issue, not-before and expiry times, for
+// replicas whose clocks differ slightly (RFC 7519 §4.1.4 allows "some small leeway").
+const ClockSkew = 30 * time.Second
+
 // Tokens issues and verifies bearer tokens signed with a keyring: JWTs (RFC 7519) signed
 // HS256 with the header "kid" naming the key. Safe for concurrent use.
 type Tokens struct {
@@ -65,7 +69,8 @@ func (t *Tokens) Issue(user string) (token string, expires time.Time, err error)
 }
 
 // Verify checks token's signature under the key its "kid" names, its issuer and its validity
-// period at the clock's now, and returns its user. Every failure is ErrBadToken.
+// period at the clock's now (give or take ClockSkew), and returns its user. Every failure is
+// ErrBadToken.
 func (t *Tokens) Verify(token string) (user string, err error) {
 	var claims jwt.RegisteredClaims
 	_, err = jwt.ParseWithClaims(token, &claims, func(tok *jwt.Token) (any, error) {
@@ -75,7 +80,7 @@ func (t *Tokens) Verify(token string) (user string, err error) {
 		}
 		return nil, ErrUnknownKey
 	}, jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithIssuer(Issuer),
-		jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithTimeFunc(t.now))
+		jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithTimeFunc(t.now), jwt.WithLeeway(ClockSkew))
 	if err != nil || claims.Subject == "" {
 		return "", ErrBadToken
 	}

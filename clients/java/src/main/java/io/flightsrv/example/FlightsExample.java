@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.TimeZone;
 import java.util.Calendar;
+import java.util.Properties;
 import java.time.Instant;
 import java.sql.Timestamp;
 import java.sql.Statement;
@@ -24,6 +25,12 @@ import java.time.ZoneOffset;
  * <pre>
  * mvn -q compile exec:java -Dexec.args="127.0.0.1:32010 ORD"
  * </pre>
+ *
+ * <p>Against a server with authentication and TLS, set FLIGHTSRV_USER and FLIGHTSRV_PASSWORD,
+ * and FLIGHTSRV_TLS_CA to the PEM file of the CA that signed the server's certificate (the
+ * driver's {@code useEncryption=true&tlsRootCerts=…}; for mutual TLS also FLIGHTSRV_TLS_CERT and
+ * FLIGHTSRV_TLS_KEY, its {@code clientCertificate} and {@code clientKey}): the driver then shakes
+ * hands with Basic credentials and sends the bearer token it gets on every call.
  *
  * <p>(The JDBC driver needs {@code --add-opens=java.base/java.nio=ALL-UNNAMED} on JDK 17 and
  * later; {@code .mvn/jvm.config} passes it to Maven's JVM, which {@code exec:java} runs in.)
@@ -43,12 +50,41 @@ public final class FlightsExample {
   public static void main(String[] args) throws SQLException {
     String addr = args.length > 0 ? args[0] : envOr("FLIGHTSRV_LISTEN", "127.0.0.1:32010");
     String origin = args.length > 1 ? args[1] : "ORD";
-    run(addr, origin, System.out);
+    run(addr, origin, System.out, properties(System.getenv("FLIGHTSRV_USER"), System.getenv("FLIGHTSRV_PASSWORD"),
+        System.getenv("FLIGHTSRV_TLS_CA"), System.getenv("FLIGHTSRV_TLS_CERT"), System.getenv("FLIGHTSRV_TLS_KEY")));
+  }
+
+  /**
+   * The connection properties for a user (none when null) and TLS verified with the PEM CA file
+   * caPem (plaintext when null), with a client certificate and key for mutual TLS (when not null).
+   */
+  public static Properties properties(String user, String password, String caPem, String certPem, String keyPem) {
+    Properties p = new Properties();
+    if (user != null && !user.isEmpty()) {
+      p.setProperty("user", user);
+      p.setProperty("password", password == null ? "" : password);
+    }
+    if (caPem != null && !caPem.isEmpty()) {
+      p.setProperty("useEncryption", "true");
+      p.setProperty("tlsRootCerts", caPem);
+      if (certPem != null && !certPem.isEmpty()) {
+        p.setProperty("clientCertificate", certPem);
+        p.setProperty("clientKey", keyPem);
+      }
+    } else {
+      p.setProperty("useEncryption", "false");
+    }
+    return p;
   }
 
   /** Prints origin's flight count over January–July 2001 and its first ten flights to out. */
   public static void run(String addr, String origin, PrintStream out) throws SQLException {
-    try (Connection conn = DriverManager.getConnection(url(addr))) {
+    run(addr, origin, out, properties(null, null, null, null, null));
+  }
+
+  /** Like {@link #run(String, String, PrintStream)}, connecting with the given properties. */
+  public static void run(String addr, String origin, PrintStream out, Properties props) throws SQLException {
+    try (Connection conn = DriverManager.getConnection("jdbc:arrow-flight-sql://" + addr + "/", props)) {
       // The airport and the time bounds are bound parameters; pass a UTC Calendar to
       // setTimestamp so the JVM's zone does not shift the instants.
       String range = " AND timestamp >= ? AND timestamp < ?";

@@ -123,4 +123,13 @@ class SecurityJdbcTest {
       }
     });
   }
+
+  @Test
+  void exampleWithCredentialsAndMutualTls() throws SQLException {
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    FlightsExample.run(mtlsAddr, "ORD", new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8),
+        FlightsExample.properties(user, password, ca, clientCert, clientKey));
+    String out = buf.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(out.startsWith("flights leaving ORD in [2001-01-01, 2001-08-01) UTC: " + FlightsJdbcTest.ORD + "\n"), out);
+  }
 }
