@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/flightsrv
 LISTEN  ?= $(or $(FLIGHTSRV_LISTEN),127.0.0.1:32010)
 
-.PHONY: all build demo test test-clients client-tools vet bench bench-venv tools clean
+.PHONY: all build demo test test-clients client-tools vet bench bench-venv soak tools clean
 
 all: build
 
@@ -87,6 +87,14 @@ bench-venv:
 	    echo "installing python3-venv"; \
 	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; }; \
 	  python3 -m venv .venv && .venv/bin/pip install -q duckdb pyarrow; }
+
+# soak: the archival fault tests at length (make test runs short budgets of both): 200 SIGKILL
+# trials of the archiver process, then 20 runs of the competing-runner and stale-worker tests
+# under random faults against SQLite and PostgreSQL. About 10 minutes on 2 cores.
+KILL_TRIALS ?= 200
+soak: tools
+	FLIGHTSRV_KILL_TRIALS=$(KILL_TRIALS) $(GO) test -count=1 -timeout 60m -run 'TestArchiverSurvivesSIGKILL' -v ./cmd/flightsrv/
+	scripts/with-postgres.sh $(GO) test -count=20 -timeout 60m -run 'TestCompetingRunnersUnderRandomFaults|TestStaleWorkerIsFenced' ./archive/archivefault/
 
 clean:
 	rm -rf bin .demo

@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -44,8 +45,9 @@ type ArchiverOptions struct {
 	// (claim, defer, publish) so that a process-local route cache forgets it; typically
 	// (*routing.RouteCache).Invalidate.
 	Invalidate func(routing.BucketID)
-	// Logger receives one line per cycle and per failure, without bucket keys, partition
-	// values, object keys or tokens (default slog.Default()).
+	// Logger receives one line per cycle and per failed item, without partition values,
+	// object keys or tokens: a failed item is named by its table id and bucket key (a time
+	// label such as month:2001-02), so that an operator can find it (default slog.Default()).
 	Logger *slog.Logger
 	// MeterProvider and TracerProvider default to the global providers.
 	MeterProvider  metric.MeterProvider
@@ -76,6 +78,34 @@ type RunSummary struct {
 	Skipped    int // items whose claim was lost to another archiver or became due elsewhere
 	Published  int // buckets cut over to their archive
 	Cleaned    int // buckets whose hot rows were deleted
+	Failed     int // items that failed (see Failures)
+	// Failures lists the failed items in processing order.
+	Failures []ItemFailure
+}
+
+// Add adds the counts and failures of o to s.
+func (s *RunSummary) Add(o RunSummary) {
+	s.Discovered += o.Discovered
+	s.Claimed += o.Claimed
+	s.Skipped += o.Skipped
+	s.Published += o.Published
+	s.Cleaned += o.Cleaned
+	s.Failed += o.Failed
+	s.Failures = append(s.Failures, o.Failures...)
+}
+
+// ItemFailure is one work item that failed in a cycle. Err carries no partition value, object
+// key or token (every error of the stores and the writer is key-free); Bucket does, and is for
+// the caller to report as it sees fit.
+type ItemFailure struct {
+	Bucket routing.BucketID
+	Kind   routing.WorkKind
+	// Deferred is true when the bucket was given a retry time (now + ArchiverOptions.Retry):
+	// a failed snapshot, upload or cleanup. False when the lease decides recovery instead (a
+	// renewal failure, a stale session, a failed deferral): the bucket is taken over once the
+	// lease has expired.
+	Deferred bool
+	Err      error
 }
 
 // NewArchiver returns an Archiver over the state machine state, writing with writer and
@@ -123,8 +153,12 @@ func NewArchiver(state routing.ArchiveStateStore, writer routing.ArchiveWriter, 
 
 // RunOnce runs one cycle: Discover(eligibleBefore, ScanLimit) lists cleanup work first, then
 // cut-overs of buckets ending at or before eligibleBefore; items are processed in that order.
-// The first item that fails aborts the rest of the cycle (pulpitum-reference.md §4.2): the
-// error is returned with the summary of what was done until then, and the next cycle retries.
+// Unlike the reference runner, whose first failing item aborts the rest of the cycle
+// (pulpitum-reference.md §4.2, §11.8), a failing item never stops the others: it is deferred
+// with its own retry time (or left to its lease's expiry when renewal failed), listed in
+// RunSummary.Failures and logged, and the cycle goes on. RunOnce returns an error when
+// Discover fails, when ctx ends (the remaining items are not started), or when any item
+// failed (wrapping every item's error); the summary is complete in every case.
 func (a *Archiver) RunOnce(ctx context.Context, eligibleBefore time.Time) (sum RunSummary, err error) {
 	start := time.Now()
 	ctx, span := a.tracer.Start(ctx, "pulpitum.archive.coordinator.cycle")
@@ -157,18 +191,35 @@ func (a *Archiver) RunOnce(ctx context.Context, eligibleBefore time.Time) (sum R
 	for range work {
 		a.m.phase(ctx, phaseQueued)
 	}
+	var errs []error
 	for _, item := range work {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, err)
+			break
+		}
+		var deferred bool
+		var itemErr error
 		switch item.Kind {
 		case routing.WorkCutover:
-			err = a.cutover(ctx, item.Bucket, &sum)
+			deferred, itemErr = a.cutover(ctx, item.Bucket, &sum)
 		case routing.WorkCleanup:
-			err = a.cleanupItem(ctx, item.Bucket, &sum)
+			deferred, itemErr = a.cleanupItem(ctx, item.Bucket, &sum)
 		default:
-			err = errors.New("archive: unknown archive work kind")
+			itemErr = errors.New("archive: unknown archive work kind")
 		}
-		if err != nil {
-			return sum, err
+		if itemErr == nil {
+			continue
 		}
+		// One failing bucket never stops the others: it is deferred (or left to its lease)
+		// and reported; the cycle goes on with the next item.
+		sum.Failed++
+		sum.Failures = append(sum.Failures, ItemFailure{Bucket: item.Bucket, Kind: item.Kind, Deferred: deferred, Err: itemErr})
+		a.log.WarnContext(ctx, "archive item failed", "table", item.Bucket.TableID, "bucket", item.Bucket.Key,
+			"kind", item.Kind.String(), "deferred", deferred, "err", itemErr)
+		errs = append(errs, itemErr)
+	}
+	if len(errs) > 0 {
+		return sum, fmt.Errorf("archive: %d of %d work items failed: %w", sum.Failed, sum.Discovered, errors.Join(errs...))
 	}
 	return sum, nil
 }
@@ -185,8 +236,9 @@ const (
 	phaseFailed           = "failed_needs_attention"
 )
 
-// cutover claims one due bucket and drives it to archived and cleaned (§4.2, "Per Cutover item").
-func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSummary) (err error) {
+// cutover claims one due bucket and drives it to archived and cleaned (§4.2, "Per Cutover
+// item"). deferred reports whether a failed bucket was given a retry time.
+func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSummary) (deferred bool, err error) {
 	ctx, span := a.tracer.Start(ctx, "pulpitum.durable_archive.cutover")
 	defer endOp(span, &err)
 	strategy := a.m.strategy(b.Strategy)
@@ -195,11 +247,13 @@ func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSumm
 		s, e = a.state.ClaimArchive(ctx, b, a.opts.Lease)
 		return e
 	}); err != nil {
-		return err
+		// An ambiguous claim may have committed under a token only this call knew: nobody
+		// can use that session, and its lease expiry hands the bucket to the next claim.
+		return false, err
 	}
 	if s == nil {
 		sum.Skipped++
-		return nil
+		return false, nil
 	}
 	sum.Claimed++
 	a.invalidate(b)
@@ -214,8 +268,8 @@ func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSumm
 		recs, e = a.state.Snapshot(ctx, s)
 		return e
 	})
-	if err := a.supervise(ctx, ren, opErr, b, s, "snapshot"); err != nil {
-		return err
+	if deferred, err := a.supervise(ctx, ren, opErr, b, s, "snapshot"); err != nil {
+		return deferred, err
 	}
 
 	a.m.phase(ctx, phaseUploading)
@@ -224,10 +278,16 @@ func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSumm
 		key, e = a.writer.Put(ctx, b, s.Generation, recs)
 		return e
 	})
-	if err := a.supervise(ctx, ren, opErr, b, s, "upload"); err != nil {
-		return err
+	if deferred, err := a.supervise(ctx, ren, opErr, b, s, "upload"); err != nil {
+		return deferred, err
 	}
 	a.m.phase(ctx, phaseUploadedVerified)
+	// The renewer may have failed while the upload finished: publishing is the read
+	// cut-over, so it must not start once renewal has failed.
+	if err := ren.failure(); err != nil {
+		a.m.phase(ctx, phaseFailed)
+		return false, err
+	}
 
 	pubErr := a.op(ctx, "publish", phaseUploadedVerified, func(ctx context.Context) error {
 		return a.state.PublishArchive(ctx, s, key)
@@ -240,49 +300,57 @@ func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSumm
 		a.m.runs.Add(ctx, 1, strategy, a.m.outcome("success"))
 		a.m.duration.Record(ctx, time.Since(start).Seconds(), strategy, a.m.outcome("success"))
 	}
-	if err := ren.failure(); err != nil {
-		if pubErr == nil {
-			published() // the cut-over committed; cleanup waits for the lease to expire
-		}
-		a.m.phase(ctx, phaseFailed)
-		return errors.Join(pubErr, err)
-	}
 	if pubErr != nil {
-		// The outcome is ambiguous: look at the route to learn what happened.
+		// The outcome is ambiguous (a lost acknowledgement, a commit whose result is
+		// unknown): re-read the durable route to learn what happened.
 		route, rerr := a.routes.Route(ctx, b)
 		switch {
 		case rerr != nil:
 			a.m.failure(ctx, strategy, "publish")
 			a.m.phase(ctx, phaseFailed)
-			return errors.Join(pubErr, rerr)
-		case route.State == routing.StateArchived && !route.HotDeleted:
-			// The publish committed; continue to cleanup with the same session.
-		case route.State == routing.StateArchiving:
+			return false, errors.Join(pubErr, rerr)
+		case route.State == routing.StateArchived && !route.HotDeleted &&
+			route.ManifestKey == key && route.Generation == s.Generation:
+			// Our publish committed; continue to cleanup with the same session.
+		case route.State == routing.StateArchiving && route.Generation == s.Generation:
 			a.m.failure(ctx, strategy, "publish")
-			return errors.Join(pubErr, a.deferArchive(ctx, s))
+			if err := ren.failure(); err != nil {
+				a.m.phase(ctx, phaseFailed)
+				return false, errors.Join(pubErr, err)
+			}
+			derr := a.deferArchive(ctx, s)
+			return derr == nil, errors.Join(pubErr, derr)
 		default:
+			// Another generation owns the bucket now: this session is stale.
 			a.m.failure(ctx, strategy, "publish")
 			a.m.phase(ctx, phaseFailed)
-			return pubErr
+			return false, pubErr
 		}
 	}
 	published()
+	if err := ren.failure(); err != nil {
+		// The cut-over committed; cleanup waits for the lease to expire.
+		a.m.phase(ctx, phaseFailed)
+		return false, err
+	}
 	return a.cleanup(ctx, s, ren, sum)
 }
 
 // cleanupItem claims an archived bucket whose hot rows remain and deletes them
 // (§4.2, "Per Cleanup item").
-func (a *Archiver) cleanupItem(ctx context.Context, b routing.BucketID, sum *RunSummary) (err error) {
+func (a *Archiver) cleanupItem(ctx context.Context, b routing.BucketID, sum *RunSummary) (deferred bool, err error) {
+	ctx, span := a.tracer.Start(ctx, "pulpitum.durable_archive.cleanup")
+	defer endOp(span, &err)
 	var s *routing.ArchiveSession
 	if err := a.op(ctx, "claim_cleanup", phaseQueued, func(ctx context.Context) (e error) {
 		s, e = a.state.ClaimCleanup(ctx, b, a.opts.Lease)
 		return e
 	}); err != nil {
-		return err
+		return false, err
 	}
 	if s == nil {
 		sum.Skipped++
-		return nil
+		return false, nil
 	}
 	sum.Claimed++
 	a.m.phase(ctx, phaseClaimed)
@@ -292,39 +360,51 @@ func (a *Archiver) cleanupItem(ctx context.Context, b routing.BucketID, sum *Run
 }
 
 // cleanup is step 5: delete the hot rows; on failure defer the cleanup and return the error.
-func (a *Archiver) cleanup(ctx context.Context, s *routing.ArchiveSession, ren *renewer, sum *RunSummary) error {
+// An ambiguous delete is resolved by re-reading the route: hot_deleted set means it committed.
+func (a *Archiver) cleanup(ctx context.Context, s *routing.ArchiveSession, ren *renewer, sum *RunSummary) (deferred bool, err error) {
+	if err := ren.failure(); err != nil {
+		a.m.phase(ctx, phaseFailed)
+		return false, err
+	}
 	opErr := a.op(ctx, "cleanup", phasePublished, func(ctx context.Context) error {
 		return a.state.DeleteHotBucket(ctx, s)
 	})
-	if err := ren.failure(); err != nil {
-		a.m.phase(ctx, phaseFailed)
-		return errors.Join(opErr, err)
+	if opErr != nil {
+		if route, rerr := a.routes.Route(ctx, s.Bucket); rerr == nil && route.State == routing.StateArchived &&
+			route.HotDeleted && route.Generation == s.Generation {
+			opErr = nil // the delete committed; its acknowledgement was lost
+		}
 	}
 	if opErr != nil {
 		a.m.failure(ctx, a.m.strategy(s.Bucket.Strategy), "delete_hot")
+		if err := ren.failure(); err != nil {
+			a.m.phase(ctx, phaseFailed)
+			return false, errors.Join(opErr, err)
+		}
 		derr := a.op(ctx, "retry_cleanup", phasePublished, func(ctx context.Context) error {
 			return a.state.DeferCleanup(ctx, s, a.opts.Retry)
 		})
 		a.m.phase(ctx, phaseRetryScheduled)
-		return errors.Join(opErr, derr)
+		return derr == nil, errors.Join(opErr, derr)
 	}
 	sum.Cleaned++
 	a.m.phase(ctx, phaseCompleted)
-	return nil
+	return false, nil
 }
 
 // supervise applies the rules after a snapshot or upload: a failed renewal wins (nothing else
 // runs; lease expiry decides recovery), then an operation error defers the cut-over.
-func (a *Archiver) supervise(ctx context.Context, ren *renewer, opErr error, b routing.BucketID, s *routing.ArchiveSession, stage string) error {
+func (a *Archiver) supervise(ctx context.Context, ren *renewer, opErr error, b routing.BucketID, s *routing.ArchiveSession, stage string) (deferred bool, err error) {
 	if err := ren.failure(); err != nil {
 		a.m.phase(ctx, phaseFailed)
-		return errors.Join(opErr, err)
+		return false, errors.Join(opErr, err)
 	}
 	if opErr == nil {
-		return nil
+		return false, nil
 	}
 	a.m.failure(ctx, a.m.strategy(b.Strategy), stage)
-	return errors.Join(opErr, a.deferArchive(ctx, s))
+	derr := a.deferArchive(ctx, s)
+	return derr == nil, errors.Join(opErr, derr)
 }
 
 // deferArchive returns the bucket to hot with a retry time.

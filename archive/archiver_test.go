@@ -2,10 +2,13 @@ package archive
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"gocloud.dev/blob"
 
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
@@ -243,7 +247,7 @@ func TestArchiverCutsOverAgainstSQLite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum != (RunSummary{Discovered: 2, Claimed: 2, Published: 2, Cleaned: 2}) {
+	if !sameCounts(sum, RunSummary{Discovered: 2, Claimed: 2, Published: 2, Cleaned: 2}) {
 		t.Fatalf("summary = %+v", sum)
 	}
 	for _, b := range e.bs {
@@ -266,7 +270,7 @@ func TestArchiverCutsOverAgainstSQLite(t *testing.T) {
 		t.Fatalf("route cache holds %d routes, want the 2 archived ones", e.cache.Len())
 	}
 	sum, err = a.RunOnce(ctx, eligible)
-	if err != nil || sum != (RunSummary{}) {
+	if err != nil || !sameCounts(sum, RunSummary{}) {
 		t.Fatalf("second cycle = %+v, %v; want nothing to do", sum, err)
 	}
 
@@ -323,28 +327,61 @@ func TestArchiverFailures(t *testing.T) {
 	eligible := routing.BucketFor("", nil, routing.CalendarDayUTC, archiverDay).Start
 	injected := errors.New("injected")
 
-	t.Run("snapshot failure defers and aborts the cycle", func(t *testing.T) {
+	t.Run("snapshot failure defers that bucket alone", func(t *testing.T) {
 		t.Parallel()
-		e := newArchiverEnv(t, "a", "b")
-		e.state.snapshot = func(context.Context, *routing.ArchiveSession) ([]routing.Record, error) { return nil, injected }
+		e := newArchiverEnv(t, "a", "b", "c")
+		failing := e.bs[2] // partition b's yesterday bucket, the second in discovery order
+		e.state.snapshot = func(ctx context.Context, s *routing.ArchiveSession) ([]routing.Record, error) {
+			if s.Bucket.Equal(failing) {
+				return nil, injected
+			}
+			return e.store.Snapshot(ctx, s)
+		}
 		a := e.archiver(t, ArchiverOptions{Retry: time.Minute})
 		sum, err := a.RunOnce(ctx, eligible)
-		if !errors.Is(err, injected) || sum.Claimed != 1 || e.state.called("claim") != 1 {
-			t.Fatalf("RunOnce = %+v, %v; want the first item's error and no second claim", sum, err)
+		if !errors.Is(err, injected) || !sameCounts(sum, RunSummary{Discovered: 3, Claimed: 3, Published: 2, Cleaned: 2, Failed: 1}) {
+			t.Fatalf("RunOnce = %+v, %v; want the other two buckets archived in the same cycle", sum, err)
 		}
-		if e.state.called("defer_archive") != 1 || e.route(t, e.bs[0]).State != routing.StateHot {
+		if f := sum.Failures; len(f) != 1 || !f[0].Bucket.Equal(failing) || f[0].Kind != routing.WorkCutover || !f[0].Deferred || !errors.Is(f[0].Err, injected) {
+			t.Fatalf("failures = %+v", f)
+		}
+		if e.state.called("defer_archive") != 1 || e.route(t, failing).State != routing.StateHot {
 			t.Fatalf("bucket not deferred back to hot")
 		}
-		// Retry time not yet due: only the other bucket is discovered; once due, both archive.
+		// Its own retry time is not yet due: nothing is discovered; once due, it archives.
 		e.state.snapshot = nil
-		if sum, err := a.RunOnce(ctx, eligible); err != nil || sum.Published != 1 {
+		if sum, err := a.RunOnce(ctx, eligible); err != nil || !sameCounts(sum, RunSummary{}) {
 			t.Fatalf("cycle before the retry time = %+v, %v", sum, err)
 		}
 		e.clk.advance(time.Minute)
-		if sum, err := a.RunOnce(ctx, eligible); err != nil || sum.Published != 1 || sum.Cleaned != 1 {
+		if sum, err := a.RunOnce(ctx, eligible); err != nil || !sameCounts(sum, RunSummary{Discovered: 1, Claimed: 1, Published: 1, Cleaned: 1}) {
 			t.Fatalf("cycle after the retry time = %+v, %v", sum, err)
 		}
 		e.checkReads(t)
+	})
+
+	t.Run("a partition value too long for the key scheme fails alone, key-free", func(t *testing.T) {
+		t.Parallel()
+		long := strings.Repeat("p", 128) // hex segment of 256 bytes: beyond a file name's 255
+		e := newArchiverEnv(t, "a", long, "c")
+		a := e.archiver(t, ArchiverOptions{Retry: time.Hour})
+		sum, err := a.RunOnce(ctx, eligible)
+		var kerr *KeyLimitError
+		if !errors.As(err, &kerr) || !sameCounts(sum, RunSummary{Discovered: 3, Claimed: 3, Published: 2, Cleaned: 2, Failed: 1}) {
+			t.Fatalf("RunOnce = %+v, %v", sum, err)
+		}
+		if kerr.Part != "partition key" || kerr.Bytes != 256 || kerr.Limit != 255 {
+			t.Fatalf("key limit error = %+v", kerr)
+		}
+		msg := sum.Failures[0].Err.Error()
+		if strings.Contains(msg, long[:16]) || strings.Contains(msg, hex.EncodeToString([]byte(long))[:16]) ||
+			!strings.Contains(msg, "partition key's object-key segment would be 256 bytes") {
+			t.Fatalf("reason %q", msg)
+		}
+		if r := e.route(t, e.bs[2]); r.State != routing.StateHot || !sum.Failures[0].Deferred {
+			t.Fatalf("long partition's route = %+v", r)
+		}
+		e.checkReads(t) // every bucket reads its records, from the hot tier or the archive
 	})
 
 	t.Run("upload failure defers", func(t *testing.T) {
@@ -411,7 +448,7 @@ func TestArchiverFailures(t *testing.T) {
 		e.state.deleteHot = nil
 		e.clk.advance(time.Minute)
 		sum, err = a.RunOnce(ctx, eligible)
-		if err != nil || sum != (RunSummary{Discovered: 1, Claimed: 1, Cleaned: 1}) {
+		if err != nil || !sameCounts(sum, RunSummary{Discovered: 1, Claimed: 1, Cleaned: 1}) {
 			t.Fatalf("cleanup cycle = %+v, %v", sum, err)
 		}
 		if r := e.route(t, e.bs[0]); !r.HotDeleted {
@@ -424,7 +461,7 @@ func TestArchiverFailures(t *testing.T) {
 		e := newArchiverEnv(t, "a")
 		e.state.claimResult = func(routing.BucketID) bool { return false }
 		sum, err := e.archiver(t, ArchiverOptions{}).RunOnce(ctx, eligible)
-		if err != nil || sum != (RunSummary{Discovered: 1, Skipped: 1}) || e.state.called("snapshot") != 0 {
+		if err != nil || !sameCounts(sum, RunSummary{Discovered: 1, Skipped: 1}) || e.state.called("snapshot") != 0 {
 			t.Fatalf("RunOnce = %+v, %v", sum, err)
 		}
 	})
@@ -463,4 +500,106 @@ func TestArchiverFailures(t *testing.T) {
 		}
 		e.checkReads(t)
 	})
+}
+
+// sameCounts compares the counters of two summaries (not their failure lists).
+func sameCounts(got, want RunSummary) bool {
+	got.Failures, want.Failures = nil, nil
+	return fmt.Sprint(got) == fmt.Sprint(want)
+}
+
+// TestOrphanCollection: objects written but never published are deleted once older than the
+// safety delay — a deferred attempt's payload and manifest — while the published archive, an
+// in-flight attempt's objects, young objects and keys of other forms are kept; reads are the
+// same afterwards.
+func TestOrphanCollection(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eligible := routing.BucketFor("", nil, routing.CalendarDayUTC, archiverDay).Start
+	e := newArchiverEnv(t, "a", "b")
+	injected := errors.New("injected")
+	failed := false
+	e.state.publish = func(ctx context.Context, s *routing.ArchiveSession, key string) error {
+		if s.Bucket.Equal(e.bs[0]) && !failed {
+			failed = true
+			return injected
+		}
+		return e.store.PublishArchive(ctx, s, key)
+	}
+	a := e.archiver(t, ArchiverOptions{Retry: time.Minute})
+	if sum, _ := a.RunOnce(ctx, eligible); sum.Published != 1 || sum.Failed != 1 {
+		t.Fatalf("first cycle = %+v", sum)
+	}
+	e.clk.advance(time.Minute)
+	if sum, err := a.RunOnce(ctx, eligible); err != nil || sum.Published != 1 {
+		t.Fatalf("retry = %+v, %v", sum, err)
+	}
+	// An attempt in flight: partition b's today bucket claimed and uploaded, not published.
+	inflight, err := e.store.ClaimArchive(ctx, e.bs[3], time.Hour)
+	if err != nil || inflight == nil {
+		t.Fatalf("claim: %v", err)
+	}
+	recs, err := e.store.Snapshot(ctx, inflight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.writer.Put(ctx, e.bs[3], inflight.Generation, recs); err != nil {
+		t.Fatal(err)
+	}
+	bkt := e.writer.ArchiveWriter.(*Writer).store.bucket
+	if err := bkt.WriteAll(ctx, testPrefix+"/notes/readme.txt", []byte("not an archive object"), nil); err != nil {
+		t.Fatal(err)
+	}
+	list := func() []string {
+		var keys []string
+		it := bkt.List(&blob.ListOptions{Prefix: testPrefix + "/"})
+		for {
+			o, err := it.Next(ctx)
+			if err != nil {
+				break
+			}
+			keys = append(keys, o.Key)
+		}
+		return keys
+	}
+	before := list()
+	if len(before) != 2*2+2+2+1 { // two published, one deferred attempt, one in flight, one note
+		t.Fatalf("objects before collection: %v", before)
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	young, err := NewOrphanCollector(bkt, e.store, OrphanOptions{Prefix: testPrefix, Delay: time.Hour, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := young.Collect(ctx); err != nil || sum.Deleted != 0 || sum.Scanned != len(before) || sum.Kept != len(before)-1 {
+		t.Fatalf("collection within the delay = %+v, %v", sum, err)
+	}
+	old, err := NewOrphanCollector(bkt, e.store, OrphanOptions{Prefix: testPrefix, Delay: time.Hour, Logger: quiet,
+		Now: func() time.Time { return time.Now().Add(2 * time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := old.Collect(ctx)
+	if err != nil || sum.Deleted != 2 || sum.Kept != len(before)-3 {
+		t.Fatalf("collection after the delay = %+v, %v", sum, err)
+	}
+	after := list()
+	gone := map[string]bool{}
+	for _, k := range before {
+		gone[k] = !slices.Contains(after, k)
+	}
+	deferredDir := bucketDir(testPrefix, e.bs[0], 1) + "/"
+	for k, g := range gone {
+		if g != strings.HasPrefix(k, deferredDir) {
+			t.Fatalf("object %s deleted = %v (deleted: the deferred generation 1 of partition a only)", k, g)
+		}
+	}
+	for _, b := range e.bs[:3:3] {
+		if r := e.route(t, b); r.State == routing.StateArchived {
+			if err := e.reader.Verify(ctx, r.ManifestKey, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	e.checkReads(t)
 }

@@ -125,6 +125,26 @@
 // are sorted by (event_time, sort_key), ZSTD-compressed, with statistics and a page index for
 // every column, at most 16,384 rows per row group and small pages (both configurable).
 //
+// # Archiving
+//
+// The [Archiver] is the reference's recovery runner (§4.2) with two departures. A failing work
+// item never stops the others: it is deferred to its own retry time (or, when lease renewal
+// failed, left for its lease to expire) and listed in the cycle's summary with a key-free
+// reason. Ambiguous outcomes are resolved by re-reading durable state: a publish or hot-row
+// delete whose result is unknown is judged by the bucket's route (state, generation, manifest
+// key, hot_deleted); an object write that failed or timed out by the read-back that always
+// follows it. Keys are generation- and content-addressed, so a stale worker's upload lands
+// beside, never over, the new owner's; its owner-conditioned statements are all rejected.
+// Publication never starts once lease renewal has failed.
+//
+// The [OrphanCollector] deletes the payloads and manifests of attempts that never published,
+// once older than a safety delay, and never an object a route points to or one of a
+// generation that may still publish. The reference keeps them forever.
+//
+// A bucket whose keys would exceed the object store's limits (a 255-byte path segment: a
+// partition value of 128 bytes or more in hex) fails alone with a [*KeyLimitError] before
+// anything is written.
+//
 // # Imports
 //
 // This package imports routing (for the shared types and ports), parquet-go (and the zstd

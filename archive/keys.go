@@ -3,6 +3,7 @@ package archive
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -79,4 +80,54 @@ func manifestKeyDigest(key string) (digest string, ok bool, err error) {
 		}
 	}
 	return d, true, nil
+}
+
+// Key limits of object stores. A file-system store (gocloud's file://) maps each '/'-separated
+// segment of a key to a file or directory name, which POSIX file systems bound to NAME_MAX =
+// 255 bytes; S3, GCS and Azure bound the whole key to 1,024 bytes. A partition value of 128
+// bytes or more has a hex segment beyond 255 bytes.
+const (
+	DefaultMaxKeySegmentBytes = 255
+	DefaultMaxKeyBytes        = 1024
+)
+
+// KeyLimitError reports that a bucket's object key exceeds the archive's key limits, so the
+// bucket cannot be stored under the reference's key scheme (pulpitum-reference.md §1.5). It
+// names which part is too long and by how much, never the key or the value. It matches
+// routing.ErrOperationFailed. The failure is permanent for the bucket under these limits.
+type KeyLimitError struct {
+	// Part is "table id", "partition key", "bucket key" or "object key" (the whole key).
+	Part string
+	// Bytes is the length of the part's key segment (hex: twice the raw length), or of the
+	// whole key; Limit the bound it exceeds.
+	Bytes, Limit int
+}
+
+// Error implements error.
+func (e *KeyLimitError) Error() string {
+	if e.Part == "object key" {
+		return fmt.Sprintf("archive: the bucket's object key would be %d bytes, beyond the archive's limit of %d bytes: this bucket cannot be archived under the key scheme", e.Bytes, e.Limit)
+	}
+	return fmt.Sprintf("archive: the %s's object-key segment would be %d bytes (hex of %d bytes), beyond the archive's limit of %d bytes per segment: this bucket cannot be archived under the key scheme",
+		e.Part, e.Bytes, e.Bytes/2, e.Limit)
+}
+
+// Is reports whether target is routing.ErrOperationFailed.
+func (e *KeyLimitError) Is(target error) bool { return target == routing.ErrOperationFailed }
+
+// checkKeyLimits returns a *KeyLimitError when one of b's hex segments is longer than maxSegment
+// bytes or key (the longest key of the bucket's generation) is longer than maxKey bytes.
+func checkKeyLimits(b routing.BucketID, key string, maxSegment, maxKey int) error {
+	for _, p := range []struct {
+		part string
+		n    int
+	}{{"table id", len(b.TableID)}, {"partition key", len(b.PartitionKey)}, {"bucket key", len(b.Key)}} {
+		if 2*p.n > maxSegment {
+			return &KeyLimitError{Part: p.part, Bytes: 2 * p.n, Limit: maxSegment}
+		}
+	}
+	if len(key) > maxKey {
+		return &KeyLimitError{Part: "object key", Bytes: len(key), Limit: maxKey}
+	}
+	return nil
 }

@@ -32,6 +32,11 @@ type WriterOptions struct {
 	RowGroupRows int
 	// PageBufferBytes bounds the uncompressed size of a Parquet data page (default 64 KiB).
 	PageBufferBytes int
+	// MaxKeySegmentBytes bounds each '/'-separated segment of an object key (default
+	// DefaultMaxKeySegmentBytes, a file name's limit); MaxKeyBytes bounds a whole key
+	// (default DefaultMaxKeyBytes, S3's). A bucket whose keys exceed them fails Put with a
+	// *KeyLimitError before anything is written.
+	MaxKeySegmentBytes, MaxKeyBytes int
 	// TracerProvider supplies the pulpitum.archive.write spans (default: the global provider).
 	TracerProvider trace.TracerProvider
 }
@@ -72,6 +77,12 @@ func NewWriter(bucket *blob.Bucket, opts WriterOptions) (*Writer, error) {
 	if opts.PageBufferBytes <= 0 {
 		opts.PageBufferBytes = DefaultPageBufferBytes
 	}
+	if opts.MaxKeySegmentBytes <= 0 {
+		opts.MaxKeySegmentBytes = DefaultMaxKeySegmentBytes
+	}
+	if opts.MaxKeyBytes <= 0 {
+		opts.MaxKeyBytes = DefaultMaxKeyBytes
+	}
 	if opts.TracerProvider == nil {
 		opts.TracerProvider = otel.GetTracerProvider()
 	}
@@ -111,6 +122,15 @@ func (w *Writer) Put(ctx context.Context, b routing.BucketID, gen int64, recs []
 	if gen < 0 || !b.Strategy.Valid() || strings.TrimSpace(b.Key) == "" || strings.TrimSpace(b.TableID) == "" ||
 		!utf8.ValidString(b.TableID) || !utf8.ValidString(b.Key) {
 		return "", ErrInvalidBucket
+	}
+	// Both keys share the bucket's directory; check the longer file name.
+	zeros := strings.Repeat("0", 64)
+	longest := PayloadKey(w.opts.Prefix, b, gen, zeros, w.opts.Format)
+	if m := ManifestKey(w.opts.Prefix, b, gen, zeros); len(m) > len(longest) {
+		longest = m
+	}
+	if err := checkKeyLimits(b, longest, w.opts.MaxKeySegmentBytes, w.opts.MaxKeyBytes); err != nil {
+		return "", err
 	}
 	if err := validateRecords(b, recs); err != nil {
 		return "", err

@@ -47,6 +47,17 @@ const (
 	WorkCleanup
 )
 
+// String returns "cutover" or "cleanup" (a fixed set, usable as a log field or metric label).
+func (k WorkKind) String() string {
+	switch k {
+	case WorkCutover:
+		return "cutover"
+	case WorkCleanup:
+		return "cleanup"
+	}
+	return "unknown"
+}
+
 // ArchiveWork is one advisory item returned by Discover; it must be claimed before use.
 type ArchiveWork struct {
 	Bucket BucketID
@@ -88,6 +99,26 @@ type ArchiveStateStore interface {
 	DeferArchive(ctx context.Context, s *ArchiveSession, retry time.Duration) error
 	// DeferCleanup postpones cleanup of an archived bucket to now+retry.
 	DeferCleanup(ctx context.Context, s *ArchiveSession, retry time.Duration) error
+	// Status returns the archival fields of b's metadata row (a bucket without one is hot,
+	// generation 0, no attempts): what operators and the archiver read to resolve an
+	// ambiguous outcome, and what the conformance suite checks. It never returns the owner
+	// token.
+	Status(ctx context.Context, b BucketID) (ArchiveStatus, error)
+}
+
+// ArchiveStatus is the durable archival state of one bucket (pulpitum-reference.md §1.1):
+// its route plus the attempt count, the retry time and the lease expiry, in UTC, zero when
+// NULL. Times are those of the clock the store compares them with (the database's now() for
+// CockroachDB/PostgreSQL, the store clock for SQLite).
+type ArchiveStatus struct {
+	Route
+	// Attempts counts deferrals (archive_attempts): DeferArchive and DeferCleanup add one.
+	Attempts int64
+	// NextAttemptAt is the durable retry time (archive_next_attempt_at): nothing claims the
+	// bucket before it.
+	NextAttemptAt time.Time
+	// LeaseExpiresAt is the owner's lease expiry (archive_owner_expires_at).
+	LeaseExpiresAt time.Time
 }
 
 // ArchiveReader reads published archives (implemented by the archive package). It validates
@@ -171,10 +202,20 @@ func (s *ArchiveSession) Validate() error {
 	return s.Bucket.Validate()
 }
 
-// StrategyChecker is an optional hot-store capability: it reports whether the store holds
-// buckets of tableID with a strategy other than s. A server checks its table definitions with
-// it at start-up, because a definition whose strategy differs from the persisted one would
-// derive bucket keys that match no stored bucket and answer every query with nothing.
-type StrategyChecker interface {
-	StrategyConflict(ctx context.Context, tableID string, s Strategy) (bool, error)
+// StoredTable is one (table id, bucket strategy) pair the hot store holds metadata rows for.
+type StoredTable struct {
+	TableID  string
+	Strategy Strategy
+}
+
+// TableCatalog lists the table ids a hot store holds buckets of, with their persisted
+// strategies. A server checks its table definitions against it at start-up: a definition
+// whose strategy differs from the persisted one derives bucket keys that match no stored
+// bucket, and one whose table id matches nothing stored reads nothing — both would answer
+// every query with nothing instead of failing. Appends keep one strategy per table id
+// (ErrStrategyMismatch), but rows written by other tools may hold several; each pair is listed
+// once, ordered by table id then strategy. Implementations read every metadata row (one
+// statement); the call is meant for start-up. Safe for concurrent use.
+type TableCatalog interface {
+	StoredTables(ctx context.Context) ([]StoredTable, error)
 }

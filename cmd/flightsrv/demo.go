@@ -117,7 +117,14 @@ func prepareDemo(ctx context.Context, cfg *serveConfig, sample, marker string) e
 		return err
 	}
 	slog.Info("archiving buckets", "ending_before", demoCutoff.Format(time.RFC3339))
-	sum, err := archiveBefore(ctx, st, archiveConfig{archive: cfg.archive, prefix: "archives", format: "parquet"}, demoCutoff)
+	ac := defaultArchiveConfig()
+	ac.archive, ac.before = cfg.archive, demoCutoff.Format(time.RFC3339)
+	r, err := newArchiveRunner(ctx, st, ac)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	sum, err := r.drain(ctx)
 	if err != nil {
 		return err
 	}

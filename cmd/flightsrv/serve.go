@@ -113,7 +113,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	if err := st.Validate(ctx); err != nil {
 		return fmt.Errorf("validate schema (run `flightsrv migrate` or pass --migrate): %w", err)
 	}
-	if err := checkStrategies(ctx, st, cfg.tables); err != nil {
+	if err := checkTables(ctx, st, cfg.tables); err != nil {
 		return err
 	}
 	srv, tel, err := startServer(ctx, &cfg, st)
@@ -177,23 +177,52 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	return srv, tel, nil
 }
 
-// checkStrategies refuses table definitions whose strategy differs from the one persisted for
-// their table id: such a definition would silently answer every query with nothing.
-func checkStrategies(ctx context.Context, st routing.HotStore, tables []routing.TableDef) error {
-	c, ok := st.(routing.StrategyChecker)
-	if !ok {
-		return nil
+// checkTables refuses table definitions that contradict what the store holds, because each
+// would start and answer every query with nothing: a strategy other than the one persisted for
+// the table id (bucket keys would match no stored bucket), or a table id of which the store
+// holds no bucket while it holds ids no --table serves (the id= was probably forgotten: a
+// table's id defaults to its name). The message says what differs and how to fix it.
+func checkTables(ctx context.Context, catalog routing.TableCatalog, tables []routing.TableDef) error {
+	stored, err := catalog.StoredTables(ctx)
+	if err != nil {
+		return fmt.Errorf("list the tables the store holds: %w", err)
+	}
+	held := map[string][]routing.Strategy{}
+	for _, st := range stored {
+		held[st.TableID] = append(held[st.TableID], st.Strategy)
+	}
+	served := map[string]bool{}
+	for _, d := range tables {
+		served[d.TableID] = true
+	}
+	var unserved []string
+	for _, st := range stored {
+		if !served[st.TableID] {
+			unserved = append(unserved, fmt.Sprintf("%q (%s)", st.TableID, shortStrategy(st.Strategy)))
+		}
 	}
 	for _, d := range tables {
-		conflict, err := c.StrategyConflict(ctx, d.TableID, d.Strategy)
-		if err != nil {
-			return fmt.Errorf("check table %s: %w", d.Name, err)
+		strategies, ok := held[d.TableID]
+		if !ok {
+			if len(unserved) > 0 {
+				return fmt.Errorf("table %s: the store holds no bucket of table id %q, but it holds table ids that no --table serves: %s; give the table's id with id= in --table (the id defaults to the name)",
+					d.Name, d.TableID, strings.Join(unserved, ", "))
+			}
+			continue
 		}
-		if conflict {
-			return fmt.Errorf("table %s: the store holds buckets of table id %q with a strategy other than %s; the strategy of a table id cannot change (fix --table)", d.Name, d.TableID, d.Strategy)
+		for _, st := range strategies {
+			if st != d.Strategy {
+				return fmt.Errorf("table %s: --table says strategy=%s, but the store holds %s buckets of table id %q; a table id's strategy cannot change (fix strategy= in --table)",
+					d.Name, shortStrategy(d.Strategy), shortStrategy(st), d.TableID)
+			}
 		}
 	}
 	return nil
+}
+
+// shortStrategy returns the --table spelling of a strategy (year, month, day).
+func shortStrategy(s routing.Strategy) string {
+	return strings.TrimSuffix(strings.TrimPrefix(s.String(), "calendar_"), "_utc")
 }
 
 // tableByName returns the configured table named name (case-insensitive).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
+	"github.com/flightsrv/flightsrv/routing/cockroach/migration"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 )
 
@@ -21,11 +22,14 @@ import (
 type hotStore interface {
 	routing.HotStore
 	routing.ArchiveStateStore
+	routing.TableCatalog
 	Migrate(ctx context.Context) error
+	ApplyMigrations(ctx context.Context) ([]migration.Migration, error)
 	Validate(ctx context.Context) error
 }
 
-// openedStore is a hot store with its closer.
+// openedStore is a hot store with its closer and the name of what it is (CockroachDB,
+// PostgreSQL or SQLite) for logs.
 type openedStore struct {
 	hotStore
 	close func() error
@@ -43,7 +47,7 @@ func openStore(ctx context.Context, raw string) (*openedStore, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open CockroachDB/PostgreSQL store: %w", err)
 		}
-		return &openedStore{hotStore: st, close: func() error { st.Close(); return nil }, kind: "cockroachdb"}, nil
+		return &openedStore{hotStore: st, close: func() error { st.Close(); return nil }, kind: st.Product()}, nil
 	case raw == "":
 		return nil, errors.New("no hot store given (--store or FLIGHTSRV_STORE)")
 	}
@@ -60,7 +64,7 @@ func openStore(ctx context.Context, raw string) (*openedStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open SQLite store: %w", err)
 	}
-	return &openedStore{hotStore: st, close: st.Close, kind: "sqlite"}, nil
+	return &openedStore{hotStore: st, close: st.Close, kind: "SQLite"}, nil
 }
 
 // openArchive opens the archive bucket named by a gocloud.dev/blob URL; a plain directory
@@ -86,4 +90,18 @@ func openArchive(ctx context.Context, raw string) (*blob.Bucket, error) {
 		return nil, fmt.Errorf("open archive bucket: %w", err)
 	}
 	return b, nil
+}
+
+// openValidated opens the hot store named by raw and validates its schema (a store that was
+// never migrated is refused, with the command to run).
+func openValidated(ctx context.Context, raw string) (*openedStore, error) {
+	st, err := openStore(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Validate(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("validate schema (run `flightsrv migrate` first): %w", err)
+	}
+	return st, nil
 }

@@ -40,8 +40,7 @@ func (t *tableFlags) Set(v string) error {
 }
 
 func formatTable(d routing.TableDef) string {
-	short := strings.TrimSuffix(strings.TrimPrefix(d.Strategy.String(), "calendar_"), "_utc")
-	return fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=%s,window=%d", d.Name, d.TableID, d.PartitionColumn, short, d.WritableBuckets)
+	return fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=%s,window=%d", d.Name, d.TableID, d.PartitionColumn, shortStrategy(d.Strategy), d.WritableBuckets)
 }
 
 func parseTable(spec string) (routing.TableDef, error) {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/internal/load"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/routing/cockroach/migration"
 )
 
 func cmdMigrate(ctx context.Context, args []string) error {
@@ -24,14 +24,28 @@ func cmdMigrate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+	applied, err := st.ApplyMigrations(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate %s store: %w", st.kind, err)
 	}
 	if err := st.Validate(ctx); err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
-	fmt.Println("schema is up to date")
+	fmt.Print(migrationReport(st.kind, applied))
 	return nil
+}
+
+// migrationReport says what migrate did: each migration applied, or that there was none.
+func migrationReport(kind string, applied []migration.Migration) string {
+	if len(applied) == 0 {
+		return fmt.Sprintf("%s schema already up to date: no migration applied\n", kind)
+	}
+	var b strings.Builder
+	for _, m := range applied {
+		fmt.Fprintf(&b, "applied migration %d %s (sha256 %s)\n", m.Version, m.Name, m.Checksum()[:12])
+	}
+	fmt.Fprintf(&b, "%s schema is up to date (%d migration(s) applied)\n", kind, len(applied))
+	return b.String()
 }
 
 // loadConfig holds the flags of load.
@@ -70,14 +84,11 @@ func cmdLoad(ctx context.Context, args []string) error {
 		}
 		clock = func() time.Time { return at }
 	}
-	st, err := openStore(ctx, c.store)
+	st, err := openValidated(ctx, c.store)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.Validate(ctx); err != nil {
-		return fmt.Errorf("validate schema (run `flightsrv migrate` first): %w", err)
-	}
 	n, err := loadFile(ctx, st, def, clock, c.file, load.Mapping{Partition: c.partition, Time: c.timeCol, ID: c.id, Value: splitList(c.value)})
 	if err != nil {
 		return err
@@ -92,6 +103,13 @@ func loadFile(ctx context.Context, st routing.HotStore, def routing.TableDef, cl
 		return 0, err
 	}
 	start := time.Now()
+	last := start
+	m.Progress = func(s load.Stats) {
+		if now := time.Now(); now.Sub(last) >= loadProgressEvery {
+			last = now
+			slog.Info("load progress", "records", s.Appended, "records_per_s", int64(float64(s.Appended)/now.Sub(start).Seconds()))
+		}
+	}
 	stats, err := load.File(ctx, t, file, m)
 	if err != nil {
 		if errors.Is(err, routing.ErrOutsideWriteWindow) {
@@ -99,9 +117,14 @@ func loadFile(ctx context.Context, st routing.HotStore, def routing.TableDef, cl
 		}
 		return stats.Appended, fmt.Errorf("%d records appended before the error: %w", stats.Appended, err)
 	}
-	slog.Info("load finished", "records", stats.Appended, "elapsed", time.Since(start).Round(time.Millisecond))
+	elapsed := time.Since(start)
+	slog.Info("load finished", "records", stats.Appended, "elapsed", elapsed.Round(time.Millisecond),
+		"records_per_s", int64(float64(stats.Appended)/max(elapsed.Seconds(), 1e-3)))
 	return stats.Appended, nil
 }
+
+// loadProgressEvery is the period of load's progress lines.
+const loadProgressEvery = 5 * time.Second
 
 func pickTable(tables tableFlags, name string) (routing.TableDef, error) {
 	switch {
@@ -134,83 +157,4 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-// archiveConfig holds the flags of archive.
-type archiveConfig struct {
-	store, archive, prefix, format, before string
-	lease, retry                           time.Duration
-}
-
-func cmdArchive(ctx context.Context, args []string) error {
-	var c archiveConfig
-	fs := newFlags("archive")
-	fs.StringVar(&c.store, "store", "sqlite://flightsrv.db", "hot store: postgres://… or sqlite://PATH")
-	fs.StringVar(&c.archive, "archive", "flightsrv-archive", "archive location: a gocloud.dev/blob URL or a directory")
-	fs.StringVar(&c.prefix, "prefix", "archives", "object-key prefix of new archives")
-	fs.StringVar(&c.format, "format", "parquet", "payload format of new archives: parquet or json")
-	fs.StringVar(&c.before, "before", "", "archive buckets ending at or before this instant, RFC 3339 (default: Jan 1 of the previous UTC year)")
-	fs.DurationVar(&c.lease, "lease", archive.DefaultLease, "archive lease")
-	fs.DurationVar(&c.retry, "retry", archive.DefaultRetry, "delay before a failed bucket is retried")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	cutoff := time.Date(time.Now().UTC().Year()-1, 1, 1, 0, 0, 0, 0, time.UTC)
-	if c.before != "" {
-		t, err := parseInstant(c.before)
-		if err != nil {
-			return fmt.Errorf("--before: %w", err)
-		}
-		cutoff = t
-	}
-	if cutoff.After(time.Now()) {
-		return fmt.Errorf("--before %s is in the future: it would archive buckets that are still being written", cutoff.Format(time.RFC3339))
-	}
-	st, err := openStore(ctx, c.store)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if err := st.Validate(ctx); err != nil {
-		return fmt.Errorf("validate schema (run `flightsrv migrate` first): %w", err)
-	}
-	sum, err := archiveBefore(ctx, st, c, cutoff)
-	fmt.Printf("archived %d buckets, cleaned %d\n", sum.Published, sum.Cleaned)
-	return err
-}
-
-// archiveBefore runs archiver cycles until no due work is left.
-func archiveBefore(ctx context.Context, st *openedStore, c archiveConfig, cutoff time.Time) (archive.RunSummary, error) {
-	var total archive.RunSummary
-	format, err := archive.ParseFormat(c.format)
-	if err != nil {
-		return total, err
-	}
-	bucket, err := openArchive(ctx, c.archive)
-	if err != nil {
-		return total, err
-	}
-	defer bucket.Close()
-	w, err := archive.NewWriter(bucket, archive.WriterOptions{Prefix: c.prefix, Format: format})
-	if err != nil {
-		return total, err
-	}
-	a, err := archive.NewArchiver(st, w, st, archive.ArchiverOptions{Lease: c.lease, Retry: c.retry})
-	if err != nil {
-		return total, err
-	}
-	for {
-		sum, err := a.RunOnce(ctx, cutoff)
-		total.Discovered += sum.Discovered
-		total.Claimed += sum.Claimed
-		total.Skipped += sum.Skipped
-		total.Published += sum.Published
-		total.Cleaned += sum.Cleaned
-		if err != nil {
-			return total, fmt.Errorf("archive cycle: %w", err)
-		}
-		if sum.Discovered == 0 || sum.Published+sum.Cleaned == 0 {
-			return total, nil
-		}
-	}
 }

@@ -12,6 +12,7 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -24,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -49,6 +51,9 @@ type Mapping struct {
 	// Value lists the source columns to encode into value, in order. Empty means every column
 	// not used as partition, time or id.
 	Value []string
+	// Progress, when set, is called after each batch File writes, with the running totals
+	// (not during the checking pass). It runs on File's goroutine and must not block long.
+	Progress func(Stats)
 }
 
 // Appender is the write port the loader uses; *routing.DurableTable implements it.
@@ -108,7 +113,16 @@ func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error
 			return Stats{}, fmt.Errorf("%w (nothing was written)", err)
 		}
 	}
-	return pass(func(recs []routing.Record) (int, error) { return t.Append(ctx, recs) })
+	var total Stats
+	return pass(func(recs []routing.Record) (int, error) {
+		n, err := t.Append(ctx, recs)
+		total.Read += int64(len(recs))
+		total.Appended += int64(n)
+		if m.Progress != nil && err == nil {
+			m.Progress(total)
+		}
+		return n, err
+	})
 }
 
 // recordSource yields Arrow batches of a source file.
@@ -207,11 +221,20 @@ func run(src recordSource, m Mapping, sink func([]routing.Record) (int, error)) 
 			if err != nil {
 				return st, fmt.Errorf("load: row %d: %w", row, err)
 			}
-			var id string
+			part, err := keyAt(rec.Column(cols.part), r)
+			if err != nil {
+				return st, fmt.Errorf("load: row %d: partition column %q: %w", row, m.Partition, err)
+			}
+			var id []byte
 			if cols.id >= 0 {
-				id = textAt(rec.Column(cols.id), r)
+				if rec.Column(cols.id).IsNull(r) {
+					return st, fmt.Errorf("load: row %d has a null id", row)
+				}
+				if id, err = keyAt(rec.Column(cols.id), r); err != nil {
+					return st, fmt.Errorf("load: row %d: id column %q: %w", row, m.ID, err)
+				}
 			} else {
-				id = fmt.Sprintf("%0*d", m.IDWidth, row)
+				id = fmt.Appendf(nil, "%0*d", m.IDWidth, row)
 			}
 			val := make([]byte, 0, 64)
 			val = append(val, '{')
@@ -225,9 +248,9 @@ func run(src recordSource, m Mapping, sink func([]routing.Record) (int, error)) 
 			}
 			val = append(val, '}')
 			batch = append(batch, routing.Record{
-				PartitionKey: []byte(textAt(rec.Column(cols.part), r)),
+				PartitionKey: part,
 				EventTime:    ts,
-				SortKey:      []byte(id),
+				SortKey:      id,
 				Value:        val,
 			})
 			row++
@@ -267,6 +290,35 @@ func parseTime(s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, errors.New("time value is not RFC 3339 or YYYY-MM-DD[ HH:MM:SS]")
+}
+
+// ErrInvalidUTF8 is returned for a binary partition or id value that is not valid UTF-8: the
+// SQL surface maps both to text columns (pulpitum-reference.md §5.1), so such a value could
+// never be queried.
+var ErrInvalidUTF8 = errors.New("load: binary value is not valid UTF-8")
+
+// keyAt returns the bytes of a partition or id value: the UTF-8 bytes of a string, the raw
+// bytes of a binary value (a Parquet BYTE_ARRAY without a UTF8 annotation reads as binary)
+// when they are valid UTF-8 (ErrInvalidUTF8 otherwise), and the text rendering of any other
+// type (numbers, dates).
+func keyAt(col arrow.Array, i int) ([]byte, error) {
+	var raw []byte
+	switch a := col.(type) {
+	case *array.Binary:
+		raw = a.Value(i)
+	case *array.LargeBinary:
+		raw = a.Value(i)
+	case *array.BinaryView:
+		raw = a.Value(i)
+	case *array.FixedSizeBinary:
+		raw = a.Value(i)
+	default:
+		return []byte(textAt(col, i)), nil
+	}
+	if !utf8.Valid(raw) {
+		return nil, ErrInvalidUTF8
+	}
+	return bytes.Clone(raw), nil
 }
 
 // textAt renders a value as text (the partition and id columns).

@@ -10,6 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/flightsrv/flightsrv/internal/tablecheck"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 )
@@ -98,20 +105,8 @@ func TestMappingErrors(t *testing.T) {
 // writable window in the last row stops the load before the first row is written.
 func TestBadRowWritesNothing(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	def := routing.TableDef{Name: "t", TableID: "t", PartitionColumn: "p", Strategy: routing.CalendarMonthUTC, WritableBuckets: 3}
-	now := time.Date(2001, 3, 15, 0, 0, 0, 0, time.UTC)
-	tbl, err := routing.NewDurableTable(def, st, nil, routing.Options{Clock: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := sqliteTable(t, routing.TableDef{Name: "t", TableID: "t", PartitionColumn: "p", Strategy: routing.CalendarMonthUTC, WritableBuckets: 3},
+		time.Date(2001, 3, 15, 0, 0, 0, 0, time.UTC))
 	var body strings.Builder
 	body.WriteString("when,airport\n")
 	for i := range BatchSize + 10 { // two batches: the bad row is in the second
@@ -119,7 +114,7 @@ func TestBadRowWritesNothing(t *testing.T) {
 	}
 	body.WriteString("1990-01-01 00:00:00,ORD\n")
 	p := writeFile(t, "f.csv", body.String())
-	_, err = File(ctx, tbl, p, Mapping{Partition: "airport", Time: "when"})
+	_, err := File(ctx, tbl, p, Mapping{Partition: "airport", Time: "when"})
 	if !errors.Is(err, routing.ErrOutsideWriteWindow) || !strings.Contains(err.Error(), "nothing was written") || !strings.Contains(err.Error(), fmt.Sprintf("rows %d to %d", BatchSize, BatchSize+10)) {
 		t.Fatalf("error %v", err)
 	}
@@ -133,4 +128,105 @@ func TestBadRowWritesNothing(t *testing.T) {
 	if err != nil || stats.Appended != BatchSize+10 {
 		t.Fatalf("corrected load: %+v %v", stats, err)
 	}
+}
+
+// writeBinaryParquet writes a Parquet file whose partition and id columns are BYTE_ARRAY
+// without a UTF8 annotation (Arrow binary), as tools that do not annotate strings write them.
+func writeBinaryParquet(t *testing.T, parts, ids [][]byte, times []time.Time) string {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "p", Type: arrow.BinaryTypes.Binary},
+		{Name: "rid", Type: arrow.BinaryTypes.Binary},
+		{Name: "at", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
+		{Name: "price", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	for i := range parts {
+		b.Field(0).(*array.BinaryBuilder).Append(parts[i])
+		b.Field(1).(*array.BinaryBuilder).Append(ids[i])
+		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(times[i].UnixMicro()))
+		b.Field(3).(*array.Int64Builder).Append(int64(100 + i))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "binary.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(schema, f, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestBinaryPartitionAndID: binary partition and id columns are stored as their UTF-8 bytes
+// (not the base64 text Arrow renders them as), so the partition is found by its text; invalid
+// UTF-8 is refused with the row and column named and nothing written.
+func TestBinaryPartitionAndID(t *testing.T) {
+	ctx := context.Background()
+	day := time.Date(2024, 5, 6, 9, 30, 0, 0, time.UTC)
+	tbl := sqliteTable(t, routing.TableDef{Name: "quotes", TableID: "quotes", PartitionColumn: "p", Strategy: routing.CalendarDayUTC, WritableBuckets: 3}, day)
+	parts := [][]byte{[]byte("MSFT"), []byte("AAPL"), []byte("MSFT"), []byte("Zürich")}
+	ids := [][]byte{[]byte("q1"), []byte("q2"), []byte("q3"), []byte("q4")}
+	times := []time.Time{day, day.Add(time.Second), day.Add(2 * time.Second), day.Add(3 * time.Second)}
+	var progress []Stats
+	stats, err := File(ctx, tbl, writeBinaryParquet(t, parts, ids, times),
+		Mapping{Partition: "p", Time: "at", ID: "rid", Progress: func(s Stats) { progress = append(progress, s) }})
+	if err != nil || stats.Appended != 4 {
+		t.Fatalf("load = %+v, %v", stats, err)
+	}
+	if len(progress) != 1 || progress[0].Appended != 4 {
+		t.Fatalf("progress calls = %+v", progress)
+	}
+	r := routing.TimeRange{Start: day.Add(-time.Hour), End: day.Add(time.Hour)}
+	for pk, want := range map[string]uint64{"MSFT": 2, "AAPL": 1, "Zürich": 1, "TVNGVA==": 0} {
+		n, _, _, err := tablecheck.Count(ctx, tbl, []byte(pk), r)
+		if err != nil || n != want {
+			t.Fatalf("count of %q = %d, %v; want %d", pk, n, err, want)
+		}
+	}
+	page, err := tbl.QueryPage(ctx, routing.Query{PartitionKey: []byte("MSFT"), Range: r, Limit: 10})
+	if err != nil || len(page.Records) != 2 || string(page.Records[0].SortKey) != "q1" || string(page.Records[1].SortKey) != "q3" ||
+		string(page.Records[1].Value) != `{"price":102}` {
+		t.Fatalf("MSFT records = %+v, %v", page.Records, err)
+	}
+
+	// Invalid UTF-8 in the id of the third row: refused, nothing written.
+	bad := writeBinaryParquet(t, [][]byte{[]byte("IBM"), []byte("IBM"), []byte("IBM")},
+		[][]byte{[]byte("a"), []byte("b"), {0xff, 0xfe}}, times[:3])
+	_, err = File(ctx, tbl, bad, Mapping{Partition: "p", Time: "at", ID: "rid"})
+	if !errors.Is(err, ErrInvalidUTF8) || !strings.Contains(err.Error(), `row 2: id column "rid"`) || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("invalid UTF-8 id: %v", err)
+	}
+	if n, _, _, err := tablecheck.Count(ctx, tbl, []byte("IBM"), r); err != nil || n != 0 {
+		t.Fatalf("IBM count = %d, %v", n, err)
+	}
+}
+
+// sqliteTable returns def as a durable table over a new migrated SQLite store whose
+// application clock stands at now; the store is closed when the test ends.
+func sqliteTable(t *testing.T, def routing.TableDef, now time.Time) *routing.DurableTable {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	if err := st.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := routing.NewDurableTable(def, st, nil, routing.Options{Clock: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
 }

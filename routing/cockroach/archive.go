@@ -14,6 +14,11 @@ import (
 
 // Conditions shared by the archival statements (pulpitum-reference.md §4). owner is the
 // session fence: $4 generation, $5 token, and a lease unexpired at database time.
+//
+// Lease expiries and retry times are computed by the database (now() + a duration sent in
+// microseconds) as well as compared with its now(). The reference computes them with the
+// application's clock (§4, notation), so a runner whose clock is ahead holds leases longer
+// than intended and one behind loses them early; here only the database's clock counts.
 const (
 	whereBucket = `table_id = $1 AND partition_key = $2 AND bucket_key = $3`
 	andOwner    = ` AND generation = $4 AND archive_owner_token = $5 AND archive_owner_expires_at > now()`
@@ -40,7 +45,7 @@ LIMIT $2`)
 	sqlClaimArchive = register("UPDATE pulpitum_v4_bucket_metadata", "UPDATE", MetadataTable,
 		`UPDATE pulpitum_v4_bucket_metadata
 SET state = 'archiving', generation = generation + 1,
-	archive_owner_token = $4, archive_owner_expires_at = $5,
+	archive_owner_token = $4, archive_owner_expires_at = now() + $5::INT8 * INTERVAL '1 microsecond',
 	archive_next_attempt_at = NULL, archive_object_key = NULL, hot_deleted = false
 WHERE `+whereBucket+`
 	AND `+retryDue+`
@@ -49,7 +54,8 @@ RETURNING generation`)
 	sqlClaimCleanup = register("UPDATE pulpitum_v4_bucket_metadata", "UPDATE", MetadataTable,
 		`UPDATE pulpitum_v4_bucket_metadata
 SET generation = generation + 1,
-	archive_owner_token = $4, archive_owner_expires_at = $5, archive_next_attempt_at = NULL
+	archive_owner_token = $4, archive_owner_expires_at = now() + $5::INT8 * INTERVAL '1 microsecond',
+	archive_next_attempt_at = NULL
 WHERE `+whereBucket+`
 	AND state = 'archived' AND hot_deleted = false
 	AND `+retryDue+`
@@ -57,7 +63,7 @@ WHERE `+whereBucket+`
 RETURNING generation`)
 	sqlRenew = register("UPDATE pulpitum_v4_bucket_metadata", "UPDATE", MetadataTable,
 		`UPDATE pulpitum_v4_bucket_metadata
-SET archive_owner_expires_at = $6
+SET archive_owner_expires_at = now() + $6::INT8 * INTERVAL '1 microsecond'
 WHERE `+whereBucket+andOwner+`
 	AND (state = 'archiving' OR (state = 'archived' AND hot_deleted = false))`)
 	sqlSnapshot = register("SNAPSHOT durable bucket", "SNAPSHOT", RecordsTable,
@@ -95,11 +101,13 @@ WHERE `+whereBucket+andOwner+` AND state = 'archived' AND hot_deleted = false`)
 		`UPDATE pulpitum_v4_bucket_metadata
 SET state = 'hot', archive_owner_token = NULL, archive_owner_expires_at = NULL,
 	archive_object_key = NULL, hot_deleted = false,
-	archive_attempts = archive_attempts + 1, archive_next_attempt_at = $6
+	archive_attempts = archive_attempts + 1,
+	archive_next_attempt_at = now() + $6::INT8 * INTERVAL '1 microsecond'
 WHERE `+whereBucket+andOwner+` AND state = 'archiving'`)
 	sqlDeferCleanup = register("UPDATE pulpitum_v4_bucket_metadata", "UPDATE", MetadataTable,
 		`UPDATE pulpitum_v4_bucket_metadata
-SET archive_owner_expires_at = $6, archive_next_attempt_at = $6,
+SET archive_owner_expires_at = now() + $6::INT8 * INTERVAL '1 microsecond',
+	archive_next_attempt_at = now() + $6::INT8 * INTERVAL '1 microsecond',
 	archive_attempts = archive_attempts + 1
 WHERE `+whereBucket+andOwner+` AND state = 'archived' AND hot_deleted = false`)
 	sqlAbortArchive = register("UPDATE pulpitum_v4_bucket_metadata", "UPDATE", MetadataTable,
@@ -164,8 +172,8 @@ func discoverRows(ctx context.Context, q querier, kind routing.WorkKind, sql str
 }
 
 // ClaimArchive moves b to archiving when its retry time is due and it is hot or archiving
-// with an expired lease: generation+1, a new UUIDv4 token, lease expiry = application clock +
-// lease (compared with database time; a non-positive lease yields an already expired session),
+// with an expired lease: generation+1, a new UUIDv4 token, lease expiry = database now() +
+// lease (a non-positive lease yields an already expired session),
 // retry time and object key cleared. It returns nil, nil when b cannot be claimed (a lost race,
 // a live lease, a retry time not due, an archived or unknown bucket). Errors as for ReadRange.
 func (s *Store) ClaimArchive(ctx context.Context, b routing.BucketID, lease time.Duration) (*routing.ArchiveSession, error) {
@@ -184,11 +192,10 @@ func (s *Store) claim(ctx context.Context, op, sql string, b routing.BucketID, l
 		return nil, err
 	}
 	token := newToken()
-	expires := s.clock().Add(lease)
 	var gen int64
 	claimed := false
 	err := s.inTx(ctx, op, func(ctx context.Context, tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, sql, bucketArgs(b, token, expires)...).Scan(&gen)
+		err := tx.QueryRow(ctx, sql, bucketArgs(b, token, lease.Microseconds())...).Scan(&gen)
 		if errors.Is(err, pgx.ErrNoRows) {
 			claimed = false
 			return nil
@@ -202,11 +209,11 @@ func (s *Store) claim(ctx context.Context, op, sql string, b routing.BucketID, l
 	return &routing.ArchiveSession{Bucket: b, Generation: gen, Token: token}, nil
 }
 
-// Renew sets the session's lease expiry to application clock + lease while the session owns
+// Renew sets the session's lease expiry to database now() + lease while the session owns
 // the bucket (archiving, or archived with hot rows remaining); otherwise
 // routing.ErrStaleArchiveSession. Errors as for ReadRange.
 func (s *Store) Renew(ctx context.Context, sess *routing.ArchiveSession, lease time.Duration) error {
-	return s.ownerUpdate(ctx, "renew archive lease", sess, sqlRenew, s.clock().Add(lease))
+	return s.ownerUpdate(ctx, "renew archive lease", sess, sqlRenew, lease.Microseconds())
 }
 
 // Snapshot returns every record of the session's archiving bucket in (event_time, sort_key)
@@ -292,18 +299,18 @@ func (s *Store) DeleteHotBucket(ctx context.Context, sess *routing.ArchiveSessio
 }
 
 // DeferArchive returns the session's archiving bucket to hot (token, expiry and object key
-// cleared), counts an attempt and sets its retry time to application clock + retry.
+// cleared), counts an attempt and sets its retry time to database now() + retry.
 // routing.ErrStaleArchiveSession when the session no longer owns an archiving bucket. Errors
 // as for ReadRange.
 func (s *Store) DeferArchive(ctx context.Context, sess *routing.ArchiveSession, retry time.Duration) error {
-	return s.ownerUpdate(ctx, "defer archive", sess, sqlDeferArchive, s.clock().Add(retry))
+	return s.ownerUpdate(ctx, "defer archive", sess, sqlDeferArchive, retry.Microseconds())
 }
 
 // DeferCleanup postpones cleanup of the session's archived bucket: lease expiry and retry time
-// both become application clock + retry and an attempt is counted; the bucket stays archived.
+// both become database now() + retry and an attempt is counted; the bucket stays archived.
 // routing.ErrStaleArchiveSession when the session no longer owns it. Errors as for ReadRange.
 func (s *Store) DeferCleanup(ctx context.Context, sess *routing.ArchiveSession, retry time.Duration) error {
-	return s.ownerUpdate(ctx, "defer cleanup", sess, sqlDeferCleanup, s.clock().Add(retry))
+	return s.ownerUpdate(ctx, "defer cleanup", sess, sqlDeferCleanup, retry.Microseconds())
 }
 
 // AbortArchive returns the session's archiving bucket to hot with token, expiry and object key
@@ -339,4 +346,45 @@ func newToken() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+var sqlStatus = register("SELECT pulpitum_v4_bucket_metadata", "SELECT", MetadataTable,
+	`SELECT state, archive_object_key, hot_deleted, generation, archive_attempts,
+	archive_next_attempt_at, archive_owner_expires_at
+FROM pulpitum_v4_bucket_metadata
+WHERE `+whereBucket)
+
+// Status returns b's archival fields (routing.ArchiveStateStore): route, attempts, retry time
+// and lease expiry (database time, UTC). A bucket without a metadata row is hot with zero
+// fields. Errors as for ReadRange.
+func (s *Store) Status(ctx context.Context, b routing.BucketID) (routing.ArchiveStatus, error) {
+	const op = "read archive status"
+	if err := b.Validate(); err != nil {
+		return routing.ArchiveStatus{}, err
+	}
+	var (
+		st            routing.ArchiveStatus
+		state         string
+		key           *string
+		deleted       bool
+		next, expires *time.Time
+	)
+	err := s.queryRow(ctx, op, sqlStatus, bucketArgs(b), &state, &key, &deleted, &st.Generation, &st.Attempts, &next, &expires)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return routing.ArchiveStatus{Route: routing.Route{State: routing.StateHot}}, nil
+	}
+	if err != nil {
+		return routing.ArchiveStatus{}, err
+	}
+	gen := st.Generation
+	if st.Route, err = routeFromRow(state, key, deleted, gen); err != nil {
+		return routing.ArchiveStatus{}, err
+	}
+	if next != nil {
+		st.NextAttemptAt = next.UTC()
+	}
+	if expires != nil {
+		st.LeaseExpiresAt = expires.UTC()
+	}
+	return st, nil
 }

@@ -12,6 +12,12 @@
 // is not archived, so route and rows come from one MVCC
 // snapshot. Mutations run in SERIALIZABLE transactions retried on SQLSTATE 40001.
 //
+// The archival state machine (archive.go) is the reference's, statement for statement, with
+// one change: lease expiries and retry times are computed by the database (now() plus a
+// duration) instead of the application's clock, so only the database's clock decides leases.
+// Status reads a bucket's durable archival fields; Product names the server (CockroachDB or
+// PostgreSQL).
+//
 // Timestamps are TIMESTAMPTZ with microsecond precision and are returned in UTC.
 //
 // Arrow reads (ScanRange, routing.HotBatchScanner, scan.go) are one statement per bucket too,

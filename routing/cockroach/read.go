@@ -213,14 +213,39 @@ func routeFromRow(state string, key *string, hotDeleted bool, generation int64) 
 	return routing.RouteFromRow(state, *key, true, hotDeleted, generation)
 }
 
-const sqlTableStrategyConflict = `SELECT EXISTS (SELECT 1 FROM pulpitum_v4_bucket_metadata WHERE table_id = $1 AND bucket_strategy <> $2)`
+const sqlStoredTables = `SELECT DISTINCT table_id, bucket_strategy FROM pulpitum_v4_bucket_metadata ORDER BY table_id, bucket_strategy`
 
-// StrategyConflict reports whether the store holds buckets of tableID with a strategy other
-// than st (routing.StrategyChecker).
-func (s *Store) StrategyConflict(ctx context.Context, tableID string, st routing.Strategy) (bool, error) {
-	var conflict bool
-	if err := s.queryRow(ctx, "check table strategy", sqlTableStrategyConflict, []any{tableID, st.String()}, &conflict); err != nil {
-		return false, err
+// StoredTables lists the (table id, strategy) pairs of the metadata rows (routing.TableCatalog),
+// with one statement that reads every metadata row. A strategy this server does not know is
+// routing.ErrOperationFailed. Errors as for ReadRange.
+func (s *Store) StoredTables(ctx context.Context) ([]routing.StoredTable, error) {
+	const op = "list stored tables"
+	conn, err := s.acquire(ctx, op)
+	if err != nil {
+		return nil, err
 	}
-	return conflict, nil
+	defer conn.Release()
+	rows, err := conn.Query(ctx, sqlStoredTables)
+	if err != nil {
+		return nil, s.classify(op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (routing.StoredTable, error) {
+		var (
+			t        routing.StoredTable
+			strategy string
+		)
+		if err := r.Scan(&t.TableID, &strategy); err != nil {
+			return t, err
+		}
+		st, err := routing.ParseStrategy(strategy)
+		if err != nil {
+			return t, keep(fmt.Errorf("%w: unknown bucket strategy", routing.ErrOperationFailed))
+		}
+		t.Strategy = st
+		return t, nil
+	})
+	if err != nil {
+		return nil, s.classify(op, err)
+	}
+	return out, nil
 }

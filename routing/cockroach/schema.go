@@ -163,9 +163,18 @@ ORDER BY kcu.ordinal_position`)
 // step; a server should call Validate. Concurrent Migrate calls on one database may fail
 // and can be retried.
 func (s *Store) Migrate(ctx context.Context) error {
+	_, err := s.ApplyMigrations(ctx)
+	return err
+}
+
+// ApplyMigrations is Migrate returning the migrations it applied, in version order (none when
+// the schema was up to date), for the operator's report.
+func (s *Store) ApplyMigrations(ctx context.Context) ([]migration.Migration, error) {
 	ctx, span := s.startSpan(ctx, "pulpitum.schema.migrate")
 	defer span.End()
+	var done []migration.Migration
 	err := s.inTx(ctx, "migrate schema", func(ctx context.Context, tx pgx.Tx) error {
+		done = nil // a retried transaction starts over
 		if _, err := tx.Exec(ctx, createHistorySQL); err != nil {
 			return err
 		}
@@ -184,11 +193,15 @@ func (s *Store) Migrate(ctx context.Context) error {
 			if _, err := tx.Exec(ctx, sqlInsertHistory, m.Version, m.Name, m.Checksum()); err != nil {
 				return err
 			}
+			done = append(done, m)
 		}
 		return nil
 	})
 	recordError(span, err)
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return done, nil
 }
 
 // Validate is the read-only startup check (pulpitum-reference.md §1.3): the history must plan

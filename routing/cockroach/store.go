@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -57,10 +58,6 @@ type Config struct {
 	// TracerProvider provides the OpenTelemetry tracer for statement spans (default the
 	// global provider).
 	TracerProvider trace.TracerProvider
-	// Clock is the application clock used to compute lease expiries and retry times, which
-	// the database compares with its own now() (pulpitum-reference.md §4, clock skew
-	// matters). Default time.Now.
-	Clock func() time.Time
 }
 
 // Store is the CockroachDB/PostgreSQL hot store over a pgx pool: it implements
@@ -71,15 +68,16 @@ type Config struct {
 // database errors routing.ErrOperationFailed (with a [*SQLStateError]), an ambiguous commit
 // routing.ErrCommitOutcome. A Store is safe for concurrent use; Close it when done.
 type Store struct {
-	pool   *pgxpool.Pool
-	cfg    Config
-	clock  func() time.Time
-	tracer trace.Tracer
+	pool    *pgxpool.Pool
+	cfg     Config
+	tracer  trace.Tracer
+	product string
 }
 
 var (
 	_ routing.HotStore          = (*Store)(nil)
 	_ routing.ArchiveStateStore = (*Store)(nil)
+	_ routing.TableCatalog      = (*Store)(nil)
 )
 
 // Open validates cfg, creates the pool and checks that the database answers (a failure wraps
@@ -104,9 +102,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.TracerProvider == nil {
 		cfg.TracerProvider = otel.GetTracerProvider()
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
 	pcfg, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {
 		// The parse error may quote the URL, password included: do not wrap it.
@@ -114,7 +109,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	pcfg.MaxConns, pcfg.MinConns = cfg.MaxConns, cfg.MinConns
 	pcfg.ConnConfig.ConnectTimeout = cfg.ConnectTimeout
-	s := &Store{cfg: cfg, clock: cfg.Clock,
+	s := &Store{cfg: cfg,
 		tracer: cfg.TracerProvider.Tracer("github.com/flightsrv/flightsrv/routing/cockroach")}
 	pcfg.ConnConfig.Tracer = &statementTracer{
 		next:   cfg.Tracer,
@@ -132,8 +127,21 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		pool.Close()
 		return nil, unavailable("connect", err)
 	}
+	var version string
+	if err := pool.QueryRow(pctx, "SELECT version()").Scan(&version); err != nil {
+		pool.Close()
+		return nil, s.classify("read server version", err)
+	}
+	s.product = "PostgreSQL"
+	if strings.Contains(version, "CockroachDB") {
+		s.product = "CockroachDB"
+	}
 	return s, nil
 }
+
+// Product names the database server: "CockroachDB" or "PostgreSQL" (from version(), read
+// once by Open).
+func (s *Store) Product() string { return s.product }
 
 // Close closes the pool, waiting for acquired connections to be released.
 func (s *Store) Close() { s.pool.Close() }

@@ -395,3 +395,20 @@ func isDDL(sql string) bool {
 	}
 	return false
 }
+
+// TestProductAndAppliedMigrations: the store names the server it talks to (PostgreSQL here),
+// and ApplyMigrations reports the baseline once, then nothing.
+func TestProductAndAppliedMigrations(t *testing.T) {
+	s := openStore(t, cockroach.Config{})
+	if got := s.Product(); got != "PostgreSQL" {
+		t.Fatalf("Product = %q", got)
+	}
+	ctx := context.Background()
+	applied, err := s.ApplyMigrations(ctx)
+	if err != nil || len(applied) != 1 || applied[0].Version != 4 || applied[0].Name != "v4_durable_bucket_store_baseline" {
+		t.Fatalf("first ApplyMigrations = %d, %v", len(applied), err)
+	}
+	if again, err := s.ApplyMigrations(ctx); err != nil || len(again) != 0 {
+		t.Fatalf("second ApplyMigrations = %d, %v", len(again), err)
+	}
+}

@@ -194,14 +194,37 @@ func microBounds(r routing.TimeRange, after *routing.Cursor, desc bool) (start, 
 	return s.UnixMicro(), e.UnixMicro(), cursor
 }
 
-const sqlTableStrategyConflict = `SELECT EXISTS (SELECT 1 FROM pulpitum_v4_bucket_metadata WHERE table_id = ?1 AND bucket_strategy <> ?2)`
+const sqlStoredTables = `SELECT DISTINCT table_id, bucket_strategy FROM pulpitum_v4_bucket_metadata ORDER BY table_id, bucket_strategy`
 
-// StrategyConflict reports whether the store holds buckets of tableID with a strategy other
-// than st (routing.StrategyChecker).
-func (s *Store) StrategyConflict(ctx context.Context, tableID string, st routing.Strategy) (bool, error) {
-	var conflict bool
-	if err := s.queryRow(ctx, s.r, sqlTableStrategyConflict, []any{tableID, st.String()}, &conflict); err != nil {
-		return false, s.classify("check table strategy", err)
+// StoredTables lists the (table id, strategy) pairs of the metadata rows (routing.TableCatalog),
+// with one statement that reads every metadata row. A strategy this server does not know is
+// routing.ErrOperationFailed. Errors as for ReadRange.
+func (s *Store) StoredTables(ctx context.Context) ([]routing.StoredTable, error) {
+	const op = "list stored tables"
+	s.count(ctx)
+	rows, err := s.r.QueryContext(ctx, sqlStoredTables)
+	if err != nil {
+		return nil, s.classify(op, err)
 	}
-	return conflict, nil
+	defer rows.Close()
+	var out []routing.StoredTable
+	for rows.Next() {
+		var (
+			t        routing.StoredTable
+			strategy string
+		)
+		if err := rows.Scan(&t.TableID, &strategy); err != nil {
+			return nil, s.classify(op, err)
+		}
+		st, err := routing.ParseStrategy(strategy)
+		if err != nil {
+			return nil, fmt.Errorf("%w: unknown bucket strategy", routing.ErrOperationFailed)
+		}
+		t.Strategy = st
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.classify(op, err)
+	}
+	return out, nil
 }

@@ -100,7 +100,15 @@ var expectedTables = []expectedTable{
 // time. History errors are the typed errors of package migration and nothing is changed;
 // database errors wrap routing.ErrOperationFailed or routing.ErrUnavailable.
 func (s *Store) Migrate(ctx context.Context) error {
-	return s.inTx(ctx, "migrate schema", func(ctx context.Context, tx *sql.Tx) error {
+	_, err := s.ApplyMigrations(ctx)
+	return err
+}
+
+// ApplyMigrations is Migrate returning the migrations it applied, in version order (none when
+// the schema was up to date), for the operator's report.
+func (s *Store) ApplyMigrations(ctx context.Context) ([]migration.Migration, error) {
+	var done []migration.Migration
+	err := s.inTx(ctx, "migrate schema", func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := s.exec(ctx, tx, createHistorySQL); err != nil {
 			return err
 		}
@@ -120,9 +128,14 @@ func (s *Store) Migrate(ctx context.Context) error {
 				m.Version, m.Name, m.Checksum(), micros(s.clock())); err != nil {
 				return err
 			}
+			done = append(done, m)
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return done, nil
 }
 
 // Validate is the read-only startup check: the history must plan without error and with

@@ -56,6 +56,7 @@ type Store struct {
 var (
 	_ routing.HotStore          = (*Store)(nil)
 	_ routing.ArchiveStateStore = (*Store)(nil)
+	_ routing.TableCatalog      = (*Store)(nil)
 )
 
 // Open opens (creating if needed) the database at cfg.Path in WAL mode with foreign keys on.

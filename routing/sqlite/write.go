@@ -388,3 +388,40 @@ func ownerArgs(sess *routing.ArchiveSession, extra ...any) []any {
 	b := sess.Bucket
 	return append([]any{b.TableID, b.PartitionKey, b.Key, sess.Generation, sess.Token}, extra...)
 }
+
+// Status returns b's archival fields (routing.ArchiveStateStore): route, attempts, retry time
+// and lease expiry (store clock, UTC). A bucket without a metadata row is hot with zero fields.
+// Errors as for ReadRange.
+func (s *Store) Status(ctx context.Context, b routing.BucketID) (routing.ArchiveStatus, error) {
+	const op = "read archive status"
+	if err := b.Validate(); err != nil {
+		return routing.ArchiveStatus{}, err
+	}
+	var (
+		st            routing.ArchiveStatus
+		state         string
+		key           sql.NullString
+		deleted       bool
+		next, expires sql.NullInt64
+	)
+	err := s.queryRow(ctx, s.r, `SELECT state, archive_object_key, hot_deleted, generation, archive_attempts,
+	archive_next_attempt_at, archive_owner_expires_at
+FROM pulpitum_v4_bucket_metadata WHERE `+whereBucket, []any{b.TableID, b.PartitionKey, b.Key},
+		&state, &key, &deleted, &st.Generation, &st.Attempts, &next, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return routing.ArchiveStatus{Route: routing.Route{State: routing.StateHot}}, nil
+	}
+	if err != nil {
+		return routing.ArchiveStatus{}, s.classify(op, err)
+	}
+	if st.Route, err = routing.RouteFromRow(state, key.String, key.Valid, deleted, st.Generation); err != nil {
+		return routing.ArchiveStatus{}, err
+	}
+	if next.Valid {
+		st.NextAttemptAt = fromMicros(next.Int64)
+	}
+	if expires.Valid {
+		st.LeaseExpiresAt = fromMicros(expires.Int64)
+	}
+	return st, nil
+}

@@ -48,6 +48,8 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"DeferAndAbort", testDeferAndAbort},
 		{"LeaseExpiry", testLeaseExpiry},
 		{"LostClaimRaces", testClaimRaces},
+		{"AttemptsRetryTimesAndLeases", testArchiveStatus},
+		{"AppendFenceAgainstClaim", testAppendFence},
 		{"DiscoverOrderAndLimit", testDiscover},
 		{"OverlappingTablesIsolated", testIsolation},
 		{"ConcurrentAppends", testConcurrentAppends},
@@ -529,26 +531,37 @@ func testStrategyMismatch(t *testing.T, s Store) {
 	if work, _ := s.Discover(bg, ts("9999-01-01T00:00:00Z"), 10); len(work) != 1 || !work[0].Bucket.Equal(day) {
 		t.Fatalf("mismatched append left metadata: %+v", work)
 	}
-	// The persisted strategy is visible to start-up checks.
-	if c, ok := s.(routing.StrategyChecker); ok {
-		for _, tc := range []struct {
-			table string
-			st    routing.Strategy
-			want  bool
-		}{{"t.strategy", routing.CalendarDayUTC, false}, {"t.strategy", routing.CalendarMonthUTC, true}, {"t.strategy-none", routing.CalendarYearUTC, false}} {
-			got, err := c.StrategyConflict(bg, tc.table, tc.st)
-			if err != nil || got != tc.want {
-				t.Fatalf("StrategyConflict(%s, %s) = %v, %v; want %v", tc.table, tc.st, got, err, tc.want)
+	// The persisted strategies are visible to start-up checks, one pair per table id and
+	// strategy, ordered by table id.
+	c, ok := s.(routing.TableCatalog)
+	if !ok {
+		t.Fatal("store does not implement routing.TableCatalog")
+	}
+	stored := func() string {
+		t.Helper()
+		got, err := c.StoredTables(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts []string
+		for _, st := range got {
+			if strings.HasPrefix(st.TableID, "t.strategy") {
+				parts = append(parts, st.TableID+"="+st.Strategy.String())
 			}
 		}
-	} else {
-		t.Fatal("store does not implement routing.StrategyChecker")
+		return strings.Join(parts, " ")
+	}
+	if got, want := stored(), "t.strategy=calendar_day_utc"; got != want {
+		t.Fatalf("StoredTables = %q, want %q", got, want)
 	}
 	// Other tables choose their own strategy; the day table keeps accepting day buckets.
 	otherTable := feb2024("t.strategy-month", "p")
 	mustAppend(t, s, otherTable, rec(otherTable, ts("2024-02-11T01:00:00Z"), "k", "v"))
 	day2 := dayBucket("t.strategy", "p", "2024-02-11")
 	mustAppend(t, s, day2, rec(day2, ts("2024-02-11T01:00:00Z"), "k", "v"))
+	if got, want := stored(), "t.strategy=calendar_day_utc t.strategy-month=calendar_month_utc"; got != want {
+		t.Fatalf("StoredTables = %q, want %q", got, want)
+	}
 }
 
 func testDuplicateRecord(t *testing.T, s Store) {
@@ -1246,4 +1259,170 @@ func testErrorPrivacy(t *testing.T, s Store) {
 			}
 		}
 	}
+}
+
+// near fails unless got is within a minute of want: lease expiries and retry times are
+// computed by the store's clock (the database's for CockroachDB/PostgreSQL), which is this
+// machine's, and the durations compared are hours.
+func near(t *testing.T, what string, got, want time.Time) {
+	t.Helper()
+	if d := got.Sub(want); d < -time.Minute || d > time.Minute || got.Location() != time.UTC {
+		t.Fatalf("%s = %v, want about %v (UTC)", what, got, want)
+	}
+}
+
+func mustStatus(t *testing.T, s Store, b routing.BucketID) routing.ArchiveStatus {
+	t.Helper()
+	st, err := s.Status(bg, b)
+	if err != nil {
+		t.Fatalf("Status: %v", err)
+	}
+	return st
+}
+
+// testArchiveStatus checks the durable fields each transition writes (pulpitum-reference.md
+// §4.1): lease expiry = now + lease on claim, renew and cleanup claim; attempts + 1 and retry
+// time = now + retry on DeferArchive and DeferCleanup (DeferCleanup also moves the expiry
+// there); the retry time cleared by a claim; AbortArchive counting nothing.
+func testArchiveStatus(t *testing.T, s Store) {
+	b := dayBucket("t.status", "p", "2022-02-02")
+	if st := mustStatus(t, s, b); st != (routing.ArchiveStatus{Route: routing.Route{State: routing.StateHot}}) {
+		t.Fatalf("status without a metadata row = %+v", st)
+	}
+	mustAppend(t, s, b, rec(b, ts("2022-02-02T02:02:02Z"), "a", "1"))
+	if st := mustStatus(t, s, b); st.State != routing.StateHot || st.Generation != 0 || st.Attempts != 0 ||
+		!st.NextAttemptAt.IsZero() || !st.LeaseExpiresAt.IsZero() {
+		t.Fatalf("fresh bucket status = %+v", st)
+	}
+
+	sess := mustClaim(t, s, b, time.Hour)
+	st := mustStatus(t, s, b)
+	if st.State != routing.StateArchiving || st.Generation != 1 || st.Attempts != 0 || !st.NextAttemptAt.IsZero() {
+		t.Fatalf("status after claim = %+v", st)
+	}
+	near(t, "lease expiry after claim", st.LeaseExpiresAt, time.Now().Add(time.Hour))
+	if err := s.Renew(bg, sess, 3*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	near(t, "lease expiry after renew", mustStatus(t, s, b).LeaseExpiresAt, time.Now().Add(3*time.Hour))
+
+	if err := s.DeferArchive(bg, sess, 2*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	st = mustStatus(t, s, b)
+	if st.State != routing.StateHot || st.Generation != 1 || st.Attempts != 1 || !st.LeaseExpiresAt.IsZero() {
+		t.Fatalf("status after DeferArchive = %+v", st)
+	}
+	near(t, "retry time after DeferArchive", st.NextAttemptAt, time.Now().Add(2*time.Hour))
+	mustNotClaim(t, "claim before the retry time")(s.ClaimArchive(bg, b, time.Hour))
+
+	// A second deferral into the past: the attempts add up and the bucket is due again.
+	b2 := dayBucket("t.status", "p", "2022-02-03")
+	mustAppend(t, s, b2, rec(b2, ts("2022-02-03T02:02:02Z"), "a", "1"))
+	for i := 1; i <= 3; i++ {
+		if err := s.DeferArchive(bg, mustClaim(t, s, b2, time.Hour), -time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if st := mustStatus(t, s, b2); st.Attempts != int64(i) || st.Generation != int64(i) {
+			t.Fatalf("after %d deferrals status = %+v", i, st)
+		}
+	}
+	sess2 := mustClaim(t, s, b2, time.Hour)
+	if st := mustStatus(t, s, b2); st.Attempts != 3 || !st.NextAttemptAt.IsZero() || st.Generation != 4 {
+		t.Fatalf("claim after deferrals: status = %+v (the retry time is cleared, attempts kept)", st)
+	}
+	if err := s.AbortArchive(bg, sess2); err != nil {
+		t.Fatal(err)
+	}
+	if st := mustStatus(t, s, b2); st.State != routing.StateHot || st.Attempts != 3 || !st.NextAttemptAt.IsZero() || !st.LeaseExpiresAt.IsZero() {
+		t.Fatalf("status after abort = %+v (abort counts nothing)", st)
+	}
+
+	sess2 = mustClaim(t, s, b2, time.Hour)
+	if err := s.PublishArchive(bg, sess2, "m/status"); err != nil {
+		t.Fatal(err)
+	}
+	st = mustStatus(t, s, b2)
+	if st.State != routing.StateArchived || st.ManifestKey != "m/status" || st.HotDeleted || st.Generation != 5 {
+		t.Fatalf("status after publish = %+v", st)
+	}
+	near(t, "lease expiry after publish (kept)", st.LeaseExpiresAt, time.Now().Add(time.Hour))
+	if err := s.DeferCleanup(bg, sess2, 4*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	st = mustStatus(t, s, b2)
+	if st.State != routing.StateArchived || st.Attempts != 4 || !st.NextAttemptAt.Equal(st.LeaseExpiresAt) {
+		t.Fatalf("status after DeferCleanup = %+v", st)
+	}
+	near(t, "retry time after DeferCleanup", st.NextAttemptAt, time.Now().Add(4*time.Hour))
+	mustNotClaim(t, "cleanup claim before the retry time")(s.ClaimCleanup(bg, b2, time.Hour))
+}
+
+// testAppendFence races single-record appends against a claim of the same bucket: the hot
+// check and the insert of an append are one serializable transaction, so every append either
+// committed before the claim (and is in the claim's snapshot) or fails (ErrBucketReadOnly, or
+// an exhausted serialization retry) and is nowhere; no record is lost or appears twice. Each
+// writer appends until it is refused as read-only; the claim comes once 20 appends committed.
+func testAppendFence(t *testing.T, s Store) {
+	const writers = 4
+	b := dayBucket("t.fence", "p", "2021-07-07")
+	mustAppend(t, s, b, rec(b, ts("2021-07-07T00:00:00Z"), "seed", "v"))
+	var (
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		ok        = []routing.Record{rec(b, ts("2021-07-07T00:00:00Z"), "seed", "v")}
+		readOnly  int
+		other     []error
+		enough    = make(chan struct{})
+		closeOnce sync.Once
+	)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				r := rec(b, ts("2021-07-07T07:00:00Z").Add(time.Duration(i)*time.Second), fmt.Sprintf("w%d-%05d", w, i), "v")
+				err := s.Append(bg, b, []routing.Record{r})
+				mu.Lock()
+				switch {
+				case err == nil:
+					ok = append(ok, r)
+					if len(ok) > 20 {
+						closeOnce.Do(func() { close(enough) })
+					}
+				case errors.Is(err, routing.ErrBucketReadOnly):
+					readOnly++
+				case errors.Is(err, routing.ErrOperationFailed): // serialization retries exhausted
+				default:
+					other = append(other, err)
+				}
+				stop := errors.Is(err, routing.ErrBucketReadOnly) || len(other) > 0
+				mu.Unlock()
+				if stop {
+					return
+				}
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-enough:
+	case <-done:
+		t.Fatalf("writers stopped before 20 appends committed: %v", other)
+	}
+	sess := mustClaim(t, s, b, time.Hour)
+	<-done
+	if len(other) > 0 {
+		t.Fatalf("appends failed with unexpected errors: %v", other)
+	}
+	if readOnly != writers {
+		t.Fatalf("%d writers were refused as read-only, want %d", readOnly, writers)
+	}
+	snap, err := s.Snapshot(bg, sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(ok, func(a, b routing.Record) int { return cmpRec(a.EventTime, a.SortKey, b.EventTime, b.SortKey) })
+	sameRecords(t, "snapshot after racing appends", snap, ok)
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flightsrv/flightsrv/archive"
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// TestArchiveCommandGoesPastAFailingBucket: `flightsrv archive` over a file:// archive with a
+// partition value too long for a file name archives every other bucket, exits with an error
+// and reports the failed one by table and bucket with a key-free reason.
+func TestArchiveCommandGoesPastAFailingBucket(t *testing.T) {
+	ctx := context.Background()
+	dir, storeURL, st := migratedSQLite(t)
+	long := strings.Repeat("L", 130)
+	at := time.Date(2001, 2, 5, 10, 0, 0, 0, time.UTC)
+	var buckets []routing.BucketID
+	for _, pk := range []string{"ATL", long, "ORD"} {
+		b := routing.BucketFor("flights", []byte(pk), routing.CalendarMonthUTC, at)
+		if err := st.Append(ctx, b, []routing.Record{{PartitionKey: []byte(pk), EventTime: at, SortKey: []byte("1"), Value: []byte("{}")}}); err != nil {
+			t.Fatal(err)
+		}
+		buckets = append(buckets, b)
+	}
+	err := cmdArchive(ctx, []string{"--store", storeURL, "--archive", filepath.Join(dir, "archive"), "--before", "2001-04-01T00:00:00Z"})
+	if err == nil || !strings.Contains(err.Error(), "1 bucket(s) failed") {
+		t.Fatalf("archive = %v", err)
+	}
+	for i, b := range buckets {
+		r, err := st.Route(ctx, b)
+		want := routing.StateArchived
+		if i == 1 {
+			want = routing.StateHot
+		}
+		if err != nil || r.State != want {
+			t.Fatalf("bucket %d route = %+v, %v; want %v", i, r, err, want)
+		}
+	}
+
+	var out bytes.Buffer
+	printSummary(&out, archive.RunSummary{Published: 2, Cleaned: 2, Failed: 1, Failures: []archive.ItemFailure{{
+		Bucket: buckets[1], Kind: routing.WorkCutover, Deferred: true,
+		Err: &archive.KeyLimitError{Part: "partition key", Bytes: 260, Limit: 255}}}})
+	want := "archived 2 buckets, cleaned 2, 1 failed:\n" +
+		"  table flights, bucket month:2001-02 (cutover, deferred to its retry time): archive: the partition key's object-key segment would be 260 bytes (hex of 130 bytes), beyond the archive's limit of 255 bytes per segment: this bucket cannot be archived under the key scheme\n"
+	if out.String() != want {
+		t.Fatalf("summary:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// TestMigrateReport: migrate says which migrations it applied, and that none were when the
+// schema was already up to date, naming the store for what it is.
+func TestMigrateReport(t *testing.T) {
+	ctx := context.Background()
+	st, err := openStore(ctx, "sqlite://"+filepath.Join(t.TempDir(), "hot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	applied, err := st.ApplyMigrations(ctx)
+	if err != nil || len(applied) != 1 || applied[0].Name != "sqlite_v4_bucket_store_baseline" {
+		t.Fatalf("first migrate = %d migrations, %v", len(applied), err)
+	}
+	want := fmt.Sprintf("applied migration %d ", applied[0].Version) + applied[0].Name + " (sha256 " + applied[0].Checksum()[:12] + ")\nSQLite schema is up to date (1 migration(s) applied)\n"
+	if got := migrationReport(st.kind, applied); got != want {
+		t.Fatalf("report = %q, want %q", got, want)
+	}
+	again, err := st.ApplyMigrations(ctx)
+	if err != nil || len(again) != 0 {
+		t.Fatalf("second migrate = %+v, %v", again, err)
+	}
+	if got := migrationReport(st.kind, again); got != "SQLite schema already up to date: no migration applied\n" {
+		t.Fatalf("report = %q", got)
+	}
+}

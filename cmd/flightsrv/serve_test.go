@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// TestServeRefusesContradictingTables runs `serve` itself (the check lives in the command,
+// where it once never ran) against a store holding month buckets of table id
+// flightsrv.demo.flights: a --table with another strategy, or without the id, is refused
+// before listening, with a message saying what differs; a matching one passes the check.
+func TestServeRefusesContradictingTables(t *testing.T) {
+	ctx := context.Background()
+	dir, storeURL, st := migratedSQLite(t)
+	at := time.Date(2001, 3, 5, 10, 0, 0, 0, time.UTC)
+	b := routing.BucketFor("flightsrv.demo.flights", []byte("ORD"), routing.CalendarMonthUTC, at)
+	if err := st.Append(ctx, b, []routing.Record{{PartitionKey: []byte("ORD"), EventTime: at, SortKey: []byte("1"), Value: []byte("{}")}}); err != nil {
+		t.Fatal(err)
+	}
+	serve := func(table string) error {
+		return cmdServe(ctx, []string{"--store", storeURL, "--archive", filepath.Join(dir, "archive"),
+			"--listen", "127.0.0.1:0", "--no-auth", "--table", table})
+	}
+	for _, tc := range []struct{ table, want string }{
+		{"name=flights,id=flightsrv.demo.flights,partition=origin,strategy=year",
+			`table flights: --table says strategy=year, but the store holds month buckets of table id "flightsrv.demo.flights"`},
+		{"name=flights,partition=origin,strategy=month",
+			`table flights: the store holds no bucket of table id "flights", but it holds table ids that no --table serves: "flightsrv.demo.flights" (month); give the table's id with id= in --table`},
+	} {
+		err := serve(tc.table)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("serve --table %s = %v\nwant an error containing %q", tc.table, err, tc.want)
+		}
+	}
+	ok := []tableFlags{
+		{{Name: "flights", TableID: "flightsrv.demo.flights", PartitionColumn: "origin", Strategy: routing.CalendarMonthUTC, WritableBuckets: 2}},
+		// An empty table beside the served one is fine: every stored id is served.
+		{{Name: "flights", TableID: "flightsrv.demo.flights", PartitionColumn: "origin", Strategy: routing.CalendarMonthUTC, WritableBuckets: 2},
+			{Name: "messages", TableID: "messages", PartitionColumn: "channel_id", Strategy: routing.CalendarYearUTC, WritableBuckets: 2}},
+	}
+	for _, tables := range ok {
+		if err := checkTables(ctx, st, tables); err != nil {
+			t.Fatalf("checkTables(%v) = %v", tables, err)
+		}
+	}
+}
+
+// migratedSQLite opens a migrated SQLite store in a new temporary directory, closed when the
+// test ends, and returns the directory, the store's URL and the store.
+func migratedSQLite(t *testing.T) (dir, storeURL string, st *openedStore) {
+	t.Helper()
+	dir = t.TempDir()
+	storeURL = "sqlite://" + filepath.Join(dir, "hot.db")
+	st, err := openStore(context.Background(), storeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	if err := st.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return dir, storeURL, st
+}
