@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -52,18 +53,24 @@ const (
 // PartialAggregateSchema returns the schema of a partial-aggregate answer: when grouped, a
 // non-null "bin" timestamp[ns, UTC] (the bin's start) first; then "count" (int64), "min" and
 // "max" (timestamp[ns, UTC]), nullable: NULL when not asked for, and min/max NULL in an
-// ungrouped row without records. Its columns are PartialColumn's.
+// ungrouped row without records. Its columns are PartialColumn's. The schema is shared and
+// must not be modified.
 func PartialAggregateSchema(grouped bool) *arrow.Schema {
-	var fs []arrow.Field
 	if grouped {
-		fs = append(fs, arrow.Field{Name: "bin", Type: TimestampType})
+		return groupedPartialSchema
 	}
-	fs = append(fs,
-		arrow.Field{Name: "count", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		arrow.Field{Name: "min", Type: TimestampType, Nullable: true},
-		arrow.Field{Name: "max", Type: TimestampType, Nullable: true})
-	return arrow.NewSchema(fs, nil)
+	return ungroupedPartialSchema
 }
+
+var (
+	partialStateFields = []arrow.Field{
+		{Name: "count", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "min", Type: TimestampType, Nullable: true},
+		{Name: "max", Type: TimestampType, Nullable: true},
+	}
+	ungroupedPartialSchema = arrow.NewSchema(partialStateFields, nil)
+	groupedPartialSchema   = arrow.NewSchema(append([]arrow.Field{{Name: "bin", Type: TimestampType}}, partialStateFields...), nil)
+)
 
 // PartialColumn returns the index in PartialAggregateSchema(grouped) of the bin (which < 0),
 // count (0), min (1) or max (2) column.
@@ -144,42 +151,15 @@ func (req AggregateRequest) Answer(groups []PartialGroup) (array.RecordReader, e
 	}
 	for len(groups) > 0 || (out == nil && !grouped) {
 		n := min(len(groups), MaxBatchRows)
-		b := array.NewRecordBuilder(alloc, schema)
-		col := 0
-		if grouped {
-			tb := b.Field(0).(*array.TimestampBuilder)
-			for _, g := range groups[:n] {
-				ns, ok := nanos(g.Bin)
-				if !ok {
-					b.Release()
-					release()
-					return nil, ErrBinOutOfRange
-				}
-				tb.Append(arrow.Timestamp(ns))
-			}
-			col = 1
+		cols, err := req.columns(alloc, groups[:n], grouped)
+		if err != nil {
+			release()
+			return nil, err
 		}
-		cb := b.Field(col + partialCount).(*array.Int64Builder)
-		lb := b.Field(col + partialMin).(*array.TimestampBuilder)
-		hb := b.Field(col + partialMax).(*array.TimestampBuilder)
-		for _, g := range groups[:n] {
-			if req.Count {
-				cb.Append(g.Count)
-			} else {
-				cb.AppendNull()
-			}
-			lo, okLo := nanos(g.Min)
-			hi, okHi := nanos(g.Max)
-			if g.Found && ((req.Min && !okLo) || (req.Max && !okHi)) {
-				b.Release()
-				release()
-				return nil, ErrBinOutOfRange
-			}
-			appendTime(lb, req.Min && g.Found, lo)
-			appendTime(hb, req.Max && g.Found, hi)
+		out = append(out, array.NewRecordBatch(schema, cols, int64(n)))
+		for _, c := range cols {
+			c.Release()
 		}
-		out = append(out, b.NewRecordBatch())
-		b.Release()
 		groups = groups[n:]
 	}
 	r, err := array.NewRecordReader(schema, out)
@@ -187,12 +167,78 @@ func (req AggregateRequest) Answer(groups []PartialGroup) (array.RecordReader, e
 	return r, err
 }
 
-func appendTime(b *array.TimestampBuilder, ok bool, ns int64) {
-	if ok {
-		b.Append(arrow.Timestamp(ns))
-	} else {
-		b.AppendNull()
+// columns builds the answer's columns over groups straight into buffers of alloc (no
+// builders: an answer is often one row per bucket, where builders' growth dominates).
+func (req AggregateRequest) columns(alloc memory.Allocator, groups []PartialGroup, grouped bool) ([]arrow.Array, error) {
+	n := len(groups)
+	bins, counts, los, his := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	okMin, okMax := make([]bool, n), make([]bool, n)
+	for i, g := range groups {
+		if grouped {
+			ns, ok := nanos(g.Bin)
+			if !ok {
+				return nil, ErrBinOutOfRange
+			}
+			bins[i] = ns
+		}
+		counts[i] = g.Count
+		var ok bool
+		if req.Min && g.Found {
+			if los[i], ok = nanos(g.Min); !ok {
+				return nil, ErrBinOutOfRange
+			}
+			okMin[i] = true
+		}
+		if req.Max && g.Found {
+			if his[i], ok = nanos(g.Max); !ok {
+				return nil, ErrBinOutOfRange
+			}
+			okMax[i] = true
+		}
 	}
+	var cols []arrow.Array
+	if grouped {
+		cols = append(cols, fixedArray(alloc, TimestampType, bins, nil))
+	}
+	var countValid []bool
+	if !req.Count {
+		countValid = make([]bool, n) // all NULL
+	}
+	return append(cols,
+		fixedArray(alloc, arrow.PrimitiveTypes.Int64, counts, countValid),
+		fixedArray(alloc, TimestampType, los, okMin),
+		fixedArray(alloc, TimestampType, his, okMax)), nil
+}
+
+// fixedArray builds an array of a 64-bit fixed-width type from vals; valid (nil: all valid)
+// marks the non-null slots.
+func fixedArray(alloc memory.Allocator, dt arrow.DataType, vals []int64, valid []bool) arrow.Array {
+	n := len(vals)
+	data := memory.NewResizableBuffer(alloc)
+	data.Resize(n * 8)
+	copy(arrow.Int64Traits.CastFromBytes(data.Bytes()), vals)
+	var bitmap *memory.Buffer
+	nulls := 0
+	if valid != nil {
+		bitmap = memory.NewResizableBuffer(alloc)
+		bitmap.Resize(int(bitutil.BytesForBits(int64(n))))
+		bits := bitmap.Bytes()
+		clear(bits)
+		for i, ok := range valid {
+			bitutil.SetBitTo(bits, i, ok)
+			if !ok {
+				nulls++
+			}
+		}
+	}
+	d := array.NewData(dt, n, []*memory.Buffer{bitmap, data}, nil, nulls, 0)
+	a := array.MakeFromData(d)
+	d.Release()
+	data.Release()
+	if bitmap != nil {
+		bitmap.Release()
+	}
+	return a
 }
 
 // nanos returns t in nanoseconds since the epoch when timestamp[ns] can hold it.

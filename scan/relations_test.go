@@ -2,18 +2,15 @@ package scan_test
 
 import (
 	"bytes"
-	"context"
 	"slices"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/flightsrv/flightsrv/routing"
-	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
@@ -56,21 +53,7 @@ func must[T any](t *testing.T) func(v T, err error) T {
 
 func runPlan(t *testing.T, tbl *routing.DurableTable, r routing.TimeRange, p *plan.Plan) [][]any {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	res, err := scan.Execute(context.Background(), p, scan.Options{Alloc: mem, Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
-		return scan.Source{Table: tbl, Partitions: [][]byte{[]byte(pGeneral)}, Range: r}, nil
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, _, err := drain(t, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Release()
-	if n := mem.CurrentAlloc(); n != 0 {
-		t.Fatalf("%d bytes leaked", n)
-	}
+	rows, _ := runRewrite(t, tbl, r, p, false)
 	return rows
 }
 
