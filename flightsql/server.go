@@ -19,6 +19,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/querylog"
 )
 
 // Engine plans and executes queries for the server. Implementations are safe for concurrent
@@ -105,7 +107,8 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 }
 
 // toStatus converts an error to a gRPC status error at the protocol boundary: status errors
-// pass through, cancellations keep their code, anything else is logged and hidden.
+// pass through, cancellations keep their code, anything else becomes INTERNAL with a fixed
+// message (a *querylog.InternalError, whose cause the call's log line classifies).
 func (s *Server) toStatus(err error) error {
 	if err == nil {
 		return nil
@@ -121,8 +124,9 @@ func (s *Server) toStatus(err error) error {
 	case errors.Is(err, errBadHandle):
 		return status.Error(codes.InvalidArgument, errBadHandle.Error())
 	}
-	s.log.Error("query failed", "err", err)
-	return status.Error(codes.Internal, "query could not be executed")
+	// The call's log line (internal/querylog) names the cause's class; its text is logged at
+	// debug level only.
+	return &querylog.InternalError{Status: status.New(codes.Internal, "query could not be executed"), Cause: err}
 }
 
 func (s *Server) flightInfo(desc *flight.FlightDescriptor, schema *arrow.Schema, ticket []byte) *flight.FlightInfo {
@@ -151,14 +155,24 @@ func (s *Server) stream(ctx context.Context, q Query) (*arrow.Schema, <-chan fli
 		return nil, nil, s.toStatus(err)
 	}
 	ch := make(chan flight.StreamChunk)
-	go flight.StreamChunksFromReader(ctx, &statusReader{RecordReader: rdr, s: s}, ch)
+	go flight.StreamChunksFromReader(ctx, &statusReader{RecordReader: rdr, s: s, rec: querylog.FromContext(ctx)}, ch)
 	return rdr.Schema(), ch, nil
 }
 
-// statusReader maps its reader's error to a gRPC status.
+// statusReader maps its reader's error to a gRPC status and counts the rows it hands out in
+// the call's query record.
 type statusReader struct {
 	array.RecordReader
-	s *Server
+	s   *Server
+	rec *querylog.Record
+}
+
+func (r *statusReader) Next() bool {
+	if !r.RecordReader.Next() {
+		return false
+	}
+	r.rec.AddRows(r.RecordReader.RecordBatch().NumRows())
+	return true
 }
 
 func (r *statusReader) Err() error { return r.s.toStatus(r.RecordReader.Err()) }

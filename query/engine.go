@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/flightsrv/flightsrv/internal/querylog"
 	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
@@ -108,17 +109,20 @@ func (e *Engine) Tables() map[string]*arrow.Schema {
 
 // Prepare plans a query and returns its dataset and parameter schemas. Exactly one of sql and
 // substraitPlan must be set; a Substrait plan takes no parameters.
-func (e *Engine) Prepare(_ context.Context, sql string, substraitPlan []byte) (*arrow.Schema, *arrow.Schema, error) {
+func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) (*arrow.Schema, *arrow.Schema, error) {
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, nil, errEmptyQuery
 	}
 	if sql != "" {
 		st, err := e.stmts.prepare(sql, e.cat)
 		if err != nil {
+			noteUnprepared(ctx, sql)
 			return nil, nil, planError(err)
 		}
+		noteStatement(ctx, st)
 		return st.DatasetSchema(), st.ParameterSchema(), nil
 	}
+	noteStatement(ctx, nil)
 	p, err := substrait.FromSubstrait(substraitPlan, e.cat)
 	if err != nil {
 		return nil, nil, planError(err)
@@ -132,20 +136,22 @@ func (e *Engine) Prepare(_ context.Context, sql string, substraitPlan []byte) (*
 
 // Execute plans and runs a query. params, when not nil, holds one row of the statement's
 // parameter schema. The returned reader streams the result; releasing it stops the query.
-func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (array.RecordReader, error) {
+func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (rdr array.RecordReader, err error) {
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
 	}
+	defer func() { noteExecution(ctx, rdr) }()
 	var (
 		p       *plan.Plan
-		err     error
 		explain bool
 	)
 	if sql != "" {
 		st, perr := e.stmts.prepare(sql, e.cat)
 		if perr != nil {
+			noteUnprepared(ctx, sql)
 			return nil, planError(perr)
 		}
+		noteStatement(ctx, st)
 		if st.IsGeneral() {
 			return e.executeGeneral(ctx, st, params)
 		}
@@ -157,6 +163,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 			p, err = st.Bind()
 		}
 	} else {
+		noteStatement(ctx, nil)
 		p, err = substrait.FromSubstrait(substraitPlan, e.cat)
 	}
 	if err != nil {
@@ -261,6 +268,7 @@ func (e *Engine) execute(ctx context.Context, p *plan.Plan, t *routing.DurableTa
 		if bin != nil {
 			attrs = append(attrs, groupAttr, attribute.String("pulpitum.group.bin", bin.Shape()))
 		}
+		querylog.FromContext(ctx).SetStatement(kindSelect + " " + op)
 		ctx, span = e.metrics.tracer.Start(ctx, op+" "+ph.Table.Name, trace.WithAttributes(attrs...))
 	}
 	res, err := pr.Execute(ctx)
@@ -410,7 +418,9 @@ func (e *Engine) execError(err error) error {
 	case errors.Is(err, routing.ErrInvalidTimeRange):
 		return status.Error(codes.InvalidArgument, "invalid time range")
 	case errors.Is(err, routing.ErrUnavailable):
-		e.opts.Logger.Warn("store unavailable", "err", err)
+		// The call's log line (internal/querylog) reports the refusal; the store's error may
+		// hold values, so it is logged at debug level only.
+		e.opts.Logger.Debug("store unavailable", "err", err)
 		return status.Error(codes.Unavailable, "store unavailable, retry later")
 	}
 	return err

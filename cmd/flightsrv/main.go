@@ -26,14 +26,18 @@ import (
 var version = "dev"
 
 func main() {
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	logger, err := newLogger(os.Stderr, os.Getenv("FLIGHTSRV_LOG_FORMAT"), os.Getenv("FLIGHTSRV_LOG_LEVEL"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "flightsrv:", err)
+		os.Exit(2)
+	}
+	slog.SetDefault(logger)
 	if len(os.Args) < 2 {
 		usage()
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var err error
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "serve":
 		err = cmdServe(ctx, args)

@@ -30,6 +30,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/flightsql"
 	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/querylog"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -211,6 +212,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 	}
+	// First, so that the refusals of the interceptors after it are logged too.
+	opts = append(opts, querylog.ServerOptions(cfg.Logger)...)
 	opts = append(opts, stoppable(stopCtx, watchCtx)...)
 	if cfg.Auth != nil {
 		opts = append(opts, grpc.ChainUnaryInterceptor(healthUnauthenticated(cfg.Auth.UnaryInterceptor)), grpc.ChainStreamInterceptor(healthUnauthenticatedStream(cfg.Auth.StreamInterceptor)))

@@ -1,0 +1,377 @@
+// Package querylog gives every Flight RPC a query record and a server span, and leaves one
+// structured log line for each call that is refused or fails: the operator's view of the
+// queries clients did not get answered (issue 9, "every refused or failed query leaves one
+// structured log line").
+//
+// The gRPC interceptors of ServerOptions wrap every call of the Flight service
+// (arrow.flight.protocol.FlightService): they draw a query id, start the call's span (named
+// after the gRPC method, with the query id as attribute flightsrv.query.id), put a *Record in
+// the call's context for the layers below to fill in (the Flight SQL command is read from the
+// call's first message here; the statement kind, the buckets read per store and the rows sent
+// come from the engine and the Flight SQL layer through FromContext), and, when the call ends
+// with any status but OK, write one log line with the logger's handler (key=value text or
+// JSON, as the process configured it).
+//
+// What a line holds (stable keys): query_id, trace_id (when the span is sampled), rpc,
+// command, statement, code (the gRPC code's name), duration, rows, hot_buckets,
+// archive_buckets, message (the status message the client got, which the engine and the
+// Flight SQL layer keep free of partition values, literals, paths and keys by contract), and
+// for an internal failure error_class (the Go type of the innermost error) and sqlstate (when
+// a database error is in the chain). It never holds SQL text, a partition value, a literal, a
+// parameter value, an object path or key, or a raw database error: the reference logs
+// planning details at debug level only (pulpitum-reference.md §5.4, "Error privacy"), and so
+// does this package — the raw error of an internal failure goes to a separate debug-level line
+// with the same query_id.
+//
+// This package imports gRPC, OpenTelemetry and arrow-go's Flight protocol types only.
+package querylog
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	otelcodes "go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+)
+
+// FlightService is the full name of the gRPC service whose calls get records, spans and log
+// lines.
+const FlightService = "arrow.flight.protocol.FlightService"
+
+// Span attribute keys of the call span. The bucket counts use the names the reference
+// proposes for them (pulpitum-reference.md §6.1, "future attributes").
+const (
+	AttrQueryID        = attribute.Key("flightsrv.query.id")
+	AttrCommand        = attribute.Key("flightsrv.query.command")
+	AttrStatement      = attribute.Key("flightsrv.query.statement")
+	AttrRows           = attribute.Key("pulpitum.query.rows_returned")
+	AttrHotBuckets     = attribute.Key("pulpitum.query.hot_buckets")
+	AttrArchiveBuckets = attribute.Key("pulpitum.query.archive_buckets")
+)
+
+// Record is what one Flight call learns about its query while it runs. The interceptors
+// create it; the layers below fill it in through FromContext. Every method is safe for
+// concurrent use and does nothing on a nil *Record (a call outside the interceptors).
+type Record struct {
+	// ID is the query id: 16 lowercase hex digits drawn at random per call, in the log line
+	// (query_id) and the call span (flightsrv.query.id).
+	ID    string
+	start time.Time
+	rows  atomic.Int64
+
+	mu        sync.Mutex
+	command   string
+	statement string
+	buckets   func() (hot, archive int)
+}
+
+type recordKey struct{}
+
+// NewContext returns ctx carrying r.
+func NewContext(ctx context.Context, r *Record) context.Context {
+	return context.WithValue(ctx, recordKey{}, r)
+}
+
+// FromContext returns the call's record, or nil outside a Flight call.
+func FromContext(ctx context.Context) *Record {
+	r, _ := ctx.Value(recordKey{}).(*Record)
+	return r
+}
+
+// SetStatement records the statement kind (SELECT, EXPLAIN, SUBSTRAIT, or the pushed-down
+// aggregate's operation such as SELECT COUNT): a fixed word, never SQL text.
+func (r *Record) SetStatement(kind string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.statement = kind
+	r.mu.Unlock()
+}
+
+// setCommand records the Flight SQL command (CommandStatementQuery, TicketStatementQuery, an
+// action type…).
+func (r *Record) setCommand(cmd string) {
+	r.mu.Lock()
+	if r.command == "" {
+		r.command = cmd
+	}
+	r.mu.Unlock()
+}
+
+// AddRows adds n rows sent to the client.
+func (r *Record) AddRows(n int64) {
+	if r != nil {
+		r.rows.Add(n)
+	}
+}
+
+// SetBuckets registers how to count the buckets the query read from each store (hot store
+// and archive); f is called once, when the call ends, and must be safe to call then.
+func (r *Record) SetBuckets(f func() (hot, archive int)) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.buckets = f
+	r.mu.Unlock()
+}
+
+// snapshot returns the fields filled in by the layers below.
+func (r *Record) snapshot() (command, statement string, hot, archive int) {
+	r.mu.Lock()
+	command, statement, f := r.command, r.statement, r.buckets
+	r.mu.Unlock()
+	if f != nil {
+		hot, archive = f()
+	}
+	return command, statement, hot, archive
+}
+
+// newRecord draws a query id.
+func newRecord() *Record {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &Record{ID: hex.EncodeToString(b[:]), start: time.Now()}
+}
+
+// ServerOptions returns the unary and stream interceptors that give each call of the Flight
+// service its record and span and log the calls that end with a status other than OK to
+// logger (nil: slog.Default()). Spans come from the global tracer provider at call time. Put
+// them first among the server's interceptors, so that refusals of later interceptors
+// (authentication, admission) are logged too. Calls of other services (gRPC health checking)
+// pass through untouched.
+func ServerOptions(logger *slog.Logger) []grpc.ServerOption {
+	l := &callLogger{log: logger}
+	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(l.unary), grpc.ChainStreamInterceptor(l.stream)}
+}
+
+type callLogger struct{ log *slog.Logger }
+
+func (l *callLogger) logger() *slog.Logger {
+	if l.log != nil {
+		return l.log
+	}
+	return slog.Default()
+}
+
+// begin starts a call of method: its record, its span and the context carrying both; ok is
+// false for methods outside the Flight service.
+func (l *callLogger) begin(ctx context.Context, method string) (context.Context, *Record, trace.Span, bool) {
+	svc, rpc, ok := strings.Cut(strings.TrimPrefix(method, "/"), "/")
+	if !ok || svc != FlightService {
+		return ctx, nil, nil, false
+	}
+	rec := newRecord()
+	ctx, span := otel.Tracer("github.com/flightsrv/flightsrv/internal/querylog").Start(ctx, svc+"/"+rpc,
+		trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", svc),
+			attribute.String("rpc.method", rpc), AttrQueryID.String(rec.ID)))
+	return NewContext(ctx, rec), rec, span, true
+}
+
+func (l *callLogger) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	ctx, rec, span, ok := l.begin(ctx, info.FullMethod)
+	if !ok {
+		return handler(ctx, req)
+	}
+	rec.observe(req)
+	resp, err := handler(ctx, req)
+	l.end(ctx, rec, span, info.FullMethod, err)
+	return resp, err
+}
+
+func (l *callLogger) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	ctx, rec, span, ok := l.begin(ss.Context(), info.FullMethod)
+	if !ok {
+		return handler(srv, ss)
+	}
+	err := handler(srv, &recordStream{ServerStream: ss, ctx: ctx, rec: rec})
+	l.end(ctx, rec, span, info.FullMethod, err)
+	return err
+}
+
+// recordStream carries the call's context and reads the command from the first message.
+type recordStream struct {
+	grpc.ServerStream
+	ctx  context.Context
+	rec  *Record
+	seen bool
+}
+
+func (s *recordStream) Context() context.Context { return s.ctx }
+
+func (s *recordStream) RecvMsg(m any) error {
+	err := s.ServerStream.RecvMsg(m)
+	if err == nil && !s.seen {
+		s.seen = true
+		s.rec.observe(m)
+	}
+	return err
+}
+
+// observe records the Flight SQL command of a call's request message: the type of the Any in
+// a descriptor's cmd or a ticket (its last name, e.g. CommandStatementQuery), or an action's
+// type.
+func (r *Record) observe(msg any) {
+	var b []byte
+	switch m := msg.(type) {
+	case *flight.FlightDescriptor:
+		b = m.GetCmd()
+	case *flight.Ticket:
+		b = m.GetTicket()
+	case *flight.FlightData:
+		b = m.GetFlightDescriptor().GetCmd()
+	case *flight.Action:
+		r.setCommand(m.GetType())
+		return
+	}
+	var a anypb.Any
+	if len(b) == 0 || proto.Unmarshal(b, &a) != nil || a.GetTypeUrl() == "" {
+		return
+	}
+	name := string(a.MessageName().Name())
+	if name == "" || len(name) > 64 {
+		return
+	}
+	r.setCommand(name)
+}
+
+// end finishes a call: the span's closing attributes and status, and the log line when err
+// is not nil.
+func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, method string, err error) {
+	command, statement, hot, archive := rec.snapshot()
+	st := status.Convert(err)
+	if err != nil {
+		// Context errors that reached here unconverted are what gRPC will send.
+		switch {
+		case errors.Is(err, context.Canceled):
+			st = status.New(codes.Canceled, "query was cancelled")
+		case errors.Is(err, context.DeadlineExceeded):
+			st = status.New(codes.DeadlineExceeded, "query deadline exceeded")
+		}
+	}
+	rows := rec.rows.Load()
+	span.SetAttributes(attribute.Int("rpc.grpc.status_code", int(st.Code())), AttrRows.Int64(rows),
+		AttrHotBuckets.Int(hot), AttrArchiveBuckets.Int(archive))
+	if command != "" {
+		span.SetAttributes(AttrCommand.String(command))
+	}
+	if statement != "" {
+		span.SetAttributes(AttrStatement.String(statement))
+	}
+	if err != nil {
+		span.SetStatus(otelcodes.Error, st.Code().String())
+	}
+	span.End()
+	if err == nil {
+		return
+	}
+	_, rpc, _ := strings.Cut(strings.TrimPrefix(method, "/"), "/")
+	attrs := []slog.Attr{
+		slog.String("query_id", rec.ID),
+		slog.String("rpc", rpc),
+		slog.String("command", command),
+		slog.String("statement", statement),
+		slog.String("code", st.Code().String()),
+		slog.Duration("duration", time.Since(rec.start)),
+		slog.Int64("rows", rows),
+		slog.Int("hot_buckets", hot),
+		slog.Int("archive_buckets", archive),
+		slog.String("message", st.Message()),
+	}
+	if sc := span.SpanContext(); sc.HasTraceID() {
+		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
+	}
+	level, msg := classify(st.Code())
+	var ie *InternalError
+	if errors.As(err, &ie) {
+		attrs = append(attrs, slog.String("error_class", errorClass(ie.Cause)))
+		if code := sqlState(ie.Cause); code != "" {
+			attrs = append(attrs, slog.String("sqlstate", code))
+		}
+	}
+	log := l.logger()
+	log.LogAttrs(ctx, level, msg, attrs...)
+	if ie != nil {
+		log.LogAttrs(ctx, slog.LevelDebug, "query error detail", slog.String("query_id", rec.ID), slog.String("err", ie.Cause.Error()))
+	}
+}
+
+// classify returns the level and message of a call's log line: "query failed" (error) when the
+// server could not answer, "query refused" (warning) when it would not, "query cancelled"
+// (info) when the client or a deadline ended it.
+func classify(c codes.Code) (slog.Level, string) {
+	switch c {
+	case codes.Canceled:
+		return slog.LevelInfo, "query cancelled"
+	case codes.Internal, codes.Unknown, codes.DataLoss:
+		return slog.LevelError, "query failed"
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Aborted:
+		return slog.LevelWarn, "query failed"
+	}
+	return slog.LevelWarn, "query refused"
+}
+
+// InternalError is the error a Flight handler returns for a failure the client must not see
+// the details of: gRPC sends Status (an INTERNAL status with a fixed message), and the
+// interceptors log the class of Cause (never its text, except at debug level).
+type InternalError struct {
+	Status *status.Status
+	Cause  error
+}
+
+// Error returns the status's message (the cause stays private).
+func (e *InternalError) Error() string { return e.Status.Err().Error() }
+
+// GRPCStatus is what gRPC sends.
+func (e *InternalError) GRPCStatus() *status.Status { return e.Status }
+
+// Unwrap returns the cause.
+func (e *InternalError) Unwrap() error { return e.Cause }
+
+// errorClass names the Go type of the innermost error of err's chain (through Unwrap, and the
+// first error of a join): a classification that holds no value of the error's text.
+func errorClass(err error) string {
+	for {
+		var next error
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			next = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			if errs := u.Unwrap(); len(errs) > 0 {
+				next = errs[0]
+			}
+		}
+		if next == nil {
+			return fmt.Sprintf("%T", err)
+		}
+		err = next
+	}
+}
+
+// sqlState returns the SQLSTATE of the first database error in err's chain (pgconn.PgError
+// and others with a SQLState method), or "".
+func sqlState(err error) string {
+	var se interface{ SQLState() string }
+	if errors.As(err, &se) {
+		return se.SQLState()
+	}
+	return ""
+}
