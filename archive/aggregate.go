@@ -56,6 +56,14 @@ func (r *Reader) Aggregate(ctx context.Context, manifestKey string, b routing.Bu
 		return req.Answer(nil)
 	}
 	if !r.opts.VerifyFully && req.Bin == nil && !req.Min && !req.Max && rng.Covers(b.Range()) {
+		if m.Format == FormatParquet {
+			// The footer checks of every read of the rows (size, row count, and the digest of
+			// a payload that arrives whole with its footer): a count must not answer where a
+			// scan of the same bucket fails them. The footer is cached per payload key.
+			if _, _, err := r.parquetFooter(ctx, m, c); err != nil {
+				return nil, err
+			}
+		}
 		span.SetAttributes(attribute.String("pulpitum.archive.count_source", "manifest"))
 		return req.Answer([]routing.PartialGroup{{Count: int64(m.RecordCount)}})
 	}

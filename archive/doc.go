@@ -48,11 +48,25 @@
 //   - ReaderOptions.VerifyFully forces the full validation on every Read, Aggregate and
 //     ReadBatches, bypassing the caches, for deployments that prefer integrity over pushdown.
 //
+// Every read of a route (Read, Aggregate, ReadBatches) also checks that its payload exists
+// with the size the manifest recorded: one metadata request (stat, HEAD) per route, trusted
+// for ReaderOptions.PayloadCheckInterval (payloadcheck.go). A deleted payload is
+// ErrObjectNotFound, a truncated one ErrPayloadLength; both, and every validation error,
+// match routing.ErrArchiveDamaged, which routing reports (the route's opaque id in the log,
+// the flightsrv.archive.read_errors counter) and the Flight SQL boundary answers with
+// DATA_LOSS.
+//
 // [Reader.Aggregate] is the archive's partial-aggregate port (routing.ArchiveReader): the
 // partial count(*), min and max of the event time of a bucket's records in a range,
 // ungrouped or per time bin. Whole-bucket ungrouped counts are answered from the validated
-// manifest's record_count alone; MIN/MAX(timestamp) never are: a manifest cannot say which
-// instants its records hold.
+// manifest's record_count once the payload check and, for Parquet, the footer checks every
+// read of the rows makes (size, row count, and the digest of a payload that arrives whole
+// with its footer) have passed, so that a count never answers where a scan fails those
+// checks. Damage only decoding finds (a changed byte inside the pages of a larger Parquet
+// payload, or of a JSON payload) is found by the first read of the rows; routing then
+// refuses every read of the route, counts included, for routing.DamageMemory.
+// MIN/MAX(timestamp) never come from the manifest: it cannot say which instants its records
+// hold.
 //
 // # Statistics trust rules and pushdown
 //

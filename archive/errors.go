@@ -17,16 +17,21 @@ var ErrValidation = errors.New("archive: manifest validation failed")
 
 // ValidationError is the type of the validation sentinels. Its message names the failed check
 // and never carries an object key, a bucket key or a partition value. Compare with errors.Is
-// against the exported sentinels; a ValidationError also matches ErrValidation and
-// routing.ErrOperationFailed.
+// against the exported sentinels; a ValidationError also matches ErrValidation,
+// routing.ErrOperationFailed and routing.ErrArchiveDamaged (a published route whose objects
+// fail validation has lost data).
 type ValidationError struct{ reason string }
 
 // Error returns "archive: manifest validation failed: <reason>".
 func (e *ValidationError) Error() string { return ErrValidation.Error() + ": " + e.reason }
 
-// Is reports whether target is ErrValidation or routing.ErrOperationFailed.
+// Reason returns the failed check, a fixed phrase (routing.DamageReason).
+func (e *ValidationError) Reason() string { return e.reason }
+
+// Is reports whether target is ErrValidation, routing.ErrOperationFailed or
+// routing.ErrArchiveDamaged.
 func (e *ValidationError) Is(target error) bool {
-	return target == ErrValidation || target == routing.ErrOperationFailed
+	return target == ErrValidation || target == routing.ErrOperationFailed || target == routing.ErrArchiveDamaged
 }
 
 func validation(reason string) error { return &ValidationError{reason: reason} }
@@ -77,10 +82,11 @@ var (
 
 // Object-store errors. They say what failed, never which object; the underlying driver error
 // (which names the key) is dropped. Each matches routing.ErrOperationFailed, except
-// ErrObjectStoreUnavailable, which matches routing.ErrUnavailable.
+// ErrObjectTimeout and ErrObjectStoreUnavailable, which match routing.ErrUnavailable.
 var (
-	// ErrObjectNotFound: a referenced object does not exist.
-	ErrObjectNotFound error = &storeError{msg: "archive: object not found", is: routing.ErrOperationFailed}
+	// ErrObjectNotFound: a referenced object does not exist. It also matches
+	// routing.ErrArchiveDamaged: a published route's manifest or payload is gone.
+	ErrObjectNotFound error = &storeError{msg: "archive: object not found", is: routing.ErrOperationFailed, reason: "object not found"}
 	// ErrObjectExists: an immutable object already exists with different content (write
 	// protocol step 3).
 	ErrObjectExists error = &storeError{msg: "archive: immutable object already exists with different content", is: routing.ErrOperationFailed}
@@ -93,13 +99,21 @@ var (
 	ErrManifestMismatch error = &storeError{msg: "archive: uploaded manifest differs from the intended manifest", is: routing.ErrOperationFailed}
 )
 
+// storeError is an object-store error. One with a reason means a missing or damaged object
+// and also matches routing.ErrArchiveDamaged.
 type storeError struct {
-	msg string
-	is  error
+	msg    string
+	is     error
+	reason string
 }
 
-func (e *storeError) Error() string        { return e.msg }
-func (e *storeError) Is(target error) bool { return target == e.is }
+func (e *storeError) Error() string { return e.msg }
+func (e *storeError) Is(target error) bool {
+	return target == e.is || (e.reason != "" && target == routing.ErrArchiveDamaged)
+}
+
+// Reason returns the damage's fixed phrase, "" for errors that are no damage.
+func (e *storeError) Reason() string { return e.reason }
 
 // objectError turns a driver error into a key-free archive error. Context cancellation of the
 // caller's context is passed through as the context's own error, so errors.Is(err,

@@ -46,7 +46,7 @@ func TestPushdownIO(t *testing.T) {
 		return n, st
 	}
 	n, cold := count(routing.TimeRange{Start: at(150), End: at(300)})
-	if n != 150 || cold.ObjectReads.Load() > 5 { // manifest, tail, rest of the footer, page index, one page
+	if n != 150 || cold.ObjectReads.Load() > 6 { // manifest, payload check, tail, rest of the footer, page index, one page
 		t.Fatalf("cold count = %d with %d object reads", n, cold.ObjectReads.Load())
 	}
 	n, st := count(b.Range())

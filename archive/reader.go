@@ -52,6 +52,10 @@ type ReaderOptions struct {
 	// row first. Default 32,768, so that the writer's default row groups (16,384 rows) are
 	// decoded whole.
 	BatchSpanRows int
+	// PayloadCheckInterval is how long a check that a route's payload exists with the size
+	// its manifest recorded is trusted before the next read of the route checks again
+	// (payloadcheck.go; default DefaultPayloadCheckInterval, negative: every read checks).
+	PayloadCheckInterval time.Duration
 	// TracerProvider supplies the pulpitum.archive.read spans (default: the global provider).
 	TracerProvider trace.TracerProvider
 }
@@ -87,6 +91,9 @@ func (o *ReaderOptions) withDefaults() {
 	if o.TracerProvider == nil {
 		o.TracerProvider = otel.GetTracerProvider()
 	}
+	if o.PayloadCheckInterval == 0 {
+		o.PayloadCheckInterval = DefaultPayloadCheckInterval
+	}
 }
 
 // Reader reads published archives: it implements routing.ArchiveReader and
@@ -99,7 +106,9 @@ type Reader struct {
 	opts      ReaderOptions
 	manifests *lru[*Manifest]
 	footers   *lru[*footer]
-	tracer    trace.Tracer
+	// payloadChecks holds, per manifest key, until when its payload check is trusted.
+	payloadChecks *lru[time.Time]
+	tracer        trace.Tracer
 	// probeKey is the key of the last manifest read from the object store, which Ping checks
 	// still exists (ping.go).
 	probeKey atomic.Pointer[string]
@@ -114,11 +123,12 @@ func NewReader(bucket *blob.Bucket, opts ReaderOptions) (*Reader, error) {
 	}
 	opts.withDefaults()
 	return &Reader{
-		store:     objectStore{bucket: bucket, timeout: opts.OperationTimeout},
-		opts:      opts,
-		manifests: newLRU[*Manifest](opts.ManifestCacheEntries, 0),
-		footers:   newLRU[*footer](opts.FooterCacheEntries, opts.FooterCacheBytes),
-		tracer:    opts.TracerProvider.Tracer("github.com/flightsrv/flightsrv/archive"),
+		store:         objectStore{bucket: bucket, timeout: opts.OperationTimeout},
+		opts:          opts,
+		manifests:     newLRU[*Manifest](opts.ManifestCacheEntries, 0),
+		footers:       newLRU[*footer](opts.FooterCacheEntries, opts.FooterCacheBytes),
+		payloadChecks: newLRU[time.Time](max(opts.ManifestCacheEntries, 0), 0),
+		tracer:        opts.TracerProvider.Tracer("github.com/flightsrv/flightsrv/archive"),
 	}, nil
 }
 
@@ -199,6 +209,9 @@ func (r *Reader) manifest(ctx context.Context, key string, b routing.BucketID, c
 	}
 	if !m.Bucket.Equal(b) {
 		return nil, ErrBucketMismatch
+	}
+	if err := r.checkPayload(ctx, key, m); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -417,6 +417,9 @@ func (e *Engine) execError(err error) error {
 		return status.Error(codes.InvalidArgument, "a time bucket starts outside the timestamp range (1677-09-21 to 2262-04-11)")
 	case errors.Is(err, routing.ErrInvalidTimeRange):
 		return status.Error(codes.InvalidArgument, "invalid time range")
+	case errors.Is(err, routing.ErrArchiveDamaged):
+		// The server log names the route (routing.RouteID) and the failed check.
+		return status.Error(codes.DataLoss, "archived data this query reads is missing or damaged; the server log names the route")
 	case errors.Is(err, routing.ErrUnavailable):
 		// The call's log line (internal/querylog) reports the refusal; the store's error may
 		// hold values, so it is logged at debug level only.

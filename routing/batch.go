@@ -150,9 +150,15 @@ func (t *DurableTable) ScanBucket(ctx context.Context, b BucketID, req BatchRequ
 	if req.Range.Empty() || req.Limit == 0 {
 		return EmptyBatchReader(t.def.BatchSchema(req.Columns)), TierHot, nil
 	}
-	return routeBucket(t, b,
+	return routeBucket(ctx, t, b,
 		func() (Route, BatchReader, error) { return t.hot.ScanRange(ctx, b, req) },
-		func(key string) (BatchReader, error) { return t.archive.ReadBatches(ctx, key, b, req) })
+		func(key string) (BatchReader, error) {
+			r, err := t.archive.ReadBatches(ctx, key, b, req)
+			if err != nil {
+				return nil, err
+			}
+			return t.damage.watch(ctx, key, r), nil
+		})
 }
 
 // EmptyBatchReader returns an ordered reader of schema that yields no batch.

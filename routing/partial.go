@@ -297,7 +297,7 @@ func (t *DurableTable) AggregateBucket(ctx context.Context, b BucketID, req Aggr
 
 // aggregateRoute asks the tier that holds b (the route decision of routeBucket).
 func (t *DurableTable) aggregateRoute(ctx context.Context, b BucketID, req AggregateRequest) (array.RecordReader, Tier, error) {
-	return routeBucket(t, b,
+	return routeBucket(ctx, t, b,
 		func() (Route, array.RecordReader, error) { return t.hot.AggregateRange(ctx, b, req) },
 		func(key string) (array.RecordReader, error) { return t.archive.Aggregate(ctx, key, b, req) })
 }
@@ -306,14 +306,19 @@ func (t *DurableTable) aggregateRoute(ctx context.Context, b BucketID, req Aggre
 // archived route goes straight to archived(key); otherwise hot returns the route and, unless
 // archived, its answer (one snapshot); an archived route is cached and asked of the archive.
 // After publication the retained hot rows are never a fallback. The tier says which answered.
-func routeBucket[R interface{ Release() }](t *DurableTable, b BucketID, hot func() (Route, R, error), archived func(key string) (R, error)) (R, Tier, error) {
+// An archived route found damaged is reported and remembered (damage.go): reads of it fail
+// with the same error on every path for DamageMemory.
+func routeBucket[R interface{ Release() }](ctx context.Context, t *DurableTable, b BucketID, hot func() (Route, R, error), archived func(key string) (R, error)) (R, Tier, error) {
 	var none R
 	fromArchive := func(key string) (R, Tier, error) {
 		if t.archive == nil {
 			return none, TierArchive, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
 		}
+		if err := t.damage.check(key); err != nil {
+			return none, TierArchive, err
+		}
 		r, err := archived(key)
-		return r, TierArchive, err
+		return r, TierArchive, t.damage.note(ctx, key, err)
 	}
 	if key, ok := t.archivedRoute(b); ok {
 		return fromArchive(key)

@@ -3,6 +3,7 @@ package routing
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -22,6 +23,9 @@ type Options struct {
 	// Clock is the application clock used by the writable-window check (default time.Now).
 	// Back-fill tools set it to the instant the data was current.
 	Clock func() time.Time
+	// Logger receives the damaged archived routes reads find (damage.go); nil uses
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 // DurableTable is one routed table over a hot store and an archive reader: the Go form of the
@@ -33,6 +37,7 @@ type DurableTable struct {
 	cache   *RouteCache
 	fanout  int
 	clock   func() time.Time
+	damage  *damageLog
 }
 
 // NewDurableTable validates def and returns the table. archive may be nil only when no bucket
@@ -50,7 +55,8 @@ func NewDurableTable(def TableDef, hot HotStore, archive ArchiveReader, opts Opt
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	return &DurableTable{def: def, hot: hot, archive: archive, cache: opts.Cache, fanout: opts.Fanout, clock: opts.Clock}, nil
+	return &DurableTable{def: def, hot: hot, archive: archive, cache: opts.Cache, fanout: opts.Fanout, clock: opts.Clock,
+		damage: newDamageLog(def, opts.Logger, time.Now)}, nil
 }
 
 // Def returns the table definition.
@@ -71,7 +77,11 @@ func (t *DurableTable) readArchive(ctx context.Context, key string, b BucketID, 
 	if t.archive == nil {
 		return nil, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
 	}
+	if err := t.damage.check(key); err != nil {
+		return nil, err
+	}
 	recs, err := t.archive.Read(ctx, key, b, req)
+	err = t.damage.note(ctx, key, err)
 	if s := StatsFrom(ctx); s != nil && err == nil {
 		s.ArchiveRows.Add(int64(len(recs)))
 	}

@@ -159,7 +159,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	cache := routing.NewRouteCache(entries)
 	tables := make([]*routing.DurableTable, 0, len(cfg.Tables))
 	for _, def := range cfg.Tables {
-		t, err := routing.NewDurableTable(def, cfg.Hot, cfg.Archive, routing.Options{Fanout: cfg.Fanout, Cache: cache})
+		t, err := routing.NewDurableTable(def, cfg.Hot, cfg.Archive, routing.Options{Fanout: cfg.Fanout, Cache: cache, Logger: cfg.Logger})
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", def.Name, err)
 		}

@@ -1,0 +1,224 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/archive"
+	"github.com/flightsrv/flightsrv/internal/server"
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// airportWord finds any loaded partition value, or its hex form (object keys carry it), in a
+// log line or message.
+var airportWord = regexp.MustCompile(`\b(ORD|SFO|BOS)\b|4f5244|53464f|424f53|archives/`)
+
+// damageServer starts a server with a fresh archive reader (no cached manifest, footer or
+// payload check) whose first request fetches tailBytes of a payload's end, logging JSON to
+// the returned buffer.
+func damageServer(t *testing.T, e *env, tailBytes int64) (*server.Server, *logBuffer) {
+	t.Helper()
+	reader, err := archive.NewReader(e.bucket, archive.ReaderOptions{TailBytes: tailBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &logBuffer{}
+	srv, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: reader, Pushdown: true,
+		Logger: slog.New(slog.NewJSONHandler(logs, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv, logs
+}
+
+// archivedBucket returns the manifest key and payload key of an archived bucket of the e2e
+// table.
+func archivedBucket(t *testing.T, e *env, origin string, month time.Time) (b routing.BucketID, manifestKey, payloadKey string) {
+	t.Helper()
+	ctx := context.Background()
+	b = routing.BucketFor(flightsTable.TableID, []byte(origin), flightsTable.Strategy, month)
+	route, err := e.store.Route(ctx, b)
+	if err != nil || route.State != routing.StateArchived {
+		t.Fatalf("%s %s: route %+v, %v", origin, month, route, err)
+	}
+	data, err := e.bucket.ReadAll(ctx, route.ManifestKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := archive.ParseManifest(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, route.ManifestKey, m.PayloadKey
+}
+
+// bucketQueries are a whole-bucket COUNT(*) (answered by the archive's partial-aggregate port)
+// and a scan of every column of the same bucket.
+func bucketQueries(origin string, month time.Time) (count, scan string) {
+	from, to := month, month.AddDate(0, 1, 0)
+	where := fmt.Sprintf("origin = '%s' AND timestamp >= TIMESTAMPTZ '%s' AND timestamp < TIMESTAMPTZ '%s'",
+		origin, from.Format(time.RFC3339), to.Format(time.RFC3339))
+	return "SELECT COUNT(*) FROM flights WHERE " + where, "SELECT * FROM flights WHERE " + where + " ORDER BY timestamp, id"
+}
+
+// wantDataLoss fails unless err is DATA_LOSS with the fixed message, free of partition values
+// and keys.
+func wantDataLoss(t *testing.T, what string, err error) {
+	t.Helper()
+	st := status.Convert(err)
+	if st.Code() != codes.DataLoss || st.Message() != "archived data this query reads is missing or damaged; the server log names the route" {
+		t.Fatalf("%s: %v, want DATA_LOSS", what, err)
+	}
+}
+
+// wantDamageLine fails unless the log names the route (its opaque id) with reason, and
+// nothing in it holds a partition value or a key.
+func wantDamageLine(t *testing.T, logs *logBuffer, manifestKey, reason string) {
+	t.Helper()
+	if airportWord.MatchString(logs.String()) {
+		t.Errorf("log holds a partition value or key:\n%s", logs)
+	}
+	for _, l := range logs.lines(t, "archived route damaged: reads of it fail with DATA_LOSS") {
+		if l["route"] == routing.RouteID(manifestKey) && l["reason"] == reason && l["table"] == "flights" {
+			return
+		}
+	}
+	t.Errorf("no damage line for route %s reason %q:\n%s", routing.RouteID(manifestKey), reason, logs)
+}
+
+// TestDamagedArchiveFailsCountAndScanAlike is the user trial's finding: after an archived
+// payload is deleted, truncated or has one byte changed, a whole-bucket COUNT(*) (which the
+// manifest's record_count could answer) and a scan of the same bucket both fail with
+// DATA_LOSS, each on a server that never read the bucket before; the log names the route by
+// its opaque id and the failed check, the flightsrv.archive.read_errors counter counts the
+// check, and no message or log line holds a partition value or a key. Damage inside the data
+// pages of a payload larger than the footer's read is found only by the reads that decode
+// them: the count answers (exactly) until a scan finds it, and fails after.
+func TestDamagedArchiveFailsCountAndScanAlike(t *testing.T) {
+	metrics := sdkmetric.NewManualReader()
+	prev := otel.GetMeterProvider()
+	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(metrics)))
+	t.Cleanup(func() { otel.SetMeterProvider(prev) })
+	e := newEnv(t)
+	ctx := context.Background()
+	feb, mar := ts("2001-02-01T00:00:00Z"), ts("2001-03-01T00:00:00Z")
+
+	for _, c := range []struct {
+		name, origin string
+		month        time.Time
+		tailBytes    int64 // the reader's footer read (large: the payload arrives whole)
+		damage       func(data []byte) []byte
+		reason       string
+	}{
+		{"deleted", "ORD", feb, 0, nil, "object not found"},
+		{"truncated", "ORD", mar, 0, func(d []byte) []byte { return d[:len(d)/2] }, "payload length mismatch"},
+		{"byte changed, payload read whole", "SFO", mar, 64 << 20, func(d []byte) []byte {
+			d[len(d)/2] ^= 0x5a
+			return d
+		}, "payload digest mismatch"},
+		{"footer byte changed", "BOS", mar, 1 << 10, func(d []byte) []byte {
+			d[len(d)-6] ^= 0x5a // the footer's length (4 bytes before the closing magic)
+			return d
+		}, "payload could not be decoded"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, manifestKey, payloadKey := archivedBucket(t, e, c.origin, c.month)
+			if c.damage == nil {
+				if err := e.bucket.Delete(ctx, payloadKey); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				data, err := e.bucket.ReadAll(ctx, payloadKey)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := e.bucket.WriteAll(ctx, payloadKey, c.damage(data), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			count, scan := bucketQueries(c.origin, c.month)
+			for _, q := range []string{count, scan} {
+				srv, logs := damageServer(t, e, c.tailBytes)
+				_, err := run(ctx, dial(t, srv), q)
+				wantDataLoss(t, q[:16], err)
+				wantDamageLine(t, logs, manifestKey, c.reason)
+			}
+		})
+	}
+
+	// Damage a whole-bucket count cannot see without reading the rows: a byte inside the
+	// compressed pages of a Parquet payload larger than the footer's read, and a byte of a JSON
+	// payload (a count of a whole JSON bucket checks its size, not its digest).
+	for _, c := range []struct {
+		name, origin string
+		month        time.Time
+		reason       string
+	}{
+		{"data page byte changed", "SFO", feb, "payload could not be decoded"},
+		{"JSON payload byte changed", "BOS", ts("2001-01-01T00:00:00Z"), "payload digest mismatch"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, manifestKey, payloadKey := archivedBucket(t, e, c.origin, c.month)
+			data, err := e.bucket.ReadAll(ctx, payloadKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data[len(data)/3] ^= 0x5a // inside the row groups' compressed pages, or a JSON record
+			if err := e.bucket.WriteAll(ctx, payloadKey, data, nil); err != nil {
+				t.Fatal(err)
+			}
+			srv, logs := damageServer(t, e, 1<<10)
+			cl := dial(t, srv)
+			count, scan := bucketQueries(c.origin, c.month)
+			if got, want := scalarCount(t, mustRun(t, cl, count)), int64(len(expected(e.sample, c.origin, c.month, c.month.AddDate(0, 1, 0)))); got != want {
+				t.Fatalf("count before the scan: %d, want %d", got, want)
+			}
+			_, err = run(ctx, cl, scan)
+			wantDataLoss(t, "scan", err)
+			wantDamageLine(t, logs, manifestKey, c.reason)
+			_, err = run(ctx, cl, count)
+			wantDataLoss(t, "count after the scan", err)
+		})
+	}
+
+	var rm metricdata.ResourceMetrics
+	if err := metrics.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "flightsrv.archive.read_errors" {
+				continue
+			}
+			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				if dp.Attributes.Len() != 1 {
+					t.Errorf("read error labels %v", dp.Attributes.ToSlice())
+				}
+				r, _ := dp.Attributes.Value("reason")
+				got[r.AsString()] += dp.Value
+			}
+		}
+	}
+	// Each damage is found once per server that read it: two servers each, one for the
+	// damage only a scan finds (the count after it is refused from memory, not read again).
+	want := map[string]int64{"object not found": 2, "payload length mismatch": 2, "payload digest mismatch": 3, "payload could not be decoded": 3}
+	for r, n := range want {
+		if got[r] != n {
+			t.Errorf("read errors %q = %d, want %d (all: %v)", r, got[r], n, got)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package routing
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ErrArchiveDamaged matches the errors of an archive read whose published route's objects are
+// missing or fail validation (the archive package's ErrObjectNotFound and validation errors):
+// data was lost, and retrying will not bring it back. The Flight SQL boundary reports it as
+// DATA_LOSS.
+var ErrArchiveDamaged = errors.New("routing: archived data is missing or damaged")
+
+// DamageReason is implemented by archive errors that match ErrArchiveDamaged: Reason returns a
+// fixed phrase naming the failed check ("object not found", "payload digest mismatch"…), never
+// a key or a value. It labels the archive read-error metric and the damage log line.
+type DamageReason interface{ Reason() string }
+
+// DamageMemory is how long a table remembers an archived route found damaged: reads of the
+// route within it fail at once with the same error, whatever path they take (a whole-bucket
+// count the manifest could answer, a scan), so that the paths cannot disagree. After it, the
+// next read tries the archive again (an operator may have restored the objects).
+const DamageMemory = 5 * time.Minute
+
+// maxDamagedRoutes bounds the damaged routes a table remembers.
+const maxDamagedRoutes = 1024
+
+// RouteID returns the opaque id of the archived route whose manifest key is manifestKey, the
+// only name logs give an archived bucket: the first 16 hex digits of the manifest's SHA-256,
+// which its content-addressed key carries (manifest-<sha256>.json, pulpitum-reference.md
+// §1.5) — an operator finds the bucket with `find <archive> -name 'manifest-<id>*'` — or, for
+// a key of another form, of the key's SHA-256. It reveals no partition value, bucket key or
+// object key.
+func RouteID(manifestKey string) string {
+	base := path.Base(manifestKey)
+	if d, ok := strings.CutPrefix(base, "manifest-"); ok && len(d) >= 16 {
+		if _, err := hex.DecodeString(d[:16]); err == nil {
+			return strings.ToLower(d[:16])
+		}
+	}
+	sum := sha256.Sum256([]byte(manifestKey))
+	return hex.EncodeToString(sum[:8])
+}
+
+// damageLog remembers a table's damaged archived routes, reports each one found (a log line
+// naming the route's opaque id and the failed check, and the flightsrv.archive.read_errors
+// counter labelled by reason) and refuses reads of a remembered route. Safe for concurrent
+// use.
+type damageLog struct {
+	table    TableDef
+	log      *slog.Logger
+	counter  metric.Int64Counter
+	now      func() time.Time
+	mu       sync.Mutex
+	damaged  map[string]damagedRoute // by manifest key
+	earliest []string                // keys in the order they were added (bounds the map)
+}
+
+type damagedRoute struct {
+	err   error
+	until time.Time
+}
+
+func newDamageLog(def TableDef, log *slog.Logger, now func() time.Time) *damageLog {
+	if log == nil {
+		log = slog.Default()
+	}
+	// A failure to create the instrument leaves a no-op one: reads must not fail for it.
+	counter, _ := otel.Meter("flightsrv").Int64Counter("flightsrv.archive.read_errors",
+		metric.WithDescription("Reads of archived buckets that found the route's objects missing or damaged, by the failed check (reason)."))
+	return &damageLog{table: def, log: log, counter: counter, now: now, damaged: map[string]damagedRoute{}}
+}
+
+// check returns the remembered error of a damaged route, or nil.
+func (d *damageLog) check(manifestKey string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r, ok := d.damaged[manifestKey]
+	if !ok || !d.now().Before(r.until) {
+		return nil
+	}
+	return r.err
+}
+
+// note reports err of a read of the route at manifestKey when it is damage, and returns err.
+func (d *damageLog) note(ctx context.Context, manifestKey string, err error) error {
+	if err == nil || !errors.Is(err, ErrArchiveDamaged) {
+		return err
+	}
+	reason := "damaged"
+	var dr DamageReason
+	if errors.As(err, &dr) && dr.Reason() != "" {
+		reason = dr.Reason()
+	}
+	d.counter.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+	d.mu.Lock()
+	_, known := d.damaged[manifestKey]
+	if !known {
+		d.earliest = append(d.earliest, manifestKey)
+		for len(d.earliest) > maxDamagedRoutes {
+			delete(d.damaged, d.earliest[0])
+			d.earliest = d.earliest[1:]
+		}
+	}
+	d.damaged[manifestKey] = damagedRoute{err: err, until: d.now().Add(DamageMemory)}
+	d.mu.Unlock()
+	attrs := []slog.Attr{
+		slog.String("route", RouteID(manifestKey)),
+		slog.String("table", d.table.Name),
+		slog.String("strategy", d.table.Strategy.String()),
+		slog.String("reason", reason),
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
+	}
+	d.log.LogAttrs(ctx, slog.LevelError, "archived route damaged: reads of it fail with DATA_LOSS", attrs...)
+	return err
+}
+
+// watch returns r, whose error at the end of the stream is noted as a read of manifestKey.
+func (d *damageLog) watch(ctx context.Context, manifestKey string, r BatchReader) BatchReader {
+	return &damageWatch{BatchReader: r, ctx: ctx, d: d, key: manifestKey}
+}
+
+// damageWatch notes the error its reader ends with (once).
+type damageWatch struct {
+	BatchReader
+	ctx   context.Context
+	d     *damageLog
+	key   string
+	noted bool
+}
+
+func (w *damageWatch) Err() error {
+	err := w.BatchReader.Err()
+	if err != nil && !w.noted {
+		w.noted = true
+		w.d.note(w.ctx, w.key, err)
+	}
+	return err
+}
