@@ -142,9 +142,6 @@ const (
 	drainRowGuess = 256
 )
 
-// ctxCheckRows is how often (in rows) a reader checks its context between network reads.
-const ctxCheckRows = 4096
-
 // pgEpochMicros is 2000-01-01T00:00:00Z, PostgreSQL's binary timestamp origin, in
 // microseconds since the Unix epoch.
 const pgEpochMicros = 946_684_800_000_000
@@ -236,15 +233,8 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 		return routing.Route{}, nil, err
 	}
 	if route.State == routing.StateArchived {
-		// The records' branch is empty for an archived bucket: end the statement.
-		if rows.Next() {
-			sr.stop()
-			return routing.Route{}, nil, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
-		}
-		err := rows.Err()
-		sr.stop()
-		if err != nil {
-			return routing.Route{}, nil, s.classify(op, err)
+		if err := routing.EndArchivedScan(rows, sr.stop, sr.classify); err != nil {
+			return routing.Route{}, nil, err
 		}
 		return route, nil, nil
 	}
@@ -276,11 +266,12 @@ type scanReader struct {
 	scratchTime            time.Time
 	scratchID, scratchVal  []byte
 
-	pending   bool  // the current row was read but belongs to the next batch
 	remaining int64 // rows the LIMIT still allows, -1 without a limit
-	seen      int   // data rows read
 	appended  int64 // data rows appended to batches
 	wireBytes int64 // their selected bytes, for the drain estimate
+	// id and value are the current row's selected bytes (valid until the next row).
+	id, value []byte
+	routing.ScanLoop
 }
 
 // readRoute reads the statement's first row, the route.
@@ -344,78 +335,58 @@ func (r *scanReader) bindColumns(sc routing.ColumnSet) error {
 
 // Next reads the next batch: rows until the batch is full or the result ends.
 func (r *scanReader) Next() bool {
-	const op = "scan bucket range"
 	r.DropCurrent()
 	if r.rows == nil {
 		return false
 	}
-	if err := r.ctx.Err(); err != nil {
-		return r.Fail(r.s.classify(op, err))
+	return r.Fill(r.ctx, &r.ScanReaderState, r.rows, r.stats, r.classify, r.decodeRow, r.appendRow)
+}
+
+func (r *scanReader) classify(err error) error { return r.s.classify("scan bucket range", err) }
+
+// decodeRow checks a new row and decodes its selected id and value bytes.
+func (r *scanReader) decodeRow() error {
+	raw := r.rows.RawValues()
+	if raw[0] != nil {
+		return fmt.Errorf("%w: scan bucket range: second route row", routing.ErrOperationFailed)
 	}
-	for {
-		if !r.pending {
-			if !r.rows.Next() {
-				err := r.rows.Err()
-				r.stop()
-				if err != nil {
-					return r.Fail(r.s.classify(op, err))
-				}
-				break
-			}
-			r.seen++
-			if r.seen%ctxCheckRows == 0 {
-				if err := r.ctx.Err(); err != nil {
-					return r.Fail(r.s.classify(op, err))
-				}
-			}
-			r.pending = true
-		}
-		raw := r.rows.RawValues()
-		if raw[0] != nil {
-			return r.Fail(fmt.Errorf("%w: %s: second route row", routing.ErrOperationFailed, op))
-		}
-		var (
-			nanos     int64
-			id, value []byte
-			err       error
-		)
-		if r.idCol >= 0 {
-			if id, err = r.bytesValue(raw[r.idCol], &r.scratchID); err != nil {
-				return r.Fail(err)
-			}
-		}
-		if r.valueCol >= 0 {
-			if value, err = r.bytesValue(raw[r.valueCol], &r.scratchVal); err != nil {
-				return r.Fail(err)
-			}
-		}
-		size := r.BB.RowBytes(len(id), len(value))
-		if r.BB.Full(size) {
-			break
-		}
-		if r.tsCol >= 0 {
-			if nanos, err = r.timeValue(raw[r.tsCol]); err != nil {
-				return r.Fail(err)
-			}
-		}
-		if err := r.BB.Append(nanos, id, value, size); err != nil {
-			return r.Fail(err)
-		}
-		r.pending = false
-		r.appended++
-		r.wireBytes += int64(size) + 8*int64(b2i(r.tsCol >= 0))
-		if r.remaining > 0 {
-			r.remaining--
+	r.id, r.value = nil, nil
+	var err error
+	if r.idCol >= 0 {
+		if r.id, err = r.bytesValue(raw[r.idCol], &r.scratchID); err != nil {
+			return err
 		}
 	}
-	r.Cur = r.BB.Flush()
-	if r.Cur == nil {
-		return false
+	if r.valueCol >= 0 {
+		if r.value, err = r.bytesValue(raw[r.valueCol], &r.scratchVal); err != nil {
+			return err
+		}
 	}
-	if r.stats != nil {
-		r.stats.HotRows.Add(r.Cur.NumRows())
+	return nil
+}
+
+// appendRow appends the decoded row to the batch unless it is full.
+func (r *scanReader) appendRow() (bool, error) {
+	size := r.BB.RowBytes(len(r.id), len(r.value))
+	if r.BB.Full(size) {
+		return true, nil
 	}
-	return true
+	var nanos int64
+	if r.tsCol >= 0 {
+		var err error
+		if nanos, err = r.timeValue(r.rows.RawValues()[r.tsCol]); err != nil {
+			return false, err
+		}
+	}
+	if err := r.BB.Append(nanos, r.id, r.value, size); err != nil {
+		return false, err
+	}
+	r.appended++
+	r.wireBytes += int64(size) + 8*int64(b2i(r.tsCol >= 0))
+	if r.remaining > 0 {
+		r.remaining--
+	}
+	return false, nil
 }
 
 // timeValue decodes a TIMESTAMPTZ into nanoseconds since the Unix epoch.

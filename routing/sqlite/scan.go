@@ -73,9 +73,6 @@ func b2i(b bool) int {
 // scanRouteColumns is the number of route columns leading every row of a scan.
 const scanRouteColumns = 4
 
-// ctxCheckRows is how often (in rows) a reader checks its context.
-const ctxCheckRows = 4096
-
 var _ routing.HotBatchScanner = (*Store)(nil)
 
 // ScanRange implements routing.HotBatchScanner: b's route and, unless it is archived (then the
@@ -135,15 +132,8 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 		return routing.Route{}, nil, err
 	}
 	if route.State == routing.StateArchived {
-		// The records' arm is empty for an archived bucket: end the statement.
-		more := rows.Next()
-		err := rows.Err()
-		r.stop()
-		switch {
-		case more:
-			return routing.Route{}, nil, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
-		case err != nil:
-			return routing.Route{}, nil, s.classify(op, err)
+		if err := routing.EndArchivedScan(rows, r.stop, func(err error) error { return s.classify(op, err) }); err != nil {
+			return routing.Route{}, nil, err
 		}
 		return route, nil, nil
 	}
@@ -181,8 +171,7 @@ type scanReader struct {
 	id       bytesScanner
 	value    bytesScanner
 
-	pending bool // the current row was read but belongs to the next batch
-	seen    int  // data rows read
+	routing.ScanLoop
 }
 
 // nopScanner discards a column (a data row's NULL route columns).
@@ -256,62 +245,40 @@ func (r *scanReader) readRoute() (routing.Route, error) {
 
 // Next reads the next batch: rows until the batch is full or the result ends.
 func (r *scanReader) Next() bool {
-	const op = "scan bucket range"
 	r.DropCurrent()
 	if r.rows == nil {
 		return false
 	}
-	if err := r.ctx.Err(); err != nil {
-		return r.Fail(r.s.classify(op, err))
+	return r.Fill(r.ctx, &r.ScanReaderState, r.rows, r.stats, r.classify, r.scanRow, r.appendRow)
+}
+
+func (r *scanReader) classify(err error) error { return r.s.classify("scan bucket range", err) }
+
+// scanRow scans a new row into the reader's destinations.
+func (r *scanReader) scanRow() error {
+	if err := r.rows.Scan(r.dest...); err != nil {
+		return r.classify(err)
 	}
-	for {
-		if !r.pending {
-			if !r.rows.Next() {
-				err := r.rows.Err()
-				r.stop()
-				if err != nil {
-					return r.Fail(r.s.classify(op, err))
-				}
-				break
-			}
-			r.seen++
-			if r.seen%ctxCheckRows == 0 {
-				if err := r.ctx.Err(); err != nil {
-					return r.Fail(r.s.classify(op, err))
-				}
-			}
-			if err := r.rows.Scan(r.dest...); err != nil {
-				return r.Fail(r.s.classify(op, err))
-			}
-			if r.routeCol.notNull {
-				return r.Fail(fmt.Errorf("%w: %s: second route row", routing.ErrOperationFailed, op))
-			}
-			r.pending = true
-		}
-		size := r.BB.RowBytes(len(r.id.b), len(r.value.b))
-		if r.BB.Full(size) {
-			break
-		}
-		var nanos int64
-		if r.BB.Columns().Timestamp {
-			if r.micros.v > routing.MaxNanoMicros || r.micros.v < routing.MinNanoMicros {
-				return r.Fail(fmt.Errorf("%w: %s: stored event time is outside the nanosecond range", routing.ErrOperationFailed, op))
-			}
-			nanos = r.micros.v * 1000
-		}
-		if err := r.BB.Append(nanos, r.id.b, r.value.b, size); err != nil {
-			return r.Fail(err)
-		}
-		r.pending = false
+	if r.routeCol.notNull {
+		return fmt.Errorf("%w: scan bucket range: second route row", routing.ErrOperationFailed)
 	}
-	r.Cur = r.BB.Flush()
-	if r.Cur == nil {
-		return false
+	return nil
+}
+
+// appendRow appends the scanned row to the batch unless it is full.
+func (r *scanReader) appendRow() (bool, error) {
+	size := r.BB.RowBytes(len(r.id.b), len(r.value.b))
+	if r.BB.Full(size) {
+		return true, nil
 	}
-	if r.stats != nil {
-		r.stats.HotRows.Add(r.Cur.NumRows())
+	var nanos int64
+	if r.BB.Columns().Timestamp {
+		if r.micros.v > routing.MaxNanoMicros || r.micros.v < routing.MinNanoMicros {
+			return false, fmt.Errorf("%w: scan bucket range: stored event time is outside the nanosecond range", routing.ErrOperationFailed)
+		}
+		nanos = r.micros.v * 1000
 	}
-	return true
+	return false, r.BB.Append(nanos, r.id.b, r.value.b, size)
 }
 
 // stop closes the statement, returning the connection to the read pool; idempotent.
