@@ -89,11 +89,12 @@ bench-venv:
 	  python3 -m venv .venv && .venv/bin/pip install -q duckdb pyarrow; }
 
 # soak: the archival fault tests at length (make test runs short budgets of both): 200 SIGKILL
-# trials of the archiver process, then 20 runs of the competing-runner and stale-worker tests
-# under random faults against SQLite and PostgreSQL. About 10 minutes on 2 cores.
+# trials of the archiver process over each hot store (SQLite, and PostgreSQL through the
+# CockroachDB adapter), then 20 runs of the competing-runner and stale-worker tests under random
+# faults against SQLite and PostgreSQL. About 10 minutes on 2 cores.
 KILL_TRIALS ?= 200
 soak: tools
-	FLIGHTSRV_KILL_TRIALS=$(KILL_TRIALS) $(GO) test -count=1 -timeout 60m -run 'TestArchiverSurvivesSIGKILL' -v ./cmd/flightsrv/
+	FLIGHTSRV_KILL_TRIALS=$(KILL_TRIALS) scripts/with-postgres.sh $(GO) test -count=1 -timeout 60m -run 'TestArchiverSurvivesSIGKILL' -v ./cmd/flightsrv/
 	scripts/with-postgres.sh $(GO) test -count=20 -timeout 60m -run 'TestCompetingRunnersUnderRandomFaults|TestStaleWorkerIsFenced' ./archive/archivefault/
 
 clean:

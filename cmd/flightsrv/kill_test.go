@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"github.com/flightsrv/flightsrv/archive"
+	"github.com/flightsrv/flightsrv/internal/pgtest"
 	"github.com/flightsrv/flightsrv/internal/tablecheck"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/routing/cockroach"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 )
 
@@ -38,7 +40,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 // startMain starts `flightsrv args…` as a child process (this test binary running main).
@@ -62,16 +64,55 @@ func kill(cmd *exec.Cmd) {
 	_ = cmd.Wait()
 }
 
-// TestArchiverSurvivesSIGKILL runs `flightsrv archive --loop` as a separate process over an
-// embedded store and a file:// archive, kills it with SIGKILL at a random instant, restarts
-// it, over many trials, and then lets a last process finish: every eligible bucket must end
-// archived under a manifest that validates, with its hot rows deleted, and every record must
-// be read exactly once (counts and ordered scans equal to the records appended).
+// killStore is what the SIGKILL test needs of a hot-store adapter: reads, the archival state
+// (Status) and its migrations.
+type killStore interface {
+	routing.HotStore
+	routing.ArchiveStateStore
+	Migrate(ctx context.Context) error
+}
+
+// TestArchiverSurvivesSIGKILL runs `flightsrv archive --loop` as a separate process over a
+// hot store (the embedded SQLite store, and PostgreSQL through the CockroachDB adapter) and a
+// file:// archive, kills it with SIGKILL at a random instant, restarts it, over many trials,
+// and then lets a last process finish: every eligible bucket must end archived under a
+// manifest that validates, with its hot rows deleted, and every record must be read exactly
+// once (counts and ordered scans equal to the records appended).
 func TestArchiverSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts archiver processes")
 	}
 	t.Parallel()
+	const countArchived = `SELECT count(*) FROM pulpitum_v4_bucket_metadata WHERE state = 'archived'`
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		dbPath := filepath.Join(t.TempDir(), "hot.db")
+		st, err := sqlite.Open(context.Background(), sqlite.Config{Path: dbPath})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		killTrials(t, st, "sqlite://"+dbPath, func(ctx context.Context) (n int, err error) {
+			return n, st.DB().QueryRowContext(ctx, countArchived).Scan(&n)
+		})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		url := pgtest.Start(t).NewDatabase(t)
+		st, err := cockroach.Open(context.Background(), cockroach.Config{URL: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		killTrials(t, st, url, func(ctx context.Context) (n int, err error) {
+			return n, st.Pool().QueryRow(ctx, countArchived).Scan(&n)
+		})
+	})
+}
+
+// killTrials is TestArchiverSurvivesSIGKILL over one store, whose archiver processes get
+// --store storeURL; archivedCount counts the archived buckets.
+func killTrials(t *testing.T, st killStore, storeURL string, archivedCount func(context.Context) (int, error)) {
 	trials := 6
 	if v := os.Getenv(envKillTrials); v != "" {
 		n, err := strconv.Atoi(v)
@@ -81,13 +122,7 @@ func TestArchiverSurvivesSIGKILL(t *testing.T) {
 		trials = n
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
-	dbPath, archiveDir := filepath.Join(dir, "hot.db"), filepath.Join(dir, "archive")
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: dbPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	archiveDir := filepath.Join(t.TempDir(), "archive")
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +165,7 @@ func TestArchiverSurvivesSIGKILL(t *testing.T) {
 			}
 		}
 	}
-	args := []string{"archive", "--store", "sqlite://" + dbPath, "--archive", archiveDir, "--before", "2001-04-01T00:00:00Z",
+	args := []string{"archive", "--store", storeURL, "--archive", archiveDir, "--before", "2001-04-01T00:00:00Z",
 		"--loop", "--interval", "20ms", "--lease", "1s", "--renew", "250ms", "--retry", "20ms"}
 	progress := func() (archived, cleaned int) {
 		for _, b := range eligible {
@@ -155,8 +190,8 @@ func TestArchiverSurvivesSIGKILL(t *testing.T) {
 	// further buckets (1 to 4) has been published, after a random 0–25 ms more, so kills land
 	// in every phase (claim, snapshot, upload, publish, delete, renewal, between cycles).
 	archivedNow := func() int {
-		var n int
-		if err := st.DB().QueryRowContext(ctx, `SELECT count(*) FROM pulpitum_v4_bucket_metadata WHERE state = 'archived'`).Scan(&n); err != nil {
+		n, err := archivedCount(ctx)
+		if err != nil {
 			t.Fatal(err)
 		}
 		return n
