@@ -151,6 +151,19 @@
 // beside, never over, the new owner's; its owner-conditioned statements are all rejected.
 // Publication never starts once lease renewal has failed.
 //
+// The reference's direct path (DurableArchiveCoordinator::archive_bucket: begin_archive with
+// a five-minute lease, abort_archive on a snapshot or upload failure) is not implemented; the
+// runner's claim path is the only way in, for three reasons. begin_archive ignores the durable
+// retry time (pulpitum-reference.md §4.1 and §11.8), so a direct archive could retry a
+// deferred bucket at once, the very behaviour deferral exists to prevent. Its one other
+// difference, creating the metadata row of a bucket that has none, archives nothing: such a
+// bucket was never appended to, holds no record and reads as an empty hot bucket. And every
+// condition it checks (hot, or archiving with its lease expired by the database's clock) is
+// ClaimArchive's, which `flightsrv archive` reaches for any bucket through Discover; its
+// failure handling (abort back to hot without counting an attempt) is DeferArchive's with a
+// retry time, which the runner uses. Both hot-store adapters implement AbortArchive for the
+// conformance suite.
+//
 // The [OrphanCollector] deletes the payloads and manifests of attempts that never published,
 // once older than a safety delay, and never an object a route points to or one of a
 // generation that may still publish. The reference keeps them forever.

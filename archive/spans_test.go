@@ -1,0 +1,121 @@
+package archive
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// TestArchiverSpans drives one bucket through every phase of the runner — a cut-over whose
+// upload fails (retry_cutover), one whose hot-row deletion fails (retry_cleanup), and the
+// cleanup claimed afterwards — and checks the spans of the reference's observability section
+// (pulpitum-reference.md §6.1, archival spans): the cycle span, a cutover and a cleanup span,
+// one pulpitum.archive.coordinator.<operation> span per store or upload operation with
+// pulpitum.archive.operation = <operation> and a coordinator phase of the reference's list,
+// the pulpitum.archive.write span of each upload with its record count and format; failed
+// operations have an error status. No attribute or status holds the partition value (or its
+// hex), the bucket key or an object key.
+func TestArchiverSpans(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const partition = "secretchannel"
+	e := newArchiverEnv(t, partition)
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	w, err := NewWriter(openTestBucket(t), WriterOptions{Prefix: testPrefix, RowGroupRows: 64, TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.writer.ArchiveWriter = w
+	a := e.archiver(t, ArchiverOptions{Retry: time.Minute, TracerProvider: tp})
+	eligible := routing.BucketFor("", nil, routing.CalendarDayUTC, archiverDay).Start
+	injected := errors.New("injected delete failure")
+
+	e.writer.fail.Store(true)
+	if _, err := a.RunOnce(ctx, eligible); err == nil {
+		t.Fatal("the failing upload was not reported")
+	}
+	e.writer.fail.Store(false)
+	e.clk.advance(time.Minute)
+	e.state.deleteHot = func(context.Context, *routing.ArchiveSession) error { return injected }
+	if _, err := a.RunOnce(ctx, eligible); !errors.Is(err, injected) {
+		t.Fatalf("second cycle: %v", err)
+	}
+	e.state.deleteHot = nil
+	e.clk.advance(time.Minute)
+	if sum, err := a.RunOnce(ctx, eligible); err != nil || sum.Cleaned != 1 {
+		t.Fatalf("third cycle: %+v, %v", sum, err)
+	}
+
+	phases := map[string]bool{phaseQueued: true, phaseClaimed: true, phaseUploading: true, phaseUploadedVerified: true,
+		phasePublished: true, phaseCompleted: true, phaseRetryScheduled: true, phaseFailed: true}
+	bucket := e.bs[0]
+	secrets := []string{partition, hex.EncodeToString([]byte(partition)), bucket.Key, hex.EncodeToString([]byte(bucket.Key)), testPrefix + "/"}
+	got := map[string]int{}
+	failed := map[string]int{}
+	for _, s := range spans.Ended() {
+		got[s.Name()]++
+		if s.Status().Code.String() == "Error" {
+			failed[s.Name()]++
+		}
+		attrs := map[string]string{}
+		for _, kv := range s.Attributes() {
+			v := kv.Value.Emit()
+			attrs[string(kv.Key)] = v
+			for _, bad := range secrets {
+				if strings.Contains(v, bad) {
+					t.Errorf("span %s attribute %s = %q holds %q", s.Name(), kv.Key, v, bad)
+				}
+			}
+		}
+		for _, bad := range secrets {
+			if strings.Contains(s.Status().Description, bad) {
+				t.Errorf("span %s status %q holds %q", s.Name(), s.Status().Description, bad)
+			}
+		}
+		if op, ok := strings.CutPrefix(s.Name(), "pulpitum.archive.coordinator."); ok && op != "cycle" {
+			if attrs["pulpitum.archive.operation"] != op || !phases[attrs["pulpitum.archive.coordinator.phase"]] {
+				t.Errorf("span %s: operation %q, phase %q", s.Name(), attrs["pulpitum.archive.operation"], attrs["pulpitum.archive.coordinator.phase"])
+			}
+		}
+		if s.Name() == "pulpitum.archive.write" && (attrs["pulpitum.archive.records"] != "150" || attrs["pulpitum.archive.format"] != "parquet") {
+			t.Errorf("write span attributes %v", attrs)
+		}
+	}
+	// Three cycles: upload fails (claim, snapshot, upload, retry_cutover); publish then the
+	// delete fails (claim, snapshot, upload, publish, cleanup, retry_cleanup); the cleanup is
+	// claimed and done (claim_cleanup, cleanup).
+	for name, n := range map[string]int{
+		"pulpitum.archive.coordinator.cycle":         3,
+		"pulpitum.durable_archive.cutover":           2,
+		"pulpitum.durable_archive.cleanup":           1,
+		"pulpitum.archive.coordinator.claim":         2,
+		"pulpitum.archive.coordinator.snapshot":      2,
+		"pulpitum.archive.coordinator.upload":        2,
+		"pulpitum.archive.coordinator.retry_cutover": 1,
+		"pulpitum.archive.coordinator.publish":       1,
+		"pulpitum.archive.coordinator.cleanup":       2,
+		"pulpitum.archive.coordinator.retry_cleanup": 1,
+		"pulpitum.archive.coordinator.claim_cleanup": 1,
+		"pulpitum.archive.write":                     1,
+	} {
+		if got[name] != n {
+			t.Errorf("%d %s spans, want %d (all: %v)", got[name], name, n, got)
+		}
+	}
+	for name, n := range map[string]int{
+		"pulpitum.archive.coordinator.upload": 1, "pulpitum.archive.coordinator.cleanup": 1, "pulpitum.archive.coordinator.cycle": 2,
+	} {
+		if failed[name] != n {
+			t.Errorf("%d failed %s spans, want %d", failed[name], name, n)
+		}
+	}
+}
