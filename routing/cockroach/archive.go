@@ -2,7 +2,6 @@ package cockroach
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"time"
@@ -188,25 +187,18 @@ func (s *Store) ClaimCleanup(ctx context.Context, b routing.BucketID, lease time
 }
 
 func (s *Store) claim(ctx context.Context, op, sql string, b routing.BucketID, lease time.Duration) (*routing.ArchiveSession, error) {
-	if err := b.Validate(); err != nil {
-		return nil, err
-	}
-	token := newToken()
-	var gen int64
-	claimed := false
-	err := s.inTx(ctx, op, func(ctx context.Context, tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, sql, bucketArgs(b, token, lease.Microseconds())...).Scan(&gen)
-		if errors.Is(err, pgx.ErrNoRows) {
-			claimed = false
-			return nil
-		}
-		claimed = err == nil
-		return err
+	return routing.Claim(b, func(token string) (gen int64, claimed bool, err error) {
+		err = s.inTx(ctx, op, func(ctx context.Context, tx pgx.Tx) error {
+			err := tx.QueryRow(ctx, sql, bucketArgs(b, token, lease.Microseconds())...).Scan(&gen)
+			if errors.Is(err, pgx.ErrNoRows) {
+				claimed = false
+				return nil
+			}
+			claimed = err == nil
+			return err
+		})
+		return gen, claimed, err
 	})
-	if err != nil || !claimed {
-		return nil, err
-	}
-	return &routing.ArchiveSession{Bucket: b, Generation: gen, Token: token}, nil
 }
 
 // Renew sets the session's lease expiry to database now() + lease while the session owns
@@ -337,15 +329,6 @@ func (s *Store) ownerUpdate(ctx context.Context, op string, sess *routing.Archiv
 		}
 		return nil
 	})
-}
-
-// newToken returns a random (version 4) UUID in its canonical lowercase text form.
-func newToken() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 var sqlStatus = register("SELECT pulpitum_v4_bucket_metadata", "SELECT", MetadataTable,

@@ -192,27 +192,19 @@ RETURNING generation`, b, lease)
 }
 
 func (s *Store) claim(ctx context.Context, op, query string, b routing.BucketID, lease time.Duration) (*routing.ArchiveSession, error) {
-	if err := b.Validate(); err != nil {
-		return nil, err
-	}
-	token := newToken()
-	var (
-		gen     int64
-		claimed bool
-	)
-	err := s.inTx(ctx, op, func(ctx context.Context, tx *sql.Tx) error {
-		now := s.clock()
-		err := s.queryRow(ctx, tx, query, []any{b.TableID, b.PartitionKey, b.Key, token, micros(now.Add(lease)), micros(now)}, &gen)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
-		claimed = err == nil
-		return err
+	return routing.Claim(b, func(token string) (gen int64, claimed bool, err error) {
+		err = s.inTx(ctx, op, func(ctx context.Context, tx *sql.Tx) error {
+			now := s.clock()
+			err := s.queryRow(ctx, tx, query, []any{b.TableID, b.PartitionKey, b.Key, token, micros(now.Add(lease)), micros(now)}, &gen)
+			if errors.Is(err, sql.ErrNoRows) {
+				claimed = false
+				return nil
+			}
+			claimed = err == nil
+			return err
+		})
+		return gen, claimed, err
 	})
-	if err != nil || !claimed {
-		return nil, err
-	}
-	return &routing.ArchiveSession{Bucket: b, Generation: gen, Token: token}, nil
 }
 
 // Renew sets the session's lease expiry to clock + lease while the session owns the bucket
