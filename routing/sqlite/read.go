@@ -111,9 +111,7 @@ func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 	}
 	defer rows.Close()
 	var (
-		route   routing.Route
-		seen    bool
-		recs    []routing.Record
+		rr      routing.RouteRecords
 		state   string
 		key     sql.NullString
 		deleted bool
@@ -121,35 +119,19 @@ func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 		et      sql.NullInt64
 		sk, val []byte
 	)
+	route := func() (routing.Route, error) { return routeFromRow(state, key, deleted, gen) } // the current row's
 	for rows.Next() {
 		if err := rows.Scan(&state, &key, &deleted, &gen, &et, &sk, &val); err != nil {
 			return routing.Route{}, nil, s.classify(op, err)
 		}
-		if !seen {
-			if route, err = routeFromRow(state, key, deleted, gen); err != nil {
-				return routing.Route{}, nil, err
-			}
-			seen = true
+		if err := rr.Add(op, route, et.Valid, fromMicros(et.Int64), sk, val); err != nil {
+			return routing.Route{}, nil, err
 		}
-		if !et.Valid {
-			continue
-		}
-		if route.State == routing.StateArchived {
-			return routing.Route{}, nil, fmt.Errorf("%w: %s: archived bucket returned hot rows", routing.ErrOperationFailed, op)
-		}
-		if val == nil {
-			val = []byte{}
-		}
-		recs = append(recs, routing.Record{EventTime: fromMicros(et.Int64), SortKey: sk, Value: val})
 	}
 	if err := rows.Err(); err != nil {
 		return routing.Route{}, nil, s.classify(op, err)
 	}
-	if !seen {
-		return routing.Route{}, nil, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
-	}
-	routing.SetPartitionKeys(recs, b.PartitionKey)
-	return route, recs, nil
+	return rr.Done(op, b.PartitionKey)
 }
 
 // Route returns b's current route: hot when it has no metadata row. Errors as for ReadRange.
