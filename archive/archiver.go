@@ -242,22 +242,15 @@ func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSumm
 	ctx, span := a.tracer.Start(ctx, "pulpitum.durable_archive.cutover")
 	defer endOp(span, &err)
 	strategy := a.m.strategy(b.Strategy)
-	var s *routing.ArchiveSession
-	if err := a.op(ctx, "claim", phaseQueued, func(ctx context.Context) (e error) {
-		s, e = a.state.ClaimArchive(ctx, b, a.opts.Lease)
-		return e
-	}); err != nil {
+	s, err := a.claim(ctx, "claim", sum, func(ctx context.Context) (*routing.ArchiveSession, error) {
+		return a.state.ClaimArchive(ctx, b, a.opts.Lease)
+	})
+	if s == nil {
 		// An ambiguous claim may have committed under a token only this call knew: nobody
 		// can use that session, and its lease expiry hands the bucket to the next claim.
 		return false, err
 	}
-	if s == nil {
-		sum.Skipped++
-		return false, nil
-	}
-	sum.Claimed++
 	a.invalidate(b)
-	a.m.phase(ctx, phaseClaimed)
 	a.m.runs.Add(ctx, 1, strategy, a.m.outcome("started"))
 	start := time.Now()
 	ren := a.startRenewer(ctx, s)
@@ -341,22 +334,34 @@ func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSumm
 func (a *Archiver) cleanupItem(ctx context.Context, b routing.BucketID, sum *RunSummary) (deferred bool, err error) {
 	ctx, span := a.tracer.Start(ctx, "pulpitum.durable_archive.cleanup")
 	defer endOp(span, &err)
-	var s *routing.ArchiveSession
-	if err := a.op(ctx, "claim_cleanup", phaseQueued, func(ctx context.Context) (e error) {
-		s, e = a.state.ClaimCleanup(ctx, b, a.opts.Lease)
-		return e
-	}); err != nil {
+	s, err := a.claim(ctx, "claim_cleanup", sum, func(ctx context.Context) (*routing.ArchiveSession, error) {
+		return a.state.ClaimCleanup(ctx, b, a.opts.Lease)
+	})
+	if s == nil {
 		return false, err
 	}
-	if s == nil {
-		sum.Skipped++
-		return false, nil
-	}
-	sum.Claimed++
-	a.m.phase(ctx, phaseClaimed)
 	ren := a.startRenewer(ctx, s)
 	defer ren.stop()
 	return a.cleanup(ctx, s, ren, sum)
+}
+
+// claim runs one claim operation (claim or claim_cleanup) in its span: a session is counted
+// claimed, a lost race (no session, no error) skipped. The session is nil on error.
+func (a *Archiver) claim(ctx context.Context, operation string, sum *RunSummary, claim func(context.Context) (*routing.ArchiveSession, error)) (*routing.ArchiveSession, error) {
+	var s *routing.ArchiveSession
+	if err := a.op(ctx, operation, phaseQueued, func(ctx context.Context) (e error) {
+		s, e = claim(ctx)
+		return e
+	}); err != nil {
+		return nil, err
+	}
+	if s == nil {
+		sum.Skipped++
+		return nil, nil
+	}
+	sum.Claimed++
+	a.m.phase(ctx, phaseClaimed)
+	return s, nil
 }
 
 // cleanup is step 5: delete the hot rows; on failure defer the cleanup and return the error.
