@@ -156,16 +156,8 @@ func (s *Store) Validate(ctx context.Context) error {
 			return s.classify(op, err)
 		}
 	}
-	pending, err := migration.Plan(Migrations(), applied)
-	if err != nil {
+	if err := migration.RequireCurrent(Migrations(), applied); err != nil {
 		return err
-	}
-	if len(pending) > 0 {
-		versions := make([]int64, len(pending))
-		for i, m := range pending {
-			versions[i] = m.Version
-		}
-		return &migration.PendingError{Versions: versions}
 	}
 	for _, t := range expectedTables {
 		cols, pk, err := s.tableInfo(ctx, t.name)

@@ -201,3 +201,21 @@ func Plan(known []Migration, applied []Applied) ([]Migration, error) {
 	}
 	return slices.Clone(known[len(versions):]), nil
 }
+
+// RequireCurrent is the history check of a runtime start-up (pulpitum-reference.md §1.3,
+// "What runtime startup checks"): applied must be a valid history of known (Plan's errors
+// otherwise) with nothing pending (a *PendingError listing the missing versions otherwise).
+func RequireCurrent(known []Migration, applied []Applied) error {
+	pending, err := Plan(known, applied)
+	if err != nil {
+		return err
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	versions := make([]int64, len(pending))
+	for i, m := range pending {
+		versions[i] = m.Version
+	}
+	return &PendingError{Versions: versions}
+}
