@@ -47,7 +47,8 @@ type Config struct {
 	TicketKey []byte
 	// Version is reported by GetSqlInfo as FLIGHT_SQL_SERVER_VERSION.
 	Version string
-	// Logger receives internal errors (never sent to clients); nil uses slog.Default().
+	// Logger is the protocol layer's logger; nil uses slog.Default(). Refused and failed calls
+	// are logged once each by internal/querylog's interceptors, not here.
 	Logger *slog.Logger
 	// Alloc allocates Arrow memory; nil uses memory.DefaultAllocator.
 	Alloc memory.Allocator
