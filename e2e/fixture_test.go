@@ -144,6 +144,7 @@ type env struct {
 	url      string // the PostgreSQL database
 	store    *cockroach.Store
 	bucket   *blob.Bucket
+	dir      string // the archive directory
 	reader   *archive.Reader
 	on, off  *server.Server
 	alloc    *memory.CheckedAllocator
@@ -195,6 +196,7 @@ func newEnv(t *testing.T) *env {
 	}
 
 	dir := t.TempDir()
+	e.dir = dir
 	e.bucket, err = blob.OpenBucket(ctx, "file://"+filepath.ToSlash(dir))
 	if err != nil {
 		t.Fatal(err)

@@ -24,11 +24,11 @@ const (
 // errCancelledTicket is the status of a DoGet whose ticket was cancelled (CancelFlightInfo).
 var errCancelledTicket = status.Error(codes.Canceled, "query was cancelled (CancelFlightInfo)")
 
-// running is the registry of the DoGet streams in flight by ticket, for CancelFlightInfo:
-// cancelling a ticket cancels the context of every stream serving it, which stops the
-// query's work (the engine's readers stop when their context is done), and refuses later
-// DoGets of the ticket for a while. It is per process: a ticket being served by another
-// replica is not reached. Safe for concurrent use.
+// running is the registry of the DoGet streams in flight by query id (the id every endpoint
+// ticket of one FlightInfo shares), for CancelFlightInfo: cancelling a query cancels the
+// context of every stream serving one of its endpoints, which stops the query's work (the
+// engine's readers stop when their context is done), and refuses later DoGets of its
+// tickets for a while. Safe for concurrent use.
 type running struct {
 	now func() time.Time
 
@@ -43,11 +43,11 @@ func newRunning() *running {
 	return &running{now: time.Now, streams: map[[sha256.Size]byte]map[*runningStream]struct{}{}, cancelled: map[[sha256.Size]byte]time.Time{}}
 }
 
-// start registers a stream serving ticket and returns its context (cancelled by cancel or
+// start registers a stream serving query id and returns its context (cancelled by cancel or
 // when ctx ends) and the function that unregisters it. It returns errCancelledTicket when the
-// ticket was cancelled already.
-func (r *running) start(ctx context.Context, ticket []byte) (context.Context, func(), error) {
-	key := sha256.Sum256(ticket)
+// query was cancelled already.
+func (r *running) start(ctx context.Context, id []byte) (context.Context, func(), error) {
+	key := sha256.Sum256(id)
 	ctx, cancel := context.WithCancelCause(ctx)
 	rs := &runningStream{cancel: cancel}
 	r.mu.Lock()
@@ -74,10 +74,10 @@ func (r *running) start(ctx context.Context, ticket []byte) (context.Context, fu
 	}, nil
 }
 
-// cancel cancels every stream serving ticket and remembers the ticket as cancelled. It
+// cancel cancels every stream serving query id and remembers the query as cancelled. It
 // reports whether a stream was running.
-func (r *running) cancel(ticket []byte) bool {
-	key := sha256.Sum256(ticket)
+func (r *running) cancel(id []byte) bool {
+	key := sha256.Sum256(id)
 	now := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -107,8 +107,9 @@ func (s *Server) CancelFlightInfo(_ context.Context, req *flight.CancelFlightInf
 	if len(eps) == 0 {
 		return flight.CancelFlightInfoResult{Status: flight.CancelStatusUnspecified}, status.Error(codes.InvalidArgument, "the FlightInfo to cancel has no endpoint")
 	}
+	var ids [][]byte
 	for _, ep := range eps {
-		_, ok, err := s.ticketQuery(ep.GetTicket().GetTicket())
+		q, ok, err := s.cancelQuery(ep.GetTicket().GetTicket())
 		if err == nil && !ok {
 			// A metadata command's ticket is the command itself: answered at once, nothing
 			// to cancel. Anything else is no ticket of this server.
@@ -122,9 +123,10 @@ func (s *Server) CancelFlightInfo(_ context.Context, req *flight.CancelFlightInf
 		if err != nil {
 			return flight.CancelFlightInfoResult{Status: flight.CancelStatusUnspecified}, s.toStatus(err)
 		}
+		ids = append(ids, q.Nonce)
 	}
-	for _, ep := range eps {
-		s.running.cancel(ep.GetTicket().GetTicket())
+	for _, id := range ids {
+		s.running.cancel(id)
 	}
 	return flight.CancelFlightInfoResult{Status: flight.CancelStatusCancelled}, nil
 }

@@ -67,7 +67,7 @@ func (s *Server) ServeDoGet(t *flight.Ticket, stream flight.FlightService_DoGetS
 	if err != nil {
 		return s.toStatus(err)
 	}
-	ctx, done, err := s.running.start(stream.Context(), t.GetTicket())
+	ctx, done, err := s.running.start(stream.Context(), q.Nonce)
 	if err != nil {
 		return err
 	}
@@ -83,9 +83,20 @@ func (s *Server) ServeDoGet(t *flight.Ticket, stream flight.FlightService_DoGetS
 	return err
 }
 
-// ticketQuery opens a statement or prepared-statement ticket. ok is false for any other
-// ticket (a metadata command, or bytes that are no Flight SQL command at all).
+// ticketQuery opens a statement ticket (signed, unexpired) or a prepared-statement ticket (a
+// handle). ok is false for any other ticket (a metadata command, or bytes that are no Flight
+// SQL command at all).
 func (s *Server) ticketQuery(ticket []byte) (q Query, ok bool, err error) {
+	return s.openAnyTicket(ticket, s.sign.openTicket)
+}
+
+// cancelQuery opens a ticket as ticketQuery does, but accepts an expired statement ticket:
+// its query may still be cancelled.
+func (s *Server) cancelQuery(ticket []byte) (q Query, ok bool, err error) {
+	return s.openAnyTicket(ticket, func(h []byte) (Query, error) { return s.sign.openDomain(domainTicket, h) })
+}
+
+func (s *Server) openAnyTicket(ticket []byte, openStatement func([]byte) (Query, error)) (q Query, ok bool, err error) {
 	var a anypb.Any
 	if proto.Unmarshal(ticket, &a) != nil {
 		return q, false, nil
@@ -96,7 +107,7 @@ func (s *Server) ticketQuery(ticket []byte) (q Query, ok bool, err error) {
 		if a.UnmarshalTo(&cmd) != nil {
 			return q, true, errBadHandle
 		}
-		q, err = s.sign.open(cmd.GetStatementHandle())
+		q, err = openStatement(cmd.GetStatementHandle())
 		return q, true, err
 	case a.MessageIs((*pb.CommandPreparedStatementQuery)(nil)):
 		var cmd pb.CommandPreparedStatementQuery

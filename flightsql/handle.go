@@ -1,81 +1,150 @@
 package flightsql
 
 import (
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/auth"
 )
 
 // Query is what a statement or prepared-statement handle carries: exactly one of SQL text or a
 // serialized Substrait plan, and optionally the bound parameters as an Arrow IPC stream of one
-// row.
+// row. A ticket carries the same and, in addition, its endpoint's fragment of the query and
+// an expiry.
 type Query struct {
 	SQL       string `json:"sql,omitempty"`
 	Substrait []byte `json:"substrait,omitempty"`
 	Params    []byte `json:"params,omitempty"`
 	// Nonce makes every prepared-statement handle unique, so that bindings remembered for
-	// one client's handle are never seen by another client preparing the same SQL.
+	// one client's handle are never seen by another client preparing the same SQL. In a
+	// ticket it is the query id that every endpoint of one FlightInfo shares: cancellation and
+	// progress are per query id.
 	Nonce []byte `json:"nonce,omitempty"`
 	// Compression is the IPC compression of the result stream (OptionCompression), taken
 	// from the session at GetFlightInfo; empty means none.
 	Compression string `json:"compression,omitempty"`
+
+	// The fields below are set in tickets only.
+
+	// Fragment is the engine's description of the endpoint's share of the query (its bucket
+	// group and the archived generations it is pinned to: FragmentEngine), opaque here; empty
+	// means the whole query, unpinned.
+	Fragment []byte `json:"fragment,omitempty"`
+	// Endpoint is the endpoint's position in the FlightInfo (0-based) and Endpoints their
+	// number.
+	Endpoint  int `json:"ep,omitempty"`
+	Endpoints int `json:"eps,omitempty"`
+	// Buckets is the number of buckets the endpoint reads (0: unknown), for progress.
+	Buckets int `json:"buckets,omitempty"`
+	// Immutable is set when the endpoint reads archived buckets only: it may be fetched
+	// again for the same rows until it expires, and renewed (RenewFlightEndpoint).
+	Immutable bool `json:"immutable,omitempty"`
+	// Expires is the ticket's expiry, Unix seconds UTC.
+	Expires int64 `json:"exp,omitempty"`
 }
 
-// handleVersion is the first byte of every handle; a handle of another version is refused.
-const handleVersion = 1
+// Signed payloads: a version byte, the length of the key id and the key id, the JSON body,
+// and the HMAC-SHA256 of everything before it under the keyring's subkey for the payload's
+// domain (auth.Keyring.Sign). Handles and tickets are signed in different domains, so that
+// one never passes for the other.
+const (
+	handleVersion = 2
+	domainHandle  = "handle"
+	domainTicket  = "ticket"
+	sigSize       = 32
+)
 
-// errBadHandle is returned for a handle that is malformed, of another version, or not signed
-// with this server's key.
+// errBadHandle is returned for a handle or ticket that is malformed, of another version,
+// signed by a key the keyring does not hold, or tampered with. The cause is not told apart.
 var errBadHandle = errors.New("flightsql: invalid or foreign statement handle")
 
-// signer seals and opens handles: version byte, JSON body, HMAC-SHA256 of both. Safe for
-// concurrent use (immutable after construction).
-type signer struct{ key []byte }
+// ticketExpiredError is the error of a ticket past its expiry: FAILED_PRECONDITION, naming
+// the expiry only.
+func ticketExpiredError(at time.Time) error {
+	return status.Errorf(codes.FailedPrecondition, "the ticket expired at %s; renew its endpoint (RenewFlightEndpoint) before it expires, or run the query again",
+		at.UTC().Format(time.RFC3339))
+}
 
-// newSigner returns a signer for key; an empty key gets 32 random bytes (handles then only
-// verify on this process).
-func newSigner(key []byte) (*signer, error) {
-	if len(key) == 0 {
-		key = make([]byte, 32)
-		if _, err := rand.Read(key); err != nil {
+// signer seals and opens handles and tickets with a keyring: the active key signs, every key
+// of the keyring verifies (replicas sharing the keyring file serve each other's tickets, and a
+// rotated-out key keeps verifying until removed). Safe for concurrent use.
+type signer struct {
+	ring *auth.Keyring
+	now  func() time.Time
+}
+
+// newSigner returns a signer over ring; a nil ring gets a random key (handles and tickets
+// then verify on this process only).
+func newSigner(ring *auth.Keyring, now func() time.Time) (*signer, error) {
+	if ring == nil {
+		var err error
+		if ring, err = auth.RandomKeyring(); err != nil {
 			return nil, fmt.Errorf("generate ticket key: %w", err)
 		}
 	}
-	return &signer{key: append([]byte(nil), key...)}, nil
+	if now == nil {
+		now = time.Now
+	}
+	return &signer{ring: ring, now: now}, nil
 }
 
-func (s *signer) seal(q Query) ([]byte, error) {
+func (s *signer) sealDomain(domain string, q Query) ([]byte, error) {
 	body, err := json.Marshal(q)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, 1+len(body)+sha256.Size)
-	out = append(out, handleVersion)
+	kid := s.ring.ActiveID()
+	out := make([]byte, 0, 2+len(kid)+len(body)+sigSize)
+	out = append(out, handleVersion, byte(len(kid)))
+	out = append(out, kid...)
 	out = append(out, body...)
-	m := hmac.New(sha256.New, s.key)
-	m.Write(out)
-	return m.Sum(out), nil
+	_, sig := s.ring.Sign(domain, out)
+	return append(out, sig...), nil
 }
 
-func (s *signer) open(h []byte) (Query, error) {
+func (s *signer) openDomain(domain string, h []byte) (Query, error) {
 	var q Query
-	if len(h) < 1+sha256.Size || h[0] != handleVersion {
+	if len(h) < 2+sigSize || h[0] != handleVersion || len(h) < 2+int(h[1])+sigSize {
 		return q, errBadHandle
 	}
-	msg, sum := h[:len(h)-sha256.Size], h[len(h)-sha256.Size:]
-	m := hmac.New(sha256.New, s.key)
-	m.Write(msg)
-	if !hmac.Equal(m.Sum(nil), sum) {
+	msg, sig := h[:len(h)-sigSize], h[len(h)-sigSize:]
+	kid := string(msg[2 : 2+int(msg[1])])
+	if s.ring.Verify(domain, kid, msg, sig) != nil {
 		return q, errBadHandle
 	}
-	if err := json.Unmarshal(msg[1:], &q); err != nil {
+	if err := json.Unmarshal(msg[2+int(msg[1]):], &q); err != nil {
 		return q, errBadHandle
 	}
 	if (q.SQL == "") == (len(q.Substrait) == 0) {
 		return q, errBadHandle
+	}
+	return q, nil
+}
+
+// seal signs a prepared-statement handle (it does not expire: a client keeps it for as long
+// as it keeps the statement).
+func (s *signer) seal(q Query) ([]byte, error) { return s.sealDomain(domainHandle, q) }
+
+// open verifies a prepared-statement handle; errors are errBadHandle.
+func (s *signer) open(h []byte) (Query, error) { return s.openDomain(domainHandle, h) }
+
+// sealTicket signs a ticket; q.Expires must be set.
+func (s *signer) sealTicket(q Query) ([]byte, error) { return s.sealDomain(domainTicket, q) }
+
+// openTicket verifies a ticket and its expiry (with auth.ClockSkew of leeway for replicas
+// whose clocks differ): errBadHandle, or the FAILED_PRECONDITION of ticketExpiredError.
+func (s *signer) openTicket(h []byte) (Query, error) {
+	q, err := s.openDomain(domainTicket, h)
+	if err != nil {
+		return q, err
+	}
+	if exp := time.Unix(q.Expires, 0); q.Expires == 0 || s.now().After(exp.Add(auth.ClockSkew)) {
+		return q, ticketExpiredError(exp)
 	}
 	return q, nil
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -21,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/querylog"
+	"github.com/flightsrv/flightsrv/internal/auth"
 )
 
 // Engine plans and executes queries for the server. Implementations are safe for concurrent
@@ -42,9 +44,23 @@ type Engine interface {
 
 // Config configures a Server.
 type Config struct {
-	// TicketKey signs statement handles and tickets; replicas that serve each other's tickets
-	// must share it. Empty means a random per-process key.
-	TicketKey []byte
+	// Keyring signs statement handles and tickets with its active key and verifies them with
+	// any of its keys (auth.Keyring, domains "handle" and "ticket"): replicas sharing the
+	// keyring file serve each other's tickets. Nil means a random per-process key.
+	Keyring *auth.Keyring
+	// TicketTTL is how long a ticket may be fetched after GetFlightInfo (or after
+	// RenewFlightEndpoint); default DefaultTicketTTL.
+	TicketTTL time.Duration
+	// MultiEndpoint makes row-returning queries over several buckets answer with ordered
+	// endpoints, one per group of buckets, for sessions that do not choose
+	// (OptionEndpoints). Off by default: one endpoint, as BI tools expect.
+	MultiEndpoint bool
+	// Advertise are the locations (URIs such as grpc+tcp://host:port) put into every
+	// endpoint: the replicas' advertised addresses, never a bind address. Empty means none
+	// (clients fetch from the server they asked).
+	Advertise []string
+	// Now is the clock of ticket expiry (nil: time.Now).
+	Now func() time.Time
 	// Version is reported by GetSqlInfo as FLIGHT_SQL_SERVER_VERSION.
 	Version string
 	// Logger is the protocol layer's logger; nil uses slog.Default(). Refused and failed calls
@@ -53,6 +69,9 @@ type Config struct {
 	// Alloc allocates Arrow memory; nil uses memory.DefaultAllocator.
 	Alloc memory.Allocator
 }
+
+// DefaultTicketTTL is Config.TicketTTL's default: one hour.
+const DefaultTicketTTL = time.Hour
 
 // DBSchemaName is the single database schema under which tables are listed; the server has
 // no catalogs (catalog_name is null everywhere).
@@ -73,10 +92,13 @@ const (
 // flight.NewServerWithMiddleware via flightsql.NewFlightServer. Safe for concurrent use.
 type Server struct {
 	flightsql.BaseServer
-	engine Engine
-	sign   *signer
-	log    *slog.Logger
-	alloc  memory.Allocator
+	engine    Engine
+	sign      *signer
+	log       *slog.Logger
+	alloc     memory.Allocator
+	ticketTTL time.Duration
+	multi     bool
+	locations []*flight.Location
 
 	sqlInfoIDs []uint32 // the GetSqlInfo ids registered, in registration order
 	running    *running // DoGet streams in flight by ticket (CancelFlightInfo)
@@ -89,9 +111,12 @@ type Server struct {
 
 // NewServer returns a Server answering with engine.
 func NewServer(engine Engine, cfg Config) (*Server, error) {
-	sign, err := newSigner(cfg.TicketKey)
+	sign, err := newSigner(cfg.Keyring, cfg.Now)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.TicketTTL <= 0 {
+		cfg.TicketTTL = DefaultTicketTTL
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -99,7 +124,11 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 	if cfg.Alloc == nil {
 		cfg.Alloc = memory.DefaultAllocator
 	}
-	s := &Server{engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, bindings: map[string][]byte{}, running: newRunning()}
+	s := &Server{engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, ticketTTL: cfg.TicketTTL, multi: cfg.MultiEndpoint,
+		bindings: map[string][]byte{}, running: newRunning()}
+	for _, uri := range cfg.Advertise {
+		s.locations = append(s.locations, &flight.Location{Uri: uri})
+	}
 	s.BaseServer.Alloc = cfg.Alloc
 	if s.sqlInfoIDs, err = registerSqlInfo(&s.BaseServer, cfg.Version, true); err != nil {
 		return nil, err
@@ -130,17 +159,6 @@ func (s *Server) toStatus(err error) error {
 	return &querylog.InternalError{Status: status.New(codes.Internal, "query could not be executed"), Cause: err}
 }
 
-func (s *Server) flightInfo(desc *flight.FlightDescriptor, schema *arrow.Schema, ticket []byte) *flight.FlightInfo {
-	return &flight.FlightInfo{
-		Schema:           flight.SerializeSchema(schema, s.alloc),
-		FlightDescriptor: desc,
-		Endpoint:         []*flight.FlightEndpoint{{Ticket: &flight.Ticket{Ticket: ticket}}},
-		TotalRecords:     -1,
-		TotalBytes:       -1,
-		Ordered:          true,
-	}
-}
-
 // stream executes q and returns the DoGet stream. Errors of the result reader are mapped
 // to gRPC status codes before they reach the client.
 func (s *Server) stream(ctx context.Context, q Query) (*arrow.Schema, <-chan flight.StreamChunk, error) {
@@ -151,7 +169,12 @@ func (s *Server) stream(ctx context.Context, q Query) (*arrow.Schema, <-chan fli
 	if params != nil {
 		defer params.Release()
 	}
-	rdr, err := s.engine.Execute(ctx, q.SQL, q.Substrait, params)
+	var rdr array.RecordReader
+	if fe, ok := s.engine.(FragmentEngine); ok && len(q.Fragment) > 0 {
+		rdr, err = fe.ExecuteFragment(ctx, q.SQL, q.Substrait, params, q.Fragment)
+	} else {
+		rdr, err = s.engine.Execute(ctx, q.SQL, q.Substrait, params)
+	}
 	if err != nil {
 		return nil, nil, s.toStatus(err)
 	}
@@ -206,32 +229,6 @@ func (s *Server) prepare(ctx context.Context, q Query) (dataset, params *arrow.S
 	return dataset, params, nil
 }
 
-// statementInfo plans q and returns a FlightInfo whose single endpoint carries q signed,
-// with the session's IPC compression.
-func (s *Server) statementInfo(ctx context.Context, q Query, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	dataset, _, err := s.prepare(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	if c := sessionString(ctx, OptionCompression); c != CompressionNone {
-		q.Compression = c
-	}
-	// Every FlightInfo gets a ticket of its own, so that CancelFlightInfo of one never
-	// cancels another execution of the same statement.
-	if q.Nonce, err = newNonce(); err != nil {
-		return nil, s.toStatus(err)
-	}
-	h, err := s.sign.seal(q)
-	if err != nil {
-		return nil, s.toStatus(err)
-	}
-	tkt, err := flightsql.CreateStatementQueryTicket(h)
-	if err != nil {
-		return nil, s.toStatus(err)
-	}
-	return s.flightInfo(desc, dataset, tkt), nil
-}
-
 // GetFlightInfoStatement plans a CommandStatementQuery and returns its FlightInfo.
 func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	if len(cmd.GetTransactionId()) > 0 {
@@ -273,7 +270,7 @@ func (s *Server) GetSchemaSubstraitPlan(ctx context.Context, cmd flightsql.State
 
 // DoGetStatement executes the statement carried by a signed ticket.
 func (s *Server) DoGetStatement(ctx context.Context, cmd flightsql.StatementQueryTicket) (*arrow.Schema, <-chan flight.StreamChunk, error) {
-	q, err := s.sign.open(cmd.GetStatementHandle())
+	q, err := s.sign.openTicket(cmd.GetStatementHandle())
 	if err != nil {
 		return nil, nil, s.toStatus(err)
 	}

@@ -2,6 +2,7 @@ package flightsql
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"sync"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/auth"
 )
 
 // fakeEngine answers every query with one int64 column "n": the number of rows is the first
@@ -75,13 +78,40 @@ func startFake(t *testing.T, key []byte) (*flightsql.Client, *memory.CheckedAllo
 	return dialFake(t, addr, grpc.WithUserAgent("flightsrv-test")), alloc
 }
 
-// serveFake serves a fakeEngine with the zero-copy DoGet and returns its address.
+// testKeyring returns a keyring of one key (id "test") derived from key; nil for nil.
+func testKeyring(t *testing.T, key []byte) *auth.Keyring {
+	t.Helper()
+	if key == nil {
+		return nil
+	}
+	secret := sha256.Sum256(key)
+	ring, err := auth.NewKeyring("test", []auth.Key{{ID: "test", Secret: secret[:]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ring
+}
+
+// serveFake serves a fakeEngine with the zero-copy DoGet, handles and tickets signed with a
+// keyring derived from key (nil: random), and returns its address.
 func serveFake(t *testing.T, key []byte) (string, *memory.CheckedAllocator) {
 	t.Helper()
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	srv, err := NewServer(&fakeEngine{alloc: alloc}, Config{TicketKey: key, Alloc: alloc})
+	addr, _ := serveAt(t, &fakeEngine{alloc: alloc}, Config{Keyring: testKeyring(t, key), Alloc: alloc})
+	return addr, alloc
+}
+
+// serveAt serves engine under cfg with the zero-copy DoGet and returns its address and
+// server.
+func serveAt(t *testing.T, engine Engine, cfg Config) (string, *Server) {
+	t.Helper()
+	srv, err := NewServer(engine, cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	alloc := cfg.Alloc
+	if alloc == nil {
+		alloc = memory.DefaultAllocator
 	}
 	fs := flight.NewServerWithMiddleware(nil, ServerOptions()...)
 	fs.RegisterFlightService(zeroCopyService{flightsql.NewFlightServerWithAllocator(srv, alloc), srv})
@@ -90,7 +120,7 @@ func serveFake(t *testing.T, key []byte) (string, *memory.CheckedAllocator) {
 	}
 	go fs.Serve()
 	t.Cleanup(fs.Shutdown)
-	return fs.Addr().String(), alloc
+	return fs.Addr().String(), srv
 }
 
 func dialFake(t *testing.T, addr string, opts ...grpc.DialOption) *flightsql.Client {
@@ -333,7 +363,7 @@ func TestLikeMatch(t *testing.T) {
 }
 
 func TestHandleRoundTrip(t *testing.T) {
-	s, err := newSigner([]byte("k"))
+	s, err := newSigner(testKeyring(t, []byte("k")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +377,7 @@ func TestHandleRoundTrip(t *testing.T) {
 			t.Fatalf("round trip %+v → %+v, %v", q, got, err)
 		}
 	}
-	for _, bad := range [][]byte{nil, {1}, {2, 1, 2, 3}} {
+	for _, bad := range [][]byte{nil, {1}, {2, 1, 2, 3}, {2, 200, 1}} {
 		if _, err := s.open(bad); !errors.Is(err, errBadHandle) {
 			t.Fatalf("open(%v): %v", bad, err)
 		}

@@ -42,12 +42,18 @@ const (
 	CompressionLZ4  = "lz4"
 )
 
-// sessionDefaults are the options of a new session.
-func sessionDefaults() map[string]*flight.SessionOptionValue {
+// sessionDefaults are the options of a new session (OptionEndpoints follows the server's
+// Config.MultiEndpoint).
+func (s *Server) sessionDefaults() map[string]*flight.SessionOptionValue {
+	endpoints := EndpointsSingle
+	if s.multi {
+		endpoints = EndpointsMultiple
+	}
 	return map[string]*flight.SessionOptionValue{
 		OptionCatalog:     stringOption(""),
 		OptionSchema:      stringOption(DBSchemaName),
 		OptionCompression: stringOption(CompressionNone),
+		OptionEndpoints:   stringOption(endpoints),
 	}
 }
 
@@ -78,6 +84,13 @@ func normalizeOption(name string, v *flight.SessionOptionValue) (string, pb.SetS
 				return CompressionLZ4, pb.SetSessionOptionsResult_UNSPECIFIED
 			}
 		}
+	case OptionEndpoints:
+		if isString {
+			switch e := strings.ToLower(s.StringValue); e {
+			case EndpointsSingle, EndpointsMultiple:
+				return e, pb.SetSessionOptionsResult_UNSPECIFIED
+			}
+		}
 	default:
 		return "", flight.SetSessionOptionsResultErrorInvalidName
 	}
@@ -86,8 +99,8 @@ func normalizeOption(name string, v *flight.SessionOptionValue) (string, pb.SetS
 
 // sessionOptions returns the options of the calling session: the defaults overlaid with the
 // valid options of the incoming session cookie.
-func sessionOptions(ctx context.Context) map[string]*flight.SessionOptionValue {
-	opts := sessionDefaults()
+func (s *Server) sessionOptions(ctx context.Context) map[string]*flight.SessionOptionValue {
+	opts := s.sessionDefaults()
 	md, _ := metadata.FromIncomingContext(ctx)
 	for _, h := range md.Get("cookie") {
 		for _, c := range (&http.Request{Header: http.Header{"Cookie": {h}}}).Cookies() {
@@ -113,8 +126,8 @@ func sessionOptions(ctx context.Context) map[string]*flight.SessionOptionValue {
 }
 
 // sessionString returns the string value of option name of the calling session.
-func sessionString(ctx context.Context, name string) string {
-	return sessionOptions(ctx)[name].GetStringValue()
+func (s *Server) sessionString(ctx context.Context, name string) string {
+	return s.sessionOptions(ctx)[name].GetStringValue()
 }
 
 // setSessionCookie sends the session cookie holding opts (maxAge < 0 deletes it) in the
@@ -129,13 +142,13 @@ func setSessionCookie(ctx context.Context, opts map[string]*flight.SessionOption
 }
 
 // SetSessionOptions sets options of the calling session (OptionCatalog, OptionSchema,
-// OptionCompression); an option sent without a value is reset to its default. Options that
+// OptionCompression, OptionEndpoints); an option sent without a value is reset to its default. Options that
 // are unknown or take no such value are reported per option (INVALID_NAME, INVALID_VALUE)
 // and leave the session unchanged; the others are applied. The new state is returned to the
 // client in the session cookie.
 func (s *Server) SetSessionOptions(ctx context.Context, req *flight.SetSessionOptionsRequest) (*flight.SetSessionOptionsResult, error) {
-	opts := sessionOptions(ctx)
-	defaults := sessionDefaults()
+	opts := s.sessionOptions(ctx)
+	defaults := s.sessionDefaults()
 	res := &flight.SetSessionOptionsResult{}
 	failed := map[string]*flight.SetSessionOptionsResultError{}
 	for name, v := range req.GetSessionOptions() {
@@ -166,13 +179,13 @@ func (s *Server) SetSessionOptions(ctx context.Context, req *flight.SetSessionOp
 // GetSessionOptions returns every option of the calling session, defaults included (ADBC's
 // current catalog and schema read "catalog" and "schema").
 func (s *Server) GetSessionOptions(ctx context.Context, _ *flight.GetSessionOptionsRequest) (*flight.GetSessionOptionsResult, error) {
-	return &flight.GetSessionOptionsResult{SessionOptions: sessionOptions(ctx)}, nil
+	return &flight.GetSessionOptionsResult{SessionOptions: s.sessionOptions(ctx)}, nil
 }
 
 // CloseSession ends the calling session: the client is told to drop its session cookie, so
 // that its next call starts from the defaults.
 func (s *Server) CloseSession(ctx context.Context, _ *flight.CloseSessionRequest) (*flight.CloseSessionResult, error) {
-	if err := setSessionCookie(ctx, sessionDefaults(), -1); err != nil {
+	if err := setSessionCookie(ctx, s.sessionDefaults(), -1); err != nil {
 		return nil, s.toStatus(err)
 	}
 	return &flight.CloseSessionResult{Status: flight.CloseSessionResultClosed}, nil

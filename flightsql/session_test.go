@@ -20,24 +20,20 @@ import (
 // returns a client with a cookie middleware, as the JDBC driver has.
 func serveEngine(t *testing.T, engine Engine, alloc memory.Allocator) (*flightsql.Client, *Server) {
 	t.Helper()
-	srv, err := NewServer(engine, Config{Alloc: alloc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := flight.NewServerWithMiddleware(nil, ServerOptions()...)
-	fs.RegisterFlightService(zeroCopyService{flightsql.NewFlightServerWithAllocator(srv, alloc), srv})
-	if err := fs.Init("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	go fs.Serve()
-	t.Cleanup(fs.Shutdown)
-	cl, err := flightsql.NewClient(fs.Addr().String(), nil, []flight.ClientMiddleware{flight.NewClientCookieMiddleware()},
+	addr, srv := serveAt(t, engine, Config{Alloc: alloc})
+	return dialCookies(t, addr), srv
+}
+
+// dialCookies returns a client of addr with a cookie middleware.
+func dialCookies(t *testing.T, addr string) *flightsql.Client {
+	t.Helper()
+	cl, err := flightsql.NewClient(addr, nil, []flight.ClientMiddleware{flight.NewClientCookieMiddleware()},
 		grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cl.Close() })
-	return cl, srv
+	return cl
 }
 
 func optionStrings(t *testing.T, cl *flightsql.Client) map[string]string {
@@ -73,7 +69,7 @@ func TestSessionOptions(t *testing.T) {
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	cl, _ := serveEngine(t, &fakeEngine{alloc: alloc}, alloc)
 	ctx := context.Background()
-	defaults := map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "none"}
+	defaults := map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "none", OptionEndpoints: "single"}
 	if got := optionStrings(t, cl); !equalMaps(got, defaults) {
 		t.Fatalf("defaults %v", got)
 	}
@@ -96,7 +92,7 @@ func TestSessionOptions(t *testing.T) {
 	if !equalMaps(errs, map[string]string{OptionCatalog: "INVALID_VALUE", "no_such_option": "INVALID_NAME"}) {
 		t.Fatalf("errors %v", errs)
 	}
-	if got := optionStrings(t, cl); !equalMaps(got, map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "zstd"}) {
+	if got := optionStrings(t, cl); !equalMaps(got, map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "zstd", OptionEndpoints: "single"}) {
 		t.Fatalf("after set %v", got)
 	}
 	zRows, zBody := paramRows(t, cl, sql, 50000)

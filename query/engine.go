@@ -45,6 +45,12 @@ type Options struct {
 	// DefaultQueryMemory; negative means no bound): a sort of too many rows or too many groups
 	// is refused with RESOURCE_EXHAUSTED naming the limit.
 	QueryMemory int64
+	// EndpointBuckets is how many consecutive buckets one endpoint of a multi-endpoint
+	// result reads at most (default DefaultEndpointBuckets), and MaxEndpoints how many
+	// endpoints one result may have (default DefaultMaxEndpoints; groups grow beyond it):
+	// see Fragments.
+	EndpointBuckets int
+	MaxEndpoints    int
 }
 
 // DefaultQueryMemory is the default per-query memory limit: 256 MiB.
@@ -80,6 +86,12 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	}
 	if opts.MaxBuckets == 0 {
 		opts.MaxBuckets = DefaultMaxBuckets
+	}
+	if opts.EndpointBuckets <= 0 {
+		opts.EndpointBuckets = DefaultEndpointBuckets
+	}
+	if opts.MaxEndpoints <= 0 {
+		opts.MaxEndpoints = DefaultMaxEndpoints
 	}
 	defs := make([]routing.TableDef, len(tables))
 	byName := make(map[string]*routing.DurableTable, len(tables))
@@ -415,6 +427,8 @@ func (e *Engine) execError(err error) error {
 		return status.Error(codes.ResourceExhausted, msg)
 	case errors.Is(err, routing.ErrBinOutOfRange):
 		return status.Error(codes.InvalidArgument, "a time bucket starts outside the timestamp range (1677-09-21 to 2262-04-11)")
+	case errors.Is(err, routing.ErrPinMismatch):
+		return pinError(err)
 	case errors.Is(err, routing.ErrInvalidTimeRange):
 		return status.Error(codes.InvalidArgument, "invalid time range")
 	case errors.Is(err, routing.ErrArchiveDamaged):

@@ -249,6 +249,12 @@ func engRunPlan(t *testing.T, e *query.Engine, alloc *memory.CheckedAllocator, s
 	if err != nil {
 		return engResult{}, err
 	}
+	return engDrain(t, rdr, alloc, sql)
+}
+
+// engDrain drains and releases rdr (of sql); alloc must be back to zero after Release.
+func engDrain(t *testing.T, rdr array.RecordReader, alloc *memory.CheckedAllocator, sql string) (engResult, error) {
+	t.Helper()
 	res := engResult{schema: rdr.Schema()}
 	for rdr.Next() {
 		rec := rdr.RecordBatch()
@@ -283,7 +289,7 @@ func engRunPlan(t *testing.T, e *query.Engine, alloc *memory.CheckedAllocator, s
 			res.rows = append(res.rows, row)
 		}
 	}
-	err = rdr.Err()
+	err := rdr.Err()
 	rdr.Release()
 	if n := alloc.CurrentAlloc(); n != 0 {
 		t.Fatalf("%s: %d bytes still allocated after Release", sql, n)

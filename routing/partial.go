@@ -308,9 +308,13 @@ func (t *DurableTable) aggregateRoute(ctx context.Context, b BucketID, req Aggre
 // After publication the retained hot rows are never a fallback. The tier says which answered.
 // An archived route found damaged is reported and remembered (damage.go): reads of it fail
 // with the same error on every path for DamageMemory.
+// Under WithPins, a pinned bucket must route to its pinned manifest (ErrPinMismatch).
 func routeBucket[R interface{ Release() }](ctx context.Context, t *DurableTable, b BucketID, hot func() (Route, R, error), archived func(key string) (R, error)) (R, Tier, error) {
 	var none R
 	fromArchive := func(key string) (R, Tier, error) {
+		if err := checkPin(ctx, b, key); err != nil {
+			return none, TierArchive, err
+		}
 		if t.archive == nil {
 			return none, TierArchive, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
 		}
@@ -333,6 +337,12 @@ func routeBucket[R interface{ Release() }](ctx context.Context, t *DurableTable,
 		}
 		t.cache.PutArchived(b, route.ManifestKey)
 		return fromArchive(route.ManifestKey)
+	}
+	if err := checkPin(ctx, b, ""); err != nil {
+		if any(r) != nil {
+			r.Release()
+		}
+		return none, TierHot, err
 	}
 	return r, TierHot, nil
 }

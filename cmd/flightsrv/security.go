@@ -32,7 +32,8 @@ type securityConfig struct {
 func (c *securityConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.noAuth, "no-auth", false, "serve without authentication: every caller reads every table (use on loopback or behind an authenticating proxy only)")
 	fs.StringVar(&c.authUsers, "auth-users", "", "users file: one user:bcrypt-hash per line (htpasswd -B, or `flightsrv auth hash-password`); required unless --no-auth")
-	fs.StringVar(&c.authKeyring, "auth-keyring", "", "keyring file signing bearer tokens (`flightsrv auth new-key`); replicas must share it (default: a random key, tokens valid on this process only)")
+	fs.StringVar(&c.authKeyring, "auth-keyring", "", "keyring file signing bearer tokens, statement handles and tickets (`flightsrv auth new-key`); replicas behind one address must share it (default: a random key, valid on this process only)")
+	fs.StringVar(&c.authKeyring, "keyring", "", "the same as --auth-keyring (with --no-auth it signs handles and tickets only)")
 	fs.DurationVar(&c.tokenTTL, "auth-token-ttl", auth.DefaultTokenTTL, "how long a bearer token from the handshake stays valid")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate chain: serve over TLS (plaintext connections are refused)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
@@ -40,8 +41,8 @@ func (c *securityConfig) register(fs *flag.FlagSet) {
 }
 
 func (c *securityConfig) validate() error {
-	if c.noAuth && (c.authUsers != "" || c.authKeyring != "") {
-		return errors.New("--no-auth contradicts --auth-users/--auth-keyring: choose one")
+	if c.noAuth && c.authUsers != "" {
+		return errors.New("--no-auth contradicts --auth-users: choose one")
 	}
 	if !c.noAuth && c.authUsers == "" {
 		return errors.New("authentication is on by default: pass --auth-users FILE (user:bcrypt-hash lines), or --no-auth to serve without it")
@@ -55,10 +56,20 @@ func (c *securityConfig) validate() error {
 	return nil
 }
 
-// build returns the authenticator (nil with --no-auth) and the TLS configuration (nil
-// without --tls-cert).
-func (c *securityConfig) build(listen string) (*auth.Authenticator, *tls.Config, error) {
-	var a *auth.Authenticator
+// build returns the keyring (nil without --auth-keyring: the caller's random per-process
+// key), the authenticator (nil with --no-auth) and the TLS configuration (nil without
+// --tls-cert).
+func (c *securityConfig) build(listen string) (*auth.Keyring, *auth.Authenticator, *tls.Config, error) {
+	var (
+		a    *auth.Authenticator
+		ring *auth.Keyring
+		err  error
+	)
+	if c.authKeyring != "" {
+		if ring, err = auth.LoadKeyring(c.authKeyring); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	if c.noAuth {
 		if !isLoopback(listen) {
 			slog.Warn("serving without authentication on a non-loopback address", "listen", listen)
@@ -66,41 +77,39 @@ func (c *securityConfig) build(listen string) (*auth.Authenticator, *tls.Config,
 	} else {
 		users, err := auth.LoadUsers(c.authUsers)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		var ring *auth.Keyring
-		if c.authKeyring != "" {
-			ring, err = auth.LoadKeyring(c.authKeyring)
-		} else {
-			slog.Warn("no --auth-keyring: bearer tokens are signed with a random key and verify on this process only")
-			ring, err = auth.RandomKeyring()
+		tokenRing := ring
+		if tokenRing == nil {
+			slog.Warn("no --auth-keyring: bearer tokens and tickets are signed with a random key and verify on this process only")
+			if tokenRing, err = auth.RandomKeyring(); err != nil {
+				return nil, nil, nil, err
+			}
 		}
-		if err != nil {
-			return nil, nil, err
-		}
-		a = auth.NewAuthenticator(users, auth.NewTokens(ring, c.tokenTTL, nil))
+		a = auth.NewAuthenticator(users, auth.NewTokens(tokenRing, c.tokenTTL, nil))
+		ring = tokenRing
 	}
 	if c.tlsCert == "" {
-		return a, nil, nil
+		return ring, a, nil, nil
 	}
 	cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		return nil, nil, nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if c.tlsClientCA != "" {
 		pem, err := os.ReadFile(c.tlsClientCA)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--tls-client-ca: %w", err)
+			return nil, nil, nil, fmt.Errorf("--tls-client-ca: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, nil, fmt.Errorf("--tls-client-ca %s holds no PEM certificate", c.tlsClientCA)
+			return nil, nil, nil, fmt.Errorf("--tls-client-ca %s holds no PEM certificate", c.tlsClientCA)
 		}
 		cfg.ClientCAs = pool
 		cfg.ClientAuth = tls.RequireAndVerifyClientCert
 	}
-	return a, cfg, nil
+	return ring, a, cfg, nil
 }
 
 // isLoopback reports whether the host of addr (host:port) is a loopback address or

@@ -6,16 +6,18 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/flightsrv/flightsrv/archive"
+	"github.com/flightsrv/flightsrv/flightsql"
 	"github.com/flightsrv/flightsrv/internal/server"
 	"github.com/flightsrv/flightsrv/internal/telemetry"
 	"github.com/flightsrv/flightsrv/query"
-	"github.com/flightsrv/flightsrv/substrait"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/substrait"
 )
 
 // serveConfig holds the flags of serve (and demo, which serves the same way).
@@ -30,7 +32,11 @@ type serveConfig struct {
 	maxParts      int
 	queryMemory   int64
 	routeCache    int
-	ticketKey     string
+	ticketTTL     time.Duration
+	multiEndpoint bool
+	endpointBkts  int
+	maxEndpoints  int
+	advertise     string
 	metricsListen string
 	debugListen   string
 	memoryLimit   memoryLimitFlag
@@ -56,7 +62,11 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.IntVar(&c.maxParts, "max-partitions", substrait.DefaultMaxPartitions, "partitions one routed read may list with IN or = ANY (INVALID_ARGUMENT beyond)")
 	fs.Int64Var(&c.queryMemory, "query-memory", query.DefaultQueryMemory, "bytes one query's batches may hold on the scan path (RESOURCE_EXHAUSTED beyond; negative: no bound)")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
-	fs.StringVar(&c.ticketKey, "ticket-key", "", "secret signing statement handles and tickets; replicas must share it (default: random per process)")
+	fs.DurationVar(&c.ticketTTL, "ticket-ttl", flightsql.DefaultTicketTTL, "how long a ticket may be fetched after GetFlightInfo or RenewFlightEndpoint (FAILED_PRECONDITION beyond; 0: the default)")
+	fs.BoolVar(&c.multiEndpoint, "multi-endpoint", false, "answer row-returning queries over several buckets with ordered endpoints, one per group of buckets, unless the session chooses (session option endpoints=single|multiple; default: one endpoint)")
+	fs.IntVar(&c.endpointBkts, "endpoint-buckets", query.DefaultEndpointBuckets, "buckets one endpoint of a multi-endpoint result reads at most")
+	fs.IntVar(&c.maxEndpoints, "max-endpoints", query.DefaultMaxEndpoints, "endpoints one result may have (groups of buckets grow beyond it)")
+	fs.StringVar(&c.advertise, "advertise", "", "comma-separated addresses (host:port, or grpc+tcp:// / grpc+tls:// URIs) of the replicas serving this address, put into every endpoint's locations (default: none; never a wildcard address)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go runtime profiles at http://ADDR/debug/pprof/ (default: off; bind to loopback)")
 	fs.IntVar(&c.maxQueries, "max-queries", server.DefaultMaxQueries, "queries executing at once; more wait in a queue (UNAVAILABLE beyond it; 0: the default)")
@@ -75,6 +85,12 @@ func (c *serveConfig) validate() error {
 	}
 	if c.maxQueries < 0 || c.queueWait < 0 || c.drainTimeout < 0 {
 		return fmt.Errorf("--max-queries, --queue-wait and --drain-timeout must not be negative")
+	}
+	if _, err := c.locations(); err != nil {
+		return err
+	}
+	if c.ticketTTL < 0 || c.endpointBkts < 0 || c.maxEndpoints < 0 {
+		return fmt.Errorf("--ticket-ttl, --endpoint-buckets and --max-endpoints must not be negative (0: the default)")
 	}
 	if c.fanout < 1 {
 		return fmt.Errorf("--fanout must be at least 1")
@@ -149,7 +165,11 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	if err != nil {
 		return nil, nil, err
 	}
-	authn, tlsCfg, err := cfg.sec.build(cfg.listen)
+	ring, authn, tlsCfg, err := cfg.sec.build(cfg.listen)
+	if err != nil {
+		return nil, nil, err
+	}
+	locations, err := cfg.locations()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,7 +186,8 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
 		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, QueryMemory: cfg.queryMemory, RouteCacheEntries: cfg.routeCache,
-		TicketKey: []byte(cfg.ticketKey), MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
+		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
+		MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version,
 		MaxQueries: cfg.maxQueries, MaxQueued: maxQueued, QueueWait: cfg.queueWait, QueryTimeout: cfg.queryTimeout, DrainTimeout: drain,
 	})
@@ -175,6 +196,35 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		return nil, nil, err
 	}
 	return srv, tel, nil
+}
+
+// locations returns the URIs of --advertise: host:port gets the scheme grpc+tls:// when
+// serving TLS, grpc+tcp:// otherwise. A wildcard or empty host is refused: clients cannot
+// connect to a bind address.
+func (c *serveConfig) locations() ([]string, error) {
+	var out []string
+	for _, a := range strings.Split(c.advertise, ",") {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
+		}
+		uri := a
+		if !strings.Contains(a, "://") {
+			scheme := "grpc+tcp://"
+			if c.sec.tlsCert != "" {
+				scheme = "grpc+tls://"
+			}
+			uri = scheme + a
+		}
+		u, err := url.Parse(uri)
+		if err != nil || (u.Scheme != "grpc+tcp" && u.Scheme != "grpc+tls" && u.Scheme != "grpc") || u.Port() == "" {
+			return nil, fmt.Errorf("--advertise %q: want host:port or grpc+tcp://host:port (grpc+tls:// with TLS)", a)
+		}
+		if h := u.Hostname(); h == "" || net.ParseIP(h) != nil && net.ParseIP(h).IsUnspecified() {
+			return nil, fmt.Errorf("--advertise %q: a wildcard address is no address clients can connect to", a)
+		}
+		out = append(out, uri)
+	}
+	return out, nil
 }
 
 // checkTables refuses table definitions that contradict what the store holds, because each

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	arrowflightsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -61,8 +62,22 @@ type Config struct {
 	// RouteCacheEntries bounds the archived-route cache (default routing.DefaultRouteCacheEntries;
 	// negative disables it).
 	RouteCacheEntries int
-	// TicketKey signs handles and tickets (empty: a random per-process key).
-	TicketKey []byte
+	// Keyring signs statement handles and tickets (and, when Auth is set, its bearer tokens
+	// should come from the same keyring file): replicas sharing it serve each other's tickets.
+	// Nil means a random per-process key.
+	Keyring *auth.Keyring
+	// TicketTTL is how long a ticket may be fetched (default flightsql.DefaultTicketTTL).
+	TicketTTL time.Duration
+	// MultiEndpoint answers row-returning queries over several buckets with ordered
+	// endpoints, one per group of at most EndpointBuckets buckets (at most MaxEndpoints
+	// endpoints; defaults query.DefaultEndpointBuckets and query.DefaultMaxEndpoints), for
+	// sessions that do not choose (flightsql.OptionEndpoints).
+	MultiEndpoint   bool
+	EndpointBuckets int
+	MaxEndpoints    int
+	// Advertise are the location URIs put into every endpoint (grpc+tcp://host:port or
+	// grpc+tls://host:port of the replicas); empty means none.
+	Advertise []string
 	// Auth authenticates every call and answers Handshake with a bearer token; nil serves
 	// without authentication (every caller is let in).
 	Auth *auth.Authenticator
@@ -136,6 +151,20 @@ type Server struct {
 	closeOnce    sync.Once
 }
 
+// fragmentEngine is the query engine as a flightsql.FragmentEngine.
+type fragmentEngine struct{ *query.Engine }
+
+func (e fragmentEngine) Fragments(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, split bool) ([]flightsql.Fragment, error) {
+	fs, err := e.Engine.Fragments(ctx, sql, substraitPlan, params, split)
+	out := make([]flightsql.Fragment, len(fs))
+	for i, f := range fs {
+		out[i] = flightsql.Fragment(f)
+	}
+	return out, err
+}
+
+var _ flightsql.FragmentEngine = fragmentEngine{}
+
 // MaxRecvBytes is the server's gRPC receive limit, raised above gRPC's 4 MiB default for
 // DoPut parameter and ingest streams.
 const MaxRecvBytes = 64 << 20
@@ -165,11 +194,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		tables = append(tables, t)
 	}
-	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, QueryMemory: cfg.QueryMemory})
+	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, QueryMemory: cfg.QueryMemory,
+		EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints})
 	if err != nil {
 		return nil, err
 	}
-	fs, err := flightsql.NewServer(eng, flightsql.Config{TicketKey: cfg.TicketKey, Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc})
+	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise,
+		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,319 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/auth"
+)
+
+// replica is one `flightsrv serve` process of a test, on 127.0.0.1.
+type replica struct {
+	addr   string
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	mu     sync.Mutex
+	killed bool
+}
+
+// kill stops the replica with SIGKILL by its process id and reaps it.
+func (r *replica) kill() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.killed {
+		return
+	}
+	r.killed = true
+	_ = syscall.Kill(r.cmd.Process.Pid, syscall.SIGKILL)
+	_ = r.cmd.Wait()
+}
+
+// buildFlightsrv builds the flightsrv binary into a temporary directory.
+func buildFlightsrv(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "flightsrv")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(gobin, "build", "-o", bin, "github.com/flightsrv/flightsrv/cmd/flightsrv").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// freePorts returns n distinct free ports on 127.0.0.1 (released before use: a process
+// started on one may, rarely, find it taken, and startReplicas then tries other ports).
+func freePorts(t *testing.T, n int) []string {
+	t.Helper()
+	var out []string
+	var lns []net.Listener
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns = append(lns, ln)
+		out = append(out, ln.Addr().String())
+	}
+	for _, ln := range lns {
+		ln.Close()
+	}
+	return out
+}
+
+// writeKeyring writes a keyring file of one new key and returns its path.
+func writeKeyring(t *testing.T) string {
+	t.Helper()
+	key, err := auth.GenerateKey("e2e-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := auth.NewKeyring(key.ID, []auth.Key{key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ring.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "keyring.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// startReplicas starts n `flightsrv serve` processes over e's PostgreSQL database and archive
+// directory, sharing keyring, each advertising all n addresses, with extra flags; they are
+// killed at the end of the test. It returns once every one answers health checks SERVING.
+func startReplicas(t *testing.T, e *env, bin, keyring string, n int, extra ...string) []*replica {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		addrs := freePorts(t, n)
+		var reps []*replica
+		ok := true
+		for _, addr := range addrs {
+			args := append([]string{"serve", "--store", e.url, "--archive", e.dir, "--no-auth", "--keyring", keyring,
+				"--table", "name=flights,id=" + flightsTable.TableID + ",partition=origin,strategy=month",
+				"--listen", addr, "--advertise", strings.Join(addrs, ","), "--memory-limit", "off"}, extra...)
+			r := &replica{addr: addr, cmd: exec.Command(bin, args...), stderr: &bytes.Buffer{}}
+			r.cmd.Stderr = r.stderr
+			if err := r.cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(r.kill)
+			reps = append(reps, r)
+		}
+		for _, r := range reps {
+			if !waitServing(r) {
+				ok = false
+			}
+		}
+		if ok {
+			return reps
+		}
+		for _, r := range reps {
+			r.kill()
+		}
+		if attempt == 2 {
+			t.Fatalf("replicas did not start:\n%s", reps[0].stderr.String())
+		}
+	}
+}
+
+// waitServing waits up to a minute for r to answer health checks SERVING; false when the
+// process has exited (a port taken) or the minute passed.
+func waitServing(r *replica) bool {
+	exited := make(chan struct{})
+	go func() {
+		// Detect an early exit without reaping (kill reaps).
+		for {
+			if err := syscall.Kill(r.cmd.Process.Pid, 0); err != nil {
+				close(exited)
+				return
+			}
+			var ws syscall.WaitStatus
+			if pid, _ := syscall.Wait4(r.cmd.Process.Pid, &ws, syscall.WNOHANG, nil); pid == r.cmd.Process.Pid {
+				close(exited)
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return false
+		default:
+		}
+		conn, err := grpc.NewClient(r.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			res, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+			cancel()
+			conn.Close()
+			if err == nil && res.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+				return true
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
+}
+
+// dialAddr connects a Flight SQL client to addr; window, when positive, fixes the HTTP/2
+// flow-control windows (gRPC's window growth off), so that a stream the client stops reading
+// blocks the server after one window.
+func dialAddr(t *testing.T, addr string, window int32) *flightsql.Client {
+	t.Helper()
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithUserAgent("flightsrv-e2e")}
+	if window > 0 {
+		opts = append(opts, grpc.WithInitialWindowSize(window), grpc.WithInitialConnWindowSize(window))
+	}
+	cl, err := flightsql.NewClient(addr, nil, nil, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	return cl
+}
+
+// fetchEndpoint reads one endpoint of info from cl.
+func fetchEndpoint(ctx context.Context, cl *flightsql.Client, info *flight.FlightInfo, ep *flight.FlightEndpoint) (*result, error) {
+	return fetch(ctx, cl, &flight.FlightInfo{Schema: info.Schema, Endpoint: []*flight.FlightEndpoint{ep}})
+}
+
+// TestReplicas (issue 10): three `flightsrv serve` processes on 127.0.0.1 share one
+// PostgreSQL database, one archive directory and one keyring. A multi-endpoint result of
+// ORD's history (one endpoint per month bucket) read with each endpoint fetched from a
+// different replica equals the single-endpoint answer and the sample; the endpoints are
+// ordered, carry the advertised addresses, and only the archived ones carry an
+// expiration_time; aggregates and top-k stay one endpoint. A replica killed with SIGKILL in
+// the middle of an archived endpoint's stream leaves that endpoint retryable on another
+// replica, with the same rows.
+func TestReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	e := newEnv(t)
+	bin := buildFlightsrv(t)
+	reps := startReplicas(t, e, bin, writeKeyring(t), 3, "--multi-endpoint", "--endpoint-buckets", "2")
+	ctx := context.Background()
+	from, to := ts("2001-01-01T00:00:00Z"), ts("2001-07-01T00:00:00Z")
+	want := expected(e.sample, "ORD", from, to)
+	single := rowsOf(t, mustRun(t, dial(t, e.on), ordScan), "ORD")
+	if !slices.Equal(single, want) {
+		t.Fatalf("single endpoint: %d rows, the sample %d", len(single), len(want))
+	}
+	cls := make([]*flightsql.Client, len(reps))
+	var advertised []string
+	for i, r := range reps {
+		cls[i] = dialAddr(t, r.addr, 0)
+		advertised = append(advertised, "grpc+tcp://"+r.addr)
+	}
+
+	info, err := cls[0].Execute(ctx, ordScan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// January (JSON), February and March (Parquet) are archived; April is archiving (read
+	// from the hot store), May and June are hot: groups of at most two buckets that never
+	// mix archived and hot ones.
+	if len(info.Endpoint) != 4 || !info.Ordered {
+		t.Fatalf("%d endpoints (ordered %v), want 4 (Jan–Feb, Mar, Apr–May, Jun), ordered", len(info.Endpoint), info.Ordered)
+	}
+	var got []row
+	for i, ep := range info.Endpoint {
+		var locs []string
+		for _, l := range ep.Location {
+			locs = append(locs, l.Uri)
+		}
+		if !slices.Equal(locs, advertised) {
+			t.Fatalf("endpoint %d locations %v, want the advertised %v", i, locs, advertised)
+		}
+		if archived := i < 2; (ep.ExpirationTime != nil) != archived {
+			t.Fatalf("endpoint %d expiration_time %v; archived endpoints only carry one", i, ep.ExpirationTime)
+		}
+		res, err := fetchEndpoint(ctx, cls[i%3], info, ep)
+		if err != nil {
+			t.Fatalf("endpoint %d from replica %d: %v\n%s", i, i%3, err, reps[i%3].stderr.String())
+		}
+		got = append(got, rowsOf(t, res, "ORD")...)
+		res.release()
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("endpoints from three replicas: %d rows, want the single endpoint's %d in the same order", len(got), len(want))
+	}
+
+	// Aggregates and top-k answer with one endpoint.
+	for _, q := range []string{countSQL("ORD", from, to), strings.Replace(ordScan, "ORDER BY timestamp, id", "ORDER BY timestamp DESC LIMIT 10", 1)} {
+		info, err := cls[1].Execute(ctx, q)
+		if err != nil || len(info.Endpoint) != 1 {
+			t.Fatalf("%s: %v endpoints, %v", q, len(info.GetEndpoint()), err)
+		}
+	}
+	// A tampered ticket is refused by every replica, revealing nothing.
+	tkt, _ := flightsql.GetStatementQueryTicket(info.Endpoint[1].Ticket)
+	h := slices.Clone(tkt.GetStatementHandle())
+	h[len(h)/2] ^= 1
+	forged, _ := flightsql.CreateStatementQueryTicket(h)
+	if _, err := fetchEndpoint(ctx, cls[2], info, &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: forged}}); status.Code(err) != codes.InvalidArgument ||
+		strings.Contains(status.Convert(err).Message(), "ORD") {
+		t.Fatalf("tampered ticket: %v", err)
+	}
+
+	// The archived endpoint of January and February (about 4,800 rows, one batch per bucket
+	// of about 190 KB) read from replica 1 by a client with fixed 64 KiB windows that takes
+	// one batch: the replica is blocked mid-stream when it is killed.
+	archived := info.Endpoint[0]
+	slow := dialAddr(t, reps[1].addr, 64<<10)
+	rdr, err := slow.DoGet(ctx, archived.Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rdr.Next() {
+		t.Fatalf("no first batch: %v", rdr.Err())
+	}
+	partial := rdr.RecordBatch().NumRows()
+	reps[1].kill()
+	for rdr.Next() {
+		partial += rdr.RecordBatch().NumRows()
+	}
+	streamErr := rdr.Err()
+	rdr.Release()
+	wantArchived := expected(e.sample, "ORD", from, ts("2001-03-01T00:00:00Z"))
+	if streamErr == nil || partial >= int64(len(wantArchived)) {
+		t.Fatalf("the killed replica's stream ended with %v after %d of %d rows", streamErr, partial, len(wantArchived))
+	}
+	res, err := fetchEndpoint(ctx, cls[2], info, archived)
+	if err != nil {
+		t.Fatalf("retry of the archived endpoint on another replica: %v", err)
+	}
+	defer res.release()
+	if retried := rowsOf(t, res, "ORD"); !slices.Equal(retried, wantArchived) {
+		t.Fatalf("retried endpoint: %d rows, want January's and February's %d", len(retried), len(wantArchived))
+	}
+	if s := fmt.Sprint(reps[0].stderr.String()); strings.Contains(s, "panic") {
+		t.Fatalf("replica 0 logged a panic:\n%s", s)
+	}
+}
