@@ -54,7 +54,7 @@ type pinSpec struct {
 	Partition  []byte `json:"k"`
 	Start      int64  `json:"s"`
 	Generation int64  `json:"g"`
-	Manifest   []byte `json:"m"`
+	Route      string `json:"m"`
 }
 
 // bucketRoute is one bucket a query reads with its route at planning.
@@ -241,7 +241,7 @@ func fragmentOf(routes []bucketRoute, window *[2]int64) (Fragment, error) {
 			immutable = false
 			continue
 		}
-		spec.Pins = append(spec.Pins, pinSpec{Partition: r.pin.Partition, Start: r.pin.Start, Generation: r.pin.Generation, Manifest: r.pin.Manifest[:]})
+		spec.Pins = append(spec.Pins, pinSpec{Partition: r.pin.Partition, Start: r.pin.Start, Generation: r.pin.Generation, Route: r.pin.Route})
 	}
 	b, err := json.Marshal(spec)
 	if err != nil {
@@ -295,8 +295,7 @@ func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan 
 	if len(spec.Pins) > 0 {
 		pins := make([]routing.Pin, len(spec.Pins))
 		for i, p := range spec.Pins {
-			pins[i] = routing.Pin{Partition: p.Partition, Start: p.Start, Generation: p.Generation}
-			copy(pins[i].Manifest[:], p.Manifest)
+			pins[i] = routing.Pin{Partition: p.Partition, Start: p.Start, Generation: p.Generation, Route: p.Route}
 		}
 		ctx = routing.WithPins(ctx, routing.NewPins(pins))
 	}

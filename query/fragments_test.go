@@ -20,7 +20,9 @@ type replacedArchives struct{ *sqlite.Store }
 
 func replaced(r routing.Route) routing.Route {
 	if r.State == routing.StateArchived {
+		// Another generation: another generation-addressed path, another manifest digest.
 		r.ManifestKey = strings.Replace(r.ManifestKey, "/generation-", "/generation-9", 1)
+		r.ManifestKey = strings.Replace(r.ManifestKey, "/manifest-", "/manifest-ffffffffffffffff", 1)
 	}
 	return r
 }

@@ -2,7 +2,6 @@ package routing
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strconv"
@@ -17,19 +16,20 @@ var ErrPinMismatch = errors.New("routing: an archived bucket no longer holds the
 
 // Pin is what a plan knew of one archived bucket when it was made: the bucket's start (UTC;
 // with the partition and the table's strategy it names the bucket), the generation of its
-// published archive (from the manifest key, -1 when the key carries none) and the first 8
-// bytes of the SHA-256 of the manifest key, which identifies the archive without revealing
-// its object key (keys are content- and generation-addressed, pulpitum-reference.md §1.5).
+// published archive (from the manifest key, -1 when the key carries none) and the archived
+// route's opaque id (RouteID: a digest of the manifest, which identifies the archive without
+// revealing its object key; keys are content- and generation-addressed,
+// pulpitum-reference.md §1.5).
 type Pin struct {
 	Partition  []byte
 	Start      int64 // bucket start, Unix nanoseconds UTC
 	Generation int64
-	Manifest   [8]byte
+	Route      string
 }
 
 // PinOf returns the pin of bucket b archived under manifestKey.
 func PinOf(b BucketID, manifestKey string) Pin {
-	return Pin{Partition: b.PartitionKey, Start: b.Start.UnixNano(), Generation: ManifestGeneration(manifestKey), Manifest: manifestDigest(manifestKey)}
+	return Pin{Partition: b.PartitionKey, Start: b.Start.UnixNano(), Generation: ManifestGeneration(manifestKey), Route: RouteID(manifestKey)}
 }
 
 // ManifestGeneration returns the generation n of a generation-addressed manifest key (a path
@@ -45,19 +45,12 @@ func ManifestGeneration(key string) int64 {
 	return -1
 }
 
-func manifestDigest(key string) [8]byte {
-	sum := sha256.Sum256([]byte(key))
-	var d [8]byte
-	copy(d[:], sum[:8])
-	return d
-}
-
 // Pins is the set of archived buckets a plan is pinned to, keyed by partition and bucket
 // start. A read under WithPins of a pinned bucket must find the bucket archived under the
 // pinned manifest, or fails with ErrPinMismatch; buckets not pinned (hot at planning) are read
 // at serving time, one snapshot per bucket. Immutable once built; safe for concurrent use.
 type Pins struct {
-	m map[pinKey][8]byte
+	m map[pinKey]string // route ids
 }
 
 type pinKey struct {
@@ -67,9 +60,9 @@ type pinKey struct {
 
 // NewPins returns the set of pins ps.
 func NewPins(ps []Pin) *Pins {
-	m := make(map[pinKey][8]byte, len(ps))
+	m := make(map[pinKey]string, len(ps))
 	for _, p := range ps {
-		m[pinKey{string(p.Partition), p.Start}] = p.Manifest
+		m[pinKey{string(p.Partition), p.Start}] = p.Route
 	}
 	return &Pins{m: m}
 }
@@ -82,9 +75,9 @@ func (p *Pins) Len() int {
 	return len(p.m)
 }
 
-func (p *Pins) lookup(b BucketID) ([8]byte, bool) {
+func (p *Pins) lookup(b BucketID) (string, bool) {
 	if p == nil {
-		return [8]byte{}, false
+		return "", false
 	}
 	d, ok := p.m[pinKey{string(b.PartitionKey), b.Start.UnixNano()}]
 	return d, ok
@@ -110,7 +103,7 @@ func checkPin(ctx context.Context, b BucketID, archivedKey string) error {
 	if !ok {
 		return nil
 	}
-	if archivedKey == "" || manifestDigest(archivedKey) != want {
+	if archivedKey == "" || RouteID(archivedKey) != want {
 		return ErrPinMismatch
 	}
 	return nil
