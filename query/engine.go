@@ -148,6 +148,12 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 
 // Execute plans and runs a query. params, when not nil, holds one row of the statement's
 // parameter schema. The returned reader streams the result; releasing it stops the query.
+//
+// A SQL statement without parameters is compiled once — bound, planned (pushdown.Plan) and
+// lowered onto fragments (scan.Prepare) — and the compiled form is kept with the statement in
+// the statement cache and executed again by later calls with the same text: nothing in it
+// depends on the time of the call or on the stores' state (routes are resolved per execution).
+// Statements with parameters and Substrait plans are compiled per call.
 func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (rdr array.RecordReader, err error) {
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
@@ -156,13 +162,15 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	var (
 		p       *plan.Plan
 		explain bool
+		ent     *stmtEntry
 	)
 	if sql != "" {
-		st, perr := e.stmts.prepare(sql, e.cat)
-		if perr != nil {
+		var perr error
+		if ent, perr = e.stmts.entry(sql, e.cat); perr != nil {
 			noteUnprepared(ctx, sql)
 			return nil, planError(perr)
 		}
+		st := ent.st
 		noteStatement(ctx, st)
 		if st.IsGeneral() {
 			return e.executeGeneral(ctx, st, params)
@@ -170,8 +178,12 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		explain = st.IsExplain()
 		switch {
 		case params != nil && params.NumRows() > 0:
+			ent = nil // the plan depends on the values bound
 			p, err = st.BindRecord(params, 0)
 		default:
+			if c := ent.exec.Load(); c != nil {
+				return e.start(ctx, c)
+			}
 			p, err = st.Bind()
 		}
 	} else {
@@ -191,8 +203,20 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	if e.opts.MaxBuckets > 0 && ph.Buckets > e.opts.MaxBuckets {
 		return nil, status.Errorf(codes.ResourceExhausted, "the time range spans %d buckets, more than this server's limit of %d: narrow the range", ph.Buckets, e.opts.MaxBuckets)
 	}
-	return e.run(ctx, p, ph)
+	c, err := e.compile(p, ph)
+	if err != nil {
+		return nil, err
+	}
+	if ent != nil && ph.Buckets <= compiledMaxBuckets {
+		ent.exec.Store(c)
+	}
+	return e.start(ctx, c)
 }
+
+// compiledMaxBuckets bounds the buckets of a statement whose compiled form the statement cache
+// keeps: a compiled plan holds one fragment unit per bucket, and the cache's 1,024 entries
+// should stay within a few MiB. Wider statements are compiled per call.
+const compiledMaxBuckets = 400
 
 // explain renders the Substrait plan, the pushdown setting and the planner's decisions, then
 // the executor's fragments and coordinator stage with the pushdown decision of every routed
@@ -243,33 +267,35 @@ func (e *Engine) table(ph *pushdown.Physical) (*routing.DurableTable, error) {
 	return t, nil
 }
 
-// run executes a physical plan through the executor (scan.Execute), which lowers the
-// Substrait plan p onto per-bucket fragments; with pushdown on, fragments whose partial
-// aggregate a store answers ask the store (scan's pushdown rewrite).
-func (e *Engine) run(ctx context.Context, p *plan.Plan, ph *pushdown.Physical) (array.RecordReader, error) {
+// compiled is a query lowered for execution: its routed table, physical plan, the executor's
+// prepared plan (scan.Prepared, safe for concurrent executions) and, for a plan whose routed
+// aggregates the executor rewrote onto the stores' partial-aggregate ports, the name and
+// attributes of its span. Immutable once built; shared by the executions of a cached
+// statement.
+type compiled struct {
+	t      *routing.DurableTable
+	ph     *pushdown.Physical
+	pr     *scan.Prepared
+	spanOp string // "" without a rewrite
+	attrs  []attribute.KeyValue
+}
+
+// compile lowers p, bound to the routed read the planner found (ph), through the executor
+// (scan.Prepare): per-bucket fragments, and with pushdown on, fragments whose partial aggregate
+// a store answers ask the store (scan's pushdown rewrite).
+func (e *Engine) compile(p *plan.Plan, ph *pushdown.Physical) (*compiled, error) {
 	t, err := e.table(ph)
 	if err != nil {
 		return nil, err
 	}
-	return e.execute(ctx, p, t, ph)
-}
-
-// execute runs p through the executor, bound to the routed read the planner found. A plan
-// whose routed aggregates the executor rewrote onto the stores' partial-aggregate ports runs
-// under the seed's "<OP> <table>" span (COUNT, MIN, MAX, MINMAX or AGGREGATE;
-// pulpitum.sql.mode=routed_aggregate, pulpitum.aggregate=<op in lower case>, and
-// pulpitum.group=time_bin when grouped). Every aggregate query is counted in the pushdown
-// metrics: outcome success when rewritten, fallback when its fragments read rows, error when it
-// failed.
-func (e *Engine) execute(ctx context.Context, p *plan.Plan, t *routing.DurableTable, ph *pushdown.Physical) (array.RecordReader, error) {
-	start := time.Now()
 	pr, err := scan.Prepare(p, e.scanOptions(t, ph))
 	if err != nil {
 		return nil, e.execError(err)
 	}
-	var span trace.Span
+	c := &compiled{t: t, ph: ph, pr: pr}
 	if op, bin := spanOperation(pr.Rewrites()); op != "" {
-		attrs := []attribute.KeyValue{
+		c.spanOp = op
+		c.attrs = []attribute.KeyValue{
 			attribute.String("db.system.name", "flightsrv"),
 			attribute.String("db.operation.name", op),
 			attribute.String("db.collection.name", ph.Table.Name),
@@ -278,12 +304,36 @@ func (e *Engine) execute(ctx context.Context, p *plan.Plan, t *routing.DurableTa
 			attribute.Int("pulpitum.query.buckets_scanned", ph.Buckets),
 		}
 		if bin != nil {
-			attrs = append(attrs, groupAttr, attribute.String("pulpitum.group.bin", bin.Shape()))
+			c.attrs = append(c.attrs, groupAttr, attribute.String("pulpitum.group.bin", bin.Shape()))
 		}
-		querylog.FromContext(ctx).SetStatement(kindSelect + " " + op)
-		ctx, span = e.metrics.tracer.Start(ctx, op+" "+ph.Table.Name, trace.WithAttributes(attrs...))
 	}
-	res, err := pr.Execute(ctx)
+	return c, nil
+}
+
+// run compiles p, bound to the routed read ph, and executes it (compiled per call).
+func (e *Engine) run(ctx context.Context, p *plan.Plan, ph *pushdown.Physical) (array.RecordReader, error) {
+	c, err := e.compile(p, ph)
+	if err != nil {
+		return nil, err
+	}
+	return e.start(ctx, c)
+}
+
+// start executes a compiled query. A plan whose routed aggregates the executor rewrote onto the
+// stores' partial-aggregate ports runs under the seed's "<OP> <table>" span (COUNT, MIN, MAX,
+// MINMAX or AGGREGATE; pulpitum.sql.mode=routed_aggregate, pulpitum.aggregate=<op in lower
+// case>, and pulpitum.group=time_bin when grouped). Every aggregate query is counted in the
+// pushdown metrics: outcome success when rewritten, fallback when its fragments read rows,
+// error when it failed.
+func (e *Engine) start(ctx context.Context, c *compiled) (array.RecordReader, error) {
+	start := time.Now()
+	ph := c.ph
+	var span trace.Span
+	if c.spanOp != "" {
+		querylog.FromContext(ctx).SetStatement(kindSelect + " " + c.spanOp)
+		ctx, span = e.metrics.tracer.Start(ctx, c.spanOp+" "+ph.Table.Name, trace.WithAttributes(c.attrs...))
+	}
+	res, err := c.pr.Execute(ctx)
 	if err != nil {
 		if span != nil {
 			span.SetStatus(otelcodes.Error, "aggregate failed")

@@ -3,6 +3,7 @@ package query
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 
 	"github.com/flightsrv/flightsrv/substrait"
 )
@@ -14,7 +15,9 @@ const statementCacheEntries = 1024
 // and the DoGet of one query (and repeated queries) parse the SQL once: parsing with the
 // PostgreSQL grammar is a large part of a pushed-down aggregate's cost. Statements are
 // immutable and safe to share (substrait.Statement); only successful preparations are kept.
-// Safe for concurrent use; least recently used entries are evicted first.
+// Safe for concurrent use; least recently used entries are evicted first. An entry also keeps
+// the statement compiled for execution once it has run (see compiled), so a repeated
+// statement without parameters is neither bound, planned nor lowered again.
 type stmtCache struct {
 	mu    sync.Mutex
 	max   int
@@ -25,6 +28,9 @@ type stmtCache struct {
 type stmtEntry struct {
 	sql string
 	st  *substrait.Statement
+	// exec is the statement compiled for execution (nil until its first execution, and
+	// always nil for statements that are not cached compiled): set once, then read-only.
+	exec atomic.Pointer[compiled]
 }
 
 func newStmtCache(max int) *stmtCache {
@@ -33,12 +39,21 @@ func newStmtCache(max int) *stmtCache {
 
 // prepare returns the cached statement for sql, preparing and caching it on a miss.
 func (c *stmtCache) prepare(sql string, cat substrait.Catalog) (*substrait.Statement, error) {
+	ent, err := c.entry(sql, cat)
+	if err != nil {
+		return nil, err
+	}
+	return ent.st, nil
+}
+
+// entry returns the cache entry of sql, preparing and caching the statement on a miss.
+func (c *stmtCache) entry(sql string, cat substrait.Catalog) (*stmtEntry, error) {
 	c.mu.Lock()
 	if el, ok := c.bySQL[sql]; ok {
 		c.order.MoveToFront(el)
-		st := el.Value.(*stmtEntry).st
+		ent := el.Value.(*stmtEntry)
 		c.mu.Unlock()
-		return st, nil
+		return ent, nil
 	}
 	c.mu.Unlock()
 	st, err := substrait.Prepare(sql, cat)
@@ -47,13 +62,15 @@ func (c *stmtCache) prepare(sql string, cat substrait.Catalog) (*substrait.State
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.bySQL[sql]; !ok {
-		c.bySQL[sql] = c.order.PushFront(&stmtEntry{sql: sql, st: st})
-		for c.order.Len() > c.max {
-			last := c.order.Back()
-			c.order.Remove(last)
-			delete(c.bySQL, last.Value.(*stmtEntry).sql)
-		}
+	if el, ok := c.bySQL[sql]; ok {
+		return el.Value.(*stmtEntry), nil
 	}
-	return st, nil
+	ent := &stmtEntry{sql: sql, st: st}
+	c.bySQL[sql] = c.order.PushFront(ent)
+	for c.order.Len() > c.max {
+		last := c.order.Back()
+		c.order.Remove(last)
+		delete(c.bySQL, last.Value.(*stmtEntry).sql)
+	}
+	return ent, nil
 }

@@ -71,10 +71,13 @@ func (r *Result) Started() int { return int(r.rt.started.Load()) }
 func (r *Result) Ledger() *ledger.Ledger { return r.rt.mem }
 
 // Prepared is a plan lowered onto per-bucket fragments and a coordinator stage, not started.
-// It is not safe for concurrent use; Execute may be called once.
+// It is immutable once Prepare returns: Execute may be called any number of times, from any
+// number of goroutines, each call an independent execution with its own ledger, fragments
+// and routes (nothing of a store's state is resolved at Prepare).
 type Prepared struct {
 	n        node
 	names    []string
+	schema   *arrow.Schema // n's schema under the root names
 	opts     Options
 	rewrites []Rewrite
 }
@@ -107,6 +110,11 @@ func Prepare(p *plan.Plan, opts Options) (*Prepared, error) {
 	if len(pr.names) != n.Schema().NumFields() {
 		return nil, unsupported("%d root names for %d columns", len(pr.names), n.Schema().NumFields())
 	}
+	fields := n.Schema().Fields()
+	for i := range fields {
+		fields[i].Name = pr.names[i]
+	}
+	pr.schema = arrow.NewSchema(fields, nil)
 	return pr, nil
 }
 
@@ -119,21 +127,15 @@ func (pr *Prepared) Rewrites() []Rewrite { return pr.rewrites }
 // or literals.
 func (pr *Prepared) Explain() []string { return pr.n.explain() }
 
-// Execute starts the prepared plan: fragments start as the reader is pulled, at most the
-// fan-out at a time.
+// Execute starts one execution of the prepared plan: fragments start as the reader is pulled,
+// at most the fan-out at a time. Safe for concurrent use.
 func (pr *Prepared) Execute(ctx context.Context) (*Result, error) {
-	s := pr.n.Schema()
-	fields := make([]arrow.Field, len(pr.names))
-	for i := range fields {
-		fields[i] = s.Field(i)
-		fields[i].Name = pr.names[i]
-	}
 	rt := &runtime{mem: ledger.New(pr.opts.Alloc, pr.opts.MemoryLimit), opts: &pr.opts}
 	r, err := pr.n.open(ctx, rt)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{RecordReader: conform(r, arrow.NewSchema(fields, nil)), rt: rt}, nil
+	return &Result{RecordReader: conform(r, pr.schema), rt: rt}, nil
 }
 
 // Execute prepares p (see Prepare) and starts it.

@@ -345,6 +345,9 @@ type probe struct {
 	calls    atomic.Int64
 	cur, max atomic.Int64
 	counts   atomic.Int64
+	// aggDelay delays AggregateRange; aggCur and aggMax are its calls running now and at most.
+	aggDelay       time.Duration
+	aggCur, aggMax atomic.Int64
 }
 
 // enter counts one bucket read, waits delay (or until ctx ends) and returns the injected
@@ -393,9 +396,24 @@ func (p *probe) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 	return p.HotStore.ScanRange(ctx, b, req)
 }
 
-// AggregateRange counts the partial-aggregate port's calls apart from reads.
+// AggregateRange counts the partial-aggregate port's calls apart from reads; with aggDelay it
+// waits that long first (or until ctx ends) and tracks the calls running at once (aggCur,
+// aggMax).
 func (p *probe) AggregateRange(ctx context.Context, b routing.BucketID, req routing.AggregateRequest) (routing.Route, array.RecordReader, error) {
 	p.counts.Add(1)
+	if p.aggDelay > 0 {
+		n := p.aggCur.Add(1)
+		defer p.aggCur.Add(-1)
+		for m := p.aggMax.Load(); n > m && !p.aggMax.CompareAndSwap(m, n); m = p.aggMax.Load() {
+		}
+		tm := time.NewTimer(p.aggDelay)
+		select {
+		case <-tm.C:
+		case <-ctx.Done():
+			tm.Stop()
+			return routing.Route{}, nil, ctx.Err()
+		}
+	}
 	if p.fail != nil {
 		if err := p.fail(b); err != nil {
 			return routing.Route{}, nil, err

@@ -396,7 +396,12 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 	if n.store != nil {
 		rt.rewritten = true
 	}
-	var out array.RecordReader = newFragmentStream(ctx, rt, n, streamSch, need)
+	var out array.RecordReader
+	if n.store != nil && !n.store.early {
+		out = newStoreStream(ctx, rt, n)
+	} else {
+		out = newFragmentStream(ctx, rt, n, streamSch, need)
+	}
 	switch {
 	case n.agg != nil:
 		var err error

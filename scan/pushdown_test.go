@@ -2,9 +2,12 @@ package scan_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -297,6 +300,166 @@ func TestExtremeLaunchPolicy(t *testing.T) {
 			}
 			if got := res.Started(); got < need || got > need+slack {
 				t.Fatalf("%s %s: %d fragments started, want %d (+ up to %d)", f.name, c.name, got, need, slack)
+			}
+		}
+	}
+}
+
+// TestStoreAggregateFanout: a rewritten aggregate asks the stores through the coordinator's
+// light path at most the fan-out at a time, with overlapping asks when the fan-out allows
+// them, every bucket once, and answers as the scan path does (ungrouped and per hour).
+func TestStoreAggregateFanout(t *testing.T) {
+	t.Parallel()
+	f := fixtures(t)[0]
+	r := span(0, days(numDays))
+	want := int64(len(expected(pGeneral, r, false, -1)))
+	cases := rewriteCases()
+	for _, fanout := range []int{1, 4} {
+		for _, c := range []rewriteCase{cases[0], cases[5]} {
+			p := &probe{HotStore: f.store, aggDelay: 2 * time.Millisecond}
+			tbl := f.table(t, p, fanout, false)
+			pl := c.build(t)
+			on, res := runRewrite(t, tbl, r, pl, true)
+			off, _ := runRewrite(t, f.table(t, nil, fanout, false), r, pl, false)
+			what := fmt.Sprintf("fanout=%d %s", fanout, c.name)
+			sameRows(t, what, on, off)
+			if c.name == "count(*)" && (len(on) != 1 || on[0][0] != want) {
+				t.Fatalf("%s: %v, want %d", what, on, want)
+			}
+			if n := p.counts.Load(); n != int64(numDays) || res.Started() != numDays {
+				t.Fatalf("%s: %d asks and %d fragments started for %d buckets", what, n, res.Started(), numDays)
+			}
+			if answered, fellBack := res.Pushed(); answered != numDays || fellBack != 0 {
+				t.Fatalf("%s: %d answered, %d fell back", what, answered, fellBack)
+			}
+			switch m := p.aggMax.Load(); {
+			case m > int64(fanout):
+				t.Fatalf("%s: %d concurrent asks", what, m)
+			case fanout > 1 && m < 2:
+				t.Fatalf("%s: asks never overlapped (max %d)", what, m)
+			case p.aggCur.Load() != 0:
+				t.Fatalf("%s: %d asks still running", what, p.aggCur.Load())
+			}
+		}
+	}
+}
+
+// TestStoreAggregateStops: cancelling a rewritten aggregate while its stores are being asked,
+// or one store failing, ends it with that error, leaves no ask running, no goroutine of the
+// query, no fragment reservation and no buffer.
+func TestStoreAggregateStops(t *testing.T) {
+	f := fixtures(t)[0]
+	r := span(0, days(numDays))
+	pl := rewriteCases()[0].build(t)
+	baseline := settledGoroutines()
+	failDay := day0.AddDate(0, 0, 9)
+	for _, fails := range []bool{false, true} {
+		p := &probe{HotStore: f.store, aggDelay: 20 * time.Millisecond}
+		if fails {
+			p.fail = func(b routing.BucketID) error {
+				if b.Start.Equal(failDay) {
+					return routing.ErrUnavailable
+				}
+				return nil
+			}
+		}
+		tbl := f.table(t, p, 4, false)
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		ctx, cancel := context.WithCancel(context.Background())
+		if !fails {
+			go func() {
+				for p.counts.Load() < 6 {
+					time.Sleep(time.Millisecond)
+				}
+				cancel()
+			}()
+		}
+		res, err := scan.Execute(ctx, pl, scan.Options{Alloc: mem, Pushdown: true, Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
+			return scan.Source{Table: tbl, Partitions: [][]byte{[]byte(pGeneral)}, Range: r}, nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = drain(t, res)
+		wantErr := context.Canceled
+		if fails {
+			wantErr = routing.ErrUnavailable
+		}
+		if !errors.Is(err, wantErr) {
+			t.Fatalf("fails=%v: err %v, want %v", fails, err, wantErr)
+		}
+		res.Release()
+		cancel()
+		if n := p.aggCur.Load(); n != 0 {
+			t.Fatalf("fails=%v: %d asks still running", fails, n)
+		}
+		if n := p.counts.Load(); n >= int64(numDays) {
+			t.Fatalf("fails=%v: %d asks of %d buckets: the error did not stop the fan-out", fails, n, numDays)
+		}
+		if l := res.Ledger(); l.Outstanding() != 0 || l.Bytes() != 0 {
+			t.Fatalf("fails=%v: %d reservations and %d bytes left in the ledger", fails, l.Outstanding(), l.Bytes())
+		}
+		if n := mem.CurrentAlloc(); n != 0 {
+			t.Fatalf("fails=%v: %d bytes leaked", fails, n)
+		}
+	}
+	if s := waitNoScanGoroutines(5 * time.Second); s != "" {
+		t.Fatalf("scan goroutines still running:\n%s", s)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > baseline && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > baseline {
+		t.Fatalf("%d goroutines after the stopped aggregates, %d before", n, baseline)
+	}
+}
+
+// TestPreparedExecutesConcurrently: one Prepared plan executed by several goroutines at once
+// (as the engine's statement cache does) gives every execution the answer of a lone one, for
+// rewritten aggregates, aggregates over rows and ordered scans, over hot and mixed buckets.
+func TestPreparedExecutesConcurrently(t *testing.T) {
+	t.Parallel()
+	r := span(days(3)+7, days(45))
+	cases := rewriteCases()
+	for _, f := range fixtures(t) {
+		tbl := f.table(t, nil, 3, true)
+		// A count, per-hour measures, the MIN/MAX launch policy, and rows.
+		for _, c := range []rewriteCase{cases[0], cases[5], cases[4], cases[len(cases)-1]} {
+			for _, on := range []bool{true, false} {
+				pr, err := scan.Prepare(c.build(t), scan.Options{Pushdown: on, Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
+					return scan.Source{Table: tbl, Partitions: [][]byte{[]byte(pGeneral)}, Range: r}, nil
+				}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				run := func() ([][]any, error) {
+					res, err := pr.Execute(context.Background())
+					if err != nil {
+						return nil, err
+					}
+					defer res.Release()
+					rows, _, err := drain(t, res)
+					return rows, err
+				}
+				want, err := run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				const workers = 4
+				got := make([][][]any, workers)
+				errs := make([]error, workers)
+				var wg sync.WaitGroup
+				for i := range workers {
+					wg.Go(func() { got[i], errs[i] = run() })
+				}
+				wg.Wait()
+				for i := range workers {
+					if errs[i] != nil {
+						t.Fatalf("%s %s pushdown=%v: execution %d: %v", f.name, c.name, on, i, errs[i])
+					}
+					sameRows(t, fmt.Sprintf("%s %s pushdown=%v execution %d", f.name, c.name, on, i), got[i], want)
+				}
 			}
 		}
 	}

@@ -1,0 +1,136 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/routing/sqlite"
+)
+
+// TestCompiledStatementsStayCurrent: a statement without parameters is compiled once and its
+// compiled form kept in the statement cache, yet every execution reads the stores as they are
+// then (rows appended between executions are counted and returned); statements with bound
+// parameters and statements over more than compiledMaxBuckets buckets are compiled per call.
+func TestCompiledStatementsStayCurrent(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	def := routing.TableDef{Name: "messages", TableID: "m", PartitionColumn: "channel_id", Strategy: routing.CalendarDayUTC, WritableBuckets: 1000}
+	tbl, err := routing.NewDurableTable(def, st, nil, routing.Options{Clock: func() time.Time { return day.AddDate(0, 0, 2) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	add := func(n int) {
+		t.Helper()
+		recs := make([]routing.Record, n)
+		for i := range recs {
+			k++
+			recs[i] = routing.Record{PartitionKey: []byte("c"), EventTime: day.Add(time.Duration(k) * 2 * time.Hour), SortKey: fmt.Appendf(nil, "%04d", k), Value: []byte("v")}
+		}
+		if _, err := tbl.Append(ctx, recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	for _, pushdown := range []bool{true, false} {
+		e, err := New([]*routing.DurableTable{tbl}, Options{Pushdown: pushdown, Alloc: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		where := "channel_id = 'c' AND timestamp >= '2025-03-01T00:00:00Z' AND timestamp < '2025-03-03T00:00:00Z'"
+		count := "SELECT count(*) FROM messages WHERE " + where
+		ids := "SELECT id FROM messages WHERE " + where + " ORDER BY timestamp, id"
+		// run executes sql and returns its first column as strings.
+		run := func(sql string, params arrow.RecordBatch) []string {
+			t.Helper()
+			r, err := e.Execute(ctx, sql, nil, params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Release()
+			var out []string
+			for r.Next() {
+				c := r.RecordBatch().Column(0)
+				for i := range c.Len() {
+					out = append(out, c.ValueStr(i))
+				}
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		compiledOf := func(sql string) *compiled {
+			ent, err := e.stmts.entry(sql, e.cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ent.exec.Load()
+		}
+		want := k + 3
+		add(3)
+		if got := run(count, nil); len(got) != 1 || got[0] != fmt.Sprint(want) {
+			t.Fatalf("pushdown=%v: count %v, want %d", pushdown, got, want)
+		}
+		if got := run(ids, nil); len(got) != want {
+			t.Fatalf("pushdown=%v: %d ids, want %d", pushdown, len(got), want)
+		}
+		c1, i1 := compiledOf(count), compiledOf(ids)
+		if c1 == nil || i1 == nil {
+			t.Fatalf("pushdown=%v: statements without parameters were not kept compiled", pushdown)
+		}
+		add(2)
+		want += 2
+		if got := run(count, nil); len(got) != 1 || got[0] != fmt.Sprint(want) {
+			t.Fatalf("pushdown=%v: count after appending %v, want %d", pushdown, got, want)
+		}
+		if got := run(ids, nil); len(got) != want || got[want-1] != fmt.Sprintf("%04d", k) {
+			t.Fatalf("pushdown=%v: ids after appending %v, want %d ending with %04d", pushdown, got, want, k)
+		}
+		if compiledOf(count) != c1 || compiledOf(ids) != i1 {
+			t.Fatalf("pushdown=%v: compiled again", pushdown)
+		}
+
+		// Bound parameters: compiled per call.
+		param := "SELECT count(*) FROM messages WHERE channel_id = $1 AND timestamp >= '2025-03-01T00:00:00Z' AND timestamp < '2025-03-03T00:00:00Z'"
+		b := array.NewStringBuilder(mem)
+		b.Append("c")
+		col := b.NewArray()
+		b.Release()
+		rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "$1", Type: arrow.BinaryTypes.String}}, nil), []arrow.Array{col}, 1)
+		col.Release()
+		if got := run(param, rec); len(got) != 1 || got[0] != fmt.Sprint(want) {
+			t.Fatalf("pushdown=%v: bound count %v, want %d", pushdown, got, want)
+		}
+		rec.Release()
+		if compiledOf(param) != nil {
+			t.Fatalf("pushdown=%v: a statement with bound parameters was kept compiled", pushdown)
+		}
+		// Wider than compiledMaxBuckets: compiled per call.
+		wide := fmt.Sprintf("SELECT count(*) FROM messages WHERE channel_id = 'c' AND timestamp >= '2025-03-01T00:00:00Z' AND timestamp < '%s'",
+			day.AddDate(0, 0, compiledMaxBuckets+1).Format(time.RFC3339))
+		if got := run(wide, nil); len(got) != 1 || got[0] != fmt.Sprint(want) {
+			t.Fatalf("pushdown=%v: wide count %v, want %d", pushdown, got, want)
+		}
+		if compiledOf(wide) != nil {
+			t.Fatalf("pushdown=%v: a statement over %d buckets was kept compiled", pushdown, compiledMaxBuckets+1)
+		}
+	}
+}
