@@ -430,8 +430,43 @@ type HotAggregate struct {
 	groups      []PartialGroup
 }
 
-// NewHotAggregate plans req. Errors: ErrInvalidBinning.
-func NewHotAggregate(req AggregateRequest) (*HotAggregate, error) {
+// HotStatements are a hot store's statements for the shapes of HotAggregate, in its SQL
+// dialect; each returns the route columns first, then its shape's columns.
+type HotStatements struct {
+	Probe, Count, BinsFixed, BinsMonths string
+}
+
+// Statement returns the statement of h's shape among s.
+func (h *HotAggregate) Statement(s HotStatements) string {
+	switch h.Shape {
+	case HotProbe:
+		return s.Probe
+	case HotCount:
+		return s.Count
+	case HotBinsFixed:
+		return s.BinsFixed
+	}
+	return s.BinsMonths
+}
+
+// Dest returns the scan destinations of one row of h's statement: route (the route columns'),
+// then those of the shape's columns among k, n, lo and hi — all four for the bin shapes, n,
+// lo and hi for HotCount, lo and hi for HotProbe.
+func (h *HotAggregate) Dest(route []any, k, n, lo, hi any) []any {
+	switch h.Shape {
+	case HotBinsFixed, HotBinsMonths:
+		return append(route, k, n, lo, hi)
+	case HotCount:
+		return append(route, n, lo, hi)
+	}
+	return append(route, lo, hi)
+}
+
+// NewHotAggregate plans req over bucket b. Errors: b's (BucketID.Validate), ErrInvalidBinning.
+func NewHotAggregate(b BucketID, req AggregateRequest) (*HotAggregate, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
 	h := &HotAggregate{req: req}
 	h.Start, h.End, _ = MicroBounds(req.Range, nil, false)
 	switch {

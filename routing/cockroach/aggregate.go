@@ -70,15 +70,11 @@ ORDER BY agg.k`
 // routing.ErrInvalidBinning and routing.ErrBinOutOfRange.
 func (s *Store) AggregateRange(ctx context.Context, b routing.BucketID, req routing.AggregateRequest) (routing.Route, array.RecordReader, error) {
 	const op = "aggregate bucket range"
-	if err := b.Validate(); err != nil {
-		return routing.Route{}, nil, err
-	}
-	h, err := routing.NewHotAggregate(req)
+	h, err := routing.NewHotAggregate(b, req)
 	if err != nil {
 		return routing.Route{}, nil, err
 	}
-	sql := map[routing.HotAggregateShape]string{routing.HotProbe: sqlMinMax, routing.HotCount: sqlAggregate,
-		routing.HotBinsFixed: sqlAggregateFixed, routing.HotBinsMonths: sqlAggregateMonths}[h.Shape]
+	sql := h.Statement(routing.HotStatements{Probe: sqlMinMax, Count: sqlAggregate, BinsFixed: sqlAggregateFixed, BinsMonths: sqlAggregateMonths})
 	conn, err := s.acquire(ctx, op)
 	if err != nil {
 		return routing.Route{}, nil, err
@@ -96,16 +92,8 @@ func (s *Store) AggregateRange(ctx context.Context, b routing.BucketID, req rout
 		gen     int64
 		k, n    *int64
 		lo, hi  *time.Time
-		dest    = []any{&state, &key, &deleted, &gen}
 	)
-	switch h.Shape {
-	case routing.HotBinsFixed, routing.HotBinsMonths:
-		dest = append(dest, &k, &n, &lo, &hi)
-	case routing.HotCount:
-		dest = append(dest, &n, &lo, &hi)
-	default:
-		dest = append(dest, &lo, &hi)
-	}
+	dest := h.Dest([]any{&state, &key, &deleted, &gen}, &k, &n, &lo, &hi)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return routing.Route{}, nil, s.classify(op, err)

@@ -54,6 +54,7 @@ FROM route LEFT JOIN (
 	GROUP BY 1
 ) AS agg ON true
 ORDER BY agg.k`
+	hotStatements = routing.HotStatements{Probe: sqlMinMax, Count: sqlAggregate, BinsFixed: sqlAggregateFixed, BinsMonths: sqlAggregateMonths}
 )
 
 // AggregateRange implements the hot store's partial-aggregate port
@@ -63,15 +64,11 @@ ORDER BY agg.k`
 // ReadRange, routing.ErrInvalidBinning and routing.ErrBinOutOfRange.
 func (s *Store) AggregateRange(ctx context.Context, b routing.BucketID, req routing.AggregateRequest) (routing.Route, array.RecordReader, error) {
 	const op = "aggregate bucket range"
-	if err := b.Validate(); err != nil {
-		return routing.Route{}, nil, err
-	}
-	h, err := routing.NewHotAggregate(req)
+	h, err := routing.NewHotAggregate(b, req)
 	if err != nil {
 		return routing.Route{}, nil, err
 	}
-	query := map[routing.HotAggregateShape]string{routing.HotProbe: sqlMinMax, routing.HotCount: sqlAggregate,
-		routing.HotBinsFixed: sqlAggregateFixed, routing.HotBinsMonths: sqlAggregateMonths}[h.Shape]
+	query := h.Statement(hotStatements)
 	args := append([]any{b.TableID, b.PartitionKey, b.Key, h.Start.UnixMicro(), h.End.UnixMicro()}, h.BinArgs...)
 	if s.closed.Load() {
 		return routing.Route{}, nil, s.classify(op, errors.New("closed"))
@@ -89,18 +86,10 @@ func (s *Store) AggregateRange(ctx context.Context, b routing.BucketID, req rout
 		gen       int64
 		k, n      sql.NullInt64
 		lo, hi    sql.NullInt64
-		dest      = []any{&state, &key, &deleted, &gen}
+		dest      = h.Dest([]any{&state, &key, &deleted, &gen}, &k, &n, &lo, &hi)
 		nullable  = func(v sql.NullInt64) *int64 { return ptrIf(v.Valid, v.Int64) }
 		timeIfSet = func(v sql.NullInt64) *time.Time { return ptrIf(v.Valid, fromMicros(v.Int64)) }
 	)
-	switch h.Shape {
-	case routing.HotBinsFixed, routing.HotBinsMonths:
-		dest = append(dest, &k, &n, &lo, &hi)
-	case routing.HotCount:
-		dest = append(dest, &n, &lo, &hi)
-	default:
-		dest = append(dest, &lo, &hi)
-	}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return routing.Route{}, nil, s.classify(op, err)
