@@ -44,6 +44,7 @@ var Binnings = []routing.Binning{
 func RunAggregate(t *testing.T, open func(t *testing.T) Store) {
 	t.Run("StorePort", func(t *testing.T) { t.Parallel(); testStoreBins(t, open(t)) })
 	t.Run("DurableTable", func(t *testing.T) { t.Parallel(); testTableAggregate(t, open(t)) })
+	t.Run("AnswerBatches", func(t *testing.T) { t.Parallel(); testAnswerBatches(t, open(t)) })
 }
 
 // requests are the shapes of request the suite asks, grouped by bin when set.
@@ -121,15 +122,90 @@ func masked(req routing.AggregateRequest, gs []routing.PartialGroup) []routing.P
 // answer, or several buckets' answers merged by mergeGroups) and releases it.
 func partial(t *testing.T, what string, r array.RecordReader, grouped bool) []routing.PartialGroup {
 	t.Helper()
+	gs, _ := partialBatches(t, what, r, grouped)
+	return gs
+}
+
+// partialBatches is partial that also returns the answer's number of batches; it fails the
+// test when a batch holds more than routing.MaxBatchRows rows.
+func partialBatches(t *testing.T, what string, r array.RecordReader, grouped bool) ([]routing.PartialGroup, int) {
+	t.Helper()
 	defer r.Release()
-	out, err := routing.ReadPartial(r, grouped)
+	c := &cappedReader{RecordReader: r}
+	out, err := routing.ReadPartial(c, grouped)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
+	}
+	if c.over > 0 {
+		t.Fatalf("%s: an answer batch of %d rows, more than MaxBatchRows (%d)", what, c.over, routing.MaxBatchRows)
 	}
 	if !grouped && len(out) != 1 {
 		t.Fatalf("%s: an ungrouped answer of %d rows", what, len(out))
 	}
-	return out
+	return out, c.batches
+}
+
+// cappedReader counts the batches it passes on and remembers the size of one larger than
+// routing.MaxBatchRows.
+type cappedReader struct {
+	array.RecordReader
+	batches int
+	over    int64
+}
+
+func (c *cappedReader) Next() bool {
+	if !c.RecordReader.Next() {
+		return false
+	}
+	c.batches++
+	if n := c.RecordBatch().NumRows(); n > routing.MaxBatchRows {
+		c.over = n
+	}
+	return true
+}
+
+// testAnswerBatches: an answer of more groups than routing.MaxBatchRows — a per-second count
+// over a day bucket holding records in MaxBatchRows+100 distinct seconds — comes in several
+// batches of at most MaxBatchRows rows, from the store and through AggregateBucket, and its
+// groups are brute force's.
+func testAnswerBatches(t *testing.T, s Store) {
+	b := dayBucket("t.bins.cap", "p", "2024-03-04")
+	all := make([]routing.Record, routing.MaxBatchRows+100)
+	for i := range all {
+		all[i] = rec(b, b.Start.Add(time.Duration(i)*time.Second+time.Duration(i%7)*time.Microsecond), "k", "v")
+	}
+	for i := 0; i < len(all); i += 1000 {
+		mustAppend(t, s, b, all[i:min(i+1000, len(all))]...)
+	}
+	bin := routing.TruncBinning(routing.TruncSecond)
+	req := routing.AggregateRequest{Range: b.Range(), Bin: &bin, Count: true, Min: true, Max: true}
+	want := brute(req, all)
+	if len(want) != len(all) {
+		t.Fatalf("brute force: %d groups of %d records", len(want), len(all))
+	}
+	_, r, err := s.AggregateRange(context.Background(), b, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, batches := partialBatches(t, "store answer", r, true)
+	samePartial(t, "store answer", gs, want)
+	if batches < 2 {
+		t.Fatalf("store answer: %d groups in %d batch", len(gs), batches)
+	}
+	tbl, err := routing.NewDurableTable(routing.TableDef{Name: "cap", TableID: b.TableID, PartitionColumn: "p", Strategy: routing.CalendarDayUTC, WritableBuckets: 2},
+		s, nil, routing.Options{Clock: func() time.Time { return b.End }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err = tbl.AggregateBucket(context.Background(), b, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, batches = partialBatches(t, "AggregateBucket", r, true)
+	samePartial(t, "AggregateBucket", gs, want)
+	if batches < 2 {
+		t.Fatalf("AggregateBucket: %d groups in %d batch", len(gs), batches)
+	}
 }
 
 // mergeGroups merges per-bucket answers as the final aggregate does: states of equal bins (of
