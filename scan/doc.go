@@ -35,10 +35,16 @@
 // bucket's store for the partial state (routing.DurableTable.AggregateBucket: one key-only
 // statement per hot bucket, manifest or trusted statistics per archived bucket) instead of
 // reading rows; the coordinator's final aggregate combines store answers and row-reading
-// fragments alike, and a bucket whose store cannot answer reads its rows. The shapes are
+// fragments alike, and a bucket whose store cannot answer reads its rows. Such an aggregate
+// takes a light coordinator path (storeagg.go): no per-bucket pipeline or batch hand-over —
+// the stores are asked at most the fan-out at once, the coordinator's goroutine among the
+// askers, and the answers of consecutive buckets reach the final aggregate as one batch. The shapes are
 // matched wherever they sit in a plan; others are left unchanged and EXPLAIN says why. For
 // MIN/MAX alone a launch policy walks the buckets in time order from the needed end(s) and
 // starts none once the walk's extreme is answered.
+//
+// A Prepared plan is immutable: the query engine keeps the compiled form of a statement
+// without parameters and executes it again, concurrently, for later calls.
 //
 // This package must not import Flight, gRPC or any store driver; it reaches stores only
 // through routing.DurableTable.
