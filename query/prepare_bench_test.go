@@ -21,14 +21,7 @@ import (
 // holding 100 records, pushdown on.
 func BenchmarkCountStatement(b *testing.B) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(b.TempDir(), "hot.db")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
+	st := openHot(b, b.TempDir())
 	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	def := routing.TableDef{Name: "messages", TableID: "m", PartitionColumn: "channel_id", Strategy: routing.CalendarDayUTC, WritableBuckets: 2}
 	tbl, err := routing.NewDurableTable(def, st, nil, routing.Options{Clock: func() time.Time { return day }})
@@ -72,14 +65,7 @@ func BenchmarkCountStatement(b *testing.B) {
 func BenchmarkCountArchived(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "hot.db")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
+	st := openHot(b, dir)
 	jan := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return jan.AddDate(0, 6, 10) }
 	def := routing.TableDef{Name: "flights", TableID: "f", PartitionColumn: "origin", Strategy: routing.CalendarMonthUTC, WritableBuckets: 12}
@@ -141,4 +127,18 @@ func BenchmarkCountArchived(b *testing.B) {
 	for b.Loop() {
 		count()
 	}
+}
+
+// openHot opens a migrated SQLite store in dir, closed when b ends.
+func openHot(b *testing.B, dir string) *sqlite.Store {
+	b.Helper()
+	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(dir, "hot.db")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	if err := st.Migrate(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return st
 }

@@ -233,16 +233,7 @@ func TestCancelMidScan(t *testing.T) {
 		t.Fatalf("deadline: err %v", err)
 	}
 
-	if s := waitNoScanGoroutines(5 * time.Second); s != "" {
-		t.Fatalf("scan goroutines still running:\n%s", s)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > baseline && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > baseline {
-		t.Fatalf("%d goroutines after the cancelled scans, %d before", n, baseline)
-	}
+	waitGoroutines(t, baseline, "the cancelled scans")
 }
 
 // settledGoroutines returns the goroutine count once it stops changing.

@@ -673,6 +673,22 @@ func scanGoroutines() string {
 	return strings.Join(out, "\n\n")
 }
 
+// waitGoroutines fails t unless every scan goroutine ends and the process's goroutine count
+// comes back to baseline, within 5 s each; what names what ran, for the message.
+func waitGoroutines(t *testing.T, baseline int, what string) {
+	t.Helper()
+	if s := waitNoScanGoroutines(5 * time.Second); s != "" {
+		t.Fatalf("scan goroutines still running:\n%s", s)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > baseline && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > baseline {
+		t.Fatalf("%d goroutines after %s, %d before", n, what, baseline)
+	}
+}
+
 // waitNoScanGoroutines waits up to d for every scan goroutine to end; it returns the stacks
 // of those still running.
 func waitNoScanGoroutines(d time.Duration) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -403,16 +402,7 @@ func TestStoreAggregateStops(t *testing.T) {
 			t.Fatalf("fails=%v: %d bytes leaked", fails, n)
 		}
 	}
-	if s := waitNoScanGoroutines(5 * time.Second); s != "" {
-		t.Fatalf("scan goroutines still running:\n%s", s)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > baseline && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > baseline {
-		t.Fatalf("%d goroutines after the stopped aggregates, %d before", n, baseline)
-	}
+	waitGoroutines(t, baseline, "the stopped aggregates")
 }
 
 // TestPreparedExecutesConcurrently: one Prepared plan executed by several goroutines at once
