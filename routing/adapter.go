@@ -80,3 +80,13 @@ func MicroBounds(r TimeRange, after *Cursor, desc bool) (start, end time.Time, c
 	}
 	return start, end, nil
 }
+
+// PartitionDiscoveryBounds returns the microsecond bounds (start, end) that select, among
+// buckets whose stored bounds lie on the microsecond grid, exactly those intersecting the
+// nanosecond range r: bucket_start < end AND bucket_end > start. start is r.Start truncated and
+// end r.End rounded up to the microsecond (a bucket ending at 5 µs intersects [5.5 µs, …) only
+// if 5 > 5.5, false, and 5 > 5 is false too; one starting at 6 µs intersects […, 5.5 µs) only
+// if 6 < 5.5, false, and 6 < 6 is false too). Used by both hot stores' Partitions.
+func PartitionDiscoveryBounds(r TimeRange) (start, end time.Time) {
+	return r.Start.UTC().Truncate(time.Microsecond), CeilMicro(r.End)
+}

@@ -497,3 +497,9 @@ func (m *memStore) ScanRange(context.Context, BucketID, BatchRequest) (Route, Ba
 func (a *memArchive) ReadBatches(context.Context, string, BucketID, BatchRequest) (BatchReader, error) {
 	return nil, errors.New("memArchive: batch reads are not faked")
 }
+
+// Partitions is not used by these tests (partition discovery has its conformance test in
+// routing/storetest).
+func (m *memStore) Partitions(context.Context, string, Strategy, TimeRange, int) ([][]byte, error) {
+	return nil, errors.New("memStore: partition discovery not implemented")
+}

@@ -62,6 +62,13 @@ func NewDurableTable(def TableDef, hot HotStore, archive ArchiveReader, opts Opt
 // Def returns the table definition.
 func (t *DurableTable) Def() TableDef { return t.def }
 
+// Partitions discovers the partitions of the table with a bucket intersecting r (the hot
+// store's route rows, which include every archived bucket's; HotStore.Partitions), in byte
+// order, at most limit (<= 0: no bound). Analytical reads, which pin no partition, read these.
+func (t *DurableTable) Partitions(ctx context.Context, r TimeRange, limit int) ([][]byte, error) {
+	return t.hot.Partitions(ctx, t.def.TableID, t.def.Strategy, r, limit)
+}
+
 // Fanout returns the table's bucket concurrency bound.
 func (t *DurableTable) Fanout() int { return t.fanout }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -229,6 +230,46 @@ func (s *Store) StoredTables(ctx context.Context) ([]routing.StoredTable, error)
 		}
 		t.Strategy = st
 		return t, nil
+	})
+	if err != nil {
+		return nil, s.classify(op, err)
+	}
+	return out, nil
+}
+
+// sqlPartitions lists the partitions with a route row intersecting a range; bucket_start and
+// bucket_end are compared as TIMESTAMPTZ, the range bound at microseconds (the stored
+// precision) by routing.MicroBounds.
+const sqlPartitions = `SELECT DISTINCT partition_key FROM pulpitum_v4_bucket_metadata
+WHERE table_id = $1 AND bucket_strategy = $2 AND bucket_start < $4 AND bucket_end > $3
+ORDER BY partition_key LIMIT $5`
+
+// Partitions discovers the partitions of tableID with a bucket of strategy intersecting r
+// (routing.HotStore.Partitions) from the route rows, in one statement; at most limit (<= 0:
+// no bound). Errors are classified as for ReadRange and carry no key.
+func (s *Store) Partitions(ctx context.Context, tableID string, strategy routing.Strategy, r routing.TimeRange, limit int) ([][]byte, error) {
+	const op = "discover partitions"
+	if r.Empty() {
+		return nil, nil
+	}
+	lim := int64(math.MaxInt64)
+	if limit > 0 {
+		lim = int64(limit)
+	}
+	start, end := routing.PartitionDiscoveryBounds(r)
+	conn, err := s.acquire(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	rows, err := conn.Query(ctx, sqlPartitions, tableID, strategy.String(), start, end, lim)
+	if err != nil {
+		return nil, s.classify(op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]byte, error) {
+		var pk []byte
+		err := r.Scan(&pk)
+		return pk, err
 	})
 	if err != nil {
 		return nil, s.classify(op, err)

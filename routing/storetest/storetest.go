@@ -64,6 +64,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"ScanRangeSnapshot", testScanSnapshot},
 		{"ScanRangeStats", testScanStats},
 		{"ScanBucket", testScanBucket},
+		{"PartitionDiscovery", testPartitions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1425,4 +1426,62 @@ func testAppendFence(t *testing.T, s Store) {
 	}
 	slices.SortFunc(ok, func(a, b routing.Record) int { return cmpRec(a.EventTime, a.SortKey, b.EventTime, b.SortKey) })
 	sameRecords(t, "snapshot after racing appends", snap, ok)
+}
+
+// testPartitions checks partition discovery (routing.HotStore.Partitions): the partitions of a
+// table with a route row of its strategy intersecting the range, whatever the route's state,
+// in byte order, bounded by the limit, exact at sub-microsecond range bounds, and isolated
+// from other tables and strategies.
+func testPartitions(t *testing.T, s Store) {
+	const table = "t.partitions"
+	a := dayBucket(table, "a", "2024-03-01")
+	b := dayBucket(table, "b", "2024-03-02")
+	c := dayBucket(table, "c", "2024-03-03")
+	bin := dayBucket(table, "\x00\xffbin", "2024-03-02")
+	other := dayBucket(table+"-other", "z", "2024-03-02")
+	for _, bk := range []routing.BucketID{a, b, c, bin, other} {
+		mustAppend(t, s, bk, rec(bk, bk.Start.Add(time.Hour), "k", "v"))
+	}
+	// c is archived: its route row points at a manifest and its hot rows are gone.
+	sess := mustClaim(t, s, c, time.Minute)
+	if err := s.PublishArchive(bg, sess, "manifest-c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteHotBucket(bg, sess); err != nil {
+		t.Fatal(err)
+	}
+	list := func(strategy routing.Strategy, r routing.TimeRange, limit int) string {
+		t.Helper()
+		got, err := s.Partitions(bg, table, strategy, r, limit)
+		if err != nil {
+			t.Fatalf("Partitions: %v", err)
+		}
+		parts := make([]string, len(got))
+		for i, p := range got {
+			parts[i] = fmt.Sprintf("%q", p)
+		}
+		return strings.Join(parts, " ")
+	}
+	day := routing.CalendarDayUTC
+	for _, tc := range []struct {
+		name     string
+		strategy routing.Strategy
+		r        routing.TimeRange
+		limit    int
+		want     string
+	}{
+		{"all", day, routing.TimeRange{Start: ts("2024-03-01T00:00:00Z"), End: ts("2024-03-04T00:00:00Z")}, 0, `"\x00\xffbin" "a" "b" "c"`},
+		{"limit", day, routing.TimeRange{Start: ts("2024-03-01T00:00:00Z"), End: ts("2024-03-04T00:00:00Z")}, 2, `"\x00\xffbin" "a"`},
+		{"archived only", day, routing.TimeRange{Start: ts("2024-03-03T12:00:00Z"), End: ts("2024-03-03T13:00:00Z")}, 0, `"c"`},
+		{"end half a microsecond after a bucket start", day, routing.TimeRange{Start: ts("2024-03-01T23:00:00Z"), End: ts("2024-03-02T00:00:00.0000005Z")}, 0, `"\x00\xffbin" "a" "b"`},
+		{"end at a bucket start", day, routing.TimeRange{Start: ts("2024-03-01T23:59:59.9999995Z"), End: ts("2024-03-02T00:00:00Z")}, 0, `"a"`},
+		{"start half a microsecond after a bucket end", day, routing.TimeRange{Start: ts("2024-03-02T00:00:00.0000005Z"), End: ts("2024-03-02T01:00:00Z")}, 0, `"\x00\xffbin" "b"`},
+		{"start at a bucket end", day, routing.TimeRange{Start: ts("2024-03-04T00:00:00Z"), End: ts("2024-03-05T00:00:00Z")}, 0, ``},
+		{"other strategy", routing.CalendarMonthUTC, routing.TimeRange{Start: ts("2024-03-01T00:00:00Z"), End: ts("2024-04-01T00:00:00Z")}, 0, ``},
+		{"empty range", day, routing.TimeRange{Start: ts("2024-03-02T00:00:00Z"), End: ts("2024-03-02T00:00:00Z")}, 0, ``},
+	} {
+		if got := list(tc.strategy, tc.r, tc.limit); got != tc.want {
+			t.Errorf("%s: Partitions = %s, want %s", tc.name, got, tc.want)
+		}
+	}
 }
