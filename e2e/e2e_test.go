@@ -45,6 +45,27 @@ func dial(t *testing.T, srv *server.Server) *flightsql.Client {
 	return cl
 }
 
+// dialAnalytical returns a client (with a cookie middleware, as JDBC and ADBC have) whose
+// session has the analytical mode on (session option analytical = on).
+func dialAnalytical(t *testing.T, srv *server.Server) *flightsql.Client {
+	t.Helper()
+	cl, err := flightsql.NewClient(srv.Addr(), nil, []flight.ClientMiddleware{flight.NewClientCookieMiddleware()},
+		grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithUserAgent("flightsrv-e2e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	opts, err := flight.NewSessionOptionValues(map[string]any{"analytical": "on"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cl.SetSessionOptions(context.Background(), &flight.SetSessionOptionsRequest{SessionOptions: opts})
+	if err != nil || len(res.GetErrors()) > 0 {
+		t.Fatalf("SetSessionOptions analytical = on: %v %v", res.GetErrors(), err)
+	}
+	return cl
+}
+
 // result is a query's FlightInfo schema, DoGet schema and batches (released by the caller via
 // release).
 type result struct {
@@ -324,7 +345,7 @@ WHERE origin = 'ORD'
 
 	t.Run("rejected predicate shapes", func(t *testing.T) {
 		const lo, hi = "TIMESTAMPTZ '2001-03-01T00:00:00Z'", "TIMESTAMPTZ '2001-04-01T00:00:00Z'"
-		needOrigin := "flights needs origin = <value> (several partitions: origin IN (…) or = ANY($1))"
+		needOrigin := "flights needs origin = <value> (several partitions: origin IN (…) or = ANY($1); every partition of the range: the analytical mode, session option analytical = on)"
 		cases := []struct {
 			where string
 			want  string
@@ -334,7 +355,7 @@ WHERE origin = 'ORD'
 			{"origin = 'ORD' AND timestamp >= " + hi + " AND timestamp < " + lo, substrait.ErrInvalidTimestampRange.Msg},
 			{"origin = 'ORD' AND timestamp >= " + lo + " AND timestamp < " + lo, substrait.ErrInvalidTimestampRange.Msg},
 			{"timestamp >= " + lo + " AND timestamp < " + hi, needOrigin},
-			{"id = 'x'", "flights needs origin = <value> and timestamp >= <start> AND timestamp < <end> (several partitions: origin IN (…) or = ANY($1))"},
+			{"id = 'x'", "flights needs origin = <value> and timestamp >= <start> AND timestamp < <end> (several partitions: origin IN (…) or = ANY($1); every partition of the range: the analytical mode, session option analytical = on)"},
 			{"(origin = 'ORD' OR origin = 'SFO') AND timestamp >= " + lo + " AND timestamp < " + hi, needOrigin},
 			{"origin <> 'ORD' AND timestamp >= " + lo + " AND timestamp < " + hi, needOrigin},
 			{"origin = 'ORD' AND origin = 'SFO' AND timestamp >= " + lo + " AND timestamp < " + hi, substrait.ErrConflictingShardEquality.Msg},
@@ -455,7 +476,7 @@ WHERE origin = 'ORD'
 	})
 
 	t.Run("golden SQL corpus against DuckDB", func(t *testing.T) {
-		testGolden(t, on, off)
+		testGolden(t, on, off, dialAnalytical(t, e.on), dialAnalytical(t, e.off))
 	})
 
 	t.Run("no leaked Arrow memory", func(t *testing.T) {

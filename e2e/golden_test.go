@@ -8,21 +8,25 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // goldenQuery is one query of testdata/sql/golden.json (see testdata/sql/gen.py): the SQL
 // flightsrv runs, the SQL DuckDB ran, the kind of each column and DuckDB's rows.
 type goldenQuery struct {
-	SQL    string   `json:"sql"`
-	DuckDB string   `json:"duckdb"`
-	Kinds  []string `json:"kinds"`
-	Rows   [][]any  `json:"rows"`
+	SQL        string   `json:"sql"`
+	Analytical bool     `json:"analytical"`
+	DuckDB     string   `json:"duckdb"`
+	Kinds      []string `json:"kinds"`
+	Rows       [][]any  `json:"rows"`
 }
 
 func loadGolden(t *testing.T) []goldenQuery {
@@ -44,10 +48,21 @@ func loadGolden(t *testing.T) []goldenQuery {
 
 // testGolden runs the SQL corpus through both servers (pushdown on and off) and compares each
 // answer with DuckDB's: the same column kinds (integers are not floats), the same rows in the
-// same order, NULLs included, floats to a relative 1e-9.
-func testGolden(t *testing.T, on, off *flightsql.Client) {
+// same order, NULLs included, floats to a relative 1e-9. The queries of the analytical mode run
+// through onA and offA, clients of the same servers whose sessions have it on; the others
+// refuse them.
+func testGolden(t *testing.T, on, off, onA, offA *flightsql.Client) {
 	for i, q := range loadGolden(t) {
-		for name, cl := range map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off} {
+		clients := map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off}
+		if q.Analytical {
+			clients = map[string]*flightsql.Client{"pushdown on, analytical": onA, "pushdown off, analytical": offA}
+			// Outside it, a read without a partition pin is refused (the corpus' one pinned
+			// analytical query, origin IN (…), is not).
+			if _, err := run(context.Background(), on, q.SQL); !strings.Contains(q.SQL, "origin IN") && status.Code(err) != codes.InvalidArgument {
+				t.Errorf("query %d outside the analytical mode: %v, want INVALID_ARGUMENT", i, err)
+			}
+		}
+		for name, cl := range clients {
 			res, err := run(context.Background(), cl, q.SQL)
 			if err != nil {
 				t.Errorf("query %d (%s): %s: %v", i, name, q.SQL, err)

@@ -149,7 +149,7 @@ func TestRefusedAndFailedQueriesAreLoggedOnce(t *testing.T) {
 	want := []map[string]any{
 		{"level": "WARN", "msg": "query refused", "rpc": "GetFlightInfo", "command": "CommandStatementQuery", "statement": "SELECT",
 			"code": "InvalidArgument", "rows": 0.0, "hot_buckets": 0.0, "archive_buckets": 0.0,
-			"message": "flights needs origin = <value> (several partitions: origin IN (…) or = ANY($1))"},
+			"message": "flights needs origin = <value> (several partitions: origin IN (…) or = ANY($1); every partition of the range: the analytical mode, session option analytical = on)"},
 		{"level": "WARN", "msg": "query refused", "rpc": "DoAction", "command": "CreatePreparedStatement", "statement": "SELECT",
 			"code": "NotFound", "rows": 0.0, "hot_buckets": 0.0, "archive_buckets": 0.0},
 	}

@@ -63,7 +63,7 @@ func (s *Server) split(ctx context.Context) bool {
 // carry the expiry as expiration_time (they may be fetched again, and renewed); the others
 // carry none. Locations are the advertised addresses (Config.Advertise), or none.
 func (s *Server) statementInfo(ctx context.Context, q Query, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	dataset, _, err := s.prepare(ctx, q)
+	dataset, _, err := s.prepare(ctx, &q)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (s *Server) statementInfo(ctx context.Context, q Query, desc *flight.Flight
 		if err != nil {
 			return nil, s.toStatus(err)
 		}
-		frags, err = fe.Fragments(ctx, q.SQL, q.Substrait, params, s.split(ctx))
+		frags, err = fe.Fragments(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params, s.split(ctx))
 		if params != nil {
 			params.Release()
 		}

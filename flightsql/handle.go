@@ -28,6 +28,10 @@ type Query struct {
 	// Compression is the IPC compression of the result stream (OptionCompression), taken
 	// from the session at GetFlightInfo; empty means none.
 	Compression string `json:"compression,omitempty"`
+	// Analytical is the session's analytical mode (OptionAnalytical) at GetFlightInfo or
+	// CreatePreparedStatement: a query without a partition pin was planned under it, so its
+	// DoGet runs under it on any replica.
+	Analytical bool `json:"analytical,omitempty"`
 
 	// The fields below are set in tickets only.
 

@@ -68,6 +68,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Alloc allocates Arrow memory; nil uses memory.DefaultAllocator.
 	Alloc memory.Allocator
+	// Analytical makes the analytical mode every session's default (OptionAnalytical "on";
+	// serve --analytical); a session may still turn it off.
+	Analytical bool
 }
 
 // DefaultTicketTTL is Config.TicketTTL's default: one hour.
@@ -100,6 +103,8 @@ type Server struct {
 	multi     bool
 	locations []*flight.Location
 
+	analytical bool // the sessions' default analytical mode (Config.Analytical)
+
 	sqlInfoIDs []uint32 // the GetSqlInfo ids registered, in registration order
 	running    *running // DoGet streams in flight by ticket (CancelFlightInfo)
 
@@ -125,7 +130,7 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 		cfg.Alloc = memory.DefaultAllocator
 	}
 	s := &Server{engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, ticketTTL: cfg.TicketTTL, multi: cfg.MultiEndpoint,
-		bindings: map[string][]byte{}, running: newRunning()}
+		bindings: map[string][]byte{}, running: newRunning(), analytical: cfg.Analytical}
 	for _, uri := range cfg.Advertise {
 		s.locations = append(s.locations, &flight.Location{Uri: uri})
 	}
@@ -171,9 +176,9 @@ func (s *Server) stream(ctx context.Context, q Query) (*arrow.Schema, <-chan fli
 	}
 	var rdr array.RecordReader
 	if fe, ok := s.engine.(FragmentEngine); ok && len(q.Fragment) > 0 {
-		rdr, err = fe.ExecuteFragment(ctx, q.SQL, q.Substrait, params, q.Fragment)
+		rdr, err = fe.ExecuteFragment(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params, q.Fragment)
 	} else {
-		rdr, err = s.engine.Execute(ctx, q.SQL, q.Substrait, params)
+		rdr, err = s.engine.Execute(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params)
 	}
 	if err != nil {
 		return nil, nil, s.toStatus(err)
@@ -218,8 +223,11 @@ func (s *Server) decodeParams(b []byte) (arrow.RecordBatch, error) {
 	return rec, nil
 }
 
-func (s *Server) prepare(ctx context.Context, q Query) (dataset, params *arrow.Schema, err error) {
-	dataset, params, err = s.engine.Prepare(ctx, q.SQL, q.Substrait)
+// prepare plans q under the calling session (its analytical mode, which it records in q for the
+// ticket or handle, and its user).
+func (s *Server) prepare(ctx context.Context, q *Query) (dataset, params *arrow.Schema, err error) {
+	q.Analytical = s.sessionString(ctx, OptionAnalytical) == "on"
+	dataset, params, err = s.engine.Prepare(withSession(ctx, q.Analytical), q.SQL, q.Substrait)
 	if err != nil {
 		return nil, nil, s.toStatus(err)
 	}
@@ -239,7 +247,7 @@ func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.State
 
 // GetSchemaStatement returns the result schema of a CommandStatementQuery.
 func (s *Server) GetSchemaStatement(ctx context.Context, cmd flightsql.StatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
-	dataset, _, err := s.prepare(ctx, Query{SQL: cmd.GetQuery()})
+	dataset, _, err := s.prepare(ctx, &Query{SQL: cmd.GetQuery()})
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +269,7 @@ func (s *Server) GetSchemaSubstraitPlan(ctx context.Context, cmd flightsql.State
 	if len(p.Plan) == 0 {
 		return nil, status.Error(codes.InvalidArgument, "substrait plan is empty")
 	}
-	dataset, _, err := s.prepare(ctx, Query{Substrait: p.Plan})
+	dataset, _, err := s.prepare(ctx, &Query{Substrait: p.Plan})
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +304,7 @@ func (s *Server) CreatePreparedSubstraitPlan(ctx context.Context, req flightsql.
 }
 
 func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionCreatePreparedStatementResult, error) {
-	dataset, params, err := s.prepare(ctx, q)
+	dataset, params, err := s.prepare(ctx, &q)
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
 	}
@@ -369,7 +377,7 @@ func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd flightsql.
 	if err != nil {
 		return nil, s.toStatus(err)
 	}
-	_, paramSchema, err := s.prepare(ctx, Query{SQL: q.SQL, Substrait: q.Substrait})
+	_, paramSchema, err := s.prepare(ctx, &Query{SQL: q.SQL, Substrait: q.Substrait})
 	if err != nil {
 		return nil, err
 	}
@@ -449,7 +457,7 @@ func (s *Server) GetSchemaPreparedStatement(ctx context.Context, cmd flightsql.P
 	if err != nil {
 		return nil, s.toStatus(err)
 	}
-	dataset, _, err := s.prepare(ctx, q)
+	dataset, _, err := s.prepare(ctx, &q)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/session"
 )
 
 // fakeEngine answers every query with one int64 column "n": the number of rows is the first
@@ -28,12 +29,17 @@ type fakeEngine struct {
 	alloc memory.Allocator
 	mu    sync.Mutex
 	execs []string
+	// prepared and executed are the session settings of the last Prepare and Execute.
+	prepared, executed session.Settings
 }
 
 var nSchema = arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
 var pSchema = arrow.NewSchema([]arrow.Field{{Name: "$1", Type: arrow.PrimitiveTypes.Int64}}, nil)
 
-func (f *fakeEngine) Prepare(_ context.Context, sql string, plan []byte) (*arrow.Schema, *arrow.Schema, error) {
+func (f *fakeEngine) Prepare(ctx context.Context, sql string, plan []byte) (*arrow.Schema, *arrow.Schema, error) {
+	f.mu.Lock()
+	f.prepared = session.From(ctx)
+	f.mu.Unlock()
 	switch {
 	case sql == "bad":
 		return nil, nil, status.Error(codes.InvalidArgument, "bad query")
@@ -43,9 +49,10 @@ func (f *fakeEngine) Prepare(_ context.Context, sql string, plan []byte) (*arrow
 	return nSchema, nil, nil
 }
 
-func (f *fakeEngine) Execute(_ context.Context, sql string, plan []byte, params arrow.RecordBatch) (array.RecordReader, error) {
+func (f *fakeEngine) Execute(ctx context.Context, sql string, plan []byte, params arrow.RecordBatch) (array.RecordReader, error) {
 	f.mu.Lock()
 	f.execs = append(f.execs, sql)
+	f.executed = session.From(ctx)
 	f.mu.Unlock()
 	if sql == "boom" {
 		return nil, errors.New("pq: relation secret_table does not exist at /var/lib/secret")

@@ -11,6 +11,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/session"
 )
 
 // Session options (SetSessionOptions/GetSessionOptions). A session is stateless: its options
@@ -28,6 +31,13 @@ const (
 	// "none" (the default: the JDBC driver cannot decode compressed bodies), "zstd" or
 	// "lz4" (LZ4 frame), the codecs of the Arrow IPC format (Message.fbs BodyCompression).
 	OptionCompression = "ipc_compression"
+	// OptionAnalytical enables the analytical mode for the session's queries: "on" lets a
+	// query read a routed table without pinning its partitions (every partition of its time
+	// range, discovered from the stores' route rows, within --analytical-max-partitions and
+	// --max-buckets); "off" refuses such queries. The default is "off", or "on" when the
+	// server runs with --analytical (Config.Analytical). A boolean value is accepted too, as
+	// are "true"/"false"; the mode is sealed into each statement's ticket.
+	OptionAnalytical = "analytical"
 )
 
 // SessionCookie is the name of the cookie that carries a session's options: the base64url
@@ -43,17 +53,22 @@ const (
 )
 
 // sessionDefaults are the options of a new session (OptionEndpoints follows the server's
-// Config.MultiEndpoint).
+// Config.MultiEndpoint, OptionAnalytical its Config.Analytical).
 func (s *Server) sessionDefaults() map[string]*flight.SessionOptionValue {
 	endpoints := EndpointsSingle
 	if s.multi {
 		endpoints = EndpointsMultiple
+	}
+	analytical := "off"
+	if s.analytical {
+		analytical = "on"
 	}
 	return map[string]*flight.SessionOptionValue{
 		OptionCatalog:     stringOption(""),
 		OptionSchema:      stringOption(DBSchemaName),
 		OptionCompression: stringOption(CompressionNone),
 		OptionEndpoints:   stringOption(endpoints),
+		OptionAnalytical:  stringOption(analytical),
 	}
 }
 
@@ -89,6 +104,21 @@ func normalizeOption(name string, v *flight.SessionOptionValue) (string, pb.SetS
 			switch e := strings.ToLower(s.StringValue); e {
 			case EndpointsSingle, EndpointsMultiple:
 				return e, pb.SetSessionOptionsResult_UNSPECIFIED
+			}
+		}
+	case OptionAnalytical:
+		if b, ok := v.GetOptionValue().(*pb.SessionOptionValue_BoolValue); ok {
+			if b.BoolValue {
+				return "on", pb.SetSessionOptionsResult_UNSPECIFIED
+			}
+			return "off", pb.SetSessionOptionsResult_UNSPECIFIED
+		}
+		if isString {
+			switch strings.ToLower(s.StringValue) {
+			case "on", "true":
+				return "on", pb.SetSessionOptionsResult_UNSPECIFIED
+			case "off", "false":
+				return "off", pb.SetSessionOptionsResult_UNSPECIFIED
 			}
 		}
 	default:
@@ -130,6 +160,12 @@ func (s *Server) sessionString(ctx context.Context, name string) string {
 	return s.sessionOptions(ctx)[name].GetStringValue()
 }
 
+// withSession returns ctx carrying what the engine needs of the session (session.Settings):
+// the authenticated user and the analytical mode.
+func withSession(ctx context.Context, analytical bool) context.Context {
+	return session.With(ctx, session.Settings{User: auth.UserFrom(ctx), Analytical: analytical})
+}
+
 // setSessionCookie sends the session cookie holding opts (maxAge < 0 deletes it) in the
 // response headers of the call.
 func setSessionCookie(ctx context.Context, opts map[string]*flight.SessionOptionValue, maxAge int) error {
@@ -142,7 +178,7 @@ func setSessionCookie(ctx context.Context, opts map[string]*flight.SessionOption
 }
 
 // SetSessionOptions sets options of the calling session (OptionCatalog, OptionSchema,
-// OptionCompression, OptionEndpoints); an option sent without a value is reset to its default. Options that
+// OptionCompression, OptionEndpoints, OptionAnalytical); an option sent without a value is reset to its default. Options that
 // are unknown or take no such value are reported per option (INVALID_NAME, INVALID_VALUE)
 // and leave the session unchanged; the others are applied. The new state is returned to the
 // client in the session cookie.

@@ -2,6 +2,7 @@ package flightsql
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -20,7 +21,13 @@ import (
 // returns a client with a cookie middleware, as the JDBC driver has.
 func serveEngine(t *testing.T, engine Engine, alloc memory.Allocator) (*flightsql.Client, *Server) {
 	t.Helper()
-	addr, srv := serveAt(t, engine, Config{Alloc: alloc})
+	return serveEngineConfig(t, engine, Config{Alloc: alloc})
+}
+
+// serveEngineConfig is serveEngine with a server configuration.
+func serveEngineConfig(t *testing.T, engine Engine, cfg Config) (*flightsql.Client, *Server) {
+	t.Helper()
+	addr, srv := serveAt(t, engine, cfg)
 	return dialCookies(t, addr), srv
 }
 
@@ -69,7 +76,7 @@ func TestSessionOptions(t *testing.T) {
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	cl, _ := serveEngine(t, &fakeEngine{alloc: alloc}, alloc)
 	ctx := context.Background()
-	defaults := map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "none", OptionEndpoints: "single"}
+	defaults := map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "none", OptionEndpoints: "single", OptionAnalytical: "off"}
 	if got := optionStrings(t, cl); !equalMaps(got, defaults) {
 		t.Fatalf("defaults %v", got)
 	}
@@ -92,7 +99,7 @@ func TestSessionOptions(t *testing.T) {
 	if !equalMaps(errs, map[string]string{OptionCatalog: "INVALID_VALUE", "no_such_option": "INVALID_NAME"}) {
 		t.Fatalf("errors %v", errs)
 	}
-	if got := optionStrings(t, cl); !equalMaps(got, map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "zstd", OptionEndpoints: "single"}) {
+	if got := optionStrings(t, cl); !equalMaps(got, map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "zstd", OptionEndpoints: "single", OptionAnalytical: "off"}) {
 		t.Fatalf("after set %v", got)
 	}
 	zRows, zBody := paramRows(t, cl, sql, 50000)
@@ -290,4 +297,73 @@ func TestCancelFlightInfo(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	alloc.AssertSize(t, 0)
+}
+
+// TestAnalyticalSession: the analytical mode is off by default, on for every session under
+// Config.Analytical, set per session by string or boolean values (others refused with
+// INVALID_VALUE), and reaches the engine's Prepare (GetFlightInfo) and, sealed into the ticket,
+// its Execute (DoGet) through session.Settings.
+func TestAnalyticalSession(t *testing.T) {
+	ctx := context.Background()
+	for _, serverWide := range []bool{false, true} {
+		alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		eng := &fakeEngine{alloc: alloc}
+		cl, _ := serveEngineConfig(t, eng, Config{Alloc: alloc, Analytical: serverWide})
+		check := func(what string, want bool) {
+			t.Helper()
+			wantOpt := map[bool]string{false: "off", true: "on"}[want]
+			if got := optionStrings(t, cl)[OptionAnalytical]; got != wantOpt {
+				t.Fatalf("server-wide %v, %s: option %q, want %q", serverWide, what, got, wantOpt)
+			}
+			info, err := cl.Execute(ctx, "SELECT 1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The session changes before DoGet: the ticket's mode is the one planned with.
+			flip, _ := flight.NewSessionOptionValues(map[string]any{OptionAnalytical: !want})
+			if _, err := cl.SetSessionOptions(ctx, &flight.SetSessionOptionsRequest{SessionOptions: flip}); err != nil {
+				t.Fatal(err)
+			}
+			rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rdr.Next() {
+			}
+			rdr.Release()
+			eng.mu.Lock()
+			p, e := eng.prepared, eng.executed
+			eng.mu.Unlock()
+			if p.Analytical != want || e.Analytical != want || p.User != "" {
+				t.Fatalf("server-wide %v, %s: Prepare saw %+v, Execute %+v, want analytical %v", serverWide, what, p, e, want)
+			}
+			back, _ := flight.NewSessionOptionValues(map[string]any{OptionAnalytical: want})
+			if _, err := cl.SetSessionOptions(ctx, &flight.SetSessionOptionsRequest{SessionOptions: back}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check("default", serverWide)
+		for _, c := range []struct {
+			v    any
+			want bool
+		}{{"on", true}, {"OFF", false}, {"true", true}, {"false", false}, {true, true}, {false, false}} {
+			opts, _ := flight.NewSessionOptionValues(map[string]any{OptionAnalytical: c.v})
+			res, err := cl.SetSessionOptions(ctx, &flight.SetSessionOptionsRequest{SessionOptions: opts})
+			if err != nil || len(res.GetErrors()) > 0 {
+				t.Fatalf("set %v: %v %v", c.v, res.GetErrors(), err)
+			}
+			check(fmt.Sprintf("set to %v", c.v), c.want)
+		}
+		opts, _ := flight.NewSessionOptionValues(map[string]any{OptionAnalytical: "maybe"})
+		res, err := cl.SetSessionOptions(ctx, &flight.SetSessionOptionsRequest{SessionOptions: opts})
+		if err != nil || res.GetErrors()[OptionAnalytical].GetValue().String() != "INVALID_VALUE" {
+			t.Fatalf("set maybe: %v %v", res.GetErrors(), err)
+		}
+		// Resetting (no value) returns to the server's default.
+		if _, err := cl.SetSessionOptions(ctx, &flight.SetSessionOptionsRequest{SessionOptions: map[string]*flight.SessionOptionValue{OptionAnalytical: {}}}); err != nil {
+			t.Fatal(err)
+		}
+		check("reset", serverWide)
+		alloc.AssertSize(t, 0)
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
+	"github.com/flightsrv/flightsrv/substrait"
 )
 
 // TestCompiledStatementsStayCurrent: a statement without parameters is compiled once and its
@@ -78,7 +79,7 @@ func TestCompiledStatementsStayCurrent(t *testing.T) {
 			return out
 		}
 		compiledOf := func(sql string) *compiled {
-			ent, err := e.stmts.entry(sql, e.cat)
+			ent, err := e.stmts.entry(sql, e.cat, substrait.BindOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -41,6 +41,11 @@ type Options struct {
 	// MaxPartitions bounds the partitions one routed read may list (IN, = ANY); 0 means
 	// substrait.DefaultMaxPartitions.
 	MaxPartitions int
+	// AnalyticalMaxPartitions bounds the partitions one analytical read (no partition pin,
+	// session.Settings.Analytical) may discover in its range (default
+	// DefaultAnalyticalMaxPartitions; negative means no bound); beyond it the query is refused
+	// with RESOURCE_EXHAUSTED. MaxBuckets bounds its partitions × buckets as for pinned reads.
+	AnalyticalMaxPartitions int
 	// QueryMemory bounds the bytes one query's batches may hold on the scan path (default
 	// DefaultQueryMemory; negative means no bound): a sort of too many rows or too many groups
 	// is refused with RESOURCE_EXHAUSTED naming the limit.
@@ -52,6 +57,10 @@ type Options struct {
 	EndpointBuckets int
 	MaxEndpoints    int
 }
+
+// DefaultAnalyticalMaxPartitions is the default bound on the partitions an analytical read
+// may discover: 4096.
+const DefaultAnalyticalMaxPartitions = 4096
 
 // DefaultQueryMemory is the default per-query memory limit: 256 MiB.
 const DefaultQueryMemory = 256 << 20
@@ -93,6 +102,9 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if opts.MaxEndpoints <= 0 {
 		opts.MaxEndpoints = DefaultMaxEndpoints
 	}
+	if opts.AnalyticalMaxPartitions == 0 {
+		opts.AnalyticalMaxPartitions = DefaultAnalyticalMaxPartitions
+	}
 	defs := make([]routing.TableDef, len(tables))
 	byName := make(map[string]*routing.DurableTable, len(tables))
 	for i, t := range tables {
@@ -126,7 +138,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 		return nil, nil, errEmptyQuery
 	}
 	if sql != "" {
-		st, err := e.stmts.prepare(sql, e.cat)
+		st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 		if err != nil {
 			noteUnprepared(ctx, sql)
 			return nil, nil, planError(err)
@@ -166,7 +178,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	)
 	if sql != "" {
 		var perr error
-		if ent, perr = e.stmts.entry(sql, e.cat); perr != nil {
+		if ent, perr = e.stmts.entry(sql, e.cat, e.bindOptions(ctx)); perr != nil {
 			noteUnprepared(ctx, sql)
 			return nil, planError(perr)
 		}

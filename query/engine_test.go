@@ -245,7 +245,13 @@ func engRun(t *testing.T, e *query.Engine, alloc *memory.CheckedAllocator, sql s
 
 func engRunPlan(t *testing.T, e *query.Engine, alloc *memory.CheckedAllocator, sql string, plan []byte, params arrow.RecordBatch) (engResult, error) {
 	t.Helper()
-	rdr, err := e.Execute(context.Background(), sql, plan, params)
+	return engRunCtx(context.Background(), t, e, alloc, sql, plan, params)
+}
+
+// engRunCtx is engRunPlan under ctx (which may carry session.Settings).
+func engRunCtx(ctx context.Context, t *testing.T, e *query.Engine, alloc *memory.CheckedAllocator, sql string, plan []byte, params arrow.RecordBatch) (engResult, error) {
+	t.Helper()
+	rdr, err := e.Execute(ctx, sql, plan, params)
 	if err != nil {
 		return engResult{}, err
 	}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/flightsrv/flightsrv/internal/session"
 	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
@@ -73,8 +74,9 @@ type planned struct {
 	explain bool
 }
 
-// bindQuery binds sql (or a Substrait plan) with params as Execute does.
-func (e *Engine) bindQuery(sql string, substraitPlan []byte, params arrow.RecordBatch) (*planned, error) {
+// bindQuery binds sql (or a Substrait plan) with params as Execute does, under the session
+// of ctx (session.From: the analytical mode, the user).
+func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (*planned, error) {
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
 	}
@@ -83,7 +85,7 @@ func (e *Engine) bindQuery(sql string, substraitPlan []byte, params arrow.Record
 		err error
 	)
 	if sql != "" {
-		st, perr := e.stmts.prepare(sql, e.cat)
+		st, perr := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 		if perr != nil {
 			return nil, planError(perr)
 		}
@@ -91,9 +93,9 @@ func (e *Engine) bindQuery(sql string, substraitPlan []byte, params arrow.Record
 		hasParams := params != nil && params.NumRows() > 0
 		switch {
 		case st.IsGeneral() && hasParams:
-			pl.general, err = st.BindGeneralRecord(e.bindOptions(), params, 0)
+			pl.general, err = st.BindGeneralRecord(e.bindOptions(ctx), params, 0)
 		case st.IsGeneral():
-			pl.general, err = st.BindGeneral(e.bindOptions())
+			pl.general, err = st.BindGeneral(e.bindOptions(ctx))
 		case hasParams:
 			pl.p, err = st.BindRecord(params, 0)
 		default:
@@ -126,7 +128,7 @@ func (e *Engine) bindQuery(sql string, substraitPlan []byte, params arrow.Record
 // the statements of a query over hot buckets). Errors are Execute's planning errors, and
 // UNAVAILABLE when the hot store cannot be asked for a route.
 func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, split bool) ([]Fragment, error) {
-	pl, err := e.bindQuery(sql, substraitPlan, params)
+	pl, err := e.bindQuery(ctx, sql, substraitPlan, params)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +149,7 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 		}
 		reads = append(reads, read{t, [][]byte{pl.q.Partition}, pl.q.Range})
 	case pl.general != nil && pl.general.Plan != nil:
-		routes, err := substrait.Routes(pl.general.Plan, e.cat, false)
+		routes, err := substrait.Routes(pl.general.Plan, e.cat, session.From(ctx).Analytical)
 		if err != nil {
 			return nil, planError(err)
 		}
@@ -302,7 +304,7 @@ func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan 
 	if spec.Window == nil {
 		return e.Execute(ctx, sql, substraitPlan, params)
 	}
-	pl, err := e.bindQuery(sql, substraitPlan, params)
+	pl, err := e.bindQuery(ctx, sql, substraitPlan, params)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/flightsrv/flightsrv/internal/session"
 	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
@@ -18,9 +19,11 @@ import (
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
-// bindOptions are the session settings the general binder runs under.
-func (e *Engine) bindOptions() substrait.BindOptions {
-	return substrait.BindOptions{MaxPartitions: e.opts.MaxPartitions}
+// bindOptions are the settings the general binder runs under: the engine's partition bound
+// and the calling session's analytical mode and user (session.From).
+func (e *Engine) bindOptions(ctx context.Context) substrait.BindOptions {
+	s := session.From(ctx)
+	return substrait.BindOptions{MaxPartitions: e.opts.MaxPartitions, Analytical: s.Analytical, User: s.User}
 }
 
 // executeGeneral binds and runs a statement of the general binder: table-less statements are
@@ -32,9 +35,9 @@ func (e *Engine) executeGeneral(ctx context.Context, st *substrait.Statement, pa
 		err error
 	)
 	if params != nil && params.NumRows() > 0 {
-		b, err = st.BindGeneralRecord(e.bindOptions(), params, 0)
+		b, err = st.BindGeneralRecord(e.bindOptions(ctx), params, 0)
 	} else {
-		b, err = st.BindGeneral(e.bindOptions())
+		b, err = st.BindGeneral(e.bindOptions(ctx))
 	}
 	if err != nil {
 		return nil, planError(err)
@@ -45,13 +48,17 @@ func (e *Engine) executeGeneral(ctx context.Context, st *substrait.Statement, pa
 		}
 		return e.constants(ctx, b)
 	}
-	routes, err := substrait.Routes(b.Plan, e.cat, false)
+	routes, err := substrait.Routes(b.Plan, e.cat, session.From(ctx).Analytical)
 	if err != nil {
 		return nil, planError(err)
 	}
+	discovered, err := e.discover(ctx, routes)
+	if err != nil {
+		return nil, err
+	}
 	total := 0
 	for _, r := range routes {
-		total += pushdown.BucketCount(r.Table.Strategy, r.Range) * max(1, len(r.Partitions))
+		total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
 	}
 	opts := scan.Options{
 		Bind: func(r *plan.NamedTableReadRel) (scan.Source, error) {
@@ -70,7 +77,7 @@ func (e *Engine) executeGeneral(ctx context.Context, st *substrait.Statement, pa
 		Pushdown:    e.opts.Pushdown,
 	}
 	if st.IsExplain() {
-		return e.explainGeneral(b, routes, opts)
+		return e.explainGeneral(b, discovered, opts)
 	}
 	if e.opts.MaxBuckets > 0 && total > e.opts.MaxBuckets {
 		return nil, status.Errorf(codes.ResourceExhausted, "the query reads %d buckets, more than this server's limit of %d: narrow the range or the partitions", total, e.opts.MaxBuckets)
@@ -82,18 +89,60 @@ func (e *Engine) executeGeneral(ctx context.Context, st *substrait.Statement, pa
 	return &execReader{RecordReader: scan.Conform(res, b.Schema), e: e, res: res}, nil
 }
 
+// discover lists the partitions of every analytical read of routes (no partition pin) from
+// its table's stores (routing.DurableTable.Partitions) and sets them as the read's
+// partitions, in byte order. It returns the number discovered per table name, for EXPLAIN. A
+// read finding more than AnalyticalMaxPartitions is refused with RESOURCE_EXHAUSTED naming the
+// bound; a store failure is UNAVAILABLE (execError).
+func (e *Engine) discover(ctx context.Context, routes map[*plan.NamedTableReadRel]substrait.Route) (map[string]int, error) {
+	found := map[string]int{}
+	for rel, r := range routes {
+		if r.Partitions != nil {
+			continue
+		}
+		t, ok := e.tables[r.Table.Name]
+		if !ok {
+			return nil, status.Error(codes.NotFound, "table not found")
+		}
+		limit := e.opts.AnalyticalMaxPartitions
+		if limit > 0 {
+			limit++ // one more than the bound tells that it is exceeded
+		}
+		parts, err := t.Partitions(ctx, r.Range, limit)
+		if err != nil {
+			return nil, e.execError(err)
+		}
+		if e.opts.AnalyticalMaxPartitions > 0 && len(parts) > e.opts.AnalyticalMaxPartitions {
+			return nil, status.Errorf(codes.ResourceExhausted, "the analytical read of %s finds more than %d partitions in its range, this server's limit (--analytical-max-partitions): narrow the range or pin the partitions",
+				r.Table.Name, e.opts.AnalyticalMaxPartitions)
+		}
+		if parts == nil {
+			parts = [][]byte{}
+		}
+		r.Partitions = parts
+		routes[rel] = r
+		found[r.Table.Name] += len(parts)
+	}
+	return found, nil
+}
+
 // explainGeneral prints the plan, each read's route and residual filters, and the executor's
-// fragments.
-func (e *Engine) explainGeneral(b *substrait.Bound, routes map[*plan.NamedTableReadRel]substrait.Route, opts scan.Options) (array.RecordReader, error) {
+// fragments. discovered counts the partitions the analytical reads found, by table.
+func (e *Engine) explainGeneral(b *substrait.Bound, discovered map[string]int, opts scan.Options) (array.RecordReader, error) {
 	lines := strings.Split(strings.TrimRight(substrait.Explain(b.Plan), "\n"), "\n")
 	lines = append(lines, "Routes:")
 	for _, r := range b.Routes {
 		buckets := pushdown.BucketCount(r.Table.Strategy, r.Range)
 		parts := fmt.Sprintf("%d partition(s) pinned", len(r.Partitions))
+		n := len(r.Partitions)
+		if r.Analytical {
+			n = discovered[r.Table.Name]
+			parts = fmt.Sprintf("analytical mode: no partition pinned, %d partition(s) of the range discovered from the stores' route rows", n)
+		}
 		lines = append(lines,
 			fmt.Sprintf("  read %s: %d WHERE conjunct(s) became the route (%s, a finite range over %d %s bucket(s)); %d residual conjunct(s) run as filters in the fragments",
 				r.Table.Name, r.RouteConjuncts, parts, buckets, r.Table.Strategy, r.Residual),
-			fmt.Sprintf("  fan-out: %d fragment(s) (partitions × buckets), each answered by its bucket's store (hot rows or archived Parquet/JSON), at most the table's fan-out at a time", buckets*max(1, len(r.Partitions))))
+			fmt.Sprintf("  fan-out: %d fragment(s) (partitions × buckets), each answered by its bucket's store (hot rows or archived Parquet/JSON), at most the table's fan-out at a time", buckets*n))
 	}
 	ex, err := scan.Explain(b.Plan, opts)
 	if err != nil {

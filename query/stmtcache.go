@@ -26,7 +26,7 @@ type stmtCache struct {
 }
 
 type stmtEntry struct {
-	sql string
+	key string // the SQL text, prefixed when analytical (see entry)
 	st  *substrait.Statement
 	// exec is the statement compiled for execution (nil until its first execution, and
 	// always nil for statements that are not cached compiled): set once, then read-only.
@@ -37,40 +37,48 @@ func newStmtCache(max int) *stmtCache {
 	return &stmtCache{max: max, order: list.New(), bySQL: map[string]*list.Element{}}
 }
 
-// prepare returns the cached statement for sql, preparing and caching it on a miss.
-func (c *stmtCache) prepare(sql string, cat substrait.Catalog) (*substrait.Statement, error) {
-	ent, err := c.entry(sql, cat)
+// prepare returns the cached statement for sql under opts, preparing and caching it on a miss.
+func (c *stmtCache) prepare(sql string, cat substrait.Catalog, opts substrait.BindOptions) (*substrait.Statement, error) {
+	ent, err := c.entry(sql, cat, opts)
 	if err != nil {
 		return nil, err
 	}
 	return ent.st, nil
 }
 
-// entry returns the cache entry of sql, preparing and caching the statement on a miss.
-func (c *stmtCache) entry(sql string, cat substrait.Catalog) (*stmtEntry, error) {
+// entry returns the cache entry of sql under opts, preparing and caching the statement on a
+// miss. Statements are kept by their text and analytical mode (the only option that changes
+// what a statement may read; the engine's partition bound is fixed, and the clock and the user
+// are applied at bind time; only canonical statements, which pin their partition, are kept
+// compiled).
+func (c *stmtCache) entry(sql string, cat substrait.Catalog, opts substrait.BindOptions) (*stmtEntry, error) {
+	key := sql
+	if opts.Analytical {
+		key = "analytical\x00" + sql
+	}
 	c.mu.Lock()
-	if el, ok := c.bySQL[sql]; ok {
+	if el, ok := c.bySQL[key]; ok {
 		c.order.MoveToFront(el)
 		ent := el.Value.(*stmtEntry)
 		c.mu.Unlock()
 		return ent, nil
 	}
 	c.mu.Unlock()
-	st, err := substrait.Prepare(sql, cat)
+	st, err := substrait.PrepareWith(sql, cat, opts)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.bySQL[sql]; ok {
+	if el, ok := c.bySQL[key]; ok {
 		return el.Value.(*stmtEntry), nil
 	}
-	ent := &stmtEntry{sql: sql, st: st}
-	c.bySQL[sql] = c.order.PushFront(ent)
+	ent := &stmtEntry{key: key, st: st}
+	c.bySQL[key] = c.order.PushFront(ent)
 	for c.order.Len() > c.max {
 		last := c.order.Back()
 		c.order.Remove(last)
-		delete(c.bySQL, last.Value.(*stmtEntry).sql)
+		delete(c.bySQL, last.Value.(*stmtEntry).key)
 	}
 	return ent, nil
 }

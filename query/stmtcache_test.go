@@ -17,21 +17,21 @@ func TestStatementCache(t *testing.T) {
 		return fmt.Sprintf("SELECT id FROM messages WHERE channel_id = 'c' AND timestamp >= '2025-01-01T00:00:00Z' AND timestamp < '2025-01-02T00:00:00Z' LIMIT %d", i)
 	}
 	c := newStmtCache(3)
-	a, err := c.prepare(sql(1), cat)
+	a, err := c.prepare(sql(1), cat, substrait.BindOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := c.prepare(sql(1), cat); b != a {
+	if b, _ := c.prepare(sql(1), cat, substrait.BindOptions{}); b != a {
 		t.Fatal("the same SQL was prepared twice")
 	}
-	if _, err := c.prepare("SELECT nope", cat); err == nil {
+	if _, err := c.prepare("SELECT nope", cat, substrait.BindOptions{}); err == nil {
 		t.Fatal("bad SQL accepted")
 	}
 	if _, ok := c.bySQL["SELECT nope"]; ok {
 		t.Fatal("a failed preparation was cached")
 	}
 	for i := 2; i <= 4; i++ { // sql(1) is least recently used when sql(4) arrives
-		if _, err := c.prepare(sql(i), cat); err != nil {
+		if _, err := c.prepare(sql(i), cat, substrait.BindOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -40,5 +40,21 @@ func TestStatementCache(t *testing.T) {
 	}
 	if _, ok := c.bySQL[sql(1)]; ok {
 		t.Fatal("the least recently used statement was not evicted")
+	}
+	// The analytical mode is part of the key: a statement without a partition pin is refused
+	// outside it and prepared once inside it.
+	unpinned := "SELECT count(*) FROM messages WHERE timestamp >= '2025-01-01T00:00:00Z' AND timestamp < '2025-01-02T00:00:00Z'"
+	if _, err := c.prepare(unpinned, cat, substrait.BindOptions{}); err == nil {
+		t.Fatal("a read without a partition pin was prepared outside the analytical mode")
+	}
+	a, err = c.prepare(unpinned, cat, substrait.BindOptions{Analytical: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := c.prepare(unpinned, cat, substrait.BindOptions{Analytical: true}); b != a {
+		t.Fatal("the same analytical SQL was prepared twice")
+	}
+	if _, err := c.prepare(unpinned, cat, substrait.BindOptions{}); err == nil {
+		t.Fatal("the analytical statement was served to a session outside the analytical mode")
 	}
 }

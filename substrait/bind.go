@@ -48,6 +48,9 @@ type BindOptions struct {
 	MaxPartitions int
 	// Now is the statement's clock for now() and current_timestamp (zero: time.Now()).
 	Now time.Time
+	// User is the session's authenticated user, what current_user, session_user and user
+	// answer ("": the server runs without authentication, and they answer "flightsrv").
+	User string
 }
 
 // DefaultMaxPartitions is the default bound on the partitions one read may list.
@@ -150,6 +153,9 @@ type RouteInfo struct {
 	// RouteConjuncts and Residual count the WHERE conjuncts that became the route and the
 	// residual filters that run in the fragments.
 	RouteConjuncts, Residual int
+	// Analytical reports a read that pins no partition (BindOptions.Analytical): it reads
+	// every partition of its range, discovered at execution.
+	Analytical bool
 }
 
 func newBinder(cat Catalog, ps *paramState, opts BindOptions) *binder {

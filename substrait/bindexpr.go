@@ -610,7 +610,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 func (bd *binder) keywordValue(name string) (bval, bool) {
 	switch name {
 	case "current_role":
-		return typed(expr.NewPrimitiveLiteral(sessionUser, true)), true
+		return typed(expr.NewPrimitiveLiteral(bd.user(), true)), true
 	}
 	return bval{}, false
 }
@@ -1583,8 +1583,17 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 	return typed(f), err
 }
 
-// sessionUser is the user current_user and session_user name.
-const sessionUser = "flightsrv"
+// anonymousUser is what current_user and session_user answer when the server runs without
+// authentication.
+const anonymousUser = "flightsrv"
+
+// user is the session's user (BindOptions.User), anonymousUser without authentication.
+func (bd *binder) user() string {
+	if bd.opts.User != "" {
+		return bd.opts.User
+	}
+	return anonymousUser
+}
 
 // Version is what version() answers: a PostgreSQL-style banner (BI tools and connection pools
 // read the first word and the version number).
@@ -1623,7 +1632,7 @@ func (bd *binder) sqlValue(f *pg.SQLValueFunction) (bval, error) {
 		return typed(expr.NewPrimitiveLiteral(types.Date(bd.now.Unix()/86400), true)), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER,
 		pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
-		return typed(expr.NewPrimitiveLiteral(sessionUser, true)), nil
+		return typed(expr.NewPrimitiveLiteral(bd.user(), true)), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 		return typed(expr.NewPrimitiveLiteral(catalogName, true)), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:

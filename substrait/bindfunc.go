@@ -374,7 +374,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case "current_schema":
 		return typed(expr.NewPrimitiveLiteral("public", true)), nargs(0, 0)
 	case "current_user", "session_user", "user":
-		return typed(expr.NewPrimitiveLiteral(sessionUser, true)), nargs(0, 0)
+		return typed(expr.NewPrimitiveLiteral(bd.user(), true)), nargs(0, 0)
 	case "now", "transaction_timestamp", "statement_timestamp", "current_timestamp", "localtimestamp":
 		return typed(tsLiteral(bd.now)), nargs(0, 0)
 	case "date_trunc", "date_bin":

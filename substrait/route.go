@@ -40,24 +40,8 @@ func (bd *binder) route(from *fromItem, conj []expr.Expression) ([]expr.Expressi
 		}
 		residual = append(residual, c)
 	}
-	var missing []string
-	if !ra.partSeen && !bd.opts.Analytical {
-		missing = append(missing, def.PartitionColumn+" = <value>")
-	}
-	switch {
-	case !ra.lowerSeen && !ra.upperSeen:
-		missing = append(missing, "timestamp >= <start> AND timestamp < <end>")
-	case !ra.lowerSeen:
-		missing = append(missing, "timestamp >= <start>")
-	case !ra.upperSeen:
-		missing = append(missing, "timestamp < <end>")
-	}
-	if len(missing) > 0 {
-		msg := def.Name + " needs " + strings.Join(missing, " and ")
-		if !ra.partSeen {
-			msg += " (several partitions: " + def.PartitionColumn + " IN (…) or = ANY($1))"
-		}
-		return nil, &Error{Code: InvalidArgument, Msg: msg}
+	if err := ra.check(def, bd.opts.Analytical); err != nil {
+		return nil, err
 	}
 	if ra.lower != nil && ra.upper != nil && !ra.lower.Before(*ra.upper) {
 		return nil, ErrInvalidTimestampRange
@@ -72,7 +56,7 @@ func (bd *binder) route(from *fromItem, conj []expr.Expression) ([]expr.Expressi
 	pref := read.sc.ref(partitionField)
 	tref := read.sc.ref(timestampField)
 	var out []expr.Expression
-	info := RouteInfo{Table: def, RouteConjuncts: routeCount, Residual: len(residual)}
+	info := RouteInfo{Table: def, RouteConjuncts: routeCount, Residual: len(residual), Analytical: !ra.partSeen}
 	if ra.partSeen {
 		if ra.partUnknown {
 			// Prepare time: the values are parameters.
@@ -215,6 +199,40 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 	return false
 }
 
+// check refuses a read missing part of its route with one InvalidArgument naming everything
+// missing and the table's own partition column; without a partition pin it says how to list
+// several partitions and, unless analytical, how to read them all (the analytical mode).
+func (ra *routeAtoms) check(def routing.TableDef, analytical bool) error {
+	var missing []string
+	if !ra.partSeen && !analytical {
+		missing = append(missing, def.PartitionColumn+" = <value>")
+	}
+	switch {
+	case !ra.lowerSeen && !ra.upperSeen:
+		missing = append(missing, "timestamp >= <start> AND timestamp < <end>")
+	case !ra.lowerSeen:
+		missing = append(missing, "timestamp >= <start>")
+	case !ra.upperSeen:
+		missing = append(missing, "timestamp < <end>")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	msg := def.Name + " needs " + strings.Join(missing, " and ")
+	if !ra.partSeen {
+		msg += " (several partitions: " + def.PartitionColumn + " IN (…) or = ANY($1)"
+		if !analytical {
+			msg += "; every partition of the range: the analytical mode, session option " + AnalyticalOption + " = on"
+		}
+		msg += ")"
+	}
+	return &Error{Code: InvalidArgument, Msg: msg}
+}
+
+// AnalyticalOption is the name of the Flight SQL session option that enables the analytical
+// mode (flightsql.OptionAnalytical), as refusals name it.
+const AnalyticalOption = "analytical"
+
 func (ra *routeAtoms) addParts(set []string) {
 	slices.Sort(set)
 	set = slices.Compact(set)
@@ -280,18 +298,8 @@ func Routes(p *plan.Plan, cat Catalog, analytical bool) (map[*plan.NamedTableRea
 			for _, c := range flat {
 				bd.routeAtom(c, &ra)
 			}
-			if !ra.lowerSeen || !ra.upperSeen || (!ra.partSeen && !analytical) {
-				var missing []string
-				if !ra.partSeen && !analytical {
-					missing = append(missing, def.PartitionColumn+" = <value>")
-				}
-				if !ra.lowerSeen {
-					missing = append(missing, "timestamp >= <start>")
-				}
-				if !ra.upperSeen {
-					missing = append(missing, "timestamp < <end>")
-				}
-				return &Error{Code: InvalidArgument, Msg: def.Name + " needs " + strings.Join(missing, " and ")}
+			if err := ra.check(def, analytical); err != nil {
+				return err
 			}
 			if !ra.lower.Before(*ra.upper) {
 				return ErrInvalidTimestampRange

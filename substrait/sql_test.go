@@ -57,7 +57,7 @@ func errNeed(missing string) *Error {
 
 // errNeedPart is the refusal naming a missing partition pin (and more).
 func errNeedPart(more string) *Error {
-	return &Error{Code: InvalidArgument, Msg: "messages needs channel_id = <value>" + more + " (several partitions: channel_id IN (…) or = ANY($1))"}
+	return &Error{Code: InvalidArgument, Msg: "messages needs channel_id = <value>" + more + " (several partitions: channel_id IN (…) or = ANY($1); every partition of the range: the analytical mode, session option analytical = on)"}
 }
 
 // routeError prepares and binds sql (canonical or general) and reads back its routes.

@@ -33,7 +33,7 @@ def test_adbc_current_catalog_and_schema(uri):
         assert conn.adbc_current_catalog == ""
         assert conn.adbc_current_db_schema == "public"
         options = conn.adbc_connection.get_option(ConnectionOptions.OPTION_SESSION_OPTIONS.value)
-        assert options.replace(" ", "") == '{"catalog":"","endpoints":"single","ipc_compression":"none","schema":"public"}'
+        assert options.replace(" ", "") == '{"analytical":"off","catalog":"","endpoints":"single","ipc_compression":"none","schema":"public"}'
 
 
 @pytest.mark.parametrize("name,value", [("schema", "no_such_schema"), ("catalog", "other"),
@@ -117,10 +117,10 @@ def session_client(uri):
 
 def test_session_options_travel_in_the_cookie(session_client, uri):
     client, jar = session_client
-    assert _options(client) == {"catalog": "", "schema": "public", "ipc_compression": "none", "endpoints": "single"}
+    assert _options(client) == {"catalog": "", "schema": "public", "ipc_compression": "none", "endpoints": "single", "analytical": "off"}
     assert _set(client, schema="PUBLIC", ipc_compression="LZ4", catalog="x", bogus="y") == {"catalog": 2, "bogus": 1}
     assert "flightsrv_session" in jar.cookies
-    assert _options(client) == {"catalog": "", "schema": "public", "ipc_compression": "lz4", "endpoints": "single"}
+    assert _options(client) == {"catalog": "", "schema": "public", "ipc_compression": "lz4", "endpoints": "single", "analytical": "off"}
     # Without the cookie (another client) the defaults apply: nothing is kept on the server.
     with flight.FlightClient(uri) as other:
         assert _options(other)["ipc_compression"] == "none"

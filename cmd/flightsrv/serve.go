@@ -22,31 +22,33 @@ import (
 
 // serveConfig holds the flags of serve (and demo, which serves the same way).
 type serveConfig struct {
-	listen        string
-	store         string
-	archive       string
-	tables        tableFlags
-	pushdown      bool
-	fanout        int
-	maxBuckets    int
-	maxParts      int
-	queryMemory   int64
-	routeCache    int
-	ticketTTL     time.Duration
-	multiEndpoint bool
-	endpointBkts  int
-	maxEndpoints  int
-	advertise     string
-	metricsListen string
-	debugListen   string
-	memoryLimit   memoryLimitFlag
-	migrate       bool
-	sec           securityConfig
-	maxQueries    int
-	maxQueued     int
-	queueWait     time.Duration
-	queryTimeout  time.Duration
-	drainTimeout  time.Duration
+	listen          string
+	store           string
+	archive         string
+	tables          tableFlags
+	pushdown        bool
+	fanout          int
+	maxBuckets      int
+	maxParts        int
+	queryMemory     int64
+	routeCache      int
+	ticketTTL       time.Duration
+	multiEndpoint   bool
+	endpointBkts    int
+	maxEndpoints    int
+	advertise       string
+	metricsListen   string
+	debugListen     string
+	memoryLimit     memoryLimitFlag
+	migrate         bool
+	sec             securityConfig
+	maxQueries      int
+	maxQueued       int
+	analytical      bool
+	analyticalParts int
+	queueWait       time.Duration
+	queryTimeout    time.Duration
+	drainTimeout    time.Duration
 }
 
 func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
@@ -60,6 +62,8 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.IntVar(&c.fanout, "fanout", routing.DefaultFanout, "buckets read concurrently per query")
 	fs.IntVar(&c.maxBuckets, "max-buckets", query.DefaultMaxBuckets, "buckets one query's time range may span (RESOURCE_EXHAUSTED beyond; negative: no bound)")
 	fs.IntVar(&c.maxParts, "max-partitions", substrait.DefaultMaxPartitions, "partitions one routed read may list with IN or = ANY (INVALID_ARGUMENT beyond)")
+	fs.BoolVar(&c.analytical, "analytical", false, "analytical mode on for every session: a query may read a table without pinning its partitions (every partition of its range, discovered from the stores); sessions may turn it off, or on without this flag, with the session option analytical")
+	fs.IntVar(&c.analyticalParts, "analytical-max-partitions", query.DefaultAnalyticalMaxPartitions, "partitions one analytical read may discover in its range (RESOURCE_EXHAUSTED beyond; negative: no bound)")
 	fs.Int64Var(&c.queryMemory, "query-memory", query.DefaultQueryMemory, "bytes one query's batches may hold on the scan path (RESOURCE_EXHAUSTED beyond; negative: no bound)")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
 	fs.DurationVar(&c.ticketTTL, "ticket-ttl", flightsql.DefaultTicketTTL, "how long a ticket may be fetched after GetFlightInfo or RenewFlightEndpoint (FAILED_PRECONDITION beyond; 0: the default)")
@@ -185,7 +189,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
-		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, QueryMemory: cfg.queryMemory, RouteCacheEntries: cfg.routeCache,
+		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, RouteCacheEntries: cfg.routeCache,
 		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
 		MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version,

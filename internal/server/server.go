@@ -56,6 +56,11 @@ type Config struct {
 	// MaxPartitions bounds the partitions one routed read may list (IN, = ANY; default
 	// substrait.DefaultMaxPartitions).
 	MaxPartitions int
+	// Analytical makes the analytical mode (reads without a partition pin) every session's
+	// default (flightsql.OptionAnalytical); AnalyticalMaxPartitions bounds the partitions one
+	// such read may discover (default query.DefaultAnalyticalMaxPartitions; negative: no bound).
+	Analytical              bool
+	AnalyticalMaxPartitions int
 	// QueryMemory bounds the bytes one query may hold (default query.DefaultQueryMemory;
 	// negative: no bound).
 	QueryMemory int64
@@ -194,13 +199,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		tables = append(tables, t)
 	}
-	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, QueryMemory: cfg.QueryMemory,
+	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
 		EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints})
 	if err != nil {
 		return nil, err
 	}
 	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise,
-		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc})
+		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical})
 	if err != nil {
 		return nil, err
 	}

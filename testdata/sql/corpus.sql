@@ -343,3 +343,38 @@ SELECT date_trunc('month', timestamp) AS m, count(*) FILTER (WHERE (value->>'del
 SELECT id FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND (value->>'delay')::int > 400 ORDER BY id
 
 SELECT id, (value->>'delay')::int FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND (value->>'delay')::int < -40 ORDER BY timestamp, id
+
+-- the analytical mode (session option analytical = on): reads without a partition pin read
+-- every partition of the range (here ORD, SFO and BOS), discovered from the route rows
+-- mode: analytical
+SELECT origin, count(*) FROM flights WHERE timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY origin ORDER BY origin
+
+-- mode: analytical
+SELECT count(*) FROM flights WHERE timestamp >= '2001-03-15' AND timestamp < '2001-04-15'
+
+-- mode: analytical
+SELECT min(timestamp), max(timestamp), count(*) FROM flights WHERE timestamp >= '2001-02-01' AND timestamp < '2001-05-01'
+
+-- mode: analytical
+SELECT origin, timestamp, id FROM flights WHERE timestamp >= '2001-04-01' AND timestamp < '2001-04-02' ORDER BY timestamp, id LIMIT 10
+
+-- mode: analytical
+SELECT origin, id FROM flights WHERE timestamp >= '2001-01-01' AND timestamp < '2001-07-01' ORDER BY timestamp DESC, id DESC LIMIT 5
+
+-- mode: analytical
+SELECT value->>'destination' AS dest, count(*), avg((value->>'delay')::int) FROM flights WHERE timestamp >= '2001-01-01' AND timestamp < '2001-02-01' AND (value->>'delay')::int > 60 GROUP BY 1 HAVING count(*) > 5 ORDER BY 2 DESC, 1 LIMIT 10
+
+-- mode: analytical
+SELECT date_trunc('month', timestamp) AS m, count(*) FROM flights WHERE timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1 ORDER BY 1
+
+-- mode: analytical
+SELECT count(*) FROM flights WHERE timestamp >= '2002-01-01' AND timestamp < '2002-02-01'
+
+-- mode: analytical
+SELECT origin, count(*) FROM flights WHERE timestamp >= '2001-06-30' AND timestamp < '2001-07-01' AND origin <> 'SFO' GROUP BY 1 ORDER BY 1
+
+-- mode: analytical
+SELECT origin, count(*) AS n FROM flights WHERE timestamp >= '2001-01-01' AND timestamp < '2001-01-08' GROUP BY 1 UNION ALL SELECT 'all', count(*) FROM flights WHERE timestamp >= '2001-01-01' AND timestamp < '2001-01-08' ORDER BY 1
+
+-- mode: analytical
+SELECT origin, count(*) FROM flights WHERE timestamp >= '2001-03-01' AND timestamp < '2001-05-01' AND origin IN ('ORD', 'BOS') GROUP BY 1 ORDER BY 1

@@ -12,7 +12,8 @@ columns (what `flightsrv load` stores), typed JSON so that ->, ->> work as in Po
 query of the corpus runs as written, or as its "-- duckdb:" spelling where DuckDB's differs
 (time_bucket for date_bin, strftime for to_char, // for integer division…).
 
-golden.json holds, per query: the SQL flightsrv runs, the SQL DuckDB ran, the kind of each
+golden.json holds, per query: the SQL flightsrv runs, the SQL DuckDB ran, whether it runs in
+the analytical mode (no partition pin: every partition of the range), the kind of each
 result column (int, float, text, bool, timestamp) and the rows, with timestamps as RFC 3339 UTC
 strings with microseconds and floats as JSON numbers. The Go test (e2e/golden_test.go) runs
 every query through flightsrv with pushdown on and off and compares kinds and values (floats to
@@ -32,20 +33,23 @@ PARTITIONS = ("ORD", "SFO", "BOS")
 
 
 def read_corpus(path):
-    """Blocks separated by blank lines; '-- duckdb:' lines give DuckDB's spelling."""
+    """Blocks separated by blank lines; '-- duckdb:' lines give DuckDB's spelling, a line
+    '-- mode: analytical' runs the query in a session with the analytical mode on."""
     queries = []
     for block in open(path).read().split("\n\n"):
-        sql, duck = [], None
+        sql, duck, analytical = [], None, False
         for line in block.strip().split("\n"):
             if line.startswith("-- duckdb:"):
                 duck = line[len("-- duckdb:"):].strip()
+            elif line.strip() == "-- mode: analytical":
+                analytical = True
             elif line.startswith("--") or not line.strip():
                 continue
             else:
                 sql.append(line.strip())
         if sql:
             q = " ".join(sql)
-            queries.append({"sql": q, "duckdb": duck or q})
+            queries.append({"sql": q, "duckdb": duck or q, "analytical": analytical})
     return queries
 
 
@@ -91,7 +95,10 @@ def main():
         cur = con.execute(q["duckdb"])
         kinds = [kind(d[1]) for d in cur.description]
         rows = [[value(v, k) for v, k in zip(r, kinds)] for r in cur.fetchall()]
-        out.append({"sql": q["sql"], "duckdb": q["duckdb"], "kinds": kinds, "rows": rows})
+        o = {"sql": q["sql"], "duckdb": q["duckdb"], "kinds": kinds, "rows": rows}
+        if q["analytical"]:
+            o["analytical"] = True
+        out.append(o)
     with open(os.path.join(HERE, "golden.json"), "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")
