@@ -147,15 +147,11 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 		return st.DatasetSchema(), st.ParameterSchema(), nil
 	}
 	noteStatement(ctx, nil)
-	p, err := substrait.FromSubstrait(substraitPlan, e.cat)
+	b, err := e.prepareSubstrait(ctx, substraitPlan)
 	if err != nil {
-		return nil, nil, planError(err)
+		return nil, nil, err
 	}
-	q, err := substrait.Analyze(p, e.cat)
-	if err != nil {
-		return nil, nil, planError(err)
-	}
-	return q.Schema(), arrow.NewSchema(nil, nil), nil
+	return b.Schema, arrow.NewSchema(nil, nil), nil
 }
 
 // Execute plans and runs a query. params, when not nil, holds one row of the statement's
@@ -200,7 +196,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		}
 	} else {
 		noteStatement(ctx, nil)
-		p, err = substrait.FromSubstrait(substraitPlan, e.cat)
+		return e.executeSubstrait(ctx, substraitPlan)
 	}
 	if err != nil {
 		return nil, planError(err)

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -48,6 +49,13 @@ func (e *Engine) executeGeneral(ctx context.Context, st *substrait.Statement, pa
 		}
 		return e.constants(ctx, b)
 	}
+	return e.runBound(ctx, b, st.IsExplain())
+}
+
+// runBound runs (or, explain, prints) a bound plan over tables, from the SQL binder or a
+// client's Substrait plan: each routed read bound to its route (substrait.Routes), the
+// partitions of analytical reads discovered, the bucket bound checked, then the executor.
+func (e *Engine) runBound(ctx context.Context, b *substrait.Bound, explain bool) (array.RecordReader, error) {
 	routes, err := substrait.Routes(b.Plan, e.cat, session.From(ctx).Analytical)
 	if err != nil {
 		return nil, planError(err)
@@ -60,7 +68,24 @@ func (e *Engine) executeGeneral(ctx context.Context, st *substrait.Statement, pa
 	for _, r := range routes {
 		total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
 	}
-	opts := scan.Options{
+	opts := e.boundOptions(routes)
+	if explain {
+		return e.explainGeneral(b, discovered, opts)
+	}
+	if e.opts.MaxBuckets > 0 && total > e.opts.MaxBuckets {
+		return nil, status.Errorf(codes.ResourceExhausted, "the query reads %d buckets, more than this server's limit of %d: narrow the range or the partitions", total, e.opts.MaxBuckets)
+	}
+	res, err := scan.Execute(ctx, b.Plan, opts)
+	if err != nil {
+		return nil, e.execError(err)
+	}
+	return &execReader{RecordReader: scan.Conform(res, b.Schema), e: e, res: res}, nil
+}
+
+// boundOptions binds every routed read of a plan to its route (an analytical read's
+// partitions already discovered).
+func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route) scan.Options {
+	return scan.Options{
 		Bind: func(r *plan.NamedTableReadRel) (scan.Source, error) {
 			rt, ok := routes[r]
 			if !ok {
@@ -76,17 +101,45 @@ func (e *Engine) executeGeneral(ctx context.Context, st *substrait.Statement, pa
 		MemoryLimit: e.opts.QueryMemory,
 		Pushdown:    e.opts.Pushdown,
 	}
-	if st.IsExplain() {
-		return e.explainGeneral(b, discovered, opts)
-	}
-	if e.opts.MaxBuckets > 0 && total > e.opts.MaxBuckets {
-		return nil, status.Errorf(codes.ResourceExhausted, "the query reads %d buckets, more than this server's limit of %d: narrow the range or the partitions", total, e.opts.MaxBuckets)
-	}
-	res, err := scan.Execute(ctx, b.Plan, opts)
+}
+
+// prepareSubstrait validates and binds a client's Substrait plan (substrait.PrepareSubstrait)
+// under the session's options, and lowers it once onto the executor so that a relation or an
+// expression the executor does not run is refused here, as Unimplemented.
+func (e *Engine) prepareSubstrait(ctx context.Context, planBytes []byte) (*substrait.Bound, error) {
+	b, err := substrait.PrepareSubstrait(planBytes, e.cat, e.bindOptions(ctx))
 	if err != nil {
-		return nil, e.execError(err)
+		return nil, planError(err)
 	}
-	return &execReader{RecordReader: scan.Conform(res, b.Schema), e: e, res: res}, nil
+	routes, err := substrait.Routes(b.Plan, e.cat, session.From(ctx).Analytical)
+	if err != nil {
+		return nil, planError(err)
+	}
+	if _, err := scan.Prepare(b.Plan, e.boundOptions(routes)); err != nil {
+		return nil, unsupportedPlan(e.execError(err))
+	}
+	return b, nil
+}
+
+// executeSubstrait runs a client's Substrait plan on the executor, as SQL runs.
+func (e *Engine) executeSubstrait(ctx context.Context, planBytes []byte) (array.RecordReader, error) {
+	b, err := e.prepareSubstrait(ctx, planBytes)
+	if err != nil {
+		return nil, err
+	}
+	rdr, err := e.runBound(ctx, b, false)
+	return rdr, unsupportedPlan(err)
+}
+
+// unsupportedPlan turns the executor's refusal of a plan it cannot run (scan.ErrUnsupported,
+// a client plan's relation, expression or function outside what it evaluates) into
+// UNIMPLEMENTED, as is an expression the executor cannot compile (ops.ErrUnsupported); other
+// errors pass unchanged.
+func unsupportedPlan(err error) error {
+	if errors.Is(err, scan.ErrUnsupported) || errors.Is(err, ops.ErrUnsupported) {
+		return status.Error(codes.Unimplemented, "the Substrait plan uses a relation, expression or function the executor does not run")
+	}
+	return err
 }
 
 // discover lists the partitions of every analytical read of routes (no partition pin) from

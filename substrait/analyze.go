@@ -9,11 +9,11 @@ import (
 
 	substraitgo "github.com/substrait-io/substrait-go/v8"
 	"github.com/substrait-io/substrait-go/v8/expr"
-	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -41,14 +41,16 @@ func FromSubstrait(planBytes []byte, cat Catalog) (*plan.Plan, error) {
 }
 
 // decodePlan runs substrait-go's decoder, which panics on some malformed input (a nil
-// literal from an unsupported literal encoding reaches code that dereferences it).
+// literal from an unsupported literal encoding reaches code that dereferences it). The plan
+// is first normalised into what substrait-go v8.1.1 decodes (normalizePlan).
 func decodePlan(pb *substraitpb.Plan) (p *plan.Plan, err error) {
+	normalizePlan(pb.ProtoReflect())
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, ErrInvalidPlan
 		}
 	}()
-	p, err = plan.FromProto(pb, extensions.GetDefaultCollectionWithNoError())
+	p, err = plan.FromProto(pb, collection())
 	if err != nil {
 		if errors.Is(err, substraitgo.ErrNotImplemented) {
 			return nil, unimplemented("a relation or expression kind in the Substrait plan")
@@ -59,6 +61,68 @@ func decodePlan(pb *substraitpb.Plan) (p *plan.Plan, err error) {
 		return nil, ErrInvalidPlan
 	}
 	return p, nil
+}
+
+// normalizePlan rewrites, in every relation of m (any message of a plan), the valid
+// encodings substrait-go v8.1.1 cannot decode into equivalent ones it can: a relation without
+// its optional RelCommon (substrait-python writes none on an AggregateRel) gets an empty one
+// (direct output, as the absence means; the decoder dereferences it); a FetchRel whose offset
+// or count is an integer literal expression (offset_expr, count_expr: how current producers
+// write them) or absent gets the integer fields (offset 0, count -1 for all rows when absent).
+func normalizePlan(m protoreflect.Message) {
+	if fd := m.Descriptor().Fields().ByName("common"); fd != nil && fd.Kind() == protoreflect.MessageKind &&
+		fd.Message().FullName() == "substrait.RelCommon" && !m.Has(fd) {
+		m.Set(fd, protoreflect.ValueOfMessage((&substraitpb.RelCommon{}).ProtoReflect()))
+	}
+	if f, ok := m.Interface().(*substraitpb.FetchRel); ok {
+		switch o := f.GetOffsetMode().(type) {
+		case nil:
+			f.OffsetMode = &substraitpb.FetchRel_Offset{Offset: 0}
+		case *substraitpb.FetchRel_OffsetExpr:
+			if n, ok := integerLiteral(o.OffsetExpr); ok {
+				f.OffsetMode = &substraitpb.FetchRel_Offset{Offset: n}
+			}
+		}
+		switch c := f.GetCountMode().(type) {
+		case nil:
+			f.CountMode = &substraitpb.FetchRel_Count{Count: -1}
+		case *substraitpb.FetchRel_CountExpr:
+			if n, ok := integerLiteral(c.CountExpr); ok {
+				f.CountMode = &substraitpb.FetchRel_Count{Count: n}
+			}
+		}
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := range v.List().Len() {
+				normalizePlan(v.List().Get(i).Message())
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			normalizePlan(v.Message())
+		}
+		return true
+	})
+}
+
+// integerLiteral reads a non-null integer literal expression.
+func integerLiteral(e *substraitpb.Expression) (int64, bool) {
+	l := e.GetLiteral()
+	if l == nil || l.GetNull() != nil {
+		return 0, false
+	}
+	switch v := l.GetLiteralType().(type) {
+	case *substraitpb.Expression_Literal_I64:
+		return v.I64, true
+	case *substraitpb.Expression_Literal_I32:
+		return int64(v.I32), true
+	case *substraitpb.Expression_Literal_I16:
+		return int64(v.I16), true
+	case *substraitpb.Expression_Literal_I8:
+		return int64(v.I8), true
+	}
+	return 0, false
 }
 
 // lineage says what one output column of a relation is: a table column (col ≥ 0), an

@@ -13,8 +13,11 @@
 // SetRel) with expressions on Substrait's standard functions where arrow-go evaluates them and
 // on flightsrv's own extension URNPostgres (JSON access, LIKE, string functions, date_part,
 // to_char; evaluated by scan/ops) elsewhere; table-less statements and SHOW bind to constants
-// (Bound). Client plans (FromSubstrait) are validated by Analyze against the canonical
-// contract and rebuilt in the same canonical form (Build).
+// (Bound). Client plans (PrepareSubstrait, client.go) are decoded, their relation tree
+// checked (the relations the executor runs, reads of catalog tables with the table's base
+// schema) and their reads routed exactly as the binder's plans are (Routes), into a Bound for
+// the same executor. FromSubstrait/Analyze still reduce a canonical client plan to a Query
+// (the pushdown planner's and tests' form).
 //
 // The general binder takes each table read's routed predicate from anywhere in its WHERE's
 // conjunction — partition equality, IN list or = ANY, timestamp bounds in any comparison form

@@ -8,7 +8,6 @@ import (
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
-	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -272,7 +271,15 @@ type Route struct {
 // literals (the tightest win). A read without a partition pin is refused unless analytical;
 // one without both bounds is always refused, naming the table's partition column.
 func Routes(p *plan.Plan, cat Catalog, analytical bool) (map[*plan.NamedTableReadRel]Route, error) {
+	routes, _, err := routesOf(p, cat, BindOptions{Analytical: analytical, MaxPartitions: math.MaxInt})
+	return routes, err
+}
+
+// routesOf is Routes with the reads' RouteInfo (for EXPLAIN) in plan order, and the bound on
+// the partitions a read may list (opts.MaxPartitions, InvalidArgument beyond).
+func routesOf(p *plan.Plan, cat Catalog, opts BindOptions) (map[*plan.NamedTableReadRel]Route, []RouteInfo, error) {
 	out := map[*plan.NamedTableReadRel]Route{}
+	var infos []RouteInfo
 	var walk func(rel plan.Rel, above []expr.Expression) error
 	walk = func(rel plan.Rel, above []expr.Expression) error {
 		switch r := rel.(type) {
@@ -293,13 +300,21 @@ func Routes(p *plan.Plan, cat Catalog, analytical bool) (map[*plan.NamedTableRea
 			for _, c := range conj {
 				flat = append(flat, splitConj(c)...)
 			}
-			bd := &binder{ps: &paramState{placeholders: map[expr.Expression]int{}}, opts: BindOptions{Analytical: analytical, MaxPartitions: math.MaxInt}}
+			bd := &binder{ps: &paramState{placeholders: map[expr.Expression]int{}}, opts: opts}
 			var ra routeAtoms
+			info := RouteInfo{Table: def}
 			for _, c := range flat {
-				bd.routeAtom(c, &ra)
+				if bd.routeAtom(c, &ra) {
+					info.RouteConjuncts++
+				} else {
+					info.Residual++
+				}
 			}
-			if err := ra.check(def, analytical); err != nil {
+			if err := ra.check(def, opts.Analytical); err != nil {
 				return err
+			}
+			if ra.lower == nil || ra.upper == nil {
+				return ErrInvalidPlan // a bound that is a parameter: plans have none
 			}
 			if !ra.lower.Before(*ra.upper) {
 				return ErrInvalidTimestampRange
@@ -309,10 +324,15 @@ func Routes(p *plan.Plan, cat Catalog, analytical bool) (map[*plan.NamedTableRea
 				if len(ra.parts) == 0 {
 					return ErrConflictingShardEquality
 				}
+				if len(ra.parts) > opts.MaxPartitions {
+					return errorf(InvalidArgument, "%s lists %d partitions, more than the limit of %d", def.Name, len(ra.parts), opts.MaxPartitions)
+				}
 				for _, s := range ra.parts {
 					rt.Partitions = append(rt.Partitions, []byte(s))
 				}
 			}
+			info.Partitions, info.Range, info.Analytical = rt.Partitions, rt.Range, !ra.partSeen
+			infos = append(infos, info)
 			out[r] = rt
 			return nil
 		case *plan.FilterRel:
@@ -339,10 +359,10 @@ func Routes(p *plan.Plan, cat Catalog, analytical bool) (map[*plan.NamedTableRea
 	}
 	for _, root := range p.GetRoots() {
 		if err := walk(root.Input(), nil); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return out, infos, nil
 }
 
 // splitConj splits nested boolean ands.
@@ -361,4 +381,3 @@ func splitConj(e expr.Expression) []expr.Expression {
 	return []expr.Expression{e}
 }
 
-var _ = types.Enum("")

@@ -23,6 +23,7 @@ import (
 const (
 	urnDatetime = extensions.SubstraitDefaultURNPrefix + "functions_datetime"
 	urnBoolean  = extensions.SubstraitDefaultURNPrefix + "functions_boolean"
+	urnString   = extensions.SubstraitDefaultURNPrefix + "functions_string"
 )
 
 // Expr is a compiled Substrait scalar expression over one input schema. It is immutable after
@@ -99,17 +100,28 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 
 	root, err := c.compile(e)
 	if err != nil {
-		return nil, err
+		return nil, unsupportedExpr(err)
 	}
 	typ, err := c.typeOf(root)
 	if err != nil {
-		return nil, fmt.Errorf("ops: compile: %w", err)
+		return nil, unsupportedExpr(fmt.Errorf("ops: compile: %w", err))
 	}
 	refs := make([]bool, in.NumFields())
 	if _, bare := root.(colNode); !bare { // a bare column goes through no kernel
 		markRefs(e, refs)
 	}
 	return &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs}, nil
+}
+
+// ErrUnsupported is wrapped by every error of Compile: the expression holds a function, an
+// argument kind or a type this package does not evaluate. A client's Substrait plan may hold
+// such expressions (the front ends refuse them as Unimplemented); the SQL binder never emits
+// them.
+var ErrUnsupported = errors.New("ops: unsupported expression")
+
+// unsupportedExpr wraps a compile error with ErrUnsupported, keeping its message.
+func unsupportedExpr(err error) error {
+	return fmt.Errorf("%w: %w", ErrUnsupported, err)
 }
 
 // markRefs marks the top-level input columns e reads.
@@ -358,7 +370,12 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		return c.ifThen(v)
 	case *expr.ScalarFunction:
 		if v.ID().URN == URNPostgres {
-			return c.own(v)
+			return c.own(v, v.Name())
+		}
+		if v.ID().URN == urnString && v.Name() == "concat" {
+			// Substrait's concat is NULL when any argument is (its default null handling,
+			// MIRROR): PostgreSQL's || rather than concat().
+			return c.own(v, "concat_strict")
 		}
 		if isOwn(v) {
 			return c.temporal(v)

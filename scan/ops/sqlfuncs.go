@@ -95,12 +95,14 @@ type fnNode struct {
 	run   func(mem memory.Allocator, n int, args []arrow.Array) (arrow.Array, error)
 }
 
-func (c *compiler) own(f *expr.ScalarFunction) (node, error) {
-	setup, ok := ownFunctions[f.Name()]
+// own compiles f with the kernel of URNPostgres' function name (f's own name, or the kernel
+// that evaluates a standard function the same way).
+func (c *compiler) own(f *expr.ScalarFunction, name string) (node, error) {
+	setup, ok := ownFunctions[name]
 	if !ok {
 		return nil, fmt.Errorf("ops: compile: function %s (%s) is not supported", f.Name(), f.ID().URN)
 	}
-	n := &fnNode{name: f.Name(), args: make([]node, f.NArgs()), enums: make([]string, f.NArgs()), types: make([]arrow.DataType, f.NArgs())}
+	n := &fnNode{name: name, args: make([]node, f.NArgs()), enums: make([]string, f.NArgs()), types: make([]arrow.DataType, f.NArgs())}
 	for i := range f.NArgs() {
 		switch a := f.Arg(i).(type) {
 		case types.Enum:
