@@ -2,16 +2,20 @@ package main
 
 import (
 	"context"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -122,6 +126,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("April route %+v %v", r, err)
 	}
 	t.Run("database/sql time parameters", func(t *testing.T) { testDatabaseSQLTimes(t, srv.Addr()) })
+	t.Run("partition flags", func(t *testing.T) { testPartitionFlags(t, st, cfg) })
 	t.Run("secured", func(t *testing.T) { testSecuredServe(t, st, cfg.archive) })
 }
 
@@ -215,4 +220,96 @@ func TestMemoryLimitFlag(t *testing.T) {
 	if err := parse(fs, nil); err != nil || cfg.memoryLimit.String() != "off" {
 		t.Fatalf("environment: %+v %v", cfg.memoryLimit, err)
 	}
+}
+
+// testPartitionFlags: --max-partitions, --analytical and --analytical-max-partitions, given
+// as command-line flags, reach the queries of a server over the demo's data.
+func testPartitionFlags(t *testing.T, st *openedStore, base serveConfig) {
+	ctx := context.Background()
+	serve := func(args ...string) *flightsql.Client {
+		t.Helper()
+		var cfg serveConfig
+		fs := newFlags("serve")
+		cfg.register(fs, true)
+		args = append([]string{"--listen", "127.0.0.1:0", "--no-auth", "--store", base.store, "--archive", base.archive}, args...)
+		if err := parse(fs, args); err != nil {
+			t.Fatal(err)
+		}
+		cfg.tables = tableFlags{demoTable} // --table is registered by serve's own flag set
+		srv, tel, err := startServer(ctx, &cfg, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tel.Shutdown(ctx) })
+		t.Cleanup(srv.Close)
+		cl, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cl.Close() })
+		return cl
+	}
+	count := func(cl *flightsql.Client, q string) (int64, error) {
+		info, err := cl.Execute(ctx, q)
+		if err != nil {
+			return 0, err
+		}
+		rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+		if err != nil {
+			return 0, err
+		}
+		defer rdr.Release()
+		if !rdr.Next() {
+			return 0, rdr.Err()
+		}
+		return rdr.RecordBatch().Column(0).(*array.Int64).Value(0), nil
+	}
+	const year = " AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'"
+	three := "SELECT count(*) FROM flights WHERE origin IN ('ORD', 'SFO', 'BOS')" + year
+	four := "SELECT count(*) FROM flights WHERE origin IN ('ORD', 'SFO', 'BOS', 'ATL')" + year
+	everyOrigin := "SELECT count(*) FROM flights WHERE timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'"
+
+	cl := serve("--max-partitions", "3", "--analytical", "--analytical-max-partitions", "228")
+	// DuckDB over the sample: ORD 16,569 + SFO 6,003 + BOS 6,588 flights; 300,000 in all from
+	// 228 airports.
+	if n, err := count(cl, three); err != nil || n != 29160 {
+		t.Fatalf("three partitions under --max-partitions 3: %d %v", n, err)
+	}
+	if _, err := count(cl, four); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "flights lists 4 partitions, more than the limit of 3") {
+		t.Fatalf("four partitions under --max-partitions 3: %v", err)
+	}
+	if n, err := count(cl, everyOrigin); err != nil || n != 300000 {
+		t.Fatalf("every partition under --analytical: %d %v", n, err)
+	}
+
+	cl = serve("--analytical-max-partitions", "227")
+	if _, err := count(cl, everyOrigin); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "session option analytical = on") {
+		t.Fatalf("without --analytical: %v", err)
+	}
+	if n, err := count(cl, four); err != nil || n <= 29160 {
+		t.Fatalf("four partitions under the default --max-partitions: %d %v", n, err)
+	}
+	cl = serve("--analytical", "--analytical-max-partitions", "227")
+	if _, err := count(cl, everyOrigin); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "more than 227 partitions") {
+		t.Fatalf("228 partitions under --analytical-max-partitions 227: %v", err)
+	}
+}
+
+// TestUsageArgumentNames: every serve flag's usage names its argument as Go's flag package
+// prints it in --help (a back-quoted word in the usage is taken as the argument's name, so a
+// quoted command there would print as the argument).
+func TestUsageArgumentNames(t *testing.T) {
+	var cfg serveConfig
+	fs := newFlags("serve")
+	cfg.register(fs, true)
+	want := map[string]string{"auth-users": "FILE", "auth-keyring": "FILE", "keyring": "FILE"}
+	fs.VisitAll(func(f *flag.Flag) {
+		name, _ := flag.UnquoteUsage(f)
+		if w, ok := want[f.Name]; ok && name != w {
+			t.Errorf("--%s prints its argument as %q, want %q", f.Name, name, w)
+		}
+		if strings.ContainsAny(name, " /") {
+			t.Errorf("--%s prints its argument as %q", f.Name, name)
+		}
+	})
 }

@@ -31,9 +31,9 @@ type securityConfig struct {
 
 func (c *securityConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.noAuth, "no-auth", false, "serve without authentication: every caller reads every table (use on loopback or behind an authenticating proxy only)")
-	fs.StringVar(&c.authUsers, "auth-users", "", "users file: one user:bcrypt-hash per line (htpasswd -B, or `flightsrv auth hash-password`); required unless --no-auth")
-	fs.StringVar(&c.authKeyring, "auth-keyring", "", "keyring file signing bearer tokens, statement handles and tickets (`flightsrv auth new-key`); replicas behind one address must share it (default: a random key, valid on this process only)")
-	fs.StringVar(&c.authKeyring, "keyring", "", "the same as --auth-keyring (with --no-auth it signs handles and tickets only)")
+	fs.StringVar(&c.authUsers, "auth-users", "", "users `FILE`: one user:bcrypt-hash per line (written by htpasswd -B, or by flightsrv auth hash-password); required unless --no-auth")
+	fs.StringVar(&c.authKeyring, "auth-keyring", "", "keyring `FILE` signing bearer tokens, statement handles and tickets (written by flightsrv auth new-key); replicas behind one address must share it (default: a random key, valid on this process only)")
+	fs.StringVar(&c.authKeyring, "keyring", "", "the same as --auth-keyring: a keyring `FILE` (with --no-auth it signs handles and tickets only)")
 	fs.DurationVar(&c.tokenTTL, "auth-token-ttl", auth.DefaultTokenTTL, "how long a bearer token from the handshake stays valid")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate chain: serve over TLS (plaintext connections are refused)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
