@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
-	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/internal/session"
 	"github.com/flightsrv/flightsrv/query"
+	"github.com/flightsrv/flightsrv/substrait"
 )
 
 // Client Substrait plans built here with substrait-go's plan builder and the standard
@@ -28,13 +28,13 @@ import (
 // it, under projections with expressions, grouped aggregates, sorts, fetches and set
 // operations. Each answer must equal the SQL statement's answer, pushdown on and off.
 
-const (
-	urnComparison = extensions.SubstraitDefaultURNPrefix + "functions_comparison"
-	urnBoolean    = extensions.SubstraitDefaultURNPrefix + "functions_boolean"
-	urnAggregate  = extensions.SubstraitDefaultURNPrefix + "functions_aggregate_generic"
-	urnArithmetic = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic"
-	urnString     = extensions.SubstraitDefaultURNPrefix + "functions_string"
-	urnDatetime   = extensions.SubstraitDefaultURNPrefix + "functions_datetime"
+// The standard extensions' URNs (substrait-go's default collection).
+var (
+	urnComparison = substrait.URNComparison
+	urnBoolean    = substrait.URNBoolean
+	urnAggregate  = substrait.URNAggregate
+	urnString     = substrait.URNString
+	urnDatetime   = substrait.URNDatetime
 )
 
 // planMaker builds one client plan over the messages table.

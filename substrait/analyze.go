@@ -25,11 +25,7 @@ import (
 // ErrInvalidPlan; relations and expressions outside Analyze's shapes are Unimplemented or
 // break the routed contract (InvalidArgument).
 func FromSubstrait(planBytes []byte, cat Catalog) (*plan.Plan, error) {
-	var pb substraitpb.Plan
-	if err := proto.Unmarshal(planBytes, &pb); err != nil {
-		return nil, ErrInvalidPlan
-	}
-	p, err := decodePlan(&pb)
+	p, err := decodePlan(planBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -40,17 +36,21 @@ func FromSubstrait(planBytes []byte, cat Catalog) (*plan.Plan, error) {
 	return Build(q)
 }
 
-// decodePlan runs substrait-go's decoder, which panics on some malformed input (a nil
+// decodePlan decodes a serialized substrait.Plan with substrait-go's decoder, which panics on some malformed input (a nil
 // literal from an unsupported literal encoding reaches code that dereferences it). The plan
 // is first normalised into what substrait-go v8.1.1 decodes (normalizePlan).
-func decodePlan(pb *substraitpb.Plan) (p *plan.Plan, err error) {
+func decodePlan(planBytes []byte) (p *plan.Plan, err error) {
+	var pb substraitpb.Plan
+	if err := proto.Unmarshal(planBytes, &pb); err != nil {
+		return nil, ErrInvalidPlan
+	}
 	normalizePlan(pb.ProtoReflect())
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, ErrInvalidPlan
 		}
 	}()
-	p, err = plan.FromProto(pb, collection())
+	p, err = plan.FromProto(&pb, collection())
 	if err != nil {
 		if errors.Is(err, substraitgo.ErrNotImplemented) {
 			return nil, unimplemented("a relation or expression kind in the Substrait plan")
@@ -174,18 +174,10 @@ func Analyze(p *plan.Plan, cat Catalog) (*Query, error) {
 	if p == nil {
 		return nil, ErrInvalidPlan
 	}
-	roots := p.GetRoots()
-	switch {
-	case len(roots) != 1:
-		return nil, unimplemented("a plan without exactly one root relation")
-	case len(p.GetNonRootRelations()) > 0:
-		return nil, unimplementedAre("non-root relations (shared subtrees)")
-	case len(p.ParameterBindings()) > 0:
-		return nil, unimplementedAre("dynamic parameter bindings")
-	case p.AdvancedExtension() != nil && p.AdvancedExtension().GetEnhancement() != nil:
-		return nil, unimplementedAre("plan enhancements")
+	if err := checkPlanShape(p); err != nil {
+		return nil, err
 	}
-	root := roots[0]
+	root := p.GetRoots()[0]
 	st, err := analyzeRel(root.Input(), cat)
 	if err != nil {
 		return nil, err

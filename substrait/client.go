@@ -5,8 +5,6 @@ import (
 
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
-	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -35,35 +33,21 @@ import (
 // Unimplemented; an unknown table is NotFound. The result's Schema comes from the root's
 // names and types; Routes lists each read's route (for EXPLAIN). p is never modified.
 func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, error) {
-	var pb substraitpb.Plan
-	if err := proto.Unmarshal(planBytes, &pb); err != nil {
-		return nil, ErrInvalidPlan
-	}
-	p, err := decodePlan(&pb)
+	p, err := decodePlan(planBytes)
 	if err != nil {
 		return nil, err
 	}
-	roots := p.GetRoots()
-	switch {
-	case len(roots) != 1:
-		return nil, unimplemented("a plan without exactly one root relation")
-	case len(p.GetNonRootRelations()) > 0:
-		return nil, unimplementedAre("non-root relations (shared subtrees)")
-	case len(p.ParameterBindings()) > 0:
-		return nil, unimplementedAre("dynamic parameter bindings")
-	case p.AdvancedExtension() != nil && p.AdvancedExtension().GetEnhancement() != nil:
-		return nil, unimplementedAre("plan enhancements")
-	}
-	if err := checkRelations(roots[0].Input(), cat); err != nil {
+	if err := checkPlanShape(p); err != nil {
 		return nil, err
 	}
 	if opts.MaxPartitions <= 0 {
 		opts.MaxPartitions = DefaultMaxPartitions
 	}
-	_, infos, err := routesOf(p, cat, opts)
+	_, infos, err := routesOf(p, cat, opts, true)
 	if err != nil {
 		return nil, err
 	}
+	roots := p.GetRoots()
 	rt := roots[0].Input().RecordType()
 	names := roots[0].Names()
 	if len(names) != len(rt.Types()) || len(names) == 0 {
@@ -80,47 +64,32 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 	return &Bound{Plan: p, Routes: infos, Schema: schema}, nil
 }
 
-// checkRelations walks a client plan's relation tree and refuses what the executor does not
-// run, before any route is read.
-func checkRelations(rel plan.Rel, cat Catalog) error {
-	switch r := rel.(type) {
-	case *plan.NamedTableReadRel:
-		names := r.Names()
-		if len(names) != 1 {
-			return unimplementedAre("multi-part table names")
-		}
-		def, err := lookupTable(cat, names[0])
-		if err != nil {
-			return err
-		}
-		if !exactBaseSchema(def, r.BaseSchema()) {
-			return errorf(InvalidArgument, "ReadRel base schema does not match table %q: want %s string, timestamp precision_timestamp_tz<9>, id string, value binary", def.Name, def.PartitionColumn)
-		}
-		if r.Projection() != nil {
-			return unimplementedAre("ReadRel projection masks")
-		}
-		return nil
-	case *plan.FilterRel:
-		return checkRelations(r.Input(), cat)
-	case *plan.ProjectRel:
-		return checkRelations(r.Input(), cat)
-	case *plan.AggregateRel:
-		return checkRelations(r.Input(), cat)
-	case *plan.SortRel:
-		return checkRelations(r.Input(), cat)
-	case *plan.FetchRel:
-		return checkRelations(r.Input(), cat)
-	case *plan.SetRel:
-		for _, in := range r.Inputs() {
-			if err := checkRelations(in, cat); err != nil {
-				return err
-			}
-		}
-		return nil
-	case nil:
-		return ErrInvalidPlan
+// checkPlanShape refuses what a client plan may hold beside its relations: several roots,
+// shared subtrees, dynamic parameter bindings, plan enhancements.
+func checkPlanShape(p *plan.Plan) error {
+	switch {
+	case len(p.GetRoots()) != 1:
+		return unimplemented("a plan without exactly one root relation")
+	case len(p.GetNonRootRelations()) > 0:
+		return unimplementedAre("non-root relations (shared subtrees)")
+	case len(p.ParameterBindings()) > 0:
+		return unimplementedAre("dynamic parameter bindings")
+	case p.AdvancedExtension() != nil && p.AdvancedExtension().GetEnhancement() != nil:
+		return unimplementedAre("plan enhancements")
 	}
-	return unimplemented(relName(rel))
+	return nil
+}
+
+// checkClientRead refuses a client's read the executor cannot run as it is: a base schema
+// other than the table's, or a projection mask.
+func checkClientRead(r *plan.NamedTableReadRel, def routing.TableDef) error {
+	if !exactBaseSchema(def, r.BaseSchema()) {
+		return errorf(InvalidArgument, "ReadRel base schema does not match table %q: want %s string, timestamp precision_timestamp_tz<9>, id string, value binary", def.Name, def.PartitionColumn)
+	}
+	if r.Projection() != nil {
+		return unimplementedAre("ReadRel projection masks")
+	}
+	return nil
 }
 
 // exactBaseSchema reports whether a client's base schema is the table's (baseSchema) but for

@@ -271,13 +271,14 @@ type Route struct {
 // literals (the tightest win). A read without a partition pin is refused unless analytical;
 // one without both bounds is always refused, naming the table's partition column.
 func Routes(p *plan.Plan, cat Catalog, analytical bool) (map[*plan.NamedTableReadRel]Route, error) {
-	routes, _, err := routesOf(p, cat, BindOptions{Analytical: analytical, MaxPartitions: math.MaxInt})
+	routes, _, err := routesOf(p, cat, BindOptions{Analytical: analytical, MaxPartitions: math.MaxInt}, false)
 	return routes, err
 }
 
 // routesOf is Routes with the reads' RouteInfo (for EXPLAIN) in plan order, and the bound on
-// the partitions a read may list (opts.MaxPartitions, InvalidArgument beyond).
-func routesOf(p *plan.Plan, cat Catalog, opts BindOptions) (map[*plan.NamedTableReadRel]Route, []RouteInfo, error) {
+// the partitions a read may list (opts.MaxPartitions, InvalidArgument beyond). client checks
+// each read as a client's (checkClientRead) before its route is read.
+func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*plan.NamedTableReadRel]Route, []RouteInfo, error) {
 	out := map[*plan.NamedTableReadRel]Route{}
 	var infos []RouteInfo
 	var walk func(rel plan.Rel, above []expr.Expression) error
@@ -291,6 +292,11 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions) (map[*plan.NamedTable
 			def, err := lookupTable(cat, names[0])
 			if err != nil {
 				return err
+			}
+			if client {
+				if err := checkClientRead(r, def); err != nil {
+					return err
+				}
 			}
 			conj := slices.Clone(above)
 			if f := r.Filter(); f != nil {

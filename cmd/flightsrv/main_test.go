@@ -98,19 +98,11 @@ func TestDemo(t *testing.T) {
 	}
 	defer cl.Close()
 	count := func(q string) int64 {
-		info, err := cl.Execute(ctx, q)
+		n, err := queryCount(ctx, cl, q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rdr.Release()
-		if !rdr.Next() {
-			t.Fatal(rdr.Err())
-		}
-		return rdr.RecordBatch().Column(0).(*array.Int64).Value(0)
+		return n
 	}
 	// 16,569 ORD flights in the sample (DuckDB: SELECT count(*) FROM 'testdata/flights-sample.parquet' WHERE origin = 'ORD').
 	if n := count("SELECT COUNT(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'"); n != 16569 {
@@ -249,21 +241,7 @@ func testPartitionFlags(t *testing.T, st *openedStore, base serveConfig) {
 		t.Cleanup(func() { cl.Close() })
 		return cl
 	}
-	count := func(cl *flightsql.Client, q string) (int64, error) {
-		info, err := cl.Execute(ctx, q)
-		if err != nil {
-			return 0, err
-		}
-		rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
-		if err != nil {
-			return 0, err
-		}
-		defer rdr.Release()
-		if !rdr.Next() {
-			return 0, rdr.Err()
-		}
-		return rdr.RecordBatch().Column(0).(*array.Int64).Value(0), nil
-	}
+	count := func(cl *flightsql.Client, q string) (int64, error) { return queryCount(ctx, cl, q) }
 	const year = " AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'"
 	three := "SELECT count(*) FROM flights WHERE origin IN ('ORD', 'SFO', 'BOS')" + year
 	four := "SELECT count(*) FROM flights WHERE origin IN ('ORD', 'SFO', 'BOS', 'ATL')" + year
@@ -312,4 +290,21 @@ func TestUsageArgumentNames(t *testing.T) {
 			t.Errorf("--%s prints its argument as %q", f.Name, name)
 		}
 	})
+}
+
+// queryCount runs q, whose first column is an int64, through cl and returns its first value.
+func queryCount(ctx context.Context, cl *flightsql.Client, q string) (int64, error) {
+	info, err := cl.Execute(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		return 0, err
+	}
+	defer rdr.Release()
+	if !rdr.Next() {
+		return 0, rdr.Err()
+	}
+	return rdr.RecordBatch().Column(0).(*array.Int64).Value(0), nil
 }

@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql/driver"
 	"google.golang.org/grpc"
@@ -128,21 +127,7 @@ func testSecuredServe(t *testing.T, st *openedStore, archive string) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	count := func(ctx context.Context) (int64, error) {
-		info, err := cl.Execute(ctx, ordSQL)
-		if err != nil {
-			return 0, err
-		}
-		rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
-		if err != nil {
-			return 0, err
-		}
-		defer rdr.Release()
-		if !rdr.Next() {
-			return 0, rdr.Err()
-		}
-		return rdr.RecordBatch().Column(0).(*array.Int64).Value(0), nil
-	}
+	count := func(ctx context.Context) (int64, error) { return queryCount(ctx, cl, ordSQL) }
 	if _, err := count(ctx); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("without credentials: %v", err)
 	}
