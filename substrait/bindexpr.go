@@ -986,19 +986,36 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		opName = names[len(names)-1].GetString_().GetSval()
 	}
 	bindSide := func(n *pg.Node) (bval, error) { return bd.bindExpr(n, sc) }
+	// bindSides binds operands left to right.
+	bindSides := func(ns ...*pg.Node) ([]bval, error) {
+		out := make([]bval, len(ns))
+		for i, n := range ns {
+			v, err := bindSide(n)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	// negated is e, or NOT e when not is set (NOT IN, NOT LIKE, NOT BETWEEN).
+	negated := func(e expr.Expression, not bool) (bval, error) {
+		if !not {
+			return typed(e), nil
+		}
+		f, err := bd.fn(URNBoolean, "not", booleanType(), e)
+		return typed(f), err
+	}
 	switch a.GetKind() {
 	case pg.A_Expr_Kind_AEXPR_OP:
 		if a.GetLexpr() == nil {
 			return bd.unary(opName, a.GetRexpr(), sc)
 		}
-		l, err := bindSide(a.GetLexpr())
+		lr, err := bindSides(a.GetLexpr(), a.GetRexpr())
 		if err != nil {
 			return bval{}, err
 		}
-		r, err := bindSide(a.GetRexpr())
-		if err != nil {
-			return bval{}, err
-		}
+		l, r := lr[0], lr[1]
 		return bd.binary(opName, l, r)
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
 		if opName != "=" || a.GetKind() == pg.A_Expr_Kind_AEXPR_OP_ALL {
@@ -1018,20 +1035,13 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if opName == "<>" {
-			f, err := bd.fn(URNBoolean, "not", booleanType(), in)
-			return typed(f), err
-		}
-		return typed(in), nil
+		return negated(in, opName == "<>")
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
-		l, err := bindSide(a.GetLexpr())
+		lr, err := bindSides(a.GetLexpr(), a.GetRexpr())
 		if err != nil {
 			return bval{}, err
 		}
-		r, err := bindSide(a.GetRexpr())
-		if err != nil {
-			return bval{}, err
-		}
+		l, r := lr[0], lr[1]
 		name := "like"
 		if a.GetKind() == pg.A_Expr_Kind_AEXPR_ILIKE {
 			name = "ilike"
@@ -1040,30 +1050,20 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if strings.HasPrefix(opName, "!") {
-			nf, err := bd.fn(URNBoolean, "not", booleanType(), f)
-			return typed(nf), err
-		}
-		return typed(f), nil
+		return negated(f, strings.HasPrefix(opName, "!"))
 	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
-		l, err := bindSide(a.GetLexpr())
+		lr, err := bindSides(a.GetLexpr(), a.GetRexpr())
 		if err != nil {
 			return bval{}, err
 		}
-		r, err := bindSide(a.GetRexpr())
-		if err != nil {
-			return bval{}, err
-		}
+		l, r := lr[0], lr[1]
 		return bd.distinctFrom(l, r, a.GetKind() == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT)
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
-		l, err := bindSide(a.GetLexpr())
+		lr, err := bindSides(a.GetLexpr(), a.GetRexpr())
 		if err != nil {
 			return bval{}, err
 		}
-		r, err := bindSide(a.GetRexpr())
-		if err != nil {
-			return bval{}, err
-		}
+		l, r := lr[0], lr[1]
 		x, y, err := bd.unify(l, r, "=")
 		if err != nil {
 			return bval{}, err
@@ -1079,18 +1079,11 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		if len(items) != 2 {
 			return bval{}, ErrInvalidPlan
 		}
-		x, err := bindSide(a.GetLexpr())
+		vs, err := bindSides(a.GetLexpr(), items[0], items[1])
 		if err != nil {
 			return bval{}, err
 		}
-		lo, err := bindSide(items[0])
-		if err != nil {
-			return bval{}, err
-		}
-		hi, err := bindSide(items[1])
-		if err != nil {
-			return bval{}, err
-		}
+		x, lo, hi := vs[0], vs[1], vs[2]
 		ge, err := bd.compare(">=", x, lo)
 		if err != nil {
 			return bval{}, err
@@ -1103,11 +1096,7 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if a.GetKind() == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
-			f, err := bd.fn(URNBoolean, "not", booleanType(), and)
-			return typed(f), err
-		}
-		return typed(and), nil
+		return negated(and, a.GetKind() == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN)
 	case pg.A_Expr_Kind_AEXPR_SIMILAR:
 		return bval{}, unimplemented("SIMILAR TO")
 	}
