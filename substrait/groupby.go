@@ -594,6 +594,10 @@ var unitMicros = map[string]int64{
 
 var errInvalidInterval = &Error{Code: InvalidArgument, Msg: "invalid interval literal"}
 
+// errBinMonths refuses a date_bin stride with months or years in PostgreSQL's words (its
+// date_bin refuses them too: months have no fixed length to bin by).
+var errBinMonths = &Error{Code: Unimplemented, Msg: "date_bin: timestamps cannot be binned into intervals containing months or years"}
+
 // parseStride reads date_bin's stride, a PostgreSQL interval literal: the verbose form
 // ('15 minutes', '1 hour 30 minutes', '1h30m', '1.5 hours', '90', '@ 2 days', '1 day
 // 02:00:00', '00:15', signed parts) or ISO 8601 ('PT15M', 'P1DT2H', 'P1W'). Days are 24
@@ -605,8 +609,8 @@ func parseStride(s string) (time.Duration, error) {
 	switch {
 	case !ok:
 		return 0, errInvalidInterval
-	case months:
-		return 0, unimplemented("date_bin with a stride of months or years")
+	case months.Sign() != 0:
+		return 0, errBinMonths
 	case us.Sign() <= 0:
 		return 0, errorf(InvalidArgument, "date_bin stride must be greater than zero")
 	case !us.IsInt():
@@ -617,14 +621,19 @@ func parseStride(s string) (time.Duration, error) {
 	return time.Duration(us.Num().Int64()) * time.Microsecond, nil
 }
 
-// parseInterval returns the microseconds of an interval literal's fixed units and whether a
-// non-zero month-or-longer part is present.
-func parseInterval(s string) (us *big.Rat, months, ok bool) {
+// unitMonths are the month-based interval units in months (PostgreSQL keeps them apart from
+// days and time: a month is a calendar month).
+var unitMonths = map[string]int64{"month": 1, "quarter": 3, "year": 12, "decade": 120, "century": 1200, "millennium": 12000}
+
+// parseInterval returns the microseconds of an interval literal's fixed units (weeks and days
+// as 24-hour days, as in UTC) and its months (the month-or-longer units, possibly fractional;
+// zero when none).
+func parseInterval(s string) (us, months *big.Rat, ok bool) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if strings.HasPrefix(s, "p") {
 		return parseISOInterval(s[1:])
 	}
-	total := new(big.Rat)
+	total, months := new(big.Rat), new(big.Rat)
 	p := 0
 	skip := func() {
 		for p < len(s) && (s[p] == ' ' || s[p] == '\t' || s[p] == ',') {
@@ -638,12 +647,12 @@ func parseInterval(s string) (us *big.Rat, months, ok bool) {
 	parts, ago := 0, false
 	for skip(); p < len(s); skip() {
 		if ago {
-			return nil, false, false // "ago" ends the literal
+			return nil, nil, false // "ago" ends the literal
 		}
 		if isLetter(s[p]) {
 			w := word(s, p)
 			if w != "ago" || parts == 0 {
-				return nil, false, false
+				return nil, nil, false
 			}
 			p += len(w)
 			ago = true
@@ -651,14 +660,14 @@ func parseInterval(s string) (us *big.Rat, months, ok bool) {
 		}
 		num, n := number(s, p)
 		if n == 0 {
-			return nil, false, false
+			return nil, nil, false
 		}
 		p += n
 		if p < len(s) && s[p] == ':' {
 			// [+-]hh:mm[:ss[.frac]]: the number read is the hours.
 			v, n, ok := timeField(s, p-len(num), num)
 			if !ok {
-				return nil, false, false
+				return nil, nil, false
 			}
 			total.Add(total, v)
 			p += n - len(num)
@@ -667,7 +676,7 @@ func parseInterval(s string) (us *big.Rat, months, ok bool) {
 		}
 		r, okNum := new(big.Rat).SetString(num)
 		if !okNum {
-			return nil, false, false
+			return nil, nil, false
 		}
 		skip()
 		unit := "second" // a bare number is seconds
@@ -678,7 +687,7 @@ func parseInterval(s string) (us *big.Rat, months, ok bool) {
 			} else {
 				u, known := lookupUnit(w)
 				if !known {
-					return nil, false, false
+					return nil, nil, false
 				}
 				unit = u
 				p += len(w)
@@ -687,27 +696,28 @@ func parseInterval(s string) (us *big.Rat, months, ok bool) {
 		parts++
 		if per, fixed := unitMicros[unit]; fixed {
 			total.Add(total, r.Mul(r, big.NewRat(per, 1)))
-		} else if r.Sign() != 0 {
-			months = true
+		} else {
+			months.Add(months, r.Mul(r, big.NewRat(unitMonths[unit], 1)))
 		}
 	}
 	if parts == 0 {
-		return nil, false, false
+		return nil, nil, false
 	}
 	if ago {
 		total.Neg(total)
+		months.Neg(months)
 	}
 	return total, months, true
 }
 
 // parseISOInterval reads the ISO 8601 form after its "P": [nY][nM][nW][nD][T[nH][nM][nS]].
-func parseISOInterval(s string) (*big.Rat, bool, bool) {
-	total := new(big.Rat)
-	months, inTime, parts := false, false, 0
+func parseISOInterval(s string) (us, months *big.Rat, ok bool) {
+	total, months := new(big.Rat), new(big.Rat)
+	inTime, parts := false, 0
 	for p := 0; p < len(s); {
 		if s[p] == 't' {
 			if inTime {
-				return nil, false, false
+				return nil, nil, false
 			}
 			inTime = true
 			p++
@@ -715,19 +725,19 @@ func parseISOInterval(s string) (*big.Rat, bool, bool) {
 		}
 		num, n := number(s, p)
 		if n == 0 || p+n >= len(s) {
-			return nil, false, false
+			return nil, nil, false
 		}
 		p += n
 		r, ok := new(big.Rat).SetString(num)
 		if !ok {
-			return nil, false, false
+			return nil, nil, false
 		}
 		var per int64
 		switch d := s[p]; {
-		case !inTime && (d == 'y' || d == 'm'):
-			if r.Sign() != 0 {
-				months = true
-			}
+		case !inTime && d == 'y':
+			months.Add(months, new(big.Rat).Mul(r, big.NewRat(12, 1)))
+		case !inTime && d == 'm':
+			months.Add(months, r)
 		case !inTime && d == 'w':
 			per = unitMicros["week"]
 		case !inTime && d == 'd':
@@ -739,7 +749,7 @@ func parseISOInterval(s string) (*big.Rat, bool, bool) {
 		case inTime && d == 's':
 			per = unitMicros["second"]
 		default:
-			return nil, false, false
+			return nil, nil, false
 		}
 		p++
 		parts++

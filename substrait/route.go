@@ -386,4 +386,3 @@ func splitConj(e expr.Expression) []expr.Expression {
 	}
 	return []expr.Expression{e}
 }
-

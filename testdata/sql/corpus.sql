@@ -18,6 +18,13 @@ SELECT 7 % 3, -7 % 3, 2 * 3 - 1, 1.5 + 2
 
 SELECT 1 LIMIT 0
 
+-- interval arithmetic with months and years (calendar months, the day clamped to the month's end)
+SELECT TIMESTAMPTZ '2001-01-31 10:00:00+00' + INTERVAL '1 month' AS a, TIMESTAMPTZ '2004-02-29 12:00:00+00' + INTERVAL '1 year' AS b, TIMESTAMPTZ '2001-03-31 00:00:00+00' - INTERVAL '1 month' AS c
+
+SELECT TIMESTAMPTZ '2001-01-31 10:00:00+00' - INTERVAL '1 year 2 months 3 days' AS d
+
+SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= TIMESTAMPTZ '2001-04-01 00:00:00+00' - INTERVAL '2 months' AND timestamp < TIMESTAMPTZ '2001-03-01 00:00:00+00' + INTERVAL '1 month'
+
 -- plain scans with expressions
 SELECT timestamp, id, value->>'destination' AS dest FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-01-02' ORDER BY timestamp, id LIMIT 10
 
