@@ -305,6 +305,47 @@ WHERE origin = 'ORD'
 		}
 	})
 
+	t.Run("= ANY($1) bound to a list", func(t *testing.T) {
+		from, to := ts("2001-03-20T00:00:00Z"), ts("2001-04-10T00:00:00Z")
+		origins := []string{"SFO", "ORD", "XXX"}
+		want := int64(len(expected(e.sample, "ORD", from, to)) + len(expected(e.sample, "SFO", from, to)))
+		stmt, err := on.Prepare(ctx, "SELECT COUNT(*) FROM flights WHERE origin = ANY($1) AND timestamp >= $2 AND timestamp < $3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stmt.Close(ctx)
+		ps := stmt.ParameterSchema()
+		if ps.NumFields() != 3 || ps.Field(0).Type.ID() != arrow.LIST || ps.Field(0).Type.(*arrow.ListType).Elem().ID() != arrow.STRING {
+			t.Fatalf("parameter schema %s", ps)
+		}
+		tsType := &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+		schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.ListOf(arrow.BinaryTypes.String)}, {Name: "b", Type: tsType}, {Name: "c", Type: tsType}}, nil)
+		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		lb := b.Field(0).(*array.ListBuilder)
+		lb.Append(true)
+		for _, o := range origins {
+			lb.ValueBuilder().(*array.StringBuilder).Append(o)
+		}
+		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(from.UnixNano()))
+		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(to.UnixNano()))
+		params := b.NewRecordBatch()
+		b.Release()
+		stmt.SetParameters(params)
+		params.Release()
+		info, err := stmt.Execute(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := fetch(ctx, on, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.release()
+		if got := scalarCount(t, res); got != want || want == 0 {
+			t.Fatalf("count %d, want %d", got, want)
+		}
+	})
+
 	t.Run("database/sql driver", func(t *testing.T) {
 		db, err := sql.Open("flightsql", "flightsql://"+e.on.Addr()+"?timeout=30s")
 		if err != nil {

@@ -49,6 +49,10 @@ def test_adbc_tls_with_password(secure, sample):
         assert adbc_count(conn) == sample.count("ORD", JAN1, AUG1)
         assert adbc_count(conn, "SFO") == sample.count("SFO", JAN1, AUG1)
         assert conn.adbc_get_info()["vendor_name"] == "flightsrv"
+        # current_user is the authenticated user (not a constant).
+        with conn.cursor() as cur:
+            cur.execute("SELECT current_user, session_user")
+            assert cur.fetchall() == [(secure.user, secure.user)]
 
 
 def test_adbc_mutual_tls_with_password(secure, sample):

@@ -103,6 +103,25 @@ def test_several_partitions(conn, sample):
     assert [(r["origin"], r["n"], naive(r["first"])) for r in got] == want
 
 
+def test_any_with_a_list_parameter(conn, sample):
+    """origin = ANY(?) bound to a Python list (ADBC sends it as list<utf8>): one fan-out per
+    partition, as IN (…) does."""
+    origins = ["SFO", "ORD", "BOS", "ZZZ"]
+    got = arrow(conn,
+                "SELECT origin, count(*) AS n, max(timestamp) AS last FROM flights "
+                "WHERE origin = ANY(?) AND timestamp >= ? AND timestamp < ? GROUP BY origin ORDER BY origin",
+                (origins, APR1, JUN1)).to_pylist()
+    want = sample.db.execute(
+        "SELECT origin, count(*), max(ts) FROM flights WHERE origin IN ('SFO', 'ORD', 'BOS') AND ts >= ? AND ts < ?"
+        " GROUP BY 1 ORDER BY 1", [naive(APR1), naive(JUN1)]).fetchall()
+    assert len(want) == 3
+    assert [(r["origin"], r["n"], naive(r["last"])) for r in got] == want
+
+
+def test_current_user_without_authentication(conn):
+    assert arrow(conn, "SELECT current_user AS u").to_pylist() == [{"u": "flightsrv"}]
+
+
 def test_date_functions_and_case(conn, sample):
     got = arrow(conn,
                 "SELECT extract(month from timestamp) AS m, "
