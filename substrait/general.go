@@ -236,28 +236,41 @@ func (s *Statement) BindGeneral(opts BindOptions, args ...any) (*Bound, error) {
 // BindGeneralRecord binds row `row` of rec (column i is $i+1, any Arrow type of the family the
 // parameter schema declares) under opts.
 func (s *Statement) BindGeneralRecord(opts BindOptions, rec arrow.RecordBatch, row int) (*Bound, error) {
+	vals, err := recordRow(rec, row, len(s.g.params), func(i int, col arrow.Array) (any, error) {
+		return arrowValue(col, row, i+1)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.BindGeneral(opts, vals...)
+}
+
+// recordRow reads row `row` of rec as n parameter values with read (column i holds $i+1); a
+// nil rec holds none. A column count other than n, or a row rec does not have, is
+// InvalidArgument.
+func recordRow(rec arrow.RecordBatch, row, n int, read func(i int, col arrow.Array) (any, error)) ([]any, error) {
 	ncols := 0
 	if rec != nil {
 		ncols = int(rec.NumCols())
 	}
-	if ncols != len(s.g.params) {
-		return nil, errorf(InvalidArgument, "statement has %d parameters, %d parameter columns given", len(s.g.params), ncols)
+	if ncols != n {
+		return nil, errorf(InvalidArgument, "statement has %d parameters, %d parameter columns given", n, ncols)
 	}
 	if ncols == 0 {
-		return s.BindGeneral(opts)
+		return nil, nil
 	}
 	if row < 0 || int64(row) >= rec.NumRows() {
 		return nil, errorf(InvalidArgument, "parameter row %d does not exist", row)
 	}
 	vals := make([]any, ncols)
 	for i := range ncols {
-		v, err := arrowValue(rec.Column(i), row, i+1)
+		v, err := read(i, rec.Column(i))
 		if err != nil {
 			return nil, err
 		}
 		vals[i] = v
 	}
-	return s.BindGeneral(opts, vals...)
+	return vals, nil
 }
 
 // arrowValue reads one parameter value as a Go value.

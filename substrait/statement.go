@@ -197,26 +197,11 @@ func (s *Statement) QueryRecord(rec arrow.RecordBatch, row int) (*Query, error) 
 	if s.g != nil {
 		return nil, errNotCanonical
 	}
-	ncols := 0
-	if rec != nil {
-		ncols = int(rec.NumCols())
-	}
-	if ncols != len(s.t.params) {
-		return nil, errorf(InvalidArgument, "statement has %d parameters, %d parameter columns given", len(s.t.params), ncols)
-	}
-	if ncols == 0 {
-		return s.resolve(nil)
-	}
-	if row < 0 || int64(row) >= rec.NumRows() {
-		return nil, errorf(InvalidArgument, "parameter row %d does not exist", row)
-	}
-	vals := make([]any, ncols)
-	for i := range ncols {
-		v, err := coerceArrow(s.t.params[i], i+1, rec.Column(i), row)
-		if err != nil {
-			return nil, err
-		}
-		vals[i] = v
+	vals, err := recordRow(rec, row, len(s.t.params), func(i int, col arrow.Array) (any, error) {
+		return coerceArrow(s.t.params[i], i+1, col, row)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return s.resolve(vals)
 }
