@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -245,6 +246,15 @@ func wantText(n *fnNode, idx ...int) error {
 	return nil
 }
 
+// textArgs checks a kernel's argument count (lo to hi) and that the arguments at idx are
+// text: the set-up most string kernels start with.
+func textArgs(n *fnNode, lo, hi int, idx ...int) error {
+	if err := argCount(n, lo, hi); err != nil {
+		return err
+	}
+	return wantText(n, idx...)
+}
+
 func wantInt(n *fnNode, idx ...int) error {
 	for _, i := range idx {
 		if n.types[i] == nil || !isInt(n.types[i]) {
@@ -466,44 +476,48 @@ func likeRegexp(p string, fold bool) (*regexp.Regexp, error) {
 
 func likeKernel(fold bool) func(*fnNode) error {
 	return func(n *fnNode) error {
-		if err := argCount(n, 2, 2); err != nil {
-			return err
-		}
-		if err := wantText(n, 0, 1); err != nil {
-			return err
-		}
-		n.out = arrow.FixedWidthTypes.Boolean
-		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			s, _ := asTexts(args[0])
-			p, _ := asTexts(args[1])
+		return textPredicate(n, func() func(s, p []byte) (bool, error) {
 			var (
 				lastPat string
 				re      *regexp.Regexp
 			)
-			return mapBools(mem, rows, args, func(i int) (bool, error) {
-				pat := string(p.ValueBytes(i))
-				if re == nil || pat != lastPat {
+			return func(s, p []byte) (bool, error) {
+				if pat := string(p); re == nil || pat != lastPat {
 					var err error
 					if re, err = likeRegexp(pat, fold); err != nil {
 						return false, err
 					}
 					lastPat = pat
 				}
-				return re.Match(s.ValueBytes(i)), nil
-			})
-		}
-		return nil
+				return re.Match(s), nil
+			}
+		})
 	}
+}
+
+// textPredicate sets n up as a boolean function of its two text arguments: newPred makes the
+// predicate once per batch (it may keep state from row to row, such as a compiled pattern).
+func textPredicate(n *fnNode, newPred func() func(s, p []byte) (bool, error)) error {
+	if err := textArgs(n, 2, 2, 0, 1); err != nil {
+		return err
+	}
+	n.out = arrow.FixedWidthTypes.Boolean
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[0])
+		p, _ := asTexts(args[1])
+		pred := newPred()
+		return mapBools(mem, rows, args, func(i int) (bool, error) {
+			return pred(s.ValueBytes(i), p.ValueBytes(i))
+		})
+	}
+	return nil
 }
 
 // --- strings ----------------------------------------------------------------------------------
 
 func stringMap(f func(string) string) func(*fnNode) error {
 	return func(n *fnNode) error {
-		if err := argCount(n, 1, 1); err != nil {
-			return err
-		}
-		if err := wantText(n, 0); err != nil {
+		if err := textArgs(n, 1, 1, 0); err != nil {
 			return err
 		}
 		n.out = arrow.BinaryTypes.String
@@ -518,10 +532,7 @@ func stringMap(f func(string) string) func(*fnNode) error {
 }
 
 func charLength(n *fnNode) error {
-	if err := argCount(n, 1, 1); err != nil {
-		return err
-	}
-	if err := wantText(n, 0); err != nil {
+	if err := textArgs(n, 1, 1, 0); err != nil {
 		return err
 	}
 	n.out = arrow.PrimitiveTypes.Int64
@@ -536,10 +547,7 @@ func charLength(n *fnNode) error {
 // 1-based position start (which may be below 1: the count still starts there); a negative
 // count is an error.
 func substringKernel(n *fnNode) error {
-	if err := argCount(n, 2, 3); err != nil {
-		return err
-	}
-	if err := wantText(n, 0); err != nil {
+	if err := textArgs(n, 2, 3, 0); err != nil {
 		return err
 	}
 	for i := 1; i < len(n.args); i++ {
@@ -574,10 +582,7 @@ func substringKernel(n *fnNode) error {
 }
 
 func replaceKernel(n *fnNode) error {
-	if err := argCount(n, 3, 3); err != nil {
-		return err
-	}
-	if err := wantText(n, 0, 1, 2); err != nil {
+	if err := textArgs(n, 3, 3, 0, 1, 2); err != nil {
 		return err
 	}
 	n.out = arrow.BinaryTypes.String
@@ -597,21 +602,9 @@ func replaceKernel(n *fnNode) error {
 }
 
 func startsWith(n *fnNode) error {
-	if err := argCount(n, 2, 2); err != nil {
-		return err
-	}
-	if err := wantText(n, 0, 1); err != nil {
-		return err
-	}
-	n.out = arrow.FixedWidthTypes.Boolean
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		s, _ := asTexts(args[0])
-		p, _ := asTexts(args[1])
-		return mapBools(mem, rows, args, func(i int) (bool, error) {
-			return strings.HasPrefix(string(s.ValueBytes(i)), string(p.ValueBytes(i))), nil
-		})
-	}
-	return nil
+	return textPredicate(n, func() func(s, p []byte) (bool, error) {
+		return func(s, p []byte) (bool, error) { return bytes.HasPrefix(s, p), nil }
+	})
 }
 
 func trimKernel(left, right bool) func(*fnNode) error {
