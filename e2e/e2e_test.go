@@ -45,6 +45,25 @@ func dial(t *testing.T, srv *server.Server) *flightsql.Client {
 	return cl
 }
 
+// executeWith binds the one row built in b (which it releases) to stmt, executes it and
+// fetches the result (released by the caller).
+func executeWith(t *testing.T, ctx context.Context, cl *flightsql.Client, stmt *flightsql.PreparedStatement, b *array.RecordBuilder) *result {
+	t.Helper()
+	params := b.NewRecordBatch()
+	b.Release()
+	stmt.SetParameters(params)
+	params.Release()
+	info, err := stmt.Execute(ctx)
+	if err != nil {
+		t.Fatalf("execute the prepared statement: %v", err)
+	}
+	res, err := fetch(ctx, cl, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // dialAnalytical returns a client (with a cookie middleware, as JDBC and ADBC have) whose
 // session has the analytical mode on (session option analytical = on).
 func dialAnalytical(t *testing.T, srv *server.Server) *flightsql.Client {
@@ -279,18 +298,7 @@ WHERE origin = 'ORD'
 			b.Field(0).(*array.StringBuilder).Append("ORD")
 			b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(from.UnixMicro()))
 			b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(to.UnixMicro()))
-			params := b.NewRecordBatch()
-			b.Release()
-			stmt.SetParameters(params)
-			params.Release()
-			info, err := stmt.Execute(ctx)
-			if err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-			res, err := fetch(ctx, on, info)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := executeWith(t, ctx, on, stmt, b)
 			if got := scalarCount(t, res); got != want {
 				t.Fatalf("%s: count %d, want %d", q, got, want)
 			}
@@ -328,18 +336,7 @@ WHERE origin = 'ORD'
 		}
 		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(from.UnixNano()))
 		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(to.UnixNano()))
-		params := b.NewRecordBatch()
-		b.Release()
-		stmt.SetParameters(params)
-		params.Release()
-		info, err := stmt.Execute(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := fetch(ctx, on, info)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := executeWith(t, ctx, on, stmt, b)
 		defer res.release()
 		if got := scalarCount(t, res); got != want || want == 0 {
 			t.Fatalf("count %d, want %d", got, want)
