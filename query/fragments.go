@@ -75,7 +75,9 @@ type planned struct {
 }
 
 // bindQuery binds sql (or a Substrait plan) with params as Execute does, under the session
-// of ctx (session.From: the analytical mode, the user).
+// of ctx (session.From: the analytical mode, the user). A client plan of the canonical shapes
+// is planned canonically (it may be split into endpoints); any other is bound as Execute binds
+// it (prepareSubstrait) and served as one fragment.
 func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (*planned, error) {
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
@@ -101,8 +103,12 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 		default:
 			pl.p, err = st.Bind()
 		}
-	} else {
-		pl.p, err = substrait.FromSubstrait(substraitPlan, e.cat)
+	} else if pl.p, err = substrait.FromSubstrait(substraitPlan, e.cat); err != nil {
+		// Not of the canonical shapes: the general path, as Execute takes it.
+		pl.p = nil
+		if pl.general, err = e.prepareSubstrait(ctx, substraitPlan); err != nil {
+			return nil, err // a status error already
+		}
 	}
 	if err != nil {
 		return nil, planError(err)
