@@ -240,3 +240,49 @@ func TestQueryTimeout(t *testing.T) {
 	}
 	res.release()
 }
+
+// TestStalledClientLosesItsSlot (found by a user trial): a client that stops reading blocks
+// its stream on HTTP/2 flow control (fixed 64 KiB windows), which no context can end; past
+// --stall-timeout the server closes that client's connection, the stream ends with an error
+// on the client's side and its admission slot goes to the query queued behind it.
+func TestStalledClientLosesItsSlot(t *testing.T) {
+	e := newEnv(t)
+	srv, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
+		Pushdown: true, MaxQueries: 1, StallTimeout: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	cl := dialSlow(t, srv)
+	info, err := cl.Execute(ctx, ordScan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Release()
+	if !rdr.Next() {
+		t.Fatalf("no first batch: %v", rdr.Err())
+	}
+	// The stalled stream holds the only slot: this query waits in the queue until the
+	// stalled client's connection is closed.
+	res, err := run(ctx, dial(t, srv), countSQL("BOS", ts("2001-02-01T00:00:00Z"), ts("2001-03-01T00:00:00Z")))
+	if err != nil {
+		t.Fatalf("query queued behind a stalled client: %v", err)
+	}
+	want := int64(len(expected(e.sample, "BOS", ts("2001-02-01T00:00:00Z"), ts("2001-03-01T00:00:00Z"))))
+	if n := scalarCount(t, res); n != want {
+		t.Fatalf("count %d, want %d", n, want)
+	}
+	res.release()
+	for rdr.Next() {
+	}
+	if st, _ := status.FromError(rdr.Err()); st.Code() != codes.Unavailable {
+		t.Fatalf("the stalled client's stream: %v, want UNAVAILABLE (connection closed)", rdr.Err())
+	}
+}

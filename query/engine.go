@@ -56,11 +56,19 @@ type Options struct {
 	// see Fragments.
 	EndpointBuckets int
 	MaxEndpoints    int
+	// MaxRows bounds the rows one query's fragments may produce (the rows read, after the
+	// residual filters; a fragment that aggregates produces its partial rows: one per bucket
+	// for an ungrouped aggregate) (default DefaultMaxRows; negative: no bound); refusals are
+	// RESOURCE_EXHAUSTED naming the limit.
+	MaxRows int64
 }
 
 // DefaultAnalyticalMaxPartitions is the default bound on the partitions an analytical read
 // may discover: 4096.
 const DefaultAnalyticalMaxPartitions = 4096
+
+// DefaultMaxRows is the default per-query row limit: 100 million rows.
+const DefaultMaxRows = 100_000_000
 
 // DefaultQueryMemory is the default per-query memory limit: 256 MiB.
 const DefaultQueryMemory = 256 << 20
@@ -95,6 +103,9 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	}
 	if opts.MaxBuckets == 0 {
 		opts.MaxBuckets = DefaultMaxBuckets
+	}
+	if opts.MaxRows == 0 {
+		opts.MaxRows = DefaultMaxRows
 	}
 	if opts.EndpointBuckets <= 0 {
 		opts.EndpointBuckets = DefaultEndpointBuckets
@@ -263,6 +274,7 @@ func (e *Engine) scanOptions(t *routing.DurableTable, ph *pushdown.Physical) sca
 		},
 		Alloc:       e.opts.Alloc,
 		MemoryLimit: e.opts.QueryMemory,
+		RowLimit:    e.opts.MaxRows,
 		Pushdown:    e.opts.Pushdown,
 	}
 }
@@ -485,6 +497,12 @@ func (e *Engine) execError(err error) error {
 		return status.Error(codes.ResourceExhausted, msg)
 	case errors.Is(err, routing.ErrBinOutOfRange):
 		return status.Error(codes.InvalidArgument, "a time bucket starts outside the timestamp range (1677-09-21 to 2262-04-11)")
+	case errors.Is(err, ledger.ErrRowLimit):
+		var re *ledger.RowLimitExceededError
+		if errors.As(err, &re) {
+			return status.Error(codes.ResourceExhausted, re.Message())
+		}
+		return err
 	case errors.Is(err, routing.ErrPinMismatch):
 		return pinError(err)
 	case errors.Is(err, routing.ErrInvalidTimeRange):

@@ -99,6 +99,7 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 		},
 		Alloc:       e.opts.Alloc,
 		MemoryLimit: e.opts.QueryMemory,
+		RowLimit:    e.opts.MaxRows,
 		Pushdown:    e.opts.Pushdown,
 	}
 }

@@ -31,6 +31,9 @@ type Options struct {
 	// MemoryLimit bounds the bytes the query's batches may hold (<= 0: none); past it the query
 	// fails with an error wrapping ledger.ErrMemoryLimit.
 	MemoryLimit int64
+	// RowLimit bounds the rows the fragments may read together (<= 0: none); past it the
+	// query fails with a *ledger.RowLimitExceededError.
+	RowLimit int64
 	// Fanout overrides the table's bound on concurrently running fragments (0: the table's).
 	Fanout int
 	// Pushdown enables the pushdown rewrite (pushdown.go): a fragment whose partial aggregate
@@ -130,7 +133,9 @@ func (pr *Prepared) Explain() []string { return pr.n.explain() }
 // Execute starts one execution of the prepared plan: fragments start as the reader is pulled,
 // at most the fan-out at a time. Safe for concurrent use.
 func (pr *Prepared) Execute(ctx context.Context) (*Result, error) {
-	rt := &runtime{mem: ledger.New(pr.opts.Alloc, pr.opts.MemoryLimit), opts: &pr.opts}
+	mem := ledger.New(pr.opts.Alloc, pr.opts.MemoryLimit)
+	mem.SetRowLimit(pr.opts.RowLimit)
+	rt := &runtime{mem: mem, opts: &pr.opts}
 	r, err := pr.n.open(ctx, rt)
 	if err != nil {
 		return nil, err

@@ -33,6 +33,8 @@ type serveConfig struct {
 	queryMemory     int64
 	routeCache      int
 	ticketTTL       time.Duration
+	queryMaxRows    int64
+	stallTimeout    time.Duration
 	multiEndpoint   bool
 	endpointBkts    int
 	maxEndpoints    int
@@ -65,6 +67,8 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.BoolVar(&c.analytical, "analytical", false, "analytical mode on for every session: a query may read a table without pinning its partitions (every partition of its range, discovered from the stores); sessions may turn it off, or on without this flag, with the session option analytical")
 	fs.IntVar(&c.analyticalParts, "analytical-max-partitions", query.DefaultAnalyticalMaxPartitions, "partitions one analytical read may discover in its range (RESOURCE_EXHAUSTED beyond; negative: no bound)")
 	fs.Int64Var(&c.queryMemory, "query-memory", query.DefaultQueryMemory, "bytes one query's batches may hold on the scan path (RESOURCE_EXHAUSTED beyond; negative: no bound)")
+	fs.Int64Var(&c.queryMaxRows, "query-max-rows", query.DefaultMaxRows, "rows one query's bucket fragments may produce: rows read after filters, or partial-aggregate rows (RESOURCE_EXHAUSTED beyond; negative: no bound)")
+	fs.DurationVar(&c.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "how long one message of a result stream may wait for a client that stopped reading before its connection is closed (frees the query's slot; negative: no bound)")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
 	fs.DurationVar(&c.ticketTTL, "ticket-ttl", flightsql.DefaultTicketTTL, "how long a ticket may be fetched after GetFlightInfo or RenewFlightEndpoint (FAILED_PRECONDITION beyond; 0: the default)")
 	fs.BoolVar(&c.multiEndpoint, "multi-endpoint", false, "answer row-returning queries over several buckets with ordered endpoints, one per group of buckets, unless the session chooses (session option endpoints=single|multiple; default: one endpoint)")
@@ -189,7 +193,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
-		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, RouteCacheEntries: cfg.routeCache,
+		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, QueryMaxRows: cfg.queryMaxRows, StallTimeout: cfg.stallTimeout, RouteCacheEntries: cfg.routeCache,
 		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
 		MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version,

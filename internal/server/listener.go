@@ -64,3 +64,22 @@ func (c *trackedConn) Close() error {
 	})
 	return c.Conn.Close()
 }
+
+// closeRemote closes the accepted connection whose remote address is remote (a stream's
+// peer address), if any, and reports whether there was one.
+func (l *trackingListener) closeRemote(remote string) bool {
+	l.mu.Lock()
+	var found *trackedConn
+	for c := range l.conns {
+		if c.RemoteAddr().String() == remote {
+			found = c
+			break
+		}
+	}
+	l.mu.Unlock()
+	if found == nil {
+		return false
+	}
+	_ = found.Close()
+	return true
+}

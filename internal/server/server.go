@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
@@ -64,6 +65,9 @@ type Config struct {
 	// QueryMemory bounds the bytes one query may hold (default query.DefaultQueryMemory;
 	// negative: no bound).
 	QueryMemory int64
+	// QueryMaxRows bounds the rows one query's fragments may produce (query.Options.MaxRows;
+	// default query.DefaultMaxRows; negative: no bound).
+	QueryMaxRows int64
 	// RouteCacheEntries bounds the archived-route cache (default routing.DefaultRouteCacheEntries;
 	// negative disables it).
 	RouteCacheEntries int
@@ -115,6 +119,11 @@ type Config struct {
 	// batch (default DefaultQueryTimeout; negative: no bound). A query past it ends with
 	// DEADLINE_EXCEEDED naming the limit.
 	QueryTimeout time.Duration
+	// StallTimeout bounds how long one message of a DoGet stream may wait to be sent: a
+	// client that stops reading blocks the send on HTTP/2 flow control, holding its query's
+	// admission slot, buckets and connections; past StallTimeout its connection is closed,
+	// which ends the stream (default DefaultStallTimeout; negative: no bound).
+	StallTimeout time.Duration
 	// DrainTimeout is how long Wait lets running queries finish when its context ends
 	// (SIGTERM) before cancelling them (default DefaultDrainTimeout; see Drain).
 	DrainTimeout time.Duration
@@ -131,6 +140,9 @@ type Config struct {
 
 // DefaultQueryTimeout is Config.QueryTimeout's default.
 const DefaultQueryTimeout = time.Hour
+
+// DefaultStallTimeout is Config.StallTimeout's default.
+const DefaultStallTimeout = 2 * time.Minute
 
 // DefaultDrainTimeout is Config.DrainTimeout's default.
 const DefaultDrainTimeout = 30 * time.Second
@@ -200,7 +212,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		tables = append(tables, t)
 	}
 	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
-		EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints})
+		EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows})
 	if err != nil {
 		return nil, err
 	}
@@ -237,6 +249,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	case queryTimeout < 0:
 		queryTimeout = 0
 	}
+	stallTimeout := cfg.StallTimeout
+	switch {
+	case stallTimeout == 0:
+		stallTimeout = DefaultStallTimeout
+	case stallTimeout < 0:
+		stallTimeout = 0
+	}
 	adm := newAdmission(maxQueries, maxQueued, queueWait)
 	hr := newHealthReporter(storeProbes(cfg.Hot, cfg.Archive), healthInterval, cfg.Logger)
 	stopCtx, stop := context.WithCancel(context.Background())
@@ -256,8 +275,6 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	srv := flight.NewServerWithMiddleware(nil, opts...)
 	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream)
-	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem, auth: cfg.Auth, adm: adm, queryTimeout: queryTimeout})
-	srv.RegisterService(&healthpb.Health_ServiceDesc, hr.hs)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		endWatches()
@@ -266,6 +283,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	tl := newTrackingListener(ln)
+	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem, auth: cfg.Auth, adm: adm,
+		queryTimeout: queryTimeout, stallTimeout: stallTimeout, ln: tl, log: cfg.Logger})
+	srv.RegisterService(&healthpb.Health_ServiceDesc, hr.hs)
 	srv.InitListener(tl)
 	s := &Server{flight: srv, ln: tl, mem: mem, adm: adm, health: hr, stop: stop, endWatches: endWatches, logger: cfg.Logger, drainTimeout: drainTimeout, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
 	hr.start()
@@ -426,6 +446,11 @@ type service struct {
 	adm  *admission
 	// queryTimeout bounds a query stream's wall time (0: none).
 	queryTimeout time.Duration
+	// stallTimeout bounds how long one DoGet message may wait to be sent (0: none); ln
+	// closes the connection of a stream past it.
+	stallTimeout time.Duration
+	ln           *trackingListener
+	log          *slog.Logger
 }
 
 // Handshake answers Flight's Handshake: with authentication, a bearer token for the call's
@@ -476,10 +501,14 @@ func (g service) DoAction(cmd *flight.Action, stream flight.FlightService_DoActi
 
 // DoGet streams statement results without copies; metadata commands go to the dispatcher.
 // Query tickets first wait for an admission slot, and run under the query timeout, which is
-// checked between batches (a client that stops reading keeps its stream, and its slot, until
-// it reads on, disconnects, or a drain cuts its connection). Every stream ends when the
-// server's stop context is cancelled (stoppable).
+// checked between batches. A client that stops reading blocks the stream's sends on HTTP/2
+// flow control, which only the connection's end releases: a send waiting longer than the
+// stall timeout closes the stream's connection (stallStream), which ends the stream and
+// frees its slot. Every stream ends when the server's stop context is cancelled (stoppable).
 func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer) error {
+	if g.stallTimeout > 0 {
+		stream = &stallStream{FlightService_DoGetServer: stream, timeout: g.stallTimeout, stall: g.closeStalled}
+	}
 	if flightsql.IsQueryTicket(t) {
 		release, err := g.adm.admit(stream.Context())
 		if err != nil {
@@ -500,6 +529,33 @@ func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer
 	}
 	return unknownCommand(err)
 }
+
+// closeStalled closes the connection of a stream whose send waited past the stall timeout.
+func (g service) closeStalled(ctx context.Context) {
+	p, ok := peer.FromContext(ctx)
+	if !ok || p.Addr == nil {
+		return
+	}
+	if g.ln.closeRemote(p.Addr.String()) {
+		g.log.Warn("closed the connection of a stream whose client stopped reading", "stall_timeout", g.stallTimeout)
+	}
+}
+
+// stallStream is a DoGet stream whose sends are watched: one that has not returned after
+// timeout calls stall with the stream's context (once per stuck send).
+type stallStream struct {
+	flight.FlightService_DoGetServer
+	timeout time.Duration
+	stall   func(context.Context)
+}
+
+func (s *stallStream) SendMsg(m any) error {
+	t := time.AfterFunc(s.timeout, func() { s.stall(s.Context()) })
+	defer t.Stop()
+	return s.FlightService_DoGetServer.SendMsg(m)
+}
+
+func (s *stallStream) Send(d *flight.FlightData) error { return s.SendMsg(d) }
 
 // errQueryTimeout is the cancellation cause of a query stream past Config.QueryTimeout.
 var errQueryTimeout = errors.New("query timeout")

@@ -27,7 +27,8 @@ import (
 var ErrMemoryLimit = errors.New("ledger: query memory limit exceeded")
 
 // ErrRowLimit is wrapped by the error of a fragment that would produce more rows than its
-// reservation allows.
+// reservation allows, and by the RowLimitExceededError of a query whose fragments would read
+// more rows than its limit (SetRowLimit).
 var ErrRowLimit = errors.New("ledger: query row limit exceeded")
 
 // Ledger is one query's allocator and resource account. It implements memory.Allocator by
@@ -40,9 +41,37 @@ type Ledger struct {
 	cur    atomic.Int64
 	peak   atomic.Int64
 
+	rowLimit int64 // rows the query's fragments may produce; <= 0: none
+	rows     atomic.Int64
+
 	mu        sync.Mutex
 	fragments int // reservations outstanding
 }
+
+// SetRowLimit bounds the rows all the query's fragments may produce together (<= 0: no
+// bound; the seed's per-query row budget): Reservation.AddRows fails past it with a
+// *RowLimitExceededError. Call it before the fragments start.
+func (l *Ledger) SetRowLimit(n int64) { l.rowLimit = n }
+
+// Rows returns the rows the query's fragments produced so far.
+func (l *Ledger) Rows() int64 { return l.rows.Load() }
+
+// RowLimitExceededError is the error of a query whose fragments would produce more rows than
+// its limit; it matches ErrRowLimit with errors.Is. Message is the text a client may see: it
+// names the limit and its flag, nothing of the data.
+type RowLimitExceededError struct {
+	Limit int64 // rows
+}
+
+func (e *RowLimitExceededError) Error() string { return ErrRowLimit.Error() + ": " + e.Message() }
+
+// Message returns the client-facing text, without the package prefix.
+func (e *RowLimitExceededError) Message() string {
+	return fmt.Sprintf("the query reads more than its limit of %d rows; narrow it or raise --query-max-rows", e.Limit)
+}
+
+// Is reports whether target is ErrRowLimit.
+func (e *RowLimitExceededError) Is(target error) bool { return target == ErrRowLimit }
 
 // New returns a ledger allocating from parent (memory.DefaultAllocator when nil) with a limit
 // in bytes (<= 0: no limit).
@@ -159,11 +188,15 @@ func (l *Ledger) Reserve(maxRows int64) *Reservation {
 }
 
 // AddRows counts n rows produced by the fragment and checks the ledger: it returns an error
-// wrapping ErrRowLimit past the reservation's rows, or ErrMemoryLimit past the query's memory.
+// wrapping ErrRowLimit past the reservation's rows, a *RowLimitExceededError past the query's
+// row limit, or ErrMemoryLimit past the query's memory.
 func (r *Reservation) AddRows(n int64) error {
 	r.rows += n
 	if r.maxRows > 0 && r.rows > r.maxRows {
 		return fmt.Errorf("%w: a fragment produced more than %d rows", ErrRowLimit, r.maxRows)
+	}
+	if total := r.l.rows.Add(n); r.l.rowLimit > 0 && total > r.l.rowLimit {
+		return &RowLimitExceededError{Limit: r.l.rowLimit}
 	}
 	return r.l.Check()
 }

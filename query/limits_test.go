@@ -1,0 +1,64 @@
+package query_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/query"
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// TestRowLimit: a query whose fragments would read more rows than --query-max-rows fails with
+// RESOURCE_EXHAUSTED naming the limit and its flag (and nothing of the data), on the scan path
+// with pushdown on and off and for each fragment of a multi-endpoint plan; a count produces
+// one partial row per bucket (46 here) and is not refused; a query within the limit gets
+// every row.
+func TestRowLimit(t *testing.T) {
+	t.Parallel()
+	f := buildEngFixture(t, "mixed", true)
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	whole := routing.TimeRange{Start: engDay0.AddDate(0, 0, -3), End: engDay0.AddDate(0, 0, engDays+3)}
+	recs := f.engRecords("general", whole)
+	scanSQL := "SELECT id FROM messages" + engWhere("general", whole) + " ORDER BY timestamp"
+	countSQL := "SELECT COUNT(*) FROM messages" + engWhere("general", whole)
+	if len(recs) < 200 {
+		t.Fatalf("%d records: too few for the limit", len(recs))
+	}
+	on, off := f.enginesWith(t, alloc, nil, query.Options{MaxRows: 100})
+	for _, e := range []*query.Engine{on, off} {
+		_, err := engRun(t, e, alloc, scanSQL, nil)
+		engCheckStatus(t, "scan past the row limit", err, codes.ResourceExhausted, "general", string(recs[0].SortKey))
+		if msg := status.Convert(err).Message(); !strings.Contains(msg, "limit of 100 rows") || !strings.Contains(msg, "--query-max-rows") {
+			t.Fatalf("refusal %q does not name the limit and its flag", msg)
+		}
+		frags, err := e.Fragments(context.Background(), scanSQL, nil, nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fr := range frags {
+			rdr, err := e.ExecuteFragment(context.Background(), scanSQL, nil, nil, fr.Spec)
+			if err == nil {
+				var res engResult
+				if res, err = engDrain(t, rdr, alloc, scanSQL); err == nil && len(res.rows) > 100 {
+					t.Fatalf("a fragment returned %d rows past a limit of 100", len(res.rows))
+				}
+			}
+			if err != nil && status.Code(err) != codes.ResourceExhausted {
+				t.Fatalf("fragment: %v", err)
+			}
+		}
+	}
+	res, err := engRun(t, on, alloc, countSQL, nil)
+	if err != nil || res.rows[0][0] != int64(len(recs)) {
+		t.Fatalf("pushed-down count under a row limit of 100: %v %v", res.rows, err)
+	}
+	big, _ := f.enginesWith(t, alloc, nil, query.Options{MaxRows: int64(len(recs))})
+	if res, err := engRun(t, big, alloc, scanSQL, nil); err != nil || len(res.rows) != len(recs) {
+		t.Fatalf("scan of exactly the limit: %d rows, %v", len(res.rows), err)
+	}
+}
