@@ -19,13 +19,14 @@ func wantRefusal(t *testing.T, err error, want string) {
 	}
 }
 
-// admitAsync starts admit in a goroutine and returns the channel of its outcome.
+// admitAsync starts admit in a goroutine and returns the channel of its outcome. An admitted
+// query releases its slot before its outcome is sent, so a receiver sees the slot free.
 func admitAsync(ctx context.Context, a *admission) <-chan error {
 	ch := make(chan error, 1)
 	go func() {
 		release, err := a.admit(ctx)
 		if err == nil {
-			defer release()
+			release()
 		}
 		ch <- err
 	}()
