@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -35,6 +36,42 @@ func dialSlow(t *testing.T, srv *server.Server) *flightsql.Client {
 	}
 	t.Cleanup(func() { cl.Close() })
 	return cl
+}
+
+// startScan starts ordScan on a slow client (dialSlow) and returns its stream, released at
+// the test's end.
+func startScan(t *testing.T, srv *server.Server) *flight.Reader {
+	t.Helper()
+	cl := dialSlow(t, srv)
+	info, err := cl.Execute(context.Background(), ordScan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdr, err := cl.DoGet(context.Background(), info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rdr.Release)
+	return rdr
+}
+
+// holdFirstBatch starts ordScan on a slow client and reads one batch of it: the query keeps
+// its admission slot until rest reads the others (rest returns every row's count, the first
+// batch's included, and the stream's error).
+func holdFirstBatch(t *testing.T, srv *server.Server) (rest func() (int, error)) {
+	t.Helper()
+	rdr := startScan(t, srv)
+	if !rdr.Next() {
+		t.Fatalf("no first batch: %v", rdr.Err())
+	}
+	first := int(rdr.RecordBatch().NumRows())
+	return func() (int, error) {
+		n := first
+		for rdr.Next() {
+			n += int(rdr.RecordBatch().NumRows())
+		}
+		return n, rdr.Err()
+	}
 }
 
 // servingStatus asks srv's gRPC health service about the Flight service over a new
@@ -78,37 +115,12 @@ func TestAdmissionAndDrain(t *testing.T) {
 		t.Cleanup(srv.Close)
 		return srv
 	}
-	// holdFirstBatch starts the scan on a slow client and reads one batch of it.
-	holdFirstBatch := func(srv *server.Server) (next func() (int, error)) {
-		cl := dialSlow(t, srv)
-		info, err := cl.Execute(ctx, ordScan)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(rdr.Release)
-		if !rdr.Next() {
-			t.Fatalf("no first batch: %v", rdr.Err())
-		}
-		first := int(rdr.RecordBatch().NumRows())
-		return func() (int, error) {
-			n := first
-			for rdr.Next() {
-				n += int(rdr.RecordBatch().NumRows())
-			}
-			return n, rdr.Err()
-		}
-	}
-
 	t.Run("drain lets the running query finish", func(t *testing.T) {
 		srv := start()
 		if st := servingStatus(srv); st != healthpb.HealthCheckResponse_SERVING {
 			t.Fatalf("health %v before the drain, want SERVING", st)
 		}
-		rest := holdFirstBatch(srv)
+		rest := holdFirstBatch(t, srv)
 		other := dial(t, srv)
 		_, err := run(ctx, other, ordScan)
 		if st, _ := status.FromError(err); st.Code() != codes.Unavailable || !strings.Contains(st.Message(), "--max-queries") {
@@ -155,7 +167,7 @@ func TestAdmissionAndDrain(t *testing.T) {
 
 	t.Run("drain deadline cancels the running query", func(t *testing.T) {
 		srv := start()
-		rest := holdFirstBatch(srv)
+		rest := holdFirstBatch(t, srv)
 		if srv.Drain(100 * time.Millisecond) {
 			t.Fatal("Drain reports every query finished while one was held")
 		}
@@ -214,16 +226,7 @@ func TestQueryTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	cl := dialSlow(t, srv)
-	info, err := cl.Execute(context.Background(), ordScan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdr, err := cl.DoGet(context.Background(), info.Endpoint[0].Ticket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdr.Release()
+	rdr := startScan(t, srv)
 	// Stall after the first batch (on a busy machine the limit may pass even before it).
 	if rdr.Next() {
 		time.Sleep(400 * time.Millisecond)
@@ -256,16 +259,7 @@ func TestStalledClientLosesItsSlot(t *testing.T) {
 	}
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
-	cl := dialSlow(t, srv)
-	info, err := cl.Execute(ctx, ordScan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdr.Release()
+	rdr := startScan(t, srv)
 	if !rdr.Next() {
 		t.Fatalf("no first batch: %v", rdr.Err())
 	}

@@ -8,9 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	arrowflightsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -78,15 +83,19 @@ func (s secretStore) ScanRange(context.Context, routing.BucketID, routing.BatchR
 	return routing.Route{}, nil, fmt.Errorf("scan: %w", errSecret)
 }
 
-// queryLogServer starts a server over the env's stores (hot wrapped by wrap) whose log goes,
-// as JSON at debug level or not, to the returned buffer.
-func queryLogServer(t *testing.T, e *env, hot routing.HotStore, level slog.Level) (*server.Server, *logBuffer) {
+// queryLogServer starts a server over hot and the env's archive whose log goes, as JSON at
+// level, to the returned buffer; each of with changes its configuration first.
+func queryLogServer(t *testing.T, e *env, hot routing.HotStore, level slog.Level, with ...func(*server.Config)) (*server.Server, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
-	srv, err := server.Start(context.Background(), server.Config{
+	cfg := server.Config{
 		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: hot, Archive: e.reader, Pushdown: true,
 		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level})),
-	})
+	}
+	for _, f := range with {
+		f(&cfg)
+	}
+	srv, err := server.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,16 +114,36 @@ func assertPrivate(t *testing.T, what, s string) {
 	}
 }
 
+// recordSpans makes the global tracer provider record every span until the test ends.
+func recordSpans(t *testing.T) *tracetest.SpanRecorder {
+	t.Helper()
+	spans := tracetest.NewSpanRecorder()
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)))
+	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+	return spans
+}
+
+// callSpans returns the names of the ended spans whose flightsrv.query.id is id, in order.
+func callSpans(spans *tracetest.SpanRecorder, id any) []string {
+	var out []string
+	for _, s := range spans.Ended() {
+		for _, kv := range s.Attributes() {
+			if kv.Key == querylog.AttrQueryID && kv.Value.AsString() == id {
+				out = append(out, strings.TrimPrefix(s.Name(), querylog.FlightService+"/"))
+			}
+		}
+	}
+	return out
+}
+
 // TestRefusedAndFailedQueriesAreLoggedOnce: every refused or failed query leaves exactly one
 // structured line (RPC, Flight SQL command, statement kind, gRPC code, duration, rows,
 // buckets per store, a query id that is also the call span's flightsrv.query.id attribute),
 // answered queries leave none, and no line or span attribute holds a partition value, a
 // literal, a path or the raw database error — which reaches the log at debug level only.
 func TestRefusedAndFailedQueriesAreLoggedOnce(t *testing.T) {
-	spans := tracetest.NewSpanRecorder()
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)))
-	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+	spans := recordSpans(t)
 
 	e := newEnv(t)
 	ctx := context.Background()
@@ -220,4 +249,172 @@ func TestRefusedAndFailedQueriesAreLoggedOnce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// joinSQL is refused as UNIMPLEMENTED when it is planned (prepared or executed).
+const joinSQL = "SELECT a.id FROM flights a JOIN flights b ON a.id = b.id WHERE a.origin = 'ORD'" +
+	" AND a.timestamp >= TIMESTAMPTZ '2001-01-01T00:00:00Z' AND a.timestamp < TIMESTAMPTZ '2001-02-01T00:00:00Z'"
+
+// TestOneLinePerRefusedQueryFromADBC (found by a user trial): ADBC's DB-API prepares every
+// statement and, when CreatePreparedStatement answers UNIMPLEMENTED, executes it again with
+// GetFlightInfo, which is refused alike; the two calls of that one query leave one line at
+// info level (the prepare's), and the second is a debug line "query refused again" under the
+// same query id, which is also the second call's span attribute. A client that executes the
+// statement again, or another client preparing it, is another query with a line of its own.
+func TestOneLinePerRefusedQueryFromADBC(t *testing.T) {
+	spans := recordSpans(t)
+	e := newEnv(t)
+	ctx := context.Background()
+	srv, logs := queryLogServer(t, e, e.store, slog.LevelDebug)
+	queryMsgs := []string{"query refused", "query failed", "query cancelled"}
+
+	// The calls ADBC 1.13's cursor.execute makes (adbc_driver_manager/dbapi.py,
+	// _prepare_execute: prepare, and on NotSupportedError go on to execute).
+	adbc := dial(t, srv)
+	if _, err := adbc.Prepare(ctx, joinSQL); status.Code(err) != codes.Unimplemented {
+		t.Fatalf("prepare: %v, want UNIMPLEMENTED", err)
+	}
+	if _, err := adbc.Execute(ctx, joinSQL); status.Code(err) != codes.Unimplemented {
+		t.Fatalf("execute after the refused prepare: %v, want UNIMPLEMENTED", err)
+	}
+	lines := logs.lines(t, queryMsgs...)
+	if len(lines) != 1 {
+		t.Fatalf("want 1 line for the query, got %d:\n%s", len(lines), logs)
+	}
+	for k, v := range map[string]any{"level": "WARN", "msg": "query refused", "rpc": "DoAction", "command": "CreatePreparedStatement",
+		"statement": "SELECT", "code": "Unimplemented", "message": "JOIN is not supported"} {
+		if lines[0][k] != v {
+			t.Errorf("line: %s = %v, want %v", k, lines[0][k], v)
+		}
+	}
+	again := logs.lines(t, "query refused again")
+	if len(again) != 1 || again[0]["level"] != "DEBUG" || again[0]["rpc"] != "GetFlightInfo" || again[0]["command"] != "CommandStatementQuery" ||
+		again[0]["query_id"] != lines[0]["query_id"] {
+		t.Fatalf("the follow-up's debug line: %v, want GetFlightInfo under query id %v", again, lines[0]["query_id"])
+	}
+	if got := callSpans(spans, lines[0]["query_id"]); !slices.Equal(got, []string{"DoAction", "GetFlightInfo"}) {
+		t.Errorf("spans of query %v: %v, want the prepare's and the execution's", lines[0]["query_id"], got)
+	}
+
+	// The same client executing the statement once more (no prepare before it), and another
+	// client (another connection) preparing it: two more queries, two more lines.
+	if _, err := adbc.Execute(ctx, joinSQL); status.Code(err) != codes.Unimplemented {
+		t.Fatalf("execute again: %v", err)
+	}
+	if _, err := dial(t, srv).Prepare(ctx, joinSQL); status.Code(err) != codes.Unimplemented {
+		t.Fatalf("prepare on another connection: %v", err)
+	}
+	lines = logs.lines(t, queryMsgs...)
+	if len(lines) != 3 || lines[1]["rpc"] != "GetFlightInfo" || lines[2]["rpc"] != "DoAction" {
+		t.Fatalf("want the first line and one line per later query (GetFlightInfo, DoAction), got %d:\n%s", len(lines), logs)
+	}
+	ids := map[any]bool{}
+	for _, l := range lines {
+		ids[l["query_id"]] = true
+	}
+	if len(ids) != 3 {
+		t.Errorf("three queries, query ids %v", ids)
+	}
+	if n := len(logs.lines(t, "query refused again")); n != 1 {
+		t.Errorf("%d follow-up lines, want still 1", n)
+	}
+	assertPrivate(t, "log", logs.String())
+}
+
+// TestQueryKeepsItsIDAcrossCalls (found by a user trial): a query's DoGet calls log and trace
+// under the query id of the GetFlightInfo that planned it (the ticket carries it), and a DoGet
+// refused before it runs — while the server drains — names the statement kind sealed into its
+// ticket; a query ticket the server cannot open is statement UNKNOWN.
+func TestQueryKeepsItsIDAcrossCalls(t *testing.T) {
+	spans := recordSpans(t)
+	e := newEnv(t)
+	ctx := context.Background()
+	srv, logs := queryLogServer(t, e, e.store, slog.LevelInfo, func(c *server.Config) {
+		c.MaxQueries, c.MaxQueued, c.QueueWait = 1, 1, time.Hour
+	})
+	from, to := ts("2001-02-01T00:00:00Z"), ts("2001-06-01T00:00:00Z")
+
+	// An answered query: its GetFlightInfo span and its DoGet span carry one id.
+	cl := dial(t, srv)
+	info, err := cl.Execute(ctx, countSQL("BOS", from, to))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fetch(ctx, cl, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := scalarCount(t, res), int64(len(expected(e.sample, "BOS", from, to))); got != want {
+		t.Fatalf("count %d, want %d", got, want)
+	}
+	res.release()
+	var id string
+	for _, s := range spans.Ended() {
+		for _, kv := range s.Attributes() {
+			if kv.Key == querylog.AttrQueryID && strings.HasSuffix(s.Name(), "/GetFlightInfo") {
+				id = kv.Value.AsString()
+			}
+		}
+	}
+	if got := callSpans(spans, id); id == "" || !slices.Equal(got, []string{"GetFlightInfo", "DoGet"}) {
+		t.Fatalf("spans of query %q: %v, want its GetFlightInfo and its DoGet", id, got)
+	}
+
+	// A ticket that is a statement ticket but cannot be opened: one line, statement UNKNOWN.
+	forged, err := arrowflightsql.CreateStatementQueryTicket([]byte("not a sealed ticket"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdr, err := cl.DoGet(ctx, &flight.Ticket{Ticket: forged})
+	if err == nil {
+		for rdr.Next() {
+		}
+		err = rdr.Err()
+		rdr.Release()
+	}
+	if status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("forged ticket: %v, want INVALID_ARGUMENT", err)
+	}
+	lines := logs.lines(t, "query refused")
+	if len(lines) != 1 || lines[0]["rpc"] != "DoGet" || lines[0]["statement"] != querylog.StatementUnknown {
+		t.Fatalf("forged ticket's line: %v, want one DoGet line with statement %s", lines, querylog.StatementUnknown)
+	}
+	logs.reset()
+
+	// Refused during the drain: the only slot is held by a scan, the query's DoGet waits in
+	// the queue (or arrives once the drain began) and is refused as the server shuts down.
+	rest := holdFirstBatch(t, srv)
+	info, err = cl.Execute(ctx, countSQL("SFO", from, to))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := make(chan error, 1)
+	go func() {
+		_, err := fetch(ctx, cl, info)
+		refused <- err
+	}()
+	drained := make(chan bool, 1)
+	go func() { drained <- srv.Drain(time.Minute) }()
+	if err := <-refused; status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "shutting down") {
+		t.Fatalf("DoGet during the drain: %v, want UNAVAILABLE (shutting down)", err)
+	}
+	if n, err := rest(); err != nil {
+		t.Fatalf("the held scan after %d rows: %v", n, err)
+	}
+	<-drained
+	lines = logs.lines(t, "query refused", "query failed", "query cancelled")
+	if len(lines) != 1 {
+		t.Fatalf("want 1 line, got %d:\n%s", len(lines), logs)
+	}
+	l := lines[0]
+	for k, v := range map[string]any{"msg": "query failed", "rpc": "DoGet", "command": "TicketStatementQuery", "statement": "SELECT",
+		"code": "Unavailable", "message": "the server is shutting down; retry on another replica"} {
+		if l[k] != v {
+			t.Errorf("drain refusal line: %s = %v, want %v", k, l[k], v)
+		}
+	}
+	if got := callSpans(spans, l["query_id"]); !slices.Equal(got, []string{"GetFlightInfo", "DoGet"}) {
+		t.Errorf("spans of the refused query %v: %v, want its GetFlightInfo and its DoGet", l["query_id"], got)
+	}
+	assertPrivate(t, "log", logs.String())
 }

@@ -84,9 +84,9 @@ func (s *Server) statementInfo(ctx context.Context, q Query, desc *flight.Flight
 			return nil, s.toStatus(err)
 		}
 	}
-	// Every FlightInfo gets a query id of its own, shared by its endpoints, so that
-	// CancelFlightInfo of one never cancels another execution of the same statement.
-	if q.Nonce, err = newNonce(); err != nil {
+	// Every FlightInfo gets a query id of its own (the call's), shared by its endpoints, so
+	// that CancelFlightInfo of one never cancels another execution of the same statement.
+	if q.Nonce, err = queryNonce(ctx); err != nil {
 		return nil, s.toStatus(err)
 	}
 	info := &flight.FlightInfo{

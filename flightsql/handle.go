@@ -23,7 +23,8 @@ type Query struct {
 	// Nonce makes every prepared-statement handle unique, so that bindings remembered for
 	// one client's handle are never seen by another client preparing the same SQL. In a
 	// ticket it is the query id that every endpoint of one FlightInfo shares: cancellation and
-	// progress are per query id.
+	// progress are per query id, and it is the query_id of the GetFlightInfo call's log
+	// lines and span (internal/querylog), which its DoGet calls take over.
 	Nonce []byte `json:"nonce,omitempty"`
 	// Compression is the IPC compression of the result stream (OptionCompression), taken
 	// from the session at GetFlightInfo; empty means none.
@@ -32,6 +33,10 @@ type Query struct {
 	// CreatePreparedStatement: a query without a partition pin was planned under it, so its
 	// DoGet runs under it on any replica.
 	Analytical bool `json:"analytical,omitempty"`
+	// Statement is the statement kind the engine recorded when it planned the query
+	// (internal/querylog: SELECT, EXPLAIN, SUBSTRAIT), a fixed word: the log line of a DoGet
+	// refused before it runs names it (Server.TicketQuery).
+	Statement string `json:"stmt,omitempty"`
 
 	// The fields below are set in tickets only.
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"sort"
@@ -231,6 +232,7 @@ func (s *Server) prepare(ctx context.Context, q *Query) (dataset, params *arrow.
 	if err != nil {
 		return nil, nil, s.toStatus(err)
 	}
+	q.Statement = querylog.FromContext(ctx).Statement()
 	if params == nil {
 		params = arrow.NewSchema(nil, nil)
 	}
@@ -482,6 +484,32 @@ func (s *Server) tableNames() ([]string, map[string]*arrow.Schema) {
 	}
 	sort.Strings(names)
 	return names, tables
+}
+
+// queryNonce returns the nonce of a FlightInfo's tickets: the call's query id
+// (internal/querylog, 8 bytes as 16 hex digits), so that the query's DoGet calls log and trace
+// under the id of the GetFlightInfo that planned it; 12 random bytes outside a logged call.
+func queryNonce(ctx context.Context) ([]byte, error) {
+	if id, err := hex.DecodeString(querylog.FromContext(ctx).ID()); err == nil && len(id) > 0 {
+		return id, nil
+	}
+	return newNonce()
+}
+
+// TicketQuery implements querylog.Tickets: for a statement ticket, its query id (the hex of
+// its nonce, shared by the FlightInfo's endpoints) and statement kind, also when it has
+// expired; for a prepared-statement ticket (a handle), its statement kind only (a handle is
+// executed many times, each a query of its own); empty strings for a query ticket that cannot
+// be opened. ok is false for other tickets. Safe for concurrent use.
+func (s *Server) TicketQuery(ticket []byte) (id, statement string, ok bool) {
+	q, ok, err := s.cancelQuery(ticket)
+	if !ok || err != nil {
+		return "", "", ok
+	}
+	if q.Expires != 0 { // set in statement tickets only (sealTicket)
+		id = hex.EncodeToString(q.Nonce)
+	}
+	return id, q.Statement, true
 }
 
 // newNonce returns 12 random bytes for a handle or ticket.

@@ -12,6 +12,17 @@
 // with any status but OK, write one log line with the logger's handler (key=value text or
 // JSON, as the process configured it).
 //
+// A query has one id across its calls: a ticket carries the id of the GetFlightInfo call that
+// issued it (the server's Tickets reads it back, with the statement kind sealed beside it), so
+// the log lines and spans of a query's DoGet calls name the same query_id as its
+// GetFlightInfo, and a DoGet refused before it runs (while the server drains) still names its
+// statement kind. One refused query leaves one line even when the client sends it twice: ADBC's
+// DB-API prepares every statement first and, when CreatePreparedStatement answers
+// UNIMPLEMENTED (a construct the server does not support), takes it for a driver without
+// prepared statements and executes the same statement again with GetFlightInfo, which is
+// refused with the same code; that second refusal gets the first one's query_id and is logged
+// at debug level as "query refused again".
+//
 // What a line holds (stable keys): query_id, trace_id (when the span is sampled), rpc,
 // command, statement, code (the gRPC code's name), duration, rows, hot_buckets,
 // archive_buckets, message (the status message the client got, which the engine and the
@@ -29,6 +40,7 @@ package querylog
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -39,12 +51,14 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
+	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	otelcodes "go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -69,16 +83,21 @@ const (
 // create it; the layers below fill it in through FromContext. Every method is safe for
 // concurrent use and does nothing on a nil *Record (a call outside the interceptors).
 type Record struct {
-	// ID is the query id: 16 lowercase hex digits drawn at random per call, in the log line
-	// (query_id) and the call span (flightsrv.query.id).
-	ID    string
 	start time.Time
 	rows  atomic.Int64
+	span  trace.Span
 
 	mu        sync.Mutex
+	id        string
 	command   string
 	statement string
 	buckets   func() (hot, archive int)
+	// stmt identifies the statement text or plan of a CreatePreparedStatement,
+	// CreatePreparedSubstraitPlan or statement GetFlightInfo call, with the client's address
+	// (a SHA-256, kept in memory only): the pairing of ADBC's execution after a refused
+	// prepare (refusals).
+	stmt    [sha256.Size]byte
+	hasStmt bool
 }
 
 type recordKey struct{}
@@ -92,6 +111,38 @@ func NewContext(ctx context.Context, r *Record) context.Context {
 func FromContext(ctx context.Context) *Record {
 	r, _ := ctx.Value(recordKey{}).(*Record)
 	return r
+}
+
+// ID returns the query id: 16 lowercase hex digits, drawn at random when the call starts, or
+// the id a DoGet's ticket carries (the GetFlightInfo call's that issued it); "" on a nil
+// *Record.
+func (r *Record) ID() string {
+	if r == nil {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.id
+}
+
+// adoptID makes id the call's query id, in the record and on its span.
+func (r *Record) adoptID(id string) {
+	r.mu.Lock()
+	r.id = id
+	r.mu.Unlock()
+	if r.span != nil {
+		r.span.SetAttributes(AttrQueryID.String(id))
+	}
+}
+
+// Statement returns the statement kind recorded so far ("" if none, or on a nil *Record).
+func (r *Record) Statement() string {
+	if r == nil {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.statement
 }
 
 // SetStatement records the statement kind (SELECT, EXPLAIN, SUBSTRAIT, or the pushed-down
@@ -134,35 +185,110 @@ func (r *Record) SetBuckets(f func() (hot, archive int)) {
 }
 
 // snapshot returns the fields filled in by the layers below.
-func (r *Record) snapshot() (command, statement string, hot, archive int) {
+func (r *Record) snapshot() (id, command, statement string, hot, archive int) {
 	r.mu.Lock()
-	command, statement, f := r.command, r.statement, r.buckets
+	id, command, statement, f := r.id, r.command, r.statement, r.buckets
 	r.mu.Unlock()
 	if f != nil {
 		hot, archive = f()
 	}
-	return command, statement, hot, archive
+	return id, command, statement, hot, archive
 }
 
 // newRecord draws a query id.
 func newRecord() *Record {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return &Record{ID: hex.EncodeToString(b[:]), start: time.Now()}
+	return &Record{id: hex.EncodeToString(b[:]), start: time.Now()}
 }
+
+// Tickets reads what a DoGet ticket says about its query, for the call's record: the server
+// that seals tickets implements it (flightsql.Server). Implementations must be safe for
+// concurrent use and must not block.
+type Tickets interface {
+	// TicketQuery returns the query id and the statement kind sealed into a query's ticket
+	// (either may be "": a ticket without them, or one that cannot be opened); ok is false
+	// for a ticket that is no query's (a metadata command's).
+	TicketQuery(ticket []byte) (id, statement string, ok bool)
+}
+
+// StatementUnknown is the statement kind of a query ticket that names none (it cannot be
+// opened, or predates the field).
+const StatementUnknown = "UNKNOWN"
 
 // ServerOptions returns the unary and stream interceptors that give each call of the Flight
 // service its record and span and log the calls that end with a status other than OK to
-// logger (nil: slog.Default()). Spans come from the global tracer provider at call time. Put
-// them first among the server's interceptors, so that refusals of later interceptors
-// (authentication, admission) are logged too. Calls of other services (gRPC health checking)
-// pass through untouched.
-func ServerOptions(logger *slog.Logger) []grpc.ServerOption {
-	l := &callLogger{log: logger}
+// logger (nil: slog.Default()). tickets (nil: none) reads the query id and statement kind of
+// DoGet tickets. Spans come from the global tracer provider at call time. Put them first among
+// the server's interceptors, so that refusals of later interceptors (authentication,
+// admission) are logged too. Calls of other services (gRPC health checking) pass through
+// untouched.
+func ServerOptions(logger *slog.Logger, tickets Tickets) []grpc.ServerOption {
+	l := &callLogger{log: logger, tickets: tickets, refusals: refusals{byStmt: map[[sha256.Size]byte]refusal{}}}
 	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(l.unary), grpc.ChainStreamInterceptor(l.stream)}
 }
 
-type callLogger struct{ log *slog.Logger }
+type callLogger struct {
+	log      *slog.Logger
+	tickets  Tickets
+	refusals refusals
+}
+
+// Pairing of a refused prepare with the same client's execution of the same statement
+// (ADBC's DB-API fallback, see the package doc): the execution must follow within
+// followUpWindow; at most maxRefusals refusals are remembered (the oldest are forgotten).
+const (
+	followUpWindow = 30 * time.Second
+	maxRefusals    = 1024
+)
+
+// refusals remembers, per statement and client (Record.stmt), the query id of a
+// CreatePreparedStatement or CreatePreparedSubstraitPlan refused as UNIMPLEMENTED, for the
+// GetFlightInfo that ADBC sends next. Safe for concurrent use.
+type refusals struct {
+	mu     sync.Mutex
+	byStmt map[[sha256.Size]byte]refusal
+}
+
+type refusal struct {
+	id string
+	at time.Time
+}
+
+// put remembers a refused prepare's query id.
+func (f *refusals) put(stmt [sha256.Size]byte, id string, now time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, r := range f.byStmt {
+		if now.Sub(r.at) > followUpWindow {
+			delete(f.byStmt, k)
+		}
+	}
+	for len(f.byStmt) >= maxRefusals {
+		var oldest [sha256.Size]byte
+		first := true
+		for k, r := range f.byStmt {
+			if first || r.at.Before(f.byStmt[oldest].at) {
+				oldest, first = k, false
+			}
+		}
+		delete(f.byStmt, oldest)
+	}
+	f.byStmt[stmt] = refusal{id: id, at: now}
+}
+
+// take returns, and forgets, the query id of a refused prepare of the same statement by the
+// same client within followUpWindow.
+func (f *refusals) take(stmt [sha256.Size]byte, now time.Time) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, ok := f.byStmt[stmt]
+	if !ok {
+		return "", false
+	}
+	delete(f.byStmt, stmt)
+	return r.id, now.Sub(r.at) <= followUpWindow
+}
 
 func (l *callLogger) logger() *slog.Logger {
 	if l.log != nil {
@@ -182,7 +308,8 @@ func (l *callLogger) begin(ctx context.Context, method string) (context.Context,
 	ctx, span := otel.Tracer("github.com/flightsrv/flightsrv/internal/querylog").Start(ctx, svc+"/"+rpc,
 		trace.WithSpanKind(trace.SpanKindServer),
 		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", svc),
-			attribute.String("rpc.method", rpc), AttrQueryID.String(rec.ID)))
+			attribute.String("rpc.method", rpc), AttrQueryID.String(rec.id)))
+	rec.span = span
 	return NewContext(ctx, rec), rec, span, true
 }
 
@@ -191,7 +318,7 @@ func (l *callLogger) unary(ctx context.Context, req any, info *grpc.UnaryServerI
 	if !ok {
 		return handler(ctx, req)
 	}
-	rec.observe(req)
+	l.observe(ctx, rec, req)
 	resp, err := handler(ctx, req)
 	l.end(ctx, rec, span, info.FullMethod, err)
 	return resp, err
@@ -202,7 +329,7 @@ func (l *callLogger) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 	if !ok {
 		return handler(srv, ss)
 	}
-	err := handler(srv, &recordStream{ServerStream: ss, ctx: ctx, rec: rec})
+	err := handler(srv, &recordStream{ServerStream: ss, ctx: ctx, rec: rec, l: l})
 	l.end(ctx, rec, span, info.FullMethod, err)
 	return err
 }
@@ -212,6 +339,7 @@ type recordStream struct {
 	grpc.ServerStream
 	ctx  context.Context
 	rec  *Record
+	l    *callLogger
 	seen bool
 }
 
@@ -221,26 +349,39 @@ func (s *recordStream) RecvMsg(m any) error {
 	err := s.ServerStream.RecvMsg(m)
 	if err == nil && !s.seen {
 		s.seen = true
-		s.rec.observe(m)
+		s.l.observe(s.ctx, s.rec, m)
 	}
 	return err
 }
 
-// observe records the Flight SQL command of a call's request message: the type of the Any in
-// a descriptor's cmd or a ticket (its last name, e.g. CommandStatementQuery), or an action's
-// type.
-func (r *Record) observe(msg any) {
+// observe records what a call's request message says: the Flight SQL command (the type of
+// the Any in a descriptor's cmd or a ticket, its last name, e.g. CommandStatementQuery, or an
+// action's type); for a query's ticket, the query id and statement kind it carries (through
+// l.tickets); for a statement's GetFlightInfo or prepare, the statement's identity with the
+// client's address (Record.stmt).
+func (l *callLogger) observe(ctx context.Context, r *Record, msg any) {
 	var b []byte
 	switch m := msg.(type) {
 	case *flight.FlightDescriptor:
 		b = m.GetCmd()
 	case *flight.Ticket:
 		b = m.GetTicket()
+		if l.tickets != nil {
+			if id, stmt, ok := l.tickets.TicketQuery(b); ok {
+				if id != "" {
+					r.adoptID(id)
+				}
+				if stmt == "" {
+					stmt = StatementUnknown
+				}
+				r.SetStatement(stmt)
+			}
+		}
 	case *flight.FlightData:
 		b = m.GetFlightDescriptor().GetCmd()
 	case *flight.Action:
 		r.setCommand(m.GetType())
-		return
+		b = m.GetBody()
 	}
 	var a anypb.Any
 	if len(b) == 0 || proto.Unmarshal(b, &a) != nil || a.GetTypeUrl() == "" {
@@ -250,13 +391,80 @@ func (r *Record) observe(msg any) {
 	if name == "" || len(name) > 64 {
 		return
 	}
-	r.setCommand(name)
+	if _, ok := msg.(*flight.Action); !ok {
+		r.setCommand(name)
+	}
+	if kind, text, ok := statementOf(&a); ok {
+		h := sha256.New()
+		if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+			h.Write([]byte(p.Addr.String()))
+		}
+		h.Write([]byte{0})
+		h.Write([]byte(kind))
+		h.Write([]byte{0})
+		h.Write(text)
+		r.mu.Lock()
+		h.Sum(r.stmt[:0])
+		r.hasStmt = true
+		r.mu.Unlock()
+	}
+}
+
+// statementOf returns the kind ("sql" or "substrait") and the text or plan bytes of a
+// statement's GetFlightInfo command or prepare action; ok is false for any other message.
+func statementOf(a *anypb.Any) (kind string, text []byte, ok bool) {
+	switch {
+	case a.MessageIs((*pb.CommandStatementQuery)(nil)):
+		var c pb.CommandStatementQuery
+		if a.UnmarshalTo(&c) == nil {
+			return "sql", []byte(c.GetQuery()), true
+		}
+	case a.MessageIs((*pb.ActionCreatePreparedStatementRequest)(nil)):
+		var c pb.ActionCreatePreparedStatementRequest
+		if a.UnmarshalTo(&c) == nil {
+			return "sql", []byte(c.GetQuery()), true
+		}
+	case a.MessageIs((*pb.CommandStatementSubstraitPlan)(nil)):
+		var c pb.CommandStatementSubstraitPlan
+		if a.UnmarshalTo(&c) == nil {
+			return "substrait", c.GetPlan().GetPlan(), true
+		}
+	case a.MessageIs((*pb.ActionCreatePreparedSubstraitPlanRequest)(nil)):
+		var c pb.ActionCreatePreparedSubstraitPlanRequest
+		if a.UnmarshalTo(&c) == nil {
+			return "substrait", c.GetPlan().GetPlan(), true
+		}
+	}
+	return "", nil, false
+}
+
+// followUp pairs a refused statement call with ADBC's DB-API fallback (package doc): a
+// prepare refused as UNIMPLEMENTED is remembered; a statement's GetFlightInfo by the same
+// client, refused as UNIMPLEMENTED within followUpWindow, takes the prepare's query id and
+// reports again = true (its line goes to debug level).
+func (l *callLogger) followUp(rec *Record, command string, code codes.Code) (again bool) {
+	rec.mu.Lock()
+	stmt, ok := rec.stmt, rec.hasStmt
+	rec.mu.Unlock()
+	if !ok || code != codes.Unimplemented {
+		return false
+	}
+	now := time.Now()
+	switch command {
+	case "CreatePreparedStatement", "CreatePreparedSubstraitPlan":
+		l.refusals.put(stmt, rec.ID(), now)
+	case "CommandStatementQuery", "CommandStatementSubstraitPlan":
+		if id, ok := l.refusals.take(stmt, now); ok {
+			rec.adoptID(id)
+			return true
+		}
+	}
+	return false
 }
 
 // end finishes a call: the span's closing attributes and status, and the log line when err
 // is not nil.
 func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, method string, err error) {
-	command, statement, hot, archive := rec.snapshot()
 	st := status.Convert(err)
 	if err != nil {
 		// Context errors that reached here unconverted are what gRPC will send.
@@ -267,6 +475,12 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 			st = status.New(codes.DeadlineExceeded, "query deadline exceeded")
 		}
 	}
+	again := false
+	if err != nil {
+		_, command, _, _, _ := rec.snapshot()
+		again = l.followUp(rec, command, st.Code())
+	}
+	id, command, statement, hot, archive := rec.snapshot()
 	rows := rec.rows.Load()
 	span.SetAttributes(attribute.Int("rpc.grpc.status_code", int(st.Code())), AttrRows.Int64(rows),
 		AttrHotBuckets.Int(hot), AttrArchiveBuckets.Int(archive))
@@ -285,7 +499,7 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 	}
 	_, rpc, _ := strings.Cut(strings.TrimPrefix(method, "/"), "/")
 	attrs := []slog.Attr{
-		slog.String("query_id", rec.ID),
+		slog.String("query_id", id),
 		slog.String("rpc", rpc),
 		slog.String("command", command),
 		slog.String("statement", statement),
@@ -300,6 +514,9 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
 	}
 	level, msg := classify(st.Code())
+	if again {
+		level, msg = slog.LevelDebug, "query refused again"
+	}
 	var ie *InternalError
 	if errors.As(err, &ie) {
 		attrs = append(attrs, slog.String("error_class", errorClass(ie.Cause)))
@@ -310,7 +527,7 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 	log := l.logger()
 	log.LogAttrs(ctx, level, msg, attrs...)
 	if ie != nil {
-		log.LogAttrs(ctx, slog.LevelDebug, "query error detail", slog.String("query_id", rec.ID), slog.String("err", ie.Cause.Error()))
+		log.LogAttrs(ctx, slog.LevelDebug, "query error detail", slog.String("query_id", id), slog.String("err", ie.Cause.Error()))
 	}
 }
 

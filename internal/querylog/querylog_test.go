@@ -1,9 +1,11 @@
 package querylog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
@@ -50,8 +52,8 @@ func TestObserveCommand(t *testing.T) {
 		&flight.Empty{}: "",
 	} {
 		r := newRecord()
-		r.observe(msg)
-		if got, _, _, _ := r.snapshot(); got != want {
+		(&callLogger{}).observe(context.Background(), r, msg)
+		if _, got, _, _, _ := r.snapshot(); got != want {
 			t.Errorf("observe(%T) = %q, want %q", msg, got, want)
 		}
 	}
@@ -72,4 +74,67 @@ func TestClassify(t *testing.T) {
 	nilRec.SetStatement("SELECT")
 	nilRec.AddRows(1)
 	nilRec.SetBuckets(func() (int, int) { return 1, 1 })
+}
+
+// TestRefusalsPairOnceWithinTheWindow: a remembered prepare refusal is taken once, only
+// within followUpWindow, and at most maxRefusals are kept (the oldest go first).
+func TestRefusalsPairOnceWithinTheWindow(t *testing.T) {
+	f := refusals{byStmt: map[[32]byte]refusal{}}
+	now := time.Unix(1_000_000, 0)
+	key := func(i int) (k [32]byte) { k[0], k[1] = byte(i), byte(i>>8); return k }
+	f.put(key(1), "a", now)
+	if id, ok := f.take(key(1), now.Add(time.Second)); !ok || id != "a" {
+		t.Fatalf("take = %q %v, want a", id, ok)
+	}
+	if _, ok := f.take(key(1), now.Add(time.Second)); ok {
+		t.Fatal("a refusal was taken twice")
+	}
+	f.put(key(2), "b", now)
+	if _, ok := f.take(key(2), now.Add(followUpWindow+time.Second)); ok {
+		t.Fatal("a refusal older than the window was taken")
+	}
+	for i := 0; i < maxRefusals+10; i++ {
+		f.put(key(i), fmt.Sprint(i), now.Add(time.Duration(i)*time.Millisecond))
+	}
+	if len(f.byStmt) != maxRefusals {
+		t.Fatalf("%d refusals kept, want %d", len(f.byStmt), maxRefusals)
+	}
+	if _, ok := f.take(key(0), now.Add(time.Second)); ok {
+		t.Fatal("the oldest refusal was kept")
+	}
+	if id, ok := f.take(key(maxRefusals+9), now.Add(time.Second)); !ok || id != fmt.Sprint(maxRefusals+9) {
+		t.Fatalf("the newest refusal: %q %v", id, ok)
+	}
+}
+
+// fakeTickets reads every ticket as the query "q1" of kind SELECT, except "meta" (no query).
+type fakeTickets struct{}
+
+func (fakeTickets) TicketQuery(b []byte) (string, string, bool) {
+	switch string(b) {
+	case "meta":
+		return "", "", false
+	case "sealed":
+		return "q1", "SELECT", true
+	}
+	return "", "", true
+}
+
+// TestTicketGivesTheQueryIDAndStatement: a DoGet's record takes the query id and the
+// statement kind from its ticket; a query ticket naming none is UNKNOWN; other tickets leave
+// the record alone.
+func TestTicketGivesTheQueryIDAndStatement(t *testing.T) {
+	l := &callLogger{tickets: fakeTickets{}}
+	for ticket, want := range map[string][2]string{"sealed": {"q1", "SELECT"}, "forged": {"", StatementUnknown}, "meta": {"", ""}} {
+		r := newRecord()
+		drawn := r.ID()
+		l.observe(context.Background(), r, &flight.Ticket{Ticket: []byte(ticket)})
+		wantID := want[0]
+		if wantID == "" {
+			wantID = drawn
+		}
+		if r.ID() != wantID || r.Statement() != want[1] {
+			t.Errorf("ticket %s: id %q statement %q, want %q %q", ticket, r.ID(), r.Statement(), wantID, want[1])
+		}
+	}
 }

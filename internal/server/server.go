@@ -268,7 +268,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 	}
 	// First, so that the refusals of the interceptors after it are logged too.
-	opts = append(opts, querylog.ServerOptions(cfg.Logger)...)
+	opts = append(opts, querylog.ServerOptions(cfg.Logger, fs)...)
 	opts = append(opts, stoppable(stopCtx, watchCtx)...)
 	if cfg.Auth != nil {
 		opts = append(opts, grpc.ChainUnaryInterceptor(healthUnauthenticated(cfg.Auth.UnaryInterceptor)), grpc.ChainStreamInterceptor(healthUnauthenticatedStream(cfg.Auth.StreamInterceptor)))
