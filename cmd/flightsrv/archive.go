@@ -132,6 +132,7 @@ type archiveRunner struct {
 	a       *archive.Archiver
 	orphans *archive.OrphanCollector
 	c       archiveConfig
+	store   string // what the hot store is, for logs (PostgreSQL, CockroachDB, SQLite)
 	close   func() error
 }
 
@@ -154,7 +155,7 @@ func newArchiveRunner(ctx context.Context, st *openedStore, c archiveConfig) (*a
 		bucket.Close()
 		return nil, err
 	}
-	r := &archiveRunner{a: a, c: c, close: bucket.Close}
+	r := &archiveRunner{a: a, c: c, store: st.kind, close: bucket.Close}
 	if c.orphanDelay > 0 {
 		if r.orphans, err = archive.NewOrphanCollector(bucket, st, archive.OrphanOptions{Prefix: c.prefix, Delay: c.orphanDelay}); err != nil {
 			bucket.Close()
@@ -179,6 +180,7 @@ func (r *archiveRunner) collectOrphans(ctx context.Context) {
 // returns an error naming how many buckets failed, after trying all of them.
 func (r *archiveRunner) drain(ctx context.Context) (archive.RunSummary, error) {
 	var total archive.RunSummary
+	slog.Info("archiving due buckets", "store", r.store)
 	for {
 		cutoff, err := r.c.cutoff(time.Now())
 		if err != nil {
@@ -204,7 +206,7 @@ func (r *archiveRunner) drain(ctx context.Context) (archive.RunSummary, error) {
 // logs each failed item) and the next one runs after the interval. It returns nil when ctx
 // is cancelled (SIGINT, SIGTERM): the bucket in progress keeps its lease, which expires.
 func (r *archiveRunner) loop(ctx context.Context) error {
-	slog.Info("archive runner started", "interval", r.c.interval, "lease", r.c.lease, "retry", r.c.retry, "scan_limit", r.c.scanLimit)
+	slog.Info("archive runner started", "store", r.store, "interval", r.c.interval, "lease", r.c.lease, "retry", r.c.retry, "scan_limit", r.c.scanLimit)
 	t := time.NewTimer(0)
 	defer t.Stop()
 	var collected time.Time

@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/flightsrv/flightsrv/archive"
+	"github.com/flightsrv/flightsrv/internal/pgtest"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -78,5 +81,45 @@ func TestMigrateReport(t *testing.T) {
 	}
 	if got := migrationReport(st.kind, again); got != "SQLite schema already up to date: no migration applied\n" {
 		t.Fatalf("report = %q", got)
+	}
+}
+
+// TestStoreNamedForWhatItIs: a postgres:// store that is PostgreSQL is named PostgreSQL (not
+// CockroachDB) in migrate's report and in the archive command's log line, which JSON handlers
+// and operators read.
+func TestStoreNamedForWhatItIs(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Start(t).NewDatabase(t)
+	st, err := openStore(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.kind != "PostgreSQL" {
+		t.Fatalf("store kind %q, want PostgreSQL", st.kind)
+	}
+	applied, err := st.ApplyMigrations(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := migrationReport(st.kind, applied); !strings.HasSuffix(got, "PostgreSQL schema is up to date (1 migration(s) applied)\n") {
+		t.Fatalf("migrate report %q", got)
+	}
+	var logs bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(&logs, nil)))
+	defer slog.SetDefault(prev)
+	if err := cmdArchive(ctx, []string{"--store", url, "--archive", t.TempDir(), "--before", "2001-04-01T00:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var line struct{ Msg, Store string }
+		if json.Unmarshal([]byte(l), &line) == nil && line.Msg == "archiving due buckets" {
+			found = line.Store == "PostgreSQL"
+		}
+	}
+	if !found {
+		t.Fatalf("no archive log line naming the store PostgreSQL:\n%s", logs.String())
 	}
 }

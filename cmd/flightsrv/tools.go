@@ -89,6 +89,7 @@ func cmdLoad(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	slog.Info("loading", "store", st.kind, "table", def.Name)
 	n, err := loadFile(ctx, st, def, clock, c.file, load.Mapping{Partition: c.partition, Time: c.timeCol, ID: c.id, Value: splitList(c.value)})
 	if err != nil {
 		return err

@@ -80,3 +80,18 @@ func TestParseRoute(t *testing.T) {
 		}
 	}
 }
+
+// TestProductOf: the store names the server from its version(): CockroachDB's answer (as
+// CockroachDB 23.1 and 24.2 print it) and PostgreSQL's.
+func TestProductOf(t *testing.T) {
+	t.Parallel()
+	for version, want := range map[string]string{
+		"CockroachDB CCL v23.1.11 (x86_64-pc-linux-gnu, built 2023/09/27 01:53:43, go1.19.10)":                              "CockroachDB",
+		"CockroachDB CCL v24.2.4 (aarch64-unknown-linux-gnu, built 2024/10/10 19:56:56, go1.22.5 X:nocoverageredesign)":     "CockroachDB",
+		"PostgreSQL 15.8 (Debian 15.8-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14) 12.2.0, 64-bit": "PostgreSQL",
+	} {
+		if got := productOf(version); got != want {
+			t.Errorf("productOf(%q) = %s, want %s", version, got, want)
+		}
+	}
+}

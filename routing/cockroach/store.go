@@ -132,11 +132,17 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		pool.Close()
 		return nil, s.classify("read server version", err)
 	}
-	s.product = "PostgreSQL"
-	if strings.Contains(version, "CockroachDB") {
-		s.product = "CockroachDB"
-	}
+	s.product = productOf(version)
 	return s, nil
+}
+
+// productOf names the server whose version() is version: CockroachDB answers "CockroachDB CCL
+// v23.1.11 (x86_64-pc-linux-gnu, …)", PostgreSQL "PostgreSQL 15.8 (Debian …) on …".
+func productOf(version string) string {
+	if strings.Contains(version, "CockroachDB") {
+		return "CockroachDB"
+	}
+	return "PostgreSQL"
 }
 
 // Product names the database server: "CockroachDB" or "PostgreSQL" (from version(), read

@@ -412,3 +412,124 @@ func TestProductAndAppliedMigrations(t *testing.T) {
 		t.Fatalf("second ApplyMigrations = %d, %v", len(again), err)
 	}
 }
+
+// injectFailures installs statement triggers on the records and metadata tables of s's
+// database that raise SQLSTATE code on the first n INSERTs into the records table
+// (records = true) or UPDATEs of the metadata table (records = false) from now on. The count
+// is a sequence, which a rolled-back transaction does not undo, so each attempt of a retried
+// transaction consumes one.
+func injectFailures(t *testing.T, s *cockroach.Store, records bool, n int, code string) {
+	t.Helper()
+	exec(t, s, `CREATE TABLE IF NOT EXISTS test_fail_budget (n INT8 NOT NULL, code TEXT NOT NULL)`)
+	exec(t, s, `CREATE SEQUENCE IF NOT EXISTS test_fail_seq`)
+	exec(t, s, `CREATE OR REPLACE FUNCTION test_fail_first() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE b RECORD;
+BEGIN
+	SELECT n, code INTO b FROM test_fail_budget;
+	IF nextval('test_fail_seq') <= b.n THEN
+		RAISE EXCEPTION 'injected failure' USING ERRCODE = b.code;
+	END IF;
+	RETURN NULL;
+END $$`)
+	exec(t, s, `DROP TRIGGER IF EXISTS test_fail_records ON pulpitum_v4_records`)
+	exec(t, s, `DROP TRIGGER IF EXISTS test_fail_metadata ON pulpitum_v4_bucket_metadata`)
+	if records {
+		exec(t, s, `CREATE TRIGGER test_fail_records BEFORE INSERT ON pulpitum_v4_records FOR EACH STATEMENT EXECUTE FUNCTION test_fail_first()`)
+	} else {
+		exec(t, s, `CREATE TRIGGER test_fail_metadata BEFORE UPDATE ON pulpitum_v4_bucket_metadata FOR EACH STATEMENT EXECUTE FUNCTION test_fail_first()`)
+	}
+	exec(t, s, `DELETE FROM test_fail_budget`)
+	exec(t, s, `INSERT INTO test_fail_budget (n, code) VALUES ($1, $2)`, n, code)
+	exec(t, s, `SELECT setval('test_fail_seq', 1, false)`)
+}
+
+// begins counts the transactions among recorded statements.
+func begins(sqls []string) int {
+	n := 0
+	for _, sql := range sqls {
+		if strings.HasPrefix(strings.ToLower(sql), "begin") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSerializationFailureRetriesTheWholeTransaction: SQLSTATE 40001 raised by the database
+// inside a mutation (CockroachDB's "restart transaction") makes the adapter run the whole
+// transaction again, as CockroachDB requires, up to five attempts (pulpitum-reference.md
+// §3.1): an append whose first two inserts fail commits on its third transaction with each
+// record once; a claim whose first update fails commits on its second with generation 1 (the
+// failed attempt left nothing); five failures in a row give ErrOperationFailed after exactly
+// five transactions and write nothing; another SQLSTATE (a check violation, 23514) is not
+// retried. The failures are injected by triggers, so every count is exact.
+func TestSerializationFailureRetriesTheWholeTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec := &recorder{}
+	s := migrated(t, cockroach.Config{Tracer: rec})
+	b := routing.BucketFor("t", []byte("p"), routing.CalendarDayUTC, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC))
+	record := func(i int) routing.Record {
+		return routing.Record{PartitionKey: []byte("p"), EventTime: b.Start.Add(time.Duration(i) * time.Second), SortKey: []byte("k"), Value: []byte("v")}
+	}
+	count := func() uint64 {
+		t.Helper()
+		n, err := storetest.Count(ctx, s, b, b.Range())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	injectFailures(t, s, true, 2, "40001")
+	rec.take()
+	if err := s.Append(ctx, b, []routing.Record{record(0), record(1)}); err != nil {
+		t.Fatalf("append after two serialization failures: %v", err)
+	}
+	if n := begins(rec.take()); n != 3 {
+		t.Errorf("append took %d transactions, want 3", n)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d records after the retried append, want 2", n)
+	}
+
+	injectFailures(t, s, true, 5, "40001")
+	rec.take()
+	err := s.Append(ctx, b, []routing.Record{record(2)})
+	if !errors.Is(err, routing.ErrOperationFailed) {
+		t.Fatalf("append failing five times: %v, want ErrOperationFailed", err)
+	}
+	if n := begins(rec.take()); n != 5 {
+		t.Errorf("the failing append took %d transactions, want 5", n)
+	}
+	if strings.Contains(err.Error(), "injected") || strings.Contains(err.Error(), "pulpitum_v4") {
+		t.Errorf("the error carries the database's text: %v", err)
+	}
+
+	injectFailures(t, s, true, 1, "23514")
+	rec.take()
+	if err := s.Append(ctx, b, []routing.Record{record(3)}); !errors.Is(err, routing.ErrOperationFailed) {
+		t.Fatalf("append failing with 23514: %v, want ErrOperationFailed", err)
+	}
+	if n := begins(rec.take()); n != 1 {
+		t.Errorf("a check violation was retried: %d transactions", n)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d records after the failed appends, want still 2", n)
+	}
+
+	injectFailures(t, s, false, 1, "40001")
+	rec.take()
+	sess, err := s.ClaimArchive(ctx, b, time.Minute)
+	if err != nil || sess == nil {
+		t.Fatalf("claim after a serialization failure: %v, %v", sess, err)
+	}
+	if n := begins(rec.take()); n != 2 {
+		t.Errorf("claim took %d transactions, want 2", n)
+	}
+	if sess.Generation != 1 {
+		t.Errorf("claim generation %d, want 1: the failed attempt must leave nothing", sess.Generation)
+	}
+	if r, err := s.Route(ctx, b); err != nil || r.State != routing.StateArchiving || r.Generation != 1 {
+		t.Fatalf("route after the claim: %+v, %v", r, err)
+	}
+}
