@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -21,8 +24,10 @@ import (
 // one pulpitum.archive.coordinator.<operation> span per store or upload operation with
 // pulpitum.archive.operation = <operation> and a coordinator phase of the reference's list,
 // the pulpitum.archive.write span of each upload with its record count and format; failed
-// operations have an error status. No attribute or status holds the partition value (or its
-// hex), the bucket key or an object key.
+// operations have an error status. The metrics of the reference (§6.2) count the same
+// phases: cycles by outcome, cut-overs started and completed, failures by stage and every
+// phase transition. No span attribute, status or metric label holds the partition value (or
+// its hex), the bucket key or an object key, and metric labels are the reference's fixed set.
 func TestArchiverSpans(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -35,7 +40,8 @@ func TestArchiverSpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.writer.ArchiveWriter = w
-	a := e.archiver(t, ArchiverOptions{Retry: time.Minute, TracerProvider: tp})
+	metrics := sdkmetric.NewManualReader()
+	a := e.archiver(t, ArchiverOptions{Retry: time.Minute, TracerProvider: tp, MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(metrics))})
 	eligible := routing.BucketFor("", nil, routing.CalendarDayUTC, archiverDay).Start
 	injected := errors.New("injected delete failure")
 
@@ -116,6 +122,65 @@ func TestArchiverSpans(t *testing.T) {
 	} {
 		if failed[name] != n {
 			t.Errorf("%d failed %s spans, want %d", failed[name], name, n)
+		}
+	}
+
+	// The metrics of the same three cycles.
+	var rm metricdata.ResourceMetrics
+	if err := metrics.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[attribute.Key]bool{"pulpitum.bucket.strategy": true, "pulpitum.archive.outcome": true,
+		"pulpitum.archive.stage": true, "pulpitum.archive.coordinator.phase": true}
+	sums := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			var sets []attribute.Set
+			switch d := m.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					sets = append(sets, p.Attributes)
+					label := ""
+					for _, k := range []attribute.Key{"pulpitum.archive.outcome", "pulpitum.archive.stage", "pulpitum.archive.coordinator.phase"} {
+						if v, ok := p.Attributes.Value(k); ok {
+							label = v.AsString()
+						}
+					}
+					sums[m.Name+"/"+label] += p.Value
+				}
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					sets = append(sets, p.Attributes)
+				}
+			}
+			for _, set := range sets {
+				for _, kv := range set.ToSlice() {
+					if !allowed[kv.Key] {
+						t.Errorf("metric %s has label %s", m.Name, kv.Key)
+					}
+					for _, bad := range secrets {
+						if strings.Contains(kv.Value.Emit(), bad) {
+							t.Errorf("metric %s label %s = %q holds %q", m.Name, kv.Key, kv.Value.Emit(), bad)
+						}
+					}
+				}
+			}
+		}
+	}
+	for name, want := range map[string]int64{
+		"pulpitum.archive.coordinator.cycles/started": 3, "pulpitum.archive.coordinator.cycles/success": 1, "pulpitum.archive.coordinator.cycles/failure": 2,
+		"pulpitum.archive.runs/started": 2, "pulpitum.archive.runs/success": 1, "pulpitum.archive.records/success": 150,
+		"pulpitum.archive.failures/upload": 1, "pulpitum.archive.failures/delete_hot": 1,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseQueued:           3,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseClaimed:          3,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseUploading:        2,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseUploadedVerified: 1,
+		"pulpitum.archive.coordinator.phase.transitions/" + phasePublished:        1,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseRetryScheduled:   2,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseCompleted:        1,
+	} {
+		if sums[name] != want {
+			t.Errorf("%s = %d, want %d (all: %v)", name, sums[name], want, sums)
 		}
 	}
 }
