@@ -225,9 +225,14 @@ func (s *Server) decodeParams(b []byte) (arrow.RecordBatch, error) {
 }
 
 // prepare plans q under the calling session (its analytical mode, which it records in q for the
-// ticket or handle, and its user).
+// ticket or handle, and its user). A session it cannot read (sessionOptions) is refused here,
+// before anything is planned, so the callers may read the session's other options after it.
 func (s *Server) prepare(ctx context.Context, q *Query) (dataset, params *arrow.Schema, err error) {
-	q.Analytical = s.sessionString(ctx, OptionAnalytical) == "on"
+	opts, err := s.sessionOptions(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	q.Analytical = opts[OptionAnalytical].GetStringValue() == "on"
 	dataset, params, err = s.engine.Prepare(withSession(ctx, q.Analytical), q.SQL, q.Substrait)
 	if err != nil {
 		return nil, nil, s.toStatus(err)
@@ -320,6 +325,7 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 	if infersParameterTypes(ctx) {
 		params = nil
 	}
+	params = s.declaredParams(ctx, params)
 	isUpdate := false
 	return flightsql.ActionCreatePreparedStatementResult{Handle: h, DatasetSchema: dataset, ParameterSchema: params, IsUpdate: &isUpdate}, nil
 }

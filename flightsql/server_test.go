@@ -36,6 +36,13 @@ type fakeEngine struct {
 var nSchema = arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
 var pSchema = arrow.NewSchema([]arrow.Field{{Name: "$1", Type: arrow.PrimitiveTypes.Int64}}, nil)
 
+// tSchema declares a partition, a time bound and a list of times, as the planner types them.
+var tSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "$1", Type: arrow.BinaryTypes.String},
+	{Name: "$2", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}},
+	{Name: "$3", Type: arrow.ListOf(&arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"})},
+}, nil)
+
 func (f *fakeEngine) Prepare(ctx context.Context, sql string, plan []byte) (*arrow.Schema, *arrow.Schema, error) {
 	f.mu.Lock()
 	f.prepared = session.From(ctx)
@@ -45,6 +52,8 @@ func (f *fakeEngine) Prepare(ctx context.Context, sql string, plan []byte) (*arr
 		return nil, nil, status.Error(codes.InvalidArgument, "bad query")
 	case sql == "with param":
 		return nSchema, pSchema, nil
+	case sql == "with times":
+		return nSchema, tSchema, nil
 	}
 	return nSchema, nil, nil
 }

@@ -6,10 +6,13 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/flightsrv/flightsrv/internal/auth"
@@ -38,12 +41,44 @@ const (
 	// server runs with --analytical (Config.Analytical). A boolean value is accepted too, as
 	// are "true"/"false"; the mode is sealed into each statement's ticket.
 	OptionAnalytical = "analytical"
+	// OptionTimeParameters is how prepared statements declare their time parameters (the
+	// parameter schema of CreatePreparedStatement): "timestamp" (the default:
+	// timestamp[ms, UTC], which the JDBC driver's setTimestamp fills exactly to the
+	// millisecond) or "text" (utf8: the client sends ISO 8601 strings, kept to the
+	// nanosecond; the JDBC driver's setString, whose setTimestamp carries epoch milliseconds
+	// and whose setObject cannot bind java.time values, clients/java/README.md). Bound values
+	// of any timestamp unit or an ISO string are accepted either way.
+	OptionTimeParameters = "time_parameters"
 )
+
+// Values of OptionTimeParameters.
+const (
+	TimeParametersTimestamp = "timestamp"
+	TimeParametersText      = "text"
+)
+
+// SessionHeaderPrefix prefixes the call headers that set a session option for one call:
+// the header "flightsrv.analytical: on" makes that call's session analytical, whatever its
+// cookie holds. This is how the JDBC driver, which sends every connection property it does
+// not know as a call header and has no SetSessionOptions, sets session options
+// (jdbc:arrow-flight-sql://host:port/?flightsrv.time_parameters=text). A value the option
+// does not take is refused with INVALID_ARGUMENT naming the header. Header names are lower
+// case on the wire.
+const SessionHeaderPrefix = "flightsrv."
 
 // SessionCookie is the name of the cookie that carries a session's options: the base64url
 // (unpadded) protobuf encoding of a GetSessionOptionsResult, as arrow-go's stateless
-// sessions encode it. An unreadable or invalid cookie is ignored (the defaults apply).
+// sessions encode it. A cookie that does not decode, or holds an option or a value this
+// server does not know (damaged, or written by another server), is refused: the call answers
+// INVALID_ARGUMENT (errBadSessionCookie) and the response drops the cookie, so the client's
+// next call starts a new session; SetSessionOptions and CloseSession, which replace the
+// session, succeed (SetSessionOptions then starts from the defaults).
 const SessionCookie = "flightsrv_session"
+
+// errBadSessionCookie is the answer to a call whose session cookie is refused. It names the
+// cookie and what the client should do, never the cookie's content.
+var errBadSessionCookie = status.Error(codes.InvalidArgument, "the session cookie "+SessionCookie+
+	" is invalid (damaged, or written by another server): it has been dropped, and the next call starts a new session with the default options; set the session options again")
 
 // Compression names the IPC compression codecs of OptionCompression.
 const (
@@ -64,11 +99,12 @@ func (s *Server) sessionDefaults() map[string]*flight.SessionOptionValue {
 		analytical = "on"
 	}
 	return map[string]*flight.SessionOptionValue{
-		OptionCatalog:     stringOption(""),
-		OptionSchema:      stringOption(DBSchemaName),
-		OptionCompression: stringOption(CompressionNone),
-		OptionEndpoints:   stringOption(endpoints),
-		OptionAnalytical:  stringOption(analytical),
+		OptionCatalog:        stringOption(""),
+		OptionSchema:         stringOption(DBSchemaName),
+		OptionCompression:    stringOption(CompressionNone),
+		OptionEndpoints:      stringOption(endpoints),
+		OptionAnalytical:     stringOption(analytical),
+		OptionTimeParameters: stringOption(TimeParametersTimestamp),
 	}
 }
 
@@ -106,6 +142,13 @@ func normalizeOption(name string, v *flight.SessionOptionValue) (string, pb.SetS
 				return e, pb.SetSessionOptionsResult_UNSPECIFIED
 			}
 		}
+	case OptionTimeParameters:
+		if isString {
+			switch t := strings.ToLower(s.StringValue); t {
+			case TimeParametersTimestamp, TimeParametersText:
+				return t, pb.SetSessionOptionsResult_UNSPECIFIED
+			}
+		}
 	case OptionAnalytical:
 		if b, ok := v.GetOptionValue().(*pb.SessionOptionValue_BoolValue); ok {
 			if b.BoolValue {
@@ -127,9 +170,10 @@ func normalizeOption(name string, v *flight.SessionOptionValue) (string, pb.SetS
 	return "", flight.SetSessionOptionsResultErrorInvalidValue
 }
 
-// sessionOptions returns the options of the calling session: the defaults overlaid with the
-// valid options of the incoming session cookie.
-func (s *Server) sessionOptions(ctx context.Context) map[string]*flight.SessionOptionValue {
+// cookieOptions returns the options of the session cookie of the call: the defaults
+// overlaid with the cookie's options (the defaults alone without a cookie). A cookie that does
+// not decode, or holds an option or a value this server does not take, is errBadSessionCookie.
+func (s *Server) cookieOptions(ctx context.Context) (map[string]*flight.SessionOptionValue, error) {
 	opts := s.sessionDefaults()
 	md, _ := metadata.FromIncomingContext(ctx)
 	for _, h := range md.Get("cookie") {
@@ -139,31 +183,99 @@ func (s *Server) sessionOptions(ctx context.Context) map[string]*flight.SessionO
 			}
 			b, err := base64.RawURLEncoding.DecodeString(c.Value)
 			if err != nil {
-				continue
+				return nil, errBadSessionCookie
 			}
 			var stored flight.GetSessionOptionsResult
 			if proto.Unmarshal(b, &stored) != nil {
-				continue
+				return nil, errBadSessionCookie
 			}
 			for name, v := range stored.GetSessionOptions() {
-				if canon, e := normalizeOption(name, v); e == pb.SetSessionOptionsResult_UNSPECIFIED {
-					opts[name] = stringOption(canon)
+				canon, e := normalizeOption(name, v)
+				if e != pb.SetSessionOptionsResult_UNSPECIFIED {
+					return nil, errBadSessionCookie
 				}
+				opts[name] = stringOption(canon)
 			}
 		}
 	}
-	return opts
+	return opts, nil
 }
 
-// sessionString returns the string value of option name of the calling session.
+// sessionOptions returns the options of the calling session: its cookie's (cookieOptions)
+// overlaid with the call's SessionHeaderPrefix headers. A refused cookie is errBadSessionCookie
+// (and the response drops the cookie); a header value its option does not take is
+// INVALID_ARGUMENT naming the header.
+func (s *Server) sessionOptions(ctx context.Context) (map[string]*flight.SessionOptionValue, error) {
+	opts, err := s.cookieOptions(ctx)
+	if err != nil {
+		dropSessionCookie(ctx)
+		return nil, err
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	for name := range opts {
+		h := SessionHeaderPrefix + name
+		vals := md.Get(h)
+		if len(vals) == 0 {
+			continue
+		}
+		canon, e := normalizeOption(name, stringOption(strings.TrimSpace(vals[len(vals)-1])))
+		if e != pb.SetSessionOptionsResult_UNSPECIFIED {
+			return nil, status.Errorf(codes.InvalidArgument, "call header %s: the session option %s does not take this value", h, name)
+		}
+		opts[name] = stringOption(canon)
+	}
+	return opts, nil
+}
+
+// sessionString returns the string value of option name of the calling session, "" when the
+// session is refused: every call that reads it has checked the session first (prepare).
 func (s *Server) sessionString(ctx context.Context, name string) string {
-	return s.sessionOptions(ctx)[name].GetStringValue()
+	opts, err := s.sessionOptions(ctx)
+	if err != nil {
+		return ""
+	}
+	return opts[name].GetStringValue()
+}
+
+// declaredParams returns the parameter schema a prepared statement declares to the calling
+// session: params as planned, with every timestamp (and list of timestamps) declared as utf8
+// when the session's OptionTimeParameters is "text".
+func (s *Server) declaredParams(ctx context.Context, params *arrow.Schema) *arrow.Schema {
+	if params == nil || s.sessionString(ctx, OptionTimeParameters) != TimeParametersText {
+		return params
+	}
+	fields := params.Fields()
+	for i, f := range fields {
+		fields[i].Type = textTimes(f.Type)
+	}
+	md := params.Metadata()
+	return arrow.NewSchema(fields, &md)
+}
+
+// textTimes returns t with timestamps replaced by utf8 (inside lists too).
+func textTimes(t arrow.DataType) arrow.DataType {
+	switch t := t.(type) {
+	case *arrow.TimestampType:
+		return arrow.BinaryTypes.String
+	case *arrow.ListType:
+		f := t.ElemField()
+		f.Type = textTimes(f.Type)
+		return arrow.ListOfField(f)
+	}
+	return t
 }
 
 // withSession returns ctx carrying what the engine needs of the session (session.Settings):
 // the authenticated user and the analytical mode.
 func withSession(ctx context.Context, analytical bool) context.Context {
 	return session.With(ctx, session.Settings{User: auth.UserFrom(ctx), Analytical: analytical})
+}
+
+// dropSessionCookie tells the client, in the response headers of the call, to drop its
+// session cookie. The headers reach the client with an error answer too.
+func dropSessionCookie(ctx context.Context) {
+	c := http.Cookie{Name: SessionCookie, Value: "", MaxAge: -1}
+	_ = grpc.SetHeader(ctx, metadata.Pairs("set-cookie", c.String()))
 }
 
 // setSessionCookie sends the session cookie holding opts (maxAge < 0 deletes it) in the
@@ -178,12 +290,17 @@ func setSessionCookie(ctx context.Context, opts map[string]*flight.SessionOption
 }
 
 // SetSessionOptions sets options of the calling session (OptionCatalog, OptionSchema,
-// OptionCompression, OptionEndpoints, OptionAnalytical); an option sent without a value is reset to its default. Options that
-// are unknown or take no such value are reported per option (INVALID_NAME, INVALID_VALUE)
-// and leave the session unchanged; the others are applied. The new state is returned to the
-// client in the session cookie.
+// OptionCompression, OptionEndpoints, OptionAnalytical, OptionTimeParameters); an option sent
+// without a value is reset to its default. Options that are unknown or take no such value are
+// reported per option (INVALID_NAME, INVALID_VALUE) and leave the session unchanged; the
+// others are applied. The new state is returned to the client in the session cookie (call
+// headers, SessionHeaderPrefix, are not stored in it). A refused session cookie is replaced:
+// the session starts again from the defaults.
 func (s *Server) SetSessionOptions(ctx context.Context, req *flight.SetSessionOptionsRequest) (*flight.SetSessionOptionsResult, error) {
-	opts := s.sessionOptions(ctx)
+	opts, err := s.cookieOptions(ctx)
+	if err != nil {
+		opts = s.sessionDefaults()
+	}
 	defaults := s.sessionDefaults()
 	res := &flight.SetSessionOptionsResult{}
 	failed := map[string]*flight.SetSessionOptionsResultError{}
@@ -213,9 +330,14 @@ func (s *Server) SetSessionOptions(ctx context.Context, req *flight.SetSessionOp
 }
 
 // GetSessionOptions returns every option of the calling session, defaults included (ADBC's
-// current catalog and schema read "catalog" and "schema").
+// current catalog and schema read "catalog" and "schema"), as the call's headers set them
+// (SessionHeaderPrefix). A refused session cookie is errBadSessionCookie.
 func (s *Server) GetSessionOptions(ctx context.Context, _ *flight.GetSessionOptionsRequest) (*flight.GetSessionOptionsResult, error) {
-	return &flight.GetSessionOptionsResult{SessionOptions: s.sessionOptions(ctx)}, nil
+	opts, err := s.sessionOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &flight.GetSessionOptionsResult{SessionOptions: opts}, nil
 }
 
 // CloseSession ends the calling session: the client is told to drop its session cookie, so

@@ -2,7 +2,9 @@ package flightsql
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +16,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // serveEngine serves engine through the zero-copy DoGet (as internal/server assembles it) and
@@ -76,7 +80,7 @@ func TestSessionOptions(t *testing.T) {
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	cl, _ := serveEngine(t, &fakeEngine{alloc: alloc}, alloc)
 	ctx := context.Background()
-	defaults := map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "none", OptionEndpoints: "single", OptionAnalytical: "off"}
+	defaults := map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "none", OptionEndpoints: "single", OptionAnalytical: "off", OptionTimeParameters: "timestamp"}
 	if got := optionStrings(t, cl); !equalMaps(got, defaults) {
 		t.Fatalf("defaults %v", got)
 	}
@@ -99,7 +103,7 @@ func TestSessionOptions(t *testing.T) {
 	if !equalMaps(errs, map[string]string{OptionCatalog: "INVALID_VALUE", "no_such_option": "INVALID_NAME"}) {
 		t.Fatalf("errors %v", errs)
 	}
-	if got := optionStrings(t, cl); !equalMaps(got, map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "zstd", OptionEndpoints: "single", OptionAnalytical: "off"}) {
+	if got := optionStrings(t, cl); !equalMaps(got, map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "zstd", OptionEndpoints: "single", OptionAnalytical: "off", OptionTimeParameters: "timestamp"}) {
 		t.Fatalf("after set %v", got)
 	}
 	zRows, zBody := paramRows(t, cl, sql, 50000)
@@ -366,4 +370,186 @@ func TestAnalyticalSession(t *testing.T) {
 		check("reset", serverWide)
 		alloc.AssertSize(t, 0)
 	}
+}
+
+// sessionCookie returns the cookie header holding opts, as the server writes it.
+func sessionCookie(t *testing.T, opts map[string]*flight.SessionOptionValue) string {
+	t.Helper()
+	b, err := proto.Marshal(&flight.GetSessionOptionsResult{SessionOptions: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return SessionCookie + "=" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// TestSessionCookieRefused: a session cookie that does not decode, or holds an option or a
+// value this server does not take, is refused with INVALID_ARGUMENT saying so, and the
+// answer drops the cookie (a cookie jar's next call starts a new session); SetSessionOptions
+// and CloseSession replace such a session and succeed.
+func TestSessionCookieRefused(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	addr, _ := serveAt(t, &fakeEngine{alloc: alloc}, Config{Alloc: alloc})
+	cl := dialFake(t, addr, grpc.WithUserAgent("some-driver"))
+	ctx := context.Background()
+	good := sessionCookie(t, map[string]*flight.SessionOptionValue{OptionAnalytical: stringOption("on")})
+	bad := map[string]string{
+		"not base64":     SessionCookie + "=%%%not-base64",
+		"not protobuf":   SessionCookie + "=" + base64.RawURLEncoding.EncodeToString([]byte{0xff, 0xff, 0xff}),
+		"unknown option": sessionCookie(t, map[string]*flight.SessionOptionValue{"colour": stringOption("blue")}),
+		"invalid value":  sessionCookie(t, map[string]*flight.SessionOptionValue{OptionCompression: stringOption("snappy")}),
+		"one of two bad": good + "; " + sessionCookie(t, map[string]*flight.SessionOptionValue{OptionEndpoints: stringOption("many")}),
+	}
+	for what, cookie := range bad {
+		cctx := metadata.AppendToOutgoingContext(ctx, "cookie", cookie)
+		calls := map[string]func(opts ...grpc.CallOption) error{
+			"GetFlightInfo": func(opts ...grpc.CallOption) error { _, err := cl.Execute(cctx, "select", opts...); return err },
+			"GetSchema": func(opts ...grpc.CallOption) error {
+				_, err := cl.GetExecuteSchema(cctx, "select", opts...)
+				return err
+			},
+			"CreatePreparedStatement": func(opts ...grpc.CallOption) error {
+				_, err := cl.Prepare(cctx, "select", opts...)
+				return err
+			},
+			"GetSessionOptions": func(opts ...grpc.CallOption) error {
+				_, err := cl.GetSessionOptions(cctx, &flight.GetSessionOptionsRequest{}, opts...)
+				return err
+			},
+		}
+		for call, f := range calls {
+			var hdr metadata.MD
+			err := f(grpc.Header(&hdr))
+			if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "the session cookie flightsrv_session is invalid") {
+				t.Fatalf("%s, %s: %v", what, call, err)
+			}
+			if set := strings.Join(hdr.Get("set-cookie"), "|"); !strings.HasPrefix(set, SessionCookie+"=;") || !strings.Contains(set, "Max-Age=0") {
+				t.Fatalf("%s, %s: set-cookie %q, want the cookie dropped", what, call, set)
+			}
+		}
+		// SetSessionOptions starts a new session from the defaults, with what it sets.
+		var hdr metadata.MD
+		opts, _ := flight.NewSessionOptionValues(map[string]any{OptionEndpoints: "multiple"})
+		res, err := cl.SetSessionOptions(cctx, &flight.SetSessionOptionsRequest{SessionOptions: opts}, grpc.Header(&hdr))
+		if err != nil || len(res.GetErrors()) > 0 {
+			t.Fatalf("%s: SetSessionOptions %v %v", what, res.GetErrors(), err)
+		}
+		fresh := hdr.Get("set-cookie")
+		if len(fresh) != 1 {
+			t.Fatalf("%s: set-cookie %q", what, fresh)
+		}
+		nctx := metadata.AppendToOutgoingContext(ctx, "cookie", strings.SplitN(fresh[0], ";", 2)[0])
+		got, err := cl.GetSessionOptions(nctx, &flight.GetSessionOptionsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{OptionCatalog: "", OptionSchema: "public", OptionCompression: "none", OptionEndpoints: "multiple", OptionAnalytical: "off", OptionTimeParameters: "timestamp"}
+		gotS := map[string]string{}
+		for k, v := range got.GetSessionOptions() {
+			gotS[k] = v.GetStringValue()
+		}
+		if !equalMaps(gotS, want) {
+			t.Fatalf("%s: new session %v", what, gotS)
+		}
+		if res, err := cl.CloseSession(cctx, &flight.CloseSessionRequest{}); err != nil || res.GetStatus() != flight.CloseSessionResultClosed {
+			t.Fatalf("%s: CloseSession %v %v", what, res, err)
+		}
+	}
+	// A valid cookie is read.
+	if _, err := cl.Execute(metadata.AppendToOutgoingContext(ctx, "cookie", good), "select"); err != nil {
+		t.Fatal(err)
+	}
+	// With a cookie jar, the refused call drops the cookie and the next call starts afresh.
+	jar := flight.NewCookieMiddleware()
+	jcl, err := flightsql.NewClient(addr, nil, []flight.ClientMiddleware{flight.CreateClientMiddleware(jar)},
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jcl.Close()
+	// Plant a damaged cookie in the jar: the jar keeps what a response sets.
+	jar.(flight.ClientHeadersMiddleware).HeadersReceived(ctx, metadata.Pairs("set-cookie", bad["unknown option"]))
+	if _, err := jcl.Execute(ctx, "select"); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("first call with the damaged cookie: %v", err)
+	}
+	if _, err := jcl.Execute(ctx, "select"); err != nil {
+		t.Fatalf("next call: %v", err)
+	}
+	alloc.AssertSize(t, 0)
+}
+
+// TestSessionHeaders: a call header flightsrv.<option> sets a session option for that call
+// (what the JDBC driver sends for a connection property it does not know), over the cookie;
+// a value the option does not take is INVALID_ARGUMENT naming the header. The time_parameters
+// option declares a prepared statement's timestamps as utf8.
+func TestSessionHeaders(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	eng := &fakeEngine{alloc: alloc}
+	cl, _ := serveEngine(t, eng, alloc)
+	addr, _ := serveAt(t, eng, Config{Alloc: alloc})
+	jdbc := dialFake(t, addr, grpc.WithUserAgent("grpc-java-netty/1.65.0"))
+	ctx := context.Background()
+
+	hctx := metadata.AppendToOutgoingContext(ctx, "flightsrv.analytical", "ON", "flightsrv.time_parameters", "text")
+	if got := optionStrings(t, cl); got[OptionAnalytical] != "off" {
+		t.Fatalf("without the header: %v", got)
+	}
+	res, err := cl.GetSessionOptions(hctx, &flight.GetSessionOptionsRequest{})
+	if err != nil || res.GetSessionOptions()[OptionAnalytical].GetStringValue() != "on" || res.GetSessionOptions()[OptionTimeParameters].GetStringValue() != "text" {
+		t.Fatalf("with the headers: %v %v", res, err)
+	}
+	if _, err := cl.Execute(hctx, "select"); err != nil {
+		t.Fatal(err)
+	}
+	eng.mu.Lock()
+	p := eng.prepared
+	eng.mu.Unlock()
+	if !p.Analytical {
+		t.Fatal("the header's analytical mode did not reach Prepare")
+	}
+	// The header is not stored in the session: SetSessionOptions keeps the cookie's options.
+	opts, _ := flight.NewSessionOptionValues(map[string]any{OptionEndpoints: "multiple"})
+	if _, err := cl.SetSessionOptions(hctx, &flight.SetSessionOptionsRequest{SessionOptions: opts}); err != nil {
+		t.Fatal(err)
+	}
+	if got := optionStrings(t, cl); got[OptionAnalytical] != "off" || got[OptionEndpoints] != "multiple" {
+		t.Fatalf("after set with headers: %v", got)
+	}
+	for _, h := range [][2]string{{"flightsrv.analytical", "maybe"}, {"flightsrv.time_parameters", "epoch"}} {
+		_, err := cl.Execute(metadata.AppendToOutgoingContext(ctx, h[0], h[1]), "select")
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "call header "+h[0]+":") || strings.Contains(err.Error(), h[1]) {
+			t.Fatalf("%s=%s: %v", h[0], h[1], err)
+		}
+	}
+
+	// time_parameters: the declared parameter schema of a prepared statement.
+	for _, c := range []struct {
+		ctx  context.Context
+		want string
+	}{
+		{ctx, "$1: type=utf8, $2: type=timestamp[ms, tz=UTC], $3: type=list<item: timestamp[ms, tz=UTC], nullable>"},
+		{metadata.AppendToOutgoingContext(ctx, "flightsrv.time_parameters", "TEXT"), "$1: type=utf8, $2: type=utf8, $3: type=list<item: utf8, nullable>"},
+		{metadata.AppendToOutgoingContext(ctx, "flightsrv.time_parameters", "timestamp"), "$1: type=utf8, $2: type=timestamp[ms, tz=UTC], $3: type=list<item: timestamp[ms, tz=UTC], nullable>"},
+	} {
+		stmt, err := jdbc.Prepare(c.ctx, "with times")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range stmt.ParameterSchema().Fields() {
+			got = append(got, f.Name+": type="+f.Type.String())
+		}
+		if strings.Join(got, ", ") != c.want {
+			t.Errorf("parameters %s, want %s", strings.Join(got, ", "), c.want)
+		}
+		stmt.Close(ctx)
+	}
+	// Set in the session (SetSessionOptions) it applies to the following prepared statements.
+	topts, _ := flight.NewSessionOptionValues(map[string]any{OptionTimeParameters: "text"})
+	if res, err := cl.SetSessionOptions(ctx, &flight.SetSessionOptionsRequest{SessionOptions: topts}); err != nil || len(res.GetErrors()) > 0 {
+		t.Fatalf("set time_parameters: %v %v", res, err)
+	}
+	if got := optionStrings(t, cl)[OptionTimeParameters]; got != "text" {
+		t.Fatalf("time_parameters %q", got)
+	}
+	alloc.AssertSize(t, 0)
 }
