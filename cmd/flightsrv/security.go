@@ -70,11 +70,10 @@ func (c *securityConfig) build(listen string) (*auth.Keyring, *auth.Authenticato
 			return nil, nil, nil, err
 		}
 	}
-	if c.noAuth {
-		if !isLoopback(listen) {
-			slog.Warn("serving without authentication on a non-loopback address", "listen", listen)
-		}
-	} else {
+	if w := c.exposureWarning(listen); w != "" {
+		slog.Warn(w, "listen", listen)
+	}
+	if !c.noAuth {
 		users, err := auth.LoadUsers(c.authUsers)
 		if err != nil {
 			return nil, nil, nil, err
@@ -110,6 +109,22 @@ func (c *securityConfig) build(listen string) (*auth.Keyring, *auth.Authenticato
 		cfg.ClientAuth = tls.RequireAndVerifyClientCert
 	}
 	return ring, a, cfg, nil
+}
+
+// exposureWarning returns the warning logged at start-up when others on the network can read
+// what the listener serves, or its credentials: no authentication, or authentication over
+// plaintext (Basic passwords and bearer tokens in clear text), on a listener that is not
+// loopback; "" otherwise.
+func (c *securityConfig) exposureWarning(listen string) string {
+	switch {
+	case isLoopback(listen):
+		return ""
+	case c.noAuth:
+		return "serving without authentication on a non-loopback address"
+	case c.tlsCert == "":
+		return "authentication without TLS on a non-loopback address: passwords and bearer tokens cross the network in clear text (give --tls-cert and --tls-key)"
+	}
+	return ""
 }
 
 // isLoopback reports whether the host of addr (host:port) is a loopback address or

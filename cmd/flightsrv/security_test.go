@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -10,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"database/sql"
 	"encoding/pem"
+	"log/slog"
 	"math/big"
 	"net"
 	"os"
@@ -182,5 +184,49 @@ func testSecuredServe(t *testing.T, st *openedStore, archive string) {
 	defer noCert.Close()
 	if _, err := noCert.Execute(authed, ordSQL); err == nil {
 		t.Fatal("TLS without a client certificate accepted")
+	}
+}
+
+// TestExposureWarning: serve warns at start-up when a non-loopback listener serves without
+// authentication, or authenticates without TLS; loopback and TLS listeners get no warning.
+func TestExposureWarning(t *testing.T) {
+	for _, c := range []struct {
+		cfg    securityConfig
+		listen string
+		want   string
+	}{
+		{securityConfig{noAuth: true}, "127.0.0.1:32010", ""},
+		{securityConfig{noAuth: true}, "localhost:32010", ""},
+		{securityConfig{noAuth: true}, "0.0.0.0:32010", "serving without authentication"},
+		{securityConfig{authUsers: "users"}, "[::1]:32010", ""},
+		{securityConfig{authUsers: "users"}, "0.0.0.0:32010", "authentication without TLS on a non-loopback address"},
+		{securityConfig{authUsers: "users"}, ":32010", "authentication without TLS on a non-loopback address"},
+		{securityConfig{authUsers: "users"}, "10.1.2.3:32010", "authentication without TLS on a non-loopback address"},
+		{securityConfig{authUsers: "users", tlsCert: "c.pem", tlsKey: "k.pem"}, "0.0.0.0:32010", ""},
+	} {
+		got := c.cfg.exposureWarning(c.listen)
+		if (c.want == "") != (got == "") || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%+v on %s: warning %q, want %q", c.cfg, c.listen, got, c.want)
+		}
+	}
+	// build logs it.
+	hash, err := auth.HashPassword("secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("analyst:"+hash+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+	_, _, _, err = (&securityConfig{authUsers: users}).build("0.0.0.0:32010")
+	slog.SetDefault(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logged.String(), `level=WARN msg="authentication without TLS on a non-loopback address`) {
+		t.Fatalf("log %q", logged.String())
 	}
 }
