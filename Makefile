@@ -43,10 +43,12 @@ test-clients: build client-tools .venv/.clients-requirements
 	  bash -c 'rc=0; .venv/bin/python -m pytest -q clients/python || rc=$$?; \
 	    (cd clients/java && mvn -q -B test) || rc=$$?; \
 	    for v in $(JDBC_OLDER); do (cd clients/java && mvn -q -B test -Dflight-sql-jdbc.version=$$v \
-	      -Dtest=MetadataJdbcTest -Dsurefire.failIfNoSpecifiedTests=false) || rc=$$?; done; exit $$rc'
+	      -Dtest=MetadataJdbcTest,TimeParamsJdbcTest,DriverQuirksJdbcTest -Dsurefire.failIfNoSpecifiedTests=false) || rc=$$?; done; exit $$rc'
 
 # JDBC_OLDER are the older Arrow Flight SQL JDBC drivers (Maven Central) whose DatabaseMetaData
-# test (MetadataJdbcTest) runs too: their SqlInfo enums know fewer ids than 18.3.0's.
+# test (MetadataJdbcTest: their SqlInfo enums know fewer ids than 18.3.0's), time parameters
+# (TimeParamsJdbcTest, in an America/Chicago and a UTC JVM) and known driver bugs
+# (DriverQuirksJdbcTest) run too.
 JDBC_OLDER ?= 15.0.2 16.1.0
 
 .venv/.clients-requirements: clients/python/requirements.txt
