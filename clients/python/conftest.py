@@ -96,6 +96,11 @@ class Sample:
             "SELECT count(*) FROM flights WHERE origin = ? AND ts >= ? AND ts < ?",
             [origin, naive_utc(start), naive_utc(end)]).fetchone()[0]
 
+    def count_all(self, start, end) -> int:
+        """The rows of every origin in [start, end)."""
+        return self.db.execute("SELECT count(*) FROM flights WHERE ts >= ? AND ts < ?",
+                               [naive_utc(start), naive_utc(end)]).fetchone()[0]
+
     def rows(self, origin, start, end, limit, desc=False):
         """[(origin, ts as aware UTC datetime, id, {delay, distance, destination})…] in
         (timestamp, id) order."""

@@ -296,6 +296,33 @@ def test_cancel_flight_info(client):
     assert _cancel(client, client.get_flight_info(_command("CommandGetTableTypes"))) == 3
 
 
+def test_cancel_mid_stream(client):
+    """CancelFlightInfo while the client reads the stream: the rest of the stream is refused
+    with CANCELLED (FlightCancelledError) naming CancelFlightInfo, before the 300,000 rows of
+    the query (every origin's flights, 30 MB; the analytical mode from a call header) are all
+    sent. pyarrow's read_all() turns that answer into a KeyboardInterrupt in the main thread: it
+    reads under a SignalStopHandler that takes every ArrowCancelled, FlightCancelledError
+    included, for Ctrl-C (pyarrow 26) — read with read_chunk() or to_reader() to get the
+    FlightCancelledError. Reproduced here so that a pyarrow that stops doing it fails."""
+    opts = flight.FlightCallOptions(headers=[(b"flightsrv.analytical", b"on")])
+    sql = ("SELECT timestamp, id, value FROM flights WHERE timestamp >= '2001-01-01T00:00:00Z'"
+           " AND timestamp < '2001-08-01T00:00:00Z'")
+    for read in ("read_chunk", "read_all"):
+        info = client.get_flight_info(_statement(sql), opts)
+        reader = client.do_get(info.endpoints[0].ticket)
+        n = reader.read_chunk().data.num_rows
+        assert _cancel(client, info) == 1
+        if read == "read_chunk":
+            with pytest.raises(flight.FlightCancelledError) as e:
+                while True:
+                    n += reader.read_chunk().data.num_rows
+            assert "query was cancelled (CancelFlightInfo)" in str(e.value)
+            assert n < 300000
+        else:
+            with pytest.raises(KeyboardInterrupt):
+                reader.read_all()
+
+
 def test_list_actions_includes_cancel_and_sessions(client):
     types = {a.type for a in client.list_actions()}
     assert {"CancelFlightInfo", "SetSessionOptions", "GetSessionOptions", "CloseSession"} <= types

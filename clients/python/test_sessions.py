@@ -1,11 +1,13 @@
 """Sessions: the current catalog and schema through ADBC (GetSessionOptions), session options
-set and refused, and opt-in IPC compression of query results chosen per session — through
-pyarrow.flight with a cookie middleware (the session travels in a cookie), checked against
-DuckDB.
+set and refused, ADBC's session options with its cookie middleware and as call headers, and
+opt-in IPC compression of query results chosen per session — through pyarrow.flight with a
+cookie middleware (the session travels in a cookie), checked against DuckDB; a damaged session
+cookie refused and dropped.
 
-ADBC's own session options are checked only where they do not depend on the session cookie:
-ADBC 1.13 picks up a DoAction's Set-Cookie header only when the finished stream is collected,
-so the next call may go out without it.
+ADBC keeps the session cookie only with the database option
+adbc.flight.sql.rpc.with_cookie_middleware = true (DatabaseOptions.WITH_COOKIE_MIDDLEWARE): its
+cookie middleware is off by default, and without it a session option it sets is forgotten by
+its next call.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import adbc_driver_flightsql.dbapi
 import adbc_driver_manager
 import pyarrow.flight as flight
 import pytest
-from adbc_driver_flightsql import ConnectionOptions
+import pyarrow as pa
+from adbc_driver_flightsql import ConnectionOptions, DatabaseOptions
 
-from test_flight import _field, _parse, _statement
+from test_flight import RANGE, _field, _parse, _statement
 
 UTC = timezone.utc
 JAN1, AUG1 = datetime(2001, 1, 1, tzinfo=UTC), datetime(2001, 8, 1, tzinfo=UTC)
@@ -33,7 +36,7 @@ def test_adbc_current_catalog_and_schema(uri):
         assert conn.adbc_current_catalog == ""
         assert conn.adbc_current_db_schema == "public"
         options = conn.adbc_connection.get_option(ConnectionOptions.OPTION_SESSION_OPTIONS.value)
-        assert options.replace(" ", "") == '{"analytical":"off","catalog":"","endpoints":"single","ipc_compression":"none","schema":"public"}'
+        assert options.replace(" ", "") == '{"analytical":"off","catalog":"","endpoints":"single","ipc_compression":"none","schema":"public","time_parameters":"timestamp"}'
 
 
 @pytest.mark.parametrize("name,value", [("schema", "no_such_schema"), ("catalog", "other"),
@@ -49,6 +52,59 @@ def test_adbc_accepted_session_options(uri):
     with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn:
         conn.adbc_connection.set_options(**{OPTION + "schema": "PUBLIC", OPTION + "catalog": "",
                                             OPTION + "ipc_compression": "zstd"})
+
+
+# Every origin's flights of June 1st 2001: a read without a partition pin (the analytical mode).
+JUNE1, JUNE2 = datetime(2001, 6, 1, tzinfo=UTC), datetime(2001, 6, 2, tzinfo=UTC)
+UNPINNED = ("SELECT count(*) FROM flights WHERE timestamp >= '2001-06-01T00:00:00Z'"
+            " AND timestamp < '2001-06-02T00:00:00Z'")
+
+
+def _unpinned_count(conn):
+    with conn.cursor() as cur:
+        cur.execute(UNPINNED)
+        return cur.fetchall()[0][0]
+
+
+def test_adbc_session_options_with_cookie_middleware(uri, sample):
+    """With ADBC's cookie middleware on, a session option it sets applies to its next queries
+    at once: the analytical mode on, then off again."""
+    want = sample.count_all(JUNE1, JUNE2)
+    assert want > 1000
+    with adbc_driver_flightsql.dbapi.connect(
+            uri, db_kwargs={DatabaseOptions.WITH_COOKIE_MIDDLEWARE.value: "true"}, autocommit=True) as conn:
+        for _ in range(3):
+            conn.adbc_connection.set_options(**{OPTION + "analytical": "on"})
+            assert conn.adbc_connection.get_option(OPTION + "analytical") == "on"
+            assert _unpinned_count(conn) == want
+            conn.adbc_connection.set_options(**{OPTION + "analytical": "off"})
+            with pytest.raises(adbc_driver_manager.ProgrammingError) as e:
+                _unpinned_count(conn)
+            assert "session option analytical = on" in str(e.value)
+
+
+def test_adbc_session_options_without_cookie_middleware(uri):
+    """ADBC's default: no cookie middleware, so the session it sets is not sent back — the
+    option reads as the default again and the next query runs without it (why the cookie
+    middleware option is needed)."""
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn:
+        conn.adbc_connection.set_options(**{OPTION + "analytical": "on"})
+        assert conn.adbc_connection.get_option(OPTION + "analytical") == "off"
+        with pytest.raises(adbc_driver_manager.ProgrammingError):
+            _unpinned_count(conn)
+
+
+def test_adbc_session_option_as_call_header(uri, sample):
+    """A call header flightsrv.<option> sets that session option for every call that carries
+    it: ADBC's adbc.flight.sql.rpc.call_header.* database option, no cookie needed."""
+    header = DatabaseOptions.RPC_CALL_HEADER_PREFIX.value + "flightsrv.analytical"
+    with adbc_driver_flightsql.dbapi.connect(uri, db_kwargs={header: "on"}, autocommit=True) as conn:
+        assert conn.adbc_connection.get_option(OPTION + "analytical") == "on"
+        assert _unpinned_count(conn) == sample.count_all(JUNE1, JUNE2)
+    with adbc_driver_flightsql.dbapi.connect(uri, db_kwargs={header: "maybe"}, autocommit=True) as conn:
+        with pytest.raises(adbc_driver_manager.ProgrammingError) as e:
+            _unpinned_count(conn)
+        assert "call header flightsrv.analytical: the session option analytical does not take this value" in str(e.value)
 
 
 # --- pyarrow.flight with a cookie middleware ------------------------------------------------
@@ -117,10 +173,10 @@ def session_client(uri):
 
 def test_session_options_travel_in_the_cookie(session_client, uri):
     client, jar = session_client
-    assert _options(client) == {"catalog": "", "schema": "public", "ipc_compression": "none", "endpoints": "single", "analytical": "off"}
+    assert _options(client) == {"catalog": "", "schema": "public", "ipc_compression": "none", "endpoints": "single", "analytical": "off", "time_parameters": "timestamp"}
     assert _set(client, schema="PUBLIC", ipc_compression="LZ4", catalog="x", bogus="y") == {"catalog": 2, "bogus": 1}
     assert "flightsrv_session" in jar.cookies
-    assert _options(client) == {"catalog": "", "schema": "public", "ipc_compression": "lz4", "endpoints": "single", "analytical": "off"}
+    assert _options(client) == {"catalog": "", "schema": "public", "ipc_compression": "lz4", "endpoints": "single", "analytical": "off", "time_parameters": "timestamp"}
     # Without the cookie (another client) the defaults apply: nothing is kept on the server.
     with flight.FlightClient(uri) as other:
         assert _options(other)["ipc_compression"] == "none"
@@ -128,6 +184,24 @@ def test_session_options_travel_in_the_cookie(session_client, uri):
     list(client.do_action(flight.Action("CloseSession", b"")))
     assert "flightsrv_session" not in jar.cookies
     assert _options(client)["ipc_compression"] == "none"
+
+
+@pytest.mark.parametrize("cookie", ["%%%not-base64", "AAEC", "Cg4KBmNvbG91chIECgJhYQ"])
+def test_damaged_session_cookie(session_client, cookie):
+    """A session cookie that does not decode, or holds what this server does not know (here an
+    option "colour"), is refused with INVALID_ARGUMENT saying so; the answer drops the cookie,
+    so the next call starts a new session."""
+    client, jar = session_client
+    jar.cookies["flightsrv_session"] = cookie
+    sql = "SELECT count(*) FROM flights WHERE origin = 'ORD'" + RANGE
+    with pytest.raises(pa.ArrowInvalid) as e:
+        client.get_flight_info(_statement(sql))
+    assert "the session cookie flightsrv_session is invalid" in str(e.value)
+    assert cookie not in str(e.value)
+    assert "flightsrv_session" not in jar.cookies
+    info = client.get_flight_info(_statement(sql))
+    assert client.do_get(info.endpoints[0].ticket).read_all().column(0).to_pylist() == [16569]
+    assert _options(client)["analytical"] == "off"
 
 
 @pytest.mark.parametrize("codec", ["zstd", "lz4"])
