@@ -88,12 +88,12 @@ func usageName(u x509.ExtKeyUsage) string {
 	return "client"
 }
 
-// testSecuredServe serves the demo store st with mutual TLS and authentication, as `serve
-// --auth-users … --auth-keyring … --tls-cert … --tls-key … --tls-client-ca …` does, and checks
-// arrow-go's Flight SQL client (Basic handshake, then the bearer token) and its database/sql
-// driver (Basic on every call) against it, and the refusals.
+// testSecuredServe serves the demo store st with authentication over mutual TLS, as `serve
+// --auth-users … --auth-keyring … --tls-cert … --tls-key … --tls-client-ca …` does, then over
+// TLS alone (without --tls-client-ca), and checks arrow-go's Flight SQL client (Basic
+// handshake, then the bearer token) and its database/sql driver (Basic on every call) against
+// each, and the refusals (checkSecuredServe).
 func testSecuredServe(t *testing.T, st *openedStore, archive string) {
-	ctx := context.Background()
 	pki := newTestPKI(t)
 	hash, err := auth.HashPassword("pa:ss word")
 	if err != nil {
@@ -110,8 +110,27 @@ func testSecuredServe(t *testing.T, st *openedStore, archive string) {
 	if err := os.WriteFile(keyring, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := serveConfig{listen: "127.0.0.1:0", tables: tableFlags{demoTable}, pushdown: true, fanout: 4, archive: archive,
-		sec: securityConfig{authUsers: users, authKeyring: keyring, tlsCert: pki.serverCert, tlsKey: pki.serverKey, tlsClientCA: pki.ca}}
+	// Mutual TLS, then TLS alone: both with authentication.
+	for _, mutual := range []bool{true, false} {
+		t.Run(map[bool]string{true: "mutual TLS", false: "TLS"}[mutual], func(t *testing.T) {
+			sec := securityConfig{authUsers: users, authKeyring: keyring, tlsCert: pki.serverCert, tlsKey: pki.serverKey}
+			clientTLS := &tls.Config{RootCAs: pki.pool}
+			if mutual {
+				sec.tlsClientCA = pki.ca
+				clientTLS.Certificates = []tls.Certificate{pki.client}
+			}
+			checkSecuredServe(t, st, archive, sec, clientTLS, pki.pool)
+		})
+	}
+}
+
+// checkSecuredServe serves st with sec and checks arrow-go's Flight SQL client and its
+// database/sql driver over clientTLS: no credentials and a wrong password UNAUTHENTICATED, the
+// Basic handshake's bearer token and Basic credentials on every call answered; plaintext
+// refused, and with a client CA, TLS without a client certificate refused.
+func checkSecuredServe(t *testing.T, st *openedStore, archive string, sec securityConfig, clientTLS *tls.Config, roots *x509.CertPool) {
+	ctx := context.Background()
+	cfg := serveConfig{listen: "127.0.0.1:0", tables: tableFlags{demoTable}, pushdown: true, fanout: 4, archive: archive, sec: sec}
 	if err := cfg.validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -122,9 +141,8 @@ func testSecuredServe(t *testing.T, st *openedStore, archive string) {
 	defer tel.Shutdown(ctx)
 	defer srv.Close()
 	const ordSQL = "SELECT COUNT(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'"
-	mtls := &tls.Config{RootCAs: pki.pool, Certificates: []tls.Certificate{pki.client}}
 
-	cl, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(credentials.NewTLS(mtls)))
+	cl, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(credentials.NewTLS(clientTLS)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,16 +162,20 @@ func testSecuredServe(t *testing.T, st *openedStore, archive string) {
 		t.Fatalf("ORD count with the bearer token: %d %v", n, err)
 	}
 
-	// database/sql: user and password in the DSN (Basic on every call), mutual TLS.
-	if err := driver.RegisterTLSConfig("flightsrv-test-mtls", mtls); err != nil {
+	// database/sql: user and password in the DSN (Basic on every call).
+	name := "flightsrv-test-tls"
+	if sec.tlsClientCA != "" {
+		name = "flightsrv-test-mtls"
+	}
+	if err := driver.RegisterTLSConfig(name, clientTLS); err != nil {
 		t.Fatal(err)
 	}
-	defer driver.UnregisterTLSConfig("flightsrv-test-mtls")
+	defer driver.UnregisterTLSConfig(name)
 	for _, c := range []struct {
 		userinfo string
 		ok       bool
 	}{{"ann:pa%3Ass%20word", true}, {"ann:nope", false}} {
-		db, err := sql.Open("flightsql", "flightsql://"+c.userinfo+"@"+srv.Addr()+"?tls=flightsrv-test-mtls&timeout=30s")
+		db, err := sql.Open("flightsql", "flightsql://"+c.userinfo+"@"+srv.Addr()+"?tls="+name+"&timeout=30s")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +190,7 @@ func testSecuredServe(t *testing.T, st *openedStore, archive string) {
 		}
 	}
 
-	// Plaintext, and TLS without a client certificate, are refused.
+	// Plaintext is refused, and with a client CA, TLS without a client certificate.
 	plain, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +199,10 @@ func testSecuredServe(t *testing.T, st *openedStore, archive string) {
 	if _, err := plain.Execute(authed, ordSQL); status.Code(err) != codes.Unavailable {
 		t.Fatalf("plaintext: %v", err)
 	}
-	noCert, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pki.pool})))
+	if sec.tlsClientCA == "" {
+		return
+	}
+	noCert, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: roots})))
 	if err != nil {
 		t.Fatal(err)
 	}
