@@ -3,7 +3,9 @@ package flightsql
 import (
 	"context"
 	"encoding/base64"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -61,9 +63,9 @@ const (
 // the header "flightsrv.analytical: on" makes that call's session analytical, whatever its
 // cookie holds. This is how the JDBC driver, which sends every connection property it does
 // not know as a call header and has no SetSessionOptions, sets session options
-// (jdbc:arrow-flight-sql://host:port/?flightsrv.time_parameters=text). A value the option
-// does not take is refused with INVALID_ARGUMENT naming the header. Header names are lower
-// case on the wire.
+// (jdbc:arrow-flight-sql://host:port/?flightsrv.time_parameters=text). A header naming no
+// option, or holding a value its option does not take, is refused with INVALID_ARGUMENT naming
+// the header. Header names are lower case on the wire.
 const SessionHeaderPrefix = "flightsrv."
 
 // SessionCookie is the name of the cookie that carries a session's options: the base64url
@@ -203,8 +205,8 @@ func (s *Server) cookieOptions(ctx context.Context) (map[string]*flight.SessionO
 
 // sessionOptions returns the options of the calling session: its cookie's (cookieOptions)
 // overlaid with the call's SessionHeaderPrefix headers. A refused cookie is errBadSessionCookie
-// (and the response drops the cookie); a header value its option does not take is
-// INVALID_ARGUMENT naming the header.
+// (and the response drops the cookie); a header naming no option, or a value its option does
+// not take, is INVALID_ARGUMENT naming the header.
 func (s *Server) sessionOptions(ctx context.Context) (map[string]*flight.SessionOptionValue, error) {
 	opts, err := s.cookieOptions(ctx)
 	if err != nil {
@@ -212,11 +214,13 @@ func (s *Server) sessionOptions(ctx context.Context) (map[string]*flight.Session
 		return nil, err
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
-	for name := range opts {
-		h := SessionHeaderPrefix + name
-		vals := md.Get(h)
-		if len(vals) == 0 {
+	for h, vals := range md {
+		name, ok := strings.CutPrefix(h, SessionHeaderPrefix)
+		if !ok || len(vals) == 0 {
 			continue
+		}
+		if _, known := opts[name]; !known {
+			return nil, status.Errorf(codes.InvalidArgument, "call header %s names no session option (%s)", h, strings.Join(slices.Sorted(maps.Keys(opts)), ", "))
 		}
 		canon, e := normalizeOption(name, stringOption(strings.TrimSpace(vals[len(vals)-1])))
 		if e != pb.SetSessionOptionsResult_UNSPECIFIED {

@@ -520,6 +520,11 @@ func TestSessionHeaders(t *testing.T) {
 			t.Fatalf("%s=%s: %v", h[0], h[1], err)
 		}
 	}
+	// A misspelt option is refused, not ignored.
+	_, err = cl.Execute(metadata.AppendToOutgoingContext(ctx, "flightsrv.analytic", "on"), "select")
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "call header flightsrv.analytic names no session option (analytical, catalog, endpoints, ipc_compression, schema, time_parameters)") {
+		t.Fatalf("flightsrv.analytic: %v", err)
+	}
 
 	// time_parameters: the declared parameter schema of a prepared statement.
 	for _, c := range []struct {

@@ -105,6 +105,11 @@ def test_adbc_session_option_as_call_header(uri, sample):
         with pytest.raises(adbc_driver_manager.ProgrammingError) as e:
             _unpinned_count(conn)
         assert "call header flightsrv.analytical: the session option analytical does not take this value" in str(e.value)
+    misspelt = DatabaseOptions.RPC_CALL_HEADER_PREFIX.value + "flightsrv.analytic"
+    with adbc_driver_flightsql.dbapi.connect(uri, db_kwargs={misspelt: "on"}, autocommit=True) as conn:
+        with pytest.raises(adbc_driver_manager.ProgrammingError) as e:
+            _unpinned_count(conn)
+        assert "call header flightsrv.analytic names no session option" in str(e.value)
 
 
 # --- pyarrow.flight with a cookie middleware ------------------------------------------------
