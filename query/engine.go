@@ -22,6 +22,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ledger"
+	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
@@ -219,8 +220,8 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	if explain {
 		return e.explain(p, ph)
 	}
-	if e.opts.MaxBuckets > 0 && ph.Buckets > e.opts.MaxBuckets {
-		return nil, status.Errorf(codes.ResourceExhausted, "the time range spans %d buckets, more than this server's limit of %d: narrow the range", ph.Buckets, e.opts.MaxBuckets)
+	if err := e.checkBuckets(ph.Buckets); err != nil {
+		return nil, err
 	}
 	c, err := e.compile(p, ph)
 	if err != nil {
@@ -479,15 +480,23 @@ func planError(err error) error {
 	case substrait.NotFound:
 		code = codes.NotFound
 	}
-	return status.Error(code, pe.Msg)
+	// The client's message may quote its own text (an unknown identifier); the log line holds
+	// the value-free form.
+	return querylog.Refusal(code, pe.Msg, pe.LogMsg, pe.SQLState)
 }
 
 // execError classifies an execution error: the client sees a fixed message for the classes
 // it can act on; anything else passes through to be logged and hidden by the Flight layer.
 func (e *Engine) execError(err error) error {
+	var de *ops.DataError
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
+	case errors.As(err, &de):
+		// A data exception of the query's expressions (division by zero, an overflow, text
+		// that is no number): the query's fault, refused in PostgreSQL's words with its
+		// SQLSTATE.
+		return querylog.Refusal(codes.InvalidArgument, de.Msg, "", de.Code)
 	case errors.Is(err, ledger.ErrMemoryLimit):
 		msg := "the query needs more than its memory limit; narrow it or raise --query-memory"
 		var le *ledger.LimitExceededError

@@ -169,11 +169,11 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 	tableOf := map[string]*routing.DurableTable{}
 	for _, rd := range reads {
 		for _, p := range rd.partitions {
-			bs := rd.t.Buckets(p, rd.r)
-			if e.opts.MaxBuckets > 0 && len(buckets)+len(bs) > e.opts.MaxBuckets {
-				// Execute refuses the query; nothing to pin.
-				return []Fragment{{}}, nil
+			n := pushdown.BucketCount(rd.t.Def().Strategy, rd.r)
+			if err := e.checkBuckets(len(buckets) + n*max(1, len(rd.partitions))); err != nil {
+				return nil, err // refused at planning, as Execute would refuse it
 			}
+			bs := rd.t.Buckets(p, rd.r)
 			for _, b := range bs {
 				tableOf[b.TableID] = rd.t
 			}

@@ -72,14 +72,24 @@ func (e *Engine) runBound(ctx context.Context, b *substrait.Bound, explain bool)
 	if explain {
 		return e.explainGeneral(b, discovered, opts)
 	}
-	if e.opts.MaxBuckets > 0 && total > e.opts.MaxBuckets {
-		return nil, status.Errorf(codes.ResourceExhausted, "the query reads %d buckets, more than this server's limit of %d: narrow the range or the partitions", total, e.opts.MaxBuckets)
+	if err := e.checkBuckets(total); err != nil {
+		return nil, err
 	}
 	res, err := scan.Execute(ctx, b.Plan, opts)
 	if err != nil {
 		return nil, e.execError(err)
 	}
 	return &execReader{RecordReader: scan.Conform(res, b.Schema), e: e, res: res}, nil
+}
+
+// checkBuckets refuses a query reading more than Options.MaxBuckets buckets (partitions ×
+// buckets) with RESOURCE_EXHAUSTED naming the flag that sets the bound. Execute checks it,
+// and Fragments (GetFlightInfo) before any endpoint is planned.
+func (e *Engine) checkBuckets(n int) error {
+	if e.opts.MaxBuckets > 0 && n > e.opts.MaxBuckets {
+		return status.Errorf(codes.ResourceExhausted, "the query reads %d buckets (partitions × buckets), more than this server's limit of %d (--max-buckets): narrow the time range or the partitions", n, e.opts.MaxBuckets)
+	}
+	return nil
 }
 
 // boundOptions binds every routed read of a plan to its route (an analytical read's
@@ -239,7 +249,7 @@ func (e *Engine) constants(ctx context.Context, b *substrait.Bound) (array.Recor
 	for i, c := range b.Constants {
 		x, err := ops.Compile(c, empty, b.Registry)
 		if err != nil {
-			return nil, fmt.Errorf("query: compile constant: %w", err)
+			return nil, e.execError(fmt.Errorf("query: compile constant: %w", err)) // 1/0 is the query's error
 		}
 		a, err := x.Eval(ctx, in, nil)
 		if err != nil {

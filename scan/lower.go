@@ -89,6 +89,8 @@ func (l *lowerer) lower(rel plan.Rel) (*lowered, error) {
 		out, err = l.fetch(r)
 	case *plan.SetRel:
 		out, err = l.set(r)
+	case *plan.VirtualTableReadRel:
+		out, err = l.values(r)
 	case nil:
 		return nil, unsupported("missing relation")
 	default:

@@ -46,7 +46,8 @@ type BindOptions struct {
 	// MaxPartitions bounds the partitions one read may list (IN, = ANY); 0 means
 	// DefaultMaxPartitions.
 	MaxPartitions int
-	// Now is the statement's clock for now() and current_timestamp (zero: time.Now()).
+	// Now is the statement's clock for now() and current_timestamp (zero: time.Now()),
+	// truncated to microseconds as PostgreSQL's is.
 	Now time.Time
 	// User is the session's authenticated user, what current_user, session_user and user
 	// answer ("": the server runs without authentication, and they answer "flightsrv").
@@ -93,12 +94,12 @@ func (s *scope) lookup(qual, name string) (int, error) {
 		if qual != "" {
 			for _, c := range s.cols {
 				if strings.EqualFold(c.qual, qual) {
-					return -1, errorf(InvalidArgument, "column %s.%s does not exist", qual, name)
+					return -1, quoting(InvalidArgument, "42703", "column %q does not exist", qual+"."+name)
 				}
 			}
-			return -1, errorf(InvalidArgument, "missing FROM-clause entry for table %q", qual)
+			return -1, missingFromEntry(qual)
 		}
-		return -1, errorf(InvalidArgument, "column %q does not exist", name)
+		return -1, undefinedColumn(name)
 	}
 	return found, nil
 }
@@ -167,7 +168,10 @@ func newBinder(cat Catalog, ps *paramState, opts BindOptions) *binder {
 	if opts.MaxPartitions <= 0 {
 		opts.MaxPartitions = DefaultMaxPartitions
 	}
-	return &binder{cat: cat, b: b, reg: b.GetExprBuilder().Reg, ps: ps, opts: opts, now: now.UTC(), active: map[string]bool{}}
+	// PostgreSQL's clock has microseconds: a finer now() would reach clients as a timestamp
+	// that drivers converting to microsecond datetimes refuse (ADBC's fetchall in Python).
+	now = now.UTC().Truncate(time.Microsecond)
+	return &binder{cat: cat, b: b, reg: b.GetExprBuilder().Reg, ps: ps, opts: opts, now: now, active: map[string]bool{}}
 }
 
 // bindSelect binds a SELECT (with its set operations, ORDER BY and LIMIT).
@@ -319,7 +323,12 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		return nil, err
 	}
 	if from == nil {
-		return nil, errTableless
+		// No FROM: one row of no columns, which the select list is evaluated over.
+		one, err := bd.b.VirtualTableFromExpr([]string{}, expr.VirtualTableExpressionValue{})
+		if err != nil {
+			return nil, fmt.Errorf("bind values: %w", err)
+		}
+		from = &fromItem{boundRel: &boundRel{rel: one, sc: &scope{}}}
 	}
 	// WHERE
 	if w := sel.GetWhereClause(); w != nil || from.read != nil {
@@ -450,7 +459,7 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 				out = append(out, bselItem{node: columnRefNode(c.qual, c.name, i), name: c.name})
 			}
 			if !found && qual != "" {
-				return nil, errorf(InvalidArgument, "missing FROM-clause entry for table %q", qual)
+				return nil, missingFromEntry(qual)
 			}
 			continue
 		}
@@ -725,8 +734,6 @@ type fromItem struct {
 	def  routing.TableDef
 }
 
-var errTableless = &Error{Code: Unimplemented, Msg: "internal: table-less statement"}
-
 func (bd *binder) from(items []*pg.Node) (*fromItem, error) {
 	switch len(items) {
 	case 0:
@@ -915,10 +922,41 @@ func splitAnd(n *pg.Node) []*pg.Node {
 	return []*pg.Node{n}
 }
 
-// typeName spells a Substrait type for messages.
+// typeName spells a Substrait type for messages as PostgreSQL names the type it stands for
+// (integer, double precision, text, bytea, timestamp with time zone…); a type without a
+// PostgreSQL counterpart keeps Substrait's name.
 func typeName(t types.Type) string {
-	if t == nil {
+	switch v := t.(type) {
+	case nil:
 		return "unknown"
+	case *types.BooleanType:
+		return "boolean"
+	case *types.Int8Type, *types.Int16Type:
+		return "smallint"
+	case *types.Int32Type:
+		return "integer"
+	case *types.Int64Type:
+		return "bigint"
+	case *types.Float32Type:
+		return "real"
+	case *types.Float64Type:
+		return "double precision"
+	case *types.DecimalType:
+		return "numeric"
+	case *types.StringType, *types.VarCharType, *types.FixedCharType:
+		return "text"
+	case *types.BinaryType, *types.FixedBinaryType:
+		return "bytea"
+	case *types.DateType:
+		return "date"
+	case *types.PrecisionTimestampTzType, *types.TimestampTzType:
+		return "timestamp with time zone"
+	case *types.PrecisionTimestampType, *types.TimestampType:
+		return "timestamp without time zone"
+	case *types.IntervalDayType, *types.IntervalYearType, *types.IntervalCompoundType:
+		return "interval"
+	case *types.ListType:
+		return typeName(v.Type) + "[]"
 	}
 	return t.WithNullability(types.NullabilityRequired).String()
 }

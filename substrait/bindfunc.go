@@ -403,9 +403,25 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, errorf(InvalidArgument, "%s takes 1 argument(s)", name)
 		}
 		return call(URNPostgres, strType(), es...)
-	case "length", "char_length", "character_length":
+	case "length", "char_length", "character_length", "octet_length":
 		if err := nargs(1, 1); err != nil {
 			return bval{}, err
+		}
+		if isBytes := familyOf(args[0].typ()) == famBinary; isBytes || name == "octet_length" {
+			// PostgreSQL: length(bytea) and octet_length count bytes; char_length(bytea)
+			// does not exist.
+			if isBytes && name != "length" && name != "octet_length" {
+				return bval{}, errorf(InvalidArgument, "function %s(bytea) does not exist", name)
+			}
+			name = "octet_length"
+			e := args[0].e
+			if !isBytes {
+				var err error
+				if e, err = text(0); err != nil {
+					return bval{}, err
+				}
+			}
+			return call(URNPostgres, i64Type(), e)
 		}
 		e, err := text(0)
 		if err != nil {
@@ -559,7 +575,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 	}
-	return bval{}, unimplemented("function " + name)
+	return bval{}, quoting(Unimplemented, "42883", "function %q is not supported", name)
 }
 
 // datePartFields are the fields date_part and extract take (scan/ops implements them).

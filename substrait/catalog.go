@@ -142,5 +142,5 @@ func lookupTable(cat Catalog, name string) (routing.TableDef, error) {
 			return d, nil
 		}
 	}
-	return routing.TableDef{}, errorf(NotFound, "table %q does not exist", name)
+	return routing.TableDef{}, quoting(NotFound, "42P01", "table %q does not exist", name)
 }

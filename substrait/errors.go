@@ -3,6 +3,7 @@ package substrait
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Code classifies an *Error by what the caller should tell the client. The Flight SQL layer
@@ -40,13 +41,31 @@ func (c Code) String() string {
 
 // Error is a planning error with a classification and a client-safe message. Messages never
 // contain partition values, literal values or parameter values (pulpitum-reference.md §5.3,
-// error privacy); they may name SQL constructs, columns, tables and parameter positions.
+// error privacy); they may name SQL constructs, columns, tables and parameter positions. A
+// message quoting the client's own text that may hold a value — an identifier that names no
+// column (`WHERE origin = ORD` names ORD), the token of a syntax error — also has a LogMsg
+// without it, which is what logs hold (internal/querylog's rule: no line holds a value).
 //
 // Two *Error values are equal under errors.Is when their Code and Msg are equal, so the
 // sentinels below can be matched even when a copy is returned.
 type Error struct {
 	Code Code
 	Msg  string
+	// LogMsg, when set, is Msg with the client's own text it quotes (an unknown identifier,
+	// the token of a syntax error) replaced by a placeholder: what a log line may hold. Empty
+	// when Msg quotes none (LogMessage then returns Msg).
+	LogMsg string
+	// SQLState is PostgreSQL's SQLSTATE for the condition (42601 syntax_error, 42703
+	// undefined_column…), or "" when none is set.
+	SQLState string
+}
+
+// LogMessage returns the message a log line may hold: LogMsg, or Msg when it is empty.
+func (e *Error) LogMessage() string {
+	if e.LogMsg != "" {
+		return e.LogMsg
+	}
+	return e.Msg
 }
 
 // Error returns the message prefixed with the package name.
@@ -70,6 +89,26 @@ func CodeOf(err error) (Code, bool) {
 
 func errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// quoting is an error whose message quotes ident, the client's own text naming something
+// that does not exist (a column, a table, a function): format has one %q for it. The log form
+// says <identifier> instead (Error.LogMsg), since an unquoted value (WHERE origin = ORD)
+// reads as an identifier.
+func quoting(code Code, sqlstate, format, ident string) *Error {
+	return &Error{Code: code, SQLState: sqlstate, Msg: fmt.Sprintf(format, ident),
+		LogMsg: strings.Replace(format, "%q", "<identifier>", 1)}
+}
+
+// undefinedColumn is PostgreSQL's undefined_column (42703): column "x" does not exist.
+func undefinedColumn(name string) *Error {
+	return quoting(InvalidArgument, "42703", "column %q does not exist", name)
+}
+
+// missingFromEntry is PostgreSQL's undefined_table (42P01) for a qualifier naming no FROM
+// item.
+func missingFromEntry(qual string) *Error {
+	return quoting(InvalidArgument, "42P01", "missing FROM-clause entry for table %q", qual)
 }
 
 // unimplemented names an unsupported construct: "<construct> is not supported".

@@ -107,10 +107,10 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 		return bd.show(show.GetName())
 	}
 	sel := g.node.GetSelectStmt()
-	br, err := bd.bindSelect(sel)
-	if err == errTableless {
+	if constantSelect(sel) {
 		return bd.tableless(sel)
 	}
+	br, err := bd.bindSelect(sel)
 	if err != nil {
 		return nil, err
 	}
@@ -125,18 +125,23 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 	return &Bound{Plan: p, Routes: bd.routes, Schema: schema}, nil
 }
 
-// tableless binds a SELECT without FROM: constant expressions, evaluated once.
+// constantSelect reports whether sel is a SELECT without FROM that only evaluates its select
+// list (no WITH, WHERE, GROUP BY, HAVING, aggregate, DISTINCT, ORDER BY or set operation):
+// the statement a connection pool sends to validate a connection, evaluated once without the
+// executor (tableless). Every other SELECT without FROM reads one row of no columns from a
+// VirtualTableReadRel (bindSimple), so that UNION, WHERE, aggregates and ORDER BY apply as
+// they do over a table.
+func constantSelect(sel *pg.SelectStmt) bool {
+	op := sel.GetOp()
+	return (op == pg.SetOperation_SETOP_NONE || op == pg.SetOperation_SET_OPERATION_UNDEFINED) &&
+		len(sel.GetFromClause()) == 0 && sel.GetWithClause() == nil && sel.GetWhereClause() == nil &&
+		len(sel.GetGroupClause()) == 0 && sel.GetHavingClause() == nil && !hasAggregate(sel.GetTargetList()) &&
+		len(sel.GetDistinctClause()) == 0 && len(sel.GetSortClause()) == 0 && len(sel.GetValuesLists()) == 0 &&
+		len(sel.GetWindowClause()) == 0 && len(sel.GetTargetList()) > 0
+}
+
+// tableless binds a constantSelect: constant expressions, evaluated once.
 func (bd *binder) tableless(sel *pg.SelectStmt) (*Bound, error) {
-	switch {
-	case sel.GetWhereClause() != nil:
-		return nil, unimplemented("WHERE without FROM")
-	case len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil || hasAggregate(sel.GetTargetList()):
-		return nil, unimplementedAre("aggregates without FROM")
-	case len(sel.GetDistinctClause()) > 0:
-		return nil, unimplemented("DISTINCT without FROM")
-	case len(sel.GetTargetList()) == 0:
-		return nil, unimplemented("an empty select list")
-	}
 	empty := &scope{}
 	items, err := bd.expandTargets(sel.GetTargetList(), empty)
 	if err != nil {

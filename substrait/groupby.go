@@ -272,7 +272,7 @@ func (a *sqlAnalyzer) groupName(cr *pg.ColumnRef, items []selectItem) (routing.B
 			it, ok := outputItem(items, name)
 			switch {
 			case !ok:
-				return routing.Binning{}, errorf(InvalidArgument, "column %q does not exist", name)
+				return routing.Binning{}, undefinedColumn(name)
 			case it.measure != nil:
 				return routing.Binning{}, errorf(InvalidArgument, "aggregate functions are not allowed in GROUP BY")
 			}

@@ -147,7 +147,7 @@ func TestGroupedSQLErrors(t *testing.T) {
 		{sel + ` GROUP BY 1 ORDER BY 7`, InvalidArgument, "ORDER BY position 7 is not in select list"},
 		{`SELECT date_trunc('fortnight', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_trunc unit is not recognized"},
 		{`SELECT date_trunc(' hour', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_trunc unit is not recognized"},
-		{`SELECT date_trunc('hour', id), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "argument 2 of date_trunc must be precision_timestamp_tz<9>, not string"},
+		{`SELECT date_trunc('hour', id), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "argument 2 of date_trunc must be timestamp with time zone, not text"},
 		{`SELECT date_trunc('hour'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_trunc takes two or three arguments"},
 		{`SELECT date_bin(INTERVAL '15 minutes', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_bin takes three arguments (stride, timestamp, origin)"},
 		{`SELECT date_bin(INTERVAL '0 seconds', timestamp, '2001-01-01'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_bin stride must be greater than zero"},

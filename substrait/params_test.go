@@ -67,7 +67,7 @@ func TestParameterPrepareErrors(t *testing.T) {
 		msg string
 	}{
 		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $1 AND timestamp < $2`, nil,
-			"parameter $1 is used both as string and as precision_timestamp_tz<9>"},
+			"parameter $1 is used both as text and as timestamp with time zone"},
 		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $3 AND timestamp < $3`, nil,
 			"parameters must be numbered consecutively from $1 ($2 is missing)"},
 		{`SELECT * FROM messages WHERE channel_id = $0 AND timestamp >= $1 AND timestamp < $2`, nil,
@@ -77,8 +77,8 @@ func TestParameterPrepareErrors(t *testing.T) {
 		{`SELECT * FROM messages WHERE timestamp >= $1 AND timestamp < $2`, errNeedPart(""), ""},
 		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp < $2`, errNeed("timestamp >= <start>"), ""},
 		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp >= $3`, errNeed("timestamp < <end>"), ""},
-		{`SELECT * FROM messages WHERE channel_id = $1::int4 AND timestamp >= $2 AND timestamp < $3`, nil, "operator does not exist: string = i32"},
-		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $2::date AND timestamp < $3`, nil, "operator does not exist: precision_timestamp_tz<9> >= date"},
+		{`SELECT * FROM messages WHERE channel_id = $1::int4 AND timestamp >= $2 AND timestamp < $3`, nil, "operator does not exist: text = integer"},
+		{`SELECT * FROM messages WHERE channel_id = $1 AND timestamp >= $2::date AND timestamp < $3`, nil, "operator does not exist: timestamp with time zone >= date"},
 	}
 	for _, tt := range tests {
 		_, err := Prepare(tt.sql, cat)

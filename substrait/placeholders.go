@@ -2,6 +2,7 @@ package substrait
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -153,12 +154,33 @@ func startsOperand(t *pg.ScanToken) bool {
 	return t.KeywordKind != pg.KeywordKind_NO_KEYWORD && t.KeywordKind != pg.KeywordKind_RESERVED_KEYWORD
 }
 
-// syntaxError turns a pg_query error into a value-free InvalidArgument: PostgreSQL's message
-// quotes the text near the error, which may be a literal, so only the position is kept.
+// syntaxError turns a pg_query error into an InvalidArgument. The client gets PostgreSQL's
+// message, which names the token at fault (`syntax error at or near "FROM"`, its own text),
+// and the position; the log form (Error.LogMsg) keeps only the position, as the token may be a
+// literal. A statement nesting deeper than the parser's limits — bison's stack of 10,000
+// states (about 10,000 nested parentheses), or pg_query's parse tree, decoded from protobuf
+// at most 10,000 levels deep (about 5,000 nested operators) — is statement_too_complex
+// (SQLSTATE 54001) naming the limit, not a syntax error.
 func syntaxError(err error) *Error {
 	var pe *pgparser.Error
-	if errors.As(err, &pe) && pe.Cursorpos > 0 {
-		return errorf(InvalidArgument, "SQL syntax error at position %d", pe.Cursorpos)
+	if errors.As(err, &pe) {
+		if strings.HasPrefix(pe.Message, "memory exhausted") {
+			return errTooDeep("the parser's stack of 10,000 grammar states (about 10,000 nested parentheses)")
+		}
+		if pe.Cursorpos > 0 {
+			return &Error{Code: InvalidArgument, SQLState: "42601",
+				Msg:    fmt.Sprintf("%s (position %d)", pe.Message, pe.Cursorpos),
+				LogMsg: fmt.Sprintf("SQL syntax error at position %d", pe.Cursorpos)}
+		}
+		return &Error{Code: InvalidArgument, SQLState: "42601", Msg: pe.Message, LogMsg: "SQL syntax error"}
 	}
-	return &Error{Code: InvalidArgument, Msg: "SQL syntax error"}
+	if strings.Contains(err.Error(), "recursion depth") {
+		return errTooDeep("the parse tree's 10,000 levels (about 5,000 nested operators or function calls)")
+	}
+	return &Error{Code: InvalidArgument, SQLState: "42601", Msg: "SQL syntax error"}
+}
+
+// errTooDeep is the refusal of a statement nesting deeper than limit.
+func errTooDeep(limit string) *Error {
+	return &Error{Code: InvalidArgument, SQLState: "54001", Msg: "statement too complex: its expressions nest deeper than " + limit}
 }

@@ -60,7 +60,10 @@ func TestRewritePlaceholdersErrors(t *testing.T) {
 	if code, _ := CodeOf(err); code != InvalidArgument {
 		t.Fatalf("unterminated literal: got %v, want InvalidArgument", err)
 	}
-	if got := err.Error(); got != "substrait: SQL syntax error at position 15" {
-		t.Errorf("unterminated literal message = %q", got)
+	// The client sees PostgreSQL's message near its own text; logs see the position only.
+	var e *Error
+	if !errors.As(err, &e) || e.Msg != `unterminated quoted string at or near "'secret" (position 15)` ||
+		e.LogMessage() != "SQL syntax error at position 15" || e.SQLState != "42601" {
+		t.Errorf("unterminated literal: %#v", e)
 	}
 }

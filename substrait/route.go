@@ -358,6 +358,8 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 				}
 			}
 			return nil
+		case *plan.VirtualTableReadRel:
+			return nil // constants: no route
 		case nil:
 			return ErrInvalidPlan
 		}

@@ -252,7 +252,7 @@ func (a *sqlAnalyzer) columnRef(cr *pg.ColumnRef) (int, error) {
 	case 2:
 		q := fields[0].GetString_().GetSval()
 		if !strings.EqualFold(q, a.qualifier) {
-			return -1, errorf(InvalidArgument, "missing FROM-clause entry for table %q", q)
+			return -1, missingFromEntry(q)
 		}
 		name = fields[1].GetString_().GetSval()
 	default:
@@ -263,7 +263,7 @@ func (a *sqlAnalyzer) columnRef(cr *pg.ColumnRef) (int, error) {
 	}
 	idx, ok := columnIndex(a.def, name)
 	if !ok {
-		return -1, errorf(InvalidArgument, "column %q does not exist", name)
+		return -1, undefinedColumn(name)
 	}
 	return idx, nil
 }
@@ -306,7 +306,7 @@ func (a *sqlAnalyzer) targets(list []*pg.Node, t *template) error {
 			if isStar(v.ColumnRef) {
 				if f := v.ColumnRef.GetFields(); len(f) == 2 {
 					if q := f[0].GetString_().GetSval(); !strings.EqualFold(q, a.qualifier) {
-						return errorf(InvalidArgument, "missing FROM-clause entry for table %q", q)
+						return missingFromEntry(q)
 					}
 				} else if len(f) > 2 {
 					return unimplementedAre("qualified column references with a schema")
@@ -377,7 +377,7 @@ func (a *sqlAnalyzer) measure(fc *pg.FuncCall, alias string) (Measure, error) {
 	case "date_trunc":
 		return Measure{}, unimplemented("date_trunc outside GROUP BY")
 	default:
-		return Measure{}, unimplemented("function " + name)
+		return Measure{}, quoting(Unimplemented, "42883", "function %q is not supported", name)
 	}
 	upper := strings.ToUpper(name)
 	switch {

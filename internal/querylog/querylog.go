@@ -26,7 +26,9 @@
 // What a line holds (stable keys): query_id, trace_id (when the span is sampled), rpc,
 // command, statement, code (the gRPC code's name), duration, rows, hot_buckets,
 // archive_buckets, message (the status message the client got, which the engine and the
-// Flight SQL layer keep free of partition values, literals, paths and keys by contract), and
+// Flight SQL layer keep free of partition values, literals, paths and keys by contract; or,
+// for a refusal whose message quotes the client's own text, such as an unknown column's name,
+// the value-free form it carries: Refusal), sqlstate for a refusal that carries one, and
 // for an internal failure error_class (the Go type of the innermost error) and sqlstate (when
 // a database error is in the chain). It never holds SQL text, a partition value, a literal, a
 // parameter value, an object path or key, or a raw database error: the reference logs
@@ -56,6 +58,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	otelcodes "go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/peer"
@@ -508,7 +511,7 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 		slog.Int64("rows", rows),
 		slog.Int("hot_buckets", hot),
 		slog.Int("archive_buckets", archive),
-		slog.String("message", st.Message()),
+		slog.String("message", logMessage(st)),
 	}
 	if sc := span.SpanContext(); sc.HasTraceID() {
 		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
@@ -523,6 +526,8 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 		if code := sqlState(ie.Cause); code != "" {
 			attrs = append(attrs, slog.String("sqlstate", code))
 		}
+	} else if code := refusalDetail(st, detailSQLState); code != "" {
+		attrs = append(attrs, slog.String("sqlstate", code))
 	}
 	log := l.logger()
 	log.LogAttrs(ctx, level, msg, attrs...)
@@ -581,6 +586,58 @@ func errorClass(err error) string {
 		}
 		err = next
 	}
+}
+
+// Refusal returns a status error for a query refused with code and msg, the message the
+// client gets, which may hold the client's own text (an unknown column's name, the token of
+// a syntax error). logMsg is what the call's log line says instead ("" when msg holds none of
+// the client's text), and sqlstate the PostgreSQL SQLSTATE of the condition ("" when none):
+// both travel in the status as an errdetails.ErrorInfo (domain "flightsrv", reason
+// QUERY_REFUSED, metadata log_message and sqlstate), which the client may read too.
+func Refusal(code codes.Code, msg, logMsg, sqlstate string) error {
+	st := status.New(code, msg)
+	if logMsg == "" && sqlstate == "" {
+		return st.Err()
+	}
+	md := map[string]string{}
+	if logMsg != "" {
+		md[detailLogMessage] = logMsg
+	}
+	if sqlstate != "" {
+		md[detailSQLState] = sqlstate
+	}
+	if withInfo, err := st.WithDetails(&errdetails.ErrorInfo{Reason: "QUERY_REFUSED", Domain: detailDomain, Metadata: md}); err == nil {
+		st = withInfo
+	} else if logMsg != "" {
+		st = status.New(code, logMsg) // cannot happen (ErrorInfo marshals); never log msg
+	}
+	return st.Err()
+}
+
+// The ErrorInfo of Refusal.
+const (
+	detailDomain     = "flightsrv"
+	detailLogMessage = "log_message"
+	detailSQLState   = "sqlstate"
+)
+
+// refusalDetail returns the metadata key of st's Refusal ErrorInfo, or "".
+func refusalDetail(st *status.Status, key string) string {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == detailDomain {
+			return info.GetMetadata()[key]
+		}
+	}
+	return ""
+}
+
+// logMessage is the message a call's log line holds: the Refusal's log message when it has
+// one, else the status message the client got.
+func logMessage(st *status.Status) string {
+	if m := refusalDetail(st, detailLogMessage); m != "" {
+		return m
+	}
+	return st.Message()
 }
 
 // sqlState returns the SQLSTATE of the first database error in err's chain (pgconn.PgError

@@ -104,6 +104,12 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 	}
 	typ, err := c.typeOf(root)
 	if err != nil {
+		var de *DataError
+		if errors.As(err, &de) {
+			// A constant subtree failing on its values (1/0): the query's error, as PostgreSQL
+			// reports it when it folds constants.
+			return nil, de
+		}
 		return nil, unsupportedExpr(fmt.Errorf("ops: compile: %w", err))
 	}
 	refs := make([]bool, in.NumFields())
@@ -160,7 +166,9 @@ func (e *Expr) Schema() *arrow.Schema { return e.in }
 // for) and returns an array of batch.NumRows() rows of e.Type() (a scalar result is
 // broadcast), allocated from mem (memory.DefaultAllocator when nil) or sharing batch's buffers;
 // the caller releases it. batch stays owned by the caller. Errors are prefixed "ops: " and
-// carry no row values: a kernel failing on values (an overflowing cast) is a *KernelError.
+// carry no row values: a SQL data exception (division by zero, an overflow, text that does
+// not parse as the type it is cast to) is a *DataError, any other kernel failing on values a
+// *KernelError.
 func (e *Expr) Eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Ledger) (arrow.Array, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
@@ -699,7 +707,11 @@ type arrowNode struct {
 }
 
 func (n *arrowNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
-	return exprs.ExecuteScalarExpression(ctx, n.schema, n.e, compute.NewDatumWithoutOwning(b))
+	d, err := exprs.ExecuteScalarExpression(ctx, n.schema, n.e, compute.NewDatumWithoutOwning(b))
+	if err != nil {
+		return nil, arithError(err, n.e)
+	}
+	return d, nil
 }
 
 // castNode is a safe cast.
@@ -715,7 +727,15 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	}
 	defer d.Release()
 	if !arrow.IsBaseBinary(n.to.ID()) && n.to.ID() != arrow.STRING_VIEW && n.to.ID() != arrow.BINARY_VIEW {
-		return compute.CastDatum(ctx, d, compute.SafeCastOptions(n.to))
+		out, err := compute.CastDatum(ctx, d, compute.SafeCastOptions(n.to))
+		if err != nil {
+			var from arrow.DataType = arrow.Null
+			if ad, ok := d.(compute.ArrayLikeDatum); ok {
+				from = ad.Type()
+			}
+			return nil, castError(err, from, n.to)
+		}
+		return out, nil
 	}
 	// arrow-go v18.8.0's casts to strings never free the buffers they build with (found by the
 	// checked allocator): cast with Go's allocator, whose garbage the collector takes, and copy
@@ -820,7 +840,11 @@ func (n *callNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	if err != nil {
 		return nil, err
 	}
-	return compute.CallFunction(ctx, fname, opts, cargs...)
+	out, err := compute.CallFunction(ctx, fname, opts, cargs...)
+	if err != nil {
+		return nil, arithError(err, n.fn)
+	}
+	return out, nil
 }
 
 // floorNode applies a temporal floor kernel to a timestamp subtree.

@@ -446,8 +446,9 @@ func TestErrors(t *testing.T) {
 	if a, err := narrow.Eval(ctx, b, mem); err == nil {
 		a.Release()
 		t.Error("cast of 2^40 to i32 succeeded")
-	} else if ke := (*ops.KernelError)(nil); strings.Contains(err.Error(), "1099511627776") || !errors.As(err, &ke) || !errors.Is(err, arrow.ErrInvalid) {
-		t.Errorf("cast error %q (%T), want a value-free *ops.KernelError wrapping arrow.ErrInvalid", err, err)
+	} else if de := (*ops.DataError)(nil); strings.Contains(err.Error(), "1099511627776") || !errors.As(err, &de) ||
+		de.Msg != "integer out of range" || de.SQLState() != "22003" || !errors.Is(err, arrow.ErrInvalid) {
+		t.Errorf("cast error %q (%T), want PostgreSQL's value-free integer out of range (22003) wrapping arrow.ErrInvalid", err, err)
 	}
 	if _, err := narrow.Eval(ctx, array.NewRecordBatch(other, nil, 0), mem); err == nil {
 		t.Error("Eval over another schema succeeded")

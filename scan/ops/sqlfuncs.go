@@ -43,6 +43,8 @@ import (
 //	concat_strict(a, b, …)           a || b: NULL when any argument is NULL
 //	lower(s), upper(s)               text
 //	char_length(s)                   the number of characters (int64)
+//	octet_length(s)                  the number of bytes of text or binary (int64): PostgreSQL's
+//	                                 octet_length, and length of a bytea
 //	substring(s, start[, count])     characters from 1-based start (int64 arguments)
 //	replace(s, from, to)             every occurrence of from replaced
 //	starts_with(s, prefix)           boolean
@@ -67,6 +69,7 @@ var ownFunctions = map[string]func(*fnNode) error{
 	"lower":       stringMap(strings.ToLower),
 	"upper":       stringMap(strings.ToUpper),
 	"char_length": charLength,
+	"octet_length": octetLength,
 	"substring":   substringKernel,
 	"replace":     replaceKernel,
 	"starts_with": startsWith,
@@ -539,6 +542,20 @@ func charLength(n *fnNode) error {
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		s, _ := asTexts(args[0])
 		return mapInts(mem, rows, args, func(i int) int64 { return int64(utf8.RuneCount(s.ValueBytes(i))) }), nil
+	}
+	return nil
+}
+
+// octetLength is PostgreSQL's octet_length (and length of a bytea): the bytes of a text's
+// UTF-8 or of a binary value.
+func octetLength(n *fnNode) error {
+	if err := textArgs(n, 1, 1, 0); err != nil {
+		return err
+	}
+	n.out = arrow.PrimitiveTypes.Int64
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[0])
+		return mapInts(mem, rows, args, func(i int) int64 { return int64(len(s.ValueBytes(i))) }), nil
 	}
 	return nil
 }
