@@ -243,12 +243,9 @@ const compiledMaxBuckets = 400
 // aggregate (rewritten onto the stores' partial-aggregate ports, or why not), as EXPLAIN
 // output. No line carries a partition value or a range bound.
 func (e *Engine) explain(p *plan.Plan, ph *pushdown.Physical) (array.RecordReader, error) {
-	lines := strings.Split(strings.TrimRight(substrait.Explain(p), "\n"), "\n")
-	if e.opts.Pushdown {
-		lines = append(lines, "Pushdown: on")
-	} else {
-		lines = append(lines, "Pushdown: off (--pushdown=false: every fragment reads rows)")
-	}
+	// The canonical read's route: its partition equality and two time bounds.
+	route := substrait.RouteInfo{Table: ph.Table, Partitions: [][]byte{ph.Partition}, Range: ph.Range, RouteConjuncts: 3}
+	lines := explainHead(p, []substrait.RouteInfo{route}, nil, e.opts.Pushdown)
 	for _, d := range ph.Decisions {
 		lines = append(lines, "  "+d)
 	}
@@ -260,11 +257,7 @@ func (e *Engine) explain(p *plan.Plan, ph *pushdown.Physical) (array.RecordReade
 	if err != nil {
 		return nil, e.execError(err)
 	}
-	lines = append(lines, "Executor:")
-	for _, l := range pr.Explain() {
-		lines = append(lines, "  "+l)
-	}
-	return e.explainLines(lines)
+	return e.explainLines(explainTail(lines, pr.Explain()))
 }
 
 // scanOptions binds p's routed read to the partition and range the planner found.

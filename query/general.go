@@ -193,9 +193,23 @@ func (e *Engine) discover(ctx context.Context, routes map[*plan.NamedTableReadRe
 // explainGeneral prints the plan, each read's route and residual filters, and the executor's
 // fragments. discovered counts the partitions the analytical reads found, by table.
 func (e *Engine) explainGeneral(b *substrait.Bound, discovered map[string]int, opts scan.Options) (array.RecordReader, error) {
-	lines := strings.Split(strings.TrimRight(substrait.Explain(b.Plan), "\n"), "\n")
+	lines := explainHead(b.Plan, b.Routes, discovered, e.opts.Pushdown)
+	ex, err := scan.Explain(b.Plan, opts)
+	if err != nil {
+		return nil, e.execError(err)
+	}
+	return e.explainLines(explainTail(lines, ex))
+}
+
+// explainHead is the start of every EXPLAIN (one notation for every statement): the
+// Substrait plan (literals and partition values as <value>: substrait.Explain), "Routes:" —
+// per routed read, how many WHERE conjuncts became its route and how many run as filters in
+// the fragments, its partitions (counted, never listed) and buckets, and the fan-out — then
+// the pushdown setting. discovered counts the partitions analytical reads found, by table.
+func explainHead(p *plan.Plan, routes []substrait.RouteInfo, discovered map[string]int, pushdownOn bool) []string {
+	lines := strings.Split(strings.TrimRight(substrait.Explain(p), "\n"), "\n")
 	lines = append(lines, "Routes:")
-	for _, r := range b.Routes {
+	for _, r := range routes {
 		buckets := pushdown.BucketCount(r.Table.Strategy, r.Range)
 		parts := fmt.Sprintf("%d partition(s) pinned", len(r.Partitions))
 		n := len(r.Partitions)
@@ -208,15 +222,20 @@ func (e *Engine) explainGeneral(b *substrait.Bound, discovered map[string]int, o
 				r.Table.Name, r.RouteConjuncts, parts, buckets, r.Table.Strategy, r.Residual),
 			fmt.Sprintf("  fan-out: %d fragment(s) (partitions × buckets), each answered by its bucket's store (hot rows or archived Parquet/JSON), at most the table's fan-out at a time", buckets*n))
 	}
-	ex, err := scan.Explain(b.Plan, opts)
-	if err != nil {
-		return nil, e.execError(err)
+	if pushdownOn {
+		return append(lines, "Pushdown: on")
 	}
+	return append(lines, "Pushdown: off (--pushdown=false: every fragment reads rows)")
+}
+
+// explainTail appends the executor's lines (scan.Explain: fragments and coordinator stage,
+// with the decision per routed aggregate) to lines.
+func explainTail(lines, executor []string) []string {
 	lines = append(lines, "Executor:")
-	for _, l := range ex {
+	for _, l := range executor {
 		lines = append(lines, "  "+l)
 	}
-	return e.explainLines(lines)
+	return lines
 }
 
 func (e *Engine) explainLines(lines []string) (array.RecordReader, error) {

@@ -233,17 +233,31 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	if len(l.sc.cols) != len(r.sc.cols) {
 		return nil, errorf(InvalidArgument, "each UNION query must have the same number of columns")
 	}
+	// Both arms must declare the same types: numbers are promoted to the wider type
+	// (PostgreSQL's UNION type resolution, for the types we have), and every column is
+	// nullable in both.
+	common := make([]types.Type, len(l.sc.cols))
 	for i := range l.sc.cols {
-		if !sameType(l.sc.cols[i].typ, r.sc.cols[i].typ) {
-			return nil, errorf(InvalidArgument, "UNION types %s and %s cannot be matched (column %d)", typeName(l.sc.cols[i].typ), typeName(r.sc.cols[i].typ), i+1)
+		lt, rt := l.sc.cols[i].typ, r.sc.cols[i].typ
+		lf, rf := familyOf(lt), familyOf(rt)
+		switch {
+		case sameType(lt, rt):
+			common[i] = lt
+		case (lf == famInt || lf == famFloat) && (rf == famInt || rf == famFloat):
+			common[i] = lt
+			if numRank(rt) > numRank(lt) {
+				common[i] = rt
+			}
+		default:
+			return nil, errorf(InvalidArgument, "UNION types %s and %s cannot be matched (column %d)", typeName(lt), typeName(rt), i+1)
 		}
+		common[i] = common[i].WithNullability(nullableN)
 	}
-	// Both arms must declare the same types: make every column nullable in both.
-	larm, err := bd.nullableProject(l)
+	larm, err := bd.castProject(l, common)
 	if err != nil {
 		return nil, err
 	}
-	rarm, err := bd.nullableProject(r)
+	rarm, err := bd.castProject(r, common)
 	if err != nil {
 		return nil, err
 	}
@@ -261,20 +275,29 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	return out, nil
 }
 
-// nullableProject returns br with every column nullable (a no-op cast where needed).
-func (bd *binder) nullableProject(br *boundRel) (*boundRel, error) {
+// castProject returns br with its columns of the types ts (nullable numbers of the same
+// family or wider): a ProjectRel of casts where a column's type differs.
+func (bd *binder) castProject(br *boundRel, ts []types.Type) (*boundRel, error) {
 	need := false
-	for _, c := range br.sc.cols {
-		if c.typ.GetNullability() != types.NullabilityNullable {
-			need = true
+	exprsOut := make([]expr.Expression, len(br.sc.cols))
+	for i, c := range br.sc.cols {
+		exprsOut[i] = br.sc.ref(i)
+		if c.typ.Equals(ts[i]) {
+			continue
 		}
+		need = true
+		if sameType(c.typ, ts[i]) {
+			exprsOut[i] = nullable(exprsOut[i])
+			continue
+		}
+		e, err := bd.coerce(typed(exprsOut[i]), ts[i], "UNION")
+		if err != nil {
+			return nil, err
+		}
+		exprsOut[i] = nullable(e)
 	}
 	if !need {
 		return br, nil
-	}
-	exprsOut := make([]expr.Expression, len(br.sc.cols))
-	for i := range br.sc.cols {
-		exprsOut[i] = nullable(br.sc.ref(i))
 	}
 	return bd.project(br, exprsOut, br.names)
 }

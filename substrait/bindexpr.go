@@ -2,6 +2,7 @@ package substrait
 
 import (
 	"fmt"
+	"slices"
 	"math"
 	"strconv"
 	"strings"
@@ -769,11 +770,88 @@ func (bd *binder) boolExpr(b *pg.BoolExpr, sc *scope) (bval, error) {
 		f, err := bd.fn(URNBoolean, "and", booleanType(), args...)
 		return typed(f), err
 	case pg.BoolExprType_OR_EXPR:
+		if args = foldEqualities(args); len(args) == 1 {
+			return typed(args[0].(expr.Expression)), nil
+		}
 		f, err := bd.fn(URNBoolean, "or", booleanType(), args...)
 		return typed(f), err
 	}
 	f, err := bd.fn(URNBoolean, "not", booleanType(), args...)
 	return typed(f), err
+}
+
+// foldEqualities rewrites the disjuncts of an OR that compare one expression with constants,
+// x = a OR x = b OR …, into x IN (a, b, …) (a SingularOrList, where the first of them stood),
+// keeping the other disjuncts in order. Both have SQL's three-valued meaning (NULL when x is
+// NULL, or when nothing matches and a constant is NULL), and the IN form evaluates x once per
+// row instead of once per term: an OR of 250 JSON fields took 25 s where the IN list took
+// 0.24 s (a user trial). A partition column's OR of equalities becomes its IN list route.
+func foldEqualities(args []types.FuncArg) []types.FuncArg {
+	type group struct {
+		x    expr.Expression
+		lits []expr.Expression
+		at   int
+	}
+	var groups []*group
+	member := make([]*group, len(args))
+	equality := func(a types.FuncArg) (expr.Expression, expr.Expression, bool) {
+		f, ok := a.(*expr.ScalarFunction)
+		if !ok || f.ID().URN != URNComparison || f.Name() != "equal" || f.NArgs() != 2 {
+			return nil, nil, false
+		}
+		l, lok := f.Arg(0).(expr.Expression)
+		r, rok := f.Arg(1).(expr.Expression)
+		if !lok || !rok {
+			return nil, nil, false
+		}
+		if _, isLit := r.(expr.Literal); isLit {
+			if _, null := r.(*expr.NullLiteral); !null {
+				return l, r, true
+			}
+		}
+		if _, isLit := l.(expr.Literal); isLit {
+			if _, null := l.(*expr.NullLiteral); !null {
+				return r, l, true
+			}
+		}
+		return nil, nil, false
+	}
+	for i, a := range args {
+		x, lit, ok := equality(a)
+		if !ok {
+			continue
+		}
+		if _, isLit := x.(expr.Literal); isLit {
+			continue
+		}
+		var g *group
+		for _, h := range groups {
+			if h.x.Equals(x) && sameType(h.lits[0].GetType(), lit.GetType()) {
+				g = h
+				break
+			}
+		}
+		if g == nil {
+			g = &group{x: x, at: i}
+			groups = append(groups, g)
+		}
+		g.lits = append(g.lits, lit)
+		member[i] = g
+	}
+	if !slices.ContainsFunc(groups, func(g *group) bool { return len(g.lits) > 1 }) {
+		return args
+	}
+	out := make([]types.FuncArg, 0, len(args))
+	for i, a := range args {
+		switch g := member[i]; {
+		case g == nil || len(g.lits) == 1:
+			out = append(out, a)
+		case g.at == i:
+			out = append(out, &expr.SingularOrList{Value: g.x, Options: g.lits})
+		}
+		// Other members of a folded group are in its IN list.
+	}
+	return out
 }
 
 func (bd *binder) booleanTest(bt *pg.BooleanTest, sc *scope) (bval, error) {

@@ -35,7 +35,7 @@ func Example() {
 	//   Fetch count=10
 	//     Project [id, timestamp]
 	//       Sort [timestamp DESC, id DESC]
-	//         Filter channel_id = 'general' AND timestamp >= 2026-01-01T00:00:00Z AND timestamp < 2026-02-01T00:00:00Z
+	//         Filter channel_id = <value> AND timestamp >= <value> AND timestamp < <value>
 	//           Read messages [channel_id, timestamp, id, value]
 	// INVALID_ARGUMENT substrait: messages needs timestamp < <end>
 }

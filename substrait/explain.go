@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
@@ -13,18 +12,19 @@ import (
 
 // Explain pretty-prints the relation tree of a plan, root first, one relation per line,
 // children indented by two spaces. Field references are printed with the names of the
-// input's columns, timestamps as RFC 3339 in UTC. For example:
+// input's columns, literals (partition values, time bounds, constants) as <value>, types
+// with PostgreSQL's names. For example:
 //
 //	Root [id, timestamp]
 //	  Fetch count=10
 //	    Project [id, timestamp]
 //	      Sort [timestamp DESC, id DESC]
-//	        Filter channel_id = 'general' AND timestamp >= 2026-01-01T00:00:00Z AND timestamp < 2027-01-01T00:00:00Z
+//	        Filter channel_id = <value> AND timestamp >= <value> AND timestamp < <value>
 //	          Read messages [channel_id, timestamp, id, value]
 //
-// The output contains the query's literal values (it is meant for the client that sent the
-// query): do not log it. Any plan prints, supported or not; unknown relations print their
-// kind.
+// The output holds no value of the query, as the query log holds none; LIMIT and OFFSET
+// counts, which shape the plan, print as numbers. Any plan prints, supported or not; unknown
+// relations print their kind.
 func Explain(p *plan.Plan) string {
 	if p == nil {
 		return "<nil plan>\n"
@@ -199,41 +199,30 @@ func formatExpr(e expr.Expression, names []string) string {
 		}
 		return x.Name() + "(" + strings.Join(args, ", ") + ")"
 	case *expr.Cast:
-		return "CAST(" + formatExpr(x.Input, names) + " AS " + x.Type.String() + ")"
+		return "CAST(" + formatExpr(x.Input, names) + " AS " + typeName(x.Type) + ")"
 	case expr.Literal:
 		return formatLiteral(x)
+	case *expr.SingularOrList:
+		opts := make([]string, len(x.Options))
+		for i, o := range x.Options {
+			opts[i] = formatExpr(o, names)
+		}
+		return formatExpr(x.Value, names) + " IN (" + strings.Join(opts, ", ") + ")"
 	}
 	return e.String()
 }
 
+// formatLiteral prints a literal as <value>, as the query log would (internal/querylog): no
+// literal of the query, partition value or time bound appears in EXPLAIN, which clients and
+// tools log. NULL and booleans, which hold nothing, print as they are.
 func formatLiteral(l expr.Literal) string {
 	switch v := l.(type) {
-	case *expr.PrimitiveLiteral[string]:
-		return "'" + strings.ReplaceAll(v.Value, "'", "''") + "'"
-	case *expr.ProtoLiteral:
-		n, ok := v.Value.(int64)
-		if !ok {
-			break
-		}
-		var prec types.TimePrecision
-		switch t := v.Type.(type) {
-		case *types.PrecisionTimestampTzType:
-			prec = t.Precision
-		case *types.PrecisionTimestampType:
-			prec = t.Precision
-		default:
-			return l.String()
-		}
-		if prec == types.PrecisionNanoSeconds {
-			return time.Unix(0, n).UTC().Format(time.RFC3339Nano)
-		}
-		return fmt.Sprintf("%d (precision %d)", n, prec)
-	case *expr.PrimitiveLiteral[int64]:
-		return strconv.FormatInt(v.Value, 10)
 	case *expr.NullLiteral:
 		return "NULL"
+	case *expr.PrimitiveLiteral[bool]:
+		return strconv.FormatBool(v.Value)
 	}
-	return l.String()
+	return "<value>"
 }
 
 func formatAgg(f *expr.AggregateFunction, names []string) string {

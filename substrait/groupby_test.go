@@ -375,9 +375,9 @@ func TestGroupedBuildValidation(t *testing.T) {
 	}
 	want := "Root [a, t, b]\n" +
 		"  Fetch count=5\n" +
-		"    Project [round_calendar(timestamp, FLOOR, HOUR, DAY, 1, 'UTC'), count(*), count(*)] emit [count(*), round_calendar(timestamp, FLOOR, HOUR, DAY, 1, 'UTC'), count(*)]\n" +
-		"      Sort [round_calendar(timestamp, FLOOR, HOUR, DAY, 1, 'UTC') DESC]\n" +
-		"        Aggregate [group round_calendar(timestamp, FLOOR, HOUR, DAY, 1, 'UTC'), count(*), count(*)]\n"
+		"    Project [round_calendar(timestamp, FLOOR, HOUR, DAY, <value>, <value>), count(*), count(*)] emit [count(*), round_calendar(timestamp, FLOOR, HOUR, DAY, <value>, <value>), count(*)]\n" +
+		"      Sort [round_calendar(timestamp, FLOOR, HOUR, DAY, <value>, <value>) DESC]\n" +
+		"        Aggregate [group round_calendar(timestamp, FLOOR, HOUR, DAY, <value>, <value>), count(*), count(*)]\n"
 	if got := Explain(p); !strings.HasPrefix(got, want) {
 		t.Errorf("Explain:\n%s\nwant prefix\n%s", got, want)
 	}
