@@ -808,7 +808,7 @@ func testEnginePlanningErrors(t *testing.T, f *engFixture) {
 		{"no lower bound", "SELECT id FROM messages WHERE channel_id = 'sekrit-chan' AND timestamp < " + hi, codes.InvalidArgument},
 		{"empty range", "SELECT id FROM messages WHERE channel_id = 'sekrit-chan' AND timestamp >= " + hi + " AND timestamp < " + lo, codes.InvalidArgument},
 		{"conflicting partitions", "SELECT COUNT(*) FROM messages" + routed + " AND channel_id = 'sekrit-other'", codes.InvalidArgument},
-		{"or", "SELECT COUNT(*) FROM messages WHERE (channel_id = 'sekrit-chan' OR channel_id = 'sekrit-b') AND timestamp >= " + lo + " AND timestamp < " + hi, codes.InvalidArgument},
+		{"or", "SELECT COUNT(*) FROM messages WHERE (channel_id = 'sekrit-chan' OR id = 'sekrit-b') AND timestamp >= " + lo + " AND timestamp < " + hi, codes.InvalidArgument},
 		{"bad timestamp literal", "SELECT COUNT(*) FROM messages WHERE channel_id = 'sekrit-chan' AND timestamp >= TIMESTAMPTZ 'sekrit-time' AND timestamp < " + hi, codes.InvalidArgument},
 		{"negative limit", "SELECT id FROM messages" + routed + " LIMIT -987654", codes.InvalidArgument},
 		{"unknown column", "SELECT nosuchcolumn FROM messages" + routed, codes.InvalidArgument},

@@ -14,6 +14,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/calendar"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -1355,7 +1356,7 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	// As PostgreSQL's timestamp ± interval: the months first, on the calendar, the day of
 	// month clamped to the target month's last (January 31 + 1 month is February 28), then
 	// the days and the time (days are 24 hours in UTC).
-	t = addMonths(t, sign*months.Num().Int64())
+	t = calendar.AddMonths(t, sign*months.Num().Int64())
 	usf, _ := us.Float64()
 	t = t.Add(time.Duration(float64(sign) * usf * float64(time.Microsecond)))
 	if t.Before(minNanoTime) {
@@ -1364,26 +1365,6 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 		t = maxNanoTime
 	}
 	return typed(tsLiteral(t)), true, nil
-}
-
-// addMonths adds n calendar months to t (UTC), clamping the day of month to the last day of
-// the target month as PostgreSQL does; a year beyond ±1,000,000 saturates (the result is
-// clamped to the nanosecond range by the caller anyway).
-func addMonths(t time.Time, n int64) time.Time {
-	const limit = 12_000_000
-	if n > limit {
-		n = limit
-	} else if n < -limit {
-		n = -limit
-	}
-	total := int64(t.Year())*12 + int64(t.Month()-1) + n
-	y, m := int(total/12), time.Month(total%12+1)
-	if total%12 < 0 {
-		y, m = int((total-11)/12), time.Month((total%12+12)%12+1)
-	}
-	last := time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
-	d := min(t.Day(), last)
-	return time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
 }
 
 // intervalConst reports whether v is an INTERVAL '…' constant, and its text. The binder keeps

@@ -13,6 +13,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/flightsrv/flightsrv/internal/calendar"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -421,7 +422,7 @@ func TestAddMonths(t *testing.T) {
 		{"2001-12-31T23:59:59.999999Z", 2, "2002-02-28T23:59:59.999999Z"},
 		{"2001-05-31T00:00:00Z", 0, "2001-05-31T00:00:00Z"},
 	} {
-		if got := addMonths(at(c.from), c.months); !got.Equal(at(c.want)) {
+		if got := calendar.AddMonths(at(c.from), c.months); !got.Equal(at(c.want)) {
 			t.Errorf("%s %+d months = %s, want %s", c.from, c.months, got.Format(time.RFC3339Nano), c.want)
 		}
 	}

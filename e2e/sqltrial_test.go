@@ -1,0 +1,220 @@
+package e2e
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/server"
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// trialRange is the routed predicate of the trial's queries over ORD: March (archived) and
+// April (archiving) 2001.
+const trialRange = "timestamp >= '2001-03-01' AND timestamp < '2001-05-01'"
+
+// TestUserTrialRefusals: the queries a new user's trial of the demo found answered INTERNAL,
+// refused in the wrong words or leaking what they wrote into the log. Each is refused with its
+// gRPC code and PostgreSQL's message, and leaves one "query refused" line (a warning, not an
+// internal failure) whose message holds none of the client's text and whose sqlstate is
+// PostgreSQL's.
+func TestUserTrialRefusals(t *testing.T) {
+	e := newEnv(t)
+	srv, logs := queryLogServer(t, e, e.store, slog.LevelInfo)
+	cl := dial(t, srv)
+	ctx := context.Background()
+	ord := "FROM flights WHERE origin = 'ORD' AND " + trialRange
+	for _, c := range []struct {
+		sql, msg, logMsg, sqlstate string
+		code                       codes.Code
+	}{
+		{"SELECT 1/0", "division by zero", "", "22012", codes.InvalidArgument},
+		{"SELECT 2147483647::int + 1", "integer out of range", "", "22003", codes.InvalidArgument},
+		{"SELECT id, distance / 0 FROM (SELECT id, (value->>'distance')::int AS distance " + ord + ") t", "division by zero", "", "22012", codes.InvalidArgument},
+		{"SELECT (value->>'distance')::int * 2000000000 " + ord, "integer out of range", "", "22003", codes.InvalidArgument},
+		// A column value that is not a number, cast to an integer.
+		{"SELECT (value->>'destination')::int " + ord, "invalid input syntax for type integer", "", "22P02", codes.InvalidArgument},
+		// An unquoted value reads as a column: the client is told which, the log is not.
+		{"SELECT id FROM flights WHERE origin = Zqxjv AND " + trialRange, `column "zqxjv" does not exist`, "column <identifier> does not exist", "42703", codes.InvalidArgument},
+		{"SELECT zqxjv.id " + ord, `missing FROM-clause entry for table "zqxjv"`, "missing FROM-clause entry for table <identifier>", "42P01", codes.InvalidArgument},
+		{"SELEC id FROM zqxjv", `syntax error at or near "SELEC" (position 1)`, "SQL syntax error at position 1", "42601", codes.InvalidArgument},
+		{"SELECT id " + ord + " AND id = 'Zqxjv", `unterminated quoted string at or near "'Zqxjv" (position 113)`, "SQL syntax error at position 113", "42601", codes.InvalidArgument},
+		{"SELECT " + strings.Repeat("1+", 6000) + "1", "statement too complex: its expressions nest deeper than the parse tree's 10,000 levels (about 5,000 nested operators or function calls)", "", "54001", codes.InvalidArgument},
+		// PostgreSQL's type names, not Arrow's or Substrait's.
+		{"SELECT id + 1 " + ord, "operator does not exist: text + integer", "", "", codes.InvalidArgument},
+		{"SELECT char_length(value) " + ord, "function char_length(bytea) does not exist", "", "", codes.InvalidArgument},
+		{"SELECT 1 INTERSECT SELECT 2", "INTERSECT is not supported", "", "", codes.Unimplemented},
+	} {
+		logs.reset()
+		_, err := run(ctx, cl, c.sql)
+		if st := status.Convert(err); st.Code() != c.code || st.Message() != c.msg {
+			t.Errorf("%.80s: %v %q, want %v %q", c.sql, st.Code(), st.Message(), c.code, c.msg)
+			continue
+		}
+		lines := logs.lines(t, "query refused", "query failed")
+		if len(lines) != 1 {
+			t.Errorf("%.80s: %d log lines, want one \"query refused\":\n%s", c.sql, len(lines), logs)
+			continue
+		}
+		want := map[string]any{"level": "WARN", "msg": "query refused", "message": cmp.Or(c.logMsg, c.msg)}
+		if c.sqlstate != "" {
+			want["sqlstate"] = c.sqlstate
+		}
+		for k, v := range want {
+			if lines[0][k] != v {
+				t.Errorf("%.80s: log %s = %v, want %v", c.sql, k, lines[0][k], v)
+			}
+		}
+		if c.sqlstate == "" && lines[0]["sqlstate"] != nil {
+			t.Errorf("%.80s: log sqlstate %v", c.sql, lines[0]["sqlstate"])
+		}
+		if s := logs.String(); strings.Contains(strings.ToLower(s), "zqxjv") || strings.Contains(s, "at or near") {
+			t.Errorf("%.80s: the log holds the client's text:\n%s", c.sql, s)
+		}
+	}
+}
+
+// TestUserTrialAnswers: what the trial found refused or wrong now answers as PostgreSQL does:
+// UNION and UNION ALL of selects without FROM and over tables, length(bytea) in bytes, now()
+// in microseconds, EXPLAIN without values; --max-buckets is checked at GetFlightInfo.
+func TestUserTrialAnswers(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ints := func(res *result) []int64 {
+		var out []int64
+		for _, rec := range res.recs {
+			switch c := rec.Column(0).(type) {
+			case *array.Int32:
+				for i := range c.Len() {
+					out = append(out, int64(c.Value(i)))
+				}
+			case *array.Int64:
+				out = append(out, c.Int64Values()...)
+			default:
+				t.Fatalf("column of %s", c.DataType())
+			}
+		}
+		return out
+	}
+	from, to := ts("2001-03-01T00:00:00Z"), ts("2001-05-01T00:00:00Z")
+	nORD, nBOS := int64(len(expected(e.sample, "ORD", from, to))), int64(len(expected(e.sample, "BOS", from, to)))
+	for _, c := range []struct {
+		sql    string
+		want   []int64
+		sorted bool
+	}{
+		{"SELECT 1 UNION SELECT 2 ORDER BY 1", []int64{1, 2}, false},
+		{"SELECT 2 UNION ALL SELECT 2 UNION ALL SELECT 1", []int64{1, 2, 2}, true},
+		{"SELECT 1 UNION SELECT 1", []int64{1}, false},
+		{"SELECT * FROM (SELECT 7 AS x) t WHERE x > 5", []int64{7}, false},
+		{"SELECT count(*) FROM flights WHERE origin = 'ORD' AND " + trialRange + " UNION ALL SELECT 5 ORDER BY 1", []int64{5, nORD}, false},
+		{"SELECT count(*) FROM (SELECT id FROM flights WHERE origin = 'ORD' AND " + trialRange +
+			" UNION SELECT id FROM flights WHERE origin = 'BOS' AND " + trialRange + ") u", []int64{distinctIDs(e.sample, from, to, "ORD", "BOS")}, false},
+		{"SELECT count(*) FROM (SELECT origin FROM flights WHERE origin = 'ORD' AND " + trialRange +
+			" UNION ALL SELECT origin FROM flights WHERE origin = 'BOS' AND " + trialRange + ") u", []int64{nORD + nBOS}, false},
+		// The OR of equalities of the partition column is its IN list: a route.
+		{"SELECT count(*) FROM flights WHERE (origin = 'ORD' OR origin = 'BOS') AND " + trialRange, []int64{nORD + nBOS}, false},
+	} {
+		got := ints(mustRun(t, cl, c.sql))
+		if c.sorted {
+			slices.Sort(got)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%.100s: %v, want %v", c.sql, got, c.want)
+		}
+	}
+
+	// length(bytea) is the byte count of value (PostgreSQL), octet_length the same.
+	res := mustRun(t, cl, "SELECT id, length(value), octet_length(value) FROM flights WHERE origin = 'ORD' AND "+trialRange+" ORDER BY id")
+	want := expected(e.sample, "ORD", from, to)
+	slices.SortFunc(want, func(a, b row) int { return strings.Compare(a.id, b.id) })
+	n := 0
+	for _, rec := range res.recs {
+		ids, l, o := rec.Column(0).(*array.String), rec.Column(1).(*array.Int64), rec.Column(2).(*array.Int64)
+		for i := range ids.Len() {
+			w := want[n]
+			if ids.Value(i) != w.id || l.Value(i) != int64(len(w.value())) || o.Value(i) != l.Value(i) {
+				t.Fatalf("row %d: %s %d %d, want %s %d", n, ids.Value(i), l.Value(i), o.Value(i), w.id, len(w.value()))
+			}
+			n++
+		}
+	}
+	if n != len(want) {
+		t.Fatalf("%d rows, want %d", n, len(want))
+	}
+
+	// now() has PostgreSQL's microseconds, which drivers converting to microsecond datetimes
+	// accept.
+	before := time.Now().Truncate(time.Microsecond)
+	res = mustRun(t, cl, "SELECT now(), current_timestamp")
+	after := time.Now()
+	for c := range 2 {
+		col := res.recs[0].Column(c).(*array.Timestamp)
+		unit := col.DataType().(*arrow.TimestampType).Unit
+		got := col.Value(0).ToTime(unit)
+		if got.Before(before) || got.After(after) || got.Nanosecond()%1000 != 0 {
+			t.Errorf("column %d: %v (%s), want microseconds between %v and %v", c, got, col.DataType(), before, after)
+		}
+	}
+
+	// EXPLAIN shows the route and the filters, never the partition value or a literal.
+	res = mustRun(t, cl, "EXPLAIN SELECT id FROM flights WHERE origin = 'ORD' AND "+trialRange+" AND (value->>'destination') = 'Zqxjv'")
+	var lines []string
+	for _, rec := range res.recs {
+		c := rec.Column(0).(*array.String)
+		for i := range c.Len() {
+			lines = append(lines, c.Value(i))
+		}
+	}
+	text := strings.Join(lines, "\n")
+	for _, bad := range []string{"'ORD'", "Zqxjv", "2001-03", "2001-05"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("EXPLAIN holds %q:\n%s", bad, text)
+		}
+	}
+	for _, good := range []string{"origin = <value>", "= <value>", "Routes:", "3 WHERE conjunct(s) became the route", "1 residual conjunct(s)", "Pushdown: on", "Executor:"} {
+		if !strings.Contains(text, good) {
+			t.Errorf("EXPLAIN lacks %q:\n%s", good, text)
+		}
+	}
+
+	// --max-buckets: refused at GetFlightInfo, naming the flag.
+	small, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, MaxBuckets: 3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(small.Close)
+	for _, sql := range []string{
+		"SELECT id FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01'",
+		"SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01'",
+		"SELECT id FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-01-01' AND timestamp < '2001-03-01'",
+	} {
+		_, err := dial(t, small).Execute(context.Background(), sql)
+		if st := status.Convert(err); st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "(--max-buckets)") {
+			t.Errorf("%.90s at GetFlightInfo: %v", sql, err)
+		}
+	}
+}
+
+// distinctIDs counts the distinct ids of the origins' flights in [from, to).
+func distinctIDs(all []row, from, to time.Time, origins ...string) int64 {
+	seen := map[string]bool{}
+	for _, o := range origins {
+		for _, r := range expected(all, o, from, to) {
+			seen[r.id] = true
+		}
+	}
+	return int64(len(seen))
+}
+
