@@ -49,6 +49,7 @@ func TestUserTrialRefusals(t *testing.T) {
 		{"SELEC id FROM zqxjv", `syntax error at or near "SELEC" (position 1)`, "SQL syntax error at position 1", "42601", codes.InvalidArgument},
 		{"SELECT id " + ord + " AND id = 'Zqxjv", `unterminated quoted string at or near "'Zqxjv" (position 113)`, "SQL syntax error at position 113", "42601", codes.InvalidArgument},
 		{"SELECT " + strings.Repeat("1+", 6000) + "1", "statement too complex: its expressions nest deeper than the parse tree's 10,000 levels (about 5,000 nested operators or function calls)", "", "54001", codes.InvalidArgument},
+		{"SELECT timestamp + INTERVAL '300 years' " + ord, "timestamp out of range", "", "22008", codes.InvalidArgument},
 		// PostgreSQL's type names, not Arrow's or Substrait's.
 		{"SELECT id + 1 " + ord, "operator does not exist: text + integer", "", "", codes.InvalidArgument},
 		{"SELECT char_length(value) " + ord, "function char_length(bytea) does not exist", "", "", codes.InvalidArgument},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"sync"
@@ -1320,6 +1321,9 @@ func (bd *binder) asText(v bval) (expr.Expression, error) {
 func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	iv, ok := r.intervalConst()
 	if !ok {
+		if _, left := l.intervalConst(); left && op == "+" {
+			return bd.timestampArith(op, r, l) // interval + timestamp
+		}
 		return bval{}, false, nil
 	}
 	var t time.Time
@@ -1327,7 +1331,7 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	case l.e != nil:
 		lit, ok := l.e.(*expr.ProtoLiteral)
 		if !ok {
-			return bval{}, true, unimplementedAre("intervals added to non-constant timestamps")
+			return bd.columnPlusInterval(op, l, iv)
 		}
 		ns, ok := lit.Value.(int64)
 		if !ok {
@@ -1365,6 +1369,35 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 		t = maxNanoTime
 	}
 	return typed(tsLiteral(t)), true, nil
+}
+
+// columnPlusInterval binds timestamp expression ± INTERVAL iv as flightsrv's timestamp_add
+// (evaluated per row by scan/ops as PostgreSQL computes it in UTC: the months on the
+// calendar, then the days as 24 hours and the time). A fractional number of months is
+// refused, as for constants.
+func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, error) {
+	if familyOf(l.typ()) != famTimestamp {
+		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s interval", typeName(l.typ()), op)
+	}
+	us, months, ok := parseInterval(iv)
+	if !ok {
+		return bval{}, true, errorf(InvalidArgument, "invalid interval literal")
+	}
+	if !months.IsInt() || !months.Num().IsInt64() {
+		return bval{}, true, unimplementedAre("intervals with a fractional number of months")
+	}
+	nsRat := new(big.Rat).Mul(us, big.NewRat(1000, 1))
+	nsf, _ := nsRat.Float64()
+	if math.Abs(nsf) > math.MaxInt64 {
+		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "interval out of range"}
+	}
+	m, ns := months.Num().Int64(), int64(math.Round(nsf))
+	if op == "-" {
+		m, ns = -m, -ns
+	}
+	f, err := bd.fn(URNPostgres, "timestamp_add", l.typ().WithNullability(nullableN), l.e,
+		expr.NewPrimitiveLiteral(m, false), expr.NewPrimitiveLiteral(ns, false))
+	return typed(f), true, err
 }
 
 // intervalConst reports whether v is an INTERVAL '…' constant, and its text. The binder keeps

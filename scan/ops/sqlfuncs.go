@@ -20,6 +20,8 @@ import (
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/tidwall/gjson"
+
+	"github.com/flightsrv/flightsrv/internal/calendar"
 )
 
 // URNPostgres is the extension URN of flightsrv's own scalar functions: PostgreSQL functions
@@ -53,6 +55,9 @@ import (
 //	                                 millisecond and microsecond are whole numbers, as in
 //	                                 DuckDB (PostgreSQL keeps the fraction)
 //	to_char(ts, format)              PostgreSQL's template patterns (see toChar), UTC
+//	timestamp_add(ts, months, ns)    ts + interval in UTC as PostgreSQL computes it: months on
+//	                                 the calendar (day clamped to the month's end), then ns
+//	                                 nanoseconds (the interval's days as 24 hours, and time)
 //	round(x)                         float64 rounded half to even (PostgreSQL's float8-to-
 //	                                 integer cast rounds so: 2.5 → 2, 3.5 → 4)
 //
@@ -74,9 +79,10 @@ var ownFunctions = map[string]func(*fnNode) error{
 	"replace":      replaceKernel,
 	"starts_with":  startsWith,
 	"btrim":        trimKernel(true, true), "ltrim": trimKernel(true, false), "rtrim": trimKernel(false, true),
-	"date_part": datePart,
-	"round":     roundKernel,
-	"to_char":   toCharKernel,
+	"date_part":     datePart,
+	"round":         roundKernel,
+	"to_char":       toCharKernel,
+	"timestamp_add": timestampAdd,
 }
 
 // IsOwnFunction reports whether a function of URNPostgres called name has a kernel here.
@@ -711,6 +717,60 @@ func timesAt(a arrow.Array) (func(i int) time.Time, error) {
 	unit := ts.DataType().(*arrow.TimestampType).Unit
 	return func(i int) time.Time { return ts.Value(i).ToTime(unit).UTC() }, nil
 }
+
+// timestampAdd is PostgreSQL's timestamp with time zone + interval in a UTC session: the
+// interval's months first, on the calendar (calendar.AddMonths: the day of month clamped to
+// the target month's last), then its days (24 hours each in UTC) and time, given as one
+// nanosecond count. The result keeps the argument's type; one outside the nanosecond range of
+// int64 is PostgreSQL's "timestamp out of range" (22008).
+func timestampAdd(n *fnNode) error {
+	if err := argCount(n, 3, 3); err != nil {
+		return err
+	}
+	if n.args[0] == nil || n.types[0].ID() != arrow.TIMESTAMP {
+		return errors.New("argument 1 must be a timestamp")
+	}
+	if err := wantInt(n, 1, 2); err != nil {
+		return err
+	}
+	n.out = n.types[0]
+	unit := n.types[0].(*arrow.TimestampType).Unit
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		at, err := timesAt(args[0])
+		if err != nil {
+			return nil, err
+		}
+		b := array.NewTimestampBuilder(mem, n.out.(*arrow.TimestampType))
+		a, err := mapRows[arrow.Timestamp](b, rows, args, func(i int) (arrow.Timestamp, bool, error) {
+			t := calendar.AddMonths(at(i), intAt(args[1], i))
+			ns, ok := addNanos(t, intAt(args[2], i))
+			if !ok {
+				return 0, false, &DataError{Code: "22008", Msg: "timestamp out of range"}
+			}
+			v, err := arrow.TimestampFromTime(time.Unix(0, ns).UTC(), unit)
+			return v, err == nil, err
+		})
+		return a, err
+	}
+	return nil
+}
+
+// addNanos returns t + d nanoseconds as Unix nanoseconds, false when t or the sum is outside
+// int64's nanosecond range (1677-09-21 to 2262-04-11).
+func addNanos(t time.Time, d int64) (int64, bool) {
+	if t.Before(minNanos) || t.After(maxNanos) {
+		return 0, false
+	}
+	ns := t.UnixNano()
+	sum := ns + d
+	if (d > 0 && sum < ns) || (d < 0 && sum > ns) {
+		return 0, false
+	}
+	return sum, true
+}
+
+// The instants of int64 nanoseconds' range.
+var minNanos, maxNanos = time.Unix(0, math.MinInt64).UTC(), time.Unix(0, math.MaxInt64).UTC()
 
 // datePartFields are the fields of date_part/extract, as the SQL front end spells them (the
 // enumeration argument, upper case) with PostgreSQL's meaning in UTC.

@@ -25,6 +25,17 @@ SELECT TIMESTAMPTZ '2001-01-31 10:00:00+00' - INTERVAL '1 year 2 months 3 days' 
 
 SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= TIMESTAMPTZ '2001-04-01 00:00:00+00' - INTERVAL '2 months' AND timestamp < TIMESTAMPTZ '2001-03-01 00:00:00+00' + INTERVAL '1 month'
 
+-- a column ± interval: months on the calendar (day clamped to the month's end), then days and time
+SELECT id, timestamp + INTERVAL '1 month' AS a, timestamp - INTERVAL '3 months 2 days 1 hour' AS b, INTERVAL '36 hours' + timestamp AS c FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-30' AND timestamp < '2001-06-01' ORDER BY timestamp, id LIMIT 12
+
+SELECT id, timestamp - INTERVAL '1 year 1 month' AS a, timestamp + INTERVAL '2 years 11 months 30 minutes' AS b FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-29' AND timestamp < '2001-04-01' ORDER BY timestamp, id LIMIT 10
+
+SELECT count(*) FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND timestamp + INTERVAL '1 month' >= TIMESTAMPTZ '2001-06-30 00:00:00+00'
+
+SELECT date_trunc('month', timestamp + INTERVAL '1 month') AS m, count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1 ORDER BY 1
+
+SELECT min(timestamp - INTERVAL '90 minutes'), max(timestamp + INTERVAL '1 day') FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-02-01' AND timestamp < '2001-03-01'
+
 -- plain scans with expressions
 SELECT timestamp, id, value->>'destination' AS dest FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-01-02' ORDER BY timestamp, id LIMIT 10
 
