@@ -1,0 +1,77 @@
+"""What a new user's trial of `make demo` found, through ADBC's Flight SQL driver: errors of
+expressions are INVALID_ARGUMENT in PostgreSQL's words, UNION of selects without a table,
+now() that fetchall() can convert, a column plus an interval (checked against DuckDB reading
+the committed sample), length of a bytea.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import adbc_driver_flightsql.dbapi
+import adbc_driver_manager
+import pytest
+from adbc_driver_manager import AdbcStatusCode
+
+UTC = timezone.utc
+ORD_MAY30 = ("FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-30' "
+             "AND timestamp < '2001-06-01'")
+
+
+@pytest.fixture(scope="module")
+def conn(uri):
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as c:
+        yield c
+
+
+def rows(conn, sql):
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return cur.fetchall()
+
+
+@pytest.mark.parametrize("sql,message", [
+    ("SELECT 1/0", "division by zero"),
+    ("SELECT 2147483647::int + 1", "integer out of range"),
+    ("SELECT (value->>'destination')::int " + ORD_MAY30, "invalid input syntax for type integer"),
+    ("SELECT id FROM flights WHERE origin = ORD AND timestamp >= '2001-05-30' AND timestamp < '2001-06-01'",
+     'column "ord" does not exist'),
+    ("SELEC 1", 'syntax error at or near "SELEC"'),
+])
+def test_errors_in_postgresql_words(conn, sql, message):
+    with pytest.raises(adbc_driver_manager.ProgrammingError) as e:
+        rows(conn, sql)
+    assert e.value.status_code == AdbcStatusCode.INVALID_ARGUMENT
+    assert message in str(e.value)
+    assert "INTERNAL" not in str(e.value)
+
+
+def test_union_of_selects_without_a_table(conn):
+    assert rows(conn, "SELECT 2 AS x UNION SELECT 1 UNION SELECT 2 ORDER BY 1") == [(1,), (2,)]
+    assert sorted(rows(conn, "SELECT 1 UNION ALL SELECT 1")) == [(1,), (1,)]
+
+
+def test_now_fetches_as_a_datetime(conn):
+    before = datetime.now(UTC) - timedelta(seconds=1)
+    (now, ts), = rows(conn, "SELECT now(), current_timestamp")
+    assert now == ts
+    assert before <= now <= datetime.now(UTC) + timedelta(seconds=1)
+
+
+def test_column_plus_interval_equals_duckdb(conn, sample):
+    got = rows(conn, "SELECT id, timestamp + INTERVAL '1 month', timestamp - INTERVAL '3 months 2 days 1 hour' "
+                     + ORD_MAY30 + " ORDER BY timestamp, id")
+    want = sample.db.execute(
+        "SELECT id, ts::TIMESTAMPTZ + INTERVAL '1 month', ts::TIMESTAMPTZ - INTERVAL '3 months 2 days 1 hour' "
+        "FROM flights WHERE origin = 'ORD' AND ts >= '2001-05-30' AND ts < '2001-06-01' ORDER BY ts, id").fetchall()
+    assert len(got) == len(want) > 100
+    assert got == [(i, a.astimezone(UTC), b.astimezone(UTC)) for i, a, b in want]
+    assert any(a.day == 30 and a.month == 6 for _, a, _ in got if a)  # May 31 + 1 month: June 30
+
+
+def test_length_of_bytea_counts_bytes(conn, sample):
+    got = rows(conn, "SELECT id, length(value) " + ORD_MAY30 + " ORDER BY id")
+    want = sample.db.execute(
+        "SELECT id, octet_length(json_object('delay', delay, 'distance', distance, 'destination', destination)::VARCHAR::BLOB) "
+        "FROM flights WHERE origin = 'ORD' AND ts >= '2001-05-30' AND ts < '2001-06-01' ORDER BY id").fetchall()
+    assert got == want
