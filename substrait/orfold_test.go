@@ -154,3 +154,49 @@ func BenchmarkJSONOrChain(b *testing.B) {
 		})
 	}
 }
+
+// TestRepeatedJSONFieldIsReadOnce: an expression reading one JSON field several times (the
+// executor parses it once per batch and shares it) answers as a reference read in Go.
+func TestRepeatedJSONFieldIsReadOnce(t *testing.T) {
+	p, cond := orFilter(t, "SELECT id FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-02-01' AND "+
+		"((value->>'delay')::int > 50 OR (value->>'delay')::int < -20 OR (value->>'delay')::int + (value->>'distance')::int = 100)")
+	rec := orBatch(3000)
+	defer rec.Release()
+	x, err := ops.Compile(cond, rec.Schema(), p.ExtensionRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the per-call memo starts empty each time
+		got, err := x.Eval(context.Background(), rec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := got.(*array.Boolean)
+		docs := rec.Column(3).(*array.Binary)
+		for i := range int(rec.NumRows()) {
+			var d struct {
+				Delay    int
+				Distance *int
+			}
+			if err := json.Unmarshal(docs.Value(i), &d); err != nil {
+				t.Fatal(err)
+			}
+			if d.Delay > 50 || d.Delay < -20 {
+				if res.IsNull(i) || !res.Value(i) {
+					t.Fatalf("row %d: want true", i)
+				}
+				continue
+			}
+			if d.Distance == nil {
+				if !res.IsNull(i) {
+					t.Fatalf("row %d: want NULL", i)
+				}
+				continue
+			}
+			if res.IsNull(i) || res.Value(i) != (d.Delay+*d.Distance == 100) {
+				t.Fatalf("row %d: got %v", i, res.Value(i))
+			}
+		}
+		got.Release()
+	}
+}

@@ -58,6 +58,9 @@ type Expr struct {
 	root node
 	typ  arrow.DataType
 	refs []bool // the input columns e reads
+	// memos is the number of JSON calls Eval keeps per call (memo.go); 0 when no call is
+	// repeated.
+	memos int
 }
 
 // node is one compiled subtree; eval reads the batch b (with the anonymous schema) and returns
@@ -116,7 +119,11 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 	if _, bare := root.(colNode); !bare { // a bare column goes through no kernel
 		markRefs(e, refs)
 	}
-	return &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs}, nil
+	x := &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs}
+	if c.reused {
+		x.memos = len(c.memos)
+	}
+	return x, nil
 }
 
 // ErrUnsupported is wrapped by every error of Compile: the expression holds a function, an
@@ -184,6 +191,11 @@ func (e *Expr) Eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Le
 	releaseArrays(cols)
 	defer anon.Release()
 	cctx := exprs.WithExtensionIDSet(computeCtx(ctx, mem), e.ext)
+	if e.memos > 0 {
+		m := &memo{vals: make([]arrow.Array, e.memos)}
+		defer m.release()
+		cctx = context.WithValue(cctx, memoKey{}, m)
+	}
 	d, err := e.root.eval(cctx, anon)
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "ops: ") {
@@ -278,6 +290,9 @@ type compiler struct {
 	in, anon *arrow.Schema
 	ext      exprs.ExtensionIDSet
 	empty    arrow.RecordBatch
+	// memos are the JSON calls compiled so far (memo.go); reused is set when one is shared.
+	memos  []memoEntry
+	reused bool
 }
 
 // typeOf evaluates n on the empty batch and returns its type.
@@ -377,6 +392,16 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 	case *expr.IfThen:
 		return c.ifThen(v)
 	case *expr.ScalarFunction:
+		if isJSONCall(v) {
+			if m := c.shared(v); m != nil {
+				return m, nil
+			}
+			n, err := c.own(v, v.Name())
+			if err != nil {
+				return nil, err
+			}
+			return c.remember(v, n), nil
+		}
 		if v.ID().URN == URNPostgres {
 			return c.own(v, v.Name())
 		}
