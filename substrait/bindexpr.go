@@ -2,9 +2,9 @@ package substrait
 
 import (
 	"fmt"
-	"slices"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
