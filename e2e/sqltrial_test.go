@@ -206,6 +206,12 @@ func TestUserTrialAnswers(t *testing.T) {
 			t.Errorf("%.90s at GetFlightInfo: %v", sql, err)
 		}
 	}
+	// Exactly the limit: three partitions of one bucket each.
+	atLimit := "SELECT count(*) FROM flights WHERE origin IN ('ORD', 'BOS', 'SFO') AND " + trialRange[:strings.Index(trialRange, "2001-05-01")] + "2001-04-01'"
+	if got, want := ints(mustRun(t, dial(t, small), atLimit)), []int64{int64(len(expected(e.sample, "ORD", from, ts("2001-04-01T00:00:00Z")))) +
+		int64(len(expected(e.sample, "BOS", from, ts("2001-04-01T00:00:00Z")))) + int64(len(expected(e.sample, "SFO", from, ts("2001-04-01T00:00:00Z"))))}; !slices.Equal(got, want) {
+		t.Errorf("%s: %v, want %v", atLimit, got, want)
+	}
 }
 
 // distinctIDs counts the distinct ids of the origins' flights in [from, to).

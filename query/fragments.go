@@ -167,12 +167,15 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 	}
 	var buckets []routing.BucketID
 	tableOf := map[string]*routing.DurableTable{}
+	total := 0
 	for _, rd := range reads {
+		// Refused at planning, as Execute would refuse it (an analytical read's partitions
+		// are discovered when it runs: counted as one here).
+		total += pushdown.BucketCount(rd.t.Def().Strategy, rd.r) * max(1, len(rd.partitions))
+		if err := e.checkBuckets(total); err != nil {
+			return nil, err
+		}
 		for _, p := range rd.partitions {
-			n := pushdown.BucketCount(rd.t.Def().Strategy, rd.r)
-			if err := e.checkBuckets(len(buckets) + n*max(1, len(rd.partitions))); err != nil {
-				return nil, err // refused at planning, as Execute would refuse it
-			}
 			bs := rd.t.Buckets(p, rd.r)
 			for _, b := range bs {
 				tableOf[b.TableID] = rd.t
