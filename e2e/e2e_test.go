@@ -394,7 +394,7 @@ WHERE origin = 'ORD'
 			{"origin = 'ORD' AND timestamp >= " + lo + " AND timestamp < " + lo, substrait.ErrInvalidTimestampRange.Msg},
 			{"timestamp >= " + lo + " AND timestamp < " + hi, needOrigin},
 			{"id = 'x'", "flights needs origin = <value> and timestamp >= <start> AND timestamp < <end> (several partitions: origin IN (…) or = ANY($1); every partition of the range: the analytical mode, session option analytical = on)"},
-			{"(origin = 'ORD' OR origin = 'SFO') AND timestamp >= " + lo + " AND timestamp < " + hi, needOrigin},
+			{"(origin = 'ORD' OR id = 'x') AND timestamp >= " + lo + " AND timestamp < " + hi, needOrigin},
 			{"origin <> 'ORD' AND timestamp >= " + lo + " AND timestamp < " + hi, needOrigin},
 			{"origin = 'ORD' AND origin = 'SFO' AND timestamp >= " + lo + " AND timestamp < " + hi, substrait.ErrConflictingShardEquality.Msg},
 		}

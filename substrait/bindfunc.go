@@ -575,7 +575,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 	}
-	return bval{}, quoting(Unimplemented, "42883", "function %q is not supported", name)
+	return bval{}, quoting(Unimplemented, "42883", "function %s is not supported", name)
 }
 
 // datePartFields are the fields date_part and extract take (scan/ops implements them).

@@ -92,12 +92,12 @@ func errorf(code Code, format string, args ...any) *Error {
 }
 
 // quoting is an error whose message quotes ident, the client's own text naming something
-// that does not exist (a column, a table, a function): format has one %q for it. The log form
-// says <identifier> instead (Error.LogMsg), since an unquoted value (WHERE origin = ORD)
-// reads as an identifier.
+// that does not exist (a column, a table, a function): format has one verb for it, %q or %s.
+// The log form says <identifier> instead (Error.LogMsg), since an unquoted value (WHERE
+// origin = ORD) reads as an identifier.
 func quoting(code Code, sqlstate, format, ident string) *Error {
 	return &Error{Code: code, SQLState: sqlstate, Msg: fmt.Sprintf(format, ident),
-		LogMsg: strings.Replace(format, "%q", "<identifier>", 1)}
+		LogMsg: strings.NewReplacer("%q", "<identifier>", "%s", "<identifier>").Replace(format)}
 }
 
 // undefinedColumn is PostgreSQL's undefined_column (42703): column "x" does not exist.

@@ -377,7 +377,7 @@ func (a *sqlAnalyzer) measure(fc *pg.FuncCall, alias string) (Measure, error) {
 	case "date_trunc":
 		return Measure{}, unimplemented("date_trunc outside GROUP BY")
 	default:
-		return Measure{}, quoting(Unimplemented, "42883", "function %q is not supported", name)
+		return Measure{}, quoting(Unimplemented, "42883", "function %s is not supported", name)
 	}
 	upper := strings.ToUpper(name)
 	switch {
