@@ -334,8 +334,9 @@ func mapBools(mem memory.Allocator, n int, args []arrow.Array, f func(i int) (bo
 
 // --- JSON -------------------------------------------------------------------------------------
 
-// errInvalidJSON is the error of a document that is not JSON; it quotes no value.
-var errInvalidJSON = errors.New("a value is not valid JSON")
+// errInvalidJSON is the error of a document that is not JSON: PostgreSQL's invalid_text_
+// representation (22P02), without the value PostgreSQL quotes.
+var errInvalidJSON = &DataError{Code: sqlstateInvalidText, Msg: "invalid input syntax for type json"}
 
 // jsonKernel returns the setup of json_get(_text) (one key, text or integer) and
 // json_path(_text) (text keys, integers written as text index arrays).
@@ -470,7 +471,7 @@ func likeRegexp(p string, fold bool) (*regexp.Regexp, error) {
 			b.WriteString(".")
 		case '\\':
 			if i >= len(p) {
-				return nil, errors.New("LIKE pattern must not end with escape character")
+				return nil, &DataError{Code: "22025", Msg: "LIKE pattern must not end with escape character"}
 			}
 			r2, s2 := utf8.DecodeRuneInString(p[i:])
 			i += s2
@@ -588,7 +589,7 @@ func substringKernel(n *fnNode) error {
 			if len(args) == 3 {
 				cnt := intAt(args[2], i)
 				if cnt < 0 {
-					return "", false, errors.New("negative substring length not allowed")
+					return "", false, &DataError{Code: "22011", Msg: "negative substring length not allowed"}
 				}
 				if start > 0 || cnt <= math.MaxInt64+start {
 					end = start + cnt

@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -231,16 +232,17 @@ func TestSQLFunctions(t *testing.T) {
 func TestSQLFunctionErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name string
-		e    expr.Expression
-		want string
+		name     string
+		e        expr.Expression
+		want     string
+		sqlstate string // a data exception's (*ops.DataError), PostgreSQL's
 	}{
-		{"invalid JSON", own("json_get_text", strOut, col(1), str("a")), "not valid JSON"},
-		{"negative substring length", own("substring", strOut, col(1), num(1), num(-1)), "negative substring length"},
-		{"LIKE pattern ending in escape", own("like", boolOut, col(1), str("a\\")), "escape character"},
-		{"unknown date_part field", own("date_part", i64Out, types.Enum("FORTNIGHT"), col(3)), "not supported"},
-		{"lower of a number", own("lower", strOut, col(2)), "must be text"},
-		{"unknown function", own("nosuch", strOut, col(1)), "not supported"},
+		{"invalid JSON", own("json_get_text", strOut, col(1), str("a")), "invalid input syntax for type json", "22P02"},
+		{"negative substring length", own("substring", strOut, col(1), num(1), num(-1)), "negative substring length not allowed", "22011"},
+		{"LIKE pattern ending in escape", own("like", boolOut, col(1), str("a\\")), "LIKE pattern must not end with escape character", "22025"},
+		{"unknown date_part field", own("date_part", i64Out, types.Enum("FORTNIGHT"), col(3)), "not supported", ""},
+		{"lower of a number", own("lower", strOut, col(2)), "must be text", ""},
+		{"unknown function", own("nosuch", strOut, col(1)), "not supported", ""},
 	} {
 		_, err := evalSQLFn(t, tc.e)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -248,6 +250,10 @@ func TestSQLFunctionErrors(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), "Héllo") {
 			t.Errorf("%s: error %v quotes a value", tc.name, err)
+		}
+		var de *ops.DataError
+		if got := errors.As(err, &de); got != (tc.sqlstate != "") || (got && de.SQLState() != tc.sqlstate) {
+			t.Errorf("%s: error %v (%T), want a data exception %q", tc.name, err, err, tc.sqlstate)
 		}
 	}
 }
