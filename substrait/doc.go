@@ -42,15 +42,18 @@
 // Every planning error is an *Error with a Code:
 //
 //   - InvalidArgument: routed-contract violations, unknown columns, invalid literals,
-//     parameter binding failures, SQL syntax errors (with a position, never the text),
-//     undecodable Substrait plans;
+//     parameter binding failures, SQL syntax errors (PostgreSQL's message, which names the
+//     token near the error, and the position), undecodable Substrait plans;
 //   - Unimplemented: SQL or Substrait constructs outside the supported surface, named in the
 //     message ("JOIN is not supported", "GROUP BY id is not supported"…);
 //   - NotFound: unknown tables.
 //
 // An unknown table is NotFound (a missing resource); an unknown column is InvalidArgument
 // (PostgreSQL's undefined_column is an error in the query text). Any error that is not an
-// *Error is internal.
+// *Error is internal. A message that quotes the client's own text (an unknown identifier, the
+// token of a syntax error) has a value-free log form (Error.LogMsg), and errors with a
+// PostgreSQL condition carry its SQLSTATE (Error.SQLState). Messages name types as PostgreSQL
+// does (integer, double precision, text, bytea, timestamp with time zone).
 //
 // # Timestamps
 //
