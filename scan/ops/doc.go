@@ -17,7 +17,9 @@
 // least once per input batch. Operators that accumulate input (Sort, TopK, Merge) call
 // Ledger.Check after taking each input batch and fail with its ErrMemoryLimit error. The
 // errors of this package are prefixed "ops: " and quote no row value; an input's error is
-// returned as it is.
+// returned as it is. A SQL data exception of an expression (division by zero, an overflow,
+// text that does not parse as its cast's type, a value that is not JSON) is a *DataError
+// with PostgreSQL's message and SQLSTATE: the query's error, not the server's.
 //
 // Sort order is PostgreSQL's: per key ascending or descending with nulls first or last as
 // asked, strings and binaries bytewise, false before true, NaN above every other float (but
