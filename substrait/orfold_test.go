@@ -200,3 +200,63 @@ func TestRepeatedJSONFieldIsReadOnce(t *testing.T) {
 		got.Release()
 	}
 }
+
+// TestRepeatedJSONFieldInCase: CASE evaluates its branches on subsets of the batch; a JSON
+// field shared between its conditions is evaluated again for each subset (the memo is per
+// batch), so every row gets its own branch.
+func TestRepeatedJSONFieldInCase(t *testing.T) {
+	cat, err := substrait.NewCatalog(orDef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := substrait.Prepare("SELECT CASE value->>'destination' WHEN 'D007' THEN 1 WHEN 'D014' THEN 2 END FROM flights "+
+		"WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-02-01'", cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.BindGeneral(substrait.BindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proj *plan.ProjectRel
+	var walk func(plan.Rel)
+	walk = func(r plan.Rel) {
+		if p, ok := r.(*plan.ProjectRel); ok && proj == nil {
+			proj = p
+		}
+		for _, in := range r.GetInputs() {
+			walk(in)
+		}
+	}
+	walk(b.Plan.GetRoots()[0].Input())
+	rec := orBatch(2000)
+	defer rec.Release()
+	x, err := ops.Compile(proj.Expressions()[0], rec.Schema(), b.Plan.ExtensionRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := x.Eval(context.Background(), rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Release()
+	res := got.(*array.Int32)
+	docs := rec.Column(3).(*array.Binary)
+	matched := 0
+	for i := range int(rec.NumRows()) {
+		var d struct{ Destination string }
+		if err := json.Unmarshal(docs.Value(i), &d); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int32{"D007": 1, "D014": 2}[d.Destination]
+		if want == 0 != res.IsNull(i) || (want != 0 && res.Value(i) != want) {
+			t.Fatalf("row %d (%s): null=%v %d, want %d", i, d.Destination, res.IsNull(i), res.Value(i), want)
+		}
+		if want != 0 {
+			matched++
+		}
+	}
+	if matched == 0 {
+		t.Fatal("no row took a branch")
+	}
+}

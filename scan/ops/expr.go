@@ -192,7 +192,7 @@ func (e *Expr) Eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Le
 	defer anon.Release()
 	cctx := exprs.WithExtensionIDSet(computeCtx(ctx, mem), e.ext)
 	if e.memos > 0 {
-		m := &memo{vals: make([]arrow.Array, e.memos)}
+		m := &memo{vals: make([]memoVal, e.memos)}
 		defer m.release()
 		cctx = context.WithValue(cctx, memoKey{}, m)
 	}

@@ -15,8 +15,9 @@ import (
 // JSON once per occurrence. Compile gives identical JSON calls of one expression one shared
 // memoNode, which Eval evaluates once per batch.
 
-// memoNode is a subtree evaluated at most once per Eval call: the first evaluation's array is
-// kept in the call's memo (context) and shared by the later ones.
+// memoNode is a subtree evaluated at most once per batch of an Eval call: the first
+// evaluation's array is kept in the call's memo (context) and shared by the later ones on the
+// same batch.
 type memoNode struct {
 	inner node
 	id    int // index in the call's memo
@@ -24,13 +25,20 @@ type memoNode struct {
 
 type memoKey struct{}
 
-// memo is one Eval call's evaluated shared subtrees, by memoNode.id; owned by that call.
-type memo struct{ vals []arrow.Array }
+// memo is one Eval call's evaluated shared subtrees, by memoNode.id, each with the batch it
+// was evaluated on (CASE evaluates its branches on subsets of the batch, which are other
+// batches); owned by that call, which holds the batches it keys by.
+type memo struct{ vals []memoVal }
+
+type memoVal struct {
+	b arrow.RecordBatch
+	a arrow.Array
+}
 
 func (m *memo) release() {
-	for _, a := range m.vals {
-		if a != nil {
-			a.Release()
+	for _, v := range m.vals {
+		if v.a != nil {
+			v.a.Release()
 		}
 	}
 }
@@ -40,8 +48,8 @@ func (n *memoNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	if m == nil {
 		return n.inner.eval(ctx, b)
 	}
-	if a := m.vals[n.id]; a != nil {
-		return compute.NewDatum(a), nil
+	if v := m.vals[n.id]; v.a != nil && v.b == b {
+		return compute.NewDatum(v.a), nil
 	}
 	d, err := n.inner.eval(ctx, b)
 	if err != nil {
@@ -52,7 +60,10 @@ func (n *memoNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	if err != nil {
 		return nil, err
 	}
-	m.vals[n.id] = a
+	if old := m.vals[n.id].a; old != nil {
+		old.Release()
+	}
+	m.vals[n.id] = memoVal{b: b, a: a}
 	return compute.NewDatum(a), nil
 }
 
