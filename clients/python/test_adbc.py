@@ -249,7 +249,7 @@ REJECTED = [
      "flights needs timestamp < <end>"),
     ("SELECT * FROM flights WHERE timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'", None,
      "flights needs origin = <value>"),
-    ("SELECT * FROM flights WHERE (origin = 'QQX' OR origin = 'ORD') AND timestamp >= ? AND timestamp < ?",
+    ("SELECT * FROM flights WHERE (origin = 'QQX' OR id = 'ORD') AND timestamp >= ? AND timestamp < ?",
      (JAN1, AUG1), "flights needs origin = <value>"),
     # Only known once the values are bound: start must be before end.
     (f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", ("QQX", AUG1, JAN1),
