@@ -50,6 +50,15 @@ func (rt *runtime) countTier(tier routing.Tier) {
 	}
 }
 
+// fanout is how many of n's fragments may run at once: Options.Fanout, else the table's (at
+// least 1).
+func (rt *runtime) fanout(n *routedNode) int {
+	if rt.opts.Fanout > 0 {
+		return rt.opts.Fanout
+	}
+	return max(1, n.src.Table.Fanout())
+}
+
 // unit is one fragment's bucket.
 type unit struct {
 	partition []byte
@@ -546,11 +555,7 @@ type fragRun struct {
 
 func newFragmentStream(ctx context.Context, rt *runtime, n *routedNode, schema *arrow.Schema, need int64) *fragmentStream {
 	ctx, cancel := context.WithCancel(ctx)
-	fanout := n.src.Table.Fanout()
-	if rt.opts.Fanout > 0 {
-		fanout = rt.opts.Fanout
-	}
-	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: max(1, fanout), first: 1}
+	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: rt.fanout(n), first: 1}
 	if n.store != nil && n.store.early {
 		s.early = newExtremeStop(n.store, len(n.units))
 		s.first = s.early.walks()

@@ -20,10 +20,10 @@ import (
 // partial-aggregate port (routing.DurableTable.AggregateBucket), at most the fan-out at once —
 // the coordinator's goroutine is one of the askers, so a query whose answers come from
 // cached manifests starts fanout−1 goroutines at most — and reads each answer back into its
-// partial groups. It then yields them as one batch of the partial-aggregate schema (the
-// groups of every bucket, in unit order; the coordinator's final aggregate combines them),
-// followed by the partial aggregates of the buckets whose store could not answer without
-// rows (routing.ErrNoAggregate), which run as row-reading fragments under the fan-out bound.
+// partial groups. It then yields, in unit order as fragments would, each run of answered
+// buckets as one batch of the partial-aggregate schema (the coordinator's final aggregate
+// combines them) and each run of buckets whose store could not answer without rows
+// (routing.ErrNoAggregate) as row-reading fragments under the fan-out bound.
 // Each ask holds a ledger reservation (one fragment) until its answer is read. Like
 // fragmentStream it is pulled by one goroutine; Release (or cancelling ctx) stops everything
 // it started and waits for it.
@@ -43,11 +43,7 @@ type storeStream struct {
 
 func newStoreStream(ctx context.Context, rt *runtime, n *routedNode) *storeStream {
 	ctx, cancel := context.WithCancel(ctx)
-	fanout := n.src.Table.Fanout()
-	if rt.opts.Fanout > 0 {
-		fanout = rt.opts.Fanout
-	}
-	s := &storeStream{ctx: ctx, cancel: cancel, rt: rt, n: n, fanout: max(1, fanout)}
+	s := &storeStream{ctx: ctx, cancel: cancel, rt: rt, n: n, fanout: rt.fanout(n)}
 	s.refs.Store(1)
 	return s
 }
