@@ -18,8 +18,8 @@ import (
 // building records for Parquet payloads.
 //
 //   - The validated manifest answers an ungrouped count(*) alone when the range covers the
-//     whole bucket (its record_count), and every request over a bucket whose manifest counts
-//     no record.
+//     whole bucket (its record_count, after the payload check: one metadata request, no
+//     payload byte read), and every request over a bucket whose manifest counts no record.
 //   - Parquet payloads are classified row group by row group, then page by page, with the
 //     trusted event_time statistics (stats.go): a group or page outside the range is skipped;
 //     one inside it answers with its row count (minus nulls) and its exact min_value and
@@ -56,14 +56,10 @@ func (r *Reader) Aggregate(ctx context.Context, manifestKey string, b routing.Bu
 		return req.Answer(nil)
 	}
 	if !r.opts.VerifyFully && req.Bin == nil && !req.Min && !req.Max && rng.Covers(b.Range()) {
-		if m.Format == FormatParquet {
-			// The footer checks of every read of the rows (size, row count, and the digest of
-			// a payload that arrives whole with its footer): a count must not answer where a
-			// scan of the same bucket fails them. The footer is cached per payload key.
-			if _, _, err := r.parquetFooter(ctx, m, c); err != nil {
-				return nil, err
-			}
-		}
+		// The payload check (r.manifest: the payload exists with the manifest's size) is the
+		// whole check: the footer is not fetched, so damage inside the payload (footer
+		// included) is found by the first read that decodes it, and routing then refuses
+		// counts of the route too.
 		span.SetAttributes(attribute.String("pulpitum.archive.count_source", "manifest"))
 		return req.Answer([]routing.PartialGroup{{Count: int64(m.RecordCount)}})
 	}

@@ -59,12 +59,12 @@
 // [Reader.Aggregate] is the archive's partial-aggregate port (routing.ArchiveReader): the
 // partial count(*), min and max of the event time of a bucket's records in a range,
 // ungrouped or per time bin. Whole-bucket ungrouped counts are answered from the validated
-// manifest's record_count once the payload check and, for Parquet, the footer checks every
-// read of the rows makes (size, row count, and the digest of a payload that arrives whole
-// with its footer) have passed, so that a count never answers where a scan fails those
-// checks. Damage only decoding finds (a changed byte inside the pages of a larger Parquet
-// payload, or of a JSON payload) is found by the first read of the rows; routing then
-// refuses every read of the route, counts included, for routing.DamageMemory.
+// manifest's record_count once the payload check has passed (the payload exists with the
+// manifest's size: a deleted or truncated payload fails the count as it fails a scan),
+// without fetching the footer: the first count of an archive reads its manifests only (a few
+// KiB) where a footer read costs 64 KiB per bucket. Damage inside the payload (a changed byte
+// in its pages, its footer, or a JSON payload) is found by the first read that decodes it;
+// routing then refuses every read of the route, counts included, for routing.DamageMemory.
 // MIN/MAX(timestamp) never come from the manifest: it cannot say which instants its records
 // hold.
 //

@@ -155,8 +155,7 @@ func TestValidationFailures(t *testing.T) {
 				b    routing.BucketID
 				want error
 				// which calls must fail (a partial Parquet read trusts the footer; see doc.go; a
-				// whole count checks the payload's size, and a Parquet one its footer, whose
-				// read brings a payload this small whole, digest checked)
+				// whole count checks the payload's existence and size, not its bytes)
 				readPartial, readWhole, countPartial, countWhole, verify bool
 			}{
 				{"tampered manifest", tamperedKey, b, ErrManifestDigest, true, true, true, true, true},
@@ -169,8 +168,8 @@ func TestValidationFailures(t *testing.T) {
 				{"wrong bucket", goodKey, other, ErrBucketMismatch, true, true, true, true, true},
 				{"wrong bucket bounds", publishRaw(t, bkt, b, f, good, 3, func(m *Manifest) { m.Bucket.End = m.Bucket.End.Add(time.Second) }), b, ErrBucketMismatch, true, true, true, true, true},
 				{"wrong payload length", publishRaw(t, bkt, b, f, good, 3, func(m *Manifest) { m.PayloadBytes++ }), b, ErrPayloadLength, true, true, true, true, true},
-				{"wrong payload digest", publishRaw(t, bkt, b, f, flipped, 3, func(m *Manifest) { m.SHA256 = sha256Hex(good) }), b, ErrPayloadDigest, true, true, true, f == FormatParquet, true},
-				{"wrong record count", publishRaw(t, bkt, b, f, good, 4, nil), b, ErrRecordCount, true, true, true, f == FormatParquet, true},
+				{"wrong payload digest", publishRaw(t, bkt, b, f, flipped, 3, func(m *Manifest) { m.SHA256 = sha256Hex(good) }), b, ErrPayloadDigest, true, true, true, false, true},
+				{"wrong record count", publishRaw(t, bkt, b, f, good, 4, nil), b, ErrRecordCount, true, true, true, false, true},
 				{"unsorted records", publishRaw(t, bkt, b, f, encodeFormat(t, f, unsorted, 3), 3, nil), b, ErrRecordsUnsorted, true, true, f == FormatJSON, false, true},
 				{"record after the bucket", publishRaw(t, bkt, b, f, encodeFormat(t, f, outsideTime, 3), 3, nil), b, ErrRecordOutsideBucket, true, true, true, false, true},
 				{"record of another partition", publishRaw(t, bkt, b, f, encodeFormat(t, f, outsidePK, 3), 3, nil), b, ErrRecordOutsideBucket, true, true, f == FormatJSON, false, true},
