@@ -10,6 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
 // benchArchive archives one month bucket of n flight-like records (ids of 12 bytes, JSON
@@ -60,7 +61,8 @@ func reportRate(b *testing.B, rows int, cpu0 time.Duration, cpuOK bool) {
 }
 
 // BenchmarkArchiveScan reads one archived month bucket (100,000 rows) with the columns
-// timestamp, id and value: ReadBatches into Arrow batches, next to Read as the scan path used
+// timestamp, id and value: ReadBatches into Arrow batches (allocated by memory.GoAllocator, and
+// by the engine's recycling ledger.Pool), next to Read as the scan path used
 // it (the whole bucket in one call, which also verifies the digest, and pages of 16,384 rows
 // with a cursor), over the whole bucket and over its middle half. Metrics rows/s, and the
 // process CPU time per op and rows per CPU second (see reportRate).
@@ -75,26 +77,31 @@ func BenchmarkArchiveScan(b *testing.B) {
 		rng  routing.TimeRange
 		rows int
 	}{{"whole", bk.Range(), n}, {"middle-half", mid, n / 2}} {
-		b.Run(rg.name+"/ReadBatches", func(b *testing.B) {
-			b.ReportAllocs()
-			mem := memory.NewGoAllocator()
-			cpu0, cpuOK := processCPU()
-			for b.Loop() {
-				br, err := r.ReadBatches(ctx, key, bk, routing.BatchRequest{Range: rg.rng, Columns: cols, Limit: -1, Alloc: mem})
-				if err != nil {
-					b.Fatal(err)
+		for _, a := range []struct {
+			name string
+			mem  memory.Allocator
+		}{{"go", memory.NewGoAllocator()}, {"pool", &ledger.Pool{}}} {
+			b.Run(rg.name+"/ReadBatches/alloc="+a.name, func(b *testing.B) {
+				b.ReportAllocs()
+				mem := a.mem
+				cpu0, cpuOK := processCPU()
+				for b.Loop() {
+					br, err := r.ReadBatches(ctx, key, bk, routing.BatchRequest{Range: rg.rng, Columns: cols, Limit: -1, Alloc: mem})
+					if err != nil {
+						b.Fatal(err)
+					}
+					got := 0
+					for br.Next() {
+						got += int(br.RecordBatch().NumRows())
+					}
+					if err := br.Err(); err != nil || got != rg.rows {
+						b.Fatalf("%d rows, %v", got, err)
+					}
+					br.Release()
 				}
-				got := 0
-				for br.Next() {
-					got += int(br.RecordBatch().NumRows())
-				}
-				if err := br.Err(); err != nil || got != rg.rows {
-					b.Fatalf("%d rows, %v", got, err)
-				}
-				br.Release()
-			}
-			reportRate(b, rg.rows, cpu0, cpuOK)
-		})
+				reportRate(b, rg.rows, cpu0, cpuOK)
+			})
+		}
 		b.Run(rg.name+"/Read", func(b *testing.B) {
 			b.ReportAllocs()
 			cpu0, cpuOK := processCPU()

@@ -24,9 +24,16 @@ import (
 	"github.com/flightsrv/flightsrv/internal/server"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
+	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// TestMain makes the engine's recycling allocator poison what it recycles (a batch used after
+// its last Release then carries garbage to the clients, which the tests' comparisons catch),
+// and runs the tests against a throwaway PostgreSQL cluster.
+func TestMain(m *testing.M) {
+	ledger.DefaultPool.Poison = true
+	pgtest.Main(m)
+}
 
 // flightsTable is the routed table of the tests: the demo's definition.
 var flightsTable = routing.TableDef{

@@ -31,7 +31,10 @@ type Options struct {
 	// Pushdown enables aggregate pushdown (seed rollout: a configuration flag; when off every
 	// query runs on the scan path).
 	Pushdown bool
-	// Alloc allocates result batches; nil uses memory.DefaultAllocator.
+	// Alloc allocates result batches (under each query's ledger); nil or
+	// memory.DefaultAllocator uses ledger.DefaultPool, the process's recycling allocator
+	// (memory.GoAllocator's zeroed, aligned buffers, with the ones batches released served
+	// again to later batches instead of left to the garbage collector).
 	Alloc memory.Allocator
 	// Logger receives store errors that are hidden from clients; nil uses slog.Default().
 	Logger *slog.Logger
@@ -93,8 +96,8 @@ type Engine struct {
 
 // New returns an engine over tables; table names must be distinct.
 func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
-	if opts.Alloc == nil {
-		opts.Alloc = memory.DefaultAllocator
+	if opts.Alloc == nil || opts.Alloc == memory.DefaultAllocator {
+		opts.Alloc = ledger.DefaultPool
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

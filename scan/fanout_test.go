@@ -83,7 +83,7 @@ func TestEarlyStopBoundsReads(t *testing.T) {
 				t.Parallel()
 				p := &probe{HotStore: f.store, delay: 10 * time.Millisecond}
 				tbl := f.table(t, p, fanout, false)
-				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				mem := memory.NewCheckedAllocator(testPool)
 				spec := makeSpec(tbl, pGeneral, r, allColumns, desc, 3)
 				rdr, err := openScan(ctx, spec, mem)
 				if err != nil {
@@ -182,7 +182,7 @@ func TestCancelMidScan(t *testing.T) {
 	for _, desc := range []bool{false, true} {
 		p := &probe{HotStore: f.store, delay: 10 * time.Millisecond}
 		tbl := f.table(t, p, 4, false)
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := memory.NewCheckedAllocator(testPool)
 		ctx, cancel := context.WithCancel(context.Background())
 		rdr, err := openScan(ctx, makeSpec(tbl, pGeneral, r, allColumns, desc, -1), mem)
 		if err != nil {

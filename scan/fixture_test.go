@@ -30,6 +30,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 	"github.com/flightsrv/flightsrv/scan"
+	"github.com/flightsrv/flightsrv/scan/ledger"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
@@ -198,6 +199,11 @@ func (l *lazyFixtures) get(t testing.TB) []*fixture {
 
 // fixtures returns the hot and mixed fixtures of the small partitions.
 func fixtures(t testing.TB) []*fixture { return base.get(t) }
+
+// testPool is the allocator under the tests' checked allocators: the engine's recycling
+// allocator, poisoning what it recycles, so that a batch used after its last Release reads
+// garbage and fails the comparison with the expected rows.
+var testPool = &ledger.Pool{Poison: true}
 
 // capFixtures returns the hot and mixed fixtures of pMany and pBig (only the hot one under
 // the race detector).
@@ -503,7 +509,7 @@ func summarize(ctx context.Context, spec *scanSpec) (summary, error) {
 			{Func: substrait.CountStar, Name: "count"},
 			{Func: substrait.Min, Column: "timestamp", Name: "min"},
 			{Func: substrait.Max, Column: "timestamp", Name: "max"}}}}
-	res, err := execute(ctx, spec, q, memory.NewGoAllocator())
+	res, err := execute(ctx, spec, q, testPool)
 	if err != nil {
 		return summary{}, err
 	}
@@ -602,7 +608,7 @@ func drain(t testing.TB, rdr array.RecordReader) (rows [][]any, batches []int, e
 			for c := range int(rec.NumCols()) {
 				switch a := rec.Column(c).(type) {
 				case *array.String:
-					row[c] = a.Value(i)
+					row[c] = strings.Clone(a.Value(i)) // Value shares the batch's memory
 					varBytes += len(a.Value(i))
 				case *array.Binary:
 					row[c] = string(a.Value(i))

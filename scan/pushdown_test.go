@@ -149,7 +149,7 @@ func rewriteCases() []rewriteCase {
 // runRewrite runs p with the rewrite on or off and returns its rows and result.
 func runRewrite(t *testing.T, tbl *routing.DurableTable, r routing.TimeRange, p *plan.Plan, on bool) ([][]any, *scan.Result) {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(testPool)
 	res, err := scan.Execute(context.Background(), p, scan.Options{Alloc: mem, Pushdown: on, Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
 		return scan.Source{Table: tbl, Partitions: [][]byte{[]byte(pGeneral)}, Range: r}, nil
 	}})
@@ -363,7 +363,7 @@ func TestStoreAggregateStops(t *testing.T) {
 			}
 		}
 		tbl := f.table(t, p, 4, false)
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := memory.NewCheckedAllocator(testPool)
 		ctx, cancel := context.WithCancel(context.Background())
 		if !fails {
 			go func() {

@@ -20,7 +20,7 @@ import (
 // spec.Schema, stay finished after the end, and leave no allocated byte once released.
 func runScan(t testing.TB, ctx context.Context, spec *scanSpec) (rows [][]any, batches []int, err error) {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(testPool)
 	rdr, err := openScan(ctx, spec, mem)
 	if err != nil {
 		t.Fatalf("Scan: %v", err)
@@ -432,7 +432,7 @@ func checkSummary(t *testing.T, tbl *routing.DurableTable, part string, r routin
 // TestEmptyAndErrReaders: the helper readers of the package.
 func TestEmptyAndErrReaders(t *testing.T) {
 	t.Parallel()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(testPool)
 	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.BinaryTypes.String}}, nil)
 	e := scan.EmptyReader(schema)
 	if e.Next() || e.Err() != nil || !e.Schema().Equal(schema) {

@@ -1,0 +1,152 @@
+package ledger
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+func aligned(b []byte) bool {
+	return cap(b) == 0 || uintptr(unsafe.Pointer(unsafe.SliceData(b[:1])))%alignment == 0
+}
+
+// TestPoolRecyclesZeroedBuffers: a freed buffer of a size class comes back for the next
+// allocation of that class, cleared, aligned, with the requested length; sizes outside the
+// classes are plain allocations that Free leaves alone.
+func TestPoolRecyclesZeroedBuffers(t *testing.T) {
+	p := &Pool{}
+	zeros := make([]byte, 1<<20)
+	for _, size := range []int{MinPooledBytes, MinPooledBytes + 1, 100_000, 1 << 20} {
+		b := p.Allocate(size)
+		if len(b) != size || !aligned(b) {
+			t.Fatalf("Allocate(%d): len %d cap %d aligned %v", size, len(b), cap(b), aligned(b))
+		}
+		c, _ := class(size)
+		if want := 1 << (c + minClassShift); cap(b) != want || want < size {
+			t.Fatalf("Allocate(%d): cap %d, want the class size %d", size, cap(b), want)
+		}
+		copy(b, bytes.Repeat([]byte{0xdd}, size))
+		p.Free(b)
+		// sync.Pool may drop an object (a GC, a goroutine moved to another P, the race
+		// detector's random drops): over a hundred rounds the freed buffers must come back.
+		seen := map[*byte]bool{}
+		recycled := 0
+		for range 100 {
+			again := p.Allocate(size)
+			if len(again) != size || !aligned(again) {
+				t.Fatalf("Allocate(%d) again: len %d", size, len(again))
+			}
+			if !bytes.Equal(again, zeros[:size]) {
+				t.Fatalf("a recycled buffer of %d bytes is not cleared", size)
+			}
+			if seen[unsafe.SliceData(again)] {
+				recycled++
+			}
+			seen[unsafe.SliceData(again)] = true
+			again[len(again)-1] = 0xdd
+			p.Free(again)
+		}
+		if recycled < 50 {
+			t.Errorf("buffers of %d bytes: %d of 100 allocations recycled a freed buffer", size, recycled)
+		}
+	}
+	for size, want := range map[int]int{MinPooledBytes: 0, MinPooledBytes + 1: 1, 1 << 20: 20 - minClassShift, MaxPooledBytes: numClasses - 1} {
+		if c, ok := class(size); !ok || c != want {
+			t.Errorf("class(%d) = %d, %v; want %d", size, c, ok, want)
+		}
+	}
+	for _, size := range []int{0, 1, MinPooledBytes - 1} {
+		b := p.Allocate(size)
+		if len(b) != size || cap(b) != size || !aligned(b) {
+			t.Fatalf("Allocate(%d): len %d cap %d", size, len(b), cap(b))
+		}
+		p.Free(b) // not pooled: a no-op
+	}
+	if _, ok := class(MaxPooledBytes + 1); ok {
+		t.Error("sizes beyond MaxPooledBytes are pooled")
+	}
+}
+
+// TestPoolReallocate keeps the contents, zeroes what it adds, and keeps the class within its
+// capacity.
+func TestPoolReallocate(t *testing.T) {
+	p := &Pool{}
+	b := p.Allocate(5000)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	b = p.Reallocate(3000, b) // shrink within the class
+	if len(b) != 3000 || cap(b) != 8192 {
+		t.Fatalf("shrink: len %d cap %d", len(b), cap(b))
+	}
+	b = p.Reallocate(6000, b) // grow within the class: bytes 3000..6000 are cleared
+	for i := range b {
+		want := byte(0)
+		if i < 3000 {
+			want = byte(i)
+		}
+		if b[i] != want {
+			t.Fatalf("grow within class: byte %d = %d, want %d", i, b[i], want)
+		}
+	}
+	b = p.Reallocate(20000, b) // another class
+	if len(b) != 20000 || cap(b) != 32768 || !aligned(b) {
+		t.Fatalf("grow: len %d cap %d", len(b), cap(b))
+	}
+	for i := range b {
+		want := byte(0)
+		if i < 3000 {
+			want = byte(i)
+		}
+		if b[i] != want {
+			t.Fatalf("grow to another class: byte %d = %d, want %d", i, b[i], want)
+		}
+	}
+	p.Free(b)
+}
+
+// TestLedgerOverPoolCountsReleasedBuffers: a ledger whose parent is a Pool still counts every
+// byte its batches hold and returns to zero when they are released, buffers recycled or not,
+// from goroutines at once (run with -race).
+func TestLedgerOverPoolCountsReleasedBuffers(t *testing.T) {
+	checked := memory.NewCheckedAllocator(&Pool{})
+	l := New(checked, 0)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				buf := memory.NewResizableBuffer(l)
+				buf.Resize(1000 + (g*997+i*4093)%40_000)
+				bs := buf.Bytes()
+				if !bytes.Equal(bs, make([]byte, len(bs))) {
+					t.Error("a new buffer is not cleared")
+				}
+				copy(bs, bytes.Repeat([]byte{byte(g + 1)}, len(bs)))
+				buf.Resize(len(bs) * 2)
+				buf.Release()
+			}
+		}()
+	}
+	wg.Wait()
+	if l.Bytes() != 0 {
+		t.Fatalf("ledger holds %d bytes after every buffer was released", l.Bytes())
+	}
+	checked.AssertSize(t, 0)
+}
+
+// TestPoolPoison: a poisoning Pool overwrites what it recycles, so a slice kept past Free
+// reads PoisonByte.
+func TestPoolPoison(t *testing.T) {
+	p := &Pool{Poison: true}
+	b := p.Allocate(10_000)
+	copy(b, "live data")
+	p.Free(b)
+	if b[0] != PoisonByte || b[len(b)-1] != PoisonByte || b[:cap(b)][cap(b)-1] != PoisonByte {
+		t.Fatalf("a freed buffer still reads %q", b[:9])
+	}
+}
