@@ -74,7 +74,7 @@ func (s *Store) AggregateRange(ctx context.Context, b routing.BucketID, req rout
 		return routing.Route{}, nil, s.classify(op, errors.New("closed"))
 	}
 	s.count(ctx)
-	rows, err := s.r.QueryContext(ctx, query, args...)
+	rows, err := s.readQuery(ctx, query, args...)
 	if err != nil {
 		return routing.Route{}, nil, s.classify(op, err)
 	}

@@ -105,7 +105,7 @@ func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.R
 		return routing.Route{}, nil, s.classify(op, errors.New("closed"))
 	}
 	s.count(ctx)
-	rows, err := s.r.QueryContext(ctx, sqlRead[desc][cur], args...)
+	rows, err := s.readQuery(ctx, sqlRead[desc][cur], args...)
 	if err != nil {
 		return routing.Route{}, nil, s.classify(op, err)
 	}

@@ -120,7 +120,7 @@ func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.B
 		return routing.Route{}, nil, s.classify(op, errClosed)
 	}
 	s.count(ctx)
-	rows, err := s.r.QueryContext(ctx, sqlScan[b2i(req.Desc)][b2i(sc.Timestamp)][b2i(sc.ID)][b2i(sc.Value)],
+	rows, err := s.readQuery(ctx, sqlScan[b2i(req.Desc)][b2i(sc.Timestamp)][b2i(sc.ID)][b2i(sc.Value)],
 		b.TableID, b.PartitionKey, b.Key, start, end, routeAt, limit)
 	if err != nil {
 		return routing.Route{}, nil, s.classify(op, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,33 @@ type Store struct {
 	w, r   *sql.DB
 	clock  func() time.Time
 	closed atomic.Bool
+
+	// stmts holds the read statements prepared on r, by SQL text (readQuery).
+	stmtsMu sync.Mutex
+	stmts   map[string]*sql.Stmt
+}
+
+// readQuery runs query, one of this package's fixed read statements (never text built from
+// input: the cache holds at most one entry per statement of the package), on the read pool as
+// a prepared statement: database/sql prepares it once per connection and reuses it, where
+// QueryContext with the text would parse and plan it again on every call (SQLite's parser was
+// most of the CPU of a bucket read of a few rows).
+func (s *Store) readQuery(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s.stmtsMu.Lock()
+	st, ok := s.stmts[query]
+	if !ok {
+		var err error
+		if st, err = s.r.PrepareContext(ctx, query); err != nil {
+			s.stmtsMu.Unlock()
+			return nil, err
+		}
+		if s.stmts == nil {
+			s.stmts = map[string]*sql.Stmt{}
+		}
+		s.stmts[query] = st
+	}
+	s.stmtsMu.Unlock()
+	return st.QueryContext(ctx, args...)
 }
 
 var (
@@ -110,7 +138,14 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 // Close closes both connection pools. Calls after Close fail with routing.ErrUnavailable.
 func (s *Store) Close() error {
 	s.closed.Store(true)
-	return errors.Join(s.r.Close(), s.w.Close())
+	s.stmtsMu.Lock()
+	errs := make([]error, 0, len(s.stmts)+2)
+	for _, st := range s.stmts {
+		errs = append(errs, st.Close())
+	}
+	s.stmts = nil
+	s.stmtsMu.Unlock()
+	return errors.Join(append(errs, s.r.Close(), s.w.Close())...)
 }
 
 // DB returns the write connection pool, for tools and tests.
