@@ -200,6 +200,38 @@ func parseProcMemory(status []byte) (procMemory, error) {
 	return m, nil
 }
 
+// cpu returns the CPU time the child has used so far (user and system, every thread), from
+// utime and stime of /proc/PID/stat, in clock ticks of 10 ms (Linux's USER_HZ is 100).
+func (c *child) cpu() (time.Duration, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseProcCPU(raw)
+}
+
+func parseProcCPU(stat []byte) (time.Duration, error) {
+	// The command name (field 2) is in parentheses and may hold spaces: fields are counted
+	// from the last ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("/proc stat: no command name")
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc stat: %d fields after the command name", len(f))
+	}
+	var ticks int64
+	for _, s := range f[11:13] { // utime, stime: fields 14 and 15
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc stat: %w", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
+}
+
 // tailBuffer keeps the last max bytes of the lines written to it.
 type tailBuffer struct {
 	mu  sync.Mutex
@@ -235,6 +267,9 @@ func TestParseProcMemory(t *testing.T) {
 	m, err := parseProcMemory([]byte("Name:\tx\nVmPeak:\t  900 kB\nVmHWM:\t   2048 kB\nVmRSS:\t    1024 kB\n"))
 	if err != nil || m.hwm != 2<<20 || m.rss != 1<<20 {
 		t.Fatalf("parse: %+v, %v", m, err)
+	}
+	if d, err := parseProcCPU([]byte("42 (a b) S 1 1 1 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 9 0")); err != nil || d != 2810*time.Millisecond {
+		t.Fatalf("parse stat: %v, %v", d, err)
 	}
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("no /proc")

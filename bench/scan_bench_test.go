@@ -306,6 +306,10 @@ type scanResult struct {
 	inner     time.Duration // DuckDB: p50 of the time measured inside Python
 	mem, idle procMemory    // child-process variants: after the timed runs, and before the first query
 	hasMem    bool
+	// cpuPerRow is the server process's CPU time (user and system) over the timed runs, per
+	// row returned (child-process variants): what a row costs the server whatever else runs
+	// on the machine.
+	cpuPerRow time.Duration
 }
 
 // latency is the p50 the summary uses: DuckDB's own time, else the client's.
@@ -460,6 +464,13 @@ func (sc *scanSuite) bench(b *testing.B, k string, want scanWant, run scanFunc, 
 	b.ReportAllocs()
 	lat := make([]time.Duration, 0, 64)
 	var inner []time.Duration
+	var cpu0 time.Duration
+	if proc != nil {
+		var err error
+		if cpu0, err = proc.cpu(); err != nil {
+			b.Fatal(err)
+		}
+	}
 	for b.Loop() {
 		t0 := time.Now()
 		got, in, err := run(ctx)
@@ -483,7 +494,14 @@ func (sc *scanSuite) bench(b *testing.B, k string, want scanWant, run scanFunc, 
 	b.ReportMetric(res.rowsPerSec(), "rows/s")
 	if proc != nil {
 		proc.alive(b)
-		var err error
+		cpu1, err := proc.cpu()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rows := int64(len(lat)) * want.rows; rows > 0 {
+			res.cpuPerRow = (cpu1 - cpu0) / time.Duration(rows)
+			b.ReportMetric(float64(cpu1-cpu0)/float64(rows), "server-cpu-ns/row")
+		}
 		if res.mem, err = proc.memory(); err != nil {
 			b.Fatal(err)
 		}
