@@ -9,11 +9,12 @@ import (
 )
 
 // Pool is a memory.Allocator that recycles the buffers released to it: allocations of
-// MinPooledBytes to MaxPooledBytes bytes are rounded up to a power of two (their size class)
-// and served from a sync.Pool of that class when one was freed before, so a streaming query
-// decodes its next batches into the buffers its earlier batches released once they were
-// written to the wire, instead of asking the garbage collector for new zeroed memory per batch.
-// Smaller and larger allocations come from the Go heap as memory.GoAllocator's do.
+// MinPooledBytes to MaxPooledBytes bytes are rounded up to a size class (four per power of two:
+// 5/8, 6/8, 7/8 and 8/8 of it, so a buffer wastes less than a quarter of its size) and served
+// from a sync.Pool of that class when one was freed before, so a streaming query decodes its
+// next batches into the buffers its earlier batches released once they were written to the
+// wire, instead of asking the garbage collector for new zeroed memory per batch. Smaller and
+// larger allocations come from the Go heap as memory.GoAllocator's do.
 //
 // Every buffer is 64-byte aligned and holds zeros, as memory.GoAllocator's: a recycled buffer
 // is cleared (the requested bytes only; Reallocate clears what it adds) before it is handed
@@ -39,14 +40,16 @@ type Pool struct {
 const PoisonByte = 0xa5
 
 const (
-	minClassShift = 12 // 4 KiB
-	maxClassShift = 26 // 64 MiB
-	numClasses    = maxClassShift - minClassShift + 1
 	// MinPooledBytes and MaxPooledBytes are the sizes a Pool recycles; outside them a buffer
 	// is a plain Go allocation.
-	MinPooledBytes = 1 << minClassShift
-	MaxPooledBytes = 1 << maxClassShift
-	alignment      = 64
+	MinPooledBytes = 4 << 10
+	MaxPooledBytes = 64 << 20
+	// Classes are m<<k bytes for m in 5..8: minShift is k of MinPooledBytes (8<<9), maxShift
+	// k of MaxPooledBytes (8<<23).
+	minShift   = 9
+	maxShift   = 23
+	numClasses = (maxShift-minShift+1)*4 - 3 // MinPooledBytes is the first class: m = 8 at minShift
+	alignment  = 64
 )
 
 var _ memory.Allocator = (*Pool)(nil)
@@ -55,22 +58,23 @@ var _ memory.Allocator = (*Pool)(nil)
 // ledgers.
 var DefaultPool = &Pool{}
 
-// class returns the size class of size (its index in classes) and whether it is pooled.
-func class(size int) (int, bool) {
+// class returns the size class of a buffer of size bytes (its index in classes), the class's
+// size, and whether size is pooled.
+func class(size int) (idx, n int, ok bool) {
 	if size < MinPooledBytes || size > MaxPooledBytes {
-		return 0, false
+		return 0, 0, false
 	}
-	shift := bits.Len(uint(size - 1)) // the smallest power of two ≥ size
-	return max(shift, minClassShift) - minClassShift, true
+	k := bits.Len(uint(size-1)) - 3 // size-1 < 8<<k, size > 4<<k
+	m := (size + 1<<k - 1) >> k     // ceil(size / 2^k), 5..8
+	return (k-minShift)*4 + m - 5 - 3, m << k, true
 }
 
 // Allocate returns a zeroed, 64-byte aligned buffer of size bytes.
 func (p *Pool) Allocate(size int) []byte {
-	c, ok := class(size)
+	c, n, ok := class(size)
 	if !ok {
 		return goAllocate(size, size)
 	}
-	n := 1 << (c + minClassShift)
 	if ptr, _ := p.classes[c].Get().(unsafe.Pointer); ptr != nil {
 		b := unsafe.Slice((*byte)(ptr), n)[:size]
 		clear(b)
@@ -109,8 +113,8 @@ func (p *Pool) Reallocate(size int, b []byte) []byte {
 // are left to the garbage collector.
 func (p *Pool) Free(b []byte) {
 	n := cap(b)
-	c, ok := class(n)
-	if !ok || n != 1<<(c+minClassShift) {
+	c, cn, ok := class(n)
+	if !ok || cn != n {
 		return
 	}
 	if p.Poison {

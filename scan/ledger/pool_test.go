@@ -24,9 +24,8 @@ func TestPoolRecyclesZeroedBuffers(t *testing.T) {
 		if len(b) != size || !aligned(b) {
 			t.Fatalf("Allocate(%d): len %d cap %d aligned %v", size, len(b), cap(b), aligned(b))
 		}
-		c, _ := class(size)
-		if want := 1 << (c + minClassShift); cap(b) != want || want < size {
-			t.Fatalf("Allocate(%d): cap %d, want the class size %d", size, cap(b), want)
+		if _, want, _ := class(size); cap(b) != want || want < size || want*4 > size*5+4<<10 {
+			t.Fatalf("Allocate(%d): cap %d, want the class size %d (less than a quarter more)", size, cap(b), want)
 		}
 		copy(b, bytes.Repeat([]byte{0xdd}, size))
 		p.Free(b)
@@ -53,10 +52,24 @@ func TestPoolRecyclesZeroedBuffers(t *testing.T) {
 			t.Errorf("buffers of %d bytes: %d of 100 allocations recycled a freed buffer", size, recycled)
 		}
 	}
-	for size, want := range map[int]int{MinPooledBytes: 0, MinPooledBytes + 1: 1, 1 << 20: 20 - minClassShift, MaxPooledBytes: numClasses - 1} {
-		if c, ok := class(size); !ok || c != want {
-			t.Errorf("class(%d) = %d, %v; want %d", size, c, ok, want)
+	// Every class: its index, and the sizes that fall into it (the class size and the size
+	// just above the class before it).
+	prev := MinPooledBytes - 1
+	for idx := 0; idx < numClasses; idx++ {
+		want := MinPooledBytes
+		if idx > 0 {
+			k, m := minShift+(idx+3)/4, 5+(idx+3)%4
+			want = m << k
 		}
+		for _, size := range []int{prev + 1, want} {
+			if c, n, ok := class(size); !ok || c != idx || n != want {
+				t.Fatalf("class(%d) = %d, %d, %v; want %d, %d", size, c, n, ok, idx, want)
+			}
+		}
+		prev = want
+	}
+	if prev != MaxPooledBytes {
+		t.Fatalf("the last class is %d bytes, want %d", prev, MaxPooledBytes)
 	}
 	for _, size := range []int{0, 1, MinPooledBytes - 1} {
 		b := p.Allocate(size)
@@ -65,7 +78,7 @@ func TestPoolRecyclesZeroedBuffers(t *testing.T) {
 		}
 		p.Free(b) // not pooled: a no-op
 	}
-	if _, ok := class(MaxPooledBytes + 1); ok {
+	if _, _, ok := class(MaxPooledBytes + 1); ok {
 		t.Error("sizes beyond MaxPooledBytes are pooled")
 	}
 }
@@ -79,10 +92,10 @@ func TestPoolReallocate(t *testing.T) {
 		b[i] = byte(i)
 	}
 	b = p.Reallocate(3000, b) // shrink within the class
-	if len(b) != 3000 || cap(b) != 8192 {
+	if len(b) != 3000 || cap(b) != 5120 {
 		t.Fatalf("shrink: len %d cap %d", len(b), cap(b))
 	}
-	b = p.Reallocate(6000, b) // grow within the class: bytes 3000..6000 are cleared
+	b = p.Reallocate(5100, b) // grow within the class: bytes 3000..5100 are cleared
 	for i := range b {
 		want := byte(0)
 		if i < 3000 {
@@ -93,7 +106,7 @@ func TestPoolReallocate(t *testing.T) {
 		}
 	}
 	b = p.Reallocate(20000, b) // another class
-	if len(b) != 20000 || cap(b) != 32768 || !aligned(b) {
+	if len(b) != 20000 || cap(b) != 20480 || !aligned(b) {
 		t.Fatalf("grow: len %d cap %d", len(b), cap(b))
 	}
 	for i := range b {
