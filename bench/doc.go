@@ -162,7 +162,10 @@
 //     ./cmd/flightsrv into a temporary directory, a fresh child process per state (default
 //     fan-out, pushdown on, which the scan does not use). Besides rows/s it reports the
 //     process's peak RSS: VmHWM of /proc/PID/status after the timed runs (peak-RSS-MiB), and
-//     its RSS before the first query. The child is stopped by its pid (SIGINT, then SIGKILL).
+//     its RSS before the first query; and its CPU time (user and system, utime and stime of
+//     /proc/PID/stat, in 10 ms ticks) over the timed runs per row returned
+//     (server-cpu-ns/row, the summary's CPU/row): what a row costs the server whatever else
+//     runs on the machine, where rows/s moves with the machine's load. The child is stopped by its pid (SIGINT, then SIGKILL).
 //   - via=inproc (each state): internal/server.Start in the benchmark's process, the same
 //     client; for CPU profiles (allocations are client's and server's together).
 //   - via=direct-pgx (hot): PostgreSQL asked directly over one pgx connection,
@@ -243,7 +246,11 @@
 //     the heap grows to twice the live set and freed pages are returned lazily: 45–60 MiB
 //     anonymous for ORD, about 70 MiB for the large partition. `flightsrv serve` sets a soft
 //     limit (--memory-limit, default 40 MiB plus 32 MiB per concurrent query stream), which
-//     keeps it at 33–38 MiB; the peak is then the executable's pages plus about 38 MiB.
+//     keeps it at 33–38 MiB; the peak is then the executable's pages plus about 38 MiB. The
+//     batches' buffers come from a recycling allocator (scan/ledger.Pool): buffers released
+//     once written to the wire are decoded into again, so the scan allocates a few MiB per
+//     query instead of its whole result, and the collector runs that much less often; the
+//     recycled buffers wait in sync.Pools, which the collector empties when they go unused.
 //
 // `flightsrv serve --debug-listen 127.0.0.1:6060` serves Go's profiles
 // (/debug/pprof/heap?gc=1 for the live heap); GODEBUG=gctrace=1 prints the live heap after
