@@ -24,10 +24,15 @@ import (
 // must hold nothing when the test ends.
 func newLedger(t testing.TB, limit int64) *ledger.Ledger {
 	t.Helper()
-	checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	checked := memory.NewCheckedAllocator(testPool)
 	t.Cleanup(func() { checked.AssertSize(t, 0) })
 	return ledger.New(checked, limit)
 }
+
+// testPool is the engine's recycling allocator, poisoning what it recycles: a batch used
+// after its last Release reads garbage, and a kernel that writes past a buffer's length
+// crashes as it would in the server.
+var testPool = &ledger.Pool{Poison: true}
 
 var tables sync.Map // name → arrow.RecordBatch, read once, never released (default allocator)
 

@@ -19,9 +19,10 @@ import (
 // Every buffer is 64-byte aligned and holds zeros, as memory.GoAllocator's: a recycled buffer
 // is cleared (the requested bytes only; Reallocate clears what it adds) before it is handed
 // out, so arrow-go's builders and kernels, which may rely on zeroed memory, see no difference.
-// A buffer keeps its class's capacity through Reallocate within the class, so Free knows its
-// class from cap; Free must only be given buffers this Pool allocated (memory.Buffer does so)
-// and never touched after. Buffers not freed are reclaimed by the garbage collector, as with
+// A buffer's capacity is its length, as memory.GoAllocator's (arrow-go's compute kernels write
+// up to cap): its class, and so the memory behind it, is known from its capacity, which
+// Reallocate keeps within the class. Free must only be given buffers this Pool allocated
+// (memory.Buffer does so) and never touched after. Buffers not freed are reclaimed by the garbage collector, as with
 // memory.GoAllocator; the recycled ones live in sync.Pools, which the collector empties over
 // two cycles when they go unused, so the Pool holds no memory of its own between queries.
 //
@@ -69,18 +70,29 @@ func class(size int) (idx, n int, ok bool) {
 	return (k-minShift)*4 + m - 5 - 3, m << k, true
 }
 
-// Allocate returns a zeroed, 64-byte aligned buffer of size bytes.
+// Allocate returns a zeroed, 64-byte aligned buffer of size bytes. Its capacity is size, as
+// memory.GoAllocator's: arrow-go's compute kernels take cap of a buffer for the room they may
+// write into. A pooled buffer's real capacity, its class size, is known from its size
+// (class).
 func (p *Pool) Allocate(size int) []byte {
-	c, n, ok := class(size)
+	_, n, ok := class(size)
 	if !ok {
 		return goAllocate(size, size)
 	}
-	if ptr, _ := p.classes[c].Get().(unsafe.Pointer); ptr != nil {
-		b := unsafe.Slice((*byte)(ptr), n)[:size]
+	if b := p.get(size); b != nil {
 		clear(b)
 		return b
 	}
-	return goAllocate(size, n)[:size]
+	return goAllocate(size, n)[:size:size]
+}
+
+// get returns a recycled buffer of size's class, resliced to size (capacity size), or nil.
+func (p *Pool) get(size int) []byte {
+	c, n, _ := class(size)
+	if ptr, _ := p.classes[c].Get().(unsafe.Pointer); ptr != nil {
+		return unsafe.Slice((*byte)(ptr), n)[:size:size]
+	}
+	return nil
 }
 
 // goAllocate returns a zeroed buffer of size bytes and capacity n ≥ size, 64-byte aligned.
@@ -93,15 +105,27 @@ func goAllocate(size, n int) []byte {
 	return buf[shift : shift+size : shift+n]
 }
 
+// room returns the bytes b may grow to in place: the size of the class of cap(b) for a pooled
+// buffer (at most its real capacity: a buffer only shrinks within or below the class it was
+// allocated in), else cap(b).
+func room(b []byte) int {
+	if _, n, ok := class(cap(b)); ok {
+		return n
+	}
+	return cap(b)
+}
+
 // Reallocate resizes b to size bytes, keeping its contents (up to size); bytes it adds are
-// zero. Within b's capacity b is resliced; beyond it the contents move to a new buffer and b
-// is freed.
+// zero. Within the room of b's size class b is resliced (capacity size, as Allocate's);
+// beyond it the contents move to a new buffer and b is freed.
 func (p *Pool) Reallocate(size int, b []byte) []byte {
 	if size <= cap(b) {
-		if size > len(b) {
-			clear(b[len(b):size])
-		}
-		return b[:size]
+		return b[:size:size]
+	}
+	if size <= room(b) {
+		nb := unsafe.Slice(unsafe.SliceData(b), room(b))[:size:size]
+		clear(nb[len(b):])
+		return nb
 	}
 	nb := p.Allocate(size)
 	copy(nb, b)
@@ -109,19 +133,18 @@ func (p *Pool) Reallocate(size int, b []byte) []byte {
 	return nb
 }
 
-// Free recycles b when it is a pooled buffer (its capacity is a size class); other buffers
-// are left to the garbage collector.
+// Free recycles b when it is a pooled buffer (its capacity falls in a size class), in the
+// class of its capacity; other buffers are left to the garbage collector.
 func (p *Pool) Free(b []byte) {
-	n := cap(b)
-	c, cn, ok := class(n)
-	if !ok || cn != n {
+	c, n, ok := class(cap(b))
+	if !ok {
 		return
 	}
+	full := unsafe.Slice(unsafe.SliceData(b), n)
 	if p.Poison {
-		b = b[:n]
-		for i := range b {
-			b[i] = PoisonByte
+		for i := range full {
+			full[i] = PoisonByte
 		}
 	}
-	p.classes[c].Put(unsafe.Pointer(unsafe.SliceData(b[:1])))
+	p.classes[c].Put(unsafe.Pointer(unsafe.SliceData(full)))
 }

@@ -2,10 +2,14 @@ package ledger
 
 import (
 	"bytes"
+	"context"
 	"sync"
 	"testing"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -24,8 +28,11 @@ func TestPoolRecyclesZeroedBuffers(t *testing.T) {
 		if len(b) != size || !aligned(b) {
 			t.Fatalf("Allocate(%d): len %d cap %d aligned %v", size, len(b), cap(b), aligned(b))
 		}
-		if _, want, _ := class(size); cap(b) != want || want < size || want*4 > size*5+4<<10 {
-			t.Fatalf("Allocate(%d): cap %d, want the class size %d (less than a quarter more)", size, cap(b), want)
+		if cap(b) != size {
+			t.Fatalf("Allocate(%d): cap %d, want the size (arrow-go's kernels write up to cap)", size, cap(b))
+		}
+		if _, n, _ := class(size); n < size || n*4 > size*5+4<<10 {
+			t.Fatalf("Allocate(%d): class of %d bytes, want less than a quarter more", size, n)
 		}
 		copy(b, bytes.Repeat([]byte{0xdd}, size))
 		p.Free(b)
@@ -83,42 +90,84 @@ func TestPoolRecyclesZeroedBuffers(t *testing.T) {
 	}
 }
 
-// TestPoolReallocate keeps the contents, zeroes what it adds, and keeps the class within its
-// capacity.
+// TestPoolReallocate keeps the contents, zeroes what it adds, grows in place within the size
+// class and keeps capacity equal to length.
 func TestPoolReallocate(t *testing.T) {
 	p := &Pool{}
-	b := p.Allocate(5000)
+	b := p.Allocate(5000) // class 5120
 	for i := range b {
 		b[i] = byte(i)
 	}
-	b = p.Reallocate(3000, b) // shrink within the class
-	if len(b) != 3000 || cap(b) != 5120 {
-		t.Fatalf("shrink: len %d cap %d", len(b), cap(b))
+	base := unsafe.SliceData(b)
+	check := func(what string, b []byte, size, kept int) {
+		t.Helper()
+		if len(b) != size || cap(b) != size || !aligned(b) {
+			t.Fatalf("%s: len %d cap %d, want %d", what, len(b), cap(b), size)
+		}
+		for i := range b {
+			want := byte(0)
+			if i < kept {
+				want = byte(i)
+			}
+			if b[i] != want {
+				t.Fatalf("%s: byte %d = %d, want %d", what, i, b[i], want)
+			}
+		}
 	}
-	b = p.Reallocate(5100, b) // grow within the class: bytes 3000..5100 are cleared
-	for i := range b {
-		want := byte(0)
-		if i < 3000 {
-			want = byte(i)
-		}
-		if b[i] != want {
-			t.Fatalf("grow within class: byte %d = %d, want %d", i, b[i], want)
-		}
+	b = p.Reallocate(4500, b) // shrink within the class
+	check("shrink", b, 4500, 4500)
+	b = p.Reallocate(5100, b) // grow within the class: in place, bytes 4500..5100 cleared
+	check("grow within the class", b, 5100, 4500)
+	if unsafe.SliceData(b) != base {
+		t.Fatal("growing within the class moved the buffer")
 	}
 	b = p.Reallocate(20000, b) // another class
-	if len(b) != 20000 || cap(b) != 20480 || !aligned(b) {
-		t.Fatalf("grow: len %d cap %d", len(b), cap(b))
-	}
-	for i := range b {
-		want := byte(0)
-		if i < 3000 {
-			want = byte(i)
-		}
-		if b[i] != want {
-			t.Fatalf("grow to another class: byte %d = %d, want %d", i, b[i], want)
-		}
-	}
+	check("grow to another class", b, 20000, 4500)
 	p.Free(b)
+	small := p.Reallocate(100, p.Allocate(50)) // not pooled
+	check("unpooled", small, 100, 0)
+}
+
+// TestPoolUnderComputeTake: arrow-go's take kernel over a binary column, with its buffers
+// from a Pool whose recycled buffers hold other data, gives the values taken (its buffer
+// builder writes up to the capacity of the buffers it reserves; a larger capacity than length
+// crashed it).
+func TestPoolUnderComputeTake(t *testing.T) {
+	p := &Pool{Poison: true}
+	ctx := compute.WithAllocator(context.Background(), p)
+	vals := array.NewBinaryBuilder(memory.NewGoAllocator(), arrow.BinaryTypes.Binary)
+	defer vals.Release()
+	var want [][]byte
+	for i := range 5000 {
+		v := bytes.Repeat([]byte{byte(i)}, i%97)
+		want = append(want, v)
+		vals.Append(v)
+	}
+	arr := vals.NewArray()
+	defer arr.Release()
+	for round := range 20 {
+		idx := array.NewInt64Builder(memory.NewGoAllocator())
+		var order []int
+		for i := range 3000 {
+			j := (i*7919 + round*104729) % len(want)
+			order = append(order, j)
+			idx.Append(int64(j))
+		}
+		ia := idx.NewArray()
+		idx.Release()
+		out, err := compute.TakeArray(ctx, arr, ia)
+		ia.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := out.(*array.Binary)
+		for i, j := range order {
+			if !bytes.Equal(got.Value(i), want[j]) {
+				t.Fatalf("round %d: row %d = %x, want %x", round, i, got.Value(i), want[j])
+			}
+		}
+		out.Release()
+	}
 }
 
 // TestLedgerOverPoolCountsReleasedBuffers: a ledger whose parent is a Pool still counts every

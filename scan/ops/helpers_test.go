@@ -48,10 +48,15 @@ func TestMain(m *testing.M) {
 // to zero bytes when the test ends.
 func newMem(t testing.TB, limit int64) *ledger.Ledger {
 	t.Helper()
-	checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	checked := memory.NewCheckedAllocator(testPool)
 	t.Cleanup(func() { checked.AssertSize(t, 0) })
 	return ledger.New(checked, limit)
 }
+
+// testPool is the engine's recycling allocator, poisoning what it recycles: a batch used
+// after its last Release reads garbage, and a kernel that writes past a buffer's length
+// crashes as it would in the server.
+var testPool = &ledger.Pool{Poison: true}
 
 // --- the golden rows ---------------------------------------------------------------------
 
