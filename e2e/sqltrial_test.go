@@ -224,4 +224,3 @@ func distinctIDs(all []row, from, to time.Time, origins ...string) int64 {
 	}
 	return int64(len(seen))
 }
-
