@@ -28,10 +28,12 @@ var ErrArchiveDamaged = errors.New("routing: archived data is missing or damaged
 // a key or a value. It labels the archive read-error metric and the damage log line.
 type DamageReason interface{ Reason() string }
 
-// DamageMemory is how long a table remembers an archived route found damaged: reads of the
-// route within it fail at once with the same error, whatever path they take (a whole-bucket
-// count the manifest could answer, a scan), so that the paths cannot disagree. After it, the
-// next read tries the archive again (an operator may have restored the objects).
+// DamageMemory is how long a table remembers an archived route found damaged by default
+// (Options.DamageMemory; serve --damage-memory): reads of the route within it fail at once with
+// the same error, whatever path they take (a whole-bucket count the manifest could answer, a
+// scan), so that the paths cannot disagree. After it, the next read tries the archive again
+// (an operator may have restored the objects): it is also how long a restored bucket may keep
+// answering DATA_LOSS.
 const DamageMemory = 5 * time.Minute
 
 // maxDamagedRoutes bounds the damaged routes a table remembers.
@@ -63,6 +65,7 @@ type damageLog struct {
 	log      *slog.Logger
 	counter  metric.Int64Counter
 	now      func() time.Time
+	memory   time.Duration // how long a damaged route is remembered (DamageMemory by default)
 	mu       sync.Mutex
 	damaged  map[string]damagedRoute // by manifest key
 	earliest []string                // keys in the order they were added (bounds the map)
@@ -80,7 +83,7 @@ func newDamageLog(def TableDef, log *slog.Logger, now func() time.Time) *damageL
 	// A failure to create the instrument leaves a no-op one: reads must not fail for it.
 	counter, _ := otel.Meter("flightsrv").Int64Counter("flightsrv.archive.read_errors",
 		metric.WithDescription("Reads of archived buckets that found the route's objects missing or damaged, by the failed check (reason)."))
-	return &damageLog{table: def, log: log, counter: counter, now: now, damaged: map[string]damagedRoute{}}
+	return &damageLog{table: def, log: log, counter: counter, now: now, memory: DamageMemory, damaged: map[string]damagedRoute{}}
 }
 
 // check returns the remembered error of a damaged route, or nil.
@@ -114,7 +117,7 @@ func (d *damageLog) note(ctx context.Context, manifestKey string, err error) err
 			d.earliest = d.earliest[1:]
 		}
 	}
-	d.damaged[manifestKey] = damagedRoute{err: err, until: d.now().Add(DamageMemory)}
+	d.damaged[manifestKey] = damagedRoute{err: err, until: d.now().Add(d.memory)}
 	d.mu.Unlock()
 	attrs := []slog.Attr{
 		slog.String("route", RouteID(manifestKey)),

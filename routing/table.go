@@ -26,6 +26,9 @@ type Options struct {
 	// Logger receives the damaged archived routes reads find (damage.go); nil uses
 	// slog.Default().
 	Logger *slog.Logger
+	// DamageMemory is how long reads of an archived route found missing or damaged fail at
+	// once with its error before the archive is read again (0: DamageMemory).
+	DamageMemory time.Duration
 }
 
 // DurableTable is one routed table over a hot store and an archive reader: the Go form of the
@@ -55,8 +58,12 @@ func NewDurableTable(def TableDef, hot HotStore, archive ArchiveReader, opts Opt
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
+	damage := newDamageLog(def, opts.Logger, time.Now)
+	if opts.DamageMemory > 0 {
+		damage.memory = opts.DamageMemory
+	}
 	return &DurableTable{def: def, hot: hot, archive: archive, cache: opts.Cache, fanout: opts.Fanout, clock: opts.Clock,
-		damage: newDamageLog(def, opts.Logger, time.Now)}, nil
+		damage: damage}, nil
 }
 
 // Def returns the table definition.

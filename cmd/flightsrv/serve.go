@@ -32,6 +32,8 @@ type serveConfig struct {
 	maxParts        int
 	queryMemory     int64
 	routeCache      int
+	payloadCheck    time.Duration
+	damageMemory    time.Duration
 	ticketTTL       time.Duration
 	queryMaxRows    int64
 	stallTimeout    time.Duration
@@ -70,6 +72,8 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.Int64Var(&c.queryMaxRows, "query-max-rows", query.DefaultMaxRows, "rows one query's bucket fragments may produce: rows read after filters, or partial-aggregate rows (RESOURCE_EXHAUSTED beyond; negative: no bound)")
 	fs.DurationVar(&c.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "how long one message of a result stream may wait for a client that stopped reading before its connection is closed (frees the query's slot; negative: no bound)")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
+	fs.DurationVar(&c.payloadCheck, "payload-check-interval", archive.DefaultPayloadCheckInterval, "how long a check that an archived bucket's payload exists with the size its manifest recorded is trusted: one stat (HEAD) per archived bucket read per interval (negative: every read checks; 0: the default)")
+	fs.DurationVar(&c.damageMemory, "damage-memory", routing.DamageMemory, "how long reads of an archived bucket found missing or damaged answer DATA_LOSS at once before the archive is read again (also how long restored objects may go unseen)")
 	fs.DurationVar(&c.ticketTTL, "ticket-ttl", flightsql.DefaultTicketTTL, "how long a ticket may be fetched after GetFlightInfo or RenewFlightEndpoint (FAILED_PRECONDITION beyond; 0: the default)")
 	fs.BoolVar(&c.multiEndpoint, "multi-endpoint", false, "answer row-returning queries over several buckets with ordered endpoints, one per group of buckets, unless the session chooses (session option endpoints=single|multiple; default: one endpoint)")
 	fs.IntVar(&c.endpointBkts, "endpoint-buckets", query.DefaultEndpointBuckets, "buckets one endpoint of a multi-endpoint result reads at most")
@@ -99,6 +103,9 @@ func (c *serveConfig) validate() error {
 	}
 	if c.ticketTTL < 0 || c.endpointBkts < 0 || c.maxEndpoints < 0 {
 		return fmt.Errorf("--ticket-ttl, --endpoint-buckets and --max-endpoints must not be negative (0: the default)")
+	}
+	if c.damageMemory <= 0 {
+		return fmt.Errorf("--damage-memory must be positive")
 	}
 	if c.fanout < 1 {
 		return fmt.Errorf("--fanout must be at least 1")
@@ -165,7 +172,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	if err != nil {
 		return nil, nil, err
 	}
-	reader, err := archive.NewReader(bucket, archive.ReaderOptions{})
+	reader, err := archive.NewReader(bucket, archive.ReaderOptions{PayloadCheckInterval: cfg.payloadCheck})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,7 +200,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
-		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, QueryMaxRows: cfg.queryMaxRows, StallTimeout: cfg.stallTimeout, RouteCacheEntries: cfg.routeCache,
+		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, QueryMaxRows: cfg.queryMaxRows, StallTimeout: cfg.stallTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
 		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
 		MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version,

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -65,4 +66,37 @@ func migratedSQLite(t *testing.T) (dir, storeURL string, st *openedStore) {
 		t.Fatal(err)
 	}
 	return dir, storeURL, st
+}
+
+// TestArchiveCheckFlags: --payload-check-interval and --damage-memory default to the archive
+// reader's and the tables' defaults, take durations (FLIGHTSRV_DAMAGE_MEMORY too), and a
+// damage memory that is not positive is refused.
+func TestArchiveCheckFlags(t *testing.T) {
+	parsed := func(args ...string) (serveConfig, error) {
+		var cfg serveConfig
+		fs := newFlags("serve")
+		cfg.register(fs, true)
+		if err := parse(fs, append([]string{"--no-auth"}, args...)); err != nil {
+			return cfg, err
+		}
+		_ = cfg.tables.Set("name=flights,partition=origin,strategy=month")
+		return cfg, cfg.validate()
+	}
+	cfg, err := parsed()
+	if err != nil || cfg.payloadCheck != archive.DefaultPayloadCheckInterval || cfg.damageMemory != routing.DamageMemory {
+		t.Fatalf("defaults: %v %v, %v", cfg.payloadCheck, cfg.damageMemory, err)
+	}
+	cfg, err = parsed("--payload-check-interval", "1m", "--damage-memory", "30s")
+	if err != nil || cfg.payloadCheck != time.Minute || cfg.damageMemory != 30*time.Second {
+		t.Fatalf("flags: %v %v, %v", cfg.payloadCheck, cfg.damageMemory, err)
+	}
+	t.Setenv("FLIGHTSRV_DAMAGE_MEMORY", "1h")
+	if cfg, err = parsed(); err != nil || cfg.damageMemory != time.Hour {
+		t.Fatalf("environment: %v, %v", cfg.damageMemory, err)
+	}
+	for _, bad := range []string{"0s", "-1m"} {
+		if _, err := parsed("--damage-memory", bad); err == nil || !strings.Contains(err.Error(), "--damage-memory") {
+			t.Errorf("--damage-memory %s: %v, want a refusal naming the flag", bad, err)
+		}
+	}
 }

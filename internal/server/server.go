@@ -71,6 +71,10 @@ type Config struct {
 	// RouteCacheEntries bounds the archived-route cache (default routing.DefaultRouteCacheEntries;
 	// negative disables it).
 	RouteCacheEntries int
+	// DamageMemory is how long reads of an archived bucket found missing or damaged answer
+	// DATA_LOSS at once before the archive is read again (routing.Options.DamageMemory; 0:
+	// routing.DamageMemory).
+	DamageMemory time.Duration
 	// Keyring signs statement handles and tickets (and, when Auth is set, its bearer tokens
 	// should come from the same keyring file): replicas sharing it serve each other's tickets.
 	// Nil means a random per-process key.
@@ -205,7 +209,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	cache := routing.NewRouteCache(entries)
 	tables := make([]*routing.DurableTable, 0, len(cfg.Tables))
 	for _, def := range cfg.Tables {
-		t, err := routing.NewDurableTable(def, cfg.Hot, cfg.Archive, routing.Options{Fanout: cfg.Fanout, Cache: cache, Logger: cfg.Logger})
+		t, err := routing.NewDurableTable(def, cfg.Hot, cfg.Archive, routing.Options{Fanout: cfg.Fanout, Cache: cache, Logger: cfg.Logger, DamageMemory: cfg.DamageMemory})
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", def.Name, err)
 		}
