@@ -1,6 +1,8 @@
 package routing
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -89,4 +91,33 @@ func MicroBounds(r TimeRange, after *Cursor, desc bool) (start, end time.Time, c
 // if 6 < 5.5, false, and 6 < 6 is false too). Used by both hot stores' Partitions.
 func PartitionDiscoveryBounds(r TimeRange) (start, end time.Time) {
 	return r.Start.UTC().Truncate(time.Microsecond), CeilMicro(r.End)
+}
+
+// CheckRecords checks recs for an append to bucket b, as both hot stores require: every record
+// carries b's partition key, a non-empty sort key and an event time inside b once truncated to
+// microseconds (NormalizeTime). The error wraps ErrInvalidRecord and names the record by its
+// index only (no key or value).
+func CheckRecords(b BucketID, recs []Record) error {
+	for i := range recs {
+		r := &recs[i]
+		switch {
+		case !bytes.Equal(r.PartitionKey, b.PartitionKey):
+			return fmt.Errorf("%w: record %d belongs to another partition", ErrInvalidRecord, i)
+		case len(r.SortKey) == 0:
+			return fmt.Errorf("%w: record %d has an empty sort key", ErrInvalidRecord, i)
+		case !b.Range().Contains(NormalizeTime(r.EventTime)):
+			return fmt.Errorf("%w: record %d is outside its bucket", ErrInvalidRecord, i)
+		}
+	}
+	return nil
+}
+
+// ClaimedRow interprets the outcome of a claim statement's one-row scan (the new generation,
+// RETURNING generation) for Claim: noRows, the driver's "no rows" error, means that no row
+// matched — nothing was claimed, which is no error; any other error is returned as it is.
+func ClaimedRow(scanErr, noRows error) (claimed bool, err error) {
+	if errors.Is(scanErr, noRows) {
+		return false, nil
+	}
+	return scanErr == nil, scanErr
 }

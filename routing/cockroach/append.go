@@ -1,7 +1,6 @@
 package cockroach
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -49,21 +48,15 @@ func (s *Store) Append(ctx context.Context, b routing.BucketID, recs []routing.R
 	if len(recs) == 0 {
 		return nil
 	}
+	if err := routing.CheckRecords(b, recs); err != nil {
+		return err
+	}
 	times := make([]time.Time, len(recs))
 	keys := make([][]byte, len(recs))
 	values := make([][]byte, len(recs))
 	for i := range recs {
 		r := &recs[i]
-		t := routing.NormalizeTime(r.EventTime)
-		switch {
-		case !bytes.Equal(r.PartitionKey, b.PartitionKey):
-			return fmt.Errorf("%w: record %d belongs to another partition", routing.ErrInvalidRecord, i)
-		case len(r.SortKey) == 0:
-			return fmt.Errorf("%w: record %d has an empty sort key", routing.ErrInvalidRecord, i)
-		case !b.Range().Contains(t):
-			return fmt.Errorf("%w: record %d is outside its bucket", routing.ErrInvalidRecord, i)
-		}
-		times[i], keys[i], values[i] = t, r.SortKey, r.Value
+		times[i], keys[i], values[i] = routing.NormalizeTime(r.EventTime), r.SortKey, r.Value
 		if values[i] == nil {
 			values[i] = []byte{}
 		}

@@ -189,12 +189,7 @@ func (s *Store) ClaimCleanup(ctx context.Context, b routing.BucketID, lease time
 func (s *Store) claim(ctx context.Context, op, sql string, b routing.BucketID, lease time.Duration) (*routing.ArchiveSession, error) {
 	return routing.Claim(b, func(token string) (gen int64, claimed bool, err error) {
 		err = s.inTx(ctx, op, func(ctx context.Context, tx pgx.Tx) error {
-			err := tx.QueryRow(ctx, sql, bucketArgs(b, token, lease.Microseconds())...).Scan(&gen)
-			if errors.Is(err, pgx.ErrNoRows) {
-				claimed = false
-				return nil
-			}
-			claimed = err == nil
+			claimed, err = routing.ClaimedRow(tx.QueryRow(ctx, sql, bucketArgs(b, token, lease.Microseconds())...).Scan(&gen), pgx.ErrNoRows)
 			return err
 		})
 		return gen, claimed, err

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -34,16 +33,8 @@ func (s *Store) Append(ctx context.Context, b routing.BucketID, recs []routing.R
 	if len(recs) == 0 {
 		return nil
 	}
-	for i := range recs {
-		r := &recs[i]
-		switch {
-		case !bytes.Equal(r.PartitionKey, b.PartitionKey):
-			return fmt.Errorf("%w: record %d belongs to another partition", routing.ErrInvalidRecord, i)
-		case len(r.SortKey) == 0:
-			return fmt.Errorf("%w: record %d has an empty sort key", routing.ErrInvalidRecord, i)
-		case !b.Range().Contains(routing.NormalizeTime(r.EventTime)):
-			return fmt.Errorf("%w: record %d is outside its bucket", routing.ErrInvalidRecord, i)
-		}
+	if err := routing.CheckRecords(b, recs); err != nil {
+		return err
 	}
 	return s.inTx(ctx, op, func(ctx context.Context, tx *sql.Tx) error {
 		var conflict bool
@@ -195,12 +186,7 @@ func (s *Store) claim(ctx context.Context, op, query string, b routing.BucketID,
 	return routing.Claim(b, func(token string) (gen int64, claimed bool, err error) {
 		err = s.inTx(ctx, op, func(ctx context.Context, tx *sql.Tx) error {
 			now := s.clock()
-			err := s.queryRow(ctx, tx, query, []any{b.TableID, b.PartitionKey, b.Key, token, micros(now.Add(lease)), micros(now)}, &gen)
-			if errors.Is(err, sql.ErrNoRows) {
-				claimed = false
-				return nil
-			}
-			claimed = err == nil
+			claimed, err = routing.ClaimedRow(s.queryRow(ctx, tx, query, []any{b.TableID, b.PartitionKey, b.Key, token, micros(now.Add(lease)), micros(now)}, &gen), sql.ErrNoRows)
 			return err
 		})
 		return gen, claimed, err
