@@ -14,9 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"gocloud.dev/blob"
 
 	"github.com/flightsrv/flightsrv/routing"
@@ -275,41 +273,7 @@ func TestArchiverCutsOverAgainstSQLite(t *testing.T) {
 	}
 
 	// Metrics follow pulpitum-reference.md §6.2, with fixed label sets only.
-	var rm metricdata.ResourceMetrics
-	if err := metrics.Collect(ctx, &rm); err != nil {
-		t.Fatal(err)
-	}
-	allowed := map[attribute.Key]bool{"pulpitum.bucket.strategy": true, "pulpitum.archive.outcome": true,
-		"pulpitum.archive.stage": true, "pulpitum.archive.coordinator.phase": true}
-	sums := map[string]int64{}
-	for _, sm := range rm.ScopeMetrics {
-		if sm.Scope.Name != "pulpitum" {
-			t.Fatalf("meter %q, want pulpitum", sm.Scope.Name)
-		}
-		for _, m := range sm.Metrics {
-			var sets []attribute.Set
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					sets = append(sets, p.Attributes)
-					v, _ := p.Attributes.Value("pulpitum.archive.outcome")
-					ph, _ := p.Attributes.Value("pulpitum.archive.coordinator.phase")
-					sums[m.Name+"/"+v.AsString()+ph.AsString()] += p.Value
-				}
-			case metricdata.Histogram[float64]:
-				for _, p := range d.DataPoints {
-					sets = append(sets, p.Attributes)
-				}
-			}
-			for _, set := range sets {
-				for _, kv := range set.ToSlice() {
-					if !allowed[kv.Key] {
-						t.Fatalf("metric %s has label %s", m.Name, kv.Key)
-					}
-				}
-			}
-		}
-	}
+	sums := archiverMetricSums(t, metrics)
 	for name, want := range map[string]int64{
 		"pulpitum.archive.runs/started": 2, "pulpitum.archive.runs/success": 2, "pulpitum.archive.records/success": 150 + 151, // yesterday's two buckets
 		"pulpitum.archive.coordinator.cycles/started": 2, "pulpitum.archive.coordinator.cycles/success": 2,

@@ -126,14 +126,43 @@ func TestArchiverSpans(t *testing.T) {
 	}
 
 	// The metrics of the same three cycles.
+	sums := archiverMetricSums(t, metrics, secrets...)
+	for name, want := range map[string]int64{
+		"pulpitum.archive.coordinator.cycles/started": 3, "pulpitum.archive.coordinator.cycles/success": 1, "pulpitum.archive.coordinator.cycles/failure": 2,
+		"pulpitum.archive.runs/started": 2, "pulpitum.archive.runs/success": 1, "pulpitum.archive.records/success": 150,
+		"pulpitum.archive.failures/upload": 1, "pulpitum.archive.failures/delete_hot": 1,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseQueued:           3,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseClaimed:          3,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseUploading:        2,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseUploadedVerified: 1,
+		"pulpitum.archive.coordinator.phase.transitions/" + phasePublished:        1,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseRetryScheduled:   2,
+		"pulpitum.archive.coordinator.phase.transitions/" + phaseCompleted:        1,
+	} {
+		if sums[name] != want {
+			t.Errorf("%s = %d, want %d (all: %v)", name, sums[name], want, sums)
+		}
+	}
+}
+
+// archiverMetricSums collects the archiver's metrics from r and returns each counter's sum per
+// "<metric name>/<label value>", the label being its outcome, stage or coordinator phase (the
+// strategy summed over). It fails the test when an instrument is not of the meter "pulpitum",
+// when a label is outside the reference's fixed set (pulpitum-reference.md §6.2: strategy,
+// outcome, stage, phase), or when a label value holds one of secrets.
+func archiverMetricSums(t *testing.T, r *sdkmetric.ManualReader, secrets ...string) map[string]int64 {
+	t.Helper()
 	var rm metricdata.ResourceMetrics
-	if err := metrics.Collect(ctx, &rm); err != nil {
+	if err := r.Collect(context.Background(), &rm); err != nil {
 		t.Fatal(err)
 	}
 	allowed := map[attribute.Key]bool{"pulpitum.bucket.strategy": true, "pulpitum.archive.outcome": true,
 		"pulpitum.archive.stage": true, "pulpitum.archive.coordinator.phase": true}
 	sums := map[string]int64{}
 	for _, sm := range rm.ScopeMetrics {
+		if sm.Scope.Name != "pulpitum" {
+			t.Errorf("meter %q, want pulpitum", sm.Scope.Name)
+		}
 		for _, m := range sm.Metrics {
 			var sets []attribute.Set
 			switch d := m.Data.(type) {
@@ -167,20 +196,5 @@ func TestArchiverSpans(t *testing.T) {
 			}
 		}
 	}
-	for name, want := range map[string]int64{
-		"pulpitum.archive.coordinator.cycles/started": 3, "pulpitum.archive.coordinator.cycles/success": 1, "pulpitum.archive.coordinator.cycles/failure": 2,
-		"pulpitum.archive.runs/started": 2, "pulpitum.archive.runs/success": 1, "pulpitum.archive.records/success": 150,
-		"pulpitum.archive.failures/upload": 1, "pulpitum.archive.failures/delete_hot": 1,
-		"pulpitum.archive.coordinator.phase.transitions/" + phaseQueued:           3,
-		"pulpitum.archive.coordinator.phase.transitions/" + phaseClaimed:          3,
-		"pulpitum.archive.coordinator.phase.transitions/" + phaseUploading:        2,
-		"pulpitum.archive.coordinator.phase.transitions/" + phaseUploadedVerified: 1,
-		"pulpitum.archive.coordinator.phase.transitions/" + phasePublished:        1,
-		"pulpitum.archive.coordinator.phase.transitions/" + phaseRetryScheduled:   2,
-		"pulpitum.archive.coordinator.phase.transitions/" + phaseCompleted:        1,
-	} {
-		if sums[name] != want {
-			t.Errorf("%s = %d, want %d (all: %v)", name, sums[name], want, sums)
-		}
-	}
+	return sums
 }
