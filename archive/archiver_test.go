@@ -567,3 +567,23 @@ func TestOrphanCollection(t *testing.T) {
 	}
 	e.checkReads(t)
 }
+
+// TestArchiverSettings: the runner's defaults are the reference's (pulpitum-reference.md
+// §4.2): lease 60 s renewed every max(lease/3, 1 s), retry 15 s, scan limit 64; a renewal
+// interval that is not shorter than the lease is refused.
+func TestArchiverSettings(t *testing.T) {
+	t.Parallel()
+	e := newArchiverEnv(t)
+	a := e.archiver(t, ArchiverOptions{})
+	if o := a.opts; o.Lease != time.Minute || o.RenewInterval != 20*time.Second || o.Retry != 15*time.Second || o.ScanLimit != 64 {
+		t.Fatalf("defaults: lease %v, renew %v, retry %v, scan limit %d", o.Lease, o.RenewInterval, o.Retry, o.ScanLimit)
+	}
+	if a := e.archiver(t, ArchiverOptions{Lease: 2 * time.Second}); a.opts.RenewInterval != time.Second {
+		t.Fatalf("renewal of a 2 s lease every %v, want 1s", a.opts.RenewInterval)
+	}
+	for _, o := range []ArchiverOptions{{Lease: time.Second}, {Lease: time.Minute, RenewInterval: time.Minute}} {
+		if _, err := NewArchiver(e.state, e.writer, e.store, o); err == nil {
+			t.Errorf("lease %v renewed every %v accepted", o.Lease, o.RenewInterval)
+		}
+	}
+}

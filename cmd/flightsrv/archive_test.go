@@ -123,3 +123,41 @@ func TestStoreNamedForWhatItIs(t *testing.T) {
 		t.Fatalf("no archive log line naming the store PostgreSQL:\n%s", logs.String())
 	}
 }
+
+// TestArchiveSettings: the archive command's settings are the reference runner's
+// (pulpitum-reference.md §4.2): interval 15 s, lease 60 s, renewal every max(lease/3, 1 s) and
+// always shorter than the lease, retry 15 s, scan limit 64, eligible-before Jan 1 of the
+// previous UTC year (recomputed at every cycle) unless --before names an instant, which may
+// not be in the future; an orphan delay must outlast a lease.
+func TestArchiveSettings(t *testing.T) {
+	c := defaultArchiveConfig()
+	if c.interval != 15*time.Second || c.lease != time.Minute || c.retry != 15*time.Second || c.scanLimit != 64 || c.validate() != nil {
+		t.Fatalf("defaults: %+v, %v", c, c.validate())
+	}
+	now := time.Date(2026, 12, 1, 23, 11, 0, 0, time.FixedZone("X", 5*3600))
+	if got, err := c.cutoff(now); err != nil || !got.Equal(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("default cutoff at %v: %v, %v", now, got, err)
+	}
+	c.before = "2026-04-01"
+	if got, err := c.cutoff(now); err != nil || !got.Equal(time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("--before 2026-04-01: %v, %v", got, err)
+	}
+	c.before = "2027-01-01T00:00:00Z"
+	if _, err := c.cutoff(now); err == nil || !strings.Contains(err.Error(), "in the future") {
+		t.Fatalf("a future --before: %v", err)
+	}
+	for name, change := range map[string]func(*archiveConfig){
+		"--renew":        func(c *archiveConfig) { c.renew = c.lease },
+		"--lease":        func(c *archiveConfig) { c.lease = 0 },
+		"--interval":     func(c *archiveConfig) { c.interval = 0 },
+		"--retry":        func(c *archiveConfig) { c.retry = -time.Second },
+		"--scan-limit":   func(c *archiveConfig) { c.scanLimit = 0 },
+		"--orphan-delay": func(c *archiveConfig) { c.orphanDelay = c.lease },
+	} {
+		c := defaultArchiveConfig()
+		change(&c)
+		if err := c.validate(); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s out of range: %v, want a refusal naming it", name, err)
+		}
+	}
+}
