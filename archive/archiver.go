@@ -188,11 +188,17 @@ func (a *Archiver) RunOnce(ctx context.Context, eligibleBefore time.Time) (sum R
 		return sum, err
 	}
 	sum.Discovered = len(work)
-	for range work {
-		a.m.phase(ctx, phaseQueued)
+	jobs := make([]*job, len(work))
+	for i := range work {
+		jobs[i] = a.m.queue(ctx)
 	}
+	defer func() {
+		for _, j := range jobs {
+			j.end(ctx) // items not started when ctx ended leave the queue too
+		}
+	}()
 	var errs []error
-	for _, item := range work {
+	for i, item := range work {
 		if err := ctx.Err(); err != nil {
 			errs = append(errs, err)
 			break
@@ -201,12 +207,13 @@ func (a *Archiver) RunOnce(ctx context.Context, eligibleBefore time.Time) (sum R
 		var itemErr error
 		switch item.Kind {
 		case routing.WorkCutover:
-			deferred, itemErr = a.cutover(ctx, item.Bucket, &sum)
+			deferred, itemErr = a.cutover(ctx, item.Bucket, &sum, jobs[i])
 		case routing.WorkCleanup:
-			deferred, itemErr = a.cleanupItem(ctx, item.Bucket, &sum)
+			deferred, itemErr = a.cleanupItem(ctx, item.Bucket, &sum, jobs[i])
 		default:
 			itemErr = errors.New("archive: unknown archive work kind")
 		}
+		jobs[i].end(ctx)
 		if itemErr == nil {
 			continue
 		}
@@ -238,11 +245,11 @@ const (
 
 // cutover claims one due bucket and drives it to archived and cleaned (§4.2, "Per Cutover
 // item"). deferred reports whether a failed bucket was given a retry time.
-func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSummary) (deferred bool, err error) {
+func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSummary, j *job) (deferred bool, err error) {
 	ctx, span := a.tracer.Start(ctx, "pulpitum.durable_archive.cutover")
 	defer endOp(span, &err)
 	strategy := a.m.strategy(b.Strategy)
-	s, err := a.claim(ctx, "claim", sum, func(ctx context.Context) (*routing.ArchiveSession, error) {
+	s, err := a.claim(ctx, "claim", sum, j, func(ctx context.Context) (*routing.ArchiveSession, error) {
 		return a.state.ClaimArchive(ctx, b, a.opts.Lease)
 	})
 	if s == nil {
@@ -261,24 +268,24 @@ func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSumm
 		recs, e = a.state.Snapshot(ctx, s)
 		return e
 	})
-	if deferred, err := a.supervise(ctx, ren, opErr, b, s, "snapshot"); err != nil {
+	if deferred, err := a.supervise(ctx, ren, opErr, b, s, j, "snapshot"); err != nil {
 		return deferred, err
 	}
 
-	a.m.phase(ctx, phaseUploading)
+	j.to(ctx, phaseUploading)
 	var key string
 	opErr = a.op(ctx, "upload", phaseUploading, func(ctx context.Context) (e error) {
 		key, e = a.writer.Put(ctx, b, s.Generation, recs)
 		return e
 	})
-	if deferred, err := a.supervise(ctx, ren, opErr, b, s, "upload"); err != nil {
+	if deferred, err := a.supervise(ctx, ren, opErr, b, s, j, "upload"); err != nil {
 		return deferred, err
 	}
-	a.m.phase(ctx, phaseUploadedVerified)
+	j.to(ctx, phaseUploadedVerified)
 	// The renewer may have failed while the upload finished: publishing is the read
 	// cut-over, so it must not start once renewal has failed.
 	if err := ren.failure(); err != nil {
-		a.m.phase(ctx, phaseFailed)
+		j.to(ctx, phaseFailed)
 		return false, err
 	}
 
@@ -288,7 +295,7 @@ func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSumm
 	a.invalidate(b)
 	published := func() {
 		sum.Published++
-		a.m.phase(ctx, phasePublished)
+		j.to(ctx, phasePublished)
 		a.m.records.Add(ctx, int64(len(recs)), strategy, a.m.outcome("success"))
 		a.m.runs.Add(ctx, 1, strategy, a.m.outcome("success"))
 		a.m.duration.Record(ctx, time.Since(start).Seconds(), strategy, a.m.outcome("success"))
@@ -300,7 +307,7 @@ func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSumm
 		switch {
 		case rerr != nil:
 			a.m.failure(ctx, strategy, "publish")
-			a.m.phase(ctx, phaseFailed)
+			j.to(ctx, phaseFailed)
 			return false, errors.Join(pubErr, rerr)
 		case route.State == routing.StateArchived && !route.HotDeleted &&
 			route.ManifestKey == key && route.Generation == s.Generation:
@@ -308,33 +315,33 @@ func (a *Archiver) cutover(ctx context.Context, b routing.BucketID, sum *RunSumm
 		case route.State == routing.StateArchiving && route.Generation == s.Generation:
 			a.m.failure(ctx, strategy, "publish")
 			if err := ren.failure(); err != nil {
-				a.m.phase(ctx, phaseFailed)
+				j.to(ctx, phaseFailed)
 				return false, errors.Join(pubErr, err)
 			}
-			derr := a.deferArchive(ctx, s)
+			derr := a.deferArchive(ctx, s, j)
 			return derr == nil, errors.Join(pubErr, derr)
 		default:
 			// Another generation owns the bucket now: this session is stale.
 			a.m.failure(ctx, strategy, "publish")
-			a.m.phase(ctx, phaseFailed)
+			j.to(ctx, phaseFailed)
 			return false, pubErr
 		}
 	}
 	published()
 	if err := ren.failure(); err != nil {
 		// The cut-over committed; cleanup waits for the lease to expire.
-		a.m.phase(ctx, phaseFailed)
+		j.to(ctx, phaseFailed)
 		return false, err
 	}
-	return a.cleanup(ctx, s, ren, sum)
+	return a.cleanup(ctx, s, ren, sum, j)
 }
 
 // cleanupItem claims an archived bucket whose hot rows remain and deletes them
 // (§4.2, "Per Cleanup item").
-func (a *Archiver) cleanupItem(ctx context.Context, b routing.BucketID, sum *RunSummary) (deferred bool, err error) {
+func (a *Archiver) cleanupItem(ctx context.Context, b routing.BucketID, sum *RunSummary, j *job) (deferred bool, err error) {
 	ctx, span := a.tracer.Start(ctx, "pulpitum.durable_archive.cleanup")
 	defer endOp(span, &err)
-	s, err := a.claim(ctx, "claim_cleanup", sum, func(ctx context.Context) (*routing.ArchiveSession, error) {
+	s, err := a.claim(ctx, "claim_cleanup", sum, j, func(ctx context.Context) (*routing.ArchiveSession, error) {
 		return a.state.ClaimCleanup(ctx, b, a.opts.Lease)
 	})
 	if s == nil {
@@ -342,12 +349,12 @@ func (a *Archiver) cleanupItem(ctx context.Context, b routing.BucketID, sum *Run
 	}
 	ren := a.startRenewer(ctx, s)
 	defer ren.stop()
-	return a.cleanup(ctx, s, ren, sum)
+	return a.cleanup(ctx, s, ren, sum, j)
 }
 
 // claim runs one claim operation (claim or claim_cleanup) in its span: a session is counted
 // claimed, a lost race (no session, no error) skipped. The session is nil on error.
-func (a *Archiver) claim(ctx context.Context, operation string, sum *RunSummary, claim func(context.Context) (*routing.ArchiveSession, error)) (*routing.ArchiveSession, error) {
+func (a *Archiver) claim(ctx context.Context, operation string, sum *RunSummary, j *job, claim func(context.Context) (*routing.ArchiveSession, error)) (*routing.ArchiveSession, error) {
 	var s *routing.ArchiveSession
 	if err := a.op(ctx, operation, phaseQueued, func(ctx context.Context) (e error) {
 		s, e = claim(ctx)
@@ -360,15 +367,15 @@ func (a *Archiver) claim(ctx context.Context, operation string, sum *RunSummary,
 		return nil, nil
 	}
 	sum.Claimed++
-	a.m.phase(ctx, phaseClaimed)
+	j.to(ctx, phaseClaimed)
 	return s, nil
 }
 
 // cleanup is step 5: delete the hot rows; on failure defer the cleanup and return the error.
 // An ambiguous delete is resolved by re-reading the route: hot_deleted set means it committed.
-func (a *Archiver) cleanup(ctx context.Context, s *routing.ArchiveSession, ren *renewer, sum *RunSummary) (deferred bool, err error) {
+func (a *Archiver) cleanup(ctx context.Context, s *routing.ArchiveSession, ren *renewer, sum *RunSummary, j *job) (deferred bool, err error) {
 	if err := ren.failure(); err != nil {
-		a.m.phase(ctx, phaseFailed)
+		j.to(ctx, phaseFailed)
 		return false, err
 	}
 	opErr := a.op(ctx, "cleanup", phasePublished, func(ctx context.Context) error {
@@ -383,42 +390,42 @@ func (a *Archiver) cleanup(ctx context.Context, s *routing.ArchiveSession, ren *
 	if opErr != nil {
 		a.m.failure(ctx, a.m.strategy(s.Bucket.Strategy), "delete_hot")
 		if err := ren.failure(); err != nil {
-			a.m.phase(ctx, phaseFailed)
+			j.to(ctx, phaseFailed)
 			return false, errors.Join(opErr, err)
 		}
 		derr := a.op(ctx, "retry_cleanup", phasePublished, func(ctx context.Context) error {
 			return a.state.DeferCleanup(ctx, s, a.opts.Retry)
 		})
-		a.m.phase(ctx, phaseRetryScheduled)
+		j.to(ctx, phaseRetryScheduled)
 		return derr == nil, errors.Join(opErr, derr)
 	}
 	sum.Cleaned++
-	a.m.phase(ctx, phaseCompleted)
+	j.to(ctx, phaseCompleted)
 	return false, nil
 }
 
 // supervise applies the rules after a snapshot or upload: a failed renewal wins (nothing else
 // runs; lease expiry decides recovery), then an operation error defers the cut-over.
-func (a *Archiver) supervise(ctx context.Context, ren *renewer, opErr error, b routing.BucketID, s *routing.ArchiveSession, stage string) (deferred bool, err error) {
+func (a *Archiver) supervise(ctx context.Context, ren *renewer, opErr error, b routing.BucketID, s *routing.ArchiveSession, j *job, stage string) (deferred bool, err error) {
 	if err := ren.failure(); err != nil {
-		a.m.phase(ctx, phaseFailed)
+		j.to(ctx, phaseFailed)
 		return false, errors.Join(opErr, err)
 	}
 	if opErr == nil {
 		return false, nil
 	}
 	a.m.failure(ctx, a.m.strategy(b.Strategy), stage)
-	derr := a.deferArchive(ctx, s)
+	derr := a.deferArchive(ctx, s, j)
 	return derr == nil, errors.Join(opErr, derr)
 }
 
 // deferArchive returns the bucket to hot with a retry time.
-func (a *Archiver) deferArchive(ctx context.Context, s *routing.ArchiveSession) error {
+func (a *Archiver) deferArchive(ctx context.Context, s *routing.ArchiveSession, j *job) error {
 	err := a.op(ctx, "retry_cutover", phaseRetryScheduled, func(ctx context.Context) error {
 		return a.state.DeferArchive(ctx, s, a.opts.Retry)
 	})
 	a.invalidate(s.Bucket)
-	a.m.phase(ctx, phaseRetryScheduled)
+	j.to(ctx, phaseRetryScheduled)
 	return err
 }
 
@@ -495,6 +502,7 @@ func (r *renewer) stop() {
 // object key or error text.
 type archiverMetrics struct {
 	runs, failures, records, cycles, transitions metric.Int64Counter
+	jobs                                         metric.Int64UpDownCounter
 	duration, cycleDuration                      metric.Float64Histogram
 }
 
@@ -518,6 +526,9 @@ func newArchiverMetrics(m metric.Meter) (archiverMetrics, error) {
 	am.cycles = counter("pulpitum.archive.coordinator.cycles", "Archive runner cycles.")
 	am.cycleDuration = histogram("pulpitum.archive.coordinator.duration", "Duration of archive runner cycles.")
 	am.transitions = counter("pulpitum.archive.coordinator.phase.transitions", "Archive job phase transitions.")
+	jobs, err := m.Int64UpDownCounter("pulpitum.archive.coordinator.jobs", metric.WithDescription("Work items of the archive cycle in progress, by coordinator phase."))
+	errs = append(errs, err)
+	am.jobs = jobs
 	return am, errors.Join(errs...)
 }
 
@@ -533,6 +544,40 @@ func (m archiverMetrics) failure(ctx context.Context, strategy metric.Measuremen
 	m.failures.Add(ctx, 1, strategy, metric.WithAttributes(attribute.String("pulpitum.archive.stage", stage)))
 }
 
-func (m archiverMetrics) phase(ctx context.Context, phase string) {
-	m.transitions.Add(ctx, 1, metric.WithAttributes(attribute.String("pulpitum.archive.coordinator.phase", phase)))
+// job is one work item of a cycle on its way through the coordinator phases: each move counts a
+// phase transition and moves the item in the jobs gauge (pulpitum.archive.coordinator.jobs,
+// the items of the cycle in progress in each phase). Used by one goroutine.
+type job struct {
+	m     archiverMetrics
+	phase string // "" once ended
+}
+
+// queue returns a new job in phase queued.
+func (m archiverMetrics) queue(ctx context.Context) *job {
+	j := &job{m: m}
+	j.to(ctx, phaseQueued)
+	return j
+}
+
+func phaseAttr(phase string) metric.MeasurementOption {
+	return metric.WithAttributes(attribute.String("pulpitum.archive.coordinator.phase", phase))
+}
+
+// to moves the job to phase.
+func (j *job) to(ctx context.Context, phase string) {
+	if j.phase != "" {
+		j.m.jobs.Add(ctx, -1, phaseAttr(j.phase))
+	}
+	j.phase = phase
+	j.m.jobs.Add(ctx, 1, phaseAttr(phase))
+	j.m.transitions.Add(ctx, 1, phaseAttr(phase))
+}
+
+// end takes the job out of the gauge (its item is done, whatever its last phase); a second
+// end does nothing.
+func (j *job) end(ctx context.Context) {
+	if j.phase != "" {
+		j.m.jobs.Add(ctx, -1, phaseAttr(j.phase))
+		j.phase = ""
+	}
 }

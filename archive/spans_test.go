@@ -25,8 +25,8 @@ import (
 // pulpitum.archive.operation = <operation> and a coordinator phase of the reference's list,
 // the pulpitum.archive.write span of each upload with its record count and format; failed
 // operations have an error status. The metrics of the reference (§6.2) count the same
-// phases: cycles by outcome, cut-overs started and completed, failures by stage and every
-// phase transition. No span attribute, status or metric label holds the partition value (or
+// phases: cycles by outcome, cut-overs started and completed, failures by stage, every
+// phase transition, and the jobs gauge (items of the running cycle by phase). No span attribute, status or metric label holds the partition value (or
 // its hex), the bucket key or an object key, and metric labels are the reference's fixed set.
 func TestArchiverSpans(t *testing.T) {
 	t.Parallel()
@@ -51,7 +51,11 @@ func TestArchiverSpans(t *testing.T) {
 	}
 	e.writer.fail.Store(false)
 	e.clk.advance(time.Minute)
-	e.state.deleteHot = func(context.Context, *routing.ArchiveSession) error { return injected }
+	var during map[string]int64 // the metrics while the hot rows are being deleted
+	e.state.deleteHot = func(context.Context, *routing.ArchiveSession) error {
+		during = archiverMetricSums(t, metrics)
+		return injected
+	}
 	if _, err := a.RunOnce(ctx, eligible); !errors.Is(err, injected) {
 		t.Fatalf("second cycle: %v", err)
 	}
@@ -127,6 +131,21 @@ func TestArchiverSpans(t *testing.T) {
 
 	// The metrics of the same three cycles.
 	sums := archiverMetricSums(t, metrics, secrets...)
+	// The jobs gauge holds the item in its phase while it is worked on, and nothing once the
+	// cycles are over.
+	for name, v := range during {
+		if strings.HasPrefix(name, "pulpitum.archive.coordinator.jobs/") && v != 0 && name != "pulpitum.archive.coordinator.jobs/"+phasePublished {
+			t.Errorf("while deleting the hot rows: %s = %d, want 0", name, v)
+		}
+	}
+	if n := during["pulpitum.archive.coordinator.jobs/"+phasePublished]; n != 1 {
+		t.Errorf("while deleting the hot rows: %d jobs in %s, want 1 (all: %v)", n, phasePublished, during)
+	}
+	for name, v := range sums {
+		if strings.HasPrefix(name, "pulpitum.archive.coordinator.jobs/") && v != 0 {
+			t.Errorf("after the cycles: %s = %d, want 0", name, v)
+		}
+	}
 	for name, want := range map[string]int64{
 		"pulpitum.archive.coordinator.cycles/started": 3, "pulpitum.archive.coordinator.cycles/success": 1, "pulpitum.archive.coordinator.cycles/failure": 2,
 		"pulpitum.archive.runs/started": 2, "pulpitum.archive.runs/success": 1, "pulpitum.archive.records/success": 150,
