@@ -333,13 +333,7 @@ func TestSerializationFailuresAreRetried(t *testing.T) {
 			t.Fatalf("round %d: count = %d, %v", round, n, err)
 		}
 	}
-	begins := 0
-	for _, sql := range rec.take() {
-		if strings.HasPrefix(sql, "begin") {
-			begins++
-		}
-	}
-	t.Logf("30 appends took %d transactions", begins)
+	t.Logf("30 appends took %d transactions", begins(rec.take()))
 }
 
 func TestUnavailable(t *testing.T) {
