@@ -73,7 +73,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.DurationVar(&c.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "how long one message of a result stream may wait for a client that stopped reading before its connection is closed (frees the query's slot; negative: no bound)")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
 	fs.DurationVar(&c.payloadCheck, "payload-check-interval", archive.DefaultPayloadCheckInterval, "how long a check that an archived bucket's payload exists with the size its manifest recorded is trusted: one stat (HEAD) per archived bucket read per interval (negative: every read checks; 0: the default)")
-	fs.DurationVar(&c.damageMemory, "damage-memory", routing.DamageMemory, "how long reads of an archived bucket found missing or damaged answer DATA_LOSS at once before the archive is read again (also how long restored objects may go unseen)")
+	fs.DurationVar(&c.damageMemory, "damage-memory", routing.DamageMemory, "how long reads of an archived bucket found missing or damaged answer DATA_LOSS at once before the archive is read again (also how long restored objects may go unseen; 0: the default)")
 	fs.DurationVar(&c.ticketTTL, "ticket-ttl", flightsql.DefaultTicketTTL, "how long a ticket may be fetched after GetFlightInfo or RenewFlightEndpoint (FAILED_PRECONDITION beyond; 0: the default)")
 	fs.BoolVar(&c.multiEndpoint, "multi-endpoint", false, "answer row-returning queries over several buckets with ordered endpoints, one per group of buckets, unless the session chooses (session option endpoints=single|multiple; default: one endpoint)")
 	fs.IntVar(&c.endpointBkts, "endpoint-buckets", query.DefaultEndpointBuckets, "buckets one endpoint of a multi-endpoint result reads at most")
@@ -104,8 +104,8 @@ func (c *serveConfig) validate() error {
 	if c.ticketTTL < 0 || c.endpointBkts < 0 || c.maxEndpoints < 0 {
 		return fmt.Errorf("--ticket-ttl, --endpoint-buckets and --max-endpoints must not be negative (0: the default)")
 	}
-	if c.damageMemory <= 0 {
-		return fmt.Errorf("--damage-memory must be positive")
+	if c.damageMemory < 0 {
+		return fmt.Errorf("--damage-memory must not be negative (0: the default)")
 	}
 	if c.fanout < 1 {
 		return fmt.Errorf("--fanout must be at least 1")
