@@ -553,7 +553,7 @@ type fragmentStream struct {
 // fragRun is one started fragment.
 type fragRun struct {
 	unit    int
-	fromEnd bool // taken by the MIN/MAX policy's walk from the last bucket
+	fromEnd bool                   // taken by the MIN/MAX policy's walk from the last bucket
 	ch      chan arrow.RecordBatch // capacity headBuffer; fragmentBuffer until head is closed
 	head    chan struct{}          // closed when the coordinator starts consuming the fragment
 	err     error                  // set before ch is closed
