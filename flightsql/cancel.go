@@ -96,18 +96,24 @@ func (r *running) cancel(id []byte) bool {
 	return len(set) > 0
 }
 
-// CancelFlightInfo cancels the query of a FlightInfo this server issued: the DoGet streams
-// serving its endpoints' tickets on this process stop (the client sees CANCELLED) and
-// releases their work; a ticket that has not been fetched yet is refused with CANCELLED when
-// it is. Every ticket must be one of this server's (signed): a foreign FlightInfo is
-// INVALID_ARGUMENT. The answer is CANCEL_STATUS_CANCELLED, or NOT_CANCELLABLE for the
-// FlightInfo of a metadata command (answered at once).
-func (s *Server) CancelFlightInfo(_ context.Context, req *flight.CancelFlightInfoRequest) (flight.CancelFlightInfoResult, error) {
+// CancelFlightInfo cancels the query of a FlightInfo this server issued, on every replica:
+// the DoGet streams serving its endpoints' tickets stop (their clients see CANCELLED) and
+// release their work, a ticket not fetched yet is refused with CANCELLED when it is, and a
+// poll of the query (PollFlightInfo; its FlightInfo may have no endpoint yet, its descriptor
+// names the poll) stops and answers CANCELLED. The receiving replica cancels what runs on
+// this process and forwards the request to its peers (Config.Peers, forwardCancel), which do
+// the same without forwarding further; it answers once they have answered or
+// peerCancelTimeout has passed. Every ticket must be one of this keyring's (signed): a
+// foreign FlightInfo is INVALID_ARGUMENT. The answer is CANCEL_STATUS_CANCELLED, or
+// NOT_CANCELLABLE for the FlightInfo of a metadata command (answered at once).
+func (s *Server) CancelFlightInfo(ctx context.Context, req *flight.CancelFlightInfoRequest) (flight.CancelFlightInfoResult, error) {
 	eps := req.GetInfo().GetEndpoint()
-	if len(eps) == 0 {
+	var ids [][]byte
+	if id, ok := s.pollID(req.GetInfo().GetFlightDescriptor()); ok {
+		ids = append(ids, id)
+	} else if len(eps) == 0 {
 		return flight.CancelFlightInfoResult{Status: flight.CancelStatusUnspecified}, status.Error(codes.InvalidArgument, "the FlightInfo to cancel has no endpoint")
 	}
-	var ids [][]byte
 	for _, ep := range eps {
 		q, ok, err := s.cancelQuery(ep.GetTicket().GetTicket())
 		if err == nil && !ok {
@@ -127,6 +133,10 @@ func (s *Server) CancelFlightInfo(_ context.Context, req *flight.CancelFlightInf
 	}
 	for _, id := range ids {
 		s.running.cancel(id)
+		s.cancelPoll(id)
+	}
+	if !isForwarded(ctx) {
+		s.peers.forwardCancel(ctx, req, s.log)
 	}
 	return flight.CancelFlightInfoResult{Status: flight.CancelStatusCancelled}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -136,6 +137,20 @@ func IsQueryTicket(t *flight.Ticket) bool {
 		return false
 	}
 	return a.MessageIs((*pb.TicketStatementQuery)(nil)) || a.MessageIs((*pb.CommandPreparedStatementQuery)(nil))
+}
+
+// IsMetadataCommand reports whether d is a Flight SQL command other than a query
+// (CommandStatementQuery, CommandStatementSubstraitPlan, CommandPreparedStatementQuery): a
+// metadata command, answered at once.
+func IsMetadataCommand(d *flight.FlightDescriptor) bool {
+	var a anypb.Any
+	if d.GetType() != flight.DescriptorCMD || proto.Unmarshal(d.GetCmd(), &a) != nil {
+		return false
+	}
+	if !strings.HasPrefix(a.GetTypeUrl(), "type.googleapis.com/arrow.flight.protocol.sql.Command") {
+		return false
+	}
+	return !a.MessageIs((*pb.CommandStatementQuery)(nil)) && !a.MessageIs((*pb.CommandStatementSubstraitPlan)(nil)) && !a.MessageIs((*pb.CommandPreparedStatementQuery)(nil))
 }
 
 // WriteStream writes the Arrow IPC stream of schema and chunks to a DoGet stream, as

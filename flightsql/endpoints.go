@@ -63,26 +63,9 @@ func (s *Server) split(ctx context.Context) bool {
 // carry the expiry as expiration_time (they may be fetched again, and renewed); the others
 // carry none. Locations are the advertised addresses (Config.Advertise), or none.
 func (s *Server) statementInfo(ctx context.Context, q Query, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	dataset, _, err := s.prepare(ctx, &q)
+	dataset, frags, err := s.plan(ctx, &q, s.split(ctx))
 	if err != nil {
 		return nil, err
-	}
-	if c := s.sessionString(ctx, OptionCompression); c != CompressionNone {
-		q.Compression = c
-	}
-	frags := []Fragment{{}}
-	if fe, ok := s.engine.(FragmentEngine); ok {
-		params, err := s.decodeParams(q.Params)
-		if err != nil {
-			return nil, s.toStatus(err)
-		}
-		frags, err = fe.Fragments(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params, s.split(ctx))
-		if params != nil {
-			params.Release()
-		}
-		if err != nil {
-			return nil, s.toStatus(err)
-		}
 	}
 	// Every FlightInfo gets a query id of its own (the call's), shared by its endpoints, so
 	// that CancelFlightInfo of one never cancels another execution of the same statement.
@@ -98,16 +81,49 @@ func (s *Server) statementInfo(ctx context.Context, q Query, desc *flight.Flight
 	}
 	expires := s.sign.now().Add(s.ticketTTL).Truncate(time.Second)
 	for i, f := range frags {
-		t := q
-		t.Fragment, t.Immutable, t.Buckets = f.Spec, f.Immutable, f.Buckets
-		t.Endpoint, t.Endpoints = i, len(frags)
-		ep, err := s.endpoint(t, expires)
+		ep, err := s.endpoint(fragmentQuery(q, f, i, len(frags)), expires)
 		if err != nil {
 			return nil, s.toStatus(err)
 		}
 		info.Endpoint = append(info.Endpoint, ep)
 	}
 	return info, nil
+}
+
+// plan prepares q under the calling session (recording in q its analytical mode and IPC
+// compression) and returns its dataset schema and its fragments in result order (one per
+// endpoint; several only when split and the engine splits the query). Errors are gRPC
+// statuses.
+func (s *Server) plan(ctx context.Context, q *Query, split bool) (*arrow.Schema, []Fragment, error) {
+	dataset, _, err := s.prepare(ctx, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c := s.sessionString(ctx, OptionCompression); c != CompressionNone {
+		q.Compression = c
+	}
+	frags := []Fragment{{}}
+	if fe, ok := s.engine.(FragmentEngine); ok {
+		params, err := s.decodeParams(q.Params)
+		if err != nil {
+			return nil, nil, s.toStatus(err)
+		}
+		frags, err = fe.Fragments(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params, split)
+		if params != nil {
+			params.Release()
+		}
+		if err != nil {
+			return nil, nil, s.toStatus(err)
+		}
+	}
+	return dataset, frags, nil
+}
+
+// fragmentQuery returns q restricted to fragment f, endpoint i of n.
+func fragmentQuery(q Query, f Fragment, i, n int) Query {
+	q.Fragment, q.Immutable, q.Buckets = f.Spec, f.Immutable, f.Buckets
+	q.Endpoint, q.Endpoints = i, n
+	return q
 }
 
 // endpoint seals q as a ticket expiring at expires and returns its endpoint.

@@ -53,8 +53,14 @@ type Query struct {
 	// Immutable is set when the endpoint reads archived buckets only: it may be fetched
 	// again for the same rows until it expires, and renewed (RenewFlightEndpoint).
 	Immutable bool `json:"immutable,omitempty"`
-	// Expires is the ticket's expiry, Unix seconds UTC.
+	// Expires is the ticket's (or poll descriptor's) expiry, Unix seconds UTC.
 	Expires int64 `json:"exp,omitempty"`
+	// Poll is set in the tickets of a poll's endpoints: the replica that ran the poll serves
+	// them from the batches it keeps (poll.go); any other executes the fragment.
+	Poll bool `json:"poll,omitempty"`
+	// Split is set in a poll descriptor when the session asked for several endpoints
+	// (OptionEndpoints), so that a replica restarting the poll plans it alike.
+	Split bool `json:"split,omitempty"`
 }
 
 // Signed payloads: a version byte, the length of the key id and the key id, the JSON body,
@@ -65,6 +71,7 @@ const (
 	handleVersion = 2
 	domainHandle  = "handle"
 	domainTicket  = "ticket"
+	domainPoll    = "poll"
 	sigSize       = 32
 )
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"log/slog"
@@ -72,6 +73,23 @@ type Config struct {
 	// Analytical makes the analytical mode every session's default (OptionAnalytical "on";
 	// serve --analytical); a session may still turn it off.
 	Analytical bool
+	// Admit, when set, admits the background run of a poll (PollFlightInfo) as a DoGet of a
+	// query is admitted: it waits for a query slot and returns the context the run uses (with
+	// the query's wall-time limit, whose cancellation cause should be a gRPC status) and the
+	// function giving the slot back (called once), or a gRPC status error (UNAVAILABLE when
+	// the server is busy or draining).
+	Admit func(ctx context.Context) (context.Context, func(), error)
+	// PollTTL is how long a poll is kept without being asked about (default DefaultPollTTL);
+	// PollMemory bounds the bytes of result batches all polls keep together (default
+	// DefaultPollMemory; negative: none are kept, every poll endpoint is executed when
+	// fetched). See poll.go.
+	PollTTL    time.Duration
+	PollMemory int64
+	// Peers are the URIs (grpc+tcp://host:port or grpc+tls://host:port) of the replicas a
+	// CancelFlightInfo is forwarded to (peers.go); PeerTLS is the client TLS configuration
+	// for grpc+tls peers (nil: the system's roots). Empty: cancels reach this process only.
+	Peers   []string
+	PeerTLS *tls.Config
 }
 
 // DefaultTicketTTL is Config.TicketTTL's default: one hour.
@@ -108,6 +126,10 @@ type Server struct {
 
 	sqlInfoIDs []uint32 // the GetSqlInfo ids registered, in registration order
 	running    *running // DoGet streams in flight by ticket (CancelFlightInfo)
+	polls      *polls   // PollFlightInfo's background runs and their kept batches
+	pollTTL    time.Duration
+	admit      func(context.Context) (context.Context, func(), error)
+	peers      *peers // where CancelFlightInfo is forwarded
 
 	mu           sync.Mutex
 	bindings     map[string][]byte // original prepared handle → last bound params (IPC)
@@ -130,8 +152,22 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 	if cfg.Alloc == nil {
 		cfg.Alloc = memory.DefaultAllocator
 	}
-	s := &Server{engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, ticketTTL: cfg.TicketTTL, multi: cfg.MultiEndpoint,
-		bindings: map[string][]byte{}, running: newRunning(), analytical: cfg.Analytical}
+	if cfg.PollTTL <= 0 {
+		cfg.PollTTL = DefaultPollTTL
+	}
+	switch {
+	case cfg.PollMemory == 0:
+		cfg.PollMemory = DefaultPollMemory
+	case cfg.PollMemory < 0:
+		cfg.PollMemory = 0
+	}
+	peers, err := newPeers(cfg.Peers, cfg.PeerTLS)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{peers: peers, engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, ticketTTL: cfg.TicketTTL, multi: cfg.MultiEndpoint,
+		bindings: map[string][]byte{}, running: newRunning(), analytical: cfg.Analytical,
+		polls: newPolls(cfg.PollMemory), pollTTL: cfg.PollTTL, admit: cfg.Admit}
 	for _, uri := range cfg.Advertise {
 		s.locations = append(s.locations, &flight.Location{Uri: uri})
 	}
@@ -168,25 +204,35 @@ func (s *Server) toStatus(err error) error {
 // stream executes q and returns the DoGet stream. Errors of the result reader are mapped
 // to gRPC status codes before they reach the client.
 func (s *Server) stream(ctx context.Context, q Query) (*arrow.Schema, <-chan flight.StreamChunk, error) {
-	params, err := s.decodeParams(q.Params)
-	if err != nil {
-		return nil, nil, s.toStatus(err)
-	}
-	if params != nil {
-		defer params.Release()
-	}
-	var rdr array.RecordReader
-	if fe, ok := s.engine.(FragmentEngine); ok && len(q.Fragment) > 0 {
-		rdr, err = fe.ExecuteFragment(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params, q.Fragment)
-	} else {
-		rdr, err = s.engine.Execute(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params)
-	}
+	rdr, err := s.execute(ctx, q)
 	if err != nil {
 		return nil, nil, s.toStatus(err)
 	}
 	ch := make(chan flight.StreamChunk)
 	go flight.StreamChunksFromReader(ctx, &statusReader{RecordReader: rdr, s: s, rec: querylog.FromContext(ctx)}, ch)
 	return rdr.Schema(), ch, nil
+}
+
+// execute returns the result reader of q: the batches a poll of this process keeps for q's
+// endpoint (poll.go), else the engine's execution of q's fragment (or of the whole query).
+// The caller releases the reader.
+func (s *Server) execute(ctx context.Context, q Query) (array.RecordReader, error) {
+	if q.Poll {
+		if rdr := s.polls.results(q.Nonce, q.Endpoint); rdr != nil {
+			return rdr, nil
+		}
+	}
+	params, err := s.decodeParams(q.Params)
+	if err != nil {
+		return nil, err
+	}
+	if params != nil {
+		defer params.Release()
+	}
+	if fe, ok := s.engine.(FragmentEngine); ok && len(q.Fragment) > 0 {
+		return fe.ExecuteFragment(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params, q.Fragment)
+	}
+	return s.engine.Execute(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params)
 }
 
 // statusReader maps its reader's error to a gRPC status and counts the rows it hands out in

@@ -298,9 +298,10 @@ var errBadFragment = status.Error(codes.InvalidArgument, "the ticket's fragment 
 // reads restricted to the fragment's window, under the fragment's pins (a pinned bucket whose
 // archive was replaced since planning fails the read with FAILED_PRECONDITION). params are
 // Execute's; the result stream is Execute's for the fragment's buckets.
-func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, specBytes []byte) (array.RecordReader, error) {
+func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, specBytes []byte) (rdr array.RecordReader, err error) {
+	defer func() { noteExecution(ctx, rdr) }()
 	var spec fragmentSpec
-	if err := json.Unmarshal(specBytes, &spec); err != nil {
+	if json.Unmarshal(specBytes, &spec) != nil {
 		return nil, errBadFragment
 	}
 	if len(spec.Pins) > 0 {

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -41,6 +44,10 @@ type serveConfig struct {
 	endpointBkts    int
 	maxEndpoints    int
 	advertise       string
+	peers           string
+	peerCA          string
+	pollTTL         time.Duration
+	pollMemory      int64
 	metricsListen   string
 	debugListen     string
 	memoryLimit     memoryLimitFlag
@@ -79,6 +86,10 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.IntVar(&c.endpointBkts, "endpoint-buckets", query.DefaultEndpointBuckets, "buckets one endpoint of a multi-endpoint result reads at most")
 	fs.IntVar(&c.maxEndpoints, "max-endpoints", query.DefaultMaxEndpoints, "endpoints one result may have (groups of buckets grow beyond it)")
 	fs.StringVar(&c.advertise, "advertise", "", "comma-separated addresses (host:port, or grpc+tcp:// / grpc+tls:// URIs) of the replicas serving this address, put into every endpoint's locations (default: none; never a wildcard address)")
+	fs.StringVar(&c.peers, "peers", "", "comma-separated addresses (host:port, or grpc+tcp:// / grpc+tls:// URIs) of the replicas a CancelFlightInfo is forwarded to, so that it stops the query's streams and poll on every replica (default: the --advertise addresses)")
+	fs.StringVar(&c.peerCA, "peer-ca", "", "PEM CA certificates that verify grpc+tls peers (default: the system's roots); with --tls-cert, this server's certificate is the client certificate it presents to them")
+	fs.DurationVar(&c.pollTTL, "poll-ttl", flightsql.DefaultPollTTL, "how long a PollFlightInfo query and its results are kept without being polled (0: the default)")
+	fs.Int64Var(&c.pollMemory, "poll-memory", flightsql.DefaultPollMemory, "bytes of result batches all PollFlightInfo queries may keep together; results beyond it are executed when fetched (0: the default; negative: none kept)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go runtime profiles at http://ADDR/debug/pprof/ (default: off; bind to loopback)")
 	fs.IntVar(&c.maxQueries, "max-queries", server.DefaultMaxQueries, "queries executing at once; more wait in a queue (UNAVAILABLE beyond it; 0: the default)")
@@ -100,6 +111,12 @@ func (c *serveConfig) validate() error {
 	}
 	if _, err := c.locations(); err != nil {
 		return err
+	}
+	if _, err := c.peerURIs(); err != nil {
+		return err
+	}
+	if c.pollTTL < 0 {
+		return fmt.Errorf("--poll-ttl must not be negative (0: the default)")
 	}
 	if c.ticketTTL < 0 || c.endpointBkts < 0 || c.maxEndpoints < 0 {
 		return fmt.Errorf("--ticket-ttl, --endpoint-buckets and --max-endpoints must not be negative (0: the default)")
@@ -188,6 +205,14 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	if err != nil {
 		return nil, nil, err
 	}
+	peers, err := cfg.peerURIs()
+	if err != nil {
+		return nil, nil, err
+	}
+	peerTLS, err := cfg.peerTLS()
+	if err != nil {
+		return nil, nil, err
+	}
 	memLimit, memPerStream := cfg.memoryLimit.limits()
 	maxQueued := cfg.maxQueued
 	if maxQueued <= 0 {
@@ -202,6 +227,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
 		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, QueryMaxRows: cfg.queryMaxRows, StallTimeout: cfg.stallTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
 		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
+		Peers: peers, PeerTLS: peerTLS, PollTTL: cfg.pollTTL, PollMemory: cfg.pollMemory,
 		MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version,
 		MaxQueries: cfg.maxQueries, MaxQueued: maxQueued, QueueWait: cfg.queueWait, QueryTimeout: cfg.queryTimeout, DrainTimeout: drain,
@@ -216,9 +242,21 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 // locations returns the URIs of --advertise: host:port gets the scheme grpc+tls:// when
 // serving TLS, grpc+tcp:// otherwise. A wildcard or empty host is refused: clients cannot
 // connect to a bind address.
-func (c *serveConfig) locations() ([]string, error) {
+func (c *serveConfig) locations() ([]string, error) { return c.uris("--advertise", c.advertise) }
+
+// peerURIs returns the URIs of --peers (as locations reads them), or --advertise's when
+// --peers is not given.
+func (c *serveConfig) peerURIs() ([]string, error) {
+	if strings.TrimSpace(c.peers) == "" {
+		return c.locations()
+	}
+	return c.uris("--peers", c.peers)
+}
+
+// uris parses the comma-separated addresses of flag (value list).
+func (c *serveConfig) uris(flag, list string) ([]string, error) {
 	var out []string
-	for _, a := range strings.Split(c.advertise, ",") {
+	for _, a := range strings.Split(list, ",") {
 		if a = strings.TrimSpace(a); a == "" {
 			continue
 		}
@@ -232,14 +270,39 @@ func (c *serveConfig) locations() ([]string, error) {
 		}
 		u, err := url.Parse(uri)
 		if err != nil || (u.Scheme != "grpc+tcp" && u.Scheme != "grpc+tls" && u.Scheme != "grpc") || u.Port() == "" {
-			return nil, fmt.Errorf("--advertise %q: want host:port or grpc+tcp://host:port (grpc+tls:// with TLS)", a)
+			return nil, fmt.Errorf("%s %q: want host:port or grpc+tcp://host:port (grpc+tls:// with TLS)", flag, a)
 		}
 		if h := u.Hostname(); h == "" || net.ParseIP(h) != nil && net.ParseIP(h).IsUnspecified() {
-			return nil, fmt.Errorf("--advertise %q: a wildcard address is no address clients can connect to", a)
+			return nil, fmt.Errorf("%s %q: a wildcard address is no address clients can connect to", flag, a)
 		}
 		out = append(out, uri)
 	}
 	return out, nil
+}
+
+// peerTLS returns the client TLS configuration for grpc+tls peers: --peer-ca's roots (the
+// system's without it) and, when serving TLS, this server's certificate as the client
+// certificate (peers requiring mutual TLS accept it when their --tls-client-ca signed it).
+func (c *serveConfig) peerTLS() (*tls.Config, error) {
+	conf := &tls.Config{MinVersion: tls.VersionTLS12}
+	if c.peerCA != "" {
+		pem, err := os.ReadFile(c.peerCA)
+		if err != nil {
+			return nil, fmt.Errorf("--peer-ca: %w", err)
+		}
+		conf.RootCAs = x509.NewCertPool()
+		if !conf.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--peer-ca %s holds no PEM certificate", c.peerCA)
+		}
+	}
+	if c.sec.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(c.sec.tlsCert, c.sec.tlsKey)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		conf.Certificates = []tls.Certificate{cert}
+	}
+	return conf, nil
 }
 
 // checkTables refuses table definitions that contradict what the store holds, because each

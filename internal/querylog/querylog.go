@@ -187,6 +187,22 @@ func (r *Record) SetBuckets(f func() (hot, archive int)) {
 	r.mu.Unlock()
 }
 
+// Buckets returns how many buckets the query read so far from the hot store and from the
+// archive (0, 0 before the engine registered its count with SetBuckets). PollFlightInfo reads
+// it for a running query's progress.
+func (r *Record) Buckets() (hot, archive int) {
+	if r == nil {
+		return 0, 0
+	}
+	r.mu.Lock()
+	f := r.buckets
+	r.mu.Unlock()
+	if f == nil {
+		return 0, 0
+	}
+	return f()
+}
+
 // snapshot returns the fields filled in by the layers below.
 func (r *Record) snapshot() (id, command, statement string, hot, archive int) {
 	r.mu.Lock()

@@ -91,6 +91,17 @@ type Config struct {
 	// Advertise are the location URIs put into every endpoint (grpc+tcp://host:port or
 	// grpc+tls://host:port of the replicas); empty means none.
 	Advertise []string
+	// Peers are the URIs of the replicas CancelFlightInfo is forwarded to (flightsql
+	// Config.Peers; serve defaults them to Advertise), PeerTLS the client TLS configuration
+	// for grpc+tls peers.
+	Peers   []string
+	PeerTLS *tls.Config
+	// PollTTL and PollMemory bound PollFlightInfo's polls: how long one is kept without being
+	// asked about, and the bytes of result batches all keep (flightsql.Config; defaults
+	// flightsql.DefaultPollTTL and DefaultPollMemory). A poll's run is admitted like a query
+	// stream and runs under QueryTimeout.
+	PollTTL    time.Duration
+	PollMemory int64
 	// Auth authenticates every call and answers Handshake with a bearer token; nil serves
 	// without authentication (every caller is let in).
 	Auth *auth.Authenticator
@@ -163,6 +174,7 @@ type Server struct {
 	// those of health Watch streams (the end of a drain's first phase).
 	stop         context.CancelFunc
 	endWatches   context.CancelFunc
+	sql          *flightsql.Server
 	logger       *slog.Logger
 	drainTimeout time.Duration
 	Cache        *routing.RouteCache
@@ -220,11 +232,6 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise,
-		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical})
-	if err != nil {
-		return nil, err
-	}
 	maxQueries, maxQueued, queueWait := cfg.MaxQueries, cfg.MaxQueued, cfg.QueueWait
 	if maxQueries <= 0 {
 		maxQueries = DefaultMaxQueries
@@ -261,6 +268,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		stallTimeout = 0
 	}
 	adm := newAdmission(maxQueries, maxQueued, queueWait)
+	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream)
+	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise,
+		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical,
+		Admit: admitPoll(adm, mem, queryTimeout), PollTTL: cfg.PollTTL, PollMemory: cfg.PollMemory, Peers: cfg.Peers, PeerTLS: cfg.PeerTLS})
+	if err != nil {
+		return nil, err
+	}
 	hr := newHealthReporter(storeProbes(cfg.Hot, cfg.Archive), healthInterval, cfg.Logger)
 	stopCtx, stop := context.WithCancel(context.Background())
 	watchCtx, endWatches := context.WithCancel(stopCtx)
@@ -278,9 +292,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		opts = append(opts, grpc.ChainUnaryInterceptor(healthUnauthenticated(cfg.Auth.UnaryInterceptor)), grpc.ChainStreamInterceptor(healthUnauthenticatedStream(cfg.Auth.StreamInterceptor)))
 	}
 	srv := flight.NewServerWithMiddleware(nil, opts...)
-	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
+		fs.Close()
 		endWatches()
 		stop()
 		mem.restore()
@@ -291,7 +305,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		queryTimeout: queryTimeout, stallTimeout: stallTimeout, ln: tl, log: cfg.Logger})
 	srv.RegisterService(&healthpb.Health_ServiceDesc, hr.hs)
 	srv.InitListener(tl)
-	s := &Server{flight: srv, ln: tl, mem: mem, adm: adm, health: hr, stop: stop, endWatches: endWatches, logger: cfg.Logger, drainTimeout: drainTimeout, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
+	s := &Server{sql: fs, flight: srv, ln: tl, mem: mem, adm: adm, health: hr, stop: stop, endWatches: endWatches, logger: cfg.Logger, drainTimeout: drainTimeout, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
 	hr.start()
 	if cfg.MetricsListen != "" && cfg.MetricsHandler != nil {
 		mux := http.NewServeMux()
@@ -375,6 +389,7 @@ func (s *Server) Drain(timeout time.Duration) bool {
 // clients that stopped reading.
 func (s *Server) hardStop() {
 	s.stop()
+	s.sql.Close() // polls' background runs
 	s.ln.closeConns()
 }
 
@@ -480,7 +495,7 @@ var servedActions = []*flight.ActionType{
 	{Type: arrowflightsql.CreatePreparedStatementActionType, Description: "Creates a prepared statement (self-contained signed handle)."},
 	{Type: arrowflightsql.CreatePreparedSubstraitPlanActionType, Description: "Creates a prepared statement from a Substrait plan."},
 	{Type: arrowflightsql.ClosePreparedStatementActionType, Description: "Closes a prepared statement (idempotent)."},
-	{Type: flight.CancelFlightInfoActionType, Description: "Cancels a query: its DoGet streams stop and its tickets are refused."},
+	{Type: flight.CancelFlightInfoActionType, Description: "Cancels a query on every replica: its DoGet streams and its poll stop and its tickets are refused."},
 	{Type: flight.SetSessionOptionsActionType, Description: "Sets session options (catalog, schema, ipc_compression)."},
 	{Type: flight.GetSessionOptionsActionType, Description: "Gets session options."},
 	{Type: flight.CloseSessionActionType, Description: "Closes the session."},
@@ -578,10 +593,43 @@ func (g service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) 
 	return info, unknownCommand(err)
 }
 
-// PollFlightInfo is the dispatcher's, with unknown command types UNIMPLEMENTED.
+// PollFlightInfo runs queries (statements, Substrait plans, prepared statements) and answers
+// their retry descriptors through the dispatcher (flightsql.Server's poll.go); any other
+// Flight SQL command is answered at once, as a complete PollInfo around its GetFlightInfo.
+// Unknown command types are UNIMPLEMENTED.
 func (g service) PollFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.PollInfo, error) {
+	if flightsql.IsMetadataCommand(d) {
+		info, err := g.GetFlightInfo(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		done := 1.0
+		return &flight.PollInfo{Info: info, Progress: &done}, nil
+	}
 	info, err := g.FlightServer.PollFlightInfo(ctx, d)
 	return info, unknownCommand(err)
+}
+
+// admitPoll returns the admission of polls' background runs (flightsql.Config.Admit): a
+// query slot as for a DoGet of a query, counted as a stream for the memory limit, under the
+// query timeout (0: none).
+func admitPoll(adm *admission, mem *memoryLimit, timeout time.Duration) func(context.Context) (context.Context, func(), error) {
+	return func(ctx context.Context) (context.Context, func(), error) {
+		release, err := adm.admit(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		mem.begin()
+		cancel := context.CancelFunc(func() {})
+		if timeout > 0 {
+			ctx, cancel = context.WithTimeoutCause(ctx, timeout, status.Errorf(codes.DeadlineExceeded, "the query ran longer than its limit of %s (--query-timeout)", timeout))
+		}
+		return ctx, func() {
+			cancel()
+			mem.end()
+			release()
+		}, nil
+	}
 }
 
 // GetSchema is the dispatcher's, with unknown command types UNIMPLEMENTED.
