@@ -293,4 +293,3 @@ func TestPollMemory(t *testing.T) {
 		t.Fatalf("rows %v", got)
 	}
 }
-
