@@ -317,3 +317,78 @@ func TestReplicas(t *testing.T) {
 		t.Fatalf("replica 0 logged a panic:\n%s", s)
 	}
 }
+
+// TestCancelReachesEveryReplica (issue 10): three `flightsrv serve` processes sharing one
+// PostgreSQL database, archive directory and keyring, each advertising (and so forwarding
+// cancels to) all three. The two endpoints of ORD's scan (archived January–March, hot
+// April–June) stream from replicas B and C to clients that read one batch and stop (fixed
+// 64 KiB windows: the servers are blocked mid-stream); a CancelFlightInfo sent to replica A,
+// which serves neither stream, ends both with CANCELLED (CancelFlightInfo) instead of their
+// end, and the tickets stay refused on B and C. A poll running on B, cancelled through A, answers CANCELLED
+// (or, when it had completed, its endpoints are refused).
+func TestCancelReachesEveryReplica(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	e := newEnv(t)
+	bin := buildFlightsrv(t)
+	reps := startReplicas(t, e, bin, writeKeyring(t), 3, "--multi-endpoint", "--endpoint-buckets", "3")
+	ctx := context.Background()
+	a := dialAddr(t, reps[0].addr, 0)
+	info, err := a.Execute(ctx, ordScan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Endpoint) != 2 {
+		t.Fatalf("%d endpoints, want 2 (archived January–March, hot April–June)", len(info.Endpoint))
+	}
+	from := []time.Time{ts("2001-01-01T00:00:00Z"), ts("2001-04-01T00:00:00Z"), ts("2001-07-01T00:00:00Z")}
+	type stream struct {
+		cl   *flightsql.Client
+		rdr  *flight.Reader
+		rows int64
+		want int
+	}
+	var streams []*stream
+	for i, ep := range info.Endpoint {
+		cl := dialAddr(t, reps[i+1].addr, 64<<10)
+		rdr, err := cl.DoGet(ctx, ep.Ticket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rdr.Next() {
+			t.Fatalf("endpoint %d: no first batch: %v", i, rdr.Err())
+		}
+		streams = append(streams, &stream{cl: cl, rdr: rdr, rows: rdr.RecordBatch().NumRows(), want: len(expected(e.sample, "ORD", from[i], from[i+1]))})
+	}
+	res, err := a.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: info})
+	if err != nil || res.Status != flight.CancelStatusCancelled {
+		t.Fatalf("cancel at replica A: %v %v", res, err)
+	}
+	for i, s := range streams {
+		for s.rdr.Next() {
+			s.rows += s.rdr.RecordBatch().NumRows()
+		}
+		err := s.rdr.Err()
+		s.rdr.Release()
+		// The stream's last batches may have been in flight already (an archived bucket is
+		// one batch of about 190 KB); what shows that the cancel reached the replica is the
+		// stream's end: CANCELLED by CancelFlightInfo instead of a complete stream.
+		if status.Code(err) != codes.Canceled || !strings.Contains(status.Convert(err).Message(), "CancelFlightInfo") || s.rows > int64(s.want) {
+			t.Fatalf("endpoint %d on replica %d: ended with %v after %d of %d rows, want CANCELLED by CancelFlightInfo\n%s", i, i+1, err, s.rows, s.want, reps[i+1].stderr.String())
+		}
+		if _, err := fetchEndpoint(ctx, s.cl, info, info.Endpoint[i]); status.Code(err) != codes.Canceled {
+			t.Fatalf("endpoint %d fetched again on replica %d after the cancel: %v", i, i+1, err)
+		}
+	}
+
+	b := dialAddr(t, reps[1].addr, 0)
+	pi, err := b.ExecutePoll(ctx, ordScan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := a.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: pi.GetInfo()}); err != nil || res.Status != flight.CancelStatusCancelled {
+		t.Fatalf("cancel B's poll at replica A: %v %v", res, err)
+	}
+	checkPollCancelled(t, b, pi)
+}

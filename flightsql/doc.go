@@ -13,7 +13,10 @@
 // Sessions (session.go) are stateless too: their options (catalog, schema, IPC compression)
 // travel in a cookie, and what a query needs from them is sealed into its ticket at
 // GetFlightInfo. CancelFlightInfo (cancel.go) cancels the DoGet streams of a FlightInfo's
-// tickets that run on this process, through a registry of running streams by ticket.
+// tickets and its poll, through a registry of running streams by query id, on this process
+// and, forwarded as the same standard action, on its peers (peers.go). PollFlightInfo
+// (poll.go) runs a query in the background with progress and serves its endpoints from the
+// batches it keeps.
 // GetSqlInfo (metadata.go) answers every id of the Flight SQL spec.
 //
 // This package must not import routing stores, archive, Substrait planning or SQL parsing.

@@ -61,7 +61,7 @@ func (g *gatedEngine) ExecuteFragment(ctx context.Context, _ string, _ []byte, _
 		g.stopped <- i
 		return nil, ctx.Err()
 	}
-	return (&fragEngine{fakeEngine: g.fakeEngine}).rows(int64(i)*10, int64(i)*10+10)
+	return (&fragEngine{fakeEngine: fakeEngine{alloc: g.alloc}}).rows(int64(i)*10, int64(i)*10+10)
 }
 
 func (g *gatedEngine) runCount() int {
