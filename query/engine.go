@@ -515,6 +515,10 @@ func (e *Engine) execError(err error) error {
 	case errors.Is(err, routing.ErrArchiveDamaged):
 		// The server log names the route (routing.RouteID) and the failed check.
 		return status.Error(codes.DataLoss, "archived data this query reads is missing or damaged; the server log names the route")
+	case errors.As(err, new(*routing.ConnectionsBusyError)):
+		var busy *routing.ConnectionsBusyError
+		errors.As(err, &busy)
+		return status.Error(codes.Unavailable, busy.Message())
 	case errors.Is(err, routing.ErrUnavailable):
 		// The call's log line (internal/querylog) reports the refusal; the store's error may
 		// hold values, so it is logged at debug level only.

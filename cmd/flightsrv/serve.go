@@ -47,6 +47,8 @@ type serveConfig struct {
 	peers           string
 	peerCA          string
 	pollTTL         time.Duration
+	queryConns      int
+	queryConnWait   time.Duration
 	pollMemory      int64
 	metricsListen   string
 	debugListen     string
@@ -90,6 +92,8 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.StringVar(&c.peerCA, "peer-ca", "", "PEM CA certificates that verify grpc+tls peers (default: the system's roots); with --tls-cert, this server's certificate is the client certificate it presents to them")
 	fs.DurationVar(&c.pollTTL, "poll-ttl", flightsql.DefaultPollTTL, "how long a PollFlightInfo query and its results are kept without being polled (0: the default)")
 	fs.Int64Var(&c.pollMemory, "poll-memory", flightsql.DefaultPollMemory, "bytes of result batches all PollFlightInfo queries may keep together; results beyond it are executed when fetched (0: the default; negative: none kept)")
+	fs.IntVar(&c.queryConns, "query-connections", 0, "hot-store connections queries may use together, so that appends and the archiver always have the rest of the pool; a query read waits --query-connection-wait for one, then the query is UNAVAILABLE (0: the pool's size minus 4 for PostgreSQL/CockroachDB, no cap for SQLite; negative: no cap)")
+	fs.DurationVar(&c.queryConnWait, "query-connection-wait", server.DefaultQueryConnectionWait, "how long a query read waits for one of the --query-connections (0: the default)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go runtime profiles at http://ADDR/debug/pprof/ (default: off; bind to loopback)")
 	fs.IntVar(&c.maxQueries, "max-queries", server.DefaultMaxQueries, "queries executing at once; more wait in a queue (UNAVAILABLE beyond it; 0: the default)")
@@ -115,8 +119,8 @@ func (c *serveConfig) validate() error {
 	if _, err := c.peerURIs(); err != nil {
 		return err
 	}
-	if c.pollTTL < 0 {
-		return fmt.Errorf("--poll-ttl must not be negative (0: the default)")
+	if c.pollTTL < 0 || c.queryConnWait < 0 {
+		return fmt.Errorf("--poll-ttl and --query-connection-wait must not be negative (0: the default)")
 	}
 	if c.ticketTTL < 0 || c.endpointBkts < 0 || c.maxEndpoints < 0 {
 		return fmt.Errorf("--ticket-ttl, --endpoint-buckets and --max-endpoints must not be negative (0: the default)")
@@ -228,6 +232,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, QueryMaxRows: cfg.queryMaxRows, StallTimeout: cfg.stallTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
 		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
 		Peers: peers, PeerTLS: peerTLS, PollTTL: cfg.pollTTL, PollMemory: cfg.pollMemory,
+		QueryConnections: cfg.queryConns, QueryConnectionWait: cfg.queryConnWait,
 		MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version,
 		MaxQueries: cfg.maxQueries, MaxQueued: maxQueued, QueueWait: cfg.queueWait, QueryTimeout: cfg.queryTimeout, DrainTimeout: drain,

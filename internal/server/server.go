@@ -22,6 +22,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	arrowflightsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -96,6 +97,14 @@ type Config struct {
 	// for grpc+tls peers.
 	Peers   []string
 	PeerTLS *tls.Config
+	// QueryConnections caps the hot-store connections the query path uses together
+	// (routing.CappedHotStore), so that the rest of the pool stays free for appends and the
+	// archiver: 0 means the pool's size minus DefaultConnectionReserve for a store with a pgx
+	// pool (CockroachDB, PostgreSQL), no cap for others; negative means no cap. A read waits
+	// at most QueryConnectionWait for a connection (default DefaultQueryConnectionWait), then
+	// the query fails with UNAVAILABLE naming the flag.
+	QueryConnections    int
+	QueryConnectionWait time.Duration
 	// PollTTL and PollMemory bound PollFlightInfo's polls: how long one is kept without being
 	// asked about, and the bytes of result batches all keep (flightsql.Config; defaults
 	// flightsql.DefaultPollTTL and DefaultPollMemory). A poll's run is admitted like a query
@@ -153,6 +162,15 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// DefaultConnectionReserve is how many of a pgx pool's connections the query path leaves to
+// appends and the archiver by default (Config.QueryConnections), and
+// DefaultQueryConnectionWait how long a query read waits for one of the others (the pgx
+// store's own acquire timeout).
+const (
+	DefaultConnectionReserve   = 4
+	DefaultQueryConnectionWait = 5 * time.Second
+)
+
 // DefaultQueryTimeout is Config.QueryTimeout's default.
 const DefaultQueryTimeout = time.Hour
 
@@ -179,9 +197,11 @@ type Server struct {
 	drainTimeout time.Duration
 	Cache        *routing.RouteCache
 	Engine       *query.Engine
-	addr         string
-	done         chan error
-	closeOnce    sync.Once
+	// HotReads is the capped hot store of the query path (nil without a cap).
+	HotReads  *routing.CappedHotStore
+	addr      string
+	done      chan error
+	closeOnce sync.Once
 }
 
 // fragmentEngine is the query engine as a flightsql.FragmentEngine.
@@ -219,9 +239,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		entries = routing.DefaultRouteCacheEntries
 	}
 	cache := routing.NewRouteCache(entries)
+	hot, capped := capQueryReads(cfg.Hot, cfg.QueryConnections, cfg.QueryConnectionWait)
 	tables := make([]*routing.DurableTable, 0, len(cfg.Tables))
 	for _, def := range cfg.Tables {
-		t, err := routing.NewDurableTable(def, cfg.Hot, cfg.Archive, routing.Options{Fanout: cfg.Fanout, Cache: cache, Logger: cfg.Logger, DamageMemory: cfg.DamageMemory})
+		t, err := routing.NewDurableTable(def, hot, cfg.Archive, routing.Options{Fanout: cfg.Fanout, Cache: cache, Logger: cfg.Logger, DamageMemory: cfg.DamageMemory})
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", def.Name, err)
 		}
@@ -305,7 +326,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		queryTimeout: queryTimeout, stallTimeout: stallTimeout, ln: tl, log: cfg.Logger})
 	srv.RegisterService(&healthpb.Health_ServiceDesc, hr.hs)
 	srv.InitListener(tl)
-	s := &Server{sql: fs, flight: srv, ln: tl, mem: mem, adm: adm, health: hr, stop: stop, endWatches: endWatches, logger: cfg.Logger, drainTimeout: drainTimeout, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
+	s := &Server{HotReads: capped, sql: fs, flight: srv, ln: tl, mem: mem, adm: adm, health: hr, stop: stop, endWatches: endWatches, logger: cfg.Logger, drainTimeout: drainTimeout, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
 	hr.start()
 	if cfg.MetricsListen != "" && cfg.MetricsHandler != nil {
 		mux := http.NewServeMux()
@@ -608,6 +629,30 @@ func (g service) PollFlightInfo(ctx context.Context, d *flight.FlightDescriptor)
 	}
 	info, err := g.FlightServer.PollFlightInfo(ctx, d)
 	return info, unknownCommand(err)
+}
+
+// pgxPooled is a hot store over a pgx pool (routing/cockroach).
+type pgxPooled interface{ Pool() *pgxpool.Pool }
+
+// capQueryReads returns the hot store the query path uses: hot capped at n connections
+// (Config.QueryConnections' rules), waiting at most wait for one (0: the default); capped is
+// nil without a cap.
+func capQueryReads(hot routing.HotStore, n int, wait time.Duration) (routing.HotStore, *routing.CappedHotStore) {
+	if n == 0 {
+		p, ok := hot.(pgxPooled)
+		if !ok {
+			return hot, nil
+		}
+		n = max(1, int(p.Pool().Config().MaxConns)-DefaultConnectionReserve)
+	}
+	if n < 0 {
+		return hot, nil
+	}
+	if wait <= 0 {
+		wait = DefaultQueryConnectionWait
+	}
+	c := routing.NewCappedHotStore(hot, n, wait)
+	return c, c
 }
 
 // admitPoll returns the admission of polls' background runs (flightsql.Config.Admit): a
