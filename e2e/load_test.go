@@ -1,0 +1,339 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/jackc/pgx/v5"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// loadDuration is how long TestLoad's clients run: FLIGHTSRV_LOAD_DURATION (a Go duration;
+// `make load` runs 60s), 3 seconds by default.
+func loadDuration(t *testing.T) time.Duration {
+	t.Helper()
+	v := os.Getenv("FLIGHTSRV_LOAD_DURATION")
+	if v == "" {
+		return 3 * time.Second
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		t.Fatalf("FLIGHTSRV_LOAD_DURATION=%q: want a positive Go duration", v)
+	}
+	return d
+}
+
+// loadClients is TestLoad's number of concurrent clients.
+const loadClients = 64
+
+// requestTimeout bounds one request of TestLoad: a request that takes longer hangs.
+const requestTimeout = 60 * time.Second
+
+// TestLoad (issue 10): 64 concurrent clients for FLIGHTSRV_LOAD_DURATION (`make load`: 60 s)
+// against one `flightsrv serve` process with a small query limit (--max-queries 4,
+// --max-queued 8, --queue-wait 1s), each looping over ORD's ordered scan (all rows fetched
+// and counted), COUNT(*), a poll to completion and GetTables. Every request either succeeds
+// with the right answer or is refused with UNAVAILABLE; none takes longer than
+// requestTimeout. Meanwhile appends to another partition keep succeeding. The server's peak
+// RSS (VmHWM) stays under 512 MiB and is reported; afterwards its goroutines (from its
+// /debug/pprof endpoint) and its PostgreSQL connections in use (pg_stat_activity, by its
+// application_name) return to their baseline.
+func TestLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server process")
+	}
+	duration := loadDuration(t)
+	e := newEnv(t)
+	bin := buildFlightsrv(t)
+	debug := freePorts(t, 1)[0]
+	le := *e
+	le.url = withAppName(t, e.url, "flightsrv_load")
+	rep := startReplicas(t, &le, bin, writeKeyring(t), 1, "--max-queries", "4", "--max-queued", "8", "--queue-wait", "1s",
+		"--memory-limit", "auto", "--debug-listen", debug)[0]
+	ctx := context.Background()
+	from, to := ts("2001-01-01T00:00:00Z"), ts("2001-07-01T00:00:00Z")
+	wantRows := int64(len(expected(e.sample, "ORD", from, to)))
+	count := countSQL("ORD", from, to)
+
+	// Warm up (pools, caches), then the baselines.
+	warm, err := flightsql.NewClient(rep.addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := run(ctx, warm, ordScan); err != nil {
+		t.Fatal(err)
+	} else {
+		res.release()
+	}
+	warm.Close()
+	baseGoroutines := settled(func() int { return serverGoroutines(t, debug) })
+	baseActive := activeConns(t, e.url, "flightsrv_load")
+
+	var (
+		ok, unavailable [4]atomic.Int64
+		failures        = make(chan error, loadClients)
+		appends         atomic.Int64
+		stop            = make(chan struct{})
+		wg              sync.WaitGroup // the appender
+	)
+	kinds := []string{"scan", "count", "poll", "tables"}
+	appendTable, err := routing.NewDurableTable(flightsTable, e.store, nil, routing.Options{Clock: func() time.Time { return asOf }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var appendErr atomic.Value
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := appendCap(actx, appendTable, fmt.Sprintf("load%06d-", i), 20)
+			cancel()
+			if err != nil {
+				appendErr.Store(err)
+				return
+			}
+			appends.Add(1)
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	clients := make([]*flightsql.Client, loadClients)
+	for c := range clients {
+		if clients[c], err = flightsql.NewClient(rep.addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(duration)
+	var clientsDone sync.WaitGroup
+	for c, cl := range clients {
+		clientsDone.Add(1)
+		go func() {
+			defer clientsDone.Done()
+			for i := c; time.Now().Before(deadline); i++ {
+				k := i % len(kinds)
+				rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+				start := time.Now()
+				err := loadRequest(rctx, cl, kinds[k], count, wantRows)
+				cancel()
+				switch {
+				case err == nil:
+					ok[k].Add(1)
+				case status.Code(err) == codes.Unavailable:
+					unavailable[k].Add(1)
+					time.Sleep(20 * time.Millisecond)
+				default:
+					failures <- fmt.Errorf("client %d, %s after %s: %w", c, kinds[k], time.Since(start).Round(time.Millisecond), err)
+					return
+				}
+			}
+		}()
+	}
+	clientsDone.Wait() // each finishes the request it is in (bounded by requestTimeout)
+	close(stop)
+	wg.Wait()
+	t.Logf("load ended %s after its deadline", time.Since(deadline).Round(time.Millisecond))
+	for _, cl := range clients {
+		cl.Close()
+	}
+	close(failures)
+	for err := range failures {
+		t.Error(err)
+	}
+	if err, _ := appendErr.Load().(error); err != nil {
+		t.Fatalf("an append failed during the load: %v", err)
+	}
+	var total int64
+	for k, kind := range kinds {
+		t.Logf("%-6s %6d ok, %6d UNAVAILABLE", kind, ok[k].Load(), unavailable[k].Load())
+		total += ok[k].Load()
+	}
+	if total == 0 || ok[3].Load() == 0 {
+		t.Fatalf("no request succeeded (metadata commands are never held back)")
+	}
+	if appends.Load() == 0 {
+		t.Fatal("no append ran during the load")
+	}
+	peak := peakRSS(t, rep.cmd.Process.Pid)
+	t.Logf("%d clients for %s: server peak RSS %.1f MiB; %d appends of 20 records succeeded meanwhile", loadClients, duration, float64(peak)/(1<<20), appends.Load())
+	if peak > 512<<20 {
+		t.Errorf("server peak RSS %.1f MiB, want under 512 MiB", float64(peak)/(1<<20))
+	}
+	if !waitFor(15*time.Second, func() bool { return serverGoroutines(t, debug) <= baseGoroutines }) {
+		t.Errorf("server goroutines %d after the load, baseline %d:\n%s", serverGoroutines(t, debug), baseGoroutines, goroutineProfile(t, debug))
+	}
+	if !waitFor(15*time.Second, func() bool { return activeConns(t, e.url, "flightsrv_load") <= baseActive }) {
+		t.Errorf("server's PostgreSQL connections in use %d after the load, baseline %d", activeConns(t, e.url, "flightsrv_load"), baseActive)
+	}
+}
+
+// loadRequest runs one request of TestLoad's kind and checks its answer.
+func loadRequest(ctx context.Context, cl *flightsql.Client, kind, count string, wantRows int64) error {
+	switch kind {
+	case "scan":
+		res, err := run(ctx, cl, ordScan)
+		if err != nil {
+			return err
+		}
+		defer res.release()
+		var n int64
+		for _, r := range res.batchRows {
+			n += r
+		}
+		if n != wantRows {
+			return fmt.Errorf("scan: %d rows, want %d", n, wantRows)
+		}
+	case "count":
+		res, err := run(ctx, cl, count)
+		if err != nil {
+			return err
+		}
+		defer res.release()
+		if len(res.recs) != 1 || res.recs[0].NumRows() != 1 {
+			return fmt.Errorf("count: batches %v", res.batchRows)
+		}
+		if n := res.recs[0].Column(0).(*array.Int64).Value(0); n != wantRows {
+			return fmt.Errorf("count: %d, want %d", n, wantRows)
+		}
+	case "poll":
+		pi, err := cl.ExecutePoll(ctx, count, nil)
+		for err == nil && pi.GetFlightDescriptor() != nil {
+			time.Sleep(10 * time.Millisecond)
+			pi, err = cl.ExecutePoll(ctx, count, pi.GetFlightDescriptor())
+		}
+		if err != nil {
+			return err
+		}
+		res, err := fetch(ctx, cl, pi.GetInfo())
+		if err != nil {
+			return err
+		}
+		defer res.release()
+		if len(res.recs) != 1 || res.recs[0].Column(0).(*array.Int64).Value(0) != wantRows {
+			return fmt.Errorf("poll: batches %v", res.batchRows)
+		}
+	case "tables":
+		info, err := cl.GetTables(ctx, &flightsql.GetTablesOpts{})
+		if err != nil {
+			return err
+		}
+		res, err := fetch(ctx, cl, info)
+		if err != nil {
+			return err
+		}
+		res.release()
+	}
+	return nil
+}
+
+// withAppName returns the PostgreSQL URL u with application_name set to name.
+func withAppName(t *testing.T, u, name string) string {
+	t.Helper()
+	p, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Query()
+	q.Set("application_name", name)
+	p.RawQuery = q.Encode()
+	return p.String()
+}
+
+// activeConns counts the PostgreSQL connections of application name that are not idle.
+func activeConns(t *testing.T, dbURL, name string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND state <> 'idle'", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// serverGoroutines reads the number of goroutines of a server from its debug endpoint's
+// goroutine profile ("goroutine profile: total N").
+func serverGoroutines(t *testing.T, debugAddr string) int {
+	t.Helper()
+	res, err := profileClient.Get("http://" + debugAddr + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	line, err := bufio.NewReader(res.Body).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		t.Fatal(err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "goroutine profile: total")))
+	if err != nil {
+		t.Fatalf("goroutine profile header %q", line)
+	}
+	return n
+}
+
+// profileClient asks a server's debug endpoint without keeping its connection (a kept
+// connection would be a goroutine of the server's).
+var profileClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
+// goroutineProfile returns a server's goroutine profile (debug=1: stacks grouped, counted).
+func goroutineProfile(t *testing.T, debugAddr string) string {
+	t.Helper()
+	res, err := profileClient.Get("http://" + debugAddr + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// peakRSS returns the peak resident set size (VmHWM) of process pid in bytes.
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				t.Fatalf("VmHWM %q", v)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc status")
+	return 0
+}
