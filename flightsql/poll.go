@@ -207,8 +207,9 @@ func (s *Server) openPollDescriptor(cmd []byte) (Query, error) {
 
 // startPoll starts q under a new poll id.
 func (s *Server) startPoll(ctx context.Context, q Query) (*flight.PollInfo, error) {
+	// The poll id is the call's query id (its log line's), as a FlightInfo's query id is.
 	var err error
-	if q.Nonce, err = newNonce(); err != nil {
+	if q.Nonce, err = queryNonce(ctx); err != nil {
 		return nil, s.toStatus(err)
 	}
 	q.Split = s.split(ctx)
