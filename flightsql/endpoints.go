@@ -2,6 +2,7 @@ package flightsql
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -126,6 +127,17 @@ func fragmentQuery(q Query, f Fragment, i, n int) Query {
 	return q
 }
 
+// rotate returns locs starting at its i-th element (modulo its length), wrapping around: the
+// locations of endpoint i. Clients try an endpoint's locations in order (ADBC's Flight SQL
+// driver, arrow-go's), so the endpoints of one result spread over the replicas.
+func rotate(locs []*flight.Location, i int) []*flight.Location {
+	if len(locs) < 2 {
+		return locs
+	}
+	i %= len(locs)
+	return append(slices.Clone(locs[i:]), locs[:i]...)
+}
+
 // endpoint seals q as a ticket expiring at expires and returns its endpoint.
 func (s *Server) endpoint(q Query, expires time.Time) (*flight.FlightEndpoint, error) {
 	q.Expires = expires.Unix()
@@ -137,7 +149,7 @@ func (s *Server) endpoint(q Query, expires time.Time) (*flight.FlightEndpoint, e
 	if err != nil {
 		return nil, err
 	}
-	ep := &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: tkt}, Location: s.locations}
+	ep := &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: tkt}, Location: rotate(s.locations, q.Endpoint)}
 	if q.Immutable {
 		ep.ExpirationTime = timestamppb.New(expires)
 	}

@@ -58,8 +58,9 @@ type Config struct {
 	// (OptionEndpoints). Off by default: one endpoint, as BI tools expect.
 	MultiEndpoint bool
 	// Advertise are the locations (URIs such as grpc+tcp://host:port) put into every
-	// endpoint: the replicas' advertised addresses, never a bind address. Empty means none
-	// (clients fetch from the server they asked).
+	// endpoint, endpoint i listing them from the i-th on (rotate): the replicas' advertised
+	// addresses, never a bind address. Empty means none (clients fetch from the server they
+	// asked).
 	Advertise []string
 	// Now is the clock of ticket expiry (nil: time.Now).
 	Now func() time.Time
