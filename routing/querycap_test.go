@@ -45,7 +45,9 @@ func (s *openStore) ScanRange(context.Context, BucketID, BatchRequest) (Route, B
 	return Route{State: StateHot}, &openReader{RecordReader: rdr, s: s}, nil
 }
 
-func (s *openStore) Route(context.Context, BucketID) (Route, error) { return Route{State: StateHot}, nil }
+func (s *openStore) Route(context.Context, BucketID) (Route, error) {
+	return Route{State: StateHot}, nil
+}
 
 func (s *openStore) Append(context.Context, BucketID, []Record) error {
 	s.appends.Add(1)
