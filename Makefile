@@ -71,7 +71,8 @@ client-tools:
 # timestamp, id) at a Go Flight SQL client from hot, mixed and archived buckets through
 # flightsrv as a child process (with its peak RSS) and in process, side by side with pgx and
 # DuckDB asked directly, arrow-go's example SQLite Flight SQL server and a loopback Flight
-# server (the ceiling), and a 1.5M-row partition. Each prints a summary table with ratios and
+# server (the ceiling), and a 1.5M-row partition; then ADBC (Python) fetching ORD's history with
+# one endpoint and with six endpoints served by three replicas, with the time to first batch. Each prints a summary table with ratios and
 # its issue's targets (see bench/doc.go). Reads ../shared/data/flights-3m.parquet (override:
 # FLIGHTSRV_FLIGHTS_PARQUET). BENCHTIME is the time each variant is run for; slow variants
 # (0.2–1 s a query) still run at least twice. 3 to 5 minutes on 2 cores.
@@ -79,16 +80,18 @@ BENCHTIME ?= 2s
 bench: tools bench-venv
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./bench/... ./scan/
 
-# bench-venv creates .venv with duckdb and pyarrow for the DuckDB comparison, only when the
+# bench-venv creates .venv with duckdb and pyarrow for the DuckDB comparison, and ADBC's
+# Flight SQL driver (the version clients/python pins) for the endpoint benchmark, only when the
 # modules are not importable from it already.
 # Debian's python3 lacks the venv module until python3-venv is installed.
 bench-venv:
-	@.venv/bin/python -c 'import duckdb, pyarrow' >/dev/null 2>&1 || { \
-	  echo "creating .venv with duckdb and pyarrow"; \
+	@.venv/bin/python -c 'import duckdb, pyarrow, adbc_driver_flightsql.dbapi' >/dev/null 2>&1 || { \
+	  echo "creating .venv with duckdb, pyarrow and ADBC's Flight SQL driver"; \
 	  python3 -c 'import ensurepip' >/dev/null 2>&1 || { \
 	    echo "installing python3-venv"; \
 	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; }; \
-	  python3 -m venv .venv && .venv/bin/pip install -q duckdb pyarrow; }
+	  python3 -m venv .venv && .venv/bin/pip install -q duckdb pyarrow \
+	    $$(grep -E '^adbc-driver-(flightsql|manager)==' clients/python/requirements.txt); }
 
 # soak: the archival fault tests at length (make test runs short budgets of both): 200 SIGKILL
 # trials of the archiver process over each hot store (SQLite, and PostgreSQL through the

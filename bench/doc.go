@@ -2,7 +2,7 @@
 // in _test.go files, plus testdata/duckcount.py, the DuckDB side of the comparisons. Nothing
 // may import this package; it may import any other package of the module.
 //
-// Two benchmarks, each printing a summary table with the targets of its issue:
+// Three benchmarks, each printing a summary table (the first two with the targets of their issue):
 //
 //   - BenchmarkCountORD: COUNT(*) of the busiest airport's flights, pushdown on and off, per
 //     tier, against the stores asked directly.
@@ -10,6 +10,12 @@
 //     the same flights at a Go Flight SQL client, side by side with the stores asked
 //     directly, arrow-go's example SQLite Flight SQL server and a loopback Flight server, with
 //     flightsrv's peak RSS; then a partition of 1.5M rows.
+//   - BenchmarkADBCEndpoints (adbc_bench_test.go): ADBC (Python, testdata/adbcfetch.py) fetching
+//     ORD's history (January–March archived, April–June hot) with one endpoint from one
+//     `flightsrv serve`, and with six ordered endpoints (--multi-endpoint --endpoint-buckets 1)
+//     served by three processes sharing the database, archive and keyring (the endpoints'
+//     rotating locations put two on each; ADBC fetches them concurrently): rows/s and the time
+//     to the first batch of each, every run checked against the reference row count.
 //
 // # Running
 //
