@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -283,15 +281,8 @@ func activeConns(t *testing.T, dbURL, name string) int {
 // goroutine profile ("goroutine profile: total N").
 func serverGoroutines(t *testing.T, debugAddr string) int {
 	t.Helper()
-	res, err := profileClient.Get("http://" + debugAddr + "/debug/pprof/goroutine?debug=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	line, err := bufio.NewReader(res.Body).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		t.Fatal(err)
-	}
+	profile := goroutineProfile(t, debugAddr)
+	line, _, _ := strings.Cut(profile, "\n")
 	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "goroutine profile: total")))
 	if err != nil {
 		t.Fatalf("goroutine profile header %q", line)

@@ -126,29 +126,31 @@ func TestPollFlightInfo(t *testing.T) {
 		t.Fatalf("GetTables polled: %v %v", tables, err)
 	}
 
-	pi, err := cl.ExecutePoll(ctx, ordScan, nil)
+	pollThenCancel(t, cl, cl)
+}
+
+// pollThenCancel polls ORD's scan at poller, cancels it with CancelFlightInfo of the first
+// PollInfo's FlightInfo sent to canceller, and checks that the poll was cancelled: polling it
+// again answers CANCELLED, or, when it completed before the cancel, fetching its endpoints
+// does.
+func pollThenCancel(t *testing.T, poller, canceller *flightsql.Client) {
+	t.Helper()
+	ctx := context.Background()
+	pi, err := poller.ExecutePoll(ctx, ordScan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := cl.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: pi.GetInfo()}); err != nil || res.Status != flight.CancelStatusCancelled {
+	if res, err := canceller.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: pi.GetInfo()}); err != nil || res.Status != flight.CancelStatusCancelled {
 		t.Fatalf("cancel the poll: %v %v", res, err)
 	}
-	checkPollCancelled(t, cl, pi)
-}
-
-// checkPollCancelled checks that the poll of pi was cancelled: polling it again answers
-// CANCELLED, or, when it completed before the cancel, fetching its endpoints does.
-func checkPollCancelled(t *testing.T, cl *flightsql.Client, pi *flight.PollInfo) {
-	t.Helper()
-	ctx := context.Background()
-	after, err := cl.ExecutePoll(ctx, "", pi.GetFlightDescriptor())
+	after, err := poller.ExecutePoll(ctx, "", pi.GetFlightDescriptor())
 	if status.Code(err) == codes.Canceled {
 		return
 	}
 	if err != nil || after.GetFlightDescriptor() != nil || len(after.GetInfo().GetEndpoint()) == 0 {
 		t.Fatalf("poll after the cancel: %v %v", after, err)
 	}
-	if _, err := fetch(ctx, cl, after.GetInfo()); status.Code(err) != codes.Canceled {
+	if _, err := fetch(ctx, poller, after.GetInfo()); status.Code(err) != codes.Canceled {
 		t.Fatalf("endpoint of a cancelled poll fetched: %v", err)
 	}
 }

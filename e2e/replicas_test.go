@@ -384,13 +384,5 @@ func TestCancelReachesEveryReplica(t *testing.T) {
 		}
 	}
 
-	b := dialAddr(t, reps[1].addr, 0)
-	pi, err := b.ExecutePoll(ctx, ordScan, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := a.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: pi.GetInfo()}); err != nil || res.Status != flight.CancelStatusCancelled {
-		t.Fatalf("cancel B's poll at replica A: %v %v", res, err)
-	}
-	checkPollCancelled(t, b, pi)
+	pollThenCancel(t, dialAddr(t, reps[1].addr, 0), a)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -190,19 +191,10 @@ func TestPollFlightInfo(t *testing.T) {
 
 // TestPollCancel: CancelFlightInfo of a PollInfo's FlightInfo — without an endpoint yet —
 // stops the background run (the engine sees its context end) and the next poll answers
-// CANCELLED; the cancelled id is refused when started again.
+// CANCELLED.
 func TestPollCancel(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	eng := newGatedEngine(alloc, 2)
-	addr, _ := serveAt(t, eng, Config{Alloc: alloc})
-	cl := dialFake(t, addr)
+	eng, cl, _, pi := pollGated(t, 2, Config{})
 	ctx := context.Background()
-	pi, err := cl.ExecutePoll(ctx, "select", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-eng.entered
 	res, err := cl.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: pi.GetInfo()})
 	if err != nil || res.Status != flight.CancelStatusCancelled {
 		t.Fatalf("cancel: %v %v", res, err)
@@ -218,17 +210,8 @@ func TestPollCancel(t *testing.T) {
 // TestPollExpiry: a poll nobody asks about for PollTTL is abandoned: its run is cancelled.
 // Its retry descriptor, still within its own expiry, starts the query again.
 func TestPollExpiry(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	eng := newGatedEngine(alloc, 1)
-	addr, srv := serveAt(t, eng, Config{Alloc: alloc, PollTTL: 50 * time.Millisecond})
-	cl := dialFake(t, addr)
+	eng, cl, srv, pi := pollGated(t, 1, Config{PollTTL: 50 * time.Millisecond})
 	ctx := context.Background()
-	pi, err := cl.ExecutePoll(ctx, "select", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-eng.entered
 	<-eng.stopped // the poll expired: its run was cancelled
 	if srv.polls.get(pollIDOf(t, srv, pi)) != nil {
 		t.Fatal("an expired poll is still kept")
@@ -240,6 +223,24 @@ func TestPollExpiry(t *testing.T) {
 	<-eng.entered
 	eng.gate <- struct{}{}
 	srv.Close()
+}
+
+// pollGated serves a gatedEngine of frags fragments under cfg (its allocator checked at the
+// end of the test), starts a poll of "select" and waits until its first fragment runs.
+func pollGated(t *testing.T, frags int, cfg Config) (*gatedEngine, *flightsql.Client, *Server, *flight.PollInfo) {
+	t.Helper()
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { alloc.AssertSize(t, 0) })
+	eng := newGatedEngine(alloc, frags)
+	cfg.Alloc = alloc
+	addr, srv := serveAt(t, eng, cfg)
+	cl := dialFake(t, addr)
+	pi, err := cl.ExecutePoll(context.Background(), "select", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-eng.entered
+	return eng, cl, srv, pi
 }
 
 func pollIDOf(t *testing.T, srv *Server, pi *flight.PollInfo) []byte {
@@ -254,17 +255,9 @@ func pollIDOf(t *testing.T, srv *Server, pi *flight.PollInfo) []byte {
 // TestPollMemory: with no memory to keep batches, a poll lists every endpoint at once as
 // tickets executed when fetched; their rows equal the direct answer.
 func TestPollMemory(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	eng := newGatedEngine(alloc, 2)
-	addr, _ := serveAt(t, eng, Config{Alloc: alloc, PollMemory: -1})
-	cl := dialFake(t, addr)
+	eng, cl, _, pi := pollGated(t, 2, Config{PollMemory: -1})
 	ctx := context.Background()
-	pi, err := cl.ExecutePoll(ctx, "select", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-eng.entered
+	var err error
 	eng.gate <- struct{}{}
 	for pi.GetFlightDescriptor() != nil {
 		time.Sleep(5 * time.Millisecond)
