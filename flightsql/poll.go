@@ -73,9 +73,11 @@ type pollMetadata struct {
 type polls struct {
 	budget int64 // bytes
 
-	mu   sync.Mutex
-	byID map[string]*poll
-	used int64
+	mu     sync.Mutex
+	byID   map[string]*poll
+	used   int64
+	closed bool           // Server.Close: no poll starts any more
+	runs   sync.WaitGroup // background runs; Add under mu while not closed
 }
 
 func newPolls(budget int64) *polls { return &polls{budget: budget, byID: map[string]*poll{}} }
@@ -237,6 +239,10 @@ func (s *Server) newPoll(ctx context.Context, q Query) (*poll, error) {
 		s.polls.mu.Unlock()
 		return old, nil
 	}
+	if s.polls.closed {
+		s.polls.mu.Unlock()
+		return nil, status.Error(codes.Unavailable, "the server is shutting down; run the query again")
+	}
 	if len(s.polls.byID) >= maxPolls {
 		s.polls.mu.Unlock()
 		return nil, status.Errorf(codes.Unavailable, "too many polls kept (%d); retry later", maxPolls)
@@ -251,6 +257,7 @@ func (s *Server) newPoll(ctx context.Context, q Query) (*poll, error) {
 	rctx, p.cancel = context.WithCancelCause(rctx)
 	s.polls.byID[string(q.Nonce)] = p
 	p.timer = time.AfterFunc(s.pollTTL, func() { s.expirePoll(p) })
+	s.polls.runs.Add(1)
 	s.polls.mu.Unlock()
 	go s.runPoll(rctx, p, done)
 	return p, nil
@@ -311,11 +318,13 @@ func (s *Server) cancelPoll(id []byte) {
 	}
 }
 
-// Close cancels every poll's run, drops the batches they keep and closes the connections to
-// the peers. The server answers no poll afterwards.
+// Close cancels every poll's run, waits for the runs to end, drops the batches they keep and
+// closes the connections to the peers. The server starts no poll afterwards (UNAVAILABLE).
 func (s *Server) Close() {
 	defer s.peers.close()
+	defer s.polls.runs.Wait()
 	s.polls.mu.Lock()
+	s.polls.closed = true
 	all := make([]*poll, 0, len(s.polls.byID))
 	for id, p := range s.polls.byID {
 		all = append(all, p)
@@ -330,6 +339,7 @@ func (s *Server) Close() {
 
 // runPoll runs p's fragments in order and keeps their batches; done unregisters the run.
 func (s *Server) runPoll(ctx context.Context, p *poll, done func()) {
+	defer s.polls.runs.Done()
 	defer done()
 	if s.admit != nil {
 		actx, release, err := s.admit(ctx)
