@@ -256,7 +256,10 @@ func (s *Server) newPoll(ctx context.Context, q Query) (*poll, error) {
 	}
 	rctx, p.cancel = context.WithCancelCause(rctx)
 	s.polls.byID[string(q.Nonce)] = p
+	// Set under p.mu, which expirePoll takes first: it never sees the timer unset.
+	p.mu.Lock()
 	p.timer = time.AfterFunc(s.pollTTL, func() { s.expirePoll(p) })
+	p.mu.Unlock()
 	s.polls.runs.Add(1)
 	s.polls.mu.Unlock()
 	go s.runPoll(rctx, p, done)
@@ -269,9 +272,9 @@ var errPollExpired = status.Error(codes.FailedPrecondition, "the poll expired; r
 // expirePoll drops a poll nobody asked about for PollTTL (unless it was asked meanwhile).
 func (s *Server) expirePoll(p *poll) {
 	p.mu.Lock()
-	if s.sign.now().Before(p.expires) {
+	if now := s.sign.now(); now.Before(p.expires) {
+		p.timer.Reset(p.expires.Sub(now) + time.Second)
 		p.mu.Unlock()
-		p.timer.Reset(p.expires.Sub(s.sign.now()) + time.Second)
 		return
 	}
 	p.mu.Unlock()
@@ -332,7 +335,9 @@ func (s *Server) Close() {
 	}
 	s.polls.mu.Unlock()
 	for _, p := range all {
+		p.mu.Lock()
 		p.timer.Stop()
+		p.mu.Unlock()
 		s.closePoll(p, status.Error(codes.Unavailable, "the server is shutting down; run the query again"))
 	}
 }
