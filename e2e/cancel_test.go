@@ -35,7 +35,7 @@ func TestCancelledScanReturnsResources(t *testing.T) {
 			total += int(n)
 		}
 		res.release()
-		baseline := settled(serverGoroutines)
+		baseline := settled(ownGoroutines)
 		for _, after := range []int{1, 3} {
 			ctx, cancel := context.WithCancel(context.Background())
 			info, err := cl.Execute(ctx, query)
@@ -59,22 +59,22 @@ func TestCancelledScanReturnsResources(t *testing.T) {
 				t.Fatalf("%s: cancelled after %d batches, still received all %d rows", name, after, total)
 			}
 			ok := waitFor(5*time.Second, func() bool {
-				return e.store.Pool().Stat().AcquiredConns() == 0 && e.alloc.CurrentAlloc() == 0 && serverGoroutines() <= baseline
+				return e.store.Pool().Stat().AcquiredConns() == 0 && e.alloc.CurrentAlloc() == 0 && ownGoroutines() <= baseline
 			})
 			if !ok {
 				t.Fatalf("%s: after cancelling: %d pooled connections acquired, %d bytes allocated, %d goroutines (baseline %d)",
-					name, e.store.Pool().Stat().AcquiredConns(), e.alloc.CurrentAlloc(), serverGoroutines(), baseline)
+					name, e.store.Pool().Stat().AcquiredConns(), e.alloc.CurrentAlloc(), ownGoroutines(), baseline)
 			}
 		}
 	}
 }
 
-// serverGoroutines counts the goroutines running flightsrv's own code outside this test
+// ownGoroutines counts the goroutines running flightsrv's own code outside this test
 // package: RPC handlers, fragments, bucket reads and their pipelines. gRPC's transport
 // goroutines and pgx's pool maintenance come and go with the machine's load (a full run under
 // load once kept one more than the baseline for 5 s) and belong to no query, so they are left
 // out; a fragment or handler left running still counts, since its stack holds our frames.
-func serverGoroutines() int {
+func ownGoroutines() int {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
