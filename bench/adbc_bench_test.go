@@ -1,14 +1,11 @@
 package bench
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,11 +21,7 @@ import (
 
 // adbcHelper is a long-lived Python process running testdata/adbcfetch.py: ADBC's Flight SQL
 // driver fetching whole results, one JSON line per request. Not safe for concurrent use.
-type adbcHelper struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Reader
-}
+type adbcHelper struct{ *pyHelper }
 
 // adbcAnswer is one fetch's answer: rows and batches read, the time to the first batch and to
 // the end of the stream (measured in Python), or an error.
@@ -43,65 +36,27 @@ type adbcAnswer struct {
 // startADBC starts the helper; it returns an error saying what is missing when Python or the
 // adbc_driver_flightsql module is not there.
 func startADBC() (*adbcHelper, error) {
-	py := pythonPath()
-	if _, err := os.Stat(py); err != nil {
-		return nil, fmt.Errorf("no Python at %s (set %s, or run `make bench`, which installs ADBC's Flight SQL driver into .venv)", py, EnvPython)
-	}
-	cmd := exec.Command(py, filepath.Join(repoRoot(), "bench", "testdata", "adbcfetch.py"))
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	h, line, err := startPyHelper("ADBC helper", "adbcfetch.py", "installs ADBC's Flight SQL driver into .venv")
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", py, err)
-	}
-	h := &adbcHelper{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}
-	if line, err := h.out.ReadBytes('\n'); err != nil || !strings.Contains(string(line), `"ready": true`) {
+	if !strings.Contains(string(line), `"ready": true`) {
 		h.Close()
-		return nil, fmt.Errorf("ADBC helper did not start (is adbc_driver_flightsql installed for %s?): %v", py, err)
+		return nil, fmt.Errorf("ADBC helper: unexpected greeting %q (is adbc_driver_flightsql installed?)", line)
 	}
-	return h, nil
+	return &adbcHelper{h}, nil
 }
 
 // Fetch runs sql at uri and reads the whole result.
 func (h *adbcHelper) Fetch(uri, sql string) (adbcAnswer, error) {
 	var a adbcAnswer
-	req, err := json.Marshal(map[string]string{"uri": uri, "sql": sql})
-	if err != nil {
-		return a, err
-	}
-	if _, err := h.stdin.Write(append(req, '\n')); err != nil {
-		return a, err
-	}
-	line, err := h.out.ReadBytes('\n')
-	if err != nil {
-		return a, fmt.Errorf("ADBC helper: %w", err)
-	}
-	if err := json.Unmarshal(line, &a); err != nil {
+	if err := h.ask(map[string]string{"uri": uri, "sql": sql}, &a); err != nil {
 		return a, err
 	}
 	if a.Error != "" {
 		return a, fmt.Errorf("ADBC: %s", a.Error)
 	}
 	return a, nil
-}
-
-// Close ends the helper (its stdin closes, it exits) and reaps it.
-func (h *adbcHelper) Close() {
-	h.stdin.Close()
-	done := make(chan struct{})
-	go func() { _ = h.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = h.cmd.Process.Kill()
-		<-done
-	}
 }
 
 // adbcVariant is one way of serving ORD's history to ADBC.
