@@ -3,6 +3,8 @@ package e2e
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -80,6 +84,30 @@ func TestUserTrialRefusals(t *testing.T) {
 		}
 		if s := logs.String(); strings.Contains(strings.ToLower(s), "zqxjv") || strings.Contains(s, "at or near") {
 			t.Errorf("%.80s: the log holds the client's text:\n%s", c.sql, s)
+		}
+	}
+
+	// A syntax error after a dozen `?` placeholders, prepared as JDBC and ADBC do: its position
+	// is in the client's text, as PostgreSQL reports it for the same text with each `?` replaced
+	// by a one-character operand (PostgreSQL has no `?` placeholders).
+	qs := strings.TrimSuffix(strings.Repeat("?, ", 12), ", ")
+	for _, sql := range []string{
+		"SELECT id FROM flights WHERE origin = ? AND timestamp >= ? AND timestamp < ? AND id NOT IN (" + qs + ") ORDER BY id LIMT 5",
+		"SELECT 'é', id FROM flights WHERE origin IN (" + qs + ") AND timestamp >= ? AND",
+	} {
+		conn, err := pgx.Connect(ctx, e.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = conn.Prepare(ctx, "", strings.ReplaceAll(sql, "?", "1"))
+		conn.Close(ctx)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Position == 0 {
+			t.Fatalf("PostgreSQL: %v, want a syntax error with a position", err)
+		}
+		want := fmt.Sprintf("%s (position %d)", pe.Message, pe.Position)
+		if _, err := cl.Prepare(ctx, sql); status.Code(err) != codes.InvalidArgument || status.Convert(err).Message() != want {
+			t.Errorf("%.60s…: %v, want InvalidArgument %q", sql, err, want)
 		}
 	}
 }

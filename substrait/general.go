@@ -49,13 +49,9 @@ func parseOne(sql string) (*pg.Node, bool, error) {
 	if !utf8.ValidString(sql) {
 		return nil, false, ErrInvalidUTF8Query
 	}
-	text, _, err := rewritePlaceholders(sql)
+	res, err := parseStatement(sql)
 	if err != nil {
 		return nil, false, err
-	}
-	res, err := pg.Parse(text)
-	if err != nil {
-		return nil, false, syntaxError(err)
 	}
 	switch n := len(res.GetStmts()); {
 	case n == 0:

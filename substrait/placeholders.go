@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
@@ -33,12 +34,27 @@ import (
 // `?` and `$n` is refused with ErrMixedPlaceholders. A text the lexer rejects (an
 // unterminated string…) is a syntax error.
 func rewritePlaceholders(sql string) (string, int, error) {
+	text, edits, err := rewritePlaceholderEdits(sql)
+	return text, len(edits), err
+}
+
+// placeholderEdit is one `?` token rewritten by rewritePlaceholderEdits: the token's byte span
+// in the client's text and the span of its replacement in the rewritten text.
+type placeholderEdit struct {
+	origStart, origEnd int
+	newStart, newEnd   int
+}
+
+// rewritePlaceholderEdits is rewritePlaceholders returning, instead of the count, the edits in
+// text order (one per placeholder), from which origPosition maps a position of the rewritten
+// text back to the client's.
+func rewritePlaceholderEdits(sql string) (string, []placeholderEdit, error) {
 	if !strings.Contains(sql, "?") {
-		return sql, 0, nil
+		return sql, nil, nil
 	}
 	res, err := pg.Scan(sql)
 	if err != nil {
-		return "", 0, syntaxError(err)
+		return "", nil, syntaxError(err)
 	}
 	toks := make([]*pg.ScanToken, 0, len(res.GetTokens()))
 	for _, t := range res.GetTokens() {
@@ -51,11 +67,13 @@ func rewritePlaceholders(sql string) (string, int, error) {
 		last    int // byte offset copied so far
 		n       int // placeholders found
 		dollars bool
+		edits   []placeholderEdit
 	)
 	// emit replaces token t by `<before> $n <after>`: the operator text glued to the `?`
 	// stays, separated by spaces so that the lexer sees `$n` alone.
 	emit := func(t *pg.ScanToken, before, after string) {
 		out.WriteString(sql[last:t.Start])
+		e := placeholderEdit{origStart: int(t.Start), origEnd: int(t.End), newStart: out.Len()}
 		n++
 		out.WriteString(before)
 		out.WriteString(" $")
@@ -63,6 +81,8 @@ func rewritePlaceholders(sql string) (string, int, error) {
 		out.WriteString(" ")
 		out.WriteString(after)
 		last = int(t.End)
+		e.newEnd = out.Len()
+		edits = append(edits, e)
 	}
 	for i, t := range toks {
 		if t.Token == pg.Token_PARAM {
@@ -99,13 +119,60 @@ func rewritePlaceholders(sql string) (string, int, error) {
 		}
 	}
 	if n == 0 {
-		return sql, 0, nil
+		return sql, nil, nil
 	}
 	if dollars {
-		return "", 0, ErrMixedPlaceholders
+		return "", nil, ErrMixedPlaceholders
 	}
 	out.WriteString(sql[last:])
-	return out.String(), n, nil
+	return out.String(), edits, nil
+}
+
+// parseStatement rewrites the `?` placeholders of sql (rewritePlaceholders) and parses the
+// result with PostgreSQL's grammar. A syntax error's position refers to sql as the client
+// wrote it, not to the rewritten text (where each `$n` is longer than its `?`): PostgreSQL's
+// 1-based character position, mapped back through the edits. Errors are *Error values
+// (syntaxError).
+func parseStatement(sql string) (*pg.ParseResult, error) {
+	text, edits, err := rewritePlaceholderEdits(sql)
+	if err != nil {
+		return nil, err
+	}
+	res, err := pg.Parse(text)
+	if err != nil {
+		var pe *pgparser.Error
+		if errors.As(err, &pe) && pe.Cursorpos > 0 && len(edits) > 0 {
+			mapped := *pe
+			mapped.Cursorpos = origPosition(sql, text, edits, pe.Cursorpos)
+			err = &mapped
+		}
+		return nil, syntaxError(err)
+	}
+	return res, nil
+}
+
+// origPosition maps pos, a 1-based character position in text (PostgreSQL's cursor position;
+// one past the end for "at end of input"), to the same place in orig, of which text is the
+// rewrite by edits. A position inside a `$n` replacement maps to the start of its `?` token.
+func origPosition(orig, text string, edits []placeholderEdit, pos int) int {
+	b := 0 // the byte offset of character pos in text
+	for i := 1; i < pos && b < len(text); i++ {
+		_, size := utf8.DecodeRuneInString(text[b:])
+		b += size
+	}
+	ob := b
+	for _, e := range edits {
+		if b < e.newStart {
+			break
+		}
+		if b < e.newEnd {
+			ob = e.origStart
+			break
+		}
+		ob = b + e.origEnd - e.newEnd
+	}
+	ob = min(max(ob, 0), len(orig))
+	return utf8.RuneCountInString(orig[:ob]) + 1
 }
 
 // Reserved keywords that nevertheless form a complete operand.

@@ -2,7 +2,10 @@ package substrait
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestRewritePlaceholders(t *testing.T) {
@@ -65,5 +68,41 @@ func TestRewritePlaceholdersErrors(t *testing.T) {
 	if !errors.As(err, &e) || e.Msg != `unterminated quoted string at or near "'secret" (position 15)` ||
 		e.LogMessage() != "SQL syntax error at position 15" || e.SQLState != "42601" {
 		t.Errorf("unterminated literal: %#v", e)
+	}
+}
+
+// TestSyntaxErrorPositionAfterPlaceholders: the position of a syntax error after `?`
+// placeholders refers to the client's text, although each `$n` the parser reads is longer
+// than its `?` (twelve of them here, so two-digit ones too). The expected position is the
+// 1-based character offset of the offending token in the client's text (PostgreSQL counts
+// characters, not bytes: the 'é' before it is one).
+func TestSyntaxErrorPositionAfterPlaceholders(t *testing.T) {
+	t.Parallel()
+	qs := strings.TrimSuffix(strings.Repeat("?,", 12), ",")
+	for _, c := range []struct{ sql, at, msg string }{
+		{`SELECT 'é', ? FROM t WHERE a IN (` + qs + `) AND b = ? FORM x`, "FORM", `syntax error at or near "FORM"`},
+		{`SELECT ? + ? FROM t WHERE a IN (` + qs + `) AND b=? AND`, "", "syntax error at end of input"},
+		// The error at a placeholder itself: at its `?`, named by the parameter it became.
+		{`SELECT a FROM t WHERE a IN (` + qs + `) ?`, "", `syntax error at or near "$13"`},
+		{`SELECT a FROM t WHERE a IN (` + qs + `) AND b = 'unterminated`, "'unterminated", `unterminated quoted string at or near "'unterminated"`},
+	} {
+		_, err := Prepare(c.sql, testCatalog(t))
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%s: %v, want a syntax error", c.sql, err)
+			continue
+		}
+		at := strings.Index(c.sql, c.at)
+		switch {
+		case c.at == "" && strings.HasSuffix(c.msg, "end of input"):
+			at = len(c.sql)
+		case c.at == "":
+			at = strings.LastIndex(c.sql, "?")
+		}
+		pos := utf8.RuneCountInString(c.sql[:at]) + 1
+		if !strings.HasSuffix(e.Msg, fmt.Sprintf(" (position %d)", pos)) || !strings.HasPrefix(e.Msg, c.msg) ||
+			e.LogMessage() != fmt.Sprintf("SQL syntax error at position %d", pos) {
+			t.Errorf("%s: %q (log %q), want %q at position %d", c.sql, e.Msg, e.LogMessage(), c.msg, pos)
+		}
 	}
 }

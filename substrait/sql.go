@@ -66,13 +66,9 @@ func analyzeSQL(sql string, cat Catalog) (*template, error) {
 	if !utf8.ValidString(sql) {
 		return nil, ErrInvalidUTF8Query
 	}
-	text, _, err := rewritePlaceholders(sql)
+	res, err := parseStatement(sql)
 	if err != nil {
 		return nil, err
-	}
-	res, err := pg.Parse(text)
-	if err != nil {
-		return nil, syntaxError(err)
 	}
 	switch n := len(res.GetStmts()); {
 	case n == 0:
