@@ -105,8 +105,8 @@ soak: tools
 # load: the load test at length (make test runs it for 3 s): 64 concurrent clients for
 # LOAD_DURATION against one `flightsrv serve` process with --max-queries 4, --max-queued 8 and
 # --queue-wait 1s, looping over ORD's ordered scan, COUNT(*), a poll and GetTables while
-# appends run; every request succeeds or gets UNAVAILABLE, none hangs; it reports the requests
-# by outcome and the server's peak RSS, and checks that its goroutines and PostgreSQL
+# appends run; every request succeeds or gets admission control's UNAVAILABLE naming the limit,
+# none hangs; it reports the requests (polls included) by outcome and the server's peak RSS, and checks that its goroutines and PostgreSQL
 # connections return to their baseline. About three minutes on 2 cores.
 LOAD_DURATION ?= 60s
 load: tools
