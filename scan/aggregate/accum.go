@@ -127,534 +127,417 @@ func (a *countValues[T]) addValues(_ []T, gids []uint32, mask []bool) { a.addRow
 func newSum(dt arrow.DataType, avg bool) accumulator {
 	switch dt.ID() {
 	case arrow.INT8:
-		return &sumIntAcc[int8]{avg: avg}
+		return &sumAcc[int8]{avg: avg, sums: &intSums[int8]{}}
 	case arrow.INT16:
-		return &sumIntAcc[int16]{avg: avg}
+		return &sumAcc[int16]{avg: avg, sums: &intSums[int16]{}}
 	case arrow.INT32:
-		return &sumIntAcc[int32]{avg: avg}
+		return &sumAcc[int32]{avg: avg, sums: &intSums[int32]{}}
 	case arrow.INT64:
-		return &sumIntAcc[int64]{avg: avg}
+		return &sumAcc[int64]{avg: avg, sums: &intSums[int64]{}}
 	case arrow.UINT8:
-		return &sumIntAcc[uint8]{avg: avg}
+		return &sumAcc[uint8]{avg: avg, sums: &intSums[uint8]{}}
 	case arrow.UINT16:
-		return &sumIntAcc[uint16]{avg: avg}
+		return &sumAcc[uint16]{avg: avg, sums: &intSums[uint16]{}}
 	case arrow.UINT32:
-		return &sumIntAcc[uint32]{avg: avg}
+		return &sumAcc[uint32]{avg: avg, sums: &intSums[uint32]{}}
 	case arrow.UINT64:
-		return &sumIntAcc[uint64]{avg: avg}
+		return &sumAcc[uint64]{avg: avg, sums: &intSums[uint64]{}}
 	case arrow.FLOAT32:
-		return &sumFloatAcc[float32]{avg: avg}
+		return &sumAcc[float32]{avg: avg, sums: &floatSums[float32]{}}
 	case arrow.FLOAT64:
-		return &sumFloatAcc[float64]{avg: avg}
+		return &sumAcc[float64]{avg: avg, sums: &floatSums[float64]{}}
 	}
 	panic("aggregate: sum of " + dt.String())
 }
 
-// sumIntAcc is sum or avg over integers of physical type T: an exact 128-bit sum and a count
-// per group.
-type sumIntAcc[T integerT] struct {
+// sumAcc is sum or avg over values of physical type T: per group, the sum (kept by sums, exact
+// 128-bit integers or float64) and the number of values summed (count; a group without values
+// is null). Avg's partial state is the sum and the count; sum's is the sum alone.
+type sumAcc[T fixedT] struct {
 	avg     bool
-	sum     []int128
-	cnt     []int64
+	count   countAcc
+	sums    sumsOf[T]
 	scratch []byte
 }
 
-func (a *sumIntAcc[T]) grow(n int) {
-	a.sum = grown(a.sum, n)
-	a.cnt = grown(a.cnt, n)
+// sumsOf is sumAcc's per-group sums of values of physical type T. Like accumulator, it is
+// called once per batch by one goroutine.
+type sumsOf[T fixedT] interface {
+	grow(n int)
+	// add adds vals[i] to group gids[i] for the rows whose mask is true (mask nil: all).
+	add(vals []T, gids []uint32, mask []bool)
+	// merge adds the non-null partial sums of col to groups gids.
+	merge(col arrow.Array, gids []uint32) error
+	// float returns group g's sum as a float64 (avg's numerator).
+	float(g int) float64
+	// result returns the sums of groups lo..hi-1 as sum's result type (int64 for integers:
+	// ErrSumOverflow when one does not fit; float64 for floats), null where valid is false.
+	result(mem memory.Allocator, lo, hi int, valid []bool) (arrow.Array, error)
+	// state returns the partial sums of groups lo..hi-1, null where valid is false.
+	state(mem memory.Allocator, lo, hi int, valid []bool) arrow.Array
+	heapBytes() int64
 }
 
-func (a *sumIntAcc[T]) update(arg arrow.Array, gids []uint32, mask []bool) error {
+func (a *sumAcc[T]) grow(n int) {
+	a.count.grow(n)
+	a.sums.grow(n)
+}
+
+func (a *sumAcc[T]) update(arg arrow.Array, gids []uint32, mask []bool) error {
 	a.addValues(physValues[T](arg, &a.scratch), gids, mask)
 	return nil
 }
 
-func (a *sumIntAcc[T]) addValues(vals []T, gids []uint32, mask []bool) {
-	vals = vals[:len(gids)]
-	sum, cnt := a.sum, a.cnt
-	if len(sum) == 1 { // one group: every gid is 0; sum in registers
-		s, n := sum[0], cnt[0]
-		signed := isSigned[T]()
-		if mask != nil {
-			mask = mask[:len(vals)]
-		}
-		for i, x := range vals {
-			if mask != nil && !mask[i] {
-				continue
-			}
-			var c uint64
-			if signed {
-				v := int64(x)
-				s.lo, c = bits.Add64(s.lo, uint64(v), 0)
-				s.hi += v>>63 + int64(c)
-			} else {
-				s.lo, c = bits.Add64(s.lo, uint64(x), 0)
-				s.hi += int64(c)
-			}
-			n++
-		}
-		sum[0], cnt[0] = s, n
-		return
-	}
-	if isSigned[T]() {
-		if mask == nil {
-			for i, g := range gids {
-				v := int64(vals[i])
-				s := &sum[g]
-				var c uint64
-				s.lo, c = bits.Add64(s.lo, uint64(v), 0)
-				s.hi += v>>63 + int64(c)
-				cnt[g]++
-			}
-			return
-		}
-		mask = mask[:len(gids)]
-		for i, g := range gids {
-			if !mask[i] {
-				continue
-			}
-			v := int64(vals[i])
-			s := &sum[g]
-			var c uint64
-			s.lo, c = bits.Add64(s.lo, uint64(v), 0)
-			s.hi += v>>63 + int64(c)
-			cnt[g]++
-		}
-		return
-	}
-	if mask == nil {
-		for i, g := range gids {
-			s := &sum[g]
-			var c uint64
-			s.lo, c = bits.Add64(s.lo, uint64(vals[i]), 0)
-			s.hi += int64(c)
-			cnt[g]++
-		}
-		return
-	}
-	mask = mask[:len(gids)]
-	for i, g := range gids {
-		if !mask[i] {
-			continue
-		}
-		s := &sum[g]
-		var c uint64
-		s.lo, c = bits.Add64(s.lo, uint64(vals[i]), 0)
-		s.hi += int64(c)
-		cnt[g]++
-	}
+func (a *sumAcc[T]) addValues(vals []T, gids []uint32, mask []bool) {
+	a.count.addRows(gids, mask)
+	a.sums.add(vals, gids, mask)
 }
 
-func (a *sumIntAcc[T]) merge(cols []arrow.Array, gids []uint32) error {
-	d, ok := cols[0].(*array.Decimal128)
-	if !ok {
-		return fmt.Errorf("aggregate: sum state is %s, not decimal128", cols[0].DataType())
+func (a *sumAcc[T]) merge(cols []arrow.Array, gids []uint32) error {
+	if err := a.sums.merge(cols[0], gids); err != nil {
+		return err
 	}
-	nums := d.Values()[:len(gids)]
-	var counts []int64
-	if a.avg {
-		c, ok := cols[1].(*array.Int64)
-		if !ok {
-			return fmt.Errorf("aggregate: avg count state is %s, not int64", cols[1].DataType())
-		}
-		counts = c.Int64Values()
+	if a.avg { // the counts column: nulls count nothing, as their sums are null too
+		return a.count.merge(cols[1:], gids)
 	}
+	// Every non-null partial sum counts one value: its group is no longer empty.
+	n := a.count.n
 	for i, g := range gids {
-		if d.IsNull(i) {
-			continue
-		}
-		s := &a.sum[g]
-		x := nums[i]
-		lo, c := bits.Add64(s.lo, x.LowBits(), 0)
-		hi := s.hi + x.HighBits() + int64(c)
-		// Signed 128-bit overflow: both operands have one sign and the result the other.
-		if (s.hi < 0) == (x.HighBits() < 0) && (hi < 0) != (s.hi < 0) {
-			return fmt.Errorf("aggregate: sum overflows 128 bits")
-		}
-		s.lo, s.hi = lo, hi
-		if a.avg {
-			a.cnt[g] += counts[i]
-		} else {
-			a.cnt[g]++
+		if cols[0].IsValid(i) {
+			n[g]++
 		}
 	}
 	return nil
 }
 
-func (a *sumIntAcc[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+// valid returns which of groups lo..hi-1 summed a value (the others are null).
+func (a *sumAcc[T]) valid(lo, hi int) []bool {
 	valid := make([]bool, hi-lo)
-	if a.avg {
-		out := make([]float64, hi-lo)
-		for i := range out {
-			if c := a.cnt[lo+i]; c > 0 {
-				valid[i] = true
-				out[i] = a.sum[lo+i].float64() / float64(c)
-			}
-		}
-		return makeFixed(mem, arrow.PrimitiveTypes.Float64, out, valid), nil
+	for i := range valid {
+		valid[i] = a.count.n[lo+i] > 0
 	}
-	out := make([]int64, hi-lo)
-	for i := range out {
-		if a.cnt[lo+i] == 0 {
-			continue
-		}
-		v, ok := a.sum[lo+i].int64()
-		if !ok {
-			return nil, ErrSumOverflow
-		}
-		out[i], valid[i] = v, true
-	}
-	return makeFixed(mem, arrow.PrimitiveTypes.Int64, out, valid), nil
+	return valid
 }
 
-func (a *sumIntAcc[T]) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
-	b := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 38, Scale: 0})
-	defer b.Release()
-	b.Reserve(hi - lo)
-	for g := lo; g < hi; g++ {
-		if a.cnt[g] == 0 {
-			b.AppendNull()
-			continue
-		}
-		b.Append(decimal128.New(a.sum[g].hi, a.sum[g].lo))
+func (a *sumAcc[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	valid := a.valid(lo, hi)
+	if !a.avg {
+		return a.sums.result(mem, lo, hi, valid)
 	}
-	out := []arrow.Array{b.NewArray()}
-	if a.avg {
-		out = append(out, makeFixed(mem, arrow.PrimitiveTypes.Int64, a.cnt[lo:hi], nil))
-	}
-	return out, nil
-}
-
-func (a *sumIntAcc[T]) heapBytes() int64 {
-	return int64(cap(a.sum))*16 + int64(cap(a.cnt))*8 + int64(cap(a.scratch))
-}
-
-// sumFloatAcc is sum or avg over floats of physical type T: a float64 sum and a count per
-// group.
-type sumFloatAcc[T floatT] struct {
-	avg bool
-	sum []float64
-	cnt []int64
-}
-
-func (a *sumFloatAcc[T]) grow(n int) {
-	a.sum = grown(a.sum, n)
-	a.cnt = grown(a.cnt, n)
-}
-
-func (a *sumFloatAcc[T]) update(arg arrow.Array, gids []uint32, mask []bool) error {
-	a.addValues(physValues[T](arg, nil), gids, mask)
-	return nil
-}
-
-func (a *sumFloatAcc[T]) addValues(vals []T, gids []uint32, mask []bool) {
-	vals = vals[:len(gids)]
-	sum, cnt := a.sum, a.cnt
-	if len(sum) == 1 { // one group: every gid is 0; sum in registers
-		s, n := sum[0], cnt[0]
-		if mask != nil {
-			mask = mask[:len(vals)]
-		}
-		for i, x := range vals {
-			if mask == nil || mask[i] {
-				s += float64(x)
-				n++
-			}
-		}
-		sum[0], cnt[0] = s, n
-		return
-	}
-	if mask == nil {
-		for i, g := range gids {
-			sum[g] += float64(vals[i])
-			cnt[g]++
-		}
-		return
-	}
-	mask = mask[:len(gids)]
-	for i, g := range gids {
-		if mask[i] {
-			sum[g] += float64(vals[i])
-			cnt[g]++
-		}
-	}
-}
-
-func (a *sumFloatAcc[T]) merge(cols []arrow.Array, gids []uint32) error {
-	f, ok := cols[0].(*array.Float64)
-	if !ok {
-		return fmt.Errorf("aggregate: sum state is %s, not float64", cols[0].DataType())
-	}
-	vals := f.Float64Values()[:len(gids)]
-	var counts []int64
-	if a.avg {
-		c, ok := cols[1].(*array.Int64)
-		if !ok {
-			return fmt.Errorf("aggregate: avg count state is %s, not int64", cols[1].DataType())
-		}
-		counts = c.Int64Values()
-	}
-	for i, g := range gids {
-		if f.IsNull(i) {
-			continue
-		}
-		a.sum[g] += vals[i]
-		if a.avg {
-			a.cnt[g] += counts[i]
-		} else {
-			a.cnt[g]++
-		}
-	}
-	return nil
-}
-
-func (a *sumFloatAcc[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
-	valid := make([]bool, hi-lo)
 	out := make([]float64, hi-lo)
 	for i := range out {
-		if c := a.cnt[lo+i]; c > 0 {
-			valid[i] = true
-			out[i] = a.sum[lo+i]
-			if a.avg {
-				out[i] /= float64(c)
-			}
+		if valid[i] {
+			out[i] = a.sums.float(lo+i) / float64(a.count.n[lo+i])
 		}
 	}
 	return makeFixed(mem, arrow.PrimitiveTypes.Float64, out, valid), nil
 }
 
-func (a *sumFloatAcc[T]) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
-	valid := make([]bool, hi-lo)
-	for i := range valid {
-		valid[i] = a.cnt[lo+i] > 0
-	}
-	out := []arrow.Array{makeFixed(mem, arrow.PrimitiveTypes.Float64, a.sum[lo:hi], valid)}
+func (a *sumAcc[T]) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+	out := []arrow.Array{a.sums.state(mem, lo, hi, a.valid(lo, hi))}
 	if a.avg {
-		out = append(out, makeFixed(mem, arrow.PrimitiveTypes.Int64, a.cnt[lo:hi], nil))
+		out = append(out, makeFixed(mem, arrow.PrimitiveTypes.Int64, a.count.n[lo:hi], nil))
 	}
 	return out, nil
 }
 
-func (a *sumFloatAcc[T]) heapBytes() int64 { return int64(cap(a.sum))*8 + int64(cap(a.cnt))*8 }
+func (a *sumAcc[T]) heapBytes() int64 {
+	return a.count.heapBytes() + a.sums.heapBytes() + int64(cap(a.scratch))
+}
 
-func newMinMax(dt arrow.DataType, isMax bool) accumulator {
-	switch dt.ID() {
-	case arrow.INT8:
-		return &minMaxAcc[int8]{max: isMax, dt: dt}
-	case arrow.INT16:
-		return &minMaxAcc[int16]{max: isMax, dt: dt}
-	case arrow.INT32, arrow.DATE32:
-		return &minMaxAcc[int32]{max: isMax, dt: dt}
-	case arrow.INT64, arrow.TIMESTAMP:
-		return &minMaxAcc[int64]{max: isMax, dt: dt}
-	case arrow.UINT8, arrow.BOOL:
-		return &minMaxAcc[uint8]{max: isMax, dt: dt}
-	case arrow.UINT16:
-		return &minMaxAcc[uint16]{max: isMax, dt: dt}
-	case arrow.UINT32:
-		return &minMaxAcc[uint32]{max: isMax, dt: dt}
-	case arrow.UINT64:
-		return &minMaxAcc[uint64]{max: isMax, dt: dt}
-	case arrow.FLOAT32:
-		return &minMaxFloat[float32]{max: isMax, dt: dt}
-	case arrow.FLOAT64:
-		return &minMaxFloat[float64]{max: isMax, dt: dt}
-	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
-		return &minMaxBytes{max: isMax, dt: dt}
+// addInt returns s + x, x sign-extended when T is signed (the test folds to a constant in each
+// instantiation).
+func addInt[T integerT](s int128, x T) int128 {
+	v := int64(x)
+	var ext int64
+	if isSigned[T]() {
+		ext = v >> 63
 	}
-	panic("aggregate: min/max of " + dt.String())
+	lo, c := bits.Add64(s.lo, uint64(v), 0)
+	return int128{lo: lo, hi: s.hi + ext + int64(c)}
 }
 
-// minMaxAcc is min or max over integers (and timestamps, dates, booleans) of physical type T;
-// its state is the value itself, of the input type dt.
-type minMaxAcc[T integerT] struct {
-	max     bool
-	dt      arrow.DataType
-	vals    []T
-	has     []bool
-	scratch []byte
-	mask    []bool
-}
+// intSums are exact 128-bit sums of integers of physical type T.
+type intSums[T integerT] struct{ sum []int128 }
 
-func (a *minMaxAcc[T]) grow(n int) {
-	a.vals = grown(a.vals, n)
-	a.has = grown(a.has, n)
-}
+func (s *intSums[T]) grow(n int) { s.sum = grown(s.sum, n) }
 
-func (a *minMaxAcc[T]) update(arg arrow.Array, gids []uint32, mask []bool) error {
-	vals := physValues[T](arg, &a.scratch)[:len(gids)]
-	cur, has := a.vals, a.has
-	if len(cur) == 1 { // one group: every gid is 0; extreme in registers
-		c, h := cur[0], has[0]
-		if mask != nil {
-			mask = mask[:len(vals)]
-		}
-		if a.max {
-			for i, v := range vals {
-				if (mask == nil || mask[i]) && (!h || v > c) {
-					c, h = v, true
-				}
-			}
-		} else {
-			for i, v := range vals {
-				if (mask == nil || mask[i]) && (!h || v < c) {
-					c, h = v, true
-				}
-			}
-		}
-		cur[0], has[0] = c, h
-		return nil
-	}
-	switch {
-	case a.max && mask == nil:
-		for i, g := range gids {
-			if v := vals[i]; !has[g] || v > cur[g] {
-				cur[g], has[g] = v, true
-			}
-		}
-	case a.max:
-		mask = mask[:len(gids)]
-		for i, g := range gids {
-			if v := vals[i]; mask[i] && (!has[g] || v > cur[g]) {
-				cur[g], has[g] = v, true
-			}
-		}
-	case mask == nil:
-		for i, g := range gids {
-			if v := vals[i]; !has[g] || v < cur[g] {
-				cur[g], has[g] = v, true
-			}
-		}
-	default:
-		mask = mask[:len(gids)]
-		for i, g := range gids {
-			if v := vals[i]; mask[i] && (!has[g] || v < cur[g]) {
-				cur[g], has[g] = v, true
-			}
-		}
-	}
-	return nil
-}
-
-func (a *minMaxAcc[T]) merge(cols []arrow.Array, gids []uint32) error {
-	a.mask = validMask(cols[0], a.mask)
-	return a.update(cols[0], gids, a.mask)
-}
-
-func (a *minMaxAcc[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
-	return makeFixed(mem, a.dt, a.vals[lo:hi], a.has[lo:hi]), nil
-}
-
-func (a *minMaxAcc[T]) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
-	r, err := a.result(mem, lo, hi)
-	return []arrow.Array{r}, err
-}
-
-func (a *minMaxAcc[T]) heapBytes() int64 {
-	return int64(cap(a.vals))*sizeOf[T]() + int64(cap(a.has)) + int64(cap(a.scratch)) + int64(cap(a.mask))
-}
-
-// minMaxFloat is min or max over floats: NaN is greater than every other value (PostgreSQL's
-// order), so max is NaN when any value is and min only when all are.
-type minMaxFloat[T floatT] struct {
-	max  bool
-	dt   arrow.DataType
-	vals []T
-	has  []bool
-	mask []bool
-}
-
-func (a *minMaxFloat[T]) grow(n int) {
-	a.vals = grown(a.vals, n)
-	a.has = grown(a.has, n)
-}
-
-func (a *minMaxFloat[T]) update(arg arrow.Array, gids []uint32, mask []bool) error {
-	vals := physValues[T](arg, nil)[:len(gids)]
-	cur, has := a.vals, a.has
+func (s *intSums[T]) add(vals []T, gids []uint32, mask []bool) {
+	vals = vals[:len(gids)]
 	if mask != nil {
 		mask = mask[:len(gids)]
 	}
-	if len(cur) == 1 { // one group: every gid is 0; extreme in registers
-		c, h := cur[0], has[0]
-		if a.max {
-			for i, v := range vals {
-				if (mask == nil || mask[i]) && (!h || (v != v && c == c) || v > c) {
-					c, h = v, true
-				}
-			}
-		} else {
-			for i, v := range vals {
-				if (mask == nil || mask[i]) && (!h || (c != c && v == v) || v < c) {
-					c, h = v, true
-				}
+	sum := s.sum
+	if len(sum) == 1 { // one group: every gid is 0; sum in registers
+		acc := sum[0]
+		for i, x := range vals {
+			if mask == nil || mask[i] {
+				acc = addInt(acc, x)
 			}
 		}
-		cur[0], has[0] = c, h
-		return nil
-	}
-	if a.max {
-		for i, g := range gids {
-			if mask != nil && !mask[i] {
-				continue
-			}
-			// v > c in NaN-greatest order: v is NaN and c is not, or both are numbers and v > c.
-			if v, c := vals[i], cur[g]; !has[g] || (v != v && c == c) || v > c {
-				cur[g], has[g] = v, true
-			}
-		}
-		return nil
+		sum[0] = acc
+		return
 	}
 	for i, g := range gids {
-		if mask != nil && !mask[i] {
+		if mask == nil || mask[i] {
+			sum[g] = addInt(sum[g], vals[i])
+		}
+	}
+}
+
+func (s *intSums[T]) merge(col arrow.Array, gids []uint32) error {
+	d, ok := col.(*array.Decimal128)
+	if !ok {
+		return fmt.Errorf("aggregate: sum state is %s, not decimal128", col.DataType())
+	}
+	nums := d.Values()[:len(gids)]
+	for i, g := range gids {
+		if d.IsNull(i) {
 			continue
 		}
-		// v < c in NaN-greatest order: c is NaN and v is not, or both are numbers and v < c.
-		if v, c := vals[i], cur[g]; !has[g] || (c != c && v == v) || v < c {
-			cur[g], has[g] = v, true
+		cur := &s.sum[g]
+		x := nums[i]
+		lo, c := bits.Add64(cur.lo, x.LowBits(), 0)
+		hi := cur.hi + x.HighBits() + int64(c)
+		// Signed 128-bit overflow: both operands have one sign and the result the other.
+		if (cur.hi < 0) == (x.HighBits() < 0) && (hi < 0) != (cur.hi < 0) {
+			return fmt.Errorf("aggregate: sum overflows 128 bits")
+		}
+		cur.lo, cur.hi = lo, hi
+	}
+	return nil
+}
+
+func (s *intSums[T]) float(g int) float64 { return s.sum[g].float64() }
+
+func (s *intSums[T]) result(mem memory.Allocator, lo, hi int, valid []bool) (arrow.Array, error) {
+	out := make([]int64, hi-lo)
+	for i := range out {
+		if !valid[i] {
+			continue
+		}
+		v, ok := s.sum[lo+i].int64()
+		if !ok {
+			return nil, ErrSumOverflow
+		}
+		out[i] = v
+	}
+	return makeFixed(mem, arrow.PrimitiveTypes.Int64, out, valid), nil
+}
+
+func (s *intSums[T]) state(mem memory.Allocator, lo, hi int, valid []bool) arrow.Array {
+	b := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 38, Scale: 0})
+	defer b.Release()
+	b.Reserve(hi - lo)
+	for i, ok := range valid {
+		if !ok {
+			b.AppendNull()
+			continue
+		}
+		b.Append(decimal128.New(s.sum[lo+i].hi, s.sum[lo+i].lo))
+	}
+	return b.NewArray()
+}
+
+func (s *intSums[T]) heapBytes() int64 { return int64(cap(s.sum)) * 16 }
+
+// floatSums are float64 sums of floats of physical type T.
+type floatSums[T floatT] struct{ sum []float64 }
+
+func (s *floatSums[T]) grow(n int) { s.sum = grown(s.sum, n) }
+
+// add is intSums.add with float arithmetic. The two loops stay apart: one kernel taking the
+// addition as a function value (not inlined: an indirect call per row) measured 2.5 times
+// slower over 1M int64 rows.
+func (s *floatSums[T]) add(vals []T, gids []uint32, mask []bool) {
+	vals = vals[:len(gids)]
+	if mask != nil {
+		mask = mask[:len(gids)]
+	}
+	sum := s.sum
+	if len(sum) == 1 { // one group: every gid is 0; sum in registers
+		acc := sum[0]
+		for i, x := range vals {
+			if mask == nil || mask[i] {
+				acc += float64(x)
+			}
+		}
+		sum[0] = acc
+		return
+	}
+	for i, g := range gids {
+		if mask == nil || mask[i] {
+			sum[g] += float64(vals[i])
+		}
+	}
+}
+
+func (s *floatSums[T]) merge(col arrow.Array, gids []uint32) error {
+	f, ok := col.(*array.Float64)
+	if !ok {
+		return fmt.Errorf("aggregate: sum state is %s, not float64", col.DataType())
+	}
+	vals := f.Float64Values()[:len(gids)]
+	for i, g := range gids {
+		if f.IsValid(i) {
+			s.sum[g] += vals[i]
 		}
 	}
 	return nil
 }
 
-func (a *minMaxFloat[T]) merge(cols []arrow.Array, gids []uint32) error {
+func (s *floatSums[T]) float(g int) float64 { return s.sum[g] }
+
+func (s *floatSums[T]) result(mem memory.Allocator, lo, hi int, valid []bool) (arrow.Array, error) {
+	return s.state(mem, lo, hi, valid), nil
+}
+
+func (s *floatSums[T]) state(mem memory.Allocator, lo, hi int, valid []bool) arrow.Array {
+	return makeFixed(mem, arrow.PrimitiveTypes.Float64, s.sum[lo:hi], valid)
+}
+
+func (s *floatSums[T]) heapBytes() int64 { return int64(cap(s.sum)) * 8 }
+
+func newMinMax(dt arrow.DataType, isMax bool) accumulator {
+	a := &minMaxAcc{max: isMax, dt: dt}
+	switch dt.ID() {
+	case arrow.INT8:
+		a.vals = &fixedExtremes[int8]{}
+	case arrow.INT16:
+		a.vals = &fixedExtremes[int16]{}
+	case arrow.INT32, arrow.DATE32:
+		a.vals = &fixedExtremes[int32]{}
+	case arrow.INT64, arrow.TIMESTAMP:
+		a.vals = &fixedExtremes[int64]{}
+	case arrow.UINT8, arrow.BOOL:
+		a.vals = &fixedExtremes[uint8]{}
+	case arrow.UINT16:
+		a.vals = &fixedExtremes[uint16]{}
+	case arrow.UINT32:
+		a.vals = &fixedExtremes[uint32]{}
+	case arrow.UINT64:
+		a.vals = &fixedExtremes[uint64]{}
+	case arrow.FLOAT32:
+		a.vals = &fixedExtremes[float32]{}
+	case arrow.FLOAT64:
+		a.vals = &fixedExtremes[float64]{}
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
+		a.vals = &bytesExtremes{}
+	default:
+		panic("aggregate: min/max of " + dt.String())
+	}
+	return a
+}
+
+// minMaxAcc is min or max over a column of type dt: per group, whether it has a value (has)
+// and the extreme so far (kept by vals, typed). Its state is the value itself, of type dt.
+type minMaxAcc struct {
+	max  bool
+	dt   arrow.DataType
+	has  []bool
+	vals extremes
+	mask []bool
+}
+
+// extremes is minMaxAcc's per-group extreme values of one physical type. Like accumulator, it
+// is called once per batch by one goroutine.
+type extremes interface {
+	grow(n int)
+	// update replaces group gids[i]'s value by row i of arg where mask (nil: all) is true and
+	// the group has none (has) or row i's value is greater (max) or less (!max); it sets has.
+	update(arg arrow.Array, gids []uint32, mask, has []bool, max bool)
+	// result returns the values of groups lo..hi-1 as an array of dt, null where has is false.
+	result(mem memory.Allocator, dt arrow.DataType, has []bool, lo, hi int) arrow.Array
+	heapBytes() int64
+}
+
+func (a *minMaxAcc) grow(n int) {
+	a.has = grown(a.has, n)
+	a.vals.grow(n)
+}
+
+func (a *minMaxAcc) update(arg arrow.Array, gids []uint32, mask []bool) error {
+	a.vals.update(arg, gids, mask, a.has, a.max)
+	return nil
+}
+
+func (a *minMaxAcc) merge(cols []arrow.Array, gids []uint32) error {
 	a.mask = validMask(cols[0], a.mask)
 	return a.update(cols[0], gids, a.mask)
 }
 
-func (a *minMaxFloat[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
-	return makeFixed(mem, a.dt, a.vals[lo:hi], a.has[lo:hi]), nil
+func (a *minMaxAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	return a.vals.result(mem, a.dt, a.has, lo, hi), nil
 }
 
-func (a *minMaxFloat[T]) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+func (a *minMaxAcc) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
 	r, err := a.result(mem, lo, hi)
 	return []arrow.Array{r}, err
 }
 
-func (a *minMaxFloat[T]) heapBytes() int64 {
-	return int64(cap(a.vals))*sizeOf[T]() + int64(cap(a.has)) + int64(cap(a.mask))
+func (a *minMaxAcc) heapBytes() int64 {
+	return a.vals.heapBytes() + int64(cap(a.has)) + int64(cap(a.mask))
 }
 
-// minMaxBytes is min or max over text or binary in bytewise order; each group's value is a
-// copy owned by the accumulator.
-type minMaxBytes struct {
-	max   bool
-	dt    arrow.DataType
+// after reports whether v comes after c in PostgreSQL's order of T, where NaN is greater than
+// every number; for integers (where v != v is constant false in each instantiation) it is
+// v > c.
+func after[T fixedT](v, c T) bool { return v > c || (v != v && c == c) }
+
+// fixedExtremes are min or max values of physical type T (integers, timestamps, dates and
+// booleans as integers; floats with NaN greatest, so max is NaN when any value is and min only
+// when all are).
+type fixedExtremes[T fixedT] struct {
+	vals    []T
+	scratch []byte
+}
+
+func (x *fixedExtremes[T]) grow(n int) { x.vals = grown(x.vals, n) }
+
+func (x *fixedExtremes[T]) update(arg arrow.Array, gids []uint32, mask, has []bool, max bool) {
+	vals := physValues[T](arg, &x.scratch)[:len(gids)]
+	if mask != nil {
+		mask = mask[:len(gids)]
+	}
+	cur := x.vals
+	if len(cur) == 1 { // one group: every gid is 0; extreme in registers
+		c, h := cur[0], has[0]
+		for i, v := range vals {
+			if (mask == nil || mask[i]) && (!h || (max && after(v, c)) || (!max && after(c, v))) {
+				c, h = v, true
+			}
+		}
+		cur[0], has[0] = c, h
+		return
+	}
+	for i, g := range gids {
+		if v, c := vals[i], cur[g]; (mask == nil || mask[i]) && (!has[g] || (max && after(v, c)) || (!max && after(c, v))) {
+			cur[g], has[g] = v, true
+		}
+	}
+}
+
+func (x *fixedExtremes[T]) result(mem memory.Allocator, dt arrow.DataType, has []bool, lo, hi int) arrow.Array {
+	return makeFixed(mem, dt, x.vals[lo:hi], has[lo:hi])
+}
+
+func (x *fixedExtremes[T]) heapBytes() int64 {
+	return int64(cap(x.vals))*sizeOf[T]() + int64(cap(x.scratch))
+}
+
+// bytesExtremes are min or max values of text or binary in bytewise order; each group's value
+// is a copy owned by the accumulator.
+type bytesExtremes struct {
 	vals  [][]byte
-	has   []bool
 	bytes int64 // capacity of the copies
-	mask  []bool
 }
 
-func (a *minMaxBytes) grow(n int) {
-	a.vals = grown(a.vals, n)
-	a.has = grown(a.has, n)
-}
+func (x *bytesExtremes) grow(n int) { x.vals = grown(x.vals, n) }
 
-func (a *minMaxBytes) update(arg arrow.Array, gids []uint32, mask []bool) error {
+func (x *bytesExtremes) update(arg arrow.Array, gids []uint32, mask, has []bool, max bool) {
 	col := bytesView(arg)
 	want := -1
-	if a.max {
+	if max {
 		want = 1
 	}
 	for i, g := range gids {
@@ -662,31 +545,18 @@ func (a *minMaxBytes) update(arg arrow.Array, gids []uint32, mask []bool) error 
 			continue
 		}
 		v := col.value(i)
-		if a.has[g] && bytes.Compare(v, a.vals[g])*want <= 0 {
+		if has[g] && bytes.Compare(v, x.vals[g])*want <= 0 {
 			continue
 		}
-		old := cap(a.vals[g])
-		a.vals[g] = append(a.vals[g][:0], v...)
-		a.has[g] = true
-		a.bytes += int64(cap(a.vals[g]) - old)
+		old := cap(x.vals[g])
+		x.vals[g] = append(x.vals[g][:0], v...)
+		has[g] = true
+		x.bytes += int64(cap(x.vals[g]) - old)
 	}
-	return nil
 }
 
-func (a *minMaxBytes) merge(cols []arrow.Array, gids []uint32) error {
-	a.mask = validMask(cols[0], a.mask)
-	return a.update(cols[0], gids, a.mask)
+func (x *bytesExtremes) result(mem memory.Allocator, dt arrow.DataType, has []bool, lo, hi int) arrow.Array {
+	return makeBytes(mem, dt, x.vals[lo:hi], has[lo:hi])
 }
 
-func (a *minMaxBytes) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
-	return makeBytes(mem, a.dt, a.vals[lo:hi], a.has[lo:hi]), nil
-}
-
-func (a *minMaxBytes) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
-	r, err := a.result(mem, lo, hi)
-	return []arrow.Array{r}, err
-}
-
-func (a *minMaxBytes) heapBytes() int64 {
-	return int64(cap(a.vals))*24 + int64(cap(a.has)) + a.bytes + int64(cap(a.mask))
-}
+func (x *bytesExtremes) heapBytes() int64 { return int64(cap(x.vals))*24 + x.bytes }

@@ -33,22 +33,13 @@ const (
 
 // String returns the SQL name of f ("count(*)", "count", "sum", …).
 func (f Func) String() string {
-	switch f {
-	case CountStar:
-		return "count(*)"
-	case Count:
-		return "count"
-	case Sum:
-		return "sum"
-	case Avg:
-		return "avg"
-	case Min:
-		return "min"
-	case Max:
-		return "max"
+	if int(f) < len(funcNames) && funcNames[f] != "" {
+		return funcNames[f]
 	}
 	return fmt.Sprintf("Func(%d)", uint8(f))
 }
+
+var funcNames = [...]string{CountStar: "count(*)", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max"}
 
 // Measure is one aggregate: Func over input column Arg (ignored for CountStar; an index into
 // the input schema). Distinct applies the function to distinct non-null values (count(distinct
@@ -81,16 +72,13 @@ const (
 
 // String returns "single", "partial" or "final".
 func (m Mode) String() string {
-	switch m {
-	case Single:
-		return "single"
-	case Partial:
-		return "partial"
-	case Final:
-		return "final"
+	if int(m) < len(modeNames) {
+		return modeNames[m]
 	}
 	return fmt.Sprintf("Mode(%d)", uint8(m))
 }
+
+var modeNames = [...]string{Single: "single", Partial: "partial", Final: "final"}
 
 // Spec is an aggregation: Groups are input column indices of the grouping keys (output first,
 // in this order, under their input names and types); empty Groups is an ungrouped aggregation

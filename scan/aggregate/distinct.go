@@ -37,13 +37,13 @@ func newDistinct(m resolved, keepLog bool) accumulator {
 	case arrow.FLOAT64:
 		return newDistinctNum[float64](m, keepLog)
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
-		return &distinctBytes{dt: m.argType, keepLog: keepLog, set: map[string]struct{}{}}
+		return &distinctBytes{dt: m.argType, log: distinctLog[string]{keep: keepLog}, set: map[string]struct{}{}}
 	}
 	panic("aggregate: distinct of " + m.argType.String())
 }
 
 func newDistinctNum[T fixedT](m resolved, keepLog bool) *distinctNum[T] {
-	a := &distinctNum[T]{dt: m.argType, keepLog: keepLog, set: map[distinctKey]struct{}{}}
+	a := &distinctNum[T]{dt: m.argType, log: distinctLog[T]{keep: keepLog}, set: map[distinctKey]struct{}{}}
 	switch m.Func {
 	case Count:
 		a.inner = &countValues[T]{}
@@ -63,18 +63,15 @@ const distinctEntryBytes = 48
 
 // distinctNum is count/sum/avg(distinct x) over a fixed-width type (physical type T).
 type distinctNum[T fixedT] struct {
-	dt      arrow.DataType
-	keepLog bool // Partial: keep logG and logV for the state
-	inner   valuesAcc[T]
-	set     map[distinctKey]struct{}
-	logG    []uint32 // group of each distinct pair, in first-appearance order
-	logV    []T      // its value
+	dt    arrow.DataType
+	inner valuesAcc[T]
+	set   map[distinctKey]struct{}
+	log   distinctLog[T]
 
 	keys    []uint64
 	newG    []uint32
 	newV    []T
 	scratch []byte
-	ord     *groupOrder // built on the first state call
 }
 
 func (a *distinctNum[T]) grow(n int) { a.inner.grow(n) }
@@ -97,10 +94,7 @@ func (a *distinctNum[T]) update(arg arrow.Array, gids []uint32, mask []bool) err
 		newG = append(newG, g)
 		newV = append(newV, vals[i])
 	}
-	if a.keepLog {
-		a.logG = append(a.logG, newG...)
-		a.logV = append(a.logV, newV...)
-	}
+	a.log.add(newG, newV)
 	a.inner.addValues(newV, newG, nil)
 	a.newG, a.newV = newG, newV
 	return nil
@@ -115,39 +109,25 @@ func (a *distinctNum[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, 
 }
 
 func (a *distinctNum[T]) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
-	if a.ord == nil {
-		a.ord = orderByGroup(a.logG)
-		sorted := make([]T, len(a.logV))
-		for i, p := range a.ord.perm {
-			sorted[i] = a.logV[p]
-		}
-		a.logV, a.logG, a.set = sorted, nil, nil
-	}
-	off := a.ord.offsets(lo, hi)
-	child := makeFixed(mem, a.dt, a.logV[off[0]:off[len(off)-1]], nil)
-	defer child.Release()
-	return []arrow.Array{makeList(mem, a.dt, off, child)}, nil
+	a.set = nil // the state is asked for once the input ended
+	return []arrow.Array{a.log.state(mem, a.dt, lo, hi, func(vals []T) arrow.Array { return makeFixed(mem, a.dt, vals, nil) })}, nil
 }
 
 func (a *distinctNum[T]) heapBytes() int64 {
-	return a.inner.heapBytes() + int64(len(a.set))*distinctEntryBytes +
-		int64(cap(a.logG))*4 + int64(cap(a.logV))*sizeOf[T]() +
+	return a.inner.heapBytes() + int64(len(a.set))*distinctEntryBytes + a.log.heapBytes() +
 		int64(cap(a.keys))*8 + int64(cap(a.newG))*4 + int64(cap(a.newV))*sizeOf[T]()
 }
 
 // distinctBytes is count(distinct x) over text or binary. The set's keys are the group id
 // (4 bytes, little-endian) followed by the value.
 type distinctBytes struct {
-	dt      arrow.DataType
-	keepLog bool // Partial: keep logG and logV for the state
-	count   countAcc
-	set     map[string]struct{}
-	logG    []uint32
-	logV    []string // views into the set's keys
-	heap    int64
-	kbuf    []byte
-	newG    []uint32
-	ord     *groupOrder
+	dt    arrow.DataType
+	count countAcc
+	set   map[string]struct{}
+	log   distinctLog[string] // values are views into the set's keys
+	heap  int64
+	kbuf  []byte
+	newG  []uint32
 }
 
 func (a *distinctBytes) grow(n int) { a.count.grow(n) }
@@ -167,10 +147,7 @@ func (a *distinctBytes) update(arg arrow.Array, gids []uint32, mask []bool) erro
 		}
 		k := string(a.kbuf)
 		a.set[k] = struct{}{}
-		if a.keepLog {
-			a.logG = append(a.logG, g)
-			a.logV = append(a.logV, k[4:])
-		}
+		a.log.add1(g, k[4:])
 		a.heap += int64(len(k)) + distinctEntryBytes + 16
 		newG = append(newG, g)
 	}
@@ -188,22 +165,61 @@ func (a *distinctBytes) result(mem memory.Allocator, lo, hi int) (arrow.Array, e
 }
 
 func (a *distinctBytes) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
-	if a.ord == nil {
-		a.ord = orderByGroup(a.logG)
-		sorted := make([]string, len(a.logV))
-		for i, p := range a.ord.perm {
-			sorted[i] = a.logV[p]
-		}
-		a.logV, a.logG, a.set = sorted, nil, nil
-	}
-	off := a.ord.offsets(lo, hi)
-	child := makeBytes(mem, a.dt, a.logV[off[0]:off[len(off)-1]], nil)
-	defer child.Release()
-	return []arrow.Array{makeList(mem, a.dt, off, child)}, nil
+	a.set = nil // the state is asked for once the input ended; the log's values stay
+	return []arrow.Array{a.log.state(mem, a.dt, lo, hi, func(vals []string) arrow.Array { return makeBytes(mem, a.dt, vals, nil) })}, nil
 }
 
 func (a *distinctBytes) heapBytes() int64 {
-	return a.count.heapBytes() + a.heap + int64(cap(a.logG))*4 + int64(cap(a.kbuf)) + int64(cap(a.newG))*4
+	// The log's values are views into the set's keys, counted in heap.
+	return a.count.heapBytes() + a.heap + int64(cap(a.log.g))*4 + int64(cap(a.kbuf)) + int64(cap(a.newG))*4
+}
+
+// distinctLog is a distinct measure's insertion log, kept only when its partial state will be
+// asked for (keep): the group and value of each distinct pair, in first-appearance order. The
+// first state call sorts it by group (and drops the groups), so it must not grow after that.
+type distinctLog[V any] struct {
+	keep bool
+	g    []uint32
+	v    []V
+	ord  *groupOrder // built on the first state call
+}
+
+// add logs the pairs (gs[i], vs[i]).
+func (l *distinctLog[V]) add(gs []uint32, vs []V) {
+	if l.keep {
+		l.g = append(l.g, gs...)
+		l.v = append(l.v, vs...)
+	}
+}
+
+// add1 logs the pair (g, v).
+func (l *distinctLog[V]) add1(g uint32, v V) {
+	if l.keep {
+		l.g = append(l.g, g)
+		l.v = append(l.v, v)
+	}
+}
+
+// state returns groups lo..hi-1's values as one list<dt> array (a list per group), the values
+// built into an array of dt by values. The caller releases it.
+func (l *distinctLog[V]) state(mem memory.Allocator, dt arrow.DataType, lo, hi int, values func([]V) arrow.Array) arrow.Array {
+	if l.ord == nil {
+		l.ord = orderByGroup(l.g)
+		sorted := make([]V, len(l.v))
+		for i, p := range l.ord.perm {
+			sorted[i] = l.v[p]
+		}
+		l.v, l.g = sorted, nil
+	}
+	off := l.ord.offsets(lo, hi)
+	child := values(l.v[off[0]:off[len(off)-1]])
+	defer child.Release()
+	return makeList(mem, dt, off, child)
+}
+
+// heapBytes estimates the Go heap the log holds.
+func (l *distinctLog[V]) heapBytes() int64 {
+	return int64(cap(l.g))*4 + int64(cap(l.v))*sizeOf[V]()
 }
 
 // groupOrder is a stable counting sort of a distinct log by group: perm lists log positions

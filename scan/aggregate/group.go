@@ -91,12 +91,7 @@ func (g *grouper) lookupFast(col arrow.Array, gids []uint32) {
 	)
 	for i, k := range keys {
 		if bm != nil && !bitutil.BitIsSet(bm, off+i) {
-			if g.nullID < 0 {
-				g.nullID = int64(g.n)
-				g.n++
-				g.newRows = append(g.newRows, i)
-			}
-			gids[i] = uint32(g.nullID)
+			gids[i] = g.nullGroup(i)
 			continue
 		}
 		if have && k == prevK {
@@ -129,12 +124,7 @@ func (g *grouper) lookupOneBytes(col arrow.Array, gids []uint32) {
 	)
 	for i := range gids {
 		if bm != nil && !bitutil.BitIsSet(bm, off+i) {
-			if g.nullID < 0 {
-				g.nullID = int64(g.n)
-				g.n++
-				g.newRows = append(g.newRows, i)
-			}
-			gids[i] = uint32(g.nullID)
+			gids[i] = g.nullGroup(i)
 			continue
 		}
 		k := bv.value(i)
@@ -142,17 +132,48 @@ func (g *grouper) lookupOneBytes(col arrow.Array, gids []uint32) {
 			gids[i] = prevID
 			continue
 		}
-		id, ok := g.ms[string(k)]
-		if !ok {
-			id = uint32(g.n)
-			g.n++
-			g.ms[string(k)] = id
-			g.keyHeap += int64(len(k)) + keyEntryBytes
-			g.newRows = append(g.newRows, i)
-		}
+		id := g.internBytes(k, i)
 		gids[i] = id
 		prev, prevID, have = k, id, true
 	}
+}
+
+// putNullTag writes row i's null marker of a composite key at buf[pos[i]]: 0 for a NULL
+// (pos[i] then moves past it and ok is false) or 1 before a value, which goes at p.
+func putNullTag(buf []byte, pos []int, i int, null bool) (p int, ok bool) {
+	p = pos[i]
+	if null {
+		buf[p] = 0
+		pos[i] = p + 1
+		return 0, false
+	}
+	buf[p] = 1
+	return p + 1, true
+}
+
+// nullGroup returns the group id of the NULL key (row row's), giving it the next id the
+// first time and recording row as its first (newRows).
+func (g *grouper) nullGroup(row int) uint32 {
+	if g.nullID < 0 {
+		g.nullID = int64(g.n)
+		g.n++
+		g.newRows = append(g.newRows, row)
+	}
+	return uint32(g.nullID)
+}
+
+// internBytes returns the group id of key k (the bytes of row row's key), giving a new key
+// the next id and recording row as its first (newRows).
+func (g *grouper) internBytes(k []byte, row int) uint32 {
+	id, ok := g.ms[string(k)]
+	if !ok {
+		id = uint32(g.n)
+		g.n++
+		g.ms[string(k)] = id
+		g.keyHeap += int64(len(k)) + keyEntryBytes
+		g.newRows = append(g.newRows, row)
+	}
+	return id
 }
 
 func (g *grouper) lookupBytes(rec arrow.RecordBatch, gids []uint32) {
@@ -197,38 +218,32 @@ func (g *grouper) lookupBytes(rec arrow.RecordBatch, gids []uint32) {
 			g.keys = sized(g.keys, n)
 			columnKeys(col, g.keys, &g.scratch)
 			for i, k := range g.keys {
-				p := pos[i]
-				if bm != nil && !bitutil.BitIsSet(bm, off+i) {
-					buf[p] = 0
-					pos[i] = p + 1
+				p, ok := putNullTag(buf, pos, i, bm != nil && !bitutil.BitIsSet(bm, off+i))
+				if !ok {
 					continue
 				}
-				buf[p] = 1
 				switch w {
 				case 1:
-					buf[p+1] = byte(k)
+					buf[p] = byte(k)
 				case 2:
-					binary.LittleEndian.PutUint16(buf[p+1:], uint16(k))
+					binary.LittleEndian.PutUint16(buf[p:], uint16(k))
 				case 4:
-					binary.LittleEndian.PutUint32(buf[p+1:], uint32(k))
+					binary.LittleEndian.PutUint32(buf[p:], uint32(k))
 				default:
-					binary.LittleEndian.PutUint64(buf[p+1:], k)
+					binary.LittleEndian.PutUint64(buf[p:], k)
 				}
-				pos[i] = p + 1 + w
+				pos[i] = p + w
 			}
 			continue
 		}
 		bv := bytesView(col)
 		for i := range n {
-			p := pos[i]
-			if bm != nil && !bitutil.BitIsSet(bm, off+i) {
-				buf[p] = 0
-				pos[i] = p + 1
+			p, ok := putNullTag(buf, pos, i, bm != nil && !bitutil.BitIsSet(bm, off+i))
+			if !ok {
 				continue
 			}
-			buf[p] = 1
 			v := bv.value(i)
-			p += 1 + binary.PutUvarint(buf[p+1:], uint64(len(v)))
+			p += binary.PutUvarint(buf[p:], uint64(len(v)))
 			pos[i] = p + copy(buf[p:], v)
 		}
 	}
@@ -244,14 +259,7 @@ func (g *grouper) lookupBytes(rec arrow.RecordBatch, gids []uint32) {
 			gids[i] = prevID
 			continue
 		}
-		id, ok := g.ms[string(k)]
-		if !ok {
-			id = uint32(g.n)
-			g.n++
-			g.ms[string(k)] = id
-			g.keyHeap += int64(len(k)) + keyEntryBytes
-			g.newRows = append(g.newRows, i)
-		}
+		id := g.internBytes(k, i)
 		gids[i] = id
 		prev, prevID = k, id
 	}
