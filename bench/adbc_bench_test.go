@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +13,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/testproc"
 )
 
 // adbcHelper is a long-lived Python process running testdata/adbcfetch.py: ADBC's Flight SQL
@@ -88,16 +85,16 @@ func BenchmarkADBCEndpoints(b *testing.B) {
 	s := newSuite(b)
 	s.archiveBefore(b, mixedCutoff)
 	bins := buildBinaries(b, b.TempDir())
-	keyring := writeBenchKeyring(b)
+	keyring := testproc.WriteKeyring(b, "bench-1")
 	table := fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=month,window=%d", flightsTable.Name, flightsTable.TableID, flightsTable.PartitionColumn, flightsTable.WritableBuckets)
 	serve := func(name, listen string, extra ...string) string {
 		args := append([]string{"serve", "--store", s.url, "--archive", "file://" + s.dir, "--table", table, "--no-auth", "--keyring", keyring,
 			"--listen", listen}, extra...)
-		_, addr := startChild(b, name, flightsrvReady, bins.flightsrv, args...)
+		_, addr := testproc.StartReady(b, name, flightsrvReady, bins.flightsrv, args...)
 		return addr
 	}
 	single := serve("flightsrv serve (one endpoint)", "127.0.0.1:0")
-	addrs := freeBenchPorts(b, 3)
+	addrs := testproc.FreePorts(b, 3)
 	var advertise []string
 	for _, a := range addrs {
 		advertise = append(advertise, "grpc+tcp://"+a)
@@ -175,47 +172,4 @@ func printADBCSummary(w io.Writer, vs []*adbcVariant) {
 		fmt.Fprintf(w, "several endpoints / one: time %.2fx, time to first batch %.2fx\n",
 			median(vs[1].ns).Seconds()/median(vs[0].ns).Seconds(), median(vs[1].first).Seconds()/median(vs[0].first).Seconds())
 	}
-}
-
-// writeBenchKeyring writes a keyring file of one new key (the replicas share it) and returns
-// its path.
-func writeBenchKeyring(b *testing.B) string {
-	b.Helper()
-	key, err := auth.GenerateKey("bench-1")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ring, err := auth.NewKeyring(key.ID, []auth.Key{key})
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw, err := ring.MarshalJSON()
-	if err != nil {
-		b.Fatal(err)
-	}
-	path := filepath.Join(b.TempDir(), "keyring.json")
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	return path
-}
-
-// freeBenchPorts returns n distinct free 127.0.0.1 addresses (the replicas advertise each
-// other's, so they are chosen before the processes start).
-func freeBenchPorts(b *testing.B, n int) []string {
-	b.Helper()
-	var out []string
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().String())
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return slices.Clip(out)
 }

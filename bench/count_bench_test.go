@@ -156,14 +156,7 @@ func newSuite(b *testing.B) *suite {
 
 	// PostgreSQL: one database, the store for timed runs, and a second store on the same
 	// database through the counting proxy for the byte measurements.
-	s.url = pgtest.Start(b).NewDatabase(b)
-	if s.store, err = cockroach.Open(ctx, cockroach.Config{URL: s.url}); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(s.store.Close)
-	if err := s.store.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
+	s.store, s.url = pgtest.Start(b).NewStore(b)
 	u, err := url.Parse(s.url)
 	if err != nil {
 		b.Fatal(err)

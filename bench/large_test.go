@@ -179,15 +179,7 @@ func (sc *scanSuite) runLarge(b *testing.B) {
 	}
 	li.rows = rows
 
-	url := pgtest.Start(b).NewDatabase(b)
-	store, err := cockroach.Open(ctx, cockroach.Config{URL: url})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(store.Close)
-	if err := store.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
+	store, url := pgtest.Start(b).NewStore(b)
 	t, err := routing.NewDurableTable(largeTable, store, nil, routing.Options{Clock: func() time.Time { return asOf }})
 	if err != nil {
 		b.Fatal(err)

@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/internal/testproc"
 )
 
 // exampleScanSQL is the scan asked of arrow-go's example SQLite server: the same rows, WHERE
@@ -42,7 +44,7 @@ const exampleSchemaSQL = `CREATE TABLE flights (
 // example's parameter binding (arrow-go v18.8.0, getParamsForStatement) releases each string
 // and binary scalar before reading it, so bound ids and values would arrive empty or NULL.
 func (sc *scanSuite) runExample(b *testing.B) {
-	proc, addr := startChild(b, "sqlite_flightsql_server", exampleReady, sc.bins.example, "-host", "127.0.0.1", "-port", "0")
+	proc, addr := testproc.StartReady(b, "sqlite_flightsql_server", exampleReady, sc.bins.example, "-host", "127.0.0.1", "-port", "0")
 	cl := sc.client(b, addr)
 	ctx := sc.ctx
 	start := time.Now()

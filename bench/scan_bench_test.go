@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/flightsrv/flightsrv/internal/server"
+	"github.com/flightsrv/flightsrv/internal/testproc"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -303,8 +304,8 @@ type scanResult struct {
 	rows      int64
 	n         int
 	mean, p50 time.Duration
-	inner     time.Duration // DuckDB: p50 of the time measured inside Python
-	mem, idle procMemory    // child-process variants: after the timed runs, and before the first query
+	inner     time.Duration   // DuckDB: p50 of the time measured inside Python
+	mem, idle testproc.Memory // child-process variants: after the timed runs, and before the first query
 	hasMem    bool
 	// cpuPerRow is the server process's CPU time (user and system) over the timed runs, per
 	// row returned (child-process variants): what a row costs the server whatever else runs
@@ -427,8 +428,8 @@ func (sc *scanSuite) runState(b *testing.B, state string) {
 // startFlightsrv runs `flightsrv serve` over the database at url and the archive directory
 // dir for table, on a free 127.0.0.1 port, as a child process (default fan-out, pushdown on,
 // no authentication: loopback only).
-func (sc *scanSuite) startFlightsrv(b *testing.B, url, dir string, t routing.TableDef) (*child, string) {
-	return startChild(b, "flightsrv serve", flightsrvReady, sc.bins.flightsrv, "serve",
+func (sc *scanSuite) startFlightsrv(b *testing.B, url, dir string, t routing.TableDef) (*testproc.Process, string) {
+	return testproc.StartReady(b, "flightsrv serve", flightsrvReady, sc.bins.flightsrv, "serve",
 		"--store", url, "--archive", "file://"+dir,
 		"--table", fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=month,window=%d", t.Name, t.TableID, t.PartitionColumn, t.WritableBuckets),
 		"--listen", "127.0.0.1:0", "--no-auth")
@@ -447,12 +448,12 @@ func (sc *scanSuite) client(b *testing.B, addr string) *flightsql.Client {
 // bench checks that run returns want once (untimed, also the warm-up: routes, manifests and
 // footers are fetched), then times it with b.Loop, checking every iteration, and reports
 // rows/s of the p50 and, for a child process, its peak RSS.
-func (sc *scanSuite) bench(b *testing.B, k string, want scanWant, run scanFunc, proc *child) *scanResult {
+func (sc *scanSuite) bench(b *testing.B, k string, want scanWant, run scanFunc, proc *testproc.Process) *scanResult {
 	ctx := sc.ctx
 	res := &scanResult{rows: want.rows, hasMem: proc != nil}
 	if proc != nil {
 		var err error
-		if res.idle, err = proc.memory(); err != nil {
+		if res.idle, err = proc.Memory(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -467,7 +468,7 @@ func (sc *scanSuite) bench(b *testing.B, k string, want scanWant, run scanFunc, 
 	var cpu0 time.Duration
 	if proc != nil {
 		var err error
-		if cpu0, err = proc.cpu(); err != nil {
+		if cpu0, err = proc.CPU(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -493,8 +494,8 @@ func (sc *scanSuite) bench(b *testing.B, k string, want scanWant, run scanFunc, 
 	b.ReportMetric(float64(res.p50.Nanoseconds()), "p50-ns/op")
 	b.ReportMetric(res.rowsPerSec(), "rows/s")
 	if proc != nil {
-		proc.alive(b)
-		cpu1, err := proc.cpu()
+		proc.Alive(b)
+		cpu1, err := proc.CPU()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -502,10 +503,10 @@ func (sc *scanSuite) bench(b *testing.B, k string, want scanWant, run scanFunc, 
 			res.cpuPerRow = (cpu1 - cpu0) / time.Duration(rows)
 			b.ReportMetric(float64(cpu1-cpu0)/float64(rows), "server-cpu-ns/row")
 		}
-		if res.mem, err = proc.memory(); err != nil {
+		if res.mem, err = proc.Memory(); err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(float64(res.mem.hwm)/(1<<20), "peak-RSS-MiB")
+		b.ReportMetric(float64(res.mem.HWM)/(1<<20), "peak-RSS-MiB")
 	}
 	sc.results[k] = res
 	return res

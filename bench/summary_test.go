@@ -332,7 +332,7 @@ func (sc *scanSuite) printScanSummary(w io.Writer) {
 			of = pct(res.rowsPerSec() / ceiling.rowsPerSec())
 		}
 		if res.hasMem {
-			peak, idle = mib(res.mem.hwm), mib(res.idle.rss)
+			peak, idle = mib(res.mem.HWM), mib(res.idle.RSS)
 		}
 		if res.cpuPerRow > 0 {
 			cpu = fmt.Sprintf("%d ns", res.cpuPerRow.Nanoseconds())
@@ -392,7 +392,7 @@ func rss(w io.Writer, label string, res *scanResult) {
 		fmt.Fprintf(w, "  %s: not measured\n", label)
 		return
 	}
-	fmt.Fprintf(w, "  %s: %s (target < %s): %s\n", label, mib(res.mem.hwm), mib(targetPeakRSS), metIf(res.mem.hwm < targetPeakRSS))
+	fmt.Fprintf(w, "  %s: %s (target < %s): %s\n", label, mib(res.mem.HWM), mib(targetPeakRSS), metIf(res.mem.HWM < targetPeakRSS))
 }
 
 func metIf(ok bool) string {

@@ -169,15 +169,7 @@ var (
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	ctx := context.Background()
-	url := pgtest.Start(t).NewDatabase(t)
-	st, err := cockroach.Open(ctx, cockroach.Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st, url := pgtest.Start(t).NewStore(t)
 	table, err := routing.NewDurableTable(flightsTable, st, nil, routing.Options{Clock: func() time.Time { return asOf }})
 	if err != nil {
 		t.Fatal(err)

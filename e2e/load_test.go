@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/flightsrv/flightsrv/internal/testproc"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -64,11 +65,11 @@ func TestLoad(t *testing.T) {
 	}
 	duration := loadDuration(t)
 	e := newEnv(t)
-	bin := buildFlightsrv(t)
-	debug := freePorts(t, 1)[0]
+	bin := testproc.BuildFlightsrv(t)
+	debug := testproc.FreePorts(t, 1)[0]
 	le := *e
 	le.url = withAppName(t, e.url, "flightsrv_load")
-	rep := startReplicas(t, &le, bin, writeKeyring(t), 1, "--max-queries", "4", "--max-queued", "8", "--queue-wait", "1s",
+	rep := startReplicas(t, &le, bin, testproc.WriteKeyring(t, "e2e-1"), 1, "--max-queries", "4", "--max-queued", "8", "--queue-wait", "1s",
 		"--memory-limit", "auto", "--debug-listen", debug)[0]
 	ctx := context.Background()
 	from, to := ts("2001-01-01T00:00:00Z"), ts("2001-07-01T00:00:00Z")
@@ -91,10 +92,10 @@ func TestLoad(t *testing.T) {
 
 	var (
 		ok, refused [4]atomic.Int64 // refused: UNAVAILABLE from admission control
-		failures        = make(chan error, loadClients)
-		appends         atomic.Int64
-		stop            = make(chan struct{})
-		wg              sync.WaitGroup // the appender
+		failures    = make(chan error, loadClients)
+		appends     atomic.Int64
+		stop        = make(chan struct{})
+		wg          sync.WaitGroup // the appender
 	)
 	kinds := []string{"scan", "count", "poll", "tables"}
 	appendTable, err := routing.NewDurableTable(flightsTable, e.store, nil, routing.Options{Clock: func() time.Time { return asOf }})
@@ -178,7 +179,11 @@ func TestLoad(t *testing.T) {
 	if appends.Load() == 0 {
 		t.Fatal("no append ran during the load")
 	}
-	peak := peakRSS(t, rep.cmd.Process.Pid)
+	mem, err := rep.proc.Memory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak := mem.HWM
 	t.Logf("%d clients for %s: server peak RSS %.1f MiB; %d appends of 20 records succeeded meanwhile", loadClients, duration, float64(peak)/(1<<20), appends.Load())
 	if peak > 512<<20 {
 		t.Errorf("server peak RSS %.1f MiB, want under 512 MiB", float64(peak)/(1<<20))
@@ -333,24 +338,4 @@ func goroutineProfile(t *testing.T, debugAddr string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// peakRSS returns the peak resident set size (VmHWM) of process pid in bytes.
-func peakRSS(t *testing.T, pid int) int64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				t.Fatalf("VmHWM %q", v)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM in /proc status")
-	return 0
 }

@@ -1,18 +1,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,104 +16,34 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
-	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/testproc"
 )
 
 // replica is one `flightsrv serve` process of a test, on 127.0.0.1.
 type replica struct {
-	addr   string
-	cmd    *exec.Cmd
-	stderr *bytes.Buffer
-	mu     sync.Mutex
-	killed bool
+	addr string
+	proc *testproc.Process
 }
 
 // kill stops the replica with SIGKILL by its process id and reaps it.
-func (r *replica) kill() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.killed {
-		return
-	}
-	r.killed = true
-	_ = syscall.Kill(r.cmd.Process.Pid, syscall.SIGKILL)
-	_ = r.cmd.Wait()
-}
-
-// buildFlightsrv builds the flightsrv binary into a temporary directory.
-func buildFlightsrv(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "flightsrv")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(gobin, "build", "-o", bin, "github.com/flightsrv/flightsrv/cmd/flightsrv").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// freePorts returns n distinct free ports on 127.0.0.1 (released before use: a process
-// started on one may, rarely, find it taken, and startReplicas then tries other ports).
-func freePorts(t *testing.T, n int) []string {
-	t.Helper()
-	var out []string
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().String())
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return out
-}
-
-// writeKeyring writes a keyring file of one new key and returns its path.
-func writeKeyring(t *testing.T) string {
-	t.Helper()
-	key, err := auth.GenerateKey("e2e-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ring, err := auth.NewKeyring(key.ID, []auth.Key{key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := ring.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "keyring.json")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+func (r *replica) kill() { r.proc.Kill() }
 
 // startReplicas starts n `flightsrv serve` processes over e's PostgreSQL database and archive
 // directory, sharing keyring, each advertising all n addresses, with extra flags; they are
-// killed at the end of the test. It returns once every one answers health checks SERVING.
+// stopped at the end of the test. It returns once every one answers health checks SERVING;
+// when one exits first (a port taken since testproc.FreePorts chose it), all start again on
+// other ports, three times at most.
 func startReplicas(t *testing.T, e *env, bin, keyring string, n int, extra ...string) []*replica {
 	t.Helper()
 	for attempt := 0; ; attempt++ {
-		addrs := freePorts(t, n)
+		addrs := testproc.FreePorts(t, n)
 		var reps []*replica
 		ok := true
 		for _, addr := range addrs {
 			args := append([]string{"serve", "--store", e.url, "--archive", e.dir, "--no-auth", "--keyring", keyring,
 				"--table", "name=flights,id=" + flightsTable.TableID + ",partition=origin,strategy=month",
 				"--listen", addr, "--advertise", strings.Join(addrs, ","), "--memory-limit", "off"}, extra...)
-			r := &replica{addr: addr, cmd: exec.Command(bin, args...), stderr: &bytes.Buffer{}}
-			r.cmd.Stderr = r.stderr
-			if err := r.cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(r.kill)
-			reps = append(reps, r)
+			reps = append(reps, &replica{addr: addr, proc: testproc.Start(t, "flightsrv serve", nil, bin, args...)})
 		}
 		for _, r := range reps {
 			if !waitServing(r) {
@@ -135,7 +57,7 @@ func startReplicas(t *testing.T, e *env, bin, keyring string, n int, extra ...st
 			r.kill()
 		}
 		if attempt == 2 {
-			t.Fatalf("replicas did not start:\n%s", reps[0].stderr.String())
+			t.Fatalf("replicas did not start:\n%s", reps[0].proc.Output())
 		}
 	}
 }
@@ -143,26 +65,10 @@ func startReplicas(t *testing.T, e *env, bin, keyring string, n int, extra ...st
 // waitServing waits up to a minute for r to answer health checks SERVING; false when the
 // process has exited (a port taken) or the minute passed.
 func waitServing(r *replica) bool {
-	exited := make(chan struct{})
-	go func() {
-		// Detect an early exit without reaping (kill reaps).
-		for {
-			if err := syscall.Kill(r.cmd.Process.Pid, 0); err != nil {
-				close(exited)
-				return
-			}
-			var ws syscall.WaitStatus
-			if pid, _ := syscall.Wait4(r.cmd.Process.Pid, &ws, syscall.WNOHANG, nil); pid == r.cmd.Process.Pid {
-				close(exited)
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		select {
-		case <-exited:
+		case <-r.proc.Exited():
 			return false
 		default:
 		}
@@ -216,8 +122,8 @@ func TestReplicas(t *testing.T) {
 		t.Skip("starts server processes")
 	}
 	e := newEnv(t)
-	bin := buildFlightsrv(t)
-	reps := startReplicas(t, e, bin, writeKeyring(t), 3, "--multi-endpoint", "--endpoint-buckets", "2")
+	bin := testproc.BuildFlightsrv(t)
+	reps := startReplicas(t, e, bin, testproc.WriteKeyring(t, "e2e-1"), 3, "--multi-endpoint", "--endpoint-buckets", "2")
 	ctx := context.Background()
 	from, to := ts("2001-01-01T00:00:00Z"), ts("2001-07-01T00:00:00Z")
 	want := expected(e.sample, "ORD", from, to)
@@ -258,7 +164,7 @@ func TestReplicas(t *testing.T) {
 		}
 		res, err := fetchEndpoint(ctx, cls[i%3], info, ep)
 		if err != nil {
-			t.Fatalf("endpoint %d from replica %d: %v\n%s", i, i%3, err, reps[i%3].stderr.String())
+			t.Fatalf("endpoint %d from replica %d: %v\n%s", i, i%3, err, reps[i%3].proc.Output())
 		}
 		got = append(got, rowsOf(t, res, "ORD")...)
 		res.release()
@@ -315,7 +221,7 @@ func TestReplicas(t *testing.T) {
 	if retried := rowsOf(t, res, "ORD"); !slices.Equal(retried, wantArchived) {
 		t.Fatalf("retried endpoint: %d rows, want January's and February's %d", len(retried), len(wantArchived))
 	}
-	if s := fmt.Sprint(reps[0].stderr.String()); strings.Contains(s, "panic") {
+	if s := fmt.Sprint(reps[0].proc.Output()); strings.Contains(s, "panic") {
 		t.Fatalf("replica 0 logged a panic:\n%s", s)
 	}
 }
@@ -333,8 +239,8 @@ func TestCancelReachesEveryReplica(t *testing.T) {
 		t.Skip("starts server processes")
 	}
 	e := newEnv(t)
-	bin := buildFlightsrv(t)
-	reps := startReplicas(t, e, bin, writeKeyring(t), 3, "--multi-endpoint", "--endpoint-buckets", "3")
+	bin := testproc.BuildFlightsrv(t)
+	reps := startReplicas(t, e, bin, testproc.WriteKeyring(t, "e2e-1"), 3, "--multi-endpoint", "--endpoint-buckets", "3")
 	ctx := context.Background()
 	a := dialAddr(t, reps[0].addr, 0)
 	info, err := a.Execute(ctx, ordScan)
@@ -377,7 +283,7 @@ func TestCancelReachesEveryReplica(t *testing.T) {
 		// one batch of about 190 KB); what shows that the cancel reached the replica is the
 		// stream's end: CANCELLED by CancelFlightInfo instead of a complete stream.
 		if status.Code(err) != codes.Canceled || !strings.Contains(status.Convert(err).Message(), "CancelFlightInfo") || s.rows > int64(s.want) {
-			t.Fatalf("endpoint %d on replica %d: ended with %v after %d of %d rows, want CANCELLED by CancelFlightInfo\n%s", i, i+1, err, s.rows, s.want, reps[i+1].stderr.String())
+			t.Fatalf("endpoint %d on replica %d: ended with %v after %d of %d rows, want CANCELLED by CancelFlightInfo\n%s", i, i+1, err, s.rows, s.want, reps[i+1].proc.Output())
 		}
 		if _, err := fetchEndpoint(ctx, s.cl, info, info.Endpoint[i]); status.Code(err) != codes.Canceled {
 			t.Fatalf("endpoint %d fetched again on replica %d after the cancel: %v", i, i+1, err)

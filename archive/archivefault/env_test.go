@@ -21,7 +21,6 @@ import (
 	"github.com/flightsrv/flightsrv/internal/pgtest"
 	"github.com/flightsrv/flightsrv/internal/tablecheck"
 	"github.com/flightsrv/flightsrv/routing"
-	"github.com/flightsrv/flightsrv/routing/cockroach"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 )
 
@@ -81,15 +80,7 @@ func newEnv(t *testing.T, kind string, parts []string, days, perBucket int) *env
 		e.store = st
 		e.lease = time.Hour // fake time: advanced by the tests
 	case "postgres":
-		st, err := cockroach.Open(bg, cockroach.Config{URL: pgtest.Start(t).NewDatabase(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(st.Close)
-		if err := st.Migrate(bg); err != nil {
-			t.Fatal(err)
-		}
-		e.store = st
+		e.store, _ = pgtest.Start(t).NewStore(t)
 		e.lease = 2 * time.Second // database time: real
 	default:
 		t.Fatalf("unknown store %q", kind)

@@ -1,0 +1,93 @@
+package testproc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Memory is a process's resident set from /proc/PID/status, in bytes.
+type Memory struct {
+	HWM int64 // VmHWM: the peak resident set since the process started
+	RSS int64 // VmRSS: the resident set now
+}
+
+// ReadMemory reads process pid's VmHWM and VmRSS from /proc/PID/status (Linux).
+func ReadMemory(pid int) (Memory, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return Memory{}, err
+	}
+	return ParseMemory(raw)
+}
+
+// ParseMemory reads the VmHWM and VmRSS lines ("VmHWM:   2048 kB") of a /proc/PID/status
+// text; an error when either is missing or not in kB.
+func ParseMemory(status []byte) (Memory, error) {
+	var m Memory
+	for _, line := range bytes.Split(status, []byte("\n")) {
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		var dst *int64
+		switch string(k) {
+		case "VmHWM":
+			dst = &m.HWM
+		case "VmRSS":
+			dst = &m.RSS
+		default:
+			continue
+		}
+		f := strings.Fields(string(v))
+		if len(f) != 2 || f[1] != "kB" {
+			return m, fmt.Errorf("/proc status: unexpected %s line %q", k, line)
+		}
+		n, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return m, fmt.Errorf("/proc status: %s: %w", k, err)
+		}
+		*dst = n << 10
+	}
+	if m.HWM == 0 || m.RSS == 0 {
+		return m, errors.New("/proc status: no VmHWM or VmRSS line")
+	}
+	return m, nil
+}
+
+// ReadCPU returns the CPU time process pid has used so far (user and system, every thread),
+// from utime and stime of /proc/PID/stat, in clock ticks of 10 ms (Linux's USER_HZ is 100).
+func ReadCPU(pid int) (time.Duration, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	return ParseCPU(raw)
+}
+
+// ParseCPU reads utime and stime (fields 14 and 15) of a /proc/PID/stat text.
+func ParseCPU(stat []byte) (time.Duration, error) {
+	// The command name (field 2) is in parentheses and may hold spaces: fields are counted
+	// from the last ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("/proc stat: no command name")
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc stat: %d fields after the command name", len(f))
+	}
+	var ticks int64
+	for _, s := range f[11:13] { // utime, stime: fields 14 and 15
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc stat: %w", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
+}
