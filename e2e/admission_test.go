@@ -6,8 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/internal/auth"
 	"github.com/flightsrv/flightsrv/internal/server"
+	"github.com/flightsrv/flightsrv/internal/testproc"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -279,4 +283,61 @@ func TestStalledClientLosesItsSlot(t *testing.T) {
 	if st, _ := status.FromError(rdr.Err()); st.Code() != codes.Unavailable {
 		t.Fatalf("the stalled client's stream: %v, want UNAVAILABLE (connection closed)", rdr.Err())
 	}
+}
+
+// TestMaxPartitionsFlag: `flightsrv serve --max-partitions 2` bounds the partitions one read
+// may list. Two partitions bound to `origin = ANY($1)` answer the sample's count; three, bound
+// as a list or written as an IN list, are refused with INVALID_ARGUMENT before any bucket is
+// read, in a message that names the limit and its flag and none of the listed values.
+func TestMaxPartitionsFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server process")
+	}
+	e := newEnv(t)
+	rep := startReplicas(t, e, testproc.BuildFlightsrv(t), testproc.WriteKeyring(t, "e2e-1"), 1, "--max-partitions", "2")[0]
+	cl := dialAddr(t, rep.addr, 0)
+	ctx := context.Background()
+	from, to := ts("2001-03-15T00:00:00Z"), ts("2001-04-15T00:00:00Z")
+	anyCount := "SELECT COUNT(*) FROM flights WHERE origin = ANY($1) AND timestamp >= $2 AND timestamp < $3"
+	bind := func(origins ...string) *array.RecordBuilder {
+		tsType := &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+		schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.ListOf(arrow.BinaryTypes.String)}, {Name: "b", Type: tsType}, {Name: "c", Type: tsType}}, nil)
+		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		lb := b.Field(0).(*array.ListBuilder)
+		lb.Append(true)
+		for _, o := range origins {
+			lb.ValueBuilder().(*array.StringBuilder).Append(o)
+		}
+		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(from.UnixMicro()))
+		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(to.UnixMicro()))
+		return b
+	}
+	stmt, err := cl.Prepare(ctx, anyCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close(ctx)
+	res := executeWith(t, ctx, cl, stmt, bind("ORD", "SFO"))
+	want := int64(len(expected(e.sample, "ORD", from, to)) + len(expected(e.sample, "SFO", from, to)))
+	if got := scalarCount(t, res); got != want || want == 0 {
+		t.Fatalf("two partitions under --max-partitions 2: count %d, want %d", got, want)
+	}
+	res.release()
+
+	const msg = "flights lists 3 partitions, more than this server's limit of 2 (--max-partitions): list fewer or split the query"
+	refused := func(what string, err error) {
+		t.Helper()
+		if st := status.Convert(err); st.Code() != codes.InvalidArgument || st.Message() != msg {
+			t.Errorf("%s: %v %q, want InvalidArgument %q", what, st.Code(), st.Message(), msg)
+		}
+	}
+	params := bind("ORD", "SFO", "BOS")
+	rec := params.NewRecordBatch()
+	params.Release()
+	stmt.SetParameters(rec)
+	rec.Release()
+	_, err = stmt.Execute(ctx)
+	refused("= ANY($1) bound to three partitions", err)
+	_, err = run(ctx, cl, "SELECT COUNT(*) FROM flights WHERE origin IN ('ORD', 'SFO', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15'")
+	refused("IN of three partitions", err)
 }

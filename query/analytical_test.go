@@ -179,7 +179,7 @@ func TestMaxPartitionsOption(t *testing.T) {
 			if limit == 0 {
 				limit = 64
 			}
-			if st, _ := status.FromError(err); st.Code() != codes.InvalidArgument || st.Message() != fmt.Sprintf("messages lists %d partitions, more than the limit of %d", c.n, limit) {
+			if st, _ := status.FromError(err); st.Code() != codes.InvalidArgument || st.Message() != fmt.Sprintf("messages lists %d partitions, more than this server's limit of %d (--max-partitions): list fewer or split the query", c.n, limit) {
 				t.Fatalf("limit %d, %d partitions: %v", c.limit, c.n, err)
 			}
 			continue

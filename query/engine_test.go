@@ -863,7 +863,7 @@ func testEnginePlanningErrors(t *testing.T, f *engFixture) {
 		{"SELECT id FROM messages" + routed + " AND timestamp > " + lo + " - INTERVAL '987654.5 months'", codes.Unimplemented, "intervals with a fractional number of months"},
 		{"SET search_path = sekrit", codes.Unimplemented, "SET"},
 		{"SHOW sekrit_setting", codes.Unimplemented, "SHOW of this setting"},
-		{"SELECT id FROM messages WHERE channel_id IN (" + strings.Join(many, ", ") + ") AND timestamp >= " + lo + " AND timestamp < " + hi, codes.InvalidArgument, "65 partitions, more than the limit of 64"},
+		{"SELECT id FROM messages WHERE channel_id IN (" + strings.Join(many, ", ") + ") AND timestamp >= " + lo + " AND timestamp < " + hi, codes.InvalidArgument, "65 partitions, more than this server's limit of 64 (--max-partitions)"},
 		{"SELECT sum(id) FROM messages" + routed, codes.InvalidArgument, "function sum(text) does not exist"},
 		{"SELECT id FROM messages" + routed + " AND id = 987654", codes.InvalidArgument, "operator does not exist: text = integer"},
 		{"SELECT id, count(*) FROM messages" + routed, codes.InvalidArgument, `column "id" must appear in the GROUP BY clause`},

@@ -44,7 +44,7 @@ type BindOptions struct {
 	// the time range are discovered from the stores (the read's route has no partition list).
 	Analytical bool
 	// MaxPartitions bounds the partitions one read may list (IN, = ANY); 0 means
-	// DefaultMaxPartitions.
+	// DefaultMaxPartitions. The server sets it from --max-partitions, which the refusal names.
 	MaxPartitions int
 	// Now is the statement's clock for now() and current_timestamp (zero: time.Now()),
 	// truncated to microseconds as PostgreSQL's is.

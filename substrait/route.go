@@ -49,7 +49,7 @@ func (bd *binder) route(from *fromItem, conj []expr.Expression) ([]expr.Expressi
 		return nil, ErrConflictingShardEquality
 	}
 	if len(ra.parts) > bd.opts.MaxPartitions {
-		return nil, errorf(InvalidArgument, "%s lists %d partitions, more than the limit of %d", def.Name, len(ra.parts), bd.opts.MaxPartitions)
+		return nil, errTooManyPartitions(def, len(ra.parts), bd.opts.MaxPartitions)
 	}
 	read := from.boundRel
 	pref := read.sc.ref(partitionField)
@@ -331,7 +331,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 					return ErrConflictingShardEquality
 				}
 				if len(ra.parts) > opts.MaxPartitions {
-					return errorf(InvalidArgument, "%s lists %d partitions, more than the limit of %d", def.Name, len(ra.parts), opts.MaxPartitions)
+					return errTooManyPartitions(def, len(ra.parts), opts.MaxPartitions)
 				}
 				for _, s := range ra.parts {
 					rt.Partitions = append(rt.Partitions, []byte(s))
@@ -387,4 +387,12 @@ func splitConj(e expr.Expression) []expr.Expression {
 		return out
 	}
 	return []expr.Expression{e}
+}
+
+// errTooManyPartitions is the refusal of a read listing n partitions (IN, = ANY) beyond limit
+// (BindOptions.MaxPartitions, the server's --max-partitions). INVALID_ARGUMENT: the statement
+// itself asks too much, before any bucket is touched. It names the table, the counts and the
+// flag, never a partition value.
+func errTooManyPartitions(def routing.TableDef, n, limit int) *Error {
+	return errorf(InvalidArgument, "%s lists %d partitions, more than this server's limit of %d (--max-partitions): list fewer or split the query", def.Name, n, limit)
 }

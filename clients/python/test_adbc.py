@@ -165,6 +165,34 @@ def test_all_rows_of_a_partition(cur, sample):
     assert table.column("id").to_pylist() == [r[2] for r in want]
 
 
+@pytest.mark.parametrize("placeholders", ["$1, $2, $3", "?, ?, ?"])
+def test_any_bound_to_a_list(cur, sample, placeholders):
+    # origin = ANY($1) with a Python list bound: ADBC sends it as one list<string> parameter; the
+    # query fans out over the listed partitions (an absent one adds no row), here over an
+    # archived and a hot month, grouped per origin and also as rows in (origin, timestamp, id)
+    # order. DuckDB answers over the sample with list_contains.
+    origins = ["SFO", "ORD", "LWB", "ZZZ"]
+    start, end = datetime(2001, 3, 15, tzinfo=UTC), datetime(2001, 4, 15, tzinfo=UTC)
+    p1, p2, p3 = (x.strip() for x in placeholders.split(","))
+    where = f"origin = ANY({p1}) AND timestamp >= {p2} AND timestamp < {p3}"
+    naive = [start.replace(tzinfo=None), end.replace(tzinfo=None)]  # DuckDB's TIMESTAMP: UTC
+    cur.execute(f"SELECT origin, COUNT(*) AS n FROM flights WHERE {where} GROUP BY origin ORDER BY origin",
+                (origins, start, end))
+    want = sample.db.execute(
+        "SELECT origin, count(*) FROM flights WHERE list_contains(?, origin) AND ts >= ? AND ts < ? "
+        "GROUP BY origin ORDER BY origin", [origins, *naive]).fetchall()
+    assert cur.fetchall() == want
+    assert len(want) >= 2
+    cur.execute(f"SELECT origin, timestamp, id FROM flights WHERE {where} ORDER BY origin, timestamp, id",
+                (origins, start, end))
+    got = cur.fetch_arrow_table()
+    want = sample.db.execute(
+        "SELECT origin, ts, id FROM flights WHERE list_contains(?, origin) AND ts >= ? AND ts < ? "
+        "ORDER BY origin, ts, id", [origins, *naive]).fetchall()
+    assert got.num_rows == len(want) == sum(sample.count(o, start, end) for o in origins)
+    assert list(zip(got.column("origin").to_pylist(), got.column("id").to_pylist())) == [(o, i) for o, _, i in want]
+
+
 def test_empty_result_has_the_schema(cur):
     cur.execute(f"SELECT * FROM flights WHERE {ROUTED}", ("ZZZ", JAN1, AUG1))
     table = cur.fetch_arrow_table()

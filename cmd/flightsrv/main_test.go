@@ -253,7 +253,7 @@ func testPartitionFlags(t *testing.T, st *openedStore, base serveConfig) {
 	if n, err := count(cl, three); err != nil || n != 29160 {
 		t.Fatalf("three partitions under --max-partitions 3: %d %v", n, err)
 	}
-	if _, err := count(cl, four); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "flights lists 4 partitions, more than the limit of 3") {
+	if _, err := count(cl, four); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "flights lists 4 partitions, more than this server's limit of 3 (--max-partitions)") {
 		t.Fatalf("four partitions under --max-partitions 3: %v", err)
 	}
 	if n, err := count(cl, everyOrigin); err != nil || n != 300000 {
