@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc/codes"
@@ -251,4 +252,87 @@ func distinctIDs(all []row, from, to time.Time, origins ...string) int64 {
 		}
 	}
 	return int64(len(seen))
+}
+
+// TestCastParameters: CAST(? AS text)::timestamptz and CAST(? AS timestamp) prepared through
+// arrow-go's Flight SQL client behave as in PostgreSQL, asked the same over pgx in a UTC
+// session: the first parameter is declared text and its value read as a timestamp with time
+// zone, the second is declared timestamp without time zone (zone-less) and its wall clock is the
+// UTC instant; both serve as routed bounds, and the count equals the sample's between
+// PostgreSQL's instants.
+func TestCastParameters(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, e.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SET TimeZone = 'UTC'"); err != nil {
+		t.Fatal(err)
+	}
+	// PostgreSQL's parameter types: text (OID 25) and timestamp (OID 1114).
+	sd, err := conn.Prepare(ctx, "", "SELECT CAST($1 AS text)::timestamptz, CAST($2 AS timestamp)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sd.ParamOIDs, []uint32{25, 1114}) {
+		t.Fatalf("PostgreSQL's parameter types %v", sd.ParamOIDs)
+	}
+	stmt, err := cl.Prepare(ctx, "SELECT CAST(? AS text)::timestamptz AS a, CAST(? AS timestamp) AS b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close(ctx)
+	ps := stmt.ParameterSchema()
+	if ps.NumFields() != 2 || ps.Field(0).Type.ID() != arrow.STRING || ps.Field(1).Type.ID() != arrow.TIMESTAMP ||
+		ps.Field(1).Type.(*arrow.TimestampType).TimeZone != "" {
+		t.Fatalf("parameter schema %s, want utf8 and a zone-less timestamp", ps)
+	}
+	wall := time.Date(2001, 3, 15, 10, 30, 0, 123456000, time.UTC)
+	for _, text := range []string{"2001-03-15 02:00:00+02", "2001-03-15T00:00:00Z", "2001-03-15", "2001-03-15 10:30:00.123456"} {
+		for _, zone := range []string{"", "UTC"} {
+			var pa, pb time.Time
+			if err := conn.QueryRow(ctx, "SELECT CAST($1 AS text)::timestamptz, CAST($2 AS timestamp)", text, wall).Scan(&pa, &pb); err != nil {
+				t.Fatal(err)
+			}
+			schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.BinaryTypes.String},
+				{Name: "b", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: zone}}}, nil)
+			b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+			b.Field(0).(*array.StringBuilder).Append(text)
+			b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(wall.UnixMicro()))
+			res := executeWith(t, ctx, cl, stmt, b)
+			rec := res.recs[0]
+			ga := rec.Column(0).(*array.Timestamp).Value(0).ToTime(rec.Schema().Field(0).Type.(*arrow.TimestampType).Unit)
+			gb := rec.Column(1).(*array.Timestamp).Value(0).ToTime(rec.Schema().Field(1).Type.(*arrow.TimestampType).Unit)
+			res.release()
+			if !ga.Equal(pa) || !gb.Equal(pb) {
+				t.Errorf("%q, %s (zone %q): %s %s, PostgreSQL %s %s", text, wall, zone, ga, gb, pa, pb)
+			}
+		}
+	}
+
+	// As routed bounds.
+	from, to := "2001-03-15 02:00:00+02", time.Date(2001, 4, 15, 0, 0, 0, 0, time.UTC)
+	var pFrom, pTo time.Time
+	if err := conn.QueryRow(ctx, "SELECT CAST($1 AS text)::timestamptz, CAST($2 AS timestamp)", from, to).Scan(&pFrom, &pTo); err != nil {
+		t.Fatal(err)
+	}
+	count, err := cl.Prepare(ctx, "SELECT COUNT(*) FROM flights WHERE origin = ? AND timestamp >= CAST(? AS text)::timestamptz AND timestamp < CAST(? AS timestamp)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer count.Close(ctx)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.BinaryTypes.String}, {Name: "b", Type: arrow.BinaryTypes.String},
+		{Name: "c", Type: &arrow.TimestampType{Unit: arrow.Microsecond}}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	b.Field(0).(*array.StringBuilder).Append("ORD")
+	b.Field(1).(*array.StringBuilder).Append(from)
+	b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(to.UnixMicro()))
+	res := executeWith(t, ctx, cl, count, b)
+	defer res.release()
+	if got, want := scalarCount(t, res), int64(len(expected(e.sample, "ORD", pFrom, pTo))); got != want || want == 0 {
+		t.Fatalf("count %d, want %d (between PostgreSQL's %s and %s)", got, want, pFrom, pTo)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
@@ -705,11 +706,46 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
+	if v.param > 0 && name == "timestamp" {
+		return bd.wallclockParam(v)
+	}
 	if v.untyped() {
 		e, err := bd.coerce(v, t, "")
 		return typed(e), err
 	}
 	return bd.cast(v.e, t)
+}
+
+// wallclockType is PostgreSQL's timestamp without time zone, the declared type of a parameter
+// cast to timestamp (CAST($1 AS timestamp), $1::timestamp).
+func wallclockType() types.Type {
+	return &types.PrecisionTimestampType{Precision: types.PrecisionNanoSeconds, Nullability: nullableN}
+}
+
+// paramWallclockType is the Arrow type declared for a wallclockType parameter: zone-less, in
+// milliseconds for the JDBC driver's sake as paramTimestampType is.
+var paramWallclockType = &arrow.TimestampType{Unit: arrow.Millisecond}
+
+// wallclockParam binds parameter v cast to timestamp without time zone. The parameter is
+// declared as one (PostgreSQL's parameter type), and its value is a timestamp with time zone:
+// in the session's zone, UTC, a wall-clock time and the UTC instant coincide, and PostgreSQL
+// converts such a value to the column's timestamp with time zone in that zone. A zone-less
+// bound value is read as UTC and an aware one as its instant (what PostgreSQL's conversion
+// through the UTC wall clock gives). A parameter also used as another type is refused, as
+// PostgreSQL refuses inconsistent types.
+func (bd *binder) wallclockParam(v bval) (bval, error) {
+	if prev, ok := bd.ps.types[v.param]; ok {
+		if !sameType(prev, wallclockType()) {
+			return bval{}, errorf(InvalidArgument, "parameter $%d is used both as %s and as %s", v.param, typeName(prev), typeName(wallclockType()))
+		}
+		delete(bd.ps.types, v.param)
+	}
+	e, err := bd.coerce(v, tsType(), "")
+	if err != nil {
+		return bval{}, err
+	}
+	bd.ps.types[v.param] = wallclockType()
+	return typed(e), nil
 }
 
 // cast converts a typed value: numbers, text, booleans, timestamps and binary JSON, with
@@ -741,6 +777,20 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 	}
 	if !ok {
 		return bval{}, errorf(InvalidArgument, "cannot cast type %s to %s", typeName(have), typeName(t))
+	}
+	if hf == famString && (tf == famTimestamp || tf == famDate) {
+		// A text parameter (CAST($1 AS text)::timestamptz) stays a parameter of type text, as in
+		// PostgreSQL: at prepare time its cast stands in for it (a routed bound may be one);
+		// bound, its text is read as a timestamp in the session's zone (UTC), as a literal is.
+		if num, ph := bd.ps.placeholders[e]; ph {
+			stand := expr.NewNullLiteral(t.WithNullability(nullableN))
+			bd.ps.placeholders[stand] = num
+			return typed(stand), nil
+		}
+		if lit, isLit := e.(*expr.PrimitiveLiteral[string]); isLit {
+			folded, err := literalOfType(lit.Value, t)
+			return typed(folded), err
+		}
 	}
 	if hf == famFloat && tf == famInt {
 		// PostgreSQL rounds to the nearest integer (half to even); arrow-go's safe cast refuses

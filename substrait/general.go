@@ -341,6 +341,9 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 func paramArrowType(t types.Type) arrow.DataType {
 	switch familyOf(t) {
 	case famTimestamp:
+		if _, wall := t.(*types.PrecisionTimestampType); wall {
+			return paramWallclockType
+		}
 		return paramTimestampType
 	case famString:
 		return arrow.BinaryTypes.String
