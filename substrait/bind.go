@@ -170,6 +170,11 @@ func newBinder(cat Catalog, ps *paramState, opts BindOptions) *binder {
 	}
 	// PostgreSQL's clock has microseconds: a finer now() would reach clients as a timestamp
 	// that drivers converting to microsecond datetimes refuse (ADBC's fetchall in Python).
+	// Its type stays timestamp[ns, UTC], the timestamp column's, although PostgreSQL's
+	// timestamptz and DuckDB's now() (Arrow timestamp[us, tz]) are microsecond types: one
+	// instant type keeps comparisons, UNION ALL, CASE and COALESCE with the column free of
+	// unit casts here and in tools reading the result (DuckDB over the Arrow result reads both
+	// as TIMESTAMPTZ_NS and compares them; test_sql_trial.py test_now_has_the_columns_type).
 	now = now.UTC().Truncate(time.Microsecond)
 	return &binder{cat: cat, b: b, reg: b.GetExprBuilder().Reg, ps: ps, opts: opts, now: now, active: map[string]bool{}}
 }

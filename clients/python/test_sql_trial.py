@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import adbc_driver_flightsql.dbapi
 import adbc_driver_manager
+import pyarrow as pa
 import pytest
 from adbc_driver_manager import AdbcStatusCode
 
@@ -56,6 +57,24 @@ def test_now_fetches_as_a_datetime(conn):
     (now, ts), = rows(conn, "SELECT now(), current_timestamp")
     assert now == ts
     assert before <= now <= datetime.now(UTC) + timedelta(seconds=1)
+
+
+def test_now_has_the_columns_type(conn, sample):
+    # now() is declared timestamp[ns, UTC], the type of every table's timestamp column, holding
+    # PostgreSQL's microseconds (PostgreSQL's timestamptz and DuckDB's now() are microsecond
+    # types): one instant type in a select list, so DuckDB reading the Arrow result compares
+    # the two columns without a cast, and fetchall() converts both to datetimes.
+    with conn.cursor() as cur:
+        cur.execute("SELECT now() AS n, timestamp " + ORD_MAY30 + " AND timestamp < now() - INTERVAL '1 day' ORDER BY timestamp, id")
+        table = cur.fetch_arrow_table()
+    assert table.schema.field("n").type == table.schema.field("timestamp").type == pa.timestamp("ns", tz="UTC")
+    assert table.num_rows == sample.count("ORD", datetime(2001, 5, 30, tzinfo=UTC), datetime(2001, 6, 1, tzinfo=UTC)) > 100
+    ns = table.column("n").cast(pa.int64()).to_pylist()
+    assert len(set(ns)) == 1 and ns[0] % 1000 == 0  # evaluated once per statement, in whole microseconds
+    import duckdb
+    result = table  # noqa: F841 (DuckDB reads the local Arrow table by its name)
+    (later,), = duckdb.sql("SELECT count(*) FROM result WHERE n > timestamp + INTERVAL '25 years'").fetchall()
+    assert later == table.num_rows
 
 
 def test_column_plus_interval_equals_duckdb(conn, sample):
