@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -300,17 +299,7 @@ func TestMaxPartitionsFlag(t *testing.T) {
 	from, to := ts("2001-03-15T00:00:00Z"), ts("2001-04-15T00:00:00Z")
 	anyCount := "SELECT COUNT(*) FROM flights WHERE origin = ANY($1) AND timestamp >= $2 AND timestamp < $3"
 	bind := func(origins ...string) *array.RecordBuilder {
-		tsType := &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
-		schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.ListOf(arrow.BinaryTypes.String)}, {Name: "b", Type: tsType}, {Name: "c", Type: tsType}}, nil)
-		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-		lb := b.Field(0).(*array.ListBuilder)
-		lb.Append(true)
-		for _, o := range origins {
-			lb.ValueBuilder().(*array.StringBuilder).Append(o)
-		}
-		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(from.UnixMicro()))
-		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(to.UnixMicro()))
-		return b
+		return anyRangeParams(origins, from, to, arrow.Microsecond)
 	}
 	stmt, err := cl.Prepare(ctx, anyCount)
 	if err != nil {

@@ -64,6 +64,28 @@ func executeWith(t *testing.T, ctx context.Context, cl *flightsql.Client, stmt *
 	return res
 }
 
+// anyRangeParams builds the parameters of `origin = ANY($1) AND timestamp >= $2 AND timestamp
+// < $3`: one row of a list<utf8> of origins and two timestamps in unit, zone UTC. executeWith
+// releases the builder.
+func anyRangeParams(origins []string, from, to time.Time, unit arrow.TimeUnit) *array.RecordBuilder {
+	tsType := &arrow.TimestampType{Unit: unit, TimeZone: "UTC"}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.ListOf(arrow.BinaryTypes.String)}, {Name: "b", Type: tsType}, {Name: "c", Type: tsType}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	lb := b.Field(0).(*array.ListBuilder)
+	lb.Append(true)
+	for _, o := range origins {
+		lb.ValueBuilder().(*array.StringBuilder).Append(o)
+	}
+	for i, t := range []time.Time{from, to} {
+		v, err := arrow.TimestampFromTime(t, unit)
+		if err != nil {
+			panic(err)
+		}
+		b.Field(1 + i).(*array.TimestampBuilder).Append(v)
+	}
+	return b
+}
+
 // dialAnalytical returns a client (with a cookie middleware, as JDBC and ADBC have) whose
 // session has the analytical mode on (session option analytical = on).
 func dialAnalytical(t *testing.T, srv *server.Server) *flightsql.Client {
@@ -326,17 +348,7 @@ WHERE origin = 'ORD'
 		if ps.NumFields() != 3 || ps.Field(0).Type.ID() != arrow.LIST || ps.Field(0).Type.(*arrow.ListType).Elem().ID() != arrow.STRING {
 			t.Fatalf("parameter schema %s", ps)
 		}
-		tsType := &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
-		schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.ListOf(arrow.BinaryTypes.String)}, {Name: "b", Type: tsType}, {Name: "c", Type: tsType}}, nil)
-		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-		lb := b.Field(0).(*array.ListBuilder)
-		lb.Append(true)
-		for _, o := range origins {
-			lb.ValueBuilder().(*array.StringBuilder).Append(o)
-		}
-		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(from.UnixNano()))
-		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(to.UnixNano()))
-		res := executeWith(t, ctx, on, stmt, b)
+		res := executeWith(t, ctx, on, stmt, anyRangeParams(origins, from, to, arrow.Nanosecond))
 		defer res.release()
 		if got := scalarCount(t, res); got != want || want == 0 {
 			t.Fatalf("count %d, want %d", got, want)
