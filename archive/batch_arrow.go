@@ -158,6 +158,32 @@ func viewVar(a arrow.Array) varView {
 	return v
 }
 
+// sliceVar returns values [lo, hi) of a utf8 or binary array without nulls, whose view v is,
+// sharing its data buffer (retained) but with offsets of its own that start at zero, from
+// alloc: arrow-go's IPC writer would otherwise rebase the offsets of a slice that does not
+// start at the array's first value into a new buffer per batch, from an allocator that does
+// not recycle. A slice from the first value is an ordinary slice.
+func sliceVar(alloc memory.Allocator, a arrow.Array, v varView, lo, hi int) arrow.Array {
+	data := a.Data().Buffers()[2]
+	if v.offs[lo] == 0 || data == nil {
+		return array.NewSlice(a, int64(lo), int64(hi))
+	}
+	offs := memory.NewResizableBuffer(alloc)
+	offs.Resize(4 * (hi - lo + 1))
+	dst := arrow.Int32Traits.CastFromBytes(offs.Bytes())
+	base := v.offs[lo]
+	for i, o := range v.offs[lo : hi+1] {
+		dst[i] = o - base
+	}
+	vals := memory.SliceBuffer(data, int(base), int(v.offs[hi]-base))
+	ad := array.NewData(a.DataType(), hi-lo, []*memory.Buffer{nil, offs, vals}, nil, 0, 0)
+	offs.Release()
+	vals.Release()
+	out := array.MakeFromData(ad)
+	ad.Release()
+	return out
+}
+
 // reversed returns values [lo, hi) of a utf8 or binary array in reverse order, as a new array.
 func reversed(alloc memory.Allocator, a arrow.Array, lo, hi int) arrow.Array {
 	if ts, ok := a.(*array.Timestamp); ok {

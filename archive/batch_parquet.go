@@ -164,7 +164,7 @@ func newParquetSource(ctx context.Context, r *Reader, ft *footer, rr *rangeReade
 	if s.desc {
 		slices.Reverse(s.plans)
 	}
-	rr.pooled = true // retainRegions, called as the read moves on and by close, gives them back
+	rr.alloc = req.Alloc // retainRegions, called as the read moves on and by close, frees them
 	s.sc = getScratch()
 	s.times, s.tnull, s.sel, s.prev = s.sc.times[:0], s.sc.tnull[:0], s.sc.sel[:0], s.sc.prev[:0]
 	return s, nil
@@ -270,7 +270,7 @@ func (s *parquetSource) close() {
 		s.job = nil
 	}
 	s.out.release()
-	s.rr.retainRegions(nil, s.ft.tail)
+	s.rr.freeOwned()
 	if sc := s.sc; sc != nil {
 		s.sc = nil
 		sc.times, sc.tnull, sc.sel, sc.prev = s.times[:0], s.tnull[:0], s.sel[:0], s.prev[:0]
@@ -332,8 +332,8 @@ func (s *parquetSource) startPrefetch(pi int) {
 
 // retainRegions drops the fetched regions that overlap none of keep, except tail (the cached
 // footer's bytes), so that a streaming read holds only the row groups it is working on. The
-// pooled buffers (see rangeReader.pooled) that no retained region overlaps go back to their
-// pool: the caller must hold no slice of the regions it drops.
+// allocated buffers (see rangeReader.alloc) that no retained region overlaps are freed: the
+// caller must hold no slice of the regions it drops.
 func (r *rangeReader) retainRegions(keep []byteRange, tail region) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -352,13 +352,15 @@ func (r *rangeReader) retainRegions(keep []byteRange, tail region) {
 	}
 	clear(r.regions[len(out):])
 	r.regions = out
-	// A region made from a pooled buffer lies inside that buffer's range (addRegion only trims
-	// regions), so a buffer that no retained region overlaps is referenced by none.
+	// A region made from an allocated buffer is a slice of it (addRegion only trims regions);
+	// a buffer no retained region is a slice of is referenced by none. Other regions may
+	// overlap its range (the footer's bytes, a region kept over a trimmed one) without using
+	// its memory.
 	owned := r.owned[:0]
 	for _, b := range r.owned {
 		used := false
 		for _, g := range r.regions {
-			if g.off < b.end() && b.off < g.end() {
+			if len(g.data) > 0 && g.off >= b.off && g.end() <= b.end() && &g.data[0] == &b.data[g.off-b.off] {
 				used = true
 				break
 			}
@@ -366,11 +368,25 @@ func (r *rangeReader) retainRegions(keep []byteRange, tail region) {
 		if used {
 			owned = append(owned, b)
 		} else {
-			putFetchBuf(b.data)
+			r.alloc.Free(b.data)
 		}
 	}
 	clear(r.owned[len(owned):])
 	r.owned = owned
+}
+
+// freeOwned drops every fetched region and frees the allocated buffers (see
+// rangeReader.alloc): the end of a read, which must hold no slice of them.
+func (r *rangeReader) freeOwned() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.regions)
+	r.regions = r.regions[:0]
+	for _, b := range r.owned {
+		r.alloc.Free(b.data)
+	}
+	clear(r.owned)
+	r.owned = r.owned[:0]
 }
 
 // readPages calls fn with the pages of leaf covering rows [from, to) of row group g, the first
@@ -869,13 +885,15 @@ func (o *spanOutput) next(s *parquetSource) arrow.RecordBatch {
 	for _, c := range []struct {
 		pos int
 		arr arrow.Array
-	}{{s.cols.ts, o.ts}, {s.cols.id, o.id}, {s.cols.val, o.val}} {
-		if c.pos < 0 {
-			continue
-		}
-		if o.desc {
+		v   *varView
+	}{{s.cols.ts, o.ts, nil}, {s.cols.id, o.id, &o.idv}, {s.cols.val, o.val, &o.valv}} {
+		switch {
+		case c.pos < 0:
+		case o.desc:
 			cols[c.pos] = reversed(s.alloc, c.arr, a, b)
-		} else {
+		case c.v != nil:
+			cols[c.pos] = sliceVar(s.alloc, c.arr, *c.v, a, b)
+		default:
 			cols[c.pos] = array.NewSlice(c.arr, int64(a), int64(b))
 		}
 	}

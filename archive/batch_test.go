@@ -63,6 +63,10 @@ func readBatches(t *testing.T, ctx context.Context, r *Reader, key string, b rou
 			if col.Len() != n || col.NullN() != 0 {
 				t.Fatalf("column %s: %d values, %d nulls in a batch of %d rows", c, col.Len(), col.NullN(), n)
 			}
+			if vo, ok := col.(interface{ ValueOffset(int) int }); ok && c != routing.ColumnPartition && (col.Data().Offset() != 0 || vo.ValueOffset(0) != 0) {
+				// The IPC writer would copy the offsets of an array not based at zero.
+				t.Fatalf("column %s: array offset %d, first value offset %d, want both 0", c, col.Data().Offset(), vo.ValueOffset(0))
+			}
 			for i := 0; i < n; i++ {
 				o := &out.recs[base+i]
 				switch c {

@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 	"golang.org/x/sync/errgroup"
@@ -150,10 +150,11 @@ type rangeReader struct {
 	mu      sync.RWMutex
 	regions []region // sorted by off, non-overlapping
 
-	// pooled makes prefetch read into buffers from fetchBufs, recorded in owned until
-	// retainRegions gives them back (ReadBatches, which drops regions as it goes).
-	pooled bool
-	owned  []region
+	// alloc, when set, makes prefetch read into buffers it allocates, recorded in owned until
+	// retainRegions frees them (ReadBatches, which drops regions as it goes: the query's
+	// ledger, so the fetched bytes count against its memory and are recycled by its pool).
+	alloc memory.Allocator
+	owned []region
 }
 
 var errDetached = errors.New("archive: read outside the cached regions of a detached reader")
@@ -286,17 +287,20 @@ func (r *rangeReader) prefetch(ranges []byteRange) error {
 	for _, br := range need {
 		g.Go(func() error {
 			var buf []byte
-			if r.pooled {
-				buf = getFetchBuf(int(br.end - br.off))
+			if r.alloc != nil {
+				buf = r.alloc.Allocate(int(br.end - br.off))
 			}
 			data, _, err := r.store.readRangeInto(ctx, r.key, br.off, br.end-br.off, buf, r.counter)
 			if err != nil {
-				putFetchBuf(buf)
+				if buf != nil {
+					r.alloc.Free(buf)
+				}
 				return err
 			}
-			if r.pooled {
+			if r.alloc != nil {
+				// data is buf: readRangeInto reads into a buffer of exactly the range's length.
 				r.mu.Lock()
-				r.owned = append(r.owned, region{off: br.off, data: data})
+				r.owned = append(r.owned, region{off: br.off, data: buf})
 				r.mu.Unlock()
 			}
 			r.addRegion(br.off, data)
@@ -304,46 +308,6 @@ func (r *rangeReader) prefetch(ranges []byteRange) error {
 		})
 	}
 	return g.Wait()
-}
-
-// fetchBufs pools the buffers of pooled prefetches by size class: class c holds buffers of
-// 1<<(c+minFetchShift) bytes, from 64 KiB to 16 MiB; other sizes are allocated and dropped.
-var fetchBufs [9]sync.Pool
-
-const minFetchShift = 16
-
-// fetchClass returns the class of a buffer of n bytes, or -1.
-func fetchClass(n int) int {
-	if n <= 0 {
-		return -1
-	}
-	c := max(bits.Len(uint(n-1))-minFetchShift, 0)
-	if c >= len(fetchBufs) {
-		return -1
-	}
-	return c
-}
-
-// getFetchBuf returns a buffer of n bytes, pooled when its class has one.
-func getFetchBuf(n int) []byte {
-	c := fetchClass(n)
-	if c < 0 {
-		return make([]byte, n)
-	}
-	if p, ok := fetchBufs[c].Get().(*[]byte); ok {
-		return (*p)[:n]
-	}
-	return make([]byte, n, 1<<(c+minFetchShift))
-}
-
-// putFetchBuf gives back a buffer of getFetchBuf that nothing references any more.
-func putFetchBuf(b []byte) {
-	c := fetchClass(cap(b))
-	if c < 0 || cap(b) != 1<<(c+minFetchShift) {
-		return
-	}
-	b = b[:0]
-	fetchBufs[c].Put(&b)
 }
 
 // coalesce sorts ranges and merges those that overlap or lie within gap bytes of each other.

@@ -4,6 +4,10 @@ import (
 	"math"
 	"runtime/debug"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
 func TestLimitFor(t *testing.T) {
@@ -30,7 +34,7 @@ func TestLimitFor(t *testing.T) {
 func TestMemoryLimit(t *testing.T) {
 	prev := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(prev)
-	if m := newMemoryLimit(0, 1<<20); m != nil {
+	if m := newMemoryLimit(0, 1<<20, nil); m != nil {
 		t.Fatal("a zero base manages the limit")
 	}
 	var none *memoryLimit
@@ -38,26 +42,49 @@ func TestMemoryLimit(t *testing.T) {
 	none.end()
 	none.restore()
 
-	m := newMemoryLimit(256<<20, 64<<20)
+	pool := &ledger.Pool{}
+	pool.SetMaxFree(3 << 20)
+	m := newMemoryLimit(256<<20, 64<<20, pool)
 	cur := func() int64 { return debug.SetMemoryLimit(-1) }
-	if cur() != 256<<20 {
-		t.Fatalf("limit %d after start", cur())
+	check := func(what string, limit int64) {
+		t.Helper()
+		if cur() != limit {
+			t.Fatalf("limit %d %s, want %d", cur(), what, limit)
+		}
+		if want := int64(float64(limit) * freeShare); pool.MaxFree() != want {
+			t.Fatalf("pool bound %d %s, want %d", pool.MaxFree(), what, want)
+		}
 	}
+	check("after start", 256<<20)
 	m.begin()
 	m.begin()
-	if cur() != 320<<20 {
-		t.Fatalf("limit %d with two streams", cur())
-	}
+	check("with two streams", 320<<20)
 	m.end()
-	if cur() != 256<<20 {
-		t.Fatalf("limit %d with one stream", cur())
-	}
+	check("with one stream", 256<<20)
 	m.restore()
-	if cur() != prev {
-		t.Fatalf("limit %d after restore, want %d", cur(), prev)
+	if cur() != prev || pool.MaxFree() != 3<<20 {
+		t.Fatalf("limit %d and pool bound %d after restore, want %d and %d", cur(), pool.MaxFree(), prev, 3<<20)
 	}
 	m.end() // a stream ending after Close leaves the restored limit alone
-	if cur() != prev {
-		t.Fatalf("limit %d changed after restore", cur())
+	if cur() != prev || pool.MaxFree() != 3<<20 {
+		t.Fatalf("limit %d and pool bound %d changed after restore", cur(), pool.MaxFree())
+	}
+}
+
+// TestEnginePool: the pool the server bounds is the one the query engine allocates from.
+func TestEnginePool(t *testing.T) {
+	p := &ledger.Pool{}
+	for _, c := range []struct {
+		alloc memory.Allocator
+		want  *ledger.Pool
+	}{
+		{nil, ledger.DefaultPool},
+		{memory.DefaultAllocator, ledger.DefaultPool},
+		{p, p},
+		{memory.NewCheckedAllocator(memory.DefaultAllocator), nil},
+	} {
+		if got := enginePool(c.alloc); got != c.want {
+			t.Errorf("enginePool(%T) = %p, want %p", c.alloc, got, c.want)
+		}
 	}
 }

@@ -127,9 +127,11 @@ type Config struct {
 	DebugListen string
 	// MemoryLimit, when positive, sets the Go runtime's soft memory limit
 	// (debug.SetMemoryLimit) to MemoryLimit bytes plus MemoryLimitPerStream bytes for every
-	// DoGet stream in flight beyond the first, until Close restores the previous limit. Zero
-	// leaves the runtime's limit (GOMEMLIMIT, or none) alone, as a server embedded in another
-	// process should.
+	// DoGet stream in flight beyond the first, until Close restores the previous limit; it also
+	// bounds the free lists of the engine's recycling allocator (Alloc when it is a
+	// *ledger.Pool, else ledger.DefaultPool) to two fifths of the limit (memlimit.go). Zero
+	// leaves the runtime's limit (GOMEMLIMIT, or none) and the pool alone, as a server embedded
+	// in another process should.
 	MemoryLimit          int64
 	MemoryLimitPerStream int64
 	// MaxQueries bounds the queries executing at once (DoGet of query tickets; default
@@ -289,7 +291,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		stallTimeout = 0
 	}
 	adm := newAdmission(maxQueries, maxQueued, queueWait)
-	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream)
+	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream, enginePool(cfg.Alloc))
 	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise,
 		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical,
 		Admit: admitPoll(adm, mem, queryTimeout), PollTTL: cfg.PollTTL, PollMemory: cfg.PollMemory, Peers: cfg.Peers, PeerTLS: cfg.PeerTLS})

@@ -2,8 +2,11 @@ package ledger
 
 import (
 	"math/bits"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
+	"weak"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -11,7 +14,7 @@ import (
 // Pool is a memory.Allocator that recycles the buffers released to it: allocations of
 // MinPooledBytes to MaxPooledBytes bytes are rounded up to a size class (four per power of two:
 // 5/8, 6/8, 7/8 and 8/8 of it, so a buffer wastes less than a quarter of its size) and served
-// from a sync.Pool of that class when one was freed before, so a streaming query decodes its
+// from a free list of that class when one was freed before, so a streaming query decodes its
 // next batches into the buffers its earlier batches released once they were written to the
 // wire, instead of asking the garbage collector for new zeroed memory per batch. Smaller and
 // larger allocations come from the Go heap as memory.GoAllocator's do.
@@ -22,11 +25,22 @@ import (
 // A buffer's capacity is its length, as memory.GoAllocator's (arrow-go's compute kernels write
 // up to cap): its class, and so the memory behind it, is known from its capacity, which
 // Reallocate keeps within the class. Free must only be given buffers this Pool allocated
-// (memory.Buffer does so) and never touched after. Buffers not freed are reclaimed by the garbage collector, as with
-// memory.GoAllocator; the recycled ones live in sync.Pools, which the collector empties over
-// two cycles when they go unused, so the Pool holds no memory of its own between queries.
+// (memory.Buffer does so) and never touched after. Buffers not freed are reclaimed by the
+// garbage collector, as with memory.GoAllocator.
 //
-// Safe for concurrent use. The zero Pool is ready to use.
+// The free lists are bounded: together they hold at most MaxFree bytes (the size of the
+// classes' buffers); a buffer freed beyond that is left to the garbage collector. They are
+// plain lists, not sync.Pools: a sync.Pool is emptied by every two garbage collections, and a
+// process running near its soft memory limit collects often, so its scans re-allocated (and
+// the runtime zeroed) most of their buffers and collected more often still (measured with
+// make bench: a fifth of the archived scan's throughput at the default --memory-limit). What
+// the lists hold is live heap to the collector and counts against the process's memory limit:
+// set MaxFree inside it (internal/server does). Buffers that stay unused through a whole
+// garbage collection cycle (the least a list held since the previous cycle) are dropped at the
+// next one, so an idle process gives them back within two cycles (the runtime forces one at
+// least every two minutes).
+//
+// Safe for concurrent use. The zero Pool is ready to use, with DefaultMaxFree.
 type Pool struct {
 	// Poison, set before the Pool's first use, fills every buffer Free recycles with
 	// PoisonByte, so that a reader still using a buffer after its last Release reads garbage
@@ -34,7 +48,20 @@ type Pool struct {
 	// recycled byte).
 	Poison bool
 
-	classes [numClasses]sync.Pool // unsafe.Pointer to the first byte of a buffer of the class
+	maxFree atomic.Int64 // bytes; 0: DefaultMaxFree, < 0: nothing is kept
+	held    atomic.Int64 // bytes in the free lists
+	fresh   atomic.Int64 // bytes of pooled sizes allocated from the Go heap
+	reused  atomic.Int64 // bytes of pooled sizes served from the free lists
+	hook    sync.Once    // starts the trimming at garbage collections
+
+	classes [numClasses]freeList
+}
+
+// freeList holds the recycled buffers of one size class, most recently freed last.
+type freeList struct {
+	mu   sync.Mutex
+	bufs []unsafe.Pointer // first byte of each buffer
+	low  int              // the least len(bufs) since the last trim
 }
 
 // PoisonByte is what a poisoning Pool writes over recycled buffers.
@@ -45,6 +72,9 @@ const (
 	// is a plain Go allocation.
 	MinPooledBytes = 4 << 10
 	MaxPooledBytes = 64 << 20
+	// DefaultMaxFree is the bytes a Pool's free lists hold at most unless SetMaxFree says
+	// otherwise: about what ORD's ordered scan keeps in flight (see bench/doc.go).
+	DefaultMaxFree = 16 << 20
 	// Classes are m<<k bytes for m in 5..8: minShift is k of MinPooledBytes (8<<9), maxShift
 	// k of MaxPooledBytes (8<<23).
 	minShift   = 9
@@ -58,6 +88,40 @@ var _ memory.Allocator = (*Pool)(nil)
 // DefaultPool is the process's recycling allocator: the default parent of the query engine's
 // ledgers.
 var DefaultPool = &Pool{}
+
+// SetMaxFree bounds the bytes the free lists hold (n <= 0: none are kept, every Free leaves
+// its buffer to the garbage collector). Lists already beyond the new bound shrink as buffers
+// are taken or trimmed. Safe to call at any time.
+func (p *Pool) SetMaxFree(n int64) {
+	if n <= 0 {
+		n = -1
+	}
+	p.maxFree.Store(n)
+}
+
+// MaxFree returns the bound on the bytes the free lists hold (0 when none are kept).
+func (p *Pool) MaxFree() int64 {
+	switch n := p.maxFree.Load(); {
+	case n == 0:
+		return DefaultMaxFree
+	case n < 0:
+		return 0
+	default:
+		return n
+	}
+}
+
+// PoolStats is what a Pool did so far: bytes of pooled sizes (counted at their class size)
+// that Allocate took from the Go heap (Fresh) and from its free lists (Reused), and the bytes
+// the free lists hold now (Held).
+type PoolStats struct {
+	Fresh, Reused, Held int64
+}
+
+// Stats returns what the Pool did so far.
+func (p *Pool) Stats() PoolStats {
+	return PoolStats{Fresh: p.fresh.Load(), Reused: p.reused.Load(), Held: p.held.Load()}
+}
 
 // class returns the size class of a buffer of size bytes (its index in classes), the class's
 // size, and whether size is pooled.
@@ -81,18 +145,30 @@ func (p *Pool) Allocate(size int) []byte {
 	}
 	if b := p.get(size); b != nil {
 		clear(b)
+		p.reused.Add(int64(n))
 		return b
 	}
+	p.fresh.Add(int64(n))
 	return goAllocate(size, n)[:size:size]
 }
 
 // get returns a recycled buffer of size's class, resliced to size (capacity size), or nil.
 func (p *Pool) get(size int) []byte {
 	c, n, _ := class(size)
-	if ptr, _ := p.classes[c].Get().(unsafe.Pointer); ptr != nil {
-		return unsafe.Slice((*byte)(ptr), n)[:size:size]
+	l := &p.classes[c]
+	l.mu.Lock()
+	k := len(l.bufs)
+	if k == 0 {
+		l.mu.Unlock()
+		return nil
 	}
-	return nil
+	ptr := l.bufs[k-1]
+	l.bufs[k-1] = nil
+	l.bufs = l.bufs[:k-1]
+	l.low = min(l.low, k-1)
+	l.mu.Unlock()
+	p.held.Add(-int64(n))
+	return unsafe.Slice((*byte)(ptr), n)[:size:size]
 }
 
 // goAllocate returns a zeroed buffer of size bytes and capacity n ≥ size, 64-byte aligned.
@@ -133,18 +209,74 @@ func (p *Pool) Reallocate(size int, b []byte) []byte {
 	return nb
 }
 
-// Free recycles b when it is a pooled buffer (its capacity falls in a size class), in the
-// class of its capacity; other buffers are left to the garbage collector.
+// Free recycles b when it is a pooled buffer (its capacity falls in a size class) and the
+// free lists have room for it, in the class of its capacity; other buffers are left to the
+// garbage collector.
 func (p *Pool) Free(b []byte) {
 	c, n, ok := class(cap(b))
 	if !ok {
 		return
 	}
+	if p.held.Add(int64(n)) > p.MaxFree() {
+		p.held.Add(-int64(n))
+		return
+	}
+	p.hook.Do(p.startTrimming)
 	full := unsafe.Slice(unsafe.SliceData(b), n)
 	if p.Poison {
 		for i := range full {
 			full[i] = PoisonByte
 		}
 	}
-	p.classes[c].Put(unsafe.Pointer(unsafe.SliceData(full)))
+	l := &p.classes[c]
+	l.mu.Lock()
+	l.bufs = append(l.bufs, unsafe.Pointer(unsafe.SliceData(full)))
+	l.mu.Unlock()
+}
+
+// trim drops, in every class, the buffers that stayed in the list since the previous trim
+// (the least the list held since then), oldest first.
+func (p *Pool) trim() {
+	for c := range p.classes {
+		l := &p.classes[c]
+		l.mu.Lock()
+		drop := min(l.low, len(l.bufs))
+		if drop > 0 {
+			k := copy(l.bufs, l.bufs[drop:])
+			clear(l.bufs[k:])
+			l.bufs = l.bufs[:k]
+			if cap(l.bufs) > 4*max(k, 16) {
+				l.bufs = append([]unsafe.Pointer(nil), l.bufs...)
+			}
+		}
+		l.low = len(l.bufs)
+		l.mu.Unlock()
+		if drop > 0 {
+			p.held.Add(-int64(drop * classSize(c)))
+		}
+	}
+}
+
+// classSize returns the size of class c.
+func classSize(c int) int {
+	if c == 0 {
+		return MinPooledBytes
+	}
+	k, m := minShift+(c+3)/4, 5+(c+3)%4
+	return m << k
+}
+
+// startTrimming calls trim after every garbage collection for as long as p is reachable: a
+// cleanup on an unreachable sentinel runs once the collector has found it so, and arms the
+// next one. It holds p weakly, so an unreachable Pool stops trimming.
+func (p *Pool) startTrimming() { armTrim(weak.Make(p)) }
+
+func armTrim(wp weak.Pointer[Pool]) {
+	sentinel := &struct{ _ *byte }{} // holds a pointer: never tiny-allocated with others
+	runtime.AddCleanup(sentinel, func(wp weak.Pointer[Pool]) {
+		if p := wp.Value(); p != nil {
+			p.trim()
+			armTrim(wp)
+		}
+	}, wp)
 }

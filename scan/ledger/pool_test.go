@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"sync"
 	"testing"
 	"unsafe"
@@ -36,10 +37,8 @@ func TestPoolRecyclesZeroedBuffers(t *testing.T) {
 		}
 		copy(b, bytes.Repeat([]byte{0xdd}, size))
 		p.Free(b)
-		// sync.Pool may drop an object (a GC, a goroutine moved to another P, the race
-		// detector's random drops): over a hundred rounds the freed buffers must come back.
-		seen := map[*byte]bool{}
-		recycled := 0
+		// The free lists are plain lists (no sync.Pool drops): every allocation gets the
+		// buffer freed just before it back.
 		for range 100 {
 			again := p.Allocate(size)
 			if len(again) != size || !aligned(again) {
@@ -48,16 +47,13 @@ func TestPoolRecyclesZeroedBuffers(t *testing.T) {
 			if !bytes.Equal(again, zeros[:size]) {
 				t.Fatalf("a recycled buffer of %d bytes is not cleared", size)
 			}
-			if seen[unsafe.SliceData(again)] {
-				recycled++
+			if unsafe.SliceData(again) != unsafe.SliceData(b) {
+				t.Fatalf("Allocate(%d) after a Free of that class: a new buffer", size)
 			}
-			seen[unsafe.SliceData(again)] = true
 			again[len(again)-1] = 0xdd
 			p.Free(again)
 		}
-		if recycled < 50 {
-			t.Errorf("buffers of %d bytes: %d of 100 allocations recycled a freed buffer", size, recycled)
-		}
+		p.get(size) // empty the list for the next size
 	}
 	// Every class: its index, and the sizes that fall into it (the class size and the size
 	// just above the class before it).
@@ -210,5 +206,97 @@ func TestPoolPoison(t *testing.T) {
 	p.Free(b)
 	if b[0] != PoisonByte || b[len(b)-1] != PoisonByte || b[:cap(b)][cap(b)-1] != PoisonByte {
 		t.Fatalf("a freed buffer still reads %q", b[:9])
+	}
+}
+
+// TestPoolBoundsFreeLists: the free lists hold at most MaxFree bytes (class sizes); a buffer
+// freed beyond that is left to the collector, and the next allocation of its class is fresh.
+// Stats count what was allocated fresh and reused.
+func TestPoolBoundsFreeLists(t *testing.T) {
+	p := &Pool{}
+	if p.MaxFree() != DefaultMaxFree {
+		t.Fatalf("zero Pool bound %d, want DefaultMaxFree", p.MaxFree())
+	}
+	const size = 100_000
+	_, n, _ := class(size)
+	p.SetMaxFree(int64(3*n + n/2)) // room for three buffers of the class
+	var bufs [][]byte
+	for range 5 {
+		bufs = append(bufs, p.Allocate(size))
+	}
+	if st := p.Stats(); st.Fresh != int64(5*n) || st.Reused != 0 || st.Held != 0 {
+		t.Fatalf("after five allocations: %+v", st)
+	}
+	for _, b := range bufs {
+		p.Free(b)
+	}
+	if p.Stats().Held != int64(3*n) {
+		t.Fatalf("free lists hold %d bytes, want three buffers (%d)", p.Stats().Held, 3*n)
+	}
+	for range 5 {
+		p.Allocate(size)
+	}
+	if st := p.Stats(); st.Fresh != int64(7*n) || st.Reused != int64(3*n) || st.Held != 0 {
+		t.Fatalf("after five more allocations: %+v, want 7 fresh and 3 reused buffers of %d", st, n)
+	}
+	p.SetMaxFree(0) // nothing kept
+	p.Free(p.Allocate(size))
+	if p.Stats().Held != 0 || p.MaxFree() != 0 {
+		t.Fatalf("with no room: held %d, bound %d", p.Stats().Held, p.MaxFree())
+	}
+}
+
+// TestPoolTrim: a trim drops the buffers a list held through the whole cycle since the
+// previous trim (its low-water mark), oldest first, and keeps those taken meanwhile.
+func TestPoolTrim(t *testing.T) {
+	p := &Pool{}
+	const size = 10_000
+	_, n, _ := class(size)
+	var bufs [][]byte
+	for range 4 {
+		bufs = append(bufs, p.Allocate(size))
+	}
+	for _, b := range bufs {
+		p.Free(b)
+	}
+	p.trim() // the first trim only starts the cycle: the list was never observed idle
+	if p.Stats().Held != int64(4*n) {
+		t.Fatalf("first trim: held %d, want %d", p.Stats().Held, 4*n)
+	}
+	a, b := p.Allocate(size), p.Allocate(size) // the two most recently freed
+	p.Free(b)
+	p.Free(a)
+	// Two buffers stayed in the list through the cycle (the low-water mark): they go.
+	p.trim()
+	if p.Stats().Held != int64(2*n) {
+		t.Fatalf("second trim: held %d, want %d", p.Stats().Held, 2*n)
+	}
+	x, y := p.Allocate(size), p.Allocate(size)
+	if got := map[*byte]bool{unsafe.SliceData(x): true, unsafe.SliceData(y): true}; !got[unsafe.SliceData(a)] || !got[unsafe.SliceData(b)] {
+		t.Fatal("the trim dropped the buffers taken during the cycle")
+	}
+	p.Free(x)
+	p.Free(y)
+	p.trim() // the cycle saw the list at 0: nothing to drop
+	p.trim() // an idle cycle: everything goes
+	if p.Stats().Held != 0 {
+		t.Fatalf("after an idle cycle: held %d", p.Stats().Held)
+	}
+}
+
+// TestPoolTrimsAtGarbageCollections: an idle Pool's free lists are emptied by garbage
+// collections (the trim runs in a cleanup after each; the loop bounds collections, not time).
+func TestPoolTrimsAtGarbageCollections(t *testing.T) {
+	p := &Pool{}
+	for range 3 {
+		p.Free(p.Allocate(50_000))
+	}
+	p.Free(p.Allocate(200_000))
+	for i := 0; i < 1000 && p.Stats().Held != 0; i++ {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if p.Stats().Held != 0 {
+		t.Fatalf("an idle Pool holds %d bytes after 1000 collections", p.Stats().Held)
 	}
 }
