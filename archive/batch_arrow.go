@@ -12,6 +12,30 @@ import (
 // request's allocator, without validity bitmaps (stored values are never null), so that a
 // batch's memory is exactly its offsets, data and timestamps.
 
+// uninitAllocator is an allocator that can hand out a buffer without clearing it
+// (ledger.Ledger and ledger.Pool: a recycled buffer keeps what it held).
+type uninitAllocator interface {
+	AllocateUninit(size int) []byte
+}
+
+// allocateUninit returns size bytes from alloc, not cleared when alloc can skip it: only for
+// buffers every byte of which is written before anything reads it.
+func allocateUninit(alloc memory.Allocator, size int) []byte {
+	if u, ok := alloc.(uninitAllocator); ok {
+		return u.AllocateUninit(size)
+	}
+	return alloc.Allocate(size)
+}
+
+// newUninitBuffer returns an empty buffer with room for n bytes (rounded up to 64, as
+// memory.Buffer's Reserve does) from alloc, not cleared (see allocateUninit): its users
+// write every byte below the length they set. Growing it clears what it adds.
+func newUninitBuffer(alloc memory.Allocator, n int) *memory.Buffer {
+	b := memory.NewBufferWithAllocator(allocateUninit(alloc, (n+63)&^63), alloc)
+	b.ResizeNoShrink(0)
+	return b
+}
+
 // varColumn accumulates the values of one variable-width column (utf8 or binary) in Arrow
 // layout: n+1 int32 offsets and the concatenated data.
 type varColumn struct {
@@ -21,13 +45,9 @@ type varColumn struct {
 
 // newVarColumn returns an empty column with room for rows values and dataHint bytes.
 func newVarColumn(alloc memory.Allocator, rows, dataHint int) *varColumn {
-	c := &varColumn{offs: memory.NewResizableBuffer(alloc), data: memory.NewResizableBuffer(alloc)}
-	c.offs.Reserve(4 * (rows + 1))
+	c := &varColumn{offs: newUninitBuffer(alloc, 4*(rows+1)), data: newUninitBuffer(alloc, max(dataHint, 0))}
 	c.offs.ResizeNoShrink(4)
 	arrow.Int32Traits.CastFromBytes(c.offs.Bytes())[0] = 0
-	if dataHint > 0 {
-		c.data.Reserve(dataHint)
-	}
 	return c
 }
 
@@ -99,8 +119,8 @@ func newTimestamps(alloc memory.Allocator, vals []int64) arrow.Array {
 
 // newTimestampsFunc returns a timestamp[ns, UTC] array of n values written by fill.
 func newTimestampsFunc(alloc memory.Allocator, n int, fill func(dst []int64)) arrow.Array {
-	buf := memory.NewResizableBuffer(alloc)
-	buf.Resize(8 * n)
+	buf := newUninitBuffer(alloc, 8*n)
+	buf.ResizeNoShrink(8 * n)
 	fill(arrow.Int64Traits.CastFromBytes(buf.Bytes()))
 	data := array.NewData(routing.TimestampType, n, []*memory.Buffer{nil, buf}, nil, 0, 0)
 	buf.Release()
@@ -168,8 +188,8 @@ func sliceVar(alloc memory.Allocator, a arrow.Array, v varView, lo, hi int) arro
 	if v.offs[lo] == 0 || data == nil {
 		return array.NewSlice(a, int64(lo), int64(hi))
 	}
-	offs := memory.NewResizableBuffer(alloc)
-	offs.Resize(4 * (hi - lo + 1))
+	offs := newUninitBuffer(alloc, 4*(hi-lo+1))
+	offs.ResizeNoShrink(4 * (hi - lo + 1))
 	dst := arrow.Int32Traits.CastFromBytes(offs.Bytes())
 	base := v.offs[lo]
 	for i, o := range v.offs[lo : hi+1] {

@@ -288,7 +288,7 @@ func (r *rangeReader) prefetch(ranges []byteRange) error {
 		g.Go(func() error {
 			var buf []byte
 			if r.alloc != nil {
-				buf = r.alloc.Allocate(int(br.end - br.off))
+				buf = allocateUninit(r.alloc, int(br.end-br.off)) // ReadFull fills it
 			}
 			data, _, err := r.store.readRangeInto(ctx, r.key, br.off, br.end-br.off, buf, r.counter)
 			if err != nil {

@@ -91,6 +91,19 @@ func (l *Ledger) Allocate(size int) []byte {
 	return b
 }
 
+// AllocateUninit allocates size bytes as Allocate does, without clearing them when the
+// parent can skip it (a Pool): for a caller that writes every byte before anything reads it.
+func (l *Ledger) AllocateUninit(size int) []byte {
+	var b []byte
+	if u, ok := l.parent.(interface{ AllocateUninit(int) []byte }); ok {
+		b = u.AllocateUninit(size)
+	} else {
+		b = l.parent.Allocate(size)
+	}
+	l.add(int64(len(b)))
+	return b
+}
+
 // Reallocate resizes b through the parent allocator and counts the difference.
 func (l *Ledger) Reallocate(size int, b []byte) []byte {
 	old := len(b)

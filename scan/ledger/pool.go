@@ -138,13 +138,22 @@ func class(size int) (idx, n int, ok bool) {
 // memory.GoAllocator's: arrow-go's compute kernels take cap of a buffer for the room they may
 // write into. A pooled buffer's real capacity, its class size, is known from its size
 // (class).
-func (p *Pool) Allocate(size int) []byte {
+func (p *Pool) Allocate(size int) []byte { return p.allocate(size, true) }
+
+// AllocateUninit is Allocate without clearing a recycled buffer: its bytes are whatever the
+// buffer held before (PoisonByte in a poisoning Pool). Only for a caller that writes every
+// byte before anything reads it; a fresh buffer still comes zeroed from the Go heap.
+func (p *Pool) AllocateUninit(size int) []byte { return p.allocate(size, false) }
+
+func (p *Pool) allocate(size int, zero bool) []byte {
 	_, n, ok := class(size)
 	if !ok {
 		return goAllocate(size, size)
 	}
 	if b := p.get(size); b != nil {
-		clear(b)
+		if zero {
+			clear(b)
+		}
 		p.reused.Add(int64(n))
 		return b
 	}
