@@ -300,3 +300,35 @@ func TestPoolTrimsAtGarbageCollections(t *testing.T) {
 		t.Fatalf("an idle Pool holds %d bytes after 1000 collections", p.Stats().Held)
 	}
 }
+
+// TestAllocateUninit: a recycled buffer comes back as it was left (poison here), not cleared;
+// a fresh one is zeroed; a ledger passes the call to its pool and counts the bytes, and falls
+// back to a clearing Allocate over another allocator.
+func TestAllocateUninit(t *testing.T) {
+	p := &Pool{Poison: true}
+	l := New(p, 0)
+	b := l.AllocateUninit(10_000)
+	if len(b) != 10_000 || cap(b) != 10_000 || !aligned(b) || !bytes.Equal(b, make([]byte, len(b))) {
+		t.Fatalf("fresh buffer: len %d cap %d aligned %v, not zeroed", len(b), cap(b), aligned(b))
+	}
+	if l.Bytes() != 10_000 {
+		t.Fatalf("ledger counts %d bytes", l.Bytes())
+	}
+	l.Free(b)
+	again := l.AllocateUninit(9_000) // same class
+	if unsafe.SliceData(again) != unsafe.SliceData(b) || again[0] != PoisonByte || again[len(again)-1] != PoisonByte {
+		t.Fatal("AllocateUninit did not hand back the recycled buffer as it was left")
+	}
+	l.Free(again)
+	if z := l.Allocate(9_000); z[0] != 0 || z[len(z)-1] != 0 {
+		t.Fatal("Allocate of a recycled buffer is not cleared")
+	}
+	checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	g := New(checked, 0)
+	gb := g.AllocateUninit(5000)
+	if len(gb) != 5000 || g.Bytes() != 5000 {
+		t.Fatalf("over a Go allocator: len %d, ledger %d", len(gb), g.Bytes())
+	}
+	g.Free(gb)
+	checked.AssertSize(t, 0)
+}
