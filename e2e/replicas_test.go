@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc"
@@ -171,6 +173,64 @@ func TestReplicas(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("endpoints from three replicas: %d rows, want the single endpoint's %d in the same order", len(got), len(want))
+	}
+
+	// Several partitions, newest first: one endpoint per month (two partitions of at most
+	// --endpoint-buckets 2 buckets), June first; the three archived months (January to
+	// March, archived for ORD and SFO alike) carry an expiration time. Their rows, fetched
+	// from the three replicas in turn, are the sample's ORD and SFO flights in
+	// (time, id) descending order, and the single endpoint's.
+	multi := "SELECT timestamp, id, value, origin FROM flights WHERE origin IN ('SFO', 'ORD')" +
+		" AND timestamp >= TIMESTAMPTZ '2001-01-01T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-07-01T00:00:00Z'" +
+		" ORDER BY timestamp DESC, id DESC"
+	wantMulti := append(expected(e.sample, "ORD", from, to), expected(e.sample, "SFO", from, to)...)
+	slices.SortFunc(wantMulti, func(a, b row) int {
+		if c := b.at.Compare(a.at); c != 0 {
+			return c
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	withOrigins := func(res *result) []row {
+		var out []row
+		for _, rec := range res.recs {
+			origins := rec.Column(3).(*array.String)
+			one := &result{recs: []arrow.RecordBatch{rec}}
+			for i, r := range rowsOf(t, one, "") {
+				r.origin = origins.Value(i)
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	singleRes := mustRun(t, dial(t, e.on), multi)
+	if got := withOrigins(singleRes); !slices.Equal(got, wantMulti) {
+		t.Fatalf("ORD and SFO, one endpoint: %d rows, the sample %d", len(got), len(wantMulti))
+	}
+	info, err = cls[2].Execute(ctx, multi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Endpoint) != 6 || !info.Ordered {
+		t.Fatalf("ORD and SFO: %d endpoints (ordered %v), want 6 (one per month), ordered", len(info.Endpoint), info.Ordered)
+	}
+	got = nil
+	for i, ep := range info.Endpoint {
+		if archived := i >= 3; (ep.ExpirationTime != nil) != archived {
+			t.Fatalf("ORD and SFO: endpoint %d expiration_time %v; the archived months' only carry one", i, ep.ExpirationTime)
+		}
+		res, err := fetchEndpoint(ctx, cls[(i+1)%3], info, ep)
+		if err != nil {
+			t.Fatalf("ORD and SFO: endpoint %d from replica %d: %v\n%s", i, (i+1)%3, err, reps[(i+1)%3].proc.Output())
+		}
+		got = append(got, withOrigins(res)...)
+		res.release()
+	}
+	if !slices.Equal(got, wantMulti) {
+		t.Fatalf("ORD and SFO, endpoints from three replicas: %d rows, want the sample's %d in (time, id) descending order", len(got), len(wantMulti))
+	}
+	info, err = cls[0].Execute(ctx, ordScan)
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	// Aggregates and top-k answer with one endpoint.

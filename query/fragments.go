@@ -14,7 +14,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/flightsrv/flightsrv/internal/session"
 	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
@@ -45,10 +44,14 @@ type Fragment struct {
 }
 
 // fragmentSpec is the JSON form of a fragment: an optional window (Unix nanoseconds, UTC;
-// absent for the whole query) and the pins of its archived buckets.
+// absent for the whole query), the pins of its archived buckets and the planning instant.
 type fragmentSpec struct {
 	Window *[2]int64 `json:"w,omitempty"`
 	Pins   []pinSpec `json:"p,omitempty"`
+	// Now is the planning instant (Unix ns, UTC, microseconds): every fragment binds the
+	// statement's now() and current_timestamp to it, so that the fragments of one result, and
+	// a fragment fetched again, see one clock.
+	Now int64 `json:"n,omitempty"`
 }
 
 type pinSpec struct {
@@ -122,18 +125,26 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 }
 
 // Fragments plans a query and returns its fragments in result order (flightsql
-// FragmentEngine). When split is set and the query is a plain routed scan (no aggregate, no
-// limit; ordered by time or not at all) over more than one bucket, every bucket's route is
-// resolved (the route cache, else the hot store, at most the table's fan-out at a time) and
-// the buckets are grouped: one fragment per group of at most Options.EndpointBuckets
-// consecutive buckets (more when the range would need more than Options.MaxEndpoints
-// groups), archived and hot buckets in separate groups, in time order (reversed for a
-// descending scan), each pinned to the archived generations of its archived buckets.
-// Otherwise the query is one fragment, pinned to the archived routes the route cache knows
-// (the others resolve when it is served: asking the hot store for every route would double
-// the statements of a query over hot buckets). Errors are Execute's planning errors, and
-// UNAVAILABLE when the hot store cannot be asked for a route.
+// FragmentEngine). When split is set and the query's result splits into time windows of its
+// one routed read (windowsOf: a plain routed scan — filters and projections over the read, no
+// aggregate, FetchRel or SetRel — unordered or sorted first by the timestamp) over more than
+// one bucket of time, every bucket's route, of every partition the read lists or, analytical,
+// discovers, is resolved (the route cache, else the hot store, at most the table's fan-out at
+// a time) and the bucket bounds are grouped into windows: one fragment per window of at most
+// max(1, Options.EndpointBuckets / partitions) consecutive buckets of time (more when the
+// range would need more than Options.MaxEndpoints windows), each reading that window of every
+// partition; windows whose buckets are all archived and windows with a hot bucket are never
+// grouped together; in time order (reversed for a descending sort), each pinned to the
+// archived generations of its archived buckets and immutable when all of them are. Otherwise
+// the query is one fragment, pinned to the archived routes the route cache knows (the others
+// resolve when it is served: asking the hot store for every route would double the
+// statements of a query over hot buckets). Every fragment carries the planning instant, the
+// statement's now(). Errors are Execute's planning errors, RESOURCE_EXHAUSTED beyond
+// --max-buckets (an analytical read counted with the partitions discovered), and UNAVAILABLE
+// when the hot store cannot be asked.
 func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, split bool) ([]Fragment, error) {
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	ctx = withClock(ctx, now)
 	pl, err := e.bindQuery(ctx, sql, substraitPlan, params)
 	if err != nil {
 		return nil, err
@@ -141,12 +152,11 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 	if pl.explain {
 		return []Fragment{{}}, nil
 	}
-	type read struct {
-		t          *routing.DurableTable
-		partitions [][]byte
-		r          routing.TimeRange
-	}
-	var reads []read
+	var (
+		reads []read
+		win   *read // the one read whose time windows split the result
+		desc  bool
+	)
 	switch {
 	case pl.q != nil:
 		t, ok := e.tables[pl.q.Table.Name]
@@ -154,14 +164,29 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 			return nil, status.Error(codes.NotFound, "table not found")
 		}
 		reads = append(reads, read{t, [][]byte{pl.q.Partition}, pl.q.Range})
+		if splittable(pl.q) {
+			win, desc = &reads[0], pl.q.Order == substrait.OrderDesc
+		}
 	case pl.general != nil && pl.general.Plan != nil:
-		routes, err := substrait.Routes(pl.general.Plan, e.cat, session.From(ctx).Analytical)
+		routes, _, total, err := e.routes(ctx, pl.general.Plan)
 		if err != nil {
-			return nil, planError(err)
+			return nil, err
+		}
+		if err := e.checkBuckets(total); err != nil {
+			return nil, err
 		}
 		for _, r := range routes {
 			if t, ok := e.tables[r.Table.Name]; ok {
 				reads = append(reads, read{t, r.Partitions, r.Range})
+			}
+		}
+		if split && len(reads) == 1 {
+			w, err := e.windowsOf(pl.general.Plan, routes)
+			if err != nil {
+				return nil, err
+			}
+			if w != scan.WindowsNone {
+				win, desc = &reads[0], w == scan.WindowsDesc
 			}
 		}
 	}
@@ -169,21 +194,16 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 	tableOf := map[string]*routing.DurableTable{}
 	total := 0
 	for _, rd := range reads {
-		// Refused at planning, as Execute would refuse it (an analytical read's partitions
-		// are discovered when it runs: counted as one here).
-		total += pushdown.BucketCount(rd.t.Def().Strategy, rd.r) * max(1, len(rd.partitions))
+		total += pushdown.BucketCount(rd.t.Def().Strategy, rd.r) * len(rd.partitions)
 		if err := e.checkBuckets(total); err != nil {
 			return nil, err
 		}
+		tableOf[rd.t.Def().TableID] = rd.t
 		for _, p := range rd.partitions {
-			bs := rd.t.Buckets(p, rd.r)
-			for _, b := range bs {
-				tableOf[b.TableID] = rd.t
-			}
-			buckets = append(buckets, bs...)
+			buckets = append(buckets, rd.t.Buckets(p, rd.r)...)
 		}
 	}
-	if !split || pl.q == nil || !splittable(pl.q) || len(buckets) < 2 {
+	if !split || win == nil || len(win.partitions) == 0 || pushdown.BucketCount(win.t.Def().Strategy, win.r) < 2 {
 		// One fragment: pinned to the archived routes the route cache knows (asking the hot
 		// store for every route would double the statements of a hot query).
 		var routes []bucketRoute
@@ -192,34 +212,81 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 				routes = append(routes, bucketRoute{b: b, archived: true, pin: routing.PinOf(b, key)})
 			}
 		}
-		f, err := fragmentOf(routes, nil)
+		f, err := fragmentOf(routes, nil, now)
 		f.Buckets, f.Immutable = len(buckets), f.Immutable && len(routes) == len(buckets)
 		if err != nil {
 			return nil, err
 		}
 		return []Fragment{f}, nil
 	}
-	routes, err := e.resolveRoutes(ctx, buckets, tableOf)
+	frags, err := e.windowFragments(ctx, win, now)
 	if err != nil {
 		return nil, err
 	}
-	per := max(e.opts.EndpointBuckets, (len(routes)+e.opts.MaxEndpoints-1)/e.opts.MaxEndpoints)
-	var frags []Fragment
-	for run := range tierRuns(routes) {
-		for chunk := range slices.Chunk(run, per) {
-			first, last := chunk[0].b, chunk[len(chunk)-1].b
-			w := routing.TimeRange{Start: first.Start, End: last.End}.Intersect(pl.q.Range)
-			f, err := fragmentOf(chunk, &[2]int64{w.Start.UnixNano(), w.End.UnixNano()})
-			if err != nil {
-				return nil, err
-			}
-			frags = append(frags, f)
-		}
-	}
-	if pl.q.Order == substrait.OrderDesc {
+	if desc {
 		slices.Reverse(frags)
 	}
 	return frags, nil
+}
+
+// read is one routed read of a query: its table, partitions and range.
+type read struct {
+	t          *routing.DurableTable
+	partitions [][]byte
+	r          routing.TimeRange
+}
+
+// windowFragments splits rd (at least one partition) into fragments of consecutive windows of
+// bucket bounds in ascending time order (see Fragments).
+func (e *Engine) windowFragments(ctx context.Context, rd *read, now time.Time) ([]Fragment, error) {
+	nparts := len(rd.partitions)
+	per := make([][]routing.BucketID, nparts)
+	for i, p := range rd.partitions {
+		per[i] = rd.t.Buckets(p, rd.r)
+	}
+	slots := len(per[0])
+	// Slot-major: the buckets of window slot i are flat[i*nparts : (i+1)*nparts].
+	flat := make([]routing.BucketID, 0, slots*nparts)
+	for i := range slots {
+		for j := range nparts {
+			flat = append(flat, per[j][i])
+		}
+	}
+	routes, err := e.resolveRoutes(ctx, flat, map[string]*routing.DurableTable{rd.t.Def().TableID: rd.t})
+	if err != nil {
+		return nil, err
+	}
+	slotOf := func(i int) []bucketRoute { return routes[i*nparts : (i+1)*nparts] }
+	archived := make([]bool, slots)
+	for i := range slots {
+		archived[i] = !slices.ContainsFunc(slotOf(i), func(r bucketRoute) bool { return !r.archived })
+	}
+	size := max(1, e.opts.EndpointBuckets/nparts, (slots+e.opts.MaxEndpoints-1)/e.opts.MaxEndpoints)
+	var frags []Fragment
+	for start := 0; start < slots; {
+		end := start + 1
+		for end < slots && end-start < size && archived[end] == archived[start] {
+			end++
+		}
+		w := routing.TimeRange{Start: per[0][start].Start, End: per[0][end-1].End}.Intersect(rd.r)
+		f, err := fragmentOf(routes[start*nparts:end*nparts], &[2]int64{w.Start.UnixNano(), w.End.UnixNano()}, now)
+		if err != nil {
+			return nil, err
+		}
+		frags = append(frags, f)
+		start = end
+	}
+	return frags, nil
+}
+
+// windowsOf lowers a general plan bound to its routes (scan.Prepare, nothing started) and
+// reports how its result splits into time windows (scan.Prepared.Windows).
+func (e *Engine) windowsOf(p *plan.Plan, routes map[*plan.NamedTableReadRel]substrait.Route) (scan.Windows, error) {
+	pr, err := scan.Prepare(p, e.boundOptions(routes))
+	if err != nil {
+		return scan.WindowsNone, unsupportedPlan(e.execError(err))
+	}
+	return pr.Windows(), nil
 }
 
 // splittable reports whether the buckets of q's range partition its result: a plain scan
@@ -228,24 +295,10 @@ func splittable(q *substrait.Query) bool {
 	return q.Aggregate == nil && q.Group == nil && q.Limit < 0
 }
 
-// tierRuns yields the maximal runs of consecutive buckets of one tier (archived or hot).
-func tierRuns(routes []bucketRoute) func(func([]bucketRoute) bool) {
-	return func(yield func([]bucketRoute) bool) {
-		start := 0
-		for i := 1; i <= len(routes); i++ {
-			if i == len(routes) || routes[i].archived != routes[start].archived {
-				if !yield(routes[start:i]) {
-					return
-				}
-				start = i
-			}
-		}
-	}
-}
-
-// fragmentOf returns the fragment reading routes within window (nil: the whole query).
-func fragmentOf(routes []bucketRoute, window *[2]int64) (Fragment, error) {
-	spec := fragmentSpec{Window: window}
+// fragmentOf returns the fragment reading routes within window (nil: the whole query),
+// planned at now.
+func fragmentOf(routes []bucketRoute, window *[2]int64, now time.Time) (Fragment, error) {
+	spec := fragmentSpec{Window: window, Now: now.UnixNano()}
 	immutable := len(routes) > 0
 	for _, r := range routes {
 		if !r.archived {
@@ -294,10 +347,11 @@ func (e *Engine) resolveRoutes(ctx context.Context, buckets []routing.BucketID, 
 // so only a server of another version could have).
 var errBadFragment = status.Error(codes.InvalidArgument, "the ticket's fragment does not fit its query; run the query again")
 
-// ExecuteFragment runs one fragment of a query (flightsql FragmentEngine): the query with its
-// reads restricted to the fragment's window, under the fragment's pins (a pinned bucket whose
-// archive was replaced since planning fails the read with FAILED_PRECONDITION). params are
-// Execute's; the result stream is Execute's for the fragment's buckets.
+// ExecuteFragment runs one fragment of a query (flightsql FragmentEngine): the query, bound
+// at the fragment's planning instant, with its reads restricted to the fragment's window,
+// under the fragment's pins (a pinned bucket whose archive was replaced since planning fails
+// the read with FAILED_PRECONDITION). params are Execute's; the result stream is Execute's for
+// the fragment's buckets.
 func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, specBytes []byte) (rdr array.RecordReader, err error) {
 	defer func() { noteExecution(ctx, rdr) }()
 	var spec fragmentSpec
@@ -311,27 +365,68 @@ func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan 
 		}
 		ctx = routing.WithPins(ctx, routing.NewPins(pins))
 	}
+	if spec.Now != 0 {
+		ctx = withClock(ctx, time.Unix(0, spec.Now).UTC())
+	}
 	if spec.Window == nil {
 		return e.Execute(ctx, sql, substraitPlan, params)
 	}
+	w := routing.TimeRange{Start: time.Unix(0, spec.Window[0]).UTC(), End: time.Unix(0, spec.Window[1]).UTC()}
 	pl, err := e.bindQuery(ctx, sql, substraitPlan, params)
 	if err != nil {
 		return nil, err
 	}
-	if pl.q == nil || pl.explain || !splittable(pl.q) {
+	switch {
+	case pl.explain:
+		return nil, errBadFragment
+	case pl.q != nil:
+		if !splittable(pl.q) {
+			return nil, errBadFragment
+		}
+		ph, err := pushdown.Plan(pl.p, e.cat, pushdown.Options{Pushdown: e.opts.Pushdown})
+		if err != nil {
+			return nil, planError(err)
+		}
+		ph.Range = ph.Range.Intersect(w)
+		if ph.Range.Empty() {
+			return scan.EmptyReader(ph.Schema), nil
+		}
+		ph.Buckets = pushdown.BucketCount(ph.Table.Strategy, ph.Range)
+		return e.run(ctx, pl.p, ph)
+	case pl.general == nil || pl.general.Plan == nil:
 		return nil, errBadFragment
 	}
-	ph, err := pushdown.Plan(pl.p, e.cat, pushdown.Options{Pushdown: e.opts.Pushdown})
+	routes, _, _, err := e.routes(ctx, pl.general.Plan)
 	if err != nil {
-		return nil, planError(err)
+		return nil, err
 	}
-	w := routing.TimeRange{Start: time.Unix(0, spec.Window[0]).UTC(), End: time.Unix(0, spec.Window[1]).UTC()}
-	ph.Range = ph.Range.Intersect(w)
-	if ph.Range.Empty() {
-		return scan.EmptyReader(ph.Schema), nil
+	if len(routes) != 1 {
+		return nil, errBadFragment
 	}
-	ph.Buckets = pushdown.BucketCount(ph.Table.Strategy, ph.Range)
-	return e.run(ctx, pl.p, ph)
+	total := 0
+	for rel, r := range routes {
+		r.Range = r.Range.Intersect(w)
+		if r.Range.Empty() {
+			return scan.EmptyReader(pl.general.Schema), nil
+		}
+		routes[rel] = r
+		total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
+	}
+	if err := e.checkBuckets(total); err != nil {
+		return nil, err
+	}
+	pr, err := scan.Prepare(pl.general.Plan, e.boundOptions(routes))
+	if err != nil {
+		return nil, unsupportedPlan(e.execError(err))
+	}
+	if pr.Windows() == scan.WindowsNone {
+		return nil, errBadFragment
+	}
+	res, err := pr.Execute(ctx)
+	if err != nil {
+		return nil, e.execError(err)
+	}
+	return &execReader{RecordReader: scan.Conform(res, pl.general.Schema), e: e, res: res}, nil
 }
 
 // pinError is the client's error of a read whose pinned archive was replaced.

@@ -1,14 +1,20 @@
 package query_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
+	"github.com/flightsrv/flightsrv/internal/session"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
@@ -151,5 +157,176 @@ func TestFragments(t *testing.T) {
 		_, err = engDrain(t, rdr, alloc, sql)
 	}
 	engCheckStatus(t, "one pinned fragment elsewhere", err, codes.FailedPrecondition, "general", "generation", "archives")
+	alloc.AssertSize(t, 0)
+}
+
+// TestFragmentsGeneral: plans of the general binder split into time windows over every
+// partition they read — an IN list, = ANY($1), the partitions an analytical read discovers —
+// when their result is a plain routed scan, unordered or sorted first by the timestamp in
+// either direction (residual filters and projections included); each fragment reads one
+// window of every partition, and the fragments' rows concatenated in order equal the
+// brute-force answer computed here from the generated records (and Execute's). Windows whose
+// buckets are all archived are immutable and refused by a replica that sees those archives
+// replaced. Aggregates, LIMIT, other sorts and UNION ALL stay one fragment; --max-buckets
+// counts an analytical read's discovered partitions at planning.
+func TestFragmentsGeneral(t *testing.T) {
+	t.Parallel()
+	f := buildEngFixture(t, "mixed", true)
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	opts := query.Options{EndpointBuckets: 3}
+	on, off := f.enginesWith(t, alloc, nil, opts)
+	_, elsewhere := f.enginesWith(t, alloc, replacedArchives{f.store}, opts)
+	ctx := context.Background()
+	analytical := session.With(ctx, session.Settings{Analytical: true})
+
+	r := routing.TimeRange{Start: engDay0.AddDate(0, 0, -3), End: engDay0.AddDate(0, 0, engDays+3)}
+	bounds := fmt.Sprintf("timestamp >= %s AND timestamp < %s", engLit(r.Start), engLit(r.End))
+	both := append(f.engRecords("general", r), f.engRecords("random", r)...)
+	byTimeID := func(a, b routing.Record) int { return routing.Compare(a.EventTime, a.SortKey, b.EventTime, b.SortKey) }
+	slices.SortFunc(both, byTimeID)
+	// ORDER BY timestamp DESC, id (ascending): not the buckets' order, but time first.
+	descThenID := slices.Clone(both)
+	slices.SortStableFunc(descThenID, func(a, b routing.Record) int {
+		if c := b.EventTime.Compare(a.EventTime); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.SortKey, b.SortKey)
+	})
+	var kOnly []routing.Record
+	for _, rec := range both {
+		if rec.SortKey[0] == 'k' {
+			kOnly = append(kOnly, rec)
+		}
+	}
+	upper := func(recs []routing.Record) [][]any {
+		rows := engProject(recs, "id", "channel_id")
+		for _, row := range rows {
+			row[1] = strings.ToUpper(row[1].(string))
+		}
+		return rows
+	}
+	anyParam := func() arrow.RecordBatch {
+		lb := array.NewListBuilder(memory.NewGoAllocator(), arrow.BinaryTypes.String) // not alloc: it outlives every drain
+		defer lb.Release()
+		lb.Append(true)
+		lb.ValueBuilder().(*array.StringBuilder).AppendValues([]string{"random", "general"}, nil)
+		col := lb.NewArray()
+		defer col.Release()
+		return array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "$1", Type: col.DataType()}}, nil), []arrow.Array{col}, 1)
+	}
+	params := anyParam()
+	defer params.Release()
+
+	in := "channel_id IN ('general', 'random') AND " + bounds
+	cases := []struct {
+		name      string
+		ctx       context.Context
+		sql       string
+		params    arrow.RecordBatch
+		want      [][]any
+		unordered bool
+	}{
+		{"in list by time and id", ctx, "SELECT channel_id, timestamp, id FROM messages WHERE " + in + " ORDER BY timestamp, id", nil,
+			engProject(both, "channel_id", "timestamp", "id"), false},
+		{"in list descending", ctx, "SELECT id, timestamp FROM messages WHERE " + bounds + " AND channel_id IN ('random', 'general') ORDER BY timestamp DESC, id DESC", nil,
+			engProject(engReverse(both), "id", "timestamp"), false},
+		{"time descending then id", ctx, "SELECT id, timestamp FROM messages WHERE " + in + " ORDER BY timestamp DESC, id", nil,
+			engProject(descThenID, "id", "timestamp"), false},
+		{"residual filter and projection", ctx, "SELECT id, upper(channel_id) AS ch FROM messages WHERE id LIKE 'k%' AND " + in + " ORDER BY timestamp, id", nil,
+			upper(kOnly), false},
+		{"subquery", ctx, "SELECT t.id FROM (SELECT id, timestamp FROM messages WHERE " + in + ") t ORDER BY t.timestamp, t.id", nil,
+			engProject(both, "id"), false},
+		{"unordered", ctx, "SELECT id, value FROM messages WHERE " + in, nil, engProject(both, "id", "value"), true},
+		{"= ANY($1)", ctx, "SELECT channel_id, id FROM messages WHERE channel_id = ANY($1) AND " + bounds + " ORDER BY timestamp, id", params,
+			engProject(both, "channel_id", "id"), false},
+		{"analytical", analytical, "SELECT channel_id, id FROM messages WHERE " + bounds + " ORDER BY timestamp DESC, id DESC", nil,
+			engProject(engReverse(both), "channel_id", "id"), false},
+	}
+	for _, c := range cases {
+		for _, e := range []*query.Engine{on, off} {
+			frags, err := e.Fragments(c.ctx, c.sql, nil, c.params, true)
+			if err != nil {
+				t.Fatalf("%s: fragments: %v", c.name, err)
+			}
+			if len(frags) < 10 {
+				t.Fatalf("%s: %d fragments, want one per day of 46", c.name, len(frags))
+			}
+			var got [][]any
+			immutable := 0
+			for i, fr := range frags {
+				if fr.Buckets > 2 {
+					t.Fatalf("%s: fragment %d reads %d buckets, want one day of two partitions", c.name, i, fr.Buckets)
+				}
+				rdr, err := e.ExecuteFragment(c.ctx, c.sql, nil, c.params, fr.Spec)
+				if err != nil {
+					t.Fatalf("%s: fragment %d: %v", c.name, i, err)
+				}
+				res, err := engDrain(t, rdr, alloc, c.sql)
+				if err != nil {
+					t.Fatalf("%s: fragment %d: %v", c.name, i, err)
+				}
+				got = append(got, res.rows...)
+				if fr.Immutable {
+					immutable++
+					rdr, err = elsewhere.ExecuteFragment(c.ctx, c.sql, nil, c.params, fr.Spec)
+					if err == nil {
+						_, err = engDrain(t, rdr, alloc, c.sql)
+					}
+					engCheckStatus(t, c.name+" replaced archive", err, codes.FailedPrecondition, "general", "random", "generation", "archives")
+				}
+			}
+			if immutable < 4 {
+				t.Fatalf("%s: %d immutable fragments, want the 4 days whose buckets of both partitions are archived", c.name, immutable)
+			}
+			want := c.want
+			if c.unordered {
+				got, want = engSorted(got), engSorted(want)
+			}
+			engSameRows(t, c.name+": fragments", got, want)
+			whole, err := engRunCtx(c.ctx, t, e, alloc, c.sql, nil, c.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.unordered {
+				whole.rows = engSorted(whole.rows)
+			}
+			engSameRows(t, c.name+": one endpoint", whole.rows, want)
+		}
+	}
+
+	// One fragment however many buckets: aggregates, LIMIT, a sort not led by the timestamp,
+	// UNION ALL.
+	for _, sql := range []string{
+		"SELECT channel_id, count(*) FROM messages WHERE " + in + " GROUP BY 1",
+		"SELECT id FROM messages WHERE " + in + " ORDER BY timestamp LIMIT 5",
+		"SELECT id FROM messages WHERE " + in + " ORDER BY id",
+		"SELECT id FROM messages WHERE " + in + " OFFSET 3",
+		"SELECT DISTINCT channel_id FROM messages WHERE " + in,
+		"SELECT id FROM messages WHERE " + in + " UNION ALL SELECT id FROM messages WHERE " + in,
+	} {
+		frags, err := on.Fragments(ctx, sql, nil, nil, true)
+		if err != nil || len(frags) != 1 {
+			t.Fatalf("%s: %d fragments, %v; want one", sql, len(frags), err)
+		}
+		want := 2 * (engDays + 6) // two partitions of 46 day buckets
+		if strings.Contains(sql, "UNION") {
+			want *= 2
+		}
+		if frags[0].Buckets != want {
+			t.Fatalf("%s: one fragment of %d buckets, want %d", sql, frags[0].Buckets, want)
+		}
+	}
+
+	// --max-buckets at planning: the analytical read counts the two partitions it discovers.
+	limited, _ := f.enginesWith(t, alloc, nil, query.Options{MaxBuckets: 60})
+	pinned := "SELECT id FROM messages WHERE channel_id = 'general' AND " + bounds
+	if _, err := limited.Fragments(ctx, pinned, nil, nil, true); err != nil {
+		t.Fatalf("one partition, 46 buckets: %v", err)
+	}
+	_, err := limited.Fragments(analytical, "SELECT id FROM messages WHERE "+bounds, nil, nil, true)
+	engCheckStatus(t, "analytical over the limit", err, codes.ResourceExhausted, "general", "random")
+	if st, _ := status.FromError(err); !strings.Contains(st.Message(), "92 buckets") || !strings.Contains(st.Message(), "--max-buckets") {
+		t.Fatalf("analytical over the limit: %v", err)
+	}
 	alloc.AssertSize(t, 0)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,11 +21,21 @@ import (
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
-// bindOptions are the settings the general binder runs under: the engine's partition bound
-// and the calling session's analytical mode and user (session.From).
+// bindOptions are the settings the general binder runs under: the engine's partition bound,
+// the calling session's analytical mode and user (session.From), and the statement's clock
+// when a fragment carries one (withClock; else the binder reads time.Now).
 func (e *Engine) bindOptions(ctx context.Context) substrait.BindOptions {
 	s := session.From(ctx)
-	return substrait.BindOptions{MaxPartitions: e.opts.MaxPartitions, Analytical: s.Analytical, User: s.User}
+	now, _ := ctx.Value(clockKey{}).(time.Time)
+	return substrait.BindOptions{MaxPartitions: e.opts.MaxPartitions, Analytical: s.Analytical, User: s.User, Now: now}
+}
+
+type clockKey struct{}
+
+// withClock returns ctx under which statements bind now() and current_timestamp to now (UTC):
+// the planning instant of a multi-endpoint result, which each of its fragments carries.
+func withClock(ctx context.Context, now time.Time) context.Context {
+	return context.WithValue(ctx, clockKey{}, now)
 }
 
 // executeGeneral binds and runs a statement of the general binder: table-less statements are
@@ -56,17 +67,9 @@ func (e *Engine) executeGeneral(ctx context.Context, st *substrait.Statement, pa
 // client's Substrait plan: each routed read bound to its route (substrait.Routes), the
 // partitions of analytical reads discovered, the bucket bound checked, then the executor.
 func (e *Engine) runBound(ctx context.Context, b *substrait.Bound, explain bool) (array.RecordReader, error) {
-	routes, err := substrait.Routes(b.Plan, e.cat, session.From(ctx).Analytical)
-	if err != nil {
-		return nil, planError(err)
-	}
-	discovered, err := e.discover(ctx, routes)
+	routes, discovered, total, err := e.routes(ctx, b.Plan)
 	if err != nil {
 		return nil, err
-	}
-	total := 0
-	for _, r := range routes {
-		total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
 	}
 	opts := e.boundOptions(routes)
 	if explain {
@@ -80,6 +83,25 @@ func (e *Engine) runBound(ctx context.Context, b *substrait.Bound, explain bool)
 		return nil, e.execError(err)
 	}
 	return &execReader{RecordReader: scan.Conform(res, b.Schema), e: e, res: res}, nil
+}
+
+// routes reads the route of every routed read of p (substrait.Routes), discovers the
+// partitions of its analytical reads (discover, whose counts per table it returns) and counts
+// the buckets they read together (partitions × buckets), for checkBuckets.
+func (e *Engine) routes(ctx context.Context, p *plan.Plan) (map[*plan.NamedTableReadRel]substrait.Route, map[string]int, int, error) {
+	routes, err := substrait.Routes(p, e.cat, session.From(ctx).Analytical)
+	if err != nil {
+		return nil, nil, 0, planError(err)
+	}
+	discovered, err := e.discover(ctx, routes)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	total := 0
+	for _, r := range routes {
+		total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
+	}
+	return routes, discovered, total, nil
 }
 
 // checkBuckets refuses a query reading more than Options.MaxBuckets buckets (partitions ×

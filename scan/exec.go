@@ -83,7 +83,23 @@ type Prepared struct {
 	schema   *arrow.Schema // n's schema under the root names
 	opts     Options
 	rewrites []Rewrite
+	windows  Windows
 }
+
+// Windows says whether a plan's result may be computed per time window of its routed read:
+// WindowsNone when it may not; WindowsAny when the plan's rows are the union of its rows over
+// any partition of the read's range into windows, in no particular order; WindowsAsc and
+// WindowsDesc when, besides, the rows over consecutive windows concatenated in ascending (or
+// descending) time order are the plan's rows in its order.
+type Windows int
+
+// The values of Windows.
+const (
+	WindowsNone Windows = iota
+	WindowsAny
+	WindowsAsc
+	WindowsDesc
+)
 
 // Rewrite describes one routed aggregate the pushdown rewrite applied to: its measures
 // ("count(*)", "min(timestamp)", "max(timestamp)", in order) and its time bin, nil when
@@ -105,7 +121,7 @@ type Rewrite struct {
 // plans outside this, Bind's errors, and expression compile errors from scan/ops.
 func Prepare(p *plan.Plan, opts Options) (*Prepared, error) {
 	pr := &Prepared{opts: opts}
-	n, err := lowerPlan(p, &pr.opts, &pr.rewrites)
+	n, err := lowerPlan(p, &pr.opts, &pr.rewrites, &pr.windows)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +139,14 @@ func Prepare(p *plan.Plan, opts Options) (*Prepared, error) {
 
 // Rewrites lists the routed aggregates the pushdown rewrite applied to, in plan order.
 func (pr *Prepared) Rewrites() []Rewrite { return pr.rewrites }
+
+// Windows reports whether the plan may be split into time windows of its one routed read
+// (architecture.md decision 9: ordered endpoints). It is WindowsNone unless the root is
+// per-row over one routed read — filters and projections only, no aggregate, FetchRel or
+// SetRel — and then WindowsAny when unsorted, WindowsAsc or WindowsDesc when a SortRel's
+// first key is the read's timestamp (rows of an earlier window then all sort before those of
+// a later one, whatever the other keys), WindowsNone for any other sort.
+func (pr *Prepared) Windows() Windows { return pr.windows }
 
 // Explain describes the operators of the coordinator stage and of each bucket's fragment,
 // one line each, top-down, inputs indented, with the pushdown decision of every routed
@@ -162,8 +186,9 @@ func Explain(p *plan.Plan, opts Options) ([]string, error) {
 	return pr.Explain(), nil
 }
 
-// lowerPlan lowers the plan's one root relation, collecting the pushdown rewrites.
-func lowerPlan(p *plan.Plan, opts *Options, rewrites *[]Rewrite) (node, error) {
+// lowerPlan lowers the plan's one root relation, collecting the pushdown rewrites and, when
+// windows is not nil, how the result splits into time windows (Prepared.Windows).
+func lowerPlan(p *plan.Plan, opts *Options, rewrites *[]Rewrite, windows *Windows) (node, error) {
 	roots := p.GetRoots()
 	if len(roots) != 1 {
 		return nil, unsupported("a plan with %d roots", len(roots))
@@ -172,6 +197,9 @@ func lowerPlan(p *plan.Plan, opts *Options, rewrites *[]Rewrite) (node, error) {
 	lo, err := l.lower(roots[0].Input())
 	if err != nil {
 		return nil, err
+	}
+	if windows != nil && lo.routed != nil {
+		*windows = lo.routed.windows()
 	}
 	return l.finish(lo)
 }

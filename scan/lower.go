@@ -293,6 +293,27 @@ func bucketOrder(keys []sortKey) (desc bool, ok bool) {
 	return keys[0].desc, true
 }
 
+// windows says how a per-row routed plan, before it is finished, splits into time windows
+// (Prepared.Windows): in bucket order, by a sort whose first key is the timestamp (the
+// timestamp is never null), or in no order.
+func (rp *routedPlan) windows() Windows {
+	switch {
+	case rp.order && rp.desc:
+		return WindowsDesc
+	case rp.order:
+		return WindowsAsc
+	case len(rp.sortKeys) == 0:
+		return WindowsAny
+	}
+	if c, ok := baseRef(rp.sortKeys[0].e); !ok || c != colTimestamp {
+		return WindowsNone
+	}
+	if rp.sortKeys[0].desc {
+		return WindowsDesc
+	}
+	return WindowsAsc
+}
+
 func (l *lowerer) fetch(r *plan.FetchRel) (*lowered, error) {
 	in, err := l.lower(r.Input())
 	if err != nil {
@@ -302,6 +323,11 @@ func (l *lowerer) fetch(r *plan.FetchRel) (*lowered, error) {
 		return nil, unsupported("negative OFFSET")
 	}
 	if rp := perRow(in); rp != nil {
+		if r.Offset() == 0 && r.Count() < 0 {
+			// FETCH ALL (the binder's carrier of an emit that drops hidden sort columns)
+			// changes no row: the plan stays per-row.
+			return in, nil
+		}
 		n, err := l.finishRouted(rp, nil, r.Offset(), r.Count())
 		if err != nil {
 			return nil, err
