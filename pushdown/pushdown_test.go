@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"google.golang.org/protobuf/proto"
 
@@ -44,42 +41,45 @@ WHERE channel_id = 'general'
 
 const where = ` WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-03-01'`
 
-var (
-	on  = Options{Pushdown: true}
-	off = Options{}
-)
-
-// planSQL plans sql (binding args) through the whole road: SQL → Substrait → pushdown.
-func planSQL(t *testing.T, sql string, opts Options, args ...any) (*plan.Plan, *Physical, error) {
+// planSQL plans sql (binding args) through the whole road: SQL → the general binder's
+// Substrait plan → its one routed read's route (substrait.Routes). The dataset schema is the
+// prepared statement's.
+func planSQL(t *testing.T, sql string, args ...any) (*plan.Plan, substrait.Route, *arrow.Schema, error) {
 	t.Helper()
 	cat := catalog(t)
 	st, err := substrait.Prepare(sql, cat)
 	if err != nil {
-		return nil, nil, err
+		return nil, substrait.Route{}, nil, err
 	}
 	p, err := st.Bind(args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, substrait.Route{}, nil, err
 	}
-	ph, err := Plan(p, cat, opts)
-	if err == nil && !ph.Schema.Equal(st.DatasetSchema()) {
-		t.Errorf("%q: physical schema %v differs from the prepared dataset schema %v", sql, ph.Schema, st.DatasetSchema())
+	routes, err := substrait.Routes(p, cat, false)
+	if err != nil {
+		return nil, substrait.Route{}, nil, err
 	}
-	return p, ph, err
+	if len(routes) != 1 {
+		t.Fatalf("%q: %d routed reads, want 1", sql, len(routes))
+	}
+	for _, r := range routes {
+		return p, r, st.DatasetSchema(), nil
+	}
+	panic("unreachable")
 }
 
 // noStore is a hot store EXPLAIN never calls (the executor's EXPLAIN starts nothing).
 type noStore struct{ routing.HotStore }
 
-// executor returns the executor's EXPLAIN of p bound as ph says, with the rewrite on or off.
-func executor(t *testing.T, p *plan.Plan, ph *Physical, pushdown bool) []string {
+// executor returns the executor's EXPLAIN of p bound to route, with the rewrite on or off.
+func executor(t *testing.T, p *plan.Plan, route substrait.Route, pushdown bool) []string {
 	t.Helper()
-	tbl, err := routing.NewDurableTable(ph.Table, noStore{}, nil, routing.Options{})
+	tbl, err := routing.NewDurableTable(route.Table, noStore{}, nil, routing.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines, err := scan.Explain(p, scan.Options{Pushdown: pushdown, Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
-		return scan.Source{Table: tbl, Partitions: [][]byte{ph.Partition}, Range: ph.Range}, nil
+		return scan.Source{Table: tbl, Partitions: route.Partitions, Range: route.Range}, nil
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -99,44 +99,43 @@ func TestPlanDecisions(t *testing.T) {
 		name      string
 		sql       string
 		args      []any
-		agg       []substrait.AggFunc
 		schema    []arrow.Field
 		rewritten bool   // with pushdown on
 		decided   string // a line the executor's EXPLAIN (pushdown on) must hold
 	}{
-		{name: "seed query", sql: seedSQL, agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}},
+		{name: "seed query", sql: seedSQL, schema: []arrow.Field{{Name: "count", Type: i64}},
 			rewritten: true, decided: "StoreAggregate [count(*)]"},
 		{name: "count alias and limit", sql: `SELECT count(*) AS n FROM messages` + where + ` LIMIT 1`,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "n", Type: i64}}, rewritten: true, decided: "Fetch offset 0 count 1"},
+			schema: []arrow.Field{{Name: "n", Type: i64}}, rewritten: true, decided: "Fetch offset 0 count 1"},
 		{name: "count(1) and count(*) twice", sql: `SELECT count(1), count(*) AS c FROM messages` + where,
-			agg: []substrait.AggFunc{substrait.CountStar, substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}, {Name: "c", Type: i64}},
+			schema:    []arrow.Field{{Name: "count", Type: i64}, {Name: "c", Type: i64}},
 			rewritten: true, decided: "StoreAggregate [count(*), count(*)]"},
 		{name: "count with $n parameters", sql: `SELECT COUNT(*) FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp < $3`,
-			args: []any{"general", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"},
-			agg:  []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}}, rewritten: true},
+			args:   []any{"general", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"},
+			schema: []arrow.Field{{Name: "count", Type: i64}}, rewritten: true},
 		{name: "count with ? parameters, literal on the left", sql: `SELECT COUNT(*) FROM messages WHERE ?=channel_id AND ?<=timestamp AND ?>timestamp`,
-			args: []any{"general", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"},
-			agg:  []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "count", Type: i64}}, rewritten: true},
+			args:   []any{"general", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"},
+			schema: []arrow.Field{{Name: "count", Type: i64}}, rewritten: true},
 		{name: "max alone", sql: `SELECT max(timestamp) AS last FROM messages` + where,
-			agg: []substrait.AggFunc{substrait.Max}, schema: []arrow.Field{{Name: "last", Type: ts, Nullable: true}},
+			schema:    []arrow.Field{{Name: "last", Type: ts, Nullable: true}},
 			rewritten: true, decided: "none once earlier ones answered"},
 		{name: "min and max", sql: `SELECT min(timestamp), max(timestamp) FROM messages` + where,
-			agg: []substrait.AggFunc{substrait.Min, substrait.Max}, schema: []arrow.Field{{Name: "min", Type: ts, Nullable: true}, {Name: "max", Type: ts, Nullable: true}},
+			schema:    []arrow.Field{{Name: "min", Type: ts, Nullable: true}, {Name: "max", Type: ts, Nullable: true}},
 			rewritten: true, decided: "StoreAggregate [min(timestamp), max(timestamp)]"},
 		{name: "count and min together", sql: `SELECT count(*), min(timestamp) FROM messages` + where,
-			agg: []substrait.AggFunc{substrait.CountStar, substrait.Min}, schema: []arrow.Field{{Name: "count", Type: i64}, {Name: "min", Type: ts, Nullable: true}},
+			schema:    []arrow.Field{{Name: "count", Type: i64}, {Name: "min", Type: ts, Nullable: true}},
 			rewritten: true, decided: "StoreAggregate [count(*), min(timestamp)]"},
 		{name: "count(column) reads rows", sql: `SELECT count(id) FROM messages` + where,
-			agg: []substrait.AggFunc{substrait.Count}, schema: []arrow.Field{{Name: "count", Type: i64}},
+			schema:  []arrow.Field{{Name: "count", Type: i64}},
 			decided: "Pushdown: not pushed down: measure count (the stores answer count(*), min(timestamp) and max(timestamp))"},
 		{name: "hour bins, desc, limit parameter, count first", sql: `SELECT count(*) AS n, date_trunc('hour', timestamp) AS t FROM messages` + where + ` GROUP BY t ORDER BY t DESC LIMIT ?`,
-			args: []any{24}, agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "n", Type: i64}, {Name: "t", Type: ts}},
+			args: []any{24}, schema: []arrow.Field{{Name: "n", Type: i64}, {Name: "t", Type: ts}},
 			rewritten: true, decided: "StoreAggregate [count(*)] grouped by date_trunc('hour', timestamp)"},
 		{name: "month bins over month buckets", sql: `SELECT date_trunc('month', timestamp) AS t, COUNT(*) FROM messages` + where + ` GROUP BY 1`,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "t", Type: ts}, {Name: "count", Type: i64}},
+			schema:    []arrow.Field{{Name: "t", Type: ts}, {Name: "count", Type: i64}},
 			rewritten: true, decided: "every calendar_month_utc bucket lies inside one bin"},
 		{name: "15-minute bins", sql: `SELECT date_bin(INTERVAL '15 minutes', timestamp, TIMESTAMPTZ '2001-01-01T00:00:00Z') AS t, COUNT(*) FROM messages` + where + ` GROUP BY t ORDER BY t`,
-			agg: []substrait.AggFunc{substrait.CountStar}, schema: []arrow.Field{{Name: "t", Type: ts}, {Name: "count", Type: i64}},
+			schema:    []arrow.Field{{Name: "t", Type: ts}, {Name: "count", Type: i64}},
 			rewritten: true, decided: "grouped by date_bin('15 minutes', timestamp, origin)"},
 		{name: "plain scan", sql: `SELECT * FROM messages` + where,
 			schema: []arrow.Field{{Name: "channel_id", Type: str}, {Name: "timestamp", Type: ts}, {Name: "id", Type: str}, {Name: "value", Type: arrow.BinaryTypes.Binary}}},
@@ -146,38 +145,29 @@ func TestPlanDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			for _, opts := range []Options{on, off} {
-				p, ph, err := planSQL(t, tt.sql, opts, tt.args...)
+			for _, pushdown := range []bool{true, false} {
+				p, route, schema, err := planSQL(t, tt.sql, tt.args...)
 				if err != nil {
 					t.Fatalf("%q: %v", tt.sql, err)
 				}
-				var funcs []substrait.AggFunc
-				if ph.Aggregate != nil {
-					for _, m := range ph.Aggregate.Measures {
-						funcs = append(funcs, m.Func)
-					}
+				if want := arrow.NewSchema(tt.schema, nil); !schema.Equal(want) {
+					t.Errorf("schema\n%v\nwant\n%v", schema, want)
 				}
-				if !slices.Equal(funcs, tt.agg) {
-					t.Errorf("aggregate %v, want %v", funcs, tt.agg)
+				if len(route.Partitions) != 1 || string(route.Partitions[0]) != "general" || !route.Range.Start.Equal(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) {
+					t.Errorf("routed scan: %q %v", route.Partitions, route.Range)
 				}
-				if want := arrow.NewSchema(tt.schema, nil); !ph.Schema.Equal(want) {
-					t.Errorf("schema\n%v\nwant\n%v", ph.Schema, want)
-				}
-				if string(ph.Partition) != "general" || !ph.Range.Start.Equal(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) {
-					t.Errorf("routed scan: %q %v", ph.Partition, ph.Range)
-				}
-				lines := executor(t, p, ph, opts.Pushdown)
+				lines := executor(t, p, route, pushdown)
 				text := strings.Join(lines, "\n")
-				if got := strings.Contains(text, "StoreAggregate"); got != (tt.rewritten && opts.Pushdown) {
-					t.Errorf("pushdown %v: rewritten %v, want %v:\n%s", opts.Pushdown, got, tt.rewritten && opts.Pushdown, text)
+				if got := strings.Contains(text, "StoreAggregate"); got != (tt.rewritten && pushdown) {
+					t.Errorf("pushdown %v: rewritten %v, want %v:\n%s", pushdown, got, tt.rewritten && pushdown, text)
 				}
-				if opts.Pushdown && tt.decided != "" && !strings.Contains(text, tt.decided) {
+				if pushdown && tt.decided != "" && !strings.Contains(text, tt.decided) {
 					t.Errorf("executor lacks %q:\n%s", tt.decided, text)
 				}
-				if !opts.Pushdown && tt.rewritten && !strings.Contains(text, "Pushdown: a pushdown candidate, but pushdown is disabled: every fragment reads rows") {
+				if !pushdown && tt.rewritten && !strings.Contains(text, "Pushdown: a pushdown candidate, but pushdown is disabled: every fragment reads rows") {
 					t.Errorf("pushdown off: the candidate is not reported:\n%s", text)
 				}
-				for _, d := range append(slices.Clone(ph.Decisions), lines...) {
+				for _, d := range lines {
 					if strings.Contains(d, "general") || strings.Contains(d, "2026") || strings.Contains(d, "2001") {
 						t.Errorf("decision %q carries a value", d)
 					}
@@ -204,15 +194,11 @@ func TestPlanErrors(t *testing.T) {
 			args: []any{"a", "b"}, err: substrait.ErrConflictingShardEquality},
 		{sql: `SELECT COUNT(*) FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp < $2`,
 			args: []any{"a", "2026-01-01"}, err: substrait.ErrInvalidTimestampRange},
-		// General plans (anything outside the canonical shapes) are not the pushdown planner's:
-		// the engine runs them in the executor.
-		{sql: `SELECT COUNT(DISTINCT id) FROM messages` + where, code: substrait.Unimplemented, msg: "COUNT(DISTINCT …) is not supported"},
-		{sql: `SELECT id, COUNT(*) FROM messages` + where + ` GROUP BY 1`, code: substrait.Unimplemented, msg: "grouped AggregateRel (GROUP BY) other than by one time bucket of timestamp is not supported"},
 		{sql: `SELECT COUNT(*) FROM messages a JOIN messages b USING (id)` + where, code: substrait.Unimplemented, msg: "JOIN is not supported"},
 		{sql: `SELECT COUNT(*) OVER () FROM messages` + where, code: substrait.Unimplemented, msg: "window functions are not supported"},
 	}
 	for _, tt := range tests {
-		_, _, err := planSQL(t, tt.sql, on, tt.args...)
+		_, _, _, err := planSQL(t, tt.sql, tt.args...)
 		if tt.err != nil {
 			if !errors.Is(err, tt.err) {
 				t.Errorf("%q: got %v, want %v", tt.sql, err, tt.err)
@@ -226,73 +212,22 @@ func TestPlanErrors(t *testing.T) {
 	}
 }
 
-// TestPlanDoesNotModifyInput: Plan reads the plan and leaves it as it was.
+// TestPlanDoesNotModifyInput: reading the route and lowering the plan (with the pushdown
+// rewrite) leave the plan as it was.
 func TestPlanDoesNotModifyInput(t *testing.T) {
 	t.Parallel()
-	cat := catalog(t)
-	p, err := substrait.FromSQL(`SELECT id FROM messages`+where+` ORDER BY timestamp DESC LIMIT 3`, cat)
+	p, route, _, err := planSQL(t, `SELECT count(*) FROM messages`+where)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before, _ := p.ToProto()
-	if _, err := Plan(p, cat, on); err != nil {
+	executor(t, p, route, true)
+	if _, err := substrait.Routes(p, catalog(t), false); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := p.ToProto()
 	if !proto.Equal(before, after) {
-		t.Error("Plan modified its input")
-	}
-}
-
-// TestUnknownRelationIsAnError: relation kinds outside the supported set are errors, not scans.
-func TestUnknownRelationIsAnError(t *testing.T) {
-	t.Parallel()
-	cat := catalog(t)
-	b := plan.NewBuilderDefault()
-	vt, err := b.VirtualTable([]string{"a"}, expr.StructLiteralValue{expr.NewPrimitiveLiteral(int64(1), false)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := b.Plan(vt, []string{"a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Plan(p, cat, on)
-	if code, ok := substrait.CodeOf(err); !ok || code != substrait.Unimplemented {
-		t.Fatalf("got %v, want Unimplemented", err)
-	}
-	if _, err := Plan(nil, cat, on); !errors.Is(err, substrait.ErrInvalidPlan) {
-		t.Fatalf("nil plan: %v", err)
-	}
-}
-
-func TestPlanQueryMatchesPlan(t *testing.T) {
-	t.Parallel()
-	cat := catalog(t)
-	st, err := substrait.Prepare(`SELECT count(*) FROM messages WHERE channel_id = ? AND timestamp >= ? AND timestamp < ?`, cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []any{"general", "2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z"}
-	q, err := st.Query(args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := st.Bind(args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := PlanQuery(q, on)
-	b, err := Plan(p, cat, on)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !a.Schema.Equal(b.Schema) {
-		t.Errorf("schemas differ: %v vs %v", a.Schema, b.Schema)
-	}
-	a.Schema, b.Schema = nil, nil
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("PlanQuery %+v\nPlan %+v", a, b)
+		t.Error("planning modified the plan")
 	}
 }
 
@@ -315,7 +250,7 @@ func TestBucketCount(t *testing.T) {
 	}
 }
 
-// TestGolden prints the plan, the binding and the executor's EXPLAIN with pushdown on and off
+// TestGolden prints the plan, the route and the executor's EXPLAIN with pushdown on and off
 // of representative queries and compares them with testdata/plans.golden (go test -update
 // rewrites it).
 func TestGolden(t *testing.T) {
@@ -333,25 +268,18 @@ func TestGolden(t *testing.T) {
 // golden renders queries as TestGolden says and compares them with testdata/name.
 func golden(t *testing.T, name string, queries []string) {
 	t.Helper()
-	cat := catalog(t)
 	var b strings.Builder
 	for _, sql := range queries {
-		p, err := substrait.FromSQL(sql, cat)
+		p, route, schema, err := planSQL(t, sql)
 		if err != nil {
 			t.Fatalf("%q: %v", sql, err)
 		}
 		fmt.Fprintf(&b, "== %s\n%s", strings.Join(strings.Fields(sql), " "), substrait.Explain(p))
-		for _, opts := range []Options{on, off} {
-			ph, err := Plan(p, cat, opts)
-			if err != nil {
-				t.Fatalf("%q: %v", sql, err)
-			}
-			fmt.Fprintf(&b, "-- pushdown %v: buckets: %d, schema: %v\n", opts.Pushdown, ph.Buckets, ph.Schema.Fields())
-			for _, d := range ph.Decisions {
-				fmt.Fprintf(&b, "-- decision: %s\n", d)
-			}
-			for _, l := range executor(t, p, ph, opts.Pushdown) {
-				fmt.Fprintf(&b, "-- executor: %s\n", l)
+		fmt.Fprintf(&b, "-- route: %d partition(s), %d %s bucket(s); schema: %v\n", len(route.Partitions),
+			BucketCount(route.Table.Strategy, route.Range), route.Table.Strategy, schema.Fields())
+		for _, pushdown := range []bool{true, false} {
+			for _, l := range executor(t, p, route, pushdown) {
+				fmt.Fprintf(&b, "-- pushdown %v: executor: %s\n", pushdown, l)
 			}
 		}
 		b.WriteString("\n")
@@ -372,4 +300,17 @@ func golden(t *testing.T, name string, queries []string) {
 	if got := b.String(); got != string(want) {
 		t.Errorf("golden mismatch (go test ./pushdown -run TestGolden -update to accept):\n%s", got)
 	}
+}
+
+// TestGoldenHistogram prints histogram queries as TestGolden does and compares them with
+// testdata/histogram.golden (go test ./pushdown -run TestGolden -update rewrites it).
+func TestGoldenHistogram(t *testing.T) {
+	t.Parallel()
+	golden(t, "histogram.golden", []string{
+		`SELECT date_trunc('hour', timestamp) AS t, COUNT(*) FROM messages` + where + ` GROUP BY 1 ORDER BY 1`,
+		`SELECT COUNT(*), date_trunc('month', timestamp) FROM messages` + where + ` GROUP BY 2 ORDER BY 2 DESC LIMIT 1`,
+		`SELECT date_trunc('year', timestamp) AS y, COUNT(*) AS n FROM messages` + where + ` GROUP BY y`,
+		`SELECT date_bin(INTERVAL '15 minutes', timestamp, TIMESTAMPTZ '2001-01-01T00:00:00Z') AS t, COUNT(*) FROM messages` + where + ` GROUP BY t ORDER BY t`,
+		`SELECT date_trunc('week', timestamp) AS w, COUNT(*) FROM messages` + where + ` GROUP BY w ORDER BY w DESC`,
+	})
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/substrait-io/substrait-go/v8/plan"
 	"go.opentelemetry.io/otel/attribute"
 	otelcodes "go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -172,65 +171,57 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 // Execute plans and runs a query. params, when not nil, holds one row of the statement's
 // parameter schema. The returned reader streams the result; releasing it stops the query.
 //
-// A SQL statement without parameters is compiled once — bound, planned (pushdown.Plan) and
-// lowered onto fragments (scan.Prepare) — and the compiled form is kept with the statement in
-// the statement cache and executed again by later calls with the same text: nothing in it
-// depends on the time of the call or on the stores' state (routes are resolved per execution).
-// Statements with parameters and Substrait plans are compiled per call.
+// Every SQL statement is bound by the general binder (substrait.PrepareWith), a client's
+// Substrait plan by substrait.PrepareSubstrait; both run on the executor (scan). A SQL
+// statement without parameters whose binding reads neither the clock nor the session's user,
+// with no analytical read and at most compiledMaxBuckets buckets, is compiled once — bound,
+// routed and lowered onto fragments (scan.Prepare) — and the compiled form is kept with the
+// statement in the statement cache and executed again by later calls with the same text:
+// nothing in it depends on the time of the call or on the stores' state (routes are resolved
+// per execution). Other statements and Substrait plans are compiled per call.
 func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (rdr array.RecordReader, err error) {
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
 	}
 	defer func() { noteExecution(ctx, rdr) }()
-	var (
-		p       *plan.Plan
-		explain bool
-		ent     *stmtEntry
-	)
-	if sql != "" {
-		var perr error
-		if ent, perr = e.stmts.entry(sql, e.cat, e.bindOptions(ctx)); perr != nil {
-			noteUnprepared(ctx, sql)
-			return nil, planError(perr)
-		}
-		st := ent.st
-		noteStatement(ctx, st)
-		if st.IsGeneral() {
-			return e.executeGeneral(ctx, st, params)
-		}
-		explain = st.IsExplain()
-		switch {
-		case params != nil && params.NumRows() > 0:
-			ent = nil // the plan depends on the values bound
-			p, err = st.BindRecord(params, 0)
-		default:
-			if c := ent.exec.Load(); c != nil {
-				return e.start(ctx, c)
-			}
-			p, err = st.Bind()
-		}
-	} else {
+	if sql == "" {
 		noteStatement(ctx, nil)
 		return e.executeSubstrait(ctx, substraitPlan)
 	}
+	ent, perr := e.stmts.entry(sql, e.cat, e.bindOptions(ctx))
+	if perr != nil {
+		noteUnprepared(ctx, sql)
+		return nil, planError(perr)
+	}
+	st := ent.st
+	noteStatement(ctx, st)
+	var b *substrait.Bound
+	if params != nil && params.NumRows() > 0 {
+		ent = nil // the plan depends on the values bound
+		b, err = st.BindGeneralRecord(e.bindOptions(ctx), params, 0)
+	} else {
+		if c := ent.exec.Load(); c != nil {
+			return e.start(ctx, c)
+		}
+		b, err = st.BindGeneral(e.bindOptions(ctx))
+	}
 	if err != nil {
 		return nil, planError(err)
 	}
-	ph, err := pushdown.Plan(p, e.cat, pushdown.Options{Pushdown: e.opts.Pushdown})
+	if b.Plan == nil {
+		if st.IsExplain() {
+			return e.explainLines([]string{"Result: constants evaluated once, no table read"})
+		}
+		return e.constants(ctx, b)
+	}
+	if st.IsExplain() {
+		return e.explainBound(ctx, b)
+	}
+	c, cacheable, err := e.compile(ctx, b, nil)
 	if err != nil {
-		return nil, planError(err)
-	}
-	if explain {
-		return e.explain(p, ph)
-	}
-	if err := e.checkBuckets(ph.Buckets); err != nil {
 		return nil, err
 	}
-	c, err := e.compile(p, ph)
-	if err != nil {
-		return nil, err
-	}
-	if ent != nil && ph.Buckets <= compiledMaxBuckets {
+	if ent != nil && cacheable && !b.Volatile {
 		ent.exec.Store(c)
 	}
 	return e.start(ctx, c)
@@ -241,114 +232,93 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 // should stay within a few MiB. Wider statements are compiled per call.
 const compiledMaxBuckets = 400
 
-// explain renders the Substrait plan, the pushdown setting and the planner's decisions, then
-// the executor's fragments and coordinator stage with the pushdown decision of every routed
-// aggregate (rewritten onto the stores' partial-aggregate ports, or why not), as EXPLAIN
-// output. No line carries a partition value or a range bound.
-func (e *Engine) explain(p *plan.Plan, ph *pushdown.Physical) (array.RecordReader, error) {
-	// The canonical read's route: its partition equality and two time bounds.
-	route := substrait.RouteInfo{Table: ph.Table, Partitions: [][]byte{ph.Partition}, Range: ph.Range, RouteConjuncts: 3}
-	lines := explainHead(p, []substrait.RouteInfo{route}, nil, e.opts.Pushdown)
-	for _, d := range ph.Decisions {
-		lines = append(lines, "  "+d)
-	}
-	t, err := e.table(ph)
-	if err != nil {
-		return nil, err
-	}
-	pr, err := scan.Prepare(p, e.scanOptions(t, ph))
-	if err != nil {
-		return nil, e.execError(err)
-	}
-	return e.explainLines(explainTail(lines, pr.Explain()))
-}
-
-// scanOptions binds p's routed read to the partition and range the planner found.
-func (e *Engine) scanOptions(t *routing.DurableTable, ph *pushdown.Physical) scan.Options {
-	return scan.Options{
-		Bind: func(*plan.NamedTableReadRel) (scan.Source, error) {
-			return scan.Source{Table: t, Partitions: [][]byte{ph.Partition}, Range: ph.Range}, nil
-		},
-		Alloc:       e.opts.Alloc,
-		MemoryLimit: e.opts.QueryMemory,
-		RowLimit:    e.opts.MaxRows,
-		Pushdown:    e.opts.Pushdown,
-	}
-}
-
-func (e *Engine) table(ph *pushdown.Physical) (*routing.DurableTable, error) {
-	t, ok := e.tables[ph.Table.Name]
-	if !ok {
-		return nil, status.Error(codes.NotFound, "table not found")
-	}
-	return t, nil
-}
-
-// compiled is a query lowered for execution: its routed table, physical plan, the executor's
-// prepared plan (scan.Prepared, safe for concurrent executions) and, for a plan whose routed
-// aggregates the executor rewrote onto the stores' partial-aggregate ports, the name and
-// attributes of its span. Immutable once built; shared by the executions of a cached
-// statement.
+// compiled is a bound plan lowered for execution: the executor's prepared plan (scan.Prepared,
+// safe for concurrent executions), its result schema, and the telemetry of its routed
+// aggregates the stores can answer (the span's name and attributes when the pushdown rewrite
+// applied to them). Immutable once built; shared by the executions of a cached statement.
 type compiled struct {
-	t      *routing.DurableTable
-	ph     *pushdown.Physical
-	pr     *scan.Prepared
-	spanOp string // "" without a rewrite
-	attrs  []attribute.KeyValue
+	pr      *scan.Prepared // nil: the plan reads nothing (an empty result)
+	schema  *arrow.Schema
+	buckets int
+	spanOp  string // "" without a rewrite
+	table   string // the span's table
+	attrs   []attribute.KeyValue
+	// candidate is set when the plan has a routed aggregate the stores can answer (counted
+	// in the pushdown metrics), grouped when one is grouped by a time bin.
+	candidate, grouped bool
 }
 
-// compile lowers p, bound to the routed read the planner found (ph), through the executor
-// (scan.Prepare): per-bucket fragments, and with pushdown on, fragments whose partial aggregate
-// a store answers ask the store (scan's pushdown rewrite).
-func (e *Engine) compile(p *plan.Plan, ph *pushdown.Physical) (*compiled, error) {
-	t, err := e.table(ph)
+// compile routes a bound plan's reads (discovering the partitions of analytical ones),
+// checks --max-buckets and lowers it through the executor (scan.Prepare): per-bucket
+// fragments, and with pushdown on, fragments whose partial aggregate a store answers ask the
+// store (scan's pushdown rewrite). cacheable reports a plan whose routes pin their partitions
+// and span at most compiledMaxBuckets buckets.
+//
+// window, when not nil, restricts every read to that time window (a fragment of a
+// multi-endpoint result); a plan reading nothing in it compiles to an empty result.
+func (e *Engine) compile(ctx context.Context, b *substrait.Bound, window *routing.TimeRange) (c *compiled, cacheable bool, err error) {
+	routes, discovered, total, err := e.routes(ctx, b.Plan)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	pr, err := scan.Prepare(p, e.scanOptions(t, ph))
+	if window != nil {
+		total = 0
+		for rel, r := range routes {
+			if r.Range = r.Range.Intersect(*window); r.Range.Empty() {
+				return &compiled{schema: b.Schema}, false, nil
+			}
+			routes[rel] = r
+			total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
+		}
+	}
+	if err := e.checkBuckets(total); err != nil {
+		return nil, false, err
+	}
+	pr, err := scan.Prepare(b.Plan, e.boundOptions(routes))
 	if err != nil {
-		return nil, e.execError(err)
+		return nil, false, e.execError(err)
 	}
-	c := &compiled{t: t, ph: ph, pr: pr}
-	if op, bin := spanOperation(pr.Rewrites()); op != "" {
-		c.spanOp = op
+	c = &compiled{pr: pr, schema: b.Schema, buckets: total}
+	var applied []scan.Rewrite
+	for _, rw := range pr.Rewrites() {
+		c.candidate = true
+		c.grouped = c.grouped || rw.Bin != nil
+		if rw.Applied {
+			applied = append(applied, rw)
+		}
+	}
+	if op, bin := spanOperation(applied); op != "" {
+		c.spanOp, c.table = op, applied[0].Table
 		c.attrs = []attribute.KeyValue{
 			attribute.String("db.system.name", "flightsrv"),
 			attribute.String("db.operation.name", op),
-			attribute.String("db.collection.name", ph.Table.Name),
+			attribute.String("db.collection.name", c.table),
 			attribute.String("pulpitum.sql.mode", "routed_aggregate"),
 			attribute.String("pulpitum.aggregate", strings.ToLower(op)),
-			attribute.Int("pulpitum.query.buckets_scanned", ph.Buckets),
+			attribute.Int("pulpitum.query.buckets_scanned", total),
 		}
 		if bin != nil {
 			c.attrs = append(c.attrs, groupAttr, attribute.String("pulpitum.group.bin", bin.Shape()))
 		}
 	}
-	return c, nil
-}
-
-// run compiles p, bound to the routed read ph, and executes it (compiled per call).
-func (e *Engine) run(ctx context.Context, p *plan.Plan, ph *pushdown.Physical) (array.RecordReader, error) {
-	c, err := e.compile(p, ph)
-	if err != nil {
-		return nil, err
-	}
-	return e.start(ctx, c)
+	return c, len(discovered) == 0 && total <= compiledMaxBuckets, nil
 }
 
 // start executes a compiled query. A plan whose routed aggregates the executor rewrote onto the
 // stores' partial-aggregate ports runs under the seed's "<OP> <table>" span (COUNT, MIN, MAX,
 // MINMAX or AGGREGATE; pulpitum.sql.mode=routed_aggregate, pulpitum.aggregate=<op in lower
-// case>, and pulpitum.group=time_bin when grouped). Every aggregate query is counted in the
-// pushdown metrics: outcome success when rewritten, fallback when its fragments read rows,
-// error when it failed.
+// case>, and pulpitum.group=time_bin when grouped). Every query with a routed aggregate the
+// stores can answer is counted in the pushdown metrics: outcome success when rewritten,
+// fallback when its fragments read rows (pushdown off), error when it failed.
 func (e *Engine) start(ctx context.Context, c *compiled) (array.RecordReader, error) {
+	if c.pr == nil {
+		return scan.EmptyReader(c.schema), nil
+	}
 	start := time.Now()
-	ph := c.ph
 	var span trace.Span
 	if c.spanOp != "" {
 		querylog.FromContext(ctx).SetStatement(kindSelect + " " + c.spanOp)
-		ctx, span = e.metrics.tracer.Start(ctx, c.spanOp+" "+ph.Table.Name, trace.WithAttributes(c.attrs...))
+		ctx, span = e.metrics.tracer.Start(ctx, c.spanOp+" "+c.table, trace.WithAttributes(c.attrs...))
 	}
 	res, err := c.pr.Execute(ctx)
 	if err != nil {
@@ -358,8 +328,8 @@ func (e *Engine) start(ctx context.Context, c *compiled) (array.RecordReader, er
 		}
 		return nil, e.execError(err)
 	}
-	r := &execReader{RecordReader: scan.Conform(res, ph.Schema), e: e, res: res}
-	if ph.Aggregate == nil && ph.Group == nil && span == nil {
+	r := &execReader{RecordReader: scan.Conform(res, c.schema), e: e, res: res}
+	if !c.candidate && span == nil {
 		return r, nil
 	}
 	r.observe = func(err error) {
@@ -382,7 +352,7 @@ func (e *Engine) start(ctx context.Context, c *compiled) (array.RecordReader, er
 			}
 			span.End()
 		}
-		if ph.Group != nil {
+		if c.grouped {
 			e.metrics.recordGrouped(ctx, source, outcome, time.Since(start))
 			return
 		}

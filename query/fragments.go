@@ -68,19 +68,15 @@ type bucketRoute struct {
 	pin      routing.Pin
 }
 
-// planned is a bound query: the classic routed query (p, q) or a plan of the general binder
-// (general), or a statement that reads no table.
+// planned is a bound query: a plan over tables or the constants of a table-less statement.
 type planned struct {
-	p       *plan.Plan
-	q       *substrait.Query
-	general *substrait.Bound
+	b       *substrait.Bound
 	explain bool
 }
 
-// bindQuery binds sql (or a Substrait plan) with params as Execute does, under the session
-// of ctx (session.From: the analytical mode, the user). A client plan of the canonical shapes
-// is planned canonically (it may be split into endpoints); any other is bound as Execute binds
-// it (prepareSubstrait) and served as one fragment.
+// bindQuery binds sql (or a client's Substrait plan, prepareSubstrait) with params as Execute
+// does, under the session of ctx (session.From: the analytical mode, the user) and the
+// statement's clock when ctx carries one (withClock).
 func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (*planned, error) {
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
@@ -89,37 +85,22 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 		pl  planned
 		err error
 	)
-	if sql != "" {
-		st, perr := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
-		if perr != nil {
-			return nil, planError(perr)
-		}
-		pl.explain = st.IsExplain()
-		hasParams := params != nil && params.NumRows() > 0
-		switch {
-		case st.IsGeneral() && hasParams:
-			pl.general, err = st.BindGeneralRecord(e.bindOptions(ctx), params, 0)
-		case st.IsGeneral():
-			pl.general, err = st.BindGeneral(e.bindOptions(ctx))
-		case hasParams:
-			pl.p, err = st.BindRecord(params, 0)
-		default:
-			pl.p, err = st.Bind()
-		}
-	} else if pl.p, err = substrait.FromSubstrait(substraitPlan, e.cat); err != nil {
-		// Not of the canonical shapes: the general path, as Execute takes it.
-		pl.p = nil
-		if pl.general, err = e.prepareSubstrait(ctx, substraitPlan); err != nil {
-			return nil, err // a status error already
-		}
+	if sql == "" {
+		pl.b, err = e.prepareSubstrait(ctx, substraitPlan)
+		return &pl, err // a status error already
 	}
+	st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 	if err != nil {
 		return nil, planError(err)
 	}
-	if pl.p != nil {
-		if pl.q, err = substrait.Analyze(pl.p, e.cat); err != nil {
-			return nil, planError(err)
-		}
+	pl.explain = st.IsExplain()
+	if params != nil && params.NumRows() > 0 {
+		pl.b, err = st.BindGeneralRecord(e.bindOptions(ctx), params, 0)
+	} else {
+		pl.b, err = st.BindGeneral(e.bindOptions(ctx))
+	}
+	if err != nil {
+		return nil, planError(err)
 	}
 	return &pl, nil
 }
@@ -157,18 +138,8 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 		win   *read // the one read whose time windows split the result
 		desc  bool
 	)
-	switch {
-	case pl.q != nil:
-		t, ok := e.tables[pl.q.Table.Name]
-		if !ok {
-			return nil, status.Error(codes.NotFound, "table not found")
-		}
-		reads = append(reads, read{t, [][]byte{pl.q.Partition}, pl.q.Range})
-		if splittable(pl.q) {
-			win, desc = &reads[0], pl.q.Order == substrait.OrderDesc
-		}
-	case pl.general != nil && pl.general.Plan != nil:
-		routes, _, total, err := e.routes(ctx, pl.general.Plan)
+	if pl.b.Plan != nil {
+		routes, _, total, err := e.routes(ctx, pl.b.Plan)
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +152,7 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 			}
 		}
 		if split && len(reads) == 1 {
-			w, err := e.windowsOf(pl.general.Plan, routes)
+			w, err := e.windowsOf(pl.b.Plan, routes)
 			if err != nil {
 				return nil, err
 			}
@@ -289,12 +260,6 @@ func (e *Engine) windowsOf(p *plan.Plan, routes map[*plan.NamedTableReadRel]subs
 	return pr.Windows(), nil
 }
 
-// splittable reports whether the buckets of q's range partition its result: a plain scan
-// without a limit, in time order or in none.
-func splittable(q *substrait.Query) bool {
-	return q.Aggregate == nil && q.Group == nil && q.Limit < 0
-}
-
 // fragmentOf returns the fragment reading routes within window (nil: the whole query),
 // planned at now.
 func fragmentOf(routes []bucketRoute, window *[2]int64, now time.Time) (Fragment, error) {
@@ -376,57 +341,17 @@ func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan 
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case pl.explain:
-		return nil, errBadFragment
-	case pl.q != nil:
-		if !splittable(pl.q) {
-			return nil, errBadFragment
-		}
-		ph, err := pushdown.Plan(pl.p, e.cat, pushdown.Options{Pushdown: e.opts.Pushdown})
-		if err != nil {
-			return nil, planError(err)
-		}
-		ph.Range = ph.Range.Intersect(w)
-		if ph.Range.Empty() {
-			return scan.EmptyReader(ph.Schema), nil
-		}
-		ph.Buckets = pushdown.BucketCount(ph.Table.Strategy, ph.Range)
-		return e.run(ctx, pl.p, ph)
-	case pl.general == nil || pl.general.Plan == nil:
+	if pl.explain || pl.b.Plan == nil {
 		return nil, errBadFragment
 	}
-	routes, _, _, err := e.routes(ctx, pl.general.Plan)
+	c, _, err := e.compile(ctx, pl.b, &w)
 	if err != nil {
 		return nil, err
 	}
-	if len(routes) != 1 {
+	if c.pr != nil && c.pr.Windows() == scan.WindowsNone {
 		return nil, errBadFragment
 	}
-	total := 0
-	for rel, r := range routes {
-		r.Range = r.Range.Intersect(w)
-		if r.Range.Empty() {
-			return scan.EmptyReader(pl.general.Schema), nil
-		}
-		routes[rel] = r
-		total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
-	}
-	if err := e.checkBuckets(total); err != nil {
-		return nil, err
-	}
-	pr, err := scan.Prepare(pl.general.Plan, e.boundOptions(routes))
-	if err != nil {
-		return nil, unsupportedPlan(e.execError(err))
-	}
-	if pr.Windows() == scan.WindowsNone {
-		return nil, errBadFragment
-	}
-	res, err := pr.Execute(ctx)
-	if err != nil {
-		return nil, e.execError(err)
-	}
-	return &execReader{RecordReader: scan.Conform(res, pl.general.Schema), e: e, res: res}, nil
+	return e.start(ctx, c)
 }
 
 // pinError is the client's error of a read whose pinned archive was replaced.

@@ -38,51 +38,15 @@ func withClock(ctx context.Context, now time.Time) context.Context {
 	return context.WithValue(ctx, clockKey{}, now)
 }
 
-// executeGeneral binds and runs a statement of the general binder: table-less statements are
-// evaluated here; plans over tables run in the executor, each routed read bound to the route
-// the binder put in its filter (substrait.Routes).
-func (e *Engine) executeGeneral(ctx context.Context, st *substrait.Statement, params arrow.RecordBatch) (array.RecordReader, error) {
-	var (
-		b   *substrait.Bound
-		err error
-	)
-	if params != nil && params.NumRows() > 0 {
-		b, err = st.BindGeneralRecord(e.bindOptions(ctx), params, 0)
-	} else {
-		b, err = st.BindGeneral(e.bindOptions(ctx))
-	}
-	if err != nil {
-		return nil, planError(err)
-	}
-	if b.Plan == nil {
-		if st.IsExplain() {
-			return e.explainLines([]string{"Result: constants evaluated once, no table read"})
-		}
-		return e.constants(ctx, b)
-	}
-	return e.runBound(ctx, b, st.IsExplain())
-}
-
-// runBound runs (or, explain, prints) a bound plan over tables, from the SQL binder or a
-// client's Substrait plan: each routed read bound to its route (substrait.Routes), the
-// partitions of analytical reads discovered, the bucket bound checked, then the executor.
-func (e *Engine) runBound(ctx context.Context, b *substrait.Bound, explain bool) (array.RecordReader, error) {
-	routes, discovered, total, err := e.routes(ctx, b.Plan)
+// explainBound prints a bound plan over tables, from the SQL binder or a client's Substrait
+// plan: each routed read bound to its route (substrait.Routes), the partitions of analytical
+// reads discovered, then the executor's fragments (explainGeneral).
+func (e *Engine) explainBound(ctx context.Context, b *substrait.Bound) (array.RecordReader, error) {
+	routes, discovered, _, err := e.routes(ctx, b.Plan)
 	if err != nil {
 		return nil, err
 	}
-	opts := e.boundOptions(routes)
-	if explain {
-		return e.explainGeneral(b, discovered, opts)
-	}
-	if err := e.checkBuckets(total); err != nil {
-		return nil, err
-	}
-	res, err := scan.Execute(ctx, b.Plan, opts)
-	if err != nil {
-		return nil, e.execError(err)
-	}
-	return &execReader{RecordReader: scan.Conform(res, b.Schema), e: e, res: res}, nil
+	return e.explainGeneral(b, discovered, e.boundOptions(routes))
 }
 
 // routes reads the route of every routed read of p (substrait.Routes), discovers the
@@ -160,8 +124,11 @@ func (e *Engine) executeSubstrait(ctx context.Context, planBytes []byte) (array.
 	if err != nil {
 		return nil, err
 	}
-	rdr, err := e.runBound(ctx, b, false)
-	return rdr, unsupportedPlan(err)
+	c, _, err := e.compile(ctx, b, nil)
+	if err != nil {
+		return nil, unsupportedPlan(err)
+	}
+	return e.start(ctx, c)
 }
 
 // unsupportedPlan turns the executor's refusal of a plan it cannot run (scan.ErrUnsupported,
@@ -245,7 +212,8 @@ func explainHead(p *plan.Plan, routes []substrait.RouteInfo, discovered map[stri
 			fmt.Sprintf("  fan-out: %d fragment(s) (partitions × buckets), each answered by its bucket's store (hot rows or archived Parquet/JSON), at most the table's fan-out at a time", buckets*n))
 	}
 	if pushdownOn {
-		return append(lines, "Pushdown: on")
+		return append(lines, "Pushdown: on",
+			"  a fragment whose partial aggregate is count(*), min(timestamp) or max(timestamp), grouped by nothing or one time bin, over only the routed predicate asks its bucket's store (the executor's lines give the decision per routed aggregate)")
 	}
 	return append(lines, "Pushdown: off (--pushdown=false: every fragment reads rows)")
 }

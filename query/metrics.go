@@ -40,13 +40,3 @@ func (m *metrics) record(ctx context.Context, source, outcome string, d time.Dur
 	m.pushed.Add(ctx, 1, attrs)
 	m.duration.Record(ctx, d.Seconds(), attrs)
 }
-
-// observeScanAggregate records an aggregate that ran on the scan path; source names the tiers
-// that answered (hot when the scan failed before any bucket).
-func (m *metrics) observeScanAggregate(ctx context.Context, source string, d time.Duration, err error) {
-	outcome := "fallback"
-	if err != nil {
-		outcome = "error"
-	}
-	m.record(ctx, source, outcome, d)
-}

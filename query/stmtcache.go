@@ -49,8 +49,8 @@ func (c *stmtCache) prepare(sql string, cat substrait.Catalog, opts substrait.Bi
 // entry returns the cache entry of sql under opts, preparing and caching the statement on a
 // miss. Statements are kept by their text and analytical mode (the only option that changes
 // what a statement may read; the engine's partition bound is fixed, and the clock and the user
-// are applied at bind time; only canonical statements, which pin their partition, are kept
-// compiled).
+// are applied at bind time; only statements whose binding reads neither, and whose reads pin
+// their partitions, are kept compiled: see Engine.Execute).
 func (c *stmtCache) entry(sql string, cat substrait.Catalog, opts substrait.BindOptions) (*stmtEntry, error) {
 	key := sql
 	if opts.Analytical {

@@ -101,12 +101,15 @@ const (
 	WindowsDesc
 )
 
-// Rewrite describes one routed aggregate the pushdown rewrite applied to: its measures
-// ("count(*)", "min(timestamp)", "max(timestamp)", in order) and its time bin, nil when
-// ungrouped. It holds no partition value or literal beyond a date_bin origin.
+// Rewrite describes one routed aggregate the stores can answer (a pushdown candidate): its
+// measures ("count(*)", "min(timestamp)", "max(timestamp)", in order), its time bin (nil when
+// ungrouped), the routed table's name, and whether the pushdown rewrite applied to it
+// (Options.Pushdown). It holds no partition value or literal beyond a date_bin origin.
 type Rewrite struct {
 	Measures []string
 	Bin      *routing.Binning
+	Table    string
+	Applied  bool
 }
 
 // Prepare lowers a plan's one root relation onto per-bucket fragments and a coordinator stage
@@ -137,7 +140,8 @@ func Prepare(p *plan.Plan, opts Options) (*Prepared, error) {
 	return pr, nil
 }
 
-// Rewrites lists the routed aggregates the pushdown rewrite applied to, in plan order.
+// Rewrites lists the routed aggregates the stores can answer, in plan order, each marked
+// Applied when the pushdown rewrite applied to it.
 func (pr *Prepared) Rewrites() []Rewrite { return pr.rewrites }
 
 // Windows reports whether the plan may be split into time windows of its one routed read

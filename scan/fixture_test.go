@@ -471,10 +471,19 @@ func makeSpec(tbl *routing.DurableTable, part string, r routing.TimeRange, cols 
 	return &scanSpec{Table: tbl, Partition: []byte(part), Range: r, Columns: cols, Desc: desc, Limit: limit, Schema: arrow.NewSchema(fields, nil)}
 }
 
-// execute runs q's canonical Substrait plan (substrait.Build) through the executor over
-// spec's table, partition and range.
-func execute(ctx context.Context, spec *scanSpec, q *substrait.Query, alloc memory.Allocator) (*scan.Result, error) {
-	p, err := substrait.Build(q)
+// execute binds sql (over the messages table, with the routed predicate's parameters
+// channel_id = $1, timestamp >= $2, timestamp < $3 taken from spec) with the general binder
+// and runs its plan through the executor over spec's table, partition and range.
+func execute(ctx context.Context, spec *scanSpec, sql string, alloc memory.Allocator) (*scan.Result, error) {
+	cat, err := substrait.NewCatalog(tableDef)
+	if err != nil {
+		return nil, err
+	}
+	st, err := substrait.Prepare(sql, cat)
+	if err != nil {
+		return nil, err
+	}
+	p, err := st.Bind(string(spec.Partition), spec.Range.Start, spec.Range.End)
 	if err != nil {
 		return nil, err
 	}
@@ -483,16 +492,27 @@ func execute(ctx context.Context, spec *scanSpec, q *substrait.Query, alloc memo
 	}})
 }
 
+// routedWhere is the routed predicate execute binds.
+const routedWhere = " FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp < $3"
+
+// ident quotes a column name as a SQL identifier.
+func ident(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
 // openScan runs spec as `SELECT cols FROM t WHERE … ORDER BY timestamp, id [DESC] LIMIT n`.
 func openScan(ctx context.Context, spec *scanSpec, alloc memory.Allocator) (array.RecordReader, error) {
-	q := &substrait.Query{Table: tableDef, Partition: spec.Partition, Range: spec.Range, Order: substrait.OrderAsc, Limit: spec.Limit}
-	if spec.Desc {
-		q.Order = substrait.OrderDesc
-	}
+	cols := make([]string, len(spec.Columns))
 	for i, c := range spec.Columns {
-		q.Columns = append(q.Columns, substrait.OutputColumn{Column: c, Name: spec.Schema.Field(i).Name})
+		cols[i] = ident(c) + " AS " + ident(spec.Schema.Field(i).Name)
 	}
-	return execute(ctx, spec, q, alloc)
+	dir := ""
+	if spec.Desc {
+		dir = " DESC"
+	}
+	sql := "SELECT " + strings.Join(cols, ", ") + routedWhere + " ORDER BY timestamp" + dir + ", id" + dir
+	if spec.Limit >= 0 {
+		sql += fmt.Sprintf(" LIMIT %d", spec.Limit)
+	}
+	return execute(ctx, spec, sql, alloc)
 }
 
 // summary is what the scan path computes for COUNT(*), MIN(timestamp), MAX(timestamp).
@@ -504,12 +524,7 @@ type summary struct {
 // summarize runs `SELECT count(*), min(timestamp), max(timestamp)` over spec's range through
 // the executor.
 func summarize(ctx context.Context, spec *scanSpec) (summary, error) {
-	q := &substrait.Query{Table: tableDef, Partition: spec.Partition, Range: spec.Range, Limit: -1,
-		Aggregate: &substrait.Aggregate{Measures: []substrait.Measure{
-			{Func: substrait.CountStar, Name: "count"},
-			{Func: substrait.Min, Column: "timestamp", Name: "min"},
-			{Func: substrait.Max, Column: "timestamp", Name: "max"}}}}
-	res, err := execute(ctx, spec, q, testPool)
+	res, err := execute(ctx, spec, "SELECT count(*), min(timestamp), max(timestamp)"+routedWhere, testPool)
 	if err != nil {
 		return summary{}, err
 	}

@@ -240,9 +240,11 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			n.pushdown = "not pushed down: " + why
 		case l.opts.Pushdown:
 			n.store = st
-			*l.rewrites = append(*l.rewrites, Rewrite{Measures: st.measures, Bin: st.bin})
 		default:
 			n.pushdown = "a pushdown candidate, but pushdown is disabled: every fragment reads rows"
+		}
+		if st != nil {
+			*l.rewrites = append(*l.rewrites, Rewrite{Measures: st.measures, Bin: st.bin, Table: def.Name, Applied: l.opts.Pushdown})
 		}
 	default:
 		n.outWidth = len(rp.cols)

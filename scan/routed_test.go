@@ -179,7 +179,7 @@ func TestScanColumns(t *testing.T) {
 }
 
 // TestScanEmpty: a partition without records, a range without records and LIMIT 0 give the
-// schema and no batch, without error (an empty range cannot be planned: substrait.Build
+// schema and no batch, without error (an empty range cannot be planned: the binder
 // refuses it).
 func TestScanEmpty(t *testing.T) {
 	t.Parallel()

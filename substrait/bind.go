@@ -17,11 +17,10 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// The general binder: any SELECT over the routed tables, bound from pg_query's parse tree to
-// Substrait relations that the executor (package scan) runs as they are. Statements that fit
-// the canonical shapes of sql.go (the routed scan, COUNT(*), MIN/MAX(timestamp), time-bin
-// histograms) keep their canonical plans, which the aggregate pushdown recognises; everything
-// else is bound here.
+// The binder: every SELECT over the routed tables, bound from pg_query's parse tree to
+// Substrait relations that the executor (package scan) runs as they are; the executor's
+// pushdown rewrite finds the aggregates the stores answer (COUNT(*), MIN/MAX(timestamp), per
+// time bin) wherever they sit in these plans.
 //
 // A SELECT binds bottom up:
 //
@@ -142,6 +141,9 @@ type binder struct {
 	routes []RouteInfo
 	// inCTE guards against a WITH query referencing itself.
 	active map[string]bool
+	// volatile is set when the statement read the clock or the session's user (clock, user):
+	// its plan then differs from one binding to the next.
+	volatile bool
 }
 
 // RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.
@@ -177,6 +179,13 @@ func newBinder(cat Catalog, ps *paramState, opts BindOptions) *binder {
 	// as TIMESTAMPTZ_NS and compares them; test_sql_trial.py test_now_has_the_columns_type).
 	now = now.UTC().Truncate(time.Microsecond)
 	return &binder{cat: cat, b: b, reg: b.GetExprBuilder().Reg, ps: ps, opts: opts, now: now, active: map[string]bool{}}
+}
+
+// clock is the statement's clock (BindOptions.Now), for now(), current_timestamp and
+// current_date: reading it makes the binding volatile.
+func (bd *binder) clock() time.Time {
+	bd.volatile = true
+	return bd.now
 }
 
 // bindSelect binds a SELECT (with its set operations, ORDER BY and LIMIT).
@@ -391,7 +400,12 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			if err != nil {
 				return nil, err
 			}
-			ac.groups = append(ac.groups, ge)
+			// A key listed twice (GROUP BY b, 2 naming one expression) groups once, as
+			// PostgreSQL's planner does: the result is the same, and one time bin stays a
+			// grouping the stores answer.
+			if !slices.ContainsFunc(ac.groups, ge.Equals) {
+				ac.groups = append(ac.groups, ge)
+			}
 		}
 		bd.agg = ac
 		defer func() { bd.agg = nil }()

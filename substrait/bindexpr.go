@@ -1744,6 +1744,7 @@ const anonymousUser = "flightsrv"
 
 // user is the session's user (BindOptions.User), anonymousUser without authentication.
 func (bd *binder) user() string {
+	bd.volatile = true
 	if bd.opts.User != "" {
 		return bd.opts.User
 	}
@@ -1782,9 +1783,9 @@ func (bd *binder) sqlValue(f *pg.SQLValueFunction) (bval, error) {
 	switch f.GetOp() {
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N,
 		pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
-		return typed(tsLiteral(bd.now)), nil
+		return typed(tsLiteral(bd.clock())), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
-		return typed(expr.NewPrimitiveLiteral(types.Date(bd.now.Unix()/86400), true)), nil
+		return typed(expr.NewPrimitiveLiteral(types.Date(bd.clock().Unix()/86400), true)), nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER,
 		pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
 		return typed(expr.NewPrimitiveLiteral(bd.user(), true)), nil

@@ -230,7 +230,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		err error
 	)
 	args := fc.GetArgs()
-	if fc.GetAggStar() {
+	if fc.GetAggStar() || (name == "count" && invocation == types.AggInvocationAll && len(args) == 1 && nonNullConstant(args[0])) {
+		// COUNT(1) (any constant but NULL) counts rows as COUNT(*) does, and is planned as
+		// it is, so that the stores answer it (pushdown).
 		if name != "count" {
 			return bval{}, errorf(InvalidArgument, "%s(*) is not a valid aggregate", upper)
 		}
@@ -376,7 +378,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case "current_user", "session_user", "user":
 		return typed(expr.NewPrimitiveLiteral(bd.user(), true)), nargs(0, 0)
 	case "now", "transaction_timestamp", "statement_timestamp", "current_timestamp", "localtimestamp":
-		return typed(tsLiteral(bd.now)), nargs(0, 0)
+		return typed(tsLiteral(bd.clock())), nargs(0, 0)
 	case "date_trunc", "date_bin":
 		return bd.timeBin(fc, sc)
 	}
@@ -662,3 +664,9 @@ func binExprOf(b plan.Builder, ts expr.Expression, bin routing.Binning) (expr.Ex
 }
 
 var _ = time.Time{}
+
+// nonNullConstant reports whether n is a numeric, string or boolean constant (never NULL).
+func nonNullConstant(n *pg.Node) bool {
+	c := n.GetAConst()
+	return c != nil && !c.GetIsnull()
+}

@@ -102,18 +102,6 @@ func columnNames(def routing.TableDef) []string {
 	return []string{def.PartitionColumn, TimestampColumn, IDColumn, ValueColumn}
 }
 
-// columnIndex resolves a column name case-insensitively (the four names never differ only
-// by case: routing.TableDef.Validate forbids the partition column from folding onto a fixed
-// column).
-func columnIndex(def routing.TableDef, name string) (int, bool) {
-	for i, n := range columnNames(def) {
-		if strings.EqualFold(n, name) {
-			return i, true
-		}
-	}
-	return -1, false
-}
-
 // Substrait types of the logical columns. The timestamp is precision_timestamp_tz<9>, which
 // arrow-go's compute/exprs maps to timestamp[ns, tz=UTC]; literals compared with it must be
 // precision timestamps of the same unit.

@@ -17,8 +17,8 @@ const (
 	// contract (pulpitum-reference.md §5.2–§5.3), names an unknown column, carries an invalid
 	// literal, or a parameter value cannot be bound.
 	InvalidArgument Code = iota + 1
-	// Unimplemented: the query uses a construct flightsrv does not support (joins,
-	// subqueries, CTEs, DML, DDL, GROUP BY, OFFSET, unknown functions, other Substrait
+	// Unimplemented: the query uses a construct flightsrv does not support (joins, subqueries
+	// in expressions, window functions, DML, DDL, unknown functions, other Substrait
 	// relations…). Flight SQL clients fall back on this code (flightsql-clients.md).
 	Unimplemented
 	// NotFound: the query names a table the catalog does not hold.
@@ -122,31 +122,15 @@ func unimplementedAre(constructs string) *Error {
 	return &Error{Code: Unimplemented, Msg: constructs + " are not supported"}
 }
 
-// The routed-predicate planning errors of pulpitum-reference.md §5.3, with fixed, value-free
-// messages. Finish-time checks run in the reference's order: start, end, range, partition
-// (ErrMissingTimestampStart, ErrMissingTimestampEnd, ErrInvalidTimestampRange,
-// ErrMissingShardEquality). The shape errors (ErrUnsupportedPredicate,
-// ErrConflictingShardEquality, ErrConflictingTimestampBounds) are raised while the conjuncts
-// are read left to right, before the finish-time checks. All are InvalidArgument.
+// The routed-predicate planning errors with fixed, value-free messages (pulpitum-reference.md
+// §5.3; a read missing part of its route gets one refusal naming everything missing, built by
+// the binder). All are InvalidArgument.
 var (
-	// ErrMissingTimestampStart: no lower bound `timestamp >= L` (or `L <= timestamp`).
-	ErrMissingTimestampStart = &Error{Code: InvalidArgument, Msg: "routed query needs a lower timestamp bound (timestamp >= start)"}
-	// ErrMissingTimestampEnd: no upper bound `timestamp < L` (or `L > timestamp`).
-	ErrMissingTimestampEnd = &Error{Code: InvalidArgument, Msg: "routed query needs an upper timestamp bound (timestamp < end)"}
 	// ErrInvalidTimestampRange: the lower bound is not before the upper bound (start ≥ end).
 	ErrInvalidTimestampRange = &Error{Code: InvalidArgument, Msg: "timestamp range is empty: start must be before end"}
-	// ErrMissingShardEquality: no `partition_column = 'value'` conjunct.
-	ErrMissingShardEquality = &Error{Code: InvalidArgument, Msg: "routed query needs one partition column equality"}
-	// ErrUnsupportedPredicate: a conjunct outside the accepted shapes of §5.2 (OR, NOT, `>`,
-	// `<=`, `!=`, `=` on the timestamp, BETWEEN, IN, LIKE, IS NULL, other columns, row values,
-	// non-literals, NULL literals…).
-	ErrUnsupportedPredicate = &Error{Code: InvalidArgument, Msg: "unsupported predicate: only partition column equality and timestamp >= / < bounds joined by AND are accepted"}
-	// ErrConflictingShardEquality: two partition equalities with different values (repeating
-	// the same value is allowed).
+	// ErrConflictingShardEquality: partition equalities and IN lists with no value in common
+	// (repeating the same value is allowed).
 	ErrConflictingShardEquality = &Error{Code: InvalidArgument, Msg: "conflicting partition column equalities"}
-	// ErrConflictingTimestampBounds: a second lower bound or a second upper bound, even with
-	// the same value.
-	ErrConflictingTimestampBounds = &Error{Code: InvalidArgument, Msg: "conflicting timestamp bounds: at most one lower and one upper bound"}
 )
 
 // MaxSQLBytes bounds the SQL text of one statement (1 MiB): every supported query is a few

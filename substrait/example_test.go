@@ -7,7 +7,7 @@ import (
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
-// Example prepares a qmark-style statement, binds it and prints the canonical plan.
+// Example prepares a qmark-style statement, binds it and prints its Substrait plan.
 func Example() {
 	cat, err := substrait.NewCatalog(routing.TableDef{Name: "messages", TableID: "chat", PartitionColumn: "channel_id", Strategy: routing.CalendarMonthUTC, WritableBuckets: 2})
 	if err != nil {
@@ -33,8 +33,8 @@ func Example() {
 	// [$1: type=utf8 $2: type=timestamp[ms, tz=UTC] $3: type=timestamp[ms, tz=UTC] $4: type=int64]
 	// Root [id, timestamp]
 	//   Fetch count=10
-	//     Project [id, timestamp]
-	//       Sort [timestamp DESC, id DESC]
+	//     Sort [timestamp DESC]
+	//       Project [id, timestamp]
 	//         Filter channel_id = <value> AND timestamp >= <value> AND timestamp < <value>
 	//           Read messages [channel_id, timestamp, id, value]
 	// INVALID_ARGUMENT substrait: messages needs timestamp < <end>

@@ -15,8 +15,8 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
-// general is a statement the canonical templates do not cover, bound by the general binder
-// (bind.go) at prepare time without parameter values and again at bind time with them.
+// general is a statement bound by the binder (bind.go) at prepare time without parameter
+// values and again at bind time with them.
 type general struct {
 	node    *pg.Node // the SELECT (or SHOW)
 	explain bool
@@ -36,6 +36,10 @@ type Bound struct {
 	Rows      int
 	// Schema is the result schema (names, Arrow types, nullability).
 	Schema *arrow.Schema
+	// Volatile reports a binding that read the statement's clock (now(), current_timestamp,
+	// current_date) or the session's user (current_user…): another binding of the same
+	// statement and values may give another plan.
+	Volatile bool
 }
 
 // parseOne runs the pre-parse checks and the parser, and unwraps EXPLAIN.
@@ -118,7 +122,7 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 	if err != nil {
 		return nil, fmt.Errorf("substrait: build plan: %w", err)
 	}
-	return &Bound{Plan: p, Routes: bd.routes, Schema: schema}, nil
+	return &Bound{Plan: p, Routes: bd.routes, Schema: schema, Volatile: bd.volatile}, nil
 }
 
 // constantSelect reports whether sel is a SELECT without FROM that only evaluates its select
@@ -209,16 +213,9 @@ func (bd *binder) show(name string) (*Bound, error) {
 	return &Bound{Constants: []expr.Expression{e}, Registry: bd.reg, Rows: 1, Schema: schema}, nil
 }
 
-// IsGeneral reports whether the statement is bound by the general binder (BindGeneral) rather
-// than planned into the canonical form (Bind, Query).
-func (s *Statement) IsGeneral() bool { return s.g != nil }
-
 // BindGeneral binds a general statement's parameter values (args[i] is $i+1: Go strings,
 // []byte, integers, floats, bools, time.Time, or []any for = ANY($n)) under opts.
 func (s *Statement) BindGeneral(opts BindOptions, args ...any) (*Bound, error) {
-	if s.g == nil {
-		return nil, fmt.Errorf("substrait: not a general statement")
-	}
 	if len(args) != len(s.g.params) {
 		return nil, errorf(InvalidArgument, "statement has %d parameters, %d values given", len(s.g.params), len(args))
 	}
@@ -370,4 +367,59 @@ func generalParamSchema(ts []types.Type) *arrow.Schema {
 		fields[i] = arrow.Field{Name: "$" + strconv.Itoa(i+1), Type: paramArrowType(t)}
 	}
 	return arrow.NewSchema(fields, nil)
+}
+
+// statementName names a non-SELECT statement for an Unimplemented error.
+func statementName(n *pg.Node) string {
+	switch n.GetNode().(type) {
+	case *pg.Node_InsertStmt:
+		return "INSERT"
+	case *pg.Node_UpdateStmt:
+		return "UPDATE"
+	case *pg.Node_DeleteStmt:
+		return "DELETE"
+	case *pg.Node_MergeStmt:
+		return "MERGE"
+	case *pg.Node_CopyStmt:
+		return "COPY"
+	case *pg.Node_CreateStmt, *pg.Node_CreateTableAsStmt:
+		return "CREATE TABLE"
+	case *pg.Node_DropStmt:
+		return "DROP"
+	case *pg.Node_AlterTableStmt:
+		return "ALTER TABLE"
+	case *pg.Node_TruncateStmt:
+		return "TRUNCATE"
+	case *pg.Node_TransactionStmt:
+		return "transaction control (BEGIN, COMMIT, ROLLBACK)"
+	case *pg.Node_VariableSetStmt:
+		return "SET"
+	case *pg.Node_VariableShowStmt:
+		return "SHOW"
+	case *pg.Node_GrantStmt:
+		return "GRANT"
+	case *pg.Node_ExplainStmt:
+		return "nested EXPLAIN"
+	}
+	name := strings.TrimPrefix(fmt.Sprintf("%T", n.GetNode()), "*pg_query.Node_")
+	return "statement " + name
+}
+
+// isStar reports whether a column reference ends in * (SELECT *, SELECT m.*).
+func isStar(cr *pg.ColumnRef) bool {
+	f := cr.GetFields()
+	return len(f) > 0 && f[len(f)-1].GetAStar() != nil
+}
+
+// funcName returns the lower-case name of a function call; a pg_catalog qualifier is
+// dropped, any other qualifier is kept (and later refused as an unknown function).
+func funcName(fc *pg.FuncCall) string {
+	var parts []string
+	for _, n := range fc.GetFuncname() {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	if len(parts) == 2 && parts[0] == "pg_catalog" {
+		parts = parts[1:]
+	}
+	return strings.ToLower(strings.Join(parts, "."))
 }

@@ -198,6 +198,35 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 	return false
 }
 
+// ImpliedByRoute reports whether conjunct e, an expression over the base schema of a ReadRel
+// of def, holds for every record a routed read of partitions inside r returns, so that the
+// executor need not evaluate it: a partition equality or IN list holding every partition read,
+// a lower bound (timestamp >= L, or > L) at or before r.Start, or an upper bound (timestamp <
+// L, or <= L) at or after r.End, in either operand order — the conjuncts the binder makes the
+// route of (routeAtom). Any other expression, or one it cannot read, is not implied (the
+// executor evaluates it).
+func ImpliedByRoute(e expr.Expression, def routing.TableDef, partitions [][]byte, r routing.TimeRange) bool {
+	bd := &binder{ps: &paramState{placeholders: map[expr.Expression]int{}}}
+	var ra routeAtoms
+	if !bd.routeAtom(e, &ra) {
+		return false
+	}
+	switch {
+	case ra.partSeen:
+		for _, p := range partitions {
+			if !slices.Contains(ra.parts, string(p)) {
+				return false
+			}
+		}
+		return len(partitions) > 0
+	case ra.lower != nil:
+		return !ra.lower.After(r.Start)
+	case ra.upper != nil:
+		return !ra.upper.Before(r.End)
+	}
+	return false
+}
+
 // check refuses a read missing part of its route with one InvalidArgument naming everything
 // missing and the table's own partition column; without a partition pin it says how to list
 // several partitions and, unless analytical, how to read them all (the analytical mode).

@@ -78,7 +78,7 @@ func width(cu calUnit, u arrow.TimeUnit) (int64, bool) {
 	return n / t, true
 }
 
-// isUTC reports whether zone names UTC (the spellings substrait.Analyze accepts).
+// isUTC reports whether zone names UTC (the spellings substrait.TimeBinOf accepts).
 func isUTC(zone string) bool {
 	switch strings.ToLower(zone) {
 	case "utc", "etc/utc", "gmt", "etc/gmt", "z", "zulu", "uct", "etc/uct", "universal", "etc/universal":
