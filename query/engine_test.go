@@ -712,14 +712,14 @@ func testEngineExplain(t *testing.T, f *engFixture) {
 	const pdOn, pdOff = "on", "off (--pushdown=false: every fragment reads rows)"
 	count := "EXPLAIN SELECT COUNT(*) FROM messages" + w
 	// Pushdown on: the fragment asks its store for the partial count; the coordinator combines.
-	check(lines(on, count), pdOn, "Final aggregate 0 grouping keys, measures [count(*)]")
-	check(lines(on, count), pdOn, "Fragment per bucket:\n        StoreAggregate [count(*)]: pushed down to the bucket's partial-aggregate port")
+	check(lines(on, count), pdOn, "Executor:\n  Final aggregate 0 grouping keys, measures [count(*)]")
+	check(lines(on, count), pdOn, "Fragment per bucket:\n    StoreAggregate [count(*)]: pushed down to the bucket's partial-aggregate port")
 	offLines := lines(off, count)
 	check(offLines, pdOff, "Pushdown: a pushdown candidate, but pushdown is disabled: every fragment reads rows")
 	// The scan path shows the executor: a partial count per bucket reading no column, and the
 	// final combine.
-	check(offLines, pdOff, "Final aggregate 0 grouping keys, measures [count(*)]")
-	check(offLines, pdOff, "Fragment per bucket:\n        Partial aggregate 0 grouping keys, measures [count(*)]\n        ScanBucket []")
+	check(offLines, pdOff, "Executor:\n  Final aggregate 0 grouping keys, measures [count(*)]")
+	check(offLines, pdOff, "Fragment per bucket:\n    Partial aggregate 0 grouping keys, measures [count(*)]\n    ScanBucket []")
 	check(offLines, pdOff, "Concatenate 7 fragments in bucket order; start up to the fan-out at a time")
 	scanSQL := "EXPLAIN SELECT id FROM messages" + w + " ORDER BY timestamp DESC LIMIT 3"
 	for _, e := range []*query.Engine{on, off} {

@@ -318,6 +318,15 @@ func (bd *binder) castProject(br *boundRel, ts []types.Type) (*boundRel, error) 
 
 // project puts a ProjectRel emitting exactly es (over br's scope) above br.
 func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*boundRel, error) {
+	if identity(es, len(br.sc.cols)) {
+		// The select list is the input's columns in order (SELECT * of a table, the measures
+		// of an aggregate): no ProjectRel, which the executor would run per batch for nothing.
+		out := &boundRel{rel: br.rel, sc: &scope{}, names: names}
+		for i, c := range br.sc.cols {
+			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ})
+		}
+		return out, nil
+	}
 	p, err := bd.b.Project(br.rel, es...)
 	if err != nil {
 		return nil, fmt.Errorf("bind project: %w", err)
@@ -335,6 +344,19 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 		out.sc.cols = append(out.sc.cols, col{name: names[i], typ: e.GetType()})
 	}
 	return out, nil
+}
+
+// identity reports whether es are plain references to the input's columns 0..width-1 in order.
+func identity(es []expr.Expression, width int) bool {
+	if len(es) != width {
+		return false
+	}
+	for i, e := range es {
+		if !routedColumn(e, i) {
+			return false
+		}
+	}
+	return true
 }
 
 // distinct groups every column of br (SELECT DISTINCT, UNION).

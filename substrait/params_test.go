@@ -362,10 +362,9 @@ func TestExplainStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `Root [count]
-  Project [count(*)]
-    Aggregate [count(*)]
-      Filter channel_id = <value> AND timestamp >= <value> AND timestamp < <value>
-        Read messages [channel_id, timestamp, id, value]
+  Aggregate [count(*)]
+    Filter channel_id = <value> AND timestamp >= <value> AND timestamp < <value>
+      Read messages [channel_id, timestamp, id, value]
 `
 	if got := Explain(p); got != want {
 		t.Errorf("Explain:\n%s\nwant\n%s", got, want)
