@@ -48,6 +48,19 @@ func (s replacedArchives) AggregateRange(ctx context.Context, b routing.BucketID
 	return replaced(r), rdr, err
 }
 
+// fragmentEngines builds the mixed fixture and its engines with endpoints of at most three
+// buckets: pushdown on and off, and one whose store sees every archived route replaced (a
+// replica planned against other archived generations).
+func fragmentEngines(t *testing.T) (f *engFixture, alloc *memory.CheckedAllocator, on, off, elsewhere *query.Engine) {
+	t.Helper()
+	f = buildEngFixture(t, "mixed", true)
+	alloc = memory.NewCheckedAllocator(memory.NewGoAllocator())
+	opts := query.Options{EndpointBuckets: 3}
+	on, off = f.enginesWith(t, alloc, nil, opts)
+	_, elsewhere = f.enginesWith(t, alloc, replacedArchives{f.store}, opts)
+	return f, alloc, on, off, elsewhere
+}
+
 // TestFragments: for every engine statement, the fragments' results concatenated in order
 // equal Execute's answer (and the brute-force one), with and without splitting; plain scans
 // over many buckets split into groups of at most EndpointBuckets buckets that never mix
@@ -56,11 +69,7 @@ func (s replacedArchives) AggregateRange(ctx context.Context, b routing.BucketID
 // FAILED_PRECONDITION and reveals nothing, while its hot fragments are served.
 func TestFragments(t *testing.T) {
 	t.Parallel()
-	f := buildEngFixture(t, "mixed", true)
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	opts := query.Options{EndpointBuckets: 3}
-	on, off := f.enginesWith(t, alloc, nil, opts)
-	_, elsewhere := f.enginesWith(t, alloc, replacedArchives{f.store}, opts)
+	f, alloc, on, off, elsewhere := fragmentEngines(t)
 	ctx := context.Background()
 	split := 0
 	for _, c := range engCases(f) {
@@ -171,11 +180,7 @@ func TestFragments(t *testing.T) {
 // counts an analytical read's discovered partitions at planning.
 func TestFragmentsGeneral(t *testing.T) {
 	t.Parallel()
-	f := buildEngFixture(t, "mixed", true)
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	opts := query.Options{EndpointBuckets: 3}
-	on, off := f.enginesWith(t, alloc, nil, opts)
-	_, elsewhere := f.enginesWith(t, alloc, replacedArchives{f.store}, opts)
+	f, alloc, on, off, elsewhere := fragmentEngines(t)
 	ctx := context.Background()
 	analytical := session.With(ctx, session.Settings{Analytical: true})
 
