@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"gocloud.dev/blob"
 
 	"github.com/flightsrv/flightsrv/archive"
@@ -63,6 +64,70 @@ func BenchmarkCountStatement(b *testing.B) {
 // count, pushdown on. 600 records of one partition, archived by the real archiver to
 // file://.
 func BenchmarkCountArchived(b *testing.B) {
+	eng := archivedEngine(b)
+	ctx := context.Background()
+	count := func() {
+		rdr, err := eng.Execute(ctx, archivedCountSQL, nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		checkArchivedCount(b, rdr)
+	}
+	count() // routes and manifests cached
+	b.ReportAllocs()
+	for b.Loop() {
+		count()
+	}
+}
+
+// BenchmarkCountArchivedFlight measures the pushed-down COUNT(*) of BenchmarkCountArchived as
+// a Flight SQL client pays it for a repeated statement: GetFlightInfo plans it
+// (Engine.Fragments, one endpoint) and DoGet serves its one fragment
+// (Engine.ExecuteFragment: the ticket's planning instant and pins, then Engine.Execute).
+func BenchmarkCountArchivedFlight(b *testing.B) {
+	eng := archivedEngine(b)
+	ctx := context.Background()
+	count := func() {
+		frags, err := eng.Fragments(ctx, archivedCountSQL, nil, nil, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(frags) != 1 {
+			b.Fatalf("%d fragments", len(frags))
+		}
+		rdr, err := eng.ExecuteFragment(ctx, archivedCountSQL, nil, nil, frags[0].Spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		checkArchivedCount(b, rdr)
+	}
+	count() // statement compiled, routes and manifests cached
+	b.ReportAllocs()
+	for b.Loop() {
+		count()
+	}
+}
+
+// archivedCountSQL counts BenchmarkCountArchived's 600 records.
+const archivedCountSQL = "SELECT COUNT(*) FROM flights WHERE origin = 'ORD' AND timestamp >= TIMESTAMPTZ '2001-01-01T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-07-01T00:00:00Z'"
+
+// checkArchivedCount reads rdr's one row, archivedCountSQL's answer, and releases it.
+func checkArchivedCount(b *testing.B, rdr array.RecordReader) {
+	b.Helper()
+	defer rdr.Release()
+	if !rdr.Next() {
+		b.Fatalf("no row: %v", rdr.Err())
+	}
+	if n := rdr.RecordBatch().Column(0).ValueStr(0); n != "600" {
+		b.Fatalf("count %s, want 600", n)
+	}
+}
+
+// archivedEngine returns an engine, pushdown on, over a flights table of month buckets
+// whose first six months (600 records of partition ORD) the real archiver archived to
+// file:// under b's temporary directory.
+func archivedEngine(b *testing.B) *query.Engine {
+	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
 	st := openHot(b, dir)
@@ -84,7 +149,7 @@ func BenchmarkCountArchived(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer bkt.Close()
+	b.Cleanup(func() { _ = bkt.Close() })
 	w, err := archive.NewWriter(bkt, archive.WriterOptions{Prefix: "archives"})
 	if err != nil {
 		b.Fatal(err)
@@ -108,25 +173,7 @@ func BenchmarkCountArchived(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const sql = "SELECT COUNT(*) FROM flights WHERE origin = 'ORD' AND timestamp >= TIMESTAMPTZ '2001-01-01T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-07-01T00:00:00Z'"
-	count := func() {
-		rdr, err := eng.Execute(ctx, sql, nil, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer rdr.Release()
-		if !rdr.Next() {
-			b.Fatalf("no row: %v", rdr.Err())
-		}
-		if n := rdr.RecordBatch().Column(0).ValueStr(0); n != "600" {
-			b.Fatalf("count %s, want 600", n)
-		}
-	}
-	count() // routes and manifests cached
-	b.ReportAllocs()
-	for b.Loop() {
-		count()
-	}
+	return eng
 }
 
 // openHot opens a migrated SQLite store in dir, closed when b ends.
