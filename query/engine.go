@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/substrait-io/substrait-go/v8/plan"
 	"go.opentelemetry.io/otel/attribute"
 	otelcodes "go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -178,7 +179,8 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 // routed and lowered onto fragments (scan.Prepare) — and the compiled form is kept with the
 // statement in the statement cache and executed again by later calls with the same text:
 // nothing in it depends on the time of the call or on the stores' state (routes are resolved
-// per execution). Other statements and Substrait plans are compiled per call.
+// per execution); Fragments plans the endpoints of such a statement from it too. Other
+// statements and Substrait plans are compiled per call.
 func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (rdr array.RecordReader, err error) {
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
@@ -222,6 +224,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		return nil, err
 	}
 	if ent != nil && cacheable && !b.Volatile {
+		e.keep(c)
 		ent.exec.Store(c)
 	}
 	return e.start(ctx, c)
@@ -246,6 +249,23 @@ type compiled struct {
 	// candidate is set when the plan has a routed aggregate the stores can answer (counted
 	// in the pushdown metrics), grouped when one is grouped by a time bin.
 	candidate, grouped bool
+	// routes are the plan's routes when compiled without a window. reads are its routed
+	// reads over this engine's tables and bucketIDs the buckets they read, in reads' order,
+	// partition by partition: what Fragments plans the endpoints of a cached statement from,
+	// set by keep before the statement cache shares the compiled plan.
+	routes    map[*plan.NamedTableReadRel]substrait.Route
+	reads     []read
+	bucketIDs []routing.BucketID
+}
+
+// keep sets c's reads and buckets from its routes, before the statement cache keeps c.
+func (e *Engine) keep(c *compiled) {
+	c.reads = e.readsOf(c.routes)
+	for _, rd := range c.reads {
+		for _, p := range rd.partitions {
+			c.bucketIDs = append(c.bucketIDs, rd.t.Buckets(p, rd.r)...)
+		}
+	}
 }
 
 // compile routes a bound plan's reads (discovering the partitions of analytical ones),
@@ -279,6 +299,9 @@ func (e *Engine) compile(ctx context.Context, b *substrait.Bound, window *routin
 		return nil, false, e.execError(err)
 	}
 	c = &compiled{pr: pr, schema: b.Schema, buckets: total}
+	if window == nil {
+		c.routes = routes
+	}
 	var applied []scan.Rewrite
 	for _, rw := range pr.Rewrites() {
 		c.candidate = true

@@ -105,6 +105,33 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 	return &pl, nil
 }
 
+// cachedCompiled returns the compiled form the statement cache keeps for sql (see Execute):
+// nil for a client's Substrait plan, a statement with parameters (its plan depends on the
+// values bound) and one not kept compiled (not run yet; its binding reads the clock or the
+// user, Bound.Volatile; an analytical read; too many buckets), which are bound per call. A
+// statement that cannot be prepared is refused as Execute refuses it.
+func (e *Engine) cachedCompiled(ctx context.Context, sql string, params arrow.RecordBatch) (*compiled, error) {
+	if sql == "" || (params != nil && params.NumRows() > 0) {
+		return nil, nil
+	}
+	ent, err := e.stmts.entry(sql, e.cat, e.bindOptions(ctx))
+	if err != nil {
+		return nil, planError(err)
+	}
+	return ent.exec.Load(), nil
+}
+
+// readsOf returns the routed reads of routes over this engine's tables.
+func (e *Engine) readsOf(routes map[*plan.NamedTableReadRel]substrait.Route) []read {
+	var reads []read
+	for _, r := range routes {
+		if t, ok := e.tables[r.Table.Name]; ok {
+			reads = append(reads, read{t, r.Partitions, r.Range})
+		}
+	}
+	return reads
+}
+
 // Fragments plans a query and returns its fragments in result order (flightsql
 // FragmentEngine). When split is set and the query's result splits into time windows of its
 // one routed read (windowsOf: a plain routed scan — filters and projections over the read, no
@@ -120,58 +147,80 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 // the query is one fragment, pinned to the archived routes the route cache knows (the others
 // resolve when it is served: asking the hot store for every route would double the
 // statements of a query over hot buckets). Every fragment carries the planning instant, the
-// statement's now(). Errors are Execute's planning errors, RESOURCE_EXHAUSTED beyond
-// --max-buckets (an analytical read counted with the partitions discovered), and UNAVAILABLE
-// when the hot store cannot be asked.
+// statement's now(). A SQL statement the statement cache keeps compiled (one without
+// parameters whose binding reads neither the clock nor the user and whose reads pin their
+// partitions, once executed: see Execute) is planned from its compiled form, neither bound
+// nor lowered again; other queries are bound per call, at the planning instant. Errors are
+// Execute's planning errors, RESOURCE_EXHAUSTED beyond --max-buckets (an analytical read
+// counted with the partitions discovered), and UNAVAILABLE when the hot store cannot be
+// asked.
 func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, split bool) ([]Fragment, error) {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	ctx = withClock(ctx, now)
-	pl, err := e.bindQuery(ctx, sql, substraitPlan, params)
-	if err != nil {
-		return nil, err
-	}
-	if pl.explain {
-		return []Fragment{{}}, nil
-	}
 	var (
 		reads []read
 		win   *read // the one read whose time windows split the result
 		desc  bool
 	)
-	if pl.b.Plan != nil {
-		routes, _, total, err := e.routes(ctx, pl.b.Plan)
+	c, err := e.cachedCompiled(ctx, sql, params)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		// Compiled with the same plan, routes and options as windowsOf would use, and
+		// within --max-buckets (compile checked it).
+		reads = c.reads
+		if split && len(reads) == 1 {
+			if w := c.pr.Windows(); w != scan.WindowsNone {
+				win, desc = &reads[0], w == scan.WindowsDesc
+			}
+		}
+	} else {
+		pl, err := e.bindQuery(ctx, sql, substraitPlan, params)
 		if err != nil {
 			return nil, err
 		}
-		if err := e.checkBuckets(total); err != nil {
-			return nil, err
+		if pl.explain {
+			return []Fragment{{}}, nil
 		}
-		for _, r := range routes {
-			if t, ok := e.tables[r.Table.Name]; ok {
-				reads = append(reads, read{t, r.Partitions, r.Range})
-			}
-		}
-		if split && len(reads) == 1 {
-			w, err := e.windowsOf(pl.b.Plan, routes)
+		if pl.b.Plan != nil {
+			routes, _, total, err := e.routes(ctx, pl.b.Plan)
 			if err != nil {
 				return nil, err
 			}
-			if w != scan.WindowsNone {
-				win, desc = &reads[0], w == scan.WindowsDesc
+			if err := e.checkBuckets(total); err != nil {
+				return nil, err
+			}
+			reads = e.readsOf(routes)
+			if split && len(reads) == 1 {
+				w, err := e.windowsOf(pl.b.Plan, routes)
+				if err != nil {
+					return nil, err
+				}
+				if w != scan.WindowsNone {
+					win, desc = &reads[0], w == scan.WindowsDesc
+				}
 			}
 		}
 	}
 	var buckets []routing.BucketID
 	tableOf := map[string]*routing.DurableTable{}
-	total := 0
-	for _, rd := range reads {
-		total += pushdown.BucketCount(rd.t.Def().Strategy, rd.r) * len(rd.partitions)
-		if err := e.checkBuckets(total); err != nil {
-			return nil, err
+	if c != nil {
+		buckets = c.bucketIDs // read-only
+		for _, rd := range reads {
+			tableOf[rd.t.Def().TableID] = rd.t
 		}
-		tableOf[rd.t.Def().TableID] = rd.t
-		for _, p := range rd.partitions {
-			buckets = append(buckets, rd.t.Buckets(p, rd.r)...)
+	} else {
+		total := 0
+		for _, rd := range reads {
+			total += pushdown.BucketCount(rd.t.Def().Strategy, rd.r) * len(rd.partitions)
+			if err := e.checkBuckets(total); err != nil {
+				return nil, err
+			}
+			tableOf[rd.t.Def().TableID] = rd.t
+			for _, p := range rd.partitions {
+				buckets = append(buckets, rd.t.Buckets(p, rd.r)...)
+			}
 		}
 	}
 	if !split || win == nil || len(win.partitions) == 0 || pushdown.BucketCount(win.t.Def().Strategy, win.r) < 2 {

@@ -3,10 +3,12 @@ package query_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -332,6 +334,145 @@ func TestFragmentsGeneral(t *testing.T) {
 	engCheckStatus(t, "analytical over the limit", err, codes.ResourceExhausted, "general", "random")
 	if st, _ := status.FromError(err); !strings.Contains(st.Message(), "92 buckets") || !strings.Contains(st.Message(), "--max-buckets") {
 		t.Fatalf("analytical over the limit: %v", err)
+	}
+	alloc.AssertSize(t, 0)
+}
+
+// TestFragmentsCached: a statement without parameters that the statement cache keeps
+// compiled (run once by Execute) is planned from its compiled form with the same fragments —
+// windows, pins, buckets, immutability — and answers as when it was bound per call; a
+// statement reading the clock is bound per call: now() in a ticket is its GetFlightInfo's
+// planning instant, the same every time the ticket is served, and another GetFlightInfo
+// plans another instant; a statement with parameters is bound per call with its values.
+func TestFragmentsCached(t *testing.T) {
+	t.Parallel()
+	f, alloc, on, _, _ := fragmentEngines(t)
+	ctx := context.Background()
+	all := routing.TimeRange{Start: engDay0.AddDate(0, 0, -3), End: engDay0.AddDate(0, 0, engDays+3)}
+	// spec strips a fragment's planning instant, which differs between calls.
+	spec := func(fr query.Fragment) string {
+		var m map[string]any
+		if err := json.Unmarshal(fr.Spec, &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "n")
+		b, _ := json.Marshal(m)
+		return fmt.Sprintf("%s buckets=%d immutable=%v", b, fr.Buckets, fr.Immutable)
+	}
+	serve := func(sql string, frags []query.Fragment, params arrow.RecordBatch) [][]any {
+		var rows [][]any
+		for i, fr := range frags {
+			rdr, err := on.ExecuteFragment(ctx, sql, nil, params, fr.Spec)
+			if err != nil {
+				t.Fatalf("%s: fragment %d: %v", sql, i, err)
+			}
+			res, err := engDrain(t, rdr, alloc, sql)
+			if err != nil {
+				t.Fatalf("%s: fragment %d: %v", sql, i, err)
+			}
+			rows = append(rows, res.rows...)
+		}
+		return rows
+	}
+	// One fragment is pinned to the archived routes the route cache knows: read every bucket
+	// once (another statement text) so that both plannings below know the same.
+	if _, err := engRun(t, on, alloc, "SELECT id FROM messages"+engWhere("general", all)+" -- warm", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		"SELECT COUNT(*) FROM messages" + engWhere("general", all),
+		"SELECT id FROM messages" + engWhere("general", all) + " ORDER BY timestamp",
+		"SELECT id FROM messages" + engWhere("general", routing.TimeRange{Start: engDay0, End: engDay0.AddDate(0, 0, 5)}),
+	} {
+		for _, split := range []bool{false, true} {
+			// A statement of its own per mode, so that the first planning is a cache miss.
+			sql := sql + fmt.Sprintf(" -- %v", split)
+			bound, err := on.Fragments(ctx, sql, nil, nil, split)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := serve(sql, bound, nil) // one fragment: compiled and cached by Execute
+			if _, err := engRun(t, on, alloc, sql, nil); err != nil {
+				t.Fatal(err)
+			}
+			cached, err := on.Fragments(ctx, sql, nil, nil, split)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cached) != len(bound) || (split && strings.Contains(sql, "id FROM") && len(cached) < 2) {
+				t.Fatalf("%s: %d fragments cached, %d bound", sql, len(cached), len(bound))
+			}
+			for i := range cached {
+				if got, want := spec(cached[i]), spec(bound[i]); got != want {
+					t.Fatalf("%s: fragment %d cached %s, bound %s", sql, i, got, want)
+				}
+			}
+			engSameRows(t, sql+" cached", serve(sql, cached, nil), want)
+		}
+	}
+
+	// now(): one instant per GetFlightInfo, in every fragment and every time it is served.
+	for _, split := range []bool{false, true} {
+		sql := "SELECT now() AS planned, id FROM messages" + engWhere("general", all) + fmt.Sprintf(" -- %v", split)
+		if _, err := engRun(t, on, alloc, sql, nil); err != nil {
+			t.Fatal(err)
+		}
+		var instants []int64
+		for range 2 {
+			before := time.Now().Truncate(time.Microsecond)
+			frags, err := on.Fragments(ctx, sql, nil, nil, split)
+			after := time.Now()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if split && len(frags) < 2 {
+				t.Fatalf("%s: %d fragments", sql, len(frags))
+			}
+			first := serve(sql, frags, nil)
+			again := serve(sql, frags, nil)
+			engSameRows(t, sql+" served again", again, first)
+			if len(first) == 0 {
+				t.Fatalf("%s: no rows", sql)
+			}
+			planned := first[0][0].(int64)
+			for _, r := range first {
+				if r[0].(int64) != planned {
+					t.Fatalf("%s: now() %d and %d in one result", sql, r[0], planned)
+				}
+			}
+			if p := time.Unix(0, planned); p.Before(before) || p.After(after) {
+				t.Fatalf("%s: now() %s, planned between %s and %s", sql, p, before, after)
+			}
+			instants = append(instants, planned)
+			time.Sleep(2 * time.Millisecond)
+		}
+		if instants[0] >= instants[1] {
+			t.Fatalf("%s: two GetFlightInfo calls planned now() %d then %d", sql, instants[0], instants[1])
+		}
+	}
+
+	// Parameters: bound per call with their values (the statement was run, and kept, once).
+	sql := "SELECT COUNT(*) FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp < $3"
+	for i, days := range []int{2, 5, 2} {
+		r := routing.TimeRange{Start: engDay0, End: engDay0.AddDate(0, 0, days)}
+		params := engParams(memory.DefaultAllocator, "general", r, 0, false)
+		if i == 0 {
+			if _, err := engRun(t, on, alloc, sql, params); err != nil {
+				t.Fatal(err)
+			}
+		}
+		frags, err := on.Fragments(ctx, sql, nil, params, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(frags) != 1 || frags[0].Buckets != days {
+			t.Fatalf("%d days: %d fragments, %+v", days, len(frags), frags)
+		}
+		got := serve(sql, frags, params)
+		if want := int64(len(f.engRecords("general", r))); len(got) != 1 || got[0][0] != want {
+			t.Fatalf("%d days: count %v, want %d", days, got, want)
+		}
+		params.Release()
 	}
 	alloc.AssertSize(t, 0)
 }

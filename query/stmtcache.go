@@ -17,7 +17,8 @@ const statementCacheEntries = 1024
 // immutable and safe to share (substrait.Statement); only successful preparations are kept.
 // Safe for concurrent use; least recently used entries are evicted first. An entry also keeps
 // the statement compiled for execution once it has run (see compiled), so a repeated
-// statement without parameters is neither bound, planned nor lowered again.
+// statement without parameters is neither bound, planned nor lowered again, neither by
+// GetFlightInfo (Engine.Fragments) nor by DoGet (Engine.Execute).
 type stmtCache struct {
 	mu    sync.Mutex
 	max   int
