@@ -219,10 +219,47 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 	if hf == famString && tf == famString {
 		return v.e, nil
 	}
+	if hf == famDate && tf == famTimestamp {
+		return bd.dateToTimestamp(v.e, t), nil
+	}
 	if what == "" {
 		what = "the expression"
 	}
 	return nil, errorf(InvalidArgument, "%s must be %s, not %s", what, typeName(t), typeName(have))
+}
+
+// dateToTimestamp is PostgreSQL's implicit cast of a date to a timestamp (date → timestamp
+// with time zone in comparisons with the timestamp column): midnight of the date in the
+// session's zone, UTC. A date literal is folded to the timestamp literal (clamped to the
+// nanosecond range, whose bound selects the same rows), so that a bound such as timestamp >=
+// DATE '2001-01-01' is a routed bound; a date parameter at prepare time is stood in for by a
+// placeholder of type t (the parameter keeps its declared type, date); any other date
+// expression is cast.
+func (bd *binder) dateToTimestamp(e expr.Expression, t types.Type) expr.Expression {
+	if num, ph := bd.ps.placeholders[e]; ph {
+		stand := expr.NewNullLiteral(t.WithNullability(nullableN))
+		bd.ps.placeholders[stand] = num
+		return stand
+	}
+	if d, ok := e.(*expr.PrimitiveLiteral[types.Date]); ok {
+		ts := clampNano(time.Unix(int64(d.Value)*86400, 0).UTC())
+		if _, wall := t.(*types.PrecisionTimestampType); wall {
+			return expr.NewPrecisionTimestampLiteral(ts.UnixNano(), types.PrecisionNanoSeconds, nullableN)
+		}
+		return tsLiteral(ts)
+	}
+	return &expr.Cast{Type: t.WithNullability(e.GetType().GetNullability()), Input: e, FailureBehavior: types.BehaviorThrowException}
+}
+
+// clampNano clamps t to the instants of timestamp[ns].
+func clampNano(t time.Time) time.Time {
+	if t.Before(minNanoTime) {
+		return minNanoTime
+	}
+	if t.After(maxNanoTime) {
+		return maxNanoTime
+	}
+	return t
 }
 
 // foldNumber converts a numeric literal to the wider numeric type t, nil when e is not one.
@@ -391,6 +428,22 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 			}
 			return tsLiteral(ts), nil
 		}
+	case famDate:
+		switch x := v.(type) {
+		case time.Time:
+			// A date32/date64 value (midnight UTC) or an instant: its date in UTC.
+			days := x.UTC().Unix() / 86400
+			if x.UTC().Unix() < 0 && x.UTC().Unix()%86400 != 0 {
+				days--
+			}
+			return expr.NewPrimitiveLiteral(types.Date(days), true), nil
+		case string:
+			d, err := parseDate(x)
+			if err != nil {
+				return nil, errorf(InvalidArgument, "parameter $%d: %s", pos, err.(*Error).Msg)
+			}
+			return expr.NewPrimitiveLiteral(types.Date(d.Unix()/86400), true), nil
+		}
 	}
 	return nil, wrong()
 }
@@ -483,6 +536,11 @@ func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expressio
 			}
 		case af == famString && bf == famString:
 			t = at
+		case af == famTimestamp && bf == famDate:
+			// PostgreSQL's implicit date → timestamp (with time zone): midnight, UTC.
+			t = at
+		case af == famDate && bf == famTimestamp:
+			t = btt
 		default:
 			return nil, nil, errorf(InvalidArgument, "operator does not exist: %s %s %s", typeName(at), what, typeName(btt))
 		}
@@ -791,6 +849,14 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 			folded, err := literalOfType(lit.Value, t)
 			return typed(folded), err
 		}
+	}
+	if d, isDate := e.(*expr.PrimitiveLiteral[types.Date]); isDate && tf == famTimestamp {
+		// An explicit cast of a date literal: midnight UTC, within timestamp[ns].
+		ts := time.Unix(int64(d.Value)*86400, 0).UTC()
+		if err := checkNanoRange(ts); err != nil {
+			return bval{}, err
+		}
+		return typed(bd.dateToTimestamp(e, t)), nil
 	}
 	if hf == famFloat && tf == famInt {
 		// PostgreSQL rounds to the nearest integer (half to even); arrow-go's safe cast refuses

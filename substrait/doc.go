@@ -20,8 +20,9 @@
 // Every read of a routed table must pin its partitions and a finite half-open time range
 // (pulpitum-reference.md §5.2). The binder takes each read's routed predicate from anywhere in
 // its WHERE's conjunction — partition equality, IN list or = ANY, timestamp bounds in any
-// comparison form (>=, >, <, <=, BETWEEN, either operand order; repeated bounds take the
-// tightest, repeated partition sets are intersected) — and places it, normalised (partition =
+// comparison form (>=, >, <, <=, BETWEEN, either operand order; a date is converted to
+// timestamp with time zone at midnight UTC, PostgreSQL's implicit cast in a UTC session;
+// repeated bounds take the tightest, repeated partition sets are intersected) — and places it, normalised (partition =
 // or IN, timestamp >= start, timestamp < end), first in the FilterRel above the read; the other
 // conjuncts follow as residual filters. Routes reads it back for the executor's binding, and
 // ImpliedByRoute tells the executor which conjuncts its route already guarantees. A read

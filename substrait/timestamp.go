@@ -50,18 +50,15 @@ func ParseTimestamp(s string) (time.Time, error) {
 	return t, nil
 }
 
-// parseDate parses a DATE literal (YYYY-MM-DD only) as midnight UTC.
+// parseDate parses a DATE literal (YYYY-MM-DD only) as midnight UTC. A date's range is wider
+// than timestamp[ns]'s: converted to a timestamp, it is clamped (a bound) or refused (a value).
 func parseDate(s string) (time.Time, error) {
 	p := tsParser{s: strings.TrimSpace(s)}
 	y, mo, d, ok := p.date()
 	if !ok || p.i != len(p.s) {
 		return time.Time{}, ErrInvalidTimestampLiteral
 	}
-	t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
-	if err := checkNanoRange(t); err != nil {
-		return time.Time{}, err
-	}
-	return t, nil
+	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), nil
 }
 
 type tsParser struct {
