@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -369,14 +370,23 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		return expr.NewNullLiteral(t.WithNullability(nullableN)), nil
 	}
 	wrong := func() error {
-		return errorf(InvalidArgument, "parameter $%d must be %s, got %T", pos, typeName(t), v)
+		return errorf(InvalidArgument, "parameter $%d must be %s, got %s", pos, typeName(t), valueTypeName(v))
 	}
 	switch familyOf(t) {
 	case famString:
+		// text (a partition value among them) is UTF-8, as the stores and the loader hold it
+		// (load refuses other bytes): anything else is refused, as PostgreSQL refuses a byte
+		// sequence invalid in the server's encoding.
 		switch x := v.(type) {
 		case string:
+			if !utf8.ValidString(x) {
+				return nil, errInvalidUTF8Param(pos)
+			}
 			return expr.NewPrimitiveLiteral(x, true), nil
 		case []byte:
+			if !utf8.Valid(x) {
+				return nil, errInvalidUTF8Param(pos)
+			}
 			return expr.NewPrimitiveLiteral(string(x), true), nil
 		}
 	case famBinary:
@@ -393,6 +403,9 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 	case famInt:
 		n, ok := asInt64(v)
 		if !ok {
+			if isUnsigned(v) {
+				return nil, limitRange(pos)
+			}
 			return nil, wrong()
 		}
 		if _, is32 := t.(*types.Int32Type); is32 {
@@ -446,6 +459,49 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		}
 	}
 	return nil, wrong()
+}
+
+// errInvalidUTF8Param refuses a text parameter whose bytes are not UTF-8: PostgreSQL's
+// character_not_in_repertoire (22021), without the bytes.
+func errInvalidUTF8Param(pos int) *Error {
+	return &Error{Code: InvalidArgument, SQLState: "22021", Msg: fmt.Sprintf("parameter $%d must be valid UTF-8", pos)}
+}
+
+// valueTypeName names the type of a bound parameter value as PostgreSQL would name it
+// (BindGeneral's Go values, BindGeneralRecord's Arrow values read as Go values), never Go's
+// name and never the value.
+func valueTypeName(v any) string {
+	switch v.(type) {
+	case string:
+		return "text"
+	case []byte:
+		return "bytea"
+	case bool:
+		return "boolean"
+	case int8, int16, uint8:
+		return "smallint"
+	case int32, uint16:
+		return "integer"
+	case int, int64, uint, uint32, uint64:
+		return "bigint"
+	case float32:
+		return "real"
+	case float64:
+		return "double precision"
+	case time.Time:
+		return "timestamp with time zone"
+	case []any:
+		return "an array"
+	}
+	return "a value of an unsupported type"
+}
+
+func isUnsigned(v any) bool {
+	switch v.(type) {
+	case uint, uint64:
+		return true
+	}
+	return false
 }
 
 func asInt64(v any) (int64, bool) {

@@ -107,11 +107,17 @@ func TestBindGoValues(t *testing.T) {
 	}{
 		{[]any{"general", jan1, feb1}, nil, "statement has 4 parameters, 3 values given"},
 		{[]any{nil, jan1, feb1, 1}, nil, "parameter $1 must not be NULL"},
-		{[]any{5, jan1, feb1, 1}, nil, "parameter $1 must be text, got int"},
-		{[]any{"g", int64(5), feb1, 1}, nil, "parameter $2 must be timestamp with time zone, got int64"},
+		{[]any{5, jan1, feb1, 1}, nil, "parameter $1 must be text, got bigint"},
+		{[]any{1.5, jan1, feb1, 1}, nil, "parameter $1 must be text, got double precision"},
+		{[]any{true, jan1, feb1, 1}, nil, "parameter $1 must be text, got boolean"},
+		{[]any{[]any{"g"}, jan1, feb1, 1}, nil, "parameter $1 must be text, got an array"},
+		{[]any{"g", []byte("2026-01-01"), feb1, 1}, nil, "parameter $2 must be timestamp with time zone, got bytea"},
+		{[]any{"g", jan1, feb1, jan1}, nil, "parameter $4 must be bigint, got timestamp with time zone"},
+		{[]any{"g", jan1, feb1, struct{}{}}, nil, "parameter $4 must be bigint, got a value of an unsupported type"},
+		{[]any{"g", int64(5), feb1, 1}, nil, "parameter $2 must be timestamp with time zone, got bigint"},
 		{[]any{"g", "soon", feb1, 1}, nil, "parameter $2: invalid timestamp literal"},
-		{[]any{"g", jan1, feb1, "10"}, nil, "parameter $4 must be bigint, got string"},
-		{[]any{"g", jan1, feb1, uint64(math.MaxUint64)}, nil, "parameter $4 must be bigint, got uint64"},
+		{[]any{"g", jan1, feb1, "10"}, nil, "parameter $4 must be bigint, got text"},
+		{[]any{"g", jan1, feb1, uint64(math.MaxUint64)}, nil, "parameter $4 is outside the int64 range"},
 		{[]any{"g", jan1, feb1, -1}, ErrNegativeLimit, ""},
 		{[]any{"g", feb1, jan1, 1}, ErrInvalidTimestampRange, ""},
 		{[]any{"g", jan1, jan1, 1}, ErrInvalidTimestampRange, ""},
@@ -305,16 +311,16 @@ func TestBindRecordCoercion(t *testing.T) {
 		}, "parameter $1 must not be NULL"},
 		{"int for the partition", func() []arrow.Array {
 			return []arrow.Array{integer(arrow.PrimitiveTypes.Int64, 1), ts(arrow.Nanosecond, "UTC", jan1), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
-		}, "parameter $1 must be text, got int64"},
+		}, "parameter $1 must be text, got bigint"},
 		{"text that is no timestamp", func() []arrow.Array {
 			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), str(arrow.BinaryTypes.String, "soon"), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
 		}, "parameter $2: invalid timestamp literal"},
 		{"binary for a timestamp", func() []arrow.Array {
 			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), str(arrow.BinaryTypes.Binary, "2026-01-01"), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
-		}, "parameter $2 must be timestamp with time zone, got []uint8"},
+		}, "parameter $2 must be timestamp with time zone, got bytea"},
 		{"timestamp for the limit", func() []arrow.Array {
 			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), ts(arrow.Nanosecond, "UTC", jan1), ts(arrow.Nanosecond, "UTC", feb1), ts(arrow.Nanosecond, "UTC", feb1)}
-		}, "parameter $4 must be bigint, got time.Time"},
+		}, "parameter $4 must be bigint, got timestamp with time zone"},
 		{"seconds beyond the ns range", func() []arrow.Array {
 			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), ts(arrow.Second, "", time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC)), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
 		}, "parameter $2 is outside the nanosecond timestamp range"},
