@@ -16,14 +16,7 @@ import (
 func TestDateBounds(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, e.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "SET TimeZone = 'UTC'"); err != nil {
-		t.Fatal(err)
-	}
+	conn := pgUTC(t, ctx, e.url)
 	if _, err := conn.Exec(ctx, `CREATE TEMPORARY TABLE flights (origin text NOT NULL, "timestamp" timestamptz NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
@@ -81,4 +74,20 @@ func TestDateBounds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pgUTC connects to the test's PostgreSQL in a UTC session (the session zone flightsrv's SQL
+// assumes), for tests that take expected values from PostgreSQL itself. The connection is
+// closed when the test ends.
+func pgUTC(t *testing.T, ctx context.Context, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	if _, err := conn.Exec(ctx, "SET TimeZone = 'UTC'"); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }

@@ -264,14 +264,7 @@ func TestCastParameters(t *testing.T) {
 	e := newEnv(t)
 	cl := dial(t, e.on)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, e.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "SET TimeZone = 'UTC'"); err != nil {
-		t.Fatal(err)
-	}
+	conn := pgUTC(t, ctx, e.url)
 	// PostgreSQL's parameter types: text (OID 25) and timestamp (OID 1114).
 	sd, err := conn.Prepare(ctx, "", "SELECT CAST($1 AS text)::timestamptz, CAST($2 AS timestamp)")
 	if err != nil {
