@@ -22,7 +22,7 @@ import (
 //	routed read → (only route-implied conjuncts) → partial aggregate
 //
 // whose measures are all count(*), min(timestamp) and max(timestamp), grouped by nothing or by
-// one time bin of the timestamp (round_calendar/round_temporal as substrait/groupby.go
+// one time bin of the timestamp (round_calendar/round_temporal as substrait/timebin.go
 // documents), has its read and partial aggregate replaced by one call of the bucket's
 // partial-aggregate port (routing.DurableTable.AggregateBucket): a hot bucket answers with one
 // key-only statement, an archived one from its manifest or trusted statistics. The store's
