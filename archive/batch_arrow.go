@@ -41,11 +41,12 @@ func newUninitBuffer(alloc memory.Allocator, n int) *memory.Buffer {
 type varColumn struct {
 	offs, data *memory.Buffer
 	n, size    int
+	rows       int // the values expected (the room offs was made for)
 }
 
 // newVarColumn returns an empty column with room for rows values and dataHint bytes.
 func newVarColumn(alloc memory.Allocator, rows, dataHint int) *varColumn {
-	c := &varColumn{offs: newUninitBuffer(alloc, 4*(rows+1)), data: newUninitBuffer(alloc, max(dataHint, 0))}
+	c := &varColumn{offs: newUninitBuffer(alloc, 4*(rows+1)), data: newUninitBuffer(alloc, max(dataHint, 0)), rows: rows}
 	c.offs.ResizeNoShrink(4)
 	arrow.Int32Traits.CastFromBytes(c.offs.Bytes())[0] = 0
 	return c
@@ -59,13 +60,26 @@ func (c *varColumn) append(v []byte) {
 		c.offs.Reserve(max(need, 2*c.offs.Cap()))
 	}
 	if need := c.size + len(v); need > c.data.Cap() {
-		c.data.Reserve(max(need, 2*c.data.Cap(), 256))
+		c.growData(need, c.n+1)
 	}
 	copy(c.data.Buf()[c.size:], v)
 	c.size += len(v)
 	c.n++
 	offs := arrow.Int32Traits.CastFromBytes(c.offs.Buf())
 	offs[c.n] = int32(c.size)
+}
+
+// growData makes room for need bytes of data once n values are in, and for the values still
+// expected at the mean size of the n (plus a sixteenth): a column whose size hint fell short
+// by a little grows once, by a little, which the allocator often gives in place (a
+// ledger.Pool buffer has the room of its size class), rather than doubling, which always
+// moves the data.
+func (c *varColumn) growData(need, n int) {
+	room := max(need, 256)
+	if n > 0 && c.rows > n {
+		room += (c.rows - n) * need / n * 17 / 16
+	}
+	c.data.Reserve(room)
 }
 
 // appendRun adds the m values data[offs[i]:offs[i+1]] (i < m, len(offs) = m+1, offsets
@@ -80,7 +94,7 @@ func (c *varColumn) appendRun(data []byte, offs []uint32) {
 		c.offs.Reserve(max(need, 2*c.offs.Cap()))
 	}
 	if need := c.size + int(last-first); need > c.data.Cap() {
-		c.data.Reserve(max(need, 2*c.data.Cap(), 256))
+		c.growData(need, c.n+m)
 	}
 	copy(c.data.Buf()[c.size:], data[first:last])
 	dst := arrow.Int32Traits.CastFromBytes(c.offs.Buf())[c.n+1 : c.n+1+m]

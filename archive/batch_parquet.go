@@ -93,6 +93,7 @@ type parquetSource struct {
 	sc    *pageScratch
 	times []int64 // event times in ns of the span's rows
 	tnull []bool  // null event times
+	nulls bool    // some row of the span has a null event time
 	sel   []int32 // candidate rows (span-relative), ascending
 	prev  []byte  // previous sort key of an order check
 }
@@ -549,6 +550,7 @@ func (s *parquetSource) decodeSpan(sp rowSpan) error {
 func (s *parquetSource) readTimes(sp rowSpan, n int) error {
 	s.times = slices.Grow(s.times[:0], n)[:n]
 	s.tnull = slices.Grow(s.tnull[:0], n)[:n]
+	s.nulls = false
 	s.sel = s.sel[:0]
 	ts := s.ft.ts
 	var maxDef byte
@@ -596,6 +598,7 @@ func (s *parquetSource) readTimes(sp rowSpan, n int) error {
 		for r := range k {
 			if maxDef > 0 && v.defs[r] != maxDef {
 				tnull[r] = true
+				s.nulls = true
 				continue
 			}
 			j := vi
@@ -763,33 +766,67 @@ func (s *parquetSource) keyOrderCheck(first, last, edgeRow int, edge *position) 
 	havePrev := false
 	var prevT int64
 	return func(row0 int, v *pageView, k int) error {
-		prevR := -1 // the previous row's index in this page; -1: its key is s.prev
-		for r := range k {
-			row := row0 + r
-			if s.tnull[row] {
-				continue
-			}
-			t := s.times[row]
-			if havePrev && t == prevT {
-				prev := s.prev
-				if prevR >= 0 {
-					prev = v.value(prevR)
+		if k == 0 {
+			return nil
+		}
+		var prevR int // the previous row's index in this page; -1: its key is s.prev
+		if s.nulls {
+			prevR = -1
+			for r := range k {
+				row := row0 + r
+				if s.tnull[row] {
+					continue
 				}
-				if bytes.Compare(prev, v.value(r)) > 0 {
+				t := s.times[row]
+				if havePrev && t == prevT {
+					prev := s.prev
+					if prevR >= 0 {
+						prev = v.value(prevR)
+					}
+					if bytes.Compare(prev, v.value(r)) > 0 {
+						return ErrRecordsUnsorted
+					}
+				}
+				havePrev, prevT, prevR = true, t, r
+			}
+		} else {
+			// Every row has a time: compare the keys of adjacent rows with equal times only.
+			times := s.times[row0 : row0+k]
+			if havePrev && times[0] == prevT && bytes.Compare(s.prev, v.value(0)) > 0 {
+				return ErrRecordsUnsorted
+			}
+			if v.idx == nil {
+				data, offs := v.data, v.offs
+				for r := 1; r < k; r++ {
+					if times[r] == times[r-1] && bytes.Compare(data[offs[r-1]:offs[r]], data[offs[r]:offs[r+1]]) > 0 {
+						return ErrRecordsUnsorted
+					}
+				}
+			} else {
+				for r := 1; r < k; r++ {
+					if times[r] == times[r-1] && bytes.Compare(v.value(r-1), v.value(r)) > 0 {
+						return ErrRecordsUnsorted
+					}
+				}
+			}
+			havePrev, prevT, prevR = true, times[k-1], k-1
+		}
+		// The edge rows: the span's first (asc) or last (desc) row against the span emitted
+		// before it, and the row whose key the next span compares with.
+		if s.haveEdge && s.edge.hasKey {
+			row := first
+			if s.desc {
+				row = last
+			}
+			if row >= row0 && row < row0+k && !s.tnull[row] && s.times[row] == s.edge.t {
+				c := bytes.Compare(v.value(row-row0), s.edge.key)
+				if (!s.desc && c < 0) || (s.desc && c > 0) {
 					return ErrRecordsUnsorted
 				}
 			}
-			if (row == first || row == last) && s.haveEdge && s.edge.hasKey && t == s.edge.t {
-				key := v.value(r)
-				if (!s.desc && row == first && bytes.Compare(key, s.edge.key) < 0) ||
-					(s.desc && row == last && bytes.Compare(key, s.edge.key) > 0) {
-					return ErrRecordsUnsorted
-				}
-			}
-			havePrev, prevT, prevR = true, t, r
-			if row == edgeRow {
-				edge.key, edge.hasKey = append(edge.key[:0], v.value(r)...), true
-			}
+		}
+		if edgeRow >= row0 && edgeRow < row0+k {
+			edge.key, edge.hasKey = append(edge.key[:0], v.value(edgeRow-row0)...), true
 		}
 		if prevR >= 0 {
 			s.prev = append(s.prev[:0], v.value(prevR)...)

@@ -30,7 +30,8 @@ type WriterOptions struct {
 	OperationTimeout time.Duration
 	// RowGroupRows bounds the rows of a Parquet row group (default 16,384, the reference's).
 	RowGroupRows int
-	// PageBufferBytes bounds the uncompressed size of a Parquet data page (default 64 KiB).
+	// PageBufferBytes bounds the uncompressed size of a Parquet data page (default
+	// DefaultPageBufferBytes, 256 KiB).
 	PageBufferBytes int
 	// MaxKeySegmentBytes bounds each '/'-separated segment of an object key (default
 	// DefaultMaxKeySegmentBytes, a file name's limit); MaxKeyBytes bounds a whole key

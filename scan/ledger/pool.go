@@ -212,8 +212,8 @@ func (p *Pool) Reallocate(size int, b []byte) []byte {
 		clear(nb[len(b):])
 		return nb
 	}
-	nb := p.Allocate(size)
-	copy(nb, b)
+	nb := p.allocate(size, false)
+	clear(nb[copy(nb, b):])
 	p.Free(b)
 	return nb
 }
