@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -113,52 +114,71 @@ func (s *scanSum) touch(rec arrow.RecordBatch) error {
 	default:
 		return fmt.Errorf("scan timestamp column is %s", rec.Column(0).DataType())
 	}
-	id, err := stringsOf(rec.Column(1))
+	id, err := varOf(rec.Column(1))
 	if err != nil {
 		return fmt.Errorf("scan id column: %w", err)
 	}
-	var valLen func(int) int
-	switch c := rec.Column(2).(type) {
-	case *array.Binary:
-		valLen = c.ValueLen
-	case *array.String:
-		valLen = c.ValueLen
-	default:
-		return fmt.Errorf("scan value column is %s", rec.Column(2).DataType())
+	val, err := varOf(rec.Column(2))
+	if err != nil {
+		return fmt.Errorf("scan value column: %w", err)
 	}
-	last, lastID := s.lastTS, s.lastID
+	// Keys are compared only between rows of equal timestamps, as bytes (what string
+	// comparison does).
+	last, lastID := s.lastTS, []byte(s.lastID)
 	for i := range n {
-		t, k := ts[i], id(i)
-		if s.rows+int64(i) > 0 && (t < last || t == last && k <= lastID) {
-			return fmt.Errorf("row %d out of (timestamp, id) order", s.rows+int64(i))
+		t := ts[i]
+		if s.rows+int64(i) > 0 && t <= last {
+			if t < last {
+				return fmt.Errorf("row %d out of (timestamp, id) order", s.rows+int64(i))
+			}
+			prev := lastID
+			if i > 0 {
+				prev = id.at(i - 1)
+			}
+			if bytes.Compare(id.at(i), prev) <= 0 {
+				return fmt.Errorf("row %d out of (timestamp, id) order", s.rows+int64(i))
+			}
 		}
-		last, lastID = t, k
+		last = t
 		s.ts += t
-		s.idBytes += int64(len(k))
-		s.valBytes += int64(valLen(i))
 	}
+	s.idBytes += id.size()
+	s.valBytes += val.size()
 	s.rows += int64(n)
-	s.lastTS, s.lastID = last, strings.Clone(lastID) // the batch's memory goes with it
+	s.lastTS, s.lastID = last, string(id.at(n-1)) // the batch's memory goes with it
 	return nil
 }
 
-// stringsOf returns an accessor that views a utf8 or binary array's values as strings without
-// copying them (valid while the array is).
-func stringsOf(a arrow.Array) (func(int) string, error) {
+// varCol is a utf8 or binary array's offsets and data, read without a call per value.
+type varCol struct {
+	offs []int32
+	data []byte
+}
+
+// varOf views a utf8 or binary array (valid while the array is): its offsets (sliced to the
+// array's values, not rebased) and its whole data buffer.
+func varOf(a arrow.Array) (varCol, error) {
+	var offs []int32
 	switch c := a.(type) {
 	case *array.String:
-		return c.Value, nil
+		offs = c.ValueOffsets()
 	case *array.Binary:
-		return func(i int) string {
-			v := c.Value(i)
-			if len(v) == 0 {
-				return ""
-			}
-			return unsafe.String(&v[0], len(v))
-		}, nil
+		offs = c.ValueOffsets()
+	default:
+		return varCol{}, fmt.Errorf("type %s", a.DataType())
 	}
-	return nil, fmt.Errorf("type %s", a.DataType())
+	var data []byte
+	if b := a.Data().Buffers()[2]; b != nil {
+		data = b.Bytes()
+	}
+	return varCol{offs, data}, nil
 }
+
+// at returns value i.
+func (v varCol) at(i int) []byte { return v.data[v.offs[i]:v.offs[i+1]] }
+
+// size returns the bytes of all values.
+func (v varCol) size() int64 { return int64(v.offs[len(v.offs)-1] - v.offs[0]) }
 
 // scanWant is what a variant must return: the reference row count always; the timestamp sum
 // and the total id and value lengths when the reference knows them.
