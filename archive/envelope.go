@@ -15,15 +15,10 @@ import (
 // Parquet record envelope v2 (pulpitum-reference.md §1.5): four required columns in this
 // order — partition_key BYTE_ARRAY, event_time INT64 TIMESTAMP(NANOS, isAdjustedToUTC=true),
 // sort_key BYTE_ARRAY, value BYTE_ARRAY — with no logical or converted type on the byte arrays
-// (the reference's Arrow reader maps them to Binary and rejects anything else). The envelope
-// leaves encodings to the writer: event_time is written DELTA_BINARY_PACKED, which the
-// reference's reader (arrow-rs), DuckDB and pyarrow read. Its values are sorted, so their
-// deltas pack into a few bits each, leaving far fewer bytes to decompress than PLAIN's eight
-// per row. Reading a bucket of 100,000 flight-like rows whole costs about 7% less CPU
-// (BenchmarkArchiveScan).
+// (the reference's Arrow reader maps them to Binary and rejects anything else).
 type envelopeRow struct {
 	PartitionKey []byte `parquet:"partition_key"`
-	EventTime    int64  `parquet:"event_time,timestamp(nanosecond),delta"`
+	EventTime    int64  `parquet:"event_time,timestamp(nanosecond)"`
 	SortKey      []byte `parquet:"sort_key"`
 	Value        []byte `parquet:"value"`
 }
