@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -144,5 +145,99 @@ func TestReadBatchesKeyOrderAcrossPages(t *testing.T) {
 			got := readBatches(t, ctx, r, key, b, routing.BatchRequest{Range: b.Range(), Columns: cols, Desc: desc, Limit: -1})
 			requireOnly(t, fmt.Sprintf("keys %d and %d swapped (desc %v)", i, i+1, desc), got.err, ErrRecordsUnsorted, b)
 		}
+	}
+}
+
+// TestReadBatchesKeysCheckedOnce: the sort keys of a payload are compared until one read has
+// compared every row in file order; later reads of that payload (same footer) skip the
+// comparisons. A read with a limit, of part of the range, in descending order or without the
+// id column does not count, and a file whose keys are out of order is refused by every read.
+// Flagging a broken file's footer by hand shows that a flagged read no longer compares keys.
+func TestReadBatchesKeysCheckedOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := testBucket("keys", routing.CalendarMonthUTC, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC))
+	const n = 300
+	recs := make([]routing.Record, n)
+	for i := range recs {
+		recs[i] = routing.Record{
+			PartitionKey: []byte("keys"),
+			EventTime:    b.Start.Add(time.Duration(i/100) * time.Hour),
+			SortKey:      fmt.Appendf(nil, "k%05d", i),
+			Value:        []byte("v"),
+		}
+	}
+	bkt := openTestBucket(t)
+	r, err := NewReader(bkt, ReaderOptions{TailBytes: 16, BatchSpanRows: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	footerOf := func(key string) *footer {
+		t.Helper()
+		c := &ioCounter{}
+		m, err := r.manifest(ctx, key, b, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ft, _, err := r.parquetFooter(ctx, m, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ft
+	}
+	publish := func(recs []routing.Record) string {
+		payload, err := encodeParquetPayload(recs, 1000, 256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return publishRaw(t, bkt, b, FormatParquet, payload, n, nil)
+	}
+	ids := []routing.Column{routing.ColumnTimestamp, routing.ColumnID}
+	key := publish(recs)
+	ft := footerOf(key)
+	part := routing.TimeRange{Start: b.Start, End: b.Start.Add(90 * time.Minute)}
+	for _, req := range []routing.BatchRequest{
+		{Range: b.Range(), Columns: ids, Limit: n - 1},
+		{Range: part, Columns: ids, Limit: -1},
+		{Range: b.Range(), Columns: ids, Desc: true, Limit: -1},
+		{Range: b.Range(), Columns: []routing.Column{routing.ColumnTimestamp, routing.ColumnValue}, Limit: -1},
+	} {
+		got := readBatches(t, ctx, r, key, b, req)
+		if got.err != nil {
+			t.Fatalf("%+v: %v", req, got.err)
+		}
+		if ft.keysChecked.Load() {
+			t.Fatalf("keys marked checked after a read that did not compare them all: %+v", req)
+		}
+	}
+	for i := range 2 {
+		got := readBatches(t, ctx, r, key, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1})
+		if got.err != nil || len(got.recs) != n {
+			t.Fatalf("whole read %d: %d rows, %v", i, len(got.recs), got.err)
+		}
+		for j, rec := range got.recs {
+			if string(rec.SortKey) != string(recs[j].SortKey) {
+				t.Fatalf("whole read %d, row %d: key %q, want %q", i, j, rec.SortKey, recs[j].SortKey)
+			}
+		}
+		if !ft.keysChecked.Load() {
+			t.Fatalf("keys not marked checked after whole read %d", i)
+		}
+	}
+
+	bad := slices.Clone(recs)
+	bad[150].SortKey, bad[151].SortKey = bad[151].SortKey, bad[150].SortKey
+	badKey := publish(bad)
+	for range 2 {
+		got := readBatches(t, ctx, r, badKey, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1})
+		requireOnly(t, "keys 150 and 151 swapped", got.err, ErrRecordsUnsorted, b)
+	}
+	bft := footerOf(badKey)
+	if bft.keysChecked.Load() {
+		t.Fatal("a file with keys out of order was marked checked")
+	}
+	bft.keysChecked.Store(true)
+	if got := readBatches(t, ctx, r, badKey, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1}); got.err != nil {
+		t.Fatalf("a read of a footer marked checked still compared keys: %v", got.err)
 	}
 }

@@ -72,8 +72,14 @@ type parquetSource struct {
 	schema *arrow.Schema
 	alloc  memory.Allocator
 	desc   bool
-	sorted bool  // the file is claimed sorted: check the order of decoded rows
-	left   int64 // rows still to emit; < 0: no limit
+	sorted bool // the file is claimed sorted: check the order of decoded rows
+	// checkKeys is set when sort keys must be compared (sorted, and the footer's
+	// keysChecked was not set when the read began); keysRead counts the rows whose keys were
+	// compared, so that a read that compared every row of the file, in file order, can set
+	// keysChecked when it ends.
+	checkKeys bool
+	keysRead  int64
+	left      int64 // rows still to emit; < 0: no limit
 
 	want, bucket unitRange // in event_time column units
 	pk, key, val *byteLeaf // the byte leaves to decode (nil: not decoded)
@@ -137,6 +143,7 @@ func newParquetSource(ctx context.Context, r *Reader, ft *footer, rr *rangeReade
 		s.pk = pk // nil without such a column: the manifest's bucket says the partition
 	}
 	s.sorted = keyErr == nil && hasKey && ft.claimsSorted(key.leaf, s.bucket)
+	s.checkKeys = s.sorted && s.key != nil && !ft.keysChecked.Load()
 
 	leaves := []int{ft.ts.leaf}
 	for _, l := range []*byteLeaf{s.pk, s.key, s.val} {
@@ -249,8 +256,14 @@ func (s *parquetSource) next() (arrow.RecordBatch, error) {
 			return nil, nil
 		}
 		sp, ok, err := s.nextSpan()
-		if err != nil || !ok {
+		if err != nil {
 			return nil, err
+		}
+		if !ok {
+			if s.checkKeys && !s.desc && s.keysRead == s.ft.numRows {
+				s.ft.keysChecked.Store(true)
+			}
+			return nil, nil
 		}
 		if err := s.decodeSpan(sp); err != nil {
 			return nil, err
@@ -508,8 +521,9 @@ func (s *parquetSource) decodeSpan(sp rowSpan) error {
 		if s.key != nil {
 			out.idCol = newVarColumn(s.alloc, len(sel), s.ft.dataHint(sp.g, s.key.leaf, hi-lo))
 			var check func(int, *pageView, int) error
-			if s.sorted {
+			if s.checkKeys {
 				check = s.keyOrderCheck(first, last, edgeRow, &newEdge)
+				s.keysRead += int64(hi - lo)
 			}
 			if err := s.readBytes(sp, s.key, lo, hi, sel, out.idCol, true, check); err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -28,6 +29,12 @@ type footer struct {
 	ts       *tsColumn // nil when there is no usable event_time column
 	tsErr    error
 	orderOK  bool // event_time's column order is TYPE_DEFINED_ORDER (signed for INT64)
+
+	// keysChecked is set once a read of a file claimed sorted has compared the sort keys of
+	// every row, in file order, and found them in (event_time, sort_key) order: the payload is
+	// immutable, so later reads of this footer skip the sort-key comparisons (the event-time
+	// checks, which cost little, stay). Safe for concurrent use.
+	keysChecked atomic.Bool
 }
 
 // groupInfo is one row group: its row count and, per leaf column, its chunk, validated offset
