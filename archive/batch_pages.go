@@ -159,6 +159,7 @@ type pageScratch struct {
 	page  []byte   // decompressed page
 	vals  []byte   // byte-array values of encodings that cannot decode in place
 	offs  []uint32 // byte-array offsets
+	lens  []int32  // byte-array lengths (DELTA_LENGTH_BYTE_ARRAY)
 	i64   []int64
 	i96   []deprecated.Int96
 	defs  []byte
@@ -188,7 +189,7 @@ func getScratch() *pageScratch { return scratchPool.Get().(*pageScratch) }
 
 // putScratch returns sc to the pool unless it grew too large; sc must not be used after.
 func putScratch(sc *pageScratch) {
-	size := cap(sc.page) + cap(sc.vals) + 4*cap(sc.offs) + 8*cap(sc.i64) + 12*cap(sc.i96) + cap(sc.defs) +
+	size := cap(sc.page) + cap(sc.vals) + 4*cap(sc.offs) + 4*cap(sc.lens) + 8*cap(sc.i64) + 12*cap(sc.i96) + cap(sc.defs) +
 		8*cap(sc.times) + cap(sc.tnull) + 4*cap(sc.sel) + cap(sc.prev)
 	if size > maxPooledScratch {
 		return
@@ -459,6 +460,12 @@ func (sc *pageScratch) decodePage(rp *rawPage, codec format.CompressionCodec, ma
 // decodeByteArray decodes the byte-array values of a page: in place (over data, which must
 // then belong to the read) when the encoding allows it, else into sc.vals.
 func decodeByteArray(sc *pageScratch, e encoding.Encoding, data []byte, inPlace bool) ([]byte, []uint32, error) {
+	if e.Encoding() == format.DeltaLengthByteArray {
+		// The values stay where they are: a view of data.
+		vals, lens, offs, err := decodeDeltaLength(data, sc.lens, sc.offs)
+		sc.lens, sc.offs = lens, offs
+		return vals, offs, err
+	}
 	dst := sc.vals[:0]
 	inPlace = inPlace && e.CanDecodeInPlace()
 	if inPlace {
