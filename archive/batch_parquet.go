@@ -586,6 +586,33 @@ func (s *parquetSource) readTimes(sp rowSpan, n int) error {
 			// Every row holds a plain INT64 (the envelope): one pass without indirection.
 			clear(tnull)
 			lo, hi, wlo, whi, unit := s.bucket.lo, s.bucket.hi, s.want.lo, s.want.hi, ts.unit
+			if unit == 1 && s.sorted && k > 0 {
+				// Nanoseconds in a file claimed sorted (the envelope): check bounds and order
+				// in one pass, then the rows inside the range are one run, found by bisection.
+				vals := v.i64[:k]
+				p := prev
+				if !havePrev {
+					p = vals[0]
+				}
+				for _, x := range vals {
+					if x < lo || x >= hi {
+						return ErrRecordOutsideBucket
+					}
+					if x < p {
+						return ErrRecordsUnsorted
+					}
+					p = x
+				}
+				copy(times, vals)
+				havePrev, prev = true, p
+				a, _ := slices.BinarySearch(vals, wlo)
+				b, _ := slices.BinarySearch(vals, whi)
+				for r := a; r < b; r++ {
+					s.sel = append(s.sel, int32(row+r))
+				}
+				row += k
+				return nil
+			}
 			for r, x := range v.i64[:k] {
 				if x < lo || x >= hi {
 					return ErrRecordOutsideBucket

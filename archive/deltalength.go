@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/parquet-go/parquet-go/encoding/delta"
 )
@@ -30,17 +31,17 @@ func decodeDeltaLength(data []byte, lens []int32, offs []uint32) (vals []byte, _
 	if lens, err = deltaLengths.DecodeInt32(lens[:0], data[:n]); err != nil {
 		return nil, lens, offs, errDeltaLength
 	}
-	offs = append(offs[:0], 0)
-	total := uint64(0)
-	for _, l := range lens {
-		if l < 0 {
-			return nil, lens, offs, errDeltaLength
-		}
-		total += uint64(l)
-		if total > uint64(len(data)-n) {
-			return nil, lens, offs, errDeltaLength
-		}
-		offs = append(offs, uint32(total))
+	offs = slices.Grow(offs[:0], len(lens)+1)[:len(lens)+1]
+	offs[0] = 0
+	// Lengths are int32: summed in 64 bits, neither a negative one nor the total can wrap.
+	total, neg := int64(0), int32(0)
+	for i, l := range lens {
+		neg |= l
+		total += int64(l)
+		offs[i+1] = uint32(total)
+	}
+	if neg < 0 || total > int64(len(data)-n) {
+		return nil, lens, offs, errDeltaLength
 	}
 	return data[n : n+int(total)], lens, offs, nil
 }
