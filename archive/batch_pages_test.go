@@ -149,10 +149,11 @@ func TestReadBatchesKeyOrderAcrossPages(t *testing.T) {
 }
 
 // TestReadBatchesKeysCheckedOnce: the sort keys of a payload are compared until one read has
-// compared every row in file order; later reads of that payload (same footer) skip the
-// comparisons. A read with a limit, of part of the range, in descending order or without the
-// id column does not count, and a file whose keys are out of order is refused by every read.
-// Flagging a broken file's footer by hand shows that a flagged read no longer compares keys.
+// compared every row in file order (and validated every key as UTF-8); later reads of that
+// payload (same footer) skip both. A read with a limit, of part of the range, in descending
+// order or without the id column does not count, and a file whose keys are out of order, or
+// not UTF-8, is refused by every read and never flagged. Flagging such a file's footer by
+// hand shows that a flagged read no longer compares or validates keys.
 func TestReadBatchesKeysCheckedOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -239,5 +240,23 @@ func TestReadBatchesKeysCheckedOnce(t *testing.T) {
 	bft.keysChecked.Store(true)
 	if got := readBatches(t, ctx, r, badKey, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1}); got.err != nil {
 		t.Fatalf("a read of a footer marked checked still compared keys: %v", got.err)
+	}
+
+	// A key that is not UTF-8 fails every read, so its file is never flagged; flagged by
+	// hand, its keys are no longer validated.
+	notUTF8 := slices.Clone(recs)
+	notUTF8[200].SortKey = []byte("k00200\xff")
+	nuKey := publish(notUTF8)
+	for range 2 {
+		got := readBatches(t, ctx, r, nuKey, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1})
+		requireOnly(t, "key 200 not UTF-8", got.err, ErrKeyNotUTF8, b)
+	}
+	nft := footerOf(nuKey)
+	if nft.keysChecked.Load() {
+		t.Fatal("a file with a key that is not UTF-8 was marked checked")
+	}
+	nft.keysChecked.Store(true)
+	if got := readBatches(t, ctx, r, nuKey, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1}); got.err != nil {
+		t.Fatalf("a read of a footer marked checked still validated keys: %v", got.err)
 	}
 }

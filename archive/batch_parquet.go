@@ -79,6 +79,9 @@ type parquetSource struct {
 	// keysChecked when it ends.
 	checkKeys bool
 	keysRead  int64
+	// keysValid is set when the footer's keysChecked was set when the read began: every key
+	// a read can emit was found valid UTF-8 by then, and is not checked again.
+	keysValid bool
 	left      int64 // rows still to emit; < 0: no limit
 
 	want, bucket unitRange // in event_time column units
@@ -143,7 +146,8 @@ func newParquetSource(ctx context.Context, r *Reader, ft *footer, rr *rangeReade
 		s.pk = pk // nil without such a column: the manifest's bucket says the partition
 	}
 	s.sorted = keyErr == nil && hasKey && ft.claimsSorted(key.leaf, s.bucket)
-	s.checkKeys = s.sorted && s.key != nil && !ft.keysChecked.Load()
+	s.keysValid = ft.keysChecked.Load()
+	s.checkKeys = s.sorted && s.key != nil && !s.keysValid
 
 	leaves := []int{ft.ts.leaf}
 	for _, l := range []*byteLeaf{s.pk, s.key, s.val} {
@@ -525,7 +529,7 @@ func (s *parquetSource) decodeSpan(sp rowSpan) error {
 				check = s.keyOrderCheck(first, last, edgeRow, &newEdge)
 				s.keysRead += int64(hi - lo)
 			}
-			if err := s.readBytes(sp, s.key, lo, hi, sel, out.idCol, true, check); err != nil {
+			if err := s.readBytes(sp, s.key, lo, hi, sel, out.idCol, !s.keysValid, check); err != nil {
 				return err
 			}
 		}

@@ -31,9 +31,10 @@ type footer struct {
 	orderOK  bool // event_time's column order is TYPE_DEFINED_ORDER (signed for INT64)
 
 	// keysChecked is set once a read of a file claimed sorted has compared the sort keys of
-	// every row, in file order, and found them in (event_time, sort_key) order: the payload is
-	// immutable, so later reads of this footer skip the sort-key comparisons (the event-time
-	// checks, which cost little, stay). Safe for concurrent use.
+	// every row, in file order, found them in (event_time, sort_key) order and every key it
+	// could emit (every row with an event time) valid UTF-8: the payload is immutable, so
+	// later reads of this footer skip the sort-key comparisons and UTF-8 checks (the
+	// event-time checks, which cost little, stay). Safe for concurrent use.
 	keysChecked atomic.Bool
 }
 
