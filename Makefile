@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/flightsrv
 LISTEN  ?= $(or $(FLIGHTSRV_LISTEN),127.0.0.1:32010)
 
-.PHONY: all build demo test test-clients client-tools vet bench bench-venv soak load tools clean
+.PHONY: all build demo test test-clients client-tools vet bench bench-side-by-side bench-venv soak load tools clean
 
 all: build
 
@@ -79,6 +79,16 @@ client-tools:
 BENCHTIME ?= 2s
 bench: tools bench-venv
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./bench/... ./scan/
+
+# bench-side-by-side compares flightsrv builds on ORD's archived ordered scan, round by round
+# (BenchmarkSideBySide in bench/sidebyside_test.go): SIDE_BY_SIDE lists the variants, e.g.
+#   make bench-side-by-side SIDE_BY_SIDE='old=/tmp/flightsrv-old;new=.;new-nofanout=. --fanout 1'
+# ('.' is the build of this tree; VAR=VALUE words before the binary set its environment).
+SIDE_BY_SIDE ?= a=.;b=.
+SIDE_BY_SIDE_ROUNDS ?= 40
+bench-side-by-side: tools bench-venv
+	FLIGHTSRV_SIDE_BY_SIDE='$(SIDE_BY_SIDE)' FLIGHTSRV_SIDE_BY_SIDE_ROUNDS=$(SIDE_BY_SIDE_ROUNDS) \
+	  scripts/with-postgres.sh $(GO) test -run '^$$' -bench '^BenchmarkSideBySide$$' -benchtime 1x -timeout 30m ./bench/
 
 # bench-venv creates .venv with duckdb and pyarrow for the DuckDB comparison, and ADBC's
 # Flight SQL driver (the version clients/python pins) for the endpoint benchmark, only when the

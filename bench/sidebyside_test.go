@@ -1,0 +1,153 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/flightsrv/flightsrv/internal/testproc"
+)
+
+// BenchmarkSideBySide compares flightsrv builds (or flags, or environments) on ORD's archived
+// ordered scan, the query of BenchmarkScan's archive/process variant: every variant is a
+// `flightsrv serve` child process over the same database and archive, and each round runs
+// the scan once against every variant in turn, so that the machine's drift (ours are shared
+// and noisy) falls on all of them alike. It is skipped unless FLIGHTSRV_SIDE_BY_SIDE lists the
+// variants, separated by ';', each NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment
+// variables for the child, the binary ('.' is the one built from this tree) and flags added to
+// serve's. FLIGHTSRV_SIDE_BY_SIDE_ROUNDS sets the rounds (default 40, after 2 untimed). For
+// each variant it prints the p50 of a query and its rows/s, the server process's CPU time per
+// row (/proc, 10 ms ticks), this process's — the client's — CPU per row (getrusage), and the
+// server's peak RSS (VmHWM) with its anonymous and file-backed parts. make bench-side-by-side
+// runs it; start two or three processes of each variant to see how much processes of the
+// same build differ.
+func BenchmarkSideBySide(b *testing.B) {
+	spec := os.Getenv("FLIGHTSRV_SIDE_BY_SIDE")
+	if spec == "" {
+		b.Skip("FLIGHTSRV_SIDE_BY_SIDE is not set")
+	}
+	rounds := 40
+	if s := os.Getenv("FLIGHTSRV_SIDE_BY_SIDE_ROUNDS"); s != "" {
+		var err error
+		if rounds, err = strconv.Atoi(s); err != nil || rounds < 1 {
+			b.Fatalf("FLIGHTSRV_SIDE_BY_SIDE_ROUNDS=%q: want a positive number", s)
+		}
+	}
+	sc := newScanSuite(b)
+	sc.archiveAll(b)
+	t := flightsTable
+	sql := scanSQL(t.Name, t.PartitionColumn, airport, fullRange)
+	type variant struct {
+		name           string
+		proc           *testproc.Process
+		run            scanFunc
+		lat            []time.Duration
+		server, client time.Duration // CPU over the timed rounds
+	}
+	var vs []*variant
+	for _, v := range strings.Split(spec, ";") {
+		name, rest, _ := strings.Cut(strings.TrimSpace(v), "=")
+		f := strings.Fields(rest)
+		var env []string
+		for len(f) > 0 && strings.Contains(f[0], "=") {
+			env, f = append(env, f[0]), f[1:]
+		}
+		if name == "" || len(f) == 0 {
+			b.Fatalf("FLIGHTSRV_SIDE_BY_SIDE variant %q: want NAME=[VAR=VALUE ...] BINARY [FLAG ...]", v)
+		}
+		bin := f[0]
+		if bin == "." {
+			bin = sc.bins.flightsrv
+		}
+		args := append([]string{"serve", "--store", sc.url, "--archive", "file://" + sc.dir,
+			"--table", fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=month,window=%d", t.Name, t.TableID, t.PartitionColumn, t.WritableBuckets),
+			"--listen", "127.0.0.1:0", "--no-auth"}, f[1:]...)
+		if len(env) > 0 {
+			// env(1) execs the binary: the process keeps env's pid, which /proc is read by.
+			args = append(append(env, bin), args...)
+			bin = "/usr/bin/env"
+		}
+		proc, addr := testproc.StartReady(b, name, flightsrvReady, bin, args...)
+		vs = append(vs, &variant{name: name, proc: proc, run: flightScan(sc.client(b, addr), sql)})
+	}
+	for r := -2; r < rounds; r++ {
+		for _, v := range vs {
+			s0, err := v.proc.CPU()
+			if err != nil {
+				b.Fatal(err)
+			}
+			c0 := selfCPU()
+			t0 := time.Now()
+			got, _, err := v.run(sc.ctx)
+			d := time.Since(t0)
+			c1 := selfCPU()
+			s1, cerr := v.proc.CPU()
+			if err != nil || cerr != nil {
+				b.Fatalf("%s: %v %v", v.name, err, cerr)
+			}
+			if err := sc.ref.check(got); err != nil {
+				b.Fatalf("%s: %v", v.name, err)
+			}
+			if r >= 0 {
+				v.lat = append(v.lat, d)
+				v.server += s1 - s0
+				v.client += c1 - c0
+			}
+		}
+	}
+	rows := float64(int64(rounds) * sc.ref.rows)
+	for _, v := range vs {
+		p50 := median(v.lat)
+		mem, err := v.proc.Memory()
+		if err != nil {
+			b.Fatal(err)
+		}
+		anon, file := rssParts(v.proc.Pid())
+		fmt.Printf("side-by-side %-12s p50 %6.1f ms  %5.2fM rows/s  server CPU %5.1f ns/row  client CPU %5.1f ns/row  peak RSS %5.1f MiB (now %.1f anon + %.1f file)\n",
+			v.name, float64(p50.Microseconds())/1e3, float64(sc.ref.rows)/p50.Seconds()/1e6,
+			float64(v.server.Nanoseconds())/rows, float64(v.client.Nanoseconds())/rows,
+			float64(mem.HWM)/(1<<20), anon, file)
+	}
+	for b.Loop() {
+	}
+}
+
+// selfCPU returns this process's CPU time (user and system).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rssParts returns a process's resident anonymous and file-backed memory in MiB (RssAnon and
+// RssFile of /proc/PID/status; zero when unreadable).
+func rssParts(pid int) (anon, file float64) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	st, _ := io.ReadAll(f)
+	for _, l := range strings.Split(string(st), "\n") {
+		k, v, _ := strings.Cut(l, ":")
+		fs := strings.Fields(v)
+		if len(fs) == 0 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(fs[0], 64)
+		switch k {
+		case "RssAnon":
+			anon = kb / 1024
+		case "RssFile":
+			file = kb / 1024
+		}
+	}
+	return anon, file
+}
