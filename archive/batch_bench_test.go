@@ -147,16 +147,7 @@ func BenchmarkArchiveScan(b *testing.B) {
 func BenchmarkArchiveScanZstdFloor(b *testing.B) {
 	const n = 100_000
 	r, key, bk, _ := benchArchive(b, n)
-	ctx := context.Background()
-	c := &ioCounter{}
-	m, err := r.manifest(ctx, key, bk, c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ft, rr, err := r.parquetFooter(ctx, m, c)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ft, rr := testFooter(b, r, key, bk)
 	if err := rr.prefetch([]byteRange{{0, ft.size}}); err != nil {
 		b.Fatal(err)
 	}

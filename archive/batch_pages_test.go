@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"gocloud.dev/blob"
 	"slices"
 	"testing"
 	"time"
@@ -94,16 +95,13 @@ func reversedRecords(recs []routing.Record) []routing.Record {
 	return out
 }
 
-// TestReadBatchesKeyOrderAcrossPages: in a file of few distinct event times written with small
-// pages, a pair of adjacent sort keys out of order anywhere — inside a page, across a page
-// boundary, across the boundary of the spans a read decodes — fails a read of the id column
-// with ErrRecordsUnsorted, in both directions, while the sorted file reads whole.
-func TestReadBatchesKeyOrderAcrossPages(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	b := testBucket("keys", routing.CalendarMonthUTC, time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC))
-	const n = 300
-	recs := make([]routing.Record, n)
+// keysFixture is the reader and records of the sort-key order tests: 300 records of the month
+// bucket starting at month, event times shared by runs of 100 (so that only the keys order
+// rows), and a reader that decodes spans of 16 rows from a tail of 16 bytes.
+func keysFixture(t *testing.T, month time.Time) (routing.BucketID, []routing.Record, *blob.Bucket, *Reader) {
+	t.Helper()
+	b := testBucket("keys", routing.CalendarMonthUTC, month)
+	recs := make([]routing.Record, 300)
 	for i := range recs {
 		recs[i] = routing.Record{
 			PartitionKey: []byte("keys"),
@@ -117,6 +115,35 @@ func TestReadBatchesKeyOrderAcrossPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b, recs, bkt, r
+}
+
+// testFooter returns the (cached) footer of the Parquet payload of manifest key and its range
+// reader, failing tb on any error.
+func testFooter(tb testing.TB, r *Reader, key string, b routing.BucketID) (*footer, *rangeReader) {
+	tb.Helper()
+	ctx := context.Background()
+	c := &ioCounter{}
+	m, err := r.manifest(ctx, key, b, c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ft, rr, err := r.parquetFooter(ctx, m, c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ft, rr
+}
+
+// TestReadBatchesKeyOrderAcrossPages: in a file of few distinct event times written with small
+// pages, a pair of adjacent sort keys out of order anywhere — inside a page, across a page
+// boundary, across the boundary of the spans a read decodes — fails a read of the id column
+// with ErrRecordsUnsorted, in both directions, while the sorted file reads whole.
+func TestReadBatchesKeyOrderAcrossPages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b, recs, bkt, r := keysFixture(t, time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC))
+	n := len(recs)
 	cols := []routing.Column{routing.ColumnID}
 	payload, err := encodeParquetPayload(recs, 1000, 256)
 	if err != nil {
@@ -157,33 +184,11 @@ func TestReadBatchesKeyOrderAcrossPages(t *testing.T) {
 func TestReadBatchesKeysCheckedOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := testBucket("keys", routing.CalendarMonthUTC, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC))
-	const n = 300
-	recs := make([]routing.Record, n)
-	for i := range recs {
-		recs[i] = routing.Record{
-			PartitionKey: []byte("keys"),
-			EventTime:    b.Start.Add(time.Duration(i/100) * time.Hour),
-			SortKey:      fmt.Appendf(nil, "k%05d", i),
-			Value:        []byte("v"),
-		}
-	}
-	bkt := openTestBucket(t)
-	r, err := NewReader(bkt, ReaderOptions{TailBytes: 16, BatchSpanRows: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, recs, bkt, r := keysFixture(t, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC))
+	n := len(recs)
 	footerOf := func(key string) *footer {
 		t.Helper()
-		c := &ioCounter{}
-		m, err := r.manifest(ctx, key, b, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ft, _, err := r.parquetFooter(ctx, m, c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ft, _ := testFooter(t, r, key, b)
 		return ft
 	}
 	publish := func(recs []routing.Record) string {
@@ -198,7 +203,7 @@ func TestReadBatchesKeysCheckedOnce(t *testing.T) {
 	ft := footerOf(key)
 	part := routing.TimeRange{Start: b.Start, End: b.Start.Add(90 * time.Minute)}
 	for _, req := range []routing.BatchRequest{
-		{Range: b.Range(), Columns: ids, Limit: n - 1},
+		{Range: b.Range(), Columns: ids, Limit: int64(n - 1)},
 		{Range: part, Columns: ids, Limit: -1},
 		{Range: b.Range(), Columns: ids, Desc: true, Limit: -1},
 		{Range: b.Range(), Columns: []routing.Column{routing.ColumnTimestamp, routing.ColumnValue}, Limit: -1},
@@ -226,37 +231,30 @@ func TestReadBatchesKeysCheckedOnce(t *testing.T) {
 		}
 	}
 
-	bad := slices.Clone(recs)
-	bad[150].SortKey, bad[151].SortKey = bad[151].SortKey, bad[150].SortKey
-	badKey := publish(bad)
-	for range 2 {
-		got := readBatches(t, ctx, r, badKey, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1})
-		requireOnly(t, "keys 150 and 151 swapped", got.err, ErrRecordsUnsorted, b)
-	}
-	bft := footerOf(badKey)
-	if bft.keysChecked.Load() {
-		t.Fatal("a file with keys out of order was marked checked")
-	}
-	bft.keysChecked.Store(true)
-	if got := readBatches(t, ctx, r, badKey, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1}); got.err != nil {
-		t.Fatalf("a read of a footer marked checked still compared keys: %v", got.err)
-	}
-
-	// A key that is not UTF-8 fails every read, so its file is never flagged; flagged by
-	// hand, its keys are no longer validated.
-	notUTF8 := slices.Clone(recs)
-	notUTF8[200].SortKey = []byte("k00200\xff")
-	nuKey := publish(notUTF8)
-	for range 2 {
-		got := readBatches(t, ctx, r, nuKey, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1})
-		requireOnly(t, "key 200 not UTF-8", got.err, ErrKeyNotUTF8, b)
-	}
-	nft := footerOf(nuKey)
-	if nft.keysChecked.Load() {
-		t.Fatal("a file with a key that is not UTF-8 was marked checked")
-	}
-	nft.keysChecked.Store(true)
-	if got := readBatches(t, ctx, r, nuKey, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1}); got.err != nil {
-		t.Fatalf("a read of a footer marked checked still validated keys: %v", got.err)
+	// A file with two keys out of order, or a key that is not UTF-8, fails every read, so it
+	// is never flagged; flagged by hand, it reads without its keys compared or validated.
+	for _, c := range []struct {
+		what   string
+		breaks func([]routing.Record)
+		want   error
+	}{
+		{"keys 150 and 151 swapped", func(rs []routing.Record) { rs[150].SortKey, rs[151].SortKey = rs[151].SortKey, rs[150].SortKey }, ErrRecordsUnsorted},
+		{"key 200 not UTF-8", func(rs []routing.Record) { rs[200].SortKey = []byte("k00200\xff") }, ErrKeyNotUTF8},
+	} {
+		broken := slices.Clone(recs)
+		c.breaks(broken)
+		badKey := publish(broken)
+		for range 2 {
+			got := readBatches(t, ctx, r, badKey, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1})
+			requireOnly(t, c.what, got.err, c.want, b)
+		}
+		bft := footerOf(badKey)
+		if bft.keysChecked.Load() {
+			t.Fatalf("%s: marked checked", c.what)
+		}
+		bft.keysChecked.Store(true)
+		if got := readBatches(t, ctx, r, badKey, b, routing.BatchRequest{Range: b.Range(), Columns: ids, Limit: -1}); got.err != nil {
+			t.Fatalf("%s: a read of its footer marked checked still checked its keys: %v", c.what, got.err)
+		}
 	}
 }
