@@ -42,6 +42,7 @@ type varColumn struct {
 	offs, data *memory.Buffer
 	n, size    int
 	rows       int // the values expected (the room offs was made for)
+	grows      int // times data grew past its room
 }
 
 // newVarColumn returns an empty column with room for rows values and dataHint bytes.
@@ -73,11 +74,16 @@ func (c *varColumn) append(v []byte) {
 // expected at the mean size of the n (plus a sixteenth): a column whose size hint fell short
 // by a little grows once, by a little, which the allocator often gives in place (a
 // ledger.Pool buffer has the room of its size class), rather than doubling, which always
-// moves the data.
+// moves the data. From its third growth on it at least doubles.
 func (c *varColumn) growData(need, n int) {
 	room := max(need, 256)
 	if n > 0 && c.rows > n {
 		room += (c.rows - n) * need / n * 17 / 16
+	}
+	if c.grows++; c.grows > 2 {
+		// Values growing steadily larger would outrun every estimate: from the third growth
+		// on, double, so that moving the data stays linear in its size.
+		room = max(room, 2*c.data.Cap())
 	}
 	c.data.Reserve(room)
 }

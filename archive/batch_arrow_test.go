@@ -1,0 +1,68 @@
+package archive
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// reallocCounter counts the Reallocate calls that move a buffer (grow it past its capacity).
+type reallocCounter struct {
+	memory.Allocator
+	moves int
+}
+
+func (a *reallocCounter) Reallocate(size int, b []byte) []byte {
+	if size > cap(b) {
+		a.moves++
+	}
+	return a.Allocator.Reallocate(size, b)
+}
+
+// TestVarColumnGrowth: a column whose hint falls a little short grows once; one whose values
+// keep growing (sizes doubling every 100 values, hint zero) moves its data a number of times
+// logarithmic in its size, not once per append. Both hold exactly the values appended.
+func TestVarColumnGrowth(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		hint     int
+		size     func(i int) int
+		maxMoves int
+	}{
+		{"hint short by a little", 990 * 10, func(int) int { return 10 }, 1},
+		{"values doubling", 0, func(i int) int { return 1 << (i / 100) }, 12},
+	} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		alloc := &reallocCounter{Allocator: mem}
+		const rows = 1000
+		col := newVarColumn(alloc, rows, c.hint)
+		var want [][]byte
+		for i := range rows {
+			v := bytes.Repeat([]byte{byte('a' + i%26)}, c.size(i))
+			want = append(want, v)
+			if i%2 == 0 {
+				col.append(v)
+				continue
+			}
+			// Odd values go through appendRun, as plain pages do: one value, offsets [0, len].
+			col.appendRun(v, []uint32{0, uint32(len(v))})
+		}
+		arr := col.finish(arrow.BinaryTypes.Binary).(*array.Binary)
+		if arr.Len() != rows {
+			t.Fatalf("%s: %d values", c.name, arr.Len())
+		}
+		for i, v := range want {
+			if !bytes.Equal(arr.Value(i), v) {
+				t.Fatalf("%s: value %d differs", c.name, i)
+			}
+		}
+		if alloc.moves > c.maxMoves {
+			t.Errorf("%s: data moved %d times, want at most %d", c.name, alloc.moves, c.maxMoves)
+		}
+		arr.Release()
+		mem.AssertSize(t, 0)
+	}
+}
