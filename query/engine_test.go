@@ -258,6 +258,17 @@ func engRunCtx(ctx context.Context, t *testing.T, e *query.Engine, alloc *memory
 	return engDrain(t, rdr, alloc, sql)
 }
 
+// engRunFragment executes one fragment (its Spec) of sql under ctx and drains it, as
+// engRunCtx does a whole statement.
+func engRunFragment(ctx context.Context, t *testing.T, e *query.Engine, alloc *memory.CheckedAllocator, sql string, params arrow.RecordBatch, spec []byte) (engResult, error) {
+	t.Helper()
+	rdr, err := e.ExecuteFragment(ctx, sql, nil, params, spec)
+	if err != nil {
+		return engResult{}, err
+	}
+	return engDrain(t, rdr, alloc, sql)
+}
+
 // engDrain drains and releases rdr (of sql); alloc must be back to zero after Release.
 func engDrain(t *testing.T, rdr array.RecordReader, alloc *memory.CheckedAllocator, sql string) (engResult, error) {
 	t.Helper()

@@ -97,11 +97,7 @@ func TestFragments(t *testing.T) {
 					if fr.Buckets > 3 && len(frags) > 1 {
 						t.Fatalf("%s: fragment %d reads %d buckets, more than EndpointBuckets", c.name, i, fr.Buckets)
 					}
-					rdr, err := e.ExecuteFragment(ctx, c.sql, nil, nil, fr.Spec)
-					if err != nil {
-						t.Fatalf("%s: fragment %d: %v", c.name, i, err)
-					}
-					res, err := engDrain(t, rdr, alloc, c.sql)
+					res, err := engRunFragment(ctx, t, e, alloc, c.sql, nil, fr.Spec)
 					if err != nil {
 						t.Fatalf("%s: fragment %d: %v", c.name, i, err)
 					}
@@ -111,13 +107,9 @@ func TestFragments(t *testing.T) {
 					}
 					// Served elsewhere: fragments pinned to an archive are refused, hot ones
 					// are served.
-					rdr, err = elsewhere.ExecuteFragment(ctx, c.sql, nil, nil, fr.Spec)
+					again, err := engRunFragment(ctx, t, elsewhere, alloc, c.sql, nil, fr.Spec)
 					if err == nil {
-						var again engResult
-						again, err = engDrain(t, rdr, alloc, c.sql)
-						if err == nil {
-							engSameRows(t, c.name+" hot fragment elsewhere", again.rows, res.rows)
-						}
+						engSameRows(t, c.name+" hot fragment elsewhere", again.rows, res.rows)
 					}
 					if fr.Immutable {
 						engCheckStatus(t, c.name+" replaced archive", err, codes.FailedPrecondition, "general", "generation", "archives")
@@ -264,21 +256,14 @@ func TestFragmentsGeneral(t *testing.T) {
 				if fr.Buckets > 2 {
 					t.Fatalf("%s: fragment %d reads %d buckets, want one day of two partitions", c.name, i, fr.Buckets)
 				}
-				rdr, err := e.ExecuteFragment(c.ctx, c.sql, nil, c.params, fr.Spec)
-				if err != nil {
-					t.Fatalf("%s: fragment %d: %v", c.name, i, err)
-				}
-				res, err := engDrain(t, rdr, alloc, c.sql)
+				res, err := engRunFragment(c.ctx, t, e, alloc, c.sql, c.params, fr.Spec)
 				if err != nil {
 					t.Fatalf("%s: fragment %d: %v", c.name, i, err)
 				}
 				got = append(got, res.rows...)
 				if fr.Immutable {
 					immutable++
-					rdr, err = elsewhere.ExecuteFragment(c.ctx, c.sql, nil, c.params, fr.Spec)
-					if err == nil {
-						_, err = engDrain(t, rdr, alloc, c.sql)
-					}
+					_, err = engRunFragment(c.ctx, t, elsewhere, alloc, c.sql, c.params, fr.Spec)
 					engCheckStatus(t, c.name+" replaced archive", err, codes.FailedPrecondition, "general", "random", "generation", "archives")
 				}
 			}
@@ -362,11 +347,7 @@ func TestFragmentsCached(t *testing.T) {
 	serve := func(sql string, frags []query.Fragment, params arrow.RecordBatch) [][]any {
 		var rows [][]any
 		for i, fr := range frags {
-			rdr, err := on.ExecuteFragment(ctx, sql, nil, params, fr.Spec)
-			if err != nil {
-				t.Fatalf("%s: fragment %d: %v", sql, i, err)
-			}
-			res, err := engDrain(t, rdr, alloc, sql)
+			res, err := engRunFragment(ctx, t, on, alloc, sql, params, fr.Spec)
 			if err != nil {
 				t.Fatalf("%s: fragment %d: %v", sql, i, err)
 			}
