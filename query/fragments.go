@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
@@ -339,7 +340,8 @@ func (e *Engine) resolveRoutes(ctx context.Context, buckets []routing.BucketID, 
 	}
 	g.SetLimit(limit)
 	for i, b := range buckets {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			defer panics.Recover("route resolution", &err)
 			r, err := tableOf[b.TableID].ResolveRoute(gctx, b)
 			if err != nil {
 				return err

@@ -14,6 +14,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/aggregate"
 	"github.com/flightsrv/flightsrv/scan/ledger"
@@ -660,7 +661,7 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 	defer close(f.ch)
 	defer func() {
 		if p := recover(); p != nil {
-			f.err = fmt.Errorf("scan: fragment panicked: %v", p)
+			f.err = panics.FromValue("fragment", p)
 		}
 		f.done.Store(true)
 		if s.need >= 0 || (s.early != nil && !answered) {

@@ -3,13 +3,13 @@ package scan
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/ops"
 )
@@ -111,7 +111,7 @@ func (s *storeStream) ask() error {
 	work := func() {
 		defer func() {
 			if p := recover(); p != nil {
-				fail(fmt.Errorf("scan: fragment panicked: %v", p))
+				fail(panics.FromValue("store aggregate", p))
 			}
 		}()
 		for i := int(next.Add(1) - 1); i < len(units) && s.ctx.Err() == nil; i = int(next.Add(1) - 1) {
