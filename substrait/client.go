@@ -28,6 +28,9 @@ import (
 // lets it leave the partition out. Expressions are checked by the executor when it lowers the
 // plan (the caller maps its scan.ErrUnsupported to Unimplemented).
 //
+// A plan past a size limit (MaxPlanRelations, MaxSetInputs, MaxOutputColumns,
+// MaxExpressionNodes) is refused with InvalidArgument naming the limit, as SQL is.
+//
 // Bytes that do not decode, or decode into an inconsistent plan, are ErrInvalidPlan; other
 // relation kinds, shared subtrees, dynamic parameters and plan enhancements are
 // Unimplemented; an unknown table is NotFound. The result's Schema comes from the root's
@@ -38,6 +41,9 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 		return nil, err
 	}
 	if err := checkPlanShape(p); err != nil {
+		return nil, err
+	}
+	if err := checkPlanSize(p); err != nil {
 		return nil, err
 	}
 	if opts.MaxPartitions <= 0 {
