@@ -65,7 +65,16 @@ type Options struct {
 	// for an ungrouped aggregate) (default DefaultMaxRows; negative: no bound); refusals are
 	// RESOURCE_EXHAUSTED naming the limit.
 	MaxRows int64
+	// QueryCPU bounds the CPU time one query's fragments and coordinator may use in all,
+	// measured per batch on their threads (scan.Options.CPULimit) (default DefaultQueryCPU;
+	// negative: no bound, and nothing is measured): the CPU-time twin of the wall-time bound
+	// (issue 16). Refusals are RESOURCE_EXHAUSTED naming the limit.
+	QueryCPU time.Duration
 }
+
+// DefaultQueryCPU is the default per-query CPU time limit: one hour, as the default wall-time
+// limit of a query's stream (server.DefaultQueryTimeout).
+const DefaultQueryCPU = time.Hour
 
 // DefaultAnalyticalMaxPartitions is the default bound on the partitions an analytical read
 // may discover: 4096.
@@ -110,6 +119,9 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	}
 	if opts.MaxRows == 0 {
 		opts.MaxRows = DefaultMaxRows
+	}
+	if opts.QueryCPU == 0 {
+		opts.QueryCPU = DefaultQueryCPU
 	}
 	if opts.EndpointBuckets <= 0 {
 		opts.EndpointBuckets = DefaultEndpointBuckets
@@ -495,6 +507,12 @@ func (e *Engine) execError(err error) error {
 		return status.Error(codes.ResourceExhausted, msg)
 	case errors.Is(err, routing.ErrBinOutOfRange):
 		return status.Error(codes.InvalidArgument, "a time bucket starts outside the timestamp range (1677-09-21 to 2262-04-11)")
+	case errors.Is(err, ledger.ErrCPULimit):
+		var ce *ledger.CPULimitExceededError
+		if errors.As(err, &ce) {
+			return status.Error(codes.ResourceExhausted, ce.Message())
+		}
+		return err
 	case errors.Is(err, ledger.ErrRowLimit):
 		var re *ledger.RowLimitExceededError
 		if errors.As(err, &re) {

@@ -96,6 +96,7 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 		Alloc:       e.opts.Alloc,
 		MemoryLimit: e.opts.QueryMemory,
 		RowLimit:    e.opts.MaxRows,
+		CPULimit:    e.opts.QueryCPU,
 		Pushdown:    e.opts.Pushdown,
 	}
 }

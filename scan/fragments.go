@@ -676,7 +676,18 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 		return
 	}
 	defer r.Release()
-	for r.Next() {
+	for {
+		// The fragment's CPU time is charged to the query's ledger (ledger.CPUTimer: nothing
+		// is measured without a CPU limit).
+		cpu := s.rt.mem.StartCPU()
+		more := r.Next()
+		if err := cpu.Stop(s.rt.mem); err != nil {
+			f.err = err
+			return
+		}
+		if !more {
+			break
+		}
 		b := r.RecordBatch()
 		if b.NumRows() == 0 {
 			continue

@@ -70,6 +70,9 @@ type Config struct {
 	// QueryMaxRows bounds the rows one query's fragments may produce (query.Options.MaxRows;
 	// default query.DefaultMaxRows; negative: no bound).
 	QueryMaxRows int64
+	// QueryCPU bounds the CPU time one query's fragments and coordinator may use in all
+	// (query.Options.QueryCPU; default query.DefaultQueryCPU; negative: no bound).
+	QueryCPU time.Duration
 	// RouteCacheEntries bounds the archived-route cache (default routing.DefaultRouteCacheEntries;
 	// negative disables it).
 	RouteCacheEntries int
@@ -252,7 +255,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		tables = append(tables, t)
 	}
 	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
-		EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows})
+		EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
 	if err != nil {
 		return nil, err
 	}
