@@ -18,7 +18,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/querylog"
-	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ledger"
@@ -300,7 +299,7 @@ func (e *Engine) compile(ctx context.Context, b *substrait.Bound, window *routin
 				return &compiled{schema: b.Schema}, false, nil
 			}
 			routes[rel] = r
-			total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
+			total += routing.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
 		}
 	}
 	if err := e.checkBuckets(total); err != nil {
@@ -396,40 +395,16 @@ func (e *Engine) start(ctx context.Context, c *compiled) (array.RecordReader, er
 	return r, nil
 }
 
-// spanOperation names the span of a plan with rewritten aggregates from their measures:
-// COUNT when every measure is count(*), MIN, MAX or MINMAX when every one is min or max of the
-// timestamp, AGGREGATE for a mix; "" without a rewrite. bin is the first grouped rewrite's
-// time bin.
+// spanOperation names the span of a plan with rewritten aggregates from their measures
+// (scan.Operation, the pushdown rule's names); "" without a rewrite. bin is the first grouped
+// rewrite's time bin.
 func spanOperation(rws []scan.Rewrite) (op string, bin *routing.Binning) {
-	var counts, mins, maxs int
 	for _, rw := range rws {
 		if bin == nil {
 			bin = rw.Bin
 		}
-		for _, m := range rw.Measures {
-			switch m {
-			case "count(*)":
-				counts++
-			case "min(timestamp)":
-				mins++
-			default:
-				maxs++
-			}
-		}
 	}
-	switch {
-	case len(rws) == 0:
-		return "", nil
-	case mins == 0 && maxs == 0:
-		return "COUNT", bin
-	case counts > 0:
-		return "AGGREGATE", bin
-	case maxs == 0:
-		return "MIN", bin
-	case mins == 0:
-		return "MAX", bin
-	}
-	return "MINMAX", bin
+	return scan.Operation(rws), bin
 }
 
 // execReader classifies the error of a result stream with execError, as for errors returned

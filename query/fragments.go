@@ -15,7 +15,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/panics"
-	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/substrait"
@@ -214,7 +213,7 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 	} else {
 		total := 0
 		for _, rd := range reads {
-			total += pushdown.BucketCount(rd.t.Def().Strategy, rd.r) * len(rd.partitions)
+			total += routing.BucketCount(rd.t.Def().Strategy, rd.r) * len(rd.partitions)
 			if err := e.checkBuckets(total); err != nil {
 				return nil, err
 			}
@@ -224,7 +223,7 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 			}
 		}
 	}
-	if !split || win == nil || len(win.partitions) == 0 || pushdown.BucketCount(win.t.Def().Strategy, win.r) < 2 {
+	if !split || win == nil || len(win.partitions) == 0 || routing.BucketCount(win.t.Def().Strategy, win.r) < 2 {
 		// One fragment: pinned to the archived routes the route cache knows (asking the hot
 		// store for every route would double the statements of a hot query).
 		var routes []bucketRoute

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/plan"
 
+	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
@@ -115,6 +116,17 @@ type Rewrite struct {
 	Bin      *routing.Binning
 	Table    string
 	Applied  bool
+	rw       *pushdown.Rewrite
+}
+
+// Operation names the span of a query whose routed aggregates rws were rewritten
+// (pushdown.Operation: COUNT, MIN, MAX, MINMAX or AGGREGATE; "" for none).
+func Operation(rws []Rewrite) string {
+	var out []*pushdown.Rewrite
+	for _, r := range rws {
+		out = append(out, r.rw)
+	}
+	return pushdown.Operation(out)
 }
 
 // Prepare lowers a plan's one root relation onto per-bucket fragments and a coordinator stage
