@@ -275,4 +275,3 @@ func (e *Engine) constants(ctx context.Context, b *substrait.Bound) (array.Recor
 	return array.NewRecordReader(b.Schema, []arrow.RecordBatch{rec})
 }
 
-var _ = routing.TimeRange{}
