@@ -196,6 +196,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
 	}
+	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()
 	if sql == "" {
 		noteStatement(ctx, nil)

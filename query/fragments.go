@@ -368,6 +368,7 @@ var errBadFragment = status.Error(codes.InvalidArgument, "the ticket's fragment 
 // the read with FAILED_PRECONDITION). params are Execute's; the result stream is Execute's for
 // the fragment's buckets.
 func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, specBytes []byte) (rdr array.RecordReader, err error) {
+	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()
 	var spec fragmentSpec
 	if json.Unmarshal(specBytes, &spec) != nil {
