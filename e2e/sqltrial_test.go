@@ -329,3 +329,34 @@ func TestCastParameters(t *testing.T) {
 		t.Fatalf("count %d, want %d (between PostgreSQL's %s and %s)", got, want, pFrom, pTo)
 	}
 }
+
+// TestTimestampTextAsPostgres: timestamp::text and to_char with the patterns the user trial
+// found copied into the output (FM, IW, IYYY, ID, WW, TZ, OF, CC, lower-case meridians) answer,
+// through the SQL path over archived and hot rows, exactly what PostgreSQL answers for the same
+// instants in a UTC session.
+func TestTimestampTextAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	const f = `FMMonth FMDDth IYYY-IW-ID WW CC HH12:MI pm TZ OF`
+	res := mustRun(t, cl, "SELECT timestamp AS t, timestamp::text AS x, to_char(timestamp, '"+f+"') AS c FROM flights WHERE origin = 'ORD'"+
+		" AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' ORDER BY timestamp, id")
+	n := 0
+	for _, rec := range res.recs {
+		at, text, chars := rec.Column(0).(*array.Timestamp), rec.Column(1).(*array.String), rec.Column(2).(*array.String)
+		for i := range int(rec.NumRows()) {
+			var wantText, wantChars string
+			if err := pg.QueryRow(ctx, "SELECT $1::timestamptz::text, to_char($1::timestamptz, $2)", at.Value(i).ToTime(arrow.Nanosecond), f).Scan(&wantText, &wantChars); err != nil {
+				t.Fatal(err)
+			}
+			if text.Value(i) != wantText || chars.Value(i) != wantChars {
+				t.Fatalf("row %d: %q, %q; PostgreSQL %q, %q", n, text.Value(i), chars.Value(i), wantText, wantChars)
+			}
+			n++
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d rows compared", n)
+	}
+}
