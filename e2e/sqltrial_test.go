@@ -360,3 +360,32 @@ func TestTimestampTextAsPostgres(t *testing.T) {
 		t.Fatalf("only %d rows compared", n)
 	}
 }
+
+// TestBooleanOrderingAsPostgres: <, >, <= and >= between booleans (false < true, NULL
+// unknown) answer PostgreSQL's values, in a select list over rows and in WHERE, where they were
+// INTERNAL errors.
+func TestBooleanOrderingAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	const q = "SELECT true > false, false > true, true >= true, false <= true, NULL::boolean < true, (1 = 1) < (1 = 2)"
+	var want [6]*bool
+	if err := pg.QueryRow(ctx, q).Scan(&want[0], &want[1], &want[2], &want[3], &want[4], &want[5]); err != nil {
+		t.Fatal(err)
+	}
+	res := mustRun(t, cl, q)
+	for i, w := range want {
+		c := res.recs[0].Column(i).(*array.Boolean)
+		if (w == nil) != c.IsNull(0) || (w != nil && *w != c.Value(0)) {
+			t.Errorf("column %d of %s: %v, PostgreSQL %v", i, q, c.ValueStr(0), w)
+		}
+	}
+	where := "origin = 'ORD' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-03'"
+	all := scalarCount(t, mustRun(t, cl, "SELECT count(*) FROM flights WHERE "+where))
+	late := scalarCount(t, mustRun(t, cl, "SELECT count(*) FROM flights WHERE "+where+" AND ((value->>'delay')::int > 0) > false"))
+	notLate := scalarCount(t, mustRun(t, cl, "SELECT count(*) FROM flights WHERE "+where+" AND ((value->>'delay')::int > 0) <= false"))
+	if late == 0 || notLate == 0 || late+notLate != all {
+		t.Errorf("late %d + not late %d of %d", late, notLate, all)
+	}
+}
