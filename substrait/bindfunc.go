@@ -17,8 +17,22 @@ import (
 // aggregateNames are the aggregate functions the executor runs.
 var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true}
 
+// unsupportedAggregates are PostgreSQL's built-in aggregate functions the executor does not
+// run yet: a call of one is an aggregate (the statement is grouped) refused by name, never
+// taken for a scalar function over ungrouped columns.
+var unsupportedAggregates = map[string]bool{
+	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true, "string_agg": true, "array_agg": true,
+	"bool_and": true, "bool_or": true, "every": true, "bit_and": true, "bit_or": true, "bit_xor": true,
+	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
+	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
+	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true,
+	"xmlagg": true, "range_agg": true, "range_intersect_agg": true, "any_value": true,
+}
+
 func isAggregateCall(fc *pg.FuncCall) bool {
-	return fc.GetOver() == nil && (aggregateNames[funcName(fc)] || fc.GetAggStar())
+	name := funcName(fc)
+	return fc.GetOver() == nil && (aggregateNames[name] || unsupportedAggregates[name] || fc.GetAggStar() || fc.GetAggWithinGroup())
 }
 
 // hasAggregate reports whether an aggregate call appears in the select list.
@@ -198,6 +212,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	switch {
 	case fc.GetOver() != nil:
 		return bval{}, unimplementedAre("window functions")
+	case !aggregateNames[name] && !fc.GetAggStar():
+		return bval{}, quoting(Unimplemented, "0A000", "aggregate function %s is not supported", name)
 	case len(fc.GetAggOrder()) > 0 || fc.GetAggWithinGroup():
 		return bval{}, unimplementedAre("ordered aggregates")
 	case fc.GetFuncVariadic():
