@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -387,5 +388,38 @@ func TestBooleanOrderingAsPostgres(t *testing.T) {
 	notLate := scalarCount(t, mustRun(t, cl, "SELECT count(*) FROM flights WHERE "+where+" AND ((value->>'delay')::int > 0) <= false"))
 	if late == 0 || notLate == 0 || late+notLate != all {
 		t.Errorf("late %d + not late %d of %d", late, notLate, all)
+	}
+}
+
+// TestDecimalCastsAsPostgres: a decimal literal cast to an integer type rounds half away from
+// zero as PostgreSQL's numeric does (2.5::int = 3, not 2), and a value past the type's range is
+// refused with PostgreSQL's SQLSTATE 22003.
+func TestDecimalCastsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	const q = "SELECT 2.5::int, (-2.5)::int, -2.5::int, 3.5::int, 0.5::smallint, 1.4999::bigint, 1e2::int, 2.5e0::int, CAST(99999999999.5 AS bigint), CAST(-0.5 AS integer)"
+	want := make([]int64, 10)
+	dest := make([]any, len(want))
+	for i := range want {
+		dest[i] = &want[i]
+	}
+	if err := pg.QueryRow(ctx, q).Scan(dest...); err != nil {
+		t.Fatal(err)
+	}
+	res := mustRun(t, cl, q)
+	for i, w := range want {
+		got, err := strconv.ParseInt(res.recs[0].Column(i).ValueStr(0), 10, 64)
+		if err != nil || got != w {
+			t.Errorf("column %d of %s: %s, PostgreSQL %d", i, q, res.recs[0].Column(i).ValueStr(0), w)
+		}
+	}
+	var pgErr *pgconn.PgError
+	if err := pg.QueryRow(ctx, "SELECT 3000000000.5::int").Scan(new(int64)); !errors.As(err, &pgErr) || pgErr.Code != "22003" {
+		t.Fatalf("PostgreSQL: %v", err)
+	}
+	if _, err := run(ctx, cl, "SELECT 3000000000.5::int"); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "integer out of range") {
+		t.Errorf("3000000000.5::int: %v, want PostgreSQL's integer out of range", err)
 	}
 }

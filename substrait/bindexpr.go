@@ -822,6 +822,11 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 		}
 		return bval{}, unimplementedAre("intervals outside date_bin and timestamp ± interval constants")
 	}
+	if c := tc.GetArg().GetAConst(); c != nil && c.GetFval() != nil {
+		if lit, ok, err := decimalToInteger(c.GetFval().GetFval(), t); ok || err != nil {
+			return typed(lit), err
+		}
+	}
 	v, err := bd.bindExpr(tc.GetArg(), sc)
 	if err != nil {
 		return bval{}, err
@@ -1947,3 +1952,48 @@ func rootFieldIndex(fr *expr.FieldReference) (int, bool) {
 }
 
 var _ = routing.TimeRange{}
+
+// decimalToInteger casts the decimal literal text (a numeric constant of PostgreSQL, such as
+// 2.5 or -1.5e2) to the integer type t as PostgreSQL casts numeric to integer: rounded half
+// away from zero (2.5::int = 3, -2.5::int = -3; a float8 rounds half to even, which the
+// executor does), refused out of t's range with SQLSTATE 22003. ok is false when t is not an
+// integer type or the text is an integer already (the usual path casts those).
+func decimalToInteger(text string, t types.Type) (lit expr.Expression, ok bool, err error) {
+	var lo, hi int64
+	switch t.(type) {
+	case *types.Int16Type:
+		lo, hi = math.MinInt16, math.MaxInt16
+	case *types.Int32Type:
+		lo, hi = math.MinInt32, math.MaxInt32
+	case *types.Int64Type:
+		lo, hi = math.MinInt64, math.MaxInt64
+	default:
+		return nil, false, nil
+	}
+	if !strings.ContainsAny(text, ".eE") {
+		return nil, false, nil
+	}
+	r, good := new(big.Rat).SetString(text)
+	if !good {
+		return nil, true, errorf(InvalidArgument, "invalid numeric literal")
+	}
+	// Half away from zero: floor(|r| + 1/2), signed.
+	abs := new(big.Rat).Abs(r)
+	abs.Add(abs, big.NewRat(1, 2))
+	n := new(big.Int).Quo(abs.Num(), abs.Denom())
+	if r.Sign() < 0 {
+		n.Neg(n)
+	}
+	if !n.IsInt64() || n.Int64() < lo || n.Int64() > hi {
+		name := map[int64]string{math.MaxInt16: "smallint", math.MaxInt32: "integer", math.MaxInt64: "bigint"}[hi]
+		return nil, true, &Error{Code: InvalidArgument, SQLState: "22003", Msg: name + " out of range"}
+	}
+	v := n.Int64()
+	switch t.(type) {
+	case *types.Int16Type:
+		return expr.NewPrimitiveLiteral(int16(v), false), true, nil
+	case *types.Int32Type:
+		return expr.NewPrimitiveLiteral(int32(v), false), true, nil
+	}
+	return expr.NewPrimitiveLiteral(v, false), true, nil
+}
