@@ -511,8 +511,13 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 			case 1:
 			case 2:
 				qual = f[0].GetString_().GetSval()
+			case 3:
+				if f[0].GetString_().GetSval() != "public" {
+					return nil, unimplementedAre("column references qualified by a schema other than public")
+				}
+				qual = f[1].GetString_().GetSval()
 			default:
-				return nil, unimplementedAre("qualified column references with a schema")
+				return nil, unimplementedAre("column references qualified by a catalog")
 			}
 			found := false
 			for i, c := range sc.cols {

@@ -711,8 +711,15 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		name = fields[0].GetString_().GetSval()
 	case 2:
 		qual, name = fields[0].GetString_().GetSval(), fields[1].GetString_().GetSval()
+	case 3:
+		// schema.table.column (Metabase qualifies every column so): the tables live in the
+		// public schema, as FROM public.<table> says.
+		if fields[0].GetString_().GetSval() != "public" {
+			return bval{}, unimplementedAre("column references qualified by a schema other than public")
+		}
+		qual, name = fields[1].GetString_().GetSval(), fields[2].GetString_().GetSval()
 	default:
-		return bval{}, unimplementedAre("qualified column references with a schema")
+		return bval{}, unimplementedAre("column references qualified by a catalog")
 	}
 	if fields[len(fields)-1].GetAStar() != nil {
 		return bval{}, unimplemented("* in this position")
