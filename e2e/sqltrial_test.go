@@ -423,3 +423,76 @@ func TestDecimalCastsAsPostgres(t *testing.T) {
 		t.Errorf("3000000000.5::int: %v, want PostgreSQL's integer out of range", err)
 	}
 }
+
+// TestStringFunctionsAsPostgres: left, right, split_part, strpos, POSITION(… IN …), lpad,
+// rpad, initcap, reverse and repeat answer, over the rows' ids and values and over constants
+// with negative counts, empty delimiters and fills, multi-byte characters and NULLs, exactly
+// what PostgreSQL answers for the same inputs.
+func TestStringFunctionsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	inputs := []string{"", "a", "ORD", "hello world", "x-y-z", "--a--", "ÄbC déF ghi", "o'hare jfk-lga 2nd", "ab"}
+	exprs := []string{
+		"left(S, 2)", "left(S, -1)", "left(S, 0)", "right(S, 3)", "right(S, -2)", "split_part(S, '-', 2)",
+		"split_part(S, '-', -1)", "split_part(S, '', 1)", "split_part(S, ' ', 3)", "split_part(S, 'zz', 1)", "strpos(S, 'o')",
+		"strpos(S, '')", "position('d' IN S)", "lpad(S, 6)", "lpad(S, 6, 'xy')", "lpad(S, 2, '*')", "lpad(S, 5, '')",
+		"rpad(S, 7, 'é')", "rpad(S, 1)", "rpad(S, -3, 'a')", "initcap(S)", "reverse(S)", "repeat(S, 3)", "repeat(S, -1)",
+		"left(NULL::text, 1)", "lpad(S, NULL::int)",
+	}
+	var sel []string
+	for _, x := range exprs {
+		sel = append(sel, "coalesce("+x+"::text, '<null>')")
+	}
+	for _, in := range inputs {
+		lit := "'" + strings.ReplaceAll(in, "'", "''") + "'"
+		q := "SELECT " + strings.ReplaceAll(strings.Join(sel, ", "), "S", lit)
+		want := make([]string, len(exprs))
+		dest := make([]any, len(exprs))
+		for i := range want {
+			dest[i] = &want[i]
+		}
+		if err := pg.QueryRow(ctx, q).Scan(dest...); err != nil {
+			t.Fatalf("PostgreSQL %s: %v", q, err)
+		}
+		res := mustRun(t, cl, q)
+		for i, w := range want {
+			if got := res.recs[0].Column(i).(*array.String).Value(0); got != w {
+				t.Errorf("%s over %q: %q, PostgreSQL %q", exprs[i], in, got, w)
+			}
+		}
+	}
+	// Over rows: the ids and the JSON values of ORD's first June days.
+	where := " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-02' ORDER BY timestamp, id"
+	res := mustRun(t, cl, "SELECT id, convert_from(value, 'UTF8'), left(id, 4), right(id, 3), split_part(convert_from(value, 'UTF8'), ',', 2), "+
+		"strpos(convert_from(value, 'UTF8'), 'destination'), lpad(right(id, 2), 4, '0'), initcap(value->>'destination'), reverse(id)"+where)
+	rows := 0
+	for _, rec := range res.recs {
+		for r := range int(rec.NumRows()) {
+			id, val := rec.Column(0).(*array.String).Value(r), rec.Column(1).(*array.String).Value(r)
+			var w [7]string
+			var pos int32
+			if err := pg.QueryRow(ctx, "SELECT left($1, 4), right($1, 3), split_part($2, ',', 2), strpos($2, 'destination'), lpad(right($1, 2), 4, '0'), initcap($2::json->>'destination'), reverse($1)",
+				id, val).Scan(&w[0], &w[1], &w[2], &pos, &w[4], &w[5], &w[6]); err != nil {
+				t.Fatal(err)
+			}
+			got := []string{rec.Column(2).ValueStr(r), rec.Column(3).ValueStr(r), rec.Column(4).ValueStr(r), "", rec.Column(6).ValueStr(r), rec.Column(7).ValueStr(r), rec.Column(8).ValueStr(r)}
+			for k := range w {
+				if k != 3 && got[k] != w[k] {
+					t.Fatalf("row %d, column %d: %q, PostgreSQL %q", rows, k+2, got[k], w[k])
+				}
+			}
+			if p := rec.Column(5).(*array.Int32).Value(r); p != pos {
+				t.Fatalf("row %d strpos: %d, PostgreSQL %d", rows, p, pos)
+			}
+			rows++
+		}
+	}
+	if rows < 20 {
+		t.Fatalf("only %d rows compared", rows)
+	}
+	if _, err := run(ctx, cl, "SELECT split_part('a-b', '-', 0)"); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "field position must not be zero") {
+		t.Errorf("split_part(…, 0): %v", err)
+	}
+}

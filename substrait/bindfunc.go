@@ -465,6 +465,11 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		name = "substring"
 		return call(URNPostgres, strType(), es...)
+	case "left", "right", "repeat", "split_part", "strpos", "position", "lpad", "rpad", "initcap", "reverse":
+		if name == "position" {
+			name = "strpos" // POSITION(sub IN s) is position(s, sub)
+		}
+		return bd.stringFunc(name, args, nargs, text, call)
 	case "replace":
 		if err := nargs(3, 3); err != nil {
 			return bval{}, err
@@ -685,4 +690,46 @@ var _ = time.Time{}
 func nonNullConstant(n *pg.Node) bool {
 	c := n.GetAConst()
 	return c != nil && !c.GetIsnull()
+}
+
+// stringFunc binds PostgreSQL's string functions of scan/ops (strfuncs.go): left, right,
+// repeat, split_part, strpos (and POSITION(sub IN s), which the grammar writes position(s,
+// sub)), lpad, rpad, initcap and reverse. Integer arguments are coerced to bigint; text ones
+// must be text.
+func (bd *binder) stringFunc(name string, args []bval, nargs func(lo, hi int) error, text func(int) (expr.Expression, error),
+	call func(string, types.Type, ...expr.Expression) (bval, error)) (bval, error) {
+	type argKind uint8
+	const (
+		txt argKind = iota
+		num
+	)
+	kinds := map[string][]argKind{
+		"left": {txt, num}, "right": {txt, num}, "repeat": {txt, num}, "split_part": {txt, txt, num},
+		"strpos": {txt, txt}, "lpad": {txt, num, txt}, "rpad": {txt, num, txt},
+		"initcap": {txt}, "reverse": {txt},
+	}[name]
+	lo := len(kinds)
+	if name == "lpad" || name == "rpad" {
+		lo = 2
+	}
+	if err := nargs(lo, len(kinds)); err != nil {
+		return bval{}, err
+	}
+	es := make([]expr.Expression, len(args))
+	for i := range args {
+		var err error
+		if kinds[i] == txt {
+			es[i], err = text(i)
+		} else {
+			es[i], err = bd.coerce(args[i], i64Type(), fmt.Sprintf("argument %d of %s", i+1, name))
+		}
+		if err != nil {
+			return bval{}, err
+		}
+	}
+	out := strType()
+	if name == "strpos" {
+		out = i32Type()
+	}
+	return call(URNPostgres, out, es...)
 }
