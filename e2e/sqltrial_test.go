@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -494,5 +495,79 @@ func TestStringFunctionsAsPostgres(t *testing.T) {
 	}
 	if _, err := run(ctx, cl, "SELECT split_part('a-b', '-', 0)"); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "field position must not be zero") {
 		t.Errorf("split_part(…, 0): %v", err)
+	}
+}
+
+// TestMathFunctionsAsPostgres: ceil, ceiling, floor, trunc, sign, sqrt, exp, ln, log, power,
+// pow and mod over integer and float columns and constants answer PostgreSQL's double
+// precision (and integer mod) values; PostgreSQL's errors (square root and logarithm out of
+// their domain, zero to a negative power, division by zero, exp underflow) keep their
+// SQLSTATE; a numeric (decimal literal) argument is refused by name, not computed in float8.
+func TestMathFunctionsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	exprs := []string{"ceil(X / 7.0e0)", "ceiling(X)", "floor(X / 3)", "floor(X::float8 / 3)", "trunc(X::float8 / 4)", "sign(X)",
+		"sqrt(abs(X))", "exp(X / 100)", "ln(abs(X) + 1)", "log(abs(X) + 1)", "power(X, 2)", "pow(2, X / 50)", "mod(X, 7)", "mod(X, -3)"}
+	for _, x := range []string{"0", "1", "-1", "17", "-17", "120", "-45"} {
+		var sel []string
+		for _, ex := range exprs {
+			sel = append(sel, strings.ReplaceAll(ex, "X", "("+x+")")+"::float8")
+		}
+		q := "SELECT " + strings.Join(sel, ", ")
+		want := make([]float64, len(exprs))
+		dest := make([]any, len(exprs))
+		for i := range want {
+			dest[i] = &want[i]
+		}
+		if err := pg.QueryRow(ctx, q).Scan(dest...); err != nil {
+			t.Fatalf("PostgreSQL %s: %v", q, err)
+		}
+		res := mustRun(t, cl, q)
+		for i, w := range want {
+			got := res.recs[0].Column(i).(*array.Float64).Value(0)
+			if got != w && math.Abs(got-w) > 1e-15*math.Abs(w) {
+				t.Errorf("%s with X = %s: %v, PostgreSQL %v", exprs[i], x, got, w)
+			}
+		}
+	}
+	// Over the rows' delays.
+	where := " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-02'"
+	agg := "SELECT sum(floor((value->>'delay')::int / 10.0e0)), sum(sign((value->>'delay')::int)), sum(mod((value->>'delay')::int, 5)), sum(sqrt(abs((value->>'delay')::int)))"
+	res := mustRun(t, cl, agg+where)
+	var delays []int64
+	for _, rec := range mustRun(t, cl, "SELECT (value->>'delay')::int"+where).recs {
+		for i := range int(rec.NumRows()) {
+			delays = append(delays, int64(rec.Column(0).(*array.Int32).Value(i)))
+		}
+	}
+	var w [4]float64
+	if err := pg.QueryRow(ctx, "SELECT sum(floor(d / 10.0e0)), sum(sign(d)), sum(mod(d, 5)), sum(sqrt(abs(d))) FROM unnest($1::int[]) d", delays).Scan(&w[0], &w[1], &w[2], &w[3]); err != nil {
+		t.Fatal(err)
+	}
+	for i := range w {
+		got, _ := strconv.ParseFloat(res.recs[0].Column(i).ValueStr(0), 64)
+		if math.Abs(got-w[i]) > 1e-9*math.Max(1, math.Abs(w[i])) {
+			t.Errorf("aggregate %d over %d delays: %v, PostgreSQL %v", i, len(delays), got, w[i])
+		}
+	}
+	for q, code := range map[string]string{
+		"SELECT sqrt(-1)": "2201F", "SELECT ln(0)": "2201E", "SELECT log(-5)": "2201E", "SELECT power(0, -1)": "2201F",
+		"SELECT mod(5, 0)": "22012", "SELECT exp(-1000)": "22003",
+	} {
+		var pgErr *pgconn.PgError
+		if err := pg.QueryRow(ctx, q).Scan(new(float64)); !errors.As(err, &pgErr) || pgErr.Code != code {
+			t.Fatalf("PostgreSQL %s: %v, want %s", q, err, code)
+		}
+		_, err := run(ctx, cl, q)
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), pgErr.Message) {
+			t.Errorf("%s: %v, want PostgreSQL's %q", q, err, pgErr.Message)
+		}
+	}
+	for _, q := range []string{"SELECT ceil(2.5)", "SELECT power(2, 0.5)", "SELECT trunc(1.25, 1)", "SELECT log(2, 8)"} {
+		if _, err := run(ctx, cl, q); status.Code(err) != codes.Unimplemented {
+			t.Errorf("%s: %v, want UNIMPLEMENTED (numeric)", q, err)
+		}
 	}
 }

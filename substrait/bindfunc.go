@@ -465,6 +465,8 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		name = "substring"
 		return call(URNPostgres, strType(), es...)
+	case "ceil", "ceiling", "floor", "trunc", "sign", "sqrt", "exp", "ln", "log", "power", "pow", "mod":
+		return bd.mathFunc(name, fc.GetArgs(), args, nargs, call, func(n string) { name = n })
 	case "left", "right", "repeat", "split_part", "strpos", "position", "lpad", "rpad", "initcap", "reverse":
 		if name == "position" {
 			name = "strpos" // POSITION(sub IN s) is position(s, sub)
@@ -730,6 +732,64 @@ func (bd *binder) stringFunc(name string, args []bval, nargs func(lo, hi int) er
 	out := strType()
 	if name == "strpos" {
 		out = i32Type()
+	}
+	return call(URNPostgres, out, es...)
+}
+
+// mathFunc binds PostgreSQL's mathematical functions over double precision (scan/ops
+// mathfuncs.go): ceil (ceiling), floor, trunc, sign, sqrt, exp, ln, log (base 10), power
+// (pow), whose integer and float arguments become float8 as PostgreSQL resolves them, and mod
+// over integers. PostgreSQL computes the forms with a numeric argument (a decimal literal such
+// as 2.5, trunc(x, n), log(b, x), mod of non-integers) in numeric, which the executor does not
+// have yet: those are refused by name, never approximated in float8. rename sets the kernel's
+// name for call.
+func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(lo, hi int) error,
+	call func(string, types.Type, ...expr.Expression) (bval, error), rename func(string)) (bval, error) {
+	kernel := map[string]string{"ceiling": "ceil", "log": "log10", "pow": "power"}[name]
+	if kernel == "" {
+		kernel = name
+	}
+	want := 1
+	if kernel == "power" || kernel == "mod" {
+		want = 2
+	}
+	if len(args) == 2 && (kernel == "trunc" || kernel == "log10") {
+		return bval{}, quoting(Unimplemented, "0A000", "%s with two arguments (numeric) is not supported", name)
+	}
+	if err := nargs(want, want); err != nil {
+		return bval{}, err
+	}
+	for _, r := range raw {
+		if c := r.GetAConst(); c != nil && c.GetFval() != nil && strings.ContainsAny(c.GetFval().GetFval(), ".eE") {
+			return bval{}, quoting(Unimplemented, "0A000", "%s of a numeric value (a decimal literal) is not supported yet", name)
+		}
+	}
+	es := make([]expr.Expression, len(args))
+	for i, a := range args {
+		f := famFloat
+		if !a.untyped() {
+			f = familyOf(a.typ())
+		}
+		if f != famInt && f != famFloat {
+			return bval{}, errorf(InvalidArgument, "argument %d of %s must be a number", i+1, name)
+		}
+		target := fp64Type()
+		if kernel == "mod" {
+			if f != famInt {
+				return bval{}, quoting(Unimplemented, "0A000", "%s of non-integer (numeric) values is not supported yet", name)
+			}
+			target = i64Type()
+		}
+		e, err := bd.coerce(a, target, fmt.Sprintf("argument %d of %s", i+1, name))
+		if err != nil {
+			return bval{}, err
+		}
+		es[i] = e
+	}
+	rename(kernel)
+	out := fp64Type()
+	if kernel == "mod" {
+		out = i64Type()
 	}
 	return call(URNPostgres, out, es...)
 }
