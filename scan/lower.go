@@ -12,6 +12,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/aggregate"
 	"github.com/flightsrv/flightsrv/scan/ops"
+	"github.com/flightsrv/flightsrv/substrait"
 )
 
 // ErrUnsupported is wrapped by the errors of plans the executor cannot run (a relation kind,
@@ -391,6 +392,13 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 	for i := range measures {
 		m := &measures[i]
 		f := m.Measure()
+		if f == nil || !substrait.HasDeclaration(f) {
+			ref := uint32(0)
+			if f != nil {
+				ref = f.ToProto().GetFunctionReference()
+			}
+			return spec, nil, unsupported("aggregate function of extension function anchor %d: it resolves to no declaration of the plan's extensions", ref)
+		}
 		if f.Phase() != types.AggPhaseInitialToResult && f.Phase() != types.AggPhaseUnspecified {
 			return spec, nil, unsupported("aggregate phase %v", f.Phase())
 		}

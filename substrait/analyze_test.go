@@ -311,7 +311,7 @@ func TestClientPlanRefusals(t *testing.T) {
 		c := newClientPlan("messages", &types.Int64Type{})
 		p := must(c.b.Plan(c.read, names))
 		_, err := PrepareSubstrait(marshalPlan(t, p), cat, BindOptions{})
-		if err == nil || err.(*Error).Msg != `ReadRel base schema does not match table "messages": want channel_id string, timestamp precision_timestamp_tz<9>, id string, value binary` {
+		if err == nil || err.(*Error).Msg != `ReadRel base schema of table "messages" is not compatible with the table: column timestamp is i64; the plan declares (CHANNEL_ID string, timestamp i64, id string, value binary), the table is (channel_id string NOT NULL, timestamp precision_timestamp_tz<9> NOT NULL (timestamp with time zone; any timestamp of precision up to 9 is accepted), id string NOT NULL, value binary NOT NULL)` {
 			t.Fatalf("got %v", err)
 		}
 	})

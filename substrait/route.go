@@ -349,7 +349,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 				return err
 			}
 			if ra.lower == nil || ra.upper == nil {
-				return ErrInvalidPlan // a bound that is a parameter: plans have none
+				return invalidPlan("a timestamp bound of the read of %s is a parameter", def.Name) // plans have none
 			}
 			if !ra.lower.Before(*ra.upper) {
 				return ErrInvalidTimestampRange
@@ -390,7 +390,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 		case *plan.VirtualTableReadRel:
 			return nil // constants: no route
 		case nil:
-			return ErrInvalidPlan
+			return invalidPlan("a relation has no input")
 		}
 		return unimplemented(relName(rel))
 	}

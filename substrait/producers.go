@@ -1,0 +1,573 @@
+package substrait
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// The encodings of the Substrait producers people use (DataFusion, ibis-substrait, Substrait
+// Java's isthmus, substrait-python) that substrait-go v8 cannot resolve as they are, rewritten
+// into equivalent plans before decoding (normalizeExtensions, normalizeTimestamps):
+//
+//   - function declarations whose extension reference resolves to no URN the plan declares:
+//     DataFusion 55 writes the sentinel 4294967295 and no URN declarations; producers of
+//     Substrait before 0.74 (ibis-substrait 4) reference extension URIs, the Plan's removed
+//     field 1 (extension_uris: anchor 1, uri 2) and the declaration's removed field 1
+//     (extension_uri_reference), which substrait-protobuf v0.85 keeps as unknown fields;
+//   - aggregate functions declared by their simple name (count, sum, min…) where the standard
+//     extension has several variants, which substrait-go v8.1.1 decodes into a function
+//     without a declaration;
+//   - functions named by a producer other than the standard extensions do (standardAliases);
+//   - type variations no declaration defines (DataFusion's string views and large strings:
+//     physical layouts that do not change a value);
+//   - timestamps of any precision, with or without a zone (the table's times are UTC, and a
+//     zone-less timestamp means UTC, as in a UTC session).
+
+// NoExtensionReference is the extension reference DataFusion writes on every function
+// declaration (u32::MAX), which names no declared URN: such functions are resolved by name.
+const NoExtensionReference = math.MaxUint32
+
+// standardURNOrder is the order in which a function name that resolves to no declared URN
+// is looked up in the standard extensions: the first of these files holding a function of
+// that name and kind (scalar or aggregate) wins; files not listed follow in URN order.
+var standardURNOrder = []string{
+	"functions_comparison", "functions_boolean", "functions_arithmetic", "functions_string",
+	"functions_datetime", "functions_aggregate_generic", "functions_rounding",
+	"functions_logarithmic", "functions_arithmetic_decimal", "functions_aggregate_approx",
+	"functions_aggregate_decimal_output", "functions_set",
+}
+
+// standardAliases maps names producers are known to write for a standard function to its
+// standard name: DataFusion 55 writes character_length for functions_string's char_length.
+var standardAliases = map[string]string{
+	"character_length": "char_length",
+}
+
+// functionIndex lists the collection's functions by URN and simple name.
+type functionIndex struct {
+	urns      []string // standard URNs in lookup order
+	scalar    map[string]map[string]bool
+	aggregate map[string]map[string][]*extensions.AggregateFunctionVariant
+}
+
+var (
+	fnIndexOnce sync.Once
+	fnIndex     *functionIndex
+)
+
+func functions() *functionIndex {
+	fnIndexOnce.Do(func() {
+		c := collection()
+		ix := &functionIndex{scalar: map[string]map[string]bool{}, aggregate: map[string]map[string][]*extensions.AggregateFunctionVariant{}}
+		for _, v := range c.GetAllScalarFunctions() {
+			if ix.scalar[v.URN()] == nil {
+				ix.scalar[v.URN()] = map[string]bool{}
+			}
+			ix.scalar[v.URN()][v.Name()] = true
+		}
+		for _, v := range c.GetAllAggregateFunctions() {
+			if ix.aggregate[v.URN()] == nil {
+				ix.aggregate[v.URN()] = map[string][]*extensions.AggregateFunctionVariant{}
+			}
+			ix.aggregate[v.URN()][v.Name()] = append(ix.aggregate[v.URN()][v.Name()], v)
+		}
+		for _, m := range ix.aggregate {
+			for _, vs := range m {
+				slices.SortFunc(vs, func(a, b *extensions.AggregateFunctionVariant) int {
+					return strings.Compare(a.CompoundName(), b.CompoundName())
+				})
+			}
+		}
+		seen := map[string]bool{}
+		for _, f := range standardURNOrder {
+			u := extensions.SubstraitDefaultURNPrefix + f
+			if c.URNLoaded(u) {
+				ix.urns, seen[u] = append(ix.urns, u), true
+			}
+		}
+		var rest []string
+		for u := range ix.scalar {
+			rest = append(rest, u)
+		}
+		for u := range ix.aggregate {
+			rest = append(rest, u)
+		}
+		slices.Sort(rest)
+		for _, u := range slices.Compact(rest) {
+			if !seen[u] && strings.HasPrefix(u, extensions.SubstraitDefaultURNPrefix) {
+				ix.urns, seen[u] = append(ix.urns, u), true
+			}
+		}
+		fnIndex = ix
+	})
+	return fnIndex
+}
+
+// has reports whether urn holds a function of that simple name and kind.
+func (ix *functionIndex) has(urn, name string, aggregate bool) bool {
+	if aggregate {
+		return len(ix.aggregate[urn][name]) > 0
+	}
+	return ix.scalar[urn][name]
+}
+
+// URNOfURI maps an extension URI of a producer of Substrait before URNs to the URN of the
+// same file: a URI whose path ends in a standard extension's file name
+// (…/extensions/functions_arithmetic.yaml) is that extension
+// (extension:io.substrait:functions_arithmetic); flightsrv's own extension URI is URNPostgres.
+// It returns false for any other URI.
+func URNOfURI(uri string) (string, bool) {
+	if uri == ownExtensionURI {
+		return URNPostgres, true
+	}
+	base := path.Base(strings.TrimRight(uri, "/"))
+	stem, ok := strings.CutSuffix(base, ".yaml")
+	if !ok {
+		stem, ok = strings.CutSuffix(base, ".yml")
+	}
+	if !ok || stem == "" {
+		return "", false
+	}
+	urn := extensions.SubstraitDefaultURNPrefix + stem
+	if !collection().URNLoaded(urn) {
+		return "", false
+	}
+	return urn, true
+}
+
+// fnUse is how a plan calls one function anchor: as a scalar or aggregate function, with
+// which argument counts.
+type fnUse struct {
+	scalar, aggregate bool
+	arities           map[int][]*substraitpb.AggregateFunction
+}
+
+// normalizeExtensions resolves every function declaration of pb to a URN the collection
+// holds and a name substrait-go decodes with a declaration, rewriting pb in place: by its
+// URN reference, else its URI reference (URNOfURI), else its name in the standard extensions
+// (standardURNOrder); an alias a producer writes is renamed (standardAliases); an aggregate
+// function declared by an ambiguous simple name gets the compound name of the first variant
+// (in compound-name order) taking its argument count, an anchor called with several argument
+// counts being split into one anchor per count. Type variation references no declaration
+// defines are cleared. A function that resolves nowhere is Unimplemented, naming its anchor
+// and name and the extension it was declared in.
+func normalizeExtensions(pb *substraitpb.Plan) error {
+	ix := functions()
+	urnAnchors := map[uint32]string{}
+	for _, u := range pb.GetExtensionUrns() {
+		urnAnchors[u.GetExtensionUrnAnchor()] = u.GetUrn()
+	}
+	uriAnchors := readExtensionURIs(pb.ProtoReflect().GetUnknown())
+	uses := map[uint32]*fnUse{}
+	variations := map[uint32]bool{}
+	for _, d := range pb.GetExtensions() {
+		if tv := d.GetExtensionTypeVariation(); tv != nil {
+			variations[tv.GetTypeVariationAnchor()] = true
+		}
+	}
+	collectUses(pb.ProtoReflect(), uses, variations)
+
+	anchorOf := map[string]uint32{}
+	var maxURN uint32
+	for a, u := range urnAnchors {
+		anchorOf[u] = a
+		maxURN = max(maxURN, a)
+	}
+	urnAnchor := func(urn string) uint32 {
+		if a, ok := anchorOf[urn]; ok {
+			return a
+		}
+		maxURN++
+		anchorOf[urn] = maxURN
+		pb.ExtensionUrns = append(pb.ExtensionUrns, &extpb.SimpleExtensionURN{ExtensionUrnAnchor: maxURN, Urn: urn})
+		return maxURN
+	}
+	var maxFn uint32
+	for _, d := range pb.GetExtensions() {
+		if f := d.GetExtensionFunction(); f != nil {
+			maxFn = max(maxFn, f.GetFunctionAnchor())
+		}
+	}
+	var added []*extpb.SimpleExtensionDeclaration
+	for _, d := range pb.GetExtensions() {
+		var ref *uint32
+		var unknown protoreflect.RawFields
+		var m protoreflect.Message
+		switch {
+		case d.GetExtensionFunction() != nil:
+			f := d.GetExtensionFunction()
+			ref, m = &f.ExtensionUrnReference, f.ProtoReflect()
+		case d.GetExtensionType() != nil:
+			t := d.GetExtensionType()
+			ref, m = &t.ExtensionUrnReference, t.ProtoReflect()
+		case d.GetExtensionTypeVariation() != nil:
+			t := d.GetExtensionTypeVariation()
+			ref, m = &t.ExtensionUrnReference, t.ProtoReflect()
+		default:
+			continue
+		}
+		unknown = m.GetUnknown()
+		urn, declared := urnAnchors[*ref]
+		if !declared {
+			if uriRef, ok := readVarintField(unknown, 1); ok {
+				if uri, ok := uriAnchors[uint32(uriRef)]; ok {
+					if u, ok := URNOfURI(uri); ok {
+						urn, declared = u, true
+					}
+				}
+			}
+		}
+		f := d.GetExtensionFunction()
+		if f == nil {
+			if declared {
+				*ref = urnAnchor(urn)
+				m.SetUnknown(nil)
+			}
+			continue
+		}
+		use := uses[f.GetFunctionAnchor()]
+		if use == nil {
+			if declared {
+				*ref = urnAnchor(urn)
+				m.SetUnknown(nil)
+			}
+			continue // declared but never called: decoded as it is, or dropped
+		}
+		aggregate := use.aggregate
+		simple, _, _ := strings.Cut(f.GetName(), ":")
+		if alias, ok := standardAliases[simple]; ok {
+			simple = alias
+			f.Name = alias
+		}
+		if !declared || !ix.has(urn, simple, aggregate) {
+			if found, ok := ix.lookup(simple, aggregate); ok {
+				urn, declared = found, true
+			}
+		}
+		if !declared {
+			return errorf(Unimplemented, "function %q (extension function anchor %d) is not in this server's Substrait function extensions (the standard ones and %s)", f.GetName(), f.GetFunctionAnchor(), URNPostgres)
+		}
+		*ref = urnAnchor(urn)
+		m.SetUnknown(nil)
+		if !aggregate || strings.Contains(f.GetName(), ":") {
+			continue
+		}
+		variants := ix.aggregate[urn][simple]
+		if _, ok := collection().GetAggregateFunc(extensions.ID{URN: urn, Name: simple}); ok {
+			continue // a unique simple name: substrait-go resolves it
+		}
+		first := true
+		for _, n := range sortedKeys(use.arities) {
+			var pick *extensions.AggregateFunctionVariant
+			for _, v := range variants {
+				if n >= v.MinArgumentCount() && (v.MaxArgumentCount() < 0 || n <= v.MaxArgumentCount()) {
+					pick = v
+					break
+				}
+			}
+			if pick == nil {
+				return errorf(Unimplemented, "aggregate function %q (extension function anchor %d) with %d arguments is not in %s", simple, f.GetFunctionAnchor(), n, urn)
+			}
+			if first {
+				f.Name, first = pick.CompoundName(), false
+				continue
+			}
+			maxFn++
+			for _, call := range use.arities[n] {
+				call.FunctionReference = maxFn
+			}
+			added = append(added, &extpb.SimpleExtensionDeclaration{MappingType: &extpb.SimpleExtensionDeclaration_ExtensionFunction_{
+				ExtensionFunction: &extpb.SimpleExtensionDeclaration_ExtensionFunction{ExtensionUrnReference: *ref, FunctionAnchor: maxFn, Name: pick.CompoundName()}}})
+		}
+	}
+	pb.Extensions = append(pb.Extensions, added...)
+	pb.ProtoReflect().SetUnknown(dropField(pb.ProtoReflect().GetUnknown(), 1))
+	return nil
+}
+
+// lookup finds the standard URN holding a function of that simple name and kind, in
+// standardURNOrder.
+func (ix *functionIndex) lookup(name string, aggregate bool) (string, bool) {
+	for _, u := range ix.urns {
+		if ix.has(u, name, aggregate) {
+			return u, true
+		}
+	}
+	return "", false
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// collectUses records how every function anchor is called in m and clears the type
+// variation references that no declaration defines (variations).
+func collectUses(m protoreflect.Message, uses map[uint32]*fnUse, variations map[uint32]bool) {
+	use := func(anchor uint32) *fnUse {
+		u := uses[anchor]
+		if u == nil {
+			u = &fnUse{arities: map[int][]*substraitpb.AggregateFunction{}}
+			uses[anchor] = u
+		}
+		return u
+	}
+	switch v := m.Interface().(type) {
+	case *substraitpb.Expression_ScalarFunction:
+		use(v.GetFunctionReference()).scalar = true
+	case *substraitpb.AggregateFunction:
+		u := use(v.GetFunctionReference())
+		u.aggregate = true
+		u.arities[len(v.GetArguments())] = append(u.arities[len(v.GetArguments())], v)
+	}
+	if fd := m.Descriptor().Fields().ByName("type_variation_reference"); fd != nil && fd.Kind() == protoreflect.Uint32Kind {
+		if r := uint32(m.Get(fd).Uint()); r != 0 && !variations[r] {
+			m.Clear(fd)
+		}
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := range v.List().Len() {
+				collectUses(v.List().Get(i).Message(), uses, variations)
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			collectUses(v.Message(), uses, variations)
+		}
+		return true
+	})
+}
+
+// readExtensionURIs reads the Plan's removed field 1, extension_uris (SimpleExtensionURI:
+// extension_uri_anchor 1, uri 2), from its unknown fields.
+func readExtensionURIs(raw protoreflect.RawFields) map[uint32]string {
+	out := map[uint32]string{}
+	for len(raw) > 0 {
+		num, typ, n := protowire.ConsumeTag(raw)
+		if n < 0 {
+			return out
+		}
+		raw = raw[n:]
+		if num == 1 && typ == protowire.BytesType {
+			msg, n := protowire.ConsumeBytes(raw)
+			if n < 0 {
+				return out
+			}
+			raw = raw[n:]
+			anchor, _ := readVarintField(msg, 1)
+			uri, _ := readBytesField(msg, 2)
+			out[uint32(anchor)] = string(uri)
+			continue
+		}
+		n = protowire.ConsumeFieldValue(num, typ, raw)
+		if n < 0 {
+			return out
+		}
+		raw = raw[n:]
+	}
+	return out
+}
+
+// readVarintField reads the last varint field num of raw.
+func readVarintField(raw []byte, num protowire.Number) (uint64, bool) {
+	var v uint64
+	found := false
+	for len(raw) > 0 {
+		fn, typ, n := protowire.ConsumeTag(raw)
+		if n < 0 {
+			return v, found
+		}
+		raw = raw[n:]
+		if fn == num && typ == protowire.VarintType {
+			x, n := protowire.ConsumeVarint(raw)
+			if n < 0 {
+				return v, found
+			}
+			v, found, raw = x, true, raw[n:]
+			continue
+		}
+		n = protowire.ConsumeFieldValue(fn, typ, raw)
+		if n < 0 {
+			return v, found
+		}
+		raw = raw[n:]
+	}
+	return v, found
+}
+
+// readBytesField reads the last length-delimited field num of raw.
+func readBytesField(raw []byte, num protowire.Number) ([]byte, bool) {
+	var v []byte
+	found := false
+	for len(raw) > 0 {
+		fn, typ, n := protowire.ConsumeTag(raw)
+		if n < 0 {
+			return v, found
+		}
+		raw = raw[n:]
+		if fn == num && typ == protowire.BytesType {
+			x, n := protowire.ConsumeBytes(raw)
+			if n < 0 {
+				return v, found
+			}
+			v, found, raw = x, true, raw[n:]
+			continue
+		}
+		n = protowire.ConsumeFieldValue(fn, typ, raw)
+		if n < 0 {
+			return v, found
+		}
+		raw = raw[n:]
+	}
+	return v, found
+}
+
+// dropField returns raw without its fields numbered num.
+func dropField(raw protoreflect.RawFields, num protowire.Number) protoreflect.RawFields {
+	var out protoreflect.RawFields
+	for len(raw) > 0 {
+		fn, typ, n := protowire.ConsumeTag(raw)
+		if n < 0 {
+			return out
+		}
+		m := protowire.ConsumeFieldValue(fn, typ, raw[n:])
+		if m < 0 {
+			return out
+		}
+		if fn != num {
+			out = append(out, raw[:n+m]...)
+		}
+		raw = raw[n+m:]
+	}
+	return out
+}
+
+// normalizeTimestamps rewrites every timestamp type and literal of m (any message of a
+// plan) into the table's one time type, precision_timestamp_tz<9> (arrow-go's
+// timestamp[ns, UTC]): timestamp, timestamp_tz, precision_timestamp and
+// precision_timestamp_tz of any precision keep their nullability and instant (a zone-less
+// timestamp is read as UTC); literal values are scaled to nanoseconds. A literal outside the
+// nanosecond range is ErrTimestampOutOfRange; a precision outside 0–9 is InvalidArgument.
+func normalizeTimestamps(m protoreflect.Message) error {
+	switch v := m.Interface().(type) {
+	case *substraitpb.Type:
+		var n substraitpb.Type_Nullability
+		var variation uint32
+		switch k := v.GetKind().(type) {
+		case *substraitpb.Type_Timestamp_:
+			n, variation = k.Timestamp.GetNullability(), k.Timestamp.GetTypeVariationReference()
+		case *substraitpb.Type_TimestampTz:
+			n, variation = k.TimestampTz.GetNullability(), k.TimestampTz.GetTypeVariationReference()
+		case *substraitpb.Type_PrecisionTimestamp_:
+			if p := k.PrecisionTimestamp.GetPrecision(); p < 0 || p > 9 {
+				return errorf(InvalidArgument, "timestamp precision %d is outside 0 to 9", p)
+			}
+			n, variation = k.PrecisionTimestamp.GetNullability(), k.PrecisionTimestamp.GetTypeVariationReference()
+		case *substraitpb.Type_PrecisionTimestampTz:
+			if p := k.PrecisionTimestampTz.GetPrecision(); p < 0 || p > 9 {
+				return errorf(InvalidArgument, "timestamp precision %d is outside 0 to 9", p)
+			}
+			n, variation = k.PrecisionTimestampTz.GetNullability(), k.PrecisionTimestampTz.GetTypeVariationReference()
+		default:
+			goto children
+		}
+		v.Kind = &substraitpb.Type_PrecisionTimestampTz{PrecisionTimestampTz: &substraitpb.Type_PrecisionTimestampTZ{
+			Precision: 9, Nullability: n, TypeVariationReference: variation}}
+		return nil
+	case *substraitpb.Expression_Literal:
+		var val int64
+		var prec int32
+		switch k := v.GetLiteralType().(type) {
+		case *substraitpb.Expression_Literal_Timestamp:
+			val, prec = k.Timestamp, 6
+		case *substraitpb.Expression_Literal_TimestampTz:
+			val, prec = k.TimestampTz, 6
+		case *substraitpb.Expression_Literal_PrecisionTimestamp_:
+			val, prec = k.PrecisionTimestamp.GetValue(), k.PrecisionTimestamp.GetPrecision()
+		case *substraitpb.Expression_Literal_PrecisionTimestampTz:
+			val, prec = k.PrecisionTimestampTz.GetValue(), k.PrecisionTimestampTz.GetPrecision()
+		default:
+			goto children
+		}
+		if prec < 0 || prec > 9 {
+			return errorf(InvalidArgument, "timestamp literal precision %d is outside 0 to 9", prec)
+		}
+		for range 9 - prec {
+			if val > math.MaxInt64/10 || val < math.MinInt64/10 {
+				return ErrTimestampOutOfRange
+			}
+			val *= 10
+		}
+		v.LiteralType = &substraitpb.Expression_Literal_PrecisionTimestampTz{PrecisionTimestampTz: &substraitpb.Expression_Literal_PrecisionTimestamp{Precision: 9, Value: val}}
+		return nil
+	}
+children:
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := range v.List().Len() {
+				if err = normalizeTimestamps(v.List().Get(i).Message()); err != nil {
+					return false
+				}
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			err = normalizeTimestamps(v.Message())
+		}
+		return err == nil
+	})
+	return err
+}
+
+// describeType names a Substrait type of a base schema for refusals: its kind, precision
+// and nullability as the plan declares them (precision_timestamp_tz<6> NOT NULL).
+func describeType(t *substraitpb.Type) string {
+	if t == nil {
+		return "none"
+	}
+	s := strings.TrimPrefix(fmt.Sprintf("%T", t.GetKind()), "*substraitpb.Type_")
+	s = strings.ToLower(strings.TrimSuffix(s, "_"))
+	var n substraitpb.Type_Nullability
+	switch k := t.GetKind().(type) {
+	case *substraitpb.Type_PrecisionTimestamp_:
+		s = fmt.Sprintf("precision_timestamp<%d>", k.PrecisionTimestamp.GetPrecision())
+		n = k.PrecisionTimestamp.GetNullability()
+	case *substraitpb.Type_PrecisionTimestampTz:
+		s = fmt.Sprintf("precision_timestamp_tz<%d>", k.PrecisionTimestampTz.GetPrecision())
+		n = k.PrecisionTimestampTz.GetNullability()
+	case *substraitpb.Type_Varchar:
+		s = fmt.Sprintf("varchar<%d>", k.Varchar.GetLength())
+		n = k.Varchar.GetNullability()
+	case *substraitpb.Type_FixedChar_:
+		s = fmt.Sprintf("fixedchar<%d>", k.FixedChar.GetLength())
+		n = k.FixedChar.GetNullability()
+	default:
+		if fd := t.ProtoReflect().WhichOneof(t.ProtoReflect().Descriptor().Oneofs().ByName("kind")); fd != nil {
+			s = string(fd.Name())
+			inner := t.ProtoReflect().Get(fd).Message()
+			if nf := inner.Descriptor().Fields().ByName("nullability"); nf != nil {
+				n = substraitpb.Type_Nullability(inner.Get(nf).Enum())
+			}
+		}
+	}
+	if n == substraitpb.Type_NULLABILITY_REQUIRED {
+		s += " NOT NULL"
+	}
+	return s
+}
