@@ -217,9 +217,15 @@ func TestClientPlanRefusals(t *testing.T) {
 		{"OR predicate", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
 			or := c.fn(t, URNBoolean, "or",
 				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("a", false)),
-				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("b", false)))
+				c.fn(t, URNComparison, "equal", c.ref(c.read, 2), expr.NewPrimitiveLiteral("b", false)))
 			return must(c.b.Filter(routed(t, c), or)), names
 		}, 0, "", nil},
+		{"OR chain of partition equalities is a partition set, intersected with the pin", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			or := c.fn(t, URNBoolean, "or",
+				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("a", false)),
+				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("b", false)))
+			return must(c.b.Filter(routed(t, c), or)), names
+		}, InvalidArgument, ErrConflictingShardEquality.Msg, nil},
 		{"strict lower bound", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
 			gt := c.fn(t, URNComparison, "gt", c.ref(c.read, 1), lit(jan1))
 			return must(c.b.Filter(routed(t, c), gt)), names

@@ -175,7 +175,9 @@ func aggregateOutputType(f *expr.AggregateFunction, p *plan.Plan) *substraitpb.T
 			return nil
 		}
 	}
-	nullable := func(t types.Type) *substraitpb.Type { return types.TypeToProto(t.WithNullability(types.NullabilityNullable)) }
+	nullable := func(t types.Type) *substraitpb.Type {
+		return types.TypeToProto(t.WithNullability(types.NullabilityNullable))
+	}
 	switch f.Name() {
 	case "count":
 		return types.TypeToProto(&types.Int64Type{Nullability: types.NullabilityRequired})

@@ -150,6 +150,7 @@ func URNOfURI(uri string) (string, bool) {
 type fnUse struct {
 	scalar, aggregate bool
 	arities           map[int][]*substraitpb.AggregateFunction
+	calls             []*substraitpb.Expression_ScalarFunction
 }
 
 // normalizeExtensions resolves every function declaration of pb to a URN the collection
@@ -259,6 +260,9 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 		}
 		*ref = urnAnchor(urn)
 		m.SetUnknown(nil)
+		if err := fixScalarCalls(urn, simple, f.GetFunctionAnchor(), use.calls); err != nil {
+			return err
+		}
 		if !aggregate || strings.Contains(f.GetName(), ":") {
 			continue
 		}
@@ -295,6 +299,33 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 	return nil
 }
 
+// booleanFunctions are the standard scalar functions outside functions_comparison and
+// functions_boolean (which all return boolean) whose result is boolean whatever their
+// arguments.
+var booleanFunctions = map[string]bool{"like": true, "starts_with": true, "ends_with": true, "contains": true}
+
+// fixScalarCalls rewrites the calls of one scalar function (urn, simple name) that
+// substrait-go cannot decode as written: a call without an output type (DataFusion writes
+// none on like) gets boolean when the function's result is always boolean, and like's third
+// argument when it is a null literal (DataFusion's "no escape character") is dropped. A call
+// still without an output type is InvalidArgument naming the function.
+func fixScalarCalls(urn, name string, anchor uint32, calls []*substraitpb.Expression_ScalarFunction) error {
+	for _, c := range calls {
+		if name == "like" && len(c.Arguments) == 3 && c.Arguments[2].GetValue().GetLiteral().GetNull() != nil {
+			c.Arguments = c.Arguments[:2]
+		}
+		if c.OutputType != nil && c.OutputType.GetKind() != nil {
+			continue
+		}
+		if urn == URNComparison || urn == URNBoolean || (urn == URNString && booleanFunctions[name]) {
+			c.OutputType = &substraitpb.Type{Kind: &substraitpb.Type_Bool{Bool: &substraitpb.Type_Boolean{Nullability: substraitpb.Type_NULLABILITY_NULLABLE}}}
+			continue
+		}
+		return invalidPlan("a call of function %q (extension function anchor %d) has no output type", name, anchor)
+	}
+	return nil
+}
+
 // lookup finds the standard URN holding a function of that simple name and kind, in
 // standardURNOrder.
 func (ix *functionIndex) lookup(name string, aggregate bool) (string, bool) {
@@ -328,7 +359,9 @@ func collectUses(m protoreflect.Message, uses map[uint32]*fnUse, variations map[
 	}
 	switch v := m.Interface().(type) {
 	case *substraitpb.Expression_ScalarFunction:
-		use(v.GetFunctionReference()).scalar = true
+		u := use(v.GetFunctionReference())
+		u.scalar = true
+		u.calls = append(u.calls, v)
 	case *substraitpb.AggregateFunction:
 		u := use(v.GetFunctionReference())
 		u.aggregate = true
