@@ -111,7 +111,8 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 		return true
 	}
 	v, ok := c.(*expr.ScalarFunction)
-	if !ok || v.ID().URN != URNComparison {
+	if !ok || (v.ID().URN != URNComparison && v.ID().URN != URNDatetime) {
+		// isthmus declares timestamp comparisons in functions_datetime (lt:pts_pts…).
 		return false
 	}
 	if v.Name() == "between" && v.NArgs() == 3 {
