@@ -296,7 +296,100 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 	}
 	pb.Extensions = append(pb.Extensions, added...)
 	pb.ProtoReflect().SetUnknown(dropField(pb.ProtoReflect().GetUnknown(), 1))
+	resolved := map[uint32]extensions.ID{}
+	urns := map[uint32]string{}
+	for _, u := range pb.GetExtensionUrns() {
+		urns[u.GetExtensionUrnAnchor()] = u.GetUrn()
+	}
+	for _, d := range pb.GetExtensions() {
+		if f := d.GetExtensionFunction(); f != nil {
+			simple, _, _ := strings.Cut(f.GetName(), ":")
+			resolved[f.GetFunctionAnchor()] = extensions.ID{URN: urns[f.GetExtensionUrnReference()], Name: simple}
+		}
+	}
+	widenIntegerResults(pb.ProtoReflect(), resolved)
 	return nil
+}
+
+// i64Results are the standard functions whose kernel here returns i64 (PostgreSQL's integer
+// results are bigint there): a call declaring a narrower integer result (DataFusion and
+// isthmus declare char_length as i32) is rewritten by widenIntegerResults.
+var i64Results = map[extensions.ID]bool{{URN: URNString, Name: "char_length"}: true}
+
+// widenIntegerResults rewrites, in m, each call of an i64Results function declaring an i8,
+// i16 or i32 result into a cast of the same call declaring i64 to the declared type, so that
+// the values the executor computes have the type the plan declares. The results of sum over
+// integers become i64 and of avg over integers fp64, as the executor computes them and as
+// PostgreSQL answers (bigint, and a fractional average: Calcite declares SUM and AVG of an
+// INTEGER as INTEGER, and its AVG truncates). It also turns fixedchar
+// literals into string literals (Calcite writes 'ORD' as char(3)): the executor's strings are
+// varchar, and a quoted literal has no padding to keep.
+func widenIntegerResults(m protoreflect.Message, fns map[uint32]extensions.ID) {
+	switch v := m.Interface().(type) {
+	case *substraitpb.Expression:
+		if f := v.GetScalarFunction(); f != nil && i64Results[fns[f.GetFunctionReference()]] {
+			t := f.GetOutputType()
+			var n substraitpb.Type_Nullability
+			switch k := t.GetKind().(type) {
+			case *substraitpb.Type_I8_:
+				n = k.I8.GetNullability()
+			case *substraitpb.Type_I16_:
+				n = k.I16.GetNullability()
+			case *substraitpb.Type_I32_:
+				n = k.I32.GetNullability()
+			default:
+				goto children
+			}
+			f.OutputType = &substraitpb.Type{Kind: &substraitpb.Type_I64_{I64: &substraitpb.Type_I64{Nullability: n}}}
+			v.RexType = &substraitpb.Expression_Cast_{Cast: &substraitpb.Expression_Cast{
+				Type: t, Input: &substraitpb.Expression{RexType: &substraitpb.Expression_ScalarFunction_{ScalarFunction: f}},
+				FailureBehavior: substraitpb.Expression_Cast_FAILURE_BEHAVIOR_THROW_EXCEPTION}}
+			for _, a := range f.GetArguments() {
+				widenIntegerResults(a.ProtoReflect(), fns)
+			}
+			return
+		}
+	case *substraitpb.AggregateFunction:
+		id := fns[v.GetFunctionReference()]
+		var n substraitpb.Type_Nullability
+		integer := true
+		switch k := v.GetOutputType().GetKind().(type) {
+		case *substraitpb.Type_I8_:
+			n = k.I8.GetNullability()
+		case *substraitpb.Type_I16_:
+			n = k.I16.GetNullability()
+		case *substraitpb.Type_I32_:
+			n = k.I32.GetNullability()
+		case *substraitpb.Type_I64_:
+			n = k.I64.GetNullability()
+		default:
+			integer = false
+		}
+		switch {
+		case integer && id.Name == "sum":
+			v.OutputType = &substraitpb.Type{Kind: &substraitpb.Type_I64_{I64: &substraitpb.Type_I64{Nullability: n}}}
+		case integer && id.Name == "avg":
+			v.OutputType = &substraitpb.Type{Kind: &substraitpb.Type_Fp64{Fp64: &substraitpb.Type_FP64{Nullability: n}}}
+		}
+	case *substraitpb.Expression_Literal:
+		if fc, ok := v.GetLiteralType().(*substraitpb.Expression_Literal_FixedChar); ok {
+			v.LiteralType = &substraitpb.Expression_Literal_String_{String_: fc.FixedChar}
+			return
+		}
+	}
+children:
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := range v.List().Len() {
+				widenIntegerResults(v.List().Get(i).Message(), fns)
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			widenIntegerResults(v.Message(), fns)
+		}
+		return true
+	})
 }
 
 // booleanFunctions are the standard scalar functions outside functions_comparison and
