@@ -56,6 +56,7 @@ func decodePlan(planBytes []byte, cat Catalog) (p *plan.Plan, err error) {
 	if err := normalizeTimestamps(pb.ProtoReflect()); err != nil {
 		return nil, err
 	}
+	foldTimestampCasts(pb.ProtoReflect())
 	normalizePlan(pb.ProtoReflect())
 	defer func() {
 		if r := recover(); r != nil {
@@ -70,6 +71,9 @@ func decodePlan(planBytes []byte, cat Catalog) (p *plan.Plan, err error) {
 		if !fillOutputTypes(&pb, p) {
 			break
 		}
+		p, err = plan.FromProto(&pb, collection())
+	}
+	if err == nil && typeStringTimestamps(&pb, p) {
 		p, err = plan.FromProto(&pb, collection())
 	}
 	if err != nil {

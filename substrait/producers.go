@@ -8,7 +8,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -250,6 +253,11 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 			simple = alias
 			f.Name = alias
 		}
+		if urn == URNDatetime && !aggregate && datetimeComparisons[simple] {
+			// isthmus declares timestamp comparisons in functions_datetime (lt:pts_pts): the
+			// same comparison as functions_comparison's, which the executor runs.
+			urn, f.Name = URNComparison, simple
+		}
 		if !declared || !ix.has(urn, simple, aggregate) {
 			if found, ok := ix.lookup(simple, aggregate); ok {
 				urn, declared = found, true
@@ -391,6 +399,10 @@ children:
 		return true
 	})
 }
+
+// datetimeComparisons are the comparisons functions_datetime declares for timestamps, which
+// are functions_comparison's comparisons of the same name.
+var datetimeComparisons = map[string]bool{"lt": true, "lte": true, "gt": true, "gte": true}
 
 // booleanFunctions are the standard scalar functions outside functions_comparison and
 // functions_boolean (which all return boolean) whose result is boolean whatever their
@@ -696,4 +708,130 @@ func describeType(t *substraitpb.Type) string {
 		s += " NOT NULL"
 	}
 	return s
+}
+
+// foldTimestampCasts replaces, in m (after normalizeTimestamps), each cast of a string
+// literal to a timestamp type by the timestamp literal it denotes (ParseTimestamp: a
+// zone-less time is UTC), as DataFusion writes TIMESTAMP '…' literals; a string that does
+// not parse is left to the executor's cast.
+func foldTimestampCasts(m protoreflect.Message) {
+	if e, ok := m.Interface().(*substraitpb.Expression); ok {
+		if c := e.GetCast(); c != nil && c.GetType().GetPrecisionTimestampTz() != nil {
+			if l := c.GetInput().GetLiteral(); l != nil {
+				if str, ok := l.GetLiteralType().(*substraitpb.Expression_Literal_String_); ok {
+					if t, err := ParseTimestamp(str.String_); err == nil {
+						e.RexType = &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{
+							Nullable: c.GetType().GetPrecisionTimestampTz().GetNullability() == substraitpb.Type_NULLABILITY_NULLABLE,
+							LiteralType: &substraitpb.Expression_Literal_PrecisionTimestampTz{PrecisionTimestampTz: &substraitpb.Expression_Literal_PrecisionTimestamp{
+								Precision: 9, Value: t.UnixNano()}}}}
+						return
+					}
+				}
+			}
+		}
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := range v.List().Len() {
+				foldTimestampCasts(v.List().Get(i).Message())
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			foldTimestampCasts(v.Message())
+		}
+		return true
+	})
+}
+
+// comparisonNames are the functions_comparison functions whose arguments are compared with
+// each other.
+var comparisonNames = map[string]bool{"equal": true, "not_equal": true, "lt": true, "lte": true, "gt": true,
+	"gte": true, "between": true, "is_distinct_from": true, "is_not_distinct_from": true}
+
+// typeStringTimestamps rewrites in pb the string literals that p (pb decoded) compares with a
+// timestamp (DataFusion writes timestamp >= '2001-04-01' with the string as it is) into the
+// timestamp literals they denote (ParseTimestamp), walking pb's relations and expressions
+// alongside p's: filters, read filters and projections. It reports whether it changed
+// anything (pb must then be decoded again).
+func typeStringTimestamps(pb *substraitpb.Plan, p *plan.Plan) bool {
+	changed := false
+	var pair func(pe *substraitpb.Expression, e expr.Expression)
+	pair = func(pe *substraitpb.Expression, e expr.Expression) {
+		if pe == nil || e == nil {
+			return
+		}
+		switch v := e.(type) {
+		case *expr.ScalarFunction:
+			pargs := pe.GetScalarFunction().GetArguments()
+			if len(pargs) != v.NArgs() {
+				return
+			}
+			cmp := v.ID().URN == URNComparison && comparisonNames[v.Name()]
+			hasTS := false
+			for i := range v.NArgs() {
+				if a, ok := v.Arg(i).(expr.Expression); ok && a != nil && isTimestampType(a.GetType()) {
+					hasTS = true
+				}
+			}
+			for i := range v.NArgs() {
+				a, ok := v.Arg(i).(expr.Expression)
+				if !ok {
+					continue
+				}
+				if l, isStr := a.(*expr.PrimitiveLiteral[string]); cmp && hasTS && isStr {
+					if t, err := ParseTimestamp(l.Value); err == nil {
+						pargs[i].ArgType = &substraitpb.FunctionArgument_Value{Value: &substraitpb.Expression{RexType: &substraitpb.Expression_Literal_{
+							Literal: &substraitpb.Expression_Literal{LiteralType: &substraitpb.Expression_Literal_PrecisionTimestampTz{
+								PrecisionTimestampTz: &substraitpb.Expression_Literal_PrecisionTimestamp{Precision: 9, Value: t.UnixNano()}}}}}}
+						changed = true
+					}
+					continue
+				}
+				pair(pargs[i].GetValue(), a)
+			}
+		case *expr.Cast:
+			pair(pe.GetCast().GetInput(), v.Input)
+		}
+	}
+	var walk func(r *substraitpb.Rel, rel plan.Rel)
+	walk = func(r *substraitpb.Rel, rel plan.Rel) {
+		if r == nil || rel == nil {
+			return
+		}
+		switch v := rel.(type) {
+		case *plan.FilterRel:
+			pair(r.GetFilter().GetCondition(), v.Condition())
+		case *plan.NamedTableReadRel:
+			pair(r.GetRead().GetFilter(), v.Filter())
+		case *plan.ProjectRel:
+			pes := r.GetProject().GetExpressions()
+			for i, e := range v.Expressions() {
+				if i < len(pes) {
+					pair(pes[i], e)
+				}
+			}
+		}
+		ins, pins := rel.GetInputs(), protoInputs(r)
+		for i := range min(len(ins), len(pins)) {
+			walk(pins[i], ins[i])
+		}
+	}
+	roots := p.GetRoots()
+	k := 0
+	for _, r := range pb.GetRelations() {
+		if root := r.GetRoot(); root != nil && k < len(roots) {
+			walk(root.GetInput(), roots[k].Input())
+			k++
+		}
+	}
+	return changed
+}
+
+func isTimestampType(t types.Type) bool {
+	switch t.(type) {
+	case *types.PrecisionTimestampTzType, *types.PrecisionTimestampType, *types.TimestampTzType, *types.TimestampType:
+		return true
+	}
+	return false
 }

@@ -49,6 +49,8 @@ def queries():
     q["between"] = lambda: count(t.filter((t.origin == "DEN") & t.timestamp.between(ts("2001-04-01"), ts("2001-04-30"))))
     q["strict_bounds"] = lambda: count(t.filter((t.origin == "DEN") & (t.timestamp > ts("2001-04-01")) & (t.timestamp <= ts("2001-04-30"))))
     q["residual_filter"] = lambda: count(t.filter((t.origin == "ORD") & month(*APR) & (t.id >= "0001700000")))
+    q["timestamp_residual_in_or"] = lambda: count(t.filter(
+        (t.origin == "ORD") & month(*APR) & ((t.timestamp < ts("2001-04-10")) | (t.id >= "0001900000"))))
     q["like_residual"] = lambda: count(t.filter((t.origin == "LAX") & month(*APR) & t.id.like("00015%")))
     q["projection_sorted_limit"] = lambda: (
         t.filter((t.origin == "ORD") & month("2001-04-02 06:00:00", "2001-04-03"))

@@ -61,6 +61,7 @@ QUERIES = [
     Query("strict_bounds", "SELECT count(*) FROM flights WHERE origin = 'DEN' AND {ts} > {t:2001-04-01} AND {ts} <= {t:2001-04-30}"),
     Query("residual_filter", "SELECT count(*) FROM flights WHERE origin = 'ORD' AND " + R_APR + " AND id >= '0001700000'"),
     Query("nested_conjunction", "SELECT count(*) FROM flights WHERE (origin = 'ORD' AND ({ts} >= {t:2001-01-20} AND id <> '0000000010')) AND {ts} < {t:2001-04-10}"),
+    Query("timestamp_residual_in_or", "SELECT count(*) FROM flights WHERE origin = 'ORD' AND " + R_APR + " AND ({ts} < {t:2001-04-10} OR id >= '0001900000')"),
     Query("like_residual", "SELECT count(*) FROM flights WHERE origin = 'LAX' AND " + R_APR + " AND id LIKE '00015%'"),
     Query("projection_sorted_limit", "SELECT id, {ts} FROM flights WHERE origin = 'ORD' AND {ts} >= {t:2001-04-02 06:00:00} AND {ts} < {t:2001-04-03} ORDER BY {ts}, id LIMIT 10", ordered=True),
     Query("order_desc_limit", "SELECT id FROM flights WHERE origin = 'LAX' AND {ts} >= {t:2001-01-01} AND {ts} < {t:2001-07-01} ORDER BY {ts} DESC, id DESC LIMIT 5", ordered=True),
@@ -140,7 +141,7 @@ def ibis_plans() -> dict[str, tuple[bool, str | bytes]]:
 
 PRODUCERS = {"datafusion": datafusion_plans, "isthmus": isthmus_plans, "ibis": ibis_plans}
 # The queries ibis_plans.py writes as ibis expressions (the others are SQL-only idioms).
-IBIS_QUERIES = {"count_hot_month", "count_archived_month", "count_across_tiers", "min_max_timestamp", "in_list",
+IBIS_QUERIES = {"count_hot_month", "timestamp_residual_in_or", "count_archived_month", "count_across_tiers", "min_max_timestamp", "in_list",
                 "or_chain", "between", "strict_bounds", "residual_filter", "like_residual",
                 "projection_sorted_limit", "order_desc_limit", "group_by_origin", "group_sum_avg"}
 
