@@ -203,6 +203,7 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 		}
 	}
 	var added []*extpb.SimpleExtensionDeclaration
+	unused := map[*extpb.SimpleExtensionDeclaration]bool{}
 	for _, d := range pb.GetExtensions() {
 		var ref *uint32
 		var unknown protoreflect.RawFields
@@ -244,6 +245,8 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 			if declared {
 				*ref = urnAnchor(urn)
 				m.SetUnknown(nil)
+			} else {
+				unused[d] = true
 			}
 			continue // declared but never called: decoded as it is, or dropped
 		}
@@ -302,7 +305,7 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 				ExtensionFunction: &extpb.SimpleExtensionDeclaration_ExtensionFunction{ExtensionUrnReference: *ref, FunctionAnchor: maxFn, Name: pick.CompoundName()}}})
 		}
 	}
-	pb.Extensions = append(pb.Extensions, added...)
+	pb.Extensions = append(slices.DeleteFunc(pb.Extensions, func(d *extpb.SimpleExtensionDeclaration) bool { return unused[d] }), added...)
 	pb.ProtoReflect().SetUnknown(dropField(pb.ProtoReflect().GetUnknown(), 1))
 	resolved := map[uint32]extensions.ID{}
 	urns := map[uint32]string{}
