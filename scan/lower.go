@@ -393,11 +393,8 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 		m := &measures[i]
 		f := m.Measure()
 		if f == nil || !substrait.HasDeclaration(f) {
-			ref := uint32(0)
-			if f != nil {
-				ref = f.ToProto().GetFunctionReference()
-			}
-			return spec, nil, unsupported("aggregate function of extension function anchor %d: it resolves to no declaration of the plan's extensions", ref)
+			// substrait-go gives such a function a new anchor: the plan's is not known here.
+			return spec, nil, unsupported("aggregate measure %d resolves to no declaration of the plan's extensions (a name matching several variants: declare it by its compound name, e.g. count:any)", i)
 		}
 		if f.Phase() != types.AggPhaseInitialToResult && f.Phase() != types.AggPhaseUnspecified {
 			return spec, nil, unsupported("aggregate phase %v", f.Phase())

@@ -279,8 +279,10 @@ func checkDeclarations(p *plan.Plan) error {
 		if a, ok := rel.(*plan.AggregateRel); ok {
 			for _, m := range a.Measures() {
 				if f := m.Measure(); f != nil && !HasDeclaration(f) {
+					// substrait-go gave it a new anchor, whose ID names the function.
 					id, _ := p.ExtensionRegistry().DecodeFunc(f.ToProto().GetFunctionReference())
-					err = errorf(Unimplemented, "aggregate function %q (extension function anchor %d of %s) matches no single variant of its extension: declare it by its compound name (e.g. count:any)", id.Name, f.ToProto().GetFunctionReference(), id.URN)
+					name, _, _ := strings.Cut(id.Name, ":")
+					err = errorf(Unimplemented, "aggregate function %q of %s matches no single variant of its extension: declare it by its compound name (e.g. count:any)", name, id.URN)
 					return
 				}
 			}
