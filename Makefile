@@ -32,7 +32,8 @@ test: tools vet
 	$(MAKE) --no-print-directory test-clients
 
 # test-clients: the example clients, which are also compatibility checks with real drivers —
-# Python (ADBC's Flight SQL driver and pyarrow.flight, checked against DuckDB reading the sample)
+# Python (ADBC's Flight SQL driver and pyarrow.flight, checked against DuckDB reading the sample;
+# with the producers' suite: Substrait plans made by DataFusion, isthmus and ibis-substrait)
 # and Java (the Arrow Flight SQL JDBC driver, JUnit 5) — against one `flightsrv demo` on a free
 # 127.0.0.1 port and two `flightsrv serve` over its data (TLS, mutual TLS, both with
 # authentication), stopped by their pids. Both suites run even when the first fails. The venv is

@@ -16,22 +16,27 @@ import (
 // Flight SQL's CommandStatementSubstraitPlan) and binds it as the SQL binder's output is
 // bound, for the same executor: one root relation whose tree holds only
 //
-//   - ReadRels of a NamedTable of the catalog (one name) whose base schema is the table's
-//     (TableSchema: the partition column and id string, timestamp
-//     precision_timestamp_tz<9>, value binary; names case-insensitive, nullability free),
+//   - ReadRels of a NamedTable of the catalog (one name) whose base schema is compatible
+//     with the table's (adaptReads: TableSchema's columns, names in any case, strings as
+//     string or varchar, the timestamp of any kind and precision up to 9, any nullability),
 //     without a projection mask;
 //   - FilterRels (the read's own filter counts as one), ProjectRels, AggregateRels, SortRels,
 //     FetchRels and SetRels, with any emit mapping.
 //
-// Each read's routed predicate is taken from the conjunction of its filter and the FilterRels
-// directly above it, anywhere in that conjunction, as Routes reads the binder's plans:
-// partition equality or IN list (at most opts.MaxPartitions values), timestamp bounds in any
-// comparison form; the other conjuncts are residual filters. A read missing part of its route
+// The plan is first rewritten from the encodings of the producers people use (DataFusion,
+// ibis-substrait, isthmus; producers.go): functions resolved by URN, extension URI or name,
+// timestamps made nanosecond. Each read's routed predicate is taken from the conjunction of
+// its filter and the FilterRels above it (through projections), anywhere in that
+// conjunction, as Routes reads the binder's plans: partition equality, IN list or OR chain
+// (at most opts.MaxPartitions values), timestamp bounds in any comparison form or between;
+// the other conjuncts are residual filters. A read missing part of its route
 // is refused as SQL is (InvalidArgument naming the partition column), unless opts.Analytical
 // lets it leave the partition out. Expressions are checked by the executor when it lowers the
 // plan (the caller maps its scan.ErrUnsupported to Unimplemented).
 //
-// Bytes that do not decode, or decode into an inconsistent plan, are ErrInvalidPlan; other
+// Bytes that do not decode, or decode into an inconsistent plan, are ErrInvalidPlan with the
+// reason (errors.Is matches it); a base schema the table cannot serve is InvalidArgument naming
+// both schemas; a function no extension holds is Unimplemented naming it; other
 // relation kinds, shared subtrees, dynamic parameters and plan enhancements are
 // Unimplemented; an unknown table is NotFound. The result's Schema comes from the root's
 // names and types; Routes lists each read's route (for EXPLAIN). p is never modified.
