@@ -47,6 +47,9 @@ def queries():
     q["in_list"] = lambda: count(t.filter(t.origin.isin(["ORD", "ATL", "SFO"]) & month(*APR)))
     q["or_chain"] = lambda: count(t.filter(((t.origin == "ORD") | (t.origin == "DEN")) & month(*APR)))
     q["between"] = lambda: count(t.filter((t.origin == "DEN") & t.timestamp.between(ts("2001-04-01"), ts("2001-04-30"))))
+    q["offset_literals"] = lambda: count(t.filter(
+        (t.origin == "ORD") & (t.timestamp >= ibis.timestamp("2001-04-01T02:00:00+02:00"))
+        & (t.timestamp < ibis.timestamp("2001-05-01T00:00:00Z"))))
     q["strict_bounds"] = lambda: count(t.filter((t.origin == "DEN") & (t.timestamp > ts("2001-04-01")) & (t.timestamp <= ts("2001-04-30"))))
     q["residual_filter"] = lambda: count(t.filter((t.origin == "ORD") & month(*APR) & (t.id >= "0001700000")))
     q["timestamp_residual_in_or"] = lambda: count(t.filter(

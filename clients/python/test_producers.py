@@ -41,7 +41,8 @@ IBIS_PYTHON = Path(os.environ.get("FLIGHTSRV_IBIS_PYTHON", REPO / ".venv-ibis" /
 @dataclass(frozen=True)
 class Query:
     """One query of the suite. sql is a template: {ts} is the timestamp column, {t:<time>} a
-    time literal, {len} the character-length function, {double} the float type; ordered says
+    time literal (zone-less: UTC), {tz:<instant>} a time literal
+    with an offset, {len} the character-length function, {double} the float type; ordered says
     whether the rows' order is part of the answer."""
 
     name: str
@@ -58,6 +59,7 @@ QUERIES = [
     Query("in_list", "SELECT count(*) FROM flights WHERE origin IN ('ORD', 'ATL', 'SFO') AND " + R_APR),
     Query("or_chain", "SELECT count(*) FROM flights WHERE (origin = 'ORD' OR origin = 'DEN') AND " + R_APR),
     Query("between", "SELECT count(*) FROM flights WHERE origin = 'DEN' AND {ts} BETWEEN {t:2001-04-01} AND {t:2001-04-30}"),
+    Query("offset_literals", "SELECT count(*) FROM flights WHERE origin = 'ORD' AND {ts} >= {tz:2001-04-01T02:00:00+02:00} AND {ts} < {tz:2001-05-01T00:00:00Z}"),
     Query("strict_bounds", "SELECT count(*) FROM flights WHERE origin = 'DEN' AND {ts} > {t:2001-04-01} AND {ts} <= {t:2001-04-30}"),
     Query("residual_filter", "SELECT count(*) FROM flights WHERE origin = 'ORD' AND " + R_APR + " AND id >= '0001700000'"),
     Query("nested_conjunction", "SELECT count(*) FROM flights WHERE (origin = 'ORD' AND ({ts} >= {t:2001-01-20} AND id <> '0000000010')) AND {ts} < {t:2001-04-10}"),
@@ -89,7 +91,17 @@ def render(q: Query, dialect: str) -> str:
         return {"server": f"'{t}'", "datafusion": f"'{t}'", "isthmus": f"TIMESTAMP '{full}'",
                 "duckdb": f"TIMESTAMP '{full}'"}[dialect]
 
-    sql = re.sub(r"\{t:([^}]*)\}", lit, q.sql)
+    def zoned(m: re.Match) -> str:
+        # An instant with its offset: as written for the server and DataFusion, as the UTC
+        # time for isthmus (Calcite's TIMESTAMP literals have no zone) and DuckDB.
+        t = m.group(1)
+        if dialect in ("server", "datafusion"):
+            return f"'{t}'"
+        utc = datetime.fromisoformat(t.replace("Z", "+00:00")).astimezone(UTC)
+        return f"TIMESTAMP '{utc:%Y-%m-%d %H:%M:%S}'"
+
+    sql = re.sub(r"\{tz:([^}]*)\}", zoned, q.sql)
+    sql = re.sub(r"\{t:([^}]*)\}", lit, sql)
     return sql.format(ts=col, len={"duckdb": "length"}.get(dialect, "char_length"),
                       double={"server": "double precision"}.get(dialect, "DOUBLE"))
 
@@ -141,7 +153,7 @@ def ibis_plans() -> dict[str, tuple[bool, str | bytes]]:
 
 PRODUCERS = {"datafusion": datafusion_plans, "isthmus": isthmus_plans, "ibis": ibis_plans}
 # The queries ibis_plans.py writes as ibis expressions (the others are SQL-only idioms).
-IBIS_QUERIES = {"count_hot_month", "timestamp_residual_in_or", "count_archived_month", "count_across_tiers", "min_max_timestamp", "in_list",
+IBIS_QUERIES = {"count_hot_month", "timestamp_residual_in_or", "offset_literals", "count_archived_month", "count_across_tiers", "min_max_timestamp", "in_list",
                 "or_chain", "between", "strict_bounds", "residual_filter", "like_residual",
                 "projection_sorted_limit", "order_desc_limit", "group_by_origin", "group_sum_avg"}
 
