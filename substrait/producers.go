@@ -164,7 +164,7 @@ type fnUse struct {
 // (in compound-name order) taking its argument count, an anchor called with several argument
 // counts being split into one anchor per count. Type variation references no declaration
 // defines are cleared. A function that resolves nowhere is Unimplemented, naming its anchor
-// and name and the extension it was declared in.
+// and name and the extension it was declared in (URN, URI, or none).
 func normalizeExtensions(pb *substraitpb.Plan) error {
 	ix := functions()
 	urnAnchors := map[uint32]string{}
@@ -223,12 +223,14 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 		}
 		unknown = m.GetUnknown()
 		urn, declared := urnAnchors[*ref]
-		if !declared {
-			if uriRef, ok := readVarintField(unknown, 1); ok {
-				if uri, ok := uriAnchors[uint32(uriRef)]; ok {
-					if u, ok := URNOfURI(uri); ok {
-						urn, declared = u, true
-					}
+		declaredIn := "no extension the plan declares"
+		if declared {
+			declaredIn = urn
+		} else if uriRef, ok := readVarintField(unknown, 1); ok {
+			if uri, ok := uriAnchors[uint32(uriRef)]; ok {
+				declaredIn = uri
+				if u, ok := URNOfURI(uri); ok {
+					urn, declared = u, true
 				}
 			}
 		}
@@ -267,20 +269,22 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 			}
 		}
 		if !declared {
-			return errorf(Unimplemented, "function %q (extension function anchor %d) is not in this server's Substrait function extensions (the standard ones and %s)", f.GetName(), f.GetFunctionAnchor(), URNPostgres)
+			return errorf(Unimplemented, "function %q (extension function anchor %d, declared in %s) is not in this server's Substrait function extensions (the standard ones and %s)", f.GetName(), f.GetFunctionAnchor(), declaredIn, URNPostgres)
 		}
 		*ref = urnAnchor(urn)
 		m.SetUnknown(nil)
 		if err := fixScalarCalls(urn, simple, f.GetFunctionAnchor(), use.calls); err != nil {
 			return err
 		}
-		if !aggregate || strings.Contains(f.GetName(), ":") {
+		if !aggregate {
 			continue
 		}
 		variants := ix.aggregate[urn][simple]
-		if _, ok := collection().GetAggregateFunc(extensions.ID{URN: urn, Name: simple}); ok {
-			continue // a unique simple name: substrait-go resolves it
+		if _, ok := collection().GetAggregateFunc(extensions.ID{URN: urn, Name: f.GetName()}); ok {
+			continue // a compound name of urn, or a unique simple name: substrait-go resolves it
 		}
+		// An ambiguous simple name, or a compound name urn does not hold (another file's
+		// signature): the variant of the call's argument count.
 		first := true
 		for _, n := range sortedKeys(use.arities) {
 			var pick *extensions.AggregateFunctionVariant
