@@ -67,6 +67,11 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 	}
 	schema, err := arrowSchema(sc, names)
 	if err != nil {
+		for i, c := range sc.cols {
+			if _, e := arrowSchema(&scope{cols: []col{c}}, names[i:i+1]); e != nil {
+				return nil, unimplemented(fmt.Sprintf("output column %d of the Substrait plan, of type %s,", i+1, c.typ))
+			}
+		}
 		return nil, unimplemented("an output column type of the Substrait plan")
 	}
 	return &Bound{Plan: p, Routes: infos, Schema: schema}, nil
