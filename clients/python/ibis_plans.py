@@ -72,6 +72,46 @@ def queries():
         n = f.id.length()
         return f.group_by("origin").aggregate(s=n.sum(), a=n.cast("float64").mean()).order_by("origin")
     q["group_sum_avg"] = group_sum_avg
+    q["count_last_hot_month"] = lambda: count(t.filter((t.origin == "ORD") & month("2001-06-01", "2001-07-01")))
+
+    def min_max_archived():
+        f = t.filter((t.origin == "SFO") & month("2001-01-01", "2001-02-01"))
+        return f.aggregate(lo=f.timestamp.min(), hi=f.timestamp.max())
+    q["min_max_archived"] = min_max_archived
+    q["week_across_months_and_tiers"] = lambda: count(t.filter((t.origin == "DEN") & month("2001-03-28", "2001-04-04")))
+    five = ["ORD", "LAX", "ATL", "DEN", "SFO"]
+
+    def group_count_archived():
+        f = t.filter(t.origin.isin(five) & month("2001-02-01", "2001-03-01"))
+        return f.group_by("origin").aggregate(n=f.count()).order_by("origin")
+    q["group_count_archived"] = group_count_archived
+
+    def group_having():
+        f = t.filter(t.origin.isin(five) & month(*APR))
+        g = f.group_by("origin").aggregate(n=f.count())
+        return g.filter(g.n > 1500).order_by("origin")
+    q["group_having"] = group_having
+
+    def sum_single():
+        f = t.filter((t.origin == "ATL") & month(*APR))
+        return f.aggregate(s=f.id.length().sum())
+    q["sum_single"] = sum_single
+
+    def count_column():
+        f = t.filter((t.origin == "ATL") & month(*APR))
+        return f.aggregate(n=f.id.count())
+    q["count_column"] = count_column
+
+    def max_text_per_group():
+        f = t.filter(t.origin.isin(["ORD", "ATL"]) & month(*APR))
+        return f.group_by("origin").aggregate(hi=f.id.max(), lo=f.id.min()).order_by("origin")
+    q["max_text_per_group"] = max_text_per_group
+    q["not_equal_residual"] = lambda: count(t.filter((t.origin == "ORD") & month(*APR) & (t.id != "0001700030")))
+    q["in_list_residual_or"] = lambda: count(t.filter(
+        t.origin.isin(["ORD", "ATL"]) & month(*APR) & ((t.id < "0001500000") | (t.id > "0001900000"))))
+    q["limit_offset"] = lambda: t.filter((t.origin == "SFO") & month(*APR)).order_by("id").select("id").limit(5, offset=10)
+    q["distinct_origins"] = lambda: (
+        t.filter(t.origin.isin(["ORD", "ATL", "XXX"]) & month(*APR)).select("origin").distinct().order_by("origin"))
     return q
 
 
