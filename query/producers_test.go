@@ -34,7 +34,7 @@ func TestOutsideProducerPlans(t *testing.T) {
 		sqlOf[name] = server(tmpl)
 	}
 	files, err := filepath.Glob("testdata/producers/*.b64")
-	if err != nil || len(files) < 11 {
+	if err != nil || len(files) < 15 {
 		t.Fatalf("plans: %v %v", files, err)
 	}
 	for _, mixed := range []bool{false, true} {

@@ -19,7 +19,8 @@ import (
 //   - ReadRels of a NamedTable of the catalog (one name) whose base schema is compatible
 //     with the table's (adaptReads: TableSchema's columns, names in any case, strings as
 //     string or varchar, the timestamp of any kind and precision up to 9, any nullability),
-//     without a projection mask;
+//     with a projection mask of top-level columns at most (read as a ProjectRel above it,
+//     expandProjections);
 //   - FilterRels (the read's own filter counts as one), ProjectRels, AggregateRels, SortRels,
 //     FetchRels and SetRels, with any emit mapping.
 //
@@ -94,7 +95,8 @@ func checkPlanShape(p *plan.Plan) error {
 }
 
 // checkClientRead refuses a client's read the executor cannot run as it is: a projection
-// mask. Its base schema was made the table's by adaptReads.
+// mask left (expandProjections turns those of top-level columns into a ProjectRel). Its base
+// schema was made the table's by adaptReads.
 func checkClientRead(r *plan.NamedTableReadRel, def routing.TableDef) error {
 	if r.Projection() != nil {
 		return unimplementedAre("ReadRel projection masks")

@@ -38,7 +38,8 @@ func timestampLiteral(ns int64) expr.Literal {
 
 // decodePlan decodes a client's serialized substrait.Plan with substrait-go's decoder, after
 // rewriting the encodings of the producers people use into what substrait-go v8.1.1 decodes
-// (normalizeExtensions, adaptReads against cat, normalizeTimestamps, normalizePlan). The
+// (normalizeExtensions, adaptReads against cat, normalizeTimestamps, foldTimestampCasts,
+// expandProjections, normalizePlan). The
 // decoder panics on some malformed input (a nil literal from an unsupported literal encoding
 // reaches code that dereferences it): that is an invalid plan too. Every refusal says why:
 // the protobuf error, the unresolved function, the relation or expression kind.
@@ -57,6 +58,9 @@ func decodePlan(planBytes []byte, cat Catalog) (p *plan.Plan, err error) {
 		return nil, err
 	}
 	foldTimestampCasts(pb.ProtoReflect())
+	if err := expandProjections(pb.ProtoReflect()); err != nil {
+		return nil, err
+	}
 	normalizePlan(pb.ProtoReflect())
 	defer func() {
 		if r := recover(); r != nil {

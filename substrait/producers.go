@@ -842,3 +842,94 @@ func isTimestampType(t types.Type) bool {
 	}
 	return false
 }
+
+// expandProjections rewrites, in m, the relations DataFusion's optimised plans hold that
+// substrait-go v8.1.1 does not decode or the executor does not run, into equivalent ones:
+//
+//   - a ReadRel with a projection mask (a selection of top-level columns) becomes the read
+//     without the mask under a ProjectRel whose emit mapping selects those columns (composed
+//     with the read's own emit mapping); a mask of nested fields is Unimplemented;
+//   - a ProjectRel without expressions (columns selected by its emit mapping alone) gets one
+//     expression, a reference to its first input column, which no mapping selects; without an
+//     emit mapping it is an identity and is replaced by its input.
+func expandProjections(m protoreflect.Message) error {
+	if r, ok := m.Interface().(*substraitpb.Rel); ok {
+		if read := r.GetRead(); read != nil && read.GetProjection() != nil {
+			cols, ok := maskColumns(read.GetProjection())
+			if !ok {
+				return unimplementedAre("ReadRel projection masks of nested fields")
+			}
+			mapping := cols
+			if emit := read.GetCommon().GetEmit(); emit != nil {
+				mapping = make([]int32, 0, len(emit.GetOutputMapping()))
+				for _, k := range emit.GetOutputMapping() {
+					if k < 0 || int(k) >= len(cols) {
+						return invalidPlan("a ReadRel's emit mapping selects column %d of its %d masked columns", k, len(cols))
+					}
+					mapping = append(mapping, cols[k])
+				}
+			}
+			read.Projection = nil
+			read.Common = nil
+			r.RelType = &substraitpb.Rel_Project{Project: &substraitpb.ProjectRel{
+				Common:      &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Emit_{Emit: &substraitpb.RelCommon_Emit{OutputMapping: mapping}}},
+				Input:       &substraitpb.Rel{RelType: &substraitpb.Rel_Read{Read: read}},
+				Expressions: []*substraitpb.Expression{fieldRef(0)},
+			}}
+		}
+		for {
+			p := r.GetProject()
+			if p == nil || len(p.GetExpressions()) > 0 {
+				break
+			}
+			if p.GetCommon().GetEmit() != nil {
+				p.Expressions = []*substraitpb.Expression{fieldRef(0)}
+				break
+			}
+			if p.GetInput() == nil {
+				break
+			}
+			r.RelType = p.GetInput().GetRelType()
+		}
+	}
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := range v.List().Len() {
+				if err = expandProjections(v.List().Get(i).Message()); err != nil {
+					return false
+				}
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			err = expandProjections(v.Message())
+		}
+		return err == nil
+	})
+	return err
+}
+
+// maskColumns reads a projection mask selecting top-level columns only.
+func maskColumns(mask *substraitpb.Expression_MaskExpression) ([]int32, bool) {
+	items := mask.GetSelect().GetStructItems()
+	if len(items) == 0 {
+		return nil, false
+	}
+	cols := make([]int32, len(items))
+	for i, it := range items {
+		if it.GetChild() != nil || it.GetField() < 0 {
+			return nil, false
+		}
+		cols[i] = it.GetField()
+	}
+	return cols, true
+}
+
+// fieldRef is a reference to input column i.
+func fieldRef(i int32) *substraitpb.Expression {
+	return &substraitpb.Expression{RexType: &substraitpb.Expression_Selection{Selection: &substraitpb.Expression_FieldReference{
+		ReferenceType: &substraitpb.Expression_FieldReference_DirectReference{DirectReference: &substraitpb.Expression_ReferenceSegment{
+			ReferenceType: &substraitpb.Expression_ReferenceSegment_StructField_{StructField: &substraitpb.Expression_ReferenceSegment_StructField{Field: i}}}},
+		RootType: &substraitpb.Expression_FieldReference_RootReference_{RootReference: &substraitpb.Expression_FieldReference_RootReference{}}}}}
+}

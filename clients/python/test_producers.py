@@ -125,16 +125,25 @@ def render(q: Query, dialect: str) -> str:
 
 # --- the producers ------------------------------------------------------------------------
 
-def datafusion_plans() -> dict[str, tuple[bool, str | bytes]]:
+def datafusion_plans(how: str = "logical") -> dict[str, tuple[bool, str | bytes]]:
+    """DataFusion's plans of QUERIES: of the SQL's logical plan as written ("logical"), of the
+    plan its optimizer made ("optimized": filters pushed into the scan, projections pruned), or
+    Serde.serialize_bytes(sql, ctx), the one-call way ("serde")."""
     from datafusion import SessionContext
-    from datafusion.substrait import Producer
+    from datafusion.substrait import Producer, Serde
 
     ctx = SessionContext()
     ctx.sql("CREATE TABLE flights (origin varchar, timestamp timestamp with time zone, id varchar, value bytea)").collect()
     out = {}
     for q in QUERIES:
+        sql = render(q, "datafusion")
         try:
-            out[q.name] = (True, Producer.to_substrait_plan(ctx.sql(render(q, "datafusion")).logical_plan(), ctx).encode())
+            if how == "serde":
+                out[q.name] = (True, Serde.serialize_bytes(sql, ctx))
+            else:
+                df = ctx.sql(sql)
+                lp = df.optimized_logical_plan() if how == "optimized" else df.logical_plan()
+                out[q.name] = (True, Producer.to_substrait_plan(lp, ctx).encode())
         except Exception as e:  # the producer's own refusal
             out[q.name] = (False, f"{type(e).__name__}: {e}")
     return out
@@ -168,7 +177,8 @@ def ibis_plans() -> dict[str, tuple[bool, str | bytes]]:
     return out
 
 
-PRODUCERS = {"datafusion": datafusion_plans, "isthmus": isthmus_plans, "ibis": ibis_plans}
+PRODUCERS = {"datafusion": datafusion_plans, "datafusion-optimized": lambda: datafusion_plans("optimized"),
+             "datafusion-serde": lambda: datafusion_plans("serde"), "isthmus": isthmus_plans, "ibis": ibis_plans}
 # The queries ibis_plans.py writes as ibis expressions (the others are SQL-only idioms).
 IBIS_QUERIES = {"count_hot_month", "timestamp_residual_in_or", "offset_literals", "count_last_hot_month",
                 "min_max_archived", "week_across_months_and_tiers", "group_count_archived", "group_having",
