@@ -158,7 +158,9 @@ def isthmus_plans() -> dict[str, tuple[bool, str | bytes]]:
     ddl = 'CREATE TABLE flights (origin VARCHAR, "timestamp" TIMESTAMP(6), id VARCHAR, "value" VARBINARY)'
     lines = "".join(f"{q.name}\t{render(q, 'isthmus')}\n" for q in QUERIES)
     res = subprocess.run(["java", "-cp", cp, "io.flightsrv.isthmus.PlanWriter", ddl], input=lines,
-                         capture_output=True, text=True, timeout=300, check=True)
+                         capture_output=True, text=True, timeout=300)
+    if res.returncode != 0:
+        pytest.fail(f"isthmus's PlanWriter exited with {res.returncode}:\n{res.stderr[-4000:]}")
     out = {}
     for line in res.stdout.splitlines():
         name, status, payload = line.split("\t", 2)
@@ -170,7 +172,9 @@ def ibis_plans() -> dict[str, tuple[bool, str | bytes]]:
     if not IBIS_PYTHON.exists():
         pytest.fail(f"{IBIS_PYTHON} is missing: `make .venv-ibis/.requirements` creates it (ibis-substrait needs its own venv)")
     res = subprocess.run([str(IBIS_PYTHON), str(HERE / "ibis_plans.py")], capture_output=True, text=True,
-                         timeout=300, check=True)
+                         timeout=300)
+    if res.returncode != 0:
+        pytest.fail(f"ibis_plans.py exited with {res.returncode}:\n{res.stderr[-4000:]}")
     out = {}
     for name, r in json.loads(res.stdout).items():
         out[name] = (True, base64.b64decode(r["plan"])) if "plan" in r else (False, r["error"])
