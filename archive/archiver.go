@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -183,6 +184,9 @@ func (a *Archiver) RunOnce(ctx context.Context, eligibleBefore time.Time) (sum R
 		)
 		span.End()
 	}()
+	// A panic inside the cycle fails this cycle (logged and counted by internal/panics; the
+	// bucket in progress keeps its lease, which expires); the next cycle runs as usual.
+	defer panics.Recover("archive cycle", &err)
 	work, err := a.state.Discover(ctx, eligibleBefore, a.opts.ScanLimit)
 	if err != nil {
 		return sum, err
@@ -462,6 +466,11 @@ func (a *Archiver) startRenewer(ctx context.Context, s *routing.ArchiveSession) 
 	r := &renewer{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
+		defer panics.Handle("lease renewer", func(err error) {
+			r.mu.Lock()
+			r.err = err
+			r.mu.Unlock()
+		})
 		t := time.NewTicker(a.opts.RenewInterval)
 		defer t.Stop()
 		for {

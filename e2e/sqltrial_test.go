@@ -329,3 +329,63 @@ func TestCastParameters(t *testing.T) {
 		t.Fatalf("count %d, want %d (between PostgreSQL's %s and %s)", got, want, pFrom, pTo)
 	}
 }
+
+// TestTimestampTextAsPostgres: timestamp::text and to_char with the patterns the user trial
+// found copied into the output (FM, IW, IYYY, ID, WW, TZ, OF, CC, lower-case meridians) answer,
+// through the SQL path over archived and hot rows, exactly what PostgreSQL answers for the same
+// instants in a UTC session.
+func TestTimestampTextAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	const f = `FMMonth FMDDth IYYY-IW-ID WW CC HH12:MI pm TZ OF`
+	res := mustRun(t, cl, "SELECT timestamp AS t, timestamp::text AS x, to_char(timestamp, '"+f+"') AS c FROM flights WHERE origin = 'ORD'"+
+		" AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' ORDER BY timestamp, id")
+	n := 0
+	for _, rec := range res.recs {
+		at, text, chars := rec.Column(0).(*array.Timestamp), rec.Column(1).(*array.String), rec.Column(2).(*array.String)
+		for i := range int(rec.NumRows()) {
+			var wantText, wantChars string
+			if err := pg.QueryRow(ctx, "SELECT $1::timestamptz::text, to_char($1::timestamptz, $2)", at.Value(i).ToTime(arrow.Nanosecond), f).Scan(&wantText, &wantChars); err != nil {
+				t.Fatal(err)
+			}
+			if text.Value(i) != wantText || chars.Value(i) != wantChars {
+				t.Fatalf("row %d: %q, %q; PostgreSQL %q, %q", n, text.Value(i), chars.Value(i), wantText, wantChars)
+			}
+			n++
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d rows compared", n)
+	}
+}
+
+// TestBooleanOrderingAsPostgres: <, >, <= and >= between booleans (false < true, NULL
+// unknown) answer PostgreSQL's values, in a select list over rows and in WHERE, where they were
+// INTERNAL errors.
+func TestBooleanOrderingAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	const q = "SELECT true > false, false > true, true >= true, false <= true, NULL::boolean < true, (1 = 1) < (1 = 2)"
+	var want [6]*bool
+	if err := pg.QueryRow(ctx, q).Scan(&want[0], &want[1], &want[2], &want[3], &want[4], &want[5]); err != nil {
+		t.Fatal(err)
+	}
+	res := mustRun(t, cl, q)
+	for i, w := range want {
+		c := res.recs[0].Column(i).(*array.Boolean)
+		if (w == nil) != c.IsNull(0) || (w != nil && *w != c.Value(0)) {
+			t.Errorf("column %d of %s: %v, PostgreSQL %v", i, q, c.ValueStr(0), w)
+		}
+	}
+	where := "origin = 'ORD' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-03'"
+	all := scalarCount(t, mustRun(t, cl, "SELECT count(*) FROM flights WHERE "+where))
+	late := scalarCount(t, mustRun(t, cl, "SELECT count(*) FROM flights WHERE "+where+" AND ((value->>'delay')::int > 0) > false"))
+	notLate := scalarCount(t, mustRun(t, cl, "SELECT count(*) FROM flights WHERE "+where+" AND ((value->>'delay')::int > 0) <= false"))
+	if late == 0 || notLate == 0 || late+notLate != all {
+		t.Errorf("late %d + not late %d of %d", late, notLate, all)
+	}
+}

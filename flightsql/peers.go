@@ -19,6 +19,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/flightsrv/flightsrv/internal/panics"
 )
 
 // Cancellation across replicas. A FlightInfo's endpoints may be fetched from several replicas
@@ -134,6 +136,7 @@ func (p *peers) forwardCancel(ctx context.Context, req *flight.CancelFlightInfoR
 	var wg sync.WaitGroup
 	for _, t := range p.targets {
 		wg.Go(func() {
+			defer panics.Handle("peer cancel", func(error) {})
 			if err := p.cancelOn(fctx, t, body); err != nil {
 				log.Warn("forwarding a cancel to a peer failed", "peer", t.uri, "code", status.Code(err).String())
 			}

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/internal/querylog"
 )
 
@@ -242,9 +243,16 @@ type statusReader struct {
 	array.RecordReader
 	s   *Server
 	rec *querylog.Record
+	// panicked is the panic recovered from the reader's Next (internal/panics), which ends the
+	// stream with INTERNAL instead of arrow-go's recovery (whose message quotes the value).
+	panicked error
 }
 
-func (r *statusReader) Next() bool {
+func (r *statusReader) Next() (ok bool) {
+	if r.panicked != nil {
+		return false
+	}
+	defer panics.Handle("DoGet stream", func(err error) { r.panicked, ok = err, false })
 	if !r.RecordReader.Next() {
 		return false
 	}
@@ -252,7 +260,19 @@ func (r *statusReader) Next() bool {
 	return true
 }
 
-func (r *statusReader) Err() error { return r.s.toStatus(r.RecordReader.Err()) }
+// Release releases the underlying reader; a panic there (a reader left inconsistent by an
+// earlier one) is recovered and logged, never passed to arrow-go's recovery.
+func (r *statusReader) Release() {
+	defer panics.Handle("DoGet stream release", func(error) {})
+	r.RecordReader.Release()
+}
+
+func (r *statusReader) Err() error {
+	if r.panicked != nil {
+		return r.panicked
+	}
+	return r.s.toStatus(r.RecordReader.Err())
+}
 
 func (s *Server) decodeParams(b []byte) (arrow.RecordBatch, error) {
 	if len(b) == 0 {

@@ -18,7 +18,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/querylog"
-	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ledger"
@@ -65,7 +64,16 @@ type Options struct {
 	// for an ungrouped aggregate) (default DefaultMaxRows; negative: no bound); refusals are
 	// RESOURCE_EXHAUSTED naming the limit.
 	MaxRows int64
+	// QueryCPU bounds the CPU time one query's fragments and coordinator may use in all,
+	// measured per batch on their threads (scan.Options.CPULimit) (default DefaultQueryCPU;
+	// negative: no bound, and nothing is measured): the CPU-time twin of the wall-time bound
+	// (issue 16). Refusals are RESOURCE_EXHAUSTED naming the limit.
+	QueryCPU time.Duration
 }
+
+// DefaultQueryCPU is the default per-query CPU time limit: one hour, as the default wall-time
+// limit of a query's stream (server.DefaultQueryTimeout).
+const DefaultQueryCPU = time.Hour
 
 // DefaultAnalyticalMaxPartitions is the default bound on the partitions an analytical read
 // may discover: 4096.
@@ -110,6 +118,9 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	}
 	if opts.MaxRows == 0 {
 		opts.MaxRows = DefaultMaxRows
+	}
+	if opts.QueryCPU == 0 {
+		opts.QueryCPU = DefaultQueryCPU
 	}
 	if opts.EndpointBuckets <= 0 {
 		opts.EndpointBuckets = DefaultEndpointBuckets
@@ -185,6 +196,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
 	}
+	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()
 	if sql == "" {
 		noteStatement(ctx, nil)
@@ -288,7 +300,7 @@ func (e *Engine) compile(ctx context.Context, b *substrait.Bound, window *routin
 				return &compiled{schema: b.Schema}, false, nil
 			}
 			routes[rel] = r
-			total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
+			total += routing.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
 		}
 	}
 	if err := e.checkBuckets(total); err != nil {
@@ -384,40 +396,16 @@ func (e *Engine) start(ctx context.Context, c *compiled) (array.RecordReader, er
 	return r, nil
 }
 
-// spanOperation names the span of a plan with rewritten aggregates from their measures:
-// COUNT when every measure is count(*), MIN, MAX or MINMAX when every one is min or max of the
-// timestamp, AGGREGATE for a mix; "" without a rewrite. bin is the first grouped rewrite's
-// time bin.
+// spanOperation names the span of a plan with rewritten aggregates from their measures
+// (scan.Operation, the pushdown rule's names); "" without a rewrite. bin is the first grouped
+// rewrite's time bin.
 func spanOperation(rws []scan.Rewrite) (op string, bin *routing.Binning) {
-	var counts, mins, maxs int
 	for _, rw := range rws {
 		if bin == nil {
 			bin = rw.Bin
 		}
-		for _, m := range rw.Measures {
-			switch m {
-			case "count(*)":
-				counts++
-			case "min(timestamp)":
-				mins++
-			default:
-				maxs++
-			}
-		}
 	}
-	switch {
-	case len(rws) == 0:
-		return "", nil
-	case mins == 0 && maxs == 0:
-		return "COUNT", bin
-	case counts > 0:
-		return "AGGREGATE", bin
-	case maxs == 0:
-		return "MIN", bin
-	case mins == 0:
-		return "MAX", bin
-	}
-	return "MINMAX", bin
+	return scan.Operation(rws), bin
 }
 
 // execReader classifies the error of a result stream with execError, as for errors returned
@@ -495,6 +483,12 @@ func (e *Engine) execError(err error) error {
 		return status.Error(codes.ResourceExhausted, msg)
 	case errors.Is(err, routing.ErrBinOutOfRange):
 		return status.Error(codes.InvalidArgument, "a time bucket starts outside the timestamp range (1677-09-21 to 2262-04-11)")
+	case errors.Is(err, ledger.ErrCPULimit):
+		var ce *ledger.CPULimitExceededError
+		if errors.As(err, &ce) {
+			return status.Error(codes.ResourceExhausted, ce.Message())
+		}
+		return err
 	case errors.Is(err, ledger.ErrRowLimit):
 		var re *ledger.RowLimitExceededError
 		if errors.As(err, &re) {

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/flightsrv/flightsrv/pushdown"
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/substrait"
@@ -213,7 +213,7 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 	} else {
 		total := 0
 		for _, rd := range reads {
-			total += pushdown.BucketCount(rd.t.Def().Strategy, rd.r) * len(rd.partitions)
+			total += routing.BucketCount(rd.t.Def().Strategy, rd.r) * len(rd.partitions)
 			if err := e.checkBuckets(total); err != nil {
 				return nil, err
 			}
@@ -223,7 +223,7 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 			}
 		}
 	}
-	if !split || win == nil || len(win.partitions) == 0 || pushdown.BucketCount(win.t.Def().Strategy, win.r) < 2 {
+	if !split || win == nil || len(win.partitions) == 0 || routing.BucketCount(win.t.Def().Strategy, win.r) < 2 {
 		// One fragment: pinned to the archived routes the route cache knows (asking the hot
 		// store for every route would double the statements of a hot query).
 		var routes []bucketRoute
@@ -339,7 +339,8 @@ func (e *Engine) resolveRoutes(ctx context.Context, buckets []routing.BucketID, 
 	}
 	g.SetLimit(limit)
 	for i, b := range buckets {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			defer panics.Recover("route resolution", &err)
 			r, err := tableOf[b.TableID].ResolveRoute(gctx, b)
 			if err != nil {
 				return err
@@ -367,6 +368,7 @@ var errBadFragment = status.Error(codes.InvalidArgument, "the ticket's fragment 
 // the read with FAILED_PRECONDITION). params are Execute's; the result stream is Execute's for
 // the fragment's buckets.
 func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, specBytes []byte) (rdr array.RecordReader, err error) {
+	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()
 	var spec fragmentSpec
 	if json.Unmarshal(specBytes, &spec) != nil {

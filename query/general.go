@@ -14,7 +14,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/session"
-	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ops"
@@ -63,7 +62,7 @@ func (e *Engine) routes(ctx context.Context, p *plan.Plan) (map[*plan.NamedTable
 	}
 	total := 0
 	for _, r := range routes {
-		total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
+		total += routing.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
 	}
 	return routes, discovered, total, nil
 }
@@ -96,6 +95,7 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 		Alloc:       e.opts.Alloc,
 		MemoryLimit: e.opts.QueryMemory,
 		RowLimit:    e.opts.MaxRows,
+		CPULimit:    e.opts.QueryCPU,
 		Pushdown:    e.opts.Pushdown,
 	}
 }
@@ -207,7 +207,7 @@ func explainHead(p *plan.Plan, routes []substrait.RouteInfo, discovered map[stri
 	lines := strings.Split(strings.TrimRight(substrait.Explain(p), "\n"), "\n")
 	lines = append(lines, "Routes:")
 	for _, r := range routes {
-		buckets := pushdown.BucketCount(r.Table.Strategy, r.Range)
+		buckets := routing.BucketCount(r.Table.Strategy, r.Range)
 		parts := fmt.Sprintf("%d partition(s) pinned", len(r.Partitions))
 		n := len(r.Partitions)
 		if r.Analytical {
@@ -221,7 +221,7 @@ func explainHead(p *plan.Plan, routes []substrait.RouteInfo, discovered map[stri
 	}
 	if pushdownOn {
 		return append(lines, "Pushdown: on",
-			"  a fragment whose partial aggregate is count(*), min(timestamp) or max(timestamp), grouped by nothing or one time bin, over only the routed predicate asks its bucket's store (the executor's lines give the decision per routed aggregate)")
+			"  a fragment whose partial aggregate is count(*), min(timestamp) or max(timestamp), grouped by nothing, the partition column or one time bin (or both), over only the routed predicate asks its bucket's store (the executor's lines give the decision per routed aggregate)")
 	}
 	return append(lines, "Pushdown: off (--pushdown=false: every fragment reads rows)")
 }
@@ -282,5 +282,3 @@ func (e *Engine) constants(ctx context.Context, b *substrait.Bound) (array.Recor
 	defer rec.Release()
 	return array.NewRecordReader(b.Schema, []arrow.RecordBatch{rec})
 }
-
-var _ = routing.TimeRange{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
@@ -60,5 +61,32 @@ func TestRowLimit(t *testing.T) {
 	big, _ := f.enginesWith(t, alloc, nil, query.Options{MaxRows: int64(len(recs))})
 	if res, err := engRun(t, big, alloc, scanSQL, nil); err != nil || len(res.rows) != len(recs) {
 		t.Fatalf("scan of exactly the limit: %d rows, %v", len(res.rows), err)
+	}
+}
+
+// TestCPULimit: a query whose fragments and coordinator use more CPU time than --query-cpu
+// fails with RESOURCE_EXHAUSTED naming the limit and its flag (1 ns: every batch costs more),
+// with pushdown on and off; without a bound (negative) and under the default it answers every
+// row.
+func TestCPULimit(t *testing.T) {
+	t.Parallel()
+	f := buildEngFixture(t, "mixed", true)
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	whole := routing.TimeRange{Start: engDay0.AddDate(0, 0, -3), End: engDay0.AddDate(0, 0, engDays+3)}
+	recs := f.engRecords("general", whole)
+	scanSQL := "SELECT id FROM messages" + engWhere("general", whole) + " ORDER BY timestamp"
+	on, off := f.enginesWith(t, alloc, nil, query.Options{QueryCPU: 1})
+	for _, e := range []*query.Engine{on, off} {
+		_, err := engRun(t, e, alloc, scanSQL, nil)
+		engCheckStatus(t, "scan past the CPU limit", err, codes.ResourceExhausted, "general", string(recs[0].SortKey))
+		if msg := status.Convert(err).Message(); !strings.Contains(msg, "CPU time limit of 1ns") || !strings.Contains(msg, "--query-cpu") {
+			t.Fatalf("refusal %q does not name the limit and its flag", msg)
+		}
+	}
+	for _, cpu := range []time.Duration{-1, 0} {
+		e, _ := f.enginesWith(t, alloc, nil, query.Options{QueryCPU: cpu})
+		if res, err := engRun(t, e, alloc, scanSQL, nil); err != nil || len(res.rows) != len(recs) {
+			t.Fatalf("QueryCPU %v: %d rows of %d, %v", cpu, len(res.rows), len(recs), err)
+		}
 	}
 }

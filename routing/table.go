@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/flightsrv/flightsrv/internal/panics"
 )
 
 // DefaultFanout is the default number of buckets read concurrently by one query (seed:
@@ -178,7 +180,8 @@ func (t *DurableTable) QueryPage(ctx context.Context, q Query) (Page, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(t.fanout)
 	for i, b := range buckets {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			defer panics.Recover("bucket read", &err)
 			recs, _, err := t.ReadBucket(gctx, b, ReadRequest{Range: q.Range, After: q.After, Limit: q.Limit + 1})
 			parts[i] = recs
 			return err

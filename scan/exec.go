@@ -3,12 +3,14 @@ package scan
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/plan"
 
+	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
@@ -34,6 +36,10 @@ type Options struct {
 	// RowLimit bounds the rows the fragments may read together (<= 0: none); past it the
 	// query fails with a *ledger.RowLimitExceededError.
 	RowLimit int64
+	// CPULimit bounds the CPU time the query's fragments and coordinator may use in all,
+	// measured per batch on their threads (ledger.CPUTimer) (<= 0: none, and nothing is
+	// measured); past it the query fails with a *ledger.CPULimitExceededError.
+	CPULimit time.Duration
 	// Fanout overrides the table's bound on concurrently running fragments (0: the table's).
 	Fanout int
 	// Pushdown enables the pushdown rewrite (pushdown.go): a fragment whose partial aggregate
@@ -110,6 +116,17 @@ type Rewrite struct {
 	Bin      *routing.Binning
 	Table    string
 	Applied  bool
+	rw       *pushdown.Rewrite
+}
+
+// Operation names the span of a query whose routed aggregates rws were rewritten
+// (pushdown.Operation: COUNT, MIN, MAX, MINMAX or AGGREGATE; "" for none).
+func Operation(rws []Rewrite) string {
+	var out []*pushdown.Rewrite
+	for _, r := range rws {
+		out = append(out, r.rw)
+	}
+	return pushdown.Operation(out)
 }
 
 // Prepare lowers a plan's one root relation onto per-bucket fragments and a coordinator stage
@@ -163,12 +180,46 @@ func (pr *Prepared) Explain() []string { return pr.n.explain() }
 func (pr *Prepared) Execute(ctx context.Context) (*Result, error) {
 	mem := ledger.New(pr.opts.Alloc, pr.opts.MemoryLimit)
 	mem.SetRowLimit(pr.opts.RowLimit)
+	mem.SetCPULimit(pr.opts.CPULimit)
 	rt := &runtime{mem: mem, opts: &pr.opts}
 	r, err := pr.n.open(ctx, rt)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{RecordReader: conform(r, pr.schema), rt: rt}, nil
+	r = conform(r, pr.schema)
+	if mem.CPULimited() {
+		r = &cpuReader{RecordReader: r, mem: mem}
+	}
+	return &Result{RecordReader: r, rt: rt}, nil
+}
+
+// cpuReader charges the CPU time of the coordinator's work (the operators above the
+// fragments, run by each Next) to the query's ledger, and ends the stream with the ledger's
+// error past its CPU limit.
+type cpuReader struct {
+	array.RecordReader
+	mem *ledger.Ledger
+	err error
+}
+
+func (r *cpuReader) Next() bool {
+	if r.err != nil {
+		return false
+	}
+	t := r.mem.StartCPU()
+	more := r.RecordReader.Next()
+	if err := t.Stop(r.mem); err != nil {
+		r.err = err
+		return false
+	}
+	return more
+}
+
+func (r *cpuReader) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.RecordReader.Err()
 }
 
 // Execute prepares p (see Prepare) and starts it.

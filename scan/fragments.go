@@ -14,6 +14,8 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
+	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/aggregate"
 	"github.com/flightsrv/flightsrv/scan/ledger"
@@ -244,7 +246,7 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			n.pushdown = "a pushdown candidate, but pushdown is disabled: every fragment reads rows"
 		}
 		if st != nil {
-			*l.rewrites = append(*l.rewrites, Rewrite{Measures: st.measures, Bin: st.bin, Table: def.Name, Applied: l.opts.Pushdown})
+			*l.rewrites = append(*l.rewrites, Rewrite{Measures: st.rw.MeasureNames(), Bin: st.rw.Bin, rw: st.rw, Table: def.Name, Applied: l.opts.Pushdown})
 		}
 	default:
 		n.outWidth = len(rp.cols)
@@ -351,7 +353,7 @@ func (n *routedNode) explain() []string {
 	switch {
 	case n.agg == nil && len(n.sortKeys) == 0 && n.localLimit >= 0:
 		start = "the first alone, more only while the earlier ones fall short of the limit"
-	case n.store != nil && n.store.early:
+	case n.store != nil && n.store.rw.Extremes():
 		start = "in time order from the end(s) MIN/MAX need, the first alone per end, none once earlier ones answered"
 	}
 	coord = append(coord, fmt.Sprintf("Concatenate %d fragments %s; start %s", len(n.units), order, start))
@@ -415,7 +417,7 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 		rt.rewritten = true
 	}
 	var out array.RecordReader
-	if n.store != nil && !n.store.early {
+	if n.store != nil && !n.store.rw.Extremes() {
 		out = newStoreStream(ctx, rt, n)
 	} else {
 		out = newFragmentStream(ctx, rt, n, streamSch, need)
@@ -450,7 +452,7 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		case err == nil:
 			rt.pushed.Add(1)
 			rt.countTier(tier)
-			return n.store.reader(r, n.partialSch), nil
+			return n.store.reader(r, n.partialSch, u.partition), nil
 		case !errors.Is(err, routing.ErrNoAggregate):
 			return nil, err
 		}
@@ -538,7 +540,7 @@ type fragmentStream struct {
 	// it: units start in order. Until a fragment ends without an answer, the policy starts
 	// rounds of first fragments (one per end), each once the round before it (from launch
 	// position round) has ended.
-	early *extremeStop
+	early *pushdown.StartOrder
 	first int
 	round int
 
@@ -575,9 +577,9 @@ func (f *fragRun) promote() {
 func newFragmentStream(ctx context.Context, rt *runtime, n *routedNode, schema *arrow.Schema, need int64) *fragmentStream {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: rt.fanout(n), first: 1}
-	if n.store != nil && n.store.early {
-		s.early = newExtremeStop(n.store, len(n.units))
-		s.first = s.early.walks()
+	if n.store != nil && n.store.rw.Extremes() {
+		s.early = pushdown.NewStartOrder(n.store.rw, len(n.units))
+		s.first = s.early.Walks()
 	}
 	s.refs.Store(1)
 	return s
@@ -638,7 +640,7 @@ func (s *fragmentStream) launch() {
 				}
 				s.round = j
 			}
-			if u, fromEnd = s.early.next(); u < 0 {
+			if u, fromEnd = s.early.Next(); u < 0 {
 				return
 			}
 		}
@@ -660,7 +662,7 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 	defer close(f.ch)
 	defer func() {
 		if p := recover(); p != nil {
-			f.err = fmt.Errorf("scan: fragment panicked: %v", p)
+			f.err = panics.FromValue("fragment", p)
 		}
 		f.done.Store(true)
 		if s.need >= 0 || (s.early != nil && !answered) {
@@ -675,7 +677,18 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 		return
 	}
 	defer r.Release()
-	for r.Next() {
+	for {
+		// The fragment's CPU time is charged to the query's ledger (ledger.CPUTimer: nothing
+		// is measured without a CPU limit).
+		cpu := s.rt.mem.StartCPU()
+		more := r.Next()
+		if err := cpu.Stop(s.rt.mem); err != nil {
+			f.err = err
+			return
+		}
+		if !more {
+			break
+		}
 		b := r.RecordBatch()
 		if b.NumRows() == 0 {
 			continue
@@ -685,7 +698,7 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 			return
 		}
 		f.rows.Add(b.NumRows())
-		if s.early != nil && s.early.observe(f.unit, f.fromEnd, b) {
+		if s.early != nil && s.early.Observe(f.unit, f.fromEnd, b) {
 			answered = true
 		}
 		if len(f.ch) >= fragmentBuffer {

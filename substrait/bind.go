@@ -533,6 +533,9 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 		}
 		out = append(out, bselItem{node: rt.GetVal(), name: name})
 	}
+	if len(out) > MaxOutputColumns {
+		return nil, errPlanTooLarge(fmt.Sprintf("the select list has %d entries", len(out)), MaxOutputColumns)
+	}
 	return out, nil
 }
 

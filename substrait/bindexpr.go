@@ -627,6 +627,12 @@ func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, isBool := x.GetType().(*types.BooleanType); isBool && op != "=" && op != "<>" && op != "!=" {
+		// PostgreSQL orders booleans false < true; the executor's kernels order numbers, so
+		// both sides are compared as 0 and 1 (NULL stays NULL).
+		x = &expr.Cast{Type: i32Type().WithNullability(x.GetType().GetNullability()), Input: x, FailureBehavior: types.BehaviorThrowException}
+		y = &expr.Cast{Type: i32Type().WithNullability(y.GetType().GetNullability()), Input: y, FailureBehavior: types.BehaviorThrowException}
+	}
 	return bd.fn(URNComparison, comparisons[op], booleanType(), x, y)
 }
 

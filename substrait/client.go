@@ -35,6 +35,9 @@ import (
 // lets it leave the partition out. Expressions are checked by the executor when it lowers the
 // plan (the caller maps its scan.ErrUnsupported to Unimplemented).
 //
+// A plan past a size limit (MaxPlanRelations, MaxSetInputs, MaxOutputColumns,
+// MaxExpressionNodes) is refused with InvalidArgument naming the limit, as SQL is.
+//
 // Bytes that do not decode, or decode into an inconsistent plan, are ErrInvalidPlan with the
 // reason (errors.Is matches it); a base schema the table cannot serve is InvalidArgument naming
 // both schemas; a function no extension holds is Unimplemented naming it; other
@@ -47,6 +50,9 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 		return nil, err
 	}
 	if err := checkPlanShape(p); err != nil {
+		return nil, err
+	}
+	if err := checkPlanSize(p); err != nil {
 		return nil, err
 	}
 	if opts.MaxPartitions <= 0 {

@@ -122,6 +122,9 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 	if err != nil {
 		return nil, fmt.Errorf("substrait: build plan: %w", err)
 	}
+	if err := checkPlanSize(p); err != nil {
+		return nil, err
+	}
 	return &Bound{Plan: p, Routes: bd.routes, Schema: schema, Volatile: bd.volatile}, nil
 }
 

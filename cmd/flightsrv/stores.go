@@ -14,7 +14,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
-	"github.com/flightsrv/flightsrv/routing/cockroach/migration"
+	"github.com/flightsrv/flightsrv/routing/migration"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 )
 

@@ -33,6 +33,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/flightsql"
 	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/internal/querylog"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
@@ -69,6 +70,9 @@ type Config struct {
 	// QueryMaxRows bounds the rows one query's fragments may produce (query.Options.MaxRows;
 	// default query.DefaultMaxRows; negative: no bound).
 	QueryMaxRows int64
+	// QueryCPU bounds the CPU time one query's fragments and coordinator may use in all
+	// (query.Options.QueryCPU; default query.DefaultQueryCPU; negative: no bound).
+	QueryCPU time.Duration
 	// RouteCacheEntries bounds the archived-route cache (default routing.DefaultRouteCacheEntries;
 	// negative disables it).
 	RouteCacheEntries int
@@ -251,7 +255,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		tables = append(tables, t)
 	}
 	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
-		EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows})
+		EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
 	if err != nil {
 		return nil, err
 	}
@@ -310,6 +314,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// First, so that the refusals of the interceptors after it are logged too.
 	opts = append(opts, querylog.ServerOptions(cfg.Logger, fs)...)
+	opts = append(opts, recovering()...)
 	opts = append(opts, stoppable(stopCtx, watchCtx)...)
 	if cfg.Auth != nil {
 		opts = append(opts, grpc.ChainUnaryInterceptor(healthUnauthenticated(cfg.Auth.UnaryInterceptor)), grpc.ChainStreamInterceptor(healthUnauthenticatedStream(cfg.Auth.StreamInterceptor)))
@@ -744,3 +749,30 @@ type stoppableStream struct {
 }
 
 func (s stoppableStream) Context() context.Context { return s.ctx }
+
+// recovering returns the interceptors that keep a panic of a call inside that call
+// (internal/panics): the handler's panic, or a later interceptor's, becomes INTERNAL for
+// that call only, logged with its stack and counted, while the process and every other
+// session go on. Put them right after the query log's interceptors, so that the call's log
+// line and span record the INTERNAL answer.
+func recovering() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+			defer panics.Recover(rpcName(info.FullMethod), &err)
+			return handler(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+			defer panics.Recover(rpcName(info.FullMethod), &err)
+			return handler(srv, ss)
+		}),
+	}
+}
+
+// rpcName is the method name of a gRPC full method name ("/pkg.Service/Method" → "Method"):
+// a fixed word, never client data.
+func rpcName(fullMethod string) string {
+	if i := strings.LastIndexByte(fullMethod, '/'); i >= 0 {
+		return fullMethod[i+1:]
+	}
+	return fullMethod
+}

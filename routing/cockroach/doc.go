@@ -40,7 +40,7 @@
 // as an OpenTelemetry client span (pulpitum-reference.md §6.1) through a pgx.QueryTracer;
 // Config.Tracer adds a caller's tracer behind it.
 //
-// Migrations are numbered and checksummed (package routing/cockroach/migration); Migrate
+// Migrations are numbered and checksummed (package routing/migration); Migrate
 // applies them and Validate is the read-only startup check.
 //
 // This package must not import Flight, Substrait, SQL planning or the archive package.

@@ -14,7 +14,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/pgtest"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
-	"github.com/flightsrv/flightsrv/routing/cockroach/migration"
+	"github.com/flightsrv/flightsrv/routing/migration"
 	"github.com/flightsrv/flightsrv/routing/storetest"
 )
 
@@ -287,7 +287,7 @@ func TestReadIsOneRoutedStatement(t *testing.T) {
 		}
 		rd.Release()
 	}
-	aggregate(routing.AggregateRequest{Range: b.Range(), Count: true})
+	aggregate(routing.AggregateRequest{Range: b.Range(), Measures: []routing.Measure{routing.CountStar}})
 	count := rec.take()
 	if len(count) != 1 || !strings.Contains(count[0], "count(*)") {
 		t.Fatalf("AggregateRange statements = %q", count)
@@ -297,7 +297,7 @@ func TestReadIsOneRoutedStatement(t *testing.T) {
 			t.Fatalf("AggregateRange statement mentions %s:\n%s", col, count[0])
 		}
 	}
-	aggregate(routing.AggregateRequest{Range: b.Range(), Min: true, Max: true})
+	aggregate(routing.AggregateRequest{Range: b.Range(), Measures: []routing.Measure{routing.MinTime, routing.MaxTime}})
 	mm := rec.take()
 	if len(mm) != 1 || strings.Count(mm[0], "LIMIT 1") != 2 ||
 		!strings.Contains(mm[0], "ORDER BY rec.event_time ASC") || !strings.Contains(mm[0], "ORDER BY rec.event_time DESC") ||

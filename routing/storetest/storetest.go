@@ -1203,14 +1203,14 @@ func testStatementCounts(t *testing.T, s Store) {
 			return err
 		},
 		"AggregateRange count": func(ctx context.Context) error {
-			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Count: true, Min: true, Max: true})
+			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Measures: []routing.Measure{routing.CountStar, routing.MinTime, routing.MaxTime}})
 		},
 		"AggregateRange min/max": func(ctx context.Context) error {
-			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Min: true, Max: true})
+			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Measures: []routing.Measure{routing.MinTime, routing.MaxTime}})
 		},
 		"AggregateRange by bin": func(ctx context.Context) error {
 			bin := routing.TruncBinning(routing.TruncHour)
-			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Bin: &bin, Count: true})
+			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Bin: &bin, Measures: []routing.Measure{routing.CountStar}})
 		},
 		"Route": func(ctx context.Context) error { _, err := s.Route(ctx, b); return err },
 	} {

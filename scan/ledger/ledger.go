@@ -44,6 +44,8 @@ type Ledger struct {
 	rowLimit int64 // rows the query's fragments may produce; <= 0: none
 	rows     atomic.Int64
 
+	cpu cpuBudget // CPU time (cpu.go)
+
 	mu        sync.Mutex
 	fragments int // reservations outstanding
 }

@@ -765,6 +765,9 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 		return nil, err
 	}
 	defer d.Release()
+	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.TIMESTAMP && n.to.ID() == arrow.STRING {
+		return timestampText(ctx, d)
+	}
 	if !arrow.IsBaseBinary(n.to.ID()) && n.to.ID() != arrow.STRING_VIEW && n.to.ID() != arrow.BINARY_VIEW {
 		out, err := compute.CastDatum(ctx, d, compute.SafeCastOptions(n.to))
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
@@ -118,7 +119,7 @@ func (s *stream) Next() bool {
 func (s *stream) safePull() (b arrow.RecordBatch, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			b, err = nil, fmt.Errorf("ops: internal error: %v", p)
+			b, err = nil, panics.FromValue("operator", p)
 		}
 	}()
 	return s.pull()

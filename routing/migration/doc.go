@@ -8,6 +8,6 @@
 // version repeats, the applied versions are a prefix of the known ones (no gaps), and each
 // applied (name, checksum) equals the known one (or one of its accepted legacy checksums).
 //
-// This package must not import any database driver. It lives under routing/cockroach because
-// that is the directory its author owns; it is a candidate for internal/migration.
+// This package must not import any database driver; both hot stores import it, so it sits
+// beside them under routing.
 package migration
