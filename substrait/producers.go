@@ -266,6 +266,8 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 		if !declared || !ix.has(urn, simple, aggregate) {
 			if found, ok := ix.lookup(simple, aggregate); ok {
 				urn, declared = found, true
+			} else if !aggregate && ownEquivalents[simple] {
+				urn, declared = URNPostgres, true
 			}
 		}
 		if !declared {
@@ -411,6 +413,11 @@ children:
 // are functions_comparison's comparisons of the same name.
 var datetimeComparisons = map[string]bool{"lt": true, "lte": true, "gt": true, "gte": true}
 
+// ownEquivalents are the functions producers write that no standard extension holds and
+// that URNPostgres evaluates as they mean them, by the same name: DataFusion's ilike
+// (PostgreSQL's ILIKE).
+var ownEquivalents = map[string]bool{"ilike": true}
+
 // booleanFunctions are the standard scalar functions outside functions_comparison and
 // functions_boolean (which all return boolean) whose result is boolean whatever their
 // arguments.
@@ -419,17 +426,18 @@ var booleanFunctions = map[string]bool{"like": true, "starts_with": true, "ends_
 // fixScalarCalls rewrites the calls of one scalar function (urn, simple name) that
 // substrait-go cannot decode as written: a call without an output type (DataFusion writes
 // none on like) gets boolean when the function's result is always boolean, and like's third
-// argument when it is a null literal (DataFusion's "no escape character") is dropped. A call
+// argument (and ilike's) when it is a null literal (DataFusion's "no escape character") is
+// dropped. A call
 // still without an output type is InvalidArgument naming the function.
 func fixScalarCalls(urn, name string, anchor uint32, calls []*substraitpb.Expression_ScalarFunction) error {
 	for _, c := range calls {
-		if name == "like" && len(c.Arguments) == 3 && c.Arguments[2].GetValue().GetLiteral().GetNull() != nil {
+		if (name == "like" || name == "ilike") && len(c.Arguments) == 3 && c.Arguments[2].GetValue().GetLiteral().GetNull() != nil {
 			c.Arguments = c.Arguments[:2]
 		}
 		if c.OutputType != nil && c.OutputType.GetKind() != nil {
 			continue
 		}
-		if urn == URNComparison || urn == URNBoolean || (urn == URNString && booleanFunctions[name]) {
+		if urn == URNComparison || urn == URNBoolean || (urn == URNString && booleanFunctions[name]) || (urn == URNPostgres && name == "ilike") {
 			c.OutputType = &substraitpb.Type{Kind: &substraitpb.Type_Bool{Bool: &substraitpb.Type_Boolean{Nullability: substraitpb.Type_NULLABILITY_NULLABLE}}}
 			continue
 		}

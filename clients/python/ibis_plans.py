@@ -55,6 +55,7 @@ def queries():
     q["timestamp_residual_in_or"] = lambda: count(t.filter(
         (t.origin == "ORD") & month(*APR) & ((t.timestamp < ts("2001-04-10")) | (t.id >= "0001900000"))))
     q["like_residual"] = lambda: count(t.filter((t.origin == "LAX") & month(*APR) & t.id.like("00015%")))
+    q["ilike_residual"] = lambda: count(t.filter((t.origin == "LAX") & month(*APR) & t.id.ilike("00015%")))
     q["projection_sorted_limit"] = lambda: (
         t.filter((t.origin == "ORD") & month("2001-04-02 06:00:00", "2001-04-03"))
         .order_by([t.timestamp, t.id]).select("id", "timestamp").limit(10))

@@ -65,6 +65,7 @@ QUERIES = [
     Query("nested_conjunction", "SELECT count(*) FROM flights WHERE (origin = 'ORD' AND ({ts} >= {t:2001-01-20} AND id <> '0000000010')) AND {ts} < {t:2001-04-10}"),
     Query("timestamp_residual_in_or", "SELECT count(*) FROM flights WHERE origin = 'ORD' AND " + R_APR + " AND ({ts} < {t:2001-04-10} OR id >= '0001900000')"),
     Query("like_residual", "SELECT count(*) FROM flights WHERE origin = 'LAX' AND " + R_APR + " AND id LIKE '00015%'"),
+    Query("ilike_residual", "SELECT count(*) FROM flights WHERE origin = 'LAX' AND " + R_APR + " AND id ILIKE '00015%'"),
     Query("projection_sorted_limit", "SELECT id, {ts} FROM flights WHERE origin = 'ORD' AND {ts} >= {t:2001-04-02 06:00:00} AND {ts} < {t:2001-04-03} ORDER BY {ts}, id LIMIT 10", ordered=True),
     Query("order_desc_limit", "SELECT id FROM flights WHERE origin = 'LAX' AND {ts} >= {t:2001-01-01} AND {ts} < {t:2001-07-01} ORDER BY {ts} DESC, id DESC LIMIT 5", ordered=True),
     Query("group_by_origin", "SELECT origin, count(*), min({ts}), max({ts}) FROM flights WHERE origin IN ('ORD', 'ATL', 'DEN') AND " + R_APR + " GROUP BY origin ORDER BY origin", ordered=True),
@@ -92,9 +93,12 @@ INEXPRESSIBLE: dict[tuple[str, str], str] = {
     ("ibis", "group_by_origin"): "KeyError: 'Timestamp'",
     ("ibis", "min_max_archived"): "KeyError: 'Timestamp'",
     ("ibis", "max_text_per_group"): "ValueError: No matching extension type found for function max with input types ('str',)",
+    ("ibis", "ilike_residual"): "KeyError: 'StringSQLILike'",
     ("ibis", "distinct_origins"): "NotImplementedError: <ibis.expr.operations.relations.Distinct object",
     # isthmus 0.89.1 binds MAX and MIN to numeric and temporal arguments only.
     ("isthmus", "max_text_per_group"): "UnsupportedOperationException: Unable to find binding for call MAX(",
+    # Calcite's default SQL has no ILIKE.
+    ("isthmus", "ilike_residual"): "CalciteContextException: From line 1, column 156 to line 1, column 172: No match found for function signature ILIKE",
 }
 
 
@@ -184,7 +188,7 @@ def ibis_plans() -> dict[str, tuple[bool, str | bytes]]:
 PRODUCERS = {"datafusion": datafusion_plans, "datafusion-optimized": lambda: datafusion_plans("optimized"),
              "datafusion-serde": lambda: datafusion_plans("serde"), "isthmus": isthmus_plans, "ibis": ibis_plans}
 # The queries ibis_plans.py writes as ibis expressions (the others are SQL-only idioms).
-IBIS_QUERIES = {"count_hot_month", "timestamp_residual_in_or", "offset_literals", "count_last_hot_month",
+IBIS_QUERIES = {"count_hot_month", "ilike_residual", "timestamp_residual_in_or", "offset_literals", "count_last_hot_month",
                 "min_max_archived", "week_across_months_and_tiers", "group_count_archived", "group_having",
                 "sum_single", "count_column", "max_text_per_group", "not_equal_residual", "in_list_residual_or",
                 "limit_offset", "distinct_origins", "count_archived_month", "count_across_tiers", "min_max_timestamp", "in_list",
