@@ -133,11 +133,19 @@ func (e *Engine) executeSubstrait(ctx context.Context, planBytes []byte) (array.
 
 // unsupportedPlan turns the executor's refusal of a plan it cannot run (scan.ErrUnsupported,
 // a client plan's relation, expression or function outside what it evaluates) into
-// UNIMPLEMENTED, as is an expression the executor cannot compile (ops.ErrUnsupported); other
-// errors pass unchanged.
+// UNIMPLEMENTED, as is an expression the executor cannot compile (ops.ErrUnsupported), with
+// the executor's reason (which names relation kinds, functions, argument positions and types,
+// never values): "the Substrait plan uses a relation, expression or function the executor
+// does not run: <reason>". Other errors pass unchanged.
 func unsupportedPlan(err error) error {
 	if errors.Is(err, scan.ErrUnsupported) || errors.Is(err, ops.ErrUnsupported) {
-		return status.Error(codes.Unimplemented, "the Substrait plan uses a relation, expression or function the executor does not run")
+		reason := err.Error()
+		for _, p := range []string{scan.ErrUnsupported.Error() + ": ", ops.ErrUnsupported.Error() + ": ", "ops: compile: "} {
+			if i := strings.LastIndex(reason, p); i >= 0 {
+				reason = reason[i+len(p):]
+			}
+		}
+		return status.Error(codes.Unimplemented, "the Substrait plan uses a relation, expression or function the executor does not run: "+reason)
 	}
 	return err
 }
@@ -274,4 +282,3 @@ func (e *Engine) constants(ctx context.Context, b *substrait.Bound) (array.Recor
 	defer rec.Release()
 	return array.NewRecordReader(b.Schema, []arrow.RecordBatch{rec})
 }
-

@@ -51,10 +51,14 @@ var loadOwn sync.Once
 
 // collection returns substrait-go's default extension collection with URNPostgres's
 // aggregates loaded.
+// ownExtensionURI is the URI URNPostgres is loaded from (plans of producers before URNs may
+// reference it).
+const ownExtensionURI = "https://flightsrv.dev/extensions/functions_postgres.yaml"
+
 func collection() *extensions.Collection {
 	c := extensions.GetDefaultCollectionWithNoError()
 	loadOwn.Do(func() {
-		if err := c.Load("https://flightsrv.dev/extensions/functions_postgres.yaml", strings.NewReader(ownAggregates())); err != nil {
+		if err := c.Load(ownExtensionURI, strings.NewReader(ownAggregates())); err != nil {
 			panic(fmt.Sprintf("substrait: load own extensions: %v", err))
 		}
 	})

@@ -11,9 +11,12 @@
 // elsewhere; date_trunc and date_bin become round_calendar and round_temporal, which the
 // executor's pushdown rewrite recognises as the stores' time bins (TimeBinOf); table-less
 // statements and SHOW bind to constants (Bound). Client plans (PrepareSubstrait, client.go)
-// are decoded, their relation tree checked (the relations the executor runs, reads of catalog
-// tables with the table's base schema) and their reads routed exactly as the binder's plans
-// are (Routes), into a Bound for the same executor.
+// are rewritten from the encodings of the producers people use (producers.go: DataFusion's
+// unresolvable extension references, ibis-substrait's extension URIs, isthmus's microsecond
+// zone-less timestamps and functions_datetime comparisons), decoded, their relation tree
+// checked (the relations the executor runs, reads of catalog tables with a base schema
+// compatible with the table's, rewritten into it) and their reads routed exactly as the
+// binder's plans are (Routes), into a Bound for the same executor.
 //
 // # The routed contract
 //

@@ -47,7 +47,9 @@ func (c Code) String() string {
 // without it, which is what logs hold (internal/querylog's rule: no line holds a value).
 //
 // Two *Error values are equal under errors.Is when their Code and Msg are equal, so the
-// sentinels below can be matched even when a copy is returned.
+// sentinels below can be matched even when a copy is returned; an error whose Msg is a
+// sentinel's followed by ": " and a reason (ErrInvalidPlan's refusals say why) matches the
+// sentinel too.
 type Error struct {
 	Code Code
 	Msg  string
@@ -74,7 +76,7 @@ func (e *Error) Error() string { return "substrait: " + e.Msg }
 // Is reports whether target is an *Error with the same code and message.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Msg == e.Msg
+	return ok && t.Code == e.Code && (t.Msg == e.Msg || strings.HasPrefix(e.Msg, t.Msg+": "))
 }
 
 // CodeOf returns the Code of the first *Error in err's chain, and false when there is none
@@ -159,6 +161,7 @@ var (
 	// ErrQueryTooLong: SQL text longer than MaxSQLBytes.
 	ErrQueryTooLong = &Error{Code: InvalidArgument, Msg: "SQL text is longer than 1 MiB"}
 	// ErrInvalidPlan: Substrait plan bytes that do not decode, or a plan that is internally
-	// inconsistent.
+	// inconsistent. Refusals return it with the reason appended ("invalid Substrait plan:
+	// <reason>"), which errors.Is matches.
 	ErrInvalidPlan = &Error{Code: InvalidArgument, Msg: "invalid Substrait plan"}
 )

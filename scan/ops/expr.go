@@ -327,6 +327,17 @@ func (c *compiler) arrowConv(f *expr.ScalarFunction) (conversion, error) {
 	return conv, nil
 }
 
+// standardStringKernels are the functions of Substrait's functions_string that a kernel of
+// URNPostgres evaluates the same way, by name (Substrait producers such as DataFusion and
+// isthmus write them for LIKE, char_length/length, substring/substr, lower, upper,
+// starts_with): like is case-sensitive LIKE with no escape character; substring counts
+// characters from 1, a start before the first character shortening the result as in
+// PostgreSQL (Substrait's LEFT_OF_BEGINNING).
+var standardStringKernels = map[string]string{
+	"like": "like", "char_length": "char_length", "substring": "substring",
+	"lower": "lower", "upper": "upper", "starts_with": "starts_with",
+}
+
 func isOwn(f *expr.ScalarFunction) bool {
 	return f.ID().URN == urnDatetime && (f.Name() == "round_calendar" || f.Name() == "round_temporal")
 }
@@ -404,6 +415,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		}
 		if v.ID().URN == URNPostgres {
 			return c.own(v, v.Name())
+		}
+		if k, ok := standardStringKernels[v.Name()]; ok && v.ID().URN == urnString {
+			return c.own(v, k)
 		}
 		if v.ID().URN == urnString && v.Name() == "concat" {
 			// Substrait's concat is NULL when any argument is (its default null handling,
