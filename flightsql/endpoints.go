@@ -149,7 +149,7 @@ func (s *Server) endpoint(q Query, expires time.Time) (*flight.FlightEndpoint, e
 	if err != nil {
 		return nil, err
 	}
-	ep := &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: tkt}, Location: rotate(s.locations, q.Endpoint)}
+	ep := &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: tkt}, Location: rotate(s.locations, s.self+q.Endpoint)}
 	if q.Immutable {
 		ep.ExpirationTime = timestamppb.New(expires)
 	}

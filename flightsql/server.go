@@ -63,6 +63,11 @@ type Config struct {
 	// addresses, never a bind address. Empty means none (clients fetch from the server they
 	// asked).
 	Advertise []string
+	// Self is the one of Advertise that reaches this replica ("" when unknown): a single
+	// endpoint lists it first and endpoint i lists from the (self+i)-th on, so that clients,
+	// which fetch from the first location, stream from the replica that planned the query and
+	// the load spreads with the planning (issue 20).
+	Self string
 	// Now is the clock of ticket expiry (nil: time.Now).
 	Now func() time.Time
 	// Version is reported by GetSqlInfo as FLIGHT_SQL_SERVER_VERSION.
@@ -123,6 +128,7 @@ type Server struct {
 	ticketTTL time.Duration
 	multi     bool
 	locations []*flight.Location
+	self      int // index of Config.Self among locations (0 when unknown)
 
 	analytical bool // the sessions' default analytical mode (Config.Analytical)
 
@@ -170,8 +176,11 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 	s := &Server{peers: peers, engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, ticketTTL: cfg.TicketTTL, multi: cfg.MultiEndpoint,
 		bindings: map[string][]byte{}, running: newRunning(), analytical: cfg.Analytical,
 		polls: newPolls(cfg.PollMemory), pollTTL: cfg.PollTTL, admit: cfg.Admit}
-	for _, uri := range cfg.Advertise {
+	for i, uri := range cfg.Advertise {
 		s.locations = append(s.locations, &flight.Location{Uri: uri})
+		if uri == cfg.Self {
+			s.self = i
+		}
 	}
 	s.BaseServer.Alloc = cfg.Alloc
 	if s.sqlInfoIDs, err = registerSqlInfo(&s.BaseServer, cfg.Version, true); err != nil {

@@ -138,3 +138,18 @@ func TestRecoveringInterceptors(t *testing.T) {
 		t.Errorf("flightsrv.panics.recovered = %v, want GetFlightInfo 2 and DoGet 2", counts)
 	}
 }
+
+// TestSelfLocation: the advertised location of the replica listening on an address is the one
+// naming that address, or, listening on every interface, the only one with its port.
+func TestSelfLocation(t *testing.T) {
+	adv := []string{"grpc+tcp://10.0.0.1:32010", "grpc+tls://10.0.0.2:32010", "grpc+tcp://10.0.0.3:4000"}
+	for listen, want := range map[string]string{
+		"10.0.0.2:32010": adv[1], "10.0.0.3:4000": adv[2], "0.0.0.0:4000": adv[2], ":4000": adv[2],
+		"0.0.0.0:32010": "", // two replicas advertise that port
+		"10.0.0.9:32010": "", "bad": "",
+	} {
+		if got := selfLocation(listen, adv); got != want {
+			t.Errorf("selfLocation(%q) = %q, want %q", listen, got, want)
+		}
+	}
+}

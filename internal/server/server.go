@@ -296,7 +296,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	adm := newAdmission(maxQueries, maxQueued, queueWait)
 	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream, enginePool(cfg.Alloc))
-	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise,
+	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise, Self: selfLocation(cfg.Listen, cfg.Advertise),
 		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical,
 		Admit: admitPoll(adm, mem, queryTimeout), PollTTL: cfg.PollTTL, PollMemory: cfg.PollMemory, Peers: cfg.Peers, PeerTLS: cfg.PeerTLS})
 	if err != nil {
@@ -775,4 +775,32 @@ func rpcName(fullMethod string) string {
 		return fullMethod[i+1:]
 	}
 	return fullMethod
+}
+
+// selfLocation returns the advertised location (grpc+tcp:// or grpc+tls:// host:port) that
+// reaches the replica listening on listen: the one whose host:port is listen, else, when
+// listen's host is a wildcard (all interfaces), the only one with listen's port; "" when none
+// or several match.
+func selfLocation(listen string, advertise []string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return ""
+	}
+	var byPort []string
+	for _, uri := range advertise {
+		_, hp, ok := strings.Cut(uri, "://")
+		if !ok {
+			hp = uri
+		}
+		if hp == listen {
+			return uri
+		}
+		if _, p, err := net.SplitHostPort(hp); err == nil && p == port {
+			byPort = append(byPort, uri)
+		}
+	}
+	if ip := net.ParseIP(host); (host == "" || (ip != nil && ip.IsUnspecified())) && len(byPort) == 1 {
+		return byPort[0]
+	}
+	return ""
 }
