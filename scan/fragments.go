@@ -35,6 +35,35 @@ const (
 	headBuffer     = 4
 )
 
+// heldBatches is how many of a routed read's output batches one execution may hold at once
+// with fanout fragments: each fragment's buffered batches (the head's headBuffer, the
+// others' fragmentBuffer) and the two its pipeline is building or slicing, the coordinator's
+// current batch and the one the Flight writer is encoding.
+func heldBatches(fanout int) int64 {
+	return int64(fanout*(fragmentBuffer+2) + headBuffer + 2)
+}
+
+// reserveWidth reserves, for one execution of n, what its output batches cost outside the
+// query's allocator before the first bucket is read: heldBatches × streamSch's columns ×
+// ops.ColumnOverhead bytes, claimed from the ledger until release is called. It refuses
+// the query at once — a *ledger.LimitExceededError naming the limit — when heldBatches
+// batches of a single row (that cost plus rowBytes, the bytes one row of n's projection
+// allocates: its constants, fixed widths and offsets) would pass the query's memory limit: a
+// projection of 50,000 columns, or of a 10 MB string literal under a 64 MiB limit, is
+// refused before any memory is taken.
+func (n *routedNode) reserveWidth(rt *runtime, fanout int, streamSch *arrow.Schema) (release func(), err error) {
+	held := heldBatches(fanout)
+	fixed := held * int64(streamSch.NumFields()) * ops.ColumnOverhead
+	if limit := rt.mem.Limit(); limit > 0 && fixed+held*n.rowBytes > limit {
+		return nil, ledger.LimitError(limit)
+	}
+	if err := rt.mem.Claim(fixed); err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { rt.mem.Unclaim(fixed) }) }, nil
+}
+
 // runtime is one execution's shared state: its ledger and what its fragments did. Safe for
 // concurrent use by the fragments.
 type runtime struct {
@@ -109,10 +138,13 @@ type routedNode struct {
 	// nothing and the coordinator sorts all).
 	sortKeys      []ops.SortKey
 	offset, count int64
-	readLimit     int64 // limit pushed into each bucket read, -1 none
-	localLimit    int64 // rows each fragment keeps at most (local limit or top k), -1 none
-	outWidth      int
-	schema        *arrow.Schema
+	// rowBytes is what one output row of proj allocates at least (ops.Expr.RowBytes):
+	// reserveWidth prices the execution's batches with it.
+	rowBytes   int64
+	readLimit  int64 // limit pushed into each bucket read, -1 none
+	localLimit int64 // rows each fragment keeps at most (local limit or top k), -1 none
+	outWidth   int
+	schema     *arrow.Schema
 }
 
 // finishRouted lowers a routed plan with an optional aggregation and fetch onto fragments.
@@ -221,6 +253,9 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			return nil, err
 		}
 		n.projSch = exprSchema(n.proj, names)
+		for _, e := range n.proj {
+			n.rowBytes += e.RowBytes()
+		}
 	}
 
 	switch {
@@ -418,7 +453,13 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 	if n.store != nil && !n.store.early {
 		out = newStoreStream(ctx, rt, n)
 	} else {
-		out = newFragmentStream(ctx, rt, n, streamSch, need)
+		release, err := n.reserveWidth(rt, rt.fanout(n), streamSch)
+		if err != nil {
+			return nil, err
+		}
+		fs := newFragmentStream(ctx, rt, n, streamSch, need)
+		fs.unreserve = release
+		out = fs
 	}
 	switch {
 	case n.agg != nil:
@@ -550,6 +591,9 @@ type fragmentStream struct {
 	err       error
 	done      bool
 	refs      atomic.Int64
+	// unreserve gives back the execution's width reservation (reserveWidth) once the stream
+	// has stopped; idempotent.
+	unreserve func()
 }
 
 // fragRun is one started fragment.
@@ -768,5 +812,8 @@ func (s *fragmentStream) stop() {
 	if s.batch != nil && s.refs.Load() == 0 {
 		s.batch.Release()
 		s.batch = nil
+	}
+	if s.unreserve != nil && s.refs.Load() == 0 {
+		s.unreserve()
 	}
 }

@@ -9,6 +9,14 @@
 // batch and stop with the ErrMemoryLimit error it returns; streaming operators need not, as
 // they hold a bounded number of batches.
 //
+// Memory is also reserved before it is spent: an operator about to build a batch whose size it
+// can estimate (a projection: constants times rows, its inputs' sizes) claims those bytes first
+// (Ledger.Claim), and is refused with the ErrMemoryLimit error, having allocated nothing, when
+// they would not fit beside what the query holds and has claimed; it gives the claim back
+// (Unclaim) once the batch is built, its buffers then being counted by the allocator. A query
+// also claims, for as long as it runs, what its batches cost outside the allocator (the Go
+// heap of their column metadata, which grows with the output's width).
+//
 // This package must not import routing, the stores or Flight.
 package ledger
 
@@ -36,10 +44,11 @@ var ErrRowLimit = errors.New("ledger: query row limit exceeded")
 // allocation itself (arrow-go allocators cannot fail), Check reports when the count passes the
 // limit. Safe for concurrent use by the query's fragments.
 type Ledger struct {
-	parent memory.Allocator
-	limit  int64 // bytes; <= 0: none
-	cur    atomic.Int64
-	peak   atomic.Int64
+	parent  memory.Allocator
+	limit   int64 // bytes; <= 0: none
+	cur     atomic.Int64
+	peak    atomic.Int64
+	claimed atomic.Int64 // bytes claimed and not given back (Claim)
 
 	rowLimit int64 // rows the query's fragments may produce; <= 0: none
 	rows     atomic.Int64
@@ -137,16 +146,54 @@ func (l *Ledger) Bytes() int64 { return l.cur.Load() }
 // Peak returns the largest value Bytes has had.
 func (l *Ledger) Peak() int64 { return l.peak.Load() }
 
-// Check returns an error wrapping ErrMemoryLimit, naming the limit, when the query holds more
-// than its limit; nil otherwise. A nil ledger has no limit.
+// Check returns an error wrapping ErrMemoryLimit, naming the limit, when the bytes the query
+// holds (Bytes) and has claimed (Claimed) together pass its limit; nil otherwise. A nil
+// ledger has no limit.
 func (l *Ledger) Check() error {
 	if l == nil || l.limit <= 0 {
 		return nil
 	}
-	if l.cur.Load() > l.limit {
+	if l.cur.Load()+l.claimed.Load() > l.limit {
 		return LimitError(l.limit)
 	}
 	return nil
+}
+
+// Claim reserves n bytes (n >= 0) the caller is about to spend — a batch it is about to build,
+// estimated from its inputs — before it spends them. It returns a *LimitExceededError
+// (wrapping ErrMemoryLimit, naming the limit) and reserves nothing when the bytes the query
+// holds (Bytes), the bytes already claimed and n would together pass the limit; the caller
+// then must not build the batch. Otherwise the caller owns the claim and gives it back with
+// Unclaim(n) once the memory is allocated (the allocator then counts it) or no longer needed;
+// between the two the bytes count twice, which only errs on the side of refusing. A ledger
+// without a limit (or nil) accepts every claim and still counts it (Claimed). Safe for
+// concurrent use: claims of concurrent fragments are checked against each other.
+func (l *Ledger) Claim(n int64) error {
+	if l == nil || n <= 0 {
+		return nil
+	}
+	c := l.claimed.Add(n)
+	if l.limit > 0 && l.cur.Load()+c > l.limit {
+		l.claimed.Add(-n)
+		return LimitError(l.limit)
+	}
+	return nil
+}
+
+// Unclaim gives back n bytes of an earlier successful Claim(n). A nil ledger ignores it.
+func (l *Ledger) Unclaim(n int64) {
+	if l == nil || n <= 0 {
+		return
+	}
+	l.claimed.Add(-n)
+}
+
+// Claimed returns the bytes claimed (Claim) and not yet given back.
+func (l *Ledger) Claimed() int64 {
+	if l == nil {
+		return 0
+	}
+	return l.claimed.Load()
 }
 
 // LimitExceededError is the error of a query that exceeded its memory limit; it matches

@@ -61,6 +61,12 @@ type Expr struct {
 	// memos is the number of JSON calls Eval keeps per call (memo.go); 0 when no call is
 	// repeated.
 	memos int
+	// What EstimateBytes prices (budget.go): the input column e is, -1 unless e is a bare
+	// column reference; whether e's output is a string or binary type; the bytes of the string
+	// and binary literals e holds.
+	bare     int
+	varOut   bool
+	litBytes int64
 }
 
 // node is one compiled subtree; eval reads the batch b (with the anonymous schema) and returns
@@ -119,7 +125,10 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 	if _, bare := root.(colNode); !bare { // a bare column goes through no kernel
 		markRefs(e, refs)
 	}
-	x := &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs}
+	x := &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs, bare: -1, varOut: isVar(typ), litBytes: literalBytes(e)}
+	if col, ok := root.(colNode); ok {
+		x.bare = int(col)
+	}
 	if c.reused {
 		x.memos = len(c.memos)
 	}
@@ -161,6 +170,42 @@ func markRefs(e expr.Expression, refs []bool) {
 		}
 		markRefs(v.Else(), refs)
 	}
+}
+
+// literalBytes returns the bytes of the string and binary literals of e (those of an IN list
+// excepted: they never reach the output).
+func literalBytes(e expr.Expression) int64 {
+	switch v := e.(type) {
+	case *expr.PrimitiveLiteral[string]:
+		return int64(len(v.Value))
+	case *expr.PrimitiveLiteral[types.FixedChar]:
+		return int64(len(v.Value))
+	case *expr.ByteSliceLiteral[[]byte]:
+		return int64(len(v.Value))
+	case *expr.ByteSliceLiteral[types.FixedBinary]:
+		return int64(len(v.Value))
+	case *expr.ProtoLiteral:
+		if s, ok := v.Value.(string); ok {
+			return int64(len(s))
+		}
+	case *expr.ScalarFunction:
+		var n int64
+		for i := range v.NArgs() {
+			if a, ok := v.Arg(i).(expr.Expression); ok {
+				n += literalBytes(a)
+			}
+		}
+		return n
+	case *expr.Cast:
+		return literalBytes(v.Input)
+	case *expr.IfThen:
+		var n int64
+		for i := range v.NIfs() {
+			n += literalBytes(v.IfPair(i).Then)
+		}
+		return n + literalBytes(v.Else())
+	}
+	return 0
 }
 
 // Type returns the Arrow type of the arrays Eval returns.
