@@ -224,7 +224,8 @@ func TestMemoryAttacks(t *testing.T) {
 			}
 			name := fmt.Sprintf("%s ×%d", a.name, clients)
 			t.Run(name, func(t *testing.T) {
-				rep := startReplicas(t, e, bin, keyring, 1, "--query-memory", fmt.Sprint(memoryAttackLimit), "--memory-limit", "auto")[0]
+				rep := startReplicas(t, e, bin, keyring, 1, "--query-memory", fmt.Sprint(memoryAttackLimit),
+					"--total-query-memory", fmt.Sprint(memoryAttackLimit), "--memory-limit", "auto")[0]
 				defer rep.proc.Stop()
 				stop := make(chan struct{})
 				peakRSS := watchRSS(rep.proc.Pid(), rep.kill, stop)

@@ -54,6 +54,12 @@ type Options struct {
 	// DefaultQueryMemory; negative means no bound): a sort of too many rows or too many groups
 	// is refused with RESOURCE_EXHAUSTED naming the limit.
 	QueryMemory int64
+	// TotalMemory bounds the bytes all the engine's queries' batches may hold together (their
+	// ledgers' allocations and claims, a ledger.Budget; default DefaultTotalMemory; negative
+	// means no bound): a query whose next batch would take the total past it is refused with
+	// RESOURCE_EXHAUSTED naming the limit, before the batch is built, so the process's memory
+	// stays bounded however many queries run at once.
+	TotalMemory int64
 	// EndpointBuckets is how many consecutive buckets one endpoint of a multi-endpoint
 	// result reads at most (default DefaultEndpointBuckets), and MaxEndpoints how many
 	// endpoints one result may have (default DefaultMaxEndpoints; groups grow beyond it):
@@ -77,6 +83,10 @@ const DefaultMaxRows = 100_000_000
 // DefaultQueryMemory is the default per-query memory limit: 256 MiB.
 const DefaultQueryMemory = 256 << 20
 
+// DefaultTotalMemory is the default bound on what all queries hold together: 1 GiB, four
+// queries at the default per-query limit.
+const DefaultTotalMemory = 1 << 30
+
 // DefaultMaxBuckets is the default per-query bucket bound: 20,000 buckets are 54 years of day
 // buckets or 1,666 years of month buckets.
 const DefaultMaxBuckets = 20000
@@ -92,6 +102,7 @@ type Engine struct {
 	opts    Options
 	metrics *metrics
 	stmts   *stmtCache
+	budget  *ledger.Budget // what all queries hold together (Options.TotalMemory)
 }
 
 // New returns an engine over tables; table names must be distinct.
@@ -104,6 +115,9 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	}
 	if opts.QueryMemory == 0 {
 		opts.QueryMemory = DefaultQueryMemory
+	}
+	if opts.TotalMemory == 0 {
+		opts.TotalMemory = DefaultTotalMemory
 	}
 	if opts.MaxBuckets == 0 {
 		opts.MaxBuckets = DefaultMaxBuckets
@@ -134,7 +148,7 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries)}, nil
+	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: ledger.NewBudget(opts.TotalMemory)}, nil
 }
 
 // Tables returns each table's logical Arrow schema by name.

@@ -95,6 +95,7 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 		},
 		Alloc:       e.opts.Alloc,
 		MemoryLimit: e.opts.QueryMemory,
+		Budget:      e.budget,
 		RowLimit:    e.opts.MaxRows,
 		Pushdown:    e.opts.Pushdown,
 	}

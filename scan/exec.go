@@ -31,6 +31,10 @@ type Options struct {
 	// MemoryLimit bounds the bytes the query's batches may hold (<= 0: none); past it the query
 	// fails with an error wrapping ledger.ErrMemoryLimit.
 	MemoryLimit int64
+	// Budget, when set, is the account all the process's queries share (ledger.Budget): the
+	// query's ledger joins it, and the query fails with an error wrapping
+	// ledger.ErrMemoryLimit when its bytes would take the total past the budget's limit.
+	Budget *ledger.Budget
 	// RowLimit bounds the rows the fragments may read together (<= 0: none); past it the
 	// query fails with a *ledger.RowLimitExceededError.
 	RowLimit int64
@@ -162,6 +166,7 @@ func (pr *Prepared) Explain() []string { return pr.n.explain() }
 // at most the fan-out at a time. Safe for concurrent use.
 func (pr *Prepared) Execute(ctx context.Context) (*Result, error) {
 	mem := ledger.New(pr.opts.Alloc, pr.opts.MemoryLimit)
+	mem.SetBudget(pr.opts.Budget)
 	mem.SetRowLimit(pr.opts.RowLimit)
 	rt := &runtime{mem: mem, opts: &pr.opts}
 	r, err := pr.n.open(ctx, rt)

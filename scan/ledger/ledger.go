@@ -49,6 +49,7 @@ type Ledger struct {
 	cur     atomic.Int64
 	peak    atomic.Int64
 	claimed atomic.Int64 // bytes claimed and not given back (Claim)
+	total   *Budget      // the process's account all queries share, or nil
 
 	rowLimit int64 // rows the query's fragments may produce; <= 0: none
 	rows     atomic.Int64
@@ -128,6 +129,9 @@ func (l *Ledger) Free(b []byte) {
 }
 
 func (l *Ledger) add(n int64) {
+	if l.total != nil {
+		l.total.cur.Add(n)
+	}
 	c := l.cur.Add(n)
 	for {
 		p := l.peak.Load()
@@ -150,13 +154,16 @@ func (l *Ledger) Peak() int64 { return l.peak.Load() }
 // holds (Bytes) and has claimed (Claimed) together pass its limit; nil otherwise. A nil
 // ledger has no limit.
 func (l *Ledger) Check() error {
-	if l == nil || l.limit <= 0 {
+	if l == nil {
 		return nil
+	}
+	if l.limit <= 0 {
+		return l.total.check()
 	}
 	if l.cur.Load()+l.claimed.Load() > l.limit {
 		return LimitError(l.limit)
 	}
-	return nil
+	return l.total.check()
 }
 
 // Claim reserves n bytes (n >= 0) the caller is about to spend — a batch it is about to build,
@@ -177,6 +184,13 @@ func (l *Ledger) Claim(n int64) error {
 		l.claimed.Add(-n)
 		return LimitError(l.limit)
 	}
+	if b := l.total; b != nil {
+		if t := b.cur.Add(n); b.limit > 0 && t > b.limit {
+			b.cur.Add(-n)
+			l.claimed.Add(-n)
+			return &LimitExceededError{Limit: b.limit, Total: true}
+		}
+	}
 	return nil
 }
 
@@ -184,6 +198,9 @@ func (l *Ledger) Claim(n int64) error {
 func (l *Ledger) Unclaim(n int64) {
 	if l == nil || n <= 0 {
 		return
+	}
+	if l.total != nil {
+		l.total.cur.Add(-n)
 	}
 	l.claimed.Add(-n)
 }
@@ -196,17 +213,22 @@ func (l *Ledger) Claimed() int64 {
 	return l.claimed.Load()
 }
 
-// LimitExceededError is the error of a query that exceeded its memory limit; it matches
+// LimitExceededError is the error of a query that exceeded its memory limit, or whose bytes
+// would take the process's queries together past theirs (Total, a Budget's); it matches
 // ErrMemoryLimit with errors.Is. Message is the text a client may see: it names the limit and
 // nothing of the data.
 type LimitExceededError struct {
 	Limit int64 // bytes
+	Total bool  // the limit is the Budget all the process's queries share
 }
 
 func (e *LimitExceededError) Error() string { return ErrMemoryLimit.Error() + ": " + e.Message() }
 
 // Message returns the client-facing text, without the package prefix.
 func (e *LimitExceededError) Message() string {
+	if e.Total {
+		return fmt.Sprintf("the server's queries need more than their memory limit of %d bytes (%s) together; retry later, or raise --total-query-memory", e.Limit, human(e.Limit))
+	}
 	return fmt.Sprintf("the query needs more than its memory limit of %d bytes (%s); narrow it or raise --query-memory", e.Limit, human(e.Limit))
 }
 
@@ -227,6 +249,40 @@ func human(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// Budget is the memory all the queries of a process hold together: the bytes their ledgers
+// have allocated and not freed, and the bytes they have claimed (Ledger.Claim), bounded by a
+// limit. A ledger joined to it (SetBudget) counts everything it counts there too; a claim that
+// would take the total past the limit is refused — before the memory is taken — with a
+// *LimitExceededError whose Total is set, and Check fails alike while the total is past it.
+// So the process's batches stay under one bound whatever its queries, however many run at
+// once: a query refused so may succeed once others end. Safe for concurrent use.
+type Budget struct {
+	limit int64 // bytes; <= 0: none (the total is still counted)
+	cur   atomic.Int64
+}
+
+// NewBudget returns a budget of limit bytes (<= 0: no limit).
+func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
+
+// Limit returns the budget's limit in bytes (<= 0: none).
+func (b *Budget) Limit() int64 { return b.limit }
+
+// Bytes returns the bytes the budget's ledgers hold and have claimed now.
+func (b *Budget) Bytes() int64 { return b.cur.Load() }
+
+// check returns the Total *LimitExceededError when b's total passes its limit; nil for a nil
+// budget or one without limit.
+func (b *Budget) check() error {
+	if b == nil || b.limit <= 0 || b.cur.Load() <= b.limit {
+		return nil
+	}
+	return &LimitExceededError{Limit: b.limit, Total: true}
+}
+
+// SetBudget joins l to b (nil: none), the account of all the process's queries. Call it before
+// l allocates anything.
+func (l *Ledger) SetBudget(b *Budget) { l.total = b }
 
 // Reservation is one fragment's share of the ledger: the rows it produced and the bytes it
 // held at most, returned to the ledger by Release. Not safe for concurrent use: a fragment
