@@ -103,6 +103,10 @@ type Engine struct {
 	metrics *metrics
 	stmts   *stmtCache
 	budget  *ledger.Budget // what all queries hold together (Options.TotalMemory)
+	// maxColumns bounds a select list (substrait.BindOptions.MaxOutputColumns): the most
+	// output columns whose batches an execution could hold under QueryMemory at the smallest
+	// fan-out of the tables (scan.MaxOutputColumns); 0 without a memory bound.
+	maxColumns int
 }
 
 // New returns an engine over tables; table names must be distinct.
@@ -148,7 +152,24 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: ledger.NewBudget(opts.TotalMemory)}, nil
+	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: ledger.NewBudget(opts.TotalMemory),
+		maxColumns: maxColumns(tables, opts.QueryMemory)}, nil
+}
+
+// maxColumns returns the bound on select lists under a query memory of limit bytes (<= 0:
+// none, 0) over tables: scan.MaxOutputColumns at the smallest fan-out among them, so that no
+// select list an execution could hold is refused.
+func maxColumns(tables []*routing.DurableTable, limit int64) int {
+	if limit <= 0 {
+		return 0
+	}
+	fanout := routing.DefaultFanout
+	for i, t := range tables {
+		if i == 0 || t.Fanout() < fanout {
+			fanout = max(1, t.Fanout())
+		}
+	}
+	return max(1, scan.MaxOutputColumns(limit, fanout))
 }
 
 // Tables returns each table's logical Arrow schema by name.
@@ -170,7 +191,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 		st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 		if err != nil {
 			noteUnprepared(ctx, sql)
-			return nil, nil, planError(err)
+			return nil, nil, e.planError(err)
 		}
 		noteStatement(ctx, st)
 		return st.DatasetSchema(), st.ParameterSchema(), nil
@@ -207,7 +228,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	ent, perr := e.stmts.entry(sql, e.cat, e.bindOptions(ctx))
 	if perr != nil {
 		noteUnprepared(ctx, sql)
-		return nil, planError(perr)
+		return nil, e.planError(perr)
 	}
 	st := ent.st
 	noteStatement(ctx, st)
@@ -222,7 +243,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		b, err = st.BindGeneral(e.bindOptions(ctx))
 	}
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	if b.Plan == nil {
 		if st.IsExplain() {
@@ -469,7 +490,12 @@ func (r *execReader) Err() error {
 }
 
 // planError converts a planning error to a gRPC status error; internal errors pass through.
-func planError(err error) error {
+func (e *Engine) planError(err error) error {
+	if oc := (*substrait.OutputColumnsError)(nil); errors.As(err, &oc) {
+		// More columns than any execution could hold under the query memory (a batch's column
+		// metadata alone passes it): the query-memory refusal, before anything is planned.
+		return status.Error(codes.ResourceExhausted, ledger.LimitError(e.opts.QueryMemory).(*ledger.LimitExceededError).Message())
+	}
 	var pe *substrait.Error
 	if !errors.As(err, &pe) {
 		return err

@@ -2,8 +2,11 @@ package query
 
 import (
 	"container/list"
+	"context"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/flightsrv/flightsrv/substrait"
 )
@@ -32,6 +35,33 @@ type stmtEntry struct {
 	// exec is the statement compiled for execution (nil until its first execution, and
 	// always nil for statements that are not cached compiled): set once, then read-only.
 	exec atomic.Pointer[compiled]
+}
+
+// Planning a statement takes memory in proportion to its text — the parse tree of a 200 KB
+// select list of 50,000 columns is about 30 MB of Go heap before the binder can refuse it —
+// so statements of at least bigStatement bytes are planned under a process-wide weighted
+// semaphore of planningBytes, each weighing its length (at most planningBytes): a few large
+// statements planned at once cannot take the process past its memory, whatever their number.
+// Smaller statements never wait.
+const (
+	bigStatement  = 16 << 10
+	planningBytes = 256 << 10
+)
+
+var planning = semaphore.NewWeighted(planningBytes)
+
+// prepareBounded is substrait.PrepareWith, under the planning semaphore for big statements.
+func prepareBounded(sql string, cat substrait.Catalog, opts substrait.BindOptions) (*substrait.Statement, error) {
+	if len(sql) >= bigStatement {
+		w := int64(min(len(sql), planningBytes))
+		// Planning is bounded CPU work (and the text at most the server's 1 MiB): waiting for
+		// the statements ahead needs no cancellation.
+		if err := planning.Acquire(context.Background(), w); err != nil {
+			return nil, err
+		}
+		defer planning.Release(w)
+	}
+	return substrait.PrepareWith(sql, cat, opts)
 }
 
 func newStmtCache(max int) *stmtCache {
@@ -65,7 +95,7 @@ func (c *stmtCache) entry(sql string, cat substrait.Catalog, opts substrait.Bind
 		return ent, nil
 	}
 	c.mu.Unlock()
-	st, err := substrait.PrepareWith(sql, cat, opts)
+	st, err := prepareBounded(sql, cat, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,10 @@ type Options struct {
 	// a store answers without reading rows asks the store. When false every fragment reads
 	// rows (the --pushdown=false baseline); EXPLAIN still reports the candidates.
 	Pushdown bool
+
+	// explaining is set by Explain: a plan refused only for what executing it would hold
+	// (routedNode.checkWidth) is still described.
+	explaining bool
 }
 
 // Result is a running execution: a record reader over the plan's output (schema Schema, root
@@ -188,6 +192,7 @@ func Execute(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 // Explain prepares p as Execute would, without starting anything, and describes it (see
 // Prepared.Explain). Errors are Prepare's.
 func Explain(p *plan.Plan, opts Options) ([]string, error) {
+	opts.explaining = true
 	pr, err := Prepare(p, opts)
 	if err != nil {
 		return nil, err

@@ -43,6 +43,15 @@ func heldBatches(fanout int) int64 {
 	return int64(fanout*(fragmentBuffer+2) + headBuffer + 2)
 }
 
+// MaxOutputColumns returns the most output columns a routed read's execution may have under a
+// query memory of limit bytes (> 0) with fanout concurrent fragments: past it, the metadata of
+// the batches one execution holds (heldBatches × columns × ops.ColumnOverhead) alone passes
+// the limit, and Prepare refuses the plan. The query engine bounds select lists with it
+// before binding them (64 MiB at a fan-out of 4: 3,640 columns).
+func MaxOutputColumns(limit int64, fanout int) int {
+	return int(limit / (heldBatches(fanout) * ops.ColumnOverhead))
+}
+
 // reserveWidth reserves, for one execution of n, what its output batches cost outside the
 // query's allocator before the first bucket is read: heldBatches × streamSch's columns ×
 // ops.ColumnOverhead bytes, claimed from the ledger until release is called. It refuses
@@ -52,10 +61,9 @@ func heldBatches(fanout int) int64 {
 // projection of 50,000 columns, or of a 10 MB string literal under a 64 MiB limit, is
 // refused before any memory is taken.
 func (n *routedNode) reserveWidth(rt *runtime, fanout int, streamSch *arrow.Schema) (release func(), err error) {
-	held := heldBatches(fanout)
-	fixed := held * int64(streamSch.NumFields()) * ops.ColumnOverhead
-	if limit := rt.mem.Limit(); limit > 0 && fixed+held*n.rowBytes > limit {
-		return nil, ledger.LimitError(limit)
+	fixed, err := n.checkWidth(rt.mem.Limit(), fanout, streamSch)
+	if err != nil {
+		return nil, err
 	}
 	if err := rt.mem.Claim(fixed); err != nil {
 		return nil, err
@@ -295,6 +303,15 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		}
 	}
 	n.units = units(rp.src, n.desc)
+	if !l.opts.explaining && n.store == nil {
+		fanout := l.opts.Fanout
+		if fanout <= 0 {
+			fanout = max(1, n.src.Table.Fanout())
+		}
+		if _, err := n.checkWidth(l.opts.MemoryLimit, fanout, n.streamSchema()); err != nil {
+			return nil, err
+		}
+	}
 	return n, nil
 }
 
@@ -557,6 +574,28 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		return ops.Fetch(out, 0, n.localLimit), nil
 	}
 	return out, nil
+}
+
+// checkWidth returns what reserveWidth claims for an execution of n with fanout fragments
+// whose batches have streamSch's columns, or its refusal under limit bytes (<= 0: none), a
+// *ledger.LimitExceededError. Prepare calls it too, so that such a query is refused when it is
+// planned (GetFlightInfo), before a ticket is made for it.
+func (n *routedNode) checkWidth(limit int64, fanout int, streamSch *arrow.Schema) (fixed int64, err error) {
+	held := heldBatches(fanout)
+	fixed = held * int64(streamSch.NumFields()) * ops.ColumnOverhead
+	if limit > 0 && fixed+held*n.rowBytes > limit {
+		return 0, ledger.LimitError(limit)
+	}
+	return fixed, nil
+}
+
+// streamSchema is the schema of n's fragments' output: the partial aggregate's, or the
+// projection's.
+func (n *routedNode) streamSchema() *arrow.Schema {
+	if n.agg != nil {
+		return n.partialSch
+	}
+	return n.projSch
 }
 
 // fragmentStream runs a routed node's fragments under the table's fan-out bound and
