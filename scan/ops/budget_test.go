@@ -225,3 +225,32 @@ func TestColumnOverhead(t *testing.T) {
 		t.Fatalf("a column of a batch costs %.0f bytes, more than ColumnOverhead (%d)", per, ops.ColumnOverhead)
 	}
 }
+
+// TestColumnShares: ops.Column is a bare reference: priced at nothing, and Project returns
+// the input column itself (the same buffers) beside an evaluated literal.
+func TestColumnShares(t *testing.T) {
+	in := rnBatch(t, 100)
+	defer in.Release()
+	col, err := ops.Column(rowsSchema, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if col.RowBytes() != 0 || col.EstimateBytes(in.Columns(), 0, 100) != 0 || !arrow.TypeEqual(col.Type(), arrow.PrimitiveTypes.Int64) {
+		t.Fatalf("Column(0): %d bytes a row, %d for 100 rows, type %s", col.RowBytes(), col.EstimateBytes(in.Columns(), 0, 100), col.Type())
+	}
+	if _, err := ops.Column(rowsSchema, rowsSchema.NumFields()); err == nil {
+		t.Fatal("a column out of range")
+	}
+	p := newPlanner(t)
+	lit := p.compile(expr.NewPrimitiveLiteral("abc", false))[0][0]
+	mem := newMem(t, 0)
+	r := ops.Project(context.Background(), sourceOf(t, in, []int{100}), []*ops.Expr{col, lit}, []string{"rn", "abc"}, mem)
+	defer r.Release()
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	b := r.RecordBatch()
+	if b.NumRows() != 100 || b.Column(0).Data().Buffers()[1] != in.Column(0).Data().Buffers()[1] || b.Column(1).(*array.String).Value(99) != "abc" {
+		t.Fatal("the kept column was copied, or the literal is wrong")
+	}
+}

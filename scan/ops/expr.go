@@ -135,6 +135,22 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 	return x, nil
 }
 
+// Column returns the Expr of column i of schema in, a bare column reference: Eval returns
+// the input column itself, without a copy, and EstimateBytes prices it at 0 (Project counts
+// its bytes in its output's size only). It fails when i is out of range. For a projection that
+// keeps input columns beside evaluated expressions.
+func Column(in *arrow.Schema, i int) (*Expr, error) {
+	if in == nil || i < 0 || i >= in.NumFields() {
+		return nil, fmt.Errorf("ops: column %d out of range", i)
+	}
+	fields := make([]arrow.Field, in.NumFields())
+	for k, f := range in.Fields() {
+		fields[k] = arrow.Field{Name: fmt.Sprintf("c%d", k), Type: f.Type, Nullable: true}
+	}
+	return &Expr{in: in, anon: arrow.NewSchema(fields, nil), root: colNode(i), typ: in.Field(i).Type,
+		refs: make([]bool, in.NumFields()), bare: i, varOut: isVar(in.Field(i).Type)}, nil
+}
+
 // ErrUnsupported is wrapped by every error of Compile: the expression holds a function, an
 // argument kind or a type this package does not evaluate. A client's Substrait plan may hold
 // such expressions (the front ends refuse them as Unimplemented); the SQL binder never emits
