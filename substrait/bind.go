@@ -65,6 +65,7 @@ type OutputColumnsError struct {
 	Columns, Max int
 }
 
+// Error names the select list's columns and the bound, nothing of the statement's text.
 func (e *OutputColumnsError) Error() string {
 	return fmt.Sprintf("substrait: a select list of %d columns, more than the %d a query may return", e.Columns, e.Max)
 }
