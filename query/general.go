@@ -105,7 +105,9 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 // under the session's options, and lowers it once onto the executor so that a relation or an
 // expression the executor does not run is refused here, as Unimplemented.
 func (e *Engine) prepareSubstrait(ctx context.Context, planBytes []byte) (*substrait.Bound, error) {
+	release := planningWeight(len(planBytes))
 	b, err := substrait.PrepareSubstrait(planBytes, e.cat, e.bindOptions(ctx))
+	release()
 	if err != nil {
 		return nil, e.planError(err)
 	}

@@ -62,16 +62,21 @@ var planning = semaphore.NewWeighted(planningBytes)
 
 // prepareBounded is substrait.PrepareWith, under the planning semaphore for big statements.
 func prepareBounded(sql string, cat substrait.Catalog, opts substrait.BindOptions) (*substrait.Statement, error) {
-	if len(sql) >= bigStatement {
-		w := int64(min(len(sql), planningBytes))
-		// Planning is bounded CPU work (and the text at most the server's 1 MiB): waiting for
-		// the statements ahead needs no cancellation.
-		if err := planning.Acquire(context.Background(), w); err != nil {
-			return nil, err
-		}
-		defer planning.Release(w)
-	}
+	defer planningWeight(len(sql))()
 	return substrait.PrepareWith(sql, cat, opts)
+}
+
+// planningWeight takes the planning semaphore's weight of a statement or plan of n bytes
+// (nothing under bigStatement bytes) and returns its release. Planning is bounded CPU work (a
+// statement or plan is at most a few MiB, gRPC's message bound): waiting for the ones ahead
+// needs no cancellation.
+func planningWeight(n int) (release func()) {
+	if n < bigStatement {
+		return func() {}
+	}
+	w := int64(min(n, planningBytes))
+	_ = planning.Acquire(context.Background(), w) // fails only when ctx is done
+	return func() { planning.Release(w) }
 }
 
 func newStmtCache(max int) *stmtCache {

@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -56,7 +57,23 @@ type Options struct {
 // returns their connections and memory; it must be called.
 type Result struct {
 	array.RecordReader
-	rt *runtime
+	rt   *runtime
+	refs atomic.Int64
+}
+
+// Retain adds a reference to the result.
+func (r *Result) Retain() {
+	r.refs.Add(1)
+	r.RecordReader.Retain()
+}
+
+// Release drops a reference; the last one stops the execution (see Result) and takes its
+// ledger out of the process's budget (ledger.Ledger.Detach).
+func (r *Result) Release() {
+	r.RecordReader.Release()
+	if r.refs.Add(-1) == 0 {
+		r.rt.mem.Detach()
+	}
 }
 
 // Tiers returns how many fragments the hot store and the archive answered so far.
@@ -177,7 +194,9 @@ func (pr *Prepared) Execute(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{RecordReader: conform(r, pr.schema), rt: rt}, nil
+	res := &Result{RecordReader: conform(r, pr.schema), rt: rt}
+	res.refs.Store(1)
+	return res, nil
 }
 
 // Execute prepares p (see Prepare) and starts it.

@@ -49,7 +49,7 @@ type Ledger struct {
 	cur     atomic.Int64
 	peak    atomic.Int64
 	claimed atomic.Int64 // bytes claimed and not given back (Claim)
-	total   *Budget      // the process's account all queries share, or nil
+	total   atomic.Pointer[Budget] // the process's account all queries share, or nil
 
 	rowLimit int64 // rows the query's fragments may produce; <= 0: none
 	rows     atomic.Int64
@@ -129,8 +129,8 @@ func (l *Ledger) Free(b []byte) {
 }
 
 func (l *Ledger) add(n int64) {
-	if l.total != nil {
-		l.total.cur.Add(n)
+	if b := l.total.Load(); b != nil {
+		b.cur.Add(n)
 	}
 	c := l.cur.Add(n)
 	for {
@@ -158,12 +158,12 @@ func (l *Ledger) Check() error {
 		return nil
 	}
 	if l.limit <= 0 {
-		return l.total.check()
+		return l.total.Load().check()
 	}
 	if l.cur.Load()+l.claimed.Load() > l.limit {
 		return LimitError(l.limit)
 	}
-	return l.total.check()
+	return l.total.Load().check()
 }
 
 // Claim reserves n bytes (n >= 0) the caller is about to spend — a batch it is about to build,
@@ -184,7 +184,7 @@ func (l *Ledger) Claim(n int64) error {
 		l.claimed.Add(-n)
 		return LimitError(l.limit)
 	}
-	if b := l.total; b != nil {
+	if b := l.total.Load(); b != nil {
 		if t := b.cur.Add(n); b.limit > 0 && t > b.limit {
 			b.cur.Add(-n)
 			l.claimed.Add(-n)
@@ -199,8 +199,8 @@ func (l *Ledger) Unclaim(n int64) {
 	if l == nil || n <= 0 {
 		return
 	}
-	if l.total != nil {
-		l.total.cur.Add(-n)
+	if b := l.total.Load(); b != nil {
+		b.cur.Add(-n)
 	}
 	l.claimed.Add(-n)
 }
@@ -282,7 +282,22 @@ func (b *Budget) check() error {
 
 // SetBudget joins l to b (nil: none), the account of all the process's queries. Call it before
 // l allocates anything.
-func (l *Ledger) SetBudget(b *Budget) { l.total = b }
+func (l *Ledger) SetBudget(b *Budget) { l.total.Store(b) }
+
+// Detach takes l out of its budget: what l still holds and has claimed is taken off the
+// budget's total, and l's later allocations, frees and claims are no longer counted there. A
+// query detaches its ledger when it ends, so that a buffer it never freed (left to the garbage
+// collector, as arrow-go allows) cannot hold the process's total up for good; batches that
+// outlive their query (a poll's kept results) are bounded by their own limit. Idempotent; a
+// nil ledger ignores it.
+func (l *Ledger) Detach() {
+	if l == nil {
+		return
+	}
+	if b := l.total.Swap(nil); b != nil {
+		b.cur.Add(-(l.cur.Load() + l.claimed.Load()))
+	}
+}
 
 // Reservation is one fragment's share of the ledger: the rows it produced and the bytes it
 // held at most, returned to the ledger by Release. Not safe for concurrent use: a fragment

@@ -118,3 +118,33 @@ func TestClaimConcurrent(t *testing.T) {
 		t.Fatalf("claimed %d, total %d at the end", l.Claimed(), b.Bytes())
 	}
 }
+
+// TestDetach: a query's ledger holding 30 bytes (one buffer never freed) and 20 claimed leaves
+// its budget at 50; Detach takes both off (0), and the later free of the buffer no longer
+// reaches the budget, which stays at 0 while another query's 10 bytes count as ever.
+func TestDetach(t *testing.T) {
+	b := NewBudget(100)
+	q, other := New(nil, 0), New(nil, 0)
+	q.SetBudget(b)
+	other.SetBudget(b)
+	buf := q.Allocate(30)
+	if err := q.Claim(20); err != nil {
+		t.Fatal(err)
+	}
+	if b.Bytes() != 50 {
+		t.Fatalf("total %d, want 50", b.Bytes())
+	}
+	q.Detach()
+	q.Detach()
+	if b.Bytes() != 0 {
+		t.Fatalf("total %d after Detach, want 0", b.Bytes())
+	}
+	q.Free(buf)
+	ob := other.Allocate(10)
+	if b.Bytes() != 10 {
+		t.Fatalf("total %d, want the other query's 10", b.Bytes())
+	}
+	other.Free(ob)
+	var none *Ledger
+	none.Detach()
+}
