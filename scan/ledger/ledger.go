@@ -157,13 +157,11 @@ func (l *Ledger) Check() error {
 	if l == nil {
 		return nil
 	}
-	if l.limit <= 0 {
-		return l.total.Load().check()
-	}
-	if l.cur.Load()+l.claimed.Load() > l.limit {
+	held := l.cur.Load() + l.claimed.Load()
+	if l.limit > 0 && held > l.limit {
 		return LimitError(l.limit)
 	}
-	return l.total.Load().check()
+	return l.total.Load().check(held)
 }
 
 // Claim reserves n bytes (n >= 0) the caller is about to spend — a batch it is about to build,
@@ -185,7 +183,7 @@ func (l *Ledger) Claim(n int64) error {
 		return LimitError(l.limit)
 	}
 	if b := l.total.Load(); b != nil {
-		if t := b.cur.Add(n); b.limit > 0 && t > b.limit {
+		if t := b.cur.Add(n); b.limit > 0 && t > b.limit && l.cur.Load()+c > b.share() {
 			b.cur.Add(-n)
 			l.claimed.Add(-n)
 			return &LimitExceededError{Limit: b.limit, Total: true}
@@ -252,14 +250,18 @@ func human(n int64) string {
 
 // Budget is the memory all the queries of a process hold together: the bytes their ledgers
 // have allocated and not freed, and the bytes they have claimed (Ledger.Claim), bounded by a
-// limit. A ledger joined to it (SetBudget) counts everything it counts there too; a claim that
-// would take the total past the limit is refused — before the memory is taken — with a
-// *LimitExceededError whose Total is set, and Check fails alike while the total is past it.
-// So the process's batches stay under one bound whatever its queries, however many run at
-// once: a query refused so may succeed once others end. Safe for concurrent use.
+// limit. A ledger joined to it (SetBudget) counts everything it counts there too. While the
+// total is past the limit, the queries holding more than their share of it (the limit divided
+// by the ledgers joined) are refused — a claim before the memory is taken, Check after an
+// allocation — with a *LimitExceededError whose Total is set; a query holding less than its
+// share is never refused for the others' memory, so one heavy query cannot make the ordinary
+// ones beside it fail. The total may pass the limit by what queries under their share hold
+// (at most the limit again). A query refused so may succeed once others end. Safe for
+// concurrent use.
 type Budget struct {
-	limit int64 // bytes; <= 0: none (the total is still counted)
-	cur   atomic.Int64
+	limit  int64 // bytes; <= 0: none (the total is still counted)
+	cur    atomic.Int64
+	joined atomic.Int64 // ledgers joined and not detached
 }
 
 // NewBudget returns a budget of limit bytes (<= 0: no limit).
@@ -271,10 +273,13 @@ func (b *Budget) Limit() int64 { return b.limit }
 // Bytes returns the bytes the budget's ledgers hold and have claimed now.
 func (b *Budget) Bytes() int64 { return b.cur.Load() }
 
-// check returns the Total *LimitExceededError when b's total passes its limit; nil for a nil
-// budget or one without limit.
-func (b *Budget) check() error {
-	if b == nil || b.limit <= 0 || b.cur.Load() <= b.limit {
+// share returns one query's share of the limit: the limit divided by the ledgers joined.
+func (b *Budget) share() int64 { return b.limit / max(1, b.joined.Load()) }
+
+// check returns the Total *LimitExceededError when b's total passes its limit and a query
+// holding held bytes holds more than its share; nil for a nil budget or one without limit.
+func (b *Budget) check(held int64) error {
+	if b == nil || b.limit <= 0 || b.cur.Load() <= b.limit || held <= b.share() {
 		return nil
 	}
 	return &LimitExceededError{Limit: b.limit, Total: true}
@@ -282,7 +287,14 @@ func (b *Budget) check() error {
 
 // SetBudget joins l to b (nil: none), the account of all the process's queries. Call it before
 // l allocates anything.
-func (l *Ledger) SetBudget(b *Budget) { l.total.Store(b) }
+func (l *Ledger) SetBudget(b *Budget) {
+	if b != nil {
+		b.joined.Add(1)
+	}
+	if old := l.total.Swap(b); old != nil {
+		old.joined.Add(-1)
+	}
+}
 
 // Detach takes l out of its budget: what l still holds and has claimed is taken off the
 // budget's total, and l's later allocations, frees and claims are no longer counted there. A
@@ -296,6 +308,7 @@ func (l *Ledger) Detach() {
 	}
 	if b := l.total.Swap(nil); b != nil {
 		b.cur.Add(-(l.cur.Load() + l.claimed.Load()))
+		b.joined.Add(-1)
 	}
 }
 

@@ -56,11 +56,13 @@ func TestClaim(t *testing.T) {
 	}
 }
 
-// TestBudget: two queries' ledgers (limits 100 bytes each) share a budget of 150: each claims
-// 70 (140 in all), a third claim of 20 by either is refused by the budget (160), naming its
-// 150 bytes as a total, while 10 passes (150); allocations count in the total as they
-// happen and Check fails every ledger of the budget while it is past its limit; giving
-// everything back returns the total to zero.
+// TestBudget: two queries' ledgers (limits 100 bytes each) share a budget of 150, a share of
+// 75 each: each claims 70 (140 in all); q2's claim of 20 (160, q2 holding 90) is refused,
+// naming the budget's 150 bytes as a total, while q1's 10 passes (150). q1 then allocates 81
+// bytes (total 151): Check refuses q1 (81 past its share) but not q2 (70, within its share:
+// a query is never refused for the others' memory). A third query joins (shares of 50): its
+// claim of 10 passes though the total is past the limit (161), q2's next byte (71) does not.
+// Giving everything back returns the total to zero.
 func TestBudget(t *testing.T) {
 	b := NewBudget(150)
 	q1, q2 := New(nil, 100), New(nil, 100)
@@ -80,14 +82,23 @@ func TestBudget(t *testing.T) {
 	}
 	q1.Unclaim(80)
 	buf := q1.Allocate(81) // 70 + 81 = 151
-	wantLimit(t, "q2's check while q1's allocation takes the total past the budget", q2.Check(), 150, true)
-	wantLimit(t, "q1's check", q1.Check(), 150, true)
+	wantLimit(t, "q1's check past its share", q1.Check(), 150, true)
+	if err := q2.Check(); err != nil {
+		t.Fatalf("q2, within its share, refused for q1's memory: %v", err)
+	}
+	q3 := New(nil, 100)
+	q3.SetBudget(b)
+	if err := q3.Claim(10); err != nil {
+		t.Fatalf("a small query refused while the total is past the budget: %v", err)
+	}
+	wantLimit(t, "q2's claim past its share of 50", q2.Claim(1), 150, true)
 	msg := (&LimitExceededError{Limit: 150, Total: true}).Message()
 	if msg != "the server's queries need more than their memory limit of 150 bytes (150 B) together; retry later, or raise --total-query-memory" {
 		t.Fatalf("message %q", msg)
 	}
 	q1.Free(buf)
 	q2.Unclaim(70)
+	q3.Unclaim(10)
 	if b.Bytes() != 0 {
 		t.Fatalf("total %d after everything was given back", b.Bytes())
 	}
