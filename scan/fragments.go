@@ -710,6 +710,9 @@ func (s *fragmentStream) launch() {
 		if s.need >= 0 && j > s.cur && s.produced(j) >= s.need {
 			return
 		}
+		if j > s.cur && s.heavy() {
+			return // the fragments running hold enough: no look-ahead until they free some
+		}
 		u, fromEnd := j, false
 		if s.early != nil {
 			if !s.speculate.Load() && j-s.round >= s.first {
@@ -734,6 +737,16 @@ func (s *fragmentStream) launch() {
 		s.wg.Add(1)
 		go s.run(f, s.n.units[u])
 	}
+}
+
+// heavy reports whether the query holds more than a quarter of its memory limit (its ledger's
+// bytes and claims): launch then starts no fragment ahead of the one being consumed, since
+// each fragment ahead holds its batches until the coordinator reaches it. An ordinary scan
+// holds a few MB of its 256 MiB and always looks ahead; a projection of a 1 MB literal under
+// 64 MiB stops at 16 MiB instead of holding the look-ahead's 30 MB.
+func (s *fragmentStream) heavy() bool {
+	m := s.rt.mem
+	return m.Limit() > 0 && (m.Bytes()+m.Claimed())*4 > m.Limit()
 }
 
 // run executes one fragment, sending its batches (retained) until it ends.
