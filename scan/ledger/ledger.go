@@ -151,8 +151,9 @@ func (l *Ledger) Bytes() int64 { return l.cur.Load() }
 func (l *Ledger) Peak() int64 { return l.peak.Load() }
 
 // Check returns an error wrapping ErrMemoryLimit, naming the limit, when the bytes the query
-// holds (Bytes) and has claimed (Claimed) together pass its limit; nil otherwise. A nil
-// ledger has no limit.
+// holds (Bytes) and has claimed (Claimed) together pass its limit, or when the ledger's
+// Budget is past its limit while those bytes pass the query's share of it (Total set); nil
+// otherwise. A nil ledger has no limit.
 func (l *Ledger) Check() error {
 	if l == nil {
 		return nil
@@ -167,8 +168,9 @@ func (l *Ledger) Check() error {
 // Claim reserves n bytes (n >= 0) the caller is about to spend — a batch it is about to build,
 // estimated from its inputs — before it spends them. It returns a *LimitExceededError
 // (wrapping ErrMemoryLimit, naming the limit) and reserves nothing when the bytes the query
-// holds (Bytes), the bytes already claimed and n would together pass the limit; the caller
-// then must not build the batch. Otherwise the caller owns the claim and gives it back with
+// holds (Bytes), the bytes already claimed and n would together pass the limit — or, for a
+// ledger in a Budget, would take the budget's total past its limit while passing the query's
+// share of it (Total set) — and the caller then must not build the batch. Otherwise the caller owns the claim and gives it back with
 // Unclaim(n) once the memory is allocated (the allocator then counts it) or no longer needed;
 // between the two the bytes count twice, which only errs on the side of refusing. A ledger
 // without a limit (or nil) accepts every claim and still counts it (Claimed). Safe for
