@@ -48,7 +48,7 @@ type Ledger struct {
 	limit   int64 // bytes; <= 0: none
 	cur     atomic.Int64
 	peak    atomic.Int64
-	claimed atomic.Int64 // bytes claimed and not given back (Claim)
+	claimed atomic.Int64           // bytes claimed and not given back (Claim)
 	total   atomic.Pointer[Budget] // the process's account all queries share, or nil
 
 	rowLimit int64 // rows the query's fragments may produce; <= 0: none
