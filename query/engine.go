@@ -53,6 +53,12 @@ type Options struct {
 	// DefaultQueryMemory; negative means no bound): a sort of too many rows or too many groups
 	// is refused with RESOURCE_EXHAUSTED naming the limit.
 	QueryMemory int64
+	// TotalMemory bounds the bytes all the engine's queries' batches may hold together (their
+	// ledgers' allocations and claims, a ledger.Budget; default DefaultTotalMemory; negative
+	// means no bound): a query whose next batch would take the total past it is refused with
+	// RESOURCE_EXHAUSTED naming the limit, before the batch is built, so the process's memory
+	// stays bounded however many queries run at once.
+	TotalMemory int64
 	// EndpointBuckets is how many consecutive buckets one endpoint of a multi-endpoint
 	// result reads at most (default DefaultEndpointBuckets), and MaxEndpoints how many
 	// endpoints one result may have (default DefaultMaxEndpoints; groups grow beyond it):
@@ -85,6 +91,10 @@ const DefaultMaxRows = 100_000_000
 // DefaultQueryMemory is the default per-query memory limit: 256 MiB.
 const DefaultQueryMemory = 256 << 20
 
+// DefaultTotalMemory is the default bound on what all queries hold together: 1 GiB, four
+// queries at the default per-query limit.
+const DefaultTotalMemory = 1 << 30
+
 // DefaultMaxBuckets is the default per-query bucket bound: 20,000 buckets are 54 years of day
 // buckets or 1,666 years of month buckets.
 const DefaultMaxBuckets = 20000
@@ -100,6 +110,11 @@ type Engine struct {
 	opts    Options
 	metrics *metrics
 	stmts   *stmtCache
+	budget  *ledger.Budget // what all queries hold together (Options.TotalMemory)
+	// maxColumns bounds a select list (substrait.BindOptions.MaxOutputColumns): the most
+	// output columns whose batches an execution could hold under QueryMemory at the smallest
+	// fan-out of the tables (scan.MaxOutputColumns); 0 without a memory bound.
+	maxColumns int
 }
 
 // New returns an engine over tables; table names must be distinct.
@@ -112,6 +127,9 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	}
 	if opts.QueryMemory == 0 {
 		opts.QueryMemory = DefaultQueryMemory
+	}
+	if opts.TotalMemory == 0 {
+		opts.TotalMemory = DefaultTotalMemory
 	}
 	if opts.MaxBuckets == 0 {
 		opts.MaxBuckets = DefaultMaxBuckets
@@ -145,7 +163,24 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries)}, nil
+	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: ledger.NewBudget(opts.TotalMemory),
+		maxColumns: maxColumns(tables, opts.QueryMemory)}, nil
+}
+
+// maxColumns returns the bound on select lists under a query memory of limit bytes (<= 0:
+// none, 0) over tables: scan.MaxOutputColumns at the smallest fan-out among them, so that no
+// select list an execution could hold is refused.
+func maxColumns(tables []*routing.DurableTable, limit int64) int {
+	if limit <= 0 {
+		return 0
+	}
+	fanout := routing.DefaultFanout
+	for i, t := range tables {
+		if i == 0 || t.Fanout() < fanout {
+			fanout = max(1, t.Fanout())
+		}
+	}
+	return max(1, scan.MaxOutputColumns(limit, fanout))
 }
 
 // Tables returns each table's logical Arrow schema by name.
@@ -167,7 +202,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 		st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 		if err != nil {
 			noteUnprepared(ctx, sql)
-			return nil, nil, planError(err)
+			return nil, nil, e.planError(err)
 		}
 		noteStatement(ctx, st)
 		return st.DatasetSchema(), st.ParameterSchema(), nil
@@ -205,7 +240,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	ent, perr := e.stmts.entry(sql, e.cat, e.bindOptions(ctx))
 	if perr != nil {
 		noteUnprepared(ctx, sql)
-		return nil, planError(perr)
+		return nil, e.planError(perr)
 	}
 	st := ent.st
 	noteStatement(ctx, st)
@@ -220,7 +255,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		b, err = st.BindGeneral(e.bindOptions(ctx))
 	}
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	if b.Plan == nil {
 		if st.IsExplain() {
@@ -443,7 +478,12 @@ func (r *execReader) Err() error {
 }
 
 // planError converts a planning error to a gRPC status error; internal errors pass through.
-func planError(err error) error {
+func (e *Engine) planError(err error) error {
+	if oc := (*substrait.OutputColumnsError)(nil); errors.As(err, &oc) {
+		// More columns than any execution could hold under the query memory (a batch's column
+		// metadata alone passes it): the query-memory refusal, before anything is planned.
+		return status.Error(codes.ResourceExhausted, ledger.LimitError(e.opts.QueryMemory).(*ledger.LimitExceededError).Message())
+	}
 	var pe *substrait.Error
 	if !errors.As(err, &pe) {
 		return err

@@ -91,7 +91,7 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 	}
 	st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	pl.explain = st.IsExplain()
 	if params != nil && params.NumRows() > 0 {
@@ -100,7 +100,7 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 		pl.b, err = st.BindGeneral(e.bindOptions(ctx))
 	}
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	return &pl, nil
 }
@@ -116,7 +116,7 @@ func (e *Engine) cachedCompiled(ctx context.Context, sql string, params arrow.Re
 	}
 	ent, err := e.stmts.entry(sql, e.cat, e.bindOptions(ctx))
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	return ent.exec.Load(), nil
 }

@@ -26,7 +26,7 @@ import (
 func (e *Engine) bindOptions(ctx context.Context) substrait.BindOptions {
 	s := session.From(ctx)
 	now, _ := ctx.Value(clockKey{}).(time.Time)
-	return substrait.BindOptions{MaxPartitions: e.opts.MaxPartitions, Analytical: s.Analytical, User: s.User, Now: now}
+	return substrait.BindOptions{MaxPartitions: e.opts.MaxPartitions, Analytical: s.Analytical, User: s.User, Now: now, MaxOutputColumns: e.maxColumns}
 }
 
 type clockKey struct{}
@@ -54,7 +54,7 @@ func (e *Engine) explainBound(ctx context.Context, b *substrait.Bound) (array.Re
 func (e *Engine) routes(ctx context.Context, p *plan.Plan) (map[*plan.NamedTableReadRel]substrait.Route, map[string]int, int, error) {
 	routes, err := substrait.Routes(p, e.cat, session.From(ctx).Analytical)
 	if err != nil {
-		return nil, nil, 0, planError(err)
+		return nil, nil, 0, e.planError(err)
 	}
 	discovered, err := e.discover(ctx, routes)
 	if err != nil {
@@ -94,6 +94,7 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 		},
 		Alloc:       e.opts.Alloc,
 		MemoryLimit: e.opts.QueryMemory,
+		Budget:      e.budget,
 		RowLimit:    e.opts.MaxRows,
 		CPULimit:    e.opts.QueryCPU,
 		Pushdown:    e.opts.Pushdown,
@@ -104,13 +105,15 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 // under the session's options, and lowers it once onto the executor so that a relation or an
 // expression the executor does not run is refused here, as Unimplemented.
 func (e *Engine) prepareSubstrait(ctx context.Context, planBytes []byte) (*substrait.Bound, error) {
+	release := planningWeight(len(planBytes))
 	b, err := substrait.PrepareSubstrait(planBytes, e.cat, e.bindOptions(ctx))
+	release()
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	routes, err := substrait.Routes(b.Plan, e.cat, session.From(ctx).Analytical)
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	if _, err := scan.Prepare(b.Plan, e.boundOptions(routes)); err != nil {
 		return nil, unsupportedPlan(e.execError(err))

@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -33,6 +34,10 @@ type Options struct {
 	// MemoryLimit bounds the bytes the query's batches may hold (<= 0: none); past it the query
 	// fails with an error wrapping ledger.ErrMemoryLimit.
 	MemoryLimit int64
+	// Budget, when set, is the account all the process's queries share (ledger.Budget): the
+	// query's ledger joins it, and the query fails with an error wrapping
+	// ledger.ErrMemoryLimit when its bytes would take the total past the budget's limit.
+	Budget *ledger.Budget
 	// RowLimit bounds the rows the fragments may read together (<= 0: none); past it the
 	// query fails with a *ledger.RowLimitExceededError.
 	RowLimit int64
@@ -46,6 +51,10 @@ type Options struct {
 	// a store answers without reading rows asks the store. When false every fragment reads
 	// rows (the --pushdown=false baseline); EXPLAIN still reports the candidates.
 	Pushdown bool
+
+	// explaining is set by Explain: a plan refused only for what executing it would hold
+	// (routedNode.checkWidth) is still described.
+	explaining bool
 }
 
 // Result is a running execution: a record reader over the plan's output (schema Schema, root
@@ -54,7 +63,23 @@ type Options struct {
 // returns their connections and memory; it must be called.
 type Result struct {
 	array.RecordReader
-	rt *runtime
+	rt   *runtime
+	refs atomic.Int64
+}
+
+// Retain adds a reference to the result.
+func (r *Result) Retain() {
+	r.refs.Add(1)
+	r.RecordReader.Retain()
+}
+
+// Release drops a reference; the last one stops the execution (see Result) and takes its
+// ledger out of the process's budget (ledger.Ledger.Detach).
+func (r *Result) Release() {
+	r.RecordReader.Release()
+	if r.refs.Add(-1) == 0 {
+		r.rt.mem.Detach()
+	}
 }
 
 // Tiers returns how many fragments the hot store and the archive answered so far.
@@ -179,6 +204,7 @@ func (pr *Prepared) Explain() []string { return pr.n.explain() }
 // at most the fan-out at a time. Safe for concurrent use.
 func (pr *Prepared) Execute(ctx context.Context) (*Result, error) {
 	mem := ledger.New(pr.opts.Alloc, pr.opts.MemoryLimit)
+	mem.SetBudget(pr.opts.Budget)
 	mem.SetRowLimit(pr.opts.RowLimit)
 	mem.SetCPULimit(pr.opts.CPULimit)
 	rt := &runtime{mem: mem, opts: &pr.opts}
@@ -190,7 +216,9 @@ func (pr *Prepared) Execute(ctx context.Context) (*Result, error) {
 	if mem.CPULimited() {
 		r = &cpuReader{RecordReader: r, mem: mem}
 	}
-	return &Result{RecordReader: r, rt: rt}, nil
+	res := &Result{RecordReader: r, rt: rt}
+	res.refs.Store(1)
+	return res, nil
 }
 
 // cpuReader charges the CPU time of the coordinator's work (the operators above the
@@ -234,6 +262,7 @@ func Execute(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 // Explain prepares p as Execute would, without starting anything, and describes it (see
 // Prepared.Explain). Errors are Prepare's.
 func Explain(p *plan.Plan, opts Options) ([]string, error) {
+	opts.explaining = true
 	pr, err := Prepare(p, opts)
 	if err != nil {
 		return nil, err

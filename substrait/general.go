@@ -146,6 +146,9 @@ func constantSelect(sel *pg.SelectStmt) bool {
 // tableless binds a constantSelect: constant expressions, evaluated once.
 func (bd *binder) tableless(sel *pg.SelectStmt) (*Bound, error) {
 	empty := &scope{}
+	if err := bd.opts.checkColumns(len(sel.GetTargetList())); err != nil {
+		return nil, err
+	}
 	items, err := bd.expandTargets(sel.GetTargetList(), empty)
 	if err != nil {
 		return nil, err

@@ -145,7 +145,7 @@ func TestSelfLocation(t *testing.T) {
 	adv := []string{"grpc+tcp://10.0.0.1:32010", "grpc+tls://10.0.0.2:32010", "grpc+tcp://10.0.0.3:4000"}
 	for listen, want := range map[string]string{
 		"10.0.0.2:32010": adv[1], "10.0.0.3:4000": adv[2], "0.0.0.0:4000": adv[2], ":4000": adv[2],
-		"0.0.0.0:32010": "", // two replicas advertise that port
+		"0.0.0.0:32010":  "", // two replicas advertise that port
 		"10.0.0.9:32010": "", "bad": "",
 	} {
 		if got := selfLocation(listen, adv); got != want {

@@ -67,6 +67,9 @@ type Config struct {
 	// QueryMemory bounds the bytes one query may hold (default query.DefaultQueryMemory;
 	// negative: no bound).
 	QueryMemory int64
+	// TotalQueryMemory bounds the bytes all queries may hold together (query.Options.TotalMemory;
+	// default query.DefaultTotalMemory; negative: no bound).
+	TotalQueryMemory int64
 	// QueryMaxRows bounds the rows one query's fragments may produce (query.Options.MaxRows;
 	// default query.DefaultMaxRows; negative: no bound).
 	QueryMaxRows int64
@@ -255,7 +258,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		tables = append(tables, t)
 	}
 	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
-		EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
+		TotalMemory: cfg.TotalQueryMemory, EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
 	if err != nil {
 		return nil, err
 	}
