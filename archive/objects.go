@@ -20,7 +20,7 @@ import (
 )
 
 // DefaultOperationTimeout is the deadline of each object-store operation
-// (pulpitum-reference.md §1.5, "Timeouts").
+// (docs/pulpitum-v4.md §1.5, "Timeouts").
 const DefaultOperationTimeout = 30 * time.Second
 
 // errShortObject reports that an object ended before the requested range did.

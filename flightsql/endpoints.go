@@ -26,7 +26,7 @@ type Fragment struct {
 }
 
 // FragmentEngine is the optional capability of an Engine that splits queries into
-// fragments, one per endpoint (architecture.md decision 9). Implementations are safe for
+// fragments, one per endpoint (docs/architecture.md decision 9). Implementations are safe for
 // concurrent use.
 type FragmentEngine interface {
 	// Fragments plans the query (as Execute would, with the same parameters) and returns

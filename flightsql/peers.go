@@ -26,7 +26,7 @@ import (
 // Cancellation across replicas. A FlightInfo's endpoints may be fetched from several replicas
 // (multi-endpoint results, clients retrying elsewhere) and its poll runs on the replica that
 // got it, while CancelFlightInfo reaches one replica. Replicas share no state but the stores
-// and the keyring (architecture.md decision 9: no home-made cluster protocol), so the
+// and the keyring (docs/architecture.md decision 9: no home-made cluster protocol), so the
 // receiving replica forwards the client's request, unchanged, to every peer (Config.Peers,
 // the --peers flag, by default the --advertise addresses) as the standard Flight action
 // CancelFlightInfo, marked with the forwardedHeader metadata so that peers do not forward it

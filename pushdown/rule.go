@@ -209,7 +209,7 @@ func (rw *Rewrite) MeasureNames() []string { return rw.names }
 // Operation names the span of a query whose aggregates were rewritten, from their measures:
 // COUNT when every measure is count(*), MIN, MAX or MINMAX when every one is min or max of the
 // timestamp, AGGREGATE for a mix; "" without a rewrite. (The reference's span operations,
-// pulpitum-reference.md §6.1; see docs/.)
+// docs/pulpitum-v4.md §6.1; see docs/.)
 func Operation(rws []*Rewrite) string {
 	var counts, mins, maxs int
 	for _, rw := range rws {

@@ -20,7 +20,7 @@ import (
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
-// This file splits queries into fragments for Flight endpoints (architecture.md decision 9;
+// This file splits queries into fragments for Flight endpoints (docs/architecture.md decision 9;
 // seed 002: "plan pinned to a metadata version", "leaf fragment → endpoint"). A fragment is
 // the query restricted to a group of consecutive buckets — a time window [start, end) on
 // bucket bounds — together with the archived generation of every archived bucket it reads,

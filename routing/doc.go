@@ -1,7 +1,7 @@
 // Package routing holds the routed-table model of flightsrv: table definitions, the three
 // UTC bucket strategies, route states, the route cache, and the durable-table ports through
 // which every read, aggregate and append passes (the reference's DurableTable,
-// pulpitum-reference.md §2–§3).
+// docs/pulpitum-v4.md §2–§3).
 //
 // The hot-store adapters live in routing/cockroach (CockroachDB and PostgreSQL over pgx) and
 // routing/sqlite (the embedded default); both implement [HotStore] and pass the same

@@ -14,7 +14,7 @@ import (
 )
 
 // The partial-aggregate port: the one way a store answers a per-bucket aggregate without
-// reading rows (architecture.md, "The executor and its fragments": one partial-aggregate port
+// reading rows (docs/architecture.md, "The executor and its fragments": one partial-aggregate port
 // per store, not one port per aggregate). A bucket's answer is the partial state of the
 // request's measures (measure.go: count(*), min(timestamp), max(timestamp)), ungrouped or
 // grouped by one time bin of the timestamp, as Arrow batches of PartialAggregateSchema; the

@@ -34,7 +34,7 @@ type Options struct {
 }
 
 // DurableTable is one routed table over a hot store and an archive reader: the Go form of the
-// reference's DurableTable (pulpitum-reference.md §3). It is safe for concurrent use.
+// reference's DurableTable (docs/pulpitum-v4.md §3). It is safe for concurrent use.
 type DurableTable struct {
 	def     TableDef
 	hot     HotStore
@@ -164,7 +164,7 @@ type Page struct {
 	Next    *Cursor
 }
 
-// QueryPage returns up to q.Limit records after q.After (pulpitum-reference.md §3.2): every
+// QueryPage returns up to q.Limit records after q.After (docs/pulpitum-v4.md §3.2): every
 // intersecting bucket is asked for Limit+1 records, up to Fanout at a time; the results are
 // concatenated in bucket order (buckets never overlap in time, so this is the ordered merge),
 // truncated to Limit, and Next is set when more than Limit records were gathered.

@@ -1,6 +1,6 @@
 // Package scan is flightsrv's executor: it runs Substrait relations over Arrow record batches,
 // lowered onto per-bucket fragments and a coordinator stage (the distributed-plan seed, 002,
-// in one process; architecture.md, "The executor and its fragments").
+// in one process; docs/architecture.md, "The executor and its fragments").
 //
 // Execute takes a validated plan and a binding of its routed ReadRel (table, partitions,
 // finite time range). The per-row part of the plan directly above the read — residual

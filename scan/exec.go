@@ -155,7 +155,7 @@ func Operation(rws []Rewrite) string {
 }
 
 // Prepare lowers a plan's one root relation onto per-bucket fragments and a coordinator stage
-// (seed 002 in one process; architecture.md, "The executor and its fragments") without
+// (seed 002 in one process; docs/architecture.md, "The executor and its fragments") without
 // starting anything. Relations: ReadRel (NamedTable, bound by opts.Bind; its filter is a
 // residual predicate unless the routed read implies it), FilterRel, ProjectRel, AggregateRel
 // (one grouping set; count, sum, avg, min, max, DISTINCT, measure filters), SortRel, FetchRel
@@ -187,7 +187,7 @@ func Prepare(p *plan.Plan, opts Options) (*Prepared, error) {
 func (pr *Prepared) Rewrites() []Rewrite { return pr.rewrites }
 
 // Windows reports whether the plan may be split into time windows of its one routed read
-// (architecture.md decision 9: ordered endpoints). It is WindowsNone unless the root is
+// (docs/architecture.md decision 9: ordered endpoints). It is WindowsNone unless the root is
 // per-row over one routed read — filters and projections only, no aggregate, FetchRel or
 // SetRel — and then WindowsAny when unsorted, WindowsAsc or WindowsDesc when a SortRel's
 // first key is the read's timestamp (rows of an earlier window then all sort before those of

@@ -13,7 +13,7 @@ import (
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
-// Pushdown as a rewrite of the fragment plan (architecture.md, "The executor and its
+// Pushdown as a rewrite of the fragment plan (docs/architecture.md, "The executor and its
 // fragments"; the seed's aggregate-pushdown proposal). The rule lives in the pushdown
 // package: this file builds its narrow shape (pushdown.Shape) from a fragment whose pipeline
 // is

@@ -1,5 +1,5 @@
 // Package substrait turns SQL text and client Substrait plans into one validated Substrait
-// plan: flightsrv's single logical IR (architecture.md, decision 1).
+// plan: flightsrv's single logical IR (docs/architecture.md, decision 1).
 //
 // The SQL front end parses with PostgreSQL's own grammar (pg_query_go; decision 2) and never
 // matches SQL text by hand: `?` placeholders are rewritten to `$n` on the token stream of
@@ -21,7 +21,7 @@
 // # The routed contract
 //
 // Every read of a routed table must pin its partitions and a finite half-open time range
-// (pulpitum-reference.md §5.2). The binder takes each read's routed predicate from anywhere in
+// (docs/pulpitum-v4.md §5.2). The binder takes each read's routed predicate from anywhere in
 // its WHERE's conjunction — partition equality, IN list or = ANY, timestamp bounds in any
 // comparison form (>=, >, <, <=, BETWEEN, either operand order; a date is converted to
 // timestamp with time zone at midnight UTC, PostgreSQL's implicit cast in a UTC session;

@@ -14,7 +14,7 @@ type Code uint8
 
 const (
 	// InvalidArgument: the query is well formed SQL or Substrait but breaks the routed
-	// contract (pulpitum-reference.md §5.2–§5.3), names an unknown column, carries an invalid
+	// contract (docs/pulpitum-v4.md §5.2–§5.3), names an unknown column, carries an invalid
 	// literal, or a parameter value cannot be bound.
 	InvalidArgument Code = iota + 1
 	// Unimplemented: the query uses a construct flightsrv does not support (joins, subqueries
@@ -40,7 +40,7 @@ func (c Code) String() string {
 }
 
 // Error is a planning error with a classification and a client-safe message. Messages never
-// contain partition values, literal values or parameter values (pulpitum-reference.md §5.3,
+// contain partition values, literal values or parameter values (docs/pulpitum-v4.md §5.3,
 // error privacy); they may name SQL constructs, columns, tables and parameter positions. A
 // message quoting the client's own text that may hold a value — an identifier that names no
 // column (`WHERE origin = ORD` names ORD), the token of a syntax error — also has a LogMsg
@@ -124,7 +124,7 @@ func unimplementedAre(constructs string) *Error {
 	return &Error{Code: Unimplemented, Msg: constructs + " are not supported"}
 }
 
-// The routed-predicate planning errors with fixed, value-free messages (pulpitum-reference.md
+// The routed-predicate planning errors with fixed, value-free messages (docs/pulpitum-v4.md
 // §5.3; a read missing part of its route gets one refusal naming everything missing, built by
 // the binder). All are InvalidArgument.
 var (

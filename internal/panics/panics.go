@@ -8,7 +8,7 @@
 // RPC's name or "fragment"), the panic value's Go type, the message of a runtime error (an
 // index out of range, a nil dereference: value-free by construction) and the goroutine's
 // stack. It never holds another panic value's text, which may quote a plan's bytes, SQL, a
-// partition value or a literal (pulpitum-reference.md §5.4, "Error privacy": planning
+// partition value or a literal (docs/pulpitum-v4.md §5.4, "Error privacy": planning
 // details stay out of the logs).
 //
 // Typical use, in a function returning an error:

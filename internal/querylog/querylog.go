@@ -32,7 +32,7 @@
 // for an internal failure error_class (the Go type of the innermost error) and sqlstate (when
 // a database error is in the chain). It never holds SQL text, a partition value, a literal, a
 // parameter value, an object path or key, or a raw database error: the reference logs
-// planning details at debug level only (pulpitum-reference.md §5.4, "Error privacy"), and so
+// planning details at debug level only (docs/pulpitum-v4.md §5.4, "Error privacy"), and so
 // does this package — the raw error of an internal failure goes to a separate debug-level line
 // with the same query_id.
 //
@@ -72,7 +72,7 @@ import (
 const FlightService = "arrow.flight.protocol.FlightService"
 
 // Span attribute keys of the call span. The bucket counts use the names the reference
-// proposes for them (pulpitum-reference.md §6.1, "future attributes").
+// proposes for them (docs/pulpitum-v4.md §6.1, "Proposed by Pulpitum, implemented by flightsrv").
 const (
 	AttrQueryID        = attribute.Key("flightsrv.query.id")
 	AttrCommand        = attribute.Key("flightsrv.query.command")

@@ -19,14 +19,14 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// Defaults of Config (pulpitum-reference.md §3.1, pool defaults and transaction wrapper).
+// Defaults of Config (docs/pulpitum-v4.md §3.1, pool defaults and transaction wrapper).
 const (
 	DefaultMaxConns       = 16
 	DefaultAcquireTimeout = 5 * time.Second
 	DefaultConnectTimeout = 10 * time.Second
 )
 
-// Transaction wrapper limits (pulpitum-reference.md §3.1).
+// Transaction wrapper limits (docs/pulpitum-v4.md §3.1).
 const (
 	maxAttempts     = 5
 	beginTimeout    = 30 * time.Second

@@ -450,7 +450,7 @@ func begins(sqls []string) int {
 
 // TestSerializationFailureRetriesTheWholeTransaction: SQLSTATE 40001 raised by the database
 // inside a mutation (CockroachDB's "restart transaction") makes the adapter run the whole
-// transaction again, as CockroachDB requires, up to five attempts (pulpitum-reference.md
+// transaction again, as CockroachDB requires, up to five attempts (docs/pulpitum-v4.md
 // §3.1): an append whose first two inserts fail commits on its third transaction with each
 // record once; a claim whose first update fails commits on its second with generation 1 (the
 // failed attempt left nothing); five failures in a row give ErrOperationFailed after exactly

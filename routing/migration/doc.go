@@ -1,5 +1,5 @@
 // Package migration plans numbered, checksummed schema migrations against an append-only
-// history (pulpitum-reference.md §1.3). It is driver-free: the hot-store adapters
+// history (docs/pulpitum-v4.md §1.3). It is driver-free: the hot-store adapters
 // (routing/cockroach and routing/sqlite) read their history table, call [Plan], and apply the
 // returned migrations in one transaction.
 //

@@ -1281,7 +1281,7 @@ func mustStatus(t *testing.T, s Store, b routing.BucketID) routing.ArchiveStatus
 	return st
 }
 
-// testArchiveStatus checks the durable fields each transition writes (pulpitum-reference.md
+// testArchiveStatus checks the durable fields each transition writes (docs/pulpitum-v4.md
 // §4.1): lease expiry = now + lease on claim, renew and cleanup claim; attempts + 1 and retry
 // time = now + retry on DeferArchive and DeferCleanup (DeferCleanup also moves the expiry
 // there); the retry time cleared by a claim; AbortArchive counting nothing.
