@@ -72,6 +72,13 @@ func (t *Tokens) Issue(user string) (token string, expires time.Time, err error)
 // period at the clock's now (give or take ClockSkew), and returns its user. Every failure is
 // ErrBadToken.
 func (t *Tokens) Verify(token string) (user string, err error) {
+	user, _, err = t.check(token)
+	return user, err
+}
+
+// check is Verify that also reports whether the token has passed half its lifetime (issue to
+// expiry) at the clock's now: a call using it should be answered with a fresh token.
+func (t *Tokens) check(token string) (user string, renew bool, err error) {
 	var claims jwt.RegisteredClaims
 	_, err = jwt.ParseWithClaims(token, &claims, func(tok *jwt.Token) (any, error) {
 		id, _ := tok.Header["kid"].(string)
@@ -81,8 +88,9 @@ func (t *Tokens) Verify(token string) (user string, err error) {
 		return nil, ErrUnknownKey
 	}, jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithIssuer(Issuer),
 		jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithTimeFunc(t.now), jwt.WithLeeway(ClockSkew))
-	if err != nil || claims.Subject == "" {
-		return "", ErrBadToken
+	if err != nil || claims.Subject == "" || claims.IssuedAt == nil {
+		return "", false, ErrBadToken
 	}
-	return claims.Subject, nil
+	iat, exp := claims.IssuedAt.Time, claims.ExpiresAt.Time
+	return claims.Subject, !t.now().Before(iat.Add(exp.Sub(iat) / 2)), nil
 }
