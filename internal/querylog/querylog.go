@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
+	arrowflightsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -435,7 +436,13 @@ func (l *callLogger) observe(ctx context.Context, r *Record, msg any) {
 	case *flight.FlightData:
 		b = m.GetFlightDescriptor().GetCmd()
 	case *flight.Action:
-		r.setCommand(m.GetType())
+		if KnownAction(m.GetType()) {
+			r.setCommand(m.GetType())
+		} else {
+			// The client's text, which may hold anything (SQL, a password, NUL bytes, 10 KB):
+			// a fixed word and its length only.
+			r.setCommand(fmt.Sprintf("UnknownAction(%d bytes)", len(m.GetType())))
+		}
 		b = m.GetBody()
 	}
 	var a anypb.Any
@@ -707,3 +714,24 @@ func sqlState(err error) string {
 	}
 	return ""
 }
+
+// knownActions are the action types of Flight and Flight SQL the server serves.
+var knownActions = map[string]bool{
+	flight.CancelFlightInfoActionType:                    true,
+	flight.RenewFlightEndpointActionType:                 true,
+	flight.SetSessionOptionsActionType:                   true,
+	flight.GetSessionOptionsActionType:                   true,
+	flight.CloseSessionActionType:                        true,
+	arrowflightsql.BeginSavepointActionType:              true,
+	arrowflightsql.BeginTransactionActionType:            true,
+	arrowflightsql.CancelQueryActionType:                 true,
+	arrowflightsql.CreatePreparedStatementActionType:     true,
+	arrowflightsql.CreatePreparedSubstraitPlanActionType: true,
+	arrowflightsql.ClosePreparedStatementActionType:      true,
+	arrowflightsql.EndTransactionActionType:              true,
+	arrowflightsql.EndSavepointActionType:                true,
+}
+
+// KnownAction reports whether name is an action type of Flight or Flight SQL that the server
+// serves; the query record and log line name any other only as a fixed word and its length.
+func KnownAction(name string) bool { return knownActions[name] }

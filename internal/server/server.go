@@ -466,21 +466,6 @@ func debugMux() *http.ServeMux {
 }
 
 // knownActions are the DoAction types the Flight SQL dispatcher handles.
-var knownActions = map[string]bool{
-	flight.CancelFlightInfoActionType:                    true,
-	flight.RenewFlightEndpointActionType:                 true,
-	flight.SetSessionOptionsActionType:                   true,
-	flight.GetSessionOptionsActionType:                   true,
-	flight.CloseSessionActionType:                        true,
-	arrowflightsql.BeginSavepointActionType:              true,
-	arrowflightsql.BeginTransactionActionType:            true,
-	arrowflightsql.CancelQueryActionType:                 true,
-	arrowflightsql.CreatePreparedStatementActionType:     true,
-	arrowflightsql.CreatePreparedSubstraitPlanActionType: true,
-	arrowflightsql.ClosePreparedStatementActionType:      true,
-	arrowflightsql.EndTransactionActionType:              true,
-	arrowflightsql.EndSavepointActionType:                true,
-}
 
 // service is arrow-go's Flight SQL dispatcher with these changes: DoAction answers
 // UNIMPLEMENTED for action types the dispatcher does not know (arrow-go's dispatcher answers
@@ -543,7 +528,7 @@ func (g service) ListActions(_ *flight.Empty, stream flight.FlightService_ListAc
 }
 
 func (g service) DoAction(cmd *flight.Action, stream flight.FlightService_DoActionServer) error {
-	if !knownActions[cmd.GetType()] {
+	if !querylog.KnownAction(cmd.GetType()) {
 		return status.Error(codes.Unimplemented, "action type is not supported")
 	}
 	return g.FlightServer.DoAction(cmd, stream)
