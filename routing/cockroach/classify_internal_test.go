@@ -32,4 +32,3 @@ func TestConnectionLostIsUnavailable(t *testing.T) {
 		}
 	}
 }
-
