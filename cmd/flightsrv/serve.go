@@ -209,6 +209,9 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	if err != nil {
 		return nil, nil, err
 	}
+	if cfg.sec.authKeyring != "" && ring != nil {
+		go watchKeyring(ctx, cfg.sec.authKeyring, ring, keyringPoll)
+	}
 	locations, err := cfg.locations()
 	if err != nil {
 		return nil, nil, err

@@ -60,8 +60,9 @@ func (t *Tokens) Issue(user string) (token string, expires time.Time, err error)
 		NotBefore: jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(expires),
 	})
-	tok.Header["kid"] = t.ring.active
-	s, err := tok.SignedString(t.ring.subkey(t.ring.active, tokenDomain))
+	ks := t.ring.set() // one state of the keyring: the active key and its secret together
+	tok.Header["kid"] = ks.active
+	s, err := tok.SignedString(ks.subkey(ks.active, tokenDomain))
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("auth: sign token: %w", err)
 	}
