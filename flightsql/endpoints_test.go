@@ -2,6 +2,7 @@ package flightsql
 
 import (
 	"context"
+	"crypto/sha256"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/auth"
 )
 
 // fragEngine is a FragmentEngine over the rows 0…frags*10-1: fragment i holds the rows
@@ -291,5 +294,36 @@ func TestSelfFirst(t *testing.T) {
 				t.Errorf("replica %d endpoint %d: first location %s, want %s", self, i, got, adv[(self+i)%3])
 			}
 		}
+	}
+}
+
+// TestForeignKeyringNamed: a ticket signed by a replica of another keyring is refused with
+// INVALID_ARGUMENT saying the keyrings differ (the replicas must share --keyring), naming no
+// key; a tampered one stays the plain refusal.
+func TestForeignKeyringNamed(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	eng := &fragEngine{fakeEngine: fakeEngine{alloc: alloc}, frags: 1}
+	addrA, _ := serveAt(t, eng, Config{Keyring: testKeyring(t, []byte("shared")), Alloc: alloc})
+	secret := sha256.Sum256([]byte("other"))
+	other, err := auth.NewKeyring("other", []auth.Key{{ID: "other", Secret: secret[:]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrB, _ := serveAt(t, eng, Config{Keyring: other, Alloc: alloc})
+	a, b := dialFake(t, addrA), dialFake(t, addrB)
+	info, err := a.Execute(context.Background(), "select")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = values(t, b, info.Endpoint[0].Ticket)
+	if msg := status.Convert(err).Message(); status.Code(err) != codes.InvalidArgument || !strings.Contains(msg, "its key is not in this server's keyring") {
+		t.Errorf("a foreign keyring's ticket: %v", err)
+	}
+	tampered := slices.Clone(info.Endpoint[0].Ticket.Ticket)
+	tampered[len(tampered)-1] ^= 1
+	_, err = values(t, a, &flight.Ticket{Ticket: tampered})
+	if msg := status.Convert(err).Message(); status.Code(err) != codes.InvalidArgument || strings.Contains(msg, "its key is not") || !strings.Contains(msg, "invalid or foreign statement handle") {
+		t.Errorf("a tampered ticket: %v", err)
 	}
 }

@@ -77,7 +77,12 @@ const (
 
 // errBadHandle is returned for a handle or ticket that is malformed, of another version,
 // signed by a key the keyring does not hold, or tampered with. The cause is not told apart.
-var errBadHandle = errors.New("flightsql: invalid or foreign statement handle")
+var errBadHandle = errors.New("flightsql: invalid or foreign statement handle (malformed, tampered with, or signed with another keyring: replicas must share --keyring)")
+
+// errForeignKey is the errBadHandle of a well-formed handle or ticket signed by a key id this
+// server's keyring does not hold: a replica without the shared keyring, or a key removed
+// from it. It says so (errors.Is matches errBadHandle), naming no key.
+var errForeignKey = fmt.Errorf("%w: its key is not in this server's keyring (every replica must be given the same --keyring file; a key removed from it stops verifying)", errBadHandle)
 
 // ticketExpiredError is the error of a ticket past its expiry: FAILED_PRECONDITION, naming
 // the expiry only.
@@ -130,7 +135,10 @@ func (s *signer) openDomain(domain string, h []byte) (Query, error) {
 	}
 	msg, sig := h[:len(h)-sigSize], h[len(h)-sigSize:]
 	kid := string(msg[2 : 2+int(msg[1])])
-	if s.ring.Verify(domain, kid, msg, sig) != nil {
+	if err := s.ring.Verify(domain, kid, msg, sig); err != nil {
+		if errors.Is(err, auth.ErrUnknownKey) {
+			return q, errForeignKey
+		}
 		return q, errBadHandle
 	}
 	if err := json.Unmarshal(msg[2+int(msg[1]):], &q); err != nil {

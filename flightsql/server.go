@@ -204,6 +204,8 @@ func (s *Server) toStatus(err error) error {
 		return status.Error(codes.Canceled, "query was cancelled")
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, "query deadline exceeded")
+	case errors.Is(err, errForeignKey):
+		return status.Error(codes.InvalidArgument, errForeignKey.Error())
 	case errors.Is(err, errBadHandle):
 		return status.Error(codes.InvalidArgument, errBadHandle.Error())
 	}
