@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/flightsrv/flightsrv/internal/testproc"
+	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
 )
 
 // adbcHelper is a long-lived Python process running testdata/adbcfetch.py: ADBC's Flight SQL

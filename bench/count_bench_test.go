@@ -21,11 +21,11 @@ import (
 
 	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/internal/load"
-	"github.com/flightsrv/flightsrv/internal/pgtest"
-	"github.com/flightsrv/flightsrv/internal/server"
+	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // Tiers and paths of the benchmark matrix.
@@ -33,7 +33,7 @@ const (
 	tierHot     = "hot"
 	tierArchive = "archive"
 
-	viaFlight = "flightsql"  // arrow-go Flight SQL client → internal/server on 127.0.0.1:0
+	viaFlight = "flightsql"  // arrow-go Flight SQL client → server on 127.0.0.1:0
 	viaEngine = "engine"     // query.Engine.Execute of the SQL text, in process
 	viaPG     = "direct-pgx" // one pgx connection, the count asked of PostgreSQL directly
 	viaDuck   = "direct-duckdb"
@@ -305,7 +305,7 @@ func (s *suite) newReader(b *testing.B) *archive.Reader {
 	return r
 }
 
-// newEngine builds the engine as internal/server does: one table with a route cache.
+// newEngine builds the engine as server does: one table with a route cache.
 func (s *suite) newEngine(b *testing.B, hot routing.HotStore, r routing.ArchiveReader, pushdown bool) *query.Engine {
 	t, err := routing.NewDurableTable(flightsTable, hot, r, routing.Options{Cache: routing.NewRouteCache(routing.DefaultRouteCacheEntries)})
 	if err != nil {

@@ -30,7 +30,7 @@
 // about a minute is set-up (loading ORD, building the two server binaries, loading and
 // archiving the 1.5M-row partition). The first run on a fresh machine also compiles the two
 // binaries' dependencies (the pure-Go SQLite among them: about a minute more). Without make,
-// the benchmarks start their own cluster through internal/pgtest:
+// the benchmarks start their own cluster through internal/testsupport/pgtest:
 //
 //	go test -run '^$' -bench 'CountORD/tier=archive/range=full' -benchtime 2s ./bench/
 //	go test -run '^$' -bench 'Scan/ORD/state=archive' -benchtime 2s ./bench/
@@ -43,7 +43,7 @@
 // ../shared/data/flights-3m.parquet relative to the repository root); FLIGHTSRV_BENCH_PYTHON
 // names a Python with the duckdb module (default .venv/bin/python; without one the DuckDB
 // rows are skipped and the reference count comes from arrow-go alone); FLIGHTSRV_TEST_PG_URL
-// and FLIGHTSRV_TEST_PG_BINDIR as for internal/pgtest. CPU profiles work as usual
+// and FLIGHTSRV_TEST_PG_BINDIR as for internal/testsupport/pgtest. CPU profiles work as usual
 // (-cpuprofile cpu.out); set-up is in them too, so focus on query.(*Engine).Execute or the
 // Flight handlers. BenchmarkScan's via=process variants run flightsrv in a child process,
 // which the profile does not see: profile via=inproc, the same server in the benchmark's
@@ -72,7 +72,7 @@
 //     groups, 64 KiB pages, statistics and page index) and deletes the hot rows, and
 //   - tier=archive: all buckets archived; routes come from the route cache after the first
 //     query.
-//   - via=flightsql: arrow-go's Flight SQL client against internal/server.Start on
+//   - via=flightsql: arrow-go's Flight SQL client against server.Start on
 //     127.0.0.1:0 (GetFlightInfo then DoGet): what a user sees.
 //   - via=engine: query.Engine.Execute of the SQL text in process (parse, plan, execute), the
 //     same engine without gRPC.
@@ -172,7 +172,7 @@
 //     /proc/PID/stat, in 10 ms ticks) over the timed runs per row returned
 //     (server-cpu-ns/row, the summary's CPU/row): what a row costs the server whatever else
 //     runs on the machine, where rows/s moves with the machine's load. The child is stopped by its pid (SIGINT, then SIGKILL).
-//   - via=inproc (each state): internal/server.Start in the benchmark's process, the same
+//   - via=inproc (each state): server.Start in the benchmark's process, the same
 //     client; for CPU profiles (allocations are client's and server's together).
 //   - via=direct-pgx (hot): PostgreSQL asked directly over one pgx connection,
 //     SELECT event_time, sort_key, value FROM pulpitum_v4_records WHERE table_id=$1 AND

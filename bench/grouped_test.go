@@ -20,9 +20,9 @@ import (
 
 	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/internal/load"
-	"github.com/flightsrv/flightsrv/internal/server"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // groupedSQL counts every partition's flights of January–June (the analytical mode reads every

@@ -3,7 +3,7 @@ package bench
 import (
 	"testing"
 
-	"github.com/flightsrv/flightsrv/internal/pgtest"
+	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
 )
 
 // TestMain stops the PostgreSQL server pgtest may have started once the benchmarks are done.

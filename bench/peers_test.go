@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/flightsrv/flightsrv/internal/testproc"
+	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
 )
 
 // exampleScanSQL is the scan asked of arrow-go's example SQLite server: the same rows, WHERE

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/flightsrv/flightsrv/internal/testproc"
+	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
 )
 
 // exampleServerPkg is arrow-go's example SQLite Flight SQL server command, built from the

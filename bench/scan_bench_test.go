@@ -19,9 +19,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/flightsrv/flightsrv/internal/server"
-	"github.com/flightsrv/flightsrv/internal/testproc"
+	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // States of ORD's buckets during BenchmarkScan, in the order the fixture goes through them.
@@ -31,7 +31,7 @@ const (
 	stateArchive = "archive" // all six archived
 
 	viaProcess = "process" // flightsrv serve as a child process, arrow-go Flight SQL client
-	viaInproc  = "inproc"  // internal/server.Start in the benchmark's process, same client
+	viaInproc  = "inproc"  // server.Start in the benchmark's process, same client
 
 	peerExample  = "sqlite-example" // arrow-go's example SQLite Flight SQL server, a child process
 	peerLoopback = "loopback"       // in-process Flight SQL server streaming in-memory batches

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flightsrv/flightsrv/internal/testproc"
+	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
 )
 
 // BenchmarkSideBySide compares flightsrv builds (or flags, or environments) on ORD's archived

@@ -297,7 +297,7 @@ func (sc *scanSuite) printScanSummary(w io.Writer) {
 	fmt.Fprintf(w, "source %s: %s %s flights loaded through load.File in %s, as for the count benchmark\n", sc.source, group(sc.loaded.Appended), airport, sc.loadTime.Round(100*time.Millisecond))
 	fmt.Fprintf(w, "states: hot = %s's six month buckets in PostgreSQL %s; mixed = January–March archived to Parquet, April–June hot; archive = all six archived (%s payload bytes)\n",
 		airport, sc.pgVersion, group(sc.payBytes))
-	fmt.Fprintf(w, "flightsrv process: `flightsrv serve` (default fan-out) as a child process, a fresh one per state; inproc: internal/server in the benchmark's process\n")
+	fmt.Fprintf(w, "flightsrv process: `flightsrv serve` (default fan-out) as a child process, a fresh one per state; inproc: server in the benchmark's process\n")
 	if sc.exampleLoad > 0 {
 		fmt.Fprintf(w, "%s: arrow-go's sqlite_flightsql_server (in-memory SQLite, timestamp as INTEGER ns), loaded with the same rows through its Flight SQL interface in %s\n",
 			peerExample, sc.exampleLoad.Round(100*time.Millisecond))

@@ -17,9 +17,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/auth"
-	"github.com/flightsrv/flightsrv/internal/server"
-	"github.com/flightsrv/flightsrv/internal/testproc"
+	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // ordScan is an ordered scan of ORD's whole history: about 16,500 rows, far more than one

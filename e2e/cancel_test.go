@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flightsrv/flightsrv/internal/server"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // TestCancelledScanReturnsResources: a client that cancels an ordered scan in the middle of

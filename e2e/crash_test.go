@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/flightsrv/flightsrv/internal/testproc"
+	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
 )
 
 // dataFusionCountPlan is DataFusion 55's Substrait plan (base64) for

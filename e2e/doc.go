@@ -1,5 +1,5 @@
 // Package e2e holds the end-to-end tests of flightsrv: the server assembled as the binary
-// assembles it (internal/server) over a real PostgreSQL hot store (started by internal/pgtest)
+// assembles it (server) over a real PostgreSQL hot store (started by internal/testsupport/pgtest)
 // and a real archive directory, loaded from the committed flights sample, and queried through
 // arrow-go's Flight SQL client and its database/sql driver. Expected answers are computed
 // independently from the sample Parquet file.

@@ -20,7 +20,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
-	"github.com/flightsrv/flightsrv/internal/server"
+	"github.com/flightsrv/flightsrv/server"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 

@@ -20,11 +20,11 @@ import (
 
 	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/internal/load"
-	"github.com/flightsrv/flightsrv/internal/pgtest"
-	"github.com/flightsrv/flightsrv/internal/server"
+	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
 	"github.com/flightsrv/flightsrv/scan/ledger"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // TestMain makes the engine's recycling allocator poison what it recycles (a batch used after

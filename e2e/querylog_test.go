@@ -24,8 +24,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/querylog"
-	"github.com/flightsrv/flightsrv/internal/server"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // logBuffer collects a server's log output; safe for concurrent writes.

@@ -21,8 +21,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/flightsrv/flightsrv/internal/server"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // trialRange is the routed predicate of the trial's queries over ORD: March (archived) and

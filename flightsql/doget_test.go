@@ -19,7 +19,7 @@ import (
 )
 
 // zeroCopyService is arrow-go's Flight SQL dispatcher with DoGet answered by ServeDoGet, as
-// internal/server assembles it.
+// server assembles it.
 type zeroCopyService struct {
 	flight.FlightServer
 	sql *Server

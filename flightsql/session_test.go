@@ -21,7 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// serveEngine serves engine through the zero-copy DoGet (as internal/server assembles it) and
+// serveEngine serves engine through the zero-copy DoGet (as server assembles it) and
 // returns a client with a cookie middleware, as the JDBC driver has.
 func serveEngine(t *testing.T, engine Engine, alloc memory.Allocator) (*flightsql.Client, *Server) {
 	t.Helper()

@@ -17,9 +17,9 @@ import (
 	_ "gocloud.dev/blob/fileblob"
 
 	"github.com/flightsrv/flightsrv/archive"
-	"github.com/flightsrv/flightsrv/internal/blobfault"
-	"github.com/flightsrv/flightsrv/internal/pgtest"
 	"github.com/flightsrv/flightsrv/internal/tablecheck"
+	"github.com/flightsrv/flightsrv/internal/testsupport/blobfault"
+	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 )

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/flightsrv/flightsrv/archive"
-	"github.com/flightsrv/flightsrv/internal/blobfault"
+	"github.com/flightsrv/flightsrv/internal/testsupport/blobfault"
 	"github.com/flightsrv/flightsrv/routing"
 )
 

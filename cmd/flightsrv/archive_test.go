@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/flightsrv/flightsrv/archive"
-	"github.com/flightsrv/flightsrv/internal/pgtest"
+	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
 	"github.com/flightsrv/flightsrv/routing"
 )
 

@@ -12,9 +12,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/flightsrv/flightsrv/internal/pgtest"
-	"github.com/flightsrv/flightsrv/internal/server"
+	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // TestHealthProbesTheStore: the store serve opens (openStore's wrapper) is probed by the

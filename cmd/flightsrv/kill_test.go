@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/flightsrv/flightsrv/archive"
-	"github.com/flightsrv/flightsrv/internal/pgtest"
 	"github.com/flightsrv/flightsrv/internal/tablecheck"
+	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
 	"github.com/flightsrv/flightsrv/routing/sqlite"

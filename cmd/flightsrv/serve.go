@@ -16,10 +16,10 @@ import (
 
 	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/flightsql"
-	"github.com/flightsrv/flightsrv/internal/server"
 	"github.com/flightsrv/flightsrv/internal/telemetry"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/server"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 

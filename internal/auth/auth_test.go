@@ -282,7 +282,7 @@ func (probe) GetFlightInfo(ctx context.Context, _ *flight.FlightDescriptor) (*fl
 	return &flight.FlightInfo{FlightDescriptor: &flight.FlightDescriptor{Cmd: []byte(UserFrom(ctx))}}, nil
 }
 
-// authService answers Handshake with the authenticator, as internal/server does.
+// authService answers Handshake with the authenticator, as server does.
 type authService struct {
 	probe
 	a *Authenticator

@@ -4,7 +4,7 @@
 // without migration.
 //
 // Every statement is parameterised and runs unchanged on CockroachDB and PostgreSQL (tests
-// run against a real PostgreSQL server started by internal/pgtest; CockroachDB cannot be
+// run against a real PostgreSQL server started by internal/testsupport/pgtest; CockroachDB cannot be
 // installed on our machines). Reads are one statement each: a CTE picks the bucket's route
 // (synthesising hot when no metadata row exists) and a LEFT JOIN LATERAL fetches rows, a
 // partial aggregate (aggregate.go: count(*), min and max of the event time, two primary-key

@@ -35,7 +35,7 @@ import (
 // the runtime zeroed) most of their buffers and collected more often still (measured with
 // make bench: a fifth of the archived scan's throughput at the default --memory-limit). What
 // the lists hold is live heap to the collector and counts against the process's memory limit:
-// set MaxFree inside it (internal/server does). Buffers that stay unused through a whole
+// set MaxFree inside it (server does). Buffers that stay unused through a whole
 // garbage collection cycle (the least a list held since the previous cycle) are dropped at the
 // next one, so an idle process gives them back within two cycles (the runtime forces one at
 // least every two minutes).
