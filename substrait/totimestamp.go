@@ -347,9 +347,8 @@ func parseToTimestamp(s, format string) (time.Time, error) {
 	if year < 0 {
 		year++ // PostgreSQL reads a negative year as BC: -1 is 1 BC, year 0.
 	}
-	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour < 0 || hour > 24 ||
-		minute < 0 || minute > 59 || sec < 0 || sec > 60 || frac < 0 || frac >= 1_000_000 ||
-		(hour == 24 && (minute > 0 || sec > 0 || frac > 0)) {
+	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour < 0 || hour > 23 ||
+		minute < 0 || minute > 59 || sec < 0 || sec > 60 || frac < 0 || frac >= 1_000_000 {
 		return time.Time{}, errFieldRange
 	}
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, frac*1000, time.UTC)
