@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -58,6 +59,9 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 	if opts.MaxPartitions <= 0 {
 		opts.MaxPartitions = DefaultMaxPartitions
 	}
+	if p, err = pushClientFilters(p); err != nil {
+		return nil, err
+	}
 	_, infos, err := routesOf(p, cat, opts, true)
 	if err != nil {
 		return nil, err
@@ -82,6 +86,37 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 		return nil, unimplemented("an output column type of the Substrait plan")
 	}
 	return &Bound{Plan: p, Routes: infos, Schema: schema}, nil
+}
+
+// pushClientFilters moves the conjuncts of a client plan's FilterRels down to its reads as
+// the binder does (filterPusher), joining them with an `and` declared in the plan's own
+// extensions. A plan where no conjunct passes a relation other than a FilterRel is returned
+// as it is; a rewritten one is a new plan (encoded and decoded again, so that its extension
+// declarations are the ones its expressions use).
+func pushClientFilters(p *plan.Plan) (*plan.Plan, error) {
+	fp := filterPusher{reg: p.ExtensionRegistry()}
+	fp.atRead = func(r *plan.NamedTableReadRel, conj []expr.Expression) (plan.Rel, error) {
+		return fp.filter(r, conj)
+	}
+	root := p.GetRoots()[0]
+	rel, err := fp.push(root.Input(), nil)
+	if err != nil || !fp.changed {
+		return p, err
+	}
+	pb, err := p.ToProto()
+	if err != nil {
+		return nil, fmt.Errorf("substrait: push filters: %w", err)
+	}
+	for _, r := range pb.GetRelations() {
+		if rr := r.GetRoot(); rr != nil {
+			rr.Input = rel.ToProto()
+		}
+	}
+	out, err := plan.FromProto(pb, collection())
+	if err != nil {
+		return nil, fmt.Errorf("substrait: push filters: %w", err)
+	}
+	return out, nil
 }
 
 // checkPlanShape refuses what a client plan may hold beside its relations: several roots,

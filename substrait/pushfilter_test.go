@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 )
 
@@ -170,4 +171,52 @@ func checkFilterAtRead(t *testing.T, p *plan.Plan) {
 		}
 	}
 	walk(p.GetRoots()[0].Input(), false)
+}
+
+// TestClientPlanFiltersPushed: a client's Substrait plan whose routed conjuncts sit above a
+// SortRel, or above an AggregateRel grouping by the partition column, is routed as the SQL
+// binder's is (the filters are pushed to the read), and its answer keeps the plan's shape.
+func TestClientPlanFiltersPushed(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	nsTS := substraitTSType
+	lit := func(t time.Time) expr.Literal { return timestampLiteral(t.UnixNano()) }
+	pin := func(t *testing.T, c *clientPlan, r plan.Rel) expr.Expression {
+		return c.fn(t, URNComparison, "equal", c.ref(r, 0), expr.NewPrimitiveLiteral("general", false))
+	}
+	bounds := func(t *testing.T, c *clientPlan, r plan.Rel) expr.Expression {
+		return c.fn(t, URNBoolean, "and",
+			c.fn(t, URNComparison, "gte", c.ref(r, 1), lit(jan1)),
+			c.fn(t, URNComparison, "lt", c.ref(r, 1), lit(feb1)))
+	}
+	t.Run("above a sort", func(t *testing.T) {
+		t.Parallel()
+		c := newClientPlan("messages", nsTS)
+		s := must(c.b.Sort(c.read, must(c.b.SortFields(c.read, 2))...))
+		f := must(c.b.Filter(s, c.fn(t, URNBoolean, "and", pin(t, c, s), bounds(t, c, s))))
+		r, names, err := clientRoute(t, cat, must(c.b.Plan(f, []string{"channel_id", "timestamp", "id", "value"})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkClientRoute(t, r, names, []string{"channel_id", "timestamp", "id", "value"})
+	})
+	t.Run("pin above an aggregate grouping by the partition", func(t *testing.T) {
+		t.Parallel()
+		c := newClientPlan("messages", nsTS)
+		in := must(c.b.Filter(c.read, bounds(t, c, c.read)))
+		agg := must(c.b.AggregateExprs(in, nil, []expr.Expression{c.ref(in, 0)}))
+		f := must(c.b.Filter(agg, pin(t, c, agg)))
+		b, err := PrepareSubstrait(marshalPlan(t, must(c.b.Plan(f, []string{"channel_id"}))), cat, BindOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, names, err := clientRoute(t, cat, b.Plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkClientRoute(t, r, names, []string{"channel_id"})
+		if _, ok := b.Plan.GetRoots()[0].Input().(*plan.AggregateRel); !ok {
+			t.Errorf("root is %T, want the aggregate with the filter below it", b.Plan.GetRoots()[0].Input())
+		}
+	})
 }
