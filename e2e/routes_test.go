@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -78,6 +79,10 @@ func TestRoutedPredicatesAsPostgres(t *testing.T) {
 			virtual("SELECT * FROM flights WHERE origin = 'ORD'", "virtual_table.timestamp >= "+tsLit("2001-05-01 00:00:00")+" AND virtual_table.timestamp < "+tsLit("2001-06-15 00:00:00"),
 				`DATE_TRUNC('week', virtual_table.timestamp) AS __timestamp, count(*) AS "COUNT(*)"`,
 				` GROUP BY DATE_TRUNC('week', virtual_table.timestamp) LIMIT 10000`), 6},
+		{"UNION ALL arms filtered from outside",
+			"SELECT origin, count(*) FROM (SELECT origin, timestamp FROM flights WHERE origin = 'ORD' UNION ALL SELECT origin, timestamp FROM flights WHERE origin = 'BOS') u WHERE timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY origin", 2},
+		{"grouped subquery filtered on its key",
+			"SELECT * FROM (SELECT origin, count(*) AS n, min(timestamp) AS first FROM flights WHERE timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY origin) g WHERE origin = 'ORD'", 1},
 		{"CTE", "WITH m AS (SELECT origin, timestamp FROM flights WHERE origin = 'ORD') SELECT count(*) FROM m WHERE timestamp >= '2001-05-01' AND timestamp < '2001-06-01'", 1},
 		{"HAVING over the grouping key", "SELECT origin, count(*) FROM flights WHERE timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY origin HAVING origin = 'BOS'", 1},
 		{"timestamp = X", "SELECT id, timestamp FROM flights WHERE origin = 'ORD' AND timestamp = '" + at + "'", 1},
@@ -142,6 +147,29 @@ func TestRoutedPredicatesAsPostgres(t *testing.T) {
 	plan = explainLines(t, on, "EXPLAIN "+queries[len(queries)-1].sql)
 	if !slices.ContainsFunc(plan, func(l string) bool { return strings.Contains(l, "make an empty route") }) {
 		t.Errorf("EXPLAIN of an empty range does not say its route is empty:\n%s", strings.Join(plan, "\n"))
+	}
+	// A prepared statement whose parameters sit outside the virtual dataset: the count of the
+	// sample's ORD flights in the range, then none for an inverted range.
+	stmt, err := on.Prepare(ctx, "SELECT count(*) FROM (SELECT * FROM flights WHERE origin = $1) AS virtual_table WHERE virtual_table.timestamp >= $2 AND virtual_table.timestamp < $3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close(ctx)
+	from, to := time.Date(2001, 3, 15, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 15, 0, 0, 0, 0, time.UTC)
+	for _, r := range [][2]time.Time{{from, to}, {to, from}} {
+		schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.BinaryTypes.String},
+			{Name: "b", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
+			{Name: "c", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}}}, nil)
+		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		b.Field(0).(*array.StringBuilder).Append("ORD")
+		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(r[0].UnixMicro()))
+		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(r[1].UnixMicro()))
+		res := executeWith(t, ctx, on, stmt, b)
+		want := int64(len(expected(e.sample, "ORD", r[0], r[1])))
+		if got := scalarCount(t, res); got != want || (want == 0) != r[0].After(r[1]) {
+			t.Errorf("prepared virtual dataset over [%v, %v): %d, the sample has %d", r[0], r[1], got, want)
+		}
+		res.release()
 	}
 	// Still refused: no range at all, and a filter that cannot pass a LIMIT.
 	for _, q := range []string{

@@ -220,3 +220,27 @@ func TestClientPlanFiltersPushed(t *testing.T) {
 		}
 	})
 }
+
+// TestRoutesFoundWithParameters: parameters written outside a subquery, around renaming
+// projections, are routed once bound, and their prepare-time placeholders count as the route.
+func TestRoutesFoundWithParameters(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	jan1 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	feb1 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	s, err := Prepare(`SELECT n FROM (SELECT id AS n, channel_id AS c, timestamp AS t FROM messages WHERE channel_id = $1) s WHERE t >= $2 AND t < $3`, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Bind("general", jan1, feb1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := onlyRoute(t, p, cat)
+	if len(rt.Partitions) != 1 || string(rt.Partitions[0]) != "general" || !rt.Range.Start.Equal(jan1) || !rt.Range.End.Equal(feb1) {
+		t.Errorf("route %q %v", rt.Partitions, rt.Range)
+	}
+	if p, err = s.Bind("general", feb1, jan1); err != nil || !onlyRoute(t, p, cat).Empty {
+		t.Errorf("inverted parameters: %v, want an empty route", err)
+	}
+}
