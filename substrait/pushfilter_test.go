@@ -244,3 +244,37 @@ func TestRoutesFoundWithParameters(t *testing.T) {
 		t.Errorf("inverted parameters: %v, want an empty route", err)
 	}
 }
+
+// TestRoutesFoundAnalytical: in the analytical mode a time filter outside a subquery gives
+// the read its range without a partition pin (every partition of the range), and an empty
+// range is an Empty route, never a discovery over it.
+func TestRoutesFoundAnalytical(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	opts := BindOptions{Analytical: true}
+	for _, c := range []struct {
+		sql   string
+		empty bool
+	}{
+		{`SELECT count(*) FROM (SELECT * FROM messages) v WHERE v.timestamp >= '2026-01-01' AND v.timestamp < '2026-02-01'`, false},
+		{`SELECT count(*) FROM (SELECT * FROM messages) v WHERE v.timestamp >= '2026-02-01' AND v.timestamp < '2026-01-01'`, true},
+	} {
+		s, err := PrepareWith(c.sql, cat, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := s.BindGeneral(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		routes, err := Routes(b.Plan, cat, true)
+		if err != nil || len(routes) != 1 || len(b.Routes) != 1 {
+			t.Fatalf("%s: routes %v, %v", c.sql, routes, err)
+		}
+		for _, r := range routes {
+			if r.Empty != c.empty || (r.Partitions == nil) == c.empty || b.Routes[0].Analytical == c.empty {
+				t.Errorf("%s: route %+v, info %+v", c.sql, r, b.Routes[0])
+			}
+		}
+	}
+}
