@@ -37,7 +37,7 @@ type filterPusher struct {
 	// reg registers the `and` that joins conjuncts (the binder's registry, or a client
 	// plan's own, so that the function's anchor is declared in the plan).
 	reg expr.ExtensionRegistry
-	// atRead returns the relation that reads r under conj (conjuncts over r's base schema,
+	// atRead returns the relation that reads r under conj (conjuncts over r's output,
 	// possibly none), in plan order of the reads.
 	atRead func(r *plan.NamedTableReadRel, conj []expr.Expression) (plan.Rel, error)
 	// changed records whether a conjunct passed a relation other than a FilterRel (a
@@ -60,9 +60,11 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 	}
 	switch r := rel.(type) {
 	case *plan.NamedTableReadRel:
-		conj, kept := remapAll(above, direct, false)
-		if len(kept) > 0 {
-			return nil, fmt.Errorf("substrait: a conjunct over a read's output does not map to its columns")
+		// The conjuncts stay over the read's output: a FilterRel directly above the read sees
+		// that (the base schema itself when, as in the binder's plans, it has no emit mapping).
+		var conj []expr.Expression
+		for _, c := range above {
+			conj = append(conj, splitConj(c)...)
 		}
 		return fp.atRead(r, conj)
 	case *plan.FilterRel:
