@@ -27,11 +27,15 @@ import (
 //
 // The plan is first rewritten from the encodings of the producers people use (DataFusion,
 // ibis-substrait, isthmus; producers.go): functions resolved by URN, extension URI or name,
-// timestamps made nanosecond. Each read's routed predicate is taken from the conjunction of
-// its filter and the FilterRels above it (through projections), anywhere in that
+// timestamps made nanosecond. The conjuncts of its FilterRels are then pushed down as the
+// binder's are (filterPusher: through projections of plain columns, sorts, aggregates'
+// grouping keys and into every set-operation input, never through a FetchRel; the returned
+// plan is then a rewritten copy). Each read's routed predicate is taken from the conjunction
+// of its filter and the FilterRels above it (through projections), anywhere in that
 // conjunction, as Routes reads the binder's plans: partition equality, IN list or OR chain
-// (at most opts.MaxPartitions values), timestamp bounds in any comparison form or between;
-// the other conjuncts are residual filters. A read missing part of its route
+// (at most opts.MaxPartitions values), timestamp bounds in any comparison form, between or
+// NOT of a comparison; the other conjuncts are residual filters. Contradictory pins or an
+// empty range give an Empty route (no rows). A read missing part of its route
 // is refused as SQL is (InvalidArgument naming the partition column), unless opts.Analytical
 // lets it leave the partition out. Expressions are checked by the executor when it lowers the
 // plan (the caller maps its scan.ErrUnsupported to Unimplemented).
@@ -44,7 +48,8 @@ import (
 // both schemas; a function no extension holds is Unimplemented naming it; other
 // relation kinds, shared subtrees, dynamic parameters and plan enhancements are
 // Unimplemented; an unknown table is NotFound. The result's Schema comes from the root's
-// names and types; Routes lists each read's route (for EXPLAIN). p is never modified.
+// names and types; Routes lists each read's route (for EXPLAIN). The client's bytes are
+// never modified.
 func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, error) {
 	p, err := decodePlan(planBytes, cat)
 	if err != nil {
