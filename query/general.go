@@ -210,6 +210,13 @@ func explainHead(p *plan.Plan, routes []substrait.RouteInfo, discovered map[stri
 	lines := strings.Split(strings.TrimRight(substrait.Explain(p), "\n"), "\n")
 	lines = append(lines, "Routes:")
 	for _, r := range routes {
+		if r.Empty {
+			lines = append(lines,
+				fmt.Sprintf("  read %s: %d WHERE conjunct(s) make an empty route (contradictory partition pins or a time range without an instant): it reads no bucket and answers no rows; %d residual conjunct(s)",
+					r.Table.Name, r.RouteConjuncts, r.Residual),
+				"  fan-out: 0 fragment(s)")
+			continue
+		}
 		buckets := routing.BucketCount(r.Table.Strategy, r.Range)
 		parts := fmt.Sprintf("%d partition(s) pinned", len(r.Partitions))
 		n := len(r.Partitions)

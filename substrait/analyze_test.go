@@ -237,7 +237,7 @@ func TestClientPlanRefusals(t *testing.T) {
 				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("a", false)),
 				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("b", false)))
 			return must(c.b.Filter(routed(t, c), or)), names
-		}, InvalidArgument, ErrConflictingShardEquality.Msg, nil},
+		}, 0, "", nil}, // an empty route: no rows
 		{"strict lower bound", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
 			gt := c.fn(t, URNComparison, "gt", c.ref(c.read, 1), lit(jan1))
 			return must(c.b.Filter(routed(t, c), gt)), names

@@ -184,6 +184,9 @@ type RouteInfo struct {
 	// Analytical reports a read that pins no partition (BindOptions.Analytical): it reads
 	// every partition of its range, discovered at execution.
 	Analytical bool
+	// Empty reports a route that reads nothing (contradictory partition pins, or bounds
+	// leaving no instant): Partitions is empty, Range empty, and the read answers no rows.
+	Empty bool
 }
 
 func newBinder(cat Catalog, ps *paramState, opts BindOptions) *binder {
@@ -983,12 +986,6 @@ func (bd *binder) where(from *fromItem, w *pg.Node) (*fromItem, error) {
 				return nil, err
 			}
 			conj = append(conj, splitConj(be)...)
-		}
-	}
-	if from.read != nil {
-		var err error
-		if conj, err = bd.route(from, conj); err != nil {
-			return nil, err
 		}
 	}
 	if len(conj) == 0 {

@@ -572,6 +572,11 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		f, err := expr.NewCustomScalarFunc(bd.reg, extensions.NewScalarFuncVariant(extensions.ID{URN: URNPostgres, Name: "date_part"}), out, nil, types.Enum(field), ts)
 		return typed(f), err
+	case "to_timestamp":
+		if err := nargs(1, 2); err != nil {
+			return bval{}, err
+		}
+		return bd.bindToTimestamp(args)
 	case "to_char":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err

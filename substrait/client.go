@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -26,11 +27,15 @@ import (
 //
 // The plan is first rewritten from the encodings of the producers people use (DataFusion,
 // ibis-substrait, isthmus; producers.go): functions resolved by URN, extension URI or name,
-// timestamps made nanosecond. Each read's routed predicate is taken from the conjunction of
-// its filter and the FilterRels above it (through projections), anywhere in that
+// timestamps made nanosecond. The conjuncts of its FilterRels are then pushed down as the
+// binder's are (filterPusher: through projections of plain columns, sorts, aggregates'
+// grouping keys and into every set-operation input, never through a FetchRel; the returned
+// plan is then a rewritten copy). Each read's routed predicate is taken from the conjunction
+// of its filter and the FilterRels above it (through projections), anywhere in that
 // conjunction, as Routes reads the binder's plans: partition equality, IN list or OR chain
-// (at most opts.MaxPartitions values), timestamp bounds in any comparison form or between;
-// the other conjuncts are residual filters. A read missing part of its route
+// (at most opts.MaxPartitions values), timestamp bounds in any comparison form, between or
+// NOT of a comparison; the other conjuncts are residual filters. Contradictory pins or an
+// empty range give an Empty route (no rows). A read missing part of its route
 // is refused as SQL is (InvalidArgument naming the partition column), unless opts.Analytical
 // lets it leave the partition out. Expressions are checked by the executor when it lowers the
 // plan (the caller maps its scan.ErrUnsupported to Unimplemented).
@@ -43,7 +48,8 @@ import (
 // both schemas; a function no extension holds is Unimplemented naming it; other
 // relation kinds, shared subtrees, dynamic parameters and plan enhancements are
 // Unimplemented; an unknown table is NotFound. The result's Schema comes from the root's
-// names and types; Routes lists each read's route (for EXPLAIN). p is never modified.
+// names and types; Routes lists each read's route (for EXPLAIN). The client's bytes are
+// never modified.
 func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, error) {
 	p, err := decodePlan(planBytes, cat)
 	if err != nil {
@@ -57,6 +63,9 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 	}
 	if opts.MaxPartitions <= 0 {
 		opts.MaxPartitions = DefaultMaxPartitions
+	}
+	if p, err = pushClientFilters(p); err != nil {
+		return nil, err
 	}
 	_, infos, err := routesOf(p, cat, opts, true)
 	if err != nil {
@@ -82,6 +91,37 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 		return nil, unimplemented("an output column type of the Substrait plan")
 	}
 	return &Bound{Plan: p, Routes: infos, Schema: schema}, nil
+}
+
+// pushClientFilters moves the conjuncts of a client plan's FilterRels down to its reads as
+// the binder does (filterPusher), joining them with an `and` declared in the plan's own
+// extensions. A plan where no conjunct passes a relation other than a FilterRel is returned
+// as it is; a rewritten one is a new plan (encoded and decoded again, so that its extension
+// declarations are the ones its expressions use).
+func pushClientFilters(p *plan.Plan) (*plan.Plan, error) {
+	fp := filterPusher{reg: p.ExtensionRegistry()}
+	fp.atRead = func(r *plan.NamedTableReadRel, conj []expr.Expression) (plan.Rel, error) {
+		return fp.filter(r, conj)
+	}
+	root := p.GetRoots()[0]
+	rel, err := fp.push(root.Input(), nil)
+	if err != nil || !fp.changed {
+		return p, err
+	}
+	pb, err := p.ToProto()
+	if err != nil {
+		return nil, fmt.Errorf("substrait: push filters: %w", err)
+	}
+	for _, r := range pb.GetRelations() {
+		if rr := r.GetRoot(); rr != nil {
+			rr.Input = rel.ToProto()
+		}
+	}
+	out, err := plan.FromProto(pb, collection())
+	if err != nil {
+		return nil, fmt.Errorf("substrait: push filters: %w", err)
+	}
+	return out, nil
 }
 
 // checkPlanShape refuses what a client plan may hold beside its relations: several roots,

@@ -21,19 +21,26 @@
 // # The routed contract
 //
 // Every read of a routed table must pin its partitions and a finite half-open time range
-// (docs/pulpitum-v4.md §5.2). The binder takes each read's routed predicate from anywhere in
-// its WHERE's conjunction — partition equality, IN list or = ANY, timestamp bounds in any
-// comparison form (>=, >, <, <=, BETWEEN, either operand order; a date is converted to
-// timestamp with time zone at midnight UTC, PostgreSQL's implicit cast in a UTC session;
-// repeated bounds take the tightest, repeated partition sets are intersected) — and places it, normalised (partition =
-// or IN, timestamp >= start, timestamp < end), first in the FilterRel above the read; the other
-// conjuncts follow as residual filters. Routes reads it back for the executor's binding, and
+// (docs/pulpitum-v4.md §5.2). Before routing, the conjuncts of every FilterRel are pushed
+// down the plan as far as they soundly go (pushfilter.go: through projections of plain
+// columns, sorts, aggregates' grouping keys and into every set-operation input, never through
+// LIMIT), so a filter written outside a subquery, a CTE or a UNION — Superset's time filter
+// around its virtual dataset — reaches the read; client plans get the same rewrite. The binder
+// takes each read's routed predicate from anywhere in the conjunction that reaches it —
+// partition equality, IN list or = ANY, timestamp bounds in any comparison form (>=, >, <,
+// <=, = as the one-instant range [X, X+1ns), BETWEEN, NOT of a comparison, either operand
+// order; a date is converted to timestamp with time zone at midnight UTC, PostgreSQL's
+// implicit cast in a UTC session; to_timestamp of constants is folded; repeated bounds take
+// the tightest, repeated partition sets are intersected) — and places it, normalised
+// (partition = or IN, timestamp >= start, timestamp < end), first in the FilterRel above the
+// read; the other conjuncts follow as residual filters. Routes reads it back for the executor's binding, and
 // ImpliedByRoute tells the executor which conjuncts its route already guarantees. A read
 // missing part of its route is refused with one InvalidArgument naming everything missing and
 // the table's partition column (`flights needs origin = <value> and timestamp >= <start> AND
 // timestamp < <end>`), never a value; analytical reads (BindOptions.Analytical) may leave the
-// partition out. An empty range is ErrInvalidTimestampRange, partition sets without a common
-// value ErrConflictingShardEquality; bounds beyond the nanosecond range are clamped to it.
+// partition out. An empty range, or partition sets without a common value, is an Empty route
+// (RouteInfo.Empty, Route.Empty): the read reads no bucket and answers no rows, as PostgreSQL
+// does; bounds beyond the nanosecond range are clamped to it.
 //
 // # Errors
 //

@@ -124,14 +124,17 @@ func unimplementedAre(constructs string) *Error {
 	return &Error{Code: Unimplemented, Msg: constructs + " are not supported"}
 }
 
-// The routed-predicate planning errors with fixed, value-free messages (docs/pulpitum-v4.md
-// §5.3; a read missing part of its route gets one refusal naming everything missing, built by
-// the binder). All are InvalidArgument.
+// Pulpitum's routed-predicate planning errors for an empty route (docs/pulpitum-v4.md §5.3).
+// flightsrv no longer returns them: an empty range and contradictory partition pins answer no
+// rows, as PostgreSQL does (an Empty route); they remain for callers matching them.
 var (
 	// ErrInvalidTimestampRange: the lower bound is not before the upper bound (start ≥ end).
+	//
+	// Deprecated: such a read has an Empty route and answers no rows.
 	ErrInvalidTimestampRange = &Error{Code: InvalidArgument, Msg: "timestamp range is empty: start must be before end"}
-	// ErrConflictingShardEquality: partition equalities and IN lists with no value in common
-	// (repeating the same value is allowed).
+	// ErrConflictingShardEquality: partition equalities and IN lists with no value in common.
+	//
+	// Deprecated: such a read has an Empty route and answers no rows.
 	ErrConflictingShardEquality = &Error{Code: InvalidArgument, Msg: "conflicting partition column equalities"}
 )
 

@@ -118,7 +118,14 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 	if err != nil {
 		return nil, err
 	}
-	p, err := bd.b.Plan(br.rel, br.names)
+	// Every FilterRel's conjuncts go as far down as they soundly may (filterPusher), and
+	// each read's route is taken from what reaches it (routeRead).
+	fp := filterPusher{reg: bd.reg, atRead: bd.routeRead}
+	root, err := fp.push(br.rel, nil)
+	if err != nil {
+		return nil, err
+	}
+	p, err := bd.b.Plan(root, br.names)
 	if err != nil {
 		return nil, fmt.Errorf("substrait: build plan: %w", err)
 	}

@@ -23,19 +23,47 @@ type routeAtoms struct {
 	upperSeen    bool
 }
 
-// route takes the routed conjuncts out of a read's WHERE conjunction: partition equalities and
-// IN lists (= ANY), and timestamp bounds (>=, >, <, <=, BETWEEN, either operand order). It
-// returns the conjunction to filter with: the route, normalised (partition equality or IN,
-// timestamp >= start, timestamp < end), then the other conjuncts as residual filters.
-// Missing parts are one error naming everything missing and the table's partition column.
-func (bd *binder) route(from *fromItem, conj []expr.Expression) ([]expr.Expression, error) {
-	def := from.def
+// routeRead is the binder's filterPusher.atRead: it takes the routed conjuncts out of the
+// conjunction pushed down to read r (route), and returns r under a FilterRel of the route,
+// normalised (partition equality or IN, timestamp >= start, timestamp < end), then the other
+// conjuncts as residual filters. Missing parts are one error naming everything missing and
+// the table's partition column; an empty route (partition sets without a common value, or
+// an empty time range) keeps the conjuncts as they are, for Routes to read as a read of no
+// bucket.
+func (bd *binder) routeRead(r *plan.NamedTableReadRel, conj []expr.Expression) (plan.Rel, error) {
+	names := r.Names()
+	if len(names) != 1 {
+		return nil, unimplementedAre("multi-part table names")
+	}
+	def, err := lookupTable(bd.cat, names[0])
+	if err != nil {
+		return nil, err
+	}
+	out, err := bd.route(def, conj)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return r, nil
+	}
+	fp := filterPusher{reg: bd.reg}
+	return fp.filter(r, out)
+}
+
+// route takes the routed conjuncts out of a read's conjunction (over the base schema of def):
+// partition equalities and IN lists (= ANY), and timestamp bounds (>=, >, <, <=, =, BETWEEN,
+// NOT of a comparison, either operand order). It returns the conjunction to filter with: the
+// route, normalised (partition equality or IN, timestamp >= start, timestamp < end), then the
+// other conjuncts as residual filters. Missing parts are one error naming everything missing
+// and the table's partition column. An empty route — partition sets without a common value
+// (origin = 'ORD' AND origin = 'SFO') or bounds that leave no instant — answers no rows, as
+// PostgreSQL does: the conjuncts are returned as they are and the read's RouteInfo is Empty.
+func (bd *binder) route(def routing.TableDef, conj []expr.Expression) ([]expr.Expression, error) {
 	var ra routeAtoms
-	var residual []expr.Expression
-	routeCount := 0
+	var residual, routed []expr.Expression
 	for _, c := range conj {
 		if bd.routeAtom(c, &ra) {
-			routeCount++
+			routed = append(routed, c)
 			continue
 		}
 		residual = append(residual, c)
@@ -43,20 +71,26 @@ func (bd *binder) route(from *fromItem, conj []expr.Expression) ([]expr.Expressi
 	if err := ra.check(def, bd.opts.Analytical); err != nil {
 		return nil, err
 	}
-	if ra.lower != nil && ra.upper != nil && !ra.lower.Before(*ra.upper) {
-		return nil, ErrInvalidTimestampRange
-	}
-	if ra.partSeen && !ra.partUnknown && len(ra.parts) == 0 {
-		return nil, ErrConflictingShardEquality
+	info := RouteInfo{Table: def, RouteConjuncts: len(routed), Residual: len(residual), Analytical: !ra.partSeen}
+	if ra.empty() {
+		info.Empty, info.Analytical, info.Partitions = true, false, [][]byte{}
+		info.Range = ra.emptyRange()
+		bd.routes = append(bd.routes, info)
+		return append(routed, residual...), nil
 	}
 	if len(ra.parts) > bd.opts.MaxPartitions {
 		return nil, errTooManyPartitions(def, len(ra.parts), bd.opts.MaxPartitions)
 	}
-	read := from.boundRel
-	pref := read.sc.ref(partitionField)
-	tref := read.sc.ref(timestampField)
+	rt := types.NewRecordTypeFromTypes(baseSchema(def).Struct.Types)
+	pref, err := expr.NewRootFieldRef(expr.NewStructFieldRef(partitionField), rt)
+	if err != nil {
+		return nil, err
+	}
+	tref, err := expr.NewRootFieldRef(expr.NewStructFieldRef(timestampField), rt)
+	if err != nil {
+		return nil, err
+	}
 	var out []expr.Expression
-	info := RouteInfo{Table: def, RouteConjuncts: routeCount, Residual: len(residual), Analytical: !ra.partSeen}
 	if ra.partSeen {
 		if ra.partUnknown {
 			// Prepare time: the values are parameters.
@@ -94,6 +128,21 @@ func (bd *binder) route(from *fromItem, conj []expr.Expression) ([]expr.Expressi
 	return append(out, residual...), nil
 }
 
+// empty reports a route that reads nothing: partition sets without a common value, or both
+// bounds known and no instant between them.
+func (ra *routeAtoms) empty() bool {
+	return (ra.partSeen && !ra.partUnknown && len(ra.parts) == 0) ||
+		(ra.lower != nil && ra.upper != nil && !ra.lower.Before(*ra.upper))
+}
+
+// emptyRange is the range an empty route records: the empty range at its lower bound.
+func (ra *routeAtoms) emptyRange() routing.TimeRange {
+	if ra.lower == nil {
+		return routing.TimeRange{}
+	}
+	return routing.TimeRange{Start: *ra.lower, End: *ra.lower}
+}
+
 // routeAtom reads one conjunct as part of the route; false leaves it residual. It reads the
 // forms the binder writes and those of the Substrait producers people use: a partition
 // equality, IN list (SingularOrList) or OR chain of those; a timestamp comparison in either
@@ -111,6 +160,24 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 		return true
 	}
 	v, ok := c.(*expr.ScalarFunction)
+	if ok && v.ID().URN == URNBoolean && v.Name() == "not" && v.NArgs() == 1 {
+		// NOT (timestamp < X) is timestamp >= X, and so on: the column is NOT NULL, and a
+		// NULL operand is no bound (literalOf refuses it), so the negation is the complement.
+		in, ok := v.Arg(0).(*expr.ScalarFunction)
+		if !ok || (in.ID().URN != URNComparison && in.ID().URN != URNDatetime) || in.NArgs() != 2 {
+			return false
+		}
+		neg, ok := negatedOps[in.Name()]
+		if !ok {
+			return false
+		}
+		l, _ := in.Arg(0).(expr.Expression)
+		r, _ := in.Arg(1).(expr.Expression)
+		if l == nil || r == nil {
+			return false
+		}
+		return bd.comparisonAtom(neg, l, r, ra)
+	}
 	if !ok || (v.ID().URN != URNComparison && v.ID().URN != URNDatetime) {
 		// isthmus declares timestamp comparisons in functions_datetime (lt:pts_pts…).
 		return false
@@ -146,6 +213,16 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 	if l == nil || r == nil {
 		return false
 	}
+	return bd.comparisonAtom(op, l, r, ra)
+}
+
+// negatedOps maps a Substrait comparison to the SQL operator of its negation.
+var negatedOps = map[string]string{"lt": ">=", "lte": ">", "gt": "<=", "gte": "<"}
+
+// comparisonAtom reads `l op r` (op a SQL operator) as a timestamp bound into ra, either
+// operand order: an inequality is one bound, an equality timestamp = X the one-instant range
+// [X, X+1ns) (both bounds, or neither when X is not a timestamp literal).
+func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms) bool {
 	col, val := unwrapColumnCast(l), r
 	if !isBaseRef(col) {
 		col, val, op = unwrapColumnCast(r), l, swapped[op]
@@ -158,11 +235,23 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 		case routedColumn(col, timestampField) && (op == "<" || op == "<="):
 			ra.upperSeen = true
 			return true
+		case routedColumn(col, timestampField) && op == "=":
+			ra.lowerSeen, ra.upperSeen = true, true
+			return true
 		}
 		return false
 	}
 	if !routedColumn(col, timestampField) {
 		return false
+	}
+	if op == "=" {
+		var tmp routeAtoms
+		if !bd.boundAtom(">=", val, &tmp) || !bd.boundAtom("<=", val, &tmp) {
+			return false
+		}
+		bd.boundAtom(">=", val, ra)
+		bd.boundAtom("<=", val, ra)
+		return true
 	}
 	return bd.boundAtom(op, val, ra)
 }
@@ -400,17 +489,24 @@ func isBaseRef(e expr.Expression) bool {
 
 // Route is what one routed read of a plan reads: the table, the pinned partitions (nil when
 // the read is analytical: every partition of the range) and the finite half-open time range.
+// An Empty route (contradictory partition pins, or bounds leaving no instant) reads no
+// bucket: its Partitions are empty and not nil, its Range empty.
 type Route struct {
 	Table      routing.TableDef
 	Partitions [][]byte
 	Range      routing.TimeRange
+	Empty      bool
 }
 
 // Routes reads the route of every NamedTableReadRel of p from its filter and the FilterRels
 // directly above it (where the binder and Build put it): a partition equality or IN list of
-// string literals (several are intersected), and timestamp >= / < bounds of timestamp
-// literals (the tightest win). A read without a partition pin is refused unless analytical;
-// one without both bounds is always refused, naming the table's partition column.
+// string literals (several are intersected), and timestamp bounds of timestamp literals (>=,
+// >, <, <=, =, between, NOT of a comparison; the tightest win). A read without a partition
+// pin is refused unless analytical; one without both bounds is always refused, naming the
+// table's partition column (InvalidArgument). Partition sets without a common value or
+// bounds leaving no instant give an Empty route: the read answers no rows, as PostgreSQL's
+// does. Plans whose filters sit higher (above an aggregate, a sort or a set operation) are
+// first rewritten by the binder and PrepareSubstrait (filterPusher).
 func Routes(p *plan.Plan, cat Catalog, analytical bool) (map[*plan.NamedTableReadRel]Route, error) {
 	routes, _, err := routesOf(p, cat, BindOptions{Analytical: analytical, MaxPartitions: math.MaxInt}, false)
 	return routes, err
@@ -463,14 +559,15 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 			if ra.lower == nil || ra.upper == nil {
 				return invalidPlan("a timestamp bound of the read of %s is a parameter", def.Name) // plans have none
 			}
-			if !ra.lower.Before(*ra.upper) {
-				return ErrInvalidTimestampRange
+			if ra.empty() {
+				rt := Route{Table: def, Partitions: [][]byte{}, Range: ra.emptyRange(), Empty: true}
+				info.Partitions, info.Range, info.Empty = rt.Partitions, rt.Range, true
+				infos = append(infos, info)
+				out[r] = rt
+				return nil
 			}
 			rt := Route{Table: def, Range: routing.TimeRange{Start: *ra.lower, End: *ra.upper}}
 			if ra.partSeen {
-				if len(ra.parts) == 0 {
-					return ErrConflictingShardEquality
-				}
 				if len(ra.parts) > opts.MaxPartitions {
 					return errTooManyPartitions(def, len(ra.parts), opts.MaxPartitions)
 				}

@@ -19,7 +19,7 @@ import (
 // or another text → utf8; a timestamp → timestamp[ms, tz=UTC] (paramTimestampType: the JDBC
 // driver's unit; values of every unit are accepted); LIMIT, OFFSET and integers → int64;
 // = ANY($n) → a list. Value-independent errors are reported by Prepare; the checks that need
-// values (conflicting partition values, start ≥ end, negative LIMIT) run at bind time.
+// values (a negative LIMIT; the emptiness of a route, which answers no rows) run at bind time.
 type Statement struct {
 	sql         string
 	g           *general

@@ -1,0 +1,286 @@
+package substrait
+
+import (
+	"fmt"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// filterPusher moves the conjuncts of a plan's FilterRels as far down the relation tree as
+// their meaning allows, so that the conjuncts over a routed read's columns — Superset's time
+// filter written outside `(SELECT … FROM flights WHERE origin = …) AS virtual_table`, a
+// HAVING over a grouping key, a WHERE over a CTE or a UNION — reach the FilterRel directly
+// above the read, where the route is read (route, Routes) and the executor evaluates them
+// per bucket. It is the textbook predicate pushdown, restricted to what is sound for every
+// input:
+//
+//   - through a FilterRel (its conjuncts join those from above; inner ones first, so that
+//     they keep being evaluated first), a SortRel, and a ProjectRel for conjuncts whose
+//     every column is an input column passed through (directly, as a plain field reference,
+//     or under a cast that only makes it nullable; a computed column is not inlined);
+//   - through an AggregateRel of one grouping set, only for conjuncts over at least one
+//     column and only over grouping keys that are plain field references (a filter on the
+//     keys selects whole groups; a constant conjunct over a global aggregate would turn its
+//     one row into none, so it stays above);
+//   - into every input of a SetRel (a filter over the union, intersection or difference of
+//     its inputs is that of their filtered inputs);
+//   - never through a FetchRel (LIMIT/OFFSET count rows before the filter) nor into a
+//     relation kind it does not know, which is returned unchanged with the conjuncts above it.
+//
+// Conjuncts that stop above a relation are put back in a FilterRel there. A FilterRel with an
+// emit mapping keeps its own condition (dropping it would lose the mapping); conjuncts from
+// above still pass it. Relations are copied, never changed in place.
+type filterPusher struct {
+	// reg registers the `and` that joins conjuncts (the binder's registry, or a client
+	// plan's own, so that the function's anchor is declared in the plan).
+	reg expr.ExtensionRegistry
+	// atRead returns the relation that reads r under conj (conjuncts over r's output,
+	// possibly none), in plan order of the reads.
+	atRead func(r *plan.NamedTableReadRel, conj []expr.Expression) (plan.Rel, error)
+	// changed records whether a conjunct passed a relation other than a FilterRel (a
+	// stack of FilterRels over a read is where Routes reads routes already).
+	changed bool
+}
+
+// push returns a relation equal to rel filtered by above (conjuncts over rel's output).
+func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, error) {
+	mapping := rel.OutputMapping()
+	// direct maps an output column of rel to its direct output (before the emit mapping).
+	direct := func(i int) (int, bool) {
+		if mapping == nil {
+			return i, true
+		}
+		if i < 0 || i >= len(mapping) {
+			return 0, false
+		}
+		return int(mapping[i]), true
+	}
+	switch r := rel.(type) {
+	case *plan.NamedTableReadRel:
+		// The conjuncts stay over the read's output: a FilterRel directly above the read sees
+		// that (the base schema itself when, as in the binder's plans, it has no emit mapping).
+		var conj []expr.Expression
+		for _, c := range above {
+			conj = append(conj, splitConj(c)...)
+		}
+		return fp.atRead(r, conj)
+	case *plan.FilterRel:
+		own := splitConj(r.Condition())
+		if mapping != nil {
+			down, kept := remapAll(above, direct, false)
+			in, err := fp.push(r.Input(), down)
+			if err != nil {
+				return nil, err
+			}
+			out, err := r.Copy(in)
+			if err != nil {
+				return nil, err
+			}
+			return fp.filter(out, kept)
+		}
+		return fp.push(r.Input(), append(own, above...))
+	case *plan.SortRel:
+		down, kept := remapAll(above, direct, false)
+		fp.changed = fp.changed || len(down) > 0
+		in, err := fp.push(r.Input(), down)
+		if err != nil {
+			return nil, err
+		}
+		out, err := r.Copy(in)
+		if err != nil {
+			return nil, err
+		}
+		return fp.filter(out, kept)
+	case *plan.ProjectRel:
+		n := len(r.Input().RecordType().Types())
+		exprs := r.Expressions()
+		src := func(i int) (int, bool) {
+			d, ok := direct(i)
+			if !ok {
+				return 0, false
+			}
+			if d < n {
+				return d, true
+			}
+			if k := d - n; k < len(exprs) {
+				if fr, ok := passThrough(exprs[k]); ok {
+					return rootFieldIndex(fr)
+				}
+			}
+			return 0, false
+		}
+		down, kept := remapAll(above, src, false)
+		fp.changed = fp.changed || len(down) > 0
+		in, err := fp.push(r.Input(), down)
+		if err != nil {
+			return nil, err
+		}
+		out, err := r.Copy(in)
+		if err != nil {
+			return nil, err
+		}
+		return fp.filter(out, kept)
+	case *plan.AggregateRel:
+		refs := r.GroupingReferences()
+		groups := r.GroupingExpressions()
+		src := func(i int) (int, bool) {
+			d, ok := direct(i)
+			if !ok || len(refs) != 1 || d >= len(refs[0]) {
+				return 0, false
+			}
+			g := int(refs[0][d])
+			if g >= len(groups) {
+				return 0, false
+			}
+			if fr, ok := groups[g].(*expr.FieldReference); ok {
+				return rootFieldIndex(fr)
+			}
+			return 0, false
+		}
+		down, kept := remapAll(above, src, true)
+		fp.changed = fp.changed || len(down) > 0
+		in, err := fp.push(r.Input(), down)
+		if err != nil {
+			return nil, err
+		}
+		out, err := r.Copy(in)
+		if err != nil {
+			return nil, err
+		}
+		return fp.filter(out, kept)
+	case *plan.FetchRel:
+		in, err := fp.push(r.Input(), nil)
+		if err != nil {
+			return nil, err
+		}
+		out, err := r.Copy(in)
+		if err != nil {
+			return nil, err
+		}
+		return fp.filter(out, above)
+	case *plan.SetRel:
+		down, kept := remapAll(above, direct, false)
+		if r.Op() == plan.SetOpUnspecified {
+			down, kept = nil, above
+		}
+		fp.changed = fp.changed || len(down) > 0
+		ins := make([]plan.Rel, len(r.Inputs()))
+		for i, in := range r.Inputs() {
+			var err error
+			if ins[i], err = fp.push(in, down); err != nil {
+				return nil, err
+			}
+		}
+		out, err := r.Copy(ins...)
+		if err != nil {
+			return nil, err
+		}
+		return fp.filter(out, kept)
+	}
+	// A relation kind the pusher does not know (routesOf refuses it later): unchanged.
+	return fp.filter(rel, above)
+}
+
+// passThrough reads a projected expression as an input column passed through: a plain field
+// reference, possibly under casts that only make it nullable (the binder's UNION arms).
+func passThrough(e expr.Expression) (*expr.FieldReference, bool) {
+	for {
+		c, ok := e.(*expr.Cast)
+		if !ok || !sameType(c.Type, c.Input.GetType()) {
+			break
+		}
+		e = c.Input
+	}
+	fr, ok := e.(*expr.FieldReference)
+	return fr, ok
+}
+
+// filter puts conj (conjuncts over rel's output) in a FilterRel above rel; rel itself when
+// there are none.
+func (fp *filterPusher) filter(rel plan.Rel, conj []expr.Expression) (plan.Rel, error) {
+	if len(conj) == 0 {
+		return rel, nil
+	}
+	cond, err := fp.and(conj)
+	if err != nil {
+		return nil, err
+	}
+	f, err := plan.NewBuilderDefault().Filter(rel, cond)
+	if err != nil {
+		return nil, fmt.Errorf("substrait: push filters: %w", err)
+	}
+	return f, nil
+}
+
+// and joins conjuncts with functions_boolean's and (one conjunct stands alone).
+func (fp *filterPusher) and(conj []expr.Expression) (expr.Expression, error) {
+	if len(conj) == 1 {
+		return conj[0], nil
+	}
+	args := make([]types.FuncArg, len(conj))
+	for i, c := range conj {
+		args[i] = c
+	}
+	f, err := expr.NewCustomScalarFunc(fp.reg, extensions.NewScalarFuncVariant(extensions.ID{URN: URNBoolean, Name: "and"}), booleanType(), nil, args...)
+	if err != nil {
+		return nil, fmt.Errorf("substrait: push filters: %w", err)
+	}
+	return f, nil
+}
+
+// remapAll rewrites each conjunct of conj (nested ands split) through src, which maps a
+// column of the relation above to one of the relation below: down holds the conjuncts every
+// column of which maps (rewritten), kept the others (unchanged). needRef keeps conjuncts
+// that reference no column.
+func remapAll(conj []expr.Expression, src func(int) (int, bool), needRef bool) (down, kept []expr.Expression) {
+	for _, c := range conj {
+		for _, c := range splitConj(c) {
+			if m, ok := remapRefs(c, src, needRef); ok {
+				down = append(down, m)
+			} else {
+				kept = append(kept, c)
+			}
+		}
+	}
+	return down, kept
+}
+
+// remapRefs rewrites the root field references of e through src; false when one does not
+// map (or is not a root reference), or when needRef is set and e references no column.
+func remapRefs(e expr.Expression, src func(int) (int, bool), needRef bool) (expr.Expression, bool) {
+	ok, refs := true, 0
+	var visit func(e expr.Expression) expr.Expression
+	visit = func(e expr.Expression) expr.Expression {
+		if fr, isRef := e.(*expr.FieldReference); isRef {
+			i, root := rootFieldIndex(fr)
+			if !root {
+				ok = false
+				return e
+			}
+			j, found := src(i)
+			if !found {
+				ok = false
+				return e
+			}
+			refs++
+			if j == i {
+				return e
+			}
+			nr, err := expr.NewRootFieldRefFromType(expr.NewStructFieldRef(int32(j)), fr.GetType())
+			if err != nil {
+				ok = false
+				return e
+			}
+			return nr
+		}
+		return e.Visit(visit)
+	}
+	out := visit(e)
+	if !ok || (needRef && refs == 0) {
+		return nil, false
+	}
+	return out, true
+}

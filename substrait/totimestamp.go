@@ -1,0 +1,362 @@
+package substrait
+
+import (
+	"errors"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+)
+
+// bindToTimestamp binds PostgreSQL's to_timestamp over constants, folded to a timestamp
+// literal (so that it bounds a route as any timestamp literal does):
+//
+//   - to_timestamp(text, text): the text read by the format as PostgreSQL's to_timestamp reads
+//     it (formatting.c, DCH_from_char, outside FX mode) for the patterns BI tools write —
+//     YYYY, MM, DD, HH24, MI, SS, MS, US in either case, separators and spaces, "quoted"
+//     text; Superset writes TO_TIMESTAMP('2001-03-01 00:00:00.000000', 'YYYY-MM-DD
+//     HH24:MI:SS.US'). Any other PostgreSQL pattern (HH12, AM, Mon, TZ, FF1, the FM and TH
+//     modifiers…) is Unimplemented naming the pattern; a value the format cannot read, or a
+//     field out of its range, is InvalidArgument with PostgreSQL's SQLSTATE (22007, 22008),
+//     quoting neither.
+//   - to_timestamp(double precision): seconds since 1970-01-01 UTC, rounded to the
+//     microsecond as PostgreSQL rounds (rint after moving to its 2000 epoch); NaN and values
+//     outside PostgreSQL's timestamp range are InvalidArgument (22008), ±Infinity and instants
+//     outside the nanosecond range are clamped to it, as timestamp literals are.
+//
+// Arguments that are not constants (columns, parameters) are Unimplemented.
+func (bd *binder) bindToTimestamp(args []bval) (bval, error) {
+	constText := func(v bval) (string, bool) {
+		if v.str != nil {
+			return *v.str, true
+		}
+		if v.e == nil {
+			return "", false
+		}
+		if l, ok := literalOf(v.e); ok {
+			return stringLiteral(l)
+		}
+		return "", false
+	}
+	switch len(args) {
+	case 1:
+		var secs float64
+		switch {
+		case args[0].null:
+			return typed(expr.NewNullLiteral(tsType().WithNullability(nullableN))), nil
+		case args[0].str != nil:
+			f, err := strconv.ParseFloat(strings.TrimSpace(*args[0].str), 64)
+			if err != nil {
+				return bval{}, &Error{Code: InvalidArgument, SQLState: "22P02", Msg: "invalid input syntax for type double precision"}
+			}
+			secs = f
+		default:
+			switch l := args[0].e.(type) {
+			case *expr.PrimitiveLiteral[int32]:
+				secs = float64(l.Value)
+			case *expr.PrimitiveLiteral[int64]:
+				secs = float64(l.Value)
+			case *expr.PrimitiveLiteral[float64]:
+				secs = l.Value
+			default:
+				return bval{}, unimplemented("to_timestamp of a value that is not a numeric constant")
+			}
+		}
+		t, err := epochToTimestamp(secs)
+		if err != nil {
+			return bval{}, err
+		}
+		return typed(tsLiteral(t)), nil
+	case 2:
+		if args[0].null || args[1].null {
+			return typed(expr.NewNullLiteral(tsType().WithNullability(nullableN))), nil
+		}
+		s, ok1 := constText(args[0])
+		f, ok2 := constText(args[1])
+		if !ok1 || !ok2 {
+			return bval{}, unimplemented("to_timestamp(text, text) of values that are not text constants")
+		}
+		t, err := parseToTimestamp(s, f)
+		if err != nil {
+			return bval{}, err
+		}
+		return typed(tsLiteral(t)), nil
+	}
+	return bval{}, errorf(InvalidArgument, "to_timestamp takes 1 to 2 arguments")
+}
+
+// PostgreSQL's timestamp range (timestamp.h): [4714-11-24 00:00 BC, 294277-01-01 00:00) in
+// seconds from the Unix epoch, as to_timestamp(double precision) checks it.
+const (
+	pgMinEpochSeconds = -210866803200.0
+	pgEndEpochSeconds = 9224318016000.0
+	pgEpochShift      = 946684800.0 // 2000-01-01 in Unix seconds
+)
+
+// epochToTimestamp is PostgreSQL's to_timestamp(double precision) (float8_timestamptz).
+func epochToTimestamp(secs float64) (time.Time, error) {
+	switch {
+	case math.IsNaN(secs):
+		return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp cannot be NaN"}
+	case math.IsInf(secs, 1):
+		return maxNanoTime, nil
+	case math.IsInf(secs, -1):
+		return minNanoTime, nil
+	case secs < pgMinEpochSeconds || secs >= pgEndEpochSeconds:
+		return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
+	}
+	us := math.RoundToEven((secs - pgEpochShift) * 1e6) // microseconds from 2000-01-01
+	ns := (us + pgEpochShift*1e6) * 1e3
+	switch {
+	case ns <= float64(minNanoTime.UnixNano()):
+		return minNanoTime, nil
+	case ns >= float64(maxNanoTime.UnixNano()):
+		return maxNanoTime, nil
+	}
+	// us is an integer below 2^53 in this range: the sum is exact in int64.
+	return time.Unix(0, (int64(us)+int64(pgEpochShift)*1_000_000)*1000).UTC(), nil
+}
+
+// dchKeywords are the patterns of PostgreSQL's to_char/to_timestamp (formatting.c's
+// DCH_keywords), longest first where one is the prefix of another, as its index search
+// matches them. supportedDCH are those to_timestamp reads here.
+var dchKeywords = func() []string {
+	ks := []string{
+		"A.D.", "A.M.", "AD", "AM", "B.C.", "BC", "CC", "DAY", "DDD", "DD", "DY", "Day", "Dy", "D",
+		"FF1", "FF2", "FF3", "FF4", "FF5", "FF6", "FX", "HH24", "HH12", "HH", "IDDD", "ID", "IW",
+		"IYYY", "IYY", "IY", "I", "J", "MI", "MM", "MONTH", "MON", "MS", "Month", "Mon", "OF",
+		"P.M.", "PM", "Q", "RM", "SSSSS", "SSSS", "SS", "TZH", "TZM", "TZ", "US", "WW", "W",
+		"Y,YYY", "YYYY", "YYY", "YY", "Y",
+		"a.d.", "a.m.", "ad", "am", "b.c.", "bc", "cc", "day", "ddd", "dd", "dy", "d",
+		"ff1", "ff2", "ff3", "ff4", "ff5", "ff6", "fx", "hh24", "hh12", "hh", "iddd", "id", "iw",
+		"iyyy", "iyy", "iy", "i", "j", "mi", "mm", "month", "mon", "ms", "p.m.", "pm", "q", "rm",
+		"sssss", "ssss", "ss", "tz", "us", "ww", "w", "y,yyy", "yyyy", "yyy", "yy", "y",
+	}
+	sort.SliceStable(ks, func(i, j int) bool { return len(ks[i]) > len(ks[j]) })
+	return ks
+}()
+
+// supportedDCH are the patterns to_timestamp reads here, with their fixed widths.
+var supportedDCH = map[string]int{"YYYY": 4, "MM": 2, "DD": 2, "HH24": 2, "MI": 2, "SS": 2, "MS": 3, "US": 6}
+
+type dchNode struct {
+	kind byte   // 'k' pattern, 's' separator or space, 'c' other character
+	key  string // the pattern, upper case
+}
+
+// parseDCHFormat splits a to_timestamp format into PostgreSQL's nodes (parse_format).
+func parseDCHFormat(f string) ([]dchNode, error) {
+	var out []dchNode
+	for i := 0; i < len(f); {
+		if f[i] == '"' {
+			// Quoted text: each character is a literal the input skips.
+			i++
+			for i < len(f) && f[i] != '"' {
+				if f[i] == '\\' && i+1 < len(f) {
+					i++
+				}
+				out = append(out, dchNode{kind: 'c'})
+				i++
+			}
+			i++
+			continue
+		}
+		for _, pre := range []string{"FM", "fm", "TM", "tm"} {
+			if strings.HasPrefix(f[i:], pre) {
+				return nil, unimplemented("the to_timestamp modifier " + strings.ToUpper(pre))
+			}
+		}
+		matched := ""
+		for _, k := range dchKeywords {
+			if strings.HasPrefix(f[i:], k) {
+				matched = k
+				break
+			}
+		}
+		if matched != "" {
+			key := strings.ToUpper(matched)
+			if _, ok := supportedDCH[key]; !ok {
+				return nil, unimplemented("the to_timestamp pattern " + matched)
+			}
+			i += len(matched)
+			for _, suf := range []string{"TH", "th", "SP"} {
+				if strings.HasPrefix(f[i:], suf) {
+					return nil, unimplemented("the to_timestamp modifier " + suf)
+				}
+			}
+			out = append(out, dchNode{kind: 'k', key: key})
+			continue
+		}
+		if f[i] == '\\' && i+1 < len(f) && f[i+1] == '"' {
+			i++
+		}
+		switch c := f[i]; {
+		case isDCHSeparator(c) || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			out = append(out, dchNode{kind: 's'})
+			i++
+		default:
+			out = append(out, dchNode{kind: 'c'})
+			// One character, multi-byte ones whole.
+			_, size := utf8.DecodeRuneInString(f[i:])
+			i += size
+		}
+	}
+	return out, nil
+}
+
+// isDCHSeparator is formatting.c's is_separator_char: printable ASCII but letters and digits.
+func isDCHSeparator(c byte) bool {
+	return c > 0x20 && c < 0x7F && !(c >= 'A' && c <= 'Z') && !(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '9')
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+// errDatetimeFormat is PostgreSQL's invalid_datetime_format (22007); it never quotes the text.
+func errDatetimeFormat(msg string) *Error {
+	return &Error{Code: InvalidArgument, SQLState: "22007", Msg: msg}
+}
+
+// errFieldRange is PostgreSQL's datetime_field_overflow (22008).
+var errFieldRange = &Error{Code: InvalidArgument, SQLState: "22008", Msg: "date/time field value out of range"}
+
+// parseToTimestamp is PostgreSQL's to_timestamp(text, text) for the supported patterns, in
+// a UTC session (see bindToTimestamp).
+func parseToTimestamp(s, format string) (time.Time, error) {
+	nodes, err := parseDCHFormat(format)
+	if err != nil {
+		return time.Time{}, err
+	}
+	vals := map[string]int{}
+	seen := map[string]bool{}
+	extraSkip := 0
+	pos := 0
+	for ni := 0; ni < len(nodes) && pos < len(s); ni++ {
+		n := nodes[ni]
+		// Spaces at the start of the string and before fields are skipped.
+		if n.kind == 'k' || ni == 0 {
+			for pos < len(s) && isSpace(s[pos]) {
+				pos++
+				extraSkip++
+			}
+		}
+		switch n.kind {
+		case 's':
+			extraSkip--
+			if pos < len(s) && (isSpace(s[pos]) || isDCHSeparator(s[pos])) {
+				pos++
+				extraSkip++
+			}
+			continue
+		case 'c':
+			if extraSkip > 0 {
+				extraSkip--
+			} else {
+				_, size := utf8.DecodeRuneInString(s[pos:])
+				pos += size
+			}
+			continue
+		}
+		width := supportedDCH[n.key]
+		for pos < len(s) && isSpace(s[pos]) {
+			pos++
+		}
+		start := pos
+		var v int64
+		nextSep := ni+1 >= len(nodes) || nodes[ni+1].kind != 'k'
+		if nextSep {
+			// strtol: an optional sign, then as many digits as there are.
+			end := pos
+			if end < len(s) && (s[end] == '+' || s[end] == '-') {
+				end++
+			}
+			for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+				end++
+			}
+			num, err := strconv.ParseInt(s[pos:end], 10, 64)
+			if errors.Is(err, strconv.ErrRange) {
+				return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "value for \"" + n.key + "\" in source string is out of range"}
+			}
+			if err != nil {
+				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.key + "\": value must be an integer")
+			}
+			v, pos = num, end
+		} else {
+			if len(s)-pos < width {
+				return time.Time{}, errDatetimeFormat("source string too short for \"" + n.key + "\" formatting field")
+			}
+			end := pos
+			if s[end] == '+' || s[end] == '-' {
+				end++
+			}
+			for end < pos+width && s[end] >= '0' && s[end] <= '9' {
+				end++
+			}
+			num, err := strconv.ParseInt(s[pos:end], 10, 64)
+			if err != nil {
+				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.key + "\": value must be an integer")
+			}
+			if end-pos < width {
+				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.key + "\": field requires more characters")
+			}
+			v, pos = num, end
+		}
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "value for \"" + n.key + "\" in source string is out of range"}
+		}
+		used := pos - start
+		switch n.key {
+		case "MS":
+			switch used {
+			case 1:
+				v *= 100
+			case 2:
+				v *= 10
+			}
+		case "US":
+			for k := used; k < 6; k++ {
+				v *= 10
+			}
+		}
+		if seen[n.key] && vals[n.key] != int(v) {
+			return time.Time{}, errDatetimeFormat("conflicting values for \"" + n.key + "\" field in formatting string")
+		}
+		seen[n.key] = true
+		vals[n.key] = int(v)
+	}
+	year, month, day := 1, 1, 1
+	if seen["YYYY"] {
+		year = vals["YYYY"]
+	}
+	if seen["MM"] {
+		month = vals["MM"]
+	}
+	if seen["DD"] {
+		day = vals["DD"]
+	}
+	hour, minute, sec := vals["HH24"], vals["MI"], vals["SS"]
+	frac := vals["MS"]*1000 + vals["US"]
+	if year == 0 {
+		return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "cannot calculate day of year without year information"}
+	}
+	if year < 0 {
+		year++ // PostgreSQL reads a negative year as BC: -1 is 1 BC, year 0.
+	}
+	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour < 0 || hour > 23 ||
+		minute < 0 || minute > 59 || sec < 0 || sec > 60 || frac < 0 || frac >= 1_000_000 {
+		return time.Time{}, errFieldRange
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, frac*1000, time.UTC)
+	switch {
+	case t.Before(minNanoTime):
+		return minNanoTime, nil
+	case t.After(maxNanoTime):
+		return maxNanoTime, nil
+	}
+	return t, nil
+}

@@ -1,0 +1,102 @@
+package substrait
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestToTimestamp: to_timestamp of constants folds to PostgreSQL's answers. The expected
+// instants and errors are PostgreSQL 15's (psql, SET timezone = 'UTC'), not this code's.
+func TestToTimestamp(t *testing.T) {
+	t.Parallel()
+	d := func(s string) time.Time {
+		v, err := time.Parse("2006-01-02 15:04:05.999999999", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	texts := []struct {
+		s, f string
+		want time.Time
+	}{
+		{"2001-03-01 00:00:00.000000", "YYYY-MM-DD HH24:MI:SS.US", d("2001-03-01 00:00:00")},
+		{"2001-03-01 13:14:15.5", "YYYY-MM-DD HH24:MI:SS.US", d("2001-03-01 13:14:15.5")},
+		{"2001-03-01 13:14:15.123", "YYYY-MM-DD HH24:MI:SS.MS", d("2001-03-01 13:14:15.123")},
+		{"2001-03-01 13:14:15.12", "YYYY-MM-DD HH24:MI:SS.MS", d("2001-03-01 13:14:15.12")},
+		{"20010301", "YYYYMMDD", d("2001-03-01 00:00:00")},
+		{"2001/3/1", "YYYY/MM/DD", d("2001-03-01 00:00:00")},
+		{"  2001-03-01", "YYYY-MM-DD", d("2001-03-01 00:00:00")},
+		{"2001-03-01T10:00:00", `YYYY-MM-DD"T"HH24:MI:SS`, d("2001-03-01 10:00:00")},
+		{"2001-03-01", "yyyy-mm-dd", d("2001-03-01 00:00:00")},
+		{"2001-03", "YYYY-MM", d("2001-03-01 00:00:00")},
+		{"2001 03 01", "YYYY-MM-DD", d("2001-03-01 00:00:00")},
+		{"2001-03-01 00:00:00 garbage", "YYYY-MM-DD HH24:MI:SS", d("2001-03-01 00:00:00")},
+	}
+	for _, tt := range texts {
+		got, err := parseToTimestamp(tt.s, tt.f)
+		if err != nil || !got.Equal(tt.want) {
+			t.Errorf("to_timestamp(%q, %q) = %v, %v; want %v", tt.s, tt.f, got, err, tt.want)
+		}
+	}
+	epochs := []struct {
+		secs float64
+		want time.Time
+	}{
+		{0, d("1970-01-01 00:00:00")},
+		{978307200, d("2001-01-01 00:00:00")},
+		{978307200.5, d("2001-01-01 00:00:00.5")},
+		{-1.5, d("1969-12-31 23:59:58.5")},
+		{1e-7, d("1970-01-01 00:00:00")},
+		{0.0000005, d("1970-01-01 00:00:00")},
+		{1.0000005, d("1970-01-01 00:00:01")},
+	}
+	for _, tt := range epochs {
+		got, err := epochToTimestamp(tt.secs)
+		if err != nil || !got.Equal(tt.want) {
+			t.Errorf("to_timestamp(%v) = %v, %v; want %v", tt.secs, got, err, tt.want)
+		}
+	}
+	errs := []struct {
+		s, f     string
+		code     Code
+		sqlstate string
+	}{
+		{"2001-13-01", "YYYY-MM-DD", InvalidArgument, "22008"},
+		{"2001-02-30", "YYYY-MM-DD", InvalidArgument, "22008"},
+		{"2001-03-01 24:00:00", "YYYY-MM-DD HH24:MI:SS", InvalidArgument, "22008"},
+		{"2001-03-01 10:00:00.1234567", "YYYY-MM-DD HH24:MI:SS.US", InvalidArgument, "22008"},
+		{"abc", "YYYY", InvalidArgument, "22007"},
+		{"2001", "HH12", Unimplemented, ""},
+		{"Mar 2001", "Mon YYYY", Unimplemented, ""},
+		{"2001-03-01", "FMYYYY-MM-DD", Unimplemented, ""},
+		{"2001-03-01 +00", "YYYY-MM-DD TZH", Unimplemented, ""},
+	}
+	for _, tt := range errs {
+		_, err := parseToTimestamp(tt.s, tt.f)
+		var e *Error
+		if !errors.As(err, &e) || e.Code != tt.code || e.SQLState != tt.sqlstate {
+			t.Errorf("to_timestamp(%q, %q): error %v, want %v %s", tt.s, tt.f, err, tt.code, tt.sqlstate)
+			continue
+		}
+		if e.Code == InvalidArgument && strings.Contains(e.Msg, tt.s) {
+			t.Errorf("to_timestamp(%q, %q): error %q quotes the value", tt.s, tt.f, e.Msg)
+		}
+	}
+	if _, err := epochToTimestamp(nanF()); err == nil {
+		t.Error("to_timestamp(NaN) answered")
+	}
+	// Through SQL: a route bound, and a refusal of what is not a constant.
+	cat := testCatalog(t)
+	if _, err := Prepare(`SELECT * FROM messages WHERE channel_id = 'g' AND timestamp >= to_timestamp(1767225600) AND timestamp < TO_TIMESTAMP('2026-02-01', 'YYYY-MM-DD')`, cat); err != nil {
+		t.Errorf("to_timestamp bounds: %v", err)
+	}
+	if _, err := Prepare(`SELECT to_timestamp(id, 'YYYY') FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`, cat); !errors.Is(err, unimplemented("to_timestamp(text, text) of values that are not text constants")) {
+		t.Errorf("to_timestamp of a column: %v", err)
+	}
+}
+
+func nanF() float64 { return math.NaN() }
