@@ -167,10 +167,6 @@ func EmptyBatchReader(schema *arrow.Schema) BatchReader {
 	return orderedReader{r}
 }
 
-// OrderedReader wraps r as a BatchReader whose Ordered answers true: for stores whose reads
-// are ordered by construction.
-func OrderedReader(r array.RecordReader) BatchReader { return orderedReader{r} }
-
 type orderedReader struct{ array.RecordReader }
 
 func (orderedReader) Ordered() bool { return true }

@@ -3,7 +3,6 @@ package substrait
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -1080,6 +1079,3 @@ func arrowSchema(sc *scope, names []string) (*arrow.Schema, error) {
 	}
 	return arrow.NewSchema(fields, nil), nil
 }
-
-// itoa is strconv.Itoa.
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -77,15 +77,6 @@ func isSigned[T fixedT]() bool {
 	return z-1 < 0
 }
 
-func isFloat[T fixedT]() bool {
-	var z T
-	switch any(z).(type) {
-	case float32, float64:
-		return true
-	}
-	return false
-}
-
 // canonNaN is the one bit pattern all NaNs hash as.
 const canonNaN = 0x7ff8000000000000
 

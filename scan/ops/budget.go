@@ -77,14 +77,9 @@ func typeRowBytes(t arrow.DataType) int64 {
 	return 16
 }
 
-// TypeRowBytes returns the bytes one value of type t takes at least in a batch: the width of a
-// fixed-width type (a byte for a boolean), the offset of a string or binary value (its bytes
-// come on top), 16 bytes for other types. Callers use it to price a row before seeing data.
-func TypeRowBytes(t arrow.DataType) int64 { return typeRowBytes(t) }
-
 // RowBytes returns an estimate, made before any input is seen, of the bytes one row of e's
 // output takes that e allocates: 0 for a bare column reference (its output is the input
-// column); else the output type's (TypeRowBytes) plus, for a string or binary output, the bytes
+// column); else the output type's least bytes per value (typeRowBytes) plus, for a string or binary output, the bytes
 // of the string and binary literals e holds — a constant string column costs its literal per
 // row. The bytes e copies from its input columns come on top (EstimateBytes counts them).
 func (e *Expr) RowBytes() int64 {

@@ -3,7 +3,6 @@ package ops_test
 import (
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -394,6 +393,3 @@ func equalInts(a, b []int64) bool {
 	}
 	return true
 }
-
-// errorsIs reports whether err wraps target, for table tests.
-func errorsIs(err, target error) bool { return errors.Is(err, target) }

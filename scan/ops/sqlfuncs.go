@@ -85,12 +85,6 @@ var ownFunctions = map[string]func(*fnNode) error{
 	"timestamp_add": timestampAdd,
 }
 
-// IsOwnFunction reports whether a function of URNPostgres called name has a kernel here.
-func IsOwnFunction(name string) bool {
-	_, ok := ownFunctions[name]
-	return ok
-}
-
 // OwnFunctionID returns the extension ID of one of this package's functions.
 func OwnFunctionID(name string) extensions.ID { return extensions.ID{URN: URNPostgres, Name: name} }
 
@@ -797,13 +791,6 @@ var datePartFields = map[string]func(t time.Time) int64{
 	"MICROSECOND": func(t time.Time) int64 { return int64(t.Second())*1e6 + int64(t.Nanosecond())/1e3 },
 	"DECADE":      func(t time.Time) int64 { return int64(t.Year()) / 10 },
 	"CENTURY":     func(t time.Time) int64 { return (int64(t.Year()) + 99) / 100 },
-}
-
-// DatePartField reports whether date_part knows field (upper case); EPOCH is float64, every
-// other field int64.
-func DatePartField(field string) bool {
-	_, ok := datePartFields[field]
-	return ok || field == "EPOCH"
 }
 
 func datePart(n *fnNode) error {
