@@ -45,6 +45,21 @@ type filterPusher struct {
 	changed bool
 }
 
+// through returns r over its one input in pushed down by the conjuncts down (over in's output),
+// filtered by kept (conjuncts over r's output that stop above it).
+func (fp *filterPusher) through(r plan.Rel, in plan.Rel, down, kept []expr.Expression) (plan.Rel, error) {
+	fp.changed = fp.changed || len(down) > 0
+	pushed, err := fp.push(in, down)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Copy(pushed)
+	if err != nil {
+		return nil, err
+	}
+	return fp.filter(out, kept)
+}
+
 // push returns a relation equal to rel filtered by above (conjuncts over rel's output).
 func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, error) {
 	mapping := rel.OutputMapping()
@@ -71,29 +86,15 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 		own := splitConj(r.Condition())
 		if mapping != nil {
 			down, kept := remapAll(above, direct, false)
-			in, err := fp.push(r.Input(), down)
-			if err != nil {
-				return nil, err
-			}
-			out, err := r.Copy(in)
-			if err != nil {
-				return nil, err
-			}
-			return fp.filter(out, kept)
+			changed := fp.changed
+			out, err := fp.through(r, r.Input(), down, kept)
+			fp.changed = changed // passing a FilterRel is no change (see changed)
+			return out, err
 		}
 		return fp.push(r.Input(), append(own, above...))
 	case *plan.SortRel:
 		down, kept := remapAll(above, direct, false)
-		fp.changed = fp.changed || len(down) > 0
-		in, err := fp.push(r.Input(), down)
-		if err != nil {
-			return nil, err
-		}
-		out, err := r.Copy(in)
-		if err != nil {
-			return nil, err
-		}
-		return fp.filter(out, kept)
+		return fp.through(r, r.Input(), down, kept)
 	case *plan.ProjectRel:
 		n := len(r.Input().RecordType().Types())
 		exprs := r.Expressions()
@@ -113,16 +114,7 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 			return 0, false
 		}
 		down, kept := remapAll(above, src, false)
-		fp.changed = fp.changed || len(down) > 0
-		in, err := fp.push(r.Input(), down)
-		if err != nil {
-			return nil, err
-		}
-		out, err := r.Copy(in)
-		if err != nil {
-			return nil, err
-		}
-		return fp.filter(out, kept)
+		return fp.through(r, r.Input(), down, kept)
 	case *plan.AggregateRel:
 		refs := r.GroupingReferences()
 		groups := r.GroupingExpressions()
@@ -141,16 +133,7 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 			return 0, false
 		}
 		down, kept := remapAll(above, src, true)
-		fp.changed = fp.changed || len(down) > 0
-		in, err := fp.push(r.Input(), down)
-		if err != nil {
-			return nil, err
-		}
-		out, err := r.Copy(in)
-		if err != nil {
-			return nil, err
-		}
-		return fp.filter(out, kept)
+		return fp.through(r, r.Input(), down, kept)
 	case *plan.FetchRel:
 		in, err := fp.push(r.Input(), nil)
 		if err != nil {

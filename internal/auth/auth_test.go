@@ -299,18 +299,7 @@ func (s authService) Handshake(stream flight.FlightService_HandshakeServer) erro
 func TestFlightCalls(t *testing.T) {
 	ring := mustKeyring(t, "k1")
 	a := NewAuthenticator(testUsers(t), NewTokens(ring, time.Hour, nil))
-	srv := flight.NewServerWithMiddleware(nil, grpc.ChainUnaryInterceptor(a.UnaryInterceptor), grpc.ChainStreamInterceptor(a.StreamInterceptor))
-	srv.RegisterFlightService(authService{a: a})
-	if err := srv.Init("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	defer srv.Shutdown()
-	cl, err := flight.NewClientWithMiddleware(srv.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := serveAuth(t, a)
 	ctx := context.Background()
 
 	user := func(ctx context.Context) (string, error) {
@@ -376,18 +365,7 @@ func TestTokenRenewedInUse(t *testing.T) {
 	ring := mustKeyring(t, "k1")
 	clk := newClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 	a := NewAuthenticator(testUsers(t), NewTokens(ring, 10*time.Minute, clk.now))
-	srv := flight.NewServerWithMiddleware(nil, grpc.ChainUnaryInterceptor(a.UnaryInterceptor), grpc.ChainStreamInterceptor(a.StreamInterceptor))
-	srv.RegisterFlightService(authService{a: a})
-	if err := srv.Init("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	defer srv.Shutdown()
-	cl, err := flight.NewClientWithMiddleware(srv.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := serveAuth(t, a)
 	ctx := context.Background()
 	first, _, err := NewTokens(ring, 10*time.Minute, clk.now).Issue("alice")
 	if err != nil {
@@ -446,4 +424,23 @@ func TestTokenRenewedInUse(t *testing.T) {
 	if _, _, err := call(first); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("the first token, long expired: %v", err)
 	}
+}
+
+// serveAuth serves the probe service behind a's interceptors and Handshake on a real gRPC
+// server until the test ends, and returns a Flight client of it.
+func serveAuth(t *testing.T, a *Authenticator) flight.Client {
+	t.Helper()
+	srv := flight.NewServerWithMiddleware(nil, grpc.ChainUnaryInterceptor(a.UnaryInterceptor), grpc.ChainStreamInterceptor(a.StreamInterceptor))
+	srv.RegisterFlightService(authService{a: a})
+	if err := srv.Init("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	t.Cleanup(srv.Shutdown)
+	cl, err := flight.NewClientWithMiddleware(srv.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	return cl
 }

@@ -55,14 +55,7 @@ var toCharFormats = []string{
 func TestToCharMatchesPostgres(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgtest.Start(t).NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "SET TimeZone = 'UTC'; SET lc_time = 'C'"); err != nil {
-		t.Fatal(err)
-	}
+	conn := pgSession(t, "SET TimeZone = 'UTC'; SET lc_time = 'C'")
 	checked := 0
 	for _, f := range toCharFormats {
 		rows, err := conn.Query(ctx, "SELECT to_char(t, $2) FROM unnest($1::timestamptz[]) WITH ORDINALITY AS u(t, n) ORDER BY n", toCharTimes, f)
@@ -97,14 +90,7 @@ func TestToCharMatchesPostgres(t *testing.T) {
 func TestTimestampTextMatchesPostgres(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgtest.Start(t).NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, MDY'"); err != nil {
-		t.Fatal(err)
-	}
+	conn := pgSession(t, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, MDY'")
 	for _, at := range toCharTimes {
 		var tz, plain string
 		if err := conn.QueryRow(ctx, "SELECT $1::timestamptz::text, $1::timestamptz::timestamp::text", at).Scan(&tz, &plain); err != nil {
@@ -117,4 +103,20 @@ func TestTimestampTextMatchesPostgres(t *testing.T) {
 			t.Errorf("%s::timestamp::text = %q, PostgreSQL %q", at.Format(time.RFC3339Nano), got, plain)
 		}
 	}
+}
+
+// pgSession connects to a new database of the tests' PostgreSQL server (closed when the test
+// ends) and runs set, the session's settings.
+func pgSession(t *testing.T, set string) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgtest.Start(t).NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	if _, err := conn.Exec(ctx, set); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
