@@ -159,6 +159,10 @@ func TestAdmissionAndDrain(t *testing.T) {
 		if _, err := run(ctx, dial(t, srv), ordScan); status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "shutting down") {
 			t.Fatalf("query during the drain: %v, want UNAVAILABLE saying the server is shutting down", err)
 		}
+		// Refused at GetFlightInfo already, not planned and then refused at DoGet.
+		if _, err := dial(t, srv).Execute(ctx, ordScan); status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "shutting down") {
+			t.Fatalf("GetFlightInfo during the drain: %v, want UNAVAILABLE saying the server is shutting down", err)
+		}
 		n, err := rest()
 		if err != nil || n != total {
 			t.Fatalf("running query during the drain: %d rows, %v; want all %d", n, err, total)

@@ -57,7 +57,7 @@ func newAdmission(maxRunning, maxQueued int, wait time.Duration) *admission {
 func (a *admission) admit(ctx context.Context) (release func(), err error) {
 	select {
 	case <-a.draining:
-		return nil, refuse(ctx, "the server is shutting down; retry on another replica")
+		return nil, refuse(ctx, errShuttingDown)
 	default:
 	}
 	select {
@@ -85,7 +85,7 @@ func (a *admission) admit(ctx context.Context) (release func(), err error) {
 	case <-timer.C:
 		return nil, refuse(ctx, fmt.Sprintf("waited %s for one of %d query slots (--queue-wait, --max-queries); retry later", a.wait, cap(a.slots)))
 	case <-a.draining:
-		return nil, refuse(ctx, "the server is shutting down; retry on another replica")
+		return nil, refuse(ctx, errShuttingDown)
 	case <-ctx.Done():
 		return nil, status.FromContextError(ctx.Err()).Err()
 	}
@@ -141,4 +141,17 @@ func (a *admission) inFlight() (running, queued int) {
 func refuse(ctx context.Context, msg string) error {
 	_ = grpc.SetTrailer(ctx, metadata.Pairs("grpc-retry-pushback-ms", retryPushback))
 	return status.Error(codes.Unavailable, msg)
+}
+
+// errShuttingDown is the refusal of new work while the server drains.
+const errShuttingDown = "the server is shutting down; retry on another replica"
+
+// isDraining reports whether drain was called.
+func (a *admission) isDraining() bool {
+	select {
+	case <-a.draining:
+		return true
+	default:
+		return false
+	}
 }

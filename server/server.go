@@ -603,8 +603,13 @@ type doGetStream struct {
 
 func (s doGetStream) Context() context.Context { return s.ctx }
 
-// GetFlightInfo is the dispatcher's, with unknown command types UNIMPLEMENTED.
+// GetFlightInfo is the dispatcher's, with unknown command types UNIMPLEMENTED. A draining
+// server refuses it at once (UNAVAILABLE, the shutdown's message) instead of planning a query
+// whose DoGet it would refuse: the client retries on another replica.
 func (g service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	if g.adm != nil && g.adm.isDraining() {
+		return nil, refuse(ctx, errShuttingDown)
+	}
 	info, err := g.FlightServer.GetFlightInfo(ctx, d)
 	return info, unknownCommand(err)
 }
