@@ -35,6 +35,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/auth"
 	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/internal/querylog"
+	"github.com/flightsrv/flightsrv/internal/ratelog"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -313,7 +314,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		grpc.MaxHeaderListSize(1 << 20),
 	}, flightsql.ServerOptions()...)
 	if cfg.TLS != nil {
-		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
+		opts = append(opts, grpc.Creds(loggedTLS{TransportCredentials: credentials.NewTLS(cfg.TLS), log: ratelog.New(cfg.Logger, 10, 20)}))
 	}
 	// First, so that the refusals of the interceptors after it are logged too.
 	opts = append(opts, querylog.ServerOptions(cfg.Logger, fs)...)
@@ -796,4 +797,25 @@ func selfLocation(listen string, advertise []string) string {
 		return byPort[0]
 	}
 	return ""
+}
+
+// loggedTLS logs the TLS handshakes it refuses (a plaintext client, a missing or untrusted
+// client certificate), rate-limited, with the client's address and the handshake's error
+// (which names the cause, never a secret): otherwise gRPC drops them without a word and
+// clients print only "broken pipe" or TSI_DATA_CORRUPTED (issue 20).
+type loggedTLS struct {
+	credentials.TransportCredentials
+	log *ratelog.Limiter
+}
+
+func (c loggedTLS) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	out, info, err := c.TransportCredentials.ServerHandshake(conn)
+	if err != nil {
+		c.log.Warn("TLS handshake refused", "peer", conn.RemoteAddr().String(), "reason", err.Error())
+	}
+	return out, info, err
+}
+
+func (c loggedTLS) Clone() credentials.TransportCredentials {
+	return loggedTLS{TransportCredentials: c.TransportCredentials.Clone(), log: c.log}
 }

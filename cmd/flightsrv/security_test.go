@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -130,6 +131,11 @@ func testSecuredServe(t *testing.T, st *openedStore, archive string) {
 // refused, and with a client CA, TLS without a client certificate refused.
 func checkSecuredServe(t *testing.T, st *openedStore, archive string, sec securityConfig, clientTLS *tls.Config, roots *x509.CertPool) {
 	ctx := context.Background()
+	// The refusals below must leave warnings naming the client's address (issue 20).
+	var logs lockedBuffer
+	prevLog := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	defer slog.SetDefault(prevLog)
 	cfg := serveConfig{listen: "127.0.0.1:0", tables: tableFlags{demoTable}, pushdown: true, fanout: 4, archive: archive, sec: sec}
 	if err := cfg.validate(); err != nil {
 		t.Fatal(err)
@@ -199,6 +205,15 @@ func checkSecuredServe(t *testing.T, st *openedStore, archive string, sec securi
 	if _, err := plain.Execute(authed, ordSQL); status.Code(err) != codes.Unavailable {
 		t.Fatalf("plaintext: %v", err)
 	}
+	out := logs.String()
+	for _, want := range []string{"TLS handshake refused", "sign-in refused", "user=ann", "peer=127.0.0.1:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "pa:ss") || strings.Contains(out, "nope") {
+		t.Errorf("the log holds a password:\n%s", out)
+	}
 	if sec.tlsClientCA == "" {
 		return
 	}
@@ -254,4 +269,22 @@ func TestExposureWarning(t *testing.T) {
 	if !strings.Contains(logged.String(), `level=WARN msg="authentication without TLS on a non-loopback address`) {
 		t.Fatalf("log %q", logged.String())
 	}
+}
+
+// lockedBuffer is a log destination safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

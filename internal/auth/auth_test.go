@@ -1,13 +1,16 @@
 package auth
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -443,4 +446,57 @@ func serveAuth(t *testing.T, a *Authenticator) flight.Client {
 	}
 	t.Cleanup(func() { cl.Close() })
 	return cl
+}
+
+// TestSignInRefusalsLogged: refused sign-ins leave a warning with the client's address, the
+// scheme and, for Basic, the user name claimed; never the password or the token.
+func TestSignInRefusalsLogged(t *testing.T) {
+	var logs syncBuffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	defer slog.SetDefault(prev)
+	a := NewAuthenticator(testUsers(t), NewTokens(mustKeyring(t, "k1"), time.Hour, nil))
+	cl := serveAuth(t, a)
+	ctx := context.Background()
+	for _, h := range []string{
+		"Basic " + base64.StdEncoding.EncodeToString([]byte("mallory:hunter2-password")),
+		"Bearer eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXRva2Vu.c2ln",
+	} {
+		cctx := metadata.AppendToOutgoingContext(ctx, "authorization", h)
+		if _, err := cl.GetFlightInfo(cctx, &flight.FlightDescriptor{}); status.Code(err) != codes.Unauthenticated {
+			t.Fatalf("%s: %v", h[:6], err)
+		}
+	}
+	if _, err := cl.GetFlightInfo(ctx, &flight.FlightDescriptor{}); status.Code(err) != codes.Unauthenticated {
+		t.Fatal(err)
+	}
+	out := logs.String()
+	for _, want := range []string{"sign-in refused", "user=mallory", "scheme=basic", "scheme=bearer", "peer=127.0.0.1:", "reason=\"no credentials\""} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"hunter2", "c2VjcmV0", "eyJhbGci"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the log holds %q:\n%s", bad, out)
+		}
+	}
+}
+
+// syncBuffer is a log destination safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -6,12 +6,16 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/ratelog"
 )
 
 // HandshakeMethod is the full gRPC method name of Flight's Handshake, which authenticates
@@ -30,12 +34,16 @@ var (
 type Authenticator struct {
 	users  *Users
 	tokens *Tokens
+	// refusals logs refused sign-ins, at most 10 a second (a client can cause them at will).
+	refusals *ratelog.Limiter
 }
 
 // NewAuthenticator returns an Authenticator checking passwords with users and issuing and
-// verifying tokens with tokens.
+// verifying tokens with tokens. Refused sign-ins are logged (slog.Default(), rate-limited)
+// with the client's address, the scheme and, for Basic credentials, the user name; never a
+// password or a token.
 func NewAuthenticator(users *Users, tokens *Tokens) *Authenticator {
-	return &Authenticator{users: users, tokens: tokens}
+	return &Authenticator{users: users, tokens: tokens, refusals: ratelog.New(nil, 10, 20)}
 }
 
 // Authenticate checks one authorization header value, "Basic base64(user:password)" (padded
@@ -93,13 +101,16 @@ func (a *Authenticator) authenticateContext(ctx context.Context) (context.Contex
 	md, _ := metadata.FromIncomingContext(ctx)
 	vals := md.Get("authorization")
 	if len(vals) == 0 {
+		a.logRefusal(ctx, "", "no credentials")
 		return ctx, errNoCredentials
 	}
 	if len(vals) > 1 {
+		a.logRefusal(ctx, "", "several authorization headers")
 		return ctx, errBadCredentials
 	}
 	user, err := a.Authenticate(vals[0])
 	if err != nil {
+		a.logRefusal(ctx, vals[0], "invalid credentials")
 		return ctx, errBadCredentials
 	}
 	return context.WithValue(WithUser(ctx, user), renewKey{}, vals[0]), nil
@@ -193,4 +204,28 @@ func WithUser(ctx context.Context, user string) context.Context {
 func UserFrom(ctx context.Context) string {
 	u, _ := ctx.Value(userKey{}).(string)
 	return u
+}
+
+// logRefusal logs a refused sign-in: the peer's address, the scheme of header and, for Basic,
+// the user name it claims (at most 64 bytes, and only when it is UTF-8): never the password
+// or the token.
+func (a *Authenticator) logRefusal(ctx context.Context, header, reason string) {
+	attrs := []any{"reason", reason}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		attrs = append(attrs, "peer", p.Addr.String())
+	}
+	scheme, cred, _ := strings.Cut(strings.TrimSpace(header), " ")
+	if scheme != "" {
+		attrs = append(attrs, "scheme", strings.ToLower(scheme))
+	}
+	if strings.EqualFold(scheme, "Basic") {
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred))
+		if err != nil {
+			raw, err = base64.RawStdEncoding.DecodeString(strings.TrimSpace(cred))
+		}
+		if name, _, ok := strings.Cut(string(raw), ":"); err == nil && ok && len(name) <= 64 && utf8.ValidString(name) {
+			attrs = append(attrs, "user", name)
+		}
+	}
+	a.refusals.Warn("sign-in refused", attrs...)
 }
