@@ -89,7 +89,7 @@ func (b fbuf) field(pos, i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if 4+2*i+2 > size {
+	if 4+2*i >= size { // as flatbuffers' Table.Offset: present when inside the vtable
 		return 0, nil
 	}
 	off, err := b.u16(vt + 4 + 2*i)
