@@ -19,6 +19,7 @@ import (
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/memblob" // mem:// buckets
 
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -42,6 +43,7 @@ func FuzzManifest(f *testing.F) {
 	f.Add(body)
 	f.Add([]byte(`{"version":4,"format":"avro"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzcount.Add()
 		m, err := ParseManifest(data)
 		if err != nil {
 			if !errors.Is(err, ErrManifestDecode) && !errors.Is(err, ErrFormat) {
@@ -87,6 +89,7 @@ func FuzzJSONPayload(f *testing.F) {
 	f.Add([]byte(`[{"partition_key":[1,2],"event_time":"2024-05-01T00:00:00.5+02:00","sort_key":[],"value":[255]}]`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzcount.Add()
 		recs, err := decodeJSONPayload(data)
 		if err != nil {
 			if !errors.Is(err, ErrPayloadDecode) {
@@ -157,6 +160,7 @@ func FuzzParquetPayload(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, lo, hi uint16, desc bool) {
+		fuzzcount.Add()
 		whole, werr := decodeParquetPayload(ctx, data, b, 0)
 		if werr != nil {
 			requirePayloadError(t, "whole decode", werr, b)
@@ -215,6 +219,7 @@ func FuzzDeltaLength(f *testing.F) {
 		f.Add(append(page, "trailing"...))
 	}
 	f.Fuzz(func(t *testing.T, page []byte) {
+		fuzzcount.Add()
 		vals, _, offs, err := decodeDeltaLength(page, nil, nil)
 		if err != nil {
 			if !errors.Is(err, errDeltaLength) {

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -34,6 +35,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/substrait"
 )
@@ -160,6 +162,7 @@ func FuzzParameterBatch(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, raw []byte, three bool) {
+		fuzzcount.Add()
 		alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer alloc.AssertSize(t, 0)
 		srv := fuzzServer(t, alloc)
@@ -288,6 +291,7 @@ func FuzzHandle(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, raw []byte, sql string, plan []byte, flip uint16) {
+		fuzzcount.Add()
 		for _, open := range []func([]byte) (Query, error){srv.sign.open, srv.sign.openTicket, srv.openPollDescriptor} {
 			if _, err := open(raw); err != nil && !errors.Is(err, errBadHandle) {
 				if st, ok := status.FromError(err); !ok || (st.Code() != codes.FailedPrecondition && st.Code() != codes.InvalidArgument) {
@@ -296,8 +300,10 @@ func FuzzHandle(f *testing.F) {
 			}
 		}
 		q := Query{SQL: sql, Substrait: plan, Nonce: raw, Expires: fuzzNow.Unix() + 60}
-		if (sql == "") == (len(plan) == 0) {
-			return // a handle holds exactly one of them
+		if (sql == "") == (len(plan) == 0) || !utf8.ValidString(sql) {
+			// A handle holds exactly one of them; and SQL text arrives in protobuf string
+			// fields, which hold valid UTF-8 only (the JSON body would replace the rest).
+			return
 		}
 		h, err := srv.sign.seal(q)
 		if err != nil {
@@ -352,6 +358,7 @@ func FuzzTicket(f *testing.F) {
 		f.Add(raw)
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		fuzzcount.Add()
 		_, ok, err := srv.ticketQuery(raw)
 		if ok != IsQueryTicket(&flight.Ticket{Ticket: raw}) {
 			t.Fatalf("ticketQuery ok = %v, IsQueryTicket disagrees", ok)
@@ -388,6 +395,7 @@ func FuzzSessionOptions(f *testing.F) {
 	f.Add("a=b; "+SessionCookie+"=AAAA", "nosuch", "x")
 	f.Add("", "time_parameters", " TEXT ")
 	f.Fuzz(func(t *testing.T, cookie, name, value string) {
+		fuzzcount.Add()
 		md := metadata.MD{}
 		if cookie != "" {
 			md.Append("cookie", cookie)
@@ -437,18 +445,27 @@ func (s doGetStream) SendMsg(m any) error {
 	}
 	return nil
 }
-func (s doGetStream) SetHeader(metadata.MD) error    { return nil }
-func (s doGetStream) SendHeader(metadata.MD) error   { return nil }
-func (s doGetStream) SetTrailer(metadata.MD)         {}
-func (s doActionStream) Send(*flight.Result) error   { return nil }
-func (s doActionStream) Context() context.Context    { return s.ctx }
-func (s doActionStream) SetHeader(metadata.MD) error { return nil }
+func (s doGetStream) SetHeader(metadata.MD) error  { return nil }
+func (s doGetStream) SendHeader(metadata.MD) error { return nil }
+func (s doGetStream) SetTrailer(metadata.MD)       {}
+
+// headerSink is a call's transport stream that discards the response headers set.
+type headerSink struct{}
+
+func (headerSink) Method() string               { return "/arrow.flight.protocol.FlightService/DoAction" }
+func (headerSink) SetHeader(metadata.MD) error  { return nil }
+func (headerSink) SendHeader(metadata.MD) error { return nil }
+func (headerSink) SetTrailer(metadata.MD) error { return nil }
 
 // doActionStream is a DoAction stream that discards what is sent.
 type doActionStream struct {
 	grpc.ServerStream
 	ctx context.Context
 }
+
+func (s doActionStream) Send(*flight.Result) error   { return nil }
+func (s doActionStream) Context() context.Context    { return s.ctx }
+func (s doActionStream) SetHeader(metadata.MD) error { return nil }
 
 // FuzzCommand dispatches bytes as a Flight SQL command the way a client's calls carry one:
 // the Cmd of a FlightDescriptor (GetFlightInfo, GetSchema, PollFlightInfo), a DoGet ticket
@@ -503,6 +520,7 @@ func FuzzCommand(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, raw []byte, action uint8) {
+		fuzzcount.Add()
 		alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		srv := fuzzServer(t, alloc)
 		svc := zeroCopyService{flightsql.NewFlightServerWithAllocator(srv, alloc), srv}
@@ -514,7 +532,8 @@ func FuzzCommand(f *testing.F) {
 			}
 			alloc.AssertSize(t, 0)
 		}()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		// The call's transport stream, which response headers (the session cookie) go to.
+		ctx, cancel := context.WithTimeout(grpc.NewContextWithServerTransportStream(context.Background(), headerSink{}), 10*time.Second)
 		defer cancel()
 		desc := &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: raw}
 		_, err := svc.GetFlightInfo(ctx, desc)

@@ -3,7 +3,8 @@
 # file), one after the other: Go fuzzes one target per `go test -fuzz` invocation. Each runs
 # for FUZZTIME (default 10s) with FUZZ_PARALLEL workers (default 1, leaving the other cores to
 # whoever shares the machine), from its seed corpus: the f.Add seeds and the package's
-# testdata/fuzz/FuzzXxx directory. A summary prints the executions, time and result of each.
+# testdata/fuzz/FuzzXxx directory. A summary prints the inputs run (counted by the targets
+# themselves, internal/fuzzcount), the fuzzing time and the result of each.
 # A crasher found is written by Go to <package>/testdata/fuzz/FuzzXxx/<hash>: fix the cause,
 # then commit the file as a regression seed (plain `go test` runs it from then on).
 #
@@ -47,10 +48,14 @@ while read -r dir name; do
 	out="$log/$name.out"
 	start=$(date +%s)
 	# The fuzz time does not bound the build; -timeout bounds the whole run.
-	"$GO" test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -parallel "$FUZZ_PARALLEL" -timeout 30m "./$dir" >"$out" 2>&1
+	# Each process running the target writes its count of inputs to $log/$name.count.<pid>
+	# (internal/fuzzcount): go test's own "execs" leaves out what its workers ran since their
+	# last report, often nearly everything.
+	FLIGHTSRV_FUZZ_COUNT="$log/$name.count" \
+		"$GO" test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -parallel "$FUZZ_PARALLEL" -timeout 30m "./$dir" >"$out" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
-	execs=$(grep -oE 'execs: [0-9]+' "$out" | tail -1 | grep -oE '[0-9]+')
+	execs=$(cat "$log/$name".count.* 2>/dev/null | awk '{n += $1} END {print n + 0}')
 	fuzzed=$(grep -oE '^fuzz: elapsed: [0-9hms.]+' "$out" | tail -1 | sed 's/fuzz: elapsed: //')
 	if [ $rc -eq 0 ]; then
 		result=ok

@@ -22,6 +22,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ops"
@@ -136,6 +137,7 @@ func FuzzSQL(f *testing.F) {
 	env := newFuzzEnv(f)
 	now := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, sql string, analytical bool) {
+		fuzzcount.Add()
 		opts := substrait.BindOptions{Analytical: analytical, Now: now, User: "fuzz"}
 		st, err := substrait.PrepareWith(sql, env.cat, opts)
 		if err != nil {
@@ -194,7 +196,10 @@ func FuzzSubstraitPlan(f *testing.F) {
 		f.Add(raw, false)
 		f.Add(raw, true)
 	}
-	f.Fuzz(func(t *testing.T, raw []byte, analytical bool) { env.checkPlan(t, raw, analytical) })
+	f.Fuzz(func(t *testing.T, raw []byte, analytical bool) {
+		fuzzcount.Add()
+		env.checkPlan(t, raw, analytical)
+	})
 }
 
 // checkPlan is FuzzSubstraitPlan's check of one plan.

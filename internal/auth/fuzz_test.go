@@ -5,10 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 )
 
 // FuzzAuthenticate checks an authorization header value as every call's is checked
@@ -45,6 +49,7 @@ func FuzzAuthenticate(f *testing.F) {
 	f.Add("basic "+base64.RawStdEncoding.EncodeToString([]byte("alice:wrong")), "", uint16(3))
 	f.Add("Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.", "a\x00b", uint16(7))
 	f.Fuzz(func(t *testing.T, header, user string, flip uint16) {
+		fuzzcount.Add()
 		got, err := a.Authenticate(header)
 		switch {
 		case err != nil:
@@ -54,8 +59,8 @@ func FuzzAuthenticate(f *testing.F) {
 		case got != "alice":
 			t.Fatalf("Authenticate answered user %q, who has no password and was issued no token", got)
 		}
-		if user == "" {
-			return
+		if user == "" || !utf8.ValidString(user) {
+			return // tokens are issued to users of the users file only, UTF-8 (NewUsers)
 		}
 		tok, _, err := tokens.Issue(user)
 		if err != nil {
@@ -105,4 +110,19 @@ func base64Twin(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// TestUserNamesAreUTF8: a user name that is not UTF-8 is refused (FuzzAuthenticate found that
+// the token issued to one verified as another name: its bytes became U+FFFD in the token's JSON).
+func TestUserNamesAreUTF8(t *testing.T) {
+	hash, err := bcrypt.GenerateFromPassword([]byte("pw"), MinBcryptCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewUsers(map[string]string{"\xbc": string(hash)}, nil); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Fatalf("a user name that is not UTF-8: %v", err)
+	}
+	if _, err := NewUsers(map[string]string{"zoë": string(hash)}, nil); err != nil {
+		t.Fatalf("a UTF-8 user name: %v", err)
+	}
 }

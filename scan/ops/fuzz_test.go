@@ -11,6 +11,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
@@ -72,6 +73,7 @@ func FuzzJSONOperators(f *testing.F) {
 		compiled[i] = cx
 	}
 	f.Fuzz(func(t *testing.T, doc []byte, key string, idx int64) {
+		fuzzcount.Add()
 		mem := newMem(t, 0)
 		b := array.NewRecordBuilder(mem, jsonFuzzSchema)
 		b.Field(0).(*array.BinaryBuilder).Append(doc)
