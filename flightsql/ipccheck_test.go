@@ -2,6 +2,7 @@ package flightsql
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -12,8 +13,16 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 )
 
 // TestCheckIPCMessage checks that the messages arrow-go writes pass checkIPCMessage (plain
@@ -98,5 +107,83 @@ func TestCheckIPCMessage(t *testing.T) {
 	}
 	if err := checkIPCMessage(msgs[0].DataHeader, msgs[0].DataBody); !errors.Is(err, errIPCMessage) {
 		t.Fatalf("the crasher's schema message passes: %v", err)
+	}
+}
+
+// TestDoPutCrashersOverGRPC sends FuzzParameterBatch's crashers (testdata/fuzz) as the DoPut
+// of a prepared statement's parameters to a served Server, through arrow-go's client: each is
+// refused with INVALID_ARGUMENT, and the connection and a second one then run a query and a
+// well-formed binding as before.
+func TestDoPutCrashersOverGRPC(t *testing.T) {
+	addr, _ := serveFake(t, nil)
+	cl := dialFake(t, addr, grpc.WithUserAgent("flightsrv-test"))
+	ctx := context.Background()
+	prep, err := cl.Prepare(ctx, "with param")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prep.Close(ctx)
+	anyCmd, err := anypb.New(&pb.CommandPreparedStatementQuery{PreparedStatementHandle: prep.Handle()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := proto.Marshal(anyCmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzParameterBatch", "*"))
+	if err != nil || len(files) < 2 {
+		t.Fatalf("crashers: %v %v", files, err)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := strings.Split(string(data), "\n")[1]
+		raw, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(line, "[]byte("), ")"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs, ok := flightMessages([]byte(raw), &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
+		if !ok {
+			t.Fatalf("%s does not frame", file)
+		}
+		stream, err := cl.Client.DoPut(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			if err := stream.Send(m); err != nil {
+				break // the server ended the call
+			}
+		}
+		_ = stream.CloseSend()
+		_, err = stream.Recv()
+		if status.Code(err) != codes.InvalidArgument {
+			t.Fatalf("%s: DoPut answered %v, want INVALID_ARGUMENT", filepath.Base(file), err)
+		}
+	}
+	for i, c := range []*flightsql.Client{cl, dialFake(t, addr)} {
+		info, err := c.Execute(ctx, "select")
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		if n := rows(t, c, info); n != 3 {
+			t.Fatalf("connection %d: %d rows, want 3", i, n)
+		}
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, pSchema)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).Append(5)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	prep.SetParameters(rec)
+	info, err := prep.Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(t, cl, info); n != 5 {
+		t.Fatalf("a well-formed binding after the crashers: %d rows, want 5", n)
 	}
 }
