@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -37,9 +39,10 @@ func jsonFuzzCol(i int) expr.Expression {
 }
 
 // FuzzJSONOperators evaluates the JSON operators over arbitrary document bytes: doc ->> key,
-// doc -> key, doc -> idx, doc #>> '{key, key}' and doc -> key ->> idx. A document encoding/json
-// refuses is refused with PostgreSQL's invalid_text_representation (22P02) data exception and
-// no other error; a document it accepts is never refused; -> answers JSON text encoding/json
+// doc -> key, doc -> idx, doc #>> '{key, key}' and doc -> key ->> idx. A document that is not
+// UTF-8 is refused with PostgreSQL's character_not_in_repertoire (22021), one encoding/json
+// refuses with invalid_text_representation (22P02), with no other error; a UTF-8 document
+// encoding/json accepts is never refused; -> answers JSON text encoding/json
 // accepts; and ->> of an object's member agrees with encoding/json's decoding of that member
 // (the last of duplicate keys, as PostgreSQL's json type).
 func FuzzJSONOperators(f *testing.F) {
@@ -82,13 +85,16 @@ func FuzzJSONOperators(f *testing.F) {
 		batch := b.NewRecordBatch()
 		b.Release()
 		defer batch.Release()
-		valid := json.Valid(doc)
+		valid, want := json.Valid(doc), "22P02"
+		if !utf8.Valid(doc) {
+			valid, want = false, "22021"
+		}
 		for i, cx := range compiled {
 			out, err := cx.Eval(context.Background(), batch, mem)
 			if err != nil {
 				var de *ops.DataError
-				if !errors.As(err, &de) || de.SQLState() != "22P02" {
-					t.Fatalf("%s: refused with %v, want 22P02", exprs[i].name, err)
+				if !errors.As(err, &de) || de.SQLState() != want {
+					t.Fatalf("%s: refused with %v, want %s", exprs[i].name, err, want)
 				}
 				if valid {
 					t.Fatalf("%s: refuses a document encoding/json accepts: %q", exprs[i].name, doc)
@@ -124,4 +130,45 @@ func FuzzJSONOperators(f *testing.F) {
 			}()
 		}
 	})
+}
+
+// TestJSONNotUTF8: ->> over a bytea document whose member is not UTF-8 is refused with 22021
+// (FuzzJSONOperators found it answered a text value that was not UTF-8); the same document in
+// UTF-8 answers its member.
+func TestJSONNotUTF8(t *testing.T) {
+	e := own("json_get_text", strOut, jsonFuzzCol(0), jsonFuzzCol(1)) // own locks sqlfnMu itself
+	sqlfnMu.Lock()
+	x, err := ops.Compile(e, jsonFuzzSchema, sqlfnReg)
+	sqlfnMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := newMem(t, 0)
+	for _, tc := range []struct{ doc, want, sqlstate string }{
+		{"{\"a\":\"\xff\"}", "", "22021"},
+		{"{\"a\":\"é\"}", "é", ""},
+	} {
+		b := array.NewRecordBuilder(mem, jsonFuzzSchema)
+		b.Field(0).(*array.BinaryBuilder).Append([]byte(tc.doc))
+		b.Field(1).(*array.StringBuilder).Append("a")
+		b.Field(2).(*array.Int64Builder).Append(0)
+		batch := b.NewRecordBatch()
+		b.Release()
+		out, err := x.Eval(context.Background(), batch, mem)
+		batch.Release()
+		var de *ops.DataError
+		switch {
+		case tc.sqlstate != "":
+			if !errors.As(err, &de) || de.SQLState() != tc.sqlstate || strings.Contains(err.Error(), "\xff") {
+				t.Fatalf("%q: %v, want the data exception %s", tc.doc, err, tc.sqlstate)
+			}
+		case err != nil:
+			t.Fatalf("%q: %v", tc.doc, err)
+		default:
+			if got := out.(*array.String).Value(0); got != tc.want {
+				t.Errorf("%q ->> 'a' = %q, want %q", tc.doc, got, tc.want)
+			}
+			out.Release()
+		}
+	}
 }
