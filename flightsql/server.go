@@ -464,7 +464,8 @@ var errParamStream = status.Error(codes.InvalidArgument, "parameter stream could
 // copyParams reads a client's DoPut stream of parameters and writes its non-empty batches into
 // an IPC stream of their schema, returning it with the rows read. arrow-go's reader decodes
 // the client's bytes; a panic of its decoding is errParamStream, as any stream it cannot read
-// (CheckedPutStream refuses beforehand what would make it allocate beyond the message).
+// or whose batches the writer refuses (CheckedPutStream refuses beforehand what would make it
+// allocate beyond the message).
 func (s *Server) copyParams(rdr flight.MessageReader) (buf *bytes.Buffer, rows int64, schema *arrow.Schema, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -482,8 +483,10 @@ func (s *Server) copyParams(rdr flight.MessageReader) (buf *bytes.Buffer, rows i
 		rows += rec.NumRows()
 		if rec.NumRows() > 0 {
 			if err := w.Write(rec); err != nil {
+				// A batch the reader decoded but the writer refuses (its buffers disagree with
+				// its schema): the client's stream is at fault.
 				_ = w.Close()
-				return nil, 0, nil, s.toStatus(err)
+				return nil, 0, nil, errParamStream
 			}
 		}
 	}
@@ -492,7 +495,7 @@ func (s *Server) copyParams(rdr flight.MessageReader) (buf *bytes.Buffer, rows i
 		return nil, 0, nil, errParamStream
 	}
 	if err := w.Close(); err != nil {
-		return nil, 0, nil, s.toStatus(err)
+		return nil, 0, nil, errParamStream
 	}
 	return buf, rows, schema, nil
 }
