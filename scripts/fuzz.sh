@@ -55,7 +55,7 @@ while read -r dir name; do
 		"$GO" test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -parallel "$FUZZ_PARALLEL" -timeout 30m "./$dir" >"$out" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
-	execs=$(cat "$log/$name".count.* 2>/dev/null | awk '{n += $1} END {print n + 0}')
+	execs=$(awk '{n += $1} END {printf "%d", n}' "$log/$name".count.* 2>/dev/null)
 	fuzzed=$(grep -oE '^fuzz: elapsed: [0-9hms.]+' "$out" | tail -1 | sed 's/fuzz: elapsed: //')
 	if [ $rc -eq 0 ]; then
 		result=ok
