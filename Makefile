@@ -50,13 +50,14 @@ fuzz-short: tools
 	FUZZTIME=$(FUZZTIME_SHORT) FUZZ_PARALLEL=$(FUZZ_PARALLEL) GO=$(GO) scripts/fuzz.sh
 
 # test-clients: the example clients, which are also compatibility checks with real drivers —
-# Python (ADBC's Flight SQL driver and pyarrow.flight, checked against DuckDB reading the sample)
+# Python (ADBC's Flight SQL driver and pyarrow.flight, checked against DuckDB reading the sample;
+# with the producers' suite: Substrait plans made by DataFusion, isthmus and ibis-substrait)
 # and Java (the Arrow Flight SQL JDBC driver, JUnit 5) — against one `flightsrv demo` on a free
 # 127.0.0.1 port and two `flightsrv serve` over its data (TLS, mutual TLS, both with
 # authentication), stopped by their pids. Both suites run even when the first fails. The venv is
 # .venv (pinned by clients/python/requirements.txt); Maven caches the driver in ~/.m2 on first
 # use and needs no network afterwards. About a minute on 2 cores once the caches are warm.
-test-clients: build client-tools .venv/.clients-requirements
+test-clients: build client-tools .venv/.clients-requirements .venv-ibis/.requirements clients/isthmus/target/classpath.txt
 	PYTHONDONTWRITEBYTECODE=1 .venv/bin/python clients/python/flightsrv_server.py --bin $(BIN) -- \
 	  bash -c 'rc=0; .venv/bin/python -m pytest -q clients/python || rc=$$?; \
 	    (cd clients/java && mvn -q -B test) || rc=$$?; \
@@ -73,6 +74,19 @@ JDBC_OLDER ?= 15.0.2 16.1.0
 	test -x .venv/bin/python || python3 -m venv .venv
 	.venv/bin/python -m pip install -q --disable-pip-version-check -r clients/python/requirements.txt
 	touch $@
+
+# .venv-ibis holds ibis-substrait for the producers' suite (clients/python/test_producers.py,
+# which runs clients/python/ibis_plans.py in it): its ibis and substrait versions conflict with
+# .venv's.
+.venv-ibis/.requirements: clients/python/requirements-ibis.txt
+	test -x .venv-ibis/bin/python || python3 -m venv .venv-ibis
+	.venv-ibis/bin/python -m pip install -q --disable-pip-version-check -r clients/python/requirements-ibis.txt
+	touch $@
+
+# The classpath of clients/isthmus's PlanWriter (Substrait Java's isthmus, from Maven Central
+# once, then ~/.m2), which the producers' suite runs to make isthmus's plans from SQL.
+clients/isthmus/target/classpath.txt: clients/isthmus/pom.xml $(wildcard clients/isthmus/src/main/java/io/flightsrv/isthmus/*.java)
+	cd clients/isthmus && mvn -q -B compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
 
 # client-tools makes sure Python's venv module, a JDK and Maven are there for test-clients.
 client-tools:

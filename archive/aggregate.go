@@ -55,7 +55,7 @@ func (r *Reader) Aggregate(ctx context.Context, manifestKey string, b routing.Bu
 	if rng.Empty() || (m.RecordCount == 0 && !r.opts.VerifyFully) {
 		return req.Answer(nil)
 	}
-	if !r.opts.VerifyFully && req.Bin == nil && !req.Min && !req.Max && rng.Covers(b.Range()) {
+	if !r.opts.VerifyFully && req.Bin == nil && !req.Needs(routing.MeasureMin) && !req.Needs(routing.MeasureMax) && rng.Covers(b.Range()) {
 		// The payload check (r.manifest: the payload exists with the manifest's size) is the
 		// whole check: the footer is not fetched, so damage inside the payload (footer
 		// included) is found by the first read that decodes it, and routing then refuses

@@ -14,16 +14,17 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
 // RouteReader reads a bucket's current route; routing.HotStore satisfies it. The archiver uses
-// it to resolve an ambiguous publish (pulpitum-reference.md §4.2, step 4).
+// it to resolve an ambiguous publish (docs/pulpitum-v4.md §4.2, step 4).
 type RouteReader interface {
 	Route(ctx context.Context, b routing.BucketID) (routing.Route, error)
 }
 
-// Archiver defaults (pulpitum-reference.md §4.2, configuration of pulpitum-archiver).
+// Archiver defaults (docs/pulpitum-v4.md §4.2, "Settings").
 const (
 	DefaultLease     = 60 * time.Second
 	DefaultRetry     = 15 * time.Second
@@ -154,7 +155,7 @@ func NewArchiver(state routing.ArchiveStateStore, writer routing.ArchiveWriter, 
 // RunOnce runs one cycle: Discover(eligibleBefore, ScanLimit) lists cleanup work first, then
 // cut-overs of buckets ending at or before eligibleBefore; items are processed in that order.
 // Unlike the reference runner, whose first failing item aborts the rest of the cycle
-// (pulpitum-reference.md §4.2, §11.8), a failing item never stops the others: it is deferred
+// (docs/pulpitum-v4.md §4.2, §11.8), a failing item never stops the others: it is deferred
 // with its own retry time (or left to its lease's expiry when renewal failed), listed in
 // RunSummary.Failures and logged, and the cycle goes on. RunOnce returns an error when
 // Discover fails, when ctx ends (the remaining items are not started), or when any item
@@ -183,6 +184,9 @@ func (a *Archiver) RunOnce(ctx context.Context, eligibleBefore time.Time) (sum R
 		)
 		span.End()
 	}()
+	// A panic inside the cycle fails this cycle (logged and counted by internal/panics; the
+	// bucket in progress keeps its lease, which expires); the next cycle runs as usual.
+	defer panics.Recover("archive cycle", &err)
 	work, err := a.state.Discover(ctx, eligibleBefore, a.opts.ScanLimit)
 	if err != nil {
 		return sum, err
@@ -231,7 +235,7 @@ func (a *Archiver) RunOnce(ctx context.Context, eligibleBefore time.Time) (sum R
 	return sum, nil
 }
 
-// Coordinator phases (pulpitum-reference.md §6.2).
+// Coordinator phases (docs/pulpitum-v4.md §6.2).
 const (
 	phaseQueued           = "queued"
 	phaseClaimed          = "claimed"
@@ -462,6 +466,11 @@ func (a *Archiver) startRenewer(ctx context.Context, s *routing.ArchiveSession) 
 	r := &renewer{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
+		defer panics.Handle("lease renewer", func(err error) {
+			r.mu.Lock()
+			r.err = err
+			r.mu.Unlock()
+		})
 		t := time.NewTicker(a.opts.RenewInterval)
 		defer t.Stop()
 		for {
@@ -497,7 +506,7 @@ func (r *renewer) stop() {
 	<-r.done
 }
 
-// archiverMetrics are the instruments of pulpitum-reference.md §6.2 (meter "pulpitum"). Label
+// archiverMetrics are the instruments of docs/pulpitum-v4.md §6.2 (meter "pulpitum"). Label
 // values are fixed sets: strategy, outcome, stage, phase; never a table, partition, bucket,
 // object key or error text.
 type archiverMetrics struct {

@@ -272,7 +272,7 @@ func TestArchiverCutsOverAgainstSQLite(t *testing.T) {
 		t.Fatalf("second cycle = %+v, %v; want nothing to do", sum, err)
 	}
 
-	// Metrics follow pulpitum-reference.md §6.2, with fixed label sets only.
+	// Metrics follow docs/pulpitum-v4.md §6.2, with fixed label sets only.
 	sums := archiverMetricSums(t, metrics)
 	for name, want := range map[string]int64{
 		"pulpitum.archive.runs/started": 2, "pulpitum.archive.runs/success": 2, "pulpitum.archive.records/success": 150 + 151, // yesterday's two buckets
@@ -568,7 +568,7 @@ func TestOrphanCollection(t *testing.T) {
 	e.checkReads(t)
 }
 
-// TestArchiverSettings: the runner's defaults are the reference's (pulpitum-reference.md
+// TestArchiverSettings: the runner's defaults are the reference's (docs/pulpitum-v4.md
 // §4.2): lease 60 s renewed every max(lease/3, 1 s), retry 15 s, scan limit 64; a renewal
 // interval that is not shorter than the lease is refused.
 func TestArchiverSettings(t *testing.T) {

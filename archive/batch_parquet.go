@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -343,6 +344,7 @@ func (s *parquetSource) startPrefetch(pi int) {
 	ranges := s.plans[pi].ranges
 	go func() {
 		defer close(j.done)
+		defer panics.Handle("archive prefetch", func(err error) { j.err = err })
 		j.err = s.rr.prefetch(ranges)
 	}()
 	s.job = j

@@ -4,7 +4,7 @@
 // routing.ArchiveBatchReader (Arrow batch reads), a [Writer] that implements
 // routing.ArchiveWriter with the reference's verified write protocol, and the [Archiver]
 // runner that drives due buckets through claim → snapshot → upload → verify → publish →
-// cleanup. Everything follows pulpitum-reference.md §1.5 (artifacts) and §4
+// cleanup. Everything follows docs/pulpitum-v4.md §1.5 (artifacts) and §4
 // (state machine and runner); an existing Pulpitum deployment's archives are read as they are.
 //
 // # Object storage
@@ -155,7 +155,7 @@
 // The reference's direct path (DurableArchiveCoordinator::archive_bucket: begin_archive with
 // a five-minute lease, abort_archive on a snapshot or upload failure) is not implemented; the
 // runner's claim path is the only way in, for three reasons. begin_archive ignores the durable
-// retry time (pulpitum-reference.md §4.1 and §11.8), so a direct archive could retry a
+// retry time (docs/pulpitum-v4.md §4.1 and §11.8), so a direct archive could retry a
 // deferred bucket at once, the very behaviour deferral exists to prevent. Its one other
 // difference, creating the metadata row of a bucket that has none, archives nothing: such a
 // bucket was never appended to, holds no record and reads as an empty hot bucket. And every

@@ -12,7 +12,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// Parquet record envelope v2 (pulpitum-reference.md §1.5): four required columns in this
+// Parquet record envelope v2 (docs/pulpitum-v4.md §1.5): four required columns in this
 // order — partition_key BYTE_ARRAY, event_time INT64 TIMESTAMP(NANOS, isAdjustedToUTC=true),
 // sort_key BYTE_ARRAY, value BYTE_ARRAY — with no logical or converted type on the byte arrays
 // (the reference's Arrow reader maps them to Binary and rejects anything else).

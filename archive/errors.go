@@ -11,7 +11,7 @@ import (
 
 // ErrValidation matches every archive validation failure: errors.Is(err, ErrValidation) is true
 // for each of the ErrManifest…, ErrPayload… and ErrRecord… sentinels below, which name the
-// individual checks of pulpitum-reference.md §1.5 ("Reader validation"). Match a specific
+// individual checks of docs/pulpitum-v4.md §1.5 ("Reader validation"). Match a specific
 // sentinel to learn which check failed.
 var ErrValidation = errors.New("archive: manifest validation failed")
 
@@ -36,7 +36,7 @@ func (e *ValidationError) Is(target error) bool {
 
 func validation(reason string) error { return &ValidationError{reason: reason} }
 
-// Validation failures, one per check, in the reference reader's order (pulpitum-reference.md
+// Validation failures, one per check, in the reference reader's order (docs/pulpitum-v4.md
 // §1.5): key digest, manifest fields, bucket, payload length and digest, decoded row count,
 // record membership and order; then payload decoding failures.
 var (

@@ -45,7 +45,7 @@ func Example() {
 	morning := routing.TimeRange{Start: b.Start, End: b.Start.Add(12 * time.Hour)}
 	// The partial aggregate of the morning: count(*), min and max of the event time, from the
 	// manifest and the Parquet statistics.
-	agg, err := r.Aggregate(ctx, key, b, routing.AggregateRequest{Range: morning, Count: true, Min: true, Max: true})
+	agg, err := r.Aggregate(ctx, key, b, routing.AggregateRequest{Range: morning, Measures: []routing.Measure{routing.CountStar, routing.MinTime, routing.MaxTime}})
 	if err != nil {
 		panic(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// The reference's own key-layout examples (pulpitum-reference.md §1.5 and the reference
+// The reference's own key-layout examples (docs/pulpitum-v4.md §1.5 and the reference
 // adapter's tests).
 func TestKeyLayout(t *testing.T) {
 	t.Parallel()

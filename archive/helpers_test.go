@@ -207,7 +207,7 @@ func rowTimes(ctx context.Context, r *Reader, key string, b routing.BucketID, rn
 // minMaxOf is the count and extremes of b's records inside rng through the port, or through
 // the rows when the port declines (declined then reports it).
 func minMaxOf(ctx context.Context, r *Reader, key string, b routing.BucketID, rng routing.TimeRange) (n uint64, lo, hi time.Time, declined bool, err error) {
-	gs, err := aggregateGroups(ctx, r, key, b, routing.AggregateRequest{Range: rng, Count: true, Min: true, Max: true})
+	gs, err := aggregateGroups(ctx, r, key, b, routing.AggregateRequest{Range: rng, Measures: []routing.Measure{routing.CountStar, routing.MinTime, routing.MaxTime}})
 	if errors.Is(err, routing.ErrNoAggregate) {
 		ts, err := rowTimes(ctx, r, key, b, rng)
 		if err != nil || len(ts) == 0 {
@@ -242,7 +242,7 @@ func maxTime(a, b time.Time) time.Time {
 // countRecords is count(*) of b inside rng through the port, or through the rows when the
 // port declines.
 func countRecords(ctx context.Context, r *Reader, key string, b routing.BucketID, rng routing.TimeRange) (uint64, error) {
-	gs, err := aggregateGroups(ctx, r, key, b, routing.AggregateRequest{Range: rng, Count: true})
+	gs, err := aggregateGroups(ctx, r, key, b, routing.AggregateRequest{Range: rng, Measures: []routing.Measure{routing.CountStar}})
 	if errors.Is(err, routing.ErrNoAggregate) {
 		ts, err := rowTimes(ctx, r, key, b, rng)
 		return uint64(len(ts)), err
@@ -262,7 +262,7 @@ type binCount struct {
 // binsOf is the histogram of b's records inside rng through the port (grouped count(*)), or
 // through the rows when the port declines.
 func binsOf(ctx context.Context, r *Reader, key string, b routing.BucketID, rng routing.TimeRange, bin routing.Binning) ([]binCount, bool, error) {
-	gs, err := aggregateGroups(ctx, r, key, b, routing.AggregateRequest{Range: rng, Bin: &bin, Count: true})
+	gs, err := aggregateGroups(ctx, r, key, b, routing.AggregateRequest{Range: rng, Bin: &bin, Measures: []routing.Measure{routing.CountStar}})
 	if errors.Is(err, routing.ErrNoAggregate) {
 		ts, err := rowTimes(ctx, r, key, b, rng)
 		return binTimes(bin, ts), true, err
@@ -290,7 +290,7 @@ func binTimes(bin routing.Binning, ts []time.Time) []binCount {
 
 // tableBucketCount is count(*) of b inside rng through routing.DurableTable.AggregateBucket.
 func tableBucketCount(ctx context.Context, tbl *routing.DurableTable, b routing.BucketID, rng routing.TimeRange) (uint64, error) {
-	rd, _, err := tbl.AggregateBucket(ctx, b, routing.AggregateRequest{Range: rng, Count: true})
+	rd, _, err := tbl.AggregateBucket(ctx, b, routing.AggregateRequest{Range: rng, Measures: []routing.Measure{routing.CountStar}})
 	if err != nil {
 		return 0, err
 	}

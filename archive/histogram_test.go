@@ -215,7 +215,7 @@ func TestAggregateByBinFormats(t *testing.T) {
 	}
 	bkt := openTestBucket(t)
 	r, _ := NewReader(bkt, ReaderOptions{})
-	if _, err := r.Aggregate(ctx, "k", b, routing.AggregateRequest{Range: b.Range(), Bin: &routing.Binning{}, Count: true}); !errors.Is(err, routing.ErrInvalidBinning) {
+	if _, err := r.Aggregate(ctx, "k", b, routing.AggregateRequest{Range: b.Range(), Bin: &routing.Binning{}, Measures: []routing.Measure{routing.CountStar}}); !errors.Is(err, routing.ErrInvalidBinning) {
 		t.Fatalf("zero binning: %v", err)
 	}
 }
@@ -285,7 +285,7 @@ func TestAggregateByBinOutsideBucket(t *testing.T) {
 	key := publishRaw(t, bkt, b, FormatParquet, writeRows(t, rows), len(rows), nil)
 	r, _ := NewReader(bkt, ReaderOptions{})
 	hour := routing.TruncBinning(routing.TruncHour)
-	_, err := r.Aggregate(context.Background(), key, b, routing.AggregateRequest{Range: routing.TimeRange{Start: b.Start, End: b.Start.Add(2 * time.Hour)}, Bin: &hour, Count: true})
+	_, err := r.Aggregate(context.Background(), key, b, routing.AggregateRequest{Range: routing.TimeRange{Start: b.Start, End: b.Start.Add(2 * time.Hour)}, Bin: &hour, Measures: []routing.Measure{routing.CountStar}})
 	if !errors.Is(err, ErrRecordOutsideBucket) {
 		t.Fatalf("error = %v, want ErrRecordOutsideBucket", err)
 	}

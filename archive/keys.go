@@ -10,7 +10,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// Object keys follow pulpitum-reference.md §1.5 exactly:
+// Object keys follow docs/pulpitum-v4.md §1.5 exactly:
 //
 //	{prefix}/{hex(table_id)}/{hex(partition_key)}/{hex(bucket_key)}[/generation-{n}]/records-{sha256}.{json|parquet}
 //	{prefix}/{hex(table_id)}/{hex(partition_key)}/{hex(bucket_key)}[/generation-{n}]/manifest-{sha256}.json
@@ -92,7 +92,7 @@ const (
 )
 
 // KeyLimitError reports that a bucket's object key exceeds the archive's key limits, so the
-// bucket cannot be stored under the reference's key scheme (pulpitum-reference.md §1.5). It
+// bucket cannot be stored under the reference's key scheme (docs/pulpitum-v4.md §1.5). It
 // names which part is too long and by how much, never the key or the value. It matches
 // routing.ErrOperationFailed. The failure is permanent for the bucket under these limits.
 type KeyLimitError struct {

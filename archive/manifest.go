@@ -18,7 +18,7 @@ import (
 type Format uint8
 
 const (
-	// FormatParquet is the Parquet record envelope v2 (pulpitum-reference.md §1.5).
+	// FormatParquet is the Parquet record envelope v2 (docs/pulpitum-v4.md §1.5).
 	FormatParquet Format = iota
 	// FormatJSON is the JSON array of records written by the reference by default.
 	FormatJSON
@@ -44,7 +44,7 @@ func ParseFormat(s string) (Format, error) {
 	return 0, errors.New("archive: unsupported archive format; supported formats: json, parquet")
 }
 
-// Manifest version and record schema version of pulpitum-reference.md §1.5.
+// Manifest version and record schema version of docs/pulpitum-v4.md §1.5.
 const (
 	ManifestVersion     = 4
 	RecordSchemaVersion = 2

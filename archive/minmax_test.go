@@ -231,7 +231,7 @@ func TestMinMaxArchives(t *testing.T) {
 				checkMinMax(t, r, emptyKey, b, nil, b.Range(), false)
 				checkMinMax(t, r, emptyKey, b, nil, routing.TimeRange{Start: b.Start.Add(time.Hour), End: b.End}, false)
 				other := testBucket("other", routing.CalendarDayUTC, b.Start)
-				if _, err := r.Aggregate(ctx, key, other, routing.AggregateRequest{Range: other.Range(), Min: true, Max: true}); err == nil {
+				if _, err := r.Aggregate(ctx, key, other, routing.AggregateRequest{Range: other.Range(), Measures: []routing.Measure{routing.MinTime, routing.MaxTime}}); err == nil {
 					t.Fatal("MinMax of another bucket's manifest succeeded")
 				} else {
 					requireOnly(t, "bucket mismatch", err, ErrBucketMismatch, other)
@@ -305,7 +305,7 @@ func TestMinMaxOutsideBucket(t *testing.T) {
 	bkt := openTestBucket(t)
 	key := publishRaw(t, bkt, b, FormatParquet, writeRows(t, rows), len(rows), nil)
 	r, _ := NewReader(bkt, ReaderOptions{})
-	_, err := r.Aggregate(context.Background(), key, b, routing.AggregateRequest{Range: routing.TimeRange{Start: b.Start, End: b.Start.Add(time.Hour)}, Min: true, Max: true})
+	_, err := r.Aggregate(context.Background(), key, b, routing.AggregateRequest{Range: routing.TimeRange{Start: b.Start, End: b.Start.Add(time.Hour)}, Measures: []routing.Measure{routing.MinTime, routing.MaxTime}})
 	requireOnly(t, "value outside the bucket", err, ErrRecordOutsideBucket, b)
 }
 

@@ -15,11 +15,12 @@ import (
 	"gocloud.dev/gcerrors"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
 // DefaultOperationTimeout is the deadline of each object-store operation
-// (pulpitum-reference.md §1.5, "Timeouts").
+// (docs/pulpitum-v4.md §1.5, "Timeouts").
 const DefaultOperationTimeout = 30 * time.Second
 
 // errShortObject reports that an object ended before the requested range did.
@@ -285,7 +286,8 @@ func (r *rangeReader) prefetch(ranges []byteRange) error {
 	g, ctx := errgroup.WithContext(r.ctx)
 	g.SetLimit(max(r.fanout, 1))
 	for _, br := range need {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			defer panics.Recover("archive fetch", &err)
 			var buf []byte
 			if r.alloc != nil {
 				buf = allocateUninit(r.alloc, int(br.end-br.off)) // ReadFull fills it

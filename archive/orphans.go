@@ -22,7 +22,7 @@ const DefaultOrphanDelay = 24 * time.Hour
 // OrphanCollector deletes payloads and manifests that were written but never published: the
 // uploads of attempts that were deferred, aborted, taken over after their lease expired, or
 // killed between upload and publication. The reference never deletes them
-// (pulpitum-reference.md §4.2, fencing summary); this collector is our addition.
+// (docs/pulpitum-v4.md §4.2, fencing summary); this collector is our addition.
 //
 // It only considers objects under its prefix whose keys have the generation-addressed form of
 // §1.5 ({prefix}/{hex table}/{hex partition}/{hex bucket key}/generation-{n}/records-….{json|

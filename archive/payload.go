@@ -9,7 +9,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// JSON payload (pulpitum-reference.md §1.5): a JSON array of
+// JSON payload (docs/pulpitum-v4.md §1.5): a JSON array of
 // {"partition_key":[u8…],"event_time":"RFC 3339","sort_key":[u8…],"value":[u8…]}, written
 // compactly in that field order, times in chrono's AutoSi form (see appendRFC3339).
 

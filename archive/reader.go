@@ -179,7 +179,7 @@ func (r *Reader) Read(ctx context.Context, manifestKey string, b routing.BucketI
 }
 
 // Verify reads the manifest and the whole payload of b and runs every check of the reference
-// reader (pulpitum-reference.md §1.5, steps 1–6), bypassing the caches. It returns nil or the
+// reader (docs/pulpitum-v4.md §1.5, steps 1–6), bypassing the caches. It returns nil or the
 // first failure's sentinel.
 func (r *Reader) Verify(ctx context.Context, manifestKey string, b routing.BucketID) error {
 	c := &ioCounter{}

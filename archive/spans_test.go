@@ -20,7 +20,7 @@ import (
 // TestArchiverSpans drives one bucket through every phase of the runner — a cut-over whose
 // upload fails (retry_cutover), one whose hot-row deletion fails (retry_cleanup), and the
 // cleanup claimed afterwards — and checks the spans of the reference's observability section
-// (pulpitum-reference.md §6.1, archival spans): the cycle span, a cutover and a cleanup span,
+// (docs/pulpitum-v4.md §6.1, archival spans): the cycle span, a cutover and a cleanup span,
 // one pulpitum.archive.coordinator.<operation> span per store or upload operation with
 // pulpitum.archive.operation = <operation> and a coordinator phase of the reference's list,
 // the pulpitum.archive.write span of each upload with its record count and format; failed
@@ -167,7 +167,7 @@ func TestArchiverSpans(t *testing.T) {
 // archiverMetricSums collects the archiver's metrics from r and returns each counter's sum per
 // "<metric name>/<label value>", the label being its outcome, stage or coordinator phase (the
 // strategy summed over). It fails the test when an instrument is not of the meter "pulpitum",
-// when a label is outside the reference's fixed set (pulpitum-reference.md §6.2: strategy,
+// when a label is outside the reference's fixed set (docs/pulpitum-v4.md §6.2: strategy,
 // outcome, stage, phase), or when a label value holds one of secrets.
 func archiverMetricSums(t *testing.T, r *sdkmetric.ManualReader, secrets ...string) map[string]int64 {
 	t.Helper()

@@ -42,7 +42,7 @@ type WriterOptions struct {
 	TracerProvider trace.TracerProvider
 }
 
-// Writer writes bucket archives with the reference's write protocol (pulpitum-reference.md
+// Writer writes bucket archives with the reference's write protocol (docs/pulpitum-v4.md
 // §1.5): it implements routing.ArchiveWriter. A Writer is safe for concurrent use; it does not
 // own the bucket.
 type Writer struct {

@@ -136,3 +136,53 @@ func TestListActionsIsHonest(t *testing.T) {
 		t.Fatalf("unknown action: %v", err)
 	}
 }
+
+// TestReadsAreTraced: every DoGet span carries what its query read from the stores
+// (routing.ReadStats through internal/querylog's Reads): an archived scan of ORD's February
+// fetched objects and bytes and decoded exactly the rows it returned; a hot scan of July sent
+// statements and read its rows from the hot store; a pushed-down count read no record at all.
+func TestReadsAreTraced(t *testing.T) {
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	prevT := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() { otel.SetTracerProvider(prevT) })
+
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	doGet := func(sql string) (rows int64, attrs map[attribute.Key]attribute.Value) {
+		t.Helper()
+		before := len(spans.Ended())
+		res := mustRun(t, cl, sql)
+		for _, n := range res.batchRows {
+			rows += n
+		}
+		for _, s := range spans.Ended()[before:] {
+			if s.Name() == "arrow.flight.protocol.FlightService/DoGet" {
+				attrs = map[attribute.Key]attribute.Value{}
+				for _, kv := range s.Attributes() {
+					attrs[kv.Key] = kv.Value
+				}
+			}
+		}
+		if attrs == nil {
+			t.Fatalf("%s: no DoGet span", sql)
+		}
+		return rows, attrs
+	}
+	feb := "origin = 'ORD' AND timestamp >= '2001-02-01' AND timestamp < '2001-03-01'"
+	rows, a := doGet("SELECT timestamp, id, value FROM flights WHERE " + feb)
+	if rows == 0 || a["flightsrv.read.archive_rows"].AsInt64() != rows || a["flightsrv.read.hot_rows"].AsInt64() != 0 ||
+		a["flightsrv.read.objects"].AsInt64() == 0 || a["flightsrv.read.bytes"].AsInt64() == 0 {
+		t.Errorf("archived scan of %d rows: %v", rows, a)
+	}
+	rows, a = doGet("SELECT id FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-08'")
+	if rows == 0 || a["flightsrv.read.hot_rows"].AsInt64() != rows || a["flightsrv.read.hot_statements"].AsInt64() == 0 ||
+		a["flightsrv.read.archive_rows"].AsInt64() != 0 {
+		t.Errorf("hot scan of %d rows: %v", rows, a)
+	}
+	_, a = doGet("SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01'")
+	if a["flightsrv.read.hot_rows"].AsInt64() != 0 || a["flightsrv.read.archive_rows"].AsInt64() != 0 || a["flightsrv.read.hot_statements"].AsInt64() == 0 {
+		t.Errorf("pushed-down count: %v", a)
+	}
+}

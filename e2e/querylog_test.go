@@ -418,3 +418,30 @@ func TestQueryKeepsItsIDAcrossCalls(t *testing.T) {
 	}
 	assertPrivate(t, "log", logs.String())
 }
+
+// TestUnknownActionNotLogged: an unknown DoAction type is the client's text (here SQL, a
+// password and a NUL byte): the refusal's log line names it as a fixed word with its length,
+// never its text.
+func TestUnknownActionNotLogged(t *testing.T) {
+	e := newEnv(t)
+	srv, logs := queryLogServer(t, e, e.store, slog.LevelDebug)
+	cl := dial(t, srv)
+	name := "password=hunter2; SELECT * FROM flights WHERE origin = 'ORD'\x00" + strings.Repeat("x", 10_000)
+	do, err := cl.Client.DoAction(context.Background(), &flight.Action{Type: name})
+	if err == nil {
+		_, err = do.Recv()
+	}
+	if status.Code(err) != codes.Unimplemented {
+		t.Fatalf("unknown action: %v", err)
+	}
+	out := logs.String()
+	if !strings.Contains(out, fmt.Sprintf("UnknownAction(%d bytes)", len(name))) {
+		t.Errorf("the log does not name the unknown action by its length:\n%.2000s", out)
+	}
+	for _, bad := range []string{"hunter2", "SELECT", "xxxxxxxx"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the log holds %q", bad)
+		}
+	}
+	assertPrivate(t, "log", out)
+}

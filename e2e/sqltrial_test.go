@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -327,5 +329,245 @@ func TestCastParameters(t *testing.T) {
 	defer res.release()
 	if got, want := scalarCount(t, res), int64(len(expected(e.sample, "ORD", pFrom, pTo))); got != want || want == 0 {
 		t.Fatalf("count %d, want %d (between PostgreSQL's %s and %s)", got, want, pFrom, pTo)
+	}
+}
+
+// TestTimestampTextAsPostgres: timestamp::text and to_char with the patterns the user trial
+// found copied into the output (FM, IW, IYYY, ID, WW, TZ, OF, CC, lower-case meridians) answer,
+// through the SQL path over archived and hot rows, exactly what PostgreSQL answers for the same
+// instants in a UTC session.
+func TestTimestampTextAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	const f = `FMMonth FMDDth IYYY-IW-ID WW CC HH12:MI pm TZ OF`
+	res := mustRun(t, cl, "SELECT timestamp AS t, timestamp::text AS x, to_char(timestamp, '"+f+"') AS c FROM flights WHERE origin = 'ORD'"+
+		" AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' ORDER BY timestamp, id")
+	n := 0
+	for _, rec := range res.recs {
+		at, text, chars := rec.Column(0).(*array.Timestamp), rec.Column(1).(*array.String), rec.Column(2).(*array.String)
+		for i := range int(rec.NumRows()) {
+			var wantText, wantChars string
+			if err := pg.QueryRow(ctx, "SELECT $1::timestamptz::text, to_char($1::timestamptz, $2)", at.Value(i).ToTime(arrow.Nanosecond), f).Scan(&wantText, &wantChars); err != nil {
+				t.Fatal(err)
+			}
+			if text.Value(i) != wantText || chars.Value(i) != wantChars {
+				t.Fatalf("row %d: %q, %q; PostgreSQL %q, %q", n, text.Value(i), chars.Value(i), wantText, wantChars)
+			}
+			n++
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d rows compared", n)
+	}
+}
+
+// TestBooleanOrderingAsPostgres: <, >, <= and >= between booleans (false < true, NULL
+// unknown) answer PostgreSQL's values, in a select list over rows and in WHERE, where they were
+// INTERNAL errors.
+func TestBooleanOrderingAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	const q = "SELECT true > false, false > true, true >= true, false <= true, NULL::boolean < true, (1 = 1) < (1 = 2)"
+	var want [6]*bool
+	if err := pg.QueryRow(ctx, q).Scan(&want[0], &want[1], &want[2], &want[3], &want[4], &want[5]); err != nil {
+		t.Fatal(err)
+	}
+	res := mustRun(t, cl, q)
+	for i, w := range want {
+		c := res.recs[0].Column(i).(*array.Boolean)
+		if (w == nil) != c.IsNull(0) || (w != nil && *w != c.Value(0)) {
+			t.Errorf("column %d of %s: %v, PostgreSQL %v", i, q, c.ValueStr(0), w)
+		}
+	}
+	where := "origin = 'ORD' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-03'"
+	all := scalarCount(t, mustRun(t, cl, "SELECT count(*) FROM flights WHERE "+where))
+	late := scalarCount(t, mustRun(t, cl, "SELECT count(*) FROM flights WHERE "+where+" AND ((value->>'delay')::int > 0) > false"))
+	notLate := scalarCount(t, mustRun(t, cl, "SELECT count(*) FROM flights WHERE "+where+" AND ((value->>'delay')::int > 0) <= false"))
+	if late == 0 || notLate == 0 || late+notLate != all {
+		t.Errorf("late %d + not late %d of %d", late, notLate, all)
+	}
+}
+
+// TestDecimalCastsAsPostgres: a decimal literal cast to an integer type rounds half away from
+// zero as PostgreSQL's numeric does (2.5::int = 3, not 2), and a value past the type's range is
+// refused with PostgreSQL's SQLSTATE 22003.
+func TestDecimalCastsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	const q = "SELECT 2.5::int, (-2.5)::int, -2.5::int, 3.5::int, 0.5::smallint, 1.4999::bigint, 1e2::int, 2.5e0::int, CAST(99999999999.5 AS bigint), CAST(-0.5 AS integer)"
+	want := make([]int64, 10)
+	dest := make([]any, len(want))
+	for i := range want {
+		dest[i] = &want[i]
+	}
+	if err := pg.QueryRow(ctx, q).Scan(dest...); err != nil {
+		t.Fatal(err)
+	}
+	res := mustRun(t, cl, q)
+	for i, w := range want {
+		got, err := strconv.ParseInt(res.recs[0].Column(i).ValueStr(0), 10, 64)
+		if err != nil || got != w {
+			t.Errorf("column %d of %s: %s, PostgreSQL %d", i, q, res.recs[0].Column(i).ValueStr(0), w)
+		}
+	}
+	var pgErr *pgconn.PgError
+	if err := pg.QueryRow(ctx, "SELECT 3000000000.5::int").Scan(new(int64)); !errors.As(err, &pgErr) || pgErr.Code != "22003" {
+		t.Fatalf("PostgreSQL: %v", err)
+	}
+	if _, err := run(ctx, cl, "SELECT 3000000000.5::int"); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "integer out of range") {
+		t.Errorf("3000000000.5::int: %v, want PostgreSQL's integer out of range", err)
+	}
+}
+
+// TestStringFunctionsAsPostgres: left, right, split_part, strpos, POSITION(… IN …), lpad,
+// rpad, initcap, reverse and repeat answer, over the rows' ids and values and over constants
+// with negative counts, empty delimiters and fills, multi-byte characters and NULLs, exactly
+// what PostgreSQL answers for the same inputs.
+func TestStringFunctionsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	inputs := []string{"", "a", "ORD", "hello world", "x-y-z", "--a--", "ÄbC déF ghi", "o'hare jfk-lga 2nd", "ab"}
+	exprs := []string{
+		"left(S, 2)", "left(S, -1)", "left(S, 0)", "right(S, 3)", "right(S, -2)", "split_part(S, '-', 2)",
+		"split_part(S, '-', -1)", "split_part(S, '', 1)", "split_part(S, ' ', 3)", "split_part(S, 'zz', 1)", "strpos(S, 'o')",
+		"strpos(S, '')", "position('d' IN S)", "lpad(S, 6)", "lpad(S, 6, 'xy')", "lpad(S, 2, '*')", "lpad(S, 5, '')",
+		"rpad(S, 7, 'é')", "rpad(S, 1)", "rpad(S, -3, 'a')", "initcap(S)", "reverse(S)", "repeat(S, 3)", "repeat(S, -1)",
+		"left(NULL::text, 1)", "lpad(S, NULL::int)",
+	}
+	var sel []string
+	for _, x := range exprs {
+		sel = append(sel, "coalesce("+x+"::text, '<null>')")
+	}
+	for _, in := range inputs {
+		lit := "'" + strings.ReplaceAll(in, "'", "''") + "'"
+		q := "SELECT " + strings.ReplaceAll(strings.Join(sel, ", "), "S", lit)
+		want := make([]string, len(exprs))
+		dest := make([]any, len(exprs))
+		for i := range want {
+			dest[i] = &want[i]
+		}
+		if err := pg.QueryRow(ctx, q).Scan(dest...); err != nil {
+			t.Fatalf("PostgreSQL %s: %v", q, err)
+		}
+		res := mustRun(t, cl, q)
+		for i, w := range want {
+			if got := res.recs[0].Column(i).(*array.String).Value(0); got != w {
+				t.Errorf("%s over %q: %q, PostgreSQL %q", exprs[i], in, got, w)
+			}
+		}
+	}
+	// Over rows: the ids and the JSON values of ORD's first June days.
+	where := " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-02' ORDER BY timestamp, id"
+	res := mustRun(t, cl, "SELECT id, convert_from(value, 'UTF8'), left(id, 4), right(id, 3), split_part(convert_from(value, 'UTF8'), ',', 2), "+
+		"strpos(convert_from(value, 'UTF8'), 'destination'), lpad(right(id, 2), 4, '0'), initcap(value->>'destination'), reverse(id)"+where)
+	rows := 0
+	for _, rec := range res.recs {
+		for r := range int(rec.NumRows()) {
+			id, val := rec.Column(0).(*array.String).Value(r), rec.Column(1).(*array.String).Value(r)
+			var w [7]string
+			var pos int32
+			if err := pg.QueryRow(ctx, "SELECT left($1, 4), right($1, 3), split_part($2, ',', 2), strpos($2, 'destination'), lpad(right($1, 2), 4, '0'), initcap($2::json->>'destination'), reverse($1)",
+				id, val).Scan(&w[0], &w[1], &w[2], &pos, &w[4], &w[5], &w[6]); err != nil {
+				t.Fatal(err)
+			}
+			got := []string{rec.Column(2).ValueStr(r), rec.Column(3).ValueStr(r), rec.Column(4).ValueStr(r), "", rec.Column(6).ValueStr(r), rec.Column(7).ValueStr(r), rec.Column(8).ValueStr(r)}
+			for k := range w {
+				if k != 3 && got[k] != w[k] {
+					t.Fatalf("row %d, column %d: %q, PostgreSQL %q", rows, k+2, got[k], w[k])
+				}
+			}
+			if p := rec.Column(5).(*array.Int32).Value(r); p != pos {
+				t.Fatalf("row %d strpos: %d, PostgreSQL %d", rows, p, pos)
+			}
+			rows++
+		}
+	}
+	if rows < 20 {
+		t.Fatalf("only %d rows compared", rows)
+	}
+	if _, err := run(ctx, cl, "SELECT split_part('a-b', '-', 0)"); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "field position must not be zero") {
+		t.Errorf("split_part(…, 0): %v", err)
+	}
+}
+
+// TestMathFunctionsAsPostgres: ceil, ceiling, floor, trunc, sign, sqrt, exp, ln, log, power,
+// pow and mod over integer and float columns and constants answer PostgreSQL's double
+// precision (and integer mod) values; PostgreSQL's errors (square root and logarithm out of
+// their domain, zero to a negative power, division by zero, exp underflow) keep their
+// SQLSTATE; a numeric (decimal literal) argument is refused by name, not computed in float8.
+func TestMathFunctionsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	exprs := []string{"ceil(X / 7.0e0)", "ceiling(X)", "floor(X / 3)", "floor(X::float8 / 3)", "trunc(X::float8 / 4)", "sign(X)",
+		"sqrt(abs(X))", "exp(X / 100)", "ln(abs(X) + 1)", "log(abs(X) + 1)", "power(X, 2)", "pow(2, X / 50)", "mod(X, 7)", "mod(X, -3)"}
+	for _, x := range []string{"0", "1", "-1", "17", "-17", "120", "-45"} {
+		var sel []string
+		for _, ex := range exprs {
+			sel = append(sel, strings.ReplaceAll(ex, "X", "("+x+")")+"::float8")
+		}
+		q := "SELECT " + strings.Join(sel, ", ")
+		want := make([]float64, len(exprs))
+		dest := make([]any, len(exprs))
+		for i := range want {
+			dest[i] = &want[i]
+		}
+		if err := pg.QueryRow(ctx, q).Scan(dest...); err != nil {
+			t.Fatalf("PostgreSQL %s: %v", q, err)
+		}
+		res := mustRun(t, cl, q)
+		for i, w := range want {
+			got := res.recs[0].Column(i).(*array.Float64).Value(0)
+			if got != w && math.Abs(got-w) > 1e-15*math.Abs(w) {
+				t.Errorf("%s with X = %s: %v, PostgreSQL %v", exprs[i], x, got, w)
+			}
+		}
+	}
+	// Over the rows' delays.
+	where := " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-02'"
+	agg := "SELECT sum(floor((value->>'delay')::int / 10.0e0)), sum(sign((value->>'delay')::int)), sum(mod((value->>'delay')::int, 5)), sum(sqrt(abs((value->>'delay')::int)))"
+	res := mustRun(t, cl, agg+where)
+	var delays []int64
+	for _, rec := range mustRun(t, cl, "SELECT (value->>'delay')::int"+where).recs {
+		for i := range int(rec.NumRows()) {
+			delays = append(delays, int64(rec.Column(0).(*array.Int32).Value(i)))
+		}
+	}
+	var w [4]float64
+	if err := pg.QueryRow(ctx, "SELECT sum(floor(d / 10.0e0)), sum(sign(d)), sum(mod(d, 5)), sum(sqrt(abs(d))) FROM unnest($1::int[]) d", delays).Scan(&w[0], &w[1], &w[2], &w[3]); err != nil {
+		t.Fatal(err)
+	}
+	for i := range w {
+		got, _ := strconv.ParseFloat(res.recs[0].Column(i).ValueStr(0), 64)
+		if math.Abs(got-w[i]) > 1e-9*math.Max(1, math.Abs(w[i])) {
+			t.Errorf("aggregate %d over %d delays: %v, PostgreSQL %v", i, len(delays), got, w[i])
+		}
+	}
+	for q, code := range map[string]string{
+		"SELECT sqrt(-1)": "2201F", "SELECT ln(0)": "2201E", "SELECT log(-5)": "2201E", "SELECT power(0, -1)": "2201F",
+		"SELECT mod(5, 0)": "22012", "SELECT exp(-1000)": "22003",
+	} {
+		var pgErr *pgconn.PgError
+		if err := pg.QueryRow(ctx, q).Scan(new(float64)); !errors.As(err, &pgErr) || pgErr.Code != code {
+			t.Fatalf("PostgreSQL %s: %v, want %s", q, err, code)
+		}
+		_, err := run(ctx, cl, q)
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), pgErr.Message) {
+			t.Errorf("%s: %v, want PostgreSQL's %q", q, err, pgErr.Message)
+		}
+	}
+	for _, q := range []string{"SELECT ceil(2.5)", "SELECT power(2, 0.5)", "SELECT trunc(1.25, 1)", "SELECT log(2, 8)"} {
+		if _, err := run(ctx, cl, q); status.Code(err) != codes.Unimplemented {
+			t.Errorf("%s: %v, want UNIMPLEMENTED (numeric)", q, err)
+		}
 	}
 }

@@ -34,7 +34,7 @@ func (s *Server) GetFlightInfoPrimaryKeys(_ context.Context, _ flightsql.TableRe
 
 // DoGetPrimaryKeys lists a routed table's logical primary key: (partition column, timestamp,
 // id), the physical primary key (partition_key, event_time, sort_key) of pulpitum_v4_records
-// within one table (pulpitum-reference.md §1.2), named "<table>_pkey".
+// within one table (docs/pulpitum-v4.md §1.2), named "<table>_pkey".
 func (s *Server) DoGetPrimaryKeys(_ context.Context, ref flightsql.TableRef) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	b := array.NewRecordBuilder(s.alloc, schema_ref.PrimaryKeys)
 	defer b.Release()

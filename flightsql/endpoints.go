@@ -26,7 +26,7 @@ type Fragment struct {
 }
 
 // FragmentEngine is the optional capability of an Engine that splits queries into
-// fragments, one per endpoint (architecture.md decision 9). Implementations are safe for
+// fragments, one per endpoint (docs/architecture.md decision 9). Implementations are safe for
 // concurrent use.
 type FragmentEngine interface {
 	// Fragments plans the query (as Execute would, with the same parameters) and returns
@@ -149,7 +149,7 @@ func (s *Server) endpoint(q Query, expires time.Time) (*flight.FlightEndpoint, e
 	if err != nil {
 		return nil, err
 	}
-	ep := &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: tkt}, Location: rotate(s.locations, q.Endpoint)}
+	ep := &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: tkt}, Location: rotate(s.locations, s.self+q.Endpoint)}
 	if q.Immutable {
 		ep.ExpirationTime = timestamppb.New(expires)
 	}

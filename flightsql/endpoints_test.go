@@ -262,3 +262,34 @@ func TestTicketExpiry(t *testing.T) {
 		t.Fatalf("renew garbage: %v", err)
 	}
 }
+
+// TestSelfFirst: a replica that knows which advertised location is its own lists it first in
+// a single endpoint (clients fetch from the first location, so each replica streams what it
+// planned) and rotates multi-endpoint results from it.
+func TestSelfFirst(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	ring := testKeyring(t, []byte("shared"))
+	adv := []string{"grpc+tcp://replica-a.example:32010", "grpc+tcp://replica-b.example:32010", "grpc+tcp://replica-c.example:32010"}
+	eng := &fragEngine{fakeEngine: fakeEngine{alloc: alloc}, frags: 4}
+	for self, want := range []string{adv[0], adv[1], adv[2]} {
+		addr, _ := serveAt(t, eng, Config{Keyring: ring, Alloc: alloc, Advertise: adv, Self: want})
+		cl := dialCookies(t, addr)
+		info, err := cl.Execute(context.Background(), "select")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := info.Endpoint[0].Location[0].Uri; got != want {
+			t.Errorf("replica %d: single endpoint first location %s, want %s", self, got, want)
+		}
+		setEndpoints(t, cl, EndpointsMultiple)
+		if info, err = cl.Execute(context.Background(), "select"); err != nil {
+			t.Fatal(err)
+		}
+		for i, ep := range info.Endpoint {
+			if got := ep.Location[0].Uri; got != adv[(self+i)%3] {
+				t.Errorf("replica %d endpoint %d: first location %s, want %s", self, i, got, adv[(self+i)%3])
+			}
+		}
+	}
+}

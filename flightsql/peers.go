@@ -19,12 +19,14 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/flightsrv/flightsrv/internal/panics"
 )
 
 // Cancellation across replicas. A FlightInfo's endpoints may be fetched from several replicas
 // (multi-endpoint results, clients retrying elsewhere) and its poll runs on the replica that
 // got it, while CancelFlightInfo reaches one replica. Replicas share no state but the stores
-// and the keyring (architecture.md decision 9: no home-made cluster protocol), so the
+// and the keyring (docs/architecture.md decision 9: no home-made cluster protocol), so the
 // receiving replica forwards the client's request, unchanged, to every peer (Config.Peers,
 // the --peers flag, by default the --advertise addresses) as the standard Flight action
 // CancelFlightInfo, marked with the forwardedHeader metadata so that peers do not forward it
@@ -134,6 +136,7 @@ func (p *peers) forwardCancel(ctx context.Context, req *flight.CancelFlightInfoR
 	var wg sync.WaitGroup
 	for _, t := range p.targets {
 		wg.Go(func() {
+			defer panics.Handle("peer cancel", func(error) {})
 			if err := p.cancelOn(fctx, t, body); err != nil {
 				log.Warn("forwarding a cancel to a peer failed", "peer", t.uri, "code", status.Code(err).String())
 			}

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/internal/querylog"
 )
 
@@ -346,6 +347,7 @@ func (s *Server) Close() {
 func (s *Server) runPoll(ctx context.Context, p *poll, done func()) {
 	defer s.polls.runs.Done()
 	defer done()
+	defer panics.Handle("poll", func(err error) { s.failPoll(p, ctx, err) })
 	if s.admit != nil {
 		actx, release, err := s.admit(ctx)
 		if err != nil {

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/internal/querylog"
 )
 
@@ -62,6 +63,11 @@ type Config struct {
 	// addresses, never a bind address. Empty means none (clients fetch from the server they
 	// asked).
 	Advertise []string
+	// Self is the one of Advertise that reaches this replica ("" when unknown): a single
+	// endpoint lists it first and endpoint i lists from the (self+i)-th on, so that clients,
+	// which fetch from the first location, stream from the replica that planned the query and
+	// the load spreads with the planning (issue 20).
+	Self string
 	// Now is the clock of ticket expiry (nil: time.Now).
 	Now func() time.Time
 	// Version is reported by GetSqlInfo as FLIGHT_SQL_SERVER_VERSION.
@@ -122,6 +128,7 @@ type Server struct {
 	ticketTTL time.Duration
 	multi     bool
 	locations []*flight.Location
+	self      int // index of Config.Self among locations (0 when unknown)
 
 	analytical bool // the sessions' default analytical mode (Config.Analytical)
 
@@ -169,8 +176,11 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 	s := &Server{peers: peers, engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, ticketTTL: cfg.TicketTTL, multi: cfg.MultiEndpoint,
 		bindings: map[string][]byte{}, running: newRunning(), analytical: cfg.Analytical,
 		polls: newPolls(cfg.PollMemory), pollTTL: cfg.PollTTL, admit: cfg.Admit}
-	for _, uri := range cfg.Advertise {
+	for i, uri := range cfg.Advertise {
 		s.locations = append(s.locations, &flight.Location{Uri: uri})
+		if uri == cfg.Self {
+			s.self = i
+		}
 	}
 	s.BaseServer.Alloc = cfg.Alloc
 	if s.sqlInfoIDs, err = registerSqlInfo(&s.BaseServer, cfg.Version, true); err != nil {
@@ -242,9 +252,16 @@ type statusReader struct {
 	array.RecordReader
 	s   *Server
 	rec *querylog.Record
+	// panicked is the panic recovered from the reader's Next (internal/panics), which ends the
+	// stream with INTERNAL instead of arrow-go's recovery (whose message quotes the value).
+	panicked error
 }
 
-func (r *statusReader) Next() bool {
+func (r *statusReader) Next() (ok bool) {
+	if r.panicked != nil {
+		return false
+	}
+	defer panics.Handle("DoGet stream", func(err error) { r.panicked, ok = err, false })
 	if !r.RecordReader.Next() {
 		return false
 	}
@@ -252,7 +269,19 @@ func (r *statusReader) Next() bool {
 	return true
 }
 
-func (r *statusReader) Err() error { return r.s.toStatus(r.RecordReader.Err()) }
+// Release releases the underlying reader; a panic there (a reader left inconsistent by an
+// earlier one) is recovered and logged, never passed to arrow-go's recovery.
+func (r *statusReader) Release() {
+	defer panics.Handle("DoGet stream release", func(error) {})
+	r.RecordReader.Release()
+}
+
+func (r *statusReader) Err() error {
+	if r.panicked != nil {
+		return r.panicked
+	}
+	return r.s.toStatus(r.RecordReader.Err())
+}
 
 func (s *Server) decodeParams(b []byte) (arrow.RecordBatch, error) {
 	if len(b) == 0 {

@@ -1,4 +1,4 @@
-package pushdown
+package pushdown_test
 
 import (
 	"errors"
@@ -231,25 +231,6 @@ func TestPlanDoesNotModifyInput(t *testing.T) {
 	}
 }
 
-func TestBucketCount(t *testing.T) {
-	t.Parallel()
-	base := time.Date(2024, 12, 30, 22, 0, 0, 0, time.UTC)
-	for _, s := range []routing.Strategy{routing.CalendarYearUTC, routing.CalendarMonthUTC, routing.CalendarDayUTC} {
-		for _, start := range []time.Duration{0, time.Nanosecond, 2 * time.Hour, 49 * time.Hour} {
-			for _, length := range []time.Duration{time.Nanosecond, time.Hour, 2 * time.Hour, 26 * time.Hour, 40 * 24 * time.Hour, 800 * 24 * time.Hour} {
-				r := routing.TimeRange{Start: base.Add(start), End: base.Add(start + length)}
-				want := len(routing.BucketsForRange("t", []byte("p"), s, r))
-				if got := bucketCount(s, r); got != want {
-					t.Errorf("%v %v: bucketCount = %d, want %d", s, r, got, want)
-				}
-			}
-		}
-	}
-	if got := bucketCount(routing.CalendarDayUTC, routing.TimeRange{Start: base, End: base}); got != 0 {
-		t.Errorf("empty range: %d", got)
-	}
-}
-
 // TestGolden prints the plan, the route and the executor's EXPLAIN with pushdown on and off
 // of representative queries and compares them with testdata/plans.golden (go test -update
 // rewrites it).
@@ -276,7 +257,7 @@ func golden(t *testing.T, name string, queries []string) {
 		}
 		fmt.Fprintf(&b, "== %s\n%s", strings.Join(strings.Fields(sql), " "), substrait.Explain(p))
 		fmt.Fprintf(&b, "-- route: %d partition(s), %d %s bucket(s); schema: %v\n", len(route.Partitions),
-			BucketCount(route.Table.Strategy, route.Range), route.Table.Strategy, schema.Fields())
+			routing.BucketCount(route.Table.Strategy, route.Range), route.Table.Strategy, schema.Fields())
 		for _, pushdown := range []bool{true, false} {
 			for _, l := range executor(t, p, route, pushdown) {
 				fmt.Fprintf(&b, "-- pushdown %v: executor: %s\n", pushdown, l)

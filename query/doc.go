@@ -1,11 +1,18 @@
-// Package query is the engine behind the Flight SQL layer: it turns SQL text or a client
-// Substrait plan into one Substrait plan (package substrait), lets package pushdown bind its
-// routed read, and executes it with package scan over the routed tables (package routing),
-// whose pushdown rewrite asks the stores' partial-aggregate ports where they can answer. It
-// implements flightsql.Engine.
+// Package query is the engine behind the Flight SQL layer (it implements flightsql.Engine):
+// it prepares SQL text with the general binder (package substrait; parameterless statements
+// are kept compiled in a statement cache) or validates a client's Substrait plan
+// (substrait.PrepareSubstrait), binds it under the session's options (analytical mode, user,
+// the planning instant), resolves each routed read's route (partitions, time range, buckets;
+// --max-buckets, --max-partitions, the analytical partition discovery), and executes it with
+// package scan over the routed tables (package routing), whose pushdown rewrite (package
+// pushdown) asks the stores' partial-aggregate ports where they can answer. For multi-endpoint
+// results it splits a plan into time windows (Fragments) and executes one (ExecuteFragment).
+// It also answers EXPLAIN, names the spans of pushed-down aggregates, records what each query
+// read (routing.ReadStats) in the call's query record, and bounds each query's memory, rows and
+// CPU time (scan.Options).
 //
 // Errors leave this package as gRPC status errors when they are the client's to see
 // (planning errors keep their codes and value-free messages; an invalid time range is
-// INVALID_ARGUMENT; an unavailable store is UNAVAILABLE); any other error is returned as it
-// is, for the Flight SQL layer to log and hide.
+// INVALID_ARGUMENT; limits are RESOURCE_EXHAUSTED naming the limit; an unavailable store is
+// UNAVAILABLE); any other error is returned as it is, for the Flight SQL layer to log and hide.
 package query

@@ -18,7 +18,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/querylog"
-	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ledger"
@@ -54,6 +53,12 @@ type Options struct {
 	// DefaultQueryMemory; negative means no bound): a sort of too many rows or too many groups
 	// is refused with RESOURCE_EXHAUSTED naming the limit.
 	QueryMemory int64
+	// TotalMemory bounds the bytes all the engine's queries' batches may hold together (their
+	// ledgers' allocations and claims, a ledger.Budget; default DefaultTotalMemory; negative
+	// means no bound): a query whose next batch would take the total past it is refused with
+	// RESOURCE_EXHAUSTED naming the limit, before the batch is built, so the process's memory
+	// stays bounded however many queries run at once.
+	TotalMemory int64
 	// EndpointBuckets is how many consecutive buckets one endpoint of a multi-endpoint
 	// result reads at most (default DefaultEndpointBuckets), and MaxEndpoints how many
 	// endpoints one result may have (default DefaultMaxEndpoints; groups grow beyond it):
@@ -65,7 +70,16 @@ type Options struct {
 	// for an ungrouped aggregate) (default DefaultMaxRows; negative: no bound); refusals are
 	// RESOURCE_EXHAUSTED naming the limit.
 	MaxRows int64
+	// QueryCPU bounds the CPU time one query's fragments and coordinator may use in all,
+	// measured per batch on their threads (scan.Options.CPULimit) (default DefaultQueryCPU;
+	// negative: no bound, and nothing is measured): the CPU-time twin of the wall-time bound
+	// (issue 16). Refusals are RESOURCE_EXHAUSTED naming the limit.
+	QueryCPU time.Duration
 }
+
+// DefaultQueryCPU is the default per-query CPU time limit: one hour, as the default wall-time
+// limit of a query's stream (server.DefaultQueryTimeout).
+const DefaultQueryCPU = time.Hour
 
 // DefaultAnalyticalMaxPartitions is the default bound on the partitions an analytical read
 // may discover: 4096.
@@ -76,6 +90,10 @@ const DefaultMaxRows = 100_000_000
 
 // DefaultQueryMemory is the default per-query memory limit: 256 MiB.
 const DefaultQueryMemory = 256 << 20
+
+// DefaultTotalMemory is the default bound on what all queries hold together: 1 GiB, four
+// queries at the default per-query limit.
+const DefaultTotalMemory = 1 << 30
 
 // DefaultMaxBuckets is the default per-query bucket bound: 20,000 buckets are 54 years of day
 // buckets or 1,666 years of month buckets.
@@ -92,6 +110,11 @@ type Engine struct {
 	opts    Options
 	metrics *metrics
 	stmts   *stmtCache
+	budget  *ledger.Budget // what all queries hold together (Options.TotalMemory)
+	// maxColumns bounds a select list (substrait.BindOptions.MaxOutputColumns): the most
+	// output columns whose batches an execution could hold under QueryMemory at the smallest
+	// fan-out of the tables (scan.MaxOutputColumns); 0 without a memory bound.
+	maxColumns int
 }
 
 // New returns an engine over tables; table names must be distinct.
@@ -105,11 +128,17 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if opts.QueryMemory == 0 {
 		opts.QueryMemory = DefaultQueryMemory
 	}
+	if opts.TotalMemory == 0 {
+		opts.TotalMemory = DefaultTotalMemory
+	}
 	if opts.MaxBuckets == 0 {
 		opts.MaxBuckets = DefaultMaxBuckets
 	}
 	if opts.MaxRows == 0 {
 		opts.MaxRows = DefaultMaxRows
+	}
+	if opts.QueryCPU == 0 {
+		opts.QueryCPU = DefaultQueryCPU
 	}
 	if opts.EndpointBuckets <= 0 {
 		opts.EndpointBuckets = DefaultEndpointBuckets
@@ -134,7 +163,24 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries)}, nil
+	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: ledger.NewBudget(opts.TotalMemory),
+		maxColumns: maxColumns(tables, opts.QueryMemory)}, nil
+}
+
+// maxColumns returns the bound on select lists under a query memory of limit bytes (<= 0:
+// none, 0) over tables: scan.MaxOutputColumns at the smallest fan-out among them, so that no
+// select list an execution could hold is refused.
+func maxColumns(tables []*routing.DurableTable, limit int64) int {
+	if limit <= 0 {
+		return 0
+	}
+	fanout := routing.DefaultFanout
+	for i, t := range tables {
+		if i == 0 || t.Fanout() < fanout {
+			fanout = max(1, t.Fanout())
+		}
+	}
+	return max(1, scan.MaxOutputColumns(limit, fanout))
 }
 
 // Tables returns each table's logical Arrow schema by name.
@@ -156,7 +202,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 		st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 		if err != nil {
 			noteUnprepared(ctx, sql)
-			return nil, nil, planError(err)
+			return nil, nil, e.planError(err)
 		}
 		noteStatement(ctx, st)
 		return st.DatasetSchema(), st.ParameterSchema(), nil
@@ -185,6 +231,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
 	}
+	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()
 	if sql == "" {
 		noteStatement(ctx, nil)
@@ -193,7 +240,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	ent, perr := e.stmts.entry(sql, e.cat, e.bindOptions(ctx))
 	if perr != nil {
 		noteUnprepared(ctx, sql)
-		return nil, planError(perr)
+		return nil, e.planError(perr)
 	}
 	st := ent.st
 	noteStatement(ctx, st)
@@ -208,7 +255,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		b, err = st.BindGeneral(e.bindOptions(ctx))
 	}
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	if b.Plan == nil {
 		if st.IsExplain() {
@@ -288,7 +335,7 @@ func (e *Engine) compile(ctx context.Context, b *substrait.Bound, window *routin
 				return &compiled{schema: b.Schema}, false, nil
 			}
 			routes[rel] = r
-			total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
+			total += routing.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
 		}
 	}
 	if err := e.checkBuckets(total); err != nil {
@@ -384,40 +431,16 @@ func (e *Engine) start(ctx context.Context, c *compiled) (array.RecordReader, er
 	return r, nil
 }
 
-// spanOperation names the span of a plan with rewritten aggregates from their measures:
-// COUNT when every measure is count(*), MIN, MAX or MINMAX when every one is min or max of the
-// timestamp, AGGREGATE for a mix; "" without a rewrite. bin is the first grouped rewrite's
-// time bin.
+// spanOperation names the span of a plan with rewritten aggregates from their measures
+// (scan.Operation, the pushdown rule's names); "" without a rewrite. bin is the first grouped
+// rewrite's time bin.
 func spanOperation(rws []scan.Rewrite) (op string, bin *routing.Binning) {
-	var counts, mins, maxs int
 	for _, rw := range rws {
 		if bin == nil {
 			bin = rw.Bin
 		}
-		for _, m := range rw.Measures {
-			switch m {
-			case "count(*)":
-				counts++
-			case "min(timestamp)":
-				mins++
-			default:
-				maxs++
-			}
-		}
 	}
-	switch {
-	case len(rws) == 0:
-		return "", nil
-	case mins == 0 && maxs == 0:
-		return "COUNT", bin
-	case counts > 0:
-		return "AGGREGATE", bin
-	case maxs == 0:
-		return "MIN", bin
-	case mins == 0:
-		return "MAX", bin
-	}
-	return "MINMAX", bin
+	return scan.Operation(rws), bin
 }
 
 // execReader classifies the error of a result stream with execError, as for errors returned
@@ -455,7 +478,12 @@ func (r *execReader) Err() error {
 }
 
 // planError converts a planning error to a gRPC status error; internal errors pass through.
-func planError(err error) error {
+func (e *Engine) planError(err error) error {
+	if oc := (*substrait.OutputColumnsError)(nil); errors.As(err, &oc) {
+		// More columns than any execution could hold under the query memory (a batch's column
+		// metadata alone passes it): the query-memory refusal, before anything is planned.
+		return status.Error(codes.ResourceExhausted, ledger.LimitError(e.opts.QueryMemory).(*ledger.LimitExceededError).Message())
+	}
 	var pe *substrait.Error
 	if !errors.As(err, &pe) {
 		return err
@@ -495,6 +523,12 @@ func (e *Engine) execError(err error) error {
 		return status.Error(codes.ResourceExhausted, msg)
 	case errors.Is(err, routing.ErrBinOutOfRange):
 		return status.Error(codes.InvalidArgument, "a time bucket starts outside the timestamp range (1677-09-21 to 2262-04-11)")
+	case errors.Is(err, ledger.ErrCPULimit):
+		var ce *ledger.CPULimitExceededError
+		if errors.As(err, &ce) {
+			return status.Error(codes.ResourceExhausted, ce.Message())
+		}
+		return err
 	case errors.Is(err, ledger.ErrRowLimit):
 		var re *ledger.RowLimitExceededError
 		if errors.As(err, &re) {

@@ -14,13 +14,13 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/flightsrv/flightsrv/pushdown"
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
-// This file splits queries into fragments for Flight endpoints (architecture.md decision 9;
+// This file splits queries into fragments for Flight endpoints (docs/architecture.md decision 9;
 // seed 002: "plan pinned to a metadata version", "leaf fragment → endpoint"). A fragment is
 // the query restricted to a group of consecutive buckets — a time window [start, end) on
 // bucket bounds — together with the archived generation of every archived bucket it reads,
@@ -91,7 +91,7 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 	}
 	st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	pl.explain = st.IsExplain()
 	if params != nil && params.NumRows() > 0 {
@@ -100,7 +100,7 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 		pl.b, err = st.BindGeneral(e.bindOptions(ctx))
 	}
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	return &pl, nil
 }
@@ -116,7 +116,7 @@ func (e *Engine) cachedCompiled(ctx context.Context, sql string, params arrow.Re
 	}
 	ent, err := e.stmts.entry(sql, e.cat, e.bindOptions(ctx))
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	return ent.exec.Load(), nil
 }
@@ -213,7 +213,7 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 	} else {
 		total := 0
 		for _, rd := range reads {
-			total += pushdown.BucketCount(rd.t.Def().Strategy, rd.r) * len(rd.partitions)
+			total += routing.BucketCount(rd.t.Def().Strategy, rd.r) * len(rd.partitions)
 			if err := e.checkBuckets(total); err != nil {
 				return nil, err
 			}
@@ -223,7 +223,7 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 			}
 		}
 	}
-	if !split || win == nil || len(win.partitions) == 0 || pushdown.BucketCount(win.t.Def().Strategy, win.r) < 2 {
+	if !split || win == nil || len(win.partitions) == 0 || routing.BucketCount(win.t.Def().Strategy, win.r) < 2 {
 		// One fragment: pinned to the archived routes the route cache knows (asking the hot
 		// store for every route would double the statements of a hot query).
 		var routes []bucketRoute
@@ -339,7 +339,8 @@ func (e *Engine) resolveRoutes(ctx context.Context, buckets []routing.BucketID, 
 	}
 	g.SetLimit(limit)
 	for i, b := range buckets {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			defer panics.Recover("route resolution", &err)
 			r, err := tableOf[b.TableID].ResolveRoute(gctx, b)
 			if err != nil {
 				return err
@@ -367,6 +368,7 @@ var errBadFragment = status.Error(codes.InvalidArgument, "the ticket's fragment 
 // the read with FAILED_PRECONDITION). params are Execute's; the result stream is Execute's for
 // the fragment's buckets.
 func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, specBytes []byte) (rdr array.RecordReader, err error) {
+	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()
 	var spec fragmentSpec
 	if json.Unmarshal(specBytes, &spec) != nil {

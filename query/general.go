@@ -14,7 +14,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/session"
-	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ops"
@@ -27,7 +26,7 @@ import (
 func (e *Engine) bindOptions(ctx context.Context) substrait.BindOptions {
 	s := session.From(ctx)
 	now, _ := ctx.Value(clockKey{}).(time.Time)
-	return substrait.BindOptions{MaxPartitions: e.opts.MaxPartitions, Analytical: s.Analytical, User: s.User, Now: now}
+	return substrait.BindOptions{MaxPartitions: e.opts.MaxPartitions, Analytical: s.Analytical, User: s.User, Now: now, MaxOutputColumns: e.maxColumns}
 }
 
 type clockKey struct{}
@@ -55,7 +54,7 @@ func (e *Engine) explainBound(ctx context.Context, b *substrait.Bound) (array.Re
 func (e *Engine) routes(ctx context.Context, p *plan.Plan) (map[*plan.NamedTableReadRel]substrait.Route, map[string]int, int, error) {
 	routes, err := substrait.Routes(p, e.cat, session.From(ctx).Analytical)
 	if err != nil {
-		return nil, nil, 0, planError(err)
+		return nil, nil, 0, e.planError(err)
 	}
 	discovered, err := e.discover(ctx, routes)
 	if err != nil {
@@ -63,7 +62,7 @@ func (e *Engine) routes(ctx context.Context, p *plan.Plan) (map[*plan.NamedTable
 	}
 	total := 0
 	for _, r := range routes {
-		total += pushdown.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
+		total += routing.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
 	}
 	return routes, discovered, total, nil
 }
@@ -95,7 +94,9 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 		},
 		Alloc:       e.opts.Alloc,
 		MemoryLimit: e.opts.QueryMemory,
+		Budget:      e.budget,
 		RowLimit:    e.opts.MaxRows,
+		CPULimit:    e.opts.QueryCPU,
 		Pushdown:    e.opts.Pushdown,
 	}
 }
@@ -104,13 +105,15 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 // under the session's options, and lowers it once onto the executor so that a relation or an
 // expression the executor does not run is refused here, as Unimplemented.
 func (e *Engine) prepareSubstrait(ctx context.Context, planBytes []byte) (*substrait.Bound, error) {
+	release := planningWeight(len(planBytes))
 	b, err := substrait.PrepareSubstrait(planBytes, e.cat, e.bindOptions(ctx))
+	release()
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	routes, err := substrait.Routes(b.Plan, e.cat, session.From(ctx).Analytical)
 	if err != nil {
-		return nil, planError(err)
+		return nil, e.planError(err)
 	}
 	if _, err := scan.Prepare(b.Plan, e.boundOptions(routes)); err != nil {
 		return nil, unsupportedPlan(e.execError(err))
@@ -133,11 +136,19 @@ func (e *Engine) executeSubstrait(ctx context.Context, planBytes []byte) (array.
 
 // unsupportedPlan turns the executor's refusal of a plan it cannot run (scan.ErrUnsupported,
 // a client plan's relation, expression or function outside what it evaluates) into
-// UNIMPLEMENTED, as is an expression the executor cannot compile (ops.ErrUnsupported); other
-// errors pass unchanged.
+// UNIMPLEMENTED, as is an expression the executor cannot compile (ops.ErrUnsupported), with
+// the executor's reason (which names relation kinds, functions, argument positions and types,
+// never values): "the Substrait plan uses a relation, expression or function the executor
+// does not run: <reason>". Other errors pass unchanged.
 func unsupportedPlan(err error) error {
 	if errors.Is(err, scan.ErrUnsupported) || errors.Is(err, ops.ErrUnsupported) {
-		return status.Error(codes.Unimplemented, "the Substrait plan uses a relation, expression or function the executor does not run")
+		reason := err.Error()
+		for _, p := range []string{scan.ErrUnsupported.Error() + ": ", ops.ErrUnsupported.Error() + ": ", "ops: compile: "} {
+			if i := strings.LastIndex(reason, p); i >= 0 {
+				reason = reason[i+len(p):]
+			}
+		}
+		return status.Error(codes.Unimplemented, "the Substrait plan uses a relation, expression or function the executor does not run: "+reason)
 	}
 	return err
 }
@@ -199,7 +210,7 @@ func explainHead(p *plan.Plan, routes []substrait.RouteInfo, discovered map[stri
 	lines := strings.Split(strings.TrimRight(substrait.Explain(p), "\n"), "\n")
 	lines = append(lines, "Routes:")
 	for _, r := range routes {
-		buckets := pushdown.BucketCount(r.Table.Strategy, r.Range)
+		buckets := routing.BucketCount(r.Table.Strategy, r.Range)
 		parts := fmt.Sprintf("%d partition(s) pinned", len(r.Partitions))
 		n := len(r.Partitions)
 		if r.Analytical {
@@ -213,7 +224,7 @@ func explainHead(p *plan.Plan, routes []substrait.RouteInfo, discovered map[stri
 	}
 	if pushdownOn {
 		return append(lines, "Pushdown: on",
-			"  a fragment whose partial aggregate is count(*), min(timestamp) or max(timestamp), grouped by nothing or one time bin, over only the routed predicate asks its bucket's store (the executor's lines give the decision per routed aggregate)")
+			"  a fragment whose partial aggregate is count(*), min(timestamp) or max(timestamp), grouped by nothing, the partition column or one time bin (or both), over only the routed predicate asks its bucket's store (the executor's lines give the decision per routed aggregate)")
 	}
 	return append(lines, "Pushdown: off (--pushdown=false: every fragment reads rows)")
 }
@@ -274,5 +285,3 @@ func (e *Engine) constants(ctx context.Context, b *substrait.Bound) (array.Recor
 	defer rec.Release()
 	return array.NewRecordReader(b.Schema, []arrow.RecordBatch{rec})
 }
-
-var _ = routing.TimeRange{}

@@ -2,8 +2,10 @@ package query_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
@@ -60,5 +62,88 @@ func TestRowLimit(t *testing.T) {
 	big, _ := f.enginesWith(t, alloc, nil, query.Options{MaxRows: int64(len(recs))})
 	if res, err := engRun(t, big, alloc, scanSQL, nil); err != nil || len(res.rows) != len(recs) {
 		t.Fatalf("scan of exactly the limit: %d rows, %v", len(res.rows), err)
+	}
+}
+
+// TestCPULimit: a query whose fragments and coordinator use more CPU time than --query-cpu
+// fails with RESOURCE_EXHAUSTED naming the limit and its flag (1 ns: every batch costs more),
+// with pushdown on and off; without a bound (negative) and under the default it answers every
+// row.
+func TestCPULimit(t *testing.T) {
+	t.Parallel()
+	f := buildEngFixture(t, "mixed", true)
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	whole := routing.TimeRange{Start: engDay0.AddDate(0, 0, -3), End: engDay0.AddDate(0, 0, engDays+3)}
+	recs := f.engRecords("general", whole)
+	scanSQL := "SELECT id FROM messages" + engWhere("general", whole) + " ORDER BY timestamp"
+	on, off := f.enginesWith(t, alloc, nil, query.Options{QueryCPU: 1})
+	for _, e := range []*query.Engine{on, off} {
+		_, err := engRun(t, e, alloc, scanSQL, nil)
+		engCheckStatus(t, "scan past the CPU limit", err, codes.ResourceExhausted, "general", string(recs[0].SortKey))
+		if msg := status.Convert(err).Message(); !strings.Contains(msg, "CPU time limit of 1ns") || !strings.Contains(msg, "--query-cpu") {
+			t.Fatalf("refusal %q does not name the limit and its flag", msg)
+		}
+	}
+	for _, cpu := range []time.Duration{-1, 0} {
+		e, _ := f.enginesWith(t, alloc, nil, query.Options{QueryCPU: cpu})
+		if res, err := engRun(t, e, alloc, scanSQL, nil); err != nil || len(res.rows) != len(recs) {
+			t.Fatalf("QueryCPU %v: %d rows of %d, %v", cpu, len(res.rows), len(recs), err)
+		}
+	}
+}
+
+// TestProjectionMemoryReservedFirst (issue 16): a projection is priced before it runs. Under
+// a query memory of 2 MiB, a 1,000,000-byte string literal beside id is refused at once with
+// RESOURCE_EXHAUSTED naming the limit in bytes (18 batches of one row, the most one execution
+// holds at the fixture's fan-out of 4, are 18 MB); under 64 MiB it is answered, every row
+// carrying the literal; 50,000 columns of id are refused at once under 64 MiB (18 batches ×
+// 50,000 columns × 1 KiB of column metadata: 921.6 MB), 1,000 columns (18.4 MB) answered.
+func TestProjectionMemoryReservedFirst(t *testing.T) {
+	t.Parallel()
+	f := buildEngFixture(t, "mixed", true)
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	whole := routing.TimeRange{Start: engDay0.AddDate(0, 0, -3), End: engDay0.AddDate(0, 0, engDays+3)}
+	recs := f.engRecords("general", whole)
+	where := engWhere("general", whole)
+	lit := strings.Repeat("x", 1_000_000)
+	columns := func(n int) string { return strings.TrimSuffix(strings.Repeat("id, ", n), ", ") }
+	for _, c := range []struct {
+		limit int64
+		sql   string
+		cols  int
+		ok    bool
+	}{
+		{2 << 20, "SELECT id, '" + lit + "' FROM messages" + where, 2, false},
+		{64 << 20, "SELECT id, '" + lit + "' FROM messages" + where, 2, true},
+		{64 << 20, "SELECT " + columns(50000) + " FROM messages" + where, 50000, false},
+		{64 << 20, "SELECT " + columns(1000) + " FROM messages" + where, 1000, true},
+	} {
+		on, _ := f.enginesWith(t, alloc, nil, query.Options{QueryMemory: c.limit})
+		res, err := engRun(t, on, alloc, c.sql, nil)
+		what := fmt.Sprintf("%d columns (%d bytes of SQL) under %d bytes", c.cols, len(c.sql), c.limit)
+		if !c.ok {
+			engCheckStatus(t, what, err, codes.ResourceExhausted, "general", string(recs[0].SortKey))
+			if msg := status.Convert(err).Message(); !strings.Contains(msg, fmt.Sprintf("memory limit of %d bytes", c.limit)) {
+				t.Fatalf("%s: refusal %q does not name the limit", what, msg)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if len(res.rows) != len(recs) {
+			t.Fatalf("%s: %d rows, want %d", what, len(res.rows), len(recs))
+		}
+		for i, row := range res.rows {
+			for j, v := range row[1:] {
+				want := any(lit)
+				if c.cols > 2 {
+					want = row[0]
+				}
+				if v != want {
+					t.Fatalf("%s: row %d column %d is not what was projected", what, i, j+1)
+				}
+			}
+		}
 	}
 }

@@ -72,7 +72,7 @@ type probeStore struct {
 
 // AggregateRange counts MIN/MAX probes (no count asked) and counts apart.
 func (p *probeStore) AggregateRange(ctx context.Context, b routing.BucketID, req routing.AggregateRequest) (routing.Route, array.RecordReader, error) {
-	if req.Count {
+	if req.Asks(routing.MeasureCount) {
 		p.counts.Add(1)
 	} else {
 		p.minMax.Add(1)

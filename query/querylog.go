@@ -9,6 +9,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/flightsrv/flightsrv/internal/querylog"
+	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
@@ -58,6 +59,21 @@ func noteUnprepared(ctx context.Context, sql string) {
 		}
 	}
 	rec.SetStatement(kind)
+}
+
+// withReads attaches a routing.ReadStats to ctx for the stores and archive readers to count
+// into (unless ctx carries one already) and registers it in ctx's query record, whose span
+// and log line report it when the call ends.
+func withReads(ctx context.Context) context.Context {
+	if routing.StatsFrom(ctx) != nil {
+		return ctx
+	}
+	stats := &routing.ReadStats{}
+	querylog.FromContext(ctx).SetReads(func() querylog.Reads {
+		return querylog.Reads{BytesRead: stats.BytesRead.Load(), ObjectReads: stats.ObjectReads.Load(),
+			HotStatements: stats.HotStatements.Load(), HotRows: stats.HotRows.Load(), ArchiveRows: stats.ArchiveRows.Load()}
+	})
+	return routing.WithReadStats(ctx, stats)
 }
 
 // noteExecution registers, in ctx's query record, how many buckets the query behind rdr read

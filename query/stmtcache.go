@@ -2,14 +2,25 @@ package query
 
 import (
 	"container/list"
+	"context"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
-// statementCacheEntries bounds the prepared statements kept per engine.
-const statementCacheEntries = 1024
+// statementCacheEntries bounds the prepared statements kept per engine, and
+// statementCacheBytes the bytes of their texts: a prepared statement keeps about 160 bytes of
+// heap per byte of its text (a 12 KB select list of 3,000 columns keeps 1.9 MB), so 1,024
+// entries of any size could hold gigabytes, while 1 MiB of text holds some 160 MB at most
+// and thousands of ordinary statements. Statements of bigStatement bytes or more are never
+// kept: they are prepared per call.
+const (
+	statementCacheEntries = 1024
+	statementCacheBytes   = 1 << 20
+)
 
 // stmtCache keeps recently prepared SQL statements by their text, so that the GetFlightInfo
 // and the DoGet of one query (and repeated queries) parse the SQL once: parsing with the
@@ -20,10 +31,12 @@ const statementCacheEntries = 1024
 // statement without parameters is neither bound, planned nor lowered again, neither by
 // GetFlightInfo (Engine.Fragments) nor by DoGet (Engine.Execute).
 type stmtCache struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // of *stmtEntry, most recent first
-	bySQL map[string]*list.Element
+	mu       sync.Mutex
+	max      int
+	maxBytes int        // bound on the bytes of the keys kept
+	bytes    int        // bytes of the keys kept
+	order    *list.List // of *stmtEntry, most recent first
+	bySQL    map[string]*list.Element
 }
 
 type stmtEntry struct {
@@ -34,8 +47,40 @@ type stmtEntry struct {
 	exec atomic.Pointer[compiled]
 }
 
+// Planning a statement takes memory in proportion to its text — the parse tree of a 200 KB
+// select list of 50,000 columns is about 30 MB of Go heap before the binder can refuse it —
+// so statements of at least bigStatement bytes are planned under a process-wide weighted
+// semaphore of planningBytes, each weighing its length (at most planningBytes): a few large
+// statements planned at once cannot take the process past its memory, whatever their number.
+// Smaller statements never wait.
+const (
+	bigStatement  = 16 << 10
+	planningBytes = 256 << 10
+)
+
+var planning = semaphore.NewWeighted(planningBytes)
+
+// prepareBounded is substrait.PrepareWith, under the planning semaphore for big statements.
+func prepareBounded(sql string, cat substrait.Catalog, opts substrait.BindOptions) (*substrait.Statement, error) {
+	defer planningWeight(len(sql))()
+	return substrait.PrepareWith(sql, cat, opts)
+}
+
+// planningWeight takes the planning semaphore's weight of a statement or plan of n bytes
+// (nothing under bigStatement bytes) and returns its release. Planning is bounded CPU work (a
+// statement or plan is at most a few MiB, gRPC's message bound): waiting for the ones ahead
+// needs no cancellation.
+func planningWeight(n int) (release func()) {
+	if n < bigStatement {
+		return func() {}
+	}
+	w := int64(min(n, planningBytes))
+	_ = planning.Acquire(context.Background(), w) // fails only when ctx is done
+	return func() { planning.Release(w) }
+}
+
 func newStmtCache(max int) *stmtCache {
-	return &stmtCache{max: max, order: list.New(), bySQL: map[string]*list.Element{}}
+	return &stmtCache{max: max, maxBytes: statementCacheBytes, order: list.New(), bySQL: map[string]*list.Element{}}
 }
 
 // prepare returns the cached statement for sql under opts, preparing and caching it on a miss.
@@ -65,21 +110,27 @@ func (c *stmtCache) entry(sql string, cat substrait.Catalog, opts substrait.Bind
 		return ent, nil
 	}
 	c.mu.Unlock()
-	st, err := substrait.PrepareWith(sql, cat, opts)
+	st, err := prepareBounded(sql, cat, opts)
 	if err != nil {
 		return nil, err
+	}
+	ent := &stmtEntry{key: key, st: st}
+	if len(sql) >= bigStatement {
+		return ent, nil // not kept (statementCacheBytes)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.bySQL[key]; ok {
 		return el.Value.(*stmtEntry), nil
 	}
-	ent := &stmtEntry{key: key, st: st}
 	c.bySQL[key] = c.order.PushFront(ent)
-	for c.order.Len() > c.max {
+	c.bytes += len(key)
+	for c.order.Len() > c.max || c.bytes > c.maxBytes {
 		last := c.order.Back()
 		c.order.Remove(last)
-		delete(c.bySQL, last.Value.(*stmtEntry).key)
+		k := last.Value.(*stmtEntry).key
+		delete(c.bySQL, k)
+		c.bytes -= len(k)
 	}
 	return ent, nil
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/flightsrv/flightsrv/routing"
@@ -56,5 +57,46 @@ func TestStatementCache(t *testing.T) {
 	}
 	if _, err := c.prepare(unpinned, cat, substrait.BindOptions{}); err == nil {
 		t.Fatal("the analytical statement was served to a session outside the analytical mode")
+	}
+}
+
+// TestStatementCacheBytes: the cache keeps at most maxBytes of statement text (here three
+// statements of 133 bytes: 399), evicting the least recently used, and never keeps a statement
+// of bigStatement bytes or more (a select list of 5,000 columns, 20,121 bytes), which is
+// prepared again on every call.
+func TestStatementCacheBytes(t *testing.T) {
+	cat, err := substrait.NewCatalog(routing.TableDef{Name: "messages", TableID: "m", PartitionColumn: "channel_id", Strategy: routing.CalendarDayUTC, WritableBuckets: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := " FROM messages WHERE channel_id = 'c' AND timestamp >= '2025-01-01T00:00:00Z' AND timestamp < '2025-01-02T00:00:00Z'"
+	sql := func(i int) string { return fmt.Sprintf("SELECT id%s LIMIT %d", where, i) }
+	if len(sql(1)) != 133 {
+		t.Fatalf("statement of %d bytes, the test counts 133", len(sql(1)))
+	}
+	c := newStmtCache(100)
+	c.maxBytes = 3 * 133
+	for i := 1; i <= 4; i++ {
+		if _, err := c.prepare(sql(i), cat, substrait.BindOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.order.Len() != 3 || c.bytes != 399 {
+		t.Fatalf("%d entries of %d bytes, want 3 of 399", c.order.Len(), c.bytes)
+	}
+	if _, ok := c.bySQL[sql(1)]; ok {
+		t.Fatal("the least recently used statement was kept past the bytes bound")
+	}
+	// Past 16 KiB of text (a comment: a select list that long passes substrait's column limit).
+	big := "SELECT id /*" + strings.Repeat("x", 20000) + "*/" + where
+	if len(big) < 20000 {
+		t.Fatalf("big statement of %d bytes, the test needs more than 16 KiB", len(big))
+	}
+	a, err := c.prepare(big, cat, substrait.BindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := c.prepare(big, cat, substrait.BindOptions{}); b == a || c.order.Len() != 3 {
+		t.Fatalf("a statement of %d bytes was kept (%d entries)", len(big), c.order.Len())
 	}
 }

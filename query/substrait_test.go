@@ -276,12 +276,12 @@ func TestClientSubstraitPlans(t *testing.T) {
 		},
 		code: codes.Unimplemented, msg: "JoinRel is not supported",
 	}, {
-		name: "microsecond timestamp column",
+		name: "picosecond timestamp column",
 		plan: func(m *planMaker) []byte {
-			read := m.read(types.PrecisionMicroSeconds)
+			read := m.read(types.TimePrecision(12))
 			return m.bytes(read, "channel_id", "timestamp", "id", "value")
 		},
-		code: codes.InvalidArgument, msg: `ReadRel base schema does not match table "messages": want channel_id string, timestamp precision_timestamp_tz<9>, id string, value binary`,
+		code: codes.InvalidArgument, msg: `ReadRel base schema of table "messages" is not compatible with the table: column timestamp is precision_timestamp_tz<12> NOT NULL; the plan declares (channel_id string NOT NULL, timestamp precision_timestamp_tz<12> NOT NULL, id string NOT NULL, value binary NOT NULL), the table is (channel_id string NOT NULL, timestamp precision_timestamp_tz<9> NOT NULL (timestamp with time zone; any timestamp of precision up to 9 is accepted), id string NOT NULL, value binary NOT NULL)`,
 	}, {
 		name: "no time range",
 		plan: func(m *planMaker) []byte {
@@ -304,7 +304,7 @@ func TestClientSubstraitPlans(t *testing.T) {
 			m.must(err)
 			return m.bytes(p, "y")
 		},
-		code: codes.Unimplemented, msg: "the Substrait plan uses a relation, expression or function the executor does not run",
+		code: codes.Unimplemented, msg: "the Substrait plan uses a relation, expression or function the executor does not run: function extract (extension:io.substrait:functions_datetime) is not supported",
 	}}
 	for _, r := range refusals {
 		_, err := engRunPlan(t, on, alloc, "", r.plan(newPlanMaker(t)), nil)

@@ -11,7 +11,7 @@ import (
 // do not depend on a database driver live here once.
 
 // RouteFromRow builds a route from a metadata row and checks the state invariants that concern
-// readers (pulpitum-reference.md §1.4): hot and archiving rows have no object key (hasKey
+// readers (docs/pulpitum-v4.md §1.4): hot and archiving rows have no object key (hasKey
 // false), archived rows have a non-empty one. Violations wrap ErrOperationFailed.
 func RouteFromRow(state string, key string, hasKey bool, hotDeleted bool, generation int64) (Route, error) {
 	st, err := ParseState(state)

@@ -10,7 +10,7 @@ import (
 )
 
 // Column names a stored column of a routed table: the physical row of pulpitum_v4_records
-// without its table and bucket columns (pulpitum-reference.md §1.2).
+// without its table and bucket columns (docs/pulpitum-v4.md §1.2).
 type Column uint8
 
 const (
@@ -119,7 +119,7 @@ type BatchReader interface {
 type HotBatchScanner interface {
 	// ScanRange returns the route of b and, unless it is archived (then the reader is nil),
 	// a reader of b's records inside req.Range, with the route and the rows from one
-	// snapshot (pulpitum-reference.md §3.2): one statement per bucket, streamed into Arrow
+	// snapshot (docs/pulpitum-v4.md §3.2): one statement per bucket, streamed into Arrow
 	// builders page by page, never the whole bucket in memory. Stored partition or sort keys
 	// that are not valid UTF-8 fail the read with an error wrapping ErrOperationFailed. The
 	// reader holds a pooled connection until it ends or is released.

@@ -378,7 +378,7 @@ func TestAggregateBucket(t *testing.T) {
 	}
 	for _, bin := range bins {
 		for _, r := range ranges {
-			for _, want := range []AggregateRequest{{Count: true, Min: true, Max: true}, {Count: true}, {Max: true}} {
+			for _, want := range []AggregateRequest{{Measures: []Measure{CountStar, MinTime, MaxTime}}, {Measures: []Measure{CountStar}}, {Measures: []Measure{MaxTime}}} {
 				req := want
 				req.Range, req.Bin = r, bin
 				for _, b := range tbl.Buckets(pk, r) {
@@ -405,19 +405,19 @@ func TestAggregateBucket(t *testing.T) {
 						exp = []PartialGroup{one}
 					}
 					for i := range exp {
-						if !req.Count {
+						if !req.Asks(MeasureCount) {
 							exp[i].Count = 0
 						}
 						if bin == nil {
 							exp[i].Bin = time.Time{}
 						}
-						if !req.Min {
+						if !req.Asks(MeasureMin) {
 							exp[i].Min = time.Time{}
 						}
-						if !req.Max {
+						if !req.Asks(MeasureMax) {
 							exp[i].Max = time.Time{}
 						}
-						exp[i].Found = exp[i].Found && (req.Min || req.Max)
+						exp[i].Found = exp[i].Found && (req.Asks(MeasureMin) || req.Asks(MeasureMax))
 					}
 					if !slices.EqualFunc(got, exp, func(x, y PartialGroup) bool {
 						return x.Bin.Equal(y.Bin) && x.Count == y.Count && x.Found == y.Found && x.Max.Equal(y.Max) && x.Min.Equal(y.Min)
@@ -433,7 +433,7 @@ func TestAggregateBucket(t *testing.T) {
 	}
 	ma.decline = true
 	b := BucketFor(def.TableID, pk, def.Strategy, day0.Add(24*time.Hour))
-	if _, tier, err := tbl.AggregateBucket(ctx, b, AggregateRequest{Range: b.Range(), Count: true}); !errors.Is(err, ErrNoAggregate) || tier != TierArchive {
+	if _, tier, err := tbl.AggregateBucket(ctx, b, AggregateRequest{Range: b.Range(), Measures: []Measure{CountStar}}); !errors.Is(err, ErrNoAggregate) || tier != TierArchive {
 		t.Fatalf("declining archive: tier %v, %v", tier, err)
 	}
 	if _, _, err := tbl.AggregateBucket(ctx, b, AggregateRequest{Range: b.Range(), Bin: &Binning{}}); !errors.Is(err, ErrInvalidBinning) {

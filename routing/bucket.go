@@ -7,7 +7,7 @@ import (
 )
 
 // Strategy is a table's bucket strategy: how event times map to buckets. All strategies
-// are UTC calendar intervals, half-open [start, end) (pulpitum-reference.md §2). The strategy
+// are UTC calendar intervals, half-open [start, end) (docs/pulpitum-v4.md §2). The strategy
 // of a table id is immutable.
 type Strategy uint8
 
@@ -113,7 +113,7 @@ type BucketID struct {
 func (b BucketID) Range() TimeRange { return TimeRange{b.Start, b.End} }
 
 // Equal reports whether two bucket ids are identical field for field (the manifest check of
-// pulpitum-reference.md §1.5, step 3).
+// docs/pulpitum-v4.md §1.5, step 3).
 func (b BucketID) Equal(o BucketID) bool {
 	return b.TableID == o.TableID && string(b.PartitionKey) == string(o.PartitionKey) &&
 		b.Strategy == o.Strategy && b.Key == o.Key && b.Start.Equal(o.Start) && b.End.Equal(o.End)
@@ -133,7 +133,7 @@ func BucketFor(tableID string, pk []byte, s Strategy, t time.Time) BucketID {
 
 // BucketsForRange returns the buckets intersecting r, ordered by their bounds (oldest first):
 // nothing when r is empty; otherwise the bucket containing r.Start, then each following bucket
-// while its start is before r.End (pulpitum-reference.md §2).
+// while its start is before r.End (docs/pulpitum-v4.md §2).
 func BucketsForRange(tableID string, pk []byte, s Strategy, r TimeRange) []BucketID {
 	if r.Empty() {
 		return nil
@@ -148,7 +148,7 @@ func BucketsForRange(tableID string, pk []byte, s Strategy, r TimeRange) []Bucke
 }
 
 // RecentBuckets returns the n buckets ending with the one containing now, oldest first: the
-// table's writable window (pulpitum-reference.md §2). n must be at least 1.
+// table's writable window (docs/pulpitum-v4.md §2). n must be at least 1.
 func RecentBuckets(tableID string, pk []byte, s Strategy, now time.Time, n int) []BucketID {
 	out := make([]BucketID, n)
 	b := BucketFor(tableID, pk, s, now)

@@ -7,7 +7,7 @@ import (
 
 // RouteCache remembers archived routes (manifest keys) per bucket so that reads of archived
 // buckets need no database access. Hot and archiving observations are never cached: only the
-// terminal archived state is (pulpitum-reference.md §3.2). When full, the entry observed
+// terminal archived state is (docs/pulpitum-v4.md §3.2). When full, the entry observed
 // longest ago is evicted. A RouteCache is safe for concurrent use; the zero value is not usable,
 // use NewRouteCache.
 type RouteCache struct {

@@ -6,7 +6,7 @@ import (
 )
 
 // NewOwnerToken returns a new archive owner token: a random (version 4) UUID in its canonical
-// lowercase text form, as the reference writes archive_owner_token (pulpitum-reference.md
+// lowercase text form, as the reference writes archive_owner_token (docs/pulpitum-v4.md
 // §1.1). Tokens are secret: never log one.
 func NewOwnerToken() string {
 	var b [16]byte

@@ -41,7 +41,7 @@ const maxDamagedRoutes = 1024
 
 // RouteID returns the opaque id of the archived route whose manifest key is manifestKey, the
 // only name logs give an archived bucket: the first 16 hex digits of the manifest's SHA-256,
-// which its content-addressed key carries (manifest-<sha256>.json, pulpitum-reference.md
+// which its content-addressed key carries (manifest-<sha256>.json, docs/pulpitum-v4.md
 // §1.5) — an operator finds the bucket with `find <archive> -name 'manifest-<id>*'` — or, for
 // a key of another form, of the key's SHA-256. It reveals no partition value, bucket key or
 // object key.

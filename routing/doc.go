@@ -1,7 +1,7 @@
 // Package routing holds the routed-table model of flightsrv: table definitions, the three
 // UTC bucket strategies, route states, the route cache, and the durable-table ports through
 // which every read, aggregate and append passes (the reference's DurableTable,
-// pulpitum-reference.md §2–§3).
+// docs/pulpitum-v4.md §2–§3).
 //
 // The hot-store adapters live in routing/cockroach (CockroachDB and PostgreSQL over pgx) and
 // routing/sqlite (the embedded default); both implement [HotStore] and pass the same
@@ -10,8 +10,9 @@
 //
 // Aggregates a store answers without reading rows go through one partial-aggregate port per
 // store (partial.go): [HotStore.AggregateRange] and [ArchiveReader.Aggregate] return the
-// partial state of count(*), min(timestamp) and max(timestamp) of one bucket, ungrouped or
-// per time bin, as Arrow batches of [PartialAggregateSchema], and
+// partial state of the request's typed measures ([Measure]: count(*), min(timestamp),
+// max(timestamp)) of one bucket, ungrouped or per time bin, as Arrow batches of
+// [PartialAggregateSchema], and
 // [DurableTable.AggregateBucket] routes a bucket to the tier that holds it (a bucket inside
 // one bin is asked ungrouped). The executor's final aggregate combines these answers with
 // those of fragments that read rows; [ErrNoAggregate] sends a bucket back to reading rows.

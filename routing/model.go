@@ -11,7 +11,7 @@ import (
 // Record is one row of a routed table as stored: the physical row of pulpitum_v4_records
 // without its table and bucket columns. EventTime is UTC with microsecond precision (the
 // precision of CockroachDB TIMESTAMPTZ; values are truncated to µs at ingest so that cursors
-// compare the same way on both tiers, pulpitum-reference.md §11.7). The byte slices are owned
+// compare the same way on both tiers, docs/pulpitum-v4.md §11.7). The byte slices are owned
 // by the Record; readers hand out fresh slices and callers may keep them.
 type Record struct {
 	PartitionKey []byte
@@ -21,7 +21,7 @@ type Record struct {
 }
 
 // Cursor is a position in (event_time, sort_key) order. It names no bucket, so it stays valid
-// across buckets and tiers (pulpitum-reference.md §3.2).
+// across buckets and tiers (docs/pulpitum-v4.md §3.2).
 type Cursor struct {
 	EventTime time.Time
 	SortKey   []byte
@@ -62,7 +62,7 @@ type ReadRequest struct {
 	Desc  bool
 }
 
-// State is a bucket's route state (pulpitum-reference.md §1.4): hot, archiving or archived.
+// State is a bucket's route state (docs/pulpitum-v4.md §1.4): hot, archiving or archived.
 type State uint8
 
 const (
@@ -121,7 +121,7 @@ const (
 )
 
 // Errors of the durable-table ports. They never carry partition values, bucket keys, object
-// keys, tokens or SQL (pulpitum-reference.md §3.1, error privacy); wrap them with %w.
+// keys, tokens or SQL (docs/pulpitum-v4.md §3.1, error privacy); wrap them with %w.
 var (
 	ErrInvalidTimeRange    = errors.New("routing: invalid time range")
 	ErrOutsideWriteWindow  = errors.New("routing: record is outside the table's writable window")
@@ -135,7 +135,7 @@ var (
 	ErrInvalidRecord       = errors.New("routing: invalid record")
 )
 
-// TableDef defines one routed table (pulpitum-reference.md §2, TableDefinition).
+// TableDef defines one routed table (docs/pulpitum-v4.md §2, TableDefinition).
 type TableDef struct {
 	// Name is the SQL name clients use, matched case-insensitively (folded to lower case).
 	Name string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,11 +14,11 @@ import (
 )
 
 // The partial-aggregate port: the one way a store answers a per-bucket aggregate without
-// reading rows (architecture.md, "The executor and its fragments": one partial-aggregate port
-// per store, not one port per aggregate). A bucket's answer is the partial state of
-// count(*), min(timestamp) and max(timestamp), ungrouped or grouped by one time bin of the
-// timestamp, as Arrow batches of PartialAggregateSchema; the executor's final aggregate
-// combines it with the partial states of fragments that read rows.
+// reading rows (docs/architecture.md, "The executor and its fragments": one partial-aggregate port
+// per store, not one port per aggregate). A bucket's answer is the partial state of the
+// request's measures (measure.go: count(*), min(timestamp), max(timestamp)), ungrouped or
+// grouped by one time bin of the timestamp, as Arrow batches of PartialAggregateSchema; the
+// executor's final aggregate combines it with the partial states of fragments that read rows.
 
 // ErrNoAggregate is returned by a partial-aggregate port for a bucket the store cannot answer
 // without reading rows (an archive whose event_time statistics are not trusted at all, a
@@ -26,7 +27,7 @@ import (
 var ErrNoAggregate = errors.New("routing: the store cannot answer this aggregate without reading rows")
 
 // AggregateRequest asks a store for the partial aggregate of one bucket's records inside
-// Range. A plain value, safe to copy.
+// Range. A plain value, safe to copy (Measures is shared, not modified).
 type AggregateRequest struct {
 	// Range is the finite half-open range [Start, End), UTC. DurableTable.AggregateBucket
 	// clips it to the bucket before asking a store.
@@ -34,56 +35,77 @@ type AggregateRequest struct {
 	// Bin, when set, groups the records by Bin.Floor(event_time) (date_trunc or date_bin in
 	// UTC); nil asks for one ungrouped row.
 	Bin *Binning
-	// Count, Min and Max say which states are needed: count(*), min(event_time),
-	// max(event_time). A state not asked for is NULL in every row, which lets a store answer
-	// MIN/MAX with primary-key probes instead of counting. A grouped request needs at least one
-	// of them (AggregateBucket asks for Count when none is set).
-	Count, Min, Max bool
+	// Measures are the states asked for, in the answer's column order (each Validate'd by
+	// the caller): asking for min and max alone lets a store answer with primary-key probes
+	// instead of counting. A grouped request without measures answers its non-empty bins.
+	Measures []Measure
 	// Alloc allocates the returned batches (nil: memory.DefaultAllocator).
 	Alloc memory.Allocator
 }
 
-// Columns of PartialAggregateSchema after the optional bin column.
-const (
-	partialCount = iota
-	partialMin
-	partialMax
-)
+// Asks reports whether one of req's measures has function f.
+func (req AggregateRequest) Asks(f MeasureFunc) bool {
+	for _, m := range req.Measures {
+		if m.Func == f {
+			return true
+		}
+	}
+	return false
+}
+
+// Needs reports whether answering req needs the state of f: a measure of req asks for it
+// (Asks), or, for MeasureCount, a grouped request asks for no min or max (its bins are those
+// holding records, which a count finds). Stores choose their statement or statistics from it.
+func (req AggregateRequest) Needs(f MeasureFunc) bool {
+	if req.Asks(f) {
+		return true
+	}
+	return f == MeasureCount && req.Bin != nil && !req.Asks(MeasureMin) && !req.Asks(MeasureMax)
+}
+
+// Schema returns the schema of req's answer: PartialAggregateSchema(req.Bin != nil,
+// req.Measures).
+func (req AggregateRequest) Schema() *arrow.Schema {
+	return PartialAggregateSchema(req.Bin != nil, req.Measures)
+}
 
 // PartialAggregateSchema returns the schema of a partial-aggregate answer: when grouped, a
-// non-null "bin" timestamp[ns, UTC] (the bin's start) first; then "count" (int64), "min" and
-// "max" (timestamp[ns, UTC]), nullable: NULL when not asked for, and min/max NULL in an
-// ungrouped row without records. Its columns are PartialColumn's. The schema is shared and
-// must not be modified.
-func PartialAggregateSchema(grouped bool) *arrow.Schema {
-	if grouped {
-		return groupedPartialSchema
+// non-null "bin" timestamp[ns, UTC] (the bin's start) first; then one column per measure, in
+// order (Measure.Field): "count" int64, "min" and "max" timestamp[ns, UTC], NULL in a row
+// without records. The common schemas are shared: do not modify the result.
+func PartialAggregateSchema(grouped bool, measures []Measure) *arrow.Schema {
+	key := partialKey{grouped: grouped}
+	if len(measures) <= len(key.funcs) {
+		for i, m := range measures {
+			key.funcs[i] = m.Func
+		}
+		if sc, ok := partialSchemas.Load(key); ok {
+			return sc.(*arrow.Schema)
+		}
 	}
-	return ungroupedPartialSchema
+	var fields []arrow.Field
+	if grouped {
+		fields = append(fields, arrow.Field{Name: "bin", Type: TimestampType})
+	}
+	for _, m := range measures {
+		fields = append(fields, m.Field())
+	}
+	sc := arrow.NewSchema(fields, nil)
+	if len(measures) <= len(key.funcs) {
+		partialSchemas.Store(key, sc)
+	}
+	return sc
 }
 
-var (
-	partialStateFields = []arrow.Field{
-		{Name: "count", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		{Name: "min", Type: TimestampType, Nullable: true},
-		{Name: "max", Type: TimestampType, Nullable: true},
-	}
-	ungroupedPartialSchema = arrow.NewSchema(partialStateFields, nil)
-	groupedPartialSchema   = arrow.NewSchema(append([]arrow.Field{{Name: "bin", Type: TimestampType}}, partialStateFields...), nil)
-)
-
-// PartialColumn returns the index in PartialAggregateSchema(grouped) of the bin (which < 0),
-// count (0), min (1) or max (2) column.
-func PartialColumn(grouped bool, which int) int {
-	off := 0
-	if grouped {
-		off = 1
-	}
-	if which < 0 {
-		return 0
-	}
-	return off + which
+// partialKey identifies a partial schema of at most four measures (their functions decide
+// the fields).
+type partialKey struct {
+	grouped bool
+	funcs   [4]MeasureFunc
 }
+
+// partialSchemas caches the schemas of partialKey (a request per bucket asks the same one).
+var partialSchemas sync.Map
 
 // PartialGroup is one group of a partial-aggregate answer as a store computes it: the bin's
 // start (UTC; ignored when ungrouped), the number of records (when asked), and the least and
@@ -142,7 +164,7 @@ func (req AggregateRequest) Answer(groups []PartialGroup) (array.RecordReader, e
 		}
 		groups = merged
 	}
-	schema := PartialAggregateSchema(grouped)
+	schema := req.Schema()
 	var out []arrow.RecordBatch
 	release := func() {
 		for _, b := range out {
@@ -168,11 +190,13 @@ func (req AggregateRequest) Answer(groups []PartialGroup) (array.RecordReader, e
 }
 
 // columns builds the answer's columns over groups straight into buffers of alloc (no
-// builders: an answer is often one row per bucket, where builders' growth dominates).
+// builders: an answer is often one row per bucket, where builders' growth dominates): the bin
+// when grouped, then one column per measure.
 func (req AggregateRequest) columns(alloc memory.Allocator, groups []PartialGroup, grouped bool) ([]arrow.Array, error) {
 	n := len(groups)
 	bins, counts, los, his := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
-	okMin, okMax := make([]bool, n), make([]bool, n)
+	found := make([]bool, n)
+	needMin, needMax := req.Needs(MeasureMin), req.Needs(MeasureMax)
 	for i, g := range groups {
 		if grouped {
 			ns, ok := nanos(g.Bin)
@@ -183,31 +207,38 @@ func (req AggregateRequest) columns(alloc memory.Allocator, groups []PartialGrou
 		}
 		counts[i] = g.Count
 		var ok bool
-		if req.Min && g.Found {
+		found[i] = g.Found
+		if needMin && g.Found {
 			if los[i], ok = nanos(g.Min); !ok {
 				return nil, ErrBinOutOfRange
 			}
-			okMin[i] = true
 		}
-		if req.Max && g.Found {
+		if needMax && g.Found {
 			if his[i], ok = nanos(g.Max); !ok {
 				return nil, ErrBinOutOfRange
 			}
-			okMax[i] = true
 		}
 	}
 	var cols []arrow.Array
 	if grouped {
 		cols = append(cols, fixedArray(alloc, TimestampType, bins, nil))
 	}
-	var countValid []bool
-	if !req.Count {
-		countValid = make([]bool, n) // all NULL
+	for _, m := range req.Measures {
+		switch m.Func {
+		case MeasureCount:
+			cols = append(cols, fixedArray(alloc, arrow.PrimitiveTypes.Int64, counts, nil))
+		case MeasureMin:
+			cols = append(cols, fixedArray(alloc, TimestampType, los, found))
+		case MeasureMax:
+			cols = append(cols, fixedArray(alloc, TimestampType, his, found))
+		default:
+			for _, c := range cols {
+				c.Release()
+			}
+			return nil, m.Validate()
+		}
 	}
-	return append(cols,
-		fixedArray(alloc, arrow.PrimitiveTypes.Int64, counts, countValid),
-		fixedArray(alloc, TimestampType, los, okMin),
-		fixedArray(alloc, TimestampType, his, okMax)), nil
+	return cols, nil
 }
 
 // fixedArray builds an array of a 64-bit fixed-width type from vals; valid (nil: all valid)
@@ -256,7 +287,8 @@ func (req AggregateRequest) aggregateEmpty() (array.RecordReader, error) { retur
 // route decision and route cache as ReadBucket: a cached archived route goes straight to the
 // archive (ArchiveReader.Aggregate); otherwise one hot-store statement returns route and answer
 // from one snapshot (HotStore.AggregateRange), and an archived answer is cached and asked of
-// the archive. req.Range is clipped to the bucket. When grouped and the clipped range lies in
+// the archive. req.Range is clipped to the bucket; a grouped request without measures is
+// asked count(*). When grouped and the clipped range lies in
 // one bin (a month bucket under date_trunc('month') or coarser, any range inside one bin), the
 // bucket is asked ungrouped — a hot count, a manifest record count or archive statistics —
 // and its row becomes that bin's. The returned tier says which tier answered. Errors:
@@ -267,8 +299,8 @@ func (t *DurableTable) AggregateBucket(ctx context.Context, b BucketID, req Aggr
 		if err := req.Bin.Validate(); err != nil {
 			return nil, TierHot, err
 		}
-		if !req.Count && !req.Min && !req.Max {
-			req.Count = true
+		if len(req.Measures) == 0 {
+			req.Measures = []Measure{CountStar} // the bins holding records, counted
 		}
 	}
 	req.Range = req.Range.Intersect(b.Range())
@@ -286,7 +318,7 @@ func (t *DurableTable) AggregateBucket(ctx context.Context, b BucketID, req Aggr
 		return nil, tier, err
 	}
 	defer r.Release()
-	g, err := ungroupedRow(r)
+	g, err := ungroupedRow(one, r)
 	if err != nil {
 		return nil, tier, err
 	}
@@ -347,9 +379,9 @@ func routeBucket[R interface{ Release() }](ctx context.Context, t *DurableTable,
 	return r, TierHot, nil
 }
 
-// ungroupedRow reads the one row of an ungrouped answer back into a PartialGroup.
-func ungroupedRow(r array.RecordReader) (PartialGroup, error) {
-	gs, err := ReadPartial(r, false)
+// ungroupedRow reads the one row of req's ungrouped answer r back into a PartialGroup.
+func ungroupedRow(req AggregateRequest, r array.RecordReader) (PartialGroup, error) {
+	gs, err := req.ReadPartial(r)
 	if err != nil {
 		return PartialGroup{}, err
 	}
@@ -359,33 +391,62 @@ func ungroupedRow(r array.RecordReader) (PartialGroup, error) {
 	return gs[0], nil
 }
 
-// ReadPartial reads a partial-aggregate answer of PartialAggregateSchema(grouped) back into
-// groups, in order: counts not asked for read as 0, Found is set when min or max is not NULL,
-// and an extreme not asked for reads as the zero time. It does not release r. Errors: r's, or
-// ErrOperationFailed for another schema.
-func ReadPartial(r array.RecordReader, grouped bool) ([]PartialGroup, error) {
-	if !r.Schema().Equal(PartialAggregateSchema(grouped)) {
+// ReadPartial reads an answer r to req (of req.Schema()) back into groups (see the function
+// ReadPartial). Errors: r's, or ErrOperationFailed for another schema.
+func (req AggregateRequest) ReadPartial(r array.RecordReader) ([]PartialGroup, error) {
+	if !r.Schema().Equal(req.Schema()) {
 		return nil, fmt.Errorf("%w: a partial aggregate of schema %v", ErrOperationFailed, r.Schema())
 	}
-	c := PartialColumn(grouped, partialCount)
+	return ReadPartial(r, req.Bin != nil)
+}
+
+// ReadPartial reads a partial-aggregate answer r of PartialAggregateSchema(grouped, measures)
+// back into groups, in order, its measures known by their columns' names (Measure.Field): a
+// count not asked for reads as 0, Found is set when a min or max is not NULL, and an extreme
+// not asked for reads as the zero time. It does not release r. Errors: r's, or
+// ErrOperationFailed for a schema that is no partial-aggregate answer.
+func ReadPartial(r array.RecordReader, grouped bool) ([]PartialGroup, error) {
+	sc := r.Schema()
+	off := 0
+	if grouped {
+		off = 1
+		if sc.NumFields() == 0 || sc.Field(0).Name != "bin" || !arrow.TypeEqual(sc.Field(0).Type, TimestampType) {
+			return nil, fmt.Errorf("%w: a grouped partial aggregate of schema %v", ErrOperationFailed, sc)
+		}
+	}
+	funcs := make([]MeasureFunc, sc.NumFields()-off)
+	for j := range funcs {
+		f := sc.Field(off + j)
+		for _, m := range []Measure{CountStar, MinTime, MaxTime} {
+			if mf := m.Field(); mf.Name == f.Name && arrow.TypeEqual(mf.Type, f.Type) {
+				funcs[j] = m.Func
+			}
+		}
+		if funcs[j] == 0 {
+			return nil, fmt.Errorf("%w: a partial aggregate of schema %v", ErrOperationFailed, sc)
+		}
+	}
 	var out []PartialGroup
 	for r.Next() {
 		b := r.RecordBatch()
-		cnt := b.Column(c).(*array.Int64)
-		lo, hi := b.Column(c+1).(*array.Timestamp), b.Column(c+2).(*array.Timestamp)
 		for i := range int(b.NumRows()) {
 			var g PartialGroup
 			if grouped {
 				g.Bin = time.Unix(0, int64(b.Column(0).(*array.Timestamp).Value(i))).UTC()
 			}
-			if cnt.IsValid(i) {
-				g.Count = cnt.Value(i)
-			}
-			if lo.IsValid(i) {
-				g.Min, g.Found = time.Unix(0, int64(lo.Value(i))).UTC(), true
-			}
-			if hi.IsValid(i) {
-				g.Max, g.Found = time.Unix(0, int64(hi.Value(i))).UTC(), true
+			for j, f := range funcs {
+				c := b.Column(off + j)
+				if !c.IsValid(i) {
+					continue
+				}
+				switch f {
+				case MeasureCount:
+					g.Count = c.(*array.Int64).Value(i)
+				case MeasureMin:
+					g.Min, g.Found = time.Unix(0, int64(c.(*array.Timestamp).Value(i))).UTC(), true
+				case MeasureMax:
+					g.Max, g.Found = time.Unix(0, int64(c.(*array.Timestamp).Value(i))).UTC(), true
+				}
 			}
 			out = append(out, g)
 		}
@@ -482,7 +543,7 @@ func NewHotAggregate(b BucketID, req AggregateRequest) (*HotAggregate, error) {
 			h.Shape = HotBinsFixed
 			h.BinArgs = []any{h.Start.UnixMicro() - h.base, h.width}
 		}
-	case req.Count:
+	case req.Needs(MeasureCount):
 		h.Shape = HotCount
 	default:
 		h.Shape = HotProbe

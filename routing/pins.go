@@ -19,7 +19,7 @@ var ErrPinMismatch = errors.New("routing: an archived bucket no longer holds the
 // published archive (from the manifest key, -1 when the key carries none) and the archived
 // route's opaque id (RouteID: a digest of the manifest, which identifies the archive without
 // revealing its object key; keys are content- and generation-addressed,
-// pulpitum-reference.md §1.5).
+// docs/pulpitum-v4.md §1.5).
 type Pin struct {
 	Partition  []byte
 	Start      int64 // bucket start, Unix nanoseconds UTC

@@ -13,7 +13,7 @@ import (
 //
 // Every read returns the bucket's route together with its rows from one snapshot, so a read
 // racing publication sees either the pre-publication hot rows or the archive route, never a
-// mix (pulpitum-reference.md §3.2). A bucket without a metadata row reads as hot with no rows.
+// mix (docs/pulpitum-v4.md §3.2). A bucket without a metadata row reads as hot with no rows.
 // When the route is archived, no rows are returned and the count is zero.
 type HotStore interface {
 	// ReadRange returns the route of b and, unless it is archived, at most req.Limit records
@@ -26,7 +26,7 @@ type HotStore interface {
 	// count; MIN/MAX alone are primary-key probes. The reader must be released.
 	AggregateRange(ctx context.Context, b BucketID, req AggregateRequest) (Route, array.RecordReader, error)
 	// Append inserts recs, which must all belong to b, in one transaction behind the write
-	// fence (pulpitum-reference.md §3.1): strategy check (ErrStrategyMismatch), metadata row
+	// fence (docs/pulpitum-v4.md §3.1): strategy check (ErrStrategyMismatch), metadata row
 	// created if absent, state re-read (ErrBucketReadOnly unless hot), then plain inserts
 	// (ErrDuplicateRecord on an existing (event_time, sort_key)). Nothing is written on error.
 	Append(ctx context.Context, b BucketID, recs []Record) error
@@ -74,7 +74,7 @@ type ArchiveWork struct {
 }
 
 // ArchiveSession is a claimed archive lease: every owner-conditioned statement checks
-// generation, token and unexpired lease (pulpitum-reference.md §4). Token is secret and is
+// generation, token and unexpired lease (docs/pulpitum-v4.md §4). Token is secret and is
 // never logged.
 type ArchiveSession struct {
 	Bucket     BucketID
@@ -82,7 +82,7 @@ type ArchiveSession struct {
 	Token      string
 }
 
-// ArchiveStateStore is the archival state machine of the hot store (pulpitum-reference.md
+// ArchiveStateStore is the archival state machine of the hot store (docs/pulpitum-v4.md
 // §4.1). Every method is one conditional statement or transaction; a condition that no longer
 // holds yields ErrStaleArchiveSession (or a nil session from the claims: a lost race).
 type ArchiveStateStore interface {
@@ -115,7 +115,7 @@ type ArchiveStateStore interface {
 	Status(ctx context.Context, b BucketID) (ArchiveStatus, error)
 }
 
-// ArchiveStatus is the durable archival state of one bucket (pulpitum-reference.md §1.1):
+// ArchiveStatus is the durable archival state of one bucket (docs/pulpitum-v4.md §1.1):
 // its route plus the attempt count, the retry time and the lease expiry, in UTC, zero when
 // NULL. Times are those of the clock the store compares them with (the database's now() for
 // CockroachDB/PostgreSQL, the store clock for SQLite).
@@ -148,7 +148,7 @@ type ArchiveReader interface {
 }
 
 // ArchiveWriter writes a bucket's payload and manifest for one generation and returns the
-// manifest key after reading both objects back and verifying them (pulpitum-reference.md
+// manifest key after reading both objects back and verifying them (docs/pulpitum-v4.md
 // §1.5, write protocol).
 type ArchiveWriter interface {
 	Put(ctx context.Context, b BucketID, generation int64, recs []Record) (manifestKey string, err error)

@@ -95,7 +95,7 @@ func EndArchivedScan(rows ScanRows, stop func(), classify func(error) error) err
 }
 
 // RouteRecords collects the rows of a hot store's ReadRange statement, which returns the
-// bucket's route on every row and a record on the rows that have one (pulpitum-reference.md
+// bucket's route on every row and a record on the rows that have one (docs/pulpitum-v4.md
 // §3.2: a CTE for the route, a LEFT JOIN LATERAL for the hot rows). The zero value is ready.
 type RouteRecords struct {
 	route Route

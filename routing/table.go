@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/flightsrv/flightsrv/internal/panics"
 )
 
 // DefaultFanout is the default number of buckets read concurrently by one query (seed:
@@ -32,7 +34,7 @@ type Options struct {
 }
 
 // DurableTable is one routed table over a hot store and an archive reader: the Go form of the
-// reference's DurableTable (pulpitum-reference.md §3). It is safe for concurrent use.
+// reference's DurableTable (docs/pulpitum-v4.md §3). It is safe for concurrent use.
 type DurableTable struct {
 	def     TableDef
 	hot     HotStore
@@ -162,7 +164,7 @@ type Page struct {
 	Next    *Cursor
 }
 
-// QueryPage returns up to q.Limit records after q.After (pulpitum-reference.md §3.2): every
+// QueryPage returns up to q.Limit records after q.After (docs/pulpitum-v4.md §3.2): every
 // intersecting bucket is asked for Limit+1 records, up to Fanout at a time; the results are
 // concatenated in bucket order (buckets never overlap in time, so this is the ordered merge),
 // truncated to Limit, and Next is set when more than Limit records were gathered.
@@ -178,7 +180,8 @@ func (t *DurableTable) QueryPage(ctx context.Context, q Query) (Page, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(t.fanout)
 	for i, b := range buckets {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			defer panics.Recover("bucket read", &err)
 			recs, _, err := t.ReadBucket(gctx, b, ReadRequest{Range: q.Range, After: q.After, Limit: q.Limit + 1})
 			parts[i] = recs
 			return err

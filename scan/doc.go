@@ -1,6 +1,6 @@
 // Package scan is flightsrv's executor: it runs Substrait relations over Arrow record batches,
 // lowered onto per-bucket fragments and a coordinator stage (the distributed-plan seed, 002,
-// in one process; architecture.md, "The executor and its fragments").
+// in one process; docs/architecture.md, "The executor and its fragments").
 //
 // Execute takes a validated plan and a binding of its routed ReadRel (table, partitions,
 // finite time range). The per-row part of the plan directly above the read — residual
@@ -25,8 +25,13 @@
 // coordinator-side operator run in the coordinator (scan/ops, scan/aggregate).
 //
 // Every batch a query builds or holds is allocated through its ledger (scan/ledger), which
-// enforces the per-query memory limit; each fragment holds a reservation released when it
-// ends. Releasing the result (or cancelling its context) cancels every fragment, waits for
+// enforces the per-query memory limit (and, through a ledger.Budget, the limit all the
+// process's queries share); each fragment holds a reservation released when it ends. Memory
+// is reserved before it is spent: projections claim each batch's estimated bytes before
+// building it (scan/ops), and a routed read claims, for its whole execution, what the column
+// metadata of the batches it may hold costs outside the allocator (heldBatches × columns ×
+// ops.ColumnOverhead); a plan whose one-row batches could not fit is refused by Prepare and
+// Execute (MaxOutputColumns is the widest output that can). Releasing the result (or cancelling its context) cancels every fragment, waits for
 // them and returns their connections and buffers.
 //
 // Aggregate pushdown is a rewrite of this plan (pushdown.go, Options.Pushdown): a fragment

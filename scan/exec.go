@@ -3,12 +3,15 @@ package scan
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/plan"
 
+	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
@@ -31,15 +34,27 @@ type Options struct {
 	// MemoryLimit bounds the bytes the query's batches may hold (<= 0: none); past it the query
 	// fails with an error wrapping ledger.ErrMemoryLimit.
 	MemoryLimit int64
+	// Budget, when set, is the account all the process's queries share (ledger.Budget): the
+	// query's ledger joins it, and the query fails with an error wrapping
+	// ledger.ErrMemoryLimit when its bytes would take the total past the budget's limit.
+	Budget *ledger.Budget
 	// RowLimit bounds the rows the fragments may read together (<= 0: none); past it the
 	// query fails with a *ledger.RowLimitExceededError.
 	RowLimit int64
+	// CPULimit bounds the CPU time the query's fragments and coordinator may use in all,
+	// measured per batch on their threads (ledger.CPUTimer) (<= 0: none, and nothing is
+	// measured); past it the query fails with a *ledger.CPULimitExceededError.
+	CPULimit time.Duration
 	// Fanout overrides the table's bound on concurrently running fragments (0: the table's).
 	Fanout int
 	// Pushdown enables the pushdown rewrite (pushdown.go): a fragment whose partial aggregate
 	// a store answers without reading rows asks the store. When false every fragment reads
 	// rows (the --pushdown=false baseline); EXPLAIN still reports the candidates.
 	Pushdown bool
+
+	// explaining is set by Explain: a plan refused only for what executing it would hold
+	// (routedNode.checkWidth) is still described.
+	explaining bool
 }
 
 // Result is a running execution: a record reader over the plan's output (schema Schema, root
@@ -48,7 +63,23 @@ type Options struct {
 // returns their connections and memory; it must be called.
 type Result struct {
 	array.RecordReader
-	rt *runtime
+	rt   *runtime
+	refs atomic.Int64
+}
+
+// Retain adds a reference to the result.
+func (r *Result) Retain() {
+	r.refs.Add(1)
+	r.RecordReader.Retain()
+}
+
+// Release drops a reference; the last one stops the execution (see Result) and takes its
+// ledger out of the process's budget (ledger.Ledger.Detach).
+func (r *Result) Release() {
+	r.RecordReader.Release()
+	if r.refs.Add(-1) == 0 {
+		r.rt.mem.Detach()
+	}
 }
 
 // Tiers returns how many fragments the hot store and the archive answered so far.
@@ -110,10 +141,21 @@ type Rewrite struct {
 	Bin      *routing.Binning
 	Table    string
 	Applied  bool
+	rw       *pushdown.Rewrite
+}
+
+// Operation names the span of a query whose routed aggregates rws were rewritten
+// (pushdown.Operation: COUNT, MIN, MAX, MINMAX or AGGREGATE; "" for none).
+func Operation(rws []Rewrite) string {
+	var out []*pushdown.Rewrite
+	for _, r := range rws {
+		out = append(out, r.rw)
+	}
+	return pushdown.Operation(out)
 }
 
 // Prepare lowers a plan's one root relation onto per-bucket fragments and a coordinator stage
-// (seed 002 in one process; architecture.md, "The executor and its fragments") without
+// (seed 002 in one process; docs/architecture.md, "The executor and its fragments") without
 // starting anything. Relations: ReadRel (NamedTable, bound by opts.Bind; its filter is a
 // residual predicate unless the routed read implies it), FilterRel, ProjectRel, AggregateRel
 // (one grouping set; count, sum, avg, min, max, DISTINCT, measure filters), SortRel, FetchRel
@@ -145,7 +187,7 @@ func Prepare(p *plan.Plan, opts Options) (*Prepared, error) {
 func (pr *Prepared) Rewrites() []Rewrite { return pr.rewrites }
 
 // Windows reports whether the plan may be split into time windows of its one routed read
-// (architecture.md decision 9: ordered endpoints). It is WindowsNone unless the root is
+// (docs/architecture.md decision 9: ordered endpoints). It is WindowsNone unless the root is
 // per-row over one routed read — filters and projections only, no aggregate, FetchRel or
 // SetRel — and then WindowsAny when unsorted, WindowsAsc or WindowsDesc when a SortRel's
 // first key is the read's timestamp (rows of an earlier window then all sort before those of
@@ -162,13 +204,50 @@ func (pr *Prepared) Explain() []string { return pr.n.explain() }
 // at most the fan-out at a time. Safe for concurrent use.
 func (pr *Prepared) Execute(ctx context.Context) (*Result, error) {
 	mem := ledger.New(pr.opts.Alloc, pr.opts.MemoryLimit)
+	mem.SetBudget(pr.opts.Budget)
 	mem.SetRowLimit(pr.opts.RowLimit)
+	mem.SetCPULimit(pr.opts.CPULimit)
 	rt := &runtime{mem: mem, opts: &pr.opts}
 	r, err := pr.n.open(ctx, rt)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{RecordReader: conform(r, pr.schema), rt: rt}, nil
+	r = conform(r, pr.schema)
+	if mem.CPULimited() {
+		r = &cpuReader{RecordReader: r, mem: mem}
+	}
+	res := &Result{RecordReader: r, rt: rt}
+	res.refs.Store(1)
+	return res, nil
+}
+
+// cpuReader charges the CPU time of the coordinator's work (the operators above the
+// fragments, run by each Next) to the query's ledger, and ends the stream with the ledger's
+// error past its CPU limit.
+type cpuReader struct {
+	array.RecordReader
+	mem *ledger.Ledger
+	err error
+}
+
+func (r *cpuReader) Next() bool {
+	if r.err != nil {
+		return false
+	}
+	t := r.mem.StartCPU()
+	more := r.RecordReader.Next()
+	if err := t.Stop(r.mem); err != nil {
+		r.err = err
+		return false
+	}
+	return more
+}
+
+func (r *cpuReader) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.RecordReader.Err()
 }
 
 // Execute prepares p (see Prepare) and starts it.
@@ -183,6 +262,7 @@ func Execute(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 // Explain prepares p as Execute would, without starting anything, and describes it (see
 // Prepared.Explain). Errors are Prepare's.
 func Explain(p *plan.Plan, opts Options) ([]string, error) {
+	opts.explaining = true
 	pr, err := Prepare(p, opts)
 	if err != nil {
 		return nil, err

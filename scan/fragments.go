@@ -14,6 +14,8 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
+	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/aggregate"
 	"github.com/flightsrv/flightsrv/scan/ledger"
@@ -34,6 +36,43 @@ const (
 	fragmentBuffer = 1
 	headBuffer     = 4
 )
+
+// heldBatches is how many of a routed read's output batches one execution may hold at once
+// with fanout fragments: each fragment's buffered batches (the head's headBuffer, the
+// others' fragmentBuffer) and the two its pipeline is building or slicing, the coordinator's
+// current batch and the one the Flight writer is encoding.
+func heldBatches(fanout int) int64 {
+	return int64(fanout*(fragmentBuffer+2) + headBuffer + 2)
+}
+
+// MaxOutputColumns returns the most output columns a routed read's execution may have under a
+// query memory of limit bytes (> 0) with fanout concurrent fragments: past it, the metadata of
+// the batches one execution holds (heldBatches × columns × ops.ColumnOverhead) alone passes
+// the limit, and Prepare refuses the plan. The query engine bounds select lists with it
+// before binding them (64 MiB at a fan-out of 4: 3,640 columns).
+func MaxOutputColumns(limit int64, fanout int) int {
+	return int(limit / (heldBatches(fanout) * ops.ColumnOverhead))
+}
+
+// reserveWidth reserves, for one execution of n, what its output batches cost outside the
+// query's allocator before the first bucket is read: heldBatches × streamSch's columns ×
+// ops.ColumnOverhead bytes, claimed from the ledger until release is called. It refuses
+// the query at once — a *ledger.LimitExceededError naming the limit — when heldBatches
+// batches of a single row (that cost plus rowBytes, the bytes one row of n's projection
+// allocates: its constants, fixed widths and offsets) would pass the query's memory limit: a
+// projection of 50,000 columns, or of a 10 MB string literal under a 64 MiB limit, is
+// refused before any memory is taken.
+func (n *routedNode) reserveWidth(rt *runtime, fanout int, streamSch *arrow.Schema) (release func(), err error) {
+	fixed, err := n.checkWidth(rt.mem.Limit(), fanout, streamSch)
+	if err != nil {
+		return nil, err
+	}
+	if err := rt.mem.Claim(fixed); err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { rt.mem.Unclaim(fixed) }) }, nil
+}
 
 // runtime is one execution's shared state: its ledger and what its fragments did. Safe for
 // concurrent use by the fragments.
@@ -109,10 +148,13 @@ type routedNode struct {
 	// nothing and the coordinator sorts all).
 	sortKeys      []ops.SortKey
 	offset, count int64
-	readLimit     int64 // limit pushed into each bucket read, -1 none
-	localLimit    int64 // rows each fragment keeps at most (local limit or top k), -1 none
-	outWidth      int
-	schema        *arrow.Schema
+	// rowBytes is what one output row of proj allocates at least (ops.Expr.RowBytes):
+	// reserveWidth prices the execution's batches with it.
+	rowBytes   int64
+	readLimit  int64 // limit pushed into each bucket read, -1 none
+	localLimit int64 // rows each fragment keeps at most (local limit or top k), -1 none
+	outWidth   int
+	schema     *arrow.Schema
 }
 
 // finishRouted lowers a routed plan with an optional aggregation and fetch onto fragments.
@@ -221,6 +263,9 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			return nil, err
 		}
 		n.projSch = exprSchema(n.proj, names)
+		for _, e := range n.proj {
+			n.rowBytes += e.RowBytes()
+		}
 	}
 
 	switch {
@@ -244,7 +289,7 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			n.pushdown = "a pushdown candidate, but pushdown is disabled: every fragment reads rows"
 		}
 		if st != nil {
-			*l.rewrites = append(*l.rewrites, Rewrite{Measures: st.measures, Bin: st.bin, Table: def.Name, Applied: l.opts.Pushdown})
+			*l.rewrites = append(*l.rewrites, Rewrite{Measures: st.rw.MeasureNames(), Bin: st.rw.Bin, rw: st.rw, Table: def.Name, Applied: l.opts.Pushdown})
 		}
 	default:
 		n.outWidth = len(rp.cols)
@@ -260,6 +305,15 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		}
 	}
 	n.units = units(rp.src, n.desc)
+	if !l.opts.explaining && n.store == nil {
+		fanout := l.opts.Fanout
+		if fanout <= 0 {
+			fanout = max(1, n.src.Table.Fanout())
+		}
+		if _, err := n.checkWidth(l.opts.MemoryLimit, fanout, n.streamSchema()); err != nil {
+			return nil, err
+		}
+	}
 	return n, nil
 }
 
@@ -351,7 +405,7 @@ func (n *routedNode) explain() []string {
 	switch {
 	case n.agg == nil && len(n.sortKeys) == 0 && n.localLimit >= 0:
 		start = "the first alone, more only while the earlier ones fall short of the limit"
-	case n.store != nil && n.store.early:
+	case n.store != nil && n.store.rw.Extremes():
 		start = "in time order from the end(s) MIN/MAX need, the first alone per end, none once earlier ones answered"
 	}
 	coord = append(coord, fmt.Sprintf("Concatenate %d fragments %s; start %s", len(n.units), order, start))
@@ -415,10 +469,16 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 		rt.rewritten = true
 	}
 	var out array.RecordReader
-	if n.store != nil && !n.store.early {
+	if n.store != nil && !n.store.rw.Extremes() {
 		out = newStoreStream(ctx, rt, n)
 	} else {
-		out = newFragmentStream(ctx, rt, n, streamSch, need)
+		release, err := n.reserveWidth(rt, rt.fanout(n), streamSch)
+		if err != nil {
+			return nil, err
+		}
+		fs := newFragmentStream(ctx, rt, n, streamSch, need)
+		fs.unreserve = release
+		out = fs
 	}
 	switch {
 	case n.agg != nil:
@@ -450,7 +510,7 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		case err == nil:
 			rt.pushed.Add(1)
 			rt.countTier(tier)
-			return n.store.reader(r, n.partialSch), nil
+			return n.store.reader(r, n.partialSch, u.partition), nil
 		case !errors.Is(err, routing.ErrNoAggregate):
 			return nil, err
 		}
@@ -518,6 +578,28 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 	return out, nil
 }
 
+// checkWidth returns what reserveWidth claims for an execution of n with fanout fragments
+// whose batches have streamSch's columns, or its refusal under limit bytes (<= 0: none), a
+// *ledger.LimitExceededError. Prepare calls it too, so that such a query is refused when it is
+// planned (GetFlightInfo), before a ticket is made for it.
+func (n *routedNode) checkWidth(limit int64, fanout int, streamSch *arrow.Schema) (fixed int64, err error) {
+	held := heldBatches(fanout)
+	fixed = held * int64(streamSch.NumFields()) * ops.ColumnOverhead
+	if limit > 0 && fixed+held*n.rowBytes > limit {
+		return 0, ledger.LimitError(limit)
+	}
+	return fixed, nil
+}
+
+// streamSchema is the schema of n's fragments' output: the partial aggregate's, or the
+// projection's.
+func (n *routedNode) streamSchema() *arrow.Schema {
+	if n.agg != nil {
+		return n.partialSch
+	}
+	return n.projSch
+}
+
 // fragmentStream runs a routed node's fragments under the table's fan-out bound and
 // concatenates their outputs in unit order. At most fanout fragments are running or holding
 // unconsumed output at once. With a row need (a limit over bucket-ordered or unordered rows),
@@ -538,7 +620,7 @@ type fragmentStream struct {
 	// it: units start in order. Until a fragment ends without an answer, the policy starts
 	// rounds of first fragments (one per end), each once the round before it (from launch
 	// position round) has ended.
-	early *extremeStop
+	early *pushdown.StartOrder
 	first int
 	round int
 
@@ -550,6 +632,9 @@ type fragmentStream struct {
 	err       error
 	done      bool
 	refs      atomic.Int64
+	// unreserve gives back the execution's width reservation (reserveWidth) once the stream
+	// has stopped; idempotent.
+	unreserve func()
 }
 
 // fragRun is one started fragment.
@@ -575,9 +660,9 @@ func (f *fragRun) promote() {
 func newFragmentStream(ctx context.Context, rt *runtime, n *routedNode, schema *arrow.Schema, need int64) *fragmentStream {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: rt.fanout(n), first: 1}
-	if n.store != nil && n.store.early {
-		s.early = newExtremeStop(n.store, len(n.units))
-		s.first = s.early.walks()
+	if n.store != nil && n.store.rw.Extremes() {
+		s.early = pushdown.NewStartOrder(n.store.rw, len(n.units))
+		s.first = s.early.Walks()
 	}
 	s.refs.Store(1)
 	return s
@@ -627,6 +712,9 @@ func (s *fragmentStream) launch() {
 		if s.need >= 0 && j > s.cur && s.produced(j) >= s.need {
 			return
 		}
+		if j > s.cur && s.heavy() {
+			return // the fragments running hold enough: no look-ahead until they free some
+		}
 		u, fromEnd := j, false
 		if s.early != nil {
 			if !s.speculate.Load() && j-s.round >= s.first {
@@ -638,7 +726,7 @@ func (s *fragmentStream) launch() {
 				}
 				s.round = j
 			}
-			if u, fromEnd = s.early.next(); u < 0 {
+			if u, fromEnd = s.early.Next(); u < 0 {
 				return
 			}
 		}
@@ -653,6 +741,16 @@ func (s *fragmentStream) launch() {
 	}
 }
 
+// heavy reports whether the query holds more than a quarter of its memory limit (its ledger's
+// bytes and claims): launch then starts no fragment ahead of the one being consumed, since
+// each fragment ahead holds its batches until the coordinator reaches it. An ordinary scan
+// holds a few MB of its 256 MiB and always looks ahead; a projection of a 1 MB literal under
+// 64 MiB stops at 16 MiB instead of holding the look-ahead's 30 MB.
+func (s *fragmentStream) heavy() bool {
+	m := s.rt.mem
+	return m.Limit() > 0 && (m.Bytes()+m.Claimed())*4 > m.Limit()
+}
+
 // run executes one fragment, sending its batches (retained) until it ends.
 func (s *fragmentStream) run(f *fragRun, u unit) {
 	answered := false
@@ -660,7 +758,7 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 	defer close(f.ch)
 	defer func() {
 		if p := recover(); p != nil {
-			f.err = fmt.Errorf("scan: fragment panicked: %v", p)
+			f.err = panics.FromValue("fragment", p)
 		}
 		f.done.Store(true)
 		if s.need >= 0 || (s.early != nil && !answered) {
@@ -675,7 +773,18 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 		return
 	}
 	defer r.Release()
-	for r.Next() {
+	for {
+		// The fragment's CPU time is charged to the query's ledger (ledger.CPUTimer: nothing
+		// is measured without a CPU limit).
+		cpu := s.rt.mem.StartCPU()
+		more := r.Next()
+		if err := cpu.Stop(s.rt.mem); err != nil {
+			f.err = err
+			return
+		}
+		if !more {
+			break
+		}
 		b := r.RecordBatch()
 		if b.NumRows() == 0 {
 			continue
@@ -685,7 +794,7 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 			return
 		}
 		f.rows.Add(b.NumRows())
-		if s.early != nil && s.early.observe(f.unit, f.fromEnd, b) {
+		if s.early != nil && s.early.Observe(f.unit, f.fromEnd, b) {
 			answered = true
 		}
 		if len(f.ch) >= fragmentBuffer {
@@ -768,5 +877,8 @@ func (s *fragmentStream) stop() {
 	if s.batch != nil && s.refs.Load() == 0 {
 		s.batch.Release()
 		s.batch = nil
+	}
+	if s.unreserve != nil && s.refs.Load() == 0 {
+		s.unreserve()
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/aggregate"
 	"github.com/flightsrv/flightsrv/scan/ops"
+	"github.com/flightsrv/flightsrv/substrait"
 )
 
 // ErrUnsupported is wrapped by the errors of plans the executor cannot run (a relation kind,
@@ -391,6 +392,10 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 	for i := range measures {
 		m := &measures[i]
 		f := m.Measure()
+		if f == nil || !substrait.HasDeclaration(f) {
+			// substrait-go gives such a function a new anchor: the plan's is not known here.
+			return spec, nil, unsupported("aggregate measure %d resolves to no declaration of the plan's extensions (a name matching several variants: declare it by its compound name, e.g. count:any)", i)
+		}
 		if f.Phase() != types.AggPhaseInitialToResult && f.Phase() != types.AggPhaseUnspecified {
 			return spec, nil, unsupported("aggregate phase %v", f.Phase())
 		}

@@ -175,81 +175,25 @@ func (n *projectNode) open(ctx context.Context, rt *runtime) (array.RecordReader
 }
 
 // projectKeeping evaluates exprs over in and outputs input columns cols followed by them,
-// under schema's names.
+// under schema's names and fields: an ops.Project of the kept columns (bare references,
+// shared without a copy) and the expressions, so that it reserves its batches' bytes before
+// building them and cuts them by bytes as every projection does.
 func projectKeeping(ctx context.Context, in array.RecordReader, cols []int, exprs []*ops.Expr, schema *arrow.Schema, rt *runtime) array.RecordReader {
-	if len(cols) == 0 {
-		names := make([]string, schema.NumFields())
-		for i := range names {
-			names[i] = schema.Field(i).Name
-		}
-		return ops.Project(ctx, in, exprs, names, rt.mem)
-	}
-	return &keepReader{ctx: ctx, in: in, cols: cols, exprs: exprs, schema: schema, mem: rt}
-}
-
-// keepReader appends evaluated expressions to some of its input's columns.
-type keepReader struct {
-	ctx    context.Context
-	in     array.RecordReader
-	cols   []int
-	exprs  []*ops.Expr
-	schema *arrow.Schema
-	mem    *runtime
-	cur    arrow.RecordBatch
-	err    error
-	refs   int64
-}
-
-func (r *keepReader) Schema() *arrow.Schema          { return r.schema }
-func (r *keepReader) Record() arrow.RecordBatch      { return r.cur }
-func (r *keepReader) RecordBatch() arrow.RecordBatch { return r.cur }
-func (r *keepReader) Err() error                     { return r.err }
-func (r *keepReader) Retain()                        { r.refs++ }
-func (r *keepReader) Release() {
-	if r.refs--; r.refs >= 0 {
-		return
-	}
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	r.in.Release()
-}
-
-func (r *keepReader) Next() bool {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	if r.err != nil || !r.in.Next() {
-		if r.err == nil {
-			r.err = r.in.Err()
-		}
-		return false
-	}
-	b := r.in.RecordBatch()
-	arrs := make([]arrow.Array, 0, len(r.cols)+len(r.exprs))
-	for _, c := range r.cols {
-		a := b.Column(c)
-		a.Retain()
-		arrs = append(arrs, a)
-	}
-	for _, e := range r.exprs {
-		a, err := e.Eval(r.ctx, b, r.mem.mem)
+	all := make([]*ops.Expr, 0, len(cols)+len(exprs))
+	for _, c := range cols {
+		e, err := ops.Column(in.Schema(), c)
 		if err != nil {
-			for _, x := range arrs {
-				x.Release()
-			}
-			r.err = err
-			return false
+			in.Release()
+			return ErrReader(schema, err)
 		}
-		arrs = append(arrs, a)
+		all = append(all, e)
 	}
-	r.cur = array.NewRecordBatch(r.schema, arrs, b.NumRows())
-	for _, x := range arrs {
-		x.Release()
+	all = append(all, exprs...)
+	names := make([]string, schema.NumFields())
+	for i := range names {
+		names[i] = schema.Field(i).Name
 	}
-	return true
+	return conform(ops.Project(ctx, in, all, names, rt.mem), schema)
 }
 
 // sortNode sorts its input by key expressions, keeping the first k rows when k >= 0.

@@ -3,13 +3,13 @@ package scan
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/ops"
 )
@@ -95,7 +95,8 @@ func (s *storeStream) Next() bool {
 // yield it, then the fallback fragments' partial aggregates.
 func (s *storeStream) ask() error {
 	units := s.n.units
-	grouped := s.n.store.bin != nil
+	rw := s.n.store.rw
+	grouped := rw.Bin != nil
 	answers := make([][]routing.PartialGroup, len(units))
 	declined := make([]bool, len(units))
 	var (
@@ -111,7 +112,7 @@ func (s *storeStream) ask() error {
 	work := func() {
 		defer func() {
 			if p := recover(); p != nil {
-				fail(fmt.Errorf("scan: fragment panicked: %v", p))
+				fail(panics.FromValue("store aggregate", p))
 			}
 		}()
 		for i := int(next.Add(1) - 1); i < len(units) && s.ctx.Err() == nil; i = int(next.Add(1) - 1) {
@@ -141,9 +142,6 @@ func (s *storeStream) ask() error {
 	// Output in unit order, as the fragments' outputs are concatenated: each run of answered
 	// units as one batch, each run of declined ones as row-reading fragments.
 	req := s.n.store.request(s.n.src.Range, s.rt.mem)
-	if grouped && !req.Count && !req.Min && !req.Max {
-		req.Count = true // as AggregateBucket asks a grouped request
-	}
 	var outs []array.RecordReader
 	release := func() {
 		for _, r := range outs {
@@ -152,7 +150,7 @@ func (s *storeStream) ask() error {
 	}
 	for i := 0; i < len(units); {
 		j := i + 1
-		for j < len(units) && declined[j] == declined[i] {
+		for j < len(units) && declined[j] == declined[i] && (!rw.Partition || string(units[j].partition) == string(units[i].partition)) {
 			j++
 		}
 		if declined[i] {
@@ -166,24 +164,43 @@ func (s *storeStream) ask() error {
 		} else {
 			var gs []routing.PartialGroup
 			for _, a := range answers[i:j] {
-				gs = append(gs, a...)
+				for _, g := range a {
+					// Grouped by partition, a partition without records in the range has no
+					// group (an ungrouped answer always has its one row).
+					if !rw.Partition || g.Count > 0 || g.Found {
+						gs = append(gs, g)
+					}
+				}
+			}
+			if rw.Partition && len(gs) == 0 {
+				i = j
+				continue
 			}
 			r, err := req.Answer(gs)
 			if err != nil {
 				release()
 				return err
 			}
-			outs = append(outs, s.n.store.reader(r, s.n.partialSch))
+			outs = append(outs, s.n.store.reader(r, s.n.partialSch, units[i].partition))
 		}
 		i = j
 	}
 	switch len(outs) {
 	case 0:
+		if rw.Partition {
+			// No partition has a record: no group.
+			r, err := array.NewRecordReader(s.n.partialSch, nil)
+			if err != nil {
+				return err
+			}
+			s.out = r
+			break
+		}
 		r, err := req.Answer(nil)
 		if err != nil {
 			return err
 		}
-		s.out = s.n.store.reader(r, s.n.partialSch)
+		s.out = s.n.store.reader(r, s.n.partialSch, nil)
 	case 1:
 		s.out = outs[0]
 	default:

@@ -177,12 +177,24 @@ func TestClientPlanShapes(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkClientRoute(t, r, names, []string{"id", "timestamp"})
-		// A projection mask is refused.
+		// A projection mask of top-level columns (DataFusion's optimised plans) is a
+		// projection above the read: the root's columns are the same.
 		read.GetRead().Projection = &substraitpb.Expression_MaskExpression{Select: &substraitpb.Expression_MaskExpression_StructSelect{
 			StructItems: []*substraitpb.Expression_MaskExpression_StructItem{{Field: 0}, {Field: 1}, {Field: 2}, {Field: 3}}}}
+		b, err = PrepareSubstrait(must(proto.Marshal(pb)), cat, BindOptions{})
+		if err != nil {
+			t.Fatalf("projection mask: %v", err)
+		}
+		r, names, err = clientRoute(t, cat, b.Plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkClientRoute(t, r, names, []string{"id", "timestamp"})
+		// A mask of nested fields is refused.
+		read.GetRead().Projection.GetSelect().StructItems[0].Child = &substraitpb.Expression_MaskExpression_Select{}
 		_, err = PrepareSubstrait(must(proto.Marshal(pb)), cat, BindOptions{})
-		if err == nil || err.(*Error).Msg != "ReadRel projection masks are not supported" {
-			t.Errorf("projection mask: %v", err)
+		if err == nil || err.(*Error).Msg != "ReadRel projection masks of nested fields are not supported" {
+			t.Errorf("nested projection mask: %v", err)
 		}
 	})
 }
@@ -217,9 +229,15 @@ func TestClientPlanRefusals(t *testing.T) {
 		{"OR predicate", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
 			or := c.fn(t, URNBoolean, "or",
 				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("a", false)),
-				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("b", false)))
+				c.fn(t, URNComparison, "equal", c.ref(c.read, 2), expr.NewPrimitiveLiteral("b", false)))
 			return must(c.b.Filter(routed(t, c), or)), names
 		}, 0, "", nil},
+		{"OR chain of partition equalities is a partition set, intersected with the pin", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
+			or := c.fn(t, URNBoolean, "or",
+				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("a", false)),
+				c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("b", false)))
+			return must(c.b.Filter(routed(t, c), or)), names
+		}, InvalidArgument, ErrConflictingShardEquality.Msg, nil},
 		{"strict lower bound", func(t *testing.T, c *clientPlan) (plan.Rel, []string) {
 			gt := c.fn(t, URNComparison, "gt", c.ref(c.read, 1), lit(jan1))
 			return must(c.b.Filter(routed(t, c), gt)), names
@@ -311,7 +329,7 @@ func TestClientPlanRefusals(t *testing.T) {
 		c := newClientPlan("messages", &types.Int64Type{})
 		p := must(c.b.Plan(c.read, names))
 		_, err := PrepareSubstrait(marshalPlan(t, p), cat, BindOptions{})
-		if err == nil || err.(*Error).Msg != `ReadRel base schema does not match table "messages": want channel_id string, timestamp precision_timestamp_tz<9>, id string, value binary` {
+		if err == nil || err.(*Error).Msg != `ReadRel base schema of table "messages" is not compatible with the table: column timestamp is i64; the plan declares (CHANNEL_ID string, timestamp i64, id string, value binary), the table is (channel_id string NOT NULL, timestamp precision_timestamp_tz<9> NOT NULL (timestamp with time zone; any timestamp of precision up to 9 is accepted), id string NOT NULL, value binary NOT NULL)` {
 			t.Fatalf("got %v", err)
 		}
 	})

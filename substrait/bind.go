@@ -51,6 +51,31 @@ type BindOptions struct {
 	// User is the session's authenticated user, what current_user, session_user and user
 	// answer ("": the server runs without authentication, and they answer "flightsrv").
 	User string
+	// MaxOutputColumns bounds the columns of a select list (0: none): a longer one is refused
+	// with an *OutputColumnsError before its expressions are bound. The server derives it from
+	// what a query's memory can hold (every column of every batch costs memory whatever its
+	// rows), so that a statement of 50,000 columns is refused before it is planned.
+	MaxOutputColumns int
+}
+
+// OutputColumnsError is the refusal of a select list of more columns than
+// BindOptions.MaxOutputColumns. It is not an *Error: the caller words it, naming the limit the
+// bound comes from.
+type OutputColumnsError struct {
+	Columns, Max int
+}
+
+// Error names the select list's columns and the bound, nothing of the statement's text.
+func (e *OutputColumnsError) Error() string {
+	return fmt.Sprintf("substrait: a select list of %d columns, more than the %d a query may return", e.Columns, e.Max)
+}
+
+// checkColumns refuses a select list of n columns past opts.MaxOutputColumns.
+func (o BindOptions) checkColumns(n int) error {
+	if o.MaxOutputColumns > 0 && n > o.MaxOutputColumns {
+		return &OutputColumnsError{Columns: n, Max: o.MaxOutputColumns}
+	}
+	return nil
 }
 
 // DefaultMaxPartitions is the default bound on the partitions one read may list.
@@ -406,8 +431,14 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		return nil, unimplemented("GROUP BY DISTINCT")
 	}
 	// The select list: expressions over in (or over the aggregate), with names.
+	if err := bd.opts.checkColumns(len(targets)); err != nil {
+		return nil, err
+	}
 	items, err := bd.expandTargets(targets, in.sc)
 	if err != nil {
+		return nil, err
+	}
+	if err := bd.opts.checkColumns(len(items)); err != nil {
 		return nil, err
 	}
 	var (
@@ -511,8 +542,13 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 			case 1:
 			case 2:
 				qual = f[0].GetString_().GetSval()
+			case 3:
+				if f[0].GetString_().GetSval() != "public" {
+					return nil, unimplementedAre("column references qualified by a schema other than public")
+				}
+				qual = f[1].GetString_().GetSval()
 			default:
-				return nil, unimplementedAre("qualified column references with a schema")
+				return nil, unimplementedAre("column references qualified by a catalog")
 			}
 			found := false
 			for i, c := range sc.cols {
@@ -532,6 +568,9 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 			name = figureColname(rt.GetVal())
 		}
 		out = append(out, bselItem{node: rt.GetVal(), name: name})
+	}
+	if len(out) > MaxOutputColumns {
+		return nil, errPlanTooLarge(fmt.Sprintf("the select list has %d entries", len(out)), MaxOutputColumns)
 	}
 	return out, nil
 }

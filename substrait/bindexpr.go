@@ -51,10 +51,14 @@ var loadOwn sync.Once
 
 // collection returns substrait-go's default extension collection with URNPostgres's
 // aggregates loaded.
+// ownExtensionURI is the URI URNPostgres is loaded from (plans of producers before URNs may
+// reference it).
+const ownExtensionURI = "https://flightsrv.dev/extensions/functions_postgres.yaml"
+
 func collection() *extensions.Collection {
 	c := extensions.GetDefaultCollectionWithNoError()
 	loadOwn.Do(func() {
-		if err := c.Load("https://flightsrv.dev/extensions/functions_postgres.yaml", strings.NewReader(ownAggregates())); err != nil {
+		if err := c.Load(ownExtensionURI, strings.NewReader(ownAggregates())); err != nil {
 			panic(fmt.Sprintf("substrait: load own extensions: %v", err))
 		}
 	})
@@ -623,6 +627,12 @@ func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, isBool := x.GetType().(*types.BooleanType); isBool && op != "=" && op != "<>" && op != "!=" {
+		// PostgreSQL orders booleans false < true; the executor's kernels order numbers, so
+		// both sides are compared as 0 and 1 (NULL stays NULL).
+		x = &expr.Cast{Type: i32Type().WithNullability(x.GetType().GetNullability()), Input: x, FailureBehavior: types.BehaviorThrowException}
+		y = &expr.Cast{Type: i32Type().WithNullability(y.GetType().GetNullability()), Input: y, FailureBehavior: types.BehaviorThrowException}
+	}
 	return bd.fn(URNComparison, comparisons[op], booleanType(), x, y)
 }
 
@@ -705,8 +715,15 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		name = fields[0].GetString_().GetSval()
 	case 2:
 		qual, name = fields[0].GetString_().GetSval(), fields[1].GetString_().GetSval()
+	case 3:
+		// schema.table.column (Metabase qualifies every column so): the tables live in the
+		// public schema, as FROM public.<table> says.
+		if fields[0].GetString_().GetSval() != "public" {
+			return bval{}, unimplementedAre("column references qualified by a schema other than public")
+		}
+		qual, name = fields[1].GetString_().GetSval(), fields[2].GetString_().GetSval()
 	default:
-		return bval{}, unimplementedAre("qualified column references with a schema")
+		return bval{}, unimplementedAre("column references qualified by a catalog")
 	}
 	if fields[len(fields)-1].GetAStar() != nil {
 		return bval{}, unimplemented("* in this position")
@@ -815,6 +832,11 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 			return bval{str: &s}, nil
 		}
 		return bval{}, unimplementedAre("intervals outside date_bin and timestamp ± interval constants")
+	}
+	if c := tc.GetArg().GetAConst(); c != nil && c.GetFval() != nil {
+		if lit, ok, err := decimalToInteger(c.GetFval().GetFval(), t); ok || err != nil {
+			return typed(lit), err
+		}
 	}
 	v, err := bd.bindExpr(tc.GetArg(), sc)
 	if err != nil {
@@ -1941,3 +1963,48 @@ func rootFieldIndex(fr *expr.FieldReference) (int, bool) {
 }
 
 var _ = routing.TimeRange{}
+
+// decimalToInteger casts the decimal literal text (a numeric constant of PostgreSQL, such as
+// 2.5 or -1.5e2) to the integer type t as PostgreSQL casts numeric to integer: rounded half
+// away from zero (2.5::int = 3, -2.5::int = -3; a float8 rounds half to even, which the
+// executor does), refused out of t's range with SQLSTATE 22003. ok is false when t is not an
+// integer type or the text is an integer already (the usual path casts those).
+func decimalToInteger(text string, t types.Type) (lit expr.Expression, ok bool, err error) {
+	var lo, hi int64
+	switch t.(type) {
+	case *types.Int16Type:
+		lo, hi = math.MinInt16, math.MaxInt16
+	case *types.Int32Type:
+		lo, hi = math.MinInt32, math.MaxInt32
+	case *types.Int64Type:
+		lo, hi = math.MinInt64, math.MaxInt64
+	default:
+		return nil, false, nil
+	}
+	if !strings.ContainsAny(text, ".eE") {
+		return nil, false, nil
+	}
+	r, good := new(big.Rat).SetString(text)
+	if !good {
+		return nil, true, errorf(InvalidArgument, "invalid numeric literal")
+	}
+	// Half away from zero: floor(|r| + 1/2), signed.
+	abs := new(big.Rat).Abs(r)
+	abs.Add(abs, big.NewRat(1, 2))
+	n := new(big.Int).Quo(abs.Num(), abs.Denom())
+	if r.Sign() < 0 {
+		n.Neg(n)
+	}
+	if !n.IsInt64() || n.Int64() < lo || n.Int64() > hi {
+		name := map[int64]string{math.MaxInt16: "smallint", math.MaxInt32: "integer", math.MaxInt64: "bigint"}[hi]
+		return nil, true, &Error{Code: InvalidArgument, SQLState: "22003", Msg: name + " out of range"}
+	}
+	v := n.Int64()
+	switch t.(type) {
+	case *types.Int16Type:
+		return expr.NewPrimitiveLiteral(int16(v), false), true, nil
+	case *types.Int32Type:
+		return expr.NewPrimitiveLiteral(int32(v), false), true, nil
+	}
+	return expr.NewPrimitiveLiteral(v, false), true, nil
+}

@@ -17,8 +17,22 @@ import (
 // aggregateNames are the aggregate functions the executor runs.
 var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true}
 
+// unsupportedAggregates are PostgreSQL's built-in aggregate functions the executor does not
+// run yet: a call of one is an aggregate (the statement is grouped) refused by name, never
+// taken for a scalar function over ungrouped columns.
+var unsupportedAggregates = map[string]bool{
+	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true, "string_agg": true, "array_agg": true,
+	"bool_and": true, "bool_or": true, "every": true, "bit_and": true, "bit_or": true, "bit_xor": true,
+	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
+	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
+	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true,
+	"xmlagg": true, "range_agg": true, "range_intersect_agg": true, "any_value": true,
+}
+
 func isAggregateCall(fc *pg.FuncCall) bool {
-	return fc.GetOver() == nil && (aggregateNames[funcName(fc)] || fc.GetAggStar())
+	name := funcName(fc)
+	return fc.GetOver() == nil && (aggregateNames[name] || unsupportedAggregates[name] || fc.GetAggStar() || fc.GetAggWithinGroup())
 }
 
 // hasAggregate reports whether an aggregate call appears in the select list.
@@ -198,6 +212,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	switch {
 	case fc.GetOver() != nil:
 		return bval{}, unimplementedAre("window functions")
+	case !aggregateNames[name] && !fc.GetAggStar():
+		return bval{}, quoting(Unimplemented, "0A000", "aggregate function %s is not supported", name)
 	case len(fc.GetAggOrder()) > 0 || fc.GetAggWithinGroup():
 		return bval{}, unimplementedAre("ordered aggregates")
 	case fc.GetFuncVariadic():
@@ -449,6 +465,13 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		name = "substring"
 		return call(URNPostgres, strType(), es...)
+	case "ceil", "ceiling", "floor", "trunc", "sign", "sqrt", "exp", "ln", "log", "power", "pow", "mod":
+		return bd.mathFunc(name, fc.GetArgs(), args, nargs, call, func(n string) { name = n })
+	case "left", "right", "repeat", "split_part", "strpos", "position", "lpad", "rpad", "initcap", "reverse":
+		if name == "position" {
+			name = "strpos" // POSITION(sub IN s) is position(s, sub)
+		}
+		return bd.stringFunc(name, args, nargs, text, call)
 	case "replace":
 		if err := nargs(3, 3); err != nil {
 			return bval{}, err
@@ -669,4 +692,104 @@ var _ = time.Time{}
 func nonNullConstant(n *pg.Node) bool {
 	c := n.GetAConst()
 	return c != nil && !c.GetIsnull()
+}
+
+// stringFunc binds PostgreSQL's string functions of scan/ops (strfuncs.go): left, right,
+// repeat, split_part, strpos (and POSITION(sub IN s), which the grammar writes position(s,
+// sub)), lpad, rpad, initcap and reverse. Integer arguments are coerced to bigint; text ones
+// must be text.
+func (bd *binder) stringFunc(name string, args []bval, nargs func(lo, hi int) error, text func(int) (expr.Expression, error),
+	call func(string, types.Type, ...expr.Expression) (bval, error)) (bval, error) {
+	type argKind uint8
+	const (
+		txt argKind = iota
+		num
+	)
+	kinds := map[string][]argKind{
+		"left": {txt, num}, "right": {txt, num}, "repeat": {txt, num}, "split_part": {txt, txt, num},
+		"strpos": {txt, txt}, "lpad": {txt, num, txt}, "rpad": {txt, num, txt},
+		"initcap": {txt}, "reverse": {txt},
+	}[name]
+	lo := len(kinds)
+	if name == "lpad" || name == "rpad" {
+		lo = 2
+	}
+	if err := nargs(lo, len(kinds)); err != nil {
+		return bval{}, err
+	}
+	es := make([]expr.Expression, len(args))
+	for i := range args {
+		var err error
+		if kinds[i] == txt {
+			es[i], err = text(i)
+		} else {
+			es[i], err = bd.coerce(args[i], i64Type(), fmt.Sprintf("argument %d of %s", i+1, name))
+		}
+		if err != nil {
+			return bval{}, err
+		}
+	}
+	out := strType()
+	if name == "strpos" {
+		out = i32Type()
+	}
+	return call(URNPostgres, out, es...)
+}
+
+// mathFunc binds PostgreSQL's mathematical functions over double precision (scan/ops
+// mathfuncs.go): ceil (ceiling), floor, trunc, sign, sqrt, exp, ln, log (base 10), power
+// (pow), whose integer and float arguments become float8 as PostgreSQL resolves them, and mod
+// over integers. PostgreSQL computes the forms with a numeric argument (a decimal literal such
+// as 2.5, trunc(x, n), log(b, x), mod of non-integers) in numeric, which the executor does not
+// have yet: those are refused by name, never approximated in float8. rename sets the kernel's
+// name for call.
+func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(lo, hi int) error,
+	call func(string, types.Type, ...expr.Expression) (bval, error), rename func(string)) (bval, error) {
+	kernel := map[string]string{"ceiling": "ceil", "log": "log10", "pow": "power"}[name]
+	if kernel == "" {
+		kernel = name
+	}
+	want := 1
+	if kernel == "power" || kernel == "mod" {
+		want = 2
+	}
+	if len(args) == 2 && (kernel == "trunc" || kernel == "log10") {
+		return bval{}, quoting(Unimplemented, "0A000", "%s with two arguments (numeric) is not supported", name)
+	}
+	if err := nargs(want, want); err != nil {
+		return bval{}, err
+	}
+	for _, r := range raw {
+		if c := r.GetAConst(); c != nil && c.GetFval() != nil && strings.ContainsAny(c.GetFval().GetFval(), ".eE") {
+			return bval{}, quoting(Unimplemented, "0A000", "%s of a numeric value (a decimal literal) is not supported yet", name)
+		}
+	}
+	es := make([]expr.Expression, len(args))
+	for i, a := range args {
+		f := famFloat
+		if !a.untyped() {
+			f = familyOf(a.typ())
+		}
+		if f != famInt && f != famFloat {
+			return bval{}, errorf(InvalidArgument, "argument %d of %s must be a number", i+1, name)
+		}
+		target := fp64Type()
+		if kernel == "mod" {
+			if f != famInt {
+				return bval{}, quoting(Unimplemented, "0A000", "%s of non-integer (numeric) values is not supported yet", name)
+			}
+			target = i64Type()
+		}
+		e, err := bd.coerce(a, target, fmt.Sprintf("argument %d of %s", i+1, name))
+		if err != nil {
+			return bval{}, err
+		}
+		es[i] = e
+	}
+	rename(kernel)
+	out := fp64Type()
+	if kernel == "mod" {
+		out = i64Type()
+	}
+	return call(URNPostgres, out, es...)
 }

@@ -61,7 +61,7 @@ func (c *StaticCatalog) Table(name string) (routing.TableDef, bool) {
 // Tables implements Catalog; it returns a copy ordered by lower-cased name.
 func (c *StaticCatalog) Tables() []routing.TableDef { return slices.Clone(c.defs) }
 
-// Column names of the fixed logical columns of every routed table (pulpitum-reference.md
+// Column names of the fixed logical columns of every routed table (docs/pulpitum-v4.md
 // §5.1). The partition column is named by routing.TableDef.PartitionColumn.
 const (
 	TimestampColumn = "timestamp"
@@ -81,7 +81,7 @@ const (
 // timestampType is the Arrow type of the timestamp column: instants in nanoseconds, UTC.
 var timestampType = &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
 
-// TableSchema returns the logical Arrow schema of a routed table (pulpitum-reference.md §5.1),
+// TableSchema returns the logical Arrow schema of a routed table (docs/pulpitum-v4.md §5.1),
 // in this field order:
 //
 //	<def.PartitionColumn>  utf8                    non-null  (partition_key)

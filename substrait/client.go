@@ -1,10 +1,13 @@
 package substrait
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -13,31 +16,43 @@ import (
 // Flight SQL's CommandStatementSubstraitPlan) and binds it as the SQL binder's output is
 // bound, for the same executor: one root relation whose tree holds only
 //
-//   - ReadRels of a NamedTable of the catalog (one name) whose base schema is the table's
-//     (TableSchema: the partition column and id string, timestamp
-//     precision_timestamp_tz<9>, value binary; names case-insensitive, nullability free),
-//     without a projection mask;
+//   - ReadRels of a NamedTable of the catalog (one name) whose base schema is compatible
+//     with the table's (adaptReads: TableSchema's columns, names in any case, strings as
+//     string or varchar, the timestamp of any kind and precision up to 9, any nullability),
+//     with a projection mask of top-level columns at most (read as a ProjectRel above it,
+//     expandProjections);
 //   - FilterRels (the read's own filter counts as one), ProjectRels, AggregateRels, SortRels,
 //     FetchRels and SetRels, with any emit mapping.
 //
-// Each read's routed predicate is taken from the conjunction of its filter and the FilterRels
-// directly above it, anywhere in that conjunction, as Routes reads the binder's plans:
-// partition equality or IN list (at most opts.MaxPartitions values), timestamp bounds in any
-// comparison form; the other conjuncts are residual filters. A read missing part of its route
+// The plan is first rewritten from the encodings of the producers people use (DataFusion,
+// ibis-substrait, isthmus; producers.go): functions resolved by URN, extension URI or name,
+// timestamps made nanosecond. Each read's routed predicate is taken from the conjunction of
+// its filter and the FilterRels above it (through projections), anywhere in that
+// conjunction, as Routes reads the binder's plans: partition equality, IN list or OR chain
+// (at most opts.MaxPartitions values), timestamp bounds in any comparison form or between;
+// the other conjuncts are residual filters. A read missing part of its route
 // is refused as SQL is (InvalidArgument naming the partition column), unless opts.Analytical
 // lets it leave the partition out. Expressions are checked by the executor when it lowers the
 // plan (the caller maps its scan.ErrUnsupported to Unimplemented).
 //
-// Bytes that do not decode, or decode into an inconsistent plan, are ErrInvalidPlan; other
+// A plan past a size limit (MaxPlanRelations, MaxSetInputs, MaxOutputColumns,
+// MaxExpressionNodes) is refused with InvalidArgument naming the limit, as SQL is.
+//
+// Bytes that do not decode, or decode into an inconsistent plan, are ErrInvalidPlan with the
+// reason (errors.Is matches it); a base schema the table cannot serve is InvalidArgument naming
+// both schemas; a function no extension holds is Unimplemented naming it; other
 // relation kinds, shared subtrees, dynamic parameters and plan enhancements are
 // Unimplemented; an unknown table is NotFound. The result's Schema comes from the root's
 // names and types; Routes lists each read's route (for EXPLAIN). p is never modified.
 func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, error) {
-	p, err := decodePlan(planBytes)
+	p, err := decodePlan(planBytes, cat)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkPlanShape(p); err != nil {
+		return nil, err
+	}
+	if err := checkPlanSize(p); err != nil {
 		return nil, err
 	}
 	if opts.MaxPartitions <= 0 {
@@ -51,7 +66,7 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 	rt := roots[0].Input().RecordType()
 	names := roots[0].Names()
 	if len(names) != len(rt.Types()) || len(names) == 0 {
-		return nil, ErrInvalidPlan // nested output types (several names a column) are not produced
+		return nil, invalidPlan("the root relation names %d columns and has %d (nested output types are not supported)", len(names), len(rt.Types()))
 	}
 	sc := &scope{}
 	for i, t := range rt.Types() {
@@ -59,6 +74,11 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 	}
 	schema, err := arrowSchema(sc, names)
 	if err != nil {
+		for i, c := range sc.cols {
+			if _, e := arrowSchema(&scope{cols: []col{c}}, names[i:i+1]); e != nil {
+				return nil, unimplemented(fmt.Sprintf("output column %d of the Substrait plan, of type %s,", i+1, c.typ))
+			}
+		}
 		return nil, unimplemented("an output column type of the Substrait plan")
 	}
 	return &Bound{Plan: p, Routes: infos, Schema: schema}, nil
@@ -80,34 +100,113 @@ func checkPlanShape(p *plan.Plan) error {
 	return nil
 }
 
-// checkClientRead refuses a client's read the executor cannot run as it is: a base schema
-// other than the table's, or a projection mask.
+// checkClientRead refuses a client's read the executor cannot run as it is: a projection
+// mask left (expandProjections turns those of top-level columns into a ProjectRel). Its base
+// schema was made the table's by adaptReads.
 func checkClientRead(r *plan.NamedTableReadRel, def routing.TableDef) error {
-	if !exactBaseSchema(def, r.BaseSchema()) {
-		return errorf(InvalidArgument, "ReadRel base schema does not match table %q: want %s string, timestamp precision_timestamp_tz<9>, id string, value binary", def.Name, def.PartitionColumn)
-	}
 	if r.Projection() != nil {
 		return unimplementedAre("ReadRel projection masks")
 	}
 	return nil
 }
 
-// exactBaseSchema reports whether a client's base schema is the table's (baseSchema) but for
-// nullability and the case of the names: the executor reads the columns with exactly these
-// types.
-func exactBaseSchema(def routing.TableDef, ns types.NamedStruct) bool {
+// adaptReads checks the base schema of every ReadRel of a catalog table in m (any message of
+// a client's plan, before normalizeTimestamps) against the table and rewrites it into the
+// table's (baseSchema), keeping the nullability the plan declares: the executor reads the
+// columns with the table's types. Compatible are: the same number of columns, names equal
+// but for case, the partition column and id as string or varchar<L>, the timestamp as
+// timestamp, timestamp_tz, precision_timestamp<P> or precision_timestamp_tz<P> with P ≤ 9
+// (widened to nanoseconds; zone-less times are UTC), value as binary, any nullability (the
+// table's columns are NOT NULL). Anything else is InvalidArgument naming the table, the
+// first column that differs, and both schemas. A table the catalog does not hold is
+// NotFound; reads of other kinds and multi-part names are left for routesOf to refuse.
+func adaptReads(m protoreflect.Message, cat Catalog) error {
+	if r, ok := m.Interface().(*substraitpb.ReadRel); ok {
+		if nt := r.GetNamedTable(); nt != nil && len(nt.GetNames()) == 1 {
+			def, err := lookupTable(cat, nt.GetNames()[0])
+			if err != nil {
+				return err
+			}
+			if err := adaptBaseSchema(r, def); err != nil {
+				return err
+			}
+		}
+	}
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := range v.List().Len() {
+				if err = adaptReads(v.List().Get(i).Message(), cat); err != nil {
+					return false
+				}
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			err = adaptReads(v.Message(), cat)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// adaptBaseSchema is adaptReads for one read of def.
+func adaptBaseSchema(r *substraitpb.ReadRel, def routing.TableDef) error {
+	ns := r.GetBaseSchema()
 	want := baseSchema(def)
-	if len(ns.Names) != len(want.Names) || len(ns.Struct.Types) != len(want.Struct.Types) {
-		return false
-	}
-	for i, n := range ns.Names {
-		if !strings.EqualFold(n, want.Names[i]) {
-			return false
+	names, typs := ns.GetNames(), ns.GetStruct().GetTypes()
+	refuse := func(why string) error {
+		got := make([]string, 0, len(typs))
+		for i, t := range typs {
+			n := "?"
+			if i < len(names) {
+				n = names[i]
+			}
+			got = append(got, n+" "+describeType(t))
 		}
-		got := ns.Struct.Types[i].WithNullability(types.NullabilityRequired)
-		if !got.Equals(want.Struct.Types[i]) {
-			return false
+		return errorf(InvalidArgument, "ReadRel base schema of table %q is not compatible with the table: %s; the plan declares (%s), the table is (%s string NOT NULL, timestamp precision_timestamp_tz<9> NOT NULL (timestamp with time zone; any timestamp of precision up to 9 is accepted), id string NOT NULL, value binary NOT NULL)",
+			def.Name, why, strings.Join(got, ", "), def.PartitionColumn)
+	}
+	if len(names) != len(want.Names) || len(typs) != len(want.Names) {
+		return refuse(fmt.Sprintf("it has %d names and %d columns, the table %d columns", len(names), len(typs), len(want.Names)))
+	}
+	out := make([]*substraitpb.Type, len(typs))
+	for i, t := range typs {
+		if !strings.EqualFold(names[i], want.Names[i]) {
+			return refuse(fmt.Sprintf("column %d is named %q, the table's %q", i+1, names[i], want.Names[i]))
+		}
+		var ok bool
+		var null substraitpb.Type_Nullability
+		switch k := t.GetKind().(type) {
+		case *substraitpb.Type_String_:
+			ok, null = i == 0 || i == 2, k.String_.GetNullability()
+		case *substraitpb.Type_Varchar:
+			ok, null = i == 0 || i == 2, k.Varchar.GetNullability()
+		case *substraitpb.Type_Binary_:
+			ok, null = i == 3, k.Binary.GetNullability()
+		case *substraitpb.Type_Timestamp_:
+			ok, null = i == 1, k.Timestamp.GetNullability()
+		case *substraitpb.Type_TimestampTz:
+			ok, null = i == 1, k.TimestampTz.GetNullability()
+		case *substraitpb.Type_PrecisionTimestamp_:
+			p := k.PrecisionTimestamp.GetPrecision()
+			ok, null = i == 1 && p >= 0 && p <= 9, k.PrecisionTimestamp.GetNullability()
+		case *substraitpb.Type_PrecisionTimestampTz:
+			p := k.PrecisionTimestampTz.GetPrecision()
+			ok, null = i == 1 && p >= 0 && p <= 9, k.PrecisionTimestampTz.GetNullability()
+		}
+		if !ok {
+			return refuse(fmt.Sprintf("column %s is %s", want.Names[i], describeType(t)))
+		}
+		out[i] = types.TypeToProto(want.Struct.Types[i])
+		if null == substraitpb.Type_NULLABILITY_NULLABLE {
+			out[i] = types.TypeToProto(want.Struct.Types[i].WithNullability(types.NullabilityNullable))
 		}
 	}
-	return true
+	nullability := ns.GetStruct().GetNullability()
+	if nullability == substraitpb.Type_NULLABILITY_UNSPECIFIED {
+		nullability = substraitpb.Type_NULLABILITY_REQUIRED
+	}
+	r.BaseSchema = &substraitpb.NamedStruct{Names: want.Names, Struct: &substraitpb.Type_Struct{Types: out, Nullability: nullability}}
+	return nil
 }

@@ -1,5 +1,5 @@
 // Package substrait turns SQL text and client Substrait plans into one validated Substrait
-// plan: flightsrv's single logical IR (architecture.md, decision 1).
+// plan: flightsrv's single logical IR (docs/architecture.md, decision 1).
 //
 // The SQL front end parses with PostgreSQL's own grammar (pg_query_go; decision 2) and never
 // matches SQL text by hand: `?` placeholders are rewritten to `$n` on the token stream of
@@ -11,14 +11,17 @@
 // elsewhere; date_trunc and date_bin become round_calendar and round_temporal, which the
 // executor's pushdown rewrite recognises as the stores' time bins (TimeBinOf); table-less
 // statements and SHOW bind to constants (Bound). Client plans (PrepareSubstrait, client.go)
-// are decoded, their relation tree checked (the relations the executor runs, reads of catalog
-// tables with the table's base schema) and their reads routed exactly as the binder's plans
-// are (Routes), into a Bound for the same executor.
+// are rewritten from the encodings of the producers people use (producers.go: DataFusion's
+// unresolvable extension references, ibis-substrait's extension URIs, isthmus's microsecond
+// zone-less timestamps and functions_datetime comparisons), decoded, their relation tree
+// checked (the relations the executor runs, reads of catalog tables with a base schema
+// compatible with the table's, rewritten into it) and their reads routed exactly as the
+// binder's plans are (Routes), into a Bound for the same executor.
 //
 // # The routed contract
 //
 // Every read of a routed table must pin its partitions and a finite half-open time range
-// (pulpitum-reference.md §5.2). The binder takes each read's routed predicate from anywhere in
+// (docs/pulpitum-v4.md §5.2). The binder takes each read's routed predicate from anywhere in
 // its WHERE's conjunction — partition equality, IN list or = ANY, timestamp bounds in any
 // comparison form (>=, >, <, <=, BETWEEN, either operand order; a date is converted to
 // timestamp with time zone at midnight UTC, PostgreSQL's implicit cast in a UTC session;

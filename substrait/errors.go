@@ -14,7 +14,7 @@ type Code uint8
 
 const (
 	// InvalidArgument: the query is well formed SQL or Substrait but breaks the routed
-	// contract (pulpitum-reference.md §5.2–§5.3), names an unknown column, carries an invalid
+	// contract (docs/pulpitum-v4.md §5.2–§5.3), names an unknown column, carries an invalid
 	// literal, or a parameter value cannot be bound.
 	InvalidArgument Code = iota + 1
 	// Unimplemented: the query uses a construct flightsrv does not support (joins, subqueries
@@ -40,14 +40,16 @@ func (c Code) String() string {
 }
 
 // Error is a planning error with a classification and a client-safe message. Messages never
-// contain partition values, literal values or parameter values (pulpitum-reference.md §5.3,
+// contain partition values, literal values or parameter values (docs/pulpitum-v4.md §5.3,
 // error privacy); they may name SQL constructs, columns, tables and parameter positions. A
 // message quoting the client's own text that may hold a value — an identifier that names no
 // column (`WHERE origin = ORD` names ORD), the token of a syntax error — also has a LogMsg
 // without it, which is what logs hold (internal/querylog's rule: no line holds a value).
 //
 // Two *Error values are equal under errors.Is when their Code and Msg are equal, so the
-// sentinels below can be matched even when a copy is returned.
+// sentinels below can be matched even when a copy is returned; an error whose Msg is a
+// sentinel's followed by ": " and a reason (ErrInvalidPlan's refusals say why) matches the
+// sentinel too.
 type Error struct {
 	Code Code
 	Msg  string
@@ -74,7 +76,7 @@ func (e *Error) Error() string { return "substrait: " + e.Msg }
 // Is reports whether target is an *Error with the same code and message.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Msg == e.Msg
+	return ok && t.Code == e.Code && (t.Msg == e.Msg || strings.HasPrefix(e.Msg, t.Msg+": "))
 }
 
 // CodeOf returns the Code of the first *Error in err's chain, and false when there is none
@@ -122,7 +124,7 @@ func unimplementedAre(constructs string) *Error {
 	return &Error{Code: Unimplemented, Msg: constructs + " are not supported"}
 }
 
-// The routed-predicate planning errors with fixed, value-free messages (pulpitum-reference.md
+// The routed-predicate planning errors with fixed, value-free messages (docs/pulpitum-v4.md
 // §5.3; a read missing part of its route gets one refusal naming everything missing, built by
 // the binder). All are InvalidArgument.
 var (
@@ -159,6 +161,7 @@ var (
 	// ErrQueryTooLong: SQL text longer than MaxSQLBytes.
 	ErrQueryTooLong = &Error{Code: InvalidArgument, Msg: "SQL text is longer than 1 MiB"}
 	// ErrInvalidPlan: Substrait plan bytes that do not decode, or a plan that is internally
-	// inconsistent.
+	// inconsistent. Refusals return it with the reason appended ("invalid Substrait plan:
+	// <reason>"), which errors.Is matches.
 	ErrInvalidPlan = &Error{Code: InvalidArgument, Msg: "invalid Substrait plan"}
 )

@@ -122,6 +122,9 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 	if err != nil {
 		return nil, fmt.Errorf("substrait: build plan: %w", err)
 	}
+	if err := checkPlanSize(p); err != nil {
+		return nil, err
+	}
 	return &Bound{Plan: p, Routes: bd.routes, Schema: schema, Volatile: bd.volatile}, nil
 }
 
@@ -143,6 +146,9 @@ func constantSelect(sel *pg.SelectStmt) bool {
 // tableless binds a constantSelect: constant expressions, evaluated once.
 func (bd *binder) tableless(sel *pg.SelectStmt) (*Bound, error) {
 	empty := &scope{}
+	if err := bd.opts.checkColumns(len(sel.GetTargetList())); err != nil {
+		return nil, err
+	}
 	items, err := bd.expandTargets(sel.GetTargetList(), empty)
 	if err != nil {
 		return nil, err

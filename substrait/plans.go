@@ -36,31 +36,287 @@ func timestampLiteral(ns int64) expr.Literal {
 	return expr.NewPrecisionTimestampTzLiteral(ns, types.PrecisionNanoSeconds, types.NullabilityRequired)
 }
 
-// decodePlan decodes a serialized substrait.Plan with substrait-go's decoder, which panics on some malformed input (a nil
-// literal from an unsupported literal encoding reaches code that dereferences it). The plan
-// is first normalised into what substrait-go v8.1.1 decodes (normalizePlan).
-func decodePlan(planBytes []byte) (p *plan.Plan, err error) {
+// decodePlan decodes a client's serialized substrait.Plan with substrait-go's decoder, after
+// rewriting the encodings of the producers people use into what substrait-go v8.1.1 decodes
+// (normalizeExtensions, adaptReads against cat, normalizeTimestamps, foldTimestampCasts,
+// expandProjections, normalizePlan). The
+// decoder panics on some malformed input (a nil literal from an unsupported literal encoding
+// reaches code that dereferences it): that is an invalid plan too. Every refusal says why:
+// the protobuf error, the unresolved function, the relation or expression kind.
+func decodePlan(planBytes []byte, cat Catalog) (p *plan.Plan, err error) {
 	var pb substraitpb.Plan
 	if err := proto.Unmarshal(planBytes, &pb); err != nil {
-		return nil, ErrInvalidPlan
+		return nil, invalidPlan("the bytes are not a serialized substrait.Plan message (%s)", protoErrorClass(err))
+	}
+	if err := normalizeExtensions(&pb); err != nil {
+		return nil, err
+	}
+	if err := adaptReads(pb.ProtoReflect(), cat); err != nil {
+		return nil, err
+	}
+	if err := normalizeTimestamps(pb.ProtoReflect()); err != nil {
+		return nil, err
+	}
+	foldTimestampCasts(pb.ProtoReflect())
+	if err := expandProjections(pb.ProtoReflect()); err != nil {
+		return nil, err
 	}
 	normalizePlan(pb.ProtoReflect())
 	defer func() {
 		if r := recover(); r != nil {
-			p, err = nil, ErrInvalidPlan
+			p, err = nil, invalidPlan("substrait-go cannot decode it (a relation or expression is malformed or uses an encoding it does not read)")
 		}
 	}()
+	missing := markMissingOutputTypes(pb.ProtoReflect())
 	p, err = plan.FromProto(&pb, collection())
+	for i := 0; err == nil && missing > 0 && i <= missing; i++ {
+		// DataFusion writes no output type on aggregate functions: each pass types the
+		// measures whose arguments are typed, from the decoded plan, and decodes again.
+		if !fillOutputTypes(&pb, p) {
+			break
+		}
+		p, err = plan.FromProto(&pb, collection())
+	}
+	if err == nil && typeStringTimestamps(&pb, p) {
+		p, err = plan.FromProto(&pb, collection())
+	}
 	if err != nil {
+		// substrait-go's reasons are the client's to read; logs keep the class only.
 		if errors.Is(err, substraitgo.ErrNotImplemented) {
-			return nil, unimplemented("a relation or expression kind in the Substrait plan")
+			return nil, &Error{Code: Unimplemented, Msg: "a relation or expression kind in the Substrait plan is not supported: " + decodeReason(err),
+				LogMsg: "a relation or expression kind in the Substrait plan is not supported"}
 		}
 		if errors.Is(err, substraitgo.ErrNotFound) {
-			return nil, unimplemented("a function or type extension of the Substrait plan")
+			return nil, &Error{Code: Unimplemented, Msg: "a function or type extension of the Substrait plan is not supported: " + decodeReason(err),
+				LogMsg: "a function or type extension of the Substrait plan is not supported"}
 		}
-		return nil, ErrInvalidPlan
+		e := invalidPlan("%s", decodeReason(err))
+		e.LogMsg = ErrInvalidPlan.Msg + ": substrait-go refused to decode it"
+		return nil, e
+	}
+	if err := checkDeclarations(p); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// placeholderOutput marks an aggregate function's output type that the plan left out
+// (markMissingOutputTypes); a type variation no plan declares.
+const placeholderVariation = math.MaxUint32 - 7
+
+func placeholderType() *substraitpb.Type {
+	return &substraitpb.Type{Kind: &substraitpb.Type_I64_{I64: &substraitpb.Type_I64{
+		TypeVariationReference: placeholderVariation, Nullability: substraitpb.Type_NULLABILITY_NULLABLE}}}
+}
+
+func isPlaceholder(t *substraitpb.Type) bool {
+	return t.GetI64().GetTypeVariationReference() == placeholderVariation
+}
+
+// markMissingOutputTypes gives every aggregate function of m without an output type the
+// placeholder type, and returns how many it marked.
+func markMissingOutputTypes(m protoreflect.Message) int {
+	n := 0
+	if f, ok := m.Interface().(*substraitpb.AggregateFunction); ok && f.OutputType == nil {
+		f.OutputType = placeholderType()
+		n++
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := range v.List().Len() {
+				n += markMissingOutputTypes(v.List().Get(i).Message())
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			n += markMissingOutputTypes(v.Message())
+		}
+		return true
+	})
+	return n
+}
+
+// fillOutputTypes replaces the placeholder output type of each aggregate function of pb
+// with its type computed from p (pb decoded) where its arguments' types are known: count
+// i64, avg fp64, sum i64 or fp64, min and max their argument's type, all nullable but count;
+// any other function its declaration's return type. It walks pb's relations alongside p's
+// and reports whether it changed anything.
+func fillOutputTypes(pb *substraitpb.Plan, p *plan.Plan) bool {
+	changed := false
+	var walk func(r *substraitpb.Rel, rel plan.Rel)
+	walk = func(r *substraitpb.Rel, rel plan.Rel) {
+		if r == nil || rel == nil {
+			return
+		}
+		if a, ok := rel.(*plan.AggregateRel); ok && r.GetAggregate() != nil {
+			pms := r.GetAggregate().GetMeasures()
+			for i, m := range a.Measures() {
+				if i >= len(pms) || !isPlaceholder(pms[i].GetMeasure().GetOutputType()) {
+					continue
+				}
+				if t := aggregateOutputType(m.Measure(), p); t != nil {
+					pms[i].GetMeasure().OutputType = t
+					changed = true
+				}
+			}
+		}
+		ins, pins := rel.GetInputs(), protoInputs(r)
+		for i := range min(len(ins), len(pins)) {
+			walk(pins[i], ins[i])
+		}
+	}
+	roots := p.GetRoots()
+	k := 0
+	for _, r := range pb.GetRelations() {
+		if root := r.GetRoot(); root != nil && k < len(roots) {
+			walk(root.GetInput(), roots[k].Input())
+			k++
+		}
+	}
+	return changed
+}
+
+// aggregateOutputType is fillOutputTypes' type of f, or nil when an argument's type is
+// still a placeholder.
+func aggregateOutputType(f *expr.AggregateFunction, p *plan.Plan) *substraitpb.Type {
+	if f == nil || !HasDeclaration(f) {
+		return nil
+	}
+	args := f.GetArgTypes()
+	for _, t := range args {
+		if t == nil || isPlaceholder(types.TypeToProto(t)) {
+			return nil
+		}
+	}
+	nullable := func(t types.Type) *substraitpb.Type {
+		return types.TypeToProto(t.WithNullability(types.NullabilityNullable))
+	}
+	switch f.Name() {
+	case "count":
+		return types.TypeToProto(&types.Int64Type{Nullability: types.NullabilityRequired})
+	case "avg":
+		return nullable(&types.Float64Type{})
+	case "sum":
+		if len(args) == 1 {
+			switch args[0].(type) {
+			case *types.Float32Type, *types.Float64Type:
+				return nullable(&types.Float64Type{})
+			}
+		}
+		return nullable(&types.Int64Type{})
+	case "min", "max":
+		if len(args) == 1 {
+			return nullable(args[0])
+		}
+	}
+	v, ok := collection().GetAggregateFunc(f.ID())
+	if !ok {
+		return nil
+	}
+	t, err := v.ResolveType(args, p.ExtensionRegistry().Set)
+	if err != nil || t == nil {
+		return nil
+	}
+	return types.TypeToProto(t)
+}
+
+// protoInputs lists a relation's inputs in the order substrait-go's GetInputs does.
+func protoInputs(r *substraitpb.Rel) []*substraitpb.Rel {
+	switch k := r.GetRelType().(type) {
+	case *substraitpb.Rel_Filter:
+		return []*substraitpb.Rel{k.Filter.GetInput()}
+	case *substraitpb.Rel_Project:
+		return []*substraitpb.Rel{k.Project.GetInput()}
+	case *substraitpb.Rel_Aggregate:
+		return []*substraitpb.Rel{k.Aggregate.GetInput()}
+	case *substraitpb.Rel_Sort:
+		return []*substraitpb.Rel{k.Sort.GetInput()}
+	case *substraitpb.Rel_Fetch:
+		return []*substraitpb.Rel{k.Fetch.GetInput()}
+	case *substraitpb.Rel_Set:
+		return k.Set.GetInputs()
+	case *substraitpb.Rel_Join:
+		return []*substraitpb.Rel{k.Join.GetLeft(), k.Join.GetRight()}
+	case *substraitpb.Rel_Cross:
+		return []*substraitpb.Rel{k.Cross.GetLeft(), k.Cross.GetRight()}
+	}
+	return nil
+}
+
+// invalidPlan is ErrInvalidPlan with its reason: "invalid Substrait plan: <reason>" (errors.Is
+// matches ErrInvalidPlan).
+func invalidPlan(format string, args ...any) *Error {
+	return &Error{Code: InvalidArgument, Msg: ErrInvalidPlan.Msg + ": " + fmt.Sprintf(format, args...)}
+}
+
+// protoErrorClass names the class of a protobuf decoding error without the bytes it read.
+func protoErrorClass(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "invalid UTF-8"):
+		return "a string field holds invalid UTF-8"
+	case strings.Contains(msg, "required field"):
+		return "a required field is missing"
+	case strings.Contains(msg, "wire-format"), strings.Contains(msg, "cannot parse"):
+		return "invalid protobuf wire format: truncated, or not protobuf at all"
+	case strings.Contains(msg, "exceeded"), strings.Contains(msg, "depth"):
+		return "nested too deeply"
+	}
+	return "protobuf decoding failed"
+}
+
+// decodeReason is substrait-go's reason for refusing a plan, cut to its first line and 300
+// bytes (it names relation kinds, fields, function anchors and types, not the plan's data).
+func decodeReason(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	return msg
+}
+
+// checkDeclarations refuses a plan holding an aggregate function substrait-go decoded without
+// its declaration (an anchor whose name resolves to no single variant of its extension):
+// reading its name would dereference nil.
+func checkDeclarations(p *plan.Plan) error {
+	var err error
+	var walk func(rel plan.Rel)
+	walk = func(rel plan.Rel) {
+		if rel == nil || err != nil {
+			return
+		}
+		if a, ok := rel.(*plan.AggregateRel); ok {
+			for _, m := range a.Measures() {
+				if f := m.Measure(); f != nil && !HasDeclaration(f) {
+					// substrait-go gave it a new anchor, whose ID names the function.
+					id, _ := p.ExtensionRegistry().DecodeFunc(f.ToProto().GetFunctionReference())
+					name, _, _ := strings.Cut(id.Name, ":")
+					err = errorf(Unimplemented, "aggregate function %q of %s matches no single variant of its extension: declare it by its compound name (e.g. count:any)", name, id.URN)
+					return
+				}
+			}
+		}
+		for _, in := range rel.GetInputs() {
+			walk(in)
+		}
+	}
+	for _, r := range p.GetRoots() {
+		walk(r.Input())
+	}
+	return err
+}
+
+// HasDeclaration reports whether f carries its extension declaration: substrait-go v8.1.1
+// decodes an aggregate function whose anchor names no single variant into one without it,
+// whose Name, ID and other declaration accessors then dereference nil.
+func HasDeclaration(f *expr.AggregateFunction) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	_ = f.Name()
+	return true
 }
 
 // normalizePlan rewrites, in every relation of m (any message of a plan), the valid

@@ -8,6 +8,7 @@ import (
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -93,109 +94,217 @@ func (bd *binder) route(from *fromItem, conj []expr.Expression) ([]expr.Expressi
 	return append(out, residual...), nil
 }
 
-// routeAtom reads one conjunct as part of the route; false leaves it residual.
+// routeAtom reads one conjunct as part of the route; false leaves it residual. It reads the
+// forms the binder writes and those of the Substrait producers people use: a partition
+// equality, IN list (SingularOrList) or OR chain of those; a timestamp comparison in either
+// operand order or between(timestamp, low, high) (both bounds inclusive); literals under
+// casts to string or timestamp types (a zone-less timestamp or a string is a UTC time), and
+// the column under a cast to its own type family (after normalizeTimestamps a cast of the
+// timestamp to a timestamp type does not change it).
 func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
-	switch v := c.(type) {
-	case *expr.SingularOrList:
-		if !routedColumn(v.Value, partitionField) {
-			return false
-		}
-		var set []string
-		for _, o := range v.Options {
-			if _, ph := bd.ps.placeholders[o]; ph {
-				ra.partSeen, ra.partUnknown = true, true
-				return true
-			}
-			s, ok := o.(*expr.PrimitiveLiteral[string])
-			if !ok {
-				return false
-			}
-			set = append(set, s.Value)
+	if set, unknown, ok := bd.partitionSet(c); ok {
+		if unknown {
+			ra.partSeen, ra.partUnknown = true, true
+			return true
 		}
 		ra.addParts(set)
 		return true
-	case *expr.ScalarFunction:
-		if v.NArgs() != 2 || v.ID().URN != URNComparison {
+	}
+	v, ok := c.(*expr.ScalarFunction)
+	if !ok || (v.ID().URN != URNComparison && v.ID().URN != URNDatetime) {
+		// isthmus declares timestamp comparisons in functions_datetime (lt:pts_pts…).
+		return false
+	}
+	if v.Name() == "between" && v.NArgs() == 3 {
+		col, _ := v.Arg(0).(expr.Expression)
+		lo, _ := v.Arg(1).(expr.Expression)
+		hi, _ := v.Arg(2).(expr.Expression)
+		if col == nil || lo == nil || hi == nil || !routedColumn(unwrapColumnCast(col), timestampField) {
 			return false
 		}
-		op, ok := substraitOps[v.Name()]
-		if !ok {
+		var tmp routeAtoms
+		if !bd.boundAtom(">=", lo, &tmp) || !bd.boundAtom("<=", hi, &tmp) {
 			return false
 		}
-		l, _ := v.Arg(0).(expr.Expression)
-		r, _ := v.Arg(1).(expr.Expression)
-		if l == nil || r == nil {
-			return false
+		for _, b := range []struct {
+			op  string
+			val expr.Expression
+		}{{">=", lo}, {"<=", hi}} {
+			bd.boundAtom(b.op, b.val, ra)
 		}
-		col, val := l, r
-		if !isBaseRef(l) {
-			col, val, op = r, l, swapped[op]
-		}
-		if _, ph := bd.ps.placeholders[val]; ph {
-			switch {
-			case routedColumn(col, partitionField) && op == "=":
-				ra.partSeen, ra.partUnknown = true, true
-				return true
-			case routedColumn(col, timestampField) && (op == ">=" || op == ">"):
-				ra.lowerSeen = true
-				return true
-			case routedColumn(col, timestampField) && (op == "<" || op == "<="):
-				ra.upperSeen = true
-				return true
-			}
-			return false
-		}
+		return true
+	}
+	if v.NArgs() != 2 {
+		return false
+	}
+	op, ok := substraitOps[v.Name()]
+	if !ok {
+		return false
+	}
+	l, _ := v.Arg(0).(expr.Expression)
+	r, _ := v.Arg(1).(expr.Expression)
+	if l == nil || r == nil {
+		return false
+	}
+	col, val := unwrapColumnCast(l), r
+	if !isBaseRef(col) {
+		col, val, op = unwrapColumnCast(r), l, swapped[op]
+	}
+	if _, ph := bd.ps.placeholders[val]; ph {
 		switch {
-		case routedColumn(col, partitionField) && op == "=":
-			s, ok := val.(*expr.PrimitiveLiteral[string])
-			if !ok {
-				return false
-			}
-			ra.addParts([]string{s.Value})
+		case routedColumn(col, timestampField) && (op == ">=" || op == ">"):
+			ra.lowerSeen = true
 			return true
-		case routedColumn(col, timestampField):
-			lit, ok := val.(expr.Literal)
-			if !ok {
-				return false
-			}
-			t, err := timestampLiteralValue(lit)
-			if err != nil {
-				return false
-			}
-			ns := t.UnixNano()
-			switch op {
-			case ">=":
-			case ">":
-				if ns == math.MaxInt64 {
-					return false
-				}
-				t = time.Unix(0, ns+1).UTC()
-			case "<":
-			case "<=":
-				if ns == math.MaxInt64 {
-					// timestamp <= the last instant: every row; the bound is the end of time.
-					t = maxNanoTime
-				} else {
-					t = time.Unix(0, ns+1).UTC()
-				}
-			default:
-				return false
-			}
-			if op == ">=" || op == ">" {
-				ra.lowerSeen = true
-				if ra.lower == nil || t.After(*ra.lower) {
-					ra.lower = &t
-				}
-			} else {
-				ra.upperSeen = true
-				if ra.upper == nil || t.Before(*ra.upper) {
-					ra.upper = &t
-				}
-			}
+		case routedColumn(col, timestampField) && (op == "<" || op == "<="):
+			ra.upperSeen = true
 			return true
+		}
+		return false
+	}
+	if !routedColumn(col, timestampField) {
+		return false
+	}
+	return bd.boundAtom(op, val, ra)
+}
+
+// boundAtom reads `timestamp op val` as a bound into ra; false when val is not a timestamp
+// literal or op not an inequality.
+func (bd *binder) boundAtom(op string, val expr.Expression, ra *routeAtoms) bool {
+	lit, ok := literalOf(val)
+	if !ok {
+		return false
+	}
+	t, err := timestampLiteralValue(lit)
+	if err != nil {
+		return false
+	}
+	ns := t.UnixNano()
+	switch op {
+	case ">=":
+	case ">":
+		if ns == math.MaxInt64 {
+			return false
+		}
+		t = time.Unix(0, ns+1).UTC()
+	case "<":
+	case "<=":
+		if ns == math.MaxInt64 {
+			// timestamp <= the last instant: every row; the bound is the end of time.
+			t = maxNanoTime
+		} else {
+			t = time.Unix(0, ns+1).UTC()
+		}
+	default:
+		return false
+	}
+	if op == ">=" || op == ">" {
+		ra.lowerSeen = true
+		if ra.lower == nil || t.After(*ra.lower) {
+			ra.lower = &t
+		}
+	} else {
+		ra.upperSeen = true
+		if ra.upper == nil || t.Before(*ra.upper) {
+			ra.upper = &t
 		}
 	}
-	return false
+	return true
+}
+
+// partitionSet reads c as a set of partition values: partition = literal (either order), a
+// SingularOrList of the partition column, or an OR (functions_boolean) of those, whose set is
+// their union. unknown is true when a value is a parameter not bound yet.
+func (bd *binder) partitionSet(c expr.Expression) (set []string, unknown, ok bool) {
+	switch v := c.(type) {
+	case *expr.SingularOrList:
+		if !routedColumn(unwrapColumnCast(v.Value), partitionField) {
+			return nil, false, false
+		}
+		for _, o := range v.Options {
+			if _, ph := bd.ps.placeholders[o]; ph {
+				return nil, true, true
+			}
+			s, ok := partitionLiteral(o)
+			if !ok {
+				return nil, false, false
+			}
+			set = append(set, s)
+		}
+		return set, false, true
+	case *expr.ScalarFunction:
+		switch {
+		case v.ID().URN == URNBoolean && v.Name() == "or" && v.NArgs() >= 1:
+			for i := range v.NArgs() {
+				a, ok := v.Arg(i).(expr.Expression)
+				if !ok {
+					return nil, false, false
+				}
+				sub, unk, ok := bd.partitionSet(a)
+				if !ok {
+					return nil, false, false
+				}
+				unknown = unknown || unk
+				set = append(set, sub...)
+			}
+			return set, unknown, true
+		case v.ID().URN == URNComparison && v.Name() == "equal" && v.NArgs() == 2:
+			l, _ := v.Arg(0).(expr.Expression)
+			r, _ := v.Arg(1).(expr.Expression)
+			if l == nil || r == nil {
+				return nil, false, false
+			}
+			col, val := unwrapColumnCast(l), r
+			if !isBaseRef(col) {
+				col, val = unwrapColumnCast(r), l
+			}
+			if !routedColumn(col, partitionField) {
+				return nil, false, false
+			}
+			if _, ph := bd.ps.placeholders[val]; ph {
+				return nil, true, true
+			}
+			s, ok := partitionLiteral(val)
+			if !ok {
+				return nil, false, false
+			}
+			return []string{s}, false, true
+		}
+	}
+	return nil, false, false
+}
+
+// partitionLiteral reads a string literal (possibly under casts to string types) as a
+// partition value. A fixed-length char literal keeps its characters: producers write
+// 'ORD' as char(3).
+func partitionLiteral(e expr.Expression) (string, bool) {
+	l, ok := literalOf(e)
+	if !ok {
+		return "", false
+	}
+	return stringLiteral(l)
+}
+
+// unwrapColumnCast removes casts around a base column reference to a string or timestamp
+// type (identity casts once timestamps are normalised; a varchar cast of a string column):
+// the column itself, or e unchanged.
+func unwrapColumnCast(e expr.Expression) expr.Expression {
+	x := e
+	for {
+		c, ok := x.(*expr.Cast)
+		if !ok {
+			break
+		}
+		switch c.Type.(type) {
+		case *types.StringType, *types.VarCharType, *types.PrecisionTimestampTzType:
+		default:
+			return e
+		}
+		x = c.Input
+	}
+	if isBaseRef(x) {
+		return x
+	}
+	return e
 }
 
 // ImpliedByRoute reports whether conjunct e, an expression over the base schema of a ReadRel
@@ -211,20 +320,23 @@ func ImpliedByRoute(e expr.Expression, def routing.TableDef, partitions [][]byte
 	if !bd.routeAtom(e, &ra) {
 		return false
 	}
-	switch {
-	case ra.partSeen:
+	if ra.partSeen {
 		for _, p := range partitions {
 			if !slices.Contains(ra.parts, string(p)) {
 				return false
 			}
 		}
-		return len(partitions) > 0
-	case ra.lower != nil:
-		return !ra.lower.After(r.Start)
-	case ra.upper != nil:
-		return !ra.upper.Before(r.End)
+		if len(partitions) == 0 {
+			return false
+		}
 	}
-	return false
+	if ra.lower != nil && ra.lower.After(r.Start) {
+		return false
+	}
+	if ra.upper != nil && ra.upper.Before(r.End) {
+		return false
+	}
+	return ra.partSeen || ra.lower != nil || ra.upper != nil
 }
 
 // check refuses a read missing part of its route with one InvalidArgument naming everything
@@ -349,7 +461,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 				return err
 			}
 			if ra.lower == nil || ra.upper == nil {
-				return ErrInvalidPlan // a bound that is a parameter: plans have none
+				return invalidPlan("a timestamp bound of the read of %s is a parameter", def.Name) // plans have none
 			}
 			if !ra.lower.Before(*ra.upper) {
 				return ErrInvalidTimestampRange
@@ -373,7 +485,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 		case *plan.FilterRel:
 			return walk(r.Input(), append(slices.Clone(above), r.Condition()))
 		case *plan.ProjectRel:
-			return walk(r.Input(), nil)
+			return walk(r.Input(), throughProject(above, r))
 		case *plan.AggregateRel:
 			return walk(r.Input(), nil)
 		case *plan.SortRel:
@@ -390,7 +502,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 		case *plan.VirtualTableReadRel:
 			return nil // constants: no route
 		case nil:
-			return ErrInvalidPlan
+			return invalidPlan("a relation has no input")
 		}
 		return unimplemented(relName(rel))
 	}
@@ -400,6 +512,64 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 		}
 	}
 	return out, infos, nil
+}
+
+// throughProject rewrites the conjuncts of filters above pr into conjuncts over pr's input
+// where every column they reference is an input column passed through (directly or as a
+// plain field reference), for routesOf to read routes from filters above projections; the
+// others are dropped (they stay in the plan and are evaluated as they are).
+func throughProject(above []expr.Expression, pr *plan.ProjectRel) []expr.Expression {
+	if len(above) == 0 {
+		return nil
+	}
+	n := len(pr.Input().RecordType().Types())
+	exprs := pr.Expressions()
+	mapping := pr.OutputMapping()
+	src := func(out int) (int, bool) {
+		if mapping != nil {
+			if out >= len(mapping) {
+				return 0, false
+			}
+			out = int(mapping[out])
+		}
+		if out < n {
+			return out, true
+		}
+		if k := out - n; k < len(exprs) {
+			if fr, ok := exprs[k].(*expr.FieldReference); ok {
+				return rootFieldIndex(fr)
+			}
+		}
+		return 0, false
+	}
+	var out []expr.Expression
+	for _, c := range above {
+		for _, c := range splitConj(c) {
+			ok := true
+			var visit func(e expr.Expression) expr.Expression
+			visit = func(e expr.Expression) expr.Expression {
+				if fr, isRef := e.(*expr.FieldReference); isRef {
+					i, root := rootFieldIndex(fr)
+					j, found := src(i)
+					if !root || !found {
+						ok = false
+						return e
+					}
+					nr, err := expr.NewRootFieldRefFromType(expr.NewStructFieldRef(int32(j)), fr.GetType())
+					if err != nil {
+						ok = false
+						return e
+					}
+					return nr
+				}
+				return e.Visit(visit)
+			}
+			if m := visit(c); ok {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // splitConj splits nested boolean ands.

@@ -315,7 +315,7 @@ func TestSQLAccepted(t *testing.T) {
 }
 
 // TestRoutedPredicateErrors covers every rejected predicate shape, in both operand orders,
-// with its exact error (pulpitum-reference.md §5.2–§5.3).
+// with its exact error (docs/pulpitum-v4.md §5.2–§5.3).
 func TestRoutedPredicateErrors(t *testing.T) {
 	t.Parallel()
 	cat := testCatalog(t)

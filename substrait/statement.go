@@ -14,7 +14,7 @@ import (
 // binding never changes it.
 //
 // Parameters are `$n` or `?` (rewritten to `$1`, `$2`… left to right). Each takes its type
-// from where it is used (pulpitum-reference.md §5.4 types binds by position the same way),
+// from where it is used (docs/pulpitum-v4.md §5.4 types binds by position the same way),
 // declared in the parameter schema as its Arrow family: compared with the partition column
 // or another text → utf8; a timestamp → timestamp[ms, tz=UTC] (paramTimestampType: the JDBC
 // driver's unit; values of every unit are accepted); LIMIT, OFFSET and integers → int64;

@@ -38,7 +38,7 @@ func binOf(e expr.Expression) (routing.Binning, error) {
 	arg := func(i int) types.FuncArg { return f.Arg(i) }
 	x, ok := arg(0).(expr.Expression)
 	if !ok {
-		return routing.Binning{}, ErrInvalidPlan
+		return routing.Binning{}, invalidPlan("the first argument of %s is not an expression", name)
 	}
 	if !routedColumn(x, timestampField) {
 		return routing.Binning{}, unimplemented(name + " of anything but the timestamp column")

@@ -17,7 +17,7 @@ import (
 )
 
 // archiveConfig holds the flags of archive. The durations and the scan limit are the
-// reference runner's settings (pulpitum-reference.md §4.2, configuration of pulpitum-archiver).
+// reference runner's settings (docs/pulpitum-v4.md §4.2, "Settings").
 type archiveConfig struct {
 	store, archive, prefix, format, before, metricsListen string
 	loop                                                  bool

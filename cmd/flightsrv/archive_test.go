@@ -125,7 +125,7 @@ func TestStoreNamedForWhatItIs(t *testing.T) {
 }
 
 // TestArchiveSettings: the archive command's settings are the reference runner's
-// (pulpitum-reference.md §4.2): interval 15 s, lease 60 s, renewal every max(lease/3, 1 s) and
+// (docs/pulpitum-v4.md §4.2): interval 15 s, lease 60 s, renewal every max(lease/3, 1 s) and
 // always shorter than the lease, retry 15 s, scan limit 64, eligible-before Jan 1 of the
 // previous UTC year (recomputed at every cycle) unless --before names an instant, which may
 // not be in the future; an orphan delay must outlast a lease.

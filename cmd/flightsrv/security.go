@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -12,10 +13,13 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/panics"
 )
 
 // securityConfig holds the authentication and TLS flags of serve and demo.
@@ -212,4 +216,52 @@ func cmdAuth(args []string) error {
 		return nil
 	}
 	return fmt.Errorf("flightsrv auth: unknown subcommand %q (hash-password, new-key)", args[0])
+}
+
+// keyringPoll is how often serve checks its keyring file for a change (also re-read on SIGHUP).
+const keyringPoll = 2 * time.Second
+
+// watchKeyring re-reads the keyring file at path into ring whenever the file changes (its
+// size or modification time, checked every `every`) and on SIGHUP, until ctx ends: a key
+// removed from the file stops verifying tokens, handles and tickets at once, and a new active
+// key signs from then on (issue 20). A file that does not read as a keyring is logged and the
+// keys in use are kept. Logs name key ids, never secrets.
+func watchKeyring(ctx context.Context, path string, ring *auth.Keyring, every time.Duration) {
+	defer panics.Handle("keyring watcher", func(error) {})
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	stamp := func() string {
+		st, err := os.Stat(path)
+		if err != nil {
+			return ""
+		}
+		return fmt.Sprintf("%d/%d", st.Size(), st.ModTime().UnixNano())
+	}
+	last := stamp()
+	reload := func(why string) {
+		changed, err := ring.Reload(path)
+		switch {
+		case err != nil:
+			slog.Warn("keyring not reloaded; the keys in use are kept", "why", why, "err", err)
+		case changed:
+			slog.Info("keyring reloaded", "why", why, "active", ring.ActiveID(), "keys", strings.Join(ring.IDs(), ","))
+		}
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			last = stamp()
+			reload("SIGHUP")
+		case <-t.C:
+			if s := stamp(); s != last {
+				last = s
+				reload("file changed")
+			}
+		}
+	}
 }

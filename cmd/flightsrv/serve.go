@@ -34,11 +34,13 @@ type serveConfig struct {
 	maxBuckets      int
 	maxParts        int
 	queryMemory     int64
+	totalMemory     int64
 	routeCache      int
 	payloadCheck    time.Duration
 	damageMemory    time.Duration
 	ticketTTL       time.Duration
 	queryMaxRows    int64
+	queryCPU        time.Duration
 	stallTimeout    time.Duration
 	multiEndpoint   bool
 	endpointBkts    int
@@ -78,6 +80,8 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.BoolVar(&c.analytical, "analytical", false, "analytical mode on for every session: a query may read a table without pinning its partitions (every partition of its range, discovered from the stores); sessions may turn it off, or on without this flag, with the session option analytical")
 	fs.IntVar(&c.analyticalParts, "analytical-max-partitions", query.DefaultAnalyticalMaxPartitions, "partitions one analytical read may discover in its range (RESOURCE_EXHAUSTED beyond; negative: no bound)")
 	fs.Int64Var(&c.queryMemory, "query-memory", query.DefaultQueryMemory, "bytes one query's batches may hold on the scan path (RESOURCE_EXHAUSTED beyond; negative: no bound)")
+	fs.DurationVar(&c.queryCPU, "query-cpu", query.DefaultQueryCPU, "CPU time one query's fragments and coordinator may use in all, measured per batch (RESOURCE_EXHAUSTED beyond; negative: no bound)")
+	fs.Int64Var(&c.totalMemory, "total-query-memory", query.DefaultTotalMemory, "bytes all queries' batches may hold together (RESOURCE_EXHAUSTED for the query whose next batch would pass it; negative: no bound)")
 	fs.Int64Var(&c.queryMaxRows, "query-max-rows", query.DefaultMaxRows, "rows one query's bucket fragments may produce: rows read after filters, or partial-aggregate rows (RESOURCE_EXHAUSTED beyond; negative: no bound)")
 	fs.DurationVar(&c.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "how long one message of a result stream may wait for a client that stopped reading before its connection is closed (frees the query's slot; negative: no bound)")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
@@ -205,6 +209,9 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	if err != nil {
 		return nil, nil, err
 	}
+	if cfg.sec.authKeyring != "" && ring != nil {
+		go watchKeyring(ctx, cfg.sec.authKeyring, ring, keyringPoll)
+	}
 	locations, err := cfg.locations()
 	if err != nil {
 		return nil, nil, err
@@ -229,7 +236,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
-		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, QueryMaxRows: cfg.queryMaxRows, StallTimeout: cfg.stallTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
+		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, TotalQueryMemory: cfg.totalMemory, QueryMaxRows: cfg.queryMaxRows, QueryCPU: cfg.queryCPU, StallTimeout: cfg.stallTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
 		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
 		Peers: peers, PeerTLS: peerTLS, PollTTL: cfg.pollTTL, PollMemory: cfg.pollMemory,
 		QueryConnections: cfg.queryConns, QueryConnectionWait: cfg.queryConnWait,

@@ -14,13 +14,16 @@ import (
 
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
-	"github.com/flightsrv/flightsrv/routing/cockroach/migration"
+	"github.com/flightsrv/flightsrv/routing/migration"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 )
 
-// hotStore is what the binary needs of a hot-store adapter.
+// hotStore is what the binary needs of a hot-store adapter. It includes routing.Pinger, so
+// that the server's health reporter probes the store through this wrapper (without it the
+// wrapper hid the adapter's Ping and health answered SERVING with the store down).
 type hotStore interface {
 	routing.HotStore
+	routing.Pinger
 	routing.ArchiveStateStore
 	routing.TableCatalog
 	Migrate(ctx context.Context) error

@@ -10,7 +10,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/internal/load"
 	"github.com/flightsrv/flightsrv/routing"
-	"github.com/flightsrv/flightsrv/routing/cockroach/migration"
+	"github.com/flightsrv/flightsrv/routing/migration"
 )
 
 func cmdMigrate(ctx context.Context, args []string) error {

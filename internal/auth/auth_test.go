@@ -366,3 +366,84 @@ func TestFlightCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenRenewedInUse: through a real gRPC Flight server, a call whose bearer token has
+// passed half its lifetime gets a fresh token in its response header "authorization" (unary
+// and streaming calls alike), one before that point and a Basic call get none; chaining the
+// fresh tokens keeps a connection signed in across three token lifetimes, while the first
+// token alone is refused once expired (plus the clock skew).
+func TestTokenRenewedInUse(t *testing.T) {
+	ring := mustKeyring(t, "k1")
+	clk := newClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	a := NewAuthenticator(testUsers(t), NewTokens(ring, 10*time.Minute, clk.now))
+	srv := flight.NewServerWithMiddleware(nil, grpc.ChainUnaryInterceptor(a.UnaryInterceptor), grpc.ChainStreamInterceptor(a.StreamInterceptor))
+	srv.RegisterFlightService(authService{a: a})
+	if err := srv.Init("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	defer srv.Shutdown()
+	cl, err := flight.NewClientWithMiddleware(srv.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	first, _, err := NewTokens(ring, 10*time.Minute, clk.now).Issue("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// call makes a unary and a streaming call with token and returns the renewed tokens.
+	call := func(token string) (unary, stream string, err error) {
+		cctx := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+		var hdr metadata.MD
+		if _, err := cl.GetFlightInfo(cctx, &flight.FlightDescriptor{}, grpc.Header(&hdr)); err != nil {
+			return "", "", err
+		}
+		if v := hdr.Get("authorization"); len(v) == 1 {
+			unary = strings.TrimPrefix(v[0], "Bearer ")
+		}
+		s, err := cl.ListFlights(cctx, &flight.Criteria{})
+		if err != nil {
+			return "", "", err
+		}
+		sh, err := s.Header()
+		if err != nil {
+			return "", "", err
+		}
+		if _, err := s.Recv(); err != nil {
+			return "", "", err
+		}
+		if v := sh.Get("authorization"); len(v) == 1 {
+			stream = strings.TrimPrefix(v[0], "Bearer ")
+		}
+		return unary, stream, nil
+	}
+	clk.add(4 * time.Minute)
+	if u, s, err := call(first); err != nil || u != "" || s != "" {
+		t.Fatalf("before half its life: renewed %q %q, %v", u, s, err)
+	}
+	basic := metadata.AppendToOutgoingContext(ctx, "authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("alice:s3cret pass")))
+	var hdr metadata.MD
+	if _, err := cl.GetFlightInfo(basic, &flight.FlightDescriptor{}, grpc.Header(&hdr)); err != nil || len(hdr.Get("authorization")) != 0 {
+		t.Fatalf("a Basic call: %v, header %v", err, hdr.Get("authorization"))
+	}
+	token := first
+	for step := range 6 { // 6 × 6 minutes: over three 10-minute lifetimes
+		clk.add(6 * time.Minute)
+		u, s, err := call(token)
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if u == "" || s == "" {
+			t.Fatalf("step %d: no fresh token (unary %q, stream %q)", step, u, s)
+		}
+		if user, err := a.tokens.Verify(u); err != nil || user != "alice" {
+			t.Fatalf("step %d: the fresh token: %q %v", step, user, err)
+		}
+		token = u
+	}
+	if _, _, err := call(first); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("the first token, long expired: %v", err)
+	}
+}

@@ -67,6 +67,27 @@ func (a *Authenticator) Authenticate(header string) (user string, err error) {
 	return "", ErrBadCredentials
 }
 
+// renewal returns the header value "Bearer <fresh token>" for a call authenticated with
+// header when header is a bearer token past half its lifetime, else "". Clients that adopt a
+// bearer from response headers (the ADBC Flight SQL drivers, the Arrow Flight SQL JDBC
+// driver) so keep a connection in use signed in indefinitely, while an idle one still expires
+// with its token.
+func (a *Authenticator) renewal(header string) string {
+	scheme, cred, _ := strings.Cut(strings.TrimSpace(header), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	user, renew, err := a.tokens.check(strings.TrimSpace(cred))
+	if err != nil || !renew {
+		return ""
+	}
+	token, _, err := a.tokens.Issue(user)
+	if err != nil {
+		return ""
+	}
+	return "Bearer " + token
+}
+
 // authenticateContext authenticates the authorization header of an incoming call.
 func (a *Authenticator) authenticateContext(ctx context.Context) (context.Context, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
@@ -81,7 +102,19 @@ func (a *Authenticator) authenticateContext(ctx context.Context) (context.Contex
 	if err != nil {
 		return ctx, errBadCredentials
 	}
-	return WithUser(ctx, user), nil
+	return context.WithValue(WithUser(ctx, user), renewKey{}, vals[0]), nil
+}
+
+// renewKey carries the authorization header a call was authenticated with, for renewal.
+type renewKey struct{}
+
+// renewHeader returns the response header renewing ctx's bearer token, or nil (renewal).
+func (a *Authenticator) renewHeader(ctx context.Context) metadata.MD {
+	h, _ := ctx.Value(renewKey{}).(string)
+	if v := a.renewal(h); v != "" {
+		return metadata.Pairs("authorization", v)
+	}
+	return nil
 }
 
 // UnaryInterceptor refuses unary calls without valid credentials (UNAUTHENTICATED) and
@@ -90,6 +123,9 @@ func (a *Authenticator) UnaryInterceptor(ctx context.Context, req any, _ *grpc.U
 	ctx, err := a.authenticateContext(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if md := a.renewHeader(ctx); md != nil {
+		_ = grpc.SetHeader(ctx, md) // a response header: sent with the answer
 	}
 	return handler(ctx, req)
 }
@@ -103,6 +139,9 @@ func (a *Authenticator) StreamInterceptor(srv any, ss grpc.ServerStream, info *g
 	ctx, err := a.authenticateContext(ss.Context())
 	if err != nil {
 		return err
+	}
+	if md := a.renewHeader(ctx); md != nil {
+		_ = ss.SetHeader(md)
 	}
 	return handler(srv, &userStream{ServerStream: ss, ctx: ctx})
 }

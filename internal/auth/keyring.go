@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"sync/atomic"
 )
 
 // MinKeyBytes is the smallest secret a keyring accepts: 32 bytes, the output size of
@@ -23,11 +24,20 @@ var ErrUnknownKey = errors.New("auth: unknown key id")
 var ErrBadSignature = errors.New("auth: signature does not match")
 
 // Keyring holds HMAC-SHA256 secrets by key id; the active key signs, every key verifies.
-// A Keyring is immutable after construction and safe for concurrent use.
+// Its keys change only as a whole (Replace, Reload: the keyring file edited, SIGHUP); it is
+// safe for concurrent use.
 type Keyring struct {
+	cur atomic.Pointer[keySet]
+}
+
+// keySet is one immutable state of a Keyring.
+type keySet struct {
 	active string
 	keys   map[string][]byte
 }
+
+// set returns k's current keys.
+func (k *Keyring) set() *keySet { return k.cur.Load() }
 
 // Key is one entry of a keyring file: an id (1–64 characters of [A-Za-z0-9._-]) and a
 // secret of at least MinKeyBytes bytes, base64-encoded (standard alphabet, padded) in JSON.
@@ -48,7 +58,7 @@ var keyIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // empty or duplicate key id, an id outside [A-Za-z0-9._-]{1,64}, a secret shorter than
 // MinKeyBytes, or an active id that is not among keys. The secrets are copied.
 func NewKeyring(active string, keys []Key) (*Keyring, error) {
-	k := &Keyring{active: active, keys: make(map[string][]byte, len(keys))}
+	k := &keySet{active: active, keys: make(map[string][]byte, len(keys))}
 	for _, key := range keys {
 		if !keyIDPattern.MatchString(key.ID) {
 			return nil, fmt.Errorf("auth: key id %q must be 1 to 64 characters of A-Z a-z 0-9 . _ -", key.ID)
@@ -64,7 +74,33 @@ func NewKeyring(active string, keys []Key) (*Keyring, error) {
 	if _, ok := k.keys[active]; !ok {
 		return nil, fmt.Errorf("auth: the active key %q is not in the keyring", active)
 	}
-	return k, nil
+	ring := &Keyring{}
+	ring.cur.Store(k)
+	return ring, nil
+}
+
+// Replace makes other's keys k's, at once for every caller: tokens, handles and tickets signed
+// by a key other no longer holds stop verifying, and other's active key signs from now on.
+func (k *Keyring) Replace(other *Keyring) { k.cur.Store(other.set()) }
+
+// Reload reads the keyring file at path again (LoadKeyring) and, when it is valid, replaces
+// k's keys with its keys; it reports whether they changed. On an error k keeps its keys.
+func (k *Keyring) Reload(path string) (changed bool, err error) {
+	fresh, err := LoadKeyring(path)
+	if err != nil {
+		return false, err
+	}
+	old, now := k.set(), fresh.set()
+	changed = old.active != now.active || len(old.keys) != len(now.keys)
+	for id, secret := range now.keys {
+		if !hmac.Equal(old.keys[id], secret) {
+			changed = true
+		}
+	}
+	if changed {
+		k.Replace(fresh)
+	}
+	return changed, nil
 }
 
 // RandomKeyring returns a keyring of one new random key (id "ephemeral"): what it signs
@@ -107,9 +143,10 @@ func LoadKeyring(path string) (*Keyring, error) {
 
 // MarshalJSON returns the keyring file form of k (secrets included).
 func (k *Keyring) MarshalJSON() ([]byte, error) {
-	f := keyringFile{Active: k.active}
-	for _, id := range k.IDs() {
-		f.Keys = append(f.Keys, Key{ID: id, Secret: k.keys[id]})
+	ks := k.set()
+	f := keyringFile{Active: ks.active}
+	for _, id := range ks.ids() {
+		f.Keys = append(f.Keys, Key{ID: id, Secret: ks.keys[id]})
 	}
 	return json.MarshalIndent(f, "", "  ")
 }
@@ -117,18 +154,21 @@ func (k *Keyring) MarshalJSON() ([]byte, error) {
 // WithActive returns a keyring holding k's keys and key, with key active: a rotation. Keys
 // of k keep verifying what they signed until they are removed from the file.
 func (k *Keyring) WithActive(key Key) (*Keyring, error) {
+	ks := k.set()
 	keys := []Key{key}
-	for _, id := range k.IDs() {
-		keys = append(keys, Key{ID: id, Secret: k.keys[id]})
+	for _, id := range ks.ids() {
+		keys = append(keys, Key{ID: id, Secret: ks.keys[id]})
 	}
 	return NewKeyring(key.ID, keys)
 }
 
 // ActiveID returns the id of the key that signs.
-func (k *Keyring) ActiveID() string { return k.active }
+func (k *Keyring) ActiveID() string { return k.set().active }
 
 // IDs returns the key ids of the keyring, the active one first and the others sorted.
-func (k *Keyring) IDs() []string {
+func (k *Keyring) IDs() []string { return k.set().ids() }
+
+func (k *keySet) ids() []string {
 	ids := []string{k.active}
 	rest := make([]string, 0, len(k.keys)-1)
 	for id := range k.keys {
@@ -144,13 +184,14 @@ func (k *Keyring) IDs() []string {
 // subkey for domain. The domain separates uses of one keyring (for example "token",
 // "ticket"): a signature made for one domain never verifies in another.
 func (k *Keyring) Sign(domain string, msg []byte) (keyID string, sig []byte) {
-	return k.active, hmacSHA256(k.subkey(k.active, domain), msg)
+	ks := k.set()
+	return ks.active, hmacSHA256(ks.subkey(ks.active, domain), msg)
 }
 
 // Verify checks that sig is Sign's signature of msg in domain under key keyID. It returns
 // ErrUnknownKey or ErrBadSignature; the comparison takes constant time.
 func (k *Keyring) Verify(domain, keyID string, msg, sig []byte) error {
-	sub := k.subkey(keyID, domain)
+	sub := k.set().subkey(keyID, domain)
 	if sub == nil {
 		return ErrUnknownKey
 	}
@@ -162,7 +203,9 @@ func (k *Keyring) Verify(domain, keyID string, msg, sig []byte) error {
 
 // subkey returns the HMAC-SHA256 key of domain under key id: HMAC-SHA256(secret,
 // "flightsrv/" + domain); nil when the keyring has no key id.
-func (k *Keyring) subkey(id, domain string) []byte {
+func (k *Keyring) subkey(id, domain string) []byte { return k.set().subkey(id, domain) }
+
+func (k *keySet) subkey(id, domain string) []byte {
 	secret, ok := k.keys[id]
 	if !ok {
 		return nil

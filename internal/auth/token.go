@@ -60,8 +60,9 @@ func (t *Tokens) Issue(user string) (token string, expires time.Time, err error)
 		NotBefore: jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(expires),
 	})
-	tok.Header["kid"] = t.ring.active
-	s, err := tok.SignedString(t.ring.subkey(t.ring.active, tokenDomain))
+	ks := t.ring.set() // one state of the keyring: the active key and its secret together
+	tok.Header["kid"] = ks.active
+	s, err := tok.SignedString(ks.subkey(ks.active, tokenDomain))
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("auth: sign token: %w", err)
 	}
@@ -72,6 +73,13 @@ func (t *Tokens) Issue(user string) (token string, expires time.Time, err error)
 // period at the clock's now (give or take ClockSkew), and returns its user. Every failure is
 // ErrBadToken.
 func (t *Tokens) Verify(token string) (user string, err error) {
+	user, _, err = t.check(token)
+	return user, err
+}
+
+// check is Verify that also reports whether the token has passed half its lifetime (issue to
+// expiry) at the clock's now: a call using it should be answered with a fresh token.
+func (t *Tokens) check(token string) (user string, renew bool, err error) {
 	var claims jwt.RegisteredClaims
 	_, err = jwt.ParseWithClaims(token, &claims, func(tok *jwt.Token) (any, error) {
 		id, _ := tok.Header["kid"].(string)
@@ -81,8 +89,9 @@ func (t *Tokens) Verify(token string) (user string, err error) {
 		return nil, ErrUnknownKey
 	}, jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithIssuer(Issuer),
 		jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithTimeFunc(t.now), jwt.WithLeeway(ClockSkew))
-	if err != nil || claims.Subject == "" {
-		return "", ErrBadToken
+	if err != nil || claims.Subject == "" || claims.IssuedAt == nil {
+		return "", false, ErrBadToken
 	}
-	return claims.Subject, nil
+	iat, exp := claims.IssuedAt.Time, claims.ExpiresAt.Time
+	return claims.Subject, !t.now().Before(iat.Add(exp.Sub(iat) / 2)), nil
 }

@@ -293,7 +293,7 @@ func parseTime(s string) (time.Time, error) {
 }
 
 // ErrInvalidUTF8 is returned for a binary partition or id value that is not valid UTF-8: the
-// SQL surface maps both to text columns (pulpitum-reference.md §5.1), so such a value could
+// SQL surface maps both to text columns (docs/pulpitum-v4.md §5.1), so such a value could
 // never be queried.
 var ErrInvalidUTF8 = errors.New("load: binary value is not valid UTF-8")
 

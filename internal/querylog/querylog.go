@@ -25,14 +25,14 @@
 //
 // What a line holds (stable keys): query_id, trace_id (when the span is sampled), rpc,
 // command, statement, code (the gRPC code's name), duration, rows, hot_buckets,
-// archive_buckets, message (the status message the client got, which the engine and the
+// archive_buckets, bytes_read, objects_read, hot_statements (Reads), message (the status message the client got, which the engine and the
 // Flight SQL layer keep free of partition values, literals, paths and keys by contract; or,
 // for a refusal whose message quotes the client's own text, such as an unknown column's name,
 // the value-free form it carries: Refusal), sqlstate for a refusal that carries one, and
 // for an internal failure error_class (the Go type of the innermost error) and sqlstate (when
 // a database error is in the chain). It never holds SQL text, a partition value, a literal, a
 // parameter value, an object path or key, or a raw database error: the reference logs
-// planning details at debug level only (pulpitum-reference.md §5.4, "Error privacy"), and so
+// planning details at debug level only (docs/pulpitum-v4.md §5.4, "Error privacy"), and so
 // does this package — the raw error of an internal failure goes to a separate debug-level line
 // with the same query_id.
 //
@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
+	arrowflightsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -72,7 +73,7 @@ import (
 const FlightService = "arrow.flight.protocol.FlightService"
 
 // Span attribute keys of the call span. The bucket counts use the names the reference
-// proposes for them (pulpitum-reference.md §6.1, "future attributes").
+// proposes for them (docs/pulpitum-v4.md §6.1, "Proposed by Pulpitum, implemented by flightsrv").
 const (
 	AttrQueryID        = attribute.Key("flightsrv.query.id")
 	AttrCommand        = attribute.Key("flightsrv.query.command")
@@ -80,6 +81,12 @@ const (
 	AttrRows           = attribute.Key("pulpitum.query.rows_returned")
 	AttrHotBuckets     = attribute.Key("pulpitum.query.hot_buckets")
 	AttrArchiveBuckets = attribute.Key("pulpitum.query.archive_buckets")
+	// What the query read from the stores (Reads).
+	AttrBytesRead     = attribute.Key("flightsrv.read.bytes")
+	AttrObjectReads   = attribute.Key("flightsrv.read.objects")
+	AttrHotStatements = attribute.Key("flightsrv.read.hot_statements")
+	AttrHotRows       = attribute.Key("flightsrv.read.hot_rows")
+	AttrArchiveRows   = attribute.Key("flightsrv.read.archive_rows")
 )
 
 // Record is what one Flight call learns about its query while it runs. The interceptors
@@ -95,6 +102,7 @@ type Record struct {
 	command   string
 	statement string
 	buckets   func() (hot, archive int)
+	reads     func() Reads
 	// stmt identifies the statement text or plan of a CreatePreparedStatement,
 	// CreatePreparedSubstraitPlan or statement GetFlightInfo call, with the client's address
 	// (a SHA-256, kept in memory only): the pairing of ADBC's execution after a refused
@@ -185,6 +193,35 @@ func (r *Record) SetBuckets(f func() (hot, archive int)) {
 	r.mu.Lock()
 	r.buckets = f
 	r.mu.Unlock()
+}
+
+// Reads is what a query read from the stores (routing.ReadStats, as the engine counts it):
+// bytes and objects fetched from object storage, statements sent to the hot store, and the
+// records read from each tier (0 for a bucket a store answered without rows).
+type Reads struct {
+	BytesRead, ObjectReads, HotStatements, HotRows, ArchiveRows int64
+}
+
+// SetReads registers how to read what the query read from the stores; f is called once, when
+// the call ends, and must be safe to call then.
+func (r *Record) SetReads(f func() Reads) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.reads = f
+	r.mu.Unlock()
+}
+
+// readCounts returns what the query read (zero before the engine registered its count).
+func (r *Record) readCounts() Reads {
+	r.mu.Lock()
+	f := r.reads
+	r.mu.Unlock()
+	if f == nil {
+		return Reads{}
+	}
+	return f()
 }
 
 // Buckets returns how many buckets the query read so far from the hot store and from the
@@ -399,7 +436,13 @@ func (l *callLogger) observe(ctx context.Context, r *Record, msg any) {
 	case *flight.FlightData:
 		b = m.GetFlightDescriptor().GetCmd()
 	case *flight.Action:
-		r.setCommand(m.GetType())
+		if KnownAction(m.GetType()) {
+			r.setCommand(m.GetType())
+		} else {
+			// The client's text, which may hold anything (SQL, a password, NUL bytes, 10 KB):
+			// a fixed word and its length only.
+			r.setCommand(fmt.Sprintf("UnknownAction(%d bytes)", len(m.GetType())))
+		}
 		b = m.GetBody()
 	}
 	var a anypb.Any
@@ -501,8 +544,11 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 	}
 	id, command, statement, hot, archive := rec.snapshot()
 	rows := rec.rows.Load()
+	reads := rec.readCounts()
 	span.SetAttributes(attribute.Int("rpc.grpc.status_code", int(st.Code())), AttrRows.Int64(rows),
-		AttrHotBuckets.Int(hot), AttrArchiveBuckets.Int(archive))
+		AttrHotBuckets.Int(hot), AttrArchiveBuckets.Int(archive),
+		AttrBytesRead.Int64(reads.BytesRead), AttrObjectReads.Int64(reads.ObjectReads),
+		AttrHotStatements.Int64(reads.HotStatements), AttrHotRows.Int64(reads.HotRows), AttrArchiveRows.Int64(reads.ArchiveRows))
 	if command != "" {
 		span.SetAttributes(AttrCommand.String(command))
 	}
@@ -527,6 +573,9 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 		slog.Int64("rows", rows),
 		slog.Int("hot_buckets", hot),
 		slog.Int("archive_buckets", archive),
+		slog.Int64("bytes_read", reads.BytesRead),
+		slog.Int64("objects_read", reads.ObjectReads),
+		slog.Int64("hot_statements", reads.HotStatements),
 		slog.String("message", logMessage(st)),
 	}
 	if sc := span.SpanContext(); sc.HasTraceID() {
@@ -665,3 +714,24 @@ func sqlState(err error) string {
 	}
 	return ""
 }
+
+// knownActions are the action types of Flight and Flight SQL the server serves.
+var knownActions = map[string]bool{
+	flight.CancelFlightInfoActionType:                    true,
+	flight.RenewFlightEndpointActionType:                 true,
+	flight.SetSessionOptionsActionType:                   true,
+	flight.GetSessionOptionsActionType:                   true,
+	flight.CloseSessionActionType:                        true,
+	arrowflightsql.BeginSavepointActionType:              true,
+	arrowflightsql.BeginTransactionActionType:            true,
+	arrowflightsql.CancelQueryActionType:                 true,
+	arrowflightsql.CreatePreparedStatementActionType:     true,
+	arrowflightsql.CreatePreparedSubstraitPlanActionType: true,
+	arrowflightsql.ClosePreparedStatementActionType:      true,
+	arrowflightsql.EndTransactionActionType:              true,
+	arrowflightsql.EndSavepointActionType:                true,
+}
+
+// KnownAction reports whether name is an action type of Flight or Flight SQL that the server
+// serves; the query record and log line name any other only as a fixed word and its length.
+func KnownAction(name string) bool { return knownActions[name] }

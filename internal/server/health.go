@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -85,7 +86,7 @@ func (h *healthReporter) start() {
 			case <-h.stop:
 				return
 			case <-t.C:
-				h.probe()
+				h.safeProbe()
 			}
 		}
 	}()
@@ -179,4 +180,17 @@ func healthUnauthenticatedStream(next grpc.StreamServerInterceptor) grpc.StreamS
 		}
 		return next(srv, ss, info, handler)
 	}
+}
+
+// safeProbe is probe for the probing goroutine: a panic inside a store's Ping is logged and
+// counted (internal/panics) and reports the server NOT_SERVING until a later probe succeeds,
+// instead of ending the process or the probing.
+func (h *healthReporter) safeProbe() {
+	defer panics.Handle("health probe", func(error) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.healthy = false
+		h.publishLocked()
+	})
+	h.probe()
 }

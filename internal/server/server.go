@@ -33,6 +33,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/flightsql"
 	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/internal/querylog"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
@@ -66,9 +67,15 @@ type Config struct {
 	// QueryMemory bounds the bytes one query may hold (default query.DefaultQueryMemory;
 	// negative: no bound).
 	QueryMemory int64
+	// TotalQueryMemory bounds the bytes all queries may hold together (query.Options.TotalMemory;
+	// default query.DefaultTotalMemory; negative: no bound).
+	TotalQueryMemory int64
 	// QueryMaxRows bounds the rows one query's fragments may produce (query.Options.MaxRows;
 	// default query.DefaultMaxRows; negative: no bound).
 	QueryMaxRows int64
+	// QueryCPU bounds the CPU time one query's fragments and coordinator may use in all
+	// (query.Options.QueryCPU; default query.DefaultQueryCPU; negative: no bound).
+	QueryCPU time.Duration
 	// RouteCacheEntries bounds the archived-route cache (default routing.DefaultRouteCacheEntries;
 	// negative disables it).
 	RouteCacheEntries int
@@ -251,7 +258,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		tables = append(tables, t)
 	}
 	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
-		EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows})
+		TotalMemory: cfg.TotalQueryMemory, EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +299,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	adm := newAdmission(maxQueries, maxQueued, queueWait)
 	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream, enginePool(cfg.Alloc))
-	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise,
+	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise, Self: selfLocation(cfg.Listen, cfg.Advertise),
 		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical,
 		Admit: admitPoll(adm, mem, queryTimeout), PollTTL: cfg.PollTTL, PollMemory: cfg.PollMemory, Peers: cfg.Peers, PeerTLS: cfg.PeerTLS})
 	if err != nil {
@@ -310,6 +317,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// First, so that the refusals of the interceptors after it are logged too.
 	opts = append(opts, querylog.ServerOptions(cfg.Logger, fs)...)
+	opts = append(opts, recovering()...)
 	opts = append(opts, stoppable(stopCtx, watchCtx)...)
 	if cfg.Auth != nil {
 		opts = append(opts, grpc.ChainUnaryInterceptor(healthUnauthenticated(cfg.Auth.UnaryInterceptor)), grpc.ChainStreamInterceptor(healthUnauthenticatedStream(cfg.Auth.StreamInterceptor)))
@@ -458,21 +466,6 @@ func debugMux() *http.ServeMux {
 }
 
 // knownActions are the DoAction types the Flight SQL dispatcher handles.
-var knownActions = map[string]bool{
-	flight.CancelFlightInfoActionType:                    true,
-	flight.RenewFlightEndpointActionType:                 true,
-	flight.SetSessionOptionsActionType:                   true,
-	flight.GetSessionOptionsActionType:                   true,
-	flight.CloseSessionActionType:                        true,
-	arrowflightsql.BeginSavepointActionType:              true,
-	arrowflightsql.BeginTransactionActionType:            true,
-	arrowflightsql.CancelQueryActionType:                 true,
-	arrowflightsql.CreatePreparedStatementActionType:     true,
-	arrowflightsql.CreatePreparedSubstraitPlanActionType: true,
-	arrowflightsql.ClosePreparedStatementActionType:      true,
-	arrowflightsql.EndTransactionActionType:              true,
-	arrowflightsql.EndSavepointActionType:                true,
-}
 
 // service is arrow-go's Flight SQL dispatcher with these changes: DoAction answers
 // UNIMPLEMENTED for action types the dispatcher does not know (arrow-go's dispatcher answers
@@ -535,7 +528,7 @@ func (g service) ListActions(_ *flight.Empty, stream flight.FlightService_ListAc
 }
 
 func (g service) DoAction(cmd *flight.Action, stream flight.FlightService_DoActionServer) error {
-	if !knownActions[cmd.GetType()] {
+	if !querylog.KnownAction(cmd.GetType()) {
 		return status.Error(codes.Unimplemented, "action type is not supported")
 	}
 	return g.FlightServer.DoAction(cmd, stream)
@@ -746,3 +739,58 @@ type stoppableStream struct {
 }
 
 func (s stoppableStream) Context() context.Context { return s.ctx }
+
+// recovering returns the interceptors that keep a panic of a call inside that call
+// (internal/panics): the handler's panic, or a later interceptor's, becomes INTERNAL for
+// that call only, logged with its stack and counted, while the process and every other
+// session go on. Put them right after the query log's interceptors, so that the call's log
+// line and span record the INTERNAL answer.
+func recovering() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+			defer panics.Recover(rpcName(info.FullMethod), &err)
+			return handler(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+			defer panics.Recover(rpcName(info.FullMethod), &err)
+			return handler(srv, ss)
+		}),
+	}
+}
+
+// rpcName is the method name of a gRPC full method name ("/pkg.Service/Method" → "Method"):
+// a fixed word, never client data.
+func rpcName(fullMethod string) string {
+	if i := strings.LastIndexByte(fullMethod, '/'); i >= 0 {
+		return fullMethod[i+1:]
+	}
+	return fullMethod
+}
+
+// selfLocation returns the advertised location (grpc+tcp:// or grpc+tls:// host:port) that
+// reaches the replica listening on listen: the one whose host:port is listen, else, when
+// listen's host is a wildcard (all interfaces), the only one with listen's port; "" when none
+// or several match.
+func selfLocation(listen string, advertise []string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return ""
+	}
+	var byPort []string
+	for _, uri := range advertise {
+		_, hp, ok := strings.Cut(uri, "://")
+		if !ok {
+			hp = uri
+		}
+		if hp == listen {
+			return uri
+		}
+		if _, p, err := net.SplitHostPort(hp); err == nil && p == port {
+			byPort = append(byPort, uri)
+		}
+	}
+	if ip := net.ParseIP(host); (host == "" || (ip != nil && ip.IsUnspecified())) && len(byPort) == 1 {
+		return byPort[0]
+	}
+	return ""
+}

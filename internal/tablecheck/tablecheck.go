@@ -16,7 +16,7 @@ import (
 // statistics or a manifest count per archived one), and how many buckets each tier answered.
 func Count(ctx context.Context, t *routing.DurableTable, pk []byte, r routing.TimeRange) (n uint64, hot, archived int, err error) {
 	for _, b := range t.Buckets(pk, r) {
-		rd, tier, err := t.AggregateBucket(ctx, b, routing.AggregateRequest{Range: r, Count: true})
+		rd, tier, err := t.AggregateBucket(ctx, b, routing.AggregateRequest{Range: r, Measures: []routing.Measure{routing.CountStar}})
 		if err != nil {
 			return 0, 0, 0, err
 		}

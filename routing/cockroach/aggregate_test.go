@@ -82,13 +82,13 @@ func TestMinMaxStatementPlan(t *testing.T) {
 	}
 	rec.take()
 	r := routing.TimeRange{Start: start.Add(time.Hour), End: start.Add(20 * time.Hour)}
-	route, rd, err := s.AggregateRange(ctx, target, routing.AggregateRequest{Range: r, Min: true, Max: true})
+	route, rd, err := s.AggregateRange(ctx, target, routing.AggregateRequest{Range: r, Measures: []routing.Measure{routing.MinTime, routing.MaxTime}})
 	if err != nil || route.State != routing.StateHot || !rd.Next() {
 		t.Fatalf("AggregateRange = %+v %v", route, err)
 	}
 	b := rd.RecordBatch()
-	lo, hi := b.Column(1).(*array.Timestamp), b.Column(2).(*array.Timestamp)
-	if b.NumRows() != 1 || b.Column(0).IsValid(0) || time.Unix(0, int64(lo.Value(0))).UTC() != r.Start || time.Unix(0, int64(hi.Value(0))).UTC() != r.End.Add(-time.Minute) {
+	lo, hi := b.Column(0).(*array.Timestamp), b.Column(1).(*array.Timestamp)
+	if b.NumRows() != 1 || b.NumCols() != 2 || time.Unix(0, int64(lo.Value(0))).UTC() != r.Start || time.Unix(0, int64(hi.Value(0))).UTC() != r.End.Add(-time.Minute) {
 		t.Fatalf("AggregateRange answered %v", b)
 	}
 	rd.Release()

@@ -30,7 +30,7 @@ SELECT $1::TEXT, $2::BYTEA, $3::TEXT, r.event_time, r.sort_key, r.value
 FROM unnest($4::TIMESTAMPTZ[], $5::BYTEA[], $6::BYTEA[]) AS r (event_time, sort_key, value)`)
 )
 
-// Append inserts recs into bucket b behind the write fence (pulpitum-reference.md §3.1), in
+// Append inserts recs into bucket b behind the write fence (docs/pulpitum-v4.md §3.1), in
 // one SERIALIZABLE transaction retried on SQLSTATE 40001: a metadata row of b's table with
 // another strategy fails with routing.ErrStrategyMismatch; b's metadata row is created (hot)
 // if absent; a bucket that is not hot fails with routing.ErrBucketReadOnly; then the records

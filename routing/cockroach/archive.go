@@ -11,7 +11,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// Conditions shared by the archival statements (pulpitum-reference.md §4). owner is the
+// Conditions shared by the archival statements (docs/pulpitum-v4.md §4). owner is the
 // session fence: $4 generation, $5 token, and a lease unexpired at database time.
 //
 // Lease expiries and retry times are computed by the database (now() + a duration sent in
@@ -116,7 +116,7 @@ SET state = 'hot', archive_owner_token = NULL, archive_owner_expires_at = NULL,
 WHERE `+whereBucket+andOwner+` AND state = 'archiving'`)
 )
 
-// Discover lists archive work (pulpitum-reference.md §4.1): first cleanup work (archived
+// Discover lists archive work (docs/pulpitum-v4.md §4.1): first cleanup work (archived
 // buckets whose hot rows remain, retry time due, no unexpired lease), then, with the
 // remaining budget, cut-over work (buckets ending at or before eligibleBefore, retry time due,
 // hot or archiving with an expired lease), each ordered by bucket_end, table_id,

@@ -59,8 +59,8 @@ func TestBinStatementReadsKeysOnly(t *testing.T) {
 	rec.take()
 	hour, month := routing.TruncBinning(routing.TruncHour), routing.TruncBinning(routing.TruncMonth)
 	for _, req := range []routing.AggregateRequest{
-		{Range: b.Range(), Bin: &hour, Count: true}, {Range: b.Range(), Bin: &month, Count: true, Min: true},
-		{Range: b.Range(), Count: true}, {Range: b.Range(), Max: true},
+		{Range: b.Range(), Bin: &hour, Measures: []routing.Measure{routing.CountStar}}, {Range: b.Range(), Bin: &month, Measures: []routing.Measure{routing.CountStar, routing.MinTime}},
+		{Range: b.Range(), Measures: []routing.Measure{routing.CountStar}}, {Range: b.Range(), Measures: []routing.Measure{routing.MaxTime}},
 	} {
 		_, rd, err := s.AggregateRange(context.Background(), b, req)
 		if err != nil {

@@ -1,6 +1,6 @@
 // Package cockroach is the production hot store of flightsrv: routing.HotStore and
 // routing.ArchiveStateStore over a jackc/pgx pool on the Pulpitum v4 CockroachDB schema
-// (pulpitum-reference.md §1, §3, §4), so an existing Pulpitum v4 deployment is served
+// (docs/pulpitum-v4.md §1, §3, §4), so an existing Pulpitum v4 deployment is served
 // without migration.
 //
 // Every statement is parameterised and runs unchanged on CockroachDB and PostgreSQL (tests
@@ -37,10 +37,10 @@
 // connection. arrowbatch.go, the batch assembly, is shared word for word with routing/sqlite.
 //
 // Every statement the store sends is counted into the context's routing.ReadStats and traced
-// as an OpenTelemetry client span (pulpitum-reference.md §6.1) through a pgx.QueryTracer;
+// as an OpenTelemetry client span (docs/pulpitum-v4.md §6.1) through a pgx.QueryTracer;
 // Config.Tracer adds a caller's tracer behind it.
 //
-// Migrations are numbered and checksummed (package routing/cockroach/migration); Migrate
+// Migrations are numbered and checksummed (package routing/migration); Migrate
 // applies them and Validate is the read-only startup check.
 //
 // This package must not import Flight, Substrait, SQL planning or the archive package.

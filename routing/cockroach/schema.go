@@ -7,10 +7,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/flightsrv/flightsrv/routing/cockroach/migration"
+	"github.com/flightsrv/flightsrv/routing/migration"
 )
 
-// Table names of the Pulpitum v4 schema (pulpitum-reference.md §1).
+// Table names of the Pulpitum v4 schema (docs/pulpitum-v4.md §1).
 const (
 	MetadataTable   = "pulpitum_v4_bucket_metadata"
 	RecordsTable    = "pulpitum_v4_records"
@@ -204,7 +204,7 @@ func (s *Store) ApplyMigrations(ctx context.Context) ([]migration.Migration, err
 	return done, nil
 }
 
-// Validate is the read-only startup check (pulpitum-reference.md §1.3): the history must plan
+// Validate is the read-only startup check (docs/pulpitum-v4.md §1.3): the history must plan
 // without error and with nothing pending ([*migration.PendingError] otherwise, also when the
 // history table is absent), every required column of both tables must exist
 // ([*migration.MissingColumnError]) and the primary keys must have the expected columns in

@@ -19,14 +19,14 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// Defaults of Config (pulpitum-reference.md §3.1, pool defaults and transaction wrapper).
+// Defaults of Config (docs/pulpitum-v4.md §3.1, pool defaults and transaction wrapper).
 const (
 	DefaultMaxConns       = 16
 	DefaultAcquireTimeout = 5 * time.Second
 	DefaultConnectTimeout = 10 * time.Second
 )
 
-// Transaction wrapper limits (pulpitum-reference.md §3.1).
+// Transaction wrapper limits (docs/pulpitum-v4.md §3.1).
 const (
 	maxAttempts     = 5
 	beginTimeout    = 30 * time.Second
@@ -216,6 +216,9 @@ func (s *Store) classify(op string, err error) error {
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
+		if connectionLost(pgErr.Code) {
+			return fmt.Errorf("%w: %w", routing.ErrUnavailable, &SQLStateError{Op: op, Code: pgErr.Code})
+		}
 		return fmt.Errorf("%w: %w", routing.ErrOperationFailed, &SQLStateError{Op: op, Code: pgErr.Code})
 	}
 	switch {
@@ -326,4 +329,12 @@ func ownerArgs(sess *routing.ArchiveSession, extra ...any) []any {
 
 func bucketArgs(b routing.BucketID, extra ...any) []any {
 	return append([]any{b.TableID, b.PartitionKey, b.Key}, extra...)
+}
+
+// connectionLost reports whether SQLSTATE code says the server ended or refused the session
+// rather than the statement failing: class 08 (connection exception) and 57P01–57P03
+// (admin_shutdown, crash_shutdown, cannot_connect_now: PostgreSQL or a CockroachDB node
+// terminating the connection, as in a restart). Those are retriable: ErrUnavailable.
+func connectionLost(code string) bool {
+	return strings.HasPrefix(code, "08") || code == "57P01" || code == "57P02" || code == "57P03"
 }

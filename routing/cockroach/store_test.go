@@ -14,7 +14,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/pgtest"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
-	"github.com/flightsrv/flightsrv/routing/cockroach/migration"
+	"github.com/flightsrv/flightsrv/routing/migration"
 	"github.com/flightsrv/flightsrv/routing/storetest"
 )
 
@@ -287,7 +287,7 @@ func TestReadIsOneRoutedStatement(t *testing.T) {
 		}
 		rd.Release()
 	}
-	aggregate(routing.AggregateRequest{Range: b.Range(), Count: true})
+	aggregate(routing.AggregateRequest{Range: b.Range(), Measures: []routing.Measure{routing.CountStar}})
 	count := rec.take()
 	if len(count) != 1 || !strings.Contains(count[0], "count(*)") {
 		t.Fatalf("AggregateRange statements = %q", count)
@@ -297,7 +297,7 @@ func TestReadIsOneRoutedStatement(t *testing.T) {
 			t.Fatalf("AggregateRange statement mentions %s:\n%s", col, count[0])
 		}
 	}
-	aggregate(routing.AggregateRequest{Range: b.Range(), Min: true, Max: true})
+	aggregate(routing.AggregateRequest{Range: b.Range(), Measures: []routing.Measure{routing.MinTime, routing.MaxTime}})
 	mm := rec.take()
 	if len(mm) != 1 || strings.Count(mm[0], "LIMIT 1") != 2 ||
 		!strings.Contains(mm[0], "ORDER BY rec.event_time ASC") || !strings.Contains(mm[0], "ORDER BY rec.event_time DESC") ||
@@ -450,7 +450,7 @@ func begins(sqls []string) int {
 
 // TestSerializationFailureRetriesTheWholeTransaction: SQLSTATE 40001 raised by the database
 // inside a mutation (CockroachDB's "restart transaction") makes the adapter run the whole
-// transaction again, as CockroachDB requires, up to five attempts (pulpitum-reference.md
+// transaction again, as CockroachDB requires, up to five attempts (docs/pulpitum-v4.md
 // §3.1): an append whose first two inserts fail commits on its third transaction with each
 // record once; a claim whose first update fails commits on its second with generation 1 (the
 // failed attempt left nothing); five failures in a row give ErrOperationFailed after exactly

@@ -14,7 +14,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// stmtInfo describes one of the store's statements for its span (pulpitum-reference.md §6.1).
+// stmtInfo describes one of the store's statements for its span (docs/pulpitum-v4.md §6.1).
 type stmtInfo struct {
 	name       string // span name and db.query.summary
 	operation  string // db.operation.name

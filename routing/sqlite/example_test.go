@@ -40,7 +40,7 @@ func Example() {
 		fmt.Println(r.EventTime.Format(time.RFC3339), string(r.SortKey), string(r.Value))
 	}
 	// The partial-aggregate port: count(*), min and max of the event time, from one statement.
-	_, agg, _ := store.AggregateRange(ctx, b, routing.AggregateRequest{Range: b.Range(), Count: true, Min: true, Max: true})
+	_, agg, _ := store.AggregateRange(ctx, b, routing.AggregateRequest{Range: b.Range(), Measures: []routing.Measure{routing.CountStar, routing.MinTime, routing.MaxTime}})
 	agg.Next()
 	row := agg.RecordBatch()
 	fmt.Println("count", row.Column(0).(*array.Int64).Value(0), "max", time.Unix(0, int64(row.Column(2).(*array.Timestamp).Value(0))).UTC().Format(time.Kitchen))

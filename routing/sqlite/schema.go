@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/flightsrv/flightsrv/routing/cockroach/migration"
+	"github.com/flightsrv/flightsrv/routing/migration"
 )
 
 // BaselineSQL creates the SQLite form of the Pulpitum v4 logical schema: the same tables,

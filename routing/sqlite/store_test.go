@@ -7,7 +7,7 @@ import (
 
 	"context"
 	"github.com/flightsrv/flightsrv/routing"
-	"github.com/flightsrv/flightsrv/routing/cockroach/migration"
+	"github.com/flightsrv/flightsrv/routing/migration"
 	"path/filepath"
 	"testing"
 

@@ -51,14 +51,14 @@ func RunAggregate(t *testing.T, open func(t *testing.T) Store) {
 func requests(r routing.TimeRange, bin *routing.Binning) []routing.AggregateRequest {
 	if bin != nil {
 		return []routing.AggregateRequest{
-			{Range: r, Bin: bin, Count: true},
-			{Range: r, Bin: bin, Count: true, Min: true, Max: true},
-			{Range: r, Bin: bin, Max: true},
+			{Range: r, Bin: bin, Measures: []routing.Measure{routing.CountStar}},
+			{Range: r, Bin: bin, Measures: []routing.Measure{routing.CountStar, routing.MinTime, routing.MaxTime}},
+			{Range: r, Bin: bin, Measures: []routing.Measure{routing.MaxTime}},
 		}
 	}
 	return []routing.AggregateRequest{
-		{Range: r, Count: true}, {Range: r, Min: true}, {Range: r, Max: true},
-		{Range: r, Min: true, Max: true}, {Range: r, Count: true, Min: true, Max: true},
+		{Range: r, Measures: []routing.Measure{routing.CountStar}}, {Range: r, Measures: []routing.Measure{routing.MinTime}}, {Range: r, Measures: []routing.Measure{routing.MaxTime}},
+		{Range: r, Measures: []routing.Measure{routing.MinTime, routing.MaxTime}}, {Range: r, Measures: []routing.Measure{routing.CountStar, routing.MinTime, routing.MaxTime}},
 	}
 }
 
@@ -99,16 +99,16 @@ func brute(req routing.AggregateRequest, recs []routing.Record) []routing.Partia
 func masked(req routing.AggregateRequest, gs []routing.PartialGroup) []routing.PartialGroup {
 	out := slices.Clone(gs)
 	for i := range out {
-		if !req.Count {
+		if !req.Asks(routing.MeasureCount) {
 			out[i].Count = 0
 		}
-		if !req.Min {
+		if !req.Asks(routing.MeasureMin) {
 			out[i].Min = time.Time{}
 		}
-		if !req.Max {
+		if !req.Asks(routing.MeasureMax) {
 			out[i].Max = time.Time{}
 		}
-		if !req.Min && !req.Max {
+		if !req.Asks(routing.MeasureMin) && !req.Asks(routing.MeasureMax) {
 			out[i].Found = false
 		}
 		if req.Bin == nil {
@@ -178,7 +178,7 @@ func testAnswerBatches(t *testing.T, s Store) {
 		mustAppend(t, s, b, all[i:min(i+1000, len(all))]...)
 	}
 	bin := routing.TruncBinning(routing.TruncSecond)
-	req := routing.AggregateRequest{Range: b.Range(), Bin: &bin, Count: true, Min: true, Max: true}
+	req := routing.AggregateRequest{Range: b.Range(), Bin: &bin, Measures: []routing.Measure{routing.CountStar, routing.MinTime, routing.MaxTime}}
 	want := brute(req, all)
 	if len(want) != len(all) {
 		t.Fatalf("brute force: %d groups of %d records", len(want), len(all))
@@ -281,7 +281,7 @@ func mustAggregate(t *testing.T, s Store, b routing.BucketID, req routing.Aggreg
 // mustCount returns the route and count(*) of b inside r from the port.
 func mustCount(t *testing.T, s Store, b routing.BucketID, r routing.TimeRange) (routing.Route, uint64) {
 	t.Helper()
-	route, gs := mustAggregate(t, s, b, routing.AggregateRequest{Range: r, Count: true})
+	route, gs := mustAggregate(t, s, b, routing.AggregateRequest{Range: r, Measures: []routing.Measure{routing.CountStar}})
 	if len(gs) == 0 {
 		return route, 0
 	}
@@ -291,7 +291,7 @@ func mustCount(t *testing.T, s Store, b routing.BucketID, r routing.TimeRange) (
 // mustMinMax returns the route and min/max of b inside r from the port (zero times when none).
 func mustMinMax(t *testing.T, s Store, b routing.BucketID, r routing.TimeRange) (routing.Route, bool, time.Time, time.Time) {
 	t.Helper()
-	route, gs := mustAggregate(t, s, b, routing.AggregateRequest{Range: r, Min: true, Max: true})
+	route, gs := mustAggregate(t, s, b, routing.AggregateRequest{Range: r, Measures: []routing.Measure{routing.MinTime, routing.MaxTime}})
 	if len(gs) == 0 || !gs[0].Found {
 		return route, false, time.Time{}, time.Time{}
 	}
@@ -321,7 +321,7 @@ func tableAggregate(t *testing.T, ctx context.Context, tbl *routing.DurableTable
 // tableCount is count(*) of pk inside r through AggregateBucket, and the hot buckets asked.
 func tableCount(t *testing.T, tbl *routing.DurableTable, pk []byte, r routing.TimeRange) (int64, int) {
 	t.Helper()
-	gs, hot, _ := tableAggregate(t, bg, tbl, pk, routing.AggregateRequest{Range: r, Count: true})
+	gs, hot, _ := tableAggregate(t, bg, tbl, pk, routing.AggregateRequest{Range: r, Measures: []routing.Measure{routing.CountStar}})
 	return gs[0].Count, hot
 }
 
@@ -402,7 +402,7 @@ func testStoreBins(t *testing.T, s Store) {
 	// and no bins; a bucket without metadata is hot and empty.
 	m := buckets[2]
 	bin := routing.TruncBinning(routing.TruncDay)
-	req := routing.AggregateRequest{Range: m.Range(), Bin: &bin, Count: true, Min: true, Max: true}
+	req := routing.AggregateRequest{Range: m.Range(), Bin: &bin, Measures: []routing.Measure{routing.CountStar, routing.MinTime, routing.MaxTime}}
 	want := brute(req, recs[m.CacheKey()])
 	sess := mustClaim(t, s, m, time.Hour)
 	route, got := mustAggregate(t, s, m, req)
@@ -423,9 +423,9 @@ func testStoreBins(t *testing.T, s Store) {
 	if len(got) != 0 || route.State != routing.StateHot {
 		t.Fatalf("never-appended bucket: %+v %v", route, got)
 	}
-	route, got = mustAggregate(t, s, never, routing.AggregateRequest{Range: never.Range(), Count: true, Max: true})
+	route, got = mustAggregate(t, s, never, routing.AggregateRequest{Range: never.Range(), Measures: []routing.Measure{routing.CountStar, routing.MaxTime}})
 	samePartial(t, "never-appended bucket, ungrouped", got, []routing.PartialGroup{{}})
-	if _, _, err := s.AggregateRange(bg, never, routing.AggregateRequest{Range: never.Range(), Bin: &routing.Binning{}, Count: true}); !errors.Is(err, routing.ErrInvalidBinning) {
+	if _, _, err := s.AggregateRange(bg, never, routing.AggregateRequest{Range: never.Range(), Bin: &routing.Binning{}, Measures: []routing.Measure{routing.CountStar}}); !errors.Is(err, routing.ErrInvalidBinning) {
 		t.Fatalf("zero binning: %v", err)
 	}
 }
@@ -597,7 +597,7 @@ func testTableAggregate(t *testing.T, s Store) {
 // (routing.HotStore.AggregateRange), 0 when b is archived: for adapter tests that check
 // what a concurrent reader sees.
 func Count(ctx context.Context, s routing.HotStore, b routing.BucketID, r routing.TimeRange) (uint64, error) {
-	_, rd, err := s.AggregateRange(ctx, b, routing.AggregateRequest{Range: r, Count: true})
+	_, rd, err := s.AggregateRange(ctx, b, routing.AggregateRequest{Range: r, Measures: []routing.Measure{routing.CountStar}})
 	if err != nil || rd == nil {
 		return 0, err
 	}

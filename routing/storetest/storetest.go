@@ -1203,14 +1203,14 @@ func testStatementCounts(t *testing.T, s Store) {
 			return err
 		},
 		"AggregateRange count": func(ctx context.Context) error {
-			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Count: true, Min: true, Max: true})
+			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Measures: []routing.Measure{routing.CountStar, routing.MinTime, routing.MaxTime}})
 		},
 		"AggregateRange min/max": func(ctx context.Context) error {
-			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Min: true, Max: true})
+			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Measures: []routing.Measure{routing.MinTime, routing.MaxTime}})
 		},
 		"AggregateRange by bin": func(ctx context.Context) error {
 			bin := routing.TruncBinning(routing.TruncHour)
-			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Bin: &bin, Count: true})
+			return aggregateCall(ctx, s, b, routing.AggregateRequest{Range: b.Range(), Bin: &bin, Measures: []routing.Measure{routing.CountStar}})
 		},
 		"Route": func(ctx context.Context) error { _, err := s.Route(ctx, b); return err },
 	} {
@@ -1281,7 +1281,7 @@ func mustStatus(t *testing.T, s Store, b routing.BucketID) routing.ArchiveStatus
 	return st
 }
 
-// testArchiveStatus checks the durable fields each transition writes (pulpitum-reference.md
+// testArchiveStatus checks the durable fields each transition writes (docs/pulpitum-v4.md
 // §4.1): lease expiry = now + lease on claim, renew and cleanup claim; attempts + 1 and retry
 // time = now + retry on DeferArchive and DeferCleanup (DeferCleanup also moves the expiry
 // there); the retry time cleared by a claim; AbortArchive counting nothing.

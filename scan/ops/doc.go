@@ -11,11 +11,17 @@
 // SingularOrList (SQL IN) and and/or of more than two arguments.
 //
 // Every operator takes ownership of its input readers (it releases them when it finishes, fails
-// or is released), never emits an empty batch, emits batches of at most MaxBatchRows rows and
-// MaxBatchBytes bytes of string and binary values (a single row may exceed the latter), reports
-// errors through Err, allocates through the query's *ledger.Ledger and checks its context at
-// least once per input batch. Operators that accumulate input (Sort, TopK, Merge) call
-// Ledger.Check after taking each input batch and fail with its ErrMemoryLimit error. The
+// or is released), never emits an empty batch, emits batches of at most MaxBatchRows rows,
+// MaxBatchBytes bytes of string and binary values and MaxBatchTotalBytes bytes in all its
+// buffers (a single row may exceed the latter two; an oversized batch is sliced one piece per
+// Next, never all at once), reports errors through Err, allocates through the query's
+// *ledger.Ledger and checks its context at least once per input batch. Operators that
+// accumulate input (Sort, TopK, Merge) call Ledger.Check after taking each input batch and
+// fail with its ErrMemoryLimit error. Project reserves memory before it spends it: it prices
+// the rows it is about to evaluate (Expr.EstimateBytes: constants times rows, the input bytes
+// the expressions read, fixed widths), evaluates at most MaxBatchTotalBytes of output at once,
+// and claims the bytes from the ledger (Ledger.Claim) before allocating them, failing with the
+// ErrMemoryLimit error, having allocated nothing, when they do not fit (budget.go). The
 // errors of this package are prefixed "ops: " and quote no row value; an input's error is
 // returned as it is. A SQL data exception of an expression (division by zero, an overflow,
 // text that does not parse as its cast's type, a value that is not JSON) is a *DataError

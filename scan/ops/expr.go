@@ -61,6 +61,12 @@ type Expr struct {
 	// memos is the number of JSON calls Eval keeps per call (memo.go); 0 when no call is
 	// repeated.
 	memos int
+	// What EstimateBytes prices (budget.go): the input column e is, -1 unless e is a bare
+	// column reference; whether e's output is a string or binary type; the bytes of the string
+	// and binary literals e holds.
+	bare     int
+	varOut   bool
+	litBytes int64
 }
 
 // node is one compiled subtree; eval reads the batch b (with the anonymous schema) and returns
@@ -119,11 +125,30 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 	if _, bare := root.(colNode); !bare { // a bare column goes through no kernel
 		markRefs(e, refs)
 	}
-	x := &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs}
+	x := &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs, bare: -1, varOut: isVar(typ), litBytes: literalBytes(e)}
+	if col, ok := root.(colNode); ok {
+		x.bare = int(col)
+	}
 	if c.reused {
 		x.memos = len(c.memos)
 	}
 	return x, nil
+}
+
+// Column returns the Expr of column i of schema in, a bare column reference: Eval returns
+// the input column itself, without a copy, and EstimateBytes prices it at 0 (Project counts
+// its bytes in its output's size only). It fails when i is out of range. For a projection that
+// keeps input columns beside evaluated expressions.
+func Column(in *arrow.Schema, i int) (*Expr, error) {
+	if in == nil || i < 0 || i >= in.NumFields() {
+		return nil, fmt.Errorf("ops: column %d out of range", i)
+	}
+	fields := make([]arrow.Field, in.NumFields())
+	for k, f := range in.Fields() {
+		fields[k] = arrow.Field{Name: fmt.Sprintf("c%d", k), Type: f.Type, Nullable: true}
+	}
+	return &Expr{in: in, anon: arrow.NewSchema(fields, nil), root: colNode(i), typ: in.Field(i).Type,
+		refs: make([]bool, in.NumFields()), bare: i, varOut: isVar(in.Field(i).Type)}, nil
 }
 
 // ErrUnsupported is wrapped by every error of Compile: the expression holds a function, an
@@ -161,6 +186,42 @@ func markRefs(e expr.Expression, refs []bool) {
 		}
 		markRefs(v.Else(), refs)
 	}
+}
+
+// literalBytes returns the bytes of the string and binary literals of e (those of an IN list
+// excepted: they never reach the output).
+func literalBytes(e expr.Expression) int64 {
+	switch v := e.(type) {
+	case *expr.PrimitiveLiteral[string]:
+		return int64(len(v.Value))
+	case *expr.PrimitiveLiteral[types.FixedChar]:
+		return int64(len(v.Value))
+	case *expr.ByteSliceLiteral[[]byte]:
+		return int64(len(v.Value))
+	case *expr.ByteSliceLiteral[types.FixedBinary]:
+		return int64(len(v.Value))
+	case *expr.ProtoLiteral:
+		if s, ok := v.Value.(string); ok {
+			return int64(len(s))
+		}
+	case *expr.ScalarFunction:
+		var n int64
+		for i := range v.NArgs() {
+			if a, ok := v.Arg(i).(expr.Expression); ok {
+				n += literalBytes(a)
+			}
+		}
+		return n
+	case *expr.Cast:
+		return literalBytes(v.Input)
+	case *expr.IfThen:
+		var n int64
+		for i := range v.NIfs() {
+			n += literalBytes(v.IfPair(i).Then)
+		}
+		return n + literalBytes(v.Else())
+	}
+	return 0
 }
 
 // Type returns the Arrow type of the arrays Eval returns.
@@ -327,6 +388,17 @@ func (c *compiler) arrowConv(f *expr.ScalarFunction) (conversion, error) {
 	return conv, nil
 }
 
+// standardStringKernels are the functions of Substrait's functions_string that a kernel of
+// URNPostgres evaluates the same way, by name (Substrait producers such as DataFusion and
+// isthmus write them for LIKE, char_length/length, substring/substr, lower, upper,
+// starts_with): like is case-sensitive LIKE with no escape character; substring counts
+// characters from 1, a start before the first character shortening the result as in
+// PostgreSQL (Substrait's LEFT_OF_BEGINNING).
+var standardStringKernels = map[string]string{
+	"like": "like", "char_length": "char_length", "substring": "substring",
+	"lower": "lower", "upper": "upper", "starts_with": "starts_with",
+}
+
 func isOwn(f *expr.ScalarFunction) bool {
 	return f.ID().URN == urnDatetime && (f.Name() == "round_calendar" || f.Name() == "round_temporal")
 }
@@ -404,6 +476,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		}
 		if v.ID().URN == URNPostgres {
 			return c.own(v, v.Name())
+		}
+		if k, ok := standardStringKernels[v.Name()]; ok && v.ID().URN == urnString {
+			return c.own(v, k)
 		}
 		if v.ID().URN == urnString && v.Name() == "concat" {
 			// Substrait's concat is NULL when any argument is (its default null handling,
@@ -751,6 +826,9 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 		return nil, err
 	}
 	defer d.Release()
+	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.TIMESTAMP && n.to.ID() == arrow.STRING {
+		return timestampText(ctx, d)
+	}
 	if !arrow.IsBaseBinary(n.to.ID()) && n.to.ID() != arrow.STRING_VIEW && n.to.ID() != arrow.BINARY_VIEW {
 		out, err := compute.CastDatum(ctx, d, compute.SafeCastOptions(n.to))
 		if err != nil {

@@ -113,6 +113,15 @@ func filterBatch(ctx context.Context, b arrow.RecordBatch, mask *array.Boolean, 
 // the input column). Every expression must be compiled for in's schema and len(names) must
 // equal len(exprs). It takes ownership of in; the expressions stay shared. The reader is not
 // safe for concurrent use; ctx is kept by it and checked once per input batch.
+//
+// Memory is reserved before it is spent: before evaluating rows, Project estimates the bytes
+// their output takes (Expr.EstimateBytes: constants times rows, the input bytes the
+// expressions read) and claims them from mem (ledger.Ledger.Claim), failing with its
+// ErrMemoryLimit error, before allocating anything, when they do not fit; the claim is given
+// back once the columns are built (mem then counts them). An input batch whose output would
+// pass MaxBatchTotalBytes is evaluated in pieces of rows (zero-copy slices of it) that each
+// stay under it, unless one row alone passes it: a 1 MB string literal projected over 8,192
+// rows makes pieces of 3 rows, never an 8 GB column.
 func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []string, mem *ledger.Ledger) array.RecordReader {
 	if len(exprs) != len(names) {
 		return errStream(nil, fmt.Errorf("ops: project: %d expressions and %d names", len(exprs), len(names)), in)
@@ -126,35 +135,65 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 	}
 	schema := arrow.NewSchema(fields, nil)
 	o := &owned{r: in}
+	var (
+		cur arrow.RecordBatch // the input batch being evaluated, from row at
+		at  int
+	)
+	drop := func() {
+		if cur != nil {
+			cur.Release()
+			cur = nil
+		}
+	}
 	return newStream(schema, func() (arrow.RecordBatch, error) {
-		for o.r != nil && o.r.Next() {
+		for cur == nil {
+			if o.r == nil || !o.r.Next() {
+				if o.r == nil {
+					return nil, nil
+				}
+				err := o.r.Err()
+				o.release()
+				return nil, err
+			}
 			if err := ctxErr(ctx); err != nil {
 				return nil, err
 			}
-			b := o.r.RecordBatch()
-			if b.NumRows() == 0 {
-				continue
+			if b := o.r.RecordBatch(); b.NumRows() > 0 {
+				b.Retain()
+				cur, at = b, 0
 			}
-			cols := make([]arrow.Array, len(exprs))
-			for i, e := range exprs {
-				a, err := e.Eval(ctx, b, mem)
-				if err != nil {
-					releaseArrays(cols)
-					return nil, err
-				}
-				cols[i] = a
+		}
+		n := int(cur.NumRows())
+		end, claim := projectCut(exprs, cur.Columns(), at, n)
+		if err := mem.Claim(claim); err != nil {
+			drop()
+			return nil, fmt.Errorf("ops: project: %w", err)
+		}
+		defer mem.Unclaim(claim)
+		piece := cur
+		if at > 0 || end < n {
+			piece = cur.NewSlice(int64(at), int64(end))
+			defer piece.Release()
+		}
+		if at = end; at == n {
+			defer drop()
+		}
+		cols := make([]arrow.Array, len(exprs))
+		for i, e := range exprs {
+			a, err := e.Eval(ctx, piece, mem)
+			if err != nil {
+				releaseArrays(cols)
+				return nil, err
 			}
-			out := array.NewRecordBatch(schema, cols, b.NumRows())
-			releaseArrays(cols)
-			return out, nil
+			cols[i] = a
 		}
-		if o.r == nil {
-			return nil, nil
-		}
-		err := o.r.Err()
+		out := array.NewRecordBatch(schema, cols, piece.NumRows())
+		releaseArrays(cols)
+		return out, nil
+	}, func() {
+		drop()
 		o.release()
-		return nil, err
-	}, o.release)
+	})
 }
 
 // Select returns a reader of the columns cols of in, in that order (Substrait's emit

@@ -54,7 +54,7 @@ import (
 //	date_part(field, ts)             extract(field FROM ts) in UTC: int64 (epoch: float64);
 //	                                 millisecond and microsecond are whole numbers, as in
 //	                                 DuckDB (PostgreSQL keeps the fraction)
-//	to_char(ts, format)              PostgreSQL's template patterns (see toChar), UTC
+//	to_char(ts, format)              PostgreSQL's template patterns (tochar.go), UTC
 //	timestamp_add(ts, months, ns)    ts + interval in UTC as PostgreSQL computes it: months on
 //	                                 the calendar (day clamped to the month's end), then ns
 //	                                 nanoseconds (the interval's days as 24 hours, and time)
@@ -880,83 +880,6 @@ func toCharKernel(n *fnNode) error {
 		})
 	}
 	return nil
-}
-
-// toCharPatterns are the template patterns ToChar replaces, longest first at each position.
-var toCharPatterns = []struct {
-	pat string
-	f   func(t time.Time) string
-}{
-	{"HH24", func(t time.Time) string { return fmt.Sprintf("%02d", t.Hour()) }},
-	{"HH12", func(t time.Time) string { return fmt.Sprintf("%02d", hour12(t)) }},
-	{"YYYY", func(t time.Time) string { return fmt.Sprintf("%04d", t.Year()) }},
-	{"MONTH", func(t time.Time) string { return fmt.Sprintf("%-9s", strings.ToUpper(t.Month().String())) }},
-	{"Month", func(t time.Time) string { return fmt.Sprintf("%-9s", t.Month().String()) }},
-	{"month", func(t time.Time) string { return fmt.Sprintf("%-9s", strings.ToLower(t.Month().String())) }},
-	{"DAY", func(t time.Time) string { return fmt.Sprintf("%-9s", strings.ToUpper(t.Weekday().String())) }},
-	{"Day", func(t time.Time) string { return fmt.Sprintf("%-9s", t.Weekday().String()) }},
-	{"day", func(t time.Time) string { return fmt.Sprintf("%-9s", strings.ToLower(t.Weekday().String())) }},
-	{"MON", func(t time.Time) string { return strings.ToUpper(t.Month().String()[:3]) }},
-	{"Mon", func(t time.Time) string { return t.Month().String()[:3] }},
-	{"mon", func(t time.Time) string { return strings.ToLower(t.Month().String()[:3]) }},
-	{"DDD", func(t time.Time) string { return fmt.Sprintf("%03d", t.YearDay()) }},
-	{"DY", func(t time.Time) string { return strings.ToUpper(t.Weekday().String()[:3]) }},
-	{"Dy", func(t time.Time) string { return t.Weekday().String()[:3] }},
-	{"dy", func(t time.Time) string { return strings.ToLower(t.Weekday().String()[:3]) }},
-	{"YY", func(t time.Time) string { return fmt.Sprintf("%02d", t.Year()%100) }},
-	{"MM", func(t time.Time) string { return fmt.Sprintf("%02d", t.Month()) }},
-	{"DD", func(t time.Time) string { return fmt.Sprintf("%02d", t.Day()) }},
-	{"HH", func(t time.Time) string { return fmt.Sprintf("%02d", hour12(t)) }},
-	{"MI", func(t time.Time) string { return fmt.Sprintf("%02d", t.Minute()) }},
-	{"SS", func(t time.Time) string { return fmt.Sprintf("%02d", t.Second()) }},
-	{"MS", func(t time.Time) string { return fmt.Sprintf("%03d", t.Nanosecond()/1e6) }},
-	{"US", func(t time.Time) string { return fmt.Sprintf("%06d", t.Nanosecond()/1e3) }},
-	{"AM", func(t time.Time) string { return map[bool]string{true: "AM", false: "PM"}[t.Hour() < 12] }},
-	{"PM", func(t time.Time) string { return map[bool]string{true: "AM", false: "PM"}[t.Hour() < 12] }},
-	{"Q", func(t time.Time) string { return strconv.Itoa(int(t.Month()-1)/3 + 1) }},
-	{"D", func(t time.Time) string { return strconv.Itoa(int(t.Weekday()) + 1) }},
-}
-
-func hour12(t time.Time) int {
-	h := t.Hour() % 12
-	if h == 0 {
-		h = 12
-	}
-	return h
-}
-
-// ToChar formats t (UTC) with PostgreSQL's to_char template patterns: YYYY, YY, Q, MM, Month,
-// MONTH, month (blank-padded to 9), Mon, MON, mon, DD, DDD, D (1 = Sunday), Day, DAY, day
-// (padded to 9), Dy, DY, dy, HH24, HH12, HH, MI, SS, MS, US, AM, PM; double-quoted text is
-// copied without its quotes; any other character is copied.
-func ToChar(t time.Time, format string) string {
-	var b strings.Builder
-	for i := 0; i < len(format); {
-		if format[i] == '"' {
-			j := strings.IndexByte(format[i+1:], '"')
-			if j < 0 {
-				b.WriteString(format[i+1:])
-				break
-			}
-			b.WriteString(format[i+1 : i+1+j])
-			i += j + 2
-			continue
-		}
-		matched := false
-		for _, p := range toCharPatterns {
-			if strings.HasPrefix(format[i:], p.pat) {
-				b.WriteString(p.f(t))
-				i += len(p.pat)
-				matched = true
-				break
-			}
-		}
-		if !matched {
-			b.WriteByte(format[i])
-			i++
-		}
-	}
-	return b.String()
 }
 
 // --- CASE -------------------------------------------------------------------------------------

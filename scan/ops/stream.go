@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
@@ -32,8 +33,12 @@ type stream struct {
 	pull   func() (arrow.RecordBatch, error)
 	done   func()
 
-	cur      arrow.RecordBatch
-	queue    []arrow.RecordBatch
+	cur arrow.RecordBatch
+	// big is a batch pulled beyond the batch limits, emitted as zero-copy slices from row at,
+	// one per Next: the slices of a wide batch cost ColumnOverhead per column each, so they
+	// are made as they are read, never all at once.
+	big      arrow.RecordBatch
+	at       int
 	err      error
 	finished bool
 }
@@ -70,10 +75,10 @@ func (s *stream) Release() {
 		s.cur.Release()
 		s.cur = nil
 	}
-	for _, b := range s.queue {
-		b.Release()
+	if s.big != nil {
+		s.big.Release()
+		s.big = nil
 	}
-	s.queue = nil
 	s.finish()
 }
 
@@ -84,10 +89,14 @@ func (s *stream) Next() bool {
 		s.cur = nil
 	}
 	for {
-		if len(s.queue) > 0 {
-			s.cur = s.queue[0]
-			s.queue[0] = nil
-			s.queue = s.queue[1:]
+		if s.big != nil {
+			n := int(s.big.NumRows())
+			end := cutAt(s.big.Columns(), s.at, n)
+			s.cur = s.big.NewSlice(int64(s.at), int64(end))
+			if s.at = end; end == n {
+				s.big.Release()
+				s.big = nil
+			}
 			return true
 		}
 		if s.finished {
@@ -109,7 +118,11 @@ func (s *stream) Next() bool {
 			b.Release()
 			continue
 		}
-		s.queue = splitBatch(b, s.queue[:0])
+		if fitsBatch(b) {
+			s.cur = b
+			return true
+		}
+		s.big, s.at = b, 0
 	}
 }
 
@@ -118,7 +131,7 @@ func (s *stream) Next() bool {
 func (s *stream) safePull() (b arrow.RecordBatch, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			b, err = nil, fmt.Errorf("ops: internal error: %v", p)
+			b, err = nil, panics.FromValue("operator", p)
 		}
 	}()
 	return s.pull()
@@ -248,43 +261,41 @@ func colVarBytes(c arrow.Array, i, j int) int64 {
 // hasVarCols reports whether any column is a top-level string or binary column.
 func hasVarCols(cols []arrow.Array) bool {
 	for _, c := range cols {
-		switch c.DataType().ID() {
-		case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
+		if isVar(c.DataType()) {
 			return true
 		}
 	}
 	return false
 }
 
-// splitBatch appends to out b, or zero-copy slices of b of at most MaxBatchRows rows and
-// MaxBatchBytes bytes of variable-width values (at least one row each); it takes ownership of b.
-func splitBatch(b arrow.RecordBatch, out []arrow.RecordBatch) []arrow.RecordBatch {
+// fitsBatch reports whether b is within the batch limits: at most MaxBatchRows rows,
+// MaxBatchBytes bytes of string and binary values and MaxBatchTotalBytes bytes in all
+// (batchSizes; one pass over the columns' offsets).
+func fitsBatch(b arrow.RecordBatch) bool {
 	n := int(b.NumRows())
-	cols := b.Columns()
-	varCols := hasVarCols(cols)
-	if n <= MaxBatchRows && (!varCols || varBytes(cols, 0, n) <= MaxBatchBytes) {
-		return append(out, b)
+	if n > MaxBatchRows {
+		return false
 	}
-	for start := 0; start < n; {
-		end := cutAt(cols, varCols, start, n)
-		out = append(out, b.NewSlice(int64(start), int64(end)))
-		start = end
-	}
-	b.Release()
-	return out
+	vars, total := batchSizes(b.Columns(), 0, n)
+	return vars <= MaxBatchBytes && total <= MaxBatchTotalBytes
 }
 
-// cutAt returns the end of the largest piece of rows from start (at least one row, at most
-// MaxBatchRows, at most MaxBatchBytes of variable-width values unless one row holds more).
-func cutAt(cols []arrow.Array, varCols bool, start, n int) int {
+// cutAt returns the end of the largest piece of rows from start within the batch limits (at
+// least one row, at most MaxBatchRows, at most MaxBatchBytes of variable-width values and
+// MaxBatchTotalBytes in all unless one row holds more).
+func cutAt(cols []arrow.Array, start, n int) int {
+	fits := func(end int) bool {
+		vars, total := batchSizes(cols, start, end)
+		return vars <= MaxBatchBytes && total <= MaxBatchTotalBytes
+	}
 	end := min(n, start+MaxBatchRows)
-	if !varCols || varBytes(cols, start, end) <= MaxBatchBytes {
+	if fits(end) {
 		return end
 	}
-	lo, hi := start+1, end // varBytes(start, lo) may exceed the limit: one row at least
+	lo, hi := start+1, end // the first row may exceed the limits: one row at least
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
-		if varBytes(cols, start, mid) <= MaxBatchBytes {
+		if fits(mid) {
 			lo = mid
 		} else {
 			hi = mid - 1

@@ -202,8 +202,8 @@ func Plan(known []Migration, applied []Applied) ([]Migration, error) {
 	return slices.Clone(known[len(versions):]), nil
 }
 
-// RequireCurrent is the history check of a runtime start-up (pulpitum-reference.md §1.3,
-// "What runtime startup checks"): applied must be a valid history of known (Plan's errors
+// RequireCurrent is the history check of a runtime start-up (docs/pulpitum-v4.md §1.3,
+// "What a runtime start-up checks"): applied must be a valid history of known (Plan's errors
 // otherwise) with nothing pending (a *PendingError listing the missing versions otherwise).
 func RequireCurrent(known []Migration, applied []Applied) error {
 	pending, err := Plan(known, applied)

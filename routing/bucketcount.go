@@ -1,23 +1,19 @@
-package pushdown
+package routing
 
-import (
-	"time"
-
-	"github.com/flightsrv/flightsrv/routing"
-)
+import "time"
 
 // bucketCount returns the number of buckets of strategy s intersecting the non-empty range
-// r, computed from calendar arithmetic (routing.BucketsForRange would allocate every
+// r, computed from calendar arithmetic (BucketsForRange would allocate every
 // bucket of a range that may span centuries of days).
-func bucketCount(s routing.Strategy, r routing.TimeRange) int {
+func bucketCount(s Strategy, r TimeRange) int {
 	if r.Empty() || !s.Valid() {
 		return 0
 	}
 	first, last := r.Start.UTC(), r.End.UTC().Add(-time.Nanosecond)
 	switch s {
-	case routing.CalendarYearUTC:
+	case CalendarYearUTC:
 		return last.Year() - first.Year() + 1
-	case routing.CalendarMonthUTC:
+	case CalendarMonthUTC:
 		return (last.Year()*12 + int(last.Month())) - (first.Year()*12 + int(first.Month())) + 1
 	default:
 		_, a, _ := s.Bounds(first)
@@ -27,5 +23,6 @@ func bucketCount(s routing.Strategy, r routing.TimeRange) int {
 }
 
 // BucketCount returns the number of buckets of strategy s that the non-empty range r
-// intersects, from calendar arithmetic (no bucket is allocated); 0 for an empty range.
-func BucketCount(s routing.Strategy, r routing.TimeRange) int { return bucketCount(s, r) }
+// intersects, from calendar arithmetic (no bucket is allocated); 0 for an empty range. The
+// planner bounds a query's buckets (--max-buckets) and EXPLAIN counts them with it.
+func BucketCount(s Strategy, r TimeRange) int { return bucketCount(s, r) }

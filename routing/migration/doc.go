@@ -1,5 +1,5 @@
 // Package migration plans numbered, checksummed schema migrations against an append-only
-// history (pulpitum-reference.md §1.3). It is driver-free: the hot-store adapters
+// history (docs/pulpitum-v4.md §1.3). It is driver-free: the hot-store adapters
 // (routing/cockroach and routing/sqlite) read their history table, call [Plan], and apply the
 // returned migrations in one transaction.
 //
@@ -8,6 +8,6 @@
 // version repeats, the applied versions are a prefix of the known ones (no gaps), and each
 // applied (name, checksum) equals the known one (or one of its accepted legacy checksums).
 //
-// This package must not import any database driver. It lives under routing/cockroach because
-// that is the directory its author owns; it is a candidate for internal/migration.
+// This package must not import any database driver; both hot stores import it, so it sits
+// beside them under routing.
 package migration

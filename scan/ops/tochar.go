@@ -1,0 +1,370 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
+)
+
+// to_char(timestamptz, text) with PostgreSQL's template patterns (PostgreSQL 15, "Data Type
+// Formatting Functions", Table 9.26 and 9.27), in a UTC session: every pattern PostgreSQL
+// knows gives PostgreSQL's text, checked against a real server (TestToCharMatchesPostgres).
+//
+// A format is read left to right. At each position, prefixes are taken first (FM: fill mode,
+// no padding; TM: translation mode, names unpadded; FX: fixed format, no effect on output),
+// then the longest keyword that starts there, then its suffixes (TH/th: an ordinal suffix on a
+// number; SP: read and ignored, as PostgreSQL does). Text in double quotes is copied without
+// the quotes (a backslash inside them copies the next character); outside quotes a backslash
+// before a double quote copies the quote; any other character is copied.
+
+// tcKey is one keyword of the to_char template.
+type tcKey struct {
+	name string
+	// num formats a numeric field: its value and its zero-padded width (FM drops the padding;
+	// fixed fields keep it whatever FM says).
+	num func(t time.Time) (v int, width int)
+	// fixed is set for fractional fields (MS, US, FF1…FF6): always zero-padded.
+	fixed bool
+	// text formats a text field; pad is its blank-padded width (0: none).
+	text func(t time.Time) string
+	pad  int
+}
+
+// tcKeys are the keywords, longest first among those sharing a prefix (the first match at a
+// position wins).
+var tcKeys = func() []tcKey {
+	year := func(t time.Time) int { return t.Year() }
+	isoYear := func(t time.Time) int { y, _ := t.ISOWeek(); return y }
+	h12 := func(t time.Time) (int, int) {
+		h := t.Hour() % 12
+		if h == 0 {
+			h = 12
+		}
+		return h, 2
+	}
+	frac := func(digits int) func(t time.Time) (int, int) {
+		div := 1
+		for range 9 - digits {
+			div *= 10
+		}
+		return func(t time.Time) (int, int) { return t.Nanosecond() / div, digits }
+	}
+	meridian := func(am, pm string) func(t time.Time) string {
+		return func(t time.Time) string {
+			if t.Hour() >= 12 {
+				return pm
+			}
+			return am
+		}
+	}
+	era := func(ad, bc string) func(t time.Time) string {
+		return func(t time.Time) string {
+			if t.Year() > 0 {
+				return ad
+			}
+			return bc
+		}
+	}
+	month := func(t time.Time) string { return t.Month().String() }
+	day := func(t time.Time) string { return t.Weekday().String() }
+	upper := func(f func(time.Time) string) func(time.Time) string {
+		return func(t time.Time) string { return strings.ToUpper(f(t)) }
+	}
+	lower := func(f func(time.Time) string) func(time.Time) string {
+		return func(t time.Time) string { return strings.ToLower(f(t)) }
+	}
+	first3 := func(f func(time.Time) string) func(time.Time) string {
+		return func(t time.Time) string { return f(t)[:3] }
+	}
+	roman := []string{"I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII"}
+	rm := func(t time.Time) string { return roman[t.Month()-1] }
+	numeric := []tcKey{
+		{name: "CC", num: func(t time.Time) (int, int) { return (t.Year()-1)/100 + 1, 2 }},
+		{name: "DDD", num: func(t time.Time) (int, int) { return t.YearDay(), 3 }},
+		{name: "DD", num: func(t time.Time) (int, int) { return t.Day(), 2 }},
+		{name: "D", num: func(t time.Time) (int, int) { return int(t.Weekday()) + 1, 0 }},
+		{name: "FF1", num: frac(1), fixed: true}, {name: "FF2", num: frac(2), fixed: true},
+		{name: "FF3", num: frac(3), fixed: true}, {name: "FF4", num: frac(4), fixed: true},
+		{name: "FF5", num: frac(5), fixed: true}, {name: "FF6", num: frac(6), fixed: true},
+		{name: "HH24", num: func(t time.Time) (int, int) { return t.Hour(), 2 }},
+		{name: "HH12", num: h12},
+		{name: "HH", num: h12},
+		{name: "IDDD", num: func(t time.Time) (int, int) {
+			_, w := t.ISOWeek()
+			return (w-1)*7 + isoWeekday(t), 3
+		}},
+		{name: "ID", num: func(t time.Time) (int, int) { return isoWeekday(t), 0 }},
+		{name: "IW", num: func(t time.Time) (int, int) { _, w := t.ISOWeek(); return w, 2 }},
+		{name: "IYYY", num: func(t time.Time) (int, int) { return isoYear(t), 4 }},
+		{name: "IYY", num: func(t time.Time) (int, int) { return isoYear(t) % 1000, 3 }},
+		{name: "IY", num: func(t time.Time) (int, int) { return isoYear(t) % 100, 2 }},
+		{name: "I", num: func(t time.Time) (int, int) { return isoYear(t) % 10, 0 }},
+		{name: "J", num: func(t time.Time) (int, int) { return int(t.Unix()/86400) + 2440588 + floorAdj(t), 0 }},
+		{name: "MI", num: func(t time.Time) (int, int) { return t.Minute(), 2 }},
+		{name: "MM", num: func(t time.Time) (int, int) { return int(t.Month()), 2 }},
+		{name: "MS", num: frac(3), fixed: true},
+		{name: "Q", num: func(t time.Time) (int, int) { return (int(t.Month())-1)/3 + 1, 0 }},
+		{name: "SSSSS", num: func(t time.Time) (int, int) { return t.Hour()*3600 + t.Minute()*60 + t.Second(), 0 }},
+		{name: "SSSS", num: func(t time.Time) (int, int) { return t.Hour()*3600 + t.Minute()*60 + t.Second(), 0 }},
+		{name: "SS", num: func(t time.Time) (int, int) { return t.Second(), 2 }},
+		{name: "US", num: frac(6), fixed: true},
+		{name: "WW", num: func(t time.Time) (int, int) { return (t.YearDay()-1)/7 + 1, 2 }},
+		{name: "W", num: func(t time.Time) (int, int) { return (t.Day()-1)/7 + 1, 0 }},
+		{name: "YYYY", num: func(t time.Time) (int, int) { return year(t), 4 }},
+		{name: "YYY", num: func(t time.Time) (int, int) { return year(t) % 1000, 3 }},
+		{name: "YY", num: func(t time.Time) (int, int) { return year(t) % 100, 2 }},
+		{name: "Y", num: func(t time.Time) (int, int) { return year(t) % 10, 0 }},
+	}
+	var keys []tcKey
+	for _, k := range numeric {
+		keys = append(keys, k)
+		l := k
+		l.name = strings.ToLower(k.name)
+		keys = append(keys, l)
+	}
+	keys = append(keys,
+		tcKey{name: "Y,YYY", text: func(t time.Time) string {
+			return strconv.Itoa(t.Year()/1000) + "," + pad3(t.Year()%1000)
+		}},
+		tcKey{name: "y,yyy", text: func(t time.Time) string {
+			return strconv.Itoa(t.Year()/1000) + "," + pad3(t.Year()%1000)
+		}},
+		tcKey{name: "A.D.", text: era("A.D.", "B.C.")}, tcKey{name: "a.d.", text: era("a.d.", "b.c.")},
+		tcKey{name: "B.C.", text: era("A.D.", "B.C.")}, tcKey{name: "b.c.", text: era("a.d.", "b.c.")},
+		tcKey{name: "AD", text: era("AD", "BC")}, tcKey{name: "ad", text: era("ad", "bc")},
+		tcKey{name: "BC", text: era("AD", "BC")}, tcKey{name: "bc", text: era("ad", "bc")},
+		tcKey{name: "A.M.", text: meridian("A.M.", "P.M.")}, tcKey{name: "a.m.", text: meridian("a.m.", "p.m.")},
+		tcKey{name: "P.M.", text: meridian("A.M.", "P.M.")}, tcKey{name: "p.m.", text: meridian("a.m.", "p.m.")},
+		tcKey{name: "AM", text: meridian("AM", "PM")}, tcKey{name: "am", text: meridian("am", "pm")},
+		tcKey{name: "PM", text: meridian("AM", "PM")}, tcKey{name: "pm", text: meridian("am", "pm")},
+		tcKey{name: "MONTH", text: upper(month), pad: 9}, tcKey{name: "Month", text: month, pad: 9},
+		tcKey{name: "month", text: lower(month), pad: 9},
+		tcKey{name: "MON", text: upper(first3(month))}, tcKey{name: "Mon", text: first3(month)},
+		tcKey{name: "mon", text: lower(first3(month))},
+		tcKey{name: "DAY", text: upper(day), pad: 9}, tcKey{name: "Day", text: day, pad: 9},
+		tcKey{name: "day", text: lower(day), pad: 9},
+		tcKey{name: "DY", text: upper(first3(day))}, tcKey{name: "Dy", text: first3(day)},
+		tcKey{name: "dy", text: lower(first3(day))},
+		tcKey{name: "RM", text: rm, pad: 4}, tcKey{name: "rm", text: lower(rm), pad: 4},
+		// The session is UTC: timestamptz is shown in UTC.
+		tcKey{name: "TZH", text: func(time.Time) string { return "+00" }},
+		tcKey{name: "TZM", text: func(time.Time) string { return "00" }},
+		tcKey{name: "TZ", text: func(time.Time) string { return "UTC" }},
+		tcKey{name: "tz", text: func(time.Time) string { return "utc" }},
+		tcKey{name: "OF", text: func(time.Time) string { return "+00" }},
+		tcKey{name: "FX", text: func(time.Time) string { return "" }},
+		tcKey{name: "fx", text: func(time.Time) string { return "" }},
+	)
+	// Longest first: a keyword that is a prefix of another must come after it.
+	sortByLengthDesc(keys)
+	return keys
+}()
+
+// floorAdj corrects t.Unix()/86400 (which truncates towards zero) for instants before 1970.
+func floorAdj(t time.Time) int {
+	if t.Unix() < 0 && t.Unix()%86400 != 0 {
+		return -1
+	}
+	return 0
+}
+
+func isoWeekday(t time.Time) int {
+	if t.Weekday() == time.Sunday {
+		return 7
+	}
+	return int(t.Weekday())
+}
+
+func pad3(v int) string {
+	s := strconv.Itoa(v)
+	for len(s) < 3 {
+		s = "0" + s
+	}
+	return s
+}
+
+func sortByLengthDesc(keys []tcKey) {
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && len(keys[j].name) > len(keys[j-1].name); j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+}
+
+// ordinal returns the English ordinal suffix of the decimal digits s (st, nd, rd, th; 11th,
+// 12th, 13th), upper-cased when upper.
+func ordinal(s string, upper bool) string {
+	suf := "th"
+	if n := len(s); n > 0 && !(n > 1 && s[n-2] == '1') {
+		switch s[n-1] {
+		case '1':
+			suf = "st"
+		case '2':
+			suf = "nd"
+		case '3':
+			suf = "rd"
+		}
+	}
+	if upper {
+		return strings.ToUpper(suf)
+	}
+	return suf
+}
+
+// ToChar formats t (shown in UTC) with PostgreSQL's to_char template patterns, as PostgreSQL
+// 15 does in a UTC session (see the comment at the top of this file).
+func ToChar(t time.Time, format string) string {
+	t = t.UTC()
+	var b strings.Builder
+	for i := 0; i < len(format); {
+		fm, tm := false, false
+		for {
+			switch {
+			case strings.HasPrefix(format[i:], "FM"), strings.HasPrefix(format[i:], "fm"):
+				fm = true
+			case strings.HasPrefix(format[i:], "TM"), strings.HasPrefix(format[i:], "tm"):
+				tm = true
+			default:
+				goto keyword
+			}
+			i += 2
+		}
+	keyword:
+		if i >= len(format) {
+			break
+		}
+		var key *tcKey
+		for k := range tcKeys {
+			if strings.HasPrefix(format[i:], tcKeys[k].name) {
+				key = &tcKeys[k]
+				break
+			}
+		}
+		if key == nil {
+			switch c := format[i]; {
+			case c == '"':
+				i++
+				for i < len(format) && format[i] != '"' {
+					if format[i] == '\\' && i+1 < len(format) {
+						i++
+					}
+					b.WriteByte(format[i])
+					i++
+				}
+				i++ // the closing quote
+			case c == '\\' && i+1 < len(format) && format[i+1] == '"':
+				b.WriteByte('"')
+				i += 2
+			default:
+				b.WriteByte(c)
+				i++
+			}
+			continue
+		}
+		i += len(key.name)
+		th, thUpper := false, false
+		for {
+			switch {
+			case strings.HasPrefix(format[i:], "TH"):
+				th, thUpper = true, true
+			case strings.HasPrefix(format[i:], "th"):
+				th, thUpper = true, false
+			case strings.HasPrefix(format[i:], "SP"):
+			default:
+				goto emit
+			}
+			i += 2
+		}
+	emit:
+		if key.num != nil {
+			v, width := key.num(t)
+			s := strconv.Itoa(v)
+			if !fm || key.fixed {
+				for len(s) < width {
+					s = "0" + s
+				}
+			}
+			if th {
+				s += ordinal(s, thUpper)
+			}
+			b.WriteString(s)
+			continue
+		}
+		s := key.text(t)
+		if key.pad > 0 && !fm && !tm {
+			for len(s) < key.pad {
+				s += " "
+			}
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// TimestampText renders t as PostgreSQL renders a timestamptz as text in a UTC session with
+// DateStyle ISO: "2001-04-01 06:59:00+00", its fraction of a second without trailing zeros
+// ("…06:59:00.5+00"). Nanoseconds beyond the microsecond, which PostgreSQL does not hold, are
+// shown as further digits.
+func TimestampText(t time.Time) string {
+	t = t.UTC()
+	b := make([]byte, 0, 32)
+	b = t.AppendFormat(b, "2006-01-02 15:04:05")
+	if ns := t.Nanosecond(); ns != 0 {
+		frac := strconv.Itoa(ns + 1e9)[1:]
+		b = append(b, '.')
+		b = append(b, strings.TrimRight(frac, "0")...)
+	}
+	return string(append(b, "+00"...))
+}
+
+// timestampText casts a timestamp datum to text as PostgreSQL does (TimestampText; a
+// zone-less timestamp without the "+00"), into the query's allocator.
+func timestampText(ctx context.Context, d compute.Datum) (compute.Datum, error) {
+	var a arrow.Array
+	switch v := d.(type) {
+	case *compute.ArrayDatum:
+		a = v.MakeArray()
+	case *compute.ScalarDatum:
+		arr, err := scalar.MakeArrayFromScalar(v.Value, 1, compute.GetAllocator(ctx))
+		if err != nil {
+			return nil, err
+		}
+		a = arr
+	default:
+		return nil, fmt.Errorf("ops: cast of %T to text", d)
+	}
+	defer a.Release()
+	ts := a.(*array.Timestamp)
+	typ := ts.DataType().(*arrow.TimestampType)
+	b := array.NewStringBuilder(compute.GetAllocator(ctx))
+	defer b.Release()
+	b.Reserve(ts.Len())
+	for i := range ts.Len() {
+		if ts.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		s := TimestampText(ts.Value(i).ToTime(typ.Unit))
+		if typ.TimeZone == "" {
+			s = strings.TrimSuffix(s, "+00")
+		}
+		b.Append(s)
+	}
+	out := b.NewArray()
+	defer out.Release()
+	if _, ok := d.(*compute.ScalarDatum); ok {
+		sc, err := scalar.GetScalar(out, 0)
+		if err != nil {
+			return nil, err
+		}
+		return compute.NewDatum(sc), nil
+	}
+	return compute.NewDatum(out), nil
+}

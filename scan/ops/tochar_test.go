@@ -1,0 +1,120 @@
+package ops_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/flightsrv/flightsrv/internal/pgtest"
+	"github.com/flightsrv/flightsrv/scan/ops"
+)
+
+// toCharTimes are instants where to_char's fields change: year and ISO-year boundaries (ISO
+// week 53 and week 1 across December and January), a leap day, midnight, noon and the hours
+// around them, single-digit and teen days (ordinals: 1st, 2nd, 3rd, 11th, 12th, 13th, 21st…),
+// fractions of a second down to the microsecond, and the ends of timestamp[ns]'s range.
+var toCharTimes = []time.Time{
+	time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(2001, 7, 4, 15, 4, 5, 123456000, time.UTC),
+	time.Date(2004, 2, 29, 12, 0, 0, 0, time.UTC),
+	time.Date(2004, 12, 31, 23, 59, 59, 999999000, time.UTC),
+	time.Date(2005, 1, 1, 11, 59, 1, 1000, time.UTC),
+	time.Date(2008, 12, 29, 1, 2, 3, 500000000, time.UTC),
+	time.Date(2010, 1, 3, 13, 0, 0, 0, time.UTC),
+	time.Date(2011, 11, 11, 11, 11, 11, 110000000, time.UTC),
+	time.Date(2012, 12, 12, 0, 12, 12, 0, time.UTC),
+	time.Date(2013, 3, 13, 23, 0, 0, 0, time.UTC),
+	time.Date(2021, 5, 22, 6, 7, 8, 90000, time.UTC),
+	time.Date(2023, 10, 2, 10, 20, 30, 0, time.UTC),
+	time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(1969, 12, 31, 18, 30, 0, 0, time.UTC),
+	time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(2262, 4, 11, 0, 0, 0, 0, time.UTC),
+}
+
+// toCharFormats are templates BI tools, analysts and the issue's reports use, every keyword in
+// upper and lower case, with FM, TM, FX, TH/th and SP, quoted text and escapes.
+var toCharFormats = []string{
+	"YYYY-MM-DD HH24:MI:SS", "YYYY-MM-DD\"T\"HH24:MI:SS.US", "YYYY-MM-DD HH24:MI:SS.MS",
+	"FMMonth", "FMMonth DD, YYYY", "Month", "MONTH", "month", "Mon", "MON", "mon", "TMMonth", "TMDay",
+	"Day", "DAY", "day", "FMDay", "Dy", "DY", "dy", "HH12:MI am", "HH12:MI pm", "HH:MI AM", "HH:MI P.M.",
+	"hh12:mi a.m.", "IW", "IYYY", "IYY", "IY", "I", "ID", "IDDD", "IYYY-IW-ID", "WW", "W", "TZ", "tz", "OF",
+	"TZH:TZM", "CC", "cc", "J", "Q", "q", "RM", "rm", "FMRM", "Y,YYY", "YYY", "YY", "Y", "yyyy", "ddd", "dd", "d",
+	"DDTH", "DDth", "FMDDth", "DDDth", "Dth", "MMth", "HH24th", "YYYYth", "IWth", "WWth", "CCth",
+	"FF1 FF2 FF3 FF4 FF5 FF6", "ff3", "MS US", "FMMS FMUS", "SSSS", "SSSSS", "sssss", "FMHH24:FMMI",
+	"AD", "A.D.", "bc", "b.c.", "FXYYYY", "DDSP", "YYYY \\\"quoted\\\"", "\"YYYY\" YYYY", "\"a\\\"b\" DD",
+	"Q\"Q\"", "HH24:MI:SS OF", "x-y/z", "FMYYYY-FMMM-FMDD", "FMHH12 FMSS", "tmmonth", "fmday", "yyyy-mm-dd hh24:mi:ss",
+	"YYYYMMDD", "YYYY_WW", "MMDDYYYY", "FM9", "FMx",
+}
+
+// TestToCharMatchesPostgres: to_char of every template above at every instant above equals
+// PostgreSQL's own to_char (a real server, a UTC session, lc_time C).
+func TestToCharMatchesPostgres(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgtest.Start(t).NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SET TimeZone = 'UTC'; SET lc_time = 'C'"); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, f := range toCharFormats {
+		rows, err := conn.Query(ctx, "SELECT to_char(t, $2) FROM unnest($1::timestamptz[]) WITH ORDINALITY AS u(t, n) ORDER BY n", toCharTimes, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, s)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		for i, at := range toCharTimes {
+			checked++
+			if got := ops.ToChar(at, f); got != want[i] {
+				t.Errorf("to_char(%s, %q) = %q, PostgreSQL %q", at.Format(time.RFC3339Nano), f, got, want[i])
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d cases", checked)
+	}
+}
+
+// TestTimestampTextMatchesPostgres: a timestamptz cast to text reads as PostgreSQL's in a UTC
+// session with DateStyle ISO (not RFC 3339), and a zone-less timestamp without the offset.
+func TestTimestampTextMatchesPostgres(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgtest.Start(t).NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, MDY'"); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range toCharTimes {
+		var tz, plain string
+		if err := conn.QueryRow(ctx, "SELECT $1::timestamptz::text, $1::timestamptz::timestamp::text", at).Scan(&tz, &plain); err != nil {
+			t.Fatal(err)
+		}
+		if got := ops.TimestampText(at); got != tz {
+			t.Errorf("%s::text = %q, PostgreSQL %q", at.Format(time.RFC3339Nano), got, tz)
+		}
+		if got := strings.TrimSuffix(ops.TimestampText(at), "+00"); got != plain {
+			t.Errorf("%s::timestamp::text = %q, PostgreSQL %q", at.Format(time.RFC3339Nano), got, plain)
+		}
+	}
+}

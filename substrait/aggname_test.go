@@ -1,0 +1,28 @@
+package substrait
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUnsupportedAggregateNamed: an aggregate the executor does not run is refused by name
+// (UNIMPLEMENTED, SQLSTATE 0A000), alone, next to GROUP BY or another aggregate, inside an
+// expression or with WITHIN GROUP — never as a column missing from GROUP BY.
+func TestUnsupportedAggregateNamed(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, c := range []struct{ sql, name string }{
+		{"SELECT stddev(length(id)) FROM messages" + routedWhere, "stddev"},
+		{"SELECT channel_id, variance(length(id)) FROM messages" + routedWhere + " GROUP BY channel_id", "variance"},
+		{"SELECT count(*), string_agg(id, ',') FROM messages" + routedWhere, "string_agg"},
+		{"SELECT 1 + bool_and(id = 'a')::int FROM messages" + routedWhere, "bool_and"},
+		{"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY length(id)) FROM messages" + routedWhere, "percentile_cont"},
+		{"SELECT channel_id FROM messages" + routedWhere + " GROUP BY channel_id HAVING array_agg(id) IS NOT NULL", "array_agg"},
+	} {
+		_, err := Prepare(c.sql, cat)
+		e, ok := err.(*Error)
+		if !ok || e.Code != Unimplemented || e.SQLState != "0A000" || !strings.Contains(e.Msg, "aggregate function "+c.name+" is not supported") {
+			t.Errorf("%s: %v, want the aggregate refused by name", c.sql, err)
+		}
+	}
+}
