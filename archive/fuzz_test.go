@@ -190,7 +190,7 @@ func FuzzParquetPayload(f *testing.F) {
 				requirePayloadError(t, "Read", err, b)
 			}
 			bin := routing.Binning{Unit: routing.TruncDay}
-			for _, req := range []routing.AggregateRequest{{Range: rng, Count: true, Min: true, Max: true}, {Range: rng, Count: true, Bin: &bin}} {
+			for _, req := range []routing.AggregateRequest{{Range: rng, Measures: []routing.Measure{routing.CountStar, routing.MinTime, routing.MaxTime}}, {Range: rng, Bin: &bin, Measures: []routing.Measure{routing.CountStar}}} {
 				if _, err := aggregateGroups(ctx, r, key, b, req); err != nil && !errors.Is(err, routing.ErrNoAggregate) {
 					requirePayloadError(t, "Aggregate", err, b)
 				}

@@ -14,6 +14,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -218,8 +220,9 @@ func (env *fuzzEnv) checkPlan(t *testing.T, raw []byte, analytical bool) {
 }
 
 // TestPendingPlanSeeds runs the plans of testdata/fuzz-pending/FuzzSubstraitPlan through
-// FuzzSubstraitPlan's checks: crashers found whose fix belongs to another change (issue 16:
-// DataFusion 55's aggregate plan panics in scan.aggregateSpec, fixed with the producers' work).
+// FuzzSubstraitPlan's checks: crashers found whose fix belongs to another change (issue 16's
+// DataFusion 55 aggregate plan waited there for the producers' fix of scan.aggregateSpec,
+// and is now testdata/fuzz/FuzzSubstraitPlan/datafusion55-count-ord).
 // A seed that still panics is skipped, naming the panic; once it passes, move it to
 // testdata/fuzz/FuzzSubstraitPlan, where a panic fails the test.
 func TestPendingPlanSeeds(t *testing.T) {
@@ -376,4 +379,23 @@ func clientPlans(tb testing.TB) [][]byte {
 		return agg, []string{"channel_id", "n"}
 	})
 	return out
+}
+
+// TestRootColumnWithoutType: FuzzSubstraitPlan's crasher of that name (a plan whose root
+// relation's output leaves a column's type out; arrow-go's type conversion dereferenced it)
+// is refused as an invalid plan naming the column.
+func TestRootColumnWithoutType(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzSubstraitPlan", "root-column-without-type"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Split(string(data), "\n")[1] // []byte("…"), Go's corpus encoding
+	raw, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(line, "[]byte("), ")"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = substrait.PrepareSubstrait([]byte(raw), newFuzzEnv(t).cat, substrait.BindOptions{})
+	if code, ok := substrait.CodeOf(err); !ok || code != substrait.InvalidArgument || !strings.Contains(err.Error(), "has no type") {
+		t.Fatalf("PrepareSubstrait = %v, want InvalidArgument naming the column without a type", err)
+	}
 }
