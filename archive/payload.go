@@ -77,6 +77,12 @@ func decodeJSONPayload(data []byte) ([]routing.Record, error) {
 	if recs, ok := scanJSONPayload(data); ok {
 		return recs, nil
 	}
+	return decodeJSONPayloadStd(data)
+}
+
+// decodeJSONPayloadStd is decodeJSONPayload with encoding/json, without scanJSONPayload's
+// fast path (which must agree with it: FuzzJSONPayload).
+func decodeJSONPayloadStd(data []byte) ([]routing.Record, error) {
 	var raw []jsonRecord
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, ErrPayloadDecode

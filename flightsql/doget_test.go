@@ -235,3 +235,8 @@ func TestEncodeFlightData(t *testing.T) {
 		}
 	}
 }
+
+// DoPut checks the client's stream as server's service does (CheckedPutStream).
+func (z zeroCopyService) DoPut(stream flight.FlightService_DoPutServer) error {
+	return z.FlightServer.DoPut(CheckedPutStream(stream))
+}

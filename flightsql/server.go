@@ -467,23 +467,9 @@ func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd flightsql.
 	if err != nil {
 		return nil, err
 	}
-	var rows int64
-	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, ipc.WithSchema(rdr.Schema()), ipc.WithAllocator(s.alloc))
-	for rdr.Next() {
-		rec := rdr.RecordBatch()
-		rows += rec.NumRows()
-		if rec.NumRows() > 0 {
-			if err := w.Write(rec); err != nil {
-				return nil, s.toStatus(err)
-			}
-		}
-	}
-	if err := rdr.Err(); err != nil {
-		return nil, status.Error(codes.InvalidArgument, "parameter stream could not be read")
-	}
-	if err := w.Close(); err != nil {
-		return nil, s.toStatus(err)
+	buf, rows, schema, err := s.copyParams(rdr)
+	if err != nil {
+		return nil, err
 	}
 	if buf.Len() > MaxBindingBytes {
 		return nil, status.Errorf(codes.InvalidArgument, "parameters are larger than %d bytes", MaxBindingBytes)
@@ -491,8 +477,8 @@ func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd flightsql.
 	if rows != 1 {
 		return nil, status.Errorf(codes.InvalidArgument, "a query binds exactly one row of parameters, got %d", rows)
 	}
-	if rdr.Schema().NumFields() != paramSchema.NumFields() {
-		return nil, status.Errorf(codes.InvalidArgument, "the statement has %d parameters, got %d", paramSchema.NumFields(), rdr.Schema().NumFields())
+	if schema.NumFields() != paramSchema.NumFields() {
+		return nil, status.Errorf(codes.InvalidArgument, "the statement has %d parameters, got %d", paramSchema.NumFields(), schema.NumFields())
 	}
 	q.Params = buf.Bytes()
 	nh, err := s.sign.seal(q)
@@ -501,6 +487,48 @@ func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd flightsql.
 	}
 	s.remember(h, q.Params)
 	return nh, nil
+}
+
+// errParamStream refuses a DoPut parameter stream that does not decode.
+var errParamStream = status.Error(codes.InvalidArgument, "parameter stream could not be read")
+
+// copyParams reads a client's DoPut stream of parameters and writes its non-empty batches into
+// an IPC stream of their schema, returning it with the rows read. arrow-go's reader decodes
+// the client's bytes; a panic of its decoding is errParamStream, as any stream it cannot read
+// or whose batches the writer refuses (CheckedPutStream refuses beforehand what would make it
+// allocate beyond the message).
+func (s *Server) copyParams(rdr flight.MessageReader) (buf *bytes.Buffer, rows int64, schema *arrow.Schema, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			buf, rows, schema, err = nil, 0, nil, errParamStream
+		}
+	}()
+	schema = rdr.Schema()
+	if schema == nil {
+		return nil, 0, nil, errParamStream
+	}
+	buf = &bytes.Buffer{}
+	w := ipc.NewWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(s.alloc))
+	for rdr.Next() {
+		rec := rdr.RecordBatch()
+		rows += rec.NumRows()
+		if rec.NumRows() > 0 {
+			if err := w.Write(rec); err != nil {
+				// A batch the reader decoded but the writer refuses (its buffers disagree with
+				// its schema): the client's stream is at fault.
+				_ = w.Close()
+				return nil, 0, nil, errParamStream
+			}
+		}
+	}
+	if err := rdr.Err(); err != nil {
+		_ = w.Close()
+		return nil, 0, nil, errParamStream
+	}
+	if err := w.Close(); err != nil {
+		return nil, 0, nil, errParamStream
+	}
+	return buf, rows, schema, nil
 }
 
 func (s *Server) remember(h, params []byte) {

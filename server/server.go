@@ -684,9 +684,11 @@ func (g service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*fl
 	return res, unknownCommand(err)
 }
 
-// DoPut is the dispatcher's, with unknown command types UNIMPLEMENTED.
+// DoPut is the dispatcher's, with unknown command types UNIMPLEMENTED, over the client's
+// stream with every message checked before arrow-go's IPC reader decodes it
+// (flightsql.CheckedPutStream).
 func (g service) DoPut(stream flight.FlightService_DoPutServer) error {
-	return unknownCommand(g.FlightServer.DoPut(stream))
+	return unknownCommand(g.FlightServer.DoPut(flightsql.CheckedPutStream(stream)))
 }
 
 // unknownCommand turns the dispatcher's refusal of a command type it does not know (arrow-go

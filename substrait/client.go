@@ -79,6 +79,11 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 	}
 	sc := &scope{}
 	for i, t := range rt.Types() {
+		if t == nil {
+			// A relation whose output type the plan leaves out (a ReadRel's base schema
+			// missing a field's type): arrow-go's conversion would dereference it.
+			return nil, invalidPlan("output column %d of the root relation has no type", i+1)
+		}
 		sc.cols = append(sc.cols, col{name: names[i], typ: t})
 	}
 	schema, err := arrowSchema(sc, names)

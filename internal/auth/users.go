@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -50,16 +51,17 @@ type verifiedEntry struct {
 }
 
 // NewUsers returns a Users over hashes (user → bcrypt hash). It returns an error for an
-// empty user name, a name holding ':' or white space, or a hash that is not bcrypt of at
-// least MinBcryptCost. now is the clock (nil: time.Now).
+// empty user name, a name holding ':' or white space or that is not UTF-8 (a token's subject
+// is JSON text: such a name would come back from its token as another name), or a hash that
+// is not bcrypt of at least MinBcryptCost. now is the clock (nil: time.Now).
 func NewUsers(hashes map[string]string, now func() time.Time) (*Users, error) {
 	if now == nil {
 		now = time.Now
 	}
 	u := &Users{hashes: make(map[string][]byte, len(hashes)), now: now, verified: map[string]verifiedEntry{}}
 	for name, h := range hashes {
-		if name == "" || strings.ContainsAny(name, ": \t\r\n") {
-			return nil, fmt.Errorf("auth: user name %q is empty or holds ':' or white space", name)
+		if name == "" || strings.ContainsAny(name, ": \t\r\n") || !utf8.ValidString(name) {
+			return nil, fmt.Errorf("auth: user name %q is empty, holds ':' or white space, or is not UTF-8", name)
 		}
 		cost, err := bcrypt.Cost([]byte(h))
 		if err != nil {

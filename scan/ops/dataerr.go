@@ -41,6 +41,7 @@ const (
 	sqlstateOutOfRange          = "22003"
 	sqlstateInvalidText         = "22P02"
 	sqlstateInvalidDatetimeText = "22007"
+	sqlstateBadEncoding         = "22021"
 )
 
 // pgTypeName names an Arrow type as PostgreSQL names the type it stands for (integer, double

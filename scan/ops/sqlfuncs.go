@@ -332,6 +332,11 @@ func mapBools(mem memory.Allocator, n int, args []arrow.Array, f func(i int) (bo
 // representation (22P02), without the value PostgreSQL quotes.
 var errInvalidJSON = &DataError{Code: sqlstateInvalidText, Msg: "invalid input syntax for type json"}
 
+// errJSONEncoding is the error of a document (a bytea value) that is not UTF-8: PostgreSQL's
+// character_not_in_repertoire (22021), raised as it reads json text. Without it ->> would
+// answer text columns holding bytes that are not UTF-8, which clients cannot decode.
+var errJSONEncoding = &DataError{Code: sqlstateBadEncoding, Msg: `invalid byte sequence for encoding "UTF8"`}
+
 // jsonKernel returns the setup of json_get(_text) (one key, text or integer) and
 // json_path(_text) (text keys, integers written as text index arrays).
 func jsonKernel(text, path bool) func(*fnNode) error {
@@ -359,6 +364,9 @@ func jsonKernel(text, path bool) func(*fnNode) error {
 			}
 			lookup := func(i int) (gjson.Result, bool, error) {
 				raw := doc.ValueBytes(i)
+				if !utf8.Valid(raw) {
+					return gjson.Result{}, false, errJSONEncoding
+				}
 				if !gjson.ValidBytes(raw) {
 					return gjson.Result{}, false, errInvalidJSON
 				}
