@@ -11,7 +11,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"io"
 	"net/http"
@@ -76,53 +75,6 @@ func (p *putStream) Recv() (*flight.FlightData, error) {
 	return m, nil
 }
 
-// flightMessages splits an Arrow IPC stream (continuation marker, metadata length, Message
-// flatbuffer, body of the Message's bodyLength) into the FlightData messages a client sends
-// for it, the first carrying desc; ok is false for bytes that are no stream (a body past the
-// end, a negative length): a client cannot send those, gRPC frames every message.
-func flightMessages(raw []byte, desc *flight.FlightDescriptor) (msgs []*flight.FlightData, ok bool) {
-	for len(raw) >= 8 && binary.LittleEndian.Uint32(raw) == 0xFFFFFFFF {
-		n := int(binary.LittleEndian.Uint32(raw[4:]))
-		if n == 0 {
-			break
-		}
-		if n < 0 || n > len(raw)-8 {
-			return nil, false
-		}
-		hdr := raw[8 : 8+n]
-		raw = raw[8+n:]
-		bodyLen, ok := messageBodyLength(hdr)
-		if !ok || bodyLen > int64(len(raw)) {
-			return nil, false
-		}
-		fd := &flight.FlightData{DataHeader: hdr, DataBody: raw[:bodyLen]}
-		raw = raw[bodyLen:]
-		if len(msgs) == 0 {
-			fd.FlightDescriptor = desc
-		}
-		msgs = append(msgs, fd)
-	}
-	return msgs, len(msgs) > 0
-}
-
-// messageBodyLength reads Message.bodyLength (field 3, a long) of a Message flatbuffer.
-func messageBodyLength(hdr []byte) (int64, bool) {
-	b := fbuf(hdr)
-	root, err := b.u32(0)
-	if err != nil {
-		return 0, false
-	}
-	at, err := b.field(root, 3)
-	if err != nil || at+8 > len(b) {
-		return 0, false
-	}
-	if at == 0 {
-		return 0, true
-	}
-	n := int64(binary.LittleEndian.Uint64(b[at:]))
-	return n, n >= 0
-}
-
 // paramStatements are the statements a bound row is bound to in FuzzParameterBatch, by its
 // number of parameters.
 var paramStatements = map[int][]string{
@@ -183,7 +135,7 @@ func FuzzParameterBatch(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msgs, ok := flightMessages(raw, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmdBytes})
+		msgs, ok := SplitIPCStream(raw, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmdBytes})
 		if !ok {
 			return
 		}

@@ -316,3 +316,52 @@ func (s checkedPutStream) Recv() (*flight.FlightData, error) {
 func CheckedPutStream(stream flight.FlightService_DoPutServer) flight.FlightService_DoPutServer {
 	return checkedPutStream{stream}
 }
+
+// SplitIPCStream splits the bytes of an Arrow IPC stream into the FlightData messages a DoPut
+// of it sends (each message's flatbuffer header and body; desc, when set, on the first), reading
+// only the framing and each header's body length, never the messages themselves: it replays a
+// recorded stream, malformed ones included, as a client would send it (the e2e and fuzz tests
+// send fuzzing's DoPut crashers with it). ok is false for bytes that do not frame (a body past
+// the end, a negative length): a client cannot send those, gRPC frames every message.
+func SplitIPCStream(raw []byte, desc *flight.FlightDescriptor) (msgs []*flight.FlightData, ok bool) {
+	for len(raw) >= 8 && binary.LittleEndian.Uint32(raw) == 0xFFFFFFFF {
+		n := int(binary.LittleEndian.Uint32(raw[4:]))
+		if n == 0 {
+			break
+		}
+		if n < 0 || n > len(raw)-8 {
+			return nil, false
+		}
+		hdr := raw[8 : 8+n]
+		raw = raw[8+n:]
+		bodyLen, ok := messageBodyLength(hdr)
+		if !ok || bodyLen > int64(len(raw)) {
+			return nil, false
+		}
+		fd := &flight.FlightData{DataHeader: hdr, DataBody: raw[:bodyLen]}
+		raw = raw[bodyLen:]
+		if len(msgs) == 0 {
+			fd.FlightDescriptor = desc
+		}
+		msgs = append(msgs, fd)
+	}
+	return msgs, len(msgs) > 0
+}
+
+// messageBodyLength reads Message.bodyLength (field 3, a long) of a Message flatbuffer.
+func messageBodyLength(hdr []byte) (int64, bool) {
+	b := fbuf(hdr)
+	root, err := b.u32(0)
+	if err != nil {
+		return 0, false
+	}
+	at, err := b.field(root, 3)
+	if err != nil || at+8 > len(b) {
+		return 0, false
+	}
+	if at == 0 {
+		return 0, true
+	}
+	n := int64(binary.LittleEndian.Uint64(b[at:]))
+	return n, n >= 0
+}

@@ -61,7 +61,7 @@ func TestCheckIPCMessage(t *testing.T) {
 		return buf.Bytes()
 	}
 	for name, raw := range map[string][]byte{"plain": stream(), "zstd": stream(ipc.WithZstd())} {
-		msgs, ok := flightMessages(raw, nil)
+		msgs, ok := SplitIPCStream(raw, nil)
 		if !ok || len(msgs) != 2 {
 			t.Fatalf("%s: %d messages", name, len(msgs))
 		}
@@ -101,7 +101,7 @@ func TestCheckIPCMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, ok := flightMessages([]byte(raw), nil)
+	msgs, ok := SplitIPCStream([]byte(raw), nil)
 	if !ok {
 		t.Fatal("the crasher does not frame")
 	}
@@ -145,7 +145,7 @@ func TestDoPutCrashersOverGRPC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msgs, ok := flightMessages([]byte(raw), &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
+		msgs, ok := SplitIPCStream([]byte(raw), &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
 		if !ok {
 			t.Fatalf("%s does not frame", file)
 		}
