@@ -16,6 +16,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/querylog"
 )
 
 // partitionWord finds the partition value ORD as a word (SQL text holds ORDER BY).
@@ -184,5 +186,91 @@ func TestReadsAreTraced(t *testing.T) {
 	_, a = doGet("SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01'")
 	if a["flightsrv.read.hot_rows"].AsInt64() != 0 || a["flightsrv.read.archive_rows"].AsInt64() != 0 || a["flightsrv.read.hot_statements"].AsInt64() == 0 {
 		t.Errorf("pushed-down count: %v", a)
+	}
+}
+
+// TestQueriesAreMeasured: every Flight call counts in flightsrv.rpc.calls and
+// flightsrv.rpc.duration (bounds from a millisecond to an hour) by rpc, command, statement kind
+// and code; rows, buckets by tier and object-store bytes are counted; labels hold fixed words
+// only (an invented command is "other", never its text nor a partition value).
+func TestQueriesAreMeasured(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	prevM := otel.GetMeterProvider()
+	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	t.Cleanup(func() { otel.SetMeterProvider(prevM) })
+	e := newEnv(t) // after the provider: its servers' instruments use it
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	res := mustRun(t, cl, "SELECT timestamp, id FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-02-01' AND timestamp < '2001-02-08'")
+	var rows int64
+	for _, n := range res.batchRows {
+		rows += n
+	}
+	if _, err := run(ctx, cl, "SELECT id FROM flights WHERE id = 'x'"); status.Code(err) != codes.InvalidArgument {
+		t.Fatal(err)
+	}
+	do, err := cl.Client.DoAction(ctx, &flight.Action{Type: "ORD-secret-action"})
+	if err == nil {
+		_, _ = do.Recv()
+	}
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]int64{}
+	var sent, archived, bytesRead int64
+	var bounds []float64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch m.Name {
+			case "flightsrv.rpc.calls":
+				for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+					var key []string
+					for _, k := range []attribute.Key{"rpc", "command", "statement", "code"} {
+						v, _ := dp.Attributes.Value(k)
+						key = append(key, v.AsString())
+					}
+					calls[strings.Join(key, " ")] += dp.Value
+					for _, kv := range dp.Attributes.ToSlice() {
+						if strings.Contains(kv.Value.Emit(), "ORD") {
+							t.Errorf("label %s holds a client's word: %s", kv.Key, kv.Value.Emit())
+						}
+					}
+				}
+			case "flightsrv.rpc.duration":
+				for _, dp := range m.Data.(metricdata.Histogram[float64]).DataPoints {
+					bounds = dp.Bounds
+				}
+			case "flightsrv.query.rows":
+				for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+					sent += dp.Value
+				}
+			case "flightsrv.query.buckets":
+				for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+					if v, _ := dp.Attributes.Value("tier"); v.AsString() == "archive" {
+						archived += dp.Value
+					}
+				}
+			case "flightsrv.query.read.bytes":
+				for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+					bytesRead += dp.Value
+				}
+			}
+		}
+	}
+	for _, want := range []string{
+		"GetFlightInfo CommandStatementQuery SELECT OK", "DoGet TicketStatementQuery SELECT OK",
+		"GetFlightInfo CommandStatementQuery SELECT InvalidArgument", "DoAction other none Unimplemented",
+	} {
+		if calls[want] < 1 {
+			t.Errorf("no call counted as %q; counted %v", want, calls)
+		}
+	}
+	if sent != rows || archived < 1 || bytesRead == 0 {
+		t.Errorf("rows sent %d of %d, archived buckets %d, bytes read %d", sent, rows, archived, bytesRead)
+	}
+	if !slices.Equal(bounds, querylog.DurationBuckets) {
+		t.Errorf("duration bounds %v", bounds)
 	}
 }

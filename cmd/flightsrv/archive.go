@@ -102,7 +102,7 @@ func cmdArchive(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	if c.metricsListen != "" {
-		tel, err := telemetry.Setup()
+		tel, err := telemetry.Setup(telemetry.Service{Version: version})
 		if err != nil {
 			return err
 		}

@@ -201,7 +201,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	if err != nil {
 		return nil, nil, err
 	}
-	tel, err := telemetry.Setup()
+	tel, err := telemetry.Setup(telemetry.Service{Version: version, Instance: cfg.listen})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -273,14 +273,14 @@ type Tickets interface {
 const StatementUnknown = "UNKNOWN"
 
 // ServerOptions returns the unary and stream interceptors that give each call of the Flight
-// service its record and span and log the calls that end with a status other than OK to
-// logger (nil: slog.Default()). tickets (nil: none) reads the query id and statement kind of
+// service its record, span and metrics (metrics.go, from the global meter provider as it is
+// now) and log the calls that end with a status other than OK to logger (nil: slog.Default()). tickets (nil: none) reads the query id and statement kind of
 // DoGet tickets. Spans come from the global tracer provider at call time. Put them first among
 // the server's interceptors, so that refusals of later interceptors (authentication,
 // admission) are logged too. Calls of other services (gRPC health checking) pass through
 // untouched.
 func ServerOptions(logger *slog.Logger, tickets Tickets) []grpc.ServerOption {
-	l := &callLogger{log: logger, tickets: tickets, refusals: refusals{byStmt: map[[sha256.Size]byte]refusal{}}}
+	l := &callLogger{log: logger, tickets: tickets, refusals: refusals{byStmt: map[[sha256.Size]byte]refusal{}}, metrics: newCallMetrics()}
 	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(l.unary), grpc.ChainStreamInterceptor(l.stream)}
 }
 
@@ -288,6 +288,7 @@ type callLogger struct {
 	log      *slog.Logger
 	tickets  Tickets
 	refusals refusals
+	metrics  *callMetrics // nil: none (metrics.go)
 }
 
 // Pairing of a refused prepare with the same client's execution of the same statement
@@ -555,6 +556,8 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 	if statement != "" {
 		span.SetAttributes(AttrStatement.String(statement))
 	}
+	_, rpcName, _ := strings.Cut(strings.TrimPrefix(method, "/"), "/")
+	l.metrics.record(ctx, rpcName, command, statement, st.Code().String(), time.Since(rec.start), rows, hot, archive, reads)
 	if err != nil {
 		span.SetStatus(otelcodes.Error, st.Code().String())
 	}

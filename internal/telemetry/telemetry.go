@@ -9,13 +9,16 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 )
 
 // Telemetry owns the process's providers. Shutdown flushes and stops them.
@@ -25,17 +28,32 @@ type Telemetry struct {
 	Registry *prometheus.Registry
 }
 
-// Setup installs global meter and tracer providers; metrics are collected into a Prometheus
-// registry served by Handler. Extra span processors (for example a test's in-memory recorder)
-// may be passed.
-func Setup(spans ...sdktrace.SpanProcessor) (*Telemetry, error) {
+// Service names the process in every metric and span (OpenTelemetry's resource):
+// service.name "flightsrv", service.version Version and service.instance.id Instance (the
+// listen address, or the host name when empty).
+type Service struct {
+	Version, Instance string
+}
+
+// Setup installs global meter and tracer providers of svc's resource; metrics are collected
+// into a Prometheus registry served by Handler. Extra span processors (for example a test's
+// in-memory recorder) may be passed.
+func Setup(svc Service, spans ...sdktrace.SpanProcessor) (*Telemetry, error) {
 	reg := prometheus.NewRegistry()
 	exp, err := otelprom.New(otelprom.WithRegisterer(reg))
 	if err != nil {
 		return nil, err
 	}
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
-	opts := []sdktrace.TracerProviderOption{}
+	if svc.Instance == "" {
+		svc.Instance, _ = os.Hostname()
+	}
+	res, err := resource.Merge(resource.Default(), resource.NewWithAttributes(semconv.SchemaURL,
+		semconv.ServiceName("flightsrv"), semconv.ServiceVersion(svc.Version), semconv.ServiceInstanceID(svc.Instance)))
+	if err != nil {
+		return nil, err
+	}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp), sdkmetric.WithResource(res))
+	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 	for _, sp := range spans {
 		opts = append(opts, sdktrace.WithSpanProcessor(sp))
 	}
