@@ -6,6 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -42,12 +45,57 @@ type admission struct {
 	running  int
 	draining chan struct{} // closed by drain
 	idle     chan struct{} // made by drain; closed once no query runs
+
+	m admissionMetrics
+}
+
+// admissionMetrics are admission's instruments (issue 20): flightsrv.admission.running and
+// .queued (gauges read at collection), .refusals by reason (full: queue full, wait: the wait
+// expired, draining) and .wait (seconds a query waited for its slot, refused or not).
+type admissionMetrics struct {
+	refusals metric.Int64Counter
+	wait     metric.Float64Histogram
 }
 
 // newAdmission returns a controller for maxRunning queries (≥ 1) and maxQueued waiting ones
 // (≥ 0), each waiting at most wait (> 0).
 func newAdmission(maxRunning, maxQueued int, wait time.Duration) *admission {
-	return &admission{slots: make(chan struct{}, maxRunning), maxQueued: maxQueued, wait: wait, draining: make(chan struct{})}
+	return newAdmissionMeter(maxRunning, maxQueued, wait, otel.Meter("flightsrv"))
+}
+
+// newAdmissionMeter is newAdmission with its instruments made from meter.
+func newAdmissionMeter(maxRunning, maxQueued int, wait time.Duration, meter metric.Meter) *admission {
+	a := &admission{slots: make(chan struct{}, maxRunning), maxQueued: maxQueued, wait: wait, draining: make(chan struct{})}
+	a.m.refusals, _ = meter.Int64Counter("flightsrv.admission.refusals", metric.WithUnit("{query}"),
+		metric.WithDescription("Queries refused by admission control, by reason (full, wait, draining)."))
+	a.m.wait, _ = meter.Float64Histogram("flightsrv.admission.wait", metric.WithUnit("s"),
+		metric.WithDescription("Time queries waited for a slot."),
+		metric.WithExplicitBucketBoundaries(0.001, 0.01, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60))
+	gauge := func(name, desc string, read func() int) {
+		_, _ = meter.Int64ObservableGauge(name, metric.WithUnit("{query}"), metric.WithDescription(desc),
+			metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+				o.Observe(int64(read()))
+				return nil
+			}))
+	}
+	gauge("flightsrv.admission.running", "Queries running.", func() int { r, _ := a.inFlight(); return r })
+	gauge("flightsrv.admission.queued", "Queries waiting for a slot.", func() int { _, q := a.inFlight(); return q })
+	return a
+}
+
+// refused counts a refusal for reason and returns err.
+func (a *admission) refused(ctx context.Context, reason string, err error) error {
+	if a.m.refusals != nil {
+		a.m.refusals.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+	}
+	return err
+}
+
+// waited records how long a query waited for its slot.
+func (a *admission) waited(ctx context.Context, since time.Time) {
+	if a.m.wait != nil {
+		a.m.wait.Record(ctx, time.Since(since).Seconds())
+	}
 }
 
 // admit waits for a slot and returns the function that gives it back (call it exactly once).
@@ -57,7 +105,7 @@ func newAdmission(maxRunning, maxQueued int, wait time.Duration) *admission {
 func (a *admission) admit(ctx context.Context) (release func(), err error) {
 	select {
 	case <-a.draining:
-		return nil, refuse(ctx, errShuttingDown)
+		return nil, a.refused(ctx, "draining", refuse(ctx, errShuttingDown))
 	default:
 	}
 	select {
@@ -65,10 +113,11 @@ func (a *admission) admit(ctx context.Context) (release func(), err error) {
 		return a.started(), nil
 	default:
 	}
+	start := time.Now()
 	a.mu.Lock()
 	if a.queued >= a.maxQueued {
 		a.mu.Unlock()
-		return nil, refuse(ctx, fmt.Sprintf("too many queries: %d running and %d waiting (--max-queries, --max-queued); retry later", cap(a.slots), a.maxQueued))
+		return nil, a.refused(ctx, "full", refuse(ctx, fmt.Sprintf("too many queries: %d running and %d waiting (--max-queries, --max-queued); retry later", cap(a.slots), a.maxQueued)))
 	}
 	a.queued++
 	a.mu.Unlock()
@@ -79,13 +128,14 @@ func (a *admission) admit(ctx context.Context) (release func(), err error) {
 	}()
 	timer := time.NewTimer(a.wait)
 	defer timer.Stop()
+	defer a.waited(ctx, start)
 	select {
 	case a.slots <- struct{}{}:
 		return a.started(), nil
 	case <-timer.C:
-		return nil, refuse(ctx, fmt.Sprintf("waited %s for one of %d query slots (--queue-wait, --max-queries); retry later", a.wait, cap(a.slots)))
+		return nil, a.refused(ctx, "wait", refuse(ctx, fmt.Sprintf("waited %s for one of %d query slots (--queue-wait, --max-queries); retry later", a.wait, cap(a.slots))))
 	case <-a.draining:
-		return nil, refuse(ctx, errShuttingDown)
+		return nil, a.refused(ctx, "draining", refuse(ctx, errShuttingDown))
 	case <-ctx.Done():
 		return nil, status.FromContextError(ctx.Err()).Err()
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -130,5 +132,49 @@ func TestAdmissionDrain(t *testing.T) {
 	case <-idleAtOnce:
 	default:
 		t.Fatal("a drain without running queries must be idle at once")
+	}
+}
+
+// TestAdmissionMetrics: running and queued queries are gauges, refusals count by reason and
+// waits are timed (issue 20).
+func TestAdmissionMetrics(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	a := newAdmissionMeter(1, 1, 20*time.Millisecond, sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)).Meter("flightsrv"))
+	ctx := context.Background()
+	release, err := a.admit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.admit(ctx); err == nil { // waits 20 ms, then refused: "wait"
+		t.Fatal("a second query admitted past one slot")
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	var waits uint64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch d := m.Data.(type) {
+			case metricdata.Gauge[int64]:
+				for _, dp := range d.DataPoints {
+					got[m.Name] = dp.Value
+				}
+			case metricdata.Sum[int64]:
+				for _, dp := range d.DataPoints {
+					r, _ := dp.Attributes.Value("reason")
+					got[m.Name+" "+r.AsString()] += dp.Value
+				}
+			case metricdata.Histogram[float64]:
+				for _, dp := range d.DataPoints {
+					waits += dp.Count
+				}
+			}
+		}
+	}
+	release()
+	if got["flightsrv.admission.running"] != 1 || got["flightsrv.admission.queued"] != 0 || got["flightsrv.admission.refusals wait"] != 1 || waits != 1 {
+		t.Errorf("metrics %v, %d waits timed", got, waits)
 	}
 }
