@@ -1,12 +1,10 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -17,6 +15,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/testsupport/syncbuf"
 )
 
 // panicking is a Flight service whose GetFlightInfo and DoGet panic with a value that holds
@@ -41,31 +41,13 @@ func (*panicking) DoGet(t *flight.Ticket, _ flight.FlightService_DoGetServer) er
 	return nil
 }
 
-// syncBuffer is a log destination safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestRecoveringInterceptors: a panic in a unary or a streaming call, through a real gRPC
 // server with the server's interceptors, answers that call INTERNAL with a value-free message,
 // leaves one error line with the stack (the panic's type, a runtime error's text, never
 // another panic value's), counts flightsrv.panics.recovered by RPC, and the server goes on
 // answering calls on the same connection.
 func TestRecoveringInterceptors(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	prev := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
 	defer slog.SetDefault(prev)

@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +29,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/auth"
+	"github.com/flightsrv/flightsrv/internal/testsupport/syncbuf"
 )
 
 // testPKI is a test CA with a server certificate for 127.0.0.1 and a client certificate,
@@ -132,7 +132,7 @@ func testSecuredServe(t *testing.T, st *openedStore, archive string) {
 func checkSecuredServe(t *testing.T, st *openedStore, archive string, sec securityConfig, clientTLS *tls.Config, roots *x509.CertPool) {
 	ctx := context.Background()
 	// The refusals below must leave warnings naming the client's address (issue 20).
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	prevLog := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
 	defer slog.SetDefault(prevLog)
@@ -274,22 +274,4 @@ func TestExposureWarning(t *testing.T) {
 	if !strings.Contains(logged.String(), `level=WARN msg="authentication without TLS on a non-loopback address`) {
 		t.Fatalf("log %q", logged.String())
 	}
-}
-
-// lockedBuffer is a log destination safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +20,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/testsupport/syncbuf"
 )
 
 // clock is a settable test clock.
@@ -451,7 +451,7 @@ func serveAuth(t *testing.T, a *Authenticator) flight.Client {
 // TestSignInRefusalsLogged: refused sign-ins leave a warning with the client's address, the
 // scheme and, for Basic, the user name claimed; never the password or the token.
 func TestSignInRefusalsLogged(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	prev := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
 	defer slog.SetDefault(prev)
@@ -481,22 +481,4 @@ func TestSignInRefusalsLogged(t *testing.T) {
 			t.Errorf("the log holds %q:\n%s", bad, out)
 		}
 	}
-}
-
-// syncBuffer is a log destination safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
