@@ -5,7 +5,7 @@
 //
 // Handles and tickets are self-contained and signed (HMAC-SHA256 with the server's ticket
 // key), so any replica holding the same key can serve them and DoGet never depends on session
-// state (flightsql-clients.md, endpoints and locations). Parameter values bound through DoPut
+// state (docs/flightsql-clients.md, endpoints and locations). Parameter values bound through DoPut
 // travel inside the updated handle the server returns; because some clients keep using the
 // original handle, the server also remembers the last binding per original handle in a
 // bounded in-process table.

@@ -75,7 +75,7 @@ func (def TableDef) BatchSchema(cols []Column) *arrow.Schema {
 
 // Batch limits: a batch read from a store holds at most MaxBatchRows rows and, past its first
 // row, at most MaxBatchBytes bytes of the selected variable-width columns, keeping each Flight
-// message well under gRPC's default 4 MiB receive limit (flightsql-clients.md, result
+// message well under gRPC's default 4 MiB receive limit (docs/flightsql-clients.md, result
 // streams).
 const (
 	MaxBatchRows  = 8192

@@ -470,7 +470,7 @@ func debugMux() *http.ServeMux {
 
 // service is arrow-go's Flight SQL dispatcher with these changes: DoAction answers
 // UNIMPLEMENTED for action types the dispatcher does not know (arrow-go's dispatcher answers
-// INVALID_ARGUMENT, and clients fall back only on UNIMPLEMENTED: flightsql-clients.md),
+// INVALID_ARGUMENT, and clients fall back only on UNIMPLEMENTED: docs/flightsql-clients.md),
 // ListActions advertises only the actions carried out, and DoGet streams query results
 // without copying them (flightsql.Server.ServeDoGet), counts the streams in flight for the
 // memory limit, and admits query streams through admission control.
@@ -694,7 +694,7 @@ func (g service) DoPut(stream flight.FlightService_DoPutServer) error {
 // unknownCommand turns the dispatcher's refusal of a command type it does not know (arrow-go
 // v18.8 answers INVALID_ARGUMENT "requested command is invalid" for a known message that is
 // no command, "… Any …: proto: not found" for a type URL outside the registry, "the defined
-// request is invalid" in DoPut) into UNIMPLEMENTED, the code clients fall back on (flightsql-clients.md). Malformed
+// request is invalid" in DoPut) into UNIMPLEMENTED, the code clients fall back on (docs/flightsql-clients.md). Malformed
 // commands of known types stay INVALID_ARGUMENT.
 func unknownCommand(err error) error {
 	st, ok := status.FromError(err)

@@ -19,7 +19,7 @@ const (
 	InvalidArgument Code = iota + 1
 	// Unimplemented: the query uses a construct flightsrv does not support (joins, subqueries
 	// in expressions, window functions, DML, DDL, unknown functions, other Substrait
-	// relations…). Flight SQL clients fall back on this code (flightsql-clients.md).
+	// relations…). Flight SQL clients fall back on this code (docs/flightsql-clients.md).
 	Unimplemented
 	// NotFound: the query names a table the catalog does not hold.
 	NotFound

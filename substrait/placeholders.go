@@ -12,7 +12,7 @@ import (
 )
 
 // rewritePlaceholders turns the `?` placeholders of JDBC and DB-API (qmark) clients into
-// PostgreSQL `$n` parameters, numbered left to right from $1 (flightsql-clients.md). It
+// PostgreSQL `$n` parameters, numbered left to right from $1 (docs/flightsql-clients.md). It
 // works on the token stream of PostgreSQL's own lexer (pg_query Scan), so a `?` inside a
 // string literal (any quoting, including dollar quotes), a quoted identifier or a comment is
 // never touched.
