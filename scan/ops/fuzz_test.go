@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -171,4 +173,31 @@ func TestJSONNotUTF8(t *testing.T) {
 			out.Release()
 		}
 	}
+}
+
+// FuzzToChar formats instants across timestamp[ns]'s range with arbitrary to_char templates
+// (a client's text): it never panics, gives the same text twice, answers UTF-8 for a UTF-8
+// template, and copies a template holding no letter, digit, quote or backslash unchanged (only
+// those start a keyword, a modifier or quoting).
+func FuzzToChar(f *testing.F) {
+	for _, s := range []string{"YYYY-MM-DD HH24:MI:SS.US", "FMMonth DDth IYYY-IW-ID", `"a\"b" Y,YYY TZ OF`, "FMfmTMtmFXSPth", "\"unterminated", "\\"} {
+		f.Add(s, int64(986_112_000_000_000_000))
+	}
+	f.Add("DDD Dy d j Q RM rm CC", int64(-9_000_000_000_000_000_000))
+	f.Fuzz(func(t *testing.T, format string, ns int64) {
+		fuzzcount.Add()
+		at := time.Unix(0, ns).UTC()
+		out := ops.ToChar(at, format)
+		if again := ops.ToChar(at, format); again != out {
+			t.Fatalf("ToChar(%q) gave %q, then %q", format, out, again)
+		}
+		if utf8.ValidString(format) && !utf8.ValidString(out) {
+			t.Fatalf("ToChar(%q) = %q: not UTF-8", format, out)
+		}
+		if !strings.ContainsFunc(format, func(r rune) bool {
+			return r == '"' || r == '\\' || (r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+		}) && out != format {
+			t.Fatalf("ToChar(%q) = %q, want the template copied", format, out)
+		}
+	})
 }
