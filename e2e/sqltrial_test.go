@@ -401,14 +401,7 @@ func TestDecimalCastsAsPostgres(t *testing.T) {
 	ctx := context.Background()
 	pg := pgUTC(t, ctx, e.url)
 	const q = "SELECT 2.5::int, (-2.5)::int, -2.5::int, 3.5::int, 0.5::smallint, 1.4999::bigint, 1e2::int, 2.5e0::int, CAST(99999999999.5 AS bigint), CAST(-0.5 AS integer)"
-	want := make([]int64, 10)
-	dest := make([]any, len(want))
-	for i := range want {
-		dest[i] = &want[i]
-	}
-	if err := pg.QueryRow(ctx, q).Scan(dest...); err != nil {
-		t.Fatal(err)
-	}
+	want := pgRow[int64](t, ctx, pg, q)
 	res := mustRun(t, cl, q)
 	for i, w := range want {
 		got, err := strconv.ParseInt(res.recs[0].Column(i).ValueStr(0), 10, 64)
@@ -449,14 +442,7 @@ func TestStringFunctionsAsPostgres(t *testing.T) {
 	for _, in := range inputs {
 		lit := "'" + strings.ReplaceAll(in, "'", "''") + "'"
 		q := "SELECT " + strings.ReplaceAll(strings.Join(sel, ", "), "S", lit)
-		want := make([]string, len(exprs))
-		dest := make([]any, len(exprs))
-		for i := range want {
-			dest[i] = &want[i]
-		}
-		if err := pg.QueryRow(ctx, q).Scan(dest...); err != nil {
-			t.Fatalf("PostgreSQL %s: %v", q, err)
-		}
+		want := pgRow[string](t, ctx, pg, q)
 		res := mustRun(t, cl, q)
 		for i, w := range want {
 			if got := res.recs[0].Column(i).(*array.String).Value(0); got != w {
@@ -516,14 +502,7 @@ func TestMathFunctionsAsPostgres(t *testing.T) {
 			sel = append(sel, strings.ReplaceAll(ex, "X", "("+x+")")+"::float8")
 		}
 		q := "SELECT " + strings.Join(sel, ", ")
-		want := make([]float64, len(exprs))
-		dest := make([]any, len(exprs))
-		for i := range want {
-			dest[i] = &want[i]
-		}
-		if err := pg.QueryRow(ctx, q).Scan(dest...); err != nil {
-			t.Fatalf("PostgreSQL %s: %v", q, err)
-		}
+		want := pgRow[float64](t, ctx, pg, q)
 		res := mustRun(t, cl, q)
 		for i, w := range want {
 			got := res.recs[0].Column(i).(*array.Float64).Value(0)
@@ -570,4 +549,26 @@ func TestMathFunctionsAsPostgres(t *testing.T) {
 			t.Errorf("%s: %v, want UNIMPLEMENTED (numeric)", q, err)
 		}
 	}
+}
+
+// pgRow returns the one row PostgreSQL answers to q, every column scanned as a T.
+func pgRow[T any](t *testing.T, ctx context.Context, pg *pgx.Conn, q string) []T {
+	t.Helper()
+	rows, err := pg.Query(ctx, q)
+	if err != nil {
+		t.Fatalf("PostgreSQL %s: %v", q, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		t.Fatalf("PostgreSQL %s: no row (%v)", q, rows.Err())
+	}
+	out := make([]T, len(rows.FieldDescriptions()))
+	dest := make([]any, len(out))
+	for i := range out {
+		dest[i] = &out[i]
+	}
+	if err := rows.Scan(dest...); err != nil {
+		t.Fatalf("PostgreSQL %s: %v", q, err)
+	}
+	return out
 }
