@@ -143,11 +143,7 @@ func markMissingOutputTypes(m protoreflect.Message) int {
 // and reports whether it changed anything.
 func fillOutputTypes(pb *substraitpb.Plan, p *plan.Plan) bool {
 	changed := false
-	var walk func(r *substraitpb.Rel, rel plan.Rel)
-	walk = func(r *substraitpb.Rel, rel plan.Rel) {
-		if r == nil || rel == nil {
-			return
-		}
+	walkPaired(pb, p, func(r *substraitpb.Rel, rel plan.Rel) {
 		if a, ok := rel.(*plan.AggregateRel); ok && r.GetAggregate() != nil {
 			pms := r.GetAggregate().GetMeasures()
 			for i, m := range a.Measures() {
@@ -160,6 +156,20 @@ func fillOutputTypes(pb *substraitpb.Plan, p *plan.Plan) bool {
 				}
 			}
 		}
+	})
+	return changed
+}
+
+// walkPaired calls visit on every relation of pb's roots with the relation of p (pb decoded)
+// it decoded into, top-down, pairing inputs by position (protoInputs); a pair missing either
+// side is not visited, nor is anything below it.
+func walkPaired(pb *substraitpb.Plan, p *plan.Plan, visit func(r *substraitpb.Rel, rel plan.Rel)) {
+	var walk func(r *substraitpb.Rel, rel plan.Rel)
+	walk = func(r *substraitpb.Rel, rel plan.Rel) {
+		if r == nil || rel == nil {
+			return
+		}
+		visit(r, rel)
 		ins, pins := rel.GetInputs(), protoInputs(r)
 		for i := range min(len(ins), len(pins)) {
 			walk(pins[i], ins[i])
@@ -173,7 +183,6 @@ func fillOutputTypes(pb *substraitpb.Plan, p *plan.Plan) bool {
 			k++
 		}
 	}
-	return changed
 }
 
 // aggregateOutputType is fillOutputTypes' type of f, or nil when an argument's type is

@@ -809,11 +809,7 @@ func typeStringTimestamps(pb *substraitpb.Plan, p *plan.Plan) bool {
 			pair(pe.GetCast().GetInput(), v.Input)
 		}
 	}
-	var walk func(r *substraitpb.Rel, rel plan.Rel)
-	walk = func(r *substraitpb.Rel, rel plan.Rel) {
-		if r == nil || rel == nil {
-			return
-		}
+	walkPaired(pb, p, func(r *substraitpb.Rel, rel plan.Rel) {
 		switch v := rel.(type) {
 		case *plan.FilterRel:
 			pair(r.GetFilter().GetCondition(), v.Condition())
@@ -827,19 +823,7 @@ func typeStringTimestamps(pb *substraitpb.Plan, p *plan.Plan) bool {
 				}
 			}
 		}
-		ins, pins := rel.GetInputs(), protoInputs(r)
-		for i := range min(len(ins), len(pins)) {
-			walk(pins[i], ins[i])
-		}
-	}
-	roots := p.GetRoots()
-	k := 0
-	for _, r := range pb.GetRelations() {
-		if root := r.GetRoot(); root != nil && k < len(roots) {
-			walk(root.GetInput(), roots[k].Input())
-			k++
-		}
-	}
+	})
 	return changed
 }
 
