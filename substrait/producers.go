@@ -538,50 +538,32 @@ func readExtensionURIs(raw protoreflect.RawFields) map[uint32]string {
 
 // readVarintField reads the last varint field num of raw.
 func readVarintField(raw []byte, num protowire.Number) (uint64, bool) {
-	var v uint64
-	found := false
-	for len(raw) > 0 {
-		fn, typ, n := protowire.ConsumeTag(raw)
-		if n < 0 {
-			return v, found
-		}
-		raw = raw[n:]
-		if fn == num && typ == protowire.VarintType {
-			x, n := protowire.ConsumeVarint(raw)
-			if n < 0 {
-				return v, found
-			}
-			v, found, raw = x, true, raw[n:]
-			continue
-		}
-		n = protowire.ConsumeFieldValue(fn, typ, raw)
-		if n < 0 {
-			return v, found
-		}
-		raw = raw[n:]
-	}
-	return v, found
+	return lastField(raw, num, protowire.VarintType, protowire.ConsumeVarint)
 }
 
 // readBytesField reads the last length-delimited field num of raw.
 func readBytesField(raw []byte, num protowire.Number) ([]byte, bool) {
-	var v []byte
-	found := false
+	return lastField(raw, num, protowire.BytesType, protowire.ConsumeBytes)
+}
+
+// lastField reads, with consume, the last field num of wire type typ in raw, skipping the
+// others; found is false when there is none (or raw stops parsing before one).
+func lastField[T any](raw []byte, num protowire.Number, typ protowire.Type, consume func([]byte) (T, int)) (v T, found bool) {
 	for len(raw) > 0 {
-		fn, typ, n := protowire.ConsumeTag(raw)
+		fn, ft, n := protowire.ConsumeTag(raw)
 		if n < 0 {
 			return v, found
 		}
 		raw = raw[n:]
-		if fn == num && typ == protowire.BytesType {
-			x, n := protowire.ConsumeBytes(raw)
+		if fn == num && ft == typ {
+			x, n := consume(raw)
 			if n < 0 {
 				return v, found
 			}
 			v, found, raw = x, true, raw[n:]
 			continue
 		}
-		n = protowire.ConsumeFieldValue(fn, typ, raw)
+		n = protowire.ConsumeFieldValue(fn, ft, raw)
 		if n < 0 {
 			return v, found
 		}
