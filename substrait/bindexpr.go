@@ -227,6 +227,10 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 	if hf == famDate && tf == famTimestamp {
 		return bd.dateToTimestamp(v.e, t), nil
 	}
+	if hf == famTimestamp && tf == famTimestamp {
+		// timestamp without time zone ↔ with time zone, in the session's zone (UTC).
+		return bd.retypeTimestamp(v.e, t)
+	}
 	if what == "" {
 		what = "the expression"
 	}
@@ -332,6 +336,14 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 		}
 		return expr.NewPrimitiveLiteral(f, true), nil
 	case famTimestamp:
+		if isWallclock(t) {
+			// timestamp without time zone: PostgreSQL ignores a zone written in the literal.
+			ts, err := parseWallclock(s)
+			if err != nil {
+				return nil, err
+			}
+			return expr.NewPrecisionTimestampLiteral(ts.UnixNano(), types.PrecisionNanoSeconds, nullableN), nil
+		}
 		ts, err := parseClamped(s)
 		if err != nil {
 			return nil, err
@@ -350,7 +362,17 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 // parseClamped parses a timestamp literal; instants outside timestamp[ns] are clamped to its
 // bounds (a bound beyond them selects the same rows).
 func parseClamped(s string) (time.Time, error) {
-	p := tsParser{s: strings.TrimSpace(s)}
+	return parseTimestampText(s, false)
+}
+
+// parseWallclock parses a timestamp without time zone literal: a zone designator is read and
+// ignored, as PostgreSQL ignores it; clamped as parseClamped is.
+func parseWallclock(s string) (time.Time, error) {
+	return parseTimestampText(s, true)
+}
+
+func parseTimestampText(s string, naive bool) (time.Time, error) {
+	p := tsParser{s: strings.TrimSpace(s), naive: naive}
 	t, ok := p.parse()
 	if !ok {
 		return time.Time{}, ErrInvalidTimestampLiteral
@@ -596,6 +618,9 @@ func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expressio
 			}
 		case af == famString && bf == famString:
 			t = at
+		case af == famTimestamp && bf == famTimestamp:
+			// PostgreSQL's implicit timestamp → timestamp with time zone, in the session's zone.
+			t = tsType()
 		case af == famTimestamp && bf == famDate:
 			// PostgreSQL's implicit date → timestamp (with time zone): midnight, UTC.
 			t = at
@@ -807,8 +832,10 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 		return fp64Type(), name, nil
 	case "bool", "boolean":
 		return booleanType(), name, nil
-	case "timestamptz", "timestamp":
+	case "timestamptz":
 		return tsType(), name, nil
+	case "timestamp":
+		return wallclockType(), name, nil
 	case "date":
 		return dateType(), name, nil
 	case "bytea":
@@ -881,7 +908,9 @@ func (bd *binder) wallclockParam(v bval) (bval, error) {
 		return bval{}, err
 	}
 	bd.ps.types[v.param] = wallclockType()
-	return typed(e), nil
+	// Its value is a timestamp without time zone (AT TIME ZONE reads it as one).
+	e, err = bd.retypeTimestamp(e, wallclockType())
+	return typed(e), err
 }
 
 // cast converts a typed value: numbers, text, booleans, timestamps and binary JSON, with
@@ -905,7 +934,7 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 	case famBool:
 		ok = hf == famString || hf == famInt
 	case famTimestamp:
-		ok = hf == famString || hf == famDate
+		ok = hf == famString || hf == famDate || hf == famTimestamp
 	case famDate:
 		ok = hf == famTimestamp || hf == famString
 	case famBinary:
@@ -935,6 +964,10 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 			return bval{}, err
 		}
 		return typed(bd.dateToTimestamp(e, t)), nil
+	}
+	if hf == famTimestamp && tf == famTimestamp {
+		e, err := bd.retypeTimestamp(e, t)
+		return typed(e), err
 	}
 	if hf == famFloat && tf == famInt {
 		// PostgreSQL rounds to the nearest integer (half to even); arrow-go's safe cast refuses

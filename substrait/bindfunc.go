@@ -572,6 +572,11 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		f, err := expr.NewCustomScalarFunc(bd.reg, extensions.NewScalarFuncVariant(extensions.ID{URN: URNPostgres, Name: "date_part"}), out, nil, types.Enum(field), ts)
 		return typed(f), err
+	case "timezone":
+		if err := nargs(2, 2); err != nil {
+			return bval{}, err
+		}
+		return bd.atTimeZone(args[0], args[1])
 	case "to_timestamp":
 		if err := nargs(1, 2); err != nil {
 			return bval{}, err
@@ -580,6 +585,12 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case "to_char":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err
+		}
+		if !args[0].untyped() && isWallclock(args[0].typ()) {
+			// PostgreSQL prints no zone for a timestamp without time zone; the kernel prints UTC.
+			if f := args[1].str; f == nil || strings.Contains(strings.ToUpper(*f), "TZ") || strings.Contains(strings.ToUpper(*f), "OF") {
+				return bval{}, unimplemented("to_char of a timestamp without time zone with a zone pattern (TZ, OF) or a template that is not a constant")
+			}
 		}
 		ts, err := bd.coerce(args[0], tsType(), "argument 1 of to_char")
 		if err != nil {
@@ -636,8 +647,11 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		if len(args) == 3 {
 			zone, ok := textLiteral(args[2])
-			if !ok || !isUTCName(zone) {
-				return bval{}, unimplemented("date_trunc in a time zone other than UTC")
+			if !ok {
+				return bval{}, unimplemented("date_trunc with a time zone that is not a text constant")
+			}
+			if !isUTCName(zone) {
+				return bd.truncInZone(routing.TruncBinning(unit), args[1], zone, sc)
 			}
 		}
 		bin, src = routing.TruncBinning(unit), args[1]
@@ -663,9 +677,13 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	ts, err := bd.coerce(v, tsType(), "argument 2 of "+name)
-	if err != nil {
-		return bval{}, err
+	ts := v.e
+	if v.untyped() || !isWallclock(v.typ()) {
+		// A timestamp without time zone keeps its type (PostgreSQL's date_trunc(text,
+		// timestamp) and date_bin(interval, timestamp, timestamp) return one).
+		if ts, err = bd.coerce(v, tsType(), "argument 2 of "+name); err != nil {
+			return bval{}, err
+		}
 	}
 	e, err := binExprOf(bd.b, ts, bin)
 	if err != nil {
@@ -676,16 +694,23 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 
 // binExprOf is binExpr over any timestamp expression.
 func binExprOf(b plan.Builder, ts expr.Expression, bin routing.Binning) (expr.Expression, error) {
-	utcLit := expr.NewPrimitiveLiteral("UTC", false)
+	// The zone-less variants (timestamp without time zone) take no zone argument.
+	var zone []types.FuncArg
+	origin := timestampLiteral(bin.Origin.UnixNano())
+	if !isWallclock(ts.GetType()) {
+		zone = []types.FuncArg{expr.NewPrimitiveLiteral("UTC", false)}
+	} else {
+		origin = expr.NewPrecisionTimestampLiteral(bin.Origin.UnixNano(), types.PrecisionNanoSeconds, types.NullabilityRequired)
+	}
 	if bin.Unit != 0 {
 		c := calendarArgs[bin.Unit]
-		return b.ScalarFn(URNDatetime, "round_calendar", nil, ts, types.Enum("FLOOR"), types.Enum(c.unit),
-			types.Enum(c.origin), expr.NewPrimitiveLiteral(c.multiple, false), utcLit)
+		args := append([]types.FuncArg{ts, types.Enum("FLOOR"), types.Enum(c.unit), types.Enum(c.origin), expr.NewPrimitiveLiteral(c.multiple, false)}, zone...)
+		return b.ScalarFn(URNDatetime, "round_calendar", nil, args...)
 	}
 	for _, u := range temporalUnits[2:] {
 		if bin.Stride%u.d == 0 {
-			return b.ScalarFn(URNDatetime, "round_temporal", nil, ts, types.Enum("FLOOR"), types.Enum(u.name),
-				expr.NewPrimitiveLiteral(int64(bin.Stride/u.d), false), utcLit, timestampLiteral(bin.Origin.UnixNano()))
+			args := append([]types.FuncArg{ts, types.Enum("FLOOR"), types.Enum(u.name), expr.NewPrimitiveLiteral(int64(bin.Stride/u.d), false)}, zone...)
+			return b.ScalarFn(URNDatetime, "round_temporal", nil, append(args, origin)...)
 		}
 	}
 	return nil, fmt.Errorf("substrait: date_bin stride %v is not a whole number of microseconds", bin.Stride)

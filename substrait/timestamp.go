@@ -62,8 +62,9 @@ func parseDate(s string) (time.Time, error) {
 }
 
 type tsParser struct {
-	s string
-	i int
+	s     string
+	i     int
+	naive bool // ignore the zone designator (timestamp without time zone)
 }
 
 // digits reads exactly n decimal digits.
@@ -163,6 +164,9 @@ func (p *tsParser) parse() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	t := time.Date(y, time.Month(mo), d, h, mi, sec, nsec, time.UTC)
+	if p.naive {
+		return t, true
+	}
 	return t.Add(-time.Duration(offset) * time.Second), true
 }
 

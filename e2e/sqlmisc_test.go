@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/jackc/pgx/v5"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// textColumns returns every column of res as text rows (NULL as "<null>"), in order.
+func textColumns(res *result) [][]string {
+	var out [][]string
+	for _, rec := range res.recs {
+		for r := range int(rec.NumRows()) {
+			row := make([]string, rec.NumCols())
+			for c := range row {
+				col := rec.Column(c)
+				switch {
+				case col.IsNull(r):
+					row[c] = "<null>"
+				default:
+					if s, ok := col.(*array.String); ok {
+						row[c] = s.Value(r)
+					} else {
+						row[c] = col.ValueStr(r)
+					}
+				}
+			}
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// pgTextRows returns PostgreSQL's answer to q (its columns cast to text by the caller) as text
+// rows, NULL as "<null>".
+func pgTextRows(t *testing.T, ctx context.Context, pg *pgx.Conn, q string, args ...any) [][]string {
+	t.Helper()
+	rows, err := pg.Query(ctx, q, args...)
+	if err != nil {
+		t.Fatalf("PostgreSQL %s: %v", q, err)
+	}
+	defer rows.Close()
+	var out [][]string
+	for rows.Next() {
+		vals := make([]*string, len(rows.FieldDescriptions()))
+		dest := make([]any, len(vals))
+		for i := range vals {
+			dest[i] = &vals[i]
+		}
+		if err := rows.Scan(dest...); err != nil {
+			t.Fatalf("PostgreSQL %s: %v", q, err)
+		}
+		row := make([]string, len(vals))
+		for i, v := range vals {
+			row[i] = "<null>"
+			if v != nil {
+				row[i] = *v
+			}
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("PostgreSQL %s: %v", q, err)
+	}
+	return out
+}
+
+// compareText compares flightsrv's text rows with PostgreSQL's.
+func compareText(t *testing.T, what string, got, want [][]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d rows, PostgreSQL %d", what, len(got), len(want))
+		return
+	}
+	for i := range got {
+		for j := range want[i] {
+			if j >= len(got[i]) || got[i][j] != want[i][j] {
+				t.Errorf("%s: row %d: %q, PostgreSQL %q", what, i, got[i], want[i])
+				return
+			}
+		}
+	}
+}
+
+// TestTimeZonesAsPostgres: AT TIME ZONE and timezone() in both directions (timestamp with
+// time zone → the wall clock, timestamp without time zone → the instant), with IANA zones
+// around their daylight-saving transitions (times in a spring-forward gap and a fall-back
+// overlap), fixed abbreviations, POSIX offsets (west-positive, as PostgreSQL reads them) and
+// interval zones; date_trunc in a zone; a wall clock's text, date_trunc, extract and to_char.
+// Over constants and over the rows of ORD's March and April 2001 (the US spring-forward on
+// April 1st), each value is PostgreSQL's for the same inputs; unsupported zone forms are
+// refused by name.
+func TestTimeZonesAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	instants := []string{"2018-03-11 06:59:59.999999+00", "2018-03-11 07:00:00+00", "2018-11-04 05:30:00+00", "2018-11-04 06:30:00+00",
+		"2001-03-25 00:59:59+00", "2001-03-25 01:00:00+00", "2001-10-28 00:30:00+00", "2001-10-28 01:30:00+00", "1970-01-01 00:00:00+00",
+		"2001-04-07 15:20:00.123456+00", "1901-12-13 20:45:52+00", "2100-06-30 23:59:59+00"}
+	walls := []string{"2018-03-11 02:30:00", "2018-03-11 03:00:00", "2018-11-04 01:30:00", "2018-11-04 00:59:59.5", "2001-03-25 02:30:00",
+		"2001-10-28 02:30:00", "2001-04-01 02:00:00", "2001-04-01 01:59:59", "2014-10-26 01:30:00", "2001-01-01 00:00:00"}
+	zones := []string{"'America/New_York'", "'Europe/Paris'", "'Europe/London'", "'Australia/Lord_Howe'", "'Asia/Kolkata'",
+		"'America/Sao_Paulo'", "'Europe/Moscow'", "'Pacific/Chatham'", "'UTC'", "'utc'", "'GMT'", "'Z'", "'EST'", "'pst'", "'PDT'",
+		"'europe/paris'", "'America/Argentina/Buenos_Aires'", "'Etc/GMT+5'", "'+05'", "'-03:30'", "'UTC+5'", "'GMT-2'",
+		"INTERVAL '-08:00'", "INTERVAL '+05:30'"}
+	for _, z := range zones {
+		var sel []string
+		for _, at := range instants {
+			sel = append(sel, "(TIMESTAMPTZ '"+at+"' AT TIME ZONE "+z+")::text", "timezone("+z+", '"+at+"'::timestamptz)::text")
+		}
+		for _, w := range walls {
+			sel = append(sel, "(TIMESTAMP '"+w+"' AT TIME ZONE "+z+")::text")
+		}
+		q := "SELECT " + strings.Join(sel, ", ")
+		compareText(t, z, textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
+	}
+	for _, z := range []string{"'America/New_York'", "'Europe/Paris'", "'Australia/Lord_Howe'", "'Asia/Kolkata'", "'+05'"} {
+		var sel []string
+		for _, at := range instants {
+			for _, unit := range []string{"hour", "day", "week", "month", "year"} {
+				sel = append(sel, "date_trunc('"+unit+"', TIMESTAMPTZ '"+at+"', "+z+")::text")
+			}
+			w := "(TIMESTAMPTZ '" + at + "' AT TIME ZONE " + z + ")"
+			sel = append(sel, "date_trunc('day', "+w+")::text", "extract(hour FROM "+w+")::text", "to_char("+w+", 'YYYY-MM-DD HH24:MI:SS Dy')",
+				"("+w+" < TIMESTAMP '2001-04-01 12:00')::text", "("+w+" AT TIME ZONE 'UTC')::text", "("+w+"::timestamptz)::text",
+				"(TIMESTAMPTZ '"+at+"'::timestamp)::text")
+		}
+		q := "SELECT " + strings.Join(sel, ", ")
+		compareText(t, "date_trunc in "+z, textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
+	}
+
+	// Over rows: the same expressions over ORD's flights, and grouped by the local day.
+	where := " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-03'"
+	exprs := "(timestamp AT TIME ZONE 'America/Chicago')::text, date_trunc('day', timestamp, 'America/Chicago')::text, " +
+		"date_trunc('hour', timestamp AT TIME ZONE 'Europe/Paris')::text, ((timestamp AT TIME ZONE 'America/Chicago') AT TIME ZONE 'America/New_York')::text"
+	res := mustRun(t, cl, "SELECT timestamp, "+exprs+where+" ORDER BY timestamp, id")
+	var ats []time.Time
+	for _, rec := range res.recs {
+		col := rec.Column(0).(*array.Timestamp)
+		for i := range col.Len() {
+			ats = append(ats, col.Value(i).ToTime(arrow.Nanosecond))
+		}
+	}
+	if len(ats) < 100 {
+		t.Fatalf("only %d rows", len(ats))
+	}
+	got := textColumns(res)
+	for i := range got {
+		got[i] = got[i][1:]
+	}
+	pgq := "SELECT " + strings.ReplaceAll(exprs, "timestamp", "ts") + " FROM unnest($1::timestamptz[]) WITH ORDINALITY AS r(ts, n) ORDER BY ts, n"
+	pgq = strings.ReplaceAll(pgq, "ts AT TIME ZONE", "ts AT TIME ZONE")
+	compareText(t, "over rows", got, pgTextRows(t, ctx, pg, pgq, ats))
+	grouped := mustRun(t, cl, "SELECT date_trunc('day', timestamp AT TIME ZONE 'America/Chicago')::text AS d, count(*), min(timestamp AT TIME ZONE 'America/Chicago')::text"+where+" GROUP BY 1 ORDER BY 1")
+	compareText(t, "grouped by local day", textColumns(grouped),
+		pgTextRows(t, ctx, pg, "SELECT date_trunc('day', ts AT TIME ZONE 'America/Chicago')::text AS d, count(*)::text, min(ts AT TIME ZONE 'America/Chicago')::text FROM unnest($1::timestamptz[]) ts GROUP BY 1 ORDER BY 1", ats))
+
+	for q, msg := range map[string]string{
+		"SELECT now() AT TIME ZONE 'CET'":                    "time zone abbreviations other than UTC",
+		"SELECT now() AT TIME ZONE current_user":             "AT TIME ZONE with a zone that is not a constant is not supported",
+		"SELECT now() AT TIME ZONE INTERVAL '1 day'":         "interval time zones other than INTERVAL '±hh:mm[:ss]' are not supported",
+		"SELECT to_char(now() AT TIME ZONE 'UTC', 'HH TZ')": "to_char of a timestamp without time zone with a zone pattern",
+	} {
+		if _, err := run(ctx, cl, q); status.Code(err) != codes.Unimplemented || !strings.Contains(status.Convert(err).Message(), msg) {
+			t.Errorf("%s: %v, want UNIMPLEMENTED %q", q, err, msg)
+		}
+	}
+	if _, err := run(ctx, cl, "SELECT now() AT TIME ZONE 'Mars/Olympus_Mons'"); status.Code(err) != codes.InvalidArgument ||
+		status.Convert(err).Message() != `time zone "Mars/Olympus_Mons" not recognized` {
+		t.Errorf("unknown zone: %v", err)
+	}
+}

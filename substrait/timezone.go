@@ -1,0 +1,180 @@
+package substrait
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/internal/pgzone"
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// This file binds PostgreSQL's time zone conversions (README.md, "The SQL surface"):
+//
+//	ts AT TIME ZONE zone, timezone(zone, ts)
+//	    timestamp with time zone → timestamp without time zone (the wall clock in zone), and
+//	    timestamp without time zone → timestamp with time zone (the instant of that wall
+//	    clock in zone), onto URNPostgres' timezone (scan/ops timezone.go) with the zone
+//	    resolved here (internal/pgzone) and written as an enumeration;
+//	date_trunc(unit, ts, zone)
+//	    PostgreSQL's truncation in zone: timezone(zone, date_trunc(unit, timezone(zone, ts)));
+//	x::timestamp, CAST(x AS timestamp), TIMESTAMP '…'
+//	    timestamp without time zone (wallclockType): in the session's zone, UTC, its value is
+//	    the instant a UTC clock shows it, so the conversions to and from timestamp with time
+//	    zone keep the value (timezone with the zone UTC).
+//
+// The zone must be a constant (a text literal, or an INTERVAL '±hh:mm[:ss]' literal, an offset
+// east of UTC as PostgreSQL reads an interval zone); another expression is refused by name.
+
+// zoneOf resolves the zone argument v of AT TIME ZONE or timezone(): a text literal or an
+// interval literal.
+func zoneOf(v bval) (pgzone.Zone, error) {
+	if iv, ok := v.intervalConst(); ok {
+		off, ok := intervalZoneOffset(iv)
+		if !ok {
+			return pgzone.Zone{}, unimplementedAre("interval time zones other than INTERVAL '±hh:mm[:ss]'")
+		}
+		return pgzone.Fixed(off), nil
+	}
+	if v.str == nil {
+		if v.null {
+			return pgzone.Zone{}, unimplemented("AT TIME ZONE NULL")
+		}
+		return pgzone.Zone{}, unimplemented("AT TIME ZONE with a zone that is not a constant")
+	}
+	z, err := pgzone.Lookup(*v.str)
+	switch {
+	case errors.Is(err, pgzone.ErrUnknown):
+		return z, quoting(InvalidArgument, "22023", "time zone %q not recognized", *v.str)
+	case err != nil:
+		return z, &Error{Code: Unimplemented, SQLState: "0A000", Msg: err.Error()}
+	}
+	return z, nil
+}
+
+// intervalZoneOffset reads an interval zone written [+-]hh:mm[:ss] as seconds east of UTC.
+func intervalZoneOffset(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	sign := int64(1)
+	switch {
+	case strings.HasPrefix(s, "-"):
+		sign, s = -1, s[1:]
+	case strings.HasPrefix(s, "+"):
+		s = s[1:]
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return 0, false
+	}
+	var v [3]int64
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || len(p) > 2 || p == "" {
+			return 0, false
+		}
+		v[i] = int64(n)
+	}
+	if v[1] > 59 || v[2] > 59 || v[0] > 24 {
+		return 0, false
+	}
+	return sign * (v[0]*3600 + v[1]*60 + v[2]), true
+}
+
+// atTimeZone binds timezone(zone, ts): ts without time zone becomes timestamp with time zone
+// and any other timestamp (an untyped literal and a date too, as PostgreSQL prefers
+// timestamptz) timestamp without time zone.
+func (bd *binder) atTimeZone(zone, ts bval) (bval, error) {
+	z, err := zoneOf(zone)
+	if err != nil {
+		return bval{}, err
+	}
+	var e expr.Expression
+	if !ts.untyped() && isWallclock(ts.typ()) {
+		e = ts.e
+	} else if e, err = bd.coerce(ts, tsType(), "argument 2 of timezone"); err != nil {
+		return bval{}, err
+	}
+	return bd.convertZone(e, z)
+}
+
+// convertZone is timezone(z, e) over a bound timestamp e of either kind.
+func (bd *binder) convertZone(e expr.Expression, z pgzone.Zone) (bval, error) {
+	out := wallclockType()
+	if isWallclock(e.GetType()) {
+		out = tsType()
+	}
+	f, err := bd.fn(URNPostgres, "timezone", out, types.Enum(z.Spec()), e)
+	return typed(f), err
+}
+
+// isWallclock reports whether t is timestamp without time zone.
+func isWallclock(t types.Type) bool {
+	switch t.(type) {
+	case *types.PrecisionTimestampType, *types.TimestampType:
+		return true
+	}
+	return false
+}
+
+// retypeTimestamp converts between the two timestamp types in the session's zone, UTC: a
+// literal keeps its value under the other type; any other expression is timezone('UTC', e).
+func (bd *binder) retypeTimestamp(e expr.Expression, t types.Type) (expr.Expression, error) {
+	if lit, ok := e.(*expr.ProtoLiteral); ok {
+		if ns, ok := lit.Value.(int64); ok {
+			if isWallclock(t) {
+				return expr.NewPrecisionTimestampLiteral(ns, types.PrecisionNanoSeconds, nullableN), nil
+			}
+			return expr.NewPrecisionTimestampTzLiteral(ns, types.PrecisionNanoSeconds, nullableN), nil
+		}
+	}
+	if _, null := e.(*expr.NullLiteral); null {
+		stand := expr.NewNullLiteral(t.WithNullability(nullableN))
+		if num, ph := bd.ps.placeholders[e]; ph {
+			// A parameter's stand-in at prepare time stays one (routes find it).
+			bd.ps.placeholders[stand] = num
+		}
+		return stand, nil
+	}
+	v, err := bd.convertZone(e, pgzone.Fixed(0))
+	return v.e, err
+}
+
+// truncInZone binds date_trunc(unit, src, zone) for a zone other than UTC: PostgreSQL truncates
+// the wall clock of src in zone and returns the instant of the truncated wall clock there
+// (timestamptz_trunc_zone), which is timezone(zone, date_trunc(unit, timezone(zone, src))) for
+// days and longer units; to hours and finer it keeps the offset src had (its
+// timestamptz_trunc_internal resolves the offset again only from days up), which is the
+// timezone kernel's three-argument form with src as the reference instant.
+// Its result is a timestamp with time zone; the executor's store pushdown does not see it as a
+// time bin (a bin in another zone is not one of the stores' UTC bins).
+func (bd *binder) truncInZone(bin routing.Binning, src *pg.Node, zone string, sc *scope) (bval, error) {
+	z, err := zoneOf(bval{str: &zone})
+	if err != nil {
+		return bval{}, err
+	}
+	v, err := bd.bindExpr(src, sc)
+	if err != nil {
+		return bval{}, err
+	}
+	ts, err := bd.coerce(v, tsType(), "argument 2 of date_trunc")
+	if err != nil {
+		return bval{}, err
+	}
+	wall, err := bd.convertZone(ts, z)
+	if err != nil {
+		return bval{}, err
+	}
+	t, err := binExprOf(bd.b, wall.e, bin)
+	if err != nil {
+		return bval{}, err
+	}
+	if bin.Unit >= routing.TruncDay {
+		return bd.convertZone(t, z)
+	}
+	f, err := bd.fn(URNPostgres, "timezone", tsType(), types.Enum(z.Spec()), t, ts)
+	return typed(f), err
+}
