@@ -414,6 +414,18 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 			am.Func = aggregate.Min
 		case "max":
 			am.Func = aggregate.Max
+		case "var_samp":
+			am.Func = aggregate.VarSamp
+		case "var_pop":
+			am.Func = aggregate.VarPop
+		case "stddev_samp":
+			am.Func = aggregate.StddevSamp
+		case "stddev_pop":
+			am.Func = aggregate.StddevPop
+		case "bool_and":
+			am.Func = aggregate.BoolAnd
+		case "bool_or":
+			am.Func = aggregate.BoolOr
 		default:
 			return spec, nil, unsupported("aggregate function %s", f.Name())
 		}

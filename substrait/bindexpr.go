@@ -32,20 +32,33 @@ const (
 )
 
 // ownAggregates returns the YAML declaring the aggregates of URNPostgres: min and max of
-// text, binary and boolean (Substrait's standard min/max are numeric and temporal only).
-// Loaded into substrait-go's default collection once, so that plans using them decode too.
+// text, binary and boolean (Substrait's standard min/max are numeric and temporal only),
+// PostgreSQL's variance family over fp64 (var_samp, var_pop, stddev_samp, stddev_pop) and
+// bool_and and bool_or over boolean (scan/aggregate statagg.go evaluates them). Loaded into
+// substrait-go's default collection once, so that plans using them decode too.
 func ownAggregates() string {
 	var b strings.Builder
 	b.WriteString("%YAML 1.2\n---\nurn: " + URNPostgres + "\naggregate_functions:\n")
-	for _, name := range []string{"min", "max"} {
+	decl := func(name string, ts ...string) {
 		fmt.Fprintf(&b, "  - name: %q\n    impls:\n", name)
-		for _, t := range []string{"string", "binary", "boolean"} {
+		for _, t := range ts {
 			fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n"+
 				"        decomposable: MANY\n        intermediate: %s?\n        return: %s?\n", t, t, t)
 		}
 	}
+	for _, name := range []string{"min", "max"} {
+		decl(name, "string", "binary", "boolean")
+	}
+	for _, name := range varianceAggregates {
+		decl(name, "fp64")
+	}
+	decl("bool_and", "boolean")
+	decl("bool_or", "boolean")
 	return b.String()
 }
+
+// varianceAggregates are the names the executor runs PostgreSQL's variance family under.
+var varianceAggregates = []string{"var_samp", "var_pop", "stddev_samp", "stddev_pop"}
 
 var loadOwn sync.Once
 

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -15,15 +16,19 @@ import (
 )
 
 // aggregateNames are the aggregate functions the executor runs.
-var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true}
+var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
+	"bool_and": true, "bool_or": true, "every": true}
+
+// aggregateAliases are PostgreSQL's other names of the aggregates above.
+var aggregateAliases = map[string]string{"stddev": "stddev_samp", "variance": "var_samp", "every": "bool_and"}
 
 // unsupportedAggregates are PostgreSQL's built-in aggregate functions the executor does not
 // run yet: a call of one is an aggregate (the statement is grouped) refused by name, never
 // taken for a scalar function over ungrouped columns.
 var unsupportedAggregates = map[string]bool{
-	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
 	"percentile_cont": true, "percentile_disc": true, "mode": true, "string_agg": true, "array_agg": true,
-	"bool_and": true, "bool_or": true, "every": true, "bit_and": true, "bit_or": true, "bit_xor": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true,
 	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
 	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true,
@@ -290,6 +295,32 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				}
 				out = i64Type()
 			}
+		case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+			// PostgreSQL's float8 overloads (real and double precision input); integer input
+			// returns numeric, computed exactly, which the executor does not have.
+			if fam == famInt {
+				return bval{}, &Error{Code: Unimplemented, SQLState: "0A000", Msg: fmt.Sprintf("%s(%s) is not supported: PostgreSQL computes it in numeric, "+
+					"which flightsrv does not have yet; cast the argument to double precision", name, typeName(at))}
+			}
+			if fam != famFloat {
+				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
+			}
+			if invocation == types.AggInvocationDistinct {
+				return bval{}, unimplemented(name + "(DISTINCT …)")
+			}
+			if arg, err = bd.coerce(typed(arg), fp64Type().WithNullability(at.GetNullability()), ""); err != nil {
+				return bval{}, err
+			}
+			id = extensions.ID{URN: URNPostgres, Name: cmp.Or(aggregateAliases[name], name)}
+			out = fp64Type()
+		case "bool_and", "bool_or", "every":
+			if fam != famBool {
+				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
+			}
+			// DISTINCT changes nothing: a conjunction or disjunction of distinct values.
+			invocation = types.AggInvocationAll
+			id = extensions.ID{URN: URNPostgres, Name: cmp.Or(aggregateAliases[name], name)}
+			out = booleanType()
 		case "min", "max":
 			switch fam {
 			case famInt, famFloat:

@@ -47,6 +47,10 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		return &countAcc{}
 	case Sum, Avg:
 		return newSum(m.argType, m.Func == Avg)
+	case VarSamp, VarPop, StddevSamp, StddevPop:
+		return &varAcc{fn: m.Func}
+	case BoolAnd, BoolOr:
+		return &boolAcc{or: m.Func == BoolOr}
 	}
 	return newMinMax(m.argType, m.Func == Max)
 }

@@ -29,6 +29,17 @@ const (
 	Min
 	// Max is max(x); see Min.
 	Max
+	// VarSamp, VarPop, StddevSamp and StddevPop are PostgreSQL's var_samp (variance),
+	// var_pop, stddev_samp (stddev) and stddev_pop over float64 input: output float64, NULL
+	// for no value (the sample forms also for one); see statagg.go. Not distinct.
+	VarSamp
+	VarPop
+	StddevSamp
+	StddevPop
+	// BoolAnd and BoolOr are bool_and (every) and bool_or over boolean input: output boolean,
+	// NULL for no value.
+	BoolAnd
+	BoolOr
 )
 
 // String returns the SQL name of f ("count(*)", "count", "sum", …).
@@ -39,7 +50,11 @@ func (f Func) String() string {
 	return fmt.Sprintf("Func(%d)", uint8(f))
 }
 
-var funcNames = [...]string{CountStar: "count(*)", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max"}
+var funcNames = [...]string{CountStar: "count(*)", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max",
+	VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop", BoolAnd: "bool_and", BoolOr: "bool_or"}
+
+// isVariance reports whether f is one of the variance family.
+func (f Func) isVariance() bool { return f >= VarSamp && f <= StddevPop }
 
 // Measure is one aggregate: Func over input column Arg (ignored for CountStar; an index into
 // the input schema). Distinct applies the function to distinct non-null values (count(distinct
@@ -177,7 +192,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			}
 			out[i] = r
 			continue
-		case Count, Sum, Avg, Min, Max:
+		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr:
 		default:
 			return nil, fmt.Errorf("aggregate: measure %q: unknown function %d", m.Name, uint8(m.Func))
 		}
@@ -191,6 +206,12 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		if (m.Func == Sum || m.Func == Avg) && k != kInt && k != kUint && k != kFloat {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not numeric", m.Name, m.Func, f.Name, f.Type)
+		}
+		if m.Func.isVariance() && (f.Type.ID() != arrow.FLOAT64 || m.Distinct) {
+			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: only non-distinct float64 is supported, not %s", m.Name, m.Func, f.Name, f.Type)
+		}
+		if (m.Func == BoolAnd || m.Func == BoolOr) && k != kBool {
+			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not boolean", m.Name, m.Func, f.Name, f.Type)
 		}
 		r.argType, r.argKind = f.Type, k
 		out[i] = r
@@ -217,8 +238,10 @@ func resultField(m resolved) arrow.Field {
 			return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
-	case Avg:
+	case Avg, VarSamp, VarPop, StddevSamp, StddevPop:
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
+	case BoolAnd, BoolOr:
+		return arrow.Field{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}
 	default: // Min, Max
 		return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
 	}
@@ -239,6 +262,14 @@ func stateFields(m resolved) []arrow.Field {
 			{Name: m.Name + ".sum", Type: sumStateType(m.argKind), Nullable: true},
 			{Name: m.Name + ".count", Type: arrow.PrimitiveTypes.Int64},
 		}
+	case VarSamp, VarPop, StddevSamp, StddevPop:
+		return []arrow.Field{
+			{Name: m.Name + ".n", Type: arrow.PrimitiveTypes.Float64},
+			{Name: m.Name + ".sx", Type: arrow.PrimitiveTypes.Float64},
+			{Name: m.Name + ".sxx", Type: arrow.PrimitiveTypes.Float64},
+		}
+	case BoolAnd, BoolOr:
+		return []arrow.Field{{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}}
 	default: // Min, Max
 		return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
 	}
@@ -272,6 +303,10 @@ func OutputSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {
 //     overflows), or the float64 sum.
 //   - avg(x): "Name.sum" (as for sum) and "Name.count" (int64, not nullable).
 //   - min(x), max(x): one nullable column of the input type named Name.
+//   - var_samp, var_pop, stddev_samp, stddev_pop: "Name.n", "Name.sx" and "Name.sxx"
+//     (float64, not nullable): PostgreSQL's float8_accum state (statagg.go).
+//   - bool_and, bool_or: one nullable boolean column named Name, NULL when no value was
+//     aggregated.
 //   - count/sum/avg(distinct x): one non-nullable list<item: x's type, not nullable> column
 //     named Name holding the group's distinct non-null filtered-in values (in first-appearance
 //     order; floats with -0 folded into 0 and one NaN), so Final can compute the exact answer
