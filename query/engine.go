@@ -513,7 +513,13 @@ func (e *Engine) execError(err error) error {
 		// A data exception of the query's expressions (division by zero, an overflow, text
 		// that is no number): the query's fault, refused in PostgreSQL's words with its
 		// SQLSTATE.
-		return querylog.Refusal(codes.InvalidArgument, de.Msg, "", de.Code)
+		code := codes.InvalidArgument
+		if de.Code == "0A000" {
+			// feature_not_supported found only at run time (a regular expression over text
+			// whose meaning depends on the locale): refused by name, as at planning.
+			code = codes.Unimplemented
+		}
+		return querylog.Refusal(code, de.Msg, "", de.Code)
 	case errors.Is(err, ledger.ErrMemoryLimit):
 		msg := "the query needs more than its memory limit; narrow it or raise --query-memory"
 		var le *ledger.LimitExceededError

@@ -1526,6 +1526,8 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 		}
 		e, err := bd.fn(URNPostgres, "concat_strict", strType(), x, y)
 		return typed(e), err
+	case "~", "~*", "!~", "!~*":
+		return bd.regexOp(op, l, r)
 	case "->", "->>":
 		return bd.jsonOp(op, l, r)
 	case "#>", "#>>":

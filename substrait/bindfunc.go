@@ -482,6 +482,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := nargs(2, 3); err != nil {
 			return bval{}, err
 		}
+		if name == "substring" && (args[1].str != nil || (!args[1].untyped() && familyOf(args[1].typ()) == famString)) {
+			return bval{}, unimplemented("substring(… FROM pattern) (a regular expression or SIMILAR pattern)")
+		}
 		s, err := text(0)
 		if err != nil {
 			return bval{}, err
@@ -503,6 +506,10 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			name = "strpos" // POSITION(sub IN s) is position(s, sub)
 		}
 		return bd.stringFunc(name, args, nargs, text, call)
+	case "regexp_replace":
+		return bd.regexpReplace(args)
+	case "regexp_match", "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_count", "regexp_instr", "regexp_substr", "regexp_like":
+		return bval{}, quoting(Unimplemented, "0A000", "function %s is not supported", name)
 	case "replace":
 		if err := nargs(3, 3); err != nil {
 			return bval{}, err

@@ -1,0 +1,201 @@
+package ops
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/internal/pgregex"
+)
+
+// PostgreSQL's regular expressions (internal/pgregex translates and refuses patterns), strict:
+//
+//	regex_match(s, pattern)            s ~ pattern (boolean); enumeration "i" first for ~*
+//	regexp_replace(s, pattern, repl)   the first match replaced (every match with flag g);
+//	                                   repl's \1 … \9 are the subexpressions, \& the match,
+//	                                   \\ a backslash, any other \ kept; flags an
+//	                                   enumeration first: "", "g", "i" or "gi"
+//
+// A pattern that pgregex refuses or cannot read is the row's error: PostgreSQL's invalid
+// regular expression (2201B), or 0A000 naming the construct.
+func init() {
+	ownFunctions["regex_match"] = regexMatchKernel
+	ownFunctions["regexp_replace"] = regexpReplaceKernel
+}
+
+// patternCache compiles each distinct pattern of one expression once (at most 64 kept).
+type patternCache struct {
+	opts pgregex.Options
+	res  map[string]*pgregex.Regexp
+}
+
+func (c *patternCache) get(p string) (*pgregex.Regexp, error) {
+	if re, ok := c.res[p]; ok {
+		return re, nil
+	}
+	re, err := pgregex.Compile(p, c.opts)
+	if err != nil {
+		return nil, regexError(err)
+	}
+	if c.res == nil || len(c.res) >= 64 {
+		c.res = map[string]*pgregex.Regexp{}
+	}
+	c.res[p] = re
+	return re, nil
+}
+
+// regexError is pgregex's error as the row's: 0A000 naming the construct, or 2201B.
+func regexError(err error) error {
+	var ue *pgregex.UnsupportedError
+	if errors.As(err, &ue) {
+		return &DataError{Code: "0A000", Msg: ue.Error()}
+	}
+	return &DataError{Code: "2201B", Msg: "invalid regular expression"}
+}
+
+func regexFlags(n *fnNode) (string, error) {
+	if len(n.args) == 0 || n.args[0] != nil {
+		return "", errors.New("takes a flags enumeration first")
+	}
+	f := n.enums[0]
+	if strings.Trim(f, "gi") != "" {
+		return "", errors.New("flags other than g and i")
+	}
+	return f, nil
+}
+
+func regexMatchKernel(n *fnNode) error {
+	if err := argCount(n, 3, 3); err != nil {
+		return err
+	}
+	flags, err := regexFlags(n)
+	if err != nil {
+		return err
+	}
+	if err := wantText(n, 1, 2); err != nil {
+		return err
+	}
+	n.out = arrow.FixedWidthTypes.Boolean
+	cache := &patternCache{opts: pgregex.Options{IgnoreCase: strings.Contains(flags, "i")}}
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[1])
+		p, _ := asTexts(args[2])
+		return mapRows[bool](array.NewBooleanBuilder(mem), rows, args, func(i int) (bool, bool, error) {
+			re, err := cache.get(string(p.ValueBytes(i)))
+			if err != nil {
+				return false, false, err
+			}
+			ok, err := re.Match(s.ValueBytes(i))
+			if err != nil {
+				return false, false, regexError(err)
+			}
+			return ok, true, nil
+		})
+	}
+	return nil
+}
+
+func regexpReplaceKernel(n *fnNode) error {
+	if err := argCount(n, 4, 4); err != nil {
+		return err
+	}
+	flags, err := regexFlags(n)
+	if err != nil {
+		return err
+	}
+	if err := wantText(n, 1, 2, 3); err != nil {
+		return err
+	}
+	n.out = arrow.BinaryTypes.String
+	global := strings.Contains(flags, "g")
+	cache := &patternCache{opts: pgregex.Options{IgnoreCase: strings.Contains(flags, "i"), Extent: true}}
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[1])
+		p, _ := asTexts(args[2])
+		r, _ := asTexts(args[3])
+		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			re, err := cache.get(string(p.ValueBytes(i)))
+			if err != nil {
+				return "", false, err
+			}
+			src := string(s.ValueBytes(i))
+			if err := re.CheckSubject(src); err != nil {
+				return "", false, regexError(err)
+			}
+			out, err := replaceRegexp(re.Regexp, src, string(r.ValueBytes(i)), global)
+			return out, err == nil, err
+		})
+	}
+	return nil
+}
+
+// replaceRegexp is PostgreSQL's regexp_replace of src: the first (or, global, every
+// non-overlapping) match replaced by repl with its escapes expanded. An empty match advances
+// one character, as PostgreSQL's search does.
+func replaceRegexp(re *regexp.Regexp, src, repl string, global bool) (string, error) {
+	var b strings.Builder
+	last := 0
+	for pos := 0; pos <= len(src); {
+		m := re.FindStringSubmatchIndex(src[pos:])
+		if m == nil {
+			break
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += pos
+			}
+		}
+		b.WriteString(src[last:m[0]])
+		expandReplacement(&b, src, repl, m)
+		if b.Len() > maxTextBytes {
+			return "", errTooLarge
+		}
+		last = m[1]
+		if !global {
+			break
+		}
+		if m[1] > m[0] {
+			pos = m[1]
+		} else if m[1] < len(src) {
+			_, w := utf8.DecodeRuneInString(src[m[1]:])
+			pos = m[1] + w
+		} else {
+			break
+		}
+	}
+	b.WriteString(src[last:])
+	return b.String(), nil
+}
+
+// expandReplacement writes repl with \1 … \9, \& and \\ expanded for match m of src.
+func expandReplacement(b *strings.Builder, src, repl string, m []int) {
+	for i := 0; i < len(repl); i++ {
+		c := repl[i]
+		if c != '\\' || i+1 >= len(repl) {
+			b.WriteByte(c)
+			continue
+		}
+		e := repl[i+1]
+		switch {
+		case e >= '1' && e <= '9':
+			k := int(e - '0')
+			if 2*k+1 < len(m) && m[2*k] >= 0 {
+				b.WriteString(src[m[2*k]:m[2*k+1]])
+			}
+			i++
+		case e == '&':
+			b.WriteString(src[m[0]:m[1]])
+			i++
+		case e == '\\':
+			b.WriteByte('\\')
+			i++
+		default:
+			b.WriteByte('\\')
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package substrait
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/internal/pgregex"
+)
+
+// regexPattern checks a constant pattern of a regular expression (internal/pgregex), returning
+// its literal: a pattern that is not a constant, or that pgregex refuses, is refused here by
+// name, before the query runs.
+func (bd *binder) regexPattern(v bval, what string, o pgregex.Options) (expr.Expression, error) {
+	var p string
+	switch {
+	case v.str != nil:
+		p = *v.str
+	case v.e != nil:
+		lit, ok := v.e.(*expr.PrimitiveLiteral[string])
+		if !ok {
+			return nil, unimplemented(what + " with a pattern that is not a constant")
+		}
+		p = lit.Value
+	default:
+		return nil, unimplemented(what + " with a pattern that is not a constant")
+	}
+	if _, err := pgregex.Compile(p, o); err != nil {
+		var ue *pgregex.UnsupportedError
+		if errors.As(err, &ue) {
+			return nil, &Error{Code: Unimplemented, SQLState: "0A000", Msg: ue.Error()}
+		}
+		return nil, &Error{Code: InvalidArgument, SQLState: "2201B", Msg: "invalid regular expression"}
+	}
+	return expr.NewPrimitiveLiteral(p, false), nil
+}
+
+// regexOp binds s ~ p, s ~* p, s !~ p and s !~* p onto URNPostgres' regex_match.
+func (bd *binder) regexOp(op string, l, r bval) (bval, error) {
+	s, err := bd.coerce(l, strType(), "the left operand of "+op)
+	if err != nil {
+		return bval{}, err
+	}
+	icase := strings.Contains(op, "*")
+	p, err := bd.regexPattern(r, "operator "+op, pgregex.Options{IgnoreCase: icase})
+	if err != nil {
+		return bval{}, err
+	}
+	flags := ""
+	if icase {
+		flags = "i"
+	}
+	f, err := bd.fn(URNPostgres, "regex_match", booleanType(), types.Enum(flags), s, p)
+	if err != nil || !strings.HasPrefix(op, "!") {
+		return typed(f), err
+	}
+	nf, err := bd.fn(URNBoolean, "not", booleanType(), f)
+	return typed(nf), err
+}
+
+// regexpReplace binds regexp_replace(source, pattern, replacement[, flags]) with constant
+// flags among g, i and c (case-sensitive, the default), as PostgreSQL reads them; references
+// \1 … \9 in the replacement of a pattern with alternatives are refused (the subexpressions'
+// extents may differ between PostgreSQL's engine and RE2's).
+func (bd *binder) regexpReplace(args []bval) (bval, error) {
+	if len(args) != 3 && len(args) != 4 {
+		return bval{}, unimplemented("regexp_replace with other than three or four arguments")
+	}
+	flags := ""
+	if len(args) == 4 {
+		f := args[3].str
+		if f == nil {
+			if lit, ok := args[3].e.(*expr.PrimitiveLiteral[string]); ok {
+				f = &lit.Value
+			}
+		}
+		if f == nil {
+			return bval{}, unimplemented("regexp_replace with flags that are not a constant")
+		}
+		icase := false
+		for _, c := range *f {
+			switch c {
+			case 'g':
+				if !strings.Contains(flags, "g") {
+					flags += "g"
+				}
+			case 'i':
+				icase = true
+			case 'c':
+				icase = false
+			default:
+				return bval{}, &Error{Code: Unimplemented, SQLState: "0A000", Msg: "regexp_replace flags other than g, i and c are not supported"}
+			}
+		}
+		if icase {
+			flags += "i"
+		}
+	}
+	s, err := bd.coerce(args[0], strType(), "argument 1 of regexp_replace")
+	if err != nil {
+		return bval{}, err
+	}
+	p, err := bd.regexPattern(args[1], "regexp_replace", pgregex.Options{IgnoreCase: strings.Contains(flags, "i"), Extent: true})
+	if err != nil {
+		return bval{}, err
+	}
+	repl, err := bd.coerce(args[2], strType(), "argument 3 of regexp_replace")
+	if err != nil {
+		return bval{}, err
+	}
+	if pgregex.HasAlternation(p.(*expr.PrimitiveLiteral[string]).Value) {
+		rl, ok := repl.(*expr.PrimitiveLiteral[string])
+		if !ok || hasGroupReference(rl.Value) {
+			return bval{}, unimplemented("regexp_replace of a pattern with alternatives (|) and a replacement referring to its subexpressions")
+		}
+	}
+	f, err := bd.fn(URNPostgres, "regexp_replace", strType(), types.Enum(flags), s, p, repl)
+	return typed(f), err
+}
+
+// hasGroupReference reports whether a replacement refers to a subexpression (\1 … \9).
+func hasGroupReference(r string) bool {
+	for i := 0; i+1 < len(r); i++ {
+		if r[i] == '\\' {
+			if r[i+1] >= '1' && r[i+1] <= '9' {
+				return true
+			}
+			i++
+		}
+	}
+	return false
+}
