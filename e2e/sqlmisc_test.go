@@ -351,3 +351,48 @@ func TestRegularExpressionsAsPostgres(t *testing.T) {
 		t.Errorf("'a' ~ 'a(': %v, want INVALID_ARGUMENT invalid regular expression", err)
 	}
 }
+
+// TestDateArithmeticAsPostgres: date - date (integer days), date ± integer and integer + date
+// over constants and ORD's rows answer PostgreSQL's values; timestamp - timestamp (an interval)
+// is refused by name, and a sum(bigint) whose total passes bigint's range (numeric in
+// PostgreSQL, which answers it) is refused by name instead of failing as an internal error.
+func TestDateArithmeticAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	q := "SELECT ('2001-04-01'::date - '2001-03-01'::date)::text, (DATE '2001-03-01' - DATE '2001-04-15')::text, (DATE '2001-02-28' + 1)::text, " +
+		"(1 + DATE '2000-02-28')::text, (DATE '2001-03-01' - 1)::text, (DATE '2001-03-01' - '2000-03-01')::text, (DATE '2001-01-01' + 365 * 4)::text, " +
+		"(NULL::date - DATE '2001-01-01')::text, (DATE '1970-01-01' - DATE '1900-01-01')::text"
+	compareText(t, "constants", textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
+	where := " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02'"
+	res := mustRun(t, cl, "SELECT timestamp, (timestamp::date - DATE '2001-01-01')::text, (timestamp::date - 30)::text, (DATE '2001-12-25' - timestamp::date)::text"+where+" ORDER BY timestamp, id")
+	var ats []time.Time
+	for _, rec := range res.recs {
+		c := rec.Column(0).(*array.Timestamp)
+		for i := range c.Len() {
+			ats = append(ats, c.Value(i).ToTime(arrow.Nanosecond))
+		}
+	}
+	got := textColumns(res)
+	for i := range got {
+		got[i] = got[i][1:]
+	}
+	if len(got) < 100 {
+		t.Fatalf("only %d rows", len(got))
+	}
+	compareText(t, "over rows", got, pgTextRows(t, ctx, pg, "SELECT (ts::date - DATE '2001-01-01')::text, (ts::date - 30)::text, (DATE '2001-12-25' - ts::date)::text FROM unnest($1::timestamptz[]) WITH ORDINALITY AS r(ts, n) ORDER BY n", ats))
+
+	if _, err := run(ctx, cl, "SELECT now() - timestamp"+where); status.Code(err) != codes.Unimplemented ||
+		status.Convert(err).Message() != "timestamp - timestamp (an interval result) is not supported" {
+		t.Errorf("timestamp - timestamp: %v", err)
+	}
+	const big = "SELECT sum(v) FROM (SELECT 9223372036854775807::bigint AS v UNION ALL SELECT 1::bigint) t"
+	var total string
+	if err := pg.QueryRow(ctx, "SELECT sum(v)::text FROM (SELECT 9223372036854775807::bigint AS v UNION ALL SELECT 1::bigint) t").Scan(&total); err != nil || total != "9223372036854775808" {
+		t.Fatalf("PostgreSQL: %v %s", err, total)
+	}
+	if _, err := run(ctx, cl, big); status.Code(err) != codes.Unimplemented || !strings.Contains(status.Convert(err).Message(), "sum(bigint) of a total outside the bigint range is not supported") {
+		t.Errorf("sum past bigint: %v, want UNIMPLEMENTED naming it", err)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/querylog"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
+	"github.com/flightsrv/flightsrv/scan/aggregate"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/substrait"
@@ -520,6 +521,11 @@ func (e *Engine) execError(err error) error {
 			code = codes.Unimplemented
 		}
 		return querylog.Refusal(code, de.Msg, "", de.Code)
+	case errors.Is(err, aggregate.ErrSumOverflow):
+		// PostgreSQL's sum(bigint) is numeric and answers any total; the executor has no
+		// numeric type yet, so a total past bigint's range is refused by name, never wrapped
+		// or rounded.
+		return querylog.Refusal(codes.Unimplemented, "sum(bigint) of a total outside the bigint range is not supported: PostgreSQL answers numeric, which flightsrv does not have yet", "", "0A000")
 	case errors.Is(err, ledger.ErrMemoryLimit):
 		msg := "the query needs more than its memory limit; narrow it or raise --query-memory"
 		var le *ledger.LimitExceededError

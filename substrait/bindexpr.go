@@ -1484,6 +1484,9 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 		if v, ok, err := bd.timestampArith(op, l, r); ok || err != nil {
 			return v, err
 		}
+		if v, ok, err := bd.dateArith(op, l, r); ok || err != nil {
+			return v, err
+		}
 		fallthrough
 	case "*", "/":
 		x, y, err := bd.unify(l, r, op)

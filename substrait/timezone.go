@@ -178,3 +178,57 @@ func (bd *binder) truncInZone(bin routing.Binning, src *pg.Node, zone string, sc
 	f, err := bd.fn(URNPostgres, "timezone", tsType(), types.Enum(z.Spec()), t, ts)
 	return typed(f), err
 }
+
+// dateArith binds PostgreSQL's date - date (the days between, integer) and date ± integer
+// (a date) onto URNPostgres' date_diff and date_add_days (scan/ops datearith.go); an untyped
+// literal beside a date is read as a date (date - '2001-01-01') or, beside an integer, as an
+// integer. timestamp - timestamp, an interval, is refused by name. ok is false for other
+// operands.
+func (bd *binder) dateArith(op string, l, r bval) (bval, bool, error) {
+	fam := func(v bval) family {
+		if v.untyped() {
+			return famOther
+		}
+		return familyOf(v.typ())
+	}
+	lf, rf := fam(l), fam(r)
+	switch {
+	case op == "-" && lf == famTimestamp && rf == famTimestamp:
+		return bval{}, true, unimplemented("timestamp - timestamp (an interval result)")
+	case op == "-" && (lf == famDate && (rf == famDate || r.str != nil) || l.str != nil && rf == famDate):
+		a, err := bd.coerce(l, dateType(), "the left operand of date - date")
+		if err != nil {
+			return bval{}, true, err
+		}
+		b, err := bd.coerce(r, dateType(), "the right operand of date - date")
+		if err != nil {
+			return bval{}, true, err
+		}
+		f, err := bd.fn(URNPostgres, "date_diff", i32Type(), a, b)
+		return typed(f), true, err
+	case lf == famDate && (rf == famInt || r.untyped() && r.str != nil), op == "+" && rf == famDate && lf == famInt:
+		d, n := l, r
+		if rf == famDate {
+			d, n = r, l
+		}
+		if !n.untyped() && numRank(n.typ()) > numRank(i32Type()) {
+			return bval{}, true, errorf(InvalidArgument, "operator does not exist: date %s %s", op, typeName(n.typ()))
+		}
+		de, err := bd.coerce(d, dateType(), "")
+		if err != nil {
+			return bval{}, true, err
+		}
+		ne, err := bd.coerce(n, i32Type(), "the integer of date "+op+" integer")
+		if err != nil {
+			return bval{}, true, err
+		}
+		if op == "-" {
+			if ne, err = bd.fn(URNArithmetic, "subtract", i32Type(), expr.NewPrimitiveLiteral(int32(0), false), ne); err != nil {
+				return bval{}, true, err
+			}
+		}
+		f, err := bd.fn(URNPostgres, "date_add_days", dateType(), de, ne)
+		return typed(f), true, err
+	}
+	return bval{}, false, nil
+}
