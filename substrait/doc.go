@@ -7,7 +7,8 @@
 // bindfunc.go, route.go): pg_query's parse tree to Substrait relations (ReadRel, FilterRel,
 // ProjectRel, AggregateRel, SortRel, FetchRel, SetRel) with expressions on Substrait's
 // standard functions where arrow-go evaluates them and on flightsrv's own extension
-// URNPostgres (JSON access, LIKE, string functions, date_part, to_char; evaluated by scan/ops)
+// URNPostgres (JSON access, LIKE, string functions, date_part, to_char, AT TIME ZONE
+// (timezone.go), regular expressions (regex.go); evaluated by scan/ops)
 // elsewhere; date_trunc and date_bin become round_calendar and round_temporal, which the
 // executor's pushdown rewrite recognises as the stores' time bins (TimeBinOf); table-less
 // statements and SHOW bind to constants (Bound). Client plans (PrepareSubstrait, client.go)

@@ -1,6 +1,7 @@
 // Package aggregate holds flightsrv's hash aggregation over Arrow record batches: grouped and
-// ungrouped count(*), count, sum, avg, min and max, with DISTINCT and FILTER (WHERE …), in
-// three modes. A per-bucket fragment runs Partial over its rows; the coordinator runs Final
+// ungrouped count(*), count, sum, avg, min and max, with DISTINCT and FILTER (WHERE …), and
+// PostgreSQL's var_samp, var_pop, stddev_samp, stddev_pop, bool_and and bool_or (statagg.go),
+// in three modes. A per-bucket fragment runs Partial over its rows; the coordinator runs Final
 // over the union of the fragments' partial outputs; Single does both in one place. The answers
 // follow PostgreSQL's semantics (NULL handling, NaN ordering, bytewise "C" collation for text)
 // except where the output types say otherwise (see Measure and OutputSchema).
