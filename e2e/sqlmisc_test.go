@@ -396,3 +396,63 @@ func TestDateArithmeticAsPostgres(t *testing.T) {
 		t.Errorf("sum past bigint: %v, want UNIMPLEMENTED naming it", err)
 	}
 }
+
+// TestSetOperationsAsPostgres: INTERSECT and EXCEPT of selects over ORD's March (archived) and
+// April (hot) rows, with NULLs, several columns, a filter outside them and constants, answer
+// PostgreSQL's rows over the same rows in a table; INTERSECT ALL and EXCEPT ALL are refused by
+// name.
+func TestSetOperationsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	const cols = "value->>'destination' AS dest, ((value->>'delay')::int / 30) AS late"
+	month := func(m int) string {
+		return fmt.Sprintf(" FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-%02d-01' AND timestamp < '2001-%02d-01'", m, m+1)
+	}
+	var ms, dests, lates []*string
+	for _, m := range []int{3, 4} {
+		for _, r := range textColumns(mustRun(t, cl, "SELECT "+cols+month(m))) {
+			mm := fmt.Sprint(m)
+			ms, dests, lates = append(ms, &mm), append(dests, nullText(r[0])), append(lates, nullText(r[1]))
+		}
+	}
+	if _, err := pg.Exec(ctx, "CREATE TEMP TABLE set_rows AS SELECT m::int AS m, d AS dest, l::int AS late FROM unnest($1::text[], $2::text[], $3::text[]) AS r(m, d, l)", ms, dests, lates); err != nil {
+		t.Fatal(err)
+	}
+	pgMonth := func(m int) string { return fmt.Sprintf(" FROM set_rows WHERE m = %d", m) }
+	for _, c := range []struct{ ours, theirs string }{
+		{"SELECT value->>'destination'" + month(3) + " INTERSECT SELECT value->>'destination'" + month(4) + " ORDER BY 1",
+			"SELECT dest" + pgMonth(3) + " INTERSECT SELECT dest" + pgMonth(4) + " ORDER BY 1"},
+		{"SELECT " + cols + month(3) + " EXCEPT SELECT " + cols + month(4) + " ORDER BY 1, 2 NULLS FIRST",
+			"SELECT dest, late" + pgMonth(3) + " EXCEPT SELECT dest, late" + pgMonth(4) + " ORDER BY 1, 2 NULLS FIRST"},
+		{"SELECT " + cols + month(4) + " INTERSECT SELECT " + cols + month(3) + " ORDER BY 1, 2 NULLS FIRST",
+			"SELECT dest, late" + pgMonth(4) + " INTERSECT SELECT dest, late" + pgMonth(3) + " ORDER BY 1, 2 NULLS FIRST"},
+		{"SELECT count(*) FROM (SELECT " + cols + month(3) + " EXCEPT SELECT " + cols + month(4) + ") t WHERE t.dest >= 'M'",
+			"SELECT count(*) FROM (SELECT dest, late" + pgMonth(3) + " EXCEPT SELECT dest, late" + pgMonth(4) + ") t WHERE t.dest >= 'M'"},
+		{"SELECT 1 AS a, NULL::text AS b UNION SELECT 2, 'x' EXCEPT SELECT 2, 'x' ORDER BY 1", "SELECT 1 AS a, NULL::text AS b UNION SELECT 2, 'x' EXCEPT SELECT 2, 'x' ORDER BY 1"},
+		{"SELECT NULL::int INTERSECT SELECT NULL::int", "SELECT NULL::int INTERSECT SELECT NULL::int"},
+		{"SELECT 1 INTERSECT SELECT 2", "SELECT 1 INTERSECT SELECT 2"},
+		{"SELECT 1.5::float8 EXCEPT SELECT 1", "SELECT 1.5::float8 EXCEPT SELECT 1"},
+	} {
+		got, want := textColumns(mustRun(t, cl, c.ours)), pgTextRows(t, ctx, pg, c.theirs)
+		if len(want) > 0 && len(want[0]) > 0 {
+			for i := range got {
+				for j := range got[i] {
+					if !sameNumberText(got[i][j], want[i][j]) {
+						t.Errorf("%.80s: row %d: %q, PostgreSQL %q", c.ours, i, got[i], want[i])
+					}
+				}
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%.80s: %d rows, PostgreSQL %d", c.ours, len(got), len(want))
+		}
+	}
+	for _, q := range []string{"SELECT 1 INTERSECT ALL SELECT 1", "SELECT 1 EXCEPT ALL SELECT 2"} {
+		want := strings.Fields(q)[2] + " ALL is not supported"
+		if _, err := run(ctx, cl, q); status.Code(err) != codes.Unimplemented || status.Convert(err).Message() != want {
+			t.Errorf("%s: %v, want UNIMPLEMENTED %q", q, err, want)
+		}
+	}
+}

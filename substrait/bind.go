@@ -252,6 +252,8 @@ func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
 		return bd.bindSimple(sel)
 	case pg.SetOperation_SETOP_UNION:
 		br, err = bd.bindUnion(sel)
+	case pg.SetOperation_SETOP_INTERSECT, pg.SetOperation_SETOP_EXCEPT:
+		br, err = bd.bindIntersectExcept(sel)
 	default:
 		return nil, unimplemented(strings.TrimPrefix(op.String(), "SETOP_"))
 	}
@@ -263,16 +265,37 @@ func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
 
 // bindUnion binds UNION ALL (a SetRel) and UNION (the same, then DISTINCT).
 func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
-	l, err := bd.bindSelect(sel.GetLarg())
+	l, larm, rarm, err := bd.setArms(sel, "UNION")
 	if err != nil {
 		return nil, err
+	}
+	rel, err := bd.b.Set(plan.SetOpUnionAll, larm.rel, rarm.rel)
+	if err != nil {
+		return nil, fmt.Errorf("bind union: %w", err)
+	}
+	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
+	for i, c := range larm.sc.cols {
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ})
+	}
+	if !sel.GetAll() {
+		return bd.distinct(out)
+	}
+	return out, nil
+}
+
+// setArms binds the two inputs of a set operation (op names it in errors) and casts them to
+// common column types: the left input as bound, and both arms cast.
+func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRel, err error) {
+	l, err = bd.bindSelect(sel.GetLarg())
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	r, err := bd.bindSelect(sel.GetRarg())
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if len(l.sc.cols) != len(r.sc.cols) {
-		return nil, errorf(InvalidArgument, "each UNION query must have the same number of columns")
+		return nil, nil, nil, errorf(InvalidArgument, "each %s query must have the same number of columns", op)
 	}
 	// Both arms must declare the same types: numbers are promoted to the wider type
 	// (PostgreSQL's UNION type resolution, for the types we have), and every column is
@@ -290,30 +313,17 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 				common[i] = rt
 			}
 		default:
-			return nil, errorf(InvalidArgument, "UNION types %s and %s cannot be matched (column %d)", typeName(lt), typeName(rt), i+1)
+			return nil, nil, nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched (column %d)", op, typeName(lt), typeName(rt), i+1)
 		}
 		common[i] = common[i].WithNullability(nullableN)
 	}
-	larm, err := bd.castProject(l, common)
-	if err != nil {
-		return nil, err
+	if larm, err = bd.castProject(l, common); err != nil {
+		return nil, nil, nil, err
 	}
-	rarm, err := bd.castProject(r, common)
-	if err != nil {
-		return nil, err
+	if rarm, err = bd.castProject(r, common); err != nil {
+		return nil, nil, nil, err
 	}
-	rel, err := bd.b.Set(plan.SetOpUnionAll, larm.rel, rarm.rel)
-	if err != nil {
-		return nil, fmt.Errorf("bind union: %w", err)
-	}
-	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
-	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ})
-	}
-	if !sel.GetAll() {
-		return bd.distinct(out)
-	}
-	return out, nil
+	return l, larm, rarm, nil
 }
 
 // castProject returns br with its columns of the types ts (nullable numbers of the same

@@ -1,0 +1,112 @@
+package substrait
+
+import (
+	"fmt"
+	"slices"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// bindIntersectExcept binds INTERSECT and EXCEPT (without ALL) onto the relations the executor
+// runs: both inputs, each tagged with its side (1 or 2), are concatenated (UNION ALL), grouped
+// by every column (NULLs equal, as set operations compare rows) with the rows of each side
+// counted, and the groups kept that occur on both sides (INTERSECT) or only on the left
+// (EXCEPT): PostgreSQL's answer, each distinct row once. A filter pushed onto the result is
+// pushed into both inputs (pushfilter.go: through the grouping keys and into every set
+// input), which is sound for both operations since it depends only on a row's values.
+// INTERSECT ALL and EXCEPT ALL, which repeat rows by their counts, are refused by name.
+func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
+	op := "INTERSECT"
+	if sel.GetOp() == pg.SetOperation_SETOP_EXCEPT {
+		op = "EXCEPT"
+	}
+	if sel.GetAll() {
+		return nil, unimplemented(op + " ALL")
+	}
+	l, larm, rarm, err := bd.setArms(sel, op)
+	if err != nil {
+		return nil, err
+	}
+	n := len(larm.sc.cols)
+	tag := func(arm *boundRel, side int32) (*boundRel, error) {
+		es := make([]expr.Expression, 0, n+1)
+		for i := range n {
+			es = append(es, arm.sc.ref(i))
+		}
+		es = append(es, expr.NewPrimitiveLiteral(side, false))
+		return bd.project(arm, es, append(slices.Clone(l.names), "side"))
+	}
+	lt, err := tag(larm, 1)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := tag(rarm, 2)
+	if err != nil {
+		return nil, err
+	}
+	urel, err := bd.b.Set(plan.SetOpUnionAll, lt.rel, rt.rel)
+	if err != nil {
+		return nil, fmt.Errorf("bind %s: %w", op, err)
+	}
+	u := &boundRel{rel: urel, sc: &scope{cols: slices.Clone(lt.sc.cols)}, names: lt.names}
+	count := func(side int32) (plan.AggRelMeasure, error) {
+		f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNAggregate, Name: "count"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil)
+		if err != nil {
+			return plan.AggRelMeasure{}, fmt.Errorf("bind %s: %w", op, err)
+		}
+		on, err := bd.fn(URNComparison, "equal", booleanType(), u.sc.ref(n), expr.NewPrimitiveLiteral(side, false))
+		if err != nil {
+			return plan.AggRelMeasure{}, err
+		}
+		return bd.b.Measure(f, on), nil
+	}
+	left, err := count(1)
+	if err != nil {
+		return nil, err
+	}
+	right, err := count(2)
+	if err != nil {
+		return nil, err
+	}
+	groups := make([]expr.Expression, n)
+	for i := range groups {
+		groups[i] = u.sc.ref(i)
+	}
+	arel, err := bd.b.AggregateExprs(u.rel, []plan.AggRelMeasure{left, right}, groups)
+	if err != nil {
+		return nil, fmt.Errorf("bind %s: %w", op, err)
+	}
+	asc := &scope{cols: slices.Clone(u.sc.cols[:n])}
+	countType := &types.Int64Type{Nullability: types.NullabilityRequired}
+	asc.cols = append(asc.cols, col{typ: countType}, col{typ: countType})
+	zero := expr.NewPrimitiveLiteral(int64(0), false)
+	inLeft, err := bd.fn(URNComparison, "gt", booleanType(), asc.ref(n), zero)
+	if err != nil {
+		return nil, err
+	}
+	cmp := "gt"
+	if op == "EXCEPT" {
+		cmp = "equal"
+	}
+	inRight, err := bd.fn(URNComparison, cmp, booleanType(), asc.ref(n+1), zero)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := bd.fn(URNBoolean, "and", booleanType(), inLeft, inRight)
+	if err != nil {
+		return nil, err
+	}
+	frel, err := bd.b.Filter(arel, cond)
+	if err != nil {
+		return nil, fmt.Errorf("bind %s: %w", op, err)
+	}
+	es := make([]expr.Expression, n)
+	for i := range es {
+		es[i] = asc.ref(i)
+	}
+	return bd.project(&boundRel{rel: frel, sc: asc, names: append(slices.Clone(l.names), "left", "right")}, es, l.names)
+}
