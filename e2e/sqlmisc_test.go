@@ -456,3 +456,63 @@ func TestSetOperationsAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderedSetAggregatesAsPostgres: percentile_cont, percentile_disc and mode() WITHIN GROUP
+// (ORDER BY x [DESC]) over integers and doubles, with FILTER, grouped and not, over ORD's
+// archived March and hot April (the values of every fragment merged), answer PostgreSQL's
+// values over the same rows; a fraction outside [0, 1] is PostgreSQL's error, text input and
+// a missing WITHIN GROUP are refused.
+func TestOrderedSetAggregatesAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	where := " FROM flights WHERE origin = 'ORD' AND " + trialRange
+	var dests, delays []*string
+	for _, row := range textColumns(mustRun(t, cl, "SELECT value->>'destination', value->>'delay'"+where)) {
+		dests, delays = append(dests, nullText(row[0])), append(delays, nullText(row[1]))
+	}
+	if _, err := pg.Exec(ctx, "CREATE TEMP TABLE os_rows AS SELECT d AS dest, x::int AS delay FROM unnest($1::text[], $2::text[]) AS r(d, x)", dests, delays); err != nil {
+		t.Fatal(err)
+	}
+	aggs := "percentile_cont(0.5) WITHIN GROUP (ORDER BY X), percentile_cont(0.25) WITHIN GROUP (ORDER BY X::float8 DESC), " +
+		"percentile_cont(1) WITHIN GROUP (ORDER BY X), percentile_disc(0.9) WITHIN GROUP (ORDER BY X), percentile_disc(0) WITHIN GROUP (ORDER BY X), " +
+		"percentile_disc(0.5) WITHIN GROUP (ORDER BY X::float8 / 7), mode() WITHIN GROUP (ORDER BY X), mode() WITHIN GROUP (ORDER BY X DESC), " +
+		"percentile_cont(0.75) WITHIN GROUP (ORDER BY X) FILTER (WHERE X > 0), mode() WITHIN GROUP (ORDER BY X) FILTER (WHERE X > 10000)"
+	ours := strings.ReplaceAll(aggs, "X", "(value->>'delay')::int")
+	theirs := strings.ReplaceAll(aggs, "X", "delay")
+	for _, c := range []struct{ ours, theirs string }{
+		{"SELECT " + ours + where, "SELECT " + theirs + " FROM os_rows"},
+		{"SELECT value->>'destination' AS d, " + ours + where + " GROUP BY 1 ORDER BY 1", "SELECT dest AS d, " + theirs + " FROM os_rows GROUP BY 1 ORDER BY 1"},
+	} {
+		got, want := textColumns(mustRun(t, cl, c.ours)), pgTextRows(t, ctx, pg, c.theirs)
+		if len(got) != len(want) || len(got) == 0 {
+			t.Fatalf("%.60s: %d rows, PostgreSQL %d", c.ours, len(got), len(want))
+		}
+		for i := range got {
+			for j := range want[i] {
+				if !sameNumberText(got[i][j], want[i][j]) {
+					t.Errorf("%.60s… row %d column %d: %s, PostgreSQL %s", c.ours, i, j, got[i][j], want[i][j])
+				}
+			}
+		}
+	}
+	var pgErr *pgconn.PgError
+	const bad = "SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY x) FROM (SELECT 1::float8 AS x) t"
+	if err := pg.QueryRow(ctx, bad).Scan(new(float64)); !errors.As(err, &pgErr) {
+		t.Fatalf("PostgreSQL: %v", err)
+	}
+	if _, err := run(ctx, cl, bad); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), pgErr.Message) {
+		t.Errorf("%s: %v, want PostgreSQL's %q", bad, err, pgErr.Message)
+	}
+	for q, code := range map[string]codes.Code{
+		"SELECT mode() WITHIN GROUP (ORDER BY id)" + where:                                          codes.Unimplemented,
+		"SELECT percentile_cont(0.5)" + where:                                                       codes.InvalidArgument,
+		"SELECT string_agg(id, ',' ORDER BY id)" + where:                                            codes.Unimplemented,
+		"SELECT percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY (value->>'delay')::int)" + where: codes.Unimplemented,
+	} {
+		if _, err := run(ctx, cl, q); status.Code(err) != code {
+			t.Errorf("%s: %v, want %v", q, err, code)
+		}
+	}
+}

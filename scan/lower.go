@@ -426,14 +426,26 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 			am.Func = aggregate.BoolAnd
 		case "bool_or":
 			am.Func = aggregate.BoolOr
+		case "percentile_cont", "percentile_disc", "mode":
+			// Ordered-set aggregates: (fraction literal,) x, the direction in the sort.
+			var (
+				x   expr.Expression
+				err error
+			)
+			if am, x, err = orderedSetMeasure(am, f); err != nil {
+				return spec, nil, err
+			}
+			am.Arg = len(inputs)
+			inputs = append(inputs, sub(x))
 		default:
 			return spec, nil, unsupported("aggregate function %s", f.Name())
 		}
-		if f.NArgs() > 1 || (am.Func != aggregate.CountStar && f.NArgs() != 1) {
-			return spec, nil, unsupported("aggregate %s with %d arguments", f.Name(), f.NArgs())
-		}
 		am.Distinct = f.Invocation() == types.AggInvocationDistinct
-		if f.NArgs() == 1 {
+		if am.Arg >= 0 {
+			// An ordered-set aggregate's argument, bound above.
+		} else if f.NArgs() > 1 || (am.Func != aggregate.CountStar && f.NArgs() != 1) {
+			return spec, nil, unsupported("aggregate %s with %d arguments", f.Name(), f.NArgs())
+		} else if f.NArgs() == 1 {
 			a, ok := f.Arg(0).(expr.Expression)
 			if !ok {
 				return spec, nil, unsupported("aggregate argument %T", f.Arg(0))
@@ -448,6 +460,48 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 		spec.Measures = append(spec.Measures, am)
 	}
 	return spec, inputs, nil
+}
+
+// orderedSetMeasure reads percentile_cont(fraction, x), percentile_disc(fraction, x) and
+// mode(x) with one sort of x (ascending or descending) into am, returning x.
+func orderedSetMeasure(am aggregate.Measure, f *expr.AggregateFunction) (aggregate.Measure, expr.Expression, error) {
+	switch f.Name() {
+	case "percentile_cont":
+		am.Func = aggregate.PercentileCont
+	case "percentile_disc":
+		am.Func = aggregate.PercentileDisc
+	default:
+		am.Func = aggregate.ModeOf
+	}
+	if len(f.Sorts) == 1 {
+		switch f.Sorts[0].Kind {
+		case types.SortDescNullsFirst, types.SortDescNullsLast:
+			am.Descending = true
+		}
+	}
+	if am.Func == aggregate.ModeOf {
+		if f.NArgs() != 1 {
+			return am, nil, unsupported("aggregate %s with %d arguments", f.Name(), f.NArgs())
+		}
+		x, ok := f.Arg(0).(expr.Expression)
+		if !ok {
+			return am, nil, unsupported("aggregate argument %T", f.Arg(0))
+		}
+		return am, x, nil
+	}
+	if f.NArgs() != 2 {
+		return am, nil, unsupported("aggregate %s with %d arguments", f.Name(), f.NArgs())
+	}
+	lit, ok := f.Arg(0).(*expr.PrimitiveLiteral[float64])
+	if !ok {
+		return am, nil, unsupported("%s of a fraction that is not a double precision constant", f.Name())
+	}
+	am.Fraction = lit.Value
+	x, ok := f.Arg(1).(expr.Expression)
+	if !ok {
+		return am, nil, unsupported("aggregate argument %T", f.Arg(1))
+	}
+	return am, x, nil
 }
 
 func isTrueLiteral(e expr.Expression) bool {

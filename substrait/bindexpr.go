@@ -54,6 +54,17 @@ func ownAggregates() string {
 	}
 	decl("bool_and", "boolean")
 	decl("bool_or", "boolean")
+	// The ordered-set aggregates: (fraction, x) → x's type, and mode(x).
+	b.WriteString("  - name: \"percentile_cont\"\n    impls:\n")
+	b.WriteString("      - args:\n          - value: fp64\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: fp64?\n")
+	b.WriteString("  - name: \"percentile_disc\"\n    impls:\n")
+	for _, t := range []string{"i64", "fp64"} {
+		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
+	}
+	b.WriteString("  - name: \"mode\"\n    impls:\n")
+	for _, t := range []string{"i64", "fp64"} {
+		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
+	}
 	return b.String()
 }
 

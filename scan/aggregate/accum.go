@@ -51,6 +51,12 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		return &varAcc{fn: m.Func}
 	case BoolAnd, BoolOr:
 		return &boolAcc{or: m.Func == BoolOr}
+	case PercentileCont, PercentileDisc, ModeOf:
+		a, err := newOrdered(m)
+		if err != nil {
+			panic(err) // validate admits only the types newOrdered takes
+		}
+		return a
 	}
 	return newMinMax(m.argType, m.Func == Max)
 }

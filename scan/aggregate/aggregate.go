@@ -40,6 +40,13 @@ const (
 	// NULL for no value.
 	BoolAnd
 	BoolOr
+	// PercentileCont, PercentileDisc and ModeOf are PostgreSQL's ordered-set aggregates
+	// percentile_cont(Fraction), percentile_disc(Fraction) and mode() WITHIN GROUP (ORDER BY
+	// x [DESC]) (orderedset.go): float64 input for PercentileCont (output float64), int64 or
+	// float64 for the others (output the input type); NULL for no value. Not distinct.
+	PercentileCont
+	PercentileDisc
+	ModeOf
 )
 
 // String returns the SQL name of f ("count(*)", "count", "sum", …).
@@ -51,7 +58,11 @@ func (f Func) String() string {
 }
 
 var funcNames = [...]string{CountStar: "count(*)", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max",
-	VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop", BoolAnd: "bool_and", BoolOr: "bool_or"}
+	VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop", BoolAnd: "bool_and", BoolOr: "bool_or",
+	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", ModeOf: "mode"}
+
+// isOrderedSet reports whether f is an ordered-set aggregate.
+func (f Func) isOrderedSet() bool { return f >= PercentileCont && f <= ModeOf }
 
 // isVariance reports whether f is one of the variance family.
 func (f Func) isVariance() bool { return f >= VarSamp && f <= StddevPop }
@@ -63,12 +74,17 @@ func (f Func) isVariance() bool { return f >= VarSamp && f <= StddevPop }
 // where it is true (not false, not null) are aggregated (SQL's FILTER (WHERE …)); -1 means
 // none (the zero value 0 names column 0, which must then be boolean). Name is the output field
 // name; it must not be empty.
+//
+// Fraction is the fraction of percentile_cont and percentile_disc, and Descending says the
+// ordered-set aggregates order their values descending (WITHIN GROUP (ORDER BY x DESC)).
 type Measure struct {
-	Func     Func
-	Arg      int
-	Distinct bool
-	Filter   int
-	Name     string
+	Func       Func
+	Arg        int
+	Distinct   bool
+	Filter     int
+	Name       string
+	Fraction   float64
+	Descending bool
 }
 
 // Mode says which part of a (possibly distributed) aggregation a reader computes.
@@ -192,7 +208,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			}
 			out[i] = r
 			continue
-		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr:
+		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr, PercentileCont, PercentileDisc, ModeOf:
 		default:
 			return nil, fmt.Errorf("aggregate: measure %q: unknown function %d", m.Name, uint8(m.Func))
 		}
@@ -209,6 +225,9 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		if m.Func.isVariance() && (f.Type.ID() != arrow.FLOAT64 || m.Distinct) {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: only non-distinct float64 is supported, not %s", m.Name, m.Func, f.Name, f.Type)
+		}
+		if m.Func.isOrderedSet() && (m.Distinct || f.Type.ID() != arrow.FLOAT64 && (m.Func == PercentileCont || f.Type.ID() != arrow.INT64)) {
+			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not supported", m.Name, m.Func, f.Name, f.Type)
 		}
 		if (m.Func == BoolAnd || m.Func == BoolOr) && k != kBool {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not boolean", m.Name, m.Func, f.Name, f.Type)
@@ -238,7 +257,7 @@ func resultField(m resolved) arrow.Field {
 			return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
-	case Avg, VarSamp, VarPop, StddevSamp, StddevPop:
+	case Avg, VarSamp, VarPop, StddevSamp, StddevPop, PercentileCont:
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 	case BoolAnd, BoolOr:
 		return arrow.Field{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}
@@ -270,6 +289,8 @@ func stateFields(m resolved) []arrow.Field {
 		}
 	case BoolAnd, BoolOr:
 		return []arrow.Field{{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}}
+	case PercentileCont, PercentileDisc, ModeOf:
+		return []arrow.Field{{Name: m.Name, Type: arrow.ListOfNonNullable(m.argType)}}
 	default: // Min, Max
 		return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
 	}
@@ -307,6 +328,8 @@ func OutputSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {
 //     (float64, not nullable): PostgreSQL's float8_accum state (statagg.go).
 //   - bool_and, bool_or: one nullable boolean column named Name, NULL when no value was
 //     aggregated.
+//   - percentile_cont, percentile_disc, mode: one non-nullable list<item: x's type, not
+//     nullable> column named Name holding the group's non-null filtered-in values.
 //   - count/sum/avg(distinct x): one non-nullable list<item: x's type, not nullable> column
 //     named Name holding the group's distinct non-null filtered-in values (in first-appearance
 //     order; floats with -0 folded into 0 and one NaN), so Final can compute the exact answer

@@ -1,0 +1,159 @@
+package aggregate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/scan/ops"
+)
+
+// PostgreSQL's ordered-set aggregates (PostgreSQL 15, "Ordered-Set Aggregate Functions"),
+// WITHIN GROUP (ORDER BY x [DESC]), NULL values of x ignored, NULL for a group without values:
+//
+//	percentile_cont(f)   float64 x: the value at fraction f of the ordered values,
+//	                     interpolated linearly between the two nearest (PostgreSQL's
+//	                     percentile_cont_float8_final)
+//	percentile_disc(f)   int64 or float64 x: the first value whose position in the ordering
+//	                     reaches fraction f (the ceil(f·n)-th, at least the first)
+//	mode()               int64 or float64 x: the most frequent value, the first in the
+//	                     ordering among equally frequent ones
+//
+// f must lie in [0, 1] (else PostgreSQL's "percentile value … is not between 0 and 1",
+// 22003). Floats order as PostgreSQL's (NaN above every other value; -0 equal to 0). Every
+// value is kept until the result: the partial state is the list of a group's values, and the
+// values' heap is counted against the query's ledger through heapBytes.
+
+// orderedAcc keeps each group's values.
+type orderedAcc[T int64 | float64] struct {
+	m    resolved
+	dt   arrow.DataType
+	vals [][]T
+	n    int64
+}
+
+func newOrdered(m resolved) (accumulator, error) {
+	switch m.argType.ID() {
+	case arrow.INT64:
+		if m.Func == PercentileCont {
+			break
+		}
+		return &orderedAcc[int64]{m: m, dt: m.argType}, nil
+	case arrow.FLOAT64:
+		return &orderedAcc[float64]{m: m, dt: m.argType}, nil
+	}
+	return nil, fmt.Errorf("aggregate: %s of %s is not supported", m.Func, m.argType)
+}
+
+func (a *orderedAcc[T]) grow(n int) { a.vals = grown(a.vals, n) }
+
+func (a *orderedAcc[T]) update(arg arrow.Array, gids []uint32, mask []bool) error {
+	var vals []T
+	switch v := arg.(type) {
+	case *array.Int64:
+		vals = any(v.Int64Values()).([]T)
+	case *array.Float64:
+		vals = any(v.Float64Values()).([]T)
+	default:
+		return fmt.Errorf("aggregate: %s of %s", a.m.Func, arg.DataType())
+	}
+	for i, g := range gids {
+		if mask == nil || mask[i] {
+			a.vals[g] = append(a.vals[g], vals[i])
+			a.n++
+		}
+	}
+	return nil
+}
+
+func (a *orderedAcc[T]) merge(cols []arrow.Array, gids []uint32) error {
+	return mergeLists(cols[0], gids, a.update)
+}
+
+// compareValues orders as PostgreSQL: NaN above everything, -0 equal to 0.
+func compareValues[T int64 | float64](x, y T) int {
+	fx, fy := float64(x), float64(y)
+	switch nx, ny := math.IsNaN(fx), math.IsNaN(fy); {
+	case nx && ny:
+		return 0
+	case nx:
+		return 1
+	case ny:
+		return -1
+	}
+	return cmp.Compare(x, y)
+}
+
+func (a *orderedAcc[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	out := make([]T, hi-lo)
+	valid := make([]bool, hi-lo)
+	cont := make([]float64, hi-lo)
+	f := a.m.Fraction
+	if a.m.Func != ModeOf && (f < 0 || f > 1 || math.IsNaN(f)) {
+		return nil, &ops.DataError{Code: "22003", Msg: fmt.Sprintf("percentile value %g is not between 0 and 1", f)}
+	}
+	for i := range out {
+		v := a.vals[lo+i]
+		if len(v) == 0 {
+			continue
+		}
+		valid[i] = true
+		slices.SortFunc(v, func(x, y T) int {
+			if a.m.Descending {
+				return compareValues(y, x)
+			}
+			return compareValues(x, y)
+		})
+		n := len(v)
+		switch a.m.Func {
+		case PercentileCont:
+			pos := f * float64(n-1)
+			first, second := math.Floor(pos), math.Ceil(pos)
+			lo, hi := float64(v[int(first)]), float64(v[int(second)])
+			if first == second {
+				cont[i] = lo
+			} else {
+				cont[i] = lo + (hi-lo)*(pos-first)
+			}
+		case PercentileDisc:
+			k := int(math.Ceil(f * float64(n)))
+			out[i] = v[max(k, 1)-1]
+		case ModeOf:
+			best, bestN, run := v[0], 0, 0
+			for j := range v {
+				if j > 0 && compareValues(v[j], v[j-1]) == 0 {
+					run++
+				} else {
+					run = 1
+				}
+				if run > bestN {
+					best, bestN = v[j], run
+				}
+			}
+			out[i] = best
+		}
+	}
+	if a.m.Func == PercentileCont {
+		return makeFixed(mem, arrow.PrimitiveTypes.Float64, cont, valid), nil
+	}
+	return makeFixed(mem, a.dt, out, valid), nil
+}
+
+func (a *orderedAcc[T]) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+	off := make([]int64, hi-lo+1)
+	var flat []T
+	for i := lo; i < hi; i++ {
+		flat = append(flat, a.vals[i]...)
+		off[i-lo+1] = int64(len(flat))
+	}
+	child := makeFixed(mem, a.dt, flat, nil)
+	defer child.Release()
+	return []arrow.Array{makeList(mem, a.dt, off, child)}, nil
+}
+
+func (a *orderedAcc[T]) heapBytes() int64 { return a.n*8 + int64(cap(a.vals))*24 }

@@ -1,0 +1,111 @@
+package substrait
+
+import (
+	"fmt"
+	"strconv"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// orderedSetMeasure binds PostgreSQL's ordered-set aggregates percentile_cont(f),
+// percentile_disc(f) and mode() WITHIN GROUP (ORDER BY x [ASC|DESC]) as measures of ac
+// (scan/aggregate orderedset.go evaluates them): f a numeric constant; percentile_cont's x
+// double precision (integers and real converted, as PostgreSQL's implicit casts do), the
+// others' x an integer or a float, computed in bigint or double precision and converted back
+// to x's type (exact: the answer is one of the values). Other argument types, fractions that
+// are not constants (or arrays of them) and ORDER BY … USING are refused by name.
+func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
+	name := funcName(fc)
+	order := fc.GetAggOrder()
+	if !fc.GetAggWithinGroup() || len(order) != 1 {
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42809", Msg: fmt.Sprintf("WITHIN GROUP (ORDER BY one expression) is required for ordered-set aggregate %s", name)}
+	}
+	if fc.GetAggDistinct() {
+		return bval{}, errorf(InvalidArgument, "cannot use DISTINCT with WITHIN GROUP")
+	}
+	want := 1
+	if name == "mode" {
+		want = 0
+	}
+	if len(fc.GetArgs()) != want {
+		return bval{}, errorf(InvalidArgument, "%s takes %d direct argument(s)", name, want)
+	}
+	sb := order[0].GetSortBy()
+	kind := types.SortAscNullsLast
+	switch sb.GetSortbyDir() {
+	case pg.SortByDir_SORTBY_DESC:
+		kind = types.SortDescNullsFirst
+	case pg.SortByDir_SORTBY_USING:
+		return bval{}, unimplemented("WITHIN GROUP (ORDER BY … USING)")
+	}
+	var frac expr.Expression
+	if want == 1 {
+		c := fc.GetArgs()[0].GetAConst()
+		var text string
+		switch {
+		case c != nil && c.GetIval() != nil:
+			text = strconv.FormatInt(int64(c.GetIval().GetIval()), 10)
+		case c != nil && c.GetFval() != nil:
+			text = c.GetFval().GetFval()
+		default:
+			return bval{}, unimplemented(name + " of a fraction that is not a numeric constant")
+		}
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return bval{}, errorf(InvalidArgument, "invalid fraction of %s", name)
+		}
+		frac = expr.NewPrimitiveLiteral(f, false)
+	}
+	if containsAggregate(sb.GetNode()) {
+		return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
+	}
+	bd.agg = nil
+	defer func() { bd.agg = ac }()
+	var filter expr.Expression
+	if f := fc.GetAggFilter(); f != nil {
+		v, err := bd.bindExpr(f, ac.in)
+		if err != nil {
+			return bval{}, err
+		}
+		if filter, err = bd.coerce(v, booleanType(), "FILTER"); err != nil {
+			return bval{}, err
+		}
+	}
+	x, err := bd.value(sb.GetNode(), ac.in)
+	if err != nil {
+		return bval{}, err
+	}
+	at := x.GetType()
+	work := fp64Type()
+	switch fam := familyOf(at); {
+	case fam == famFloat:
+	case fam == famInt && name == "percentile_cont":
+	case fam == famInt:
+		work = i64Type()
+	default:
+		return bval{}, quoting(Unimplemented, "0A000", "%s is not supported", fmt.Sprintf("%s of %s", name, typeName(at)))
+	}
+	if x, err = bd.coerce(typed(x), work.WithNullability(at.GetNullability()), ""); err != nil {
+		return bval{}, err
+	}
+	args := []types.FuncArg{x}
+	if frac != nil {
+		args = []types.FuncArg{frac, x}
+	}
+	f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: name}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult,
+		[]expr.SortField{{Expr: x, Kind: kind}}, args...)
+	if err != nil {
+		return bval{}, fmt.Errorf("bind %s: %w", name, err)
+	}
+	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
+	ac.mtypes = append(ac.mtypes, work)
+	ref := ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+	if name == "percentile_cont" || sameType(work, at) {
+		return typed(ref), nil
+	}
+	// Back to x's own type (the answer is one of x's values).
+	return typed(&expr.Cast{Type: at.WithNullability(nullableN), Input: ref, FailureBehavior: types.BehaviorThrowException}), nil
+}
