@@ -426,6 +426,24 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 			am.Func = aggregate.BoolAnd
 		case "bool_or":
 			am.Func = aggregate.BoolOr
+		case "string_agg":
+			// string_agg(x, separator literal), sorted by x when it has a sort.
+			am.Func = aggregate.StringAgg
+			sep, ok := f.Arg(1).(*expr.PrimitiveLiteral[string])
+			x, xok := f.Arg(0).(expr.Expression)
+			if f.NArgs() != 2 || !ok || !xok || len(f.Sorts) > 1 {
+				return spec, nil, unsupported("string_agg other than of a value and a constant separator, sorted by nothing or the value")
+			}
+			am.Separator = sep.Value
+			if len(f.Sorts) == 1 {
+				am.Sorted = true
+				switch f.Sorts[0].Kind {
+				case types.SortDescNullsFirst, types.SortDescNullsLast:
+					am.Descending = true
+				}
+			}
+			am.Arg = len(inputs)
+			inputs = append(inputs, sub(x))
 		case "percentile_cont", "percentile_disc", "mode":
 			// Ordered-set aggregates: (fraction literal,) x, the direction in the sort.
 			var (

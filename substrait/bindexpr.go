@@ -61,6 +61,8 @@ func ownAggregates() string {
 	for _, t := range []string{"i64", "fp64"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
 	}
+	b.WriteString("  - name: \"string_agg\"\n    impls:\n")
+	b.WriteString("      - args:\n          - value: string\n          - value: string\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: string?\n")
 	b.WriteString("  - name: \"mode\"\n    impls:\n")
 	for _, t := range []string{"i64", "fp64"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)

@@ -18,7 +18,8 @@ import (
 // aggregateNames are the aggregate functions the executor runs.
 var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
-	"bool_and": true, "bool_or": true, "every": true, "percentile_cont": true, "percentile_disc": true, "mode": true}
+	"bool_and": true, "bool_or": true, "every": true, "percentile_cont": true, "percentile_disc": true, "mode": true,
+	"string_agg": true}
 
 // orderedSetAggregates are the aggregates written WITHIN GROUP (ORDER BY …).
 var orderedSetAggregates = map[string]bool{"percentile_cont": true, "percentile_disc": true, "mode": true}
@@ -30,8 +31,8 @@ var aggregateAliases = map[string]string{"stddev": "stddev_samp", "variance": "v
 // run yet: a call of one is an aggregate (the statement is grouped) refused by name, never
 // taken for a scalar function over ungrouped columns.
 var unsupportedAggregates = map[string]bool{
-	"string_agg": true, "array_agg": true,
-	"bit_and": true, "bit_or": true, "bit_xor": true,
+	"array_agg": true,
+	"bit_and":   true, "bit_or": true, "bit_xor": true,
 	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
 	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true,
@@ -224,6 +225,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bval{}, quoting(Unimplemented, "0A000", "aggregate function %s is not supported", name)
 	case orderedSetAggregates[name]:
 		return bd.orderedSetMeasure(fc, ac)
+	case name == "string_agg":
+		return bd.stringAggMeasure(fc, ac)
 	case len(fc.GetAggOrder()) > 0 || fc.GetAggWithinGroup():
 		return bval{}, unimplementedAre("ordered aggregates")
 	case fc.GetFuncVariadic():

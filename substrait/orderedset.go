@@ -109,3 +109,79 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	// Back to x's own type (the answer is one of x's values).
 	return typed(&expr.Cast{Type: at.WithNullability(nullableN), Input: ref, FailureBehavior: types.BehaviorThrowException}), nil
 }
+
+// stringAggMeasure binds string_agg(x, separator [ORDER BY x [ASC|DESC]]) and
+// string_agg(DISTINCT x, separator [ORDER BY x]) over text with a constant, non-null
+// separator (scan/aggregate orderedset.go). Without ORDER BY the values come in the
+// fragments' order (bucket by bucket), an order PostgreSQL leaves unspecified too; ORDER BY
+// another expression, bytea and separators that are not constants are refused by name.
+func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
+	args := fc.GetArgs()
+	if len(args) != 2 {
+		return bval{}, errorf(InvalidArgument, "function string_agg takes two arguments")
+	}
+	if fc.GetAggWithinGroup() {
+		return bval{}, errorf(InvalidArgument, "string_agg is not an ordered-set aggregate, so it cannot have WITHIN GROUP")
+	}
+	if containsAggregate(args[0]) {
+		return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
+	}
+	sep, ok := textLiteral(args[1])
+	if !ok {
+		return bval{}, unimplemented("string_agg with a separator that is not a text constant")
+	}
+	bd.agg = nil
+	defer func() { bd.agg = ac }()
+	var filter expr.Expression
+	if f := fc.GetAggFilter(); f != nil {
+		v, err := bd.bindExpr(f, ac.in)
+		if err != nil {
+			return bval{}, err
+		}
+		if filter, err = bd.coerce(v, booleanType(), "FILTER"); err != nil {
+			return bval{}, err
+		}
+	}
+	v, err := bd.bindExpr(args[0], ac.in)
+	if err != nil {
+		return bval{}, err
+	}
+	if !v.untyped() && familyOf(v.typ()) != famString {
+		return bval{}, quoting(Unimplemented, "0A000", "%s is not supported", "string_agg of "+typeName(v.typ()))
+	}
+	x, err := bd.coerce(v, strType(), "argument 1 of string_agg")
+	if err != nil {
+		return bval{}, err
+	}
+	var sorts []expr.SortField
+	if order := fc.GetAggOrder(); len(order) > 0 {
+		sb := order[0].GetSortBy()
+		var k expr.Expression
+		if len(order) == 1 && sb.GetSortbyDir() != pg.SortByDir_SORTBY_USING {
+			k, err = bd.value(sb.GetNode(), ac.in)
+			if err != nil {
+				return bval{}, err
+			}
+		}
+		if k == nil || !k.Equals(x) {
+			return bval{}, unimplemented("string_agg with ORDER BY other than its value")
+		}
+		kind := types.SortAscNullsLast
+		if sb.GetSortbyDir() == pg.SortByDir_SORTBY_DESC {
+			kind = types.SortDescNullsFirst
+		}
+		sorts = []expr.SortField{{Expr: x, Kind: kind}}
+	}
+	inv := types.AggInvocationAll
+	if fc.GetAggDistinct() {
+		inv = types.AggInvocationDistinct
+	}
+	f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: "string_agg"}, nil, inv, types.AggPhaseInitialToResult,
+		sorts, x, expr.NewPrimitiveLiteral(sep, false))
+	if err != nil {
+		return bval{}, fmt.Errorf("bind string_agg: %w", err)
+	}
+	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
+	ac.mtypes = append(ac.mtypes, strType())
+	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+}

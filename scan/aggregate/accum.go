@@ -51,6 +51,8 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		return &varAcc{fn: m.Func}
 	case BoolAnd, BoolOr:
 		return &boolAcc{or: m.Func == BoolOr}
+	case StringAgg:
+		return &stringAggAcc{m: m}
 	case PercentileCont, PercentileDisc, ModeOf:
 		a, err := newOrdered(m)
 		if err != nil {

@@ -47,6 +47,9 @@ const (
 	PercentileCont
 	PercentileDisc
 	ModeOf
+	// StringAgg is string_agg(x, Separator) over text: output text, NULL for no value; the
+	// values in input order, or sorted bytewise (Sorted, Descending); Distinct keeps each once.
+	StringAgg
 )
 
 // String returns the SQL name of f ("count(*)", "count", "sum", …).
@@ -59,7 +62,7 @@ func (f Func) String() string {
 
 var funcNames = [...]string{CountStar: "count(*)", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max",
 	VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop", BoolAnd: "bool_and", BoolOr: "bool_or",
-	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", ModeOf: "mode"}
+	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", ModeOf: "mode", StringAgg: "string_agg"}
 
 // isOrderedSet reports whether f is an ordered-set aggregate.
 func (f Func) isOrderedSet() bool { return f >= PercentileCont && f <= ModeOf }
@@ -85,6 +88,8 @@ type Measure struct {
 	Name       string
 	Fraction   float64
 	Descending bool
+	Sorted     bool
+	Separator  string
 }
 
 // Mode says which part of a (possibly distributed) aggregation a reader computes.
@@ -208,7 +213,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			}
 			out[i] = r
 			continue
-		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr, PercentileCont, PercentileDisc, ModeOf:
+		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr, PercentileCont, PercentileDisc, ModeOf, StringAgg:
 		default:
 			return nil, fmt.Errorf("aggregate: measure %q: unknown function %d", m.Name, uint8(m.Func))
 		}
@@ -228,6 +233,9 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		if m.Func.isOrderedSet() && (m.Distinct || f.Type.ID() != arrow.FLOAT64 && (m.Func == PercentileCont || f.Type.ID() != arrow.INT64)) {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not supported", m.Name, m.Func, f.Name, f.Type)
+		}
+		if m.Func == StringAgg && f.Type.ID() != arrow.STRING {
+			return nil, fmt.Errorf("aggregate: measure %q: string_agg of column %q: type %s is not text", m.Name, f.Name, f.Type)
 		}
 		if (m.Func == BoolAnd || m.Func == BoolOr) && k != kBool {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not boolean", m.Name, m.Func, f.Name, f.Type)
@@ -261,6 +269,8 @@ func resultField(m resolved) arrow.Field {
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 	case BoolAnd, BoolOr:
 		return arrow.Field{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}
+	case StringAgg:
+		return arrow.Field{Name: m.Name, Type: arrow.BinaryTypes.String, Nullable: true}
 	default: // Min, Max
 		return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
 	}
@@ -289,7 +299,7 @@ func stateFields(m resolved) []arrow.Field {
 		}
 	case BoolAnd, BoolOr:
 		return []arrow.Field{{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}}
-	case PercentileCont, PercentileDisc, ModeOf:
+	case PercentileCont, PercentileDisc, ModeOf, StringAgg:
 		return []arrow.Field{{Name: m.Name, Type: arrow.ListOfNonNullable(m.argType)}}
 	default: // Min, Max
 		return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
@@ -328,7 +338,7 @@ func OutputSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {
 //     (float64, not nullable): PostgreSQL's float8_accum state (statagg.go).
 //   - bool_and, bool_or: one nullable boolean column named Name, NULL when no value was
 //     aggregated.
-//   - percentile_cont, percentile_disc, mode: one non-nullable list<item: x's type, not
+//   - percentile_cont, percentile_disc, mode, string_agg: one non-nullable list<item: x's type, not
 //     nullable> column named Name holding the group's non-null filtered-in values.
 //   - count/sum/avg(distinct x): one non-nullable list<item: x's type, not nullable> column
 //     named Name holding the group's distinct non-null filtered-in values (in first-appearance

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -157,3 +158,81 @@ func (a *orderedAcc[T]) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, 
 }
 
 func (a *orderedAcc[T]) heapBytes() int64 { return a.n*8 + int64(cap(a.vals))*24 }
+
+// stringAggAcc is string_agg(x, Separator): each group's non-null values, joined with the
+// separator in the order they came (the fragments' order) or, Sorted, in bytewise order
+// (descending when Descending); Distinct keeps each value once (in bytewise order, as
+// PostgreSQL's sorted distinct input gives them). NULL for a group without values. The partial
+// state is the list of the group's values.
+type stringAggAcc struct {
+	m    resolved
+	vals [][]string
+	n    int64
+}
+
+func (a *stringAggAcc) grow(n int) { a.vals = grown(a.vals, n) }
+
+func (a *stringAggAcc) update(arg arrow.Array, gids []uint32, mask []bool) error {
+	col := bytesView(arg)
+	for i, g := range gids {
+		if mask == nil || mask[i] {
+			v := string(col.value(i))
+			a.vals[g] = append(a.vals[g], v)
+			a.n += int64(len(v)) + 16
+		}
+	}
+	return nil
+}
+
+func (a *stringAggAcc) merge(cols []arrow.Array, gids []uint32) error {
+	return mergeLists(cols[0], gids, a.update)
+}
+
+func (a *stringAggAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	for g := lo; g < hi; g++ {
+		v := a.vals[g]
+		if len(v) == 0 {
+			b.AppendNull()
+			continue
+		}
+		if a.m.Sorted || a.m.Distinct {
+			slices.Sort(v)
+			if a.m.Distinct {
+				v = slices.Compact(v)
+			}
+			if a.m.Descending {
+				slices.Reverse(v)
+			}
+		}
+		size := len(a.m.Separator) * (len(v) - 1)
+		for _, s := range v {
+			size += len(s)
+		}
+		if size > 1<<30 {
+			return nil, &ops.DataError{Code: "54000", Msg: "out of memory: string_agg result exceeds 1 GB"}
+		}
+		b.Append(strings.Join(v, a.m.Separator))
+	}
+	return b.NewArray(), nil
+}
+
+func (a *stringAggAcc) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+	off := make([]int64, hi-lo+1)
+	cb := array.NewStringBuilder(mem)
+	defer cb.Release()
+	k := int64(0)
+	for g := lo; g < hi; g++ {
+		for _, s := range a.vals[g] {
+			cb.Append(s)
+			k++
+		}
+		off[g-lo+1] = k
+	}
+	child := cb.NewArray()
+	defer child.Release()
+	return []arrow.Array{makeList(mem, arrow.BinaryTypes.String, off, child)}, nil
+}
+
+func (a *stringAggAcc) heapBytes() int64 { return a.n + int64(cap(a.vals))*24 }
