@@ -568,3 +568,31 @@ func TestStringAggAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupingSetsAsPostgres: GROUP BY ROLLUP, CUBE and GROUPING SETS (with a plain key beside
+// them and an empty set), GROUPING(), HAVING and expressions over the keys, over ORD's
+// archived March and hot April, answer PostgreSQL's rows over the same rows in a table.
+func TestGroupingSetsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	where := " FROM flights WHERE origin = 'ORD' AND " + trialRange
+	var months, dests, delays []*string
+	for _, row := range textColumns(mustRun(t, cl, "SELECT extract(month FROM timestamp)::text, value->>'destination', value->>'delay'"+where)) {
+		months, dests, delays = append(months, nullText(row[0])), append(dests, nullText(row[1])), append(delays, nullText(row[2]))
+	}
+	if _, err := pg.Exec(ctx, "CREATE TEMP TABLE gs_rows AS SELECT m::int AS m, d AS dest, x::int AS delay FROM unnest($1::text[], $2::text[], $3::text[]) AS r(m, d, x)", months, dests, delays); err != nil {
+		t.Fatal(err)
+	}
+	rep := strings.NewReplacer("{M}", "extract(month FROM timestamp)", "{D}", "(value->>'destination')", "{X}", "(value->>'delay')::int", "{FROM}", where)
+	pgRep := strings.NewReplacer("{M}", "m", "{D}", "dest", "{X}", "delay", "{FROM}", " FROM gs_rows")
+	for _, q := range []string{
+		"SELECT {M} AS m, {D} AS d, count(*), sum({X}), GROUPING({M}, {D}) AS g{FROM} GROUP BY ROLLUP({M}, {D}) ORDER BY 5, 1 NULLS FIRST, 2 NULLS FIRST",
+		"SELECT {M} AS m, {X} > 60 AS late, count(*), max({X}), GROUPING({X} > 60) AS g{FROM} GROUP BY CUBE({M}, {X} > 60) ORDER BY 5, 1 NULLS FIRST, 2 NULLS FIRST",
+		"SELECT {M} AS m, {D} AS d, count(*){FROM} GROUP BY GROUPING SETS (({M}), ({D}), ()) HAVING count(*) > 100 ORDER BY 1 NULLS FIRST, 2 NULLS FIRST",
+		"SELECT {M} AS m, {D} AS d, CASE WHEN GROUPING({D}) = 1 THEN 'all' ELSE lower({D}) END AS label, count(*){FROM} GROUP BY {M}, ROLLUP({D}) ORDER BY 1, 2 NULLS FIRST LIMIT 40",
+	} {
+		compareText(t, q[:50], textColumns(mustRun(t, cl, rep.Replace(q))), pgTextRows(t, ctx, pg, pgRep.Replace(q)))
+	}
+}

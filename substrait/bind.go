@@ -168,6 +168,8 @@ type binder struct {
 	// volatile is set when the statement read the clock or the session's user (clock, user):
 	// its plan then differs from one binding to the next.
 	volatile bool
+	// gsets are the arms of GROUP BY grouping sets being bound (groupingsets.go).
+	gsets map[*pg.SelectStmt]*groupingArm
 }
 
 // RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.
@@ -249,6 +251,13 @@ func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
 	)
 	switch op := sel.GetOp(); op {
 	case pg.SetOperation_SETOP_NONE, pg.SetOperation_SET_OPERATION_UNDEFINED:
+		sets, err := expandGroupingSets(sel.GetGroupClause())
+		if err != nil {
+			return nil, err
+		}
+		if sets != nil {
+			return bd.bindGroupingSets(sel, sets)
+		}
 		return bd.bindSimple(sel)
 	case pg.SetOperation_SETOP_UNION:
 		br, err = bd.bindUnion(sel)
@@ -438,7 +447,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		return nil, unimplemented("an empty select list")
 	}
 	grouped := len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil || hasAggregate(targets) ||
-		sortHasAggregate(sel.GetSortClause())
+		sortHasAggregate(sel.GetSortClause()) || bd.gsets[sel] != nil
 	if sel.GetGroupDistinct() {
 		return nil, unimplemented("GROUP BY DISTINCT")
 	}
@@ -470,6 +479,11 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			// grouping the stores answer.
 			if !slices.ContainsFunc(ac.groups, ge.Equals) {
 				ac.groups = append(ac.groups, ge)
+			}
+		}
+		if arm := bd.gsets[sel]; arm != nil {
+			if err := bd.nullGroups(arm, items, ac); err != nil {
+				return nil, err
 			}
 		}
 		bd.agg = ac

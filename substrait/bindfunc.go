@@ -126,6 +126,7 @@ func containsAggregate(n *pg.Node) bool {
 type aggCtx struct {
 	in       *scope
 	groups   []expr.Expression
+	nulled   []expr.Expression // grouping expressions outside this grouping set: NULL
 	measures []plan.AggRelMeasure
 	mtypes   []types.Type
 }
@@ -167,7 +168,7 @@ func (bd *binder) groupExpr(n *pg.Node, items []bselItem, in *scope) (expr.Expre
 	}
 	switch n.GetNode().(type) {
 	case *pg.Node_GroupingSet:
-		return nil, unimplementedAre("grouping sets, ROLLUP and CUBE")
+		return nil, unimplementedAre("grouping sets, ROLLUP and CUBE nested in expressions")
 	}
 	if containsAggregate(n) {
 		return nil, errorf(InvalidArgument, "aggregate functions are not allowed in GROUP BY")
@@ -185,6 +186,8 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 		if isAggregateCall(v.FuncCall) {
 			return bd.measure(v.FuncCall, ac)
 		}
+	case *pg.Node_GroupingFunc:
+		return bd.groupingValue(v.GroupingFunc, ac)
 	}
 	if !containsAggregate(n) {
 		bd.agg = nil
@@ -195,6 +198,10 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 				if g.Equals(e.e) {
 					return typed(ac.scope().ref(i)), nil
 				}
+			}
+			if containsExpr(ac.nulled, e.e) {
+				// Outside this arm's grouping set: NULL of the expression's type.
+				return typed(expr.NewNullLiteral(e.e.GetType().WithNullability(nullableN))), nil
 			}
 		}
 		if err == nil && e.e == nil {

@@ -108,8 +108,8 @@ func TestGroupedSQLErrors(t *testing.T) {
 		msg  string
 	}{
 		{`SELECT * FROM messages` + routedWhere + ` GROUP BY 2`, InvalidArgument, "column \"channel_id\" must appear in the GROUP BY clause or be used in an aggregate function"},
-		{sel + ` GROUP BY ROLLUP (1)`, Unimplemented, "grouping sets, ROLLUP and CUBE are not supported"},
-		{sel + ` GROUP BY ()`, Unimplemented, "grouping sets, ROLLUP and CUBE are not supported"},
+		{sel + ` GROUP BY ()`, InvalidArgument, `column "timestamp" must appear in the GROUP BY clause or be used in an aggregate function`},
+		{sel + ` GROUP BY CUBE (1, 2, 1, 2, 1, 2, 1, 2, 1)`, InvalidArgument, "CUBE of more than 8 elements is not supported (256 grouping sets at most)"},
 		{sel + ` GROUP BY DISTINCT 1`, Unimplemented, "GROUP BY DISTINCT is not supported"},
 		{sel + ` GROUP BY lower(id)`, InvalidArgument, "column \"timestamp\" must appear in the GROUP BY clause or be used in an aggregate function"},
 		{sel + ` GROUP BY 'x'`, InvalidArgument, "column \"timestamp\" must appear in the GROUP BY clause or be used in an aggregate function"},

@@ -1,0 +1,206 @@
+package substrait
+
+import (
+	"google.golang.org/protobuf/proto"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+)
+
+// GROUP BY with GROUPING SETS, ROLLUP and CUBE (README.md, "The SQL surface") is bound as the
+// UNION ALL of one grouped SELECT per grouping set, each with the statement's FROM, WHERE,
+// select list and HAVING: in the arm of a set, a grouping expression outside the set is NULL
+// (of its type) wherever the select list or HAVING uses it, and GROUPING(a, b, …) is the
+// constant whose bits (the last argument the lowest) say which arguments are outside the set,
+// as PostgreSQL defines them. ORDER BY, LIMIT and OFFSET apply to the union. Each arm reads the
+// routed table again under the same routed predicate.
+
+// maxGroupingSets bounds the grouping sets of one GROUP BY (PostgreSQL refuses more than 4,096;
+// each is an arm of the union here, and the union's own bound of 256 branches applies).
+const maxGroupingSets = 256
+
+// groupingArm is what bindSimple needs of an arm: every grouping expression of the statement
+// (those outside the arm's set are NULL in it; GROUPING()'s arguments are among them).
+type groupingArm struct {
+	all []*pg.Node
+}
+
+// expandGroupingSets returns the grouping sets of a GROUP BY clause that holds grouping sets
+// (each a list of expressions), or nil when it holds none.
+func expandGroupingSets(clause []*pg.Node) ([][]*pg.Node, error) {
+	has := false
+	for _, n := range clause {
+		if n.GetGroupingSet() != nil {
+			has = true
+		}
+	}
+	if !has {
+		return nil, nil
+	}
+	sets := [][]*pg.Node{{}}
+	for _, n := range clause {
+		elem, err := setsOf(n)
+		if err != nil {
+			return nil, err
+		}
+		var next [][]*pg.Node
+		for _, s := range sets {
+			for _, e := range elem {
+				next = append(next, append(append([]*pg.Node{}, s...), e...))
+				if len(next) > maxGroupingSets {
+					return nil, errorf(InvalidArgument, "too many grouping sets present (at most %d)", maxGroupingSets)
+				}
+			}
+		}
+		sets = next
+	}
+	return sets, nil
+}
+
+// setsOf returns the grouping sets one GROUP BY element stands for.
+func setsOf(n *pg.Node) ([][]*pg.Node, error) {
+	gs := n.GetGroupingSet()
+	if gs == nil {
+		return [][]*pg.Node{{n}}, nil
+	}
+	items := gs.GetContent()
+	// An item of ROLLUP or CUBE may be a parenthesised list (a SIMPLE set): one unit.
+	unit := func(i *pg.Node) []*pg.Node {
+		if s := i.GetGroupingSet(); s != nil && s.GetKind() == pg.GroupingSetKind_GROUPING_SET_SIMPLE {
+			return s.GetContent()
+		}
+		if r := i.GetRowExpr(); r != nil {
+			return r.GetArgs()
+		}
+		return []*pg.Node{i}
+	}
+	switch gs.GetKind() {
+	case pg.GroupingSetKind_GROUPING_SET_EMPTY:
+		return [][]*pg.Node{{}}, nil
+	case pg.GroupingSetKind_GROUPING_SET_SIMPLE:
+		return [][]*pg.Node{items}, nil
+	case pg.GroupingSetKind_GROUPING_SET_ROLLUP:
+		var out [][]*pg.Node
+		for k := len(items); k >= 0; k-- {
+			var s []*pg.Node
+			for _, i := range items[:k] {
+				s = append(s, unit(i)...)
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	case pg.GroupingSetKind_GROUPING_SET_CUBE:
+		if len(items) > 8 {
+			return nil, errorf(InvalidArgument, "CUBE of more than 8 elements is not supported (%d grouping sets at most)", maxGroupingSets)
+		}
+		var out [][]*pg.Node
+		for mask := (1 << len(items)) - 1; mask >= 0; mask-- {
+			var s []*pg.Node
+			for b, i := range items {
+				if mask&(1<<(len(items)-1-b)) != 0 {
+					s = append(s, unit(i)...)
+				}
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	case pg.GroupingSetKind_GROUPING_SET_SETS:
+		var out [][]*pg.Node
+		for _, i := range items {
+			sub, err := setsOf(i)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+		}
+		return out, nil
+	}
+	return nil, unimplemented("this grouping set")
+}
+
+// bindGroupingSets binds sel, whose GROUP BY holds grouping sets, as the union of its arms.
+func (bd *binder) bindGroupingSets(sel *pg.SelectStmt, sets [][]*pg.Node) (*boundRel, error) {
+	var all []*pg.Node
+	for _, s := range sets {
+		all = append(all, s...)
+	}
+	arm := func(s []*pg.Node) *pg.SelectStmt {
+		c := proto.Clone(sel).(*pg.SelectStmt)
+		c.SortClause, c.LimitCount, c.LimitOffset, c.WithClause = nil, nil, nil, nil
+		c.GroupClause = s
+		if len(s) == 0 && c.GetHavingClause() == nil {
+			// GROUP BY (): one row even over no input, as an ungrouped aggregate.
+			c.GroupClause = nil
+		}
+		if bd.gsets == nil {
+			bd.gsets = map[*pg.SelectStmt]*groupingArm{}
+		}
+		bd.gsets[c] = &groupingArm{all: all}
+		return c
+	}
+	u := arm(sets[0])
+	for _, s := range sets[1:] {
+		u = &pg.SelectStmt{Op: pg.SetOperation_SETOP_UNION, All: true, Larg: u, Rarg: arm(s)}
+	}
+	outer := &pg.SelectStmt{Op: pg.SetOperation_SETOP_UNION, All: true, Larg: u.GetLarg(), Rarg: u.GetRarg(),
+		SortClause: sel.GetSortClause(), LimitCount: sel.GetLimitCount(), LimitOffset: sel.GetLimitOffset(), LimitOption: sel.GetLimitOption()}
+	if len(sets) == 1 {
+		u.SortClause, u.LimitCount, u.LimitOffset, u.LimitOption = sel.GetSortClause(), sel.GetLimitCount(), sel.GetLimitOffset(), sel.GetLimitOption()
+		return bd.bindSelect(u)
+	}
+	return bd.bindSelect(outer)
+}
+
+// nullGroups binds the grouping expressions of an arm's statement that are outside its set
+// (ac.groups) into ac.nulled.
+func (bd *binder) nullGroups(arm *groupingArm, items []bselItem, ac *aggCtx) error {
+	for _, n := range arm.all {
+		e, err := bd.groupExpr(n, items, ac.in)
+		if err != nil {
+			return err
+		}
+		if !containsExpr(ac.groups, e) && !containsExpr(ac.nulled, e) {
+			ac.nulled = append(ac.nulled, e)
+		}
+	}
+	return nil
+}
+
+func containsExpr(es []expr.Expression, e expr.Expression) bool {
+	for _, x := range es {
+		if x.Equals(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// groupingValue binds GROUPING(args) in an arm: the bits of the arguments outside its set.
+func (bd *binder) groupingValue(g *pg.GroupingFunc, ac *aggCtx) (bval, error) {
+	if len(g.GetArgs()) > 31 {
+		return bval{}, errorf(InvalidArgument, "GROUPING must have fewer than 32 arguments")
+	}
+	var v int32
+	for _, a := range g.GetArgs() {
+		v <<= 1
+		e, err := bd.plainOver(a, ac)
+		if err != nil {
+			return bval{}, err
+		}
+		switch {
+		case containsExpr(ac.nulled, e):
+			v |= 1
+		case !containsExpr(ac.groups, e):
+			return bval{}, errorf(InvalidArgument, "arguments to GROUPING must be grouping expressions of the associated query level")
+		}
+	}
+	return typed(expr.NewPrimitiveLiteral(v, false)), nil
+}
+
+// plainOver binds n over the aggregate's input, outside the aggregate context.
+func (bd *binder) plainOver(n *pg.Node, ac *aggCtx) (expr.Expression, error) {
+	saved := bd.agg
+	bd.agg = nil
+	defer func() { bd.agg = saved }()
+	return bd.value(n, ac.in)
+}
