@@ -243,18 +243,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	// Arguments and FILTER bind over the aggregate's input, outside the aggregate context.
 	bd.agg = nil
 	defer func() { bd.agg = ac }()
-	var filter expr.Expression
-	if f := fc.GetAggFilter(); f != nil {
-		if containsAggregate(f) {
-			return bval{}, errorf(InvalidArgument, "aggregate functions are not allowed in FILTER")
-		}
-		v, err := bd.bindExpr(f, ac.in)
-		if err != nil {
-			return bval{}, err
-		}
-		if filter, err = bd.coerce(v, booleanType(), "FILTER"); err != nil {
-			return bval{}, err
-		}
+	filter, err := bd.aggFilter(fc, ac)
+	if err != nil {
+		return bval{}, err
 	}
 	invocation := types.AggInvocationAll
 	if fc.GetAggDistinct() {
@@ -263,7 +254,6 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	var (
 		f   *expr.AggregateFunction
 		out types.Type
-		err error
 	)
 	args := fc.GetArgs()
 	if fc.GetAggStar() || (name == "count" && invocation == types.AggInvocationAll && len(args) == 1 && nonNullConstant(args[0])) {

@@ -64,15 +64,9 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	}
 	bd.agg = nil
 	defer func() { bd.agg = ac }()
-	var filter expr.Expression
-	if f := fc.GetAggFilter(); f != nil {
-		v, err := bd.bindExpr(f, ac.in)
-		if err != nil {
-			return bval{}, err
-		}
-		if filter, err = bd.coerce(v, booleanType(), "FILTER"); err != nil {
-			return bval{}, err
-		}
+	filter, err := bd.aggFilter(fc, ac)
+	if err != nil {
+		return bval{}, err
 	}
 	x, err := bd.value(sb.GetNode(), ac.in)
 	if err != nil {
@@ -132,15 +126,9 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	}
 	bd.agg = nil
 	defer func() { bd.agg = ac }()
-	var filter expr.Expression
-	if f := fc.GetAggFilter(); f != nil {
-		v, err := bd.bindExpr(f, ac.in)
-		if err != nil {
-			return bval{}, err
-		}
-		if filter, err = bd.coerce(v, booleanType(), "FILTER"); err != nil {
-			return bval{}, err
-		}
+	filter, err := bd.aggFilter(fc, ac)
+	if err != nil {
+		return bval{}, err
 	}
 	v, err := bd.bindExpr(args[0], ac.in)
 	if err != nil {
@@ -184,4 +172,21 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
 	ac.mtypes = append(ac.mtypes, strType())
 	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+}
+
+// aggFilter binds an aggregate call's FILTER (WHERE …) over the aggregate's input: nil without
+// one. The caller has left the aggregate context (bd.agg is nil).
+func (bd *binder) aggFilter(fc *pg.FuncCall, ac *aggCtx) (expr.Expression, error) {
+	f := fc.GetAggFilter()
+	if f == nil {
+		return nil, nil
+	}
+	if containsAggregate(f) {
+		return nil, errorf(InvalidArgument, "aggregate functions are not allowed in FILTER")
+	}
+	v, err := bd.bindExpr(f, ac.in)
+	if err != nil {
+		return nil, err
+	}
+	return bd.coerce(v, booleanType(), "FILTER")
 }
