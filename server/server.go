@@ -258,7 +258,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		tables = append(tables, t)
 	}
-	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
+	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
 		TotalMemory: cfg.TotalQueryMemory, EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
 	if err != nil {
 		return nil, err
@@ -561,7 +561,7 @@ func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer
 	defer g.mem.end()
 	err := g.sql.ServeDoGet(t, stream, g.FlightServer.DoGet)
 	if err != nil && errors.Is(context.Cause(stream.Context()), errQueryTimeout) {
-		return status.Errorf(codes.DeadlineExceeded, "the query ran longer than its limit of %s (--query-timeout)", g.queryTimeout)
+		return flightsql.Status(&flightsql.QueryTimeoutError{Limit: g.queryTimeout}, nil)
 	}
 	return unknownCommand(err)
 }
@@ -609,7 +609,7 @@ func (s doGetStream) Context() context.Context { return s.ctx }
 // whose DoGet it would refuse: the client retries on another replica.
 func (g service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	if g.adm != nil && g.adm.isDraining() {
-		return nil, refuse(ctx, errShuttingDown)
+		return nil, refuse(ctx, flightsql.ErrShuttingDown)
 	}
 	info, err := g.FlightServer.GetFlightInfo(ctx, d)
 	return info, unknownCommand(err)
@@ -668,7 +668,7 @@ func admitPoll(adm *admission, mem *memoryLimit, timeout time.Duration) func(con
 		mem.begin()
 		cancel := context.CancelFunc(func() {})
 		if timeout > 0 {
-			ctx, cancel = context.WithTimeoutCause(ctx, timeout, status.Errorf(codes.DeadlineExceeded, "the query ran longer than its limit of %s (--query-timeout)", timeout))
+			ctx, cancel = context.WithTimeoutCause(ctx, timeout, &flightsql.QueryTimeoutError{Limit: timeout})
 		}
 		return ctx, func() {
 			cancel()
