@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/flightsrv/flightsrv/internal/querylog"
+	"github.com/flightsrv/flightsrv/internal/setting"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ledger"
@@ -47,25 +48,25 @@ type Options struct {
 	// DefaultQueryMemory; negative means no bound): a sort of too many rows or too many groups
 	// is refused with RESOURCE_EXHAUSTED naming the limit.
 	QueryMemory int64
-	// TotalMemory bounds the bytes all the engine's queries' batches may hold together (their
+	// TotalQueryMemory bounds the bytes all the engine's queries' batches may hold together (their
 	// ledgers' allocations and claims, a ledger.Budget; default DefaultTotalMemory; negative
 	// means no bound): a query whose next batch would take the total past it is refused with
 	// RESOURCE_EXHAUSTED naming the limit, before the batch is built, so the process's memory
 	// stays bounded however many queries run at once.
-	TotalMemory int64
+	TotalQueryMemory int64
 	// EndpointBuckets is how many consecutive buckets one endpoint of a multi-endpoint
 	// result reads at most (default DefaultEndpointBuckets), and MaxEndpoints how many
 	// endpoints one result may have (default DefaultMaxEndpoints; groups grow beyond it):
 	// see Fragments.
 	EndpointBuckets int
 	MaxEndpoints    int
-	// MaxRows bounds the rows one query's fragments may produce (the rows read, after the
+	// QueryMaxRows bounds the rows one query's fragments may produce (the rows read, after the
 	// residual filters; a fragment that aggregates produces its partial rows: one per bucket
 	// for an ungrouped aggregate) (default DefaultMaxRows; negative: no bound); refusals are
 	// RESOURCE_EXHAUSTED naming the limit.
-	MaxRows int64
+	QueryMaxRows int64
 	// QueryCPU bounds the CPU time one query's fragments and coordinator may use in all,
-	// measured per batch on their threads (scan.Options.CPULimit) (default DefaultQueryCPU;
+	// measured per batch on their threads (scan.Options.QueryCPU) (default DefaultQueryCPU;
 	// negative: no bound, and nothing is measured): the CPU-time twin of the wall-time bound
 	// (issue 16). Refusals are RESOURCE_EXHAUSTED naming the limit.
 	QueryCPU time.Duration
@@ -101,11 +102,29 @@ type Engine struct {
 	opts    Options
 	metrics *metrics
 	stmts   *stmtCache
-	budget  *ledger.Budget // what all queries hold together (Options.TotalMemory)
+	budget  *ledger.Budget // what all queries hold together (Options.TotalQueryMemory)
 	// maxColumns bounds a select list (substrait.BindOptions.MaxOutputColumns): the most
 	// output columns whose batches an execution could hold under QueryMemory at the smallest
 	// fan-out of the tables (scan.MaxOutputColumns); 0 without a memory bound.
 	maxColumns int
+}
+
+// withDefaults applies the settings convention (internal/setting) to every bound in one
+// place: 0 is the bound's default, a negative value is no bound (0 below this struct).
+func (o *Options) withDefaults() {
+	o.QueryMemory = setting.Bound(o.QueryMemory, DefaultQueryMemory)
+	o.TotalQueryMemory = setting.Bound(o.TotalQueryMemory, DefaultTotalMemory)
+	o.MaxBuckets = setting.Bound(o.MaxBuckets, DefaultMaxBuckets)
+	o.QueryMaxRows = setting.Bound(o.QueryMaxRows, DefaultMaxRows)
+	o.QueryCPU = setting.Bound(o.QueryCPU, DefaultQueryCPU)
+	o.AnalyticalMaxPartitions = setting.Bound(o.AnalyticalMaxPartitions, DefaultAnalyticalMaxPartitions)
+	o.MaxPartitions = setting.Or(o.MaxPartitions, substrait.DefaultMaxPartitions)
+	if o.EndpointBuckets <= 0 {
+		o.EndpointBuckets = DefaultEndpointBuckets
+	}
+	if o.MaxEndpoints <= 0 {
+		o.MaxEndpoints = DefaultMaxEndpoints
+	}
 }
 
 // New returns an engine over tables; table names must be distinct.
@@ -113,30 +132,7 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if opts.Alloc == nil || opts.Alloc == memory.DefaultAllocator {
 		opts.Alloc = ledger.DefaultPool
 	}
-	if opts.QueryMemory == 0 {
-		opts.QueryMemory = DefaultQueryMemory
-	}
-	if opts.TotalMemory == 0 {
-		opts.TotalMemory = DefaultTotalMemory
-	}
-	if opts.MaxBuckets == 0 {
-		opts.MaxBuckets = DefaultMaxBuckets
-	}
-	if opts.MaxRows == 0 {
-		opts.MaxRows = DefaultMaxRows
-	}
-	if opts.QueryCPU == 0 {
-		opts.QueryCPU = DefaultQueryCPU
-	}
-	if opts.EndpointBuckets <= 0 {
-		opts.EndpointBuckets = DefaultEndpointBuckets
-	}
-	if opts.MaxEndpoints <= 0 {
-		opts.MaxEndpoints = DefaultMaxEndpoints
-	}
-	if opts.AnalyticalMaxPartitions == 0 {
-		opts.AnalyticalMaxPartitions = DefaultAnalyticalMaxPartitions
-	}
+	opts.withDefaults()
 	defs := make([]routing.TableDef, len(tables))
 	byName := make(map[string]*routing.DurableTable, len(tables))
 	for i, t := range tables {
@@ -151,7 +147,7 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: ledger.NewBudget(opts.TotalMemory),
+	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: ledger.NewBudget(opts.TotalQueryMemory),
 		maxColumns: maxColumns(tables, opts.QueryMemory)}, nil
 }
 

@@ -90,10 +90,10 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 			return scan.Source{Table: t, Partitions: rt.Partitions, Range: rt.Range}, nil
 		},
 		Alloc:       e.opts.Alloc,
-		MemoryLimit: e.opts.QueryMemory,
+		QueryMemory:  e.opts.QueryMemory,
 		Budget:      e.budget,
-		RowLimit:    e.opts.MaxRows,
-		CPULimit:    e.opts.QueryCPU,
+		QueryMaxRows: e.opts.QueryMaxRows,
+		QueryCPU:     e.opts.QueryCPU,
 		Pushdown:    e.opts.Pushdown,
 	}
 }

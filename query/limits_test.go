@@ -31,7 +31,7 @@ func TestRowLimit(t *testing.T) {
 	if len(recs) < 200 {
 		t.Fatalf("%d records: too few for the limit", len(recs))
 	}
-	on, off := f.enginesWith(t, alloc, nil, query.Options{MaxRows: 100})
+	on, off := f.enginesWith(t, alloc, nil, query.Options{QueryMaxRows: 100})
 	for _, e := range []*query.Engine{on, off} {
 		_, err := engRun(t, e, alloc, scanSQL, nil)
 		engCheckStatus(t, "scan past the row limit", err, codes.ResourceExhausted, "general", string(recs[0].SortKey))
@@ -59,7 +59,7 @@ func TestRowLimit(t *testing.T) {
 	if err != nil || res.rows[0][0] != int64(len(recs)) {
 		t.Fatalf("pushed-down count under a row limit of 100: %v %v", res.rows, err)
 	}
-	big, _ := f.enginesWith(t, alloc, nil, query.Options{MaxRows: int64(len(recs))})
+	big, _ := f.enginesWith(t, alloc, nil, query.Options{QueryMaxRows: int64(len(recs))})
 	if res, err := engRun(t, big, alloc, scanSQL, nil); err != nil || len(res.rows) != len(recs) {
 		t.Fatalf("scan of exactly the limit: %d rows, %v", len(res.rows), err)
 	}
