@@ -134,6 +134,19 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 		fields[i] = arrow.Field{Name: names[i], Type: e.Type(), Nullable: true}
 	}
 	schema := arrow.NewSchema(fields, nil)
+	// The expressions' JSON fields are extracted together: one pass per batch over each
+	// document column however many expressions read it (jsonfields.go).
+	var share *jsonShare
+	ectx := ctx
+	for _, e := range exprs {
+		if len(e.jsonFields) > 0 {
+			if share == nil {
+				share = newJSONShare()
+				ectx = withJSONShare(ctx, share)
+			}
+			share.want(e)
+		}
+	}
 	o := &owned{r: in}
 	var (
 		cur arrow.RecordBatch // the input batch being evaluated, from row at
@@ -178,9 +191,12 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 		if at = end; at == n {
 			defer drop()
 		}
+		if share != nil {
+			defer share.reset()
+		}
 		cols := make([]arrow.Array, len(exprs))
 		for i, e := range exprs {
-			a, err := e.Eval(ctx, piece, mem)
+			a, err := e.Eval(ectx, piece, mem)
 			if err != nil {
 				releaseArrays(cols)
 				return nil, err
