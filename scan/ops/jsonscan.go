@@ -21,7 +21,7 @@ import (
 // de-escape every string of the document they parse. A document whose bytes are not UTF-8 is
 // "invalid byte sequence" (22021) whatever else is wrong with it, as PostgreSQL converts
 // bytes to text before it parses them. Each was compared with PostgreSQL 15
-// (e2e/jsonoracle_test.go) and the choice of a hand-written scanner over gjson, fastjson,
+// (scan/ops/jsonfields_test.go, TestJSONFieldsAsPostgres) and the choice of a hand-written scanner over gjson, fastjson,
 // simdjson-go and sonic was measured (BenchmarkJSONScanners, docs/architecture.md).
 
 // jsonKind is the kind of a JSON value found in a document (jAbsent: none).
