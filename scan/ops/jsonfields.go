@@ -225,6 +225,34 @@ type jsonShare struct {
 	wanted map[int][]*jsonField // registered fields by column
 	cols   []*jsonColumn
 	scan   jsonScanner
+	// Scratch of the extractions, reused from batch to batch: the spans and statuses given
+	// out since the last reset, and those free.
+	usedSpans, freeSpans       [][]jsonSpan
+	usedStatuses, freeStatuses [][]docStatus
+}
+
+// spans returns a slice of n spans (their content is overwritten by the caller).
+func (sh *jsonShare) spans(n int) []jsonSpan {
+	var s []jsonSpan
+	if k := len(sh.freeSpans); k > 0 && cap(sh.freeSpans[k-1]) >= n {
+		s, sh.freeSpans = sh.freeSpans[k-1][:n], sh.freeSpans[:k-1]
+	} else {
+		s = make([]jsonSpan, n)
+	}
+	sh.usedSpans = append(sh.usedSpans, s)
+	return s
+}
+
+// statuses returns a slice of n statuses (overwritten by the caller).
+func (sh *jsonShare) statuses(n int) []docStatus {
+	var s []docStatus
+	if k := len(sh.freeStatuses); k > 0 && cap(sh.freeStatuses[k-1]) >= n {
+		s, sh.freeStatuses = sh.freeStatuses[k-1][:n], sh.freeStatuses[:k-1]
+	} else {
+		s = make([]docStatus, n)
+	}
+	sh.usedStatuses = append(sh.usedStatuses, s)
+	return s
 }
 
 func newJSONShare() *jsonShare { return &jsonShare{wanted: map[int][]*jsonField{}} }
@@ -245,6 +273,8 @@ func (sh *jsonShare) reset() {
 		c.col.Release()
 	}
 	sh.cols = sh.cols[:0]
+	sh.freeSpans, sh.usedSpans = append(sh.freeSpans, sh.usedSpans...), sh.usedSpans[:0]
+	sh.freeStatuses, sh.usedStatuses = append(sh.freeStatuses, sh.usedStatuses...), sh.usedStatuses[:0]
 }
 
 // jsonColumn is one column's extraction: the document statuses and, per path, each row's
@@ -317,20 +347,29 @@ func (sh *jsonShare) extract(jc *jsonColumn, fields []*jsonField) {
 	n := jc.col.Len()
 	fresh := jc.status == nil
 	if fresh {
-		jc.status = make([]docStatus, n)
+		jc.status = sh.statuses(n)
 	}
 	spans := make([][]jsonSpan, len(paths))
-	for p := range spans {
-		spans[p] = make([]jsonSpan, n)
+	first := make([]int, len(paths)) // the index in keys of each path's first key, -1: none
+	for p, f := range paths {
+		spans[p] = sh.spans(n)
+		first[p] = -1
+		if !f.steps[0].idx {
+			first[p] = keyAt[f.steps[0].key]
+		}
 	}
 	top := make([]jsonSpan, len(keys))
+	nulls := jc.col.NullN() > 0
 	for i := range n {
-		if jc.col.IsNull(i) {
+		if nulls && jc.col.IsNull(i) {
 			jc.status[i] = docNull
 			continue
 		}
 		doc := jc.docs.at(i)
 		kind, st := sh.scan.scanDoc(doc, keys, top)
+		if !fresh && jc.status[i] != st {
+			st = jc.status[i] // scanned before: the same document, the same status
+		}
 		jc.status[i] = st
 		if st != docOK {
 			continue
@@ -339,8 +378,8 @@ func (sh *jsonShare) extract(jc *jsonColumn, fields []*jsonField) {
 		for p, f := range paths {
 			v := whole
 			steps := f.steps
-			if kind == jObject && !steps[0].idx {
-				v = top[keyAt[steps[0].key]]
+			if kind == jObject && first[p] >= 0 {
+				v = top[first[p]]
 				steps = steps[1:]
 			}
 			for _, stp := range steps {
@@ -490,19 +529,35 @@ func unsafeString(b []byte) string {
 }
 
 // docReader reads row i's document bytes of a utf8, large_utf8, binary or large_binary
-// array without copying.
-type docReader struct{ at func(i int) []byte }
+// array without copying: its offsets (from the array's own offset on) index data, the
+// whole values buffer.
+type docReader struct {
+	data  []byte
+	off32 []int32
+	off64 []int64
+}
+
+func (d *docReader) at(i int) []byte {
+	if d.off32 != nil {
+		return d.data[d.off32[i]:d.off32[i+1]]
+	}
+	return d.data[d.off64[i]:d.off64[i+1]]
+}
 
 func docsOf(a arrow.Array) (docReader, bool) {
+	var data []byte
+	if bufs := a.Data().Buffers(); len(bufs) > 2 && bufs[2] != nil {
+		data = bufs[2].Bytes()
+	}
 	switch v := a.(type) {
 	case *array.Binary:
-		return docReader{v.Value}, true
-	case *array.LargeBinary:
-		return docReader{v.Value}, true
+		return docReader{data: data, off32: v.ValueOffsets()}, true
 	case *array.String:
-		return docReader{func(i int) []byte { return unsafeBytes(v.Value(i)) }}, true
+		return docReader{data: data, off32: v.ValueOffsets()}, true
+	case *array.LargeBinary:
+		return docReader{data: data, off64: v.ValueOffsets()}, true
 	case *array.LargeString:
-		return docReader{func(i int) []byte { return unsafeBytes(v.Value(i)) }}, true
+		return docReader{data: data, off64: v.ValueOffsets()}, true
 	}
 	return docReader{}, false
 }

@@ -1,6 +1,10 @@
 package ops
 
 import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"strconv"
 	"unicode/utf8"
 
@@ -84,4 +88,10 @@ func refElement(r gjson.Result, idx int64) (gjson.Result, bool) {
 		return gjson.Result{}, false
 	}
 	return arr[idx], true
+}
+
+// CastTextForBench casts a text array with arrow-go's safe cast, as castNode does (the
+// unfused cast of ->>'s text).
+func CastTextForBench(a arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	return compute.CastArray(context.Background(), a, compute.SafeCastOptions(to))
 }

@@ -271,6 +271,9 @@ func (s *jsonScanner) str() (jsonKind, bool) {
 	kind := jString
 	for i := s.i + 1; i < len(d); i++ {
 		c := d[i]
+		if !strSpecial[c] {
+			continue
+		}
 		switch {
 		case c == '"':
 			s.i = i + 1
@@ -279,7 +282,7 @@ func (s *jsonScanner) str() (jsonKind, bool) {
 			return jAbsent, false
 		case c >= 0x80:
 			s.nonASCII = true
-		case c == '\\':
+		default: // '\\'
 			kind = jStringEsc
 			i++
 			if i >= len(d) {
@@ -317,6 +320,15 @@ func (s *jsonScanner) str() (jsonKind, bool) {
 	}
 	return jAbsent, false
 }
+
+// strSpecial marks the bytes str must look at: the closing quote, a backslash, control
+// characters and bytes of multi-byte UTF-8 sequences.
+var strSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return t
+}()
 
 // hex4 reads the four hexadecimal digits at d[i:].
 func hex4(d []byte, i int) (rune, bool) {
