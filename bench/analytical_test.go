@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"gocloud.dev/blob"
 
-	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/internal/load"
 	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
 	"github.com/flightsrv/flightsrv/routing"
@@ -149,27 +148,7 @@ func BenchmarkAnalytical(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { bucket.Close() })
-	w, err := archive.NewWriter(bucket, archive.WriterOptions{Prefix: "archives"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	a, err := archive.NewArchiver(store, w, store, archive.ArchiverOptions{Logger: discardLogger})
-	if err != nil {
-		b.Fatal(err)
-	}
-	start = time.Now()
-	archived := 0
-	for {
-		sum, err := a.RunOnce(ctx, time.Date(2001, 8, 1, 0, 0, 0, 0, time.UTC))
-		if err != nil {
-			b.Fatalf("archive: %v", err)
-		}
-		archived += sum.Published
-		if sum.Discovered == 0 || sum.Published+sum.Cleaned == 0 {
-			break
-		}
-	}
-	b.Logf("archived %d buckets in %v", archived, time.Since(start).Round(time.Second))
+	archived := archiveAll(ctx, b, store, bucket)
 	payloadGlob := sqlString(filepath.Join(archDir, "archives", "**", "records-*.parquet"))
 	// P: the payloads' rows of January–June, origin decoded from the hex key segment after
 	// the table's.

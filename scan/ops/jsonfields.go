@@ -225,34 +225,30 @@ type jsonShare struct {
 	wanted map[int][]*jsonField // registered fields by column
 	cols   []*jsonColumn
 	scan   jsonScanner
-	// Scratch of the extractions, reused from batch to batch: the spans and statuses given
-	// out since the last reset, and those free.
-	usedSpans, freeSpans       [][]jsonSpan
-	usedStatuses, freeStatuses [][]docStatus
+	// Scratch of the extractions, reused from batch to batch.
+	spanBufs   scratch[jsonSpan]
+	statusBufs scratch[docStatus]
 }
 
-// spans returns a slice of n spans (their content is overwritten by the caller).
-func (sh *jsonShare) spans(n int) []jsonSpan {
-	var s []jsonSpan
-	if k := len(sh.freeSpans); k > 0 && cap(sh.freeSpans[k-1]) >= n {
-		s, sh.freeSpans = sh.freeSpans[k-1][:n], sh.freeSpans[:k-1]
+// scratch lends slices that are reused once they are given back: those lent since the last
+// giveBack, and those free.
+type scratch[T any] struct{ used, free [][]T }
+
+// get returns a slice of n elements whose content the caller overwrites.
+func (s *scratch[T]) get(n int) []T {
+	var out []T
+	if k := len(s.free); k > 0 && cap(s.free[k-1]) >= n {
+		out, s.free = s.free[k-1][:n], s.free[:k-1]
 	} else {
-		s = make([]jsonSpan, n)
+		out = make([]T, n)
 	}
-	sh.usedSpans = append(sh.usedSpans, s)
-	return s
+	s.used = append(s.used, out)
+	return out
 }
 
-// statuses returns a slice of n statuses (overwritten by the caller).
-func (sh *jsonShare) statuses(n int) []docStatus {
-	var s []docStatus
-	if k := len(sh.freeStatuses); k > 0 && cap(sh.freeStatuses[k-1]) >= n {
-		s, sh.freeStatuses = sh.freeStatuses[k-1][:n], sh.freeStatuses[:k-1]
-	} else {
-		s = make([]docStatus, n)
-	}
-	sh.usedStatuses = append(sh.usedStatuses, s)
-	return s
+// giveBack makes every slice lent free again.
+func (s *scratch[T]) giveBack() {
+	s.free, s.used = append(s.free, s.used...), s.used[:0]
 }
 
 func newJSONShare() *jsonShare { return &jsonShare{wanted: map[int][]*jsonField{}} }
@@ -273,8 +269,8 @@ func (sh *jsonShare) reset() {
 		c.col.Release()
 	}
 	sh.cols = sh.cols[:0]
-	sh.freeSpans, sh.usedSpans = append(sh.freeSpans, sh.usedSpans...), sh.usedSpans[:0]
-	sh.freeStatuses, sh.usedStatuses = append(sh.freeStatuses, sh.usedStatuses...), sh.usedStatuses[:0]
+	sh.spanBufs.giveBack()
+	sh.statusBufs.giveBack()
 }
 
 // jsonColumn is one column's extraction: the document statuses and, per path, each row's
@@ -347,12 +343,12 @@ func (sh *jsonShare) extract(jc *jsonColumn, fields []*jsonField) {
 	n := jc.col.Len()
 	fresh := jc.status == nil
 	if fresh {
-		jc.status = sh.statuses(n)
+		jc.status = sh.statusBufs.get(n)
 	}
 	spans := make([][]jsonSpan, len(paths))
 	first := make([]int, len(paths)) // the index in keys of each path's first key, -1: none
 	for p, f := range paths {
-		spans[p] = sh.spans(n)
+		spans[p] = sh.spanBufs.get(n)
 		first[p] = -1
 		if !f.steps[0].idx {
 			first[p] = keyAt[f.steps[0].key]
@@ -367,9 +363,6 @@ func (sh *jsonShare) extract(jc *jsonColumn, fields []*jsonField) {
 		}
 		doc := jc.docs.at(i)
 		kind, st := sh.scan.scanDoc(doc, keys, top)
-		if !fresh && jc.status[i] != st {
-			st = jc.status[i] // scanned before: the same document, the same status
-		}
 		jc.status[i] = st
 		if st != docOK {
 			continue
