@@ -15,8 +15,6 @@ import (
 
 	"github.com/flightsrv/flightsrv/internal/load"
 	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
-	"github.com/flightsrv/flightsrv/routing"
-	"github.com/flightsrv/flightsrv/routing/sqlite"
 )
 
 // Environment of BenchmarkAnalytical.
@@ -121,23 +119,12 @@ func BenchmarkAnalytical(b *testing.B) {
 	dbPath := filepath.Join(dir, "hot.db")
 	_, statErr := os.Stat(dbPath)
 	reuse := statErr == nil
-	store, err := sqlite.Open(ctx, sqlite.Config{Path: dbPath})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { store.Close() })
-	if err := store.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	tbl, err := routing.NewDurableTable(flightsTable, store, nil, routing.Options{Clock: func() time.Time { return asOf }})
-	if err != nil {
-		b.Fatal(err)
-	}
+	store, tbl := sqliteFlights(ctx, b, dbPath)
 	start := time.Now()
 	var stats load.Stats
 	if !reuse {
-		stats, err = load.File(ctx, tbl, src, load.Mapping{Partition: "origin", Time: "date", Value: []string{"delay", "distance", "destination"}})
-		if err != nil {
+		var err error
+		if stats, err = load.File(ctx, tbl, src, load.Mapping{Partition: "origin", Time: "date", Value: []string{"delay", "distance", "destination"}}); err != nil {
 			b.Fatalf("load: %v", err)
 		}
 	}

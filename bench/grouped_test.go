@@ -57,23 +57,12 @@ func BenchmarkGroupedCount(b *testing.B) {
 	}
 	_, statErr := os.Stat(filepath.Join(dir, "hot.db"))
 	reuse := statErr == nil
-	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "hot.db")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { store.Close() })
-	if err := store.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	tbl, err := routing.NewDurableTable(flightsTable, store, nil, routing.Options{Clock: func() time.Time { return asOf }})
-	if err != nil {
-		b.Fatal(err)
-	}
+	store, tbl := sqliteFlights(ctx, b, filepath.Join(dir, "hot.db"))
 	start := time.Now()
 	stats := load.Stats{Appended: 3_000_000}
 	if !reuse {
-		stats, err = load.File(ctx, tbl, src, load.Mapping{Partition: "origin", Time: "date", Value: []string{"delay", "distance", "destination"}})
-		if err != nil {
+		var err error
+		if stats, err = load.File(ctx, tbl, src, load.Mapping{Partition: "origin", Time: "date", Value: []string{"delay", "distance", "destination"}}); err != nil {
 			b.Fatalf("load: %v", err)
 		}
 	}
@@ -233,4 +222,22 @@ func archiveAll(ctx context.Context, b *testing.B, store *sqlite.Store, bucket *
 	}
 	b.Logf("archived %d buckets in %v", archived, time.Since(start).Round(time.Second))
 	return archived
+}
+
+// sqliteFlights opens (creating and migrating) the SQLite store at path, closed at cleanup, and
+// its flights table with the load's clock (asOf).
+func sqliteFlights(ctx context.Context, b *testing.B, path string) (*sqlite.Store, *routing.DurableTable) {
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	if err := store.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	tbl, err := routing.NewDurableTable(flightsTable, store, nil, routing.Options{Clock: func() time.Time { return asOf }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return store, tbl
 }

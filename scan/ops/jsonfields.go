@@ -429,44 +429,33 @@ func (jc *jsonColumn) build(mem memory.Allocator, f *jsonField) (arrow.Array, er
 		}
 		return b.NewArray(), nil
 	case outText:
-		b := array.NewStringBuilder(mem)
-		defer b.Release()
-		b.Reserve(n)
-		for i := range n {
-			t, ok := text(i)
-			if !ok {
-				b.AppendNull()
-				continue
-			}
-			b.BinaryBuilder.Append(t)
-		}
-		return b.NewArray(), nil
+		return buildValues(textAppender{array.NewStringBuilder(mem)}, n, text, func(t []byte) ([]byte, error) { return t, nil }, arrow.BinaryTypes.String)
 	case outInt32:
-		return buildNumbers(array.NewInt32Builder(mem), n, text, func(t []byte) (int32, error) {
+		return buildValues(array.NewInt32Builder(mem), n, text, func(t []byte) (int32, error) {
 			v, err := parseInt(t, 32)
 			return int32(v), err
 		}, arrow.PrimitiveTypes.Int32)
 	case outInt64:
-		return buildNumbers(array.NewInt64Builder(mem), n, text, func(t []byte) (int64, error) {
+		return buildValues(array.NewInt64Builder(mem), n, text, func(t []byte) (int64, error) {
 			return parseInt(t, 64)
 		}, arrow.PrimitiveTypes.Int64)
 	case outFloat:
-		return buildNumbers(array.NewFloat64Builder(mem), n, text, func(t []byte) (float64, error) {
+		return buildValues(array.NewFloat64Builder(mem), n, text, func(t []byte) (float64, error) {
 			return strconv.ParseFloat(unsafeString(t), 64)
 		}, arrow.PrimitiveTypes.Float64)
 	}
 	return nil, fmt.Errorf("unknown output %d", f.out)
 }
 
-// numberBuilder is the part of arrow-go's Int32, Int64 and Float64 builders buildNumbers uses.
-type numberBuilder[T any] interface {
-	array.Builder
-	Append(T)
-}
+// textAppender appends bytes to a string builder without a string.
+type textAppender struct{ *array.StringBuilder }
 
-// buildNumbers builds the cast of each row's text with parse, failing on the first text that
-// does not parse with the error arrow-go's cast kernel gives it (castError).
-func buildNumbers[T any](b numberBuilder[T], n int, text func(int) ([]byte, bool), parse func([]byte) (T, error), to arrow.DataType) (arrow.Array, error) {
+func (t textAppender) Append(v []byte) { t.BinaryBuilder.Append(v) }
+
+// buildValues builds each row's text, converted by parse (a cast to a number, or none), failing
+// on the first text that does not parse with the error arrow-go's cast kernel gives it
+// (castError).
+func buildValues[T any](b appender[T], n int, text func(int) ([]byte, bool), parse func([]byte) (T, error), to arrow.DataType) (arrow.Array, error) {
 	defer b.Release()
 	b.Reserve(n)
 	for i := range n {
