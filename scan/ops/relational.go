@@ -49,6 +49,12 @@ func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.
 		return errStream(in.Schema(), errors.New("ops: filter: predicate compiled for another schema"), in)
 	}
 	o := &owned{r: in}
+	// The predicate's JSON fields are extracted with scratch kept from batch to batch.
+	ectx, share := ctx, newJSONShare()
+	if len(pred.jsonFields) > 0 {
+		share.want(pred)
+		ectx = withJSONShare(ctx, share)
+	}
 	return newStream(in.Schema(), func() (arrow.RecordBatch, error) {
 		for o.r != nil && o.r.Next() {
 			if err := ctxErr(ctx); err != nil {
@@ -58,7 +64,8 @@ func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.
 			if b.NumRows() == 0 {
 				continue
 			}
-			mask, err := pred.Eval(ctx, b, mem)
+			mask, err := pred.Eval(ectx, b, mem)
+			share.reset()
 			if err != nil {
 				return nil, err
 			}
