@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -225,30 +226,38 @@ type jsonShare struct {
 	wanted map[int][]*jsonField // registered fields by column
 	cols   []*jsonColumn
 	scan   jsonScanner
-	// Scratch of the extractions, reused from batch to batch.
+	// Scratch of the extractions, lent by pools shared by every query's operators (a
+	// fragment's operators live for one bucket: a pool of their own would start empty each
+	// time).
 	spanBufs   scratch[jsonSpan]
 	statusBufs scratch[docStatus]
 }
 
-// scratch lends slices that are reused once they are given back: those lent since the last
-// giveBack, and those free.
-type scratch[T any] struct{ used, free [][]T }
+// The pools of the extractions' scratch slices (*[]jsonSpan, *[]docStatus).
+var spanPool, statusPool sync.Pool
 
-// get returns a slice of n elements whose content the caller overwrites.
-func (s *scratch[T]) get(n int) []T {
-	var out []T
-	if k := len(s.free); k > 0 && cap(s.free[k-1]) >= n {
-		out, s.free = s.free[k-1][:n], s.free[:k-1]
-	} else {
-		out = make([]T, n)
+// scratch lends slices from a pool; giveBack returns every slice lent since the last one.
+type scratch[T any] struct{ used []*[]T }
+
+// get returns a slice of n elements whose content the caller overwrites, from pool.
+func (s *scratch[T]) get(pool *sync.Pool, n int) []T {
+	p, _ := pool.Get().(*[]T)
+	if p == nil || cap(*p) < n {
+		p = &[]T{}
+		*p = make([]T, n)
 	}
-	s.used = append(s.used, out)
-	return out
+	*p = (*p)[:n]
+	s.used = append(s.used, p)
+	return *p
 }
 
-// giveBack makes every slice lent free again.
-func (s *scratch[T]) giveBack() {
-	s.free, s.used = append(s.free, s.used...), s.used[:0]
+// giveBack returns every slice lent to pool.
+func (s *scratch[T]) giveBack(pool *sync.Pool) {
+	for _, p := range s.used {
+		pool.Put(p)
+	}
+	clear(s.used)
+	s.used = s.used[:0]
 }
 
 func newJSONShare() *jsonShare { return &jsonShare{wanted: map[int][]*jsonField{}} }
@@ -269,8 +278,8 @@ func (sh *jsonShare) reset() {
 		c.col.Release()
 	}
 	sh.cols = sh.cols[:0]
-	sh.spanBufs.giveBack()
-	sh.statusBufs.giveBack()
+	sh.spanBufs.giveBack(&spanPool)
+	sh.statusBufs.giveBack(&statusPool)
 }
 
 // jsonColumn is one column's extraction: the document statuses and, per path, each row's
@@ -343,12 +352,12 @@ func (sh *jsonShare) extract(jc *jsonColumn, fields []*jsonField) {
 	n := jc.col.Len()
 	fresh := jc.status == nil
 	if fresh {
-		jc.status = sh.statusBufs.get(n)
+		jc.status = sh.statusBufs.get(&statusPool, n)
 	}
 	spans := make([][]jsonSpan, len(paths))
 	first := make([]int, len(paths)) // the index in keys of each path's first key, -1: none
 	for p, f := range paths {
-		spans[p] = sh.spanBufs.get(n)
+		spans[p] = sh.spanBufs.get(&spanPool, n)
 		first[p] = -1
 		if !f.steps[0].idx {
 			first[p] = keyAt[f.steps[0].key]
