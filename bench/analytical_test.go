@@ -213,8 +213,8 @@ func BenchmarkAnalytical(b *testing.B) {
 		rss = append(rss, fmt.Sprintf("%s %.0f MiB", s.name, float64(m.HWM)/(1<<20)))
 	}
 	out := io.Writer(os.Stdout)
-	fmt.Fprintf(out, "\n== issue 19's queries over every partition of January–June (%d flights from %s, %d buckets archived, --analytical), medians of %d rounds; DuckDB %s, %s threads ==\n",
-		stats.Appended, filepath.Base(src), archived, rounds, duck.version, duck.threads)
+	fmt.Fprintf(out, "\n== issue 19's queries over every partition of January–June (%d flights of %s, %d buckets archived, --analytical), medians of %d rounds; DuckDB %s, %s threads ==\n",
+		figs[0].answer, filepath.Base(src), archived, rounds, duck.version, duck.threads)
 	fmt.Fprintf(out, "%-46s", "query")
 	for _, s := range servers {
 		fmt.Fprintf(out, " %12s", s.name)
