@@ -16,6 +16,19 @@
 //     served by three processes sharing the database, archive and keyring (the endpoints'
 //     rotating locations put two on each; ADBC fetches them concurrently): rows/s and the time
 //     to the first batch of each, every run checked against the reference row count.
+//   - BenchmarkAnalytical (analytical_test.go): issue 19's nine analytical queries (count(*),
+//     GROUP BY origin, filters, groupings and aggregates of (value->>'delay')::int and
+//     value->>'destination', a top 10, count(DISTINCT …)) over every partition of
+//     January–June, archived on file://, through `flightsrv serve --analytical` (a child
+//     process, its peak RSS reported) and arrow-go's Flight SQL client, side by side in the
+//     same rounds with DuckDB (the Python helper) over the same archive payload files (origin
+//     decoded from each payload's key, the value decoded to text and read with ->>) and over
+//     the source Parquet's native columns; every answer checked against DuckDB's over the
+//     payloads. It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×).
+//     The committed 300,000-row sample by default (about 3 minutes); FLIGHTSRV_ANALYTICAL_FULL=1
+//     runs the whole 3M-row file; FLIGHTSRV_ANALYTICAL_BASELINE=BINARY measures another build
+//     in the same rounds (before/after); FLIGHTSRV_ANALYTICAL_ROUNDS (default 3);
+//     FLIGHTSRV_ANALYTICAL_DIR keeps the loaded and archived fixture for a later run.
 //
 // # Running
 //
