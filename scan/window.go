@@ -47,7 +47,7 @@ func (l *lowerer) windowProject(r *plan.ProjectRel) (*lowered, error) {
 			if slices.ContainsFunc(all, func(o *expr.WindowFunction) bool { return o.Equals(wf) }) {
 				return wf
 			}
-			if !windowDeclared(wf) {
+			if !substrait.WindowDeclared(wf) {
 				bad = unsupported("window function resolves to no declaration of the plan's extensions")
 				return wf
 			}
@@ -110,18 +110,6 @@ func (l *lowerer) windowProject(r *plan.ProjectRel) (*lowered, error) {
 		return nil, err
 	}
 	return &lowered{node: s}, nil
-}
-
-// windowDeclared reports whether wf resolved to a declaration of the plan's extensions
-// (substrait-go leaves it nil otherwise, and its Name panics).
-func windowDeclared(wf *expr.WindowFunction) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	_ = wf.Name()
-	return true
 }
 
 // windowKinds maps the names of the window functions (functions_arithmetic's window functions
@@ -226,11 +214,21 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 			}
 			f.Type = inner.Field(f.Args[0]).Type
 		}
-		if f.Kind == ops.Sum || f.Kind == ops.Avg {
-			if id := f.Type.ID(); f.Kind == ops.Sum && id != arrow.INT64 && id != arrow.FLOAT64 {
-				return nil, unsupported("sum of %s over a window", f.Type)
+		if f.Kind == ops.Sum {
+			// PostgreSQL's sum of integers is bigint (numeric for bigints), of floats double.
+			switch inner.Field(f.Args[0]).Type.ID() {
+			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
+				f.Type = arrow.PrimitiveTypes.Int64
+			case arrow.FLOAT32, arrow.FLOAT64:
+				f.Type = arrow.PrimitiveTypes.Float64
+			default:
+				return nil, unsupported("%s of %s over a window", funcs[i].Name(), inner.Field(f.Args[0]).Type)
 			}
-			if id := inner.Field(f.Args[0]).Type.ID(); id != arrow.INT64 && id != arrow.FLOAT64 {
+		}
+		if f.Kind == ops.Avg {
+			switch inner.Field(f.Args[0]).Type.ID() {
+			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64:
+			default:
 				return nil, unsupported("%s of %s over a window", funcs[i].Name(), inner.Field(f.Args[0]).Type)
 			}
 		}

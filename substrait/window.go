@@ -9,6 +9,9 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
+	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Window functions (docs/architecture.md, "The flow of a query"): a call with OVER binds to a
@@ -736,4 +739,98 @@ func formatWindow(w *expr.WindowFunction, names []string) string {
 	}
 	over = append(over, kind+" BETWEEN "+bound(w.LowerBound, "UNBOUNDED PRECEDING")+" AND "+bound(w.UpperBound, "UNBOUNDED FOLLOWING"))
 	return w.Name() + "(" + list(args) + ") OVER (" + strings.Join(over, " ") + ")"
+}
+
+// fillWindowTypes gives each window function of a client's ProjectRel expressions (pes, the
+// protobuf; es, decoded) whose output type the plan left out (DataFusion writes none) its type
+// as the binder types it: bigint ranks, row numbers and counts, double precision percent_rank,
+// cume_dist and avg, sum bigint or double precision, ntile its argument's type, the others
+// their first argument's; nullable. It reports whether it typed any.
+func fillWindowTypes(pes []*substraitpb.Expression, es []expr.Expression) bool {
+	changed := false
+	for i, e := range es {
+		wf, ok := e.(*expr.WindowFunction)
+		if !ok || i >= len(pes) || !WindowDeclared(wf) {
+			continue
+		}
+		pw := pes[i].GetWindowFunction()
+		if pw == nil || !isPlaceholder(pw.GetOutputType()) {
+			continue
+		}
+		args := wf.GetArgTypes()
+		var t types.Type
+		switch wf.Name() {
+		case "row_number", "rank", "dense_rank", "count":
+			t = i64Type()
+		case "percent_rank", "cume_dist", "avg":
+			t = fp64Type()
+		case "sum":
+			t = i64Type()
+			if len(args) == 1 && familyOf(args[0]) == famFloat {
+				t = fp64Type()
+			}
+		default:
+			if len(args) > 0 && args[0] != nil && !isPlaceholder(types.TypeToProto(args[0])) {
+				t = args[0]
+			}
+		}
+		if t != nil {
+			pw.OutputType = types.TypeToProto(t.WithNullability(nullableN))
+			changed = true
+		}
+	}
+	return changed
+}
+
+// WindowDeclared reports whether wf decoded with its declaration of the plan's extensions
+// (substrait-go leaves it nil otherwise, and its Name panics).
+func WindowDeclared(wf *expr.WindowFunction) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	_ = wf.Name()
+	return true
+}
+
+// rewriteWindowRels rewrites, in m (any message of a client's plan), each
+// ConsistentPartitionWindowRel into the ProjectRel it stands for (substrait-go v8.1.1 decodes
+// no such relation): its input, then one WindowFunction expression per window relation
+// function carrying the relation's partition expressions and sorts and the function's own
+// bounds, with the relation's emit mapping. Both output the input's columns followed by the
+// functions' values.
+func rewriteWindowRels(m protoreflect.Message) {
+	if r, ok := m.Interface().(*substraitpb.Rel); ok {
+		if w := r.GetWindow(); w != nil {
+			p := &substraitpb.ProjectRel{Common: w.GetCommon(), Input: w.GetInput(), AdvancedExtension: w.GetAdvancedExtension()}
+			for _, f := range w.GetWindowFunctions() {
+				wf := &substraitpb.Expression_WindowFunction{
+					FunctionReference: f.GetFunctionReference(), Arguments: f.GetArguments(), Options: f.GetOptions(),
+					OutputType: f.GetOutputType(), Phase: f.GetPhase(), Invocation: f.GetInvocation(),
+					LowerBound: f.GetLowerBound(), UpperBound: f.GetUpperBound(), BoundsType: f.GetBoundsType(),
+				}
+				for _, e := range w.GetPartitionExpressions() {
+					wf.Partitions = append(wf.Partitions, proto.Clone(e).(*substraitpb.Expression))
+				}
+				for _, s := range w.GetSorts() {
+					wf.Sorts = append(wf.Sorts, proto.Clone(s).(*substraitpb.SortField))
+				}
+				p.Expressions = append(p.Expressions, &substraitpb.Expression{RexType: &substraitpb.Expression_WindowFunction_{WindowFunction: wf}})
+			}
+			r.RelType = &substraitpb.Rel_Project{Project: p}
+		}
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := range v.List().Len() {
+				rewriteWindowRels(v.List().Get(i).Message())
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			rewriteWindowRels(v.Message())
+		}
+		return true
+	})
 }

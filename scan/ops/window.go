@@ -35,8 +35,8 @@ const (
 	NthValue                      // Args[0] at the frame's Args[1]-th row (integer, per row)
 	CountStar                     // bigint: the frame's rows
 	Count                         // bigint: the frame's non-null Args[0]
-	Sum                           // Args[0] int64 (bigint, exact; out of range is an error) or float64
-	Avg                           // double: Sum / Count of Args[0] (int64 or float64)
+	Sum                           // bigint of integers (exact; out of range is an error), double of floats
+	Avg                           // double: Sum / Count of Args[0] (integers or floats)
 	Min                           // the least non-null Args[0] of the frame (PostgreSQL's order)
 	Max                           // the greatest
 )
@@ -138,8 +138,8 @@ func checkWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 		}
 		switch f.Kind {
 		case Sum, Avg:
-			if id := s.Field(f.Args[0]).Type.ID(); id != arrow.INT64 && id != arrow.FLOAT64 {
-				return fmt.Errorf("ops: window function %d: sum or avg of %s", i, s.Field(f.Args[0]).Type)
+			if dt := s.Field(f.Args[0]).Type; !integerType(dt) && dt.ID() != arrow.FLOAT64 && dt.ID() != arrow.FLOAT32 {
+				return fmt.Errorf("ops: window function %d: sum or avg of %s", i, dt)
 			}
 		case Min, Max:
 			if _, ok := valueCmpOf(s.Field(f.Args[0]).Type); !ok {
@@ -425,6 +425,15 @@ func frameOf(f WindowFrame, k, m int, peerStart, peerEnd []int32) (int, int) {
 	return max(s, 0), min(e, m)
 }
 
+// integerType reports a signed integer type (what intArg reads).
+func integerType(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
+		return true
+	}
+	return false
+}
+
 // intArg reads an integer argument at global row r (null: ok false).
 func intArg(a arrow.Array, r int) (int64, bool) {
 	if a.IsNull(r) {
@@ -542,10 +551,10 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 				}
 			}
 		case Sum, Avg:
-			if a, ok := arg.(*array.Int64); ok {
-				return ev.intSums(f, a, ps, m, peerStart, peerEnd, ints, floats, valid)
+			if integerType(arg.DataType()) {
+				return ev.intSums(f, arg, ps, m, peerStart, peerEnd, ints, floats, valid)
 			}
-			return ev.floatSums(f, arg.(*array.Float64), ps, m, peerStart, peerEnd, floats, valid)
+			return ev.floatSums(f, arg, ps, m, peerStart, peerEnd, floats, valid)
 		}
 		return nil
 	})
@@ -616,14 +625,14 @@ func (x int128) float64() float64 {
 // intSums evaluates sum or avg of bigints over a partition's frames from exact 128-bit prefix
 // sums: a sum outside bigint's range is PostgreSQL's "bigint out of range" (its sum(bigint) is
 // numeric, which flightsrv's bigint sum cannot hold).
-func (ev *winEval) intSums(f WindowFunc, a *array.Int64, ps, m int, peerStart, peerEnd []int32, ints []int64, floats []float64, valid []bool) error {
+func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, peerEnd []int32, ints []int64, floats []float64, valid []bool) error {
 	pre := make([]int128, m+1)
 	cnt := make([]int64, m+1)
 	for k := range m {
 		r := int(ev.w.at(ps + k))
 		pre[k+1], cnt[k+1] = pre[k], cnt[k]
-		if a.IsValid(r) {
-			pre[k+1], cnt[k+1] = pre[k].add(a.Value(r)), cnt[k]+1
+		if v, ok := intArg(a, r); ok {
+			pre[k+1], cnt[k+1] = pre[k].add(v), cnt[k]+1
 		}
 	}
 	for k := range m {
@@ -649,7 +658,7 @@ func (ev *winEval) intSums(f WindowFunc, a *array.Int64, ps, m int, peerStart, p
 // floatSums evaluates sum or avg of doubles over a partition's frames as PostgreSQL does (it
 // has no inverse transition for float8): the frame's values added in order, restarting when
 // the frame's start moves.
-func (ev *winEval) floatSums(f WindowFunc, a *array.Float64, ps, m int, peerStart, peerEnd []int32, floats []float64, valid []bool) error {
+func (ev *winEval) floatSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, peerEnd []int32, floats []float64, valid []bool) error {
 	var sum float64
 	var cnt int64
 	cs, ce := -1, -1
@@ -660,7 +669,11 @@ func (ev *winEval) floatSums(f WindowFunc, a *array.Float64, ps, m int, peerStar
 		}
 		for ; ce < e; ce++ {
 			if r := int(ev.w.at(ps + ce)); a.IsValid(r) {
-				sum += a.Value(r)
+				if f64, ok := a.(*array.Float64); ok {
+					sum += f64.Value(r)
+				} else {
+					sum += float64(a.(*array.Float32).Value(r))
+				}
 				cnt++
 			}
 		}
