@@ -418,26 +418,13 @@ func widenIntegerResults(m protoreflect.Message, fns map[uint32]extensions.ID) {
 			return
 		}
 	case *substraitpb.AggregateFunction:
-		id := fns[v.GetFunctionReference()]
-		var n substraitpb.Type_Nullability
-		integer := true
-		switch k := v.GetOutputType().GetKind().(type) {
-		case *substraitpb.Type_I8_:
-			n = k.I8.GetNullability()
-		case *substraitpb.Type_I16_:
-			n = k.I16.GetNullability()
-		case *substraitpb.Type_I32_:
-			n = k.I32.GetNullability()
-		case *substraitpb.Type_I64_:
-			n = k.I64.GetNullability()
-		default:
-			integer = false
+		if t := widenedResult(fns[v.GetFunctionReference()].Name, v.GetOutputType()); t != nil {
+			v.OutputType = t
 		}
-		switch {
-		case integer && id.Name == "sum":
-			v.OutputType = &substraitpb.Type{Kind: &substraitpb.Type_I64_{I64: &substraitpb.Type_I64{Nullability: n}}}
-		case integer && id.Name == "avg":
-			v.OutputType = &substraitpb.Type{Kind: &substraitpb.Type_Fp64{Fp64: &substraitpb.Type_FP64{Nullability: n}}}
+	case *substraitpb.Expression_WindowFunction:
+		// An aggregate over a window is typed as the aggregate is.
+		if t := widenedResult(fns[v.GetFunctionReference()].Name, v.GetOutputType()); t != nil {
+			v.OutputType = t
 		}
 	case *substraitpb.Expression_Literal:
 		if fc, ok := v.GetLiteralType().(*substraitpb.Expression_Literal_FixedChar); ok {
@@ -473,6 +460,31 @@ var ownEquivalents = map[string]bool{"ilike": true}
 // functions_boolean (which all return boolean) whose result is boolean whatever their
 // arguments.
 var booleanFunctions = map[string]bool{"like": true, "starts_with": true, "ends_with": true, "contains": true}
+
+// widenedResult is the result type of sum (i64) or avg (fp64) declared as an integer type t
+// (of t's nullability); nil for any other function or type.
+func widenedResult(name string, t *substraitpb.Type) *substraitpb.Type {
+	var n substraitpb.Type_Nullability
+	switch k := t.GetKind().(type) {
+	case *substraitpb.Type_I8_:
+		n = k.I8.GetNullability()
+	case *substraitpb.Type_I16_:
+		n = k.I16.GetNullability()
+	case *substraitpb.Type_I32_:
+		n = k.I32.GetNullability()
+	case *substraitpb.Type_I64_:
+		n = k.I64.GetNullability()
+	default:
+		return nil
+	}
+	switch name {
+	case "sum":
+		return &substraitpb.Type{Kind: &substraitpb.Type_I64_{I64: &substraitpb.Type_I64{Nullability: n}}}
+	case "avg":
+		return &substraitpb.Type{Kind: &substraitpb.Type_Fp64{Fp64: &substraitpb.Type_FP64{Nullability: n}}}
+	}
+	return nil
+}
 
 // fixScalarCalls rewrites the calls of one scalar function (urn, simple name) that
 // substrait-go cannot decode as written: a call without an output type (DataFusion writes
