@@ -10,8 +10,8 @@
 // URNPostgres (JSON access, LIKE, string functions, date_part, to_char; evaluated by scan/ops)
 // elsewhere; window functions (OVER) become WindowFunction expressions of a ProjectRel below
 // the select list (window.go); date_trunc and date_bin become round_calendar and
-// round_temporal, which the
-// executor's pushdown rewrite recognises as the stores' time bins (TimeBinOf); table-less
+// round_temporal, which the executor's pushdown rewrite recognises as the stores' time bins
+// (TimeBinOf); table-less
 // statements and SHOW bind to constants (Bound). Client plans (PrepareSubstrait, client.go)
 // are rewritten from the encodings of the producers people use (producers.go: DataFusion's
 // unresolvable extension references, ibis-substrait's extension URIs, isthmus's microsecond
