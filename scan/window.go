@@ -252,22 +252,20 @@ func windowFrame(wf *expr.WindowFunction) (ops.WindowFrame, error) {
 			return ops.FrameBound{Kind: ops.Unbounded}, nil
 		case expr.CurrentRow:
 			return ops.FrameBound{Kind: ops.CurrentRow}, nil
-		case expr.PrecedingBound:
+		case expr.PrecedingBound, expr.FollowingBound:
+			kind, off := ops.Preceding, int64(0)
+			if p, ok := v.(expr.PrecedingBound); ok {
+				off = int64(p)
+			} else {
+				kind, off = ops.Following, int64(v.(expr.FollowingBound))
+			}
 			if !f.Rows {
 				return ops.FrameBound{}, unsupported("RANGE frames with an offset")
 			}
-			if v < 0 {
+			if off < 0 {
 				return ops.FrameBound{}, unsupported("a negative frame offset")
 			}
-			return ops.FrameBound{Kind: ops.Preceding, Offset: int64(v)}, nil
-		case expr.FollowingBound:
-			if !f.Rows {
-				return ops.FrameBound{}, unsupported("RANGE frames with an offset")
-			}
-			if v < 0 {
-				return ops.FrameBound{}, unsupported("a negative frame offset")
-			}
-			return ops.FrameBound{Kind: ops.Following, Offset: int64(v)}, nil
+			return ops.FrameBound{Kind: kind, Offset: off}, nil
 		}
 		return ops.FrameBound{}, unsupported("window bound %T", b)
 	}

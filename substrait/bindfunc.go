@@ -243,14 +243,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				out = i64Type()
 			}
 		case "min", "max":
-			switch fam {
-			case famInt, famFloat:
-				id.URN = URNArithmetic
-			case famTimestamp, famDate:
-				id.URN = URNDatetime
-			case famString, famBinary, famBool:
-				id.URN = URNPostgres
-			default:
+			var ok bool
+			if id.URN, ok = minMaxURN(fam); !ok {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
 			out = at.WithNullability(nullableN)

@@ -397,15 +397,8 @@ func widenIntegerResults(m protoreflect.Message, fns map[uint32]extensions.ID) {
 	case *substraitpb.Expression:
 		if f := v.GetScalarFunction(); f != nil && i64Results[fns[f.GetFunctionReference()]] {
 			t := f.GetOutputType()
-			var n substraitpb.Type_Nullability
-			switch k := t.GetKind().(type) {
-			case *substraitpb.Type_I8_:
-				n = k.I8.GetNullability()
-			case *substraitpb.Type_I16_:
-				n = k.I16.GetNullability()
-			case *substraitpb.Type_I32_:
-				n = k.I32.GetNullability()
-			default:
+			n, wide, ok := intNullability(t)
+			if !ok || wide {
 				goto children
 			}
 			f.OutputType = &substraitpb.Type{Kind: &substraitpb.Type_I64_{I64: &substraitpb.Type_I64{Nullability: n}}}
@@ -461,20 +454,27 @@ var ownEquivalents = map[string]bool{"ilike": true}
 // arguments.
 var booleanFunctions = map[string]bool{"like": true, "starts_with": true, "ends_with": true, "contains": true}
 
+// intNullability is the nullability of an integer type t; wide reports i64, ok false a type
+// that is not an integer.
+func intNullability(t *substraitpb.Type) (n substraitpb.Type_Nullability, wide, ok bool) {
+	switch k := t.GetKind().(type) {
+	case *substraitpb.Type_I8_:
+		return k.I8.GetNullability(), false, true
+	case *substraitpb.Type_I16_:
+		return k.I16.GetNullability(), false, true
+	case *substraitpb.Type_I32_:
+		return k.I32.GetNullability(), false, true
+	case *substraitpb.Type_I64_:
+		return k.I64.GetNullability(), true, true
+	}
+	return 0, false, false
+}
+
 // widenedResult is the result type of sum (i64) or avg (fp64) declared as an integer type t
 // (of t's nullability); nil for any other function or type.
 func widenedResult(name string, t *substraitpb.Type) *substraitpb.Type {
-	var n substraitpb.Type_Nullability
-	switch k := t.GetKind().(type) {
-	case *substraitpb.Type_I8_:
-		n = k.I8.GetNullability()
-	case *substraitpb.Type_I16_:
-		n = k.I16.GetNullability()
-	case *substraitpb.Type_I32_:
-		n = k.I32.GetNullability()
-	case *substraitpb.Type_I64_:
-		n = k.I64.GetNullability()
-	default:
+	n, _, ok := intNullability(t)
+	if !ok {
 		return nil
 	}
 	switch name {

@@ -516,14 +516,8 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*exp
 		}
 		out = target
 	case "min", "max":
-		switch fam {
-		case famInt, famFloat:
-			id.URN = URNArithmetic
-		case famTimestamp, famDate:
-			id.URN = URNDatetime
-		case famString, famBinary, famBool:
-			id.URN = URNPostgres
-		default:
+		var ok bool
+		if id.URN, ok = minMaxURN(fam); !ok {
 			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 		}
 		out = at
@@ -833,4 +827,19 @@ func rewriteWindowRels(m protoreflect.Message) {
 		}
 		return true
 	})
+}
+
+// minMaxURN is the extension declaring min and max of a family: functions_arithmetic for
+// numbers, functions_datetime for times, URNPostgres for text, bytea and booleans; false for
+// others.
+func minMaxURN(fam family) (string, bool) {
+	switch fam {
+	case famInt, famFloat:
+		return URNArithmetic, true
+	case famTimestamp, famDate:
+		return URNDatetime, true
+	case famString, famBinary, famBool:
+		return URNPostgres, true
+	}
+	return "", false
 }
