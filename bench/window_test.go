@@ -32,6 +32,14 @@ func windowQueries() []windowQuery {
 			want: func(s *suite) int64 { return s.total },
 		},
 		{
+			// A running sum over ORD's flights in time order: the order the routed read
+			// delivers one partition in (the window sorts nothing).
+			name: "running-sum",
+			sql:  "SELECT count(*), sum(s) FROM (SELECT sum((value->>'delay')::int) OVER (ORDER BY timestamp, id) AS s" + ours + ") t",
+			duck: `SELECT count(*), sum(s) FROM (SELECT sum(delay) OVER (ORDER BY "date", file_row_number) AS s` + duck + ") t",
+			want: func(s *suite) int64 { return s.total },
+		},
+		{
 			// The top three delays of every day: row_number over a partition per day.
 			name: "top3-per-day",
 			sql:  "SELECT count(*) FROM (SELECT row_number() OVER (PARTITION BY date_trunc('day', timestamp) ORDER BY (value->>'delay')::int DESC, id) AS rn" + ours + ") t WHERE rn <= 3",

@@ -39,6 +39,7 @@ func windowQueries() []string {
 		w     = windowFrom
 		po    = "PARTITION BY origin ORDER BY timestamp, id"
 		order = " ORDER BY origin, timestamp, id"
+		one   = " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05'"
 	)
 	day := "date_trunc('day', timestamp)"
 	return []string{
@@ -108,6 +109,9 @@ func windowQueries() []string {
 		"SELECT origin, id, " + d + " - lag(" + d + ") OVER (" + po + ") AS change, 2 * row_number() OVER (" + po + ") + 1" + w + order,
 		"SELECT origin, id, row_number() OVER (ORDER BY id), rank() OVER (PARTITION BY origin ORDER BY " + d + "), avg(" + d + ") OVER (PARTITION BY origin ORDER BY timestamp DESC NULLS FIRST)" + w + order,
 		"SELECT count(*), max(rn) FROM (SELECT row_number() OVER (PARTITION BY origin ORDER BY timestamp) AS rn" + w + ") t",
+		// One partition ordered by (timestamp, id): the window keeps the read's order.
+		"SELECT id, sum(" + d + ") OVER (ORDER BY timestamp, id), row_number() OVER (ORDER BY timestamp, id), first_value(id) OVER (ORDER BY timestamp, id ROWS BETWEEN 3 PRECEDING AND 3 FOLLOWING)" + one + " ORDER BY timestamp, id",
+		"SELECT id, rank() OVER (PARTITION BY origin ORDER BY timestamp), count(*) OVER (PARTITION BY origin ORDER BY timestamp)" + one + " ORDER BY timestamp, id",
 	}
 }
 
@@ -166,10 +170,15 @@ func TestWindowFunctionsAsPostgres(t *testing.T) {
 
 	// EXPLAIN shows the window operator at the coordinator, without a value of the query.
 	plan := strings.Join(explainLines(t, on, "EXPLAIN "+queries[12]), "\n")
-	for want, has := range map[string]bool{"Window 1 partition keys, 2 order keys, functions [lag]": true, "'ORD'": false, "'2001": false, "-1": false} {
+	for want, has := range map[string]bool{"Window 1 partition keys, 2 order keys, functions [lag]": true, "'ORD'": false, "'2001": false, "-1": false, "no sort": false} {
 		if strings.Contains(plan, want) != has {
 			t.Errorf("EXPLAIN of a window (%q %v):\n%s", want, has, plan)
 		}
+	}
+	// Over one partition in (timestamp, id) order, the window sorts nothing.
+	plan = strings.Join(explainLines(t, on, "EXPLAIN "+queries[len(queries)-2]), "\n")
+	if !strings.Contains(plan, "Window 0 partition keys, 2 order keys, functions [sum row_number first_value], in the read's order (no sort)") {
+		t.Errorf("EXPLAIN of a window in the read's order:\n%s", plan)
 	}
 }
 

@@ -27,11 +27,6 @@ func (l *lowerer) windowProject(r *plan.ProjectRel) (*lowered, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := l.finish(in)
-	if err != nil {
-		return nil, err
-	}
-	width := n.Schema().NumFields()
 	// The window functions, grouped by their partitioning and order in order of appearance.
 	type group struct {
 		parts []expr.Expression
@@ -66,11 +61,24 @@ func (l *lowerer) windowProject(r *plan.ProjectRel) (*lowered, error) {
 			return nil, bad
 		}
 	}
+	// One window over a read of one partition, ordered by (timestamp[, id]) and partitioned by
+	// nothing or the partition column: the read delivers that order (bucket order), so the
+	// window sorts nothing.
+	presorted := false
+	if rp := in.routed; rp != nil && len(groups) == 1 && len(rp.src.Partitions) == 1 && readOrder(rp, groups[0].parts, groups[0].sorts) {
+		rp.order, rp.desc, rp.sortKeys = true, false, nil
+		presorted = true
+	}
+	n, err := l.finish(in)
+	if err != nil {
+		return nil, err
+	}
+	width := n.Schema().NumFields()
 	// Each group's node appends its functions' columns after those of the groups before it.
 	cols := map[*expr.WindowFunction]int{}
 	next := width
 	for _, g := range groups {
-		if n, err = newWindowNode(n, g.parts, g.sorts, g.funcs, l.ext); err != nil {
+		if n, err = newWindowNode(n, g.parts, g.sorts, g.funcs, presorted, l.ext); err != nil {
 			return nil, err
 		}
 		for _, wf := range g.funcs {
@@ -112,6 +120,28 @@ func (l *lowerer) windowProject(r *plan.ProjectRel) (*lowered, error) {
 	return &lowered{node: s}, nil
 }
 
+// readOrder reports whether a window partitioned by parts and ordered by sorts (over rp's
+// output columns) is satisfied by rp's bucket order over one partition: every partition key is
+// the partition column, and the sort is timestamp ascending, then possibly id ascending (both
+// never NULL).
+func readOrder(rp *routedPlan, parts []expr.Expression, sorts []expr.SortField) bool {
+	for _, p := range parts {
+		if c, ok := baseRef(substitute(p, rp.cols)); !ok || c != colPartition {
+			return false
+		}
+	}
+	if len(sorts) == 0 || len(sorts) > 2 {
+		return false
+	}
+	for i, s := range sorts {
+		c, ok := baseRef(substitute(s.Expr, rp.cols))
+		if !ok || c != []int{colTimestamp, colID}[i] || (s.Kind != types.SortAscNullsLast && s.Kind != types.SortAscNullsFirst) {
+			return false
+		}
+	}
+	return true
+}
+
 // windowKinds maps the names of the window functions (functions_arithmetic's window functions
 // and the aggregates of functions_aggregate_generic and functions_arithmetic) to ops'.
 var windowKinds = map[string]ops.WindowKind{
@@ -131,8 +161,9 @@ type windowNode struct {
 	funcs  []string // names, for EXPLAIN
 }
 
-func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, funcs []*expr.WindowFunction, ext expr.ExtensionRegistry) (node, error) {
+func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, funcs []*expr.WindowFunction, presorted bool, ext expr.ExtensionRegistry) (node, error) {
 	n := &windowNode{in: in}
+	n.spec.Presorted = presorted
 	width := in.Schema().NumFields()
 	column := func(e expr.Expression) (int, error) {
 		if c, ok := baseRef(e); ok && c < width {
@@ -281,6 +312,9 @@ func (n *windowNode) Schema() *arrow.Schema { return n.schema }
 
 func (n *windowNode) explain() []string {
 	head := fmt.Sprintf("Window %d partition keys, %d order keys, functions %v", len(n.spec.Partition), len(n.spec.Order), n.funcs)
+	if n.spec.Presorted {
+		head += ", in the read's order (no sort)"
+	}
 	return append([]string{head}, indent(n.in.explain())...)
 }
 

@@ -84,6 +84,10 @@ type WindowSpec struct {
 	Partition []int
 	Order     []SortKey
 	Funcs     []WindowFunc
+	// Presorted declares that the input arrives ordered by Order with each partition's rows
+	// together (a routed read of one partition in bucket order, ordered by its timestamp and
+	// id): Window then keeps the input's order instead of sorting it.
+	Presorted bool
 }
 
 // WindowSchema is the schema of Window's output: in's fields, then one nullable field per
@@ -176,6 +180,10 @@ type windower struct {
 	n       int
 	outs    []arrow.Array // per function, in output (sorted) order
 	next    int
+	// inOrder is set when the output keeps the input's order (Presorted, or no keys): the
+	// input batches are emitted as they are, beside slices of the function columns.
+	inOrder bool
+	nextIn  int // the next input batch, when inOrder
 	claimed int64
 }
 
@@ -211,13 +219,21 @@ func (w *windower) pull() (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	lo := w.next
-	hi := w.g.chunkEnd(lo, w.n, w.at)
-	w.next = hi
-	b, err := w.g.take(w.ctx, lo, hi, w.at, allocator(w.mem))
-	if err != nil {
-		return nil, err
+	var b arrow.RecordBatch
+	if w.inOrder {
+		b = w.batches[w.nextIn]
+		b.Retain()
+		w.nextIn++
+	} else {
+		var err error
+		hi := w.g.chunkEnd(lo, w.n, w.at)
+		if b, err = w.g.take(w.ctx, lo, hi, w.at, allocator(w.mem)); err != nil {
+			return nil, err
+		}
 	}
 	defer b.Release()
+	hi := lo + int(b.NumRows())
+	w.next = hi
 	cols := make([]arrow.Array, 0, w.schema.NumFields())
 	cols = append(cols, b.Columns()...)
 	for _, o := range w.outs {
@@ -266,8 +282,10 @@ func (w *windower) load() error {
 	}
 	alloc := allocator(w.mem)
 	var views []keyView
+	var keys []arrow.Array
 	if len(w.o.keys) > 0 {
-		keys, err := concatKeys(w.o, w.batches, alloc)
+		var err error
+		keys, err = concatKeys(w.o, w.batches, alloc)
 		if err != nil {
 			return fmt.Errorf("ops: window: %w", err)
 		}
@@ -275,11 +293,15 @@ func (w *windower) load() error {
 		if err := w.mem.Check(); err != nil {
 			return fmt.Errorf("ops: window: %w", err)
 		}
+		views = w.o.views(keys)
+	}
+	if len(keys) > 0 && !w.spec.Presorted {
+		var err error
 		if w.idx, err = sortIndices(computeCtx(w.ctx, w.mem), w.o, keys, alloc); err != nil {
 			return fmt.Errorf("ops: window: %w", err)
 		}
-		views = w.o.views(keys)
 	} else {
+		w.inOrder = true
 		buf := memory.NewResizableBuffer(alloc)
 		buf.Resize(w.n * 8)
 		ids := arrow.Int64Traits.CastFromBytes(buf.Bytes())

@@ -345,6 +345,47 @@ func TestWindowAgainstReference(t *testing.T) {
 	}
 }
 
+// TestWindowPresorted: over input already ordered by (partition, order) with each partition's
+// rows together, Presorted keeps the input's order and answers as the sort would.
+func TestWindowPresorted(t *testing.T) {
+	rows := randomWindowRows(rand.New(rand.NewPCG(5, 6)), 200)
+	for i := range rows {
+		rows[i].grp = nil // one partition
+	}
+	slices.SortStableFunc(rows, func(a, b windowRow) int {
+		switch {
+		case a.key == nil && b.key == nil:
+			return 0
+		case a.key == nil:
+			return 1
+		case b.key == nil:
+			return -1
+		}
+		return int(*a.key - *b.key)
+	})
+	in := windowBatch(rows, 2)
+	defer in.Release()
+	funcs := []ops.WindowFunc{{Kind: ops.RowNumber, Type: arrow.PrimitiveTypes.Int64}, {Kind: ops.Rank, Type: arrow.PrimitiveTypes.Int64},
+		{Kind: ops.Sum, Args: []int{3}, Type: arrow.PrimitiveTypes.Int64, Frame: ops.WindowFrame{Start: ops.FrameBound{Kind: ops.Unbounded}, End: ops.FrameBound{Kind: ops.CurrentRow}}}}
+	var got [2][]string
+	for i, pre := range []bool{false, true} {
+		spec := ops.WindowSpec{Order: []ops.SortKey{{Column: 2}}, Funcs: funcs, Presorted: pre}
+		bs, err := drain(t, ops.Window(context.Background(), sourceOf(t, in, []int{50, 150}), spec, newMem(t, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bs {
+			for r := range int(b.NumRows()) {
+				got[i] = append(got[i], fmt.Sprint(b.Column(0).ValueStr(r), b.Column(6).ValueStr(r), b.Column(7).ValueStr(r), b.Column(8).ValueStr(r)))
+			}
+		}
+		releaseBatches(bs)
+	}
+	if len(got[0]) != len(rows) || !slices.Equal(got[0], got[1]) {
+		t.Fatalf("presorted %v, sorted %v", got[1], got[0])
+	}
+}
+
 // TestWindowMemoryLimit: Window buffers its input under the ledger: past the limit it fails
 // with ledger.ErrMemoryLimit, having released everything.
 func TestWindowMemoryLimit(t *testing.T) {
@@ -402,4 +443,74 @@ func TestWindowDataErrors(t *testing.T) {
 		t.Errorf("the whole partition's sum: %v %v", bs, err)
 	}
 	releaseBatches(bs)
+}
+
+// BenchmarkWindowRunningSum: a running sum and a row number over 200,000 rows already in
+// order, sorted by Window and kept in the input's order (Presorted), to measure what the read's
+// order saves.
+func BenchmarkWindowRunningSum(b *testing.B) {
+	rows := randomWindowRows(rand.New(rand.NewPCG(7, 8)), 200_000)
+	for i := range rows {
+		k := int64(i / 3) // ordered, with ties
+		rows[i].grp, rows[i].key = nil, &k
+	}
+	in := windowBatch(rows, 1)
+	defer in.Release()
+	sizes := make([]int, 25)
+	for i := range sizes {
+		sizes[i] = 8000
+	}
+	funcs := []ops.WindowFunc{{Kind: ops.RowNumber, Type: arrow.PrimitiveTypes.Int64},
+		{Kind: ops.Sum, Args: []int{3}, Type: arrow.PrimitiveTypes.Int64, Frame: ops.WindowFrame{Start: ops.FrameBound{Kind: ops.Unbounded}, End: ops.FrameBound{Kind: ops.CurrentRow}}}}
+	for _, pre := range []bool{false, true} {
+		b.Run(fmt.Sprintf("presorted=%v", pre), func(b *testing.B) {
+			spec := ops.WindowSpec{Order: []ops.SortKey{{Column: 2}, {Column: 0}}, Funcs: funcs, Presorted: pre}
+			for b.Loop() {
+				mem := ledger.New(memory.NewGoAllocator(), 0)
+				parts := make([]arrow.RecordBatch, 0, len(sizes))
+				for i := range sizes {
+					parts = append(parts, in.NewSlice(int64(i*8000), int64((i+1)*8000)))
+				}
+				r := ops.Window(context.Background(), &sliceReader{schema: windowSchema, bs: parts}, spec, mem)
+				for r.Next() {
+				}
+				if r.Err() != nil {
+					b.Fatal(r.Err())
+				}
+				r.Release()
+			}
+		})
+	}
+}
+
+// sliceReader reads batches it owns (a benchmark's input, without the tests' checks).
+type sliceReader struct {
+	schema *arrow.Schema
+	bs     []arrow.RecordBatch
+	cur    arrow.RecordBatch
+}
+
+func (s *sliceReader) Schema() *arrow.Schema          { return s.schema }
+func (s *sliceReader) RecordBatch() arrow.RecordBatch { return s.cur }
+func (s *sliceReader) Record() arrow.RecordBatch      { return s.cur }
+func (s *sliceReader) Err() error                     { return nil }
+func (s *sliceReader) Retain()                        {}
+func (s *sliceReader) Release() {
+	if s.cur != nil {
+		s.cur.Release()
+		s.cur = nil
+	}
+	releaseBatches(s.bs)
+	s.bs = nil
+}
+func (s *sliceReader) Next() bool {
+	if s.cur != nil {
+		s.cur.Release()
+		s.cur = nil
+	}
+	if len(s.bs) == 0 {
+		return false
+	}
+	s.cur, s.bs = s.bs[0], s.bs[1:]
+	return true
 }
