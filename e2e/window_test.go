@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -217,7 +216,7 @@ func pgTyped(t *testing.T, ctx context.Context, conn *pgx.Conn, sql string) ([]s
 			case int16:
 				vals[i] = int64(x)
 			case time.Time:
-				vals[i] = x.UTC()
+				vals[i] = x.UTC().Format(goldenTime) // as goldenValue spells ours
 			}
 		}
 		out = append(out, vals)
@@ -228,8 +227,8 @@ func pgTyped(t *testing.T, ctx context.Context, conn *pgx.Conn, sql string) ([]s
 	return typs, out
 }
 
-// flightTyped returns a result's columns as PostgreSQL type names and its rows (int64,
-// float64, string, bool, time.Time or nil).
+// flightTyped returns a result's columns as PostgreSQL type names and its rows (goldenRows:
+// int64, float64, string, bool, RFC 3339 microsecond text or nil).
 func flightTyped(t *testing.T, res *result) ([]string, [][]any) {
 	t.Helper()
 	schema := res.streamSchema
@@ -255,35 +254,8 @@ func flightTyped(t *testing.T, res *result) ([]string, [][]any) {
 			typs[i] = f.Type.String()
 		}
 	}
-	var out [][]any
-	for _, rec := range res.recs {
-		for r := range int(rec.NumRows()) {
-			row := make([]any, rec.NumCols())
-			for c, col := range rec.Columns() {
-				if col.IsNull(r) {
-					continue
-				}
-				switch a := col.(type) {
-				case *array.Int64:
-					row[c] = a.Value(r)
-				case *array.Int32:
-					row[c] = int64(a.Value(r))
-				case *array.Float64:
-					row[c] = a.Value(r)
-				case *array.String:
-					row[c] = a.Value(r)
-				case *array.Boolean:
-					row[c] = a.Value(r)
-				case *array.Timestamp:
-					row[c] = a.Value(r).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC()
-				default:
-					t.Fatalf("column %d is %s", c, col.DataType())
-				}
-			}
-			out = append(out, row)
-		}
-	}
-	return typs, out
+	_, rows := goldenRows(t, res)
+	return typs, rows
 }
 
 // compareTyped compares our answer with PostgreSQL's: "" when equal, else what differs.
@@ -325,9 +297,6 @@ func sameValue(ours, theirs any) bool {
 	case float64:
 		w, ok := theirs.(float64)
 		return ok && (o == w || math.Abs(o-w) <= 1e-9*math.Max(math.Abs(o), math.Abs(w)))
-	case time.Time:
-		w, ok := theirs.(time.Time)
-		return ok && o.Equal(w)
 	}
 	return ours == theirs
 }
