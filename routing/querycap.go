@@ -13,24 +13,22 @@ import (
 
 // ConnectionsBusyError is the error of a query read that waited longer than its bound for one
 // of the hot-store connections queries may use (CappedHotStore). It matches ErrUnavailable
-// with errors.Is: the query may be retried. Message is the text a client may see.
+// with errors.Is: the query may be retried. It carries the limit and the wait, nothing of the
+// data; the protocol boundary (package flightsql) words it for the client.
 type ConnectionsBusyError struct {
 	Limit int           // connections queries may use together
 	Wait  time.Duration // how long the read waited
 }
 
-func (e *ConnectionsBusyError) Error() string { return ErrUnavailable.Error() + ": " + e.Message() }
-
-// Message returns the client-facing text: the limit and its flag, nothing of the data.
-func (e *ConnectionsBusyError) Message() string {
-	return fmt.Sprintf("all %d hot-store connections queries may use stayed busy for %s (--query-connections); retry later", e.Limit, e.Wait)
+func (e *ConnectionsBusyError) Error() string {
+	return fmt.Sprintf("%s: all %d query connections stayed busy for %s", ErrUnavailable.Error(), e.Limit, e.Wait)
 }
 
 // Is reports whether target is ErrUnavailable.
 func (e *ConnectionsBusyError) Is(target error) bool { return target == ErrUnavailable }
 
-// CappedHotStore is a hot store as the query path sees it: its reads (ReadRange,
-// AggregateRange, Route, ScanRange, Partitions) share at most Limit of the store's pooled
+// CappedHotStore is a hot store as the query path sees it: its reads (ScanRange,
+// AggregateRange, Route, Partitions) share at most Limit of the store's pooled
 // connections, so that the rest of the pool stays free for appends and the archiver (the
 // seed's fan-out section: bucket reads get the pool's capacity minus the writers' reserve).
 // A read takes one permit before its statement and gives it back when the statement is done —
@@ -76,16 +74,6 @@ func (c *CappedHotStore) acquire(ctx context.Context) (func(), error) {
 			c.sem.Release(1)
 		})
 	}, nil
-}
-
-// ReadRange is the hot store's, under one permit.
-func (c *CappedHotStore) ReadRange(ctx context.Context, b BucketID, req ReadRequest) (Route, []Record, error) {
-	release, err := c.acquire(ctx)
-	if err != nil {
-		return Route{}, nil, err
-	}
-	defer release()
-	return c.HotStore.ReadRange(ctx, b, req)
 }
 
 // AggregateRange is the hot store's, under one permit (its answer is read before it returns).

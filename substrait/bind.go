@@ -69,6 +69,21 @@ func (e *OutputColumnsError) Error() string {
 	return fmt.Sprintf("substrait: a select list of %d columns, more than the %d a query may return", e.Columns, e.Max)
 }
 
+// PartitionListError is the refusal of a read whose statement lists more partitions (IN,
+// = ANY) than BindOptions.MaxPartitions: the statement itself asks too much, before any bucket
+// is touched (the protocol boundary answers INVALID_ARGUMENT). Like *OutputColumnsError it is
+// not an *Error: the caller words it, naming the setting the bound comes from. It names the
+// table and the counts, never a partition value.
+type PartitionListError struct {
+	Table         string
+	Listed, Limit int
+}
+
+// Error names the table and the counts.
+func (e *PartitionListError) Error() string {
+	return fmt.Sprintf("substrait: %s lists %d partitions, more than the %d a read may list", e.Table, e.Listed, e.Limit)
+}
+
 // checkColumns refuses a select list of n columns past opts.MaxOutputColumns.
 func (o BindOptions) checkColumns(n int) error {
 	if o.MaxOutputColumns > 0 && n > o.MaxOutputColumns {
@@ -170,6 +185,10 @@ type binder struct {
 	volatile bool
 	// gsets are the arms of GROUP BY grouping sets being bound (groupingsets.go).
 	gsets map[*pg.SelectStmt]*groupingArm
+	// win is the window state of the select list being bound (window.go); nil where window
+	// functions are not allowed. inWindow is set while a window function's parts are bound.
+	win      *winCtx
+	inWindow bool
 }
 
 // RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.
@@ -420,9 +439,6 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 
 // bindSimple binds one SELECT without set operations.
 func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
-	if len(sel.GetWindowClause()) > 0 {
-		return nil, unimplementedAre("window functions")
-	}
 	from, err := bd.from(sel.GetFromClause())
 	if err != nil {
 		return nil, err
@@ -489,6 +505,13 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		bd.agg = ac
 		defer func() { bd.agg = nil }()
 	}
+	// Window functions are allowed in the select list and ORDER BY only (window.go).
+	windowed := len(sel.GetWindowClause()) > 0 || listHasWindow(targets) || listHasWindow(sel.GetSortClause())
+	if windowed {
+		if bd.win, err = newWinCtx(sel.GetWindowClause()); err != nil {
+			return nil, err
+		}
+	}
 	outs := make([]expr.Expression, len(items))
 	names := make([]string, len(items))
 	for i, it := range items {
@@ -498,6 +521,8 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		}
 		outs[i], names[i] = e, it.name
 	}
+	win := bd.win
+	bd.win = nil
 	if grouped && sel.GetHavingClause() != nil {
 		h, err := bd.bindExpr(sel.GetHavingClause(), in.sc)
 		if err != nil {
@@ -508,7 +533,9 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		}
 	}
 	// ORDER BY keys: output columns, or expressions evaluated beside the select list.
+	bd.win = win
 	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(sel.GetDistinctClause()) > 0)
+	bd.win = nil
 	if err != nil {
 		return nil, err
 	}
@@ -529,6 +556,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		base = in
 	}
 	all := append(slices.Clone(outs), extra...)
+	// The window functions of the select list and ORDER BY: one ProjectRel over base.
+	if base, all, err = bd.windowProject(base, all); err != nil {
+		return nil, err
+	}
 	allNames := slices.Clone(names)
 	for i := range extra {
 		allNames = append(allNames, fmt.Sprintf("?sort%d?", i))
