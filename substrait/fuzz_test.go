@@ -133,6 +133,13 @@ var fuzzSQL = []string{
 	// Window functions (window.go): frames, named windows, windows over an aggregate.
 	`SELECT id, row_number() OVER w, lag(id, 2, 'x') OVER w, sum(length(id)) OVER (w ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' WINDOW w AS (PARTITION BY channel_id ORDER BY timestamp DESC NULLS LAST)`,
 	`SELECT * FROM (SELECT channel_id, count(*) AS n, rank() OVER (ORDER BY count(*) DESC) AS r, sum(count(*)) OVER () AS t FROM messages WHERE channel_id IN ('a', 'b') AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' GROUP BY 1) g WHERE r <= 3 ORDER BY r`,
+	// Issue 18's forms: time zones, regular expressions, date arithmetic, the new aggregates,
+	// INTERSECT/EXCEPT and grouping sets.
+	`SELECT timestamp AT TIME ZONE 'America/New_York', date_trunc('day', timestamp, 'Europe/Paris'), TIMESTAMP '2026-01-01 02:30' AT TIME ZONE '+05' FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+	`SELECT id ~ '^a.*b$', id !~* 'x', regexp_replace(id, '(a)b', '\\1', 'g'), current_date - DATE '2026-01-01' FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+	`SELECT stddev(length(id)::float8), bool_and(id > 'a'), percentile_cont(0.5) WITHIN GROUP (ORDER BY length(id)), string_agg(id, ',' ORDER BY id) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+	`SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' INTERSECT SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' EXCEPT SELECT 'x'`,
+	`SELECT channel_id, length(id), count(*), GROUPING(channel_id) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' GROUP BY ROLLUP (channel_id, length(id)) ORDER BY 3`,
 }
 
 // FuzzSQL runs SQL text through the general binder (substrait.PrepareWith and BindGeneral,
