@@ -36,6 +36,11 @@
 // does this package — the raw error of an internal failure goes to a separate debug-level line
 // with the same query_id.
 //
+// Spans join their callers' traces (trace.go): a call's span is the child of the W3C trace
+// context in its metadata (traceparent), and a DoGet's of the GetFlightInfo span its ticket
+// names (TicketInfo; the ticket is read before the span starts), so one query is one trace
+// across its calls and replicas.
+//
 // This package imports gRPC, OpenTelemetry and arrow-go's Flight protocol types only.
 package querylog
 
@@ -109,6 +114,9 @@ type Record struct {
 	// prepare (refusals).
 	stmt    [sha256.Size]byte
 	hasStmt bool
+	// ticketTrace is the traceparent a DoGet's ticket carries ("" if none): the span of the
+	// GetFlightInfo call that planned the query, which parents the DoGet's span.
+	ticketTrace string
 }
 
 type recordKey struct{}
@@ -140,9 +148,10 @@ func (r *Record) ID() string {
 func (r *Record) adoptID(id string) {
 	r.mu.Lock()
 	r.id = id
+	span := r.span
 	r.mu.Unlock()
-	if r.span != nil {
-		r.span.SetAttributes(AttrQueryID.String(id))
+	if span != nil {
+		span.SetAttributes(AttrQueryID.String(id))
 	}
 }
 
@@ -262,10 +271,18 @@ func newRecord() *Record {
 // that seals tickets implements it (flightsql.Server). Implementations must be safe for
 // concurrent use and must not block.
 type Tickets interface {
-	// TicketQuery returns the query id and the statement kind sealed into a query's ticket
-	// (either may be "": a ticket without them, or one that cannot be opened); ok is false
-	// for a ticket that is no query's (a metadata command's).
-	TicketQuery(ticket []byte) (id, statement string, ok bool)
+	// TicketQuery returns what is sealed into a query's ticket (any field may be "": a ticket
+	// without it, or one that cannot be opened); ok is false for a ticket that is no query's
+	// (a metadata command's).
+	TicketQuery(ticket []byte) (q TicketInfo, ok bool)
+}
+
+// TicketInfo is what a query's ticket says about its query: the query id and statement kind
+// of the GetFlightInfo call that issued it, and that call's W3C trace context (its
+// traceparent header value: Record.TraceParent), under which the DoGet's span starts, so that
+// every DoGet of one query, on any replica, is part of the query's one trace.
+type TicketInfo struct {
+	ID, Statement, TraceParent string
 }
 
 // StatementUnknown is the statement kind of a query ticket that names none (it cannot be
@@ -354,27 +371,35 @@ func (l *callLogger) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// begin starts a call of method: its record, its span and the context carrying both; ok is
-// false for methods outside the Flight service.
-func (l *callLogger) begin(ctx context.Context, method string) (context.Context, *Record, trace.Span, bool) {
+// flightMethod returns the method name of a call of the Flight service (DoGet…); ok is false
+// for other services' calls.
+func flightMethod(method string) (rpc string, ok bool) {
 	svc, rpc, ok := strings.Cut(strings.TrimPrefix(method, "/"), "/")
-	if !ok || svc != FlightService {
-		return ctx, nil, nil, false
-	}
-	rec := newRecord()
-	ctx, span := otel.Tracer("github.com/flightsrv/flightsrv/internal/querylog").Start(ctx, svc+"/"+rpc,
-		trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", svc),
-			attribute.String("rpc.method", rpc), AttrQueryID.String(rec.id)))
+	return rpc, ok && svc == FlightService
+}
+
+// begin starts the span of a call of method rpc with record rec and returns the context
+// carrying both. The span's parent is the W3C trace context the call carries (traceParent):
+// the client's traceparent metadata, or, for a DoGet, the GetFlightInfo span its ticket names.
+func (l *callLogger) begin(ctx context.Context, rpc string, rec *Record) (context.Context, trace.Span) {
+	parent, links := traceParent(ctx, rec.ticketTrace)
+	ctx, span := otel.Tracer("github.com/flightsrv/flightsrv/internal/querylog").Start(trace.ContextWithRemoteSpanContext(ctx, parent), FlightService+"/"+rpc,
+		trace.WithSpanKind(trace.SpanKindServer), trace.WithLinks(links...),
+		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", FlightService),
+			attribute.String("rpc.method", rpc), AttrQueryID.String(rec.ID())))
+	rec.mu.Lock()
 	rec.span = span
-	return NewContext(ctx, rec), rec, span, true
+	rec.mu.Unlock()
+	return NewContext(ctx, rec), span
 }
 
 func (l *callLogger) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	ctx, rec, span, ok := l.begin(ctx, info.FullMethod)
+	rpc, ok := flightMethod(info.FullMethod)
 	if !ok {
 		return handler(ctx, req)
 	}
+	rec := newRecord()
+	ctx, span := l.begin(ctx, rpc, rec)
 	l.observe(ctx, rec, req)
 	resp, err := handler(ctx, req)
 	l.end(ctx, rec, span, info.FullMethod, err)
@@ -382,27 +407,58 @@ func (l *callLogger) unary(ctx context.Context, req any, info *grpc.UnaryServerI
 }
 
 func (l *callLogger) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	ctx, rec, span, ok := l.begin(ss.Context(), info.FullMethod)
+	rpc, ok := flightMethod(info.FullMethod)
 	if !ok {
 		return handler(srv, ss)
 	}
-	err := handler(srv, &recordStream{ServerStream: ss, ctx: ctx, rec: rec, l: l})
+	rec := newRecord()
+	rs := &recordStream{ServerStream: ss, rec: rec, l: l}
+	if rpc == "DoGet" {
+		// The ticket is read before the span starts: the trace context it carries is the
+		// span's parent (one trace per query across its DoGets and replicas). The handler's
+		// RecvMsg gets it (or the error of reading it) from rs.
+		t := new(flight.Ticket)
+		rs.first, rs.firstErr, rs.seen = t, ss.RecvMsg(t), true
+		if rs.firstErr == nil {
+			l.observe(ss.Context(), rec, t)
+		}
+	}
+	ctx, span := l.begin(ss.Context(), rpc, rec)
+	rs.ctx = ctx
+	err := handler(srv, rs)
 	l.end(ctx, rec, span, info.FullMethod, err)
 	return err
 }
 
-// recordStream carries the call's context and reads the command from the first message.
+// recordStream carries the call's context and reads the command from the first message
+// (or hands on the first message read ahead: first, firstErr).
 type recordStream struct {
 	grpc.ServerStream
-	ctx  context.Context
-	rec  *Record
-	l    *callLogger
-	seen bool
+	ctx      context.Context
+	rec      *Record
+	l        *callLogger
+	seen     bool
+	first    proto.Message // read ahead, given to the first RecvMsg (nil: none or given)
+	firstErr error
 }
 
 func (s *recordStream) Context() context.Context { return s.ctx }
 
 func (s *recordStream) RecvMsg(m any) error {
+	if s.first != nil || s.firstErr != nil {
+		first, err := s.first, s.firstErr
+		s.first, s.firstErr = nil, nil
+		if err != nil {
+			return err
+		}
+		pm, ok := m.(proto.Message)
+		if !ok {
+			return status.Error(codes.Internal, "unexpected message type")
+		}
+		proto.Reset(pm)
+		proto.Merge(pm, first)
+		return nil
+	}
 	err := s.ServerStream.RecvMsg(m)
 	if err == nil && !s.seen {
 		s.seen = true
@@ -424,14 +480,18 @@ func (l *callLogger) observe(ctx context.Context, r *Record, msg any) {
 	case *flight.Ticket:
 		b = m.GetTicket()
 		if l.tickets != nil {
-			if id, stmt, ok := l.tickets.TicketQuery(b); ok {
-				if id != "" {
-					r.adoptID(id)
+			if q, ok := l.tickets.TicketQuery(b); ok {
+				if q.ID != "" {
+					r.adoptID(q.ID)
 				}
+				stmt := q.Statement
 				if stmt == "" {
 					stmt = StatementUnknown
 				}
 				r.SetStatement(stmt)
+				r.mu.Lock()
+				r.ticketTrace = q.TraceParent
+				r.mu.Unlock()
 			}
 		}
 	case *flight.FlightData:
