@@ -619,7 +619,7 @@ func (s *Server) TicketQuery(ticket []byte) (querylog.TicketInfo, bool) {
 	if !ok || err != nil {
 		return querylog.TicketInfo{}, ok
 	}
-	info := querylog.TicketInfo{Statement: q.Statement}
+	info := querylog.TicketInfo{Statement: q.Statement, SQL: q.SQL}
 	if q.Expires != 0 { // set in statement tickets only (sealTicket)
 		info.ID, info.TraceParent = hex.EncodeToString(q.Nonce), q.Trace
 	}

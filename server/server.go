@@ -164,6 +164,10 @@ type Config struct {
 	// HealthInterval is how often the stores are probed for gRPC health checking (default
 	// DefaultHealthInterval; health.go).
 	HealthInterval time.Duration
+	// LogStatements puts the SQL text of queries into their log lines and into
+	// flightsrv.queries (querylog.Config.Statements; serve --log-statements). Off: the
+	// statement kind only.
+	LogStatements bool
 	// Version is reported by GetSqlInfo.
 	Version string
 	// Alloc allocates Arrow memory (default memory.DefaultAllocator).
@@ -298,6 +302,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	case stallTimeout < 0:
 		stallTimeout = 0
 	}
+	queries := querylog.NewRegistry()
 	adm := newAdmission(maxQueries, maxQueued, queueWait)
 	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream, enginePool(cfg.Alloc))
 	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise, Self: selfLocation(cfg.Listen, cfg.Advertise),
@@ -317,11 +322,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		opts = append(opts, grpc.Creds(loggedTLS{TransportCredentials: credentials.NewTLS(cfg.TLS), log: ratelog.New(cfg.Logger, 10, 20)}))
 	}
 	// First, so that the refusals of the interceptors after it are logged too.
-	opts = append(opts, querylog.ServerOptions(cfg.Logger, fs)...)
+	opts = append(opts, querylog.ServerOptions(querylog.Config{Logger: cfg.Logger, Tickets: fs, Statements: cfg.LogStatements, Registry: queries})...)
 	opts = append(opts, recovering()...)
 	opts = append(opts, stoppable(stopCtx, watchCtx)...)
 	if cfg.Auth != nil {
 		opts = append(opts, grpc.ChainUnaryInterceptor(healthUnauthenticated(cfg.Auth.UnaryInterceptor)), grpc.ChainStreamInterceptor(healthUnauthenticatedStream(cfg.Auth.StreamInterceptor)))
+		opts = append(opts, recordUser()...)
 	}
 	srv := flight.NewServerWithMiddleware(nil, opts...)
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -546,7 +552,9 @@ func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer
 		stream = &stallStream{FlightService_DoGetServer: stream, timeout: g.stallTimeout, stall: g.closeStalled}
 	}
 	if flightsql.IsQueryTicket(t) {
+		waited := time.Now()
 		release, err := g.adm.admit(stream.Context())
+		querylog.FromContext(stream.Context()).SetQueued(time.Since(waited))
 		if err != nil {
 			return err
 		}
@@ -734,6 +742,21 @@ func stoppable(stop, watches context.Context) []grpc.ServerOption {
 			defer cancel()
 			defer context.AfterFunc(end, cancel)()
 			return handler(srv, stoppableStream{ss, ctx})
+		}),
+	}
+}
+
+// recordUser returns the interceptors that record the authenticated user (auth.UserFrom) in
+// the call's query record (its log lines, flightsrv.queries). Put them after authentication.
+func recordUser() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+			querylog.FromContext(ctx).SetUser(auth.UserFrom(ctx))
+			return handler(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+			querylog.FromContext(ss.Context()).SetUser(auth.UserFrom(ss.Context()))
+			return handler(srv, ss)
 		}),
 	}
 }

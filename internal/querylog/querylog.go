@@ -92,15 +92,22 @@ const (
 	AttrHotStatements = attribute.Key("flightsrv.read.hot_statements")
 	AttrHotRows       = attribute.Key("flightsrv.read.hot_rows")
 	AttrArchiveRows   = attribute.Key("flightsrv.read.archive_rows")
+	// What the call sent: Flight data bytes, and the seconds from the call's start to its
+	// first record batch written.
+	AttrBytesSent  = attribute.Key("flightsrv.query.bytes_sent")
+	AttrFirstBatch = attribute.Key("flightsrv.query.first_batch")
 )
 
 // Record is what one Flight call learns about its query while it runs. The interceptors
 // create it; the layers below fill it in through FromContext. Every method is safe for
 // concurrent use and does nothing on a nil *Record (a call outside the interceptors).
 type Record struct {
-	start time.Time
-	rows  atomic.Int64
-	span  trace.Span
+	start      time.Time
+	rows       atomic.Int64
+	bytes      atomic.Int64 // Flight data bytes sent
+	firstBatch atomic.Int64 // ns from start to the first batch written; 0: none yet
+	queued     atomic.Int64 // ns waited for admission
+	span       trace.Span
 
 	mu        sync.Mutex
 	id        string
@@ -114,6 +121,10 @@ type Record struct {
 	// prepare (refusals).
 	stmt    [sha256.Size]byte
 	hasStmt bool
+	user string
+	// sql is the statement's SQL text, kept only when the server logs statements
+	// (Config.Statements).
+	sql string
 	// ticketTrace is the traceparent a DoGet's ticket carries ("" if none): the span of the
 	// GetFlightInfo call that planned the query, which parents the DoGet's span.
 	ticketTrace string
@@ -283,29 +294,52 @@ type Tickets interface {
 // every DoGet of one query, on any replica, is part of the query's one trace.
 type TicketInfo struct {
 	ID, Statement, TraceParent string
+	// SQL is the ticket's SQL text ("" for a Substrait plan): kept only when the server logs
+	// statements (Config.Statements).
+	SQL string
 }
 
 // StatementUnknown is the statement kind of a query ticket that names none (it cannot be
 // opened, or predates the field).
 const StatementUnknown = "UNKNOWN"
 
+// Config configures the interceptors of ServerOptions.
+type Config struct {
+	// Logger receives the call's log lines (nil: slog.Default()).
+	Logger *slog.Logger
+	// Tickets (nil: none) reads the query id, statement kind, trace context and SQL text of
+	// DoGet tickets.
+	Tickets Tickets
+	// Statements puts the SQL text of queries into their finished and failed log lines and
+	// into the Registry (serve --log-statements). SQL holds literal values (partition values,
+	// parameters), so it is off by default, and the text is never a metric label or a span
+	// attribute.
+	Statements bool
+	// Registry, when set, lists the running and recent query calls (flightsql.queries) and
+	// cancels them.
+	Registry *Registry
+}
+
 // ServerOptions returns the unary and stream interceptors that give each call of the Flight
 // service its record, span and metrics (metrics.go, from the global meter provider as it is
-// now) and log the calls that end with a status other than OK to logger (nil: slog.Default()). tickets (nil: none) reads the query id and statement kind of
-// DoGet tickets. Spans come from the global tracer provider at call time. Put them first among
-// the server's interceptors, so that refusals of later interceptors (authentication,
-// admission) are logged too. Calls of other services (gRPC health checking) pass through
-// untouched.
-func ServerOptions(logger *slog.Logger, tickets Tickets) []grpc.ServerOption {
-	l := &callLogger{log: logger, tickets: tickets, refusals: refusals{byStmt: map[[sha256.Size]byte]refusal{}}, metrics: newCallMetrics()}
+// now), log the calls that end with a status other than OK, and each DoGet of a query that
+// ends with OK as "query finished" at info level. Spans come from the global tracer provider
+// at call time. Put them first among the server's interceptors, so that refusals of later
+// interceptors (authentication, admission) are logged too. Calls of other services (gRPC
+// health checking) pass through untouched.
+func ServerOptions(cfg Config) []grpc.ServerOption {
+	l := &callLogger{log: cfg.Logger, tickets: cfg.Tickets, statements: cfg.Statements, registry: cfg.Registry,
+		refusals: refusals{byStmt: map[[sha256.Size]byte]refusal{}}, metrics: newCallMetrics()}
 	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(l.unary), grpc.ChainStreamInterceptor(l.stream)}
 }
 
 type callLogger struct {
-	log      *slog.Logger
-	tickets  Tickets
-	refusals refusals
-	metrics  *callMetrics // nil: none (metrics.go)
+	log        *slog.Logger
+	tickets    Tickets
+	statements bool
+	registry   *Registry // nil: none
+	refusals   refusals
+	metrics    *callMetrics // nil: none (metrics.go)
 }
 
 // Pairing of a refused prepare with the same client's execution of the same statement
@@ -401,9 +435,22 @@ func (l *callLogger) unary(ctx context.Context, req any, info *grpc.UnaryServerI
 	rec := newRecord()
 	ctx, span := l.begin(ctx, rpc, rec)
 	l.observe(ctx, rec, req)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	l.registry.start(rec, rpc, cancel)
 	resp, err := handler(ctx, req)
+	err = cancelledBy(ctx, err)
 	l.end(ctx, rec, span, info.FullMethod, err)
 	return resp, err
+}
+
+// cancelledBy returns errCancelQuery for a call that failed after Registry.Cancel cancelled
+// it, else err.
+func cancelledBy(ctx context.Context, err error) error {
+	if err != nil && context.Cause(ctx) == errCancelQuery {
+		return errCancelQuery
+	}
+	return err
 }
 
 func (l *callLogger) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
@@ -424,8 +471,11 @@ func (l *callLogger) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 		}
 	}
 	ctx, span := l.begin(ss.Context(), rpc, rec)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	l.registry.start(rec, rpc, cancel)
 	rs.ctx = ctx
-	err := handler(srv, rs)
+	err := cancelledBy(ctx, handler(srv, rs))
 	l.end(ctx, rec, span, info.FullMethod, err)
 	return err
 }
@@ -491,6 +541,9 @@ func (l *callLogger) observe(ctx context.Context, r *Record, msg any) {
 				r.SetStatement(stmt)
 				r.mu.Lock()
 				r.ticketTrace = q.TraceParent
+				if l.statements {
+					r.sql = q.SQL
+				}
 				r.mu.Unlock()
 			}
 		}
@@ -529,6 +582,9 @@ func (l *callLogger) observe(ctx context.Context, r *Record, msg any) {
 		r.mu.Lock()
 		h.Sum(r.stmt[:0])
 		r.hasStmt = true
+		if l.statements && kind == "sql" {
+			r.sql = string(text)
+		}
 		r.mu.Unlock()
 	}
 }
@@ -617,32 +673,62 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 		span.SetAttributes(AttrStatement.String(statement))
 	}
 	_, rpcName, _ := strings.Cut(strings.TrimPrefix(method, "/"), "/")
-	l.metrics.record(ctx, rpcName, command, statement, st.Code().String(), time.Since(rec.start), rows, hot, archive, reads)
+	now := time.Now()
+	duration := now.Sub(rec.start)
+	firstBatch, hasFirst := rec.FirstBatch()
+	l.metrics.record(ctx, rpcName, command, statement, st.Code().String(), duration, rows, rec.bytes.Load(), hot, archive, reads)
+	if hasFirst {
+		l.metrics.firstBatch(ctx, rpcName, command, statement, firstBatch)
+		span.SetAttributes(AttrFirstBatch.Float64(firstBatch.Seconds()))
+	}
+	span.SetAttributes(AttrBytesSent.Int64(rec.bytes.Load()))
 	if err != nil {
 		span.SetStatus(otelcodes.Error, st.Code().String())
 	}
 	span.End()
-	if err == nil {
+	l.registry.end(rec, st.Code(), now)
+	if err == nil && (rpcName != "DoGet" || statement == "") {
 		return
 	}
-	_, rpc, _ := strings.Cut(strings.TrimPrefix(method, "/"), "/")
 	attrs := []slog.Attr{
 		slog.String("query_id", id),
-		slog.String("rpc", rpc),
+		slog.String("rpc", rpcName),
 		slog.String("command", command),
 		slog.String("statement", statement),
+		slog.String("user", rec.User()),
 		slog.String("code", st.Code().String()),
-		slog.Duration("duration", time.Since(rec.start)),
+		slog.Duration("duration", duration),
 		slog.Int64("rows", rows),
+		slog.Int64("bytes", rec.bytes.Load()),
+	}
+	if hasFirst {
+		attrs = append(attrs, slog.Duration("first_batch", firstBatch))
+	}
+	if q := time.Duration(rec.queued.Load()); q > 0 {
+		attrs = append(attrs, slog.Duration("queued", q))
+	}
+	attrs = append(attrs,
 		slog.Int("hot_buckets", hot),
 		slog.Int("archive_buckets", archive),
 		slog.Int64("bytes_read", reads.BytesRead),
 		slog.Int64("objects_read", reads.ObjectReads),
-		slog.Int64("hot_statements", reads.HotStatements),
-		slog.String("message", logMessage(st)),
+		slog.Int64("hot_statements", reads.HotStatements))
+	if err != nil {
+		attrs = append(attrs, slog.String("message", logMessage(st)))
 	}
 	if sc := span.SpanContext(); sc.HasTraceID() {
 		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
+	}
+	rec.mu.Lock()
+	if rec.sql != "" {
+		attrs = append(attrs, slog.String("sql", rec.sql))
+	}
+	rec.mu.Unlock()
+	if err == nil {
+		// One line per finished query execution (issue 20): a multi-endpoint query leaves
+		// one per endpoint's DoGet, each with the query's id.
+		l.logger().LogAttrs(ctx, slog.LevelInfo, "query finished", attrs...)
+		return
 	}
 	level, msg := classify(st.Code())
 	if again {
