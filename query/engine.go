@@ -75,6 +75,9 @@ type Options struct {
 	// negative: no bound, and nothing is measured): the CPU-time twin of the wall-time bound
 	// (issue 16). Refusals are RESOURCE_EXHAUSTED naming the limit.
 	QueryCPU time.Duration
+	// System answers the system views and functions (flightsrv.queries, flightsrv.sessions,
+	// flightsrv.cancel_query: system.go); the zero value answers none.
+	System System
 }
 
 // DefaultQueryCPU is the default per-query CPU time limit: one hour, as the default wall-time
@@ -198,6 +201,13 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, nil, errEmptyQuery
 	}
+	if sys, ok, err := e.parseSystem(sql); ok {
+		if err != nil {
+			return nil, nil, err
+		}
+		schema, err := e.prepareSystem(ctx, sys)
+		return schema, arrow.NewSchema(nil, nil), err
+	}
 	if sql != "" {
 		st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 		if err != nil {
@@ -230,6 +240,12 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (rdr array.RecordReader, err error) {
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
+	}
+	if sys, ok, err := e.parseSystem(sql); ok {
+		if err != nil {
+			return nil, err
+		}
+		return e.executeSystem(ctx, sys)
 	}
 	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()

@@ -164,6 +164,10 @@ type Config struct {
 	// HealthInterval is how often the stores are probed for gRPC health checking (default
 	// DefaultHealthInterval; health.go).
 	HealthInterval time.Duration
+	// Admins are the users who may cancel any query with SELECT flightsrv.cancel_query('<id>')
+	// (serve --auth-admins); without authentication (Auth nil) every caller may, as the local
+	// operator.
+	Admins []string
 	// LogStatements puts the SQL text of queries into their log lines and into
 	// flightsrv.queries (querylog.Config.Statements; serve --log-statements). Off: the
 	// statement kind only.
@@ -262,7 +266,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		tables = append(tables, t)
 	}
-	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
+	queries := querylog.NewRegistry()
+	eng, err := query.New(tables, query.Options{System: query.System{Queries: queries, Admin: isAdmin(cfg.Auth, cfg.Admins)}, Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
 		TotalMemory: cfg.TotalQueryMemory, EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
 	if err != nil {
 		return nil, err
@@ -302,7 +307,6 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	case stallTimeout < 0:
 		stallTimeout = 0
 	}
-	queries := querylog.NewRegistry()
 	adm := newAdmission(maxQueries, maxQueued, queueWait)
 	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream, enginePool(cfg.Alloc))
 	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise, Self: selfLocation(cfg.Listen, cfg.Advertise),
@@ -743,6 +747,22 @@ func stoppable(stop, watches context.Context) []grpc.ServerOption {
 			defer context.AfterFunc(end, cancel)()
 			return handler(srv, stoppableStream{ss, ctx})
 		}),
+	}
+}
+
+// isAdmin returns the administrator check of query.System: every caller without
+// authentication (a server without it is the local operator's), else the users of admins.
+func isAdmin(authn *auth.Authenticator, admins []string) func(context.Context) bool {
+	if authn == nil {
+		return func(context.Context) bool { return true }
+	}
+	set := map[string]bool{}
+	for _, a := range admins {
+		set[a] = true
+	}
+	return func(ctx context.Context) bool {
+		u := auth.UserFrom(ctx)
+		return u != "" && set[u]
 	}
 }
 

@@ -260,7 +260,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		Peers: peers, PeerTLS: peerTLS, PollTTL: cfg.pollTTL, PollMemory: cfg.pollMemory,
 		QueryConnections: cfg.queryConns, QueryConnectionWait: cfg.queryConnWait,
 		MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
-		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version, LogStatements: cfg.logStatements,
+		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version, LogStatements: cfg.logStatements, Admins: cfg.sec.adminList(),
 		MaxQueries: cfg.maxQueries, MaxQueued: maxQueued, QueueWait: cfg.queueWait, QueryTimeout: cfg.queryTimeout, DrainTimeout: drain,
 	})
 	if err != nil {

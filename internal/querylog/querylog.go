@@ -121,7 +121,8 @@ type Record struct {
 	// prepare (refusals).
 	stmt    [sha256.Size]byte
 	hasStmt bool
-	user string
+	user    string
+	client  string // the peer's address
 	// sql is the statement's SQL text, kept only when the server logs statements
 	// (Config.Statements).
 	sql string
@@ -405,6 +406,14 @@ func (l *callLogger) logger() *slog.Logger {
 	return slog.Default()
 }
 
+// peerAddr returns the address of the call's client ("" when unknown).
+func peerAddr(ctx context.Context) string {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String()
+	}
+	return ""
+}
+
 // flightMethod returns the method name of a call of the Flight service (DoGet…); ok is false
 // for other services' calls.
 func flightMethod(method string) (rpc string, ok bool) {
@@ -433,6 +442,7 @@ func (l *callLogger) unary(ctx context.Context, req any, info *grpc.UnaryServerI
 		return handler(ctx, req)
 	}
 	rec := newRecord()
+	rec.client = peerAddr(ctx)
 	ctx, span := l.begin(ctx, rpc, rec)
 	l.observe(ctx, rec, req)
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -459,6 +469,7 @@ func (l *callLogger) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 		return handler(srv, ss)
 	}
 	rec := newRecord()
+	rec.client = peerAddr(ss.Context())
 	rs := &recordStream{ServerStream: ss, rec: rec, l: l}
 	if rpc == "DoGet" {
 		// The ticket is read before the span starts: the trace context it carries is the

@@ -79,19 +79,20 @@ const (
 )
 
 // QueryInfo is one call of a query as flightsrv.queries lists it: the query id (shared by a
-// query's GetFlightInfo and DoGet calls), the user ("" without authentication), the gRPC
+// query's GetFlightInfo and DoGet calls), the user ("" without authentication), the client's
+// address (host:port as this process sees it), the gRPC
 // method (GetFlightInfo plans, DoGet executes), the Flight SQL command and statement kind
 // (fixed words), the state (StateRunning, StateFinished or StateFailed), the start (UTC), the
 // admission wait, the time to the first batch (FirstBatchSet false before one), the end (zero
 // while running), the rows and bytes sent, the buckets read per tier, the gRPC code's name
 // ("" while running) and the SQL text (only when the server logs statements: --log-statements).
 type QueryInfo struct {
-	ID, User, RPC, Command, Statement, State, Code, SQL string
-	Start, End                                          time.Time
-	Queued, FirstBatch                                  time.Duration
-	FirstBatchSet                                       bool
-	Rows, Bytes                                         int64
-	HotBuckets, ArchiveBuckets                          int
+	ID, User, Client, RPC, Command, Statement, State, Code, SQL string
+	Start, End                                                  time.Time
+	Queued, FirstBatch                                          time.Duration
+	FirstBatchSet                                               bool
+	Rows, Bytes                                                 int64
+	HotBuckets, ArchiveBuckets                                  int
 }
 
 // info returns the record's QueryInfo; code and end are set once the call ended.
@@ -99,7 +100,7 @@ func (r *Record) info(rpc string) QueryInfo {
 	id, command, statement, hot, archive := r.snapshot()
 	fb, ok := r.FirstBatch()
 	r.mu.Lock()
-	q := QueryInfo{ID: id, User: r.user, RPC: rpc, Command: command, Statement: statement, SQL: r.sql,
+	q := QueryInfo{ID: id, User: r.user, Client: r.client, RPC: rpc, Command: command, Statement: statement, SQL: r.sql,
 		Start: r.start.UTC(), Queued: time.Duration(r.queued.Load()), FirstBatch: fb, FirstBatchSet: ok,
 		Rows: r.rows.Load(), Bytes: r.bytes.Load(), HotBuckets: hot, ArchiveBuckets: archive, State: StateRunning}
 	r.mu.Unlock()
