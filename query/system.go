@@ -365,31 +365,10 @@ func (e *Engine) executeSystem(ctx context.Context, st *sysStatement) (array.Rec
 		return nil, err
 	}
 	var rows [][]any
-	switch st.view {
-	case "":
+	if st.view == "" {
 		rows = [][]any{{e.opts.System.Queries.Cancel(st.cancelID) > 0}}
-	case "queries", "sessions":
-		qs := e.opts.System.Queries.Queries()
-		var all [][]any
-		if st.view == "queries" {
-			for _, q := range qs {
-				all = append(all, queryRow(q))
-			}
-		} else {
-			all = sessionRows(qs)
-		}
-		for _, r := range all {
-			if st.limit >= 0 && int64(len(rows)) >= st.limit {
-				break
-			}
-			if st.keep(r) {
-				out := make([]any, len(st.cols))
-				for i, c := range st.cols {
-					out[i] = r[c]
-				}
-				rows = append(rows, out)
-			}
-		}
+	} else {
+		rows = st.rows(e.opts.System.Queries.Queries())
 	}
 	if len(rows) == 0 {
 		return array.NewRecordReader(schema, nil)
@@ -400,6 +379,33 @@ func (e *Engine) executeSystem(ctx context.Context, st *sysStatement) (array.Rec
 	}
 	defer rec.Release()
 	return array.NewRecordReader(schema, []arrow.RecordBatch{rec})
+}
+
+// rows returns the view's rows of query calls qs that pass the filters, projected, at most
+// the limit.
+func (st *sysStatement) rows(qs []querylog.QueryInfo) [][]any {
+	var all [][]any
+	if st.view == "queries" {
+		for _, q := range qs {
+			all = append(all, queryRow(q))
+		}
+	} else {
+		all = sessionRows(qs)
+	}
+	var rows [][]any
+	for _, r := range all {
+		if st.limit >= 0 && int64(len(rows)) >= st.limit {
+			break
+		}
+		if st.keep(r) {
+			out := make([]any, len(st.cols))
+			for i, c := range st.cols {
+				out[i] = r[c]
+			}
+			rows = append(rows, out)
+		}
+	}
+	return rows
 }
 
 // buildRows builds one batch of schema from rows of Go values (string, int64, float64, bool,
