@@ -279,8 +279,11 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		}
 		return e.constants(ctx, b)
 	}
+	if st.ExplainAnalyze() {
+		return e.explainAnalyze(ctx, b, st.ExplainJSON())
+	}
 	if st.IsExplain() {
-		return e.explainBound(ctx, b)
+		return e.explainBound(ctx, b, st.ExplainJSON())
 	}
 	c, cacheable, err := e.compile(ctx, b, nil)
 	if err != nil {
