@@ -116,6 +116,16 @@ func assertPrivate(t *testing.T, what, s string) {
 	}
 }
 
+// recordMetrics makes the global meter provider one read by the returned reader until the
+// test ends (servers built after it make their instruments from it).
+func recordMetrics(t *testing.T) *sdkmetric.ManualReader {
+	reader := sdkmetric.NewManualReader()
+	prev := otel.GetMeterProvider()
+	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	t.Cleanup(func() { otel.SetMeterProvider(prev) })
+	return reader
+}
+
 // recordSpans makes the global tracer provider record every span until the test ends.
 func recordSpans(t *testing.T) *tracetest.SpanRecorder {
 	t.Helper()
@@ -455,10 +465,7 @@ func TestUnknownActionNotLogged(t *testing.T) {
 // --log-statements) the line holds the SQL text. The time to first batch is a histogram
 // (flightsrv.query.first_batch) with the duration's bounds.
 func TestFinishedQueryLeavesOneLine(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	prevM := otel.GetMeterProvider()
-	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
-	t.Cleanup(func() { otel.SetMeterProvider(prevM) })
+	reader := recordMetrics(t)
 	e := newEnv(t)
 	sql := "SELECT timestamp, id, value FROM flights WHERE origin = 'ORD' AND timestamp >= TIMESTAMPTZ '2001-03-01T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-05-01T00:00:00Z'"
 	want := len(expected(e.sample, "ORD", ts("2001-03-01T00:00:00Z"), ts("2001-05-01T00:00:00Z")))

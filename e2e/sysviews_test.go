@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/flightsrv/flightsrv/internal/auth"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/server"
 )
@@ -116,26 +115,7 @@ func TestQueriesVisibleAndCancelled(t *testing.T) {
 // both may read flightsrv.queries, where each call names its user.
 func TestCancelQueryIsForAdmins(t *testing.T) {
 	e := newEnv(t)
-	hash, err := auth.HashPassword("secret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	users, err := auth.NewUsers(map[string]string{"alice": hash, "root": hash}, time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ring, err := auth.RandomKeyring()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.Start(context.Background(), server.Config{
-		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true,
-		Auth: auth.NewAuthenticator(users, auth.NewTokens(ring, time.Hour, time.Now)), Admins: []string{"root"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv := authServer(t, e, []string{"alice", "root"}, []string{"root"})
 	cl := dial(t, srv)
 	as := func(user string) context.Context {
 		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":secret")))
