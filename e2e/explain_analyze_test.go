@@ -19,7 +19,8 @@ func planText(t *testing.T, res *result) []string {
 // residual filter, the rows returned, the top operator's rows and the rows the same query
 // returns when run are all the sample's count of those flights (computed from the Parquet
 // file); the bucket read reports one hot and one archived bucket; FORMAT JSON gives the same
-// totals in one document. A pushed-down COUNT(*) reports its two fragments answered by the
+// totals in one document; a day of the archived month prunes row groups by their statistics.
+// A pushed-down COUNT(*) reports its two fragments answered by the
 // stores and one row. No line holds the partition value.
 func TestExplainAnalyze(t *testing.T) {
 	e := newEnv(t)
@@ -69,8 +70,31 @@ func TestExplainAnalyze(t *testing.T) {
 	if len(doc) != 1 || json.Unmarshal([]byte(doc[0]), &parsed) != nil {
 		t.Fatalf("FORMAT JSON: %v", doc)
 	}
-	if x := parsed.Execution; x["Rows"] != float64(want) || x["Top Operator Rows"] != float64(want) || x["Hot Buckets"] != 1 || x["Archived Buckets"] != 1 || x["Hot Statements"] < 1 || x["Archive Rows Decoded"] < 1 {
+	if x := parsed.Execution; x["Rows"] != float64(want) || x["Top Operator Rows"] != float64(want) || x["Hot Buckets"] != 1 || x["Archived Buckets"] != 1 || x["Hot Statements"] < 1 || x["Archive Rows Decoded"] < 1 || x["Row Groups Read"] < 1 {
 		t.Errorf("FORMAT JSON execution: %v (want %d rows)", x, want)
+	}
+
+	// A day of March (archived Parquet): the row groups whose trusted statistics put them
+	// outside the day are pruned; read and pruned add up to the month's row groups, and the
+	// rows are the sample's.
+	day := planText(t, mustRun(t, cl, "EXPLAIN (ANALYZE, FORMAT JSON) SELECT timestamp, id FROM flights WHERE origin = 'ORD'"+
+		" AND timestamp >= TIMESTAMPTZ '2001-03-10T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-03-11T00:00:00Z'"))
+	var dayDoc struct{ Execution map[string]float64 }
+	if len(day) != 1 || json.Unmarshal([]byte(day[0]), &dayDoc) != nil {
+		t.Fatalf("FORMAT JSON: %v", day)
+	}
+	month := planText(t, mustRun(t, cl, "EXPLAIN (ANALYZE, FORMAT JSON) SELECT timestamp, id FROM flights WHERE origin = 'ORD'"+
+		" AND timestamp >= TIMESTAMPTZ '2001-03-01T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-04-01T00:00:00Z'"))
+	var monthDoc struct{ Execution map[string]float64 }
+	if len(month) != 1 || json.Unmarshal([]byte(month[0]), &monthDoc) != nil {
+		t.Fatalf("FORMAT JSON: %v", month)
+	}
+	d, mo := dayDoc.Execution, monthDoc.Execution
+	if want := float64(len(expected(e.sample, "ORD", ts("2001-03-10T00:00:00Z"), ts("2001-03-11T00:00:00Z")))); d["Rows"] != want {
+		t.Errorf("a day of March: %v rows, the sample has %v", d["Rows"], want)
+	}
+	if mo["Row Groups Pruned"] != 0 || d["Row Groups Pruned"] < 1 || d["Row Groups Read"]+d["Row Groups Pruned"] != mo["Row Groups Read"] || d["Archive Rows Decoded"] >= mo["Archive Rows Decoded"] {
+		t.Errorf("pruning: a day of March %v, the month %v", d, mo)
 	}
 
 	count := planText(t, mustRun(t, cl, "EXPLAIN ANALYZE "+countSQL("ORD", from, to)))

@@ -35,6 +35,10 @@ type analysis struct {
 	ArchiveRows     int64   `json:"Archive Rows Decoded"`
 	ObjectReads     int64   `json:"Object Reads"`
 	BytesRead       int64   `json:"Bytes Read"`
+	RowGroupsRead   int64   `json:"Row Groups Read"`
+	RowGroupsPruned int64   `json:"Row Groups Pruned"`
+	PagesRead       int64   `json:"Pages Read"`
+	PagesPruned     int64   `json:"Pages Pruned"`
 	MemoryPeak      int64   `json:"Memory Peak Bytes"`
 }
 
@@ -46,6 +50,8 @@ func (a analysis) lines() []string {
 		fmt.Sprintf("  time: %.3f ms, first batch after %.3f ms", a.TimeMs, a.FirstBatchMs),
 		fmt.Sprintf("  buckets: %d hot, %d archived; fragments started %d, answered by a store %d, fallen back to rows %d", a.HotBuckets, a.ArchivedBuckets, a.Fragments, a.StoreAnswered, a.FellBack),
 		fmt.Sprintf("  reads: %d hot statement(s), %d hot row(s), %d archived row(s) decoded, %d object read(s), %d byte(s) from object storage", a.HotStatements, a.HotRows, a.ArchiveRows, a.ObjectReads, a.BytesRead),
+		fmt.Sprintf("  Parquet pruning by trusted event_time statistics: %d row group(s) read, %d pruned; %d page(s) read, %d pruned (pages counted where the page index was consulted)",
+			a.RowGroupsRead, a.RowGroupsPruned, a.PagesRead, a.PagesPruned),
 		fmt.Sprintf("  memory peak: %d byte(s) held by the query's batches", a.MemoryPeak),
 	}
 }
@@ -102,6 +108,8 @@ func (e *Engine) explainAnalyze(ctx context.Context, b *substrait.Bound, asJSON 
 	if s := routing.StatsFrom(ctx); s != nil {
 		m.HotStatements, m.HotRows, m.ArchiveRows = s.HotStatements.Load(), s.HotRows.Load(), s.ArchiveRows.Load()
 		m.ObjectReads, m.BytesRead = s.ObjectReads.Load(), s.BytesRead.Load()
+		m.RowGroupsRead, m.RowGroupsPruned = s.RowGroupsRead.Load(), s.RowGroupsPruned.Load()
+		m.PagesRead, m.PagesPruned = s.PagesRead.Load(), s.PagesPruned.Load()
 	}
 	if asJSON {
 		return e.explainJSON(head, executor, &m)

@@ -92,6 +92,11 @@ const (
 	AttrHotStatements = attribute.Key("flightsrv.read.hot_statements")
 	AttrHotRows       = attribute.Key("flightsrv.read.hot_rows")
 	AttrArchiveRows   = attribute.Key("flightsrv.read.archive_rows")
+	// Parquet row groups and pages read and pruned by statistics (Reads).
+	AttrRowGroups       = attribute.Key("flightsrv.read.row_groups")
+	AttrRowGroupsPruned = attribute.Key("flightsrv.read.row_groups_pruned")
+	AttrPages           = attribute.Key("flightsrv.read.pages")
+	AttrPagesPruned     = attribute.Key("flightsrv.read.pages_pruned")
 	// What the call sent: Flight data bytes, and the seconds from the call's start to its
 	// first record batch written.
 	AttrBytesSent  = attribute.Key("flightsrv.query.bytes_sent")
@@ -221,6 +226,8 @@ func (r *Record) SetBuckets(f func() (hot, archive int)) {
 // records read from each tier (0 for a bucket a store answered without rows).
 type Reads struct {
 	BytesRead, ObjectReads, HotStatements, HotRows, ArchiveRows int64
+	// Parquet row groups and pages planned for decoding and pruned by statistics.
+	RowGroupsRead, RowGroupsPruned, PagesRead, PagesPruned int64
 }
 
 // SetReads registers how to read what the query read from the stores; f is called once, when
@@ -676,7 +683,9 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 	span.SetAttributes(attribute.Int("rpc.grpc.status_code", int(st.Code())), AttrRows.Int64(rows),
 		AttrHotBuckets.Int(hot), AttrArchiveBuckets.Int(archive),
 		AttrBytesRead.Int64(reads.BytesRead), AttrObjectReads.Int64(reads.ObjectReads),
-		AttrHotStatements.Int64(reads.HotStatements), AttrHotRows.Int64(reads.HotRows), AttrArchiveRows.Int64(reads.ArchiveRows))
+		AttrHotStatements.Int64(reads.HotStatements), AttrHotRows.Int64(reads.HotRows), AttrArchiveRows.Int64(reads.ArchiveRows),
+		AttrRowGroups.Int64(reads.RowGroupsRead), AttrRowGroupsPruned.Int64(reads.RowGroupsPruned),
+		AttrPages.Int64(reads.PagesRead), AttrPagesPruned.Int64(reads.PagesPruned))
 	if command != "" {
 		span.SetAttributes(AttrCommand.String(command))
 	}
