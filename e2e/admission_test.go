@@ -204,8 +204,8 @@ func TestHealthNeedsNoCredentials(t *testing.T) {
 
 // authServer starts a server over e's stores authenticating users, each with the password
 // "secret" (bearer tokens of a random keyring, valid an hour), with admins as Config.Admins;
-// it is closed at the end of the test.
-func authServer(t *testing.T, e *env, users, admins []string) *server.Server {
+// each of with changes its configuration first; it is closed at the end of the test.
+func authServer(t *testing.T, e *env, users, admins []string, with ...func(*server.Config)) *server.Server {
 	t.Helper()
 	hash, err := auth.HashPassword("secret")
 	if err != nil {
@@ -223,10 +223,14 @@ func authServer(t *testing.T, e *env, users, admins []string) *server.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.Start(context.Background(), server.Config{
+	cfg := server.Config{
 		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
 		Pushdown: true, Auth: auth.NewAuthenticator(us, auth.NewTokens(ring, time.Hour, time.Now)), Admins: admins,
-	})
+	}
+	for _, f := range with {
+		f(&cfg)
+	}
+	srv, err := server.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

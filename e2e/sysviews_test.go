@@ -112,10 +112,11 @@ func TestQueriesVisibleAndCancelled(t *testing.T) {
 
 // TestCancelQueryIsForAdmins: with authentication, flightsrv.cancel_query is refused
 // (PERMISSION_DENIED) to a user not in Admins (serve --auth-admins) and answered to one in it;
-// both may read flightsrv.queries, where each call names its user.
+// both may read flightsrv.queries, where each call names its user, and where the SQL text
+// (--log-statements) of other users' calls is shown to administrators only.
 func TestCancelQueryIsForAdmins(t *testing.T) {
 	e := newEnv(t)
-	srv := authServer(t, e, []string{"alice", "root"}, []string{"root"})
+	srv := authServer(t, e, []string{"alice", "root"}, []string{"root"}, func(c *server.Config) { c.LogStatements = true })
 	cl := dial(t, srv)
 	as := func(user string) context.Context {
 		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":secret")))
@@ -143,5 +144,28 @@ func TestCancelQueryIsForAdmins(t *testing.T) {
 	}
 	if !seen["root SELECT CANCEL"] || !seen["alice SELECT SYSTEM"] {
 		t.Errorf("calls listed by user and kind: %v", seen)
+	}
+
+	// With --log-statements, a user who is no administrator sees the SQL text of their own
+	// calls only; an administrator sees every call's.
+	listing := "SELECT user_name, sql FROM flightsrv.queries WHERE rpc = 'DoGet' AND statement = 'SELECT CANCEL'"
+	for user, want := range map[string]string{"alice": "NULL", "root": cancel} {
+		res, err := run(as(user), cl, listing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(res.release)
+		if got := column(t, res, "sql"); len(got) != 1 || got[0] != want {
+			t.Errorf("%s reads root's cancel_query text as %v, want %q", user, got, want)
+		}
+	}
+	mine := "SELECT sql FROM flightsrv.queries WHERE user_name = 'alice' AND rpc = 'DoGet' AND state = 'running'"
+	res, err = run(as("alice"), cl, mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(res.release)
+	if got := column(t, res, "sql"); len(got) != 1 || got[0] != mine {
+		t.Errorf("alice reads her own running call's text as %v", got)
 	}
 }

@@ -20,7 +20,8 @@ import (
 
 // System is what the engine answers about the replica itself from SQL (issue 20; README,
 // "Queries visible from SQL"): the views flightsrv.queries (the running and recent query
-// calls of this process, internal/querylog's Registry) and flightsrv.sessions (their clients),
+// calls of this process, internal/querylog's Registry; the SQL text of other users' calls only
+// to administrators) and flightsrv.sessions (their clients),
 // and the function flightsrv.cancel_query('<query id>'), which cancels a running query's
 // calls on this process and is for administrators only. The zero System answers none of them
 // (they are unknown relations then).
@@ -368,7 +369,18 @@ func (e *Engine) executeSystem(ctx context.Context, st *sysStatement) (array.Rec
 	if st.view == "" {
 		rows = [][]any{{e.opts.System.Queries.Cancel(st.cancelID) > 0}}
 	} else {
-		rows = st.rows(e.opts.System.Queries.Queries())
+		qs := e.opts.System.Queries.Queries()
+		if e.opts.System.Admin == nil || !e.opts.System.Admin(ctx) {
+			// The SQL text (kept under --log-statements) may hold another user's values: a
+			// user who is not an administrator sees only the text of their own calls.
+			me := querylog.FromContext(ctx).User()
+			for i := range qs {
+				if qs[i].User != me {
+					qs[i].SQL = ""
+				}
+			}
+		}
+		rows = st.rows(qs)
 	}
 	if len(rows) == 0 {
 		return array.NewRecordReader(schema, nil)
