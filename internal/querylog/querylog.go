@@ -323,7 +323,7 @@ type Config struct {
 	// parameters), so it is off by default, and the text is never a metric label or a span
 	// attribute.
 	Statements bool
-	// Registry, when set, lists the running and recent query calls (flightsql.queries) and
+	// Registry, when set, lists the running and recent query calls (flightsrv.queries) and
 	// cancels them.
 	Registry *Registry
 }
