@@ -51,7 +51,7 @@ func startReplicasEach(t *testing.T, e *env, bin, keyring string, n int, each fu
 		for i, addr := range addrs {
 			args := append([]string{"serve", "--store", e.url, "--archive", e.dir, "--no-auth", "--keyring", keyring,
 				"--table", "name=flights,id=" + flightsTable.TableID + ",partition=origin,strategy=month",
-				"--listen", addr, "--advertise", strings.Join(addrs, ","), "--memory-limit", "off"}, extra...)
+				"--listen", addr, "--advertise", strings.Join(addrs, ","), "--go-memory-limit", "off"}, extra...)
 			if each != nil {
 				args = append(args, each(i)...)
 			}

@@ -80,7 +80,7 @@ func (e *Engine) explainAnalyze(ctx context.Context, b *substrait.Bound, asJSON 
 		start := time.Now()
 		res, err := c.pr.ExecuteAnalyzed(ctx, a)
 		if err != nil {
-			return nil, e.execError(err)
+			return nil, err
 		}
 		for res.Next() {
 			if m.Batches == 0 {
@@ -98,7 +98,7 @@ func (e *Engine) explainAnalyze(ctx context.Context, b *substrait.Bound, asJSON 
 		m.MemoryPeak = res.Ledger().Peak()
 		res.Release()
 		if err != nil {
-			return nil, e.execError(err)
+			return nil, err
 		}
 		m.TopOperatorRows = a.Rows(c.pr)
 		executor = c.pr.ExplainAnalyzed(a)
@@ -128,7 +128,7 @@ func (e *Engine) explainJSON(head, executor []string, m *analysis) (array.Record
 	}{head, executor, m}
 	b, err := json.Marshal(doc)
 	if err != nil {
-		return nil, e.execError(err)
+		return nil, err
 	}
 	return e.explainLines([]string{string(b)})
 }
