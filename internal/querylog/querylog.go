@@ -41,7 +41,8 @@
 // names (TicketInfo; the ticket is read before the span starts), so one query is one trace
 // across its calls and replicas.
 //
-// This package imports gRPC, OpenTelemetry and arrow-go's Flight protocol types only.
+// This package imports gRPC, OpenTelemetry, arrow-go's Flight protocol types and
+// internal/panics only.
 package querylog
 
 import (
@@ -71,6 +72,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/flightsrv/flightsrv/internal/panics"
 )
 
 // FlightService is the full name of the gRPC service whose calls get records, spans and log
@@ -485,7 +488,7 @@ func (l *callLogger) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 		t := new(flight.Ticket)
 		rs.first, rs.firstErr, rs.seen = t, ss.RecvMsg(t), true
 		if rs.firstErr == nil {
-			l.observe(ss.Context(), rec, t)
+			rs.firstErr = l.observeAhead(ss.Context(), rec, t)
 		}
 	}
 	ctx, span := l.begin(ss.Context(), rpc, rec)
@@ -496,6 +499,15 @@ func (l *callLogger) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 	err := cancelledBy(ctx, handler(srv, rs))
 	l.end(ctx, rec, span, info.FullMethod, err)
 	return err
+}
+
+// observeAhead is observe of a message read ahead, before the server's recovering
+// interceptors run: a panic there (internal/panics: logged and counted) is returned as the
+// call's INTERNAL error, which the handler's first RecvMsg gets.
+func (l *callLogger) observeAhead(ctx context.Context, rec *Record, msg any) (err error) {
+	defer panics.Recover("DoGet ticket", &err)
+	l.observe(ctx, rec, msg)
+	return nil
 }
 
 // recordStream carries the call's context and reads the command from the first message

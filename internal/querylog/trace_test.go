@@ -4,7 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 )
 
 // TestTraceParentChoice: a call's span is parented by the client's traceparent, a DoGet's by
@@ -41,5 +44,20 @@ func TestTraceParentChoice(t *testing.T) {
 		if got != c.parent || link != c.link || len(links) > 1 {
 			t.Errorf("%s: parent %q link %q (%d links), want %q %q", c.name, got, link, len(links), c.parent, c.link)
 		}
+	}
+}
+
+// panicTickets panics on every ticket.
+type panicTickets struct{}
+
+func (panicTickets) TicketQuery([]byte) (TicketInfo, bool) { panic("ticket reader bug") }
+
+// TestTicketReadAheadRecovers: a DoGet's ticket is read before the server's recovering
+// interceptors run; a panic while reading it is that call's INTERNAL error, not the process's.
+func TestTicketReadAheadRecovers(t *testing.T) {
+	l := &callLogger{tickets: panicTickets{}}
+	err := l.observeAhead(context.Background(), newRecord(), &flight.Ticket{Ticket: []byte("x")})
+	if status.Code(err) != codes.Internal {
+		t.Fatalf("read-ahead panic: %v, want INTERNAL", err)
 	}
 }
