@@ -2,7 +2,7 @@
 // in _test.go files, plus testdata/duckcount.py, the DuckDB side of the comparisons. Nothing
 // may import this package; it may import any other package of the module.
 //
-// Four benchmarks, each printing a summary table (the first two and the last with the targets of their issue):
+// Five benchmarks, each printing a summary table (all but BenchmarkADBCEndpoints with the targets of their issue):
 //
 //   - BenchmarkCountORD: COUNT(*) of the busiest airport's flights, pushdown on and off, per
 //     tier, against the stores asked directly.
@@ -25,6 +25,19 @@
 //     40 rounds, p50 35.4 ms off and 32.5 ms on (−8.0%), server CPU 145.8 and 138.3 ns/row
 //     (−5.2%): the difference is below that machine's noise in both directions (a query
 //     exports one span per call and the stores' read spans, and metrics once a minute).
+//   - BenchmarkAnalytical (analytical_test.go): issue 19's nine analytical queries (count(*),
+//     GROUP BY origin, filters, groupings and aggregates of (value->>'delay')::int and
+//     value->>'destination', a top 10, count(DISTINCT …)) over every partition of
+//     January–June, archived on file://, through `flightsrv serve --analytical` (a child
+//     process, its peak RSS reported) and arrow-go's Flight SQL client, side by side in the
+//     same rounds with DuckDB (the Python helper) over the same archive payload files (origin
+//     decoded from each payload's key, the value decoded to text and read with ->>) and over
+//     the source Parquet's native columns; every answer checked against DuckDB's over the
+//     payloads. It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×).
+//     The committed 300,000-row sample by default (about 3 minutes); FLIGHTSRV_ANALYTICAL_FULL=1
+//     runs the whole 3M-row file; FLIGHTSRV_ANALYTICAL_BASELINE=BINARY measures another build
+//     in the same rounds (before/after); FLIGHTSRV_ANALYTICAL_ROUNDS (default 3);
+//     FLIGHTSRV_ANALYTICAL_DIR keeps the loaded and archived fixture for a later run.
 //
 // # Running
 //

@@ -919,10 +919,6 @@ type engFailStore struct{ routing.HotStore }
 
 var errEngUnavailable = fmt.Errorf("%w: sekrit-host:5432 refused", routing.ErrUnavailable)
 
-func (engFailStore) ReadRange(context.Context, routing.BucketID, routing.ReadRequest) (routing.Route, []routing.Record, error) {
-	return routing.Route{}, nil, errEngUnavailable
-}
-
 func (engFailStore) ScanRange(context.Context, routing.BucketID, routing.BatchRequest) (routing.Route, routing.BatchReader, error) {
 	return routing.Route{}, nil, errEngUnavailable
 }
