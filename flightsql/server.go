@@ -586,19 +586,21 @@ func queryNonce(ctx context.Context) ([]byte, error) {
 }
 
 // TicketQuery implements querylog.Tickets: for a statement ticket, its query id (the hex of
-// its nonce, shared by the FlightInfo's endpoints) and statement kind, also when it has
-// expired; for a prepared-statement ticket (a handle), its statement kind only (a handle is
-// executed many times, each a query of its own); empty strings for a query ticket that cannot
-// be opened. ok is false for other tickets. Safe for concurrent use.
-func (s *Server) TicketQuery(ticket []byte) (id, statement string, ok bool) {
+// its nonce, shared by the FlightInfo's endpoints), statement kind and trace context (the
+// GetFlightInfo call's span), also when it has expired; for a prepared-statement ticket (a
+// handle), its statement kind only (a handle is executed many times, each a query of its
+// own); an empty TicketInfo for a query ticket that cannot be opened. ok is false for other
+// tickets. Safe for concurrent use.
+func (s *Server) TicketQuery(ticket []byte) (querylog.TicketInfo, bool) {
 	q, ok, err := s.cancelQuery(ticket)
 	if !ok || err != nil {
-		return "", "", ok
+		return querylog.TicketInfo{}, ok
 	}
+	info := querylog.TicketInfo{Statement: q.Statement, SQL: q.SQL}
 	if q.Expires != 0 { // set in statement tickets only (sealTicket)
-		id = hex.EncodeToString(q.Nonce)
+		info.ID, info.TraceParent = hex.EncodeToString(q.Nonce), q.Trace
 	}
-	return id, q.Statement, true
+	return info, true
 }
 
 // newNonce returns 12 random bytes for a handle or ticket.

@@ -160,6 +160,21 @@ type ReadStats struct {
 	ObjectReads    atomic.Int64 // object-store range reads
 	HotBuckets     atomic.Int64 // buckets answered by the hot tier
 	ArchiveBuckets atomic.Int64 // buckets answered by the archive tier
+	// Parquet row groups and pages of archived payloads that a row read planned to decode
+	// (Read) or left out because their trusted event_time statistics put them outside the
+	// range (Pruned). Pages are counted only where the page index was consulted (a row group
+	// neither inside nor outside the range as a whole).
+	RowGroupsRead, RowGroupsPruned, PagesRead, PagesPruned atomic.Int64
+}
+
+// AddPruning counts row groups and pages of a Parquet payload read and pruned (ReadStats).
+func (s *ReadStats) AddPruning(groupsRead, groupsPruned, pagesRead, pagesPruned int64) {
+	if s != nil {
+		s.RowGroupsRead.Add(groupsRead)
+		s.RowGroupsPruned.Add(groupsPruned)
+		s.PagesRead.Add(pagesRead)
+		s.PagesPruned.Add(pagesPruned)
+	}
 }
 
 // Add helpers; each is a no-op on a nil receiver.
