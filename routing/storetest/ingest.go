@@ -67,7 +67,7 @@ func testIngest(t *testing.T, s Store) {
 		for _, day := range days {
 			b := dayBucket(def.TableID, pk, day)
 			for i := range 40 {
-				at := b.Start.Add(time.Duration(rng.Int64N(int64(24*time.Hour)))).Truncate(time.Microsecond)
+				at := b.Start.Add(time.Duration(rng.Int64N(int64(24 * time.Hour)))).Truncate(time.Microsecond)
 				r := rec(b, at, fmt.Sprintf("%s-%s-%03d", pk, day, i), fmt.Sprintf(`{"i":%d}`, i))
 				want[b.CacheKey()] = append(want[b.CacheKey()], r)
 				all = append(all, r)
