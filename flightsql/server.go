@@ -97,6 +97,10 @@ type Config struct {
 	// for grpc+tls peers (nil: the system's roots). Empty: cancels reach this process only.
 	Peers   []string
 	PeerTLS *tls.Config
+	// Ingester, when set, carries out CommandStatementIngest (ingest.go) and makes GetSqlInfo
+	// report bulk ingestion supported and the server not read-only; nil refuses ingest
+	// (UNIMPLEMENTED).
+	Ingester Ingester
 }
 
 // DefaultTicketTTL is Config.TicketTTL's default: one hour.
@@ -138,6 +142,7 @@ type Server struct {
 	pollTTL    time.Duration
 	admit      func(context.Context) (context.Context, func(), error)
 	peers      *peers // where CancelFlightInfo is forwarded
+	ingester   Ingester
 
 	mu           sync.Mutex
 	bindings     map[string][]byte // original prepared handle → last bound params (IPC)
@@ -175,7 +180,7 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 	}
 	s := &Server{peers: peers, engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, ticketTTL: cfg.TicketTTL, multi: cfg.MultiEndpoint,
 		bindings: map[string][]byte{}, running: newRunning(), analytical: cfg.Analytical,
-		polls: newPolls(cfg.PollMemory), pollTTL: cfg.PollTTL, admit: cfg.Admit}
+		polls: newPolls(cfg.PollMemory), pollTTL: cfg.PollTTL, admit: cfg.Admit, ingester: cfg.Ingester}
 	for i, uri := range cfg.Advertise {
 		s.locations = append(s.locations, &flight.Location{Uri: uri})
 		if uri == cfg.Self {
@@ -183,7 +188,7 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 		}
 	}
 	s.BaseServer.Alloc = cfg.Alloc
-	if s.sqlInfoIDs, err = registerSqlInfo(&s.BaseServer, cfg.Version, true); err != nil {
+	if s.sqlInfoIDs, err = registerSqlInfo(&s.BaseServer, cfg.Version, true, cfg.Ingester != nil); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -154,7 +155,14 @@ type copySource struct {
 	err     error
 }
 
-func (c *copySource) Next() bool {
+// Next runs on pgx's copy goroutine: a panic of the source is recovered into err there, where
+// no caller's recover would reach it.
+func (c *copySource) Next() (more bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.err, more = panics.FromValue("ingest source", p), false
+		}
+	}()
 	c.i++
 	for c.i >= len(c.batch.Records) {
 		b, err := c.src.Next(c.ctx)

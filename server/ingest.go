@@ -1,0 +1,221 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/load"
+	"github.com/flightsrv/flightsrv/internal/panics"
+	"github.com/flightsrv/flightsrv/query"
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan/ledger"
+)
+
+// ingestChunk is how many rows of a client's batch are converted at once: a huge batch is
+// split, so that the records held at a time stay small whatever the client sends.
+const ingestChunk = 8192
+
+// ingester carries out Flight SQL bulk ingest (flightsql.Ingester) over the served tables:
+// the rows are mapped to records by the conversion `flightsrv load` uses (internal/load) and
+// written with routing.DurableTable.Ingest, all or nothing, behind the write fence
+// (docs/pulpitum-v4.md §3.1). Safe for concurrent use.
+type ingester struct {
+	tables map[string]*routing.DurableTable // by lower-case name
+	memory int64                            // --query-memory: the bytes one request may hold (<= 0: no bound)
+}
+
+func newIngester(tables []*routing.DurableTable, memory int64) *ingester {
+	g := &ingester{tables: map[string]*routing.DurableTable{}, memory: memory}
+	for _, t := range tables {
+		g.tables[strings.ToLower(t.Def().Name)] = t
+	}
+	return g
+}
+
+// Ingest writes rows into the table named table. Rows come in one of two shapes
+// (docs/flightsql-clients.md, bulk ingest): narrow — exactly the table's partition column,
+// timestamp, id and value (text or binary, stored as it is) — or wide — the partition column,
+// timestamp and id, every other column encoded into the JSON value as `flightsrv load` does.
+// Column names match case-insensitively. Errors are gRPC statuses naming the rule that
+// refused the request and the row (counted from 0), never a value; nothing is stored then.
+func (g *ingester) Ingest(ctx context.Context, table string, rows array.RecordReader) (n int64, err error) {
+	t := g.tables[strings.ToLower(table)]
+	if t == nil {
+		return 0, status.Error(codes.NotFound, "the table is not served (routed tables are defined by the server's --table option)")
+	}
+	schema := rows.Schema()
+	if schema == nil {
+		return 0, status.Error(codes.InvalidArgument, "the ingest stream has no schema; nothing was stored")
+	}
+	m, err := ingestMapping(t.Def(), schema)
+	if err != nil {
+		return 0, err
+	}
+	conv, err := load.NewConverter(schema, m)
+	if err != nil {
+		return 0, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "load: ")+"; nothing was stored")
+	}
+	src := &ingestSource{rows: rows, conv: conv, ledger: ledger.New(nil, g.memory), limit: g.memory}
+	defer src.release()
+	n, err = t.Ingest(ctx, src)
+	if err != nil {
+		return 0, ingestError(ctx, err)
+	}
+	return n, nil
+}
+
+// ingestMapping maps the columns of schema onto def's table (Ingest's two shapes).
+func ingestMapping(def routing.TableDef, schema *arrow.Schema) (load.Mapping, error) {
+	find := func(name string) string {
+		for _, f := range schema.Fields() {
+			if strings.EqualFold(f.Name, name) {
+				return f.Name
+			}
+		}
+		return ""
+	}
+	m := load.Mapping{Partition: find(def.PartitionColumn), Time: find("timestamp"), ID: find("id")}
+	if m.Partition == "" || m.Time == "" || m.ID == "" {
+		return m, status.Errorf(codes.InvalidArgument,
+			"the rows need the columns %s, timestamp and id, and either value or the columns to encode into it; nothing was stored", def.PartitionColumn)
+	}
+	if v := find("value"); v != "" && schema.NumFields() == 4 {
+		m.Payload = v
+	}
+	return m, nil
+}
+
+// ingestSource reads the client's batches and converts them, ingestChunk rows at a time, into
+// records for the write fence, holding the bytes of one chunk in its ledger (--query-memory).
+type ingestSource struct {
+	rows    array.RecordReader
+	conv    *load.Converter
+	ledger  *ledger.Ledger
+	limit   int64
+	claimed int64
+	cur     arrow.RecordBatch // the batch being converted (retained), nil between batches
+	off     int               // its next row
+	row     int64             // the request's rows converted so far
+	recs    []routing.Record
+}
+
+// Next returns the next chunk's records. It may run on a store's goroutine (pgx's COPY), so
+// it recovers its own panics (a batch arrow-go decoded but cannot read is the client's fault).
+func (s *ingestSource) Next(ctx context.Context) (recs []routing.Record, err error) {
+	defer panics.Recover("ingest source", &err)
+	s.ledger.Unclaim(s.claimed)
+	s.claimed = 0
+	for s.cur == nil || s.off >= int(s.cur.NumRows()) {
+		if s.cur != nil {
+			s.cur.Release()
+			s.cur = nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !s.rows.Next() {
+			if err := s.rows.Err(); err != nil && !errors.Is(err, io.EOF) {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, errIngestStream
+			}
+			return nil, io.EOF
+		}
+		s.cur, s.off = s.rows.RecordBatch(), 0
+		s.cur.Retain()
+	}
+	hi := min(int(s.cur.NumRows()), s.off+ingestChunk)
+	need := chunkBytes(s.cur, s.off, hi)
+	if err := s.ledger.Claim(need); err != nil {
+		return nil, status.Errorf(codes.ResourceExhausted,
+			"an ingest batch needs more than the memory limit of %d bytes (--query-memory); send smaller batches; nothing was stored", s.limit)
+	}
+	s.claimed = need
+	if s.recs, err = s.conv.Append(s.recs[:0], s.cur, s.off, hi, s.row); err != nil {
+		return nil, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "load: ")+"; nothing was stored")
+	}
+	s.row += int64(hi - s.off)
+	s.off = hi
+	return s.recs, nil
+}
+
+// chunkBytes estimates the bytes rows [lo, hi) of rec take as records: their share of the
+// batch's buffers plus a fixed cost per record.
+func chunkBytes(rec arrow.RecordBatch, lo, hi int) int64 {
+	var total int64
+	for _, col := range rec.Columns() {
+		for _, b := range col.Data().Buffers() {
+			if b != nil {
+				total += int64(b.Len())
+			}
+		}
+	}
+	rows := int64(rec.NumRows())
+	if rows == 0 {
+		return 0
+	}
+	return total*int64(hi-lo)/rows + int64(hi-lo)*128
+}
+
+func (s *ingestSource) release() {
+	if s.cur != nil {
+		s.cur.Release()
+		s.cur = nil
+	}
+	s.ledger.Unclaim(s.claimed)
+	s.claimed = 0
+}
+
+// errIngestStream refuses a stream whose messages do not decode as Arrow batches of its schema.
+var errIngestStream = status.Error(codes.InvalidArgument, "the ingest stream could not be read as Arrow batches of its schema; nothing was stored")
+
+// ingestError turns an error of DurableTable.Ingest into the client's status: which rule of
+// the write fence refused the request (docs/pulpitum-v4.md §3.1), never a value.
+func ingestError(ctx context.Context, err error) error {
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	trim := func(e error) string { return strings.TrimPrefix(e.Error(), "routing: ") }
+	switch {
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, routing.ErrOperationFailed)):
+		if cause := context.Cause(ctx); cause != nil {
+			if _, ok := status.FromError(cause); ok {
+				return cause
+			}
+		}
+		return status.Error(codes.Canceled, "the ingest was cancelled; nothing was stored")
+	case errors.Is(err, routing.ErrInvalidRecord), errors.Is(err, routing.ErrOutsideWriteWindow):
+		return status.Error(codes.InvalidArgument, trim(err)+"; nothing was stored")
+	case errors.Is(err, routing.ErrDuplicateRecord):
+		return status.Error(codes.AlreadyExists, "a row with the same partition, timestamp and id is already stored, or repeated in the request; nothing was stored")
+	case errors.Is(err, routing.ErrBucketReadOnly):
+		return status.Error(codes.FailedPrecondition, "a bucket the rows fall into is being archived or archived, and takes no more rows; nothing was stored")
+	case errors.Is(err, routing.ErrStrategyMismatch):
+		return status.Error(codes.FailedPrecondition, trim(routing.ErrStrategyMismatch)+"; nothing was stored")
+	case errors.Is(err, routing.ErrCommitOutcome):
+		return status.Error(codes.Unknown, "the store did not confirm the commit: the rows may or may not be stored; count them before sending them again")
+	case errors.Is(err, routing.ErrUnavailable):
+		return status.Error(codes.Unavailable, "store unavailable, retry later; nothing was stored")
+	case errors.Is(err, panics.ErrRecovered):
+		return err
+	}
+	return fmt.Errorf("ingest: %w", err)
+}
+
+// ingestMemory is the bytes one ingest request may hold: Config.QueryMemory's rule (0: the
+// query default, negative: no bound).
+func ingestMemory(queryMemory int64) int64 {
+	if queryMemory == 0 {
+		return query.DefaultQueryMemory
+	}
+	return queryMemory
+}
