@@ -262,30 +262,36 @@ func wantCode(t *testing.T, what string, err error, code codes.Code, text string
 // bulk ingestion on and ingest transactions off.
 func TestIngest(t *testing.T) {
 	for _, store := range []string{"postgres", "sqlite"} {
-		t.Run(store, func(t *testing.T) {
-			var hot routing.HotStore
-			if store == "postgres" {
-				st, _ := pgtest.Start(t).NewStore(t)
-				hot = st
-			} else {
-				st, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { st.Close() })
-				if err := st.Migrate(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				hot = st
-			}
-			srv, err := server.Start(context.Background(), server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{eventsTable}, Hot: hot, Pushdown: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(srv.Close)
-			testIngest(t, dial(t, srv))
-		})
+		t.Run(store, func(t *testing.T) { testIngest(t, dial(t, eventsServer(t, store))) })
 	}
+}
+
+// eventsServer starts the assembled server serving eventsTable over a new, migrated store:
+// "postgres" (a database of the throwaway cluster) or "sqlite" (a file in a temporary
+// directory).
+func eventsServer(t *testing.T, store string) *server.Server {
+	t.Helper()
+	var hot routing.HotStore
+	if store == "postgres" {
+		st, _ := pgtest.Start(t).NewStore(t)
+		hot = st
+	} else {
+		st, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if err := st.Migrate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		hot = st
+	}
+	srv, err := server.Start(context.Background(), server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{eventsTable}, Hot: hot, Pushdown: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 func testIngest(t *testing.T, cl *flightsql.Client) {

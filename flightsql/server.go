@@ -143,6 +143,7 @@ type Server struct {
 	admit      func(context.Context) (context.Context, func(), error)
 	peers      *peers // where CancelFlightInfo is forwarded
 	ingester   Ingester
+	updater    Updater // the engine's, when it executes INSERT
 
 	mu           sync.Mutex
 	bindings     map[string][]byte // original prepared handle → last bound params (IPC)
@@ -187,6 +188,7 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 			s.self = i
 		}
 	}
+	s.updater, _ = engine.(Updater)
 	s.BaseServer.Alloc = cfg.Alloc
 	if s.sqlInfoIDs, err = registerSqlInfo(&s.BaseServer, cfg.Version, true, cfg.Ingester != nil); err != nil {
 		return nil, err
@@ -332,6 +334,9 @@ func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.State
 	if len(cmd.GetTransactionId()) > 0 {
 		return nil, status.Error(codes.Unimplemented, "transactions are not supported")
 	}
+	if q := (Query{SQL: cmd.GetQuery()}); s.isUpdate(q) {
+		return s.updateInfo(ctx, q, desc)
+	}
 	return s.statementInfo(ctx, Query{SQL: cmd.GetQuery()}, desc)
 }
 
@@ -409,7 +414,7 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 		params = nil
 	}
 	params = s.declaredParams(ctx, params)
-	isUpdate := false
+	isUpdate := s.isUpdate(q)
 	return flightsql.ActionCreatePreparedStatementResult{Handle: h, DatasetSchema: dataset, ParameterSchema: params, IsUpdate: &isUpdate}, nil
 }
 
@@ -566,6 +571,9 @@ func (s *Server) GetFlightInfoPreparedStatement(ctx context.Context, cmd flights
 	q, err := s.resolve(cmd.GetPreparedStatementHandle())
 	if err != nil {
 		return nil, s.toStatus(err)
+	}
+	if s.isUpdate(q) {
+		return s.updateInfo(ctx, q, desc)
 	}
 	return s.statementInfo(ctx, q, desc)
 }

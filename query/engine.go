@@ -198,6 +198,14 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, nil, errEmptyQuery
 	}
+	if sql != "" && substrait.IsInsert(sql) {
+		noteUnprepared(ctx, sql)
+		ins, err := e.prepareInsert(sql)
+		if err != nil {
+			return nil, nil, err
+		}
+		return arrow.NewSchema(nil, nil), ins.ParameterSchema(), nil
+	}
 	if sql != "" {
 		st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 		if err != nil {
@@ -230,6 +238,12 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (rdr array.RecordReader, err error) {
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, errEmptyQuery
+	}
+	if sql != "" && substrait.IsInsert(sql) {
+		if _, err := e.prepareInsert(sql); err != nil {
+			return nil, err
+		}
+		return nil, status.Error(codes.InvalidArgument, "an INSERT returns no rows: execute it as an update (ExecuteUpdate)")
 	}
 	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()

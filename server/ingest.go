@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -67,7 +66,7 @@ func (g *ingester) Ingest(ctx context.Context, table string, rows array.RecordRe
 	defer src.release()
 	n, err = t.Ingest(ctx, src)
 	if err != nil {
-		return 0, ingestError(ctx, err)
+		return 0, query.WriteError(ctx, err)
 	}
 	return n, nil
 }
@@ -136,8 +135,7 @@ func (s *ingestSource) Next(ctx context.Context) (recs []routing.Record, err err
 	hi := min(int(s.cur.NumRows()), s.off+ingestChunk)
 	need := chunkBytes(s.cur, s.off, hi)
 	if err := s.ledger.Claim(need); err != nil {
-		return nil, status.Errorf(codes.ResourceExhausted,
-			"an ingest batch needs more than the memory limit of %d bytes (--query-memory); send smaller batches; nothing was stored", s.limit)
+		return nil, query.WriteMemoryError(s.limit)
 	}
 	s.claimed = need
 	if s.recs, err = s.conv.Append(s.recs[:0], s.cur, s.off, hi, s.row); err != nil {
@@ -177,39 +175,6 @@ func (s *ingestSource) release() {
 
 // errIngestStream refuses a stream whose messages do not decode as Arrow batches of its schema.
 var errIngestStream = status.Error(codes.InvalidArgument, "the ingest stream could not be read as Arrow batches of its schema; nothing was stored")
-
-// ingestError turns an error of DurableTable.Ingest into the client's status: which rule of
-// the write fence refused the request (docs/pulpitum-v4.md §3.1), never a value.
-func ingestError(ctx context.Context, err error) error {
-	if _, ok := status.FromError(err); ok {
-		return err
-	}
-	trim := func(e error) string { return strings.TrimPrefix(e.Error(), "routing: ") }
-	switch {
-	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, routing.ErrOperationFailed)):
-		if cause := context.Cause(ctx); cause != nil {
-			if _, ok := status.FromError(cause); ok {
-				return cause
-			}
-		}
-		return status.Error(codes.Canceled, "the ingest was cancelled; nothing was stored")
-	case errors.Is(err, routing.ErrInvalidRecord), errors.Is(err, routing.ErrOutsideWriteWindow):
-		return status.Error(codes.InvalidArgument, trim(err)+"; nothing was stored")
-	case errors.Is(err, routing.ErrDuplicateRecord):
-		return status.Error(codes.AlreadyExists, "a row with the same partition, timestamp and id is already stored, or repeated in the request; nothing was stored")
-	case errors.Is(err, routing.ErrBucketReadOnly):
-		return status.Error(codes.FailedPrecondition, "a bucket the rows fall into is being archived or archived, and takes no more rows; nothing was stored")
-	case errors.Is(err, routing.ErrStrategyMismatch):
-		return status.Error(codes.FailedPrecondition, trim(routing.ErrStrategyMismatch)+"; nothing was stored")
-	case errors.Is(err, routing.ErrCommitOutcome):
-		return status.Error(codes.Unknown, "the store did not confirm the commit: the rows may or may not be stored; count them before sending them again")
-	case errors.Is(err, routing.ErrUnavailable):
-		return status.Error(codes.Unavailable, "store unavailable, retry later; nothing was stored")
-	case errors.Is(err, panics.ErrRecovered):
-		return err
-	}
-	return fmt.Errorf("ingest: %w", err)
-}
 
 // ingestMemory is the bytes one ingest request may hold: Config.QueryMemory's rule (0: the
 // query default, negative: no bound).
