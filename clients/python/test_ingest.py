@@ -121,3 +121,29 @@ def test_adbc_ingest_bad_row_stores_nothing(conn):
             cur.adbc_ingest("events", table, mode="append")
     assert err.value.status_code == adbc_driver_manager.AdbcStatusCode.INVALID_ARGUMENT
     assert count(conn, {c for c, _, _ in want.values()}) == 0
+
+
+def test_adbc_executemany_insert(conn):
+    """A prepared INSERT bound to many parameter rows in one DoPut (executemany), the count
+    exact; a literal INSERT through cursor.execute, run at once by the server."""
+    table, want = events("many", 5_000, seed=11)
+    rows = list(zip(*(table[c].to_pylist() for c in ("channel", "timestamp", "id"))))
+    values = [want[rid][2] for _, _, rid in rows]
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO events (channel, timestamp, id, value) VALUES (?, ?, ?, ?)",
+                        [(ch, at, rid, v) for (ch, at, rid), v in zip(rows, values)])
+        assert cur.rowcount == len(rows)
+        ch, at, rid = "many-literal", datetime.now(UTC).replace(microsecond=123456) - timedelta(hours=1), "lit-1"
+        cur.execute(f"INSERT INTO events VALUES ('{ch}', TIMESTAMPTZ '{at.isoformat()}', '{rid}', '{{\"a\":1}}')")
+        want[rid] = (ch, at, '{"a":1}')
+    got = read_back(conn, {c for c, _, _ in want.values()})
+    assert got == want
+
+
+def test_adbc_update_and_delete_refused(conn):
+    with conn.cursor() as cur:
+        for sql, name in (("UPDATE events SET value = 'x' WHERE channel = 'a'", "UPDATE"),
+                          ("DELETE FROM events WHERE channel = 'a'", "DELETE")):
+            with pytest.raises(adbc_driver_manager.Error, match=name) as err:
+                cur.executemany(sql, [])
+            assert err.value.status_code == adbc_driver_manager.AdbcStatusCode.NOT_IMPLEMENTED
