@@ -14,6 +14,10 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
+// ingestBodyTimeout bounds the fenced transaction of one write request, which moves every
+// staged row (a million rows take seconds; the caller's context bounds it too).
+const ingestBodyTimeout = 10 * time.Minute
+
 // stagingTable is the session-local temporary table a write request is copied into before the
 // fenced transaction moves it into pulpitum_v4_records (AppendStream).
 const stagingTable = "flightsrv_ingest_staging"
@@ -98,7 +102,7 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 		parts, keys, starts, end = append(parts, b.PartitionKey), append(keys, b.Key), append(starts, b.Start), append(end, b.End)
 	}
 	var stored int64
-	err = s.inTxOn(ctx, conn, op, func(ctx context.Context, tx pgx.Tx) error {
+	err = s.inTxOn(ctx, conn, op, ingestBodyTimeout, func(ctx context.Context, tx pgx.Tx) error {
 		var conflict bool
 		if err := tx.QueryRow(ctx, sqlStrategyConflict, tableID, strategy.String()).Scan(&conflict); err != nil {
 			return err

@@ -266,9 +266,10 @@ func (s *Store) inTx(ctx context.Context, op string, body func(ctx context.Conte
 	return s.retry(ctx, op, func() error { return s.tryTx(ctx, op, body) })
 }
 
-// inTxOn is inTx on conn, which the caller holds (and releases) across the attempts.
-func (s *Store) inTxOn(ctx context.Context, conn *pgxpool.Conn, op string, body func(ctx context.Context, tx pgx.Tx) error) error {
-	return s.retry(ctx, op, func() error { return s.txOn(ctx, conn, op, body) })
+// inTxOn is inTx on conn, which the caller holds (and releases) across the attempts, with a
+// body allowed to run for bodyLimit.
+func (s *Store) inTxOn(ctx context.Context, conn *pgxpool.Conn, op string, bodyLimit time.Duration, body func(ctx context.Context, tx pgx.Tx) error) error {
+	return s.retry(ctx, op, func() error { return s.txOn(ctx, conn, op, bodyLimit, body) })
 }
 
 // retry runs try up to maxAttempts times, again only after SQLSTATE 40001, with retryDelay
@@ -302,11 +303,12 @@ func (s *Store) tryTx(ctx context.Context, op string, body func(ctx context.Cont
 		return keep(err)
 	}
 	defer conn.Release()
-	return s.txOn(ctx, conn, op, body)
+	return s.txOn(ctx, conn, op, bodyTimeout, body)
 }
 
-// txOn is one attempt of a SERIALIZABLE transaction running body on conn.
-func (s *Store) txOn(ctx context.Context, conn *pgxpool.Conn, op string, body func(ctx context.Context, tx pgx.Tx) error) error {
+// txOn is one attempt of a SERIALIZABLE transaction running body on conn, body for at most
+// bodyLimit.
+func (s *Store) txOn(ctx context.Context, conn *pgxpool.Conn, op string, bodyLimit time.Duration, body func(ctx context.Context, tx pgx.Tx) error) error {
 	bctx, cancel := context.WithTimeout(ctx, beginTimeout)
 	tx, err := conn.BeginTx(bctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
 	cancel()
@@ -318,7 +320,7 @@ func (s *Store) txOn(ctx context.Context, conn *pgxpool.Conn, op string, body fu
 		defer cancel()
 		_ = tx.Rollback(rctx)
 	}
-	bodyCtx, cancel := context.WithTimeout(ctx, bodyTimeout)
+	bodyCtx, cancel := context.WithTimeout(ctx, bodyLimit)
 	err = body(bodyCtx, tx)
 	cancel()
 	if err != nil {
