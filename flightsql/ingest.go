@@ -54,14 +54,11 @@ func (s *Server) DoPutCommandStatementIngest(ctx context.Context, cmd flightsql.
 		}
 		return 0, status.Error(codes.NotFound, "the table is not served (routed tables are defined by the server's --table option)")
 	}
-	if s.admit != nil {
-		actx, done, err := s.admit(ctx)
-		if err != nil {
-			return 0, err
-		}
-		defer done()
-		ctx = actx
+	ctx, done, err := s.admitWrite(ctx)
+	if err != nil {
+		return 0, err
 	}
+	defer done()
 	n, err := s.ingester.Ingest(ctx, name, rdr)
 	if err != nil {
 		return 0, s.toStatus(err)

@@ -41,14 +41,11 @@ func (s *Server) executeUpdate(ctx context.Context, q Query, params array.Record
 	if !s.isUpdate(q) {
 		return 0, status.Error(codes.InvalidArgument, "the statement is a query: execute it as a query (it returns rows), not as an update")
 	}
-	if s.admit != nil {
-		actx, done, err := s.admit(ctx)
-		if err != nil {
-			return 0, err
-		}
-		defer done()
-		ctx = actx
+	ctx, done, err := s.admitWrite(ctx)
+	if err != nil {
+		return 0, err
 	}
+	defer done()
 	n, err := s.updater.ExecuteUpdate(withSession(ctx, q.Analytical), q.SQL, params)
 	if err != nil {
 		return 0, s.toStatus(err)
@@ -154,4 +151,13 @@ func (b *boundOrStream) release() {
 	if b.fromIPC != nil {
 		b.fromIPC.Release()
 	}
+}
+
+// admitWrite admits a write request like a query (Config.Admit; without it, at once) and
+// returns the context it runs under and the function giving its slot back.
+func (s *Server) admitWrite(ctx context.Context) (context.Context, func(), error) {
+	if s.admit == nil {
+		return ctx, func() {}, nil
+	}
+	return s.admit(ctx)
 }

@@ -88,8 +88,9 @@ func (e *Engine) ExecuteUpdate(ctx context.Context, sql string, params array.Rec
 	if t == nil {
 		return 0, status.Error(codes.NotFound, "the table is not served")
 	}
-	src := &insertSource{ins: ins, params: params, ledger: ledger.New(nil, e.opts.QueryMemory), limit: e.opts.QueryMemory}
-	defer src.release()
+	rows := NewWriteStream(params, e.opts.QueryMemory, status.Error(codes.InvalidArgument, "the parameter stream could not be read; nothing was stored"))
+	defer rows.Close()
+	src := &insertSource{ins: ins, rows: rows}
 	n, err := t.Ingest(ctx, src)
 	if err != nil {
 		return 0, WriteError(ctx, err)
@@ -100,29 +101,95 @@ func (e *Engine) ExecuteUpdate(ctx context.Context, sql string, params array.Rec
 	return n, nil
 }
 
-// insertChunk bounds the records one Next of an insertSource returns (before the last row's
-// VALUES rows).
+// WriteStream reads the client's stream of a write request (bulk-ingest rows, INSERT
+// parameter rows) in spans of rows, holding the batch being read and claiming, in a ledger
+// bounded by --query-memory, the bytes of the records being built from one span. Not safe for
+// concurrent use; Close releases what it holds.
+type WriteStream struct {
+	rdr     array.RecordReader // nil: a stream without rows
+	ledger  *ledger.Ledger
+	limit   int64
+	claimed int64
+	cur     arrow.RecordBatch // the batch being read (retained), nil between batches
+	off     int               // its next row
+	unread  error             // the refusal of a stream that does not decode
+}
+
+// NewWriteStream reads rdr (nil: no rows) under a memory limit of limit bytes (<= 0: none);
+// unread is the status answered for a stream whose batches do not decode.
+func NewWriteStream(rdr array.RecordReader, limit int64, unread error) *WriteStream {
+	return &WriteStream{rdr: rdr, ledger: ledger.New(nil, limit), limit: limit, unread: unread}
+}
+
+// Span gives back the previous span's claim and returns the next at most max rows [lo, hi) of
+// the stream's current batch, moving to the next batch when one is used up (batches without
+// rows are skipped). It returns io.EOF at the stream's end, ctx's error once ctx is done, and
+// the unread status when the client's stream fails otherwise.
+func (w *WriteStream) Span(ctx context.Context, max int) (rec arrow.RecordBatch, lo, hi int, err error) {
+	w.ledger.Unclaim(w.claimed)
+	w.claimed = 0
+	for w.cur == nil || w.off >= int(w.cur.NumRows()) {
+		if w.cur != nil {
+			w.cur.Release()
+			w.cur = nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, 0, 0, err
+		}
+		if w.rdr == nil || !w.rdr.Next() {
+			if w.rdr != nil {
+				if err := w.rdr.Err(); err != nil && !errors.Is(err, io.EOF) {
+					if ctx.Err() != nil {
+						return nil, 0, 0, ctx.Err()
+					}
+					return nil, 0, 0, w.unread
+				}
+			}
+			return nil, 0, 0, io.EOF
+		}
+		w.cur, w.off = w.rdr.RecordBatch(), 0
+		w.cur.Retain()
+	}
+	lo, hi = w.off, min(int(w.cur.NumRows()), w.off+max)
+	w.off = hi
+	return w.cur, lo, hi, nil
+}
+
+// Claim claims n more bytes for the span being converted (given back by the next Span or
+// Close); past the limit it claims nothing and returns WriteMemoryError.
+func (w *WriteStream) Claim(n int64) error {
+	if err := w.ledger.Claim(n); err != nil {
+		return WriteMemoryError(w.limit)
+	}
+	w.claimed += n
+	return nil
+}
+
+// Close releases the batch held and gives back the claim.
+func (w *WriteStream) Close() {
+	if w.cur != nil {
+		w.cur.Release()
+		w.cur = nil
+	}
+	w.ledger.Unclaim(w.claimed)
+	w.claimed = 0
+}
+
+// insertChunk bounds the parameter rows one Next of an insertSource binds.
 const insertChunk = 8192
 
 // insertSource yields the records of an INSERT's executions: once without parameters, else
 // once per parameter row of the client's stream.
 type insertSource struct {
-	ins     *substrait.Insert
-	params  array.RecordReader
-	ledger  *ledger.Ledger
-	limit   int64
-	claimed int64
-	cur     arrow.RecordBatch // retained batch of parameters, nil between batches
-	row     int
-	bound   int64 // parameter rows bound so far
-	done    bool
-	recs    []routing.Record
+	ins   *substrait.Insert
+	rows  *WriteStream
+	bound int64 // parameter rows bound so far
+	done  bool
+	recs  []routing.Record
 }
 
 func (s *insertSource) Next(ctx context.Context) (recs []routing.Record, err error) {
 	defer panics.Recover("insert source", &err)
-	s.ledger.Unclaim(s.claimed)
-	s.claimed = 0
 	s.recs = s.recs[:0]
 	if s.ins.ParameterSchema().NumFields() == 0 {
 		if s.done {
@@ -134,48 +201,24 @@ func (s *insertSource) Next(ctx context.Context) (recs []routing.Record, err err
 		}
 		return s.recs, nil
 	}
-	for len(s.recs) < insertChunk {
-		if s.cur == nil || s.row >= int(s.cur.NumRows()) {
-			if s.cur != nil {
-				s.cur.Release()
-				s.cur = nil
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if s.params == nil || !s.params.Next() {
-				if s.params != nil {
-					if err := s.params.Err(); err != nil && !errors.Is(err, io.EOF) {
-						if ctx.Err() != nil {
-							return nil, ctx.Err()
-						}
-						return nil, status.Error(codes.InvalidArgument, "the parameter stream could not be read; nothing was stored")
-					}
-				}
-				if len(s.recs) == 0 {
-					return nil, io.EOF
-				}
-				break
-			}
-			s.cur, s.row = s.params.RecordBatch(), 0
-			s.cur.Retain()
-			continue
-		}
-		if s.recs, err = s.ins.Records(s.recs, s.cur, s.row); err != nil {
+	rec, lo, hi, err := s.rows.Span(ctx, insertChunk)
+	if err != nil {
+		return nil, err
+	}
+	for row := lo; row < hi; row++ {
+		if s.recs, err = s.ins.Records(s.recs, rec, row); err != nil {
 			return nil, e2s(err)
 		}
-		s.row++
-		s.bound++
 	}
+	s.bound += int64(hi - lo)
 	var need int64
 	for i := range s.recs {
 		r := &s.recs[i]
 		need += int64(len(r.PartitionKey)+len(r.SortKey)+len(r.Value)) + 96
 	}
-	if err := s.ledger.Claim(need); err != nil {
-		return nil, WriteMemoryError(s.limit)
+	if err := s.rows.Claim(need); err != nil {
+		return nil, err
 	}
-	s.claimed = need
 	return s.recs, nil
 }
 
@@ -186,13 +229,4 @@ func e2s(err error) error {
 		return status.Error(codes.InvalidArgument, pe.Msg+"; nothing was stored")
 	}
 	return err
-}
-
-func (s *insertSource) release() {
-	if s.cur != nil {
-		s.cur.Release()
-		s.cur = nil
-	}
-	s.ledger.Unclaim(s.claimed)
-	s.claimed = 0
 }

@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
-	"io"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -15,7 +13,6 @@ import (
 	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
-	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
 // ingestChunk is how many rows of a client's batch are converted at once: a huge batch is
@@ -62,8 +59,9 @@ func (g *ingester) Ingest(ctx context.Context, table string, rows array.RecordRe
 	if err != nil {
 		return 0, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "load: ")+"; nothing was stored")
 	}
-	src := &ingestSource{rows: rows, conv: conv, ledger: ledger.New(nil, g.memory), limit: g.memory}
-	defer src.release()
+	stream := query.NewWriteStream(rows, g.memory, errIngestStream)
+	defer stream.Close()
+	src := &ingestSource{rows: stream, conv: conv}
 	n, err = t.Ingest(ctx, src)
 	if err != nil {
 		return 0, query.WriteError(ctx, err)
@@ -92,57 +90,30 @@ func ingestMapping(def routing.TableDef, schema *arrow.Schema) (load.Mapping, er
 	return m, nil
 }
 
-// ingestSource reads the client's batches and converts them, ingestChunk rows at a time, into
-// records for the write fence, holding the bytes of one chunk in its ledger (--query-memory).
+// ingestSource converts the client's batches, ingestChunk rows at a time, into records for
+// the write fence, the bytes of one chunk claimed against --query-memory (query.WriteStream).
 type ingestSource struct {
-	rows    array.RecordReader
-	conv    *load.Converter
-	ledger  *ledger.Ledger
-	limit   int64
-	claimed int64
-	cur     arrow.RecordBatch // the batch being converted (retained), nil between batches
-	off     int               // its next row
-	row     int64             // the request's rows converted so far
-	recs    []routing.Record
+	rows *query.WriteStream
+	conv *load.Converter
+	row  int64 // the request's rows converted so far
+	recs []routing.Record
 }
 
 // Next returns the next chunk's records. It may run on a store's goroutine (pgx's COPY), so
 // it recovers its own panics (a batch arrow-go decoded but cannot read is the client's fault).
 func (s *ingestSource) Next(ctx context.Context) (recs []routing.Record, err error) {
 	defer panics.Recover("ingest source", &err)
-	s.ledger.Unclaim(s.claimed)
-	s.claimed = 0
-	for s.cur == nil || s.off >= int(s.cur.NumRows()) {
-		if s.cur != nil {
-			s.cur.Release()
-			s.cur = nil
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if !s.rows.Next() {
-			if err := s.rows.Err(); err != nil && !errors.Is(err, io.EOF) {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				return nil, errIngestStream
-			}
-			return nil, io.EOF
-		}
-		s.cur, s.off = s.rows.RecordBatch(), 0
-		s.cur.Retain()
+	rec, lo, hi, err := s.rows.Span(ctx, ingestChunk)
+	if err != nil {
+		return nil, err
 	}
-	hi := min(int(s.cur.NumRows()), s.off+ingestChunk)
-	need := chunkBytes(s.cur, s.off, hi)
-	if err := s.ledger.Claim(need); err != nil {
-		return nil, query.WriteMemoryError(s.limit)
+	if err := s.rows.Claim(chunkBytes(rec, lo, hi)); err != nil {
+		return nil, err
 	}
-	s.claimed = need
-	if s.recs, err = s.conv.Append(s.recs[:0], s.cur, s.off, hi, s.row); err != nil {
+	if s.recs, err = s.conv.Append(s.recs[:0], rec, lo, hi, s.row); err != nil {
 		return nil, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "load: ")+"; nothing was stored")
 	}
-	s.row += int64(hi - s.off)
-	s.off = hi
+	s.row += int64(hi - lo)
 	return s.recs, nil
 }
 
@@ -162,15 +133,6 @@ func chunkBytes(rec arrow.RecordBatch, lo, hi int) int64 {
 		return 0
 	}
 	return total*int64(hi-lo)/rows + int64(hi-lo)*128
-}
-
-func (s *ingestSource) release() {
-	if s.cur != nil {
-		s.cur.Release()
-		s.cur = nil
-	}
-	s.ledger.Unclaim(s.claimed)
-	s.claimed = 0
 }
 
 // errIngestStream refuses a stream whose messages do not decode as Arrow batches of its schema.
