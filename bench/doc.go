@@ -2,7 +2,8 @@
 // in _test.go files, plus testdata/duckcount.py, the DuckDB side of the comparisons. Nothing
 // may import this package; it may import any other package of the module.
 //
-// Three benchmarks, each printing a summary table (the first two with the targets of their issue):
+// Four benchmarks, each printing a summary table (the first two and the last with the targets of
+// their issue):
 //
 //   - BenchmarkCountORD: COUNT(*) of the busiest airport's flights, pushdown on and off, per
 //     tier, against the stores asked directly.
@@ -16,6 +17,12 @@
 //     served by three processes sharing the database, archive and keyring (the endpoints'
 //     rotating locations put two on each; ADBC fetches them concurrently): rows/s and the time
 //     to the first batch of each, every run checked against the reference row count.
+//   - BenchmarkIngest (ingest_bench_test.go): writes of the first FLIGHTSRV_INGEST_ROWS rows
+//     (default 1,000,000) of the flights file through arrow-go's Flight SQL client (bulk
+//     ingest, wide rows) into `flightsrv serve` over PostgreSQL and over SQLite, with the
+//     server's peak RSS, beside pgx COPY of the same records into a plain table without index
+//     and straight into pulpitum_v4_records (its primary key and foreign key, no fence): rows/s
+//     side by side, every run's stored rows counted.
 //
 // # Running
 //

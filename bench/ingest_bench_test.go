@@ -58,6 +58,8 @@ type ingestResult struct {
 //   - store=postgres/via=copy: pgx CopyFrom of the same records (as the server builds them,
 //     converted before timing) into a plain table of the same four columns without any index:
 //     the ceiling of PostgreSQL's bulk path;
+//   - store=postgres/via=load: `flightsrv load`'s write path in process (DurableTable.Append of
+//     20,000-record batches, one fenced transaction per bucket of each) with the same records;
 //   - store=postgres/via=copy-records: pgx CopyFrom of the same records straight into
 //     pulpitum_v4_records (its primary key and its foreign key to the bucket metadata, whose
 //     rows are inserted before timing), without the fence: the ceiling for Pulpitum's schema.
@@ -239,6 +241,35 @@ SELECT $1, u.p, u.k, $2, u.s, u.e FROM unnest($3::BYTEA[], $4::TEXT[], $5::TIMES
 			key, _, _ := ingestTable.Strategy.Bounds(r.EventTime)
 			return []any{ingestTable.TableID, r.PartitionKey, key, r.EventTime, r.SortKey, r.Value}
 		})
+	b.Run("store=postgres/via=load", func(b *testing.B) {
+		recs := ingestRecords(b, schema, batches)
+		for b.Loop() {
+			b.StopTimer()
+			st, _ := pg.NewStore(b)
+			t, err := routing.NewDurableTable(ingestTable, st, nil, routing.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			start := time.Now()
+			var stored int64
+			for lo := 0; lo < len(recs); lo += load.BatchSize {
+				k, err := t.Append(ctx, recs[lo:min(lo+load.BatchSize, len(recs))])
+				if err != nil {
+					b.Fatal(err)
+				}
+				stored += int64(k)
+			}
+			d := time.Since(start)
+			b.StopTimer()
+			if stored != n {
+				b.Fatalf("appended %d; want %d", stored, n)
+			}
+			record("load", n, d, 0)
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(n)/results["load"].best.Seconds(), "rows/s")
+	})
 	printIngestSummary(os.Stdout, n, results)
 }
 
@@ -253,6 +284,7 @@ func printIngestSummary(w io.Writer, n int64, results map[string]*ingestResult) 
 	for _, v := range []struct{ key, label string }{
 		{"postgres/flightsql", "ingest → PostgreSQL (Flight SQL)"},
 		{"sqlite/flightsql", "ingest → SQLite (Flight SQL)"},
+		{"load", "load's path → PostgreSQL (Append)"},
 		{"plain", "pgx COPY → plain table (no index)"},
 		{"pulpitum_v4_records", "pgx COPY → pulpitum_v4_records"},
 	} {

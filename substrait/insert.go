@@ -42,9 +42,9 @@ type insertValue struct {
 type insertKind uint8
 
 const (
-	kindText insertKind = iota + 1 // partition column or id: utf8
-	kindTime                       // timestamp: paramTimestampType
-	kindValue                      // value: utf8 (JSON text) or binary
+	kindText  insertKind = iota + 1 // partition column or id: utf8
+	kindTime                        // timestamp: paramTimestampType
+	kindValue                       // value: utf8 (JSON text) or binary
 )
 
 // Column order of insertValue arrays.
@@ -232,7 +232,7 @@ func insertLiteral(def routing.TableDef, col int, n *pg.Node) (insertValue, erro
 	case n.GetSetToDefault() != nil:
 		return insertValue{}, unimplemented("DEFAULT in VALUES")
 	case c == nil:
-		return insertValue{}, errorf(InvalidArgument, "column %s takes a string literal or a parameter, not an expression", name)
+		return insertValue{}, &Error{Code: Unimplemented, Msg: fmt.Sprintf("expressions in VALUES are not supported: column %s takes a string literal or a parameter", name)}
 	case c.GetIsnull():
 		return insertValue{}, errorf(InvalidArgument, "column %s must not be NULL", name)
 	case c.GetSval() == nil:
