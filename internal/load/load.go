@@ -55,8 +55,10 @@ type Mapping struct {
 	// stored (the narrow shape partition, timestamp, id, value of a routed table); Value is
 	// then ignored.
 	Payload string
-	// Progress, when set, is called after each batch File writes, with the running totals
-	// (not during the checking pass). It runs on File's goroutine and must not block long.
+	// Progress, when set, is called after each batch File writes (for an Ingester: hands on;
+	// its Appended stays 0 until the whole file commits), with the running totals (not during
+	// the checking pass). It runs on the goroutine reading the file (for an Ingester it may be
+	// the store's) and must not block long.
 	Progress func(Stats)
 }
 
@@ -73,6 +75,15 @@ type Checker interface {
 	CheckAppend(recs []routing.Record) error
 }
 
+// Ingester is implemented by appenders that write a whole request in one all-or-nothing
+// transaction behind the write fence (*routing.DurableTable, the path of Flight SQL bulk
+// ingest). When the appender is an Ingester, File reads the source once and writes the whole
+// file through it: a bad row, a record outside the writable window, a bucket that is no
+// longer hot or a duplicate anywhere in the file stores nothing of it.
+type Ingester interface {
+	Ingest(ctx context.Context, src routing.RecordSource) (int64, error)
+}
+
 // Stats reports a load: records read from the source and appended.
 type Stats struct {
 	Read     int64
@@ -82,11 +93,13 @@ type Stats struct {
 // BatchSize is how many records the loader hands to one Append call.
 const BatchSize = 20000
 
-// File loads path (".parquet" or ".csv", by extension) into t with mapping m, in batches of
-// BatchSize records. When t is a Checker, every record is converted and checked before the
-// first one is written (see Checker). A failure while writing (a store error, a bucket that is
-// no longer hot, a duplicate record) stops the load; records of earlier batches stay appended
-// (each Append is atomic per bucket) and Stats says how many.
+// File loads path (".parquet" or ".csv", by extension) into t with mapping m. When t is an
+// Ingester (*routing.DurableTable), the whole file is one all-or-nothing request through it,
+// read once (see Ingester). Otherwise records go in batches of BatchSize to Append; when t is
+// a Checker, every record is converted and checked before the first one is written (see
+// Checker), and a failure while writing (a store error, a bucket that is no longer hot, a
+// duplicate record) stops the load with the records of earlier batches appended (each Append
+// is atomic per bucket) and Stats saying how many.
 func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error) {
 	if m.Partition == "" || m.Time == "" {
 		return Stats{}, errors.New("load: the mapping needs a partition column and a time column")
@@ -112,6 +125,14 @@ func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error
 		defer src.Close()
 		return run(src, m, sink)
 	}
+	if ing, ok := t.(Ingester); ok {
+		src, err := open()
+		if err != nil {
+			return Stats{}, err
+		}
+		defer src.Close()
+		return ingestFile(ctx, ing, src, m)
+	}
 	if c, ok := t.(Checker); ok {
 		if _, err := pass(func(recs []routing.Record) (int, error) { return 0, c.CheckAppend(recs) }); err != nil {
 			return Stats{}, fmt.Errorf("%w (nothing was written)", err)
@@ -127,6 +148,67 @@ func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error
 		}
 		return n, err
 	})
+}
+
+// ingestFile writes every record of src through ing in one request (Ingester). Stats.Read
+// counts the rows converted, Stats.Appended the records stored (all or none); m.Progress sees
+// the rows handed on so far (Appended stays 0 until the end: nothing is stored before the
+// whole file commits).
+func ingestFile(ctx context.Context, ing Ingester, src recordSource, m Mapping) (Stats, error) {
+	conv, err := NewConverter(src.Schema(), m)
+	if err != nil {
+		return Stats{}, err
+	}
+	fs := &fileSource{src: src, conv: conv, progress: m.Progress}
+	n, err := ing.Ingest(ctx, fs)
+	st := Stats{Read: fs.row, Appended: n}
+	if err != nil {
+		return st, fmt.Errorf("load: %w (records count from 0; nothing was written)", err)
+	}
+	return st, nil
+}
+
+// fileSource is a routing.RecordSource over the rows of a source file, BatchSize records at a
+// time.
+type fileSource struct {
+	src      recordSource
+	conv     *Converter
+	progress func(Stats)
+	cur      arrow.RecordBatch // the batch being converted (owned by src)
+	off      int
+	row      int64
+	recs     []routing.Record
+}
+
+func (f *fileSource) Next(context.Context) ([]routing.Record, error) {
+	f.recs = f.recs[:0]
+	for len(f.recs) < BatchSize {
+		if f.cur == nil || f.off >= int(f.cur.NumRows()) {
+			rec, err := f.src.Next()
+			if err == io.EOF {
+				if len(f.recs) == 0 {
+					return nil, io.EOF
+				}
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			f.cur, f.off = rec, 0
+			continue
+		}
+		hi := min(int(f.cur.NumRows()), f.off+BatchSize-len(f.recs))
+		var err error
+		if f.recs, err = f.conv.Append(f.recs, f.cur, f.off, hi, f.row); err != nil {
+			return nil, err
+		}
+		f.row += int64(hi - f.off)
+		f.off = hi
+	}
+	if f.progress != nil {
+		f.progress(Stats{Read: f.row})
+	}
+	return f.recs, nil
 }
 
 // recordSource yields Arrow batches of a source file.
