@@ -58,8 +58,9 @@ type ingestResult struct {
 //   - store=postgres/via=copy: pgx CopyFrom of the same records (as the server builds them,
 //     converted before timing) into a plain table of the same four columns without any index:
 //     the ceiling of PostgreSQL's bulk path;
-//   - store=postgres/via=load: `flightsrv load`'s write path in process (DurableTable.Append of
-//     20,000-record batches, one fenced transaction per bucket of each) with the same records;
+//   - store=postgres/via=load: `flightsrv load`'s write path in process (DurableTable.Ingest of
+//     the whole input in batches of load.BatchSize records: the ingest path without gRPC and
+//     Arrow conversion) with the same records;
 //   - store=postgres/via=copy-records: pgx CopyFrom of the same records straight into
 //     pulpitum_v4_records (its primary key and its foreign key to the bucket metadata, whose
 //     rows are inserted before timing), without the fence: the ceiling for Pulpitum's schema.
@@ -252,15 +253,11 @@ SELECT $1, u.p, u.k, $2, u.s, u.e FROM unnest($3::BYTEA[], $4::TEXT[], $5::TIMES
 			}
 			b.StartTimer()
 			start := time.Now()
-			var stored int64
-			for lo := 0; lo < len(recs); lo += load.BatchSize {
-				k, err := t.Append(ctx, recs[lo:min(lo+load.BatchSize, len(recs))])
-				if err != nil {
-					b.Fatal(err)
-				}
-				stored += int64(k)
-			}
+			stored, err := t.Ingest(ctx, &recordBatches{recs: recs})
 			d := time.Since(start)
+			if err != nil {
+				b.Fatal(err)
+			}
 			b.StopTimer()
 			if stored != n {
 				b.Fatalf("appended %d; want %d", stored, n)
@@ -284,7 +281,7 @@ func printIngestSummary(w io.Writer, n int64, results map[string]*ingestResult) 
 	for _, v := range []struct{ key, label string }{
 		{"postgres/flightsql", "ingest → PostgreSQL (Flight SQL)"},
 		{"sqlite/flightsql", "ingest → SQLite (Flight SQL)"},
-		{"load", "load's path → PostgreSQL (Append)"},
+		{"load", "load's path → PostgreSQL (in process)"},
 		{"plain", "pgx COPY → plain table (no index)"},
 		{"pulpitum_v4_records", "pgx COPY → pulpitum_v4_records"},
 	} {
@@ -375,4 +372,20 @@ func ingestRecords(b *testing.B, schema *arrow.Schema, batches []arrow.RecordBat
 		row += rec.NumRows()
 	}
 	return recs
+}
+
+// recordBatches is a routing.RecordSource over recs, load.BatchSize records at a time.
+type recordBatches struct {
+	recs []routing.Record
+	off  int
+}
+
+func (r *recordBatches) Next(context.Context) ([]routing.Record, error) {
+	if r.off >= len(r.recs) {
+		return nil, io.EOF
+	}
+	hi := min(len(r.recs), r.off+load.BatchSize)
+	out := r.recs[r.off:hi]
+	r.off = hi
+	return out, nil
 }
