@@ -311,7 +311,7 @@ func (s *suite) newEngine(b *testing.B, hot routing.HotStore, r routing.ArchiveR
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := query.New([]*routing.DurableTable{t}, query.Options{Pushdown: pushdown, Logger: discardLogger})
+	e, err := query.New([]*routing.DurableTable{t}, query.Options{Pushdown: pushdown})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -258,7 +258,7 @@
 //     archive decode spans) plus what the collector lets accumulate. Without a memory limit
 //     the heap grows to twice the live set and freed pages are returned lazily: 45–60 MiB
 //     anonymous for ORD, about 70 MiB for the large partition. `flightsrv serve` sets a soft
-//     limit (--memory-limit, default 40 MiB plus 32 MiB per concurrent query stream), which
+//     limit (--go-memory-limit, default 40 MiB plus 32 MiB per concurrent query stream), which
 //     keeps it at 33–38 MiB; the peak is then the executable's pages plus about 38 MiB. The
 //     batches' buffers come from a recycling allocator (scan/ledger.Pool): buffers released
 //     once written to the wire are decoded into again, so the scan allocates well under a MiB

@@ -70,7 +70,7 @@ func TestLoad(t *testing.T) {
 	le := *e
 	le.url = withAppName(t, e.url, "flightsrv_load")
 	rep := startReplicas(t, &le, bin, testproc.WriteKeyring(t, "e2e-1"), 1, "--max-queries", "4", "--max-queued", "8", "--queue-wait", "1s",
-		"--memory-limit", "auto", "--debug-listen", debug)[0]
+		"--go-memory-limit", "auto", "--debug-listen", debug)[0]
 	ctx := context.Background()
 	from, to := ts("2001-01-01T00:00:00Z"), ts("2001-07-01T00:00:00Z")
 	wantRows := int64(len(expected(e.sample, "ORD", from, to)))

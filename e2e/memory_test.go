@@ -28,7 +28,7 @@ const memoryAttackLimit = 64 << 20
 // runtime and the binary's mapped text and data, pgx's connections, the substrait extension
 // collection loaded by the first statement, gRPC's per-stream buffers and the IPC encoder's
 // copy of the batch being sent (one per stream), the garbage the collector has not yet
-// returned (the server runs with the default --memory-limit auto: a soft limit of 40 MiB plus
+// returned (the server runs with the default --go-memory-limit auto: a soft limit of 40 MiB plus
 // 32 MiB per stream in flight), and the parse tree of the statement being planned (about
 // 30 MB for the 200 KB statement of 50,000 columns; one at a time). Measured with this test,
 // the ordinary ordered scan of ORD (the control case) peaks at 81 to 90 MiB: 150 MiB leaves
@@ -234,7 +234,7 @@ func TestMemoryAttacks(t *testing.T) {
 			name := fmt.Sprintf("%s ×%d", a.name, clients)
 			t.Run(name, func(t *testing.T) {
 				rep := startReplicas(t, e, bin, keyring, 1, "--query-memory", fmt.Sprint(memoryAttackLimit),
-					"--total-query-memory", fmt.Sprint(memoryAttackLimit), "--memory-limit", "auto")[0]
+					"--total-query-memory", fmt.Sprint(memoryAttackLimit), "--go-memory-limit", "auto")[0]
 				defer rep.proc.Stop()
 				stop := make(chan struct{})
 				peakRSS := watchRSS(rep.proc.Pid(), rep.kill, stop)

@@ -44,7 +44,7 @@ func startReplicas(t *testing.T, e *env, bin, keyring string, n int, extra ...st
 		for _, addr := range addrs {
 			args := append([]string{"serve", "--store", e.url, "--archive", e.dir, "--no-auth", "--keyring", keyring,
 				"--table", "name=flights,id=" + flightsTable.TableID + ",partition=origin,strategy=month",
-				"--listen", addr, "--advertise", strings.Join(addrs, ","), "--memory-limit", "off"}, extra...)
+				"--listen", addr, "--advertise", strings.Join(addrs, ","), "--go-memory-limit", "off"}, extra...)
 			reps = append(reps, &replica{addr: addr, proc: testproc.Start(t, "flightsrv serve", nil, bin, args...)})
 		}
 		for _, r := range reps {

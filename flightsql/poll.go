@@ -452,14 +452,12 @@ func (s *Server) listEndpoints(p *poll, i int, kept []arrow.RecordBatch, size in
 	return true
 }
 
-// failPoll records the error of p's run as the poll's outcome (a gRPC status; the run's
-// cancellation cause when it is one, such as CancelFlightInfo's or the query timeout's) and
+// failPoll records the error of p's run as the poll's outcome (a gRPC status: of the run's
+// cancellation cause when it has one, such as CancelFlightInfo's or the query timeout's) and
 // drops its batches.
 func (s *Server) failPoll(p *poll, ctx context.Context, err error) {
-	if cause := context.Cause(ctx); cause != nil {
-		if _, ok := status.FromError(cause); ok {
-			err = cause
-		}
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+		err = cause // the run's own cause (CancelFlightInfo's, the query timeout's)
 	}
 	err = s.toStatus(err)
 	p.mu.Lock()

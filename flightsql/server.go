@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/hex"
-	"errors"
 	"log/slog"
 	"sort"
 	"strings"
@@ -196,30 +195,8 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// toStatus converts an error to a gRPC status error at the protocol boundary: status errors
-// pass through, cancellations keep their code, anything else becomes INTERNAL with a fixed
-// message (a *querylog.InternalError, whose cause the call's log line classifies).
-func (s *Server) toStatus(err error) error {
-	if err == nil {
-		return nil
-	}
-	if st, ok := status.FromError(err); ok {
-		return st.Err()
-	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, "query was cancelled")
-	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, "query deadline exceeded")
-	case errors.Is(err, errForeignKey):
-		return status.Error(codes.InvalidArgument, errForeignKey.Error())
-	case errors.Is(err, errBadHandle):
-		return status.Error(codes.InvalidArgument, errBadHandle.Error())
-	}
-	// The call's log line (internal/querylog) names the cause's class; its text is logged at
-	// debug level only.
-	return &querylog.InternalError{Status: status.New(codes.Internal, "query could not be executed"), Cause: err}
-}
+// toStatus converts an error to a gRPC status error at the protocol boundary (Status).
+func (s *Server) toStatus(err error) error { return Status(err, s.log) }
 
 // stream executes q and returns the DoGet stream. Errors of the result reader are mapped
 // to gRPC status codes before they reach the client.

@@ -50,10 +50,10 @@ func TestAnalyticalMode(t *testing.T) {
 	for name, e := range map[string]*query.Engine{"pushdown on": on, "pushdown off": off} {
 		sql := "SELECT channel_id, count(*) FROM messages" + where + " GROUP BY 1 ORDER BY 1"
 		_, err := engRun(t, e, alloc, sql, nil)
-		if st, _ := status.FromError(err); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "session option analytical = on") {
+		if st, _ := status.FromError(wire(err)); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "session option analytical = on") {
 			t.Fatalf("%s: outside the analytical mode: %v", name, err)
 		}
-		if _, _, err := e.Prepare(context.Background(), sql, nil); status.Code(err) != codes.InvalidArgument {
+		if _, _, err := e.Prepare(context.Background(), sql, nil); status.Code(wire(err)) != codes.InvalidArgument {
 			t.Fatalf("%s: Prepare outside the analytical mode: %v", name, err)
 		}
 		if _, _, err := e.Prepare(analytical, sql, nil); err != nil {
@@ -115,12 +115,12 @@ func TestAnalyticalMode(t *testing.T) {
 	// The limits: partitions discovered, and partitions × buckets.
 	few, _ := f.enginesWith(t, alloc, nil, query.Options{AnalyticalMaxPartitions: 1})
 	_, err := engRunCtx(analytical, t, few, alloc, "SELECT count(*) FROM messages"+where, nil, nil)
-	if st, _ := status.FromError(err); st.Code() != codes.ResourceExhausted || st.Message() != "the analytical read of messages finds more than 1 partitions in its range, this server's limit (--analytical-max-partitions): narrow the range or pin the partitions" {
+	if st, _ := status.FromError(wire(err)); st.Code() != codes.ResourceExhausted || st.Message() != "the analytical read of messages finds more than 1 partitions in its range, this server's limit (--analytical-max-partitions): narrow the range or pin the partitions" {
 		t.Fatalf("over the analytical partition limit: %v", err)
 	}
 	small, _ := f.enginesWith(t, alloc, nil, query.Options{MaxBuckets: 59})
 	_, err = engRunCtx(analytical, t, small, alloc, "SELECT count(*) FROM messages"+where, nil, nil)
-	if st, _ := status.FromError(err); st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "60 buckets") {
+	if st, _ := status.FromError(wire(err)); st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "60 buckets") {
 		t.Fatalf("over the bucket limit: %v", err)
 	}
 	alloc.AssertSize(t, 0)
@@ -179,7 +179,7 @@ func TestMaxPartitionsOption(t *testing.T) {
 			if limit == 0 {
 				limit = 64
 			}
-			if st, _ := status.FromError(err); st.Code() != codes.InvalidArgument || st.Message() != fmt.Sprintf("messages lists %d partitions, more than this server's limit of %d (--max-partitions): list fewer or split the query", c.n, limit) {
+			if st, _ := status.FromError(wire(err)); st.Code() != codes.InvalidArgument || st.Message() != fmt.Sprintf("messages lists %d partitions, more than this server's limit of %d (--max-partitions): list fewer or split the query", c.n, limit) {
 				t.Fatalf("limit %d, %d partitions: %v", c.limit, c.n, err)
 			}
 			continue

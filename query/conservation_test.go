@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -94,7 +93,7 @@ func TestRowConservation(t *testing.T) {
 			}
 			tables = append(tables, tbl)
 		}
-		e, err := query.New(tables, query.Options{Pushdown: true, Alloc: alloc, Logger: slog.New(slog.DiscardHandler), EndpointBuckets: 1 + rng.IntN(6)})
+		e, err := query.New(tables, query.Options{Pushdown: true, Alloc: alloc, EndpointBuckets: 1 + rng.IntN(6)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +143,7 @@ func TestRowConservation(t *testing.T) {
 		wg.Wait()
 		for i, o := range outcomes {
 			if o.err != nil {
-				if status.Code(o.err) != codes.Canceled && !errors.Is(o.err, context.Canceled) {
+				if status.Code(wire(o.err)) != codes.Canceled && !errors.Is(o.err, context.Canceled) {
 					t.Fatalf("trial %d fragment %d: %v, want CANCELLED", trial, i, o.err)
 				}
 				cancelled++

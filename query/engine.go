@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -14,14 +13,12 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	otelcodes "go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/querylog"
+	"github.com/flightsrv/flightsrv/internal/setting"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ledger"
-	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
@@ -35,8 +32,6 @@ type Options struct {
 	// (memory.GoAllocator's zeroed, aligned buffers, with the ones batches released served
 	// again to later batches instead of left to the garbage collector).
 	Alloc memory.Allocator
-	// Logger receives store errors that are hidden from clients; nil uses slog.Default().
-	Logger *slog.Logger
 	// MaxBuckets bounds the buckets one query's time range may span (default
 	// DefaultMaxBuckets; negative means no bound): a query over centuries of day buckets would
 	// otherwise occupy the server for minutes. Refusals are RESOURCE_EXHAUSTED.
@@ -53,25 +48,25 @@ type Options struct {
 	// DefaultQueryMemory; negative means no bound): a sort of too many rows or too many groups
 	// is refused with RESOURCE_EXHAUSTED naming the limit.
 	QueryMemory int64
-	// TotalMemory bounds the bytes all the engine's queries' batches may hold together (their
+	// TotalQueryMemory bounds the bytes all the engine's queries' batches may hold together (their
 	// ledgers' allocations and claims, a ledger.Budget; default DefaultTotalMemory; negative
 	// means no bound): a query whose next batch would take the total past it is refused with
 	// RESOURCE_EXHAUSTED naming the limit, before the batch is built, so the process's memory
 	// stays bounded however many queries run at once.
-	TotalMemory int64
+	TotalQueryMemory int64
 	// EndpointBuckets is how many consecutive buckets one endpoint of a multi-endpoint
 	// result reads at most (default DefaultEndpointBuckets), and MaxEndpoints how many
 	// endpoints one result may have (default DefaultMaxEndpoints; groups grow beyond it):
 	// see Fragments.
 	EndpointBuckets int
 	MaxEndpoints    int
-	// MaxRows bounds the rows one query's fragments may produce (the rows read, after the
+	// QueryMaxRows bounds the rows one query's fragments may produce (the rows read, after the
 	// residual filters; a fragment that aggregates produces its partial rows: one per bucket
 	// for an ungrouped aggregate) (default DefaultMaxRows; negative: no bound); refusals are
 	// RESOURCE_EXHAUSTED naming the limit.
-	MaxRows int64
+	QueryMaxRows int64
 	// QueryCPU bounds the CPU time one query's fragments and coordinator may use in all,
-	// measured per batch on their threads (scan.Options.CPULimit) (default DefaultQueryCPU;
+	// measured per batch on their threads (scan.Options.QueryCPU) (default DefaultQueryCPU;
 	// negative: no bound, and nothing is measured): the CPU-time twin of the wall-time bound
 	// (issue 16). Refusals are RESOURCE_EXHAUSTED naming the limit.
 	QueryCPU time.Duration
@@ -99,9 +94,6 @@ const DefaultTotalMemory = 1 << 30
 // buckets or 1,666 years of month buckets.
 const DefaultMaxBuckets = 20000
 
-// errEmptyQuery answers a statement with neither SQL text nor a Substrait plan.
-var errEmptyQuery = status.Error(codes.InvalidArgument, "empty query")
-
 // Engine plans and executes queries over a fixed set of routed tables. Safe for concurrent
 // use.
 type Engine struct {
@@ -110,11 +102,29 @@ type Engine struct {
 	opts    Options
 	metrics *metrics
 	stmts   *stmtCache
-	budget  *ledger.Budget // what all queries hold together (Options.TotalMemory)
+	budget  *ledger.Budget // what all queries hold together (Options.TotalQueryMemory)
 	// maxColumns bounds a select list (substrait.BindOptions.MaxOutputColumns): the most
 	// output columns whose batches an execution could hold under QueryMemory at the smallest
 	// fan-out of the tables (scan.MaxOutputColumns); 0 without a memory bound.
 	maxColumns int
+}
+
+// withDefaults applies the settings convention (internal/setting) to every bound in one
+// place: 0 is the bound's default, a negative value is no bound (0 below this struct).
+func (o *Options) withDefaults() {
+	o.QueryMemory = setting.Bound(o.QueryMemory, DefaultQueryMemory)
+	o.TotalQueryMemory = setting.Bound(o.TotalQueryMemory, DefaultTotalMemory)
+	o.MaxBuckets = setting.Bound(o.MaxBuckets, DefaultMaxBuckets)
+	o.QueryMaxRows = setting.Bound(o.QueryMaxRows, DefaultMaxRows)
+	o.QueryCPU = setting.Bound(o.QueryCPU, DefaultQueryCPU)
+	o.AnalyticalMaxPartitions = setting.Bound(o.AnalyticalMaxPartitions, DefaultAnalyticalMaxPartitions)
+	o.MaxPartitions = setting.Or(o.MaxPartitions, substrait.DefaultMaxPartitions)
+	if o.EndpointBuckets <= 0 {
+		o.EndpointBuckets = DefaultEndpointBuckets
+	}
+	if o.MaxEndpoints <= 0 {
+		o.MaxEndpoints = DefaultMaxEndpoints
+	}
 }
 
 // New returns an engine over tables; table names must be distinct.
@@ -122,33 +132,7 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if opts.Alloc == nil || opts.Alloc == memory.DefaultAllocator {
 		opts.Alloc = ledger.DefaultPool
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if opts.QueryMemory == 0 {
-		opts.QueryMemory = DefaultQueryMemory
-	}
-	if opts.TotalMemory == 0 {
-		opts.TotalMemory = DefaultTotalMemory
-	}
-	if opts.MaxBuckets == 0 {
-		opts.MaxBuckets = DefaultMaxBuckets
-	}
-	if opts.MaxRows == 0 {
-		opts.MaxRows = DefaultMaxRows
-	}
-	if opts.QueryCPU == 0 {
-		opts.QueryCPU = DefaultQueryCPU
-	}
-	if opts.EndpointBuckets <= 0 {
-		opts.EndpointBuckets = DefaultEndpointBuckets
-	}
-	if opts.MaxEndpoints <= 0 {
-		opts.MaxEndpoints = DefaultMaxEndpoints
-	}
-	if opts.AnalyticalMaxPartitions == 0 {
-		opts.AnalyticalMaxPartitions = DefaultAnalyticalMaxPartitions
-	}
+	opts.withDefaults()
 	defs := make([]routing.TableDef, len(tables))
 	byName := make(map[string]*routing.DurableTable, len(tables))
 	for i, t := range tables {
@@ -163,7 +147,7 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: ledger.NewBudget(opts.TotalMemory),
+	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: ledger.NewBudget(opts.TotalQueryMemory),
 		maxColumns: maxColumns(tables, opts.QueryMemory)}, nil
 }
 
@@ -196,13 +180,13 @@ func (e *Engine) Tables() map[string]*arrow.Schema {
 // substraitPlan must be set; a Substrait plan takes no parameters.
 func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) (*arrow.Schema, *arrow.Schema, error) {
 	if sql == "" && len(substraitPlan) == 0 {
-		return nil, nil, errEmptyQuery
+		return nil, nil, ErrEmptyQuery
 	}
 	if sql != "" && substrait.IsInsert(sql) {
 		noteUnprepared(ctx, sql)
 		ins, err := e.prepareInsert(sql)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, e.planError(err)
 		}
 		return arrow.NewSchema(nil, nil), ins.ParameterSchema(), nil
 	}
@@ -237,13 +221,13 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 // statements and Substrait plans are compiled per call.
 func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (rdr array.RecordReader, err error) {
 	if sql == "" && len(substraitPlan) == 0 {
-		return nil, errEmptyQuery
+		return nil, ErrEmptyQuery
 	}
 	if sql != "" && substrait.IsInsert(sql) {
 		if _, err := e.prepareInsert(sql); err != nil {
 			return nil, err
 		}
-		return nil, status.Error(codes.InvalidArgument, "an INSERT returns no rows: execute it as an update (ExecuteUpdate)")
+		return nil, &substrait.Error{Code: substrait.InvalidArgument, Msg: "an INSERT returns no rows: execute it as an update (ExecuteUpdate)"}
 	}
 	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()
@@ -357,7 +341,7 @@ func (e *Engine) compile(ctx context.Context, b *substrait.Bound, window *routin
 	}
 	pr, err := scan.Prepare(b.Plan, e.boundOptions(routes))
 	if err != nil {
-		return nil, false, e.execError(err)
+		return nil, false, err
 	}
 	c = &compiled{pr: pr, schema: b.Schema, buckets: total}
 	if window == nil {
@@ -410,9 +394,9 @@ func (e *Engine) start(ctx context.Context, c *compiled) (array.RecordReader, er
 			span.SetStatus(otelcodes.Error, "aggregate failed")
 			span.End()
 		}
-		return nil, e.execError(err)
+		return nil, err
 	}
-	r := &execReader{RecordReader: scan.Conform(res, c.schema), e: e, res: res}
+	r := &execReader{RecordReader: scan.Conform(res, c.schema), res: res}
 	if !c.candidate && span == nil {
 		return r, nil
 	}
@@ -457,14 +441,12 @@ func spanOperation(rws []scan.Rewrite) (op string, bin *routing.Binning) {
 	return scan.Operation(rws), bin
 }
 
-// execReader classifies the error of a result stream with execError, as for errors returned
-// by Execute: a store failure met while streaming rows is UNAVAILABLE too, not an internal
-// error. observe, when set, is called once when the stream ends (scan-path aggregate metrics).
+// execReader is the result stream of an execution: it keeps the executor's result (the query
+// log's read statistics) and calls observe, when set, once when the stream ends (scan-path
+// aggregate metrics). Its errors are the executor's, typed as Execute's are.
 type execReader struct {
 	array.RecordReader
-	e       *Engine
 	res     *scan.Result
-	err     error
 	ended   bool
 	observe func(error)
 }
@@ -482,89 +464,14 @@ func (r *execReader) Next() bool {
 	return false
 }
 
-func (r *execReader) Err() error {
-	if r.err == nil {
-		if err := r.RecordReader.Err(); err != nil {
-			r.err = r.e.execError(err)
-		}
-	}
-	return r.err
-}
-
-// planError converts a planning error to a gRPC status error; internal errors pass through.
+// planError returns the error of a statement that could not be planned: a select list too
+// wide for any execution under the query memory (*substrait.OutputColumnsError) is that
+// limit's refusal (a *ledger.LimitExceededError), before anything is planned; anything else
+// (a *substrait.Error, a *substrait.PartitionListError) passes unchanged to the protocol
+// boundary.
 func (e *Engine) planError(err error) error {
 	if oc := (*substrait.OutputColumnsError)(nil); errors.As(err, &oc) {
-		// More columns than any execution could hold under the query memory (a batch's column
-		// metadata alone passes it): the query-memory refusal, before anything is planned.
-		return status.Error(codes.ResourceExhausted, ledger.LimitError(e.opts.QueryMemory).(*ledger.LimitExceededError).Message())
-	}
-	var pe *substrait.Error
-	if !errors.As(err, &pe) {
-		return err
-	}
-	code := codes.Internal
-	switch pe.Code {
-	case substrait.InvalidArgument:
-		code = codes.InvalidArgument
-	case substrait.Unimplemented:
-		code = codes.Unimplemented
-	case substrait.NotFound:
-		code = codes.NotFound
-	}
-	// The client's message may quote its own text (an unknown identifier); the log line holds
-	// the value-free form.
-	return querylog.Refusal(code, pe.Msg, pe.LogMsg, pe.SQLState)
-}
-
-// execError classifies an execution error: the client sees a fixed message for the classes
-// it can act on; anything else passes through to be logged and hidden by the Flight layer.
-func (e *Engine) execError(err error) error {
-	var de *ops.DataError
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
-	case errors.As(err, &de):
-		// A data exception of the query's expressions (division by zero, an overflow, text
-		// that is no number): the query's fault, refused in PostgreSQL's words with its
-		// SQLSTATE.
-		return querylog.Refusal(codes.InvalidArgument, de.Msg, "", de.Code)
-	case errors.Is(err, ledger.ErrMemoryLimit):
-		msg := "the query needs more than its memory limit; narrow it or raise --query-memory"
-		var le *ledger.LimitExceededError
-		if errors.As(err, &le) {
-			msg = le.Message()
-		}
-		return status.Error(codes.ResourceExhausted, msg)
-	case errors.Is(err, routing.ErrBinOutOfRange):
-		return status.Error(codes.InvalidArgument, "a time bucket starts outside the timestamp range (1677-09-21 to 2262-04-11)")
-	case errors.Is(err, ledger.ErrCPULimit):
-		var ce *ledger.CPULimitExceededError
-		if errors.As(err, &ce) {
-			return status.Error(codes.ResourceExhausted, ce.Message())
-		}
-		return err
-	case errors.Is(err, ledger.ErrRowLimit):
-		var re *ledger.RowLimitExceededError
-		if errors.As(err, &re) {
-			return status.Error(codes.ResourceExhausted, re.Message())
-		}
-		return err
-	case errors.Is(err, routing.ErrPinMismatch):
-		return pinError(err)
-	case errors.Is(err, routing.ErrInvalidTimeRange):
-		return status.Error(codes.InvalidArgument, "invalid time range")
-	case errors.Is(err, routing.ErrArchiveDamaged):
-		// The server log names the route (routing.RouteID) and the failed check.
-		return status.Error(codes.DataLoss, "archived data this query reads is missing or damaged; the server log names the route")
-	case errors.As(err, new(*routing.ConnectionsBusyError)):
-		var busy *routing.ConnectionsBusyError
-		errors.As(err, &busy)
-		return status.Error(codes.Unavailable, busy.Message())
-	case errors.Is(err, routing.ErrUnavailable):
-		// The call's log line (internal/querylog) reports the refusal; the store's error may
-		// hold values, so it is logged at debug level only.
-		e.opts.Logger.Debug("store unavailable", "err", err)
-		return status.Error(codes.Unavailable, "store unavailable, retry later")
+		return ledger.LimitError(e.opts.QueryMemory)
 	}
 	return err
 }

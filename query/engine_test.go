@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/flightsrv/flightsrv/archive"
+	"github.com/flightsrv/flightsrv/flightsql"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
@@ -190,7 +191,7 @@ func (f *engFixture) enginesWith(t *testing.T, alloc memory.Allocator, hot routi
 		}
 		tables = append(tables, tbl)
 	}
-	opts.Alloc, opts.Logger = alloc, slog.New(slog.DiscardHandler)
+	opts.Alloc = alloc
 	var err error
 	opts.Pushdown = true
 	if on, err = query.New(tables, opts); err != nil {
@@ -771,7 +772,7 @@ func testEngineMemoryLimit(t *testing.T, f *engFixture) {
 		t.Fatalf("%d rows past the memory limit", len(res.rows))
 	}
 	engCheckStatus(t, sql, err, codes.ResourceExhausted)
-	if msg := status.Convert(err).Message(); msg != "the query needs more than its memory limit of 2048 bytes (2 KiB); narrow it or raise --query-memory" {
+	if msg := status.Convert(wire(err)).Message(); msg != "the query needs more than its memory limit of 2048 bytes (2 KiB); narrow it or raise --query-memory" {
 		t.Fatalf("message %q: want exactly the limit's message, without internal prefixes", msg)
 	}
 	if n := alloc.CurrentAlloc(); n != 0 {
@@ -786,7 +787,7 @@ func engCheckStatus(t *testing.T, what string, err error, want codes.Code, secre
 	if err == nil {
 		t.Fatalf("%s: no error, want %s", what, want)
 	}
-	st, ok := status.FromError(err)
+	st, ok := status.FromError(wire(err))
 	if !ok {
 		t.Fatalf("%s: %v is not a gRPC status error", what, err)
 	}
@@ -907,7 +908,7 @@ func testEnginePlanningErrors(t *testing.T, f *engFixture) {
 		for _, e := range []*query.Engine{on, off} {
 			_, err := engRun(t, e, alloc, tc.sql, nil)
 			engCheckStatus(t, tc.sql, err, tc.code, secrets...)
-			if msg := status.Convert(err).Message(); !strings.Contains(msg, tc.construct) {
+			if msg := status.Convert(wire(err)).Message(); !strings.Contains(msg, tc.construct) {
 				t.Errorf("%s: message %q does not name %q", tc.sql, msg, tc.construct)
 			}
 		}
@@ -982,7 +983,7 @@ func testEngineReleaseEarly(t *testing.T, f *engFixture) {
 	for rdr.Next() {
 	}
 	if err := rdr.Err(); !errors.Is(err, context.Canceled) {
-		if st, ok := status.FromError(err); !ok || st.Code() != codes.Canceled {
+		if st, ok := status.FromError(wire(err)); !ok || st.Code() != codes.Canceled {
 			t.Fatalf("after cancel: err %v, want context.Canceled", err)
 		}
 	}
@@ -1011,10 +1012,10 @@ func TestEmptyQueryAndBucketLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := eng.Prepare(ctx, "", nil); status.Code(err) != codes.InvalidArgument {
+	if _, _, err := eng.Prepare(ctx, "", nil); status.Code(wire(err)) != codes.InvalidArgument {
 		t.Fatalf("empty prepare: %v", err)
 	}
-	if _, err := eng.Execute(ctx, "", nil, nil); status.Code(err) != codes.InvalidArgument {
+	if _, err := eng.Execute(ctx, "", nil, nil); status.Code(wire(err)) != codes.InvalidArgument {
 		t.Fatalf("empty execute: %v", err)
 	}
 	q := "SELECT COUNT(*) FROM messages WHERE channel_id = 'x' AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '%s'"
@@ -1024,7 +1025,11 @@ func TestEmptyQueryAndBucketLimit(t *testing.T) {
 	}
 	rdr.Release()
 	_, err = eng.Execute(ctx, fmt.Sprintf(q, "2001-04-12T00:00:00Z"), nil, nil) // 101 day buckets
-	if st, _ := status.FromError(err); st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "101 buckets") {
+	if st, _ := status.FromError(wire(err)); st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "101 buckets") {
 		t.Fatalf("over the bucket limit: %v", err)
 	}
 }
+
+// wire is the error a client receives for err: the protocol boundary's mapping of the
+// engine's typed errors to gRPC statuses (flightsql.Status).
+func wire(err error) error { return flightsql.Status(err, slog.New(slog.DiscardHandler)) }

@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"time"
 
@@ -11,8 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"golang.org/x/sync/errgroup"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
@@ -79,7 +76,7 @@ type planned struct {
 // statement's clock when ctx carries one (withClock).
 func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (*planned, error) {
 	if sql == "" && len(substraitPlan) == 0 {
-		return nil, errEmptyQuery
+		return nil, ErrEmptyQuery
 	}
 	var (
 		pl  planned
@@ -91,7 +88,7 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 	}
 	st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 	if err != nil {
-		return nil, e.planError(err)
+		return nil, err
 	}
 	pl.explain = st.IsExplain()
 	if params != nil && params.NumRows() > 0 {
@@ -100,7 +97,7 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 		pl.b, err = st.BindGeneral(e.bindOptions(ctx))
 	}
 	if err != nil {
-		return nil, e.planError(err)
+		return nil, err
 	}
 	return &pl, nil
 }
@@ -116,7 +113,7 @@ func (e *Engine) cachedCompiled(ctx context.Context, sql string, params arrow.Re
 	}
 	ent, err := e.stmts.entry(sql, e.cat, e.bindOptions(ctx))
 	if err != nil {
-		return nil, e.planError(err)
+		return nil, err
 	}
 	return ent.exec.Load(), nil
 }
@@ -304,7 +301,7 @@ func (e *Engine) windowFragments(ctx context.Context, rd *read, now time.Time) (
 func (e *Engine) windowsOf(p *plan.Plan, routes map[*plan.NamedTableReadRel]substrait.Route) (scan.Windows, error) {
 	pr, err := scan.Prepare(p, e.boundOptions(routes))
 	if err != nil {
-		return scan.WindowsNone, unsupportedPlan(e.execError(err))
+		return scan.WindowsNone, unsupportedPlan(err)
 	}
 	return pr.Windows(), nil
 }
@@ -353,14 +350,10 @@ func (e *Engine) resolveRoutes(ctx context.Context, buckets []routing.BucketID, 
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, e.execError(err)
+		return nil, err
 	}
 	return out, nil
 }
-
-// errBadFragment answers a fragment spec this engine cannot have made (tickets are signed,
-// so only a server of another version could have).
-var errBadFragment = status.Error(codes.InvalidArgument, "the ticket's fragment does not fit its query; run the query again")
 
 // ExecuteFragment runs one fragment of a query (flightsql FragmentEngine): the query, bound
 // at the fragment's planning instant, with its reads restricted to the fragment's window,
@@ -372,7 +365,7 @@ func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan 
 	defer func() { noteExecution(ctx, rdr) }()
 	var spec fragmentSpec
 	if json.Unmarshal(specBytes, &spec) != nil {
-		return nil, errBadFragment
+		return nil, ErrBadFragment
 	}
 	if len(spec.Pins) > 0 {
 		pins := make([]routing.Pin, len(spec.Pins))
@@ -393,22 +386,14 @@ func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan 
 		return nil, err
 	}
 	if pl.explain || pl.b.Plan == nil {
-		return nil, errBadFragment
+		return nil, ErrBadFragment
 	}
 	c, _, err := e.compile(ctx, pl.b, &w)
 	if err != nil {
 		return nil, err
 	}
 	if c.pr != nil && c.pr.Windows() == scan.WindowsNone {
-		return nil, errBadFragment
+		return nil, ErrBadFragment
 	}
 	return e.start(ctx, c)
-}
-
-// pinError is the client's error of a read whose pinned archive was replaced.
-func pinError(err error) error {
-	if errors.Is(err, routing.ErrPinMismatch) {
-		return status.Error(codes.FailedPrecondition, "an archived bucket this ticket was planned against has been replaced since; run the query again")
-	}
-	return nil
 }

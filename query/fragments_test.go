@@ -317,7 +317,7 @@ func TestFragmentsGeneral(t *testing.T) {
 	}
 	_, err := limited.Fragments(analytical, "SELECT id FROM messages WHERE "+bounds, nil, nil, true)
 	engCheckStatus(t, "analytical over the limit", err, codes.ResourceExhausted, "general", "random")
-	if st, _ := status.FromError(err); !strings.Contains(st.Message(), "92 buckets") || !strings.Contains(st.Message(), "--max-buckets") {
+	if st, _ := status.FromError(wire(err)); !strings.Contains(st.Message(), "92 buckets") || !strings.Contains(st.Message(), "--max-buckets") {
 		t.Fatalf("analytical over the limit: %v", err)
 	}
 	alloc.AssertSize(t, 0)

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,8 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/substrait-io/substrait-go/v8/plan"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/session"
 	"github.com/flightsrv/flightsrv/routing"
@@ -54,7 +51,7 @@ func (e *Engine) explainBound(ctx context.Context, b *substrait.Bound) (array.Re
 func (e *Engine) routes(ctx context.Context, p *plan.Plan) (map[*plan.NamedTableReadRel]substrait.Route, map[string]int, int, error) {
 	routes, err := substrait.Routes(p, e.cat, session.From(ctx).Analytical)
 	if err != nil {
-		return nil, nil, 0, e.planError(err)
+		return nil, nil, 0, err
 	}
 	discovered, err := e.discover(ctx, routes)
 	if err != nil {
@@ -68,11 +65,11 @@ func (e *Engine) routes(ctx context.Context, p *plan.Plan) (map[*plan.NamedTable
 }
 
 // checkBuckets refuses a query reading more than Options.MaxBuckets buckets (partitions ×
-// buckets) with RESOURCE_EXHAUSTED naming the flag that sets the bound. Execute checks it,
+// buckets) with a *BucketLimitError. Execute checks it,
 // and Fragments (GetFlightInfo) before any endpoint is planned.
 func (e *Engine) checkBuckets(n int) error {
 	if e.opts.MaxBuckets > 0 && n > e.opts.MaxBuckets {
-		return status.Errorf(codes.ResourceExhausted, "the query reads %d buckets (partitions × buckets), more than this server's limit of %d (--max-buckets): narrow the time range or the partitions", n, e.opts.MaxBuckets)
+		return &BucketLimitError{Buckets: n, Limit: e.opts.MaxBuckets}
 	}
 	return nil
 }
@@ -88,15 +85,15 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 			}
 			t, ok := e.tables[rt.Table.Name]
 			if !ok {
-				return scan.Source{}, status.Error(codes.NotFound, "table not found")
+				return scan.Source{}, ErrTableNotFound
 			}
 			return scan.Source{Table: t, Partitions: rt.Partitions, Range: rt.Range}, nil
 		},
 		Alloc:       e.opts.Alloc,
-		MemoryLimit: e.opts.QueryMemory,
+		QueryMemory:  e.opts.QueryMemory,
 		Budget:      e.budget,
-		RowLimit:    e.opts.MaxRows,
-		CPULimit:    e.opts.QueryCPU,
+		QueryMaxRows: e.opts.QueryMaxRows,
+		QueryCPU:     e.opts.QueryCPU,
 		Pushdown:    e.opts.Pushdown,
 	}
 }
@@ -109,14 +106,14 @@ func (e *Engine) prepareSubstrait(ctx context.Context, planBytes []byte) (*subst
 	b, err := substrait.PrepareSubstrait(planBytes, e.cat, e.bindOptions(ctx))
 	release()
 	if err != nil {
-		return nil, e.planError(err)
+		return nil, err
 	}
 	routes, err := substrait.Routes(b.Plan, e.cat, session.From(ctx).Analytical)
 	if err != nil {
-		return nil, e.planError(err)
+		return nil, err
 	}
 	if _, err := scan.Prepare(b.Plan, e.boundOptions(routes)); err != nil {
-		return nil, unsupportedPlan(e.execError(err))
+		return nil, unsupportedPlan(err)
 	}
 	return b, nil
 }
@@ -134,30 +131,11 @@ func (e *Engine) executeSubstrait(ctx context.Context, planBytes []byte) (array.
 	return e.start(ctx, c)
 }
 
-// unsupportedPlan turns the executor's refusal of a plan it cannot run (scan.ErrUnsupported,
-// a client plan's relation, expression or function outside what it evaluates) into
-// UNIMPLEMENTED, as is an expression the executor cannot compile (ops.ErrUnsupported), with
-// the executor's reason (which names relation kinds, functions, argument positions and types,
-// never values): "the Substrait plan uses a relation, expression or function the executor
-// does not run: <reason>". Other errors pass unchanged.
-func unsupportedPlan(err error) error {
-	if errors.Is(err, scan.ErrUnsupported) || errors.Is(err, ops.ErrUnsupported) {
-		reason := err.Error()
-		for _, p := range []string{scan.ErrUnsupported.Error() + ": ", ops.ErrUnsupported.Error() + ": ", "ops: compile: "} {
-			if i := strings.LastIndex(reason, p); i >= 0 {
-				reason = reason[i+len(p):]
-			}
-		}
-		return status.Error(codes.Unimplemented, "the Substrait plan uses a relation, expression or function the executor does not run: "+reason)
-	}
-	return err
-}
-
 // discover lists the partitions of every analytical read of routes (no partition pin) from
 // its table's stores (routing.DurableTable.Partitions) and sets them as the read's
 // partitions, in byte order. It returns the number discovered per table name, for EXPLAIN. A
-// read finding more than AnalyticalMaxPartitions is refused with RESOURCE_EXHAUSTED naming the
-// bound; a store failure is UNAVAILABLE (execError).
+// read finding more than AnalyticalMaxPartitions is refused with an *AnalyticalPartitionsError;
+// a store failure passes through (routing.ErrUnavailable).
 func (e *Engine) discover(ctx context.Context, routes map[*plan.NamedTableReadRel]substrait.Route) (map[string]int, error) {
 	found := map[string]int{}
 	for rel, r := range routes {
@@ -166,7 +144,7 @@ func (e *Engine) discover(ctx context.Context, routes map[*plan.NamedTableReadRe
 		}
 		t, ok := e.tables[r.Table.Name]
 		if !ok {
-			return nil, status.Error(codes.NotFound, "table not found")
+			return nil, ErrTableNotFound
 		}
 		limit := e.opts.AnalyticalMaxPartitions
 		if limit > 0 {
@@ -174,11 +152,10 @@ func (e *Engine) discover(ctx context.Context, routes map[*plan.NamedTableReadRe
 		}
 		parts, err := t.Partitions(ctx, r.Range, limit)
 		if err != nil {
-			return nil, e.execError(err)
+			return nil, err
 		}
 		if e.opts.AnalyticalMaxPartitions > 0 && len(parts) > e.opts.AnalyticalMaxPartitions {
-			return nil, status.Errorf(codes.ResourceExhausted, "the analytical read of %s finds more than %d partitions in its range, this server's limit (--analytical-max-partitions): narrow the range or pin the partitions",
-				r.Table.Name, e.opts.AnalyticalMaxPartitions)
+			return nil, &AnalyticalPartitionsError{Table: r.Table.Name, Limit: e.opts.AnalyticalMaxPartitions}
 		}
 		if parts == nil {
 			parts = [][]byte{}
@@ -196,7 +173,7 @@ func (e *Engine) explainGeneral(b *substrait.Bound, discovered map[string]int, o
 	lines := explainHead(b.Plan, b.Routes, discovered, e.opts.Pushdown)
 	ex, err := scan.Explain(b.Plan, opts)
 	if err != nil {
-		return nil, e.execError(err)
+		return nil, err
 	}
 	return e.explainLines(explainTail(lines, ex))
 }
@@ -276,11 +253,11 @@ func (e *Engine) constants(ctx context.Context, b *substrait.Bound) (array.Recor
 	for i, c := range b.Constants {
 		x, err := ops.Compile(c, empty, b.Registry)
 		if err != nil {
-			return nil, e.execError(fmt.Errorf("query: compile constant: %w", err)) // 1/0 is the query's error
+			return nil, fmt.Errorf("query: compile constant: %w", err) // 1/0 is the query's error
 		}
 		a, err := x.Eval(ctx, in, nil)
 		if err != nil {
-			return nil, e.execError(err)
+			return nil, err
 		}
 		if !arrow.TypeEqual(a.DataType(), b.Schema.Field(i).Type) {
 			a.Release()

@@ -31,11 +31,11 @@ func TestRowLimit(t *testing.T) {
 	if len(recs) < 200 {
 		t.Fatalf("%d records: too few for the limit", len(recs))
 	}
-	on, off := f.enginesWith(t, alloc, nil, query.Options{MaxRows: 100})
+	on, off := f.enginesWith(t, alloc, nil, query.Options{QueryMaxRows: 100})
 	for _, e := range []*query.Engine{on, off} {
 		_, err := engRun(t, e, alloc, scanSQL, nil)
 		engCheckStatus(t, "scan past the row limit", err, codes.ResourceExhausted, "general", string(recs[0].SortKey))
-		if msg := status.Convert(err).Message(); !strings.Contains(msg, "limit of 100 rows") || !strings.Contains(msg, "--query-max-rows") {
+		if msg := status.Convert(wire(err)).Message(); !strings.Contains(msg, "limit of 100 rows") || !strings.Contains(msg, "--query-max-rows") {
 			t.Fatalf("refusal %q does not name the limit and its flag", msg)
 		}
 		frags, err := e.Fragments(context.Background(), scanSQL, nil, nil, true)
@@ -50,7 +50,7 @@ func TestRowLimit(t *testing.T) {
 					t.Fatalf("a fragment returned %d rows past a limit of 100", len(res.rows))
 				}
 			}
-			if err != nil && status.Code(err) != codes.ResourceExhausted {
+			if err != nil && status.Code(wire(err)) != codes.ResourceExhausted {
 				t.Fatalf("fragment: %v", err)
 			}
 		}
@@ -59,7 +59,7 @@ func TestRowLimit(t *testing.T) {
 	if err != nil || res.rows[0][0] != int64(len(recs)) {
 		t.Fatalf("pushed-down count under a row limit of 100: %v %v", res.rows, err)
 	}
-	big, _ := f.enginesWith(t, alloc, nil, query.Options{MaxRows: int64(len(recs))})
+	big, _ := f.enginesWith(t, alloc, nil, query.Options{QueryMaxRows: int64(len(recs))})
 	if res, err := engRun(t, big, alloc, scanSQL, nil); err != nil || len(res.rows) != len(recs) {
 		t.Fatalf("scan of exactly the limit: %d rows, %v", len(res.rows), err)
 	}
@@ -80,7 +80,7 @@ func TestCPULimit(t *testing.T) {
 	for _, e := range []*query.Engine{on, off} {
 		_, err := engRun(t, e, alloc, scanSQL, nil)
 		engCheckStatus(t, "scan past the CPU limit", err, codes.ResourceExhausted, "general", string(recs[0].SortKey))
-		if msg := status.Convert(err).Message(); !strings.Contains(msg, "CPU time limit of 1ns") || !strings.Contains(msg, "--query-cpu") {
+		if msg := status.Convert(wire(err)).Message(); !strings.Contains(msg, "CPU time limit of 1ns") || !strings.Contains(msg, "--query-cpu") {
 			t.Fatalf("refusal %q does not name the limit and its flag", msg)
 		}
 	}
@@ -123,7 +123,7 @@ func TestProjectionMemoryReservedFirst(t *testing.T) {
 		what := fmt.Sprintf("%d columns (%d bytes of SQL) under %d bytes", c.cols, len(c.sql), c.limit)
 		if !c.ok {
 			engCheckStatus(t, what, err, codes.ResourceExhausted, "general", string(recs[0].SortKey))
-			if msg := status.Convert(err).Message(); !strings.Contains(msg, fmt.Sprintf("memory limit of %d bytes", c.limit)) {
+			if msg := status.Convert(wire(err)).Message(); !strings.Contains(msg, fmt.Sprintf("memory limit of %d bytes", c.limit)) {
 				t.Fatalf("%s: refusal %q does not name the limit", what, msg)
 			}
 			continue

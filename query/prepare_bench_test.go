@@ -169,7 +169,7 @@ func archivedEngine(b *testing.B) *query.Engine {
 	if err != nil {
 		b.Fatal(err)
 	}
-	eng, err := query.New([]*routing.DurableTable{tbl}, query.Options{Pushdown: true, Logger: slog.New(slog.DiscardHandler)})
+	eng, err := query.New([]*routing.DurableTable{tbl}, query.Options{Pushdown: true})
 	if err != nil {
 		b.Fatal(err)
 	}

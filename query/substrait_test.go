@@ -245,7 +245,7 @@ func TestClientSubstraitPlans(t *testing.T) {
 	m.must(err)
 	analyticalPlan := m.bytes(sorted, "channel_id", "n")
 	_, err = engRunPlan(t, on, alloc, "", analyticalPlan, nil)
-	if st, _ := status.FromError(err); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "messages needs channel_id = <value>") {
+	if st, _ := status.FromError(wire(err)); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "messages needs channel_id = <value>") {
 		t.Fatalf("analytical plan outside the mode: %v", err)
 	}
 	ctx := session.With(context.Background(), session.Settings{Analytical: true})
@@ -308,7 +308,7 @@ func TestClientSubstraitPlans(t *testing.T) {
 	}}
 	for _, r := range refusals {
 		_, err := engRunPlan(t, on, alloc, "", r.plan(newPlanMaker(t)), nil)
-		if st, _ := status.FromError(err); st.Code() != r.code || st.Message() != r.msg {
+		if st, _ := status.FromError(wire(err)); st.Code() != r.code || st.Message() != r.msg {
 			t.Errorf("%s: %v, want %v %q", r.name, err, r.code, r.msg)
 		}
 	}

@@ -3,13 +3,12 @@ package query
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
@@ -17,46 +16,9 @@ import (
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
-// WriteError turns an error of a write request (routing.DurableTable.Ingest: Flight SQL bulk
-// ingest, INSERT) into the client's gRPC status: which rule of the write fence refused the
-// request (docs/pulpitum-v4.md §3.1), always saying that nothing was stored, never a value.
-// Status errors pass unchanged; ctx's cancellation is CANCELLED (or its cause when that is a
-// status); an error it does not know is returned as it is (INTERNAL at the protocol layer).
-func WriteError(ctx context.Context, err error) error {
-	if _, ok := status.FromError(err); ok {
-		return err
-	}
-	trim := func(e error) string { return strings.TrimPrefix(e.Error(), "routing: ") }
-	switch {
-	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, routing.ErrOperationFailed)):
-		if cause := context.Cause(ctx); cause != nil {
-			if _, ok := status.FromError(cause); ok {
-				return cause
-			}
-		}
-		return status.Error(codes.Canceled, "the write was cancelled; nothing was stored")
-	case errors.Is(err, routing.ErrInvalidRecord), errors.Is(err, routing.ErrOutsideWriteWindow):
-		return status.Error(codes.InvalidArgument, trim(err)+"; nothing was stored")
-	case errors.Is(err, routing.ErrDuplicateRecord):
-		return status.Error(codes.AlreadyExists, "a row with the same partition, timestamp and id is already stored, or repeated in the request; nothing was stored")
-	case errors.Is(err, routing.ErrBucketReadOnly):
-		return status.Error(codes.FailedPrecondition, "a bucket the rows fall into is being archived or archived, and takes no more rows; nothing was stored")
-	case errors.Is(err, routing.ErrStrategyMismatch):
-		return status.Error(codes.FailedPrecondition, trim(routing.ErrStrategyMismatch)+"; nothing was stored")
-	case errors.Is(err, routing.ErrCommitOutcome):
-		return status.Error(codes.Unknown, "the store did not confirm the commit: the rows may or may not be stored; count them before sending them again")
-	case errors.Is(err, routing.ErrUnavailable):
-		return status.Error(codes.Unavailable, "store unavailable, retry later; nothing was stored")
-	}
-	return err
-}
-
-// WriteMemoryError is the refusal of a write request whose batch needs more than limit bytes
-// (--query-memory).
-func WriteMemoryError(limit int64) error {
-	return status.Errorf(codes.ResourceExhausted,
-		"a batch of the write needs more than the memory limit of %d bytes (--query-memory); send smaller batches; nothing was stored", limit)
-}
+// ErrWriteStream is the refusal of a write request whose client stream (bulk-ingest rows,
+// INSERT parameter rows) does not decode as Arrow batches of its schema.
+var ErrWriteStream = errors.New("the client's stream could not be read as Arrow batches of its schema")
 
 // IsUpdate reports whether sql is a statement the engine executes as an update
 // (ExecuteUpdate): an INSERT (substrait.PrepareInsert's forms).
@@ -65,20 +27,18 @@ func (e *Engine) IsUpdate(sql string) bool { return substrait.IsInsert(sql) }
 // prepareInsert is Prepare of an INSERT: an empty dataset schema and the statement's
 // parameters.
 func (e *Engine) prepareInsert(sql string) (*substrait.Insert, error) {
-	ins, err := substrait.PrepareInsert(sql, e.cat)
-	if err != nil {
-		return nil, e.planError(err)
-	}
-	return ins, nil
+	return substrait.PrepareInsert(sql, e.cat)
 }
 
 // ExecuteUpdate executes an INSERT at once, all or nothing: every VALUES row once per row of
 // params (nil, or a reader without rows, for a statement without parameters: once), written
 // through routing.DurableTable.Ingest (the write fence, one transaction). params is the
 // client's DoPut stream of parameter batches; ExecuteUpdate reads it to its end, holding one
-// chunk of records at a time (bounded by --query-memory), and does not release it. It returns
-// the rows stored. Errors are gRPC statuses (planError, WriteError): a statement with
-// parameters and no parameter rows is INVALID_ARGUMENT.
+// chunk of records at a time (bounded by --query-memory: a *ledger.LimitExceededError), and
+// does not release it. It returns the rows stored. Errors are typed, for the protocol layer to
+// word: a *substrait.Error (planning; a statement with parameters and no parameter rows), the
+// routing sentinels of the fence (a bad bound value is routing.ErrInvalidRecord),
+// ErrWriteStream, ErrTableNotFound, the context's error.
 func (e *Engine) ExecuteUpdate(ctx context.Context, sql string, params array.RecordReader) (int64, error) {
 	ins, err := e.prepareInsert(sql)
 	if err != nil {
@@ -86,17 +46,17 @@ func (e *Engine) ExecuteUpdate(ctx context.Context, sql string, params array.Rec
 	}
 	t := e.tables[strings.ToLower(ins.Table().Name)]
 	if t == nil {
-		return 0, status.Error(codes.NotFound, "the table is not served")
+		return 0, ErrTableNotFound
 	}
-	rows := NewWriteStream(params, e.opts.QueryMemory, status.Error(codes.InvalidArgument, "the parameter stream could not be read; nothing was stored"))
+	rows := NewWriteStream(params, e.opts.QueryMemory, ErrWriteStream)
 	defer rows.Close()
 	src := &insertSource{ins: ins, rows: rows}
 	n, err := t.Ingest(ctx, src)
 	if err != nil {
-		return 0, WriteError(ctx, err)
+		return 0, err
 	}
 	if n == 0 && src.bound == 0 && ins.ParameterSchema().NumFields() > 0 {
-		return 0, status.Errorf(codes.InvalidArgument, "the statement has %d parameters and no parameter rows were bound", ins.ParameterSchema().NumFields())
+		return 0, &substrait.Error{Code: substrait.InvalidArgument, Msg: fmt.Sprintf("the statement has %d parameters and no parameter rows were bound", ins.ParameterSchema().NumFields())}
 	}
 	return n, nil
 }
@@ -108,7 +68,6 @@ func (e *Engine) ExecuteUpdate(ctx context.Context, sql string, params array.Rec
 type WriteStream struct {
 	rdr     array.RecordReader // nil: a stream without rows
 	ledger  *ledger.Ledger
-	limit   int64
 	claimed int64
 	cur     arrow.RecordBatch // the batch being read (retained), nil between batches
 	off     int               // its next row
@@ -116,15 +75,15 @@ type WriteStream struct {
 }
 
 // NewWriteStream reads rdr (nil: no rows) under a memory limit of limit bytes (<= 0: none);
-// unread is the status answered for a stream whose batches do not decode.
+// unread is the error returned for a stream whose batches do not decode.
 func NewWriteStream(rdr array.RecordReader, limit int64, unread error) *WriteStream {
-	return &WriteStream{rdr: rdr, ledger: ledger.New(nil, limit), limit: limit, unread: unread}
+	return &WriteStream{rdr: rdr, ledger: ledger.New(nil, limit), unread: unread}
 }
 
 // Span gives back the previous span's claim and returns the next at most max rows [lo, hi) of
 // the stream's current batch, moving to the next batch when one is used up (batches without
 // rows are skipped). It returns io.EOF at the stream's end, ctx's error once ctx is done, and
-// the unread status when the client's stream fails otherwise.
+// the unread error when the client's stream fails otherwise.
 func (w *WriteStream) Span(ctx context.Context, max int) (rec arrow.RecordBatch, lo, hi int, err error) {
 	w.ledger.Unclaim(w.claimed)
 	w.claimed = 0
@@ -156,10 +115,10 @@ func (w *WriteStream) Span(ctx context.Context, max int) (rec arrow.RecordBatch,
 }
 
 // Claim claims n more bytes for the span being converted (given back by the next Span or
-// Close); past the limit it claims nothing and returns WriteMemoryError.
+// Close); past the limit it claims nothing and returns the ledger's *LimitExceededError.
 func (w *WriteStream) Claim(n int64) error {
 	if err := w.ledger.Claim(n); err != nil {
-		return WriteMemoryError(w.limit)
+		return err
 	}
 	w.claimed += n
 	return nil
@@ -222,11 +181,12 @@ func (s *insertSource) Next(ctx context.Context) (recs []routing.Record, err err
 	return s.recs, nil
 }
 
-// e2s maps a binding error (a *substrait.Error) to its status, saying nothing was stored.
+// e2s makes a binding error (a *substrait.Error naming the parameter) a refusal of the
+// fence's record rules (routing.ErrInvalidRecord), as a bad row of bulk ingest is.
 func e2s(err error) error {
 	var pe *substrait.Error
 	if errors.As(err, &pe) {
-		return status.Error(codes.InvalidArgument, pe.Msg+"; nothing was stored")
+		return fmt.Errorf("%w: %s", routing.ErrInvalidRecord, pe.Msg)
 	}
 	return err
 }

@@ -13,17 +13,15 @@ import (
 
 // ConnectionsBusyError is the error of a query read that waited longer than its bound for one
 // of the hot-store connections queries may use (CappedHotStore). It matches ErrUnavailable
-// with errors.Is: the query may be retried. Message is the text a client may see.
+// with errors.Is: the query may be retried. It carries the limit and the wait, nothing of the
+// data; the protocol boundary (package flightsql) words it for the client.
 type ConnectionsBusyError struct {
 	Limit int           // connections queries may use together
 	Wait  time.Duration // how long the read waited
 }
 
-func (e *ConnectionsBusyError) Error() string { return ErrUnavailable.Error() + ": " + e.Message() }
-
-// Message returns the client-facing text: the limit and its flag, nothing of the data.
-func (e *ConnectionsBusyError) Message() string {
-	return fmt.Sprintf("all %d hot-store connections queries may use stayed busy for %s (--query-connections); retry later", e.Limit, e.Wait)
+func (e *ConnectionsBusyError) Error() string {
+	return fmt.Sprintf("%s: all %d query connections stayed busy for %s", ErrUnavailable.Error(), e.Limit, e.Wait)
 }
 
 // Is reports whether target is ErrUnavailable.

@@ -31,20 +31,20 @@ type Options struct {
 	Bind func(*plan.NamedTableReadRel) (Source, error)
 	// Alloc is the parent allocator of the query's ledger (nil: memory.DefaultAllocator).
 	Alloc memory.Allocator
-	// MemoryLimit bounds the bytes the query's batches may hold (<= 0: none); past it the query
+	// QueryMemory bounds the bytes the query's batches may hold (<= 0: none); past it the query
 	// fails with an error wrapping ledger.ErrMemoryLimit.
-	MemoryLimit int64
+	QueryMemory int64
 	// Budget, when set, is the account all the process's queries share (ledger.Budget): the
 	// query's ledger joins it, and the query fails with an error wrapping
 	// ledger.ErrMemoryLimit when its bytes would take the total past the budget's limit.
 	Budget *ledger.Budget
-	// RowLimit bounds the rows the fragments may read together (<= 0: none); past it the
+	// QueryMaxRows bounds the rows the fragments may read together (<= 0: none); past it the
 	// query fails with a *ledger.RowLimitExceededError.
-	RowLimit int64
-	// CPULimit bounds the CPU time the query's fragments and coordinator may use in all,
+	QueryMaxRows int64
+	// QueryCPU bounds the CPU time the query's fragments and coordinator may use in all,
 	// measured per batch on their threads (ledger.CPUTimer) (<= 0: none, and nothing is
 	// measured); past it the query fails with a *ledger.CPULimitExceededError.
-	CPULimit time.Duration
+	QueryCPU time.Duration
 	// Fanout overrides the table's bound on concurrently running fragments (0: the table's).
 	Fanout int
 	// Pushdown enables the pushdown rewrite (pushdown.go): a fragment whose partial aggregate
@@ -203,10 +203,10 @@ func (pr *Prepared) Explain() []string { return pr.n.explain() }
 // Execute starts one execution of the prepared plan: fragments start as the reader is pulled,
 // at most the fan-out at a time. Safe for concurrent use.
 func (pr *Prepared) Execute(ctx context.Context) (*Result, error) {
-	mem := ledger.New(pr.opts.Alloc, pr.opts.MemoryLimit)
+	mem := ledger.New(pr.opts.Alloc, pr.opts.QueryMemory)
 	mem.SetBudget(pr.opts.Budget)
-	mem.SetRowLimit(pr.opts.RowLimit)
-	mem.SetCPULimit(pr.opts.CPULimit)
+	mem.SetRowLimit(pr.opts.QueryMaxRows)
+	mem.SetCPULimit(pr.opts.QueryCPU)
 	rt := &runtime{mem: mem, opts: &pr.opts}
 	r, err := pr.n.open(ctx, rt)
 	if err != nil {

@@ -310,7 +310,7 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		if fanout <= 0 {
 			fanout = max(1, n.src.Table.Fanout())
 		}
-		if _, err := n.checkWidth(l.opts.MemoryLimit, fanout, n.streamSchema()); err != nil {
+		if _, err := n.checkWidth(l.opts.QueryMemory, fanout, n.streamSchema()); err != nil {
 			return nil, err
 		}
 	}

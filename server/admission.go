@@ -2,15 +2,14 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
+	"github.com/flightsrv/flightsrv/flightsql"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
@@ -105,7 +104,7 @@ func (a *admission) waited(ctx context.Context, since time.Time) {
 func (a *admission) admit(ctx context.Context) (release func(), err error) {
 	select {
 	case <-a.draining:
-		return nil, a.refused(ctx, "draining", refuse(ctx, errShuttingDown))
+		return nil, a.refused(ctx, "draining", refuse(ctx, flightsql.ErrShuttingDown))
 	default:
 	}
 	select {
@@ -117,7 +116,7 @@ func (a *admission) admit(ctx context.Context) (release func(), err error) {
 	a.mu.Lock()
 	if a.queued >= a.maxQueued {
 		a.mu.Unlock()
-		return nil, a.refused(ctx, "full", refuse(ctx, fmt.Sprintf("too many queries: %d running and %d waiting (--max-queries, --max-queued); retry later", cap(a.slots), a.maxQueued)))
+		return nil, a.refused(ctx, "full", refuse(ctx, &flightsql.QueueFullError{Slots: cap(a.slots), Queued: a.maxQueued}))
 	}
 	a.queued++
 	a.mu.Unlock()
@@ -133,9 +132,9 @@ func (a *admission) admit(ctx context.Context) (release func(), err error) {
 	case a.slots <- struct{}{}:
 		return a.started(), nil
 	case <-timer.C:
-		return nil, a.refused(ctx, "wait", refuse(ctx, fmt.Sprintf("waited %s for one of %d query slots (--queue-wait, --max-queries); retry later", a.wait, cap(a.slots))))
+		return nil, a.refused(ctx, "wait", refuse(ctx, &flightsql.QueueWaitError{Wait: a.wait, Slots: cap(a.slots)}))
 	case <-a.draining:
-		return nil, a.refused(ctx, "draining", refuse(ctx, errShuttingDown))
+		return nil, a.refused(ctx, "draining", refuse(ctx, flightsql.ErrShuttingDown))
 	case <-ctx.Done():
 		return nil, status.FromContextError(ctx.Err()).Err()
 	}
@@ -186,15 +185,13 @@ func (a *admission) inFlight() (running, queued int) {
 	return a.running, a.queued
 }
 
-// refuse returns an UNAVAILABLE status with msg and sets the retry pushback trailer when ctx
-// is a gRPC server call's context.
-func refuse(ctx context.Context, msg string) error {
+// refuse returns the client's status of an admission refusal (flightsql.Status: UNAVAILABLE
+// naming the bound) and sets the retry pushback trailer when ctx is a gRPC server call's
+// context.
+func refuse(ctx context.Context, err error) error {
 	_ = grpc.SetTrailer(ctx, metadata.Pairs("grpc-retry-pushback-ms", retryPushback))
-	return status.Error(codes.Unavailable, msg)
+	return flightsql.Status(err, nil)
 }
-
-// errShuttingDown is the refusal of new work while the server drains.
-const errShuttingDown = "the server is shutting down; retry on another replica"
 
 // isDraining reports whether drain was called.
 func (a *admission) isDraining() bool {

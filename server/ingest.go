@@ -59,12 +59,12 @@ func (g *ingester) Ingest(ctx context.Context, table string, rows array.RecordRe
 	if err != nil {
 		return 0, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "load: ")+"; nothing was stored")
 	}
-	stream := query.NewWriteStream(rows, g.memory, errIngestStream)
+	stream := query.NewWriteStream(rows, g.memory, query.ErrWriteStream)
 	defer stream.Close()
 	src := &ingestSource{rows: stream, conv: conv}
 	n, err = t.Ingest(ctx, src)
 	if err != nil {
-		return 0, query.WriteError(ctx, err)
+		return 0, err // typed: flightsql words the fence's refusals (refusals.go)
 	}
 	return n, nil
 }
@@ -134,9 +134,6 @@ func chunkBytes(rec arrow.RecordBatch, lo, hi int) int64 {
 	}
 	return total*int64(hi-lo)/rows + int64(hi-lo)*128
 }
-
-// errIngestStream refuses a stream whose messages do not decode as Arrow batches of its schema.
-var errIngestStream = status.Error(codes.InvalidArgument, "the ingest stream could not be read as Arrow batches of its schema; nothing was stored")
 
 // ingestMemory is the bytes one ingest request may hold: Config.QueryMemory's rule (0: the
 // query default, negative: no bound).

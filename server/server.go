@@ -36,6 +36,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/internal/querylog"
 	"github.com/flightsrv/flightsrv/internal/ratelog"
+	"github.com/flightsrv/flightsrv/internal/setting"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -68,10 +69,10 @@ type Config struct {
 	// QueryMemory bounds the bytes one query may hold (default query.DefaultQueryMemory;
 	// negative: no bound).
 	QueryMemory int64
-	// TotalQueryMemory bounds the bytes all queries may hold together (query.Options.TotalMemory;
+	// TotalQueryMemory bounds the bytes all queries may hold together (query.Options.TotalQueryMemory;
 	// default query.DefaultTotalMemory; negative: no bound).
 	TotalQueryMemory int64
-	// QueryMaxRows bounds the rows one query's fragments may produce (query.Options.MaxRows;
+	// QueryMaxRows bounds the rows one query's fragments may produce (query.Options.QueryMaxRows;
 	// default query.DefaultMaxRows; negative: no bound).
 	QueryMaxRows int64
 	// QueryCPU bounds the CPU time one query's fragments and coordinator may use in all
@@ -133,18 +134,20 @@ type Config struct {
 	// its own listener. Profiles reveal internals (goroutine stacks, SQL in flight): bind it to
 	// loopback.
 	DebugListen string
-	// MemoryLimit, when positive, sets the Go runtime's soft memory limit
-	// (debug.SetMemoryLimit) to MemoryLimit bytes plus MemoryLimitPerStream bytes for every
+	// GoMemoryLimit, when positive, sets the Go runtime's soft memory limit
+	// (debug.SetMemoryLimit) to GoMemoryLimit bytes plus GoMemoryLimitPerStream bytes for every
 	// DoGet stream in flight beyond the first, until Close restores the previous limit; it also
 	// bounds the free lists of the engine's recycling allocator (Alloc when it is a
 	// *ledger.Pool, else ledger.DefaultPool) to two fifths of the limit (memlimit.go). Zero
 	// leaves the runtime's limit (GOMEMLIMIT, or none) and the pool alone, as a server embedded
 	// in another process should.
-	MemoryLimit          int64
-	MemoryLimitPerStream int64
+	GoMemoryLimit          int64
+	GoMemoryLimitPerStream int64
 	// MaxQueries bounds the queries executing at once (DoGet of query tickets; default
 	// DefaultMaxQueries); up to MaxQueued more wait at most QueueWait for a slot (defaults
-	// DefaultMaxQueued, DefaultQueueWait; a negative MaxQueued means none wait). Beyond that,
+	// DefaultMaxQueued, DefaultQueueWait; a negative MaxQueued means none wait). Every
+	// numeric and duration setting here follows internal/setting's convention (0: the
+	// default; negative: off, as each says), applied by withDefaults. Beyond that,
 	// and while draining, queries are refused with UNAVAILABLE (admission.go).
 	MaxQueries int
 	MaxQueued  int
@@ -159,7 +162,8 @@ type Config struct {
 	// which ends the stream (default DefaultStallTimeout; negative: no bound).
 	StallTimeout time.Duration
 	// DrainTimeout is how long Wait lets running queries finish when its context ends
-	// (SIGTERM) before cancelling them (default DefaultDrainTimeout; see Drain).
+	// (SIGTERM) before cancelling them (default DefaultDrainTimeout; negative: cancel them at
+	// once; see Drain).
 	DrainTimeout time.Duration
 	// HealthInterval is how often the stores are probed for gRPC health checking (default
 	// DefaultHealthInterval; health.go).
@@ -232,23 +236,34 @@ var _ flightsql.FragmentEngine = fragmentEngine{}
 // DoPut parameter and ingest streams.
 const MaxRecvBytes = 64 << 20
 
+// withDefaults applies the settings convention (internal/setting: 0 is the default, a
+// negative value is off) to every setting in one place; below it, 0 means off.
+func (c *Config) withDefaults() {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Alloc == nil {
+		c.Alloc = memory.DefaultAllocator
+	}
+	c.RouteCacheEntries = setting.Bound(c.RouteCacheEntries, routing.DefaultRouteCacheEntries)
+	c.MaxQueries = setting.Or(c.MaxQueries, DefaultMaxQueries)
+	c.MaxQueued = setting.Bound(c.MaxQueued, DefaultMaxQueued)
+	c.QueueWait = setting.Or(c.QueueWait, DefaultQueueWait)
+	c.DrainTimeout = setting.Bound(c.DrainTimeout, DefaultDrainTimeout)
+	c.HealthInterval = setting.Or(c.HealthInterval, DefaultHealthInterval)
+	c.QueryTimeout = setting.Bound(c.QueryTimeout, DefaultQueryTimeout)
+	c.StallTimeout = setting.Bound(c.StallTimeout, DefaultStallTimeout)
+	c.QueryConnectionWait = setting.Or(c.QueryConnectionWait, DefaultQueryConnectionWait)
+}
+
 // Start builds the tables and engine and starts serving on cfg.Listen. It returns once the
 // listener is bound.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	if cfg.Alloc == nil {
-		cfg.Alloc = memory.DefaultAllocator
-	}
+	cfg.withDefaults()
 	if len(cfg.Tables) == 0 {
 		return nil, errors.New("server: no table configured")
 	}
-	entries := cfg.RouteCacheEntries
-	if entries == 0 {
-		entries = routing.DefaultRouteCacheEntries
-	}
-	cache := routing.NewRouteCache(entries)
+	cache := routing.NewRouteCache(cfg.RouteCacheEntries)
 	hot, capped := capQueryReads(cfg.Hot, cfg.QueryConnections, cfg.QueryConnectionWait)
 	tables := make([]*routing.DurableTable, 0, len(cfg.Tables))
 	for _, def := range cfg.Tables {
@@ -258,56 +273,21 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		tables = append(tables, t)
 	}
-	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, Logger: cfg.Logger, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
-		TotalMemory: cfg.TotalQueryMemory, EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, MaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
+	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
+		TotalQueryMemory: cfg.TotalQueryMemory, EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, QueryMaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
 	if err != nil {
 		return nil, err
 	}
-	maxQueries, maxQueued, queueWait := cfg.MaxQueries, cfg.MaxQueued, cfg.QueueWait
-	if maxQueries <= 0 {
-		maxQueries = DefaultMaxQueries
-	}
-	switch {
-	case maxQueued == 0:
-		maxQueued = DefaultMaxQueued
-	case maxQueued < 0:
-		maxQueued = 0
-	}
-	if queueWait <= 0 {
-		queueWait = DefaultQueueWait
-	}
-	drainTimeout := cfg.DrainTimeout
-	if drainTimeout <= 0 {
-		drainTimeout = DefaultDrainTimeout
-	}
-	healthInterval := cfg.HealthInterval
-	if healthInterval <= 0 {
-		healthInterval = DefaultHealthInterval
-	}
-	queryTimeout := cfg.QueryTimeout
-	switch {
-	case queryTimeout == 0:
-		queryTimeout = DefaultQueryTimeout
-	case queryTimeout < 0:
-		queryTimeout = 0
-	}
-	stallTimeout := cfg.StallTimeout
-	switch {
-	case stallTimeout == 0:
-		stallTimeout = DefaultStallTimeout
-	case stallTimeout < 0:
-		stallTimeout = 0
-	}
-	adm := newAdmission(maxQueries, maxQueued, queueWait)
-	mem := newMemoryLimit(cfg.MemoryLimit, cfg.MemoryLimitPerStream, enginePool(cfg.Alloc))
+	adm := newAdmission(cfg.MaxQueries, cfg.MaxQueued, cfg.QueueWait)
+	mem := newMemoryLimit(cfg.GoMemoryLimit, cfg.GoMemoryLimitPerStream, enginePool(cfg.Alloc))
 	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise, Self: selfLocation(cfg.Listen, cfg.Advertise),
 		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical,
-		Admit: admitPoll(adm, mem, queryTimeout), PollTTL: cfg.PollTTL, PollMemory: cfg.PollMemory, Peers: cfg.Peers, PeerTLS: cfg.PeerTLS,
+		Admit: admitPoll(adm, mem, cfg.QueryTimeout), PollTTL: cfg.PollTTL, PollMemory: cfg.PollMemory, Peers: cfg.Peers, PeerTLS: cfg.PeerTLS,
 		Ingester: newIngester(tables, ingestMemory(cfg.QueryMemory))})
 	if err != nil {
 		return nil, err
 	}
-	hr := newHealthReporter(storeProbes(cfg.Hot, cfg.Archive), healthInterval, cfg.Logger)
+	hr := newHealthReporter(storeProbes(cfg.Hot, cfg.Archive), cfg.HealthInterval, cfg.Logger)
 	stopCtx, stop := context.WithCancel(context.Background())
 	watchCtx, endWatches := context.WithCancel(stopCtx)
 	opts := append([]grpc.ServerOption{
@@ -335,10 +315,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	tl := newTrackingListener(ln)
 	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem, auth: cfg.Auth, adm: adm,
-		queryTimeout: queryTimeout, stallTimeout: stallTimeout, ln: tl, log: cfg.Logger})
+		queryTimeout: cfg.QueryTimeout, stallTimeout: cfg.StallTimeout, ln: tl, log: cfg.Logger})
 	srv.RegisterService(&healthpb.Health_ServiceDesc, hr.hs)
 	srv.InitListener(tl)
-	s := &Server{HotReads: capped, sql: fs, flight: srv, ln: tl, mem: mem, adm: adm, health: hr, stop: stop, endWatches: endWatches, logger: cfg.Logger, drainTimeout: drainTimeout, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
+	s := &Server{HotReads: capped, sql: fs, flight: srv, ln: tl, mem: mem, adm: adm, health: hr, stop: stop, endWatches: endWatches, logger: cfg.Logger, drainTimeout: cfg.DrainTimeout, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
 	hr.start()
 	if cfg.MetricsListen != "" && cfg.MetricsHandler != nil {
 		mux := http.NewServeMux()
@@ -562,7 +542,7 @@ func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer
 	defer g.mem.end()
 	err := g.sql.ServeDoGet(t, stream, g.FlightServer.DoGet)
 	if err != nil && errors.Is(context.Cause(stream.Context()), errQueryTimeout) {
-		return status.Errorf(codes.DeadlineExceeded, "the query ran longer than its limit of %s (--query-timeout)", g.queryTimeout)
+		return flightsql.Status(&flightsql.QueryTimeoutError{Limit: g.queryTimeout}, nil)
 	}
 	return unknownCommand(err)
 }
@@ -610,7 +590,7 @@ func (s doGetStream) Context() context.Context { return s.ctx }
 // whose DoGet it would refuse: the client retries on another replica.
 func (g service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	if g.adm != nil && g.adm.isDraining() {
-		return nil, refuse(ctx, errShuttingDown)
+		return nil, refuse(ctx, flightsql.ErrShuttingDown)
 	}
 	info, err := g.FlightServer.GetFlightInfo(ctx, d)
 	return info, unknownCommand(err)
@@ -669,7 +649,7 @@ func admitPoll(adm *admission, mem *memoryLimit, timeout time.Duration) func(con
 		mem.begin()
 		cancel := context.CancelFunc(func() {})
 		if timeout > 0 {
-			ctx, cancel = context.WithTimeoutCause(ctx, timeout, status.Errorf(codes.DeadlineExceeded, "the query ran longer than its limit of %s (--query-timeout)", timeout))
+			ctx, cancel = context.WithTimeoutCause(ctx, timeout, &flightsql.QueryTimeoutError{Limit: timeout})
 		}
 		return ctx, func() {
 			cancel()

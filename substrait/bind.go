@@ -69,6 +69,21 @@ func (e *OutputColumnsError) Error() string {
 	return fmt.Sprintf("substrait: a select list of %d columns, more than the %d a query may return", e.Columns, e.Max)
 }
 
+// PartitionListError is the refusal of a read whose statement lists more partitions (IN,
+// = ANY) than BindOptions.MaxPartitions: the statement itself asks too much, before any bucket
+// is touched (the protocol boundary answers INVALID_ARGUMENT). Like *OutputColumnsError it is
+// not an *Error: the caller words it, naming the setting the bound comes from. It names the
+// table and the counts, never a partition value.
+type PartitionListError struct {
+	Table         string
+	Listed, Limit int
+}
+
+// Error names the table and the counts.
+func (e *PartitionListError) Error() string {
+	return fmt.Sprintf("substrait: %s lists %d partitions, more than the %d a read may list", e.Table, e.Listed, e.Limit)
+}
+
 // checkColumns refuses a select list of n columns past opts.MaxOutputColumns.
 func (o BindOptions) checkColumns(n int) error {
 	if o.MaxOutputColumns > 0 && n > o.MaxOutputColumns {

@@ -84,7 +84,8 @@ func (env *fuzzEnv) lower(p *plan.Plan, analytical bool) error {
 }
 
 // checkRefusal fails unless err is a refusal the Flight layer turns into a status a client
-// can act on: a *substrait.Error (InvalidArgument, Unimplemented, NotFound), the executor's
+// can act on: a *substrait.Error (InvalidArgument, Unimplemented, NotFound), a statement past
+// a bound (*substrait.PartitionListError, *substrait.OutputColumnsError), the executor's
 // unsupported plan or expression, or a data exception of a constant expression.
 func checkRefusal(t *testing.T, what string, err error) {
 	t.Helper()
@@ -92,7 +93,9 @@ func checkRefusal(t *testing.T, what string, err error) {
 		return
 	}
 	var de *ops.DataError
-	if _, ok := substrait.CodeOf(err); ok || errors.Is(err, scan.ErrUnsupported) || errors.Is(err, ops.ErrUnsupported) || errors.As(err, &de) {
+	var pl *substrait.PartitionListError
+	var oc *substrait.OutputColumnsError
+	if _, ok := substrait.CodeOf(err); ok || errors.Is(err, scan.ErrUnsupported) || errors.Is(err, ops.ErrUnsupported) || errors.As(err, &de) || errors.As(err, &pl) || errors.As(err, &oc) {
 		return
 	}
 	t.Fatalf("%s: refusal %v (%T) is no planning error: the client would get INTERNAL", what, err, err)

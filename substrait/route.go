@@ -686,9 +686,7 @@ func splitConj(e expr.Expression) []expr.Expression {
 }
 
 // errTooManyPartitions is the refusal of a read listing n partitions (IN, = ANY) beyond limit
-// (BindOptions.MaxPartitions, the server's --max-partitions). INVALID_ARGUMENT: the statement
-// itself asks too much, before any bucket is touched. It names the table, the counts and the
-// flag, never a partition value.
-func errTooManyPartitions(def routing.TableDef, n, limit int) *Error {
-	return errorf(InvalidArgument, "%s lists %d partitions, more than this server's limit of %d (--max-partitions): list fewer or split the query", def.Name, n, limit)
+// (BindOptions.MaxPartitions): a *PartitionListError.
+func errTooManyPartitions(def routing.TableDef, n, limit int) error {
+	return &PartitionListError{Table: def.Name, Listed: n, Limit: limit}
 }

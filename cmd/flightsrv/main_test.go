@@ -202,10 +202,10 @@ func TestMemoryLimitFlag(t *testing.T) {
 	var cfg serveConfig
 	fs := newFlags("serve")
 	cfg.register(fs, true)
-	if err := parse(fs, []string{"--memory-limit", "128MiB"}); err != nil || cfg.memoryLimit.bytes != 128<<20 {
+	if err := parse(fs, []string{"--go-memory-limit", "128MiB"}); err != nil || cfg.memoryLimit.bytes != 128<<20 {
 		t.Fatalf("flag: %+v %v", cfg.memoryLimit, err)
 	}
-	t.Setenv("FLIGHTSRV_MEMORY_LIMIT", "off")
+	t.Setenv("FLIGHTSRV_GO_MEMORY_LIMIT", "off")
 	cfg = serveConfig{}
 	fs = newFlags("serve")
 	cfg.register(fs, true)

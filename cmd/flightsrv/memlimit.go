@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Default soft memory limit of serve and demo (--memory-limit auto): 40 MiB of Go runtime
+// Default soft memory limit of serve and demo (--go-memory-limit auto): 40 MiB of Go runtime
 // memory, plus 32 MiB for every query stream in flight beyond the first.
 //
 // Measured with bench's ordered scans on 2 busy cores: ORD's history keeps about 20 MiB live
@@ -23,7 +23,7 @@ const (
 	defaultMemoryLimitPerStream = 32 << 20
 )
 
-// memoryLimitFlag is --memory-limit: "auto", "off", or a size with GOMEMLIMIT's syntax (an
+// memoryLimitFlag is --go-memory-limit: "auto", "off", or a size with GOMEMLIMIT's syntax (an
 // integer with an optional unit B, KiB, MiB, GiB or TiB).
 type memoryLimitFlag struct {
 	auto  bool

@@ -74,23 +74,23 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 		fs.BoolVar(&c.migrate, "migrate", false, "apply schema migrations at start-up (otherwise only validate the schema)")
 	}
 	fs.BoolVar(&c.pushdown, "pushdown", true, "push COUNT(*) and MIN/MAX(timestamp) down to the stores (false: every query runs on the scan path)")
-	fs.IntVar(&c.fanout, "fanout", routing.DefaultFanout, "buckets read concurrently per query")
-	fs.IntVar(&c.maxBuckets, "max-buckets", query.DefaultMaxBuckets, "buckets one query's time range may span (RESOURCE_EXHAUSTED beyond; negative: no bound)")
-	fs.IntVar(&c.maxParts, "max-partitions", substrait.DefaultMaxPartitions, "partitions one routed read may list with IN or = ANY (INVALID_ARGUMENT beyond)")
+	fs.IntVar(&c.fanout, "fanout", routing.DefaultFanout, "buckets read concurrently per query (0: the default)")
+	fs.IntVar(&c.maxBuckets, "max-buckets", query.DefaultMaxBuckets, "buckets one query's time range may span (RESOURCE_EXHAUSTED beyond; 0: the default; negative: no bound)")
+	fs.IntVar(&c.maxParts, "max-partitions", substrait.DefaultMaxPartitions, "partitions one routed read may list with IN or = ANY (INVALID_ARGUMENT beyond; 0: the default)")
 	fs.BoolVar(&c.analytical, "analytical", false, "analytical mode on for every session: a query may read a table without pinning its partitions (every partition of its range, discovered from the stores); sessions may turn it off, or on without this flag, with the session option analytical")
-	fs.IntVar(&c.analyticalParts, "analytical-max-partitions", query.DefaultAnalyticalMaxPartitions, "partitions one analytical read may discover in its range (RESOURCE_EXHAUSTED beyond; negative: no bound)")
-	fs.Int64Var(&c.queryMemory, "query-memory", query.DefaultQueryMemory, "bytes one query's batches may hold on the scan path (RESOURCE_EXHAUSTED beyond; negative: no bound)")
-	fs.DurationVar(&c.queryCPU, "query-cpu", query.DefaultQueryCPU, "CPU time one query's fragments and coordinator may use in all, measured per batch (RESOURCE_EXHAUSTED beyond; negative: no bound)")
-	fs.Int64Var(&c.totalMemory, "total-query-memory", query.DefaultTotalMemory, "bytes all queries' batches may hold together (RESOURCE_EXHAUSTED for the query whose next batch would pass it; negative: no bound)")
-	fs.Int64Var(&c.queryMaxRows, "query-max-rows", query.DefaultMaxRows, "rows one query's bucket fragments may produce: rows read after filters, or partial-aggregate rows (RESOURCE_EXHAUSTED beyond; negative: no bound)")
-	fs.DurationVar(&c.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "how long one message of a result stream may wait for a client that stopped reading before its connection is closed (frees the query's slot; negative: no bound)")
-	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (negative disables)")
-	fs.DurationVar(&c.payloadCheck, "payload-check-interval", archive.DefaultPayloadCheckInterval, "how long a check that an archived bucket's payload exists with the size its manifest recorded is trusted: one stat (HEAD) per archived bucket read per interval (negative: every read checks; 0: the default)")
+	fs.IntVar(&c.analyticalParts, "analytical-max-partitions", query.DefaultAnalyticalMaxPartitions, "partitions one analytical read may discover in its range (RESOURCE_EXHAUSTED beyond; 0: the default; negative: no bound)")
+	fs.Int64Var(&c.queryMemory, "query-memory", query.DefaultQueryMemory, "bytes one query's batches may hold on the scan path (RESOURCE_EXHAUSTED beyond; 0: the default; negative: no bound)")
+	fs.DurationVar(&c.queryCPU, "query-cpu", query.DefaultQueryCPU, "CPU time one query's fragments and coordinator may use in all, measured per batch (RESOURCE_EXHAUSTED beyond; 0: the default; negative, e.g. -1s: no bound)")
+	fs.Int64Var(&c.totalMemory, "total-query-memory", query.DefaultTotalMemory, "bytes all queries' batches may hold together (RESOURCE_EXHAUSTED for the query whose next batch would pass it; 0: the default; negative: no bound)")
+	fs.Int64Var(&c.queryMaxRows, "query-max-rows", query.DefaultMaxRows, "rows one query's bucket fragments may produce: rows read after filters, or partial-aggregate rows (RESOURCE_EXHAUSTED beyond; 0: the default; negative: no bound)")
+	fs.DurationVar(&c.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "how long one message of a result stream may wait for a client that stopped reading before its connection is closed (frees the query's slot; 0: the default; negative, e.g. -1s: no bound)")
+	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (0: the default; negative: no cache)")
+	fs.DurationVar(&c.payloadCheck, "payload-check-interval", archive.DefaultPayloadCheckInterval, "how long a check that an archived bucket's payload exists with the size its manifest recorded is trusted: one stat (HEAD) per archived bucket read per interval (0: the default; negative, e.g. -1s: every read checks)")
 	fs.DurationVar(&c.damageMemory, "damage-memory", routing.DamageMemory, "how long reads of an archived bucket found missing or damaged answer DATA_LOSS at once before the archive is read again (also how long restored objects may go unseen; 0: the default)")
 	fs.DurationVar(&c.ticketTTL, "ticket-ttl", flightsql.DefaultTicketTTL, "how long a ticket may be fetched after GetFlightInfo or RenewFlightEndpoint (FAILED_PRECONDITION beyond; 0: the default)")
 	fs.BoolVar(&c.multiEndpoint, "multi-endpoint", false, "answer row-returning queries over several buckets with ordered endpoints, one per group of buckets, unless the session chooses (session option endpoints=single|multiple; default: one endpoint)")
-	fs.IntVar(&c.endpointBkts, "endpoint-buckets", query.DefaultEndpointBuckets, "buckets one endpoint of a multi-endpoint result reads at most")
-	fs.IntVar(&c.maxEndpoints, "max-endpoints", query.DefaultMaxEndpoints, "endpoints one result may have (groups of buckets grow beyond it)")
+	fs.IntVar(&c.endpointBkts, "endpoint-buckets", query.DefaultEndpointBuckets, "buckets one endpoint of a multi-endpoint result reads at most (0: the default)")
+	fs.IntVar(&c.maxEndpoints, "max-endpoints", query.DefaultMaxEndpoints, "endpoints one result may have (groups of buckets grow beyond it; 0: the default)")
 	fs.StringVar(&c.advertise, "advertise", "", "comma-separated addresses (host:port, or grpc+tcp:// / grpc+tls:// URIs) of the replicas serving this address, put into every endpoint's locations (default: none; never a wildcard address)")
 	fs.StringVar(&c.peers, "peers", "", "comma-separated addresses (host:port, or grpc+tcp:// / grpc+tls:// URIs) of the replicas a CancelFlightInfo is forwarded to, so that it stops the query's streams and poll on every replica (default: the --advertise addresses)")
 	fs.StringVar(&c.peerCA, "peer-ca", "", "PEM CA certificates that verify grpc+tls peers (default: the system's roots); with --tls-cert, this server's certificate is the client certificate it presents to them")
@@ -101,21 +101,22 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go runtime profiles at http://ADDR/debug/pprof/ (default: off; bind to loopback)")
 	fs.IntVar(&c.maxQueries, "max-queries", server.DefaultMaxQueries, "queries executing at once; more wait in a queue (UNAVAILABLE beyond it; 0: the default)")
-	fs.IntVar(&c.maxQueued, "max-queued", server.DefaultMaxQueued, "queries waiting for a slot beyond --max-queries (0: none wait)")
+	fs.IntVar(&c.maxQueued, "max-queued", server.DefaultMaxQueued, "queries waiting for a slot beyond --max-queries (0: the default; negative: none wait)")
 	fs.DurationVar(&c.queueWait, "queue-wait", server.DefaultQueueWait, "how long a query waits for a slot before UNAVAILABLE (0: the default)")
-	fs.DurationVar(&c.queryTimeout, "query-timeout", server.DefaultQueryTimeout, "wall time one query's stream may take (DEADLINE_EXCEEDED beyond; negative: no bound)")
-	fs.DurationVar(&c.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM or SIGINT: how long running queries may finish before they are cancelled (new ones are refused at once; 0: cancel at once)")
+	fs.DurationVar(&c.queryTimeout, "query-timeout", server.DefaultQueryTimeout, "wall time one query's stream may take (DEADLINE_EXCEEDED beyond; 0: the default; negative, e.g. -1s: no bound)")
+	fs.DurationVar(&c.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM or SIGINT: how long running queries may finish before they are cancelled (new ones are refused at once; 0: the default; negative, e.g. -1s: cancel at once)")
 	c.memoryLimit = memoryLimitFlag{auto: true}
 	c.sec.register(fs)
-	fs.Var(&c.memoryLimit, "memory-limit", "soft limit on the Go runtime's memory: SIZE (e.g. 256MiB, GOMEMLIMIT's syntax), off, or auto: 40MiB plus 32MiB per query stream beyond the first, or GOMEMLIMIT when set")
+	fs.Var(&c.memoryLimit, "go-memory-limit", "soft limit on the Go runtime's memory (not the queries' own limits, --query-memory and --total-query-memory): SIZE (e.g. 256MiB, GOMEMLIMIT's syntax), off, or auto: 40MiB plus 32MiB per query stream beyond the first, or GOMEMLIMIT when set")
+	fs.Var(&c.memoryLimit, "memory-limit", "deprecated name of --go-memory-limit")
 }
 
 func (c *serveConfig) validate() error {
 	if _, _, err := net.SplitHostPort(c.listen); err != nil {
 		return fmt.Errorf("--listen %q: %w", c.listen, err)
 	}
-	if c.maxQueries < 0 || c.queueWait < 0 || c.drainTimeout < 0 {
-		return fmt.Errorf("--max-queries, --queue-wait and --drain-timeout must not be negative")
+	if c.maxQueries < 0 || c.queueWait < 0 {
+		return fmt.Errorf("--max-queries and --queue-wait must not be negative (0: the default)")
 	}
 	if _, err := c.locations(); err != nil {
 		return err
@@ -132,8 +133,8 @@ func (c *serveConfig) validate() error {
 	if c.damageMemory < 0 {
 		return fmt.Errorf("--damage-memory must not be negative (0: the default)")
 	}
-	if c.fanout < 1 {
-		return fmt.Errorf("--fanout must be at least 1")
+	if c.fanout < 0 || c.maxParts < 0 {
+		return fmt.Errorf("--fanout and --max-partitions must not be negative (0: the default)")
 	}
 	if len(c.tables) == 0 {
 		return fmt.Errorf("no table configured (--table name=…,partition=…,strategy=…)")
@@ -225,14 +226,6 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		return nil, nil, err
 	}
 	memLimit, memPerStream := cfg.memoryLimit.limits()
-	maxQueued := cfg.maxQueued
-	if maxQueued <= 0 {
-		maxQueued = -1 // server.Config: negative means none wait, zero the default
-	}
-	drain := cfg.drainTimeout
-	if drain == 0 {
-		drain = time.Nanosecond // server.Config: zero means the default
-	}
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
@@ -241,8 +234,8 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		Peers: peers, PeerTLS: peerTLS, PollTTL: cfg.pollTTL, PollMemory: cfg.pollMemory,
 		QueryConnections: cfg.queryConns, QueryConnectionWait: cfg.queryConnWait,
 		MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
-		MemoryLimit: memLimit, MemoryLimitPerStream: memPerStream, Version: version,
-		MaxQueries: cfg.maxQueries, MaxQueued: maxQueued, QueueWait: cfg.queueWait, QueryTimeout: cfg.queryTimeout, DrainTimeout: drain,
+		GoMemoryLimit: memLimit, GoMemoryLimitPerStream: memPerStream, Version: version,
+		MaxQueries: cfg.maxQueries, MaxQueued: cfg.maxQueued, QueueWait: cfg.queueWait, QueryTimeout: cfg.queryTimeout, DrainTimeout: cfg.drainTimeout,
 	})
 	if err != nil {
 		tel.Shutdown(context.Background())

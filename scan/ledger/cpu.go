@@ -14,17 +14,14 @@ import (
 var ErrCPULimit = errors.New("ledger: query CPU time limit exceeded")
 
 // CPULimitExceededError is the error of a query past its CPU time limit; it matches
-// ErrCPULimit with errors.Is. Message is the text a client may see: it names the limit and
-// its flag, nothing of the data.
+// ErrCPULimit with errors.Is. It carries the limit and nothing of the data; the protocol
+// boundary (package flightsql) words it for the client.
 type CPULimitExceededError struct {
 	Limit time.Duration
 }
 
-func (e *CPULimitExceededError) Error() string { return ErrCPULimit.Error() + ": " + e.Message() }
-
-// Message returns the client-facing text, without the package prefix.
-func (e *CPULimitExceededError) Message() string {
-	return fmt.Sprintf("the query used more than its CPU time limit of %s; narrow it or raise --query-cpu", e.Limit)
+func (e *CPULimitExceededError) Error() string {
+	return fmt.Sprintf("%s: limit of %s", ErrCPULimit.Error(), e.Limit)
 }
 
 // Is reports whether target is ErrCPULimit.

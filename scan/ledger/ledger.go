@@ -69,17 +69,14 @@ func (l *Ledger) SetRowLimit(n int64) { l.rowLimit = n }
 func (l *Ledger) Rows() int64 { return l.rows.Load() }
 
 // RowLimitExceededError is the error of a query whose fragments would produce more rows than
-// its limit; it matches ErrRowLimit with errors.Is. Message is the text a client may see: it
-// names the limit and its flag, nothing of the data.
+// its limit; it matches ErrRowLimit with errors.Is. It carries the limit and nothing of the
+// data; the protocol boundary (package flightsql) words it for the client.
 type RowLimitExceededError struct {
 	Limit int64 // rows
 }
 
-func (e *RowLimitExceededError) Error() string { return ErrRowLimit.Error() + ": " + e.Message() }
-
-// Message returns the client-facing text, without the package prefix.
-func (e *RowLimitExceededError) Message() string {
-	return fmt.Sprintf("the query reads more than its limit of %d rows; narrow it or raise --query-max-rows", e.Limit)
+func (e *RowLimitExceededError) Error() string {
+	return fmt.Sprintf("%s: limit of %d rows", ErrRowLimit.Error(), e.Limit)
 }
 
 // Is reports whether target is ErrRowLimit.
@@ -215,23 +212,20 @@ func (l *Ledger) Claimed() int64 {
 	return l.claimed.Load()
 }
 
-// LimitExceededError is the error of a query that exceeded its memory limit, or whose bytes
-// would take the process's queries together past theirs (Total, a Budget's); it matches
-// ErrMemoryLimit with errors.Is. Message is the text a client may see: it names the limit and
-// nothing of the data.
+// LimitExceededError is the error of a query that exceeded its query memory limit, or whose
+// bytes would take the process's queries together past theirs (Total, a Budget's); it matches
+// ErrMemoryLimit with errors.Is. It carries the limit and nothing of the data; the protocol
+// boundary (package flightsql) words it for the client.
 type LimitExceededError struct {
 	Limit int64 // bytes
 	Total bool  // the limit is the Budget all the process's queries share
 }
 
-func (e *LimitExceededError) Error() string { return ErrMemoryLimit.Error() + ": " + e.Message() }
-
-// Message returns the client-facing text, without the package prefix.
-func (e *LimitExceededError) Message() string {
+func (e *LimitExceededError) Error() string {
 	if e.Total {
-		return fmt.Sprintf("the server's queries need more than their memory limit of %d bytes (%s) together; retry later, or raise --total-query-memory", e.Limit, human(e.Limit))
+		return fmt.Sprintf("%s: total query memory limit of %d bytes", ErrMemoryLimit.Error(), e.Limit)
 	}
-	return fmt.Sprintf("the query needs more than its memory limit of %d bytes (%s); narrow it or raise --query-memory", e.Limit, human(e.Limit))
+	return fmt.Sprintf("%s: query memory limit of %d bytes", ErrMemoryLimit.Error(), e.Limit)
 }
 
 // Is reports whether target is ErrMemoryLimit.
@@ -239,18 +233,6 @@ func (e *LimitExceededError) Is(target error) bool { return target == ErrMemoryL
 
 // LimitError returns the error of a query that exceeded limit bytes (a *LimitExceededError).
 func LimitError(limit int64) error { return &LimitExceededError{Limit: limit} }
-
-func human(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
 
 // Budget is the memory all the queries of a process hold together: the bytes their ledgers
 // have allocated and not freed, and the bytes they have claimed (Ledger.Claim), bounded by a

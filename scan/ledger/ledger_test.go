@@ -92,8 +92,7 @@ func TestBudget(t *testing.T) {
 		t.Fatalf("a small query refused while the total is past the budget: %v", err)
 	}
 	wantLimit(t, "q2's claim past its share of 50", q2.Claim(1), 150, true)
-	msg := (&LimitExceededError{Limit: 150, Total: true}).Message()
-	if msg != "the server's queries need more than their memory limit of 150 bytes (150 B) together; retry later, or raise --total-query-memory" {
+	if msg := (&LimitExceededError{Limit: 150, Total: true}).Error(); msg != "ledger: query memory limit exceeded: total query memory limit of 150 bytes" {
 		t.Fatalf("message %q", msg)
 	}
 	q1.Free(buf)

@@ -33,7 +33,7 @@ import (
 // plain lists, not sync.Pools: a sync.Pool is emptied by every two garbage collections, and a
 // process running near its soft memory limit collects often, so its scans re-allocated (and
 // the runtime zeroed) most of their buffers and collected more often still (measured with
-// make bench: a fifth of the archived scan's throughput at the default --memory-limit). What
+// make bench: a fifth of the archived scan's throughput at the default --go-memory-limit). What
 // the lists hold is live heap to the collector and counts against the process's memory limit:
 // set MaxFree inside it (server does). Buffers that stay unused through a whole
 // garbage collection cycle (the least a list held since the previous cycle) are dropped at the

@@ -101,8 +101,8 @@ func TestProjectRefusesBeforeAllocating(t *testing.T) {
 	if err := r.Err(); !errors.Is(err, ledger.ErrMemoryLimit) || !errors.As(err, &le) || le.Limit != 2<<20 {
 		t.Fatalf("error %v, want the 2 MiB memory limit's", err)
 	}
-	if !strings.Contains(le.Message(), "memory limit of 2097152 bytes") {
-		t.Fatalf("message %q does not name the limit", le.Message())
+	if !strings.Contains(le.Error(), "memory limit of 2097152 bytes") {
+		t.Fatalf("message %q does not name the limit", le.Error())
 	}
 	if mem.Peak() != 0 || mem.Claimed() != 0 {
 		t.Fatalf("ledger peak %d bytes, %d claimed: the refusal must come before any allocation", mem.Peak(), mem.Claimed())

@@ -1,0 +1,218 @@
+package flightsql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/querylog"
+	"github.com/flightsrv/flightsrv/query"
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan/ledger"
+	"github.com/flightsrv/flightsrv/scan/ops"
+	"github.com/flightsrv/flightsrv/substrait"
+)
+
+// This file is where the server's refusals get their gRPC codes and their words. The layers
+// below return typed errors that carry their facts (a limit, a count, a table name) and no
+// gRPC code; Status maps each to the code a client can act on and to a message that names the
+// server setting the bound comes from, by its serve flag, and never a partition value, a key,
+// a path or a database's own error text (docs/architecture.md, "Errors").
+
+// The serve flags that set the bounds a refusal names. cmd/flightsrv defines them.
+const (
+	flagQueryMemory      = "--query-memory"
+	flagTotalQueryMemory = "--total-query-memory"
+	flagQueryCPU         = "--query-cpu"
+	flagQueryMaxRows     = "--query-max-rows"
+	flagQueryConnections = "--query-connections"
+	flagMaxBuckets       = "--max-buckets"
+	flagMaxPartitions    = "--max-partitions"
+	flagAnalyticalParts  = "--analytical-max-partitions"
+	flagMaxQueries       = "--max-queries"
+	flagMaxQueued        = "--max-queued"
+	flagQueueWait        = "--queue-wait"
+	flagQueryTimeout     = "--query-timeout"
+)
+
+// QueueFullError is the admission refusal of a query that finds Slots queries running and
+// Queued waiting, the most allowed (UNAVAILABLE: retry later).
+type QueueFullError struct{ Slots, Queued int }
+
+func (e *QueueFullError) Error() string {
+	return fmt.Sprintf("admission: %d running and %d waiting", e.Slots, e.Queued)
+}
+
+// QueueWaitError is the admission refusal of a query that waited Wait for one of Slots query
+// slots (UNAVAILABLE: retry later).
+type QueueWaitError struct {
+	Wait  time.Duration
+	Slots int
+}
+
+func (e *QueueWaitError) Error() string {
+	return fmt.Sprintf("admission: waited %s for one of %d query slots", e.Wait, e.Slots)
+}
+
+// ErrShuttingDown is the admission refusal of new work while the server drains (UNAVAILABLE:
+// retry on another replica).
+var ErrShuttingDown = errors.New("admission: the server is shutting down")
+
+// QueryTimeoutError is the error of a query whose stream ran longer than Limit
+// (DEADLINE_EXCEEDED).
+type QueryTimeoutError struct{ Limit time.Duration }
+
+func (e *QueryTimeoutError) Error() string {
+	return fmt.Sprintf("query ran longer than its limit of %s", e.Limit)
+}
+
+// Status converts an error to the gRPC status error a client receives: status errors pass
+// through, cancellations keep their code, every typed refusal of the layers below gets its
+// code and message here, and anything else becomes INTERNAL with a fixed message (a
+// *querylog.InternalError, whose cause the call's log line classifies). log receives, at debug
+// level, the store errors hidden from the client (nil: slog.Default()). Nil for nil.
+func Status(err error, log *slog.Logger) error {
+	if err == nil {
+		return nil
+	}
+	if st, ok := status.FromError(err); ok {
+		return st.Err()
+	}
+	if s := refusal(err, log); s != nil {
+		return s
+	}
+	// The call's log line (internal/querylog) names the cause's class; its text is logged at
+	// debug level only.
+	return &querylog.InternalError{Status: status.New(codes.Internal, "query could not be executed"), Cause: err}
+}
+
+// refusal returns the status of a typed refusal, or nil when err is none.
+func refusal(err error, log *slog.Logger) error {
+	var (
+		se    *substrait.Error
+		de    *ops.DataError
+		mem   *ledger.LimitExceededError
+		cpu   *ledger.CPULimitExceededError
+		rows  *ledger.RowLimitExceededError
+		busy  *routing.ConnectionsBusyError
+		bkts  *query.BucketLimitError
+		parts *substrait.PartitionListError
+		anl   *query.AnalyticalPartitionsError
+		unsup *query.UnsupportedPlanError
+		full  *QueueFullError
+		wait  *QueueWaitError
+		tmo   *QueryTimeoutError
+	)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "query was cancelled")
+	case errors.As(err, &tmo):
+		return status.Errorf(codes.DeadlineExceeded, "the query ran longer than its limit of %s (%s)", tmo.Limit, flagQueryTimeout)
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "query deadline exceeded")
+	case errors.As(err, &se):
+		// The client's message may quote its own text (an unknown identifier); the log line
+		// holds the value-free form.
+		code := codes.Internal
+		switch se.Code {
+		case substrait.InvalidArgument:
+			code = codes.InvalidArgument
+		case substrait.Unimplemented:
+			code = codes.Unimplemented
+		case substrait.NotFound:
+			code = codes.NotFound
+		}
+		return querylog.Refusal(code, se.Msg, se.LogMsg, se.SQLState)
+	case errors.As(err, &de):
+		// A data exception of the query's expressions (division by zero, an overflow, text
+		// that is no number): the query's fault, refused in PostgreSQL's words with its
+		// SQLSTATE.
+		return querylog.Refusal(codes.InvalidArgument, de.Msg, "", de.Code)
+	case errors.As(err, &mem):
+		if mem.Total {
+			return status.Errorf(codes.ResourceExhausted, "the server's queries need more than their memory limit of %d bytes (%s) together; retry later, or raise %s", mem.Limit, bytesText(mem.Limit), flagTotalQueryMemory)
+		}
+		return status.Errorf(codes.ResourceExhausted, "the query needs more than its memory limit of %d bytes (%s); narrow it or raise %s", mem.Limit, bytesText(mem.Limit), flagQueryMemory)
+	case errors.Is(err, ledger.ErrMemoryLimit):
+		return status.Errorf(codes.ResourceExhausted, "the query needs more than its memory limit; narrow it or raise %s", flagQueryMemory)
+	case errors.As(err, &cpu):
+		return status.Errorf(codes.ResourceExhausted, "the query used more than its CPU time limit of %s; narrow it or raise %s", cpu.Limit, flagQueryCPU)
+	case errors.As(err, &rows):
+		return status.Errorf(codes.ResourceExhausted, "the query reads more than its limit of %d rows; narrow it or raise %s", rows.Limit, flagQueryMaxRows)
+	case errors.As(err, &bkts):
+		return status.Errorf(codes.ResourceExhausted, "the query reads %d buckets (partitions × buckets), more than this server's limit of %d (%s): narrow the time range or the partitions", bkts.Buckets, bkts.Limit, flagMaxBuckets)
+	case errors.As(err, &parts):
+		return status.Errorf(codes.InvalidArgument, "%s lists %d partitions, more than this server's limit of %d (%s): list fewer or split the query", parts.Table, parts.Listed, parts.Limit, flagMaxPartitions)
+	case errors.As(err, &anl):
+		return status.Errorf(codes.ResourceExhausted, "the analytical read of %s finds more than %d partitions in its range, this server's limit (%s): narrow the range or pin the partitions", anl.Table, anl.Limit, flagAnalyticalParts)
+	case errors.As(err, &unsup):
+		return status.Error(codes.Unimplemented, "the Substrait plan uses a relation, expression or function the executor does not run: "+unsup.Reason)
+	case errors.Is(err, query.ErrEmptyQuery):
+		return status.Error(codes.InvalidArgument, "empty query")
+	case errors.Is(err, query.ErrBadFragment):
+		return status.Error(codes.InvalidArgument, "the ticket's fragment does not fit its query; run the query again")
+	case errors.Is(err, query.ErrTableNotFound):
+		return status.Error(codes.NotFound, "table not found")
+	case errors.Is(err, routing.ErrInvalidRecord), errors.Is(err, routing.ErrOutsideWriteWindow), errors.Is(err, query.ErrWriteStream):
+		// A write refused by the fence's record rules (docs/pulpitum-v4.md §3.1): the message
+		// names the rule and the row's position in the request, never a value.
+		return status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "routing: ")+"; nothing was stored")
+	case errors.Is(err, routing.ErrDuplicateRecord):
+		return status.Error(codes.AlreadyExists, "a row with the same partition, timestamp and id is already stored, or repeated in the request; nothing was stored")
+	case errors.Is(err, routing.ErrBucketReadOnly):
+		return status.Error(codes.FailedPrecondition, "a bucket the rows fall into is being archived or archived, and takes no more rows; nothing was stored")
+	case errors.Is(err, routing.ErrStrategyMismatch):
+		return status.Error(codes.FailedPrecondition, strings.TrimPrefix(routing.ErrStrategyMismatch.Error(), "routing: ")+"; nothing was stored")
+	case errors.Is(err, routing.ErrCommitOutcome):
+		return status.Error(codes.Unknown, "the store did not confirm the commit: the rows may or may not be stored; count them before sending them again")
+	case errors.Is(err, routing.ErrBinOutOfRange):
+		return status.Error(codes.InvalidArgument, "a time bucket starts outside the timestamp range (1677-09-21 to 2262-04-11)")
+	case errors.Is(err, routing.ErrPinMismatch):
+		return status.Error(codes.FailedPrecondition, "an archived bucket this ticket was planned against has been replaced since; run the query again")
+	case errors.Is(err, routing.ErrInvalidTimeRange):
+		return status.Error(codes.InvalidArgument, "invalid time range")
+	case errors.Is(err, routing.ErrArchiveDamaged):
+		// The server log names the route (routing.RouteID) and the failed check.
+		return status.Error(codes.DataLoss, "archived data this query reads is missing or damaged; the server log names the route")
+	case errors.As(err, &busy):
+		return status.Errorf(codes.Unavailable, "all %d hot-store connections queries may use stayed busy for %s (%s); retry later", busy.Limit, busy.Wait, flagQueryConnections)
+	case errors.Is(err, routing.ErrUnavailable):
+		// The call's log line (internal/querylog) reports the refusal; the store's error may
+		// hold values, so it is logged at debug level only.
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Debug("store unavailable", "err", err)
+		return status.Error(codes.Unavailable, "store unavailable, retry later")
+	case errors.As(err, &full):
+		return status.Errorf(codes.Unavailable, "too many queries: %d running and %d waiting (%s, %s); retry later", full.Slots, full.Queued, flagMaxQueries, flagMaxQueued)
+	case errors.As(err, &wait):
+		return status.Errorf(codes.Unavailable, "waited %s for one of %d query slots (%s, %s); retry later", wait.Wait, wait.Slots, flagQueueWait, flagMaxQueries)
+	case errors.Is(err, ErrShuttingDown):
+		return status.Error(codes.Unavailable, "the server is shutting down; retry on another replica")
+	case errors.Is(err, errForeignKey):
+		return status.Error(codes.InvalidArgument, errForeignKey.Error())
+	case errors.Is(err, errBadHandle):
+		return status.Error(codes.InvalidArgument, errBadHandle.Error())
+	}
+	return nil
+}
+
+// bytesText writes n bytes in binary units as a person reads them (2 KiB, 256 MiB, 1 GiB).
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,18 @@
+package setting
+
+import (
+	"testing"
+	"time"
+)
+
+func TestConvention(t *testing.T) {
+	if Or(0, 5) != 5 || Or(-1, 5) != -1 || Or(3, 5) != 3 {
+		t.Fatal("Or")
+	}
+	if Bound(0, 5*time.Second) != 5*time.Second || Bound(-time.Second, 5*time.Second) != 0 || Bound(time.Second, 5*time.Second) != time.Second {
+		t.Fatal("Bound")
+	}
+	if Bound[int64](-1, 256<<20) != 0 || Bound[int64](0, 256<<20) != 256<<20 {
+		t.Fatal("Bound int64")
+	}
+}
