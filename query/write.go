@@ -27,6 +27,7 @@ func (e *Engine) IsUpdate(sql string) bool { return substrait.IsInsert(sql) }
 // prepareInsert is Prepare of an INSERT: an empty dataset schema and the statement's
 // parameters.
 func (e *Engine) prepareInsert(sql string) (*substrait.Insert, error) {
+	defer planningWeight(len(sql))()
 	return substrait.PrepareInsert(sql, e.cat)
 }
 

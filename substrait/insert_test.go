@@ -119,8 +119,20 @@ func TestInsertRefusals(t *testing.T) {
 			t.Errorf("%s: %v, want code %v with %q", sql, err, want.code, want.text)
 		}
 	}
-	if substrait.IsInsert(`SELECT 1`) || !substrait.IsInsert(`insert into messages values ('a','2026-01-01','b','c')`) {
-		t.Fatal("IsInsert")
+	for sql, want := range map[string]bool{
+		`SELECT 1`: false,
+		`insert into messages values ('a','2026-01-01','b','c')`:      true,
+		" \n -- a comment\n /* nested /* comment */ */ InSeRt INTO m": true,
+		`INSERTED`:                     false,
+		`insert`:                       true,
+		`/* unterminated insert`:       false,
+		`-- insert`:                    false,
+		`EXPLAIN INSERT INTO messages`: false,
+		`WITH x AS (SELECT 1) INSERT INTO messages SELECT 1`: false,
+	} {
+		if got := substrait.IsInsert(sql); got != want {
+			t.Errorf("IsInsert(%q) = %v, want %v", sql, got, want)
+		}
 	}
 }
 
