@@ -106,7 +106,7 @@ func BenchmarkArchiveScan(b *testing.B) {
 			b.ReportAllocs()
 			cpu0, cpuOK := processCPU()
 			for b.Loop() {
-				got, err := r.Read(ctx, key, bk, routing.ReadRequest{Range: rg.rng, Limit: n})
+				got, err := readRecords(r, ctx, key, bk, routing.ReadRequest{Range: rg.rng, Limit: n})
 				if err != nil || len(got) != rg.rows {
 					b.Fatalf("%d rows, %v", len(got), err)
 				}
@@ -120,7 +120,7 @@ func BenchmarkArchiveScan(b *testing.B) {
 				var after *routing.Cursor
 				got := 0
 				for {
-					page, err := r.Read(ctx, key, bk, routing.ReadRequest{Range: rg.rng, After: after, Limit: 16384})
+					page, err := readRecords(r, ctx, key, bk, routing.ReadRequest{Range: rg.rng, After: after, Limit: 16384})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -5,10 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"gocloud.dev/blob"
 	"slices"
 	"testing"
 	"time"
+
+	"gocloud.dev/blob"
 
 	"github.com/parquet-go/parquet-go"
 

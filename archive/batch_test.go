@@ -199,7 +199,7 @@ func readReference(t *testing.T, ctx context.Context, r *Reader, key string, b r
 	if req.Limit > 0 {
 		limit = int(min(req.Limit, 1<<30))
 	}
-	recs, err := r.Read(ctx, key, b, routing.ReadRequest{Range: req.Range, Desc: req.Desc, Limit: limit})
+	recs, err := readRecords(r, ctx, key, b, routing.ReadRequest{Range: req.Range, Desc: req.Desc, Limit: limit})
 	if err != nil {
 		t.Fatalf("Read(%v): %v", req, err)
 	}

@@ -122,13 +122,6 @@ type sortKey struct {
 	key []byte
 }
 
-func (a sortKey) after(b sortKey) bool {
-	if a.t != b.t {
-		return a.t > b.t
-	}
-	return string(a.key) > string(b.key)
-}
-
 // envelopeDecoder decodes envelope rows into records.
 type envelopeDecoder struct {
 	bucket   routing.BucketID

@@ -55,7 +55,14 @@ func Example() {
 	n := row.Column(0).(*array.Int64).Value(0)
 	lo := time.Unix(0, int64(row.Column(1).(*array.Timestamp).Value(0))).UTC()
 	hi := time.Unix(0, int64(row.Column(2).(*array.Timestamp).Value(0))).UTC()
-	last, _ := r.Read(ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: 2, Desc: true})
-	fmt.Println(n, lo.Format(time.TimeOnly), hi.Format(time.TimeOnly), string(last[0].SortKey), string(last[1].SortKey))
+	// The read path: the last two records, decoding only the id column, as Arrow batches.
+	last, err := r.ReadBatches(ctx, key, b, routing.BatchRequest{Range: b.Range(), Columns: []routing.Column{routing.ColumnID}, Desc: true, Limit: 2})
+	if err != nil {
+		panic(err)
+	}
+	defer last.Release()
+	last.Next()
+	ids := last.RecordBatch().Column(0).(*array.String)
+	fmt.Println(n, lo.Format(time.TimeOnly), hi.Format(time.TimeOnly), ids.Value(0), ids.Value(1))
 	// Output: 12 00:00:00 11:00:00 msg-23 msg-22
 }

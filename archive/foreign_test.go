@@ -328,7 +328,7 @@ func TestCountForeignParquet(t *testing.T) {
 				}
 			}
 			req := routing.ReadRequest{Range: routing.TimeRange{Start: b.Start, End: b.Start.Add(48 * time.Hour)}, Limit: 10}
-			_, err = r.Read(ctx, key, b, req)
+			_, err = readRecords(r, ctx, key, b, req)
 			if v.envelope {
 				if err != nil {
 					t.Fatalf("Read: %v", err)

@@ -186,7 +186,7 @@ func FuzzParquetPayload(f *testing.F) {
 				}
 				sameProjected(t, "ReadBatches of the whole bucket", got.recs, want)
 			}
-			if _, err := r.Read(ctx, key, b, routing.ReadRequest{Range: rng, Limit: 1000, Desc: desc}); err != nil {
+			if _, err := readRecords(r, ctx, key, b, routing.ReadRequest{Range: rng, Limit: 1000, Desc: desc}); err != nil {
 				requirePayloadError(t, "Read", err, b)
 			}
 			bin := routing.Binning{Unit: routing.TruncDay}

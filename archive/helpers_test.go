@@ -72,7 +72,7 @@ func sortRecords(recs []routing.Record) {
 	})
 }
 
-// bruteRead is the reference semantics of ArchiveReader.Read, written independently of the
+// bruteRead is the reference semantics of a bucket read (routing.ReadRequest), written independently of the
 // implementation: filter by range and cursor, order, truncate.
 func bruteRead(all []routing.Record, b routing.BucketID, req routing.ReadRequest) []routing.Record {
 	r := req.Range.Intersect(b.Range())
@@ -300,4 +300,18 @@ func tableBucketCount(ctx context.Context, tbl *routing.DurableTable, b routing.
 		return 0, errors.Join(err, fmt.Errorf("an ungrouped answer of %d rows", len(gs)))
 	}
 	return uint64(gs[0].Count), nil
+}
+
+// readRecords reads the archived bucket b's records through the reader's one read path
+// (ReadBatches of every column) and routing.ReadRecords (req's cursor and limit).
+func readRecords(r *Reader, ctx context.Context, key string, b routing.BucketID, req routing.ReadRequest) ([]routing.Record, error) {
+	if req.Limit <= 0 {
+		return nil, nil
+	}
+	br, err := r.ReadBatches(ctx, key, b, req.Batch())
+	if err != nil {
+		return nil, err
+	}
+	defer br.Release()
+	return routing.ReadRecords(br, b.PartitionKey, req)
 }

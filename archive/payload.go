@@ -130,35 +130,6 @@ var (
 
 var errTimeNotNanos = errors.New("archive: event time cannot be represented as nanoseconds since the epoch")
 
-// selectRecords applies a read request to validated, sorted records: the range, the cursor,
-// the direction and the limit. It takes ownership of recs (freshly decoded, never shared): the
-// returned records share their byte slices.
-func selectRecords(recs []routing.Record, req routing.ReadRequest) []routing.Record {
-	lo, hi := rangeIndex(recs, req.Range)
-	var out []routing.Record
-	appendRec := func(r *routing.Record) bool {
-		if !req.After.Admits(r, req.Desc) {
-			return true
-		}
-		out = append(out, *r)
-		return len(out) < req.Limit
-	}
-	if req.Desc {
-		for i := hi - 1; i >= lo; i-- {
-			if !appendRec(&recs[i]) {
-				break
-			}
-		}
-	} else {
-		for i := lo; i < hi; i++ {
-			if !appendRec(&recs[i]) {
-				break
-			}
-		}
-	}
-	return out
-}
-
 // rangeIndex returns the index span of sorted recs whose event times lie in r.
 func rangeIndex(recs []routing.Record, r routing.TimeRange) (int, int) {
 	lo := searchTime(recs, r.Start)

@@ -43,7 +43,7 @@ func TestPing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Read(ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: 100}); err != nil {
+	if _, err := readRecords(r, ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: 100}); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Ping(ctx); err != nil {

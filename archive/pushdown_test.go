@@ -63,16 +63,18 @@ func TestPushdownIO(t *testing.T) {
 	}
 
 	st = &routing.ReadStats{}
-	got, err := r.Read(routing.WithReadStats(ctx, st), key, b, routing.ReadRequest{
+	got, err := readRecords(r, routing.WithReadStats(ctx, st), key, b, routing.ReadRequest{
 		Range: b.Range(), After: routing.CursorOf(&recs[499]), Limit: 5,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameRecords(t, "read after cursor", got, recs[500:505])
-	// Two requests: the cursor's own page at the end of row group 4 (ties at the cursor's time
-	// are candidates) and row group 5, whose four column chunks come in one coalesced request.
-	if st.ObjectReads.Load() != 2 || uint64(st.BytesRead.Load()) > m.PayloadBytes/4 {
+	// At most three requests: the cursor's own page at the end of row group 4 (ties at the
+	// cursor's time are candidates), row group 5, whose column chunks come in one coalesced
+	// request, and the next span, which the batch reader may fetch before the five records
+	// are taken and the reader released.
+	if st.ObjectReads.Load() > 3 || uint64(st.BytesRead.Load()) > m.PayloadBytes/4 {
 		t.Fatalf("partial read: %d reads of %d bytes (payload %d)", st.ObjectReads.Load(), st.BytesRead.Load(), m.PayloadBytes)
 	}
 }
@@ -126,7 +128,7 @@ func TestWriterProtocol(t *testing.T) {
 		if n, err := countRecords(ctx, r, key, b, routing.TimeRange{Start: b.Start, End: b.Start.Add(time.Hour)}); err != nil || n != 0 {
 			t.Fatalf("%s: empty count = %d, %v", f, n, err)
 		}
-		if got, err := r.Read(ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: 10}); err != nil || len(got) != 0 {
+		if got, err := readRecords(r, ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: 10}); err != nil || len(got) != 0 {
 			t.Fatalf("%s: empty read = %v, %v", f, got, err)
 		}
 	}
@@ -144,7 +146,7 @@ func TestCanceledContext(t *testing.T) {
 	r, _ := NewReader(bkt, ReaderOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := r.Read(ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: 1}); !errors.Is(err, context.Canceled) {
+	if _, err := readRecords(r, ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: 1}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Read with a canceled context: %v", err)
 	}
 	if _, err := w.Put(ctx, b, 2, nil); !errors.Is(err, context.Canceled) {

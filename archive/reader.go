@@ -3,7 +3,6 @@ package archive
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -130,52 +129,6 @@ func NewReader(bucket *blob.Bucket, opts ReaderOptions) (*Reader, error) {
 		payloadChecks: newLRU[time.Time](max(opts.ManifestCacheEntries, 0), 0),
 		tracer:        opts.TracerProvider.Tracer("github.com/flightsrv/flightsrv/archive"),
 	}, nil
-}
-
-// Read returns at most req.Limit records of the archived bucket b inside req.Range (clipped to
-// the bucket) strictly after req.After, ascending by (event_time, sort_key) or descending when
-// req.Desc is set. The records' byte slices are fresh and owned by the caller.
-//
-// JSON payloads, VerifyFully, and requests for the whole bucket (full range, no cursor, a limit
-// of at least record_count) read and verify the whole payload. Other Parquet reads use the
-// cached footer: row groups and pages whose trusted event_time statistics lie outside the
-// range are skipped, only the pages of the remaining spans are fetched, and every decoded row
-// is checked for membership and order.
-func (r *Reader) Read(ctx context.Context, manifestKey string, b routing.BucketID, req routing.ReadRequest) (recs []routing.Record, err error) {
-	ctx, span := r.tracer.Start(ctx, "pulpitum.archive.read", trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("pulpitum.archive.operation", "read"), attribute.Int("pulpitum.query.limit", req.Limit)))
-	c := &ioCounter{}
-	defer func() { endSpan(span, c, len(recs), err) }()
-	m, err := r.manifest(ctx, manifestKey, b, c)
-	if err != nil {
-		return nil, err
-	}
-	span.SetAttributes(attribute.String("pulpitum.archive.format", m.Format.String()))
-	req.Range = req.Range.Intersect(b.Range())
-	if req.Limit <= 0 || req.Range.Empty() {
-		return nil, nil
-	}
-	whole := req.After == nil && req.Range.Covers(b.Range()) && uint64(req.Limit) >= m.RecordCount
-	if r.opts.VerifyFully || m.Format == FormatJSON || whole {
-		all, err := r.fullRecords(ctx, m, b, c)
-		if err != nil {
-			return nil, err
-		}
-		return selectRecords(all, req), nil
-	}
-	ft, rr, err := r.parquetFooter(ctx, m, c)
-	if err != nil {
-		return nil, err
-	}
-	if ft.sha != "" {
-		// The whole payload came with the footer: verify it fully, it costs nothing more.
-		all, err := decodeVerified(ctx, m, b, ft.tail.data, r.opts.ReadBufferBytes)
-		if err != nil {
-			return nil, err
-		}
-		return selectRecords(all, req), nil
-	}
-	return r.readParquet(ctx, ft, rr, b, req)
 }
 
 // Verify reads the manifest and the whole payload of b and runs every check of the reference
@@ -346,91 +299,6 @@ func (r *Reader) parquetFooter(ctx context.Context, m *Manifest, c *ioCounter) (
 		return nil, nil, ErrPayloadDigest
 	}
 	return ft, rr, nil
-}
-
-// readParquet serves a partial read of an envelope payload from its footer (see Read).
-func (r *Reader) readParquet(ctx context.Context, ft *footer, rr *rangeReader, b routing.BucketID, req routing.ReadRequest) ([]routing.Record, error) {
-	if ft.envelope != nil {
-		return nil, ft.envelope
-	}
-	// Candidate event times: the range, narrowed by the cursor's time (rows at that exact time
-	// are candidates; the cursor's sort key decides among them).
-	cand := req.Range
-	if req.After != nil {
-		if req.Desc {
-			if end := req.After.EventTime.Add(time.Nanosecond); end.Before(cand.End) {
-				cand.End = end
-			}
-		} else if req.After.EventTime.After(cand.Start) {
-			cand.Start = req.After.EventTime
-		}
-	}
-	if cand.Empty() {
-		return nil, nil
-	}
-	d := newEnvelopeDecoder(b, cand, true)
-	groups := make([]int, len(ft.groups))
-	for i := range groups {
-		groups[i] = i
-	}
-	if req.Desc {
-		slices.Reverse(groups)
-	}
-	pad := int64(r.opts.ReadBufferBytes)
-	var out []routing.Record
-	var edge sortKey // the last position decoded in file order (asc) or the first (desc)
-	haveEdge := false
-	for _, g := range groups {
-		spans := ft.selectSpans(g, d.cand, d.inBucket)
-		if len(spans) == 0 {
-			continue
-		}
-		var ranges []byteRange
-		for _, sp := range spans {
-			for leaf := colPartitionKey; leaf <= colValue; leaf++ {
-				ranges = append(ranges, ft.spanRanges(g, leaf, sp.s, sp.e, pad)...)
-			}
-		}
-		if err := rr.prefetch(ranges); err != nil {
-			return nil, err
-		}
-		if req.Desc {
-			slices.Reverse(spans)
-		}
-		for _, sp := range spans {
-			recs, first, last, ok, err := ft.decodeSpan(ctx, rr, sp, d)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-			// Spans are visited in file order (asc) or reverse file order (desc); each must
-			// continue the order of the one visited before it.
-			if haveEdge && ((!req.Desc && edge.after(first)) || (req.Desc && last.after(edge))) {
-				return nil, ErrRecordsUnsorted
-			}
-			if req.Desc {
-				edge = first
-			} else {
-				edge = last
-			}
-			haveEdge = true
-			if req.Desc {
-				slices.Reverse(recs)
-			}
-			for i := range recs {
-				if !req.After.Admits(&recs[i], req.Desc) {
-					continue
-				}
-				out = append(out, recs[i])
-				if len(out) == req.Limit {
-					return out, nil
-				}
-			}
-		}
-	}
-	return out, nil
 }
 
 // selectSpans returns the row spans of group g (in file order) that may hold event times in

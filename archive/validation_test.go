@@ -175,13 +175,13 @@ func TestValidationFailures(t *testing.T) {
 				{"record of another partition", publishRaw(t, bkt, b, f, encodeFormat(t, f, outsidePK, 3), 3, nil), b, ErrRecordOutsideBucket, true, true, f == FormatJSON, false, true},
 			}
 			for _, c := range cases {
-				_, err := r.Read(ctx, c.key, c.b, partial)
+				_, err := readRecords(r, ctx, c.key, c.b, partial)
 				if c.readPartial {
 					requireOnly(t, c.name+": partial read", err, c.want, c.b)
 				} else if err != nil {
 					t.Fatalf("%s: partial read: %v", c.name, err)
 				}
-				_, err = r.Read(ctx, c.key, c.b, whole)
+				_, err = readRecords(r, ctx, c.key, c.b, whole)
 				if c.readWhole {
 					requireOnly(t, c.name+": whole read", err, c.want, c.b)
 				}
@@ -203,7 +203,7 @@ func TestValidationFailures(t *testing.T) {
 				t.Fatalf("legacy manifest key: Count = %d, %v", n, err)
 			}
 			// A missing object is reported without its key.
-			_, err = r.Read(ctx, testPrefix+"/x/manifest-"+strings.Repeat("0", 64)+".json", b, whole)
+			_, err = readRecords(r, ctx, testPrefix+"/x/manifest-"+strings.Repeat("0", 64)+".json", b, whole)
 			requireOnly(t, "missing manifest", err, ErrObjectNotFound, b)
 		})
 	}
@@ -232,7 +232,7 @@ func TestDigestTradeOff(t *testing.T) {
 	early := routing.TimeRange{Start: b.Start, End: recs[100].EventTime}
 
 	lazy, _ := NewReader(bkt, ReaderOptions{TailBytes: 4096})
-	got, err := lazy.Read(ctx, key, b, routing.ReadRequest{Range: early, Limit: 50})
+	got, err := readRecords(lazy, ctx, key, b, routing.ReadRequest{Range: early, Limit: 50})
 	if err != nil {
 		t.Fatalf("partial read of an untouched row group: %v", err)
 	}
@@ -240,12 +240,14 @@ func TestDigestTradeOff(t *testing.T) {
 	if n, err := countRecords(ctx, lazy, key, b, early); err != nil || n != bruteCount(eventTimes(recs), early) {
 		t.Fatalf("partial count = %d, %v", n, err)
 	}
-	_, err = lazy.Read(ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: len(recs)})
-	requireOnly(t, "whole read", err, ErrPayloadDigest, b)
+	// A whole read decodes the damaged page: the read path refuses it as undecodable (only
+	// Verify and VerifyFully hash the whole payload).
+	_, err = readRecords(lazy, ctx, key, b, routing.ReadRequest{Range: b.Range(), Limit: len(recs)})
+	requireOnly(t, "whole read", err, ErrPayloadDecode, b)
 	requireOnly(t, "verify", lazy.Verify(ctx, key, b), ErrPayloadDigest, b)
 
 	strict, _ := NewReader(bkt, ReaderOptions{VerifyFully: true})
-	_, err = strict.Read(ctx, key, b, routing.ReadRequest{Range: early, Limit: 50})
+	_, err = readRecords(strict, ctx, key, b, routing.ReadRequest{Range: early, Limit: 50})
 	requireOnly(t, "verify-fully read", err, ErrPayloadDigest, b)
 	_, err = countRecords(ctx, strict, key, b, early)
 	requireOnly(t, "verify-fully count", err, ErrPayloadDigest, b)

@@ -57,23 +57,12 @@ func BenchmarkGroupedCount(b *testing.B) {
 	}
 	_, statErr := os.Stat(filepath.Join(dir, "hot.db"))
 	reuse := statErr == nil
-	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "hot.db")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { store.Close() })
-	if err := store.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	tbl, err := routing.NewDurableTable(flightsTable, store, nil, routing.Options{Clock: func() time.Time { return asOf }})
-	if err != nil {
-		b.Fatal(err)
-	}
+	store, tbl := sqliteFlights(ctx, b, filepath.Join(dir, "hot.db"))
 	start := time.Now()
 	stats := load.Stats{Appended: 3_000_000}
 	if !reuse {
-		stats, err = load.File(ctx, tbl, src, load.Mapping{Partition: "origin", Time: "date", Value: []string{"delay", "distance", "destination"}})
-		if err != nil {
+		var err error
+		if stats, err = load.File(ctx, tbl, src, load.Mapping{Partition: "origin", Time: "date", Value: []string{"delay", "distance", "destination"}}); err != nil {
 			b.Fatalf("load: %v", err)
 		}
 	}
@@ -155,27 +144,7 @@ func BenchmarkGroupedCount(b *testing.B) {
 	if !reuse {
 		b.Run("tier=hot", func(b *testing.B) { measure("hot (SQLite)") })
 	}
-	w, err := archive.NewWriter(bucket, archive.WriterOptions{Prefix: "archives"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	a, err := archive.NewArchiver(store, w, store, archive.ArchiverOptions{Logger: discardLogger})
-	if err != nil {
-		b.Fatal(err)
-	}
-	start = time.Now()
-	archived := 0
-	for {
-		sum, err := a.RunOnce(ctx, time.Date(2001, 8, 1, 0, 0, 0, 0, time.UTC))
-		if err != nil {
-			b.Fatalf("archive: %v", err)
-		}
-		archived += sum.Published
-		if sum.Discovered == 0 || sum.Published+sum.Cleaned == 0 {
-			break
-		}
-	}
-	b.Logf("archived %d buckets in %v", archived, time.Since(start).Round(time.Second))
+	archiveAll(ctx, b, store, bucket)
 	b.Run("tier=archive", func(b *testing.B) { measure("archived (Parquet)") })
 	printGroupedSummary(os.Stdout, figs)
 }
@@ -225,4 +194,50 @@ func printGroupedSummary(w io.Writer, figs []groupedFigures) {
 		fmt.Fprintf(w, "%-20s %8d %12v %12v %7.1f× %s (medians of %d runs each, interleaved)\n", f.tier, f.groups,
 			f.pushdown.Round(100*time.Microsecond), f.rows.Round(time.Millisecond), ratio, verdict, f.runs)
 	}
+}
+
+// archiveAll archives every bucket of store that ended before August 2001 (all of January–July)
+// into bucket under the prefix "archives", with archive.Archiver's default options, and
+// returns the buckets published.
+func archiveAll(ctx context.Context, b *testing.B, store *sqlite.Store, bucket *blob.Bucket) int {
+	w, err := archive.NewWriter(bucket, archive.WriterOptions{Prefix: "archives"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := archive.NewArchiver(store, w, store, archive.ArchiverOptions{Logger: discardLogger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	archived := 0
+	for {
+		sum, err := a.RunOnce(ctx, time.Date(2001, 8, 1, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			b.Fatalf("archive: %v", err)
+		}
+		archived += sum.Published
+		if sum.Discovered == 0 || sum.Published+sum.Cleaned == 0 {
+			break
+		}
+	}
+	b.Logf("archived %d buckets in %v", archived, time.Since(start).Round(time.Second))
+	return archived
+}
+
+// sqliteFlights opens (creating and migrating) the SQLite store at path, closed at cleanup, and
+// its flights table with the load's clock (asOf).
+func sqliteFlights(ctx context.Context, b *testing.B, path string) (*sqlite.Store, *routing.DurableTable) {
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	if err := store.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	tbl, err := routing.NewDurableTable(flightsTable, store, nil, routing.Options{Clock: func() time.Time { return asOf }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return store, tbl
 }

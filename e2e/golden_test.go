@@ -182,9 +182,13 @@ func goldenValue(a arrow.Array, i int) any {
 		return v.Value(i)
 	case *array.Timestamp:
 		unit := v.DataType().(*arrow.TimestampType).Unit
-		return v.Value(i).ToTime(unit).UTC().Format("2006-01-02T15:04:05.000000Z")
+		return v.Value(i).ToTime(unit).UTC().Format(goldenTime)
 	}
 	return fmt.Sprintf("%s:%s", a.DataType(), a.ValueStr(i))
 }
 
 var _ = time.Time{}
+
+// goldenTime is how goldenValue spells an instant: RFC 3339 UTC with microseconds, as gen.py
+// writes DuckDB's.
+const goldenTime = "2006-01-02T15:04:05.000000Z"

@@ -80,11 +80,6 @@ func (p *probeStore) AggregateRange(ctx context.Context, b routing.BucketID, req
 	return p.HotStore.AggregateRange(ctx, b, req)
 }
 
-func (p *probeStore) ReadRange(ctx context.Context, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record, error) {
-	p.reads.Add(1)
-	return p.HotStore.ReadRange(ctx, b, req)
-}
-
 func (p *probeStore) ScanRange(ctx context.Context, b routing.BucketID, req routing.BatchRequest) (routing.Route, routing.BatchReader, error) {
 	p.reads.Add(1)
 	return p.HotStore.ScanRange(ctx, b, req)

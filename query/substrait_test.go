@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -205,6 +206,54 @@ func TestClientSubstraitPlans(t *testing.T) {
 		},
 		sql: "SELECT count(*) AS n FROM (SELECT id FROM messages WHERE channel_id = 'general' AND " + rangeSQL +
 			" UNION ALL SELECT id FROM messages WHERE channel_id = 'random' AND " + rangeSQL + ") u",
+	}, {
+		// substrait-go decodes no ConsistentPartitionWindowRel: it is read as the ProjectRel of
+		// WindowFunctions it stands for.
+		name: "a ConsistentPartitionWindowRel: row_number and a sliding count per channel",
+		plan: func(m *planMaker) []byte {
+			read := m.read(types.PrecisionNanoSeconds)
+			filter, err := m.b.Filter(read, m.and(
+				&expr.SingularOrList{Value: m.ref(read, 0), Options: []expr.Expression{strLit("random"), strLit("general")}},
+				m.fn(urnComparison, "gte", m.ref(read, 1), tsLit(lo)),
+				m.fn(urnComparison, "lt", m.ref(read, 1), tsLit(hi))))
+			m.must(err)
+			reg := m.b.GetExprBuilder().Reg
+			rn, err := expr.NewWindowFunc(reg, extensions.ID{URN: substrait.URNArithmetic, Name: "row_number"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult)
+			m.must(err)
+			cnt, err := expr.NewWindowFunc(reg, extensions.ID{URN: urnAggregate, Name: "count"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult)
+			m.must(err)
+			for _, w := range []*expr.WindowFunction{rn, cnt} {
+				w.Partitions = []expr.Expression{m.ref(filter, 0)}
+				w.Sorts = []expr.SortField{{Expr: m.ref(filter, 1), Kind: types.SortAscNullsLast}, {Expr: m.ref(filter, 2), Kind: types.SortAscNullsLast}}
+				w.BoundsType, w.LowerBound, w.UpperBound = types.BoundsTypeRows, expr.Unbounded{}, expr.CurrentRow{}
+			}
+			cnt.LowerBound = expr.PrecedingBound(2)
+			proj, err := m.b.ProjectRemap(filter, []int32{0, 2, 4, 5}, rn, cnt)
+			m.must(err)
+			sorts, err := m.b.SortFields(proj, 0, 1)
+			m.must(err)
+			sorted, err := m.b.Sort(proj, sorts...)
+			m.must(err)
+			var pb substraitpb.Plan
+			m.must(proto.Unmarshal(m.bytes(sorted, "channel_id", "id", "rn", "n"), &pb))
+			rel := pb.GetRelations()[0].GetRoot().GetInput().GetSort().GetInput()
+			p := rel.GetProject()
+			w := &substraitpb.ConsistentPartitionWindowRel{Common: p.GetCommon(), Input: p.GetInput()}
+			for _, e := range p.GetExpressions() {
+				f := e.GetWindowFunction()
+				w.PartitionExpressions, w.Sorts = f.GetPartitions(), f.GetSorts()
+				w.WindowFunctions = append(w.WindowFunctions, &substraitpb.ConsistentPartitionWindowRel_WindowRelFunction{
+					FunctionReference: f.GetFunctionReference(), Arguments: f.GetArguments(), OutputType: f.GetOutputType(),
+					Phase: f.GetPhase(), Invocation: f.GetInvocation(), LowerBound: f.GetLowerBound(), UpperBound: f.GetUpperBound(), BoundsType: f.GetBoundsType(),
+				})
+			}
+			rel.RelType = &substraitpb.Rel_Window{Window: w}
+			b, err := proto.Marshal(&pb)
+			m.must(err)
+			return b
+		},
+		sql: "SELECT channel_id, id, row_number() OVER w AS rn, count(*) OVER (w ROWS 2 PRECEDING) AS n FROM messages WHERE " + rangeSQL +
+			" AND channel_id IN ('general', 'random') WINDOW w AS (PARTITION BY channel_id ORDER BY timestamp, id) ORDER BY 1, 2",
 	}}
 	for _, c := range cases {
 		planBytes := c.plan(newPlanMaker(t))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 func utc(s string) time.Time {
@@ -212,18 +213,6 @@ func (m *memStore) inRange(b BucketID, r TimeRange) (Route, []Record) {
 	return route, out
 }
 
-func (m *memStore) ReadRange(_ context.Context, b BucketID, req ReadRequest) (Route, []Record, error) {
-	defer m.enter("read")()
-	route, recs := m.inRange(b, req.Range)
-	var out []Record
-	for i := range recs {
-		if req.After.Admits(&recs[i], false) && len(out) < req.Limit {
-			out = append(out, recs[i])
-		}
-	}
-	return route, out, nil
-}
-
 // AggregateRange answers by brute force, counting grouped and ungrouped calls apart.
 func (m *memStore) AggregateRange(_ context.Context, b BucketID, req AggregateRequest) (Route, array.RecordReader, error) {
 	name := "aggregate"
@@ -298,17 +287,6 @@ func (a *memArchive) records(b BucketID, r TimeRange) []Record {
 		}
 	}
 	return out
-}
-
-func (a *memArchive) Read(_ context.Context, _ string, b BucketID, req ReadRequest) ([]Record, error) {
-	a.calls.Add(1)
-	var out []Record
-	for _, x := range a.records(b, req.Range) {
-		if req.After.Admits(&x, false) && len(out) < req.Limit {
-			out = append(out, x)
-		}
-	}
-	return out, nil
 }
 
 func (a *memArchive) Aggregate(_ context.Context, _ string, b BucketID, req AggregateRequest) (array.RecordReader, error) {

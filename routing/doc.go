@@ -8,6 +8,12 @@
 // conformance suite in routing/storetest. Archived buckets are read through [ArchiveReader],
 // which the archive package implements.
 //
+// Rows have one read path per store: Arrow batches, [HotBatchScanner.ScanRange] for a hot
+// bucket (route and rows from one statement) and [ArchiveBatchReader.ReadBatches] for an
+// archived one, routed by [DurableTable.ScanBucket]. The record-level reads of Pulpitum's
+// contract ([DurableTable.QueryPage], [DurableTable.ReadBucket], cursors and limits) are built
+// on it ([ReadRecords]), never on a second statement or decoder.
+//
 // Aggregates a store answers without reading rows go through one partial-aggregate port per
 // store (partial.go): [HotStore.AggregateRange] and [ArchiveReader.Aggregate] return the
 // partial state of the request's typed measures ([Measure]: count(*), min(timestamp),

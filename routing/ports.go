@@ -3,9 +3,10 @@ package routing
 import (
 	"context"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"sync/atomic"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // HotStore is the port every hot-store adapter implements (CockroachDB/PostgreSQL over pgx,
@@ -16,9 +17,6 @@ import (
 // mix (docs/pulpitum-v4.md §3.2). A bucket without a metadata row reads as hot with no rows.
 // When the route is archived, no rows are returned and the count is zero.
 type HotStore interface {
-	// ReadRange returns the route of b and, unless it is archived, at most req.Limit records
-	// of b inside req.Range after req.After in the requested order.
-	ReadRange(ctx context.Context, b BucketID, req ReadRequest) (Route, []Record, error)
 	// AggregateRange is the hot store's partial-aggregate port (partial.go): the route of b
 	// and, unless it is archived (then the reader is nil), the answer to req over b's records
 	// inside req.Range (already clipped to b), from one statement that reads no value or
@@ -143,9 +141,6 @@ type ArchiveStatus struct {
 // ArchiveReader reads published archives (implemented by the archive package). It validates
 // the manifest against b before trusting the payload. Safe for concurrent use.
 type ArchiveReader interface {
-	// Read returns at most req.Limit records of the archived bucket b inside req.Range after
-	// req.After, in the requested order.
-	Read(ctx context.Context, manifestKey string, b BucketID, req ReadRequest) ([]Record, error)
 	// Aggregate is the archive's partial-aggregate port (partial.go): the answer to req over
 	// the archived bucket b's records inside req.Range (already clipped to b), from the
 	// manifest's record count or trusted statistics, decoding only event_time where they do

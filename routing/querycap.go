@@ -27,8 +27,8 @@ func (e *ConnectionsBusyError) Error() string {
 // Is reports whether target is ErrUnavailable.
 func (e *ConnectionsBusyError) Is(target error) bool { return target == ErrUnavailable }
 
-// CappedHotStore is a hot store as the query path sees it: its reads (ReadRange,
-// AggregateRange, Route, ScanRange, Partitions) share at most Limit of the store's pooled
+// CappedHotStore is a hot store as the query path sees it: its reads (ScanRange,
+// AggregateRange, Route, Partitions) share at most Limit of the store's pooled
 // connections, so that the rest of the pool stays free for appends and the archiver (the
 // seed's fan-out section: bucket reads get the pool's capacity minus the writers' reserve).
 // A read takes one permit before its statement and gives it back when the statement is done —
@@ -74,16 +74,6 @@ func (c *CappedHotStore) acquire(ctx context.Context) (func(), error) {
 			c.sem.Release(1)
 		})
 	}, nil
-}
-
-// ReadRange is the hot store's, under one permit.
-func (c *CappedHotStore) ReadRange(ctx context.Context, b BucketID, req ReadRequest) (Route, []Record, error) {
-	release, err := c.acquire(ctx)
-	if err != nil {
-		return Route{}, nil, err
-	}
-	defer release()
-	return c.HotStore.ReadRange(ctx, b, req)
 }
 
 // AggregateRange is the hot store's, under one permit (its answer is read before it returns).

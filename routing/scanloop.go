@@ -3,7 +3,6 @@ package routing
 import (
 	"context"
 	"fmt"
-	"time"
 )
 
 // ScanRows is the open result of a hot store's scan statement (pgx.Rows, *sql.Rows): the
@@ -92,48 +91,4 @@ func EndArchivedScan(rows ScanRows, stop func(), classify func(error) error) err
 		return classify(err)
 	}
 	return nil
-}
-
-// RouteRecords collects the rows of a hot store's ReadRange statement, which returns the
-// bucket's route on every row and a record on the rows that have one (docs/pulpitum-v4.md
-// §3.2: a CTE for the route, a LEFT JOIN LATERAL for the hot rows). The zero value is ready.
-type RouteRecords struct {
-	route Route
-	seen  bool
-	recs  []Record
-}
-
-// Add takes one row: route decodes its route columns (called for the first row only); hasRecord
-// says whether the row holds a record, eventTime, sortKey and value being its columns (a nil
-// value is an empty one). A record of an archived bucket is an error wrapping
-// ErrOperationFailed (op names the operation).
-func (c *RouteRecords) Add(op string, route func() (Route, error), hasRecord bool, eventTime time.Time, sortKey, value []byte) error {
-	if !c.seen {
-		r, err := route()
-		if err != nil {
-			return err
-		}
-		c.route, c.seen = r, true
-	}
-	if !hasRecord {
-		return nil
-	}
-	if c.route.State == StateArchived {
-		return fmt.Errorf("%w: %s: archived bucket returned hot rows", ErrOperationFailed, op)
-	}
-	if value == nil {
-		value = []byte{}
-	}
-	c.recs = append(c.recs, Record{EventTime: eventTime, SortKey: sortKey, Value: value})
-	return nil
-}
-
-// Done returns the route and the records, whose partition key is set to pk; a statement that
-// returned no row is an error wrapping ErrOperationFailed.
-func (c *RouteRecords) Done(op string, pk []byte) (Route, []Record, error) {
-	if !c.seen {
-		return Route{}, nil, fmt.Errorf("%w: %s: no route row", ErrOperationFailed, op)
-	}
-	SetPartitionKeys(c.recs, pk)
-	return c.route, c.recs, nil
 }

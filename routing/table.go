@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/flightsrv/flightsrv/internal/panics"
 )
 
@@ -89,52 +90,69 @@ func (t *DurableTable) Buckets(pk []byte, r TimeRange) []BucketID {
 // archivedRoute returns the manifest key when b is known to be archived from the cache.
 func (t *DurableTable) archivedRoute(b BucketID) (string, bool) { return t.cache.Archived(b) }
 
-func (t *DurableTable) readArchive(ctx context.Context, key string, b BucketID, req ReadRequest) ([]Record, error) {
-	if t.archive == nil {
-		return nil, fmt.Errorf("%w: no archive reader configured", ErrOperationFailed)
-	}
-	if err := t.damage.check(key); err != nil {
-		return nil, err
-	}
-	recs, err := t.archive.Read(ctx, key, b, req)
-	err = t.damage.note(ctx, key, err)
-	if s := StatsFrom(ctx); s != nil && err == nil {
-		s.ArchiveRows.Add(int64(len(recs)))
-	}
-	return recs, err
-}
-
-// ReadBucket reads one bucket through its route: a cached archived route goes straight to the
-// archive; otherwise one hot-store statement returns route and rows from one snapshot, and an
-// archived answer is cached and read from the archive. After publication the retained hot rows
-// are never a fallback: archive errors reach the caller. The returned tier says which tier
-// answered.
+// ReadBucket reads one bucket's records through its route, on the one read path of every
+// store (ScanBucket: Arrow batches, the same route decision, damage memory and pins): at most
+// req.Limit records inside req.Range strictly after req.After, in req's order. The tier says
+// which tier answered. The records' byte slices are fresh and owned by the caller.
 func (t *DurableTable) ReadBucket(ctx context.Context, b BucketID, req ReadRequest) ([]Record, Tier, error) {
 	if req.Limit <= 0 {
 		return nil, TierHot, nil
 	}
-	req.Range = req.Range.Intersect(b.Range())
-	if req.Range.Empty() {
-		return nil, TierHot, nil
-	}
-	stats := StatsFrom(ctx)
-	if key, ok := t.archivedRoute(b); ok {
-		recs, err := t.readArchive(ctx, key, b, req)
-		return recs, TierArchive, err
-	}
-	route, recs, err := t.hot.ReadRange(ctx, b, req)
+	r, tier, err := t.ScanBucket(ctx, b, req.Batch())
 	if err != nil {
-		return nil, TierHot, err
+		return nil, tier, err
 	}
-	if route.State == StateArchived {
-		t.cache.PutArchived(b, route.ManifestKey)
-		recs, err := t.readArchive(ctx, route.ManifestKey, b, req)
-		return recs, TierArchive, err
+	defer r.Release()
+	recs, err := ReadRecords(r, b.PartitionKey, req)
+	return recs, tier, err
+}
+
+// Batch returns the batch read covering req: every column, req's range narrowed to the
+// cursor's side of req.After (the rows at the cursor's own time are filtered by ReadRecords),
+// and req's limit when no cursor filters rows.
+func (req ReadRequest) Batch() BatchRequest {
+	br := BatchRequest{Range: req.Range, Columns: AllColumns, Desc: req.Desc, Limit: int64(req.Limit)}
+	if a := req.After; a != nil {
+		br.Limit = -1
+		if req.Desc {
+			br.Range = br.Range.Intersect(TimeRange{Start: br.Range.Start, End: a.EventTime.Add(time.Microsecond)})
+		} else {
+			br.Range = br.Range.Intersect(TimeRange{Start: a.EventTime, End: br.Range.End})
+		}
 	}
-	if stats != nil {
-		stats.HotRows.Add(int64(len(recs)))
+	return br
+}
+
+// ReadRecords collects the records of r, a reader of every column (AllColumns) of one bucket
+// of partition pk in req's order, strictly after req.After, at most req.Limit of them. The
+// records' byte slices are fresh, each record's own. It returns r's error, or ErrOperationFailed when r's
+// batches are not of AllColumns.
+func ReadRecords(r BatchReader, pk []byte, req ReadRequest) ([]Record, error) {
+	var out []Record
+	for len(out) < req.Limit && r.Next() {
+		rec := r.RecordBatch()
+		if int(rec.NumCols()) != len(AllColumns) {
+			return nil, fmt.Errorf("%w: read records: %d columns", ErrOperationFailed, rec.NumCols())
+		}
+		ts, ok1 := rec.Column(int(ColumnTimestamp)).(*array.Timestamp)
+		ids, ok2 := rec.Column(int(ColumnID)).(*array.String)
+		vals, ok3 := rec.Column(int(ColumnValue)).(*array.Binary)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, fmt.Errorf("%w: read records: unexpected column types", ErrOperationFailed)
+		}
+		for i := 0; i < int(rec.NumRows()) && len(out) < req.Limit; i++ {
+			x := Record{EventTime: time.Unix(0, int64(ts.Value(i))).UTC(), SortKey: []byte(ids.Value(i)), Value: slices.Clone(vals.Value(i))}
+			if x.Value == nil {
+				x.Value = []byte{}
+			}
+			if !req.After.Admits(&x, req.Desc) {
+				continue
+			}
+			out = append(out, x)
+		}
 	}
-	return recs, TierHot, nil
+	SetPartitionKeys(out, pk)
+	return out, r.Err()
 }
 
 // TierSource returns hot, archive or mixed according to which tiers answered a query's

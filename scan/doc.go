@@ -11,8 +11,8 @@
 //	    → [Sort on (timestamp, id) when an archive written elsewhere is not stored in order]
 //	    → Filter(residual conjuncts) → Project | Select → Rebatch
 //	    → partial Aggregate | local TopK | local Limit
-//	coordinator: concatenation of the fragments in bucket order → final Aggregate | TopK |
-//	    Sort → Fetch
+//	coordinator: concatenation of the fragments in bucket order → final Aggregate | Window |
+//	    TopK | Sort → Fetch
 //
 // Buckets of one partition never overlap in time, so the ordered k-way merge of bucket
 // streams by (timestamp, id) is their concatenation in bound order (reversed for descending
@@ -22,7 +22,9 @@
 // only while the rows of the earlier ones fall short of it (the seed's "stop starting buckets
 // once earlier ones prove the page full"). Sorts that are not bucket order keep a top k per
 // fragment and merge them, or sort everything at the coordinator. Relations above a
-// coordinator-side operator run in the coordinator (scan/ops, scan/aggregate).
+// coordinator-side operator run in the coordinator (scan/ops, scan/aggregate). A ProjectRel
+// holding window functions always runs there (window.go): one ops.Window per distinct
+// partitioning and order, over every row of its input.
 //
 // Every batch a query builds or holds is allocated through its ledger (scan/ledger), which
 // enforces the per-query memory limit (and, through a ledger.Budget, the limit all the

@@ -36,7 +36,7 @@ func TestFanoutBounded(t *testing.T) {
 				}
 				sameRows(t, "rows", got, rowsOf(expected(pGeneral, r, desc, -1), allColumns))
 				if calls := p.calls.Load(); calls != nBuckets {
-					t.Fatalf("%d ReadRange calls for %d buckets", calls, nBuckets)
+					t.Fatalf("%d ScanRange calls for %d buckets", calls, nBuckets)
 				}
 				checkConcurrency(t, p, fanout)
 
@@ -56,7 +56,7 @@ func checkConcurrency(t *testing.T, p *probe, fanout int) {
 	m := p.max.Load()
 	switch {
 	case m > int64(fanout):
-		t.Fatalf("%d concurrent ReadRange calls with Fanout %d", m, fanout)
+		t.Fatalf("%d concurrent ScanRange calls with Fanout %d", m, fanout)
 	case fanout > 1 && m < 2:
 		t.Fatalf("reads never overlapped with Fanout %d (max %d)", fanout, m)
 	case p.cur.Load() != 0:
@@ -68,8 +68,8 @@ func checkConcurrency(t *testing.T, p *probe, fanout int) {
 // reading once the consumer is done. Bound proved here: the launcher takes one of Fanout
 // slots before starting a bucket and a slot is freed only when the consumer takes a bucket's
 // result; the consumer takes exactly one (the first), so at most Fanout+1 buckets are ever
-// started, and with LIMIT 3 each bucket read is one ReadRange call (a page of 3 records; a
-// full page makes the next page size 0). Hence ReadRange calls ≤ 1 + Fanout, out of 60
+// started, and with LIMIT 3 each bucket read is one ScanRange call (a page of 3 records; a
+// full page makes the next page size 0). Hence ScanRange calls ≤ 1 + Fanout, out of 60
 // buckets, and none after Release.
 func TestEarlyStopBoundsReads(t *testing.T) {
 	t.Parallel()
@@ -111,16 +111,16 @@ func TestEarlyStopBoundsReads(t *testing.T) {
 				// With release set, the stream is left unfinished: Release must stop the reads.
 				rdr.Release()
 				calls := p.calls.Load()
-				t.Logf("%d ReadRange calls for 60 buckets (bound %d)", calls, 1+fanout)
+				t.Logf("%d ScanRange calls for 60 buckets (bound %d)", calls, 1+fanout)
 				if calls > 1+fanout {
-					t.Fatalf("%d ReadRange calls for LIMIT 3 with Fanout %d, want ≤ %d", calls, fanout, 1+fanout)
+					t.Fatalf("%d ScanRange calls for LIMIT 3 with Fanout %d, want ≤ %d", calls, fanout, 1+fanout)
 				}
 				if p.cur.Load() != 0 {
 					t.Fatal("reads still running after Release")
 				}
 				time.Sleep(30 * time.Millisecond)
 				if p.calls.Load() != calls {
-					t.Fatal("ReadRange called after Release")
+					t.Fatal("ScanRange called after Release")
 				}
 				if n := mem.CurrentAlloc(); n != 0 {
 					t.Fatalf("%d bytes leaked", n)
@@ -213,7 +213,7 @@ func TestCancelMidScan(t *testing.T) {
 			t.Fatalf("%d fragment reservations and %d bytes left in the query's ledger", l.Outstanding(), l.Bytes())
 		}
 		if calls := p.calls.Load(); calls >= int64(numDays) {
-			t.Fatalf("%d ReadRange calls: cancellation did not stop the fan-out", calls)
+			t.Fatalf("%d ScanRange calls: cancellation did not stop the fan-out", calls)
 		}
 	}
 	// A context cancelled before the scan, and a deadline.

@@ -341,7 +341,7 @@ func (f *fixture) table(t testing.TB, hot routing.HotStore, fanout int, cache bo
 }
 
 // probe is a HotStore test double: it delegates to the real store and records the number of
-// ReadRange calls and the current and maximum number of concurrent ones. Each ReadRange
+// ScanRange calls and the current and maximum number of concurrent ones. Each ScanRange
 // first waits delay (or until its context ends), to make overlaps likely. fail, when set,
 // decides an error for a bucket instead of delegating.
 type probe struct {
@@ -382,17 +382,7 @@ func (p *probe) enter(ctx context.Context, b routing.BucketID) (leave func(), er
 	return leave, err
 }
 
-func (p *probe) ReadRange(ctx context.Context, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record, error) {
-	leave, err := p.enter(ctx, b)
-	defer leave()
-	if err != nil {
-		return routing.Route{}, nil, err
-	}
-	return p.HotStore.ReadRange(ctx, b, req)
-}
-
-// ScanRange is ReadRange's twin for the executor's batch reads: counted, delayed and failed
-// the same way.
+// ScanRange is the executor's batch read: counted, delayed and failed as the probe says.
 func (p *probe) ScanRange(ctx context.Context, b routing.BucketID, req routing.BatchRequest) (routing.Route, routing.BatchReader, error) {
 	leave, err := p.enter(ctx, b)
 	defer leave()

@@ -3,6 +3,7 @@ package scan
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -208,6 +209,9 @@ func (l *lowerer) filter(r *plan.FilterRel) (*lowered, error) {
 }
 
 func (l *lowerer) project(r *plan.ProjectRel) (*lowered, error) {
+	if slices.ContainsFunc(r.Expressions(), substrait.HasWindow) {
+		return l.windowProject(r)
+	}
 	in, err := l.lower(r.Input())
 	if err != nil {
 		return nil, err

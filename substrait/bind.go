@@ -183,6 +183,10 @@ type binder struct {
 	// volatile is set when the statement read the clock or the session's user (clock, user):
 	// its plan then differs from one binding to the next.
 	volatile bool
+	// win is the window state of the select list being bound (window.go); nil where window
+	// functions are not allowed. inWindow is set while a window function's parts are bound.
+	win      *winCtx
+	inWindow bool
 }
 
 // RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.
@@ -416,9 +420,6 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 
 // bindSimple binds one SELECT without set operations.
 func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
-	if len(sel.GetWindowClause()) > 0 {
-		return nil, unimplementedAre("window functions")
-	}
 	from, err := bd.from(sel.GetFromClause())
 	if err != nil {
 		return nil, err
@@ -480,6 +481,13 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		bd.agg = ac
 		defer func() { bd.agg = nil }()
 	}
+	// Window functions are allowed in the select list and ORDER BY only (window.go).
+	windowed := len(sel.GetWindowClause()) > 0 || listHasWindow(targets) || listHasWindow(sel.GetSortClause())
+	if windowed {
+		if bd.win, err = newWinCtx(sel.GetWindowClause()); err != nil {
+			return nil, err
+		}
+	}
 	outs := make([]expr.Expression, len(items))
 	names := make([]string, len(items))
 	for i, it := range items {
@@ -489,6 +497,8 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		}
 		outs[i], names[i] = e, it.name
 	}
+	win := bd.win
+	bd.win = nil
 	if grouped && sel.GetHavingClause() != nil {
 		h, err := bd.bindExpr(sel.GetHavingClause(), in.sc)
 		if err != nil {
@@ -499,7 +509,9 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		}
 	}
 	// ORDER BY keys: output columns, or expressions evaluated beside the select list.
+	bd.win = win
 	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(sel.GetDistinctClause()) > 0)
+	bd.win = nil
 	if err != nil {
 		return nil, err
 	}
@@ -520,6 +532,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		base = in
 	}
 	all := append(slices.Clone(outs), extra...)
+	// The window functions of the select list and ORDER BY: one ProjectRel over base.
+	if base, all, err = bd.windowProject(base, all); err != nil {
+		return nil, err
+	}
 	allNames := slices.Clone(names)
 	for i := range extra {
 		allNames = append(allNames, fmt.Sprintf("?sort%d?", i))

@@ -2,6 +2,7 @@ package substrait
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,61 +55,10 @@ func sortHasAggregate(sorts []*pg.Node) bool {
 	return false
 }
 
-// containsAggregate walks an expression (not into subqueries) for aggregate calls.
+// containsAggregate walks an expression (not into subqueries) for aggregate calls, the
+// arguments and windows of window function calls included.
 func containsAggregate(n *pg.Node) bool {
-	found := false
-	var walk func(n *pg.Node)
-	walk = func(n *pg.Node) {
-		if n == nil || found {
-			return
-		}
-		switch v := n.GetNode().(type) {
-		case *pg.Node_FuncCall:
-			if isAggregateCall(v.FuncCall) {
-				found = true
-				return
-			}
-			for _, a := range v.FuncCall.GetArgs() {
-				walk(a)
-			}
-		case *pg.Node_ResTarget:
-			walk(v.ResTarget.GetVal())
-		case *pg.Node_AExpr:
-			walk(v.AExpr.GetLexpr())
-			walk(v.AExpr.GetRexpr())
-		case *pg.Node_BoolExpr:
-			for _, a := range v.BoolExpr.GetArgs() {
-				walk(a)
-			}
-		case *pg.Node_TypeCast:
-			walk(v.TypeCast.GetArg())
-		case *pg.Node_NullTest:
-			walk(v.NullTest.GetArg())
-		case *pg.Node_BooleanTest:
-			walk(v.BooleanTest.GetArg())
-		case *pg.Node_CaseExpr:
-			walk(v.CaseExpr.GetArg())
-			for _, w := range v.CaseExpr.GetArgs() {
-				walk(w.GetCaseWhen().GetExpr())
-				walk(w.GetCaseWhen().GetResult())
-			}
-			walk(v.CaseExpr.GetDefresult())
-		case *pg.Node_CoalesceExpr:
-			for _, a := range v.CoalesceExpr.GetArgs() {
-				walk(a)
-			}
-		case *pg.Node_MinMaxExpr:
-			for _, a := range v.MinMaxExpr.GetArgs() {
-				walk(a)
-			}
-		case *pg.Node_List:
-			for _, a := range v.List.GetItems() {
-				walk(a)
-			}
-		}
-	}
-	walk(n)
-	return found
+	return anyCall(n, isAggregateCall)
 }
 
 // aggCtx is the aggregation of a grouped SELECT being bound: grouping expressions over the
@@ -177,7 +127,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			return bd.measure(v.FuncCall, ac)
 		}
 	}
-	if !containsAggregate(n) {
+	if !containsAggregate(n) && !containsWindow(n) {
 		bd.agg = nil
 		e, err := bd.bindPlain(n, ac.in)
 		bd.agg = ac
@@ -211,7 +161,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	name := funcName(fc)
 	switch {
 	case fc.GetOver() != nil:
-		return bval{}, unimplementedAre("window functions")
+		return bd.windowCall(fc, ac.in)
+	case slices.ContainsFunc(fc.GetArgs(), containsWindow) || containsWindow(fc.GetAggFilter()):
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42803", Msg: "aggregate function calls cannot contain window function calls"}
 	case !aggregateNames[name] && !fc.GetAggStar():
 		return bval{}, quoting(Unimplemented, "0A000", "aggregate function %s is not supported", name)
 	case len(fc.GetAggOrder()) > 0 || fc.GetAggWithinGroup():
@@ -291,14 +243,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				out = i64Type()
 			}
 		case "min", "max":
-			switch fam {
-			case famInt, famFloat:
-				id.URN = URNArithmetic
-			case famTimestamp, famDate:
-				id.URN = URNDatetime
-			case famString, famBinary, famBool:
-				id.URN = URNPostgres
-			default:
+			var ok bool
+			if id.URN, ok = minMaxURN(fam); !ok {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
 			out = at.WithNullability(nullableN)
@@ -344,7 +290,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	name := funcName(fc)
 	switch {
 	case fc.GetOver() != nil:
-		return bval{}, unimplementedAre("window functions")
+		return bd.windowCall(fc, sc)
 	case isAggregateCall(fc):
 		return bval{}, errorf(InvalidArgument, "aggregate functions are not allowed here")
 	case fc.GetAggDistinct() || fc.GetAggFilter() != nil || len(fc.GetAggOrder()) > 0:

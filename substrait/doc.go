@@ -8,8 +8,10 @@
 // ProjectRel, AggregateRel, SortRel, FetchRel, SetRel) with expressions on Substrait's
 // standard functions where arrow-go evaluates them and on flightsrv's own extension
 // URNPostgres (JSON access, LIKE, string functions, date_part, to_char; evaluated by scan/ops)
-// elsewhere; date_trunc and date_bin become round_calendar and round_temporal, which the
-// executor's pushdown rewrite recognises as the stores' time bins (TimeBinOf); table-less
+// elsewhere; window functions (OVER) become WindowFunction expressions of a ProjectRel below
+// the select list (window.go); date_trunc and date_bin become round_calendar and
+// round_temporal, which the executor's pushdown rewrite recognises as the stores' time bins
+// (TimeBinOf); table-less
 // statements and SHOW bind to constants (Bound). Client plans (PrepareSubstrait, client.go)
 // are rewritten from the encodings of the producers people use (producers.go: DataFusion's
 // unresolvable extension references, ibis-substrait's extension URIs, isthmus's microsecond
@@ -50,7 +52,7 @@
 //     parameter binding failures, SQL syntax errors (PostgreSQL's message, which names the
 //     token near the error, and the position), undecodable Substrait plans;
 //   - Unimplemented: SQL or Substrait constructs outside the supported surface, named in the
-//     message ("JOIN is not supported", "window functions are not supported"…);
+//     message ("JOIN is not supported", "GROUPS frames are not supported"…);
 //   - NotFound: unknown tables.
 //
 // An unknown table is NotFound (a missing resource); an unknown column is InvalidArgument

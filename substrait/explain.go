@@ -198,6 +198,8 @@ func formatExpr(e expr.Expression, names []string) string {
 			return "(" + strings.Join(args, " OR ") + ")"
 		}
 		return x.Name() + "(" + strings.Join(args, ", ") + ")"
+	case *expr.WindowFunction:
+		return formatWindow(x, names)
 	case *expr.Cast:
 		return "CAST(" + formatExpr(x.Input, names) + " AS " + typeName(x.Type) + ")"
 	case expr.Literal:

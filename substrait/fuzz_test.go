@@ -22,7 +22,9 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
+	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/routing"
@@ -128,6 +130,9 @@ var fuzzSQL = []string{
 	`SELECT * FROM nosuch`,
 	`SELECT FROM WHERE`,
 	`select id from messages where channel_id = 'g' and timestamp >= '2026-01-01 00:00:00+02' and timestamp < '2026-01-01 12:00' order by 1 desc limit 0`,
+	// Window functions (window.go): frames, named windows, windows over an aggregate.
+	`SELECT id, row_number() OVER w, lag(id, 2, 'x') OVER w, sum(length(id)) OVER (w ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' WINDOW w AS (PARTITION BY channel_id ORDER BY timestamp DESC NULLS LAST)`,
+	`SELECT * FROM (SELECT channel_id, count(*) AS n, rank() OVER (ORDER BY count(*) DESC) AS r, sum(count(*)) OVER () AS t FROM messages WHERE channel_id IN ('a', 'b') AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' GROUP BY 1) g WHERE r <= 3 ORDER BY r`,
 }
 
 // FuzzSQL runs SQL text through the general binder (substrait.PrepareWith and BindGeneral,
@@ -182,6 +187,7 @@ func FuzzSQL(f *testing.F) {
 // (clientPlans), and the producers' plans under testdata/fuzz/FuzzSubstraitPlan.
 func FuzzSubstraitPlan(f *testing.F) {
 	env := newFuzzEnv(f)
+	windowSeeds := 0
 	for _, s := range fuzzSQL {
 		p, err := substrait.FromSQL(s, env.cat)
 		if err != nil || p == nil {
@@ -196,6 +202,17 @@ func FuzzSubstraitPlan(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(raw, false)
+		// The same windows as a ConsistentPartitionWindowRel (rewriteWindowRels reads it back).
+		if windowRels(pb) {
+			if raw, err = proto.Marshal(pb); err != nil {
+				f.Fatal(err)
+			}
+			f.Add(raw, false)
+			windowSeeds++
+		}
+	}
+	if windowSeeds == 0 {
+		f.Fatal("no seed plan holds a window ProjectRel to write as a ConsistentPartitionWindowRel")
 	}
 	for _, raw := range clientPlans(f) {
 		f.Add(raw, false)
@@ -401,4 +418,49 @@ func TestRootColumnWithoutType(t *testing.T) {
 	if code, ok := substrait.CodeOf(err); !ok || code != substrait.InvalidArgument || !strings.Contains(err.Error(), "has no type") {
 		t.Fatalf("PrepareSubstrait = %v, want InvalidArgument naming the column without a type", err)
 	}
+}
+
+// windowRels rewrites, in pb, each ProjectRel whose expressions are window functions of one
+// partitioning and order into the ConsistentPartitionWindowRel it is equivalent to, and
+// reports whether it rewrote one.
+func windowRels(pb *substraitpb.Plan) bool {
+	found := false
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if r, ok := m.Interface().(*substraitpb.Rel); ok {
+			if p := r.GetProject(); p != nil && len(p.GetExpressions()) > 0 {
+				w := &substraitpb.ConsistentPartitionWindowRel{Common: p.GetCommon(), Input: p.GetInput()}
+				for i, e := range p.GetExpressions() {
+					f := e.GetWindowFunction()
+					if f == nil || (i > 0 && (!proto.Equal(&substraitpb.Expression_WindowFunction{Partitions: f.GetPartitions(), Sorts: f.GetSorts()},
+						&substraitpb.Expression_WindowFunction{Partitions: w.GetPartitionExpressions(), Sorts: w.GetSorts()}))) {
+						w = nil
+						break
+					}
+					w.PartitionExpressions, w.Sorts = f.GetPartitions(), f.GetSorts()
+					w.WindowFunctions = append(w.WindowFunctions, &substraitpb.ConsistentPartitionWindowRel_WindowRelFunction{
+						FunctionReference: f.GetFunctionReference(), Arguments: f.GetArguments(), OutputType: f.GetOutputType(),
+						Phase: f.GetPhase(), Invocation: f.GetInvocation(), LowerBound: f.GetLowerBound(), UpperBound: f.GetUpperBound(), BoundsType: f.GetBoundsType(),
+					})
+				}
+				if w != nil {
+					r.RelType, found = &substraitpb.Rel_Window{Window: w}, true
+				}
+			}
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsMap():
+			case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+				for i := range v.List().Len() {
+					walk(v.List().Get(i).Message())
+				}
+			case fd.Kind() == protoreflect.MessageKind:
+				walk(v.Message())
+			}
+			return true
+		})
+	}
+	walk(pb.ProtoReflect())
+	return found
 }

@@ -147,7 +147,7 @@ func constantSelect(sel *pg.SelectStmt) bool {
 		len(sel.GetFromClause()) == 0 && sel.GetWithClause() == nil && sel.GetWhereClause() == nil &&
 		len(sel.GetGroupClause()) == 0 && sel.GetHavingClause() == nil && !hasAggregate(sel.GetTargetList()) &&
 		len(sel.GetDistinctClause()) == 0 && len(sel.GetSortClause()) == 0 && len(sel.GetValuesLists()) == 0 &&
-		len(sel.GetWindowClause()) == 0 && len(sel.GetTargetList()) > 0
+		len(sel.GetWindowClause()) == 0 && len(sel.GetTargetList()) > 0 && !listHasWindow(sel.GetTargetList())
 }
 
 // tableless binds a constantSelect: constant expressions, evaluated once.

@@ -123,7 +123,7 @@ func TestGroupedSQLErrors(t *testing.T) {
 		{`SELECT date_bin(INTERVAL '15' MINUTE, timestamp, '2001-01-01'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_bin with a stride that is not an interval literal is not supported"},
 		{`SELECT date_bin(INTERVAL '15 minutes', timestamp, now()), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_bin with an origin that is not a timestamp literal is not supported"},
 		{`SELECT date_bin(INTERVAL '15 minutes', timestamp, $1), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_bin with an origin that is not a timestamp literal is not supported"},
-		{`SELECT date_trunc('hour', timestamp) OVER (), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "window functions are not supported"},
+		{`SELECT date_trunc('hour', timestamp) OVER (), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "window functions are not allowed here"},
 		{`SELECT date_trunc('hour', timestamp) AS t, count(*) FROM messages` + routedWhere + ` GROUP BY t ORDER BY lower(id)`, InvalidArgument, "column \"id\" must appear in the GROUP BY clause or be used in an aggregate function"},
 		// query errors
 		{`SELECT date_trunc('hour', timestamp), id, count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, `column "id" must appear in the GROUP BY clause or be used in an aggregate function`},

@@ -38,7 +38,7 @@ func timestampLiteral(ns int64) expr.Literal {
 
 // decodePlan decodes a client's serialized substrait.Plan with substrait-go's decoder, after
 // rewriting the encodings of the producers people use into what substrait-go v8.1.1 decodes
-// (normalizeExtensions, adaptReads against cat, normalizeTimestamps, foldTimestampCasts,
+// (rewriteWindowRels, normalizeExtensions, adaptReads against cat, normalizeTimestamps, foldTimestampCasts,
 // expandProjections, normalizePlan). The
 // decoder panics on some malformed input (a nil literal from an unsupported literal encoding
 // reaches code that dereferences it): that is an invalid plan too. Every refusal says why:
@@ -48,6 +48,7 @@ func decodePlan(planBytes []byte, cat Catalog) (p *plan.Plan, err error) {
 	if err := proto.Unmarshal(planBytes, &pb); err != nil {
 		return nil, invalidPlan("the bytes are not a serialized substrait.Plan message (%s)", protoErrorClass(err))
 	}
+	rewriteWindowRels(pb.ProtoReflect())
 	if err := normalizeExtensions(&pb); err != nil {
 		return nil, err
 	}
@@ -121,6 +122,10 @@ func markMissingOutputTypes(m protoreflect.Message) int {
 		f.OutputType = placeholderType()
 		n++
 	}
+	if f, ok := m.Interface().(*substraitpb.Expression_WindowFunction); ok && f.OutputType == nil {
+		f.OutputType = placeholderType()
+		n++
+	}
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
 		case fd.IsMap():
@@ -144,6 +149,9 @@ func markMissingOutputTypes(m protoreflect.Message) int {
 func fillOutputTypes(pb *substraitpb.Plan, p *plan.Plan) bool {
 	changed := false
 	walkPaired(pb, p, func(r *substraitpb.Rel, rel plan.Rel) {
+		if pr, ok := rel.(*plan.ProjectRel); ok && r.GetProject() != nil {
+			changed = fillWindowTypes(r.GetProject().GetExpressions(), pr.Expressions()) || changed
+		}
 		if a, ok := rel.(*plan.AggregateRel); ok && r.GetAggregate() != nil {
 			pms := r.GetAggregate().GetMeasures()
 			for i, m := range a.Measures() {

@@ -60,7 +60,47 @@ var standardAliases = map[string]string{
 type functionIndex struct {
 	urns      []string // standard URNs in lookup order
 	scalar    map[string]map[string]bool
-	aggregate map[string]map[string][]*extensions.AggregateFunctionVariant
+	aggregate map[string]map[string][]variantArity
+	// window holds the window functions, the aggregates among them (an aggregate is also a
+	// window function).
+	window map[string]map[string][]variantArity
+}
+
+// fnKind is how a plan calls a function: as a scalar, aggregate or window function.
+type fnKind uint8
+
+const (
+	fnScalar fnKind = iota
+	fnAggregate
+	fnWindow
+)
+
+// variantArity is one variant of an aggregate or window function: its compound name and the
+// argument counts it takes (max < 0: any).
+type variantArity struct {
+	compound string
+	min, max int
+}
+
+// indexVariants appends each variant to idx by URN and simple name, sorted by compound name.
+func indexVariants[V interface {
+	URN() string
+	Name() string
+	CompoundName() string
+	MinArgumentCount() int
+	MaxArgumentCount() int
+}](idx map[string]map[string][]variantArity, vs []V) {
+	for _, v := range vs {
+		if idx[v.URN()] == nil {
+			idx[v.URN()] = map[string][]variantArity{}
+		}
+		idx[v.URN()][v.Name()] = append(idx[v.URN()][v.Name()], variantArity{compound: v.CompoundName(), min: v.MinArgumentCount(), max: v.MaxArgumentCount()})
+	}
+	for _, m := range idx {
+		for _, vs := range m {
+			slices.SortFunc(vs, func(a, b variantArity) int { return strings.Compare(a.compound, b.compound) })
+		}
+	}
 }
 
 var (
@@ -71,26 +111,16 @@ var (
 func functions() *functionIndex {
 	fnIndexOnce.Do(func() {
 		c := collection()
-		ix := &functionIndex{scalar: map[string]map[string]bool{}, aggregate: map[string]map[string][]*extensions.AggregateFunctionVariant{}}
+		ix := &functionIndex{scalar: map[string]map[string]bool{}, aggregate: map[string]map[string][]variantArity{},
+			window: map[string]map[string][]variantArity{}}
 		for _, v := range c.GetAllScalarFunctions() {
 			if ix.scalar[v.URN()] == nil {
 				ix.scalar[v.URN()] = map[string]bool{}
 			}
 			ix.scalar[v.URN()][v.Name()] = true
 		}
-		for _, v := range c.GetAllAggregateFunctions() {
-			if ix.aggregate[v.URN()] == nil {
-				ix.aggregate[v.URN()] = map[string][]*extensions.AggregateFunctionVariant{}
-			}
-			ix.aggregate[v.URN()][v.Name()] = append(ix.aggregate[v.URN()][v.Name()], v)
-		}
-		for _, m := range ix.aggregate {
-			for _, vs := range m {
-				slices.SortFunc(vs, func(a, b *extensions.AggregateFunctionVariant) int {
-					return strings.Compare(a.CompoundName(), b.CompoundName())
-				})
-			}
-		}
+		indexVariants(ix.aggregate, c.GetAllAggregateFunctions())
+		indexVariants(ix.window, c.GetAllWindowFunctions())
 		seen := map[string]bool{}
 		for _, f := range standardURNOrder {
 			u := extensions.SubstraitDefaultURNPrefix + f
@@ -117,9 +147,12 @@ func functions() *functionIndex {
 }
 
 // has reports whether urn holds a function of that simple name and kind.
-func (ix *functionIndex) has(urn, name string, aggregate bool) bool {
-	if aggregate {
+func (ix *functionIndex) has(urn, name string, k fnKind) bool {
+	switch k {
+	case fnAggregate:
 		return len(ix.aggregate[urn][name]) > 0
+	case fnWindow:
+		return len(ix.window[urn][name]) > 0
 	}
 	return ix.scalar[urn][name]
 }
@@ -148,12 +181,13 @@ func URNOfURI(uri string) (string, bool) {
 	return urn, true
 }
 
-// fnUse is how a plan calls one function anchor: as a scalar or aggregate function, with
-// which argument counts.
+// fnUse is how a plan calls one function anchor: as a scalar, aggregate or window function,
+// with which argument counts (arities: the function references of its aggregate and window
+// calls, by argument count).
 type fnUse struct {
-	scalar, aggregate bool
-	arities           map[int][]*substraitpb.AggregateFunction
-	calls             []*substraitpb.Expression_ScalarFunction
+	scalar, aggregate, window bool
+	arities                   map[int][]*uint32
+	calls                     []*substraitpb.Expression_ScalarFunction
 }
 
 // normalizeExtensions resolves every function declaration of pb to a URN the collection
@@ -252,21 +286,27 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 			}
 			continue // declared but never called: decoded as it is, or dropped
 		}
-		aggregate := use.aggregate
+		kind := fnScalar
+		switch {
+		case use.aggregate:
+			kind = fnAggregate
+		case use.window:
+			kind = fnWindow
+		}
 		simple, _, _ := strings.Cut(f.GetName(), ":")
 		if alias, ok := standardAliases[simple]; ok {
 			simple = alias
 			f.Name = alias
 		}
-		if urn == URNDatetime && !aggregate && datetimeComparisons[simple] {
+		if urn == URNDatetime && kind == fnScalar && datetimeComparisons[simple] {
 			// isthmus declares timestamp comparisons in functions_datetime (lt:pts_pts): the
 			// same comparison as functions_comparison's, which the executor runs.
 			urn, f.Name = URNComparison, simple
 		}
-		if !declared || !ix.has(urn, simple, aggregate) {
-			if found, ok := ix.lookup(simple, aggregate); ok {
+		if !declared || !ix.has(urn, simple, kind) {
+			if found, ok := ix.lookup(simple, kind); ok {
 				urn, declared = found, true
-			} else if !aggregate && ownEquivalents[simple] {
+			} else if kind == fnScalar && ownEquivalents[simple] {
 				urn, declared = URNPostgres, true
 			}
 		}
@@ -278,37 +318,48 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 		if err := fixScalarCalls(urn, simple, f.GetFunctionAnchor(), use.calls); err != nil {
 			return err
 		}
-		if !aggregate {
+		if kind == fnScalar {
 			continue
 		}
 		variants := ix.aggregate[urn][simple]
-		if _, ok := collection().GetAggregateFunc(extensions.ID{URN: urn, Name: f.GetName()}); ok {
+		id := extensions.ID{URN: urn, Name: f.GetName()}
+		if _, ok := collection().GetAggregateFunc(id); ok && kind == fnAggregate {
 			continue // a compound name of urn, or a unique simple name: substrait-go resolves it
+		}
+		if kind == fnWindow {
+			variants = ix.window[urn][simple]
+			if _, ok := collection().GetWindowFunc(id); ok {
+				continue
+			}
 		}
 		// An ambiguous simple name, or a compound name urn does not hold (another file's
 		// signature): the variant of the call's argument count.
 		first := true
 		for _, n := range sortedKeys(use.arities) {
-			var pick *extensions.AggregateFunctionVariant
-			for _, v := range variants {
-				if n >= v.MinArgumentCount() && (v.MaxArgumentCount() < 0 || n <= v.MaxArgumentCount()) {
-					pick = v
+			var pick *variantArity
+			for i, v := range variants {
+				if n >= v.min && (v.max < 0 || n <= v.max) {
+					pick = &variants[i]
 					break
 				}
 			}
 			if pick == nil {
-				return errorf(Unimplemented, "aggregate function %q (extension function anchor %d) with %d arguments is not in %s", simple, f.GetFunctionAnchor(), n, urn)
+				what := "aggregate"
+				if kind == fnWindow {
+					what = "window"
+				}
+				return errorf(Unimplemented, "%s function %q (extension function anchor %d) with %d arguments is not in %s", what, simple, f.GetFunctionAnchor(), n, urn)
 			}
 			if first {
-				f.Name, first = pick.CompoundName(), false
+				f.Name, first = pick.compound, false
 				continue
 			}
 			maxFn++
 			for _, call := range use.arities[n] {
-				call.FunctionReference = maxFn
+				*call = maxFn
 			}
 			added = append(added, &extpb.SimpleExtensionDeclaration{MappingType: &extpb.SimpleExtensionDeclaration_ExtensionFunction_{
-				ExtensionFunction: &extpb.SimpleExtensionDeclaration_ExtensionFunction{ExtensionUrnReference: *ref, FunctionAnchor: maxFn, Name: pick.CompoundName()}}})
+				ExtensionFunction: &extpb.SimpleExtensionDeclaration_ExtensionFunction{ExtensionUrnReference: *ref, FunctionAnchor: maxFn, Name: pick.compound}}})
 		}
 	}
 	pb.Extensions = append(slices.DeleteFunc(pb.Extensions, func(d *extpb.SimpleExtensionDeclaration) bool { return unused[d] }), added...)
@@ -346,15 +397,8 @@ func widenIntegerResults(m protoreflect.Message, fns map[uint32]extensions.ID) {
 	case *substraitpb.Expression:
 		if f := v.GetScalarFunction(); f != nil && i64Results[fns[f.GetFunctionReference()]] {
 			t := f.GetOutputType()
-			var n substraitpb.Type_Nullability
-			switch k := t.GetKind().(type) {
-			case *substraitpb.Type_I8_:
-				n = k.I8.GetNullability()
-			case *substraitpb.Type_I16_:
-				n = k.I16.GetNullability()
-			case *substraitpb.Type_I32_:
-				n = k.I32.GetNullability()
-			default:
+			n, wide, ok := intNullability(t)
+			if !ok || wide {
 				goto children
 			}
 			f.OutputType = &substraitpb.Type{Kind: &substraitpb.Type_I64_{I64: &substraitpb.Type_I64{Nullability: n}}}
@@ -367,26 +411,13 @@ func widenIntegerResults(m protoreflect.Message, fns map[uint32]extensions.ID) {
 			return
 		}
 	case *substraitpb.AggregateFunction:
-		id := fns[v.GetFunctionReference()]
-		var n substraitpb.Type_Nullability
-		integer := true
-		switch k := v.GetOutputType().GetKind().(type) {
-		case *substraitpb.Type_I8_:
-			n = k.I8.GetNullability()
-		case *substraitpb.Type_I16_:
-			n = k.I16.GetNullability()
-		case *substraitpb.Type_I32_:
-			n = k.I32.GetNullability()
-		case *substraitpb.Type_I64_:
-			n = k.I64.GetNullability()
-		default:
-			integer = false
+		if t := widenedResult(fns[v.GetFunctionReference()].Name, v.GetOutputType()); t != nil {
+			v.OutputType = t
 		}
-		switch {
-		case integer && id.Name == "sum":
-			v.OutputType = &substraitpb.Type{Kind: &substraitpb.Type_I64_{I64: &substraitpb.Type_I64{Nullability: n}}}
-		case integer && id.Name == "avg":
-			v.OutputType = &substraitpb.Type{Kind: &substraitpb.Type_Fp64{Fp64: &substraitpb.Type_FP64{Nullability: n}}}
+	case *substraitpb.Expression_WindowFunction:
+		// An aggregate over a window is typed as the aggregate is.
+		if t := widenedResult(fns[v.GetFunctionReference()].Name, v.GetOutputType()); t != nil {
+			v.OutputType = t
 		}
 	case *substraitpb.Expression_Literal:
 		if fc, ok := v.GetLiteralType().(*substraitpb.Expression_Literal_FixedChar); ok {
@@ -423,6 +454,38 @@ var ownEquivalents = map[string]bool{"ilike": true}
 // arguments.
 var booleanFunctions = map[string]bool{"like": true, "starts_with": true, "ends_with": true, "contains": true}
 
+// intNullability is the nullability of an integer type t; wide reports i64, ok false a type
+// that is not an integer.
+func intNullability(t *substraitpb.Type) (n substraitpb.Type_Nullability, wide, ok bool) {
+	switch k := t.GetKind().(type) {
+	case *substraitpb.Type_I8_:
+		return k.I8.GetNullability(), false, true
+	case *substraitpb.Type_I16_:
+		return k.I16.GetNullability(), false, true
+	case *substraitpb.Type_I32_:
+		return k.I32.GetNullability(), false, true
+	case *substraitpb.Type_I64_:
+		return k.I64.GetNullability(), true, true
+	}
+	return 0, false, false
+}
+
+// widenedResult is the result type of sum (i64) or avg (fp64) declared as an integer type t
+// (of t's nullability); nil for any other function or type.
+func widenedResult(name string, t *substraitpb.Type) *substraitpb.Type {
+	n, _, ok := intNullability(t)
+	if !ok {
+		return nil
+	}
+	switch name {
+	case "sum":
+		return &substraitpb.Type{Kind: &substraitpb.Type_I64_{I64: &substraitpb.Type_I64{Nullability: n}}}
+	case "avg":
+		return &substraitpb.Type{Kind: &substraitpb.Type_Fp64{Fp64: &substraitpb.Type_FP64{Nullability: n}}}
+	}
+	return nil
+}
+
 // fixScalarCalls rewrites the calls of one scalar function (urn, simple name) that
 // substrait-go cannot decode as written: a call without an output type (DataFusion writes
 // none on like) gets boolean when the function's result is always boolean, and like's third
@@ -448,9 +511,9 @@ func fixScalarCalls(urn, name string, anchor uint32, calls []*substraitpb.Expres
 
 // lookup finds the standard URN holding a function of that simple name and kind, in
 // standardURNOrder.
-func (ix *functionIndex) lookup(name string, aggregate bool) (string, bool) {
+func (ix *functionIndex) lookup(name string, k fnKind) (string, bool) {
 	for _, u := range ix.urns {
-		if ix.has(u, name, aggregate) {
+		if ix.has(u, name, k) {
 			return u, true
 		}
 	}
@@ -472,7 +535,7 @@ func collectUses(m protoreflect.Message, uses map[uint32]*fnUse, variations map[
 	use := func(anchor uint32) *fnUse {
 		u := uses[anchor]
 		if u == nil {
-			u = &fnUse{arities: map[int][]*substraitpb.AggregateFunction{}}
+			u = &fnUse{arities: map[int][]*uint32{}}
 			uses[anchor] = u
 		}
 		return u
@@ -485,7 +548,11 @@ func collectUses(m protoreflect.Message, uses map[uint32]*fnUse, variations map[
 	case *substraitpb.AggregateFunction:
 		u := use(v.GetFunctionReference())
 		u.aggregate = true
-		u.arities[len(v.GetArguments())] = append(u.arities[len(v.GetArguments())], v)
+		u.arities[len(v.GetArguments())] = append(u.arities[len(v.GetArguments())], &v.FunctionReference)
+	case *substraitpb.Expression_WindowFunction:
+		u := use(v.GetFunctionReference())
+		u.window = true
+		u.arities[len(v.GetArguments())] = append(u.arities[len(v.GetArguments())], &v.FunctionReference)
 	}
 	if fd := m.Descriptor().Fields().ByName("type_variation_reference"); fd != nil && fd.Kind() == protoreflect.Uint32Kind {
 		if r := uint32(m.Get(fd).Uint()); r != 0 && !variations[r] {

@@ -20,7 +20,9 @@ import (
 //   - through a FilterRel (its conjuncts join those from above; inner ones first, so that
 //     they keep being evaluated first), a SortRel, and a ProjectRel for conjuncts whose
 //     every column is an input column passed through (directly, as a plain field reference,
-//     or under a cast that only makes it nullable; a computed column is not inlined);
+//     or under a cast that only makes it nullable; a computed column is not inlined) — over
+//     window functions, only conjuncts whose every column is a plain partition key of every
+//     window (they remove whole partitions);
 //   - through an AggregateRel of one grouping set, only for conjuncts over at least one
 //     column and only over grouping keys that are plain field references (a filter on the
 //     keys selects whole groups; a constant conjunct over a global aggregate would turn its
@@ -98,10 +100,16 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 	case *plan.ProjectRel:
 		n := len(r.Input().RecordType().Types())
 		exprs := r.Expressions()
+		// Over window functions, only filters on columns that partition every window pass
+		// (windowPartitionColumns, window.go).
+		keys, windowed := windowPartitionColumns(exprs)
 		src := func(i int) (int, bool) {
 			d, ok := direct(i)
 			if !ok {
 				return 0, false
+			}
+			if windowed {
+				return d, d < n && keys[d]
 			}
 			if d < n {
 				return d, true
@@ -113,7 +121,7 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 			}
 			return 0, false
 		}
-		down, kept := remapAll(above, src, false)
+		down, kept := remapAll(above, src, windowed)
 		return fp.through(r, r.Input(), down, kept)
 	case *plan.AggregateRel:
 		refs := r.GroupingReferences()

@@ -455,8 +455,8 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`SELECT * FROM messages m(a, b)` + routedWhere, InvalidArgument, `column "channel_id" does not exist`},
 		// GROUP BY a time bucket of timestamp is supported (groupby_test.go); other groupings are not.
 		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp FETCH FIRST 5 ROWS WITH TIES`, Unimplemented, "FETCH FIRST … WITH TIES is not supported"},
-		{`SELECT count(*) OVER () FROM messages` + routedWhere, Unimplemented, "window functions are not supported"},
-		{`SELECT * FROM messages` + routedWhere + ` WINDOW w AS ()`, Unimplemented, "window functions are not supported"},
+		{`SELECT count(*) OVER (ORDER BY timestamp GROUPS 1 PRECEDING) FROM messages` + routedWhere, Unimplemented, "GROUPS frames are not supported"},
+		{`SELECT count(*) OVER w FROM messages` + routedWhere + ` WINDOW w AS (ROWS CURRENT ROW EXCLUDE TIES)`, Unimplemented, "EXCLUDE in a window frame is not supported"},
 		{`SELECT FROM messages` + routedWhere, Unimplemented, "an empty select list is not supported"},
 		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp USING <`, Unimplemented, "ORDER BY … USING is not supported"},
 		{`SELECT * FROM messages` + routedWhere + ` LIMIT 1 + 1`, Unimplemented, "LIMIT expressions are not supported"},

@@ -83,6 +83,11 @@ QUERIES = [
     Query("in_list_residual_or", "SELECT count(*) FROM flights WHERE origin IN ('ORD', 'ATL') AND " + R_APR + " AND (id < '0001500000' OR id > '0001900000')"),
     Query("limit_offset", "SELECT id FROM flights WHERE origin = 'SFO' AND " + R_APR + " ORDER BY id LIMIT 5 OFFSET 10", ordered=True),
     Query("distinct_origins", "SELECT DISTINCT origin FROM flights WHERE origin IN ('ORD', 'ATL', 'XXX') AND " + R_APR + " ORDER BY origin", ordered=True),
+    # Window functions (substrait/window.go): WindowFunction expressions in a ProjectRel.
+    Query("window_row_number", "SELECT id, row_number() OVER (ORDER BY {ts}, id) AS rn FROM flights WHERE origin = 'SFO' AND {ts} >= {t:2001-04-01} AND {ts} < {t:2001-04-03} ORDER BY rn", ordered=True),
+    Query("window_rank_of_counts", "SELECT origin, count(*) AS n, rank() OVER (ORDER BY count(*) DESC) AS rk FROM flights WHERE origin IN ('ORD', 'ATL', 'DEN', 'SFO') AND " + R_APR + " GROUP BY origin ORDER BY origin", ordered=True),
+    Query("window_running_count", "SELECT id, count(*) OVER (PARTITION BY origin ORDER BY {ts}, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS c FROM flights WHERE origin IN ('ORD', 'SFO') AND {ts} >= {t:2001-04-01} AND {ts} < {t:2001-04-03} ORDER BY id", ordered=True),
+    Query("window_lag_sum", "SELECT id, lag(id) OVER (PARTITION BY origin ORDER BY {ts}, id) AS prior_id, sum({len}(id)) OVER (PARTITION BY origin) AS s FROM flights WHERE origin IN ('ORD', 'SFO') AND {ts} >= {t:2001-04-01} AND {ts} < {t:2001-04-02} ORDER BY id", ordered=True),
     Query("computed_projection", "SELECT upper(id), {len}(id) FROM flights WHERE origin = 'SFO' AND {ts} >= {t:2001-05-01} AND {ts} < {t:2001-05-02} ORDER BY id LIMIT 3", ordered=True),
 ]
 

@@ -3,11 +3,12 @@ package cockroach_test
 import (
 	"context"
 	"fmt"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/jackc/pgx/v5"
 

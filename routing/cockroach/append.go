@@ -38,7 +38,7 @@ FROM unnest($4::TIMESTAMPTZ[], $5::BYTEA[], $6::BYTEA[]) AS r (event_time, sort_
 // (event_time, sort_key) fails with routing.ErrDuplicateRecord. Nothing is written on error.
 // Event times are truncated to microseconds (UTC). Every record must carry b's partition key,
 // a non-empty sort key and an event time inside b (routing.ErrInvalidRecord otherwise); an
-// empty recs is a no-op. Other errors as for ReadRange, and routing.ErrCommitOutcome when a
+// empty recs is a no-op. Other errors as for ScanRange, and routing.ErrCommitOutcome when a
 // COMMIT's outcome is unknown.
 func (s *Store) Append(ctx context.Context, b routing.BucketID, recs []routing.Record) error {
 	const op = "append"

@@ -121,7 +121,7 @@ WHERE `+whereBucket+andOwner+` AND state = 'archiving'`)
 // remaining budget, cut-over work (buckets ending at or before eligibleBefore, retry time due,
 // hot or archiving with an expired lease), each ordered by bucket_end, table_id,
 // partition_key, bucket_key. At most limit items; none when limit <= 0. Only buckets with a
-// metadata row are found. The list is advisory: claim before use. Errors as for ReadRange;
+// metadata row are found. The list is advisory: claim before use. Errors as for ScanRange;
 // routing.ErrOperationFailed for a row with an unknown strategy.
 func (s *Store) Discover(ctx context.Context, eligibleBefore time.Time, limit int) ([]routing.ArchiveWork, error) {
 	const op = "discover archive work"
@@ -174,14 +174,14 @@ func discoverRows(ctx context.Context, q querier, kind routing.WorkKind, sql str
 // with an expired lease: generation+1, a new UUIDv4 token, lease expiry = database now() +
 // lease (a non-positive lease yields an already expired session),
 // retry time and object key cleared. It returns nil, nil when b cannot be claimed (a lost race,
-// a live lease, a retry time not due, an archived or unknown bucket). Errors as for ReadRange.
+// a live lease, a retry time not due, an archived or unknown bucket). Errors as for ScanRange.
 func (s *Store) ClaimArchive(ctx context.Context, b routing.BucketID, lease time.Duration) (*routing.ArchiveSession, error) {
 	return s.claim(ctx, "claim archive", sqlClaimArchive, b, lease)
 }
 
 // ClaimCleanup claims archived bucket b whose hot rows are not deleted, when its retry time is
 // due and no lease is live: generation+1, new token and expiry, retry time cleared. It returns
-// nil, nil when b cannot be claimed. Errors as for ReadRange.
+// nil, nil when b cannot be claimed. Errors as for ScanRange.
 func (s *Store) ClaimCleanup(ctx context.Context, b routing.BucketID, lease time.Duration) (*routing.ArchiveSession, error) {
 	return s.claim(ctx, "claim cleanup", sqlClaimCleanup, b, lease)
 }
@@ -198,14 +198,14 @@ func (s *Store) claim(ctx context.Context, op, sql string, b routing.BucketID, l
 
 // Renew sets the session's lease expiry to database now() + lease while the session owns
 // the bucket (archiving, or archived with hot rows remaining); otherwise
-// routing.ErrStaleArchiveSession. Errors as for ReadRange.
+// routing.ErrStaleArchiveSession. Errors as for ScanRange.
 func (s *Store) Renew(ctx context.Context, sess *routing.ArchiveSession, lease time.Duration) error {
 	return s.ownerUpdate(ctx, "renew archive lease", sess, sqlRenew, lease.Microseconds())
 }
 
 // Snapshot returns every record of the session's archiving bucket in (event_time, sort_key)
 // order with one statement (one snapshot), or routing.ErrStaleArchiveSession when the session
-// no longer owns the bucket. The whole bucket is held in memory. Errors as for ReadRange.
+// no longer owns the bucket. The whole bucket is held in memory. Errors as for ScanRange.
 func (s *Store) Snapshot(ctx context.Context, sess *routing.ArchiveSession) ([]routing.Record, error) {
 	const op = "snapshot bucket"
 	if err := sess.Validate(); err != nil {
@@ -253,7 +253,7 @@ func (s *Store) Snapshot(ctx context.Context, sess *routing.ArchiveSession) ([]r
 // PublishArchive sets the session's archiving bucket archived with manifestKey, clearing
 // hot_deleted: the read cut-over commit point. routing.ErrStaleArchiveSession when the session
 // no longer owns an archiving bucket; an empty manifestKey is routing.ErrInvalidRecord. Errors
-// as for ReadRange.
+// as for ScanRange.
 func (s *Store) PublishArchive(ctx context.Context, sess *routing.ArchiveSession, manifestKey string) error {
 	if manifestKey == "" {
 		return fmt.Errorf("%w: empty manifest key", routing.ErrInvalidRecord)
@@ -264,7 +264,7 @@ func (s *Store) PublishArchive(ctx context.Context, sess *routing.ArchiveSession
 // DeleteHotBucket deletes the hot rows of the session's archived bucket and sets hot_deleted,
 // in one transaction: the DELETE is guarded by the owner condition, and when the UPDATE does
 // not change exactly one row the transaction rolls back (nothing deleted) and
-// routing.ErrStaleArchiveSession is returned. Errors as for ReadRange.
+// routing.ErrStaleArchiveSession is returned. Errors as for ScanRange.
 func (s *Store) DeleteHotBucket(ctx context.Context, sess *routing.ArchiveSession) error {
 	const op = "delete hot bucket"
 	if err := sess.Validate(); err != nil {
@@ -288,14 +288,14 @@ func (s *Store) DeleteHotBucket(ctx context.Context, sess *routing.ArchiveSessio
 // DeferArchive returns the session's archiving bucket to hot (token, expiry and object key
 // cleared), counts an attempt and sets its retry time to database now() + retry.
 // routing.ErrStaleArchiveSession when the session no longer owns an archiving bucket. Errors
-// as for ReadRange.
+// as for ScanRange.
 func (s *Store) DeferArchive(ctx context.Context, sess *routing.ArchiveSession, retry time.Duration) error {
 	return s.ownerUpdate(ctx, "defer archive", sess, sqlDeferArchive, retry.Microseconds())
 }
 
 // DeferCleanup postpones cleanup of the session's archived bucket: lease expiry and retry time
 // both become database now() + retry and an attempt is counted; the bucket stays archived.
-// routing.ErrStaleArchiveSession when the session no longer owns it. Errors as for ReadRange.
+// routing.ErrStaleArchiveSession when the session no longer owns it. Errors as for ScanRange.
 func (s *Store) DeferCleanup(ctx context.Context, sess *routing.ArchiveSession, retry time.Duration) error {
 	return s.ownerUpdate(ctx, "defer cleanup", sess, sqlDeferCleanup, retry.Microseconds())
 }
@@ -303,7 +303,7 @@ func (s *Store) DeferCleanup(ctx context.Context, sess *routing.ArchiveSession, 
 // AbortArchive returns the session's archiving bucket to hot with token, expiry and object key
 // cleared, without counting an attempt or setting a retry time (the reference's direct
 // coordinator path). routing.ErrStaleArchiveSession when the session no longer owns an
-// archiving bucket. Errors as for ReadRange.
+// archiving bucket. Errors as for ScanRange.
 func (s *Store) AbortArchive(ctx context.Context, sess *routing.ArchiveSession) error {
 	return s.ownerUpdate(ctx, "abort archive", sess, sqlAbortArchive)
 }
@@ -334,7 +334,7 @@ WHERE `+whereBucket)
 
 // Status returns b's archival fields (routing.ArchiveStateStore): route, attempts, retry time
 // and lease expiry (database time, UTC). A bucket without a metadata row is hot with zero
-// fields. Errors as for ReadRange.
+// fields. Errors as for ScanRange.
 func (s *Store) Status(ctx context.Context, b routing.BucketID) (routing.ArchiveStatus, error) {
 	const op = "read archive status"
 	if err := b.Validate(); err != nil {

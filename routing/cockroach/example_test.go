@@ -29,8 +29,17 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	route, recs, err := store.ReadRange(ctx, b, routing.ReadRequest{Range: b.Range(), Limit: 100})
-	fmt.Println(route.State, len(recs), err)
+	route, rows, err := store.ScanRange(ctx, b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 100})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if rows != nil { // nil when the bucket is archived: read its manifest instead
+		for rows.Next() {
+			fmt.Println(route.State, rows.RecordBatch().NumRows())
+		}
+		rows.Release()
+	}
 
 	sess, err := store.ClaimArchive(ctx, b, time.Minute)
 	if err != nil || sess == nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -25,40 +24,7 @@ const routeCTE = `WITH route AS (
 )
 `
 
-// readSQL builds the routed range read: parameters $1..$3 bucket, $4/$5 range, $6 limit and,
-// with a cursor, $7/$8 its (event_time, sort_key).
-func readSQL(desc, cursor bool) string {
-	dir, cmp := "ASC", ">"
-	if desc {
-		dir, cmp = "DESC", "<"
-	}
-	after := ""
-	if cursor {
-		after = "\n\t\tAND (rec.event_time, rec.sort_key) " + cmp + " ($7::TIMESTAMPTZ, $8::BYTEA)"
-	}
-	return routeCTE + `SELECT route.state, route.archive_object_key, route.hot_deleted, route.generation,
-	page.event_time, page.sort_key, page.value
-FROM route
-LEFT JOIN LATERAL (
-	SELECT rec.event_time, rec.sort_key, rec.value
-	FROM pulpitum_v4_records AS rec
-	WHERE route.state <> 'archived'
-		AND rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3
-		AND rec.event_time >= $4 AND rec.event_time < $5` + after + `
-	ORDER BY rec.event_time ` + dir + `, rec.sort_key ` + dir + `
-	LIMIT $6
-) AS page ON true
-ORDER BY page.event_time ` + dir + `, page.sort_key ` + dir
-}
-
 var (
-	// sqlRead[desc][cursor]
-	sqlRead = [2][2]string{
-		{register("SELECT routed durable bucket range", "SELECT", RecordsTable, readSQL(false, false)),
-			register("SELECT routed durable bucket range", "SELECT", RecordsTable, readSQL(false, true))},
-		{register("SELECT routed durable bucket range", "SELECT", RecordsTable, readSQL(true, false)),
-			register("SELECT routed durable bucket range", "SELECT", RecordsTable, readSQL(true, true))},
-	}
 	// sqlMinMax answers MIN and MAX with one primary-key probe each: the two ORDER BY … LIMIT 1
 	// subqueries follow the primary key (table_id, partition_key, bucket_key, event_time, …)
 	// from either end of the range, so no row is counted or aggregated. They are uncorrelated,
@@ -92,68 +58,7 @@ func extremeSQL(dir string) string {
 	)`
 }
 
-// ReadRange returns b's route and, unless it is archived, at most req.Limit records of b inside
-// req.Range strictly after req.After, in (event_time, sort_key) order (descending when
-// req.Desc), with one statement, so route and rows come from one snapshot. A bucket without a
-// metadata row is hot. Times are UTC with microsecond precision; range bounds and a cursor
-// time finer than a microsecond select exactly the stored times they admit. A non-positive
-// Limit returns the route and no records. Errors: routing.ErrInvalidRecord for an invalid
-// bucket id, ErrOperationFailed (also for a metadata row violating the state invariants),
-// ErrUnavailable.
-func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record, error) {
-	const op = "read bucket range"
-	if err := b.Validate(); err != nil {
-		return routing.Route{}, nil, err
-	}
-	start, end, after := routing.MicroBounds(req.Range, req.After, req.Desc)
-	args := bucketArgs(b, start, end, int64(max(req.Limit, 0)))
-	desc, cur := 0, 0
-	if req.Desc {
-		desc = 1
-	}
-	if after != nil {
-		cur = 1
-		args = append(args, after.EventTime, after.SortKey)
-	}
-	conn, err := s.acquire(ctx, op)
-	if err != nil {
-		return routing.Route{}, nil, err
-	}
-	defer conn.Release()
-	rows, err := conn.Query(ctx, sqlRead[desc][cur], args...)
-	if err != nil {
-		return routing.Route{}, nil, s.classify(op, err)
-	}
-	defer rows.Close()
-	var (
-		rr      routing.RouteRecords
-		state   string
-		key     *string
-		deleted bool
-		gen     int64
-		et      *time.Time
-		sk, val []byte
-	)
-	route := func() (routing.Route, error) { return routeFromRow(state, key, deleted, gen) } // the current row's
-	for rows.Next() {
-		if err := rows.Scan(&state, &key, &deleted, &gen, &et, &sk, &val); err != nil {
-			return routing.Route{}, nil, s.classify(op, err)
-		}
-		var at time.Time
-		if et != nil {
-			at = et.UTC()
-		}
-		if err := rr.Add(op, route, et != nil, at, sk, val); err != nil {
-			return routing.Route{}, nil, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return routing.Route{}, nil, s.classify(op, err)
-	}
-	return rr.Done(op, b.PartitionKey)
-}
-
-// Route returns b's current route: hot when it has no metadata row. Errors as for ReadRange.
+// Route returns b's current route: hot when it has no metadata row. Errors as for ScanRange.
 func (s *Store) Route(ctx context.Context, b routing.BucketID) (routing.Route, error) {
 	const op = "read bucket route"
 	if err := b.Validate(); err != nil {
@@ -204,7 +109,7 @@ const sqlStoredTables = `SELECT DISTINCT table_id, bucket_strategy FROM pulpitum
 
 // StoredTables lists the (table id, strategy) pairs of the metadata rows (routing.TableCatalog),
 // with one statement that reads every metadata row. A strategy this server does not know is
-// routing.ErrOperationFailed. Errors as for ReadRange.
+// routing.ErrOperationFailed. Errors as for ScanRange.
 func (s *Store) StoredTables(ctx context.Context) ([]routing.StoredTable, error) {
 	const op = "list stored tables"
 	conn, err := s.acquire(ctx, op)
@@ -246,7 +151,7 @@ ORDER BY partition_key LIMIT $5`
 
 // Partitions discovers the partitions of tableID with a bucket of strategy intersecting r
 // (routing.HotStore.Partitions) from the route rows, in one statement; at most limit (<= 0:
-// no bound). Errors are classified as for ReadRange and carry no key.
+// no bound). Errors are classified as for ScanRange and carry no key.
 func (s *Store) Partitions(ctx context.Context, tableID string, strategy routing.Strategy, r routing.TimeRange, limit int) ([][]byte, error) {
 	const op = "discover partitions"
 	if r.Empty() {

@@ -17,8 +17,8 @@ import (
 )
 
 // The batch scan statement (ScanRange). Route and rows come from one statement, hence one
-// snapshot, like readSQL; but where readSQL's LEFT JOIN LATERAL makes PostgreSQL sort the
-// whole page on top of the join (a nested loop preserves only its outer side's order, here
+// snapshot; but where a LEFT JOIN LATERAL of the records to the route row (the shape of
+// Pulpitum's reference read) makes PostgreSQL sort the whole page on top of the join (a nested loop preserves only its outer side's order, here
 // the one route row — for an unlimited bucket read that was an external merge sort on disk
 // before the first row), the scan is a UNION ALL of
 //

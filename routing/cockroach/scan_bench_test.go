@@ -202,22 +202,6 @@ func readWays(b *testing.B, s *cockroach.Store, bucket routing.BucketID, dbURL s
 	ways := []readWay{
 		{"ScanRange", func(b *testing.B) int64 { return scanBucket(b, s, bucket, cols, alloc) }},
 		{"ScanRange-text", func(b *testing.B) int64 { return scanBucket(b, text, bucket, cols, alloc) }},
-		{"ReadRange", func(b *testing.B) int64 {
-			var n int64
-			var after *routing.Cursor
-			for {
-				_, recs, err := s.ReadRange(ctx, bucket, routing.ReadRequest{Range: bucket.Range(), After: after, Limit: 16384})
-				if err != nil {
-					b.Fatal(err)
-				}
-				n += int64(len(recs))
-				if len(recs) < 16384 {
-					return n
-				}
-				last := recs[len(recs)-1]
-				after = &routing.Cursor{EventTime: last.EventTime, SortKey: last.SortKey}
-			}
-		}},
 		{"pgx", func(b *testing.B) int64 {
 			res, err := s.Pool().Query(ctx, `SELECT event_time, sort_key, value FROM pulpitum_v4_records
 WHERE table_id = $1 AND partition_key = $2 AND bucket_key = $3 AND event_time >= $4 AND event_time < $5
@@ -258,9 +242,6 @@ ORDER BY event_time, sort_key`, bucket.TableID, bucket.PartitionKey, bucket.Key,
 //     results;
 //   - ScanRange-text: the same on connections in pgx's exec mode, where results come in text
 //     (what the binary format saves);
-//   - ReadRange: the record port as the scan path used it, pages of 16,384 records
-//     (scan.PageRows) into []routing.Record, not counting the conversion to Arrow that the
-//     scan path then did;
 //   - pgx: the floor to beat, a plain pgx query of the same rows
 //     (SELECT event_time, sort_key, value … ORDER BY event_time, sort_key) scanned into
 //     time.Time and []byte values.

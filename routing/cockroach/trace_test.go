@@ -30,7 +30,7 @@ func TestStatementSpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	stats := &routing.ReadStats{}
-	if _, _, err := s.ReadRange(routing.WithReadStats(ctx, stats), b, routing.ReadRequest{Range: b.Range(), Limit: 10}); err != nil {
+	if err := drain(s.ScanRange(routing.WithReadStats(ctx, stats), b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 10})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := storetest.Count(ctx, s, b, b.Range()); err != nil {
@@ -47,13 +47,13 @@ func TestStatementSpans(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"pulpitum.schema.migrate", "BEGIN", "COMMIT", "SELECT pulpitum_v4_bucket_metadata",
-		"INSERT pulpitum_v4_bucket_metadata", "APPEND durable bucket", "SELECT routed durable bucket range",
+		"INSERT pulpitum_v4_bucket_metadata", "APPEND durable bucket", "SELECT routed durable bucket scan",
 		"SELECT routed durable bucket count"} {
 		if len(byName[name]) == 0 {
 			t.Errorf("no span %q; got %v", name, keysOf(byName))
 		}
 	}
-	read := byName["SELECT routed durable bucket range"][0]
+	read := byName["SELECT routed durable bucket scan"][0]
 	if read.SpanKind() != trace.SpanKindClient {
 		t.Errorf("read span kind = %v", read.SpanKind())
 	}
@@ -61,7 +61,7 @@ func TestStatementSpans(t *testing.T) {
 		"db.system.name":     "cockroachdb",
 		"db.operation.name":  "SELECT",
 		"db.collection.name": "pulpitum_v4_records",
-		"db.query.summary":   "SELECT routed durable bucket range",
+		"db.query.summary":   "SELECT routed durable bucket scan",
 		"server.address":     "127.0.0.1",
 	}
 	got := map[attribute.Key]attribute.Value{}
@@ -73,8 +73,8 @@ func TestStatementSpans(t *testing.T) {
 			t.Errorf("read span %s = %q, want %q", k, got[k].Emit(), v)
 		}
 	}
-	if n := got["db.response.returned_rows"].AsInt64(); n != 1 {
-		t.Errorf("db.response.returned_rows = %d, want 1", n)
+	if n := got["db.response.returned_rows"].AsInt64(); n != 2 {
+		t.Errorf("db.response.returned_rows = %d, want 2 (the route row and the record)", n)
 	}
 	if text := got["db.query.text"].AsString(); !strings.Contains(text, "$1") {
 		t.Errorf("db.query.text is not the parameterised statement: %q", text)
@@ -91,7 +91,7 @@ func TestStatementSpans(t *testing.T) {
 		t.Errorf("migrate span has %d statement children", children)
 	}
 	if stats.HotStatements.Load() != 1 {
-		t.Errorf("ReadRange counted %d statements", stats.HotStatements.Load())
+		t.Errorf("ScanRange counted %d statements", stats.HotStatements.Load())
 	}
 }
 

@@ -61,7 +61,7 @@ ORDER BY agg.k`
 // (routing.HotStore.AggregateRange): b's route and, unless it is archived (nil reader), the
 // partial count(*), min and max of b's records inside req.Range, ungrouped or per time bin,
 // with one statement over the primary key that never reads value or sort_key. Errors as for
-// ReadRange, routing.ErrInvalidBinning and routing.ErrBinOutOfRange.
+// ScanRange, routing.ErrInvalidBinning and routing.ErrBinOutOfRange.
 func (s *Store) AggregateRange(ctx context.Context, b routing.BucketID, req routing.AggregateRequest) (routing.Route, array.RecordReader, error) {
 	const op = "aggregate bucket range"
 	h, err := routing.NewHotAggregate(b, req)

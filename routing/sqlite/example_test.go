@@ -3,10 +3,11 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
@@ -34,11 +35,17 @@ func Example() {
 		{PartitionKey: pk, EventTime: time.Date(2024, 2, 29, 9, 0, 0, 0, time.UTC), SortKey: []byte("m1"), Value: []byte("hello")},
 		{PartitionKey: pk, EventTime: time.Date(2024, 2, 29, 9, 5, 0, 0, time.UTC), SortKey: []byte("m2"), Value: []byte("world")},
 	})
-	route, recs, _ := store.ReadRange(ctx, b, routing.ReadRequest{Range: b.Range(), Limit: 10, Desc: true})
+	// The read path: route and rows from one statement, as Arrow batches of the columns asked.
+	route, rows, _ := store.ScanRange(ctx, b, routing.BatchRequest{Range: b.Range(), Columns: []routing.Column{routing.ColumnTimestamp, routing.ColumnID, routing.ColumnValue}, Desc: true, Limit: 10})
 	fmt.Println(b.Key, route.State)
-	for _, r := range recs {
-		fmt.Println(r.EventTime.Format(time.RFC3339), string(r.SortKey), string(r.Value))
+	for rows.Next() {
+		batch := rows.RecordBatch()
+		for i := 0; i < int(batch.NumRows()); i++ {
+			at := time.Unix(0, int64(batch.Column(0).(*array.Timestamp).Value(i))).UTC()
+			fmt.Println(at.Format(time.RFC3339), batch.Column(1).(*array.String).Value(i), string(batch.Column(2).(*array.Binary).Value(i)))
+		}
 	}
+	rows.Release()
 	// The partial-aggregate port: count(*), min and max of the event time, from one statement.
 	_, agg, _ := store.AggregateRange(ctx, b, routing.AggregateRequest{Range: b.Range(), Measures: []routing.Measure{routing.CountStar, routing.MinTime, routing.MaxTime}})
 	agg.Next()

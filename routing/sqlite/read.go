@@ -28,36 +28,7 @@ const (
 		AND rec.event_time >= ?4 AND rec.event_time < ?5`
 )
 
-// readSQL builds the routed range read: ?1..?3 bucket, ?4/?5 range (µs), ?6 limit and, with a
-// cursor, ?7/?8 its (event_time, sort_key). The page is an uncorrelated subquery scanning the
-// primary key in order with LIMIT; it is left-joined to the single route row.
-func readSQL(desc, cursor bool) string {
-	dir, cmp, bound := "ASC", ">", ">="
-	if desc {
-		dir, cmp, bound = "DESC", "<", "<="
-	}
-	after := ""
-	if cursor {
-		// The plain bound on event_time lets SQLite start the primary-key range at the
-		// cursor; the row value then excludes the cursor's own position and its ties.
-		after = "\n\t\tAND rec.event_time " + bound + " ?7 AND (rec.event_time, rec.sort_key) " + cmp + " (?7, ?8)"
-	}
-	return routeCTE + `, page AS (
-	SELECT rec.event_time, rec.sort_key, rec.value
-	FROM pulpitum_v4_records AS rec
-	WHERE ` + inRange + after + `
-		AND ` + notArchived + `
-	ORDER BY rec.event_time ` + dir + `, rec.sort_key ` + dir + `
-	LIMIT ?6
-)
-SELECT route.state, route.object_key, route.hot_deleted, route.generation,
-	page.event_time, page.sort_key, page.value
-FROM route LEFT JOIN page ON true
-ORDER BY page.event_time ` + dir + `, page.sort_key ` + dir
-}
-
 var (
-	sqlRead = [2][2]string{{readSQL(false, false), readSQL(false, true)}, {readSQL(true, false), readSQL(true, true)}}
 	// sqlMinMax answers MIN and MAX with one primary-key probe each (ORDER BY … LIMIT 1 from
 	// either end of the range), never counting or aggregating rows.
 	sqlMinMax = routeCTE + `
@@ -78,63 +49,7 @@ func extremeSQL(dir string) string {
 		ORDER BY rec.event_time ` + dir + ` LIMIT 1)`
 }
 
-// ReadRange returns b's route and, unless it is archived, at most req.Limit records of b inside
-// req.Range strictly after req.After, in (event_time, sort_key) order (descending when
-// req.Desc), with one statement, so route and rows come from one snapshot. A bucket without a
-// metadata row is hot. Times are UTC with microsecond precision; range bounds and a cursor
-// time finer than a microsecond select exactly the stored times they admit. A non-positive
-// Limit returns the route and no records. Errors: routing.ErrInvalidRecord for an invalid
-// bucket id, ErrOperationFailed (also for a metadata row violating the state invariants),
-// ErrUnavailable.
-func (s *Store) ReadRange(ctx context.Context, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record, error) {
-	const op = "read bucket range"
-	if err := b.Validate(); err != nil {
-		return routing.Route{}, nil, err
-	}
-	start, end, after := microBounds(req.Range, req.After, req.Desc)
-	args := []any{b.TableID, b.PartitionKey, b.Key, start, end, int64(max(req.Limit, 0))}
-	desc, cur := 0, 0
-	if req.Desc {
-		desc = 1
-	}
-	if after != nil {
-		cur = 1
-		args = append(args, after.us, after.sortKey)
-	}
-	if s.closed.Load() {
-		return routing.Route{}, nil, s.classify(op, errors.New("closed"))
-	}
-	s.count(ctx)
-	rows, err := s.readQuery(ctx, sqlRead[desc][cur], args...)
-	if err != nil {
-		return routing.Route{}, nil, s.classify(op, err)
-	}
-	defer rows.Close()
-	var (
-		rr      routing.RouteRecords
-		state   string
-		key     sql.NullString
-		deleted bool
-		gen     int64
-		et      sql.NullInt64
-		sk, val []byte
-	)
-	route := func() (routing.Route, error) { return routeFromRow(state, key, deleted, gen) } // the current row's
-	for rows.Next() {
-		if err := rows.Scan(&state, &key, &deleted, &gen, &et, &sk, &val); err != nil {
-			return routing.Route{}, nil, s.classify(op, err)
-		}
-		if err := rr.Add(op, route, et.Valid, fromMicros(et.Int64), sk, val); err != nil {
-			return routing.Route{}, nil, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return routing.Route{}, nil, s.classify(op, err)
-	}
-	return rr.Done(op, b.PartitionKey)
-}
-
-// Route returns b's current route: hot when it has no metadata row. Errors as for ReadRange.
+// Route returns b's current route: hot when it has no metadata row. Errors as for ScanRange.
 func (s *Store) Route(ctx context.Context, b routing.BucketID) (routing.Route, error) {
 	const op = "read bucket route"
 	if err := b.Validate(); err != nil {
@@ -180,7 +95,7 @@ const sqlStoredTables = `SELECT DISTINCT table_id, bucket_strategy FROM pulpitum
 
 // StoredTables lists the (table id, strategy) pairs of the metadata rows (routing.TableCatalog),
 // with one statement that reads every metadata row. A strategy this server does not know is
-// routing.ErrOperationFailed. Errors as for ReadRange.
+// routing.ErrOperationFailed. Errors as for ScanRange.
 func (s *Store) StoredTables(ctx context.Context) ([]routing.StoredTable, error) {
 	const op = "list stored tables"
 	s.count(ctx)
@@ -219,7 +134,7 @@ ORDER BY partition_key LIMIT ?`
 
 // Partitions discovers the partitions of tableID with a bucket of strategy intersecting r
 // (routing.HotStore.Partitions) from the route rows, in one statement; at most limit (<= 0:
-// no bound). Errors are classified as for ReadRange and carry no key.
+// no bound). Errors are classified as for ScanRange and carry no key.
 func (s *Store) Partitions(ctx context.Context, tableID string, strategy routing.Strategy, r routing.TimeRange, limit int) ([][]byte, error) {
 	const op = "discover partitions"
 	if r.Empty() {

@@ -97,9 +97,11 @@ var _ routing.HotBatchScanner = (*Store)(nil)
 // Next; Retain to keep one. The reader is not safe for concurrent use; ScanRange is.
 //
 // The statement is counted into the context's routing.ReadStats, and the rows the reader
-// returns into its HotRows. Errors (from ScanRange or the reader's Err) as for ReadRange, and
-// routing.ErrOperationFailed for an invalid column list or a stored sort key or partition key
-// that is not valid UTF-8 (when that column is requested), without keys or values.
+// returns into its HotRows. Errors (from ScanRange or the reader's Err): routing.ErrInvalidRecord
+// for an invalid bucket id; routing.ErrOperationFailed for an invalid column list, a metadata
+// row violating the state invariants, a stored sort key or partition key that is not valid
+// UTF-8 (when that column is requested) and database errors; the context's error when it is
+// cancelled; routing.ErrUnavailable for a closed store. No error carries keys or values.
 func (s *Store) ScanRange(ctx context.Context, b routing.BucketID, req routing.BatchRequest) (routing.Route, routing.BatchReader, error) {
 	const op = "scan bucket range"
 	sc, alloc, err := req.Prepare(b)

@@ -12,8 +12,7 @@ import (
 )
 
 // BenchmarkBucketRead reads one month bucket of 150,000 records (timestamp, id and a 60-byte
-// value) with ScanRange (one statement streamed into Arrow builders) and with ReadRange pages
-// of 16,384 records (the record port as the scan path used it), reporting rows/s.
+// value) with ScanRange (one statement streamed into Arrow builders), reporting rows/s.
 func BenchmarkBucketRead(b *testing.B) {
 	const rows = 150_000
 	ctx := context.Background()
@@ -57,27 +56,6 @@ func BenchmarkBucketRead(b *testing.B) {
 				b.Fatal(err)
 			}
 			r.Release()
-		}
-		report(b, n, t0)
-	})
-	b.Run("ReadRange", func(b *testing.B) {
-		b.ReportAllocs()
-		var n int64
-		t0 := time.Now()
-		for b.Loop() {
-			var after *routing.Cursor
-			for {
-				_, recs, err := s.ReadRange(ctx, bucket, routing.ReadRequest{Range: bucket.Range(), After: after, Limit: 16384})
-				if err != nil {
-					b.Fatal(err)
-				}
-				n += int64(len(recs))
-				if len(recs) < 16384 {
-					break
-				}
-				last := recs[len(recs)-1]
-				after = &routing.Cursor{EventTime: last.EventTime, SortKey: last.SortKey}
-			}
 		}
 		report(b, n, t0)
 	})

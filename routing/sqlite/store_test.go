@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"context"
-	"github.com/flightsrv/flightsrv/routing"
-	"github.com/flightsrv/flightsrv/routing/migration"
 	"path/filepath"
 	"testing"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/routing/migration"
 
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 	"github.com/flightsrv/flightsrv/routing/storetest"
@@ -158,8 +159,8 @@ func TestClosedAndCancelled(t *testing.T) {
 	b := routing.BucketFor("t", []byte("p"), routing.CalendarDayUTC, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := s.ReadRange(ctx, b, routing.ReadRequest{Range: b.Range(), Limit: 1}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("ReadRange with a cancelled context = %v", err)
+	if err := drain(s.ScanRange(ctx, b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1})); !errors.Is(err, context.Canceled) {
+		t.Fatalf("ScanRange with a cancelled context = %v", err)
 	}
 	if err := s.Append(ctx, b, []routing.Record{{PartitionKey: []byte("p"), EventTime: b.Start, SortKey: []byte("k")}}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Append with a cancelled context = %v", err)
@@ -174,8 +175,8 @@ func TestClosedAndCancelled(t *testing.T) {
 	if err := s2.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s2.ReadRange(context.Background(), b, routing.ReadRequest{Range: b.Range(), Limit: 1}); !errors.Is(err, routing.ErrUnavailable) {
-		t.Fatalf("ReadRange after Close = %v, want ErrUnavailable", err)
+	if err := drain(s2.ScanRange(context.Background(), b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1})); !errors.Is(err, routing.ErrUnavailable) {
+		t.Fatalf("ScanRange after Close = %v, want ErrUnavailable", err)
 	}
 	if err := s2.Append(context.Background(), b, []routing.Record{{PartitionKey: []byte("p"), EventTime: b.Start, SortKey: []byte("k")}}); !errors.Is(err, routing.ErrUnavailable) {
 		t.Fatalf("Append after Close = %v, want ErrUnavailable", err)
@@ -220,7 +221,7 @@ func TestReopen(t *testing.T) {
 	if err := s.DB().QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
 		t.Fatalf("journal_mode = %q, %v", mode, err)
 	}
-	_, got, err := s.ReadRange(ctx, b, routing.ReadRequest{Range: b.Range(), Limit: 10})
+	_, got, err := storetest.Records(ctx, s, b, routing.ReadRequest{Range: b.Range(), Limit: 10})
 	if err != nil || len(got) != 1 || !got[0].EventTime.Equal(want.EventTime) || string(got[0].Value) != "v" {
 		t.Fatalf("after reopen: %+v, %v", got, err)
 	}
@@ -265,9 +266,9 @@ func TestReadsDuringWrites(t *testing.T) {
 		if n%per != 0 {
 			t.Fatalf("count %d is not a whole number of appends: a read saw a partial transaction", n)
 		}
-		_, got, err := s.ReadRange(ctx, b, routing.ReadRequest{Range: b.Range(), Limit: 100000, Desc: true})
+		_, got, err := storetest.Records(ctx, s, b, routing.ReadRequest{Range: b.Range(), Limit: 100000, Desc: true})
 		if err != nil {
-			t.Fatalf("ReadRange during writes: %v", err)
+			t.Fatalf("read during writes: %v", err)
 		}
 		if len(got)%per != 0 {
 			t.Fatalf("read %d rows: not a whole number of appends", len(got))
@@ -290,4 +291,15 @@ func mustExec(t *testing.T, s *sqlite.Store, query string, args ...any) {
 	if _, err := s.DB().Exec(query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
+}
+
+// drain reads a ScanRange's reader to its end and returns the first error.
+func drain(_ routing.Route, r routing.BatchReader, err error) error {
+	if err != nil || r == nil {
+		return err
+	}
+	defer r.Release()
+	for r.Next() {
+	}
+	return r.Err()
 }

@@ -24,7 +24,7 @@ const (
 // (event_time, sort_key) fails with routing.ErrDuplicateRecord. Nothing is written on error.
 // Event times are truncated to microseconds (UTC). Every record must carry b's partition key,
 // a non-empty sort key and an event time inside b (routing.ErrInvalidRecord otherwise); an
-// empty recs is a no-op. Other errors as for ReadRange.
+// empty recs is a no-op. Other errors as for ScanRange.
 func (s *Store) Append(ctx context.Context, b routing.BucketID, recs []routing.Record) error {
 	const op = "append"
 	if err := b.Validate(); err != nil {
@@ -121,7 +121,7 @@ func (s *Store) insertRecord(ctx context.Context, stmt *sql.Stmt, b routing.Buck
 // (buckets ending at or before eligibleBefore, retry time due, hot or archiving with an
 // expired lease), each ordered by bucket_end, table_id, partition_key, bucket_key. At most
 // limit items; none when limit <= 0. "Due" and "expired" are judged by the store's clock.
-// Errors as for ReadRange.
+// Errors as for ScanRange.
 func (s *Store) Discover(ctx context.Context, eligibleBefore time.Time, limit int) ([]routing.ArchiveWork, error) {
 	const op = "discover archive work"
 	if limit <= 0 {
@@ -184,7 +184,7 @@ func (s *Store) discover(ctx context.Context, kind routing.WorkKind, query strin
 // ClaimArchive moves b to archiving when its retry time is due and it is hot or archiving
 // with an expired lease: generation+1, a new UUIDv4 token, lease expiry = clock + lease (a
 // non-positive lease yields an already expired session), retry time and object key cleared.
-// It returns nil, nil when b cannot be claimed. Errors as for ReadRange.
+// It returns nil, nil when b cannot be claimed. Errors as for ScanRange.
 func (s *Store) ClaimArchive(ctx context.Context, b routing.BucketID, lease time.Duration) (*routing.ArchiveSession, error) {
 	return s.claim(ctx, "claim archive", `UPDATE pulpitum_v4_bucket_metadata
 SET state = 'archiving', generation = generation + 1,
@@ -198,7 +198,7 @@ RETURNING generation`, b, lease)
 
 // ClaimCleanup claims archived bucket b whose hot rows are not deleted, when its retry time is
 // due and no lease is live: generation+1, new token and expiry, retry time cleared. It returns
-// nil, nil when b cannot be claimed. Errors as for ReadRange.
+// nil, nil when b cannot be claimed. Errors as for ScanRange.
 func (s *Store) ClaimCleanup(ctx context.Context, b routing.BucketID, lease time.Duration) (*routing.ArchiveSession, error) {
 	return s.claim(ctx, "claim cleanup", `UPDATE pulpitum_v4_bucket_metadata
 SET generation = generation + 1,
@@ -233,7 +233,7 @@ WHERE `+whereBucket+andOwner+`
 // Snapshot returns every record of the session's archiving bucket in (event_time, sort_key)
 // order, reading the owner check and the rows in one read transaction (one snapshot), or
 // routing.ErrStaleArchiveSession when the session no longer owns the bucket. The whole bucket
-// is held in memory. Errors as for ReadRange.
+// is held in memory. Errors as for ScanRange.
 func (s *Store) Snapshot(ctx context.Context, sess *routing.ArchiveSession) ([]routing.Record, error) {
 	const op = "snapshot bucket"
 	if err := sess.Validate(); err != nil {
@@ -397,7 +397,7 @@ func ownerArgs(sess *routing.ArchiveSession, extra ...any) []any {
 
 // Status returns b's archival fields (routing.ArchiveStateStore): route, attempts, retry time
 // and lease expiry (store clock, UTC). A bucket without a metadata row is hot with zero fields.
-// Errors as for ReadRange.
+// Errors as for ScanRange.
 func (s *Store) Status(ctx context.Context, b routing.BucketID) (routing.ArchiveStatus, error) {
 	const op = "read archive status"
 	if err := b.Validate(); err != nil {

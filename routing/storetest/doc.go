@@ -17,7 +17,8 @@
 // connections back to zero, through ConnGauge), readers side by side, the snapshot held while
 // the bucket is published and its hot rows deleted, statement and row counts, and
 // routing.DurableTable.ScanBucket's route decisions; rows are compared with the appended
-// records and with the store's ReadRange.
+// records. ScanRange is a store's one read path: the record-level checks (ranges, cursors,
+// limits, both orders) read through it too (Records).
 //
 // Expected answers never come from the store under test, and expected bucket ids are written
 // out literally rather than computed with routing's bucket math.

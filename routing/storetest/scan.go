@@ -26,9 +26,8 @@ type ConnGauge interface {
 	ConnsInUse() int
 }
 
-// The batch-scan tests (routing.HotBatchScanner). Expected rows come from the records the
-// test appended (expect), and are also checked against the store's ReadRange, the record
-// port, as an independent second reading.
+// The batch-scan tests (routing.HotBatchScanner), the stores' one read path. Expected rows come
+// from the records the test appended (expect).
 
 func scanner(t *testing.T, s Store) routing.HotBatchScanner {
 	t.Helper()
@@ -306,8 +305,7 @@ func scanFixture(t *testing.T, s Store, table string) (routing.BucketID, []routi
 }
 
 // testScanRows: every column subset both ways over a bucket of more than two batches, then
-// limits (0, 1, exactly one batch, more than the rows), against the appended records and the
-// store's ReadRange.
+// limits (0, 1, exactly one batch, more than the rows), against the appended records.
 func testScanRows(t *testing.T, s Store) {
 	b, all := scanFixture(t, s, "t.scan-rows")
 	n := len(all)
@@ -315,15 +313,11 @@ func testScanRows(t *testing.T, s Store) {
 	for _, desc := range []bool{false, true} {
 		dir := map[bool]string{false: "asc", true: "desc"}[desc]
 		want := expect(all, whole, nil, desc, n+10)
-		route, viaRead := mustRead(t, s, b, routing.ReadRequest{Range: whole, Limit: n + 10, Desc: desc})
-		wantRoute(t, "ReadRange", route, routing.StateHot, "", false)
-		sameRecords(t, dir+" ReadRange reference", viaRead, want)
 		for _, cols := range columnSets() {
 			what := fmt.Sprintf("%s %v", dir, cols)
 			res := runScan(t, s, b, routing.BatchRequest{Range: whole, Columns: cols, Desc: desc, Limit: -1}, false)
 			wantRoute(t, what, res.route, routing.StateHot, "", false)
 			sameProjected(t, what, res.recs, project(want, cols))
-			sameProjected(t, what+" vs ReadRange", res.recs, project(viaRead, cols))
 			if len(res.batches) != 3 || res.batches[0] != routing.MaxBatchRows || res.batches[1] != routing.MaxBatchRows {
 				t.Fatalf("%s: batches of %v rows; small rows should fill MaxBatchRows", what, res.batches)
 			}
@@ -391,8 +385,6 @@ func testScanBounds(t *testing.T, s Store) {
 				}
 				want := expect(all, r.Intersect(b.Range()), nil, desc, lim)
 				sameProjected(t, what, res.recs, want)
-				_, viaRead := mustRead(t, s, b, routing.ReadRequest{Range: r, Limit: lim, Desc: desc})
-				sameProjected(t, what+" vs ReadRange", res.recs, viaRead)
 			}
 		}
 	}

@@ -1,7 +1,7 @@
 // Package ops holds the executor's scalar expressions and relational operators over Arrow
 // record batch streams (array.RecordReader): Compile turns a Substrait scalar expression into an
-// Expr evaluated per batch, and Filter, Project, Select, Sort, TopK, Fetch, UnionAll, Merge and
-// Rebatch are the operators a fragment or the coordinator stacks on the streams the stores
+// Expr evaluated per batch, and Filter, Project, Select, Sort, TopK, Fetch, UnionAll, Merge,
+// Rebatch and Window (window.go: PostgreSQL's window functions) are the operators a fragment or the coordinator stacks on the streams the stores
 // return.
 //
 // Expressions evaluate through arrow-go's compute and compute/exprs for everything arrow-go
@@ -21,7 +21,9 @@
 // the rows it is about to evaluate (Expr.EstimateBytes: constants times rows, the input bytes
 // the expressions read, fixed widths), evaluates at most MaxBatchTotalBytes of output at once,
 // and claims the bytes from the ledger (Ledger.Claim) before allocating them, failing with the
-// ErrMemoryLimit error, having allocated nothing, when they do not fit (budget.go). The
+// ErrMemoryLimit error, having allocated nothing, when they do not fit (budget.go). Window,
+// which buffers its input as Sort does, claims its Go-heap working set (a few words a row)
+// before allocating it. The
 // errors of this package are prefixed "ops: " and quote no row value; an input's error is
 // returned as it is. A SQL data exception of an expression (division by zero, an overflow,
 // text that does not parse as its cast's type, a value that is not JSON) is a *DataError

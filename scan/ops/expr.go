@@ -61,6 +61,8 @@ type Expr struct {
 	// memos is the number of JSON calls Eval keeps per call (memo.go); 0 when no call is
 	// repeated.
 	memos int
+	// jsonFields are the JSON fields e reads column-at-a-time (jsonfields.go).
+	jsonFields []*jsonField
 	// What EstimateBytes prices (budget.go): the input column e is, -1 unless e is a bare
 	// column reference; whether e's output is a string or binary type; the bytes of the string
 	// and binary literals e holds.
@@ -132,6 +134,7 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 	if c.reused {
 		x.memos = len(c.memos)
 	}
+	x.jsonFields = c.jsonFields
 	return x, nil
 }
 
@@ -257,6 +260,15 @@ func (e *Expr) Eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Le
 		defer m.release()
 		cctx = context.WithValue(cctx, memoKey{}, m)
 	}
+	if len(e.jsonFields) > 0 {
+		sh, _ := ctx.Value(jsonShareKey{}).(*jsonShare)
+		if sh == nil {
+			sh = newJSONShare()
+			sh.want(e)
+			defer sh.reset()
+		}
+		cctx = context.WithValue(cctx, jsonEvalKey{}, &jsonEval{anon: anon, orig: batch.Columns(), share: sh})
+	}
 	d, err := e.root.eval(cctx, anon)
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "ops: ") {
@@ -354,6 +366,8 @@ type compiler struct {
 	// memos are the JSON calls compiled so far (memo.go); reused is set when one is shared.
 	memos  []memoEntry
 	reused bool
+	// jsonFields are the JSON fields read column-at-a-time (jsonfields.go).
+	jsonFields []*jsonField
 }
 
 // typeOf evaluates n on the empty batch and returns its type.
@@ -458,12 +472,18 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 	case expr.Literal:
 		return &arrowNode{e: v, schema: c.anon}, nil
 	case *expr.Cast:
+		if jf, ok := c.fusedCast(v); ok {
+			return c.jsonFieldNode(jf), nil
+		}
 		return c.cast(v)
 	case *expr.SingularOrList:
 		return c.inList(v)
 	case *expr.IfThen:
 		return c.ifThen(v)
 	case *expr.ScalarFunction:
+		if jf, ok := c.jsonFieldOf(v); ok {
+			return c.jsonFieldNode(jf), nil
+		}
 		if isJSONCall(v) {
 			if m := c.shared(v); m != nil {
 				return m, nil

@@ -44,7 +44,8 @@ func jsonFuzzCol(i int) expr.Expression {
 // doc -> key, doc -> idx, doc #>> '{key, key}' and doc -> key ->> idx. A document that is not
 // UTF-8 is refused with PostgreSQL's character_not_in_repertoire (22021), one encoding/json
 // refuses with invalid_text_representation (22P02), with no other error; a UTF-8 document
-// encoding/json accepts is never refused; -> answers JSON text encoding/json
+// encoding/json accepts is never refused but for a \u escape PostgreSQL refuses (\u0000:
+// 22P05, an unpaired surrogate: 22P02); -> answers JSON text encoding/json
 // accepts; and ->> of an object's member agrees with encoding/json's decoding of that member
 // (the last of duplicate keys, as PostgreSQL's json type).
 func FuzzJSONOperators(f *testing.F) {
@@ -95,6 +96,10 @@ func FuzzJSONOperators(f *testing.F) {
 			out, err := cx.Eval(context.Background(), batch, mem)
 			if err != nil {
 				var de *ops.DataError
+				if want != "22021" && strings.Contains(strings.ToLower(string(doc)), `\u`) && errors.As(err, &de) &&
+					(de.SQLState() == "22P05" || (valid && de.SQLState() == "22P02")) {
+					continue // \u0000 (met before any later error) or an unpaired surrogate, which PostgreSQL refuses
+				}
 				if !errors.As(err, &de) || de.SQLState() != want {
 					t.Fatalf("%s: refused with %v, want %s", exprs[i].name, err, want)
 				}

@@ -49,6 +49,12 @@ func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.
 		return errStream(in.Schema(), errors.New("ops: filter: predicate compiled for another schema"), in)
 	}
 	o := &owned{r: in}
+	// The predicate's JSON fields are extracted with scratch kept from batch to batch.
+	ectx, share := ctx, newJSONShare()
+	if len(pred.jsonFields) > 0 {
+		share.want(pred)
+		ectx = withJSONShare(ctx, share)
+	}
 	return newStream(in.Schema(), func() (arrow.RecordBatch, error) {
 		for o.r != nil && o.r.Next() {
 			if err := ctxErr(ctx); err != nil {
@@ -58,7 +64,8 @@ func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.
 			if b.NumRows() == 0 {
 				continue
 			}
-			mask, err := pred.Eval(ctx, b, mem)
+			mask, err := pred.Eval(ectx, b, mem)
+			share.reset()
 			if err != nil {
 				return nil, err
 			}
@@ -134,6 +141,19 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 		fields[i] = arrow.Field{Name: names[i], Type: e.Type(), Nullable: true}
 	}
 	schema := arrow.NewSchema(fields, nil)
+	// The expressions' JSON fields are extracted together: one pass per batch over each
+	// document column however many expressions read it (jsonfields.go).
+	var share *jsonShare
+	ectx := ctx
+	for _, e := range exprs {
+		if len(e.jsonFields) > 0 {
+			if share == nil {
+				share = newJSONShare()
+				ectx = withJSONShare(ctx, share)
+			}
+			share.want(e)
+		}
+	}
 	o := &owned{r: in}
 	var (
 		cur arrow.RecordBatch // the input batch being evaluated, from row at
@@ -178,9 +198,12 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 		if at = end; at == n {
 			defer drop()
 		}
+		if share != nil {
+			defer share.reset()
+		}
 		cols := make([]arrow.Array, len(exprs))
 		for i, e := range exprs {
-			a, err := e.Eval(ctx, piece, mem)
+			a, err := e.Eval(ectx, piece, mem)
 			if err != nil {
 				releaseArrays(cols)
 				return nil, err

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,7 +18,6 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
-	"github.com/tidwall/gjson"
 
 	"github.com/flightsrv/flightsrv/internal/calendar"
 )
@@ -362,46 +360,44 @@ func jsonKernel(text, path bool) func(*fnNode) error {
 			for i := 1; i < len(args); i++ {
 				keys[i], _ = asTexts(args[i])
 			}
-			lookup := func(i int) (gjson.Result, bool, error) {
+			var s jsonScanner
+			var scratch []byte
+			// lookup returns row i's document and the value its keys reach (jAbsent: none).
+			lookup := func(i int) ([]byte, jsonSpan, error) {
 				raw := doc.ValueBytes(i)
-				if !utf8.Valid(raw) {
-					return gjson.Result{}, false, errJSONEncoding
+				kind, st := s.scanDoc(raw, nil, nil)
+				if err := st.err(); err != nil {
+					return nil, jsonSpan{}, err
 				}
-				if !gjson.ValidBytes(raw) {
-					return gjson.Result{}, false, errInvalidJSON
-				}
-				r := gjson.ParseBytes(raw)
-				for k := 1; k < len(args); k++ {
-					var ok bool
+				v := jsonSpan{start: 0, end: len(raw), kind: kind}
+				for k := 1; k < len(args) && v.kind != jAbsent; k++ {
+					step := jsonStep{index: intAt(args[k], i), idx: true}
 					if keys[k] != nil {
-						r, ok = member(r, string(keys[k].ValueBytes(i)), path)
-					} else {
-						r, ok = element(r, intAt(args[k], i))
+						step = jsonStep{key: string(keys[k].ValueBytes(i))}
 					}
-					if !ok {
-						return gjson.Result{}, false, nil
-					}
+					v = walk(raw, v, step, path)
 				}
-				return r, true, nil
+				return raw, v, nil
 			}
 			if text {
-				return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-					r, ok, err := lookup(i)
-					if !ok || err != nil || r.Type == gjson.Null {
-						return "", false, err
+				return mapRows[[]byte](array.NewBinaryBuilder(mem, arrow.BinaryTypes.String), rows, args, func(i int) ([]byte, bool, error) {
+					raw, v, err := lookup(i)
+					if err != nil {
+						return nil, false, err
 					}
-					if r.Type == gjson.String {
-						return r.Str, true, nil
+					t, ok := spanText(raw, v, scratch[:0])
+					if v.kind == jStringEsc {
+						scratch = t // reused: never a slice of the document
 					}
-					return r.Raw, true, nil
+					return t, ok, nil
 				})
 			}
 			return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) {
-				r, ok, err := lookup(i)
-				if !ok || err != nil {
+				raw, v, err := lookup(i)
+				if err != nil || v.kind == jAbsent {
 					return nil, false, err
 				}
-				return []byte(r.Raw), true, nil
+				return raw[v.start:v.end], true, nil
 			})
 		}
 		n.out = arrow.BinaryTypes.String
@@ -410,47 +406,6 @@ func jsonKernel(text, path bool) func(*fnNode) error {
 		}
 		return nil
 	}
-}
-
-// member returns the member key of object r; in a path (#>, #>>) an array is indexed by a key
-// that is an integer in text form, as PostgreSQL does.
-func member(r gjson.Result, key string, path bool) (gjson.Result, bool) {
-	if r.IsArray() && path {
-		idx, err := strconv.ParseInt(key, 10, 64)
-		if err != nil {
-			return gjson.Result{}, false
-		}
-		return element(r, idx)
-	}
-	if !r.IsObject() {
-		return gjson.Result{}, false
-	}
-	var out gjson.Result
-	found := false
-	// ForEach, not Get: Get's path syntax gives meaning to '.', '*', '?' and '#' in keys.
-	// PostgreSQL's json (not jsonb) returns the last of duplicate keys' values as well.
-	r.ForEach(func(k, v gjson.Result) bool {
-		if k.Str == key {
-			out, found = v, true
-		}
-		return true
-	})
-	return out, found
-}
-
-// element returns element idx of array r (negative counts from the end, as jsonb does).
-func element(r gjson.Result, idx int64) (gjson.Result, bool) {
-	if !r.IsArray() {
-		return gjson.Result{}, false
-	}
-	arr := r.Array()
-	if idx < 0 {
-		idx += int64(len(arr))
-	}
-	if idx < 0 || idx >= int64(len(arr)) {
-		return gjson.Result{}, false
-	}
-	return arr[idx], true
 }
 
 // --- LIKE -------------------------------------------------------------------------------------

@@ -1,0 +1,293 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"gocloud.dev/blob"
+
+	"github.com/flightsrv/flightsrv/internal/load"
+	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
+)
+
+// Environment of BenchmarkAnalytical.
+const (
+	// EnvAnalyticalFull set to 1 runs it over the whole flights file (FLIGHTSRV_FLIGHTS_PARQUET,
+	// 3M rows) instead of the committed 300,000-row sample.
+	EnvAnalyticalFull = "FLIGHTSRV_ANALYTICAL_FULL"
+	// EnvAnalyticalBaseline names another flightsrv binary (an earlier build) measured side by
+	// side with this tree's.
+	EnvAnalyticalBaseline = "FLIGHTSRV_ANALYTICAL_BASELINE"
+	// EnvAnalyticalRounds sets the rounds (default 3, after one untimed).
+	EnvAnalyticalRounds = "FLIGHTSRV_ANALYTICAL_ROUNDS"
+)
+
+// analyticalRange is January–June 2001, every partition (the analytical mode).
+const analyticalRange = `timestamp >= TIMESTAMPTZ '2001-01-01T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-07-01T00:00:00Z'`
+
+// analyticalQuery is one query of issue 19's table in three spellings: flightsrv's SQL, DuckDB's
+// over the archive's payload files (the same JSON-in-Parquet: P is the payload relation, with
+// origin decoded from the payload's key and doc the value as text) and DuckDB's over the
+// source Parquet's native columns (S; "" when the query has no such form).
+type analyticalQuery struct {
+	name, sql, payload, native string
+}
+
+var analyticalQueries = []analyticalQuery{
+	{"count(*)",
+		"SELECT count(*) FROM flights WHERE " + analyticalRange,
+		"SELECT count(*) FROM P",
+		"SELECT count(*) FROM S"},
+	{"origin, count(*) GROUP BY 1",
+		"SELECT origin, count(*) FROM flights WHERE " + analyticalRange + " GROUP BY 1",
+		"SELECT origin, count(*) FROM P GROUP BY 1",
+		"SELECT origin, count(*) FROM S GROUP BY 1"},
+	{"count(*) WHERE delay > 60",
+		"SELECT count(*) FROM flights WHERE " + analyticalRange + " AND (value->>'delay')::int > 60",
+		"SELECT count(*) FROM P WHERE (doc->>'delay')::int > 60",
+		"SELECT count(*) FROM S WHERE delay > 60"},
+	{"origin, count(*), avg(delay) GROUP BY 1",
+		"SELECT origin, count(*), avg((value->>'delay')::int) FROM flights WHERE " + analyticalRange + " GROUP BY 1",
+		"SELECT origin, count(*), avg((doc->>'delay')::int) FROM P GROUP BY 1",
+		"SELECT origin, count(*), avg(delay) FROM S GROUP BY 1"},
+	{"day, count(*), sum(distance) GROUP BY 1",
+		"SELECT date_trunc('day', timestamp), count(*), sum((value->>'distance')::int) FROM flights WHERE " + analyticalRange + " GROUP BY 1",
+		"SELECT date_trunc('day', event_time), count(*), sum((doc->>'distance')::int) FROM P GROUP BY 1",
+		"SELECT date_trunc('day', date), count(*), sum(distance) FROM S GROUP BY 1"},
+	{"destination, count(*) WHERE delay > 60 GROUP BY 1",
+		"SELECT value->>'destination', count(*) FROM flights WHERE " + analyticalRange + " AND (value->>'delay')::int > 60 GROUP BY 1",
+		"SELECT doc->>'destination', count(*) FROM P WHERE (doc->>'delay')::int > 60 GROUP BY 1",
+		"SELECT destination, count(*) FROM S WHERE delay > 60 GROUP BY 1"},
+	{"origin, destination, count(*) GROUP BY 1, 2",
+		"SELECT origin, value->>'destination', count(*) FROM flights WHERE " + analyticalRange + " GROUP BY 1, 2",
+		"SELECT origin, doc->>'destination', count(*) FROM P GROUP BY 1, 2",
+		"SELECT origin, destination, count(*) FROM S GROUP BY 1, 2"},
+	{"top 10 by delay",
+		"SELECT origin, timestamp, (value->>'delay')::int FROM flights WHERE " + analyticalRange + " ORDER BY 3 DESC NULLS LAST LIMIT 10",
+		"SELECT origin, event_time, (doc->>'delay')::int FROM P ORDER BY 3 DESC NULLS LAST LIMIT 10",
+		""},
+	{"count(DISTINCT destination)",
+		"SELECT count(DISTINCT value->>'destination') FROM flights WHERE " + analyticalRange,
+		"SELECT count(DISTINCT doc->>'destination') FROM P",
+		"SELECT count(DISTINCT destination) FROM S"},
+}
+
+// BenchmarkAnalytical measures issue 19's queries over every partition of January–June:
+// the flights (the committed 300,000-row sample, or the whole 3M-row file with
+// FLIGHTSRV_ANALYTICAL_FULL=1) loaded into the SQLite store with values
+// {"delay","distance","destination"}, every bucket of January–June archived to Parquet on
+// file://, served by `flightsrv serve --analytical` as a child process and asked through
+// arrow-go's Flight SQL client; side by side, in the same rounds, DuckDB (the Python helper,
+// its default threads) over the same archive payload files (read_parquet of every payload,
+// origin decoded from the payload's key, the value decoded to text and read with ->>: the
+// same parsing work) and over the source Parquet's native columns. With
+// FLIGHTSRV_ANALYTICAL_BASELINE=BINARY a second flightsrv (an earlier build) serves the same
+// store and archive in the same rounds. Every answer's row count (a scalar's value) must
+// equal DuckDB's over the payloads. It prints the medians, the ratios to DuckDB over the same
+// payloads (the target: at most 1×) and the servers' peak RSS (VmHWM).
+func BenchmarkAnalytical(b *testing.B) {
+	ctx := context.Background()
+	src := filepath.Join(repoRoot(), "testdata", "flights-sample.parquet")
+	if os.Getenv(EnvAnalyticalFull) == "1" {
+		src = flightsPath()
+	}
+	if _, err := os.Stat(src); err != nil {
+		b.Fatalf("flights file: %v", err)
+	}
+	rounds := 3
+	if s := os.Getenv(EnvAnalyticalRounds); s != "" {
+		if _, err := fmt.Sscan(s, &rounds); err != nil || rounds < 1 {
+			b.Fatalf("%s=%q: want a positive number", EnvAnalyticalRounds, s)
+		}
+	}
+	duck, err := startDuckDB()
+	if err != nil {
+		b.Skipf("no DuckDB: %v", err)
+	}
+	b.Cleanup(duck.Close)
+	dir := b.TempDir()
+	if d := os.Getenv("FLIGHTSRV_ANALYTICAL_DIR"); d != "" {
+		dir = d // a profiling aid: the fixture of an earlier run is reused
+	}
+	dbPath := filepath.Join(dir, "hot.db")
+	_, statErr := os.Stat(dbPath)
+	reuse := statErr == nil
+	store, tbl := sqliteFlights(ctx, b, dbPath)
+	start := time.Now()
+	var stats load.Stats
+	if !reuse {
+		var err error
+		if stats, err = load.File(ctx, tbl, src, load.Mapping{Partition: "origin", Time: "date", Value: []string{"delay", "distance", "destination"}}); err != nil {
+			b.Fatalf("load: %v", err)
+		}
+	}
+	b.Logf("loaded %d flights into SQLite in %v", stats.Appended, time.Since(start).Round(time.Second))
+	archDir := filepath.Join(dir, "archive")
+	bucket, err := blob.OpenBucket(ctx, "file://"+filepath.ToSlash(archDir)+"?create_dir=true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { bucket.Close() })
+	archived := archiveAll(ctx, b, store, bucket)
+	payloadGlob := sqlString(filepath.Join(archDir, "archives", "**", "records-*.parquet"))
+	// P: the payloads' rows of January–June, origin decoded from the hex key segment after
+	// the table's.
+	pRel := fmt.Sprintf(`(SELECT event_time, decode(unhex(regexp_extract(filename, '/archives/[0-9a-f]+/([0-9a-f]+)/', 1))) AS origin, decode(value) AS doc
+		FROM read_parquet(%s, filename = true) WHERE event_time >= TIMESTAMPTZ '2001-01-01 00:00:00+00' AND event_time < TIMESTAMPTZ '2001-07-01 00:00:00+00')`, payloadGlob)
+	sRel := fmt.Sprintf(`(SELECT * FROM read_parquet(%s) WHERE date >= TIMESTAMPTZ '2001-01-01 00:00:00+00' AND date < TIMESTAMPTZ '2001-07-01 00:00:00+00')`, sqlString(src))
+
+	bins := testproc.Build(b, b.TempDir(), testproc.Flightsrv)
+	type server struct {
+		name string
+		proc *testproc.Process
+		cl   *flightsql.Client
+	}
+	serve := func(name, bin string) server {
+		proc, addr := testproc.StartReady(b, "flightsrv serve", flightsrvReady, bin, "serve",
+			"--store", "sqlite://"+dbPath, "--archive", "file://"+archDir, "--analytical",
+			"--table", fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=month,window=%d", flightsTable.Name, flightsTable.TableID, flightsTable.PartitionColumn, flightsTable.WritableBuckets),
+			"--listen", "127.0.0.1:0", "--no-auth")
+		b.Cleanup(proc.Stop)
+		return server{name: name, proc: proc, cl: (&scanSuite{}).client(b, addr)}
+	}
+	servers := []server{serve("flightsrv", bins[0])}
+	if base := os.Getenv(EnvAnalyticalBaseline); base != "" {
+		servers = append(servers, serve("baseline", base))
+	}
+	type figures struct {
+		lat                [][]time.Duration // per server
+		payload, native    []time.Duration
+		answer, duckAnswer int64
+	}
+	figs := make([]figures, len(analyticalQueries))
+	for qi, q := range analyticalQueries {
+		f := &figs[qi]
+		f.lat = make([][]time.Duration, len(servers))
+		for round := -1; round < rounds; round++ {
+			for si, s := range servers {
+				t0 := time.Now()
+				n, err := analyticalRun(ctx, s.cl, q.sql)
+				if err != nil {
+					b.Fatalf("%s: %s: %v", s.name, q.name, err)
+				}
+				if round >= 0 {
+					f.lat[si] = append(f.lat[si], time.Since(t0))
+				}
+				f.answer = n
+			}
+			d, err := duckAnalytical(duck, strings.ReplaceAll(q.payload, "FROM P", "FROM "+pRel))
+			if err != nil {
+				b.Fatalf("duckdb payloads: %s: %v", q.name, err)
+			}
+			f.duckAnswer = d.Count
+			if f.answer != d.Count {
+				b.Fatalf("%s: flightsrv answers %d, DuckDB over the payloads %d", q.name, f.answer, d.Count)
+			}
+			if round >= 0 {
+				f.payload = append(f.payload, time.Duration(d.NS))
+			}
+			if q.native != "" {
+				d, err := duckAnalytical(duck, strings.ReplaceAll(q.native, "FROM S", "FROM "+sRel))
+				if err != nil {
+					b.Fatalf("duckdb native: %s: %v", q.name, err)
+				}
+				if round >= 0 {
+					f.native = append(f.native, time.Duration(d.NS))
+				}
+			}
+		}
+	}
+	var rss []string
+	for _, s := range servers {
+		m, err := s.proc.Memory()
+		if err != nil {
+			b.Fatal(err)
+		}
+		rss = append(rss, fmt.Sprintf("%s %.0f MiB", s.name, float64(m.HWM)/(1<<20)))
+	}
+	out := io.Writer(os.Stdout)
+	fmt.Fprintf(out, "\n== issue 19's queries over every partition of January–June (%d flights of %s, %d buckets archived, --analytical), medians of %d rounds; DuckDB %s, %s threads ==\n",
+		figs[0].answer, filepath.Base(src), archived, rounds, duck.version, duck.threads)
+	fmt.Fprintf(out, "%-46s", "query")
+	for _, s := range servers {
+		fmt.Fprintf(out, " %12s", s.name)
+	}
+	fmt.Fprintf(out, " %14s %14s %10s", "DuckDB payload", "DuckDB native", "÷payload")
+	if len(servers) > 1 {
+		fmt.Fprintf(out, " %10s", "base÷pay")
+	}
+	fmt.Fprintln(out)
+	met := 0
+	for qi, q := range analyticalQueries {
+		f := figs[qi]
+		fmt.Fprintf(out, "%-46s", q.name)
+		for si := range servers {
+			fmt.Fprintf(out, " %12v", median(f.lat[si]).Round(100*time.Microsecond))
+		}
+		native := "—"
+		if len(f.native) > 0 {
+			native = median(f.native).Round(100 * time.Microsecond).String()
+		}
+		ratio := float64(median(f.lat[0])) / float64(median(f.payload))
+		if ratio <= 1 {
+			met++
+		}
+		fmt.Fprintf(out, " %14v %14s %9.2f×", median(f.payload).Round(100*time.Microsecond), native, ratio)
+		if len(servers) > 1 {
+			fmt.Fprintf(out, " %9.2f×", float64(median(f.lat[1]))/float64(median(f.payload)))
+		}
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintf(out, "target (issue 19): every query no slower than DuckDB over the same payloads: %d of %d met; peak RSS: %s (target < 100 MiB)\n",
+		met, len(analyticalQueries), strings.Join(rss, ", "))
+}
+
+// analyticalRun runs sql and returns its answer's size: the value of a one-row, one-column
+// integer answer, else its row count.
+func analyticalRun(ctx context.Context, cl *flightsql.Client, sql string) (int64, error) {
+	info, err := cl.Execute(ctx, sql)
+	if err != nil {
+		return 0, err
+	}
+	var rows, scalar int64
+	cols := 0
+	for _, ep := range info.Endpoint {
+		rdr, err := cl.DoGet(ctx, ep.Ticket)
+		if err != nil {
+			return 0, err
+		}
+		for rdr.Next() {
+			rec := rdr.RecordBatch()
+			cols = int(rec.NumCols())
+			if rows == 0 && rec.NumRows() > 0 && cols == 1 {
+				fmt.Sscan(rec.Column(0).ValueStr(0), &scalar)
+			}
+			rows += rec.NumRows()
+		}
+		err = rdr.Err()
+		rdr.Release()
+		if err != nil {
+			return 0, err
+		}
+	}
+	if rows == 1 && cols == 1 {
+		return scalar, nil
+	}
+	return rows, nil
+}
+
+// duckAnalytical runs sql in the DuckDB helper: a one-column query answers its first value,
+// any other its row count (fetched as Arrow).
+func duckAnalytical(d *duckDB, sql string) (duckAnswer, error) {
+	if strings.HasPrefix(sql, "SELECT count(") && !strings.Contains(sql, "GROUP BY") {
+		return d.Query(sql)
+	}
+	return d.QueryArrow(sql)
+}

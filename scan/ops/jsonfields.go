@@ -1,0 +1,584 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/compute/exprs"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// JSON fields read column-at-a-time. A JSON function of URNPostgres whose document is a
+// top-level input column and whose keys are constants (value->>'delay', value#>>'{a,b}',
+// value->0), and a cast of such a ->> or #>> to int4, int8 or float8 ((value->>'delay')::int),
+// compile to a jsonFieldNode. Evaluating one extracts, in one pass over the batch's column,
+// every field that the operator's expressions read from that column (Project registers those
+// of all its expressions, Filter those of its predicate; jsonShare), straight into Arrow
+// arrays: text without intermediate Go strings, and the casts fused, parsing the field's bytes
+// into int32, int64 or float64 as arrow-go's cast of the text would (strconv.ParseInt with
+// base 0, strconv.ParseFloat), with the same errors (castError). Every document is scanned
+// once per batch and operator however many fields and expressions read it (jsonscan.go).
+// Other JSON calls (keys computed per row, a document that is itself an expression) keep the
+// per-row kernel of sqlfuncs.go, which uses the same scanner.
+
+// jsonOut is what a jsonField yields.
+type jsonOut uint8
+
+const (
+	outJSON  jsonOut = iota // -> and #>: the value's JSON text (binary)
+	outText                 // ->> and #>>: text (utf8)
+	outInt32                // (->>)::int4
+	outInt64                // (->>)::int8
+	outFloat                // (->>)::float8
+)
+
+// jsonField is one JSON access with constant keys over top-level input column col.
+type jsonField struct {
+	col   int
+	steps []jsonStep
+	path  bool // #> and #>>: text keys index arrays
+	out   jsonOut
+}
+
+// pathKey identifies the value a field reads, whatever it yields.
+func (f *jsonField) pathKey() string {
+	k := fmt.Sprintf("%d/%t", f.col, f.path)
+	for _, s := range f.steps {
+		if s.idx {
+			k += fmt.Sprintf("/#%d", s.index)
+		} else {
+			k += "/" + strconv.Quote(s.key)
+		}
+	}
+	return k
+}
+
+func (f *jsonField) outKey() string { return fmt.Sprintf("%s>%d", f.pathKey(), f.out) }
+
+func (f *jsonField) typ() arrow.DataType {
+	switch f.out {
+	case outText:
+		return arrow.BinaryTypes.String
+	case outInt32:
+		return arrow.PrimitiveTypes.Int32
+	case outInt64:
+		return arrow.PrimitiveTypes.Int64
+	case outFloat:
+		return arrow.PrimitiveTypes.Float64
+	}
+	return arrow.BinaryTypes.Binary
+}
+
+// jsonFieldOf returns the jsonField of f when f is a JSON function over a top-level text or
+// binary column with constant, non-null keys.
+func (c *compiler) jsonFieldOf(e expr.Expression) (*jsonField, bool) {
+	f, ok := e.(*expr.ScalarFunction)
+	if !ok || !isJSONCall(f) || f.NArgs() < 2 {
+		return nil, false
+	}
+	jf := &jsonField{}
+	switch f.Name() {
+	case "json_get":
+	case "json_get_text":
+		jf.out = outText
+	case "json_path":
+		jf.path = true
+	case "json_path_text":
+		jf.path, jf.out = true, outText
+	default:
+		return nil, false
+	}
+	if !jf.path && f.NArgs() != 2 {
+		return nil, false
+	}
+	ref, ok := f.Arg(0).(*expr.FieldReference)
+	if !ok || ref.Root != expr.RootReference {
+		return nil, false
+	}
+	sf, ok := ref.Reference.(*expr.StructFieldRef)
+	if !ok || sf.Child != nil {
+		return nil, false
+	}
+	n, err := c.column(ref, int(sf.Field))
+	if err != nil || !isText(c.in.Field(int(sf.Field)).Type) {
+		return nil, false
+	}
+	jf.col = int(n.(colNode))
+	for i := 1; i < f.NArgs(); i++ {
+		switch k := f.Arg(i).(type) {
+		case *expr.PrimitiveLiteral[string]:
+			jf.steps = append(jf.steps, jsonStep{key: k.Value})
+		case *expr.PrimitiveLiteral[int64]:
+			if jf.path {
+				return nil, false
+			}
+			jf.steps = append(jf.steps, jsonStep{index: k.Value, idx: true})
+		case *expr.PrimitiveLiteral[int32]:
+			if jf.path {
+				return nil, false
+			}
+			jf.steps = append(jf.steps, jsonStep{index: int64(k.Value), idx: true})
+		default:
+			return nil, false
+		}
+	}
+	return jf, true
+}
+
+// fusedCast returns the jsonField of cast v when it casts a ->> or #>> field to int4, int8 or
+// float8.
+func (c *compiler) fusedCast(v *expr.Cast) (*jsonField, bool) {
+	if v.FailureBehavior == types.BehaviorReturnNil {
+		return nil, false
+	}
+	jf, ok := c.jsonFieldOf(v.Input)
+	if !ok || jf.out != outText {
+		return nil, false
+	}
+	to, _, err := exprs.FromSubstraitType(v.Type, c.ext)
+	if err != nil {
+		return nil, false
+	}
+	switch to.ID() {
+	case arrow.INT32:
+		jf.out = outInt32
+	case arrow.INT64:
+		jf.out = outInt64
+	case arrow.FLOAT64:
+		jf.out = outFloat
+	default:
+		return nil, false
+	}
+	return jf, true
+}
+
+// jsonFieldNode evaluates a jsonField through the evaluation's jsonShare.
+type jsonFieldNode struct{ f *jsonField }
+
+func (n *jsonFieldNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
+	ev, _ := ctx.Value(jsonEvalKey{}).(*jsonEval)
+	col := b.Column(n.f.col)
+	var sh *jsonShare
+	if ev != nil && ev.anon == b {
+		// The rows of the batch Eval was given: its own column, which the operator's other
+		// expressions read too.
+		col, sh = ev.orig[n.f.col], ev.share
+	} else {
+		// A subset of them (a CASE branch's rows), or a type check.
+		sh = newJSONShare()
+		defer sh.reset()
+	}
+	a, err := sh.get(compute.GetAllocator(ctx), col, n.f)
+	if err != nil {
+		return nil, fmt.Errorf("ops: %s: %w", n.f.fnName(), err)
+	}
+	defer a.Release()
+	return compute.NewDatum(a), nil
+}
+
+func (f *jsonField) fnName() string {
+	switch {
+	case f.path && f.out == outJSON:
+		return "json_path"
+	case f.path:
+		return "json_path_text"
+	case f.out == outJSON:
+		return "json_get"
+	}
+	return "json_get_text"
+}
+
+// jsonEvalKey keys an Eval call's *jsonEval in its context.
+type jsonEvalKey struct{}
+
+// jsonEval is what an Eval call's jsonFieldNodes share: the batch the tree sees (anon), the
+// columns it was made of as the caller gave them (orig: the share keys its extractions by
+// them, so expressions of one operator find each other's) and the share.
+type jsonEval struct {
+	anon  arrow.RecordBatch
+	orig  []arrow.Array
+	share *jsonShare
+}
+
+// jsonShareKey keys an operator's *jsonShare in the context it evaluates its expressions
+// with (WithJSONShare).
+type jsonShareKey struct{}
+
+// withJSONShare returns ctx carrying sh for the Eval calls of one operator's expressions on
+// one batch; the operator resets sh once they all ran.
+func withJSONShare(ctx context.Context, sh *jsonShare) context.Context {
+	return context.WithValue(ctx, jsonShareKey{}, sh)
+}
+
+// jsonShare holds the JSON fields extracted from the columns of one batch, for the
+// expressions of one operator: every field registered (want) for a column is extracted in
+// the first pass over it, and each output array built once. It is owned by one goroutine; its
+// arrays are released by reset.
+type jsonShare struct {
+	wanted map[int][]*jsonField // registered fields by column
+	cols   []*jsonColumn
+	scan   jsonScanner
+	// Scratch of the extractions, lent by pools shared by every query's operators (a
+	// fragment's operators live for one bucket: a pool of their own would start empty each
+	// time).
+	spanBufs   scratch[jsonSpan]
+	statusBufs scratch[docStatus]
+}
+
+// The pools of the extractions' scratch slices (*[]jsonSpan, *[]docStatus).
+var spanPool, statusPool sync.Pool
+
+// scratch lends slices from a pool; giveBack returns every slice lent since the last one.
+type scratch[T any] struct{ used []*[]T }
+
+// get returns a slice of n elements whose content the caller overwrites, from pool.
+func (s *scratch[T]) get(pool *sync.Pool, n int) []T {
+	p, _ := pool.Get().(*[]T)
+	if p == nil || cap(*p) < n {
+		p = &[]T{}
+		*p = make([]T, n)
+	}
+	*p = (*p)[:n]
+	s.used = append(s.used, p)
+	return *p
+}
+
+// giveBack returns every slice lent to pool.
+func (s *scratch[T]) giveBack(pool *sync.Pool) {
+	for _, p := range s.used {
+		pool.Put(p)
+	}
+	clear(s.used)
+	s.used = s.used[:0]
+}
+
+func newJSONShare() *jsonShare { return &jsonShare{wanted: map[int][]*jsonField{}} }
+
+// want registers the fields of e.
+func (sh *jsonShare) want(e *Expr) {
+	for _, f := range e.jsonFields {
+		sh.wanted[f.col] = append(sh.wanted[f.col], f)
+	}
+}
+
+// reset releases what sh holds (the arrays it built; its callers hold their own references).
+func (sh *jsonShare) reset() {
+	for _, c := range sh.cols {
+		for _, a := range c.outs {
+			a.Release()
+		}
+		c.col.Release()
+	}
+	sh.cols = sh.cols[:0]
+	sh.spanBufs.giveBack(&spanPool)
+	sh.statusBufs.giveBack(&statusPool)
+}
+
+// jsonColumn is one column's extraction: the document statuses and, per path, each row's
+// value.
+type jsonColumn struct {
+	col    arrow.Array // retained
+	docs   docReader
+	status []docStatus
+	spans  map[string][]jsonSpan // by pathKey
+	outs   map[string]arrow.Array
+}
+
+// get returns (retained) field f's array over column col.
+func (sh *jsonShare) get(mem memory.Allocator, col arrow.Array, f *jsonField) (arrow.Array, error) {
+	var jc *jsonColumn
+	for _, c := range sh.cols {
+		if c.col == col {
+			jc = c
+			break
+		}
+	}
+	if jc == nil {
+		docs, ok := docsOf(col)
+		if !ok {
+			return nil, fmt.Errorf("document is %s, not text", col.DataType())
+		}
+		col.Retain()
+		jc = &jsonColumn{col: col, docs: docs, spans: map[string][]jsonSpan{}, outs: map[string]arrow.Array{}}
+		sh.cols = append(sh.cols, jc)
+		fields := append([]*jsonField{f}, sh.wanted[f.col]...)
+		sh.extract(jc, fields)
+	} else if _, ok := jc.spans[f.pathKey()]; !ok {
+		sh.extract(jc, []*jsonField{f})
+	}
+	if a, ok := jc.outs[f.outKey()]; ok {
+		a.Retain()
+		return a, nil
+	}
+	a, err := jc.build(mem, f)
+	if err != nil {
+		return nil, err
+	}
+	jc.outs[f.outKey()] = a
+	a.Retain()
+	return a, nil
+}
+
+// extract scans jc's documents once for the paths of fields not extracted yet.
+func (sh *jsonShare) extract(jc *jsonColumn, fields []*jsonField) {
+	var paths []*jsonField
+	var keys []string
+	keyAt := map[string]int{}
+	for _, f := range fields {
+		pk := f.pathKey()
+		if _, done := jc.spans[pk]; done {
+			continue
+		}
+		jc.spans[pk] = nil
+		paths = append(paths, f)
+		if st := f.steps[0]; !st.idx {
+			if _, ok := keyAt[st.key]; !ok {
+				keyAt[st.key] = len(keys)
+				keys = append(keys, st.key)
+			}
+		}
+	}
+	if len(paths) == 0 {
+		return
+	}
+	n := jc.col.Len()
+	fresh := jc.status == nil
+	if fresh {
+		jc.status = sh.statusBufs.get(&statusPool, n)
+	}
+	spans := make([][]jsonSpan, len(paths))
+	first := make([]int, len(paths)) // the index in keys of each path's first key, -1: none
+	for p, f := range paths {
+		spans[p] = sh.spanBufs.get(&spanPool, n)
+		first[p] = -1
+		if !f.steps[0].idx {
+			first[p] = keyAt[f.steps[0].key]
+		}
+	}
+	top := make([]jsonSpan, len(keys))
+	nulls := jc.col.NullN() > 0
+	for i := range n {
+		if nulls && jc.col.IsNull(i) {
+			jc.status[i] = docNull
+			continue
+		}
+		doc := jc.docs.at(i)
+		kind, st := sh.scan.scanDoc(doc, keys, top)
+		jc.status[i] = st
+		if st != docOK {
+			continue
+		}
+		whole := jsonSpan{start: 0, end: len(doc), kind: kind}
+		for p, f := range paths {
+			v := whole
+			steps := f.steps
+			if kind == jObject && first[p] >= 0 {
+				v = top[first[p]]
+				steps = steps[1:]
+			}
+			for _, stp := range steps {
+				if v.kind == jAbsent {
+					break
+				}
+				v = walk(doc, v, stp, f.path)
+			}
+			spans[p][i] = v
+		}
+	}
+	for p, f := range paths {
+		jc.spans[f.pathKey()] = spans[p]
+	}
+}
+
+// build makes field f's array from jc's extraction: first the first document that is not
+// JSON fails it (as the per-row kernel fails before a cast sees its text), then each row's
+// value is converted.
+func (jc *jsonColumn) build(mem memory.Allocator, f *jsonField) (arrow.Array, error) {
+	for _, st := range jc.status {
+		if err := st.err(); err != nil {
+			return nil, err
+		}
+	}
+	spans := jc.spans[f.pathKey()]
+	n := jc.col.Len()
+	var scratch []byte
+	// text returns row i's ->> text (valid until the next call), false for SQL NULL.
+	text := func(i int) ([]byte, bool) {
+		if jc.status[i] != docOK {
+			return nil, false
+		}
+		var t []byte
+		var ok bool
+		t, ok = spanText(jc.docs.at(i), spans[i], scratch[:0])
+		if spans[i].kind == jStringEsc {
+			scratch = t
+		}
+		return t, ok
+	}
+	switch f.out {
+	case outJSON:
+		b := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+		defer b.Release()
+		b.Reserve(n)
+		for i := range n {
+			v := spans[i]
+			if jc.status[i] != docOK || v.kind == jAbsent {
+				b.AppendNull()
+				continue
+			}
+			b.Append(jc.docs.at(i)[v.start:v.end])
+		}
+		return b.NewArray(), nil
+	case outText:
+		return buildValues(textAppender{array.NewStringBuilder(mem)}, n, text, func(t []byte) ([]byte, error) { return t, nil }, arrow.BinaryTypes.String)
+	case outInt32:
+		return buildValues(array.NewInt32Builder(mem), n, text, func(t []byte) (int32, error) {
+			v, err := parseInt(t, 32)
+			return int32(v), err
+		}, arrow.PrimitiveTypes.Int32)
+	case outInt64:
+		return buildValues(array.NewInt64Builder(mem), n, text, func(t []byte) (int64, error) {
+			return parseInt(t, 64)
+		}, arrow.PrimitiveTypes.Int64)
+	case outFloat:
+		return buildValues(array.NewFloat64Builder(mem), n, text, func(t []byte) (float64, error) {
+			return strconv.ParseFloat(unsafeString(t), 64)
+		}, arrow.PrimitiveTypes.Float64)
+	}
+	return nil, fmt.Errorf("unknown output %d", f.out)
+}
+
+// textAppender appends bytes to a string builder without a string.
+type textAppender struct{ *array.StringBuilder }
+
+func (t textAppender) Append(v []byte) { t.BinaryBuilder.Append(v) }
+
+// buildValues builds each row's text, converted by parse (a cast to a number, or none), failing
+// on the first text that does not parse with the error arrow-go's cast kernel gives it
+// (castError).
+func buildValues[T any](b appender[T], n int, text func(int) ([]byte, bool), parse func([]byte) (T, error), to arrow.DataType) (arrow.Array, error) {
+	defer b.Release()
+	b.Reserve(n)
+	for i := range n {
+		t, ok := text(i)
+		if !ok {
+			b.AppendNull()
+			continue
+		}
+		v, err := parse(t)
+		if err != nil {
+			return nil, castError(fmt.Errorf("%w: %s", arrow.ErrInvalid, err), arrow.BinaryTypes.String, to)
+		}
+		b.Append(v)
+	}
+	return b.NewArray(), nil
+}
+
+// parseInt is strconv.ParseInt(string(t), 0, bits), arrow-go's cast of text to an integer,
+// without the string: plain decimal digits with an optional minus sign and no leading zero
+// that fit are converted here, anything else by strconv.
+func parseInt(t []byte, bits int) (int64, error) {
+	digits := t
+	neg := len(t) > 0 && t[0] == '-'
+	if neg {
+		digits = t[1:]
+	}
+	maxDigits := 9 // fits int32 whatever the digits
+	if bits == 64 {
+		maxDigits = 18
+	}
+	if len(digits) == 0 || len(digits) > maxDigits || (digits[0] == '0' && len(digits) > 1) {
+		return strconv.ParseInt(unsafeString(t), 0, bits)
+	}
+	var v int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return strconv.ParseInt(unsafeString(t), 0, bits)
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, nil
+}
+
+// unsafeString views b as a string for a call that does not keep it.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// docReader reads row i's document bytes of a utf8, large_utf8, binary or large_binary
+// array without copying: its offsets (from the array's own offset on) index data, the
+// whole values buffer.
+type docReader struct {
+	data  []byte
+	off32 []int32
+	off64 []int64
+}
+
+func (d *docReader) at(i int) []byte {
+	if d.off32 != nil {
+		return d.data[d.off32[i]:d.off32[i+1]]
+	}
+	return d.data[d.off64[i]:d.off64[i+1]]
+}
+
+func docsOf(a arrow.Array) (docReader, bool) {
+	var data []byte
+	if bufs := a.Data().Buffers(); len(bufs) > 2 && bufs[2] != nil {
+		data = bufs[2].Bytes()
+	}
+	switch v := a.(type) {
+	case *array.Binary:
+		return docReader{data: data, off32: v.ValueOffsets()}, true
+	case *array.String:
+		return docReader{data: data, off32: v.ValueOffsets()}, true
+	case *array.LargeBinary:
+		return docReader{data: data, off64: v.ValueOffsets()}, true
+	case *array.LargeString:
+		return docReader{data: data, off64: v.ValueOffsets()}, true
+	}
+	return docReader{}, false
+}
+
+// unsafeBytes views s as bytes that are only read.
+func unsafeBytes(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// jsonFieldNode returns the node of field jf, registered with the expression's fields.
+func (c *compiler) jsonFieldNode(jf *jsonField) node {
+	c.jsonFields = append(c.jsonFields, jf)
+	return &jsonFieldNode{f: jf}
+}
+
+// spanText returns the ->> text of value v of doc: a string's unescaped text (appended to
+// scratch when it holds escapes, else doc's own bytes), any other value's JSON text as
+// written; false for JSON null and an absent value (SQL NULL).
+func spanText(doc []byte, v jsonSpan, scratch []byte) ([]byte, bool) {
+	switch v.kind {
+	case jAbsent, jNull:
+		return nil, false
+	case jString:
+		return doc[v.start+1 : v.end-1], true
+	case jStringEsc:
+		t, _ := unescape(scratch, doc[v.start+1:v.end-1])
+		return t, true
+	}
+	return doc[v.start:v.end], true
+}

@@ -1,0 +1,845 @@
+package substrait
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/types"
+	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Window functions (docs/architecture.md, "The flow of a query"): a call with OVER binds to a
+// Substrait WindowFunction expression (functions_arithmetic's row_number, rank, dense_rank,
+// percent_rank, cume_dist, ntile, first_value, last_value, nth_value, lead and lag, or one of
+// the aggregates count, sum, avg, min, max) carrying its own partition expressions, sort
+// fields and frame (bounds type and bounds). A SELECT's window functions are evaluated over
+// the relation its select list is evaluated over (the FROM and WHERE, or the aggregate after
+// HAVING): each distinct call becomes one expression of a ProjectRel above that relation
+// (windowProject), and the select list, ORDER BY keys and DISTINCT reference its columns, as
+// PostgreSQL evaluates windows after grouping and before DISTINCT, ORDER BY and LIMIT.
+//
+// PostgreSQL's rules are kept: the default frame is RANGE BETWEEN UNBOUNDED PRECEDING AND
+// CURRENT ROW (the current row's peers included; the whole partition without ORDER BY);
+// ranking functions, lag and lead ignore the frame; frame offsets are non-negative integer
+// constants; a named window (WINDOW w AS (…)) is referred to as OVER w or refined as
+// OVER (w ORDER BY …) under PostgreSQL's copy rules. FILTER (WHERE …) on an aggregate is its
+// argument masked to NULL outside the filter (count(*) counts a constant so masked), which is
+// exactly the rows the filter keeps. What Substrait's WindowFunction cannot carry or the
+// executor does not run is refused by name (UNIMPLEMENTED): GROUPS frames, EXCLUDE, RANGE
+// offsets, DISTINCT or ORDER BY inside a window aggregate, other window functions.
+
+// PostgreSQL's frame option bits (nodes/parsenodes.h, FRAMEOPTION_*), as pg_query reports them
+// in WindowDef.FrameOptions.
+const (
+	frameNonDefault      = 0x00001
+	frameRange           = 0x00002
+	frameRows            = 0x00004
+	frameGroups          = 0x00008
+	frameStartUnbPrec    = 0x00020
+	frameEndUnbPrec      = 0x00040
+	frameStartUnbFoll    = 0x00080
+	frameEndUnbFoll      = 0x00100
+	frameStartCurrent    = 0x00200
+	frameEndCurrent      = 0x00400
+	frameStartOffPrec    = 0x00800
+	frameEndOffPrec      = 0x01000
+	frameStartOffFoll    = 0x02000
+	frameEndOffFoll      = 0x04000
+	frameExclusion       = 0x08000 | 0x10000 | 0x20000
+	frameStartOffsetBits = frameStartOffPrec | frameStartOffFoll
+	frameEndOffsetBits   = frameEndOffPrec | frameEndOffFoll
+)
+
+// rankingWindowFunctions are the window functions that are not aggregates, with their
+// argument counts (lo, hi).
+var rankingWindowFunctions = map[string][2]int{
+	"row_number": {0, 0}, "rank": {0, 0}, "dense_rank": {0, 0}, "percent_rank": {0, 0}, "cume_dist": {0, 0},
+	"ntile": {1, 1}, "lag": {1, 3}, "lead": {1, 3}, "first_value": {1, 1}, "last_value": {1, 1}, "nth_value": {2, 2},
+}
+
+// winCtx is the window state of the SELECT being bound: its named windows (WINDOW clause).
+type winCtx struct {
+	named map[string]*pg.WindowDef
+}
+
+func newWinCtx(clause []*pg.Node) (*winCtx, error) {
+	w := &winCtx{named: map[string]*pg.WindowDef{}}
+	for _, n := range clause {
+		d := n.GetWindowDef()
+		if d == nil {
+			return nil, unimplemented("this WINDOW clause item")
+		}
+		if _, dup := w.named[d.GetName()]; dup {
+			return nil, quoting(InvalidArgument, "42P20", "window %q is already defined", d.GetName())
+		}
+		w.named[d.GetName()] = d
+	}
+	return w, nil
+}
+
+// windowSpec is a resolved window definition: partition and order clauses and frame.
+type windowSpec struct {
+	partition, order []*pg.Node
+	frame            int32
+	start, end       *pg.Node
+}
+
+// resolve resolves a window definition against the named windows, under PostgreSQL's rules
+// for a window referring to another (parse_clause.c's transformWindowDefinitions).
+func (w *winCtx) resolve(d *pg.WindowDef, depth int) (windowSpec, error) {
+	if depth > len(w.named)+1 {
+		return windowSpec{}, errorf(InvalidArgument, "window definitions refer to each other in a cycle")
+	}
+	if d.GetName() != "" && d.GetRefname() == "" && len(d.GetPartitionClause()) == 0 && len(d.GetOrderClause()) == 0 &&
+		d.GetFrameOptions()&frameNonDefault == 0 && depth == 0 {
+		// OVER w: the named window as it is (its frame included).
+		base, ok := w.named[d.GetName()]
+		if !ok {
+			return windowSpec{}, quoting(InvalidArgument, "42704", "window %q does not exist", d.GetName())
+		}
+		return w.resolve(base, depth+1)
+	}
+	spec := windowSpec{partition: d.GetPartitionClause(), order: d.GetOrderClause(), frame: d.GetFrameOptions(),
+		start: d.GetStartOffset(), end: d.GetEndOffset()}
+	ref := d.GetRefname()
+	if ref == "" {
+		return spec, nil
+	}
+	baseDef, ok := w.named[ref]
+	if !ok {
+		return windowSpec{}, quoting(InvalidArgument, "42704", "window %q does not exist", ref)
+	}
+	base, err := w.resolve(baseDef, depth+1)
+	if err != nil {
+		return windowSpec{}, err
+	}
+	switch {
+	case len(spec.partition) > 0:
+		return windowSpec{}, quoting(InvalidArgument, "42P20", "cannot override PARTITION BY clause of window %q", ref)
+	case len(spec.order) > 0 && len(base.order) > 0:
+		return windowSpec{}, quoting(InvalidArgument, "42P20", "cannot override ORDER BY clause of window %q", ref)
+	case base.frame&frameNonDefault != 0:
+		return windowSpec{}, quoting(InvalidArgument, "42P20", "cannot copy window %q because it has a frame clause", ref)
+	}
+	spec.partition = base.partition
+	if len(spec.order) == 0 {
+		spec.order = base.order
+	}
+	return spec, nil
+}
+
+// containsWindow reports whether n holds a window function call (not looking into subqueries).
+func containsWindow(n *pg.Node) bool {
+	return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
+}
+
+// listHasWindow reports whether a select list or ORDER BY list holds a window function call.
+func listHasWindow(list []*pg.Node) bool {
+	return slices.ContainsFunc(list, func(n *pg.Node) bool {
+		if sb := n.GetSortBy(); sb != nil {
+			return containsWindow(sb.GetNode())
+		}
+		return containsWindow(n)
+	})
+}
+
+// errWindowHere is PostgreSQL's refusal of a window function where none may be
+// (WHERE, GROUP BY, HAVING, a FILTER, a frame offset, a table-less constant list).
+func errWindowHere() *Error {
+	return &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "window functions are not allowed here"}
+}
+
+// windowCall binds a call with OVER over sc (the relation the select list is evaluated over;
+// in a grouped SELECT, the aggregate context bd.agg binds aggregate calls and grouping keys in
+// its arguments, partitions and order). The WindowFunction is returned inline; windowProject
+// moves it into the window ProjectRel.
+func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
+	if bd.win == nil || bd.inWindow {
+		if bd.inWindow {
+			return bval{}, &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "window function calls cannot be nested"}
+		}
+		return bval{}, errWindowHere()
+	}
+	bd.inWindow = true
+	defer func() { bd.inWindow = false }()
+	name := funcName(fc)
+	_, ranking := rankingWindowFunctions[name]
+	switch {
+	case !ranking && !aggregateNames[name]:
+		if unsupportedAggregates[name] {
+			return bval{}, quoting(Unimplemented, "0A000", "aggregate function %s as a window function is not supported", name)
+		}
+		return bval{}, quoting(Unimplemented, "0A000", "window function %s is not supported", name)
+	case fc.GetAggDistinct():
+		return bval{}, &Error{Code: Unimplemented, SQLState: "0A000", Msg: "DISTINCT is not implemented for window functions"}
+	case len(fc.GetAggOrder()) > 0 || fc.GetAggWithinGroup():
+		return bval{}, unimplementedAre("ordered aggregates as window functions")
+	case fc.GetFuncVariadic():
+		return bval{}, unimplemented("VARIADIC")
+	case ranking && (fc.GetAggStar() || fc.GetAggFilter() != nil):
+		if fc.GetAggFilter() != nil {
+			return bval{}, errorf(InvalidArgument, "FILTER is not implemented for non-aggregate window functions")
+		}
+		return bval{}, errorf(InvalidArgument, "%s(*) is not a valid window function", name)
+	}
+	spec, err := bd.win.resolve(fc.GetOver(), 0)
+	if err != nil {
+		return bval{}, err
+	}
+	var wf *expr.WindowFunction
+	if ranking {
+		wf, err = bd.rankingWindow(name, fc, sc)
+	} else {
+		wf, err = bd.aggregateWindow(name, fc, sc)
+	}
+	if err != nil {
+		return bval{}, err
+	}
+	for _, p := range spec.partition {
+		e, err := bd.value(p, sc)
+		if err != nil {
+			return bval{}, err
+		}
+		if err := orderable(e, "PARTITION BY"); err != nil {
+			return bval{}, err
+		}
+		wf.Partitions = append(wf.Partitions, e)
+	}
+	for _, o := range spec.order {
+		sb := o.GetSortBy()
+		if sb == nil || sb.GetSortbyDir() == pg.SortByDir_SORTBY_USING {
+			return bval{}, unimplemented("ORDER BY … USING")
+		}
+		e, err := bd.value(sb.GetNode(), sc)
+		if err != nil {
+			return bval{}, err
+		}
+		if err := orderable(e, "ORDER BY"); err != nil {
+			return bval{}, err
+		}
+		wf.Sorts = append(wf.Sorts, expr.SortField{Expr: e, Kind: sortKind(sb)})
+	}
+	if err := bd.frame(wf, spec); err != nil {
+		return bval{}, err
+	}
+	return typed(wf), nil
+}
+
+// orderable refuses a partition or order key of a type the executor cannot compare (JSON
+// documents are bytea and compare bytewise, as PostgreSQL's bytea does).
+func orderable(e expr.Expression, what string) error {
+	switch familyOf(e.GetType()) {
+	case famOther:
+		return errorf(InvalidArgument, "could not identify an ordering operator for type %s in %s", typeName(e.GetType()), what)
+	}
+	return nil
+}
+
+// sortKind is an ORDER BY item's direction, with PostgreSQL's default null placement (NULLs
+// sort as larger than any value).
+func sortKind(sb *pg.SortBy) types.SortDirection {
+	desc := sb.GetSortbyDir() == pg.SortByDir_SORTBY_DESC
+	nullsFirst := desc
+	switch sb.GetSortbyNulls() {
+	case pg.SortByNulls_SORTBY_NULLS_FIRST:
+		nullsFirst = true
+	case pg.SortByNulls_SORTBY_NULLS_LAST:
+		nullsFirst = false
+	}
+	switch {
+	case desc && nullsFirst:
+		return types.SortDescNullsFirst
+	case desc:
+		return types.SortDescNullsLast
+	case nullsFirst:
+		return types.SortAscNullsFirst
+	}
+	return types.SortAscNullsLast
+}
+
+// frame sets wf's bounds type and bounds from PostgreSQL's frame options.
+func (bd *binder) frame(wf *expr.WindowFunction, spec windowSpec) error {
+	f := spec.frame
+	switch {
+	case f&frameGroups != 0:
+		return unimplementedAre("GROUPS frames")
+	case f&frameExclusion != 0:
+		return unimplemented("EXCLUDE in a window frame")
+	case f&frameStartUnbFoll != 0:
+		return &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame start cannot be UNBOUNDED FOLLOWING"}
+	case f&frameEndUnbPrec != 0:
+		return &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame end cannot be UNBOUNDED PRECEDING"}
+	case f&frameStartCurrent != 0 && f&frameEndOffPrec != 0:
+		return &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame starting from current row cannot have preceding rows"}
+	case f&frameStartOffFoll != 0 && f&(frameEndOffPrec|frameEndCurrent) != 0:
+		return &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame starting from following row cannot have preceding rows"}
+	}
+	if f&frameNonDefault == 0 {
+		// RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW: the rows up to the current row's
+		// last peer (every row of the partition without ORDER BY).
+		wf.BoundsType, wf.LowerBound, wf.UpperBound = types.BoundsTypeRange, expr.Unbounded{}, expr.CurrentRow{}
+		return nil
+	}
+	wf.BoundsType = types.BoundsTypeRows
+	if f&frameRange != 0 {
+		wf.BoundsType = types.BoundsTypeRange
+		if f&(frameStartOffsetBits|frameEndOffsetBits) != 0 {
+			return unimplementedAre("RANGE frames with an offset (PRECEDING or FOLLOWING by a value)")
+		}
+	}
+	var err error
+	if wf.LowerBound, err = bd.bound(f, frameStartUnbPrec, frameStartCurrent, frameStartOffPrec, frameStartOffFoll, spec.start, "starting"); err != nil {
+		return err
+	}
+	wf.UpperBound, err = bd.bound(f, frameEndUnbFoll, frameEndCurrent, frameEndOffPrec, frameEndOffFoll, spec.end, "ending")
+	return err
+}
+
+// bound reads one frame bound: unbounded, the current row, or a non-negative integer offset
+// (a constant or a parameter, as PostgreSQL allows no column in it).
+func (bd *binder) bound(f int32, unb, cur, prec, foll int32, off *pg.Node, which string) (expr.Bound, error) {
+	switch {
+	case f&unb != 0:
+		return expr.Unbounded{}, nil
+	case f&cur != 0:
+		return expr.CurrentRow{}, nil
+	}
+	if containsWindow(off) || containsAggregate(off) {
+		return nil, errWindowHere()
+	}
+	v, err := bd.bindExpr(off, &scope{})
+	if err != nil {
+		return nil, err
+	}
+	e, err := bd.coerce(v, i64Type(), "frame offset")
+	if err != nil {
+		return nil, err
+	}
+	var n int64
+	switch lit := e.(type) {
+	case *expr.PrimitiveLiteral[int64]:
+		n = lit.Value
+	case *expr.NullLiteral:
+		return nil, &Error{Code: InvalidArgument, SQLState: "22004", Msg: fmt.Sprintf("frame %s offset must not be null", which)}
+	default:
+		if _, ok := bd.ps.placeholders[e]; ok && bd.ps.vals == nil {
+			n = 0 // prepare time: any value
+		} else {
+			return nil, unimplementedAre("frame offsets other than integer constants")
+		}
+	}
+	if n < 0 {
+		return nil, &Error{Code: InvalidArgument, SQLState: "22013", Msg: fmt.Sprintf("frame %s offset must not be negative", which)}
+	}
+	if f&prec != 0 {
+		return expr.PrecedingBound(n), nil
+	}
+	return expr.FollowingBound(n), nil
+}
+
+// newWindow builds the WindowFunction id(args) returning out, nullable (a frame may be empty,
+// an offset past the partition).
+func (bd *binder) newWindow(id extensions.ID, out types.Type, args ...types.FuncArg) (*expr.WindowFunction, error) {
+	wf, err := expr.NewWindowFunc(bd.reg, id, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, args...)
+	if err != nil {
+		return nil, fmt.Errorf("bind window function %s: %w", id.Name, err)
+	}
+	v, ok := collection().GetWindowFunc(wf.ID())
+	if !ok {
+		return nil, fmt.Errorf("bind window function %s: no declaration", id.Name)
+	}
+	if out == nil {
+		out = wf.GetType()
+	}
+	return expr.NewCustomWindowFunc(bd.reg, v, out.WithNullability(nullableN), nil, types.AggInvocationAll, types.AggPhaseInitialToResult, args...)
+}
+
+// rankingWindow binds a window function that is not an aggregate (functions_arithmetic's
+// declarations; output types as PostgreSQL's: bigint ranks, double precision percent_rank and
+// cume_dist, integer ntile, the argument's type for the value functions).
+func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.WindowFunction, error) {
+	raw := fc.GetArgs()
+	if n := rankingWindowFunctions[name]; len(raw) < n[0] || len(raw) > n[1] {
+		return nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))
+	}
+	for _, a := range raw {
+		if containsAggregate(a) && bd.agg == nil {
+			return nil, errorf(InvalidArgument, "aggregate functions are not allowed here")
+		}
+	}
+	args := make([]bval, len(raw))
+	for i, a := range raw {
+		v, err := bd.bindExpr(a, sc)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = v
+	}
+	id := extensions.ID{URN: URNArithmetic, Name: name}
+	switch name {
+	case "ntile":
+		n, err := bd.coerce(args[0], i32Type(), "ntile")
+		if err != nil {
+			return nil, err
+		}
+		id.Name = "ntile:i32"
+		return bd.newWindow(id, i32Type(), n)
+	case "first_value", "last_value":
+		v, err := bd.defaultType(args[0])
+		if err != nil {
+			return nil, err
+		}
+		return bd.newWindow(id, v.GetType(), v)
+	case "nth_value":
+		v, err := bd.defaultType(args[0])
+		if err != nil {
+			return nil, err
+		}
+		n, err := bd.coerce(args[1], i32Type(), "nth_value")
+		if err != nil {
+			return nil, err
+		}
+		return bd.newWindow(id, v.GetType(), v, n)
+	case "lag", "lead":
+		var vals []expr.Expression
+		if len(args) == 3 {
+			// The value and the default take their common type (lag(anycompatible, integer,
+			// anycompatible)).
+			common, err := bd.commonType([]bval{args[0], args[2]}, name)
+			if err != nil {
+				return nil, err
+			}
+			vals = []expr.Expression{common[0], nil, common[1]}
+		} else {
+			v, err := bd.defaultType(args[0])
+			if err != nil {
+				return nil, err
+			}
+			vals = []expr.Expression{v}
+		}
+		fargs := []types.FuncArg{vals[0]}
+		if len(args) >= 2 {
+			off, err := bd.coerce(args[1], i32Type(), name)
+			if err != nil {
+				return nil, err
+			}
+			fargs = append(fargs, off)
+		}
+		if len(args) == 3 {
+			fargs = append(fargs, vals[2])
+		}
+		id.Name += [...]string{":any", ":any_i32", ":any_i32_any"}[len(fargs)-1]
+		return bd.newWindow(id, vals[0].GetType(), fargs...)
+	}
+	return bd.newWindow(id, nil)
+}
+
+// aggregateWindow binds count, sum, avg, min or max OVER (…), typed as the aggregates of a
+// grouped SELECT are (measure): count bigint, sum of integers bigint and of floats double
+// precision, avg double precision, min and max the argument's type.
+func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.WindowFunction, error) {
+	raw := fc.GetArgs()
+	star := fc.GetAggStar()
+	if star && name != "count" {
+		return nil, errorf(InvalidArgument, "%s(*) is not a valid aggregate", name)
+	}
+	if !star && len(raw) != 1 {
+		return nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))
+	}
+	var filter expr.Expression
+	if f := fc.GetAggFilter(); f != nil {
+		if containsAggregate(f) || containsWindow(f) {
+			return nil, errorf(InvalidArgument, "aggregate functions are not allowed in FILTER")
+		}
+		v, err := bd.bindExpr(f, sc)
+		if err != nil {
+			return nil, err
+		}
+		if filter, err = bd.coerce(v, booleanType(), "FILTER"); err != nil {
+			return nil, err
+		}
+	}
+	var arg expr.Expression
+	if star {
+		if filter == nil {
+			return bd.newWindow(extensions.ID{URN: URNAggregate, Name: "count"}, i64Type())
+		}
+		arg = expr.NewPrimitiveLiteral(true, false)
+	} else {
+		if containsAggregate(raw[0]) && bd.agg == nil {
+			return nil, errorf(InvalidArgument, "aggregate functions are not allowed here")
+		}
+		v, err := bd.bindExpr(raw[0], sc)
+		if err != nil {
+			return nil, err
+		}
+		if arg, err = bd.defaultType(v); err != nil {
+			return nil, err
+		}
+	}
+	if filter != nil {
+		// Masked to NULL where the filter is not true: the rows an aggregate skips.
+		masked, err := bd.ifThen([]expr.IfThenPair{{If: filter, Then: nullable(arg)}}, expr.NewNullLiteral(arg.GetType().WithNullability(nullableN)))
+		if err != nil {
+			return nil, err
+		}
+		arg = masked
+	}
+	at := arg.GetType()
+	fam := familyOf(at)
+	id := extensions.ID{Name: name}
+	var out types.Type
+	switch name {
+	case "count":
+		id.URN, id.Name = URNAggregate, "count:any"
+		out = i64Type()
+	case "sum", "avg":
+		if fam != famInt && fam != famFloat {
+			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
+		}
+		id.URN = URNArithmetic
+		target := i64Type()
+		if name == "avg" || fam == famFloat {
+			target = fp64Type()
+		}
+		if !sameType(at, target) {
+			var err error
+			if arg, err = bd.coerce(typed(arg), target.WithNullability(at.GetNullability()), ""); err != nil {
+				return nil, err
+			}
+		}
+		out = target
+	case "min", "max":
+		var ok bool
+		if id.URN, ok = minMaxURN(fam); !ok {
+			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
+		}
+		out = at
+	}
+	return bd.newWindow(id, out, arg)
+}
+
+// windowProject moves the window functions of es (expressions over base) into a ProjectRel
+// above base, one column per distinct call, and returns it with es rewritten to reference
+// those columns. Without window functions it returns base and es unchanged.
+func (bd *binder) windowProject(base *boundRel, es []expr.Expression) (*boundRel, []expr.Expression, error) {
+	var wfs []expr.Expression
+	for _, e := range es {
+		collectWindows(e, &wfs)
+	}
+	if len(wfs) == 0 {
+		return base, es, nil
+	}
+	p, err := bd.b.Project(base.rel, wfs...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bind window: %w", err)
+	}
+	sc := &scope{cols: slices.Clone(base.sc.cols)}
+	width := len(base.sc.cols)
+	for _, wf := range wfs {
+		sc.cols = append(sc.cols, col{typ: wf.GetType()})
+	}
+	out := make([]expr.Expression, len(es))
+	for i, e := range es {
+		out[i] = ReplaceWindows(e, func(wf *expr.WindowFunction) expr.Expression {
+			j := slices.IndexFunc(wfs, wf.Equals)
+			return sc.ref(width + j)
+		})
+	}
+	return &boundRel{rel: p, sc: sc, names: base.names}, out, nil
+}
+
+// collectWindows appends the distinct window functions of e to wfs.
+func collectWindows(e expr.Expression, wfs *[]expr.Expression) {
+	ReplaceWindows(e, func(wf *expr.WindowFunction) expr.Expression {
+		if !slices.ContainsFunc(*wfs, wf.Equals) {
+			*wfs = append(*wfs, wf)
+		}
+		return wf
+	})
+}
+
+// replaceWindows returns e with each window function replaced by with(it) (window functions
+// are not looked into).
+func ReplaceWindows(e expr.Expression, with func(*expr.WindowFunction) expr.Expression) expr.Expression {
+	var visit expr.VisitFunc
+	visit = func(x expr.Expression) expr.Expression {
+		if wf, ok := x.(*expr.WindowFunction); ok {
+			return with(wf)
+		}
+		return x.Visit(visit)
+	}
+	return visit(e)
+}
+
+// HasWindow reports whether e holds a window function (a ProjectRel expression the executor
+// evaluates as a window over its whole input).
+func HasWindow(e expr.Expression) bool {
+	found := false
+	ReplaceWindows(e, func(wf *expr.WindowFunction) expr.Expression {
+		found = true
+		return wf
+	})
+	return found
+}
+
+// windowPartitionColumns returns the input columns of a ProjectRel over which a filter may
+// pass below its window functions: the plain partition keys of every window function of exprs
+// (a filter on such a column removes whole partitions and leaves the others' windows
+// unchanged). windowed is false when exprs hold no window function.
+func windowPartitionColumns(exprs []expr.Expression) (cols map[int]bool, windowed bool) {
+	var wfs []expr.Expression
+	for _, e := range exprs {
+		collectWindows(e, &wfs)
+	}
+	if len(wfs) == 0 {
+		return nil, false
+	}
+	for i, w := range wfs {
+		keys := map[int]bool{}
+		for _, p := range w.(*expr.WindowFunction).Partitions {
+			if fr, ok := p.(*expr.FieldReference); ok {
+				if c, ok := rootFieldIndex(fr); ok {
+					keys[c] = true
+				}
+			}
+		}
+		if i == 0 {
+			cols = keys
+			continue
+		}
+		for c := range cols {
+			if !keys[c] {
+				delete(cols, c)
+			}
+		}
+	}
+	return cols, true
+}
+
+// anyCall reports whether a function call of n (an expression; not looking into subqueries)
+// satisfies match: calls' arguments, FILTERs and OVER clauses (partition and order keys) are
+// walked.
+func anyCall(n *pg.Node, match func(*pg.FuncCall) bool) bool {
+	found := false
+	var walk func(n *pg.Node)
+	walkAll := func(ns []*pg.Node) {
+		for _, a := range ns {
+			walk(a)
+		}
+	}
+	walk = func(n *pg.Node) {
+		if n == nil || found {
+			return
+		}
+		switch v := n.GetNode().(type) {
+		case *pg.Node_FuncCall:
+			if match(v.FuncCall) {
+				found = true
+				return
+			}
+			walkAll(v.FuncCall.GetArgs())
+			walk(v.FuncCall.GetAggFilter())
+			if w := v.FuncCall.GetOver(); w != nil {
+				walkAll(w.GetPartitionClause())
+				walkAll(w.GetOrderClause())
+			}
+		case *pg.Node_SortBy:
+			walk(v.SortBy.GetNode())
+		case *pg.Node_ResTarget:
+			walk(v.ResTarget.GetVal())
+		case *pg.Node_AExpr:
+			walk(v.AExpr.GetLexpr())
+			walk(v.AExpr.GetRexpr())
+		case *pg.Node_BoolExpr:
+			walkAll(v.BoolExpr.GetArgs())
+		case *pg.Node_TypeCast:
+			walk(v.TypeCast.GetArg())
+		case *pg.Node_NullTest:
+			walk(v.NullTest.GetArg())
+		case *pg.Node_BooleanTest:
+			walk(v.BooleanTest.GetArg())
+		case *pg.Node_CaseExpr:
+			walk(v.CaseExpr.GetArg())
+			for _, w := range v.CaseExpr.GetArgs() {
+				walk(w.GetCaseWhen().GetExpr())
+				walk(w.GetCaseWhen().GetResult())
+			}
+			walk(v.CaseExpr.GetDefresult())
+		case *pg.Node_CoalesceExpr:
+			walkAll(v.CoalesceExpr.GetArgs())
+		case *pg.Node_MinMaxExpr:
+			walkAll(v.MinMaxExpr.GetArgs())
+		case *pg.Node_List:
+			walkAll(v.List.GetItems())
+		}
+	}
+	walk(n)
+	return found
+}
+
+// formatWindow prints a window function for EXPLAIN: its arguments, partition and order keys
+// with input column names (literals as <value>) and its frame.
+func formatWindow(w *expr.WindowFunction, names []string) string {
+	list := func(es []expr.Expression) string {
+		out := make([]string, len(es))
+		for i, e := range es {
+			out[i] = formatExpr(e, names)
+		}
+		return strings.Join(out, ", ")
+	}
+	args := make([]expr.Expression, 0, w.NArgs())
+	for i := range w.NArgs() {
+		if a, ok := w.Arg(i).(expr.Expression); ok {
+			args = append(args, a)
+		}
+	}
+	var over []string
+	if len(w.Partitions) > 0 {
+		over = append(over, "PARTITION BY "+list(w.Partitions))
+	}
+	if len(w.Sorts) > 0 {
+		keys := make([]string, len(w.Sorts))
+		for i, s := range w.Sorts {
+			keys[i] = formatExpr(s.Expr, names) + " " + map[any]string{
+				types.SortAscNullsLast: "ASC", types.SortAscNullsFirst: "ASC NULLS FIRST",
+				types.SortDescNullsFirst: "DESC", types.SortDescNullsLast: "DESC NULLS LAST",
+			}[s.Kind]
+		}
+		over = append(over, "ORDER BY "+strings.Join(keys, ", "))
+	}
+	bound := func(b expr.Bound, def string) string {
+		switch b.(type) {
+		case nil:
+			return def
+		case expr.PrecedingBound:
+			return "<value> PRECEDING"
+		case expr.FollowingBound:
+			return "<value> FOLLOWING"
+		case expr.CurrentRow:
+			return "CURRENT ROW"
+		}
+		return "UNBOUNDED " + strings.Fields(def)[1]
+	}
+	kind := "ROWS"
+	if w.BoundsType == types.BoundsTypeRange {
+		kind = "RANGE"
+	}
+	over = append(over, kind+" BETWEEN "+bound(w.LowerBound, "UNBOUNDED PRECEDING")+" AND "+bound(w.UpperBound, "UNBOUNDED FOLLOWING"))
+	return w.Name() + "(" + list(args) + ") OVER (" + strings.Join(over, " ") + ")"
+}
+
+// fillWindowTypes gives each window function of a client's ProjectRel expressions (pes, the
+// protobuf; es, decoded) whose output type the plan left out (DataFusion writes none) its type
+// as the binder types it: bigint ranks, row numbers and counts, double precision percent_rank,
+// cume_dist and avg, sum bigint or double precision, ntile its argument's type, the others
+// their first argument's; nullable. It reports whether it typed any.
+func fillWindowTypes(pes []*substraitpb.Expression, es []expr.Expression) bool {
+	changed := false
+	for i, e := range es {
+		wf, ok := e.(*expr.WindowFunction)
+		if !ok || i >= len(pes) || !WindowDeclared(wf) {
+			continue
+		}
+		pw := pes[i].GetWindowFunction()
+		if pw == nil || !isPlaceholder(pw.GetOutputType()) {
+			continue
+		}
+		args := wf.GetArgTypes()
+		var t types.Type
+		switch wf.Name() {
+		case "row_number", "rank", "dense_rank", "count":
+			t = i64Type()
+		case "percent_rank", "cume_dist", "avg":
+			t = fp64Type()
+		case "sum":
+			t = i64Type()
+			if len(args) == 1 && familyOf(args[0]) == famFloat {
+				t = fp64Type()
+			}
+		default:
+			if len(args) > 0 && args[0] != nil && !isPlaceholder(types.TypeToProto(args[0])) {
+				t = args[0]
+			}
+		}
+		if t != nil {
+			pw.OutputType = types.TypeToProto(t.WithNullability(nullableN))
+			changed = true
+		}
+	}
+	return changed
+}
+
+// WindowDeclared reports whether wf decoded with its declaration of the plan's extensions
+// (substrait-go leaves it nil otherwise, and its Name panics).
+func WindowDeclared(wf *expr.WindowFunction) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	_ = wf.Name()
+	return true
+}
+
+// rewriteWindowRels rewrites, in m (any message of a client's plan), each
+// ConsistentPartitionWindowRel into the ProjectRel it stands for (substrait-go v8.1.1 decodes
+// no such relation): its input, then one WindowFunction expression per window relation
+// function carrying the relation's partition expressions and sorts and the function's own
+// bounds, with the relation's emit mapping. Both output the input's columns followed by the
+// functions' values.
+func rewriteWindowRels(m protoreflect.Message) {
+	if r, ok := m.Interface().(*substraitpb.Rel); ok {
+		if w := r.GetWindow(); w != nil {
+			p := &substraitpb.ProjectRel{Common: w.GetCommon(), Input: w.GetInput(), AdvancedExtension: w.GetAdvancedExtension()}
+			for _, f := range w.GetWindowFunctions() {
+				wf := &substraitpb.Expression_WindowFunction{
+					FunctionReference: f.GetFunctionReference(), Arguments: f.GetArguments(), Options: f.GetOptions(),
+					OutputType: f.GetOutputType(), Phase: f.GetPhase(), Invocation: f.GetInvocation(),
+					LowerBound: f.GetLowerBound(), UpperBound: f.GetUpperBound(), BoundsType: f.GetBoundsType(),
+				}
+				for _, e := range w.GetPartitionExpressions() {
+					wf.Partitions = append(wf.Partitions, proto.Clone(e).(*substraitpb.Expression))
+				}
+				for _, s := range w.GetSorts() {
+					wf.Sorts = append(wf.Sorts, proto.Clone(s).(*substraitpb.SortField))
+				}
+				p.Expressions = append(p.Expressions, &substraitpb.Expression{RexType: &substraitpb.Expression_WindowFunction_{WindowFunction: wf}})
+			}
+			r.RelType = &substraitpb.Rel_Project{Project: p}
+		}
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := range v.List().Len() {
+				rewriteWindowRels(v.List().Get(i).Message())
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			rewriteWindowRels(v.Message())
+		}
+		return true
+	})
+}
+
+// minMaxURN is the extension declaring min and max of a family: functions_arithmetic for
+// numbers, functions_datetime for times, URNPostgres for text, bytea and booleans; false for
+// others.
+func minMaxURN(fam family) (string, bool) {
+	switch fam {
+	case famInt, famFloat:
+		return URNArithmetic, true
+	case famTimestamp, famDate:
+		return URNDatetime, true
+	case famString, famBinary, famBool:
+		return URNPostgres, true
+	}
+	return "", false
+}
