@@ -115,24 +115,30 @@ func BenchmarkIngest(b *testing.B) {
 		}
 		return d
 	}
+	// serveAndSend times send into `flightsrv serve --store store` (started and stopped
+	// untimed) and returns the time and the server's peak RSS; the timer is stopped on return.
+	serveAndSend := func(b *testing.B, store string) (time.Duration, int64) {
+		proc, addr := testproc.StartReady(b, "flightsrv serve", flightsrvReady, bin, "serve", "--store", store, "--table", tableFlag, "--listen", "127.0.0.1:0", "--no-auth")
+		b.StartTimer()
+		d := send(b, addr)
+		b.StopTimer()
+		mem, err := proc.Memory()
+		if err != nil {
+			b.Fatal(err)
+		}
+		proc.Stop()
+		return d, mem.HWM
+	}
 	b.Run("store=postgres/via=flightsql", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			st, url := pg.NewStore(b)
-			proc, addr := testproc.StartReady(b, "flightsrv serve", flightsrvReady, bin, "serve", "--store", url, "--table", tableFlag, "--listen", "127.0.0.1:0", "--no-auth")
-			b.StartTimer()
-			d := send(b, addr)
-			b.StopTimer()
-			mem, err := proc.Memory()
-			if err != nil {
-				b.Fatal(err)
-			}
-			proc.Stop()
+			d, hwm := serveAndSend(b, url)
 			var stored int64
 			if err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM pulpitum_v4_records").Scan(&stored); err != nil || stored != n {
 				b.Fatalf("stored %d, %v; want %d", stored, err, n)
 			}
-			record("postgres/flightsql", n, d, mem.HWM)
+			record("postgres/flightsql", n, d, hwm)
 			b.StartTimer()
 		}
 		b.ReportMetric(float64(n)/results["postgres/flightsql"].best.Seconds(), "rows/s")
@@ -145,15 +151,7 @@ func BenchmarkIngest(b *testing.B) {
 			if out, err := exec.Command(bin, "migrate", "--store", "sqlite://"+path).CombinedOutput(); err != nil {
 				b.Fatalf("migrate: %v\n%s", err, out)
 			}
-			proc, addr := testproc.StartReady(b, "flightsrv serve", flightsrvReady, bin, "serve", "--store", "sqlite://"+path, "--table", tableFlag, "--listen", "127.0.0.1:0", "--no-auth")
-			b.StartTimer()
-			d := send(b, addr)
-			b.StopTimer()
-			mem, err := proc.Memory()
-			if err != nil {
-				b.Fatal(err)
-			}
-			proc.Stop()
+			d, hwm := serveAndSend(b, "sqlite://"+path)
 			st, err := sqlite.Open(ctx, sqlite.Config{Path: path})
 			if err != nil {
 				b.Fatal(err)
@@ -181,7 +179,7 @@ func BenchmarkIngest(b *testing.B) {
 			if stored != n {
 				b.Fatalf("stored %d; want %d", stored, n)
 			}
-			record("sqlite/flightsql", n, d, mem.HWM)
+			record("sqlite/flightsql", n, d, hwm)
 			b.StartTimer()
 		}
 		b.ReportMetric(float64(n)/results["sqlite/flightsql"].best.Seconds(), "rows/s")
