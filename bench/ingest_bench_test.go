@@ -275,7 +275,7 @@ func printIngestSummary(w io.Writer, n int64, results map[string]*ingestResult) 
 		copyRate = float64(n) / r.best.Seconds()
 	}
 	fmt.Fprintf(w, "\nBenchmarkIngest: %s rows of the flights file, wide shape, best run of each\n", group(n))
-	fmt.Fprintf(w, "%-34s %12s %12s %10s %14s\n", "variant", "time", "rows/s", "× COPY", "server peak RSS")
+	fmt.Fprintf(w, "%-38s %12s %12s %10s %14s\n", "variant", "time", "rows/s", "× COPY", "server peak RSS")
 	for _, v := range []struct{ key, label string }{
 		{"postgres/flightsql", "ingest → PostgreSQL (Flight SQL)"},
 		{"sqlite/flightsql", "ingest → SQLite (Flight SQL)"},
@@ -292,7 +292,7 @@ func printIngestSummary(w io.Writer, n int64, results map[string]*ingestResult) 
 		if r.hwm > 0 {
 			rss = mib(r.hwm)
 		}
-		fmt.Fprintf(w, "%-34s %12s %12s %10s %14s\n", v.label, dur(r.best), group(int64(rate)), times(ratioF(rate, copyRate)), rss)
+		fmt.Fprintf(w, "%-38s %12s %12s %10s %14s\n", v.label, dur(r.best), group(int64(rate)), times(ratioF(rate, copyRate)), rss)
 	}
 	fmt.Fprintln(w, "× COPY is against COPY into a plain table; COPY into pulpitum_v4_records (its primary key and foreign key, no fence) is the schema's own ceiling")
 	fmt.Fprintln(w, "targets (issue 21): ingest into PostgreSQL at least 1× COPY's rate; peak RSS under 150 MiB while ingesting 3M rows")
