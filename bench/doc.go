@@ -48,6 +48,12 @@
 //     runs the whole 3M-row file; FLIGHTSRV_ANALYTICAL_BASELINE=BINARY measures another build
 //     in the same rounds (before/after); FLIGHTSRV_ANALYTICAL_ROUNDS (default 3);
 //     FLIGHTSRV_ANALYTICAL_DIR keeps the loaded and archived fixture for a later run.
+//   - BenchmarkIngest (ingest_bench_test.go): writes of the first FLIGHTSRV_INGEST_ROWS rows
+//     (default 1,000,000) of the flights file through arrow-go's Flight SQL client (bulk
+//     ingest, wide rows) into `flightsrv serve` over PostgreSQL and over SQLite, with the
+//     server's peak RSS, beside pgx COPY of the same records into a plain table without index
+//     and straight into pulpitum_v4_records (its primary key and foreign key, no fence): rows/s
+//     side by side, every run's stored rows counted.
 //
 // # Running
 //

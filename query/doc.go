@@ -12,7 +12,9 @@
 // administrators' flightsrv.cancel_query (system.go, from internal/querylog's Registry), names
 // the spans of pushed-down aggregates, records what each query
 // read (routing.ReadStats) in the call's query record, and bounds each query's memory, rows and
-// CPU time (scan.Options).
+// CPU time (scan.Options). It executes INSERT (write.go: IsUpdate, ExecuteUpdate) through
+// routing.DurableTable.Ingest, all or nothing, and reads the client stream of both write paths
+// (WriteStream); the fence's refusals leave it typed, for flightsql to word.
 //
 // Errors leave this package as gRPC status errors when they are the client's to see
 // (planning errors keep their codes and value-free messages; an invalid time range is

@@ -192,6 +192,14 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 		schema, err := e.prepareSystem(ctx, sys)
 		return schema, arrow.NewSchema(nil, nil), err
 	}
+	if sql != "" && substrait.IsInsert(sql) {
+		noteUnprepared(ctx, sql)
+		ins, err := e.prepareInsert(sql)
+		if err != nil {
+			return nil, nil, e.planError(err)
+		}
+		return arrow.NewSchema(nil, nil), ins.ParameterSchema(), nil
+	}
 	if sql != "" {
 		st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 		if err != nil {
@@ -230,6 +238,12 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 			return nil, err
 		}
 		return e.executeSystem(ctx, sys)
+	}
+	if sql != "" && substrait.IsInsert(sql) {
+		if _, err := e.prepareInsert(sql); err != nil {
+			return nil, err
+		}
+		return nil, &substrait.Error{Code: substrait.InvalidArgument, Msg: "an INSERT returns no rows: execute it as an update (ExecuteUpdate)"}
 	}
 	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()

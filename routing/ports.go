@@ -28,6 +28,16 @@ type HotStore interface {
 	// created if absent, state re-read (ErrBucketReadOnly unless hot), then plain inserts
 	// (ErrDuplicateRecord on an existing (event_time, sort_key)). Nothing is written on error.
 	Append(ctx context.Context, b BucketID, recs []Record) error
+	// AppendStream is the write port of a whole write request (ingest.go): every record src
+	// yields, of any buckets of table tableID with strategy, written in one transaction behind
+	// the write fence — strategy check (ErrStrategyMismatch), every bucket's metadata row
+	// created if absent, every bucket hot (ErrBucketReadOnly otherwise), plain inserts
+	// (ErrDuplicateRecord on an existing or repeated (event_time, sort_key) of a bucket) —
+	// retried whole on SQLSTATE 40001 where the store retries. It returns the records stored:
+	// all of them, or 0 and an error with nothing written (an error of src is returned
+	// unchanged). The records' checks are src's (DurableTable.Ingest); a store holds at most a
+	// batch of them in memory at a time.
+	AppendStream(ctx context.Context, tableID string, strategy Strategy, src IngestSource) (int64, error)
 	// Route returns the bucket's current route (hot when no metadata row exists).
 	Route(ctx context.Context, b BucketID) (Route, error)
 	// HotBatchScanner reads a bucket as Arrow batches (batch.go): the executor's read path.

@@ -291,7 +291,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	mem := newMemoryLimit(cfg.GoMemoryLimit, cfg.GoMemoryLimitPerStream, enginePool(cfg.Alloc))
 	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise, Self: selfLocation(cfg.Listen, cfg.Advertise),
 		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical,
-		Admit: admitPoll(adm, mem, cfg.QueryTimeout), PollTTL: cfg.PollTTL, PollMemory: cfg.PollMemory, Peers: cfg.Peers, PeerTLS: cfg.PeerTLS})
+		Admit: admitPoll(adm, mem, cfg.QueryTimeout), PollTTL: cfg.PollTTL, PollMemory: cfg.PollMemory, Peers: cfg.Peers, PeerTLS: cfg.PeerTLS,
+		Ingester: newIngester(tables, ingestMemory(cfg.QueryMemory))})
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"LostClaimRaces", testClaimRaces},
 		{"AttemptsRetryTimesAndLeases", testArchiveStatus},
 		{"AppendFenceAgainstClaim", testAppendFence},
+		{"IngestAllOrNothing", testIngest},
 		{"DiscoverOrderAndLimit", testDiscover},
 		{"OverlappingTablesIsolated", testIsolation},
 		{"ConcurrentAppends", testConcurrentAppends},
