@@ -196,6 +196,18 @@ func Records(ctx context.Context, s routing.HotBatchScanner, b routing.BucketID,
 	return route, recs, err
 }
 
+// Drain reads a ScanRange's reader to its end (ScanRange's results as its arguments) and
+// returns the first error: ScanRange's, or the reader's.
+func Drain(_ routing.Route, r routing.BatchReader, err error) error {
+	if err != nil || r == nil {
+		return err
+	}
+	defer r.Release()
+	for r.Next() {
+	}
+	return r.Err()
+}
+
 // mustRead is Records, failing t on error.
 func mustRead(t *testing.T, s Store, b routing.BucketID, req routing.ReadRequest) (routing.Route, []routing.Record) {
 	t.Helper()
