@@ -104,7 +104,10 @@ client-tools:
 # flightsrv as a child process (with its peak RSS) and in process, side by side with pgx and
 # DuckDB asked directly, arrow-go's example SQLite Flight SQL server and a loopback Flight
 # server (the ceiling), and a 1.5M-row partition; then ADBC (Python) fetching ORD's history with
-# one endpoint and with six endpoints served by three replicas, with the time to first batch. Each prints a summary table with ratios and
+# one endpoint and with six endpoints served by three replicas, with the time to first batch; then
+# writes: 1M rows ingested through a Flight SQL client into PostgreSQL and SQLite (with the
+# server's peak RSS), load's write path, and pgx COPY of the same rows (FLIGHTSRV_INGEST_ROWS
+# changes the count). Each prints a summary table with ratios and
 # its issue's targets (see bench/doc.go). Reads ../shared/data/flights-3m.parquet (override:
 # FLIGHTSRV_FLIGHTS_PARQUET). BENCHTIME is the time each variant is run for; slow variants
 # (0.2–1 s a query) still run at least twice. 3 to 5 minutes on 2 cores.

@@ -157,8 +157,10 @@ func newParquetSource(ctx context.Context, r *Reader, ft *footer, rr *rangeReade
 		}
 	}
 	pad := int64(r.opts.ReadBufferBytes)
+	var pruned pruning
+	defer pruned.add(ctx)
 	for g := range ft.groups {
-		spans := ft.selectSpans(g, s.want, s.bucket)
+		spans := ft.selectSpans(g, s.want, s.bucket, &pruned)
 		if len(spans) == 0 {
 			continue
 		}

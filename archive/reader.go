@@ -305,7 +305,26 @@ func (r *Reader) parquetFooter(ctx context.Context, m *Manifest, c *ioCounter) (
 // the unit range want: nothing when trusted chunk statistics put the group outside, the whole
 // group when they put it inside or cannot say and no page index helps, otherwise the pages
 // that are not provably outside, adjacent pages merged. bucket is the bucket in column units.
-func (ft *footer) selectSpans(g int, want, bucket unitRange) []rowSpan {
+func (ft *footer) selectSpans(g int, want, bucket unitRange, n *pruning) []rowSpan {
+	spans := ft.selectGroupSpans(g, want, bucket, n)
+	if len(spans) == 0 {
+		n.groupsPruned++
+	} else {
+		n.groupsRead++
+	}
+	return spans
+}
+
+// pruning counts what selectSpans kept and left out of a payload (routing.ReadStats
+// AddPruning).
+type pruning struct{ groupsRead, groupsPruned, pagesRead, pagesPruned int64 }
+
+// add adds n to ctx's ReadStats.
+func (n *pruning) add(ctx context.Context) {
+	routing.StatsFrom(ctx).AddPruning(n.groupsRead, n.groupsPruned, n.pagesRead, n.pagesPruned)
+}
+
+func (ft *footer) selectGroupSpans(g int, want, bucket unitRange, n *pruning) []rowSpan {
 	rows := ft.groups[g].numRows
 	if rows == 0 {
 		return nil
@@ -327,9 +346,11 @@ func (ft *footer) selectSpans(g int, want, bucket unitRange) []rowSpan {
 		s, e := pageRows(oi, p, rows)
 		if pb, ok := ft.pageBounds(g, p, bucket); ok {
 			if cls, _ := pb.classify(want, e-s); cls == outside {
+				n.pagesPruned++
 				continue
 			}
 		}
+		n.pagesRead++
 		spans = appendSpan(spans, rowSpan{g, s, e})
 	}
 	return spans

@@ -2,7 +2,7 @@
 // in _test.go files, plus testdata/duckcount.py, the DuckDB side of the comparisons. Nothing
 // may import this package; it may import any other package of the module.
 //
-// The benchmarks, each printing a summary table (the first two with the targets of their issue):
+// The benchmarks, each printing a summary table (most with the targets of their issue):
 //
 //   - BenchmarkCountORD: COUNT(*) of the busiest airport's flights, pushdown on and off, per
 //     tier, against the stores asked directly.
@@ -26,6 +26,15 @@
 //     served by three processes sharing the database, archive and keyring (the endpoints'
 //     rotating locations put two on each; ADBC fetches them concurrently): rows/s and the time
 //     to the first batch of each, every run checked against the reference row count.
+//   - BenchmarkOTLPExport (sidebyside_test.go): ORD's archived ordered scan against two `flightsrv
+//     serve` processes, OTLP export off and on (traces and metrics over gRPC to an in-process
+//     receiver, internal/testsupport/otlprecv), round by round as BenchmarkSideBySide runs
+//     them: the p50 and server CPU per row of each and the overhead of export (issue 20's target:
+//     under 2%). Measured on our shared 2-core machine with four other builds running: 20
+//     rounds, p50 36.7 ms off and 39.0 ms on (+6.3%), server CPU 153.3 ns/row both (+0.0%);
+//     40 rounds, p50 35.4 ms off and 32.5 ms on (−8.0%), server CPU 145.8 and 138.3 ns/row
+//     (−5.2%): the difference is below that machine's noise in both directions (a query
+//     exports one span per call and the stores' read spans, and metrics once a minute).
 //   - BenchmarkAnalytical (analytical_test.go): issue 19's nine analytical queries (count(*),
 //     GROUP BY origin, filters, groupings and aggregates of (value->>'delay')::int and
 //     value->>'destination', a top 10, count(DISTINCT …)) over every partition of
@@ -39,6 +48,12 @@
 //     runs the whole 3M-row file; FLIGHTSRV_ANALYTICAL_BASELINE=BINARY measures another build
 //     in the same rounds (before/after); FLIGHTSRV_ANALYTICAL_ROUNDS (default 3);
 //     FLIGHTSRV_ANALYTICAL_DIR keeps the loaded and archived fixture for a later run.
+//   - BenchmarkIngest (ingest_bench_test.go): writes of the first FLIGHTSRV_INGEST_ROWS rows
+//     (default 1,000,000) of the flights file through arrow-go's Flight SQL client (bulk
+//     ingest, wide rows) into `flightsrv serve` over PostgreSQL and over SQLite, with the
+//     server's peak RSS, beside pgx COPY of the same records into a plain table without index
+//     and straight into pulpitum_v4_records (its primary key and foreign key, no fence): rows/s
+//     side by side, every run's stored rows counted.
 //
 // # Running
 //

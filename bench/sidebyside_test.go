@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flightsrv/flightsrv/internal/testsupport/otlprecv"
 	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
 )
 
@@ -38,6 +39,22 @@ func BenchmarkSideBySide(b *testing.B) {
 			b.Fatalf("FLIGHTSRV_SIDE_BY_SIDE_ROUNDS=%q: want a positive number", s)
 		}
 	}
+	sideBySide(b, spec, rounds)
+	for b.Loop() {
+	}
+}
+
+// sideResult is one variant's measure in sideBySide: the p50 of a query and the server's CPU
+// time per row.
+type sideResult struct {
+	name      string
+	p50       time.Duration
+	cpuPerRow float64 // ns
+}
+
+// sideBySide runs BenchmarkSideBySide's comparison of the variants of spec (its syntax) over
+// rounds timed rounds, prints a line per variant and returns their measures in spec's order.
+func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 	sc := newScanSuite(b)
 	sc.archiveAll(b)
 	t := flightsTable
@@ -101,6 +118,7 @@ func BenchmarkSideBySide(b *testing.B) {
 		}
 	}
 	rows := float64(int64(rounds) * sc.ref.rows)
+	var out []sideResult
 	for _, v := range vs {
 		p50 := median(v.lat)
 		mem, err := v.proc.Memory()
@@ -112,9 +130,50 @@ func BenchmarkSideBySide(b *testing.B) {
 			v.name, float64(p50.Microseconds())/1e3, float64(sc.ref.rows)/p50.Seconds()/1e6,
 			float64(v.server.Nanoseconds())/rows, float64(v.client.Nanoseconds())/rows,
 			float64(mem.HWM)/(1<<20), anon, file)
+		out = append(out, sideResult{name: v.name, p50: p50, cpuPerRow: float64(v.server.Nanoseconds()) / rows})
+	}
+	return out
+}
+
+// BenchmarkOTLPExport (issue 20) measures what exporting telemetry over OTLP costs: ORD's
+// archived ordered scan (BenchmarkSideBySide's query) against two `flightsrv serve` processes
+// of this tree, one without export and one exporting traces and metrics over OTLP/gRPC to a
+// receiver in this process (internal/testsupport/otlprecv, recording what arrives), round by
+// round. It prints both variants' lines and the overhead of export on the p50 and on the
+// server's CPU per row (target: under 2%), and fails if no span of the scan arrived.
+// FLIGHTSRV_OTLP_ROUNDS sets the rounds (default 20, after 2 untimed).
+func BenchmarkOTLPExport(b *testing.B) {
+	rounds := 20
+	if s := os.Getenv("FLIGHTSRV_OTLP_ROUNDS"); s != "" {
+		var err error
+		if rounds, err = strconv.Atoi(s); err != nil || rounds < 1 {
+			b.Fatalf("FLIGHTSRV_OTLP_ROUNDS=%q: want a positive number", s)
+		}
+	}
+	recv := otlprecv.Start(b)
+	res := sideBySide(b, "export-off=.;export-on=OTEL_BSP_SCHEDULE_DELAY=1000 . --otlp-endpoint http://"+recv.GRPCAddr+" --otlp-protocol grpc", rounds)
+	off, on := res[0], res[1]
+	fmt.Printf("OTLP export overhead: p50 %+.1f%%, server CPU per row %+.1f%% (target under 2%%)\n",
+		100*(on.p50.Seconds()/off.p50.Seconds()-1), 100*(on.cpuPerRow/off.cpuPerRow-1))
+	deadline := time.Now().Add(10 * time.Second)
+	for !hasDoGetSpan(recv.Spans()) {
+		if time.Now().After(deadline) {
+			b.Fatal("no DoGet span reached the OTLP receiver")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	for b.Loop() {
 	}
+}
+
+// hasDoGetSpan reports whether spans hold a DoGet call's.
+func hasDoGetSpan(spans []otlprecv.Span) bool {
+	for _, s := range spans {
+		if strings.HasSuffix(s.Name, "/DoGet") {
+			return true
+		}
+	}
+	return false
 }
 
 // selfCPU returns this process's CPU time (user and system).

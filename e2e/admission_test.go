@@ -193,11 +193,29 @@ func TestAdmissionAndDrain(t *testing.T) {
 // is UNAUTHENTICATED.
 func TestHealthNeedsNoCredentials(t *testing.T) {
 	e := newEnv(t)
+	srv := authServer(t, e, []string{"alice"}, nil)
+	if st := servingStatus(srv); st != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("health without credentials: %v, want SERVING", st)
+	}
+	if _, err := run(context.Background(), dial(t, srv), ordScan); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("query without credentials: %v, want UNAUTHENTICATED", err)
+	}
+}
+
+// authServer starts a server over e's stores authenticating users, each with the password
+// "secret" (bearer tokens of a random keyring, valid an hour), with admins as Config.Admins;
+// each of with changes its configuration first; it is closed at the end of the test.
+func authServer(t *testing.T, e *env, users, admins []string, with ...func(*server.Config)) *server.Server {
+	t.Helper()
 	hash, err := auth.HashPassword("secret")
 	if err != nil {
 		t.Fatal(err)
 	}
-	users, err := auth.NewUsers(map[string]string{"alice": hash}, time.Now)
+	hashes := map[string]string{}
+	for _, u := range users {
+		hashes[u] = hash
+	}
+	us, err := auth.NewUsers(hashes, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,20 +223,19 @@ func TestHealthNeedsNoCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.Start(context.Background(), server.Config{
+	cfg := server.Config{
 		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
-		Pushdown: true, Auth: auth.NewAuthenticator(users, auth.NewTokens(ring, time.Hour, time.Now)),
-	})
+		Pushdown: true, Auth: auth.NewAuthenticator(us, auth.NewTokens(ring, time.Hour, time.Now)), Admins: admins,
+	}
+	for _, f := range with {
+		f(&cfg)
+	}
+	srv, err := server.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	if st := servingStatus(srv); st != healthpb.HealthCheckResponse_SERVING {
-		t.Fatalf("health without credentials: %v, want SERVING", st)
-	}
-	if _, err := run(context.Background(), dial(t, srv), ordScan); status.Code(err) != codes.Unauthenticated {
-		t.Fatalf("query without credentials: %v, want UNAUTHENTICATED", err)
-	}
+	return srv
 }
 
 // TestQueryTimeout: a query stream past --query-timeout ends with DEADLINE_EXCEEDED naming the

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -109,10 +107,7 @@ func wantDamageLine(t *testing.T, logs *logBuffer, manifestKey, reason string) {
 // that decode it: a whole-bucket count checks the payload's existence and size, not its bytes,
 // so it answers (exactly) until a scan finds the damage, and fails after.
 func TestDamagedArchiveFailsCountAndScanAlike(t *testing.T) {
-	metrics := sdkmetric.NewManualReader()
-	prev := otel.GetMeterProvider()
-	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(metrics)))
-	t.Cleanup(func() { otel.SetMeterProvider(prev) })
+	metrics := recordMetrics(t)
 	e := newEnv(t)
 	ctx := context.Background()
 	feb, mar := ts("2001-02-01T00:00:00Z"), ts("2001-03-01T00:00:00Z")

@@ -194,10 +194,7 @@ func TestReadsAreTraced(t *testing.T) {
 // and code; rows, buckets by tier and object-store bytes are counted; labels hold fixed words
 // only (an invented command is "other", never its text nor a partition value).
 func TestQueriesAreMeasured(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	prevM := otel.GetMeterProvider()
-	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
-	t.Cleanup(func() { otel.SetMeterProvider(prevM) })
+	reader := recordMetrics(t)
 	e := newEnv(t) // after the provider: its servers' instruments use it
 	cl := dial(t, e.on)
 	ctx := context.Background()

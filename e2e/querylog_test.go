@@ -18,6 +18,8 @@ import (
 	arrowflightsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 
 	"go.opentelemetry.io/otel"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"google.golang.org/grpc/codes"
@@ -112,6 +114,16 @@ func assertPrivate(t *testing.T, what, s string) {
 			t.Errorf("%s holds %q: %s", what, bad, s)
 		}
 	}
+}
+
+// recordMetrics makes the global meter provider one read by the returned reader until the
+// test ends (servers built after it make their instruments from it).
+func recordMetrics(t *testing.T) *sdkmetric.ManualReader {
+	reader := sdkmetric.NewManualReader()
+	prev := otel.GetMeterProvider()
+	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	t.Cleanup(func() { otel.SetMeterProvider(prev) })
+	return reader
 }
 
 // recordSpans makes the global tracer provider record every span until the test ends.
@@ -444,4 +456,74 @@ func TestUnknownActionNotLogged(t *testing.T) {
 		}
 	}
 	assertPrivate(t, "log", out)
+}
+
+// TestFinishedQueryLeavesOneLine (issue 20): a query answered in full leaves one info line
+// "query finished" (its DoGet: query id, user, statement kind, code OK, the rows the client
+// received, the bytes sent, the duration and the time to its first batch, no longer than
+// the duration), without the SQL text or its values; with LogStatements (serve
+// --log-statements) the line holds the SQL text. The time to first batch is a histogram
+// (flightsrv.query.first_batch) with the duration's bounds.
+func TestFinishedQueryLeavesOneLine(t *testing.T) {
+	reader := recordMetrics(t)
+	e := newEnv(t)
+	sql := "SELECT timestamp, id, value FROM flights WHERE origin = 'ORD' AND timestamp >= TIMESTAMPTZ '2001-03-01T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-05-01T00:00:00Z'"
+	want := len(expected(e.sample, "ORD", ts("2001-03-01T00:00:00Z"), ts("2001-05-01T00:00:00Z")))
+	for _, statements := range []bool{false, true} {
+		srv, logs := queryLogServer(t, e, e.store, slog.LevelInfo, func(c *server.Config) { c.LogStatements = statements })
+		res := mustRun(t, dial(t, srv), sql)
+		rows := len(rowsOf(t, res, "ORD"))
+		if rows != want {
+			t.Fatalf("%d rows, the sample has %d", rows, want)
+		}
+		lines := logs.lines(t, "query finished")
+		if len(lines) != 1 {
+			t.Fatalf("statements %v: %d finished lines, want 1:\n%s", statements, len(lines), logs)
+		}
+		l := lines[0]
+		for k, v := range map[string]any{"level": "INFO", "rpc": "DoGet", "command": "TicketStatementQuery", "statement": "SELECT",
+			"code": "OK", "rows": float64(rows), "user": "", "hot_buckets": 1.0, "archive_buckets": 1.0} {
+			if l[k] != v {
+				t.Errorf("statements %v: %s = %v, want %v", statements, k, l[k], v)
+			}
+		}
+		duration, _ := l["duration"].(float64)
+		first, _ := l["first_batch"].(float64)
+		if sent, _ := l["bytes"].(float64); sent < float64(rows*8) || first <= 0 || first > duration {
+			t.Errorf("bytes %v for %d rows, first batch %v of duration %v", l["bytes"], rows, l["first_batch"], l["duration"])
+		}
+		if id, _ := l["query_id"].(string); len(id) != 16 {
+			t.Errorf("query_id %v", l["query_id"])
+		}
+		if statements {
+			if l["sql"] != sql {
+				t.Errorf("sql %v, want the statement's text", l["sql"])
+			}
+		} else {
+			assertPrivate(t, "log", logs.String())
+		}
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var count uint64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "flightsrv.query.first_batch" {
+				continue
+			}
+			for _, dp := range m.Data.(metricdata.Histogram[float64]).DataPoints {
+				if rpc, _ := dp.Attributes.Value("rpc"); rpc.AsString() == "DoGet" {
+					count += dp.Count
+					if !slices.Equal(dp.Bounds, querylog.DurationBuckets) {
+						t.Errorf("first batch bounds %v", dp.Bounds)
+					}
+				}
+			}
+		}
+	}
+	if count != 2 {
+		t.Errorf("%d DoGet first batches measured, want 2", count)
+	}
 }

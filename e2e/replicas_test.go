@@ -37,14 +37,24 @@ func (r *replica) kill() { r.proc.Kill() }
 // other ports, three times at most.
 func startReplicas(t *testing.T, e *env, bin, keyring string, n int, extra ...string) []*replica {
 	t.Helper()
+	return startReplicasEach(t, e, bin, keyring, n, nil, extra...)
+}
+
+// startReplicasEach is startReplicas with flags of replica i's own, each(i), after extra
+// (each may be nil).
+func startReplicasEach(t *testing.T, e *env, bin, keyring string, n int, each func(i int) []string, extra ...string) []*replica {
+	t.Helper()
 	for attempt := 0; ; attempt++ {
 		addrs := testproc.FreePorts(t, n)
 		var reps []*replica
 		ok := true
-		for _, addr := range addrs {
+		for i, addr := range addrs {
 			args := append([]string{"serve", "--store", e.url, "--archive", e.dir, "--no-auth", "--keyring", keyring,
 				"--table", "name=flights,id=" + flightsTable.TableID + ",partition=origin,strategy=month",
 				"--listen", addr, "--advertise", strings.Join(addrs, ","), "--go-memory-limit", "off"}, extra...)
+			if each != nil {
+				args = append(args, each(i)...)
+			}
 			reps = append(reps, &replica{addr: addr, proc: testproc.Start(t, "flightsrv serve", nil, bin, args...)})
 		}
 		for _, r := range reps {

@@ -18,6 +18,10 @@
 // (poll.go) runs a query in the background with progress and serves its endpoints from the
 // batches it keeps.
 // GetSqlInfo (metadata.go) answers every id of the Flight SQL spec.
+// Writes (docs/architecture.md, "The write path"): CommandStatementIngest goes to an
+// [Ingester] (ingest.go), INSERT — CommandStatementUpdate, CommandPreparedStatementUpdate, or an
+// INSERT reaching GetFlightInfo, executed there — to the engine's [Updater] (update.go); both
+// are admitted like a query and answer one count, all rows or none.
 //
 // This package must not import routing stores, archive, Substrait planning or SQL parsing.
 package flightsql

@@ -19,6 +19,8 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/flightsrv/flightsrv/internal/querylog"
 )
 
 // This file streams query results to DoGet without copying them. arrow-go's Flight SQL
@@ -182,6 +184,8 @@ func WriteStream(stream grpc.ServerStream, schema *arrow.Schema, chunks <-chan f
 	}
 	w := ipc.NewWriterWithPayloadWriter(pw, opts...)
 	ctx := stream.Context()
+	pw.rec = querylog.FromContext(ctx)
+	first := true
 	for {
 		if err := ctx.Err(); err != nil {
 			// Checked first: when a batch is ready too, select would pick either.
@@ -203,13 +207,17 @@ func WriteStream(stream grpc.ServerStream, schema *arrow.Schema, chunks <-chan f
 				_ = w.Close()
 				return c.Err
 			}
-			pw.desc, pw.appMetadata, pw.rec = c.Desc, c.AppMetadata, c.Data
+			pw.desc, pw.appMetadata, pw.batch = c.Desc, c.AppMetadata, c.Data
 			err := w.Write(c.Data)
-			pw.desc, pw.appMetadata, pw.rec = nil, nil, nil
+			pw.desc, pw.appMetadata, pw.batch = nil, nil, nil
 			c.Data.Release()
 			if err != nil {
 				_ = w.Close()
 				return err
+			}
+			if first {
+				first = false
+				pw.rec.MarkFirstBatch()
 			}
 		}
 	}
@@ -220,12 +228,14 @@ var writerAlloc = memory.NewGoAllocator()
 
 // payloadSender is the ipc.PayloadWriter of WriteStream: it sends each IPC payload as one
 // FlightData message. desc and appMetadata go into the next message only (as arrow-go's
-// flight.Writer does); rec is the batch being written, retained per message.
+// flight.Writer does); batch is the batch being written, retained per message; rec is the
+// call's query record (nil outside a logged call), which counts the bytes sent.
 type payloadSender struct {
 	stream      grpc.ServerStream
 	desc        *flight.FlightDescriptor
 	appMetadata []byte
-	rec         arrow.RecordBatch
+	batch       arrow.RecordBatch
+	rec         *querylog.Record
 }
 
 func (p *payloadSender) Start() error { return nil }
@@ -251,11 +261,13 @@ func (p *payloadSender) WritePayload(payload ipc.Payload) error {
 		desc = b
 		p.desc = nil
 	}
-	msg := &encodedFlightData{data: encodeFlightData(desc, header, p.appMetadata, body.pieces, body.n, p.rec)}
+	msg := &encodedFlightData{data: encodeFlightData(desc, header, p.appMetadata, body.pieces, body.n, p.batch)}
+	size := msg.data.Len()
 	if err := p.stream.SendMsg(msg); err != nil {
 		msg.data.Free() // not handed to gRPC when it failed before marshalling
 		return err
 	}
+	p.rec.AddBytes(int64(size))
 	return nil
 }
 

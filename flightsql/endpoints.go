@@ -12,6 +12,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/flightsrv/flightsrv/internal/querylog"
 )
 
 // Fragment is one endpoint's share of a query, as the engine plans it: Spec is the engine's
@@ -73,6 +75,7 @@ func (s *Server) statementInfo(ctx context.Context, q Query, desc *flight.Flight
 	if q.Nonce, err = queryNonce(ctx); err != nil {
 		return nil, s.toStatus(err)
 	}
+	q.Trace = querylog.FromContext(ctx).TraceParent()
 	info := &flight.FlightInfo{
 		Schema:           flight.SerializeSchema(dataset, s.alloc),
 		FlightDescriptor: desc,

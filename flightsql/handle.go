@@ -53,6 +53,10 @@ type Query struct {
 	// Immutable is set when the endpoint reads archived buckets only: it may be fetched
 	// again for the same rows until it expires, and renewed (RenewFlightEndpoint).
 	Immutable bool `json:"immutable,omitempty"`
+	// Trace is the W3C traceparent of the GetFlightInfo call that issued the ticket
+	// (internal/querylog Record.TraceParent; "" when none): the span of the ticket's DoGet,
+	// on any replica, is its child, so one query is one trace.
+	Trace string `json:"tp,omitempty"`
 	// Expires is the ticket's (or poll descriptor's) expiry, Unix seconds UTC.
 	Expires int64 `json:"exp,omitempty"`
 	// Poll is set in the tickets of a poll's endpoints: the replica that ran the poll serves

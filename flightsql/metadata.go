@@ -216,7 +216,7 @@ const (
 // list, convert map). The JDBC driver's DatabaseMetaData reads each id with that type and
 // throws when one is missing (NullPointerException in 17 and 18.3); ADBC's GetInfo asks for
 // the FLIGHT_SQL_SERVER_* ids. Limits of 0 mean "no limit or unknown" (JDBC).
-func sqlInfos(version string, cancel bool) []struct {
+func sqlInfos(version string, cancel, ingest bool) []struct {
 	id  flightsql.SqlInfo
 	val any
 } {
@@ -227,14 +227,14 @@ func sqlInfos(version string, cancel bool) []struct {
 		{flightsql.SqlInfoFlightSqlServerName, "flightsrv"},
 		{flightsql.SqlInfoFlightSqlServerVersion, version},
 		{flightsql.SqlInfoFlightSqlServerArrowVersion, arrowVersion},
-		{flightsql.SqlInfoFlightSqlServerReadOnly, true},
+		{flightsql.SqlInfoFlightSqlServerReadOnly, !ingest},
 		{flightsql.SqlInfoFlightSqlServerSql, true},
 		{flightsql.SqlInfoFlightSqlServerSubstrait, true},
 		{flightsql.SqlInfoFlightSqlServerSubstraitMinVersion, "0.50.0"},
 		{flightsql.SqlInfoFlightSqlServerSubstraitMaxVersion, "0.99.0"},
 		{flightsql.SqlInfoFlightSqlServerTransaction, int32(flightsql.SqlTransactionNone)},
 		{flightsql.SqlInfoFlightSqlServerCancel, cancel},
-		{flightsql.SqlInfoFlightSqlServerBulkIngestion, false},
+		{flightsql.SqlInfoFlightSqlServerBulkIngestion, ingest},
 		{flightsql.SqlInfoFlightSqlServerIngestTransactionsSupported, false},
 		{flightsql.SqlInfoFlightSqlServerStatementTimeout, int32(0)},
 		{flightsql.SqlInfoFlightSqlServerTransactionTimeout, int32(0)},
@@ -328,12 +328,12 @@ var newerSqlInfos = map[uint32]bool{
 }
 
 // registerSqlInfo registers the GetSqlInfo answers (sqlInfos) with b.
-func registerSqlInfo(b *flightsql.BaseServer, version string, cancel bool) ([]uint32, error) {
+func registerSqlInfo(b *flightsql.BaseServer, version string, cancel, ingest bool) ([]uint32, error) {
 	if version == "" {
 		version = "dev"
 	}
 	var ids []uint32
-	for _, in := range sqlInfos(version, cancel) {
+	for _, in := range sqlInfos(version, cancel, ingest) {
 		if err := b.RegisterSqlInfo(in.id, in.val); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -170,6 +171,18 @@ func refusal(err error, log *slog.Logger) error {
 		return status.Error(codes.InvalidArgument, "the ticket's fragment does not fit its query; run the query again")
 	case errors.Is(err, query.ErrTableNotFound):
 		return status.Error(codes.NotFound, "table not found")
+	case errors.Is(err, routing.ErrInvalidRecord), errors.Is(err, routing.ErrOutsideWriteWindow), errors.Is(err, query.ErrWriteStream):
+		// A write refused by the fence's record rules (docs/pulpitum-v4.md §3.1): the message
+		// names the rule and the row's position in the request, never a value.
+		return status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "routing: ")+"; nothing was stored")
+	case errors.Is(err, routing.ErrDuplicateRecord):
+		return status.Error(codes.AlreadyExists, "a row with the same partition, timestamp and id is already stored, or repeated in the request; nothing was stored")
+	case errors.Is(err, routing.ErrBucketReadOnly):
+		return status.Error(codes.FailedPrecondition, "a bucket the rows fall into is being archived or archived, and takes no more rows; nothing was stored")
+	case errors.Is(err, routing.ErrStrategyMismatch):
+		return status.Error(codes.FailedPrecondition, strings.TrimPrefix(routing.ErrStrategyMismatch.Error(), "routing: ")+"; nothing was stored")
+	case errors.Is(err, routing.ErrCommitOutcome):
+		return status.Error(codes.Unknown, "the store did not confirm the commit: the rows may or may not be stored; count them before sending them again")
 	case errors.Is(err, routing.ErrBinOutOfRange):
 		return status.Error(codes.InvalidArgument, "a time bucket starts outside the timestamp range (1677-09-21 to 2262-04-11)")
 	case errors.Is(err, routing.ErrPinMismatch):

@@ -96,6 +96,10 @@ type Config struct {
 	// for grpc+tls peers (nil: the system's roots). Empty: cancels reach this process only.
 	Peers   []string
 	PeerTLS *tls.Config
+	// Ingester, when set, carries out CommandStatementIngest (ingest.go) and makes GetSqlInfo
+	// report bulk ingestion supported and the server not read-only; nil refuses ingest
+	// (UNIMPLEMENTED).
+	Ingester Ingester
 }
 
 // DefaultTicketTTL is Config.TicketTTL's default: one hour.
@@ -137,6 +141,8 @@ type Server struct {
 	pollTTL    time.Duration
 	admit      func(context.Context) (context.Context, func(), error)
 	peers      *peers // where CancelFlightInfo is forwarded
+	ingester   Ingester
+	updater    Updater // the engine's, when it executes INSERT
 
 	mu           sync.Mutex
 	bindings     map[string][]byte // original prepared handle → last bound params (IPC)
@@ -174,15 +180,16 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 	}
 	s := &Server{peers: peers, engine: engine, sign: sign, log: cfg.Logger, alloc: cfg.Alloc, ticketTTL: cfg.TicketTTL, multi: cfg.MultiEndpoint,
 		bindings: map[string][]byte{}, running: newRunning(), analytical: cfg.Analytical,
-		polls: newPolls(cfg.PollMemory), pollTTL: cfg.PollTTL, admit: cfg.Admit}
+		polls: newPolls(cfg.PollMemory), pollTTL: cfg.PollTTL, admit: cfg.Admit, ingester: cfg.Ingester}
 	for i, uri := range cfg.Advertise {
 		s.locations = append(s.locations, &flight.Location{Uri: uri})
 		if uri == cfg.Self {
 			s.self = i
 		}
 	}
+	s.updater, _ = engine.(Updater)
 	s.BaseServer.Alloc = cfg.Alloc
-	if s.sqlInfoIDs, err = registerSqlInfo(&s.BaseServer, cfg.Version, true); err != nil {
+	if s.sqlInfoIDs, err = registerSqlInfo(&s.BaseServer, cfg.Version, true, cfg.Ingester != nil); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -304,6 +311,9 @@ func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.State
 	if len(cmd.GetTransactionId()) > 0 {
 		return nil, status.Error(codes.Unimplemented, "transactions are not supported")
 	}
+	if q := (Query{SQL: cmd.GetQuery()}); s.isUpdate(q) {
+		return s.updateInfo(ctx, q, desc)
+	}
 	return s.statementInfo(ctx, Query{SQL: cmd.GetQuery()}, desc)
 }
 
@@ -381,7 +391,7 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 		params = nil
 	}
 	params = s.declaredParams(ctx, params)
-	isUpdate := false
+	isUpdate := s.isUpdate(q)
 	return flightsql.ActionCreatePreparedStatementResult{Handle: h, DatasetSchema: dataset, ParameterSchema: params, IsUpdate: &isUpdate}, nil
 }
 
@@ -539,6 +549,9 @@ func (s *Server) GetFlightInfoPreparedStatement(ctx context.Context, cmd flights
 	if err != nil {
 		return nil, s.toStatus(err)
 	}
+	if s.isUpdate(q) {
+		return s.updateInfo(ctx, q, desc)
+	}
 	return s.statementInfo(ctx, q, desc)
 }
 
@@ -586,19 +599,21 @@ func queryNonce(ctx context.Context) ([]byte, error) {
 }
 
 // TicketQuery implements querylog.Tickets: for a statement ticket, its query id (the hex of
-// its nonce, shared by the FlightInfo's endpoints) and statement kind, also when it has
-// expired; for a prepared-statement ticket (a handle), its statement kind only (a handle is
-// executed many times, each a query of its own); empty strings for a query ticket that cannot
-// be opened. ok is false for other tickets. Safe for concurrent use.
-func (s *Server) TicketQuery(ticket []byte) (id, statement string, ok bool) {
+// its nonce, shared by the FlightInfo's endpoints), statement kind and trace context (the
+// GetFlightInfo call's span), also when it has expired; for a prepared-statement ticket (a
+// handle), its statement kind only (a handle is executed many times, each a query of its
+// own); an empty TicketInfo for a query ticket that cannot be opened. ok is false for other
+// tickets. Safe for concurrent use.
+func (s *Server) TicketQuery(ticket []byte) (querylog.TicketInfo, bool) {
 	q, ok, err := s.cancelQuery(ticket)
 	if !ok || err != nil {
-		return "", "", ok
+		return querylog.TicketInfo{}, ok
 	}
+	info := querylog.TicketInfo{Statement: q.Statement, SQL: q.SQL}
 	if q.Expires != 0 { // set in statement tickets only (sealTicket)
-		id = hex.EncodeToString(q.Nonce)
+		info.ID, info.TraceParent = hex.EncodeToString(q.Nonce), q.Trace
 	}
-	return id, q.Statement, true
+	return info, true
 }
 
 // newNonce returns 12 random bytes for a handle or ticket.

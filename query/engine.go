@@ -70,6 +70,9 @@ type Options struct {
 	// negative: no bound, and nothing is measured): the CPU-time twin of the wall-time bound
 	// (issue 16). Refusals are RESOURCE_EXHAUSTED naming the limit.
 	QueryCPU time.Duration
+	// System answers the system views and functions (flightsrv.queries, flightsrv.sessions,
+	// flightsrv.cancel_query: system.go); the zero value answers none.
+	System System
 }
 
 // DefaultQueryCPU is the default per-query CPU time limit: one hour, as the default wall-time
@@ -182,6 +185,21 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, nil, ErrEmptyQuery
 	}
+	if sys, ok, err := e.parseSystem(sql); ok {
+		if err != nil {
+			return nil, nil, err
+		}
+		schema, err := e.prepareSystem(ctx, sys)
+		return schema, arrow.NewSchema(nil, nil), err
+	}
+	if sql != "" && substrait.IsInsert(sql) {
+		noteUnprepared(ctx, sql)
+		ins, err := e.prepareInsert(sql)
+		if err != nil {
+			return nil, nil, e.planError(err)
+		}
+		return arrow.NewSchema(nil, nil), ins.ParameterSchema(), nil
+	}
 	if sql != "" {
 		st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
 		if err != nil {
@@ -215,6 +233,18 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	if sql == "" && len(substraitPlan) == 0 {
 		return nil, ErrEmptyQuery
 	}
+	if sys, ok, err := e.parseSystem(sql); ok {
+		if err != nil {
+			return nil, err
+		}
+		return e.executeSystem(ctx, sys)
+	}
+	if sql != "" && substrait.IsInsert(sql) {
+		if _, err := e.prepareInsert(sql); err != nil {
+			return nil, err
+		}
+		return nil, &substrait.Error{Code: substrait.InvalidArgument, Msg: "an INSERT returns no rows: execute it as an update (ExecuteUpdate)"}
+	}
 	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()
 	if sql == "" {
@@ -247,8 +277,11 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		}
 		return e.constants(ctx, b)
 	}
+	if st.ExplainAnalyze() {
+		return e.explainAnalyze(ctx, b, st.ExplainJSON())
+	}
 	if st.IsExplain() {
-		return e.explainBound(ctx, b)
+		return e.explainBound(ctx, b, st.ExplainJSON())
 	}
 	c, cacheable, err := e.compile(ctx, b, nil)
 	if err != nil {

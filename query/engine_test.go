@@ -831,7 +831,9 @@ func testEnginePlanningErrors(t *testing.T, f *engFixture) {
 		{"unknown table", "SELECT COUNT(*) FROM nosuchtable" + routed, codes.NotFound},
 		{"join", "SELECT COUNT(*) FROM messages a JOIN messages b ON a.id = b.id" + strings.ReplaceAll(routed, "channel_id", "a.channel_id"), codes.Unimplemented},
 		{"sum of binary", "SELECT SUM(value) FROM messages" + routed, codes.InvalidArgument},
-		{"insert", "INSERT INTO messages (channel_id, id) VALUES ('sekrit-chan', 'sekrit-id')", codes.Unimplemented},
+		{"insert of two columns", "INSERT INTO messages (channel_id, id) VALUES ('sekrit-chan', 'sekrit-id')", codes.InvalidArgument},
+		{"insert select", "INSERT INTO messages SELECT * FROM messages WHERE channel_id = 'sekrit-chan'", codes.Unimplemented},
+		{"update", "UPDATE messages SET value = 'sekrit' WHERE channel_id = 'sekrit-chan'", codes.Unimplemented},
 		{"two statements", "SELECT COUNT(*) FROM messages" + routed + "; SELECT 1", codes.Unimplemented},
 	} {
 		if _, _, err := on.Prepare(context.Background(), tc.sql, nil); err != nil {

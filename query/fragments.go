@@ -152,6 +152,10 @@ func (e *Engine) readsOf(routes map[*plan.NamedTableReadRel]substrait.Route) []r
 // counted with the partitions discovered), and UNAVAILABLE when the hot store cannot be
 // asked.
 func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, split bool) ([]Fragment, error) {
+	if _, ok, err := e.parseSystem(sql); ok {
+		// A system statement is one endpoint, executed (Execute) where its ticket is fetched.
+		return []Fragment{{}}, err
+	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	ctx = withClock(ctx, now)
 	var (

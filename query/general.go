@@ -36,13 +36,14 @@ func withClock(ctx context.Context, now time.Time) context.Context {
 
 // explainBound prints a bound plan over tables, from the SQL binder or a client's Substrait
 // plan: each routed read bound to its route (substrait.Routes), the partitions of analytical
-// reads discovered, then the executor's fragments (explainGeneral).
-func (e *Engine) explainBound(ctx context.Context, b *substrait.Bound) (array.RecordReader, error) {
+// reads discovered, then the executor's fragments (explainGeneral); as one JSON document when
+// asJSON (EXPLAIN (FORMAT JSON): explainJSON).
+func (e *Engine) explainBound(ctx context.Context, b *substrait.Bound, asJSON bool) (array.RecordReader, error) {
 	routes, discovered, _, err := e.routes(ctx, b.Plan)
 	if err != nil {
 		return nil, err
 	}
-	return e.explainGeneral(b, discovered, e.boundOptions(routes))
+	return e.explainGeneral(b, discovered, e.boundOptions(routes), asJSON)
 }
 
 // routes reads the route of every routed read of p (substrait.Routes), discovers the
@@ -89,12 +90,12 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 			}
 			return scan.Source{Table: t, Partitions: rt.Partitions, Range: rt.Range}, nil
 		},
-		Alloc:       e.opts.Alloc,
+		Alloc:        e.opts.Alloc,
 		QueryMemory:  e.opts.QueryMemory,
-		Budget:      e.budget,
+		Budget:       e.budget,
 		QueryMaxRows: e.opts.QueryMaxRows,
 		QueryCPU:     e.opts.QueryCPU,
-		Pushdown:    e.opts.Pushdown,
+		Pushdown:     e.opts.Pushdown,
 	}
 }
 
@@ -169,11 +170,14 @@ func (e *Engine) discover(ctx context.Context, routes map[*plan.NamedTableReadRe
 
 // explainGeneral prints the plan, each read's route and residual filters, and the executor's
 // fragments. discovered counts the partitions the analytical reads found, by table.
-func (e *Engine) explainGeneral(b *substrait.Bound, discovered map[string]int, opts scan.Options) (array.RecordReader, error) {
+func (e *Engine) explainGeneral(b *substrait.Bound, discovered map[string]int, opts scan.Options, asJSON bool) (array.RecordReader, error) {
 	lines := explainHead(b.Plan, b.Routes, discovered, e.opts.Pushdown)
 	ex, err := scan.Explain(b.Plan, opts)
 	if err != nil {
 		return nil, err
+	}
+	if asJSON {
+		return e.explainJSON(lines, ex, nil)
 	}
 	return e.explainLines(explainTail(lines, ex))
 }

@@ -71,7 +71,9 @@ func withReads(ctx context.Context) context.Context {
 	stats := &routing.ReadStats{}
 	querylog.FromContext(ctx).SetReads(func() querylog.Reads {
 		return querylog.Reads{BytesRead: stats.BytesRead.Load(), ObjectReads: stats.ObjectReads.Load(),
-			HotStatements: stats.HotStatements.Load(), HotRows: stats.HotRows.Load(), ArchiveRows: stats.ArchiveRows.Load()}
+			HotStatements: stats.HotStatements.Load(), HotRows: stats.HotRows.Load(), ArchiveRows: stats.ArchiveRows.Load(),
+			RowGroupsRead: stats.RowGroupsRead.Load(), RowGroupsPruned: stats.RowGroupsPruned.Load(),
+			PagesRead: stats.PagesRead.Load(), PagesPruned: stats.PagesPruned.Load()}
 	})
 	return routing.WithReadStats(ctx, stats)
 }

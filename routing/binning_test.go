@@ -249,6 +249,11 @@ func bruteGroups(req AggregateRequest, recs []Record) []PartialGroup {
 	return out
 }
 
+// AppendStream is not used by these tests: the stores' write port is tested by storetest.
+func (m *memStore) AppendStream(context.Context, string, Strategy, IngestSource) (int64, error) {
+	return 0, ErrOperationFailed
+}
+
 func (m *memStore) Append(_ context.Context, b BucketID, recs []Record) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

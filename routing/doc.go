@@ -25,5 +25,10 @@
 // [Binning] is the one definition of date_trunc and date_bin bins (UTC) shared by every tier
 // and the scan path (binning.go).
 //
+// Writes of a whole request (Flight SQL bulk ingest, INSERT, a `load` file) go through
+// [DurableTable.Ingest] (ingest.go): the record rules of the write fence as the records stream,
+// then the store's one write port [HotStore.AppendStream], one all-or-nothing transaction over
+// every bucket the request touches.
+//
 // This package must not import Flight, Substrait, SQL planning or any store driver.
 package routing

@@ -28,6 +28,16 @@ type HotStore interface {
 	// created if absent, state re-read (ErrBucketReadOnly unless hot), then plain inserts
 	// (ErrDuplicateRecord on an existing (event_time, sort_key)). Nothing is written on error.
 	Append(ctx context.Context, b BucketID, recs []Record) error
+	// AppendStream is the write port of a whole write request (ingest.go): every record src
+	// yields, of any buckets of table tableID with strategy, written in one transaction behind
+	// the write fence — strategy check (ErrStrategyMismatch), every bucket's metadata row
+	// created if absent, every bucket hot (ErrBucketReadOnly otherwise), plain inserts
+	// (ErrDuplicateRecord on an existing or repeated (event_time, sort_key) of a bucket) —
+	// retried whole on SQLSTATE 40001 where the store retries. It returns the records stored:
+	// all of them, or 0 and an error with nothing written (an error of src is returned
+	// unchanged). The records' checks are src's (DurableTable.Ingest); a store holds at most a
+	// batch of them in memory at a time.
+	AppendStream(ctx context.Context, tableID string, strategy Strategy, src IngestSource) (int64, error)
 	// Route returns the bucket's current route (hot when no metadata row exists).
 	Route(ctx context.Context, b BucketID) (Route, error)
 	// HotBatchScanner reads a bucket as Arrow batches (batch.go): the executor's read path.
@@ -160,6 +170,21 @@ type ReadStats struct {
 	ObjectReads    atomic.Int64 // object-store range reads
 	HotBuckets     atomic.Int64 // buckets answered by the hot tier
 	ArchiveBuckets atomic.Int64 // buckets answered by the archive tier
+	// Parquet row groups and pages of archived payloads that a row read planned to decode
+	// (Read) or left out because their trusted event_time statistics put them outside the
+	// range (Pruned). Pages are counted only where the page index was consulted (a row group
+	// neither inside nor outside the range as a whole).
+	RowGroupsRead, RowGroupsPruned, PagesRead, PagesPruned atomic.Int64
+}
+
+// AddPruning counts row groups and pages of a Parquet payload read and pruned (ReadStats).
+func (s *ReadStats) AddPruning(groupsRead, groupsPruned, pagesRead, pagesPruned int64) {
+	if s != nil {
+		s.RowGroupsRead.Add(groupsRead)
+		s.RowGroupsPruned.Add(groupsPruned)
+		s.PagesRead.Add(pagesRead)
+		s.PagesPruned.Add(pagesPruned)
+	}
 }
 
 // Add helpers; each is a no-op on a nil receiver.

@@ -51,7 +51,10 @@
 // starts none once the walk's extreme is answered.
 //
 // A Prepared plan is immutable: the query engine keeps the compiled form of a statement
-// without parameters and executes it again, concurrently, for later calls.
+// without parameters and executes it again, concurrently, for later calls. EXPLAIN ANALYZE
+// executes one with an Analysis (ExecuteAnalyzed, analyze.go), whose counting readers measure
+// each operator's rows, batches and time, and prints the measures on the EXPLAIN lines
+// (ExplainAnalyzed).
 //
 // This package must not import Flight, gRPC or any store driver; it reaches stores only
 // through routing.DurableTable.

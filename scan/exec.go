@@ -198,17 +198,20 @@ func (pr *Prepared) Windows() Windows { return pr.windows }
 // one line each, top-down, inputs indented, with the pushdown decision of every routed
 // aggregate (rewritten onto the stores, or why not). It names shapes, never partition values
 // or literals.
-func (pr *Prepared) Explain() []string { return pr.n.explain() }
+func (pr *Prepared) Explain() []string { return pr.n.explain(nil) }
 
 // Execute starts one execution of the prepared plan: fragments start as the reader is pulled,
 // at most the fan-out at a time. Safe for concurrent use.
-func (pr *Prepared) Execute(ctx context.Context) (*Result, error) {
+func (pr *Prepared) Execute(ctx context.Context) (*Result, error) { return pr.execute(ctx, nil) }
+
+// execute starts an execution, analysed into a when not nil (ExecuteAnalyzed).
+func (pr *Prepared) execute(ctx context.Context, a *Analysis) (*Result, error) {
 	mem := ledger.New(pr.opts.Alloc, pr.opts.QueryMemory)
 	mem.SetBudget(pr.opts.Budget)
 	mem.SetRowLimit(pr.opts.QueryMaxRows)
 	mem.SetCPULimit(pr.opts.QueryCPU)
-	rt := &runtime{mem: mem, opts: &pr.opts}
-	r, err := pr.n.open(ctx, rt)
+	rt := &runtime{mem: mem, opts: &pr.opts, analysis: a}
+	r, err := openNode(ctx, rt, pr.n)
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,8 @@ type runtime struct {
 	hotBuckets, archiveBuckets, started, pushed, fellBack atomic.Int64
 	// rewritten is set at open when a routed aggregate of the plan is rewritten.
 	rewritten bool
+	// analysis records the operators' measures (EXPLAIN ANALYZE); nil: none.
+	analysis *Analysis
 }
 
 // countTier counts a fragment answered by tier.
@@ -381,7 +383,7 @@ func impliedByRoute(e expr.Expression, src Source) bool {
 func (n *routedNode) Schema() *arrow.Schema { return n.schema }
 
 // explain describes the coordinator stage, then the per-bucket fragment below it.
-func (n *routedNode) explain() []string {
+func (n *routedNode) explain(a *Analysis) []string {
 	var coord []string
 	switch {
 	case n.agg != nil:
@@ -408,7 +410,14 @@ func (n *routedNode) explain() []string {
 	case n.store != nil && n.store.rw.Extremes():
 		start = "in time order from the end(s) MIN/MAX need, the first alone per end, none once earlier ones answered"
 	}
-	coord = append(coord, fmt.Sprintf("Concatenate %d fragments %s; start %s", len(n.units), order, start))
+	concat := fmt.Sprintf("Concatenate %d fragments %s; start %s", len(n.units), order, start)
+	if len(coord) > 0 {
+		concat += a.suffix(n, opConcat)
+		coord[0] += a.suffix(n, "")
+	} else {
+		concat += a.suffix(n, "")
+	}
+	coord = append(coord, concat)
 	cols := make([]string, len(n.readCols))
 	for i, c := range n.readCols {
 		cols[i] = c.String()
@@ -420,31 +429,35 @@ func (n *routedNode) explain() []string {
 	if n.readLimit >= 0 {
 		read += fmt.Sprintf(" limit %d", n.readLimit)
 	}
-	frag := []string{read}
+	frag := []string{read + a.suffix(n, opScan)}
 	if len(n.readOrder) > 0 {
 		frag = append(frag, "Sort by (timestamp, id) when the bucket is not stored in order")
 	}
 	if len(n.filters) > 0 {
-		frag = append(frag, fmt.Sprintf("Filter %d residual conjuncts", len(n.filters)))
+		frag = append(frag, fmt.Sprintf("Filter %d residual conjuncts", len(n.filters))+a.suffix(n, opFilter))
 	}
 	switch {
 	case n.proj != nil:
-		frag = append(frag, fmt.Sprintf("Project %d expressions", len(n.proj)))
+		frag = append(frag, fmt.Sprintf("Project %d expressions", len(n.proj))+a.suffix(n, opProject))
 	case n.sel != nil:
-		frag = append(frag, fmt.Sprintf("Select columns %v", n.sel))
+		frag = append(frag, fmt.Sprintf("Select columns %v", n.sel)+a.suffix(n, opProject))
 	}
 	switch {
 	case n.agg != nil:
-		frag = append(frag, "Partial aggregate "+aggText(*n.agg))
+		frag = append(frag, "Partial aggregate "+aggText(*n.agg)+a.suffix(n, opLast))
 	case len(n.sortKeys) > 0 && n.localLimit >= 0:
-		frag = append(frag, fmt.Sprintf("TopK %d", n.localLimit))
+		frag = append(frag, fmt.Sprintf("TopK %d", n.localLimit)+a.suffix(n, opLast))
 	case n.localLimit >= 0:
-		frag = append(frag, fmt.Sprintf("Limit %d", n.localLimit))
+		frag = append(frag, fmt.Sprintf("Limit %d", n.localLimit)+a.suffix(n, opLast))
 	}
 	// Operators are listed top-down: the fragment's last operator first.
 	slices.Reverse(frag)
 	if n.store != nil {
-		frag = append(n.store.explain(n.src.Table.Def().Strategy), indent(indent(frag))...)
+		store := n.store.explain(n.src.Table.Def().Strategy)
+		if len(store) > 0 {
+			store[0] += a.suffix(n, opStore)
+		}
+		frag = append(store, indent(indent(frag))...)
 	}
 	out := coord
 	if n.pushdown != "" {
@@ -480,6 +493,7 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 		fs.unreserve = release
 		out = fs
 	}
+	out = rt.analysis.track(n, opConcat, out)
 	switch {
 	case n.agg != nil:
 		var err error
@@ -510,7 +524,8 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		case err == nil:
 			rt.pushed.Add(1)
 			rt.countTier(tier)
-			return n.store.reader(r, n.partialSch, u.partition), nil
+			rt.analysis.tier(n, opStore, tier)
+			return rt.analysis.track(n, opStore, n.store.reader(r, n.partialSch, u.partition)), nil
 		case !errors.Is(err, routing.ErrNoAggregate):
 			return nil, err
 		}
@@ -522,6 +537,7 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		return nil, err
 	}
 	rt.countTier(tier)
+	rt.analysis.tier(n, opScan, tier)
 	var out array.RecordReader = r
 	if !r.Ordered() && (n.readLimit >= 0 || len(n.readOrder) > 0) {
 		// A limit means "the first rows" and order holds only for an ordered read: read the
@@ -546,9 +562,12 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 			}
 		}
 	}
-	out = conform(out, n.readSch)
+	out = rt.analysis.track(n, opScan, conform(out, n.readSch))
 	for _, f := range n.filters {
 		out = ops.Filter(ctx, out, f, rt.mem)
+	}
+	if len(n.filters) > 0 {
+		out = rt.analysis.track(n, opFilter, out)
 	}
 	if n.proj != nil {
 		names := make([]string, n.projSch.NumFields())
@@ -562,6 +581,9 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		}
 		out = conform(out, n.projSch)
 	}
+	if n.proj != nil || n.sel != nil {
+		out = rt.analysis.track(n, opProject, out)
+	}
 	if n.agg == nil {
 		// Archives with small row groups and selective filters give small batches: coalesce
 		// them (batches of at least half the row cap pass without a copy).
@@ -569,14 +591,31 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 	}
 	switch {
 	case n.agg != nil:
-		return aggregate.New(ctx, out, n.projSch, *n.agg, aggregate.Partial, rt.mem)
+		r, err := aggregate.New(ctx, out, n.projSch, *n.agg, aggregate.Partial, rt.mem)
+		if err != nil {
+			return nil, err
+		}
+		return rt.analysis.track(n, opLast, r), nil
 	case len(n.sortKeys) > 0 && n.localLimit >= 0:
-		return ops.TopK(ctx, out, n.sortKeys, n.localLimit, rt.mem), nil
+		return rt.analysis.track(n, opLast, ops.TopK(ctx, out, n.sortKeys, n.localLimit, rt.mem)), nil
 	case n.localLimit >= 0:
-		return ops.Fetch(out, 0, n.localLimit), nil
+		return rt.analysis.track(n, opLast, ops.Fetch(out, 0, n.localLimit)), nil
 	}
 	return out, nil
 }
+
+// The operators of a routed node that an Analysis measures (fragment operators summed over
+// the fragments): the concatenation of the fragments' outputs, a fragment's bucket read (or
+// store answer), its residual filters, its projection, its last operator (partial aggregate,
+// top-k or limit).
+const (
+	opConcat  = "concat"
+	opScan    = "scan"
+	opStore   = "store"
+	opFilter  = "filter"
+	opProject = "project"
+	opLast    = "last"
+)
 
 // checkWidth returns what reserveWidth claims for an execution of n with fanout fragments
 // whose batches have streamSch's columns, or its refusal under limit bytes (<= 0: none), a

@@ -20,7 +20,7 @@ type node interface {
 	open(ctx context.Context, rt *runtime) (array.RecordReader, error)
 	// explain describes the node and its inputs for EXPLAIN, one line per operator, inputs
 	// indented below.
-	explain() []string
+	explain(a *Analysis) []string
 }
 
 // indent prefixes lines with two spaces.
@@ -32,32 +32,32 @@ func indent(lines []string) []string {
 	return out
 }
 
-func (n *selectNode) explain() []string {
-	return append([]string{fmt.Sprintf("Select %v", n.cols)}, indent(n.in.explain())...)
+func (n *selectNode) explain(a *Analysis) []string {
+	return append([]string{fmt.Sprintf("Select %v", n.cols) + a.suffix(n, "")}, indent(n.in.explain(a))...)
 }
-func (n *filterNode) explain() []string {
-	return append([]string{"Filter"}, indent(n.in.explain())...)
+func (n *filterNode) explain(a *Analysis) []string {
+	return append([]string{"Filter" + a.suffix(n, "")}, indent(n.in.explain(a))...)
 }
-func (n *projectNode) explain() []string {
-	return append([]string{fmt.Sprintf("Project %d expressions", len(n.exprs))}, indent(n.in.explain())...)
+func (n *projectNode) explain(a *Analysis) []string {
+	return append([]string{fmt.Sprintf("Project %d expressions", len(n.exprs)) + a.suffix(n, "")}, indent(n.in.explain(a))...)
 }
-func (n *sortNode) explain() []string {
+func (n *sortNode) explain(a *Analysis) []string {
 	head := fmt.Sprintf("Sort %d keys", len(n.keys))
 	if n.k >= 0 {
 		head = fmt.Sprintf("TopK %d by %d keys", n.k, len(n.keys))
 	}
-	return append([]string{head}, indent(n.in.explain())...)
+	return append([]string{head + a.suffix(n, "")}, indent(n.in.explain(a))...)
 }
-func (n *fetchNode) explain() []string {
-	return append([]string{fetchText(n.offset, n.count)}, indent(n.in.explain())...)
+func (n *fetchNode) explain(a *Analysis) []string {
+	return append([]string{fetchText(n.offset, n.count) + a.suffix(n, "")}, indent(n.in.explain(a))...)
 }
-func (n *aggregateNode) explain() []string {
-	return append([]string{"Aggregate " + aggText(n.spec)}, indent(n.in.explain())...)
+func (n *aggregateNode) explain(a *Analysis) []string {
+	return append([]string{"Aggregate " + aggText(n.spec) + a.suffix(n, "")}, indent(n.in.explain(a))...)
 }
-func (n *unionNode) explain() []string {
-	out := []string{fmt.Sprintf("UnionAll %d inputs", len(n.in))}
+func (n *unionNode) explain(a *Analysis) []string {
+	out := []string{fmt.Sprintf("UnionAll %d inputs", len(n.in)) + a.suffix(n, "")}
 	for _, in := range n.in {
-		out = append(out, indent(in.explain())...)
+		out = append(out, indent(in.explain(a))...)
 	}
 	return out
 }
@@ -106,7 +106,7 @@ func newSelect(in node, cols []int) (node, error) {
 
 func (n *selectNode) Schema() *arrow.Schema { return n.schema }
 func (n *selectNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	in, err := n.in.open(ctx, rt)
+	in, err := openNode(ctx, rt, n.in)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func newFilter(in node, cond expr.Expression, ext expr.ExtensionRegistry) (node,
 
 func (n *filterNode) Schema() *arrow.Schema { return n.in.Schema() }
 func (n *filterNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	in, err := n.in.open(ctx, rt)
+	in, err := openNode(ctx, rt, n.in)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func newProject(in node, es []expr.Expression, keepInput bool, ext expr.Extensio
 
 func (n *projectNode) Schema() *arrow.Schema { return n.schema }
 func (n *projectNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	in, err := n.in.open(ctx, rt)
+	in, err := openNode(ctx, rt, n.in)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func newSort(in node, keys []sortKey, k int64, ext expr.ExtensionRegistry) (node
 
 func (n *sortNode) Schema() *arrow.Schema { return n.in.Schema() }
 func (n *sortNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	in, err := n.in.open(ctx, rt)
+	in, err := openNode(ctx, rt, n.in)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +277,7 @@ func newFetch(in node, offset, count int64) node {
 
 func (n *fetchNode) Schema() *arrow.Schema { return n.in.Schema() }
 func (n *fetchNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	in, err := n.in.open(ctx, rt)
+	in, err := openNode(ctx, rt, n.in)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +309,7 @@ func newAggregate(in node, spec aggregate.Spec, inputs []expr.Expression, ext ex
 
 func (n *aggregateNode) Schema() *arrow.Schema { return n.schema }
 func (n *aggregateNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	in, err := n.in.open(ctx, rt)
+	in, err := openNode(ctx, rt, n.in)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +358,7 @@ func (n *unionNode) Schema() *arrow.Schema { return n.in[0].Schema() }
 func (n *unionNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
 	readers := make([]array.RecordReader, 0, len(n.in))
 	for _, in := range n.in {
-		r, err := in.open(ctx, rt)
+		r, err := openNode(ctx, rt, in)
 		if err != nil {
 			for _, o := range readers {
 				o.Release()

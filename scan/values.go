@@ -61,8 +61,8 @@ func (l *lowerer) values(r *plan.VirtualTableReadRel) (*lowered, error) {
 
 func (n *valuesNode) Schema() *arrow.Schema { return n.schema }
 
-func (n *valuesNode) explain() []string {
-	return []string{fmt.Sprintf("Values %d row(s) of %d constant column(s)", n.n, n.schema.NumFields())}
+func (n *valuesNode) explain(a *Analysis) []string {
+	return []string{fmt.Sprintf("Values %d row(s) of %d constant column(s)", n.n, n.schema.NumFields()) + a.suffix(n, "")}
 }
 
 func (n *valuesNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {

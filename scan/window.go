@@ -310,16 +310,16 @@ func windowFrame(wf *expr.WindowFunction) (ops.WindowFrame, error) {
 
 func (n *windowNode) Schema() *arrow.Schema { return n.schema }
 
-func (n *windowNode) explain() []string {
+func (n *windowNode) explain(a *Analysis) []string {
 	head := fmt.Sprintf("Window %d partition keys, %d order keys, functions %v", len(n.spec.Partition), len(n.spec.Order), n.funcs)
 	if n.spec.Presorted {
 		head += ", in the read's order (no sort)"
 	}
-	return append([]string{head}, indent(n.in.explain())...)
+	return append([]string{head + a.suffix(n, "")}, indent(n.in.explain(a))...)
 }
 
 func (n *windowNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	in, err := n.in.open(ctx, rt)
+	in, err := openNode(ctx, rt, n.in)
 	if err != nil {
 		return nil, err
 	}

@@ -168,6 +168,14 @@ type Config struct {
 	// HealthInterval is how often the stores are probed for gRPC health checking (default
 	// DefaultHealthInterval; health.go).
 	HealthInterval time.Duration
+	// Admins are the users who may cancel any query with SELECT flightsrv.cancel_query('<id>')
+	// (serve --auth-admins); without authentication (Auth nil) every caller may, as the local
+	// operator.
+	Admins []string
+	// LogStatements puts the SQL text of queries into their log lines and into
+	// flightsrv.queries (querylog.Config.Statements; serve --log-statements). Off: the
+	// statement kind only.
+	LogStatements bool
 	// Version is reported by GetSqlInfo.
 	Version string
 	// Alloc allocates Arrow memory (default memory.DefaultAllocator).
@@ -273,7 +281,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		tables = append(tables, t)
 	}
-	eng, err := query.New(tables, query.Options{Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
+	queries := querylog.NewRegistry()
+	eng, err := query.New(tables, query.Options{System: query.System{Queries: queries, Admin: isAdmin(cfg.Auth, cfg.Admins)}, Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
 		TotalQueryMemory: cfg.TotalQueryMemory, EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, QueryMaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
 	if err != nil {
 		return nil, err
@@ -282,7 +291,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	mem := newMemoryLimit(cfg.GoMemoryLimit, cfg.GoMemoryLimitPerStream, enginePool(cfg.Alloc))
 	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise, Self: selfLocation(cfg.Listen, cfg.Advertise),
 		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical,
-		Admit: admitPoll(adm, mem, cfg.QueryTimeout), PollTTL: cfg.PollTTL, PollMemory: cfg.PollMemory, Peers: cfg.Peers, PeerTLS: cfg.PeerTLS})
+		Admit: admitPoll(adm, mem, cfg.QueryTimeout), PollTTL: cfg.PollTTL, PollMemory: cfg.PollMemory, Peers: cfg.Peers, PeerTLS: cfg.PeerTLS,
+		Ingester: newIngester(tables, ingestMemory(cfg.QueryMemory))})
 	if err != nil {
 		return nil, err
 	}
@@ -297,11 +307,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		opts = append(opts, grpc.Creds(loggedTLS{TransportCredentials: credentials.NewTLS(cfg.TLS), log: ratelog.New(cfg.Logger, 10, 20)}))
 	}
 	// First, so that the refusals of the interceptors after it are logged too.
-	opts = append(opts, querylog.ServerOptions(cfg.Logger, fs)...)
+	opts = append(opts, querylog.ServerOptions(querylog.Config{Logger: cfg.Logger, Tickets: fs, Statements: cfg.LogStatements, Registry: queries})...)
 	opts = append(opts, recovering()...)
 	opts = append(opts, stoppable(stopCtx, watchCtx)...)
 	if cfg.Auth != nil {
 		opts = append(opts, grpc.ChainUnaryInterceptor(healthUnauthenticated(cfg.Auth.UnaryInterceptor)), grpc.ChainStreamInterceptor(healthUnauthenticatedStream(cfg.Auth.StreamInterceptor)))
+		opts = append(opts, recordUser()...)
 	}
 	srv := flight.NewServerWithMiddleware(nil, opts...)
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -526,7 +537,9 @@ func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer
 		stream = &stallStream{FlightService_DoGetServer: stream, timeout: g.stallTimeout, stall: g.closeStalled}
 	}
 	if flightsql.IsQueryTicket(t) {
+		waited := time.Now()
 		release, err := g.adm.admit(stream.Context())
+		querylog.FromContext(stream.Context()).SetQueued(time.Since(waited))
 		if err != nil {
 			return err
 		}
@@ -714,6 +727,37 @@ func stoppable(stop, watches context.Context) []grpc.ServerOption {
 			defer cancel()
 			defer context.AfterFunc(end, cancel)()
 			return handler(srv, stoppableStream{ss, ctx})
+		}),
+	}
+}
+
+// isAdmin returns the administrator check of query.System: every caller without
+// authentication (a server without it is the local operator's), else the users of admins.
+func isAdmin(authn *auth.Authenticator, admins []string) func(context.Context) bool {
+	if authn == nil {
+		return func(context.Context) bool { return true }
+	}
+	set := map[string]bool{}
+	for _, a := range admins {
+		set[a] = true
+	}
+	return func(ctx context.Context) bool {
+		u := auth.UserFrom(ctx)
+		return u != "" && set[u]
+	}
+}
+
+// recordUser returns the interceptors that record the authenticated user (auth.UserFrom) in
+// the call's query record (its log lines, flightsrv.queries). Put them after authentication.
+func recordUser() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+			querylog.FromContext(ctx).SetUser(auth.UserFrom(ctx))
+			return handler(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+			querylog.FromContext(ss.Context()).SetUser(auth.UserFrom(ss.Context()))
+			return handler(srv, ss)
 		}),
 	}
 }

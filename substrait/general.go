@@ -20,7 +20,14 @@ import (
 type general struct {
 	node    *pg.Node // the SELECT (or SHOW)
 	explain bool
-	params  []types.Type
+	// analyze and json are EXPLAIN's options ANALYZE and FORMAT JSON.
+	analyze, json bool
+	params        []types.Type
+}
+
+// explainOptions are the options of an EXPLAIN statement.
+type explainOptions struct {
+	on, analyze, json bool
 }
 
 // Bound is a bound general statement.
@@ -42,48 +49,88 @@ type Bound struct {
 	Volatile bool
 }
 
-// parseOne runs the pre-parse checks and the parser, and unwraps EXPLAIN.
-func parseOne(sql string) (*pg.Node, bool, error) {
+// parseOne runs the pre-parse checks and the parser, and unwraps EXPLAIN: its options ANALYZE
+// [boolean] and FORMAT TEXT | JSON are read, any other is UNIMPLEMENTED.
+func parseOne(sql string) (*pg.Node, explainOptions, error) {
+	var ex explainOptions
 	if strings.IndexByte(sql, 0) >= 0 {
-		return nil, false, ErrNulInQuery
+		return nil, ex, ErrNulInQuery
 	}
 	if len(sql) > MaxSQLBytes {
-		return nil, false, ErrQueryTooLong
+		return nil, ex, ErrQueryTooLong
 	}
 	if !utf8.ValidString(sql) {
-		return nil, false, ErrInvalidUTF8Query
+		return nil, ex, ErrInvalidUTF8Query
 	}
 	res, err := parseStatement(sql)
 	if err != nil {
-		return nil, false, err
+		return nil, ex, err
 	}
 	switch n := len(res.GetStmts()); {
 	case n == 0:
-		return nil, false, ErrEmptyQuery
+		return nil, ex, ErrEmptyQuery
 	case n > 1:
-		return nil, false, unimplementedAre("multiple statements")
+		return nil, ex, unimplementedAre("multiple statements")
 	}
 	node := res.GetStmts()[0].GetStmt()
-	explain := false
-	if ex := node.GetExplainStmt(); ex != nil {
-		if len(ex.GetOptions()) > 0 {
-			return nil, false, unimplementedAre("EXPLAIN options")
+	if stmt := node.GetExplainStmt(); stmt != nil {
+		ex.on, node = true, stmt.GetQuery()
+		for _, o := range stmt.GetOptions() {
+			d := o.GetDefElem()
+			switch name := strings.ToLower(d.GetDefname()); {
+			case name == "analyze":
+				ex.analyze = true
+				if arg := d.GetArg(); arg != nil {
+					switch v := explainOptionWord(arg); v {
+					case "true", "on", "1":
+					case "false", "off", "0":
+						ex.analyze = false
+					default:
+						return nil, ex, unimplementedAre("EXPLAIN ANALYZE values other than a boolean")
+					}
+				}
+			case name == "format":
+				switch explainOptionWord(d.GetArg()) {
+				case "text":
+				case "json":
+					ex.json = true
+				default:
+					return nil, ex, unimplementedAre("EXPLAIN formats other than TEXT and JSON")
+				}
+			default:
+				return nil, ex, unimplementedAre("EXPLAIN options other than ANALYZE and FORMAT")
+			}
 		}
-		explain, node = true, ex.GetQuery()
 	}
-	return node, explain, nil
+	return node, ex, nil
+}
+
+// explainOptionWord returns an EXPLAIN option's argument as a lower-case word (a boolean, an
+// identifier, a string or an integer; "" for anything else).
+func explainOptionWord(n *pg.Node) string {
+	switch {
+	case n.GetBoolean() != nil:
+		return strconv.FormatBool(n.GetBoolean().GetBoolval())
+	case n.GetString_() != nil:
+		return strings.ToLower(n.GetString_().GetSval())
+	case n.GetInteger() != nil:
+		return strconv.Itoa(int(n.GetInteger().GetIval()))
+	case n.GetAConst() != nil && n.GetAConst().GetSval() != nil:
+		return strings.ToLower(n.GetAConst().GetSval().GetSval())
+	}
+	return ""
 }
 
 // prepareGeneral binds sql with the general binder, without parameter values.
 func prepareGeneral(sql string, cat Catalog, opts BindOptions) (*general, *Bound, error) {
-	node, explain, err := parseOne(sql)
+	node, ex, err := parseOne(sql)
 	if err != nil {
 		return nil, nil, err
 	}
 	if node.GetSelectStmt() == nil && node.GetVariableShowStmt() == nil {
 		return nil, nil, unimplemented(statementName(node))
 	}
-	g := &general{node: node, explain: explain}
+	g := &general{node: node, explain: ex.on, analyze: ex.analyze, json: ex.json}
 	ps := &paramState{types: map[int]types.Type{}, placeholders: map[expr.Expression]int{}}
 	bound, err := g.bind(cat, ps, opts)
 	if err != nil {

@@ -79,6 +79,14 @@ func (s *Statement) SQL() string { return s.sql }
 // the inner query, which the caller prints (Explain) instead of executing.
 func (s *Statement) IsExplain() bool { return s.g.explain }
 
+// ExplainAnalyze reports whether the statement is EXPLAIN ANALYZE <query>: the caller
+// executes the query, discards its rows and prints the plan with what each operator did.
+func (s *Statement) ExplainAnalyze() bool { return s.g.explain && s.g.analyze }
+
+// ExplainJSON reports whether the statement is EXPLAIN (FORMAT JSON) <query>: one row holding
+// a JSON document instead of one row per line.
+func (s *Statement) ExplainJSON() bool { return s.g.explain && s.g.json }
+
 // NumParams returns the number of parameters ($1…$n).
 func (s *Statement) NumParams() int { return len(s.g.params) }
 

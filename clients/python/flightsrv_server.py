@@ -18,6 +18,10 @@ like scripts/with-postgres.sh does for PostgreSQL:
     FLIGHTSRV_TEST_CA           PEM file of the CA that signed the server and client certificates
     FLIGHTSRV_TEST_CLIENT_CERT  PEM client certificate and FLIGHTSRV_TEST_CLIENT_KEY its key
     FLIGHTSRV_TEST_USER         a user of the TLS servers and FLIGHTSRV_TEST_PASSWORD its password
+    FLIGHTSRV_TEST_INGEST_ADDR  host:port of a `flightsrv serve` over an empty SQLite store with the
+                                routed table INGEST_TABLE (plaintext, no authentication), for the
+                                write tests (ingest, INSERT): they write recent rows there and
+                                leave the demo's data as the sample is
 
     python clients/python/flightsrv_server.py --bin bin/flightsrv -- pytest clients/python
 
@@ -49,6 +53,9 @@ START_TIMEOUT = 240.0
 
 # The demo table as `flightsrv serve` must name it (the banner prints the same definition).
 DEMO_TABLE = "name=flights,id=flightsrv.demo.flights,partition=origin,strategy=month,window=12"
+
+# The table of the ingest server: day buckets, writable for the last three days (UTC).
+INGEST_TABLE = "name=events,id=flightsrv.clients.events,partition=channel,strategy=day,window=3"
 
 # The user of the servers with authentication.
 TEST_USER, TEST_PASSWORD = "analyst", "correct horse battery staple"
@@ -147,6 +154,7 @@ class Deployment:
     demo: DemoServer
     tls: DemoServer
     mtls: DemoServer
+    ingest: DemoServer
     files: dict[str, Path] = field(default_factory=dict)
 
     def env(self) -> dict[str, str]:
@@ -160,10 +168,11 @@ class Deployment:
             "FLIGHTSRV_TEST_CLIENT_KEY": str(self.files["client_key"]),
             "FLIGHTSRV_TEST_USER": TEST_USER,
             "FLIGHTSRV_TEST_PASSWORD": TEST_PASSWORD,
+            "FLIGHTSRV_TEST_INGEST_ADDR": self.ingest.addr,
         }
 
     def servers(self) -> list[DemoServer]:
-        return [self.mtls, self.tls, self.demo]
+        return [self.ingest, self.mtls, self.tls, self.demo]
 
     def stop(self) -> None:
         """Stops the secured servers, then the demo (which removes the data)."""
@@ -174,7 +183,7 @@ class Deployment:
 def start_deployment(binary: Path, timeout: float = START_TIMEOUT) -> Deployment:
     """Starts the demo, then the TLS and mutual-TLS servers with authentication over its data:
     a users file made with `flightsrv auth hash-password`, a keyring with `flightsrv auth
-    new-key`, and test certificates."""
+    new-key`, and test certificates; and the ingest server over a new SQLite store."""
     demo = start(binary, timeout=timeout)
     started: list[DemoServer] = [demo]
     try:
@@ -197,7 +206,14 @@ def start_deployment(binary: Path, timeout: float = START_TIMEOUT) -> Deployment
             srv = _launch(base + ["--listen", addr] + extra, addr, demo.workdir, f"{name}.log", False, timeout)
             started.append(srv)
             servers.append(srv)
-        return Deployment(demo, servers[0], servers[1], files)
+        store = "sqlite://" + str(demo.workdir / "ingest" / "hot.db")
+        (demo.workdir / "ingest").mkdir()
+        subprocess.run([str(binary), "migrate", "--store", store], capture_output=True, check=True)
+        addr = f"127.0.0.1:{free_port()}"
+        ingest = _launch([str(binary), "serve", "--store", store, "--no-auth", "--table", INGEST_TABLE, "--listen", addr],
+                         addr, demo.workdir, "ingest.log", False, timeout)
+        started.append(ingest)
+        return Deployment(demo, servers[0], servers[1], ingest, files)
     except BaseException:
         for s in reversed(started):
             s.stop()
@@ -221,6 +237,7 @@ def main() -> int:
         try:
             print(f"flightsrv_server: demo on {dep.demo.addr} (pid {dep.demo.proc.pid}), TLS on {dep.tls.addr} "
                   f"(pid {dep.tls.proc.pid}), mutual TLS on {dep.mtls.addr} (pid {dep.mtls.proc.pid}), "
+                  f"ingest on {dep.ingest.addr} (pid {dep.ingest.proc.pid}), "
                   f"ready in {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
             env = dict(os.environ, **dep.env())
             rc = subprocess.call(cmd, env=env)

@@ -102,11 +102,11 @@ func cmdArchive(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	if c.metricsListen != "" {
-		tel, err := telemetry.Setup(telemetry.Service{Version: version})
+		tel, err := telemetry.Setup(ctx, telemetry.Service{Version: version}, telemetry.Export{})
 		if err != nil {
 			return err
 		}
-		defer tel.Shutdown(context.Background())
+		defer shutdownTelemetry(tel)
 		stop, err := serveMetrics(c.metricsListen, tel.Handler())
 		if err != nil {
 			return err

@@ -65,7 +65,7 @@ func cmdDemo(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer tel.Shutdown(context.Background())
+	defer shutdownTelemetry(tel)
 	printBanner(srv.Addr(), cfg.pushdown, cfg.store, cfg.archive, &cfg.sec)
 	return srv.Wait(ctx)
 }

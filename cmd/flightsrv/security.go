@@ -31,6 +31,7 @@ type securityConfig struct {
 	tlsCert     string
 	tlsKey      string
 	tlsClientCA string
+	admins      string
 }
 
 func (c *securityConfig) register(fs *flag.FlagSet) {
@@ -38,6 +39,7 @@ func (c *securityConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.authUsers, "auth-users", "", "users `FILE`: one user:bcrypt-hash per line (written by htpasswd -B, or by flightsrv auth hash-password); required unless --no-auth")
 	fs.StringVar(&c.authKeyring, "auth-keyring", "", "keyring `FILE` signing bearer tokens, statement handles and tickets (written by flightsrv auth new-key); replicas behind one address must share it (default: a random key, valid on this process only)")
 	fs.StringVar(&c.authKeyring, "keyring", "", "the same as --auth-keyring: a keyring `FILE` (with --no-auth it signs handles and tickets only)")
+	fs.StringVar(&c.admins, "auth-admins", "", "comma-separated users of --auth-users who may cancel any query with SELECT flightsrv.cancel_query('<query id>') (default: none; with --no-auth every caller may)")
 	fs.DurationVar(&c.tokenTTL, "auth-token-ttl", auth.DefaultTokenTTL, "how long a bearer token from the handshake stays valid")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate chain: serve over TLS (plaintext connections are refused)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
@@ -47,6 +49,9 @@ func (c *securityConfig) register(fs *flag.FlagSet) {
 func (c *securityConfig) validate() error {
 	if c.noAuth && c.authUsers != "" {
 		return errors.New("--no-auth contradicts --auth-users: choose one")
+	}
+	if c.noAuth && strings.TrimSpace(c.admins) != "" {
+		return errors.New("--auth-admins names users of --auth-users; with --no-auth every caller is an administrator")
 	}
 	if !c.noAuth && c.authUsers == "" {
 		return errors.New("authentication is on by default: pass --auth-users FILE (user:bcrypt-hash lines), or --no-auth to serve without it")
@@ -58,6 +63,17 @@ func (c *securityConfig) validate() error {
 		return errors.New("--tls-client-ca (mutual TLS) needs --tls-cert and --tls-key")
 	}
 	return nil
+}
+
+// adminList returns the users of --auth-admins.
+func (c *securityConfig) adminList() []string {
+	var out []string
+	for _, u := range strings.Split(c.admins, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // build returns the keyring (nil without --auth-keyring: the caller's random per-process

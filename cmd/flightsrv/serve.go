@@ -64,6 +64,8 @@ type serveConfig struct {
 	queueWait       time.Duration
 	queryTimeout    time.Duration
 	drainTimeout    time.Duration
+	otlp            telemetry.Export
+	logStatements   bool
 }
 
 func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
@@ -99,6 +101,9 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.IntVar(&c.queryConns, "query-connections", 0, "hot-store connections queries may use together, so that appends and the archiver always have the rest of the pool; a query read waits --query-connection-wait for one, then the query is UNAVAILABLE (0: the pool's size minus 4 for PostgreSQL/CockroachDB, no cap for SQLite; negative: no cap)")
 	fs.DurationVar(&c.queryConnWait, "query-connection-wait", server.DefaultQueryConnectionWait, "how long a query read waits for one of the --query-connections (0: the default)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (default: off)")
+	fs.StringVar(&c.otlp.Endpoint, "otlp-endpoint", "", "export traces and metrics over OTLP to this URL (http://collector:4317 for grpc, http://collector:4318 for http/protobuf); overrides OTEL_EXPORTER_OTLP_ENDPOINT and its per-signal forms (default: those variables; none set: no export)")
+	fs.StringVar(&c.otlp.Protocol, "otlp-protocol", "", "OTLP transport: grpc or http/protobuf; overrides OTEL_EXPORTER_OTLP_PROTOCOL and its per-signal forms (default: those variables, else http/protobuf)")
+	fs.BoolVar(&c.logStatements, "log-statements", false, "put the SQL text of queries into their log lines and into flightsrv.queries (it may hold literal values: partitions, parameters; default: never, only the statement kind)")
 	fs.StringVar(&c.debugListen, "debug-listen", "", "serve Go runtime profiles at http://ADDR/debug/pprof/ (default: off; bind to loopback)")
 	fs.IntVar(&c.maxQueries, "max-queries", server.DefaultMaxQueries, "queries executing at once; more wait in a queue (UNAVAILABLE beyond it; 0: the default)")
 	fs.IntVar(&c.maxQueued, "max-queued", server.DefaultMaxQueued, "queries waiting for a slot beyond --max-queries (0: the default; negative: none wait)")
@@ -139,6 +144,9 @@ func (c *serveConfig) validate() error {
 	if len(c.tables) == 0 {
 		return fmt.Errorf("no table configured (--table name=…,partition=…,strategy=…)")
 	}
+	if err := c.otlp.Validate(); err != nil {
+		return err
+	}
 	return c.sec.validate()
 }
 
@@ -177,10 +185,18 @@ func cmdServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer tel.Shutdown(context.Background())
+	defer shutdownTelemetry(tel)
 	slog.Info("serving Flight SQL", "addr", srv.Addr(), "store", st.kind, "tables", len(cfg.tables), "pushdown", cfg.pushdown,
 		"tls", cfg.sec.tlsCert != "", "mtls", cfg.sec.tlsClientCA != "", "auth", !cfg.sec.noAuth)
 	return srv.Wait(ctx)
+}
+
+// shutdownTelemetry flushes what the telemetry holds (spans and metrics not yet exported) for
+// at most five seconds: a collector that is down must not hold the process's exit.
+func shutdownTelemetry(tel *telemetry.Telemetry) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = tel.Shutdown(ctx)
 }
 
 // setProfiling turns the runtime's heap profiling off unless the debug endpoint, the only
@@ -202,9 +218,12 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	if err != nil {
 		return nil, nil, err
 	}
-	tel, err := telemetry.Setup(telemetry.Service{Version: version, Instance: cfg.listen})
+	tel, err := telemetry.Setup(ctx, telemetry.Service{Version: version, Instance: cfg.listen}, cfg.otlp)
 	if err != nil {
 		return nil, nil, err
+	}
+	if tel.Traces || tel.Metrics {
+		slog.Info("exporting telemetry over OTLP", "traces", tel.Traces, "metrics", tel.Metrics)
 	}
 	ring, authn, tlsCfg, err := cfg.sec.build(cfg.listen)
 	if err != nil {
@@ -234,7 +253,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		Peers: peers, PeerTLS: peerTLS, PollTTL: cfg.pollTTL, PollMemory: cfg.pollMemory,
 		QueryConnections: cfg.queryConns, QueryConnectionWait: cfg.queryConnWait,
 		MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
-		GoMemoryLimit: memLimit, GoMemoryLimitPerStream: memPerStream, Version: version,
+		GoMemoryLimit: memLimit, GoMemoryLimitPerStream: memPerStream, Version: version, LogStatements: cfg.logStatements, Admins: cfg.sec.adminList(),
 		MaxQueries: cfg.maxQueries, MaxQueued: cfg.maxQueued, QueueWait: cfg.queueWait, QueryTimeout: cfg.queryTimeout, DrainTimeout: cfg.drainTimeout,
 	})
 	if err != nil {

@@ -108,13 +108,16 @@ func loadFile(ctx context.Context, st routing.HotStore, def routing.TableDef, cl
 	m.Progress = func(s load.Stats) {
 		if now := time.Now(); now.Sub(last) >= loadProgressEvery {
 			last = now
-			slog.Info("load progress", "records", s.Appended, "records_per_s", int64(float64(s.Appended)/now.Sub(start).Seconds()))
+			slog.Info("load progress", "records", s.Read, "records_per_s", int64(float64(s.Read)/now.Sub(start).Seconds()))
 		}
 	}
 	stats, err := load.File(ctx, t, file, m)
 	if err != nil {
 		if errors.Is(err, routing.ErrOutsideWriteWindow) {
 			err = fmt.Errorf("%w (the window is the table's last %d buckets at the application clock; back-fill history with --as-of)", err, def.WritableBuckets)
+		}
+		if stats.Appended == 0 {
+			return 0, err
 		}
 		return stats.Appended, fmt.Errorf("%d records appended before the error: %w", stats.Appended, err)
 	}

@@ -51,8 +51,14 @@ type Mapping struct {
 	// Value lists the source columns to encode into value, in order. Empty means every column
 	// not used as partition, time or id.
 	Value []string
-	// Progress, when set, is called after each batch File writes, with the running totals
-	// (not during the checking pass). It runs on File's goroutine and must not block long.
+	// Payload, when set, names a text or binary column holding each record's value as it is
+	// stored (the narrow shape partition, timestamp, id, value of a routed table); Value is
+	// then ignored.
+	Payload string
+	// Progress, when set, is called after each batch File writes (for an Ingester: hands on;
+	// its Appended stays 0 until the whole file commits), with the running totals (not during
+	// the checking pass). It runs on the goroutine reading the file (for an Ingester it may be
+	// the store's) and must not block long.
 	Progress func(Stats)
 }
 
@@ -69,6 +75,15 @@ type Checker interface {
 	CheckAppend(recs []routing.Record) error
 }
 
+// Ingester is implemented by appenders that write a whole request in one all-or-nothing
+// transaction behind the write fence (*routing.DurableTable, the path of Flight SQL bulk
+// ingest). When the appender is an Ingester, File reads the source once and writes the whole
+// file through it: a bad row, a record outside the writable window, a bucket that is no
+// longer hot or a duplicate anywhere in the file stores nothing of it.
+type Ingester interface {
+	Ingest(ctx context.Context, src routing.RecordSource) (int64, error)
+}
+
 // Stats reports a load: records read from the source and appended.
 type Stats struct {
 	Read     int64
@@ -78,11 +93,13 @@ type Stats struct {
 // BatchSize is how many records the loader hands to one Append call.
 const BatchSize = 20000
 
-// File loads path (".parquet" or ".csv", by extension) into t with mapping m, in batches of
-// BatchSize records. When t is a Checker, every record is converted and checked before the
-// first one is written (see Checker). A failure while writing (a store error, a bucket that is
-// no longer hot, a duplicate record) stops the load; records of earlier batches stay appended
-// (each Append is atomic per bucket) and Stats says how many.
+// File loads path (".parquet" or ".csv", by extension) into t with mapping m. When t is an
+// Ingester (*routing.DurableTable), the whole file is one all-or-nothing request through it,
+// read once (see Ingester). Otherwise records go in batches of BatchSize to Append; when t is
+// a Checker, every record is converted and checked before the first one is written (see
+// Checker), and a failure while writing (a store error, a bucket that is no longer hot, a
+// duplicate record) stops the load with the records of earlier batches appended (each Append
+// is atomic per bucket) and Stats saying how many.
 func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error) {
 	if m.Partition == "" || m.Time == "" {
 		return Stats{}, errors.New("load: the mapping needs a partition column and a time column")
@@ -108,6 +125,14 @@ func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error
 		defer src.Close()
 		return run(src, m, sink)
 	}
+	if ing, ok := t.(Ingester); ok {
+		src, err := open()
+		if err != nil {
+			return Stats{}, err
+		}
+		defer src.Close()
+		return ingestFile(ctx, ing, src, m)
+	}
 	if c, ok := t.(Checker); ok {
 		if _, err := pass(func(recs []routing.Record) (int, error) { return 0, c.CheckAppend(recs) }); err != nil {
 			return Stats{}, fmt.Errorf("%w (nothing was written)", err)
@@ -123,6 +148,67 @@ func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error
 		}
 		return n, err
 	})
+}
+
+// ingestFile writes every record of src through ing in one request (Ingester). Stats.Read
+// counts the rows converted, Stats.Appended the records stored (all or none); m.Progress sees
+// the rows handed on so far (Appended stays 0 until the end: nothing is stored before the
+// whole file commits).
+func ingestFile(ctx context.Context, ing Ingester, src recordSource, m Mapping) (Stats, error) {
+	conv, err := NewConverter(src.Schema(), m)
+	if err != nil {
+		return Stats{}, err
+	}
+	fs := &fileSource{src: src, conv: conv, progress: m.Progress}
+	n, err := ing.Ingest(ctx, fs)
+	st := Stats{Read: fs.row, Appended: n}
+	if err != nil {
+		return st, fmt.Errorf("load: %w (records count from 0; nothing was written)", err)
+	}
+	return st, nil
+}
+
+// fileSource is a routing.RecordSource over the rows of a source file, BatchSize records at a
+// time.
+type fileSource struct {
+	src      recordSource
+	conv     *Converter
+	progress func(Stats)
+	cur      arrow.RecordBatch // the batch being converted (owned by src)
+	off      int
+	row      int64
+	recs     []routing.Record
+}
+
+func (f *fileSource) Next(context.Context) ([]routing.Record, error) {
+	f.recs = f.recs[:0]
+	for len(f.recs) < BatchSize {
+		if f.cur == nil || f.off >= int(f.cur.NumRows()) {
+			rec, err := f.src.Next()
+			if err == io.EOF {
+				if len(f.recs) == 0 {
+					return nil, io.EOF
+				}
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			f.cur, f.off = rec, 0
+			continue
+		}
+		hi := min(int(f.cur.NumRows()), f.off+BatchSize-len(f.recs))
+		var err error
+		if f.recs, err = f.conv.Append(f.recs, f.cur, f.off, hi, f.row); err != nil {
+			return nil, err
+		}
+		f.row += int64(hi - f.off)
+		f.off = hi
+	}
+	if f.progress != nil {
+		f.progress(Stats{Read: f.row})
+	}
+	return f.recs, nil
 }
 
 // recordSource yields Arrow batches of a source file.
@@ -180,28 +266,22 @@ func resolve(schema *arrow.Schema, m Mapping) (columns, error) {
 // run converts the records of src and hands them to sink in batches of BatchSize; sink returns
 // how many it wrote. Errors name the source row (zero-based), never values.
 func run(src recordSource, m Mapping, sink func([]routing.Record) (int, error)) (Stats, error) {
-	schema := src.Schema()
-	cols, err := resolve(schema, m)
+	conv, err := NewConverter(src.Schema(), m)
 	if err != nil {
 		return Stats{}, err
 	}
-	keys := make([][]byte, len(cols.value))
-	for i, ci := range cols.value {
-		keys[i], _ = json.Marshal(schema.Field(ci).Name)
-	}
 	var st Stats
-	var row int64
 	batch := make([]routing.Record, 0, BatchSize)
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		first := row - int64(len(batch))
+		first := st.Read - int64(len(batch))
 		n, err := sink(batch)
 		st.Appended += int64(n)
 		batch = batch[:0]
 		if err != nil {
-			return fmt.Errorf("load: rows %d to %d: %w", first, row-1, err)
+			return fmt.Errorf("load: rows %d to %d: %w", first, st.Read-1, err)
 		}
 		return nil
 	}
@@ -213,48 +293,13 @@ func run(src recordSource, m Mapping, sink func([]routing.Record) (int, error)) 
 		if err != nil {
 			return st, err
 		}
-		for r := range int(rec.NumRows()) {
-			if rec.Column(cols.part).IsNull(r) || rec.Column(cols.ts).IsNull(r) {
-				return st, fmt.Errorf("load: row %d has a null partition or time", row)
+		for lo := 0; lo < int(rec.NumRows()); {
+			hi := min(int(rec.NumRows()), lo+BatchSize-len(batch))
+			if batch, err = conv.Append(batch, rec, lo, hi, st.Read); err != nil {
+				return st, err
 			}
-			ts, err := timeAt(rec.Column(cols.ts), r)
-			if err != nil {
-				return st, fmt.Errorf("load: row %d: %w", row, err)
-			}
-			part, err := keyAt(rec.Column(cols.part), r)
-			if err != nil {
-				return st, fmt.Errorf("load: row %d: partition column %q: %w", row, m.Partition, err)
-			}
-			var id []byte
-			if cols.id >= 0 {
-				if rec.Column(cols.id).IsNull(r) {
-					return st, fmt.Errorf("load: row %d has a null id", row)
-				}
-				if id, err = keyAt(rec.Column(cols.id), r); err != nil {
-					return st, fmt.Errorf("load: row %d: id column %q: %w", row, m.ID, err)
-				}
-			} else {
-				id = fmt.Appendf(nil, "%0*d", m.IDWidth, row)
-			}
-			val := make([]byte, 0, 64)
-			val = append(val, '{')
-			for i, ci := range cols.value {
-				if i > 0 {
-					val = append(val, ',')
-				}
-				val = append(val, keys[i]...)
-				val = append(val, ':')
-				val = appendJSON(val, rec.Column(ci), r)
-			}
-			val = append(val, '}')
-			batch = append(batch, routing.Record{
-				PartitionKey: part,
-				EventTime:    ts,
-				SortKey:      id,
-				Value:        val,
-			})
-			row++
-			st.Read++
+			st.Read += int64(hi - lo)
+			lo = hi
 			if len(batch) == BatchSize {
 				if err := flush(); err != nil {
 					return st, err
@@ -263,6 +308,120 @@ func run(src recordSource, m Mapping, sink func([]routing.Record) (int, error)) 
 		}
 	}
 	return st, flush()
+}
+
+// Converter turns the rows of Arrow batches of one schema into routed records with a Mapping:
+// the conversion `flightsrv load` and Flight SQL ingest share (server/ingest.go). It is
+// immutable after NewConverter and safe for concurrent use.
+type Converter struct {
+	m       Mapping
+	cols    columns
+	keys    [][]byte // the JSON-quoted names of the value columns
+	payload int      // the Payload column, -1 when the value is encoded from columns
+}
+
+// NewConverter resolves m against schema: the partition and time columns must exist once each,
+// and so must the id column when m.ID is set, the Payload column when m.Payload is set (a
+// string or binary column) and every column of m.Value. Errors name the column, not values.
+func NewConverter(schema *arrow.Schema, m Mapping) (*Converter, error) {
+	if m.Partition == "" || m.Time == "" {
+		return nil, errors.New("load: the mapping needs a partition column and a time column")
+	}
+	if m.IDWidth <= 0 {
+		m.IDWidth = 10
+	}
+	c := &Converter{m: m, payload: -1}
+	var err error
+	if c.cols, err = resolve(schema, m); err != nil {
+		return nil, err
+	}
+	if m.Payload != "" {
+		idx := schema.FieldIndices(m.Payload)
+		if len(idx) != 1 {
+			return nil, fmt.Errorf("load: source has no single column %q", m.Payload)
+		}
+		switch schema.Field(idx[0]).Type.ID() {
+		case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW, arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
+		default:
+			return nil, fmt.Errorf("load: value column %q must be text or binary, not %s", m.Payload, schema.Field(idx[0]).Type)
+		}
+		c.payload, c.cols.value = idx[0], nil
+	}
+	c.keys = make([][]byte, len(c.cols.value))
+	for i, ci := range c.cols.value {
+		c.keys[i], _ = json.Marshal(schema.Field(ci).Name)
+	}
+	return c, nil
+}
+
+// Append appends to dst the records of rows [lo, hi) of rec, whose schema must be the
+// converter's; first is the source row number of rec's row lo (generated ids and error
+// messages count from it). A null partition, time, id or payload, a time that does not parse
+// and a binary key that is not UTF-8 are errors naming the row and column, never the value;
+// dst is then returned as it was. The records own their bytes (copies of rec's).
+func (c *Converter) Append(dst []routing.Record, rec arrow.RecordBatch, lo, hi int, first int64) ([]routing.Record, error) {
+	m, cols := &c.m, &c.cols
+	n0 := len(dst)
+	for r := lo; r < hi; r++ {
+		row := first + int64(r-lo)
+		if rec.Column(cols.part).IsNull(r) || rec.Column(cols.ts).IsNull(r) {
+			return dst[:n0], fmt.Errorf("load: row %d has a null partition or time", row)
+		}
+		ts, err := timeAt(rec.Column(cols.ts), r)
+		if err != nil {
+			return dst[:n0], fmt.Errorf("load: row %d: %w", row, err)
+		}
+		part, err := keyAt(rec.Column(cols.part), r)
+		if err != nil {
+			return dst[:n0], fmt.Errorf("load: row %d: partition column %q: %w", row, m.Partition, err)
+		}
+		var id []byte
+		if cols.id >= 0 {
+			if rec.Column(cols.id).IsNull(r) {
+				return dst[:n0], fmt.Errorf("load: row %d has a null id", row)
+			}
+			if id, err = keyAt(rec.Column(cols.id), r); err != nil {
+				return dst[:n0], fmt.Errorf("load: row %d: id column %q: %w", row, m.ID, err)
+			}
+		} else {
+			id = fmt.Appendf(nil, "%0*d", m.IDWidth, row)
+		}
+		var val []byte
+		if c.payload >= 0 {
+			col := rec.Column(c.payload)
+			if col.IsNull(r) {
+				return dst[:n0], fmt.Errorf("load: row %d has a null value", row)
+			}
+			val = bytesAt(col, r)
+		} else {
+			val = make([]byte, 0, 64)
+			val = append(val, '{')
+			for i, ci := range cols.value {
+				if i > 0 {
+					val = append(val, ',')
+				}
+				val = append(val, c.keys[i]...)
+				val = append(val, ':')
+				val = appendJSON(val, rec.Column(ci), r)
+			}
+			val = append(val, '}')
+		}
+		dst = append(dst, routing.Record{PartitionKey: part, EventTime: ts, SortKey: id, Value: val})
+	}
+	return dst, nil
+}
+
+// bytesAt returns a copy of the bytes of a string or binary value.
+func bytesAt(col arrow.Array, i int) []byte {
+	switch a := col.(type) {
+	case *array.Binary:
+		return bytes.Clone(a.Value(i))
+	case *array.LargeBinary:
+		return bytes.Clone(a.Value(i))
+	case *array.BinaryView:
+		return bytes.Clone(a.Value(i))
+	}
+	return []byte(textAt(col, i))
 }
 
 // timeAt reads an event time; zone-less timestamps are taken as UTC wall-clock values.

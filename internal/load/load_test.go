@@ -101,8 +101,9 @@ func TestMappingErrors(t *testing.T) {
 	}
 }
 
-// TestBadRowWritesNothing: with a real durable table as the appender, a record outside the
-// writable window in the last row stops the load before the first row is written.
+// TestBadRowWritesNothing: with a real durable table as the appender (the file is one
+// all-or-nothing request), a record outside the writable window in the last row stores
+// nothing of the file, and the error names the row.
 func TestBadRowWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	tbl := sqliteTable(t, routing.TableDef{Name: "t", TableID: "t", PartitionColumn: "p", Strategy: routing.CalendarMonthUTC, WritableBuckets: 3},
@@ -115,7 +116,7 @@ func TestBadRowWritesNothing(t *testing.T) {
 	body.WriteString("1990-01-01 00:00:00,ORD\n")
 	p := writeFile(t, "f.csv", body.String())
 	_, err := File(ctx, tbl, p, Mapping{Partition: "airport", Time: "when"})
-	if !errors.Is(err, routing.ErrOutsideWriteWindow) || !strings.Contains(err.Error(), "nothing was written") || !strings.Contains(err.Error(), fmt.Sprintf("rows %d to %d", BatchSize, BatchSize+10)) {
+	if !errors.Is(err, routing.ErrOutsideWriteWindow) || !strings.Contains(err.Error(), "nothing was written") || !strings.Contains(err.Error(), fmt.Sprintf("record %d", BatchSize+10)) {
 		t.Fatalf("error %v", err)
 	}
 	all := routing.TimeRange{Start: time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC)}
@@ -184,7 +185,7 @@ func TestBinaryPartitionAndID(t *testing.T) {
 	if err != nil || stats.Appended != 4 {
 		t.Fatalf("load = %+v, %v", stats, err)
 	}
-	if len(progress) != 1 || progress[0].Appended != 4 {
+	if len(progress) != 1 || progress[0].Read != 4 {
 		t.Fatalf("progress calls = %+v", progress)
 	}
 	r := routing.TimeRange{Start: day.Add(-time.Hour), End: day.Add(time.Hour)}

@@ -24,9 +24,12 @@ import (
 //	flightsrv.query.read.bytes     bytes fetched from object storage
 //	flightsrv.query.read.objects   object-store reads
 //	flightsrv.query.hot_statements statements sent to the hot store
+//	flightsrv.query.bytes_sent     Flight data bytes sent to clients
+//	flightsrv.query.first_batch    seconds from a call's start to its first record batch
+//	                               written (DoGet: the time to first batch of an execution)
 type callMetrics struct {
-	calls, rows, buckets, bytes, objects, statements metric.Int64Counter
-	duration                                         metric.Float64Histogram
+	calls, rows, buckets, bytes, objects, statements, sent metric.Int64Counter
+	duration, first                                        metric.Float64Histogram
 }
 
 // DurationBuckets are the bounds (seconds) of flightsrv.rpc.duration: a metadata call takes a
@@ -54,6 +57,11 @@ func newCallMetrics() *callMetrics {
 	c.bytes = counter("flightsrv.query.read.bytes", "By", "Bytes fetched from object storage.")
 	c.objects = counter("flightsrv.query.read.objects", "{read}", "Object-store reads.")
 	c.statements = counter("flightsrv.query.hot_statements", "{statement}", "Statements sent to the hot store.")
+	c.sent = counter("flightsrv.query.bytes_sent", "By", "Flight data bytes sent to clients.")
+	c.first, err = m.Float64Histogram("flightsrv.query.first_batch", metric.WithUnit("s"),
+		metric.WithDescription("Time from a call's start to its first record batch written (time to first batch)."),
+		metric.WithExplicitBucketBoundaries(DurationBuckets...))
+	all = append(all, err)
 	c.duration, err = m.Float64Histogram("flightsrv.rpc.duration", metric.WithUnit("s"),
 		metric.WithDescription("Duration of Flight calls, from the call's start to its last message."),
 		metric.WithExplicitBucketBoundaries(DurationBuckets...))
@@ -81,8 +89,20 @@ func metricCommand(command string) string {
 	return "other"
 }
 
+// firstBatch records a call's time to its first batch.
+func (m *callMetrics) firstBatch(ctx context.Context, rpc, command, statement string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	if statement == "" {
+		statement = "none"
+	}
+	m.first.Record(ctx, d.Seconds(), metric.WithAttributes(attribute.String("rpc", rpc), attribute.String("command", metricCommand(command)),
+		attribute.String("statement", statement)))
+}
+
 // record adds one ended call to the metrics.
-func (m *callMetrics) record(ctx context.Context, rpc, command, statement, code string, d time.Duration, rows int64, hot, archive int, reads Reads) {
+func (m *callMetrics) record(ctx context.Context, rpc, command, statement, code string, d time.Duration, rows, sent int64, hot, archive int, reads Reads) {
 	if m == nil {
 		return
 	}
@@ -96,6 +116,9 @@ func (m *callMetrics) record(ctx context.Context, rpc, command, statement, code 
 	query := metric.WithAttributes(attribute.String("rpc", rpc), attribute.String("command", metricCommand(command)), attribute.String("statement", statement))
 	if rows > 0 {
 		m.rows.Add(ctx, rows, query)
+	}
+	if sent > 0 {
+		m.sent.Add(ctx, sent, query)
 	}
 	if hot > 0 {
 		m.buckets.Add(ctx, int64(hot), metric.WithAttributes(attribute.String("tier", "hot")))

@@ -36,7 +36,13 @@
 // does this package — the raw error of an internal failure goes to a separate debug-level line
 // with the same query_id.
 //
-// This package imports gRPC, OpenTelemetry and arrow-go's Flight protocol types only.
+// Spans join their callers' traces (trace.go): a call's span is the child of the W3C trace
+// context in its metadata (traceparent), and a DoGet's of the GetFlightInfo span its ticket
+// names (TicketInfo; the ticket is read before the span starts), so one query is one trace
+// across its calls and replicas.
+//
+// This package imports gRPC, OpenTelemetry, arrow-go's Flight protocol types and
+// internal/panics only.
 package querylog
 
 import (
@@ -66,6 +72,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/flightsrv/flightsrv/internal/panics"
 )
 
 // FlightService is the full name of the gRPC service whose calls get records, spans and log
@@ -87,15 +95,27 @@ const (
 	AttrHotStatements = attribute.Key("flightsrv.read.hot_statements")
 	AttrHotRows       = attribute.Key("flightsrv.read.hot_rows")
 	AttrArchiveRows   = attribute.Key("flightsrv.read.archive_rows")
+	// Parquet row groups and pages read and pruned by statistics (Reads).
+	AttrRowGroups       = attribute.Key("flightsrv.read.row_groups")
+	AttrRowGroupsPruned = attribute.Key("flightsrv.read.row_groups_pruned")
+	AttrPages           = attribute.Key("flightsrv.read.pages")
+	AttrPagesPruned     = attribute.Key("flightsrv.read.pages_pruned")
+	// What the call sent: Flight data bytes, and the seconds from the call's start to its
+	// first record batch written.
+	AttrBytesSent  = attribute.Key("flightsrv.query.bytes_sent")
+	AttrFirstBatch = attribute.Key("flightsrv.query.first_batch")
 )
 
 // Record is what one Flight call learns about its query while it runs. The interceptors
 // create it; the layers below fill it in through FromContext. Every method is safe for
 // concurrent use and does nothing on a nil *Record (a call outside the interceptors).
 type Record struct {
-	start time.Time
-	rows  atomic.Int64
-	span  trace.Span
+	start      time.Time
+	rows       atomic.Int64
+	bytes      atomic.Int64 // Flight data bytes sent
+	firstBatch atomic.Int64 // ns from start to the first batch written; 0: none yet
+	queued     atomic.Int64 // ns waited for admission
+	span       trace.Span
 
 	mu        sync.Mutex
 	id        string
@@ -109,6 +129,14 @@ type Record struct {
 	// prepare (refusals).
 	stmt    [sha256.Size]byte
 	hasStmt bool
+	user    string
+	client  string // the peer's address
+	// sql is the statement's SQL text, kept only when the server logs statements
+	// (Config.Statements).
+	sql string
+	// ticketTrace is the traceparent a DoGet's ticket carries ("" if none): the span of the
+	// GetFlightInfo call that planned the query, which parents the DoGet's span.
+	ticketTrace string
 }
 
 type recordKey struct{}
@@ -140,9 +168,10 @@ func (r *Record) ID() string {
 func (r *Record) adoptID(id string) {
 	r.mu.Lock()
 	r.id = id
+	span := r.span
 	r.mu.Unlock()
-	if r.span != nil {
-		r.span.SetAttributes(AttrQueryID.String(id))
+	if span != nil {
+		span.SetAttributes(AttrQueryID.String(id))
 	}
 }
 
@@ -200,6 +229,8 @@ func (r *Record) SetBuckets(f func() (hot, archive int)) {
 // records read from each tier (0 for a bucket a store answered without rows).
 type Reads struct {
 	BytesRead, ObjectReads, HotStatements, HotRows, ArchiveRows int64
+	// Parquet row groups and pages planned for decoding and pruned by statistics.
+	RowGroupsRead, RowGroupsPruned, PagesRead, PagesPruned int64
 }
 
 // SetReads registers how to read what the query read from the stores; f is called once, when
@@ -262,33 +293,64 @@ func newRecord() *Record {
 // that seals tickets implements it (flightsql.Server). Implementations must be safe for
 // concurrent use and must not block.
 type Tickets interface {
-	// TicketQuery returns the query id and the statement kind sealed into a query's ticket
-	// (either may be "": a ticket without them, or one that cannot be opened); ok is false
-	// for a ticket that is no query's (a metadata command's).
-	TicketQuery(ticket []byte) (id, statement string, ok bool)
+	// TicketQuery returns what is sealed into a query's ticket (any field may be "": a ticket
+	// without it, or one that cannot be opened); ok is false for a ticket that is no query's
+	// (a metadata command's).
+	TicketQuery(ticket []byte) (q TicketInfo, ok bool)
+}
+
+// TicketInfo is what a query's ticket says about its query: the query id and statement kind
+// of the GetFlightInfo call that issued it, and that call's W3C trace context (its
+// traceparent header value: Record.TraceParent), under which the DoGet's span starts, so that
+// every DoGet of one query, on any replica, is part of the query's one trace.
+type TicketInfo struct {
+	ID, Statement, TraceParent string
+	// SQL is the ticket's SQL text ("" for a Substrait plan): kept only when the server logs
+	// statements (Config.Statements).
+	SQL string
 }
 
 // StatementUnknown is the statement kind of a query ticket that names none (it cannot be
 // opened, or predates the field).
 const StatementUnknown = "UNKNOWN"
 
+// Config configures the interceptors of ServerOptions.
+type Config struct {
+	// Logger receives the call's log lines (nil: slog.Default()).
+	Logger *slog.Logger
+	// Tickets (nil: none) reads the query id, statement kind, trace context and SQL text of
+	// DoGet tickets.
+	Tickets Tickets
+	// Statements puts the SQL text of queries into their finished and failed log lines and
+	// into the Registry (serve --log-statements). SQL holds literal values (partition values,
+	// parameters), so it is off by default, and the text is never a metric label or a span
+	// attribute.
+	Statements bool
+	// Registry, when set, lists the running and recent query calls (flightsrv.queries) and
+	// cancels them.
+	Registry *Registry
+}
+
 // ServerOptions returns the unary and stream interceptors that give each call of the Flight
 // service its record, span and metrics (metrics.go, from the global meter provider as it is
-// now) and log the calls that end with a status other than OK to logger (nil: slog.Default()). tickets (nil: none) reads the query id and statement kind of
-// DoGet tickets. Spans come from the global tracer provider at call time. Put them first among
-// the server's interceptors, so that refusals of later interceptors (authentication,
-// admission) are logged too. Calls of other services (gRPC health checking) pass through
-// untouched.
-func ServerOptions(logger *slog.Logger, tickets Tickets) []grpc.ServerOption {
-	l := &callLogger{log: logger, tickets: tickets, refusals: refusals{byStmt: map[[sha256.Size]byte]refusal{}}, metrics: newCallMetrics()}
+// now), log the calls that end with a status other than OK, and each DoGet of a query that
+// ends with OK as "query finished" at info level. Spans come from the global tracer provider
+// at call time. Put them first among the server's interceptors, so that refusals of later
+// interceptors (authentication, admission) are logged too. Calls of other services (gRPC
+// health checking) pass through untouched.
+func ServerOptions(cfg Config) []grpc.ServerOption {
+	l := &callLogger{log: cfg.Logger, tickets: cfg.Tickets, statements: cfg.Statements, registry: cfg.Registry,
+		refusals: refusals{byStmt: map[[sha256.Size]byte]refusal{}}, metrics: newCallMetrics()}
 	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(l.unary), grpc.ChainStreamInterceptor(l.stream)}
 }
 
 type callLogger struct {
-	log      *slog.Logger
-	tickets  Tickets
-	refusals refusals
-	metrics  *callMetrics // nil: none (metrics.go)
+	log        *slog.Logger
+	tickets    Tickets
+	statements bool
+	registry   *Registry // nil: none
+	refusals   refusals
+	metrics    *callMetrics // nil: none (metrics.go)
 }
 
 // Pairing of a refused prepare with the same client's execution of the same statement
@@ -354,55 +416,129 @@ func (l *callLogger) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// begin starts a call of method: its record, its span and the context carrying both; ok is
-// false for methods outside the Flight service.
-func (l *callLogger) begin(ctx context.Context, method string) (context.Context, *Record, trace.Span, bool) {
-	svc, rpc, ok := strings.Cut(strings.TrimPrefix(method, "/"), "/")
-	if !ok || svc != FlightService {
-		return ctx, nil, nil, false
+// peerAddr returns the address of the call's client ("" when unknown).
+func peerAddr(ctx context.Context) string {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String()
 	}
-	rec := newRecord()
-	ctx, span := otel.Tracer("github.com/flightsrv/flightsrv/internal/querylog").Start(ctx, svc+"/"+rpc,
-		trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", svc),
-			attribute.String("rpc.method", rpc), AttrQueryID.String(rec.id)))
+	return ""
+}
+
+// flightMethod returns the method name of a call of the Flight service (DoGet…); ok is false
+// for other services' calls.
+func flightMethod(method string) (rpc string, ok bool) {
+	svc, rpc, ok := strings.Cut(strings.TrimPrefix(method, "/"), "/")
+	return rpc, ok && svc == FlightService
+}
+
+// begin starts the span of a call of method rpc with record rec and returns the context
+// carrying both. The span's parent is the W3C trace context the call carries (traceParent):
+// the client's traceparent metadata, or, for a DoGet, the GetFlightInfo span its ticket names.
+func (l *callLogger) begin(ctx context.Context, rpc string, rec *Record) (context.Context, trace.Span) {
+	parent, links := traceParent(ctx, rec.ticketTrace)
+	ctx, span := otel.Tracer("github.com/flightsrv/flightsrv/internal/querylog").Start(trace.ContextWithRemoteSpanContext(ctx, parent), FlightService+"/"+rpc,
+		trace.WithSpanKind(trace.SpanKindServer), trace.WithLinks(links...),
+		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", FlightService),
+			attribute.String("rpc.method", rpc), AttrQueryID.String(rec.ID())))
+	rec.mu.Lock()
 	rec.span = span
-	return NewContext(ctx, rec), rec, span, true
+	rec.mu.Unlock()
+	return NewContext(ctx, rec), span
 }
 
 func (l *callLogger) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	ctx, rec, span, ok := l.begin(ctx, info.FullMethod)
+	rpc, ok := flightMethod(info.FullMethod)
 	if !ok {
 		return handler(ctx, req)
 	}
+	rec := newRecord()
+	rec.client = peerAddr(ctx)
+	ctx, span := l.begin(ctx, rpc, rec)
 	l.observe(ctx, rec, req)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	l.registry.start(rec, rpc, cancel)
 	resp, err := handler(ctx, req)
+	err = cancelledBy(ctx, err)
 	l.end(ctx, rec, span, info.FullMethod, err)
 	return resp, err
 }
 
+// cancelledBy returns errCancelQuery for a call that failed after Registry.Cancel cancelled
+// it, else err.
+func cancelledBy(ctx context.Context, err error) error {
+	if err != nil && context.Cause(ctx) == errCancelQuery {
+		return errCancelQuery
+	}
+	return err
+}
+
 func (l *callLogger) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	ctx, rec, span, ok := l.begin(ss.Context(), info.FullMethod)
+	rpc, ok := flightMethod(info.FullMethod)
 	if !ok {
 		return handler(srv, ss)
 	}
-	err := handler(srv, &recordStream{ServerStream: ss, ctx: ctx, rec: rec, l: l})
+	rec := newRecord()
+	rec.client = peerAddr(ss.Context())
+	rs := &recordStream{ServerStream: ss, rec: rec, l: l}
+	if rpc == "DoGet" {
+		// The ticket is read before the span starts: the trace context it carries is the
+		// span's parent (one trace per query across its DoGets and replicas). The handler's
+		// RecvMsg gets it (or the error of reading it) from rs.
+		t := new(flight.Ticket)
+		rs.first, rs.firstErr, rs.seen = t, ss.RecvMsg(t), true
+		if rs.firstErr == nil {
+			rs.firstErr = l.observeAhead(ss.Context(), rec, t)
+		}
+	}
+	ctx, span := l.begin(ss.Context(), rpc, rec)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	l.registry.start(rec, rpc, cancel)
+	rs.ctx = ctx
+	err := cancelledBy(ctx, handler(srv, rs))
 	l.end(ctx, rec, span, info.FullMethod, err)
 	return err
 }
 
-// recordStream carries the call's context and reads the command from the first message.
+// observeAhead is observe of a message read ahead, before the server's recovering
+// interceptors run: a panic there (internal/panics: logged and counted) is returned as the
+// call's INTERNAL error, which the handler's first RecvMsg gets.
+func (l *callLogger) observeAhead(ctx context.Context, rec *Record, msg any) (err error) {
+	defer panics.Recover("DoGet ticket", &err)
+	l.observe(ctx, rec, msg)
+	return nil
+}
+
+// recordStream carries the call's context and reads the command from the first message
+// (or hands on the first message read ahead: first, firstErr).
 type recordStream struct {
 	grpc.ServerStream
-	ctx  context.Context
-	rec  *Record
-	l    *callLogger
-	seen bool
+	ctx      context.Context
+	rec      *Record
+	l        *callLogger
+	seen     bool
+	first    proto.Message // read ahead, given to the first RecvMsg (nil: none or given)
+	firstErr error
 }
 
 func (s *recordStream) Context() context.Context { return s.ctx }
 
 func (s *recordStream) RecvMsg(m any) error {
+	if s.first != nil || s.firstErr != nil {
+		first, err := s.first, s.firstErr
+		s.first, s.firstErr = nil, nil
+		if err != nil {
+			return err
+		}
+		pm, ok := m.(proto.Message)
+		if !ok {
+			return status.Error(codes.Internal, "unexpected message type")
+		}
+		proto.Reset(pm)
+		proto.Merge(pm, first)
+		return nil
+	}
 	err := s.ServerStream.RecvMsg(m)
 	if err == nil && !s.seen {
 		s.seen = true
@@ -424,14 +560,21 @@ func (l *callLogger) observe(ctx context.Context, r *Record, msg any) {
 	case *flight.Ticket:
 		b = m.GetTicket()
 		if l.tickets != nil {
-			if id, stmt, ok := l.tickets.TicketQuery(b); ok {
-				if id != "" {
-					r.adoptID(id)
+			if q, ok := l.tickets.TicketQuery(b); ok {
+				if q.ID != "" {
+					r.adoptID(q.ID)
 				}
+				stmt := q.Statement
 				if stmt == "" {
 					stmt = StatementUnknown
 				}
 				r.SetStatement(stmt)
+				r.mu.Lock()
+				r.ticketTrace = q.TraceParent
+				if l.statements {
+					r.sql = q.SQL
+				}
+				r.mu.Unlock()
 			}
 		}
 	case *flight.FlightData:
@@ -469,6 +612,9 @@ func (l *callLogger) observe(ctx context.Context, r *Record, msg any) {
 		r.mu.Lock()
 		h.Sum(r.stmt[:0])
 		r.hasStmt = true
+		if l.statements && kind == "sql" {
+			r.sql = string(text)
+		}
 		r.mu.Unlock()
 	}
 }
@@ -549,7 +695,9 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 	span.SetAttributes(attribute.Int("rpc.grpc.status_code", int(st.Code())), AttrRows.Int64(rows),
 		AttrHotBuckets.Int(hot), AttrArchiveBuckets.Int(archive),
 		AttrBytesRead.Int64(reads.BytesRead), AttrObjectReads.Int64(reads.ObjectReads),
-		AttrHotStatements.Int64(reads.HotStatements), AttrHotRows.Int64(reads.HotRows), AttrArchiveRows.Int64(reads.ArchiveRows))
+		AttrHotStatements.Int64(reads.HotStatements), AttrHotRows.Int64(reads.HotRows), AttrArchiveRows.Int64(reads.ArchiveRows),
+		AttrRowGroups.Int64(reads.RowGroupsRead), AttrRowGroupsPruned.Int64(reads.RowGroupsPruned),
+		AttrPages.Int64(reads.PagesRead), AttrPagesPruned.Int64(reads.PagesPruned))
 	if command != "" {
 		span.SetAttributes(AttrCommand.String(command))
 	}
@@ -557,32 +705,62 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 		span.SetAttributes(AttrStatement.String(statement))
 	}
 	_, rpcName, _ := strings.Cut(strings.TrimPrefix(method, "/"), "/")
-	l.metrics.record(ctx, rpcName, command, statement, st.Code().String(), time.Since(rec.start), rows, hot, archive, reads)
+	now := time.Now()
+	duration := now.Sub(rec.start)
+	firstBatch, hasFirst := rec.FirstBatch()
+	l.metrics.record(ctx, rpcName, command, statement, st.Code().String(), duration, rows, rec.bytes.Load(), hot, archive, reads)
+	if hasFirst {
+		l.metrics.firstBatch(ctx, rpcName, command, statement, firstBatch)
+		span.SetAttributes(AttrFirstBatch.Float64(firstBatch.Seconds()))
+	}
+	span.SetAttributes(AttrBytesSent.Int64(rec.bytes.Load()))
 	if err != nil {
 		span.SetStatus(otelcodes.Error, st.Code().String())
 	}
 	span.End()
-	if err == nil {
+	l.registry.end(rec, st.Code(), now)
+	if err == nil && (rpcName != "DoGet" || statement == "") {
 		return
 	}
-	_, rpc, _ := strings.Cut(strings.TrimPrefix(method, "/"), "/")
 	attrs := []slog.Attr{
 		slog.String("query_id", id),
-		slog.String("rpc", rpc),
+		slog.String("rpc", rpcName),
 		slog.String("command", command),
 		slog.String("statement", statement),
+		slog.String("user", rec.User()),
 		slog.String("code", st.Code().String()),
-		slog.Duration("duration", time.Since(rec.start)),
+		slog.Duration("duration", duration),
 		slog.Int64("rows", rows),
+		slog.Int64("bytes", rec.bytes.Load()),
+	}
+	if hasFirst {
+		attrs = append(attrs, slog.Duration("first_batch", firstBatch))
+	}
+	if q := time.Duration(rec.queued.Load()); q > 0 {
+		attrs = append(attrs, slog.Duration("queued", q))
+	}
+	attrs = append(attrs,
 		slog.Int("hot_buckets", hot),
 		slog.Int("archive_buckets", archive),
 		slog.Int64("bytes_read", reads.BytesRead),
 		slog.Int64("objects_read", reads.ObjectReads),
-		slog.Int64("hot_statements", reads.HotStatements),
-		slog.String("message", logMessage(st)),
+		slog.Int64("hot_statements", reads.HotStatements))
+	if err != nil {
+		attrs = append(attrs, slog.String("message", logMessage(st)))
 	}
 	if sc := span.SpanContext(); sc.HasTraceID() {
 		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
+	}
+	rec.mu.Lock()
+	if rec.sql != "" {
+		attrs = append(attrs, slog.String("sql", rec.sql))
+	}
+	rec.mu.Unlock()
+	if err == nil {
+		// One line per finished query execution (issue 20): a multi-endpoint query leaves
+		// one per endpoint's DoGet, each with the query's id.
+		l.logger().LogAttrs(ctx, slog.LevelInfo, "query finished", attrs...)
+		return
 	}
 	level, msg := classify(st.Code())
 	if again {

@@ -110,14 +110,14 @@ func TestRefusalsPairOnceWithinTheWindow(t *testing.T) {
 // fakeTickets reads every ticket as the query "q1" of kind SELECT, except "meta" (no query).
 type fakeTickets struct{}
 
-func (fakeTickets) TicketQuery(b []byte) (string, string, bool) {
+func (fakeTickets) TicketQuery(b []byte) (TicketInfo, bool) {
 	switch string(b) {
 	case "meta":
-		return "", "", false
+		return TicketInfo{}, false
 	case "sealed":
-		return "q1", "SELECT", true
+		return TicketInfo{ID: "q1", Statement: "SELECT"}, true
 	}
-	return "", "", true
+	return TicketInfo{}, true
 }
 
 // TestTicketGivesTheQueryIDAndStatement: a DoGet's record takes the query id and the

@@ -1,13 +1,18 @@
-// Package telemetry sets up OpenTelemetry for the flightsrv process: a MeterProvider exported
-// on a Prometheus /metrics endpoint and a TracerProvider (spans are recorded and can be
-// exported by the OTLP-configured collector later; with no exporter they are sampled and
-// dropped). Components take their meters and tracers from the global providers installed here
-// (otel.Meter, otel.Tracer), so tests that install nothing get no-op instruments.
+// Package telemetry sets up OpenTelemetry for the flightsrv process, and is the one place
+// that does: a MeterProvider exported on a Prometheus /metrics endpoint and, when OTLP export
+// is configured (export.go: the standard OTEL_EXPORTER_OTLP_* variables or serve's
+// --otlp-endpoint and --otlp-protocol), pushed over OTLP as well; a TracerProvider whose spans
+// are batched to the OTLP exporter when traces are exported (otherwise they are sampled and
+// dropped); and the W3C trace-context propagator. Components take their meters and tracers
+// from the global providers installed here (otel.Meter, otel.Tracer), so tests that install
+// nothing get no-op instruments. Export failures (a collector down) are logged, rate-limited,
+// and never fail a query.
 package telemetry
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 
@@ -15,10 +20,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/flightsrv/flightsrv/internal/ratelog"
 )
 
 // Telemetry owns the process's providers. Shutdown flushes and stops them.
@@ -26,6 +34,8 @@ type Telemetry struct {
 	Meter    *sdkmetric.MeterProvider
 	Tracer   *sdktrace.TracerProvider
 	Registry *prometheus.Registry
+	// Traces and Metrics report whether each signal is exported over OTLP (Export).
+	Traces, Metrics bool
 }
 
 // Service names the process in every metric and span (OpenTelemetry's resource):
@@ -35,12 +45,30 @@ type Service struct {
 	Version, Instance string
 }
 
-// Setup installs global meter and tracer providers of svc's resource; metrics are collected
-// into a Prometheus registry served by Handler. Extra span processors (for example a test's
-// in-memory recorder) may be passed.
-func Setup(svc Service, spans ...sdktrace.SpanProcessor) (*Telemetry, error) {
+// Setup installs global meter and tracer providers of svc's resource and the W3C trace-context
+// (and baggage) propagator; metrics are collected into a Prometheus registry served by
+// Handler, and exported over OTLP as exp and the environment configure (Export). Extra span
+// processors (for example a test's in-memory recorder) may be passed. Errors: an invalid
+// export configuration (naming the flag or variable), or an exporter that cannot be made;
+// nothing is installed then. The exporters connect lazily: a collector that is down does not
+// fail Setup.
+func Setup(ctx context.Context, svc Service, exp Export, spans ...sdktrace.SpanProcessor) (*Telemetry, error) {
+	if err := exp.Validate(); err != nil {
+		return nil, err
+	}
+	spanExp, err := exp.spanExporter(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("OTLP trace exporter: %w", err)
+	}
+	metricExp, err := exp.metricExporter(ctx)
+	if err != nil {
+		if spanExp != nil {
+			_ = spanExp.Shutdown(ctx)
+		}
+		return nil, fmt.Errorf("OTLP metric exporter: %w", err)
+	}
 	reg := prometheus.NewRegistry()
-	exp, err := otelprom.New(otelprom.WithRegisterer(reg))
+	prom, err := otelprom.New(otelprom.WithRegisterer(reg))
 	if err != nil {
 		return nil, err
 	}
@@ -52,15 +80,31 @@ func Setup(svc Service, spans ...sdktrace.SpanProcessor) (*Telemetry, error) {
 	if err != nil {
 		return nil, err
 	}
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp), sdkmetric.WithResource(res))
+	mopts := []sdkmetric.Option{sdkmetric.WithReader(prom), sdkmetric.WithResource(res)}
+	if metricExp != nil {
+		// The push interval and timeout come from OTEL_METRIC_EXPORT_INTERVAL and
+		// OTEL_METRIC_EXPORT_TIMEOUT (60 s and 30 s by default).
+		mopts = append(mopts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(metricExp)))
+	}
+	mp := sdkmetric.NewMeterProvider(mopts...)
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
+	if spanExp != nil {
+		// Batched (OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE…): a query never waits
+		// for the collector; spans beyond the queue are dropped.
+		opts = append(opts, sdktrace.WithBatcher(spanExp))
+	}
 	for _, sp := range spans {
 		opts = append(opts, sdktrace.WithSpanProcessor(sp))
 	}
 	tp := sdktrace.NewTracerProvider(opts...)
 	otel.SetMeterProvider(mp)
 	otel.SetTracerProvider(tp)
-	return &Telemetry{Meter: mp, Tracer: tp, Registry: reg}, nil
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	failures := ratelog.New(nil, 1.0/60, 3)
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		failures.Warn("telemetry export failed", "err", err.Error())
+	}))
+	return &Telemetry{Meter: mp, Tracer: tp, Registry: reg, Traces: spanExp != nil, Metrics: metricExp != nil}, nil
 }
 
 // Handler serves the Prometheus text exposition of the process's metrics.

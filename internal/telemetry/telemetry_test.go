@@ -15,7 +15,7 @@ import (
 func TestServiceNamed(t *testing.T) {
 	prevM, prevT := otel.GetMeterProvider(), otel.GetTracerProvider()
 	defer func() { otel.SetMeterProvider(prevM); otel.SetTracerProvider(prevT) }()
-	tel, err := Setup(Service{Version: "1.2.3", Instance: "127.0.0.1:32010"})
+	tel, err := Setup(context.Background(), Service{Version: "1.2.3", Instance: "127.0.0.1:32010"}, Export{})
 	if err != nil {
 		t.Fatal(err)
 	}

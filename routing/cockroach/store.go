@@ -263,8 +263,20 @@ func retryDelay(attempt int) time.Duration {
 // routing.ErrCommitOutcome. pgxpool destroys rather than reuses a connection whose COMMIT or
 // ROLLBACK did not complete.
 func (s *Store) inTx(ctx context.Context, op string, body func(ctx context.Context, tx pgx.Tx) error) error {
+	return s.retry(ctx, op, func() error { return s.tryTx(ctx, op, body) })
+}
+
+// inTxOn is inTx on conn, which the caller holds (and releases) across the attempts, with a
+// body allowed to run for bodyLimit.
+func (s *Store) inTxOn(ctx context.Context, conn *pgxpool.Conn, op string, bodyLimit time.Duration, body func(ctx context.Context, tx pgx.Tx) error) error {
+	return s.retry(ctx, op, func() error { return s.txOn(ctx, conn, op, bodyLimit, body) })
+}
+
+// retry runs try up to maxAttempts times, again only after SQLSTATE 40001, with retryDelay
+// between attempts; kept errors end it unchanged, others are classified.
+func (s *Store) retry(ctx context.Context, op string, try func() error) error {
 	for attempt := 0; ; attempt++ {
-		err := s.tryTx(ctx, op, body)
+		err := try()
 		if err == nil {
 			return nil
 		}
@@ -291,6 +303,12 @@ func (s *Store) tryTx(ctx context.Context, op string, body func(ctx context.Cont
 		return keep(err)
 	}
 	defer conn.Release()
+	return s.txOn(ctx, conn, op, bodyTimeout, body)
+}
+
+// txOn is one attempt of a SERIALIZABLE transaction running body on conn, body for at most
+// bodyLimit.
+func (s *Store) txOn(ctx context.Context, conn *pgxpool.Conn, op string, bodyLimit time.Duration, body func(ctx context.Context, tx pgx.Tx) error) error {
 	bctx, cancel := context.WithTimeout(ctx, beginTimeout)
 	tx, err := conn.BeginTx(bctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
 	cancel()
@@ -302,7 +320,7 @@ func (s *Store) tryTx(ctx context.Context, op string, body func(ctx context.Cont
 		defer cancel()
 		_ = tx.Rollback(rctx)
 	}
-	bodyCtx, cancel := context.WithTimeout(ctx, bodyTimeout)
+	bodyCtx, cancel := context.WithTimeout(ctx, bodyLimit)
 	err = body(bodyCtx, tx)
 	cancel()
 	if err != nil {

@@ -246,7 +246,7 @@ func TestSchemaConstraints(t *testing.T) {
 	b := routing.BucketID{TableID: "t", PartitionKey: []byte("p"), Strategy: routing.CalendarDayUTC, Key: "day:2024-01-01",
 		Start: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)}
 	exec(t, s, `UPDATE pulpitum_v4_bucket_metadata SET bucket_key = 'day:2024-01-01' WHERE bucket_key = 'c'`)
-	if err := drain(s.ScanRange(ctx, b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1})); !errors.Is(err, routing.ErrOperationFailed) {
+	if err := storetest.Drain(s.ScanRange(ctx, b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1})); !errors.Is(err, routing.ErrOperationFailed) {
 		t.Fatalf("ScanRange of an archived row without key = %v, want ErrOperationFailed", err)
 	}
 }
@@ -272,7 +272,7 @@ func TestReadIsOneRoutedStatement(t *testing.T) {
 		}
 	}
 
-	if err := drain(s.ScanRange(ctx, b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 5})); err != nil {
+	if err := storetest.Drain(s.ScanRange(ctx, b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 5})); err != nil {
 		t.Fatal(err)
 	}
 	read := rec.take()
@@ -354,7 +354,7 @@ func TestUnavailable(t *testing.T) {
 	s := migrated(t, cockroach.Config{})
 	s.Close()
 	b := routing.BucketFor("t", []byte("p"), routing.CalendarDayUTC, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC))
-	if err := drain(s.ScanRange(context.Background(), b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1})); !errors.Is(err, routing.ErrUnavailable) {
+	if err := storetest.Drain(s.ScanRange(context.Background(), b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1})); !errors.Is(err, routing.ErrUnavailable) {
 		t.Fatalf("ScanRange on a closed pool = %v, want ErrUnavailable", err)
 	}
 	if err := s.Append(context.Background(), b, []routing.Record{{PartitionKey: []byte("p"), EventTime: b.Start, SortKey: []byte("k")}}); !errors.Is(err, routing.ErrUnavailable) {
@@ -368,7 +368,7 @@ func TestCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	b := routing.BucketFor("t", []byte("p"), routing.CalendarDayUTC, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC))
-	err := drain(s.ScanRange(ctx, b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1}))
+	err := storetest.Drain(s.ScanRange(ctx, b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1}))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("ScanRange with a cancelled context = %v, want context.Canceled", err)
 	}
@@ -526,15 +526,4 @@ func TestSerializationFailureRetriesTheWholeTransaction(t *testing.T) {
 	if r, err := s.Route(ctx, b); err != nil || r.State != routing.StateArchiving || r.Generation != 1 {
 		t.Fatalf("route after the claim: %+v, %v", r, err)
 	}
-}
-
-// drain reads a ScanRange's reader to its end and returns the first error.
-func drain(_ routing.Route, r routing.BatchReader, err error) error {
-	if err != nil || r == nil {
-		return err
-	}
-	defer r.Release()
-	for r.Next() {
-	}
-	return r.Err()
 }

@@ -30,7 +30,7 @@ func TestStatementSpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	stats := &routing.ReadStats{}
-	if err := drain(s.ScanRange(routing.WithReadStats(ctx, stats), b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 10})); err != nil {
+	if err := storetest.Drain(s.ScanRange(routing.WithReadStats(ctx, stats), b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 10})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := storetest.Count(ctx, s, b, b.Range()); err != nil {

@@ -159,7 +159,7 @@ func TestClosedAndCancelled(t *testing.T) {
 	b := routing.BucketFor("t", []byte("p"), routing.CalendarDayUTC, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := drain(s.ScanRange(ctx, b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1})); !errors.Is(err, context.Canceled) {
+	if err := storetest.Drain(s.ScanRange(ctx, b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1})); !errors.Is(err, context.Canceled) {
 		t.Fatalf("ScanRange with a cancelled context = %v", err)
 	}
 	if err := s.Append(ctx, b, []routing.Record{{PartitionKey: []byte("p"), EventTime: b.Start, SortKey: []byte("k")}}); !errors.Is(err, context.Canceled) {
@@ -175,7 +175,7 @@ func TestClosedAndCancelled(t *testing.T) {
 	if err := s2.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := drain(s2.ScanRange(context.Background(), b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1})); !errors.Is(err, routing.ErrUnavailable) {
+	if err := storetest.Drain(s2.ScanRange(context.Background(), b, routing.BatchRequest{Range: b.Range(), Columns: routing.AllColumns, Limit: 1})); !errors.Is(err, routing.ErrUnavailable) {
 		t.Fatalf("ScanRange after Close = %v, want ErrUnavailable", err)
 	}
 	if err := s2.Append(context.Background(), b, []routing.Record{{PartitionKey: []byte("p"), EventTime: b.Start, SortKey: []byte("k")}}); !errors.Is(err, routing.ErrUnavailable) {
@@ -291,15 +291,4 @@ func mustExec(t *testing.T, s *sqlite.Store, query string, args ...any) {
 	if _, err := s.DB().Exec(query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
-}
-
-// drain reads a ScanRange's reader to its end and returns the first error.
-func drain(_ routing.Route, r routing.BatchReader, err error) error {
-	if err != nil || r == nil {
-		return err
-	}
-	defer r.Release()
-	for r.Next() {
-	}
-	return r.Err()
 }

@@ -37,32 +37,13 @@ func (s *Store) Append(ctx context.Context, b routing.BucketID, recs []routing.R
 		return err
 	}
 	return s.inTx(ctx, op, func(ctx context.Context, tx *sql.Tx) error {
-		var conflict bool
-		if err := s.queryRow(ctx, tx, `SELECT EXISTS (
-	SELECT 1 FROM pulpitum_v4_bucket_metadata WHERE table_id = ?1 AND bucket_strategy <> ?2
-)`, []any{b.TableID, b.Strategy.String()}, &conflict); err != nil {
+		if err := s.fenceTable(ctx, tx, b.TableID, b.Strategy); err != nil {
 			return err
 		}
-		if conflict {
-			return keep(routing.ErrStrategyMismatch)
-		}
-		if _, err := s.exec(ctx, tx, `INSERT INTO pulpitum_v4_bucket_metadata
-	(table_id, partition_key, bucket_key, bucket_strategy, bucket_start, bucket_end)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-ON CONFLICT (table_id, partition_key, bucket_key) DO NOTHING`,
-			b.TableID, b.PartitionKey, b.Key, b.Strategy.String(), micros(b.Start), micros(b.End)); err != nil {
+		if err := s.fenceBucket(ctx, tx, b); err != nil {
 			return err
 		}
-		var state string
-		if err := s.queryRow(ctx, tx, `SELECT state FROM pulpitum_v4_bucket_metadata WHERE `+whereBucket,
-			[]any{b.TableID, b.PartitionKey, b.Key}, &state); err != nil {
-			return err
-		}
-		if state != routing.StateHot.String() {
-			return keep(fmt.Errorf("%w (state %s)", routing.ErrBucketReadOnly, state))
-		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO pulpitum_v4_records
-	(table_id, partition_key, bucket_key, event_time, sort_key, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`)
+		stmt, err := tx.PrepareContext(ctx, sqlInsertRecord)
 		if err != nil {
 			return err
 		}
@@ -71,21 +52,68 @@ ON CONFLICT (table_id, partition_key, bucket_key) DO NOTHING`,
 			if i%1024 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			r := &recs[i]
-			value := r.Value
-			if value == nil {
-				value = []byte{}
-			}
-			s.count(ctx)
-			if _, err := stmt.ExecContext(ctx, b.TableID, b.PartitionKey, b.Key, micros(routing.NormalizeTime(r.EventTime)), r.SortKey, value); err != nil {
-				if isPrimaryKeyViolation(err) {
-					return keep(routing.ErrDuplicateRecord)
-				}
+			if err := s.insertRecord(ctx, stmt, b, &recs[i]); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+const sqlInsertRecord = `INSERT INTO pulpitum_v4_records
+	(table_id, partition_key, bucket_key, event_time, sort_key, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`
+
+// fenceTable is the write fence's first step: a metadata row of tableID with another strategy
+// refuses the write (routing.ErrStrategyMismatch, kept).
+func (s *Store) fenceTable(ctx context.Context, tx *sql.Tx, tableID string, strategy routing.Strategy) error {
+	var conflict bool
+	if err := s.queryRow(ctx, tx, `SELECT EXISTS (
+	SELECT 1 FROM pulpitum_v4_bucket_metadata WHERE table_id = ?1 AND bucket_strategy <> ?2
+)`, []any{tableID, strategy.String()}, &conflict); err != nil {
+		return err
+	}
+	if conflict {
+		return keep(routing.ErrStrategyMismatch)
+	}
+	return nil
+}
+
+// fenceBucket creates b's metadata row if absent and refuses a bucket that is not hot
+// (routing.ErrBucketReadOnly, kept).
+func (s *Store) fenceBucket(ctx context.Context, tx *sql.Tx, b routing.BucketID) error {
+	if _, err := s.exec(ctx, tx, `INSERT INTO pulpitum_v4_bucket_metadata
+	(table_id, partition_key, bucket_key, bucket_strategy, bucket_start, bucket_end)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+ON CONFLICT (table_id, partition_key, bucket_key) DO NOTHING`,
+		b.TableID, b.PartitionKey, b.Key, b.Strategy.String(), micros(b.Start), micros(b.End)); err != nil {
+		return err
+	}
+	var state string
+	if err := s.queryRow(ctx, tx, `SELECT state FROM pulpitum_v4_bucket_metadata WHERE `+whereBucket,
+		[]any{b.TableID, b.PartitionKey, b.Key}, &state); err != nil {
+		return err
+	}
+	if state != routing.StateHot.String() {
+		return keep(fmt.Errorf("%w (state %s)", routing.ErrBucketReadOnly, state))
+	}
+	return nil
+}
+
+// insertRecord inserts r into bucket b with the prepared sqlInsertRecord (a primary-key
+// violation is routing.ErrDuplicateRecord, kept).
+func (s *Store) insertRecord(ctx context.Context, stmt *sql.Stmt, b routing.BucketID, r *routing.Record) error {
+	value := r.Value
+	if value == nil {
+		value = []byte{}
+	}
+	s.count(ctx)
+	if _, err := stmt.ExecContext(ctx, b.TableID, b.PartitionKey, b.Key, micros(routing.NormalizeTime(r.EventTime)), r.SortKey, value); err != nil {
+		if isPrimaryKeyViolation(err) {
+			return keep(routing.ErrDuplicateRecord)
+		}
+		return err
+	}
+	return nil
 }
 
 // Discover lists archive work: first cleanup work (archived buckets whose hot rows remain,

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"LostClaimRaces", testClaimRaces},
 		{"AttemptsRetryTimesAndLeases", testArchiveStatus},
 		{"AppendFenceAgainstClaim", testAppendFence},
+		{"IngestAllOrNothing", testIngest},
 		{"DiscoverOrderAndLimit", testDiscover},
 		{"OverlappingTablesIsolated", testIsolation},
 		{"ConcurrentAppends", testConcurrentAppends},
@@ -193,6 +194,18 @@ func Records(ctx context.Context, s routing.HotBatchScanner, b routing.BucketID,
 	defer r.Release()
 	recs, err := routing.ReadRecords(r, b.PartitionKey, req)
 	return route, recs, err
+}
+
+// Drain reads a ScanRange's reader to its end (ScanRange's results as its arguments) and
+// returns the first error: ScanRange's, or the reader's.
+func Drain(_ routing.Route, r routing.BatchReader, err error) error {
+	if err != nil || r == nil {
+		return err
+	}
+	defer r.Release()
+	for r.Next() {
+	}
+	return r.Err()
 }
 
 // mustRead is Records, failing t on error.

@@ -62,7 +62,7 @@ class MetadataJdbcTest {
       // The answers are the server's, not the driver's defaults.
       assertEquals("flightsrv", md.getDatabaseProductName());
       assertEquals("\"", md.getIdentifierQuoteString());
-      assertTrue(md.isReadOnly());
+      assertFalse(md.isReadOnly()); // rows can be written (bulk ingest, INSERT)
       assertFalse(md.supportsTransactions());
       assertEquals(Connection.TRANSACTION_NONE, md.getDefaultTransactionIsolation());
       assertTrue(md.supportsResultSetType(ResultSet.TYPE_FORWARD_ONLY));

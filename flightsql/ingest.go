@@ -1,0 +1,97 @@
+package flightsql
+
+import (
+	"context"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Ingester writes a client's rows into a served routed table: the write path behind
+// CommandStatementIngest (docs/flightsql-clients.md, bulk ingest). Implementations are safe for
+// concurrent use.
+type Ingester interface {
+	// Ingest writes every row of rows into the table named table (as the client spelled it;
+	// tables match case-insensitively) in one all-or-nothing request and returns the rows
+	// stored: all of them, or 0 and an error with nothing stored. rows is the client's stream
+	// (its schema is the rows' shape); Ingest reads it to its end or to the first error and
+	// does not release it. Errors carrying a gRPC status reach the client as they are (they
+	// must name no value, path or raw database error); any other error becomes INTERNAL.
+	Ingest(ctx context.Context, table string, rows array.RecordReader) (int64, error)
+}
+
+// errDefinedByServer refuses the ingest modes that would define a table: routed tables exist
+// only as the server's --table definitions, never created or replaced by a client.
+var errDefinedByServer = status.Error(codes.InvalidArgument,
+	"routed tables are defined by the server's --table option: ingest can only append to a served table (ADBC modes append and create_append)")
+
+// DoPutCommandStatementIngest answers CommandStatementIngest (ADBC adbc_ingest, arrow-go
+// ExecuteIngest): the rows of the DoPut stream are appended to a served table through the
+// Ingester, all or nothing, admitted like a query (Config.Admit). table_definition_options:
+// if_exists APPEND (or unspecified) with if_not_exist FAIL, CREATE or unspecified — the ADBC
+// modes append and create_append — are accepted; if_exists FAIL or REPLACE (the modes create
+// and replace) are INVALID_ARGUMENT (errDefinedByServer), as is CREATE of a table the server
+// does not serve. A temporary table, a transaction id, a catalog, a schema other than
+// DBSchemaName and any key of options are INVALID_ARGUMENT naming the option; a table the
+// server does not serve is NOT_FOUND. Without an Ingester the command is UNIMPLEMENTED. The
+// record count is the rows stored (0 on any error; arrow-go's dispatcher sends it as the
+// one PutResult before the error).
+func (s *Server) DoPutCommandStatementIngest(ctx context.Context, cmd flightsql.StatementIngest, rdr flight.MessageReader) (int64, error) {
+	if s.ingester == nil {
+		return 0, status.Error(codes.Unimplemented, "bulk ingestion is not supported by this server")
+	}
+	if err := checkIngest(cmd); err != nil {
+		return 0, err
+	}
+	name := cmd.GetTable()
+	if _, ok := s.engine.Tables()[strings.ToLower(name)]; !ok {
+		if o := cmd.GetTableDefinitionOptions(); o != nil && o.IfNotExist == flightsql.TableDefinitionOptionsTableNotExistOptionCreate {
+			return 0, errDefinedByServer
+		}
+		return 0, status.Error(codes.NotFound, "the table is not served (routed tables are defined by the server's --table option)")
+	}
+	ctx, done, err := s.admitWrite(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	n, err := s.ingester.Ingest(ctx, name, rdr)
+	if err != nil {
+		return 0, s.toStatus(err)
+	}
+	return n, nil
+}
+
+// checkIngest refuses the options of an ingest command the server does not carry out.
+func checkIngest(cmd flightsql.StatementIngest) error {
+	if o := cmd.GetTableDefinitionOptions(); o != nil {
+		switch o.IfExists {
+		case flightsql.TableDefinitionOptionsTableExistsOptionUnspecified, flightsql.TableDefinitionOptionsTableExistsOptionAppend:
+		default: // FAIL (ADBC mode create) and REPLACE (mode replace)
+			return errDefinedByServer
+		}
+	}
+	if cmd.GetTemporary() {
+		return status.Error(codes.InvalidArgument, "option temporary is not supported: routed tables are not temporary")
+	}
+	if len(cmd.GetTransactionId()) > 0 {
+		return status.Error(codes.InvalidArgument, "option transaction_id is not supported: the server has no transactions (each ingest request is one, all or nothing)")
+	}
+	if cmd.GetCatalog() != "" {
+		return status.Error(codes.InvalidArgument, "option catalog is not supported: the server has one unnamed catalog")
+	}
+	if sc := cmd.GetSchema(); sc != "" && !strings.EqualFold(sc, DBSchemaName) {
+		return status.Errorf(codes.InvalidArgument, "option schema must be %s or empty", DBSchemaName)
+	}
+	for k := range cmd.GetOptions() {
+		if len(k) > 64 {
+			k = k[:64] + "…"
+		}
+		return status.Errorf(codes.InvalidArgument, "ingest option %q is not supported", k)
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package cockroach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/flightsrv/flightsrv/internal/panics"
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// ingestBodyTimeout bounds the fenced transaction of one write request, which moves every
+// staged row (a million rows take seconds; the caller's context bounds it too).
+const ingestBodyTimeout = 10 * time.Minute
+
+// stagingTable is the session-local temporary table a write request is copied into before the
+// fenced transaction moves it into pulpitum_v4_records (AppendStream).
+const stagingTable = "flightsrv_ingest_staging"
+
+var (
+	sqlCreateStaging = register("CREATE flightsrv_ingest_staging", "CREATE", stagingTable,
+		`DROP TABLE IF EXISTS pg_temp.`+stagingTable+`;
+CREATE TEMPORARY TABLE `+stagingTable+` (
+	partition_key BYTEA NOT NULL,
+	bucket_key TEXT NOT NULL,
+	event_time TIMESTAMPTZ NOT NULL,
+	sort_key BYTEA NOT NULL,
+	value BYTEA NOT NULL
+)`)
+	sqlDropStaging = register("DROP flightsrv_ingest_staging", "DROP", stagingTable,
+		`DROP TABLE IF EXISTS pg_temp.`+stagingTable)
+	sqlEnsureBuckets = register("INSERT pulpitum_v4_bucket_metadata", "INSERT", MetadataTable,
+		`INSERT INTO pulpitum_v4_bucket_metadata
+	(table_id, partition_key, bucket_key, bucket_strategy, bucket_start, bucket_end)
+SELECT $1::TEXT, u.p, u.k, $2::TEXT, u.s, u.e
+FROM unnest($3::BYTEA[], $4::TEXT[], $5::TIMESTAMPTZ[], $6::TIMESTAMPTZ[]) AS u (p, k, s, e)
+ON CONFLICT (table_id, partition_key, bucket_key) DO NOTHING`)
+	sqlBucketsNotHot = register("SELECT pulpitum_v4_bucket_metadata", "SELECT", MetadataTable,
+		`SELECT m.state FROM pulpitum_v4_bucket_metadata AS m
+JOIN unnest($2::BYTEA[], $3::TEXT[]) AS u (p, k) ON m.partition_key = u.p AND m.bucket_key = u.k
+WHERE m.table_id = $1 AND m.state <> 'hot'
+LIMIT 1`)
+	sqlInsertStaged = register("APPEND durable bucket", "APPEND", RecordsTable,
+		`INSERT INTO pulpitum_v4_records (table_id, partition_key, bucket_key, event_time, sort_key, value)
+SELECT $1::TEXT, partition_key, bucket_key, event_time, sort_key, value FROM `+stagingTable)
+)
+
+// AppendStream writes a whole write request behind the write fence (routing.HotStore;
+// docs/pulpitum-v4.md §3.1) on one pooled connection: src's records are streamed with COPY
+// (pgx CopyFrom) into a session-local temporary staging table — no lock on a routed table is
+// held while the client sends — and then one SERIALIZABLE transaction, retried whole on
+// SQLSTATE 40001 with the staged rows, checks the strategy (routing.ErrStrategyMismatch),
+// creates the metadata row of every bucket the request touches, refuses the request when any
+// of them is not hot (routing.ErrBucketReadOnly), and moves the staged rows with one
+// INSERT … SELECT (routing.ErrDuplicateRecord on a unique violation). The staging table is
+// dropped at the end (the connection is closed if that fails), so nothing of a failed or
+// cancelled request stays anywhere; a process killed mid-request leaves only its session's
+// temporary table, which the database drops with the session. Memory: one batch of src.
+// On CockroachDB, temporary tables need the session setting experimental_enable_temp_tables,
+// which AppendStream sets for its connection. Errors as for Append; src's errors unchanged.
+func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routing.Strategy, src routing.IngestSource) (int64, error) {
+	const op = "ingest"
+	conn, err := s.acquire(ctx, op)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Release()
+	if s.product == "CockroachDB" {
+		if _, err := conn.Exec(ctx, "SET experimental_enable_temp_tables = 'on'"); err != nil {
+			return 0, s.classify(op, err)
+		}
+	}
+	if _, err := conn.Exec(ctx, sqlCreateStaging); err != nil {
+		return 0, s.classify(op, err)
+	}
+	defer dropStaging(ctx, conn)
+	cs := &copySource{ctx: ctx, src: src, buckets: map[*routing.BucketID]struct{}{}}
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{stagingTable}, []string{"partition_key", "bucket_key", "event_time", "sort_key", "value"}, cs)
+	if cs.err != nil {
+		return 0, cs.err
+	}
+	if err != nil {
+		return 0, s.classify(op, err)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var (
+		parts       [][]byte
+		keys        []string
+		starts, end []time.Time
+	)
+	for _, b := range cs.order {
+		if b.TableID != tableID || b.Strategy != strategy {
+			return 0, fmt.Errorf("%w: a record's bucket is not of the request's table", routing.ErrInvalidRecord)
+		}
+		parts, keys, starts, end = append(parts, b.PartitionKey), append(keys, b.Key), append(starts, b.Start), append(end, b.End)
+	}
+	var stored int64
+	err = s.inTxOn(ctx, conn, op, ingestBodyTimeout, func(ctx context.Context, tx pgx.Tx) error {
+		var conflict bool
+		if err := tx.QueryRow(ctx, sqlStrategyConflict, tableID, strategy.String()).Scan(&conflict); err != nil {
+			return err
+		}
+		if conflict {
+			return keep(routing.ErrStrategyMismatch)
+		}
+		if _, err := tx.Exec(ctx, sqlEnsureBuckets, tableID, strategy.String(), parts, keys, starts, end); err != nil {
+			return err
+		}
+		var state string
+		switch err := tx.QueryRow(ctx, sqlBucketsNotHot, tableID, parts, keys).Scan(&state); {
+		case err == nil:
+			return keep(fmt.Errorf("%w (state %s)", routing.ErrBucketReadOnly, state))
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+		tag, err := tx.Exec(ctx, sqlInsertStaged, tableID)
+		if err != nil {
+			if isUniqueViolation(err) {
+				return keep(routing.ErrDuplicateRecord)
+			}
+			return err
+		}
+		stored = tag.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return stored, nil
+}
+
+// dropStaging drops the staging table of conn, or closes conn when it cannot (its session's
+// temporary tables then go with it).
+func dropStaging(ctx context.Context, conn *pgxpool.Conn) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	if _, err := conn.Exec(dctx, sqlDropStaging); err != nil {
+		_ = conn.Conn().Close(dctx)
+	}
+}
+
+// copySource feeds an IngestSource's records to CopyFrom and notes the buckets they touch in
+// first-seen order. An error of the source is kept in err (CopyFrom's own error wraps it).
+type copySource struct {
+	ctx     context.Context
+	src     routing.IngestSource
+	batch   routing.IngestBatch
+	i       int
+	row     [5]any
+	buckets map[*routing.BucketID]struct{}
+	order   []*routing.BucketID
+	err     error
+}
+
+// Next runs on pgx's copy goroutine: a panic of the source is recovered into err there, where
+// no caller's recover would reach it.
+func (c *copySource) Next() (more bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.err, more = panics.FromValue("ingest source", p), false
+		}
+	}()
+	c.i++
+	for c.i >= len(c.batch.Records) {
+		b, err := c.src.Next(c.ctx)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				c.err = err
+			}
+			return false
+		}
+		c.batch, c.i = b, 0
+	}
+	return true
+}
+
+func (c *copySource) Values() ([]any, error) {
+	r, b := &c.batch.Records[c.i], c.batch.Buckets[c.i]
+	if _, ok := c.buckets[b]; !ok {
+		c.buckets[b] = struct{}{}
+		c.order = append(c.order, b)
+	}
+	value := r.Value
+	if value == nil {
+		value = []byte{}
+	}
+	c.row = [5]any{r.PartitionKey, b.Key, r.EventTime, r.SortKey, value}
+	return c.row[:], nil
+}
+
+func (c *copySource) Err() error { return c.err }
