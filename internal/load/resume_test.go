@@ -22,8 +22,9 @@ import (
 
 	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
 	"github.com/flightsrv/flightsrv/routing"
-	"github.com/flightsrv/flightsrv/routing/cockroach"
 )
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // samplePart is one part file of the sample and, per row, its origin, month and id (read
 // from the Parquet file by the test, not through the loader).
@@ -145,15 +146,7 @@ func sqliteResumeStore(t *testing.T) resumeStore {
 
 func postgresResumeStore(t *testing.T) resumeStore {
 	ctx := context.Background()
-	url := pgtest.Start(t).NewDatabase(t)
-	st, err := cockroach.Open(ctx, cockroach.Config{URL: url, MaxConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st, url := pgtest.Start(t).NewStore(t)
 	tbl, err := routing.NewDurableTable(resumeDef, st, nil, routing.Options{Clock: func() time.Time { return resumeAsOf }})
 	if err != nil {
 		t.Fatal(err)
