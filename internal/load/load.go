@@ -2,6 +2,9 @@
 // durable append path (routing.DurableTable.Append, write fence included), with a column
 // mapping from source columns to the table's partition column, timestamp, id and value.
 //
+// Resumable loads one file of a load over many unless it is already loaded, and refuses one
+// that is partly loaded (resume.go, with the rule).
+//
 // Time interpretation: a source timestamp without a zone (Parquet isAdjustedToUTC=false, or a
 // CSV value without an offset) is a wall-clock value and is interpreted as UTC. Event times
 // are truncated to microseconds, the precision both tiers store.
