@@ -604,3 +604,41 @@ func (h *HotAggregate) Answer() (Route, array.RecordReader, error) {
 	}
 	return h.route, r, nil
 }
+
+// CountBucket returns how many records of bucket b lie inside r (clipped to the bucket) and the
+// tier that answered: AggregateBucket's count(*) (one key-only statement for a hot bucket,
+// statistics or the manifest for an archived one), or, when the tier cannot count without rows
+// (ErrNoAggregate), the bucket's rows read without columns and counted. Errors are the
+// stores'; ErrOperationFailed for an answer that is not one ungrouped count.
+func (t *DurableTable) CountBucket(ctx context.Context, b BucketID, r TimeRange) (uint64, Tier, error) {
+	rd, tier, err := t.AggregateBucket(ctx, b, AggregateRequest{Range: r, Measures: []Measure{CountStar}})
+	if errors.Is(err, ErrNoAggregate) {
+		return t.countRows(ctx, b, r)
+	}
+	if err != nil {
+		return 0, tier, err
+	}
+	defer rd.Release()
+	gs, err := ReadPartial(rd, false)
+	if err != nil {
+		return 0, tier, err
+	}
+	if len(gs) != 1 {
+		return 0, tier, fmt.Errorf("%w: an ungrouped count answered %d rows", ErrOperationFailed, len(gs))
+	}
+	return uint64(gs[0].Count), tier, nil
+}
+
+// countRows counts the records of b inside r by reading them without columns.
+func (t *DurableTable) countRows(ctx context.Context, b BucketID, r TimeRange) (uint64, Tier, error) {
+	rd, tier, err := t.ScanBucket(ctx, b, BatchRequest{Range: r, Limit: -1})
+	if err != nil {
+		return 0, tier, err
+	}
+	defer rd.Release()
+	var n uint64
+	for rd.Next() {
+		n += uint64(rd.RecordBatch().NumRows())
+	}
+	return n, tier, rd.Err()
+}

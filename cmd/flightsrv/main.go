@@ -3,7 +3,7 @@
 //
 //	flightsrv serve    serve Flight SQL over a hot store and an archive
 //	flightsrv demo     load the committed flights sample into an embedded store and serve it
-//	flightsrv load     append records from a Parquet or CSV file through the write fence
+//	flightsrv load     append records from Parquet or CSV files (a glob) through the write fence, resumably
 //	flightsrv archive  archive every bucket that ends before a cutoff
 //	flightsrv migrate  apply the hot store's schema migrations
 //
@@ -72,7 +72,7 @@ func usage() {
 commands:
   serve     serve Flight SQL over a hot store and an archive
   demo      load the committed flights sample into .demo/ and serve it
-  load      append records from a Parquet or CSV file through the write fence
+  load      append records from Parquet or CSV files (a glob) through the write fence, resumably
   archive   archive every bucket that ends before a cutoff
   migrate   apply the hot store's schema migrations
   auth      hash-password: a users-file line; new-key: create or rotate a token keyring

@@ -2,6 +2,9 @@
 // durable append path (routing.DurableTable.Append, write fence included), with a column
 // mapping from source columns to the table's partition column, timestamp, id and value.
 //
+// Resumable loads one file of a load over many unless it is already loaded, and refuses one
+// that is partly loaded (resume.go, with the rule).
+//
 // Time interpretation: a source timestamp without a zone (Parquet isAdjustedToUTC=false, or a
 // CSV value without an offset) is a wall-clock value and is interpreted as UTC. Event times
 // are truncated to microseconds, the precision both tiers store.
@@ -107,16 +110,10 @@ func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error
 	if m.IDWidth <= 0 {
 		m.IDWidth = 10
 	}
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".parquet" && ext != ".csv" {
-		return Stats{}, fmt.Errorf("load: unsupported file type %q (want .parquet or .csv)", filepath.Ext(path))
+	if err := checkExt(path); err != nil {
+		return Stats{}, err
 	}
-	open := func() (recordSource, error) {
-		if ext == ".parquet" {
-			return openParquet(ctx, path)
-		}
-		return openCSV(path)
-	}
+	open := func() (recordSource, error) { return openSource(ctx, path) }
 	pass := func(sink func([]routing.Record) (int, error)) (Stats, error) {
 		src, err := open()
 		if err != nil {
@@ -148,6 +145,25 @@ func File(ctx context.Context, t Appender, path string, m Mapping) (Stats, error
 		}
 		return n, err
 	})
+}
+
+// checkExt refuses a path whose extension is neither .parquet nor .csv.
+func checkExt(path string) error {
+	if ext := strings.ToLower(filepath.Ext(path)); ext != ".parquet" && ext != ".csv" {
+		return fmt.Errorf("load: unsupported file type %q (want .parquet or .csv)", filepath.Ext(path))
+	}
+	return nil
+}
+
+// openSource opens path as a Parquet or CSV source, by its extension.
+func openSource(ctx context.Context, path string) (recordSource, error) {
+	if err := checkExt(path); err != nil {
+		return nil, err
+	}
+	if strings.ToLower(filepath.Ext(path)) == ".parquet" {
+		return openParquet(ctx, path)
+	}
+	return openCSV(path)
 }
 
 // ingestFile writes every record of src through ing in one request (Ingester). Stats.Read

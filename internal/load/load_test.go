@@ -217,7 +217,15 @@ func TestBinaryPartitionAndID(t *testing.T) {
 // application clock stands at now; the store is closed when the test ends.
 func sqliteTable(t *testing.T, def routing.TableDef, now time.Time) *routing.DurableTable {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+	tbl, _ := sqliteTableAt(t, def, now)
+	return tbl
+}
+
+// sqliteTableAt is sqliteTable, also returning the database file's path.
+func sqliteTableAt(t *testing.T, def routing.TableDef, now time.Time) (*routing.DurableTable, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hot.db")
+	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,5 +237,5 @@ func sqliteTable(t *testing.T, def routing.TableDef, now time.Time) *routing.Dur
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tbl
+	return tbl, path
 }

@@ -5,27 +5,20 @@ package tablecheck
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
 
 // Count returns the number of records of partition pk inside r, asking each bucket for its
-// partial count (routing.DurableTable.AggregateBucket: one key-only statement per hot bucket,
-// statistics or a manifest count per archived one), and how many buckets each tier answered.
+// count (routing.DurableTable.CountBucket: one key-only statement per hot bucket, statistics
+// or a manifest count per archived one), and how many buckets each tier answered.
 func Count(ctx context.Context, t *routing.DurableTable, pk []byte, r routing.TimeRange) (n uint64, hot, archived int, err error) {
 	for _, b := range t.Buckets(pk, r) {
-		rd, tier, err := t.AggregateBucket(ctx, b, routing.AggregateRequest{Range: r, Measures: []routing.Measure{routing.CountStar}})
+		c, tier, err := t.CountBucket(ctx, b, r)
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		gs, err := routing.ReadPartial(rd, false)
-		rd.Release()
-		if err != nil || len(gs) != 1 {
-			return 0, 0, 0, errors.Join(err, fmt.Errorf("tablecheck: an ungrouped count of %d rows", len(gs)))
-		}
-		n += uint64(gs[0].Count)
+		n += c
 		if tier == routing.TierArchive {
 			archived++
 		} else {

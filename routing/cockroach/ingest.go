@@ -40,11 +40,20 @@ CREATE TEMPORARY TABLE `+stagingTable+` (
 SELECT $1::TEXT, u.p, u.k, $2::TEXT, u.s, u.e
 FROM unnest($3::BYTEA[], $4::TEXT[], $5::TIMESTAMPTZ[], $6::TIMESTAMPTZ[]) AS u (p, k, s, e)
 ON CONFLICT (table_id, partition_key, bucket_key) DO NOTHING`)
-	sqlBucketsNotHot = register("SELECT pulpitum_v4_bucket_metadata", "SELECT", MetadataTable,
+	// sqlBucketStates reads the state of every bucket of the request and locks their metadata
+	// rows (FOR SHARE): an archiver's claim (an UPDATE of the row) then waits for the request to
+	// commit, and a claim that committed first makes this statement fail with 40001 (the
+	// request is retried and sees the bucket archiving). Without the lock, PostgreSQL's
+	// SERIALIZABLE does not order the request after a claim whose snapshot statement runs
+	// outside a serializable transaction, and the request's rows could land after the
+	// snapshot and be deleted with the bucket's hot rows (archive/archivefault
+	// TestIngestRacesArchiver).
+	sqlBucketStates = register("SELECT pulpitum_v4_bucket_metadata", "SELECT", MetadataTable,
 		`SELECT m.state FROM pulpitum_v4_bucket_metadata AS m
 JOIN unnest($2::BYTEA[], $3::TEXT[]) AS u (p, k) ON m.partition_key = u.p AND m.bucket_key = u.k
-WHERE m.table_id = $1 AND m.state <> 'hot'
-LIMIT 1`)
+WHERE m.table_id = $1
+ORDER BY m.partition_key, m.bucket_key
+FOR SHARE OF m`)
 	sqlInsertStaged = register("APPEND durable bucket", "APPEND", RecordsTable,
 		`INSERT INTO pulpitum_v4_records (table_id, partition_key, bucket_key, event_time, sort_key, value)
 SELECT $1::TEXT, partition_key, bucket_key, event_time, sort_key, value FROM `+stagingTable)
@@ -113,11 +122,7 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 		if _, err := tx.Exec(ctx, sqlEnsureBuckets, tableID, strategy.String(), parts, keys, starts, end); err != nil {
 			return err
 		}
-		var state string
-		switch err := tx.QueryRow(ctx, sqlBucketsNotHot, tableID, parts, keys).Scan(&state); {
-		case err == nil:
-			return keep(fmt.Errorf("%w (state %s)", routing.ErrBucketReadOnly, state))
-		case !errors.Is(err, pgx.ErrNoRows):
+		if err := checkHot(ctx, tx, tableID, parts, keys); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, sqlInsertStaged, tableID)
@@ -134,6 +139,34 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 		return 0, err
 	}
 	return stored, nil
+}
+
+// checkHot locks the metadata rows of the buckets (table tableID, parts[i], keys[i]) for the
+// transaction (sqlBucketStates) and returns routing.ErrBucketReadOnly (kept: not retried) when
+// one of them is not hot.
+func checkHot(ctx context.Context, tx pgx.Tx, tableID string, parts [][]byte, keys []string) error {
+	rows, err := tx.Query(ctx, sqlBucketStates, tableID, parts, keys)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	notHot := ""
+	for rows.Next() {
+		var state string
+		if err := rows.Scan(&state); err != nil {
+			return err
+		}
+		if state != routing.StateHot.String() && notHot == "" {
+			notHot = state
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if notHot != "" {
+		return keep(fmt.Errorf("%w (state %s)", routing.ErrBucketReadOnly, notHot))
+	}
+	return nil
 }
 
 // dropStaging drops the staging table of conn, or closes conn when it cannot (its session's
