@@ -37,7 +37,7 @@ type Service struct {
 
 // Setup installs global meter and tracer providers of svc's resource; metrics are collected
 // into a Prometheus registry served by Handler. Extra span processors (for example a test's
-// in-memory recorder) may be passed.
+// in-memory recorder) may be passed; with none, spans are not recorded (NeverSample).
 func Setup(svc Service, spans ...sdktrace.SpanProcessor) (*Telemetry, error) {
 	reg := prometheus.NewRegistry()
 	exp, err := otelprom.New(otelprom.WithRegisterer(reg))
@@ -56,6 +56,13 @@ func Setup(svc Service, spans ...sdktrace.SpanProcessor) (*Telemetry, error) {
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 	for _, sp := range spans {
 		opts = append(opts, sdktrace.WithSpanProcessor(sp))
+	}
+	if len(spans) == 0 {
+		// No processor would ever see a recorded span: spans are not recorded, which spares
+		// the per-bucket spans' allocations (about 3% of an analytical query's CPU and of the
+		// heap it allocates, bench's BenchmarkAnalytical); their span contexts, and so the
+		// trace IDs in the logs and the context propagated to peers, are made all the same.
+		opts = append(opts, sdktrace.WithSampler(sdktrace.NeverSample()))
 	}
 	tp := sdktrace.NewTracerProvider(opts...)
 	otel.SetMeterProvider(mp)
