@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -198,6 +199,21 @@ func TestMemoryLimitFlag(t *testing.T) {
 	if base, per := f.limits(); base != 64<<20 || per != 0 {
 		t.Fatalf("fixed limits %d, %d", base, per)
 	}
+	// The footer cache gets a tenth of the limit; none applies: the archive's default (0).
+	for _, c := range []struct{ base, want int64 }{{40 << 20, 4 << 20}, {64 << 20, 6710886}, {math.MaxInt64, 0}} {
+		if got := footerCacheBytes(c.base); got != c.want {
+			t.Errorf("footerCacheBytes(%d) = %d, want %d", c.base, got, c.want)
+		}
+	}
+	prev := debug.SetMemoryLimit(100 << 20)
+	if got := footerCacheBytes(0); got != 10<<20 {
+		t.Errorf("footerCacheBytes under a runtime limit of 100 MiB = %d, want %d", got, 10<<20)
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	if got := footerCacheBytes(0); got != 0 {
+		t.Errorf("footerCacheBytes with no runtime limit = %d, want 0", got)
+	}
+	debug.SetMemoryLimit(prev)
 
 	var cfg serveConfig
 	fs := newFlags("serve")

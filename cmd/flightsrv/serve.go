@@ -214,7 +214,8 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	if err != nil {
 		return nil, nil, err
 	}
-	reader, err := archive.NewReader(bucket, archive.ReaderOptions{PayloadCheckInterval: cfg.payloadCheck})
+	memLimit, memPerStream := cfg.memoryLimit.limits()
+	reader, err := archive.NewReader(bucket, archive.ReaderOptions{PayloadCheckInterval: cfg.payloadCheck, FooterCacheBytes: footerCacheBytes(memLimit)})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -244,7 +245,6 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	if err != nil {
 		return nil, nil, err
 	}
-	memLimit, memPerStream := cfg.memoryLimit.limits()
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
