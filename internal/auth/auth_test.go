@@ -482,3 +482,27 @@ func TestSignInRefusalsLogged(t *testing.T) {
 		}
 	}
 }
+
+// TestClockSkewIsTheLeeway: a token is accepted up to the clock skew past its expiry (ClockSkew
+// by default), exactly until its expiry with none (WithClockSkew negative), and up to a skew
+// set (serve --auth-clock-skew).
+func TestClockSkewIsTheLeeway(t *testing.T) {
+	for _, c := range []struct {
+		set, leeway time.Duration
+	}{{0, ClockSkew}, {-time.Second, 0}, {5 * time.Second, 5 * time.Second}} {
+		clk := newClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		tokens := NewTokens(mustKeyring(t, "k1"), 3*time.Second, clk.now).WithClockSkew(c.set)
+		tok, exp, err := tokens.Issue("alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk.ns.Store(exp.Add(c.leeway - time.Millisecond).UnixNano())
+		if _, err := tokens.Verify(tok); err != nil {
+			t.Fatalf("skew %v: refused %v past expiry: %v", c.set, c.leeway-time.Millisecond, err)
+		}
+		clk.ns.Store(exp.Add(c.leeway + time.Millisecond).UnixNano())
+		if _, err := tokens.Verify(tok); !errors.Is(err, ErrBadToken) {
+			t.Fatalf("skew %v: accepted %v past expiry: %v", c.set, c.leeway+time.Millisecond, err)
+		}
+	}
+}

@@ -45,7 +45,7 @@ type Server struct {
 	dir      string // temporary directory holding data/ and the socket; empty when external
 	bin      string // directory of the server binaries
 	port     int
-	pid      int    // postmaster pid
+	pid      int // postmaster pid
 	done     chan struct{}
 	waitErr  error // exit status of the launcher, valid after done is closed
 	seq      atomic.Int64
