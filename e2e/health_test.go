@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -24,6 +25,50 @@ import (
 // NOT_SERVING within one probe interval and the probe's timeout, the log names the hot store
 // as the failing dependency, and a query of a hot bucket fails UNAVAILABLE; PostgreSQL started
 // again on the same port and data: SERVING again, and the same query answers the same rows.
+// hotRows are the records appendHot writes: ORD flights of July 2001, a hot bucket.
+const hotRows = 5
+
+// hotQuery reads appendHot's records.
+const hotQuery = "SELECT timestamp, id, value FROM flights WHERE origin = 'ORD'" +
+	" AND timestamp >= TIMESTAMPTZ '2001-07-01T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-08-01T00:00:00Z'"
+
+// appendHot appends hotRows records of ORD in July 2001 to flightsTable in st through the write
+// fence: a small hot store for tests that need no archive.
+func appendHot(t *testing.T, st routing.HotStore) {
+	t.Helper()
+	table, err := routing.NewDurableTable(flightsTable, st, nil, routing.Options{Clock: func() time.Time { return asOf }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []routing.Record
+	for i := range hotRows {
+		recs = append(recs, routing.Record{PartitionKey: []byte("ORD"), EventTime: ts("2001-07-10T00:00:00Z").Add(time.Duration(i) * time.Hour),
+			SortKey: []byte(fmt.Sprintf("h%d", i)), Value: []byte(`{"delay":0,"distance":1,"destination":"SFO"}`)})
+	}
+	if n, err := table.Append(context.Background(), recs); err != nil || n != hotRows {
+		t.Fatalf("append: %d %v", n, err)
+	}
+}
+
+// hotRowsNow runs hotQuery through cl (GetFlightInfo, then DoGet) with ctx's metadata and
+// returns the rows it answered.
+func hotRowsNow(ctx context.Context, cl *flightsql.Client) (int64, error) {
+	qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	res, err := run(qctx, cl, hotQuery)
+	if res != nil {
+		defer res.release()
+	}
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, b := range res.batchRows {
+		n += b
+	}
+	return n, nil
+}
+
 func TestHealthFollowsPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts server processes")
@@ -31,19 +76,7 @@ func TestHealthFollowsPostgres(t *testing.T) {
 	ctx := context.Background()
 	pg := pgtest.StartOwn(t)
 	st, dbURL := pg.NewStore(t)
-	table, err := routing.NewDurableTable(flightsTable, st, nil, routing.Options{Clock: func() time.Time { return asOf }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const hotRows = 5
-	var recs []routing.Record
-	for i := range hotRows {
-		recs = append(recs, routing.Record{PartitionKey: []byte("ORD"), EventTime: ts("2001-07-10T00:00:00Z").Add(time.Duration(i) * time.Hour),
-			SortKey: []byte(fmt.Sprintf("h%d", i)), Value: []byte(`{"delay":0,"distance":1,"destination":"SFO"}`)})
-	}
-	if n, err := table.Append(ctx, recs); err != nil || n != hotRows {
-		t.Fatalf("append: %d %v", n, err)
-	}
+	appendHot(t, st)
 	st.Close() // the server's pool is the only one left when PostgreSQL stops
 
 	const interval = 300 * time.Millisecond
@@ -93,24 +126,7 @@ func TestHealthFollowsPostgres(t *testing.T) {
 		}
 	}
 	cl := dialAddr(t, rep.addr, 0)
-	hot := "SELECT timestamp, id, value FROM flights WHERE origin = 'ORD'" +
-		" AND timestamp >= TIMESTAMPTZ '2001-07-01T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-08-01T00:00:00Z'"
-	rowsNow := func() (int64, error) {
-		qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		res, err := run(qctx, cl, hot)
-		if res != nil {
-			defer res.release()
-		}
-		if err != nil {
-			return 0, err
-		}
-		var n int64
-		for _, b := range res.batchRows {
-			n += b
-		}
-		return n, nil
-	}
+	rowsNow := func() (int64, error) { return hotRowsNow(ctx, cl) }
 	if n, err := rowsNow(); err != nil || n != hotRows {
 		t.Fatalf("before the stop: %d rows, %v; want %d", n, err, hotRows)
 	}
