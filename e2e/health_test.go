@@ -50,6 +50,24 @@ func appendHot(t *testing.T, st routing.HotStore) {
 	}
 }
 
+// startServe starts one flightsrv process with args(addr) on a free 127.0.0.1 address and
+// returns it once health checks answer SERVING; when it exits first (the port taken since
+// testproc.FreePorts chose it), it starts again on another port, three times at most.
+func startServe(t *testing.T, bin string, args func(addr string) []string) *replica {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		addr := testproc.FreePorts(t, 1)[0]
+		rep := &replica{addr: addr, proc: testproc.Start(t, "flightsrv serve", nil, bin, args(addr)...)}
+		if waitServing(rep) {
+			return rep
+		}
+		if attempt == 2 {
+			t.Fatalf("serve did not start:\n%s", rep.proc.Output())
+		}
+		rep.kill()
+	}
+}
+
 // hotRowsNow runs hotQuery through cl (GetFlightInfo, then DoGet) with ctx's metadata and
 // returns the rows it answered.
 func hotRowsNow(ctx context.Context, cl *flightsql.Client) (int64, error) {
@@ -81,20 +99,11 @@ func TestHealthFollowsPostgres(t *testing.T) {
 
 	const interval = 300 * time.Millisecond
 	bin := testproc.BuildFlightsrv(t)
-	var rep *replica
-	for attempt := 0; ; attempt++ {
-		addr := testproc.FreePorts(t, 1)[0]
-		rep = &replica{addr: addr, proc: testproc.Start(t, "flightsrv serve", nil, bin, "serve", "--store", dbURL, "--archive", t.TempDir(),
-			"--no-auth", "--table", "name=flights,id="+flightsTable.TableID+",partition=origin,strategy=month",
-			"--listen", addr, "--go-memory-limit", "off", "--health-interval", interval.String())}
-		if waitServing(rep) {
-			break
-		}
-		if attempt == 2 {
-			t.Fatalf("serve did not start:\n%s", rep.proc.Output())
-		}
-		rep.kill()
-	}
+	rep := startServe(t, bin, func(addr string) []string {
+		return []string{"serve", "--store", dbURL, "--archive", t.TempDir(), "--no-auth",
+			"--table", "name=flights,id=" + flightsTable.TableID + ",partition=origin,strategy=month",
+			"--listen", addr, "--go-memory-limit", "off", "--health-interval", interval.String()}
+	})
 	conn, err := grpc.NewClient(rep.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

@@ -120,21 +120,12 @@ func TestConnectionKeptAcrossTokenLifetimes(t *testing.T) {
 	users := writeUsers(t, "analyst", "correct horse battery staple")
 	keyring := testproc.WriteKeyring(t, "e2e-tokens")
 	bin := testproc.BuildFlightsrv(t)
-	var addr string
-	for attempt := 0; ; attempt++ {
-		addr = testproc.FreePorts(t, 1)[0]
-		rep := &replica{addr: addr, proc: testproc.Start(t, "flightsrv serve", nil, bin, "serve", "--store", dbURL, "--archive", t.TempDir(),
+	addr := startServe(t, bin, func(addr string) []string {
+		return []string{"serve", "--store", dbURL, "--archive", t.TempDir(),
 			"--auth-users", users, "--auth-keyring", keyring, "--auth-token-ttl", ttl.String(), "--auth-clock-skew", "-1s",
-			"--table", "name=flights,id="+flightsTable.TableID+",partition=origin,strategy=month",
-			"--listen", addr, "--go-memory-limit", "off")}
-		if waitServing(rep) {
-			break
-		}
-		if attempt == 2 {
-			t.Fatalf("serve did not start:\n%s", rep.proc.Output())
-		}
-		rep.kill()
-	}
+			"--table", "name=flights,id=" + flightsTable.TableID + ",partition=origin,strategy=month",
+			"--listen", addr, "--go-memory-limit", "off"}
+	}).addr
 
 	adopter := &bearerAdopter{}
 	cl, err := flightsql.NewClient(addr, nil, []flight.ClientMiddleware{flight.CreateClientMiddleware(adopter)},
