@@ -53,8 +53,8 @@ fuzz-short: tools
 # Python (ADBC's Flight SQL driver and pyarrow.flight, checked against DuckDB reading the sample;
 # with the producers' suite: Substrait plans made by DataFusion, isthmus and ibis-substrait)
 # and Java (the Arrow Flight SQL JDBC driver, JUnit 5) — against one `flightsrv demo` on a free
-# 127.0.0.1 port and two `flightsrv serve` over its data (TLS, mutual TLS, both with
-# authentication), stopped by their pids. Both suites run even when the first fails. The venv is
+# 127.0.0.1 port and `flightsrv serve`s over its data (TLS, mutual TLS, and TLS with 3 s tokens
+# for the token-renewal tests, all with authentication), stopped by their pids. Both suites run even when the first fails. The venv is
 # .venv (pinned by clients/python/requirements.txt); Maven caches the driver in ~/.m2 on first
 # use and needs no network afterwards. About a minute on 2 cores once the caches are warm.
 test-clients: build client-tools .venv/.clients-requirements .venv-ibis/.requirements clients/isthmus/target/classpath.txt

@@ -18,6 +18,10 @@ like scripts/with-postgres.sh does for PostgreSQL:
     FLIGHTSRV_TEST_CA           PEM file of the CA that signed the server and client certificates
     FLIGHTSRV_TEST_CLIENT_CERT  PEM client certificate and FLIGHTSRV_TEST_CLIENT_KEY its key
     FLIGHTSRV_TEST_USER         a user of the TLS servers and FLIGHTSRV_TEST_PASSWORD its password
+    FLIGHTSRV_TEST_SHORT_TOKEN_ADDR  host:port of a TLS server with authentication whose bearer
+                                tokens live SHORT_TOKEN_TTL seconds with no clock-skew leeway
+                                (--auth-token-ttl, --auth-clock-skew -1s), for the tests of
+                                connections kept across token lifetimes
     FLIGHTSRV_TEST_INGEST_ADDR  host:port of a `flightsrv serve` over an empty SQLite store with the
                                 routed table INGEST_TABLE (plaintext, no authentication), for the
                                 write tests (ingest, INSERT): they write recent rows there and
@@ -56,6 +60,9 @@ DEMO_TABLE = "name=flights,id=flightsrv.demo.flights,partition=origin,strategy=m
 
 # The table of the ingest server: day buckets, writable for the last three days (UTC).
 INGEST_TABLE = "name=events,id=flightsrv.clients.events,partition=channel,strategy=day,window=3"
+
+# The token lifetime (seconds) of the short-token server.
+SHORT_TOKEN_TTL = 3
 
 # The user of the servers with authentication.
 TEST_USER, TEST_PASSWORD = "analyst", "correct horse battery staple"
@@ -155,6 +162,7 @@ class Deployment:
     tls: DemoServer
     mtls: DemoServer
     ingest: DemoServer
+    short: DemoServer
     files: dict[str, Path] = field(default_factory=dict)
 
     def env(self) -> dict[str, str]:
@@ -169,10 +177,12 @@ class Deployment:
             "FLIGHTSRV_TEST_USER": TEST_USER,
             "FLIGHTSRV_TEST_PASSWORD": TEST_PASSWORD,
             "FLIGHTSRV_TEST_INGEST_ADDR": self.ingest.addr,
+            "FLIGHTSRV_TEST_SHORT_TOKEN_ADDR": self.short.addr,
+            "FLIGHTSRV_TEST_SHORT_TOKEN_TTL": str(SHORT_TOKEN_TTL),
         }
 
     def servers(self) -> list[DemoServer]:
-        return [self.ingest, self.mtls, self.tls, self.demo]
+        return [self.short, self.ingest, self.mtls, self.tls, self.demo]
 
     def stop(self) -> None:
         """Stops the secured servers, then the demo (which removes the data)."""
@@ -181,7 +191,7 @@ class Deployment:
 
 
 def start_deployment(binary: Path, timeout: float = START_TIMEOUT) -> Deployment:
-    """Starts the demo, then the TLS and mutual-TLS servers with authentication over its data:
+    """Starts the demo, then the TLS, mutual-TLS and short-token servers with authentication over its data:
     a users file made with `flightsrv auth hash-password`, a keyring with `flightsrv auth
     new-key`, and test certificates; and the ingest server over a new SQLite store."""
     demo = start(binary, timeout=timeout)
@@ -201,7 +211,8 @@ def start_deployment(binary: Path, timeout: float = START_TIMEOUT) -> Deployment
                 "--table", DEMO_TABLE, "--auth-users", str(users), "--auth-keyring", str(keyring),
                 "--tls-cert", str(files["server_cert"]), "--tls-key", str(files["server_key"])]
         servers = []
-        for name, extra in (("tls", []), ("mtls", ["--tls-client-ca", str(files["ca"])])):
+        for name, extra in (("tls", []), ("mtls", ["--tls-client-ca", str(files["ca"])]),
+                            ("short", ["--auth-token-ttl", f"{SHORT_TOKEN_TTL}s", "--auth-clock-skew", "-1s"])):
             addr = f"127.0.0.1:{free_port()}"
             srv = _launch(base + ["--listen", addr] + extra, addr, demo.workdir, f"{name}.log", False, timeout)
             started.append(srv)
@@ -213,7 +224,7 @@ def start_deployment(binary: Path, timeout: float = START_TIMEOUT) -> Deployment
         ingest = _launch([str(binary), "serve", "--store", store, "--no-auth", "--table", INGEST_TABLE, "--listen", addr],
                          addr, demo.workdir, "ingest.log", False, timeout)
         started.append(ingest)
-        return Deployment(demo, servers[0], servers[1], ingest, files)
+        return Deployment(demo, servers[0], servers[1], ingest, servers[2], files)
     except BaseException:
         for s in reversed(started):
             s.stop()
@@ -238,6 +249,7 @@ def main() -> int:
             print(f"flightsrv_server: demo on {dep.demo.addr} (pid {dep.demo.proc.pid}), TLS on {dep.tls.addr} "
                   f"(pid {dep.tls.proc.pid}), mutual TLS on {dep.mtls.addr} (pid {dep.mtls.proc.pid}), "
                   f"ingest on {dep.ingest.addr} (pid {dep.ingest.proc.pid}), "
+                  f"short tokens on {dep.short.addr} (pid {dep.short.proc.pid}), "
                   f"ready in {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
             env = dict(os.environ, **dep.env())
             rc = subprocess.call(cmd, env=env)

@@ -64,6 +64,7 @@ type serveConfig struct {
 	queueWait       time.Duration
 	queryTimeout    time.Duration
 	drainTimeout    time.Duration
+	healthInterval  time.Duration
 	otlp            telemetry.Export
 	logStatements   bool
 }
@@ -110,6 +111,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.DurationVar(&c.queueWait, "queue-wait", server.DefaultQueueWait, "how long a query waits for a slot before UNAVAILABLE (0: the default)")
 	fs.DurationVar(&c.queryTimeout, "query-timeout", server.DefaultQueryTimeout, "wall time one query's stream may take (DEADLINE_EXCEEDED beyond; 0: the default; negative, e.g. -1s: no bound)")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM or SIGINT: how long running queries may finish before they are cancelled (new ones are refused at once; 0: the default; negative, e.g. -1s: cancel at once)")
+	fs.DurationVar(&c.healthInterval, "health-interval", server.DefaultHealthInterval, "how often the hot store and the archive are probed for gRPC health checking: health answers NOT_SERVING within one interval of either failing, SERVING again after (0: the default)")
 	c.memoryLimit = memoryLimitFlag{auto: true}
 	c.sec.register(fs)
 	fs.Var(&c.memoryLimit, "go-memory-limit", "soft limit on the Go runtime's memory (not the queries' own limits, --query-memory and --total-query-memory): SIZE (e.g. 256MiB, GOMEMLIMIT's syntax), off, or auto: 40MiB plus 32MiB per query stream beyond the first, or GOMEMLIMIT when set")
@@ -135,8 +137,8 @@ func (c *serveConfig) validate() error {
 	if c.ticketTTL < 0 || c.endpointBkts < 0 || c.maxEndpoints < 0 {
 		return fmt.Errorf("--ticket-ttl, --endpoint-buckets and --max-endpoints must not be negative (0: the default)")
 	}
-	if c.damageMemory < 0 {
-		return fmt.Errorf("--damage-memory must not be negative (0: the default)")
+	if c.damageMemory < 0 || c.healthInterval < 0 {
+		return fmt.Errorf("--damage-memory and --health-interval must not be negative (0: the default)")
 	}
 	if c.fanout < 0 || c.maxParts < 0 {
 		return fmt.Errorf("--fanout and --max-partitions must not be negative (0: the default)")
@@ -255,6 +257,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		GoMemoryLimit: memLimit, GoMemoryLimitPerStream: memPerStream, Version: version, LogStatements: cfg.logStatements, Admins: cfg.sec.adminList(),
 		MaxQueries: cfg.maxQueries, MaxQueued: cfg.maxQueued, QueueWait: cfg.queueWait, QueryTimeout: cfg.queryTimeout, DrainTimeout: cfg.drainTimeout,
+		HealthInterval: cfg.healthInterval,
 	})
 	if err != nil {
 		tel.Shutdown(context.Background())

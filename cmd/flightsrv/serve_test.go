@@ -9,6 +9,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // TestServeRefusesContradictingTables runs `serve` itself (the check lives in the command,
@@ -68,20 +69,23 @@ func migratedSQLite(t *testing.T) (dir, storeURL string, st *openedStore) {
 	return dir, storeURL, st
 }
 
+// parseServe parses serve's flags args (with --no-auth and one table) and validates them.
+func parseServe(args ...string) (serveConfig, error) {
+	var cfg serveConfig
+	fs := newFlags("serve")
+	cfg.register(fs, true)
+	if err := parse(fs, append([]string{"--no-auth"}, args...)); err != nil {
+		return cfg, err
+	}
+	_ = cfg.tables.Set("name=flights,partition=origin,strategy=month")
+	return cfg, cfg.validate()
+}
+
 // TestArchiveCheckFlags: --payload-check-interval and --damage-memory default to the archive
 // reader's and the tables' defaults, take durations (FLIGHTSRV_DAMAGE_MEMORY too), and a
 // negative damage memory is refused (0 is the default, as for a serveConfig built in code).
 func TestArchiveCheckFlags(t *testing.T) {
-	parsed := func(args ...string) (serveConfig, error) {
-		var cfg serveConfig
-		fs := newFlags("serve")
-		cfg.register(fs, true)
-		if err := parse(fs, append([]string{"--no-auth"}, args...)); err != nil {
-			return cfg, err
-		}
-		_ = cfg.tables.Set("name=flights,partition=origin,strategy=month")
-		return cfg, cfg.validate()
-	}
+	parsed := parseServe
 	cfg, err := parsed()
 	if err != nil || cfg.payloadCheck != archive.DefaultPayloadCheckInterval || cfg.damageMemory != routing.DamageMemory {
 		t.Fatalf("defaults: %v %v, %v", cfg.payloadCheck, cfg.damageMemory, err)
@@ -99,5 +103,20 @@ func TestArchiveCheckFlags(t *testing.T) {
 	}
 	if cfg, err := parsed("--damage-memory", "0s"); err != nil || cfg.damageMemory != 0 {
 		t.Errorf("--damage-memory 0s (the default): %v, %v", cfg.damageMemory, err)
+	}
+}
+
+// TestHealthIntervalFlag: --health-interval defaults to server.DefaultHealthInterval, takes a
+// duration, and cannot be off (a negative interval is refused, naming the flag).
+func TestHealthIntervalFlag(t *testing.T) {
+	parsed := parseServe
+	if cfg, err := parsed(); err != nil || cfg.healthInterval != server.DefaultHealthInterval {
+		t.Fatalf("default: %v, %v", cfg.healthInterval, err)
+	}
+	if cfg, err := parsed("--health-interval", "250ms"); err != nil || cfg.healthInterval != 250*time.Millisecond {
+		t.Fatalf("--health-interval 250ms: %v, %v", cfg.healthInterval, err)
+	}
+	if _, err := parsed("--health-interval", "-1s"); err == nil || !strings.Contains(err.Error(), "--health-interval") {
+		t.Fatalf("--health-interval -1s: %v, want a refusal naming the flag", err)
 	}
 }

@@ -482,3 +482,76 @@ func TestSignInRefusalsLogged(t *testing.T) {
 		}
 	}
 }
+
+// TestClockSkewIsTheLeeway: a token is accepted up to the clock skew past its expiry (ClockSkew
+// by default), exactly until its expiry with none (WithClockSkew negative), and up to a skew
+// set (serve --auth-clock-skew).
+func TestClockSkewIsTheLeeway(t *testing.T) {
+	for _, c := range []struct {
+		set, leeway time.Duration
+	}{{0, ClockSkew}, {-time.Second, 0}, {5 * time.Second, 5 * time.Second}} {
+		clk := newClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		tokens := NewTokens(mustKeyring(t, "k1"), 3*time.Second, clk.now).WithClockSkew(c.set)
+		tok, exp, err := tokens.Issue("alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk.ns.Store(exp.Add(c.leeway - time.Millisecond).UnixNano())
+		if _, err := tokens.Verify(tok); err != nil {
+			t.Fatalf("skew %v: refused %v past expiry: %v", c.set, c.leeway-time.Millisecond, err)
+		}
+		clk.ns.Store(exp.Add(c.leeway + time.Millisecond).UnixNano())
+		if _, err := tokens.Verify(tok); !errors.Is(err, ErrBadToken) {
+			t.Fatalf("skew %v: accepted %v past expiry: %v", c.set, c.leeway+time.Millisecond, err)
+		}
+	}
+}
+
+// TestTokenCookieRescuesAnExpiredBearer: a renewal also sets the TokenCookie (for the JDBC
+// driver, which keeps its handshake's bearer and replays cookies); a call whose bearer has
+// expired is accepted with a valid token in that cookie, refused with an expired one, and a
+// Basic header with a wrong password is never rescued by the cookie.
+func TestTokenCookieRescuesAnExpiredBearer(t *testing.T) {
+	ring := mustKeyring(t, "k1")
+	clk := newClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	a := NewAuthenticator(testUsers(t), NewTokens(ring, 10*time.Minute, clk.now).WithClockSkew(-1))
+	cl := serveAuth(t, a)
+	ctx := context.Background()
+	first, _, err := NewTokens(ring, 10*time.Minute, clk.now).Issue("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.add(6 * time.Minute)
+	var hdr metadata.MD
+	if _, err := cl.GetFlightInfo(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+first), &flight.FlightDescriptor{}, grpc.Header(&hdr)); err != nil {
+		t.Fatal(err)
+	}
+	var cookie string
+	for _, v := range hdr.Get("set-cookie") {
+		if strings.HasPrefix(v, TokenCookie+"=") {
+			cookie, _, _ = strings.Cut(v, ";")
+		}
+	}
+	if cookie == "" || cookie != TokenCookie+"="+strings.TrimPrefix(hdr.Get("authorization")[0], "Bearer ") {
+		t.Fatalf("renewal headers %v: want the renewed token in the cookie %s", hdr, TokenCookie)
+	}
+	clk.add(5 * time.Minute) // first has expired; the renewed token has not
+	call := func(authz, cookie string) error {
+		cctx := metadata.AppendToOutgoingContext(ctx, "authorization", authz, "cookie", cookie)
+		_, err := cl.GetFlightInfo(cctx, &flight.FlightDescriptor{})
+		return err
+	}
+	if err := call("Bearer "+first, "other=1"); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("expired bearer without the cookie: %v", err)
+	}
+	if err := call("Bearer "+first, "other=1; "+cookie); err != nil {
+		t.Fatalf("expired bearer with the renewed token's cookie: %v", err)
+	}
+	if err := call("Basic "+base64.StdEncoding.EncodeToString([]byte("alice:wrong")), cookie); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("a wrong password with the cookie: %v", err)
+	}
+	clk.add(10 * time.Minute) // the renewed token has expired too
+	if err := call("Bearer "+first, cookie); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("expired bearer and expired cookie: %v", err)
+	}
+}

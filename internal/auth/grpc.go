@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -108,22 +110,59 @@ func (a *Authenticator) authenticateContext(ctx context.Context) (context.Contex
 		a.logRefusal(ctx, "", "several authorization headers")
 		return ctx, errBadCredentials
 	}
-	user, err := a.Authenticate(vals[0])
+	header := vals[0]
+	user, err := a.Authenticate(header)
+	if err != nil && isBearer(header) {
+		// A bearer that no longer verifies: the renewed token of the TokenCookie, for clients
+		// that keep the bearer of their handshake and only replay cookies (the JDBC driver).
+		if tok := tokenCookie(md); tok != "" {
+			if u, cerr := a.tokens.Verify(tok); cerr == nil {
+				user, err, header = u, nil, "Bearer "+tok
+			}
+		}
+	}
 	if err != nil {
 		a.logRefusal(ctx, vals[0], "invalid credentials")
 		return ctx, errBadCredentials
 	}
-	return context.WithValue(WithUser(ctx, user), renewKey{}, vals[0]), nil
+	return context.WithValue(WithUser(ctx, user), renewKey{}, header), nil
+}
+
+// TokenCookie names the cookie a renewal sets beside its authorization header: a client that
+// never adopts a bearer from response headers but replays cookies (the Arrow Flight SQL JDBC
+// driver keeps its handshake's bearer for the connection's life and sends the cookies it was
+// given, docs/flightsql-clients.md) is authenticated by the cookie's token once its own bearer
+// no longer verifies. It is only a fallback for a bearer: Basic credentials are never rescued.
+const TokenCookie = "flightsrv_token"
+
+// isBearer reports whether an authorization header value has the Bearer scheme.
+func isBearer(header string) bool {
+	scheme, _, _ := strings.Cut(strings.TrimSpace(header), " ")
+	return strings.EqualFold(scheme, "Bearer")
+}
+
+// tokenCookie returns the value of the TokenCookie among md's cookie headers, or "".
+func tokenCookie(md metadata.MD) string {
+	for _, h := range md.Get("cookie") {
+		for _, c := range (&http.Request{Header: http.Header{"Cookie": {h}}}).Cookies() {
+			if c.Name == TokenCookie {
+				return c.Value
+			}
+		}
+	}
+	return ""
 }
 
 // renewKey carries the authorization header a call was authenticated with, for renewal.
 type renewKey struct{}
 
-// renewHeader returns the response header renewing ctx's bearer token, or nil (renewal).
+// renewHeader returns the response headers renewing ctx's bearer token, or nil (renewal):
+// authorization: Bearer <token>, and the same token in the TokenCookie.
 func (a *Authenticator) renewHeader(ctx context.Context) metadata.MD {
 	h, _ := ctx.Value(renewKey{}).(string)
 	if v := a.renewal(h); v != "" {
-		return metadata.Pairs("authorization", v)
+		c := http.Cookie{Name: TokenCookie, Value: strings.TrimSpace(v[len("Bearer "):]), MaxAge: int(a.tokens.ttl / time.Second)}
+		return metadata.Pairs("authorization", v, "set-cookie", c.String())
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ const ClockSkew = 30 * time.Second
 type Tokens struct {
 	ring *Keyring
 	ttl  time.Duration
+	skew time.Duration // leeway of check (ClockSkew unless WithClockSkew)
 	now  func() time.Time
 }
 
@@ -45,7 +46,21 @@ func NewTokens(ring *Keyring, ttl time.Duration, now func() time.Time) *Tokens {
 	if now == nil {
 		now = time.Now
 	}
-	return &Tokens{ring: ring, ttl: ttl, now: now}
+	return &Tokens{ring: ring, ttl: ttl, skew: ClockSkew, now: now}
+}
+
+// WithClockSkew sets the leeway Verify allows on a token's times to d (0: ClockSkew; negative:
+// none, a token is refused from its expiry on) and returns t. Call it before t is used.
+func (t *Tokens) WithClockSkew(d time.Duration) *Tokens {
+	switch {
+	case d == 0:
+		t.skew = ClockSkew
+	case d < 0:
+		t.skew = 0
+	default:
+		t.skew = d
+	}
+	return t
 }
 
 // Issue returns a signed token for user, valid from now for the configured TTL, and its
@@ -70,7 +85,7 @@ func (t *Tokens) Issue(user string) (token string, expires time.Time, err error)
 }
 
 // Verify checks token's signature under the key its "kid" names, its issuer and its validity
-// period at the clock's now (give or take ClockSkew), and returns its user. Every failure is
+// period at the clock's now (give or take the clock skew, ClockSkew by default), and returns its user. Every failure is
 // ErrBadToken.
 func (t *Tokens) Verify(token string) (user string, err error) {
 	user, _, err = t.check(token)
@@ -88,7 +103,7 @@ func (t *Tokens) check(token string) (user string, renew bool, err error) {
 		}
 		return nil, ErrUnknownKey
 	}, jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithIssuer(Issuer),
-		jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithTimeFunc(t.now), jwt.WithLeeway(ClockSkew))
+		jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithTimeFunc(t.now), jwt.WithLeeway(t.skew))
 	if err != nil || claims.Subject == "" || claims.IssuedAt == nil {
 		return "", false, ErrBadToken
 	}

@@ -43,7 +43,9 @@ type Server struct {
 
 	external bool   // URL came from EnvURL: nothing to stop
 	dir      string // temporary directory holding data/ and the socket; empty when external
-	pid      int    // postmaster pid
+	bin      string // directory of the server binaries
+	port     int
+	pid      int // postmaster pid
 	done     chan struct{}
 	waitErr  error // exit status of the launcher, valid after done is closed
 	seq      atomic.Int64
@@ -137,6 +139,15 @@ func (s *Server) Stop() error {
 }
 
 func (s *Server) stop() error {
+	if err := s.halt(); err != nil {
+		return err
+	}
+	return os.RemoveAll(s.dir)
+}
+
+// halt stops the postmaster (SIGINT, a fast shutdown that ends every connection; then SIGQUIT
+// and SIGKILL if it does not exit in time) and keeps its data directory.
+func (s *Server) halt() error {
 	var errs []error
 	for _, step := range []struct {
 		sig  syscall.Signal
@@ -147,7 +158,7 @@ func (s *Server) stop() error {
 		}
 		select {
 		case <-s.done:
-			return errors.Join(append(errs, os.RemoveAll(s.dir))...)
+			return errors.Join(errs...)
 		case <-time.After(step.wait):
 		}
 	}
@@ -252,15 +263,8 @@ func launch(bin string) (s *Server, err error) {
 			return nil, fmt.Errorf("chown temporary directory: %w", err)
 		}
 	}
-	command := func(name string, args ...string) *exec.Cmd {
-		path := filepath.Join(bin, name)
-		if asRoot {
-			return exec.Command("runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
-		}
-		return exec.Command(path, args...)
-	}
 	data := filepath.Join(dir, "data")
-	initdb := command("initdb", "-D", data, "--auth=trust", "--username=postgres", "--encoding=UTF8",
+	initdb := (&Server{bin: bin}).command("initdb", "-D", data, "--auth=trust", "--username=postgres", "--encoding=UTF8",
 		"--locale=C", "--no-sync")
 	initdb.Env = append(os.Environ(), "LC_ALL=C")
 	if out, err := initdb.CombinedOutput(); err != nil {
@@ -270,13 +274,36 @@ func launch(bin string) (s *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(dir, "postgres.log")
-	logFile, err := os.Create(logPath)
+	s = &Server{
+		URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port),
+		dir: dir, bin: bin, port: port,
+	}
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// command returns the command running the server binary name with args, as the postgres OS
+// user when the test runs as root.
+func (s *Server) command(name string, args ...string) *exec.Cmd {
+	path := filepath.Join(s.bin, name)
+	if os.Geteuid() == 0 {
+		return exec.Command("runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
+	}
+	return exec.Command(path, args...)
+}
+
+// run starts postgres on s's data directory and port, and waits until it accepts connections.
+func (s *Server) run() error {
+	data := filepath.Join(s.dir, "data")
+	logPath := filepath.Join(s.dir, "postgres.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("create server log: %w", err)
+		return fmt.Errorf("create server log: %w", err)
 	}
 	defer logFile.Close()
-	cmd := command("postgres", "-D", data, "-p", strconv.Itoa(port), "-k", dir,
+	cmd := s.command("postgres", "-D", data, "-p", strconv.Itoa(s.port), "-k", s.dir,
 		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off", "-c", "max_connections=300", "-c", "shared_buffers=64MB")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -285,19 +312,17 @@ func launch(bin string) (s *Server, err error) {
 	// process's connections are gone).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start postgres: %w", err)
+		return fmt.Errorf("start postgres: %w", err)
 	}
-	s = &Server{
-		URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port),
-		dir: dir, pid: cmd.Process.Pid, done: make(chan struct{}),
-	}
-	go func() { s.waitErr = cmd.Wait(); close(s.done) }()
+	done := make(chan struct{})
+	s.pid, s.done = cmd.Process.Pid, done
+	go func() { s.waitErr = cmd.Wait(); close(done) }()
 	if err := s.waitReady(data); err != nil {
-		_ = s.stop()
+		_ = s.halt()
 		log, _ := os.ReadFile(logPath)
-		return nil, fmt.Errorf("%w: %s", err, tail(log))
+		return fmt.Errorf("%w: %s", err, tail(log))
 	}
-	return s, nil
+	return nil
 }
 
 // waitReady waits for a successful connection and then records the real postmaster pid from

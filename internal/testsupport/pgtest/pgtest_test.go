@@ -60,3 +60,39 @@ func TestDatabasesAreIsolated(t *testing.T) {
 	}
 	t.Logf("server version %s at %s", version, srv.URL)
 }
+
+// TestOwnServerHaltsAndResumes: a server of the test's own refuses connections once halted and
+// serves the same data on the same URL once resumed.
+func TestOwnServerHaltsAndResumes(t *testing.T) {
+	srv := pgtest.StartOwn(t)
+	if srv == pgtest.Start(t) {
+		t.Fatal("StartOwn returned the shared server")
+	}
+	db := srv.NewDatabase(t)
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "CREATE TABLE kept (x BIGINT); INSERT INTO kept VALUES (42)"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Halt(t)
+	if err := c.Ping(ctx); err == nil {
+		t.Fatal("a connection opened before Halt still answers")
+	}
+	if c2, err := pgx.Connect(ctx, db); err == nil {
+		c2.Close(ctx)
+		t.Fatal("a halted server accepted a connection")
+	}
+	srv.Resume(t)
+	c3, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c3.Close(ctx)
+	var x int64
+	if err := c3.QueryRow(ctx, "SELECT x FROM kept").Scan(&x); err != nil || x != 42 {
+		t.Fatalf("after Resume: %d %v, want 42", x, err)
+	}
+}
