@@ -303,10 +303,12 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 		switch {
 		case sameType(lt, rt):
 			common[i] = lt
-		case (lf == famInt || lf == famFloat) && (rf == famInt || rf == famFloat):
-			common[i] = lt
-			if numRank(rt) > numRank(lt) {
-				common[i] = rt
+		case isNumber(lf) && isNumber(rf):
+			common[i] = widerNumber(lt, rt)
+			if familyOf(common[i]) == famNumeric {
+				if err := sameScales([]bval{{e: expr.NewNullLiteral(lt)}, {e: expr.NewNullLiteral(rt)}}, "UNION"); err != nil {
+					return nil, err
+				}
 			}
 		default:
 			return nil, errorf(InvalidArgument, "UNION types %s and %s cannot be matched (column %d)", typeName(lt), typeName(rt), i+1)
