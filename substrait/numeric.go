@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -47,6 +48,9 @@ func numScale(t types.Type) (int32, bool) {
 	return d.Scale, true
 }
 
+// numericSyntax is numeric_in's syntax of a finite number (after spaces are trimmed).
+var numericSyntax = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
 // parseNumericText reads s as numeric_in does: its value and display scale. NaN and infinity
 // are refused by name; anything else that is not a number is 22P02.
 func parseNumericText(s string) (*apd.Decimal, int32, error) {
@@ -55,21 +59,13 @@ func parseNumericText(s string) (*apd.Decimal, int32, error) {
 	case "nan", "inf", "infinity":
 		return nil, 0, unimplemented("numeric NaN or infinity")
 	}
-	ok := t != ""
-	digits := false
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		switch {
-		case c >= '0' && c <= '9':
-			digits = true
-		case c == '.' || c == '+' || c == '-' || c == 'e' || c == 'E':
-		default:
-			ok = false
-		}
-	}
+	ok := numericSyntax.MatchString(t)
 	d, _, err := apd.NewFromString(t)
-	if !ok || !digits || err != nil || d.Form != apd.Finite {
+	if !ok || err != nil || d.Form != apd.Finite {
 		return nil, 0, &Error{Code: InvalidArgument, SQLState: "22P02", Msg: "invalid input syntax for type numeric"}
+	}
+	if !d.IsZero() && (d.NumDigits()+int64(d.Exponent) > 39 || d.Exponent < -1000) {
+		return nil, 0, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "numeric value out of range: flightsrv's numeric holds 38 digits"}
 	}
 	return d, max(-d.Exponent, 0), nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -164,6 +165,9 @@ func roundTo(d *apd.Decimal, places int32, r apd.Rounder) (*apd.Decimal, error) 
 	return &q, nil
 }
 
+// numericSyntax is numeric_in's syntax of a finite number (after spaces are trimmed).
+var numericSyntax = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
 // parseNumeric reads text as PostgreSQL's numeric_in: optional spaces, a sign, digits with
 // one optional point, an optional exponent. NaN and infinities are errNumericSpecial.
 func parseNumeric(s string) (*apd.Decimal, error) {
@@ -173,23 +177,17 @@ func parseNumeric(s string) (*apd.Decimal, error) {
 	case "nan", "inf", "infinity":
 		return nil, errNumericSpecial
 	}
-	digits := false
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		switch {
-		case c >= '0' && c <= '9':
-			digits = true
-		case c == '.' || c == '+' || c == '-' || c == 'e' || c == 'E':
-		default:
-			return nil, errNumericText
-		}
-	}
-	if !digits {
+	if !numericSyntax.MatchString(t) {
 		return nil, errNumericText
 	}
 	d, _, err := apd.NewFromString(t)
 	if err != nil || d.Form != apd.Finite {
 		return nil, errNumericText
+	}
+	if !d.IsZero() && (d.NumDigits()+int64(d.Exponent) > numericDigits+1 || d.Exponent < -1000) {
+		// Past 38 integer digits or PostgreSQL's 1000 digits of scale (1e999999999 would
+		// take a billion digits to round).
+		return nil, errNumericWide
 	}
 	return d, nil
 }
