@@ -164,6 +164,7 @@ func TestNumericAsPostgres(t *testing.T) {
 	}
 	overRows := []string{
 		"round((value->>'distance')::numeric, 2)",
+		"round((value->>'distance')::numeric(10,2) * 1.0375, 2)",
 		"round(((value->>'distance')::float8 / 7)::numeric, 2)",
 		"round(((value->>'delay')::float8 * 1.1)::numeric, 1)",
 		"trunc((value->>'distance')::numeric, -2)",
