@@ -120,6 +120,10 @@ var numericConstants = []string{
 	"123.456::text", "(-0.5)::text", "1e2::text", "(0.1 + 0.2)::text", "round(2.345, 2)::text",
 	"(1.25 * 4)::int", "(1.25 * 4)::bigint",
 	"CASE WHEN 1 < 2 THEN 1.5 ELSE 2.0 END", "COALESCE(NULL, 2.50)", "GREATEST(1.5, 2.0, 0.2)", "LEAST(1.5, 2.0, 0.2)",
+	"round(1.0 / 3, 4)", "round(2 / 3.0, 20)", "round(10 / 4.0)", "trunc(-7 / 2.0)", "floor(7 / 2.0)", "ceil(-7 / 2.0)",
+	"round(1 / 7.0, 2)", "(1 / 3.0)::numeric(10,5)", "round(100.0 / 3, 2)", "round(1e20 / 3, 2)", "round(0.00001 / 3, 30)",
+	"round(-5.5 / 2, 0)", "round(123456789.123 / 0.0007, 3)", "floor(2.99999999999999999999 / 1)", "round(0.5 / 7, 36)",
+	"CAST(7 * 100.0 / 9 AS numeric(12,4))",
 	"1.5 IN (1.50, 2)", "1.5 BETWEEN 1 AND 2", "NULL::numeric + 1.5", "1.5 + '2.25'",
 }
 
@@ -183,6 +187,12 @@ func TestNumericAsPostgres(t *testing.T) {
 		"round((value->>'delay')::int * 0.35, 1)",
 		"(value->>'distance')::numeric(12,4)",
 		"(value->>'distance')::int::numeric - 0.001",
+		"round((value->>'delay')::int * 100.0 / (value->>'distance')::int, 2)",
+		"((value->>'distance')::int / 7.0)::numeric(10,3)",
+		"floor((value->>'delay')::int / 10.0)",
+		"ceil((value->>'delay')::int / 10.0)",
+		"round((value->>'delay')::numeric(8,2) / 3, 5)",
+		"trunc((value->>'distance')::int / 0.3, 1)",
 		"CASE WHEN (value->>'delay')::int > 10 THEN (value->>'delay')::int * 1.5 ELSE 0.2 END",
 	}
 	for _, x := range overRows {
@@ -214,7 +224,7 @@ func TestNumericAsPostgres(t *testing.T) {
 	unnest := " FROM unnest($1::json[]) AS t(value)"
 	for _, c := range []struct{ expr, from string }{
 		{"123.45::numeric(4,2)", ""}, {"'abc'::numeric", ""}, {"'1.5x'::numeric(5,1)", ""}, {"99999.5::numeric(5)", ""},
-		{"3000000000.5::int", ""}, {"(1e20 * 1e10)::int", ""},
+		{"3000000000.5::int", ""}, {"round(1.0 / 0, 2)", ""}, {"(10.0 / 3)::numeric(1,1)", ""}, {"(1e20 * 1e10)::int", ""},
 		{"(value->>'destination')::numeric(5,1)", where}, {"(value->>'distance')::numeric(3,1)", where},
 		{"round((value->>'destination')::numeric, 1)", where},
 	} {

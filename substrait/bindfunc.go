@@ -306,8 +306,13 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	}
 	rawArgs := fc.GetArgs()
 	args := make([]bval, len(rawArgs))
+	var first *bval // the first argument when numericRoundCall bound it already
 	bindArgs := func() error {
 		for i, a := range rawArgs {
+			if i == 0 && first != nil {
+				args[0] = *first
+				continue
+			}
 			v, err := bd.bindExpr(a, sc)
 			if err != nil {
 				return err
@@ -349,8 +354,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return typed(tsLiteral(bd.clock())), nargs(0, 0)
 	case "date_trunc", "date_bin":
 		return bd.timeBin(fc, sc)
-	case "round", "trunc":
-		if v, ok, err := bd.numericRoundCall(name, rawArgs, sc); ok {
+	case "round", "trunc", "ceil", "ceiling", "floor":
+		v, ok, err := bd.numericRoundCall(name, rawArgs, sc, &first)
+		if ok {
 			return v, err
 		}
 	}

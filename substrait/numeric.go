@@ -224,8 +224,10 @@ func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
 		s = max(sx, sy)
 	case "*":
 		s = sx + sy
-	case "/", "%":
-		return bval{}, quoting(Unimplemented, "0A000", "the numeric operator %s is not supported (PostgreSQL chooses its result's scale from the values)", op)
+	case "%":
+		return bval{}, unimplemented("the numeric operator %")
+	case "/":
+		return bval{}, quoting(Unimplemented, "0A000", "the numeric operator %s outside round(…, n), trunc(…, n), ceil, floor and casts to numeric(p,s) is not supported (PostgreSQL chooses its result's scale from the values)", op)
 	default:
 		return bval{}, errorf(InvalidArgument, "operator does not exist: numeric %s numeric", op)
 	}
@@ -300,6 +302,23 @@ func (bd *binder) numericTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	s, p, constrained, ok, err := numericTarget(tc.GetTypeName())
 	if !ok || err != nil {
 		return bval{}, ok, err
+	}
+	if constrained {
+		if l, r, isDiv, err := bd.division(tc.GetArg(), sc); err != nil {
+			return bval{}, true, err
+		} else if isDiv {
+			if involvesNumeric(l, r) {
+				// (a / b)::numeric(p,s): the quotient at PostgreSQL's scale, rounded to s.
+				e, err := bd.numericQuotient("ROUND", s, p, l, r)
+				return typed(e), true, err
+			}
+			v, err := bd.binary("/", l, r)
+			if err != nil {
+				return bval{}, true, err
+			}
+			out, err := bd.castToNumeric(v, s, p, constrained)
+			return out, true, err
+		}
 	}
 	v, err := bd.bindExpr(tc.GetArg(), sc)
 	if err != nil {
@@ -418,8 +437,33 @@ var numericRoundModes = map[string]string{"round": "ROUND", "trunc": "TRUNC", "c
 // arguments are bound, when x is cast to numeric without a scale: the cast and the rounding
 // are one numeric_cast, whose scale n is fixed (PostgreSQL's scale of the result). ok is
 // false when the first argument is not such a cast.
-func (bd *binder) numericRoundCall(name string, raw []*pg.Node, sc *scope) (bval, bool, error) {
-	if (name != "round" && name != "trunc") || len(raw) == 0 || len(raw) > 2 {
+func (bd *binder) numericRoundCall(name string, raw []*pg.Node, sc *scope, first **bval) (bval, bool, error) {
+	if len(raw) == 0 || len(raw) > 2 {
+		return bval{}, false, nil
+	}
+	if l, r, ok, err := bd.division(raw[0], sc); ok || err != nil {
+		if err != nil {
+			return bval{}, true, err
+		}
+		if !involvesNumeric(l, r) {
+			v, err := bd.binary("/", l, r)
+			if err != nil {
+				return bval{}, true, err
+			}
+			*first = &v
+			return bval{}, false, nil
+		}
+		places, err := bd.numericPlaces(name, raw)
+		if err != nil {
+			return bval{}, true, err
+		}
+		if len(raw) == 2 && name != "round" && name != "trunc" {
+			return bval{}, true, errorf(InvalidArgument, "%s takes 1 argument(s)", name)
+		}
+		e, err := bd.numericQuotient(numericRoundModes[name], places, 0, l, r)
+		return typed(e), true, err
+	}
+	if name != "round" && name != "trunc" {
 		return bval{}, false, nil
 	}
 	tc := raw[0].GetTypeCast()
@@ -613,4 +657,36 @@ func sameScales(vs []bval, what string) error {
 		scale = s
 	}
 	return nil
+}
+
+// division binds the operands of n when n is a / b (ok false, nothing bound, otherwise).
+func (bd *binder) division(n *pg.Node, sc *scope) (l, r bval, ok bool, err error) {
+	a := n.GetAExpr()
+	if a == nil || a.GetKind() != pg.A_Expr_Kind_AEXPR_OP || a.GetLexpr() == nil || len(a.GetName()) != 1 || a.GetName()[0].GetString_().GetSval() != "/" {
+		return bval{}, bval{}, false, nil
+	}
+	if l, err = bd.bindExpr(a.GetLexpr(), sc); err != nil {
+		return bval{}, bval{}, true, err
+	}
+	if r, err = bd.bindExpr(a.GetRexpr(), sc); err != nil {
+		return bval{}, bval{}, true, err
+	}
+	return l, r, true, nil
+}
+
+// numericQuotient is numeric_div: PostgreSQL's l / r of numerics (involvesNumeric), at the
+// scale PostgreSQL chooses from the values, rounded by mode to places digits and checked
+// against precision p (0: none). One decimal column holds that exactly; the bare quotient,
+// whose scale varies by row, is refused (numericBinary).
+func (bd *binder) numericQuotient(mode string, places, p int32, l, r bval) (expr.Expression, error) {
+	x, _, err := bd.toNumeric(l)
+	if err != nil {
+		return nil, err
+	}
+	y, _, err := bd.toNumeric(r)
+	if err != nil {
+		return nil, err
+	}
+	return bd.fn(URNPostgres, "numeric_div", numType(max(places, 0)), types.Enum(mode),
+		types.Enum(strconv.Itoa(int(places))), types.Enum(strconv.Itoa(int(p))), x, y)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -66,6 +67,7 @@ func init() {
 	ownFunctions["numeric_to"] = numericTo
 	ownFunctions["numeric_arith"] = numericArith
 	ownFunctions["numeric_cmp"] = numericCmp
+	ownFunctions["numeric_div"] = numericDiv
 	ownFunctions["numeric_neg"] = numericUnary(func(d, x *apd.Decimal) { d.Neg(x) })
 	ownFunctions["numeric_abs"] = numericUnary(func(d, x *apd.Decimal) { d.Abs(x) })
 	ownFunctions["numeric_is_null"] = numericNullTest(true)
@@ -481,4 +483,107 @@ func numericUnary(f func(d, x *apd.Decimal)) func(*fnNode) error {
 		}
 		return nil
 	}
+}
+
+// errNumericDivZero is PostgreSQL's division_by_zero.
+var errNumericDivZero = &DataError{Code: sqlstateDivisionByZero, Msg: "division by zero"}
+
+// divScale is PostgreSQL's select_div_scale (numeric.c) for a / b: at least 16 significant
+// digits, counted in the base-10000 digits numeric stores, and at least either operand's
+// display scale. a and b are finite; b is not zero.
+func divScale(a, b *apd.Decimal, sa, sb int32) int32 {
+	// weight and first base-10000 digit of a nonzero value; 0, 0 for zero.
+	wd := func(d *apd.Decimal) (int64, int64) {
+		if d.IsZero() {
+			return 0, 0
+		}
+		adj := d.NumDigits() + int64(d.Exponent) - 1 // floor(log10 |d|)
+		w := adj / 4
+		if adj < 0 && adj%4 != 0 {
+			w--
+		}
+		// first digit = floor(|d| / 10000^w)
+		var q apd.Decimal
+		scaled := new(apd.Decimal).Set(d)
+		scaled.Negative = false
+		scaled.Exponent -= int32(4 * w)
+		ctx := numericCtx
+		ctx.Rounding = apd.RoundDown
+		if _, err := ctx.Quantize(&q, scaled, 0); err != nil {
+			return w, 0
+		}
+		f, _ := q.Int64()
+		return w, f
+	}
+	w1, f1 := wd(a)
+	w2, f2 := wd(b)
+	qw := w1 - w2
+	if f1 <= f2 {
+		qw--
+	}
+	r := 16 - qw*4
+	r = max(r, int64(sa), int64(sb), 0)
+	return int32(min(r, 1000))
+}
+
+// numericDiv is numeric_div(mode, places, precision, a, b): PostgreSQL's a / b of two
+// decimal128 values (the quotient rounded half away from zero to select_div_scale's scale)
+// rounded again by mode (ROUND, TRUNC, CEIL, FLOOR) to places digits, as round(a / b, n),
+// trunc, ceil, floor or a cast to numeric(p,s) of the quotient compute it; decimal128(38,
+// max(places, 0)). A zero divisor is "division by zero" (22012).
+func numericDiv(n *fnNode) error {
+	if err := argCount(n, 5, 5); err != nil {
+		return err
+	}
+	r, ok := roundModes[n.enums[0]]
+	places, err1 := strconv.ParseInt(n.enums[1], 10, 32)
+	prec, err2 := strconv.ParseInt(n.enums[2], 10, 32)
+	if !ok || err1 != nil || err2 != nil || places > numericDigits || places < -numericDigits || prec < 0 || prec > numericDigits {
+		return errors.New("bad rounding, places or precision")
+	}
+	sa, oka := decScale(n.types[3])
+	sb, okb := decScale(n.types[4])
+	if !oka || !okb {
+		return errors.New("arguments 4 and 5 must be decimal128")
+	}
+	s := int32(max(places, 0))
+	n.out = numericOut(s)
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		a, b := args[3].(*array.Decimal128), args[4].(*array.Decimal128)
+		var x, y apd.Decimal
+		return mapNumeric(mem, s, rows, args, func(i int) (*apd.Decimal, error) {
+			decAt(a, i, sa, &x)
+			decAt(b, i, sb, &y)
+			if y.IsZero() {
+				return nil, errNumericDivZero
+			}
+			rs := divScale(&x, &y, sa, sb)
+			// x / y * 10^rs = X * 10^(rs + sb - sa) / Y over the coefficients, rounded half
+			// away from zero in integers (exact).
+			num := x.Coeff.MathBigInt()
+			den := y.Coeff.MathBigInt()
+			e := int64(rs) + int64(sb) - int64(sa)
+			ten := big.NewInt(10)
+			if e >= 0 {
+				num.Mul(num, new(big.Int).Exp(ten, big.NewInt(e), nil))
+			} else {
+				den.Mul(den, new(big.Int).Exp(ten, big.NewInt(-e), nil))
+			}
+			q, rem := new(big.Int).QuoRem(num, den, new(big.Int))
+			if rem.Lsh(rem, 1).Cmp(den) >= 0 {
+				q.Add(q, big.NewInt(1))
+			}
+			d := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(q), -rs)
+			d.Negative = x.Negative != y.Negative && q.Sign() != 0
+			out, err := roundTo(d, int32(places), r)
+			if err != nil {
+				return nil, err
+			}
+			if prec > 0 && !out.IsZero() && out.NumDigits()+int64(out.Exponent) > prec-int64(s) {
+				return nil, errNumericOverflow
+			}
+			return out, nil
+		})
+	}
+	return nil
 }
