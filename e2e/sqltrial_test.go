@@ -488,7 +488,8 @@ func TestStringFunctionsAsPostgres(t *testing.T) {
 // pow and mod over integer and float columns and constants answer PostgreSQL's double
 // precision (and integer mod) values; PostgreSQL's errors (square root and logarithm out of
 // their domain, zero to a negative power, division by zero, exp underflow) keep their
-// SQLSTATE; a numeric (decimal literal) argument is refused by name, not computed in float8.
+// SQLSTATE; a numeric argument (a decimal literal) of sqrt, power or two-argument log is
+// refused by name, not computed in float8 (numeric_test.go checks numeric's own functions).
 func TestMathFunctionsAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	cl := dial(t, e.on)
