@@ -13,6 +13,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/querylog"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan/aggregate"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/substrait"
@@ -128,6 +129,9 @@ func refusal(err error, log *slog.Logger) error {
 			code = codes.NotFound
 		}
 		return querylog.Refusal(code, se.Msg, se.LogMsg, se.SQLState)
+	case errors.Is(err, aggregate.ErrSumOverflow):
+		// PostgreSQL's sum of bigints is numeric and answers; flightsrv's is bigint.
+		return querylog.Refusal(codes.Unimplemented, "a sum of bigint values past bigint's range is not supported (PostgreSQL answers it as numeric)", "", "0A000")
 	case errors.As(err, &de):
 		// A data exception of the query's expressions (division by zero, an overflow, text
 		// that is no number): the query's fault, refused in PostgreSQL's words with its
