@@ -218,6 +218,41 @@ func TestNumericAsPostgres(t *testing.T) {
 		res.release()
 		compared += row
 	}
+	// Ordered and limited by a numeric (the sort's comparison of decimal128), and DISTINCT.
+	for _, x := range []string{
+		"SELECT id, round((value->>'distance')::int * 1.1, 1) AS m FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03' ORDER BY m DESC, id LIMIT 25",
+		"SELECT id, (value->>'delay')::int * 0.5 AS h FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03' ORDER BY h, id DESC LIMIT 40",
+	} {
+		pgq := strings.Replace(strings.Replace(x, "FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03'", "FROM unnest($1::json[]) WITH ORDINALITY AS t(value, n) JOIN (SELECT n, id FROM unnest($2::text[]) WITH ORDINALITY AS u(id, n)) i USING (n)", 1), "SELECT DISTINCT round", "SELECT DISTINCT round", 1)
+		var ids []string
+		for _, rec := range mustRun(t, cl, "SELECT id"+where+" ORDER BY timestamp, id").recs {
+			for i := range int(rec.NumRows()) {
+				ids = append(ids, rec.Column(0).(*array.String).Value(i))
+			}
+		}
+		want, _ := pgTexts(t, ctx, pg, pgq, docs, ids)
+		res, err := run(ctx, cl, x)
+		if err != nil {
+			t.Errorf("%s: %v", x, err)
+			continue
+		}
+		row := 0
+		for _, rec := range res.recs {
+			for i := range int(rec.NumRows()) {
+				for c := range int(rec.NumCols()) {
+					got, _ := numericText(t, rec.Column(c), i)
+					if row >= len(want) || got != want[row][c] {
+						t.Errorf("%.60s row %d column %d: %s, PostgreSQL %v", x, row, c, got, want[min(row, len(want)-1)])
+					}
+				}
+				row++
+			}
+		}
+		if row != len(want) || row == 0 {
+			t.Errorf("%.60s: %d rows, PostgreSQL %d", x, row, len(want))
+		}
+		res.release()
+	}
 	t.Logf("%d numeric values compared with PostgreSQL's", compared)
 
 	// PostgreSQL's errors, with its SQLSTATE and message.
@@ -250,7 +285,8 @@ func TestNumericAsPostgres(t *testing.T) {
 		"SELECT sum((value->>'delay')::numeric(8,2))" + where, "SELECT max((value->>'delay')::numeric(8,2))" + where,
 		"SELECT (value->>'distance')::numeric + 1" + where, "SELECT (value->>'delay')::float8::numeric" + where,
 		"SELECT round(1.5, (value->>'delay')::int)" + where, "SELECT CASE WHEN 1 < 2 THEN 1.5 ELSE 2 END", "SELECT GREATEST(1.5, 2, 0.25)",
-		"SELECT 1.5 UNION ALL SELECT 2.25",
+		"SELECT 1.5 UNION ALL SELECT 2.25", "SELECT 1.5 UNION SELECT 1.5",
+		"SELECT DISTINCT round((value->>'delay')::int / 60.0, 1)" + where, "SELECT round((value->>'delay')::int / 60.0, 1), count(*)" + where + " GROUP BY 1",
 		"SELECT sum(x) FROM (SELECT 9223372036854775807::bigint AS x UNION ALL SELECT 1::bigint) t",
 		"SELECT sum((value->>'delay')::numeric(8,2)) OVER ()" + where, "SELECT lag(1.5) OVER (ORDER BY timestamp)" + where,
 	} {

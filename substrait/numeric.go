@@ -690,3 +690,12 @@ func (bd *binder) numericQuotient(mode string, places, p int32, l, r bval) (expr
 	return bd.fn(URNPostgres, "numeric_div", numType(max(places, 0)), types.Enum(mode),
 		types.Enum(strconv.Itoa(int(places))), types.Enum(strconv.Itoa(int(p))), x, y)
 }
+
+// numericKey refuses a numeric grouping key (GROUP BY, DISTINCT, UNION): the executor's
+// grouping (scan/aggregate) has no decimal128 keys yet.
+func numericKey(e expr.Expression, what string) error {
+	if familyOf(e.GetType()) == famNumeric {
+		return quoting(Unimplemented, "0A000", "%s over numeric values is not supported", what)
+	}
+	return nil
+}
