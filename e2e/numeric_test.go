@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc/codes"
@@ -102,6 +103,34 @@ func pgTexts(t *testing.T, ctx context.Context, pg *pgx.Conn, q string, args ...
 		t.Fatalf("PostgreSQL %s: %v", q, err)
 	}
 	return out, kinds
+}
+
+// compareNumericRows runs q through flightsrv and compares every value's text and type with
+// PostgreSQL's (want, kinds: pgTexts), row by row; it returns the number of rows compared.
+func compareNumericRows(t *testing.T, ctx context.Context, cl *flightsql.Client, q string, want [][]string, kinds []string) int {
+	t.Helper()
+	res, err := run(ctx, cl, q)
+	if err != nil {
+		t.Errorf("%.80s: %v", q, err)
+		return 0
+	}
+	defer res.release()
+	row := 0
+	for _, rec := range res.recs {
+		for i := range int(rec.NumRows()) {
+			for c := range int(rec.NumCols()) {
+				got, kind := numericText(t, rec.Column(c), i)
+				if row >= len(want) || got != want[row][c] || kind != kinds[c] {
+					t.Errorf("%.80s, row %d column %d: %s (%s), PostgreSQL %v %v", q, row, c, got, kind, want[min(row, len(want)-1)], kinds)
+				}
+			}
+			row++
+		}
+	}
+	if row != len(want) {
+		t.Errorf("%.80s: %d rows, PostgreSQL %d", q, row, len(want))
+	}
+	return row
 }
 
 // numericConstants are table-less numeric expressions, each compared with PostgreSQL's answer.
@@ -197,28 +226,9 @@ func TestNumericAsPostgres(t *testing.T) {
 	}
 	for _, x := range overRows {
 		want, kinds := pgTexts(t, ctx, pg, "SELECT "+x+" FROM unnest($1::json[]) WITH ORDINALITY AS t(value, n) ORDER BY n", docs)
-		res, err := run(ctx, cl, "SELECT "+x+where+" ORDER BY timestamp, id")
-		if err != nil {
-			t.Errorf("%s: %v", x, err)
-			continue
-		}
-		row := 0
-		for _, rec := range res.recs {
-			for i := range int(rec.NumRows()) {
-				got, kind := numericText(t, rec.Column(0), i)
-				if row < len(want) && (got != want[row][0] || kind != kinds[0]) {
-					t.Errorf("%s, row %d: %s (%s), PostgreSQL %s (%s)", x, row, got, kind, want[row][0], kinds[0])
-				}
-				row++
-			}
-		}
-		if row != len(want) {
-			t.Errorf("%s: %d rows, PostgreSQL %d", x, row, len(want))
-		}
-		res.release()
-		compared += row
+		compared += compareNumericRows(t, ctx, cl, "SELECT "+x+where+" ORDER BY timestamp, id", want, kinds)
 	}
-	// Ordered and limited by a numeric (the sort's comparison of decimal128), and DISTINCT.
+	// Ordered and limited by a numeric (the sort's comparison of decimal128).
 	for _, x := range []string{
 		"SELECT id, round((value->>'distance')::int * 1.1, 1) AS m FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03' ORDER BY m DESC, id LIMIT 25",
 		"SELECT id, (value->>'delay')::int * 0.5 AS h FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03' ORDER BY h, id DESC LIMIT 40",
@@ -230,28 +240,10 @@ func TestNumericAsPostgres(t *testing.T) {
 				ids = append(ids, rec.Column(0).(*array.String).Value(i))
 			}
 		}
-		want, _ := pgTexts(t, ctx, pg, pgq, docs, ids)
-		res, err := run(ctx, cl, x)
-		if err != nil {
-			t.Errorf("%s: %v", x, err)
-			continue
+		want, kinds := pgTexts(t, ctx, pg, pgq, docs, ids)
+		if compareNumericRows(t, ctx, cl, x, want, kinds) == 0 {
+			t.Errorf("%.60s: no rows", x)
 		}
-		row := 0
-		for _, rec := range res.recs {
-			for i := range int(rec.NumRows()) {
-				for c := range int(rec.NumCols()) {
-					got, _ := numericText(t, rec.Column(c), i)
-					if row >= len(want) || got != want[row][c] {
-						t.Errorf("%.60s row %d column %d: %s, PostgreSQL %v", x, row, c, got, want[min(row, len(want)-1)])
-					}
-				}
-				row++
-			}
-		}
-		if row != len(want) || row == 0 {
-			t.Errorf("%.60s: %d rows, PostgreSQL %d", x, row, len(want))
-		}
-		res.release()
 	}
 	t.Logf("%d numeric values compared with PostgreSQL's", compared)
 
