@@ -271,42 +271,60 @@ func mapNumeric(mem memory.Allocator, s int32, n int, args []arrow.Array, f func
 	})
 }
 
+// rounding is numeric_cast's and numeric_div's last step, read from their first three
+// enumeration arguments (mode, places, precision): round by mode to places digits, then
+// check numeric(p,s)'s precision (0: none). s is the result's scale, max(places, 0).
+type rounding struct {
+	mode         apd.Rounder
+	places, prec int32
+	s            int32
+}
+
+func parseRounding(n *fnNode) (rounding, error) {
+	r, ok := roundModes[n.enums[0]]
+	places, err1 := strconv.ParseInt(n.enums[1], 10, 32)
+	prec, err2 := strconv.ParseInt(n.enums[2], 10, 32)
+	if !ok || err1 != nil || err2 != nil || places > numericDigits || places < -numericDigits || prec < 0 || prec > numericDigits {
+		return rounding{}, errors.New("bad rounding, places or precision")
+	}
+	return rounding{mode: r, places: int32(places), prec: int32(prec), s: int32(max(places, 0))}, nil
+}
+
+// apply rounds d and checks the precision ("numeric field overflow", 22003).
+func (rd rounding) apply(d *apd.Decimal) (*apd.Decimal, error) {
+	q, err := roundTo(d, rd.places, rd.mode)
+	if err != nil {
+		return nil, err
+	}
+	if rd.prec > 0 && !q.IsZero() && q.NumDigits()+int64(q.Exponent) > int64(rd.prec-rd.s) {
+		return nil, errNumericOverflow
+	}
+	return q, nil
+}
+
 func numericCast(n *fnNode) error {
 	if err := argCount(n, 4, 4); err != nil {
 		return err
 	}
-	r, ok := roundModes[n.enums[0]]
-	if !ok {
-		return fmt.Errorf("unknown rounding %q", n.enums[0])
-	}
-	places, err1 := strconv.ParseInt(n.enums[1], 10, 32)
-	prec, err2 := strconv.ParseInt(n.enums[2], 10, 32)
-	if err1 != nil || err2 != nil || prec < 0 || prec > numericDigits || places > numericDigits || places < -numericDigits {
-		return errors.New("places and precision must be integers within 38")
+	rd, err := parseRounding(n)
+	if err != nil {
+		return err
 	}
 	if n.types[3] == nil {
 		return errors.New("argument 4 must be a value")
 	}
-	s := int32(max(places, 0))
-	n.out = numericOut(s)
+	n.out = numericOut(rd.s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		read, err := numericReader(args[3])
 		if err != nil {
 			return nil, err
 		}
-		return mapNumeric(mem, s, rows, args, func(i int) (*apd.Decimal, error) {
+		return mapNumeric(mem, rd.s, rows, args, func(i int) (*apd.Decimal, error) {
 			d, err := read(i)
 			if err != nil {
 				return nil, err
 			}
-			q, err := roundTo(d, int32(places), r)
-			if err != nil {
-				return nil, err
-			}
-			if prec > 0 && !q.IsZero() && q.NumDigits()+int64(q.Exponent) > prec-int64(s) {
-				return nil, errNumericOverflow
-			}
-			return q, nil
+			return rd.apply(d)
 		})
 	}
 	return nil
@@ -535,23 +553,20 @@ func numericDiv(n *fnNode) error {
 	if err := argCount(n, 5, 5); err != nil {
 		return err
 	}
-	r, ok := roundModes[n.enums[0]]
-	places, err1 := strconv.ParseInt(n.enums[1], 10, 32)
-	prec, err2 := strconv.ParseInt(n.enums[2], 10, 32)
-	if !ok || err1 != nil || err2 != nil || places > numericDigits || places < -numericDigits || prec < 0 || prec > numericDigits {
-		return errors.New("bad rounding, places or precision")
+	rd, err := parseRounding(n)
+	if err != nil {
+		return err
 	}
 	sa, oka := decScale(n.types[3])
 	sb, okb := decScale(n.types[4])
 	if !oka || !okb {
 		return errors.New("arguments 4 and 5 must be decimal128")
 	}
-	s := int32(max(places, 0))
-	n.out = numericOut(s)
+	n.out = numericOut(rd.s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		a, b := args[3].(*array.Decimal128), args[4].(*array.Decimal128)
 		var x, y apd.Decimal
-		return mapNumeric(mem, s, rows, args, func(i int) (*apd.Decimal, error) {
+		return mapNumeric(mem, rd.s, rows, args, func(i int) (*apd.Decimal, error) {
 			decAt(a, i, sa, &x)
 			decAt(b, i, sb, &y)
 			if y.IsZero() {
@@ -575,14 +590,7 @@ func numericDiv(n *fnNode) error {
 			}
 			d := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(q), -rs)
 			d.Negative = x.Negative != y.Negative && q.Sign() != 0
-			out, err := roundTo(d, int32(places), r)
-			if err != nil {
-				return nil, err
-			}
-			if prec > 0 && !out.IsZero() && out.NumDigits()+int64(out.Exponent) > prec-int64(s) {
-				return nil, errNumericOverflow
-			}
-			return out, nil
+			return rd.apply(d)
 		})
 	}
 	return nil
