@@ -488,13 +488,14 @@ func TestStringFunctionsAsPostgres(t *testing.T) {
 // pow and mod over integer and float columns and constants answer PostgreSQL's double
 // precision (and integer mod) values; PostgreSQL's errors (square root and logarithm out of
 // their domain, zero to a negative power, division by zero, exp underflow) keep their
-// SQLSTATE; a numeric (decimal literal) argument is refused by name, not computed in float8.
+// SQLSTATE; a numeric argument (a decimal literal) of sqrt, power or two-argument log is
+// refused by name, not computed in float8 (numeric_test.go checks numeric's own functions).
 func TestMathFunctionsAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	cl := dial(t, e.on)
 	ctx := context.Background()
 	pg := pgUTC(t, ctx, e.url)
-	exprs := []string{"ceil(X / 7.0e0)", "ceiling(X)", "floor(X / 3)", "floor(X::float8 / 3)", "trunc(X::float8 / 4)", "sign(X)",
+	exprs := []string{"ceil(X / 7::float8)", "ceiling(X)", "floor(X / 3)", "floor(X::float8 / 3)", "trunc(X::float8 / 4)", "sign(X)",
 		"sqrt(abs(X))", "exp(X / 100)", "ln(abs(X) + 1)", "log(abs(X) + 1)", "power(X, 2)", "pow(2, X / 50)", "mod(X, 7)", "mod(X, -3)"}
 	for _, x := range []string{"0", "1", "-1", "17", "-17", "120", "-45"} {
 		var sel []string
@@ -513,7 +514,7 @@ func TestMathFunctionsAsPostgres(t *testing.T) {
 	}
 	// Over the rows' delays.
 	where := " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-02'"
-	agg := "SELECT sum(floor((value->>'delay')::int / 10.0e0)), sum(sign((value->>'delay')::int)), sum(mod((value->>'delay')::int, 5)), sum(sqrt(abs((value->>'delay')::int)))"
+	agg := "SELECT sum(floor((value->>'delay')::int / 10::float8)), sum(sign((value->>'delay')::int)), sum(mod((value->>'delay')::int, 5)), sum(sqrt(abs((value->>'delay')::int)))"
 	res := mustRun(t, cl, agg+where)
 	var delays []int64
 	for _, rec := range mustRun(t, cl, "SELECT (value->>'delay')::int"+where).recs {
@@ -522,7 +523,7 @@ func TestMathFunctionsAsPostgres(t *testing.T) {
 		}
 	}
 	var w [4]float64
-	if err := pg.QueryRow(ctx, "SELECT sum(floor(d / 10.0e0)), sum(sign(d)), sum(mod(d, 5)), sum(sqrt(abs(d))) FROM unnest($1::int[]) d", delays).Scan(&w[0], &w[1], &w[2], &w[3]); err != nil {
+	if err := pg.QueryRow(ctx, "SELECT sum(floor(d / 10::float8)), sum(sign(d)), sum(mod(d, 5)), sum(sqrt(abs(d))) FROM unnest($1::int[]) d", delays).Scan(&w[0], &w[1], &w[2], &w[3]); err != nil {
 		t.Fatal(err)
 	}
 	for i := range w {
@@ -544,7 +545,7 @@ func TestMathFunctionsAsPostgres(t *testing.T) {
 			t.Errorf("%s: %v, want PostgreSQL's %q", q, err, pgErr.Message)
 		}
 	}
-	for _, q := range []string{"SELECT ceil(2.5)", "SELECT power(2, 0.5)", "SELECT trunc(1.25, 1)", "SELECT log(2, 8)"} {
+	for _, q := range []string{"SELECT power(2, 0.5)", "SELECT sqrt(2.25)", "SELECT log(2, 8)"} {
 		if _, err := run(ctx, cl, q); status.Code(err) != codes.Unimplemented {
 			t.Errorf("%s: %v, want UNIMPLEMENTED (numeric)", q, err)
 		}

@@ -130,6 +130,9 @@ func refusal(err error, log *slog.Logger) error {
 			code = codes.NotFound
 		}
 		return querylog.Refusal(code, se.Msg, se.LogMsg, se.SQLState)
+	case errors.Is(err, aggregate.ErrSumOverflow):
+		// PostgreSQL's sum of bigints is numeric and answers; flightsrv's is bigint.
+		return querylog.Refusal(codes.Unimplemented, "a sum of bigint values past bigint's range is not supported (PostgreSQL answers it as numeric)", "", "0A000")
 	case errors.As(err, &de):
 		// A data exception of the query's expressions (division by zero, an overflow, text
 		// that is no number): the query's fault, refused in PostgreSQL's words with its

@@ -335,10 +335,12 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 		switch {
 		case sameType(lt, rt):
 			common[i] = lt
-		case (lf == famInt || lf == famFloat) && (rf == famInt || rf == famFloat):
-			common[i] = lt
-			if numRank(rt) > numRank(lt) {
-				common[i] = rt
+		case isNumber(lf) && isNumber(rf):
+			common[i] = widerNumber(lt, rt)
+			if familyOf(common[i]) == famNumeric {
+				if err := sameScales([]bval{{e: expr.NewNullLiteral(lt)}, {e: expr.NewNullLiteral(rt)}}, op); err != nil {
+					return nil, nil, nil, err
+				}
 			}
 		default:
 			return nil, nil, nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched (column %d)", op, typeName(lt), typeName(rt), i+1)
@@ -429,6 +431,9 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 	groups := make([]expr.Expression, len(br.sc.cols))
 	for i := range groups {
 		groups[i] = br.sc.ref(i)
+		if err := numericKey(groups[i], "DISTINCT or UNION"); err != nil {
+			return nil, err
+		}
 	}
 	rel, err := bd.b.AggregateExprs(br.rel, nil, groups)
 	if err != nil {
@@ -493,6 +498,9 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			// A key listed twice (GROUP BY b, 2 naming one expression) groups once, as
 			// PostgreSQL's planner does: the result is the same, and one time bin stays a
 			// grouping the stores answer.
+			if err := numericKey(ge, "GROUP BY"); err != nil {
+				return nil, err
+			}
 			if !slices.ContainsFunc(ac.groups, ge.Equals) {
 				ac.groups = append(ac.groups, ge)
 			}

@@ -171,7 +171,11 @@ const (
 	famBinary
 	famTimestamp
 	famDate
+	famNumeric
 )
+
+// isNumber reports whether f is a family of numbers (integers, numeric, floats).
+func isNumber(f family) bool { return f == famInt || f == famFloat || f == famNumeric }
 
 func familyOf(t types.Type) family {
 	switch t.(type) {
@@ -189,6 +193,8 @@ func familyOf(t types.Type) family {
 		return famTimestamp
 	case *types.DateType:
 		return famDate
+	case *types.DecimalType:
+		return famNumeric
 	}
 	return famOther
 }
@@ -204,10 +210,12 @@ func numRank(t types.Type) int {
 		return 3
 	case *types.Int64Type:
 		return 4
-	case *types.Float32Type:
+	case *types.DecimalType:
 		return 5
-	case *types.Float64Type:
+	case *types.Float32Type:
 		return 6
+	case *types.Float64Type:
+		return 7
 	}
 	return 0
 }
@@ -241,6 +249,12 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 		return v.e, nil
 	}
 	hf, tf := familyOf(have), familyOf(t)
+	if hf == famNumeric && tf == famFloat {
+		return bd.numericToFloat(v.e)
+	}
+	if tf == famNumeric && (hf == famInt || hf == famNumeric) {
+		return bd.coerceNumeric(v, t)
+	}
 	if (hf == famInt || hf == famFloat) && (tf == famInt || tf == famFloat) && numRank(have) < numRank(t) {
 		if lit := foldNumber(v.e, t); lit != nil {
 			return lit, nil
@@ -361,6 +375,8 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 			return nil, bad()
 		}
 		return expr.NewPrimitiveLiteral(f, true), nil
+	case famNumeric:
+		return numericLiteralOfType(s, t)
 	case famTimestamp:
 		if isWallclock(t) {
 			// timestamp without time zone: PostgreSQL ignores a zone written in the literal.
@@ -637,11 +653,8 @@ func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expressio
 		switch {
 		case sameType(at, btt):
 			t = at
-		case (af == famInt || af == famFloat) && (bf == famInt || bf == famFloat):
-			t = at
-			if numRank(btt) > numRank(at) {
-				t = btt
-			}
+		case isNumber(af) && isNumber(bf):
+			t = widerNumber(at, btt)
 		case af == famString && bf == famString:
 			t = at
 		case af == famTimestamp && bf == famTimestamp:
@@ -674,6 +687,10 @@ var arithmetic = map[string]string{"+": "add", "-": "subtract", "*": "multiply",
 
 // compare builds a comparison.
 func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
+	if involvesNumeric(a, b) {
+		v, err := bd.numericBinary(op, a, b)
+		return v.e, err
+	}
 	x, y, err := bd.unify(a, b, op)
 	if err != nil {
 		return nil, err
@@ -815,11 +832,8 @@ func constant(c *pg.A_Const) (bval, error) {
 				return typed(expr.NewPrimitiveLiteral(n, false)), nil
 			}
 		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return bval{}, errorf(InvalidArgument, "invalid numeric literal")
-		}
-		return typed(expr.NewPrimitiveLiteral(f, false)), nil
+		// A decimal constant is PostgreSQL's numeric (0.1 + 0.2 = 0.3 holds).
+		return decimalConstant(s)
 	case c.GetSval() != nil:
 		s := c.GetSval().GetSval()
 		return bval{str: &s}, nil
@@ -875,6 +889,9 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 }
 
 func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
+	if v, ok, err := bd.numericTypeCast(tc, sc); ok {
+		return v, err
+	}
 	t, name, err := castTarget(tc.GetTypeName())
 	if err != nil {
 		return bval{}, err
@@ -947,6 +964,11 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 		return typed(e), nil
 	}
 	hf, tf := familyOf(have), familyOf(t)
+	if hf == famNumeric {
+		if v, ok, err := bd.castFromNumeric(e, t); ok {
+			return v, err
+		}
+	}
 	ok := false
 	switch tf {
 	case famString:
@@ -1224,16 +1246,19 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 		case t == nil:
 			t = vt
 		case sameType(t, vt):
-		case (familyOf(t) == famInt || familyOf(t) == famFloat) && (familyOf(vt) == famInt || familyOf(vt) == famFloat):
-			if numRank(vt) > numRank(t) {
-				t = vt
-			}
+		case isNumber(familyOf(t)) && isNumber(familyOf(vt)):
+			t = widerNumber(t, vt)
 		default:
 			return nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched", what, typeName(t), typeName(vt))
 		}
 	}
 	if t == nil {
 		t = strType()
+	}
+	if familyOf(t) == famNumeric {
+		if err := sameScales(vs, what); err != nil {
+			return nil, err
+		}
 	}
 	t = t.WithNullability(nullableN)
 	out := make([]expr.Expression, len(vs))
@@ -1451,6 +1476,9 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 		case *expr.PrimitiveLiteral[float64]:
 			return typed(expr.NewPrimitiveLiteral(-l.Value, false)), nil
 		}
+		if v.e != nil && familyOf(v.typ()) == famNumeric {
+			return bd.numericNegate(v.e)
+		}
 	}
 	v, err := bd.bindExpr(n, sc)
 	if err != nil {
@@ -1464,6 +1492,9 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 			return bval{}, errorf(InvalidArgument, "could not determine the type of the operand of unary -")
 		}
 		f := familyOf(v.typ())
+		if f == famNumeric {
+			return bd.numericNegate(v.e)
+		}
 		if f != famInt && f != famFloat {
 			return bval{}, errorf(InvalidArgument, "operator does not exist: - %s", typeName(v.typ()))
 		}
@@ -1491,6 +1522,9 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 	if _, ok := comparisons[op]; ok {
 		e, err := bd.compare(op, l, r)
 		return typed(e), err
+	}
+	if _, ok := arithmetic[op]; (ok || op == "%") && involvesNumeric(l, r) {
+		return bd.numericBinary(op, l, r)
 	}
 	switch op {
 	case "+", "-":
@@ -1737,6 +1771,11 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope) (expr.Expression, 
 		return nil, err
 	}
 	t := xe.GetType()
+	for _, v := range vals {
+		if familyOf(t) == famNumeric || (!v.untyped() && familyOf(v.typ()) == famNumeric) {
+			allConst = false // numerics of different scales compare by numeric_cmp
+		}
+	}
 	if allConst {
 		opts := make([]expr.Expression, len(vals))
 		for i, v := range vals {

@@ -235,6 +235,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			id.URN, id.Name = URNAggregate, "count:any"
 			out = &types.Int64Type{Nullability: types.NullabilityRequired}
 		case "sum", "avg":
+			if fam == famNumeric {
+				return bval{}, quoting(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+			}
 			if fam != famInt && fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
@@ -280,6 +283,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			out = booleanType()
 		case "min", "max":
 			var ok bool
+			if fam == famNumeric {
+				return bval{}, quoting(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+			}
 			if id.URN, ok = minMaxURN(fam); !ok {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
@@ -336,8 +342,13 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	}
 	rawArgs := fc.GetArgs()
 	args := make([]bval, len(rawArgs))
+	var first *bval // the first argument when numericRoundCall bound it already
 	bindArgs := func() error {
 		for i, a := range rawArgs {
+			if i == 0 && first != nil {
+				args[0] = *first
+				continue
+			}
 			v, err := bd.bindExpr(a, sc)
 			if err != nil {
 				return err
@@ -379,9 +390,17 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return typed(tsLiteral(bd.clock())), nargs(0, 0)
 	case "date_trunc", "date_bin":
 		return bd.timeBin(fc, sc)
+	case "round", "trunc", "ceil", "ceiling", "floor":
+		v, ok, err := bd.numericRoundCall(name, rawArgs, sc, &first)
+		if ok {
+			return v, err
+		}
 	}
 	if err := bindArgs(); err != nil {
 		return bval{}, err
+	}
+	if v, ok, err := bd.numericCall(name, rawArgs, args); ok {
+		return v, err
 	}
 	switch name {
 	case "lower", "upper", "btrim", "ltrim", "rtrim", "trim":

@@ -8,8 +8,10 @@
 // ProjectRel, AggregateRel, SortRel, FetchRel, SetRel) with expressions on Substrait's
 // standard functions where arrow-go evaluates them and on flightsrv's own extension
 // URNPostgres (JSON access, LIKE, string functions, date_part, to_char, AT TIME ZONE
-// (timezone.go), regular expressions (regex.go); evaluated by scan/ops)
-// elsewhere; window functions (OVER) become WindowFunction expressions of a ProjectRel below
+// (timezone.go), regular expressions (regex.go), numeric; evaluated by scan/ops) elsewhere;
+// PostgreSQL's numeric is decimal<38, s> with the scale PostgreSQL shows, and what one such
+// column cannot hold exactly is refused by name (numeric.go); window functions (OVER) become
+// WindowFunction expressions of a ProjectRel below
 // the select list (window.go); date_trunc and date_bin become round_calendar and
 // round_temporal, which the executor's pushdown rewrite recognises as the stores' time bins
 // (TimeBinOf); table-less

@@ -151,6 +151,9 @@ func FuzzSQL(f *testing.F) {
 		f.Add(s, false)
 	}
 	f.Add(fuzzSQL[13], true)
+	for _, s := range numericFuzzSQL {
+		f.Add(s, false)
+	}
 	env := newFuzzEnv(f)
 	now := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, sql string, analytical bool) {

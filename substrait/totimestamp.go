@@ -62,6 +62,16 @@ func (bd *binder) bindToTimestamp(args []bval) (bval, error) {
 				secs = float64(l.Value)
 			case *expr.PrimitiveLiteral[float64]:
 				secs = l.Value
+			case *expr.ProtoLiteral:
+				d, _, ok := numLiteralValue(l)
+				if !ok {
+					return bval{}, unimplemented("to_timestamp of a value that is not a numeric constant")
+				}
+				f, err := strconv.ParseFloat(d.Text('f'), 64)
+				if err != nil {
+					return bval{}, unimplemented("to_timestamp of a value that is not a numeric constant")
+				}
+				secs = f
 			default:
 				return bval{}, unimplemented("to_timestamp of a value that is not a numeric constant")
 			}

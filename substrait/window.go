@@ -384,6 +384,9 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 			return nil, err
 		}
 		args[i] = v
+		if !v.untyped() && familyOf(v.typ()) == famNumeric {
+			return nil, quoting(Unimplemented, "0A000", "the window function %s of numeric values is not supported", name)
+		}
 	}
 	id := extensions.ID{URN: URNArithmetic, Name: name}
 	switch name {
@@ -499,6 +502,9 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*exp
 	fam := familyOf(at)
 	id := extensions.ID{Name: name}
 	var out types.Type
+	if fam == famNumeric && name != "count" {
+		return nil, quoting(Unimplemented, "0A000", "the window function %s of numeric values is not supported", name)
+	}
 	switch name {
 	case "count":
 		id.URN, id.Name = URNAggregate, "count:any"

@@ -8,6 +8,7 @@ flightsql-clients.md.
 
 from __future__ import annotations
 
+import decimal
 import json
 import os
 import subprocess
@@ -349,3 +350,31 @@ def test_connection_still_usable_after_errors(cur, sample):
         cur.execute("SELECT md5('x')")
     cur.execute(f"SELECT COUNT(*) FROM flights WHERE {ROUTED}", ("ORD", JAN1, AUG1))
     assert cur.fetchone() == (sample.count("ORD", JAN1, AUG1),)
+
+
+def test_numeric_reads_as_decimal(cur, sample):
+    """PostgreSQL's numeric arrives as Arrow decimal128(38, s), which ADBC reads as
+    decimal.Decimal with the scale PostgreSQL shows: round(x::numeric, 2) of a double and of a
+    numeric(10,2) product, against the sample's values rounded as PostgreSQL's numeric rounds
+    (half away from zero: Python's ROUND_HALF_UP; a double becomes numeric through its 15
+    significant digits, PostgreSQL's float8-to-numeric cast). e2e/numeric_test.go checks these
+    expressions against a PostgreSQL server over the same rows."""
+    start, end = datetime(2001, 3, 30, tzinfo=UTC), datetime(2001, 4, 3, tzinfo=UTC)
+    cur.execute("SELECT id, round(((value->>'delay')::float8 / 7)::numeric, 2) AS d,"
+                " round((value->>'distance')::numeric(10,2) * 1.0375, 2) AS m, 0.1 + 0.2 = 0.3 AS exact"
+                f" FROM flights WHERE {ROUTED} ORDER BY timestamp, id", ("ORD", start, end))
+    table = cur.fetch_arrow_table()
+    assert table.schema.field(1).type == pa.decimal128(38, 2)
+    assert table.schema.field(2).type == pa.decimal128(38, 2)
+    rows = table.to_pylist()
+    want = sample.rows("ORD", start, end, 100000)
+    assert len(rows) == len(want) > 300
+    cent = decimal.Decimal("0.01")
+    for got, (_, _, id_, v) in zip(rows, want):
+        delay = None if v["delay"] is None else decimal.Decimal(format(v["delay"] / 7, ".15g")).quantize(
+            cent, rounding=decimal.ROUND_HALF_UP)
+        dist = (decimal.Decimal(v["distance"]) * decimal.Decimal("1.0375")).quantize(cent, rounding=decimal.ROUND_HALF_UP)
+        assert (got["id"], got["d"], got["m"]) == (id_, delay, dist)
+        assert isinstance(got["m"], decimal.Decimal)
+        assert str(got["m"]) == str(dist)  # the scale too: 2 digits
+        assert got["exact"] is True

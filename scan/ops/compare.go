@@ -143,6 +143,12 @@ func valueCmpOf(dt arrow.DataType) (valueCmp, bool) {
 		return ordered[arrow.Time64, *array.Time64](), true
 	case arrow.DURATION:
 		return ordered[arrow.Duration, *array.Duration](), true
+	case arrow.DECIMAL128:
+		// numeric (numeric.go): the values of one column share its scale, so their unscaled
+		// integers order them.
+		return func(a arrow.Array, i int, b arrow.Array, j int) int {
+			return a.(*array.Decimal128).Value(i).Cmp(b.(*array.Decimal128).Value(j))
+		}, true
 	}
 	return nil, false
 }

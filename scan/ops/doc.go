@@ -8,7 +8,9 @@
 // supports (comparisons, arithmetic, boolean logic, is_null, casts, set lookup) and through this
 // package's kernels for what arrow-go lacks and our plans use: functions_datetime's
 // round_calendar and round_temporal (date_trunc and date_bin) over timestamps, Substrait's
-// SingularOrList (SQL IN) and and/or of more than two arguments.
+// SingularOrList (SQL IN) and and/or of more than two arguments, and PostgreSQL's numeric as
+// decimal128(38, s) (numeric.go: exact arithmetic with github.com/cockroachdb/apd/v3, rounding
+// half away from zero, PostgreSQL's division scale).
 //
 // Every operator takes ownership of its input readers (it releases them when it finishes, fails
 // or is released), never emits an empty batch, emits batches of at most MaxBatchRows rows,
@@ -30,7 +32,8 @@
 // with PostgreSQL's message and SQLSTATE: the query's error, not the server's.
 //
 // Sort order is PostgreSQL's: per key ascending or descending with nulls first or last as
-// asked, strings and binaries bytewise, false before true, NaN above every other float (but
+// asked, strings and binaries bytewise, decimal128 numerically (one column has one scale),
+// false before true, NaN above every other float (but
 // comparisons in expressions are arrow-go's, IEEE 754's: NaN > 0 is false). Rows are ordered
 // and gathered by this package's typed code, which measured several times faster than
 // arrow-go's sort_indices and take on string columns; Filter uses compute's filter kernel.

@@ -497,6 +497,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		if v.ID().URN == URNPostgres {
 			return c.own(v, v.Name())
 		}
+		if isDecimalNullTest(v) {
+			return c.own(v, "numeric_"+v.Name())
+		}
 		if k, ok := standardStringKernels[v.Name()]; ok && v.ID().URN == urnString {
 			return c.own(v, k)
 		}

@@ -1,0 +1,597 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/apd/v3"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// PostgreSQL's numeric, as far as a fixed scale per column represents it exactly. A numeric
+// value is an Arrow decimal128(38, s): the column's scale s is PostgreSQL's display scale of
+// every value in it, which the binder (substrait/numeric.go) knows statically for decimal
+// literals, integers, numeric(p,s) casts, round/trunc to a constant number of places, and
+// + - * of those. The arithmetic is apd's (github.com/cockroachdb/apd/v3, CockroachDB's
+// implementation of PostgreSQL's decimal semantics), exact; rounding is half away from zero
+// as PostgreSQL's. A result needing more than 38 digits is an error (22003), never rounded.
+//
+// The kernels, all functions of URNPostgres (sqlfuncs.go) with enumeration arguments first:
+//
+//	numeric_cast(mode, places, precision, x)  x (integer, float64, text or decimal128) as
+//	                       numeric rounded to places digits after the point (negative: before
+//	                       it) with mode ROUND (half away from zero), TRUNC (toward zero), CEIL
+//	                       or FLOOR; the result is decimal128(38, max(places, 0)). precision
+//	                       is numeric(p,s)'s p ("0": unconstrained): a value with p-s or more
+//	                       integer digits is "numeric field overflow" (22003). A float64 is
+//	                       first written with 15 significant digits, as PostgreSQL's float8 to
+//	                       numeric cast does; text is read as numeric_in reads it (22P02 when
+//	                       it is not a number). NaN and infinities are refused (22003).
+//	numeric_to(kind, x)    decimal128 x as int16, int32, int64 (rounded half away from zero,
+//	                       "<type> out of range" 22003), float64 (the nearest double) or text
+//	                       (PostgreSQL's form: every digit of the scale, "-0.50")
+//	numeric_arith(op, a, b) add, subtract or multiply of two decimal128 values; the result
+//	                       scale is max(sa, sb) (add, subtract) or sa + sb (multiply)
+//	numeric_cmp(op, a, b)  equal, not_equal, lt, lte, gt, gte of two decimal128 values (any
+//	                       scales): boolean
+//	numeric_neg(x), numeric_abs(x)  decimal128 of x's scale
+//
+// Kernels keep no state; they are safe for concurrent use. Errors quote no value.
+
+// numericDigits is the precision of the numeric columns: decimal128's 38 digits.
+const numericDigits = 38
+
+var (
+	errNumericOverflow = &DataError{Code: sqlstateOutOfRange, Msg: "numeric field overflow"}
+	errNumericWide     = &DataError{Code: sqlstateOutOfRange, Msg: "numeric value out of range: flightsrv's numeric holds 38 digits"}
+	errNumericText     = &DataError{Code: sqlstateInvalidText, Msg: "invalid input syntax for type numeric"}
+	errNumericSpecial  = &DataError{Code: sqlstateOutOfRange, Msg: "numeric NaN and infinity are not supported"}
+)
+
+// numericCtx computes exactly: + - * of 38-digit values need at most 77 digits.
+var numericCtx = apd.Context{Precision: 100, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent, Traps: apd.DefaultTraps}
+
+func init() {
+	ownFunctions["numeric_cast"] = numericCast
+	ownFunctions["numeric_to"] = numericTo
+	ownFunctions["numeric_arith"] = numericArith
+	ownFunctions["numeric_cmp"] = numericCmp
+	ownFunctions["numeric_div"] = numericDiv
+	ownFunctions["numeric_neg"] = numericUnary(func(d, x *apd.Decimal) { d.Neg(x) })
+	ownFunctions["numeric_abs"] = numericUnary(func(d, x *apd.Decimal) { d.Abs(x) })
+	ownFunctions["numeric_is_null"] = numericNullTest(true)
+	ownFunctions["numeric_is_not_null"] = numericNullTest(false)
+}
+
+// isDecimalNullTest reports whether f is functions_comparison's is_null or is_not_null of a
+// decimal: arrow-go v18.8.0's comparison dispatch indexes a second argument for decimals and
+// panics on these one-argument functions, so numericNullTest evaluates them.
+func isDecimalNullTest(f *expr.ScalarFunction) bool {
+	if f.ID().URN != extensions.SubstraitDefaultURNPrefix+"functions_comparison" || (f.Name() != "is_null" && f.Name() != "is_not_null") || f.NArgs() != 1 {
+		return false
+	}
+	a, ok := f.Arg(0).(expr.Expression)
+	if !ok || a == nil {
+		return false
+	}
+	_, dec := a.GetType().(*types.DecimalType)
+	return dec
+}
+
+// numericNullTest is IS NULL (null true) or IS NOT NULL of a decimal128: never NULL itself.
+func numericNullTest(null bool) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := argCount(n, 1, 1); err != nil {
+			return err
+		}
+		n.out = arrow.FixedWidthTypes.Boolean
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			b := array.NewBooleanBuilder(mem)
+			defer b.Release()
+			b.Reserve(rows)
+			for i := range rows {
+				b.UnsafeAppend(args[0].IsNull(i) == null)
+			}
+			return b.NewArray(), nil
+		}
+		return nil
+	}
+}
+
+// decScale returns the scale of a decimal128 type, ok false for another type.
+func decScale(t arrow.DataType) (int32, bool) {
+	d, ok := t.(*arrow.Decimal128Type)
+	if !ok {
+		return 0, false
+	}
+	return d.Scale, true
+}
+
+// decAt reads row i of a decimal128 array of scale s into d.
+func decAt(a *array.Decimal128, i int, s int32, d *apd.Decimal) {
+	v := a.Value(i)
+	d.Coeff.SetMathBigInt(v.BigInt())
+	d.Negative = d.Coeff.Sign() < 0
+	d.Coeff.Abs(&d.Coeff)
+	d.Exponent = -s
+	d.Form = apd.Finite
+}
+
+// toNum rescales d (exactly: the caller rounded it) to scale s as a decimal128 value; an
+// error when it needs more than 38 digits.
+func toNum(d *apd.Decimal, s int32) (decimal128.Num, error) {
+	var q apd.Decimal
+	if _, err := numericCtx.Quantize(&q, d, -s); err != nil {
+		return decimal128.Num{}, errNumericWide
+	}
+	if q.NumDigits() > numericDigits {
+		return decimal128.Num{}, errNumericWide
+	}
+	bi := q.Coeff.MathBigInt()
+	if q.Negative {
+		bi.Neg(bi)
+	}
+	return decimal128.FromBigInt(bi), nil
+}
+
+// roundModes are numeric_cast's modes as apd's rounders.
+var roundModes = map[string]apd.Rounder{
+	"ROUND": apd.RoundHalfUp, "TRUNC": apd.RoundDown, "CEIL": apd.RoundCeiling, "FLOOR": apd.RoundFloor,
+}
+
+// roundTo rounds d to places digits after the point with r.
+func roundTo(d *apd.Decimal, places int32, r apd.Rounder) (*apd.Decimal, error) {
+	ctx := numericCtx
+	ctx.Rounding = r
+	var q apd.Decimal
+	if _, err := ctx.Quantize(&q, d, -places); err != nil {
+		return nil, errNumericWide
+	}
+	if places < 0 {
+		// round(1234.5, -2) = 1200: shown with no fraction.
+		if _, err := ctx.Quantize(&q, &q, 0); err != nil {
+			return nil, errNumericWide
+		}
+	}
+	return &q, nil
+}
+
+// numericSyntax is numeric_in's syntax of a finite number (after spaces are trimmed).
+var numericSyntax = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// parseNumeric reads text as PostgreSQL's numeric_in: optional spaces, a sign, digits with
+// one optional point, an optional exponent. NaN and infinities are errNumericSpecial.
+func parseNumeric(s string) (*apd.Decimal, error) {
+	t := strings.TrimSpace(s)
+	low := strings.ToLower(strings.TrimLeft(t, "+-"))
+	switch low {
+	case "nan", "inf", "infinity":
+		return nil, errNumericSpecial
+	}
+	if !numericSyntax.MatchString(t) {
+		return nil, errNumericText
+	}
+	d, _, err := apd.NewFromString(t)
+	if err != nil || d.Form != apd.Finite {
+		return nil, errNumericText
+	}
+	if !d.IsZero() && (d.NumDigits()+int64(d.Exponent) > numericDigits+1 || d.Exponent < -1000) {
+		// Past 38 integer digits or PostgreSQL's 1000 digits of scale (1e999999999 would
+		// take a billion digits to round).
+		return nil, errNumericWide
+	}
+	return d, nil
+}
+
+// ParseNumeric reads a numeric constant (a decimal literal's text, or text cast to numeric)
+// as numeric_in does: its value and display scale (digits after the point, at least 0). It
+// fails with a *DataError (22P02) when s is not a number, 22003 for NaN and infinities.
+func ParseNumeric(s string) (*apd.Decimal, int32, error) {
+	d, err := parseNumeric(s)
+	if err != nil {
+		return nil, 0, err
+	}
+	return d, max(-d.Exponent, 0), nil
+}
+
+// NumericText writes d with scale digits after the point, as PostgreSQL's numeric_out writes
+// a value of that display scale. d must be finite.
+func NumericText(d *apd.Decimal, scale int32) string {
+	var q apd.Decimal
+	if _, err := numericCtx.Quantize(&q, d, -scale); err != nil {
+		return d.Text('f')
+	}
+	if q.IsZero() {
+		q.Negative = false
+	}
+	return q.Text('f')
+}
+
+// floatNumeric is PostgreSQL's float8 to numeric: the value written with 15 significant digits.
+func floatNumeric(f float64) (*apd.Decimal, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, errNumericSpecial
+	}
+	d, _, err := apd.NewFromString(strconv.FormatFloat(f, 'e', 14, 64))
+	if err != nil {
+		return nil, errNumericText
+	}
+	return d, nil
+}
+
+// numericReader returns a function reading row i of a, an integer, float64, text or decimal128
+// array, as a numeric value.
+func numericReader(a arrow.Array) (func(i int) (*apd.Decimal, error), error) {
+	if isInt(a.DataType()) {
+		return func(i int) (*apd.Decimal, error) { return apd.New(intAt(a, i), 0), nil }, nil
+	}
+	switch v := a.(type) {
+	case *array.Float64:
+		return func(i int) (*apd.Decimal, error) { return floatNumeric(v.Value(i)) }, nil
+	case *array.Decimal128:
+		s := v.DataType().(*arrow.Decimal128Type).Scale
+		return func(i int) (*apd.Decimal, error) {
+			d := new(apd.Decimal)
+			decAt(v, i, s, d)
+			return d, nil
+		}, nil
+	}
+	if tx, ok := asTexts(a); ok {
+		return func(i int) (*apd.Decimal, error) { return parseNumeric(string(tx.ValueBytes(i))) }, nil
+	}
+	return nil, fmt.Errorf("argument must be a number or text, not %s", a.DataType())
+}
+
+func numericOut(s int32) arrow.DataType {
+	return &arrow.Decimal128Type{Precision: numericDigits, Scale: s}
+}
+
+// mapNumeric builds a decimal128(38, s) array of n rows: f(i) rounded already to s places,
+// NULL where an argument is.
+func mapNumeric(mem memory.Allocator, s int32, n int, args []arrow.Array, f func(i int) (*apd.Decimal, error)) (arrow.Array, error) {
+	b := array.NewDecimal128Builder(mem, numericOut(s).(*arrow.Decimal128Type))
+	return mapRows[decimal128.Num](b, n, args, func(i int) (decimal128.Num, bool, error) {
+		d, err := f(i)
+		if err != nil {
+			return decimal128.Num{}, false, err
+		}
+		v, err := toNum(d, s)
+		return v, err == nil, err
+	})
+}
+
+// rounding is numeric_cast's and numeric_div's last step, read from their first three
+// enumeration arguments (mode, places, precision): round by mode to places digits, then
+// check numeric(p,s)'s precision (0: none). s is the result's scale, max(places, 0).
+type rounding struct {
+	mode         apd.Rounder
+	places, prec int32
+	s            int32
+}
+
+func parseRounding(n *fnNode) (rounding, error) {
+	r, ok := roundModes[n.enums[0]]
+	places, err1 := strconv.ParseInt(n.enums[1], 10, 32)
+	prec, err2 := strconv.ParseInt(n.enums[2], 10, 32)
+	if !ok || err1 != nil || err2 != nil || places > numericDigits || places < -numericDigits || prec < 0 || prec > numericDigits {
+		return rounding{}, errors.New("bad rounding, places or precision")
+	}
+	return rounding{mode: r, places: int32(places), prec: int32(prec), s: int32(max(places, 0))}, nil
+}
+
+// apply rounds d and checks the precision ("numeric field overflow", 22003).
+func (rd rounding) apply(d *apd.Decimal) (*apd.Decimal, error) {
+	q, err := roundTo(d, rd.places, rd.mode)
+	if err != nil {
+		return nil, err
+	}
+	if rd.prec > 0 && !q.IsZero() && q.NumDigits()+int64(q.Exponent) > int64(rd.prec-rd.s) {
+		return nil, errNumericOverflow
+	}
+	return q, nil
+}
+
+func numericCast(n *fnNode) error {
+	if err := argCount(n, 4, 4); err != nil {
+		return err
+	}
+	rd, err := parseRounding(n)
+	if err != nil {
+		return err
+	}
+	if n.types[3] == nil {
+		return errors.New("argument 4 must be a value")
+	}
+	n.out = numericOut(rd.s)
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		read, err := numericReader(args[3])
+		if err != nil {
+			return nil, err
+		}
+		return mapNumeric(mem, rd.s, rows, args, func(i int) (*apd.Decimal, error) {
+			d, err := read(i)
+			if err != nil {
+				return nil, err
+			}
+			return rd.apply(d)
+		})
+	}
+	return nil
+}
+
+func numericTo(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	s, ok := decScale(n.types[1])
+	if !ok {
+		return errors.New("argument 2 must be decimal128")
+	}
+	kind := n.enums[0]
+	read := func(a arrow.Array, i int) *apd.Decimal {
+		d := new(apd.Decimal)
+		decAt(a.(*array.Decimal128), i, s, d)
+		return d
+	}
+	switch kind {
+	case "int16", "int32", "int64":
+		lim := map[string]struct {
+			lo, hi int64
+			name   string
+		}{"int16": {math.MinInt16, math.MaxInt16, "smallint"}, "int32": {math.MinInt32, math.MaxInt32, "integer"}, "int64": {math.MinInt64, math.MaxInt64, "bigint"}}[kind]
+		dt := map[string]arrow.DataType{"int16": arrow.PrimitiveTypes.Int16, "int32": arrow.PrimitiveTypes.Int32, "int64": arrow.PrimitiveTypes.Int64}[kind]
+		n.out = dt
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			b := array.NewBuilder(mem, dt)
+			defer b.Release()
+			for i := range rows {
+				if args[1].IsNull(i) {
+					b.AppendNull()
+					continue
+				}
+				q, err := roundTo(read(args[1], i), 0, apd.RoundHalfUp)
+				if err != nil {
+					return nil, err
+				}
+				v, err := q.Int64()
+				if err != nil || v < lim.lo || v > lim.hi {
+					return nil, &DataError{Code: sqlstateOutOfRange, Msg: lim.name + " out of range"}
+				}
+				switch bb := b.(type) {
+				case *array.Int16Builder:
+					bb.Append(int16(v))
+				case *array.Int32Builder:
+					bb.Append(int32(v))
+				case *array.Int64Builder:
+					bb.Append(v)
+				}
+			}
+			return b.NewArray(), nil
+		}
+	case "float64":
+		n.out = arrow.PrimitiveTypes.Float64
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			return mapRows[float64](array.NewFloat64Builder(mem), rows, args[1:], func(i int) (float64, bool, error) {
+				f, err := strconv.ParseFloat(read(args[1], i).Text('f'), 64)
+				if err != nil {
+					return 0, false, &DataError{Code: sqlstateOutOfRange, Msg: "value out of range: overflow", Err: err}
+				}
+				return f, true, nil
+			})
+		}
+	case "text":
+		n.out = arrow.BinaryTypes.String
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			return mapStrings(mem, rows, args[1:], func(i int) (string, bool, error) {
+				return NumericText(read(args[1], i), s), true, nil
+			})
+		}
+	default:
+		return fmt.Errorf("unknown target %q", kind)
+	}
+	return nil
+}
+
+// twoNumerics checks a binary numeric kernel's arguments and returns their scales.
+func twoNumerics(n *fnNode) (int32, int32, error) {
+	if err := argCount(n, 3, 3); err != nil {
+		return 0, 0, err
+	}
+	sa, oka := decScale(n.types[1])
+	sb, okb := decScale(n.types[2])
+	if !oka || !okb {
+		return 0, 0, errors.New("arguments 2 and 3 must be decimal128")
+	}
+	return sa, sb, nil
+}
+
+func numericArith(n *fnNode) error {
+	sa, sb, err := twoNumerics(n)
+	if err != nil {
+		return err
+	}
+	var op func(d, x, y *apd.Decimal) (apd.Condition, error)
+	s := max(sa, sb)
+	switch n.enums[0] {
+	case "add":
+		op = numericCtx.Add
+	case "subtract":
+		op = numericCtx.Sub
+	case "multiply":
+		op, s = numericCtx.Mul, sa+sb
+	default:
+		return fmt.Errorf("unknown operation %q", n.enums[0])
+	}
+	if s > numericDigits {
+		return errNumericWide
+	}
+	n.out = numericOut(s)
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		a, b := args[1].(*array.Decimal128), args[2].(*array.Decimal128)
+		var x, y apd.Decimal
+		return mapNumeric(mem, s, rows, args[1:], func(i int) (*apd.Decimal, error) {
+			decAt(a, i, sa, &x)
+			decAt(b, i, sb, &y)
+			d := new(apd.Decimal)
+			if _, err := op(d, &x, &y); err != nil {
+				return nil, errNumericWide
+			}
+			return d, nil
+		})
+	}
+	return nil
+}
+
+func numericCmp(n *fnNode) error {
+	sa, sb, err := twoNumerics(n)
+	if err != nil {
+		return err
+	}
+	test, ok := map[string]func(c int) bool{
+		"equal": func(c int) bool { return c == 0 }, "not_equal": func(c int) bool { return c != 0 },
+		"lt": func(c int) bool { return c < 0 }, "lte": func(c int) bool { return c <= 0 },
+		"gt": func(c int) bool { return c > 0 }, "gte": func(c int) bool { return c >= 0 },
+	}[n.enums[0]]
+	if !ok {
+		return fmt.Errorf("unknown comparison %q", n.enums[0])
+	}
+	n.out = arrow.FixedWidthTypes.Boolean
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		a, b := args[1].(*array.Decimal128), args[2].(*array.Decimal128)
+		var x, y apd.Decimal
+		return mapBools(mem, rows, args[1:], func(i int) (bool, error) {
+			decAt(a, i, sa, &x)
+			decAt(b, i, sb, &y)
+			return test(x.Cmp(&y)), nil
+		})
+	}
+	return nil
+}
+
+func numericUnary(f func(d, x *apd.Decimal)) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := argCount(n, 1, 1); err != nil {
+			return err
+		}
+		s, ok := decScale(n.types[0])
+		if !ok {
+			return errors.New("argument 1 must be decimal128")
+		}
+		n.out = numericOut(s)
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			a := args[0].(*array.Decimal128)
+			var x apd.Decimal
+			return mapNumeric(mem, s, rows, args, func(i int) (*apd.Decimal, error) {
+				decAt(a, i, s, &x)
+				d := new(apd.Decimal)
+				f(d, &x)
+				return d, nil
+			})
+		}
+		return nil
+	}
+}
+
+// errNumericDivZero is PostgreSQL's division_by_zero.
+var errNumericDivZero = &DataError{Code: sqlstateDivisionByZero, Msg: "division by zero"}
+
+// divScale is PostgreSQL's select_div_scale (numeric.c) for a / b: at least 16 significant
+// digits, counted in the base-10000 digits numeric stores, and at least either operand's
+// display scale. a and b are finite; b is not zero.
+func divScale(a, b *apd.Decimal, sa, sb int32) int32 {
+	// weight and first base-10000 digit of a nonzero value; 0, 0 for zero.
+	wd := func(d *apd.Decimal) (int64, int64) {
+		if d.IsZero() {
+			return 0, 0
+		}
+		adj := d.NumDigits() + int64(d.Exponent) - 1 // floor(log10 |d|)
+		w := adj / 4
+		if adj < 0 && adj%4 != 0 {
+			w--
+		}
+		// first digit = floor(|d| / 10000^w)
+		var q apd.Decimal
+		scaled := new(apd.Decimal).Set(d)
+		scaled.Negative = false
+		scaled.Exponent -= int32(4 * w)
+		ctx := numericCtx
+		ctx.Rounding = apd.RoundDown
+		if _, err := ctx.Quantize(&q, scaled, 0); err != nil {
+			return w, 0
+		}
+		f, _ := q.Int64()
+		return w, f
+	}
+	w1, f1 := wd(a)
+	w2, f2 := wd(b)
+	qw := w1 - w2
+	if f1 <= f2 {
+		qw--
+	}
+	r := 16 - qw*4
+	r = max(r, int64(sa), int64(sb), 0)
+	return int32(min(r, 1000))
+}
+
+// numericDiv is numeric_div(mode, places, precision, a, b): PostgreSQL's a / b of two
+// decimal128 values (the quotient rounded half away from zero to select_div_scale's scale)
+// rounded again by mode (ROUND, TRUNC, CEIL, FLOOR) to places digits, as round(a / b, n),
+// trunc, ceil, floor or a cast to numeric(p,s) of the quotient compute it; decimal128(38,
+// max(places, 0)). A zero divisor is "division by zero" (22012).
+func numericDiv(n *fnNode) error {
+	if err := argCount(n, 5, 5); err != nil {
+		return err
+	}
+	rd, err := parseRounding(n)
+	if err != nil {
+		return err
+	}
+	sa, oka := decScale(n.types[3])
+	sb, okb := decScale(n.types[4])
+	if !oka || !okb {
+		return errors.New("arguments 4 and 5 must be decimal128")
+	}
+	n.out = numericOut(rd.s)
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		a, b := args[3].(*array.Decimal128), args[4].(*array.Decimal128)
+		var x, y apd.Decimal
+		return mapNumeric(mem, rd.s, rows, args, func(i int) (*apd.Decimal, error) {
+			decAt(a, i, sa, &x)
+			decAt(b, i, sb, &y)
+			if y.IsZero() {
+				return nil, errNumericDivZero
+			}
+			rs := divScale(&x, &y, sa, sb)
+			// x / y * 10^rs = X * 10^(rs + sb - sa) / Y over the coefficients, rounded half
+			// away from zero in integers (exact).
+			num := x.Coeff.MathBigInt()
+			den := y.Coeff.MathBigInt()
+			e := int64(rs) + int64(sb) - int64(sa)
+			ten := big.NewInt(10)
+			if e >= 0 {
+				num.Mul(num, new(big.Int).Exp(ten, big.NewInt(e), nil))
+			} else {
+				den.Mul(den, new(big.Int).Exp(ten, big.NewInt(-e), nil))
+			}
+			q, rem := new(big.Int).QuoRem(num, den, new(big.Int))
+			if rem.Lsh(rem, 1).Cmp(den) >= 0 {
+				q.Add(q, big.NewInt(1))
+			}
+			d := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(q), -rs)
+			d.Negative = x.Negative != y.Negative && q.Sign() != 0
+			return rd.apply(d)
+		})
+	}
+	return nil
+}

@@ -1,0 +1,701 @@
+package substrait
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/cockroachdb/apd/v3"
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// PostgreSQL's numeric, bound to the kernels of scan/ops/numeric.go (URNPostgres numeric_*).
+//
+// A numeric value is Substrait's decimal<38, s> (Arrow decimal128(38, s)): s is PostgreSQL's
+// display scale of every value of the expression, known when binding for
+//   - decimal literals (1.50 has scale 2, 1e2 scale 0), as numeric_in reads them;
+//   - integers made numeric (scale 0), implicitly beside a numeric or by ::numeric;
+//   - casts to numeric(p,s) or decimal(p,s) of numbers, text and numerics (rounded half away
+//     from zero, "numeric field overflow" past p digits);
+//   - round(x, n) and trunc(x, n) with a constant n (scale max(n, 0)), ceil, floor, round(x),
+//     trunc(x) (scale 0), abs and unary minus (x's scale);
+//   - a + b, a - b (scale max(sa, sb)) and a * b (sa + sb).
+//
+// A cast of text or double precision to numeric without a scale gives values whose display
+// scales differ from row to row, which one decimal column cannot show: it is accepted where
+// the next step fixes the scale (round(x::numeric, n), trunc(x::numeric, n)) and refused by
+// name elsewhere. Division and % of numerics (PostgreSQL chooses the quotient's scale from
+// the operands' values), numeric aggregates, and the other mathematical functions of numeric
+// are refused by name (UNIMPLEMENTED), never computed in double precision.
+
+// numType is the numeric type of scale s.
+func numType(s int32) types.Type {
+	return &types.DecimalType{Precision: 38, Scale: s, Nullability: nullableN}
+}
+
+// numScale returns the scale of a numeric type, ok false for another type.
+func numScale(t types.Type) (int32, bool) {
+	d, ok := t.(*types.DecimalType)
+	if !ok {
+		return 0, false
+	}
+	return d.Scale, true
+}
+
+// numericSyntax is numeric_in's syntax of a finite number (after spaces are trimmed).
+var numericSyntax = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// parseNumericText reads s as numeric_in does: its value and display scale. NaN and infinity
+// are refused by name; anything else that is not a number is 22P02.
+func parseNumericText(s string) (*apd.Decimal, int32, error) {
+	t := strings.TrimSpace(s)
+	switch strings.ToLower(strings.TrimLeft(t, "+-")) {
+	case "nan", "inf", "infinity":
+		return nil, 0, unimplemented("numeric NaN or infinity")
+	}
+	ok := numericSyntax.MatchString(t)
+	d, _, err := apd.NewFromString(t)
+	if !ok || err != nil || d.Form != apd.Finite {
+		return nil, 0, &Error{Code: InvalidArgument, SQLState: "22P02", Msg: "invalid input syntax for type numeric"}
+	}
+	if !d.IsZero() && (d.NumDigits()+int64(d.Exponent) > 39 || d.Exponent < -1000) {
+		return nil, 0, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "numeric value out of range: flightsrv's numeric holds 38 digits"}
+	}
+	return d, max(-d.Exponent, 0), nil
+}
+
+// numLiteral is the numeric literal of d rounded half away from zero to scale s. prec > 0 is
+// numeric(p,s)'s p: a value with p - s or more integer digits is numeric field overflow.
+func numLiteral(d *apd.Decimal, s int32, prec int32, round apd.Rounder) (expr.Expression, error) {
+	ctx := apd.BaseContext.WithPrecision(100)
+	ctx.Rounding = round
+	var q apd.Decimal
+	if _, err := ctx.Quantize(&q, d, -s); err != nil || q.NumDigits() > 38 {
+		return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "numeric value out of range: flightsrv's numeric holds 38 digits"}
+	}
+	if prec > 0 && !q.IsZero() && q.NumDigits()+int64(q.Exponent) > int64(prec-s) {
+		return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "numeric field overflow"}
+	}
+	bi := q.Coeff.MathBigInt()
+	if q.Negative {
+		bi.Neg(bi)
+	}
+	n := decimal128.FromBigInt(bi)
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], n.LowBits())
+	binary.LittleEndian.PutUint64(b[8:], uint64(n.HighBits()))
+	return expr.NewLiteral[*types.Decimal](&types.Decimal{Value: b[:], Precision: 38, Scale: s}, false)
+}
+
+// numLiteralValue reads a numeric literal back, ok false for another expression.
+func numLiteralValue(e expr.Expression) (*apd.Decimal, int32, bool) {
+	l, ok := e.(*expr.ProtoLiteral)
+	if !ok {
+		return nil, 0, false
+	}
+	dt, ok := l.GetType().(*types.DecimalType)
+	raw, okb := l.Value.([]byte)
+	if !ok || !okb || len(raw) != 16 {
+		return nil, 0, false
+	}
+	n := decimal128.New(int64(binary.LittleEndian.Uint64(raw[8:])), binary.LittleEndian.Uint64(raw[:8]))
+	bi := n.BigInt()
+	d := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(new(big.Int).Abs(bi)), -dt.Scale)
+	d.Negative = bi.Sign() < 0
+	return d, dt.Scale, true
+}
+
+// decimalConstant is the numeric literal of a decimal constant's text (1.5, 1e2).
+func decimalConstant(text string) (bval, error) {
+	d, s, err := parseNumericText(text)
+	if err != nil {
+		return bval{}, err
+	}
+	e, err := numLiteral(d, s, 0, apd.RoundHalfUp)
+	return typed(e), err
+}
+
+// numCast is numeric_cast(mode, places, precision, x): x (integer, double precision, text or
+// numeric) rounded by mode to places digits.
+func (bd *binder) numCast(mode string, places, prec int32, x expr.Expression) (expr.Expression, error) {
+	return bd.fn(URNPostgres, "numeric_cast", numType(max(places, 0)),
+		types.Enum(mode), types.Enum(strconv.Itoa(int(places))), types.Enum(strconv.Itoa(int(prec))), x)
+}
+
+// toNumeric makes v numeric for an operator beside a numeric: integers at scale 0, an untyped
+// literal at its own scale, numerics unchanged. ok is false for other types (double
+// precision, whose side wins in PostgreSQL's resolution).
+func (bd *binder) toNumeric(v bval) (expr.Expression, bool, error) {
+	switch {
+	case v.str != nil:
+		d, s, err := parseNumericText(*v.str)
+		if err != nil {
+			return nil, true, err
+		}
+		e, err := numLiteral(d, s, 0, apd.RoundHalfUp)
+		return e, true, err
+	case v.null:
+		return expr.NewNullLiteral(numType(0)), true, nil
+	case v.param > 0:
+		return nil, true, unimplementedAre("numeric parameters")
+	}
+	switch familyOf(v.typ()) {
+	case famNumeric:
+		return v.e, true, nil
+	case famInt:
+		if l, ok := intLiteral(v.e); ok {
+			e, err := numLiteral(apd.New(l, 0), 0, 0, apd.RoundHalfUp)
+			return e, true, err
+		}
+		e, err := bd.numCast("ROUND", 0, 0, v.e)
+		return e, true, err
+	}
+	return nil, false, nil
+}
+
+// intLiteral reads an integer literal.
+func intLiteral(e expr.Expression) (int64, bool) {
+	switch l := e.(type) {
+	case *expr.PrimitiveLiteral[int16]:
+		return int64(l.Value), true
+	case *expr.PrimitiveLiteral[int32]:
+		return int64(l.Value), true
+	case *expr.PrimitiveLiteral[int64]:
+		return l.Value, true
+	}
+	return 0, false
+}
+
+// numericToFloat is the implicit cast numeric → double precision (a numeric beside a float):
+// a literal folds to the nearest double, as strtod reads numeric_out's text.
+func (bd *binder) numericToFloat(e expr.Expression) (expr.Expression, error) {
+	if d, _, ok := numLiteralValue(e); ok {
+		f, err := strconv.ParseFloat(d.Text('f'), 64)
+		if err != nil {
+			return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range: overflow"}
+		}
+		return expr.NewPrimitiveLiteral(f, false), nil
+	}
+	return bd.fn(URNPostgres, "numeric_to", fp64Type(), types.Enum("float64"), e)
+}
+
+// involvesNumeric reports whether a binary operator's operands resolve to numeric: one is
+// numeric and the other an integer, a numeric or untyped.
+func involvesNumeric(l, r bval) bool {
+	lf, rf := famOther, famOther
+	if !l.untyped() {
+		lf = familyOf(l.typ())
+	}
+	if !r.untyped() {
+		rf = familyOf(r.typ())
+	}
+	if lf != famNumeric && rf != famNumeric {
+		return false
+	}
+	ok := func(f family, v bval) bool { return f == famNumeric || f == famInt || (v.untyped() && v.param == 0) }
+	return ok(lf, l) && ok(rf, r)
+}
+
+// numericBinary binds an arithmetic or comparison operator over numerics (involvesNumeric).
+func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
+	x, _, err := bd.toNumeric(l)
+	if err != nil {
+		return bval{}, err
+	}
+	y, _, err := bd.toNumeric(r)
+	if err != nil {
+		return bval{}, err
+	}
+	sx, _ := numScale(x.GetType())
+	sy, _ := numScale(y.GetType())
+	if name, ok := comparisons[op]; ok {
+		f, err := bd.fn(URNPostgres, "numeric_cmp", booleanType(), types.Enum(name), x, y)
+		return typed(f), err
+	}
+	var s int32
+	switch op {
+	case "+", "-":
+		s = max(sx, sy)
+	case "*":
+		s = sx + sy
+	case "%":
+		return bval{}, unimplemented("the numeric operator %")
+	case "/":
+		return bval{}, quoting(Unimplemented, "0A000", "the numeric operator %s outside round(…, n), trunc(…, n), ceil, floor and casts to numeric(p,s) is not supported (PostgreSQL chooses its result's scale from the values)", op)
+	default:
+		return bval{}, errorf(InvalidArgument, "operator does not exist: numeric %s numeric", op)
+	}
+	if s > 38 {
+		return bval{}, unimplemented("a numeric product of more than 38 digits after the point")
+	}
+	f, err := bd.fn(URNPostgres, "numeric_arith", numType(s), types.Enum(arithmetic[op]), x, y)
+	return typed(f), err
+}
+
+// numericNegate is unary minus of a numeric.
+func (bd *binder) numericNegate(e expr.Expression) (bval, error) {
+	if d, s, ok := numLiteralValue(e); ok {
+		d.Neg(d)
+		n, err := numLiteral(d, s, 0, apd.RoundHalfUp)
+		return typed(n), err
+	}
+	f, err := bd.fn(URNPostgres, "numeric_neg", e.GetType().WithNullability(nullableN), e)
+	return typed(f), err
+}
+
+// numericTarget reads a cast's target when it is numeric or decimal: its scale and precision
+// (0, 0 unconstrained), and ok.
+func numericTarget(tn *pg.TypeName) (scale, prec int32, constrained, ok bool, err error) {
+	if tn == nil || len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
+		return 0, 0, false, false, nil
+	}
+	names := tn.GetNames()
+	if len(names) == 2 && names[0].GetString_().GetSval() == "pg_catalog" {
+		names = names[1:]
+	}
+	if len(names) != 1 {
+		return 0, 0, false, false, nil
+	}
+	if n := names[0].GetString_().GetSval(); n != "numeric" && n != "decimal" {
+		return 0, 0, false, false, nil
+	}
+	mods := tn.GetTypmods()
+	if len(mods) == 0 {
+		return 0, 0, false, true, nil
+	}
+	if len(mods) > 2 {
+		return 0, 0, false, true, errorf(InvalidArgument, "invalid NUMERIC type modifier")
+	}
+	vals := make([]int64, len(mods))
+	for i, m := range mods {
+		c := m.GetAConst()
+		if c == nil || c.GetIval() == nil {
+			return 0, 0, false, true, errorf(InvalidArgument, "type modifiers must be simple constants or identifiers")
+		}
+		vals[i] = int64(c.GetIval().GetIval())
+	}
+	p := vals[0]
+	var s int64
+	if len(vals) == 2 {
+		s = vals[1]
+	}
+	if p < 1 || p > 1000 {
+		return 0, 0, false, true, errorf(InvalidArgument, "NUMERIC precision %d must be between 1 and 1000", p)
+	}
+	if s < -1000 || s > 1000 {
+		return 0, 0, false, true, errorf(InvalidArgument, "NUMERIC scale %d must be between -1000 and 1000", s)
+	}
+	if p > 38 || s < 0 || s > p {
+		return 0, 0, false, true, unimplemented(fmt.Sprintf("numeric(%d,%d) (flightsrv's numeric holds 38 digits, a scale from 0 to the precision)", p, s))
+	}
+	return int32(s), int32(p), true, true, nil
+}
+
+// numericTypeCast binds a cast to numeric or numeric(p,s) (ok false for other targets).
+func (bd *binder) numericTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error) {
+	s, p, constrained, ok, err := numericTarget(tc.GetTypeName())
+	if !ok || err != nil {
+		return bval{}, ok, err
+	}
+	if constrained {
+		if l, r, isDiv, err := bd.division(tc.GetArg(), sc); err != nil {
+			return bval{}, true, err
+		} else if isDiv {
+			if involvesNumeric(l, r) {
+				// (a / b)::numeric(p,s): the quotient at PostgreSQL's scale, rounded to s.
+				e, err := bd.numericQuotient("ROUND", s, p, l, r)
+				return typed(e), true, err
+			}
+			v, err := bd.binary("/", l, r)
+			if err != nil {
+				return bval{}, true, err
+			}
+			out, err := bd.castToNumeric(v, s, p, constrained)
+			return out, true, err
+		}
+	}
+	v, err := bd.bindExpr(tc.GetArg(), sc)
+	if err != nil {
+		return bval{}, true, err
+	}
+	if c := tc.GetArg().GetAConst(); c != nil && c.GetFval() != nil {
+		// A decimal constant is numeric already: no float detour.
+		if v, err = decimalConstant(c.GetFval().GetFval()); err != nil {
+			return bval{}, true, err
+		}
+	}
+	out, err := bd.castToNumeric(v, s, p, constrained)
+	return out, true, err
+}
+
+// castToNumeric casts v to numeric(p,s) (constrained) or numeric.
+func (bd *binder) castToNumeric(v bval, s, p int32, constrained bool) (bval, error) {
+	if v.null {
+		return typed(expr.NewNullLiteral(numType(s))), nil
+	}
+	if v.param > 0 {
+		return bval{}, unimplementedAre("numeric parameters")
+	}
+	if v.str != nil {
+		d, ds, err := parseNumericText(*v.str)
+		if err != nil {
+			return bval{}, err
+		}
+		if !constrained {
+			s = ds
+		}
+		e, err := numLiteral(d, s, p, apd.RoundHalfUp)
+		return typed(e), err
+	}
+	have := v.typ()
+	fam := familyOf(have)
+	if d, ds, ok := numLiteralValue(v.e); ok {
+		if !constrained {
+			s = ds
+		}
+		e, err := numLiteral(d, s, p, apd.RoundHalfUp)
+		return typed(e), err
+	}
+	switch fam {
+	case famNumeric:
+		if !constrained {
+			return v, nil
+		}
+	case famInt:
+	case famFloat, famString:
+		if !constrained {
+			return bval{}, unimplemented("a cast of " + typeName(have) + " to numeric without a scale outside round(…, n) and trunc(…, n) (its values' scales differ row by row; cast to numeric(p,s))")
+		}
+	default:
+		return bval{}, errorf(InvalidArgument, "cannot cast type %s to numeric", typeName(have))
+	}
+	e, err := bd.numCast("ROUND", s, p, v.e)
+	return typed(e), err
+}
+
+// castFromNumeric casts a numeric to another type: integers (rounded half away from zero),
+// double precision, text (PostgreSQL's text form); ok false for other targets.
+func (bd *binder) castFromNumeric(e expr.Expression, t types.Type) (bval, bool, error) {
+	kind := ""
+	switch t.(type) {
+	case *types.Int16Type:
+		kind = "int16"
+	case *types.Int32Type:
+		kind = "int32"
+	case *types.Int64Type:
+		kind = "int64"
+	case *types.Float64Type:
+		kind = "float64"
+	case *types.StringType:
+		kind = "text"
+	case *types.DecimalType:
+		s, _ := numScale(t)
+		c, err := bd.numCast("ROUND", s, 0, e)
+		return typed(c), true, err
+	default:
+		return bval{}, false, nil
+	}
+	if d, s, ok := numLiteralValue(e); ok {
+		switch kind {
+		case "text":
+			return typed(expr.NewPrimitiveLiteral(numText(d, s), false)), true, nil
+		case "float64":
+			f, err := bd.numericToFloat(e)
+			return typed(f), true, err
+		}
+		lit, _, err := decimalToInteger(d.Text('f'), t)
+		if lit != nil || err != nil {
+			return typed(lit), true, err
+		}
+	}
+	f, err := bd.fn(URNPostgres, "numeric_to", t.WithNullability(nullableN), types.Enum(kind), e)
+	return typed(f), true, err
+}
+
+// numText is numeric_out's text of d at scale s.
+func numText(d *apd.Decimal, s int32) string {
+	var q apd.Decimal
+	if _, err := apd.BaseContext.WithPrecision(100).Quantize(&q, d, -s); err != nil {
+		return d.Text('f')
+	}
+	if q.IsZero() {
+		q.Negative = false
+	}
+	return q.Text('f')
+}
+
+// roundModes maps round, trunc, ceil and floor to numeric_cast's modes.
+var numericRoundModes = map[string]string{"round": "ROUND", "trunc": "TRUNC", "ceil": "CEIL", "ceiling": "CEIL", "floor": "FLOOR"}
+
+// numericRoundCall binds round(x::numeric, n) and trunc(x::numeric, n) before their
+// arguments are bound, when x is cast to numeric without a scale: the cast and the rounding
+// are one numeric_cast, whose scale n is fixed (PostgreSQL's scale of the result). ok is
+// false when the first argument is not such a cast.
+func (bd *binder) numericRoundCall(name string, raw []*pg.Node, sc *scope, first **bval) (bval, bool, error) {
+	if len(raw) == 0 || len(raw) > 2 {
+		return bval{}, false, nil
+	}
+	if l, r, ok, err := bd.division(raw[0], sc); ok || err != nil {
+		if err != nil {
+			return bval{}, true, err
+		}
+		if !involvesNumeric(l, r) {
+			v, err := bd.binary("/", l, r)
+			if err != nil {
+				return bval{}, true, err
+			}
+			*first = &v
+			return bval{}, false, nil
+		}
+		places, err := bd.numericPlaces(name, raw)
+		if err != nil {
+			return bval{}, true, err
+		}
+		if len(raw) == 2 && name != "round" && name != "trunc" {
+			return bval{}, true, errorf(InvalidArgument, "%s takes 1 argument(s)", name)
+		}
+		e, err := bd.numericQuotient(numericRoundModes[name], places, 0, l, r)
+		return typed(e), true, err
+	}
+	if name != "round" && name != "trunc" {
+		return bval{}, false, nil
+	}
+	tc := raw[0].GetTypeCast()
+	if tc == nil {
+		return bval{}, false, nil
+	}
+	if _, _, constrained, ok, err := numericTarget(tc.GetTypeName()); !ok || constrained || err != nil {
+		return bval{}, false, nil
+	}
+	if c := tc.GetArg().GetAConst(); c != nil {
+		return bval{}, false, nil // a constant: the usual path folds it
+	}
+	inner, err := bd.bindExpr(tc.GetArg(), sc)
+	if err != nil {
+		return bval{}, true, err
+	}
+	places, err := bd.numericPlaces(name, raw)
+	if err != nil {
+		return bval{}, true, err
+	}
+	x := inner
+	if !inner.untyped() {
+		switch familyOf(inner.typ()) {
+		case famFloat, famString:
+			e, err := bd.numCast(numericRoundModes[name], places, 0, inner.e)
+			return typed(e), true, err
+		}
+	}
+	if x, err = bd.castToNumeric(inner, 0, 0, false); err != nil {
+		return bval{}, true, err
+	}
+	return bd.numericRound(name, x.e, places)
+}
+
+// numericPlaces reads round's or trunc's second argument, a constant integer (0 when absent).
+func (bd *binder) numericPlaces(name string, raw []*pg.Node) (int32, error) {
+	if len(raw) < 2 {
+		return 0, nil
+	}
+	n := raw[1]
+	neg := false
+	if a := n.GetAExpr(); a != nil && a.GetLexpr() == nil && len(a.GetName()) == 1 && a.GetName()[0].GetString_().GetSval() == "-" {
+		neg, n = true, a.GetRexpr()
+	}
+	c := n.GetAConst()
+	if c == nil || c.GetIval() == nil {
+		return 0, quoting(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant is not supported", name)
+	}
+	v := int64(c.GetIval().GetIval())
+	if neg {
+		v = -v
+	}
+	if v > 38 || v < -38 {
+		return 0, quoting(Unimplemented, "0A000", "%s(numeric, n) with |n| over 38 is not supported", name)
+	}
+	return int32(v), nil
+}
+
+// numericRound is round, trunc, ceil or floor of the numeric e to places digits.
+func (bd *binder) numericRound(name string, e expr.Expression, places int32) (bval, bool, error) {
+	mode := numericRoundModes[name]
+	if d, _, ok := numLiteralValue(e); ok {
+		r := map[string]apd.Rounder{"ROUND": apd.RoundHalfUp, "TRUNC": apd.RoundDown, "CEIL": apd.RoundCeiling, "FLOOR": apd.RoundFloor}[mode]
+		ctx := apd.BaseContext.WithPrecision(100)
+		ctx.Rounding = r
+		var q apd.Decimal
+		if _, err := ctx.Quantize(&q, d, -places); err != nil {
+			return bval{}, true, err
+		}
+		l, err := numLiteral(&q, max(places, 0), 0, apd.RoundHalfUp)
+		return typed(l), true, err
+	}
+	f, err := bd.numCast(mode, places, 0, e)
+	return typed(f), true, err
+}
+
+// numericCall binds the functions PostgreSQL resolves to numeric when an argument is numeric
+// (round, trunc, ceil, ceiling, floor, abs; round(integer, n) too) and refuses by name the
+// ones flightsrv does not compute in numeric. ok is false when no argument is numeric.
+func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, bool, error) {
+	isNum := func(v bval) bool { return !v.untyped() && familyOf(v.typ()) == famNumeric }
+	any := false
+	for _, a := range args {
+		any = any || isNum(a)
+	}
+	if name == "round" && len(args) == 2 && !args[0].untyped() && familyOf(args[0].typ()) == famInt {
+		any = true // round(integer, n) is round(numeric, n)
+	}
+	if !any {
+		return bval{}, false, nil
+	}
+	switch name {
+	case "round", "trunc", "ceil", "ceiling", "floor":
+		if len(args) > 1 && name != "round" && name != "trunc" {
+			return bval{}, true, errorf(InvalidArgument, "%s takes 1 argument(s)", name)
+		}
+		places, err := bd.numericPlaces(name, raw)
+		if err != nil {
+			return bval{}, true, err
+		}
+		x, _, err := bd.toNumeric(args[0])
+		if err != nil {
+			return bval{}, true, err
+		}
+		if x == nil {
+			return bval{}, true, errorf(InvalidArgument, "function %s(%s, integer) does not exist", name, typeName(args[0].typ()))
+		}
+		return bd.numericRound(name, x, places)
+	case "abs":
+		if len(args) != 1 {
+			return bval{}, true, errorf(InvalidArgument, "abs takes 1 argument(s)")
+		}
+		if d, s, ok := numLiteralValue(args[0].e); ok {
+			d.Abs(d)
+			l, err := numLiteral(d, s, 0, apd.RoundHalfUp)
+			return typed(l), true, err
+		}
+		f, err := bd.fn(URNPostgres, "numeric_abs", args[0].typ().WithNullability(nullableN), args[0].e)
+		return typed(f), true, err
+	}
+	return bval{}, true, quoting(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+}
+
+// widerNumber is the type two numbers resolve to in PostgreSQL: double precision beside a
+// float, numeric (the larger scale) beside a numeric, else the wider integer.
+func widerNumber(a, b types.Type) types.Type {
+	sa, na := numScale(a)
+	sb, nb := numScale(b)
+	if na && nb {
+		return numType(max(sa, sb))
+	}
+	if numRank(b) > numRank(a) {
+		return b
+	}
+	return a
+}
+
+// coerceNumeric gives an integer or numeric value the numeric type t, scaled up to t's scale
+// (exact; a larger scale is kept out by widerNumber).
+func (bd *binder) coerceNumeric(v bval, t types.Type) (expr.Expression, error) {
+	s, _ := numScale(t)
+	x, _, err := bd.toNumeric(v)
+	if err != nil {
+		return nil, err
+	}
+	if xs, _ := numScale(x.GetType()); xs == s {
+		return x, nil
+	} else if xs > s {
+		return nil, errorf(InvalidArgument, "a numeric of scale %d must be %s", xs, typeName(t))
+	}
+	if d, _, ok := numLiteralValue(x); ok {
+		return numLiteral(d, s, 0, apd.RoundHalfUp)
+	}
+	return bd.numCast("ROUND", s, 0, x)
+}
+
+// numericLiteralOfType reads an untyped literal as a numeric of t's scale; a literal with
+// more digits after the point is refused rather than rounded (PostgreSQL keeps them).
+func numericLiteralOfType(text string, t types.Type) (expr.Expression, error) {
+	s, _ := numScale(t)
+	d, ds, err := parseNumericText(text)
+	if err != nil {
+		return nil, err
+	}
+	if ds > s {
+		return nil, unimplemented("a numeric constant with more digits after the point than the numeric beside it")
+	}
+	return numLiteral(d, s, 0, apd.RoundHalfUp)
+}
+
+// sameScales refuses values of one column (CASE, COALESCE, GREATEST/LEAST, UNION) that are
+// numerics of different scales, integers counting as scale 0: PostgreSQL keeps each value's
+// own scale (CASE … THEN 1.5 ELSE 2 END shows 2), which one decimal column cannot.
+func sameScales(vs []bval, what string) error {
+	scale := int32(-1)
+	for _, v := range vs {
+		if v.untyped() {
+			continue
+		}
+		var s int32
+		switch familyOf(v.typ()) {
+		case famNumeric:
+			s, _ = numScale(v.typ())
+		case famInt:
+		default:
+			continue
+		}
+		if scale >= 0 && s != scale {
+			return quoting(Unimplemented, "0A000", "%s of numeric values of different scales is not supported (PostgreSQL keeps each value's scale; cast them to one numeric(p,s))", what)
+		}
+		scale = s
+	}
+	return nil
+}
+
+// division binds the operands of n when n is a / b (ok false, nothing bound, otherwise).
+func (bd *binder) division(n *pg.Node, sc *scope) (l, r bval, ok bool, err error) {
+	a := n.GetAExpr()
+	if a == nil || a.GetKind() != pg.A_Expr_Kind_AEXPR_OP || a.GetLexpr() == nil || len(a.GetName()) != 1 || a.GetName()[0].GetString_().GetSval() != "/" {
+		return bval{}, bval{}, false, nil
+	}
+	if l, err = bd.bindExpr(a.GetLexpr(), sc); err != nil {
+		return bval{}, bval{}, true, err
+	}
+	if r, err = bd.bindExpr(a.GetRexpr(), sc); err != nil {
+		return bval{}, bval{}, true, err
+	}
+	return l, r, true, nil
+}
+
+// numericQuotient is numeric_div: PostgreSQL's l / r of numerics (involvesNumeric), at the
+// scale PostgreSQL chooses from the values, rounded by mode to places digits and checked
+// against precision p (0: none). One decimal column holds that exactly; the bare quotient,
+// whose scale varies by row, is refused (numericBinary).
+func (bd *binder) numericQuotient(mode string, places, p int32, l, r bval) (expr.Expression, error) {
+	x, _, err := bd.toNumeric(l)
+	if err != nil {
+		return nil, err
+	}
+	y, _, err := bd.toNumeric(r)
+	if err != nil {
+		return nil, err
+	}
+	return bd.fn(URNPostgres, "numeric_div", numType(max(places, 0)), types.Enum(mode),
+		types.Enum(strconv.Itoa(int(places))), types.Enum(strconv.Itoa(int(p))), x, y)
+}
+
+// numericKey refuses a numeric grouping key (GROUP BY, DISTINCT, UNION): the executor's
+// grouping (scan/aggregate) has no decimal128 keys yet.
+func numericKey(e expr.Expression, what string) error {
+	if familyOf(e.GetType()) == famNumeric {
+		return quoting(Unimplemented, "0A000", "%s over numeric values is not supported", what)
+	}
+	return nil
+}

@@ -1,0 +1,10 @@
+package substrait_test
+
+// numericFuzzSQL seeds FuzzSQL with numeric constructs (substrait/numeric.go): literals,
+// casts with type modifiers, arithmetic, the rounding functions and fused quotients.
+var numericFuzzSQL = []string{
+	"SELECT 0.1 + 0.2 = 0.3, 1.50 * -2, round(1.2345, 2), trunc(-1.99, 1), ceil(2.1), floor(-2.1), abs(-1.50)",
+	"SELECT '1.005'::numeric(10,2), 12.345::decimal(5,2), 7::numeric, (1.25 * 4)::int, 123.456::text, 1.5::float8",
+	"SELECT round(1.0 / 3, 4), (1 / 3.0)::numeric(10,5), floor(7 / 2.0), round(2 / 3.0, 20)",
+	"SELECT 1.5 IN (1.50, 2), 1.5 BETWEEN 1 AND 2, COALESCE(NULL, 2.50), -(1.25), round(5, 2), round(1234.5, -2)",
+}
