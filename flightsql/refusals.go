@@ -143,7 +143,7 @@ func refusal(err error, log *slog.Logger) error {
 		if de.Code == "0A000" {
 			code = codes.Unimplemented
 		}
-		return querylog.Refusal(code, de.Msg, "", de.Code)
+		return querylog.Refusal(code, de.Msg, de.LogMsg, de.Code)
 	case errors.Is(err, aggregate.ErrSumOverflow):
 		// PostgreSQL's sum(bigint) is numeric and answers any total; the executor has no
 		// numeric type yet, so a total past bigint's range is refused by name, never wrapped

@@ -399,6 +399,15 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if err := bindArgs(); err != nil {
 		return bval{}, err
 	}
+	if name == "to_timestamp" && len(args) == 1 && !args[0].untyped() && familyOf(args[0].typ()) == famNumeric {
+		// to_timestamp takes double precision: PostgreSQL casts a numeric argument
+		// (to_timestamp(986860800.5)) implicitly.
+		f, _, err := bd.castFromNumeric(args[0].e, &types.Float64Type{Nullability: args[0].typ().GetNullability()})
+		if err != nil {
+			return bval{}, err
+		}
+		args[0] = f
+	}
 	if v, ok, err := bd.numericCall(name, rawArgs, args); ok {
 		return v, err
 	}

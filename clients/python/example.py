@@ -77,8 +77,9 @@ def main() -> None:
 
     start = datetime(2001, 1, 1, tzinfo=timezone.utc)
     end = datetime(2001, 8, 1, tzinfo=timezone.utc)
-    # autocommit=True: flightsrv is read-only and has no transactions, so there is nothing to
-    # commit (without it the DB-API layer warns that it cannot disable autocommit).
+    # autocommit=True: flightsrv has no transactions (each write request is all or nothing on
+    # its own), so there is nothing to commit (without it the DB-API layer warns that it
+    # cannot disable autocommit).
     with connect(args) as conn:
         with conn.cursor() as cur:
             n = count_flights(cur, args.origin, start, end)

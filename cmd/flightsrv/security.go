@@ -41,7 +41,7 @@ func (c *securityConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.authKeyring, "auth-keyring", "", "keyring `FILE` signing bearer tokens, statement handles and tickets (written by flightsrv auth new-key); replicas behind one address must share it (default: a random key, valid on this process only)")
 	fs.StringVar(&c.authKeyring, "keyring", "", "the same as --auth-keyring: a keyring `FILE` (with --no-auth it signs handles and tickets only)")
 	fs.StringVar(&c.admins, "auth-admins", "", "comma-separated users of --auth-users who may cancel any query with SELECT flightsrv.cancel_query('<query id>') (default: none; with --no-auth every caller may)")
-	fs.DurationVar(&c.tokenTTL, "auth-token-ttl", auth.DefaultTokenTTL, "how long a bearer token from the handshake stays valid; a call using one past half its lifetime is answered with a fresh one (response header authorization)")
+	fs.DurationVar(&c.tokenTTL, "auth-token-ttl", auth.DefaultTokenTTL, "how long a bearer token from the handshake stays valid; a call using one past half its lifetime is answered with a fresh one (response header authorization) (0: the default; negative: refused, tokens always expire)")
 	fs.DurationVar(&c.clockSkew, "auth-clock-skew", auth.ClockSkew, "leeway on a token's issue, not-before and expiry times, for replicas whose clocks differ: a token is accepted this long past its expiry (0: the default; negative, e.g. -1s: none)")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate chain: serve over TLS (plaintext connections are refused)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
@@ -49,6 +49,9 @@ func (c *securityConfig) register(fs *flag.FlagSet) {
 }
 
 func (c *securityConfig) validate() error {
+	if c.tokenTTL < 0 {
+		return errors.New("--auth-token-ttl must not be negative: tokens always expire (0: the default)")
+	}
 	if c.noAuth && c.authUsers != "" {
 		return errors.New("--no-auth contradicts --auth-users: choose one")
 	}

@@ -116,32 +116,33 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	c.sec.register(fs)
 	fs.Var(&c.memoryLimit, "go-memory-limit", "soft limit on the Go runtime's memory (not the queries' own limits, --query-memory and --total-query-memory): SIZE (e.g. 256MiB, GOMEMLIMIT's syntax), off, or auto: 40MiB plus 32MiB per query stream beyond the first, or GOMEMLIMIT when set")
 	fs.Var(&c.memoryLimit, "memory-limit", "deprecated name of --go-memory-limit")
+	for _, f := range c.mustNotBeNegative() {
+		if fl := fs.Lookup(strings.TrimPrefix(f.flag, "--")); fl != nil {
+			fl.Usage = offHelp(fl.Usage)
+		}
+	}
+}
+
+// offHelp adds to a flag's help that a negative value is refused: the setting cannot be off.
+func offHelp(usage string) string {
+	if i := strings.LastIndex(usage, ")"); i == len(usage)-1 {
+		return usage[:i] + "; negative: refused, it cannot be off)"
+	}
+	return usage + " (negative: refused, it cannot be off)"
 }
 
 func (c *serveConfig) validate() error {
 	if _, _, err := net.SplitHostPort(c.listen); err != nil {
 		return fmt.Errorf("--listen %q: %w", c.listen, err)
 	}
-	if c.maxQueries < 0 || c.queueWait < 0 {
-		return fmt.Errorf("--max-queries and --queue-wait must not be negative (0: the default)")
+	if err := c.refuseNegative(); err != nil {
+		return err
 	}
 	if _, err := c.locations(); err != nil {
 		return err
 	}
 	if _, err := c.peerURIs(); err != nil {
 		return err
-	}
-	if c.pollTTL < 0 || c.queryConnWait < 0 {
-		return fmt.Errorf("--poll-ttl and --query-connection-wait must not be negative (0: the default)")
-	}
-	if c.ticketTTL < 0 || c.endpointBkts < 0 || c.maxEndpoints < 0 {
-		return fmt.Errorf("--ticket-ttl, --endpoint-buckets and --max-endpoints must not be negative (0: the default)")
-	}
-	if c.damageMemory < 0 || c.healthInterval < 0 {
-		return fmt.Errorf("--damage-memory and --health-interval must not be negative (0: the default)")
-	}
-	if c.fanout < 0 || c.maxParts < 0 {
-		return fmt.Errorf("--fanout and --max-partitions must not be negative (0: the default)")
 	}
 	if len(c.tables) == 0 {
 		return fmt.Errorf("no table configured (--table name=…,partition=…,strategy=…)")
@@ -152,11 +153,40 @@ func (c *serveConfig) validate() error {
 	return c.sec.validate()
 }
 
+// mustNotBeNegative are the serve settings that cannot be off (internal/setting's convention:
+// 0 is the default, and a negative value would turn them off), with their flags; the
+// registered help of each says so (offHelp).
+func (c *serveConfig) mustNotBeNegative() []struct {
+	flag     string
+	negative bool
+} {
+	return []struct {
+		flag     string
+		negative bool
+	}{
+		{"--fanout", c.fanout < 0}, {"--max-partitions", c.maxParts < 0},
+		{"--max-queries", c.maxQueries < 0}, {"--queue-wait", c.queueWait < 0},
+		{"--poll-ttl", c.pollTTL < 0}, {"--query-connection-wait", c.queryConnWait < 0},
+		{"--ticket-ttl", c.ticketTTL < 0}, {"--endpoint-buckets", c.endpointBkts < 0}, {"--max-endpoints", c.maxEndpoints < 0},
+		{"--damage-memory", c.damageMemory < 0}, {"--health-interval", c.healthInterval < 0},
+	}
+}
+
+// refuseNegative names the first setting given a negative value that cannot be off.
+func (c *serveConfig) refuseNegative() error {
+	for _, f := range c.mustNotBeNegative() {
+		if f.negative {
+			return fmt.Errorf("%s must not be negative: it cannot be turned off (0: the default)", f.flag)
+		}
+	}
+	return nil
+}
+
 func cmdServe(ctx context.Context, args []string) error {
 	var cfg serveConfig
 	fs := newFlags("serve")
 	cfg.register(fs, true)
-	fs.Var(&cfg.tables, "table", "routed table, repeatable: name=N[,id=TABLE_ID][,partition=COL][,strategy=year|month|day][,window=N] (default: name=messages,partition=channel_id,strategy=year)")
+	fs.Var(&cfg.tables, "table", "routed table, repeatable: name=N[,id=TABLE_ID][,partition=COL][,strategy=year|month|day][,window=N] (default: name=messages,partition=channel_id,strategy=year,window=2)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

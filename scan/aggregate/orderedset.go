@@ -96,7 +96,8 @@ func (a *orderedAcc[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, e
 	cont := make([]float64, hi-lo)
 	f := a.m.Fraction
 	if a.m.Func != ModeOf && (f < 0 || f > 1 || math.IsNaN(f)) {
-		return nil, &ops.DataError{Code: "22003", Msg: fmt.Sprintf("percentile value %g is not between 0 and 1", f)}
+		// PostgreSQL's message quotes the query's constant; the log line's form does not.
+		return nil, &ops.DataError{Code: "22003", Msg: fmt.Sprintf("percentile value %g is not between 0 and 1", f), LogMsg: "percentile value <value> is not between 0 and 1"}
 	}
 	for i := range out {
 		v := a.vals[lo+i]

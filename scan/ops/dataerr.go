@@ -18,11 +18,14 @@ import (
 // quotes it; a row value may be a partition value): "division by zero", "integer out of
 // range", "invalid input syntax for type integer". Code is its SQLSTATE (22012, 22003,
 // 22P02, 22007). Err is the kernel's error, whose text may quote row values: for debug logs
-// only.
+// only. A Msg that quotes a constant of the query itself, as PostgreSQL's does (percentile
+// value 1.5 is not between 0 and 1), comes with LogMsg, the same message without it: what a
+// log line may hold.
 type DataError struct {
-	Code string
-	Msg  string
-	Err  error
+	Code   string
+	Msg    string
+	LogMsg string
+	Err    error
 }
 
 // Error returns Msg prefixed "ops: ".
