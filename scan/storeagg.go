@@ -214,12 +214,14 @@ func (s *storeStream) askUnit(u unit, grouped bool) ([]routing.PartialGroup, err
 	s.rt.started.Add(1)
 	res := s.rt.mem.Reserve(0)
 	defer res.Release()
-	r, tier, err := s.n.src.Table.AggregateBucket(s.ctx, u.bucket, s.n.store.request(s.n.src.Range, s.rt.mem))
+	ans, tier, err := s.n.src.Table.AggregateBucket(s.ctx, u.bucket, s.n.store.request(s.n.src.Range, s.rt.mem))
 	if err != nil {
 		return nil, err
 	}
-	defer r.Release()
-	gs, err := routing.ReadPartial(r, grouped)
+	defer ans.Release()
+	// EXPLAIN ANALYZE's figures of the store's answers, as fragment counts them.
+	s.rt.analysis.tier(s.n, opStore, tier)
+	gs, err := routing.ReadPartial(s.rt.analysis.track(s.n, opStore, ans), grouped)
 	if err != nil {
 		return nil, err
 	}
