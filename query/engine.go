@@ -121,13 +121,9 @@ func (o *Options) withDefaults() {
 	o.QueryMaxRows = setting.Bound(o.QueryMaxRows, DefaultMaxRows)
 	o.QueryCPU = setting.Bound(o.QueryCPU, DefaultQueryCPU)
 	o.AnalyticalMaxPartitions = setting.Bound(o.AnalyticalMaxPartitions, DefaultAnalyticalMaxPartitions)
-	o.MaxPartitions = setting.Or(o.MaxPartitions, substrait.DefaultMaxPartitions)
-	if o.EndpointBuckets <= 0 {
-		o.EndpointBuckets = DefaultEndpointBuckets
-	}
-	if o.MaxEndpoints <= 0 {
-		o.MaxEndpoints = DefaultMaxEndpoints
-	}
+	o.MaxPartitions = setting.Required(o.MaxPartitions, substrait.DefaultMaxPartitions)
+	o.EndpointBuckets = setting.Required(o.EndpointBuckets, DefaultEndpointBuckets)
+	o.MaxEndpoints = setting.Required(o.MaxEndpoints, DefaultMaxEndpoints)
 }
 
 // New returns an engine over tables; table names must be distinct.

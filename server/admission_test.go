@@ -178,3 +178,17 @@ func TestAdmissionMetrics(t *testing.T) {
 		t.Errorf("metrics %v, %d waits timed", got, waits)
 	}
 }
+
+// TestConfigDefaultsOfSettingsThatCannotBeOff: a negative MaxQueries, QueueWait,
+// HealthInterval or QueryConnectionWait (which no flag accepts) gets the default, as zero does,
+// instead of reaching a channel size, a timer or a ticker; the bounds that can be off turn off.
+func TestConfigDefaultsOfSettingsThatCannotBeOff(t *testing.T) {
+	c := Config{MaxQueries: -1, QueueWait: -1, HealthInterval: -1, QueryConnectionWait: -1, MaxQueued: -1, QueryTimeout: -1}
+	c.withDefaults()
+	if c.MaxQueries != DefaultMaxQueries || c.QueueWait != DefaultQueueWait || c.HealthInterval != DefaultHealthInterval || c.QueryConnectionWait != DefaultQueryConnectionWait {
+		t.Fatalf("settings that cannot be off: %+v", c)
+	}
+	if c.MaxQueued != 0 || c.QueryTimeout != 0 {
+		t.Fatalf("negative MaxQueued %d and QueryTimeout %v should be off (0 below the struct)", c.MaxQueued, c.QueryTimeout)
+	}
+}

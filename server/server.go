@@ -254,14 +254,14 @@ func (c *Config) withDefaults() {
 		c.Alloc = memory.DefaultAllocator
 	}
 	c.RouteCacheEntries = setting.Bound(c.RouteCacheEntries, routing.DefaultRouteCacheEntries)
-	c.MaxQueries = setting.Or(c.MaxQueries, DefaultMaxQueries)
+	c.MaxQueries = setting.Required(c.MaxQueries, DefaultMaxQueries)
 	c.MaxQueued = setting.Bound(c.MaxQueued, DefaultMaxQueued)
-	c.QueueWait = setting.Or(c.QueueWait, DefaultQueueWait)
+	c.QueueWait = setting.Required(c.QueueWait, DefaultQueueWait)
 	c.DrainTimeout = setting.Bound(c.DrainTimeout, DefaultDrainTimeout)
-	c.HealthInterval = setting.Or(c.HealthInterval, DefaultHealthInterval)
+	c.HealthInterval = setting.Required(c.HealthInterval, DefaultHealthInterval)
 	c.QueryTimeout = setting.Bound(c.QueryTimeout, DefaultQueryTimeout)
 	c.StallTimeout = setting.Bound(c.StallTimeout, DefaultStallTimeout)
-	c.QueryConnectionWait = setting.Or(c.QueryConnectionWait, DefaultQueryConnectionWait)
+	c.QueryConnectionWait = setting.Required(c.QueryConnectionWait, DefaultQueryConnectionWait)
 }
 
 // Start builds the tables and engine and starts serving on cfg.Listen. It returns once the
@@ -629,7 +629,7 @@ func (g service) PollFlightInfo(ctx context.Context, d *flight.FlightDescriptor)
 type pgxPooled interface{ Pool() *pgxpool.Pool }
 
 // capQueryReads returns the hot store the query path uses: hot capped at n connections
-// (Config.QueryConnections' rules), waiting at most wait for one (0: the default); capped is
+// (Config.QueryConnections' rules), waiting at most wait for one (> 0, Config.withDefaults'); capped is
 // nil without a cap.
 func capQueryReads(hot routing.HotStore, n int, wait time.Duration) (routing.HotStore, *routing.CappedHotStore) {
 	if n == 0 {
@@ -641,9 +641,6 @@ func capQueryReads(hot routing.HotStore, n int, wait time.Duration) (routing.Hot
 	}
 	if n < 0 {
 		return hot, nil
-	}
-	if wait <= 0 {
-		wait = DefaultQueryConnectionWait
 	}
 	c := routing.NewCappedHotStore(hot, n, wait)
 	return c, c

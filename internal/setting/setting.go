@@ -9,12 +9,22 @@
 //   - a positive value is taken as given.
 //
 // Each options struct applies the convention in one place, its withDefaults method (as
-// archive.ReaderOptions does), with Or and Bound.
+// archive.ReaderOptions does), with Or, Required and Bound.
 package setting
 
 // Or returns def when v is 0, else v (negative values pass: the caller's "off").
 func Or[T ~int | ~int64](v, def T) T {
 	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Required returns the value of a setting that cannot be off: def when v is 0 or negative (a
+// negative value is refused where a flag is validated; an options struct given one keeps the
+// default), else v.
+func Required[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
 		return def
 	}
 	return v

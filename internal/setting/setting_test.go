@@ -12,6 +12,9 @@ func TestConvention(t *testing.T) {
 	if Bound(0, 5*time.Second) != 5*time.Second || Bound(-time.Second, 5*time.Second) != 0 || Bound(time.Second, 5*time.Second) != time.Second {
 		t.Fatal("Bound")
 	}
+	if Required(0, 8) != 8 || Required(-1, 8) != 8 || Required(3, 8) != 3 {
+		t.Fatal("Required")
+	}
 	if Bound[int64](-1, 256<<20) != 0 || Bound[int64](0, 256<<20) != 256<<20 {
 		t.Fatal("Bound int64")
 	}
