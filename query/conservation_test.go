@@ -48,14 +48,18 @@ func (s cancellingStore) ScanRange(ctx context.Context, b routing.BucketID, req 
 	return s.Store.ScanRange(ctx, b, req)
 }
 
-// fragmentWindow decodes the time window of a fragment spec (query/fragments.go's JSON:
-// {"w": [start, end]} in Unix nanoseconds; absent for the whole query).
+// fragmentWindow decodes the time window of a fragment spec (query.SpecJSON: {"w": [start,
+// end]} in Unix nanoseconds; absent for the whole query).
 func fragmentWindow(t *testing.T, spec []byte, whole routing.TimeRange) routing.TimeRange {
 	t.Helper()
 	var s struct {
 		W *[2]int64 `json:"w"`
 	}
-	if err := json.Unmarshal(spec, &s); err != nil {
+	js, err := query.SpecJSON(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &s); err != nil {
 		t.Fatal(err)
 	}
 	if s.W == nil {

@@ -322,9 +322,7 @@ type compiled struct {
 func (e *Engine) keep(c *compiled) {
 	c.reads = e.readsOf(c.routes)
 	for _, rd := range c.reads {
-		for _, p := range rd.partitions {
-			c.bucketIDs = append(c.bucketIDs, rd.t.Buckets(p, rd.r)...)
-		}
+		c.bucketIDs = append(c.bucketIDs, rd.buckets()...)
 	}
 }
 
@@ -348,7 +346,7 @@ func (e *Engine) compile(ctx context.Context, b *substrait.Bound, window *routin
 				return &compiled{schema: b.Schema}, false, nil
 			}
 			routes[rel] = r
-			total += routing.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
+			total += bucketsOf(r)
 		}
 	}
 	if err := e.checkBuckets(total); err != nil {

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -40,8 +39,9 @@ type Fragment struct {
 	Buckets   int
 }
 
-// fragmentSpec is the JSON form of a fragment: an optional window (Unix nanoseconds, UTC;
-// absent for the whole query), the pins of its archived buckets and the planning instant.
+// fragmentSpec is a fragment: an optional window (Unix nanoseconds, UTC; absent for the whole
+// query), the pins of its archived buckets and the planning instant. Its ticket form is
+// encodeSpec's (fragmentspec.go); the JSON tags are the form of earlier releases, still read.
 type fragmentSpec struct {
 	Window *[2]int64 `json:"w,omitempty"`
 	Pins   []pinSpec `json:"p,omitempty"`
@@ -123,7 +123,7 @@ func (e *Engine) readsOf(routes map[*plan.NamedTableReadRel]substrait.Route) []r
 	var reads []read
 	for _, r := range routes {
 		if t, ok := e.tables[r.Table.Name]; ok {
-			reads = append(reads, read{t, r.Partitions, r.Range})
+			reads = append(reads, read{t: t, route: r})
 		}
 	}
 	return reads
@@ -214,30 +214,25 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 	} else {
 		total := 0
 		for _, rd := range reads {
-			total += routing.BucketCount(rd.t.Def().Strategy, rd.r) * len(rd.partitions)
+			total += bucketsOf(rd.route)
 			if err := e.checkBuckets(total); err != nil {
 				return nil, err
 			}
 			tableOf[rd.t.Def().TableID] = rd.t
-			for _, p := range rd.partitions {
-				buckets = append(buckets, rd.t.Buckets(p, rd.r)...)
-			}
+			buckets = append(buckets, rd.buckets()...)
 		}
 	}
-	if !split || win == nil || len(win.partitions) == 0 || routing.BucketCount(win.t.Def().Strategy, win.r) < 2 {
+	if !split || win == nil || len(win.route.Partitions) == 0 || routing.BucketCount(win.t.Def().Strategy, win.route.Range) < 2 {
 		// One fragment: pinned to the archived routes the route cache knows (asking the hot
 		// store for every route would double the statements of a hot query).
-		var routes []bucketRoute
+		routes := make([]bucketRoute, 0, len(buckets))
 		for _, b := range buckets {
 			if key, ok := tableOf[b.TableID].CachedArchive(b); ok {
 				routes = append(routes, bucketRoute{b: b, archived: true, pin: routing.PinOf(b, key)})
 			}
 		}
-		f, err := fragmentOf(routes, nil, now)
+		f := fragmentOf(routes, nil, now)
 		f.Buckets, f.Immutable = len(buckets), f.Immutable && len(routes) == len(buckets)
-		if err != nil {
-			return nil, err
-		}
 		return []Fragment{f}, nil
 	}
 	frags, err := e.windowFragments(ctx, win, now)
@@ -250,20 +245,27 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 	return frags, nil
 }
 
-// read is one routed read of a query: its table, partitions and range.
+// read is one routed read of a query: its table and route (partitions, range, and the
+// buckets discovery found).
 type read struct {
-	t          *routing.DurableTable
-	partitions [][]byte
-	r          routing.TimeRange
+	t     *routing.DurableTable
+	route substrait.Route
+}
+
+// buckets lists the buckets rd reads, partition by partition, each in bound order.
+func (rd read) buckets() []routing.BucketID {
+	return slices.Concat(rd.route.Buckets()...)
 }
 
 // windowFragments splits rd (at least one partition) into fragments of consecutive windows of
 // bucket bounds in ascending time order (see Fragments).
 func (e *Engine) windowFragments(ctx context.Context, rd *read, now time.Time) ([]Fragment, error) {
-	nparts := len(rd.partitions)
+	// Every bucket of every partition, discovered with a route row or not: the windows are
+	// slots of bucket bounds shared by all the partitions.
+	nparts := len(rd.route.Partitions)
 	per := make([][]routing.BucketID, nparts)
-	for i, p := range rd.partitions {
-		per[i] = rd.t.Buckets(p, rd.r)
+	for i, p := range rd.route.Partitions {
+		per[i] = rd.t.Buckets(p, rd.route.Range)
 	}
 	slots := len(per[0])
 	// Slot-major: the buckets of window slot i are flat[i*nparts : (i+1)*nparts].
@@ -289,12 +291,8 @@ func (e *Engine) windowFragments(ctx context.Context, rd *read, now time.Time) (
 		for end < slots && end-start < size && archived[end] == archived[start] {
 			end++
 		}
-		w := routing.TimeRange{Start: per[0][start].Start, End: per[0][end-1].End}.Intersect(rd.r)
-		f, err := fragmentOf(routes[start*nparts:end*nparts], &[2]int64{w.Start.UnixNano(), w.End.UnixNano()}, now)
-		if err != nil {
-			return nil, err
-		}
-		frags = append(frags, f)
+		w := routing.TimeRange{Start: per[0][start].Start, End: per[0][end-1].End}.Intersect(rd.route.Range)
+		frags = append(frags, fragmentOf(routes[start*nparts:end*nparts], &[2]int64{w.Start.UnixNano(), w.End.UnixNano()}, now))
 		start = end
 	}
 	return frags, nil
@@ -312,8 +310,8 @@ func (e *Engine) windowsOf(p *plan.Plan, routes map[*plan.NamedTableReadRel]subs
 
 // fragmentOf returns the fragment reading routes within window (nil: the whole query),
 // planned at now.
-func fragmentOf(routes []bucketRoute, window *[2]int64, now time.Time) (Fragment, error) {
-	spec := fragmentSpec{Window: window, Now: now.UnixNano()}
+func fragmentOf(routes []bucketRoute, window *[2]int64, now time.Time) Fragment {
+	spec := fragmentSpec{Window: window, Now: now.UnixNano(), Pins: make([]pinSpec, 0, len(routes))}
 	immutable := len(routes) > 0
 	for _, r := range routes {
 		if !r.archived {
@@ -322,11 +320,7 @@ func fragmentOf(routes []bucketRoute, window *[2]int64, now time.Time) (Fragment
 		}
 		spec.Pins = append(spec.Pins, pinSpec{Partition: r.pin.Partition, Start: r.pin.Start, Generation: r.pin.Generation, Route: r.pin.Route})
 	}
-	b, err := json.Marshal(spec)
-	if err != nil {
-		return Fragment{}, err
-	}
-	return Fragment{Spec: b, Immutable: immutable, Buckets: len(routes)}, nil
+	return Fragment{Spec: encodeSpec(spec), Immutable: immutable, Buckets: len(routes)}
 }
 
 // resolveRoutes resolves the route of every bucket, at most the largest fan-out of the
@@ -367,8 +361,8 @@ func (e *Engine) resolveRoutes(ctx context.Context, buckets []routing.BucketID, 
 func (e *Engine) ExecuteFragment(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch, specBytes []byte) (rdr array.RecordReader, err error) {
 	ctx = withReads(ctx)
 	defer func() { noteExecution(ctx, rdr) }()
-	var spec fragmentSpec
-	if json.Unmarshal(specBytes, &spec) != nil {
+	spec, err := decodeSpec(specBytes)
+	if err != nil {
 		return nil, ErrBadFragment
 	}
 	if len(spec.Pins) > 0 {

@@ -60,9 +60,16 @@ func (e *Engine) routes(ctx context.Context, p *plan.Plan) (map[*plan.NamedTable
 	}
 	total := 0
 	for _, r := range routes {
-		total += routing.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
+		total += bucketsOf(r)
 	}
 	return routes, discovered, total, nil
+}
+
+// bucketsOf counts the buckets route r spans for --max-buckets: partitions × buckets of its
+// range (an analytical read counts every bucket of the partitions it discovered, as the
+// limit is documented, though it asks only those with a route row).
+func bucketsOf(r substrait.Route) int {
+	return routing.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
 }
 
 // checkBuckets refuses a query reading more than Options.MaxBuckets buckets (partitions ×
@@ -88,7 +95,7 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 			if !ok {
 				return scan.Source{}, ErrTableNotFound
 			}
-			return scan.Source{Table: t, Partitions: rt.Partitions, Range: rt.Range}, nil
+			return scan.Source{Table: t, Partitions: rt.Partitions, Present: rt.Present, Range: rt.Range}, nil
 		},
 		Alloc:        e.opts.Alloc,
 		QueryMemory:  e.opts.QueryMemory,
@@ -158,10 +165,10 @@ func (e *Engine) discover(ctx context.Context, routes map[*plan.NamedTableReadRe
 		if e.opts.AnalyticalMaxPartitions > 0 && len(parts) > e.opts.AnalyticalMaxPartitions {
 			return nil, &AnalyticalPartitionsError{Table: r.Table.Name, Limit: e.opts.AnalyticalMaxPartitions}
 		}
-		if parts == nil {
-			parts = [][]byte{}
+		r.Partitions, r.Present = make([][]byte, len(parts)), make([]routing.BucketSet, len(parts))
+		for i, p := range parts {
+			r.Partitions[i], r.Present[i] = p.Key, p.Set()
 		}
-		r.Partitions = parts
 		routes[rel] = r
 		found[r.Table.Name] += len(parts)
 	}

@@ -483,6 +483,6 @@ func (a *memArchive) ReadBatches(context.Context, string, BucketID, BatchRequest
 
 // Partitions is not used by these tests (partition discovery has its conformance test in
 // routing/storetest).
-func (m *memStore) Partitions(context.Context, string, Strategy, TimeRange, int) ([][]byte, error) {
+func (m *memStore) Partitions(context.Context, string, Strategy, TimeRange, int) ([]Partition, error) {
 	return nil, errors.New("memStore: partition discovery not implemented")
 }

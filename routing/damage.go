@@ -47,13 +47,21 @@ const maxDamagedRoutes = 1024
 // object key.
 func RouteID(manifestKey string) string {
 	base := path.Base(manifestKey)
-	if d, ok := strings.CutPrefix(base, "manifest-"); ok && len(d) >= 16 {
-		if _, err := hex.DecodeString(d[:16]); err == nil {
-			return strings.ToLower(d[:16])
-		}
+	if d, ok := strings.CutPrefix(base, "manifest-"); ok && len(d) >= 16 && isHex(d[:16]) {
+		return strings.ToLower(d[:16]) // no copy when already lower case
 	}
 	sum := sha256.Sum256([]byte(manifestKey))
 	return hex.EncodeToString(sum[:8])
+}
+
+// isHex reports whether s is hexadecimal digits only.
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // damageLog remembers a table's damaged archived routes, reports each one found (a log line

@@ -35,7 +35,7 @@ func PinOf(b BucketID, manifestKey string) Pin {
 // ManifestGeneration returns the generation n of a generation-addressed manifest key (a path
 // element "generation-{n}"), or -1 when the key has none.
 func ManifestGeneration(key string) int64 {
-	for _, el := range strings.Split(key, "/") {
+	for el := range strings.SplitSeq(key, "/") {
 		if s, ok := strings.CutPrefix(el, "generation-"); ok {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
 				return n

@@ -45,12 +45,13 @@ type HotStore interface {
 	// Partitions is partition discovery for analytical reads (queries that pin no
 	// partition): the distinct partition keys of tableID that have a bucket of strategy
 	// intersecting the half-open range r, in byte order, at most limit of them (limit <= 0:
-	// no bound). It reads the route rows (bucket metadata) in one statement, so hot,
-	// archiving and archived buckets all count: an archived bucket's route row is what points
-	// at its archive manifest, and every record has a route row (the records' foreign key).
-	// A partition whose every bucket in r is empty but has a route row is listed (its reads
-	// return nothing).
-	Partitions(ctx context.Context, tableID string, strategy Strategy, r TimeRange, limit int) ([][]byte, error)
+	// no bound), each with the keys of its buckets that have such a route row. It reads the
+	// route rows (bucket metadata) in one statement, so hot, archiving and archived buckets
+	// all count: an archived bucket's route row is what points at its archive manifest, and
+	// every record has a route row (the records' foreign key), so a bucket without one was
+	// never written and reads as empty (docs/pulpitum-v4.md §1.4). A partition whose every
+	// bucket in r is empty but has a route row is listed (its reads return nothing).
+	Partitions(ctx context.Context, tableID string, strategy Strategy, r TimeRange, limit int) ([]Partition, error)
 }
 
 // WorkKind says what an archive work item needs: a cut-over (hot or expired archiving bucket

@@ -97,7 +97,7 @@ func (c *CappedHotStore) Route(ctx context.Context, b BucketID) (Route, error) {
 }
 
 // Partitions is the hot store's, under one permit.
-func (c *CappedHotStore) Partitions(ctx context.Context, tableID string, strategy Strategy, r TimeRange, limit int) ([][]byte, error) {
+func (c *CappedHotStore) Partitions(ctx context.Context, tableID string, strategy Strategy, r TimeRange, limit int) ([]Partition, error) {
 	release, err := c.acquire(ctx)
 	if err != nil {
 		return nil, err

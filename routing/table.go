@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -74,9 +75,86 @@ func (t *DurableTable) Def() TableDef { return t.def }
 
 // Partitions discovers the partitions of the table with a bucket intersecting r (the hot
 // store's route rows, which include every archived bucket's; HotStore.Partitions), in byte
-// order, at most limit (<= 0: no bound). Analytical reads, which pin no partition, read these.
-func (t *DurableTable) Partitions(ctx context.Context, r TimeRange, limit int) ([][]byte, error) {
+// order, at most limit (<= 0: no bound), each with its buckets that have a route row.
+// Analytical reads, which pin no partition, read these and only these buckets.
+func (t *DurableTable) Partitions(ctx context.Context, r TimeRange, limit int) ([]Partition, error) {
 	return t.hot.Partitions(ctx, t.def.TableID, t.def.Strategy, r, limit)
+}
+
+// Partition is one partition found by discovery (HotStore.Partitions): its key and the keys
+// (BucketID.Key) of its buckets with a route row intersecting the range discovered. Owned by
+// the caller.
+type Partition struct {
+	Key        []byte
+	BucketKeys []string
+}
+
+// BucketSet is a set of bucket keys (BucketID.Key) of one partition: the buckets with a route
+// row that partition discovery found (Partition.Set). A bucket without a route row was never
+// written and reads as empty (docs/pulpitum-v4.md §1.4), so a read may skip it. The nil set
+// holds every bucket. Read-only once built; safe for concurrent readers.
+type BucketSet map[string]struct{}
+
+// Set returns the set of p's bucket keys (never nil: a partition without one holds none).
+func (p Partition) Set() BucketSet {
+	s := make(BucketSet, len(p.BucketKeys))
+	for _, k := range p.BucketKeys {
+		s[k] = struct{}{}
+	}
+	return s
+}
+
+// Filter returns the buckets of bs whose key s holds, in their order (bs itself when s is
+// nil; otherwise a new slice).
+func (s BucketSet) Filter(bs []BucketID) []BucketID {
+	if s == nil {
+		return bs
+	}
+	out := make([]BucketID, 0, min(len(bs), len(s)))
+	for _, b := range bs {
+		if _, ok := s[b.Key]; ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// PartitionBuckets returns, per partition of parts (parallel to it), the buckets of def
+// intersecting r in bound order, less those present[i] does not hold when present is not nil
+// (partition discovery's buckets with a route row, parallel to parts). A bucket's bounds and
+// key depend only on the strategy and the time, so they are computed once for all the
+// partitions.
+func PartitionBuckets(def TableDef, parts [][]byte, present []BucketSet, r TimeRange) [][]BucketID {
+	tmpl := BucketsForRange(def.TableID, nil, def.Strategy, r)
+	out := make([][]BucketID, len(parts))
+	for i, pk := range parts {
+		var bs []BucketID // a copy: tmpl is every partition's
+		if present != nil && present[i] != nil {
+			bs = present[i].Filter(tmpl)
+		} else {
+			bs = slices.Clone(tmpl)
+		}
+		for j := range bs {
+			bs[j].PartitionKey = pk
+		}
+		out[i] = bs
+	}
+	return out
+}
+
+// AddDiscovered adds one discovery row (a partition key and one of its bucket keys, rows in
+// partition key order) to out, as both hot stores' Partitions do. It reports false, leaving out
+// unchanged, when the row would start a partition past limit (limit <= 0: no bound): the caller
+// stops reading there. pk is copied only when it starts a partition.
+func AddDiscovered(out []Partition, pk []byte, bucketKey string, limit int) ([]Partition, bool) {
+	if n := len(out); n > 0 && bytes.Equal(out[n-1].Key, pk) {
+		out[n-1].BucketKeys = append(out[n-1].BucketKeys, bucketKey)
+		return out, true
+	}
+	if limit > 0 && len(out) >= limit {
+		return out, false
+	}
+	return append(out, Partition{Key: bytes.Clone(pk), BucketKeys: []string{bucketKey}}), true
 }
 
 // Fanout returns the table's bucket concurrency bound.

@@ -17,11 +17,20 @@ import (
 )
 
 // Source is what a plan's routed ReadRel reads: a table, the partitions pinned by the query
-// (at least one), and the finite half-open time range [Start, End), UTC.
+// (at least one), and the finite half-open time range [Start, End), UTC. Present, when not
+// nil, holds per partition (parallel to Partitions) the only buckets to read: partition
+// discovery's buckets with a route row (routing.BucketSet; the others were never written).
 type Source struct {
 	Table      *routing.DurableTable
 	Partitions [][]byte
+	Present    []routing.BucketSet
 	Range      routing.TimeRange
+}
+
+// Buckets returns the buckets the source reads, per partition (parallel to Partitions), each
+// ordered by bounds.
+func (s Source) Buckets() [][]routing.BucketID {
+	return routing.PartitionBuckets(s.Table.Def(), s.Partitions, s.Present, s.Range)
 }
 
 // Options configures one execution.

@@ -364,8 +364,8 @@ func baseRefExpr(base *types.RecordType, col int) (expr.Expression, error) {
 // for descending reads).
 func units(src Source, desc bool) []unit {
 	var out []unit
-	for _, p := range src.Partitions {
-		bs := src.Table.Buckets(p, src.Range)
+	for i, bs := range src.Buckets() {
+		p := src.Partitions[i]
 		if desc {
 			slices.Reverse(bs)
 		}

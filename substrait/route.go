@@ -490,12 +490,21 @@ func isBaseRef(e expr.Expression) bool {
 // Route is what one routed read of a plan reads: the table, the pinned partitions (nil when
 // the read is analytical: every partition of the range) and the finite half-open time range.
 // An Empty route (contradictory partition pins, or bounds leaving no instant) reads no
-// bucket: its Partitions are empty and not nil, its Range empty.
+// bucket: its Partitions are empty and not nil, its Range empty. Present, when not nil, is set
+// by partition discovery: per partition (parallel to Partitions), the buckets with a route row
+// (routing.BucketSet), the only ones the read asks; nil reads every bucket of the range.
 type Route struct {
 	Table      routing.TableDef
 	Partitions [][]byte
+	Present    []routing.BucketSet
 	Range      routing.TimeRange
 	Empty      bool
+}
+
+// Buckets returns the buckets the read asks, per partition (parallel to Partitions): those of
+// the range, less the ones discovery found without a route row (Present).
+func (r Route) Buckets() [][]routing.BucketID {
+	return routing.PartitionBuckets(r.Table, r.Partitions, r.Present, r.Range)
 }
 
 // Routes reads the route of every NamedTableReadRel of p from its filter and the FilterRels

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/jackc/pgx/v5"
 
@@ -142,24 +141,21 @@ func (s *Store) StoredTables(ctx context.Context) ([]routing.StoredTable, error)
 	return out, nil
 }
 
-// sqlPartitions lists the partitions with a route row intersecting a range; bucket_start and
-// bucket_end are compared as TIMESTAMPTZ, the range bound at microseconds (the stored
-// precision) by routing.MicroBounds.
-const sqlPartitions = `SELECT DISTINCT partition_key FROM pulpitum_v4_bucket_metadata
+// sqlPartitions lists the route rows (partition and bucket keys) intersecting a range, by
+// partition then bucket start; bucket_start and bucket_end are compared as TIMESTAMPTZ, the
+// range bound at microseconds (the stored precision) by routing.PartitionDiscoveryBounds.
+const sqlPartitions = `SELECT partition_key, bucket_key FROM pulpitum_v4_bucket_metadata
 WHERE table_id = $1 AND bucket_strategy = $2 AND bucket_start < $4 AND bucket_end > $3
-ORDER BY partition_key LIMIT $5`
+ORDER BY partition_key, bucket_start`
 
-// Partitions discovers the partitions of tableID with a bucket of strategy intersecting r
-// (routing.HotStore.Partitions) from the route rows, in one statement; at most limit (<= 0:
-// no bound). Errors are classified as for ScanRange and carry no key.
-func (s *Store) Partitions(ctx context.Context, tableID string, strategy routing.Strategy, r routing.TimeRange, limit int) ([][]byte, error) {
+// Partitions discovers the partitions of tableID with a bucket of strategy intersecting r and
+// their buckets with a route row (routing.HotStore.Partitions), in one statement read until
+// the partition past limit (<= 0: no bound). Errors are classified as for ScanRange and carry
+// no key.
+func (s *Store) Partitions(ctx context.Context, tableID string, strategy routing.Strategy, r routing.TimeRange, limit int) ([]routing.Partition, error) {
 	const op = "discover partitions"
 	if r.Empty() {
 		return nil, nil
-	}
-	lim := int64(math.MaxInt64)
-	if limit > 0 {
-		lim = int64(limit)
 	}
 	start, end := routing.PartitionDiscoveryBounds(r)
 	conn, err := s.acquire(ctx, op)
@@ -167,16 +163,24 @@ func (s *Store) Partitions(ctx context.Context, tableID string, strategy routing
 		return nil, err
 	}
 	defer conn.Release()
-	rows, err := conn.Query(ctx, sqlPartitions, tableID, strategy.String(), start, end, lim)
+	rows, err := conn.Query(ctx, sqlPartitions, tableID, strategy.String(), start, end)
 	if err != nil {
 		return nil, s.classify(op, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]byte, error) {
-		var pk []byte
-		err := r.Scan(&pk)
-		return pk, err
-	})
-	if err != nil {
+	defer rows.Close()
+	var out []routing.Partition
+	var pk []byte
+	var key string
+	for rows.Next() {
+		if err := rows.Scan(&pk, &key); err != nil {
+			return nil, s.classify(op, err)
+		}
+		var more bool
+		if out, more = routing.AddDiscovered(out, pk, key, limit); !more {
+			return out, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
 		return nil, s.classify(op, err)
 	}
 	return out, nil

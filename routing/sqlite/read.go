@@ -126,38 +126,39 @@ func (s *Store) StoredTables(ctx context.Context) ([]routing.StoredTable, error)
 	return out, nil
 }
 
-// sqlPartitions lists the partitions with a route row intersecting a range (bounds in µs since
-// the epoch, as stored).
-const sqlPartitions = `SELECT DISTINCT partition_key FROM pulpitum_v4_bucket_metadata
+// sqlPartitions lists the route rows (partition and bucket keys) intersecting a range, by
+// partition then bucket start (bounds in µs since the epoch, as stored).
+const sqlPartitions = `SELECT partition_key, bucket_key FROM pulpitum_v4_bucket_metadata
 WHERE table_id = ? AND bucket_strategy = ? AND bucket_start < ? AND bucket_end > ?
-ORDER BY partition_key LIMIT ?`
+ORDER BY partition_key, bucket_start`
 
-// Partitions discovers the partitions of tableID with a bucket of strategy intersecting r
-// (routing.HotStore.Partitions) from the route rows, in one statement; at most limit (<= 0:
-// no bound). Errors are classified as for ScanRange and carry no key.
-func (s *Store) Partitions(ctx context.Context, tableID string, strategy routing.Strategy, r routing.TimeRange, limit int) ([][]byte, error) {
+// Partitions discovers the partitions of tableID with a bucket of strategy intersecting r and
+// their buckets with a route row (routing.HotStore.Partitions), in one statement read until
+// the partition past limit (<= 0: no bound). Errors are classified as for ScanRange and carry
+// no key.
+func (s *Store) Partitions(ctx context.Context, tableID string, strategy routing.Strategy, r routing.TimeRange, limit int) ([]routing.Partition, error) {
 	const op = "discover partitions"
 	if r.Empty() {
 		return nil, nil
 	}
-	lim := int64(-1) // SQLite: a negative LIMIT is none
-	if limit > 0 {
-		lim = int64(limit)
-	}
 	start, end := routing.PartitionDiscoveryBounds(r)
 	s.count(ctx)
-	rows, err := s.r.QueryContext(ctx, sqlPartitions, tableID, strategy.String(), end.UnixMicro(), start.UnixMicro(), lim)
+	rows, err := s.r.QueryContext(ctx, sqlPartitions, tableID, strategy.String(), end.UnixMicro(), start.UnixMicro())
 	if err != nil {
 		return nil, s.classify(op, err)
 	}
 	defer rows.Close()
-	var out [][]byte
+	var out []routing.Partition
 	for rows.Next() {
 		var pk []byte
-		if err := rows.Scan(&pk); err != nil {
+		var key string
+		if err := rows.Scan(&pk, &key); err != nil {
 			return nil, s.classify(op, err)
 		}
-		out = append(out, pk)
+		var more bool
+		if out, more = routing.AddDiscovered(out, pk, key, limit); !more {
+			return out, nil
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, s.classify(op, err)

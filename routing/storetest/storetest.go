@@ -1467,16 +1467,18 @@ func testAppendFence(t *testing.T, s Store) {
 
 // testPartitions checks partition discovery (routing.HotStore.Partitions): the partitions of a
 // table with a route row of its strategy intersecting the range, whatever the route's state,
-// in byte order, bounded by the limit, exact at sub-microsecond range bounds, and isolated
-// from other tables and strategies.
+// in byte order, each with its buckets' keys in bound order, bounded by the limit (a partition
+// within it keeps all its buckets), exact at sub-microsecond range bounds, and isolated from
+// other tables and strategies.
 func testPartitions(t *testing.T, s Store) {
 	const table = "t.partitions"
 	a := dayBucket(table, "a", "2024-03-01")
+	a3 := dayBucket(table, "a", "2024-03-03")
 	b := dayBucket(table, "b", "2024-03-02")
 	c := dayBucket(table, "c", "2024-03-03")
 	bin := dayBucket(table, "\x00\xffbin", "2024-03-02")
 	other := dayBucket(table+"-other", "z", "2024-03-02")
-	for _, bk := range []routing.BucketID{a, b, c, bin, other} {
+	for _, bk := range []routing.BucketID{a3, a, b, c, bin, other} {
 		mustAppend(t, s, bk, rec(bk, bk.Start.Add(time.Hour), "k", "v"))
 	}
 	// c is archived: its route row points at a manifest and its hot rows are gone.
@@ -1495,7 +1497,7 @@ func testPartitions(t *testing.T, s Store) {
 		}
 		parts := make([]string, len(got))
 		for i, p := range got {
-			parts[i] = fmt.Sprintf("%q", p)
+			parts[i] = fmt.Sprintf("%q%v", p.Key, p.BucketKeys)
 		}
 		return strings.Join(parts, " ")
 	}
@@ -1507,12 +1509,12 @@ func testPartitions(t *testing.T, s Store) {
 		limit    int
 		want     string
 	}{
-		{"all", day, routing.TimeRange{Start: ts("2024-03-01T00:00:00Z"), End: ts("2024-03-04T00:00:00Z")}, 0, `"\x00\xffbin" "a" "b" "c"`},
-		{"limit", day, routing.TimeRange{Start: ts("2024-03-01T00:00:00Z"), End: ts("2024-03-04T00:00:00Z")}, 2, `"\x00\xffbin" "a"`},
-		{"archived only", day, routing.TimeRange{Start: ts("2024-03-03T12:00:00Z"), End: ts("2024-03-03T13:00:00Z")}, 0, `"c"`},
-		{"end half a microsecond after a bucket start", day, routing.TimeRange{Start: ts("2024-03-01T23:00:00Z"), End: ts("2024-03-02T00:00:00.0000005Z")}, 0, `"\x00\xffbin" "a" "b"`},
-		{"end at a bucket start", day, routing.TimeRange{Start: ts("2024-03-01T23:59:59.9999995Z"), End: ts("2024-03-02T00:00:00Z")}, 0, `"a"`},
-		{"start half a microsecond after a bucket end", day, routing.TimeRange{Start: ts("2024-03-02T00:00:00.0000005Z"), End: ts("2024-03-02T01:00:00Z")}, 0, `"\x00\xffbin" "b"`},
+		{"all", day, routing.TimeRange{Start: ts("2024-03-01T00:00:00Z"), End: ts("2024-03-04T00:00:00Z")}, 0, `"\x00\xffbin"[day:2024-03-02] "a"[day:2024-03-01 day:2024-03-03] "b"[day:2024-03-02] "c"[day:2024-03-03]`},
+		{"limit", day, routing.TimeRange{Start: ts("2024-03-01T00:00:00Z"), End: ts("2024-03-04T00:00:00Z")}, 2, `"\x00\xffbin"[day:2024-03-02] "a"[day:2024-03-01 day:2024-03-03]`},
+		{"one day, one bucket archived", day, routing.TimeRange{Start: ts("2024-03-03T12:00:00Z"), End: ts("2024-03-03T13:00:00Z")}, 0, `"a"[day:2024-03-03] "c"[day:2024-03-03]`},
+		{"end half a microsecond after a bucket start", day, routing.TimeRange{Start: ts("2024-03-01T23:00:00Z"), End: ts("2024-03-02T00:00:00.0000005Z")}, 0, `"\x00\xffbin"[day:2024-03-02] "a"[day:2024-03-01] "b"[day:2024-03-02]`},
+		{"end at a bucket start", day, routing.TimeRange{Start: ts("2024-03-01T23:59:59.9999995Z"), End: ts("2024-03-02T00:00:00Z")}, 0, `"a"[day:2024-03-01]`},
+		{"start half a microsecond after a bucket end", day, routing.TimeRange{Start: ts("2024-03-02T00:00:00.0000005Z"), End: ts("2024-03-02T01:00:00Z")}, 0, `"\x00\xffbin"[day:2024-03-02] "b"[day:2024-03-02]`},
 		{"start at a bucket end", day, routing.TimeRange{Start: ts("2024-03-04T00:00:00Z"), End: ts("2024-03-05T00:00:00Z")}, 0, ``},
 		{"other strategy", routing.CalendarMonthUTC, routing.TimeRange{Start: ts("2024-03-01T00:00:00Z"), End: ts("2024-04-01T00:00:00Z")}, 0, ``},
 		{"empty range", day, routing.TimeRange{Start: ts("2024-03-02T00:00:00Z"), End: ts("2024-03-02T00:00:00Z")}, 0, ``},
