@@ -146,7 +146,10 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: ledger.NewBudget(opts.TotalQueryMemory),
+	budget := ledger.NewBudget(opts.TotalQueryMemory)
+	pool, _ := opts.Alloc.(*ledger.Pool)
+	registerMemoryMetrics(budget, pool)
+	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: budget,
 		maxColumns: maxColumns(tables, opts.QueryMemory)}, nil
 }
 
