@@ -80,33 +80,16 @@ type LogicalQuery struct {
 // several completes its query when every endpoint ended here; queries waiting longer than
 // logicalIdle come out as they stand.
 func (g *logicalQueries) endCall(id, statement string, planned time.Time, endpoint, endpoints int, code codes.Code, first time.Duration, hasFirst bool, now time.Time) []LogicalQuery {
+	var out []LogicalQuery
 	if endpoints <= 1 {
-		return []LogicalQuery{{Statement: statement, Code: code, Latency: max(0, now.Sub(planned)), First: first, HasFirst: hasFirst}}
+		out = append(out, LogicalQuery{Statement: statement, Code: code, Latency: max(0, now.Sub(planned)), First: first, HasFirst: hasFirst})
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.byID == nil {
-		g.byID = map[string]*logicalQuery{}
+	if endpoints > 1 {
+		out = append(out, g.endEndpoint(id, statement, planned, endpoint, endpoints, code, first, hasFirst, now)...)
 	}
-	q := g.byID[id]
-	if q == nil {
-		q = &logicalQuery{statement: statement, planned: planned, endpoints: endpoints, done: map[int]bool{}, code: codes.OK}
-		g.byID[id] = q
-	}
-	q.done[endpoint] = true
-	q.last = now
-	if code != codes.OK && q.code == codes.OK {
-		q.code = code
-	}
-	if hasFirst && (q.first == 0 || first < q.first) {
-		q.first = first
-	}
-	var out []LogicalQuery
-	if len(q.done) >= q.endpoints {
-		delete(g.byID, id)
-		out = append(out, q.logical())
-	}
-	if now.Sub(g.swept) > time.Minute || len(g.byID) > maxLogical {
+	if len(g.byID) > 0 && (now.Sub(g.swept) > time.Minute || len(g.byID) > maxLogical) {
 		g.swept = now
 		var oldest string
 		for k, w := range g.byID {
@@ -123,6 +106,32 @@ func (g *logicalQueries) endCall(id, statement string, planned time.Time, endpoi
 		}
 	}
 	return out
+}
+
+// endEndpoint adds the end of one endpoint's DoGet to its query (g.mu held) and returns the
+// query when that was its last endpoint.
+func (g *logicalQueries) endEndpoint(id, statement string, planned time.Time, endpoint, endpoints int, code codes.Code, first time.Duration, hasFirst bool, now time.Time) []LogicalQuery {
+	if g.byID == nil {
+		g.byID = map[string]*logicalQuery{}
+	}
+	q := g.byID[id]
+	if q == nil {
+		q = &logicalQuery{statement: statement, planned: planned, endpoints: endpoints, done: map[int]bool{}, code: codes.OK}
+		g.byID[id] = q
+	}
+	q.done[endpoint] = true
+	q.last = now
+	if code != codes.OK && q.code == codes.OK {
+		q.code = code
+	}
+	if hasFirst && (q.first == 0 || first < q.first) {
+		q.first = first
+	}
+	if len(q.done) < q.endpoints {
+		return nil
+	}
+	delete(g.byID, id)
+	return []LogicalQuery{q.logical()}
 }
 
 func (q *logicalQuery) logical() LogicalQuery {
