@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -530,5 +531,54 @@ func TestFinishedQueryLeavesOneLine(t *testing.T) {
 	}
 	if count != 2 {
 		t.Errorf("%d first batches of SELECT queries measured, want 2", count)
+	}
+}
+
+// TestWritesAndSystemViewsNameTheirStatement (a trial's finding): the log lines of bulk
+// ingest, INSERT and system statements name their statement kind — a finished ingest and a
+// refused one INGEST, a finished INSERT "INSERT" (with its text under --log-statements only),
+// a system view refused for its shape "SELECT SYSTEM" — instead of an empty statement field.
+func TestWritesAndSystemViewsNameTheirStatement(t *testing.T) {
+	e := newEnv(t)
+	for _, statements := range []bool{false, true} {
+		srv, logs := queryLogServer(t, e, e.store, slog.LevelInfo, func(c *server.Config) {
+			c.Tables = append(c.Tables, eventsTable)
+			c.LogStatements = statements
+		})
+		cl := dial(t, srv)
+		ctx := context.Background()
+		now := time.Now().UTC()
+		rng := rand.New(rand.NewPCG(7, uint64(now.UnixNano())))
+		prefix := fmt.Sprintf("log%v", statements)
+		evs := makeEvents(rng, 20, prefix, now)
+		if n, err := ingest(ctx, cl, wideSchema, eventBatches(evs, 8, false, -1), nil); err != nil || n != 20 {
+			t.Fatalf("ingest = %d, %v", n, err)
+		}
+		if _, err := ingest(ctx, cl, wideSchema, eventBatches(evs, 8, false, -1), nil); status.Code(err) != codes.AlreadyExists {
+			t.Fatalf("ingest again: %v", err)
+		}
+		ins := literalInsert(makeEvents(rng, 2, prefix+"i", now))
+		if n, err := cl.ExecuteUpdate(ctx, ins); err != nil || n != 2 {
+			t.Fatalf("INSERT = %d, %v", n, err)
+		}
+		if _, err := run(ctx, cl, "SELECT query_id FROM flightsrv.queries ORDER BY query_id"); status.Code(err) != codes.Unimplemented {
+			t.Fatalf("system view of another shape: %v", err)
+		}
+		finished := logs.lines(t, "query finished")
+		refused := logs.lines(t, "query refused")
+		var kinds []string
+		for _, l := range append(finished, refused...) {
+			kinds = append(kinds, fmt.Sprintf("%v %v %v", l["rpc"], l["statement"], l["code"]))
+			if l["statement"] == "INSERT" {
+				if sql, _ := l["sql"].(string); statements != (sql == ins) {
+					t.Errorf("statements %v: INSERT line's sql %q", statements, sql)
+				}
+			}
+		}
+		slices.Sort(kinds)
+		want := []string{"DoPut INGEST AlreadyExists", "DoPut INGEST OK", "DoPut INSERT OK", "GetFlightInfo SELECT SYSTEM Unimplemented"}
+		if !slices.Equal(kinds, want) {
+			t.Errorf("statements %v: lines %q, want %q", statements, kinds, want)
+		}
 	}
 }

@@ -186,6 +186,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 	}
 	if sys, ok, err := e.parseSystem(sql); ok {
 		if err != nil {
+			querylog.FromContext(ctx).SetStatement(kindSystem)
 			return nil, nil, err
 		}
 		schema, err := e.prepareSystem(ctx, sys)
@@ -234,6 +235,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	}
 	if sys, ok, err := e.parseSystem(sql); ok {
 		if err != nil {
+			querylog.FromContext(ctx).SetStatement(kindSystem)
 			return nil, err
 		}
 		return e.executeSystem(ctx, sys)

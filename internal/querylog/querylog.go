@@ -326,6 +326,10 @@ type TicketInfo struct {
 // opened, or predates the field).
 const StatementUnknown = "UNKNOWN"
 
+// StatementIngest is the statement kind of a bulk ingest (CommandStatementIngest), which has
+// no SQL text.
+const StatementIngest = "INGEST"
+
 // Config configures the interceptors of ServerOptions.
 type Config struct {
 	// Logger receives the call's log lines (nil: slog.Default()).
@@ -634,11 +638,17 @@ func (l *callLogger) observe(ctx context.Context, r *Record, msg any) {
 }
 
 // statementOf returns the kind ("sql" or "substrait") and the text or plan bytes of a
-// statement's GetFlightInfo command or prepare action; ok is false for any other message.
+// statement's GetFlightInfo command, an update's DoPut command or a prepare action; ok is
+// false for any other message.
 func statementOf(a *anypb.Any) (kind string, text []byte, ok bool) {
 	switch {
 	case a.MessageIs((*pb.CommandStatementQuery)(nil)):
 		var c pb.CommandStatementQuery
+		if a.UnmarshalTo(&c) == nil {
+			return "sql", []byte(c.GetQuery()), true
+		}
+	case a.MessageIs((*pb.CommandStatementUpdate)(nil)):
+		var c pb.CommandStatementUpdate
 		if a.UnmarshalTo(&c) == nil {
 			return "sql", []byte(c.GetQuery()), true
 		}
@@ -733,7 +743,7 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 	}
 	span.End()
 	l.registry.end(rec, st.Code(), now)
-	if err == nil && (rpcName != "DoGet" || statement == "") {
+	if err == nil && !(rpcName == "DoGet" && statement != "" || rpcName == "DoPut" && (statement == "INSERT" || statement == StatementIngest)) {
 		return
 	}
 	attrs := []slog.Attr{
