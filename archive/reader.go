@@ -279,8 +279,8 @@ func (r *Reader) parquetFooter(ctx context.Context, m *Manifest, c *ioCounter) (
 		ctx: ctx, store: &r.store, key: m.PayloadKey, counter: c,
 		gap: r.opts.CoalesceGapBytes, fanout: r.opts.FetchConcurrency,
 	}
-	ft, ok := r.footers.get(m.PayloadKey)
-	if ok && !r.opts.VerifyFully {
+	ft, cached := r.footers.get(m.PayloadKey)
+	if cached && !r.opts.VerifyFully {
 		rr.size = ft.size
 		rr.regions = []region{ft.tail}
 	} else {
@@ -289,7 +289,7 @@ func (r *Reader) parquetFooter(ctx context.Context, m *Manifest, c *ioCounter) (
 		if err != nil {
 			return nil, nil, err
 		}
-		r.footers.put(m.PayloadKey, ft, ft.bytes)
+		cached = false
 	}
 	if err := ft.check(m.PayloadBytes, m.RecordCount); err != nil {
 		return nil, nil, err
@@ -297,6 +297,12 @@ func (r *Reader) parquetFooter(ctx context.Context, m *Manifest, c *ioCounter) (
 	if ft.sha != "" && ft.sha != m.SHA256 {
 		// The whole object came with the footer, so its digest is known for free.
 		return nil, nil, ErrPayloadDigest
+	}
+	if !cached {
+		// Only a footer that passed the checks is kept: a damaged payload's (the whole object
+		// read with it, failing its digest) would keep failing every read of the key after
+		// the payload was restored byte for byte (issue 20, --damage-memory).
+		r.footers.put(m.PayloadKey, ft, ft.bytes)
 	}
 	return ft, rr, nil
 }
