@@ -325,9 +325,14 @@ func (ft *footer) selectSpans(g int, want, bucket unitRange, n *pruning) []rowSp
 // AddPruning).
 type pruning struct{ groupsRead, groupsPruned, pagesRead, pagesPruned int64 }
 
-// add adds n to ctx's ReadStats.
+// add adds n to ctx's ReadStats and to the attributes of ctx's span (the bucket's
+// pulpitum.archive.read span: flightsrv.read.row_groups, .row_groups_pruned, .pages,
+// .pages_pruned, the names of internal/querylog's call-span attributes).
 func (n *pruning) add(ctx context.Context) {
 	routing.StatsFrom(ctx).AddPruning(n.groupsRead, n.groupsPruned, n.pagesRead, n.pagesPruned)
+	trace.SpanFromContext(ctx).SetAttributes(attribute.Int64("flightsrv.read.row_groups", n.groupsRead),
+		attribute.Int64("flightsrv.read.row_groups_pruned", n.groupsPruned),
+		attribute.Int64("flightsrv.read.pages", n.pagesRead), attribute.Int64("flightsrv.read.pages_pruned", n.pagesPruned))
 }
 
 func (ft *footer) selectGroupSpans(g int, want, bucket unitRange, n *pruning) []rowSpan {
