@@ -181,14 +181,8 @@ func TestMetricsOfEveryQuery(t *testing.T) {
 	hot, archived := delta("flightsrv_query_buckets_total", "tier", "hot"), delta("flightsrv_query_buckets_total", "tier", "archive")
 	// January to June, monthly buckets: those before the fixture's cutoff are archived but
 	// April's, which it left archiving (read from the hot store).
-	var wantHot, wantArchived float64
-	for m := ts("2001-01-01T00:00:00Z"); m.Before(ts("2001-07-01T00:00:00Z")); m = m.AddDate(0, 1, 0) {
-		if m.Before(cutoff) && !m.Equal(archivingAt) {
-			wantArchived++
-		} else {
-			wantHot++
-		}
-	}
+	h, a := ordTiers()
+	wantHot, wantArchived := float64(h), float64(a)
 	if hot != wantHot || archived != wantArchived {
 		t.Errorf("buckets hot %v archived %v, want %v and %v", hot, archived, wantHot, wantArchived)
 	}
@@ -303,4 +297,18 @@ func TestMetricsOfEveryQuery(t *testing.T) {
 			}
 		}
 	}
+}
+
+// ordTiers returns how many of ORD's monthly buckets from January to June 2001 the fixture
+// left hot and archived: those before its cutoff are archived but April's, which it left
+// archiving (read from the hot store).
+func ordTiers() (hot, archived int) {
+	for m := ts("2001-01-01T00:00:00Z"); m.Before(ts("2001-07-01T00:00:00Z")); m = m.AddDate(0, 1, 0) {
+		if m.Before(cutoff) && !m.Equal(archivingAt) {
+			archived++
+		} else {
+			hot++
+		}
+	}
+	return hot, archived
 }

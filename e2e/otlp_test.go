@@ -161,14 +161,7 @@ func TestOneTracePerQueryOverOTLP(t *testing.T) {
 // the bytes it read, and the Parquet ones the row groups read.
 func checkFragmentSpans(t *testing.T, recv *otlprecv.Receiver, traceID string, doGets []otlprecv.Span, rows int) {
 	t.Helper()
-	var wantHot, wantArchive int
-	for m := ts("2001-01-01T00:00:00Z"); m.Before(ts("2001-07-01T00:00:00Z")); m = m.AddDate(0, 1, 0) {
-		if m.Before(cutoff) && !m.Equal(archivingAt) {
-			wantArchive++
-		} else {
-			wantHot++
-		}
-	}
+	wantHot, wantArchive := ordTiers()
 	var frags []otlprecv.Span
 	byID := map[string]otlprecv.Span{}
 	children := map[string][]otlprecv.Span{}
