@@ -140,7 +140,7 @@ func (q *logicalQuery) logical() LogicalQuery {
 
 // endLogical records what the call that ended completes of its logical query (logical.go):
 // a planning call's refusal (its query never streams), a DoGet of a query ticket, a whole
-// query's DoGet of a prepared statement, or a DoPut of an update or ingest.
+// query's DoGet of a prepared statement, or the DoPut of an INSERT or an ingest.
 func (l *callLogger) endLogical(ctx context.Context, rec *Record, rpc, statement string, code codes.Code, now time.Time) {
 	if statement == "" || l.metrics == nil {
 		return
@@ -150,7 +150,11 @@ func (l *callLogger) endLogical(ctx context.Context, rec *Record, rpc, statement
 		if code == codes.OK {
 			return // its DoGets end the query
 		}
-	case "DoGet", "DoPut", "DoExchange":
+	case "DoGet":
+	case "DoPut":
+		if statement != "INSERT" && statement != StatementIngest {
+			return // a prepared query's parameter binding: its DoGet is the query
+		}
 	default:
 		return
 	}
