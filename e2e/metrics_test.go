@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,6 +172,14 @@ func TestMetricsOfEveryQuery(t *testing.T) {
 	first := delta("flightsrv_query_first_batch_seconds", "statement", "SELECT")
 	if hi := tFirst.Sub(t0).Seconds(); first <= 0 || first > hi || first > latency {
 		t.Errorf("time to first batch %.4fs, want in (0, %.4f] and at most the latency %.4f", first, hi, latency)
+	}
+	// flightsrv.queries lists the DoGet with the same time to first batch, from the
+	// GetFlightInfo's start.
+	listed := mustRun(t, cl, "SELECT first_batch_seconds AS first, rows FROM flightsrv.queries WHERE rpc = 'DoGet' AND statement = 'SELECT' AND state = 'finished'")
+	if fs, rs := column(t, listed, "first"), column(t, listed, "rows"); len(fs) != 1 || rs[0] != strconv.FormatInt(rows, 10) {
+		t.Errorf("flightsrv.queries lists %v first batches with rows %v, want one of %d rows", fs, rs, rows)
+	} else if f, err := strconv.ParseFloat(fs[0], 64); err != nil || math.Abs(f-first) > 1e-6 {
+		t.Errorf("flightsrv.queries' first_batch_seconds %s, the histogram's %.6f", fs[0], first)
 	}
 	if got := delta("flightsrv_query_rows_total", "rpc", "DoGet", "statement", "SELECT"); got != float64(rows) {
 		t.Errorf("rows sent %v, the client got %d", got, rows)

@@ -564,10 +564,17 @@ func TestWritesAndSystemViewsNameTheirStatement(t *testing.T) {
 		if _, err := run(ctx, cl, "SELECT query_id FROM flightsrv.queries ORDER BY query_id"); status.Code(err) != codes.Unimplemented {
 			t.Fatalf("system view of another shape: %v", err)
 		}
-		finished := logs.lines(t, "query finished")
-		refused := logs.lines(t, "query refused")
+		// A call's line is written once its handler returned, which may be just after the
+		// client read its answer: look again for up to five seconds.
+		var lines []map[string]any
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			lines = append(logs.lines(t, "query finished"), logs.lines(t, "query refused")...)
+			if len(lines) >= 4 || time.Now().After(deadline) {
+				break
+			}
+		}
 		var kinds []string
-		for _, l := range append(finished, refused...) {
+		for _, l := range lines {
 			kinds = append(kinds, fmt.Sprintf("%v %v %v", l["rpc"], l["statement"], l["code"]))
 			if l["statement"] == "INSERT" {
 				if sql, _ := l["sql"].(string); statements != (sql == ins) {
