@@ -279,8 +279,8 @@ func (r *Reader) parquetFooter(ctx context.Context, m *Manifest, c *ioCounter) (
 		ctx: ctx, store: &r.store, key: m.PayloadKey, counter: c,
 		gap: r.opts.CoalesceGapBytes, fanout: r.opts.FetchConcurrency,
 	}
-	ft, ok := r.footers.get(m.PayloadKey)
-	if ok && !r.opts.VerifyFully {
+	ft, cached := r.footers.get(m.PayloadKey)
+	if cached && !r.opts.VerifyFully {
 		rr.size = ft.size
 		rr.regions = []region{ft.tail}
 	} else {
@@ -289,7 +289,7 @@ func (r *Reader) parquetFooter(ctx context.Context, m *Manifest, c *ioCounter) (
 		if err != nil {
 			return nil, nil, err
 		}
-		r.footers.put(m.PayloadKey, ft, ft.bytes)
+		cached = false
 	}
 	if err := ft.check(m.PayloadBytes, m.RecordCount); err != nil {
 		return nil, nil, err
@@ -297,6 +297,12 @@ func (r *Reader) parquetFooter(ctx context.Context, m *Manifest, c *ioCounter) (
 	if ft.sha != "" && ft.sha != m.SHA256 {
 		// The whole object came with the footer, so its digest is known for free.
 		return nil, nil, ErrPayloadDigest
+	}
+	if !cached {
+		// Only a footer that passed the checks is kept: a damaged payload's (the whole object
+		// read with it, failing its digest) would keep failing every read of the key after
+		// the payload was restored byte for byte (issue 20, --damage-memory).
+		r.footers.put(m.PayloadKey, ft, ft.bytes)
 	}
 	return ft, rr, nil
 }
@@ -319,9 +325,14 @@ func (ft *footer) selectSpans(g int, want, bucket unitRange, n *pruning) []rowSp
 // AddPruning).
 type pruning struct{ groupsRead, groupsPruned, pagesRead, pagesPruned int64 }
 
-// add adds n to ctx's ReadStats.
+// add adds n to ctx's ReadStats and to the attributes of ctx's span (the bucket's
+// pulpitum.archive.read span: flightsrv.read.row_groups, .row_groups_pruned, .pages,
+// .pages_pruned, the names of internal/querylog's call-span attributes).
 func (n *pruning) add(ctx context.Context) {
 	routing.StatsFrom(ctx).AddPruning(n.groupsRead, n.groupsPruned, n.pagesRead, n.pagesPruned)
+	trace.SpanFromContext(ctx).SetAttributes(attribute.Int64("flightsrv.read.row_groups", n.groupsRead),
+		attribute.Int64("flightsrv.read.row_groups_pruned", n.groupsPruned),
+		attribute.Int64("flightsrv.read.pages", n.pagesRead), attribute.Int64("flightsrv.read.pages_pruned", n.pagesPruned))
 }
 
 func (ft *footer) selectGroupSpans(g int, want, bucket unitRange, n *pruning) []rowSpan {

@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -214,5 +216,77 @@ func TestDamagedArchiveFailsCountAndScanAlike(t *testing.T) {
 		if got[r] != n {
 			t.Errorf("read errors %q = %d, want %d (all: %v)", r, got[r], n, got)
 		}
+	}
+}
+
+// TestRestoredPayloadAnswersAfterDamageMemory (issue 20: "a payload restored byte-identical
+// kept answering DATA_LOSS for minutes despite --damage-memory 1ms"): an archived payload is
+// deleted, truncated, or has a byte of its pages, its footer or its JSON changed; a scan of
+// its bucket answers DATA_LOSS; the payload's original bytes are put back; once the damage
+// memory (here 50 ms) has passed, the same server, with the same archive reader and its
+// caches, answers the scan and a whole-bucket count exactly as the sample says.
+func TestRestoredPayloadAnswersAfterDamageMemory(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	const memory = 50 * time.Millisecond
+	for _, c := range []struct {
+		name, origin string
+		month        time.Time
+		tailBytes    int64
+		damage       func(d []byte) []byte // nil: deleted
+	}{
+		{"deleted", "ORD", ts("2001-02-01T00:00:00Z"), 1 << 10, nil},
+		{"truncated", "ORD", ts("2001-03-01T00:00:00Z"), 1 << 10, func(d []byte) []byte { return d[:len(d)/2] }},
+		{"data page byte changed", "SFO", ts("2001-02-01T00:00:00Z"), 1 << 10, func(d []byte) []byte { d[len(d)/3] ^= 0x5a; return d }},
+		{"byte changed, payload read whole", "SFO", ts("2001-03-01T00:00:00Z"), 64 << 20, func(d []byte) []byte { d[len(d)/2] ^= 0x5a; return d }},
+		{"footer byte changed", "BOS", ts("2001-03-01T00:00:00Z"), 1 << 10, func(d []byte) []byte { d[len(d)-6] ^= 0x5a; return d }},
+		{"JSON payload byte changed", "BOS", ts("2001-01-01T00:00:00Z"), 1 << 10, func(d []byte) []byte { d[len(d)/3] ^= 0x5a; return d }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, payloadKey := archivedBucket(t, e, c.origin, c.month)
+			original, err := e.bucket.ReadAll(ctx, payloadKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reader, err := archive.NewReader(e.bucket, archive.ReaderOptions{TailBytes: c.tailBytes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: reader,
+				Pushdown: true, DamageMemory: memory, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			cl := dial(t, srv)
+			count, _ := bucketQueries(c.origin, c.month)
+			scan := fmt.Sprintf("SELECT timestamp, id, value FROM flights WHERE origin = '%s' AND timestamp >= TIMESTAMPTZ '%s' AND timestamp < TIMESTAMPTZ '%s' ORDER BY timestamp, id",
+				c.origin, c.month.Format(time.RFC3339), c.month.AddDate(0, 1, 0).Format(time.RFC3339))
+			want := expected(e.sample, c.origin, c.month, c.month.AddDate(0, 1, 0))
+			if c.damage == nil {
+				err = e.bucket.Delete(ctx, payloadKey)
+			} else {
+				err = e.bucket.WriteAll(ctx, payloadKey, c.damage(bytes.Clone(original)), nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = run(ctx, cl, scan)
+			wantDataLoss(t, "scan of the damaged payload", err)
+			if err := e.bucket.WriteAll(ctx, payloadKey, original, nil); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * memory)
+			res, err := run(ctx, cl, scan)
+			if err != nil {
+				t.Fatalf("scan after the restore and the damage memory: %v", err)
+			}
+			if got := rowsOf(t, res, c.origin); !slices.Equal(got, want) {
+				t.Fatalf("scan after the restore: %d rows, want the sample's %d", len(got), len(want))
+			}
+			if got := scalarCount(t, mustRun(t, cl, count)); got != int64(len(want)) {
+				t.Fatalf("count after the restore: %d, want %d", got, len(want))
+			}
+		})
 	}
 }

@@ -32,7 +32,7 @@ import (
 // eventsTable is the routed table the ingest tests write: day buckets, a writable window of
 // three days at the server's clock (now).
 var eventsTable = routing.TableDef{Name: "events", TableID: "flightsrv.e2e.events", PartitionColumn: "channel",
-	Strategy: routing.CalendarDayUTC, WritableBuckets: 3}
+	Strategy: routing.CalendarDayUTC, WritableBuckets: 3, JSONValues: true}
 
 // event is one ingested row as the test generates it; want is the value it must read back as.
 type event struct {
@@ -328,9 +328,23 @@ func testIngest(t *testing.T, cl *flightsql.Client) {
 	wantCode(t, "a row in a future bucket", err, codes.InvalidArgument, "writable window")
 	dup := append(slices.Clone(bad), first[1234])
 	_, err = ingest(ctx, cl, wideSchema, eventBatches(dup, 500, false, -1), nil)
-	wantCode(t, "a stored row sent again", err, codes.AlreadyExists, "already stored")
+	wantCode(t, "a stored row sent again", err, codes.AlreadyExists, "row 4000 of the request (counted from 0) has the partition, timestamp and id of a row already stored")
 	_, err = ingest(ctx, cl, wideSchema, eventBatches(append(slices.Clone(bad), bad[0]), 500, false, -1), nil)
-	wantCode(t, "a row repeated in the request", err, codes.AlreadyExists, "repeated")
+	wantCode(t, "a row repeated in the request", err, codes.AlreadyExists, "row 4000 of the request")
+	// A narrow row whose value is not JSON (the table's values are: JSONValues).
+	notJSON := eventBatches(bad[:1000], 300, true, -1)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, narrowSchema)
+	b.Field(0).(*array.StringBuilder).Append(bad[1000].channel)
+	b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(bad[1000].at.UnixNano()))
+	b.Field(2).(*array.StringBuilder).Append(bad[1000].id)
+	b.Field(3).(*array.BinaryBuilder).Append([]byte("secret-not-json{"))
+	notJSON = append(notJSON, b.NewRecordBatch())
+	b.Release()
+	_, err = ingest(ctx, cl, narrowSchema, notJSON, nil)
+	wantCode(t, "a value that is not JSON", err, codes.InvalidArgument, "record 1000's value is not JSON")
+	if strings.Contains(status.Convert(err).Message(), "secret") {
+		t.Fatalf("the refusal quotes the value: %v", err)
+	}
 	sameEvents(t, "after the refused requests", readEvents(t, cl, now), stored)
 
 	// A client cancelling mid-stream.

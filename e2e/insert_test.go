@@ -121,7 +121,14 @@ func TestInsert(t *testing.T) {
 			stmt.SetParameters(params)
 			params.Release()
 			_, err = stmt.ExecuteUpdate(ctx)
-			wantCode(t, "a batch with a stored row", err, codes.AlreadyExists, "already stored")
+			wantCode(t, "a batch with a stored row", err, codes.AlreadyExists, "row 10 of the request")
+			// A literal row whose value is not JSON (the table's values are: JSONValues).
+			nj := makeEvents(rng, 3, "nj", now)
+			text := strings.Replace(literalInsert(nj), nj[2].want(), "secret not json", 1)
+			_, err = db.ExecContext(ctx, text)
+			if err == nil || !strings.Contains(err.Error(), "record 2's value is not JSON") || strings.Contains(err.Error(), "secret") {
+				t.Fatalf("INSERT of a value that is not JSON: %v", err)
+			}
 			for sqlText, want := range map[string]string{
 				"UPDATE events SET value = 'x' WHERE channel = 'alpha'": "UPDATE",
 				"DELETE FROM events WHERE channel = 'alpha'":            "DELETE",

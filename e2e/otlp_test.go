@@ -126,6 +126,7 @@ func TestOneTracePerQueryOverOTLP(t *testing.T) {
 	if !slices.Contains(instances, reps[0].addr) || !slices.Contains(instances, reps[1].addr) {
 		t.Errorf("DoGet spans from %v, want both replicas", instances)
 	}
+	checkFragmentSpans(t, recv, traceID, doGets, rows)
 	for _, s := range recv.Spans() {
 		for k, v := range s.Attrs {
 			if partitionWord.MatchString(v) {
@@ -149,5 +150,90 @@ func TestOneTracePerQueryOverOTLP(t *testing.T) {
 			t.Fatalf("flightsrv.rpc.calls pushed by %v, want both replicas", pushed)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// checkFragmentSpans checks the bucket fragments' spans of the query (issue 20): one
+// flightsrv.fragment span per bucket of ORD's January to June, each under one of the query's
+// DoGet spans, its tier as the fixture archived the bucket (before the cutoff, April left
+// archiving), their rows adding up to the rows the client got (the scan filters nothing
+// after the bucket read); each archived fragment has its archive read span as a child with
+// the bytes it read, and the Parquet ones the row groups read.
+func checkFragmentSpans(t *testing.T, recv *otlprecv.Receiver, traceID string, doGets []otlprecv.Span, rows int) {
+	t.Helper()
+	wantHot, wantArchive := ordTiers()
+	var frags []otlprecv.Span
+	byID := map[string]otlprecv.Span{}
+	children := map[string][]otlprecv.Span{}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		frags = frags[:0]
+		for _, s := range recv.Spans() {
+			if s.TraceID != traceID {
+				continue
+			}
+			byID[s.SpanID] = s
+			if s.Name == "flightsrv.fragment" {
+				frags = append(frags, s)
+			}
+		}
+		if len(frags) >= wantHot+wantArchive || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, s := range byID {
+		children[s.ParentSpanID] = append(children[s.ParentSpanID], s)
+	}
+	isDoGet := map[string]bool{}
+	for _, d := range doGets {
+		isDoGet[d.SpanID] = true
+	}
+	tiers := map[string]int{}
+	fragRows, parquet := 0, 0
+	for _, f := range frags {
+		under := false
+		for p := f.ParentSpanID; p != "" && !under; p = byID[p].ParentSpanID {
+			under = isDoGet[p]
+			if _, ok := byID[p]; !ok {
+				break
+			}
+		}
+		if !under {
+			t.Errorf("fragment span %s is not under a DoGet span of the query", f.SpanID)
+		}
+		tier := f.Attrs["flightsrv.fragment.tier"]
+		tiers[tier]++
+		n, _ := strconv.Atoi(f.Attrs["flightsrv.fragment.rows"])
+		fragRows += n
+		if tier != "archive" {
+			continue
+		}
+		var read *otlprecv.Span
+		for _, c := range children[f.SpanID] {
+			if c.Name == "pulpitum.archive.read" {
+				read = &c
+			}
+		}
+		if read == nil {
+			t.Errorf("archived fragment %s has no archive read span", f.SpanID)
+			continue
+		}
+		if b, _ := strconv.Atoi(read.Attrs["pulpitum.archive.bytes_read"]); b <= 0 {
+			t.Errorf("archive read of fragment %s: bytes_read %q", f.SpanID, read.Attrs["pulpitum.archive.bytes_read"])
+		}
+		if g, _ := strconv.Atoi(read.Attrs["flightsrv.read.row_groups"]); g > 0 {
+			parquet++
+		}
+	}
+	if tiers["hot"] != wantHot || tiers["archive"] != wantArchive || len(frags) != wantHot+wantArchive {
+		t.Errorf("fragment spans %d by tier %v, want %d hot and %d archive", len(frags), tiers, wantHot, wantArchive)
+	}
+	if fragRows != rows {
+		t.Errorf("fragment spans count %d rows, the client got %d", fragRows, rows)
+	}
+	// February and March are Parquet (January JSON: e2e/fixture_test.go).
+	if parquet < 2 {
+		t.Errorf("%d archive read spans carry the row groups read, want the 2 Parquet buckets'", parquet)
 	}
 }

@@ -1,13 +1,9 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,36 +18,8 @@ import (
 // internal/querylog/metrics.go).
 func doGetsServed(t *testing.T, metricsAddr string) (calls, rows int64) {
 	t.Helper()
-	res, err := http.Get("http://" + metricsAddr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.Contains(line, `rpc="DoGet"`) {
-			continue
-		}
-		value := func() int64 {
-			f, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-			if err != nil {
-				t.Fatalf("metrics line %q: %v", line, err)
-			}
-			return int64(f)
-		}
-		switch {
-		case strings.HasPrefix(line, "flightsrv_rpc_calls_total{") && strings.Contains(line, `code="OK"`):
-			calls += value()
-		case strings.HasPrefix(line, "flightsrv_query_rows_total{"):
-			rows += value()
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return calls, rows
+	fams := scrape(t, metricsAddr)
+	return int64(sum(fams, "flightsrv_rpc_calls_total", "rpc", "DoGet", "code", "OK")), int64(sum(fams, "flightsrv_query_rows_total", "rpc", "DoGet"))
 }
 
 // TestStreamingSpreadsOverReplicas (issue 20): three `flightsrv serve` replicas advertising

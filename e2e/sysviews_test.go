@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/base64"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/server"
 )
@@ -167,5 +169,65 @@ func TestCancelQueryIsForAdmins(t *testing.T) {
 	t.Cleanup(res.release)
 	if got := column(t, res, "sql"); len(got) != 1 || got[0] != mine {
 		t.Errorf("alice reads her own running call's text as %v", got)
+	}
+}
+
+// TestCancelQueryReachesThePeerThatStreams (issue 20): two `flightsrv serve` replicas sharing
+// the stores and the keyring, each advertising (and so forwarding cancels to) both. A query
+// id is the planning GetFlightInfo's, carried by its ticket, so a DoGet on the other replica
+// runs under the same id. ORD's scan planned on A and streamed from B to a client that reads
+// one batch and stops is stopped by `SELECT flightsrv.cancel_query(id)` sent to A (true; B's
+// stream ends CANCELLED by cancel_query), and the same scan planned on A and streamed from A
+// is stopped by the same statement sent to B. An unknown id answers false on both.
+func TestCancelQueryReachesThePeerThatStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	e := newEnv(t)
+	reps := startReplicas(t, e, testproc.BuildFlightsrv(t), testproc.WriteKeyring(t, "e2e-1"), 2)
+	ctx := context.Background()
+	want := len(expected(e.sample, "ORD", ts("2001-01-01T00:00:00Z"), ts("2001-07-01T00:00:00Z")))
+	for _, c := range []struct {
+		name                   string
+		plan, stream, cancelOn int
+	}{
+		{"planned on A, streamed from B, cancelled on A", 0, 1, 0},
+		{"planned on A, streamed from A, cancelled on B", 0, 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			planner := dialAddr(t, reps[c.plan].addr, 0)
+			info, err := planner.Execute(ctx, ordScan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := column(t, mustRun(t, planner, "SELECT query_id FROM flightsrv.queries WHERE rpc = 'GetFlightInfo' AND statement = 'SELECT' AND state = 'finished'"), "query_id")
+			if len(ids) == 0 {
+				t.Fatal("the planning call is not listed")
+			}
+			id := ids[0] // the newest first
+			rdr, err := dialAddr(t, reps[c.stream].addr, 64<<10).DoGet(ctx, info.Endpoint[0].Ticket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rdr.Next() {
+				t.Fatalf("no first batch: %v", rdr.Err())
+			}
+			rows := rdr.RecordBatch().NumRows()
+			canceller := dialAddr(t, reps[c.cancelOn].addr, 0)
+			if got := column(t, mustRun(t, canceller, "SELECT flightsrv.cancel_query('0000000000000000')"), "cancel_query"); len(got) != 1 || got[0] != "false" {
+				t.Errorf("cancel of an unknown id: %v, want false", got)
+			}
+			if got := column(t, mustRun(t, canceller, "SELECT flightsrv.cancel_query('"+id+"')"), "cancel_query"); len(got) != 1 || got[0] != "true" {
+				t.Fatalf("cancel_query(%s) on replica %d: %v, want true\n%s\n%s", id, c.cancelOn, got, reps[0].proc.Output(), reps[1].proc.Output())
+			}
+			for rdr.Next() {
+				rows += rdr.RecordBatch().NumRows()
+			}
+			err = rdr.Err()
+			rdr.Release()
+			if status.Code(err) != codes.Canceled || !strings.Contains(status.Convert(err).Message(), "cancel_query") || rows >= int64(want) {
+				t.Fatalf("the stream on replica %d ended with %v after %d of %d rows, want CANCELLED by cancel_query", c.stream, err, rows, want)
+			}
+		})
 	}
 }

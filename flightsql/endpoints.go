@@ -75,7 +75,11 @@ func (s *Server) statementInfo(ctx context.Context, q Query, desc *flight.Flight
 	if q.Nonce, err = queryNonce(ctx); err != nil {
 		return nil, s.toStatus(err)
 	}
-	q.Trace = querylog.FromContext(ctx).TraceParent()
+	rec := querylog.FromContext(ctx)
+	q.Trace = rec.TraceParent()
+	if t := rec.Start(); !t.IsZero() {
+		q.Planned = t.UnixNano()
+	}
 	info := &flight.FlightInfo{
 		Schema:           flight.SerializeSchema(dataset, s.alloc),
 		FlightDescriptor: desc,

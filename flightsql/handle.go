@@ -57,6 +57,11 @@ type Query struct {
 	// (internal/querylog Record.TraceParent; "" when none): the span of the ticket's DoGet,
 	// on any replica, is its child, so one query is one trace.
 	Trace string `json:"tp,omitempty"`
+	// Planned is when the GetFlightInfo call that issued the ticket started (Unix ns UTC, as
+	// the planning replica's clock read it; 0 when none): every DoGet of the query, on any
+	// replica, measures the query's time to first batch and latency from it
+	// (internal/querylog TicketInfo.Planned).
+	Planned int64 `json:"t0,omitempty"`
 	// Expires is the ticket's (or poll descriptor's) expiry, Unix seconds UTC.
 	Expires int64 `json:"exp,omitempty"`
 	// Poll is set in the tickets of a poll's endpoints: the replica that ran the poll serves

@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/querylog"
 )
 
 // Ingester writes a client's rows into a served routed table: the write path behind
@@ -41,6 +43,7 @@ var errDefinedByServer = status.Error(codes.InvalidArgument,
 // record count is the rows stored (0 on any error; arrow-go's dispatcher sends it as the
 // one PutResult before the error).
 func (s *Server) DoPutCommandStatementIngest(ctx context.Context, cmd flightsql.StatementIngest, rdr flight.MessageReader) (int64, error) {
+	querylog.FromContext(ctx).SetStatement(querylog.StatementIngest)
 	if s.ingester == nil {
 		return 0, status.Error(codes.Unimplemented, "bulk ingestion is not supported by this server")
 	}

@@ -9,10 +9,14 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -175,4 +179,82 @@ func (p *peers) close() {
 		cc.Close()
 		delete(p.conns, uri)
 	}
+}
+
+// ForwardCancelQuery asks every peer to cancel query id (`SELECT flightsrv.cancel_query(id)`,
+// README "Queries visible from SQL"): a query planned on one replica streams its DoGets
+// from whichever replica a client chose, under the query id its ticket carries, so a cancel
+// sent to any replica must reach the one running it. Each peer gets the same statement over
+// Flight SQL (GetFlightInfo and the DoGet of its one endpoint, on the peer's connection),
+// marked with forwardedHeader so that it does not forward again, with the caller's
+// authorization (the peer checks that the caller is an administrator, as this replica did).
+// It returns whether any peer answered true (it stopped something). A peer that fails or
+// does not answer within peerCancelTimeout is logged with its URI and status code and
+// counted as having stopped nothing. For a call a peer forwarded it does nothing (false).
+// Safe for concurrent use.
+func (s *Server) ForwardCancelQuery(ctx context.Context, id string) bool {
+	p := s.peers
+	if p == nil || len(p.targets) == 0 || isForwarded(ctx) {
+		return false
+	}
+	md := metadata.Pairs(forwardedHeader, "1")
+	if in, ok := metadata.FromIncomingContext(ctx); ok {
+		md.Append("authorization", in.Get("authorization")...)
+	}
+	fctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.WithoutCancel(ctx), md), peerCancelTimeout)
+	defer cancel()
+	sql := "SELECT flightsrv.cancel_query('" + strings.ReplaceAll(id, "'", "''") + "')"
+	var stopped atomic.Bool
+	var wg sync.WaitGroup
+	for _, t := range p.targets {
+		wg.Go(func() {
+			defer panics.Handle("peer cancel", func(error) {})
+			ok, err := p.cancelQueryOn(fctx, t, sql)
+			if err != nil {
+				s.log.Warn("forwarding cancel_query to a peer failed", "peer", t.uri, "code", status.Code(err).String())
+				return
+			}
+			if ok {
+				stopped.Store(true)
+			}
+		})
+	}
+	wg.Wait()
+	return stopped.Load()
+}
+
+// cancelQueryOn runs the cancel statement sql on peer t and returns its answer.
+func (p *peers) cancelQueryOn(ctx context.Context, t peerTarget, sql string) (bool, error) {
+	cc, err := p.conn(t)
+	if err != nil {
+		return false, err
+	}
+	cl := &flightsql.Client{Client: flight.NewClientFromConn(cc, nil)}
+	info, err := cl.Execute(ctx, sql)
+	if err != nil {
+		return false, err
+	}
+	stopped := false
+	for _, ep := range info.GetEndpoint() {
+		rdr, err := cl.DoGet(ctx, ep.GetTicket())
+		if err != nil {
+			return stopped, err
+		}
+		for rdr.Next() {
+			rec := rdr.RecordBatch()
+			if rec.NumCols() == 1 {
+				if col, ok := rec.Column(0).(*array.Boolean); ok {
+					for i := range col.Len() {
+						stopped = stopped || (col.IsValid(i) && col.Value(i))
+					}
+				}
+			}
+		}
+		err = rdr.Err()
+		rdr.Release()
+		if err != nil {
+			return stopped, err
+		}
+	}
+	return stopped, nil
 }

@@ -179,6 +179,10 @@ func refusal(err error, log *slog.Logger) error {
 		// names the rule and the row's position in the request, never a value.
 		return status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "routing: ")+"; nothing was stored")
 	case errors.Is(err, routing.ErrDuplicateRecord):
+		var dup *routing.DuplicateRecordError
+		if errors.As(err, &dup) {
+			return status.Errorf(codes.AlreadyExists, "row %d of the request (counted from 0) has the partition, timestamp and id of a row already stored or of an earlier row of the request; nothing was stored", dup.Record)
+		}
 		return status.Error(codes.AlreadyExists, "a row with the same partition, timestamp and id is already stored, or repeated in the request; nothing was stored")
 	case errors.Is(err, routing.ErrBucketReadOnly):
 		return status.Error(codes.FailedPrecondition, "a bucket the rows fall into is being archived or archived, and takes no more rows; nothing was stored")

@@ -599,8 +599,9 @@ func queryNonce(ctx context.Context) ([]byte, error) {
 }
 
 // TicketQuery implements querylog.Tickets: for a statement ticket, its query id (the hex of
-// its nonce, shared by the FlightInfo's endpoints), statement kind and trace context (the
-// GetFlightInfo call's span), also when it has expired; for a prepared-statement ticket (a
+// its nonce, shared by the FlightInfo's endpoints), statement kind, trace context (the
+// GetFlightInfo call's span), the GetFlightInfo's start and the endpoint's position, also when
+// it has expired; for a prepared-statement ticket (a
 // handle), its statement kind only (a handle is executed many times, each a query of its
 // own); an empty TicketInfo for a query ticket that cannot be opened. ok is false for other
 // tickets. Safe for concurrent use.
@@ -612,6 +613,10 @@ func (s *Server) TicketQuery(ticket []byte) (querylog.TicketInfo, bool) {
 	info := querylog.TicketInfo{Statement: q.Statement, SQL: q.SQL}
 	if q.Expires != 0 { // set in statement tickets only (sealTicket)
 		info.ID, info.TraceParent = hex.EncodeToString(q.Nonce), q.Trace
+		info.Endpoint, info.Endpoints = q.Endpoint, q.Endpoints
+		if q.Planned != 0 {
+			info.Planned = time.Unix(0, q.Planned)
+		}
 	}
 	return info, true
 }

@@ -146,7 +146,10 @@ func New(tables []*routing.DurableTable, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: ledger.NewBudget(opts.TotalQueryMemory),
+	budget := ledger.NewBudget(opts.TotalQueryMemory)
+	pool, _ := opts.Alloc.(*ledger.Pool)
+	registerMemoryMetrics(budget, pool)
+	return &Engine{tables: byName, cat: cat, opts: opts, metrics: m, stmts: newStmtCache(statementCacheEntries), budget: budget,
 		maxColumns: maxColumns(tables, opts.QueryMemory)}, nil
 }
 
@@ -183,6 +186,7 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 	}
 	if sys, ok, err := e.parseSystem(sql); ok {
 		if err != nil {
+			querylog.FromContext(ctx).SetStatement(kindSystem)
 			return nil, nil, err
 		}
 		schema, err := e.prepareSystem(ctx, sys)
@@ -231,6 +235,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 	}
 	if sys, ok, err := e.parseSystem(sql); ok {
 		if err != nil {
+			querylog.FromContext(ctx).SetStatement(kindSystem)
 			return nil, err
 		}
 		return e.executeSystem(ctx, sys)

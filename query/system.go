@@ -30,6 +30,12 @@ type System struct {
 	Queries *querylog.Registry
 	// Admin reports whether the calling user may cancel queries (nil: nobody may).
 	Admin func(ctx context.Context) bool
+	// Forward (nil: none) asks the peer replicas to cancel query id too (a query planned on
+	// one replica may stream from another: its DoGet runs there under the same id) and
+	// reports whether any of them stopped something. It is called with the caller's context,
+	// after this replica cancelled what it runs; it does nothing for a cancel a peer
+	// forwarded (server: flightsql.Server.ForwardCancelQuery).
+	Forward func(ctx context.Context, id string) bool
 }
 
 // Statement kinds of system statements in the query record.
@@ -367,7 +373,11 @@ func (e *Engine) executeSystem(ctx context.Context, st *sysStatement) (array.Rec
 	}
 	var rows [][]any
 	if st.view == "" {
-		rows = [][]any{{e.opts.System.Queries.Cancel(st.cancelID) > 0}}
+		stopped := e.opts.System.Queries.Cancel(st.cancelID) > 0
+		if f := e.opts.System.Forward; f != nil && f(ctx, st.cancelID) {
+			stopped = true
+		}
+		rows = [][]any{{stopped}}
 	} else {
 		qs := e.opts.System.Queries.Queries()
 		if e.opts.System.Admin == nil || !e.opts.System.Admin(ctx) {

@@ -1,9 +1,12 @@
 package routing
 
 import (
+	"unicode/utf8"
+
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/tidwall/gjson"
 	"strings"
 	"time"
 )
@@ -135,6 +138,21 @@ var (
 	ErrInvalidRecord       = errors.New("routing: invalid record")
 )
 
+// DuplicateRecordError is the ErrDuplicateRecord of a write request (HotStore.AppendStream)
+// that names the record refused: its position in the request, counted from 0 as the write
+// fence counts them (DurableTable.Ingest), never its values. errors.Is matches
+// ErrDuplicateRecord.
+type DuplicateRecordError struct {
+	Record int64
+}
+
+func (e *DuplicateRecordError) Error() string {
+	return fmt.Sprintf("%s (record %d)", ErrDuplicateRecord.Error(), e.Record)
+}
+
+// Is reports whether target is ErrDuplicateRecord.
+func (e *DuplicateRecordError) Is(target error) bool { return target == ErrDuplicateRecord }
+
 // TableDef defines one routed table (docs/pulpitum-v4.md §2, TableDefinition).
 type TableDef struct {
 	// Name is the SQL name clients use, matched case-insensitively (folded to lower case).
@@ -148,6 +166,28 @@ type TableDef struct {
 	// WritableBuckets is the size of the writable window, at least 1 (the reference's chat
 	// default is 2).
 	WritableBuckets int
+	// JSONValues declares that the table's value column holds JSON documents (what `flightsrv
+	// load` encodes, and what the SQL surface's ->> and friends read): writes through the
+	// fence (Ingest, Append) refuse a record whose value is not valid UTF-8 JSON text
+	// (ErrInvalidRecord naming its position). Off, values are opaque bytes, as Pulpitum's
+	// BYTES column (docs/pulpitum-v4.md §5.1). serve and load turn it on unless --table says
+	// value=bytes.
+	JSONValues bool
+}
+
+// validJSON reports whether v is one JSON value in UTF-8, as PostgreSQL's json input accepts
+// it (any value, surrounding white space allowed).
+func validJSON(v []byte) bool {
+	return utf8.Valid(v) && gjson.ValidBytes(v)
+}
+
+// checkValue refuses record n (its position in the request, from 0) when the table's values
+// are JSON (TableDef.JSONValues) and its value is not.
+func (d TableDef) checkValue(r *Record, n int64) error {
+	if d.JSONValues && !validJSON(r.Value) {
+		return fmt.Errorf("%w: record %d's value is not JSON (the table's values are JSON documents)", ErrInvalidRecord, n)
+	}
+	return nil
 }
 
 // Validate checks the definition: non-blank name, id and partition column, a known strategy

@@ -316,6 +316,9 @@ func (t *DurableTable) groupForAppend(recs []Record) ([]*appendGroup, error) {
 		if len(r.PartitionKey) == 0 || len(r.SortKey) == 0 {
 			return nil, fmt.Errorf("%w: record %d has an empty partition key or sort key", ErrInvalidRecord, i)
 		}
+		if err := t.def.checkValue(&r, int64(i)); err != nil {
+			return nil, err
+		}
 		r.EventTime = NormalizeTime(r.EventTime)
 		b := BucketFor(t.def.TableID, r.PartitionKey, t.def.Strategy, r.EventTime)
 		w, ok := windows[string(r.PartitionKey)]

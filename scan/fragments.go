@@ -518,6 +518,7 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 
 // fragment builds and runs one bucket's pipeline, returning its output reader.
 func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.RecordReader, error) {
+	ctx, span := startFragmentSpan(ctx)
 	if n.store != nil {
 		r, tier, err := n.src.Table.AggregateBucket(ctx, u.bucket, n.store.request(n.src.Range, rt.mem))
 		switch {
@@ -525,8 +526,9 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 			rt.pushed.Add(1)
 			rt.countTier(tier)
 			rt.analysis.tier(n, opStore, tier)
-			return rt.analysis.track(n, opStore, n.store.reader(r, n.partialSch, u.partition)), nil
+			return rt.analysis.track(n, opStore, endedBy(n.store.reader(r, n.partialSch, u.partition), span, tier, true)), nil
 		case !errors.Is(err, routing.ErrNoAggregate):
+			failFragment(span)
 			return nil, err
 		}
 		rt.fellBack.Add(1)
@@ -534,6 +536,7 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 	req := routing.BatchRequest{Range: n.src.Range, Columns: n.readCols, Desc: n.desc, Limit: n.readLimit, Alloc: rt.mem}
 	r, tier, err := n.src.Table.ScanBucket(ctx, u.bucket, req)
 	if err != nil {
+		failFragment(span)
 		return nil, err
 	}
 	rt.countTier(tier)
@@ -548,6 +551,7 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 			req.Columns = n.sortCols
 		}
 		if r, _, err = n.src.Table.ScanBucket(ctx, u.bucket, req); err != nil {
+			failFragment(span)
 			return nil, err
 		}
 		out = r
@@ -562,7 +566,7 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 			}
 		}
 	}
-	out = rt.analysis.track(n, opScan, conform(out, n.readSch))
+	out = rt.analysis.track(n, opScan, conform(endedBy(out, span, tier, false), n.readSch))
 	for _, f := range n.filters {
 		out = ops.Filter(ctx, out, f, rt.mem)
 	}

@@ -99,6 +99,9 @@ type ingestSource struct {
 	recs []routing.Record
 }
 
+// ValuesAreJSON implements routing.JSONSource: wide rows' values are encoded as JSON.
+func (s *ingestSource) ValuesAreJSON() bool { return s.conv.EncodesValues() }
+
 // Next returns the next chunk's records. It may run on a store's goroutine (pgx's COPY), so
 // it recovers its own panics (a batch arrow-go decoded but cannot read is the client's fault).
 func (s *ingestSource) Next(ctx context.Context) (recs []routing.Record, err error) {

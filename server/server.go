@@ -16,6 +16,7 @@ import (
 	"net/http/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -282,7 +283,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		tables = append(tables, t)
 	}
 	queries := querylog.NewRegistry()
-	eng, err := query.New(tables, query.Options{System: query.System{Queries: queries, Admin: isAdmin(cfg.Auth, cfg.Admins)}, Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
+	// cancel_query reaches the peers through the Flight SQL server, made after the engine.
+	var fsRef atomic.Pointer[flightsql.Server]
+	forward := func(ctx context.Context, id string) bool {
+		if f := fsRef.Load(); f != nil {
+			return f.ForwardCancelQuery(ctx, id)
+		}
+		return false
+	}
+	eng, err := query.New(tables, query.Options{System: query.System{Queries: queries, Admin: isAdmin(cfg.Auth, cfg.Admins), Forward: forward}, Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
 		TotalQueryMemory: cfg.TotalQueryMemory, EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, QueryMaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
 	if err != nil {
 		return nil, err
@@ -296,6 +305,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	fsRef.Store(fs)
 	hr := newHealthReporter(storeProbes(cfg.Hot, cfg.Archive), cfg.HealthInterval, cfg.Logger)
 	stopCtx, stop := context.WithCancel(context.Background())
 	watchCtx, endWatches := context.WithCancel(stopCtx)

@@ -281,7 +281,7 @@ func (s *Statement) BindGeneral(opts BindOptions, args ...any) (*Bound, error) {
 	}
 	for i, a := range args {
 		if a == nil {
-			return nil, nullParam(i + 1)
+			return nil, s.g.nullParam(i + 1)
 		}
 	}
 	ps := &paramState{types: map[int]types.Type{}, vals: args, placeholders: map[expr.Expression]int{}}
@@ -295,6 +295,9 @@ func (s *Statement) BindGeneral(opts BindOptions, args ...any) (*Bound, error) {
 // parameter schema declares) under opts.
 func (s *Statement) BindGeneralRecord(opts BindOptions, rec arrow.RecordBatch, row int) (*Bound, error) {
 	vals, err := recordRow(rec, row, len(s.g.params), func(i int, col arrow.Array) (any, error) {
+		if isNullAt(col, row) {
+			return nil, s.g.nullParam(i + 1)
+		}
 		return arrowValue(col, row, i+1)
 	})
 	if err != nil {
@@ -331,9 +334,26 @@ func recordRow(rec arrow.RecordBatch, row, n int, read func(i int, col arrow.Arr
 	return vals, nil
 }
 
+// isNullAt reports whether row of arr is NULL: a null slot, or any row of an array of Arrow's
+// null type (which has no validity bitmap: arrow-go's IsNull says false for it; ADBC and
+// pyarrow bind a parameter that is None as one).
+func isNullAt(arr arrow.Array, row int) bool {
+	return arr.DataType().ID() == arrow.NULL || arr.IsNull(row)
+}
+
+// nullParam is the refusal of a NULL value for parameter pos: a timestamp parameter is a time
+// bound (timestamp >= $n, timestamp < $n, or a timestamp compared in the query), which SQL's
+// NULL would make match nothing, so the message says what it is.
+func (g *general) nullParam(pos int) *Error {
+	if pos >= 1 && pos <= len(g.params) && familyOf(g.params[pos-1]) == famTimestamp {
+		return errorf(InvalidArgument, "parameter $%d is a timestamp (a time bound) and must not be NULL", pos)
+	}
+	return nullParam(pos)
+}
+
 // arrowValue reads one parameter value as a Go value.
 func arrowValue(arr arrow.Array, row, pos int) (any, error) {
-	if arr.IsNull(row) {
+	if isNullAt(arr, row) {
 		return nil, nullParam(pos)
 	}
 	if n, overflow, ok := arrowInt(arr, row); ok {

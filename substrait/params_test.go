@@ -108,6 +108,7 @@ func TestBindGoValues(t *testing.T) {
 	}{
 		{[]any{"general", jan1, feb1}, nil, "statement has 4 parameters, 3 values given"},
 		{[]any{nil, jan1, feb1, 1}, nil, "parameter $1 must not be NULL"},
+		{[]any{"g", jan1, nil, 1}, nil, "parameter $3 is a timestamp (a time bound) and must not be NULL"},
 		{[]any{5, jan1, feb1, 1}, nil, "parameter $1 must be text, got bigint"},
 		{[]any{1.5, jan1, feb1, 1}, nil, "parameter $1 must be text, got double precision"},
 		{[]any{true, jan1, feb1, 1}, nil, "parameter $1 must be text, got boolean"},
@@ -311,6 +312,9 @@ func TestBindRecordCoercion(t *testing.T) {
 		{"null", func() []arrow.Array {
 			return []arrow.Array{nullStr(), ts(arrow.Nanosecond, "UTC", jan1), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
 		}, "parameter $1 must not be NULL"},
+		{"a time bound of Arrow's null type (pyarrow's and ADBC's None)", func() []arrow.Array {
+			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), array.NewNull(1), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
+		}, "parameter $2 is a timestamp (a time bound) and must not be NULL"},
 		{"int for the partition", func() []arrow.Array {
 			return []arrow.Array{integer(arrow.PrimitiveTypes.Int64, 1), ts(arrow.Nanosecond, "UTC", jan1), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
 		}, "parameter $1 must be text, got bigint"},

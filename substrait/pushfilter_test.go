@@ -278,3 +278,28 @@ func TestRoutesFoundAnalytical(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyticalRefusalNamesTheTimeOnly: in the analytical mode a read needs no partition pin,
+// so a read missing its end time is refused naming the end time alone, with no word of
+// partitions (a trial's finding: the hint spoke of listing partitions).
+func TestAnalyticalRefusalNamesTheTimeOnly(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	opts := BindOptions{Analytical: true}
+	for sql, want := range map[string]string{
+		`SELECT count(*) FROM messages WHERE timestamp >= '2026-01-01'`: "messages needs timestamp < <end>",
+		`SELECT id FROM messages`: "messages needs timestamp >= <start> AND timestamp < <end>",
+	} {
+		s, err := PrepareWith(sql, cat, opts)
+		if err == nil {
+			var b *Bound
+			if b, err = s.BindGeneral(opts); err == nil {
+				_, err = Routes(b.Plan, cat, true)
+			}
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Code != InvalidArgument || e.Msg != want {
+			t.Errorf("%s: %v, want %q", sql, err, want)
+		}
+	}
+}

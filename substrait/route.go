@@ -429,8 +429,9 @@ func ImpliedByRoute(e expr.Expression, def routing.TableDef, partitions [][]byte
 }
 
 // check refuses a read missing part of its route with one InvalidArgument naming everything
-// missing and the table's own partition column; without a partition pin it says how to list
-// several partitions and, unless analytical, how to read them all (the analytical mode).
+// missing and the table's own partition column; without a partition pin, unless analytical
+// (where no pin is needed, and the message names the time bound only), it says how to list
+// several partitions and how to read them all (the analytical mode).
 func (ra *routeAtoms) check(def routing.TableDef, analytical bool) error {
 	var missing []string
 	if !ra.partSeen && !analytical {
@@ -448,12 +449,10 @@ func (ra *routeAtoms) check(def routing.TableDef, analytical bool) error {
 		return nil
 	}
 	msg := def.Name + " needs " + strings.Join(missing, " and ")
-	if !ra.partSeen {
-		msg += " (several partitions: " + def.PartitionColumn + " IN (…) or = ANY($1)"
-		if !analytical {
-			msg += "; every partition of the range: the analytical mode, session option " + AnalyticalOption + " = on"
-		}
-		msg += ")"
+	if !ra.partSeen && !analytical {
+		// The analytical mode reads every partition of the range: only the time bound is
+		// missing then, and the hint would speak of what is not.
+		msg += " (several partitions: " + def.PartitionColumn + " IN (…) or = ANY($1); every partition of the range: the analytical mode, session option " + AnalyticalOption + " = on)"
 	}
 	return &Error{Code: InvalidArgument, Msg: msg}
 }

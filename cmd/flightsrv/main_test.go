@@ -26,7 +26,7 @@ func TestParseTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := routing.TableDef{Name: "messages", TableID: "messages", PartitionColumn: "channel_id", Strategy: routing.CalendarYearUTC, WritableBuckets: 2}
+	want := routing.TableDef{Name: "messages", TableID: "messages", PartitionColumn: "channel_id", Strategy: routing.CalendarYearUTC, WritableBuckets: 2, JSONValues: true}
 	if d != want {
 		t.Fatalf("got %+v", d)
 	}
@@ -34,7 +34,10 @@ func TestParseTable(t *testing.T) {
 	if err != nil || d.Strategy != routing.CalendarMonthUTC || d.WritableBuckets != 12 || d.TableID != "x.y" {
 		t.Fatalf("got %+v %v", d, err)
 	}
-	for _, bad := range []string{"partition=x", "name=t,strategy=week", "name=t,window=0", "name=t,window=x", "name=t,color=red", "name", "name=t,partition=timestamp"} {
+	if d, err := parseTable("name=t,value=bytes"); err != nil || d.JSONValues {
+		t.Fatalf("value=bytes: %+v %v", d, err)
+	}
+	for _, bad := range []string{"partition=x", "name=t,strategy=week", "name=t,window=0", "name=t,window=x", "name=t,color=red", "name", "name=t,partition=timestamp", "name=t,value=text"} {
 		if _, err := parseTable(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -186,7 +186,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	var cfg serveConfig
 	fs := newFlags("serve")
 	cfg.register(fs, true)
-	fs.Var(&cfg.tables, "table", "routed table, repeatable: name=N[,id=TABLE_ID][,partition=COL][,strategy=year|month|day][,window=N] (default: name=messages,partition=channel_id,strategy=year,window=2)")
+	fs.Var(&cfg.tables, "table", "routed table, repeatable: name=N[,id=TABLE_ID][,partition=COL][,strategy=year|month|day][,window=N][,value=json|bytes] (default: name=messages,partition=channel_id,strategy=year,window=2,value=json; value=json refuses writes of a value that is not JSON)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

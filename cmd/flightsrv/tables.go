@@ -11,7 +11,9 @@ import (
 // tableFlags collects repeated --table flags. Each value is a comma-separated list of
 // key=value pairs: name (required), id (the persisted table_id, default the name),
 // partition (the partition column, default channel_id), strategy (year|month|day or the
-// persisted names, default year), window (writable buckets, default 2). Example:
+// persisted names, default year), window (writable buckets, default 2), value (json: writes
+// refuse a value that is not JSON, the default; bytes: values are opaque, as Pulpitum's;
+// routing.TableDef.JSONValues). Example:
 //
 //	--table name=messages,partition=channel_id,strategy=year
 //	--table name=flights,id=flightsrv.demo.flights,partition=origin,strategy=month,window=12
@@ -40,11 +42,15 @@ func (t *tableFlags) Set(v string) error {
 }
 
 func formatTable(d routing.TableDef) string {
-	return fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=%s,window=%d", d.Name, d.TableID, d.PartitionColumn, shortStrategy(d.Strategy), d.WritableBuckets)
+	value := "bytes"
+	if d.JSONValues {
+		value = "json"
+	}
+	return fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=%s,window=%d,value=%s", d.Name, d.TableID, d.PartitionColumn, shortStrategy(d.Strategy), d.WritableBuckets, value)
 }
 
 func parseTable(spec string) (routing.TableDef, error) {
-	d := routing.TableDef{PartitionColumn: "channel_id", Strategy: routing.CalendarYearUTC, WritableBuckets: 2}
+	d := routing.TableDef{PartitionColumn: "channel_id", Strategy: routing.CalendarYearUTC, WritableBuckets: 2, JSONValues: true}
 	for _, kv := range strings.Split(spec, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
@@ -63,6 +69,15 @@ func parseTable(spec string) (routing.TableDef, error) {
 				return d, fmt.Errorf("table %q: %w", spec, err)
 			}
 			d.Strategy = s
+		case "value":
+			switch v {
+			case "json":
+				d.JSONValues = true
+			case "bytes":
+				d.JSONValues = false
+			default:
+				return d, fmt.Errorf("table %q: value: %q is neither json nor bytes", spec, v)
+			}
 		case "window":
 			n, err := strconv.Atoi(v)
 			if err != nil {
@@ -86,5 +101,5 @@ func parseTable(spec string) (routing.TableDef, error) {
 // month buckets.
 var demoTable = routing.TableDef{
 	Name: "flights", TableID: "flightsrv.demo.flights", PartitionColumn: "origin",
-	Strategy: routing.CalendarMonthUTC, WritableBuckets: 12,
+	Strategy: routing.CalendarMonthUTC, WritableBuckets: 12, JSONValues: true,
 }

@@ -196,6 +196,9 @@ type fileSource struct {
 	recs     []routing.Record
 }
 
+// ValuesAreJSON implements routing.JSONSource: wide rows' values are encoded as JSON.
+func (f *fileSource) ValuesAreJSON() bool { return f.conv.EncodesValues() }
+
 func (f *fileSource) Next(context.Context) ([]routing.Record, error) {
 	f.recs = f.recs[:0]
 	for len(f.recs) < BatchSize {
@@ -335,6 +338,11 @@ type Converter struct {
 	keys    [][]byte // the JSON-quoted names of the value columns
 	payload int      // the Payload column, -1 when the value is encoded from columns
 }
+
+// EncodesValues reports whether the converter encodes each record's value as a JSON object
+// of the value columns (always valid JSON), rather than taking it as it is from the Payload
+// column.
+func (c *Converter) EncodesValues() bool { return c.payload < 0 }
 
 // NewConverter resolves m against schema: the partition and time columns must exist once each,
 // and so must the id column when m.ID is set, the Payload column when m.Payload is set (a

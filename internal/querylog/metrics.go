@@ -25,11 +25,26 @@ import (
 //	flightsrv.query.read.objects   object-store reads
 //	flightsrv.query.hot_statements statements sent to the hot store
 //	flightsrv.query.bytes_sent     Flight data bytes sent to clients
-//	flightsrv.query.first_batch    seconds from a call's start to its first record batch
-//	                               written (DoGet: the time to first batch of an execution)
+//	flightsrv.query.row_groups     Parquet row groups, by outcome (read, pruned by statistics)
+//	flightsrv.query.pages          Parquet pages, by outcome (read, pruned by statistics)
+//
+// and of every logical query (logical.go: a query's GetFlightInfo and DoGets, on any
+// replica, as one), labelled by statement and code:
+//
+//	flightsrv.query.duration       seconds from the start of the GetFlightInfo that planned
+//	                               the query to the last byte of its last DoGet (a refused
+//	                               GetFlightInfo: to its end; an update's DoPut: its own)
+//	flightsrv.query.first_batch    seconds from the same start to the first record batch of
+//	                               its first DoGet written (statement only; none for a query
+//	                               that sent no batch)
+//
+// Pushdown applied or not is query's flightsrv.aggregate.pushdowns (outcome success,
+// fallback, error); admission's are server's flightsrv.admission.*; memory is the engine's
+// flightsrv.memory.* and the Go runtime's go.memory.* (internal/telemetry); panics
+// recovered are internal/panics' flightsrv.panics.recovered.
 type callMetrics struct {
-	calls, rows, buckets, bytes, objects, statements, sent metric.Int64Counter
-	duration, first                                        metric.Float64Histogram
+	calls, rows, buckets, bytes, objects, statements, sent, rowGroups, pages metric.Int64Counter
+	duration, first, latency                                                 metric.Float64Histogram
 }
 
 // DurationBuckets are the bounds (seconds) of flightsrv.rpc.duration: a metadata call takes a
@@ -58,8 +73,14 @@ func newCallMetrics() *callMetrics {
 	c.objects = counter("flightsrv.query.read.objects", "{read}", "Object-store reads.")
 	c.statements = counter("flightsrv.query.hot_statements", "{statement}", "Statements sent to the hot store.")
 	c.sent = counter("flightsrv.query.bytes_sent", "By", "Flight data bytes sent to clients.")
+	c.rowGroups = counter("flightsrv.query.row_groups", "{row_group}", "Parquet row groups read or pruned by statistics, by outcome (read, pruned).")
+	c.pages = counter("flightsrv.query.pages", "{page}", "Parquet pages read or pruned by statistics, by outcome (read, pruned).")
 	c.first, err = m.Float64Histogram("flightsrv.query.first_batch", metric.WithUnit("s"),
-		metric.WithDescription("Time from a call's start to its first record batch written (time to first batch)."),
+		metric.WithDescription("Time from a query's GetFlightInfo start to the first record batch of its first DoGet written (time to first batch)."),
+		metric.WithExplicitBucketBoundaries(DurationBuckets...))
+	all = append(all, err)
+	c.latency, err = m.Float64Histogram("flightsrv.query.duration", metric.WithUnit("s"),
+		metric.WithDescription("Latency of logical queries, from the GetFlightInfo start to the last byte of the last DoGet."),
 		metric.WithExplicitBucketBoundaries(DurationBuckets...))
 	all = append(all, err)
 	c.duration, err = m.Float64Histogram("flightsrv.rpc.duration", metric.WithUnit("s"),
@@ -89,16 +110,15 @@ func metricCommand(command string) string {
 	return "other"
 }
 
-// firstBatch records a call's time to its first batch.
-func (m *callMetrics) firstBatch(ctx context.Context, rpc, command, statement string, d time.Duration) {
+// query records one logical query (logical.go).
+func (m *callMetrics) query(ctx context.Context, q LogicalQuery) {
 	if m == nil {
 		return
 	}
-	if statement == "" {
-		statement = "none"
+	m.latency.Record(ctx, q.Latency.Seconds(), metric.WithAttributes(attribute.String("statement", q.Statement), attribute.String("code", q.Code.String())))
+	if q.HasFirst {
+		m.first.Record(ctx, q.First.Seconds(), metric.WithAttributes(attribute.String("statement", q.Statement)))
 	}
-	m.first.Record(ctx, d.Seconds(), metric.WithAttributes(attribute.String("rpc", rpc), attribute.String("command", metricCommand(command)),
-		attribute.String("statement", statement)))
 }
 
 // record adds one ended call to the metrics.
@@ -134,5 +154,14 @@ func (m *callMetrics) record(ctx context.Context, rpc, command, statement, code 
 	}
 	if reads.HotStatements > 0 {
 		m.statements.Add(ctx, reads.HotStatements)
+	}
+	for _, c := range []struct {
+		k       metric.Int64Counter
+		outcome string
+		n       int64
+	}{{m.rowGroups, "read", reads.RowGroupsRead}, {m.rowGroups, "pruned", reads.RowGroupsPruned}, {m.pages, "read", reads.PagesRead}, {m.pages, "pruned", reads.PagesPruned}} {
+		if c.n > 0 {
+			c.k.Add(ctx, c.n, metric.WithAttributes(attribute.String("outcome", c.outcome)))
+		}
 	}
 }

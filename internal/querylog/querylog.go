@@ -137,6 +137,11 @@ type Record struct {
 	// ticketTrace is the traceparent a DoGet's ticket carries ("" if none): the span of the
 	// GetFlightInfo call that planned the query, which parents the DoGet's span.
 	ticketTrace string
+	// planned is the start of the GetFlightInfo call that planned a DoGet's query (its
+	// ticket's TicketInfo.Planned; zero if none), and endpoint and endpoints the ticket's
+	// position among the query's endpoints (logical.go).
+	planned             time.Time
+	endpoint, endpoints int
 }
 
 type recordKey struct{}
@@ -305,6 +310,13 @@ type Tickets interface {
 // every DoGet of one query, on any replica, is part of the query's one trace.
 type TicketInfo struct {
 	ID, Statement, TraceParent string
+	// Planned is the start of the GetFlightInfo call that planned the query (Record.Start,
+	// as the planning replica's clock read it; zero when the ticket carries none), and
+	// Endpoint and Endpoints the ticket's position among the query's endpoints (0-based) and
+	// their number: a DoGet measures its query's time to first batch and latency from
+	// Planned, and the DoGet of the last endpoint ends the logical query (logical.go).
+	Planned             time.Time
+	Endpoint, Endpoints int
 	// SQL is the ticket's SQL text ("" for a Substrait plan): kept only when the server logs
 	// statements (Config.Statements).
 	SQL string
@@ -313,6 +325,10 @@ type TicketInfo struct {
 // StatementUnknown is the statement kind of a query ticket that names none (it cannot be
 // opened, or predates the field).
 const StatementUnknown = "UNKNOWN"
+
+// StatementIngest is the statement kind of a bulk ingest (CommandStatementIngest), which has
+// no SQL text.
+const StatementIngest = "INGEST"
 
 // Config configures the interceptors of ServerOptions.
 type Config struct {
@@ -351,6 +367,7 @@ type callLogger struct {
 	registry   *Registry // nil: none
 	refusals   refusals
 	metrics    *callMetrics // nil: none (metrics.go)
+	logical    logicalQueries
 }
 
 // Pairing of a refused prepare with the same client's execution of the same statement
@@ -571,6 +588,7 @@ func (l *callLogger) observe(ctx context.Context, r *Record, msg any) {
 				r.SetStatement(stmt)
 				r.mu.Lock()
 				r.ticketTrace = q.TraceParent
+				r.planned, r.endpoint, r.endpoints = q.Planned, q.Endpoint, q.Endpoints
 				if l.statements {
 					r.sql = q.SQL
 				}
@@ -620,11 +638,17 @@ func (l *callLogger) observe(ctx context.Context, r *Record, msg any) {
 }
 
 // statementOf returns the kind ("sql" or "substrait") and the text or plan bytes of a
-// statement's GetFlightInfo command or prepare action; ok is false for any other message.
+// statement's GetFlightInfo command, an update's DoPut command or a prepare action; ok is
+// false for any other message.
 func statementOf(a *anypb.Any) (kind string, text []byte, ok bool) {
 	switch {
 	case a.MessageIs((*pb.CommandStatementQuery)(nil)):
 		var c pb.CommandStatementQuery
+		if a.UnmarshalTo(&c) == nil {
+			return "sql", []byte(c.GetQuery()), true
+		}
+	case a.MessageIs((*pb.CommandStatementUpdate)(nil)):
+		var c pb.CommandStatementUpdate
 		if a.UnmarshalTo(&c) == nil {
 			return "sql", []byte(c.GetQuery()), true
 		}
@@ -709,8 +733,8 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 	duration := now.Sub(rec.start)
 	firstBatch, hasFirst := rec.FirstBatch()
 	l.metrics.record(ctx, rpcName, command, statement, st.Code().String(), duration, rows, rec.bytes.Load(), hot, archive, reads)
+	l.endLogical(ctx, rec, rpcName, statement, st.Code(), now)
 	if hasFirst {
-		l.metrics.firstBatch(ctx, rpcName, command, statement, firstBatch)
 		span.SetAttributes(AttrFirstBatch.Float64(firstBatch.Seconds()))
 	}
 	span.SetAttributes(AttrBytesSent.Int64(rec.bytes.Load()))
@@ -719,7 +743,7 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 	}
 	span.End()
 	l.registry.end(rec, st.Code(), now)
-	if err == nil && (rpcName != "DoGet" || statement == "") {
+	if err == nil && !(rpcName == "DoGet" && statement != "" || rpcName == "DoPut" && (statement == "INSERT" || statement == StatementIngest)) {
 		return
 	}
 	attrs := []slog.Attr{

@@ -37,15 +37,18 @@ func (r *Record) User() string {
 }
 
 // MarkFirstBatch records that the call's first record batch was written to the client, now
-// (later calls do nothing): the query's time to first batch, from the call's start.
+// (later calls do nothing): the query's time to first batch, from the start of its logical
+// query (a DoGet's: the GetFlightInfo that planned it, its ticket's TicketInfo.Planned, which
+// another replica's clock may have read: a skew below a nanosecond's worth is clamped; other
+// calls: their own start).
 func (r *Record) MarkFirstBatch() {
-	if r != nil {
-		r.firstBatch.CompareAndSwap(0, max(1, int64(time.Since(r.start))))
+	if r != nil && r.firstBatch.Load() == 0 {
+		r.firstBatch.CompareAndSwap(0, max(1, int64(time.Since(r.origin()))))
 	}
 }
 
-// FirstBatch returns the time from the call's start to its first record batch written, and
-// whether one was.
+// FirstBatch returns the time from the start of the call's logical query (MarkFirstBatch) to
+// the call's first record batch written, and whether one was.
 func (r *Record) FirstBatch() (time.Duration, bool) {
 	if r == nil {
 		return 0, false

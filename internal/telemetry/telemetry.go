@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/contrib/instrumentation/runtime"
 	"go.opentelemetry.io/otel"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/propagation"
@@ -88,6 +89,12 @@ func Setup(ctx context.Context, svc Service, exp Export, spans ...sdktrace.SpanP
 		mopts = append(mopts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(metricExp)))
 	}
 	mp := sdkmetric.NewMeterProvider(mopts...)
+	// The Go runtime's memory and scheduler (go.memory.used, go.memory.limit,
+	// go.memory.allocated, go.goroutine.count…), from OpenTelemetry's runtime instrumentation.
+	if err := runtime.Start(runtime.WithMeterProvider(mp)); err != nil {
+		_ = mp.Shutdown(ctx)
+		return nil, fmt.Errorf("Go runtime metrics: %w", err)
+	}
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 	if spanExp != nil {
 		// Batched (OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE…): a query never waits

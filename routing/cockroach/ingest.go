@@ -30,7 +30,8 @@ CREATE TEMPORARY TABLE `+stagingTable+` (
 	bucket_key TEXT NOT NULL,
 	event_time TIMESTAMPTZ NOT NULL,
 	sort_key BYTEA NOT NULL,
-	value BYTEA NOT NULL
+	value BYTEA NOT NULL,
+	pos INT8 NOT NULL
 )`)
 	sqlDropStaging = register("DROP flightsrv_ingest_staging", "DROP", stagingTable,
 		`DROP TABLE IF EXISTS pg_temp.`+stagingTable)
@@ -54,6 +55,20 @@ JOIN unnest($2::BYTEA[], $3::TEXT[]) AS u (p, k) ON m.partition_key = u.p AND m.
 WHERE m.table_id = $1
 ORDER BY m.partition_key, m.bucket_key
 FOR SHARE OF m`)
+	// sqlFirstDuplicate finds the first staged record (by its position in the request) whose
+	// (partition, bucket, event_time, sort_key) is stored already or repeats an earlier staged
+	// record's: the position a refused request names (DuplicateRecordError).
+	sqlFirstDuplicate = register("SELECT flightsrv_ingest_staging duplicate", "SELECT", stagingTable,
+		`SELECT min(pos) FROM (
+	SELECT s.pos FROM `+stagingTable+` AS s
+	JOIN pulpitum_v4_records AS r ON r.table_id = $1 AND r.partition_key = s.partition_key
+		AND r.bucket_key = s.bucket_key AND r.event_time = s.event_time AND r.sort_key = s.sort_key
+	UNION ALL
+	SELECT d.pos FROM (
+		SELECT pos, row_number() OVER (PARTITION BY partition_key, bucket_key, event_time, sort_key ORDER BY pos) AS k
+		FROM `+stagingTable+`) AS d
+	WHERE d.k > 1
+) AS x`)
 	sqlInsertStaged = register("APPEND durable bucket", "APPEND", RecordsTable,
 		`INSERT INTO pulpitum_v4_records (table_id, partition_key, bucket_key, event_time, sort_key, value)
 SELECT $1::TEXT, partition_key, bucket_key, event_time, sort_key, value FROM `+stagingTable)
@@ -66,7 +81,8 @@ SELECT $1::TEXT, partition_key, bucket_key, event_time, sort_key, value FROM `+s
 // SQLSTATE 40001 with the staged rows, checks the strategy (routing.ErrStrategyMismatch),
 // creates the metadata row of every bucket the request touches, refuses the request when any
 // of them is not hot (routing.ErrBucketReadOnly), and moves the staged rows with one
-// INSERT … SELECT (routing.ErrDuplicateRecord on a unique violation). The staging table is
+// INSERT … SELECT (on a unique violation, a routing.DuplicateRecordError naming the first
+// duplicate's position in the request, found in the staged rows after the rollback). The staging table is
 // dropped at the end (the connection is closed if that fails), so nothing of a failed or
 // cancelled request stays anywhere; a process killed mid-request leaves only its session's
 // temporary table, which the database drops with the session. Memory: one batch of src.
@@ -89,7 +105,7 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 	}
 	defer dropStaging(ctx, conn)
 	cs := &copySource{ctx: ctx, src: src, buckets: map[*routing.BucketID]struct{}{}}
-	n, err := conn.CopyFrom(ctx, pgx.Identifier{stagingTable}, []string{"partition_key", "bucket_key", "event_time", "sort_key", "value"}, cs)
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{stagingTable}, []string{"partition_key", "bucket_key", "event_time", "sort_key", "value", "pos"}, cs)
 	if cs.err != nil {
 		return 0, cs.err
 	}
@@ -135,10 +151,27 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 		stored = tag.RowsAffected()
 		return nil
 	})
+	if errors.Is(err, routing.ErrDuplicateRecord) {
+		if pos, ok := firstDuplicate(ctx, conn, tableID); ok {
+			return 0, &routing.DuplicateRecordError{Record: pos}
+		}
+	}
 	if err != nil {
 		return 0, err
 	}
 	return stored, nil
+}
+
+// firstDuplicate returns the position of the first staged record of a request refused as a
+// duplicate (sqlFirstDuplicate), after its transaction rolled back; ok is false when it
+// cannot say (the query failed, or the duplicate is gone: a concurrent request's rows
+// rolled back since).
+func firstDuplicate(ctx context.Context, conn *pgxpool.Conn, tableID string) (int64, bool) {
+	var pos *int64
+	if err := conn.QueryRow(ctx, sqlFirstDuplicate, tableID).Scan(&pos); err != nil || pos == nil {
+		return 0, false
+	}
+	return *pos, true
 }
 
 // checkHot locks the metadata rows of the buckets (table tableID, parts[i], keys[i]) for the
@@ -186,7 +219,8 @@ type copySource struct {
 	src     routing.IngestSource
 	batch   routing.IngestBatch
 	i       int
-	row     [5]any
+	row     [6]any
+	pos     int64 // the next record's position in the request, from 0
 	buckets map[*routing.BucketID]struct{}
 	order   []*routing.BucketID
 	err     error
@@ -224,7 +258,8 @@ func (c *copySource) Values() ([]any, error) {
 	if value == nil {
 		value = []byte{}
 	}
-	c.row = [5]any{r.PartitionKey, b.Key, r.EventTime, r.SortKey, value}
+	c.row = [6]any{r.PartitionKey, b.Key, r.EventTime, r.SortKey, value, c.pos}
+	c.pos++
 	return c.row[:], nil
 }
 

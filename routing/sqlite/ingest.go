@@ -14,8 +14,8 @@ import (
 // docs/pulpitum-v4.md §3.1) in one IMMEDIATE transaction: the strategy is checked
 // (routing.ErrStrategyMismatch); as src's records stream, each bucket seen for the first time
 // gets its metadata row if absent and must be hot (routing.ErrBucketReadOnly), and every record
-// is inserted with one prepared statement (routing.ErrDuplicateRecord on an existing or
-// repeated (event_time, sort_key)). The transaction holds SQLite's write lock while the client
+// is inserted with one prepared statement (a routing.DuplicateRecordError naming the record's
+// position on an existing or repeated (event_time, sort_key)). The transaction holds SQLite's write lock while the client
 // sends: other writers (appends, the archiver) wait for it up to their busy timeout. It
 // returns the records stored: all of them, or 0 with nothing written (src's errors
 // unchanged). Memory: one batch of src. Other errors as for Append.
@@ -53,6 +53,9 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 					seen[b] = struct{}{}
 				}
 				if err := s.insertRecord(ctx, insert, *b, &batch.Records[i]); err != nil {
+					if errors.Is(err, routing.ErrDuplicateRecord) {
+						return keep(&routing.DuplicateRecordError{Record: stored})
+					}
 					return err
 				}
 				stored++

@@ -133,6 +133,11 @@ func testIngest(t *testing.T, s Store) {
 	} {
 		n, err := table.Ingest(bg, tc.src)
 		wantErr(t, tc.name, err, tc.target)
+		// A duplicate names its record's position: the 31st (after thirty fresh ones).
+		var dup *routing.DuplicateRecordError
+		if errors.Is(tc.target, routing.ErrDuplicateRecord) && (!errors.As(err, &dup) || dup.Record != 30) {
+			t.Fatalf("%s: %v, want the duplicate named as record 30", tc.name, err)
+		}
 		if n != 0 {
 			t.Fatalf("%s: %d records reported stored", tc.name, n)
 		}
