@@ -60,7 +60,7 @@ func TestUserTrialRefusals(t *testing.T) {
 		// PostgreSQL's type names, not Arrow's or Substrait's.
 		{"SELECT id + 1 " + ord, "operator does not exist: text + integer", "", "", codes.InvalidArgument},
 		{"SELECT char_length(value) " + ord, "function char_length(bytea) does not exist", "", "", codes.InvalidArgument},
-		{"SELECT 1 INTERSECT ALL SELECT 2", "INTERSECT ALL is not supported", "", "", codes.Unimplemented},
+		{"WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r", "WITH RECURSIVE is not supported", "", "0A000", codes.Unimplemented},
 	} {
 		logs.reset()
 		_, err := run(ctx, cl, c.sql)

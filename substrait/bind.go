@@ -542,7 +542,15 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	// ORDER BY keys: output columns, or expressions evaluated beside the select list.
 	bd.win = win
-	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(sel.GetDistinctClause()) > 0)
+	dc := sel.GetDistinctClause()
+	distinctOn := len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil
+	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(dc) > 0 && !distinctOn)
+	var onCols []int
+	if err == nil && distinctOn {
+		var more []expr.Expression
+		onCols, more, err = bd.distinctOnKeys(dc, keys, items, append(slices.Clone(outs), extra...), names, in.sc)
+		extra = append(extra, more...)
+	}
 	bd.win = nil
 	if err != nil {
 		return nil, err
@@ -576,10 +584,12 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dc := sel.GetDistinctClause(); len(dc) > 0 {
-		if len(dc) > 1 || dc[0].GetNode() != nil {
-			return nil, unimplemented("DISTINCT ON")
+	switch {
+	case distinctOn:
+		if proj, err = bd.distinctOn(proj, onCols, keys); err != nil {
+			return nil, err
 		}
+	case len(dc) > 0:
 		if proj, err = bd.distinct(proj); err != nil {
 			return nil, err
 		}
@@ -809,16 +819,7 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 	if len(keys) > 0 {
 		sorts := make([]expr.SortField, len(keys))
 		for i, k := range keys {
-			kind := types.SortAscNullsLast
-			switch {
-			case k.desc && k.nullsFirst:
-				kind = types.SortDescNullsFirst
-			case k.desc:
-				kind = types.SortDescNullsLast
-			case k.nullsFirst:
-				kind = types.SortAscNullsFirst
-			}
-			sorts[i] = expr.SortField{Expr: br.sc.ref(k.col), Kind: kind}
+			sorts[i] = expr.SortField{Expr: br.sc.ref(k.col), Kind: sortDirection(k)}
 		}
 		s, err := bd.b.Sort(rel, sorts...)
 		if err != nil {

@@ -436,7 +436,6 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`SELECT * FROM messages WHERE channel_id IN (SELECT 'general') AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`, Unimplemented, "subqueries in expressions are not supported"},
 		{`SELECT (SELECT 1) FROM messages` + routedWhere, Unimplemented, "subqueries in expressions are not supported"},
 		{`WITH m AS (SELECT * FROM messages) SELECT * FROM m`, InvalidArgument, needAll.Msg},
-		{`SELECT * FROM messages` + routedWhere + ` EXCEPT ALL SELECT * FROM messages` + routedWhere, Unimplemented, "EXCEPT ALL is not supported"},
 		{`VALUES (1)`, Unimplemented, "VALUES is not supported"},
 		{`SELECT * INTO t FROM messages` + routedWhere, Unimplemented, "SELECT INTO is not supported"},
 		{`SELECT * FROM messages` + routedWhere + ` FOR UPDATE`, Unimplemented, "FOR UPDATE / FOR SHARE is not supported"},

@@ -1,0 +1,95 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/jackc/pgx/v5"
+)
+
+// ordRows copies ORD's rows of March (archived) and April (hot) into PostgreSQL's temporary
+// table name (id, ts, dest, delay) and returns a function that turns a query template into
+// flightsrv's and PostgreSQL's SQL: ID, TS, DEST and DELAY stand for the columns (the JSON
+// fields for flightsrv), FROMROWS for the read with its WHERE (more conjuncts may follow
+// with AND).
+func ordRows(t *testing.T, ctx context.Context, e *env, name string) (pair func(tmpl string) (ours, theirs string), cl *flightsql.Client, pg *pgx.Conn) {
+	t.Helper()
+	cl = dial(t, e.on)
+	pg = pgUTC(t, ctx, e.url)
+	from := " FROM flights WHERE origin = 'ORD' AND " + trialRange
+	pgTableOf(t, ctx, cl, pg, 1000, name, "SELECT id, timestamp, value->>'destination', value->>'delay'"+from,
+		"id text", "ts timestamptz", "dest text", "delay int")
+	ours := strings.NewReplacer("ID", "id", "TS", "timestamp", "DEST", "(value->>'destination')", "DELAY", "((value->>'delay')::int)", "FROMROWS", from)
+	theirs := strings.NewReplacer("ID", "id", "TS", "ts", "DEST", "dest", "DELAY", "delay", "FROMROWS", " FROM "+name+" WHERE true")
+	return func(tmpl string) (string, string) { return ours.Replace(tmpl), theirs.Replace(tmpl) }, cl, pg
+}
+
+// TestDistinctOnAsPostgres: SELECT DISTINCT ON (…) over ORD's archived March and hot April —
+// by select-list names, ordinals and expressions outside the select list, several keys,
+// after GROUP BY, under LIMIT, inside a subquery with a filter outside it, NULL keys — answers
+// PostgreSQL's rows over the same rows; an ORDER BY not starting with the DISTINCT ON
+// expressions is PostgreSQL's error 42P10.
+func TestDistinctOnAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pair, cl, pg := ordRows(t, ctx, e, "don_rows")
+	for _, tmpl := range []string{
+		"SELECT DISTINCT ON (DEST) DEST AS d, DELAY::text AS dl, TS::text AS t, ID FROMROWS ORDER BY DEST, DELAY DESC NULLS LAST, TS, ID",
+		"SELECT DISTINCT ON (1) DEST AS d, TS::text AS t FROMROWS ORDER BY 1, TS DESC, ID",
+		"SELECT DISTINCT ON (d) DEST AS d, DELAY::text AS dl FROMROWS ORDER BY d, DELAY NULLS FIRST, ID",
+		"SELECT DISTINCT ON (extract(day FROM TS)) ID, DEST FROMROWS ORDER BY extract(day FROM TS), TS DESC, ID",
+		"SELECT DISTINCT ON (DEST, DELAY / 60) DEST, (DELAY / 60)::text, ID FROMROWS ORDER BY DEST, DELAY / 60, ID DESC",
+		"SELECT DISTINCT ON (DELAY / 60, DEST) DEST, (DELAY / 60)::text, ID FROMROWS ORDER BY DEST, DELAY / 60 DESC, ID",
+		"SELECT DISTINCT ON (DEST) DEST, (DELAY / 30)::text AS late, count(*)::text FROMROWS GROUP BY 1, 2 ORDER BY DEST, count(*) DESC, 2",
+		"SELECT DISTINCT ON (DEST) DEST, ID FROMROWS ORDER BY DEST DESC, TS, ID LIMIT 7 OFFSET 2",
+		"SELECT DISTINCT ON (DELAY) DELAY::text AS dl, ID FROMROWS ORDER BY DELAY NULLS FIRST, ID LIMIT 3",
+		"SELECT t.d, t.i FROM (SELECT DISTINCT ON (DEST) DEST AS d, ID AS i FROMROWS ORDER BY DEST, TS DESC, ID) t WHERE t.d >= 'M' ORDER BY 1",
+		"SELECT count(*)::text, count(DISTINCT d)::text FROM (SELECT DISTINCT ON (DEST) DEST AS d FROMROWS) t",
+		"SELECT DISTINCT ON (DEST) DEST FROMROWS ORDER BY DEST",
+	} {
+		ours, theirs := pair(tmpl)
+		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
+	}
+	for _, q := range []string{
+		"SELECT DISTINCT ON (a) a, b FROM (SELECT 1 AS a, 2 AS b) t ORDER BY b, a",
+		"SELECT DISTINCT ON (a, b) a, b FROM (SELECT 1 AS a, 2 AS b) t ORDER BY a, 1 + b, b",
+	} {
+		refusedAsPostgres(t, ctx, cl, pg, q, "42P10")
+	}
+}
+
+// TestSetOperationsAllAsPostgres: INTERSECT ALL and EXCEPT ALL keep PostgreSQL's multiset
+// counts (min(m, n) and max(m - n, 0) copies of a row found m times on the left and n on the
+// right) over ORD's archived March and hot April rows, with NULLs, several columns, a filter
+// outside them, nested set operations and constants, each answer PostgreSQL's over the same
+// rows.
+func TestSetOperationsAllAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pair, cl, pg := ordRows(t, ctx, e, "setall_rows")
+	month := func(m string) string {
+		return " FROMROWS AND TS >= '2001-0" + m + "-01' AND TS < '2001-0" + string(m[0]+1) + "-01'"
+	}
+	for _, tmpl := range []string{
+		"SELECT DEST" + month("3") + " INTERSECT ALL SELECT DEST" + month("4") + " ORDER BY 1",
+		"SELECT DEST" + month("3") + " EXCEPT ALL SELECT DEST" + month("4") + " ORDER BY 1",
+		"SELECT DEST, (DELAY / 30)::text" + month("4") + " EXCEPT ALL SELECT DEST, (DELAY / 30)::text" + month("3") + " ORDER BY 1, 2 NULLS FIRST",
+		"SELECT DEST, DELAY / 30" + month("4") + " INTERSECT ALL SELECT DEST, DELAY / 30" + month("3") + " ORDER BY 1, 2 NULLS FIRST",
+		"SELECT count(*)::text FROM (SELECT DEST AS d" + month("3") + " EXCEPT ALL SELECT DEST" + month("4") + ") t WHERE t.d >= 'M'",
+		"SELECT DELAY / 100" + month("3") + " INTERSECT ALL SELECT DELAY / 100" + month("4") + " EXCEPT ALL SELECT DELAY / 200" + month("4") + " ORDER BY 1 NULLS FIRST",
+	} {
+		ours, theirs := pair(tmpl)
+		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
+	}
+	for _, q := range []string{
+		"SELECT 1 INTERSECT ALL SELECT 1",
+		"SELECT 1 EXCEPT ALL SELECT 2",
+		"SELECT x FROM (SELECT 1 AS x UNION ALL SELECT 1 UNION ALL SELECT NULL::int UNION ALL SELECT NULL::int UNION ALL SELECT 2) a INTERSECT ALL SELECT x FROM (SELECT 1 AS x UNION ALL SELECT NULL::int UNION ALL SELECT NULL::int UNION ALL SELECT NULL::int) b ORDER BY 1",
+		"SELECT x FROM (SELECT 1 AS x UNION ALL SELECT 1 UNION ALL SELECT 1 UNION ALL SELECT NULL::int UNION ALL SELECT NULL::int) a EXCEPT ALL SELECT x FROM (SELECT 1 AS x UNION ALL SELECT NULL::int) b ORDER BY 1",
+		"SELECT 1.5::float8 EXCEPT ALL SELECT 1",
+	} {
+		compareText(t, q, textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
+	}
+}
