@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/jackc/pgx/v5"
+	"google.golang.org/grpc/codes"
 )
 
 // ordRows copies ORD's rows of March (archived) and April (hot) into PostgreSQL's temporary
@@ -92,4 +93,27 @@ func TestSetOperationsAllAsPostgres(t *testing.T) {
 	} {
 		compareText(t, q, textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
 	}
+}
+
+// TestNumericQuotientOfCastsAsPostgres: round, trunc and numeric(p,s) casts of a quotient
+// whose operand is text or double precision cast to numeric without a scale (each value with
+// its own display scale, which chooses the quotient's scale: round(text::numeric / 3, 2))
+// answer PostgreSQL's values over ORD's rows, with scales from 0 to 2 and values past 10^17;
+// a bare cast of text to numeric stays refused by name.
+func TestNumericQuotientOfCastsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pair, cl, pg := ordRows(t, ctx, e, "numq_rows")
+	for _, tmpl := range []string{
+		"SELECT round(DELAY::text::numeric / 3, 2)::text, trunc((DELAY::text || '.50')::numeric / 7, 4)::text, round(DELAY::float8::numeric / 3, 2)::text FROMROWS AND DELAY IS NOT NULL ORDER BY TS, ID",
+		"SELECT round((DELAY::text || '123456789012345')::numeric / 3, 1)::text, round(3 / nullif(DELAY, 0)::text::numeric, 5)::text, ((DELAY::text || '.25')::numeric / 2.5)::numeric(20, 3)::text FROMROWS AND DELAY > 0 ORDER BY TS, ID",
+		"SELECT round((DELAY::float8 / 7)::numeric / 3, 6)::text, floor(DELAY::text::numeric / 4)::text, ceil(DELAY::text::numeric / 4)::text FROMROWS AND DELAY IS NOT NULL ORDER BY TS, ID",
+	} {
+		ours, theirs := pair(tmpl)
+		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
+	}
+	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
+		"SELECT (value->>'delay')::numeric FROM flights WHERE origin = 'ORD' AND " + trialRange:                         "a cast of text to numeric without a scale",
+		"SELECT round((value->>'delay')::numeric / 3.0::float8, 2) FROM flights WHERE origin = 'ORD' AND " + trialRange: "a cast of text to numeric without a scale",
+	})
 }
