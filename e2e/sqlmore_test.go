@@ -117,3 +117,40 @@ func TestNumericQuotientOfCastsAsPostgres(t *testing.T) {
 		"SELECT round((value->>'delay')::numeric / 3.0::float8, 2) FROM flights WHERE origin = 'ORD' AND " + trialRange: "a cast of text to numeric without a scale",
 	})
 }
+
+// TestTableFunctionsAsPostgres: generate_series of integers (both directions, bigint, empty)
+// and of timestamps with calendar and fixed steps, and unnest(ARRAY[…]) with NULLs, in FROM
+// alone, with an alias and column alias, filtered, aggregated and as a CTE, answer
+// PostgreSQL's rows; a zero step is PostgreSQL's error, a series past MaxSeriesRows and WITH
+// ORDINALITY are refused by name.
+func TestTableFunctionsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	for _, q := range []string{
+		"SELECT * FROM generate_series(1, 10)",
+		"SELECT g, g * 2 FROM generate_series(10, 1, -3) AS g",
+		"SELECT n FROM generate_series(1, 5) AS t(n) WHERE n % 2 = 1 ORDER BY n DESC",
+		"SELECT sum(x)::text, count(*)::text FROM generate_series(1::bigint, 10000) x",
+		"SELECT count(*)::text FROM generate_series(5, 1)",
+		"SELECT ts::text FROM generate_series('2001-01-31'::timestamptz, '2001-06-01', interval '1 month') ts",
+		"SELECT ts::text FROM generate_series('2001-03-02'::timestamptz, '2001-03-01', '-7 hours') AS ts",
+		"SELECT date_trunc('day', ts)::text, count(*)::text FROM generate_series(timestamptz '2001-03-01 00:00', timestamptz '2001-03-03 23:00', interval '90 minutes') ts GROUP BY 1 ORDER BY 1",
+		"WITH s AS (SELECT * FROM generate_series(1, 3) AS v) SELECT v FROM s ORDER BY v",
+		"SELECT * FROM unnest(ARRAY[3, 1, NULL, 2])",
+		"SELECT u FROM unnest(ARRAY['b', 'a', 'c']) AS u ORDER BY 1",
+		"SELECT count(x)::text, count(*)::text FROM unnest(ARRAY[NULL, 2, 3::bigint]) AS t(x)",
+	} {
+		compareText(t, q, textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
+	}
+	refusedAsPostgres(t, ctx, cl, pg, "SELECT * FROM generate_series(1, 5, 0)", "22023")
+	refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{
+		"SELECT count(*) FROM generate_series(1, 100000)": "generate_series in FROM of more than 10000 rows is not supported",
+	})
+	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
+		"SELECT * FROM generate_series(1, 3) WITH ORDINALITY": "WITH ORDINALITY is not supported",
+		"SELECT * FROM unnest(ARRAY[1, 2], ARRAY[3, 4])":      "unnest of 2 arrays is not supported",
+		"SELECT * FROM json_each('{}')":                       "the table function json_each is not supported",
+	})
+}

@@ -124,7 +124,7 @@ func (s *scope) lookup(qual, name string) (int, error) {
 			continue
 		}
 		if found >= 0 {
-			return -1, errorf(InvalidArgument, "column reference %q is ambiguous", name)
+			return -1, quoting(InvalidArgument, "42702", "column reference %q is ambiguous", name)
 		}
 		found = i
 	}
@@ -759,7 +759,7 @@ func (bd *binder) sortKeys(sorts []*pg.Node, items []bselItem, outs []expr.Expre
 					continue
 				}
 				if k.col >= 0 && !outs[k.col].Equals(outs[i]) {
-					return nil, nil, errorf(InvalidArgument, "ORDER BY %q is ambiguous", name)
+					return nil, nil, quoting(InvalidArgument, "42702", "ORDER BY %q is ambiguous", name)
 				}
 				if k.col < 0 {
 					k.col = i
@@ -982,7 +982,9 @@ func (bd *binder) from(items []*pg.Node) (*fromItem, error) {
 		return &fromItem{boundRel: requalify(br, alias, colnames)}, checkRename(br, colnames)
 	case *pg.Node_JoinExpr:
 		return nil, unimplemented("JOIN")
-	case *pg.Node_RangeFunction, *pg.Node_RangeTableFunc:
+	case *pg.Node_RangeFunction:
+		return bd.rangeFunction(n.RangeFunction)
+	case *pg.Node_RangeTableFunc:
 		return nil, unimplementedAre("table functions")
 	case *pg.Node_RangeTableSample:
 		return nil, unimplemented("TABLESAMPLE")

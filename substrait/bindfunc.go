@@ -161,7 +161,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			if err != nil {
 				return bval{}, err
 			}
-			return bval{}, errorf(InvalidArgument, "column %q must appear in the GROUP BY clause or be used in an aggregate function", figureColname(n))
+			return bval{}, quoting(InvalidArgument, "42803", "column %q must appear in the GROUP BY clause or be used in an aggregate function", figureColname(n))
 		}
 		if err == nil {
 			if _, lit := e.e.(expr.Literal); lit {
@@ -181,7 +181,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	case slices.ContainsFunc(fc.GetArgs(), containsWindow) || containsWindow(fc.GetAggFilter()):
 		return bval{}, &Error{Code: InvalidArgument, SQLState: "42803", Msg: "aggregate function calls cannot contain window function calls"}
 	case !aggregateNames[name] && !fc.GetAggStar():
-		return bval{}, quoting(Unimplemented, "0A000", "aggregate function %s is not supported", name)
+		return bval{}, refused(Unimplemented, "0A000", "aggregate function %s is not supported", name)
 	case orderedSetAggregates[name]:
 		return bd.orderedSetMeasure(fc, ac)
 	case name == "string_agg":
@@ -236,7 +236,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			out = &types.Int64Type{Nullability: types.NullabilityRequired}
 		case "sum", "avg":
 			if fam == famNumeric {
-				return bval{}, quoting(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+				return bval{}, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
 			}
 			if fam != famInt && fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
@@ -284,7 +284,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		case "min", "max":
 			var ok bool
 			if fam == famNumeric {
-				return bval{}, quoting(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+				return bval{}, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
 			}
 			if id.URN, ok = minMaxURN(fam); !ok {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
@@ -577,7 +577,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			field = "DOY"
 		}
 		if !datePartFields[field] {
-			return bval{}, errorf(InvalidArgument, "unit %q not supported for type timestamp with time zone", strings.ToLower(*args[0].str))
+			return bval{}, quoting(InvalidArgument, "0A000", "unit %q not supported for type timestamp with time zone", strings.ToLower(*args[0].str))
 		}
 		ts, err := bd.coerce(args[1], tsType(), "argument 2 of "+name)
 		if err != nil {
@@ -801,14 +801,14 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 		want = 2
 	}
 	if len(args) == 2 && (kernel == "trunc" || kernel == "log10") {
-		return bval{}, quoting(Unimplemented, "0A000", "%s with two arguments (numeric) is not supported", name)
+		return bval{}, refused(Unimplemented, "0A000", "%s with two arguments (numeric) is not supported", name)
 	}
 	if err := nargs(want, want); err != nil {
 		return bval{}, err
 	}
 	for _, r := range raw {
 		if c := r.GetAConst(); c != nil && c.GetFval() != nil && strings.ContainsAny(c.GetFval().GetFval(), ".eE") {
-			return bval{}, quoting(Unimplemented, "0A000", "%s of a numeric value (a decimal literal) is not supported yet", name)
+			return bval{}, refused(Unimplemented, "0A000", "%s of a numeric value (a decimal literal) is not supported yet", name)
 		}
 	}
 	es := make([]expr.Expression, len(args))
@@ -823,7 +823,7 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 		target := fp64Type()
 		if kernel == "mod" {
 			if f != famInt {
-				return bval{}, quoting(Unimplemented, "0A000", "%s of non-integer (numeric) values is not supported yet", name)
+				return bval{}, refused(Unimplemented, "0A000", "%s of non-integer (numeric) values is not supported yet", name)
 			}
 			target = i64Type()
 		}

@@ -140,6 +140,12 @@ var fuzzSQL = []string{
 	`SELECT stddev(length(id)::float8), bool_and(id > 'a'), percentile_cont(0.5) WITHIN GROUP (ORDER BY length(id)), string_agg(id, ',' ORDER BY id) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
 	`SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' INTERSECT SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' EXCEPT SELECT 'x'`,
 	`SELECT channel_id, length(id), count(*), GROUPING(channel_id) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' GROUP BY ROLLUP (channel_id, length(id)) ORDER BY 3`,
+	// DISTINCT ON, INTERSECT/EXCEPT ALL, numeric quotients of casts, table functions in FROM.
+	`SELECT DISTINCT ON (length(id)) id, timestamp FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' ORDER BY length(id), timestamp DESC LIMIT 5`,
+	`SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' INTERSECT ALL SELECT 'x' EXCEPT ALL SELECT NULL::text`,
+	`SELECT round(id::numeric / 3, 2), (length(id)::float8::numeric / 7)::numeric(10, 3) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+	`SELECT g, t FROM generate_series(1, 10, 3) AS g, generate_series('2026-01-31'::timestamptz, '2026-05-01', '1 month') t`,
+	`WITH u AS (SELECT * FROM unnest(ARRAY['a', NULL, 'c']) AS x) SELECT x, count(*) FROM u GROUP BY 1`,
 }
 
 // FuzzSQL runs SQL text through the general binder (substrait.PrepareWith and BindGeneral,

@@ -227,7 +227,7 @@ func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
 	case "%":
 		return bval{}, unimplemented("the numeric operator %")
 	case "/":
-		return bval{}, quoting(Unimplemented, "0A000", "the numeric operator %s outside round(…, n), trunc(…, n), ceil, floor and casts to numeric(p,s) is not supported (PostgreSQL chooses its result's scale from the values)", op)
+		return bval{}, refused(Unimplemented, "0A000", "the numeric operator %s outside round(…, n), trunc(…, n), ceil, floor and casts to numeric(p,s) is not supported (PostgreSQL chooses its result's scale from the values)", op)
 	default:
 		return bval{}, errorf(InvalidArgument, "operator does not exist: numeric %s numeric", op)
 	}
@@ -510,14 +510,14 @@ func (bd *binder) numericPlaces(name string, raw []*pg.Node) (int32, error) {
 	}
 	c := n.GetAConst()
 	if c == nil || c.GetIval() == nil {
-		return 0, quoting(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant is not supported", name)
+		return 0, refused(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant is not supported", name)
 	}
 	v := int64(c.GetIval().GetIval())
 	if neg {
 		v = -v
 	}
 	if v > 38 || v < -38 {
-		return 0, quoting(Unimplemented, "0A000", "%s(numeric, n) with |n| over 38 is not supported", name)
+		return 0, refused(Unimplemented, "0A000", "%s(numeric, n) with |n| over 38 is not supported", name)
 	}
 	return int32(v), nil
 }
@@ -584,7 +584,7 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		f, err := bd.fn(URNPostgres, "numeric_abs", args[0].typ().WithNullability(nullableN), args[0].e)
 		return typed(f), true, err
 	}
-	return bval{}, true, quoting(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+	return bval{}, true, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
 }
 
 // widerNumber is the type two numbers resolve to in PostgreSQL: double precision beside a
@@ -652,7 +652,7 @@ func sameScales(vs []bval, what string) error {
 			continue
 		}
 		if scale >= 0 && s != scale {
-			return quoting(Unimplemented, "0A000", "%s of numeric values of different scales is not supported (PostgreSQL keeps each value's scale; cast them to one numeric(p,s))", what)
+			return refused(Unimplemented, "0A000", "%s of numeric values of different scales is not supported (PostgreSQL keeps each value's scale; cast them to one numeric(p,s))", what)
 		}
 		scale = s
 	}
@@ -750,7 +750,7 @@ func (bd *binder) numericQuotient(mode string, places, p int32, l, r bval, raw [
 // grouping (scan/aggregate) has no decimal128 keys yet.
 func numericKey(e expr.Expression, what string) error {
 	if familyOf(e.GetType()) == famNumeric {
-		return quoting(Unimplemented, "0A000", "%s over numeric values is not supported", what)
+		return refused(Unimplemented, "0A000", "%s over numeric values is not supported", what)
 	}
 	return nil
 }
