@@ -154,3 +154,36 @@ func TestTableFunctionsAsPostgres(t *testing.T) {
 		"SELECT * FROM json_each('{}')":                       "the table function json_each is not supported",
 	})
 }
+
+// TestSimilarToAndRegexpMatchAsPostgres: SIMILAR TO and NOT SIMILAR TO (%, _, |, groups,
+// quantifiers, bracket expressions, escapes with ESCAPE and the default backslash, the
+// whole-string anchor) and elements of regexp_match (captures, the whole match without
+// captures, a capture that took no part, an index past the array, no match, flag i) over
+// constants and ORD's destinations answer PostgreSQL's values; the bare text[] is refused by
+// name, flag g as PostgreSQL refuses it.
+func TestSimilarToAndRegexpMatchAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pair, cl, pg := ordRows(t, ctx, e, "sim_rows")
+	q := "SELECT 'abc' SIMILAR TO 'abc', 'abc' SIMILAR TO 'a', 'abc' SIMILAR TO '%(b|d)%', 'abc' SIMILAR TO '(a|b)%', 'abd' NOT SIMILAR TO '_b[cd]', " +
+		"'a_c' SIMILAR TO 'a#_c' ESCAPE '#', 'abc' SIMILAR TO 'a#_c' ESCAPE '#', 'a.c' SIMILAR TO 'a.c', 'abc' SIMILAR TO 'a.c', 'a%' SIMILAR TO 'a\\%', " +
+		"'aaa' SIMILAR TO 'a{2,3}', 'ab' SIMILAR TO 'a+b?', 'x]' SIMILAR TO '[]x]+', 'AB' SIMILAR TO '[a-z]+', NULL SIMILAR TO 'a', 'a' SIMILAR TO NULL, " +
+		"(regexp_match('foobarbequebaz', 'bar.*que'))[1], (regexp_match('foobarbequebaz', '(bar)(beque)'))[2], (regexp_match('abc', 'x'))[1], " +
+		"(regexp_match('abc', '(a)(x)?'))[2], (regexp_match('abc', '(a)'))[3], (regexp_match('ABC', 'b(.)', 'i'))[1], (regexp_match('a1b22', '[0-9]+'))[1]"
+	compareText(t, q, textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
+	for _, tmpl := range []string{
+		"SELECT DEST, DEST SIMILAR TO '(S|L)%', DEST SIMILAR TO '_[AEIOU]%', DEST NOT SIMILAR TO '%[XYZ]_', (regexp_match(DEST, '^([A-Z])([A-Z])'))[2], (regexp_match(DEST, '[AEIOU]+'))[1] FROMROWS ORDER BY TS, ID",
+		"SELECT count(*)::text FROMROWS AND DEST SIMILAR TO '(D|M)%'",
+	} {
+		ours, theirs := pair(tmpl)
+		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
+	}
+	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
+		"SELECT regexp_match('abc', 'b')":           "regexp_match's text[] result is not supported",
+		"SELECT (regexp_match('abc', '(a|b)c'))[1]": "regexp_match of a pattern with alternatives (|) and subexpressions",
+		"SELECT (ARRAY[1, 2])[1]":                   "array subscripts",
+		"SELECT 'a' SIMILAR TO ('a' || id) FROM flights WHERE origin = 'ORD' AND " + trialRange: "SIMILAR TO with a pattern or escape that is not a constant",
+	})
+	refusedAsPostgres(t, ctx, cl, pg, "SELECT (regexp_match('abc', 'b', 'g'))[1]", "22023")
+	refusedAsPostgres(t, ctx, cl, pg, "SELECT 'a' SIMILAR TO 'a' ESCAPE 'xy'", "22025")
+}

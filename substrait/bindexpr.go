@@ -764,7 +764,7 @@ func (bd *binder) bindPlain(n *pg.Node, sc *scope) (bval, error) {
 	case *pg.Node_SubLink:
 		return bval{}, unimplementedAre("subqueries in expressions")
 	case *pg.Node_AIndirection:
-		return bval{}, unimplemented("array subscripts")
+		return bd.indirection(v.AIndirection, sc)
 	case *pg.Node_ArrayExpr, *pg.Node_AArrayExpr:
 		return bval{}, unimplementedAre("arrays outside = ANY (…)")
 	case *pg.Node_RowExpr:
@@ -1456,7 +1456,7 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		}
 		return negated(and, a.GetKind() == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN)
 	case pg.A_Expr_Kind_AEXPR_SIMILAR:
-		return bval{}, unimplemented("SIMILAR TO")
+		return bd.similarTo(a, opName, sc)
 	}
 	return bval{}, unimplemented("operator " + opName)
 }

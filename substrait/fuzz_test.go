@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/flightsrv/flightsrv/internal/fuzzcount"
+	"github.com/flightsrv/flightsrv/internal/pgregex"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ops"
@@ -479,4 +480,35 @@ func windowRels(pb *substraitpb.Plan) bool {
 	}
 	walk(pb.ProtoReflect())
 	return found
+}
+
+// FuzzSimilarEscape translates SQL SIMILAR TO patterns (outside input) with an escape of zero
+// or one character: the translation never panics, is anchored as PostgreSQL anchors it, and
+// internal/pgregex compiles it or refuses it by name or as a syntax error.
+func FuzzSimilarEscape(f *testing.F) {
+	for _, s := range []string{"abc", "%(b|d)%", "a#_c", `a\%`, "[]x]+", "[^]a]%", `a#"b#"c`, `#"a#"b#"c#"`, "_{2,3}", "(a", "ü%ß"} {
+		f.Add(s, "#")
+		f.Add(s, "")
+		f.Add(s, `\`)
+	}
+	f.Fuzz(func(t *testing.T, p, esc string) {
+		fuzzcount.Add()
+		re, err := substrait.SimilarEscapeForTest(p, esc)
+		if err != nil {
+			var se *substrait.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("%q ESCAPE %q: %v is no planning error", p, esc, err)
+			}
+			return
+		}
+		if !strings.HasPrefix(re, "^(?:") || !strings.HasSuffix(re, ")$") {
+			t.Fatalf("%q ESCAPE %q: %q is not anchored", p, esc, re)
+		}
+		if _, err := pgregex.Compile(re, pgregex.Options{}); err != nil {
+			var ue *pgregex.UnsupportedError
+			if !errors.As(err, &ue) && !errors.Is(err, pgregex.ErrSyntax) {
+				t.Fatalf("%q ESCAPE %q: %v", p, esc, err)
+			}
+		}
+	})
 }
