@@ -187,3 +187,24 @@ func TestSimilarToAndRegexpMatchAsPostgres(t *testing.T) {
 	refusedAsPostgres(t, ctx, cl, pg, "SELECT (regexp_match('abc', 'b', 'g'))[1]", "22023")
 	refusedAsPostgres(t, ctx, cl, pg, "SELECT 'a' SIMILAR TO 'a' ESCAPE 'xy'", "22025")
 }
+
+// TestNumericKeysAsPostgres: numerics as GROUP BY keys (alone and beside text), under
+// DISTINCT, UNION, INTERSECT, DISTINCT ON and window partitions, over ORD's archived and hot
+// rows, answer PostgreSQL's groups (the executor's grouping keys of decimal128).
+func TestNumericKeysAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pair, cl, pg := ordRows(t, ctx, e, "numkey_rows")
+	for _, tmpl := range []string{
+		"SELECT round(DELAY / 60.0, 1)::text, count(*)::text FROMROWS GROUP BY round(DELAY / 60.0, 1) ORDER BY round(DELAY / 60.0, 1) NULLS FIRST",
+		"SELECT DEST, (DELAY * 0.25)::text, count(*)::text FROMROWS AND DELAY > 60 GROUP BY DEST, DELAY * 0.25 ORDER BY DEST, DELAY * 0.25",
+		"SELECT count(*)::text FROM (SELECT DISTINCT DELAY * 0.25 AS x FROMROWS) t",
+		"SELECT x::text FROM (SELECT DELAY * 0.5 AS x FROMROWS AND DELAY < -20 UNION SELECT DELAY * 0.5 FROMROWS AND DELAY > 200) t ORDER BY x",
+		"SELECT x::text FROM (SELECT DELAY * 1.5 AS x FROMROWS AND DELAY < 0 INTERSECT SELECT DELAY * 1.5 FROMROWS AND DEST >= 'M') t ORDER BY x",
+		"SELECT DISTINCT ON (round(DELAY / 30.0, 0)) round(DELAY / 30.0, 0)::text AS r, ID FROMROWS ORDER BY round(DELAY / 30.0, 0), ID",
+		"SELECT (DELAY * 0.1)::text AS d, count(*) OVER (PARTITION BY DELAY * 0.1)::text AS n, ID FROMROWS AND DELAY > 150 ORDER BY TS, ID",
+	} {
+		ours, theirs := pair(tmpl)
+		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
+	}
+}

@@ -431,9 +431,6 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 	groups := make([]expr.Expression, len(br.sc.cols))
 	for i := range groups {
 		groups[i] = br.sc.ref(i)
-		if err := numericKey(groups[i], "DISTINCT or UNION"); err != nil {
-			return nil, err
-		}
 	}
 	rel, err := bd.b.AggregateExprs(br.rel, nil, groups)
 	if err != nil {
@@ -498,9 +495,6 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			// A key listed twice (GROUP BY b, 2 naming one expression) groups once, as
 			// PostgreSQL's planner does: the result is the same, and one time bin stays a
 			// grouping the stores answer.
-			if err := numericKey(ge, "GROUP BY"); err != nil {
-				return nil, err
-			}
 			if !slices.ContainsFunc(ac.groups, ge.Equals) {
 				ac.groups = append(ac.groups, ge)
 			}

@@ -746,11 +746,3 @@ func (bd *binder) numericQuotient(mode string, places, p int32, l, r bval, raw [
 		types.Enum(strconv.Itoa(int(places))), types.Enum(strconv.Itoa(int(p))), x, y)
 }
 
-// numericKey refuses a numeric grouping key (GROUP BY, DISTINCT, UNION): the executor's
-// grouping (scan/aggregate) has no decimal128 keys yet.
-func numericKey(e expr.Expression, what string) error {
-	if familyOf(e.GetType()) == famNumeric {
-		return refused(Unimplemented, "0A000", "%s over numeric values is not supported", what)
-	}
-	return nil
-}

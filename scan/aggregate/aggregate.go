@@ -190,7 +190,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			return nil, fmt.Errorf("aggregate: group %d: column %d out of range (input has %d columns)", i, g, nf)
 		}
 		f := in.Field(g)
-		if _, ok := classify(f.Type); !ok {
+		if _, ok := classify(f.Type); !ok && f.Type.ID() != arrow.DECIMAL128 {
 			return nil, fmt.Errorf("aggregate: group %d: column %q has unsupported type %s", i, f.Name, f.Type)
 		}
 	}
