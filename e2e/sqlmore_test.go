@@ -208,3 +208,20 @@ func TestNumericKeysAsPostgres(t *testing.T) {
 		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
 	}
 }
+
+// TestSumBigintAsPostgres: sum(bigint) is numeric as PostgreSQL types it: grouped totals past
+// bigint's range, sum(DISTINCT bigint), and sums of integers (bigint) beside them, over ORD's
+// archived and hot rows (partial sums merged across fragments), answer PostgreSQL's values.
+func TestSumBigintAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pair, cl, pg := ordRows(t, ctx, e, "sumbig_rows")
+	for _, tmpl := range []string{
+		"SELECT DEST, sum(DELAY::bigint * 1000000000000000)::text, sum(DISTINCT DELAY::bigint)::text, sum(DELAY)::text, sum(DELAY::bigint) FILTER (WHERE DELAY > 30)::text FROMROWS GROUP BY DEST ORDER BY DEST",
+		"SELECT sum(DELAY::bigint * 1000000000000000)::text, sum(DISTINCT DELAY::bigint * 1000000000000000)::text, sum(DELAY::bigint) > 1000 FROMROWS",
+		"SELECT sum(DELAY::bigint)::text FROMROWS AND DELAY > 100000",
+	} {
+		ours, theirs := pair(tmpl)
+		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
+	}
+}

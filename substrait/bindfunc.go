@@ -248,12 +248,16 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				}
 				out = fp64Type()
 			} else {
+				out = i64Type()
 				if numRank(at) < numRank(i64Type()) {
 					if arg, err = bd.coerce(typed(arg), i64Type().WithNullability(at.GetNullability()), ""); err != nil {
 						return bval{}, err
 					}
+				} else if name == "sum" {
+					// sum(bigint) is numeric in PostgreSQL: the exact total, never an overflow
+					// (URNPostgres' sum, whose output is decimal<38,0>).
+					id.URN, out = URNPostgres, numType(0)
 				}
-				out = i64Type()
 			}
 		case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
 			// PostgreSQL's float8 overloads (real and double precision input); integer input
@@ -297,6 +301,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		if err != nil {
 			return bval{}, fmt.Errorf("bind %s: %w", name, err)
 		}
+
 	}
 	if err != nil {
 		return bval{}, fmt.Errorf("bind %s: %w", name, err)

@@ -46,7 +46,11 @@ func newAccumulator(m resolved, partial bool) accumulator {
 	case CountStar, Count:
 		return &countAcc{}
 	case Sum, Avg:
-		return newSum(m.argType, m.Func == Avg)
+		a := newSum(m.argType, m.Func == Avg)
+		if m.Numeric && m.argKind != kFloat && m.Func == Sum {
+			return &numericSum{a}
+		}
+		return a
 	case VarSamp, VarPop, StddevSamp, StddevPop:
 		return &varAcc{fn: m.Func}
 	case BoolAnd, BoolOr:
@@ -165,6 +169,24 @@ func newSum(dt arrow.DataType, avg bool) accumulator {
 // sumAcc is sum or avg over values of physical type T: per group, the sum (kept by sums, exact
 // 128-bit integers or float64) and the number of values summed (count; a group without values
 // is null). Avg's partial state is the sum and the count; sum's is the sum alone.
+// numericSum is sum(x) of integers answered as the exact decimal128(38, 0) total
+// (Measure.Numeric): the partial state itself.
+type numericSum struct{ accumulator }
+
+func (a *numericSum) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	return totalOf(a.accumulator, mem, lo, hi)
+}
+
+// totalOf is the result of a sum of integers answered as numeric: its partial state, the
+// exact decimal128(38, 0) totals.
+func totalOf(a accumulator, mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	st, err := a.state(mem, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	return st[0], nil
+}
+
 type sumAcc[T fixedT] struct {
 	avg     bool
 	count   countAcc

@@ -90,6 +90,9 @@ type Measure struct {
 	Descending bool
 	Sorted     bool
 	Separator  string
+	// Numeric answers a Sum of integers as the exact decimal128(38, 0) total (PostgreSQL's
+	// numeric sum(bigint)), never ErrSumOverflow; a Sum of floats ignores it.
+	Numeric bool
 }
 
 // Mode says which part of a (possibly distributed) aggregation a reader computes.
@@ -263,6 +266,9 @@ func resultField(m resolved) arrow.Field {
 	case Sum:
 		if m.argKind == kFloat {
 			return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
+		}
+		if m.Numeric {
+			return arrow.Field{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}
 		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
 	case Avg, VarSamp, VarPop, StddevSamp, StddevPop, PercentileCont:
