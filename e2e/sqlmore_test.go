@@ -225,3 +225,20 @@ func TestSumBigintAsPostgres(t *testing.T) {
 		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
 	}
 }
+
+// TestNumericMinMaxAsPostgres: min and max of numerics (grouped, with FILTER and DISTINCT, over
+// ORD's archived and hot rows, partial extremes merged across fragments) answer PostgreSQL's
+// values with their scale.
+func TestNumericMinMaxAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pair, cl, pg := ordRows(t, ctx, e, "nummm_rows")
+	for _, tmpl := range []string{
+		"SELECT DEST, min(DELAY * 0.25)::text, max(DELAY * 1.50)::text, max(DISTINCT DELAY::numeric(8,2)) FILTER (WHERE DELAY < 30)::text FROMROWS GROUP BY DEST ORDER BY DEST",
+		"SELECT min(DELAY * -0.125)::text, max(round(DELAY / 7.0, 3))::text FROMROWS",
+		"SELECT min(DELAY * 0.5)::text FROMROWS AND DELAY > 100000",
+	} {
+		ours, theirs := pair(tmpl)
+		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
+	}
+}

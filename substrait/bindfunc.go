@@ -288,7 +288,11 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		case "min", "max":
 			var ok bool
 			if fam == famNumeric {
-				return bval{}, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+				// functions_arithmetic_decimal's min and max: the value keeps its scale.
+				// DISTINCT changes nothing of an extreme.
+				id.URN, invocation = extensions.SubstraitDefaultURNPrefix+"functions_arithmetic_decimal", types.AggInvocationAll
+				out = at.WithNullability(nullableN)
+				break
 			}
 			if id.URN, ok = minMaxURN(fam); !ok {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))

@@ -457,6 +457,8 @@ func newMinMax(dt arrow.DataType, isMax bool) accumulator {
 		a.vals = &fixedExtremes[float64]{}
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
 		a.vals = &bytesExtremes{}
+	case arrow.DECIMAL128:
+		a.vals = &decimalExtremes{}
 	default:
 		panic("aggregate: min/max of " + dt.String())
 	}
@@ -594,3 +596,34 @@ func (x *bytesExtremes) result(mem memory.Allocator, dt arrow.DataType, has []bo
 }
 
 func (x *bytesExtremes) heapBytes() int64 { return int64(cap(x.vals))*24 + x.bytes }
+
+// decimalExtremes are min or max values of decimal128 (PostgreSQL's numeric: one column's
+// values share its scale, so they compare as 128-bit integers).
+type decimalExtremes struct {
+	vals []decimal128.Num
+}
+
+func (x *decimalExtremes) grow(n int) { x.vals = grown(x.vals, n) }
+
+func (x *decimalExtremes) update(arg arrow.Array, gids []uint32, mask, has []bool, max bool) {
+	vals := arg.(*array.Decimal128).Values()
+	for i, g := range gids {
+		if mask != nil && !mask[i] {
+			continue
+		}
+		v := vals[i]
+		if has[g] && (max && !v.Greater(x.vals[g]) || !max && !v.Less(x.vals[g])) {
+			continue
+		}
+		x.vals[g], has[g] = v, true
+	}
+}
+
+func (x *decimalExtremes) result(mem memory.Allocator, dt arrow.DataType, has []bool, lo, hi int) arrow.Array {
+	b := array.NewDecimal128Builder(mem, dt.(*arrow.Decimal128Type))
+	defer b.Release()
+	b.AppendValues(x.vals[lo:hi], has[lo:hi])
+	return b.NewArray()
+}
+
+func (x *decimalExtremes) heapBytes() int64 { return int64(cap(x.vals)) * 16 }

@@ -225,6 +225,11 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		f := in.Field(m.Arg)
 		k, ok := classify(f.Type)
+		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max) && !m.Distinct {
+			r.argType = f.Type // min and max of numerics (decimalExtremes)
+			out[i] = r
+			continue
+		}
 		if !ok {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: unsupported type %s", m.Name, m.Func, f.Name, f.Type)
 		}
