@@ -242,3 +242,20 @@ func TestNumericMinMaxAsPostgres(t *testing.T) {
 		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
 	}
 }
+
+// TestNumericSumAsPostgres: sum of numerics (grouped, with FILTER, of products and of
+// numeric(p,s) casts, over ORD's archived and hot rows, partial totals merged across fragments)
+// answers PostgreSQL's totals with the argument's scale.
+func TestNumericSumAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pair, cl, pg := ordRows(t, ctx, e, "numsum_rows")
+	for _, tmpl := range []string{
+		"SELECT DEST, sum(DELAY * 0.25)::text, sum(DELAY::numeric(8,2) * 1.5) FILTER (WHERE DELAY > 10)::text, sum(round(DELAY / 7.0, 3))::text FROMROWS GROUP BY DEST ORDER BY DEST",
+		"SELECT sum(DELAY * -0.125)::text, sum(DELAY * 1000000000000000000000.5)::text FROMROWS",
+		"SELECT sum(DELAY * 0.5)::text FROMROWS AND DELAY > 100000",
+	} {
+		ours, theirs := pair(tmpl)
+		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
+	}
+}

@@ -235,7 +235,16 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			id.URN, id.Name = URNAggregate, "count:any"
 			out = &types.Int64Type{Nullability: types.NullabilityRequired}
 		case "sum", "avg":
+			if fam == famNumeric && name == "sum" && invocation != types.AggInvocationDistinct {
+				// functions_arithmetic_decimal's sum: decimal<38, s>, the exact total
+				// (scan/aggregate decsum.go; past 38 digits 22003).
+				id.URN = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal"
+				scale, _ := numScale(at)
+				out = numType(scale)
+				break
+			}
 			if fam == famNumeric {
+				// avg: PostgreSQL's scale of a numeric average varies with the value.
 				return bval{}, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
 			}
 			if fam != famInt && fam != famFloat {

@@ -745,4 +745,3 @@ func (bd *binder) numericQuotient(mode string, places, p int32, l, r bval, raw [
 	return bd.fn(URNPostgres, "numeric_div", numType(max(places, 0)), types.Enum(mode),
 		types.Enum(strconv.Itoa(int(places))), types.Enum(strconv.Itoa(int(p))), x, y)
 }
-

@@ -46,6 +46,9 @@ func newAccumulator(m resolved, partial bool) accumulator {
 	case CountStar, Count:
 		return &countAcc{}
 	case Sum, Avg:
+		if m.argType.ID() == arrow.DECIMAL128 { // validate admits sum only
+			return &decSumAcc{dt: m.argType}
+		}
 		a := newSum(m.argType, m.Func == Avg)
 		if m.Numeric && m.argKind != kFloat && m.Func == Sum {
 			return &numericSum{a}

@@ -225,8 +225,8 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		f := in.Field(m.Arg)
 		k, ok := classify(f.Type)
-		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max) && !m.Distinct {
-			r.argType = f.Type // min and max of numerics (decimalExtremes)
+		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum) && !m.Distinct {
+			r.argType = f.Type // min, max (decimalExtremes) and sum (decSumAcc) of numerics
 			out[i] = r
 			continue
 		}
@@ -272,6 +272,9 @@ func resultField(m resolved) arrow.Field {
 		if m.argKind == kFloat {
 			return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 		}
+		if m.argType.ID() == arrow.DECIMAL128 {
+			return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
+		}
 		if m.Numeric {
 			return arrow.Field{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}
 		}
@@ -296,6 +299,9 @@ func stateFields(m resolved) []arrow.Field {
 	case CountStar, Count:
 		return []arrow.Field{{Name: m.Name, Type: arrow.PrimitiveTypes.Int64}}
 	case Sum:
+		if m.argType.ID() == arrow.DECIMAL128 {
+			return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
+		}
 		return []arrow.Field{{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}}
 	case Avg:
 		return []arrow.Field{
