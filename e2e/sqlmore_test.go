@@ -27,6 +27,16 @@ func ordRows(t *testing.T, ctx context.Context, e *env, name string) (pair func(
 	return func(tmpl string) (string, string) { return ours.Replace(tmpl), theirs.Replace(tmpl) }, cl, pg
 }
 
+// comparePairs runs each template through flightsrv and PostgreSQL (pair, of ordRows) and
+// compares their text rows.
+func comparePairs(t *testing.T, ctx context.Context, pair func(string) (string, string), cl *flightsql.Client, pg *pgx.Conn, tmpls ...string) {
+	t.Helper()
+	for _, tmpl := range tmpls {
+		ours, theirs := pair(tmpl)
+		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
+	}
+}
+
 // TestDistinctOnAsPostgres: SELECT DISTINCT ON (…) over ORD's archived March and hot April —
 // by select-list names, ordinals and expressions outside the select list, several keys,
 // after GROUP BY, under LIMIT, inside a subquery with a filter outside it, NULL keys — answers
@@ -36,7 +46,7 @@ func TestDistinctOnAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	pair, cl, pg := ordRows(t, ctx, e, "don_rows")
-	for _, tmpl := range []string{
+	comparePairs(t, ctx, pair, cl, pg,
 		"SELECT DISTINCT ON (DEST) DEST AS d, DELAY::text AS dl, TS::text AS t, ID FROMROWS ORDER BY DEST, DELAY DESC NULLS LAST, TS, ID",
 		"SELECT DISTINCT ON (1) DEST AS d, TS::text AS t FROMROWS ORDER BY 1, TS DESC, ID",
 		"SELECT DISTINCT ON (d) DEST AS d, DELAY::text AS dl FROMROWS ORDER BY d, DELAY NULLS FIRST, ID",
@@ -49,10 +59,7 @@ func TestDistinctOnAsPostgres(t *testing.T) {
 		"SELECT t.d, t.i FROM (SELECT DISTINCT ON (DEST) DEST AS d, ID AS i FROMROWS ORDER BY DEST, TS DESC, ID) t WHERE t.d >= 'M' ORDER BY 1",
 		"SELECT count(*)::text, count(DISTINCT d)::text FROM (SELECT DISTINCT ON (DEST) DEST AS d FROMROWS) t",
 		"SELECT DISTINCT ON (DEST) DEST FROMROWS ORDER BY DEST",
-	} {
-		ours, theirs := pair(tmpl)
-		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
-	}
+	)
 	for _, q := range []string{
 		"SELECT DISTINCT ON (a) a, b FROM (SELECT 1 AS a, 2 AS b) t ORDER BY b, a",
 		"SELECT DISTINCT ON (a, b) a, b FROM (SELECT 1 AS a, 2 AS b) t ORDER BY a, 1 + b, b",
@@ -73,17 +80,14 @@ func TestSetOperationsAllAsPostgres(t *testing.T) {
 	month := func(m string) string {
 		return " FROMROWS AND TS >= '2001-0" + m + "-01' AND TS < '2001-0" + string(m[0]+1) + "-01'"
 	}
-	for _, tmpl := range []string{
-		"SELECT DEST" + month("3") + " INTERSECT ALL SELECT DEST" + month("4") + " ORDER BY 1",
-		"SELECT DEST" + month("3") + " EXCEPT ALL SELECT DEST" + month("4") + " ORDER BY 1",
-		"SELECT DEST, (DELAY / 30)::text" + month("4") + " EXCEPT ALL SELECT DEST, (DELAY / 30)::text" + month("3") + " ORDER BY 1, 2 NULLS FIRST",
-		"SELECT DEST, DELAY / 30" + month("4") + " INTERSECT ALL SELECT DEST, DELAY / 30" + month("3") + " ORDER BY 1, 2 NULLS FIRST",
-		"SELECT count(*)::text FROM (SELECT DEST AS d" + month("3") + " EXCEPT ALL SELECT DEST" + month("4") + ") t WHERE t.d >= 'M'",
-		"SELECT DELAY / 100" + month("3") + " INTERSECT ALL SELECT DELAY / 100" + month("4") + " EXCEPT ALL SELECT DELAY / 200" + month("4") + " ORDER BY 1 NULLS FIRST",
-	} {
-		ours, theirs := pair(tmpl)
-		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
-	}
+	comparePairs(t, ctx, pair, cl, pg,
+		"SELECT DEST"+month("3")+" INTERSECT ALL SELECT DEST"+month("4")+" ORDER BY 1",
+		"SELECT DEST"+month("3")+" EXCEPT ALL SELECT DEST"+month("4")+" ORDER BY 1",
+		"SELECT DEST, (DELAY / 30)::text"+month("4")+" EXCEPT ALL SELECT DEST, (DELAY / 30)::text"+month("3")+" ORDER BY 1, 2 NULLS FIRST",
+		"SELECT DEST, DELAY / 30"+month("4")+" INTERSECT ALL SELECT DEST, DELAY / 30"+month("3")+" ORDER BY 1, 2 NULLS FIRST",
+		"SELECT count(*)::text FROM (SELECT DEST AS d"+month("3")+" EXCEPT ALL SELECT DEST"+month("4")+") t WHERE t.d >= 'M'",
+		"SELECT DELAY / 100"+month("3")+" INTERSECT ALL SELECT DELAY / 100"+month("4")+" EXCEPT ALL SELECT DELAY / 200"+month("4")+" ORDER BY 1 NULLS FIRST",
+	)
 	for _, q := range []string{
 		"SELECT 1 INTERSECT ALL SELECT 1",
 		"SELECT 1 EXCEPT ALL SELECT 2",
@@ -104,14 +108,11 @@ func TestNumericQuotientOfCastsAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	pair, cl, pg := ordRows(t, ctx, e, "numq_rows")
-	for _, tmpl := range []string{
+	comparePairs(t, ctx, pair, cl, pg,
 		"SELECT round(DELAY::text::numeric / 3, 2)::text, trunc((DELAY::text || '.50')::numeric / 7, 4)::text, round(DELAY::float8::numeric / 3, 2)::text FROMROWS AND DELAY IS NOT NULL ORDER BY TS, ID",
 		"SELECT round((DELAY::text || '123456789012345')::numeric / 3, 1)::text, round(3 / nullif(DELAY, 0)::text::numeric, 5)::text, ((DELAY::text || '.25')::numeric / 2.5)::numeric(20, 3)::text FROMROWS AND DELAY > 0 ORDER BY TS, ID",
 		"SELECT round((DELAY::float8 / 7)::numeric / 3, 6)::text, floor(DELAY::text::numeric / 4)::text, ceil(DELAY::text::numeric / 4)::text FROMROWS AND DELAY IS NOT NULL ORDER BY TS, ID",
-	} {
-		ours, theirs := pair(tmpl)
-		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
-	}
+	)
 	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
 		"SELECT (value->>'delay')::numeric FROM flights WHERE origin = 'ORD' AND " + trialRange:                         "a cast of text to numeric without a scale",
 		"SELECT round((value->>'delay')::numeric / 3.0::float8, 2) FROM flights WHERE origin = 'ORD' AND " + trialRange: "a cast of text to numeric without a scale",
@@ -171,13 +172,10 @@ func TestSimilarToAndRegexpMatchAsPostgres(t *testing.T) {
 		"(regexp_match('foobarbequebaz', 'bar.*que'))[1], (regexp_match('foobarbequebaz', '(bar)(beque)'))[2], (regexp_match('abc', 'x'))[1], " +
 		"(regexp_match('abc', '(a)(x)?'))[2], (regexp_match('abc', '(a)'))[3], (regexp_match('ABC', 'b(.)', 'i'))[1], (regexp_match('a1b22', '[0-9]+'))[1]"
 	compareText(t, q, textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
-	for _, tmpl := range []string{
+	comparePairs(t, ctx, pair, cl, pg,
 		"SELECT DEST, DEST SIMILAR TO '(S|L)%', DEST SIMILAR TO '_[AEIOU]%', DEST NOT SIMILAR TO '%[XYZ]_', (regexp_match(DEST, '^([A-Z])([A-Z])'))[2], (regexp_match(DEST, '[AEIOU]+'))[1] FROMROWS ORDER BY TS, ID",
 		"SELECT count(*)::text FROMROWS AND DEST SIMILAR TO '(D|M)%'",
-	} {
-		ours, theirs := pair(tmpl)
-		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
-	}
+	)
 	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
 		"SELECT regexp_match('abc', 'b')":           "regexp_match's text[] result is not supported",
 		"SELECT (regexp_match('abc', '(a|b)c'))[1]": "regexp_match of a pattern with alternatives (|) and subexpressions",
@@ -188,14 +186,17 @@ func TestSimilarToAndRegexpMatchAsPostgres(t *testing.T) {
 	refusedAsPostgres(t, ctx, cl, pg, "SELECT 'a' SIMILAR TO 'a' ESCAPE 'xy'", "22025")
 }
 
-// TestNumericKeysAsPostgres: numerics as GROUP BY keys (alone and beside text), under
-// DISTINCT, UNION, INTERSECT, DISTINCT ON and window partitions, over ORD's archived and hot
-// rows, answer PostgreSQL's groups (the executor's grouping keys of decimal128).
-func TestNumericKeysAsPostgres(t *testing.T) {
+// TestNumericAggregatesAsPostgres: numerics as grouping keys (GROUP BY alone and beside text,
+// DISTINCT, UNION, INTERSECT, DISTINCT ON, window partitions: decimal128 keys), sum(bigint)
+// as numeric (grouped totals past bigint's range, DISTINCT, FILTER, beside sum(integer) as
+// bigint), and sum, min and max of numerics (grouped, with FILTER and DISTINCT, totals of 22
+// digits, empty inputs), over ORD's archived and hot rows with partial states merged across
+// fragments, answer PostgreSQL's values with PostgreSQL's scales.
+func TestNumericAggregatesAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	pair, cl, pg := ordRows(t, ctx, e, "numkey_rows")
-	for _, tmpl := range []string{
+	pair, cl, pg := ordRows(t, ctx, e, "numagg_rows")
+	comparePairs(t, ctx, pair, cl, pg,
 		"SELECT round(DELAY / 60.0, 1)::text, count(*)::text FROMROWS GROUP BY round(DELAY / 60.0, 1) ORDER BY round(DELAY / 60.0, 1) NULLS FIRST",
 		"SELECT DEST, (DELAY * 0.25)::text, count(*)::text FROMROWS AND DELAY > 60 GROUP BY DEST, DELAY * 0.25 ORDER BY DEST, DELAY * 0.25",
 		"SELECT count(*)::text FROM (SELECT DISTINCT DELAY * 0.25 AS x FROMROWS) t",
@@ -203,59 +204,14 @@ func TestNumericKeysAsPostgres(t *testing.T) {
 		"SELECT x::text FROM (SELECT DELAY * 1.5 AS x FROMROWS AND DELAY < 0 INTERSECT SELECT DELAY * 1.5 FROMROWS AND DEST >= 'M') t ORDER BY x",
 		"SELECT DISTINCT ON (round(DELAY / 30.0, 0)) round(DELAY / 30.0, 0)::text AS r, ID FROMROWS ORDER BY round(DELAY / 30.0, 0), ID",
 		"SELECT (DELAY * 0.1)::text AS d, count(*) OVER (PARTITION BY DELAY * 0.1)::text AS n, ID FROMROWS AND DELAY > 150 ORDER BY TS, ID",
-	} {
-		ours, theirs := pair(tmpl)
-		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
-	}
-}
-
-// TestSumBigintAsPostgres: sum(bigint) is numeric as PostgreSQL types it: grouped totals past
-// bigint's range, sum(DISTINCT bigint), and sums of integers (bigint) beside them, over ORD's
-// archived and hot rows (partial sums merged across fragments), answer PostgreSQL's values.
-func TestSumBigintAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	pair, cl, pg := ordRows(t, ctx, e, "sumbig_rows")
-	for _, tmpl := range []string{
 		"SELECT DEST, sum(DELAY::bigint * 1000000000000000)::text, sum(DISTINCT DELAY::bigint)::text, sum(DELAY)::text, sum(DELAY::bigint) FILTER (WHERE DELAY > 30)::text FROMROWS GROUP BY DEST ORDER BY DEST",
 		"SELECT sum(DELAY::bigint * 1000000000000000)::text, sum(DISTINCT DELAY::bigint * 1000000000000000)::text, sum(DELAY::bigint) > 1000 FROMROWS",
 		"SELECT sum(DELAY::bigint)::text FROMROWS AND DELAY > 100000",
-	} {
-		ours, theirs := pair(tmpl)
-		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
-	}
-}
-
-// TestNumericMinMaxAsPostgres: min and max of numerics (grouped, with FILTER and DISTINCT, over
-// ORD's archived and hot rows, partial extremes merged across fragments) answer PostgreSQL's
-// values with their scale.
-func TestNumericMinMaxAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	pair, cl, pg := ordRows(t, ctx, e, "nummm_rows")
-	for _, tmpl := range []string{
 		"SELECT DEST, min(DELAY * 0.25)::text, max(DELAY * 1.50)::text, max(DISTINCT DELAY::numeric(8,2)) FILTER (WHERE DELAY < 30)::text FROMROWS GROUP BY DEST ORDER BY DEST",
 		"SELECT min(DELAY * -0.125)::text, max(round(DELAY / 7.0, 3))::text FROMROWS",
 		"SELECT min(DELAY * 0.5)::text FROMROWS AND DELAY > 100000",
-	} {
-		ours, theirs := pair(tmpl)
-		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
-	}
-}
-
-// TestNumericSumAsPostgres: sum of numerics (grouped, with FILTER, of products and of
-// numeric(p,s) casts, over ORD's archived and hot rows, partial totals merged across fragments)
-// answers PostgreSQL's totals with the argument's scale.
-func TestNumericSumAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	pair, cl, pg := ordRows(t, ctx, e, "numsum_rows")
-	for _, tmpl := range []string{
 		"SELECT DEST, sum(DELAY * 0.25)::text, sum(DELAY::numeric(8,2) * 1.5) FILTER (WHERE DELAY > 10)::text, sum(round(DELAY / 7.0, 3))::text FROMROWS GROUP BY DEST ORDER BY DEST",
 		"SELECT sum(DELAY * -0.125)::text, sum(DELAY * 1000000000000000000000.5)::text FROMROWS",
 		"SELECT sum(DELAY * 0.5)::text FROMROWS AND DELAY > 100000",
-	} {
-		ours, theirs := pair(tmpl)
-		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
-	}
+	)
 }

@@ -32,27 +32,10 @@ func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
 		return bd.setAll(op, l, larm, rarm)
 	}
 	n := len(larm.sc.cols)
-	tag := func(arm *boundRel, side int32) (*boundRel, error) {
-		es := make([]expr.Expression, 0, n+1)
-		for i := range n {
-			es = append(es, arm.sc.ref(i))
-		}
-		es = append(es, expr.NewPrimitiveLiteral(side, false))
-		return bd.project(arm, es, append(slices.Clone(l.names), "side"))
-	}
-	lt, err := tag(larm, 1)
+	u, err := bd.taggedUnion(op, l, larm, rarm)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := tag(rarm, 2)
-	if err != nil {
-		return nil, err
-	}
-	urel, err := bd.b.Set(plan.SetOpUnionAll, lt.rel, rt.rel)
-	if err != nil {
-		return nil, fmt.Errorf("bind %s: %w", op, err)
-	}
-	u := &boundRel{rel: urel, sc: &scope{cols: slices.Clone(lt.sc.cols)}, names: lt.names}
 	count := func(side int32) (plan.AggRelMeasure, error) {
 		f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNAggregate, Name: "count"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil)
 		if err != nil {
@@ -123,27 +106,10 @@ func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
 // groups of equal rows.
 func (bd *binder) setAll(op string, l, larm, rarm *boundRel) (*boundRel, error) {
 	n := len(larm.sc.cols)
-	tag := func(arm *boundRel, side int32) (*boundRel, error) {
-		es := make([]expr.Expression, 0, n+1)
-		for i := range n {
-			es = append(es, arm.sc.ref(i))
-		}
-		es = append(es, expr.NewPrimitiveLiteral(side, false))
-		return bd.project(arm, es, append(slices.Clone(l.names), "side"))
-	}
-	lt, err := tag(larm, 1)
+	u, err := bd.taggedUnion(op+" ALL", l, larm, rarm)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := tag(rarm, 2)
-	if err != nil {
-		return nil, err
-	}
-	urel, err := bd.b.Set(plan.SetOpUnionAll, lt.rel, rt.rel)
-	if err != nil {
-		return nil, fmt.Errorf("bind %s ALL: %w", op, err)
-	}
-	u := &boundRel{rel: urel, sc: &scope{cols: slices.Clone(lt.sc.cols)}, names: lt.names}
 	side := u.sc.ref(n)
 	rn, err := bd.newWindow(extensions.ID{URN: URNArithmetic, Name: "row_number"}, nil)
 	if err != nil {
@@ -195,4 +161,32 @@ func (bd *binder) setAll(op string, l, larm, rarm *boundRel) (*boundRel, error) 
 		es[i] = kept.sc.ref(i)
 	}
 	return bd.project(kept, es, l.names)
+}
+
+// taggedUnion is the UNION ALL of both arms of a set operation (op names it in errors), each
+// row followed by its side: 1 for the left arm, 2 for the right; columns named as l's, then
+// "side".
+func (bd *binder) taggedUnion(op string, l, larm, rarm *boundRel) (*boundRel, error) {
+	n := len(larm.sc.cols)
+	tag := func(arm *boundRel, side int32) (*boundRel, error) {
+		es := make([]expr.Expression, 0, n+1)
+		for i := range n {
+			es = append(es, arm.sc.ref(i))
+		}
+		es = append(es, expr.NewPrimitiveLiteral(side, false))
+		return bd.project(arm, es, append(slices.Clone(l.names), "side"))
+	}
+	lt, err := tag(larm, 1)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := tag(rarm, 2)
+	if err != nil {
+		return nil, err
+	}
+	urel, err := bd.b.Set(plan.SetOpUnionAll, lt.rel, rt.rel)
+	if err != nil {
+		return nil, fmt.Errorf("bind %s: %w", op, err)
+	}
+	return &boundRel{rel: urel, sc: &scope{cols: slices.Clone(lt.sc.cols)}, names: lt.names}, nil
 }
