@@ -883,7 +883,7 @@ func testEnginePlanningErrors(t *testing.T, f *engFixture) {
 		{"SELECT id FROM messages" + routed + " AND id IN (SELECT 'sekrit-x')", codes.Unimplemented, "subqueries in expressions"},
 		{"SELECT count(*) OVER (ORDER BY timestamp GROUPS 1 PRECEDING) FROM messages" + routed, codes.Unimplemented, "GROUPS frames are not supported"},
 		{"WITH RECURSIVE r AS (SELECT 'sekrit-x') SELECT * FROM r", codes.Unimplemented, "WITH RECURSIVE"},
-		{"SELECT id FROM messages" + routed + " AND id SIMILAR TO 'sekrit%'", codes.Unimplemented, "SIMILAR TO"},
+		{"SELECT id FROM messages" + routed + " AND id SIMILAR TO id || 'sekrit%'", codes.Unimplemented, "SIMILAR TO with a pattern or escape that is not a constant"},
 		{"VALUES ('sekrit-x')", codes.Unimplemented, "VALUES"},
 		{"SELECT * FROM generate_series(1, 987654)", codes.InvalidArgument, "generate_series in FROM of more than 10000 rows"},
 		{"SELECT md5(id) FROM messages" + routed, codes.Unimplemented, "function md5"},
