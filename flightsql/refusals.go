@@ -131,7 +131,8 @@ func refusal(err error, log *slog.Logger) error {
 		}
 		return querylog.Refusal(code, se.Msg, se.LogMsg, se.SQLState)
 	case errors.Is(err, aggregate.ErrSumOverflow):
-		// PostgreSQL's sum of bigints is numeric and answers; flightsrv's is bigint.
+		// SQL's sum(bigint) is numeric and answers any total (scan/aggregate Measure.Numeric);
+		// a client Substrait plan declaring an i64 sum gets bigint, whose range it passed.
 		return querylog.Refusal(codes.Unimplemented, "a sum of bigint values past bigint's range is not supported (PostgreSQL answers it as numeric)", "", "0A000")
 	case errors.As(err, &de):
 		// A data exception of the query's expressions (division by zero, an overflow, text
@@ -144,11 +145,6 @@ func refusal(err error, log *slog.Logger) error {
 			code = codes.Unimplemented
 		}
 		return querylog.Refusal(code, de.Msg, de.LogMsg, de.Code)
-	case errors.Is(err, aggregate.ErrSumOverflow):
-		// PostgreSQL's sum(bigint) is numeric and answers any total; the executor has no
-		// numeric type yet, so a total past bigint's range is refused by name, never wrapped
-		// or rounded.
-		return querylog.Refusal(codes.Unimplemented, "sum(bigint) of a total outside the bigint range is not supported: PostgreSQL answers numeric, which flightsrv does not have yet", "", "0A000")
 	case errors.As(err, &mem):
 		if mem.Total {
 			return status.Errorf(codes.ResourceExhausted, "the server's queries need more than their memory limit of %d bytes (%s) together; retry later, or raise %s", mem.Limit, bytesText(mem.Limit), flagTotalQueryMemory)

@@ -412,6 +412,8 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 			}
 		case "sum":
 			am.Func = aggregate.Sum
+			// sum(bigint) typed numeric (the binder's, as PostgreSQL types it): the exact total.
+			_, am.Numeric = f.GetType().(*types.DecimalType)
 		case "avg":
 			am.Func = aggregate.Avg
 		case "min":

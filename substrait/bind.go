@@ -124,7 +124,7 @@ func (s *scope) lookup(qual, name string) (int, error) {
 			continue
 		}
 		if found >= 0 {
-			return -1, errorf(InvalidArgument, "column reference %q is ambiguous", name)
+			return -1, quoting(InvalidArgument, "42702", "column reference %q is ambiguous", name)
 		}
 		found = i
 	}
@@ -431,9 +431,6 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 	groups := make([]expr.Expression, len(br.sc.cols))
 	for i := range groups {
 		groups[i] = br.sc.ref(i)
-		if err := numericKey(groups[i], "DISTINCT or UNION"); err != nil {
-			return nil, err
-		}
 	}
 	rel, err := bd.b.AggregateExprs(br.rel, nil, groups)
 	if err != nil {
@@ -498,9 +495,6 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			// A key listed twice (GROUP BY b, 2 naming one expression) groups once, as
 			// PostgreSQL's planner does: the result is the same, and one time bin stays a
 			// grouping the stores answer.
-			if err := numericKey(ge, "GROUP BY"); err != nil {
-				return nil, err
-			}
 			if !slices.ContainsFunc(ac.groups, ge.Equals) {
 				ac.groups = append(ac.groups, ge)
 			}
@@ -542,7 +536,15 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	// ORDER BY keys: output columns, or expressions evaluated beside the select list.
 	bd.win = win
-	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(sel.GetDistinctClause()) > 0)
+	dc := sel.GetDistinctClause()
+	distinctOn := len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil
+	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(dc) > 0 && !distinctOn)
+	var onCols []int
+	if err == nil && distinctOn {
+		var more []expr.Expression
+		onCols, more, err = bd.distinctOnKeys(dc, keys, items, append(slices.Clone(outs), extra...), names, in.sc)
+		extra = append(extra, more...)
+	}
 	bd.win = nil
 	if err != nil {
 		return nil, err
@@ -576,10 +578,12 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dc := sel.GetDistinctClause(); len(dc) > 0 {
-		if len(dc) > 1 || dc[0].GetNode() != nil {
-			return nil, unimplemented("DISTINCT ON")
+	switch {
+	case distinctOn:
+		if proj, err = bd.distinctOn(proj, onCols, keys); err != nil {
+			return nil, err
 		}
+	case len(dc) > 0:
 		if proj, err = bd.distinct(proj); err != nil {
 			return nil, err
 		}
@@ -749,7 +753,7 @@ func (bd *binder) sortKeys(sorts []*pg.Node, items []bselItem, outs []expr.Expre
 					continue
 				}
 				if k.col >= 0 && !outs[k.col].Equals(outs[i]) {
-					return nil, nil, errorf(InvalidArgument, "ORDER BY %q is ambiguous", name)
+					return nil, nil, quoting(InvalidArgument, "42702", "ORDER BY %q is ambiguous", name)
 				}
 				if k.col < 0 {
 					k.col = i
@@ -809,16 +813,7 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 	if len(keys) > 0 {
 		sorts := make([]expr.SortField, len(keys))
 		for i, k := range keys {
-			kind := types.SortAscNullsLast
-			switch {
-			case k.desc && k.nullsFirst:
-				kind = types.SortDescNullsFirst
-			case k.desc:
-				kind = types.SortDescNullsLast
-			case k.nullsFirst:
-				kind = types.SortAscNullsFirst
-			}
-			sorts[i] = expr.SortField{Expr: br.sc.ref(k.col), Kind: kind}
+			sorts[i] = expr.SortField{Expr: br.sc.ref(k.col), Kind: sortDirection(k)}
 		}
 		s, err := bd.b.Sort(rel, sorts...)
 		if err != nil {
@@ -981,7 +976,9 @@ func (bd *binder) from(items []*pg.Node) (*fromItem, error) {
 		return &fromItem{boundRel: requalify(br, alias, colnames)}, checkRename(br, colnames)
 	case *pg.Node_JoinExpr:
 		return nil, unimplemented("JOIN")
-	case *pg.Node_RangeFunction, *pg.Node_RangeTableFunc:
+	case *pg.Node_RangeFunction:
+		return bd.rangeFunction(n.RangeFunction)
+	case *pg.Node_RangeTableFunc:
 		return nil, unimplementedAre("table functions")
 	case *pg.Node_RangeTableSample:
 		return nil, unimplemented("TABLESAMPLE")

@@ -34,7 +34,8 @@ const (
 // ownAggregates returns the YAML declaring the aggregates of URNPostgres: min and max of
 // text, binary and boolean (Substrait's standard min/max are numeric and temporal only),
 // PostgreSQL's variance family over fp64 (var_samp, var_pop, stddev_samp, stddev_pop) and
-// bool_and and bool_or over boolean (scan/aggregate statagg.go evaluates them). Loaded into
+// bool_and and bool_or over boolean (scan/aggregate statagg.go evaluates them), sum of
+// bigint as numeric (decimal<38,0>, PostgreSQL's type for it). Loaded into
 // substrait-go's default collection once, so that plans using them decode too.
 func ownAggregates() string {
 	var b strings.Builder
@@ -54,6 +55,9 @@ func ownAggregates() string {
 	}
 	decl("bool_and", "boolean")
 	decl("bool_or", "boolean")
+	// sum(bigint) → numeric, PostgreSQL's type for it (the executor's exact 128-bit total).
+	b.WriteString("  - name: \"sum\"\n    impls:\n")
+	b.WriteString("      - args:\n          - value: i64\n        nullability: DECLARED_OUTPUT\n        decomposable: MANY\n        intermediate: decimal?<38,0>\n        return: decimal?<38,0>\n")
 	// The ordered-set aggregates: (fraction, x) → x's type, and mode(x).
 	b.WriteString("  - name: \"percentile_cont\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: fp64\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: fp64?\n")
@@ -764,7 +768,7 @@ func (bd *binder) bindPlain(n *pg.Node, sc *scope) (bval, error) {
 	case *pg.Node_SubLink:
 		return bval{}, unimplementedAre("subqueries in expressions")
 	case *pg.Node_AIndirection:
-		return bval{}, unimplemented("array subscripts")
+		return bd.indirection(v.AIndirection, sc)
 	case *pg.Node_ArrayExpr, *pg.Node_AArrayExpr:
 		return bval{}, unimplementedAre("arrays outside = ANY (…)")
 	case *pg.Node_RowExpr:
@@ -1456,7 +1460,7 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		}
 		return negated(and, a.GetKind() == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN)
 	case pg.A_Expr_Kind_AEXPR_SIMILAR:
-		return bval{}, unimplemented("SIMILAR TO")
+		return bd.similarTo(a, opName, sc)
 	}
 	return bval{}, unimplemented("operator " + opName)
 }

@@ -161,7 +161,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			if err != nil {
 				return bval{}, err
 			}
-			return bval{}, errorf(InvalidArgument, "column %q must appear in the GROUP BY clause or be used in an aggregate function", figureColname(n))
+			return bval{}, quoting(InvalidArgument, "42803", "column %q must appear in the GROUP BY clause or be used in an aggregate function", figureColname(n))
 		}
 		if err == nil {
 			if _, lit := e.e.(expr.Literal); lit {
@@ -181,7 +181,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	case slices.ContainsFunc(fc.GetArgs(), containsWindow) || containsWindow(fc.GetAggFilter()):
 		return bval{}, &Error{Code: InvalidArgument, SQLState: "42803", Msg: "aggregate function calls cannot contain window function calls"}
 	case !aggregateNames[name] && !fc.GetAggStar():
-		return bval{}, quoting(Unimplemented, "0A000", "aggregate function %s is not supported", name)
+		return bval{}, refused(Unimplemented, "0A000", "aggregate function %s is not supported", name)
 	case orderedSetAggregates[name]:
 		return bd.orderedSetMeasure(fc, ac)
 	case name == "string_agg":
@@ -235,8 +235,17 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			id.URN, id.Name = URNAggregate, "count:any"
 			out = &types.Int64Type{Nullability: types.NullabilityRequired}
 		case "sum", "avg":
+			if fam == famNumeric && name == "sum" && invocation != types.AggInvocationDistinct {
+				// functions_arithmetic_decimal's sum: decimal<38, s>, the exact total
+				// (scan/aggregate decsum.go; past 38 digits 22003).
+				id.URN = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal"
+				scale, _ := numScale(at)
+				out = numType(scale)
+				break
+			}
 			if fam == famNumeric {
-				return bval{}, quoting(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+				// avg: PostgreSQL's scale of a numeric average varies with the value.
+				return bval{}, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
 			}
 			if fam != famInt && fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
@@ -248,12 +257,16 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				}
 				out = fp64Type()
 			} else {
+				out = i64Type()
 				if numRank(at) < numRank(i64Type()) {
 					if arg, err = bd.coerce(typed(arg), i64Type().WithNullability(at.GetNullability()), ""); err != nil {
 						return bval{}, err
 					}
+				} else if name == "sum" {
+					// sum(bigint) is numeric in PostgreSQL: the exact total, never an overflow
+					// (URNPostgres' sum, whose output is decimal<38,0>).
+					id.URN, out = URNPostgres, numType(0)
 				}
-				out = i64Type()
 			}
 		case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
 			// PostgreSQL's float8 overloads (real and double precision input); integer input
@@ -284,7 +297,11 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		case "min", "max":
 			var ok bool
 			if fam == famNumeric {
-				return bval{}, quoting(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+				// functions_arithmetic_decimal's min and max: the value keeps its scale.
+				// DISTINCT changes nothing of an extreme.
+				id.URN, invocation = extensions.SubstraitDefaultURNPrefix+"functions_arithmetic_decimal", types.AggInvocationAll
+				out = at.WithNullability(nullableN)
+				break
 			}
 			if id.URN, ok = minMaxURN(fam); !ok {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
@@ -297,6 +314,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		if err != nil {
 			return bval{}, fmt.Errorf("bind %s: %w", name, err)
 		}
+
 	}
 	if err != nil {
 		return bval{}, fmt.Errorf("bind %s: %w", name, err)
@@ -487,7 +505,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bd.stringFunc(name, args, nargs, text, call)
 	case "regexp_replace":
 		return bd.regexpReplace(args)
-	case "regexp_match", "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_count", "regexp_instr", "regexp_substr", "regexp_like":
+	case "regexp_match":
+		return bval{}, errRegexpMatchArray
+	case "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_count", "regexp_instr", "regexp_substr", "regexp_like":
 		return bval{}, quoting(Unimplemented, "0A000", "function %s is not supported", name)
 	case "replace":
 		if err := nargs(3, 3); err != nil {
@@ -577,7 +597,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			field = "DOY"
 		}
 		if !datePartFields[field] {
-			return bval{}, errorf(InvalidArgument, "unit %q not supported for type timestamp with time zone", strings.ToLower(*args[0].str))
+			return bval{}, quoting(InvalidArgument, "0A000", "unit %q not supported for type timestamp with time zone", strings.ToLower(*args[0].str))
 		}
 		ts, err := bd.coerce(args[1], tsType(), "argument 2 of "+name)
 		if err != nil {
@@ -801,14 +821,14 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 		want = 2
 	}
 	if len(args) == 2 && (kernel == "trunc" || kernel == "log10") {
-		return bval{}, quoting(Unimplemented, "0A000", "%s with two arguments (numeric) is not supported", name)
+		return bval{}, refused(Unimplemented, "0A000", "%s with two arguments (numeric) is not supported", name)
 	}
 	if err := nargs(want, want); err != nil {
 		return bval{}, err
 	}
 	for _, r := range raw {
 		if c := r.GetAConst(); c != nil && c.GetFval() != nil && strings.ContainsAny(c.GetFval().GetFval(), ".eE") {
-			return bval{}, quoting(Unimplemented, "0A000", "%s of a numeric value (a decimal literal) is not supported yet", name)
+			return bval{}, refused(Unimplemented, "0A000", "%s of a numeric value (a decimal literal) is not supported yet", name)
 		}
 	}
 	es := make([]expr.Expression, len(args))
@@ -823,7 +843,7 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 		target := fp64Type()
 		if kernel == "mod" {
 			if f != famInt {
-				return bval{}, quoting(Unimplemented, "0A000", "%s of non-integer (numeric) values is not supported yet", name)
+				return bval{}, refused(Unimplemented, "0A000", "%s of non-integer (numeric) values is not supported yet", name)
 			}
 			target = i64Type()
 		}

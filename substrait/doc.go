@@ -12,7 +12,12 @@
 // PostgreSQL's numeric is decimal<38, s> with the scale PostgreSQL shows, and what one such
 // column cannot hold exactly is refused by name (numeric.go); window functions (OVER) become
 // WindowFunction expressions of a ProjectRel below
-// the select list (window.go); date_trunc and date_bin become round_calendar and
+// the select list (window.go); SELECT DISTINCT ON is row_number() over that relation
+// partitioned by its expressions, kept where it is 1 (distincton.go); INTERSECT and EXCEPT
+// group a tagged UNION ALL, their ALL forms count equal rows with window functions
+// (setops.go); generate_series and unnest of constants in FROM are computed into a
+// VirtualTableReadRel (tablefunc.go); SIMILAR TO is translated to a regular expression and an
+// element of regexp_match bound to its kernel (similar.go); date_trunc and date_bin become round_calendar and
 // round_temporal, which the executor's pushdown rewrite recognises as the stores' time bins
 // (TimeBinOf); table-less
 // statements and SHOW bind to constants (Bound). Client plans (PrepareSubstrait, client.go)

@@ -89,8 +89,86 @@ func CodeOf(err error) (Code, bool) {
 	return 0, false
 }
 
+// errorf is a refusal whose message quotes no client text. Its SQLState is PostgreSQL's for
+// the condition its format names (formatStates), or feature_not_supported (0A000) for an
+// Unimplemented one.
 func errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), SQLState: stateOf(code, format)}
+}
+
+// refused is a refusal with an explicit SQLSTATE whose message, formatted from the binder's
+// own words (a construct, a known function's name, a type name), quotes no client text: the
+// log holds it whole (quoting is for the client's text).
+func refused(code Code, sqlstate, format string, args ...any) *Error {
+	return &Error{Code: code, SQLState: sqlstate, Msg: fmt.Sprintf(format, args...)}
+}
+
+// formatStates maps the words of errorf's formats to PostgreSQL's SQLSTATE for the same
+// condition (PostgreSQL's errcodes.txt names them), first match wins.
+var formatStates = []struct{ words, state string }{
+	{"could not determine the data type of parameter", "42P18"},
+	{"parameter", ""}, // a parameter's binding: no condition of PostgreSQL's fits
+	{"INSERT", ""},
+	{"operator does not exist", "42883"},
+	{"does not exist", "42883"}, // function f(t) does not exist, function f with n arguments…
+	{"argument(s)", "42883"},    // f takes 1 argument(s): no such function
+	{"arguments (", "42883"},
+	{"takes exactly one argument", "42883"},
+	{"to %d arguments", "42883"},
+	{"takes 1 to 2 arguments", "42883"},
+	{"takes two or three arguments", "42883"},
+	{"takes two arguments", "42883"},
+	{"takes at least one argument", "42883"},
+	{"takes a document and at least one key", "42883"},
+	{"needs a number", "42883"},
+	{"needs a bytea value", "42883"},
+	{"must be a number", "42883"},
+	{"FILTER is not implemented", "0A000"},
+	{"could not identify an ordering operator", "42883"},
+	{"JSON operators need", "42883"},
+	{"must appear in the GROUP BY clause", "42803"},
+	{"aggregate function", "42803"}, // …s are not allowed here, calls cannot be nested
+	{"arguments to GROUPING", "42803"},
+	{"window", "42P20"},
+	{"cannot cast type", "42846"},
+	{"invalid input syntax", "22P02"},
+	{"malformed array literal", "22P02"},
+	{"invalid numeric literal", "22P02"},
+	{"out of range", "22003"},
+	{"invalid interval literal", "22007"},
+	{"cannot be matched", "42804"},
+	{"must be %s, not %s", "42804"},
+	{"same number of columns", "42601"},
+	{"cannot use DISTINCT with WITHIN GROUP", "42601"},
+	{"position %d is not in select list", "42P10"},
+	{"ORDER BY expressions must appear in select list", "42P10"},
+	{"too many column aliases", "42P10"},
+	{"is ambiguous", "42702"},
+	{"OFFSET must not be negative", "2201X"},
+	{"is not an aggregate function", "42809"},
+	{"is not an ordered-set aggregate", "42809"},
+	{"is not a valid", "42809"},
+	{"too many grouping sets", "54001"},
+	{"GROUPING must have fewer than 32 arguments", "54023"},
+	{"NUMERIC", "22023"}, // type modifiers
+	{"date_trunc unit", "22023"},
+	{"date_bin", "22023"},
+}
+
+// stateOf is errorf's SQLSTATE for code and format ("" when none fits).
+func stateOf(code Code, format string) string {
+	if code == Unimplemented {
+		return "0A000"
+	}
+	if code != InvalidArgument {
+		return ""
+	}
+	for _, f := range formatStates {
+		if strings.Contains(format, f.words) {
+			return f.state
+		}
+	}
+	return ""
 }
 
 // quoting is an error whose message quotes ident, the client's own text naming something
@@ -115,13 +193,13 @@ func missingFromEntry(qual string) *Error {
 
 // unimplemented names an unsupported construct: "<construct> is not supported".
 func unimplemented(construct string) *Error {
-	return &Error{Code: Unimplemented, Msg: construct + " is not supported"}
+	return &Error{Code: Unimplemented, SQLState: "0A000", Msg: construct + " is not supported"}
 }
 
 // unimplementedAre names an unsupported construct in the plural: "<constructs> are not
 // supported".
 func unimplementedAre(constructs string) *Error {
-	return &Error{Code: Unimplemented, Msg: constructs + " are not supported"}
+	return &Error{Code: Unimplemented, SQLState: "0A000", Msg: constructs + " are not supported"}
 }
 
 // Pulpitum's routed-predicate planning errors for an empty route (docs/pulpitum-v4.md §5.3).

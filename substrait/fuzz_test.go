@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/flightsrv/flightsrv/internal/fuzzcount"
+	"github.com/flightsrv/flightsrv/internal/pgregex"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ops"
@@ -140,6 +141,12 @@ var fuzzSQL = []string{
 	`SELECT stddev(length(id)::float8), bool_and(id > 'a'), percentile_cont(0.5) WITHIN GROUP (ORDER BY length(id)), string_agg(id, ',' ORDER BY id) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
 	`SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' INTERSECT SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' EXCEPT SELECT 'x'`,
 	`SELECT channel_id, length(id), count(*), GROUPING(channel_id) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' GROUP BY ROLLUP (channel_id, length(id)) ORDER BY 3`,
+	// DISTINCT ON, INTERSECT/EXCEPT ALL, numeric quotients of casts, table functions in FROM.
+	`SELECT DISTINCT ON (length(id)) id, timestamp FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' ORDER BY length(id), timestamp DESC LIMIT 5`,
+	`SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' INTERSECT ALL SELECT 'x' EXCEPT ALL SELECT NULL::text`,
+	`SELECT round(id::numeric / 3, 2), (length(id)::float8::numeric / 7)::numeric(10, 3) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+	`SELECT g, t FROM generate_series(1, 10, 3) AS g, generate_series('2026-01-31'::timestamptz, '2026-05-01', '1 month') t`,
+	`WITH u AS (SELECT * FROM unnest(ARRAY['a', NULL, 'c']) AS x) SELECT x, count(*) FROM u GROUP BY 1`,
 }
 
 // FuzzSQL runs SQL text through the general binder (substrait.PrepareWith and BindGeneral,
@@ -473,4 +480,35 @@ func windowRels(pb *substraitpb.Plan) bool {
 	}
 	walk(pb.ProtoReflect())
 	return found
+}
+
+// FuzzSimilarEscape translates SQL SIMILAR TO patterns (outside input) with an escape of zero
+// or one character: the translation never panics, is anchored as PostgreSQL anchors it, and
+// internal/pgregex compiles it or refuses it by name or as a syntax error.
+func FuzzSimilarEscape(f *testing.F) {
+	for _, s := range []string{"abc", "%(b|d)%", "a#_c", `a\%`, "[]x]+", "[^]a]%", `a#"b#"c`, `#"a#"b#"c#"`, "_{2,3}", "(a", "ü%ß"} {
+		f.Add(s, "#")
+		f.Add(s, "")
+		f.Add(s, `\`)
+	}
+	f.Fuzz(func(t *testing.T, p, esc string) {
+		fuzzcount.Add()
+		re, err := substrait.SimilarEscapeForTest(p, esc)
+		if err != nil {
+			var se *substrait.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("%q ESCAPE %q: %v is no planning error", p, esc, err)
+			}
+			return
+		}
+		if !strings.HasPrefix(re, "^(?:") || !strings.HasSuffix(re, ")$") {
+			t.Fatalf("%q ESCAPE %q: %q is not anchored", p, esc, re)
+		}
+		if _, err := pgregex.Compile(re, pgregex.Options{}); err != nil {
+			var ue *pgregex.UnsupportedError
+			if !errors.As(err, &ue) && !errors.Is(err, pgregex.ErrSyntax) {
+				t.Fatalf("%q ESCAPE %q: %v", p, esc, err)
+			}
+		}
+	})
 }

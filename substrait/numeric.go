@@ -227,7 +227,7 @@ func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
 	case "%":
 		return bval{}, unimplemented("the numeric operator %")
 	case "/":
-		return bval{}, quoting(Unimplemented, "0A000", "the numeric operator %s outside round(…, n), trunc(…, n), ceil, floor and casts to numeric(p,s) is not supported (PostgreSQL chooses its result's scale from the values)", op)
+		return bval{}, refused(Unimplemented, "0A000", "the numeric operator %s outside round(…, n), trunc(…, n), ceil, floor and casts to numeric(p,s) is not supported (PostgreSQL chooses its result's scale from the values)", op)
 	default:
 		return bval{}, errorf(InvalidArgument, "operator does not exist: numeric %s numeric", op)
 	}
@@ -304,12 +304,12 @@ func (bd *binder) numericTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 		return bval{}, ok, err
 	}
 	if constrained {
-		if l, r, isDiv, err := bd.division(tc.GetArg(), sc); err != nil {
+		if l, r, raw, isDiv, err := bd.division(tc.GetArg(), sc); err != nil {
 			return bval{}, true, err
 		} else if isDiv {
-			if involvesNumeric(l, r) {
+			if numericQuotientOf(l, r, raw) {
 				// (a / b)::numeric(p,s): the quotient at PostgreSQL's scale, rounded to s.
-				e, err := bd.numericQuotient("ROUND", s, p, l, r)
+				e, err := bd.numericQuotient("ROUND", s, p, l, r, raw)
 				return typed(e), true, err
 			}
 			v, err := bd.binary("/", l, r)
@@ -441,11 +441,11 @@ func (bd *binder) numericRoundCall(name string, raw []*pg.Node, sc *scope, first
 	if len(raw) == 0 || len(raw) > 2 {
 		return bval{}, false, nil
 	}
-	if l, r, ok, err := bd.division(raw[0], sc); ok || err != nil {
+	if l, r, rawArgs, ok, err := bd.division(raw[0], sc); ok || err != nil {
 		if err != nil {
 			return bval{}, true, err
 		}
-		if !involvesNumeric(l, r) {
+		if !numericQuotientOf(l, r, rawArgs) {
 			v, err := bd.binary("/", l, r)
 			if err != nil {
 				return bval{}, true, err
@@ -460,7 +460,7 @@ func (bd *binder) numericRoundCall(name string, raw []*pg.Node, sc *scope, first
 		if len(raw) == 2 && name != "round" && name != "trunc" {
 			return bval{}, true, errorf(InvalidArgument, "%s takes 1 argument(s)", name)
 		}
-		e, err := bd.numericQuotient(numericRoundModes[name], places, 0, l, r)
+		e, err := bd.numericQuotient(numericRoundModes[name], places, 0, l, r, rawArgs)
 		return typed(e), true, err
 	}
 	if name != "round" && name != "trunc" {
@@ -510,14 +510,14 @@ func (bd *binder) numericPlaces(name string, raw []*pg.Node) (int32, error) {
 	}
 	c := n.GetAConst()
 	if c == nil || c.GetIval() == nil {
-		return 0, quoting(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant is not supported", name)
+		return 0, refused(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant is not supported", name)
 	}
 	v := int64(c.GetIval().GetIval())
 	if neg {
 		v = -v
 	}
 	if v > 38 || v < -38 {
-		return 0, quoting(Unimplemented, "0A000", "%s(numeric, n) with |n| over 38 is not supported", name)
+		return 0, refused(Unimplemented, "0A000", "%s(numeric, n) with |n| over 38 is not supported", name)
 	}
 	return int32(v), nil
 }
@@ -584,7 +584,7 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		f, err := bd.fn(URNPostgres, "numeric_abs", args[0].typ().WithNullability(nullableN), args[0].e)
 		return typed(f), true, err
 	}
-	return bval{}, true, quoting(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+	return bval{}, true, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
 }
 
 // widerNumber is the type two numbers resolve to in PostgreSQL: double precision beside a
@@ -652,50 +652,96 @@ func sameScales(vs []bval, what string) error {
 			continue
 		}
 		if scale >= 0 && s != scale {
-			return quoting(Unimplemented, "0A000", "%s of numeric values of different scales is not supported (PostgreSQL keeps each value's scale; cast them to one numeric(p,s))", what)
+			return refused(Unimplemented, "0A000", "%s of numeric values of different scales is not supported (PostgreSQL keeps each value's scale; cast them to one numeric(p,s))", what)
 		}
 		scale = s
 	}
 	return nil
 }
 
-// division binds the operands of n when n is a / b (ok false, nothing bound, otherwise).
-func (bd *binder) division(n *pg.Node, sc *scope) (l, r bval, ok bool, err error) {
+// division binds the operands of n when n is a / b (ok false, nothing bound, otherwise). An
+// operand that is text or double precision cast to numeric without a scale (x::numeric, each
+// value with its own display scale) is bound as x itself, its raw flag set: numeric_div
+// reads such values with their scales (numericQuotient), which one decimal column could not
+// hold. Where the quotient is not numeric_div's, the operand is cast as anywhere else (and
+// refused by name).
+func (bd *binder) division(n *pg.Node, sc *scope) (l, r bval, raw [2]bool, ok bool, err error) {
 	a := n.GetAExpr()
 	if a == nil || a.GetKind() != pg.A_Expr_Kind_AEXPR_OP || a.GetLexpr() == nil || len(a.GetName()) != 1 || a.GetName()[0].GetString_().GetSval() != "/" {
-		return bval{}, bval{}, false, nil
+		return bval{}, bval{}, raw, false, nil
 	}
-	if l, err = bd.bindExpr(a.GetLexpr(), sc); err != nil {
-		return bval{}, bval{}, true, err
+	if l, raw[0], err = bd.divOperand(a.GetLexpr(), sc); err != nil {
+		return bval{}, bval{}, raw, true, err
 	}
-	if r, err = bd.bindExpr(a.GetRexpr(), sc); err != nil {
-		return bval{}, bval{}, true, err
+	if r, raw[1], err = bd.divOperand(a.GetRexpr(), sc); err != nil {
+		return bval{}, bval{}, raw, true, err
 	}
-	return l, r, true, nil
+	if !numericQuotientOf(l, r, raw) {
+		// Not numeric_div's: the casts are bound (or refused) as anywhere else.
+		for i, v := range []*bval{&l, &r} {
+			if raw[i] {
+				if *v, err = bd.castToNumeric(*v, 0, 0, false); err != nil {
+					return bval{}, bval{}, raw, true, err
+				}
+				raw[i] = false
+			}
+		}
+	}
+	return l, r, raw, true, nil
+}
+
+// divOperand binds one operand of a division; raw is set when n is text or double precision
+// cast to numeric without a scale, and the value is then that text or double precision.
+func (bd *binder) divOperand(n *pg.Node, sc *scope) (bval, bool, error) {
+	if tc := n.GetTypeCast(); tc != nil && tc.GetArg().GetAConst() == nil {
+		if _, _, constrained, ok, err := numericTarget(tc.GetTypeName()); ok && !constrained && err == nil {
+			inner, err := bd.bindExpr(tc.GetArg(), sc)
+			if err != nil {
+				return bval{}, false, err
+			}
+			if !inner.untyped() {
+				if f := familyOf(inner.typ()); f == famString || f == famFloat {
+					return inner, true, nil
+				}
+			}
+			v, err := bd.castToNumeric(inner, 0, 0, false)
+			return v, false, err
+		}
+	}
+	v, err := bd.bindExpr(n, sc)
+	return v, false, err
+}
+
+// numericQuotientOf reports whether l / r is a numeric quotient (involvesNumeric), a raw
+// operand (division) counting as numeric.
+func numericQuotientOf(l, r bval, raw [2]bool) bool {
+	for i, v := range []*bval{&l, &r} {
+		if raw[i] {
+			*v = typed(expr.NewNullLiteral(numType(0)))
+		}
+	}
+	return involvesNumeric(l, r)
 }
 
 // numericQuotient is numeric_div: PostgreSQL's l / r of numerics (involvesNumeric), at the
 // scale PostgreSQL chooses from the values, rounded by mode to places digits and checked
 // against precision p (0: none). One decimal column holds that exactly; the bare quotient,
-// whose scale varies by row, is refused (numericBinary).
-func (bd *binder) numericQuotient(mode string, places, p int32, l, r bval) (expr.Expression, error) {
-	x, _, err := bd.toNumeric(l)
-	if err != nil {
-		return nil, err
+// whose scale varies by row, is refused (numericBinary). An operand whose raw flag is set
+// (division) is passed as the text or double precision it is, each value read with its own
+// display scale.
+func (bd *binder) numericQuotient(mode string, places, p int32, l, r bval, raw [2]bool) (expr.Expression, error) {
+	ops := make([]expr.Expression, 2)
+	for i, v := range []bval{l, r} {
+		if raw[i] {
+			ops[i] = v.e
+			continue
+		}
+		var err error
+		if ops[i], _, err = bd.toNumeric(v); err != nil {
+			return nil, err
+		}
 	}
-	y, _, err := bd.toNumeric(r)
-	if err != nil {
-		return nil, err
-	}
+	x, y := ops[0], ops[1]
 	return bd.fn(URNPostgres, "numeric_div", numType(max(places, 0)), types.Enum(mode),
 		types.Enum(strconv.Itoa(int(places))), types.Enum(strconv.Itoa(int(p))), x, y)
-}
-
-// numericKey refuses a numeric grouping key (GROUP BY, DISTINCT, UNION): the executor's
-// grouping (scan/aggregate) has no decimal128 keys yet.
-func numericKey(e expr.Expression, what string) error {
-	if familyOf(e.GetType()) == famNumeric {
-		return quoting(Unimplemented, "0A000", "%s over numeric values is not supported", what)
-	}
-	return nil
 }

@@ -80,7 +80,7 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	case fam == famInt:
 		work = i64Type()
 	default:
-		return bval{}, quoting(Unimplemented, "0A000", "%s is not supported", fmt.Sprintf("%s of %s", name, typeName(at)))
+		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", fmt.Sprintf("%s of %s", name, typeName(at)))
 	}
 	if x, err = bd.coerce(typed(x), work.WithNullability(at.GetNullability()), ""); err != nil {
 		return bval{}, err
@@ -135,7 +135,7 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bval{}, err
 	}
 	if !v.untyped() && familyOf(v.typ()) != famString {
-		return bval{}, quoting(Unimplemented, "0A000", "%s is not supported", "string_agg of "+typeName(v.typ()))
+		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", "string_agg of "+typeName(v.typ()))
 	}
 	x, err := bd.coerce(v, strType(), "argument 1 of string_agg")
 	if err != nil {

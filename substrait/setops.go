@@ -18,41 +18,24 @@ import (
 // (EXCEPT): PostgreSQL's answer, each distinct row once. A filter pushed onto the result is
 // pushed into both inputs (pushfilter.go: through the grouping keys and into every set
 // input), which is sound for both operations since it depends only on a row's values.
-// INTERSECT ALL and EXCEPT ALL, which repeat rows by their counts, are refused by name.
+// INTERSECT ALL and EXCEPT ALL, which repeat rows by their counts, are bound by setAll.
 func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
 	op := "INTERSECT"
 	if sel.GetOp() == pg.SetOperation_SETOP_EXCEPT {
 		op = "EXCEPT"
 	}
-	if sel.GetAll() {
-		return nil, unimplemented(op + " ALL")
-	}
 	l, larm, rarm, err := bd.setArms(sel, op)
 	if err != nil {
 		return nil, err
 	}
+	if sel.GetAll() {
+		return bd.setAll(op, l, larm, rarm)
+	}
 	n := len(larm.sc.cols)
-	tag := func(arm *boundRel, side int32) (*boundRel, error) {
-		es := make([]expr.Expression, 0, n+1)
-		for i := range n {
-			es = append(es, arm.sc.ref(i))
-		}
-		es = append(es, expr.NewPrimitiveLiteral(side, false))
-		return bd.project(arm, es, append(slices.Clone(l.names), "side"))
-	}
-	lt, err := tag(larm, 1)
+	u, err := bd.taggedUnion(op, l, larm, rarm)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := tag(rarm, 2)
-	if err != nil {
-		return nil, err
-	}
-	urel, err := bd.b.Set(plan.SetOpUnionAll, lt.rel, rt.rel)
-	if err != nil {
-		return nil, fmt.Errorf("bind %s: %w", op, err)
-	}
-	u := &boundRel{rel: urel, sc: &scope{cols: slices.Clone(lt.sc.cols)}, names: lt.names}
 	count := func(side int32) (plan.AggRelMeasure, error) {
 		f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNAggregate, Name: "count"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil)
 		if err != nil {
@@ -109,4 +92,101 @@ func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
 		es[i] = asc.ref(i)
 	}
 	return bd.project(&boundRel{rel: frel, sc: asc, names: append(slices.Clone(l.names), "left", "right")}, es, l.names)
+}
+
+// setAll binds INTERSECT ALL and EXCEPT ALL with PostgreSQL's multiset semantics: a row
+// occurring m times on the left and n times on the right occurs min(m, n) times in the
+// INTERSECT ALL and max(m - n, 0) times in the EXCEPT ALL (NULLs equal). Over both inputs
+// tagged with their side and concatenated, two window functions partitioned by every column
+// number each left row among its equals (row_number() OVER (PARTITION BY the columns, side))
+// and count the right rows equal to it (count(right-side marker) OVER (PARTITION BY the
+// columns)); the left rows numbered up to that count are the INTERSECT ALL, the others the
+// EXCEPT ALL. A filter pushed onto the result passes below the windows on their common
+// partition columns, into both inputs (pushfilter.go), which is sound since it removes whole
+// groups of equal rows.
+func (bd *binder) setAll(op string, l, larm, rarm *boundRel) (*boundRel, error) {
+	n := len(larm.sc.cols)
+	u, err := bd.taggedUnion(op+" ALL", l, larm, rarm)
+	if err != nil {
+		return nil, err
+	}
+	side := u.sc.ref(n)
+	rn, err := bd.newWindow(extensions.ID{URN: URNArithmetic, Name: "row_number"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	isRight, err := bd.fn(URNComparison, "equal", booleanType(), side, expr.NewPrimitiveLiteral(int32(2), false))
+	if err != nil {
+		return nil, err
+	}
+	marker, err := bd.ifThen([]expr.IfThenPair{{If: isRight, Then: side}}, expr.NewNullLiteral(side.GetType().WithNullability(nullableN)))
+	if err != nil {
+		return nil, err
+	}
+	right, err := bd.newWindow(extensions.ID{URN: URNAggregate, Name: "count:any"}, i64Type(), marker)
+	if err != nil {
+		return nil, err
+	}
+	for i := range n {
+		if err := orderable(u.sc.ref(i), op+" ALL"); err != nil {
+			return nil, err
+		}
+		rn.Partitions = append(rn.Partitions, u.sc.ref(i))
+		right.Partitions = append(right.Partitions, u.sc.ref(i))
+	}
+	rn.Partitions = append(rn.Partitions, side)
+	for _, w := range []*expr.WindowFunction{rn, right} {
+		w.BoundsType, w.LowerBound, w.UpperBound = types.BoundsTypeRange, expr.Unbounded{}, expr.CurrentRow{}
+	}
+	kept, err := bd.keepWhere(u, []expr.Expression{rn, right}, func(ws []expr.Expression) (expr.Expression, error) {
+		isLeft, err := bd.fn(URNComparison, "equal", booleanType(), side, expr.NewPrimitiveLiteral(int32(1), false))
+		if err != nil {
+			return nil, err
+		}
+		cmp := "lte"
+		if op == "EXCEPT" {
+			cmp = "gt"
+		}
+		within, err := bd.fn(URNComparison, cmp, booleanType(), ws[0], ws[1])
+		if err != nil {
+			return nil, err
+		}
+		return bd.fn(URNBoolean, "and", booleanType(), isLeft, within)
+	})
+	if err != nil {
+		return nil, err
+	}
+	es := make([]expr.Expression, n)
+	for i := range es {
+		es[i] = kept.sc.ref(i)
+	}
+	return bd.project(kept, es, l.names)
+}
+
+// taggedUnion is the UNION ALL of both arms of a set operation (op names it in errors), each
+// row followed by its side: 1 for the left arm, 2 for the right; columns named as l's, then
+// "side".
+func (bd *binder) taggedUnion(op string, l, larm, rarm *boundRel) (*boundRel, error) {
+	n := len(larm.sc.cols)
+	tag := func(arm *boundRel, side int32) (*boundRel, error) {
+		es := make([]expr.Expression, 0, n+1)
+		for i := range n {
+			es = append(es, arm.sc.ref(i))
+		}
+		es = append(es, expr.NewPrimitiveLiteral(side, false))
+		return bd.project(arm, es, append(slices.Clone(l.names), "side"))
+	}
+	lt, err := tag(larm, 1)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := tag(rarm, 2)
+	if err != nil {
+		return nil, err
+	}
+	urel, err := bd.b.Set(plan.SetOpUnionAll, lt.rel, rt.rel)
+	if err != nil {
+		return nil, fmt.Errorf("bind %s: %w", op, err)
+	}
+	return &boundRel{rel: urel, sc: &scope{cols: slices.Clone(lt.sc.cols)}, names: lt.names}, nil
 }

@@ -436,7 +436,6 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`SELECT * FROM messages WHERE channel_id IN (SELECT 'general') AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`, Unimplemented, "subqueries in expressions are not supported"},
 		{`SELECT (SELECT 1) FROM messages` + routedWhere, Unimplemented, "subqueries in expressions are not supported"},
 		{`WITH m AS (SELECT * FROM messages) SELECT * FROM m`, InvalidArgument, needAll.Msg},
-		{`SELECT * FROM messages` + routedWhere + ` EXCEPT ALL SELECT * FROM messages` + routedWhere, Unimplemented, "EXCEPT ALL is not supported"},
 		{`VALUES (1)`, Unimplemented, "VALUES is not supported"},
 		{`SELECT * INTO t FROM messages` + routedWhere, Unimplemented, "SELECT INTO is not supported"},
 		{`SELECT * FROM messages` + routedWhere + ` FOR UPDATE`, Unimplemented, "FOR UPDATE / FOR SHARE is not supported"},
@@ -452,7 +451,8 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`EXPLAIN (FORMAT YAML) SELECT * FROM messages` + routedWhere, Unimplemented, "EXPLAIN formats other than TEXT and JSON are not supported"},
 		{`SELECT * FROM other.messages` + routedWhere, Unimplemented, "table names qualified by a catalog or a schema other than public are not supported"},
 		{`SELECT * FROM db.public.messages` + routedWhere, Unimplemented, "table names qualified by a catalog or a schema other than public are not supported"},
-		{`SELECT * FROM generate_series(1, 2)`, Unimplemented, "table functions are not supported"},
+		{`SELECT * FROM json_each('{}')`, Unimplemented, "the table function json_each is not supported (generate_series and unnest are)"},
+		{`SELECT * FROM XMLTABLE('/a' PASSING '<a/>' COLUMNS x int)`, Unimplemented, "table functions are not supported"},
 		{`SELECT * FROM messages m(a, b)` + routedWhere, InvalidArgument, `column "channel_id" does not exist`},
 		// GROUP BY a time bucket of timestamp is supported (groupby_test.go); other groupings are not.
 		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp FETCH FIRST 5 ROWS WITH TIES`, Unimplemented, "FETCH FIRST … WITH TIES is not supported"},
@@ -488,6 +488,9 @@ func TestUnsupportedSQL(t *testing.T) {
 			}
 			if e.Code != tt.code || e.Msg != tt.msg {
 				t.Errorf("%q:\n got %v %q\nwant %v %q", tt.sql, e.Code, e.Msg, tt.code, tt.msg)
+			}
+			if e.Code == Unimplemented && e.SQLState != "0A000" {
+				t.Errorf("%q: SQLSTATE %q, want feature_not_supported (0A000)", tt.sql, e.SQLState)
 			}
 		})
 	}

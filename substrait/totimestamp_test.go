@@ -70,10 +70,10 @@ func TestToTimestamp(t *testing.T) {
 		{"2001-03-01 24:00:00", "YYYY-MM-DD HH24:MI:SS", InvalidArgument, "22008"},
 		{"2001-03-01 10:00:00.1234567", "YYYY-MM-DD HH24:MI:SS.US", InvalidArgument, "22008"},
 		{"abc", "YYYY", InvalidArgument, "22007"},
-		{"2001", "HH12", Unimplemented, ""},
-		{"Mar 2001", "Mon YYYY", Unimplemented, ""},
-		{"2001-03-01", "FMYYYY-MM-DD", Unimplemented, ""},
-		{"2001-03-01 +00", "YYYY-MM-DD TZH", Unimplemented, ""},
+		{"2001", "HH12", Unimplemented, "0A000"},
+		{"Mar 2001", "Mon YYYY", Unimplemented, "0A000"},
+		{"2001-03-01", "FMYYYY-MM-DD", Unimplemented, "0A000"},
+		{"2001-03-01 +00", "YYYY-MM-DD TZH", Unimplemented, "0A000"},
 	}
 	for _, tt := range errs {
 		_, err := parseToTimestamp(tt.s, tt.f)

@@ -177,7 +177,7 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	switch {
 	case !ranking && !windowAggregates[name]:
 		if aggregateNames[name] || unsupportedAggregates[name] {
-			return bval{}, quoting(Unimplemented, "0A000", "aggregate function %s as a window function is not supported", name)
+			return bval{}, refused(Unimplemented, "0A000", "aggregate function %s as a window function is not supported", name)
 		}
 		return bval{}, quoting(Unimplemented, "0A000", "window function %s is not supported", name)
 	case fc.GetAggDistinct():
@@ -385,7 +385,7 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 		}
 		args[i] = v
 		if !v.untyped() && familyOf(v.typ()) == famNumeric {
-			return nil, quoting(Unimplemented, "0A000", "the window function %s of numeric values is not supported", name)
+			return nil, refused(Unimplemented, "0A000", "the window function %s of numeric values is not supported", name)
 		}
 	}
 	id := extensions.ID{URN: URNArithmetic, Name: name}
@@ -503,7 +503,7 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*exp
 	id := extensions.ID{Name: name}
 	var out types.Type
 	if fam == famNumeric && name != "count" {
-		return nil, quoting(Unimplemented, "0A000", "the window function %s of numeric values is not supported", name)
+		return nil, refused(Unimplemented, "0A000", "the window function %s of numeric values is not supported", name)
 	}
 	switch name {
 	case "count":

@@ -378,3 +378,22 @@ def test_numeric_reads_as_decimal(cur, sample):
         assert isinstance(got["m"], decimal.Decimal)
         assert str(got["m"]) == str(dist)  # the scale too: 2 digits
         assert got["exact"] is True
+
+
+def test_sum_bigint_reads_as_decimal(cur, sample):
+    """sum(bigint) is numeric, as PostgreSQL types it: Arrow decimal128(38, 0), which ADBC reads
+    as decimal.Decimal, so a total past bigint's range answers exactly (against the sample's
+    delays summed in Python's integers)."""
+    start, end = datetime(2001, 3, 1, tzinfo=UTC), datetime(2001, 5, 1, tzinfo=UTC)
+    cur.execute("SELECT sum((value->>'delay')::bigint * 1000000000000000) AS s, sum((value->>'delay')::int) AS i"
+                f" FROM flights WHERE {ROUTED}", ("ORD", start, end))
+    table = cur.fetch_arrow_table()
+    assert table.schema.field(0).type == pa.decimal128(38, 0)
+    assert table.schema.field(1).type == pa.int64()
+    [row] = table.to_pylist()
+    delays = [int(v["delay"]) for (_, _, _, v) in sample.rows("ORD", start, end, 100000) if v["delay"] is not None]
+    assert len(delays) > 1000
+    total = sum(delays) * 10**15
+    assert abs(total) > 2**63  # past bigint's range
+    assert row["s"] == decimal.Decimal(total) and isinstance(row["s"], decimal.Decimal)
+    assert row["i"] == sum(delays)

@@ -46,7 +46,14 @@ func newAccumulator(m resolved, partial bool) accumulator {
 	case CountStar, Count:
 		return &countAcc{}
 	case Sum, Avg:
-		return newSum(m.argType, m.Func == Avg)
+		if m.argType.ID() == arrow.DECIMAL128 { // validate admits sum only
+			return &decSumAcc{dt: m.argType}
+		}
+		a := newSum(m.argType, m.Func == Avg)
+		if m.Numeric && m.argKind != kFloat && m.Func == Sum {
+			return &numericSum{a}
+		}
+		return a
 	case VarSamp, VarPop, StddevSamp, StddevPop:
 		return &varAcc{fn: m.Func}
 	case BoolAnd, BoolOr:
@@ -165,6 +172,24 @@ func newSum(dt arrow.DataType, avg bool) accumulator {
 // sumAcc is sum or avg over values of physical type T: per group, the sum (kept by sums, exact
 // 128-bit integers or float64) and the number of values summed (count; a group without values
 // is null). Avg's partial state is the sum and the count; sum's is the sum alone.
+// numericSum is sum(x) of integers answered as the exact decimal128(38, 0) total
+// (Measure.Numeric): the partial state itself.
+type numericSum struct{ accumulator }
+
+func (a *numericSum) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	return totalOf(a.accumulator, mem, lo, hi)
+}
+
+// totalOf is the result of a sum of integers answered as numeric: its partial state, the
+// exact decimal128(38, 0) totals.
+func totalOf(a accumulator, mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	st, err := a.state(mem, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	return st[0], nil
+}
+
 type sumAcc[T fixedT] struct {
 	avg     bool
 	count   countAcc
@@ -435,6 +460,8 @@ func newMinMax(dt arrow.DataType, isMax bool) accumulator {
 		a.vals = &fixedExtremes[float64]{}
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
 		a.vals = &bytesExtremes{}
+	case arrow.DECIMAL128:
+		a.vals = &decimalExtremes{}
 	default:
 		panic("aggregate: min/max of " + dt.String())
 	}
@@ -572,3 +599,34 @@ func (x *bytesExtremes) result(mem memory.Allocator, dt arrow.DataType, has []bo
 }
 
 func (x *bytesExtremes) heapBytes() int64 { return int64(cap(x.vals))*24 + x.bytes }
+
+// decimalExtremes are min or max values of decimal128 (PostgreSQL's numeric: one column's
+// values share its scale, so they compare as 128-bit integers).
+type decimalExtremes struct {
+	vals []decimal128.Num
+}
+
+func (x *decimalExtremes) grow(n int) { x.vals = grown(x.vals, n) }
+
+func (x *decimalExtremes) update(arg arrow.Array, gids []uint32, mask, has []bool, max bool) {
+	vals := arg.(*array.Decimal128).Values()
+	for i, g := range gids {
+		if mask != nil && !mask[i] {
+			continue
+		}
+		v := vals[i]
+		if has[g] && (max && !v.Greater(x.vals[g]) || !max && !v.Less(x.vals[g])) {
+			continue
+		}
+		x.vals[g], has[g] = v, true
+	}
+}
+
+func (x *decimalExtremes) result(mem memory.Allocator, dt arrow.DataType, has []bool, lo, hi int) arrow.Array {
+	b := array.NewDecimal128Builder(mem, dt.(*arrow.Decimal128Type))
+	defer b.Release()
+	b.AppendValues(x.vals[lo:hi], has[lo:hi])
+	return b.NewArray()
+}
+
+func (x *decimalExtremes) heapBytes() int64 { return int64(cap(x.vals)) * 16 }

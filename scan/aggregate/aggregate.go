@@ -90,6 +90,9 @@ type Measure struct {
 	Descending bool
 	Sorted     bool
 	Separator  string
+	// Numeric answers a Sum of integers as the exact decimal128(38, 0) total (PostgreSQL's
+	// numeric sum(bigint)), never ErrSumOverflow; a Sum of floats ignores it.
+	Numeric bool
 }
 
 // Mode says which part of a (possibly distributed) aggregation a reader computes.
@@ -190,7 +193,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			return nil, fmt.Errorf("aggregate: group %d: column %d out of range (input has %d columns)", i, g, nf)
 		}
 		f := in.Field(g)
-		if _, ok := classify(f.Type); !ok {
+		if _, ok := classify(f.Type); !ok && f.Type.ID() != arrow.DECIMAL128 {
 			return nil, fmt.Errorf("aggregate: group %d: column %q has unsupported type %s", i, f.Name, f.Type)
 		}
 	}
@@ -222,6 +225,11 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		f := in.Field(m.Arg)
 		k, ok := classify(f.Type)
+		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum) && !m.Distinct {
+			r.argType = f.Type // min, max (decimalExtremes) and sum (decSumAcc) of numerics
+			out[i] = r
+			continue
+		}
 		if !ok {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: unsupported type %s", m.Name, m.Func, f.Name, f.Type)
 		}
@@ -264,6 +272,12 @@ func resultField(m resolved) arrow.Field {
 		if m.argKind == kFloat {
 			return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 		}
+		if m.argType.ID() == arrow.DECIMAL128 {
+			return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
+		}
+		if m.Numeric {
+			return arrow.Field{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}
+		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
 	case Avg, VarSamp, VarPop, StddevSamp, StddevPop, PercentileCont:
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
@@ -285,6 +299,9 @@ func stateFields(m resolved) []arrow.Field {
 	case CountStar, Count:
 		return []arrow.Field{{Name: m.Name, Type: arrow.PrimitiveTypes.Int64}}
 	case Sum:
+		if m.argType.ID() == arrow.DECIMAL128 {
+			return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
+		}
 		return []arrow.Field{{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}}
 	case Avg:
 		return []arrow.Field{

@@ -49,6 +49,7 @@ func newDistinctNum[T fixedT](m resolved, keepLog bool) *distinctNum[T] {
 		a.inner = &countValues[T]{}
 	default: // Sum, Avg
 		a.inner = newSum(m.argType, m.Func == Avg).(valuesAcc[T])
+		a.numeric = m.Numeric && m.Func == Sum && m.argKind != kFloat
 	}
 	return a
 }
@@ -63,10 +64,11 @@ const distinctEntryBytes = 48
 
 // distinctNum is count/sum/avg(distinct x) over a fixed-width type (physical type T).
 type distinctNum[T fixedT] struct {
-	dt    arrow.DataType
-	inner valuesAcc[T]
-	set   map[distinctKey]struct{}
-	log   distinctLog[T]
+	dt      arrow.DataType
+	inner   valuesAcc[T]
+	numeric bool // sum answered as its decimal128 total (Measure.Numeric)
+	set     map[distinctKey]struct{}
+	log     distinctLog[T]
 
 	keys    []uint64
 	newG    []uint32
@@ -105,6 +107,9 @@ func (a *distinctNum[T]) merge(cols []arrow.Array, gids []uint32) error {
 }
 
 func (a *distinctNum[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	if a.numeric {
+		return totalOf(a.inner, mem, lo, hi)
+	}
 	return a.inner.result(mem, lo, hi)
 }
 

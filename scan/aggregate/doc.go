@@ -1,7 +1,10 @@
 // Package aggregate holds flightsrv's hash aggregation over Arrow record batches: grouped and
 // ungrouped count(*), count, sum, avg, min and max, with DISTINCT and FILTER (WHERE …), and
 // PostgreSQL's var_samp, var_pop, stddev_samp, stddev_pop, bool_and and bool_or (statagg.go),
-// in three modes. A per-bucket fragment runs Partial over its rows; the coordinator runs Final
+// in three modes. Group keys may be numerics (decimal128, whose 16 bytes are the key: one
+// column's values share its scale); sum, min and max take numerics too (decsum.go: exact
+// totals, 22003 past 38 digits), and Measure.Numeric answers a sum of integers as its exact
+// decimal128(38, 0) total (SQL's sum(bigint) is numeric). A per-bucket fragment runs Partial over its rows; the coordinator runs Final
 // over the union of the fragments' partial outputs; Single does both in one place. The answers
 // follow PostgreSQL's semantics (NULL handling, NaN ordering, bytewise "C" collation for text)
 // except where the output types say otherwise (see Measure and OutputSchema).

@@ -48,7 +48,7 @@ func newGrouper(mem memory.Allocator, types []arrow.DataType, cols []int) *group
 		g.widths = append(g.widths, keyWidth(t))
 		g.bld = append(g.bld, array.NewBuilder(mem, t))
 	}
-	if len(types) == 1 && g.widths[0] > 0 {
+	if len(types) == 1 && g.widths[0] > 0 && g.widths[0] <= 8 {
 		g.fast = true
 		g.t64.init(64)
 	} else {
@@ -64,7 +64,7 @@ func (g *grouper) lookup(rec arrow.RecordBatch, gids []uint32) {
 	switch {
 	case g.fast:
 		g.lookupFast(rec.Column(g.cols[0]), gids)
-	case len(g.cols) == 1:
+	case len(g.cols) == 1 && g.widths[0] == 0:
 		g.lookupOneBytes(rec.Column(g.cols[0]), gids)
 	default:
 		g.lookupBytes(rec, gids)
@@ -214,6 +214,21 @@ func (g *grouper) lookupBytes(rec arrow.RecordBatch, gids []uint32) {
 		col := rec.Column(ci)
 		bm, off := validity(col)
 		w := g.widths[c]
+		if dec, ok := col.(*array.Decimal128); ok {
+			// decimal128 keys: the value's 16 bytes (one column's values share its scale, so
+			// equal numbers have equal bytes).
+			vals := dec.Values()
+			for i, v := range vals {
+				p, ok := putNullTag(buf, pos, i, bm != nil && !bitutil.BitIsSet(bm, off+i))
+				if !ok {
+					continue
+				}
+				binary.LittleEndian.PutUint64(buf[p:], v.LowBits())
+				binary.LittleEndian.PutUint64(buf[p+8:], uint64(v.HighBits()))
+				pos[i] = p + 16
+			}
+			continue
+		}
 		if w > 0 {
 			g.keys = sized(g.keys, n)
 			columnKeys(col, g.keys, &g.scratch)
@@ -343,6 +358,8 @@ func appendRows(b array.Builder, col arrow.Array, rows []int) {
 		appendTyped(b, col.(*array.Timestamp).TimestampValues(), col, rows)
 	case *array.Date32Builder:
 		appendTyped(b, col.(*array.Date32).Date32Values(), col, rows)
+	case *array.Decimal128Builder:
+		appendTyped(b, col.(*array.Decimal128).Values(), col, rows)
 	case *array.BooleanBuilder:
 		c := col.(*array.Boolean)
 		for _, r := range rows {

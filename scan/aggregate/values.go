@@ -147,7 +147,7 @@ func columnKeys(a arrow.Array, out []uint64, scratch *[]byte) {
 }
 
 // keyWidth is the number of significant bytes of a normKeys key of type dt (0: variable
-// width).
+// width); decimal128's 16 bytes are its value's.
 func keyWidth(dt arrow.DataType) int {
 	switch dt.ID() {
 	case arrow.INT8, arrow.UINT8, arrow.BOOL:
@@ -158,6 +158,8 @@ func keyWidth(dt arrow.DataType) int {
 		return 4
 	case arrow.INT64, arrow.UINT64, arrow.TIMESTAMP, arrow.FLOAT32, arrow.FLOAT64:
 		return 8
+	case arrow.DECIMAL128:
+		return 16 // encoded whole by lookupBytes, never normKeys
 	}
 	return 0
 }

@@ -10,7 +10,9 @@
 // round_calendar and round_temporal (date_trunc and date_bin) over timestamps, Substrait's
 // SingularOrList (SQL IN) and and/or of more than two arguments, and PostgreSQL's numeric as
 // decimal128(38, s) (numeric.go: exact arithmetic with github.com/cockroachdb/apd/v3, rounding
-// half away from zero, PostgreSQL's division scale).
+// half away from zero, PostgreSQL's division scale; a quotient's text or double precision
+// operand cast to numeric is read with each value's own display scale), and PostgreSQL's
+// regular expressions (regex.go: ~, regexp_replace, an element of regexp_match).
 //
 // Every operator takes ownership of its input readers (it releases them when it finishes, fails
 // or is released), never emits an empty batch, emits batches of at most MaxBatchRows rows,

@@ -544,11 +544,15 @@ func divScale(a, b *apd.Decimal, sa, sb int32) int32 {
 	return int32(min(r, 1000))
 }
 
-// numericDiv is numeric_div(mode, places, precision, a, b): PostgreSQL's a / b of two
-// decimal128 values (the quotient rounded half away from zero to select_div_scale's scale)
-// rounded again by mode (ROUND, TRUNC, CEIL, FLOOR) to places digits, as round(a / b, n),
-// trunc, ceil, floor or a cast to numeric(p,s) of the quotient compute it; decimal128(38,
-// max(places, 0)). A zero divisor is "division by zero" (22012).
+// numericDiv is numeric_div(mode, places, precision, a, b): PostgreSQL's a / b (the quotient
+// rounded half away from zero to select_div_scale's scale) rounded again by mode (ROUND,
+// TRUNC, CEIL, FLOOR) to places digits, as round(a / b, n), trunc, ceil, floor or a cast to
+// numeric(p,s) of the quotient compute it; decimal128(38, max(places, 0)). a and b are
+// decimal128 values (their type's scale is their display scale), integers (scale 0), or text
+// or double precision cast to numeric without a scale (x::numeric), each value of which has
+// its own display scale as numeric_in and float8_numeric give it (the digits after the point
+// of the text; of the float's 15 significant digits, trailing zeros dropped). A zero divisor
+// is "division by zero" (22012); text that is no number is 22P02.
 func numericDiv(n *fnNode) error {
 	if err := argCount(n, 5, 5); err != nil {
 		return err
@@ -557,27 +561,39 @@ func numericDiv(n *fnNode) error {
 	if err != nil {
 		return err
 	}
-	sa, oka := decScale(n.types[3])
-	sb, okb := decScale(n.types[4])
-	if !oka || !okb {
-		return errors.New("arguments 4 and 5 must be decimal128")
+	for _, t := range n.types[3:5] {
+		if t == nil {
+			return errors.New("arguments 4 and 5 must be values")
+		}
 	}
 	n.out = numericOut(rd.s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		a, b := args[3].(*array.Decimal128), args[4].(*array.Decimal128)
-		var x, y apd.Decimal
+		a, err := scaledReader(args[3])
+		if err != nil {
+			return nil, err
+		}
+		b, err := scaledReader(args[4])
+		if err != nil {
+			return nil, err
+		}
 		return mapNumeric(mem, rd.s, rows, args, func(i int) (*apd.Decimal, error) {
-			decAt(a, i, sa, &x)
-			decAt(b, i, sb, &y)
+			x, sa, err := a(i)
+			if err != nil {
+				return nil, err
+			}
+			y, sb, err := b(i)
+			if err != nil {
+				return nil, err
+			}
 			if y.IsZero() {
 				return nil, errNumericDivZero
 			}
-			rs := divScale(&x, &y, sa, sb)
-			// x / y * 10^rs = X * 10^(rs + sb - sa) / Y over the coefficients, rounded half
-			// away from zero in integers (exact).
+			rs := divScale(x, y, sa, sb)
+			// x / y * 10^rs = X * 10^(rs - ex) / (Y * 10^-ey) over the coefficients (value =
+			// coefficient * 10^exponent), rounded half away from zero in integers (exact).
 			num := x.Coeff.MathBigInt()
 			den := y.Coeff.MathBigInt()
-			e := int64(rs) + int64(sb) - int64(sa)
+			e := int64(rs) + int64(x.Exponent) - int64(y.Exponent)
 			ten := big.NewInt(10)
 			if e >= 0 {
 				num.Mul(num, new(big.Int).Exp(ten, big.NewInt(e), nil))
@@ -594,4 +610,31 @@ func numericDiv(n *fnNode) error {
 		})
 	}
 	return nil
+}
+
+// scaledReader returns a function reading row i of a (decimal128, integer, text or float64)
+// as a numeric value and its display scale, as numericDiv reads its operands.
+func scaledReader(a arrow.Array) (func(i int) (*apd.Decimal, int32, error), error) {
+	read, err := numericReader(a)
+	if err != nil {
+		return nil, err
+	}
+	if s, ok := decScale(a.DataType()); ok {
+		return func(i int) (*apd.Decimal, int32, error) {
+			d, err := read(i)
+			return d, s, err
+		}, nil
+	}
+	_, isFloat := a.(*array.Float64)
+	return func(i int) (*apd.Decimal, int32, error) {
+		d, err := read(i)
+		if err != nil {
+			return nil, 0, err
+		}
+		if isFloat {
+			// float8_numeric prints 15 significant digits with %g, which drops trailing zeros.
+			d.Reduce(d)
+		}
+		return d, max(-d.Exponent, 0), nil
+	}, nil
 }

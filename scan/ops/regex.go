@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -20,12 +21,18 @@ import (
 //	                                   repl's \1 … \9 are the subexpressions, \& the match,
 //	                                   \\ a backslash, any other \ kept; flags an
 //	                                   enumeration first: "", "g", "i" or "gi"
+//	regexp_match_elem(s, pattern)      (regexp_match(s, pattern))[k]: the k-th captured
+//	                                   substring (the whole match when the pattern captures
+//	                                   none), NULL without a match, for a subexpression that
+//	                                   took no part, or k outside the array; enumerations
+//	                                   flags ("" or "i") and k (1-based) first
 //
 // A pattern that pgregex refuses or cannot read is the row's error: PostgreSQL's invalid
 // regular expression (2201B), or 0A000 naming the construct.
 func init() {
 	ownFunctions["regex_match"] = regexMatchKernel
 	ownFunctions["regexp_replace"] = regexpReplaceKernel
+	ownFunctions["regexp_match_elem"] = regexpMatchElemKernel
 }
 
 // patternCache compiles each distinct pattern of one expression once (at most 64 kept).
@@ -129,6 +136,54 @@ func regexpReplaceKernel(n *fnNode) error {
 			}
 			out, err := replaceRegexp(re.Regexp, src, string(r.ValueBytes(i)), global)
 			return out, err == nil, err
+		})
+	}
+	return nil
+}
+
+func regexpMatchElemKernel(n *fnNode) error {
+	if err := argCount(n, 4, 4); err != nil {
+		return err
+	}
+	flags, err := regexFlags(n)
+	if err != nil || strings.Contains(flags, "g") {
+		return errors.New("regexp_match_elem takes flags \"\" or \"i\" first")
+	}
+	if n.args[1] != nil {
+		return errors.New("regexp_match_elem takes the element's position second")
+	}
+	k, err := strconv.Atoi(n.enums[1])
+	if err != nil {
+		return errors.New("regexp_match_elem's position is not an integer")
+	}
+	if err := wantText(n, 2, 3); err != nil {
+		return err
+	}
+	n.out = arrow.BinaryTypes.String
+	cache := &patternCache{opts: pgregex.Options{IgnoreCase: strings.Contains(flags, "i"), Extent: true}}
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[2])
+		p, _ := asTexts(args[3])
+		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			re, err := cache.get(string(p.ValueBytes(i)))
+			if err != nil {
+				return "", false, err
+			}
+			src := s.ValueBytes(i)
+			if err := re.CheckSubject(string(src)); err != nil {
+				return "", false, regexError(err)
+			}
+			m := re.FindSubmatchIndex(src)
+			groups := re.NumSubexp()
+			switch {
+			case m == nil, k < 1, groups == 0 && k != 1, groups > 0 && k > groups:
+				return "", false, nil
+			case groups == 0:
+				return string(src[m[0]:m[1]]), true, nil
+			case m[2*k] < 0:
+				return "", false, nil
+			}
+			return string(src[m[2*k]:m[2*k+1]]), true, nil
 		})
 	}
 	return nil

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -442,6 +444,23 @@ class FlightsJdbcTest {
     assertEquals(2 + ORD_FIRST.length, lines.length, out);
     for (int i = 0; i < ORD_FIRST.length; i++) {
       assertTrue(lines[2 + i].contains(ORD_FIRST[i][1] + "  " + ORD_FIRST[i][2]), lines[2 + i]);
+    }
+  }
+
+  /**
+   * sum(bigint) is numeric, as PostgreSQL types it (Arrow decimal128(38, 0)): the driver reads it
+   * as DECIMAL and BigDecimal, and a total past bigint's range answers exactly.
+   */
+  @Test
+  void sumOfBigintReadsAsBigDecimal() throws SQLException {
+    try (Statement st = conn.createStatement();
+        ResultSet rs = st.executeQuery("SELECT sum(x) AS s FROM (SELECT 9223372036854775807::bigint AS x"
+            + " UNION ALL SELECT 1::bigint UNION ALL SELECT 40::bigint) t")) {
+      assertEquals(Types.DECIMAL, rs.getMetaData().getColumnType(1));
+      assertTrue(rs.next());
+      BigDecimal want = new BigDecimal(BigInteger.valueOf(Long.MAX_VALUE).add(BigInteger.valueOf(41)));
+      assertEquals(want, rs.getBigDecimal(1));
+      assertFalse(rs.next());
     }
   }
 }

@@ -1,0 +1,88 @@
+package aggregate
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/scan/ops"
+)
+
+// errDecimalSum is a sum of numerics past decimal128's 38 digits: PostgreSQL's numeric would
+// hold it, flightsrv's does not (22003, as numeric's other values past 38 digits).
+var errDecimalSum = &ops.DataError{Code: "22003", Msg: "numeric value out of range: flightsrv's numeric holds 38 digits"}
+
+// maxDecimal is 10^38, the first value decimal128(38, s) cannot hold.
+var maxDecimal = decimal128.GetScaleMultiplier(38)
+
+// decSumAcc is sum(x) of decimal128(38, s) values (PostgreSQL's numeric sum, of the argument's
+// scale): per group the exact total and how many values it summed (none: NULL). Its partial
+// state is the total, decimal128(38, s), NULL for an empty group; a total of 38 digits or more
+// is errDecimalSum.
+type decSumAcc struct {
+	dt  arrow.DataType
+	sum []decimal128.Num
+	n   []int64
+}
+
+func (a *decSumAcc) grow(n int) {
+	a.sum = grown(a.sum, n)
+	a.n = grown(a.n, n)
+}
+
+// add adds v to group g's total.
+func (a *decSumAcc) add(g uint32, v decimal128.Num) error {
+	s := a.sum[g].Add(v)
+	if s.Abs().Cmp(maxDecimal) >= 0 || s.Sign() != 0 && (a.sum[g].Sign() == v.Sign()) && s.Sign() != v.Sign() {
+		return errDecimalSum
+	}
+	a.sum[g] = s
+	a.n[g]++
+	return nil
+}
+
+func (a *decSumAcc) update(arg arrow.Array, gids []uint32, mask []bool) error {
+	vals := arg.(*array.Decimal128).Values()
+	for i, g := range gids {
+		if mask == nil || mask[i] {
+			if err := a.add(g, vals[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (a *decSumAcc) merge(cols []arrow.Array, gids []uint32) error {
+	col := cols[0].(*array.Decimal128)
+	vals := col.Values()
+	for i, g := range gids {
+		if col.IsValid(i) {
+			if err := a.add(g, vals[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (a *decSumAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	b := array.NewDecimal128Builder(mem, a.dt.(*arrow.Decimal128Type))
+	defer b.Release()
+	for i := lo; i < hi; i++ {
+		if a.n[i] == 0 {
+			b.AppendNull()
+		} else {
+			b.Append(a.sum[i])
+		}
+	}
+	return b.NewArray(), nil
+}
+
+func (a *decSumAcc) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+	r, err := a.result(mem, lo, hi)
+	return []arrow.Array{r}, err
+}
+
+func (a *decSumAcc) heapBytes() int64 { return int64(cap(a.sum))*16 + int64(cap(a.n))*8 }

@@ -1,0 +1,139 @@
+package substrait
+
+import (
+	"fmt"
+	"slices"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// SELECT DISTINCT ON (e, …) keeps the first row of each group of rows equal on the DISTINCT ON
+// expressions (NULLs equal), first in the statement's ORDER BY. It is bound onto the
+// relations the executor runs (README.md, "The SQL surface"): above the select list's
+// projection, a window relation computing row_number() OVER (PARTITION BY the DISTINCT ON
+// columns ORDER BY the statement's ORDER BY keys), a filter keeping row number 1, and a
+// projection dropping the row number; ORDER BY and LIMIT then apply as to any SELECT.
+//
+// PostgreSQL's rules (parse_clause.c's transformDistinctOnClause) are kept: DISTINCT ON items
+// are select-list names, ordinals or expressions as ORDER BY items are (an expression not in
+// the select list is evaluated beside it and dropped); the ORDER BY keys that are DISTINCT ON
+// expressions must all come before any that is not (42P10 otherwise), and DISTINCT ON
+// expressions missing from ORDER BY are fine. Without ORDER BY, which row of a group is kept
+// is unspecified, as in PostgreSQL.
+
+// errDistinctOnOrder is PostgreSQL's refusal of an ORDER BY that does not start with the
+// DISTINCT ON expressions.
+var errDistinctOnOrder = &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"}
+
+// distinctOnKeys binds the DISTINCT ON items (dc) as ORDER BY items are bound, over the select
+// list outs (with the ORDER BY's extra expressions already appended) and checks them against
+// the ORDER BY keys. It returns the column of each item (deduplicated) and the extra
+// expressions evaluated beside the select list for the items that are not in it.
+func (bd *binder) distinctOnKeys(dc []*pg.Node, keys []sortKeyRef, items []bselItem, outs []expr.Expression, names []string, in *scope) ([]int, []expr.Expression, error) {
+	sorts := make([]*pg.Node, len(dc))
+	for i, n := range dc {
+		if c := n.GetAConst(); c != nil && c.GetIval() != nil {
+			if pos := int(c.GetIval().GetIval()); pos < 1 || pos > len(items) {
+				return nil, nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: fmt.Sprintf("SELECT DISTINCT ON position %d is not in select list", pos)}
+			}
+		}
+		sorts[i] = &pg.Node{Node: &pg.Node_SortBy{SortBy: &pg.SortBy{Node: n}}}
+	}
+	padded := slices.Clone(names)
+	for len(padded) < len(outs) {
+		padded = append(padded, "")
+	}
+	on, extra, err := bd.sortKeys(sorts, items, outs, padded, in, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cols []int
+	for _, k := range on {
+		if !slices.Contains(cols, k.col) {
+			cols = append(cols, k.col)
+		}
+	}
+	skipped := false
+	for _, k := range keys {
+		if !slices.Contains(cols, k.col) {
+			skipped = true
+		} else if skipped {
+			return nil, nil, errDistinctOnOrder
+		}
+	}
+	return cols, extra, nil
+}
+
+// distinctOn keeps, of proj's rows, the first of each group equal on the columns on, in the
+// order of keys (columns of proj), and returns the rows with proj's columns.
+func (bd *binder) distinctOn(proj *boundRel, on []int, keys []sortKeyRef) (*boundRel, error) {
+	rn, err := bd.newWindow(extensions.ID{URN: URNArithmetic, Name: "row_number"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range on {
+		e := proj.sc.ref(c)
+		if err := orderable(e, "DISTINCT ON"); err != nil {
+			return nil, err
+		}
+		rn.Partitions = append(rn.Partitions, e)
+	}
+	for _, k := range keys {
+		rn.Sorts = append(rn.Sorts, expr.SortField{Expr: proj.sc.ref(k.col), Kind: sortDirection(k)})
+	}
+	rn.BoundsType, rn.LowerBound, rn.UpperBound = types.BoundsTypeRange, expr.Unbounded{}, expr.CurrentRow{}
+	return bd.keepWhere(proj, []expr.Expression{rn}, func(ws []expr.Expression) (expr.Expression, error) {
+		return bd.fn(URNComparison, "equal", booleanType(), ws[0], expr.NewPrimitiveLiteral(int64(1), false))
+	})
+}
+
+// keepWhere evaluates the window functions wfs over br (one window ProjectRel), keeps the
+// rows where cond (built over references to the functions' columns) is true, and returns
+// them with br's columns only.
+func (bd *binder) keepWhere(br *boundRel, wfs []expr.Expression, cond func(ws []expr.Expression) (expr.Expression, error)) (*boundRel, error) {
+	w, refs, err := bd.windowProject(br, wfs)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cond(refs)
+	if err != nil {
+		return nil, err
+	}
+	f, err := bd.b.Filter(w.rel, c)
+	if err != nil {
+		return nil, fmt.Errorf("bind window filter: %w", err)
+	}
+	es := make([]expr.Expression, len(br.sc.cols))
+	for i := range es {
+		es[i] = w.sc.ref(i)
+	}
+	names := br.names
+	if len(names) < len(es) {
+		names = slices.Clone(names)
+		for len(names) < len(es) {
+			names = append(names, fmt.Sprintf("?column%d?", len(names)))
+		}
+	}
+	out, err := bd.project(&boundRel{rel: f, sc: w.sc, names: w.names}, es, names[:len(es)])
+	if err != nil {
+		return nil, err
+	}
+	out.names = br.names
+	return out, nil
+}
+
+// sortDirection is a bound ORDER BY key's Substrait direction.
+func sortDirection(k sortKeyRef) types.SortDirection {
+	switch {
+	case k.desc && k.nullsFirst:
+		return types.SortDescNullsFirst
+	case k.desc:
+		return types.SortDescNullsLast
+	case k.nullsFirst:
+		return types.SortAscNullsFirst
+	}
+	return types.SortAscNullsLast
+}

@@ -1,0 +1,44 @@
+package substrait
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestRefusalSQLStates: refusals carry PostgreSQL's SQLSTATE for their condition (the codes
+// PostgreSQL 15 answers the same statements with), and the log form of a message redacts only
+// the client's own text: the binder's own words (GROUP BY, a known function's name) stay.
+func TestRefusalSQLStates(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, tt := range []struct{ sql, state, log string }{
+		{`SELECT id, count(*) FROM messages` + routedWhere, "42803", "column <identifier> must appear in the GROUP BY clause or be used in an aggregate function"},
+		{`SELECT id + 1 FROM messages` + routedWhere, "42883", "operator does not exist: text + integer"},
+		{`SELECT char_length(value) FROM messages` + routedWhere, "42883", "function char_length(bytea) does not exist"},
+		{`SELECT 1 UNION SELECT 1, 2`, "42601", "each UNION query must have the same number of columns"},
+		{`SELECT 1 UNION SELECT 'a'::bytea`, "42804", ""},
+		{`SELECT * FROM messages` + routedWhere + ` ORDER BY 5`, "42P10", "ORDER BY position 5 is not in select list"},
+		{`SELECT 'x'::int`, "22P02", ""},
+		{`SELECT 1::bytea::int`, "42846", ""},
+		{`SELECT sum(count(*)) FROM messages` + routedWhere, "42803", ""},
+		{`SELECT count(*) FROM messages` + routedWhere + ` GROUP BY count(*)`, "42803", ""},
+		{`WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r`, "0A000", "WITH RECURSIVE is not supported"},
+		{`SELECT mode() WITHIN GROUP (ORDER BY 1.5) FROM messages` + routedWhere, "0A000", "mode of numeric is not supported"},
+		{`SELECT round(1.5, id::int) FROM messages` + routedWhere, "0A000", "round(numeric, n) with n other than an integer constant is not supported"},
+		{`SELECT nosuchfn(1)`, "42883", "function <identifier> is not supported"},
+		{`SELECT date_trunc('fortnight', timestamp) FROM messages` + routedWhere, "22023", ""},
+	} {
+		_, err := Prepare(tt.sql, cat)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%q: error %v is not an *Error", tt.sql, err)
+			continue
+		}
+		if e.SQLState != tt.state {
+			t.Errorf("%q (%s): SQLSTATE %q, want %q", tt.sql, e.Msg, e.SQLState, tt.state)
+		}
+		if tt.log != "" && e.LogMessage() != tt.log {
+			t.Errorf("%q: log form %q, want %q", tt.sql, e.LogMessage(), tt.log)
+		}
+	}
+}

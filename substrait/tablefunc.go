@@ -1,0 +1,329 @@
+package substrait
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/internal/calendar"
+)
+
+// Set-returning functions in FROM (README.md, "The SQL surface"): generate_series(start, stop
+// [, step]) of integers or of timestamps with an interval step, and unnest(ARRAY[…]) of
+// constants, are computed when binding (their arguments are constants, as BI tools write
+// them) into a VirtualTableReadRel of one column, at most MaxSeriesRows rows; no rows is a
+// virtual row filtered out. They are FROM items like a subquery: alone, as a CTE, or in a
+// subquery. PostgreSQL's rules: generate_series(integer, integer) is integer,
+// (bigint, bigint) bigint; a zero step is "step size cannot equal zero" (22023); the
+// timestamp series adds the step to the previous value each time (January 31 + 1 month is
+// February 28, then March 28); the column is named by the alias (AS g, or AS g(n)) or after
+// the function. WITH ORDINALITY, ROWS FROM (…), LATERAL, column definition lists and
+// arguments that are not constants are refused by name.
+
+// MaxSeriesRows bounds the rows of one generate_series or unnest in FROM: their rows are
+// constants of the plan (each row is a few plan expression nodes, under MaxExpressionNodes).
+const MaxSeriesRows = 10_000
+
+// rangeFunction binds a function in FROM.
+func (bd *binder) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
+	switch {
+	case rf.GetLateral():
+		return nil, unimplemented("LATERAL")
+	case rf.GetOrdinality():
+		return nil, unimplemented("WITH ORDINALITY")
+	case rf.GetIsRowsfrom() || len(rf.GetFunctions()) != 1:
+		return nil, unimplemented("ROWS FROM (…)")
+	case len(rf.GetColdeflist()) > 0:
+		return nil, unimplementedAre("column definition lists")
+	}
+	items := rf.GetFunctions()[0].GetList().GetItems()
+	if len(items) == 0 {
+		return nil, unimplementedAre("table functions")
+	}
+	fc := items[0].GetFuncCall()
+	if fc == nil {
+		return nil, unimplementedAre("table functions")
+	}
+	name := funcName(fc)
+	var (
+		rows []expr.Expression
+		typ  types.Type
+		err  error
+	)
+	switch name {
+	case "generate_series":
+		rows, typ, err = bd.generateSeries(fc)
+	case "unnest":
+		rows, typ, err = bd.unnest(fc)
+	default:
+		return nil, refused(Unimplemented, "0A000", "the table function %s is not supported (generate_series and unnest are)", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	colName := name
+	alias := ""
+	if al := rf.GetAlias(); al != nil {
+		alias = al.GetAliasname()
+		colName = alias
+		if cn := al.GetColnames(); len(cn) > 1 {
+			return nil, errorf(InvalidArgument, "too many column aliases: %d for %d columns", len(cn), 1)
+		} else if len(cn) == 1 {
+			colName = cn[0].GetString_().GetSval()
+		}
+	}
+	return bd.constantColumn(rows, typ, colName, alias)
+}
+
+// constantColumn is a FROM item of one column named name holding rows (literals of typ, in
+// order), qualified by alias.
+func (bd *binder) constantColumn(rows []expr.Expression, typ types.Type, name, alias string) (*fromItem, error) {
+	typ = typ.WithNullability(nullableN)
+	empty := len(rows) == 0
+	if empty {
+		rows = []expr.Expression{expr.NewNullLiteral(typ)}
+	}
+	vals := make([]expr.VirtualTableExpressionValue, len(rows))
+	for i, r := range rows {
+		vals[i] = expr.VirtualTableExpressionValue{nullable(r)}
+	}
+	rel, err := bd.b.VirtualTableFromExpr([]string{name}, vals...)
+	if err != nil {
+		return nil, fmt.Errorf("bind %s: %w", name, err)
+	}
+	br := &boundRel{rel: rel, sc: &scope{cols: []col{{name: name, qual: alias, typ: typ}}}, names: []string{name}}
+	if empty {
+		f, err := bd.b.Filter(rel, expr.NewPrimitiveLiteral(false, false))
+		if err != nil {
+			return nil, fmt.Errorf("bind %s: %w", name, err)
+		}
+		br.rel = f
+	}
+	return &fromItem{boundRel: br}, nil
+}
+
+// errSeriesRows refuses a series or array of more than MaxSeriesRows rows.
+func errSeriesRows(name string) *Error {
+	return refused(InvalidArgument, "54000", "%s in FROM of more than %d rows is not supported", name, MaxSeriesRows)
+}
+
+// generateSeries computes generate_series(start, stop[, step]) of constants: integers, or
+// timestamps with an interval step.
+func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type, error) {
+	raw := fc.GetArgs()
+	if len(raw) < 2 || len(raw) > 3 || fc.GetAggStar() || fc.GetAggDistinct() || fc.GetOver() != nil {
+		return nil, nil, errorf(InvalidArgument, "function generate_series with %d arguments does not exist", len(raw))
+	}
+	args := make([]bval, len(raw))
+	for i, a := range raw {
+		v, err := bd.bindExpr(a, &scope{})
+		if err != nil {
+			return nil, nil, err
+		}
+		args[i] = v
+	}
+	isTime := false
+	for _, a := range args[:2] {
+		if !a.untyped() && familyOf(a.typ()) == famTimestamp || !a.untyped() && familyOf(a.typ()) == famDate {
+			isTime = true
+		}
+	}
+	if len(args) == 3 {
+		if _, iv := args[2].intervalConst(); iv {
+			isTime = true
+		}
+	}
+	if isTime {
+		return bd.timestampSeries(args)
+	}
+	t := i32Type()
+	for _, a := range args {
+		if a.untyped() {
+			continue
+		}
+		switch familyOf(a.typ()) {
+		case famInt:
+			if numRank(a.typ()) > numRank(t) {
+				t = i64Type()
+			}
+		case famNumeric:
+			return nil, nil, unimplemented("generate_series of numeric values")
+		default:
+			return nil, nil, errorf(InvalidArgument, "function generate_series(%s) does not exist", typeName(a.typ()))
+		}
+	}
+	vals := make([]int64, 3)
+	vals[2] = 1
+	for i, a := range args {
+		e, err := bd.coerce(a, i64Type(), "argument of generate_series")
+		if err != nil {
+			return nil, nil, err
+		}
+		if c, ok := e.(*expr.Cast); ok {
+			e = c.Input // an integer constant cast to an integer type: its value
+		}
+		switch l := e.(type) {
+		case *expr.PrimitiveLiteral[int64]:
+			vals[i] = l.Value
+		case *expr.PrimitiveLiteral[int32]:
+			vals[i] = int64(l.Value)
+		case *expr.PrimitiveLiteral[int16]:
+			vals[i] = int64(l.Value)
+		case *expr.NullLiteral:
+			return nil, t, nil // a NULL argument: no rows, as PostgreSQL (strict)
+		default:
+			return nil, nil, unimplementedAre("generate_series arguments other than constants")
+		}
+	}
+	start, stop, step := vals[0], vals[1], vals[2]
+	if step == 0 {
+		return nil, nil, &Error{Code: InvalidArgument, SQLState: "22023", Msg: "step size cannot equal zero"}
+	}
+	var rows []expr.Expression
+	for v := start; step > 0 && v <= stop || step < 0 && v >= stop; v += step {
+		if len(rows) == MaxSeriesRows {
+			return nil, nil, errSeriesRows("generate_series")
+		}
+		if _, ok := t.(*types.Int32Type); ok {
+			rows = append(rows, expr.NewPrimitiveLiteral(int32(v), false))
+		} else {
+			rows = append(rows, expr.NewPrimitiveLiteral(v, false))
+		}
+		if step > 0 && v > math.MaxInt64-step || step < 0 && v < math.MinInt64-step {
+			break // the next value would overflow: PostgreSQL stops there too
+		}
+	}
+	return rows, t, nil
+}
+
+// timestampSeries computes generate_series(start, stop, step) of timestamps (a date is
+// midnight UTC, as in the UTC session) with a constant interval step.
+func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, error) {
+	if len(args) != 3 {
+		return nil, nil, errorf(InvalidArgument, "function generate_series(timestamp with time zone, timestamp with time zone) does not exist")
+	}
+	iv, ok := args[2].intervalConst()
+	if !ok && args[2].str != nil && args[2].param == 0 {
+		iv, ok = *args[2].str, true // an untyped literal step reads as an interval
+	}
+	if !ok {
+		if args[2].null {
+			return nil, tsType(), nil
+		}
+		return nil, nil, unimplementedAre("generate_series steps other than interval constants")
+	}
+	var ends [2]time.Time
+	for i, a := range args[:2] {
+		e, err := bd.coerce(a, tsType(), "argument of generate_series")
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, null := e.(*expr.NullLiteral); null {
+			return nil, tsType(), nil
+		}
+		lit, ok := e.(*expr.ProtoLiteral)
+		ns, okv := int64(0), false
+		if ok {
+			ns, okv = lit.Value.(int64)
+		}
+		if !okv {
+			return nil, nil, unimplementedAre("generate_series arguments other than constants")
+		}
+		ends[i] = time.Unix(0, ns).UTC()
+	}
+	us, months, ok := parseInterval(iv)
+	if !ok {
+		return nil, nil, errorf(InvalidArgument, "invalid interval literal")
+	}
+	if !months.IsInt() || !months.Num().IsInt64() {
+		return nil, nil, unimplementedAre("intervals with a fractional number of months")
+	}
+	m := months.Num().Int64()
+	nsRat := new(big.Rat).Mul(us, big.NewRat(1000, 1))
+	nsf, _ := nsRat.Float64()
+	if math.Abs(nsf) > math.MaxInt64 {
+		return nil, nil, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "interval out of range"}
+	}
+	d := time.Duration(math.Round(nsf))
+	if m == 0 && d == 0 {
+		return nil, nil, &Error{Code: InvalidArgument, SQLState: "22023", Msg: "step size cannot equal zero"}
+	}
+	// The step's direction: PostgreSQL compares the interval with a zero interval (months as
+	// 30 days).
+	up := time.Duration(m)*30*24*time.Hour+d > 0
+	var rows []expr.Expression
+	for t := ends[0]; up && !t.After(ends[1]) || !up && !t.Before(ends[1]); {
+		if len(rows) == MaxSeriesRows {
+			return nil, nil, errSeriesRows("generate_series")
+		}
+		rows = append(rows, tsLiteral(t))
+		next := calendar.AddMonths(t, m).Add(d)
+		if next.Before(minNanoTime) || next.After(maxNanoTime) || next.Equal(t) {
+			break
+		}
+		t = next
+	}
+	return rows, tsType(), nil
+}
+
+// unnest computes unnest(ARRAY[…]) of constants: one row per element, NULLs kept, the
+// elements of their common type.
+func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error) {
+	raw := fc.GetArgs()
+	if len(raw) != 1 {
+		return nil, nil, unimplemented(fmt.Sprintf("unnest of %d arrays", len(raw)))
+	}
+	arr := raw[0].GetAArrayExpr()
+	if arr == nil {
+		return nil, nil, unimplementedAre("unnest arguments other than ARRAY[…] of constants")
+	}
+	elems := arr.GetElements()
+	if len(elems) > MaxSeriesRows {
+		return nil, nil, errSeriesRows("unnest")
+	}
+	vals := make([]bval, len(elems))
+	for i, el := range elems {
+		if el.GetAArrayExpr() != nil {
+			return nil, nil, unimplementedAre("multidimensional arrays")
+		}
+		v, err := bd.bindExpr(el, &scope{})
+		if err != nil {
+			return nil, nil, err
+		}
+		vals[i] = v
+	}
+	if len(vals) == 0 {
+		return nil, nil, errorf(InvalidArgument, "cannot determine type of empty array")
+	}
+	common, err := bd.commonType(vals, "ARRAY")
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range common {
+		if !isConstant(e) {
+			return nil, nil, unimplementedAre("unnest arguments other than ARRAY[…] of constants")
+		}
+	}
+	return common, common[0].GetType(), nil
+}
+
+// isConstant reports whether e references no column (a literal, a cast of one, a call over
+// them): the executor evaluates such a row once (a VirtualTableReadRel's values).
+func isConstant(e expr.Expression) bool {
+	constant := true
+	var visit expr.VisitFunc
+	visit = func(x expr.Expression) expr.Expression {
+		if _, ok := x.(*expr.FieldReference); ok {
+			constant = false
+			return x
+		}
+		return x.Visit(visit)
+	}
+	visit(e)
+	return constant
+}
