@@ -29,6 +29,12 @@ import (
 //     one row into none, so it stays above);
 //   - into every input of a SetRel (a filter over the union, intersection or difference of
 //     its inputs is that of their filtered inputs);
+//   - through a JoinRel (join.go): conjuncts over one side's columns into that side where
+//     the join does not NULL-extend it (both sides of an inner join, the left of left,
+//     semi, anti and single joins, the right of a right join; neither of a full join), and
+//     the join condition's conjuncts over one side into the side it filters (a side that
+//     is not preserved: both of an inner join, the right of left, semi, anti and single
+//     joins, the left of a right join);
 //   - never through a FetchRel (LIMIT/OFFSET count rows before the filter) nor into a
 //     relation kind it does not know, which is returned unchanged with the conjuncts above it.
 //
@@ -170,6 +176,8 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 			return nil, err
 		}
 		return fp.filter(out, kept)
+	case *plan.JoinRel:
+		return fp.join(r, above, direct)
 	}
 	// A relation kind the pusher does not know (routesOf refuses it later): unchanged.
 	return fp.filter(rel, above)
@@ -274,4 +282,82 @@ func remapRefs(e expr.Expression, src func(int) (int, bool), needRef bool) (expr
 		return nil, false
 	}
 	return out, true
+}
+
+// join pushes the conjuncts above a JoinRel (over its output, direct maps them to its direct
+// output) and those of its condition into its inputs where the join type allows (see
+// filterPusher).
+func (fp *filterPusher) join(r *plan.JoinRel, above []expr.Expression, direct func(int) (int, bool)) (plan.Rel, error) {
+	nl := len(r.Left().RecordType().Types())
+	t := r.Type()
+	var whereL, whereR, onL, onR bool
+	switch t {
+	case plan.JoinTypeInner:
+		whereL, whereR, onL, onR = true, true, true, true
+	case plan.JoinTypeLeft, plan.JoinTypeLeftSemi, plan.JoinTypeLeftAnti, plan.JoinTypeLeftSingle:
+		whereL, onR = true, true
+	case plan.JoinTypeRight:
+		whereR, onL = true, true
+	}
+	leftOf := func(i int) (int, bool) { return i, i < nl }
+	rightOf := func(i int) (int, bool) { return i - nl, i >= nl }
+	split := func(conj []expr.Expression, l, r bool) (downL, downR, kept []expr.Expression) {
+		kept = conj
+		if l {
+			downL, kept = remapAll(kept, leftOf, true)
+		}
+		if r {
+			downR, kept = remapAll(kept, rightOf, true)
+		}
+		return downL, downR, kept
+	}
+	// Conjuncts above, over the join's output: first onto its direct output.
+	mapped, keptAbove := remapAll(above, direct, false)
+	if r.OutputMapping() != nil {
+		mapped, keptAbove = nil, above
+	}
+	aboveL, aboveR, restAbove := split(mapped, whereL, whereR)
+	var cond []expr.Expression
+	if e := r.Expr(); e != nil && !isTrueLiteral(e) {
+		cond = splitConj(e)
+	}
+	condL, condR, restCond := split(cond, onL, onR)
+	fp.changed = fp.changed || len(aboveL)+len(aboveR)+len(condL)+len(condR) > 0
+	left, err := fp.push(r.Left(), append(condL, aboveL...))
+	if err != nil {
+		return nil, err
+	}
+	right, err := fp.push(r.Right(), append(condR, aboveR...))
+	if err != nil {
+		return nil, err
+	}
+	newCond := expr.Expression(expr.NewPrimitiveLiteral(true, false))
+	if len(restCond) > 0 {
+		if newCond, err = fp.and(restCond); err != nil {
+			return nil, err
+		}
+	}
+	first := true
+	out, err := r.CopyWithExpressionRewrite(func(e expr.Expression) (expr.Expression, error) {
+		if first {
+			first = false
+			return newCond, nil
+		}
+		return e, nil
+	}, left, right)
+	if err != nil {
+		return nil, err
+	}
+	// What stays above: the conjuncts that did not map onto the direct output and those that
+	// went to no side (the direct output is the output: no emit mapping).
+	var stay []expr.Expression
+	stay = append(stay, keptAbove...)
+	stay = append(stay, restAbove...)
+	return fp.filter(out, stay)
+}
+
+// isTrueLiteral reports the literal true.
+func isTrueLiteral(e expr.Expression) bool {
+	b, ok := e.(*expr.PrimitiveLiteral[bool])
+	return ok && b.Value
 }

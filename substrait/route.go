@@ -589,6 +589,20 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 			return walk(r.Input(), nil)
 		case *plan.FetchRel:
 			return walk(r.Input(), nil)
+		case *plan.JoinRel:
+			for _, in := range r.GetInputs() {
+				if err := walk(in, nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		case *plan.HashJoinRel:
+			for _, in := range []plan.Rel{r.Left(), r.Right()} {
+				if err := walk(in, nil); err != nil {
+					return err
+				}
+			}
+			return nil
 		case *plan.SetRel:
 			for _, in := range r.Inputs() {
 				if err := walk(in, nil); err != nil {
