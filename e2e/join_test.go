@@ -31,8 +31,8 @@ func joinQueries() []string {
 		delay = "(value->>'delay')::int"
 		nk    = "CASE WHEN (value->>'distance')::int > 700 THEN value->>'destination' END" // a key with NULLs
 		// per-destination summaries (few rows each side, keys with NULLs)
-		od = "(SELECT " + nk + " AS d, count(*) AS n, max(" + delay + ") AS m FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
-		bd = "(SELECT " + nk + " AS d, count(*) AS n, min(" + delay + ") AS m FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
+		od    = "(SELECT " + nk + " AS d, count(*) AS n, max(" + delay + ") AS m FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
+		bd    = "(SELECT " + nk + " AS d, count(*) AS n, min(" + delay + ") AS m FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
 		rngA  = " a.timestamp >= '2001-03-25' AND a.timestamp < '2001-04-05'"
 		rngB  = " b.timestamp >= '2001-03-25' AND b.timestamp < '2001-04-05'"
 		ordIn = "SELECT id FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05'"
