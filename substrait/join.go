@@ -288,7 +288,9 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 			return true
 		}
 		if sl.GetSubLinkType() != pg.SubLinkType_EXPR_SUBLINK {
-			bad = unimplementedAre("EXISTS, IN and ANY subqueries outside a WHERE conjunct (under OR, NOT of an expression, or in the select list)")
+			if bad == nil {
+				bad = sublinkRefusal(sl)
+			}
 			return false
 		}
 		scalars = append(scalars, sl)
@@ -683,15 +685,20 @@ func (bd *binder) sublinkValue(sl *pg.SubLink, sc *scope) (bval, error) {
 	if i, ok := bd.sublinks[sl]; ok && i < len(sc.cols) && sc.cols[i].qual == "?subquery?" {
 		return typed(sc.ref(i)), nil
 	}
+	return bval{}, sublinkRefusal(sl)
+}
+
+// sublinkRefusal names a subquery in a place where it is not bound.
+func sublinkRefusal(sl *pg.SubLink) *Error {
 	switch sl.GetSubLinkType() {
 	case pg.SubLinkType_EXPR_SUBLINK:
-		return bval{}, unimplementedAre("scalar subqueries here")
+		return unimplementedAre("scalar subqueries here (in a grouped query, HAVING, ORDER BY, GROUP BY or another subquery's expression)")
 	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ANY_SUBLINK:
-		return bval{}, unimplementedAre("EXISTS, IN and ANY subqueries outside a WHERE conjunct (under OR, NOT of an expression, or in the select list)")
+		return unimplementedAre("EXISTS, IN and ANY subqueries outside a WHERE conjunct (under OR, NOT of an expression, or in the select list)")
 	case pg.SubLinkType_ALL_SUBLINK:
-		return bval{}, unimplementedAre("ALL (SELECT …) subqueries")
+		return unimplementedAre("ALL (SELECT …) subqueries")
 	case pg.SubLinkType_ARRAY_SUBLINK:
-		return bval{}, unimplementedAre("ARRAY (SELECT …) subqueries")
+		return unimplementedAre("ARRAY (SELECT …) subqueries")
 	}
-	return bval{}, unimplementedAre("subqueries in expressions")
+	return unimplementedAre("subqueries in expressions")
 }
