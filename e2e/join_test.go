@@ -120,6 +120,24 @@ func joinQueries() []string {
 	}
 }
 
+// joinAnalyticalQueries are joins in the analytical mode (no partition pin): every loaded
+// airport's flights of March 31 and April 1, 2001 (an archived and an archiving or hot day).
+func joinAnalyticalQueries() []string {
+	const (
+		day  = " timestamp >= '2001-03-31' AND timestamp < '2001-04-02'"
+		dayA = " a.timestamp >= '2001-03-31' AND a.timestamp < '2001-04-02'"
+		dayB = " b.timestamp >= '2001-03-31' AND b.timestamp < '2001-04-02'"
+	)
+	return []string{
+		"SELECT a.origin, count(*) FROM flights a JOIN flights b ON a.value->>'destination' = b.origin WHERE" + dayA + " AND" + dayB + " GROUP BY 1 ORDER BY 1",
+		"SELECT origin, count(*) FROM flights WHERE" + day + " AND value->>'destination' IN (SELECT origin FROM flights WHERE" + day + ") GROUP BY 1 ORDER BY 1",
+		"SELECT origin, count(*) FROM flights WHERE" + day + " AND value->>'destination' NOT IN (SELECT origin FROM flights WHERE" + day + ") GROUP BY 1 ORDER BY 1",
+		"SELECT f.origin, count(*) FROM flights f JOIN (SELECT origin, avg((value->>'delay')::int) AS a FROM flights WHERE" + day + " GROUP BY 1) o ON f.origin = o.origin WHERE f." + strings.TrimSpace(day) + " AND (f.value->>'delay')::int > o.a GROUP BY 1 ORDER BY 1",
+		"SELECT o.origin, o.n, d.n FROM (SELECT origin, count(*) AS n FROM flights WHERE" + day + " GROUP BY 1) o FULL JOIN (SELECT value->>'destination' AS dest, count(*) AS n FROM flights WHERE" + day + " GROUP BY 1) d ON o.origin = d.dest ORDER BY 1, 2, 3",
+		"SELECT a.id FROM flights a WHERE" + dayA + " AND NOT EXISTS (SELECT 1 FROM flights b WHERE" + dayB + " AND b.origin = a.value->>'destination') AND (a.value->>'delay')::int > 100 ORDER BY 1",
+	}
+}
+
 // TestJoinsAsPostgres: the join corpus answers, through flightsrv with pushdown on and off,
 // exactly what PostgreSQL answers over the same rows held in a plain table (the window
 // corpus's harness: same rows, same order, same values and types).
@@ -130,10 +148,17 @@ func TestJoinsAsPostgres(t *testing.T) {
 	if _, err := conn.Exec(ctx, `CREATE TEMPORARY TABLE flights (origin text NOT NULL, "timestamp" timestamptz NOT NULL, id text NOT NULL, value json NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
+	// ORD's and BOS's flights of the corpus's range, and every other loaded airport's of the
+	// analytical queries' two days.
 	from, to := time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC)
+	dayFrom, dayTo := time.Date(2001, 3, 31, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 2, 0, 0, 0, 0, time.UTC)
 	var rows [][]any
-	for _, origin := range []string{"ORD", "BOS"} {
-		for _, f := range expected(e.sample, origin, from, to) {
+	for _, origin := range loadedAirports {
+		lo, hi := dayFrom, dayTo
+		if origin == "ORD" || origin == "BOS" {
+			lo, hi = from, to
+		}
+		for _, f := range expected(e.sample, origin, lo, hi) {
 			rows = append(rows, []any{f.origin, f.at, f.id, f.value()})
 		}
 	}
@@ -141,6 +166,7 @@ func TestJoinsAsPostgres(t *testing.T) {
 		t.Fatalf("copy %d of %d rows: %v", n, len(rows), err)
 	}
 	on, off := dial(t, e.on), dial(t, e.off)
+	aon, aoff := dialAnalytical(t, e.on), dialAnalytical(t, e.off)
 	queries := joinQueries()
 	if len(queries) < 60 {
 		t.Fatalf("the corpus has %d queries", len(queries))
@@ -165,7 +191,26 @@ func TestJoinsAsPostgres(t *testing.T) {
 		}
 		compared += len(want)
 	}
-	t.Logf("%d join queries, %d rows equal to PostgreSQL's", len(queries), compared)
+	for _, q := range joinAnalyticalQueries() {
+		wantTypes, want := pgTyped(t, ctx, conn, q)
+		if len(want) == 0 {
+			t.Fatalf("PostgreSQL answers no row to %s", q)
+		}
+		for name, cl := range map[string]*flightsql.Client{"on": aon, "off": aoff} {
+			res, err := run(ctx, cl, q)
+			if err != nil {
+				t.Errorf("analytical, pushdown %s: %v\n%s", name, err, q)
+				continue
+			}
+			types, got := flightTyped(t, res)
+			res.release()
+			if msg := compareTyped(types, got, wantTypes, want); msg != "" {
+				t.Errorf("analytical, pushdown %s: %s\n%s", name, msg, q)
+			}
+		}
+		compared += len(want)
+	}
+	t.Logf("%d join queries and %d in the analytical mode, %d rows equal to PostgreSQL's", len(queries), len(joinAnalyticalQueries()), compared)
 
 	// EXPLAIN shows the hash join at the coordinator, without a value of the query.
 	plan := strings.Join(explainLines(t, on, "EXPLAIN "+queries[0]), "\n")
