@@ -65,13 +65,13 @@ var joinTypes = map[plan.JoinType]ops.JoinType{
 	plan.JoinTypeLeftSingle: ops.JoinSingle,
 }
 
+// hashJoinTypes maps a HashJoinRel's types: substrait-go types the output of every one as
+// both inputs' columns, so only the joins whose output that is are run.
 var hashJoinTypes = map[plan.HashMergeJoinType]ops.JoinType{
-	plan.HashMergeInner:    ops.JoinInner,
-	plan.HashMergeLeft:     ops.JoinLeft,
-	plan.HashMergeRight:    ops.JoinRight,
-	plan.HashMergeOuter:    ops.JoinFull,
-	plan.HashMergeLeftSemi: ops.JoinSemi,
-	plan.HashMergeLeftAnti: ops.JoinAnti,
+	plan.HashMergeInner: ops.JoinInner,
+	plan.HashMergeLeft:  ops.JoinLeft,
+	plan.HashMergeRight: ops.JoinRight,
+	plan.HashMergeOuter: ops.JoinFull,
 }
 
 // sides lowers a join's two inputs to coordinator nodes.

@@ -702,3 +702,23 @@ func sublinkRefusal(sl *pg.SubLink) *Error {
 	}
 	return unimplementedAre("subqueries in expressions")
 }
+
+// checkJoinType refuses, by name, the join types the executor does not run (the right-hand
+// semi, anti and single joins, mark joins): substrait-go cannot even type their output.
+func checkJoinType(t plan.JoinType) error {
+	switch t {
+	case plan.JoinTypeInner, plan.JoinTypeLeft, plan.JoinTypeRight, plan.JoinTypeOuter,
+		plan.JoinTypeLeftSemi, plan.JoinTypeLeftAnti, plan.JoinTypeLeftSingle:
+		return nil
+	}
+	return unimplementedAre("JoinRels of type " + t.String())
+}
+
+// checkHashJoinType is checkJoinType for a HashJoinRel.
+func checkHashJoinType(t plan.HashMergeJoinType) error {
+	switch t {
+	case plan.HashMergeInner, plan.HashMergeLeft, plan.HashMergeRight, plan.HashMergeOuter:
+		return nil
+	}
+	return unimplementedAre(fmt.Sprintf("HashJoinRels of type %d (only inner, left, right and outer)", t))
+}

@@ -288,6 +288,9 @@ func remapRefs(e expr.Expression, src func(int) (int, bool), needRef bool) (expr
 // output) and those of its condition into its inputs where the join type allows (see
 // filterPusher).
 func (fp *filterPusher) join(r *plan.JoinRel, above []expr.Expression, direct func(int) (int, bool)) (plan.Rel, error) {
+	if err := checkJoinType(r.Type()); err != nil {
+		return nil, err
+	}
 	nl := len(r.Left().RecordType().Types())
 	t := r.Type()
 	var whereL, whereR, onL, onR bool

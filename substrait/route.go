@@ -590,6 +590,9 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 		case *plan.FetchRel:
 			return walk(r.Input(), nil)
 		case *plan.JoinRel:
+			if err := checkJoinType(r.Type()); err != nil {
+				return err
+			}
 			for _, in := range r.GetInputs() {
 				if err := walk(in, nil); err != nil {
 					return err
@@ -597,6 +600,9 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 			}
 			return nil
 		case *plan.HashJoinRel:
+			if err := checkHashJoinType(r.Type()); err != nil {
+				return err
+			}
 			for _, in := range []plan.Rel{r.Left(), r.Right()} {
 				if err := walk(in, nil); err != nil {
 					return err
