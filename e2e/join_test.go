@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"github.com/jackc/pgx/v5"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -144,27 +143,16 @@ func joinAnalyticalQueries() []string {
 func TestJoinsAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	conn := pgUTC(t, ctx, e.url)
-	if _, err := conn.Exec(ctx, `CREATE TEMPORARY TABLE flights (origin text NOT NULL, "timestamp" timestamptz NOT NULL, id text NOT NULL, value json NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
 	// ORD's and BOS's flights of the corpus's range, and every other loaded airport's of the
 	// analytical queries' two days.
 	from, to := time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC)
 	dayFrom, dayTo := time.Date(2001, 3, 31, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 2, 0, 0, 0, 0, time.UTC)
-	var rows [][]any
-	for _, origin := range loadedAirports {
-		lo, hi := dayFrom, dayTo
+	conn := pgFlights(t, ctx, e, func(origin string) (time.Time, time.Time, bool) {
 		if origin == "ORD" || origin == "BOS" {
-			lo, hi = from, to
+			return from, to, true
 		}
-		for _, f := range expected(e.sample, origin, lo, hi) {
-			rows = append(rows, []any{f.origin, f.at, f.id, f.value()})
-		}
-	}
-	if n, err := conn.CopyFrom(ctx, pgx.Identifier{"flights"}, []string{"origin", "timestamp", "id", "value"}, pgx.CopyFromRows(rows)); err != nil || n != int64(len(rows)) {
-		t.Fatalf("copy %d of %d rows: %v", n, len(rows), err)
-	}
+		return dayFrom, dayTo, true
+	})
 	on, off := dial(t, e.on), dial(t, e.off)
 	aon, aoff := dialAnalytical(t, e.on), dialAnalytical(t, e.off)
 	queries := joinQueries()
@@ -173,42 +161,10 @@ func TestJoinsAsPostgres(t *testing.T) {
 	}
 	compared := 0
 	for _, q := range queries {
-		wantTypes, want := pgTyped(t, ctx, conn, q)
-		for _, srv := range []struct {
-			name string
-			cl   *flightsql.Client
-		}{{"on", on}, {"off", off}} {
-			res, err := run(ctx, srv.cl, q)
-			if err != nil {
-				t.Errorf("pushdown %s: %v\n%s", srv.name, err, q)
-				continue
-			}
-			types, got := flightTyped(t, res)
-			res.release()
-			if msg := compareTyped(types, got, wantTypes, want); msg != "" {
-				t.Errorf("pushdown %s: %s\n%s", srv.name, msg, q)
-			}
-		}
-		compared += len(want)
+		compared += asPostgres(t, ctx, conn, q, false, map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off})
 	}
 	for _, q := range joinAnalyticalQueries() {
-		wantTypes, want := pgTyped(t, ctx, conn, q)
-		if len(want) == 0 {
-			t.Fatalf("PostgreSQL answers no row to %s", q)
-		}
-		for name, cl := range map[string]*flightsql.Client{"on": aon, "off": aoff} {
-			res, err := run(ctx, cl, q)
-			if err != nil {
-				t.Errorf("analytical, pushdown %s: %v\n%s", name, err, q)
-				continue
-			}
-			types, got := flightTyped(t, res)
-			res.release()
-			if msg := compareTyped(types, got, wantTypes, want); msg != "" {
-				t.Errorf("analytical, pushdown %s: %s\n%s", name, msg, q)
-			}
-		}
-		compared += len(want)
+		compared += asPostgres(t, ctx, conn, q, true, map[string]*flightsql.Client{"analytical, pushdown on": aon, "analytical, pushdown off": aoff})
 	}
 	t.Logf("%d join queries and %d in the analytical mode, %d rows equal to PostgreSQL's", len(queries), len(joinAnalyticalQueries()), compared)
 
