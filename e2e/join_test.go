@@ -9,9 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-
-	"github.com/flightsrv/flightsrv/routing"
-	"github.com/flightsrv/flightsrv/server"
 )
 
 // joinQueries is the join corpus, over the rows of the window corpus (windowFrom: ORD's and
@@ -209,13 +206,7 @@ func TestJoinRefusals(t *testing.T) {
 
 	// The build side is buffered under the query's ledger: ORD's half year of 8 KB rows
 	// joined with a 64 MiB --query-memory is refused naming the limit.
-	small, err := server.Start(ctx, server.Config{
-		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, QueryMemory: 64 << 20,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(small.Close)
+	small := smallServer(t, e)
 	wide := "id || '" + strings.Repeat("x", 8000) + "'"
 	q := "SELECT count(*) FROM (VALUES ('x')) v(k) RIGHT JOIN (SELECT id, " + wide + " AS w FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01') t ON t.id = v.k"
 	if _, err := run(ctx, dial(t, small), q); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--query-memory") {

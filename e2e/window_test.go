@@ -152,6 +152,20 @@ func TestWindowFunctionsAsPostgres(t *testing.T) {
 	}
 }
 
+// smallServer starts a server over e's stores whose --query-memory is 64 MiB: the ORD
+// half year of 8 KB rows streams through it, but no operator can buffer it.
+func smallServer(t *testing.T, e *env) *server.Server {
+	t.Helper()
+	small, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, QueryMemory: 64 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(small.Close)
+	return small
+}
+
 // pgFlights starts a session on e's PostgreSQL (UTC) holding the temporary plain table
 // flights with the sample's rows of each loaded airport in the range span answers (none when
 // it answers false): the oracle's copy of the rows flightsrv serves.
@@ -367,13 +381,7 @@ func TestWindowRefusals(t *testing.T) {
 
 	// A window buffers its input under the query's ledger: over ORD's half year of 8 KB rows with a 64 MiB
 	// --query-memory it is refused naming the limit, where the same rows stream without it.
-	small, err := server.Start(ctx, server.Config{
-		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, QueryMemory: 64 << 20,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(small.Close)
+	small := smallServer(t, e)
 	wide := "id || '" + strings.Repeat("x", 8000) + "'" // 8 KB a row, priced before it is built
 	rowsQ := "SELECT id, " + wide + " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01'"
 	streamed, err := run(ctx, dial(t, small), rowsQ)

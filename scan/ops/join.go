@@ -260,26 +260,12 @@ func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch) ([][]byte, error) {
 	return out, nil
 }
 
-// appendKey appends row r of a (valid, of a JoinKeyType) to buf, such that two values are
-// equal exactly when their encodings are.
+// appendKey appends row r of a (valid, of a JoinKeyType) to buf, such that two values of one
+// type are equal exactly when their encodings are: the value's bytes for integers, dates,
+// timestamps and decimals, a float's normalised bits, a boolean's byte, a string's or binary's
+// length and bytes.
 func appendKey(buf []byte, a arrow.Array, r int) []byte {
 	switch c := a.(type) {
-	case *array.Int8:
-		return binary.LittleEndian.AppendUint64(buf, uint64(c.Value(r)))
-	case *array.Int16:
-		return binary.LittleEndian.AppendUint64(buf, uint64(c.Value(r)))
-	case *array.Int32:
-		return binary.LittleEndian.AppendUint64(buf, uint64(c.Value(r)))
-	case *array.Int64:
-		return binary.LittleEndian.AppendUint64(buf, uint64(c.Value(r)))
-	case *array.Uint8:
-		return binary.LittleEndian.AppendUint64(buf, uint64(c.Value(r)))
-	case *array.Uint16:
-		return binary.LittleEndian.AppendUint64(buf, uint64(c.Value(r)))
-	case *array.Uint32:
-		return binary.LittleEndian.AppendUint64(buf, uint64(c.Value(r)))
-	case *array.Uint64:
-		return binary.LittleEndian.AppendUint64(buf, c.Value(r))
 	case *array.Float32:
 		return binary.LittleEndian.AppendUint64(buf, normF64(float64(c.Value(r))))
 	case *array.Float64:
@@ -289,30 +275,21 @@ func appendKey(buf []byte, a arrow.Array, r int) []byte {
 			return append(buf, 1)
 		}
 		return append(buf, 0)
-	case *array.Date32:
-		return binary.LittleEndian.AppendUint64(buf, uint64(c.Value(r)))
-	case *array.Date64:
-		return binary.LittleEndian.AppendUint64(buf, uint64(c.Value(r)))
-	case *array.Timestamp:
-		return binary.LittleEndian.AppendUint64(buf, uint64(c.Value(r)))
-	case *array.Decimal128:
+	case interface{ Value(int) string }: // string, large string
 		v := c.Value(r)
-		buf = binary.LittleEndian.AppendUint64(buf, v.LowBits())
-		return binary.LittleEndian.AppendUint64(buf, uint64(v.HighBits()))
-	case *array.String:
-		buf = binary.AppendUvarint(buf, uint64(len(c.Value(r))))
-		return append(buf, c.Value(r)...)
-	case *array.LargeString:
-		buf = binary.AppendUvarint(buf, uint64(len(c.Value(r))))
-		return append(buf, c.Value(r)...)
-	case *array.Binary:
-		buf = binary.AppendUvarint(buf, uint64(len(c.Value(r))))
-		return append(buf, c.Value(r)...)
-	case *array.LargeBinary:
-		buf = binary.AppendUvarint(buf, uint64(len(c.Value(r))))
-		return append(buf, c.Value(r)...)
+		return append(binary.AppendUvarint(buf, uint64(len(v))), v...)
+	case interface{ Value(int) []byte }: // binary, large binary
+		v := c.Value(r)
+		return append(binary.AppendUvarint(buf, uint64(len(v))), v...)
 	}
-	panic("ops: join key of type " + a.DataType().String()) // checkJoinSpec refused it
+	fw, ok := a.DataType().(arrow.FixedWidthDataType)
+	if !ok || fw.BitWidth()%8 != 0 {
+		panic("ops: join key of type " + a.DataType().String()) // checkJoinSpec refused it
+	}
+	w := fw.BitWidth() / 8
+	data := a.Data()
+	off := (data.Offset() + r) * w
+	return append(buf, data.Buffers()[1].Bytes()[off:off+w]...)
 }
 
 // normF64 is a float's key: every NaN one pattern, -0 folded into 0.
