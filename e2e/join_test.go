@@ -57,6 +57,11 @@ func joinQueries() []string {
 		"SELECT o.d, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.d = b.d AND o.n < b.n ORDER BY 1, 2",
 		"SELECT o.d, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.n = b.n + 1000000 ORDER BY 1, 2",
 		"SELECT o.d, b.d FROM " + od + " o LEFT JOIN " + bd + " b ON o.d < b.d ORDER BY 1, 2",
+		// Outer joins under a WHERE that no NULL-extended row passes: inner (or one-sided).
+		"SELECT count(*), count(b.id) FROM flights a LEFT JOIN flights b ON a.id = b.id WHERE a.origin = 'ORD' AND" + rngA + " AND b.origin = 'ORD' AND b.timestamp >= '2001-03-30' AND b.timestamp < '2001-04-02'",
+		"SELECT o.d, o.n, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.d = b.d WHERE o.n > 1 ORDER BY 1, 2, 3",
+		"SELECT o.d, b.d, b.n FROM " + od + " o FULL JOIN " + bd + " b ON o.d = b.d WHERE b.n IN (1, 2, 3) ORDER BY 2, 3, 1",
+		"SELECT o.d, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.d = b.d WHERE b.n IS NULL OR o.n IS NULL ORDER BY 1, 2",
 		// Empty sides.
 		"SELECT a.id, b.id FROM " + ordE + " a JOIN " + bos + " b ON a.id = b.id ORDER BY 1",
 		"SELECT count(*) FROM " + bos + " b LEFT JOIN " + ordE + " a ON a.id = b.id",
