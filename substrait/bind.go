@@ -194,6 +194,9 @@ type binder struct {
 	// sublinks maps each scalar subquery bound as a single join to its hidden column in the
 	// scope of its SELECT (join.go).
 	sublinks map[*pg.SubLink]int
+	// subqueryKeys are, per grouped SELECT, the hidden columns of its select list's and
+	// HAVING's uncorrelated scalar subqueries, grouped by as keys (join.go).
+	subqueryKeys map[*pg.SelectStmt][]int
 }
 
 // RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.
@@ -515,6 +518,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			if !slices.ContainsFunc(ac.groups, ge.Equals) {
 				ac.groups = append(ac.groups, ge)
 			}
+		}
+		// Uncorrelated scalar subqueries' values, one for every row, are keys too (join.go).
+		for _, i := range bd.subqueryKeys[sel] {
+			ac.groups = append(ac.groups, in.sc.ref(i))
 		}
 		if arm := bd.gsets[sel]; arm != nil {
 			if err := bd.nullGroups(arm, items, ac); err != nil {

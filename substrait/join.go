@@ -300,16 +300,16 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 		check(n)
 		walkPG(n.ProtoReflect(), check)
 	}
+	nWhere := len(scalars)
 	for _, t := range sel.GetTargetList() {
 		walkPG(t.ProtoReflect(), check)
 	}
 	nTargets := len(scalars)
-	for _, n := range []*pg.Node{sel.GetHavingClause()} {
-		if n != nil {
-			check(n)
-			walkPG(n.ProtoReflect(), check)
-		}
+	if h := sel.GetHavingClause(); h != nil {
+		check(h)
+		walkPG(h.ProtoReflect(), check)
 	}
+	nHaving := len(scalars) - nTargets
 	for _, n := range sel.GetSortClause() {
 		walkPG(n.ProtoReflect(), check)
 	}
@@ -319,16 +319,31 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 	if bad != nil {
 		return nil, nil, bad
 	}
-	if len(scalars) > nTargets {
-		return nil, nil, unimplementedAre("scalar subqueries in HAVING, ORDER BY or GROUP BY")
+	// In a query grouped by keys, an uncorrelated scalar subquery of the select list or HAVING
+	// is one value for every row: its hidden column is grouped by too (bindSimple), which
+	// splits no group, and they read it as a key. Without GROUP BY, grouping by it would turn
+	// the one row of an aggregate over no row into none. WHERE's are read before grouping.
+	byKeys := len(sel.GetGroupClause()) > 0 && bd.gsets[sel] == nil
+	grouped := len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil || hasAggregate(sel.GetTargetList())
+	switch {
+	case len(scalars) > nTargets+nHaving:
+		return nil, nil, unimplementedAre("scalar subqueries in ORDER BY or GROUP BY")
+	case len(scalars) > nWhere && grouped && !byKeys:
+		return nil, nil, unimplementedAre("scalar subqueries in an aggregate query without GROUP BY (or with grouping sets)")
 	}
-	if len(scalars) > 0 && (len(sel.GetGroupClause()) > 0 || hasAggregate(sel.GetTargetList())) {
-		return nil, nil, unimplementedAre("scalar subqueries in a grouped query")
-	}
-	for _, sl := range scalars {
-		br, err := bd.scalarJoin(from.boundRel, sl)
+	for k, sl := range scalars {
+		br, correlated, err := bd.scalarJoin(from.boundRel, sl)
 		if err != nil {
 			return nil, nil, err
+		}
+		if grouped && k >= nWhere {
+			if correlated {
+				return nil, nil, unimplementedAre("correlated scalar subqueries in the select list or HAVING of a grouped query")
+			}
+			if bd.subqueryKeys == nil {
+				bd.subqueryKeys = map[*pg.SelectStmt][]int{}
+			}
+			bd.subqueryKeys[sel] = append(bd.subqueryKeys[sel], len(br.sc.cols)-1)
 		}
 		from = &fromItem{boundRel: br}
 	}
@@ -597,19 +612,19 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 }
 
 // scalarJoin binds a scalar subquery as a single join onto l, its value a hidden column of
-// the result (bd.sublinks). A correlated one of aggregates is grouped by its correlation
+// the result (bd.sublinks); correlated reports a decorrelated one. A correlated one of aggregates is grouped by its correlation
 // keys; its count, over no row, answers 0 as PostgreSQL's (COALESCE of the missing group).
-func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (*boundRel, error) {
+func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlated bool, _ error) {
 	sub := sl.GetSubselect().GetSelectStmt()
 	if sub == nil {
-		return nil, unimplemented("this subquery")
+		return nil, false, unimplemented("this subquery")
 	}
 	r, corr, err := bd.decorrelate(sub, l.sc, true)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(r.sc.cols)-len(corr) != 1 {
-		return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
+		return nil, false, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
 	}
 	countZero := false
 	if len(corr) > 0 && hasAggregate(sub.GetTargetList()) {
@@ -619,24 +634,24 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (*boundRel, error) {
 		if isCount {
 			countZero = true
 		} else if containsCount(t) {
-			return nil, unimplementedAre("correlated scalar subqueries computing over count() (its value over no row)")
+			return nil, false, unimplementedAre("correlated scalar subqueries computing over count() (its value over no row)")
 		}
 	}
 	sc := joinedScope(l.sc, r.sc)
 	nl := len(l.sc.cols)
 	conj, err := bd.corrConds(l.sc, sc, nl, corr)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	cond := trueLit()
 	if len(conj) > 0 {
 		if cond, err = bd.and(conj); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	j, err := bd.joinRels(l, r, plan.JoinTypeLeftSingle, cond)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// Keep l's columns and the value, hidden.
 	vi := nl + len(corr)
@@ -644,10 +659,10 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (*boundRel, error) {
 	if countZero {
 		nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), val)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if val, err = bd.ifThen([]expr.IfThenPair{{If: nn, Then: val}}, expr.NewPrimitiveLiteral(int64(0), true)); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	mapping := make([]int32, 0, nl+1)
@@ -657,16 +672,19 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (*boundRel, error) {
 	mapping = append(mapping, int32(len(j.sc.cols)))
 	pr, err := bd.b.ProjectRemap(j.rel, mapping, val)
 	if err != nil {
-		return nil, fmt.Errorf("bind scalar subquery: %w", err)
+		return nil, false, fmt.Errorf("bind scalar subquery: %w", err)
 	}
 	out := &boundRel{rel: pr, sc: &scope{cols: slices.Clone(l.sc.cols)}, names: slices.Clone(l.names)}
-	out.sc.cols = append(out.sc.cols, col{name: fmt.Sprintf("?subquery%d?", len(bd.sublinks)), qual: "?subquery?", typ: val.GetType(), hidden: true})
+	out.sc.cols = append(out.sc.cols, col{name: fmt.Sprintf("?subquery%d?", len(bd.sublinks)), qual: subqueryQual, typ: val.GetType(), hidden: true})
 	if bd.sublinks == nil {
 		bd.sublinks = map[*pg.SubLink]int{}
 	}
 	bd.sublinks[sl] = len(out.sc.cols) - 1
-	return out, nil
+	return out, len(corr) > 0, nil
 }
+
+// subqueryQual qualifies the hidden column of a scalar subquery's value: no SQL name.
+const subqueryQual = "?subquery?"
 
 // containsCount reports a count() call under n.
 func containsCount(n *pg.Node) bool {
@@ -682,7 +700,7 @@ func containsCount(n *pg.Node) bool {
 
 // sublinkValue is a bound scalar subquery's value: its hidden column of sc.
 func (bd *binder) sublinkValue(sl *pg.SubLink, sc *scope) (bval, error) {
-	if i, ok := bd.sublinks[sl]; ok && i < len(sc.cols) && sc.cols[i].qual == "?subquery?" {
+	if i, ok := bd.sublinks[sl]; ok && i < len(sc.cols) && sc.cols[i].qual == subqueryQual {
 		return typed(sc.ref(i)), nil
 	}
 	return bval{}, sublinkRefusal(sl)

@@ -437,8 +437,10 @@ func TestUnsupportedSQL(t *testing.T) {
 		// A partition pinned by a subquery's value is no pin: the route needs constants.
 		{`SELECT * FROM messages WHERE channel_id = (SELECT 'general') AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`, InvalidArgument, "messages needs channel_id = <value> (several partitions: channel_id IN (…) or = ANY($1); every partition of the range: the analytical mode, session option analytical = on)"},
 		{`SELECT * FROM messages WHERE channel_id IN (SELECT 'general') AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`, InvalidArgument, "messages needs channel_id = <value> (several partitions: channel_id IN (…) or = ANY($1); every partition of the range: the analytical mode, session option analytical = on)"},
-		{`SELECT count(*), (SELECT 1) FROM messages` + routedWhere, Unimplemented, "scalar subqueries in a grouped query are not supported"},
-		{`SELECT id FROM messages` + routedWhere + ` ORDER BY (SELECT 1)`, Unimplemented, "scalar subqueries in HAVING, ORDER BY or GROUP BY are not supported"},
+		{`SELECT count(*), (SELECT 1) FROM messages` + routedWhere, Unimplemented, "scalar subqueries in an aggregate query without GROUP BY (or with grouping sets) are not supported"},
+		{`SELECT id, count(*), (SELECT 1) FROM messages` + routedWhere + ` GROUP BY ROLLUP (id)`, Unimplemented, "scalar subqueries in an aggregate query without GROUP BY (or with grouping sets) are not supported"},
+		{`SELECT m.id, count(*), (SELECT max(x.id) FROM messages x WHERE x.id = m.id) FROM messages m WHERE m.channel_id = 'g' AND m.timestamp >= '2026-01-01' AND m.timestamp < '2026-02-01' GROUP BY m.id`, Unimplemented, "correlated scalar subqueries in the select list or HAVING of a grouped query are not supported"},
+		{`SELECT id FROM messages` + routedWhere + ` ORDER BY (SELECT 1)`, Unimplemented, "scalar subqueries in ORDER BY or GROUP BY are not supported"},
 		{`SELECT id FROM messages` + routedWhere + ` AND (id = 'x' OR EXISTS (SELECT 1))`, Unimplemented, "EXISTS, IN and ANY subqueries outside a WHERE conjunct (under OR, NOT of an expression, or in the select list) are not supported"},
 		{`SELECT id FROM messages` + routedWhere + ` AND id = ALL (SELECT 'x')`, Unimplemented, "ALL (SELECT …) subqueries are not supported"},
 		{`SELECT id, ARRAY(SELECT 1) FROM messages` + routedWhere, Unimplemented, "ARRAY (SELECT …) subqueries are not supported"},
