@@ -1,9 +1,9 @@
 package substrait
 
 import (
-	"strings"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
