@@ -77,6 +77,21 @@ var analyticalQueries = []analyticalQuery{
 		"SELECT count(DISTINCT value->>'destination') FROM flights WHERE " + analyticalRange,
 		"SELECT count(DISTINCT doc->>'destination') FROM P",
 		"SELECT count(DISTINCT destination) FROM S"},
+	// Joins (issue 18): every flight against its origin's average delay (a hash join whose
+	// build side is one row per origin), the flights to an airport that is also a busy
+	// origin (IN (SELECT …) as a semi join), and origins joined to destinations.
+	{"join: delay > origin's avg",
+		"SELECT count(*) FROM flights f JOIN (SELECT origin, avg((value->>'delay')::int) AS a FROM flights WHERE " + analyticalRange + " GROUP BY 1) o ON f.origin = o.origin WHERE f." + analyticalRange + " AND (f.value->>'delay')::int > o.a",
+		"SELECT count(*) FROM P f JOIN (SELECT origin, avg((doc->>'delay')::int) AS a FROM P GROUP BY 1) o ON f.origin = o.origin WHERE (f.doc->>'delay')::int > o.a",
+		"SELECT count(*) FROM S f JOIN (SELECT origin, avg(delay) AS a FROM S GROUP BY 1) o ON f.origin = o.origin WHERE f.delay > o.a"},
+	{"semi join: IN (SELECT busy origins)",
+		"SELECT count(*) FROM flights WHERE " + analyticalRange + " AND value->>'destination' IN (SELECT origin FROM flights WHERE " + analyticalRange + " GROUP BY 1 HAVING count(*) > 1000)",
+		"SELECT count(*) FROM P WHERE doc->>'destination' IN (SELECT origin FROM P GROUP BY 1 HAVING count(*) > 1000)",
+		"SELECT count(*) FROM S WHERE destination IN (SELECT origin FROM S GROUP BY 1 HAVING count(*) > 1000)"},
+	{"join: origins to destinations",
+		"SELECT count(*) FROM (SELECT origin, count(*) AS n FROM flights WHERE " + analyticalRange + " GROUP BY 1) a JOIN (SELECT value->>'destination' AS d, count(*) AS m FROM flights WHERE " + analyticalRange + " GROUP BY 1) b ON a.origin = b.d WHERE a.n > b.m",
+		"SELECT count(*) FROM (SELECT origin, count(*) AS n FROM P GROUP BY 1) a JOIN (SELECT doc->>'destination' AS d, count(*) AS m FROM P GROUP BY 1) b ON a.origin = b.d WHERE a.n > b.m",
+		"SELECT count(*) FROM (SELECT origin, count(*) AS n FROM S GROUP BY 1) a JOIN (SELECT destination AS d, count(*) AS m FROM S GROUP BY 1) b ON a.origin = b.d WHERE a.n > b.m"},
 }
 
 // BenchmarkAnalytical measures issue 19's queries over every partition of January–June:
@@ -286,7 +301,7 @@ func analyticalRun(ctx context.Context, cl *flightsql.Client, sql string) (int64
 // duckAnalytical runs sql in the DuckDB helper: a one-column query answers its first value,
 // any other its row count (fetched as Arrow).
 func duckAnalytical(d *duckDB, sql string) (duckAnswer, error) {
-	if strings.HasPrefix(sql, "SELECT count(") && !strings.Contains(sql, "GROUP BY") {
+	if strings.HasPrefix(sql, "SELECT count(") && (!strings.Contains(sql, "GROUP BY") || strings.Contains(sql, "JOIN") || strings.Contains(sql, "IN (SELECT")) {
 		return d.Query(sql)
 	}
 	return d.QueryArrow(sql)

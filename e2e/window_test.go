@@ -123,20 +123,10 @@ func windowQueries() []string {
 func TestWindowFunctionsAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	conn := pgUTC(t, ctx, e.url)
-	if _, err := conn.Exec(ctx, `CREATE TEMPORARY TABLE flights (origin text NOT NULL, "timestamp" timestamptz NOT NULL, id text NOT NULL, value json NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
 	from, to := time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC)
-	var rows [][]any
-	for _, origin := range []string{"ORD", "BOS"} {
-		for _, f := range expected(e.sample, origin, from, to) {
-			rows = append(rows, []any{f.origin, f.at, f.id, f.value()})
-		}
-	}
-	if n, err := conn.CopyFrom(ctx, pgx.Identifier{"flights"}, []string{"origin", "timestamp", "id", "value"}, pgx.CopyFromRows(rows)); err != nil || n != int64(len(rows)) {
-		t.Fatalf("copy %d of %d rows: %v", n, len(rows), err)
-	}
+	conn := pgFlights(t, ctx, e, func(origin string) (time.Time, time.Time, bool) {
+		return from, to, origin == "ORD" || origin == "BOS"
+	})
 	on, off := dial(t, e.on), dial(t, e.off)
 	queries := windowQueries()
 	if len(queries) < 40 {
@@ -144,26 +134,7 @@ func TestWindowFunctionsAsPostgres(t *testing.T) {
 	}
 	compared := 0
 	for _, q := range queries {
-		wantTypes, want := pgTyped(t, ctx, conn, q)
-		if len(want) == 0 {
-			t.Fatalf("PostgreSQL answers no row to %s", q)
-		}
-		for _, srv := range []struct {
-			name string
-			cl   *flightsql.Client
-		}{{"on", on}, {"off", off}} {
-			res, err := run(ctx, srv.cl, q)
-			if err != nil {
-				t.Errorf("pushdown %s: %v\n%s", srv.name, err, q)
-				continue
-			}
-			types, got := flightTyped(t, res)
-			res.release()
-			if msg := compareTyped(types, got, wantTypes, want); msg != "" {
-				t.Errorf("pushdown %s: %s\n%s", srv.name, msg, q)
-			}
-		}
-		compared += len(want)
+		compared += asPostgres(t, ctx, conn, q, true, map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off})
 	}
 	t.Logf("%d window queries, %d rows equal to PostgreSQL's", len(queries), compared)
 
@@ -179,6 +150,69 @@ func TestWindowFunctionsAsPostgres(t *testing.T) {
 	if !strings.Contains(plan, "Window 0 partition keys, 2 order keys, functions [sum row_number first_value], in the read's order (no sort)") {
 		t.Errorf("EXPLAIN of a window in the read's order:\n%s", plan)
 	}
+}
+
+// smallServer starts a server over e's stores whose --query-memory is 64 MiB: the ORD
+// half year of 8 KB rows streams through it, but no operator can buffer it.
+func smallServer(t *testing.T, e *env) *server.Server {
+	t.Helper()
+	small, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, QueryMemory: 64 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(small.Close)
+	return small
+}
+
+// pgFlights starts a session on e's PostgreSQL (UTC) holding the temporary plain table
+// flights with the sample's rows of each loaded airport in the range span answers (none when
+// it answers false): the oracle's copy of the rows flightsrv serves.
+func pgFlights(t *testing.T, ctx context.Context, e *env, span func(origin string) (from, to time.Time, ok bool)) *pgx.Conn {
+	t.Helper()
+	conn := pgUTC(t, ctx, e.url)
+	if _, err := conn.Exec(ctx, `CREATE TEMPORARY TABLE flights (origin text NOT NULL, "timestamp" timestamptz NOT NULL, id text NOT NULL, value json NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]any
+	for _, origin := range loadedAirports {
+		from, to, ok := span(origin)
+		if !ok {
+			continue
+		}
+		for _, f := range expected(e.sample, origin, from, to) {
+			rows = append(rows, []any{f.origin, f.at, f.id, f.value()})
+		}
+	}
+	if n, err := conn.CopyFrom(ctx, pgx.Identifier{"flights"}, []string{"origin", "timestamp", "id", "value"}, pgx.CopyFromRows(rows)); err != nil || n != int64(len(rows)) {
+		t.Fatalf("copy %d of %d rows: %v", n, len(rows), err)
+	}
+	return conn
+}
+
+// asPostgres runs q on PostgreSQL and through each client (named in errors) and reports every
+// answer that differs from PostgreSQL's (compareTyped); it returns PostgreSQL's row count.
+// nonEmpty fails the test when PostgreSQL answers no row (a weak check).
+func asPostgres(t *testing.T, ctx context.Context, conn *pgx.Conn, q string, nonEmpty bool, clients map[string]*flightsql.Client) int {
+	t.Helper()
+	wantTypes, want := pgTyped(t, ctx, conn, q)
+	if nonEmpty && len(want) == 0 {
+		t.Fatalf("PostgreSQL answers no row to %s", q)
+	}
+	for name, cl := range clients {
+		res, err := run(ctx, cl, q)
+		if err != nil {
+			t.Errorf("%s: %v\n%s", name, err, q)
+			continue
+		}
+		types, got := flightTyped(t, res)
+		res.release()
+		if msg := compareTyped(types, got, wantTypes, want); msg != "" {
+			t.Errorf("%s: %s\n%s", name, msg, q)
+		}
+	}
+	return len(want)
 }
 
 // pgTyped runs sql on PostgreSQL and returns its column type names and rows.
@@ -296,7 +330,7 @@ func sameValue(ours, theirs any) bool {
 		return false
 	case float64:
 		w, ok := theirs.(float64)
-		return ok && (o == w || math.Abs(o-w) <= 1e-9*math.Max(math.Abs(o), math.Abs(w)))
+		return ok && (o == w || math.Abs(o-w) <= 1e-9*math.Max(math.Abs(o), math.Abs(w)) || (math.IsNaN(o) && math.IsNaN(w)))
 	}
 	return ours == theirs
 }
@@ -347,13 +381,7 @@ func TestWindowRefusals(t *testing.T) {
 
 	// A window buffers its input under the query's ledger: over ORD's half year of 8 KB rows with a 64 MiB
 	// --query-memory it is refused naming the limit, where the same rows stream without it.
-	small, err := server.Start(ctx, server.Config{
-		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, QueryMemory: 64 << 20,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(small.Close)
+	small := smallServer(t, e)
 	wide := "id || '" + strings.Repeat("x", 8000) + "'" // 8 KB a row, priced before it is built
 	rowsQ := "SELECT id, " + wide + " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01'"
 	streamed, err := run(ctx, dial(t, small), rowsQ)

@@ -24,7 +24,9 @@
 // fragment and merge them, or sort everything at the coordinator. Relations above a
 // coordinator-side operator run in the coordinator (scan/ops, scan/aggregate). A ProjectRel
 // holding window functions always runs there (window.go): one ops.Window per distinct
-// partitioning and order, over every row of its input.
+// partitioning and order, over every row of its input. So does a JoinRel or HashJoinRel
+// (join.go): one ops.HashJoin over its two lowered inputs, the equalities between the sides
+// its hash keys, the right input buffered under the ledger.
 //
 // Every batch a query builds or holds is allocated through its ledger (scan/ledger), which
 // enforces the per-query memory limit (and, through a ledger.Budget, the limit all the

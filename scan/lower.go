@@ -93,6 +93,10 @@ func (l *lowerer) lower(rel plan.Rel) (*lowered, error) {
 		out, err = l.set(r)
 	case *plan.VirtualTableReadRel:
 		out, err = l.values(r)
+	case *plan.JoinRel:
+		out, err = l.join(r)
+	case *plan.HashJoinRel:
+		out, err = l.hashJoin(r)
 	case nil:
 		return nil, unsupported("missing relation")
 	default:

@@ -100,7 +100,9 @@ type col struct {
 	name string
 	qual string // the table name or alias that may qualify it
 	typ  types.Type
-	// hidden columns are not part of `*` (none today; kept for the aggregate scope's groups).
+	// hidden columns are not part of `*` and are reachable qualified only: the sides' own
+	// columns of a USING join, a scalar subquery's value (join.go).
+	hidden bool
 }
 
 // scope is the columns an expression may reference: the output of the FROM relation.
@@ -120,7 +122,7 @@ func (s *scope) recordType() *types.RecordType {
 func (s *scope) lookup(qual, name string) (int, error) {
 	found := -1
 	for i, c := range s.cols {
-		if c.name != name || (qual != "" && !strings.EqualFold(c.qual, qual)) {
+		if c.name != name || (qual != "" && !strings.EqualFold(c.qual, qual)) || (qual == "" && c.hidden) {
 			continue
 		}
 		if found >= 0 {
@@ -189,6 +191,12 @@ type binder struct {
 	// functions are not allowed. inWindow is set while a window function's parts are bound.
 	win      *winCtx
 	inWindow bool
+	// sublinks maps each scalar subquery bound as a single join to its hidden column in the
+	// scope of its SELECT (join.go).
+	sublinks map[*pg.SubLink]int
+	// subqueryKeys are, per grouped SELECT, the hidden columns of its select list's and
+	// HAVING's uncorrelated scalar subqueries, grouped by as keys (join.go).
+	subqueryKeys map[*pg.SelectStmt][]int
 }
 
 // RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.
@@ -256,7 +264,7 @@ func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	switch {
 	case len(sel.GetValuesLists()) > 0:
-		return nil, unimplemented("VALUES")
+		return bd.bindValues(sel)
 	case sel.GetIntoClause() != nil:
 		return nil, unimplemented("SELECT INTO")
 	case len(sel.GetLockingClause()) > 0:
@@ -453,8 +461,14 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		}
 		from = &fromItem{boundRel: &boundRel{rel: one, sc: &scope{}}}
 	}
+	// Subqueries: semi and anti joins for WHERE's EXISTS and IN conjuncts, single joins for
+	// scalar subqueries (join.go).
+	from, w, err := bd.subqueries(from, sel)
+	if err != nil {
+		return nil, err
+	}
 	// WHERE
-	if w := sel.GetWhereClause(); w != nil || from.read != nil {
+	if w != nil || from.read != nil {
 		if from, err = bd.where(from, w); err != nil {
 			return nil, err
 		}
@@ -498,6 +512,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			if !slices.ContainsFunc(ac.groups, ge.Equals) {
 				ac.groups = append(ac.groups, ge)
 			}
+		}
+		// Uncorrelated scalar subqueries' values, one for every row, are keys too (join.go).
+		for _, i := range bd.subqueryKeys[sel] {
+			ac.groups = append(ac.groups, in.sc.ref(i))
 		}
 		if arm := bd.gsets[sel]; arm != nil {
 			if err := bd.nullGroups(arm, items, ac); err != nil {
@@ -621,7 +639,7 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 			}
 			found := false
 			for i, c := range sc.cols {
-				if qual != "" && !strings.EqualFold(c.qual, qual) {
+				if (qual != "" && !strings.EqualFold(c.qual, qual)) || (qual == "" && c.hidden) {
 					continue
 				}
 				found = true
@@ -902,10 +920,14 @@ func (bd *binder) from(items []*pg.Node) (*fromItem, error) {
 	case 0:
 		return nil, nil
 	case 1:
-	default:
-		return nil, unimplemented("JOIN")
+		return bd.fromOne(items[0])
 	}
-	switch n := items[0].GetNode().(type) {
+	return bd.fromList(items)
+}
+
+// fromOne binds one FROM item.
+func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
+	switch n := item.GetNode().(type) {
 	case *pg.Node_RangeVar:
 		rv := n.RangeVar
 		name := rv.GetRelname()
@@ -975,7 +997,7 @@ func (bd *binder) from(items []*pg.Node) (*fromItem, error) {
 		}
 		return &fromItem{boundRel: requalify(br, alias, colnames)}, checkRename(br, colnames)
 	case *pg.Node_JoinExpr:
-		return nil, unimplemented("JOIN")
+		return bd.joinExpr(n.JoinExpr)
 	case *pg.Node_RangeFunction:
 		return bd.rangeFunction(n.RangeFunction)
 	case *pg.Node_RangeTableFunc:

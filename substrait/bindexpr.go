@@ -766,7 +766,7 @@ func (bd *binder) bindPlain(n *pg.Node, sc *scope) (bval, error) {
 	case *pg.Node_SqlvalueFunction:
 		return bd.sqlValue(v.SqlvalueFunction)
 	case *pg.Node_SubLink:
-		return bval{}, unimplementedAre("subqueries in expressions")
+		return bd.sublinkValue(v.SubLink, sc)
 	case *pg.Node_AIndirection:
 		return bd.indirection(v.AIndirection, sc)
 	case *pg.Node_ArrayExpr, *pg.Node_AArrayExpr:

@@ -5,7 +5,8 @@
 // matches SQL text by hand: `?` placeholders are rewritten to `$n` on the token stream of
 // PostgreSQL's lexer (Prepare). Every statement is bound by one binder (bind.go, bindexpr.go,
 // bindfunc.go, route.go): pg_query's parse tree to Substrait relations (ReadRel, FilterRel,
-// ProjectRel, AggregateRel, SortRel, FetchRel, SetRel) with expressions on Substrait's
+// ProjectRel, AggregateRel, SortRel, FetchRel, SetRel, JoinRel, VirtualTableReadRel for VALUES
+// (values.go)) with expressions on Substrait's
 // standard functions where arrow-go evaluates them and on flightsrv's own extension
 // URNPostgres (JSON access, LIKE, string functions, date_part, to_char, AT TIME ZONE
 // (timezone.go), regular expressions (regex.go), numeric; evaluated by scan/ops) elsewhere;
@@ -17,7 +18,11 @@
 // group a tagged UNION ALL, their ALL forms count equal rows with window functions
 // (setops.go); generate_series and unnest of constants in FROM are computed into a
 // VirtualTableReadRel (tablefunc.go); SIMILAR TO is translated to a regular expression and an
-// element of regexp_match bound to its kernel (similar.go); date_trunc and date_bin become round_calendar and
+// element of regexp_match bound to its kernel (similar.go); joins (JOIN … ON/USING/NATURAL,
+// CROSS JOIN, FROM lists) become JoinRels, EXISTS and IN (SELECT …) written as WHERE
+// conjuncts semi and anti JoinRels, scalar subqueries single JoinRels, decorrelated when their
+// only correlations are equalities between an inner and an outer expression in their WHERE;
+// other shapes are refused by name (join.go); date_trunc and date_bin become round_calendar and
 // round_temporal, which the executor's pushdown rewrite recognises as the stores' time bins
 // (TimeBinOf); table-less
 // statements and SHOW bind to constants (Bound). Client plans (PrepareSubstrait, client.go)
@@ -33,8 +38,8 @@
 // Every read of a routed table must pin its partitions and a finite half-open time range
 // (docs/pulpitum-v4.md §5.2). Before routing, the conjuncts of every FilterRel are pushed
 // down the plan as far as they soundly go (pushfilter.go: through projections of plain
-// columns, sorts, aggregates' grouping keys and into every set-operation input, never through
-// LIMIT), so a filter written outside a subquery, a CTE or a UNION — Superset's time filter
+// columns, sorts, aggregates' grouping keys, into every set-operation input and through joins
+// into a side the join does not NULL-extend, never through LIMIT), so a filter written outside a subquery, a CTE or a UNION — Superset's time filter
 // around its virtual dataset — reaches the read; client plans get the same rewrite. The binder
 // takes each read's routed predicate from anywhere in the conjunction that reaches it —
 // partition equality, IN list or = ANY, timestamp bounds in any comparison form (>=, >, <,
@@ -60,7 +65,7 @@
 //     parameter binding failures, SQL syntax errors (PostgreSQL's message, which names the
 //     token near the error, and the position), undecodable Substrait plans;
 //   - Unimplemented: SQL or Substrait constructs outside the supported surface, named in the
-//     message ("JOIN is not supported", "GROUPS frames are not supported"…);
+//     message ("LATERAL is not supported", "GROUPS frames are not supported"…);
 //   - NotFound: unknown tables.
 //
 // An unknown table is NotFound (a missing resource); an unknown column is InvalidArgument

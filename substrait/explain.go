@@ -136,6 +136,16 @@ func explainRel(rel plan.Rel) ([]string, []string) {
 			head += " offset=" + strconv.FormatInt(r.Offset(), 10)
 		}
 		children = r.GetInputs()
+	case *plan.JoinRel:
+		_, ln := explainRel(r.Left())
+		_, rn := explainRel(r.Right())
+		all := append(append([]string(nil), ln...), rn...)
+		names = all
+		if t := r.Type(); t == plan.JoinTypeLeftSemi || t == plan.JoinTypeLeftAnti {
+			names = ln
+		}
+		head = "Join " + strings.ToLower(strings.TrimPrefix(r.Type().String(), "JOIN_TYPE_")) + " on " + formatExpr(r.Expr(), all)
+		children = r.GetInputs()
 	default:
 		head = relName(rel)
 		children = rel.GetInputs()

@@ -161,6 +161,9 @@ func FuzzSQL(f *testing.F) {
 	for _, s := range numericFuzzSQL {
 		f.Add(s, false)
 	}
+	for i, s := range joinFuzzSQL {
+		f.Add(s, i == len(joinFuzzSQL)-1)
+	}
 	env := newFuzzEnv(f)
 	now := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, sql string, analytical bool) {
@@ -205,7 +208,7 @@ func FuzzSQL(f *testing.F) {
 func FuzzSubstraitPlan(f *testing.F) {
 	env := newFuzzEnv(f)
 	windowSeeds := 0
-	for _, s := range fuzzSQL {
+	for _, s := range append(append([]string{}, fuzzSQL...), joinFuzzSQL...) {
 		p, err := substrait.FromSQL(s, env.cat)
 		if err != nil || p == nil {
 			continue

@@ -3,6 +3,7 @@ package substrait
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -398,4 +399,31 @@ func onlyRoute(t *testing.T, p *plan.Plan, cat Catalog) Route {
 		return r
 	}
 	return Route{}
+}
+
+// TestExplainJoin: a join prints its type and condition over both sides' column names, no
+// literal of the query.
+func TestExplainJoin(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	s, err := Prepare(`SELECT count(*) FROM messages a JOIN messages b ON a.id = b.id AND a.timestamp < b.timestamp WHERE a.channel_id = 'sekrit' AND b.channel_id = 'sekrit' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-02-01' AND b.timestamp >= '2026-01-01' AND b.timestamp < '2026-02-01' AND a.id NOT IN (SELECT 'sekrit')`, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Bind()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Explain(p)
+	for _, want := range []string{
+		"Join left_anti on ",
+		"Join inner on id = id AND timestamp < timestamp",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Explain lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "sekrit") {
+		t.Errorf("Explain quotes a literal:\n%s", got)
+	}
 }

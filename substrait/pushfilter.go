@@ -2,6 +2,7 @@ package substrait
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
@@ -29,6 +30,14 @@ import (
 //     one row into none, so it stays above);
 //   - into every input of a SetRel (a filter over the union, intersection or difference of
 //     its inputs is that of their filtered inputs);
+//   - through a JoinRel (join.go): conjuncts over one side's columns into that side where
+//     the join does not NULL-extend it (both sides of an inner join, the left of left,
+//     semi, anti and single joins, the right of a right join; neither of a full join), and
+//     the join condition's conjuncts over one side into the side it filters (a side that
+//     is not preserved: both of an inner join, the right of left, semi, anti and single
+//     joins, the left of a right join); an outer join under a conjunct no NULL-extended row
+//     passes (nullRejecting) is first simplified into the join that does not extend that
+//     side;
 //   - never through a FetchRel (LIMIT/OFFSET count rows before the filter) nor into a
 //     relation kind it does not know, which is returned unchanged with the conjuncts above it.
 //
@@ -170,6 +179,8 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 			return nil, err
 		}
 		return fp.filter(out, kept)
+	case *plan.JoinRel:
+		return fp.join(r, above, direct)
 	}
 	// A relation kind the pusher does not know (routesOf refuses it later): unchanged.
 	return fp.filter(rel, above)
@@ -274,4 +285,148 @@ func remapRefs(e expr.Expression, src func(int) (int, bool), needRef bool) (expr
 		return nil, false
 	}
 	return out, true
+}
+
+// join pushes the conjuncts above a JoinRel (over its output, direct maps them to its direct
+// output) and those of its condition into its inputs where the join type allows (see
+// filterPusher).
+func (fp *filterPusher) join(r *plan.JoinRel, above []expr.Expression, direct func(int) (int, bool)) (plan.Rel, error) {
+	if err := checkJoinType(r.Type()); err != nil {
+		return nil, err
+	}
+	nl := len(r.Left().RecordType().Types())
+	t := r.Type()
+	// Conjuncts above, over the join's output: first onto its direct output.
+	mapped, keptAbove := remapAll(above, direct, false)
+	if r.OutputMapping() != nil {
+		mapped, keptAbove = nil, above
+	}
+	// An outer join under a conjunct that no NULL-extended row passes (a comparison of a
+	// column of that side) is the join that does not extend that side (the textbook
+	// outer-join simplification): LEFT JOIN … WHERE b.x = 1 is an inner join, so b's route
+	// may come from that WHERE.
+	rejects := func(lo, hi int) bool {
+		return slices.ContainsFunc(mapped, func(c expr.Expression) bool { return nullRejecting(c, lo, hi) })
+	}
+	width := len(r.JoinedRecordType().Types())
+	switch {
+	case t == plan.JoinTypeLeft && rejects(nl, width),
+		t == plan.JoinTypeRight && rejects(0, nl),
+		t == plan.JoinTypeOuter && rejects(0, nl) && rejects(nl, width):
+		t = plan.JoinTypeInner
+	case t == plan.JoinTypeOuter && rejects(0, nl):
+		t = plan.JoinTypeLeft
+	case t == plan.JoinTypeOuter && rejects(nl, width):
+		t = plan.JoinTypeRight
+	}
+	var whereL, whereR, onL, onR bool
+	switch t {
+	case plan.JoinTypeInner:
+		whereL, whereR, onL, onR = true, true, true, true
+	case plan.JoinTypeLeft, plan.JoinTypeLeftSemi, plan.JoinTypeLeftAnti, plan.JoinTypeLeftSingle:
+		whereL, onR = true, true
+	case plan.JoinTypeRight:
+		whereR, onL = true, true
+	}
+	leftOf := func(i int) (int, bool) { return i, i < nl }
+	rightOf := func(i int) (int, bool) { return i - nl, i >= nl }
+	split := func(conj []expr.Expression, l, r bool) (downL, downR, kept []expr.Expression) {
+		kept = conj
+		if l {
+			downL, kept = remapAll(kept, leftOf, true)
+		}
+		if r {
+			downR, kept = remapAll(kept, rightOf, true)
+		}
+		return downL, downR, kept
+	}
+	aboveL, aboveR, restAbove := split(mapped, whereL, whereR)
+	var cond []expr.Expression
+	if e := r.Expr(); e != nil && !isTrueLiteral(e) {
+		cond = splitConj(e)
+	}
+	condL, condR, restCond := split(cond, onL, onR)
+	fp.changed = fp.changed || len(aboveL)+len(aboveR)+len(condL)+len(condR) > 0
+	left, err := fp.push(r.Left(), append(condL, aboveL...))
+	if err != nil {
+		return nil, err
+	}
+	right, err := fp.push(r.Right(), append(condR, aboveR...))
+	if err != nil {
+		return nil, err
+	}
+	newCond := expr.Expression(expr.NewPrimitiveLiteral(true, false))
+	if len(restCond) > 0 {
+		if newCond, err = fp.and(restCond); err != nil {
+			return nil, err
+		}
+	}
+	var out plan.Rel
+	if t != r.Type() {
+		fp.changed = true
+		var post expr.Expression
+		if f := r.PostJoinFilter(); f != nil && !isTrueLiteral(f) {
+			post = f
+		}
+		if out, err = plan.NewBuilderDefault().JoinAndFilter(left, right, newCond, post, t); err != nil {
+			return nil, fmt.Errorf("substrait: push filters: %w", err)
+		}
+	} else {
+		first := true
+		out, err = r.CopyWithExpressionRewrite(func(e expr.Expression) (expr.Expression, error) {
+			if first {
+				first = false
+				return newCond, nil
+			}
+			return e, nil
+		}, left, right)
+		if err != nil {
+			return nil, err
+		}
+	}
+	// What stays above: the conjuncts that did not map onto the direct output and those that
+	// went to no side (the direct output is the output: no emit mapping).
+	var stay []expr.Expression
+	stay = append(stay, keptAbove...)
+	stay = append(stay, restAbove...)
+	return fp.filter(out, stay)
+}
+
+// nullRejecting reports a conjunct that is never true when the columns [lo, hi) are all
+// NULL: a comparison (=, <>, <, <=, >, >=) or IN list one of whose operands is a plain
+// reference to one of them (SQL's comparisons of NULL are NULL).
+func nullRejecting(c expr.Expression, lo, hi int) bool {
+	in := func(e any) bool {
+		fr, ok := e.(*expr.FieldReference)
+		if !ok {
+			return false
+		}
+		i, root := rootFieldIndex(fr)
+		return root && i >= lo && i < hi
+	}
+	switch f := c.(type) {
+	case *expr.ScalarFunction:
+		if f.ID().URN != URNComparison {
+			return false
+		}
+		switch f.Name() {
+		case "equal", "not_equal", "lt", "lte", "gt", "gte":
+		default:
+			return false
+		}
+		for i := range f.NArgs() {
+			if in(f.Arg(i)) {
+				return true
+			}
+		}
+	case *expr.SingularOrList:
+		return in(f.Value)
+	}
+	return false
+}
+
+// isTrueLiteral reports the literal true.
+func isTrueLiteral(e expr.Expression) bool {
+	b, ok := e.(*expr.PrimitiveLiteral[bool])
+	return ok && b.Value
 }

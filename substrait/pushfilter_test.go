@@ -3,6 +3,7 @@ package substrait
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +28,7 @@ func TestRoutesFound(t *testing.T) {
 		parts []string // nil: analytical; empty (not nil): an empty route
 		r     []time.Time
 	}
+	qrng := func(q string) string { return strings.ReplaceAll(rng, "timestamp", q+".timestamp") }
 	one := func(p string, r []time.Time) []want { return []want{{[]string{p}, r}} }
 	empty := []want{{[]string{}, nil}}
 	tests := []struct {
@@ -92,6 +94,38 @@ func TestRoutesFound(t *testing.T) {
 			`SELECT count(*) FROM (SELECT * FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-02-01') s WHERE channel_id = 'general' AND timestamp < '2026-01-01'`, empty, nil},
 		{"a wide range is not empty", `SELECT * FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-03-01'`,
 			one("general", []time.Time{jan1, mar1}), nil},
+		// joins (join.go): each side's route from the join's output, its ON condition or a
+		// subquery; a self-join reads each range it names.
+		{"self-join, each side's route on the output",
+			`SELECT count(*) FROM messages a JOIN messages b ON a.id = b.id WHERE a.channel_id = 'general' AND b.channel_id = 'b' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-02-01' AND b.timestamp >= '2026-02-01' AND b.timestamp < '2026-03-01'`,
+			[]want{{[]string{"general"}, month}, {[]string{"b"}, []time.Time{feb1, mar1}}}, nil},
+		{"comma join, one filter pinning both through equalities of their own",
+			`SELECT count(*) FROM messages a, messages b WHERE a.id = b.id AND a.channel_id = 'a' AND b.channel_id = 'b' AND` + qrng("a") + ` AND` + qrng("b"),
+			[]want{{[]string{"a"}, month}, {[]string{"b"}, month}}, nil},
+		{"LEFT JOIN: the right read's route from ON",
+			`SELECT count(*) FROM messages a LEFT JOIN messages b ON a.id = b.id AND b.channel_id = 'b' AND` + qrng("b") + ` WHERE a.channel_id = 'a' AND` + qrng("a"),
+			[]want{{[]string{"a"}, month}, {[]string{"b"}, month}}, nil},
+		{"Superset's time filter outside a joined virtual dataset",
+			`SELECT count(*) FROM (SELECT a.timestamp, a.id FROM messages a JOIN (VALUES ('x')) v(k) ON a.id = v.k WHERE a.channel_id = 'general') t WHERE` + rng,
+			one("general", month), nil},
+		{"IN (SELECT …) and EXISTS: the subqueries' own routes",
+			`SELECT count(*) FROM messages a WHERE a.channel_id = 'a' AND` + qrng("a") + ` AND a.id IN (SELECT id FROM messages WHERE channel_id = 'b' AND` + rng + `) AND EXISTS (SELECT 1 FROM messages c WHERE c.id = a.id AND c.channel_id = 'c' AND` + qrng("c") + `)`,
+			[]want{{[]string{"a"}, month}, {[]string{"b"}, month}, {[]string{"c"}, month}}, nil},
+		{"LEFT JOIN under a comparison of the right side: an inner join, routed from WHERE",
+			`SELECT count(*) FROM messages a LEFT JOIN messages b ON a.id = b.id WHERE a.channel_id = 'a' AND` + qrng("a") + ` AND b.channel_id = 'b' AND` + qrng("b"),
+			[]want{{[]string{"a"}, month}, {[]string{"b"}, month}}, nil},
+		{"FULL JOIN under comparisons of both sides: an inner join",
+			`SELECT count(*) FROM messages a FULL JOIN messages b ON a.id = b.id WHERE a.channel_id = 'a' AND` + qrng("a") + ` AND b.channel_id IN ('b', 'c') AND` + qrng("b"),
+			[]want{{[]string{"a"}, month}, {[]string{"b", "c"}, month}}, nil},
+		{"not into the NULL-extended side of a LEFT JOIN under IS NULL",
+			`SELECT count(*) FROM messages a LEFT JOIN messages b ON a.id = b.id WHERE a.channel_id = 'a' AND` + qrng("a") + ` AND b.id IS NULL AND (b.channel_id = 'b' OR b.channel_id IS NULL)`, nil,
+			errNeedPart(" and timestamp >= <start> AND timestamp < <end>")},
+		{"FULL JOIN under a comparison of the right side: a right join, the left's route from ON",
+			`SELECT count(*) FROM messages a FULL JOIN messages b ON a.id = b.id AND a.channel_id = 'a' AND` + qrng("a") + ` WHERE b.channel_id = 'b' AND` + qrng("b"),
+			[]want{{[]string{"a"}, month}, {[]string{"b"}, month}}, nil},
+		{"not into either side of a FULL JOIN",
+			`SELECT count(*) FROM messages a FULL JOIN messages b ON a.id = b.id WHERE (a.channel_id = 'a' OR b.channel_id = 'b') AND (` + qrng("a")[1:] + ` OR` + qrng("b") + `)`, nil,
+			errNeedPart(" and timestamp >= <start> AND timestamp < <end>")},
 		// not pushed: the read is refused as before
 		{"not through LIMIT", `SELECT * FROM (SELECT * FROM messages WHERE channel_id = 'general' LIMIT 5) s WHERE` + rng, nil,
 			errNeed("timestamp >= <start> AND timestamp < <end>")},

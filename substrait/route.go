@@ -597,6 +597,26 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 			return walk(r.Input(), nil)
 		case *plan.FetchRel:
 			return walk(r.Input(), nil)
+		case *plan.JoinRel:
+			if err := checkJoinType(r.Type()); err != nil {
+				return err
+			}
+			for _, in := range r.GetInputs() {
+				if err := walk(in, nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		case *plan.HashJoinRel:
+			if err := checkHashJoinType(r.Type()); err != nil {
+				return err
+			}
+			for _, in := range []plan.Rel{r.Left(), r.Right()} {
+				if err := walk(in, nil); err != nil {
+					return err
+				}
+			}
+			return nil
 		case *plan.SetRel:
 			for _, in := range r.Inputs() {
 				if err := walk(in, nil); err != nil {

@@ -1,7 +1,8 @@
 // Package ops holds the executor's scalar expressions and relational operators over Arrow
 // record batch streams (array.RecordReader): Compile turns a Substrait scalar expression into an
 // Expr evaluated per batch, and Filter, Project, Select, Sort, TopK, Fetch, UnionAll, Merge,
-// Rebatch and Window (window.go: PostgreSQL's window functions) are the operators a fragment or the coordinator stacks on the streams the stores
+// Rebatch, Window (window.go: PostgreSQL's window functions) and HashJoin (join.go: inner,
+// outer, semi, anti and single joins on equi-keys plus residual conjuncts) are the operators a fragment or the coordinator stacks on the streams the stores
 // return.
 //
 // Expressions evaluate through arrow-go's compute and compute/exprs for everything arrow-go
@@ -27,7 +28,8 @@
 // and claims the bytes from the ledger (Ledger.Claim) before allocating them, failing with the
 // ErrMemoryLimit error, having allocated nothing, when they do not fit (budget.go). Window,
 // which buffers its input as Sort does, claims its Go-heap working set (a few words a row)
-// before allocating it. The
+// before allocating it; HashJoin claims its hash table's (joinRowBytes a buffered row plus its
+// key bytes) as it buffers its right input. The
 // errors of this package are prefixed "ops: " and quote no row value; an input's error is
 // returned as it is. A SQL data exception of an expression (division by zero, an overflow,
 // text that does not parse as its cast's type, a value that is not JSON) is a *DataError

@@ -1,0 +1,293 @@
+package scan
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+
+	"github.com/flightsrv/flightsrv/scan/ops"
+)
+
+// joinNode is a hash join at the coordinator (ops.HashJoin): the right input is buffered
+// under the query's ledger, the left one streamed.
+type joinNode struct {
+	left, right node
+	spec        ops.JoinSpec
+	schema      *arrow.Schema
+	// keys is the number of hash keys (0: a nested loop), for EXPLAIN.
+	keys int
+}
+
+func (n *joinNode) Schema() *arrow.Schema { return n.schema }
+
+func (n *joinNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
+	l, err := openNode(ctx, rt, n.left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := openNode(ctx, rt, n.right)
+	if err != nil {
+		l.Release()
+		return nil, err
+	}
+	return ops.HashJoin(ctx, l, r, n.spec, rt.mem), nil
+}
+
+func (n *joinNode) explain(a *Analysis) []string {
+	head := fmt.Sprintf("HashJoin %s, %d keys", n.spec.Type, n.keys)
+	if n.keys == 0 {
+		head = fmt.Sprintf("NestedLoopJoin %s", n.spec.Type)
+	}
+	if len(n.spec.Residual) > 0 {
+		head += fmt.Sprintf(", %d residual conjuncts", len(n.spec.Residual))
+	}
+	if n.spec.NullAware {
+		head += ", null-aware (NOT IN)"
+	}
+	out := []string{head + a.suffix(n, "")}
+	out = append(out, indent(n.left.explain(a))...)
+	return append(out, indent(n.right.explain(a))...)
+}
+
+// joinTypes maps Substrait's join types onto the executor's; the right-hand semi, anti and
+// single joins and mark joins are not run.
+var joinTypes = map[plan.JoinType]ops.JoinType{
+	plan.JoinTypeInner:      ops.JoinInner,
+	plan.JoinTypeLeft:       ops.JoinLeft,
+	plan.JoinTypeRight:      ops.JoinRight,
+	plan.JoinTypeOuter:      ops.JoinFull,
+	plan.JoinTypeLeftSemi:   ops.JoinSemi,
+	plan.JoinTypeLeftAnti:   ops.JoinAnti,
+	plan.JoinTypeLeftSingle: ops.JoinSingle,
+}
+
+// hashJoinTypes maps a HashJoinRel's types: substrait-go types the output of every one as
+// both inputs' columns, so only the joins whose output that is are run.
+var hashJoinTypes = map[plan.HashMergeJoinType]ops.JoinType{
+	plan.HashMergeInner: ops.JoinInner,
+	plan.HashMergeLeft:  ops.JoinLeft,
+	plan.HashMergeRight: ops.JoinRight,
+	plan.HashMergeOuter: ops.JoinFull,
+}
+
+// sides lowers a join's two inputs to coordinator nodes.
+func (l *lowerer) sides(left, right plan.Rel) (node, node, error) {
+	var out [2]node
+	for i, in := range []plan.Rel{left, right} {
+		lo, err := l.lower(in)
+		if err != nil {
+			return nil, nil, err
+		}
+		if out[i], err = l.finish(lo); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out[0], out[1], nil
+}
+
+// join lowers a JoinRel: the equality conjuncts of its condition between an expression of
+// the left input and one of the right (of one hashable type) become the hash keys, the
+// other conjuncts the residual; its post-join filter filters the output.
+func (l *lowerer) join(r *plan.JoinRel) (*lowered, error) {
+	t, ok := joinTypes[r.Type()]
+	if !ok {
+		return nil, unsupported("join type %v", r.Type())
+	}
+	left, right, err := l.sides(r.Left(), r.Right())
+	if err != nil {
+		return nil, err
+	}
+	n, err := l.newJoin(left, right, t, conjuncts(r.Expr()))
+	if err != nil {
+		return nil, err
+	}
+	return l.postFilter(n, r.PostJoinFilter())
+}
+
+// hashJoin lowers a HashJoinRel: its key pairs, then its post-join filter as the residual
+// (over both inputs, as Substrait defines it for this relation).
+func (l *lowerer) hashJoin(r *plan.HashJoinRel) (*lowered, error) {
+	t, ok := hashJoinTypes[r.Type()]
+	if !ok {
+		return nil, unsupported("hash join type %v", r.Type())
+	}
+	if len(r.LeftKeys()) != len(r.RightKeys()) {
+		return nil, unsupported("hash join with %d left and %d right keys", len(r.LeftKeys()), len(r.RightKeys()))
+	}
+	left, right, err := l.sides(r.Left(), r.Right())
+	if err != nil {
+		return nil, err
+	}
+	nl := left.Schema().NumFields()
+	var conj []expr.Expression
+	if f := r.PostJoinFilter(); f != nil && !isTrueLiteral(f) {
+		conj = conjuncts(f)
+	}
+	var pairs [][2]expr.Expression
+	for i, lk := range r.LeftKeys() {
+		rk, err := shiftRefs(r.RightKeys()[i], -nl)
+		if err != nil {
+			return nil, err
+		}
+		pairs = append(pairs, [2]expr.Expression{lk, rk})
+	}
+	n, err := l.newJoin(left, right, t, conj, pairs...)
+	if err != nil {
+		return nil, err
+	}
+	return &lowered{node: n}, nil
+}
+
+func (l *lowerer) postFilter(n node, f expr.Expression) (*lowered, error) {
+	if f == nil || isTrueLiteral(f) {
+		return &lowered{node: n}, nil
+	}
+	fn, err := newFilter(n, f, l.ext)
+	if err != nil {
+		return nil, err
+	}
+	return &lowered{node: fn}, nil
+}
+
+// side classifies the root references of e: 1 all into the left input (fields < nl), 2 all
+// into the right, 0 none, 3 both (or a reference of another shape).
+func side(e expr.Expression, nl int) int {
+	s := 0
+	var visit expr.VisitFunc
+	visit = func(x expr.Expression) expr.Expression {
+		if fr, ok := x.(*expr.FieldReference); ok {
+			i, ok := rootIndex(fr)
+			switch {
+			case !ok:
+				s = 3
+			case i < nl:
+				s |= 1
+			default:
+				s |= 2
+			}
+			return x
+		}
+		return x.Visit(visit)
+	}
+	visit(e)
+	return s
+}
+
+// shiftRefs moves e's root references down by `by` (a right-side expression of a join
+// condition onto the right input; a negative by moves them up).
+func shiftRefs(e expr.Expression, by int) (expr.Expression, error) {
+	var err error
+	var visit expr.VisitFunc
+	visit = func(x expr.Expression) expr.Expression {
+		if fr, ok := x.(*expr.FieldReference); ok {
+			i, ok := rootIndex(fr)
+			if !ok {
+				err = unsupported("join condition reference of another shape")
+				return x
+			}
+			ref, rerr := expr.NewRootFieldRefFromType(expr.NewStructFieldRef(int32(i-by)), fr.GetType())
+			if rerr != nil {
+				err = rerr
+				return x
+			}
+			return ref
+		}
+		return x.Visit(visit)
+	}
+	out := visit(e)
+	return out, err
+}
+
+// equalArgs returns the two arguments of an equality.
+func equalArgs(e expr.Expression) (a, b expr.Expression, ok bool) {
+	f, isFn := e.(*expr.ScalarFunction)
+	if !isFn || f.Name() != "equal" || f.NArgs() != 2 {
+		return nil, nil, false
+	}
+	a, ok1 := f.Arg(0).(expr.Expression)
+	b, ok2 := f.Arg(1).(expr.Expression)
+	return a, b, ok1 && ok2
+}
+
+// notInCondition recognises the binder's anti-join condition of NOT IN,
+// `or(equal(a, b), is_null(a), is_null(b))` ((a = b) IS NOT FALSE), and returns a and b.
+func notInCondition(e expr.Expression) (a, b expr.Expression, ok bool) {
+	f, isFn := e.(*expr.ScalarFunction)
+	if !isFn || f.Name() != "or" || f.NArgs() != 3 {
+		return nil, nil, false
+	}
+	eq, _ := f.Arg(0).(expr.Expression)
+	if a, b, ok = equalArgs(eq); !ok {
+		return nil, nil, false
+	}
+	for i, want := range []expr.Expression{a, b} {
+		n, isNull := f.Arg(i + 1).(*expr.ScalarFunction)
+		if !isNull || n.Name() != "is_null" || n.NArgs() != 1 {
+			return nil, nil, false
+		}
+		if arg, _ := n.Arg(0).(expr.Expression); arg == nil || !arg.Equals(want) {
+			return nil, nil, false
+		}
+	}
+	return a, b, true
+}
+
+// newJoin builds the join node of left and right under the conjuncts conj (over left's
+// columns then right's) and the equality pairs keyed (a HashJoinRel's, over the joined
+// columns: left, then right shifted past the left's).
+func (l *lowerer) newJoin(left, right node, t ops.JoinType, conj []expr.Expression, keyed ...[2]expr.Expression) (node, error) {
+	ls, rs := left.Schema(), right.Schema()
+	nl := ls.NumFields()
+	spec := ops.JoinSpec{Type: t}
+	var residual []expr.Expression
+	addKey := func(a, b expr.Expression) bool {
+		sa, sb := side(a, nl), side(b, nl)
+		if sa == 2 && sb == 1 {
+			a, b, sa, sb = b, a, sb, sa
+		}
+		if sa != 1 || sb != 2 {
+			return false
+		}
+		rb, err := shiftRefs(b, nl)
+		if err != nil {
+			return false
+		}
+		lk, err1 := ops.Compile(a, ls, l.ext)
+		rk, err2 := ops.Compile(rb, rs, l.ext)
+		if err1 != nil || err2 != nil || !arrow.TypeEqual(lk.Type(), rk.Type()) || !ops.JoinKeyType(lk.Type()) {
+			return false
+		}
+		spec.LeftKeys = append(spec.LeftKeys, lk)
+		spec.RightKeys = append(spec.RightKeys, rk)
+		return true
+	}
+	for _, k := range keyed {
+		if !addKey(k[0], k[1]) {
+			return nil, unsupported("hash join keys of different or unhashable types")
+		}
+	}
+	if t == ops.JoinAnti && len(conj) == 1 {
+		if a, b, ok := notInCondition(conj[0]); ok && addKey(a, b) {
+			spec.NullAware = true
+			conj = nil
+		}
+	}
+	for _, c := range conj {
+		if isTrueLiteral(c) {
+			continue
+		}
+		if a, b, ok := equalArgs(c); ok && addKey(a, b) {
+			continue
+		}
+		residual = append(residual, c)
+	}
+	var err error
+	if spec.Residual, err = compileAll(residual, ops.JoinInputSchema(ls, rs), l.ext); err != nil {
+		return nil, err
+	}
+	return &joinNode{left: left, right: right, spec: spec, schema: ops.JoinSchema(ls, rs, t), keys: len(spec.LeftKeys)}, nil
+}

@@ -1,0 +1,697 @@
+package ops
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/flightsrv/flightsrv/scan/ledger"
+)
+
+// JoinType is the kind of a hash join (docs/architecture.md, "The executor and its
+// fragments"): which unmatched rows are kept, and what a row of the output holds.
+type JoinType int
+
+const (
+	// JoinInner keeps the matching pairs.
+	JoinInner JoinType = iota
+	// JoinLeft keeps the matching pairs and every left row without a match, NULL-extended.
+	JoinLeft
+	// JoinRight keeps the matching pairs and every right row without a match, NULL-extended.
+	JoinRight
+	// JoinFull keeps the pairs and the unmatched rows of both sides.
+	JoinFull
+	// JoinSemi keeps the left rows with at least one match, once each; the output is the
+	// left columns only.
+	JoinSemi
+	// JoinAnti keeps the left rows without a match; the output is the left columns only.
+	JoinAnti
+	// JoinSingle is JoinLeft for a scalar subquery: a left row matching more than one right
+	// row is PostgreSQL's cardinality error (SQLSTATE 21000).
+	JoinSingle
+)
+
+var joinNames = [...]string{"inner", "left", "right", "full", "semi", "anti", "single"}
+
+// String names the join type as EXPLAIN prints it (inner, left, right, full, semi, anti,
+// single).
+func (t JoinType) String() string {
+	if t < 0 || int(t) >= len(joinNames) {
+		return fmt.Sprintf("join(%d)", int(t))
+	}
+	return joinNames[t]
+}
+
+// JoinSpec describes a hash join of a left (probe) and a right (build) input.
+type JoinSpec struct {
+	Type JoinType
+	// LeftKeys and RightKeys are the equi-join keys, pairwise of one Arrow type that
+	// JoinKeyType accepts, compiled over the left and the right input's schema. A row with a
+	// NULL key matches nothing (SQL's equality). With no key every pair is a candidate (a
+	// nested loop over the buffered right side).
+	LeftKeys, RightKeys []*Expr
+	// Residual are boolean conjuncts over JoinInputSchema (left columns then right
+	// columns), evaluated on each candidate pair after the key match: a pair matches when
+	// every one is true.
+	Residual []*Expr
+	// NullAware makes a JoinAnti the anti join of NOT IN over one key: when the right side
+	// has a row, a left row whose key is NULL, or any left row when a right key is NULL, is
+	// not kept (NOT IN is then NULL or false, PostgreSQL's three-valued answer).
+	NullAware bool
+}
+
+// JoinKeyType reports whether values of dt can be equi-join keys: integers, floats (every
+// NaN one value, -0 = 0, as PostgreSQL's float equality), booleans, dates, timestamps,
+// decimal128, strings and binaries.
+func JoinKeyType(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16,
+		arrow.UINT32, arrow.UINT64, arrow.FLOAT32, arrow.FLOAT64, arrow.BOOL, arrow.DATE32,
+		arrow.DATE64, arrow.TIMESTAMP, arrow.DECIMAL128, arrow.STRING, arrow.BINARY,
+		arrow.LARGE_STRING, arrow.LARGE_BINARY:
+		return true
+	}
+	return false
+}
+
+// JoinInputSchema is the schema a join's Residual is compiled over: the left input's fields
+// then the right input's, all nullable.
+func JoinInputSchema(left, right *arrow.Schema) *arrow.Schema {
+	fields := make([]arrow.Field, 0, left.NumFields()+right.NumFields())
+	for _, s := range []*arrow.Schema{left, right} {
+		for _, f := range s.Fields() {
+			f.Nullable = true
+			fields = append(fields, f)
+		}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// JoinSchema is the output schema of a join of type t: JoinInputSchema, or the left
+// input's schema for semi and anti joins.
+func JoinSchema(left, right *arrow.Schema, t JoinType) *arrow.Schema {
+	if t == JoinSemi || t == JoinAnti {
+		return left
+	}
+	return JoinInputSchema(left, right)
+}
+
+// ErrSubqueryRows is the error of a scalar subquery answering more than one row for one
+// outer row (JoinSingle), PostgreSQL's message (SQLSTATE 21000, cardinality_violation).
+var ErrSubqueryRows = &DataError{Code: "21000", Msg: "more than one row returned by a subquery used as an expression"}
+
+// joinRowBytes is what one buffered right row costs on the Go heap beyond its batch: its
+// reference, its hash chain link, its matched flag and a share of the hash map's entry.
+const joinRowBytes = 64
+
+// HashJoin joins left and right as spec says. The right input is read whole first and
+// buffered (its batches retained, already counted by mem when they were allocated through
+// it) with a hash table over its keys, whose Go-heap cost (joinRowBytes a row plus the key
+// bytes) is claimed from mem (ledger.Ledger.Claim); past the query's limit the reader fails
+// with an error wrapping ledger.ErrMemoryLimit. The left input is then streamed batch by
+// batch: candidate pairs are produced at most MaxBatchRows at a time (a key matching many
+// rows, or a join without keys, never materialises more), the residual is evaluated on them,
+// and unmatched rows are emitted NULL-extended as the type asks, right rows at the end. The
+// output's row order is not specified (SQL's). It takes ownership of both inputs; the
+// expressions stay shared. Not safe for concurrent use; ctx is checked once per batch.
+func HashJoin(ctx context.Context, left, right array.RecordReader, spec JoinSpec, mem *ledger.Ledger) array.RecordReader {
+	schema := JoinSchema(left.Schema(), right.Schema(), spec.Type)
+	if err := checkJoinSpec(left.Schema(), right.Schema(), spec); err != nil {
+		right.Release()
+		return errStream(schema, err, left)
+	}
+	j := &joiner{ctx: ctx, spec: spec, mem: mem, l: &owned{r: left}, r: &owned{r: right},
+		lschema: left.Schema(), rschema: right.Schema(), schema: schema,
+		inSchema: JoinInputSchema(left.Schema(), right.Schema()), head: map[string]int32{}}
+	return newStream(schema, j.pull, j.close)
+}
+
+func checkJoinSpec(l, r *arrow.Schema, spec JoinSpec) error {
+	if len(spec.LeftKeys) != len(spec.RightKeys) {
+		return errors.New("ops: join: key lists of different lengths")
+	}
+	for i := range spec.LeftKeys {
+		lk, rk := spec.LeftKeys[i], spec.RightKeys[i]
+		if lk == nil || rk == nil || !sameTypes(l, lk.Schema()) || !sameTypes(r, rk.Schema()) {
+			return fmt.Errorf("ops: join: key %d is nil or compiled for another schema", i)
+		}
+		if !arrow.TypeEqual(lk.Type(), rk.Type()) || !JoinKeyType(lk.Type()) {
+			return fmt.Errorf("ops: join: key %d of types %s and %s", i, lk.Type(), rk.Type())
+		}
+	}
+	for _, c := range spec.Residual {
+		if c == nil || c.Type().ID() != arrow.BOOL || !sameTypes(JoinInputSchema(l, r), c.Schema()) {
+			return errors.New("ops: join: residual not boolean or compiled for another schema")
+		}
+	}
+	if spec.NullAware && (spec.Type != JoinAnti || len(spec.LeftKeys) != 1) {
+		return errors.New("ops: join: a null-aware join is an anti join on one key")
+	}
+	return nil
+}
+
+type joiner struct {
+	ctx  context.Context
+	spec JoinSpec
+	mem  *ledger.Ledger
+	l, r *owned
+
+	lschema, rschema, schema, inSchema *arrow.Schema
+
+	built bool
+	// The buffered right side: its batches (then a one-row all-NULL batch), the reference of
+	// each row, its hash chain link and whether it matched.
+	rbatches []arrow.RecordBatch
+	rrefs    []rowRef
+	next     []int32
+	head     map[string]int32
+	rmatched []bool
+	rnull    int32 // the index of the all-NULL batch among rbatches
+	rNullKey bool  // some right row has a NULL key
+	claimed  int64
+
+	// The left batch being probed, its keys (nil: NULL) and the walk's position.
+	cur      arrow.RecordBatch
+	lnull    arrow.RecordBatch // one all-NULL left row, for right rows without a match
+	keys     [][]byte
+	row      int
+	chain    int32 // the next candidate of row's chain (-1: take the row's head)
+	lmatched []int32
+	lrows    int // left rows finished
+	pending  []arrow.RecordBatch
+	tail     int // the next right row to check for the unmatched tail
+	done     bool
+}
+
+func (j *joiner) close() {
+	j.l.release()
+	j.r.release()
+	for _, b := range j.rbatches {
+		b.Release()
+	}
+	j.rbatches = nil
+	for _, b := range j.pending {
+		b.Release()
+	}
+	j.pending = nil
+	if j.cur != nil {
+		j.cur.Release()
+		j.cur = nil
+	}
+	if j.lnull != nil {
+		j.lnull.Release()
+		j.lnull = nil
+	}
+	if j.claimed > 0 {
+		j.mem.Unclaim(j.claimed)
+		j.claimed = 0
+	}
+}
+
+// claim claims n more bytes of the hash table.
+func (j *joiner) claim(n int64) error {
+	if err := j.mem.Claim(n); err != nil {
+		return fmt.Errorf("ops: join: %w", err)
+	}
+	j.claimed += n
+	return nil
+}
+
+// evalKeys evaluates key expressions on b and returns each row's encoded key, nil where a
+// key is NULL.
+func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch) ([][]byte, error) {
+	n := int(b.NumRows())
+	out := make([][]byte, n)
+	if len(keys) == 0 {
+		for i := range out {
+			out[i] = []byte{}
+		}
+		return out, nil
+	}
+	cols := make([]arrow.Array, len(keys))
+	defer releaseArrays(cols)
+	for i, k := range keys {
+		a, err := k.Eval(j.ctx, b, j.mem)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = a
+	}
+	var buf []byte
+	for r := range n {
+		buf = buf[:0]
+		null := false
+		for _, c := range cols {
+			if c.IsNull(r) {
+				null = true
+				break
+			}
+			buf = appendKey(buf, c, r)
+		}
+		if !null {
+			out[r] = append([]byte(nil), buf...)
+		}
+	}
+	return out, nil
+}
+
+// appendKey appends row r of a (valid, of a JoinKeyType) to buf, such that two values of one
+// type are equal exactly when their encodings are: the value's bytes for integers, dates,
+// timestamps and decimals, a float's normalised bits, a boolean's byte, a string's or binary's
+// length and bytes.
+func appendKey(buf []byte, a arrow.Array, r int) []byte {
+	switch c := a.(type) {
+	case *array.Float32:
+		return binary.LittleEndian.AppendUint64(buf, normF64(float64(c.Value(r))))
+	case *array.Float64:
+		return binary.LittleEndian.AppendUint64(buf, normF64(c.Value(r)))
+	case *array.Boolean:
+		if c.Value(r) {
+			return append(buf, 1)
+		}
+		return append(buf, 0)
+	case interface{ Value(int) string }: // string, large string
+		v := c.Value(r)
+		return append(binary.AppendUvarint(buf, uint64(len(v))), v...)
+	case interface{ Value(int) []byte }: // binary, large binary
+		v := c.Value(r)
+		return append(binary.AppendUvarint(buf, uint64(len(v))), v...)
+	}
+	fw, ok := a.DataType().(arrow.FixedWidthDataType)
+	if !ok || fw.BitWidth()%8 != 0 {
+		panic("ops: join key of type " + a.DataType().String()) // checkJoinSpec refused it
+	}
+	w := fw.BitWidth() / 8
+	data := a.Data()
+	off := (data.Offset() + r) * w
+	return append(buf, data.Buffers()[1].Bytes()[off:off+w]...)
+}
+
+// normF64 is a float's key: every NaN one pattern, -0 folded into 0.
+func normF64(x float64) uint64 {
+	if x != x {
+		return 0x7ff8000000000000
+	}
+	if x == 0 {
+		return 0
+	}
+	return math.Float64bits(x)
+}
+
+// build reads the right input whole and indexes its keys.
+func (j *joiner) build() error {
+	for j.r.r.Next() {
+		if err := ctxErr(j.ctx); err != nil {
+			return err
+		}
+		b := j.r.r.RecordBatch()
+		if b.NumRows() == 0 {
+			continue
+		}
+		b.Retain()
+		bi := int32(len(j.rbatches))
+		j.rbatches = append(j.rbatches, b)
+		keys, err := j.evalKeys(j.spec.RightKeys, b)
+		if err != nil {
+			return err
+		}
+		var cost int64
+		for r, k := range keys {
+			id := int32(len(j.rrefs))
+			if len(j.rrefs) >= math.MaxInt32-1 {
+				return errors.New("ops: join: more rows than one join can buffer")
+			}
+			j.rrefs = append(j.rrefs, rowRef{b: bi, r: int32(r)})
+			link := int32(-1)
+			if k == nil {
+				j.rNullKey = true
+			} else {
+				if h, ok := j.head[string(k)]; ok {
+					link = h
+				}
+				j.head[string(k)] = id
+				cost += int64(len(k))
+			}
+			j.next = append(j.next, link)
+			cost += joinRowBytes
+		}
+		if err := j.claim(cost); err != nil {
+			return err
+		}
+		if err := j.mem.Check(); err != nil {
+			return fmt.Errorf("ops: join: %w", err)
+		}
+	}
+	if err := j.r.r.Err(); err != nil {
+		return err
+	}
+	j.r.release()
+	j.rmatched = make([]bool, len(j.rrefs))
+	nb, err := nullBatch(j.rschema, j.mem)
+	if err != nil {
+		return err
+	}
+	j.rnull = int32(len(j.rbatches))
+	j.rbatches = append(j.rbatches, nb)
+	if j.spec.Type == JoinRight || j.spec.Type == JoinFull {
+		if j.lnull, err = nullBatch(j.lschema, j.mem); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nullBatch is one row of schema, every column NULL.
+func nullBatch(schema *arrow.Schema, mem *ledger.Ledger) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, schema.NumFields())
+	for i, f := range schema.Fields() {
+		cols[i] = array.MakeArrayOfNull(allocator(mem), f.Type, 1)
+	}
+	defer releaseArrays(cols)
+	return array.NewRecordBatch(schema, cols, 1), nil
+}
+
+func (j *joiner) pull() (arrow.RecordBatch, error) {
+	if !j.built {
+		j.built = true
+		if err := j.build(); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		if len(j.pending) > 0 {
+			b := j.pending[0]
+			j.pending = j.pending[1:]
+			return b, nil
+		}
+		if j.done {
+			return nil, nil
+		}
+		if err := ctxErr(j.ctx); err != nil {
+			return nil, err
+		}
+		if j.cur == nil {
+			if j.l.r == nil || !j.l.r.Next() {
+				if j.l.r != nil {
+					if err := j.l.r.Err(); err != nil {
+						return nil, err
+					}
+					j.l.release()
+				}
+				if err := j.rightTail(); err != nil {
+					return nil, err
+				}
+				if j.tail >= len(j.rrefs) {
+					j.done = true
+				}
+				continue
+			}
+			b := j.l.r.RecordBatch()
+			if b.NumRows() == 0 {
+				continue
+			}
+			b.Retain()
+			j.cur = b
+			keys, err := j.evalKeys(j.spec.LeftKeys, b)
+			if err != nil {
+				return nil, err
+			}
+			j.keys, j.row, j.chain = keys, 0, -1
+			j.lmatched = make([]int32, b.NumRows())
+		}
+		if err := j.probe(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// probe produces the next chunk of candidate pairs of the current left batch, or, once its
+// rows are walked, its unmatched (or semi-joined) rows.
+func (j *joiner) probe() error {
+	t := j.spec.Type
+	needPairs := len(j.spec.Residual) > 0 || (t != JoinSemi && t != JoinAnti)
+	n := len(j.keys)
+	if !needPairs {
+		// Semi and anti joins without a residual: a row matches when its chain exists.
+		for r, k := range j.keys {
+			if k != nil && j.candidates(k) >= 0 {
+				j.lmatched[r] = 1
+			}
+		}
+		j.row = n
+	}
+	var lp, rp []int32
+	for j.row < n && len(lp) < MaxBatchRows {
+		k := j.keys[j.row]
+		if k == nil {
+			j.row++
+			j.chain = -1
+			continue
+		}
+		c := j.chain
+		if c < 0 {
+			c = j.candidates(k)
+		}
+		for c >= 0 && len(lp) < MaxBatchRows {
+			lp = append(lp, int32(j.row))
+			rp = append(rp, c)
+			c = j.nextCandidate(c)
+		}
+		if c >= 0 {
+			j.chain = c
+			break
+		}
+		j.row++
+		j.chain = -1
+	}
+	if len(lp) > 0 {
+		if err := j.pairs(lp, rp); err != nil {
+			return err
+		}
+		if j.row < n {
+			return nil
+		}
+	}
+	if j.row < n {
+		return nil
+	}
+	// The batch is walked: its unmatched rows.
+	if err := j.leftTail(); err != nil {
+		return err
+	}
+	j.cur.Release()
+	j.cur, j.keys, j.lmatched = nil, nil, nil
+	return nil
+}
+
+// candidates returns the first right row a left key may match (-1: none).
+func (j *joiner) candidates(k []byte) int32 {
+	if len(j.spec.LeftKeys) == 0 {
+		if len(j.rrefs) == 0 {
+			return -1
+		}
+		return 0
+	}
+	if h, ok := j.head[string(k)]; ok {
+		return h
+	}
+	return -1
+}
+
+func (j *joiner) nextCandidate(c int32) int32 {
+	if len(j.spec.LeftKeys) == 0 {
+		if int(c)+1 < len(j.rrefs) {
+			return c + 1
+		}
+		return -1
+	}
+	return j.next[c]
+}
+
+// gatherSide gathers the rows refs of one side's sources.
+func (j *joiner) gatherSide(schema *arrow.Schema, srcs []arrow.RecordBatch, refs []rowRef) (arrow.RecordBatch, error) {
+	return gather(j.ctx, schema, srcs, refs, allocator(j.mem))
+}
+
+// joined gathers left refs (of the current batch, or of lnull) and right refs into one batch
+// of JoinInputSchema.
+func (j *joiner) joined(lsrcs []arrow.RecordBatch, lrefs []rowRef, rrefs []rowRef) (arrow.RecordBatch, error) {
+	lb, err := j.gatherSide(j.lschema, lsrcs, lrefs)
+	if err != nil {
+		return nil, err
+	}
+	defer lb.Release()
+	rb, err := j.gatherSide(j.rschema, j.rbatches, rrefs)
+	if err != nil {
+		return nil, err
+	}
+	defer rb.Release()
+	cols := append(append([]arrow.Array{}, lb.Columns()...), rb.Columns()...)
+	return array.NewRecordBatch(j.inSchema, cols, int64(len(lrefs))), nil
+}
+
+// pairs evaluates candidate pairs (left rows lp of the current batch, right rows rp) and
+// queues the matching ones.
+func (j *joiner) pairs(lp, rp []int32) error {
+	lrefs := make([]rowRef, len(lp))
+	rrefs := make([]rowRef, len(rp))
+	for i := range lp {
+		lrefs[i] = rowRef{b: 0, r: lp[i]}
+		rrefs[i] = j.rrefs[rp[i]]
+	}
+	b, err := j.joined([]arrow.RecordBatch{j.cur}, lrefs, rrefs)
+	if err != nil {
+		return err
+	}
+	defer b.Release()
+	mask, err := j.residual(b)
+	if err != nil {
+		return err
+	}
+	if mask != nil {
+		defer mask.Release()
+	}
+	for i := range lp {
+		if mask != nil && !mask.Value(i) {
+			continue
+		}
+		j.lmatched[lp[i]]++
+		if j.spec.Type == JoinSingle && j.lmatched[lp[i]] > 1 {
+			return ErrSubqueryRows
+		}
+		j.rmatched[rp[i]] = true
+	}
+	if t := j.spec.Type; t == JoinSemi || t == JoinAnti {
+		return nil
+	}
+	if mask == nil {
+		b.Retain()
+		j.pending = append(j.pending, b)
+		return nil
+	}
+	out, err := filterBatch(j.ctx, b, mask, j.mem)
+	if err != nil {
+		return err
+	}
+	if out != nil {
+		j.pending = append(j.pending, out)
+	}
+	return nil
+}
+
+// residual evaluates the residual conjuncts on the candidate pairs b: nil when there are
+// none, else a mask without NULLs, true where every conjunct is.
+func (j *joiner) residual(b arrow.RecordBatch) (*array.Boolean, error) {
+	if len(j.spec.Residual) == 0 {
+		return nil, nil
+	}
+	n := int(b.NumRows())
+	pass := make([]bool, n)
+	for i := range pass {
+		pass[i] = true
+	}
+	for _, c := range j.spec.Residual {
+		m, err := c.Eval(j.ctx, b, j.mem)
+		if err != nil {
+			return nil, err
+		}
+		mb := m.(*array.Boolean)
+		for i := range pass {
+			pass[i] = pass[i] && mb.IsValid(i) && mb.Value(i)
+		}
+		m.Release()
+	}
+	bb := array.NewBooleanBuilder(allocator(j.mem))
+	defer bb.Release()
+	bb.AppendValues(pass, nil)
+	return bb.NewBooleanArray(), nil
+}
+
+// leftTail queues the rows of the walked left batch the join type keeps beyond its pairs.
+func (j *joiner) leftTail() error {
+	var keep []rowRef
+	switch j.spec.Type {
+	case JoinLeft, JoinFull, JoinSingle:
+		for r, m := range j.lmatched {
+			if m == 0 {
+				keep = append(keep, rowRef{b: 0, r: int32(r)})
+			}
+		}
+		if len(keep) == 0 {
+			return nil
+		}
+		rrefs := make([]rowRef, len(keep))
+		for i := range rrefs {
+			rrefs[i] = rowRef{b: j.rnull}
+		}
+		b, err := j.joined([]arrow.RecordBatch{j.cur}, keep, rrefs)
+		if err != nil {
+			return err
+		}
+		j.pending = append(j.pending, b)
+		return nil
+	case JoinSemi:
+		for r, m := range j.lmatched {
+			if m > 0 {
+				keep = append(keep, rowRef{b: 0, r: int32(r)})
+			}
+		}
+	case JoinAnti:
+		nullAware := j.spec.NullAware && len(j.rrefs) > 0
+		if nullAware && j.rNullKey {
+			return nil // x NOT IN (…, NULL, …) is never true
+		}
+		for r, m := range j.lmatched {
+			if m == 0 && !(nullAware && j.keys[r] == nil) {
+				keep = append(keep, rowRef{b: 0, r: int32(r)})
+			}
+		}
+	default:
+		return nil
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	if len(keep) == len(j.lmatched) {
+		j.cur.Retain()
+		j.pending = append(j.pending, j.cur)
+		return nil
+	}
+	b, err := j.gatherSide(j.lschema, []arrow.RecordBatch{j.cur}, keep)
+	if err != nil {
+		return err
+	}
+	j.pending = append(j.pending, b)
+	return nil
+}
+
+// rightTail queues the next chunk of right rows without a match, NULL-extended on the left,
+// for right and full joins.
+func (j *joiner) rightTail() error {
+	if t := j.spec.Type; t != JoinRight && t != JoinFull {
+		j.tail = len(j.rrefs)
+		return nil
+	}
+	var lrefs, rrefs []rowRef
+	for j.tail < len(j.rrefs) && len(rrefs) < MaxBatchRows {
+		if !j.rmatched[j.tail] {
+			lrefs = append(lrefs, rowRef{})
+			rrefs = append(rrefs, j.rrefs[j.tail])
+		}
+		j.tail++
+	}
+	if len(rrefs) == 0 {
+		return nil
+	}
+	b, err := j.joined([]arrow.RecordBatch{j.lnull}, lrefs, rrefs)
+	if err != nil {
+		return err
+	}
+	j.pending = append(j.pending, b)
+	return nil
+}

@@ -1,0 +1,742 @@
+package substrait
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Joins and subqueries (docs/architecture.md, "The executor and its fragments"): FROM lists,
+// JOIN … ON / USING / NATURAL and CROSS JOIN become JoinRels; EXISTS, IN (SELECT …) and
+// their negations written as WHERE conjuncts become semi and anti JoinRels, and scalar
+// subqueries single JoinRels (JOIN_TYPE_LEFT_SINGLE), decorrelated when their only
+// correlations are equalities between an outer and an inner expression in their WHERE. The
+// executor runs every JoinRel as a hash join on its equalities (scan/join.go).
+
+// joinTypes maps PostgreSQL's join types onto Substrait's.
+var pgJoinTypes = map[pg.JoinType]plan.JoinType{
+	pg.JoinType_JOIN_INNER: plan.JoinTypeInner,
+	pg.JoinType_JOIN_LEFT:  plan.JoinTypeLeft,
+	pg.JoinType_JOIN_RIGHT: plan.JoinTypeRight,
+	pg.JoinType_JOIN_FULL:  plan.JoinTypeOuter,
+}
+
+// fromList binds a FROM list of several items: their cross product, left to right.
+func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
+	acc, err := bd.fromOne(items[0])
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items[1:] {
+		r, err := bd.fromOne(it)
+		if err != nil {
+			return nil, err
+		}
+		j, err := bd.joinRels(acc.boundRel, r.boundRel, plan.JoinTypeInner, trueLit())
+		if err != nil {
+			return nil, err
+		}
+		acc = &fromItem{boundRel: j}
+	}
+	return acc, nil
+}
+
+func trueLit() expr.Expression { return expr.NewPrimitiveLiteral(true, false) }
+
+// joinRels joins l and r under cond (over l's columns then r's): the output scope is both
+// scopes, the side(s) an outer join NULL-extends made nullable.
+func (bd *binder) joinRels(l, r *boundRel, jt plan.JoinType, cond expr.Expression) (*boundRel, error) {
+	j, err := bd.b.Join(l.rel, r.rel, cond, jt)
+	if err != nil {
+		return nil, fmt.Errorf("bind join: %w", err)
+	}
+	ts := j.RecordType().Types()
+	sc := &scope{}
+	names := []string{}
+	for _, in := range []*boundRel{l, r} {
+		if (jt == plan.JoinTypeLeftSemi || jt == plan.JoinTypeLeftAnti) && in == r {
+			break
+		}
+		for i, c := range in.sc.cols {
+			c.typ = ts[len(sc.cols)]
+			sc.cols = append(sc.cols, c)
+			if i < len(in.names) {
+				names = append(names, in.names[i])
+			} else {
+				names = append(names, c.name)
+			}
+		}
+	}
+	return &boundRel{rel: j, sc: sc, names: names}, nil
+}
+
+// joinedScope is the scope a join condition is bound in: l's columns then r's.
+func joinedScope(l, r *scope) *scope {
+	return &scope{cols: append(slices.Clone(l.cols), r.cols...)}
+}
+
+// joinExpr binds JOIN … ON / USING / NATURAL / CROSS JOIN.
+func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
+	jt, ok := pgJoinTypes[je.GetJointype()]
+	if !ok {
+		return nil, unimplemented("this join type")
+	}
+	if je.GetAlias() != nil {
+		return nil, unimplementedAre("aliases of a join")
+	}
+	if je.GetJoinUsingAlias() != nil {
+		return nil, unimplementedAre("aliases of USING columns")
+	}
+	lf, err := bd.fromOne(je.GetLarg())
+	if err != nil {
+		return nil, err
+	}
+	rf, err := bd.fromOne(je.GetRarg())
+	if err != nil {
+		return nil, err
+	}
+	l, r := lf.boundRel, rf.boundRel
+	sc := joinedScope(l.sc, r.sc)
+	var using []string
+	for _, u := range je.GetUsingClause() {
+		using = append(using, u.GetString_().GetSval())
+	}
+	if je.GetIsNatural() {
+		for _, c := range l.sc.cols {
+			if c.hidden || slices.Contains(using, c.name) {
+				continue
+			}
+			if slices.ContainsFunc(r.sc.cols, func(o col) bool { return !o.hidden && o.name == c.name }) {
+				using = append(using, c.name)
+			}
+		}
+	}
+	var conj []expr.Expression
+	type pair struct{ l, r int }
+	var pairs []pair
+	for _, name := range using {
+		li, err := l.sc.lookup("", name)
+		if err != nil {
+			return nil, quoting(InvalidArgument, "42703", "column %q specified in USING clause does not exist in left table", name)
+		}
+		ri, err := r.sc.lookup("", name)
+		if err != nil {
+			return nil, quoting(InvalidArgument, "42703", "column %q specified in USING clause does not exist in right table", name)
+		}
+		eq, err := bd.compare("=", typed(sc.ref(li)), typed(sc.ref(len(l.sc.cols)+ri)))
+		if err != nil {
+			return nil, err
+		}
+		conj = append(conj, eq)
+		pairs = append(pairs, pair{li, ri})
+	}
+	if q := je.GetQuals(); q != nil {
+		for _, c := range splitAnd(q) {
+			v, err := bd.bindExpr(c, sc)
+			if err != nil {
+				return nil, err
+			}
+			e, err := bd.coerce(v, booleanType(), "JOIN/ON")
+			if err != nil {
+				return nil, err
+			}
+			conj = append(conj, e)
+		}
+	}
+	cond := trueLit()
+	if len(conj) > 0 {
+		if cond, err = bd.and(conj); err != nil {
+			return nil, err
+		}
+	}
+	j, err := bd.joinRels(l, r, jt, cond)
+	if err != nil {
+		return nil, err
+	}
+	if len(pairs) == 0 {
+		return &fromItem{boundRel: j}, nil
+	}
+	// USING: the merged columns first (the left's, the right's for a right join, their
+	// COALESCE for a full join), then every other column; the sides' own columns stay
+	// reachable qualified only.
+	var exprs []expr.Expression
+	nl := len(l.sc.cols)
+	for _, p := range pairs {
+		lv, rv := j.sc.ref(p.l), j.sc.ref(nl+p.r)
+		switch jt {
+		case plan.JoinTypeRight:
+			exprs = append(exprs, rv)
+		case plan.JoinTypeOuter:
+			nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), lv)
+			if err != nil {
+				return nil, err
+			}
+			x, y, err := bd.unify(typed(lv), typed(rv), "COALESCE")
+			if err != nil {
+				return nil, err
+			}
+			_ = y
+			e, err := bd.ifThen([]expr.IfThenPair{{If: nn, Then: x}}, y)
+			if err != nil {
+				return nil, err
+			}
+			exprs = append(exprs, e)
+		default:
+			exprs = append(exprs, lv)
+		}
+	}
+	width := len(j.sc.cols)
+	mapping := make([]int32, 0, width+len(exprs))
+	out := &boundRel{sc: &scope{}}
+	for k, e := range exprs {
+		mapping = append(mapping, int32(width+k))
+		out.sc.cols = append(out.sc.cols, col{name: using[k], typ: e.GetType()})
+		out.names = append(out.names, using[k])
+	}
+	for i, c := range j.sc.cols {
+		mapping = append(mapping, int32(i))
+		isUsing := slices.ContainsFunc(pairs, func(p pair) bool { return p.l == i || nl+p.r == i })
+		c.hidden = c.hidden || isUsing
+		out.sc.cols = append(out.sc.cols, c)
+		out.names = append(out.names, c.name)
+	}
+	pr, err := bd.b.ProjectRemap(j.rel, mapping, exprs...)
+	if err != nil {
+		return nil, fmt.Errorf("bind USING: %w", err)
+	}
+	out.rel = pr
+	return &fromItem{boundRel: out}, nil
+}
+
+// and is the conjunction of conj (one conjunct: itself).
+func (bd *binder) and(conj []expr.Expression) (expr.Expression, error) {
+	if len(conj) == 1 {
+		return conj[0], nil
+	}
+	args := make([]types.FuncArg, len(conj))
+	for i, c := range conj {
+		args[i] = c
+	}
+	return bd.fn(URNBoolean, "and", booleanType(), args...)
+}
+
+// walkPG calls fn on every Node under m, not descending into a node for which fn returns
+// false, nor into nested SELECTs (their own scope).
+func walkPG(m protoreflect.Message, fn func(n *pg.Node) bool) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		visit := func(x protoreflect.Message) {
+			if n, ok := x.Interface().(*pg.Node); ok {
+				if !fn(n) || n.GetSelectStmt() != nil {
+					return
+				}
+			}
+			walkPG(x, fn)
+		}
+		switch {
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := range v.List().Len() {
+				visit(v.List().Get(i).Message())
+			}
+		case fd.Kind() == protoreflect.MessageKind && !fd.IsMap():
+			visit(v.Message())
+		}
+		return true
+	})
+}
+
+// subqueries binds the subqueries of a simple SELECT over its FROM item: WHERE conjuncts that
+// are EXISTS, IN (SELECT …), or their negations become semi and anti joins onto from, and
+// scalar subqueries of the select list and WHERE single joins adding a hidden column each
+// (bd.sublinks); it returns the FROM item and the WHERE left to bind.
+func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg.Node, error) {
+	w := sel.GetWhereClause()
+	var rest []*pg.Node
+	if w != nil {
+		for _, c := range splitAnd(w) {
+			neg := false
+			n := c
+			if b := c.GetBoolExpr(); b != nil && b.GetBoolop() == pg.BoolExprType_NOT_EXPR && len(b.GetArgs()) == 1 {
+				if sl := b.GetArgs()[0].GetSubLink(); sl != nil {
+					neg, n = true, b.GetArgs()[0]
+				}
+			}
+			sl := n.GetSubLink()
+			if sl == nil || (sl.GetSubLinkType() != pg.SubLinkType_EXISTS_SUBLINK && sl.GetSubLinkType() != pg.SubLinkType_ANY_SUBLINK) {
+				rest = append(rest, c)
+				continue
+			}
+			br, err := bd.semiJoin(from.boundRel, sl, neg)
+			if err != nil {
+				return nil, nil, err
+			}
+			from = &fromItem{boundRel: br}
+		}
+	}
+	// Scalar subqueries, and any other subquery left in an expression.
+	var scalars []*pg.SubLink
+	var bad *Error
+	check := func(n *pg.Node) bool {
+		sl := n.GetSubLink()
+		if sl == nil {
+			return true
+		}
+		if sl.GetSubLinkType() != pg.SubLinkType_EXPR_SUBLINK {
+			if bad == nil {
+				bad = sublinkRefusal(sl)
+			}
+			return false
+		}
+		scalars = append(scalars, sl)
+		return false
+	}
+	for _, n := range rest {
+		check(n)
+		walkPG(n.ProtoReflect(), check)
+	}
+	nWhere := len(scalars)
+	for _, t := range sel.GetTargetList() {
+		walkPG(t.ProtoReflect(), check)
+	}
+	nTargets := len(scalars)
+	if h := sel.GetHavingClause(); h != nil {
+		check(h)
+		walkPG(h.ProtoReflect(), check)
+	}
+	nHaving := len(scalars) - nTargets
+	for _, n := range sel.GetSortClause() {
+		walkPG(n.ProtoReflect(), check)
+	}
+	for _, n := range sel.GetGroupClause() {
+		walkPG(n.ProtoReflect(), check)
+	}
+	if bad != nil {
+		return nil, nil, bad
+	}
+	// In a query grouped by keys, an uncorrelated scalar subquery of the select list or HAVING
+	// is one value for every row: its hidden column is grouped by too (bindSimple), which
+	// splits no group, and they read it as a key. Without GROUP BY, grouping by it would turn
+	// the one row of an aggregate over no row into none. WHERE's are read before grouping.
+	byKeys := len(sel.GetGroupClause()) > 0 && bd.gsets[sel] == nil
+	grouped := len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil || hasAggregate(sel.GetTargetList())
+	switch {
+	case len(scalars) > nTargets+nHaving:
+		return nil, nil, unimplementedAre("scalar subqueries in ORDER BY or GROUP BY")
+	case len(scalars) > nWhere && grouped && !byKeys:
+		return nil, nil, unimplementedAre("scalar subqueries in an aggregate query without GROUP BY (or with grouping sets)")
+	}
+	for k, sl := range scalars {
+		br, correlated, err := bd.scalarJoin(from.boundRel, sl)
+		if err != nil {
+			return nil, nil, err
+		}
+		if grouped && k >= nWhere {
+			if correlated {
+				return nil, nil, unimplementedAre("correlated scalar subqueries in the select list or HAVING of a grouped query")
+			}
+			if bd.subqueryKeys == nil {
+				bd.subqueryKeys = map[*pg.SelectStmt][]int{}
+			}
+			bd.subqueryKeys[sel] = append(bd.subqueryKeys[sel], len(br.sc.cols)-1)
+		}
+		from = &fromItem{boundRel: br}
+	}
+	var where *pg.Node
+	switch len(rest) {
+	case 0:
+	case 1:
+		where = rest[0]
+	default:
+		where = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: rest}}}
+	}
+	return from, where, nil
+}
+
+// correlation is one equality of a correlated subquery's WHERE: an inner expression equal to
+// an outer one.
+type correlation struct{ inner, outer *pg.Node }
+
+// decorrelate binds sub, a subquery of the outer scope outer. An uncorrelated one binds as it
+// is. A correlated one must be a simple SELECT whose references to outer columns all sit in
+// WHERE conjuncts `inner = outer` (either order); it binds with those conjuncts removed and
+// their inner expressions as its first output columns (keys), then its own select list, grouped
+// by the keys when group is set (a scalar subquery of aggregates). Other shapes are refused by
+// name.
+func (bd *binder) decorrelate(sub *pg.SelectStmt, outer *scope, group bool) (*boundRel, []correlation, error) {
+	br, err := bd.bindSelect(sub)
+	if err == nil {
+		return br, nil, nil
+	}
+	var pe *Error
+	if !errors.As(err, &pe) || (pe.SQLState != "42703" && pe.SQLState != "42P01") {
+		return nil, nil, err
+	}
+	notSimple := sub.GetOp() != pg.SetOperation_SETOP_NONE || sub.GetWithClause() != nil || len(sub.GetFromClause()) == 0
+	if notSimple {
+		return nil, nil, unimplementedAre("correlated subqueries with set operations, WITH or without FROM")
+	}
+	inFrom, ferr := bd.from(sub.GetFromClause())
+	if ferr != nil {
+		return nil, nil, ferr
+	}
+	inner := inFrom.sc
+	// outerRef reports whether a column reference resolves only in the outer scope; an
+	// unresolvable one is the subquery's binding error.
+	isOuter := func(n *pg.Node) (bool, error) {
+		cr := n.GetColumnRef()
+		qual, name, ok := refName(cr)
+		if !ok {
+			return false, nil
+		}
+		if _, err := inner.lookup(qual, name); err == nil {
+			return false, nil
+		}
+		if _, err := outer.lookup(qual, name); err == nil {
+			return true, nil
+		}
+		return false, err
+	}
+	// refs classifies the column references under n: whether some are inner, some outer.
+	refs := func(n *pg.Node) (in, out bool, err error) {
+		visit := func(x *pg.Node) bool {
+			if x.GetColumnRef() == nil || err != nil {
+				return err == nil
+			}
+			o, e := isOuter(x)
+			if e != nil {
+				err = e
+			} else if o {
+				out = true
+			} else {
+				in = true
+			}
+			return false
+		}
+		if visit(n) {
+			walkPG(n.ProtoReflect(), visit)
+		}
+		return
+	}
+	var kept []*pg.Node
+	var corr []correlation
+	if w := sub.GetWhereClause(); w != nil {
+		for _, c := range splitAnd(w) {
+			in, out, err := refs(c)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !out {
+				kept = append(kept, c)
+				continue
+			}
+			ae := c.GetAExpr()
+			if ae == nil || ae.GetKind() != pg.A_Expr_Kind_AEXPR_OP || len(ae.GetName()) != 1 || ae.GetName()[0].GetString_().GetSval() != "=" {
+				return nil, nil, unimplementedAre("correlated subqueries whose correlation is not an equality between an outer and an inner expression")
+			}
+			lin, lout, _ := refs(ae.GetLexpr())
+			rin, rout, _ := refs(ae.GetRexpr())
+			switch {
+			case lin && !lout && rout && !rin:
+				corr = append(corr, correlation{inner: ae.GetLexpr(), outer: ae.GetRexpr()})
+			case rin && !rout && lout && !lin:
+				corr = append(corr, correlation{inner: ae.GetRexpr(), outer: ae.GetLexpr()})
+			default:
+				_ = in
+				return nil, nil, unimplementedAre("correlated subqueries whose correlation is not an equality between an outer and an inner expression")
+			}
+		}
+	}
+	for _, part := range [][]*pg.Node{sub.GetTargetList(), sub.GetGroupClause(), {sub.GetHavingClause()}, sub.GetSortClause()} {
+		for _, n := range part {
+			if n == nil {
+				continue
+			}
+			if _, out, err := refs(n); err != nil {
+				return nil, nil, err
+			} else if out {
+				return nil, nil, unimplementedAre("outer column references outside a correlated subquery's WHERE")
+			}
+		}
+	}
+	if len(corr) == 0 {
+		return nil, nil, err
+	}
+	grouped := len(sub.GetGroupClause()) > 0 || sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList())
+	if sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil || len(sub.GetDistinctClause()) > 0 || len(sub.GetGroupClause()) > 0 ||
+		sub.GetHavingClause() != nil || (grouped && !group) || len(sub.GetWindowClause()) > 0 {
+		return nil, nil, unimplementedAre("correlated subqueries with LIMIT, OFFSET, DISTINCT, GROUP BY, HAVING or windows")
+	}
+	c := proto.Clone(sub).(*pg.SelectStmt)
+	c.SortClause = nil
+	c.WhereClause = nil
+	switch len(kept) {
+	case 0:
+	case 1:
+		c.WhereClause = kept[0]
+	default:
+		c.WhereClause = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: kept}}}
+	}
+	var targets []*pg.Node
+	for i, k := range corr {
+		targets = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: fmt.Sprintf("?key%d?", i), Val: k.inner}}})
+		if grouped {
+			c.GroupClause = append(c.GroupClause, k.inner)
+		}
+	}
+	c.TargetList = append(targets, c.TargetList...)
+	br, err = bd.bindSelect(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return br, corr, nil
+}
+
+// refName reads a column reference's qualifier and name (schema-qualified as columnRef
+// does).
+func refName(cr *pg.ColumnRef) (qual, name string, ok bool) {
+	if cr == nil {
+		return "", "", false
+	}
+	f := cr.GetFields()
+	switch len(f) {
+	case 1:
+		return "", f[0].GetString_().GetSval(), f[0].GetString_() != nil
+	case 2:
+		return f[0].GetString_().GetSval(), f[1].GetString_().GetSval(), f[1].GetString_() != nil
+	case 3:
+		return f[1].GetString_().GetSval(), f[2].GetString_().GetSval(), f[2].GetString_() != nil
+	}
+	return "", "", false
+}
+
+// corrConds binds the correlation equalities: outer expressions over l's scope, the
+// subquery's first len(corr) columns at offset nl of sc (the joined scope).
+func (bd *binder) corrConds(l *scope, sc *scope, nl int, corr []correlation) ([]expr.Expression, error) {
+	var out []expr.Expression
+	for i, c := range corr {
+		ov, err := bd.bindExpr(c.outer, l)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := bd.compare("=", ov, typed(sc.ref(nl+i)))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, eq)
+	}
+	return out, nil
+}
+
+// semiJoin binds EXISTS (SELECT …) or x IN (SELECT …) (NOT when neg) as a semi (anti) join
+// onto l.
+func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, error) {
+	sub := sl.GetSubselect().GetSelectStmt()
+	if sub == nil {
+		return nil, unimplemented("this subquery")
+	}
+	isIn := sl.GetSubLinkType() == pg.SubLinkType_ANY_SUBLINK
+	if isIn {
+		if op := sl.GetOperName(); len(op) > 0 && (len(op) != 1 || op[0].GetString_().GetSval() != "=") {
+			return nil, unimplementedAre("ANY (SELECT …) with an operator other than =")
+		}
+		if sl.GetTestexpr().GetRowExpr() != nil {
+			return nil, unimplementedAre("row values IN (SELECT …)")
+		}
+	}
+	r, corr, err := bd.decorrelate(sub, l.sc, false)
+	if err != nil {
+		return nil, err
+	}
+	if isIn && neg && len(corr) > 0 {
+		return nil, unimplementedAre("correlated NOT IN subqueries")
+	}
+	sc := joinedScope(l.sc, r.sc)
+	nl := len(l.sc.cols)
+	conj, err := bd.corrConds(l.sc, sc, nl, corr)
+	if err != nil {
+		return nil, err
+	}
+	if isIn {
+		if len(r.sc.cols)-len(corr) != 1 {
+			return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery has too many columns"}
+		}
+		tv, err := bd.bindExpr(sl.GetTestexpr(), l.sc)
+		if err != nil {
+			return nil, err
+		}
+		x, y, err := bd.unify(tv, typed(sc.ref(nl+len(corr))), "=")
+		if err != nil {
+			return nil, err
+		}
+		eq, err := bd.fn(URNComparison, "equal", booleanType(), x, y)
+		if err != nil {
+			return nil, err
+		}
+		if neg {
+			// x NOT IN (S) keeps x when no s makes x = s true or NULL: an anti join on
+			// (x = s) IS NOT FALSE, which the executor runs as a null-aware hash anti join.
+			xn, err := bd.fn(URNComparison, "is_null", booleanType(), x)
+			if err != nil {
+				return nil, err
+			}
+			yn, err := bd.fn(URNComparison, "is_null", booleanType(), y)
+			if err != nil {
+				return nil, err
+			}
+			or, err := bd.fn(URNBoolean, "or", booleanType(), eq, xn, yn)
+			if err != nil {
+				return nil, err
+			}
+			conj = append(conj, or)
+		} else {
+			conj = append(conj, eq)
+		}
+	}
+	cond := trueLit()
+	if len(conj) > 0 {
+		if cond, err = bd.and(conj); err != nil {
+			return nil, err
+		}
+	}
+	jt := plan.JoinTypeLeftSemi
+	if neg {
+		jt = plan.JoinTypeLeftAnti
+	}
+	return bd.joinRels(l, r, jt, cond)
+}
+
+// scalarJoin binds a scalar subquery as a single join onto l, its value a hidden column of
+// the result (bd.sublinks); correlated reports a decorrelated one. A correlated one of aggregates is grouped by its correlation
+// keys; its count, over no row, answers 0 as PostgreSQL's (COALESCE of the missing group).
+func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlated bool, _ error) {
+	sub := sl.GetSubselect().GetSelectStmt()
+	if sub == nil {
+		return nil, false, unimplemented("this subquery")
+	}
+	r, corr, err := bd.decorrelate(sub, l.sc, true)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(r.sc.cols)-len(corr) != 1 {
+		return nil, false, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
+	}
+	countZero := false
+	if len(corr) > 0 && hasAggregate(sub.GetTargetList()) {
+		t := sub.GetTargetList()[0].GetResTarget().GetVal()
+		fc := t.GetFuncCall()
+		isCount := fc != nil && len(fc.GetFuncname()) > 0 && fc.GetFuncname()[len(fc.GetFuncname())-1].GetString_().GetSval() == "count" && fc.GetOver() == nil && fc.GetAggFilter() == nil
+		if isCount {
+			countZero = true
+		} else if containsCount(t) {
+			return nil, false, unimplementedAre("correlated scalar subqueries computing over count() (its value over no row)")
+		}
+	}
+	sc := joinedScope(l.sc, r.sc)
+	nl := len(l.sc.cols)
+	conj, err := bd.corrConds(l.sc, sc, nl, corr)
+	if err != nil {
+		return nil, false, err
+	}
+	cond := trueLit()
+	if len(conj) > 0 {
+		if cond, err = bd.and(conj); err != nil {
+			return nil, false, err
+		}
+	}
+	j, err := bd.joinRels(l, r, plan.JoinTypeLeftSingle, cond)
+	if err != nil {
+		return nil, false, err
+	}
+	// Keep l's columns and the value, hidden.
+	vi := nl + len(corr)
+	var val expr.Expression = j.sc.ref(vi)
+	if countZero {
+		nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), val)
+		if err != nil {
+			return nil, false, err
+		}
+		if val, err = bd.ifThen([]expr.IfThenPair{{If: nn, Then: val}}, expr.NewPrimitiveLiteral(int64(0), true)); err != nil {
+			return nil, false, err
+		}
+	}
+	mapping := make([]int32, 0, nl+1)
+	for i := range nl {
+		mapping = append(mapping, int32(i))
+	}
+	mapping = append(mapping, int32(len(j.sc.cols)))
+	pr, err := bd.b.ProjectRemap(j.rel, mapping, val)
+	if err != nil {
+		return nil, false, fmt.Errorf("bind scalar subquery: %w", err)
+	}
+	out := &boundRel{rel: pr, sc: &scope{cols: slices.Clone(l.sc.cols)}, names: slices.Clone(l.names)}
+	out.sc.cols = append(out.sc.cols, col{name: fmt.Sprintf("?subquery%d?", len(bd.sublinks)), qual: subqueryQual, typ: val.GetType(), hidden: true})
+	if bd.sublinks == nil {
+		bd.sublinks = map[*pg.SubLink]int{}
+	}
+	bd.sublinks[sl] = len(out.sc.cols) - 1
+	return out, len(corr) > 0, nil
+}
+
+// subqueryQual qualifies the hidden column of a scalar subquery's value: no SQL name.
+const subqueryQual = "?subquery?"
+
+// containsCount reports a count() call under n.
+func containsCount(n *pg.Node) bool {
+	found := false
+	walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
+		if fc := x.GetFuncCall(); fc != nil && len(fc.GetFuncname()) > 0 && fc.GetFuncname()[len(fc.GetFuncname())-1].GetString_().GetSval() == "count" {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// sublinkValue is a bound scalar subquery's value: its hidden column of sc.
+func (bd *binder) sublinkValue(sl *pg.SubLink, sc *scope) (bval, error) {
+	if i, ok := bd.sublinks[sl]; ok && i < len(sc.cols) && sc.cols[i].qual == subqueryQual {
+		return typed(sc.ref(i)), nil
+	}
+	return bval{}, sublinkRefusal(sl)
+}
+
+// sublinkRefusal names a subquery in a place where it is not bound.
+func sublinkRefusal(sl *pg.SubLink) *Error {
+	switch sl.GetSubLinkType() {
+	case pg.SubLinkType_EXPR_SUBLINK:
+		return unimplementedAre("scalar subqueries here (in a grouped query, HAVING, ORDER BY, GROUP BY or another subquery's expression)")
+	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ANY_SUBLINK:
+		return unimplementedAre("EXISTS, IN and ANY subqueries outside a WHERE conjunct (under OR, NOT of an expression, or in the select list)")
+	case pg.SubLinkType_ALL_SUBLINK:
+		return unimplementedAre("ALL (SELECT …) subqueries")
+	case pg.SubLinkType_ARRAY_SUBLINK:
+		return unimplementedAre("ARRAY (SELECT …) subqueries")
+	}
+	return unimplementedAre("subqueries in expressions")
+}
+
+// checkJoinType refuses, by name, the join types the executor does not run (the right-hand
+// semi, anti and single joins, mark joins): substrait-go cannot even type their output.
+func checkJoinType(t plan.JoinType) error {
+	switch t {
+	case plan.JoinTypeInner, plan.JoinTypeLeft, plan.JoinTypeRight, plan.JoinTypeOuter,
+		plan.JoinTypeLeftSemi, plan.JoinTypeLeftAnti, plan.JoinTypeLeftSingle:
+		return nil
+	}
+	return unimplementedAre("JoinRels of type " + t.String())
+}
+
+// checkHashJoinType is checkJoinType for a HashJoinRel.
+func checkHashJoinType(t plan.HashMergeJoinType) error {
+	switch t {
+	case plan.HashMergeInner, plan.HashMergeLeft, plan.HashMergeRight, plan.HashMergeOuter:
+		return nil
+	}
+	return unimplementedAre(fmt.Sprintf("HashJoinRels of type %d (only inner, left, right and outer)", t))
+}

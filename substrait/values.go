@@ -1,0 +1,60 @@
+package substrait
+
+import (
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+)
+
+// bindValues binds VALUES (…), (…) (a FROM item, a WITH query or a statement of its own) as
+// a VirtualTableReadRel of constant expressions: each column of the rows' common type
+// (PostgreSQL's VALUES resolution, as commonType does for CASE: untyped literals and NULLs
+// take the typed values' type, numbers are promoted, text when all are untyped), named
+// column1, column2… as PostgreSQL names them. Rows of different lengths are PostgreSQL's
+// error; expressions may not reference columns (there is no scope).
+func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
+	lists := sel.GetValuesLists()
+	width := len(lists[0].GetList().GetItems())
+	if width == 0 {
+		return nil, unimplemented("VALUES without columns")
+	}
+	if err := bd.opts.checkColumns(width); err != nil {
+		return nil, err
+	}
+	cols := make([][]bval, width)
+	empty := &scope{}
+	for _, l := range lists {
+		items := l.GetList().GetItems()
+		if len(items) != width {
+			return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "VALUES lists must all be the same length"}
+		}
+		for c, it := range items {
+			v, err := bd.bindExpr(it, empty)
+			if err != nil {
+				return nil, err
+			}
+			cols[c] = append(cols[c], v)
+		}
+	}
+	rows := make([]expr.VirtualTableExpressionValue, len(lists))
+	out := &boundRel{sc: &scope{}}
+	for c := range cols {
+		es, err := bd.commonType(cols[c], "VALUES")
+		if err != nil {
+			return nil, err
+		}
+		for r, e := range es {
+			rows[r] = append(rows[r], e)
+		}
+		name := fmt.Sprintf("column%d", c+1)
+		out.names = append(out.names, name)
+		out.sc.cols = append(out.sc.cols, col{name: name, typ: es[0].GetType()})
+	}
+	rel, err := bd.b.VirtualTableFromExpr(out.names, rows...)
+	if err != nil {
+		return nil, fmt.Errorf("bind values: %w", err)
+	}
+	out.rel = rel
+	return bd.orderLimit(sel, out, nil, nil)
+}
