@@ -228,6 +228,12 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 	case v.null:
 		return expr.NewNullLiteral(t.WithNullability(nullableN)), nil
 	case v.str != nil:
+		if _, ok := v.intervalConst(); ok {
+			// An interval constant is bound only as date_bin's stride and in timestamp ±
+			// interval; as anything else (its text, interval * 3) it is refused by name,
+			// never read as the text it was written in.
+			return nil, unimplementedAre("intervals outside date_bin and timestamp ± interval constants")
+		}
 		return literalOfType(*v.str, t)
 	case v.param > 0:
 		if prev, ok := bd.ps.types[v.param]; ok && !sameType(prev, t) {
@@ -1668,6 +1674,10 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 // calendar, then the days as 24 hours and the time). A fractional number of months is
 // refused, as for constants.
 func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, error) {
+	if familyOf(l.typ()) == famDate {
+		// PostgreSQL answers a timestamp without time zone.
+		return bval{}, true, unimplemented("date " + op + " interval")
+	}
 	if familyOf(l.typ()) != famTimestamp {
 		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s interval", typeName(l.typ()), op)
 	}
