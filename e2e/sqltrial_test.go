@@ -495,7 +495,7 @@ func TestMathFunctionsAsPostgres(t *testing.T) {
 	cl := dial(t, e.on)
 	ctx := context.Background()
 	pg := pgUTC(t, ctx, e.url)
-	exprs := []string{"ceil(X / 7::float8)", "ceiling(X)", "floor(X / 3)", "floor(X::float8 / 3)", "trunc(X::float8 / 4)", "sign(X)",
+	exprs := []string{"ceil(X / 7::float8)", "ceiling(X)", "floor(X / 3)", "floor(X::float8 / 3)", "trunc(X::float8 / 4)", "round(X::float8 / 2)", "round(X / 4)", "round(X)", "sign(X)",
 		"sqrt(abs(X))", "exp(X / 100)", "ln(abs(X) + 1)", "log(abs(X) + 1)", "power(X, 2)", "pow(2, X / 50)", "mod(X, 7)", "mod(X, -3)"}
 	for _, x := range []string{"0", "1", "-1", "17", "-17", "120", "-45"} {
 		var sel []string

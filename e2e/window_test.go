@@ -2,17 +2,11 @@ package e2e
 
 import (
 	"context"
-	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -124,19 +118,7 @@ func TestWindowFunctionsAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	conn := pgUTC(t, ctx, e.url)
-	if _, err := conn.Exec(ctx, `CREATE TEMPORARY TABLE flights (origin text NOT NULL, "timestamp" timestamptz NOT NULL, id text NOT NULL, value json NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	from, to := time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC)
-	var rows [][]any
-	for _, origin := range []string{"ORD", "BOS"} {
-		for _, f := range expected(e.sample, origin, from, to) {
-			rows = append(rows, []any{f.origin, f.at, f.id, f.value()})
-		}
-	}
-	if n, err := conn.CopyFrom(ctx, pgx.Identifier{"flights"}, []string{"origin", "timestamp", "id", "value"}, pgx.CopyFromRows(rows)); err != nil || n != int64(len(rows)) {
-		t.Fatalf("copy %d of %d rows: %v", n, len(rows), err)
-	}
+	pgFlights(t, ctx, conn, e.sample, []string{"ORD", "BOS"}, time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC))
 	on, off := dial(t, e.on), dial(t, e.off)
 	queries := windowQueries()
 	if len(queries) < 40 {
@@ -179,126 +161,6 @@ func TestWindowFunctionsAsPostgres(t *testing.T) {
 	if !strings.Contains(plan, "Window 0 partition keys, 2 order keys, functions [sum row_number first_value], in the read's order (no sort)") {
 		t.Errorf("EXPLAIN of a window in the read's order:\n%s", plan)
 	}
-}
-
-// pgTyped runs sql on PostgreSQL and returns its column type names and rows.
-func pgTyped(t *testing.T, ctx context.Context, conn *pgx.Conn, sql string) ([]string, [][]any) {
-	t.Helper()
-	rs, err := conn.Query(ctx, sql)
-	if err != nil {
-		t.Fatalf("PostgreSQL: %v\n%s", err, sql)
-	}
-	defer rs.Close()
-	var typs []string
-	for _, f := range rs.FieldDescriptions() {
-		name := strconv.Itoa(int(f.DataTypeOID))
-		if dt, ok := conn.TypeMap().TypeForOID(f.DataTypeOID); ok {
-			name = dt.Name
-		}
-		typs = append(typs, name)
-	}
-	var out [][]any
-	for rs.Next() {
-		vals, err := rs.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range vals {
-			switch x := v.(type) {
-			case pgtype.Numeric:
-				f, err := x.Float64Value()
-				if err != nil {
-					t.Fatal(err)
-				}
-				vals[i] = f.Float64
-			case int32:
-				vals[i] = int64(x)
-			case int16:
-				vals[i] = int64(x)
-			case time.Time:
-				vals[i] = x.UTC().Format(goldenTime) // as goldenValue spells ours
-			}
-		}
-		out = append(out, vals)
-	}
-	if err := rs.Err(); err != nil {
-		t.Fatalf("PostgreSQL: %v\n%s", err, sql)
-	}
-	return typs, out
-}
-
-// flightTyped returns a result's columns as PostgreSQL type names and its rows (goldenRows:
-// int64, float64, string, bool, RFC 3339 microsecond text or nil).
-func flightTyped(t *testing.T, res *result) ([]string, [][]any) {
-	t.Helper()
-	schema := res.streamSchema
-	if schema == nil {
-		schema = res.infoSchema
-	}
-	typs := make([]string, schema.NumFields())
-	for i, f := range schema.Fields() {
-		switch f.Type.ID() {
-		case arrow.INT64:
-			typs[i] = "int8"
-		case arrow.INT32:
-			typs[i] = "int4"
-		case arrow.FLOAT64:
-			typs[i] = "float8"
-		case arrow.STRING:
-			typs[i] = "text"
-		case arrow.TIMESTAMP:
-			typs[i] = "timestamptz"
-		case arrow.BOOL:
-			typs[i] = "bool"
-		default:
-			typs[i] = f.Type.String()
-		}
-	}
-	_, rows := goldenRows(t, res)
-	return typs, rows
-}
-
-// compareTyped compares our answer with PostgreSQL's: "" when equal, else what differs.
-func compareTyped(typs []string, got [][]any, wantTypes []string, want [][]any) string {
-	if len(typs) != len(wantTypes) {
-		return fmt.Sprintf("%d columns, PostgreSQL %d", len(typs), len(wantTypes))
-	}
-	for i := range typs {
-		// flightsrv's sum of bigints is bigint, its avg double precision (README, "Aggregates").
-		if typs[i] != wantTypes[i] && !(wantTypes[i] == "numeric" && (typs[i] == "int8" || typs[i] == "float8")) {
-			return fmt.Sprintf("column %d is %s, PostgreSQL's %s", i+1, typs[i], wantTypes[i])
-		}
-	}
-	if len(got) != len(want) {
-		return fmt.Sprintf("%d rows, PostgreSQL %d: %.300v", len(got), len(want), got)
-	}
-	for r := range got {
-		for c := range got[r] {
-			if !sameValue(got[r][c], want[r][c]) {
-				return fmt.Sprintf("row %d column %d: %v, PostgreSQL %v (row %v, PostgreSQL %v)", r+1, c+1, got[r][c], want[r][c], got[r], want[r])
-			}
-		}
-	}
-	return ""
-}
-
-func sameValue(ours, theirs any) bool {
-	switch o := ours.(type) {
-	case nil:
-		return theirs == nil
-	case int64:
-		switch w := theirs.(type) {
-		case int64:
-			return o == w
-		case float64:
-			return float64(o) == w
-		}
-		return false
-	case float64:
-		w, ok := theirs.(float64)
-		return ok && (o == w || math.Abs(o-w) <= 1e-9*math.Max(math.Abs(o), math.Abs(w)))
-	}
-	return ours == theirs
 }
 
 // TestWindowRefusals: what the window functions do not run is refused by name

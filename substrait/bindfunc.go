@@ -478,7 +478,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		name = "substring"
 		return call(URNPostgres, strType(), es...)
-	case "ceil", "ceiling", "floor", "trunc", "sign", "sqrt", "exp", "ln", "log", "power", "pow", "mod":
+	case "ceil", "ceiling", "floor", "trunc", "round", "sign", "sqrt", "exp", "ln", "log", "power", "pow", "mod":
 		return bd.mathFunc(name, fc.GetArgs(), args, nargs, call, func(n string) { name = n })
 	case "left", "right", "repeat", "split_part", "strpos", "position", "lpad", "rpad", "initcap", "reverse":
 		if name == "position" {
@@ -784,7 +784,7 @@ func (bd *binder) stringFunc(name string, args []bval, nargs func(lo, hi int) er
 }
 
 // mathFunc binds PostgreSQL's mathematical functions over double precision (scan/ops
-// mathfuncs.go): ceil (ceiling), floor, trunc, sign, sqrt, exp, ln, log (base 10), power
+// mathfuncs.go): ceil (ceiling), floor, trunc, round (half to even, PostgreSQL's rint), sign, sqrt, exp, ln, log (base 10), power
 // (pow), whose integer and float arguments become float8 as PostgreSQL resolves them, and mod
 // over integers. PostgreSQL computes the forms with a numeric argument (a decimal literal such
 // as 2.5, trunc(x, n), log(b, x), mod of non-integers) in numeric, which the executor does not
