@@ -165,16 +165,17 @@ func TestUserTrialAnswers(t *testing.T) {
 		}
 	}
 
-	// length(bytea) is the byte count of value (PostgreSQL), octet_length the same.
+	// length(bytea) is the byte count of value (PostgreSQL), octet_length the same; both
+	// integer, as PostgreSQL types them.
 	res := mustRun(t, cl, "SELECT id, length(value), octet_length(value) FROM flights WHERE origin = 'ORD' AND "+trialRange+" ORDER BY id")
 	want := expected(e.sample, "ORD", from, to)
 	slices.SortFunc(want, func(a, b row) int { return strings.Compare(a.id, b.id) })
 	n := 0
 	for _, rec := range res.recs {
-		ids, l, o := rec.Column(0).(*array.String), rec.Column(1).(*array.Int64), rec.Column(2).(*array.Int64)
+		ids, l, o := rec.Column(0).(*array.String), rec.Column(1).(*array.Int32), rec.Column(2).(*array.Int32)
 		for i := range ids.Len() {
 			w := want[n]
-			if ids.Value(i) != w.id || l.Value(i) != int64(len(w.value())) || o.Value(i) != l.Value(i) {
+			if ids.Value(i) != w.id || int(l.Value(i)) != len(w.value()) || o.Value(i) != l.Value(i) {
 				t.Fatalf("row %d: %s %d %d, want %s %d", n, ids.Value(i), l.Value(i), o.Value(i), w.id, len(w.value()))
 			}
 			n++

@@ -96,6 +96,7 @@ SELECT id, convert_from(value, 'UTF8') LIKE '%"destination":"LAX"%' AS to_lax FR
 SELECT id, extract(hour from timestamp) AS h, extract(minute from timestamp) AS mi FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-09' AND timestamp < '2001-05-10' ORDER BY id LIMIT 6
 
 SELECT id, date_part('dow', timestamp) AS dow, date_part('doy', timestamp) AS doy FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-05-09' AND timestamp < '2001-05-12' ORDER BY id LIMIT 6
+-- duckdb: SELECT id, date_part('dow', timestamp)::DOUBLE AS dow, date_part('doy', timestamp)::DOUBLE AS doy FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-05-09' AND timestamp < '2001-05-12' ORDER BY id LIMIT 6
 
 SELECT id, extract(year from timestamp) AS y, extract(month from timestamp) AS m, extract(day from timestamp) AS d, extract(quarter from timestamp) AS q FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-06-29' AND timestamp < '2001-07-01' ORDER BY id LIMIT 4
 
