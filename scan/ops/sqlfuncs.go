@@ -369,7 +369,7 @@ func jsonKernel(text, path bool) func(*fnNode) error {
 				if err := st.err(); err != nil {
 					return nil, jsonSpan{}, err
 				}
-				v := jsonSpan{start: 0, end: len(raw), kind: kind}
+				v := docSpan(raw, kind)
 				for k := 1; k < len(args) && v.kind != jAbsent; k++ {
 					step := jsonStep{index: intAt(args[k], i), idx: true}
 					if keys[k] != nil {
