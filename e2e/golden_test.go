@@ -59,7 +59,7 @@ var corpusRefusals = map[string]string{
 	"DISTINCT ON":               "DISTINCT ON",
 	"INTERSECT ALL":             "INTERSECT ALL is not supported",
 	"EXCEPT ALL":                "EXCEPT ALL is not supported",
-	"timestamptz - timestamptz": "timestamp with time zone - timestamp with time zone",
+	"timestamptz - timestamptz": "timestamp - timestamp",
 	"regexp_match":              "regexp_match",
 	"generate_series":           "table functions are not supported",
 	"unnest":                    "table functions are not supported",
