@@ -604,6 +604,16 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return typed(f), err
 		}
 		return bd.cast(f, fp64Type())
+	case "date":
+		// date(x) is PostgreSQL's function-style cast x::date (ibis writes DATE(ts)).
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		if args[0].untyped() {
+			e, err := bd.coerce(args[0], dateType(), "argument 1 of date")
+			return typed(e), err
+		}
+		return bd.cast(args[0].e, dateType())
 	case "timezone":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err

@@ -130,6 +130,8 @@ SELECT timestamp::date AS d, count(*) FROM flights WHERE origin = 'SFO' AND time
 
 SELECT CAST(timestamp AS date) AS d, count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-08' GROUP BY 1 ORDER BY 1 DESC
 
+SELECT date(timestamp) AS d, count(*), date('2001-04-01') AS c FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-28' AND timestamp < '2001-04-04' GROUP BY 1 ORDER BY 1
+
 SELECT date_trunc('day', timestamp)::date - DATE '2001-01-01' AS day_no, count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-10' AND timestamp < '2001-01-17' GROUP BY 1 ORDER BY 1
 
 -- to_char patterns
