@@ -275,28 +275,23 @@ def grafana_expand(sql: str, frm: dt.datetime, to: dt.datetime) -> str:
     with nanoseconds, interval in seconds)."""
     rfc = lambda t: t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: E731 (Go's RFC3339Nano of a whole second)
 
-    def args(s):
-        return [a.strip() for a in s.split(",")]
+    def group(a, alias):
+        secs = grafana_interval_seconds(a[1].strip("'\""))
+        return f"floor(extract(epoch from {a[0]})/{secs})*{secs}" + (' AS "time"' if alias else "")
+
+    macros = {
+        "__time": lambda a: f'{a[0]} AS "time"',
+        "__timeEpoch": lambda a: f'extract(epoch from {a[0]}) as "time"',
+        "__timeFilter": lambda a: f"{a[0]} BETWEEN '{rfc(frm)}' AND '{rfc(to)}'",
+        "__timeFrom": lambda a: f"'{rfc(frm)}'",
+        "__timeTo": lambda a: f"'{rfc(to)}'",
+        "__timeGroup": lambda a: group(a, False),
+        "__timeGroupAlias": lambda a: group(a, True),
+        "__unixEpochFilter": lambda a: f"{a[0]} >= {int(frm.timestamp())} AND {a[0]} <= {int(to.timestamp())}",
+    }
 
     def repl(m):
-        name, a = m.group(1), args(m.group(2)) if m.group(2) else []
-        if name == "__time":
-            return f'{a[0]} AS "time"'
-        if name == "__timeEpoch":
-            return f'extract(epoch from {a[0]}) as "time"'
-        if name == "__timeFilter":
-            return f"{a[0]} BETWEEN '{rfc(frm)}' AND '{rfc(to)}'"
-        if name == "__timeFrom":
-            return f"'{rfc(frm)}'"
-        if name == "__timeTo":
-            return f"'{rfc(to)}'"
-        if name in ("__timeGroup", "__timeGroupAlias"):
-            secs = grafana_interval_seconds(a[1].strip("'\""))
-            out = f"floor(extract(epoch from {a[0]})/{secs})*{secs}"
-            return out + ' AS "time"' if name == "__timeGroupAlias" else out
-        if name == "__unixEpochFilter":
-            return f"{a[0]} >= {int(frm.timestamp())} AND {a[0]} <= {int(to.timestamp())}"
-        raise ValueError(name)
+        return macros[m.group(1)]([a.strip() for a in m.group(2).split(",")] if m.group(2) else [])
 
     return re.sub(r"\$(__\w+)\(([^()]*)\)", repl, sql)
 
