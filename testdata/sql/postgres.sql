@@ -487,6 +487,10 @@ SELECT DATE_TRUNC('month', timestamp) AS __timestamp, SUM((value->>'distance')::
 
 SELECT DATE_TRUNC('hour', timestamp) AS __timestamp, COUNT(*) AS count FROM (SELECT * FROM flights WHERE origin = 'ORD') AS virtual_table WHERE timestamp >= TO_TIMESTAMP('2001-04-01 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') AND timestamp < TO_TIMESTAMP('2001-04-02 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') GROUP BY DATE_TRUNC('hour', timestamp) ORDER BY __timestamp
 
+SELECT DATE_TRUNC('minute', timestamp) + INTERVAL '5 minute' * FLOOR(EXTRACT(minute FROM timestamp) / 5) AS __timestamp, COUNT(*) AS count FROM (SELECT * FROM flights WHERE origin = 'ORD') AS virtual_table WHERE timestamp >= TO_TIMESTAMP('2001-05-10 06:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') AND timestamp < TO_TIMESTAMP('2001-05-10 12:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') GROUP BY 1 ORDER BY 1
+
+SELECT DATE_TRUNC('hour', timestamp) + INTERVAL '30 minute' * FLOOR(EXTRACT(minute FROM timestamp) / 30) AS __timestamp, COUNT(*) AS count FROM (SELECT * FROM flights WHERE origin = 'ORD') AS virtual_table WHERE timestamp >= TO_TIMESTAMP('2001-03-31 12:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') AND timestamp < TO_TIMESTAMP('2001-04-01 12:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') GROUP BY 1 ORDER BY 1
+
 SELECT DATE_TRUNC('quarter', timestamp) AS __timestamp, MAX(delay) AS "MAX(delay)", MIN(delay) AS "MIN(delay)" FROM (SELECT origin, timestamp, id, (value->>'delay')::int AS delay, value->>'destination' AS dest FROM flights WHERE origin IN ('SFO', 'BOS')) AS virtual_table WHERE timestamp >= TO_TIMESTAMP('2001-01-01 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') AND timestamp < TO_TIMESTAMP('2001-07-01 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') GROUP BY DATE_TRUNC('quarter', timestamp) ORDER BY __timestamp
 
 SELECT DATE_TRUNC('year', timestamp) AS __timestamp, COUNT(DISTINCT dest) AS "COUNT_DISTINCT(dest)" FROM (SELECT origin, timestamp, id, (value->>'delay')::int AS delay, value->>'destination' AS dest FROM flights WHERE origin IN ('SFO', 'BOS')) AS virtual_table WHERE timestamp >= TO_TIMESTAMP('2001-01-01 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') AND timestamp < TO_TIMESTAMP('2002-01-01 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') GROUP BY DATE_TRUNC('year', timestamp) ORDER BY __timestamp
@@ -500,6 +504,13 @@ SELECT id AS id, timestamp AS timestamp, delay AS delay FROM (SELECT origin, tim
 SELECT DATE_TRUNC('day', timestamp) AS __timestamp, COUNT(*) AS count FROM (SELECT * FROM flights WHERE origin = 'ORD') AS virtual_table WHERE timestamp >= TO_TIMESTAMP('2001-03-20 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') AND timestamp < TO_TIMESTAMP('2001-03-20 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') GROUP BY DATE_TRUNC('day', timestamp) ORDER BY __timestamp
 
 SELECT DATE_TRUNC('day', timestamp) AS __timestamp, COUNT(*) AS count FROM (SELECT * FROM flights WHERE origin = 'ORD') AS virtual_table WHERE timestamp >= TO_TIMESTAMP('2001-04-10 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') AND timestamp < TO_TIMESTAMP('2001-04-05 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') GROUP BY DATE_TRUNC('day', timestamp) ORDER BY __timestamp
+
+-- Superset's sub-minute grains and intervals times numbers
+SELECT DATE_TRUNC('minute', timestamp + INTERVAL '7 seconds' * EXTRACT(minute FROM timestamp)) + INTERVAL '5 seconds' * FLOOR(EXTRACT(SECOND FROM timestamp + INTERVAL '7 seconds' * EXTRACT(minute FROM timestamp)) / 5) AS __timestamp, COUNT(*) AS count FROM (SELECT * FROM flights WHERE origin = 'ORD') AS virtual_table WHERE timestamp >= TO_TIMESTAMP('2001-05-10 06:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') AND timestamp < TO_TIMESTAMP('2001-05-10 08:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US') GROUP BY 1 ORDER BY 1
+
+SELECT id, timestamp - INTERVAL '1 hour' * 2 AS a, timestamp + INTERVAL '90 seconds' * 1.5 AS b, timestamp + 3 * INTERVAL '1 day 2 hours' AS c, timestamp + INTERVAL '1 minute' * ((value->>'delay')::int) AS arrival FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-08' ORDER BY id LIMIT 10
+
+SELECT id, timestamp + INTERVAL '1 second' * ((value->>'distance')::float8 / 7) AS t FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-10' AND timestamp < '2001-01-17' ORDER BY id LIMIT 10
 
 -- Metabase (schema-qualified quoted identifiers, CAST AS date, report time zone)
 SELECT "public"."flights"."origin" AS "origin", CAST("public"."flights"."timestamp" AS date) AS "timestamp", COUNT(*) AS "count" FROM "public"."flights" WHERE ("public"."flights"."origin" = 'BOS') AND ("public"."flights"."timestamp" >= timestamp with time zone '2001-01-08 00:00:00.000Z') AND ("public"."flights"."timestamp" < timestamp with time zone '2001-01-15 00:00:00.000Z') GROUP BY "public"."flights"."origin", CAST("public"."flights"."timestamp" AS date) ORDER BY "public"."flights"."origin" ASC, CAST("public"."flights"."timestamp" AS date) ASC
