@@ -140,6 +140,9 @@ var fuzzSQL = []string{
 	`SELECT stddev(length(id)::float8), bool_and(id > 'a'), percentile_cont(0.5) WITHIN GROUP (ORDER BY length(id)), string_agg(id, ',' ORDER BY id) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
 	`SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' INTERSECT SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' EXCEPT SELECT 'x'`,
 	`SELECT channel_id, length(id), count(*), GROUPING(channel_id) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' GROUP BY ROLLUP (channel_id, length(id)) ORDER BY 3`,
+	// Superset's sub-hour grain, intervals times numbers, extract's fractions, date(), round, mod.
+	`SELECT DATE_TRUNC('hour', timestamp) + INTERVAL '5 minutes' * FLOOR(EXTRACT(MINUTE FROM timestamp) / 5), timestamp - 2 * INTERVAL '1 day', extract(milliseconds FROM timestamp), date_part('second', timestamp), date(timestamp), round(length(id) / 3.0::float8), mod(length(id), 3) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+	`SELECT INTERVAL '1 day'::text, timestamp + INTERVAL '1 month' * 2, 123456789012345678::float8::text, '-Infinity'::float8::text FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
 }
 
 // FuzzSQL runs SQL text through the general binder (substrait.PrepareWith and BindGeneral,
