@@ -457,6 +457,9 @@ SELECT x FROM unnest(ARRAY[3, 1, 2]) AS x ORDER BY x
 -- refused: regexp_match
 SELECT value->>'destination', regexp_match(value->>'destination', '^(.)(.)') FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-08' ORDER BY id LIMIT 3
 
+-- refused: sum(bigint) as numeric
+SELECT sum((value->>'distance')::bigint * 1000000000000000) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-08'
+
 -- the analytical mode: every partition of the range
 -- mode: analytical
 SELECT origin, count(*), avg((value->>'delay')::int::float8) FROM flights WHERE timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY origin ORDER BY origin
