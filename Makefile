@@ -56,9 +56,12 @@ fuzz-short: tools
 # 127.0.0.1 port and `flightsrv serve`s over its data (TLS, mutual TLS, and TLS with 3 s tokens
 # for the token-renewal tests, all with authentication), stopped by their pids. Both suites run even when the first fails. The venv is
 # .venv (pinned by clients/python/requirements.txt); Maven caches the driver in ~/.m2 on first
-# use and needs no network afterwards. About a minute on 2 cores once the caches are warm.
+# use and needs no network afterwards. The generators' suite (clients/python/test_generators.py:
+# SQL from SQLAlchemy's PostgreSQL dialect as Superset builds it, ibis, Grafana's macros and
+# Metabase's shapes) compares each answer with PostgreSQL's, so the suites run under
+# scripts/with-postgres.sh. About a minute on 2 cores once the caches are warm.
 test-clients: build client-tools .venv/.clients-requirements .venv-ibis/.requirements clients/isthmus/target/classpath.txt
-	PYTHONDONTWRITEBYTECODE=1 .venv/bin/python clients/python/flightsrv_server.py --bin $(BIN) -- \
+	PYTHONDONTWRITEBYTECODE=1 scripts/with-postgres.sh .venv/bin/python clients/python/flightsrv_server.py --bin $(BIN) -- \
 	  bash -c 'rc=0; .venv/bin/python -m pytest -q clients/python || rc=$$?; \
 	    (cd clients/java && mvn -q -B test) || rc=$$?; \
 	    for v in $(JDBC_OLDER); do (cd clients/java && mvn -q -B test -Dflight-sql-jdbc.version=$$v \

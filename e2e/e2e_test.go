@@ -522,8 +522,8 @@ WHERE origin = 'ORD'
 		testMetadata(t, on)
 	})
 
-	t.Run("golden SQL corpus against DuckDB", func(t *testing.T) {
-		testGolden(t, on, off, dialAnalytical(t, e.on), dialAnalytical(t, e.off))
+	t.Run("golden SQL corpus against PostgreSQL and DuckDB", func(t *testing.T) {
+		testGolden(t, e, on, off, dialAnalytical(t, e.on), dialAnalytical(t, e.off))
 	})
 
 	t.Run("no leaked Arrow memory", func(t *testing.T) {

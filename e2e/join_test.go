@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,12 +156,9 @@ func TestJoinsAsPostgres(t *testing.T) {
 	// analytical queries' two days.
 	from, to := time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC)
 	dayFrom, dayTo := time.Date(2001, 3, 31, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 2, 0, 0, 0, 0, time.UTC)
-	conn := pgFlights(t, ctx, e, func(origin string) (time.Time, time.Time, bool) {
-		if origin == "ORD" || origin == "BOS" {
-			return from, to, true
-		}
-		return dayFrom, dayTo, true
-	})
+	conn := pgUTC(t, ctx, e.url)
+	pgFlights(t, ctx, conn, e.sample, []string{"ORD", "BOS"}, from, to)
+	pgFlights(t, ctx, conn, e.sample, slices.DeleteFunc(slices.Clone(loadedAirports), func(o string) bool { return o == "ORD" || o == "BOS" }), dayFrom, dayTo)
 	on, off := dial(t, e.on), dial(t, e.off)
 	aon, aoff := dialAnalytical(t, e.on), dialAnalytical(t, e.off)
 	queries := joinQueries()

@@ -2,17 +2,12 @@ package e2e
 
 import (
 	"context"
-	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -123,10 +118,8 @@ func windowQueries() []string {
 func TestWindowFunctionsAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	from, to := time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC)
-	conn := pgFlights(t, ctx, e, func(origin string) (time.Time, time.Time, bool) {
-		return from, to, origin == "ORD" || origin == "BOS"
-	})
+	conn := pgUTC(t, ctx, e.url)
+	pgFlights(t, ctx, conn, e.sample, []string{"ORD", "BOS"}, time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC))
 	on, off := dial(t, e.on), dial(t, e.off)
 	queries := windowQueries()
 	if len(queries) < 40 {
@@ -134,7 +127,26 @@ func TestWindowFunctionsAsPostgres(t *testing.T) {
 	}
 	compared := 0
 	for _, q := range queries {
-		compared += asPostgres(t, ctx, conn, q, true, map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off})
+		wantTypes, want := pgTyped(t, ctx, conn, q)
+		if len(want) == 0 {
+			t.Fatalf("PostgreSQL answers no row to %s", q)
+		}
+		for _, srv := range []struct {
+			name string
+			cl   *flightsql.Client
+		}{{"on", on}, {"off", off}} {
+			res, err := run(ctx, srv.cl, q)
+			if err != nil {
+				t.Errorf("pushdown %s: %v\n%s", srv.name, err, q)
+				continue
+			}
+			types, got := flightTyped(t, res)
+			res.release()
+			if msg := compareTyped(types, got, wantTypes, want); msg != "" {
+				t.Errorf("pushdown %s: %s\n%s", srv.name, msg, q)
+			}
+		}
+		compared += len(want)
 	}
 	t.Logf("%d window queries, %d rows equal to PostgreSQL's", len(queries), compared)
 
@@ -150,189 +162,6 @@ func TestWindowFunctionsAsPostgres(t *testing.T) {
 	if !strings.Contains(plan, "Window 0 partition keys, 2 order keys, functions [sum row_number first_value], in the read's order (no sort)") {
 		t.Errorf("EXPLAIN of a window in the read's order:\n%s", plan)
 	}
-}
-
-// smallServer starts a server over e's stores whose --query-memory is 64 MiB: the ORD
-// half year of 8 KB rows streams through it, but no operator can buffer it.
-func smallServer(t *testing.T, e *env) *server.Server {
-	t.Helper()
-	small, err := server.Start(context.Background(), server.Config{
-		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, QueryMemory: 64 << 20,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(small.Close)
-	return small
-}
-
-// pgFlights starts a session on e's PostgreSQL (UTC) holding the temporary plain table
-// flights with the sample's rows of each loaded airport in the range span answers (none when
-// it answers false): the oracle's copy of the rows flightsrv serves.
-func pgFlights(t *testing.T, ctx context.Context, e *env, span func(origin string) (from, to time.Time, ok bool)) *pgx.Conn {
-	t.Helper()
-	conn := pgUTC(t, ctx, e.url)
-	if _, err := conn.Exec(ctx, `CREATE TEMPORARY TABLE flights (origin text NOT NULL, "timestamp" timestamptz NOT NULL, id text NOT NULL, value json NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	var rows [][]any
-	for _, origin := range loadedAirports {
-		from, to, ok := span(origin)
-		if !ok {
-			continue
-		}
-		for _, f := range expected(e.sample, origin, from, to) {
-			rows = append(rows, []any{f.origin, f.at, f.id, f.value()})
-		}
-	}
-	if n, err := conn.CopyFrom(ctx, pgx.Identifier{"flights"}, []string{"origin", "timestamp", "id", "value"}, pgx.CopyFromRows(rows)); err != nil || n != int64(len(rows)) {
-		t.Fatalf("copy %d of %d rows: %v", n, len(rows), err)
-	}
-	return conn
-}
-
-// asPostgres runs q on PostgreSQL and through each client (named in errors) and reports every
-// answer that differs from PostgreSQL's (compareTyped); it returns PostgreSQL's row count.
-// nonEmpty fails the test when PostgreSQL answers no row (a weak check).
-func asPostgres(t *testing.T, ctx context.Context, conn *pgx.Conn, q string, nonEmpty bool, clients map[string]*flightsql.Client) int {
-	t.Helper()
-	wantTypes, want := pgTyped(t, ctx, conn, q)
-	if nonEmpty && len(want) == 0 {
-		t.Fatalf("PostgreSQL answers no row to %s", q)
-	}
-	for name, cl := range clients {
-		res, err := run(ctx, cl, q)
-		if err != nil {
-			t.Errorf("%s: %v\n%s", name, err, q)
-			continue
-		}
-		types, got := flightTyped(t, res)
-		res.release()
-		if msg := compareTyped(types, got, wantTypes, want); msg != "" {
-			t.Errorf("%s: %s\n%s", name, msg, q)
-		}
-	}
-	return len(want)
-}
-
-// pgTyped runs sql on PostgreSQL and returns its column type names and rows.
-func pgTyped(t *testing.T, ctx context.Context, conn *pgx.Conn, sql string) ([]string, [][]any) {
-	t.Helper()
-	rs, err := conn.Query(ctx, sql)
-	if err != nil {
-		t.Fatalf("PostgreSQL: %v\n%s", err, sql)
-	}
-	defer rs.Close()
-	var typs []string
-	for _, f := range rs.FieldDescriptions() {
-		name := strconv.Itoa(int(f.DataTypeOID))
-		if dt, ok := conn.TypeMap().TypeForOID(f.DataTypeOID); ok {
-			name = dt.Name
-		}
-		typs = append(typs, name)
-	}
-	var out [][]any
-	for rs.Next() {
-		vals, err := rs.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range vals {
-			switch x := v.(type) {
-			case pgtype.Numeric:
-				f, err := x.Float64Value()
-				if err != nil {
-					t.Fatal(err)
-				}
-				vals[i] = f.Float64
-			case int32:
-				vals[i] = int64(x)
-			case int16:
-				vals[i] = int64(x)
-			case time.Time:
-				vals[i] = x.UTC().Format(goldenTime) // as goldenValue spells ours
-			}
-		}
-		out = append(out, vals)
-	}
-	if err := rs.Err(); err != nil {
-		t.Fatalf("PostgreSQL: %v\n%s", err, sql)
-	}
-	return typs, out
-}
-
-// flightTyped returns a result's columns as PostgreSQL type names and its rows (goldenRows:
-// int64, float64, string, bool, RFC 3339 microsecond text or nil).
-func flightTyped(t *testing.T, res *result) ([]string, [][]any) {
-	t.Helper()
-	schema := res.streamSchema
-	if schema == nil {
-		schema = res.infoSchema
-	}
-	typs := make([]string, schema.NumFields())
-	for i, f := range schema.Fields() {
-		switch f.Type.ID() {
-		case arrow.INT64:
-			typs[i] = "int8"
-		case arrow.INT32:
-			typs[i] = "int4"
-		case arrow.FLOAT64:
-			typs[i] = "float8"
-		case arrow.STRING:
-			typs[i] = "text"
-		case arrow.TIMESTAMP:
-			typs[i] = "timestamptz"
-		case arrow.BOOL:
-			typs[i] = "bool"
-		default:
-			typs[i] = f.Type.String()
-		}
-	}
-	_, rows := goldenRows(t, res)
-	return typs, rows
-}
-
-// compareTyped compares our answer with PostgreSQL's: "" when equal, else what differs.
-func compareTyped(typs []string, got [][]any, wantTypes []string, want [][]any) string {
-	if len(typs) != len(wantTypes) {
-		return fmt.Sprintf("%d columns, PostgreSQL %d", len(typs), len(wantTypes))
-	}
-	for i := range typs {
-		// flightsrv's sum of bigints is bigint, its avg double precision (README, "Aggregates").
-		if typs[i] != wantTypes[i] && !(wantTypes[i] == "numeric" && (typs[i] == "int8" || typs[i] == "float8")) {
-			return fmt.Sprintf("column %d is %s, PostgreSQL's %s", i+1, typs[i], wantTypes[i])
-		}
-	}
-	if len(got) != len(want) {
-		return fmt.Sprintf("%d rows, PostgreSQL %d: %.300v", len(got), len(want), got)
-	}
-	for r := range got {
-		for c := range got[r] {
-			if !sameValue(got[r][c], want[r][c]) {
-				return fmt.Sprintf("row %d column %d: %v, PostgreSQL %v (row %v, PostgreSQL %v)", r+1, c+1, got[r][c], want[r][c], got[r], want[r])
-			}
-		}
-	}
-	return ""
-}
-
-func sameValue(ours, theirs any) bool {
-	switch o := ours.(type) {
-	case nil:
-		return theirs == nil
-	case int64:
-		switch w := theirs.(type) {
-		case int64:
-			return o == w
-		case float64:
-			return float64(o) == w
-		}
-		return false
-	case float64:
-		w, ok := theirs.(float64)
-		return ok && (o == w || math.Abs(o-w) <= 1e-9*math.Max(math.Abs(o), math.Abs(w)) || (math.IsNaN(o) && math.IsNaN(w)))
-	}
-	return ours == theirs
 }
 
 // TestWindowRefusals: what the window functions do not run is refused by name
@@ -381,7 +210,13 @@ func TestWindowRefusals(t *testing.T) {
 
 	// A window buffers its input under the query's ledger: over ORD's half year of 8 KB rows with a 64 MiB
 	// --query-memory it is refused naming the limit, where the same rows stream without it.
-	small := smallServer(t, e)
+	small, err := server.Start(ctx, server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, QueryMemory: 64 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(small.Close)
 	wide := "id || '" + strings.Repeat("x", 8000) + "'" // 8 KB a row, priced before it is built
 	rowsQ := "SELECT id, " + wide + " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01'"
 	streamed, err := run(ctx, dial(t, small), rowsQ)
@@ -402,4 +237,42 @@ func TestWindowRefusals(t *testing.T) {
 	if want := int64(len(expected(e.sample, "ORD", time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2001, 7, 1, 0, 0, 0, 0, time.UTC)))); n != want {
 		t.Errorf("%d rows, want %d", n, want)
 	}
+}
+
+// smallServer starts a server over e's stores whose --query-memory is 64 MiB: the ORD
+// half year of 8 KB rows streams through it, but no operator can buffer it.
+func smallServer(t *testing.T, e *env) *server.Server {
+	t.Helper()
+	small, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, QueryMemory: 64 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(small.Close)
+	return small
+}
+
+// asPostgres runs q on PostgreSQL and through each client (named in errors) and reports every
+// answer that differs from PostgreSQL's (compareTyped); it returns PostgreSQL's row count.
+// nonEmpty fails the test when PostgreSQL answers no row (a weak check).
+func asPostgres(t *testing.T, ctx context.Context, conn *pgx.Conn, q string, nonEmpty bool, clients map[string]*flightsql.Client) int {
+	t.Helper()
+	wantTypes, want := pgTyped(t, ctx, conn, q)
+	if nonEmpty && len(want) == 0 {
+		t.Fatalf("PostgreSQL answers no row to %s", q)
+	}
+	for name, cl := range clients {
+		res, err := run(ctx, cl, q)
+		if err != nil {
+			t.Errorf("%s: %v\n%s", name, err, q)
+			continue
+		}
+		types, got := flightTyped(t, res)
+		res.release()
+		if msg := compareTyped(types, got, wantTypes, want); msg != "" {
+			t.Errorf("%s: %s\n%s", name, msg, q)
+		}
+	}
+	return len(want)
 }

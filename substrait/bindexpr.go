@@ -232,6 +232,13 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 	case v.null:
 		return expr.NewNullLiteral(t.WithNullability(nullableN)), nil
 	case v.str != nil:
+		if _, ok := v.intervalConst(); ok {
+			// An interval constant is bound only as date_bin's stride, in timestamp ±
+			// interval and timestamp ± interval * n (scaledIntervalArith); as anything else
+			// (its text, interval * 3 alone) it is refused by name, never read as the text
+			// it was written in.
+			return nil, unimplementedAre("intervals outside date_bin and timestamp ± interval constants")
+		}
 		return literalOfType(*v.str, t)
 	case v.param > 0:
 		if prev, ok := bd.ps.types[v.param]; ok && !sameType(prev, t) {
@@ -1373,6 +1380,11 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		if a.GetLexpr() == nil {
 			return bd.unary(opName, a.GetRexpr(), sc)
 		}
+		if opName == "+" || opName == "-" {
+			if v, ok, err := bd.scaledIntervalArith(opName, a, sc); ok || err != nil {
+				return v, err
+			}
+		}
 		lr, err := bindSides(a.GetLexpr(), a.GetRexpr())
 		if err != nil {
 			return bval{}, err
@@ -1672,6 +1684,10 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 // calendar, then the days as 24 hours and the time). A fractional number of months is
 // refused, as for constants.
 func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, error) {
+	if familyOf(l.typ()) == famDate {
+		// PostgreSQL answers a timestamp without time zone.
+		return bval{}, true, unimplemented("date " + op + " interval")
+	}
 	if familyOf(l.typ()) != famTimestamp {
 		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s interval", typeName(l.typ()), op)
 	}
@@ -1693,6 +1709,82 @@ func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, 
 	}
 	f, err := bd.fn(URNPostgres, "timestamp_add", l.typ().WithNullability(nullableN), l.e,
 		expr.NewPrimitiveLiteral(m, false), expr.NewPrimitiveLiteral(ns, false))
+	return typed(f), true, err
+}
+
+// scaledIntervalArith binds ts ± INTERVAL 'c' * n and ts ± n * INTERVAL 'c', as Superset's
+// sub-hour time grains write them (DATE_TRUNC('hour', ts) + INTERVAL '5 minutes' *
+// FLOOR(EXTRACT(MINUTE FROM ts) / 5)): per row, the interval's time (its days as 24 hours in
+// UTC, as columnPlusInterval adds them) times the number n, rounded to the microsecond half to
+// even as PostgreSQL's interval * double precision rounds it, onto timestamp_add. An interval
+// with months or years is refused by name. ok is false for any other shape (a left operand
+// that is not a timestamp included), which the caller binds as usual.
+func (bd *binder) scaledIntervalArith(op string, a *pg.A_Expr, sc *scope) (bval, bool, error) {
+	m := a.GetRexpr().GetAExpr()
+	if m == nil || m.GetKind() != pg.A_Expr_Kind_AEXPR_OP || m.GetLexpr() == nil || len(m.GetName()) != 1 ||
+		m.GetName()[0].GetString_().GetSval() != "*" {
+		return bval{}, false, nil
+	}
+	var iv string
+	var num *pg.Node
+	for _, side := range [][2]*pg.Node{{m.GetLexpr(), m.GetRexpr()}, {m.GetRexpr(), m.GetLexpr()}} {
+		if s, ok := intervalLiteral(side[0]); ok && side[0].GetTypeCast() != nil {
+			iv, num = s, side[1]
+			break
+		}
+	}
+	if num == nil {
+		return bval{}, false, nil
+	}
+	l, err := bd.bindExpr(a.GetLexpr(), sc)
+	if err != nil {
+		return bval{}, true, err
+	}
+	if l.untyped() || familyOf(l.typ()) != famTimestamp {
+		return bval{}, false, nil
+	}
+	n, err := bd.bindExpr(num, sc)
+	if err != nil {
+		return bval{}, true, err
+	}
+	if !n.untyped() {
+		if f := familyOf(n.typ()); f != famInt && f != famFloat && f != famNumeric {
+			return bval{}, true, errorf(InvalidArgument, "operator does not exist: interval * %s", typeName(n.typ()))
+		}
+	}
+	us, months, ok := parseInterval(iv)
+	if !ok {
+		return bval{}, true, errorf(InvalidArgument, "invalid interval literal")
+	}
+	if months.Sign() != 0 {
+		return bval{}, true, unimplemented("an interval with months or years times a number")
+	}
+	x, err := bd.coerce(n, fp64Type(), "the factor of an interval")
+	if err != nil {
+		return bval{}, true, err
+	}
+	usf, _ := us.Float64()
+	prod, err := bd.fn(URNArithmetic, "multiply", fp64Type(), x, expr.NewPrimitiveLiteral(usf, false))
+	if err != nil {
+		return bval{}, true, err
+	}
+	rounded, err := bd.fn(URNPostgres, "round", fp64Type(), prod)
+	if err != nil {
+		return bval{}, true, err
+	}
+	micros, err := bd.cast(rounded, i64Type())
+	if err != nil {
+		return bval{}, true, err
+	}
+	perMicro := int64(1000)
+	if op == "-" {
+		perMicro = -1000
+	}
+	ns, err := bd.fn(URNArithmetic, "multiply", i64Type(), micros.e, expr.NewPrimitiveLiteral(perMicro, false))
+	if err != nil {
+		return bval{}, true, err
+	}
+	f, err := bd.fn(URNPostgres, "timestamp_add", l.typ().WithNullability(nullableN), l.e, expr.NewPrimitiveLiteral(int64(0), false), ns)
 	return typed(f), true, err
 }
 

@@ -467,14 +467,14 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 					return bval{}, err
 				}
 			}
-			return call(URNPostgres, i64Type(), e)
+			return bd.integerLength(call(URNPostgres, i64Type(), e))
 		}
 		e, err := text(0)
 		if err != nil {
 			return bval{}, err
 		}
 		name = "char_length"
-		return call(URNPostgres, i64Type(), e)
+		return bd.integerLength(call(URNPostgres, i64Type(), e))
 	case "substring", "substr":
 		if err := nargs(2, 3); err != nil {
 			return bval{}, err
@@ -496,7 +496,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		name = "substring"
 		return call(URNPostgres, strType(), es...)
-	case "ceil", "ceiling", "floor", "trunc", "sign", "sqrt", "exp", "ln", "log", "power", "pow", "mod":
+	case "ceil", "ceiling", "floor", "trunc", "round", "sign", "sqrt", "exp", "ln", "log", "power", "pow", "mod":
 		return bd.mathFunc(name, fc.GetArgs(), args, nargs, call, func(n string) { name = n })
 	case "left", "right", "repeat", "split_part", "strpos", "position", "lpad", "rpad", "initcap", "reverse":
 		if name == "position" {
@@ -595,6 +595,14 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			field = "DOW"
 		case "DAYOFYEAR":
 			field = "DOY"
+		default:
+			// PostgreSQL reads the plural of a unit as the unit (extract(milliseconds …)).
+			if f := strings.TrimSuffix(field, "S"); f != field && datePartFields[f] {
+				field = f
+			}
+			if field == "CENTURIES" {
+				field = "CENTURY"
+			}
 		}
 		if !datePartFields[field] {
 			return bval{}, quoting(InvalidArgument, "0A000", "unit %q not supported for type timestamp with time zone", strings.ToLower(*args[0].str))
@@ -603,12 +611,29 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
+		// Fields with a fraction are double precision (PostgreSQL: extract answers numeric with
+		// six decimals); the others bigint from extract (numeric in PostgreSQL, always
+		// integral) and double precision from date_part, as PostgreSQL types it.
+		fraction := field == "EPOCH" || field == "SECOND" || field == "MILLISECOND"
 		out := i64Type()
-		if field == "EPOCH" {
+		if fraction {
 			out = fp64Type()
 		}
 		f, err := expr.NewCustomScalarFunc(bd.reg, extensions.NewScalarFuncVariant(extensions.ID{URN: URNPostgres, Name: "date_part"}), out, nil, types.Enum(field), ts)
-		return typed(f), err
+		if err != nil || name != "date_part" || fraction {
+			return typed(f), err
+		}
+		return bd.cast(f, fp64Type())
+	case "date":
+		// date(x) is PostgreSQL's function-style cast x::date (ibis writes DATE(ts)).
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		if args[0].untyped() {
+			e, err := bd.coerce(args[0], dateType(), "argument 1 of date")
+			return typed(e), err
+		}
+		return bd.cast(args[0].e, dateType())
 	case "timezone":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err
@@ -803,8 +828,17 @@ func (bd *binder) stringFunc(name string, args []bval, nargs func(lo, hi int) er
 	return call(URNPostgres, out, es...)
 }
 
+// integerLength types a length (the kernels' bigint) as PostgreSQL's length, char_length
+// and octet_length do: integer.
+func (bd *binder) integerLength(v bval, err error) (bval, error) {
+	if err != nil {
+		return v, err
+	}
+	return bd.cast(v.e, i32Type())
+}
+
 // mathFunc binds PostgreSQL's mathematical functions over double precision (scan/ops
-// mathfuncs.go): ceil (ceiling), floor, trunc, sign, sqrt, exp, ln, log (base 10), power
+// mathfuncs.go): ceil (ceiling), floor, trunc, round (half to even, PostgreSQL's rint), sign, sqrt, exp, ln, log (base 10), power
 // (pow), whose integer and float arguments become float8 as PostgreSQL resolves them, and mod
 // over integers. PostgreSQL computes the forms with a numeric argument (a decimal literal such
 // as 2.5, trunc(x, n), log(b, x), mod of non-integers) in numeric, which the executor does not
@@ -857,6 +891,14 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 	out := fp64Type()
 	if kernel == "mod" {
 		out = i64Type()
+		v, err := call(URNPostgres, out, es...)
+		narrow := func(a bval) bool {
+			return !a.untyped() && familyOf(a.typ()) == famInt && numRank(a.typ()) <= numRank(i32Type())
+		}
+		if err != nil || !narrow(args[0]) || !narrow(args[1]) {
+			return v, err
+		}
+		return bd.cast(v.e, i32Type()) // mod(integer, integer) is integer, as in PostgreSQL
 	}
 	return call(URNPostgres, out, es...)
 }

@@ -147,6 +147,9 @@ var fuzzSQL = []string{
 	`SELECT round(id::numeric / 3, 2), (length(id)::float8::numeric / 7)::numeric(10, 3) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
 	`SELECT g, t FROM generate_series(1, 10, 3) AS g, generate_series('2026-01-31'::timestamptz, '2026-05-01', '1 month') t`,
 	`WITH u AS (SELECT * FROM unnest(ARRAY['a', NULL, 'c']) AS x) SELECT x, count(*) FROM u GROUP BY 1`,
+	// Superset's sub-hour grain, intervals times numbers, extract's fractions, date(), round, mod.
+	`SELECT DATE_TRUNC('hour', timestamp) + INTERVAL '5 minutes' * FLOOR(EXTRACT(MINUTE FROM timestamp) / 5), timestamp - 2 * INTERVAL '1 day', extract(milliseconds FROM timestamp), date_part('second', timestamp), date(timestamp), round(length(id) / 3.0::float8), mod(length(id), 3) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+	`SELECT INTERVAL '1 day'::text, timestamp + INTERVAL '1 month' * 2, 123456789012345678::float8::text, '-Infinity'::float8::text FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
 }
 
 // FuzzSQL runs SQL text through the general binder (substrait.PrepareWith and BindGeneral,

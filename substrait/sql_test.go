@@ -463,6 +463,14 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`SELECT * FROM db.public.messages` + routedWhere, Unimplemented, "table names qualified by a catalog or a schema other than public are not supported"},
 		{`SELECT * FROM json_each('{}')`, Unimplemented, "the table function json_each is not supported (generate_series and unnest are)"},
 		{`SELECT * FROM XMLTABLE('/a' PASSING '<a/>' COLUMNS x int)`, Unimplemented, "table functions are not supported"},
+		// An interval constant outside date_bin and timestamp ± interval is refused, never
+		// read as its text (INTERVAL '1 day'::text was "\x00interval:1 day") or as a number.
+		{`SELECT INTERVAL '1 day 02:03:04'::text`, Unimplemented, "intervals outside date_bin and timestamp ± interval constants are not supported"},
+		{`SELECT INTERVAL '1 day' * 3`, Unimplemented, "intervals outside date_bin and timestamp ± interval constants are not supported"},
+		{`SELECT timestamp + INTERVAL '1 month' * length(id) FROM messages` + routedWhere, Unimplemented, "an interval with months or years times a number is not supported"},
+		{`SELECT timestamp + INTERVAL '1 hour' * id FROM messages` + routedWhere, InvalidArgument, "operator does not exist: interval * text"},
+		{`SELECT DATE '2001-01-31' + INTERVAL '1 month'`, Unimplemented, "date + interval is not supported"},
+		{`SELECT INTERVAL '1 day' + DATE '2001-01-31'`, Unimplemented, "date + interval is not supported"},
 		{`SELECT * FROM messages m(a, b)` + routedWhere, InvalidArgument, `column "channel_id" does not exist`},
 		// GROUP BY a time bucket of timestamp is supported (groupby_test.go); other groupings are not.
 		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp FETCH FIRST 5 ROWS WITH TIES`, Unimplemented, "FETCH FIRST … WITH TIES is not supported"},

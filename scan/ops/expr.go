@@ -852,8 +852,18 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.TIMESTAMP && n.to.ID() == arrow.STRING {
 		return timestampText(ctx, d)
 	}
+	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.FLOAT64 && n.to.ID() == arrow.STRING {
+		return floatText(ctx, d)
+	}
 	if !arrow.IsBaseBinary(n.to.ID()) && n.to.ID() != arrow.STRING_VIEW && n.to.ID() != arrow.BINARY_VIEW {
-		out, err := compute.CastDatum(ctx, d, compute.SafeCastOptions(n.to))
+		opts := compute.SafeCastOptions(n.to)
+		if ad, ok := d.(compute.ArrayLikeDatum); ok && arrow.IsInteger(ad.Type().ID()) && arrow.IsFloating(n.to.ID()) {
+			// PostgreSQL rounds an integer to the nearest double (123456789012345678::float8
+			// is 1.2345678901234568e+17); arrow-go's safe cast refuses any integer a double
+			// does not hold exactly.
+			opts.AllowFloatTruncate = true
+		}
+		out, err := compute.CastDatum(ctx, d, opts)
 		if err != nil {
 			var from arrow.DataType = arrow.Null
 			if ad, ok := d.(compute.ArrayLikeDatum); ok {

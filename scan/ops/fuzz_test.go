@@ -57,6 +57,10 @@ func FuzzJSONOperators(f *testing.F) {
 	f.Add([]byte(`{"k":"\u00e9\ud83d\ude00","k":[null,true,-1e3]}`), "k", int64(-1))
 	f.Add([]byte(`  [ "x" , {"":{}} ]  `), "", int64(0))
 	f.Add([]byte(`{"a":1}{"b":2}`), "a", int64(0))
+	// Whitespace around the document (text || a JSON value, as '  ' || value->>'k' reads):
+	// the walk panicked on a container span that began at the whitespace.
+	f.Add([]byte("  {\"a\":\"x\",\"b\":[1,2]}  "), "a", int64(1))
+	f.Add([]byte("\n[\"x\", {\"a\":1}]\t"), "a", int64(1))
 	c := jsonFuzzCol
 	exprs := []struct {
 		name string

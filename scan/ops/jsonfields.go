@@ -376,7 +376,7 @@ func (sh *jsonShare) extract(jc *jsonColumn, fields []*jsonField) {
 		if st != docOK {
 			continue
 		}
-		whole := jsonSpan{start: 0, end: len(doc), kind: kind}
+		whole := docSpan(doc, kind)
 		for p, f := range paths {
 			v := whole
 			steps := f.steps

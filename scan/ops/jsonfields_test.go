@@ -288,6 +288,7 @@ func FuzzJSONFields(f *testing.F) {
 	}
 	f.Add([]byte(`{"k":"\u00e9\ud83d\ude00","k":[null,true,-1e3]}`), "k", "0", int64(-1))
 	f.Add([]byte(`[[1,2],{"1":{"x":"7"}}]`), "1", "x", int64(-2))
+	f.Add([]byte("  [[1,2],{\"1\":{\"x\":\"7\"}}] \n"), "1", "x", int64(-2)) // whitespace around the document
 	f.Fuzz(func(t *testing.T, doc []byte, k1, k2 string, idx int64) {
 		fuzzcount.Add()
 		d := col(0)

@@ -104,6 +104,21 @@ func (s *jsonScanner) scanDoc(doc []byte, keys []string, out []jsonSpan) (jsonKi
 	return top, docOK
 }
 
+// docSpan is the span of a validated document's value (of kind): the document without the
+// JSON whitespace around it, which walk and forEach expect a container's span to exclude.
+func docSpan(doc []byte, kind jsonKind) jsonSpan {
+	start, end := 0, len(doc)
+	for start < end && isJSONSpace(doc[start]) {
+		start++
+	}
+	for end > start && isJSONSpace(doc[end-1]) {
+		end--
+	}
+	return jsonSpan{start: start, end: end, kind: kind}
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // top scans the document's value, noting the members keys of a top-level object.
 func (s *jsonScanner) top(keys []string, out []jsonSpan) (jsonKind, bool) {
 	s.ws()

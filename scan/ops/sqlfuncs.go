@@ -369,7 +369,7 @@ func jsonKernel(text, path bool) func(*fnNode) error {
 				if err := st.err(); err != nil {
 					return nil, jsonSpan{}, err
 				}
-				v := jsonSpan{start: 0, end: len(raw), kind: kind}
+				v := docSpan(raw, kind)
 				for k := 1; k < len(args) && v.kind != jAbsent; k++ {
 					step := jsonStep{index: intAt(args[k], i), idx: true}
 					if keys[k] != nil {
@@ -749,11 +749,18 @@ var datePartFields = map[string]func(t time.Time) int64{
 	"DOY":         func(t time.Time) int64 { return int64(t.YearDay()) },
 	"HOUR":        func(t time.Time) int64 { return int64(t.Hour()) },
 	"MINUTE":      func(t time.Time) int64 { return int64(t.Minute()) },
-	"SECOND":      func(t time.Time) int64 { return int64(t.Second()) },
-	"MILLISECOND": func(t time.Time) int64 { return int64(t.Second())*1000 + int64(t.Nanosecond())/1e6 },
 	"MICROSECOND": func(t time.Time) int64 { return int64(t.Second())*1e6 + int64(t.Nanosecond())/1e3 },
 	"DECADE":      func(t time.Time) int64 { return int64(t.Year()) / 10 },
 	"CENTURY":     func(t time.Time) int64 { return (int64(t.Year()) + 99) / 100 },
+}
+
+// datePartFloatFields are the fields whose value has a fraction (PostgreSQL's extract answers
+// them in numeric with six decimals, date_part in double precision): the instant's
+// microseconds count, as PostgreSQL's timestamps hold microseconds.
+var datePartFloatFields = map[string]func(t time.Time) float64{
+	"EPOCH":       func(t time.Time) float64 { return float64(t.Unix()) + float64(t.Nanosecond()/1000)/1e6 },
+	"SECOND":      func(t time.Time) float64 { return float64(t.Second()) + float64(t.Nanosecond()/1000)/1e6 },
+	"MILLISECOND": func(t time.Time) float64 { return float64(t.Second())*1000 + float64(t.Nanosecond()/1000)/1e3 },
 }
 
 func datePart(n *fnNode) error {
@@ -764,7 +771,7 @@ func datePart(n *fnNode) error {
 	if n.args[1] == nil || n.types[1].ID() != arrow.TIMESTAMP {
 		return errors.New("argument 2 must be a timestamp")
 	}
-	if field == "EPOCH" {
+	if ff, ok := datePartFloatFields[field]; ok {
 		n.out = arrow.PrimitiveTypes.Float64
 		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 			at, err := timesAt(args[1])
@@ -778,8 +785,7 @@ func datePart(n *fnNode) error {
 					b.AppendNull()
 					continue
 				}
-				t := at(i)
-				b.Append(float64(t.Unix()) + float64(t.Nanosecond()/1000)/1e6)
+				b.Append(ff(at(i)))
 			}
 			return b.NewArray(), nil
 		}

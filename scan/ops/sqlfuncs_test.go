@@ -209,7 +209,9 @@ func TestSQLFunctions(t *testing.T) {
 		{"date_part isodow", own("date_part", i64Out, types.Enum("ISODOW"), col(3)), []string{"7", "7", "7", "NULL"}},
 		{"date_part week", own("date_part", i64Out, types.Enum("WEEK"), col(3)), []string{"9", "52", "1", "NULL"}},
 		{"date_part doy", own("date_part", i64Out, types.Enum("DOY"), col(3)), []string{"63", "366", "7", "NULL"}},
-		{"date_part millisecond", own("date_part", i64Out, types.Enum("MILLISECOND"), col(3)), []string{"7123", "59000", "0", "NULL"}},
+		// Seconds and milliseconds keep the microseconds, as PostgreSQL's extract does.
+		{"date_part millisecond", own("date_part", &types.Float64Type{Nullability: types.NullabilityNullable}, types.Enum("MILLISECOND"), col(3)), []string{"7123.456", "59000", "0", "NULL"}},
+		{"date_part second", own("date_part", &types.Float64Type{Nullability: types.NullabilityNullable}, types.Enum("SECOND"), col(3)), []string{"7.123456", "59", "0", "NULL"}},
 		{"date_part epoch", own("date_part", &types.Float64Type{Nullability: types.NullabilityNullable}, types.Enum("EPOCH"), col(3)), []string{"9.83682367123456e+08", "9.78307199e+08", "9.788256e+08", "NULL"}},
 		{"to_char", own("to_char", strOut, col(3), str(`YYYY-MM-DD HH24:MI:SS.US Dy Mon Q "Q"`)), []string{"2001-03-04 05:06:07.123456 Sun Mar 1 Q", "2000-12-31 23:59:59.000000 Sun Dec 4 Q", "2001-01-07 00:00:00.000000 Sun Jan 1 Q", "NULL"}},
 		// CASE evaluates a value only on the rows it gives: no division by zero

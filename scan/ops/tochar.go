@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -327,6 +328,44 @@ func TimestampText(t time.Time) string {
 // timestampText casts a timestamp datum to text as PostgreSQL does (TimestampText; a
 // zone-less timestamp without the "+00"), into the query's allocator.
 func timestampText(ctx context.Context, d compute.Datum) (compute.Datum, error) {
+	return textOf(ctx, d, func(a arrow.Array) func(i int) string {
+		ts := a.(*array.Timestamp)
+		typ := ts.DataType().(*arrow.TimestampType)
+		return func(i int) string {
+			s := TimestampText(ts.Value(i).ToTime(typ.Unit))
+			if typ.TimeZone == "" {
+				s = strings.TrimSuffix(s, "+00")
+			}
+			return s
+		}
+	})
+}
+
+// floatText is a cast of double precision to text as PostgreSQL's float8out writes it (with
+// extra_float_digits 1, its default): the shortest decimal that reads back, and Infinity,
+// -Infinity and NaN spelled out (arrow-go's cast writes +Inf and -Inf).
+func floatText(ctx context.Context, d compute.Datum) (compute.Datum, error) {
+	return textOf(ctx, d, func(a arrow.Array) func(i int) string {
+		f := a.(*array.Float64)
+		return func(i int) string {
+			switch v := f.Value(i); {
+			case math.IsInf(v, 1):
+				return "Infinity"
+			case math.IsInf(v, -1):
+				return "-Infinity"
+			case math.IsNaN(v):
+				return "NaN"
+			default:
+				return strconv.FormatFloat(v, 'g', -1, 64)
+			}
+		}
+	})
+}
+
+// textOf casts an array or scalar datum to text, each non-null value written by the function
+// spell returns for its array; the result is built with ctx's allocator (the caller releases
+// it).
+func textOf(ctx context.Context, d compute.Datum, spell func(arrow.Array) func(i int) string) (compute.Datum, error) {
 	var a arrow.Array
 	switch v := d.(type) {
 	case *compute.ArrayDatum:
@@ -341,21 +380,16 @@ func timestampText(ctx context.Context, d compute.Datum) (compute.Datum, error) 
 		return nil, fmt.Errorf("ops: cast of %T to text", d)
 	}
 	defer a.Release()
-	ts := a.(*array.Timestamp)
-	typ := ts.DataType().(*arrow.TimestampType)
+	text := spell(a)
 	b := array.NewStringBuilder(compute.GetAllocator(ctx))
 	defer b.Release()
-	b.Reserve(ts.Len())
-	for i := range ts.Len() {
-		if ts.IsNull(i) {
+	b.Reserve(a.Len())
+	for i := range a.Len() {
+		if a.IsNull(i) {
 			b.AppendNull()
 			continue
 		}
-		s := TimestampText(ts.Value(i).ToTime(typ.Unit))
-		if typ.TimeZone == "" {
-			s = strings.TrimSuffix(s, "+00")
-		}
-		b.Append(s)
+		b.Append(text(i))
 	}
 	out := b.NewArray()
 	defer out.Release()

@@ -1,9 +1,12 @@
 -- The golden SQL corpus: queries over the demo sample as the e2e tests load it (partitions
 -- ORD, SFO and BOS of testdata/flights-sample.parquet; January archived as JSON, February and
 -- March as Parquet, ORD's April bucket archiving, the rest hot). Queries are separated by blank
--- lines; a line "-- duckdb: …" gives DuckDB's spelling when it differs; other "--" lines are
--- comments. Every query has a total ORDER BY or returns at most one row. gen.py computes the
--- expected rows with DuckDB into golden.json.
+-- lines; a line "-- duckdb: …" gives DuckDB's spelling when it differs, "-- postgres: …"
+-- PostgreSQL's (its table's value is json, flightsrv's bytea); other "--" lines are comments.
+-- Every query has a total ORDER BY or returns at most one row. e2e/golden_test.go compares
+-- each answer with PostgreSQL's over the same rows in a plain table (the oracle) and with
+-- DuckDB's, which gen.py computes into golden.json. postgres.sql holds the corpus' queries
+-- checked against PostgreSQL alone.
 
 -- table-less statements
 SELECT 1
@@ -87,11 +90,13 @@ SELECT id, (value->'delay')::text AS raw FROM flights WHERE origin = 'ORD' AND t
 -- duckdb: SELECT id, (value->'delay')::varchar AS raw FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-04' AND timestamp < '2001-03-05' ORDER BY id LIMIT 5
 
 SELECT id, convert_from(value, 'UTF8') LIKE '%"destination":"LAX"%' AS to_lax FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-04' AND timestamp < '2001-03-05' ORDER BY id LIMIT 8
+-- postgres: SELECT id, value::text LIKE '%"destination":"LAX"%' AS to_lax FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-04' AND timestamp < '2001-03-05' ORDER BY id LIMIT 8
 -- duckdb: SELECT id, value::varchar LIKE '%"destination":"LAX"%' AS to_lax FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-04' AND timestamp < '2001-03-05' ORDER BY id LIMIT 8
 
 SELECT id, extract(hour from timestamp) AS h, extract(minute from timestamp) AS mi FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-09' AND timestamp < '2001-05-10' ORDER BY id LIMIT 6
 
 SELECT id, date_part('dow', timestamp) AS dow, date_part('doy', timestamp) AS doy FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-05-09' AND timestamp < '2001-05-12' ORDER BY id LIMIT 6
+-- duckdb: SELECT id, date_part('dow', timestamp)::DOUBLE AS dow, date_part('doy', timestamp)::DOUBLE AS doy FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-05-09' AND timestamp < '2001-05-12' ORDER BY id LIMIT 6
 
 SELECT id, extract(year from timestamp) AS y, extract(month from timestamp) AS m, extract(day from timestamp) AS d, extract(quarter from timestamp) AS q FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-06-29' AND timestamp < '2001-07-01' ORDER BY id LIMIT 4
 

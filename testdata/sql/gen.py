@@ -17,7 +17,9 @@ the analytical mode (no partition pin: every partition of the range), the kind o
 result column (int, float, text, bool, timestamp) and the rows, with timestamps as RFC 3339 UTC
 strings with microseconds and floats as JSON numbers. The Go test (e2e/golden_test.go) runs
 every query through flightsrv with pushdown on and off and compares kinds and values (floats to
-a relative 1e-9), in order: every query has a total ORDER BY or returns at most one row.
+a relative 1e-9), in order: every query has a total ORDER BY or returns at most one row. It
+compares every answer with PostgreSQL's too (the oracle, over the same rows), and the queries
+of postgres.sql with PostgreSQL's alone.
 """
 
 import datetime as dt
