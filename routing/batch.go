@@ -161,6 +161,15 @@ func (t *DurableTable) ScanBucket(ctx context.Context, b BucketID, req BatchRequ
 		})
 }
 
+// ArchivedBatchReader is a BatchReader of an archived bucket: every reader ScanBucket returns
+// for a bucket the archive answered implements it. ManifestKey is the manifest key of the
+// route read (content-addressed and immutable, docs/pulpitum-v4.md §1.5: a new generation of
+// the bucket has a new key), which names the records the reader yields.
+type ArchivedBatchReader interface {
+	BatchReader
+	ManifestKey() string
+}
+
 // EmptyBatchReader returns an ordered reader of schema that yields no batch.
 func EmptyBatchReader(schema *arrow.Schema) BatchReader {
 	r, _ := array.NewRecordReader(schema, nil)
