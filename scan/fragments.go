@@ -158,7 +158,7 @@ type routedNode struct {
 	// shred is the node's shredded variant (shredded.go), nil without one or without a cache.
 	shred    *shredPlan
 	outWidth int
-	schema     *arrow.Schema
+	schema   *arrow.Schema
 }
 
 // finishRouted lowers a routed plan with an optional aggregation and fetch onto fragments.
