@@ -43,7 +43,9 @@
 //     same rounds with DuckDB (the Python helper) over the same archive payload files (origin
 //     decoded from each payload's key, the value decoded to text and read with ->>) and over
 //     the source Parquet's native columns; every answer checked against DuckDB's over the
-//     payloads. It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×).
+//     payloads. It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
+//     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
+//     the untimed first round) to DuckDB over the native columns (target ≤ 3×).
 //     The committed 300,000-row sample by default (about 3 minutes); FLIGHTSRV_ANALYTICAL_FULL=1
 //     runs the whole 3M-row file; FLIGHTSRV_ANALYTICAL_BASELINE=BINARY measures another build
 //     in the same rounds (before/after); FLIGHTSRV_ANALYTICAL_ROUNDS (default 3);
