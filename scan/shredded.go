@@ -121,6 +121,7 @@ func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req rou
 		}
 		wreq := req
 		wreq.Columns = sp.cols
+		wreq.ManifestRows = true
 		r, tier, err := n.src.Table.ScanBucket(ctx, u.bucket, wreq)
 		if err != nil {
 			releaseAll(cols)
