@@ -52,7 +52,11 @@
 //     `flightsrv --help` alone peaks at 70 MiB), about 40 MiB anonymous memory, the Go heap
 //     under the default 40 MiB soft limit. A 24 MiB --go-memory-limit brings the peak to
 //     95 MiB but makes the queries 4–10 times slower (the collector runs continuously): the
-//     target of 100 MiB is a matter of the binary's size, not of the queries' buffers.
+//     target of 100 MiB is a matter of the binary's size, not of the queries' buffers. The
+//     file-backed part depends on the page cache: the kernel maps the cached pages around each
+//     page fault, so a freshly built binary (all cached) peaks at 108 MiB (65 MiB of it file
+//     pages) where the same queries on a binary built half an hour earlier peak at 94 MiB
+//     (52 MiB), with the same 40 MiB anonymous: compare a baseline build's RSS with care.
 //     The committed 300,000-row sample by default (about 3 minutes); FLIGHTSRV_ANALYTICAL_FULL=1
 //     runs the whole 3M-row file; FLIGHTSRV_ANALYTICAL_BASELINE=BINARY measures another build
 //     in the same rounds (before/after); FLIGHTSRV_ANALYTICAL_ROUNDS (default 3);

@@ -37,6 +37,8 @@ var shredQueries = [][2]string{
 		"SELECT id, (value::json->>'delay')::int FROM s ORDER BY 2 DESC, id COLLATE \"C\" LIMIT 10"},
 	{"SELECT id, value->>'destination' FROM flights WHERE " + shredWhere + " AND value->>'destination' IN ('LAX', 'JFK') AND (value->>'distance')::float8 > 1000 ORDER BY 1",
 		"SELECT id, value::json->>'destination' FROM s WHERE value::json->>'destination' IN ('LAX', 'JFK') AND (value::json->>'distance')::float8 > 1000 ORDER BY id COLLATE \"C\""},
+	{"SELECT id FROM flights WHERE " + shredWhere + " AND (value->>'delay')::int > 300 ORDER BY id",
+		"SELECT id FROM s WHERE (value::json->>'delay')::int > 300 ORDER BY id COLLATE \"C\""},
 	{"SELECT count(DISTINCT value->>'destination'), sum((value->>'delay')::int) FILTER (WHERE value->>'destination' = 'ORD') FROM flights WHERE " + shredWhere,
 		"SELECT count(DISTINCT value::json->>'destination'), sum((value::json->>'delay')::int) FILTER (WHERE value::json->>'destination' = 'ORD') FROM s"},
 }
