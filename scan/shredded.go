@@ -114,10 +114,13 @@ func planShred(n *routedNode, filters, outputs []expr.Expression, ext expr.Exten
 func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req routing.BatchRequest) (array.RecordReader, routing.Tier, bool, error) {
 	sp, cache := n.shred, rt.opts.Shred
 	whole := req.Range.Covers(u.bucket.Range())
-	warm := func(key string) (array.RecordReader, routing.Tier, bool, error) {
-		cols, ok := cacheGetAll(cache, key, sp.fields, rt.mem)
-		if !ok {
-			return nil, routing.TierArchive, false, nil
+	// warm reads the bucket of key with its fields' cached columns cols (looked up when nil).
+	warm := func(key string, cols []arrow.Array) (array.RecordReader, routing.Tier, bool, error) {
+		if cols == nil {
+			var ok bool
+			if cols, ok = cacheGetAll(cache, key, sp.fields, rt.mem); !ok {
+				return nil, routing.TierArchive, false, nil
+			}
 		}
 		wreq := req
 		wreq.Columns = sp.cols
@@ -139,7 +142,7 @@ func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req rou
 	if whole {
 		if key, ok := n.src.Table.ArchivedKey(u.bucket); ok {
 			tried = key
-			if r, tier, ok, err := warm(key); err != nil || ok {
+			if r, tier, ok, err := warm(key, nil); err != nil || ok {
 				rt.analysis.shredHit(n, ok)
 				return r, tier, ok, err
 			}
@@ -158,9 +161,8 @@ func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req rou
 		// The route was not cached yet (a first read since the process started): the cache may
 		// hold the bucket all the same.
 		if cols, ok := cacheGetAll(cache, key, sp.fields, rt.mem); ok {
-			releaseAll(cols)
 			r.Release()
-			w, wtier, ok, err := warm(key)
+			w, wtier, ok, err := warm(key, cols)
 			if err != nil || ok {
 				rt.analysis.shredHit(n, ok)
 				return w, wtier, ok, err
