@@ -176,8 +176,15 @@ func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req rou
 		}
 	}
 	rt.analysis.shredHit(n, false)
+	// The columns collected are the query's memory: at most an eighth of its limit shared by
+	// the fragments that may run at once, so that filling the cache never fails a query that
+	// runs without it.
+	limit := cache.MaxEntryBytes() * int64(len(sp.fields))
+	if q := rt.mem.Limit(); q > 0 {
+		limit = min(limit, q/int64(8*rt.fanout(n)))
+	}
 	return &shredTee{BatchReader: r, cache: cache, key: key, fields: sp.fields, valuePos: sp.valuePos, mem: rt.mem,
-		parts: make([][]arrow.Array, len(sp.fields)), limit: cache.MaxEntryBytes()}, tier, false, nil
+		parts: make([][]arrow.Array, len(sp.fields)), limit: limit}, tier, false, nil
 }
 
 // cacheGetAll returns every field's cached column for key, or false (nothing held) when one
@@ -300,8 +307,8 @@ func (s *shredReader) Next() bool {
 // fields from each batch's value column on the side; once the read has ended without error,
 // it writes each field's column (the batches' arrays concatenated) to the cache. An
 // extraction error (a document that is not JSON, a text a cast refuses: the query decides
-// whether such rows matter) or columns past the cache's largest entry stop the collection
-// for this read; nothing is written then.
+// whether such rows matter) or columns past limit bytes (the cache's largest entries, and a
+// share of the query's memory) stop the collection for this read; nothing is written then.
 type shredTee struct {
 	routing.BatchReader
 	cache    *shred.Cache
@@ -311,7 +318,7 @@ type shredTee struct {
 	mem      memory.Allocator
 	parts    [][]arrow.Array
 	bytes    int64
-	limit    int64
+	limit    int64 // bytes the columns collected may hold
 	off      bool
 }
 
@@ -339,7 +346,7 @@ func (t *shredTee) Next() bool {
 			}
 		}
 	}
-	if t.bytes > t.limit*int64(len(t.fields)) {
+	if t.bytes > t.limit {
 		t.stop()
 	}
 	return true
