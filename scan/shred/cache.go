@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -130,13 +131,15 @@ func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Alloca
 		c.misses.Add(1)
 		return nil, false
 	}
-	data, err := os.ReadFile(filepath.Join(c.dir, name))
+	buf := readBufs.Get().(*[]byte)
+	defer readBufs.Put(buf)
+	data, err := readInto(filepath.Join(c.dir, name), buf)
 	if err != nil {
 		c.drop(name, errors.Is(err, fs.ErrNotExist))
 		c.misses.Add(1)
 		return nil, false
 	}
-	a, err := decodeEntry(data, id, typ, mem)
+	a, err := decodeEntry(data, id, typ, mem) // copies what it keeps out of data
 	if err != nil {
 		c.damaged.Add(1)
 		c.drop(name, false)
@@ -145,6 +148,32 @@ func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Alloca
 	}
 	c.hits.Add(1)
 	return a, true
+}
+
+// readBufs holds the buffers entries are read into (*[]byte): decodeEntry copies the column
+// out, so one buffer serves every Get in turn instead of a new allocation per entry.
+var readBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// readInto reads the file at path into *buf (grown as needed) and returns its bytes.
+func readInto(path string, buf *[]byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	n := int(info.Size())
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	data := (*buf)[:n]
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // drop removes entry name from the index and, unless gone is set, from the directory.
