@@ -122,6 +122,12 @@ func (r *Reader) ReadBatches(ctx context.Context, manifestKey string, b routing.
 	if cols.part >= 0 && !utf8.Valid(b.PartitionKey) {
 		return nil, ErrKeyNotUTF8
 	}
+	if req.ManifestRows && !r.opts.VerifyFully && cols.ts < 0 && cols.id < 0 && cols.val < 0 && req.Limit < 0 && req.Range.Covers(b.Range()) {
+		// The rows of the whole bucket, counted by the manifest (routing.BatchRequest.ManifestRows).
+		br.ordered = true
+		br.src = &countSource{cols: cols, schema: schema, alloc: req.Alloc, pk: b.PartitionKey, left: int64(m.RecordCount)}
+		return br, nil
+	}
 	if r.opts.VerifyFully || m.Format == FormatJSON {
 		recs, err := r.fullRange(ctx, m, b, c, req.Range)
 		if err != nil {
@@ -307,6 +313,32 @@ type recordSource struct {
 	desc   bool
 	lo, hi int // records not yet emitted
 }
+
+// countSource yields left rows of at most the partition column (a constant), in batches of
+// at most routing.MaxBatchRows.
+type countSource struct {
+	cols   columnSet
+	schema *arrow.Schema
+	alloc  memory.Allocator
+	pk     []byte
+	left   int64
+}
+
+func (s *countSource) next() (arrow.RecordBatch, error) {
+	if s.left <= 0 {
+		return nil, nil
+	}
+	n := int(min(s.left, routing.MaxBatchRows))
+	s.left -= int64(n)
+	cols := make([]arrow.Array, s.cols.num)
+	if s.cols.part >= 0 {
+		cols[s.cols.part] = constantString(s.alloc, s.pk, n)
+		defer cols[s.cols.part].Release()
+	}
+	return array.NewRecordBatch(s.schema, cols, int64(n)), nil
+}
+
+func (s *countSource) close() {}
 
 func (s *recordSource) next() (arrow.RecordBatch, error) {
 	if s.lo >= s.hi {

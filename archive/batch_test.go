@@ -609,3 +609,43 @@ func TestReadBatchesNoGoroutineLeft(t *testing.T) {
 		t.Fatalf("%d goroutines after the reads, %d before", n, before)
 	}
 }
+
+// TestReadBatchesManifestRows: a whole-bucket request for at most the partition column with
+// ManifestRows answers the manifest's record count (the partition as its constant) without
+// fetching the payload once its check is trusted; any other request ignores the flag.
+func TestReadBatchesManifestRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bkt := openTestBucket(t)
+	b := testBucket("chan-é", routing.CalendarDayUTC, time.Date(2025, 3, 9, 5, 0, 0, 0, time.UTC))
+	recs := genRecords(newRand(9), b, 20000)
+	w, _ := NewWriter(bkt, WriterOptions{Prefix: testPrefix, RowGroupRows: 3000})
+	key, err := w.Put(ctx, b, 1, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := NewReader(bkt, ReaderOptions{TailBytes: 1024})
+	for _, cols := range [][]routing.Column{nil, {routing.ColumnPartition}} {
+		full := readBatches(t, ctx, r, key, b, routing.BatchRequest{Range: b.Range(), Columns: cols, Limit: -1})
+		st := &routing.ReadStats{}
+		got := readBatches(t, routing.WithReadStats(ctx, st), r, key, b, routing.BatchRequest{Range: b.Range(), Columns: cols, Limit: -1, ManifestRows: true})
+		if got.err != nil || full.err != nil || len(got.recs) != len(recs) || len(full.recs) != len(recs) {
+			t.Fatalf("columns %v: %d rows (%v), decoded %d (%v), want %d", cols, len(got.recs), got.err, len(full.recs), full.err, len(recs))
+		}
+		for i := range got.recs {
+			if string(got.recs[i].PartitionKey) != string(full.recs[i].PartitionKey) {
+				t.Fatalf("row %d: partition %q, decoded %q", i, got.recs[i].PartitionKey, full.recs[i].PartitionKey)
+			}
+		}
+		if n := st.ObjectReads.Load(); n != 0 {
+			t.Fatalf("columns %v: %d object reads, want none (manifest and payload check cached)", cols, n)
+		}
+	}
+	// A partial range or another column reads the payload as always.
+	st := &routing.ReadStats{}
+	half := routing.TimeRange{Start: b.Start, End: recs[len(recs)/2].EventTime}
+	got := readBatches(t, routing.WithReadStats(ctx, st), r, key, b, routing.BatchRequest{Range: half, Columns: []routing.Column{routing.ColumnTimestamp}, Limit: -1, ManifestRows: true})
+	if got.err != nil || len(got.recs) == 0 || len(got.recs) >= len(recs) || st.ObjectReads.Load() == 0 {
+		t.Fatalf("partial read: %d rows, %d object reads, %v", len(got.recs), st.ObjectReads.Load(), got.err)
+	}
+}

@@ -125,6 +125,11 @@
 // false, and the consumer sorts. JSON payloads, and all payloads under VerifyFully, are read
 // whole and fully verified before their first batch, as Read does.
 //
+// A request with routing.BatchRequest.ManifestRows for at most the partition column of a whole
+// bucket (no limit, not VerifyFully) is answered from the validated manifest's record_count
+// once the payload check has passed, as whole-bucket counts are: no footer or page is fetched.
+// The executor asks so when the shredded-column cache holds the bucket's other columns.
+//
 // Batch reads never hash a Parquet payload, even when they read the whole bucket, except when
 // the payload arrives whole with the footer: the digest needs every byte in order before any
 // row may be trusted, which a streaming read of selected columns cannot provide. Read keeps

@@ -125,7 +125,7 @@ func NewReader(bucket *blob.Bucket, opts ReaderOptions) (*Reader, error) {
 		store:         objectStore{bucket: bucket, timeout: opts.OperationTimeout},
 		opts:          opts,
 		manifests:     newLRU[*Manifest](opts.ManifestCacheEntries, 0),
-		footers:       newLRU[*footer](opts.FooterCacheEntries, opts.FooterCacheBytes),
+		footers:       newLRU[*footer](opts.FooterCacheEntries, opts.FooterCacheBytes).withAdmission(),
 		payloadChecks: newLRU[time.Time](max(opts.ManifestCacheEntries, 0), 0),
 		tracer:        opts.TracerProvider.Tracer("github.com/flightsrv/flightsrv/archive"),
 	}, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
 	"github.com/flightsrv/flightsrv/scan/ledger"
+	"github.com/flightsrv/flightsrv/scan/shred"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
@@ -27,6 +28,9 @@ type Options struct {
 	// Pushdown enables aggregate pushdown (seed rollout: a configuration flag; when off every
 	// query runs on the scan path).
 	Pushdown bool
+	// Shred, when set, is the shredded-column cache every query's fragments share
+	// (scan.Options.Shred).
+	Shred *shred.Cache
 	// Alloc allocates result batches (under each query's ledger); nil or
 	// memory.DefaultAllocator uses ledger.DefaultPool, the process's recycling allocator
 	// (memory.GoAllocator's zeroed, aligned buffers, with the ones batches released served

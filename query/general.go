@@ -103,6 +103,7 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 		QueryMaxRows: e.opts.QueryMaxRows,
 		QueryCPU:     e.opts.QueryCPU,
 		Pushdown:     e.opts.Pushdown,
+		Shred:        e.opts.Shred,
 	}
 }
 

@@ -97,6 +97,14 @@ type BatchRequest struct {
 	// Alloc allocates the batches; nil means memory.DefaultAllocator. The query's memory limit
 	// is enforced through it.
 	Alloc memory.Allocator
+	// ManifestRows lets an archived bucket answer a request for at most the partition column
+	// of the whole bucket (Range covering it, no limit) from its validated manifest's record
+	// count once the payload check has passed, without fetching or decoding the payload: the
+	// trust the aggregate pushdown gives whole-bucket counts (docs/pulpitum-v4.md; archive's
+	// package documentation). Damage inside the payload then goes unseen by this read. The
+	// executor sets it for reads whose other columns come from the shredded-column cache.
+	// Hot stores ignore it.
+	ManifestRows bool
 }
 
 // BatchReader is one bucket read in progress: an Arrow record reader (schema
@@ -159,6 +167,15 @@ func (t *DurableTable) ScanBucket(ctx context.Context, b BucketID, req BatchRequ
 			}
 			return t.damage.watch(ctx, key, r), nil
 		})
+}
+
+// ArchivedBatchReader is a BatchReader of an archived bucket: every reader ScanBucket returns
+// for a bucket the archive answered implements it. ManifestKey is the manifest key of the
+// route read (content-addressed and immutable, docs/pulpitum-v4.md §1.5: a new generation of
+// the bucket has a new key), which names the records the reader yields.
+type ArchivedBatchReader interface {
+	BatchReader
+	ManifestKey() string
 }
 
 // EmptyBatchReader returns an ordered reader of schema that yields no batch.

@@ -154,6 +154,9 @@ type damageWatch struct {
 	noted bool
 }
 
+// ManifestKey is the archived route's manifest key (ArchivedBatchReader).
+func (w *damageWatch) ManifestKey() string { return w.key }
+
 func (w *damageWatch) Err() error {
 	err := w.BatchReader.Err()
 	if err != nil && !w.noted {

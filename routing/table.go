@@ -168,6 +168,12 @@ func (t *DurableTable) Buckets(pk []byte, r TimeRange) []BucketID {
 // archivedRoute returns the manifest key when b is known to be archived from the cache.
 func (t *DurableTable) archivedRoute(b BucketID) (string, bool) { return t.cache.Archived(b) }
 
+// ArchivedKey returns the manifest key of b's archived route when the route cache holds one
+// (no store is asked): a hint, for a reader that would read b differently when it is archived
+// (the executor's shredded-column cache); the read itself still routes through ScanBucket,
+// whose reader reports the key it read (ArchivedBatchReader). Safe for concurrent use.
+func (t *DurableTable) ArchivedKey(b BucketID) (string, bool) { return t.archivedRoute(b) }
+
 // ReadBucket reads one bucket's records through its route, on the one read path of every
 // store (ScanBucket: Arrow batches, the same route decision, damage memory and pins): at most
 // req.Limit records inside req.Range strictly after req.After, in req's order. The tier says

@@ -33,6 +33,9 @@ type opKey struct {
 
 type opStats struct {
 	rows, batches, nanos, opened, hot, archive atomic.Int64
+	// shredHits and shredMisses count the fragments of a node with a shredded variant that
+	// read a whole archived bucket from the shredded-column cache, or could not (shredded.go).
+	shredHits, shredMisses atomic.Int64
 }
 
 // NewAnalysis returns an empty analysis.
@@ -72,6 +75,18 @@ func (a *Analysis) tier(n node, op string, t routing.Tier) {
 	}
 }
 
+// shredHit counts a fragment's read from the shredded-column cache (hit) or not.
+func (a *Analysis) shredHit(n node, hit bool) {
+	if a == nil {
+		return
+	}
+	if hit {
+		a.stats(n, opScan).shredHits.Add(1)
+	} else {
+		a.stats(n, opScan).shredMisses.Add(1)
+	}
+}
+
 // suffix returns the measured text of operator op of n to append to its EXPLAIN line (""
 // when a is nil or the operator never ran).
 func (a *Analysis) suffix(n node, op string) string {
@@ -90,6 +105,9 @@ func (a *Analysis) suffix(n node, op string) string {
 	}
 	if h, ar := s.hot.Load(), s.archive.Load(); h+ar > 0 {
 		out += fmt.Sprintf(" buckets hot=%d archived=%d", h, ar)
+	}
+	if h, m := s.shredHits.Load(), s.shredMisses.Load(); h+m > 0 {
+		out += fmt.Sprintf(" shred cache hits=%d misses=%d", h, m)
 	}
 	return out + ")"
 }

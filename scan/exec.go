@@ -14,6 +14,7 @@ import (
 	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/ledger"
+	"github.com/flightsrv/flightsrv/scan/shred"
 )
 
 // Source is what a plan's routed ReadRel reads: a table, the partitions pinned by the query
@@ -60,6 +61,10 @@ type Options struct {
 	// a store answers without reading rows asks the store. When false every fragment reads
 	// rows (the --pushdown=false baseline); EXPLAIN still reports the candidates.
 	Pushdown bool
+	// Shred, when set, is the shredded-column cache (scan/shred; shredded.go): fragments whose
+	// expressions read the value column only through JSON fields read whole archived buckets
+	// from it when it holds their fields, and fill it otherwise. Shared by every query.
+	Shred *shred.Cache
 
 	// explaining is set by Explain: a plan refused only for what executing it would hold
 	// (routedNode.checkWidth) is still described.

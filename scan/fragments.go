@@ -155,8 +155,10 @@ type routedNode struct {
 	rowBytes   int64
 	readLimit  int64 // limit pushed into each bucket read, -1 none
 	localLimit int64 // rows each fragment keeps at most (local limit or top k), -1 none
-	outWidth   int
-	schema     *arrow.Schema
+	// shred is the node's shredded variant (shredded.go), nil without one or without a cache.
+	shred    *shredPlan
+	outWidth int
+	schema   *arrow.Schema
 }
 
 // finishRouted lowers a routed plan with an optional aggregation and fetch onto fragments.
@@ -306,6 +308,13 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			}
 		}
 	}
+	if l.opts.Shred != nil {
+		var outs []expr.Expression
+		if n.proj != nil {
+			outs = rebased
+		}
+		n.shred = planShred(n, fs, outs, l.ext)
+	}
 	n.units = units(rp.src, n.desc)
 	if !l.opts.explaining && n.store == nil {
 		fanout := l.opts.Fanout
@@ -429,6 +438,13 @@ func (n *routedNode) explain(a *Analysis) []string {
 	if n.readLimit >= 0 {
 		read += fmt.Sprintf(" limit %d", n.readLimit)
 	}
+	if n.shred != nil {
+		keys := make([]string, len(n.shred.fields))
+		for i, f := range n.shred.fields {
+			keys[i] = f.Key()
+		}
+		read += fmt.Sprintf("; whole archived buckets read %s from the shredded-column cache when it holds them", strings.Join(keys, ", "))
+	}
 	frag := []string{read + a.suffix(n, opScan)}
 	if len(n.readOrder) > 0 {
 		frag = append(frag, "Sort by (timestamp, id) when the bucket is not stored in order")
@@ -534,8 +550,22 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		rt.fellBack.Add(1)
 	}
 	req := routing.BatchRequest{Range: n.src.Range, Columns: n.readCols, Desc: n.desc, Limit: n.readLimit, Alloc: rt.mem}
-	r, tier, err := n.src.Table.ScanBucket(ctx, u.bucket, req)
-	if err != nil {
+	filters, proj, readSch := n.filters, n.proj, n.readSch
+	var r routing.BatchReader
+	var tier routing.Tier
+	var err error
+	if n.shred != nil && rt.opts.Shred != nil {
+		var rr array.RecordReader
+		var warm bool
+		if rr, tier, warm, err = n.shredRead(ctx, rt, u, req); err != nil {
+			failFragment(span)
+			return nil, err
+		}
+		if warm {
+			filters, proj, readSch = n.shred.filters, n.shred.proj, n.shred.sch
+		}
+		r = rr.(routing.BatchReader)
+	} else if r, tier, err = n.src.Table.ScanBucket(ctx, u.bucket, req); err != nil {
 		failFragment(span)
 		return nil, err
 	}
@@ -566,19 +596,19 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 			}
 		}
 	}
-	out = rt.analysis.track(n, opScan, conform(endedBy(out, span, tier, false), n.readSch))
-	for _, f := range n.filters {
+	out = rt.analysis.track(n, opScan, conform(endedBy(out, span, tier, false), readSch))
+	for _, f := range filters {
 		out = ops.Filter(ctx, out, f, rt.mem)
 	}
-	if len(n.filters) > 0 {
+	if len(filters) > 0 {
 		out = rt.analysis.track(n, opFilter, out)
 	}
-	if n.proj != nil {
+	if proj != nil {
 		names := make([]string, n.projSch.NumFields())
 		for i := range names {
 			names[i] = n.projSch.Field(i).Name
 		}
-		out = ops.Project(ctx, out, n.proj, names, rt.mem)
+		out = ops.Project(ctx, out, proj, names, rt.mem)
 	} else {
 		if n.sel != nil {
 			out = ops.Select(out, n.sel)

@@ -40,6 +40,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/setting"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan/shred"
 )
 
 // Config configures a server. Hot and Archive are owned by the caller.
@@ -54,6 +55,9 @@ type Config struct {
 	Archive routing.ArchiveReader
 	// Pushdown enables aggregate pushdown.
 	Pushdown bool
+	// ShredCache, when set, is the shredded-column cache of archived JSON fields
+	// (scan/shred; --shred-cache): nil, the default, reads every field from its documents.
+	ShredCache *shred.Cache
 	// Fanout bounds concurrent bucket reads per query (default routing.DefaultFanout).
 	Fanout int
 	// MaxBuckets bounds the buckets one query may span (default query.DefaultMaxBuckets;
@@ -291,7 +295,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		return false
 	}
-	eng, err := query.New(tables, query.Options{System: query.System{Queries: queries, Admin: isAdmin(cfg.Auth, cfg.Admins), Forward: forward}, Pushdown: cfg.Pushdown, Alloc: cfg.Alloc, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
+	eng, err := query.New(tables, query.Options{System: query.System{Queries: queries, Admin: isAdmin(cfg.Auth, cfg.Admins), Forward: forward}, Pushdown: cfg.Pushdown, Shred: cfg.ShredCache, Alloc: cfg.Alloc, MaxBuckets: cfg.MaxBuckets, MaxPartitions: cfg.MaxPartitions, AnalyticalMaxPartitions: cfg.AnalyticalMaxPartitions, QueryMemory: cfg.QueryMemory,
 		TotalQueryMemory: cfg.TotalQueryMemory, EndpointBuckets: cfg.EndpointBuckets, MaxEndpoints: cfg.MaxEndpoints, QueryMaxRows: cfg.QueryMaxRows, QueryCPU: cfg.QueryCPU})
 	if err != nil {
 		return nil, err

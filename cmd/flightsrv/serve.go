@@ -19,6 +19,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/telemetry"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan/shred"
 	"github.com/flightsrv/flightsrv/server"
 	"github.com/flightsrv/flightsrv/substrait"
 )
@@ -67,7 +68,12 @@ type serveConfig struct {
 	healthInterval  time.Duration
 	otlp            telemetry.Export
 	logStatements   bool
+	shredCache      string
+	shredCacheSize  int64
 }
+
+// defaultShredCacheSize is --shred-cache-size's default: 1 GiB.
+const defaultShredCacheSize = 1 << 30
 
 func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:32010", "Flight SQL listen address host:port")
@@ -112,6 +118,19 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.DurationVar(&c.queryTimeout, "query-timeout", server.DefaultQueryTimeout, "wall time one query's stream may take (DEADLINE_EXCEEDED beyond; 0: the default; negative, e.g. -1s: no bound)")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM or SIGINT: how long running queries may finish before they are cancelled (new ones are refused at once; 0: the default; negative, e.g. -1s: cancel at once)")
 	fs.DurationVar(&c.healthInterval, "health-interval", server.DefaultHealthInterval, "how often the hot store and the archive are probed for gRPC health checking: health answers NOT_SERVING within one interval of either failing, SERVING again after (0: the default)")
+	fs.StringVar(&c.shredCache, "shred-cache", "", "directory of the shredded-column cache: the typed columns of the JSON fields queries read from archived buckets, kept per bucket and field so that later queries read them instead of parsing the documents (default: off; see README.md)")
+	c.shredCacheSize = defaultShredCacheSize
+	fs.Func("shred-cache-size", "bytes the --shred-cache directory may hold, least recently used entries out beyond (GOMEMLIMIT's syntax, e.g. 512MiB; default 1GiB)", func(v string) error {
+		n, err := parseSize(v)
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return fmt.Errorf("size %q: must be positive", v)
+		}
+		c.shredCacheSize = n
+		return nil
+	})
 	c.memoryLimit = memoryLimitFlag{auto: true}
 	c.sec.register(fs)
 	fs.Var(&c.memoryLimit, "go-memory-limit", "soft limit on the Go runtime's memory (not the queries' own limits, --query-memory and --total-query-memory): SIZE (e.g. 256MiB, GOMEMLIMIT's syntax), off, or auto: 40MiB plus 32MiB per query stream beyond the first, or GOMEMLIMIT when set")
@@ -251,6 +270,13 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	if err != nil {
 		return nil, nil, err
 	}
+	var shreds *shred.Cache
+	if cfg.shredCache != "" {
+		if shreds, err = shred.Open(cfg.shredCache, cfg.shredCacheSize); err != nil {
+			return nil, nil, fmt.Errorf("--shred-cache: %w", err)
+		}
+		shred.RegisterMetrics(shreds)
+	}
 	tel, err := telemetry.Setup(ctx, telemetry.Service{Version: version, Instance: cfg.listen}, cfg.otlp)
 	if err != nil {
 		return nil, nil, err
@@ -280,7 +306,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
-		Pushdown: cfg.pushdown, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, TotalQueryMemory: cfg.totalMemory, QueryMaxRows: cfg.queryMaxRows, QueryCPU: cfg.queryCPU, StallTimeout: cfg.stallTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
+		Pushdown: cfg.pushdown, ShredCache: shreds, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, TotalQueryMemory: cfg.totalMemory, QueryMaxRows: cfg.queryMaxRows, QueryCPU: cfg.queryCPU, StallTimeout: cfg.stallTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
 		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
 		Peers: peers, PeerTLS: peerTLS, PollTTL: cfg.pollTTL, PollMemory: cfg.pollMemory,
 		QueryConnections: cfg.queryConns, QueryConnectionWait: cfg.queryConnWait,

@@ -120,3 +120,26 @@ func TestHealthIntervalFlag(t *testing.T) {
 		t.Fatalf("--health-interval -1s: %v, want a refusal naming the flag", err)
 	}
 }
+
+// TestShredCacheFlags: the shredded-column cache is off by default, --shred-cache names its
+// directory (FLIGHTSRV_SHRED_CACHE too), --shred-cache-size takes GOMEMLIMIT's syntax with a
+// 1 GiB default and refuses 0, negative and malformed sizes naming the flag.
+func TestShredCacheFlags(t *testing.T) {
+	cfg, err := parseServe()
+	if err != nil || cfg.shredCache != "" || cfg.shredCacheSize != defaultShredCacheSize {
+		t.Fatalf("defaults: %q %d, %v", cfg.shredCache, cfg.shredCacheSize, err)
+	}
+	cfg, err = parseServe("--shred-cache", "/var/cache/flightsrv", "--shred-cache-size", "512MiB")
+	if err != nil || cfg.shredCache != "/var/cache/flightsrv" || cfg.shredCacheSize != 512<<20 {
+		t.Fatalf("flags: %q %d, %v", cfg.shredCache, cfg.shredCacheSize, err)
+	}
+	t.Setenv("FLIGHTSRV_SHRED_CACHE", "/tmp/shreds")
+	if cfg, err = parseServe(); err != nil || cfg.shredCache != "/tmp/shreds" {
+		t.Fatalf("FLIGHTSRV_SHRED_CACHE: %q, %v", cfg.shredCache, err)
+	}
+	for _, bad := range []string{"0", "-1MiB", "12 parsecs"} {
+		if _, err := parseServe("--shred-cache-size", bad); err == nil || !strings.Contains(err.Error(), "shred-cache-size") {
+			t.Errorf("--shred-cache-size %s: %v, want a refusal naming the flag", bad, err)
+		}
+	}
+}

@@ -85,6 +85,10 @@ type node interface {
 // unsupported construct fails here, with an error prefixed "ops: ", rather than on the first
 // batch.
 func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*Expr, error) {
+	return compile(e, in, ext, nil)
+}
+
+func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, shred *shredding) (*Expr, error) {
 	if e == nil || in == nil {
 		return nil, errors.New("ops: compile: nil expression or schema")
 	}
@@ -98,7 +102,7 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 	for i, f := range in.Fields() {
 		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: f.Type, Nullable: true}
 	}
-	c := &compiler{in: in, anon: arrow.NewSchema(fields, nil), ext: exprs.NewExtensionSetDefault(ext)}
+	c := &compiler{in: in, anon: arrow.NewSchema(fields, nil), ext: exprs.NewExtensionSetDefault(ext), shred: shred}
 	cols := make([]arrow.Array, len(fields))
 	for i, f := range fields {
 		cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
@@ -110,6 +114,9 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 	defer c.empty.Release()
 
 	root, err := c.compile(e)
+	if err == nil && shred != nil {
+		err = shred.err
+	}
 	if err != nil {
 		return nil, unsupportedExpr(err)
 	}
@@ -368,6 +375,9 @@ type compiler struct {
 	reused bool
 	// jsonFields are the JSON fields read column-at-a-time (jsonfields.go).
 	jsonFields []*jsonField
+	// shred, when set, compiles the JSON fields of one column as references to typed columns
+	// (CompileShredded).
+	shred *shredding
 }
 
 // typeOf evaluates n on the empty batch and returns its type.
@@ -530,6 +540,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 func (c *compiler) column(ref *expr.FieldReference, i int) (node, error) {
 	if i < 0 || i >= c.in.NumFields() {
 		return nil, fmt.Errorf("ops: compile: field %d out of range of %d input columns", i, c.in.NumFields())
+	}
+	if c.shred != nil && i == c.shred.col && !c.shred.inField {
+		return nil, errShredRef
 	}
 	if t := ref.GetType(); t != nil {
 		want, _, err := exprs.FromSubstraitType(t, c.ext)

@@ -107,7 +107,13 @@ func (c *compiler) jsonFieldOf(e expr.Expression) (*jsonField, bool) {
 	if !ok || sf.Child != nil {
 		return nil, false
 	}
+	if c.shred != nil {
+		c.shred.inField = true
+	}
 	n, err := c.column(ref, int(sf.Field))
+	if c.shred != nil {
+		c.shred.inField = false
+	}
 	if err != nil || !isText(c.in.Field(int(sf.Field)).Type) {
 		return nil, false
 	}
@@ -563,6 +569,13 @@ func unsafeBytes(s string) []byte {
 
 // jsonFieldNode returns the node of field jf, registered with the expression's fields.
 func (c *compiler) jsonFieldNode(jf *jsonField) node {
+	if sh := c.shred; sh != nil && jf.col == sh.col {
+		at, ok := sh.at[ShredField{jf}.Key()]
+		if !ok && sh.err == nil {
+			sh.err = fmt.Errorf("ops: compile: JSON field %s has no shredded column", ShredField{jf}.Key())
+		}
+		return colNode(at)
+	}
 	c.jsonFields = append(c.jsonFields, jf)
 	return &jsonFieldNode{f: jf}
 }

@@ -1,0 +1,224 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan/shred"
+	"github.com/flightsrv/flightsrv/server"
+)
+
+// shredWhere is the reads of the shredded-column cache tests: the three loaded airports over
+// January (archived as JSON), February–March (Parquet), April (archiving, hot for ORD) to June
+// (hot).
+const shredWhere = `origin IN ('ORD', 'SFO', 'BOS') AND timestamp >= TIMESTAMPTZ '2001-01-01T00:00:00Z' AND timestamp < TIMESTAMPTZ '2001-07-01T00:00:00Z'`
+
+// shredQueries are issue 19's shapes over JSON fields, each in flightsrv's SQL and in
+// PostgreSQL's over the sample's rows (pgSample's table s, value as json text); every one has
+// a deterministic row order.
+var shredQueries = [][2]string{
+	{"SELECT count(*) FROM flights WHERE " + shredWhere + " AND (value->>'delay')::int > 60",
+		"SELECT count(*) FROM s WHERE (value::json->>'delay')::int > 60"},
+	{"SELECT origin, value->>'destination', count(*), sum((value->>'distance')::int) FROM flights WHERE " + shredWhere + " GROUP BY 1, 2 ORDER BY 1, 2",
+		"SELECT origin, value::json->>'destination', count(*), sum((value::json->>'distance')::int) FROM s GROUP BY 1, 2 ORDER BY 1, 2"},
+	{"SELECT origin, min((value->>'delay')::int), max((value->>'delay')::bigint), count(value->>'destination') FROM flights WHERE " + shredWhere + " GROUP BY 1 ORDER BY 1",
+		"SELECT origin, min((value::json->>'delay')::int), max((value::json->>'delay')::bigint), count(value::json->>'destination') FROM s GROUP BY 1 ORDER BY 1"},
+	{"SELECT id, (value->>'delay')::int FROM flights WHERE " + shredWhere + " ORDER BY 2 DESC, 1 LIMIT 10",
+		"SELECT id, (value::json->>'delay')::int FROM s ORDER BY 2 DESC, id COLLATE \"C\" LIMIT 10"},
+	{"SELECT id, value->>'destination' FROM flights WHERE " + shredWhere + " AND value->>'destination' IN ('LAX', 'JFK') AND (value->>'distance')::float8 > 1000 ORDER BY 1",
+		"SELECT id, value::json->>'destination' FROM s WHERE value::json->>'destination' IN ('LAX', 'JFK') AND (value::json->>'distance')::float8 > 1000 ORDER BY id COLLATE \"C\""},
+	{"SELECT id FROM flights WHERE " + shredWhere + " AND (value->>'delay')::int > 300 ORDER BY id",
+		"SELECT id FROM s WHERE (value::json->>'delay')::int > 300 ORDER BY id COLLATE \"C\""},
+	{"SELECT count(DISTINCT value->>'destination'), sum((value->>'delay')::int) FILTER (WHERE value->>'destination' = 'ORD') FROM flights WHERE " + shredWhere,
+		"SELECT count(DISTINCT value::json->>'destination'), sum((value::json->>'delay')::int) FILTER (WHERE value::json->>'destination' = 'ORD') FROM s"},
+}
+
+// pgSample loads the sample's flights of the loaded airports in January–June into
+// PostgreSQL's temporary table s (origin, id, value as JSON text), independently of flightsrv.
+func pgSample(t *testing.T, ctx context.Context, e *env) *pgx.Conn {
+	t.Helper()
+	pg, err := pgx.Connect(ctx, e.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close(context.Background()) })
+	var origins, ids, values []string
+	for _, a := range loadedAirports {
+		for _, f := range expected(e.sample, a, ts("2001-01-01T00:00:00Z"), ts("2001-07-01T00:00:00Z")) {
+			origins, ids, values = append(origins, f.origin), append(ids, f.id), append(values, f.value())
+		}
+	}
+	if _, err := pg.Exec(ctx, "CREATE TEMP TABLE s AS SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS r(origin, id, value)", origins, ids, values); err != nil {
+		t.Fatal(err)
+	}
+	return pg
+}
+
+// startShredServer starts a server like env's pushdown-off one, with a shredded-column cache
+// over dir of size bytes.
+func startShredServer(t *testing.T, e *env, dir string, size int64) (*server.Server, *shred.Cache) {
+	t.Helper()
+	c, err := shred.Open(dir, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
+		Pushdown: true, Alloc: e.alloc, ShredCache: c,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv, c
+}
+
+// answers runs every shred query and returns their rows as text.
+func answers(t *testing.T, srv *server.Server) [][][]string {
+	t.Helper()
+	cl := dial(t, srv)
+	out := make([][][]string, len(shredQueries))
+	for i, q := range shredQueries {
+		out[i] = textColumns(mustRun(t, cl, q[0]))
+	}
+	return out
+}
+
+func sameAnswers(t *testing.T, phase string, got, want [][][]string) {
+	t.Helper()
+	for i := range want {
+		if !slices.EqualFunc(got[i], want[i], slices.Equal) {
+			t.Errorf("%s: %s\n got %v\nwant %v", phase, shredQueries[i][0], got[i], want[i])
+		}
+	}
+}
+
+// TestShredCacheAnswers (issue 19): the JSON-field queries answer the same with the
+// shredded-column cache disabled (the reference, itself equal to PostgreSQL over the sample's
+// rows), cold, warm, warm after a restart (a new cache over the same directory, no route
+// cached), damaged (one byte changed in every entry: each is dropped, the read parses and
+// rewrites it) and full (a bound too small for most entries). The warm runs read from the
+// cache (its hits grow, EXPLAIN ANALYZE counts them).
+func TestShredCacheAnswers(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pg := pgSample(t, ctx, e)
+	want := answers(t, e.off)
+	for i, q := range shredQueries {
+		if len(want[i]) == 0 {
+			t.Fatalf("%s: no rows", q[0])
+		}
+		compareText(t, q[0], want[i], pgTextRows(t, ctx, pg, q[1]))
+	}
+
+	dir := t.TempDir()
+	srv, cache := startShredServer(t, e, dir, 64<<20)
+	sameAnswers(t, "cold", answers(t, srv), want)
+	cold := cache.Stats()
+	if cold.Writes == 0 || cold.Entries == 0 {
+		t.Fatalf("cold run: %+v", cold)
+	}
+	sameAnswers(t, "warm", answers(t, srv), want)
+	warm := cache.Stats()
+	if warm.Hits == 0 || warm.Writes != cold.Writes || warm.Damaged != 0 {
+		t.Fatalf("warm run wrote or missed: cold %+v, warm %+v", cold, warm)
+	}
+	plan := strings.Join(planText(t, mustRun(t, dial(t, srv), "EXPLAIN ANALYZE "+shredQueries[1][0])), "\n")
+	if !strings.Contains(plan, "shredded-column cache") || !regexpShredHits.MatchString(plan) {
+		t.Errorf("EXPLAIN ANALYZE shows no shredded-column cache hit:\n%s", plan)
+	}
+
+	// A new process over the same directory: the routes are not cached yet.
+	srv2, cache2 := startShredServer(t, e, dir, 64<<20)
+	sameAnswers(t, "restarted", answers(t, srv2), want)
+	if s := cache2.Stats(); s.Hits == 0 || s.Writes != 0 {
+		t.Fatalf("restarted: %+v", s)
+	}
+
+	// Damaged: one byte of every entry changed.
+	files, err := filepath.Glob(filepath.Join(dir, "*.shred"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("entries %v %v", files, err)
+	}
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[(i*7919)%len(b)] ^= 0x10
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv3, cache3 := startShredServer(t, e, dir, 64<<20)
+	sameAnswers(t, "damaged", answers(t, srv3), want)
+	if s := cache3.Stats(); s.Damaged == 0 || s.Writes == 0 {
+		t.Fatalf("damaged entries not dropped and rebuilt: %+v", s)
+	}
+	sameAnswers(t, "rebuilt", answers(t, srv3), want)
+	if s := cache3.Stats(); s.Damaged != int64(len(files)) && s.Damaged == 0 {
+		t.Fatalf("rebuilt: %+v", s)
+	}
+
+	// Full: a bound of about a third of the entries (which hold about 440 KB).
+	srv4, cache4 := startShredServer(t, e, t.TempDir(), 160<<10)
+	for range 2 {
+		sameAnswers(t, "full", answers(t, srv4), want)
+	}
+	if s := cache4.Stats(); s.Bytes > 160<<10 || s.Evicted == 0 || s.Writes == 0 {
+		t.Fatalf("full: %+v", s)
+	}
+}
+
+var regexpShredHits = regexp.MustCompile(`shred cache hits=[1-9][0-9]* misses=`)
+
+// TestShredCacheConcurrent runs the JSON-field queries from several clients at once over one
+// cold cache (writes of the same entries racing) and then warm, each answer equal to the
+// server's without cache; run under -race by make test's race pass.
+func TestShredCacheConcurrent(t *testing.T) {
+	e := newEnv(t)
+	want := answers(t, e.off)
+	srv, cache := startShredServer(t, e, t.TempDir(), 64<<20)
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl := dial(t, srv)
+			for round := range 2 {
+				for i := range shredQueries {
+					q := shredQueries[(i+g)%len(shredQueries)][0]
+					res, err := run(context.Background(), cl, q)
+					if err != nil {
+						errs <- fmt.Sprintf("%s: %v", q, err)
+						return
+					}
+					got := textColumns(res)
+					res.release()
+					if !slices.EqualFunc(got, want[(i+g)%len(shredQueries)], slices.Equal) {
+						errs <- fmt.Sprintf("round %d: %s: %v", round, q, got)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if s := cache.Stats(); s.Hits == 0 || s.Damaged != 0 {
+		t.Fatalf("stats %+v", s)
+	}
+}

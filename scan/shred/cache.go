@@ -1,0 +1,274 @@
+package shred
+
+import (
+	"container/list"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Cache is the shredded-column cache over one directory (see the package documentation). The
+// zero value is not usable: Open one. Safe for concurrent use.
+type Cache struct {
+	dir string
+	max int64
+
+	mu    sync.Mutex
+	order *list.List               // front: most recently used; elements hold *file
+	index map[string]*list.Element // by file name
+	bytes int64
+
+	hits, misses, writes, damaged, evicted, writeErrors atomic.Int64
+}
+
+// file is one entry's file in the index.
+type file struct {
+	name string
+	size int64
+}
+
+// Stats are a Cache's counters since Open: Gets answered (Hits) and not (Misses, damaged
+// entries included), entries written, entries found damaged and removed, entries evicted for
+// the bound, failed writes (an I/O error: the read itself is unaffected), and the entries and
+// bytes held now.
+type Stats struct {
+	Hits, Misses, Writes, Damaged, Evicted, WriteErrors int64
+	Entries, Bytes                                      int64
+}
+
+const (
+	entrySuffix = ".shred"
+	tmpPrefix   = ".tmp-"
+)
+
+// Open opens (creating it when missing, mode 0o700) the cache directory dir with a bound of
+// maxBytes bytes (> 0). Entry files already there are indexed, least recently modified first
+// out, and removed past the bound; leftover temporary files are removed; other files are left
+// alone. Errors: an invalid bound, or the directory's (creation, listing).
+func Open(dir string, maxBytes int64) (*Cache, error) {
+	if maxBytes <= 0 {
+		return nil, fmt.Errorf("shred: cache size must be positive, not %d", maxBytes)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("shred: cache directory: %w", err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("shred: cache directory: %w", err)
+	}
+	type found struct {
+		file
+		mod time.Time
+	}
+	var have []found
+	for _, e := range ents {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, tmpPrefix):
+			_ = os.Remove(filepath.Join(dir, name))
+		case e.Type().IsRegular() && validName(name):
+			info, err := e.Info()
+			if err != nil {
+				continue
+			}
+			have = append(have, found{file{name, info.Size()}, info.ModTime()})
+		}
+	}
+	slices.SortFunc(have, func(a, b found) int { return a.mod.Compare(b.mod) })
+	c := &Cache{dir: dir, max: maxBytes, order: list.New(), index: map[string]*list.Element{}}
+	c.mu.Lock()
+	for _, f := range have {
+		c.index[f.name] = c.order.PushFront(&file{f.name, f.size})
+		c.bytes += f.size
+	}
+	c.evictLocked()
+	c.mu.Unlock()
+	return c, nil
+}
+
+// validName reports whether name is an entry file's name.
+func validName(name string) bool {
+	h, ok := strings.CutSuffix(name, entrySuffix)
+	if !ok || len(h) != 40 {
+		return false
+	}
+	_, err := hex.DecodeString(h)
+	return err == nil
+}
+
+// nameOf returns the file name of an entry id.
+func nameOf(id [32]byte) string { return hex.EncodeToString(id[:20]) + entrySuffix }
+
+// MaxEntryBytes is the largest entry Put writes: an eighth of the bound. Callers stop
+// collecting a column once it is past this.
+func (c *Cache) MaxEntryBytes() int64 { return max(c.max/8, 1) }
+
+// Get returns the column of the entry (content, field) of type typ, allocated from mem and
+// owned by the caller, or false on a miss. A damaged entry (see the package documentation) is
+// removed and answers false.
+func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Allocator) (arrow.Array, bool) {
+	id := entryID(content, field)
+	name := nameOf(id)
+	c.mu.Lock()
+	e, ok := c.index[name]
+	if ok {
+		c.order.MoveToFront(e)
+	}
+	c.mu.Unlock()
+	if !ok {
+		c.misses.Add(1)
+		return nil, false
+	}
+	buf := readBufs.Get().(*[]byte)
+	defer readBufs.Put(buf)
+	data, err := readInto(filepath.Join(c.dir, name), buf)
+	if err != nil {
+		c.drop(name, errors.Is(err, fs.ErrNotExist))
+		c.misses.Add(1)
+		return nil, false
+	}
+	a, err := decodeEntry(data, id, typ, mem) // copies what it keeps out of data
+	if err != nil {
+		c.damaged.Add(1)
+		c.drop(name, false)
+		c.misses.Add(1)
+		return nil, false
+	}
+	c.hits.Add(1)
+	return a, true
+}
+
+// readBufs holds the buffers entries are read into (*[]byte): decodeEntry copies the column
+// out, so one buffer serves every Get in turn instead of a new allocation per entry.
+var readBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// readInto reads the file at path into *buf (grown as needed) and returns its bytes.
+func readInto(path string, buf *[]byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	n := int(info.Size())
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	data := (*buf)[:n]
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// drop removes entry name from the index and, unless gone is set, from the directory.
+func (c *Cache) drop(name string, gone bool) {
+	c.mu.Lock()
+	if e, ok := c.index[name]; ok {
+		c.order.Remove(e)
+		delete(c.index, name)
+		c.bytes -= e.Value.(*file).size
+	}
+	c.mu.Unlock()
+	if !gone {
+		_ = os.Remove(filepath.Join(c.dir, name))
+	}
+}
+
+// Put writes column a as the entry (content, field), atomically (a temporary file renamed
+// into place), then evicts least recently used entries past the bound. An entry larger than
+// MaxEntryBytes is not written (nil error). Errors: encoding or the file system's (counted in
+// WriteErrors; nothing half-written remains).
+func (c *Cache) Put(content, field string, a arrow.Array) error {
+	id := entryID(content, field)
+	data, err := encodeEntry(id, a)
+	if err != nil {
+		c.writeErrors.Add(1)
+		return err
+	}
+	if int64(len(data)) > c.MaxEntryBytes() {
+		return nil
+	}
+	name := nameOf(id)
+	if err := writeAtomic(c.dir, name, data); err != nil {
+		c.writeErrors.Add(1)
+		return fmt.Errorf("shred: write entry: %w", err)
+	}
+	c.writes.Add(1)
+	size := int64(len(data))
+	c.mu.Lock()
+	if e, ok := c.index[name]; ok {
+		f := e.Value.(*file)
+		c.bytes += size - f.size
+		f.size = size
+		c.order.MoveToFront(e)
+	} else {
+		c.index[name] = c.order.PushFront(&file{name, size})
+		c.bytes += size
+	}
+	c.evictLocked()
+	c.mu.Unlock()
+	return nil
+}
+
+// evictLocked removes least recently used entries while the total is past the bound. c.mu is
+// held; the files are removed under it, so that a concurrent Put of an evicted name cannot
+// have its new file removed.
+func (c *Cache) evictLocked() {
+	for c.bytes > c.max {
+		last := c.order.Back()
+		if last == nil {
+			return
+		}
+		f := last.Value.(*file)
+		c.order.Remove(last)
+		delete(c.index, f.name)
+		c.bytes -= f.size
+		_ = os.Remove(filepath.Join(c.dir, f.name))
+		c.evicted.Add(1)
+	}
+}
+
+// writeAtomic writes data to dir/name through a temporary file in dir and a rename.
+func writeAtomic(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, tmpPrefix+"*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
+}
+
+// Stats returns the cache's counters and size.
+func (c *Cache) Stats() Stats {
+	c.mu.Lock()
+	entries, bytes := int64(len(c.index)), c.bytes
+	c.mu.Unlock()
+	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Writes: c.writes.Load(), Damaged: c.damaged.Load(),
+		Evicted: c.evicted.Load(), WriteErrors: c.writeErrors.Load(), Entries: entries, Bytes: bytes}
+}

@@ -1,0 +1,231 @@
+package shred
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+func int32Column(t testing.TB, mem memory.Allocator, n int) arrow.Array {
+	b := array.NewInt32Builder(mem)
+	defer b.Release()
+	for i := range n {
+		if i%7 == 3 {
+			b.AppendNull()
+			continue
+		}
+		b.Append(int32(i*31 - 500))
+	}
+	return b.NewArray()
+}
+
+func entryFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*"+entrySuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestCacheRoundTrip writes an entry and reads it back equal, from this Cache and from a new
+// one over the same directory; another field or content key misses.
+func TestCacheRoundTrip(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	c, err := Open(dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := int32Column(t, mem, 1000)
+	defer col.Release()
+	if err := c.Put("m1", "delay::int4", col); err != nil {
+		t.Fatal(err)
+	}
+	for _, cc := range []*Cache{c, mustOpen(t, dir, 1<<20)} {
+		got, ok := cc.Get("m1", "delay::int4", arrow.PrimitiveTypes.Int32, mem)
+		if !ok {
+			t.Fatal("miss after Put")
+		}
+		if !array.Equal(got, col) {
+			t.Fatalf("entry differs: %v", got)
+		}
+		got.Release()
+		if _, ok := cc.Get("m1", "delay::int8", arrow.PrimitiveTypes.Int64, mem); ok {
+			t.Fatal("another field hit")
+		}
+		if _, ok := cc.Get("m2", "delay::int4", arrow.PrimitiveTypes.Int32, mem); ok {
+			t.Fatal("another content hit")
+		}
+	}
+	// The wrong type for the entry is damage, never a reinterpretation.
+	if _, ok := c.Get("m1", "delay::int4", arrow.PrimitiveTypes.Int64, mem); ok {
+		t.Fatal("served as another type")
+	}
+	if s := c.Stats(); s.Damaged != 1 || s.Entries != 0 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+func mustOpen(t *testing.T, dir string, n int64) *Cache {
+	t.Helper()
+	c, err := Open(dir, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestCacheDamaged changes one byte of an entry at several places: every such entry is
+// removed and misses, never served.
+func TestCacheDamaged(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	c := mustOpen(t, dir, 1<<20)
+	col := int32Column(t, mem, 300)
+	defer col.Release()
+	if err := c.Put("m", "f", col); err != nil {
+		t.Fatal(err)
+	}
+	files := entryFiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	good, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int{0, 9, 20, headerBytes - 1, headerBytes + 10, len(good) / 2, len(good) - 1} {
+		bad := append([]byte(nil), good...)
+		bad[at] ^= 0x40
+		if err := os.WriteFile(files[0], bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cc := mustOpen(t, dir, 1<<20)
+		if got, ok := cc.Get("m", "f", arrow.PrimitiveTypes.Int32, mem); ok {
+			got.Release()
+			t.Fatalf("byte %d changed: served", at)
+		}
+		if _, err := os.Stat(files[0]); !os.IsNotExist(err) {
+			t.Fatalf("byte %d changed: entry not removed (%v)", at, err)
+		}
+		if s := cc.Stats(); s.Damaged != 1 {
+			t.Fatalf("byte %d: stats %+v", at, s)
+		}
+	}
+	// A truncated entry (a torn write) is damaged too.
+	if err := os.WriteFile(files[0], good[:len(good)-3], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := mustOpen(t, dir, 1<<20).Get("m", "f", arrow.PrimitiveTypes.Int32, mem); ok {
+		t.Fatal("truncated entry served")
+	}
+}
+
+// TestCacheBound keeps the directory under its bound, evicting least recently used first,
+// and removes leftover temporary files at Open.
+func TestCacheBound(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	col := int32Column(t, mem, 400)
+	defer col.Release()
+	probe := mustOpen(t, t.TempDir(), 1<<20)
+	if err := probe.Put("x", "f", col); err != nil {
+		t.Fatal(err)
+	}
+	size := probe.Stats().Bytes
+	// Room for three entries; MaxEntryBytes (an eighth) must admit one.
+	c := mustOpen(t, dir, max(3*size, 8*size))
+	bound := max(3*size, 8*size)
+	keys := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	for i, k := range keys {
+		if err := c.Put(k, "f", col); err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 {
+			// a is used again: b is now the least recently used.
+			if got, ok := c.Get("a", "f", arrow.PrimitiveTypes.Int32, mem); ok {
+				got.Release()
+			} else {
+				t.Fatal("a missing")
+			}
+		}
+	}
+	s := c.Stats()
+	if s.Bytes > bound || s.Evicted == 0 || int64(len(entryFiles(t, dir))) != s.Entries {
+		t.Fatalf("stats %+v, bound %d, files %d", s, bound, len(entryFiles(t, dir)))
+	}
+	if got, ok := c.Get("b", "f", arrow.PrimitiveTypes.Int32, mem); ok {
+		got.Release()
+		t.Fatal("b kept over more recent entries")
+	}
+	if got, ok := c.Get("j", "f", arrow.PrimitiveTypes.Int32, mem); !ok {
+		t.Fatal("latest entry evicted")
+	} else {
+		got.Release()
+	}
+	// A cache too small for any entry writes none.
+	tiny := mustOpen(t, t.TempDir(), 16)
+	if err := tiny.Put("a", "f", col); err != nil {
+		t.Fatal(err)
+	}
+	if s := tiny.Stats(); s.Entries != 0 || s.Writes != 0 {
+		t.Fatalf("tiny stats %+v", s)
+	}
+	// Leftovers of a crash go at Open; a smaller bound evicts at Open.
+	if err := os.WriteFile(filepath.Join(dir, tmpPrefix+"123"), []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c2 := mustOpen(t, dir, size)
+	if _, err := os.Stat(filepath.Join(dir, tmpPrefix+"123")); !os.IsNotExist(err) {
+		t.Fatal("temporary file left")
+	}
+	if s := c2.Stats(); s.Bytes > size || s.Entries != 1 {
+		t.Fatalf("reopened smaller: %+v", s)
+	}
+	if _, err := Open(dir, 0); err == nil {
+		t.Fatal("size 0 accepted")
+	}
+}
+
+// TestCacheConcurrent writes and reads the same entries from many goroutines (run under
+// -race): every hit equals the column written.
+func TestCacheConcurrent(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	col := int32Column(t, mem, 500)
+	defer col.Release()
+	c := mustOpen(t, t.TempDir(), 40_000)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				k := string(rune('a' + (g+i)%12))
+				if got, ok := c.Get(k, "f", arrow.PrimitiveTypes.Int32, mem); ok {
+					if !array.Equal(got, col) {
+						t.Error("entry differs")
+					}
+					got.Release()
+					continue
+				}
+				if err := c.Put(k, "f", col); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if s := c.Stats(); s.Damaged != 0 || s.Bytes > 40_000 {
+		t.Fatalf("stats %+v", s)
+	}
+}

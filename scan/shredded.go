@@ -1,0 +1,389 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/substrait-io/substrait-go/v8/expr"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan/ops"
+	"github.com/flightsrv/flightsrv/scan/shred"
+)
+
+// The shredded-column cache in the executor (Options.Shred; docs/architecture.md, "The
+// shredded-column cache"). A fragment whose expressions read the value column only through
+// JSON fields with constant keys (ops.ShredField) reads an archived bucket whole from the
+// cache when it holds every field for the bucket's manifest key: the bucket is read without
+// its value column, and each batch carries, after the read columns, the rows' slices of the
+// cached typed columns, which a second compilation of the fragment's filters and projection
+// reads in place of the fields (ops.CompileShredded); the value column is a null placeholder
+// its expressions never read. Otherwise the fragment reads as always and, when the read is
+// of a whole archived bucket, extracts the fields of every batch on the side (shredTee) and
+// writes them to the cache once the read has ended without error. Only ascending reads of a
+// whole bucket without a limit take part, so that a cached column's row i is the payload's
+// record i in file order, as both reads yield them.
+
+// colValue is the value column's position in the base schema.
+const colValue = 3
+
+// shredPlan is a routed node's shredded variant.
+type shredPlan struct {
+	fields []ops.ShredField
+	// valuePos is the value column's position among the read columns.
+	valuePos int
+	// sch is the read schema followed by one column per field.
+	sch *arrow.Schema
+	// filters and proj are the node's, compiled over sch (proj nil when the node has none).
+	filters, proj []*ops.Expr
+	// cols are the read columns without the value column.
+	cols []routing.Column
+}
+
+// planShred returns n's shredded variant, nil when n has none: the value column is read,
+// only through JSON fields, by an ascending read without a limit or a required order.
+// filters and outputs are n's expressions over the read schema, before compilation.
+func planShred(n *routedNode, filters, outputs []expr.Expression, ext expr.ExtensionRegistry) *shredPlan {
+	valuePos := slices.Index(n.readCols, routing.ColumnValue)
+	if valuePos < 0 || n.desc || len(n.readOrder) > 0 || n.readLimit >= 0 {
+		return nil
+	}
+	if n.proj == nil && (n.sel == nil || slices.Contains(n.sel, valuePos)) {
+		return nil // the value column itself is output
+	}
+	sp := &shredPlan{valuePos: valuePos}
+	seen := map[string]bool{}
+	for _, e := range append(slices.Clone(n.filters), n.proj...) {
+		for _, f := range e.ShredFields(valuePos) {
+			if !seen[f.Key()] {
+				seen[f.Key()] = true
+				sp.fields = append(sp.fields, f)
+			}
+		}
+	}
+	if len(sp.fields) == 0 {
+		return nil
+	}
+	fields := slices.Clone(n.readSch.Fields())
+	at := map[string]int{}
+	for i, f := range sp.fields {
+		if !shred.Supported(f.Type()) {
+			return nil
+		}
+		at[f.Key()] = len(fields)
+		fields = append(fields, arrow.Field{Name: fmt.Sprintf("shred%d", i), Type: f.Type(), Nullable: true})
+	}
+	sp.sch = arrow.NewSchema(fields, nil)
+	compileAll := func(es []expr.Expression) ([]*ops.Expr, bool) {
+		out := make([]*ops.Expr, len(es))
+		for i, e := range es {
+			c, err := ops.CompileShredded(e, sp.sch, ext, valuePos, at)
+			if err != nil {
+				return nil, false
+			}
+			out[i] = c
+		}
+		return out, true
+	}
+	var ok bool
+	if sp.filters, ok = compileAll(filters); !ok {
+		return nil
+	}
+	if n.proj != nil {
+		if sp.proj, ok = compileAll(outputs); !ok {
+			return nil
+		}
+	}
+	for _, c := range n.readCols {
+		if c != routing.ColumnValue {
+			sp.cols = append(sp.cols, c)
+		}
+	}
+	return sp
+}
+
+// shredRead opens u's read for a node with a shredded variant under a configured cache:
+// warm (every field cached for the bucket's manifest key: the read without the value column,
+// shredded batches, true) or as always (with the cache's writer on the side when the read is
+// of a whole archived bucket, false). It counts the fragment's hit or miss in the analysis.
+func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req routing.BatchRequest) (array.RecordReader, routing.Tier, bool, error) {
+	sp, cache := n.shred, rt.opts.Shred
+	whole := req.Range.Covers(u.bucket.Range())
+	// warm reads the bucket of key with its fields' cached columns cols (looked up when nil).
+	warm := func(key string, cols []arrow.Array) (array.RecordReader, routing.Tier, bool, error) {
+		if cols == nil {
+			var ok bool
+			if cols, ok = cacheGetAll(cache, key, sp.fields, rt.mem); !ok {
+				return nil, routing.TierArchive, false, nil
+			}
+		}
+		wreq := req
+		wreq.Columns = sp.cols
+		wreq.ManifestRows = true
+		r, tier, err := n.src.Table.ScanBucket(ctx, u.bucket, wreq)
+		if err != nil {
+			releaseAll(cols)
+			return nil, tier, false, err
+		}
+		if ar, ok := r.(routing.ArchivedBatchReader); !ok || ar.ManifestKey() != key {
+			// The route changed since the hint: read as always.
+			r.Release()
+			releaseAll(cols)
+			return nil, tier, false, nil
+		}
+		return newShredReader(r, cols, n.readCols, sp.sch, rt.mem), tier, true, nil
+	}
+	tried := ""
+	if whole {
+		if key, ok := n.src.Table.ArchivedKey(u.bucket); ok {
+			tried = key
+			if r, tier, ok, err := warm(key, nil); err != nil || ok {
+				rt.analysis.shredHit(n, ok)
+				return r, tier, ok, err
+			}
+		}
+	}
+	r, tier, err := n.src.Table.ScanBucket(ctx, u.bucket, req)
+	if err != nil {
+		return nil, tier, false, err
+	}
+	ar, archived := r.(routing.ArchivedBatchReader)
+	if !whole || !archived {
+		return r, tier, false, nil
+	}
+	key := ar.ManifestKey()
+	if key != tried {
+		// The route was not cached yet (a first read since the process started): the cache may
+		// hold the bucket all the same.
+		if cols, ok := cacheGetAll(cache, key, sp.fields, rt.mem); ok {
+			r.Release()
+			w, wtier, ok, err := warm(key, cols)
+			if err != nil || ok {
+				rt.analysis.shredHit(n, ok)
+				return w, wtier, ok, err
+			}
+			if r, tier, err = n.src.Table.ScanBucket(ctx, u.bucket, req); err != nil {
+				return nil, tier, false, err
+			}
+			if ar, ok := r.(routing.ArchivedBatchReader); !ok || ar.ManifestKey() != key {
+				return r, tier, false, nil
+			}
+		}
+	}
+	rt.analysis.shredHit(n, false)
+	// The columns collected are the query's memory: at most an eighth of its limit shared by
+	// the fragments that may run at once, so that filling the cache never fails a query that
+	// runs without it.
+	limit := cache.MaxEntryBytes() * int64(len(sp.fields))
+	if q := rt.mem.Limit(); q > 0 {
+		limit = min(limit, q/int64(8*rt.fanout(n)))
+	}
+	return &shredTee{BatchReader: r, cache: cache, key: key, fields: sp.fields, valuePos: sp.valuePos, mem: rt.mem,
+		parts: make([][]arrow.Array, len(sp.fields)), limit: limit}, tier, false, nil
+}
+
+// cacheGetAll returns every field's cached column for key, or false (nothing held) when one
+// misses.
+func cacheGetAll(c *shred.Cache, key string, fields []ops.ShredField, mem memory.Allocator) ([]arrow.Array, bool) {
+	cols := make([]arrow.Array, 0, len(fields))
+	for _, f := range fields {
+		a, ok := c.Get(key, f.Key(), f.Type(), mem)
+		if !ok {
+			releaseAll(cols)
+			return nil, false
+		}
+		if len(cols) > 0 && a.Len() != cols[0].Len() {
+			a.Release()
+			releaseAll(cols)
+			return nil, false
+		}
+		cols = append(cols, a)
+	}
+	return cols, true
+}
+
+// errShredRows fails a warm read whose rows differ in number from its cached columns'.
+var errShredRows = errors.New("scan: a shredded-column cache entry does not match its bucket's records")
+
+// shredReader yields a warm read's batches: the read columns in order, the value column a
+// null placeholder, followed by the rows' slices of the cached columns. A read that yields
+// more or fewer rows than the cached columns hold fails: they were not this payload's.
+type shredReader struct {
+	r        routing.BatchReader
+	cols     []arrow.Array
+	readCols []routing.Column
+	sch      *arrow.Schema
+	mem      memory.Allocator
+	holder   arrow.Array // the placeholder, sliced per batch
+	off      int
+	batch    arrow.RecordBatch
+	err      error
+	refs     int64
+}
+
+func newShredReader(r routing.BatchReader, cols []arrow.Array, readCols []routing.Column, sch *arrow.Schema, mem memory.Allocator) *shredReader {
+	return &shredReader{r: r, cols: cols, readCols: readCols, sch: sch, mem: mem, refs: 1}
+}
+
+func (s *shredReader) Schema() *arrow.Schema          { return s.sch }
+func (s *shredReader) Record() arrow.RecordBatch      { return s.batch }
+func (s *shredReader) RecordBatch() arrow.RecordBatch { return s.batch }
+func (s *shredReader) Err() error                     { return s.err }
+func (s *shredReader) Retain()                        { s.refs++ }
+func (s *shredReader) Ordered() bool                  { return s.r.Ordered() }
+
+func (s *shredReader) Release() {
+	if s.refs--; s.refs > 0 {
+		return
+	}
+	s.clear()
+	s.r.Release()
+	releaseAll(s.cols)
+	s.cols = nil
+	if s.holder != nil {
+		s.holder.Release()
+		s.holder = nil
+	}
+}
+
+func (s *shredReader) clear() {
+	if s.batch != nil {
+		s.batch.Release()
+		s.batch = nil
+	}
+}
+
+func (s *shredReader) Next() bool {
+	s.clear()
+	if s.err != nil {
+		return false
+	}
+	if !s.r.Next() {
+		s.err = s.r.Err()
+		if s.err == nil && s.off != s.cols[0].Len() {
+			s.err = errShredRows
+		}
+		return false
+	}
+	b := s.r.RecordBatch()
+	rows := int(b.NumRows())
+	if s.off+rows > s.cols[0].Len() {
+		s.err = errShredRows
+		return false
+	}
+	if s.holder == nil || s.holder.Len() < rows {
+		if s.holder != nil {
+			s.holder.Release()
+		}
+		s.holder = array.MakeArrayOfNull(s.mem, arrow.BinaryTypes.Binary, max(rows, routing.MaxBatchRows))
+	}
+	out := make([]arrow.Array, 0, s.sch.NumFields())
+	j := 0
+	for _, c := range s.readCols {
+		if c == routing.ColumnValue {
+			out = append(out, array.NewSlice(s.holder, 0, int64(rows)))
+			continue
+		}
+		col := b.Column(j)
+		col.Retain()
+		out = append(out, col)
+		j++
+	}
+	for _, c := range s.cols {
+		out = append(out, array.NewSlice(c, int64(s.off), int64(s.off+rows)))
+	}
+	s.off += rows
+	s.batch = array.NewRecordBatch(s.sch, out, int64(rows))
+	releaseAll(out)
+	return true
+}
+
+// shredTee passes a whole archived bucket's batches through unchanged and extracts the
+// fields from each batch's value column on the side; once the read has ended without error,
+// it writes each field's column (the batches' arrays concatenated) to the cache. An
+// extraction error (a document that is not JSON, a text a cast refuses: the query decides
+// whether such rows matter) or columns past limit bytes (the cache's largest entries, and a
+// share of the query's memory) stop the collection for this read; nothing is written then.
+type shredTee struct {
+	routing.BatchReader
+	cache    *shred.Cache
+	key      string
+	fields   []ops.ShredField
+	valuePos int
+	mem      memory.Allocator
+	parts    [][]arrow.Array
+	bytes    int64
+	limit    int64 // bytes the columns collected may hold
+	off      bool
+}
+
+func (t *shredTee) Next() bool {
+	if !t.BatchReader.Next() {
+		if !t.off && t.BatchReader.Err() == nil {
+			t.write()
+		}
+		t.stop()
+		return false
+	}
+	if t.off {
+		return true
+	}
+	arrs, err := ops.ExtractShredded(t.mem, t.BatchReader.RecordBatch().Column(t.valuePos), t.fields)
+	if err != nil {
+		t.stop()
+		return true
+	}
+	for i, a := range arrs {
+		t.parts[i] = append(t.parts[i], a)
+		for _, b := range a.Data().Buffers() {
+			if b != nil {
+				t.bytes += int64(b.Len())
+			}
+		}
+	}
+	if t.bytes > t.limit {
+		t.stop()
+	}
+	return true
+}
+
+// write concatenates and writes each field's column; a failed write only leaves the entry
+// out (the cache counts it).
+func (t *shredTee) write() {
+	for i, f := range t.fields {
+		var col arrow.Array
+		switch len(t.parts[i]) {
+		case 0:
+			col = array.MakeArrayOfNull(t.mem, f.Type(), 0)
+		case 1:
+			col = t.parts[i][0]
+			col.Retain()
+		default:
+			var err error
+			if col, err = array.Concatenate(t.parts[i], t.mem); err != nil {
+				return
+			}
+		}
+		_ = t.cache.Put(t.key, f.Key(), col)
+		col.Release()
+	}
+}
+
+// stop ends the collection and releases what it holds.
+func (t *shredTee) stop() {
+	t.off = true
+	for i := range t.parts {
+		releaseAll(t.parts[i])
+		t.parts[i] = nil
+	}
+}
+
+func (t *shredTee) Release() {
+	t.stop()
+	t.BatchReader.Release()
+}
