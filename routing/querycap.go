@@ -141,3 +141,18 @@ func (r *permitReader) Release() {
 }
 
 var _ HotStore = (*CappedHotStore)(nil)
+
+// AggregateRows is the hot store's row-aggregate port (RowAggregator) under one permit (its
+// answer is read before it returns); ErrNoAggregate when the store has none.
+func (c *CappedHotStore) AggregateRows(ctx context.Context, b BucketID, q RowAggregate) (Route, array.RecordReader, error) {
+	ra, ok := c.HotStore.(RowAggregator)
+	if !ok {
+		return Route{}, nil, ErrNoAggregate
+	}
+	release, err := c.acquire(ctx)
+	if err != nil {
+		return Route{}, nil, err
+	}
+	defer release()
+	return ra.AggregateRows(ctx, b, q)
+}

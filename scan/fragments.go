@@ -144,7 +144,10 @@ type routedNode struct {
 	partialSch *arrow.Schema
 	// store, when set, is the pushdown rewrite of the partial aggregate (pushdown.go);
 	// pushdown otherwise says why there is none (empty without an aggregate).
-	store    *storeAggregate
+	store *storeAggregate
+	// hot, when set, is the row-aggregate rewrite of a partial aggregate the store rule left
+	// (hotagg.go): each fragment first asks its hot bucket's store for its partial state.
+	hot      *hotAggregate
 	pushdown string
 	// sortKeys (over projSch) sort the output when set: fragments keep their top k (or sort
 	// nothing and the coordinator sorts all).
@@ -285,6 +288,11 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		switch {
 		case st == nil:
 			n.pushdown = "not pushed down: " + why
+			if l.opts.Pushdown {
+				if n.hot, _ = matchHotAggregate(rp, agg, n.partialSch); n.hot != nil {
+					n.pushdown = "hot buckets run the filter and partial aggregate in their store (HotAggregate); not answered from keys or statistics: " + why
+				}
+			}
 		case l.opts.Pushdown:
 			n.store = st
 		default:
@@ -452,6 +460,11 @@ func (n *routedNode) explain(a *Analysis) []string {
 	}
 	// Operators are listed top-down: the fragment's last operator first.
 	slices.Reverse(frag)
+	if n.hot != nil {
+		hot := n.hot.explain()
+		hot[0] += a.suffix(n, opStore)
+		frag = append(hot, indent(indent(frag))...)
+	}
 	if n.store != nil {
 		store := n.store.explain(n.src.Table.Def().Strategy)
 		if len(store) > 0 {
@@ -526,6 +539,19 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 			rt.countTier(tier)
 			rt.analysis.tier(n, opStore, tier)
 			return rt.analysis.track(n, opStore, n.store.reader(r, n.partialSch, u.partition)), nil
+		case !errors.Is(err, routing.ErrNoAggregate):
+			return nil, err
+		}
+		rt.fellBack.Add(1)
+	}
+	if n.hot != nil {
+		r, tier, err := n.src.Table.AggregateRows(ctx, u.bucket, n.hot.request(n.src.Range, rt.mem))
+		switch {
+		case err == nil:
+			rt.pushed.Add(1)
+			rt.countTier(tier)
+			rt.analysis.tier(n, opStore, tier)
+			return rt.analysis.track(n, opStore, n.hot.reader(r, n.partialSch, u.partition)), nil
 		case !errors.Is(err, routing.ErrNoAggregate):
 			return nil, err
 		}
