@@ -4,21 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
-	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/fileblob"
 	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/archive"
@@ -155,54 +150,15 @@ func hotLoad(t *testing.T, hot routing.HotStore) {
 	}
 }
 
-// hotArchive archives, with the real archiver into a directory, the buckets of day 1 (the
-// mixed fixture: those buckets' answers come from the archive's rows).
+// hotArchive archives the buckets of day 1 (the mixed fixture: those buckets' answers come
+// from the archive's rows).
 func hotArchive(t *testing.T, state routing.ArchiveStateStore, routes archive.RouteReader) routing.ArchiveReader {
 	t.Helper()
-	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "archive")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bkt, err := blob.OpenBucket(ctx, "file://"+dir+"?metadata=skip")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = bkt.Close() })
-	w, err := archive.NewWriter(bkt, archive.WriterOptions{Prefix: "archives", RowGroupRows: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := archive.NewReader(bkt, archive.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := archive.NewArchiver(hotDayOne{state}, w, routes, archive.ArchiverOptions{ScanLimit: 1000, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := a.RunOnce(ctx, hotClock())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, sum := archiveSome(t, t.TempDir(), state, routes, 8, func(w routing.ArchiveWork) bool { return w.Bucket.Start.Equal(hotDay0.AddDate(0, 0, 1)) })
 	if sum.Published == 0 {
 		t.Fatalf("archiver summary %+v", sum)
 	}
 	return r
-}
-
-// hotDayOne lets the archiver see only the buckets of 2025-03-02.
-type hotDayOne struct{ routing.ArchiveStateStore }
-
-func (s hotDayOne) Discover(ctx context.Context, eligibleBefore time.Time, limit int) ([]routing.ArchiveWork, error) {
-	work, err := s.ArchiveStateStore.Discover(ctx, eligibleBefore, limit)
-	var out []routing.ArchiveWork
-	for _, w := range work {
-		if w.Bucket.Start.Equal(hotDay0.AddDate(0, 0, 1)) {
-			out = append(out, w)
-		}
-	}
-	return out, err
 }
 
 // TestHotRowAggregate runs the harness over SQLite and PostgreSQL, all hot and with day 1
@@ -275,8 +231,8 @@ func TestHotRowAggregate(t *testing.T) {
 				for _, c := range hotCases() {
 					sql := fmt.Sprintf(c.sql, set.parts)
 					what := st.name + "/" + set.name + "/" + c.name
-					on, errOn := hotRunFloat(t, st.on, sql)
-					off, errOff := hotRunFloat(t, st.off, sql)
+					on, errOn := hotRun(t, st.on, alloc, sql)
+					off, errOff := hotRun(t, st.off, alloc, sql)
 					if (errOn == nil) != (errOff == nil) {
 						t.Fatalf("%s: pushdown on: %v, off: %v", what, errOn, errOff)
 					}
@@ -349,44 +305,11 @@ func hotExplain(t *testing.T, e *query.Engine, alloc *memory.CheckedAllocator, s
 
 func hotCtx() context.Context { return session.With(context.Background(), session.Settings{}) }
 
-// hotRunFloat runs sql and returns its rows with every value as a comparable Go value:
-// float64 for floats, int64 for integers, string for text, ns for timestamps.
-func hotRunFloat(t *testing.T, e *query.Engine, sql string) ([][]any, error) {
+// hotRun runs sql and returns its rows (engDrain's values).
+func hotRun(t *testing.T, e *query.Engine, alloc *memory.CheckedAllocator, sql string) ([][]any, error) {
 	t.Helper()
-	rdr, err := e.Execute(context.Background(), sql, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer rdr.Release()
-	var rows [][]any
-	for rdr.Next() {
-		rec := rdr.RecordBatch()
-		for i := range int(rec.NumRows()) {
-			row := make([]any, rec.NumCols())
-			for c := range int(rec.NumCols()) {
-				col := rec.Column(c)
-				if col.IsNull(i) {
-					continue
-				}
-				switch a := col.(type) {
-				case *array.String:
-					row[c] = a.Value(i)
-				case *array.Timestamp:
-					row[c] = int64(a.Value(i))
-				case *array.Int64:
-					row[c] = a.Value(i)
-				case *array.Int32:
-					row[c] = int64(a.Value(i))
-				case *array.Float64:
-					row[c] = a.Value(i)
-				default:
-					t.Fatalf("%s: unexpected column type %s", sql, col.DataType())
-				}
-			}
-			rows = append(rows, row)
-		}
-	}
-	return rows, rdr.Err()
+	res, err := engRun(t, e, alloc, sql, nil)
+	return res.rows, err
 }
 
 // hotOracle runs sql on PostgreSQL over the view of the same rows.
