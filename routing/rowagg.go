@@ -2,7 +2,6 @@ package routing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -305,44 +304,95 @@ func (q RowAggregate) Fields() []string {
 	return out
 }
 
-// RowAggregator is the optional row-aggregate port of a HotStore (rowagg.go): the route of
-// b and, unless it is archived (then the reader is nil), q's answer over b's records inside
-// q.Range (already clipped to b), from one statement, so route and answer come from one
-// snapshot. ErrNoAggregate when the store cannot compute q exactly as the executor does (the
-// server, or a record of the bucket whose fields it would read differently: the caller reads
-// the rows). The reader must be released.
-type RowAggregator interface {
-	AggregateRows(ctx context.Context, b BucketID, q RowAggregate) (Route, array.RecordReader, error)
+// RowAnswer is one bucket's answer of the row-aggregate port: its route and, when the store
+// answered (a bucket not archived and not declined), the partial state (the reader must be
+// released).
+type RowAnswer struct {
+	Route  Route
+	Reader array.RecordReader
+	// Declined reports a bucket the store would not compute exactly as the executor does
+	// (ErrNoAggregate for that bucket alone): its rows are read instead.
+	Declined bool
 }
 
-// AggregateRows answers q for bucket b from the hot store that holds it (the route decision
-// of routeBucket: a cached archived route, or a hot statement finding the bucket archived, is
-// ErrNoAggregate, and the caller reads the archive's rows as ScanBucket does). q.Range is
-// clipped to b; an empty intersection is ErrNoAggregate (the rows path answers it without a
-// statement). Errors: ErrNoAggregate (the store has no such port, or declines), errors
-// wrapping ErrUnsupportedMeasure for a malformed q, the store's errors (ErrUnavailable…), pin
-// mismatches, and a damaged archive's as ScanBucket reports them.
-func (t *DurableTable) AggregateRows(ctx context.Context, b BucketID, q RowAggregate) (array.RecordReader, Tier, error) {
+// Release releases the answers' readers.
+func ReleaseAnswers(as []RowAnswer) {
+	for _, a := range as {
+		if a.Reader != nil {
+			a.Reader.Release()
+		}
+	}
+}
+
+// RowAggregator is the optional row-aggregate port of a HotStore (rowagg.go): for each bucket
+// of bs (one table), its route and, unless it is archived or declined, q's answer over its
+// records inside q.Range clipped to it, all from one statement, so every route and answer
+// come from one snapshot (docs/pulpitum-v4.md §3.2). A bucket the store would not compute
+// exactly as the executor does (the server, or a record it would read differently) is
+// Declined. ErrNoAggregate for the whole request when the store answers no row aggregate.
+// Safe for concurrent use.
+type RowAggregator interface {
+	AggregateRows(ctx context.Context, bs []BucketID, q RowAggregate) ([]RowAnswer, error)
+}
+
+// AggregateRows answers q for buckets bs of t (one answer per bucket, in order) from the
+// hot store, as routeBucket decides routes: a bucket with a cached archived route, or one the
+// statement finds archived (then cached), or whose part of q.Range is empty, is Declined and
+// the caller reads its rows (an archived one from the archive, as ScanBucket does); under
+// WithPins a hot answer for a pinned bucket is ErrPinMismatch. Errors: ErrNoAggregate (the
+// store has no such port), errors wrapping ErrUnsupportedMeasure for a malformed q, the
+// store's errors (ErrUnavailable…). On error no reader is left open.
+func (t *DurableTable) AggregateRows(ctx context.Context, bs []BucketID, q RowAggregate) ([]RowAnswer, error) {
 	if err := q.Validate(); err != nil {
-		return nil, TierHot, err
+		return nil, err
 	}
 	ra, ok := t.hot.(RowAggregator)
 	if !ok {
-		return nil, TierHot, ErrNoAggregate
+		return nil, ErrNoAggregate
 	}
-	q.Range = q.Range.Intersect(b.Range())
-	if q.Range.Empty() {
-		// Nothing of the bucket is asked: the rows path answers it without a statement.
-		return nil, TierHot, ErrNoAggregate
+	out := make([]RowAnswer, len(bs))
+	var ask []BucketID
+	var at []int
+	for i, b := range bs {
+		_, archived := t.archivedRoute(b)
+		if archived || q.Range.Intersect(b.Range()).Empty() {
+			out[i].Declined = true
+			continue
+		}
+		ask = append(ask, b)
+		at = append(at, i)
 	}
-	r, tier, err := routeBucket(ctx, t, b,
-		func() (Route, array.RecordReader, error) { return ra.AggregateRows(ctx, b, q) },
-		func(string) (array.RecordReader, error) { return nil, ErrNoAggregate })
+	if len(ask) == 0 {
+		return out, nil
+	}
+	as, err := ra.AggregateRows(ctx, ask, q)
 	if err != nil {
-		return nil, tier, err
+		return nil, err
 	}
-	if r == nil {
-		return nil, tier, errors.Join(ErrOperationFailed, errors.New("routing: a row aggregate without an answer"))
+	if len(as) != len(ask) {
+		ReleaseAnswers(as)
+		return nil, fmt.Errorf("%w: %d row-aggregate answers for %d buckets", ErrOperationFailed, len(as), len(ask))
 	}
-	return r, tier, nil
+	for j, a := range as {
+		b := ask[j]
+		switch {
+		case a.Route.State == StateArchived:
+			if a.Reader != nil {
+				a.Reader.Release()
+				a.Reader = nil
+			}
+			t.cache.PutArchived(b, a.Route.ManifestKey)
+			a.Declined = true
+		case a.Reader == nil:
+			a.Declined = true
+		default:
+			if err := checkPin(ctx, b, ""); err != nil {
+				ReleaseAnswers(as[j:])
+				ReleaseAnswers(out)
+				return nil, err
+			}
+		}
+		out[at[j]] = a
+	}
+	return out, nil
 }

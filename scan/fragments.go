@@ -146,7 +146,8 @@ type routedNode struct {
 	// pushdown otherwise says why there is none (empty without an aggregate).
 	store *storeAggregate
 	// hot, when set, is the row-aggregate rewrite of a partial aggregate the store rule left
-	// (hotagg.go): each fragment first asks its hot bucket's store for its partial state.
+	// (hotagg.go): the coordinator asks the hot stores for the buckets' partial states
+	// (storeStream.askHot), and only buckets no store answered run fragments.
 	hot      *hotAggregate
 	pushdown string
 	// sortKeys (over projSch) sort the output when set: fragments keep their top k (or sort
@@ -495,7 +496,7 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 		rt.rewritten = true
 	}
 	var out array.RecordReader
-	if n.store != nil && !n.store.rw.Extremes() {
+	if n.store != nil && !n.store.rw.Extremes() || n.hot != nil {
 		out = newStoreStream(ctx, rt, n)
 	} else {
 		release, err := n.reserveWidth(rt, rt.fanout(n), streamSch)
@@ -539,19 +540,6 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 			rt.countTier(tier)
 			rt.analysis.tier(n, opStore, tier)
 			return rt.analysis.track(n, opStore, n.store.reader(r, n.partialSch, u.partition)), nil
-		case !errors.Is(err, routing.ErrNoAggregate):
-			return nil, err
-		}
-		rt.fellBack.Add(1)
-	}
-	if n.hot != nil {
-		r, tier, err := n.src.Table.AggregateRows(ctx, u.bucket, n.hot.request(n.src.Range, rt.mem))
-		switch {
-		case err == nil:
-			rt.pushed.Add(1)
-			rt.countTier(tier)
-			rt.analysis.tier(n, opStore, tier)
-			return rt.analysis.track(n, opStore, n.hot.reader(r, n.partialSch, u.partition)), nil
 		case !errors.Is(err, routing.ErrNoAggregate):
 			return nil, err
 		}

@@ -1,7 +1,10 @@
 package scan
 
 import (
+	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -9,8 +12,10 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/aggregate"
+	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
@@ -321,6 +326,110 @@ func isBoolExpr(e routing.HotExpr) bool {
 		return true
 	}
 	return false
+}
+
+// hotBatch is how many buckets one row-aggregate request (one statement) asks at most: enough
+// that per-statement costs stop dominating a query over many small buckets, few enough that
+// the fan-out still spreads a query's buckets over several connections.
+const hotBatch = 64
+
+// askHot asks the hot stores for every unit's partial state, hotBatch buckets a request and at
+// most the fan-out requests at once (the coordinator's goroutine among the askers), then sets
+// out to yield, in unit order, each answered bucket's partial state and each run of buckets no
+// store answered (archived, declined) as row-reading fragments under the fan-out bound. Each
+// request holds a ledger reservation (one fragment) while it runs.
+func (s *storeStream) askHot() error {
+	units := s.n.units
+	h := s.n.hot
+	answers := make([]routing.RowAnswer, len(units))
+	chunks := (len(units) + hotBatch - 1) / hotBatch
+	var (
+		next    atomic.Int64
+		errOnce sync.Once
+		first   error
+		wg      sync.WaitGroup
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { first = err })
+		s.cancel()
+	}
+	work := func() {
+		defer func() {
+			if p := recover(); p != nil {
+				fail(panics.FromValue("hot row aggregate", p))
+			}
+		}()
+		for c := int(next.Add(1) - 1); c < chunks && s.ctx.Err() == nil; c = int(next.Add(1) - 1) {
+			lo, hi := c*hotBatch, min((c+1)*hotBatch, len(units))
+			bs := make([]routing.BucketID, hi-lo)
+			for i := range bs {
+				bs[i] = units[lo+i].bucket
+			}
+			s.rt.started.Add(int64(hi - lo))
+			res := s.rt.mem.Reserve(0)
+			as, err := s.n.src.Table.AggregateRows(s.ctx, bs, h.request(s.n.src.Range, s.rt.mem))
+			res.Release()
+			switch {
+			case errors.Is(err, routing.ErrNoAggregate):
+				for i := lo; i < hi; i++ {
+					answers[i].Declined = true
+				}
+			case err != nil:
+				fail(err)
+				return
+			default:
+				copy(answers[lo:hi], as)
+			}
+		}
+	}
+	for range min(s.fanout, chunks) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	if first == nil {
+		first = s.ctx.Err()
+	}
+	if first != nil {
+		routing.ReleaseAnswers(answers)
+		return first
+	}
+	var outs []array.RecordReader
+	for i := 0; i < len(units); {
+		if !answers[i].Declined {
+			s.rt.pushed.Add(1)
+			s.rt.countTier(routing.TierHot)
+			s.rt.analysis.tier(s.n, opStore, routing.TierHot)
+			outs = append(outs, s.rt.analysis.track(s.n, opStore, h.reader(answers[i].Reader, s.n.partialSch, units[i].partition)))
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(units) && answers[j].Declined {
+			j++
+		}
+		// Each of these units was counted as started when asked; its fragment counts it
+		// again.
+		s.rt.fellBack.Add(int64(j - i))
+		s.rt.started.Add(-int64(j - i))
+		rows := *s.n
+		rows.hot, rows.units = nil, units[i:j]
+		outs = append(outs, newFragmentStream(s.ctx, s.rt, &rows, s.n.partialSch, -1))
+		i = j
+	}
+	switch len(outs) {
+	case 0:
+		r, err := array.NewRecordReader(s.n.partialSch, nil)
+		if err != nil {
+			return err
+		}
+		s.out = r
+	case 1:
+		s.out = outs[0]
+	default:
+		s.out = ops.UnionAll(outs)
+	}
+	return nil
 }
 
 // request is the row-aggregate request of a fragment over rng, its batches allocated from

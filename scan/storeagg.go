@@ -33,6 +33,9 @@ type storeStream struct {
 	rt     *runtime
 	n      *routedNode
 	fanout int
+	// ask asks the stores and sets out: (*storeStream).askStores for the store-aggregate
+	// rewrite, (*storeStream).askHot for the hot row aggregate (hotagg.go).
+	ask func(*storeStream) error
 
 	asked bool
 	out   array.RecordReader // the combined answer, then the fallback fragments
@@ -43,7 +46,10 @@ type storeStream struct {
 
 func newStoreStream(ctx context.Context, rt *runtime, n *routedNode) *storeStream {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &storeStream{ctx: ctx, cancel: cancel, rt: rt, n: n, fanout: rt.fanout(n)}
+	s := &storeStream{ctx: ctx, cancel: cancel, rt: rt, n: n, fanout: rt.fanout(n), ask: (*storeStream).askStores}
+	if n.store == nil {
+		s.ask = (*storeStream).askHot
+	}
 	s.refs.Store(1)
 	return s
 }
@@ -73,7 +79,7 @@ func (s *storeStream) Next() bool {
 	}
 	if !s.asked {
 		s.asked = true
-		if s.err = s.ask(); s.err != nil {
+		if s.err = s.ask(s); s.err != nil {
 			s.cancel()
 			return false
 		}
@@ -91,9 +97,9 @@ func (s *storeStream) Next() bool {
 	return false
 }
 
-// ask asks every unit's store, combines the answers into one partial batch and sets out to
-// yield it, then the fallback fragments' partial aggregates.
-func (s *storeStream) ask() error {
+// askStores asks every unit's store, combines the answers into one partial batch and sets out
+// to yield it, then the fallback fragments' partial aggregates.
+func (s *storeStream) askStores() error {
 	units := s.n.units
 	rw := s.n.store.rw
 	grouped := rw.Bin != nil

@@ -23,12 +23,18 @@ import (
 // filter and partial aggregate run over one bucket's rows as its one statement, the route
 // read in the same statement (one snapshot) as for every other read:
 //
-//	WITH route AS (…) SELECT route…, agg.* FROM route LEFT JOIN LATERAL (
+//	WITH keys AS (unnest of the buckets' keys and clipped ranges), route AS (keys LEFT JOIN
+//	    the metadata rows) SELECT route.i, route…, agg.* FROM route LEFT JOIN LATERAL (
 //	    SELECT true, <guard count>, <filter count>, <groups>, <measures>
 //	    FROM pulpitum_v4_records AS rec
 //	    CROSS JOIN LATERAL json_to_record(convert_from(rec.value, 'UTF8')::json) AS j("delay" text, …)
 //	    WHERE route.state <> 'archived' AND <the bucket's key range>
 //	    GROUP BY <groups>) AS agg ON true
+//
+// Many buckets of a query go in one statement (one round trip, one plan, one snapshot for
+// all their routes and rows): a query over a thousand small buckets would otherwise spend
+// most of its time on per-statement costs. A data exception aborts the whole statement, so
+// each bucket is then asked alone and only those that fail again are declined.
 //
 // Only PostgreSQL answers: CockroachDB's JSON is jsonb, which rewrites numbers (1e2 reads
 // back as 100) and so could differ from the executor's text; CockroachDB declines
@@ -72,10 +78,11 @@ type rowStatement struct {
 	fields map[string]int
 }
 
-// renderRows renders q for b over [start, end); ErrNoAggregate for a shape the store does not
-// compute exactly.
-func renderRows(b routing.BucketID, q routing.RowAggregate, start, end time.Time) (*rowStatement, error) {
-	st := &rowStatement{args: bucketArgs(b, start, end), fields: map[string]int{}}
+// renderRows renders q for buckets of table tableID whose keys and clipped ranges are the
+// parameters $2 to $5 (bytea[], text[], timestamptz[], timestamptz[]); ErrNoAggregate for a
+// shape the store does not compute exactly.
+func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
+	st := &rowStatement{args: []any{tableID, nil, nil, nil, nil}, fields: map[string]int{}}
 	keys := q.Fields()
 	var cols []string
 	for i, k := range keys {
@@ -191,7 +198,7 @@ func renderRows(b routing.BucketID, q routing.RowAggregate, start, end time.Time
 			return nil, routing.ErrNoAggregate
 		}
 		sel = append(sel, s+" AS g"+strconv.Itoa(i))
-		groupBy = append(groupBy, strconv.Itoa(4+i))
+		groupBy = append(groupBy, strconv.Itoa(4+i)) // after present, bad and pass
 	}
 	for i, m := range q.Measures {
 		f := q.Schema.Field(len(q.Groups) + i)
@@ -249,8 +256,20 @@ func renderRows(b routing.BucketID, q routing.RowAggregate, start, end time.Time
 		pass = "count(*) FILTER (WHERE " + strings.Join(filter, " AND ") + ")"
 	}
 	var b2 strings.Builder
-	b2.WriteString(routeCTE)
-	b2.WriteString("SELECT route.state, route.archive_object_key, route.hot_deleted, route.generation, agg.*\nFROM route\nLEFT JOIN LATERAL (\n\tSELECT true AS present, ")
+	b2.WriteString(`WITH keys AS (
+	SELECT * FROM unnest($2::BYTEA[], $3::TEXT[], $4::TIMESTAMPTZ[], $5::TIMESTAMPTZ[]) WITH ORDINALITY AS k (partition_key, bucket_key, lo, hi, i)
+), route AS (
+	SELECT k.i, k.partition_key, k.bucket_key, k.lo, k.hi,
+		COALESCE(m.state, 'hot') AS state,
+		m.archive_object_key,
+		COALESCE(m.hot_deleted, false) AS hot_deleted,
+		COALESCE(m.generation, 0) AS generation
+	FROM keys AS k
+	LEFT JOIN pulpitum_v4_bucket_metadata AS m
+		ON m.table_id = $1 AND m.partition_key = k.partition_key AND m.bucket_key = k.bucket_key
+)
+`)
+	b2.WriteString("SELECT route.i, route.state, route.archive_object_key, route.hot_deleted, route.generation, agg.*\nFROM route\nLEFT JOIN LATERAL (\n\tSELECT true AS present, ")
 	b2.WriteString(bad + " AS bad, " + pass + " AS pass")
 	for _, s := range sel {
 		b2.WriteString(",\n\t\t" + s)
@@ -259,7 +278,7 @@ func renderRows(b routing.BucketID, q routing.RowAggregate, start, end time.Time
 	if len(cols) > 0 {
 		b2.WriteString("\tCROSS JOIN LATERAL json_to_record(convert_from(rec.value, 'UTF8')::json) AS j(" + strings.Join(cols, ", ") + ")\n")
 	}
-	b2.WriteString("\tWHERE route.state <> 'archived'\n\t\tAND rec.table_id = $1 AND rec.partition_key = $2 AND rec.bucket_key = $3\n\t\tAND rec.event_time >= $4 AND rec.event_time < $5\n")
+	b2.WriteString("\tWHERE route.state <> 'archived'\n\t\tAND rec.table_id = $1 AND rec.partition_key = route.partition_key AND rec.bucket_key = route.bucket_key\n\t\tAND rec.event_time >= route.lo AND rec.event_time < route.hi\n")
 	if len(groupBy) > 0 {
 		b2.WriteString("\tGROUP BY " + strings.Join(groupBy, ", ") + "\n")
 	}
@@ -280,31 +299,70 @@ func isInt(e routing.HotExpr) bool {
 func isTime(e routing.HotExpr) bool { return e.Op == routing.HotTime || e.Op == routing.HotBin }
 
 // AggregateRows implements the row-aggregate port (routing.RowAggregator; see the rules
-// above): b's route and, unless it is archived (nil reader), q's answer over b's records in
-// q.Range, from one statement. routing.ErrNoAggregate on CockroachDB, for a shape or a record
-// the statement would not compute as the executor does (a guard, a data exception); other
-// errors as for ScanRange.
-func (s *Store) AggregateRows(ctx context.Context, b routing.BucketID, q routing.RowAggregate) (routing.Route, array.RecordReader, error) {
-	const op = "aggregate bucket rows"
+// above): for each bucket of bs, its route and, unless archived or declined, q's answer over
+// its records in q.Range clipped to it, all from one statement. routing.ErrNoAggregate on
+// CockroachDB; a bucket the statement would not compute as the executor does (a guard, a data
+// exception met again when it is asked alone) is Declined. Other errors as for ScanRange.
+func (s *Store) AggregateRows(ctx context.Context, bs []routing.BucketID, q routing.RowAggregate) ([]routing.RowAnswer, error) {
 	if s.product != "PostgreSQL" {
-		return routing.Route{}, nil, routing.ErrNoAggregate
+		return nil, routing.ErrNoAggregate
 	}
 	if err := q.Validate(); err != nil {
-		return routing.Route{}, nil, err
+		return nil, err
 	}
-	start, end, _ := routing.MicroBounds(q.Range, nil, false)
-	st, err := renderRows(b, q, start, end)
+	if len(bs) == 0 {
+		return nil, nil
+	}
+	st, err := renderRows(bs[0].TableID, q)
 	if err != nil {
-		return routing.Route{}, nil, err
+		return nil, err
 	}
+	for _, b := range bs {
+		if b.TableID != bs[0].TableID {
+			return nil, fmt.Errorf("%w: a row aggregate over buckets of several tables", routing.ErrOperationFailed)
+		}
+	}
+	out, err := s.aggregateRows(ctx, st, bs, q)
+	if !errors.Is(err, errDataException) {
+		return out, err
+	}
+	if len(bs) == 1 {
+		return []routing.RowAnswer{{Declined: true}}, nil
+	}
+	// One bucket's record failed the statement: ask each alone.
+	out = make([]routing.RowAnswer, len(bs))
+	for i, b := range bs {
+		as, err := s.AggregateRows(ctx, []routing.BucketID{b}, q)
+		if err != nil {
+			routing.ReleaseAnswers(out)
+			return nil, err
+		}
+		out[i] = as[0]
+	}
+	return out, nil
+}
+
+// errDataException marks a statement that failed on a data exception (SQLSTATE class 22).
+var errDataException = errors.New("cockroach: data exception")
+
+// aggregateRows runs st over bs and reads each bucket's answer.
+func (s *Store) aggregateRows(ctx context.Context, st *rowStatement, bs []routing.BucketID, q routing.RowAggregate) ([]routing.RowAnswer, error) {
+	const op = "aggregate bucket rows"
+	pks, keys := make([][]byte, len(bs)), make([]string, len(bs))
+	los, his := make([]time.Time, len(bs)), make([]time.Time, len(bs))
+	for i, b := range bs {
+		pks[i], keys[i] = b.PartitionKey, b.Key
+		los[i], his[i], _ = routing.MicroBounds(q.Range.Intersect(b.Range()), nil, false)
+	}
+	args := append([]any{st.args[0], pks, keys, los, his}, st.args[5:]...)
 	conn, err := s.acquire(ctx, op)
 	if err != nil {
-		return routing.Route{}, nil, err
+		return nil, err
 	}
 	defer conn.Release()
-	rows, err := conn.Query(ctx, st.sql, st.args...)
+	rows, err := conn.Query(ctx, st.sql, args...)
 	if err != nil {
-		return routing.Route{}, nil, s.rowError(op, err)
+		return nil, s.rowError(op, err)
 	}
 	defer rows.Close()
 	alloc := q.Alloc
@@ -312,17 +370,28 @@ func (s *Store) AggregateRows(ctx context.Context, b routing.BucketID, q routing
 		alloc = memory.DefaultAllocator
 	}
 	n := q.Schema.NumFields()
-	bld := array.NewRecordBuilder(alloc, q.Schema)
-	defer bld.Release()
+	type bucketState struct {
+		route    routing.Route
+		seen     bool
+		declined bool
+		bld      *array.RecordBuilder
+	}
+	states := make([]bucketState, len(bs))
+	defer func() {
+		for _, b := range states {
+			if b.bld != nil {
+				b.bld.Release()
+			}
+		}
+	}()
 	var (
+		idx       int64
 		state     string
 		key       *string
 		deleted   bool
 		gen       int64
 		present   *bool
 		bad, pass *int64
-		route     routing.Route
-		seen      bool
 	)
 	vals := make([]any, n)
 	for i := range n {
@@ -336,59 +405,87 @@ func (s *Store) AggregateRows(ctx context.Context, b routing.BucketID, q routing
 		case arrow.DECIMAL128, arrow.FLOAT64:
 			vals[i] = new(pgtype.Numeric)
 		default:
-			return routing.Route{}, nil, routing.ErrNoAggregate
+			return nil, routing.ErrNoAggregate
 		}
 	}
-	dest := append([]any{&state, &key, &deleted, &gen, &present, &bad, &pass}, vals...)
+	dest := append([]any{&idx, &state, &key, &deleted, &gen, &present, &bad, &pass}, vals...)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return routing.Route{}, nil, s.rowError(op, err)
+			return nil, s.rowError(op, err)
 		}
-		if !seen {
-			if route, err = routeFromRow(state, key, deleted, gen); err != nil {
-				return routing.Route{}, nil, err
+		if idx < 1 || idx > int64(len(bs)) {
+			return nil, fmt.Errorf("%w: %s: a row of bucket %d", routing.ErrOperationFailed, op, idx)
+		}
+		b := &states[idx-1]
+		if !b.seen {
+			if b.route, err = routeFromRow(state, key, deleted, gen); err != nil {
+				return nil, err
 			}
-			seen = true
+			b.seen = true
 		}
-		if route.State == routing.StateArchived {
+		if b.route.State == routing.StateArchived || b.declined {
 			continue
 		}
 		if bad != nil && *bad > 0 {
-			return routing.Route{}, nil, routing.ErrNoAggregate
+			b.declined = true
+			continue
 		}
 		if present == nil || ((q.Grouped || len(q.Groups) > 0) && (pass == nil || *pass == 0)) {
 			continue // no group, or a group whose rows the filter rejects
 		}
+		if b.bld == nil {
+			b.bld = array.NewRecordBuilder(alloc, q.Schema)
+		}
 		for i := range n {
-			if err := appendValue(bld.Field(i), vals[i]); err != nil {
-				return routing.Route{}, nil, err
+			if err := appendValue(b.bld.Field(i), vals[i]); err != nil {
+				if errors.Is(err, routing.ErrNoAggregate) {
+					b.declined = true
+					break
+				}
+				return nil, err
 			}
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return routing.Route{}, nil, s.rowError(op, err)
+		return nil, s.rowError(op, err)
 	}
-	if !seen {
-		return routing.Route{}, nil, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
+	out := make([]routing.RowAnswer, len(bs))
+	for i := range states {
+		b := &states[i]
+		if !b.seen {
+			routing.ReleaseAnswers(out)
+			return nil, fmt.Errorf("%w: %s: no route row", routing.ErrOperationFailed, op)
+		}
+		out[i].Route = b.route
+		switch {
+		case b.route.State == routing.StateArchived:
+		case b.declined:
+			out[i].Declined = true
+		default:
+			var batches []arrow.RecordBatch
+			if b.bld != nil {
+				rec := b.bld.NewRecordBatch()
+				defer rec.Release()
+				batches = append(batches, rec)
+			}
+			r, err := array.NewRecordReader(q.Schema, batches)
+			if err != nil {
+				routing.ReleaseAnswers(out)
+				return nil, err
+			}
+			out[i].Reader = r
+		}
 	}
-	if route.State == routing.StateArchived {
-		return route, nil, nil
-	}
-	rec := bld.NewRecordBatch()
-	defer rec.Release()
-	r, err := array.NewRecordReader(q.Schema, []arrow.RecordBatch{rec})
-	if err != nil {
-		return routing.Route{}, nil, err
-	}
-	return route, r, nil
+	return out, nil
 }
 
-// rowError declines a statement that failed on a data exception (SQLSTATE class 22: a
-// document or cast the executor may read otherwise) and classifies any other error.
+// rowError is errDataException for a statement that failed on a data exception (SQLSTATE
+// class 22: a document or cast the executor may read otherwise) and classifies any other
+// error.
 func (s *Store) rowError(op string, err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22") {
-		return routing.ErrNoAggregate
+		return errDataException
 	}
 	return s.classify(op, err)
 }

@@ -47,7 +47,7 @@ func testRowAggregate(t *testing.T, s Store) {
 	}
 	ra, ok := s.(routing.RowAggregator)
 	if !ok {
-		if _, _, err := tbl.AggregateRows(bg, b, ungrouped); !errors.Is(err, routing.ErrNoAggregate) {
+		if _, err := tbl.AggregateRows(bg, []routing.BucketID{b}, ungrouped); !errors.Is(err, routing.ErrNoAggregate) {
 			t.Fatalf("a store without the row-aggregate port: %v, want ErrNoAggregate", err)
 		}
 		return
@@ -118,51 +118,69 @@ func testRowAggregate(t *testing.T, s Store) {
 	if !slices.Equal(gotGroups, wantGroups) {
 		t.Fatalf("grouped row aggregate %v, want %v", gotGroups, wantGroups)
 	}
-	// Through the table: the same answer from the hot tier.
-	if r, tier, err := tbl.AggregateRows(bg, b, ungrouped); err != nil || tier != routing.TierHot {
-		t.Fatalf("AggregateRows: %v (tier %v)", err, tier)
-	} else {
-		r.Release()
-	}
-
-	// Records the executor reads otherwise, and one that is not JSON: declined.
+	// Records the executor reads otherwise, and one that is not JSON: declined, alone and
+	// beside the answered bucket and a never-appended one in one request (the data exception
+	// of the second makes the store ask each bucket alone).
+	never := dayBucket("t.rowagg", "p", "2023-05-09")
+	wide := ungrouped
+	wide.Range = routing.TimeRange{Start: b.Start, End: never.End}
 	for i, v := range []string{`{"delay":"017","dest":"D"}`, `{"delay":`} {
 		d := dayBucket("t.rowagg", "p", fmt.Sprintf("2023-05-0%d", 2+i))
 		mustAppend(t, s, d, rec(d, d.Start.Add(time.Hour), "a", `{"delay":20,"dest":"D"}`), rec(d, d.Start.Add(2*time.Hour), "b", v))
-		q := ungrouped
-		q.Range = d.Range()
-		if _, _, err := ra.AggregateRows(bg, d, q); !errors.Is(err, routing.ErrNoAggregate) {
-			t.Fatalf("%s: %v, want ErrNoAggregate", v, err)
+		as, err := ra.AggregateRows(bg, []routing.BucketID{d}, wide)
+		if err != nil || len(as) != 1 || !as[0].Declined || as[0].Reader != nil {
+			t.Fatalf("%s: %+v %v, want declined", v, as, err)
+		}
+		as, err = tbl.AggregateRows(bg, []routing.BucketID{b, d, never}, wide)
+		if err != nil || len(as) != 3 {
+			t.Fatalf("%s: three buckets: %+v %v", v, as, err)
+		}
+		if as[0].Declined || as[0].Reader == nil || !as[1].Declined || as[2].Declined || as[2].Reader == nil || as[2].Route.State != routing.StateHot {
+			t.Fatalf("%s: three buckets: %+v", v, as)
+		}
+		got := rowRows(t, as[0].Reader, ungrouped.Schema)
+		if len(got) != 1 || fmt.Sprint(got[0]) != want {
+			t.Fatalf("%s: the answered bucket beside it: %v, want [%s]", v, got, want)
+		}
+		if got := rowRows(t, as[2].Reader, ungrouped.Schema); fmt.Sprint(got) != "[[0 0 <nil> <nil> <nil>]]" {
+			t.Fatalf("%s: a never-appended bucket: %v", v, got)
 		}
 	}
 
 	// Archiving: still answered from the hot rows; archived: the route and no reader, and
-	// the table declines.
+	// the table declines it.
 	sess := mustClaim(t, s, b, time.Minute)
-	if route, r, err := ra.AggregateRows(bg, b, ungrouped); err != nil || route.State != routing.StateArchiving || r == nil {
-		t.Fatalf("archiving bucket: %+v %v", route, err)
+	if as, err := ra.AggregateRows(bg, []routing.BucketID{b}, ungrouped); err != nil || as[0].Route.State != routing.StateArchiving || as[0].Reader == nil {
+		t.Fatalf("archiving bucket: %+v %v", as, err)
 	} else {
-		r.Release()
+		routing.ReleaseAnswers(as)
 	}
 	if err := s.PublishArchive(bg, sess, "archives/t/rowagg/manifest.json"); err != nil {
 		t.Fatal(err)
 	}
-	if route, r, err := ra.AggregateRows(bg, b, ungrouped); err != nil || route.State != routing.StateArchived || r != nil {
-		t.Fatalf("archived bucket: %+v %v %v", route, r, err)
+	if as, err := ra.AggregateRows(bg, []routing.BucketID{b}, ungrouped); err != nil || as[0].Route.State != routing.StateArchived || as[0].Reader != nil {
+		t.Fatalf("archived bucket: %+v %v", as, err)
 	}
-	if _, _, err := tbl.AggregateRows(bg, b, ungrouped); !errors.Is(err, routing.ErrNoAggregate) && !errors.Is(err, routing.ErrOperationFailed) {
-		t.Fatalf("archived bucket through the table: %v", err)
+	if as, err := tbl.AggregateRows(bg, []routing.BucketID{b}, ungrouped); err != nil || !as[0].Declined || as[0].Reader != nil {
+		t.Fatalf("archived bucket through the table: %+v %v", as, err)
 	}
 }
 
-// rowAnswer asks ra for q over b and returns the answer's rows (decimals as text).
+// rowAnswer asks ra for q over b alone and returns the answer's rows (rowRows).
 func rowAnswer(t *testing.T, ra routing.RowAggregator, b routing.BucketID, q routing.RowAggregate) [][]any {
 	t.Helper()
-	route, r, err := ra.AggregateRows(bg, b, q)
-	if err != nil || route.State != routing.StateHot || r == nil {
-		t.Fatalf("AggregateRows: %+v %v", route, err)
+	as, err := ra.AggregateRows(bg, []routing.BucketID{b}, q)
+	if err != nil || len(as) != 1 || as[0].Route.State != routing.StateHot || as[0].Reader == nil {
+		t.Fatalf("AggregateRows: %+v %v", as, err)
 	}
+	return rowRows(t, as[0].Reader, q.Schema)
+}
+
+// rowRows drains and releases the answer r (of schema sc): its rows, decimals as text.
+func rowRows(t *testing.T, r array.RecordReader, sc *arrow.Schema) [][]any {
+	t.Helper()
 	defer r.Release()
+	q := struct{ Schema *arrow.Schema }{sc}
 	var out [][]any
 	for r.Next() {
 		batch := r.RecordBatch()
