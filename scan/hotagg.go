@@ -3,8 +3,6 @@ package scan
 import (
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -12,7 +10,6 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 
-	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/aggregate"
 	"github.com/flightsrv/flightsrv/scan/ops"
@@ -24,8 +21,8 @@ import (
 // cannot answer from keys — a residual filter, sum/count/avg/min/max over JSON fields, a
 // grouping by JSON fields — is translated, when every part of it has a store-neutral form
 // (routing.HotExpr), into a routing.RowAggregate whose answer is the fragment's partial state
-// itself. Each fragment first asks its bucket's hot store for it
-// (routing.DurableTable.AggregateRows: one statement with the route, one snapshot); an
+// itself. The coordinator asks the hot store for it, many buckets a statement
+// (routing.DurableTable.AggregateRows: routes and rows from one snapshot; askHot); an
 // archived bucket, a store without the port or one that declines (it would not compute the
 // state exactly as the executor does) reads its rows as before. The partial state is the
 // executor's (scan/aggregate's Partial schema), so the coordinator's final aggregate combines
@@ -271,31 +268,8 @@ func (tr hotTranslator) call(f *expr.ScalarFunction) (routing.HotExpr, bool) {
 			return routing.HotExpr{}, false
 		}
 	}
-	var op routing.HotOp
-	switch f.Name() {
-	case "equal":
-		op = routing.HotEq
-	case "not_equal":
-		op = routing.HotNe
-	case "lt":
-		op = routing.HotLt
-	case "lte":
-		op = routing.HotLe
-	case "gt":
-		op = routing.HotGt
-	case "gte":
-		op = routing.HotGe
-	case "and":
-		op = routing.HotAnd
-	case "or":
-		op = routing.HotOr
-	case "not":
-		op = routing.HotNot
-	case "is_null":
-		op = routing.HotIsNull
-	case "is_not_null":
-		op = routing.HotIsNotNull
-	default:
+	op, ok := hotOps[f.Name()]
+	if !ok {
 		return routing.HotExpr{}, false
 	}
 	switch op {
@@ -317,6 +291,13 @@ func (tr hotTranslator) call(f *expr.ScalarFunction) (routing.HotExpr, bool) {
 		}
 	}
 	return routing.HotExpr{Op: op, Args: args}, true
+}
+
+// hotOps maps the executor's scalar functions onto the store-neutral operations.
+var hotOps = map[string]routing.HotOp{
+	"equal": routing.HotEq, "not_equal": routing.HotNe, "lt": routing.HotLt, "lte": routing.HotLe,
+	"gt": routing.HotGt, "gte": routing.HotGe, "and": routing.HotAnd, "or": routing.HotOr,
+	"not": routing.HotNot, "is_null": routing.HotIsNull, "is_not_null": routing.HotIsNotNull,
 }
 
 func isBoolExpr(e routing.HotExpr) bool {
@@ -343,56 +324,31 @@ func (s *storeStream) askHot() error {
 	h := s.n.hot
 	answers := make([]routing.RowAnswer, len(units))
 	chunks := (len(units) + hotBatch - 1) / hotBatch
-	var (
-		next    atomic.Int64
-		errOnce sync.Once
-		first   error
-		wg      sync.WaitGroup
-	)
-	fail := func(err error) {
-		errOnce.Do(func() { first = err })
-		s.cancel()
-	}
-	work := func() {
-		defer func() {
-			if p := recover(); p != nil {
-				fail(panics.FromValue("hot row aggregate", p))
-			}
-		}()
-		for c := int(next.Add(1) - 1); c < chunks && s.ctx.Err() == nil; c = int(next.Add(1) - 1) {
-			lo, hi := c*hotBatch, min((c+1)*hotBatch, len(units))
-			bs := make([]routing.BucketID, hi-lo)
-			for i := range bs {
-				bs[i] = units[lo+i].bucket
-			}
-			s.rt.started.Add(int64(hi - lo))
-			res := s.rt.mem.Reserve(0)
-			as, err := s.n.src.Table.AggregateRows(s.ctx, bs, h.request(s.n.src.Range, s.rt.mem))
-			res.Release()
-			switch {
-			case errors.Is(err, routing.ErrNoAggregate):
-				for i := lo; i < hi; i++ {
-					answers[i].Declined = true
-				}
-			case err != nil:
-				fail(err)
-				return
-			default:
-				copy(answers[lo:hi], as)
-			}
+	err := s.each(chunks, "hot row aggregate", func(c int) error {
+		lo, hi := c*hotBatch, min((c+1)*hotBatch, len(units))
+		bs := make([]routing.BucketID, hi-lo)
+		for i := range bs {
+			bs[i] = units[lo+i].bucket
 		}
-	}
-	for range min(s.fanout, chunks) - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
-	if first == nil {
-		first = s.ctx.Err()
-	}
-	if first != nil {
+		s.rt.started.Add(int64(hi - lo))
+		res := s.rt.mem.Reserve(0)
+		as, err := s.n.src.Table.AggregateRows(s.ctx, bs, h.request(s.n.src.Range, s.rt.mem))
+		res.Release()
+		switch {
+		case errors.Is(err, routing.ErrNoAggregate):
+			for i := lo; i < hi; i++ {
+				answers[i].Declined = true
+			}
+		case err != nil:
+			return err
+		default:
+			copy(answers[lo:hi], as)
+		}
+		return nil
+	})
+	if err != nil {
 		routing.ReleaseAnswers(answers)
-		return first
+		return err
 	}
 	var outs []array.RecordReader
 	for i := 0; i < len(units); {
@@ -449,6 +405,6 @@ func (h *hotAggregate) reader(r array.RecordReader, partial *arrow.Schema, part 
 // explain describes the rewrite for EXPLAIN: shapes only, never a key, constant or value.
 func (h *hotAggregate) explain() []string {
 	return []string{
-		"HotAggregate " + h.q.Explain() + ": each hot bucket runs the filter and partial aggregate as its one statement with the route (PostgreSQL); archived buckets and buckets the store declines read rows:",
+		"HotAggregate " + h.q.Explain() + ": the hot store (PostgreSQL) runs the filter and partial aggregate over the buckets' rows, many buckets a statement with their routes; archived buckets and buckets the store declines read rows:",
 	}
 }

@@ -281,6 +281,11 @@ func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
 	b2.WriteString("\tWHERE route.state <> 'archived'\n\t\tAND rec.table_id = $1 AND rec.partition_key = route.partition_key AND rec.bucket_key = route.bucket_key\n\t\tAND rec.event_time >= route.lo AND rec.event_time < route.hi\n")
 	if len(groupBy) > 0 {
 		b2.WriteString("\tGROUP BY " + strings.Join(groupBy, ", ") + "\n")
+		if len(filter) > 0 {
+			// Groups whose rows all fail the filter and hold no guarded text are dropped
+			// anyway: the server need not send them.
+			b2.WriteString("\tHAVING " + pass + " > 0 OR " + bad + " > 0\n")
+		}
 	}
 	b2.WriteString(") AS agg ON true")
 	st.sql = b2.String()
