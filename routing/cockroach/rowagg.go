@@ -58,8 +58,8 @@ import (
 //   - Text compares and aggregates under COLLATE "C" (bytewise, as the executor); text
 //     equality and grouping are bytewise under any deterministic collation.
 //   - Sums of integers are exact (numeric); a float8 sum state (avg of an integer, which
-//     the executor sums as float8) is answered only while it is below 2^53 in magnitude,
-//     where every order of float8 additions is exact.
+//     the executor sums as float8) is answered only for int4 values and groups of at most
+//     2^22 rows, where every running float8 sum in any order stays an exact integer.
 //   - Bins: date_trunc(unit, event_time, 'UTC'), PostgreSQL's calendar as the executor's
 //     (docs/architecture.md decision 2); date_bin strides are not pushed.
 //
@@ -76,7 +76,15 @@ type rowStatement struct {
 	sql    string
 	args   []any
 	fields map[string]int
+	// floatSum reports a float8 sum state: a group of more than maxFloatSumRows rows passing
+	// the filter declines its bucket.
+	floatSum bool
 }
+
+// maxFloatSumRows bounds the rows of a group whose int4 values are summed into a float8
+// state: the executor adds them one by one in float8, exact while every running sum stays
+// within 2^53, which 2^22 values of magnitude at most 2^31 guarantee in any order.
+const maxFloatSumRows = 1 << 22
 
 // renderRows renders q for buckets of table tableID whose keys and clipped ranges are the
 // parameters $2 to $5 (bytea[], text[], timestamptz[], timestamptz[]); ErrNoAggregate for a
@@ -221,8 +229,12 @@ func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
 		case routing.RowCount:
 			s = "count(" + arg + ")" + fl
 		case routing.RowSum:
-			if !isInt(*m.Arg) {
+			if !isInt(*m.Arg) || f.Type.ID() == arrow.FLOAT64 && m.Arg.Op != routing.HotInt4 {
+				// A float8 state is exact only for int4 values (see maxFloatSumRows).
 				return nil, routing.ErrNoAggregate
+			}
+			if f.Type.ID() == arrow.FLOAT64 {
+				st.floatSum = true
 			}
 			s = "(sum(" + arg + ")" + fl + ")::numeric"
 		case routing.RowMin, routing.RowMax:
@@ -431,7 +443,7 @@ func (s *Store) aggregateRows(ctx context.Context, st *rowStatement, bs []routin
 		if b.route.State == routing.StateArchived || b.declined {
 			continue
 		}
-		if bad != nil && *bad > 0 {
+		if bad != nil && *bad > 0 || st.floatSum && pass != nil && *pass > maxFloatSumRows {
 			b.declined = true
 			continue
 		}
