@@ -41,7 +41,7 @@ var (
 
 // hotRecords are the test records: JFK clean (no record on day 3: an empty bucket), LAX with
 // edge cases PostgreSQL reads as the executor does (JSON null, a missing member, a number in
-// a string, duplicate keys, a nested value, escapes, int4's maximum), ODD1 with texts both
+// a string, duplicate keys, a nested value, escapes in values and keys, int4's maximum), ODD1 with texts both
 // read without error but differently (a leading zero, -0, a space-padded number in a member
 // no query casts), HEX with a hexadecimal text (Go reads it, PostgreSQL 15 refuses it), ARR with documents that are not objects, ODD2 with texts the
 // executor refuses to cast, BAD with a document that is not JSON.
@@ -74,6 +74,7 @@ func hotRecords() []routing.Record {
 		`{"delay":4,"distance":4,"destination":"caf\u00e9 \"q\""}`,
 		`{"delay":2147483647,"distance":1,"destination":"D6"}`,
 		`{"delay":61,"distance":1,"destination":null}`,
+		`{"de\u006cay":50,"distance":1,"destination":"D\u0031"}`,
 	}
 	for i, v := range edges {
 		add("LAX", hotDay0.Add(time.Duration(i)*time.Second+30*time.Hour), v)

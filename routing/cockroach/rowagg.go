@@ -73,9 +73,8 @@ var maxExactFloat = new(big.Int).Lsh(big.NewInt(1), 53)
 
 // rowStatement is a RowAggregate rendered for PostgreSQL.
 type rowStatement struct {
-	sql    string
-	args   []any
-	fields map[string]int
+	sql  string
+	args []any
 	// floatSum reports a float8 sum state: a group of more than maxFloatSumRows rows passing
 	// the filter declines its bucket.
 	floatSum bool
@@ -90,14 +89,13 @@ const maxFloatSumRows = 1 << 22
 // parameters $2 to $5 (bytea[], text[], timestamptz[], timestamptz[]); ErrNoAggregate for a
 // shape the store does not compute exactly.
 func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
-	st := &rowStatement{args: []any{tableID, nil, nil, nil, nil}, fields: map[string]int{}}
+	st := &rowStatement{args: []any{tableID, nil, nil, nil, nil}}
 	keys := q.Fields()
 	var cols []string
-	for i, k := range keys {
+	for _, k := range keys {
 		if k == "" || len(k) > 63 || strings.ContainsRune(k, 0) {
 			return nil, routing.ErrNoAggregate
 		}
-		st.fields[k] = i
 		cols = append(cols, quoteIdent(k)+" text")
 	}
 	guards := map[string]bool{}
