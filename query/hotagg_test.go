@@ -41,9 +41,10 @@ var (
 
 // hotRecords are the test records: JFK clean (no record on day 3: an empty bucket), LAX with
 // edge cases PostgreSQL reads as the executor does (JSON null, a missing member, a number in
-// a string, duplicate keys, a nested value, escapes in values and keys, int4's maximum), ODD1 with texts both
-// read without error but differently (a leading zero, -0, a space-padded number in a member
-// no query casts), HEX with a hexadecimal text (Go reads it, PostgreSQL 15 refuses it), ARR with documents that are not objects, ODD2 with texts the
+// a string, duplicate keys, a nested value, escapes in values and keys, int4's maximum),
+// ODD1 with texts both read without error but differently (a leading zero, -0, a
+// space-padded number in a member no query casts), HEX with a hexadecimal text (Go reads it,
+// PostgreSQL 15 refuses it), ARR with documents that are not objects, ODD2 with texts the
 // executor refuses to cast, BAD with a document that is not JSON.
 func hotRecords() []routing.Record {
 	var recs []routing.Record
