@@ -35,8 +35,9 @@ test: tools vet
 
 # fuzz: every Go fuzz target (scripts/fuzz.sh lists them: SQL, Substrait plans, DoPut
 # parameters, handles and tickets, sessions, Flight SQL commands, authorization headers,
-# manifests, JSON and Parquet payloads, JSON operators), one after the other, FUZZTIME each,
-# with FUZZ_PARALLEL workers (default 1); it prints the executions of each. A crasher is
+# manifests, JSON and Parquet payloads, JSON operators, the hot row-aggregate statement), one
+# after the other, FUZZTIME each, with FUZZ_PARALLEL workers (default 1); it prints the
+# executions of each. A crasher is
 # written to the package's testdata/fuzz/FuzzXxx: fix it and commit the file. fuzz-short is
 # make test's run: FUZZTIME_SHORT each, about two and a half minutes on 2 cores once the
 # instrumented build is cached (the first run builds for minutes).

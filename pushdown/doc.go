@@ -24,5 +24,9 @@
 // The tests here are the goldens of the whole decision: the plan the general binder produces,
 // its route, and the executor's fragments with pushdown on and off.
 //
+// The hot tier's row aggregates (filters and aggregates over a hot bucket's rows, run by the
+// store) are not a rule of this package: scan/hotagg.go translates them into
+// routing.RowAggregate, since they need the expressions themselves, not a narrow shape.
+//
 // This package must not import gRPC, Flight, the archive, the executor or any store driver.
 package pushdown

@@ -92,14 +92,51 @@ func engGenerate() (msgs, flights []routing.Record) {
 	return msgs, flights
 }
 
-// engOddDays lets the archiver see only buckets starting on an odd day of the month.
-type engOddDays struct{ *sqlite.Store }
+// archiveSome archives, with the real archiver into dir/archive on file:// (row groups of
+// rowGroupRows records), the due buckets keep selects, and returns a reader of that archive
+// and the archiver's summary.
+func archiveSome(t *testing.T, dir string, state routing.ArchiveStateStore, routes archive.RouteReader, rowGroupRows int, keep func(routing.ArchiveWork) bool) (*archive.Reader, archive.RunSummary) {
+	t.Helper()
+	ctx := context.Background()
+	adir := filepath.Join(dir, "archive")
+	if err := os.MkdirAll(adir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bkt, err := blob.OpenBucket(ctx, "file://"+adir+"?metadata=skip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bkt.Close() })
+	w, err := archive.NewWriter(bkt, archive.WriterOptions{Prefix: "archives", RowGroupRows: rowGroupRows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := archive.NewReader(bkt, archive.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := archive.NewArchiver(keepWork{state, keep}, w, routes, archive.ArchiverOptions{ScanLimit: 1000, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := a.RunOnce(ctx, engClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, sum
+}
 
-func (s engOddDays) Discover(ctx context.Context, eligibleBefore time.Time, limit int) ([]routing.ArchiveWork, error) {
-	work, err := s.Store.Discover(ctx, eligibleBefore, limit)
+// keepWork lets the archiver see only the work keep selects.
+type keepWork struct {
+	routing.ArchiveStateStore
+	keep func(routing.ArchiveWork) bool
+}
+
+func (s keepWork) Discover(ctx context.Context, eligibleBefore time.Time, limit int) ([]routing.ArchiveWork, error) {
+	work, err := s.ArchiveStateStore.Discover(ctx, eligibleBefore, limit)
 	var out []routing.ArchiveWork
 	for _, w := range work {
-		if w.Bucket.Start.Day()%2 == 1 {
+		if s.keep(w) {
 			out = append(out, w)
 		}
 	}
@@ -136,30 +173,8 @@ func buildEngFixture(t *testing.T, name string, mixed bool) *engFixture {
 	if !mixed {
 		return f
 	}
-	adir := filepath.Join(dir, "archive")
-	if err := os.MkdirAll(adir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bkt, err := blob.OpenBucket(ctx, "file://"+adir+"?metadata=skip")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = bkt.Close() })
-	w, err := archive.NewWriter(bkt, archive.WriterOptions{Prefix: "archives", RowGroupRows: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.reader, err = archive.NewReader(bkt, archive.ReaderOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	a, err := archive.NewArchiver(engOddDays{st}, w, st, archive.ArchiverOptions{ScanLimit: 1000, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := a.RunOnce(ctx, engClock())
-	if err != nil {
-		t.Fatal(err)
-	}
+	var sum archive.RunSummary
+	f.reader, sum = archiveSome(t, dir, st, st, 4, func(w routing.ArchiveWork) bool { return w.Bucket.Start.Day()%2 == 1 })
 	if sum.Published < 20 || sum.Published != sum.Cleaned {
 		t.Fatalf("archiver summary %+v", sum)
 	}
@@ -297,6 +312,10 @@ func engDrain(t *testing.T, rdr array.RecordReader, alloc *memory.CheckedAllocat
 				case *array.Timestamp:
 					row[c] = int64(a.Value(i))
 				case *array.Int64:
+					row[c] = a.Value(i)
+				case *array.Int32:
+					row[c] = int64(a.Value(i))
+				case *array.Float64:
 					row[c] = a.Value(i)
 				case *array.Uint64:
 					row[c] = int64(a.Value(i))

@@ -22,6 +22,10 @@
 // [DurableTable.AggregateBucket] routes a bucket to the tier that holds it (a bucket inside
 // one bin is asked ungrouped). The executor's final aggregate combines these answers with
 // those of fragments that read rows; [ErrNoAggregate] sends a bucket back to reading rows.
+// A hot store may also run a fragment's filter and partial aggregate over a bucket's rows
+// ([RowAggregator], rowagg.go): [DurableTable.AggregateRows] asks it for a [RowAggregate]
+// (store-neutral [HotExpr] filters, groups and measures; the answer is the executor's partial
+// state) and never asks an archived bucket.
 // [Binning] is the one definition of date_trunc and date_bin bins (UTC) shared by every tier
 // and the scan path (binning.go).
 //

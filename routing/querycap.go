@@ -141,3 +141,18 @@ func (r *permitReader) Release() {
 }
 
 var _ HotStore = (*CappedHotStore)(nil)
+
+// AggregateRows is the hot store's row-aggregate port (RowAggregator) under one permit (its
+// answers are read before it returns); ErrNoAggregate when the store has none.
+func (c *CappedHotStore) AggregateRows(ctx context.Context, bs []BucketID, q RowAggregate) ([]RowAnswer, error) {
+	ra, ok := c.HotStore.(RowAggregator)
+	if !ok {
+		return nil, ErrNoAggregate
+	}
+	release, err := c.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return ra.AggregateRows(ctx, bs, q)
+}

@@ -50,7 +50,12 @@
 // askers, and the answers of consecutive buckets reach the final aggregate as one batch. The shapes are
 // matched wherever they sit in a plan; others are left unchanged and EXPLAIN says why. For
 // MIN/MAX alone a launch policy walks the buckets in time order from the needed end(s) and
-// starts none once the walk's extreme is answered.
+// starts none once the walk's extreme is answered. Any other routed partial aggregate whose
+// filter, groups and measures have a store-neutral form (hotagg.go: JSON fields, integer
+// casts, comparisons, date_trunc bins, sum/count/avg/min/max) takes the same light path: the
+// coordinator asks the hot store for 64 buckets' partial states a statement
+// (routing.DurableTable.AggregateRows, routes and rows from one snapshot), and a bucket
+// answered by no store reads its rows in its fragment.
 //
 // A Prepared plan is immutable: the query engine keeps the compiled form of a statement
 // without parameters and executes it again, concurrently, for later calls. EXPLAIN ANALYZE

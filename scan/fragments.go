@@ -144,7 +144,11 @@ type routedNode struct {
 	partialSch *arrow.Schema
 	// store, when set, is the pushdown rewrite of the partial aggregate (pushdown.go);
 	// pushdown otherwise says why there is none (empty without an aggregate).
-	store    *storeAggregate
+	store *storeAggregate
+	// hot, when set, is the row-aggregate rewrite of a partial aggregate the store rule left
+	// (hotagg.go): the coordinator asks the hot stores for the buckets' partial states
+	// (storeStream.askHot), and only buckets no store answered run fragments.
+	hot      *hotAggregate
 	pushdown string
 	// sortKeys (over projSch) sort the output when set: fragments keep their top k (or sort
 	// nothing and the coordinator sorts all).
@@ -287,6 +291,11 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		switch {
 		case st == nil:
 			n.pushdown = "not pushed down: " + why
+			if l.opts.Pushdown {
+				if n.hot, _ = matchHotAggregate(rp, agg, n.partialSch); n.hot != nil {
+					n.pushdown = "hot buckets run the filter and partial aggregate in their store (HotAggregate); not answered from keys or statistics: " + why
+				}
+			}
 		case l.opts.Pushdown:
 			n.store = st
 		default:
@@ -468,6 +477,11 @@ func (n *routedNode) explain(a *Analysis) []string {
 	}
 	// Operators are listed top-down: the fragment's last operator first.
 	slices.Reverse(frag)
+	if n.hot != nil {
+		hot := n.hot.explain()
+		hot[0] += a.suffix(n, opStore)
+		frag = append(hot, indent(indent(frag))...)
+	}
 	if n.store != nil {
 		store := n.store.explain(n.src.Table.Def().Strategy)
 		if len(store) > 0 {
@@ -498,7 +512,7 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 		rt.rewritten = true
 	}
 	var out array.RecordReader
-	if n.store != nil && !n.store.rw.Extremes() {
+	if n.store != nil && !n.store.rw.Extremes() || n.hot != nil {
 		out = newStoreStream(ctx, rt, n)
 	} else {
 		release, err := n.reserveWidth(rt, rt.fanout(n), streamSch)

@@ -120,15 +120,23 @@ func (s *storeAggregate) explain(strategy routing.Strategy) []string { return s.
 // reader conforms an answer r to the partial-aggregate schema, adding the partition key of
 // the bucket that answered (part) as the partition column where the rewrite groups by it.
 func (s *storeAggregate) reader(r array.RecordReader, partial *arrow.Schema, part []byte) array.RecordReader {
-	return &partialReader{RecordReader: r, s: s, schema: partial, part: string(part)}
+	from := make([]int, len(s.rw.Columns))
+	for i, c := range s.rw.Columns {
+		from[i] = -1
+		if c.Kind != pushdown.SourcePartition {
+			from[i] = s.answerColumn(c)
+		}
+	}
+	return &partialReader{RecordReader: r, answer: s.answer, from: from, schema: partial, part: string(part)}
 }
 
-// partialReader builds the fragment's partial state from a store's answer, one batch per
-// answer batch: its columns are the answer's (shared) and, for the partition column, the
-// bucket's partition key repeated.
+// partialReader builds a fragment's partial state from a store's answer (of schema answer),
+// one batch per answer batch: column i is the answer's column from[i] (shared), or, where
+// from[i] is -1, the bucket's partition key repeated.
 type partialReader struct {
 	array.RecordReader
-	s      *storeAggregate
+	answer *arrow.Schema
+	from   []int
 	schema *arrow.Schema
 	part   string
 	batch  arrow.RecordBatch
@@ -157,17 +165,17 @@ func (p *partialReader) Next() bool {
 		return false
 	}
 	b := p.RecordReader.RecordBatch()
-	if !b.Schema().Equal(p.s.answer) {
+	if !b.Schema().Equal(p.answer) {
 		p.err = fmt.Errorf("%w: a partial aggregate of schema %v", routing.ErrOperationFailed, b.Schema())
 		return false
 	}
-	cols := make([]arrow.Array, len(p.s.rw.Columns))
-	for i, c := range p.s.rw.Columns {
-		if c.Kind == pushdown.SourcePartition {
+	cols := make([]arrow.Array, len(p.from))
+	for i, c := range p.from {
+		if c < 0 {
 			cols[i] = constantString(p.part, int(b.NumRows()))
 			continue
 		}
-		cols[i] = b.Column(p.s.answerColumn(c))
+		cols[i] = b.Column(c)
 		cols[i].Retain()
 	}
 	p.batch = array.NewRecordBatch(p.schema, cols, b.NumRows())

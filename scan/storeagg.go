@@ -33,6 +33,9 @@ type storeStream struct {
 	rt     *runtime
 	n      *routedNode
 	fanout int
+	// ask asks the stores and sets out: (*storeStream).askStores for the store-aggregate
+	// rewrite, (*storeStream).askHot for the hot row aggregate (hotagg.go).
+	ask func(*storeStream) error
 
 	asked bool
 	out   array.RecordReader // the combined answer, then the fallback fragments
@@ -43,7 +46,10 @@ type storeStream struct {
 
 func newStoreStream(ctx context.Context, rt *runtime, n *routedNode) *storeStream {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &storeStream{ctx: ctx, cancel: cancel, rt: rt, n: n, fanout: rt.fanout(n)}
+	s := &storeStream{ctx: ctx, cancel: cancel, rt: rt, n: n, fanout: rt.fanout(n), ask: (*storeStream).askStores}
+	if n.store == nil {
+		s.ask = (*storeStream).askHot
+	}
 	s.refs.Store(1)
 	return s
 }
@@ -73,7 +79,7 @@ func (s *storeStream) Next() bool {
 	}
 	if !s.asked {
 		s.asked = true
-		if s.err = s.ask(); s.err != nil {
+		if s.err = s.ask(s); s.err != nil {
 			s.cancel()
 			return false
 		}
@@ -91,14 +97,10 @@ func (s *storeStream) Next() bool {
 	return false
 }
 
-// ask asks every unit's store, combines the answers into one partial batch and sets out to
-// yield it, then the fallback fragments' partial aggregates.
-func (s *storeStream) ask() error {
-	units := s.n.units
-	rw := s.n.store.rw
-	grouped := rw.Bin != nil
-	answers := make([][]routing.PartialGroup, len(units))
-	declined := make([]bool, len(units))
+// each runs ask(0) … ask(n-1), at most the fan-out at once (the coordinator's goroutine among
+// the workers), and returns the first error (cancelling the others), a recovered panic (as
+// INTERNAL, where naming the place), or the stream's cancellation.
+func (s *storeStream) each(n int, where string, ask func(i int) error) error {
 	var (
 		next    atomic.Int64
 		errOnce sync.Once
@@ -112,23 +114,17 @@ func (s *storeStream) ask() error {
 	work := func() {
 		defer func() {
 			if p := recover(); p != nil {
-				fail(panics.FromValue("store aggregate", p))
+				fail(panics.FromValue(where, p))
 			}
 		}()
-		for i := int(next.Add(1) - 1); i < len(units) && s.ctx.Err() == nil; i = int(next.Add(1) - 1) {
-			gs, err := s.askUnit(units[i], grouped)
-			switch {
-			case errors.Is(err, routing.ErrNoAggregate):
-				declined[i] = true
-			case err != nil:
+		for i := int(next.Add(1) - 1); i < n && s.ctx.Err() == nil; i = int(next.Add(1) - 1) {
+			if err := ask(i); err != nil {
 				fail(err)
 				return
-			default:
-				answers[i] = gs
 			}
 		}
 	}
-	for range min(s.fanout, len(units)) - 1 {
+	for range min(s.fanout, n) - 1 {
 		wg.Go(work)
 	}
 	work()
@@ -136,7 +132,30 @@ func (s *storeStream) ask() error {
 	if first != nil {
 		return first
 	}
-	if err := s.ctx.Err(); err != nil {
+	return s.ctx.Err()
+}
+
+// askStores asks every unit's store, combines the answers into one partial batch and sets out
+// to yield it, then the fallback fragments' partial aggregates.
+func (s *storeStream) askStores() error {
+	units := s.n.units
+	rw := s.n.store.rw
+	grouped := rw.Bin != nil
+	answers := make([][]routing.PartialGroup, len(units))
+	declined := make([]bool, len(units))
+	err := s.each(len(units), "store aggregate", func(i int) error {
+		gs, err := s.askUnit(units[i], grouped)
+		switch {
+		case errors.Is(err, routing.ErrNoAggregate):
+			declined[i] = true
+		case err != nil:
+			return err
+		default:
+			answers[i] = gs
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	// Output in unit order, as the fragments' outputs are concatenated: each run of answered

@@ -72,7 +72,7 @@ func (env *fuzzEnv) lower(p *plan.Plan, analytical bool) error {
 	if err != nil {
 		return err
 	}
-	_, err = scan.Prepare(p, scan.Options{Bind: func(r *plan.NamedTableReadRel) (scan.Source, error) {
+	_, err = scan.Prepare(p, scan.Options{Pushdown: true, Bind: func(r *plan.NamedTableReadRel) (scan.Source, error) {
 		rt, ok := routes[r]
 		if !ok {
 			return scan.Source{}, errors.New("a read of the plan has no route")

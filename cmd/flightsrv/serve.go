@@ -82,7 +82,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 		fs.StringVar(&c.archive, "archive", "flightsrv-archive", "archive location: a gocloud.dev/blob URL (file:///dir, s3://…) or a directory")
 		fs.BoolVar(&c.migrate, "migrate", false, "apply schema migrations at start-up (otherwise only validate the schema)")
 	}
-	fs.BoolVar(&c.pushdown, "pushdown", true, "push COUNT(*) and MIN/MAX(timestamp) down to the stores (false: every query runs on the scan path)")
+	fs.BoolVar(&c.pushdown, "pushdown", true, "push COUNT(*) and MIN/MAX(timestamp) down to the stores, and hot buckets' filters and partial aggregates down to PostgreSQL (false: every query runs on the scan path)")
 	fs.IntVar(&c.fanout, "fanout", routing.DefaultFanout, "buckets read concurrently per query (0: the default)")
 	fs.IntVar(&c.maxBuckets, "max-buckets", query.DefaultMaxBuckets, "buckets one query's time range may span (RESOURCE_EXHAUSTED beyond; 0: the default; negative: no bound)")
 	fs.IntVar(&c.maxParts, "max-partitions", substrait.DefaultMaxPartitions, "partitions one routed read may list with IN or = ANY (INVALID_ARGUMENT beyond; 0: the default)")

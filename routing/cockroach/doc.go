@@ -10,7 +10,11 @@
 // partial aggregate (aggregate.go: count(*), min and max of the event time, two primary-key
 // probes with LIMIT 1 when no count is asked, or the same per time bin) only when the bucket
 // is not archived, so route and rows come from one MVCC
-// snapshot. Mutations run in SERIALIZABLE transactions retried on SQLSTATE 40001.
+// snapshot. Mutations run in SERIALIZABLE transactions retried on SQLSTATE 40001. On
+// PostgreSQL only, the row-aggregate port (routing.RowAggregator, rowagg.go) runs a
+// fragment's residual filter and partial aggregate over a hot bucket's rows, JSON members
+// read through json_to_record, in the same shape of statement with the route; it declines
+// (routing.ErrNoAggregate) what it would not compute exactly as the executor does.
 //
 // The archival state machine (archive.go) is the reference's, statement for statement, with
 // one change: lease expiries and retry times are computed by the database (now() plus a

@@ -32,5 +32,9 @@
 // probes, or a GROUP BY per time bin in integer microsecond arithmetic, giving the
 // CockroachDB store's answers.
 //
+// It has no row-aggregate port (routing.RowAggregator): SQLite's JSON functions take the first
+// of duplicate keys and its casts read bad text as 0, so a fragment's filter and aggregate over
+// JSON fields would not be computed as the executor does; those fragments read rows.
+//
 // This package must not import Flight, Substrait, SQL planning or the archive package.
 package sqlite

@@ -1,0 +1,171 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/flightsrv/flightsrv/internal/load"
+	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
+	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// hotQueries are issue 19's aggregate queries with every bucket hot, each beside the same
+// aggregate PostgreSQL computes directly over the records table (R: the table's rows of
+// January–June, origin the decoded partition key, doc the value as jsonb, as the issue spells
+// it: convert_from(value, 'UTF8')::jsonb ->> 'delay').
+var hotQueries = []struct{ name, sql, direct string }{
+	{"count(*)", analyticalQueries[0].sql, "SELECT count(*) FROM R"},
+	{"origin, count(*) GROUP BY 1", analyticalQueries[1].sql, "SELECT origin, count(*) FROM R GROUP BY 1"},
+	{"count(*) WHERE delay > 60", analyticalQueries[2].sql, "SELECT count(*) FROM R WHERE (doc->>'delay')::int > 60"},
+	{"origin, count(*), avg(delay) GROUP BY 1", analyticalQueries[3].sql, "SELECT origin, count(*), avg((doc->>'delay')::int) FROM R GROUP BY 1"},
+	{"day, count(*), sum(distance) GROUP BY 1", analyticalQueries[4].sql, "SELECT date_trunc('day', event_time, 'UTC'), count(*), sum((doc->>'distance')::int) FROM R GROUP BY 1"},
+	{"destination, count(*) WHERE delay > 60 GROUP BY 1", analyticalQueries[5].sql, "SELECT doc->>'destination', count(*) FROM R WHERE (doc->>'delay')::int > 60 GROUP BY 1"},
+	{"origin, destination, count(*) GROUP BY 1, 2", analyticalQueries[6].sql, "SELECT origin, doc->>'destination', count(*) FROM R GROUP BY 1, 2"},
+}
+
+// BenchmarkAnalyticalHot measures issue 19's aggregate queries with every bucket hot in
+// PostgreSQL: the committed 300,000-row sample (or the whole file with
+// FLIGHTSRV_ANALYTICAL_FULL=1) loaded into the PostgreSQL store (month buckets, nothing
+// archived), served by `flightsrv serve --analytical` with pushdown on (each hot bucket's
+// filter and partial aggregate run as its statement: scan/hotagg.go) and off (every bucket's
+// rows shipped), asked through arrow-go's Flight SQL client; side by side, in the same rounds,
+// PostgreSQL computing the same aggregate directly over the records table (one statement,
+// its default parallel workers). Every answer's size (a scalar's value, else its row count)
+// must equal PostgreSQL's. It prints the medians and the ratio of pushdown on to PostgreSQL
+// (issue 19's target: at most 1.2×).
+func BenchmarkAnalyticalHot(b *testing.B) {
+	ctx := context.Background()
+	src := filepath.Join(repoRoot(), "testdata", "flights-sample.parquet")
+	if os.Getenv(EnvAnalyticalFull) == "1" {
+		src = flightsPath()
+	}
+	rounds := 3
+	if s := os.Getenv(EnvAnalyticalRounds); s != "" {
+		if _, err := fmt.Sscan(s, &rounds); err != nil || rounds < 1 {
+			b.Fatalf("%s=%q: want a positive number", EnvAnalyticalRounds, s)
+		}
+	}
+	store, url := pgtest.Start(b).NewStore(b)
+	tbl, err := routing.NewDurableTable(flightsTable, store, nil, routing.Options{Clock: func() time.Time { return asOf }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	stats, err := load.File(ctx, tbl, src, load.Mapping{Partition: "origin", Time: "date", Value: []string{"delay", "distance", "destination"}})
+	if err != nil {
+		b.Fatalf("load: %v", err)
+	}
+	b.Logf("loaded %d flights into PostgreSQL in %v", stats.Appended, time.Since(start).Round(time.Second))
+	if _, err := store.Pool().Exec(ctx, "VACUUM ANALYZE"); err != nil {
+		b.Fatal(err)
+	}
+	var pgVersion string
+	if err := store.Pool().QueryRow(ctx, "SHOW server_version").Scan(&pgVersion); err != nil {
+		b.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { conn.Close(ctx) })
+	rel := fmt.Sprintf(`(SELECT convert_from(partition_key, 'UTF8') AS origin, event_time, convert_from(value, 'UTF8')::jsonb AS doc
+		FROM pulpitum_v4_records WHERE table_id = '%s' AND event_time >= TIMESTAMPTZ '2001-01-01 00:00:00+00' AND event_time < TIMESTAMPTZ '2001-07-01 00:00:00+00') AS R`, flightsTable.TableID)
+
+	bins := testproc.Build(b, b.TempDir(), testproc.Flightsrv)
+	serve := func(pushdown bool) *flightsql.Client {
+		proc, addr := testproc.StartReady(b, "flightsrv serve", flightsrvReady, bins[0], "serve",
+			"--store", url, "--analytical", fmt.Sprintf("--pushdown=%t", pushdown),
+			"--table", fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=month,window=%d", flightsTable.Name, flightsTable.TableID, flightsTable.PartitionColumn, flightsTable.WritableBuckets),
+			"--listen", "127.0.0.1:0", "--no-auth")
+		b.Cleanup(proc.Stop)
+		return (&scanSuite{}).client(b, addr)
+	}
+	on, off := serve(true), serve(false)
+	type figures struct{ on, off, pg []time.Duration }
+	figs := make([]figures, len(hotQueries))
+	for qi, q := range hotQueries {
+		f := &figs[qi]
+		direct := strings.Replace(q.direct, "FROM R", "FROM "+rel, 1)
+		for round := -1; round < rounds; round++ {
+			t0 := time.Now()
+			nOn, err := analyticalRun(ctx, on, q.sql)
+			if err != nil {
+				b.Fatalf("pushdown on: %s: %v", q.name, err)
+			}
+			dOn := time.Since(t0)
+			t0 = time.Now()
+			nOff, err := analyticalRun(ctx, off, q.sql)
+			if err != nil {
+				b.Fatalf("pushdown off: %s: %v", q.name, err)
+			}
+			dOff := time.Since(t0)
+			t0 = time.Now()
+			nPG, err := pgAnswer(ctx, conn, direct)
+			if err != nil {
+				b.Fatalf("PostgreSQL: %s: %v", q.name, err)
+			}
+			dPG := time.Since(t0)
+			if nOn != nPG || nOff != nPG {
+				b.Fatalf("%s: flightsrv answers %d (pushdown on) and %d (off), PostgreSQL %d", q.name, nOn, nOff, nPG)
+			}
+			if round >= 0 {
+				f.on, f.off, f.pg = append(f.on, dOn), append(f.off, dOff), append(f.pg, dPG)
+			}
+		}
+	}
+	out := io.Writer(os.Stdout)
+	fmt.Fprintf(out, "\n== issue 19's queries with every bucket hot in PostgreSQL %s (%d flights of %s, month buckets, --analytical), medians of %d rounds ==\n",
+		pgVersion, stats.Appended, filepath.Base(src), rounds)
+	fmt.Fprintf(out, "%-50s %14s %14s %14s %10s\n", "query", "pushdown on", "pushdown off", "PostgreSQL", "on÷PG")
+	met := 0
+	for qi, q := range hotQueries {
+		f := figs[qi]
+		ratio := float64(median(f.on)) / float64(median(f.pg))
+		if ratio <= 1.2 {
+			met++
+		}
+		fmt.Fprintf(out, "%-50s %14v %14v %14v %9.2f×\n", q.name, median(f.on).Round(100*time.Microsecond),
+			median(f.off).Round(100*time.Microsecond), median(f.pg).Round(100*time.Microsecond), ratio)
+	}
+	fmt.Fprintf(out, "target (issue 19): every bucket hot, within 1.2× of PostgreSQL computing the same aggregate directly: %d of %d met\n", met, len(hotQueries))
+}
+
+// pgAnswer runs sql on PostgreSQL and returns its answer's size as analyticalRun does: the
+// value of a one-row, one-column integer answer, else its row count.
+func pgAnswer(ctx context.Context, conn *pgx.Conn, sql string) (int64, error) {
+	rows, err := conn.Query(ctx, sql)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var n, scalar int64
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 && len(vals) == 1 {
+			if v, ok := vals[0].(int64); ok {
+				scalar = v
+			}
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if n == 1 && len(rows.FieldDescriptions()) == 1 {
+		return scalar, nil
+	}
+	return n, nil
+}

@@ -1,0 +1,410 @@
+package scan
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/scan/aggregate"
+	"github.com/flightsrv/flightsrv/scan/ops"
+	"github.com/flightsrv/flightsrv/substrait"
+)
+
+// The hot tier's work done where the rows are (issue 19; docs/architecture.md, "The executor
+// and its fragments"). A routed partial aggregate the store-aggregate rule (pushdown.go)
+// cannot answer from keys — a residual filter, sum/count/avg/min/max over JSON fields, a
+// grouping by JSON fields — is translated, when every part of it has a store-neutral form
+// (routing.HotExpr), into a routing.RowAggregate whose answer is the fragment's partial state
+// itself. The coordinator asks the hot store for it, many buckets a statement
+// (routing.DurableTable.AggregateRows: routes and rows from one snapshot; askHot); an
+// archived bucket, a store without the port or one that declines (it would not compute the
+// state exactly as the executor does) reads its rows as before. The partial state is the
+// executor's (scan/aggregate's Partial schema), so the coordinator's final aggregate combines
+// store answers and row-reading fragments alike.
+
+// hotAggregate is the row-aggregate rewrite of one routed aggregate.
+type hotAggregate struct {
+	q routing.RowAggregate
+	// from maps each partial-state column to the answer's column, or -1 for the bucket's
+	// partition key (a grouping by the partition column: constant in a bucket).
+	from []int
+}
+
+// colValue is the routed base schema's value column.
+const colValue = 3
+
+// matchHotAggregate translates a routed aggregate (inputs over the base schema) with residual
+// filters rp.filters into a row aggregate, or returns nil and the reason it cannot (a shape,
+// never a value).
+func matchHotAggregate(rp *routedPlan, agg *aggTail, partial *arrow.Schema) (*hotAggregate, string) {
+	def := rp.src.Table.Def()
+	h := &hotAggregate{q: routing.RowAggregate{Grouped: len(agg.spec.Groups) > 0}}
+	tr := hotTranslator{def: def}
+	for _, f := range rp.filters {
+		e, ok := tr.expr(f)
+		if !ok {
+			return nil, "a residual filter the stores do not compute as the executor does"
+		}
+		h.q.Filter = append(h.q.Filter, e)
+	}
+	var fields []arrow.Field
+	col := 0
+	for _, g := range agg.spec.Groups {
+		in := agg.inputs[g]
+		if c, ok := baseRef(in); ok && c == colPartition {
+			h.from = append(h.from, -1)
+			col++
+			continue
+		}
+		e, ok := tr.expr(in)
+		if !ok {
+			return nil, "a grouping key the stores do not compute as the executor does"
+		}
+		switch t := partial.Field(col).Type.ID(); {
+		case t == arrow.STRING && isTextExpr(e), (t == arrow.INT32 || t == arrow.INT64) && isIntExpr(e),
+			t == arrow.TIMESTAMP && e.Op == routing.HotBin:
+		default:
+			return nil, "a grouping key of another type"
+		}
+		h.from = append(h.from, len(fields))
+		fields = append(fields, partial.Field(col))
+		h.q.Groups = append(h.q.Groups, e)
+		col++
+	}
+	for _, m := range agg.spec.Measures {
+		if m.Distinct {
+			return nil, "a DISTINCT measure"
+		}
+		var filter *routing.HotExpr
+		if m.Filter >= 0 {
+			e, ok := tr.expr(agg.inputs[m.Filter])
+			if !ok {
+				return nil, "a measure FILTER the stores do not compute as the executor does"
+			}
+			filter = &e
+		}
+		var arg *routing.HotExpr
+		floatArg := false
+		if m.Arg >= 0 {
+			in := agg.inputs[m.Arg]
+			// A float8 cast of an integer (avg(int) binds to avg(x::float8)): the store
+			// aggregates the integers and answers float8 states only where they are exact.
+			if c, ok := in.(*expr.Cast); ok {
+				if _, ok := c.Type.(*types.Float64Type); ok && c.FailureBehavior != types.BehaviorReturnNil {
+					in, floatArg = c.Input, true
+				}
+			}
+			e, ok := tr.expr(in)
+			if !ok || floatArg && !isIntExpr(e) {
+				return nil, "a measure argument the stores do not compute as the executor does"
+			}
+			arg = &e
+		}
+		var ms []routing.RowMeasure
+		switch m.Func {
+		case aggregate.CountStar:
+			ms = []routing.RowMeasure{{Func: routing.RowCountStar, Filter: filter}}
+		case aggregate.Count:
+			ms = []routing.RowMeasure{{Func: routing.RowCount, Arg: arg, Filter: filter}}
+		case aggregate.Sum:
+			ms = []routing.RowMeasure{{Func: routing.RowSum, Arg: arg, Filter: filter}}
+		case aggregate.Avg:
+			ms = []routing.RowMeasure{{Func: routing.RowSum, Arg: arg, Filter: filter}, {Func: routing.RowCount, Arg: arg, Filter: filter}}
+		case aggregate.Min:
+			ms = []routing.RowMeasure{{Func: routing.RowMin, Arg: arg, Filter: filter}}
+		case aggregate.Max:
+			ms = []routing.RowMeasure{{Func: routing.RowMax, Arg: arg, Filter: filter}}
+		default:
+			return nil, fmt.Sprintf("measure %s", m.Func)
+		}
+		if (m.Func == aggregate.Sum || m.Func == aggregate.Avg) && !isIntExpr(*arg) {
+			return nil, "a sum of anything but integers"
+		}
+		for _, rm := range ms {
+			if col >= partial.NumFields() {
+				return nil, "partial state of another width"
+			}
+			f := partial.Field(col)
+			if !hotStateType(rm, f.Type, floatArg) {
+				return nil, "partial state of other types"
+			}
+			h.from = append(h.from, len(fields))
+			fields = append(fields, f)
+			h.q.Measures = append(h.q.Measures, rm)
+			col++
+		}
+	}
+	if col != partial.NumFields() {
+		return nil, "partial state of another width"
+	}
+	h.q.Schema = arrow.NewSchema(fields, nil)
+	if err := h.q.Validate(); err != nil {
+		return nil, "a shape the stores do not take"
+	}
+	return h, ""
+}
+
+// hotStateType reports whether a store's answer to m fills a partial-state column of type t
+// (routing.RowAggregate.Schema's types).
+func hotStateType(m routing.RowMeasure, t arrow.DataType, floatArg bool) bool {
+	switch m.Func {
+	case routing.RowCountStar, routing.RowCount:
+		return t.ID() == arrow.INT64
+	case routing.RowSum:
+		if floatArg {
+			return t.ID() == arrow.FLOAT64
+		}
+		return t.ID() == arrow.DECIMAL128
+	}
+	switch {
+	case floatArg:
+		return t.ID() == arrow.FLOAT64
+	case isTextExpr(*m.Arg):
+		return t.ID() == arrow.STRING
+	case isIntExpr(*m.Arg):
+		return t.ID() == arrow.INT32 || t.ID() == arrow.INT64
+	case m.Arg.Op == routing.HotTime || m.Arg.Op == routing.HotBin:
+		return t.ID() == arrow.TIMESTAMP
+	}
+	return false
+}
+
+func isTextExpr(e routing.HotExpr) bool { return e.Op == routing.HotField || e.Op == routing.HotText }
+
+func isIntExpr(e routing.HotExpr) bool {
+	return e.Op == routing.HotInt4 || e.Op == routing.HotInt8 || e.Op == routing.HotInt
+}
+
+// hotTranslator maps executor expressions over the routed base schema onto routing.HotExpr.
+type hotTranslator struct{ def routing.TableDef }
+
+// expr translates e, or reports false when e has no store-neutral form computed exactly as
+// the executor computes it.
+func (tr hotTranslator) expr(e expr.Expression) (routing.HotExpr, bool) {
+	if bin, ok := substrait.TimeBinOf(e, tr.def); ok {
+		if bin.Unit == 0 {
+			return routing.HotExpr{}, false // date_bin strides stay on the scan path
+		}
+		return routing.HotExpr{Op: routing.HotBin, Bin: bin}, true
+	}
+	switch v := e.(type) {
+	case *expr.FieldReference:
+		if c, ok := baseRef(v); ok && c == colTimestamp {
+			return routing.HotExpr{Op: routing.HotTime}, true
+		}
+	case *expr.PrimitiveLiteral[string]:
+		return routing.HotExpr{Op: routing.HotText, Text: v.Value}, true
+	case *expr.PrimitiveLiteral[int32]:
+		return routing.HotExpr{Op: routing.HotInt, Int: int64(v.Value), IntBits: 32}, true
+	case *expr.PrimitiveLiteral[int64]:
+		return routing.HotExpr{Op: routing.HotInt, Int: v.Value, IntBits: 64}, true
+	case *expr.PrimitiveLiteral[bool]:
+		return routing.HotExpr{Op: routing.HotBool, Bool: v.Value}, true
+	case *expr.Cast:
+		if v.FailureBehavior == types.BehaviorReturnNil {
+			break
+		}
+		in, ok := tr.expr(v.Input)
+		if !ok {
+			break
+		}
+		switch v.Type.(type) {
+		case *types.Int32Type:
+			if in.Op == routing.HotField {
+				return routing.HotExpr{Op: routing.HotInt4, Args: []routing.HotExpr{in}}, true
+			}
+			if in.Op == routing.HotInt4 {
+				return in, true
+			}
+		case *types.Int64Type:
+			if in.Op == routing.HotField {
+				return routing.HotExpr{Op: routing.HotInt8, Args: []routing.HotExpr{in}}, true
+			}
+			if isIntExpr(in) {
+				// Widening an integer keeps its value; the store compares and aggregates it
+				// as the integer it is.
+				return in, true
+			}
+		}
+	case *expr.ScalarFunction:
+		return tr.call(v)
+	}
+	return routing.HotExpr{}, false
+}
+
+func (tr hotTranslator) call(f *expr.ScalarFunction) (routing.HotExpr, bool) {
+	args := make([]routing.HotExpr, f.NArgs())
+	argExpr := func(i int) (expr.Expression, bool) {
+		a, ok := f.Arg(i).(expr.Expression)
+		return a, ok
+	}
+	if f.Name() == "json_get_text" && f.NArgs() == 2 {
+		doc, ok := argExpr(0)
+		if !ok {
+			return routing.HotExpr{}, false
+		}
+		key, ok := argExpr(1)
+		if !ok {
+			return routing.HotExpr{}, false
+		}
+		k, ok := key.(*expr.PrimitiveLiteral[string])
+		if c, isRef := baseRef(doc); !ok || !isRef || c != colValue {
+			return routing.HotExpr{}, false
+		}
+		return routing.HotExpr{Op: routing.HotField, Key: k.Value}, true
+	}
+	for i := range args {
+		a, ok := argExpr(i)
+		if !ok {
+			return routing.HotExpr{}, false
+		}
+		if args[i], ok = tr.expr(a); !ok {
+			return routing.HotExpr{}, false
+		}
+	}
+	op, ok := hotOps[f.Name()]
+	if !ok {
+		return routing.HotExpr{}, false
+	}
+	switch op {
+	case routing.HotEq, routing.HotNe, routing.HotLt, routing.HotLe, routing.HotGt, routing.HotGe:
+		// Text with text or integer with integer only: other comparisons (times with
+		// constants finer than the store's microseconds, mixed types) stay on the scan path.
+		if len(args) != 2 || !(isTextExpr(args[0]) && isTextExpr(args[1]) || isIntExpr(args[0]) && isIntExpr(args[1])) {
+			return routing.HotExpr{}, false
+		}
+	case routing.HotAnd, routing.HotOr:
+		for _, a := range args {
+			if !isBoolExpr(a) {
+				return routing.HotExpr{}, false
+			}
+		}
+	case routing.HotNot:
+		if len(args) != 1 || !isBoolExpr(args[0]) {
+			return routing.HotExpr{}, false
+		}
+	}
+	return routing.HotExpr{Op: op, Args: args}, true
+}
+
+// hotOps maps the executor's scalar functions onto the store-neutral operations.
+var hotOps = map[string]routing.HotOp{
+	"equal": routing.HotEq, "not_equal": routing.HotNe, "lt": routing.HotLt, "lte": routing.HotLe,
+	"gt": routing.HotGt, "gte": routing.HotGe, "and": routing.HotAnd, "or": routing.HotOr,
+	"not": routing.HotNot, "is_null": routing.HotIsNull, "is_not_null": routing.HotIsNotNull,
+}
+
+func isBoolExpr(e routing.HotExpr) bool {
+	switch e.Op {
+	case routing.HotEq, routing.HotNe, routing.HotLt, routing.HotLe, routing.HotGt, routing.HotGe,
+		routing.HotAnd, routing.HotOr, routing.HotNot, routing.HotIsNull, routing.HotIsNotNull, routing.HotBool:
+		return true
+	}
+	return false
+}
+
+// hotBatch is how many buckets one row-aggregate request (one statement) asks at most: enough
+// that per-statement costs stop dominating a query over many small buckets, few enough that
+// the fan-out still spreads a query's buckets over several connections.
+const hotBatch = 64
+
+// askHot asks the hot stores for every unit's partial state, hotBatch buckets a request and at
+// most the fan-out requests at once (the coordinator's goroutine among the askers), then sets
+// out to yield, in unit order, each answered bucket's partial state and each run of buckets no
+// store answered (archived, declined) as row-reading fragments under the fan-out bound. Each
+// request holds a ledger reservation (one fragment) while it runs.
+func (s *storeStream) askHot() error {
+	units := s.n.units
+	h := s.n.hot
+	answers := make([]routing.RowAnswer, len(units))
+	chunks := (len(units) + hotBatch - 1) / hotBatch
+	err := s.each(chunks, "hot row aggregate", func(c int) error {
+		lo, hi := c*hotBatch, min((c+1)*hotBatch, len(units))
+		bs := make([]routing.BucketID, hi-lo)
+		for i := range bs {
+			bs[i] = units[lo+i].bucket
+		}
+		s.rt.started.Add(int64(hi - lo))
+		res := s.rt.mem.Reserve(0)
+		as, err := s.n.src.Table.AggregateRows(s.ctx, bs, h.request(s.n.src.Range, s.rt.mem))
+		res.Release()
+		switch {
+		case errors.Is(err, routing.ErrNoAggregate):
+			for i := lo; i < hi; i++ {
+				answers[i].Declined = true
+			}
+		case err != nil:
+			return err
+		default:
+			copy(answers[lo:hi], as)
+		}
+		return nil
+	})
+	if err != nil {
+		routing.ReleaseAnswers(answers)
+		return err
+	}
+	var outs []array.RecordReader
+	for i := 0; i < len(units); {
+		if !answers[i].Declined {
+			s.rt.pushed.Add(1)
+			s.rt.countTier(routing.TierHot)
+			s.rt.analysis.tier(s.n, opStore, routing.TierHot)
+			outs = append(outs, s.rt.analysis.track(s.n, opStore, h.reader(answers[i].Reader, s.n.partialSch, units[i].partition)))
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(units) && answers[j].Declined {
+			j++
+		}
+		// Each of these units was counted as started when asked; its fragment counts it
+		// again.
+		s.rt.fellBack.Add(int64(j - i))
+		s.rt.started.Add(-int64(j - i))
+		rows := *s.n
+		rows.hot, rows.units = nil, units[i:j]
+		outs = append(outs, newFragmentStream(s.ctx, s.rt, &rows, s.n.partialSch, -1))
+		i = j
+	}
+	switch len(outs) {
+	case 0:
+		r, err := array.NewRecordReader(s.n.partialSch, nil)
+		if err != nil {
+			return err
+		}
+		s.out = r
+	case 1:
+		s.out = outs[0]
+	default:
+		s.out = ops.UnionAll(outs)
+	}
+	return nil
+}
+
+// request is the row-aggregate request of a fragment over rng, its batches allocated from
+// alloc.
+func (h *hotAggregate) request(rng routing.TimeRange, alloc memory.Allocator) routing.RowAggregate {
+	q := h.q
+	q.Range, q.Alloc = rng, alloc
+	return q
+}
+
+// reader conforms an answer r to the partial-aggregate schema, adding the partition key of
+// the bucket that answered (part) where the aggregate groups by the partition column.
+func (h *hotAggregate) reader(r array.RecordReader, partial *arrow.Schema, part []byte) array.RecordReader {
+	return &partialReader{RecordReader: r, answer: h.q.Schema, from: h.from, schema: partial, part: string(part)}
+}
+
+// explain describes the rewrite for EXPLAIN: shapes only, never a key, constant or value.
+func (h *hotAggregate) explain() []string {
+	return []string{
+		"HotAggregate " + h.q.Explain() + ": the hot store (PostgreSQL) runs the filter and partial aggregate over the buckets' rows, many buckets a statement with their routes; archived buckets and buckets the store declines read rows:",
+	}
+}
