@@ -79,7 +79,8 @@ ORDER BY partition_key, bucket_key, event_time, sort_key`)
 // SQLSTATE 40001 with the staged rows, checks the strategy (routing.ErrStrategyMismatch),
 // creates the metadata row of every bucket the request touches, refuses the request when any
 // of them is not hot (routing.ErrBucketReadOnly), and moves the staged rows with one
-// INSERT … SELECT (routing.ErrDuplicateRecord on a unique violation). The staging table is
+// INSERT … SELECT in the primary key's order (sqlInsertStaged; routing.ErrDuplicateRecord on
+// a unique violation). The staging table is
 // dropped at the end (the connection is closed if that fails), so nothing of a failed or
 // cancelled request stays anywhere; a process killed mid-request leaves only its session's
 // temporary table, which the database drops with the session. Memory: one batch of src.
