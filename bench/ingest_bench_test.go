@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/jackc/pgx/v5"
@@ -359,7 +360,8 @@ func maxRSS(cmd *exec.Cmd) int64 {
 }
 
 // writeIngestFiles writes batches into dir as an Arrow IPC file (what the ADBC helper sends)
-// and a Parquet file (what `flightsrv load` reads), both of schema, and returns their paths.
+// and a Parquet file of 65,536-row row groups (what `flightsrv load` reads), both of schema,
+// and returns their paths.
 func writeIngestFiles(b *testing.B, dir string, schema *arrow.Schema, batches []arrow.RecordBatch) (ipcPath, pqPath string) {
 	b.Helper()
 	ipcPath, pqPath = filepath.Join(dir, "rows.arrow"), filepath.Join(dir, "rows.parquet")
@@ -386,7 +388,11 @@ func writeIngestFiles(b *testing.B, dir string, schema *arrow.Schema, batches []
 	if err != nil {
 		b.Fatal(err)
 	}
-	pw, err := pqarrow.NewFileWriter(schema, pf, nil, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	// Row groups of 65,536 rows, as a writer of flights would make them: pqarrow's default
+	// (64Mi rows) would put the whole input in one row group, which load reads column chunk
+	// by column chunk.
+	pw, err := pqarrow.NewFileWriter(schema, pf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(65536)),
+		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		b.Fatal(err)
 	}
