@@ -142,7 +142,7 @@ func BenchmarkIngest(b *testing.B) {
 		}
 		return d
 	}
-	adbc, err := startADBCIngest()
+	adbc, err := startADBCScript("ADBC ingest helper", "adbcingest.py")
 	if err != nil {
 		b.Logf("ADBC ingest variants skipped: %v", err)
 	} else {
@@ -276,20 +276,6 @@ SELECT $1, u.p, u.k, $2, u.s, u.e FROM unnest($3::BYTEA[], $4::TEXT[], $5::TIMES
 	printIngestSummary(os.Stdout, n, results)
 }
 
-// startADBCIngest starts testdata/adbcingest.py; the error says what is missing when Python or
-// the adbc_driver_flightsql module is not there.
-func startADBCIngest() (*pyHelper, error) {
-	h, line, err := startPyHelper("ADBC ingest helper", "adbcingest.py", "installs ADBC's Flight SQL driver into .venv")
-	if err != nil {
-		return nil, err
-	}
-	if !strings.Contains(string(line), `"ready": true`) {
-		h.Close()
-		return nil, fmt.Errorf("ADBC ingest helper: unexpected greeting %q (is adbc_driver_flightsql installed?)", line)
-	}
-	return h, nil
-}
-
 // countPostgres counts the records stored in the PostgreSQL database at url.
 func countPostgres(b *testing.B, url string) int64 {
 	b.Helper()
@@ -373,14 +359,7 @@ func writeIngestFiles(b *testing.B, dir string, schema *arrow.Schema, batches []
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, rec := range batches {
-		if err := w.Write(rec); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
+	writeAll(b, w, batches)
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -396,15 +375,24 @@ func writeIngestFiles(b *testing.B, dir string, schema *arrow.Schema, batches []
 	if err != nil {
 		b.Fatal(err)
 	}
+	writeAll(b, pw, batches)
+	return ipcPath, pqPath
+}
+
+// writeAll writes batches with w (an Arrow IPC or Parquet file writer) and closes it.
+func writeAll(b *testing.B, w interface {
+	Write(arrow.RecordBatch) error
+	Close() error
+}, batches []arrow.RecordBatch) {
+	b.Helper()
 	for _, rec := range batches {
-		if err := pw.Write(rec); err != nil {
+		if err := w.Write(rec); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if err := pw.Close(); err != nil {
+	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
-	return ipcPath, pqPath
 }
 
 // printIngestSummary prints the variants' rows/s side by side with their ratios to COPY into
