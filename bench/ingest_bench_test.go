@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -73,8 +73,8 @@ type adbcIngestAnswer struct {
 //     Flight SQL client (ExecuteIngest) in the benchmark's process;
 //   - store=postgres/via=load and store=sqlite/via=load: the `flightsrv load` command as a child
 //     process over a Parquet file of the same rows (written before timing), the whole command
-//     timed (start-up, reading, conversion, the write path) and its peak RSS (the rusage
-//     maximum) reported;
+//     timed (start-up, reading, conversion, the write path) and its peak RSS (VmHWM, read
+//     while it runs) reported;
 //   - store=postgres/via=copy: pgx CopyFrom of the same records (as the server builds them,
 //     converted before timing) into a plain table of the same four columns without any index:
 //     PostgreSQL's bulk path, the issue's yardstick;
@@ -201,18 +201,20 @@ func BenchmarkIngest(b *testing.B) {
 				url := st.new(b)
 				cmd := exec.Command(bin, "load", "--store", url, "--table", tableFlag, "--file", pqPath,
 					"--partition", "origin", "--time", "timestamp", "--id", "id", "--value", "delay,distance,destination")
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
 				b.StartTimer()
 				start := time.Now()
-				out, err := cmd.CombinedOutput()
+				hwm, err := runWatchingHWM(cmd)
 				d := time.Since(start)
 				b.StopTimer()
 				if err != nil {
-					b.Fatalf("flightsrv load: %v\n%s", err, out)
+					b.Fatalf("flightsrv load: %v\n%s", err, out.Bytes())
 				}
 				if stored := st.count(b, url); stored != n {
 					b.Fatalf("stored %d; want %d", stored, n)
 				}
-				record(key, n, d, maxRSS(cmd))
+				record(key, n, d, hwm)
 				b.StartTimer()
 			}
 			report(b, key)
@@ -334,15 +336,35 @@ func countSQLite(b *testing.B, url string) int64 {
 	return stored
 }
 
-// maxRSS is the peak resident set of cmd's finished process (its rusage maximum), in bytes.
-func maxRSS(cmd *exec.Cmd) int64 {
-	if cmd.ProcessState == nil {
-		return 0
+// runWatchingHWM runs cmd and returns its peak resident set (VmHWM, bytes) as last read from
+// /proc every 20 ms while it ran. The rusage maximum of a finished child is no measure here:
+// Linux counts the forked benchmark process's memory before exec into it.
+func runWatchingHWM(cmd *exec.Cmd) (int64, error) {
+	if err := cmd.Start(); err != nil {
+		return 0, err
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss << 10 // kilobytes on Linux
-	}
-	return 0
+	done := make(chan struct{})
+	var hwm int64
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if m, err := testproc.ReadMemory(cmd.Process.Pid); err == nil {
+				hwm = max(hwm, m.HWM)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	<-watched
+	return hwm, err
 }
 
 // writeIngestFiles writes batches into dir as an Arrow IPC file (what the ADBC helper sends)
