@@ -57,7 +57,9 @@
 //     records into a plain table without index (the yardstick) and straight into
 //     pulpitum_v4_records (its five-column primary key and foreign key, no fence: what the
 //     schema costs any writer). Every run's stored rows are counted; the summary gives each
-//     rate against both COPYs. The stores' own write port is measured by
+//     rate against both COPYs, and the CPU time per row of flightsrv's process and of
+//     PostgreSQL's processes (the children of its postmaster, from /proc) in the best run,
+//     figures a busy machine disturbs far less than rows/s. The stores' own write port is measured by
 //     routing/sqlite and routing/cockroach BenchmarkAppendStream (rows/s and CPU per record,
 //     PostgreSQL's backend included), which show where the time goes: on PostgreSQL 15 a
 //     record costs its backend about 9.5 µs of CPU, of which the foreign key's per-row check
