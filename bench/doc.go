@@ -62,10 +62,10 @@
 //     figures a busy machine disturbs far less than rows/s. The stores' own write port is measured by
 //     routing/sqlite and routing/cockroach BenchmarkAppendStream (rows/s and CPU per record,
 //     PostgreSQL's backend included), which show where the time goes: on PostgreSQL 15 a
-//     record costs its backend about 9.5 µs of CPU, of which the foreign key's per-row check
-//     is about 5 µs (EXPLAIN ANALYZE's trigger time; COPY into pulpitum_v4_records with the
+//     record costs its backend 9–11 µs of CPU, of which the foreign key's per-row check is
+//     about 5 µs (EXPLAIN ANALYZE's trigger time; COPY into pulpitum_v4_records with the
 //     trigger disabled, for the measurement only, costs 1.9 µs instead of 6.9), against
-//     0.6 µs for a plain table.
+//     0.5–0.6 µs for a plain table (docs/architecture.md, the write path).
 //
 // # Running
 //
