@@ -119,7 +119,7 @@ bench: tools bench-venv
 # bench-ingest-3m: BenchmarkIngest alone over all 3,000,000 rows of the flights file (ADBC and
 # arrow-go bulk ingest into PostgreSQL and SQLite, `flightsrv load`, pgx COPY into a plain table
 # and into pulpitum_v4_records), one run of each, with flightsrv's peak RSS while ingesting
-# (issue 21's target: under 150 MiB). Roughly 10 to 25 minutes on a busy 2-core machine.
+# (issue 21's target: under 150 MiB). 6.5 minutes on a quiet 2-core machine, 17 on a busy one.
 INGEST_ROWS_3M ?= 3000000
 bench-ingest-3m: tools bench-venv
 	FLIGHTSRV_INGEST_ROWS=$(INGEST_ROWS_3M) scripts/with-postgres.sh $(GO) test -run '^$$' -bench '^BenchmarkIngest$$' -benchtime 1x -timeout 90m ./bench/
