@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/flightsrv
 LISTEN  ?= $(or $(FLIGHTSRV_LISTEN),127.0.0.1:32010)
 
-.PHONY: all build demo test test-clients client-tools vet fuzz fuzz-short bench bench-side-by-side bench-venv soak load test-ingest-1m tools clean
+.PHONY: all build demo test test-clients client-tools vet fuzz fuzz-short bench bench-ingest-3m bench-side-by-side bench-venv soak load test-ingest-1m tools clean
 
 all: build
 
@@ -109,15 +109,24 @@ client-tools:
 # DuckDB asked directly, arrow-go's example SQLite Flight SQL server and a loopback Flight
 # server (the ceiling), and a 1.5M-row partition; then ADBC (Python) fetching ORD's history with
 # one endpoint and with six endpoints served by three replicas, with the time to first batch; then
-# writes: 1M rows ingested through a Flight SQL client into PostgreSQL and SQLite (with the
-# server's peak RSS), load's write path, and pgx COPY of the same rows (FLIGHTSRV_INGEST_ROWS
-# changes the count). Each prints a summary table with ratios and
+# writes: 300,000 rows ingested through ADBC (Python adbc_ingest) and arrow-go's Flight SQL
+# client into PostgreSQL and SQLite and by the `flightsrv load` command (each with flightsrv's
+# peak RSS), beside pgx COPY of the same rows into a plain table and into pulpitum_v4_records
+# (FLIGHTSRV_INGEST_ROWS changes the count; make bench-ingest-3m writes all 3M). Each prints a summary table with ratios and
 # its issue's targets (see bench/doc.go). Reads ../shared/data/flights-3m.parquet (override:
 # FLIGHTSRV_FLIGHTS_PARQUET). BENCHTIME is the time each variant is run for; slow variants
 # (0.2–1 s a query) still run at least twice. 3 to 5 minutes on 2 cores.
 BENCHTIME ?= 2s
 bench: tools bench-venv
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./bench/... ./scan/
+
+# bench-ingest-3m: BenchmarkIngest alone over all 3,000,000 rows of the flights file (ADBC and
+# arrow-go bulk ingest into PostgreSQL and SQLite, `flightsrv load`, pgx COPY into a plain table
+# and into pulpitum_v4_records), one run of each, with flightsrv's peak RSS while ingesting
+# (issue 21's target: under 150 MiB). 6.5 minutes on a quiet 2-core machine, 17 on a busy one.
+INGEST_ROWS_3M ?= 3000000
+bench-ingest-3m: tools bench-venv
+	FLIGHTSRV_INGEST_ROWS=$(INGEST_ROWS_3M) scripts/with-postgres.sh $(GO) test -run '^$$' -bench '^BenchmarkIngest$$' -benchtime 1x -timeout 90m ./bench/
 
 # bench-side-by-side compares flightsrv builds on ORD's archived ordered scan, round by round
 # (BenchmarkSideBySide in bench/sidebyside_test.go): SIDE_BY_SIDE lists the variants, e.g.

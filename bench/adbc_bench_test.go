@@ -33,15 +33,26 @@ type adbcAnswer struct {
 // startADBC starts the helper; it returns an error saying what is missing when Python or the
 // adbc_driver_flightsql module is not there.
 func startADBC() (*adbcHelper, error) {
-	h, line, err := startPyHelper("ADBC helper", "adbcfetch.py", "installs ADBC's Flight SQL driver into .venv")
+	h, err := startADBCScript("ADBC helper", "adbcfetch.py")
+	if err != nil {
+		return nil, err
+	}
+	return &adbcHelper{h}, nil
+}
+
+// startADBCScript starts testdata/script, a helper using ADBC's Flight SQL driver that greets
+// with {"ready": true, …}; the error, named name, says what is missing when Python or the
+// adbc_driver_flightsql module is not there.
+func startADBCScript(name, script string) (*pyHelper, error) {
+	h, line, err := startPyHelper(name, script, "installs ADBC's Flight SQL driver into .venv")
 	if err != nil {
 		return nil, err
 	}
 	if !strings.Contains(string(line), `"ready": true`) {
 		h.Close()
-		return nil, fmt.Errorf("ADBC helper: unexpected greeting %q (is adbc_driver_flightsql installed?)", line)
+		return nil, fmt.Errorf("%s: unexpected greeting %q (is adbc_driver_flightsql installed?)", name, line)
 	}
-	return &adbcHelper{h}, nil
+	return h, nil
 }
 
 // Fetch runs sql at uri and reads the whole result.

@@ -53,7 +53,7 @@ type JSONSource interface {
 // them, or 0 with the error of the first rule that refused one (naming its position in the
 // request, counted from 0, never its values). Memory is the source's batch, not the request.
 func (t *DurableTable) Ingest(ctx context.Context, src RecordSource) (int64, error) {
-	fs := &fencedSource{t: t, src: src, now: t.clock(), windows: map[string][2]time.Time{}, buckets: map[string]*BucketID{}}
+	fs := &fencedSource{t: t, src: src, now: t.clock(), windows: map[string][2]time.Time{}, buckets: map[string]*BucketID{}, lastOf: map[string]*BucketID{}}
 	if js, ok := src.(JSONSource); ok && js.ValuesAreJSON() {
 		fs.trustJSON = true
 	}
@@ -74,6 +74,7 @@ type fencedSource struct {
 	now     time.Time
 	windows map[string][2]time.Time // partition key → first and last writable bucket start
 	buckets map[string]*BucketID    // BucketID.CacheKey → the request's one pointer
+	lastOf  map[string]*BucketID    // partition key → the bucket of its latest record
 	last    *BucketID
 	records int64 // records handed on so far
 	out     []*BucketID
@@ -118,13 +119,21 @@ func (f *fencedSource) bucket(r *Record, n int64) (*BucketID, error) {
 		}
 	}
 	r.EventTime = NormalizeTime(r.EventTime)
-	if l := f.last; l != nil && bytes.Equal(l.PartitionKey, r.PartitionKey) && !r.EventTime.Before(l.Start) && r.EventTime.Before(l.End) {
+	// The bucket of the previous record, then the partition's latest bucket: rows in time
+	// order with their partitions interleaved (a file sorted by time) find their bucket
+	// without computing it (BucketFor formats its key).
+	l := f.last
+	if l == nil || !bytes.Equal(l.PartitionKey, r.PartitionKey) {
+		l = f.lastOf[string(r.PartitionKey)]
+	}
+	if l != nil && !r.EventTime.Before(l.Start) && r.EventTime.Before(l.End) {
+		f.last = l
 		return l, nil
 	}
 	def := f.t.def
 	b := BucketFor(def.TableID, r.PartitionKey, def.Strategy, r.EventTime)
 	if p := f.buckets[b.CacheKey()]; p != nil {
-		f.last = p
+		f.last, f.lastOf[string(p.PartitionKey)] = p, p
 		return p, nil
 	}
 	w, ok := f.windows[string(r.PartitionKey)]
@@ -139,6 +148,6 @@ func (f *fencedSource) bucket(r *Record, n int64) (*BucketID, error) {
 	b.PartitionKey = bytes.Clone(b.PartitionKey)
 	p := &b
 	f.buckets[b.CacheKey()] = p
-	f.last = p
+	f.last, f.lastOf[string(p.PartitionKey)] = p, p
 	return p, nil
 }

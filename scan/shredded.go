@@ -29,8 +29,6 @@ import (
 // whole bucket without a limit take part, so that a cached column's row i is the payload's
 // record i in file order, as both reads yield them.
 
-// colValue is the value column's position in the base schema.
-const colValue = 3
 
 // shredPlan is a routed node's shredded variant.
 type shredPlan struct {
