@@ -348,7 +348,7 @@ func countSQLite(b *testing.B, url string) int64 {
 	}
 	var stored int64
 	for _, p := range parts {
-		for _, bk := range routing.BucketsForRange(ingestTable.TableID, p, ingestTable.Strategy, routing.TimeRange{Start: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC)}) {
+		for _, bk := range routing.BucketsForRange(ingestTable.TableID, p.Key, ingestTable.Strategy, routing.TimeRange{Start: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC)}) {
 			_, rdr, err := st.AggregateRange(ctx, bk, routing.AggregateRequest{Range: bk.Range(), Measures: []routing.Measure{routing.CountStar}})
 			if err != nil {
 				b.Fatal(err)
