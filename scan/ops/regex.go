@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -38,10 +39,13 @@ func init() {
 // patternCache compiles each distinct pattern of one expression once (at most 64 kept).
 type patternCache struct {
 	opts pgregex.Options
+	mu   sync.Mutex // the compiled expression, and this cache, serve every fragment at once
 	res  map[string]*pgregex.Regexp
 }
 
 func (c *patternCache) get(p string) (*pgregex.Regexp, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if re, ok := c.res[p]; ok {
 		return re, nil
 	}

@@ -340,10 +340,8 @@ SELECT 'late' AS k, count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= 
 
 SELECT origin, value->>'destination' AS d FROM flights WHERE origin IN ('ORD', 'SFO', 'BOS') AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND timestamp < '2001-01-02' INTERSECT SELECT origin, value->>'destination' FROM flights WHERE origin IN ('ORD', 'SFO', 'BOS') AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND timestamp >= '2001-06-29' ORDER BY 1, 2
 
--- refused: INTERSECT ALL
 SELECT value->>'destination' AS d FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-10' AND timestamp < '2001-01-17' INTERSECT ALL SELECT value->>'destination' FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-08' ORDER BY d
 
--- refused: EXCEPT ALL
 SELECT value->>'destination' AS d FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-10' AND timestamp < '2001-01-17' EXCEPT ALL SELECT value->>'destination' FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-08' ORDER BY d
 
 SELECT 1 AS x UNION SELECT 2 UNION SELECT 1 ORDER BY x
@@ -426,38 +424,27 @@ SELECT id, value->>'delay' = '0' AS zero, (value->'destination')::text = '"LGA"'
 
 SELECT id, value FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-10' AND timestamp < '2001-05-17' ORDER BY id LIMIT 3
 
--- refused: subquery in an expression
 SELECT count(*) FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-01-25' AND timestamp < '2001-05-05' AND (value->>'delay')::int IN (SELECT 1)
 
--- joins and subqueries in expressions (refused until built)
--- refused: JOIN
+-- joins and subqueries in expressions
 SELECT f.id, g.id, g.value->>'destination' FROM flights f JOIN flights g ON f.id = g.id WHERE f.origin = 'BOS' AND f.timestamp >= '2001-01-10' AND f.timestamp < '2001-01-17' AND g.origin = 'BOS' AND g.timestamp >= '2001-01-10' AND g.timestamp < '2001-01-17' ORDER BY 1 LIMIT 5
 
--- refused: JOIN
 SELECT a.d, a.n, b.n FROM (SELECT value->>'destination' AS d, count(*) AS n FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-01' AND timestamp < '2001-02-01' GROUP BY 1) a LEFT JOIN (SELECT value->>'destination' AS d, count(*) AS n FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-06-01' AND timestamp < '2001-07-01' GROUP BY 1) b ON a.d = b.d ORDER BY 1
 
--- refused: subquery in an expression
 SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-10' AND timestamp < '2001-05-17' AND value->>'destination' IN (SELECT value->>'destination' FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-10' AND timestamp < '2001-01-17')
 
--- refused: subquery in an expression
 SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-10' AND timestamp < '2001-05-17' AND EXISTS (SELECT 1 FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-10' AND timestamp < '2001-01-17' AND value->>'destination' = 'DCA')
 
--- refused: subquery in an expression
 SELECT id, (value->>'delay')::int - (SELECT avg((value->>'delay')::int) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-10' AND timestamp < '2001-05-17') AS vs_avg FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-10' AND timestamp < '2001-05-17' ORDER BY id LIMIT 5
 
--- refused: DISTINCT ON
 SELECT DISTINCT ON (value->>'destination') value->>'destination' AS d, id, (value->>'delay')::int FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-02-10' AND timestamp < '2001-02-17' ORDER BY value->>'destination', (value->>'delay')::int DESC, id
 
--- refused: generate_series
 SELECT n FROM generate_series(1, 5) AS n ORDER BY n
 
--- refused: unnest
 SELECT x FROM unnest(ARRAY[3, 1, 2]) AS x ORDER BY x
 
--- refused: regexp_match
-SELECT value->>'destination', regexp_match(value->>'destination', '^(.)(.)') FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-08' ORDER BY id LIMIT 3
+SELECT value->>'destination', (regexp_match(value->>'destination', '^(.)(.)'))[2] FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-08' ORDER BY id LIMIT 3
 
--- refused: sum(bigint) as numeric
 SELECT sum((value->>'distance')::bigint * 1000000000000000) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-08'
 
 -- the analytical mode: every partition of the range
