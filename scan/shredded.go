@@ -29,7 +29,6 @@ import (
 // whole bucket without a limit take part, so that a cached column's row i is the payload's
 // record i in file order, as both reads yield them.
 
-
 // shredPlan is a routed node's shredded variant.
 type shredPlan struct {
 	fields []ops.ShredField

@@ -104,7 +104,7 @@ func splitSample(t *testing.T, parts, rows int) []samplePart {
 // resumeStore is a hot store for TestResumableLoad with a direct SQL handle on its records.
 type resumeStore struct {
 	table *routing.DurableTable
-	count func() int64                                      // the table's records, counted by SQL
+	count func() int64                                       // the table's records, counted by SQL
 	del   func(origin, bucketKey string, ids []string) int64 // deletes records by SQL
 }
 

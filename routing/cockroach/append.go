@@ -24,7 +24,7 @@ ON CONFLICT (table_id, partition_key, bucket_key) DO NOTHING`)
 	sqlBucketState = register("SELECT pulpitum_v4_bucket_metadata", "SELECT", MetadataTable,
 		`SELECT state FROM pulpitum_v4_bucket_metadata
 WHERE table_id = $1 AND partition_key = $2 AND bucket_key = $3
-FOR SHARE`) // locked for the transaction, as sqlBucketStates (ingest.go) says why
+FOR SHARE`)  // locked for the transaction, as sqlBucketStates (ingest.go) says why
 	sqlInsertRecords = register("APPEND durable bucket", "APPEND", RecordsTable,
 		`INSERT INTO pulpitum_v4_records (table_id, partition_key, bucket_key, event_time, sort_key, value)
 SELECT $1::TEXT, $2::BYTEA, $3::TEXT, r.event_time, r.sort_key, r.value
