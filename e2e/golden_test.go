@@ -482,7 +482,7 @@ func sameValue(ours, theirs any) bool {
 		return false
 	case float64:
 		w, ok := theirs.(float64)
-		return ok && (o == w || math.Abs(o-w) <= 1e-9*math.Max(math.Abs(o), math.Abs(w)))
+		return ok && (o == w || (math.IsNaN(o) && math.IsNaN(w)) || math.Abs(o-w) <= 1e-9*math.Max(math.Abs(o), math.Abs(w)))
 	}
 	return ours == theirs
 }

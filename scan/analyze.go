@@ -43,6 +43,9 @@ func NewAnalysis() *Analysis { return &Analysis{ops: map[opKey]*opStats{}} }
 
 // stats returns the counters of operator op of n, made on first use.
 func (a *Analysis) stats(n node, op string) *opStats {
+	if rn, ok := n.(*routedNode); ok {
+		n = rn.analysisNode()
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := a.ops[opKey{n, op}]
@@ -51,6 +54,14 @@ func (a *Analysis) stats(n node, op string) *opStats {
 		a.ops[opKey{n, op}] = s
 	}
 	return s
+}
+
+// analysisNode is the node n's counters belong to (routedNode.analyzed, else n).
+func (n *routedNode) analysisNode() *routedNode {
+	if n.analyzed != nil {
+		return n.analyzed
+	}
+	return n
 }
 
 // track returns r counting into operator op of n (r itself when a is nil).

@@ -124,6 +124,10 @@ type unit struct {
 //	          bounded look-ahead, then final Aggregate | top-k | Sort, Fetch, and dropping
 //	          the sort-key columns.
 type routedNode struct {
+	// analyzed is the node whose EXPLAIN ANALYZE counters this one counts into: set on the
+	// copies that run a store node's declined buckets as row-reading fragments (storeagg.go,
+	// hotagg.go), nil for the plan's own nodes.
+	analyzed *routedNode
 	src      Source
 	units    []unit
 	readCols []routing.Column

@@ -178,6 +178,7 @@ func (s *storeStream) askStores() error {
 			s.rt.fellBack.Add(int64(j - i))
 			s.rt.started.Add(-int64(j - i))
 			rows := *s.n
+			rows.analyzed = s.n.analysisNode()
 			rows.store, rows.units = nil, units[i:j]
 			outs = append(outs, newFragmentStream(s.ctx, s.rt, &rows, s.n.partialSch, -1))
 		} else {
