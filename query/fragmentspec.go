@@ -186,24 +186,16 @@ func (d *specDecoder) byte() byte {
 	return c
 }
 
-func (d *specDecoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errSpec
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *specDecoder) uvarint() uint64 { return nextVarint(d, binary.Uvarint) }
 
-func (d *specDecoder) varint() int64 {
+func (d *specDecoder) varint() int64 { return nextVarint(d, binary.Varint) }
+
+// nextVarint reads one varint with read (binary.Uvarint or binary.Varint).
+func nextVarint[T uint64 | int64](d *specDecoder, read func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(d.b)
+	v, n := read(d.b)
 	if n <= 0 {
 		d.err = errSpec
 		return 0

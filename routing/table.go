@@ -104,11 +104,11 @@ func (p Partition) Set() BucketSet {
 	return s
 }
 
-// Filter returns the buckets of bs whose key s holds, in their order (bs itself when s is
-// nil; otherwise a new slice).
+// Filter returns the buckets of bs whose key s holds (all of them when s is nil), in their
+// order, in a new slice.
 func (s BucketSet) Filter(bs []BucketID) []BucketID {
 	if s == nil {
-		return bs
+		return slices.Clone(bs)
 	}
 	out := make([]BucketID, 0, min(len(bs), len(s)))
 	for _, b := range bs {
@@ -128,12 +128,11 @@ func PartitionBuckets(def TableDef, parts [][]byte, present []BucketSet, r TimeR
 	tmpl := BucketsForRange(def.TableID, nil, def.Strategy, r)
 	out := make([][]BucketID, len(parts))
 	for i, pk := range parts {
-		var bs []BucketID // a copy: tmpl is every partition's
-		if present != nil && present[i] != nil {
-			bs = present[i].Filter(tmpl)
-		} else {
-			bs = slices.Clone(tmpl)
+		var set BucketSet
+		if present != nil {
+			set = present[i]
 		}
+		bs := set.Filter(tmpl) // a copy: tmpl is every partition's
 		for j := range bs {
 			bs[j].PartitionKey = pk
 		}
