@@ -12,10 +12,10 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// Aggregate is the archive's partial-aggregate port (routing.ArchiveReader.Aggregate): the
-// partial count(*), min(event_time) and max(event_time) of the archived bucket b's records
-// inside req.Range (clipped to the bucket), ungrouped or per time bin (req.Bin), without
-// building records for Parquet payloads.
+// AggregateGroups is the archive's partial-aggregate port (routing.ArchiveReader): the partial
+// count(*), min(event_time) and max(event_time) of the archived bucket b's records inside
+// req.Range (clipped to the bucket), ungrouped or per time bin (req.Bin, groups in ascending
+// bin order), without building records for Parquet payloads.
 //
 //   - The validated manifest answers an ungrouped count(*) alone when the range covers the
 //     whole bucket (its record_count, after the payload check: one metadata request, no
@@ -35,8 +35,9 @@ import (
 //   - JSON payloads, and every payload under VerifyFully, are read whole, verified and
 //     aggregated without Arrow batches.
 //
-// Object reads are counted in the request's routing.ReadStats. The reader must be released.
-func (r *Reader) Aggregate(ctx context.Context, manifestKey string, b routing.BucketID, req routing.AggregateRequest) (out array.RecordReader, err error) {
+// Object reads are counted in the request's routing.ReadStats. Safe for concurrent use; the
+// caller owns the groups.
+func (r *Reader) AggregateGroups(ctx context.Context, manifestKey string, b routing.BucketID, req routing.AggregateRequest) (out []routing.PartialGroup, err error) {
 	ctx, span := r.tracer.Start(ctx, "pulpitum.archive.read", trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("pulpitum.archive.operation", "aggregate")))
 	c := &ioCounter{}
@@ -53,7 +54,7 @@ func (r *Reader) Aggregate(ctx context.Context, manifestKey string, b routing.Bu
 	span.SetAttributes(attribute.String("pulpitum.archive.format", m.Format.String()))
 	rng := req.Range.Intersect(b.Range())
 	if rng.Empty() || (m.RecordCount == 0 && !r.opts.VerifyFully) {
-		return req.Answer(nil)
+		return nil, nil
 	}
 	if !r.opts.VerifyFully && req.Bin == nil && !req.Needs(routing.MeasureMin) && !req.Needs(routing.MeasureMax) && rng.Covers(b.Range()) {
 		// The payload check (r.manifest: the payload exists with the manifest's size) is the
@@ -61,7 +62,7 @@ func (r *Reader) Aggregate(ctx context.Context, manifestKey string, b routing.Bu
 		// included) is found by the first read that decodes it, and routing then refuses
 		// counts of the route too.
 		span.SetAttributes(attribute.String("pulpitum.archive.count_source", "manifest"))
-		return req.Answer([]routing.PartialGroup{{Count: int64(m.RecordCount)}})
+		return []routing.PartialGroup{{Count: int64(m.RecordCount)}}, nil
 	}
 	acc := newPartialTally(req.Bin)
 	if r.opts.VerifyFully || m.Format == FormatJSON {
@@ -73,7 +74,7 @@ func (r *Reader) Aggregate(ctx context.Context, manifestKey string, b routing.Bu
 			t := recs[i].EventTime.UTC()
 			acc.add(t.UnixMicro(), 1, t, t)
 		}
-		return req.Answer(acc.groups())
+		return acc.groups(), nil
 	}
 	ft, rr, err := r.parquetFooter(ctx, m, c)
 	if err != nil {
@@ -102,7 +103,18 @@ func (r *Reader) Aggregate(ctx context.Context, manifestKey string, b routing.Bu
 	if err := r.aggregateParquet(ctx, ft, rr, b, rng, inside, value); err != nil {
 		return nil, err
 	}
-	return req.Answer(acc.groups())
+	return acc.groups(), nil
+}
+
+// Aggregate is AggregateGroups' answer as Arrow batches of req.Schema() (routing.AggregateRequest.Answer):
+// the partial-aggregate port's shape for callers outside the executor. The reader must be
+// released.
+func (r *Reader) Aggregate(ctx context.Context, manifestKey string, b routing.BucketID, req routing.AggregateRequest) (array.RecordReader, error) {
+	gs, err := r.AggregateGroups(ctx, manifestKey, b, req)
+	if err != nil {
+		return nil, err
+	}
+	return req.Answer(gs)
 }
 
 // partialTally accumulates partial groups by bin start (one group when ungrouped). It

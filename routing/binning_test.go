@@ -289,12 +289,12 @@ func (a *memArchive) records(b BucketID, r TimeRange) []Record {
 	return out
 }
 
-func (a *memArchive) Aggregate(_ context.Context, _ string, b BucketID, req AggregateRequest) (array.RecordReader, error) {
+func (a *memArchive) AggregateGroups(_ context.Context, _ string, b BucketID, req AggregateRequest) ([]PartialGroup, error) {
 	a.calls.Add(1)
 	if a.decline {
 		return nil, ErrNoAggregate
 	}
-	return req.Answer(bruteGroups(req, a.records(b, req.Range)))
+	return bruteGroups(req, a.records(b, req.Range)), nil
 }
 
 // readGroups reads an answer back into groups and releases it.

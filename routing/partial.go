@@ -132,38 +132,44 @@ func (p *PartialGroup) add(g PartialGroup) {
 	p.Found = true
 }
 
-// Answer builds the Arrow answer to req from groups, which stores compute in ascending bin
-// order (consecutive groups of the same bin start are merged, as when months fold into
-// quarters). An ungrouped answer is exactly one row: the groups merged, or count 0 and NULL
-// extremes when there is none. A grouped answer has one row per non-empty bin (count > 0 or
-// found), in batches of at most MaxBatchRows rows. Errors: ErrBinOutOfRange when a bin start
-// or an extreme is outside timestamp[ns]. The reader owns its batches.
+// Merge returns groups as req's answer holds them: an ungrouped answer is exactly one group
+// (the groups merged, or count 0 and no extremes when there is none); a grouped one has one
+// group per non-empty bin (count > 0 or found), consecutive groups of the same bin start merged
+// (as when months fold into quarters). Stores compute groups in ascending bin order. The result
+// may share groups' backing array.
+func (req AggregateRequest) Merge(groups []PartialGroup) []PartialGroup {
+	if req.Bin == nil {
+		var one PartialGroup
+		for _, g := range groups {
+			one.add(g)
+		}
+		return []PartialGroup{one}
+	}
+	merged := groups[:0:0]
+	for _, g := range groups {
+		if g.Count <= 0 && !g.Found {
+			continue
+		}
+		if n := len(merged); n > 0 && merged[n-1].Bin.Equal(g.Bin) {
+			merged[n-1].add(g)
+			continue
+		}
+		merged = append(merged, g)
+	}
+	return merged
+}
+
+// Answer builds the Arrow answer to req from groups (merged by Merge): an ungrouped answer is
+// exactly one row, a grouped one has one row per non-empty bin, in batches of at most
+// MaxBatchRows rows. Errors: ErrBinOutOfRange when a bin start or an extreme is outside
+// timestamp[ns]. The reader owns its batches.
 func (req AggregateRequest) Answer(groups []PartialGroup) (array.RecordReader, error) {
 	alloc := req.Alloc
 	if alloc == nil {
 		alloc = memory.DefaultAllocator
 	}
 	grouped := req.Bin != nil
-	if !grouped {
-		var one PartialGroup
-		for _, g := range groups {
-			one.add(g)
-		}
-		groups = []PartialGroup{one}
-	} else {
-		merged := groups[:0:0]
-		for _, g := range groups {
-			if g.Count <= 0 && !g.Found {
-				continue
-			}
-			if n := len(merged); n > 0 && merged[n-1].Bin.Equal(g.Bin) {
-				merged[n-1].add(g)
-				continue
-			}
-			merged = append(merged, g)
-		}
-		groups = merged
-	}
+	groups = req.Merge(groups)
 	schema := req.Schema()
 	var out []arrow.RecordBatch
 	release := func() {
@@ -280,9 +286,6 @@ func nanos(t time.Time) (int64, bool) {
 	return t.UnixNano(), true
 }
 
-// aggregateEmpty is the answer to req over no record.
-func (req AggregateRequest) aggregateEmpty() (array.RecordReader, error) { return req.Answer(nil) }
-
 // AggregateBucket answers req for bucket b through the partial-aggregate ports, with the same
 // route decision and route cache as ReadBucket: a cached archived route goes straight to the
 // archive (ArchiveReader.Aggregate); otherwise one hot-store statement returns route and answer
@@ -295,6 +298,23 @@ func (req AggregateRequest) aggregateEmpty() (array.RecordReader, error) { retur
 // ErrNoAggregate when the tier cannot answer without rows (read the bucket instead),
 // ErrInvalidBinning, and the stores' errors. The reader must be released.
 func (t *DurableTable) AggregateBucket(ctx context.Context, b BucketID, req AggregateRequest) (array.RecordReader, Tier, error) {
+	if req.Bin != nil && len(req.Measures) == 0 {
+		req.Measures = []Measure{CountStar} // the bins holding records, counted
+	}
+	gs, tier, err := t.AggregateGroups(ctx, b, req)
+	if err != nil {
+		return nil, tier, err
+	}
+	r, err := req.Answer(gs)
+	return r, tier, err
+}
+
+// AggregateGroups is AggregateBucket without Arrow: the answer to req for bucket b as the
+// groups its Arrow answer would hold (AggregateRequest.Merge: one group when ungrouped, the
+// non-empty bins in ascending order when grouped), with the same route decision, tier and
+// errors. The executor's store-aggregate path asks every bucket of a query this way and builds
+// one Arrow batch for all of their answers. Safe for concurrent use; the caller owns the slice.
+func (t *DurableTable) AggregateGroups(ctx context.Context, b BucketID, req AggregateRequest) ([]PartialGroup, Tier, error) {
 	if req.Bin != nil {
 		if err := req.Bin.Validate(); err != nil {
 			return nil, TierHot, err
@@ -305,33 +325,50 @@ func (t *DurableTable) AggregateBucket(ctx context.Context, b BucketID, req Aggr
 	}
 	req.Range = req.Range.Intersect(b.Range())
 	if req.Range.Empty() {
-		r, err := req.aggregateEmpty()
-		return r, TierHot, err
+		return req.Merge(nil), TierHot, nil
 	}
 	if req.Bin == nil || !req.Bin.Contains(req.Range) {
 		return t.aggregateRoute(ctx, b, req)
 	}
 	one := req
 	one.Bin = nil
-	r, tier, err := t.aggregateRoute(ctx, b, one)
+	gs, tier, err := t.aggregateRoute(ctx, b, one)
 	if err != nil {
 		return nil, tier, err
 	}
-	defer r.Release()
-	g, err := ungroupedRow(one, r)
-	if err != nil {
-		return nil, tier, err
+	if len(gs) != 1 {
+		return nil, tier, fmt.Errorf("%w: an ungrouped aggregate answered %d rows", ErrOperationFailed, len(gs))
 	}
-	g.Bin = req.Bin.Floor(req.Range.Start)
-	out, err := req.Answer([]PartialGroup{g})
-	return out, tier, err
+	gs[0].Bin = req.Bin.Floor(req.Range.Start)
+	return req.Merge(gs), tier, nil
 }
 
-// aggregateRoute asks the tier that holds b (the route decision of routeBucket).
-func (t *DurableTable) aggregateRoute(ctx context.Context, b BucketID, req AggregateRequest) (array.RecordReader, Tier, error) {
-	return routeBucket(ctx, t, b,
-		func() (Route, array.RecordReader, error) { return t.hot.AggregateRange(ctx, b, req) },
-		func(key string) (array.RecordReader, error) { return t.archive.Aggregate(ctx, key, b, req) })
+// groupAnswer is a tier's answer as groups, for routeBucket (nothing to release).
+type groupAnswer []PartialGroup
+
+func (groupAnswer) Release() {}
+
+// aggregateRoute asks the tier that holds b (the route decision of routeBucket) and returns its
+// answer merged (AggregateRequest.Merge).
+func (t *DurableTable) aggregateRoute(ctx context.Context, b BucketID, req AggregateRequest) ([]PartialGroup, Tier, error) {
+	gs, tier, err := routeBucket(ctx, t, b,
+		func() (Route, groupAnswer, error) {
+			route, r, err := t.hot.AggregateRange(ctx, b, req)
+			if err != nil || r == nil {
+				return route, nil, err
+			}
+			defer r.Release()
+			if route.State == StateArchived {
+				return route, nil, nil
+			}
+			gs, err := ReadPartial(r, req.Bin != nil)
+			return route, gs, err
+		},
+		func(key string) (groupAnswer, error) { return t.archive.AggregateGroups(ctx, key, b, req) })
+	if err != nil {
+		return nil, tier, err
+	}
+	return req.Merge(gs), tier, nil
 }
 
 // routeBucket is the route decision of the batch and aggregate reads of bucket b: a cached
@@ -377,18 +414,6 @@ func routeBucket[R interface{ Release() }](ctx context.Context, t *DurableTable,
 		return none, TierHot, err
 	}
 	return r, TierHot, nil
-}
-
-// ungroupedRow reads the one row of req's ungrouped answer r back into a PartialGroup.
-func ungroupedRow(req AggregateRequest, r array.RecordReader) (PartialGroup, error) {
-	gs, err := req.ReadPartial(r)
-	if err != nil {
-		return PartialGroup{}, err
-	}
-	if len(gs) != 1 {
-		return PartialGroup{}, fmt.Errorf("%w: an ungrouped aggregate answered %d rows", ErrOperationFailed, len(gs))
-	}
-	return gs[0], nil
 }
 
 // ReadPartial reads an answer r to req (of req.Schema()) back into groups (see the function

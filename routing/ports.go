@@ -142,12 +142,14 @@ type ArchiveStatus struct {
 // ArchiveReader reads published archives (implemented by the archive package). It validates
 // the manifest against b before trusting the payload. Safe for concurrent use.
 type ArchiveReader interface {
-	// Aggregate is the archive's partial-aggregate port (partial.go): the answer to req over
-	// the archived bucket b's records inside req.Range (already clipped to b), from the
+	// AggregateGroups is the archive's partial-aggregate port (partial.go): the answer to req
+	// over the archived bucket b's records inside req.Range (already clipped to b), as partial
+	// groups in ascending bin order (the caller merges them, AggregateRequest.Merge), from the
 	// manifest's record count or trusted statistics, decoding only event_time where they do
 	// not settle a row group or page; ErrNoAggregate when the payload's statistics cannot be
-	// trusted at all (the caller reads the rows). The reader must be released.
-	Aggregate(ctx context.Context, manifestKey string, b BucketID, req AggregateRequest) (array.RecordReader, error)
+	// trusted at all (the caller reads the rows). Groups rather than Arrow batches: a query
+	// asks every archived bucket of its range, and one batch is built for all the answers.
+	AggregateGroups(ctx context.Context, manifestKey string, b BucketID, req AggregateRequest) ([]PartialGroup, error)
 	// ArchiveBatchReader reads an archived bucket as Arrow batches (batch.go): the
 	// executor's read path.
 	ArchiveBatchReader

@@ -74,6 +74,20 @@ func (a *Analysis) track(n node, op string, r array.RecordReader) array.RecordRe
 	return &countingReader{RecordReader: r, s: s}
 }
 
+// answered counts a store's answer of rows partial groups to operator op of n, as track
+// counts the batches of an answer read as Arrow (at most routing.MaxBatchRows rows a batch),
+// with d the time it took.
+func (a *Analysis) answered(n node, op string, rows int, d time.Duration) {
+	if a == nil {
+		return
+	}
+	s := a.stats(n, op)
+	s.opened.Add(1)
+	s.rows.Add(int64(rows))
+	s.batches.Add(int64((rows + routing.MaxBatchRows - 1) / routing.MaxBatchRows))
+	s.nanos.Add(int64(d))
+}
+
 // tier counts a bucket of operator op of n read from tier.
 func (a *Analysis) tier(n node, op string, t routing.Tier) {
 	if a == nil {

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
@@ -171,7 +170,7 @@ func runRewrite(t *testing.T, tbl *routing.DurableTable, r routing.TimeRange, p 
 // statistics cannot be trusted): every archived bucket reads its rows in its fragment.
 type declining struct{ routing.ArchiveReader }
 
-func (declining) Aggregate(context.Context, string, routing.BucketID, routing.AggregateRequest) (array.RecordReader, error) {
+func (declining) AggregateGroups(context.Context, string, routing.BucketID, routing.AggregateRequest) ([]routing.PartialGroup, error) {
 	return nil, routing.ErrNoAggregate
 }
 

@@ -813,7 +813,7 @@ func (f *fakeBatchArchive) Count(context.Context, string, routing.BucketID, rout
 	return 0, errors.New("fake archive: not implemented")
 }
 
-func (f *fakeBatchArchive) Aggregate(context.Context, string, routing.BucketID, routing.AggregateRequest) (array.RecordReader, error) {
+func (f *fakeBatchArchive) AggregateGroups(context.Context, string, routing.BucketID, routing.AggregateRequest) ([]routing.PartialGroup, error) {
 	return nil, routing.ErrNoAggregate
 }
 
