@@ -106,7 +106,7 @@ func BenchmarkGroupedCount(b *testing.B) {
 				b.Fatal(err)
 			}
 			pprof.StartCPUProfile(f)
-			for range 30 {
+			for range 300 {
 				if _, err := groupedQuery(ctx, clients[true]); err != nil {
 					b.Fatal(err)
 				}

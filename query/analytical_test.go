@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -189,4 +190,57 @@ func TestMaxPartitionsOption(t *testing.T) {
 		}
 		engSameRows(t, fmt.Sprintf("limit %d, %d partitions", c.limit, c.n), got.rows, [][]any{{want}})
 	}
+}
+
+// discoveryCounter counts the hot store's partition discoveries.
+type discoveryCounter struct {
+	routing.HotStore
+	n atomic.Int64
+}
+
+func (d *discoveryCounter) Partitions(ctx context.Context, tableID string, s routing.Strategy, r routing.TimeRange, limit int) ([]routing.Partition, error) {
+	d.n.Add(1)
+	return d.HotStore.Partitions(ctx, tableID, s, r, limit)
+}
+
+// TestOneDiscoveryPerQuery: an analytical query's GetFlightInfo (Fragments) discovers its
+// partitions once and its DoGet (ExecuteFragment of the ticket's spec) reuses them, with the
+// answer of a whole execution; the next logical query (another planning instant) discovers
+// again, so a partition written since is found; a statement run without a planning instant
+// (Execute) discovers per call.
+func TestOneDiscoveryPerQuery(t *testing.T) {
+	t.Parallel()
+	f := buildEngFixture(t, "mixed", true)
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	hot := &discoveryCounter{HotStore: f.store}
+	on, _ := f.engines(t, alloc, hot)
+	ctx := session.With(context.Background(), session.Settings{Analytical: true})
+	r := routing.TimeRange{Start: engDay0.AddDate(0, 0, 3), End: engDay0.AddDate(0, 0, 33)}
+	sql := fmt.Sprintf("SELECT channel_id, count(*) FROM messages WHERE timestamp >= %s AND timestamp < %s GROUP BY 1 ORDER BY 1", engLit(r.Start), engLit(r.End))
+
+	want, err := engRunCtx(ctx, t, on, alloc, sql, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := hot.n.Load(); n != 1 {
+		t.Fatalf("Execute discovered %d times, want 1", n)
+	}
+	for q := range 2 {
+		hot.n.Store(0)
+		frags, err := on.Fragments(ctx, sql, nil, nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fr := range frags {
+			got, err := engRunFragment(ctx, t, on, alloc, sql, nil, fr.Spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			engSameRows(t, "the fragment's answer", got.rows, want.rows)
+		}
+		if n := hot.n.Load(); n != 1 {
+			t.Fatalf("logical query %d: %d discoveries for its GetFlightInfo and %d DoGet(s), want 1", q, n, len(frags))
+		}
+	}
+	alloc.AssertSize(t, 0)
 }

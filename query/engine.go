@@ -110,6 +110,9 @@ type Engine struct {
 	metrics *metrics
 	stmts   *stmtCache
 	budget  *ledger.Budget // what all queries hold together (Options.TotalQueryMemory)
+	// found keeps the partitions analytical reads discovered, for the DoGets of their
+	// logical query (discovery.go).
+	found discoveries
 	// maxColumns bounds a select list (substrait.BindOptions.MaxOutputColumns): the most
 	// output columns whose batches an execution could hold under QueryMemory at the smallest
 	// fan-out of the tables (scan.MaxOutputColumns); 0 without a memory bound.

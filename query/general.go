@@ -141,8 +141,8 @@ func (e *Engine) executeSubstrait(ctx context.Context, planBytes []byte) (array.
 }
 
 // discover lists the partitions of every analytical read of routes (no partition pin) from
-// its table's stores (routing.DurableTable.Partitions) and sets them as the read's
-// partitions, in byte order. It returns the number discovered per table name, for EXPLAIN. A
+// its table's stores (routing.DurableTable.Partitions; once per logical query: partitions)
+// and sets them as the read's partitions, in byte order. It returns the number discovered per table name, for EXPLAIN. A
 // read finding more than AnalyticalMaxPartitions is refused with an *AnalyticalPartitionsError;
 // a store failure passes through (routing.ErrUnavailable).
 func (e *Engine) discover(ctx context.Context, routes map[*plan.NamedTableReadRel]substrait.Route) (map[string]int, error) {
@@ -159,7 +159,7 @@ func (e *Engine) discover(ctx context.Context, routes map[*plan.NamedTableReadRe
 		if limit > 0 {
 			limit++ // one more than the bound tells that it is exceeded
 		}
-		parts, err := t.Partitions(ctx, r.Range, limit)
+		parts, err := e.partitions(ctx, t, r.Range, limit)
 		if err != nil {
 			return nil, err
 		}
