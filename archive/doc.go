@@ -56,7 +56,8 @@
 // the flightsrv.archive.read_errors counter) and the Flight SQL boundary answers with
 // DATA_LOSS.
 //
-// [Reader.Aggregate] is the archive's partial-aggregate port (routing.ArchiveReader): the
+// [Reader.AggregateGroups] is the archive's partial-aggregate port (routing.ArchiveReader;
+// [Reader.Aggregate] is its answer as Arrow batches): the
 // partial count(*), min and max of the event time of a bucket's records in a range,
 // ungrouped or per time bin. Whole-bucket ungrouped counts are answered from the validated
 // manifest's record_count once the payload check has passed (the payload exists with the

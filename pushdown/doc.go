@@ -9,7 +9,7 @@
 // the fragment's partial state is built from the store's answer and, for a grouping by the
 // partition column, the bucket's partition key (a bucket holds one partition). The executor
 // then replaces the fragment's read and partial aggregate by one call of the bucket's
-// partial-aggregate port (routing.DurableTable.AggregateBucket): a hot bucket answers with one
+// partial-aggregate port (routing.DurableTable.AggregateGroups): a hot bucket answers with one
 // key-only statement, an archived one from its manifest or trusted footer and page statistics.
 // A Rewrite also names its span operation (Operation) and describes itself for EXPLAIN
 // (Explain); StartOrder is the start-order policy for extremes (MIN/MAX of one partition stop

@@ -15,12 +15,13 @@
 // on it ([ReadRecords]), never on a second statement or decoder.
 //
 // Aggregates a store answers without reading rows go through one partial-aggregate port per
-// store (partial.go): [HotStore.AggregateRange] and [ArchiveReader.Aggregate] return the
+// store (partial.go): [HotStore.AggregateRange] (as Arrow batches of
+// [PartialAggregateSchema]) and [ArchiveReader.AggregateGroups] (as [PartialGroup]s) return the
 // partial state of the request's typed measures ([Measure]: count(*), min(timestamp),
-// max(timestamp)) of one bucket, ungrouped or per time bin, as Arrow batches of
-// [PartialAggregateSchema], and
-// [DurableTable.AggregateBucket] routes a bucket to the tier that holds it (a bucket inside
-// one bin is asked ungrouped). The executor's final aggregate combines these answers with
+// max(timestamp)) of one bucket, ungrouped or per time bin, and
+// [DurableTable.AggregateGroups] (groups, what the executor asks) and
+// [DurableTable.AggregateBucket] (Arrow) route a bucket to the tier that holds it (a bucket
+// inside one bin is asked ungrouped). The executor's final aggregate combines these answers with
 // those of fragments that read rows; [ErrNoAggregate] sends a bucket back to reading rows.
 // A hot store may also run a fragment's filter and partial aggregate over a bucket's rows
 // ([RowAggregator], rowagg.go): [DurableTable.AggregateRows] asks it for a [RowAggregate]

@@ -17,8 +17,10 @@ import (
 // reading rows (docs/architecture.md, "The executor and its fragments": one partial-aggregate port
 // per store, not one port per aggregate). A bucket's answer is the partial state of the
 // request's measures (measure.go: count(*), min(timestamp), max(timestamp)), ungrouped or
-// grouped by one time bin of the timestamp, as Arrow batches of PartialAggregateSchema; the
-// executor's final aggregate combines it with the partial states of fragments that read rows.
+// grouped by one time bin of the timestamp, as partial groups (PartialGroup: what the executor
+// asks every bucket for, AggregateGroups) or as Arrow batches of PartialAggregateSchema
+// (AggregateBucket, Answer); the executor's final aggregate combines it with the partial states
+// of fragments that read rows.
 
 // ErrNoAggregate is returned by a partial-aggregate port for a bucket the store cannot answer
 // without reading rows (an archive whose event_time statistics are not trusted at all, a
