@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -38,8 +37,7 @@ import (
 // Object reads are counted in the request's routing.ReadStats. Safe for concurrent use; the
 // caller owns the groups.
 func (r *Reader) AggregateGroups(ctx context.Context, manifestKey string, b routing.BucketID, req routing.AggregateRequest) (out []routing.PartialGroup, err error) {
-	ctx, span := r.tracer.Start(ctx, "pulpitum.archive.read", trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("pulpitum.archive.operation", "aggregate")))
+	ctx, span := r.startSpan(ctx, "aggregate")
 	c := &ioCounter{}
 	defer func() { endSpan(span, c, -1, err) }()
 	if req.Bin != nil {
@@ -51,7 +49,9 @@ func (r *Reader) AggregateGroups(ctx context.Context, manifestKey string, b rout
 	if err != nil {
 		return nil, err
 	}
-	span.SetAttributes(attribute.String("pulpitum.archive.format", m.Format.String()))
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("pulpitum.archive.format", m.Format.String()))
+	}
 	rng := req.Range.Intersect(b.Range())
 	if rng.Empty() || (m.RecordCount == 0 && !r.opts.VerifyFully) {
 		return nil, nil
@@ -61,7 +61,9 @@ func (r *Reader) AggregateGroups(ctx context.Context, manifestKey string, b rout
 		// whole check: the footer is not fetched, so damage inside the payload (footer
 		// included) is found by the first read that decodes it, and routing then refuses
 		// counts of the route too.
-		span.SetAttributes(attribute.String("pulpitum.archive.count_source", "manifest"))
+		if span.IsRecording() {
+			span.SetAttributes(attribute.String("pulpitum.archive.count_source", "manifest"))
+		}
 		return []routing.PartialGroup{{Count: int64(m.RecordCount)}}, nil
 	}
 	acc := newPartialTally(req.Bin)

@@ -88,8 +88,7 @@ var batchSchemaDef = routing.TableDef{PartitionColumn: routing.ColumnPartition.S
 // pulpitum.archive.read span (operation read_batches, no key or partition value) lasts until
 // the reader ends or is released. The caller must Release the reader.
 func (r *Reader) ReadBatches(ctx context.Context, manifestKey string, b routing.BucketID, req routing.BatchRequest) (_ routing.BatchReader, err error) {
-	ctx, span := r.tracer.Start(ctx, "pulpitum.archive.read", trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("pulpitum.archive.operation", "read_batches"), attribute.Int64("pulpitum.query.limit", req.Limit)))
+	ctx, span := r.startSpan(ctx, "read_batches", attribute.Int64("pulpitum.query.limit", req.Limit))
 	c := &ioCounter{}
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {

@@ -459,6 +459,10 @@ func (r *Reader) aggregateParquet(ctx context.Context, ft *footer, rr *rangeRead
 // endSpan records the I/O of one call on its span and ends it. Keys and partition values are
 // never recorded.
 func endSpan(span trace.Span, c *ioCounter, records int, err error) {
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
 	span.SetAttributes(
 		attribute.Int64("pulpitum.archive.bytes_read", c.bytes.Load()),
 		attribute.Int64("pulpitum.archive.object_reads", c.reads.Load()),
@@ -470,4 +474,21 @@ func endSpan(span trace.Span, c *ioCounter, records int, err error) {
 		span.SetStatus(codes.Error, err.Error())
 	}
 	span.End()
+}
+
+// noSpan is a span that records nothing (ending it does nothing).
+var noSpan = trace.SpanFromContext(context.Background())
+
+// startSpan starts a pulpitum.archive.read span of operation op with attrs — unless ctx carries
+// a valid span that records nothing: under the parent-based samplers the server installs
+// (internal/telemetry: none recorded without an exporter, else a child is recorded when its
+// parent is), a child of it would record nothing either, and a query asks up to thousands of
+// buckets, each of which would still pay for a span's identifiers and options. It then returns
+// ctx and noSpan. A call without a span in ctx (a direct caller) always starts one.
+func (r *Reader) startSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	if parent := trace.SpanFromContext(ctx); parent.SpanContext().IsValid() && !parent.IsRecording() {
+		return ctx, noSpan
+	}
+	return r.tracer.Start(ctx, "pulpitum.archive.read", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(append([]attribute.KeyValue{attribute.String("pulpitum.archive.operation", op)}, attrs...)...))
 }

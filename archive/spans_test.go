@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -216,4 +218,83 @@ func archiverMetricSums(t *testing.T, r *sdkmetric.ManualReader, secrets ...stri
 		}
 	}
 	return sums
+}
+
+// TestReadSpansFollowTheirParent: an archive read starts its pulpitum.archive.read span under a
+// recording parent and as a root (a direct call), and none under a valid parent that records
+// nothing (what a query's span is without an exporter, or for an unsampled incoming trace),
+// whose children a parent-based sampler would not record either; the answers are the same.
+func TestReadSpansFollowTheirParent(t *testing.T) {
+	t.Parallel()
+	bkt := openTestBucket(t)
+	b := testBucket("general", routing.CalendarMonthUTC, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC))
+	recs := genRecords(newRand(7), b, 300)
+	w, _ := NewWriter(bkt, WriterOptions{Prefix: testPrefix, RowGroupRows: 100})
+	key, err := w.Put(context.Background(), b, 1, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := tracetest.NewSpanRecorder()
+	sampler := &countingSampler{Sampler: sdktrace.ParentBased(sdktrace.AlwaysSample())}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans), sdktrace.WithSampler(sampler))
+	r, err := NewReader(bkt, ReaderOptions{TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := func(flags trace.TraceFlags) context.Context {
+		return trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+			TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: flags}))
+	}
+	_, recording := tp.Tracer("test").Start(parent(trace.FlagsSampled), "query")
+	defer recording.End()
+	req := routing.AggregateRequest{Range: b.Range(), Measures: []routing.Measure{routing.CountStar, routing.MinTime}}
+	for _, c := range []struct {
+		name  string
+		ctx   context.Context
+		spans int
+	}{
+		{"a direct call", context.Background(), 1},
+		{"under a recording parent", trace.ContextWithSpan(context.Background(), recording), 1},
+		{"under a parent recording nothing", parent(0), 0},
+	} {
+		before, asked := len(spans.Ended()), sampler.reads.Load()
+		gs, err := r.AggregateGroups(c.ctx, key, b, req)
+		if err != nil || len(gs) != 1 || gs[0].Count != int64(len(recs)) || !gs[0].Min.Equal(recs[0].EventTime) {
+			t.Fatalf("%s: %+v, %v", c.name, gs, err)
+		}
+		br, err := r.ReadBatches(c.ctx, key, b, routing.BatchRequest{Range: b.Range(), Columns: []routing.Column{routing.ColumnTimestamp}, Limit: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		for br.Next() {
+			rows += int(br.RecordBatch().NumRows())
+		}
+		br.Release()
+		if rows != len(recs) {
+			t.Fatalf("%s: read %d rows, want %d", c.name, rows, len(recs))
+		}
+		n := 0
+		for _, s := range spans.Ended()[before:] {
+			if s.Name() == "pulpitum.archive.read" {
+				n++
+			}
+		}
+		if n != 2*c.spans || sampler.reads.Load()-asked != int64(2*c.spans) {
+			t.Fatalf("%s: %d pulpitum.archive.read spans recorded and %d started for an aggregate and a read, want %d", c.name, n, sampler.reads.Load()-asked, 2*c.spans)
+		}
+	}
+}
+
+// countingSampler counts the pulpitum.archive.read spans started (sampled or not).
+type countingSampler struct {
+	sdktrace.Sampler
+	reads atomic.Int64
+}
+
+func (s *countingSampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
+	if p.Name == "pulpitum.archive.read" {
+		s.reads.Add(1)
+	}
+	return s.Sampler.ShouldSample(p)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -105,6 +106,14 @@ func BenchmarkGroupedCount(b *testing.B) {
 			if _, err := groupedQuery(ctx, clients[true]); err != nil { // warm the caches
 				b.Fatal(err)
 			}
+			writeAllocs := func(path string) {
+				if h, err := os.Create(path); err == nil {
+					runtime.GC()
+					pprof.Lookup("allocs").WriteTo(h, 0)
+					h.Close()
+				}
+			}
+			writeAllocs(p + ".allocs-before") // go tool pprof -base <p>.allocs-before <p>.allocs
 			pprof.StartCPUProfile(f)
 			for range 300 {
 				if _, err := groupedQuery(ctx, clients[true]); err != nil {
@@ -113,6 +122,7 @@ func BenchmarkGroupedCount(b *testing.B) {
 			}
 			pprof.StopCPUProfile()
 			f.Close()
+			writeAllocs(p + ".allocs")
 		}
 		for run := 0; run < 3 || (run < 7 && time.Duration(run)*median(times[false]) < benchTime()); run++ {
 			for i, pushdown := range []bool{true, false} {

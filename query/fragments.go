@@ -219,7 +219,11 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 				return nil, err
 			}
 			tableOf[rd.t.Def().TableID] = rd.t
-			buckets = append(buckets, rd.buckets()...)
+			if buckets == nil {
+				buckets = rd.buckets()
+			} else {
+				buckets = append(buckets, rd.buckets()...)
+			}
 		}
 	}
 	if !split || win == nil || len(win.route.Partitions) == 0 || routing.BucketCount(win.t.Def().Strategy, win.route.Range) < 2 {

@@ -140,7 +140,8 @@ func decodeSpec(b []byte) (fragmentSpec, error) {
 			break
 		}
 		if spec.Pins == nil {
-			spec.Pins = make([]pinSpec, 0, n)
+			// A pin with an 8-byte route takes at least 11 bytes: room for the usual ones.
+			spec.Pins = make([]pinSpec, 0, max(n, len(d.b)/11))
 		}
 		start := int64(0)
 		for range n {

@@ -385,8 +385,13 @@ func baseRefExpr(base *types.RecordType, col int) (expr.Expression, error) {
 // units lists the fragments of a source: per partition, its buckets in bound order (reversed
 // for descending reads).
 func units(src Source, desc bool) []unit {
-	var out []unit
-	for i, bs := range src.Buckets() {
+	parts := src.Buckets()
+	n := 0
+	for _, bs := range parts {
+		n += len(bs)
+	}
+	out := make([]unit, 0, n)
+	for i, bs := range parts {
 		p := src.Partitions[i]
 		if desc {
 			slices.Reverse(bs)

@@ -183,7 +183,11 @@ func (s *storeStream) askStores() error {
 			rows.store, rows.units = nil, units[i:j]
 			outs = append(outs, newFragmentStream(s.ctx, s.rt, &rows, s.n.partialSch, -1))
 		} else {
-			var gs []routing.PartialGroup
+			n := 0
+			for _, a := range answers[i:j] {
+				n += len(a)
+			}
+			gs := make([]routing.PartialGroup, 0, n)
 			for _, a := range answers[i:j] {
 				for _, g := range a {
 					// Grouped by partition, a partition without records in the range has no
