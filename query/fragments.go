@@ -229,15 +229,14 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 	if !split || win == nil || len(win.route.Partitions) == 0 || routing.BucketCount(win.t.Def().Strategy, win.route.Range) < 2 {
 		// One fragment: pinned to the archived routes the route cache knows (asking the hot
 		// store for every route would double the statements of a hot query).
-		routes := make([]bucketRoute, 0, len(buckets))
+		spec := fragmentSpec{Now: now.UnixNano(), Pins: make([]pinSpec, 0, len(buckets))}
 		for _, b := range buckets {
 			if key, ok := tableOf[b.TableID].CachedArchive(b); ok {
-				routes = append(routes, bucketRoute{b: b, archived: true, pin: routing.PinOf(b, key)})
+				spec.Pins = append(spec.Pins, pinOf(routing.PinOf(b, key)))
 			}
 		}
-		f := fragmentOf(routes, nil, now)
-		f.Buckets, f.Immutable = len(buckets), f.Immutable && len(routes) == len(buckets)
-		return []Fragment{f}, nil
+		immutable := len(buckets) > 0 && len(spec.Pins) == len(buckets)
+		return []Fragment{{Spec: encodeSpec(spec), Immutable: immutable, Buckets: len(buckets)}}, nil
 	}
 	frags, err := e.windowFragments(ctx, win, now)
 	if err != nil {
@@ -322,9 +321,14 @@ func fragmentOf(routes []bucketRoute, window *[2]int64, now time.Time) Fragment 
 			immutable = false
 			continue
 		}
-		spec.Pins = append(spec.Pins, pinSpec{Partition: r.pin.Partition, Start: r.pin.Start, Generation: r.pin.Generation, Route: r.pin.Route})
+		spec.Pins = append(spec.Pins, pinOf(r.pin))
 	}
 	return Fragment{Spec: encodeSpec(spec), Immutable: immutable, Buckets: len(routes)}
+}
+
+// pinOf is p's form in a fragment spec.
+func pinOf(p routing.Pin) pinSpec {
+	return pinSpec{Partition: p.Partition, Start: p.Start, Generation: p.Generation, Route: p.Route}
 }
 
 // resolveRoutes resolves the route of every bucket, at most the largest fan-out of the

@@ -59,16 +59,20 @@ func encodeSpec(spec fragmentSpec) []byte {
 	if spec.Now != 0 {
 		b = binary.AppendVarint(b, spec.Now)
 	}
-	// Group consecutive pins of one partition.
-	var groups [][]pinSpec
+	// Group consecutive pins of one partition: runs[k] is the index where the k-th run starts.
+	var runs []int
 	for i, p := range spec.Pins {
 		if i == 0 || !bytes.Equal(p.Partition, spec.Pins[i-1].Partition) {
-			groups = append(groups, nil)
+			runs = append(runs, i)
 		}
-		groups[len(groups)-1] = append(groups[len(groups)-1], p)
 	}
-	b = binary.AppendUvarint(b, uint64(len(groups)))
-	for _, g := range groups {
+	b = binary.AppendUvarint(b, uint64(len(runs)))
+	for k, at := range runs {
+		end := len(spec.Pins)
+		if k+1 < len(runs) {
+			end = runs[k+1]
+		}
+		g := spec.Pins[at:end]
 		b = binary.AppendUvarint(b, uint64(len(g[0].Partition)))
 		b = append(b, g[0].Partition...)
 		b = binary.AppendUvarint(b, uint64(len(g)))
