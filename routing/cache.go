@@ -11,7 +11,7 @@ import (
 // longest ago is evicted. A RouteCache is safe for concurrent use; the zero value is not usable,
 // use NewRouteCache.
 type RouteCache struct {
-	mu      sync.Mutex
+	mu      sync.RWMutex // read-locked by lookups (Archived, Len), which do not reorder
 	max     int
 	order   *list.List // of string cache keys, oldest first
 	entries map[string]cacheEntry
@@ -35,8 +35,8 @@ func (c *RouteCache) Archived(b BucketID) (string, bool) {
 	if c == nil || c.max <= 0 {
 		return "", false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	e, ok := c.entries[b.CacheKey()]
 	return e.manifestKey, ok
 }
@@ -79,7 +79,7 @@ func (c *RouteCache) Len() int {
 	if c == nil {
 		return 0
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	return len(c.entries)
 }
