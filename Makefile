@@ -115,10 +115,12 @@ client-tools:
 # (FLIGHTSRV_INGEST_ROWS changes the count; make bench-ingest-3m writes all 3M). Each prints a summary table with ratios and
 # its issue's targets (see bench/doc.go). Reads ../shared/data/flights-3m.parquet (override:
 # FLIGHTSRV_FLIGHTS_PARQUET). BENCHTIME is the time each variant is run for; slow variants
-# (0.2–1 s a query) still run at least twice. 3 to 5 minutes on 2 cores.
+# (0.2–1 s a query) still run at least twice. About an hour on 2 cores. BENCH selects benchmarks
+# by name (a go test -bench pattern), e.g. make bench BENCH='^BenchmarkGroupedCount$$'.
 BENCHTIME ?= 2s
+BENCH ?= .
 bench: tools bench-venv
-	scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./bench/... ./scan/
+	scripts/with-postgres.sh $(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -timeout 90m ./bench/... ./scan/
 
 # bench-ingest-3m: BenchmarkIngest alone over all 3,000,000 rows of the flights file (ADBC and
 # arrow-go bulk ingest into PostgreSQL and SQLite, `flightsrv load`, pgx COPY into a plain table
