@@ -137,8 +137,8 @@ func (p *PartialGroup) add(g PartialGroup) {
 // Merge returns groups as req's answer holds them: an ungrouped answer is exactly one group
 // (the groups merged, or count 0 and no extremes when there is none); a grouped one has one
 // group per non-empty bin (count > 0 or found), consecutive groups of the same bin start merged
-// (as when months fold into quarters). Stores compute groups in ascending bin order. The result
-// may share groups' backing array.
+// (as when months fold into quarters). Stores compute groups in ascending bin order. groups is
+// not modified; the result is a new slice.
 func (req AggregateRequest) Merge(groups []PartialGroup) []PartialGroup {
 	if req.Bin == nil {
 		var one PartialGroup
@@ -290,7 +290,7 @@ func nanos(t time.Time) (int64, bool) {
 
 // AggregateBucket answers req for bucket b through the partial-aggregate ports, with the same
 // route decision and route cache as ReadBucket: a cached archived route goes straight to the
-// archive (ArchiveReader.Aggregate); otherwise one hot-store statement returns route and answer
+// archive (ArchiveReader.AggregateGroups); otherwise one hot-store statement returns route and answer
 // from one snapshot (HotStore.AggregateRange), and an archived answer is cached and asked of
 // the archive. req.Range is clipped to the bucket; a grouped request without measures is
 // asked count(*). When grouped and the clipped range lies in
@@ -334,12 +334,9 @@ func (t *DurableTable) AggregateGroups(ctx context.Context, b BucketID, req Aggr
 	}
 	one := req
 	one.Bin = nil
-	gs, tier, err := t.aggregateRoute(ctx, b, one)
+	gs, tier, err := t.aggregateRoute(ctx, b, one) // merged: exactly one group
 	if err != nil {
 		return nil, tier, err
-	}
-	if len(gs) != 1 {
-		return nil, tier, fmt.Errorf("%w: an ungrouped aggregate answered %d rows", ErrOperationFailed, len(gs))
 	}
 	gs[0].Bin = req.Bin.Floor(req.Range.Start)
 	return req.Merge(gs), tier, nil
