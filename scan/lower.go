@@ -420,6 +420,14 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 			_, am.Numeric = f.GetType().(*types.DecimalType)
 		case "avg":
 			am.Func = aggregate.Avg
+			// avg of integers typed numeric (the binder's, as PostgreSQL types it): PostgreSQL's
+			// quotient at aggregate.AvgScale.
+			if d, ok := f.GetType().(*types.DecimalType); ok {
+				if d.Scale != aggregate.AvgScale || d.Precision != 38 {
+					return spec, nil, unsupported("avg typed %s (the executor's numeric avg is decimal<38,%d>)", d, aggregate.AvgScale)
+				}
+				am.Numeric = true
+			}
 		case "min":
 			am.Func = aggregate.Min
 		case "max":

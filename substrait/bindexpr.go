@@ -58,6 +58,9 @@ func ownAggregates() string {
 	// sum(bigint) → numeric, PostgreSQL's type for it (the executor's exact 128-bit total).
 	b.WriteString("  - name: \"sum\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: i64\n        nullability: DECLARED_OUTPUT\n        decomposable: MANY\n        intermediate: decimal?<38,0>\n        return: decimal?<38,0>\n")
+	// avg(bigint) → numeric, PostgreSQL's type for it (numeric_div's quotient shown at avgScale).
+	fmt.Fprintf(&b, "  - name: \"avg\"\n    impls:\n      - args:\n          - value: i64\n        nullability: DECLARED_OUTPUT\n"+
+		"        decomposable: MANY\n        intermediate: decimal?<38,0>\n        return: decimal?<38,%d>\n", avgScale)
 	// The ordered-set aggregates: (fraction, x) → x's type, and mode(x).
 	b.WriteString("  - name: \"percentile_cont\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: fp64\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: fp64?\n")

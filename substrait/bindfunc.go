@@ -22,6 +22,13 @@ var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "m
 	"bool_and": true, "bool_or": true, "every": true, "percentile_cont": true, "percentile_disc": true, "mode": true,
 	"string_agg": true}
 
+// avgScale is the scale of avg over integers, numeric as in PostgreSQL: each value is
+// PostgreSQL's (the sum over the count at the scale numeric_div chooses, 16 to 20 digits
+// after the point for groups of fewer than 10,000 rows) shown with zeros up to this scale,
+// which one decimal column needs (PostgreSQL's display scale varies with the value). A value
+// that does not fit it exactly is an error, never rounded (scan/aggregate numavg.go).
+const avgScale = 20
+
 // orderedSetAggregates are the aggregates written WITHIN GROUP (ORDER BY …).
 var orderedSetAggregates = map[string]bool{"percentile_cont": true, "percentile_disc": true, "mode": true}
 
@@ -251,6 +258,17 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
 			id.URN = URNArithmetic
+			if name == "avg" && fam == famInt {
+				// avg of integers is numeric in PostgreSQL: sum / count at the scale
+				// numeric_div chooses, shown at avgScale (scan/aggregate numavg.go).
+				if numRank(at) < numRank(i64Type()) {
+					if arg, err = bd.coerce(typed(arg), i64Type().WithNullability(at.GetNullability()), ""); err != nil {
+						return bval{}, err
+					}
+				}
+				id.URN, out = URNPostgres, numType(avgScale)
+				break
+			}
 			if name == "avg" || fam == famFloat {
 				if arg, err = bd.coerce(typed(arg), fp64Type().WithNullability(at.GetNullability()), ""); err != nil {
 					return bval{}, err

@@ -53,6 +53,9 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		if m.Numeric && m.argKind != kFloat && m.Func == Sum {
 			return &numericSum{a}
 		}
+		if m.Numeric && m.argKind != kFloat {
+			return &numericAvg{a}
+		}
 		return a
 	case VarSamp, VarPop, StddevSamp, StddevPop:
 		return &varAcc{fn: m.Func}

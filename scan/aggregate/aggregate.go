@@ -21,7 +21,8 @@ const (
 	// NULL when the group had no non-null filtered-in x.
 	Sum
 	// Avg is avg(x) over integers or floats: output float64, NULL when the group had no non-null
-	// filtered-in x. Integer inputs are summed exactly (128 bits) and divided once at the end.
+	// filtered-in x. Integer inputs are summed exactly (128 bits) and divided once at the end;
+	// with Measure.Numeric, the quotient is PostgreSQL's numeric one, decimal128(38, AvgScale).
 	Avg
 	// Min is min(x) over any supported type; output the input type, NULL when the group had no
 	// non-null filtered-in x. Floats order NaN above every other value (as PostgreSQL does);
@@ -91,7 +92,8 @@ type Measure struct {
 	Sorted     bool
 	Separator  string
 	// Numeric answers a Sum of integers as the exact decimal128(38, 0) total (PostgreSQL's
-	// numeric sum(bigint)), never ErrSumOverflow; a Sum of floats ignores it.
+	// numeric sum(bigint)), never ErrSumOverflow, and an Avg of integers as PostgreSQL's
+	// numeric average in decimal128(38, AvgScale) (numavg.go); floats ignore it.
 	Numeric bool
 }
 
@@ -280,6 +282,9 @@ func resultField(m resolved) arrow.Field {
 		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
 	case Avg, VarSamp, VarPop, StddevSamp, StddevPop, PercentileCont:
+		if m.Func == Avg && m.Numeric && m.argKind != kFloat {
+			return arrow.Field{Name: m.Name, Type: avgType, Nullable: true}
+		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 	case BoolAnd, BoolOr:
 		return arrow.Field{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}
@@ -326,7 +331,7 @@ func stateFields(m resolved) []arrow.Field {
 // OutputSchema returns the schema of Single and Final output for input schema in: the group
 // key fields (copied from in), then one field per measure named Measure.Name: count(*) and
 // count int64 not nullable; sum int64 (integer input) or float64 (float input), nullable; avg
-// float64, nullable; min and max the input type, nullable. It fails, with an error prefixed
+// float64 (decimal128(38, AvgScale) for Measure.Numeric over integers), nullable; min and max the input type, nullable. It fails, with an error prefixed
 // "aggregate: ", when s does not fit in (column out of range, unsupported type, sum or avg of a
 // non-numeric column, non-boolean filter, empty measure name, distinct count(*)). It keeps no
 // reference to its arguments and is safe for concurrent use.
