@@ -274,7 +274,8 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 
 // windowFrame maps a window function's bounds type and bounds onto ops': ROWS or RANGE
 // (BOUNDS_TYPE_UNSPECIFIED is ROWS), a missing lower bound the partition's start and a missing
-// upper bound its end (Substrait's defaults).
+// upper bound its end (Substrait's defaults). A RANGE offset is in the units of the single
+// ORDER BY key (the binder's: integers, whole doubles, a timestamp's unit).
 func windowFrame(wf *expr.WindowFunction) (ops.WindowFrame, error) {
 	f := ops.WindowFrame{Rows: wf.BoundsType != types.BoundsTypeRange, Start: ops.FrameBound{Kind: ops.Unbounded}, End: ops.FrameBound{Kind: ops.Unbounded}}
 	bound := func(b expr.Bound) (ops.FrameBound, error) {
@@ -289,9 +290,6 @@ func windowFrame(wf *expr.WindowFunction) (ops.WindowFrame, error) {
 				off = int64(p)
 			} else {
 				kind, off = ops.Following, int64(v.(expr.FollowingBound))
-			}
-			if !f.Rows {
-				return ops.FrameBound{}, unsupported("RANGE frames with an offset")
 			}
 			if off < 0 {
 				return ops.FrameBound{}, unsupported("a negative frame offset")

@@ -32,7 +32,8 @@ import (
 // argument masked to NULL outside the filter (count(*) counts a constant so masked), which is
 // exactly the rows the filter keeps. What Substrait's WindowFunction cannot carry or the
 // executor does not run is refused by name (UNIMPLEMENTED): GROUPS frames, EXCLUDE, RANGE
-// offsets, DISTINCT or ORDER BY inside a window aggregate, other window functions.
+// offsets other than winrange.go's, DISTINCT or ORDER BY inside a window aggregate, other
+// window functions.
 
 // PostgreSQL's frame option bits (nodes/parsenodes.h, FRAMEOPTION_*), as pg_query reports them
 // in WindowDef.FrameOptions.
@@ -294,7 +295,7 @@ func (bd *binder) frame(wf *expr.WindowFunction, spec windowSpec) error {
 	if f&frameRange != 0 {
 		wf.BoundsType = types.BoundsTypeRange
 		if f&(frameStartOffsetBits|frameEndOffsetBits) != 0 {
-			return unimplementedAre("RANGE frames with an offset (PRECEDING or FOLLOWING by a value)")
+			return bd.rangeOffsetFrame(wf, spec)
 		}
 	}
 	var err error

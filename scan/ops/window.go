@@ -56,11 +56,11 @@ const (
 // FrameBound is one bound of a window frame.
 type FrameBound struct {
 	Kind   FrameBoundKind
-	Offset int64 // Preceding and Following: a count of rows, >= 0
+	Offset int64 // Preceding and Following: a count of rows (ROWS) or of the key's units (RANGE), >= 0
 }
 
-// WindowFrame is a frame: ROWS (positions) or RANGE (peers of the order keys; RANGE offsets
-// are not supported).
+// WindowFrame is a frame: ROWS (positions) or RANGE (peers of the order keys; an offset is a
+// distance from the current row's single order key in the key's units, winrange.go).
 type WindowFrame struct {
 	Rows       bool
 	Start, End FrameBound
@@ -155,9 +155,10 @@ func checkWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 				return fmt.Errorf("ops: window function %d: a default of another type", i)
 			}
 		}
-		if !f.Frame.Rows && (f.Frame.Start.Kind == Preceding || f.Frame.Start.Kind == Following ||
-			f.Frame.End.Kind == Preceding || f.Frame.End.Kind == Following) {
-			return fmt.Errorf("ops: window function %d: RANGE frames with an offset", i)
+		if f.Frame.hasRangeOffset() {
+			if err := checkRangeOffset(s, spec, i); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -567,7 +568,7 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 				}
 			}
 			for k := range m {
-				s, e := frameOf(f.Frame, k, m, peerStart, peerEnd)
+				s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
 				if e > s {
 					ints[ps+k] = pre[e] - pre[s]
 				}
@@ -658,7 +659,7 @@ func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, pe
 		}
 	}
 	for k := range m {
-		s, e := frameOf(f.Frame, k, m, peerStart, peerEnd)
+		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
 		if e <= s || cnt[e] == cnt[s] {
 			valid[ps+k] = false
 			continue
@@ -685,7 +686,7 @@ func (ev *winEval) floatSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, 
 	var cnt int64
 	cs, ce := -1, -1
 	for k := range m {
-		s, e := frameOf(f.Frame, k, m, peerStart, peerEnd)
+		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
 		if s != cs || e < ce {
 			sum, cnt, cs, ce = 0, 0, s, s
 		}
@@ -757,7 +758,7 @@ func (ev *winEval) evalTake(f WindowFunc, arg arrow.Array) (arrow.Array, error) 
 					idx[pos], valid[pos] = int64(n)+at(pos), true
 				}
 			case FirstValue, LastValue, NthValue:
-				s, e := frameOf(f.Frame, k, m, peerStart, peerEnd)
+				s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
 				t := s
 				switch f.Kind {
 				case LastValue:
@@ -779,7 +780,7 @@ func (ev *winEval) evalTake(f WindowFunc, arg arrow.Array) (arrow.Array, error) 
 					idx[pos], valid[pos] = at(ps+t), true
 				}
 			case Min, Max:
-				s, e := frameOf(f.Frame, k, m, peerStart, peerEnd)
+				s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
 				if s != cs || e < ce {
 					cs, ce, best = s, s, -1
 				}
