@@ -32,6 +32,10 @@ var avgQueries = []string{
 	"SELECT date_part('month', timestamp)::int AS m, avg((value->>'delay')::int) FILTER (WHERE (value->>'delay')::int > 0), avg(DISTINCT (value->>'delay')::int) " +
 		"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1 ORDER BY 1",
 	"SELECT origin, avg((value->>'distance')::int) FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' GROUP BY 1 ORDER BY 1",
+	// Over windows: the frame's exact sum over its count, as the aggregate.
+	"SELECT g, avg(g) OVER (ORDER BY g ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), avg(g % 3) OVER (PARTITION BY g % 2), avg(-g) OVER (ORDER BY g RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM generate_series(1, 12) g ORDER BY g",
+	"SELECT id, avg((value->>'delay')::int) OVER (ORDER BY timestamp, id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW), avg((value->>'distance')::bigint) OVER (ORDER BY timestamp RANGE BETWEEN '1 hour' PRECEDING AND CURRENT ROW) " +
+		"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' ORDER BY timestamp, id",
 }
 
 // avgRounded are avg of integers inside expressions that fix the scale: compared with
@@ -42,7 +46,7 @@ var avgRounded = []string{
 }
 
 // TestAvgOfIntegersAsPostgres: avg of integers is numeric, as in PostgreSQL (Arrow
-// decimal128(38, 20)): every value is PostgreSQL's exactly — its text, with zeros up to the 20
+// decimal128(38, 20)), as an aggregate and over a window: every value is PostgreSQL's exactly — its text, with zeros up to the 20
 // digits after the point one column shows — with pushdown on and off (the stores' partial sums
 // and counts merged across buckets); an average PostgreSQL shows with more digits than 20,
 // not all zeros, is refused by name (0A000) rather than rounded.

@@ -258,7 +258,15 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 		}
 		if f.Kind == ops.Avg {
 			switch inner.Field(f.Args[0]).Type.ID() {
-			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64:
+			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
+				// avg of integers typed numeric (the binder's, as PostgreSQL types it).
+				if d, ok := funcs[i].GetType().(*types.DecimalType); ok {
+					if d.Precision != 38 || d.Scale != ops.AvgScale {
+						return nil, unsupported("avg typed %s over a window (the executor's numeric avg is decimal<38,%d>)", d, ops.AvgScale)
+					}
+					f.Type = &arrow.Decimal128Type{Precision: 38, Scale: ops.AvgScale}
+				}
+			case arrow.FLOAT32, arrow.FLOAT64:
 			default:
 				return nil, unsupported("%s of %s over a window", funcs[i].Name(), inner.Field(f.Args[0]).Type)
 			}

@@ -516,6 +516,17 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*exp
 		}
 		id.URN = URNArithmetic
 		target := i64Type()
+		if name == "avg" && fam == famInt {
+			// avg of integers is numeric, as the aggregate (bindfunc.go's avgScale).
+			if !sameType(at, target) {
+				var err error
+				if arg, err = bd.coerce(typed(arg), target.WithNullability(at.GetNullability()), ""); err != nil {
+					return nil, err
+				}
+			}
+			id.URN = URNPostgres
+			return bd.newWindow(id, numType(avgScale), arg)
+		}
 		if name == "avg" || fam == famFloat {
 			target = fp64Type()
 		}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/big"
 	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/flightsrv/flightsrv/scan/ledger"
@@ -68,8 +70,9 @@ type WindowFrame struct {
 
 // WindowFunc is one window function of a WindowSpec: its kind, its argument columns (of the
 // input), its frame (used by FirstValue, LastValue, NthValue and the aggregates) and its
-// output type (int64, float64 or int32 for the numeric kinds; the first argument's type for
-// Lag, Lead, FirstValue, LastValue, NthValue, Min and Max).
+// output type (int64, float64 or int32 for the numeric kinds, decimal128(38, AvgScale) for Avg
+// of integers as PostgreSQL's numeric; the first argument's type for Lag, Lead, FirstValue,
+// LastValue, NthValue, Min and Max).
 type WindowFunc struct {
 	Kind  WindowKind
 	Args  []int
@@ -144,6 +147,10 @@ func checkWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 		case Sum, Avg:
 			if dt := s.Field(f.Args[0]).Type; !integerType(dt) && dt.ID() != arrow.FLOAT64 && dt.ID() != arrow.FLOAT32 {
 				return fmt.Errorf("ops: window function %d: sum or avg of %s", i, dt)
+			}
+			if dt := s.Field(f.Args[0]).Type; f.Type.ID() == arrow.DECIMAL128 &&
+				(f.Kind != Avg || !integerType(dt) || !arrow.TypeEqual(f.Type, &arrow.Decimal128Type{Precision: 38, Scale: AvgScale})) {
+				return fmt.Errorf("ops: window function %d: kind %d of %s as %s", i, f.Kind, dt, f.Type)
 			}
 		case Min, Max:
 			if _, ok := valueCmpOf(s.Field(f.Args[0]).Type); !ok {
@@ -495,6 +502,10 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 	if f.Type.ID() == arrow.FLOAT64 {
 		floats = make([]float64, n)
 	}
+	var decs []decimal128.Num // avg of integers as numeric (numavg.go)
+	if f.Type.ID() == arrow.DECIMAL128 {
+		decs = make([]decimal128.Num, n)
+	}
 	valid := make([]bool, n)
 	for i := range valid {
 		valid[i] = true
@@ -575,7 +586,7 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 			}
 		case Sum, Avg:
 			if integerType(arg.DataType()) {
-				return ev.intSums(f, arg, ps, m, peerStart, peerEnd, ints, floats, valid)
+				return ev.intSums(f, arg, ps, m, peerStart, peerEnd, ints, floats, decs, valid)
 			}
 			return ev.floatSums(f, arg, ps, m, peerStart, peerEnd, floats, valid)
 		}
@@ -585,6 +596,11 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 		return nil, err
 	}
 	switch f.Type.ID() {
+	case arrow.DECIMAL128:
+		b := array.NewDecimal128Builder(alloc, f.Type.(*arrow.Decimal128Type))
+		defer b.Release()
+		b.AppendValues(decs, valid)
+		return b.NewArray(), nil
 	case arrow.FLOAT64:
 		b := array.NewFloat64Builder(alloc)
 		defer b.Release()
@@ -637,6 +653,12 @@ func (x int128) int64() (int64, bool) {
 	return v, (x.hi == 0 && v >= 0) || (x.hi == -1 && v < 0)
 }
 
+// big returns x as a big.Int.
+func (x int128) big() *big.Int {
+	v := new(big.Int).Lsh(big.NewInt(x.hi), 64)
+	return v.Add(v, new(big.Int).SetUint64(x.lo))
+}
+
 func (x int128) float64() float64 {
 	if x.hi < 0 {
 		neg := int128{}.sub(x)
@@ -646,9 +668,9 @@ func (x int128) float64() float64 {
 }
 
 // intSums evaluates sum or avg of bigints over a partition's frames from exact 128-bit prefix
-// sums: a sum outside bigint's range is PostgreSQL's "bigint out of range" (its sum(bigint) is
+// sums (avg as PostgreSQL's numeric into decs when the function's type is decimal128): a sum outside bigint's range is PostgreSQL's "bigint out of range" (its sum(bigint) is
 // numeric, which flightsrv's bigint sum cannot hold).
-func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, peerEnd []int32, ints []int64, floats []float64, valid []bool) error {
+func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, peerEnd []int32, ints []int64, floats []float64, decs []decimal128.Num, valid []bool) error {
 	pre := make([]int128, m+1)
 	cnt := make([]int64, m+1)
 	for k := range m {
@@ -665,6 +687,14 @@ func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, pe
 			continue
 		}
 		sum := pre[e].sub(pre[s])
+		if f.Kind == Avg && decs != nil {
+			d, err := NumericAvg(sum.big(), cnt[e]-cnt[s])
+			if err != nil {
+				return err
+			}
+			decs[ps+k] = d
+			continue
+		}
 		if f.Kind == Avg {
 			floats[ps+k] = sum.float64() / float64(cnt[e]-cnt[s])
 			continue
