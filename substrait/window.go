@@ -309,14 +309,8 @@ func (bd *binder) frame(wf *expr.WindowFunction, spec windowSpec) error {
 // bound reads one frame bound: unbounded, the current row, or a non-negative integer offset
 // (a constant or a parameter, as PostgreSQL allows no column in it).
 func (bd *binder) bound(f int32, unb, cur, prec, foll int32, off *pg.Node, which string) (expr.Bound, error) {
-	switch {
-	case f&unb != 0:
-		return expr.Unbounded{}, nil
-	case f&cur != 0:
-		return expr.CurrentRow{}, nil
-	}
-	if containsWindow(off) || containsAggregate(off) {
-		return nil, errWindowHere()
+	if b, ok, err := fixedBound(f, unb, cur, off); ok || err != nil {
+		return b, err
 	}
 	v, err := bd.bindExpr(off, &scope{})
 	if err != nil {

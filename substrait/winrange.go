@@ -43,16 +43,25 @@ func (bd *binder) rangeOffsetFrame(wf *expr.WindowFunction, spec windowSpec) err
 	return err
 }
 
-// rangeBound reads one bound of a RANGE frame whose ORDER BY key has type key.
-func (bd *binder) rangeBound(f, unb, cur, prec int32, key types.Type, off *pg.Node, which string) (expr.Bound, error) {
+// fixedBound is a frame bound that is no offset: unbounded or the current row (ok false for
+// an offset, which must hold no window function or aggregate).
+func fixedBound(f, unb, cur int32, off *pg.Node) (expr.Bound, bool, error) {
 	switch {
 	case f&unb != 0:
-		return expr.Unbounded{}, nil
+		return expr.Unbounded{}, true, nil
 	case f&cur != 0:
-		return expr.CurrentRow{}, nil
+		return expr.CurrentRow{}, true, nil
 	}
 	if containsWindow(off) || containsAggregate(off) {
-		return nil, errWindowHere()
+		return nil, false, errWindowHere()
+	}
+	return nil, false, nil
+}
+
+// rangeBound reads one bound of a RANGE frame whose ORDER BY key has type key.
+func (bd *binder) rangeBound(f, unb, cur, prec int32, key types.Type, off *pg.Node, which string) (expr.Bound, error) {
+	if b, ok, err := fixedBound(f, unb, cur, off); ok || err != nil {
+		return b, err
 	}
 	var n int64
 	switch familyOf(key) {
