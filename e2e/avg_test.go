@@ -84,7 +84,7 @@ func TestAvgOfIntegersAsPostgres(t *testing.T) {
 		// 9223372036854775806: 19 integer digits.
 		for q, pgText := range map[string]string{
 			"SELECT avg(CASE WHEN a = 1 AND b = 1 THEN 1 ELSE 0 END) FROM generate_series(1, 200) a, generate_series(1, 150) b": "0.000033333333333333333333",
-			"SELECT avg(9223372036854775807 - g) FROM generate_series(1, 3) g": "9223372036854775805",
+			"SELECT avg(9223372036854775807 - g) FROM generate_series(1, 3) g":                                                  "9223372036854775805",
 		} {
 			if want, _ := pgTexts(t, ctx, pg, q); want[0][0] != pgText {
 				t.Fatalf("PostgreSQL's %s is %s, not %s", q, want[0][0], pgText)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"github.com/jackc/pgx/v5"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -135,29 +134,7 @@ func TestWindowFunctionsAsPostgres(t *testing.T) {
 	if len(queries) < 40 {
 		t.Fatalf("the corpus has %d queries", len(queries))
 	}
-	compared := 0
-	for _, q := range queries {
-		wantTypes, want := pgTyped(t, ctx, conn, q)
-		if len(want) == 0 {
-			t.Fatalf("PostgreSQL answers no row to %s", q)
-		}
-		for _, srv := range []struct {
-			name string
-			cl   *flightsql.Client
-		}{{"on", on}, {"off", off}} {
-			res, err := run(ctx, srv.cl, q)
-			if err != nil {
-				t.Errorf("pushdown %s: %v\n%s", srv.name, err, q)
-				continue
-			}
-			types, got := flightTyped(t, res)
-			res.release()
-			if msg := compareTyped(types, got, wantTypes, want); msg != "" {
-				t.Errorf("pushdown %s: %s\n%s", srv.name, msg, q)
-			}
-		}
-		compared += len(want)
-	}
+	compared := comparePG(t, ctx, conn, map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off}, nonEmptyTyped(queries...)...)
 	t.Logf("%d window queries, %d rows equal to PostgreSQL's", len(queries), compared)
 
 	// EXPLAIN shows the window operator at the coordinator, without a value of the query.
@@ -266,28 +243,4 @@ func smallServer(t *testing.T, e *env) *server.Server {
 	}
 	t.Cleanup(small.Close)
 	return small
-}
-
-// asPostgres runs q on PostgreSQL and through each client (named in errors) and reports every
-// answer that differs from PostgreSQL's (compareTyped); it returns PostgreSQL's row count.
-// nonEmpty fails the test when PostgreSQL answers no row (a weak check).
-func asPostgres(t *testing.T, ctx context.Context, conn *pgx.Conn, q string, nonEmpty bool, clients map[string]*flightsql.Client) int {
-	t.Helper()
-	wantTypes, want := pgTyped(t, ctx, conn, q)
-	if nonEmpty && len(want) == 0 {
-		t.Fatalf("PostgreSQL answers no row to %s", q)
-	}
-	for name, cl := range clients {
-		res, err := run(ctx, cl, q)
-		if err != nil {
-			t.Errorf("%s: %v\n%s", name, err, q)
-			continue
-		}
-		types, got := flightTyped(t, res)
-		res.release()
-		if msg := compareTyped(types, got, wantTypes, want); msg != "" {
-			t.Errorf("%s: %s\n%s", name, msg, q)
-		}
-	}
-	return len(want)
 }

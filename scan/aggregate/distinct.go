@@ -65,12 +65,12 @@ const distinctEntryBytes = 48
 
 // distinctNum is count/sum/avg(distinct x) over a fixed-width type (physical type T).
 type distinctNum[T fixedT] struct {
-	dt      arrow.DataType
-	inner   valuesAcc[T]
+	dt         arrow.DataType
+	inner      valuesAcc[T]
 	numeric    bool // sum answered as its decimal128 total (Measure.Numeric)
 	numericAvg bool // avg of integers answered as numeric (Measure.Numeric, numavg.go)
-	set     map[distinctKey]struct{}
-	log     distinctLog[T]
+	set        map[distinctKey]struct{}
+	log        distinctLog[T]
 
 	keys    []uint64
 	newG    []uint32
