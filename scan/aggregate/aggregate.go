@@ -331,8 +331,8 @@ func stateFields(m resolved) []arrow.Field {
 // OutputSchema returns the schema of Single and Final output for input schema in: the group
 // key fields (copied from in), then one field per measure named Measure.Name: count(*) and
 // count int64 not nullable; sum int64 (integer input) or float64 (float input), nullable; avg
-// float64 (decimal128(38, AvgScale) for Measure.Numeric over integers), nullable; min and max the input type, nullable. It fails, with an error prefixed
-// "aggregate: ", when s does not fit in (column out of range, unsupported type, sum or avg of a
+// float64 (decimal128(38, AvgScale) for Measure.Numeric over integers), nullable; min and max
+// the input type, nullable. It fails, with an error prefixed "aggregate: ", when s does not fit in (column out of range, unsupported type, sum or avg of a
 // non-numeric column, non-boolean filter, empty measure name, distinct count(*)). It keeps no
 // reference to its arguments and is safe for concurrent use.
 func OutputSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {

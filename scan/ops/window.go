@@ -284,6 +284,11 @@ func (w *windower) load() error {
 	// The working set on the Go heap: the order (8 bytes a row, allocated from mem), peer
 	// bounds and per-function indices or values (about 40 bytes a row in all).
 	w.claimed = int64(w.n) * 40
+	for _, f := range w.spec.Funcs {
+		if f.Type.ID() == arrow.DECIMAL128 {
+			w.claimed += int64(w.n) * 16 // avg's numeric values (numavg.go)
+		}
+	}
 	if err := w.mem.Claim(w.claimed); err != nil {
 		w.claimed = 0
 		return fmt.Errorf("ops: window: %w", err)
