@@ -122,8 +122,8 @@ func windowQueries() []string {
 // pushdown on and off, exactly what PostgreSQL answers over the same rows held in a plain
 // table: the same rows in the same order, each value equal (doubles to a relative 1e-9, as
 // sums of doubles may add peers in another order), and every column of PostgreSQL's type,
-// but where flightsrv's aggregates are documented to differ (sum of bigints is bigint and avg
-// double precision, where PostgreSQL answers numeric).
+// but where flightsrv's aggregates are documented to differ (a sum of bigints is bigint where
+// PostgreSQL answers numeric; avg of integers is numeric, as in PostgreSQL).
 func TestWindowFunctionsAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
