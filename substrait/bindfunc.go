@@ -20,7 +20,7 @@ import (
 var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
 	"bool_and": true, "bool_or": true, "every": true, "percentile_cont": true, "percentile_disc": true, "mode": true,
-	"string_agg": true}
+	"string_agg": true, "array_agg": true}
 
 // avgScale is the scale of avg over integers, numeric as in PostgreSQL: each value is
 // PostgreSQL's (the sum over the count at the scale numeric_div chooses, 16 to 20 digits
@@ -39,8 +39,7 @@ var aggregateAliases = map[string]string{"stddev": "stddev_samp", "variance": "v
 // run yet: a call of one is an aggregate (the statement is grouped) refused by name, never
 // taken for a scalar function over ungrouped columns.
 var unsupportedAggregates = map[string]bool{
-	"array_agg": true,
-	"bit_and":   true, "bit_or": true, "bit_xor": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true,
 	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
 	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true,
@@ -193,6 +192,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bd.orderedSetMeasure(fc, ac)
 	case name == "string_agg":
 		return bd.stringAggMeasure(fc, ac)
+	case name == "array_agg":
+		return bd.arrayAggMeasure(fc, ac)
 	case len(fc.GetAggOrder()) > 0 || fc.GetAggWithinGroup():
 		return bval{}, unimplementedAre("ordered aggregates")
 	case fc.GetFuncVariadic():
@@ -443,6 +444,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		args[0] = f
+	}
+	if name == "array_to_string" {
+		return bd.arrayToString(args)
 	}
 	if v, ok, err := bd.numericCall(name, rawArgs, args); ok {
 		return v, err

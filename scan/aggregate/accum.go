@@ -63,6 +63,8 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		return &boolAcc{or: m.Func == BoolOr}
 	case StringAgg:
 		return &stringAggAcc{m: m}
+	case ArrayAgg:
+		return newArrayAgg(m)
 	case PercentileCont, PercentileDisc, ModeOf:
 		a, err := newOrdered(m)
 		if err != nil {

@@ -51,6 +51,11 @@ const (
 	// StringAgg is string_agg(x, Separator) over text: output text, NULL for no value; the
 	// values in input order, or sorted bytewise (Sorted, Descending); Distinct keeps each once.
 	StringAgg
+	// ArrayAgg is array_agg(x) over text, integer, bigint, double precision or boolean: output
+	// a list of x's type, NULL elements included, NULL for a group without rows; the values in
+	// input order, or sorted (Sorted, Descending; NULLs last ascending, first descending) as
+	// PostgreSQL's array_agg(x ORDER BY x [DESC]) orders them (arrayagg.go). Not distinct.
+	ArrayAgg
 )
 
 // String returns the SQL name of f ("count(*)", "count", "sum", …).
@@ -63,7 +68,7 @@ func (f Func) String() string {
 
 var funcNames = [...]string{CountStar: "count(*)", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max",
 	VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop", BoolAnd: "bool_and", BoolOr: "bool_or",
-	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", ModeOf: "mode", StringAgg: "string_agg"}
+	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", ModeOf: "mode", StringAgg: "string_agg", ArrayAgg: "array_agg"}
 
 // isOrderedSet reports whether f is an ordered-set aggregate.
 func (f Func) isOrderedSet() bool { return f >= PercentileCont && f <= ModeOf }
@@ -218,7 +223,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			}
 			out[i] = r
 			continue
-		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr, PercentileCont, PercentileDisc, ModeOf, StringAgg:
+		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr, PercentileCont, PercentileDisc, ModeOf, StringAgg, ArrayAgg:
 		default:
 			return nil, fmt.Errorf("aggregate: measure %q: unknown function %d", m.Name, uint8(m.Func))
 		}
@@ -243,6 +248,9 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		if m.Func.isOrderedSet() && (m.Distinct || f.Type.ID() != arrow.FLOAT64 && (m.Func == PercentileCont || f.Type.ID() != arrow.INT64)) {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not supported", m.Name, m.Func, f.Name, f.Type)
+		}
+		if m.Func == ArrayAgg && (m.Distinct || !arrayAggType(f.Type)) {
+			return nil, fmt.Errorf("aggregate: measure %q: array_agg of column %q: type %s (distinct %v) is not supported", m.Name, f.Name, f.Type, m.Distinct)
 		}
 		if m.Func == StringAgg && f.Type.ID() != arrow.STRING {
 			return nil, fmt.Errorf("aggregate: measure %q: string_agg of column %q: type %s is not text", m.Name, f.Name, f.Type)
@@ -290,6 +298,8 @@ func resultField(m resolved) arrow.Field {
 		return arrow.Field{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}
 	case StringAgg:
 		return arrow.Field{Name: m.Name, Type: arrow.BinaryTypes.String, Nullable: true}
+	case ArrayAgg:
+		return arrow.Field{Name: m.Name, Type: arrow.ListOf(m.argType), Nullable: true}
 	default: // Min, Max
 		return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
 	}
@@ -323,6 +333,8 @@ func stateFields(m resolved) []arrow.Field {
 		return []arrow.Field{{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}}
 	case PercentileCont, PercentileDisc, ModeOf, StringAgg:
 		return []arrow.Field{{Name: m.Name, Type: arrow.ListOfNonNullable(m.argType)}}
+	case ArrayAgg:
+		return []arrow.Field{{Name: m.Name, Type: arrow.ListOf(m.argType), Nullable: true}}
 	default: // Min, Max
 		return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
 	}
