@@ -351,7 +351,9 @@ func floatText(ctx context.Context, d compute.Datum) (compute.Datum, error) {
 	})
 }
 
-// float8Text is float8out's text of v (floatText).
+// float8Text is float8out's text of v (floatText): the shortest digits that read back, in
+// exponential form (at least two exponent digits) when the decimal exponent is below -4 or
+// at least 15 (DBL_DIG), else positional (1234567, not Go's 1.234567e+06).
 func float8Text(v float64) string {
 	switch {
 	case math.IsInf(v, 1):
@@ -361,7 +363,12 @@ func float8Text(v float64) string {
 	case math.IsNaN(v):
 		return "NaN"
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	e := strconv.FormatFloat(v, 'e', -1, 64)
+	exp, err := strconv.Atoi(e[strings.LastIndexByte(e, 'e')+1:])
+	if err != nil || exp < -4 || exp >= 15 {
+		return e
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // textOf casts an array or scalar datum to text, each non-null value written by the function
