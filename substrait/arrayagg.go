@@ -49,23 +49,9 @@ func (bd *binder) arrayAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	default:
 		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", "array_agg of "+typeName(x.GetType()))
 	}
-	var sorts []expr.SortField
-	if order := fc.GetAggOrder(); len(order) > 0 {
-		sb := order[0].GetSortBy()
-		var k expr.Expression
-		if len(order) == 1 && sb.GetSortbyDir() != pg.SortByDir_SORTBY_USING && sb.GetSortbyNulls() == pg.SortByNulls_SORTBY_NULLS_DEFAULT {
-			if k, err = bd.value(sb.GetNode(), ac.in); err != nil {
-				return bval{}, err
-			}
-		}
-		if k == nil || !k.Equals(x) {
-			return bval{}, unimplemented("array_agg with ORDER BY other than its value (ASC or DESC)")
-		}
-		kind := types.SortAscNullsLast
-		if sb.GetSortbyDir() == pg.SortByDir_SORTBY_DESC {
-			kind = types.SortDescNullsFirst
-		}
-		sorts = []expr.SortField{{Expr: x, Kind: kind}}
+	sorts, err := bd.orderByValue(fc, x, ac, true)
+	if err != nil {
+		return bval{}, err
 	}
 	f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: "array_agg"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, sorts, x)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
 // arrayAggType reports an element type ArrayAgg takes.
@@ -108,7 +110,7 @@ func (a *arrayAggAcc) compare(i, j int32) int {
 		case *array.Int64:
 			c = cmp.Compare(x.Value(int(i)), x.Value(int(j)))
 		case *array.Float64:
-			c = floatOrder(x.Value(int(i)), x.Value(int(j)))
+			c = ops.CompareFloat(x.Value(int(i)), x.Value(int(j)))
 		case *array.Boolean:
 			bi, bj := x.Value(int(i)), x.Value(int(j))
 			switch {
@@ -171,17 +173,3 @@ func (a *arrayAggAcc) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, er
 }
 
 func (a *arrayAggAcc) heapBytes() int64 { return a.heap + int64(cap(a.groups))*24 }
-
-// floatOrder compares doubles as PostgreSQL orders them: NaN above every other value.
-func floatOrder(x, y float64) int {
-	xn, yn := math.IsNaN(x), math.IsNaN(y)
-	switch {
-	case xn && yn:
-		return 0
-	case xn:
-		return 1
-	case yn:
-		return -1
-	}
-	return cmp.Compare(x, y)
-}

@@ -49,6 +49,16 @@ func elementText(a arrow.Array) (func(i int) string, error) {
 	return nil, errors.New("an array of " + a.DataType().String())
 }
 
+// listElements returns a list array, its values and the spelling of its values (elementText).
+func listElements(a arrow.Array) (*array.List, arrow.Array, func(i int) string, error) {
+	l, ok := a.(*array.List)
+	if !ok {
+		return nil, nil, nil, errors.New("an array argument of " + a.DataType().String())
+	}
+	spell, err := elementText(l.ListValues())
+	return l, l.ListValues(), spell, err
+}
+
 // listArg checks that argument 0 of n is a list of an element type elementText spells.
 func listArg(n *fnNode) error {
 	lt, ok := n.types[0].(*arrow.ListType)
@@ -88,9 +98,7 @@ func arrayText(n *fnNode) error {
 	}
 	n.out = arrow.BinaryTypes.String
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		l := args[0].(*array.List)
-		vals := l.ListValues()
-		spell, err := elementText(vals)
+		l, vals, spell, err := listElements(args[0])
 		if err != nil {
 			return nil, err
 		}
@@ -131,9 +139,7 @@ func arrayToString(n *fnNode) error {
 	}
 	n.out = arrow.BinaryTypes.String
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		l := args[0].(*array.List)
-		vals := l.ListValues()
-		spell, err := elementText(vals)
+		l, vals, spell, err := listElements(args[0])
 		if err != nil {
 			return nil, err
 		}
