@@ -165,13 +165,8 @@ func TestJoinsAsPostgres(t *testing.T) {
 	if len(queries) < 60 {
 		t.Fatalf("the corpus has %d queries", len(queries))
 	}
-	compared := 0
-	for _, q := range queries {
-		compared += asPostgres(t, ctx, conn, q, false, map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off})
-	}
-	for _, q := range joinAnalyticalQueries() {
-		compared += asPostgres(t, ctx, conn, q, true, map[string]*flightsql.Client{"analytical, pushdown on": aon, "analytical, pushdown off": aoff})
-	}
+	compared := comparePG(t, ctx, conn, map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off}, sameSQL(pgTypes, queries...)...) +
+		comparePG(t, ctx, conn, map[string]*flightsql.Client{"analytical, pushdown on": aon, "analytical, pushdown off": aoff}, nonEmptyTyped(joinAnalyticalQueries()...)...)
 	t.Logf("%d join queries and %d in the analytical mode, %d rows equal to PostgreSQL's", len(queries), len(joinAnalyticalQueries()), compared)
 
 	// EXPLAIN shows the hash join at the coordinator, without a value of the query.

@@ -154,6 +154,9 @@ var numericConstants = []string{
 	"round(-5.5 / 2, 0)", "round(123456789.123 / 0.0007, 3)", "floor(2.99999999999999999999 / 1)", "round(0.5 / 7, 36)",
 	"CAST(7 * 100.0 / 9 AS numeric(12,4))",
 	"1.5 IN (1.50, 2)", "1.5 BETWEEN 1 AND 2", "NULL::numeric + 1.5", "1.5 + '2.25'",
+	// float8out's text: positional below 1e15 and down to 1e-4, exponential outside.
+	"1234567::float8::text", "1e15::float8::text", "123456789012345::float8::text", "123456789012345678::float8::text",
+	"0.0001::float8::text", "0.00001::float8::text", "(-2.5e-7)::float8::text", "'1e300'::float8::text", "(0.1::float8 * 3)::text",
 }
 
 // TestNumericAsPostgres: PostgreSQL's numeric, exactly: decimal literals, numeric(p,s) casts

@@ -109,21 +109,23 @@ func pgTableOf(t *testing.T, ctx context.Context, cl *flightsql.Client, pg *pgx.
 }
 
 // compareNumbers runs ours through flightsrv and theirs on PostgreSQL and compares the rows,
-// numbers to 1e-12 relative (sameNumberText); it fails the test when either has no rows.
-func compareNumbers(t *testing.T, ctx context.Context, cl *flightsql.Client, pg *pgx.Conn, ours, theirs string) {
+// numbers to 1e-12 relative (sameNumberText); it fails the test when the row counts differ or,
+// unless mayBeEmpty, when there are none, and returns PostgreSQL's rows.
+func compareNumbers(t *testing.T, ctx context.Context, cl *flightsql.Client, pg *pgx.Conn, ours, theirs string, mayBeEmpty bool) int {
 	t.Helper()
 	got, want := textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs)
-	if len(got) != len(want) || len(got) == 0 {
+	if len(got) != len(want) || len(got) == 0 && !mayBeEmpty {
 		t.Fatalf("%.80s: %d rows, PostgreSQL %d", ours, len(got), len(want))
 	}
 	for i := range got {
 		for j := range want[i] {
 			if j >= len(got[i]) || !sameNumberText(got[i][j], want[i][j]) {
 				t.Errorf("%.80s… row %d column %d: %q, PostgreSQL %q", ours, i, j, got[i], want[i])
-				return
+				return len(want)
 			}
 		}
 	}
+	return len(want)
 }
 
 // refusedAs checks that each query is refused with code and a message containing its text.
@@ -289,12 +291,10 @@ func TestStatisticalAggregatesAsPostgres(t *testing.T) {
 		"var_pop(X) FILTER (WHERE X > 1e9), var_samp(X) FILTER (WHERE X = 0), bool_and(X > -30), bool_or(X > 300), every(X >= 0), bool_or(X > 0) FILTER (WHERE X IS NULL)"
 	ours := strings.ReplaceAll(aggs, "X", "(value->>'delay')::float8")
 	theirs := strings.ReplaceAll(aggs, "X", "delay")
-	for _, c := range []struct{ ours, theirs string }{
+	comparePG(t, ctx, pg, one(cl), pairCases(pgNumbers, [][2]string{
 		{"SELECT " + ours + where, "SELECT " + theirs + " FROM stat_rows"},
 		{"SELECT value->>'destination' AS d, " + ours + where + " GROUP BY 1 ORDER BY 1", "SELECT dest AS d, " + theirs + " FROM stat_rows GROUP BY 1 ORDER BY 1"},
-	} {
-		compareNumbers(t, ctx, cl, pg, c.ours, c.theirs)
-	}
+	})...)
 	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
 		"SELECT stddev((value->>'delay')::int)" + where:              "stddev(integer) is not supported: PostgreSQL computes it in numeric",
 		"SELECT var_pop(DISTINCT (value->>'delay')::float8)" + where: "var_pop(DISTINCT …) is not supported",
@@ -463,7 +463,7 @@ func TestSetOperationsAsPostgres(t *testing.T) {
 	pgTableOf(t, ctx, cl, pg, 1000, "set_rows", "SELECT extract(month FROM timestamp), "+cols+month(3)+" UNION ALL SELECT extract(month FROM timestamp), "+cols+month(4),
 		"m int", "dest text", "late int")
 	pgMonth := func(m int) string { return fmt.Sprintf(" FROM set_rows WHERE m = %d", m) }
-	for _, c := range []struct{ ours, theirs string }{
+	cases := pairCases(pgNumbers, [][2]string{
 		{"SELECT value->>'destination'" + month(3) + " INTERSECT SELECT value->>'destination'" + month(4) + " ORDER BY 1",
 			"SELECT dest" + pgMonth(3) + " INTERSECT SELECT dest" + pgMonth(4) + " ORDER BY 1"},
 		{"SELECT " + cols + month(3) + " EXCEPT SELECT " + cols + month(4) + " ORDER BY 1, 2 NULLS FIRST",
@@ -476,21 +476,11 @@ func TestSetOperationsAsPostgres(t *testing.T) {
 		{"SELECT NULL::int INTERSECT SELECT NULL::int", "SELECT NULL::int INTERSECT SELECT NULL::int"},
 		{"SELECT 1 INTERSECT SELECT 2", "SELECT 1 INTERSECT SELECT 2"},
 		{"SELECT 1.5::float8 EXCEPT SELECT 1", "SELECT 1.5::float8 EXCEPT SELECT 1"},
-	} {
-		got, want := textColumns(mustRun(t, cl, c.ours)), pgTextRows(t, ctx, pg, c.theirs)
-		if len(want) > 0 && len(want[0]) > 0 {
-			for i := range got {
-				for j := range got[i] {
-					if !sameNumberText(got[i][j], want[i][j]) {
-						t.Errorf("%.80s: row %d: %q, PostgreSQL %q", c.ours, i, got[i], want[i])
-					}
-				}
-			}
-		}
-		if len(got) != len(want) {
-			t.Errorf("%.80s: %d rows, PostgreSQL %d", c.ours, len(got), len(want))
-		}
+	})
+	for i := range cases {
+		cases[i].mayBeEmpty = true
 	}
+	comparePG(t, ctx, pg, one(cl), cases...)
 }
 
 // TestOrderedSetAggregatesAsPostgres: percentile_cont, percentile_disc and mode() WITHIN GROUP
@@ -511,12 +501,10 @@ func TestOrderedSetAggregatesAsPostgres(t *testing.T) {
 		"percentile_cont(0.75) WITHIN GROUP (ORDER BY X) FILTER (WHERE X > 0), mode() WITHIN GROUP (ORDER BY X) FILTER (WHERE X > 10000)"
 	ours := strings.ReplaceAll(aggs, "X", "(value->>'delay')::int")
 	theirs := strings.ReplaceAll(aggs, "X", "delay")
-	for _, c := range []struct{ ours, theirs string }{
+	comparePG(t, ctx, pg, one(cl), pairCases(pgNumbers, [][2]string{
 		{"SELECT " + ours + where, "SELECT " + theirs + " FROM os_rows"},
 		{"SELECT value->>'destination' AS d, " + ours + where + " GROUP BY 1 ORDER BY 1", "SELECT dest AS d, " + theirs + " FROM os_rows GROUP BY 1 ORDER BY 1"},
-	} {
-		compareNumbers(t, ctx, cl, pg, c.ours, c.theirs)
-	}
+	})...)
 	refusedAsPostgres(t, ctx, cl, pg, "SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY x) FROM (SELECT 1::float8 AS x) t", "22003")
 	for q, code := range map[string]codes.Code{
 		"SELECT mode() WITHIN GROUP (ORDER BY id)" + where:                                          codes.Unimplemented,
@@ -544,13 +532,11 @@ func TestStringAggAsPostgres(t *testing.T) {
 		"string_agg({D}, '' ORDER BY {D} DESC) FILTER (WHERE {X} > 60), string_agg({D} || '!', '-' ORDER BY {D} || '!') FILTER (WHERE {X} > 100000)"
 	rep := strings.NewReplacer("{D}", "(value->>'destination')", "{X}", "(value->>'delay')::int")
 	pgRep := strings.NewReplacer("{D}", "dest", "{X}", "delay")
-	for _, c := range []struct{ ours, theirs string }{
+	comparePG(t, ctx, pg, one(cl), pairCases(pgText, [][2]string{
 		{"SELECT " + rep.Replace(aggs) + where, "SELECT " + pgRep.Replace(aggs) + " FROM sa_rows"},
 		{"SELECT (value->>'delay')::int / 60 AS h, " + rep.Replace(aggs) + where + " GROUP BY 1 ORDER BY 1 NULLS FIRST",
 			"SELECT delay / 60 AS h, " + pgRep.Replace(aggs) + " FROM sa_rows GROUP BY 1 ORDER BY 1 NULLS FIRST"},
-	} {
-		compareText(t, c.ours[:40], textColumns(mustRun(t, cl, c.ours)), pgTextRows(t, ctx, pg, c.theirs))
-	}
+	})...)
 	// Without ORDER BY: the same ids, in some order.
 	got := textColumns(mustRun(t, cl, "SELECT string_agg(id, ',')"+where))
 	want := pgTextRows(t, ctx, pg, "SELECT string_agg(id, ',') FROM sa_rows")
@@ -579,12 +565,10 @@ func TestGroupingSetsAsPostgres(t *testing.T) {
 	pgTableOf(t, ctx, cl, pg, 1000, "gs_rows", "SELECT extract(month FROM timestamp), value->>'destination', value->>'delay'"+where, "m int", "dest text", "delay int")
 	rep := strings.NewReplacer("{M}", "extract(month FROM timestamp)", "{D}", "(value->>'destination')", "{X}", "(value->>'delay')::int", "{FROM}", where)
 	pgRep := strings.NewReplacer("{M}", "m", "{D}", "dest", "{X}", "delay", "{FROM}", " FROM gs_rows")
-	for _, q := range []string{
+	comparePG(t, ctx, pg, one(cl), pairedSQL(func(q string) (string, string) { return rep.Replace(q), pgRep.Replace(q) },
 		"SELECT {M} AS m, {D} AS d, count(*), sum({X}), GROUPING({M}, {D}) AS g{FROM} GROUP BY ROLLUP({M}, {D}) ORDER BY 5, 1 NULLS FIRST, 2 NULLS FIRST",
 		"SELECT {M} AS m, {X} > 60 AS late, count(*), max({X}), GROUPING({X} > 60) AS g{FROM} GROUP BY CUBE({M}, {X} > 60) ORDER BY 5, 1 NULLS FIRST, 2 NULLS FIRST",
 		"SELECT {M} AS m, {D} AS d, count(*){FROM} GROUP BY GROUPING SETS (({M}), ({D}), ()) HAVING count(*) > 100 ORDER BY 1 NULLS FIRST, 2 NULLS FIRST",
 		"SELECT {M} AS m, {D} AS d, CASE WHEN GROUPING({D}) = 1 THEN 'all' ELSE lower({D}) END AS label, count(*){FROM} GROUP BY {M}, ROLLUP({D}) ORDER BY 1, 2 NULLS FIRST LIMIT 40",
-	} {
-		compareText(t, q[:50], textColumns(mustRun(t, cl, rep.Replace(q))), pgTextRows(t, ctx, pg, pgRep.Replace(q)))
-	}
+	)...)
 }

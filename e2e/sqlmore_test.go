@@ -27,16 +27,6 @@ func ordRows(t *testing.T, ctx context.Context, e *env, name string) (pair func(
 	return func(tmpl string) (string, string) { return ours.Replace(tmpl), theirs.Replace(tmpl) }, cl, pg
 }
 
-// comparePairs runs each template through flightsrv and PostgreSQL (pair, of ordRows) and
-// compares their text rows.
-func comparePairs(t *testing.T, ctx context.Context, pair func(string) (string, string), cl *flightsql.Client, pg *pgx.Conn, tmpls ...string) {
-	t.Helper()
-	for _, tmpl := range tmpls {
-		ours, theirs := pair(tmpl)
-		compareText(t, ours, textColumns(mustRun(t, cl, ours)), pgTextRows(t, ctx, pg, theirs))
-	}
-}
-
 // TestDistinctOnAsPostgres: SELECT DISTINCT ON (…) over ORD's archived March and hot April —
 // by select-list names, ordinals and expressions outside the select list, several keys,
 // after GROUP BY, under LIMIT, inside a subquery with a filter outside it, NULL keys — answers
@@ -46,7 +36,7 @@ func TestDistinctOnAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	pair, cl, pg := ordRows(t, ctx, e, "don_rows")
-	comparePairs(t, ctx, pair, cl, pg,
+	comparePG(t, ctx, pg, one(cl), pairedSQL(pair,
 		"SELECT DISTINCT ON (DEST) DEST AS d, DELAY::text AS dl, TS::text AS t, ID FROMROWS ORDER BY DEST, DELAY DESC NULLS LAST, TS, ID",
 		"SELECT DISTINCT ON (1) DEST AS d, TS::text AS t FROMROWS ORDER BY 1, TS DESC, ID",
 		"SELECT DISTINCT ON (d) DEST AS d, DELAY::text AS dl FROMROWS ORDER BY d, DELAY NULLS FIRST, ID",
@@ -59,7 +49,7 @@ func TestDistinctOnAsPostgres(t *testing.T) {
 		"SELECT t.d, t.i FROM (SELECT DISTINCT ON (DEST) DEST AS d, ID AS i FROMROWS ORDER BY DEST, TS DESC, ID) t WHERE t.d >= 'M' ORDER BY 1",
 		"SELECT count(*)::text, count(DISTINCT d)::text FROM (SELECT DISTINCT ON (DEST) DEST AS d FROMROWS) t",
 		"SELECT DISTINCT ON (DEST) DEST FROMROWS ORDER BY DEST",
-	)
+	)...)
 	for _, q := range []string{
 		"SELECT DISTINCT ON (a) a, b FROM (SELECT 1 AS a, 2 AS b) t ORDER BY b, a",
 		"SELECT DISTINCT ON (a, b) a, b FROM (SELECT 1 AS a, 2 AS b) t ORDER BY a, 1 + b, b",
@@ -80,23 +70,21 @@ func TestSetOperationsAllAsPostgres(t *testing.T) {
 	month := func(m string) string {
 		return " FROMROWS AND TS >= '2001-0" + m + "-01' AND TS < '2001-0" + string(m[0]+1) + "-01'"
 	}
-	comparePairs(t, ctx, pair, cl, pg,
+	comparePG(t, ctx, pg, one(cl), pairedSQL(pair,
 		"SELECT DEST"+month("3")+" INTERSECT ALL SELECT DEST"+month("4")+" ORDER BY 1",
 		"SELECT DEST"+month("3")+" EXCEPT ALL SELECT DEST"+month("4")+" ORDER BY 1",
 		"SELECT DEST, (DELAY / 30)::text"+month("4")+" EXCEPT ALL SELECT DEST, (DELAY / 30)::text"+month("3")+" ORDER BY 1, 2 NULLS FIRST",
 		"SELECT DEST, DELAY / 30"+month("4")+" INTERSECT ALL SELECT DEST, DELAY / 30"+month("3")+" ORDER BY 1, 2 NULLS FIRST",
 		"SELECT count(*)::text FROM (SELECT DEST AS d"+month("3")+" EXCEPT ALL SELECT DEST"+month("4")+") t WHERE t.d >= 'M'",
 		"SELECT DELAY / 100"+month("3")+" INTERSECT ALL SELECT DELAY / 100"+month("4")+" EXCEPT ALL SELECT DELAY / 200"+month("4")+" ORDER BY 1 NULLS FIRST",
-	)
-	for _, q := range []string{
+	)...)
+	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
 		"SELECT 1 INTERSECT ALL SELECT 1",
 		"SELECT 1 EXCEPT ALL SELECT 2",
 		"SELECT x FROM (SELECT 1 AS x UNION ALL SELECT 1 UNION ALL SELECT NULL::int UNION ALL SELECT NULL::int UNION ALL SELECT 2) a INTERSECT ALL SELECT x FROM (SELECT 1 AS x UNION ALL SELECT NULL::int UNION ALL SELECT NULL::int UNION ALL SELECT NULL::int) b ORDER BY 1",
 		"SELECT x FROM (SELECT 1 AS x UNION ALL SELECT 1 UNION ALL SELECT 1 UNION ALL SELECT NULL::int UNION ALL SELECT NULL::int) a EXCEPT ALL SELECT x FROM (SELECT 1 AS x UNION ALL SELECT NULL::int) b ORDER BY 1",
 		"SELECT 1.5::float8 EXCEPT ALL SELECT 1",
-	} {
-		compareText(t, q, textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
-	}
+	)...)
 }
 
 // TestNumericQuotientOfCastsAsPostgres: round, trunc and numeric(p,s) casts of a quotient
@@ -108,11 +96,11 @@ func TestNumericQuotientOfCastsAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	pair, cl, pg := ordRows(t, ctx, e, "numq_rows")
-	comparePairs(t, ctx, pair, cl, pg,
+	comparePG(t, ctx, pg, one(cl), pairedSQL(pair,
 		"SELECT round(DELAY::text::numeric / 3, 2)::text, trunc((DELAY::text || '.50')::numeric / 7, 4)::text, round(DELAY::float8::numeric / 3, 2)::text FROMROWS AND DELAY IS NOT NULL ORDER BY TS, ID",
 		"SELECT round((DELAY::text || '123456789012345')::numeric / 3, 1)::text, round(3 / nullif(DELAY, 0)::text::numeric, 5)::text, ((DELAY::text || '.25')::numeric / 2.5)::numeric(20, 3)::text FROMROWS AND DELAY > 0 ORDER BY TS, ID",
 		"SELECT round((DELAY::float8 / 7)::numeric / 3, 6)::text, floor(DELAY::text::numeric / 4)::text, ceil(DELAY::text::numeric / 4)::text FROMROWS AND DELAY IS NOT NULL ORDER BY TS, ID",
-	)
+	)...)
 	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
 		"SELECT (value->>'delay')::numeric FROM flights WHERE origin = 'ORD' AND " + trialRange:                         "a cast of text to numeric without a scale",
 		"SELECT round((value->>'delay')::numeric / 3.0::float8, 2) FROM flights WHERE origin = 'ORD' AND " + trialRange: "a cast of text to numeric without a scale",
@@ -129,7 +117,7 @@ func TestTableFunctionsAsPostgres(t *testing.T) {
 	cl := dial(t, e.on)
 	ctx := context.Background()
 	pg := pgUTC(t, ctx, e.url)
-	for _, q := range []string{
+	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
 		"SELECT * FROM generate_series(1, 10)",
 		"SELECT g, g * 2 FROM generate_series(10, 1, -3) AS g",
 		"SELECT n FROM generate_series(1, 5) AS t(n) WHERE n % 2 = 1 ORDER BY n DESC",
@@ -142,9 +130,7 @@ func TestTableFunctionsAsPostgres(t *testing.T) {
 		"SELECT * FROM unnest(ARRAY[3, 1, NULL, 2])",
 		"SELECT u FROM unnest(ARRAY['b', 'a', 'c']) AS u ORDER BY 1",
 		"SELECT count(x)::text, count(*)::text FROM unnest(ARRAY[NULL, 2, 3::bigint]) AS t(x)",
-	} {
-		compareText(t, q, textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
-	}
+	)...)
 	refusedAsPostgres(t, ctx, cl, pg, "SELECT * FROM generate_series(1, 5, 0)", "22023")
 	refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{
 		"SELECT count(*) FROM generate_series(1, 100000)": "generate_series in FROM of more than 10000 rows is not supported",
@@ -171,11 +157,11 @@ func TestSimilarToAndRegexpMatchAsPostgres(t *testing.T) {
 		"'aaa' SIMILAR TO 'a{2,3}', 'ab' SIMILAR TO 'a+b?', 'x]' SIMILAR TO '[]x]+', 'AB' SIMILAR TO '[a-z]+', NULL SIMILAR TO 'a', 'a' SIMILAR TO NULL, " +
 		"(regexp_match('foobarbequebaz', 'bar.*que'))[1], (regexp_match('foobarbequebaz', '(bar)(beque)'))[2], (regexp_match('abc', 'x'))[1], " +
 		"(regexp_match('abc', '(a)(x)?'))[2], (regexp_match('abc', '(a)'))[3], (regexp_match('ABC', 'b(.)', 'i'))[1], (regexp_match('a1b22', '[0-9]+'))[1]"
-	compareText(t, q, textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
-	comparePairs(t, ctx, pair, cl, pg,
+	comparePG(t, ctx, pg, one(cl), sameSQL(pgText, q)...)
+	comparePG(t, ctx, pg, one(cl), pairedSQL(pair,
 		"SELECT DEST, DEST SIMILAR TO '(S|L)%', DEST SIMILAR TO '_[AEIOU]%', DEST NOT SIMILAR TO '%[XYZ]_', (regexp_match(DEST, '^([A-Z])([A-Z])'))[2], (regexp_match(DEST, '[AEIOU]+'))[1] FROMROWS ORDER BY TS, ID",
 		"SELECT count(*)::text FROMROWS AND DEST SIMILAR TO '(D|M)%'",
-	)
+	)...)
 	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
 		"SELECT regexp_match('abc', 'b')":           "regexp_match's text[] result is not supported",
 		"SELECT (regexp_match('abc', '(a|b)c'))[1]": "regexp_match of a pattern with alternatives (|) and subexpressions",
@@ -196,7 +182,7 @@ func TestNumericAggregatesAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	pair, cl, pg := ordRows(t, ctx, e, "numagg_rows")
-	comparePairs(t, ctx, pair, cl, pg,
+	comparePG(t, ctx, pg, one(cl), pairedSQL(pair,
 		"SELECT round(DELAY / 60.0, 1)::text, count(*)::text FROMROWS GROUP BY round(DELAY / 60.0, 1) ORDER BY round(DELAY / 60.0, 1) NULLS FIRST",
 		"SELECT DEST, (DELAY * 0.25)::text, count(*)::text FROMROWS AND DELAY > 60 GROUP BY DEST, DELAY * 0.25 ORDER BY DEST, DELAY * 0.25",
 		"SELECT count(*)::text FROM (SELECT DISTINCT DELAY * 0.25 AS x FROMROWS) t",
@@ -213,5 +199,5 @@ func TestNumericAggregatesAsPostgres(t *testing.T) {
 		"SELECT DEST, sum(DELAY * 0.25)::text, sum(DELAY::numeric(8,2) * 1.5) FILTER (WHERE DELAY > 10)::text, sum(round(DELAY / 7.0, 3))::text FROMROWS GROUP BY DEST ORDER BY DEST",
 		"SELECT sum(DELAY * -0.125)::text, sum(DELAY * 1000000000000000000000.5)::text FROMROWS",
 		"SELECT sum(DELAY * 0.5)::text FROMROWS AND DELAY > 100000",
-	)
+	)...)
 }

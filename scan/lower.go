@@ -420,6 +420,14 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 			_, am.Numeric = f.GetType().(*types.DecimalType)
 		case "avg":
 			am.Func = aggregate.Avg
+			// avg of integers typed numeric (the binder's, as PostgreSQL types it): PostgreSQL's
+			// quotient at aggregate.AvgScale.
+			if d, ok := f.GetType().(*types.DecimalType); ok {
+				if d.Scale != aggregate.AvgScale || d.Precision != 38 {
+					return spec, nil, unsupported("avg typed %s (the executor's numeric avg is decimal<38,%d>)", d, aggregate.AvgScale)
+				}
+				am.Numeric = true
+			}
 		case "min":
 			am.Func = aggregate.Min
 		case "max":
@@ -454,6 +462,20 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 			}
 			am.Arg = len(inputs)
 			inputs = append(inputs, sub(x))
+		case "array_agg":
+			// array_agg(x), sorted by x when it has a sort.
+			am.Func = aggregate.ArrayAgg
+			x, ok := f.Arg(0).(expr.Expression)
+			if f.NArgs() != 1 || !ok || len(f.Sorts) > 1 || len(f.Sorts) == 1 && !f.Sorts[0].Expr.Equals(x) {
+				return spec, nil, unsupported("array_agg other than of a value sorted by nothing or the value")
+			}
+			if len(f.Sorts) == 1 {
+				am.Sorted = true
+				switch f.Sorts[0].Kind {
+				case types.SortDescNullsFirst, types.SortDescNullsLast:
+					am.Descending = true
+				}
+			}
 		case "percentile_cont", "percentile_disc", "mode":
 			// Ordered-set aggregates: (fraction literal,) x, the direction in the sort.
 			var (

@@ -258,7 +258,15 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 		}
 		if f.Kind == ops.Avg {
 			switch inner.Field(f.Args[0]).Type.ID() {
-			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64:
+			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
+				// avg of integers typed numeric (the binder's, as PostgreSQL types it).
+				if d, ok := funcs[i].GetType().(*types.DecimalType); ok {
+					if d.Precision != 38 || d.Scale != ops.AvgScale {
+						return nil, unsupported("avg typed %s over a window (the executor's numeric avg is decimal<38,%d>)", d, ops.AvgScale)
+					}
+					f.Type = &arrow.Decimal128Type{Precision: 38, Scale: ops.AvgScale}
+				}
+			case arrow.FLOAT32, arrow.FLOAT64:
 			default:
 				return nil, unsupported("%s of %s over a window", funcs[i].Name(), inner.Field(f.Args[0]).Type)
 			}
@@ -274,7 +282,8 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 
 // windowFrame maps a window function's bounds type and bounds onto ops': ROWS or RANGE
 // (BOUNDS_TYPE_UNSPECIFIED is ROWS), a missing lower bound the partition's start and a missing
-// upper bound its end (Substrait's defaults).
+// upper bound its end (Substrait's defaults). A RANGE offset is in the units of the single
+// ORDER BY key (the binder's: integers, whole doubles, a timestamp's unit).
 func windowFrame(wf *expr.WindowFunction) (ops.WindowFrame, error) {
 	f := ops.WindowFrame{Rows: wf.BoundsType != types.BoundsTypeRange, Start: ops.FrameBound{Kind: ops.Unbounded}, End: ops.FrameBound{Kind: ops.Unbounded}}
 	bound := func(b expr.Bound) (ops.FrameBound, error) {
@@ -289,9 +298,6 @@ func windowFrame(wf *expr.WindowFunction) (ops.WindowFrame, error) {
 				off = int64(p)
 			} else {
 				kind, off = ops.Following, int64(v.(expr.FollowingBound))
-			}
-			if !f.Rows {
-				return ops.FrameBound{}, unsupported("RANGE frames with an offset")
 			}
 			if off < 0 {
 				return ops.FrameBound{}, unsupported("a negative frame offset")

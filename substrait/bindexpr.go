@@ -58,6 +58,9 @@ func ownAggregates() string {
 	// sum(bigint) → numeric, PostgreSQL's type for it (the executor's exact 128-bit total).
 	b.WriteString("  - name: \"sum\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: i64\n        nullability: DECLARED_OUTPUT\n        decomposable: MANY\n        intermediate: decimal?<38,0>\n        return: decimal?<38,0>\n")
+	// avg(bigint) → numeric, PostgreSQL's type for it (numeric_div's quotient shown at avgScale).
+	fmt.Fprintf(&b, "  - name: \"avg\"\n    impls:\n      - args:\n          - value: i64\n        nullability: DECLARED_OUTPUT\n"+
+		"        decomposable: MANY\n        intermediate: decimal?<38,0>\n        return: decimal?<38,%d>\n", avgScale)
 	// The ordered-set aggregates: (fraction, x) → x's type, and mode(x).
 	b.WriteString("  - name: \"percentile_cont\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: fp64\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: fp64?\n")
@@ -67,6 +70,11 @@ func ownAggregates() string {
 	}
 	b.WriteString("  - name: \"string_agg\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: string\n          - value: string\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: string?\n")
+	// array_agg(x) → a list of x's type, NULL elements included (arrayagg.go).
+	b.WriteString("  - name: \"array_agg\"\n    impls:\n")
+	for _, t := range []string{"string", "i32", "i64", "fp64", "boolean"} {
+		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<%s?>\n", t, t)
+	}
 	b.WriteString("  - name: \"mode\"\n    impls:\n")
 	for _, t := range []string{"i64", "fp64"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
@@ -979,6 +987,9 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 		return typed(e), nil
 	}
 	hf, tf := familyOf(have), familyOf(t)
+	if isArray(have) && tf == famString {
+		return bd.arrayTextCast(e)
+	}
 	if hf == famNumeric {
 		if v, ok, err := bd.castFromNumeric(e, t); ok {
 			return v, err

@@ -20,7 +20,14 @@ import (
 var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
 	"bool_and": true, "bool_or": true, "every": true, "percentile_cont": true, "percentile_disc": true, "mode": true,
-	"string_agg": true}
+	"string_agg": true, "array_agg": true}
+
+// avgScale is the scale of avg over integers, numeric as in PostgreSQL: each value is
+// PostgreSQL's (the sum over the count at the scale numeric_div chooses, 16 to 20 digits
+// after the point for groups of fewer than 10,000 rows) shown with zeros up to this scale,
+// which one decimal column needs (PostgreSQL's display scale varies with the value). A value
+// that does not fit it exactly is an error, never rounded (scan/aggregate numavg.go).
+const avgScale = 20
 
 // orderedSetAggregates are the aggregates written WITHIN GROUP (ORDER BY …).
 var orderedSetAggregates = map[string]bool{"percentile_cont": true, "percentile_disc": true, "mode": true}
@@ -32,8 +39,7 @@ var aggregateAliases = map[string]string{"stddev": "stddev_samp", "variance": "v
 // run yet: a call of one is an aggregate (the statement is grouped) refused by name, never
 // taken for a scalar function over ungrouped columns.
 var unsupportedAggregates = map[string]bool{
-	"array_agg": true,
-	"bit_and":   true, "bit_or": true, "bit_xor": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true,
 	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
 	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true,
@@ -186,6 +192,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bd.orderedSetMeasure(fc, ac)
 	case name == "string_agg":
 		return bd.stringAggMeasure(fc, ac)
+	case name == "array_agg":
+		return bd.arrayAggMeasure(fc, ac)
 	case len(fc.GetAggOrder()) > 0 || fc.GetAggWithinGroup():
 		return bval{}, unimplementedAre("ordered aggregates")
 	case fc.GetFuncVariadic():
@@ -251,6 +259,17 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
 			id.URN = URNArithmetic
+			if name == "avg" && fam == famInt {
+				// avg of integers is numeric in PostgreSQL: sum / count at the scale
+				// numeric_div chooses, shown at avgScale (scan/aggregate numavg.go).
+				if numRank(at) < numRank(i64Type()) {
+					if arg, err = bd.coerce(typed(arg), i64Type().WithNullability(at.GetNullability()), ""); err != nil {
+						return bval{}, err
+					}
+				}
+				id.URN, out = URNPostgres, numType(avgScale)
+				break
+			}
 			if name == "avg" || fam == famFloat {
 				if arg, err = bd.coerce(typed(arg), fp64Type().WithNullability(at.GetNullability()), ""); err != nil {
 					return bval{}, err
@@ -425,6 +444,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		args[0] = f
+	}
+	if name == "array_to_string" {
+		return bd.arrayToString(args)
 	}
 	if v, ok, err := bd.numericCall(name, rawArgs, args); ok {
 		return v, err

@@ -134,6 +134,9 @@ var fuzzSQL = []string{
 	// Window functions (window.go): frames, named windows, windows over an aggregate.
 	`SELECT id, row_number() OVER w, lag(id, 2, 'x') OVER w, sum(length(id)) OVER (w ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' WINDOW w AS (PARTITION BY channel_id ORDER BY timestamp DESC NULLS LAST)`,
 	`SELECT * FROM (SELECT channel_id, count(*) AS n, rank() OVER (ORDER BY count(*) DESC) AS r, sum(count(*)) OVER () AS t FROM messages WHERE channel_id IN ('a', 'b') AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' GROUP BY 1) g WHERE r <= 3 ORDER BY r`,
+	`SELECT id, count(*) OVER (ORDER BY timestamp RANGE BETWEEN INTERVAL '1 hour' PRECEDING AND '5 minutes' FOLLOWING), avg(length(id)) OVER (ORDER BY length(id) DESC RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02'`,
+	`SELECT channel_id, avg(length(id)), round(avg(DISTINCT length(id)), 3), avg(length(id)) FILTER (WHERE id > 'm') FROM messages WHERE channel_id IN ('a', 'b') AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' GROUP BY 1`,
+	`SELECT channel_id, array_agg(id ORDER BY id DESC)::text, array_to_string(array_agg(length(id)), ',', '-') FROM messages WHERE channel_id IN ('a', 'b') AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' GROUP BY 1`,
 	// Issue 18's forms: time zones, regular expressions, date arithmetic, the new aggregates,
 	// INTERSECT/EXCEPT and grouping sets.
 	`SELECT timestamp AT TIME ZONE 'America/New_York', date_trunc('day', timestamp, 'Europe/Paris'), TIMESTAMP '2026-01-01 02:30' AT TIME ZONE '+05' FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,

@@ -141,24 +141,9 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	var sorts []expr.SortField
-	if order := fc.GetAggOrder(); len(order) > 0 {
-		sb := order[0].GetSortBy()
-		var k expr.Expression
-		if len(order) == 1 && sb.GetSortbyDir() != pg.SortByDir_SORTBY_USING {
-			k, err = bd.value(sb.GetNode(), ac.in)
-			if err != nil {
-				return bval{}, err
-			}
-		}
-		if k == nil || !k.Equals(x) {
-			return bval{}, unimplemented("string_agg with ORDER BY other than its value")
-		}
-		kind := types.SortAscNullsLast
-		if sb.GetSortbyDir() == pg.SortByDir_SORTBY_DESC {
-			kind = types.SortDescNullsFirst
-		}
-		sorts = []expr.SortField{{Expr: x, Kind: kind}}
+	sorts, err := bd.orderByValue(fc, x, ac, false)
+	if err != nil {
+		return bval{}, err
 	}
 	inv := types.AggInvocationAll
 	if fc.GetAggDistinct() {
@@ -172,6 +157,36 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
 	ac.mtypes = append(ac.mtypes, strType())
 	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+}
+
+// orderByValue reads the ORDER BY of string_agg or array_agg (fc), which flightsrv runs only
+// by the aggregated value x itself, ascending (NULLs last) or descending (NULLs first); with
+// nulls (array_agg, which keeps NULL values) an explicit NULLS FIRST/LAST is refused too.
+// Anything else is refused by name.
+func (bd *binder) orderByValue(fc *pg.FuncCall, x expr.Expression, ac *aggCtx, nulls bool) ([]expr.SortField, error) {
+	order := fc.GetAggOrder()
+	if len(order) == 0 {
+		return nil, nil
+	}
+	sb := order[0].GetSortBy()
+	var k expr.Expression
+	if len(order) == 1 && sb.GetSortbyDir() != pg.SortByDir_SORTBY_USING && (!nulls || sb.GetSortbyNulls() == pg.SortByNulls_SORTBY_NULLS_DEFAULT) {
+		var err error
+		if k, err = bd.value(sb.GetNode(), ac.in); err != nil {
+			return nil, err
+		}
+	}
+	if k == nil || !k.Equals(x) {
+		if nulls {
+			return nil, unimplemented(funcName(fc) + " with ORDER BY other than its value (ASC or DESC)")
+		}
+		return nil, unimplemented(funcName(fc) + " with ORDER BY other than its value")
+	}
+	kind := types.SortAscNullsLast
+	if sb.GetSortbyDir() == pg.SortByDir_SORTBY_DESC {
+		kind = types.SortDescNullsFirst
+	}
+	return []expr.SortField{{Expr: x, Kind: kind}}, nil
 }
 
 // aggFilter binds an aggregate call's FILTER (WHERE …) over the aggregate's input: nil without

@@ -32,7 +32,8 @@ import (
 // argument masked to NULL outside the filter (count(*) counts a constant so masked), which is
 // exactly the rows the filter keeps. What Substrait's WindowFunction cannot carry or the
 // executor does not run is refused by name (UNIMPLEMENTED): GROUPS frames, EXCLUDE, RANGE
-// offsets, DISTINCT or ORDER BY inside a window aggregate, other window functions.
+// offsets other than winrange.go's, DISTINCT or ORDER BY inside a window aggregate, other
+// window functions.
 
 // PostgreSQL's frame option bits (nodes/parsenodes.h, FRAMEOPTION_*), as pg_query reports them
 // in WindowDef.FrameOptions.
@@ -294,7 +295,7 @@ func (bd *binder) frame(wf *expr.WindowFunction, spec windowSpec) error {
 	if f&frameRange != 0 {
 		wf.BoundsType = types.BoundsTypeRange
 		if f&(frameStartOffsetBits|frameEndOffsetBits) != 0 {
-			return unimplementedAre("RANGE frames with an offset (PRECEDING or FOLLOWING by a value)")
+			return bd.rangeOffsetFrame(wf, spec)
 		}
 	}
 	var err error
@@ -308,14 +309,8 @@ func (bd *binder) frame(wf *expr.WindowFunction, spec windowSpec) error {
 // bound reads one frame bound: unbounded, the current row, or a non-negative integer offset
 // (a constant or a parameter, as PostgreSQL allows no column in it).
 func (bd *binder) bound(f int32, unb, cur, prec, foll int32, off *pg.Node, which string) (expr.Bound, error) {
-	switch {
-	case f&unb != 0:
-		return expr.Unbounded{}, nil
-	case f&cur != 0:
-		return expr.CurrentRow{}, nil
-	}
-	if containsWindow(off) || containsAggregate(off) {
-		return nil, errWindowHere()
+	if b, ok, err := fixedBound(f, unb, cur, off); ok || err != nil {
+		return b, err
 	}
 	v, err := bd.bindExpr(off, &scope{})
 	if err != nil {
@@ -515,6 +510,17 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*exp
 		}
 		id.URN = URNArithmetic
 		target := i64Type()
+		if name == "avg" && fam == famInt {
+			// avg of integers is numeric, as the aggregate (bindfunc.go's avgScale).
+			if !sameType(at, target) {
+				var err error
+				if arg, err = bd.coerce(typed(arg), target.WithNullability(at.GetNullability()), ""); err != nil {
+					return nil, err
+				}
+			}
+			id.URN = URNPostgres
+			return bd.newWindow(id, numType(avgScale), arg)
+		}
 		if name == "avg" || fam == famFloat {
 			target = fp64Type()
 		}

@@ -53,6 +53,9 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		if m.Numeric && m.argKind != kFloat && m.Func == Sum {
 			return &numericSum{a}
 		}
+		if m.Numeric && m.argKind != kFloat {
+			return &numericAvg{a}
+		}
 		return a
 	case VarSamp, VarPop, StddevSamp, StddevPop:
 		return &varAcc{fn: m.Func}
@@ -60,6 +63,8 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		return &boolAcc{or: m.Func == BoolOr}
 	case StringAgg:
 		return &stringAggAcc{m: m}
+	case ArrayAgg:
+		return newArrayAgg(m)
 	case PercentileCont, PercentileDisc, ModeOf:
 		a, err := newOrdered(m)
 		if err != nil {

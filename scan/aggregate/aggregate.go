@@ -21,7 +21,8 @@ const (
 	// NULL when the group had no non-null filtered-in x.
 	Sum
 	// Avg is avg(x) over integers or floats: output float64, NULL when the group had no non-null
-	// filtered-in x. Integer inputs are summed exactly (128 bits) and divided once at the end.
+	// filtered-in x. Integer inputs are summed exactly (128 bits) and divided once at the end;
+	// with Measure.Numeric, the quotient is PostgreSQL's numeric one, decimal128(38, AvgScale).
 	Avg
 	// Min is min(x) over any supported type; output the input type, NULL when the group had no
 	// non-null filtered-in x. Floats order NaN above every other value (as PostgreSQL does);
@@ -50,6 +51,11 @@ const (
 	// StringAgg is string_agg(x, Separator) over text: output text, NULL for no value; the
 	// values in input order, or sorted bytewise (Sorted, Descending); Distinct keeps each once.
 	StringAgg
+	// ArrayAgg is array_agg(x) over text, integer, bigint, double precision or boolean: output
+	// a list of x's type, NULL elements included, NULL for a group without rows; the values in
+	// input order, or sorted (Sorted, Descending; NULLs last ascending, first descending) as
+	// PostgreSQL's array_agg(x ORDER BY x [DESC]) orders them (arrayagg.go). Not distinct.
+	ArrayAgg
 )
 
 // String returns the SQL name of f ("count(*)", "count", "sum", …).
@@ -62,7 +68,7 @@ func (f Func) String() string {
 
 var funcNames = [...]string{CountStar: "count(*)", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max",
 	VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop", BoolAnd: "bool_and", BoolOr: "bool_or",
-	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", ModeOf: "mode", StringAgg: "string_agg"}
+	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", ModeOf: "mode", StringAgg: "string_agg", ArrayAgg: "array_agg"}
 
 // isOrderedSet reports whether f is an ordered-set aggregate.
 func (f Func) isOrderedSet() bool { return f >= PercentileCont && f <= ModeOf }
@@ -91,7 +97,8 @@ type Measure struct {
 	Sorted     bool
 	Separator  string
 	// Numeric answers a Sum of integers as the exact decimal128(38, 0) total (PostgreSQL's
-	// numeric sum(bigint)), never ErrSumOverflow; a Sum of floats ignores it.
+	// numeric sum(bigint)), never ErrSumOverflow, and an Avg of integers as PostgreSQL's
+	// numeric average in decimal128(38, AvgScale) (numavg.go); floats ignore it.
 	Numeric bool
 }
 
@@ -216,7 +223,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			}
 			out[i] = r
 			continue
-		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr, PercentileCont, PercentileDisc, ModeOf, StringAgg:
+		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr, PercentileCont, PercentileDisc, ModeOf, StringAgg, ArrayAgg:
 		default:
 			return nil, fmt.Errorf("aggregate: measure %q: unknown function %d", m.Name, uint8(m.Func))
 		}
@@ -241,6 +248,9 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		if m.Func.isOrderedSet() && (m.Distinct || f.Type.ID() != arrow.FLOAT64 && (m.Func == PercentileCont || f.Type.ID() != arrow.INT64)) {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not supported", m.Name, m.Func, f.Name, f.Type)
+		}
+		if m.Func == ArrayAgg && (m.Distinct || !arrayAggType(f.Type)) {
+			return nil, fmt.Errorf("aggregate: measure %q: array_agg of column %q: type %s (distinct %v) is not supported", m.Name, f.Name, f.Type, m.Distinct)
 		}
 		if m.Func == StringAgg && f.Type.ID() != arrow.STRING {
 			return nil, fmt.Errorf("aggregate: measure %q: string_agg of column %q: type %s is not text", m.Name, f.Name, f.Type)
@@ -280,11 +290,16 @@ func resultField(m resolved) arrow.Field {
 		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
 	case Avg, VarSamp, VarPop, StddevSamp, StddevPop, PercentileCont:
+		if m.Func == Avg && m.Numeric && m.argKind != kFloat {
+			return arrow.Field{Name: m.Name, Type: avgType, Nullable: true}
+		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 	case BoolAnd, BoolOr:
 		return arrow.Field{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}
 	case StringAgg:
 		return arrow.Field{Name: m.Name, Type: arrow.BinaryTypes.String, Nullable: true}
+	case ArrayAgg:
+		return arrow.Field{Name: m.Name, Type: arrow.ListOf(m.argType), Nullable: true}
 	default: // Min, Max
 		return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
 	}
@@ -318,6 +333,8 @@ func stateFields(m resolved) []arrow.Field {
 		return []arrow.Field{{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}}
 	case PercentileCont, PercentileDisc, ModeOf, StringAgg:
 		return []arrow.Field{{Name: m.Name, Type: arrow.ListOfNonNullable(m.argType)}}
+	case ArrayAgg:
+		return []arrow.Field{{Name: m.Name, Type: arrow.ListOf(m.argType), Nullable: true}}
 	default: // Min, Max
 		return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
 	}
@@ -326,8 +343,8 @@ func stateFields(m resolved) []arrow.Field {
 // OutputSchema returns the schema of Single and Final output for input schema in: the group
 // key fields (copied from in), then one field per measure named Measure.Name: count(*) and
 // count int64 not nullable; sum int64 (integer input) or float64 (float input), nullable; avg
-// float64, nullable; min and max the input type, nullable. It fails, with an error prefixed
-// "aggregate: ", when s does not fit in (column out of range, unsupported type, sum or avg of a
+// float64 (decimal128(38, AvgScale) for Measure.Numeric over integers), nullable; min and max
+// the input type, nullable. It fails, with an error prefixed "aggregate: ", when s does not fit in (column out of range, unsupported type, sum or avg of a
 // non-numeric column, non-boolean filter, empty measure name, distinct count(*)). It keeps no
 // reference to its arguments and is safe for concurrent use.
 func OutputSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {

@@ -50,6 +50,7 @@ func newDistinctNum[T fixedT](m resolved, keepLog bool) *distinctNum[T] {
 	default: // Sum, Avg
 		a.inner = newSum(m.argType, m.Func == Avg).(valuesAcc[T])
 		a.numeric = m.Numeric && m.Func == Sum && m.argKind != kFloat
+		a.numericAvg = m.Numeric && m.Func == Avg && m.argKind != kFloat
 	}
 	return a
 }
@@ -64,11 +65,12 @@ const distinctEntryBytes = 48
 
 // distinctNum is count/sum/avg(distinct x) over a fixed-width type (physical type T).
 type distinctNum[T fixedT] struct {
-	dt      arrow.DataType
-	inner   valuesAcc[T]
-	numeric bool // sum answered as its decimal128 total (Measure.Numeric)
-	set     map[distinctKey]struct{}
-	log     distinctLog[T]
+	dt         arrow.DataType
+	inner      valuesAcc[T]
+	numeric    bool // sum answered as its decimal128 total (Measure.Numeric)
+	numericAvg bool // avg of integers answered as numeric (Measure.Numeric, numavg.go)
+	set        map[distinctKey]struct{}
+	log        distinctLog[T]
 
 	keys    []uint64
 	newG    []uint32
@@ -109,6 +111,9 @@ func (a *distinctNum[T]) merge(cols []arrow.Array, gids []uint32) error {
 func (a *distinctNum[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
 	if a.numeric {
 		return totalOf(a.inner, mem, lo, hi)
+	}
+	if a.numericAvg {
+		return avgOfState(a.inner, mem, lo, hi)
 	}
 	return a.inner.result(mem, lo, hi)
 }

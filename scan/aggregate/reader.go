@@ -310,7 +310,11 @@ func (r *reader) add(rec arrow.RecordBatch) error {
 		if m.filter >= 0 {
 			filter = cols[m.filter].(*array.Boolean)
 		}
-		mask := rowMask(arg, filter, m.mask)
+		maskArg := arg
+		if m.Func == ArrayAgg {
+			maskArg = nil // array_agg keeps NULL values
+		}
+		mask := rowMask(maskArg, filter, m.mask)
 		if mask != nil {
 			m.mask = mask
 		}

@@ -61,6 +61,10 @@ func stringsCmp[A valuer[string]]() valueCmp {
 	}
 }
 
+// CompareFloat orders doubles as PostgreSQL does (compareFloat), for the aggregates that sort
+// values themselves (scan/aggregate's array_agg).
+func CompareFloat(x, y float64) int { return compareFloat(x, y) }
+
 // compareFloat orders floats as PostgreSQL does: NaN equals NaN and is above everything else.
 func compareFloat(x, y float64) int {
 	xn, yn := math.IsNaN(x), math.IsNaN(y)

@@ -588,28 +588,36 @@ func numericDiv(n *fnNode) error {
 			if y.IsZero() {
 				return nil, errNumericDivZero
 			}
-			rs := divScale(x, y, sa, sb)
-			// x / y * 10^rs = X * 10^(rs - ex) / (Y * 10^-ey) over the coefficients (value =
-			// coefficient * 10^exponent), rounded half away from zero in integers (exact).
-			num := x.Coeff.MathBigInt()
-			den := y.Coeff.MathBigInt()
-			e := int64(rs) + int64(x.Exponent) - int64(y.Exponent)
-			ten := big.NewInt(10)
-			if e >= 0 {
-				num.Mul(num, new(big.Int).Exp(ten, big.NewInt(e), nil))
-			} else {
-				den.Mul(den, new(big.Int).Exp(ten, big.NewInt(-e), nil))
-			}
-			q, rem := new(big.Int).QuoRem(num, den, new(big.Int))
-			if rem.Lsh(rem, 1).Cmp(den) >= 0 {
-				q.Add(q, big.NewInt(1))
-			}
-			d := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(q), -rs)
-			d.Negative = x.Negative != y.Negative && q.Sign() != 0
+			d := NumericQuotient(x, y, sa, sb)
 			return rd.apply(d)
 		})
 	}
 	return nil
+}
+
+// NumericQuotient is PostgreSQL's numeric_div of x (display scale sa) by y (display scale
+// sb): the quotient rounded half away from zero to select_div_scale's scale (divScale), which
+// is the quotient's display scale (-Exponent of the result). y must not be zero.
+func NumericQuotient(x, y *apd.Decimal, sa, sb int32) *apd.Decimal {
+	rs := divScale(x, y, sa, sb)
+	// x / y * 10^rs = X * 10^(rs - ex) / (Y * 10^-ey) over the coefficients (value =
+	// coefficient * 10^exponent), rounded half away from zero in integers (exact).
+	num := x.Coeff.MathBigInt()
+	den := y.Coeff.MathBigInt()
+	e := int64(rs) + int64(x.Exponent) - int64(y.Exponent)
+	ten := big.NewInt(10)
+	if e >= 0 {
+		num.Mul(num, new(big.Int).Exp(ten, big.NewInt(e), nil))
+	} else {
+		den.Mul(den, new(big.Int).Exp(ten, big.NewInt(-e), nil))
+	}
+	q, rem := new(big.Int).QuoRem(num, den, new(big.Int))
+	if rem.Lsh(rem, 1).Cmp(den) >= 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	d := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(q), -rs)
+	d.Negative = x.Negative != y.Negative && q.Sign() != 0
+	return d
 }
 
 // scaledReader returns a function reading row i of a (decimal128, integer, text or float64)

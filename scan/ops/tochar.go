@@ -347,19 +347,28 @@ func timestampText(ctx context.Context, d compute.Datum) (compute.Datum, error) 
 func floatText(ctx context.Context, d compute.Datum) (compute.Datum, error) {
 	return textOf(ctx, d, func(a arrow.Array) func(i int) string {
 		f := a.(*array.Float64)
-		return func(i int) string {
-			switch v := f.Value(i); {
-			case math.IsInf(v, 1):
-				return "Infinity"
-			case math.IsInf(v, -1):
-				return "-Infinity"
-			case math.IsNaN(v):
-				return "NaN"
-			default:
-				return strconv.FormatFloat(v, 'g', -1, 64)
-			}
-		}
+		return func(i int) string { return float8Text(f.Value(i)) }
 	})
+}
+
+// float8Text is float8out's text of v (floatText): the shortest digits that read back, in
+// exponential form (at least two exponent digits) when the decimal exponent is below -4 or
+// at least 15 (DBL_DIG), else positional (1234567, not Go's 1.234567e+06).
+func float8Text(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "Infinity"
+	case math.IsInf(v, -1):
+		return "-Infinity"
+	case math.IsNaN(v):
+		return "NaN"
+	}
+	e := strconv.FormatFloat(v, 'e', -1, 64)
+	exp, err := strconv.Atoi(e[strings.LastIndexByte(e, 'e')+1:])
+	if err != nil || exp < -4 || exp >= 15 {
+		return e
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // textOf casts an array or scalar datum to text, each non-null value written by the function

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/big"
 	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/flightsrv/flightsrv/scan/ledger"
@@ -56,11 +58,11 @@ const (
 // FrameBound is one bound of a window frame.
 type FrameBound struct {
 	Kind   FrameBoundKind
-	Offset int64 // Preceding and Following: a count of rows, >= 0
+	Offset int64 // Preceding and Following: a count of rows (ROWS) or of the key's units (RANGE), >= 0
 }
 
-// WindowFrame is a frame: ROWS (positions) or RANGE (peers of the order keys; RANGE offsets
-// are not supported).
+// WindowFrame is a frame: ROWS (positions) or RANGE (peers of the order keys; an offset is a
+// distance from the current row's single order key in the key's units, winrange.go).
 type WindowFrame struct {
 	Rows       bool
 	Start, End FrameBound
@@ -68,8 +70,9 @@ type WindowFrame struct {
 
 // WindowFunc is one window function of a WindowSpec: its kind, its argument columns (of the
 // input), its frame (used by FirstValue, LastValue, NthValue and the aggregates) and its
-// output type (int64, float64 or int32 for the numeric kinds; the first argument's type for
-// Lag, Lead, FirstValue, LastValue, NthValue, Min and Max).
+// output type (int64, float64 or int32 for the numeric kinds, decimal128(38, AvgScale) for Avg
+// of integers as PostgreSQL's numeric; the first argument's type for Lag, Lead, FirstValue,
+// LastValue, NthValue, Min and Max).
 type WindowFunc struct {
 	Kind  WindowKind
 	Args  []int
@@ -145,6 +148,10 @@ func checkWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 			if dt := s.Field(f.Args[0]).Type; !integerType(dt) && dt.ID() != arrow.FLOAT64 && dt.ID() != arrow.FLOAT32 {
 				return fmt.Errorf("ops: window function %d: sum or avg of %s", i, dt)
 			}
+			if dt := s.Field(f.Args[0]).Type; f.Type.ID() == arrow.DECIMAL128 &&
+				(f.Kind != Avg || !integerType(dt) || !arrow.TypeEqual(f.Type, &arrow.Decimal128Type{Precision: 38, Scale: AvgScale})) {
+				return fmt.Errorf("ops: window function %d: kind %d of %s as %s", i, f.Kind, dt, f.Type)
+			}
 		case Min, Max:
 			if _, ok := valueCmpOf(s.Field(f.Args[0]).Type); !ok {
 				return fmt.Errorf("ops: window function %d: min or max of %s", i, s.Field(f.Args[0]).Type)
@@ -155,9 +162,10 @@ func checkWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 				return fmt.Errorf("ops: window function %d: a default of another type", i)
 			}
 		}
-		if !f.Frame.Rows && (f.Frame.Start.Kind == Preceding || f.Frame.Start.Kind == Following ||
-			f.Frame.End.Kind == Preceding || f.Frame.End.Kind == Following) {
-			return fmt.Errorf("ops: window function %d: RANGE frames with an offset", i)
+		if f.Frame.hasRangeOffset() {
+			if err := checkRangeOffset(s, spec, i); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -276,6 +284,11 @@ func (w *windower) load() error {
 	// The working set on the Go heap: the order (8 bytes a row, allocated from mem), peer
 	// bounds and per-function indices or values (about 40 bytes a row in all).
 	w.claimed = int64(w.n) * 40
+	for _, f := range w.spec.Funcs {
+		if f.Type.ID() == arrow.DECIMAL128 {
+			w.claimed += int64(w.n) * 16 // avg's numeric values (numavg.go)
+		}
+	}
 	if err := w.mem.Claim(w.claimed); err != nil {
 		w.claimed = 0
 		return fmt.Errorf("ops: window: %w", err)
@@ -494,6 +507,10 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 	if f.Type.ID() == arrow.FLOAT64 {
 		floats = make([]float64, n)
 	}
+	var decs []decimal128.Num // avg of integers as numeric (numavg.go)
+	if f.Type.ID() == arrow.DECIMAL128 {
+		decs = make([]decimal128.Num, n)
+	}
 	valid := make([]bool, n)
 	for i := range valid {
 		valid[i] = true
@@ -567,14 +584,14 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 				}
 			}
 			for k := range m {
-				s, e := frameOf(f.Frame, k, m, peerStart, peerEnd)
+				s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
 				if e > s {
 					ints[ps+k] = pre[e] - pre[s]
 				}
 			}
 		case Sum, Avg:
 			if integerType(arg.DataType()) {
-				return ev.intSums(f, arg, ps, m, peerStart, peerEnd, ints, floats, valid)
+				return ev.intSums(f, arg, ps, m, peerStart, peerEnd, ints, floats, decs, valid)
 			}
 			return ev.floatSums(f, arg, ps, m, peerStart, peerEnd, floats, valid)
 		}
@@ -584,6 +601,11 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 		return nil, err
 	}
 	switch f.Type.ID() {
+	case arrow.DECIMAL128:
+		b := array.NewDecimal128Builder(alloc, f.Type.(*arrow.Decimal128Type))
+		defer b.Release()
+		b.AppendValues(decs, valid)
+		return b.NewArray(), nil
 	case arrow.FLOAT64:
 		b := array.NewFloat64Builder(alloc)
 		defer b.Release()
@@ -636,6 +658,12 @@ func (x int128) int64() (int64, bool) {
 	return v, (x.hi == 0 && v >= 0) || (x.hi == -1 && v < 0)
 }
 
+// big returns x as a big.Int.
+func (x int128) big() *big.Int {
+	v := new(big.Int).Lsh(big.NewInt(x.hi), 64)
+	return v.Add(v, new(big.Int).SetUint64(x.lo))
+}
+
 func (x int128) float64() float64 {
 	if x.hi < 0 {
 		neg := int128{}.sub(x)
@@ -645,9 +673,9 @@ func (x int128) float64() float64 {
 }
 
 // intSums evaluates sum or avg of bigints over a partition's frames from exact 128-bit prefix
-// sums: a sum outside bigint's range is PostgreSQL's "bigint out of range" (its sum(bigint) is
+// sums (avg as PostgreSQL's numeric into decs when the function's type is decimal128): a sum outside bigint's range is PostgreSQL's "bigint out of range" (its sum(bigint) is
 // numeric, which flightsrv's bigint sum cannot hold).
-func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, peerEnd []int32, ints []int64, floats []float64, valid []bool) error {
+func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, peerEnd []int32, ints []int64, floats []float64, decs []decimal128.Num, valid []bool) error {
 	pre := make([]int128, m+1)
 	cnt := make([]int64, m+1)
 	for k := range m {
@@ -658,12 +686,20 @@ func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, pe
 		}
 	}
 	for k := range m {
-		s, e := frameOf(f.Frame, k, m, peerStart, peerEnd)
+		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
 		if e <= s || cnt[e] == cnt[s] {
 			valid[ps+k] = false
 			continue
 		}
 		sum := pre[e].sub(pre[s])
+		if f.Kind == Avg && decs != nil {
+			d, err := NumericAvg(sum.big(), cnt[e]-cnt[s])
+			if err != nil {
+				return err
+			}
+			decs[ps+k] = d
+			continue
+		}
 		if f.Kind == Avg {
 			floats[ps+k] = sum.float64() / float64(cnt[e]-cnt[s])
 			continue
@@ -685,7 +721,7 @@ func (ev *winEval) floatSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, 
 	var cnt int64
 	cs, ce := -1, -1
 	for k := range m {
-		s, e := frameOf(f.Frame, k, m, peerStart, peerEnd)
+		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
 		if s != cs || e < ce {
 			sum, cnt, cs, ce = 0, 0, s, s
 		}
@@ -757,7 +793,7 @@ func (ev *winEval) evalTake(f WindowFunc, arg arrow.Array) (arrow.Array, error) 
 					idx[pos], valid[pos] = int64(n)+at(pos), true
 				}
 			case FirstValue, LastValue, NthValue:
-				s, e := frameOf(f.Frame, k, m, peerStart, peerEnd)
+				s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
 				t := s
 				switch f.Kind {
 				case LastValue:
@@ -779,7 +815,7 @@ func (ev *winEval) evalTake(f WindowFunc, arg arrow.Array) (arrow.Array, error) 
 					idx[pos], valid[pos] = at(ps+t), true
 				}
 			case Min, Max:
-				s, e := frameOf(f.Frame, k, m, peerStart, peerEnd)
+				s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
 				if s != cs || e < ce {
 					cs, ce, best = s, s, -1
 				}

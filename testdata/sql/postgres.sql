@@ -554,3 +554,22 @@ SELECT count(*) FROM (SELECT id, timestamp FROM public.flights WHERE origin = 'O
 -- postgres: SELECT count(*) FROM (SELECT id, timestamp FROM pg_temp.flights WHERE origin = 'ORD' AND timestamp >= '2001-03-01' AND timestamp < '2001-05-01') dbvrcnt
 
 SELECT f.* FROM flights f WHERE f.origin = 'SFO' AND f.timestamp >= '2001-01-31 23:00' AND f.timestamp < '2001-02-01 01:00' ORDER BY f.timestamp, f.id
+
+-- avg of integers is numeric: PostgreSQL's exact quotient (its text through round and casts)
+SELECT value->>'destination' AS d, avg((value->>'delay')::int), round(avg((value->>'delay')::int), 12)::text, avg(DISTINCT (value->>'distance')::int)::numeric(12,6)::text FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY 1 HAVING count(*) > 20 ORDER BY 1
+
+SELECT origin, date_trunc('month', timestamp) AS m, avg((value->>'delay')::int) FILTER (WHERE (value->>'delay')::int > 0), trunc(avg((value->>'distance')::bigint), 15)::text FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1, 2 ORDER BY 1, 2
+
+SELECT id, round(avg((value->>'delay')::int) OVER (PARTITION BY value->>'destination' ORDER BY timestamp, id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW), 18)::text FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03' ORDER BY timestamp, id
+
+-- RANGE frames with an offset over every tier
+SELECT id, count(*) OVER w, sum((value->>'delay')::int) OVER w, min(id) OVER w FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' WINDOW w AS (ORDER BY timestamp RANGE BETWEEN INTERVAL '90 minutes' PRECEDING AND INTERVAL '30 minutes' FOLLOWING) ORDER BY timestamp, id
+
+SELECT origin, date_trunc('day', timestamp) AS day, count(*) AS n, sum(count(*)) OVER (PARTITION BY origin ORDER BY date_trunc('day', timestamp) RANGE BETWEEN '6 days' PRECEDING AND CURRENT ROW) AS week FROM flights WHERE origin IN ('BOS', 'ORD') AND timestamp >= '2001-03-01' AND timestamp < '2001-05-01' GROUP BY 1, 2 ORDER BY 1, 2
+
+SELECT id, (value->>'distance')::int AS dist, count(*) OVER (ORDER BY (value->>'distance')::int DESC RANGE BETWEEN 100 PRECEDING AND 100 FOLLOWING) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-30' AND timestamp < '2001-02-02' ORDER BY id
+
+-- array_agg: its text (array_out) and array_to_string over every tier
+SELECT value->>'destination' AS d, array_agg((value->>'delay')::int ORDER BY (value->>'delay')::int DESC)::text, array_to_string(array_agg(id ORDER BY id), ';') FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' GROUP BY 1 HAVING count(*) > 3 ORDER BY 1
+
+SELECT origin, date_trunc('month', timestamp) AS m, array_to_string(array_agg(DISTINCT_DEST ORDER BY DISTINCT_DEST), ',') FROM (SELECT origin, timestamp, value->>'destination' AS DISTINCT_DEST FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND (value->>'delay')::int > 120) t GROUP BY 1, 2 ORDER BY 1, 2

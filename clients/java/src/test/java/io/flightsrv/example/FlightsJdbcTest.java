@@ -392,10 +392,13 @@ class FlightsJdbcTest {
       ResultSetMetaData md = rs.getMetaData();
       assertEquals("dest", md.getColumnName(1));
       assertEquals(Types.BIGINT, md.getColumnType(2));
-      assertEquals(Types.DOUBLE, md.getColumnType(3));
+      // avg of integers is numeric, as in PostgreSQL (README, "numeric"): a BigDecimal of
+      // scale 20 holding PostgreSQL's 9822 / 172 = 57.1046511627906977.
+      assertEquals(Types.DECIMAL, md.getColumnType(3));
       assertTrue(rs.next());
       assertEquals("LGA", rs.getString(1));
       assertEquals(172, rs.getLong(2));
+      assertEquals(new BigDecimal("57.10465116279069770000"), rs.getBigDecimal(3));
       assertEquals(57.104651162790695, rs.getDouble(3), 1e-9);
       assertFalse(rs.next());
     }

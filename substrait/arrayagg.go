@@ -1,0 +1,103 @@
+package substrait
+
+import (
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// array_agg(x [ORDER BY x [ASC|DESC]]) [FILTER (WHERE …)]: PostgreSQL's array of the group's
+// values, NULLs included, as a Substrait list of x's type (Arrow list; scan/aggregate
+// arrayagg.go), for text, integer, bigint, double precision and boolean values. Other element
+// types, DISTINCT, and an ORDER BY of another expression or with explicit NULLS FIRST/LAST are
+// refused by name (UNIMPLEMENTED).
+
+// arrayAggMeasure binds an array_agg call as a measure of ac.
+func (bd *binder) arrayAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
+	args := fc.GetArgs()
+	if len(args) != 1 {
+		return bval{}, errorf(InvalidArgument, "function array_agg takes one argument")
+	}
+	if fc.GetAggWithinGroup() {
+		return bval{}, errorf(InvalidArgument, "array_agg is not an ordered-set aggregate, so it cannot have WITHIN GROUP")
+	}
+	if fc.GetAggDistinct() {
+		return bval{}, unimplemented("array_agg(DISTINCT …)")
+	}
+	if containsAggregate(args[0]) {
+		return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
+	}
+	bd.agg = nil
+	defer func() { bd.agg = ac }()
+	filter, err := bd.aggFilter(fc, ac)
+	if err != nil {
+		return bval{}, err
+	}
+	x, err := bd.value(args[0], ac.in)
+	if err != nil {
+		return bval{}, err
+	}
+	switch x.GetType().(type) {
+	case *types.StringType, *types.Int32Type, *types.Int64Type, *types.Float64Type, *types.BooleanType:
+	case *types.Int16Type, *types.Int8Type:
+		if x, err = bd.coerce(typed(x), i32Type().WithNullability(x.GetType().GetNullability()), ""); err != nil {
+			return bval{}, err
+		}
+	default:
+		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", "array_agg of "+typeName(x.GetType()))
+	}
+	sorts, err := bd.orderByValue(fc, x, ac, true)
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: "array_agg"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, sorts, x)
+	if err != nil {
+		return bval{}, fmt.Errorf("bind array_agg: %w", err)
+	}
+	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
+	ac.mtypes = append(ac.mtypes, &types.ListType{Type: x.GetType().WithNullability(nullableN), Nullability: nullableN})
+	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+}
+
+// isArray reports a list (array) type.
+func isArray(t types.Type) bool {
+	_, ok := t.(*types.ListType)
+	return ok
+}
+
+// arrayTextCast is an array's ::text (PostgreSQL's array_out, scan/ops arrays.go).
+func (bd *binder) arrayTextCast(e expr.Expression) (bval, error) {
+	f, err := bd.fn(URNPostgres, "array_text", strType(), e)
+	return typed(f), err
+}
+
+// arrayToString binds array_to_string(array, separator[, null string]).
+func (bd *binder) arrayToString(args []bval) (bval, error) {
+	if len(args) < 2 || len(args) > 3 {
+		return bval{}, errorf(InvalidArgument, "array_to_string takes 2 to 3 arguments")
+	}
+	if args[0].untyped() || !isArray(args[0].typ()) {
+		return bval{}, errorf(InvalidArgument, "function array_to_string(%s, text) does not exist", typeNameOf(args[0]))
+	}
+	es := []types.FuncArg{args[0].e}
+	for i, a := range args[1:] {
+		e, err := bd.coerce(a, strType(), fmt.Sprintf("argument %d of array_to_string", i+2))
+		if err != nil {
+			return bval{}, err
+		}
+		es = append(es, e)
+	}
+	f, err := bd.fn(URNPostgres, "array_to_string", strType(), es...)
+	return typed(f), err
+}
+
+// typeNameOf names a bound value's type (unknown for an untyped one).
+func typeNameOf(v bval) string {
+	if v.untyped() {
+		return "unknown"
+	}
+	return typeName(v.typ())
+}

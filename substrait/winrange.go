@@ -1,0 +1,162 @@
+package substrait
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// RANGE frames with an offset (RANGE BETWEEN x PRECEDING AND y FOLLOWING), as PostgreSQL
+// runs them: the frame of a row holds the rows whose single ORDER BY key lies within the
+// offset of the row's key (scan/ops winrange.go). The offset is a constant (or a parameter
+// bound at execution), non-negative, in the key's units as Substrait's bound carries it:
+//   - an integer key: an integer offset;
+//   - a double precision key: a whole-number offset (a fractional one is refused by name);
+//   - a timestamp key: an interval constant without months or years (days are 24 hours, as
+//     in the UTC session), converted to the timestamp's unit.
+// Other keys (date, numeric, text…) are refused by name.
+
+// rangeOffsetFrame sets wf's RANGE bounds when one is an offset (f: PostgreSQL's frame
+// options).
+func (bd *binder) rangeOffsetFrame(wf *expr.WindowFunction, spec windowSpec) error {
+	f := spec.frame
+	if len(wf.Sorts) != 1 {
+		return &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column"}
+	}
+	key := wf.Sorts[0].Expr.GetType()
+	switch key.(type) {
+	case *types.Int8Type, *types.Int16Type:
+		// The executor measures offsets over integer and bigint keys: a smallint key is
+		// ordered as the integer it widens to.
+		key = i32Type().WithNullability(key.GetNullability())
+		wf.Sorts[0].Expr = &expr.Cast{Type: key, Input: wf.Sorts[0].Expr, FailureBehavior: types.BehaviorThrowException}
+	}
+	var err error
+	if wf.LowerBound, err = bd.rangeBound(f, frameStartUnbPrec, frameStartCurrent, frameStartOffPrec, key, spec.start, "starting"); err != nil {
+		return err
+	}
+	wf.UpperBound, err = bd.rangeBound(f, frameEndUnbFoll, frameEndCurrent, frameEndOffPrec, key, spec.end, "ending")
+	return err
+}
+
+// fixedBound is a frame bound that is no offset: unbounded or the current row (ok false for
+// an offset, which must hold no window function or aggregate).
+func fixedBound(f, unb, cur int32, off *pg.Node) (expr.Bound, bool, error) {
+	switch {
+	case f&unb != 0:
+		return expr.Unbounded{}, true, nil
+	case f&cur != 0:
+		return expr.CurrentRow{}, true, nil
+	}
+	if containsWindow(off) || containsAggregate(off) {
+		return nil, false, errWindowHere()
+	}
+	return nil, false, nil
+}
+
+// rangeBound reads one bound of a RANGE frame whose ORDER BY key has type key.
+func (bd *binder) rangeBound(f, unb, cur, prec int32, key types.Type, off *pg.Node, which string) (expr.Bound, error) {
+	if b, ok, err := fixedBound(f, unb, cur, off); ok || err != nil {
+		return b, err
+	}
+	var n int64
+	switch familyOf(key) {
+	case famInt, famFloat:
+		v, err := bd.bindExpr(off, &scope{})
+		if err != nil {
+			return nil, err
+		}
+		if v.null {
+			return nil, &Error{Code: InvalidArgument, SQLState: "22004", Msg: fmt.Sprintf("frame %s offset must not be null", which)}
+		}
+		if !v.untyped() && familyOf(v.typ()) != famInt {
+			if familyOf(key) == famFloat && (familyOf(v.typ()) == famNumeric || familyOf(v.typ()) == famFloat) {
+				if d, _, ok := numLiteralValue(v.e); ok {
+					if i, err := d.Int64(); err == nil {
+						n = i
+						break
+					}
+				}
+				return nil, unimplementedAre("RANGE offsets over double precision other than whole-number constants")
+			}
+			return nil, &Error{Code: Unimplemented, SQLState: "0A000", Msg: fmt.Sprintf("RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", typeName(key), typeName(v.typ()))}
+		}
+		e, err := bd.coerce(v, i64Type(), "frame offset")
+		if err != nil {
+			return nil, err
+		}
+		lit, ok := e.(*expr.PrimitiveLiteral[int64])
+		if !ok {
+			if _, isParam := bd.ps.placeholders[e]; isParam && bd.ps.vals == nil {
+				break // prepare time: any value
+			}
+			return nil, unimplementedAre("frame offsets other than constants")
+		}
+		n = lit.Value
+	case famTimestamp:
+		text, ok := intervalLiteral(off)
+		if !ok {
+			if c := off.GetAConst(); c != nil && c.GetIsnull() {
+				return nil, &Error{Code: InvalidArgument, SQLState: "22004", Msg: fmt.Sprintf("frame %s offset must not be null", which)}
+			}
+			return nil, unimplementedAre("RANGE offsets over timestamps other than interval constants")
+		}
+		us, months, ok := parseInterval(text)
+		switch {
+		case !ok:
+			return nil, errInvalidInterval
+		case months.Sign() != 0:
+			return nil, unimplementedAre("RANGE offsets of intervals with months or years")
+		case !us.IsInt():
+			return nil, unimplementedAre("RANGE offsets of intervals with fractions of a microsecond")
+		}
+		unit := timestampUnitsPerMicro(key)
+		if unit == 0 {
+			return nil, unimplementedAre("RANGE offsets over timestamps of this precision")
+		}
+		v := new(big.Int).Mul(us.Num(), big.NewInt(unit))
+		if v.Sign() < 0 {
+			return nil, &Error{Code: InvalidArgument, SQLState: "22013", Msg: "invalid preceding or following size in window function"}
+		}
+		if !v.IsInt64() {
+			v.SetInt64(math.MaxInt64) // past every timestamp: the whole side
+		}
+		n = v.Int64()
+	default:
+		return nil, &Error{Code: Unimplemented, SQLState: "0A000", Msg: fmt.Sprintf("RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", typeName(key))}
+	}
+	if n < 0 {
+		return nil, &Error{Code: InvalidArgument, SQLState: "22013", Msg: "invalid preceding or following size in window function"}
+	}
+	if f&prec != 0 {
+		return expr.PrecedingBound(n), nil
+	}
+	return expr.FollowingBound(n), nil
+}
+
+// timestampUnitsPerMicro is how many of a timestamp type's units make a microsecond (1 for
+// microseconds, 1000 for nanoseconds); 0 for a coarser precision.
+func timestampUnitsPerMicro(t types.Type) int64 {
+	var p types.TimePrecision
+	switch v := t.(type) {
+	case *types.PrecisionTimestampTzType:
+		p = v.Precision
+	case *types.PrecisionTimestampType:
+		p = v.Precision
+	case *types.TimestampTzType, *types.TimestampType:
+		return 1
+	default:
+		return 0
+	}
+	switch p {
+	case types.PrecisionMicroSeconds:
+		return 1
+	case types.PrecisionNanoSeconds:
+		return 1000
+	}
+	return 0
+}
