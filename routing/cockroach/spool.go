@@ -15,19 +15,19 @@ import (
 )
 
 // spool keeps the records of one pipelined write request (AppendStream on PostgreSQL) as its
-// source yields them, in chunks of a fixed number of records, so that the fenced transaction
+// source yields them, in chunks of a fixed number of records (the first one smaller), so that the fenced transaction
 // can copy and move each chunk while the source goes on, and copy every chunk again when the
 // transaction is retried (SQLSTATE 40001) or must name a duplicate's position: the client's
 // stream can be read only once. A goroutine (fill) reads the source; the transaction reads the
 // chunks it sealed (chunk). The first chunk stays in memory; later ones are written to an
 // unlinked temporary file (os.CreateTemp in $TMPDIR, removed at once: a process killed
-// mid-request leaves nothing behind), so memory is about two chunks whatever the request's
+// mid-request leaves nothing behind), so memory is about two chunks and a bit whatever the request's
 // size, and the file grows to the request's encoded records (about their bytes plus 10 a
 // record). Safe for one filling goroutine and one reader.
 type spool struct {
 	tableID  string
 	strategy routing.Strategy
-	size     int // records a chunk holds (the last may hold fewer)
+	size     int // records a chunk holds (chunk 0 an eighth: limit; the last may hold fewer)
 
 	mu      sync.Mutex
 	changed *sync.Cond
@@ -85,7 +85,7 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 	seal := func() error {
 		c := spoolChunk{first: first, n: n, len: int64(len(buf))}
 		if first == 0 {
-			sp.first, buf = buf, nil
+			sp.first, buf = buf, nil // chunk 0 stays; the next ones reuse one buffer
 		} else {
 			if sp.file == nil {
 				f, err := os.CreateTemp("", "flightsrv-ingest-*")
@@ -142,13 +142,22 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 			buf = append(buf, r.SortKey...)
 			buf = binary.AppendUvarint(buf, uint64(len(r.Value)))
 			buf = append(buf, r.Value...)
-			if n++; n == int64(sp.size) {
+			if n++; n == sp.limit(first) {
 				if err = seal(); err != nil {
 					return
 				}
 			}
 		}
 	}
+}
+
+// limit is the records of the chunk starting at record first: an eighth of size for chunk 0,
+// so that the transaction starts soon and the chunk kept in memory is small, then size.
+func (sp *spool) limit(first int64) int64 {
+	if first == 0 {
+		return int64(max(1, sp.size/8))
+	}
+	return int64(sp.size)
 }
 
 // chunk waits for chunk i and returns it with the buckets of the chunks up to it; io.EOF when
