@@ -195,10 +195,7 @@ func (s *Store) appendPipelined(ctx context.Context, conn *pgxpool.Conn, tableID
 				}
 				return keep(err) // the source's error, unchanged
 			}
-			rows, err := sp.rows(c, buckets)
-			if err != nil {
-				return keep(err)
-			}
+			rows := sp.rows(c, buckets)
 			if _, err := tx.CopyFrom(ctx, pgx.Identifier{stagingTable}, stagingColumns, rows); err != nil {
 				if rows.err != nil {
 					return keep(rows.err)
@@ -255,11 +252,7 @@ func restage(ctx context.Context, conn *pgxpool.Conn, sp *spool, last int) bool 
 		if err != nil {
 			return false
 		}
-		rows, err := sp.rows(c, buckets)
-		if err != nil {
-			return false
-		}
-		if _, err := conn.CopyFrom(ctx, pgx.Identifier{stagingTable}, stagingColumns, rows); err != nil {
+		if _, err := conn.CopyFrom(ctx, pgx.Identifier{stagingTable}, stagingColumns, sp.rows(c, buckets)); err != nil {
 			return false
 		}
 	}

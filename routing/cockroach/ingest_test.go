@@ -2,9 +2,11 @@ package cockroach_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -95,12 +97,13 @@ func TestIngestFailsAfterMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	day := time.Date(2024, 5, 9, 0, 0, 0, 0, time.UTC)
-	// batch i: four records of partition p<i> (a bucket of its own), ids i-0 … i-3.
+	// batch i: four records of partition p<i> (a bucket of its own), ids i-0 … i-3, values of
+	// 30,000 bytes or so (a chunk of the spool then goes to its file in several writes).
 	batch := func(i int) []routing.Record {
 		out := make([]routing.Record, 4)
 		for k := range out {
 			out[k] = routing.Record{PartitionKey: fmt.Appendf(nil, "p%d", i), EventTime: day.Add(time.Duration(k) * time.Minute),
-				SortKey: fmt.Appendf(nil, "%d-%d", i, k), Value: []byte(`{}`)}
+				SortKey: fmt.Appendf(nil, "%d-%d", i, k), Value: fmt.Appendf(nil, `{"pad":"%s"}`, strings.Repeat("x", 30000+i*100+k))}
 		}
 		return out
 	}
@@ -150,6 +153,28 @@ func TestIngestFailsAfterMoves(t *testing.T) {
 	}
 	if r, b := counts(); r != r0+20 || b != b0+5 {
 		t.Fatalf("%d records and %d metadata rows after the ingest, want %d and %d", r, b, r0+20, b0+5)
+	}
+	// Every stored value is the one sent, byte for byte (through the spool's file).
+	var want, got []string
+	for i := range 5 {
+		for _, r := range batch(i) {
+			want = append(want, fmt.Sprintf("%s/%s/%s/%x", r.PartitionKey, r.EventTime.Format(time.RFC3339), r.SortKey, sha256.Sum256(r.Value)))
+		}
+	}
+	rows, err := s.Pool().Query(ctx, `SELECT partition_key, event_time, sort_key, value FROM pulpitum_v4_records WHERE partition_key <> 'p7' ORDER BY partition_key, event_time, sort_key`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var pk, sk, v []byte
+		var at time.Time
+		if err := rows.Scan(&pk, &at, &sk, &v); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s/%s/%s/%x", pk, at.UTC().Format(time.RFC3339), sk, sha256.Sum256(v)))
+	}
+	if rows.Err() != nil || !slices.Equal(got, want) {
+		t.Fatalf("stored records differ from those sent (%v):\n got %q\nwant %q", rows.Err(), got, want)
 	}
 }
 

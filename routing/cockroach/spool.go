@@ -1,12 +1,15 @@
 package cockroach
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,11 +39,15 @@ type spool struct {
 	done    bool                // fill has returned
 	err     error               // the source's error (or a spool write's), once done
 
-	first  []byte   // chunk 0's bytes
-	file   *os.File // chunks 1…, nil until chunk 1 is sealed
-	end    int64    // bytes written to file
-	readAt []byte   // the reader's buffer for a chunk read back from file
+	first []byte        // chunk 0's bytes
+	file  *os.File      // chunks 1…, nil until chunk 1 has spoolWrite bytes or is sealed
+	end   int64         // bytes written to file
+	read  *bufio.Reader // the transaction's reader of a chunk (rows)
 }
+
+// spoolWrite is the bytes of records fill gathers before writing them to the spool file, and
+// the size of the buffer a chunk is read back through.
+const spoolWrite = 64 << 10
 
 // spoolChunk is one sealed chunk: records [first, first+n) of the request, encoded at
 // [off, off+len) of the file (chunk 0: spool.first), whose buckets are spool.buckets[:buckets].
@@ -82,25 +89,33 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 		n       int64 // records in the open chunk
 		first   int64 // the open chunk's first record
 	)
-	seal := func() error {
-		c := spoolChunk{first: first, n: n, len: int64(len(buf))}
-		if first == 0 {
-			sp.first, buf = buf, nil // chunk 0 stays; the next ones reuse one buffer
-		} else {
-			if sp.file == nil {
-				f, err := os.CreateTemp("", "flightsrv-ingest-*")
-				if err != nil {
-					return fmt.Errorf("%w: ingest: spool file: %w", routing.ErrOperationFailed, err)
-				}
-				_ = os.Remove(f.Name()) // open, it lives until closed
-				sp.file = f
-			}
-			if _, err := sp.file.Write(buf); err != nil {
+	// flush writes buf, records of a chunk after chunk 0, to the file.
+	flush := func() error {
+		if sp.file == nil {
+			f, err := os.CreateTemp("", "flightsrv-ingest-*")
+			if err != nil {
 				return fmt.Errorf("%w: ingest: spool file: %w", routing.ErrOperationFailed, err)
 			}
-			c.off = sp.end
-			sp.end += c.len
-			buf = buf[:0]
+			_ = os.Remove(f.Name()) // open, it lives until closed
+			sp.file = f
+		}
+		if _, err := sp.file.Write(buf); err != nil {
+			return fmt.Errorf("%w: ingest: spool file: %w", routing.ErrOperationFailed, err)
+		}
+		sp.end += int64(len(buf))
+		buf = buf[:0]
+		return nil
+	}
+	var start int64 // the open chunk's offset in the file
+	seal := func() error {
+		c := spoolChunk{first: first, n: n}
+		if first == 0 {
+			sp.first, buf = buf, nil // chunk 0 stays in memory
+		} else {
+			if err := flush(); err != nil {
+				return err
+			}
+			c.off, c.len, start = start, sp.end-start, sp.end
 		}
 		sp.mu.Lock()
 		sp.buckets = append(sp.buckets, pending...)
@@ -143,9 +158,12 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 			buf = binary.AppendUvarint(buf, uint64(len(r.Value)))
 			buf = append(buf, r.Value...)
 			if n++; n == sp.limit(first) {
-				if err = seal(); err != nil {
-					return
-				}
+				err = seal()
+			} else if first > 0 && len(buf) >= spoolWrite {
+				err = flush()
+			}
+			if err != nil {
+				return
 			}
 		}
 	}
@@ -212,77 +230,81 @@ func (sp *spool) close() {
 
 // rows returns chunk c's records as a pgx.CopyFromSource of the staging table's columns
 // (partition_key, bucket_key, event_time, sort_key, value, pos), buckets indexing its bucket
-// numbers. Not for concurrent use (one reader buffer).
-func (sp *spool) rows(c spoolChunk, buckets []*routing.BucketID) (*spoolRows, error) {
-	data := sp.first
+// numbers, read through one buffer of spoolWrite bytes. Not for concurrent use: the previous
+// chunk's rows are done with when rows is called again.
+func (sp *spool) rows(c spoolChunk, buckets []*routing.BucketID) *spoolRows {
+	var r io.Reader = bytes.NewReader(sp.first)
 	if c.first > 0 {
-		if int64(cap(sp.readAt)) < c.len {
-			sp.readAt = make([]byte, c.len)
-		}
-		data = sp.readAt[:c.len]
-		if _, err := sp.file.ReadAt(data, c.off); err != nil {
-			return nil, fmt.Errorf("%w: ingest: spool file: %w", routing.ErrOperationFailed, err)
-		}
+		r = io.NewSectionReader(sp.file, c.off, c.len)
 	}
-	return &spoolRows{data: data, buckets: buckets, pos: c.first - 1}, nil
+	if sp.read == nil {
+		sp.read = bufio.NewReaderSize(r, spoolWrite)
+	} else {
+		sp.read.Reset(r)
+	}
+	return &spoolRows{r: sp.read, left: c.n, buckets: buckets, pos: c.first - 1, scratch: make([]byte, 0, 256)}
 }
 
-// spoolRows decodes one chunk's records for pgx CopyFrom (spool.rows).
+// errSpoolDamaged is a spooled chunk that does not decode (or cannot be read back).
+var errSpoolDamaged = fmt.Errorf("%w: ingest: spool file unreadable", routing.ErrOperationFailed)
+
+// spoolRows decodes one chunk's records for pgx CopyFrom (spool.rows); the byte columns of a
+// row stay valid until the next Next (pgx encodes each row when it is read).
 type spoolRows struct {
-	data    []byte
+	r       *bufio.Reader
+	left    int64 // records not yet read
 	buckets []*routing.BucketID
 	pos     int64
 	row     [6]any
+	scratch []byte
 	err     error
 }
 
 func (r *spoolRows) Next() bool {
-	if len(r.data) == 0 || r.err != nil {
+	if r.left == 0 || r.err != nil {
 		return false
 	}
+	r.left--
+	r.scratch = r.scratch[:0]
 	pk := r.bytes()
 	k := r.uvarint()
-	t, n := binary.Varint(r.data)
-	if n <= 0 || k >= uint64(len(r.buckets)) {
-		r.err = fmt.Errorf("%w: ingest: spool damaged", routing.ErrOperationFailed)
-		return false
+	t, err := binary.ReadVarint(r.r)
+	if err != nil || k >= uint64(len(r.buckets)) {
+		r.err = errSpoolDamaged
 	}
-	r.data = r.data[n:]
 	sk := r.bytes()
 	v := r.bytes()
 	if r.err != nil {
 		return false
 	}
 	r.pos++
-	r.row = [6]any{pk, r.buckets[k].Key, time.UnixMicro(t).UTC(), sk, v, r.pos}
+	r.row = [6]any{r.scratch[pk[0]:pk[1]:pk[1]], r.buckets[k].Key, time.UnixMicro(t).UTC(),
+		r.scratch[sk[0]:sk[1]:sk[1]], r.scratch[v[0]:v[1]:v[1]], r.pos}
 	return true
 }
 
 func (r *spoolRows) uvarint() uint64 {
-	x, n := binary.Uvarint(r.data)
-	if n <= 0 {
-		r.err = fmt.Errorf("%w: ingest: spool damaged", routing.ErrOperationFailed)
-		r.data = nil
-		return 0
+	x, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		r.err = errSpoolDamaged
 	}
-	r.data = r.data[n:]
 	return x
 }
 
-// bytes reads a uvarint-prefixed byte string (never nil: the columns are NOT NULL).
-func (r *spoolRows) bytes() []byte {
+// bytes reads a uvarint-prefixed byte string into the scratch buffer and returns its bounds
+// there (slices of a non-nil buffer: never nil, the columns are NOT NULL).
+func (r *spoolRows) bytes() [2]int {
 	l := r.uvarint()
-	if l > uint64(len(r.data)) {
-		r.err = fmt.Errorf("%w: ingest: spool damaged", routing.ErrOperationFailed)
-		r.data = nil
-		return []byte{}
+	if r.err != nil || l > 1<<30 {
+		r.err = errSpoolDamaged
+		return [2]int{}
 	}
-	b := r.data[:l:l]
-	r.data = r.data[l:]
-	if b == nil {
-		b = []byte{}
+	lo := len(r.scratch)
+	r.scratch = slices.Grow(r.scratch, int(l))[:lo+int(l)]
+	if _, err := io.ReadFull(r.r, r.scratch[lo:]); err != nil {
+		r.err = errSpoolDamaged
 	}
-	return b
+	return [2]int{lo, len(r.scratch)}
 }
 
 func (r *spoolRows) Values() ([]any, error) { return r.row[:], nil }
