@@ -99,7 +99,7 @@ ORDER BY partition_key, event_time, sort_key`)
 // (AppendStream on PostgreSQL): large enough that each move's sort fills the primary key's
 // B-tree in long runs and the statements per record stay few, small enough that the first
 // move starts soon and the last one, which nothing overlaps, is short. A variable for tests.
-var ingestMoveRows = 65536
+var ingestMoveRows = 131072
 
 // AppendStream writes a whole write request behind the write fence (routing.HotStore;
 // docs/pulpitum-v4.md §3.1) on one pooled connection, through a session-local temporary

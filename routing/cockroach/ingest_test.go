@@ -50,6 +50,8 @@ type afterMoves struct {
 	base       int64
 	fail       error
 	waited     bool
+	// then, when set, runs once the moves are counted, before the tail is yielded.
+	then func() error
 }
 
 func (a *afterMoves) Next(ctx context.Context) ([]routing.Record, error) {
@@ -66,6 +68,11 @@ func (a *afterMoves) Next(ctx context.Context) ([]routing.Record, error) {
 				return nil, errors.New("test: the store moved nothing while the source was read")
 			}
 			time.Sleep(5 * time.Millisecond)
+		}
+		if a.then != nil {
+			if err := a.then(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(a.tail) > 0 {
@@ -147,21 +154,35 @@ func TestIngestFailsAfterMoves(t *testing.T) {
 			t.Fatalf("%s: %d records and %d metadata rows after the refusal, want %d and %d", tc.name, r, b, r0, b0)
 		}
 	}
-	src := &afterMoves{head: head(), tail: [][]routing.Record{batch(3), batch(4)}, moves: mc, base: mc.moves.Load()}
-	if n, err := table.Ingest(ctx, src); err != nil || n != 20 {
-		t.Fatalf("ingest without a fault = %d, %v; want 20", n, err)
+	// The request succeeds after a serialization failure met after its first moves: its tail
+	// touches p7's bucket, whose metadata row another transaction updates (a new version, the
+	// state unchanged) after the request's snapshot, so creating or locking it fails with
+	// 40001; the retry copies every spooled record again (more moves than chunks) and stores
+	// each once.
+	bump := func() error {
+		_, err := s.Pool().Exec(ctx, `UPDATE pulpitum_v4_bucket_metadata SET bucket_end = bucket_end WHERE partition_key = 'p7'`)
+		return err
 	}
-	if r, b := counts(); r != r0+20 || b != b0+5 {
-		t.Fatalf("%d records and %d metadata rows after the ingest, want %d and %d", r, b, r0+20, b0+5)
+	p7 := batch(7)[:2]
+	src := &afterMoves{head: head(), tail: [][]routing.Record{batch(3), batch(4), p7}, moves: mc, base: mc.moves.Load(), then: bump}
+	if n, err := table.Ingest(ctx, src); err != nil || n != 22 {
+		t.Fatalf("ingest with a serialization failure = %d, %v; want 22", n, err)
+	}
+	// Chunks of 4 after a first chunk of 1 (SetIngestMoveRows): 22 records make 7 chunks.
+	if moved := mc.moves.Load() - src.base; moved <= 7 {
+		t.Fatalf("%d moves for a request of 7 chunks: no retry was seen", moved)
+	}
+	if r, b := counts(); r != r0+22 || b != b0+5 {
+		t.Fatalf("%d records and %d metadata rows after the ingest, want %d and %d", r, b, r0+22, b0+5)
 	}
 	// Every stored value is the one sent, byte for byte (through the spool's file).
 	var want, got []string
-	for i := range 5 {
-		for _, r := range batch(i) {
+	for _, recs := range append(head(), batch(3), batch(4), p7[:2], []routing.Record{stored}) {
+		for _, r := range recs {
 			want = append(want, fmt.Sprintf("%s/%s/%s/%x", r.PartitionKey, r.EventTime.Format(time.RFC3339), r.SortKey, sha256.Sum256(r.Value)))
 		}
 	}
-	rows, err := s.Pool().Query(ctx, `SELECT partition_key, event_time, sort_key, value FROM pulpitum_v4_records WHERE partition_key <> 'p7' ORDER BY partition_key, event_time, sort_key`)
+	rows, err := s.Pool().Query(ctx, `SELECT partition_key, event_time, sort_key, value FROM pulpitum_v4_records ORDER BY partition_key, event_time, sort_key`)
 	if err != nil {
 		t.Fatal(err)
 	}
