@@ -124,9 +124,9 @@ var ingestMoveRows = 131072
 // Either way the staging table is dropped at the end (the connection is closed if that
 // fails), so nothing of a failed or cancelled request stays anywhere; a process killed
 // mid-request leaves only its session's temporary table, which the database drops with the
-// session, and its transaction, which it rolls back. Memory: a batch of src (CockroachDB),
-// about two chunks of ingestMoveRows records (PostgreSQL). Errors as for Append; src's errors
-// unchanged.
+// session, and its transaction, which it rolls back. Memory: a batch of src, and on PostgreSQL
+// the spool's first chunk (ingestMoveRows/8 records) and two buffers of 64 KiB. Errors as for
+// Append; src's errors unchanged.
 func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routing.Strategy, src routing.IngestSource) (int64, error) {
 	const op = "ingest"
 	conn, err := s.acquire(ctx, op)

@@ -18,15 +18,16 @@ import (
 )
 
 // spool keeps the records of one pipelined write request (AppendStream on PostgreSQL) as its
-// source yields them, in chunks of a fixed number of records (the first one smaller), so that the fenced transaction
-// can copy and move each chunk while the source goes on, and copy every chunk again when the
-// transaction is retried (SQLSTATE 40001) or must name a duplicate's position: the client's
-// stream can be read only once. A goroutine (fill) reads the source; the transaction reads the
-// chunks it sealed (chunk). The first chunk stays in memory; later ones are written to an
-// unlinked temporary file (os.CreateTemp in $TMPDIR, removed at once: a process killed
-// mid-request leaves nothing behind), so memory is about two chunks and a bit whatever the request's
-// size, and the file grows to the request's encoded records (about their bytes plus 10 a
-// record). Safe for one filling goroutine and one reader.
+// source yields them, in chunks of a fixed number of records (the first one smaller), so that
+// the fenced transaction can copy and move each chunk while the source goes on, and copy every
+// chunk again when the transaction is retried (SQLSTATE 40001) or must name a duplicate's
+// position: the client's stream can be read only once. A goroutine (fill) reads the source;
+// the transaction reads the chunks it sealed (chunk, rows). The first chunk stays in memory;
+// later ones are written to an unlinked temporary file (os.CreateTemp in $TMPDIR, removed at
+// once: a process killed mid-request leaves nothing behind) spoolWrite bytes at a time and
+// read back through a buffer of that size, so memory is the first chunk and two such buffers
+// whatever the request's size, and the file grows to the request's encoded records (about
+// their bytes plus 10 a record). Safe for one filling goroutine and one reader.
 type spool struct {
 	tableID  string
 	strategy routing.Strategy
