@@ -112,7 +112,8 @@ client-tools:
 # writes: 300,000 rows ingested through ADBC (Python adbc_ingest) and arrow-go's Flight SQL
 # client into PostgreSQL and SQLite and by the `flightsrv load` command (each with flightsrv's
 # peak RSS), beside pgx COPY of the same rows into a plain table and into pulpitum_v4_records
-# (FLIGHTSRV_INGEST_ROWS changes the count; make bench-ingest-3m writes all 3M). Each prints a summary table with ratios and
+# (FLIGHTSRV_INGEST_ROWS changes the count; make bench-ingest-3m writes all 3M;
+# FLIGHTSRV_INGEST_BASELINE=/path/to/flightsrv measures another build's PostgreSQL ingest beside this tree's). Each prints a summary table with ratios and
 # its issue's targets (see bench/doc.go). Reads ../shared/data/flights-3m.parquet (override:
 # FLIGHTSRV_FLIGHTS_PARQUET). BENCHTIME is the time each variant is run for; slow variants
 # (0.2–1 s a query) still run at least twice. About an hour on 2 cores. BENCH selects benchmarks

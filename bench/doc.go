@@ -91,7 +91,10 @@
 //     schema costs any writer). Every run's stored rows are counted; the summary gives each
 //     rate against both COPYs, and the CPU time per row of flightsrv's process and of
 //     PostgreSQL's processes (the children of its postmaster, from /proc) in the best run,
-//     figures a busy machine disturbs far less than rows/s. The stores' own write port is measured by
+//     figures a busy machine disturbs far less than rows/s. FLIGHTSRV_INGEST_BASELINE=/path/to/flightsrv
+//     adds the PostgreSQL variants of another build (store=postgres/via=adbc-baseline,
+//     flightsql-baseline, load-baseline), each run next to this tree's: before/after side by
+//     side. The stores' own write port is measured by
 //     routing/sqlite and routing/cockroach BenchmarkAppendStream (rows/s and CPU per record,
 //     PostgreSQL's backend included), which show where the time goes: on PostgreSQL 15 a
 //     record costs its backend 9–11 µs of CPU, of which the foreign key's per-row check is

@@ -33,6 +33,11 @@ import (
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 )
 
+// EnvIngestBaseline names another flightsrv binary (an earlier build, say) whose ingest into
+// PostgreSQL BenchmarkIngest measures beside this tree's in the same run: the variants
+// store=postgres/via=adbc-baseline, via=flightsql-baseline and via=load-baseline.
+const EnvIngestBaseline = "FLIGHTSRV_INGEST_BASELINE"
+
 // EnvIngestRows overrides how many rows of the flights file BenchmarkIngest writes (default
 // 300,000; the file holds 3,000,000; `make bench-ingest-3m` writes them all).
 const EnvIngestRows = "FLIGHTSRV_INGEST_ROWS"
@@ -181,7 +186,7 @@ func BenchmarkIngest(b *testing.B) {
 	pgCPU := postgresCPU(b, pg)
 	// serveRun times send into `flightsrv serve --store` over a new store (started and
 	// stopped untimed) and records the time and the server's peak RSS.
-	serveRun := func(b *testing.B, st hotStore, key string, send func(b *testing.B, addr string) time.Duration) {
+	serveRun := func(b *testing.B, bin string, st hotStore, key string, send func(b *testing.B, addr string) time.Duration) {
 		for b.Loop() {
 			b.StopTimer()
 			url := st.new(b)
@@ -207,44 +212,62 @@ func BenchmarkIngest(b *testing.B) {
 		}
 		report(b, key)
 	}
+	// builds are the binaries measured: this tree's, and for PostgreSQL the baseline's
+	// (EnvIngestBaseline), variant by variant side by side.
+	type build struct{ suffix, bin string }
+	builds := []build{{"", bin}}
+	if base := os.Getenv(EnvIngestBaseline); base != "" {
+		builds = append(builds, build{"-baseline", base})
+	}
 	for _, st := range stores {
-		if adbc != nil {
-			b.Run("store="+st.name+"/via=adbc", func(b *testing.B) { serveRun(b, st, st.name+"/adbc", viaADBC) })
+		bs := builds
+		if st.name != "postgres" {
+			bs = builds[:1]
 		}
-		b.Run("store="+st.name+"/via=flightsql", func(b *testing.B) { serveRun(b, st, st.name+"/flightsql", viaFlightSQL) })
-		b.Run("store="+st.name+"/via=load", func(b *testing.B) {
-			key := st.name + "/load"
-			for b.Loop() {
-				b.StopTimer()
-				url := st.new(b)
-				cmd := exec.Command(bin, "load", "--store", url, "--table", tableFlag, "--file", pqPath,
-					"--partition", "origin", "--time", "timestamp", "--id", "id", "--value", "delay,distance,destination")
-				var out bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &out
-				p0 := pgCPU()
-				b.StartTimer()
-				start := time.Now()
-				hwm, err := runWatchingHWM(cmd)
-				d := time.Since(start)
-				b.StopTimer()
-				cpu := ingestCPU{pg: pgCPU() - p0}
-				if cmd.ProcessState != nil {
-					cpu.srv = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-				}
-				if st.name != "postgres" {
-					cpu.pg = 0
-				}
-				if err != nil {
-					b.Fatalf("flightsrv load: %v\n%s", err, out.Bytes())
-				}
-				if stored := st.count(b, url); stored != n {
-					b.Fatalf("stored %d; want %d", stored, n)
-				}
-				record(key, n, d, hwm, cpu)
-				b.StartTimer()
+		if adbc != nil {
+			for _, bd := range bs {
+				b.Run("store="+st.name+"/via=adbc"+bd.suffix, func(b *testing.B) { serveRun(b, bd.bin, st, st.name+"/adbc"+bd.suffix, viaADBC) })
 			}
-			report(b, key)
-		})
+		}
+		for _, bd := range bs {
+			b.Run("store="+st.name+"/via=flightsql"+bd.suffix, func(b *testing.B) { serveRun(b, bd.bin, st, st.name+"/flightsql"+bd.suffix, viaFlightSQL) })
+		}
+		for _, bd := range bs {
+			bin := bd.bin
+			b.Run("store="+st.name+"/via=load"+bd.suffix, func(b *testing.B) {
+				key := st.name + "/load" + bd.suffix
+				for b.Loop() {
+					b.StopTimer()
+					url := st.new(b)
+					cmd := exec.Command(bin, "load", "--store", url, "--table", tableFlag, "--file", pqPath,
+						"--partition", "origin", "--time", "timestamp", "--id", "id", "--value", "delay,distance,destination")
+					var out bytes.Buffer
+					cmd.Stdout, cmd.Stderr = &out, &out
+					p0 := pgCPU()
+					b.StartTimer()
+					start := time.Now()
+					hwm, err := runWatchingHWM(cmd)
+					d := time.Since(start)
+					b.StopTimer()
+					cpu := ingestCPU{pg: pgCPU() - p0}
+					if cmd.ProcessState != nil {
+						cpu.srv = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+					}
+					if st.name != "postgres" {
+						cpu.pg = 0
+					}
+					if err != nil {
+						b.Fatalf("flightsrv load: %v\n%s", err, out.Bytes())
+					}
+					if stored := st.count(b, url); stored != n {
+						b.Fatalf("stored %d; want %d", stored, n)
+					}
+					record(key, n, d, hwm, cpu)
+					b.StartTimer()
+				}
+				report(b, key)
+			})
+		}
 	}
 	// copyRun times pgx CopyFrom of the records into a new database's table, made by prepare
 	// (untimed), each record given as row(r).
@@ -517,11 +540,14 @@ func printIngestSummary(w io.Writer, n int64, results map[string]*ingestResult) 
 	}
 	copyRate, recordsRate := rate("plain"), rate("pulpitum_v4_records")
 	fmt.Fprintf(w, "\nBenchmarkIngest: %s rows of the flights file, wide shape, best run of each\n", group(n))
-	fmt.Fprintf(w, "%-40s %10s %12s %8s %10s %16s %14s %14s\n", "variant", "time", "rows/s", "× COPY", "× COPY→v4", "flightsrv peak RSS", "flightsrv µs/row", "PostgreSQL µs/row")
+	fmt.Fprintf(w, "%-48s %10s %12s %8s %10s %16s %14s %14s\n", "variant", "time", "rows/s", "× COPY", "× COPY→v4", "flightsrv peak RSS", "flightsrv µs/row", "PostgreSQL µs/row")
 	for _, v := range []struct{ key, label string }{
 		{"postgres/adbc", "ADBC adbc_ingest → PostgreSQL"},
+		{"postgres/adbc-baseline", "ADBC adbc_ingest → PostgreSQL (baseline)"},
 		{"postgres/flightsql", "arrow-go ExecuteIngest → PostgreSQL"},
+		{"postgres/flightsql-baseline", "arrow-go ExecuteIngest → PostgreSQL (baseline)"},
 		{"postgres/load", "flightsrv load → PostgreSQL"},
+		{"postgres/load-baseline", "flightsrv load → PostgreSQL (baseline)"},
 		{"sqlite/adbc", "ADBC adbc_ingest → SQLite"},
 		{"sqlite/flightsql", "arrow-go ExecuteIngest → SQLite"},
 		{"sqlite/load", "flightsrv load → SQLite"},
@@ -548,7 +574,7 @@ func printIngestSummary(w io.Writer, n int64, results map[string]*ingestResult) 
 			}
 			return strconv.FormatFloat(float64(d.Nanoseconds())/1e3/float64(n), 'f', 2, 64)
 		}
-		fmt.Fprintf(w, "%-40s %10s %12s %8s %10s %16s %14s %14s\n", v.label, dur(r.best), group(int64(rate(v.key))),
+		fmt.Fprintf(w, "%-48s %10s %12s %8s %10s %16s %14s %14s\n", v.label, dur(r.best), group(int64(rate(v.key))),
 			against(rate(v.key), copyRate), against(rate(v.key), recordsRate), rss, perRow(r.srvCPU), perRow(r.pgCPU))
 	}
 	fmt.Fprintln(w, "× COPY: against pgx COPY into a plain table of the four columns without index (the issue's yardstick);")

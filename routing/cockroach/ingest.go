@@ -15,8 +15,12 @@ import (
 )
 
 // ingestBodyTimeout bounds the fenced transaction of one write request, which moves every
-// staged row (a million rows take seconds; the caller's context bounds it too).
-const ingestBodyTimeout = 10 * time.Minute
+// staged row and, pipelined, lasts as long as the client's stream (a million rows take
+// seconds; the caller's context, --query-timeout, bounds it too).
+const ingestBodyTimeout = time.Hour
+
+// stagingColumns are the staging table's columns COPY fills.
+var stagingColumns = []string{"partition_key", "bucket_key", "event_time", "sort_key", "value", "pos"}
 
 // stagingTable is the session-local temporary table a write request is copied into before the
 // fenced transaction moves it into pulpitum_v4_records (AppendStream).
@@ -35,6 +39,10 @@ CREATE TEMPORARY TABLE `+stagingTable+` (
 )`)
 	sqlDropStaging = register("DROP flightsrv_ingest_staging", "DROP", stagingTable,
 		`DROP TABLE IF EXISTS pg_temp.`+stagingTable)
+	// sqlTruncateStaging empties the staging table between the moves of a pipelined request
+	// inside its transaction (a rollback gives the rows back).
+	sqlTruncateStaging = register("TRUNCATE flightsrv_ingest_staging", "TRUNCATE", stagingTable,
+		`TRUNCATE pg_temp.`+stagingTable)
 	sqlEnsureBuckets = register("INSERT pulpitum_v4_bucket_metadata", "INSERT", MetadataTable,
 		`INSERT INTO pulpitum_v4_bucket_metadata
 	(table_id, partition_key, bucket_key, bucket_strategy, bucket_start, bucket_end)
@@ -87,21 +95,38 @@ SELECT $1::TEXT, partition_key, bucket_key, event_time, sort_key, value FROM `+s
 ORDER BY partition_key, event_time, sort_key`)
 )
 
+// ingestMoveRows is the records a pipelined write request copies and moves at a time
+// (AppendStream on PostgreSQL): large enough that each move's sort fills the primary key's
+// B-tree in long runs and the statements per record stay few, small enough that the first
+// move starts soon and the last one, which nothing overlaps, is short. A variable for tests.
+var ingestMoveRows = 131072
+
 // AppendStream writes a whole write request behind the write fence (routing.HotStore;
-// docs/pulpitum-v4.md §3.1) on one pooled connection: src's records are streamed with COPY
-// (pgx CopyFrom) into a session-local temporary staging table — no lock on a routed table is
-// held while the client sends — and then one SERIALIZABLE transaction, retried whole on
-// SQLSTATE 40001 with the staged rows, checks the strategy (routing.ErrStrategyMismatch),
-// creates the metadata row of every bucket the request touches, refuses the request when any
-// of them is not hot (routing.ErrBucketReadOnly), and moves the staged rows with one
-// INSERT … SELECT in the primary key's order (sqlInsertStaged; on a unique violation, a
-// routing.DuplicateRecordError naming the first duplicate's position in the request, found in
-// the staged rows after the rollback). The staging table is
-// dropped at the end (the connection is closed if that fails), so nothing of a failed or
-// cancelled request stays anywhere; a process killed mid-request leaves only its session's
-// temporary table, which the database drops with the session. Memory: one batch of src.
-// On CockroachDB, temporary tables need the session setting experimental_enable_temp_tables,
-// which AppendStream sets for its connection. Errors as for Append; src's errors unchanged.
+// docs/pulpitum-v4.md §3.1) on one pooled connection, through a session-local temporary
+// staging table, in one SERIALIZABLE transaction retried whole on SQLSTATE 40001 that checks
+// the strategy (routing.ErrStrategyMismatch), creates the metadata row of every bucket the
+// request touches, refuses the request when any of them is not hot (routing.ErrBucketReadOnly)
+// and moves the staged rows in the primary key's order (sqlInsertStaged; on a unique
+// violation, a routing.DuplicateRecordError naming the first duplicate's position in the
+// request, found in the staged rows after the rollback).
+//
+// On PostgreSQL the request is pipelined: src is read into a spool (spool.go) by its own
+// goroutine while the transaction copies (COPY, pgx CopyFrom) and moves every ingestMoveRows
+// records as soon as the spool has them — a bucket's metadata row is created and locked
+// before the first move of its records — so PostgreSQL moves rows while the client still
+// sends; the transaction (and its FOR SHARE locks on the buckets' metadata rows, which an
+// archiver's claim waits for) then lasts as long as the client's stream. A retry copies the
+// spooled records again. On CockroachDB the whole request is staged first (COPY outside any
+// transaction: no lock is held while the client sends) and moved after its end with one
+// INSERT … SELECT; CockroachDB also needs the session setting experimental_enable_temp_tables
+// for temporary tables, which AppendStream sets for its connection.
+//
+// Either way the staging table is dropped at the end (the connection is closed if that
+// fails), so nothing of a failed or cancelled request stays anywhere; a process killed
+// mid-request leaves only its session's temporary table, which the database drops with the
+// session, and its transaction, which it rolls back. Memory: a batch of src, and on PostgreSQL
+// the spool's first chunk (ingestMoveRows/8 records) and two buffers of 64 KiB. Errors as for
+// Append; src's errors unchanged.
 func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routing.Strategy, src routing.IngestSource) (int64, error) {
 	const op = "ingest"
 	conn, err := s.acquire(ctx, op)
@@ -118,8 +143,128 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 		return 0, s.classify(op, err)
 	}
 	defer dropStaging(ctx, conn)
+	if s.product == "CockroachDB" {
+		return s.appendStaged(ctx, conn, tableID, strategy, src)
+	}
+	return s.appendPipelined(ctx, conn, tableID, strategy, src)
+}
+
+// appendPipelined is AppendStream's pipelined request (PostgreSQL) on conn, whose staging
+// table exists and is empty.
+func (s *Store) appendPipelined(ctx context.Context, conn *pgxpool.Conn, tableID string, strategy routing.Strategy, src routing.IngestSource) (int64, error) {
+	const op = "ingest"
+	sp := newSpool(tableID, strategy, ingestMoveRows)
+	fctx, stop := context.WithCancel(ctx)
+	go sp.fill(ctx, fctx, src)
+	defer func() {
+		stop()
+		sp.wait()
+		sp.close()
+	}()
+	// The transaction begins once the first chunk is spooled (or the source has ended): no
+	// lock is held while a client is slow to start, and a request without records writes
+	// nothing.
+	if _, _, err := sp.chunk(ctx, 0); err != nil {
+		if errors.Is(err, io.EOF) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	var (
+		stored int64
+		failed = -1 // the chunk whose move met a duplicate
+	)
+	err := s.inTxOn(ctx, conn, op, ingestBodyTimeout, func(ctx context.Context, tx pgx.Tx) error {
+		stored, failed = 0, -1
+		var conflict bool
+		if err := tx.QueryRow(ctx, sqlStrategyConflict, tableID, strategy.String()).Scan(&conflict); err != nil {
+			return err
+		}
+		if conflict {
+			return keep(routing.ErrStrategyMismatch)
+		}
+		locked := 0 // buckets whose metadata rows this attempt created and locked
+		for i := 0; ; i++ {
+			c, buckets, err := sp.chunk(ctx, i)
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return err
+				}
+				return keep(err) // the source's error, unchanged
+			}
+			rows := sp.rows(c, buckets)
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{stagingTable}, stagingColumns, rows); err != nil {
+				if rows.err != nil {
+					return keep(rows.err)
+				}
+				return err
+			}
+			if len(buckets) > locked {
+				if err := ensureHot(ctx, tx, tableID, strategy, buckets[locked:]); err != nil {
+					return err
+				}
+				locked = len(buckets)
+			}
+			tag, err := tx.Exec(ctx, sqlInsertStaged, tableID)
+			if err != nil {
+				if isUniqueViolation(err) {
+					failed = i
+					return keep(routing.ErrDuplicateRecord)
+				}
+				return err
+			}
+			stored += tag.RowsAffected()
+			if _, err := tx.Exec(ctx, sqlTruncateStaging); err != nil {
+				return err
+			}
+		}
+	})
+	if err != nil {
+		stop()
+		sp.wait()
+		if serr := sp.sourceErr(); serr != nil {
+			return 0, serr // the client's stream failed first (or the context ended)
+		}
+	}
+	if errors.Is(err, routing.ErrDuplicateRecord) && failed >= 0 {
+		// The transaction rolled the staging table back to empty: stage the request's records
+		// up to the failed chunk again (no earlier chunk held a duplicate) to find the first.
+		if restage(ctx, conn, sp, failed) {
+			if pos, ok := firstDuplicate(ctx, conn, tableID); ok {
+				return 0, &routing.DuplicateRecordError{Record: pos}
+			}
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	return stored, nil
+}
+
+// restage copies the spooled chunks 0 to last into conn's staging table outside any
+// transaction (appendPipelined's duplicate search); false when it cannot.
+func restage(ctx context.Context, conn *pgxpool.Conn, sp *spool, last int) bool {
+	for i := 0; i <= last; i++ {
+		c, buckets, err := sp.chunk(ctx, i)
+		if err != nil {
+			return false
+		}
+		if _, err := conn.CopyFrom(ctx, pgx.Identifier{stagingTable}, stagingColumns, sp.rows(c, buckets)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// appendStaged is AppendStream's staged request (CockroachDB) on conn, whose staging table
+// exists and is empty: src is copied whole into it, then moved in one transaction.
+func (s *Store) appendStaged(ctx context.Context, conn *pgxpool.Conn, tableID string, strategy routing.Strategy, src routing.IngestSource) (int64, error) {
+	const op = "ingest"
 	cs := &copySource{ctx: ctx, src: src, buckets: map[*routing.BucketID]struct{}{}}
-	n, err := conn.CopyFrom(ctx, pgx.Identifier{stagingTable}, []string{"partition_key", "bucket_key", "event_time", "sort_key", "value", "pos"}, cs)
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{stagingTable}, stagingColumns, cs)
 	if cs.err != nil {
 		return 0, cs.err
 	}
@@ -129,16 +274,10 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 	if n == 0 {
 		return 0, nil
 	}
-	var (
-		parts       [][]byte
-		keys        []string
-		starts, end []time.Time
-	)
 	for _, b := range cs.order {
 		if b.TableID != tableID || b.Strategy != strategy {
 			return 0, fmt.Errorf("%w: a record's bucket is not of the request's table", routing.ErrInvalidRecord)
 		}
-		parts, keys, starts, end = append(parts, b.PartitionKey), append(keys, b.Key), append(starts, b.Start), append(end, b.End)
 	}
 	var stored int64
 	err = s.inTxOn(ctx, conn, op, ingestBodyTimeout, func(ctx context.Context, tx pgx.Tx) error {
@@ -149,10 +288,7 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 		if conflict {
 			return keep(routing.ErrStrategyMismatch)
 		}
-		if _, err := tx.Exec(ctx, sqlEnsureBuckets, tableID, strategy.String(), parts, keys, starts, end); err != nil {
-			return err
-		}
-		if err := checkHot(ctx, tx, tableID, parts, keys); err != nil {
+		if err := ensureHot(ctx, tx, tableID, strategy, cs.order); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, sqlInsertStaged, tableID)
@@ -174,6 +310,21 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 		return 0, err
 	}
 	return stored, nil
+}
+
+// ensureHot creates the metadata rows of buckets (of table tableID and strategy) where absent
+// and locks them for the transaction (checkHot): routing.ErrBucketReadOnly (kept) when one of
+// them is not hot.
+func ensureHot(ctx context.Context, tx pgx.Tx, tableID string, strategy routing.Strategy, buckets []*routing.BucketID) error {
+	parts, keys := make([][]byte, len(buckets)), make([]string, len(buckets))
+	starts, ends := make([]time.Time, len(buckets)), make([]time.Time, len(buckets))
+	for i, b := range buckets {
+		parts[i], keys[i], starts[i], ends[i] = b.PartitionKey, b.Key, b.Start, b.End
+	}
+	if _, err := tx.Exec(ctx, sqlEnsureBuckets, tableID, strategy.String(), parts, keys, starts, ends); err != nil {
+		return err
+	}
+	return checkHot(ctx, tx, tableID, parts, keys)
 }
 
 // firstDuplicate returns the position of the first staged record of a request refused as a

@@ -155,3 +155,9 @@ func testIngest(t *testing.T, s Store) {
 	wantErr(t, "another strategy", err, routing.ErrStrategyMismatch)
 	check("after every refusal")
 }
+
+// RunIngest runs the suite's test of whole write requests (IngestAllOrNothing) alone, over a
+// store open returns: for a store configured to cut requests into small pieces (routing/
+// cockroach moves a pipelined request a few records at a time in its test), so that every
+// refusal comes after earlier pieces were written inside the request's transaction.
+func RunIngest(t *testing.T, open func(t *testing.T) Store) { testIngest(t, open(t)) }
