@@ -364,14 +364,20 @@ func (s *storeStream) askHot() error {
 		for j < len(units) && answers[j].Declined {
 			j++
 		}
-		// Each of these units was counted as started when asked; its fragment counts it
-		// again.
-		s.rt.fellBack.Add(int64(j - i))
+		// Each of these units was counted as started when asked; its fragment or port ask
+		// counts it again.
 		s.rt.started.Add(-int64(j - i))
-		rows := *s.n
-		rows.analyzed = s.n.analysisNode()
-		rows.hot, rows.units = nil, units[i:j]
-		outs = append(outs, newFragmentStream(s.ctx, s.rt, &rows, s.n.partialSch, -1))
+		rest := *s.n
+		rest.analyzed = s.n.analysisNode()
+		rest.hot, rest.units = nil, units[i:j]
+		if s.n.store != nil {
+			// A shape the partial-aggregate port answers: archived buckets (and every bucket
+			// of a store without the row-aggregate port) are asked there, on this light path.
+			outs = append(outs, newStoreStream(s.ctx, s.rt, &rest))
+		} else {
+			s.rt.fellBack.Add(int64(j - i))
+			outs = append(outs, newFragmentStream(s.ctx, s.rt, &rest, s.n.partialSch, -1))
+		}
 		i = j
 	}
 	switch len(outs) {
@@ -404,7 +410,14 @@ func (h *hotAggregate) reader(r array.RecordReader, partial *arrow.Schema, part 
 }
 
 // explain describes the rewrite for EXPLAIN: shapes only, never a key, constant or value.
-func (h *hotAggregate) explain() []string {
+// ported says the buckets no hot statement answered are asked through the partial-aggregate
+// port (the node's store rewrite) rather than reading rows.
+func (h *hotAggregate) explain(ported bool) []string {
+	if ported {
+		return []string{
+			"HotAggregate " + h.q.Explain() + ": the hot store (PostgreSQL) answers the buckets, many a statement with their routes; archived buckets and stores without it ask the partial-aggregate port:",
+		}
+	}
 	return []string{
 		"HotAggregate " + h.q.Explain() + ": the hot store (PostgreSQL) runs the filter and partial aggregate over the buckets' rows, many buckets a statement with their routes; archived buckets and buckets the store declines read rows:",
 	}
