@@ -115,6 +115,11 @@ func hotCases() []hotCase {
 		{"null or not", `SELECT count(*), sum((value->>'distance')::int)` + w + ` AND (value->>'delay' IS NULL OR NOT ((value->>'delay')::int < 10)) AND value->>'destination' <> 'D2'`},
 		{"text range", `SELECT value->>'destination' AS dest, max((value->>'delay')::int)` + w + ` AND value->>'destination' >= 'D2' AND value->>'destination' < 'D5' GROUP BY 1 ORDER BY 1`},
 		{"empty range", `SELECT origin, count(*), avg((value->>'delay')::int) FROM flights WHERE origin IN (%s) AND timestamp >= '2025-03-04' AND timestamp < '2025-03-04T12:00:00Z' AND (value->>'delay')::int > 0 GROUP BY 1 ORDER BY 1`},
+		// Shapes the partial-aggregate port also answers: hot buckets through the row
+		// aggregate, many a statement; archived ones (mixed) through the port.
+		{"count", `SELECT count(*)` + w},
+		{"origin count", `SELECT origin, count(*)` + w + ` GROUP BY 1 ORDER BY 1`},
+		{"day count", `SELECT date_trunc('day', timestamp) AS d, count(*)` + w + ` GROUP BY 1 ORDER BY 1`},
 		{"empty ungrouped", `SELECT count(*), sum((value->>'distance')::int), min(value->>'destination') FROM flights WHERE origin IN (%s) AND timestamp >= '2025-03-04' AND timestamp < '2025-03-04T12:00:00Z' AND (value->>'delay')::int > 0`},
 	}
 }
@@ -275,6 +280,13 @@ func TestHotRowAggregate(t *testing.T) {
 				if !strings.Contains(strings.Join(ex.lines, "\n"), "HotAggregate [count(*)] where (value->>…)::int4 > $") {
 					t.Errorf("EXPLAIN lacks the hot aggregate:\n%s", strings.Join(ex.lines, "\n"))
 				}
+			}
+			// A plain count of every partition: each bucket answered by the hot statement
+			// (none reads rows, whatever its documents hold).
+			ex := hotExplain(t, st.on, alloc, fmt.Sprintf(`SELECT origin, count(*) FROM flights WHERE origin IN (%s) AND timestamp >= '2025-02-28' AND timestamp < '2025-03-07' GROUP BY 1`, `'JFK', 'LAX', 'ODD1', 'HEX', 'ARR', 'ODD2', 'BAD'`))
+			joined := strings.Join(ex.lines, "\n")
+			if ex.answered == 0 || ex.fellBack != 0 || !strings.Contains(joined, "HotAggregate [count(*)]: the hot store (PostgreSQL) answers the buckets") {
+				t.Errorf("plain count: %d fragments answered by the store, %d fell back:\n%s", ex.answered, ex.fellBack, joined)
 			}
 		})
 	}

@@ -353,11 +353,28 @@ func (s *storeStream) askHot() error {
 	var outs []array.RecordReader
 	for i := 0; i < len(units); {
 		if !answers[i].Declined {
-			s.rt.pushed.Add(1)
-			s.rt.countTier(routing.TierHot)
-			s.rt.analysis.tier(s.n, opStore, routing.TierHot)
-			outs = append(outs, s.rt.analysis.track(s.n, opStore, h.reader(answers[i].Reader, s.n.partialSch, units[i].partition)))
-			i++
+			// A run of answered buckets is handed on as few batches (combine): a query over
+			// a thousand small buckets would otherwise feed the final aggregate a thousand
+			// one-row batches.
+			j := i + 1
+			for j < len(units) && !answers[j].Declined {
+				j++
+			}
+			for k := i; k < j; k++ {
+				s.rt.pushed.Add(1)
+				s.rt.countTier(routing.TierHot)
+				s.rt.analysis.tier(s.n, opStore, routing.TierHot)
+			}
+			r, err := h.combine(answers[i:j], units[i:j], s.n.partialSch, s.rt.mem)
+			if err != nil {
+				routing.ReleaseAnswers(answers[j:])
+				for _, o := range outs {
+					o.Release()
+				}
+				return err
+			}
+			outs = append(outs, s.rt.analysis.track(s.n, opStore, r))
+			i = j
 			continue
 		}
 		j := i + 1
@@ -403,10 +420,112 @@ func (h *hotAggregate) request(rng routing.TimeRange, alloc memory.Allocator) ro
 	return q
 }
 
-// reader conforms an answer r to the partial-aggregate schema, adding the partition key of
-// the bucket that answered (part) where the aggregate groups by the partition column.
-func (h *hotAggregate) reader(r array.RecordReader, partial *arrow.Schema, part []byte) array.RecordReader {
-	return &partialReader{RecordReader: r, answer: h.q.Schema, from: h.from, schema: partial, part: string(part)}
+// combineRows is the most rows combine puts in one batch.
+const combineRows = 1 << 16
+
+// combine reads the answers as (answered buckets, unit for unit) and returns their partial
+// states as batches of the partial-aggregate schema partial, up to combineRows rows each
+// (an answer is never split), allocated from alloc: the answer's columns as h.from maps
+// them, the unit's partition key where the aggregate groups by the partition column. It
+// releases every answer's reader. An answer of another schema is ErrOperationFailed.
+func (h *hotAggregate) combine(as []routing.RowAnswer, us []unit, partial *arrow.Schema, alloc memory.Allocator) (array.RecordReader, error) {
+	var (
+		out     []arrow.RecordBatch
+		pending [][]arrow.Array // per answer column, the slices of the batch being built
+		parts   []string        // per row of the batch being built, its partition key
+		rows    int64
+	)
+	release := func() {
+		for _, b := range out {
+			b.Release()
+		}
+		for _, cs := range pending {
+			for _, c := range cs {
+				c.Release()
+			}
+		}
+	}
+	defer routing.ReleaseAnswers(as)
+	flush := func() error {
+		if rows == 0 {
+			return nil
+		}
+		cols := make([]arrow.Array, len(h.from))
+		defer func() {
+			for _, c := range cols {
+				if c != nil {
+					c.Release()
+				}
+			}
+		}()
+		for i, c := range h.from {
+			if c < 0 {
+				b := array.NewStringBuilder(alloc)
+				for _, p := range parts {
+					b.Append(p)
+				}
+				cols[i] = b.NewArray()
+				b.Release()
+				continue
+			}
+			a, err := array.Concatenate(pending[c], alloc)
+			if err != nil {
+				return err
+			}
+			cols[i] = a
+		}
+		out = append(out, array.NewRecordBatch(partial, cols, rows))
+		for _, cs := range pending {
+			for _, c := range cs {
+				c.Release()
+			}
+		}
+		pending, parts, rows = nil, parts[:0], 0
+		return nil
+	}
+	for k, a := range as {
+		for a.Reader.Next() {
+			b := a.Reader.RecordBatch()
+			if !b.Schema().Equal(h.q.Schema) {
+				release()
+				return nil, fmt.Errorf("%w: a partial aggregate of schema %v", routing.ErrOperationFailed, b.Schema())
+			}
+			if b.NumRows() == 0 {
+				continue
+			}
+			if rows > 0 && rows+b.NumRows() > combineRows {
+				if err := flush(); err != nil {
+					release()
+					return nil, err
+				}
+			}
+			if pending == nil {
+				pending = make([][]arrow.Array, h.q.Schema.NumFields())
+			}
+			for c := range pending {
+				col := b.Column(c)
+				col.Retain()
+				pending[c] = append(pending[c], col)
+			}
+			for range b.NumRows() {
+				parts = append(parts, string(us[k].partition))
+			}
+			rows += b.NumRows()
+		}
+		if err := a.Reader.Err(); err != nil {
+			release()
+			return nil, err
+		}
+	}
+	if err := flush(); err != nil {
+		release()
+		return nil, err
+	}
+	r, err := array.NewRecordReader(partial, out)
+	for _, b := range out {
+		b.Release()
+	}
+	return r, err
 }
 
 // explain describes the rewrite for EXPLAIN: shapes only, never a key, constant or value.
