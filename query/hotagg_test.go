@@ -218,6 +218,8 @@ func TestHotRowAggregate(t *testing.T) {
 		}
 		stores = append(stores, s)
 	}
+	// SQLite's answers over the same records are also PostgreSQL's.
+	stores[0].oracle = stores[1].oracle
 	sets := []struct {
 		name    string
 		parts   string
@@ -261,15 +263,20 @@ func TestHotRowAggregate(t *testing.T) {
 					}
 				}
 			}
-			if !strings.HasPrefix(st.name, "postgresql/hot") {
+			if !strings.HasSuffix(st.name, "/hot") {
 				return
 			}
 			// Which fragments the store answered: every bucket of the clean partition; none
-			// of ODD1's (each holds a text the executor reads otherwise) or BAD's.
+			// of ODD1's (each holds a text the executor reads otherwise) or HEX's. PostgreSQL
+			// declines ARR's documents that are not objects (json_to_record) and reads
+			// LAX's duplicate keys as the executor; SQLite reads the former as the executor
+			// (NULL members) and declines the bucket holding the latter (json_extract reads
+			// the first of duplicate keys).
+			lite := strings.HasPrefix(st.name, "sqlite")
 			for _, chk := range []struct {
 				parts    string
 				answered bool
-			}{{`'JFK'`, true}, {`'LAX'`, true}, {`'ODD1'`, false}, {`'HEX'`, false}, {`'ARR'`, false}} {
+			}{{`'JFK'`, true}, {`'LAX'`, !lite}, {`'ODD1'`, false}, {`'HEX'`, false}, {`'ARR'`, lite}} {
 				sql := fmt.Sprintf(hotCases()[0].sql, chk.parts)
 				ex := hotExplain(t, st.on, alloc, sql)
 				// A declined partition's one bucket with records reads rows; its empty buckets
