@@ -534,10 +534,10 @@ func (h *hotAggregate) combine(as []routing.RowAnswer, us []unit, partial *arrow
 func (h *hotAggregate) explain(ported bool) []string {
 	if ported {
 		return []string{
-			"HotAggregate " + h.q.Explain() + ": the hot store (PostgreSQL) answers the buckets, many a statement with their routes; archived buckets and stores without it ask the partial-aggregate port:",
+			"HotAggregate " + h.q.Explain() + ": the hot store answers the buckets with their routes (PostgreSQL many a statement, SQLite one a bucket); archived buckets and stores without it ask the partial-aggregate port:",
 		}
 	}
 	return []string{
-		"HotAggregate " + h.q.Explain() + ": the hot store (PostgreSQL) runs the filter and partial aggregate over the buckets' rows, many buckets a statement with their routes; archived buckets and buckets the store declines read rows:",
+		"HotAggregate " + h.q.Explain() + ": the hot store runs the filter and partial aggregate over the buckets' rows with their routes (PostgreSQL many buckets a statement, SQLite one a bucket); archived buckets and buckets the store declines read rows:",
 	}
 }
