@@ -34,7 +34,9 @@ import (
 //     the driver), or holds a \u0000 or any surrogate escape (\uD800–\uDFFF, paired or not)
 //     is not read and declines the bucket.
 //   - Duplicate keys: json_extract reads the first, the executor (and PostgreSQL's json) the
-//     last: a document holding a key the statement reads more than once declines the bucket.
+//     last: a document holding a key the statement reads more than once declines the bucket
+//     (without a backslash, a document holding the quoted key more than once anywhere does:
+//     a text test; with one, its keys are decoded by json_each and counted).
 //   - Text: json_extract answers a JSON number as an SQL number (1e2 as 100.0, -0 as 0),
 //     true as 1 and an object minified, where ->> answers their JSON text as written: a member
 //     read as text must be a string or null (or absent), else the bucket is declined.
@@ -100,7 +102,12 @@ func renderRows(q routing.RowAggregate) (*rowStatement, error) {
 			return nil, routing.ErrNoAggregate
 		}
 		paths[k] = param(`$."` + k + `"`)
-		guards = append(guards, "(SELECT count(*) FROM json_each(r.doc) AS e WHERE e.key = "+param(k)+") > 1")
+		// A document without a backslash spells every key as written, so one holding the
+		// quoted key at most once holds it at most once as a key (a cheap test, conservative:
+		// the same text as a value counts too); others are parsed (json_each decodes keys).
+		quoted := param(`"` + k + `"`)
+		guards = append(guards, "CASE WHEN instr(r.doc, '\\') = 0 THEN length(r.doc) - length(replace(r.doc, "+quoted+", '')) > length("+quoted+
+			") ELSE (SELECT count(*) FROM json_each(r.doc) AS e WHERE e.key = "+param(k)+") > 1 END")
 	}
 	field := func(k string) string { return "json_extract(r.doc, " + paths[k] + ")" }
 	fieldType := func(k string) string { return "json_type(r.doc, " + paths[k] + ")" }

@@ -122,14 +122,15 @@ func testRowAggregate(t *testing.T, s Store) {
 	// reads it), or the bucket is declined.
 	dup := dayBucket("t.rowagg", "p", "2023-05-05")
 	mustAppend(t, s, dup, rec(dup, dup.Start.Add(time.Hour), "a", `{"delay":20,"dest":"D","dest":"E"}`),
-		rec(dup, dup.Start.Add(2*time.Hour), "b", `{"delay":30,"dest":"E"}`))
+		rec(dup, dup.Start.Add(2*time.Hour), "b", `{"delay":30,"dest":"E"}`),
+		rec(dup, dup.Start.Add(3*time.Hour), "c", `{"delay":40,"dest":"D","d\u0065st":"E"}`))
 	dupQ := grouped
 	dupQ.Range = dup.Range()
 	if as, err := ra.AggregateRows(bg, []routing.BucketID{dup}, dupQ); err != nil || len(as) != 1 {
 		t.Fatalf("duplicate keys: %+v %v", as, err)
 	} else if !as[0].Declined {
-		if got := fmt.Sprint(rowRows(t, as[0].Reader, grouped.Schema)); got != "[[E 2]]" {
-			t.Fatalf("duplicate keys: %s, want [[E 2]] (the last counts) or declined", got)
+		if got := fmt.Sprint(rowRows(t, as[0].Reader, grouped.Schema)); got != "[[E 3]]" {
+			t.Fatalf("duplicate keys: %s, want [[E 3]] (the last counts, an escaped key too) or declined", got)
 		}
 	}
 	// Records the executor reads otherwise, and one that is not JSON: declined, alone and
