@@ -67,7 +67,7 @@ func matchHotAggregate(rp *routedPlan, agg *aggTail, partial *arrow.Schema) (*ho
 			return nil, "a grouping key the stores do not compute as the executor does"
 		}
 		switch t := partial.Field(col).Type.ID(); {
-		case t == arrow.STRING && isTextExpr(e), (t == arrow.INT32 || t == arrow.INT64) && isIntExpr(e),
+		case t == arrow.STRING && e.IsText(), (t == arrow.INT32 || t == arrow.INT64) && e.IsInt(),
 			t == arrow.TIMESTAMP && e.Op == routing.HotBin:
 		default:
 			return nil, "a grouping key of another type"
@@ -101,7 +101,7 @@ func matchHotAggregate(rp *routedPlan, agg *aggTail, partial *arrow.Schema) (*ho
 				}
 			}
 			e, ok := tr.expr(in)
-			if !ok || floatArg && !isIntExpr(e) {
+			if !ok || floatArg && !e.IsInt() {
 				return nil, "a measure argument the stores do not compute as the executor does"
 			}
 			arg = &e
@@ -123,7 +123,7 @@ func matchHotAggregate(rp *routedPlan, agg *aggTail, partial *arrow.Schema) (*ho
 		default:
 			return nil, fmt.Sprintf("measure %s", m.Func)
 		}
-		if (m.Func == aggregate.Sum || m.Func == aggregate.Avg) && !isIntExpr(*arg) {
+		if (m.Func == aggregate.Sum || m.Func == aggregate.Avg) && !arg.IsInt() {
 			return nil, "a sum of anything but integers"
 		}
 		for _, rm := range ms {
@@ -165,20 +165,14 @@ func hotStateType(m routing.RowMeasure, t arrow.DataType, floatArg bool) bool {
 	switch {
 	case floatArg:
 		return t.ID() == arrow.FLOAT64
-	case isTextExpr(*m.Arg):
+	case m.Arg.IsText():
 		return t.ID() == arrow.STRING
-	case isIntExpr(*m.Arg):
+	case m.Arg.IsInt():
 		return t.ID() == arrow.INT32 || t.ID() == arrow.INT64
 	case m.Arg.Op == routing.HotTime || m.Arg.Op == routing.HotBin:
 		return t.ID() == arrow.TIMESTAMP
 	}
 	return false
-}
-
-func isTextExpr(e routing.HotExpr) bool { return e.Op == routing.HotField || e.Op == routing.HotText }
-
-func isIntExpr(e routing.HotExpr) bool {
-	return e.Op == routing.HotInt4 || e.Op == routing.HotInt8 || e.Op == routing.HotInt
 }
 
 // hotTranslator maps executor expressions over the routed base schema onto routing.HotExpr.
@@ -226,7 +220,7 @@ func (tr hotTranslator) expr(e expr.Expression) (routing.HotExpr, bool) {
 			if in.Op == routing.HotField {
 				return routing.HotExpr{Op: routing.HotInt8, Args: []routing.HotExpr{in}}, true
 			}
-			if isIntExpr(in) {
+			if in.IsInt() {
 				// Widening an integer keeps its value; the store compares and aggregates it
 				// as the integer it is.
 				return in, true
@@ -276,7 +270,7 @@ func (tr hotTranslator) call(f *expr.ScalarFunction) (routing.HotExpr, bool) {
 	case routing.HotEq, routing.HotNe, routing.HotLt, routing.HotLe, routing.HotGt, routing.HotGe:
 		// Text with text or integer with integer only: other comparisons (times with
 		// constants finer than the store's microseconds, mixed types) stay on the scan path.
-		if len(args) != 2 || !(isTextExpr(args[0]) && isTextExpr(args[1]) || isIntExpr(args[0]) && isIntExpr(args[1])) {
+		if len(args) != 2 || !(args[0].IsText() && args[1].IsText() || args[0].IsInt() && args[1].IsInt()) {
 			return routing.HotExpr{}, false
 		}
 	case routing.HotAnd, routing.HotOr:

@@ -157,10 +157,10 @@ func renderRows(q routing.RowAggregate) (*rowStatement, error) {
 			return param(e.Bool), nil
 		case routing.HotEq, routing.HotNe, routing.HotLt, routing.HotLe, routing.HotGt, routing.HotGe:
 			op := map[routing.HotOp]string{routing.HotEq: "=", routing.HotNe: "<>", routing.HotLt: "<", routing.HotLe: "<=", routing.HotGt: ">", routing.HotGe: ">="}[e.Op]
-			if isText(e.Args[0]) && isText(e.Args[1]) {
+			if e.Args[0].IsText() && e.Args[1].IsText() {
 				return "((" + args[0] + ") COLLATE BINARY " + op + " (" + args[1] + "))", nil
 			}
-			if isInt(e.Args[0]) && isInt(e.Args[1]) {
+			if e.Args[0].IsInt() && e.Args[1].IsInt() {
 				return "((" + args[0] + ") " + op + " (" + args[1] + "))", nil
 			}
 		case routing.HotAnd:
@@ -176,103 +176,54 @@ func renderRows(q routing.RowAggregate) (*rowStatement, error) {
 		}
 		return "", routing.ErrNoAggregate
 	}
-	var filter []string
-	for _, f := range q.Filter {
-		s, err := render(f)
-		if err != nil {
-			return nil, err
-		}
-		filter = append(filter, s)
-	}
-	where := func(extra *routing.HotExpr) (string, error) {
-		conds := filter
-		if extra != nil {
-			s, err := render(*extra)
-			if err != nil {
-				return "", err
-			}
-			conds = append(conds[:len(conds):len(conds)], s)
-		}
-		if len(conds) == 0 {
-			return "", nil
-		}
-		return " FILTER (WHERE " + strings.Join(conds, " AND ") + ")", nil
-	}
-	var sel, groupBy []string
-	for i, g := range q.Groups {
-		s, err := render(g)
-		if err != nil {
-			return nil, err
-		}
-		switch q.Schema.Field(i).Type.ID() {
+	parts, err := q.SQL(routing.RowDialect{Render: render, Group: func(g routing.HotExpr, s string, t arrow.DataType) (string, error) {
+		switch t.ID() {
 		case arrow.INT32, arrow.INT64:
-			if !isInt(g) {
-				return nil, routing.ErrNoAggregate
+			if g.IsInt() {
+				return s, nil
 			}
 		case arrow.STRING:
-			if !isText(g) {
-				return nil, routing.ErrNoAggregate
+			if g.IsText() {
+				return s, nil
 			}
-		default:
-			return nil, routing.ErrNoAggregate
 		}
-		sel = append(sel, s+" AS g"+strconv.Itoa(i))
-		groupBy = append(groupBy, strconv.Itoa(4+i)) // after present, bad and pass
-	}
-	for i, m := range q.Measures {
-		f := q.Schema.Field(len(q.Groups) + i)
-		var arg string
-		if m.Arg != nil {
-			s, err := render(*m.Arg)
-			if err != nil {
-				return nil, err
-			}
-			arg = s
-		}
-		fl, err := where(m.Filter)
-		if err != nil {
-			return nil, err
-		}
-		var s string
+		return "", routing.ErrNoAggregate
+	}, Measure: func(m routing.RowMeasure, arg, fl string, t arrow.DataType) (string, error) {
 		switch m.Func {
 		case routing.RowCountStar:
-			s = "count(*)" + fl
+			return "count(*)" + fl, nil
 		case routing.RowCount:
-			s = "count(" + arg + ")" + fl
+			return "count(" + arg + ")" + fl, nil
 		case routing.RowSum:
-			if !isInt(*m.Arg) || f.Type.ID() == arrow.FLOAT64 && m.Arg.Op != routing.HotInt4 {
-				return nil, routing.ErrNoAggregate
+			if !m.Arg.IsInt() || t.ID() == arrow.FLOAT64 && m.Arg.Op != routing.HotInt4 {
+				return "", routing.ErrNoAggregate
 			}
-			st.floatSum = st.floatSum || f.Type.ID() == arrow.FLOAT64
-			s = "sum(" + arg + ")" + fl
+			st.floatSum = st.floatSum || t.ID() == arrow.FLOAT64
+			return "sum(" + arg + ")" + fl, nil
 		case routing.RowMin, routing.RowMax:
 			fn := "min"
 			if m.Func == routing.RowMax {
 				fn = "max"
 			}
 			switch {
-			case isText(*m.Arg) && f.Type.ID() == arrow.STRING:
-				s = fn + "((" + arg + ") COLLATE BINARY)" + fl
-			case isInt(*m.Arg) || m.Arg.Op == routing.HotTime && f.Type.ID() == arrow.TIMESTAMP:
-				s = fn + "(" + arg + ")" + fl
-			default:
-				return nil, routing.ErrNoAggregate
+			case m.Arg.IsText() && t.ID() == arrow.STRING:
+				return fn + "((" + arg + ") COLLATE BINARY)" + fl, nil
+			case m.Arg.IsInt() || m.Arg.Op == routing.HotTime && t.ID() == arrow.TIMESTAMP:
+				return fn + "(" + arg + ")" + fl, nil
 			}
-		default:
-			return nil, routing.ErrNoAggregate
 		}
-		sel = append(sel, s+" AS m"+strconv.Itoa(i))
+		return "", routing.ErrNoAggregate
+	}})
+	if err != nil {
+		return nil, err
 	}
+	filter, sel, groupBy, pass := parts.Filter, parts.Select, parts.GroupBy, parts.Pass
 	bad := "0"
 	if len(keys) > 0 {
 		guards = append([]string{"r.docbad"}, guards...)
 	}
 	if len(guards) > 0 {
 		bad = "count(*) FILTER (WHERE " + strings.Join(guards, " OR ") + ")"
-	}
-	pass := "count(*)"
-	if len(filter) > 0 {
-		pass = "count(*) FILTER (WHERE " + strings.Join(filter, " AND ") + ")"
 	}
 	rows := `SELECT rec.event_time AS t FROM pulpitum_v4_records AS rec WHERE ` + inRange + ` AND ` + notArchived
 	if len(keys) > 0 {
@@ -301,12 +252,6 @@ func renderRows(q routing.RowAggregate) (*rowStatement, error) {
 	b.WriteString(") AS agg ON true")
 	st.sql = b.String()
 	return st, nil
-}
-
-func isText(e routing.HotExpr) bool { return e.Op == routing.HotField || e.Op == routing.HotText }
-
-func isInt(e routing.HotExpr) bool {
-	return e.Op == routing.HotInt4 || e.Op == routing.HotInt8 || e.Op == routing.HotInt
 }
 
 // AggregateRows implements the row-aggregate port (routing.RowAggregator; the rules above):
