@@ -406,9 +406,8 @@ func (e HotExpr) IsInt() bool { return e.Op == HotInt4 || e.Op == HotInt8 || e.O
 
 // RowDialect is how a hot store spells a RowAggregate's parts in its SQL (RowSQL): Render
 // spells one expression; Group one grouping key (sql, already rendered, of schema type t) and
-// Measure one measure (arg its rendered argument, "" for RowCountStar; filter its " FILTER
-// (WHERE …)" clause or ""), each returning ErrNoAggregate for what the store does not compute
-// exactly.
+// Measure one sum or extreme (arg its rendered argument; filter its " FILTER (WHERE …)" clause
+// or ""), each returning ErrNoAggregate for what the store does not compute exactly.
 type RowDialect struct {
 	Render  func(e HotExpr) (string, error)
 	Group   func(g HotExpr, sql string, t arrow.DataType) (string, error)
@@ -418,10 +417,13 @@ type RowDialect struct {
 // RowSQL is the part of a RowAggregate's statement both hot stores build alike: the rendered
 // residual conjuncts (Filter), the select list after the statement's present, bad and pass
 // columns (Select: "… AS g0", …, "… AS m0", …), the GROUP BY ordinals of the groups (columns
-// 4 on) and Pass, the count of the rows passing the filter.
+// 4 on), Pass, the count of the rows passing the filter, and FloatSum, whether a sum's state
+// is float8 (the store bounds such a group's rows). Counts are spelled here; sums (of
+// integers only) and extremes by the dialect.
 type RowSQL struct {
 	Filter, Select, GroupBy []string
 	Pass                    string
+	FloatSum                bool
 }
 
 // SQL builds q's RowSQL in dialect d; the dialect's errors (ErrNoAggregate) are returned.
@@ -472,9 +474,24 @@ func (q RowAggregate) SQL(d RowDialect) (RowSQL, error) {
 		if err != nil {
 			return RowSQL{}, err
 		}
-		s, err := d.Measure(m, arg, fl, q.Schema.Field(len(q.Groups)+i).Type)
-		if err != nil {
-			return RowSQL{}, err
+		t := q.Schema.Field(len(q.Groups) + i).Type
+		var s string
+		switch m.Func {
+		case RowCountStar:
+			s = "count(*)" + fl
+		case RowCount:
+			s = "count(" + arg + ")" + fl
+		case RowSum:
+			// A float8 state is exact only for int4 values (RowSum; the stores bound its rows).
+			if !m.Arg.IsInt() || t.ID() == arrow.FLOAT64 && m.Arg.Op != HotInt4 {
+				return RowSQL{}, ErrNoAggregate
+			}
+			out.FloatSum = out.FloatSum || t.ID() == arrow.FLOAT64
+			fallthrough
+		default:
+			if s, err = d.Measure(m, arg, fl, t); err != nil {
+				return RowSQL{}, err
+			}
 		}
 		out.Select = append(out.Select, s+" AS m"+strconv.Itoa(i))
 	}

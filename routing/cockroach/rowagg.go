@@ -176,18 +176,7 @@ func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
 		return "", routing.ErrNoAggregate
 	}, Measure: func(m routing.RowMeasure, arg, fl string, t arrow.DataType) (string, error) {
 		switch m.Func {
-		case routing.RowCountStar:
-			return "count(*)" + fl, nil
-		case routing.RowCount:
-			return "count(" + arg + ")" + fl, nil
 		case routing.RowSum:
-			if !m.Arg.IsInt() || t.ID() == arrow.FLOAT64 && m.Arg.Op != routing.HotInt4 {
-				// A float8 state is exact only for int4 values (see maxFloatSumRows).
-				return "", routing.ErrNoAggregate
-			}
-			if t.ID() == arrow.FLOAT64 {
-				st.floatSum = true
-			}
 			return "(sum(" + arg + ")" + fl + ")::numeric", nil
 		case routing.RowMin, routing.RowMax:
 			fn := "min"
@@ -211,6 +200,7 @@ func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
 		return nil, err
 	}
 	filter, sel, groupBy, pass := parts.Filter, parts.Select, parts.GroupBy, parts.Pass
+	st.floatSum = parts.FloatSum
 	bad := "0::int8"
 	if len(guardSQL) > 0 {
 		bad = "count(*) FILTER (WHERE " + strings.Join(guardSQL, " OR ") + ")"

@@ -190,15 +190,7 @@ func renderRows(q routing.RowAggregate) (*rowStatement, error) {
 		return "", routing.ErrNoAggregate
 	}, Measure: func(m routing.RowMeasure, arg, fl string, t arrow.DataType) (string, error) {
 		switch m.Func {
-		case routing.RowCountStar:
-			return "count(*)" + fl, nil
-		case routing.RowCount:
-			return "count(" + arg + ")" + fl, nil
 		case routing.RowSum:
-			if !m.Arg.IsInt() || t.ID() == arrow.FLOAT64 && m.Arg.Op != routing.HotInt4 {
-				return "", routing.ErrNoAggregate
-			}
-			st.floatSum = st.floatSum || t.ID() == arrow.FLOAT64
 			return "sum(" + arg + ")" + fl, nil
 		case routing.RowMin, routing.RowMax:
 			fn := "min"
@@ -218,6 +210,7 @@ func renderRows(q routing.RowAggregate) (*rowStatement, error) {
 		return nil, err
 	}
 	filter, sel, groupBy, pass := parts.Filter, parts.Select, parts.GroupBy, parts.Pass
+	st.floatSum = parts.FloatSum
 	bad := "0"
 	if len(keys) > 0 {
 		guards = append([]string{"r.docbad"}, guards...)
