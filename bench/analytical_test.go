@@ -23,7 +23,7 @@ const (
 	// 3M rows) instead of the committed 300,000-row sample.
 	EnvAnalyticalFull = "FLIGHTSRV_ANALYTICAL_FULL"
 	// EnvAnalyticalBaseline names another flightsrv binary (an earlier build) measured side by
-	// side with this tree's.
+	// side with this tree's (here and in BenchmarkAnalyticalHot).
 	EnvAnalyticalBaseline = "FLIGHTSRV_ANALYTICAL_BASELINE"
 	// EnvAnalyticalRounds sets the rounds (default 3, after one untimed).
 	EnvAnalyticalRounds = "FLIGHTSRV_ANALYTICAL_ROUNDS"

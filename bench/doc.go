@@ -80,6 +80,16 @@
 //     avg(delay) 1,095 / 581 ms (1.9×), day sum(distance) 1,272 / 1,840 ms (0.69×), destination
 //     WHERE delay > 60 1,149 / 1,261 ms (0.91×), origin × destination 1,152 / 1,074 ms (1.07×);
 //     pushdown off 0.5–1.7 s. Runs on this machine vary by 2× from one to the next.
+//     FLIGHTSRV_ANALYTICAL_BASELINE=BINARY serves another build too (pushdown on), in the
+//     same rounds. Plain counts through the row-aggregate port (16 buckets a statement),
+//     beside the per-bucket key-only statements of the build before (7 rounds, 1,332
+//     buckets, load 8–10): count(*) 204 / 215 ms (0.95×; PostgreSQL 72 ms), origin count
+//     206 / 235 ms (0.87×; PostgreSQL 152 ms); with 64 buckets a statement 1.16–1.35× and
+//     0.92–1.31×. The store's per-row work bounds them: EXPLAIN ANALYZE of a 64-bucket
+//     count shows index-only scans visiting the heap for every row (Heap Fetches equal to
+//     the rows counted, after VACUUM ANALYZE): 5–20 ms for its 18,076 rows, 0.3–1 µs a row,
+//     where PostgreSQL's parallel sequential scan counts the whole table in 40–72 ms, about
+//     0.13–0.24 µs a row.
 //   - BenchmarkIngest (ingest_bench_test.go): writes of the first FLIGHTSRV_INGEST_ROWS rows
 //     (default 300,000; `make bench-ingest-3m` writes all 3,000,000) of the flights file in the
 //     wide shape, side by side in one run: Flight SQL bulk ingest through ADBC (Python

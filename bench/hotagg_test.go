@@ -42,7 +42,9 @@ var hotQueries = []struct{ name, sql, direct string }{
 // PostgreSQL computing the same aggregate directly over the records table (one statement,
 // its default parallel workers). Every answer's size (a scalar's value, else its row count)
 // must equal PostgreSQL's. It prints the medians and the ratio of pushdown on to PostgreSQL
-// (issue 19's target: at most 1.2×).
+// (issue 19's target: at most 1.2×). With FLIGHTSRV_ANALYTICAL_BASELINE naming another
+// flightsrv binary (an earlier build), that binary is served too (pushdown on) and measured in
+// the same rounds, beside this tree's build.
 func BenchmarkAnalyticalHot(b *testing.B) {
 	ctx := context.Background()
 	src := filepath.Join(repoRoot(), "testdata", "flights-sample.parquet")
@@ -82,16 +84,20 @@ func BenchmarkAnalyticalHot(b *testing.B) {
 		FROM pulpitum_v4_records WHERE table_id = '%s' AND event_time >= TIMESTAMPTZ '2001-01-01 00:00:00+00' AND event_time < TIMESTAMPTZ '2001-07-01 00:00:00+00') AS R`, flightsTable.TableID)
 
 	bins := testproc.Build(b, b.TempDir(), testproc.Flightsrv)
-	serve := func(pushdown bool) *flightsql.Client {
-		proc, addr := testproc.StartReady(b, "flightsrv serve", flightsrvReady, bins[0], "serve",
+	serve := func(bin string, pushdown bool) *flightsql.Client {
+		proc, addr := testproc.StartReady(b, "flightsrv serve", flightsrvReady, bin, "serve",
 			"--store", url, "--analytical", fmt.Sprintf("--pushdown=%t", pushdown),
 			"--table", fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=month,window=%d", flightsTable.Name, flightsTable.TableID, flightsTable.PartitionColumn, flightsTable.WritableBuckets),
 			"--listen", "127.0.0.1:0", "--no-auth")
 		b.Cleanup(proc.Stop)
 		return (&scanSuite{}).client(b, addr)
 	}
-	on, off := serve(true), serve(false)
-	type figures struct{ on, off, pg []time.Duration }
+	on, off := serve(bins[0], true), serve(bins[0], false)
+	var base *flightsql.Client
+	if bin := os.Getenv(EnvAnalyticalBaseline); bin != "" {
+		base = serve(bin, true)
+	}
+	type figures struct{ on, off, pg, base []time.Duration }
 	figs := make([]figures, len(hotQueries))
 	for qi, q := range hotQueries {
 		f := &figs[qi]
@@ -109,6 +115,18 @@ func BenchmarkAnalyticalHot(b *testing.B) {
 				b.Fatalf("pushdown off: %s: %v", q.name, err)
 			}
 			dOff := time.Since(t0)
+			var dBase time.Duration
+			if base != nil {
+				t0 = time.Now()
+				nBase, err := analyticalRun(ctx, base, q.sql)
+				if err != nil {
+					b.Fatalf("baseline: %s: %v", q.name, err)
+				}
+				dBase = time.Since(t0)
+				if nBase != nOn {
+					b.Fatalf("%s: baseline answers %d, this build %d", q.name, nBase, nOn)
+				}
+			}
 			t0 = time.Now()
 			nPG, err := pgAnswer(ctx, conn, direct)
 			if err != nil {
@@ -120,13 +138,20 @@ func BenchmarkAnalyticalHot(b *testing.B) {
 			}
 			if round >= 0 {
 				f.on, f.off, f.pg = append(f.on, dOn), append(f.off, dOff), append(f.pg, dPG)
+				if base != nil {
+					f.base = append(f.base, dBase)
+				}
 			}
 		}
 	}
 	out := io.Writer(os.Stdout)
 	fmt.Fprintf(out, "\n== issue 19's queries with every bucket hot in PostgreSQL %s (%d flights of %s, month buckets, --analytical), medians of %d rounds ==\n",
 		pgVersion, stats.Appended, filepath.Base(src), rounds)
-	fmt.Fprintf(out, "%-50s %14s %14s %14s %10s\n", "query", "pushdown on", "pushdown off", "PostgreSQL", "on÷PG")
+	head := fmt.Sprintf("%-50s %14s %14s %14s %10s", "query", "pushdown on", "pushdown off", "PostgreSQL", "on÷PG")
+	if base != nil {
+		head += fmt.Sprintf(" %14s %10s", "baseline on", "on÷base")
+	}
+	fmt.Fprintln(out, head)
 	met := 0
 	for qi, q := range hotQueries {
 		f := figs[qi]
@@ -134,8 +159,12 @@ func BenchmarkAnalyticalHot(b *testing.B) {
 		if ratio <= 1.2 {
 			met++
 		}
-		fmt.Fprintf(out, "%-50s %14v %14v %14v %9.2f×\n", q.name, median(f.on).Round(100*time.Microsecond),
+		line := fmt.Sprintf("%-50s %14v %14v %14v %9.2f×", q.name, median(f.on).Round(100*time.Microsecond),
 			median(f.off).Round(100*time.Microsecond), median(f.pg).Round(100*time.Microsecond), ratio)
+		if base != nil {
+			line += fmt.Sprintf(" %14v %9.2f×", median(f.base).Round(100*time.Microsecond), float64(median(f.on))/float64(median(f.base)))
+		}
+		fmt.Fprintln(out, line)
 	}
 	fmt.Fprintf(out, "target (issue 19): every bucket hot, within 1.2× of PostgreSQL computing the same aggregate directly: %d of %d met\n", met, len(hotQueries))
 }

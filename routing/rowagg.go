@@ -3,6 +3,7 @@ package routing
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -393,6 +394,110 @@ func (t *DurableTable) AggregateRows(ctx context.Context, bs []BucketID, q RowAg
 			}
 		}
 		out[at[j]] = a
+	}
+	return out, nil
+}
+
+// IsText reports whether e is text: a JSON member's text or a text constant.
+func (e HotExpr) IsText() bool { return e.Op == HotField || e.Op == HotText }
+
+// IsInt reports whether e is an integer: a cast member or an integer constant.
+func (e HotExpr) IsInt() bool { return e.Op == HotInt4 || e.Op == HotInt8 || e.Op == HotInt }
+
+// RowDialect is how a hot store spells a RowAggregate's parts in its SQL (RowSQL): Render
+// spells one expression; Group one grouping key (sql, already rendered, of schema type t) and
+// Measure one sum or extreme (arg its rendered argument; filter its " FILTER (WHERE …)" clause
+// or ""), each returning ErrNoAggregate for what the store does not compute exactly.
+type RowDialect struct {
+	Render  func(e HotExpr) (string, error)
+	Group   func(g HotExpr, sql string, t arrow.DataType) (string, error)
+	Measure func(m RowMeasure, arg, filter string, t arrow.DataType) (string, error)
+}
+
+// RowSQL is the part of a RowAggregate's statement both hot stores build alike: the rendered
+// residual conjuncts (Filter), the select list after the statement's present, bad and pass
+// columns (Select: "… AS g0", …, "… AS m0", …), the GROUP BY ordinals of the groups (columns
+// 4 on), Pass, the count of the rows passing the filter, and FloatSum, whether a sum's state
+// is float8 (the store bounds such a group's rows). Counts are spelled here; sums (of
+// integers only) and extremes by the dialect.
+type RowSQL struct {
+	Filter, Select, GroupBy []string
+	Pass                    string
+	FloatSum                bool
+}
+
+// SQL builds q's RowSQL in dialect d; the dialect's errors (ErrNoAggregate) are returned.
+func (q RowAggregate) SQL(d RowDialect) (RowSQL, error) {
+	var out RowSQL
+	for _, f := range q.Filter {
+		s, err := d.Render(f)
+		if err != nil {
+			return RowSQL{}, err
+		}
+		out.Filter = append(out.Filter, s)
+	}
+	where := func(extra *HotExpr) (string, error) {
+		conds := out.Filter
+		if extra != nil {
+			s, err := d.Render(*extra)
+			if err != nil {
+				return "", err
+			}
+			conds = append(conds[:len(conds):len(conds)], s)
+		}
+		if len(conds) == 0 {
+			return "", nil
+		}
+		return " FILTER (WHERE " + strings.Join(conds, " AND ") + ")", nil
+	}
+	for i, g := range q.Groups {
+		s, err := d.Render(g)
+		if err != nil {
+			return RowSQL{}, err
+		}
+		if s, err = d.Group(g, s, q.Schema.Field(i).Type); err != nil {
+			return RowSQL{}, err
+		}
+		out.Select = append(out.Select, s+" AS g"+strconv.Itoa(i))
+		out.GroupBy = append(out.GroupBy, strconv.Itoa(4+i)) // after present, bad and pass
+	}
+	for i, m := range q.Measures {
+		var arg string
+		if m.Arg != nil {
+			s, err := d.Render(*m.Arg)
+			if err != nil {
+				return RowSQL{}, err
+			}
+			arg = s
+		}
+		fl, err := where(m.Filter)
+		if err != nil {
+			return RowSQL{}, err
+		}
+		t := q.Schema.Field(len(q.Groups) + i).Type
+		var s string
+		switch m.Func {
+		case RowCountStar:
+			s = "count(*)" + fl
+		case RowCount:
+			s = "count(" + arg + ")" + fl
+		case RowSum:
+			// A float8 state is exact only for int4 values (RowSum; the stores bound its rows).
+			if !m.Arg.IsInt() || t.ID() == arrow.FLOAT64 && m.Arg.Op != HotInt4 {
+				return RowSQL{}, ErrNoAggregate
+			}
+			out.FloatSum = out.FloatSum || t.ID() == arrow.FLOAT64
+			fallthrough
+		default:
+			if s, err = d.Measure(m, arg, fl, t); err != nil {
+				return RowSQL{}, err
+			}
+		}
+		out.Select = append(out.Select, s+" AS m"+strconv.Itoa(i))
+	}
+	out.Pass = "count(*)"
+	if len(out.Filter) > 0 {
+		out.Pass = "count(*) FILTER (WHERE " + strings.Join(out.Filter, " AND ") + ")"
 	}
 	return out, nil
 }

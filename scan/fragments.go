@@ -149,9 +149,12 @@ type routedNode struct {
 	// store, when set, is the pushdown rewrite of the partial aggregate (pushdown.go);
 	// pushdown otherwise says why there is none (empty without an aggregate).
 	store *storeAggregate
-	// hot, when set, is the row-aggregate rewrite of a partial aggregate the store rule left
-	// (hotagg.go): the coordinator asks the hot stores for the buckets' partial states
-	// (storeStream.askHot), and only buckets no store answered run fragments.
+	// hot, when set, is the row-aggregate rewrite of the partial aggregate (hotagg.go): the
+	// coordinator asks the hot stores for the buckets' partial states, many buckets a
+	// statement (storeStream.askHot). Alone (a shape the store rule left), buckets no store
+	// answered run fragments; beside store (a shape the rule took, but not the extremes'
+	// start order), they are asked through the partial-aggregate port (archived buckets,
+	// stores without the row-aggregate port).
 	hot      *hotAggregate
 	pushdown string
 	// sortKeys (over projSch) sort the output when set: fragments keep their top k (or sort
@@ -302,6 +305,11 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			}
 		case l.opts.Pushdown:
 			n.store = st
+			if !st.rw.Extremes() {
+				// Hot buckets answer many a statement with their routes rather than one
+				// key-only statement each (issue 19: every-bucket-hot counts).
+				n.hot, _ = matchHotAggregate(rp, agg, n.partialSch)
+			}
 		default:
 			n.pushdown = "a pushdown candidate, but pushdown is disabled: every fragment reads rows"
 		}
@@ -486,17 +494,17 @@ func (n *routedNode) explain(a *Analysis) []string {
 	}
 	// Operators are listed top-down: the fragment's last operator first.
 	slices.Reverse(frag)
-	if n.hot != nil {
-		hot := n.hot.explain()
-		hot[0] += a.suffix(n, opStore)
-		frag = append(hot, indent(indent(frag))...)
-	}
 	if n.store != nil {
 		store := n.store.explain(n.src.Table.Def().Strategy)
-		if len(store) > 0 {
+		if len(store) > 0 && n.hot == nil {
 			store[0] += a.suffix(n, opStore)
 		}
 		frag = append(store, indent(indent(frag))...)
+	}
+	if n.hot != nil {
+		hot := n.hot.explain(n.store != nil)
+		hot[0] += a.suffix(n, opStore)
+		frag = append(hot, indent(indent(frag))...)
 	}
 	out := coord
 	if n.pushdown != "" {

@@ -48,7 +48,7 @@ type storeStream struct {
 func newStoreStream(ctx context.Context, rt *runtime, n *routedNode) *storeStream {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &storeStream{ctx: ctx, cancel: cancel, rt: rt, n: n, fanout: rt.fanout(n), ask: (*storeStream).askStores}
-	if n.store == nil {
+	if n.hot != nil {
 		s.ask = (*storeStream).askHot
 	}
 	s.refs.Store(1)

@@ -144,7 +144,7 @@ func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
 			return param(e.Bool, "bool"), nil
 		case routing.HotEq, routing.HotNe, routing.HotLt, routing.HotLe, routing.HotGt, routing.HotGe:
 			op := map[routing.HotOp]string{routing.HotEq: "=", routing.HotNe: "<>", routing.HotLt: "<", routing.HotLe: "<=", routing.HotGt: ">", routing.HotGe: ">="}[e.Op]
-			if isText(e.Args[0]) || isText(e.Args[1]) {
+			if e.Args[0].IsText() || e.Args[1].IsText() {
 				return "((" + args[0] + ") COLLATE \"C\" " + op + " (" + args[1] + "))", nil
 			}
 			return "((" + args[0] + ") " + op + " (" + args[1] + "))", nil
@@ -166,104 +166,44 @@ func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
 		}
 		return "", routing.ErrNoAggregate
 	}
-	var filter []string
-	for _, f := range q.Filter {
-		s, err := render(f)
-		if err != nil {
-			return nil, err
-		}
-		filter = append(filter, s)
-	}
-	where := func(extra *routing.HotExpr) (string, error) {
-		conds := filter
-		if extra != nil {
-			s, err := render(*extra)
-			if err != nil {
-				return "", err
-			}
-			conds = append(conds[:len(conds):len(conds)], s)
-		}
-		if len(conds) == 0 {
-			return "", nil
-		}
-		return " FILTER (WHERE " + strings.Join(conds, " AND ") + ")", nil
-	}
-	var sel []string
-	var groupBy []string
-	for i, g := range q.Groups {
-		s, err := render(g)
-		if err != nil {
-			return nil, err
-		}
-		f := q.Schema.Field(i)
-		switch f.Type.ID() {
+	parts, err := q.SQL(routing.RowDialect{Render: render, Group: func(_ routing.HotExpr, s string, t arrow.DataType) (string, error) {
+		switch t.ID() {
 		case arrow.INT32, arrow.INT64:
-			s = "(" + s + ")::int8"
+			return "(" + s + ")::int8", nil
 		case arrow.STRING, arrow.TIMESTAMP:
-		default:
-			return nil, routing.ErrNoAggregate
+			return s, nil
 		}
-		sel = append(sel, s+" AS g"+strconv.Itoa(i))
-		groupBy = append(groupBy, strconv.Itoa(4+i)) // after present, bad and pass
-	}
-	for i, m := range q.Measures {
-		f := q.Schema.Field(len(q.Groups) + i)
-		var arg string
-		if m.Arg != nil {
-			s, err := render(*m.Arg)
-			if err != nil {
-				return nil, err
-			}
-			arg = s
-		}
-		fl, err := where(m.Filter)
-		if err != nil {
-			return nil, err
-		}
-		var s string
+		return "", routing.ErrNoAggregate
+	}, Measure: func(m routing.RowMeasure, arg, fl string, t arrow.DataType) (string, error) {
 		switch m.Func {
-		case routing.RowCountStar:
-			s = "count(*)" + fl
-		case routing.RowCount:
-			s = "count(" + arg + ")" + fl
 		case routing.RowSum:
-			if !isInt(*m.Arg) || f.Type.ID() == arrow.FLOAT64 && m.Arg.Op != routing.HotInt4 {
-				// A float8 state is exact only for int4 values (see maxFloatSumRows).
-				return nil, routing.ErrNoAggregate
-			}
-			if f.Type.ID() == arrow.FLOAT64 {
-				st.floatSum = true
-			}
-			s = "(sum(" + arg + ")" + fl + ")::numeric"
+			return "(sum(" + arg + ")" + fl + ")::numeric", nil
 		case routing.RowMin, routing.RowMax:
 			fn := "min"
 			if m.Func == routing.RowMax {
 				fn = "max"
 			}
 			switch {
-			case isText(*m.Arg):
-				s = fn + "((" + arg + ") COLLATE \"C\")" + fl
-			case isInt(*m.Arg) && f.Type.ID() == arrow.FLOAT64:
-				s = "(" + fn + "(" + arg + ")" + fl + ")::numeric"
-			case isInt(*m.Arg):
-				s = "(" + fn + "(" + arg + ")" + fl + ")::int8"
+			case m.Arg.IsText():
+				return fn + "((" + arg + ") COLLATE \"C\")" + fl, nil
+			case m.Arg.IsInt() && t.ID() == arrow.FLOAT64:
+				return "(" + fn + "(" + arg + ")" + fl + ")::numeric", nil
+			case m.Arg.IsInt():
+				return "(" + fn + "(" + arg + ")" + fl + ")::int8", nil
 			case isTime(*m.Arg):
-				s = fn + "(" + arg + ")" + fl
-			default:
-				return nil, routing.ErrNoAggregate
+				return fn + "(" + arg + ")" + fl, nil
 			}
-		default:
-			return nil, routing.ErrNoAggregate
 		}
-		sel = append(sel, s+" AS m"+strconv.Itoa(i))
+		return "", routing.ErrNoAggregate
+	}})
+	if err != nil {
+		return nil, err
 	}
+	filter, sel, groupBy, pass := parts.Filter, parts.Select, parts.GroupBy, parts.Pass
+	st.floatSum = parts.FloatSum
 	bad := "0::int8"
 	if len(guardSQL) > 0 {
 		bad = "count(*) FILTER (WHERE " + strings.Join(guardSQL, " OR ") + ")"
-	}
-	pass := "count(*)"
-	if len(filter) > 0 {
-		pass = "count(*) FILTER (WHERE " + strings.Join(filter, " AND ") + ")"
 	}
 	var b2 strings.Builder
 	b2.WriteString(`WITH keys AS (
@@ -304,12 +244,6 @@ func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
 
 // quoteIdent quotes k as a PostgreSQL identifier.
 func quoteIdent(k string) string { return `"` + strings.ReplaceAll(k, `"`, `""`) + `"` }
-
-func isText(e routing.HotExpr) bool { return e.Op == routing.HotField || e.Op == routing.HotText }
-
-func isInt(e routing.HotExpr) bool {
-	return e.Op == routing.HotInt4 || e.Op == routing.HotInt8 || e.Op == routing.HotInt
-}
 
 func isTime(e routing.HotExpr) bool { return e.Op == routing.HotTime || e.Op == routing.HotBin }
 
