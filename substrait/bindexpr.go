@@ -98,6 +98,7 @@ func collection() *extensions.Collection {
 const nullableN = types.NullabilityNullable
 
 func booleanType() types.Type { return &types.BooleanType{Nullability: nullableN} }
+func i16Type() types.Type     { return &types.Int16Type{Nullability: nullableN} }
 func i32Type() types.Type     { return &types.Int32Type{Nullability: nullableN} }
 func i64Type() types.Type     { return &types.Int64Type{Nullability: nullableN} }
 func fp64Type() types.Type    { return &types.Float64Type{Nullability: nullableN} }
@@ -373,9 +374,15 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 		if err != nil {
 			return nil, bad()
 		}
-		if _, ok := t.(*types.Int32Type); ok {
+		switch t.(type) {
+		case *types.Int16Type:
+			if n > math.MaxInt16 || n < math.MinInt16 {
+				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range for type smallint"}
+			}
+			return expr.NewPrimitiveLiteral(int16(n), true), nil
+		case *types.Int32Type:
 			if n > math.MaxInt32 || n < math.MinInt32 {
-				return nil, errorf(InvalidArgument, "value out of range for type integer")
+				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range for type integer"}
 			}
 			return expr.NewPrimitiveLiteral(int32(n), true), nil
 		}
@@ -875,7 +882,9 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	switch name {
 	case "text", "varchar", "string", "bpchar", "char", "name":
 		return strType(), name, nil
-	case "int2", "int4", "int", "integer", "smallint":
+	case "int2", "smallint":
+		return i16Type(), name, nil
+	case "int4", "int", "integer":
 		return i32Type(), name, nil
 	case "int8", "bigint":
 		return i64Type(), name, nil
@@ -1520,6 +1529,8 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 		}
 		var zero expr.Expression
 		switch v.typ().(type) {
+		case *types.Int16Type:
+			zero = expr.NewPrimitiveLiteral(int16(0), false)
 		case *types.Int32Type:
 			zero = expr.NewPrimitiveLiteral(int32(0), false)
 		case *types.Int64Type:

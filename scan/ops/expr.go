@@ -439,7 +439,7 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 	case expr.Literal:
 		return true
 	case *expr.ScalarFunction:
-		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) {
+		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) {
 			return false
 		}
 		if conv, err := c.arrowConv(v); conv == nil || err != nil {
@@ -509,6 +509,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		}
 		if isDecimalNullTest(v) {
 			return c.own(v, "numeric_"+v.Name())
+		}
+		if isSignedAddSub(v) {
+			return c.own(v, "int_"+v.Name())
 		}
 		if k, ok := standardStringKernels[v.Name()]; ok && v.ID().URN == urnString {
 			return c.own(v, k)

@@ -212,6 +212,17 @@ SELECT 10 / 4, -7 / 2, 10 % 4, 10::float8 / 4, (-8) % 3, 7 / -2
 
 SELECT abs(-5), abs(-2.5), mod(17, 5), mod(-17, 5), sign(-3.2::float8), sign(0::float8), sqrt(16::float8), power(2, 0.5::float8), round(2.5::float8), round(-3.5::float8), round(7)
 
+-- smallint: int2 end to end, promoted as PostgreSQL promotes it
+SELECT 1::smallint AS a, 32767::int2 AS b, (-32768)::smallint AS c, '-7'::int2 AS d, 2.5::smallint AS e, CAST(-2.5 AS smallint) AS f
+
+SELECT 1::smallint + 1::smallint AS a, 2::int2 * 3::int2 AS b, 7::int2 / 2::int2 AS c, 7::int2 % 3::int2 AS d, -(5::int2) AS e, 32767::smallint + 1 AS f, 1::smallint + 1::bigint AS g, 1::smallint + 0.5 AS h
+
+SELECT id, (value->>'delay')::smallint AS d, (value->>'delay')::smallint + 1::smallint AS d1, (value->>'delay')::smallint * 2 AS d2 FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-02-10' AND timestamp < '2001-02-11' ORDER BY d, id LIMIT 20
+
+SELECT value->>'destination' AS dest, sum((value->>'delay')::smallint) AS s, min((value->>'delay')::int2) AS lo, max((value->>'delay')::int2) AS hi, count((value->>'delay')::int2) AS n FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
+
+SELECT (value->>'distance')::smallint / 100::smallint AS band, count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' GROUP BY 1 ORDER BY 1
+
 -- extract of fractional seconds
 SELECT extract(second from TIMESTAMPTZ '2001-01-01 00:00:01.5+00') AS s, extract(milliseconds from TIMESTAMPTZ '2001-01-01 00:00:01.5+00') AS ms, extract(epoch from TIMESTAMPTZ '2001-01-01 00:00:01.5+00') AS e
 
