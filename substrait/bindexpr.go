@@ -155,6 +155,9 @@ func (bd *binder) defaultType(v bval) (expr.Expression, error) {
 	if v.e != nil {
 		return v.e, nil
 	}
+	if _, ok := v.intervalConst(); ok {
+		return bd.intervalValue(v, "")
+	}
 	if v.param > 0 {
 		if t, ok := bd.ps.types[v.param]; ok {
 			return bd.coerce(v, t, "")
@@ -230,15 +233,19 @@ func numRank(t types.Type) int {
 // (numeric widening); anything else is an error naming what.
 func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, error) {
 	switch {
+	case isIntervalType(t) && (v.null || v.str != nil):
+		return bd.intervalValue(v, what)
 	case v.null:
 		return expr.NewNullLiteral(t.WithNullability(nullableN)), nil
 	case v.str != nil:
 		if _, ok := v.intervalConst(); ok {
-			// An interval constant is bound only as date_bin's stride, in timestamp ±
-			// interval and timestamp ± interval * n (scaledIntervalArith); as anything else
-			// (its text, interval * 3 alone) it is refused by name, never read as the text
-			// it was written in.
-			return nil, unimplementedAre("intervals outside date_bin and timestamp ± interval constants")
+			// An interval constant is an interval value (intervaltype.go), never the text it
+			// was written in: as text, PostgreSQL's output form of the interval.
+			iv, err := bd.intervalValue(v, what)
+			if err != nil {
+				return nil, err
+			}
+			return bd.coerce(typed(iv), t, what)
 		}
 		return literalOfType(*v.str, t)
 	case v.param > 0:
@@ -259,6 +266,10 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 	have := v.e.GetType()
 	if sameType(have, t) {
 		return v.e, nil
+	}
+	if isIntervalType(have) && familyOf(t) == famString {
+		c, _, err := bd.castInterval(v.e, t)
+		return c.e, err
 	}
 	hf, tf := familyOf(have), familyOf(t)
 	if hf == famNumeric && tf == famFloat {
@@ -923,9 +934,17 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	if name == "interval" {
 		if c := tc.GetArg().GetAConst(); c != nil && c.GetSval() != nil {
 			s := intervalTag + c.GetSval().GetSval()
-			return bval{str: &s}, nil
+			return bd.intervalConstant(s), nil
 		}
-		return bval{}, unimplementedAre("intervals outside date_bin and timestamp ± interval constants")
+		v, err := bd.bindExpr(tc.GetArg(), sc)
+		if err != nil {
+			return bval{}, err
+		}
+		if v.e != nil && isIntervalType(v.typ()) || v.null {
+			e, err := bd.intervalValue(v, "")
+			return typed(e), err
+		}
+		return bval{}, unimplemented("casts to interval of values that are not interval constants")
 	}
 	if c := tc.GetArg().GetAConst(); c != nil && c.GetFval() != nil {
 		if lit, ok, err := decimalToInteger(c.GetFval().GetFval(), t); ok || err != nil {
@@ -986,6 +1005,9 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 	have := e.GetType()
 	if sameType(have, t) {
 		return typed(e), nil
+	}
+	if v, ok, err := bd.castInterval(e, t); ok {
+		return v, err
 	}
 	hf, tf := familyOf(have), familyOf(t)
 	if hf == famNumeric {
@@ -1517,6 +1539,9 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 	case "+":
 		return v, nil
 	case "-":
+		if isIntervalVal(v) {
+			return bd.intervalNeg(v)
+		}
 		if v.untyped() {
 			return bval{}, errorf(InvalidArgument, "could not determine the type of the operand of unary -")
 		}
@@ -1550,6 +1575,9 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 }
 
 func (bd *binder) binary(op string, l, r bval) (bval, error) {
+	if v, ok, err := bd.intervalBinary(op, l, r); ok || err != nil {
+		return v, err
+	}
 	if _, ok := comparisons[op]; ok {
 		e, err := bd.compare(op, l, r)
 		return typed(e), err

@@ -548,7 +548,7 @@ func (c *compiler) column(ref *expr.FieldReference, i int) (node, error) {
 		return nil, errShredRef
 	}
 	if t := ref.GetType(); t != nil {
-		want, _, err := exprs.FromSubstraitType(t, c.ext)
+		want, _, err := arrowTypeOf(t, c.ext)
 		if err != nil {
 			return nil, fmt.Errorf("ops: compile: field %d: %w", i, err)
 		}
@@ -570,7 +570,7 @@ func (c *compiler) cast(v *expr.Cast) (node, error) {
 	if v.FailureBehavior == types.BehaviorReturnNil {
 		return nil, errors.New("ops: compile: casts returning null on failure are not supported")
 	}
-	to, _, err := exprs.FromSubstraitType(v.Type, c.ext)
+	to, _, err := arrowTypeOf(v.Type, c.ext)
 	if err != nil {
 		return nil, fmt.Errorf("ops: compile: cast target: %w", err)
 	}
