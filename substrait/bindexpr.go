@@ -716,6 +716,10 @@ var arithmetic = map[string]string{"+": "add", "-": "subtract", "*": "multiply",
 
 // compare builds a comparison.
 func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
+	if isIntervalVal(a) || isIntervalVal(b) {
+		v, _, err := bd.intervalBinary(op, a, b)
+		return v.e, err
+	}
 	if involvesNumeric(a, b) {
 		v, err := bd.numericBinary(op, a, b)
 		return v.e, err

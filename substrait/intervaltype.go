@@ -37,9 +37,6 @@ func isIntervalVal(v bval) bool {
 	return v.e != nil && isIntervalType(v.typ())
 }
 
-// errIntervalValue refuses what the interval type does not hold.
-func errIntervalValue(what string) *Error { return unimplemented(what) }
-
 // intervalConstant is the value of an INTERVAL constant (tagged, its text after
 // intervalTag): kept as the constant the binder folds (bval.intervalConst) and, when its text
 // reads as an interval value, typed as that value, so that CASE, COALESCE, VALUES and UNION
@@ -88,7 +85,7 @@ func parseIntervalFields(s string) (months, days int32, us int64, err error) {
 	bad := errInvalidInterval
 	s = strings.ToLower(strings.TrimSpace(s))
 	if strings.HasPrefix(s, "p") {
-		return 0, 0, 0, errIntervalValue("interval values written in ISO 8601 (P…)")
+		return 0, 0, 0, unimplementedAre("interval values written in ISO 8601 (P…)")
 	}
 	m, d, t := new(big.Rat), new(big.Rat), new(big.Rat)
 	dayUs := big.NewRat(unitMicros["day"], 1)
@@ -241,7 +238,7 @@ func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
 	}
 	_, lc := l.intervalConst()
 	_, rc := r.intervalConst()
-	if (lc && (rf == famTimestamp || r.str != nil && !ri)) || (rc && (lf == famTimestamp || l.str != nil && !li)) {
+	if (op == "+" || op == "-") && ((lc && (rf == famTimestamp || r.str != nil && !ri)) || (rc && (lf == famTimestamp || l.str != nil && !li))) {
 		return bval{}, false, nil // timestamp ± an interval constant: timestampArith
 	}
 	if _, cmp := comparisons[op]; cmp {
