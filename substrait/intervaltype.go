@@ -236,10 +236,13 @@ func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
 	if !li && !ri {
 		return bval{}, false, nil
 	}
-	_, lc := l.intervalConst()
-	_, rc := r.intervalConst()
-	if (op == "+" || op == "-") && ((lc && (rf == famTimestamp || r.str != nil && !ri)) || (rc && (lf == famTimestamp || l.str != nil && !li))) {
-		return bval{}, false, nil // timestamp ± an interval constant: timestampArith
+	ls, lc := l.intervalConst()
+	rs, rc := r.intervalConst()
+	if (op == "+" || op == "-") && ((lc && (rf == famTimestamp && !fractionalMonths(ls) || r.str != nil && !ri)) ||
+		(rc && (lf == famTimestamp && !fractionalMonths(rs) || l.str != nil && !li))) {
+		// timestamp ± an interval constant: timestampArith folds it (a routed bound may be
+		// one), but for a fractional number of months, which it does not read.
+		return bval{}, false, nil
 	}
 	if _, cmp := comparisons[op]; cmp {
 		if !(li || l.untyped()) || !(ri || r.untyped()) {
@@ -306,6 +309,13 @@ func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
 		return bval{}, true, unimplemented("date " + op + " interval")
 	}
 	return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
+}
+
+// fractionalMonths reports whether interval text s holds a fractional number of months
+// ('1.5 months': 1 mon 15 days as an interval value).
+func fractionalMonths(s string) bool {
+	_, months, ok := parseInterval(s)
+	return ok && !months.IsInt()
 }
 
 // isNumberVal reports whether v is a number or an untyped literal (read as one).

@@ -212,6 +212,8 @@ SELECT value->>'destination' AS dest, extract(epoch from max(timestamp) - min(ti
 
 SELECT justify_hours(INTERVAL '50 hours')::text AS a, justify_days(INTERVAL '65 days')::text AS b, justify_interval(INTERVAL '1 mon -1 hour')::text AS c, justify_hours(INTERVAL '-1 day 25 hours')::text AS d, justify_interval(INTERVAL '-1 mon 35 days 25:00') AS e
 
+SELECT id, timestamp + INTERVAL '1.5 months' AS a, timestamp - INTERVAL '0.25 months 1 hour' AS b, TIMESTAMPTZ '2001-01-31 10:00:00+00' + INTERVAL '1.5 months' AS c FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-30' AND timestamp < '2001-02-01' ORDER BY timestamp, id LIMIT 20
+
 SELECT id, COALESCE(CASE WHEN (value->>'delay')::int > 0 THEN (value->>'delay')::int * INTERVAL '1 minute' END, INTERVAL '0')::text AS late FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-01 03:00' ORDER BY timestamp, id
 
 -- casts and ::text output of every type
