@@ -96,60 +96,7 @@ func parseIntervalFields(s string) (months, days int32, us int64, err error) {
 		rest := new(big.Rat).Sub(frac, whole)
 		t.Add(t, rest.Mul(rest, dayUs))
 	}
-	p, parts, ago := 0, 0, false
-	skip := func() {
-		for p < len(s) && (s[p] == ' ' || s[p] == '\t' || s[p] == ',') {
-			p++
-		}
-	}
-	skip()
-	if p < len(s) && s[p] == '@' {
-		p++
-	}
-	for skip(); p < len(s); skip() {
-		if ago {
-			return 0, 0, 0, bad
-		}
-		if isLetter(s[p]) {
-			if w := word(s, p); w != "ago" || parts == 0 {
-				return 0, 0, 0, bad
-			}
-			p += 3
-			ago = true
-			continue
-		}
-		num, n := number(s, p)
-		if n == 0 {
-			return 0, 0, 0, bad
-		}
-		p += n
-		if p < len(s) && s[p] == ':' {
-			v, n, ok := timeField(s, p-len(num), num)
-			if !ok {
-				return 0, 0, 0, bad
-			}
-			t.Add(t, v)
-			p += n - len(num)
-			parts++
-			continue
-		}
-		r, ok := new(big.Rat).SetString(num)
-		if !ok {
-			return 0, 0, 0, bad
-		}
-		skip()
-		unit := "second"
-		if p < len(s) && isLetter(s[p]) {
-			if w := word(s, p); w != "ago" {
-				u, known := lookupUnit(w)
-				if !known {
-					return 0, 0, 0, bad
-				}
-				unit = u
-				p += len(w)
-			}
-		}
-		parts++
+	ago, ok := scanInterval(s, func(r *big.Rat, unit string) {
 		whole := truncRat(r)
 		frac := new(big.Rat).Sub(r, whole)
 		switch unit {
@@ -158,8 +105,7 @@ func parseIntervalFields(s string) (months, days int32, us int64, err error) {
 			m.Add(m, new(big.Rat).Mul(whole, k))
 			m.Add(m, roundHalfEven(new(big.Rat).Mul(frac, k)))
 		case "quarter", "month":
-			k := big.NewRat(unitMonths[unit], 1)
-			all := new(big.Rat).Mul(r, k)
+			all := new(big.Rat).Mul(r, big.NewRat(unitMonths[unit], 1))
 			wm := truncRat(all)
 			m.Add(m, wm)
 			fractDays(new(big.Rat).Mul(new(big.Rat).Sub(all, wm), big.NewRat(30, 1)))
@@ -170,8 +116,8 @@ func parseIntervalFields(s string) (months, days int32, us int64, err error) {
 		default:
 			t.Add(t, new(big.Rat).Mul(r, big.NewRat(unitMicros[unit], 1)))
 		}
-	}
-	if parts == 0 {
+	}, func(v *big.Rat) { t.Add(t, v) })
+	if !ok {
 		return 0, 0, 0, bad
 	}
 	if ago {

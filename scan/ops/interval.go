@@ -47,7 +47,7 @@ import (
 //	                                    365.25 days, a month 30 days, a day 86,400 seconds
 func init() {
 	ownFunctions["make_interval"] = makeInterval
-	ownFunctions["timestamp_diff"] = timestampDiff
+	ownFunctions["timestamp_diff"] = timestampPairKernel(timestampMinus)
 	ownFunctions["timestamp_add_interval"] = timestampAddInterval
 	ownFunctions["interval_add"] = intervalArith(func(a, b arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, bool) {
 		return addMDN(a, b, 1)
@@ -55,7 +55,9 @@ func init() {
 	ownFunctions["interval_sub"] = intervalArith(func(a, b arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, bool) {
 		return addMDN(a, b, -1)
 	})
-	ownFunctions["interval_neg"] = intervalNeg
+	ownFunctions["interval_neg"] = intervalMapKernel(func(x arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, bool) {
+		return addMDN(arrow.MonthDayNanoInterval{}, x, -1)
+	})
 	ownFunctions["interval_mul"] = intervalScale(false)
 	ownFunctions["interval_div"] = intervalScale(true)
 	ownFunctions["interval_cmp"] = intervalCmp
@@ -107,33 +109,41 @@ func makeInterval(n *fnNode) error {
 	return nil
 }
 
-func timestampDiff(n *fnNode) error {
-	if err := argCount(n, 2, 2); err != nil {
-		return err
-	}
-	if n.args[0] == nil || n.types[0].ID() != arrow.TIMESTAMP || !arrow.TypeEqual(n.types[0], n.types[1]) {
-		return errors.New("arguments must be timestamps of one type")
-	}
-	n.out = mdnType
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		at, err := timesAt(args[0])
-		if err != nil {
-			return nil, err
+// timestampPairKernel sets n up as a function of two timestamps of one type answering an
+// interval, f(a, b) of each row's instants.
+func timestampPairKernel(f func(a, b time.Time) arrow.MonthDayNanoInterval) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := argCount(n, 2, 2); err != nil {
+			return err
 		}
-		bt, err := timesAt(args[1])
-		if err != nil {
-			return nil, err
+		if n.args[0] == nil || n.types[0].ID() != arrow.TIMESTAMP || !arrow.TypeEqual(n.types[0], n.types[1]) {
+			return errors.New("arguments must be timestamps of one type")
 		}
-		return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
-			// In microseconds, PostgreSQL's precision (its timestamps hold no more), then
-			// interval_justify_hours: whole days of 24 hours, the rest as time, both with the
-			// difference's sign.
-			us := at(i).Sub(bt(i)).Round(time.Microsecond).Microseconds()
-			days := us / usPerDay
-			return arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: (us - days*usPerDay) * nsPerUs}, true, nil
-		})
+		n.out = mdnType
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			at, err := timesAt(args[0])
+			if err != nil {
+				return nil, err
+			}
+			bt, err := timesAt(args[1])
+			if err != nil {
+				return nil, err
+			}
+			return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
+				return f(at(i).Round(time.Microsecond), bt(i).Round(time.Microsecond)), true, nil
+			})
+		}
+		return nil
 	}
-	return nil
+}
+
+// timestampMinus is PostgreSQL's timestamp_mi: the microseconds between a and b (its
+// precision: its timestamps hold no more), then interval_justify_hours: whole days of 24
+// hours, the rest as time, both with the difference's sign.
+func timestampMinus(a, b time.Time) arrow.MonthDayNanoInterval {
+	us := a.Sub(b).Microseconds()
+	days := us / usPerDay
+	return arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: (us - days*usPerDay) * nsPerUs}
 }
 
 func timestampAddInterval(n *fnNode) error {
@@ -211,27 +221,6 @@ func intervalArith(f func(a, b arrow.MonthDayNanoInterval) (arrow.MonthDayNanoIn
 		}
 		return nil
 	}
-}
-
-func intervalNeg(n *fnNode) error {
-	if err := argCount(n, 1, 1); err != nil {
-		return err
-	}
-	if err := wantInterval(n, 0); err != nil {
-		return err
-	}
-	n.out = mdnType
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		a := args[0].(*array.MonthDayNanoInterval)
-		return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
-			r, ok := addMDN(arrow.MonthDayNanoInterval{}, a.Value(i), -1)
-			if !ok {
-				return r, false, errIntervalRange()
-			}
-			return r, true, nil
-		})
-	}
-	return nil
 }
 
 // tsRound is PostgreSQL's TSROUND: x rounded to the microsecond's precision (1e-6).
@@ -470,10 +459,10 @@ func arrowTypeOf(t types.Type, ext exprs.ExtensionIDSet) (arrow.DataType, bool, 
 }
 
 func init() {
-	ownFunctions["timestamp_age"] = timestampAge
-	ownFunctions["justify_hours"] = justifyKernel(justifyHours)
-	ownFunctions["justify_days"] = justifyKernel(justifyDays)
-	ownFunctions["justify_interval"] = justifyKernel(justifyInterval)
+	ownFunctions["timestamp_age"] = timestampPairKernel(Age)
+	ownFunctions["justify_hours"] = intervalMapKernel(justifyHours)
+	ownFunctions["justify_days"] = intervalMapKernel(justifyDays)
+	ownFunctions["justify_interval"] = intervalMapKernel(justifyInterval)
 }
 
 // Age is PostgreSQL's timestamptz_age in UTC (the session's zone): a - b field by field (years,
@@ -534,30 +523,6 @@ func Age(a, b time.Time) arrow.MonthDayNanoInterval {
 // daysIn returns the number of days of month m of year y.
 func daysIn(y int, m time.Month) int {
 	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
-}
-
-func timestampAge(n *fnNode) error {
-	if err := argCount(n, 2, 2); err != nil {
-		return err
-	}
-	if n.args[0] == nil || n.types[0].ID() != arrow.TIMESTAMP || !arrow.TypeEqual(n.types[0], n.types[1]) {
-		return errors.New("arguments must be timestamps of one type")
-	}
-	n.out = mdnType
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		at, err := timesAt(args[0])
-		if err != nil {
-			return nil, err
-		}
-		bt, err := timesAt(args[1])
-		if err != nil {
-			return nil, err
-		}
-		return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
-			return Age(at(i).Round(time.Microsecond), bt(i).Round(time.Microsecond)), true, nil
-		})
-	}
-	return nil
 }
 
 // justifyHours is PostgreSQL's justify_hours: whole 24 hours of the time into days, the time
@@ -631,7 +596,9 @@ func setMonths(x *arrow.MonthDayNanoInterval, m int64) bool {
 	return m == int64(int32(m))
 }
 
-func justifyKernel(f func(arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, bool)) func(*fnNode) error {
+// intervalMapKernel sets n up as a function of one interval answering an interval, f of each
+// row's value; f's false is "interval out of range".
+func intervalMapKernel(f func(arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, bool)) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if err := argCount(n, 1, 1); err != nil {
 			return err
