@@ -1377,7 +1377,12 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		better, err := bd.fn(URNComparison, op, booleanType(), e, acc)
+		var better expr.Expression
+		if isIntervalType(e.GetType()) {
+			better, err = bd.compare(map[string]string{"gt": ">", "lt": "<"}[op], typed(e), typed(acc))
+		} else {
+			better, err = bd.fn(URNComparison, op, booleanType(), e, acc)
+		}
 		if err != nil {
 			return bval{}, err
 		}
@@ -1481,11 +1486,18 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		eq, err := bd.fn(URNComparison, "equal", booleanType(), x, y)
+		var eq, null expr.Expression = nil, expr.NewNullLiteral(x.GetType().WithNullability(nullableN))
+		if isIntervalType(x.GetType()) {
+			if eq, err = bd.compare("=", typed(x), typed(y)); err == nil {
+				null, err = bd.intervalValue(bval{null: true}, "")
+			}
+		} else {
+			eq, err = bd.fn(URNComparison, "equal", booleanType(), x, y)
+		}
 		if err != nil {
 			return bval{}, err
 		}
-		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: expr.NewNullLiteral(x.GetType().WithNullability(nullableN))}}, x)
+		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: null}}, x)
 		return typed(e), err
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
 		items := a.GetRexpr().GetList().GetItems()
@@ -1947,6 +1959,17 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope) (expr.Expression, 
 // inSubject types the left side of IN from the list when it is untyped.
 func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 	if !x.untyped() {
+		if familyOf(x.typ()) == famInt {
+			// smallint IN (1, 2): PostgreSQL compares integers of different widths (int2 =
+			// int4); the subject is widened to the widest integer item.
+			wide := x.typ()
+			for _, v := range vals {
+				if !v.untyped() && familyOf(v.typ()) == famInt && numRank(v.typ()) > numRank(wide) {
+					wide = v.typ()
+				}
+			}
+			return bd.coerce(x, wide, "")
+		}
 		return x.e, nil
 	}
 	for _, v := range vals {

@@ -435,9 +435,9 @@ func isAndOr(f *expr.ScalarFunction) bool {
 func (c *compiler) arrowOnly(e expr.Expression) bool {
 	switch v := e.(type) {
 	case *expr.FieldReference:
-		return v.Root == expr.RootReference
+		return v.Root == expr.RootReference && !isInterval(v.GetType())
 	case expr.Literal:
-		return true
+		return !isInterval(v.GetType())
 	case *expr.ScalarFunction:
 		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) {
 			return false

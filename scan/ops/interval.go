@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/compute/exprs"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -448,11 +450,20 @@ func intervalEpoch(n *fnNode) error {
 	return nil
 }
 
+// isInterval reports whether t is Substrait's interval_compound, which arrow-go's compute/exprs
+// does not map: expressions reading one run through this package's nodes (Expr's doc).
+func isInterval(t types.Type) bool {
+	switch t.(type) {
+	case *types.IntervalCompoundType, types.IntervalCompoundType:
+		return true
+	}
+	return false
+}
+
 // arrowTypeOf is exprs.FromSubstraitType with PostgreSQL's interval: Substrait's
 // interval_compound (which arrow-go v18.8.0 does not map) is month_day_nano_interval.
 func arrowTypeOf(t types.Type, ext exprs.ExtensionIDSet) (arrow.DataType, bool, error) {
-	switch t.(type) {
-	case *types.IntervalCompoundType, types.IntervalCompoundType:
+	if isInterval(t) {
 		return mdnType, t.GetNullability() != types.NullabilityRequired, nil
 	}
 	return exprs.FromSubstraitType(t, ext)
@@ -619,4 +630,84 @@ func intervalMapKernel(f func(arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInt
 		}
 		return nil
 	}
+}
+
+// decView is the type month_day_nano_interval arrays are viewed as for arrow-go v18.8.0's take
+// (which refuses 16-byte values of other types: "invalid values byte width for take"): the
+// same 16 bytes a value, copied bitwise.
+var decView = &arrow.Decimal128Type{Precision: 38, Scale: 0}
+
+// mdnView returns a (retained) with its data typed as dt when a is a month_day_nano_interval
+// array or dt's view of one; other arrays are returned retained as they are.
+func mdnView(a arrow.Array, dt arrow.DataType) arrow.Array {
+	id := a.DataType().ID()
+	if id != arrow.INTERVAL_MONTH_DAY_NANO && !(id == arrow.DECIMAL128 && dt.ID() == arrow.INTERVAL_MONTH_DAY_NANO) {
+		a.Retain()
+		return a
+	}
+	d := a.Data()
+	nd := array.NewData(dt, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+	defer nd.Release()
+	return array.MakeFromData(nd)
+}
+
+// takeArray is compute.TakeArray, month_day_nano_interval included (mdnView).
+func takeArray(ctx context.Context, values, indices arrow.Array) (arrow.Array, error) {
+	if values.DataType().ID() != arrow.INTERVAL_MONTH_DAY_NANO {
+		return compute.TakeArray(ctx, values, indices)
+	}
+	v := mdnView(values, decView)
+	defer v.Release()
+	out, err := compute.TakeArray(ctx, v, indices)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	return mdnView(out, mdnType), nil
+}
+
+// filterRecordBatch is compute.FilterRecordBatch, month_day_nano_interval columns included
+// (filtered as their decimal128 views, mdnView: arrow-go v18.8.0's filter refuses them).
+func filterRecordBatch(ctx context.Context, b arrow.RecordBatch, mask arrow.Array, opts *compute.FilterOptions) (arrow.RecordBatch, error) {
+	var views []int
+	for i, f := range b.Schema().Fields() {
+		if f.Type.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+			views = append(views, i)
+		}
+	}
+	if len(views) == 0 {
+		return compute.FilterRecordBatch(ctx, b, mask, opts)
+	}
+	in := viewBatch(b, views, decView)
+	defer in.Release()
+	out, err := compute.FilterRecordBatch(ctx, in, mask, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	return viewBatch(out, views, mdnType, b.Schema()), nil
+}
+
+// viewBatch returns b with the columns at idx viewed as dt (mdnView), under schema (b's with
+// those fields retyped when nil).
+func viewBatch(b arrow.RecordBatch, idx []int, dt arrow.DataType, schema ...*arrow.Schema) arrow.RecordBatch {
+	cols := make([]arrow.Array, b.NumCols())
+	fields := append([]arrow.Field(nil), b.Schema().Fields()...)
+	for i := range cols {
+		cols[i] = b.Column(i)
+		cols[i].Retain()
+	}
+	for _, i := range idx {
+		v := mdnView(cols[i], dt)
+		cols[i].Release()
+		cols[i] = v
+		fields[i].Type = dt
+	}
+	sc := arrow.NewSchema(fields, nil)
+	if len(schema) > 0 {
+		sc = schema[0]
+	}
+	out := array.NewRecordBatch(sc, cols, b.NumRows())
+	releaseArrays(cols)
+	return out
 }

@@ -214,6 +214,16 @@ SELECT justify_hours(INTERVAL '50 hours')::text AS a, justify_days(INTERVAL '65 
 
 SELECT id, timestamp + INTERVAL '1.5 months' AS a, timestamp - INTERVAL '0.25 months 1 hour' AS b, TIMESTAMPTZ '2001-01-31 10:00:00+00' + INTERVAL '1.5 months' AS c FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-30' AND timestamp < '2001-02-01' ORDER BY timestamp, id LIMIT 20
 
+SELECT id, timestamp - date_trunc('hour', timestamp) AS past, (timestamp - date_trunc('hour', timestamp)) IS NULL AS n, NULLIF(timestamp - date_trunc('hour', timestamp), INTERVAL '0') AS nz, GREATEST(timestamp - date_trunc('hour', timestamp), INTERVAL '30 minutes') AS g, timestamp - date_trunc('hour', timestamp) BETWEEN INTERVAL '10 minutes' AND INTERVAL '20 minutes' AS b, timestamp - date_trunc('hour', timestamp) IN (INTERVAL '0', INTERVAL '30 minutes') AS i, CASE timestamp - date_trunc('hour', timestamp) WHEN INTERVAL '0' THEN 'on the hour' ELSE 'past' END AS c FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-05-01' AND timestamp < '2001-05-02' ORDER BY timestamp, id LIMIT 40
+
+SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-01' AND timestamp < '2001-05-01' AND (value->>'delay')::smallint IN (0, 5, 10) AND (value->>'distance')::smallint = ANY(ARRAY[185, 200, 3000000000])
+
+SELECT * FROM (SELECT id, timestamp - TIMESTAMPTZ '2001-02-01 00:00:00+00' AS d FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-02-25' AND timestamp < '2001-03-03') s WHERE d > INTERVAL '27 days 12:00' ORDER BY d DESC, id LIMIT 25
+
+SELECT id, lag(id) OVER (ORDER BY timestamp, id) AS prev, timestamp - lag(timestamp) OVER (ORDER BY timestamp, id) AS gap FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31 18:00' AND timestamp < '2001-04-01 06:00' ORDER BY timestamp, id
+
+SELECT a.id, b.d FROM (SELECT id FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-04-10' AND timestamp < '2001-04-11') a JOIN (SELECT id, timestamp - date_trunc('day', timestamp) AS d FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-04-10' AND timestamp < '2001-04-11') b ON a.id = b.id ORDER BY b.d, a.id LIMIT 30
+
 SELECT id, COALESCE(CASE WHEN (value->>'delay')::int > 0 THEN (value->>'delay')::int * INTERVAL '1 minute' END, INTERVAL '0')::text AS late FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-01 03:00' ORDER BY timestamp, id
 
 -- casts and ::text output of every type
