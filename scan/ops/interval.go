@@ -87,6 +87,14 @@ func wantInterval(n *fnNode, idx ...int) error {
 	return nil
 }
 
+// oneInterval checks that n's only argument is an interval.
+func oneInterval(n *fnNode) error {
+	if err := argCount(n, 1, 1); err != nil {
+		return err
+	}
+	return wantInterval(n, 0)
+}
+
 func mdnRows(mem memory.Allocator, rows int, args []arrow.Array, f func(i int) (arrow.MonthDayNanoInterval, bool, error)) (arrow.Array, error) {
 	return mapRows[arrow.MonthDayNanoInterval](array.NewMonthDayNanoIntervalBuilder(mem), rows, args, f)
 }
@@ -409,10 +417,7 @@ func FormatInterval(x arrow.MonthDayNanoInterval) string {
 }
 
 func intervalText(n *fnNode) error {
-	if err := argCount(n, 1, 1); err != nil {
-		return err
-	}
-	if err := wantInterval(n, 0); err != nil {
+	if err := oneInterval(n); err != nil {
 		return err
 	}
 	n.out = arrow.BinaryTypes.String
@@ -429,10 +434,7 @@ func intervalText(n *fnNode) error {
 var epochType = &arrow.Decimal128Type{Precision: 38, Scale: 6}
 
 func intervalEpoch(n *fnNode) error {
-	if err := argCount(n, 1, 1); err != nil {
-		return err
-	}
-	if err := wantInterval(n, 0); err != nil {
+	if err := oneInterval(n); err != nil {
 		return err
 	}
 	n.out = epochType
@@ -611,10 +613,7 @@ func setMonths(x *arrow.MonthDayNanoInterval, m int64) bool {
 // row's value; f's false is "interval out of range".
 func intervalMapKernel(f func(arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, bool)) func(*fnNode) error {
 	return func(n *fnNode) error {
-		if err := argCount(n, 1, 1); err != nil {
-			return err
-		}
-		if err := wantInterval(n, 0); err != nil {
+		if err := oneInterval(n); err != nil {
 			return err
 		}
 		n.out = mdnType
