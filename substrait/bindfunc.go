@@ -231,6 +231,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		fam := familyOf(at)
 		id := extensions.ID{Name: name}
 		if isIntervalType(at) {
+			if (name == "sum" || name == "avg") && invocation != types.AggInvocationDistinct {
+				return bd.intervalSum(name == "avg", arg, filter, ac)
+			}
 			if name != "count" || invocation == types.AggInvocationDistinct {
 				return bval{}, unimplemented(name + " of intervals")
 			}

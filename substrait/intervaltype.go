@@ -1,10 +1,12 @@
 package substrait
 
 import (
+	"fmt"
 	"math/big"
 	"strings"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
@@ -370,5 +372,61 @@ func (bd *binder) justify(name string, v bval) (bval, error) {
 		return bval{}, err
 	}
 	f, err := bd.fn(URNPostgres, name, intervalType(), a)
+	return typed(f), err
+}
+
+// intervalSum binds sum(interval) and avg(interval) as PostgreSQL computes them: the months,
+// the days and the time summed apart (interval_pl, each an exact total: sum(bigint) of the
+// field), and avg the sum divided by the count of values (interval_div by a float8). Each field
+// is a measure of its own (interval_months, interval_days, interval_nanos), put back together
+// by make_interval over the aggregate's output.
+func (bd *binder) intervalSum(avg bool, arg, filter expr.Expression, ac *aggCtx) (bval, error) {
+	measure := func(f *expr.AggregateFunction, out types.Type) expr.Expression {
+		ac.measures = append(ac.measures, bd.b.Measure(f, filter))
+		ac.mtypes = append(ac.mtypes, out)
+		return ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+	}
+	var fields [3]expr.Expression
+	for i, name := range []string{"interval_months", "interval_days", "interval_nanos"} {
+		x, err := bd.fn(URNPostgres, name, i64Type(), arg)
+		if err != nil {
+			return bval{}, err
+		}
+		f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: "sum"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil, x)
+		if err != nil {
+			return bval{}, fmt.Errorf("bind sum: %w", err)
+		}
+		total, err := bd.cast(measure(f, numType(0)), i64Type())
+		if err != nil {
+			return bval{}, err
+		}
+		fields[i] = total.e
+	}
+	sum, err := bd.fn(URNPostgres, "make_interval", intervalType(), fields[0], fields[1], fields[2])
+	if err != nil || !avg {
+		return typed(sum), err
+	}
+	text, err := bd.fn(URNPostgres, "interval_text", strType(), arg)
+	if err != nil {
+		return bval{}, err
+	}
+	cf, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNAggregate, Name: "count:any"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil, text)
+	if err != nil {
+		return bval{}, fmt.Errorf("bind avg: %w", err)
+	}
+	n, err := bd.cast(measure(cf, &types.Int64Type{Nullability: types.NullabilityRequired}), fp64Type())
+	if err != nil {
+		return bval{}, err
+	}
+	// avg of no values is NULL (interval_div by 0 would be an error): NULLIF(count, 0).
+	zero, err := bd.fn(URNComparison, "equal", booleanType(), n.e, expr.NewPrimitiveLiteral(0.0, false))
+	if err != nil {
+		return bval{}, err
+	}
+	nz, err := bd.ifThen([]expr.IfThenPair{{If: zero, Then: expr.NewNullLiteral(fp64Type())}}, n.e)
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "interval_div", intervalType(), sum, nz)
 	return typed(f), err
 }

@@ -468,7 +468,8 @@ func TestUnsupportedSQL(t *testing.T) {
 		// An interval constant outside date_bin and timestamp ± interval is refused, never
 		// read as its text (INTERVAL '1 day'::text was "\x00interval:1 day") or as a number.
 		{`SELECT INTERVAL 'P1DT2H'`, Unimplemented, "interval values written in ISO 8601 (P…) are not supported"},
-		{`SELECT sum(timestamp - timestamp) FROM messages` + routedWhere, Unimplemented, "sum of intervals is not supported"},
+		{`SELECT min(timestamp - timestamp) FROM messages` + routedWhere, Unimplemented, "min of intervals is not supported"},
+		{`SELECT sum(DISTINCT timestamp - timestamp) FROM messages` + routedWhere, Unimplemented, "sum of intervals is not supported"},
 		{`SELECT timestamp - timestamp AS d, count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "GROUP BY of an interval is not supported"},
 		{`SELECT row_number() OVER (PARTITION BY timestamp - timestamp) FROM messages` + routedWhere, Unimplemented, "PARTITION BY of an interval is not supported"},
 		{`SELECT max(timestamp - timestamp) OVER () FROM messages` + routedWhere, Unimplemented, "the window function max of intervals is not supported"},

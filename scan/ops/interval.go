@@ -472,6 +472,9 @@ func arrowTypeOf(t types.Type, ext exprs.ExtensionIDSet) (arrow.DataType, bool, 
 }
 
 func init() {
+	ownFunctions["interval_months"] = intervalField(func(x arrow.MonthDayNanoInterval) int64 { return int64(x.Months) })
+	ownFunctions["interval_days"] = intervalField(func(x arrow.MonthDayNanoInterval) int64 { return int64(x.Days) })
+	ownFunctions["interval_nanos"] = intervalField(func(x arrow.MonthDayNanoInterval) int64 { return x.Nanoseconds })
 	ownFunctions["timestamp_age"] = timestampPairKernel(Age)
 	ownFunctions["justify_hours"] = intervalMapKernel(justifyHours)
 	ownFunctions["justify_days"] = intervalMapKernel(justifyDays)
@@ -709,4 +712,22 @@ func viewBatch(b arrow.RecordBatch, idx []int, dt arrow.DataType, schema ...*arr
 	out := array.NewRecordBatch(sc, cols, b.NumRows())
 	releaseArrays(cols)
 	return out
+}
+
+// intervalField sets n up as one field of an interval as bigint (interval_months, interval_days,
+// interval_nanos: what sum and avg of intervals add up field by field).
+func intervalField(f func(arrow.MonthDayNanoInterval) int64) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := oneInterval(n); err != nil {
+			return err
+		}
+		n.out = arrow.PrimitiveTypes.Int64
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			a := args[0].(*array.MonthDayNanoInterval)
+			return mapRows[int64](array.NewInt64Builder(mem), rows, args, func(i int) (int64, bool, error) {
+				return f(a.Value(i)), true, nil
+			})
+		}
+		return nil
+	}
 }

@@ -224,6 +224,8 @@ SELECT id, lag(id) OVER (ORDER BY timestamp, id) AS prev, timestamp - lag(timest
 
 SELECT a.id, b.d FROM (SELECT id FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-04-10' AND timestamp < '2001-04-11') a JOIN (SELECT id, timestamp - date_trunc('day', timestamp) AS d FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-04-10' AND timestamp < '2001-04-11') b ON a.id = b.id ORDER BY b.d, a.id LIMIT 30
 
+SELECT value->>'destination' AS dest, sum(timestamp - date_trunc('day', timestamp)) AS total, avg(timestamp - date_trunc('day', timestamp)) AS mean, avg((value->>'delay')::int * INTERVAL '1 minute')::text AS mean_late, sum(INTERVAL '1 mon 1 day' * (value->>'distance')::int / 1000) FILTER (WHERE (value->>'delay')::int > 10) AS f FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY 1 ORDER BY 1
+
 SELECT id, COALESCE(CASE WHEN (value->>'delay')::int > 0 THEN (value->>'delay')::int * INTERVAL '1 minute' END, INTERVAL '0')::text AS late FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-01 03:00' ORDER BY timestamp, id
 
 -- casts and ::text output of every type
