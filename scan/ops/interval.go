@@ -416,41 +416,8 @@ func FormatInterval(x arrow.MonthDayNanoInterval) string {
 	return b.String()
 }
 
-func intervalText(n *fnNode) error {
-	if err := oneInterval(n); err != nil {
-		return err
-	}
-	n.out = arrow.BinaryTypes.String
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		a := args[0].(*array.MonthDayNanoInterval)
-		return mapRows[string](array.NewStringBuilder(mem), rows, args, func(i int) (string, bool, error) {
-			return FormatInterval(a.Value(i)), true, nil
-		})
-	}
-	return nil
-}
-
 // epochType is extract(epoch from interval)'s type: PostgreSQL's numeric with 6 decimals.
 var epochType = &arrow.Decimal128Type{Precision: 38, Scale: 6}
-
-func intervalEpoch(n *fnNode) error {
-	if err := oneInterval(n); err != nil {
-		return err
-	}
-	n.out = epochType
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		a := args[0].(*array.MonthDayNanoInterval)
-		return mapRows[decimal128.Num](array.NewDecimal128Builder(mem, epochType), rows, args, func(i int) (decimal128.Num, bool, error) {
-			x := a.Value(i)
-			// interval_part's EPOCH: a year 365.25 days, the other months 30 days (in quarter
-			// days, to stay in integers), a day 86,400 seconds; then the time.
-			secs := (int64(4*365.25)*int64(x.Months/12) + 4*30*int64(x.Months%12) + 4*int64(x.Days)) * (86400 / 4)
-			us := decimal128.FromI64(secs).Mul(decimal128.FromI64(1_000_000)).Add(decimal128.FromI64(x.Nanoseconds / nsPerUs))
-			return us, true, nil
-		})
-	}
-	return nil
-}
 
 // isInterval reports whether t is Substrait's interval_compound, which arrow-go's compute/exprs
 // does not map: expressions reading one run through this package's nodes (Expr's doc).
@@ -501,22 +468,17 @@ func Age(a, b time.Time) arrow.MonthDayNanoInterval {
 	if neg {
 		flip()
 	}
-	for f < 0 {
-		f += 1_000_000
-		sec--
+	// borrow carries a negative lo into hi, n of lo to one of hi.
+	borrow := func(lo, hi *int64, n int64) {
+		for *lo < 0 {
+			*lo += n
+			*hi--
+		}
 	}
-	for sec < 0 {
-		sec += 60
-		min--
-	}
-	for min < 0 {
-		min += 60
-		hour--
-	}
-	for hour < 0 {
-		hour += 24
-		mday--
-	}
+	borrow(&f, &sec, 1_000_000)
+	borrow(&sec, &min, 60)
+	borrow(&min, &hour, 60)
+	borrow(&hour, &mday, 24)
 	for mday < 0 {
 		y, m := y2, m2
 		if neg {
@@ -612,28 +574,6 @@ func setMonths(x *arrow.MonthDayNanoInterval, m int64) bool {
 	return m == int64(int32(m))
 }
 
-// intervalMapKernel sets n up as a function of one interval answering an interval, f of each
-// row's value; f's false is "interval out of range".
-func intervalMapKernel(f func(arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, bool)) func(*fnNode) error {
-	return func(n *fnNode) error {
-		if err := oneInterval(n); err != nil {
-			return err
-		}
-		n.out = mdnType
-		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			a := args[0].(*array.MonthDayNanoInterval)
-			return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
-				r, ok := f(a.Value(i))
-				if !ok {
-					return r, false, errIntervalRange()
-				}
-				return r, true, nil
-			})
-		}
-		return nil
-	}
-}
-
 // decView is the type month_day_nano_interval arrays are viewed as for arrow-go v18.8.0's take
 // (which refuses 16-byte values of other types: "invalid values byte width for take"): the
 // same 16 bytes a value, copied bitwise.
@@ -714,20 +654,60 @@ func viewBatch(b arrow.RecordBatch, idx []int, dt arrow.DataType, schema ...*arr
 	return out
 }
 
-// intervalField sets n up as one field of an interval as bigint (interval_months, interval_days,
-// interval_nanos: what sum and avg of intervals add up field by field).
-func intervalField(f func(arrow.MonthDayNanoInterval) int64) func(*fnNode) error {
+// intervalUnary sets n up as a function of one interval answering out: f of each row's
+// value, built with newB.
+func intervalUnary[T any](out arrow.DataType, newB func(memory.Allocator) appender[T], f func(arrow.MonthDayNanoInterval) (T, error)) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if err := oneInterval(n); err != nil {
 			return err
 		}
-		n.out = arrow.PrimitiveTypes.Int64
+		n.out = out
 		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 			a := args[0].(*array.MonthDayNanoInterval)
-			return mapRows[int64](array.NewInt64Builder(mem), rows, args, func(i int) (int64, bool, error) {
-				return f(a.Value(i)), true, nil
+			return mapRows[T](newB(mem), rows, args, func(i int) (T, bool, error) {
+				v, err := f(a.Value(i))
+				return v, err == nil, err
 			})
 		}
 		return nil
 	}
 }
+
+// intervalMapKernel is an interval function of one interval; f's false is "interval out of
+// range".
+func intervalMapKernel(f func(arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, bool)) func(*fnNode) error {
+	return intervalUnary[arrow.MonthDayNanoInterval](mdnType,
+		func(m memory.Allocator) appender[arrow.MonthDayNanoInterval] {
+			return array.NewMonthDayNanoIntervalBuilder(m)
+		},
+		func(x arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, error) {
+			r, ok := f(x)
+			if !ok {
+				return r, errIntervalRange()
+			}
+			return r, nil
+		})
+}
+
+// intervalField is one field of an interval as bigint (interval_months, interval_days,
+// interval_nanos: what sum and avg of intervals add up field by field).
+func intervalField(f func(arrow.MonthDayNanoInterval) int64) func(*fnNode) error {
+	return intervalUnary[int64](arrow.PrimitiveTypes.Int64,
+		func(m memory.Allocator) appender[int64] { return array.NewInt64Builder(m) },
+		func(x arrow.MonthDayNanoInterval) (int64, error) { return f(x), nil })
+}
+
+// intervalText is interval_text: FormatInterval of each value.
+var intervalText = intervalUnary[string](arrow.BinaryTypes.String,
+	func(m memory.Allocator) appender[string] { return array.NewStringBuilder(m) },
+	func(x arrow.MonthDayNanoInterval) (string, error) { return FormatInterval(x), nil })
+
+// intervalEpoch is interval_epoch, interval_part's EPOCH: a year 365.25 days, the other months
+// 30 days (in quarter days, to stay in integers), a day 86,400 seconds; then the time; in
+// microseconds at scale 6.
+var intervalEpoch = intervalUnary[decimal128.Num](epochType,
+	func(m memory.Allocator) appender[decimal128.Num] { return array.NewDecimal128Builder(m, epochType) },
+	func(x arrow.MonthDayNanoInterval) (decimal128.Num, error) {
+		secs := (int64(4*365.25)*int64(x.Months/12) + 4*30*int64(x.Months%12) + 4*int64(x.Days)) * (86400 / 4)
+		return decimal128.FromI64(secs).Mul(decimal128.FromI64(1_000_000)).Add(decimal128.FromI64(x.Nanoseconds / nsPerUs)), nil
+	})
