@@ -77,6 +77,12 @@ var analyticalQueries = []analyticalQuery{
 		"SELECT count(DISTINCT value->>'destination') FROM flights WHERE " + analyticalRange,
 		"SELECT count(DISTINCT doc->>'destination') FROM P",
 		"SELECT count(DISTINCT destination) FROM S"},
+	// numeric (issue 18): each origin's distances scaled by an exact decimal factor and summed
+	// in numeric (decimal128 per row, the exact 128-bit total), rounded to cents.
+	{"origin, round(sum(distance::numeric(10,0) * 1.0375), 2) GROUP BY 1",
+		"SELECT origin, round(sum((value->>'distance')::numeric(10,0) * 1.0375), 2) FROM flights WHERE " + analyticalRange + " GROUP BY 1",
+		"SELECT origin, round(sum((doc->>'distance')::DECIMAL(10,0) * 1.0375), 2) FROM P GROUP BY 1",
+		"SELECT origin, round(sum(distance::DECIMAL(10,0) * 1.0375), 2) FROM S GROUP BY 1"},
 	// Joins (issue 18): every flight against its origin's average delay (a hash join whose
 	// build side is one row per origin), the flights to an airport that is also a busy
 	// origin (IN (SELECT …) as a semi join), and origins joined to destinations.

@@ -53,9 +53,7 @@ type corpusQuery struct {
 // "-- refused: CONSTRUCT" must be refused so, and PostgreSQL must answer it. Once the
 // construct answers, the test fails naming the query: remove its mark, and the query is
 // compared with PostgreSQL's answer like every other. A wrong answer is never marked.
-var corpusRefusals = map[string]string{
-	"timestamptz - timestamptz": "timestamp - timestamp",
-}
+var corpusRefusals = map[string]string{}
 
 // readCorpus reads one file of testdata/sql (see corpusFiles).
 func readCorpus(t *testing.T, name string) []corpusQuery {

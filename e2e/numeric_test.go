@@ -257,6 +257,12 @@ func TestNumericAsPostgres(t *testing.T) {
 		{"3000000000.5::int", ""}, {"round(1.0 / 0, 2)", ""}, {"(10.0 / 3)::numeric(1,1)", ""}, {"(1e20 * 1e10)::int", ""},
 		{"(value->>'destination')::numeric(5,1)", where}, {"(value->>'distance')::numeric(3,1)", where},
 		{"round((value->>'destination')::numeric, 1)", where},
+		// smallint's and the integers' overflows (arrow-go's checked add and subtract missed
+		// the negative overflow of add and the positive one of subtract).
+		{"32767::smallint + 1::smallint", ""}, {"(-32768)::smallint - 1::smallint", ""}, {"-((-32768)::smallint)", ""},
+		{"40000::smallint", ""}, {"(-2147483648)::int + (-1)", ""}, {"2147483647 - (-1)", ""},
+		{"(-9223372036854775807)::bigint + (-5)::bigint", ""}, {"5::bigint - (-9223372036854775807)::bigint", ""},
+		{"(value->>'distance')::smallint * 100::smallint", where}, {"(value->>'delay')::smallint - 32767::smallint", where},
 	} {
 		var pgErr *pgconn.PgError
 		var err error

@@ -440,6 +440,9 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 	for i := range groups {
 		groups[i] = br.sc.ref(i)
 	}
+	if err := refuseIntervalKeys(groups, "DISTINCT"); err != nil {
+		return nil, err
+	}
 	rel, err := bd.b.AggregateExprs(br.rel, nil, groups)
 	if err != nil {
 		return nil, fmt.Errorf("bind distinct: %w", err)
@@ -1134,7 +1137,7 @@ func typeName(t types.Type) string {
 		return "timestamp with time zone"
 	case *types.PrecisionTimestampType, *types.TimestampType:
 		return "timestamp without time zone"
-	case *types.IntervalDayType, *types.IntervalYearType, *types.IntervalCompoundType:
+	case *types.IntervalDayType, *types.IntervalYearType, *types.IntervalCompoundType, types.IntervalCompoundType:
 		return "interval"
 	case *types.ListType:
 		return typeName(v.Type) + "[]"
@@ -1154,6 +1157,11 @@ func arrowSchema(sc *scope, names []string) (*arrow.Schema, error) {
 	fields := make([]arrow.Field, len(sc.cols))
 	for i, c := range sc.cols {
 		t, nullable, err := exprs.FromSubstraitType(c.typ, ext)
+		if isIntervalType(c.typ) {
+			// arrow-go v18.8.0 does not map interval_compound: the executor's
+			// month_day_nano_interval (scan/ops interval.go).
+			t, nullable, err = arrow.FixedWidthTypes.MonthDayNanoInterval, true, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("substrait: output column %d: %w", i, err)
 		}

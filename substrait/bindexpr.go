@@ -106,6 +106,7 @@ func collection() *extensions.Collection {
 const nullableN = types.NullabilityNullable
 
 func booleanType() types.Type { return &types.BooleanType{Nullability: nullableN} }
+func i16Type() types.Type     { return &types.Int16Type{Nullability: nullableN} }
 func i32Type() types.Type     { return &types.Int32Type{Nullability: nullableN} }
 func i64Type() types.Type     { return &types.Int64Type{Nullability: nullableN} }
 func fp64Type() types.Type    { return &types.Float64Type{Nullability: nullableN} }
@@ -161,6 +162,9 @@ func (bd *binder) value(n *pg.Node, sc *scope) (expr.Expression, error) {
 func (bd *binder) defaultType(v bval) (expr.Expression, error) {
 	if v.e != nil {
 		return v.e, nil
+	}
+	if _, ok := v.intervalConst(); ok {
+		return bd.intervalValue(v, "")
 	}
 	if v.param > 0 {
 		if t, ok := bd.ps.types[v.param]; ok {
@@ -237,15 +241,19 @@ func numRank(t types.Type) int {
 // (numeric widening); anything else is an error naming what.
 func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, error) {
 	switch {
+	case isIntervalType(t) && (v.null || v.str != nil):
+		return bd.intervalValue(v, what)
 	case v.null:
 		return expr.NewNullLiteral(t.WithNullability(nullableN)), nil
 	case v.str != nil:
 		if _, ok := v.intervalConst(); ok {
-			// An interval constant is bound only as date_bin's stride, in timestamp ±
-			// interval and timestamp ± interval * n (scaledIntervalArith); as anything else
-			// (its text, interval * 3 alone) it is refused by name, never read as the text
-			// it was written in.
-			return nil, unimplementedAre("intervals outside date_bin and timestamp ± interval constants")
+			// An interval constant is an interval value (intervaltype.go), never the text it
+			// was written in: as text, PostgreSQL's output form of the interval.
+			iv, err := bd.intervalValue(v, what)
+			if err != nil {
+				return nil, err
+			}
+			return bd.coerce(typed(iv), t, what)
 		}
 		return literalOfType(*v.str, t)
 	case v.param > 0:
@@ -266,6 +274,10 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 	have := v.e.GetType()
 	if sameType(have, t) {
 		return v.e, nil
+	}
+	if isIntervalType(have) && familyOf(t) == famString {
+		c, _, err := bd.castInterval(v.e, t)
+		return c.e, err
 	}
 	hf, tf := familyOf(have), familyOf(t)
 	if hf == famNumeric && tf == famFloat {
@@ -381,9 +393,15 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 		if err != nil {
 			return nil, bad()
 		}
-		if _, ok := t.(*types.Int32Type); ok {
+		switch t.(type) {
+		case *types.Int16Type:
+			if n > math.MaxInt16 || n < math.MinInt16 {
+				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range for type smallint"}
+			}
+			return expr.NewPrimitiveLiteral(int16(n), true), nil
+		case *types.Int32Type:
 			if n > math.MaxInt32 || n < math.MinInt32 {
-				return nil, errorf(InvalidArgument, "value out of range for type integer")
+				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range for type integer"}
 			}
 			return expr.NewPrimitiveLiteral(int32(n), true), nil
 		}
@@ -706,6 +724,10 @@ var arithmetic = map[string]string{"+": "add", "-": "subtract", "*": "multiply",
 
 // compare builds a comparison.
 func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
+	if isIntervalVal(a) || isIntervalVal(b) {
+		v, _, err := bd.intervalBinary(op, a, b)
+		return v.e, err
+	}
 	if involvesNumeric(a, b) {
 		v, err := bd.numericBinary(op, a, b)
 		return v.e, err
@@ -883,7 +905,9 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	switch name {
 	case "text", "varchar", "string", "bpchar", "char", "name":
 		return strType(), name, nil
-	case "int2", "int4", "int", "integer", "smallint":
+	case "int2", "smallint":
+		return i16Type(), name, nil
+	case "int4", "int", "integer":
 		return i32Type(), name, nil
 	case "int8", "bigint":
 		return i64Type(), name, nil
@@ -922,9 +946,17 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	if name == "interval" {
 		if c := tc.GetArg().GetAConst(); c != nil && c.GetSval() != nil {
 			s := intervalTag + c.GetSval().GetSval()
-			return bval{str: &s}, nil
+			return bd.intervalConstant(s), nil
 		}
-		return bval{}, unimplementedAre("intervals outside date_bin and timestamp ± interval constants")
+		v, err := bd.bindExpr(tc.GetArg(), sc)
+		if err != nil {
+			return bval{}, err
+		}
+		if v.e != nil && isIntervalType(v.typ()) || v.null {
+			e, err := bd.intervalValue(v, "")
+			return typed(e), err
+		}
+		return bval{}, unimplemented("casts to interval of values that are not interval constants")
 	}
 	if c := tc.GetArg().GetAConst(); c != nil && c.GetFval() != nil {
 		if lit, ok, err := decimalToInteger(c.GetFval().GetFval(), t); ok || err != nil {
@@ -985,6 +1017,9 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 	have := e.GetType()
 	if sameType(have, t) {
 		return typed(e), nil
+	}
+	if v, ok, err := bd.castInterval(e, t); ok {
+		return v, err
 	}
 	hf, tf := familyOf(have), familyOf(t)
 	if isArray(have) && tf == famString {
@@ -1353,7 +1388,12 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		better, err := bd.fn(URNComparison, op, booleanType(), e, acc)
+		var better expr.Expression
+		if isIntervalType(e.GetType()) {
+			better, err = bd.compare(map[string]string{"gt": ">", "lt": "<"}[op], typed(e), typed(acc))
+		} else {
+			better, err = bd.fn(URNComparison, op, booleanType(), e, acc)
+		}
 		if err != nil {
 			return bval{}, err
 		}
@@ -1457,11 +1497,18 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		eq, err := bd.fn(URNComparison, "equal", booleanType(), x, y)
+		var eq, null expr.Expression = nil, expr.NewNullLiteral(x.GetType().WithNullability(nullableN))
+		if isIntervalType(x.GetType()) {
+			if eq, err = bd.compare("=", typed(x), typed(y)); err == nil {
+				null, err = bd.intervalValue(bval{null: true}, "")
+			}
+		} else {
+			eq, err = bd.fn(URNComparison, "equal", booleanType(), x, y)
+		}
 		if err != nil {
 			return bval{}, err
 		}
-		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: expr.NewNullLiteral(x.GetType().WithNullability(nullableN))}}, x)
+		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: null}}, x)
 		return typed(e), err
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
 		items := a.GetRexpr().GetList().GetItems()
@@ -1519,6 +1566,9 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 	case "+":
 		return v, nil
 	case "-":
+		if isIntervalVal(v) {
+			return bd.intervalNeg(v)
+		}
 		if v.untyped() {
 			return bval{}, errorf(InvalidArgument, "could not determine the type of the operand of unary -")
 		}
@@ -1531,6 +1581,8 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 		}
 		var zero expr.Expression
 		switch v.typ().(type) {
+		case *types.Int16Type:
+			zero = expr.NewPrimitiveLiteral(int16(0), false)
 		case *types.Int32Type:
 			zero = expr.NewPrimitiveLiteral(int32(0), false)
 		case *types.Int64Type:
@@ -1550,6 +1602,9 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 }
 
 func (bd *binder) binary(op string, l, r bval) (bval, error) {
+	if v, ok, err := bd.intervalBinary(op, l, r); ok || err != nil {
+		return v, err
+	}
 	if _, ok := comparisons[op]; ok {
 		e, err := bd.compare(op, l, r)
 		return typed(e), err
@@ -1915,6 +1970,17 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope) (expr.Expression, 
 // inSubject types the left side of IN from the list when it is untyped.
 func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 	if !x.untyped() {
+		if familyOf(x.typ()) == famInt {
+			// smallint IN (1, 2): PostgreSQL compares integers of different widths (int2 =
+			// int4); the subject is widened to the widest integer item.
+			wide := x.typ()
+			for _, v := range vals {
+				if !v.untyped() && familyOf(v.typ()) == famInt && numRank(v.typ()) > numRank(wide) {
+					wide = v.typ()
+				}
+			}
+			return bd.coerce(x, wide, "")
+		}
 		return x.e, nil
 	}
 	for _, v := range vals {

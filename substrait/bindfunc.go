@@ -238,6 +238,18 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		at := arg.GetType()
 		fam := familyOf(at)
 		id := extensions.ID{Name: name}
+		if isIntervalType(at) {
+			if (name == "sum" || name == "avg") && invocation != types.AggInvocationDistinct {
+				return bd.intervalSum(name == "avg", arg, filter, ac)
+			}
+			if name != "count" || invocation == types.AggInvocationDistinct {
+				return bval{}, unimplemented(name + " of intervals")
+			}
+			// count(interval) counts the values that are not NULL: those of their text.
+			if arg, err = bd.fn(URNPostgres, "interval_text", strType(), arg); err != nil {
+				return bval{}, err
+			}
+		}
 		switch name {
 		case "count":
 			id.URN, id.Name = URNAggregate, "count:any"
@@ -349,6 +361,9 @@ func (bd *binder) aggregate(in *boundRel, ac *aggCtx) (*boundRel, error) {
 	if len(ac.groups) > 0 {
 		groups = [][]expr.Expression{ac.groups}
 	}
+	if err := refuseIntervalKeys(ac.groups, "GROUP BY"); err != nil {
+		return nil, err
+	}
 	var (
 		rel *plan.AggregateRel
 		err error
@@ -452,6 +467,13 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return v, err
 	}
 	switch name {
+	case "age":
+		return bd.age(args)
+	case "justify_hours", "justify_days", "justify_interval":
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		return bd.justify(name, args[0])
 	case "lower", "upper", "btrim", "ltrim", "rtrim", "trim":
 		if err := nargs(1, 2); err != nil {
 			return bval{}, err
@@ -625,6 +647,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			if field == "CENTURIES" {
 				field = "CENTURY"
 			}
+		}
+		if isIntervalVal(args[1]) {
+			return bd.intervalPart(name, field, args[1])
 		}
 		if !datePartFields[field] {
 			return bval{}, quoting(InvalidArgument, "0A000", "unit %q not supported for type timestamp with time zone", strings.ToLower(*args[0].str))

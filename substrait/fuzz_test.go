@@ -170,6 +170,9 @@ func FuzzSQL(f *testing.F) {
 	for i, s := range joinFuzzSQL {
 		f.Add(s, i == len(joinFuzzSQL)-1)
 	}
+	for _, s := range intervalFuzzSQL {
+		f.Add(s, false)
+	}
 	env := newFuzzEnv(f)
 	now := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, sql string, analytical bool) {

@@ -193,6 +193,29 @@ func parseInterval(s string) (us, months *big.Rat, ok bool) {
 		return parseISOInterval(s[1:])
 	}
 	total, months := new(big.Rat), new(big.Rat)
+	ago, ok := scanInterval(s, func(r *big.Rat, unit string) {
+		if per, fixed := unitMicros[unit]; fixed {
+			total.Add(total, r.Mul(r, big.NewRat(per, 1)))
+		} else {
+			months.Add(months, r.Mul(r, big.NewRat(unitMonths[unit], 1)))
+		}
+	}, func(v *big.Rat) { total.Add(total, v) })
+	if !ok {
+		return nil, nil, false
+	}
+	if ago {
+		total.Neg(total)
+		months.Neg(months)
+	}
+	return total, months, true
+}
+
+// scanInterval reads the verbose form of an interval literal (s in lower case, trimmed):
+// [@] then parts "number [unit]" (a bare number is seconds; unit a PostgreSQL spelling,
+// reported canonical) or "[+-]hh:mm[:ss[.frac]]" (reported to clock in microseconds), separated
+// by spaces, tabs or commas, optionally ending in "ago". ok is false when s does not read or
+// holds no part.
+func scanInterval(s string, part func(r *big.Rat, unit string), clock func(v *big.Rat)) (ago, ok bool) {
 	p := 0
 	skip := func() {
 		for p < len(s) && (s[p] == ' ' || s[p] == '\t' || s[p] == ',') {
@@ -203,70 +226,55 @@ func parseInterval(s string) (us, months *big.Rat, ok bool) {
 	if p < len(s) && s[p] == '@' {
 		p++
 	}
-	parts, ago := 0, false
+	parts := 0
 	for skip(); p < len(s); skip() {
 		if ago {
-			return nil, nil, false // "ago" ends the literal
+			return false, false // "ago" ends the literal
 		}
 		if isLetter(s[p]) {
-			w := word(s, p)
-			if w != "ago" || parts == 0 {
-				return nil, nil, false
+			if w := word(s, p); w != "ago" || parts == 0 {
+				return false, false
 			}
-			p += len(w)
+			p += 3
 			ago = true
 			continue
 		}
 		num, n := number(s, p)
 		if n == 0 {
-			return nil, nil, false
+			return false, false
 		}
 		p += n
 		if p < len(s) && s[p] == ':' {
 			// [+-]hh:mm[:ss[.frac]]: the number read is the hours.
 			v, n, ok := timeField(s, p-len(num), num)
 			if !ok {
-				return nil, nil, false
+				return false, false
 			}
-			total.Add(total, v)
+			clock(v)
 			p += n - len(num)
 			parts++
 			continue
 		}
 		r, okNum := new(big.Rat).SetString(num)
 		if !okNum {
-			return nil, nil, false
+			return false, false
 		}
 		skip()
 		unit := "second" // a bare number is seconds
 		if p < len(s) && isLetter(s[p]) {
-			w := word(s, p)
-			if w == "ago" {
-				unit = "second"
-			} else {
+			if w := word(s, p); w != "ago" {
 				u, known := lookupUnit(w)
 				if !known {
-					return nil, nil, false
+					return false, false
 				}
 				unit = u
 				p += len(w)
 			}
 		}
 		parts++
-		if per, fixed := unitMicros[unit]; fixed {
-			total.Add(total, r.Mul(r, big.NewRat(per, 1)))
-		} else {
-			months.Add(months, r.Mul(r, big.NewRat(unitMonths[unit], 1)))
-		}
+		part(r, unit)
 	}
-	if parts == 0 {
-		return nil, nil, false
-	}
-	if ago {
-		total.Neg(total)
-		months.Neg(months)
-	}
-	return total, months, true
+	return ago, parts > 0
 }
 
 // parseISOInterval reads the ISO 8601 form after its "P": [nY][nM][nW][nD][T[nH][nM][nS]].

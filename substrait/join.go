@@ -574,6 +574,9 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 		if err != nil {
 			return nil, err
 		}
+		if err := refuseIntervalKeys([]expr.Expression{x}, "IN (SELECT …)"); err != nil {
+			return nil, err
+		}
 		eq, err := bd.fn(URNComparison, "equal", booleanType(), x, y)
 		if err != nil {
 			return nil, err

@@ -59,6 +59,9 @@ func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
 	for i := range groups {
 		groups[i] = u.sc.ref(i)
 	}
+	if err := refuseIntervalKeys(groups, op); err != nil {
+		return nil, err
+	}
 	arel, err := bd.b.AggregateExprs(u.rel, []plan.AggRelMeasure{left, right}, groups)
 	if err != nil {
 		return nil, fmt.Errorf("bind %s: %w", op, err)

@@ -182,7 +182,7 @@ func (bd *binder) truncInZone(bin routing.Binning, src *pg.Node, zone string, sc
 // dateArith binds PostgreSQL's date - date (the days between, integer) and date ± integer
 // (a date) onto URNPostgres' date_diff and date_add_days (scan/ops datearith.go); an untyped
 // literal beside a date is read as a date (date - '2001-01-01') or, beside an integer, as an
-// integer. timestamp - timestamp, an interval, is refused by name. ok is false for other
+// integer (timestamp - timestamp, an interval, is intervalBinary's). ok is false for other
 // operands.
 func (bd *binder) dateArith(op string, l, r bval) (bval, bool, error) {
 	fam := func(v bval) family {
@@ -193,8 +193,6 @@ func (bd *binder) dateArith(op string, l, r bval) (bval, bool, error) {
 	}
 	lf, rf := fam(l), fam(r)
 	switch {
-	case op == "-" && lf == famTimestamp && rf == famTimestamp:
-		return bval{}, true, unimplemented("timestamp - timestamp (an interval result)")
 	case op == "-" && (lf == famDate && (rf == famDate || r.str != nil) || l.str != nil && rf == famDate):
 		a, err := bd.coerce(l, dateType(), "the left operand of date - date")
 		if err != nil {

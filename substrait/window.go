@@ -239,6 +239,9 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 // orderable refuses a partition or order key of a type the executor cannot compare (JSON
 // documents are bytea and compare bytewise, as PostgreSQL's bytea does).
 func orderable(e expr.Expression, what string) error {
+	if isIntervalType(e.GetType()) {
+		return unimplemented(what + " of an interval")
+	}
 	switch familyOf(e.GetType()) {
 	case famOther:
 		return errorf(InvalidArgument, "could not identify an ordering operator for type %s in %s", typeName(e.GetType()), what)
@@ -382,6 +385,9 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 		if !v.untyped() && familyOf(v.typ()) == famNumeric {
 			return nil, refused(Unimplemented, "0A000", "the window function %s of numeric values is not supported", name)
 		}
+		if isIntervalVal(v) {
+			return nil, refused(Unimplemented, "0A000", "the window function %s of intervals is not supported", name)
+		}
 	}
 	id := extensions.ID{URN: URNArithmetic, Name: name}
 	switch name {
@@ -483,6 +489,9 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*exp
 		}
 		if arg, err = bd.defaultType(v); err != nil {
 			return nil, err
+		}
+		if isIntervalType(arg.GetType()) {
+			return nil, refused(Unimplemented, "0A000", "the window function %s of intervals is not supported", name)
 		}
 	}
 	if filter != nil {

@@ -148,3 +148,33 @@ def test_missing_route_names_the_partition_column(conn):
         arrow(conn, "SELECT * FROM flights LIMIT 5")
     assert e.value.status_code == AdbcStatusCode.INVALID_ARGUMENT
     assert "flights needs origin = <value> and timestamp >= <start> AND timestamp < <end>" in str(e.value)
+
+
+def test_intervals_and_smallints_read_by_adbc(conn, sample):
+    """An interval (Arrow month_day_nano_interval) and a smallint (int16) reach ADBC and pyarrow
+    as those types: each airport's span of departures in March (max - min, days of 24 hours and
+    the rest, PostgreSQL's timestamp - timestamp) and its smallest delay as smallint, checked
+    against DuckDB's timestamps and delays of the sample."""
+    got = arrow(conn,
+                "SELECT origin, max(timestamp) - min(timestamp) AS span, min((value->>'delay')::smallint) AS lo, "
+                "(max(timestamp) - min(timestamp))::text AS span_text "
+                "FROM flights WHERE origin IN ('ORD', 'SFO') AND timestamp >= '2001-03-01' AND timestamp < '2001-04-01' "
+                "GROUP BY origin ORDER BY origin")
+    assert str(got.schema.field("span").type) == "month_day_nano_interval"
+    assert str(got.schema.field("lo").type) == "int16"
+    want = sample.db.execute(
+        "SELECT origin, max(ts), min(ts), min(delay) FROM flights WHERE origin IN ('ORD', 'SFO') "
+        "AND ts >= '2001-03-01' AND ts < '2001-04-01' GROUP BY origin ORDER BY origin").fetchall()
+    rows = got.to_pylist()
+    assert [r["origin"] for r in rows] == [w[0] for w in want]
+    for r, (_, hi, lo, delay) in zip(rows, want):
+        span = hi - lo
+        us = span.seconds * 1_000_000 + span.microseconds
+        assert (r["span"].months, r["span"].days, r["span"].nanoseconds) == (0, span.days, us * 1000)
+        h, rest = divmod(us, 3_600_000_000)
+        m, rest = divmod(rest, 60_000_000)
+        s, frac = divmod(rest, 1_000_000)
+        text = f"{span.days} day{'s' if span.days != 1 else ''} " if span.days else ""
+        text += f"{h:02d}:{m:02d}:{s:02d}" + (f".{frac:06d}".rstrip("0") if frac else "")
+        assert r["span_text"] == text
+        assert r["lo"] == delay

@@ -106,6 +106,10 @@ func valueCmpOf(dt arrow.DataType) (valueCmp, bool) {
 		return func(a arrow.Array, i int, b arrow.Array, j int) int {
 			return compareFloat(float64(a.(*array.Float16).Value(i).Float32()), float64(b.(*array.Float16).Value(j).Float32()))
 		}, true
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return func(a arrow.Array, i int, b arrow.Array, j int) int {
+			return CompareIntervals(a.(*array.MonthDayNanoInterval).Value(i), b.(*array.MonthDayNanoInterval).Value(j))
+		}, true
 	case arrow.FLOAT32:
 		return floats[float32, *array.Float32](), true
 	case arrow.FLOAT64:

@@ -435,11 +435,11 @@ func isAndOr(f *expr.ScalarFunction) bool {
 func (c *compiler) arrowOnly(e expr.Expression) bool {
 	switch v := e.(type) {
 	case *expr.FieldReference:
-		return v.Root == expr.RootReference
+		return v.Root == expr.RootReference && !isInterval(v.GetType())
 	case expr.Literal:
-		return true
+		return !isInterval(v.GetType())
 	case *expr.ScalarFunction:
-		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) {
+		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) {
 			return false
 		}
 		if conv, err := c.arrowConv(v); conv == nil || err != nil {
@@ -510,6 +510,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		if isDecimalNullTest(v) {
 			return c.own(v, "numeric_"+v.Name())
 		}
+		if isSignedAddSub(v) {
+			return c.own(v, "int_"+v.Name())
+		}
 		if k, ok := standardStringKernels[v.Name()]; ok && v.ID().URN == urnString {
 			return c.own(v, k)
 		}
@@ -545,7 +548,7 @@ func (c *compiler) column(ref *expr.FieldReference, i int) (node, error) {
 		return nil, errShredRef
 	}
 	if t := ref.GetType(); t != nil {
-		want, _, err := exprs.FromSubstraitType(t, c.ext)
+		want, _, err := arrowTypeOf(t, c.ext)
 		if err != nil {
 			return nil, fmt.Errorf("ops: compile: field %d: %w", i, err)
 		}
@@ -567,7 +570,7 @@ func (c *compiler) cast(v *expr.Cast) (node, error) {
 	if v.FailureBehavior == types.BehaviorReturnNil {
 		return nil, errors.New("ops: compile: casts returning null on failure are not supported")
 	}
-	to, _, err := exprs.FromSubstraitType(v.Type, c.ext)
+	to, _, err := arrowTypeOf(v.Type, c.ext)
 	if err != nil {
 		return nil, fmt.Errorf("ops: compile: cast target: %w", err)
 	}

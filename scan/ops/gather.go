@@ -255,6 +255,11 @@ func takeColumn(ctx context.Context, dt arrow.DataType, parts []arrow.Array, ref
 		defer one.Release()
 		values = compute.NewDatumWithoutOwning(one)
 	}
+	if dt.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+		v := values.(*compute.ArrayDatum).MakeArray()
+		defer v.Release()
+		return takeArray(compute.WithAllocator(ctx, mem), v, idx)
+	}
 	d, err := compute.Take(compute.WithAllocator(ctx, mem), *compute.DefaultTakeOptions(), values, compute.NewDatumWithoutOwning(idx))
 	if err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
-	"github.com/apache/arrow-go/v18/arrow/compute/exprs"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -149,7 +148,7 @@ func (c *compiler) fusedCast(v *expr.Cast) (*jsonField, bool) {
 	if !ok || jf.out != outText {
 		return nil, false
 	}
-	to, _, err := exprs.FromSubstraitType(v.Type, c.ext)
+	to, _, err := arrowTypeOf(v.Type, c.ext)
 	if err != nil {
 		return nil, false
 	}

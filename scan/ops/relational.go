@@ -108,7 +108,7 @@ func filterBatch(ctx context.Context, b arrow.RecordBatch, mask *array.Boolean, 
 		b.Retain()
 		return b, nil
 	}
-	out, err := compute.FilterRecordBatch(computeCtx(ctx, mem), b, mask, &compute.FilterOptions{NullSelection: compute.SelectionDropNulls})
+	out, err := filterRecordBatch(computeCtx(ctx, mem), b, mask, &compute.FilterOptions{NullSelection: compute.SelectionDropNulls})
 	if err != nil {
 		return nil, fmt.Errorf("ops: filter: %w", err)
 	}

@@ -979,7 +979,7 @@ func (n *ifThenNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Dat
 	ib.AppendValues(indices, nil)
 	idx := ib.NewArray()
 	defer idx.Release()
-	out, err := compute.TakeArray(ctx, all, idx)
+	out, err := takeArray(ctx, all, idx)
 	if err != nil {
 		return nil, err
 	}
@@ -1005,7 +1005,7 @@ func takeRows(ctx context.Context, b arrow.RecordBatch, rows []int, total int) (
 	cols := make([]arrow.Array, b.NumCols())
 	defer func() { releaseArrays(cols) }()
 	for i := range cols {
-		c, err := compute.TakeArray(ctx, b.Column(i), idx)
+		c, err := takeArray(ctx, b.Column(i), idx)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -848,7 +847,7 @@ func (ev *winEval) evalTake(f WindowFunc, arg arrow.Array) (arrow.Array, error) 
 	ib.AppendValues(idx, valid)
 	indices := ib.NewArray()
 	defer indices.Release()
-	out, err := compute.TakeArray(computeCtx(w.ctx, w.mem), values, indices)
+	out, err := takeArray(computeCtx(w.ctx, w.mem), values, indices)
 	if err != nil {
 		return nil, fmt.Errorf("ops: window: %w", err)
 	}

@@ -178,8 +178,55 @@ SELECT id, (timestamp + INTERVAL '30 days')::date AS due FROM flights WHERE orig
 
 SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= TIMESTAMPTZ '2001-04-01 00:00:00+00' - INTERVAL '1 day' AND timestamp < TIMESTAMPTZ '2001-04-01 00:00:00+00' + INTERVAL '1 day'
 
--- refused: timestamptz - timestamptz
 SELECT max(timestamp) - min(timestamp) AS span FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-10' AND timestamp < '2001-05-17'
+
+-- intervals as values (Arrow month_day_nano_interval): timestamp - timestamp, age, constants,
+-- ::text in PostgreSQL's output form, arithmetic, comparisons and ordering, extract(epoch)
+SELECT INTERVAL '1 day 2 hours 3 minutes 4 seconds' AS a, INTERVAL '-1 second' AS b, INTERVAL '3 months 2 days' AS c, INTERVAL '0.5 seconds' AS d, INTERVAL '1.5 years' AS e, INTERVAL '1.5 months' AS f, INTERVAL '1 day ago' AS g, '2 weeks 1.25 days'::interval AS h
+
+SELECT INTERVAL '1 day 02:03:04'::text AS a, INTERVAL '-1 second'::text AS b, INTERVAL '3 mons 2 days'::text AS c, INTERVAL '0.5 seconds'::text AS d, INTERVAL '-1 day 2 hours'::text AS e, INTERVAL '1 year -1 month'::text AS f, INTERVAL '100 hours'::text AS g, INTERVAL '0'::text AS h, INTERVAL '-2 years -3 months -00:00:01.25'::text AS i, INTERVAL '1 year 1 mon 1 day 00:00:00.000001'::text AS j
+
+SELECT id, timestamp - TIMESTAMPTZ '2001-01-01 00:00:00+00' AS since, (timestamp - TIMESTAMPTZ '2001-05-10 12:00:00+00')::text AS t FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-10' AND timestamp < '2001-05-11' ORDER BY since DESC, id LIMIT 20
+
+SELECT id, (timestamp - date_trunc('month', timestamp))::text AS into_month, date_trunc('day', timestamp) - timestamp AS before_midnight FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-30' AND timestamp < '2001-02-02' ORDER BY timestamp, id LIMIT 30
+
+SELECT date_trunc('month', timestamp) AS m, max(timestamp) - min(timestamp) AS spread, (max(timestamp) - min(timestamp))::text AS spread_text FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1 ORDER BY 1
+
+SELECT id, age(timestamp, TIMESTAMPTZ '2000-02-29 18:45:30.5+00')::text AS a, age(TIMESTAMPTZ '2001-01-31 00:00:00+00', timestamp) AS b, age(timestamp, TIMESTAMPTZ '2001-03-31 23:00:00+00') AS c FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' ORDER BY timestamp, id LIMIT 30
+
+SELECT age(TIMESTAMPTZ '2001-03-01 00:00:00+00', TIMESTAMPTZ '2001-01-31 12:30:00+00') AS a, age(TIMESTAMPTZ '2001-01-31 12:30:00+00', TIMESTAMPTZ '2001-03-01 00:00:00+00') AS b, age(TIMESTAMPTZ '2004-02-29 00:00:00+00', TIMESTAMPTZ '2001-03-31 23:59:59.5+00')::text AS c, age(TIMESTAMPTZ '2001-01-01 00:00:00+00', TIMESTAMPTZ '2001-01-01 00:00:00+00')::text AS d
+
+SELECT (INTERVAL '1 day' * 1.5)::text AS a, (INTERVAL '1 month' * 0.5)::text AS b, (INTERVAL '1 month' / 3)::text AS c, (3 * INTERVAL '1 hour')::text AS d, (INTERVAL '1 year' * 0.1)::text AS e, (INTERVAL '1 mon 1 day' / 7)::text AS f, INTERVAL '1 day' + INTERVAL '1 hour' AS g, INTERVAL '1 day' - INTERVAL '1 month' AS h, -INTERVAL '1 day 1 hour' AS i, INTERVAL '2 mons 3 days 04:05:06' * -2.5 AS j
+
+SELECT INTERVAL '1 month' = INTERVAL '30 days' AS a, INTERVAL '1 day' > INTERVAL '23 hours' AS b, INTERVAL '1 day' < '25 hours' AS c, INTERVAL '1 mon' < INTERVAL '29 days 25:00' AS d, INTERVAL '-1 day' <> INTERVAL '-24 hours' AS e, INTERVAL '1 year' >= INTERVAL '360 days' AS f
+
+SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND timestamp - date_trunc('day', timestamp) > INTERVAL '18 hours'
+
+SELECT id, (value->>'delay')::int * INTERVAL '1 minute' AS late, ((value->>'delay')::int * INTERVAL '90 seconds')::text AS late_text FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-04-10' AND timestamp < '2001-04-11' ORDER BY late DESC, id LIMIT 15
+
+SELECT id, timestamp + (timestamp - date_trunc('month', timestamp)) AS twice, timestamp - justify_hours(INTERVAL '50 hours') AS back, timestamp + (value->>'delay')::int * INTERVAL '1 minute' / 2 AS half_late FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-01-31' AND timestamp < '2001-02-01' ORDER BY timestamp, id LIMIT 20
+
+SELECT extract(epoch from INTERVAL '1 day 1 second') AS a, date_part('epoch', INTERVAL '1 year 1 month') AS b, extract(epoch from INTERVAL '-1.5 seconds') AS c, extract(epoch from INTERVAL '2 years 3 mons 4 days 00:00:00.000001') AS d
+
+SELECT value->>'destination' AS dest, extract(epoch from max(timestamp) - min(timestamp)) AS secs, count(timestamp - TIMESTAMPTZ '2001-02-01 00:00:00+00') AS n FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-02-01' AND timestamp < '2001-03-01' GROUP BY 1 ORDER BY 1
+
+SELECT justify_hours(INTERVAL '50 hours')::text AS a, justify_days(INTERVAL '65 days')::text AS b, justify_interval(INTERVAL '1 mon -1 hour')::text AS c, justify_hours(INTERVAL '-1 day 25 hours')::text AS d, justify_interval(INTERVAL '-1 mon 35 days 25:00') AS e
+
+SELECT id, timestamp + INTERVAL '1.5 months' AS a, timestamp - INTERVAL '0.25 months 1 hour' AS b, TIMESTAMPTZ '2001-01-31 10:00:00+00' + INTERVAL '1.5 months' AS c FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-30' AND timestamp < '2001-02-01' ORDER BY timestamp, id LIMIT 20
+
+SELECT id, timestamp - date_trunc('hour', timestamp) AS past, (timestamp - date_trunc('hour', timestamp)) IS NULL AS n, NULLIF(timestamp - date_trunc('hour', timestamp), INTERVAL '0') AS nz, GREATEST(timestamp - date_trunc('hour', timestamp), INTERVAL '30 minutes') AS g, timestamp - date_trunc('hour', timestamp) BETWEEN INTERVAL '10 minutes' AND INTERVAL '20 minutes' AS b, timestamp - date_trunc('hour', timestamp) IN (INTERVAL '0', INTERVAL '30 minutes') AS i, CASE timestamp - date_trunc('hour', timestamp) WHEN INTERVAL '0' THEN 'on the hour' ELSE 'past' END AS c FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-05-01' AND timestamp < '2001-05-02' ORDER BY timestamp, id LIMIT 40
+
+SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-01' AND timestamp < '2001-05-01' AND (value->>'delay')::smallint IN (0, 5, 10) AND (value->>'distance')::smallint = ANY(ARRAY[185, 200, 3000000000])
+
+SELECT * FROM (SELECT id, timestamp - TIMESTAMPTZ '2001-02-01 00:00:00+00' AS d FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-02-25' AND timestamp < '2001-03-03') s WHERE d > INTERVAL '27 days 12:00' ORDER BY d DESC, id LIMIT 25
+
+SELECT id, lag(id) OVER (ORDER BY timestamp, id) AS prev, timestamp - lag(timestamp) OVER (ORDER BY timestamp, id) AS gap FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31 18:00' AND timestamp < '2001-04-01 06:00' ORDER BY timestamp, id
+
+SELECT a.id, b.d FROM (SELECT id FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-04-10' AND timestamp < '2001-04-11') a JOIN (SELECT id, timestamp - date_trunc('day', timestamp) AS d FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-04-10' AND timestamp < '2001-04-11') b ON a.id = b.id ORDER BY b.d, a.id LIMIT 30
+
+SELECT value->>'destination' AS dest, sum(timestamp - date_trunc('day', timestamp)) AS total, avg(timestamp - date_trunc('day', timestamp)) AS mean, avg((value->>'delay')::int * INTERVAL '1 minute')::text AS mean_late, sum(INTERVAL '1 mon 1 day' * (value->>'distance')::int / 1000) FILTER (WHERE (value->>'delay')::int > 10) AS f FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY 1 ORDER BY 1
+
+SELECT id, COALESCE(CASE WHEN (value->>'delay')::int > 0 THEN (value->>'delay')::int * INTERVAL '1 minute' END, INTERVAL '0')::text AS late FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-01 03:00' ORDER BY timestamp, id
 
 -- casts and ::text output of every type
 SELECT 1::text, (-2)::smallint::text, 3000000000::bigint::text, 1.5::float8::text, (-0.0)::float8::text, 1e15::float8::text, 1e16::float8::text
@@ -211,6 +258,17 @@ SELECT id, value->>'delay' || '' AS t, (value->'destination')::text AS j FROM fl
 SELECT 10 / 4, -7 / 2, 10 % 4, 10::float8 / 4, (-8) % 3, 7 / -2
 
 SELECT abs(-5), abs(-2.5), mod(17, 5), mod(-17, 5), sign(-3.2::float8), sign(0::float8), sqrt(16::float8), power(2, 0.5::float8), round(2.5::float8), round(-3.5::float8), round(7)
+
+-- smallint: int2 end to end, promoted as PostgreSQL promotes it
+SELECT 1::smallint AS a, 32767::int2 AS b, (-32768)::smallint AS c, '-7'::int2 AS d, 2.5::smallint AS e, CAST(-2.5 AS smallint) AS f
+
+SELECT 1::smallint + 1::smallint AS a, 2::int2 * 3::int2 AS b, 7::int2 / 2::int2 AS c, 7::int2 % 3::int2 AS d, -(5::int2) AS e, 32767::smallint + 1 AS f, 1::smallint + 1::bigint AS g, 1::smallint + 0.5 AS h
+
+SELECT id, (value->>'delay')::smallint AS d, (value->>'delay')::smallint + 1::smallint AS d1, (value->>'delay')::smallint * 2 AS d2 FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-02-10' AND timestamp < '2001-02-11' ORDER BY d, id LIMIT 20
+
+SELECT value->>'destination' AS dest, sum((value->>'delay')::smallint) AS s, min((value->>'delay')::int2) AS lo, max((value->>'delay')::int2) AS hi, count((value->>'delay')::int2) AS n FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
+
+SELECT (value->>'distance')::smallint / 100::smallint AS band, count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' GROUP BY 1 ORDER BY 1
 
 -- extract of fractional seconds
 SELECT extract(second from TIMESTAMPTZ '2001-01-01 00:00:01.5+00') AS s, extract(milliseconds from TIMESTAMPTZ '2001-01-01 00:00:01.5+00') AS ms, extract(epoch from TIMESTAMPTZ '2001-01-01 00:00:01.5+00') AS e

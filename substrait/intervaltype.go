@@ -1,0 +1,432 @@
+package substrait
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// PostgreSQL's interval as a value: Substrait's interval_compound (microsecond precision),
+// which the executor holds as Arrow's month_day_nano_interval (months, days, nanoseconds),
+// with the functions of URNPostgres scan/ops interval.go evaluates and documents. An INTERVAL
+// '…' constant stays an untyped value (bval.intervalConst) where the binder folds it
+// (timestamp ± constant, date_bin's stride); anywhere else it becomes make_interval of its
+// three fields, as PostgreSQL's interval_in reads them.
+
+// intervalType is the interval type of expressions.
+func intervalType() types.Type {
+	return types.NewIntervalCompoundType().WithPrecision(types.PrecisionMicroSeconds).WithNullability(nullableN)
+}
+
+// isIntervalType reports whether t is an interval.
+func isIntervalType(t types.Type) bool {
+	switch t.(type) {
+	case types.IntervalCompoundType, *types.IntervalCompoundType:
+		return true
+	}
+	return false
+}
+
+// isIntervalVal reports whether v is an interval: a typed one or an INTERVAL constant.
+func isIntervalVal(v bval) bool {
+	if _, ok := v.intervalConst(); ok {
+		return true
+	}
+	return v.e != nil && isIntervalType(v.typ())
+}
+
+// intervalConstant is the value of an INTERVAL constant (tagged, its text after
+// intervalTag): kept as the constant the binder folds (bval.intervalConst) and, when its text
+// reads as an interval value, typed as that value, so that CASE, COALESCE, VALUES and UNION
+// take it as an interval.
+func (bd *binder) intervalConstant(tagged string) bval {
+	v := bval{str: &tagged}
+	if e, err := bd.intervalValue(v, ""); err == nil {
+		v.e = e
+	}
+	return v
+}
+
+// intervalValue returns v as an interval expression: a typed interval as it is, an INTERVAL
+// constant as make_interval of its fields, NULL as a null interval.
+func (bd *binder) intervalValue(v bval, what string) (expr.Expression, error) {
+	if v.e != nil {
+		if !isIntervalType(v.typ()) {
+			return nil, errorf(InvalidArgument, "%s must be interval, not %s", what, typeName(v.typ()))
+		}
+		return v.e, nil
+	}
+	if v.null {
+		return bd.fn(URNPostgres, "make_interval", intervalType(), expr.NewNullLiteral(i32Type()), expr.NewNullLiteral(i32Type()), expr.NewNullLiteral(i64Type()))
+	}
+	s, ok := v.intervalConst()
+	if !ok && v.str != nil {
+		s, ok = *v.str, true // an untyped literal read as an interval
+	}
+	if !ok {
+		return nil, unimplemented("interval parameters")
+	}
+	months, days, us, err := parseIntervalFields(s)
+	if err != nil {
+		return nil, err
+	}
+	return bd.fn(URNPostgres, "make_interval", intervalType(), expr.NewPrimitiveLiteral(months, false),
+		expr.NewPrimitiveLiteral(days, false), expr.NewPrimitiveLiteral(us*1000, false))
+}
+
+// parseIntervalFields reads an interval literal in PostgreSQL's verbose form into its months,
+// days and microseconds as interval_in keeps them (DecodeInterval): a fraction of a year
+// becomes whole months (rounded), a fraction of a month days of 30 and the rest time, a
+// fraction of a week or a day time (days of 24 hours); hh:mm:ss is time; "ago" negates.
+// ISO 8601 forms are refused by name; what does not read is InvalidArgument.
+func parseIntervalFields(s string) (months, days int32, us int64, err error) {
+	bad := errInvalidInterval
+	s = strings.ToLower(strings.TrimSpace(s))
+	if strings.HasPrefix(s, "p") {
+		return 0, 0, 0, unimplementedAre("interval values written in ISO 8601 (P…)")
+	}
+	m, d, t := new(big.Rat), new(big.Rat), new(big.Rat)
+	dayUs := big.NewRat(unitMicros["day"], 1)
+	// fractDays adds frac (days, possibly fractional) as whole days and time.
+	fractDays := func(frac *big.Rat) {
+		whole := truncRat(frac)
+		d.Add(d, whole)
+		rest := new(big.Rat).Sub(frac, whole)
+		t.Add(t, rest.Mul(rest, dayUs))
+	}
+	ago, ok := scanInterval(s, func(r *big.Rat, unit string) {
+		whole := truncRat(r)
+		frac := new(big.Rat).Sub(r, whole)
+		switch unit {
+		case "year", "decade", "century", "millennium":
+			k := big.NewRat(unitMonths[unit], 1)
+			m.Add(m, new(big.Rat).Mul(whole, k))
+			m.Add(m, roundHalfEven(new(big.Rat).Mul(frac, k)))
+		case "quarter", "month":
+			all := new(big.Rat).Mul(r, big.NewRat(unitMonths[unit], 1))
+			wm := truncRat(all)
+			m.Add(m, wm)
+			fractDays(new(big.Rat).Mul(new(big.Rat).Sub(all, wm), big.NewRat(30, 1)))
+		case "week":
+			fractDays(new(big.Rat).Mul(r, big.NewRat(7, 1)))
+		case "day":
+			fractDays(r)
+		default:
+			t.Add(t, new(big.Rat).Mul(r, big.NewRat(unitMicros[unit], 1)))
+		}
+	}, func(v *big.Rat) { t.Add(t, v) })
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	if ago {
+		m.Neg(m)
+		d.Neg(d)
+		t.Neg(t)
+	}
+	t = roundHalfEven(t)
+	if !fitsInt32Rat(m) || !fitsInt32Rat(d) || !t.Num().IsInt64() || new(big.Int).Abs(t.Num()).Cmp(big.NewInt(maxIntervalMicros)) > 0 {
+		return 0, 0, 0, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "interval out of range"}
+	}
+	return int32(m.Num().Int64()), int32(d.Num().Int64()), t.Num().Int64(), nil
+}
+
+// maxIntervalMicros bounds an interval's time: the executor holds it in int64 nanoseconds.
+const maxIntervalMicros = (1<<63 - 1) / 1000
+
+func truncRat(r *big.Rat) *big.Rat {
+	return new(big.Rat).SetInt(new(big.Int).Quo(r.Num(), r.Denom()))
+}
+
+func fitsInt32Rat(r *big.Rat) bool {
+	return r.IsInt() && r.Num().IsInt64() && r.Num().Int64() == int64(int32(r.Num().Int64()))
+}
+
+// roundHalfEven rounds r to an integer, half to even (C's rint).
+func roundHalfEven(r *big.Rat) *big.Rat {
+	q, m := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int)) // r = q + m/den, 0 <= m < den
+	twice := new(big.Int).Lsh(m, 1)
+	switch c := twice.Cmp(r.Denom()); {
+	case c > 0, c == 0 && q.Bit(0) == 1:
+		q.Add(q, big.NewInt(1))
+	}
+	return new(big.Rat).SetInt(q)
+}
+
+// intervalCmpNames are interval_cmp's enumeration values by SQL comparison operator.
+var intervalCmpNames = map[string]string{"=": "eq", "<>": "ne", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+
+// intervalBinary binds the operators with an interval result or operand: timestamp -
+// timestamp, interval ± interval, timestamp ± interval (an interval that is not a constant:
+// timestampArith folds constants), interval * number, number * interval, interval / number,
+// and comparisons of intervals. ok is false when neither operand is an interval (and the
+// operator is not timestamp - timestamp).
+func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
+	li, ri := isIntervalVal(l), isIntervalVal(r)
+	fam := func(v bval) family {
+		if v.untyped() {
+			return famOther
+		}
+		return familyOf(v.typ())
+	}
+	lf, rf := fam(l), fam(r)
+	if op == "-" && lf == famTimestamp && rf == famTimestamp {
+		b, err := bd.coerce(r, l.typ(), "the right operand of timestamp - timestamp")
+		if err != nil {
+			return bval{}, true, err
+		}
+		f, err := bd.fn(URNPostgres, "timestamp_diff", intervalType(), l.e, b)
+		return typed(f), true, err
+	}
+	if !li && !ri {
+		return bval{}, false, nil
+	}
+	ls, lc := l.intervalConst()
+	rs, rc := r.intervalConst()
+	if (op == "+" || op == "-") && ((lc && (rf == famTimestamp && !fractionalMonths(ls) || r.str != nil && !ri)) ||
+		(rc && (lf == famTimestamp && !fractionalMonths(rs) || l.str != nil && !li))) {
+		// timestamp ± an interval constant: timestampArith folds it (a routed bound may be
+		// one), but for a fractional number of months, which it does not read.
+		return bval{}, false, nil
+	}
+	if _, cmp := comparisons[op]; cmp {
+		if !(li || l.untyped()) || !(ri || r.untyped()) {
+			return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
+		}
+		a, err := bd.intervalValue(l, "the left operand of "+op)
+		if err != nil {
+			return bval{}, true, err
+		}
+		b, err := bd.intervalValue(r, "the right operand of "+op)
+		if err != nil {
+			return bval{}, true, err
+		}
+		f, err := bd.fn(URNPostgres, "interval_cmp", booleanType(), types.Enum(intervalCmpNames[op]), a, b)
+		return typed(f), true, err
+	}
+	switch {
+	case (op == "+" || op == "-") && li && (ri || r.untyped()):
+		a, err := bd.intervalValue(l, "the left operand of interval "+op+" interval")
+		if err != nil {
+			return bval{}, true, err
+		}
+		b, err := bd.intervalValue(r, "the right operand of interval "+op+" interval")
+		if err != nil {
+			return bval{}, true, err
+		}
+		name := map[string]string{"+": "interval_add", "-": "interval_sub"}[op]
+		f, err := bd.fn(URNPostgres, name, intervalType(), a, b)
+		return typed(f), true, err
+	case (op == "+" || op == "-") && lf == famTimestamp && ri, op == "+" && li && rf == famTimestamp:
+		ts, iv := l, r
+		if li {
+			ts, iv = r, l
+		}
+		b, err := bd.intervalValue(iv, "the interval of timestamp "+op+" interval")
+		if err != nil {
+			return bval{}, true, err
+		}
+		if op == "-" {
+			if b, err = bd.fn(URNPostgres, "interval_neg", intervalType(), b); err != nil {
+				return bval{}, true, err
+			}
+		}
+		f, err := bd.fn(URNPostgres, "timestamp_add_interval", ts.typ().WithNullability(nullableN), ts.e, b)
+		return typed(f), true, err
+	case op == "*" && li && isNumberVal(r), op == "*" && ri && isNumberVal(l), op == "/" && li && isNumberVal(r):
+		iv, n := l, r
+		if ri && !li {
+			iv, n = r, l
+		}
+		a, err := bd.intervalValue(iv, "the interval of interval "+op+" number")
+		if err != nil {
+			return bval{}, true, err
+		}
+		x, err := bd.coerce(n, fp64Type(), "the factor of an interval")
+		if err != nil {
+			return bval{}, true, err
+		}
+		name := map[string]string{"*": "interval_mul", "/": "interval_div"}[op]
+		f, err := bd.fn(URNPostgres, name, intervalType(), a, x)
+		return typed(f), true, err
+	}
+	if (lf == famDate || rf == famDate) && (op == "+" || op == "-") {
+		return bval{}, true, unimplemented("date " + op + " interval")
+	}
+	return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
+}
+
+// fractionalMonths reports whether interval text s holds a fractional number of months
+// ('1.5 months': 1 mon 15 days as an interval value).
+func fractionalMonths(s string) bool {
+	_, months, ok := parseInterval(s)
+	return ok && !months.IsInt()
+}
+
+// isNumberVal reports whether v is a number or an untyped literal (read as one).
+func isNumberVal(v bval) bool {
+	if v.untyped() {
+		_, iv := v.intervalConst()
+		return !iv
+	}
+	return isNumber(familyOf(v.typ()))
+}
+
+// opTypeName names an operand's type for "operator does not exist".
+func opTypeName(v bval) string {
+	if isIntervalVal(v) {
+		return "interval"
+	}
+	if v.untyped() {
+		return "unknown"
+	}
+	return typeName(v.typ())
+}
+
+// intervalNeg binds unary minus of an interval.
+func (bd *binder) intervalNeg(v bval) (bval, error) {
+	a, err := bd.intervalValue(v, "the operand of unary -")
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "interval_neg", intervalType(), a)
+	return typed(f), err
+}
+
+// castInterval binds an interval's casts: to text (PostgreSQL's interval_out) and to
+// interval; ok is false when e is not an interval.
+func (bd *binder) castInterval(e expr.Expression, t types.Type) (bval, bool, error) {
+	if !isIntervalType(e.GetType()) {
+		return bval{}, false, nil
+	}
+	switch {
+	case isIntervalType(t):
+		return typed(e), true, nil
+	case familyOf(t) == famString:
+		f, err := bd.fn(URNPostgres, "interval_text", strType(), e)
+		return typed(f), true, err
+	}
+	return bval{}, true, errorf(InvalidArgument, "cannot cast type interval to %s", typeName(t))
+}
+
+// intervalPart binds extract(epoch from interval) (numeric, as PostgreSQL answers it) and
+// date_part('epoch', interval) (double precision); other fields of an interval are refused
+// by name.
+func (bd *binder) intervalPart(name, field string, v bval) (bval, error) {
+	if field != "EPOCH" {
+		return bval{}, unimplemented(name + " of " + strings.ToLower(field) + " from an interval")
+	}
+	a, err := bd.intervalValue(v, "argument 2 of "+name)
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "interval_epoch", &types.DecimalType{Precision: 38, Scale: 6, Nullability: nullableN}, a)
+	if err != nil || name == "extract" {
+		return typed(f), err
+	}
+	return bd.cast(f, fp64Type())
+}
+
+// refuseIntervalKeys refuses intervals as grouping keys (GROUP BY, DISTINCT, INTERSECT and
+// EXCEPT) by name: the executor's hash aggregation does not group month_day_nano_interval, and
+// PostgreSQL groups intervals that compare equal ('1 mon' and '30 days') as one.
+func refuseIntervalKeys(keys []expr.Expression, what string) error {
+	for _, k := range keys {
+		if isIntervalType(k.GetType()) {
+			return unimplemented(what + " of an interval")
+		}
+	}
+	return nil
+}
+
+// age binds age(a, b), PostgreSQL's symbolic difference of two timestamps in the session's
+// zone (UTC): years, months and days counted on the calendar (timestamp_age; scan/ops
+// interval.go). age(a) is age(current_date, a), whose answer depends on the day the query runs:
+// it is refused by name.
+func (bd *binder) age(args []bval) (bval, error) {
+	if len(args) == 1 {
+		return bval{}, refused(Unimplemented, "0A000", "age with one argument is not supported: its answer depends on the day the query runs (age(date_trunc('day', now()), t) is the same)")
+	}
+	if len(args) != 2 {
+		return bval{}, errorf(InvalidArgument, "function age with %d arguments does not exist", len(args))
+	}
+	a, err := bd.coerce(args[0], tsType(), "argument 1 of age")
+	if err != nil {
+		return bval{}, err
+	}
+	b, err := bd.coerce(args[1], tsType(), "argument 2 of age")
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "timestamp_age", intervalType(), a, b)
+	return typed(f), err
+}
+
+// justify binds justify_hours, justify_days and justify_interval (scan/ops interval.go).
+func (bd *binder) justify(name string, v bval) (bval, error) {
+	a, err := bd.intervalValue(v, "argument 1 of "+name)
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, name, intervalType(), a)
+	return typed(f), err
+}
+
+// intervalSum binds sum(interval) and avg(interval) as PostgreSQL computes them: the months,
+// the days and the time summed apart (interval_pl, each an exact total: sum(bigint) of the
+// field), and avg the sum divided by the count of values (interval_div by a float8). Each field
+// is a measure of its own (interval_months, interval_days, interval_nanos), put back together
+// by make_interval over the aggregate's output.
+func (bd *binder) intervalSum(avg bool, arg, filter expr.Expression, ac *aggCtx) (bval, error) {
+	measure := func(f *expr.AggregateFunction, out types.Type) expr.Expression {
+		ac.measures = append(ac.measures, bd.b.Measure(f, filter))
+		ac.mtypes = append(ac.mtypes, out)
+		return ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+	}
+	var fields [3]expr.Expression
+	for i, name := range []string{"interval_months", "interval_days", "interval_nanos"} {
+		x, err := bd.fn(URNPostgres, name, i64Type(), arg)
+		if err != nil {
+			return bval{}, err
+		}
+		f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: "sum"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil, x)
+		if err != nil {
+			return bval{}, fmt.Errorf("bind sum: %w", err)
+		}
+		total, err := bd.cast(measure(f, numType(0)), i64Type())
+		if err != nil {
+			return bval{}, err
+		}
+		fields[i] = total.e
+	}
+	sum, err := bd.fn(URNPostgres, "make_interval", intervalType(), fields[0], fields[1], fields[2])
+	if err != nil || !avg {
+		return typed(sum), err
+	}
+	text, err := bd.fn(URNPostgres, "interval_text", strType(), arg)
+	if err != nil {
+		return bval{}, err
+	}
+	cf, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNAggregate, Name: "count:any"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil, text)
+	if err != nil {
+		return bval{}, fmt.Errorf("bind avg: %w", err)
+	}
+	n, err := bd.cast(measure(cf, &types.Int64Type{Nullability: types.NullabilityRequired}), fp64Type())
+	if err != nil {
+		return bval{}, err
+	}
+	// avg of no values is NULL (interval_div by 0 would be an error): NULLIF(count, 0).
+	zero, err := bd.fn(URNComparison, "equal", booleanType(), n.e, expr.NewPrimitiveLiteral(0.0, false))
+	if err != nil {
+		return bval{}, err
+	}
+	nz, err := bd.ifThen([]expr.IfThenPair{{If: zero, Then: expr.NewNullLiteral(fp64Type())}}, n.e)
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "interval_div", intervalType(), sum, nz)
+	return typed(f), err
+}

@@ -1,0 +1,77 @@
+package substrait_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
+	"github.com/flightsrv/flightsrv/substrait"
+)
+
+// intervalFuzzSQL seeds FuzzSQL with the interval and smallint forms (intervaltype.go).
+var intervalFuzzSQL = []string{
+	`SELECT INTERVAL '1 day 02:03:04'::text, INTERVAL '1.5 months' * 2.5, -INTERVAL '1 hour', INTERVAL '1 mon' = INTERVAL '30 days'`,
+	`SELECT timestamp - TIMESTAMPTZ '2026-01-01 00:00:00+00' AS d, age(timestamp, TIMESTAMPTZ '2025-02-28 00:00:00+00') FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' ORDER BY d`,
+	`SELECT extract(epoch from max(timestamp) - min(timestamp)), justify_interval(INTERVAL '40 days 25:00') FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+	`SELECT 32767::smallint + 1::smallint, '-7'::int2 * 2::int2, -(3::smallint)`,
+}
+
+// FuzzIntervalFields: interval_in's reading of interval text (intervaltype.go) never
+// panics, fails only with a planning error, keeps the time within the executor's range, and
+// reads "… ago" as the negation of "…".
+func FuzzIntervalFields(f *testing.F) {
+	for _, s := range []string{"1 day 02:03:04", "-1 second", "3 months 2 days", "0.5 seconds", "1.5 years", "1.5 months",
+		"1 day ago", "@ 2 weeks 1.25 days", "-1 days +02:00:00", "1 year -1 mon", "100:00:00", "1e3 days", "P1D", "",
+		"2 mons 3 days 04:05:06.123456789", "9999999999 hours", "1.0000001 millennium", "+1:2:3.5", "1 quarter"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzcount.Add()
+		m, d, us, err := substrait.ParseIntervalFieldsForTest(s)
+		if err != nil {
+			var e *substrait.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%q: %v is no planning error", s, err)
+			}
+			return
+		}
+		if us > substrait.MaxIntervalMicros || us < -substrait.MaxIntervalMicros {
+			t.Fatalf("%q: %d µs is out of the executor's range", s, us)
+		}
+		if strings.Contains(strings.ToLower(s), "ago") {
+			return
+		}
+		nm, nd, nus, err := substrait.ParseIntervalFieldsForTest(s + " ago")
+		if err == nil && (nm != -m || nd != -d || nus != -us) {
+			t.Fatalf("%q ago: %d %d %d, want the negation of %d %d %d", s, nm, nd, nus, m, d, us)
+		}
+	})
+}
+
+// TestIntervalFields: interval_in's fields of literals whose PostgreSQL reading is known
+// (SELECT '…'::interval in PostgreSQL 15 answers the commented value; the golden corpus
+// compares the same readings end to end).
+func TestIntervalFields(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		m, d    int32
+		us      int64
+		comment string
+	}{
+		{"1 day 02:03:04", 0, 1, 7384_000_000, "1 day 02:03:04"},
+		{"1.5 years", 18, 0, 0, "1 year 6 mons"},
+		{"1.1 years", 13, 0, 0, "1 year 1 mon"},
+		{"1.5 months", 1, 15, 0, "1 mon 15 days"},
+		{"1.25 days", 0, 1, 21600_000_000, "1 day 06:00:00"},
+		{"2 weeks 1.25 days", 0, 15, 21600_000_000, "15 days 06:00:00"},
+		{"-1 day 2 hours", 0, -1, 7200_000_000, "-1 days +02:00:00"},
+		{"1 day ago", 0, -1, 0, "-1 days"},
+		{"0.5 seconds", 0, 0, 500_000, "00:00:00.5"},
+	} {
+		m, d, us, err := substrait.ParseIntervalFieldsForTest(c.in)
+		if err != nil || m != c.m || d != c.d || us != c.us {
+			t.Errorf("%q: %d %d %d %v, want %d %d %d (%s)", c.in, m, d, us, err, c.m, c.d, c.us, c.comment)
+		}
+	}
+}
