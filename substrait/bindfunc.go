@@ -369,14 +369,32 @@ func (bd *binder) aggregate(in *boundRel, ac *aggCtx) (*boundRel, error) {
 		err error
 	)
 	if len(ac.groups) == 0 {
-		rel, err = bd.b.GetRelBuilder().AggregateRel(in.rel, ac.measures).Build()
+		measures := ac.measures
+		if len(measures) == 0 {
+			// One group and no value of it read (an empty grouping set of ROLLUP, CUBE or
+			// GROUPING SETS whose select list holds no aggregate): Substrait needs a
+			// grouping or a measure, so the group's rows are counted, a column no
+			// reference of the scope reaches.
+			f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNAggregate, Name: "count"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil)
+			if err != nil {
+				return nil, fmt.Errorf("bind aggregate: %w", err)
+			}
+			measures = []plan.AggRelMeasure{bd.b.Measure(f, nil)}
+		}
+		rel, err = bd.b.GetRelBuilder().AggregateRel(in.rel, measures).Build()
 	} else {
 		rel, err = bd.b.AggregateExprs(in.rel, ac.measures, groups...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bind aggregate: %w", err)
 	}
-	return &boundRel{rel: rel, sc: ac.scope()}, nil
+	sc := ac.scope()
+	if len(sc.cols) == 0 {
+		// The count above: a column of the relation, unnamed, so that the select list's
+		// projection emits its own columns after it.
+		sc.cols = append(sc.cols, col{typ: &types.Int64Type{Nullability: types.NullabilityRequired}, hidden: true})
+	}
+	return &boundRel{rel: rel, sc: sc}, nil
 }
 
 // funcCall binds a scalar function call (aggregates outside an aggregate context are errors).

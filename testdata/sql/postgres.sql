@@ -448,6 +448,10 @@ SELECT value->>'destination' AS d, sum((value->>'distance')::int) AS miles FROM 
 
 SELECT origin, count(*), avg((value->>'delay')::int::float8) FROM flights WHERE origin IN ('ORD', 'SFO', 'BOS') AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY GROUPING SETS (origin, ()) ORDER BY 1 NULLS LAST
 
+SELECT origin FROM flights WHERE origin IN ('ORD', 'SFO', 'BOS') AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY ROLLUP (origin) ORDER BY 1 NULLS LAST
+
+SELECT 1 AS one, GROUPING(origin) AS g FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-10' AND timestamp < '2001-01-10' GROUP BY GROUPING SETS ((origin), ()) ORDER BY 2
+
 -- AT TIME ZONE and local time
 SELECT id, timestamp AT TIME ZONE 'America/Chicago' AS local, (timestamp AT TIME ZONE 'America/Chicago')::text AS t FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-28' AND timestamp < '2001-04-04' AND timestamp >= '2001-04-01 06:00' AND timestamp < '2001-04-01 10:00' ORDER BY timestamp, id
 
