@@ -10,7 +10,8 @@ import (
 // entry count and by a caller-supplied size. It is safe for concurrent use. Entries are only
 // ever added after a successful load and validation: failures are never cached.
 type lru[V any] struct {
-	mu         sync.Mutex
+	// mu is read-locked by hits that need not move their entry (see get), locked otherwise.
+	mu         sync.RWMutex
 	maxEntries int
 	maxBytes   int64
 	bytes      int64
@@ -19,12 +20,17 @@ type lru[V any] struct {
 	// freq, when set, is the admission policy (withAdmission): a key enters a full cache
 	// only when it was asked for more often than every entry it would evict.
 	freq *sketch
+	// moves counts the entries put or moved to the front (under mu locked).
+	moves uint64
 }
 
 type lruEntry[V any] struct {
 	key   string
 	value V
 	size  int64
+	// moved is lru.moves when the entry was last put or moved to the front (written with mu
+	// locked, read with it read-locked).
+	moved uint64
 }
 
 // newLRU returns a cache of at most maxEntries entries and maxBytes total size (maxBytes <= 0:
@@ -49,10 +55,31 @@ func (c *lru[V]) withAdmission() *lru[V] {
 	return c
 }
 
+// get returns key's value. A hit moves its entry to the front unless the entry was put or
+// moved there within the last quarter of maxEntries moves: such an entry is still far from
+// eviction (at least three quarters of the cache would have to be put or moved in front of it),
+// so the hit takes the read lock only and concurrent hits do not serialise (an archived
+// query asks the manifest of each of its buckets: issue 17's grouped count asks 1,374 at a
+// time, from the fan-out's goroutines). A cache with an admission policy counts every get, so
+// it always locks.
 func (c *lru[V]) get(key string) (V, bool) {
 	var zero V
 	if c.maxEntries <= 0 {
 		return zero, false
+	}
+	if c.freq == nil {
+		c.mu.RLock()
+		e, ok := c.entries[key]
+		if !ok {
+			c.mu.RUnlock()
+			return zero, false
+		}
+		ent := e.Value.(*lruEntry[V])
+		v, fresh := ent.value, c.moves-ent.moved < uint64(max(c.maxEntries/4, 1))
+		c.mu.RUnlock()
+		if fresh {
+			return v, true
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -63,8 +90,15 @@ func (c *lru[V]) get(key string) (V, bool) {
 	if !ok {
 		return zero, false
 	}
-	c.order.MoveToFront(e)
+	c.moveToFront(e)
 	return e.Value.(*lruEntry[V]).value, true
+}
+
+// moveToFront moves e to the front and stamps it (c.mu is held).
+func (c *lru[V]) moveToFront(e *list.Element) {
+	c.order.MoveToFront(e)
+	c.moves++
+	e.Value.(*lruEntry[V]).moved = c.moves
 }
 
 func (c *lru[V]) put(key string, value V, size int64) {
@@ -77,12 +111,13 @@ func (c *lru[V]) put(key string, value V, size int64) {
 		old := e.Value.(*lruEntry[V])
 		c.bytes += size - old.size
 		old.value, old.size = value, size
-		c.order.MoveToFront(e)
+		c.moveToFront(e)
 	} else {
 		if c.freq != nil && !c.admit(key, size) {
 			return
 		}
-		c.entries[key] = c.order.PushFront(&lruEntry[V]{key: key, value: value, size: size})
+		c.moves++
+		c.entries[key] = c.order.PushFront(&lruEntry[V]{key: key, value: value, size: size, moved: c.moves})
 		c.bytes += size
 	}
 	for len(c.entries) > c.maxEntries || (c.maxBytes > 0 && c.bytes > c.maxBytes) {

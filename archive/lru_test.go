@@ -55,3 +55,41 @@ func TestLRUAdmissionCyclicScan(t *testing.T) {
 		t.Fatal("refused while not full")
 	}
 }
+
+// TestLRUHitsKeepRecentEntries: a key asked for between puts is never evicted although hits
+// of entries put or moved recently do not move them again, a key never asked for again is,
+// and concurrent hits and puts keep the bounds (run with -race).
+func TestLRUHitsKeepRecentEntries(t *testing.T) {
+	c := newLRU[int](8, 0)
+	c.put("hot", 0, 1)
+	for i := range 100 {
+		if _, ok := c.get("hot"); !ok {
+			t.Fatalf("the key asked for before put %d was evicted", i)
+		}
+		c.put(fmt.Sprintf("k%d", i), i, 1)
+	}
+	if _, ok := c.get("k0"); ok {
+		t.Fatal("a key put 99 puts ago in a cache of 8 is still there")
+	}
+	if len(c.entries) != 8 || c.order.Len() != 8 {
+		t.Fatalf("%d entries, %d in order, want 8", len(c.entries), c.order.Len())
+	}
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 2000 {
+				k := fmt.Sprintf("c%d", (i*7+g)%16)
+				if _, ok := c.get(k); !ok {
+					c.put(k, i, 1)
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	if len(c.entries) > 8 || len(c.entries) != c.order.Len() {
+		t.Fatalf("after concurrent use: %d entries, %d in order", len(c.entries), c.order.Len())
+	}
+}

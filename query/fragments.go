@@ -231,8 +231,8 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 		// store for every route would double the statements of a hot query).
 		spec := fragmentSpec{Now: now.UnixNano(), Pins: make([]pinSpec, 0, len(buckets))}
 		for _, b := range buckets {
-			if key, ok := tableOf[b.TableID].CachedArchive(b); ok {
-				spec.Pins = append(spec.Pins, pinOf(routing.PinOf(b, key)))
+			if p, ok := tableOf[b.TableID].CachedPin(b); ok {
+				spec.Pins = append(spec.Pins, pinOf(p))
 			}
 		}
 		immutable := len(buckets) > 0 && len(spec.Pins) == len(buckets)

@@ -19,7 +19,11 @@ type RouteCache struct {
 
 type cacheEntry struct {
 	manifestKey string
-	elem        *list.Element
+	// route and generation are RouteID and ManifestGeneration of manifestKey, computed once
+	// (the pins of a plan and their checks read them per bucket).
+	route      string
+	generation int64
+	elem       *list.Element
 }
 
 // DefaultRouteCacheEntries is the reference's route-cache bound.
@@ -35,10 +39,19 @@ func (c *RouteCache) Archived(b BucketID) (string, bool) {
 	if c == nil || c.max <= 0 {
 		return "", false
 	}
+	e, ok := c.archived(b)
+	return e.manifestKey, ok
+}
+
+// archived returns b's cached entry, if any.
+func (c *RouteCache) archived(b BucketID) (cacheEntry, bool) {
+	if c == nil || c.max <= 0 {
+		return cacheEntry{}, false
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	e, ok := c.entries[b.CacheKey()]
-	return e.manifestKey, ok
+	return e, ok
 }
 
 // PutArchived records that b is archived under manifestKey.
@@ -57,7 +70,7 @@ func (c *RouteCache) PutArchived(b BucketID, manifestKey string) {
 		c.order.Remove(oldest)
 		delete(c.entries, oldest.Value.(string))
 	}
-	c.entries[k] = cacheEntry{manifestKey: manifestKey, elem: c.order.PushBack(k)}
+	c.entries[k] = cacheEntry{manifestKey: manifestKey, route: RouteID(manifestKey), generation: ManifestGeneration(manifestKey), elem: c.order.PushBack(k)}
 }
 
 // Invalidate forgets b; the archiver calls it around every transition of b.

@@ -379,8 +379,8 @@ func (t *DurableTable) aggregateRoute(ctx context.Context, b BucketID, req Aggre
 // Under WithPins, a pinned bucket must route to its pinned manifest (ErrPinMismatch).
 func routeBucket[R interface{ Release() }](ctx context.Context, t *DurableTable, b BucketID, hot func() (Route, R, error), archived func(key string) (R, error)) (R, Tier, error) {
 	var none R
-	fromArchive := func(key string) (R, Tier, error) {
-		if err := checkPin(ctx, b, key); err != nil {
+	fromArchive := func(key, route string) (R, Tier, error) {
+		if err := checkPin(ctx, b, key, route); err != nil {
 			return none, TierArchive, err
 		}
 		if t.archive == nil {
@@ -392,8 +392,8 @@ func routeBucket[R interface{ Release() }](ctx context.Context, t *DurableTable,
 		r, err := archived(key)
 		return r, TierArchive, t.damage.note(ctx, key, err)
 	}
-	if key, ok := t.archivedRoute(b); ok {
-		return fromArchive(key)
+	if e, ok := t.cache.archived(b); ok {
+		return fromArchive(e.manifestKey, e.route)
 	}
 	route, r, err := hot()
 	if err != nil {
@@ -404,9 +404,9 @@ func routeBucket[R interface{ Release() }](ctx context.Context, t *DurableTable,
 			r.Release()
 		}
 		t.cache.PutArchived(b, route.ManifestKey)
-		return fromArchive(route.ManifestKey)
+		return fromArchive(route.ManifestKey, "")
 	}
-	if err := checkPin(ctx, b, ""); err != nil {
+	if err := checkPin(ctx, b, "", ""); err != nil {
 		if any(r) != nil {
 			r.Release()
 		}

@@ -97,21 +97,34 @@ func pinsFrom(ctx context.Context) *Pins {
 }
 
 // checkPin checks the route the read of b is about to follow against the pins of ctx:
-// archivedKey is the manifest key of an archived route, "" for a hot one.
-func checkPin(ctx context.Context, b BucketID, archivedKey string) error {
+// archivedKey is the manifest key of an archived route, "" for a hot one; route is its
+// RouteID when the caller knows it ("": computed here).
+func checkPin(ctx context.Context, b BucketID, archivedKey, route string) error {
 	want, ok := pinsFrom(ctx).lookup(b)
 	if !ok {
 		return nil
 	}
-	if archivedKey == "" || RouteID(archivedKey) != want {
+	if archivedKey == "" {
+		return ErrPinMismatch
+	}
+	if route == "" {
+		route = RouteID(archivedKey)
+	}
+	if route != want {
 		return ErrPinMismatch
 	}
 	return nil
 }
 
-// CachedArchive returns the manifest key of b when the route cache knows it archived (no
-// store is asked).
-func (t *DurableTable) CachedArchive(b BucketID) (string, bool) { return t.archivedRoute(b) }
+// CachedPin returns the pin of b when the route cache knows it archived (no store is asked):
+// PinOf of its manifest key, without parsing the key again.
+func (t *DurableTable) CachedPin(b BucketID) (Pin, bool) {
+	e, ok := t.cache.archived(b)
+	if !ok {
+		return Pin{}, false
+	}
+	return Pin{Partition: b.PartitionKey, Start: b.Start.UnixNano(), Generation: e.generation, Route: e.route}, true
+}
 
 // ResolveRoute returns b's route: from the route cache when it is known archived (the
 // generation then comes from the manifest key), otherwise from the hot store (an archived

@@ -387,7 +387,7 @@ func (t *DurableTable) AggregateRows(ctx context.Context, bs []BucketID, q RowAg
 		case a.Reader == nil:
 			a.Declined = true
 		default:
-			if err := checkPin(ctx, b, ""); err != nil {
+			if err := checkPin(ctx, b, "", ""); err != nil {
 				ReleaseAnswers(as[j:])
 				ReleaseAnswers(out)
 				return nil, err
