@@ -41,7 +41,9 @@ func TestFormatInterval(t *testing.T) {
 
 // TestAge: PostgreSQL 15's age('2001-04-10', timestamp '1957-06-13') (43 years 9 mons 27 days) and the day borrowed from the earlier instant's month.
 func TestAge(t *testing.T) {
-	d := func(y int, m time.Month, day, h, min int) time.Time { return time.Date(y, m, day, h, min, 0, 0, time.UTC) }
+	d := func(y int, m time.Month, day, h, min int) time.Time {
+		return time.Date(y, m, day, h, min, 0, 0, time.UTC)
+	}
 	for _, c := range []struct {
 		a, b time.Time
 		want string
@@ -67,7 +69,7 @@ func TestCompareIntervals(t *testing.T) {
 		{mdn(1, 0, 0), mdn(0, 30, 0), 0},
 		{mdn(0, 1, 0), mdn(0, 0, 24*3600*1_000_000), 0},
 		{mdn(1, 0, 0), mdn(0, 29, 25*3600*1_000_000), -1},
-		{mdn(0, -1, 0), mdn(0, 0, -24*3600*1_000_000 - 1), 1},
+		{mdn(0, -1, 0), mdn(0, 0, -24*3600*1_000_000-1), 1},
 		{mdn(12, 0, 0), mdn(0, 360, 0), 0},
 	} {
 		if got := ops.CompareIntervals(c.a, c.b); got != c.want {
