@@ -59,7 +59,7 @@ func (c *lru[V]) withAdmission() *lru[V] {
 // moved there within the last quarter of maxEntries moves: such an entry is still far from
 // eviction (at least three quarters of the cache would have to be put or moved in front of it),
 // so the hit takes the read lock only and concurrent hits do not serialise (an archived
-// query asks the manifest of each of its buckets: issue 17's grouped count asks 1,374 at a
+// query asks the manifest of each of its buckets: bench's BenchmarkGroupedCount asks 1,374 at a
 // time, from the fan-out's goroutines). A cache with an admission policy counts every get, so
 // it always locks.
 func (c *lru[V]) get(key string) (V, bool) {
