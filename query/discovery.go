@@ -35,10 +35,10 @@ type discoveryEntry struct {
 // reads of recent logical queries discovered, so that a query's DoGet on the replica that
 // planned it reuses what its GetFlightInfo found instead of asking the hot store again: one
 // discovery statement per logical query (in bench's BenchmarkGroupedCount profile each one was
-// about a sixth of the grouped pushdown's CPU over 229 partitions). Only statements bound under a planning instant
-// (withClock) take part, so a discovery is never shared by two logical queries planned at
-// different instants: what a query reads is what existed when it was planned, as its pins fix
-// its archived generations. Safe for concurrent use.
+// about a sixth of the grouped pushdown's CPU over 229 partitions). Only statements bound under
+// a planning instant (withClock) take part, so a discovery is never shared by two logical
+// queries planned at different instants: what a query reads is what existed when it was
+// planned, as its pins fix its archived generations. Safe for concurrent use.
 type discoveries struct {
 	mu      sync.Mutex
 	entries map[discoveryKey]discoveryEntry
