@@ -130,8 +130,8 @@ func (t *DurableTable) CachedPin(b BucketID) (Pin, bool) {
 // generation then comes from the manifest key), otherwise from the hot store (an archived
 // answer is cached). Planners call it to pin archived buckets (PinOf).
 func (t *DurableTable) ResolveRoute(ctx context.Context, b BucketID) (Route, error) {
-	if key, ok := t.archivedRoute(b); ok {
-		return Route{State: StateArchived, ManifestKey: key, Generation: ManifestGeneration(key)}, nil
+	if e, ok := t.cache.archived(b); ok {
+		return Route{State: StateArchived, ManifestKey: e.manifestKey, Generation: e.generation}, nil
 	}
 	r, err := t.hot.Route(ctx, b)
 	if err != nil {

@@ -506,18 +506,21 @@ func daysIn(y int, m time.Month) int {
 // justifyHours is PostgreSQL's justify_hours: whole 24 hours of the time into days, the time
 // then given the days' sign.
 func justifyHours(x arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, bool) {
-	d := int64(x.Days) + x.Nanoseconds/nsPerDay
-	t := x.Nanoseconds % nsPerDay
-	switch {
-	case d > 0 && t < 0:
-		t += nsPerDay
-		d--
-	case d < 0 && t > 0:
-		t -= nsPerDay
-		d++
-	}
+	d, t := dayBorrow(int64(x.Days)+x.Nanoseconds/nsPerDay, x.Nanoseconds%nsPerDay)
 	x.Nanoseconds = t
 	return x, setDays(&x, d)
+}
+
+// dayBorrow gives the time t (ns) the sign of the days d, as justify_hours and
+// justify_interval do: a day moved from d into t, or from t into d, when their signs differ.
+func dayBorrow(d, t int64) (int64, int64) {
+	switch {
+	case d > 0 && t < 0:
+		return d - 1, t + nsPerDay
+	case d < 0 && t > 0:
+		return d + 1, t - nsPerDay
+	}
+	return d, t
 }
 
 // justifyDays is PostgreSQL's justify_days: whole 30 days into months, the days then given the
@@ -552,14 +555,7 @@ func justifyInterval(x arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval, 
 		d -= 30
 		m++
 	}
-	switch {
-	case d > 0 && t < 0:
-		t += nsPerDay
-		d--
-	case d < 0 && t > 0:
-		t -= nsPerDay
-		d++
-	}
+	d, t = dayBorrow(d, t)
 	x.Nanoseconds = t
 	return x, setDays(&x, d) && setMonths(&x, m)
 }
