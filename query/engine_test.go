@@ -757,8 +757,7 @@ func testEngineExplain(t *testing.T, f *engFixture) {
 	count := "EXPLAIN SELECT COUNT(*) FROM messages" + w
 	// Pushdown on: the fragment asks its store for the partial count; the coordinator combines.
 	check(lines(on, count), pdOn, "Executor:\n  Final aggregate 0 grouping keys, measures [count(*)]")
-	check(lines(on, count), pdOn, "Fragment per bucket:\n    HotAggregate [count(*)]: the hot store answers the buckets with their routes")
-	check(lines(on, count), pdOn, "\n        StoreAggregate [count(*)]: pushed down to the bucket's partial-aggregate port")
+	check(lines(on, count), pdOn, "Fragment per bucket:\n    StoreAggregate [count(*)]: pushed down to the bucket's partial-aggregate port")
 	offLines := lines(off, count)
 	check(offLines, pdOff, "Pushdown: a pushdown candidate, but pushdown is disabled: every fragment reads rows")
 	// The scan path shows the executor: a partial count per bucket reading no column, and the

@@ -305,9 +305,12 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			}
 		case l.opts.Pushdown:
 			n.store = st
-			if !st.rw.Extremes() {
-				// Hot buckets answer many a statement with their routes rather than one
-				// key-only statement each (issue 19: every-bucket-hot counts).
+			if !st.rw.Extremes() && len(rp.src.Partitions) > 1 {
+				// Over several partitions, hot buckets answer many a statement with their
+				// routes rather than one key-only statement each. One partition's buckets
+				// keep one key-only count each, asked concurrently: bench's BenchmarkCountORD
+				// measured the batched statement over ORD's six hot buckets at 44 ms against
+				// 15 ms for the per-bucket statements (direct pgx: 19–22 ms).
 				n.hot, _ = matchHotAggregate(rp, agg, n.partialSch)
 			}
 		default:
