@@ -50,7 +50,9 @@ type HotStore interface {
 	// all count: an archived bucket's route row is what points at its archive manifest, and
 	// every record has a route row (the records' foreign key), so a bucket without one was
 	// never written and reads as empty (docs/pulpitum-v4.md §1.4). A partition whose every
-	// bucket in r is empty but has a route row is listed (its reads return nothing).
+	// bucket in r is empty but has a route row is listed (its reads return nothing). The
+	// answer's partition keys and bucket keys may be shared with a store's cache and must
+	// not be modified; the slices holding them are the caller's.
 	Partitions(ctx context.Context, tableID string, strategy Strategy, r TimeRange, limit int) ([]Partition, error)
 }
 

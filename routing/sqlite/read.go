@@ -134,16 +134,32 @@ ORDER BY partition_key, bucket_start`
 
 // Partitions discovers the partitions of tableID with a bucket of strategy intersecting r and
 // their buckets with a route row (routing.HotStore.Partitions), in one statement read until
-// the partition past limit (<= 0: no bound). Errors are classified as for ScanRange and carry
-// no key.
+// the partition past limit (<= 0: no bound), or from the discovery cache when the database has
+// not changed since that statement last answered the same question (discoveryCache). Errors are
+// classified as for ScanRange and carry no key.
 func (s *Store) Partitions(ctx context.Context, tableID string, strategy routing.Strategy, r routing.TimeRange, limit int) ([]routing.Partition, error) {
-	const op = "discover partitions"
 	if r.Empty() {
 		return nil, nil
 	}
 	start, end := routing.PartitionDiscoveryBounds(r)
+	k := discoveryKey{table: tableID, strategy: strategy.String(), start: start.UnixMicro(), end: end.UnixMicro(), limit: max(limit, 0)}
+	ps, hit, version, versioned := s.discovery.lookup(ctx, k)
+	if hit {
+		return shared(ps), nil
+	}
+	ps, err := s.partitions(ctx, k)
+	if err != nil || !versioned {
+		return ps, err
+	}
+	s.discovery.store(k, version, ps)
+	return shared(ps), nil
+}
+
+// partitions runs the discovery statement for k (Partitions).
+func (s *Store) partitions(ctx context.Context, k discoveryKey) ([]routing.Partition, error) {
+	const op = "discover partitions"
 	s.count(ctx)
-	rows, err := s.r.QueryContext(ctx, sqlPartitions, tableID, strategy.String(), end.UnixMicro(), start.UnixMicro())
+	rows, err := s.readQuery(ctx, sqlPartitions, k.table, k.strategy, k.end, k.start)
 	if err != nil {
 		return nil, s.classify(op, err)
 	}
@@ -156,7 +172,7 @@ func (s *Store) Partitions(ctx context.Context, tableID string, strategy routing
 			return nil, s.classify(op, err)
 		}
 		var more bool
-		if out, more = routing.AddDiscovered(out, pk, key, limit); !more {
+		if out, more = routing.AddDiscovered(out, pk, key, k.limit); !more {
 			return out, nil
 		}
 	}

@@ -55,6 +55,9 @@ type Store struct {
 	// stmts holds the read statements prepared on r, by SQL text (readQuery).
 	stmtsMu sync.Mutex
 	stmts   map[string]*sql.Stmt
+
+	// discovery keeps Partitions answers while the database is unchanged (nil: none).
+	discovery *discoveryCache
 }
 
 // readQuery runs query, one of this package's fixed read statements (never text built from
@@ -132,7 +135,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		_ = r.Close()
 		return nil, fmt.Errorf("%w: open database", routing.ErrUnavailable)
 	}
-	return &Store{w: w, r: r, clock: cfg.Clock}, nil
+	return &Store{w: w, r: r, clock: cfg.Clock, discovery: openDiscoveryCache(ctx, cfg.Path+"?"+readQ.Encode())}, nil
 }
 
 // Close closes both connection pools. Calls after Close fail with routing.ErrUnavailable.
@@ -145,7 +148,7 @@ func (s *Store) Close() error {
 	}
 	s.stmts = nil
 	s.stmtsMu.Unlock()
-	return errors.Join(append(errs, s.r.Close(), s.w.Close())...)
+	return errors.Join(append(errs, s.discovery.close(), s.r.Close(), s.w.Close())...)
 }
 
 // DB returns the write connection pool, for tools and tests.
