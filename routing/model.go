@@ -6,9 +6,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/tidwall/gjson"
 	"strings"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // Record is one row of a routed table as stored: the physical row of pulpitum_v4_records
