@@ -103,11 +103,10 @@ func (o *ReaderOptions) withDefaults() {
 type Reader struct {
 	store     objectStore
 	opts      ReaderOptions
-	manifests *lru[*Manifest]
+	// manifests holds validated manifests by key, each with its payload check's deadline.
+	manifests *lru[*cachedManifest]
 	footers   *lru[*footer]
-	// payloadChecks holds, per manifest key, until when its payload check is trusted.
-	payloadChecks *lru[time.Time]
-	tracer        trace.Tracer
+	tracer    trace.Tracer
 	// probeKey is the key of the last manifest read from the object store, which Ping checks
 	// still exists (ping.go).
 	probeKey atomic.Pointer[string]
@@ -122,12 +121,11 @@ func NewReader(bucket *blob.Bucket, opts ReaderOptions) (*Reader, error) {
 	}
 	opts.withDefaults()
 	return &Reader{
-		store:         objectStore{bucket: bucket, timeout: opts.OperationTimeout},
-		opts:          opts,
-		manifests:     newLRU[*Manifest](opts.ManifestCacheEntries, 0),
-		footers:       newLRU[*footer](opts.FooterCacheEntries, opts.FooterCacheBytes).withAdmission(),
-		payloadChecks: newLRU[time.Time](max(opts.ManifestCacheEntries, 0), 0),
-		tracer:        opts.TracerProvider.Tracer("github.com/flightsrv/flightsrv/archive"),
+		store:     objectStore{bucket: bucket, timeout: opts.OperationTimeout},
+		opts:      opts,
+		manifests: newLRU[*cachedManifest](opts.ManifestCacheEntries, 0),
+		footers:   newLRU[*footer](opts.FooterCacheEntries, opts.FooterCacheBytes).withAdmission(),
+		tracer:    opts.TracerProvider.Tracer("github.com/flightsrv/flightsrv/archive"),
 	}, nil
 }
 
@@ -149,24 +147,25 @@ func (r *Reader) Verify(ctx context.Context, manifestKey string, b routing.Bucke
 
 // manifest returns the validated manifest of key (steps 1–3), from the cache when possible.
 func (r *Reader) manifest(ctx context.Context, key string, b routing.BucketID, c *ioCounter) (*Manifest, error) {
-	m, ok := r.manifests.get(key)
+	e, ok := r.manifests.get(key)
 	if !ok || r.opts.VerifyFully {
-		var err error
-		if m, err = r.loadManifest(ctx, key, c); err != nil {
+		m, err := r.loadManifest(ctx, key, c)
+		if err != nil {
 			return nil, err
 		}
 		r.probeKey.Store(&key)
+		e = &cachedManifest{m: m}
 		if !r.opts.VerifyFully {
-			r.manifests.put(key, m, 1)
+			r.manifests.put(key, e, 1)
 		}
 	}
-	if !m.Bucket.Equal(b) {
+	if !e.m.Bucket.Equal(b) {
 		return nil, ErrBucketMismatch
 	}
-	if err := r.checkPayload(ctx, key, m); err != nil {
+	if err := r.checkPayload(ctx, e); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return e.m, nil
 }
 
 // loadManifest reads and validates a manifest: the key's digest against the raw bytes

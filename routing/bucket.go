@@ -125,6 +125,17 @@ func (b BucketID) CacheKey() string {
 	return b.TableID + "\x00" + string(b.PartitionKey) + "\x00" + b.Key
 }
 
+// AppendCacheKey appends CacheKey's bytes to dst: a lookup m[string(b.AppendCacheKey(buf[:0]))]
+// into a stack buffer allocates nothing (the route cache's lookups, one or more per bucket a
+// query reads).
+func (b BucketID) AppendCacheKey(dst []byte) []byte {
+	dst = append(dst, b.TableID...)
+	dst = append(dst, 0)
+	dst = append(dst, b.PartitionKey...)
+	dst = append(dst, 0)
+	return append(dst, b.Key...)
+}
+
 // BucketFor returns the bucket of table tableID and partition pk that holds t.
 func BucketFor(tableID string, pk []byte, s Strategy, t time.Time) BucketID {
 	key, start, end := s.Bounds(t)

@@ -48,9 +48,11 @@ func (c *RouteCache) archived(b BucketID) (cacheEntry, bool) {
 	if c == nil || c.max <= 0 {
 		return cacheEntry{}, false
 	}
+	var buf [128]byte
+	k := b.AppendCacheKey(buf[:0])
 	c.mu.RLock()
-	defer c.mu.RUnlock()
-	e, ok := c.entries[b.CacheKey()]
+	e, ok := c.entries[string(k)]
+	c.mu.RUnlock()
 	return e, ok
 }
 

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -77,6 +78,9 @@ type damageLog struct {
 	mu       sync.Mutex
 	damaged  map[string]damagedRoute // by manifest key
 	earliest []string                // keys in the order they were added (bounds the map)
+	// remembered is len(damaged), so that check takes no lock while no route is remembered
+	// (every read of an archived bucket checks).
+	remembered atomic.Int64
 }
 
 type damagedRoute struct {
@@ -96,6 +100,9 @@ func newDamageLog(def TableDef, log *slog.Logger, now func() time.Time) *damageL
 
 // check returns the remembered error of a damaged route, or nil.
 func (d *damageLog) check(manifestKey string) error {
+	if d.remembered.Load() == 0 {
+		return nil
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r, ok := d.damaged[manifestKey]
@@ -126,6 +133,7 @@ func (d *damageLog) note(ctx context.Context, manifestKey string, err error) err
 		}
 	}
 	d.damaged[manifestKey] = damagedRoute{err: err, until: d.now().Add(d.memory)}
+	d.remembered.Store(int64(len(d.damaged)))
 	d.mu.Unlock()
 	attrs := []slog.Attr{
 		slog.String("route", RouteID(manifestKey)),

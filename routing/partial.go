@@ -138,9 +138,13 @@ func (p *PartialGroup) add(g PartialGroup) {
 // (the groups merged, or count 0 and no extremes when there is none); a grouped one has one
 // group per non-empty bin (count > 0 or found), consecutive groups of the same bin start merged
 // (as when months fold into quarters). Stores compute groups in ascending bin order. groups is
-// not modified; the result is a new slice.
+// not modified; the result is a new slice, except that an ungrouped answer of exactly one
+// group is groups itself (capacity clipped to one), as most buckets' answers are.
 func (req AggregateRequest) Merge(groups []PartialGroup) []PartialGroup {
 	if req.Bin == nil {
+		if len(groups) == 1 {
+			return groups[:1:1]
+		}
 		var one PartialGroup
 		for _, g := range groups {
 			one.add(g)
