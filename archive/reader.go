@@ -101,8 +101,8 @@ func (o *ReaderOptions) withDefaults() {
 // before touching the payload. A Reader is safe for concurrent use; it does not own the
 // bucket.
 type Reader struct {
-	store     objectStore
-	opts      ReaderOptions
+	store objectStore
+	opts  ReaderOptions
 	// manifests holds validated manifests by key, each with its payload check's deadline.
 	manifests *lru[*cachedManifest]
 	footers   *lru[*footer]
