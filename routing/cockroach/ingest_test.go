@@ -28,18 +28,27 @@ func TestIngestPipelined(t *testing.T) {
 	storetest.RunIngest(t, func(t *testing.T) storetest.Store { return migrated(t, cockroach.Config{MaxConns: 4}) })
 }
 
-// moveCounter is a pgx.QueryTracer counting the pipelined moves completed (each is followed
-// by the staging table's TRUNCATE, counted when it starts).
+// moveCounter is a pgx.QueryTracer and pgx.CopyFromTracer counting the pipelined moves
+// completed: each is one COPY into pulpitum_v4_records, counted when it ends without error.
 type moveCounter struct{ moves atomic.Int64 }
 
-func (m *moveCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if strings.HasPrefix(d.SQL, "TRUNCATE pg_temp.flightsrv_ingest_staging") {
-		m.moves.Add(1)
-	}
+func (m *moveCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	return ctx
 }
 
 func (m *moveCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+type moveTable struct{}
+
+func (m *moveCounter) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceCopyFromStartData) context.Context {
+	return context.WithValue(ctx, moveTable{}, slices.Equal(d.TableName, pgx.Identifier{"pulpitum_v4_records"}))
+}
+
+func (m *moveCounter) TraceCopyFromEnd(ctx context.Context, _ *pgx.Conn, d pgx.TraceCopyFromEndData) {
+	if records, _ := ctx.Value(moveTable{}).(bool); records && d.Err == nil {
+		m.moves.Add(1)
+	}
+}
 
 // afterMoves is a routing.RecordSource yielding head's batches, then waiting until moves has
 // counted at least two moves of the request, then yielding tail's batches and failing with
