@@ -166,6 +166,12 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 		sp.chunks = append(sp.chunks, c)
 		sp.changed.Broadcast()
 		sp.mu.Unlock()
+		if first == 0 && n == sp.limit(0) {
+			// The chunks to come hold size records of about chunk 0's bytes each: their
+			// buffers are made that large at once, not grown by doubling (garbage as large).
+			buf = make([]byte, 0, min(spoolChunkBytes, len(buf)*sp.size/int(n)*9/8))
+			ents = make([]spoolEntry, 0, sp.size)
+		}
 		pending, buf, ents, first, n = pending[:0], buf[:0], ents[:0], first+n, 0
 		return nil
 	}
