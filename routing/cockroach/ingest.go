@@ -68,8 +68,8 @@ current_setting('server_version_num')::INT`)
 	// sqlSkipTriggers and sqlFireTriggers bracket a pipelined request's COPY when the foreign
 	// key's per-row check is omitted (omitFKCheck): for the rest of the transaction's
 	// statements triggers fire as always.
-	sqlSkipTriggers = register("SET session_replication_role", "SET", "", `SET LOCAL session_replication_role = replica`)
-	sqlFireTriggers = register("SET session_replication_role", "SET", "", `SET LOCAL session_replication_role = origin`)
+	sqlSkipTriggers  = register("SET session_replication_role", "SET", "", `SET LOCAL session_replication_role = replica`)
+	sqlFireTriggers  = register("SET session_replication_role", "SET", "", `SET LOCAL session_replication_role = origin`)
 	sqlEnsureBuckets = register("INSERT pulpitum_v4_bucket_metadata", "INSERT", MetadataTable,
 		`INSERT INTO pulpitum_v4_bucket_metadata
 	(table_id, partition_key, bucket_key, bucket_strategy, bucket_start, bucket_end)
