@@ -39,6 +39,7 @@ type spool struct {
 	tableID  string
 	strategy routing.Strategy
 	size     int // records a chunk holds (chunk 0 an eighth: limit; the last may hold fewer)
+	maxBytes int // encoded bytes after which a chunk is sealed early (spoolChunkBytes)
 
 	mu      sync.Mutex
 	changed *sync.Cond
@@ -80,7 +81,7 @@ type spoolEntry struct {
 }
 
 func newSpool(tableID string, strategy routing.Strategy, size int) *spool {
-	sp := &spool{tableID: tableID, strategy: strategy, size: size}
+	sp := &spool{tableID: tableID, strategy: strategy, size: size, maxBytes: spoolChunkBytes}
 	sp.changed = sync.NewCond(&sp.mu)
 	return sp
 }
@@ -169,7 +170,7 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 		if first == 0 && n == sp.limit(0) {
 			// The chunks to come hold size records of about chunk 0's bytes each: their
 			// buffers are made that large at once, not grown by doubling (garbage as large).
-			buf = make([]byte, 0, min(spoolChunkBytes, len(buf)*sp.size/int(n)*9/8))
+			buf = make([]byte, 0, min(sp.maxBytes, len(buf)*sp.size/int(n)*9/8))
 			ents = make([]spoolEntry, 0, sp.size)
 		}
 		pending, buf, ents, first, n = pending[:0], buf[:0], ents[:0], first+n, 0
@@ -215,7 +216,7 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 			e.end = uint32(len(buf))
 			ents = append(ents, e)
 			pos++
-			if n++; n == sp.limit(first) || len(buf) >= spoolChunkBytes {
+			if n++; n == sp.limit(first) || len(buf) >= sp.maxBytes {
 				if err = seal(); err != nil {
 					return
 				}
