@@ -40,7 +40,7 @@ func (s *spoolSource) Next(context.Context) (routing.IngestBatch, error) {
 }
 
 // TestSpoolSortsChunks checks the spool's chunks against an independent sort: 1,000 records
-// of 12 partitions over four days in random order, in chunks of 64 records (the first 8) and
+// of 12 partitions over four days in random order (then in time order), in chunks of 64 records (the first 8) and
 // of at most 2,000 bytes, come back chunk by chunk as the request's consecutive records, each
 // chunk in the primary key's order (partition, bucket key, time, id) with each record's
 // position in the request, bucket and bytes, in both the records table's and the staging
@@ -57,7 +57,7 @@ func TestSpoolSortsChunks(t *testing.T) {
 			Value: bytes.Repeat([]byte{byte(i)}, rng.IntN(40))})
 	}
 	chunks := map[int]int{}
-	for _, maxBytes := range []int{spoolChunkBytes, 2000} {
+	check := func(recs []routing.Record, maxBytes int) {
 		sp := newSpool("t", routing.CalendarDayUTC, 64)
 		sp.maxBytes = maxBytes
 		go sp.fill(ctx, ctx, &spoolSource{recs: slices.Clone(recs), buckets: map[string]*routing.BucketID{}})
@@ -120,7 +120,14 @@ func TestSpoolSortsChunks(t *testing.T) {
 			t.Fatalf("maxBytes %d: the chunks hold %d records, want 1000", maxBytes, next)
 		}
 	}
+	for _, maxBytes := range []int{spoolChunkBytes, 2000} {
+		check(recs, maxBytes)
+	}
 	if chunks[2000] <= chunks[spoolChunkBytes] {
 		t.Fatalf("%d chunks of at most 2,000 bytes, %d of 64 records: no chunk was sealed for its bytes", chunks[2000], chunks[spoolChunkBytes])
 	}
+	// In time order, as files and clients mostly send (each bucket's run is in order already).
+	inTime := slices.Clone(recs)
+	slices.SortStableFunc(inTime, func(a, b routing.Record) int { return a.EventTime.Compare(b.EventTime) })
+	check(inTime, spoolChunkBytes)
 }
