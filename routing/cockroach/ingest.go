@@ -168,13 +168,11 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 		return 0, err
 	}
 	defer conn.Release()
-	if s.product == "CockroachDB" {
-		if _, err := conn.Exec(ctx, "SET experimental_enable_temp_tables = 'on'"); err != nil {
-			return 0, s.classify(op, err)
-		}
-	}
 	if s.product != "CockroachDB" {
 		return s.appendPipelined(ctx, conn, tableID, strategy, src)
+	}
+	if _, err := conn.Exec(ctx, "SET experimental_enable_temp_tables = 'on'"); err != nil {
+		return 0, s.classify(op, err)
 	}
 	if _, err := conn.Exec(ctx, sqlCreateStaging); err != nil {
 		return 0, s.classify(op, err)
