@@ -121,8 +121,7 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 	seal := func() error {
 		ranks := bucketRanks(all)
 		for i := range ents {
-			k, _ := binary.Uvarint(buf[ents[i].off:])
-			ents[i].rank = ranks[k]
+			ents[i].rank = ranks[ents[i].rank] // the bucket's index until now
 		}
 		sorted := sortEntries(ents, spare, buf, len(all))
 		ents, spare = sorted, ents
@@ -198,7 +197,7 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 				err = fmt.Errorf("%w: record %d is not of its bucket's partition", routing.ErrInvalidRecord, pos)
 				return
 			}
-			e := spoolEntry{t: r.EventTime.UnixMicro(), off: uint32(len(buf))}
+			e := spoolEntry{t: r.EventTime.UnixMicro(), rank: uint32(k), off: uint32(len(buf))}
 			buf = binary.AppendUvarint(buf, uint64(k))
 			buf = binary.AppendVarint(buf, e.t)
 			buf = binary.AppendUvarint(buf, uint64(pos))
