@@ -31,10 +31,10 @@ import (
 // are written to an unlinked temporary file (os.CreateTemp in $TMPDIR, removed at once: a
 // process killed mid-request leaves nothing behind) spoolWrite bytes at a time and read back
 // through a buffer of that size, so memory is the open chunk (at most spoolChunkBytes of
-// encoded records and 32 bytes a record of sort index), the first chunk and two such buffers
-// whatever the request's size, and the file grows to the request's encoded records (about
-// their ids' and values' bytes plus 10 a record). Safe for one filling goroutine and one
-// reader.
+// encoded records and two sort indexes of 32 bytes a record), the first chunk and two such
+// buffers whatever the request's size, and the file grows to the request's encoded records
+// (about their ids' and values' bytes plus 10 a record). Safe for one filling goroutine and
+// one reader.
 type spool struct {
 	tableID  string
 	strategy routing.Strategy
