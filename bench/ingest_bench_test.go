@@ -77,7 +77,7 @@ type adbcIngestAnswer struct {
 //   - store=postgres/via=adbc and store=sqlite/via=adbc: ADBC's Flight SQL driver from Python
 //     (testdata/adbcingest.py, `adbc_ingest` mode append: Flight SQL bulk ingest) into
 //     `flightsrv serve` as a child process over a new database (PostgreSQL) or file (SQLite):
-//     the write fence, staging and all; the server's peak RSS (VmHWM) is reported. The rows
+//     the write fence and all; the server's peak RSS (VmHWM) is reported. The rows
 //     come from an Arrow IPC file written before timing; the time is measured in Python around
 //     adbc_ingest. Skipped (with a note) without .venv's ADBC driver;
 //   - store=postgres/via=flightsql and store=sqlite/via=flightsql: the same through arrow-go's

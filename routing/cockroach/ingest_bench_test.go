@@ -13,8 +13,9 @@ import (
 
 // BenchmarkAppendStream writes storetest.BenchIngestRows records in one request into a new
 // database through a one-connection store (storetest.BenchIngest), so the request's whole
-// PostgreSQL side — COPY into staging, the fence, the sorted INSERT … SELECT with its
-// foreign-key checks — runs in one backend, whose CPU per record is reported
+// PostgreSQL side — the fence, the COPY of each sorted chunk into pulpitum_v4_records (as a
+// superuser, without the foreign key's per-row check: omitFKCheck) — runs in one backend,
+// whose CPU per record is reported
 // (server-cpu-µs/row, from /proc: the cluster must run on this machine, as pgtest's does).
 func BenchmarkAppendStream(b *testing.B) {
 	srv := pgtest.Start(b)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -13,7 +15,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/cockroach"
 	"github.com/flightsrv/flightsrv/routing/storetest"
@@ -28,18 +32,27 @@ func TestIngestPipelined(t *testing.T) {
 	storetest.RunIngest(t, func(t *testing.T) storetest.Store { return migrated(t, cockroach.Config{MaxConns: 4}) })
 }
 
-// moveCounter is a pgx.QueryTracer counting the pipelined moves completed (each is followed
-// by the staging table's TRUNCATE, counted when it starts).
+// moveCounter is a pgx.QueryTracer and pgx.CopyFromTracer counting the pipelined moves
+// completed: each is one COPY into pulpitum_v4_records, counted when it ends without error.
 type moveCounter struct{ moves atomic.Int64 }
 
-func (m *moveCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if strings.HasPrefix(d.SQL, "TRUNCATE pg_temp.flightsrv_ingest_staging") {
-		m.moves.Add(1)
-	}
+func (m *moveCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	return ctx
 }
 
 func (m *moveCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+type moveTable struct{}
+
+func (m *moveCounter) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceCopyFromStartData) context.Context {
+	return context.WithValue(ctx, moveTable{}, slices.Equal(d.TableName, pgx.Identifier{"pulpitum_v4_records"}))
+}
+
+func (m *moveCounter) TraceCopyFromEnd(ctx context.Context, _ *pgx.Conn, d pgx.TraceCopyFromEndData) {
+	if records, _ := ctx.Value(moveTable{}).(bool); records && d.Err == nil {
+		m.moves.Add(1)
+	}
+}
 
 // afterMoves is a routing.RecordSource yielding head's batches, then waiting until moves has
 // counted at least two moves of the request, then yielding tail's batches and failing with
@@ -211,4 +224,108 @@ func (a *afterMovesSlice) Next(context.Context) ([]routing.Record, error) {
 	}
 	a.done = true
 	return a.recs, nil
+}
+
+// TestIngestForeignKeyCheck checks when a pipelined request omits the foreign key's per-row
+// check (its COPYs bracketed by SET LOCAL session_replication_role) and that the rows it
+// stores satisfy the foreign key anyway: as a superuser it omits it; as a role that may not
+// set session_replication_role it does not, and does once SET is granted on the parameter;
+// with a trigger of the deployment's on pulpitum_v4_records it does not, and the trigger sees
+// every row. Finally PostgreSQL validates the foreign key against every stored row (the
+// constraint dropped and added again), which an orphan row makes it refuse.
+func TestIngestForeignKeyCheck(t *testing.T) {
+	cockroach.SetIngestMoveRows(t, 4)
+	ctx := context.Background()
+	srv := pgtest.Start(t)
+	dbURL := srv.NewDatabase(t)
+	adminRec := &recorder{}
+	admin := migrated(t, cockroach.Config{URL: dbURL, Tracer: adminRec})
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := admin.Pool().Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	role := fmt.Sprintf("flightsrv_ingest_fk_%d", os.Getpid())
+	exec(`CREATE ROLE ` + role + ` LOGIN`)
+	t.Cleanup(func() {
+		_, _ = admin.Pool().Exec(ctx, `DROP OWNED BY `+role)
+		_, _ = admin.Pool().Exec(ctx, `DROP ROLE `+role)
+	})
+	exec(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ` + role)
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	roleRec := &recorder{}
+	asRole := openStore(t, cockroach.Config{URL: u.String(), Tracer: roleRec})
+
+	now := time.Date(2024, 5, 10, 12, 0, 0, 0, time.UTC)
+	def := routing.TableDef{Name: "fk", TableID: "t.fk", PartitionColumn: "p", Strategy: routing.CalendarDayUTC, WritableBuckets: 5}
+	var total int64
+	// ingest writes 10 records of three partitions (three chunks) through st, and says
+	// whether the request set session_replication_role.
+	ingest := func(name string, st *cockroach.Store, rec *recorder) bool {
+		t.Helper()
+		table, err := routing.NewDurableTable(def, st, nil, routing.Options{Clock: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []routing.Record
+		for k := range 10 {
+			recs = append(recs, routing.Record{PartitionKey: fmt.Appendf(nil, "p%d", k%3), EventTime: now.Add(-time.Duration(k) * time.Hour),
+				SortKey: fmt.Appendf(nil, "%s-%d", name, k), Value: []byte(`{}`)})
+		}
+		rec.take()
+		if n, err := table.Ingest(ctx, &afterMovesSlice{recs: recs}); err != nil || n != 10 {
+			t.Fatalf("%s: ingest = %d, %v; want 10", name, n, err)
+		}
+		total += 10
+		return slices.ContainsFunc(rec.take(), func(s string) bool { return strings.HasPrefix(s, "SET LOCAL session_replication_role = replica") })
+	}
+	if !ingest("superuser", admin, adminRec) {
+		t.Fatal("superuser: the foreign key's check was not omitted")
+	}
+	if ingest("role", asRole, roleRec) {
+		t.Fatal("role without SET on session_replication_role: the check was omitted")
+	}
+	exec(`GRANT SET ON PARAMETER session_replication_role TO ` + role)
+	if !ingest("granted", asRole, roleRec) {
+		t.Fatal("role granted SET on session_replication_role: the check was not omitted")
+	}
+	exec(`CREATE TABLE ingest_audit (n INT)`)
+	exec(`CREATE FUNCTION ingest_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO ingest_audit VALUES (1); RETURN NULL; END $$`)
+	exec(`CREATE TRIGGER ingest_audit AFTER INSERT ON pulpitum_v4_records FOR EACH ROW EXECUTE FUNCTION ingest_audit()`)
+	if ingest("trigger", admin, adminRec) {
+		t.Fatal("with a trigger of the deployment's: the check was omitted")
+	}
+	var audited, stored int64
+	if err := admin.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM ingest_audit), (SELECT count(*) FROM pulpitum_v4_records)`).Scan(&audited, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if audited != 10 || stored != total {
+		t.Fatalf("the trigger saw %d rows (want 10); %d rows stored (want %d)", audited, stored, total)
+	}
+	exec(`DROP TRIGGER ingest_audit ON pulpitum_v4_records`)
+	const refk = `ALTER TABLE pulpitum_v4_records DROP CONSTRAINT pulpitum_v4_records_bucket_fk,
+ADD CONSTRAINT pulpitum_v4_records_bucket_fk FOREIGN KEY (table_id, partition_key, bucket_key)
+	REFERENCES pulpitum_v4_bucket_metadata (table_id, partition_key, bucket_key)`
+	exec(refk)
+	// The control: an orphan row, written with the triggers off, fails the same validation.
+	tx, err := admin.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO pulpitum_v4_records VALUES ('t.fk', 'p9', 'day:2024-05-10', now(), 'x', '{}')`); err != nil {
+		t.Fatal(err)
+	}
+	var pgErr *pgconn.PgError
+	if _, err := tx.Exec(ctx, refk); !errors.As(err, &pgErr) || pgErr.Code != "23503" {
+		t.Fatalf("validating the foreign key over an orphan row: %v, want SQLSTATE 23503", err)
+	}
 }

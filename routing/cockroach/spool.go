@@ -3,6 +3,7 @@ package cockroach
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,20 +20,26 @@ import (
 )
 
 // spool keeps the records of one pipelined write request (AppendStream on PostgreSQL) as its
-// source yields them, in chunks of a fixed number of records (the first one smaller), so that
-// the fenced transaction can copy and move each chunk while the source goes on, and copy every
-// chunk again when the transaction is retried (SQLSTATE 40001) or must name a duplicate's
-// position: the client's stream can be read only once. A goroutine (fill) reads the source;
-// the transaction reads the chunks it sealed (chunk, rows). The first chunk stays in memory;
-// later ones are written to an unlinked temporary file (os.CreateTemp in $TMPDIR, removed at
-// once: a process killed mid-request leaves nothing behind) spoolWrite bytes at a time and
-// read back through a buffer of that size, so memory is the first chunk and two such buffers
-// whatever the request's size, and the file grows to the request's encoded records (about
-// their bytes plus 10 a record). Safe for one filling goroutine and one reader.
+// source yields them, in chunks (the first one smaller), so that the fenced transaction can
+// copy each chunk into pulpitum_v4_records while the source goes on, and copy every chunk
+// again when the transaction is retried (SQLSTATE 40001) or must name a duplicate's position:
+// the client's stream can be read only once. A goroutine (fill) reads the source; the
+// transaction reads the chunks it sealed (chunk, rows). Each chunk is sealed in the order of
+// pulpitum_v4_records' primary key (partition, bucket, event time, id: the B-tree is then
+// filled in runs, each leaf page once, and the heap holds each bucket's rows together), its
+// records carrying their position in the request. The first chunk stays in memory; later ones
+// are written to an unlinked temporary file (os.CreateTemp in $TMPDIR, removed at once: a
+// process killed mid-request leaves nothing behind) spoolWrite bytes at a time and read back
+// through a buffer of that size, so memory is the open chunk (at most spoolChunkBytes of
+// encoded records and two sort indexes of 32 bytes a record), the first chunk and two such
+// buffers whatever the request's size, and the file grows to the request's encoded records
+// (about their ids' and values' bytes plus 10 a record). Safe for one filling goroutine and
+// one reader.
 type spool struct {
 	tableID  string
 	strategy routing.Strategy
 	size     int // records a chunk holds (chunk 0 an eighth: limit; the last may hold fewer)
+	maxBytes int // encoded bytes after which a chunk is sealed early (spoolChunkBytes)
 
 	mu      sync.Mutex
 	changed *sync.Cond
@@ -41,14 +49,18 @@ type spool struct {
 	err     error               // the source's error (or a spool write's), once done
 
 	first []byte        // chunk 0's bytes
-	file  *os.File      // chunks 1…, nil until chunk 1 has spoolWrite bytes or is sealed
+	file  *os.File      // chunks 1…, nil until chunk 1 is sealed
 	end   int64         // bytes written to file
 	read  *bufio.Reader // the transaction's reader of a chunk (rows)
 }
 
-// spoolWrite is the bytes of records fill gathers before writing them to the spool file, and
-// the size of the buffer a chunk is read back through.
+// spoolWrite is the bytes of sorted records the seal of a chunk writes to the spool file at a
+// time, and the size of the buffer a chunk is read back through.
 const spoolWrite = 64 << 10
+
+// spoolChunkBytes bounds the encoded records of one chunk, which fill holds in memory to sort
+// them: a chunk of large values is sealed before it has its records.
+const spoolChunkBytes = 16 << 20
 
 // spoolChunk is one sealed chunk: records [first, first+n) of the request, encoded at
 // [off, off+len) of the file (chunk 0: spool.first), whose buckets are spool.buckets[:buckets].
@@ -58,8 +70,18 @@ type spoolChunk struct {
 	buckets  int
 }
 
+// spoolEntry is one record of the open chunk for its sort: its bucket's rank in the primary
+// key's order, its event time, and the bounds of its encoding and of its sort key in the
+// chunk's buffer.
+type spoolEntry struct {
+	t        int64
+	rank     uint32
+	off, end uint32
+	sk, skl  uint32
+}
+
 func newSpool(tableID string, strategy routing.Strategy, size int) *spool {
-	sp := &spool{tableID: tableID, strategy: strategy, size: size}
+	sp := &spool{tableID: tableID, strategy: strategy, size: size, maxBytes: spoolChunkBytes}
 	sp.changed = sync.NewCond(&sp.mu)
 	return sp
 }
@@ -67,8 +89,9 @@ func newSpool(tableID string, strategy routing.Strategy, size int) *spool {
 // fill reads src to its end into the spool's chunks and returns (the error, if any, is kept
 // for chunk). It stops early, keeping no error, once ctx is done while parent is not (the
 // transaction gave up: AppendStream cancels ctx); a panic of the source is recovered into
-// the error. Records are encoded as uvarint-prefixed partition key, uvarint bucket index,
-// varint event time in Unix microseconds, uvarint-prefixed sort key and value.
+// the error. Records are encoded as uvarint bucket index, varint event time in Unix
+// microseconds, uvarint position in the request, uvarint-prefixed sort key and value (the
+// partition key is the bucket's, which the fence assigned from it).
 func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 	var err error
 	defer func() {
@@ -85,38 +108,51 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 	}()
 	index := map[*routing.BucketID]int{}
 	var (
+		all     []*routing.BucketID // every bucket seen, by index
 		pending []*routing.BucketID // buckets first seen in the open chunk
-		buf     []byte
-		n       int64 // records in the open chunk
-		first   int64 // the open chunk's first record
+		buf     []byte              // the open chunk's records
+		ents    []spoolEntry        // the open chunk's records for their sort
+		spare   []spoolEntry        // the sort's second buffer (sortEntries)
+		out     []byte              // sorted records on their way to the file
+		n       int64               // records in the open chunk
+		first   int64               // the open chunk's first record
+		pos     int64               // the next record's position in the request
 	)
-	// flush writes buf, records of a chunk after chunk 0, to the file.
-	flush := func() error {
-		if sp.file == nil {
-			f, err := os.CreateTemp("", "flightsrv-ingest-*")
-			if err != nil {
-				return fmt.Errorf("%w: ingest: spool file: %w", routing.ErrOperationFailed, err)
-			}
-			_ = os.Remove(f.Name()) // open, it lives until closed
-			sp.file = f
-		}
-		if _, err := sp.file.Write(buf); err != nil {
-			return fmt.Errorf("%w: ingest: spool file: %w", routing.ErrOperationFailed, err)
-		}
-		sp.end += int64(len(buf))
-		buf = buf[:0]
-		return nil
-	}
-	var start int64 // the open chunk's offset in the file
 	seal := func() error {
+		ranks := bucketRanks(all)
+		for i := range ents {
+			ents[i].rank = ranks[ents[i].rank] // the bucket's index until now
+		}
+		sorted := sortEntries(ents, spare, buf, len(all))
+		ents, spare = sorted, ents
 		c := spoolChunk{first: first, n: n}
 		if first == 0 {
-			sp.first, buf = buf, nil // chunk 0 stays in memory
-		} else {
-			if err := flush(); err != nil {
-				return err
+			chunk0 := make([]byte, 0, len(buf)) // chunk 0 stays in memory
+			for _, e := range sorted {
+				chunk0 = append(chunk0, buf[e.off:e.end]...)
 			}
-			c.off, c.len, start = start, sp.end-start, sp.end
+			sp.first = chunk0
+		} else {
+			if sp.file == nil {
+				f, err := os.CreateTemp("", "flightsrv-ingest-*")
+				if err != nil {
+					return fmt.Errorf("%w: ingest: spool file: %w", routing.ErrOperationFailed, err)
+				}
+				_ = os.Remove(f.Name()) // open, it lives until closed
+				sp.file = f
+			}
+			c.off = sp.end
+			for i, e := range sorted {
+				out = append(out, buf[e.off:e.end]...)
+				if len(out) >= spoolWrite || i == len(sorted)-1 {
+					if _, err := sp.file.Write(out); err != nil {
+						return fmt.Errorf("%w: ingest: spool file: %w", routing.ErrOperationFailed, err)
+					}
+					sp.end += int64(len(out))
+					out = out[:0]
+				}
+			}
+			c.len = sp.end - c.off
 		}
 		sp.mu.Lock()
 		sp.buckets = append(sp.buckets, pending...)
@@ -124,7 +160,13 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 		sp.chunks = append(sp.chunks, c)
 		sp.changed.Broadcast()
 		sp.mu.Unlock()
-		pending, first, n = pending[:0], first+n, 0
+		if first == 0 && n == sp.limit(0) {
+			// The chunks to come hold size records of about chunk 0's bytes each: their
+			// buffers are made that large at once, not grown by doubling (garbage as large).
+			buf = make([]byte, 0, min(sp.maxBytes, len(buf)*sp.size/int(n)*9/8))
+			ents, spare = make([]spoolEntry, 0, sp.size), make([]spoolEntry, 0, sp.size)
+		}
+		pending, buf, ents, first, n = pending[:0], buf[:0], ents[:0], first+n, 0
 		return nil
 	}
 	for {
@@ -148,26 +190,88 @@ func (sp *spool) fill(parent, ctx context.Context, src routing.IngestSource) {
 				}
 				k = len(index)
 				index[bk] = k
+				all = append(all, bk)
 				pending = append(pending, bk)
 			}
-			buf = binary.AppendUvarint(buf, uint64(len(r.PartitionKey)))
-			buf = append(buf, r.PartitionKey...)
+			if !bytes.Equal(r.PartitionKey, bk.PartitionKey) {
+				err = fmt.Errorf("%w: record %d is not of its bucket's partition", routing.ErrInvalidRecord, pos)
+				return
+			}
+			e := spoolEntry{t: r.EventTime.UnixMicro(), rank: uint32(k), off: uint32(len(buf))}
 			buf = binary.AppendUvarint(buf, uint64(k))
-			buf = binary.AppendVarint(buf, r.EventTime.UnixMicro())
+			buf = binary.AppendVarint(buf, e.t)
+			buf = binary.AppendUvarint(buf, uint64(pos))
 			buf = binary.AppendUvarint(buf, uint64(len(r.SortKey)))
+			e.sk, e.skl = uint32(len(buf)), uint32(len(r.SortKey))
 			buf = append(buf, r.SortKey...)
 			buf = binary.AppendUvarint(buf, uint64(len(r.Value)))
 			buf = append(buf, r.Value...)
-			if n++; n == sp.limit(first) {
-				err = seal()
-			} else if first > 0 && len(buf) >= spoolWrite {
-				err = flush()
-			}
-			if err != nil {
-				return
+			e.end = uint32(len(buf))
+			ents = append(ents, e)
+			pos++
+			if n++; n == sp.limit(first) || len(buf) >= sp.maxBytes {
+				if err = seal(); err != nil {
+					return
+				}
 			}
 		}
 	}
+}
+
+// sortEntries returns the entries of ents, their ranks set, in the primary key's order
+// (rank, time, sort key in buf), in spare's storage (grown as needed; ents is left as it
+// was): a stable counting sort by rank over ranks [0, ranks), then each rank's run sorted by
+// time and sort key only when it is not in that order already, so a stream in time order
+// (the usual one, and flights') costs three passes instead of a comparison sort (which took
+// 15% of the server's CPU of an ingest).
+func sortEntries(ents, spare []spoolEntry, buf []byte, ranks int) []spoolEntry {
+	ends := make([]int, ranks+1)
+	for _, e := range ents {
+		ends[e.rank+1]++
+	}
+	for r := 1; r <= ranks; r++ {
+		ends[r] += ends[r-1]
+	}
+	out := slices.Grow(spare[:0], len(ents))[:len(ents)]
+	for _, e := range ents {
+		out[ends[e.rank]] = e
+		ends[e.rank]++
+	}
+	byTimeAndID := func(a, b spoolEntry) int {
+		if a.t != b.t {
+			return cmp.Compare(a.t, b.t)
+		}
+		return bytes.Compare(buf[a.sk:a.sk+a.skl], buf[b.sk:b.sk+b.skl])
+	}
+	start := 0
+	for r := range ranks {
+		if run := out[start:ends[r]]; !slices.IsSortedFunc(run, byTimeAndID) {
+			slices.SortFunc(run, byTimeAndID)
+		}
+		start = ends[r]
+	}
+	return out
+}
+
+// bucketRanks returns the rank of each bucket of all in the primary key's order of
+// pulpitum_v4_records (partition key, then bucket key; the table and strategy are the
+// request's).
+func bucketRanks(all []*routing.BucketID) []uint32 {
+	order := make([]int, len(all))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := bytes.Compare(all[a].PartitionKey, all[b].PartitionKey); c != 0 {
+			return c
+		}
+		return strings.Compare(all[a].Key, all[b].Key)
+	})
+	ranks := make([]uint32, len(all))
+	for r, i := range order {
+		ranks[i] = uint32(r)
+	}
+	return ranks
 }
 
 // limit is the records of the chunk starting at record first: an eighth of size for chunk 0,
@@ -229,11 +333,12 @@ func (sp *spool) close() {
 	}
 }
 
-// rows returns chunk c's records as a pgx.CopyFromSource of the staging table's columns
-// (partition_key, bucket_key, event_time, sort_key, value, pos), buckets indexing its bucket
-// numbers, read through one buffer of spoolWrite bytes. Not for concurrent use: the previous
-// chunk's rows are done with when rows is called again.
-func (sp *spool) rows(c spoolChunk, buckets []*routing.BucketID) *spoolRows {
+// rows returns chunk c's records, in the primary key's order, as a pgx.CopyFromSource of
+// pulpitum_v4_records' columns (recordColumns: the table id tableID) or, when staging, of the
+// staging table's (stagingColumns, with each record's position in the request); buckets
+// indexes its bucket numbers. Read through one buffer of spoolWrite bytes: not for concurrent
+// use, the previous chunk's rows are done with when rows is called again.
+func (sp *spool) rows(c spoolChunk, buckets []*routing.BucketID, staging bool) *spoolRows {
 	var r io.Reader = bytes.NewReader(sp.first)
 	if c.first > 0 {
 		r = io.NewSectionReader(sp.file, c.off, c.len)
@@ -243,7 +348,7 @@ func (sp *spool) rows(c spoolChunk, buckets []*routing.BucketID) *spoolRows {
 	} else {
 		sp.read.Reset(r)
 	}
-	return &spoolRows{r: sp.read, left: c.n, buckets: buckets, pos: c.first - 1, scratch: make([]byte, 0, 256)}
+	return &spoolRows{r: sp.read, left: c.n, buckets: buckets, tableID: sp.tableID, staging: staging, scratch: make([]byte, 0, 256)}
 }
 
 // errSpoolDamaged is a spooled chunk that does not decode (or cannot be read back).
@@ -255,7 +360,8 @@ type spoolRows struct {
 	r       *bufio.Reader
 	left    int64 // records not yet read
 	buckets []*routing.BucketID
-	pos     int64
+	tableID string
+	staging bool
 	row     [6]any
 	scratch []byte
 	err     error
@@ -267,23 +373,25 @@ func (r *spoolRows) Next() bool {
 	}
 	r.left--
 	r.scratch = r.scratch[:0]
-	pk := r.bytes()
 	k := r.uvarint()
 	t, err := binary.ReadVarint(r.r)
 	if err != nil || k >= uint64(len(r.buckets)) {
 		r.err = errSpoolDamaged
 	}
+	pos := r.uvarint()
 	sk := r.bytes()
 	v := r.bytes()
 	if r.err != nil {
 		return false
 	}
-	r.pos++
-	r.row = [6]any{r.scratch[pk[0]:pk[1]:pk[1]], r.buckets[k].Key, time.UnixMicro(t).UTC(),
-		r.scratch[sk[0]:sk[1]:sk[1]], r.scratch[v[0]:v[1]:v[1]], r.pos}
+	b := r.buckets[k]
+	if r.staging {
+		r.row = [6]any{b.PartitionKey, b.Key, time.UnixMicro(t).UTC(), r.scratch[sk[0]:sk[1]:sk[1]], r.scratch[v[0]:v[1]:v[1]], int64(pos)}
+	} else {
+		r.row = [6]any{r.tableID, b.PartitionKey, b.Key, time.UnixMicro(t).UTC(), r.scratch[sk[0]:sk[1]:sk[1]], r.scratch[v[0]:v[1]:v[1]]}
+	}
 	return true
 }
-
 func (r *spoolRows) uvarint() uint64 {
 	x, err := binary.ReadUvarint(r.r)
 	if err != nil {

@@ -53,7 +53,8 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// Tracer, when set, observes every statement the store sends (installed on the pool's
 	// connection config behind the store's own counting and span tracer). Its
-	// pgx.PrepareTracer and pgx.ConnectTracer hooks are forwarded when implemented.
+	// pgx.PrepareTracer, pgx.ConnectTracer and pgx.CopyFromTracer hooks are forwarded when
+	// implemented.
 	Tracer pgx.QueryTracer
 	// TracerProvider provides the OpenTelemetry tracer for statement spans (default the
 	// global provider).

@@ -68,9 +68,10 @@ type statementTracer struct {
 type spanKey struct{}
 
 var (
-	_ pgx.QueryTracer   = (*statementTracer)(nil)
-	_ pgx.PrepareTracer = (*statementTracer)(nil)
-	_ pgx.ConnectTracer = (*statementTracer)(nil)
+	_ pgx.QueryTracer    = (*statementTracer)(nil)
+	_ pgx.PrepareTracer  = (*statementTracer)(nil)
+	_ pgx.ConnectTracer  = (*statementTracer)(nil)
+	_ pgx.CopyFromTracer = (*statementTracer)(nil)
 )
 
 // TraceQueryStart implements pgx.QueryTracer.
@@ -123,6 +124,21 @@ func (t *statementTracer) TracePrepareStart(ctx context.Context, conn *pgx.Conn,
 func (t *statementTracer) TracePrepareEnd(ctx context.Context, conn *pgx.Conn, data pgx.TracePrepareEndData) {
 	if next, ok := t.next.(pgx.PrepareTracer); ok {
 		next.TracePrepareEnd(ctx, conn, data)
+	}
+}
+
+// TraceCopyFromStart implements pgx.CopyFromTracer by forwarding to the configured tracer.
+func (t *statementTracer) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceCopyFromStartData) context.Context {
+	if next, ok := t.next.(pgx.CopyFromTracer); ok {
+		return next.TraceCopyFromStart(ctx, conn, data)
+	}
+	return ctx
+}
+
+// TraceCopyFromEnd implements pgx.CopyFromTracer by forwarding to the configured tracer.
+func (t *statementTracer) TraceCopyFromEnd(ctx context.Context, conn *pgx.Conn, data pgx.TraceCopyFromEndData) {
+	if next, ok := t.next.(pgx.CopyFromTracer); ok {
+		next.TraceCopyFromEnd(ctx, conn, data)
 	}
 }
 

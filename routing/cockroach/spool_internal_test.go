@@ -1,0 +1,133 @@
+package cockroach
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/flightsrv/flightsrv/routing"
+)
+
+// spoolSource yields recs in batches of 7 with their buckets (routing.BucketFor).
+type spoolSource struct {
+	recs    []routing.Record
+	buckets map[string]*routing.BucketID
+}
+
+func (s *spoolSource) Next(context.Context) (routing.IngestBatch, error) {
+	if len(s.recs) == 0 {
+		return routing.IngestBatch{}, io.EOF
+	}
+	n := min(7, len(s.recs))
+	b := routing.IngestBatch{Records: s.recs[:n]}
+	for _, r := range b.Records {
+		bk := routing.BucketFor("t", r.PartitionKey, routing.CalendarDayUTC, r.EventTime)
+		if p := s.buckets[bk.CacheKey()]; p != nil {
+			b.Buckets = append(b.Buckets, p)
+		} else {
+			s.buckets[bk.CacheKey()] = &bk
+			b.Buckets = append(b.Buckets, &bk)
+		}
+	}
+	s.recs = s.recs[n:]
+	return b, nil
+}
+
+// TestSpoolSortsChunks checks the spool's chunks against an independent sort: 1,000 records
+// of 12 partitions over four days in random order (then in time order), in chunks of 64 records (the first 8) and
+// of at most 2,000 bytes, come back chunk by chunk as the request's consecutive records, each
+// chunk in the primary key's order (partition, bucket key, time, id) with each record's
+// position in the request, bucket and bytes, in both the records table's and the staging
+// table's column shapes.
+func TestSpoolSortsChunks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	day := time.Date(2024, 5, 6, 0, 0, 0, 0, time.UTC)
+	var recs []routing.Record
+	for i := range 1000 {
+		recs = append(recs, routing.Record{PartitionKey: fmt.Appendf(nil, "p%02d", rng.IntN(12)),
+			EventTime: day.Add(time.Duration(rng.IntN(4*24*60)) * time.Minute), SortKey: fmt.Appendf(nil, "%d", rng.IntN(1e6)),
+			Value: bytes.Repeat([]byte{byte(i)}, rng.IntN(40))})
+	}
+	chunks := map[int]int{}
+	check := func(recs []routing.Record, maxBytes int) {
+		sp := newSpool("t", routing.CalendarDayUTC, 64)
+		sp.maxBytes = maxBytes
+		go sp.fill(ctx, ctx, &spoolSource{recs: slices.Clone(recs), buckets: map[string]*routing.BucketID{}})
+		sp.wait()
+		var next int64
+		for i := 0; ; i++ {
+			c, buckets, err := sp.chunk(ctx, i)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.first != next || c.n > int64(sp.limit(c.first)) || (maxBytes == spoolChunkBytes && c.n != min(int64(sp.limit(c.first)), 1000-c.first)) {
+				t.Fatalf("maxBytes %d: chunk %d holds records [%d, %d), want from %d, at most %d", maxBytes, i, c.first, c.first+c.n, next, sp.limit(c.first))
+			}
+			// The chunk's records, sorted independently, with their positions.
+			type want struct {
+				pos int64
+				r   routing.Record
+				key string
+			}
+			var ws []want
+			for p := c.first; p < c.first+c.n; p++ {
+				r := recs[p]
+				key, _, _ := routing.CalendarDayUTC.Bounds(r.EventTime)
+				ws = append(ws, want{p, r, key})
+			}
+			slices.SortFunc(ws, func(a, b want) int {
+				return cmp.Or(bytes.Compare(a.r.PartitionKey, b.r.PartitionKey), cmp.Compare(a.key, b.key),
+					a.r.EventTime.Compare(b.r.EventTime), bytes.Compare(a.r.SortKey, b.r.SortKey))
+			})
+			for _, staging := range []bool{false, true} {
+				rows := sp.rows(c, buckets, staging)
+				k := 0
+				for ; rows.Next(); k++ {
+					v, _ := rows.Values()
+					w := ws[k]
+					var got, exp string
+					if staging {
+						got = fmt.Sprintf("%s|%s|%s|%s|%x|%d", v[0], v[1], v[2].(time.Time).Format(time.RFC3339), v[3], v[4], v[5])
+						exp = fmt.Sprintf("%s|%s|%s|%s|%x|%d", w.r.PartitionKey, w.key, w.r.EventTime.Format(time.RFC3339), w.r.SortKey, w.r.Value, w.pos)
+					} else {
+						got = fmt.Sprintf("%s|%s|%s|%s|%s|%x", v[0], v[1], v[2], v[3].(time.Time).Format(time.RFC3339), v[4], v[5])
+						exp = fmt.Sprintf("t|%s|%s|%s|%s|%x", w.r.PartitionKey, w.key, w.r.EventTime.Format(time.RFC3339), w.r.SortKey, w.r.Value)
+					}
+					if got != exp {
+						t.Fatalf("maxBytes %d, chunk %d, row %d (staging %v): %s, want %s", maxBytes, i, k, staging, got, exp)
+					}
+				}
+				if rows.Err() != nil || k != len(ws) {
+					t.Fatalf("maxBytes %d, chunk %d: %d rows, %v; want %d", maxBytes, i, k, rows.Err(), len(ws))
+				}
+			}
+			next += c.n
+			chunks[maxBytes]++
+		}
+		sp.close()
+		if next != 1000 {
+			t.Fatalf("maxBytes %d: the chunks hold %d records, want 1000", maxBytes, next)
+		}
+	}
+	for _, maxBytes := range []int{spoolChunkBytes, 2000} {
+		check(recs, maxBytes)
+	}
+	if chunks[2000] <= chunks[spoolChunkBytes] {
+		t.Fatalf("%d chunks of at most 2,000 bytes, %d of 64 records: no chunk was sealed for its bytes", chunks[2000], chunks[spoolChunkBytes])
+	}
+	// In time order, as files and clients mostly send (each bucket's run is in order already).
+	inTime := slices.Clone(recs)
+	slices.SortStableFunc(inTime, func(a, b routing.Record) int { return a.EventTime.Compare(b.EventTime) })
+	check(inTime, spoolChunkBytes)
+}
