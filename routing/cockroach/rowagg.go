@@ -231,8 +231,11 @@ func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
 		COALESCE(m.hot_deleted, false) AS hot_deleted,
 		COALESCE(m.generation, 0) AS generation
 	FROM keys AS k
-	LEFT JOIN pulpitum_v4_bucket_metadata AS m
-		ON m.table_id = $1 AND m.partition_key = k.partition_key AND m.bucket_key = k.bucket_key
+	LEFT JOIN LATERAL (
+		SELECT m.state, m.archive_object_key, m.hot_deleted, m.generation
+		FROM pulpitum_v4_bucket_metadata AS m
+		WHERE m.table_id = $1 AND m.partition_key = k.partition_key AND m.bucket_key = k.bucket_key
+		LIMIT 1) AS m ON true
 )
 `)
 	b2.WriteString("SELECT route.i, route.state, route.archive_object_key, route.hot_deleted, route.generation, agg.*\nFROM route\nLEFT JOIN LATERAL (\n\tSELECT true AS present, ")
