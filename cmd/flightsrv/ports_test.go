@@ -24,15 +24,7 @@ import (
 // --query-connections' default cap), so every bucket read its rows.
 func TestServeUsesTheAdaptersPorts(t *testing.T) {
 	ctx := context.Background()
-	dbURL := pgtest.Start(t).NewDatabase(t)
-	st, err := openStore(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st, dbURL := openMigratedPG(t)
 	def := routing.TableDef{Name: "flights", TableID: "flightsrv.test.ports", PartitionColumn: "origin",
 		Strategy: routing.CalendarMonthUTC, WritableBuckets: 12, JSONValues: true}
 	clock := func() time.Time { return time.Date(2001, 3, 1, 0, 0, 0, 0, time.UTC) }
@@ -62,17 +54,7 @@ func TestServeUsesTheAdaptersPorts(t *testing.T) {
 
 	cfg := serveConfig{listen: "127.0.0.1:0", tables: tableFlags{def}, pushdown: true, fanout: 4,
 		sec: securityConfig{noAuth: true}, store: dbURL, archive: t.TempDir()}
-	srv, tel, err := startServer(ctx, &cfg, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(ctx)
-	defer srv.Close()
-	cl, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := serveForTest(t, &cfg, st)
 	q := "SELECT count(*) FROM flights WHERE origin IN ('AAA', 'BBB', 'CCC') AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-03-01T00:00:00Z' AND (value->>'delay')::int > 60"
 	if n, err := queryCount(ctx, cl, q); err != nil || n != int64(want) {
 		t.Fatalf("count %d (%v), want %d", n, err, want)
@@ -111,4 +93,41 @@ func explainText(ctx context.Context, t *testing.T, cl *flightsql.Client, q stri
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// openMigratedPG opens, through openStore, a fresh database on the test PostgreSQL server
+// (pgtest) with the Pulpitum v4 schema; closed at t's cleanup. It returns the store and the
+// database's URL.
+func openMigratedPG(t *testing.T) (*openedStore, string) {
+	t.Helper()
+	ctx := context.Background()
+	dbURL := pgtest.Start(t).NewDatabase(t)
+	st, err := openStore(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return st, dbURL
+}
+
+// serveForTest starts serve's server (startServer) with cfg over st and returns a plaintext
+// Flight SQL client of it; both are stopped at t's cleanup.
+func serveForTest(t *testing.T, cfg *serveConfig, st *openedStore) *flightsql.Client {
+	t.Helper()
+	ctx := context.Background()
+	srv, tel, err := startServer(ctx, cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tel.Shutdown(ctx) })
+	t.Cleanup(srv.Close)
+	cl, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	return cl
 }
