@@ -319,8 +319,8 @@ const hotRequestsPerAsker = 4
 // buckets a request against 54–59 ms with 16; a query over one partition's six buckets asks
 // each alone, concurrently, as the per-bucket key-only counts do.
 func hotBatchSize(units, fanout int) int {
-	per := (units + hotRequestsPerAsker*fanout - 1) / (hotRequestsPerAsker * max(fanout, 1))
-	return max(1, min(hotBatch, per))
+	requests := hotRequestsPerAsker * max(fanout, 1)
+	return max(1, min(hotBatch, (units+requests-1)/requests))
 }
 
 // askHot asks the hot stores for every unit's partial state, hotBatchSize buckets a request
