@@ -183,7 +183,7 @@ func newSuite(b *testing.B) *suite {
 	}
 	// A steady state for the planner and index-only scans, as autovacuum would leave it
 	// (otherwise autovacuum may start in the middle of a measurement).
-	if _, err := s.store.Pool().Exec(ctx, "VACUUM ANALYZE"); err != nil {
+	if err := vacuumAnalyze(ctx, s.store.Pool()); err != nil {
 		b.Fatalf("vacuum: %v", err)
 	}
 	if err := s.store.Pool().QueryRow(ctx, "SHOW server_version").Scan(&s.pgVersion); err != nil {
@@ -262,7 +262,7 @@ func (s *suite) archiveBefore(b *testing.B, cutoff time.Time) {
 	}
 	// The cleanup deleted hot rows: vacuum now rather than let autovacuum compete for the CPU
 	// during the measurements that follow.
-	if _, err := s.store.Pool().Exec(ctx, "VACUUM ANALYZE"); err != nil {
+	if err := vacuumAnalyze(ctx, s.store.Pool()); err != nil {
 		b.Fatalf("vacuum: %v", err)
 	}
 }

@@ -72,27 +72,26 @@
 //   - BenchmarkAnalyticalHot (hotagg_test.go): issue 19's seven aggregate queries with every
 //     bucket hot: the same sample (FLIGHTSRV_ANALYTICAL_FULL=1: the whole file) loaded into the
 //     PostgreSQL store (month buckets, nothing archived), through `flightsrv serve --analytical`
-//     with pushdown on (hot buckets' filters and partial aggregates run by PostgreSQL, 64
+//     with pushdown on (hot buckets' filters and partial aggregates run by PostgreSQL, up to 64
 //     buckets a statement: scan/hotagg.go) and off, beside PostgreSQL computing the same
 //     aggregate directly over the records table (one statement, jsonb as the issue spells it,
 //     its default parallel workers); every answer's size checked against PostgreSQL's. It
-//     prints the medians and the ratio on÷PostgreSQL (target ≤ 1.2×). Measured on the shared
-//     2-core machine (FLIGHTSRV_ANALYTICAL_ROUNDS=5, 300,000 rows, 1,374 buckets, other builds
-//     running): count(*) 422 ms vs 65 ms (6.5×: the key-only port's one statement per bucket),
-//     origin count 370 / 107 ms (3.5×), count WHERE delay > 60 930 / 365 ms (2.6×), origin
-//     avg(delay) 1,095 / 581 ms (1.9×), day sum(distance) 1,272 / 1,840 ms (0.69×), destination
-//     WHERE delay > 60 1,149 / 1,261 ms (0.91×), origin × destination 1,152 / 1,074 ms (1.07×);
-//     pushdown off 0.5–1.7 s. Runs on this machine vary by 2× from one to the next.
-//     FLIGHTSRV_ANALYTICAL_BASELINE=BINARY serves another build too (pushdown on), in the
-//     same rounds. Plain counts through the row-aggregate port (16 buckets a statement),
-//     beside the per-bucket key-only statements of the build before (7 rounds, 1,332
-//     buckets, load 8–10): count(*) 204 / 215 ms (0.95×; PostgreSQL 72 ms), origin count
-//     206 / 235 ms (0.87×; PostgreSQL 152 ms); with 64 buckets a statement 1.16–1.35× and
-//     0.92–1.31×. The store's per-row work bounds them: EXPLAIN ANALYZE of a 64-bucket
-//     count shows index-only scans visiting the heap for every row (Heap Fetches equal to
-//     the rows counted, after VACUUM ANALYZE): 5–20 ms for its 18,076 rows, 0.3–1 µs a row,
-//     where PostgreSQL's parallel sequential scan counts the whole table in 40–72 ms, about
-//     0.13–0.24 µs a row.
+//     prints the medians and the ratio on÷PostgreSQL (target ≤ 1.2×). The load is followed by
+//     vacuumAnalyze (vacuum_test.go): the benchmark's PostgreSQL commits asynchronously, and a
+//     VACUUM before the WAL writer's flush marked no page all-visible, so every index-only scan
+//     visited the heap for each row (Heap Fetches equal to the rows). Measured on the shared
+//     2-core machine (FLIGHTSRV_ANALYTICAL_ROUNDS=5, 300,000 rows, 1,332 buckets), two runs at
+//     load 10–12 and 11–15, on÷PostgreSQL: count(*) 0.96× and 0.79× (83 / 87 ms, 128 / 163 ms),
+//     origin count 0.79× and 0.61×, count WHERE delay > 60 1.10× and 1.15×, origin avg(delay)
+//     1.01× and 0.59×, day sum(distance) 0.75× and 0.48×, destination WHERE delay > 60 0.68×
+//     and 0.78×, origin × destination 0.60× and 0.61×: seven of seven within 1.2×. Runs on
+//     this machine vary by 2× from one to the next. FLIGHTSRV_ANALYTICAL_BASELINE=BINARY serves
+//     another build too (pushdown on), in the same rounds: beside the build whose statement
+//     read members through a json_to_record function scan and counts 16 buckets a statement,
+//     this tree took 0.46–0.75× the time of the JSON queries and 0.68–0.94× of the counts.
+//     Until `flightsrv serve` handed the server the store adapter itself (openedStore.adapter,
+//     cmd/flightsrv/stores.go), it never used the row-aggregate port: earlier figures measured
+//     through it are of per-bucket key-only counts and row reads.
 //   - BenchmarkIngest (ingest_bench_test.go): writes of the first FLIGHTSRV_INGEST_ROWS rows
 //     (default 300,000; `make bench-ingest-3m` writes all 3,000,000) of the flights file in the
 //     wide shape, side by side in one run: Flight SQL bulk ingest through ADBC (Python

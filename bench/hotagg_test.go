@@ -68,7 +68,7 @@ func BenchmarkAnalyticalHot(b *testing.B) {
 		b.Fatalf("load: %v", err)
 	}
 	b.Logf("loaded %d flights into PostgreSQL in %v", stats.Appended, time.Since(start).Round(time.Second))
-	if _, err := store.Pool().Exec(ctx, "VACUUM ANALYZE"); err != nil {
+	if err := vacuumAnalyze(ctx, store.Pool()); err != nil {
 		b.Fatal(err)
 	}
 	var pgVersion string

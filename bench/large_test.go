@@ -203,7 +203,7 @@ func (sc *scanSuite) runLarge(b *testing.B) {
 		b.Fatalf("large load: %d rows accepted, %d copied and %d appended, %d stored; the source has %d %s flights",
 			li.loaded.Appended, copied, len(bulk.created), stored, all, largeKey)
 	}
-	if _, err := store.Pool().Exec(ctx, "VACUUM ANALYZE"); err != nil {
+	if err := vacuumAnalyze(ctx, store.Pool()); err != nil {
 		b.Fatalf("vacuum: %v", err)
 	}
 
@@ -236,7 +236,7 @@ func (sc *scanSuite) runLarge(b *testing.B) {
 	if err := store.Pool().QueryRow(ctx, "SELECT count(*) FROM pulpitum_v4_records WHERE event_time < $1", mixedCutoff).Scan(&left); err != nil || left != 0 {
 		b.Fatalf("large archive: %d hot rows left before the cutoff (%v)", left, err)
 	}
-	if _, err := store.Pool().Exec(ctx, "VACUUM ANALYZE"); err != nil {
+	if err := vacuumAnalyze(ctx, store.Pool()); err != nil {
 		b.Fatalf("vacuum: %v", err)
 	}
 

@@ -50,3 +50,15 @@ func TestAggregateWithoutDeclarationRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestHotBatchSize: row-aggregate requests spread a query's buckets over about four requests
+// an asker, at most hotBatch buckets each, at least one.
+func TestHotBatchSize(t *testing.T) {
+	for _, c := range []struct{ units, fanout, want int }{
+		{1332, 4, 64}, {300, 4, 19}, {6, 4, 1}, {0, 4, 1}, {17, 1, 5}, {10, 0, 3}, {100000, 16, 64},
+	} {
+		if got := hotBatchSize(c.units, c.fanout); got != c.want {
+			t.Errorf("hotBatchSize(%d, %d) = %d, want %d", c.units, c.fanout, got, c.want)
+		}
+	}
+}

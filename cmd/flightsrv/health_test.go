@@ -12,7 +12,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/server"
 )
@@ -23,15 +22,7 @@ import (
 // hide the adapter's Ping, and health said SERVING while every hot query failed).
 func TestHealthProbesTheStore(t *testing.T) {
 	ctx := context.Background()
-	dbURL := pgtest.Start(t).NewDatabase(t)
-	st, err := openStore(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st, dbURL := openMigratedPG(t)
 	if _, ok := any(st).(routing.Pinger); !ok {
 		t.Fatal("the opened store does not expose the adapter's Ping")
 	}

@@ -247,18 +247,7 @@ func testPartitionFlags(t *testing.T, st *openedStore, base serveConfig) {
 			t.Fatal(err)
 		}
 		cfg.tables = tableFlags{demoTable} // --table is registered by serve's own flag set
-		srv, tel, err := startServer(ctx, &cfg, st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { tel.Shutdown(ctx) })
-		t.Cleanup(srv.Close)
-		cl, err := flightsql.NewClient(srv.Addr(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cl.Close() })
-		return cl
+		return serveForTest(t, &cfg, st)
 	}
 	count := func(cl *flightsql.Client, q string) (int64, error) { return queryCount(ctx, cl, q) }
 	const year = " AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'"

@@ -305,7 +305,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	}
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
-		Listen: cfg.listen, Tables: cfg.tables, Hot: st, Archive: reader,
+		Listen: cfg.listen, Tables: cfg.tables, Hot: st.adapter(), Archive: reader,
 		Pushdown: cfg.pushdown, ShredCache: shreds, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, TotalQueryMemory: cfg.totalMemory, QueryMaxRows: cfg.queryMaxRows, QueryCPU: cfg.queryCPU, StallTimeout: cfg.stallTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
 		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
 		Peers: peers, PeerTLS: peerTLS, PollTTL: cfg.pollTTL, PollMemory: cfg.pollMemory,

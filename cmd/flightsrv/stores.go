@@ -41,6 +41,12 @@ type openedStore struct {
 
 func (s *openedStore) Close() error { return s.close() }
 
+// adapter is the store adapter itself (*cockroach.Store or *sqlite.Store), for the server: the
+// optional ports the server and the routing layer find by type assertion (the row-aggregate
+// port routing.RowAggregator, the pgx pool behind --query-connections' default cap) are the
+// adapter's methods, which this wrapper's embedded interface hides.
+func (s *openedStore) adapter() routing.HotStore { return s.hotStore }
+
 // openStore opens the hot store named by a URL: postgres:// or postgresql:// (CockroachDB or
 // PostgreSQL over pgx), or sqlite://PATH / a plain file path (embedded SQLite).
 func openStore(ctx context.Context, raw string) (*openedStore, error) {

@@ -13,8 +13,9 @@
 // snapshot. Mutations run in SERIALIZABLE transactions retried on SQLSTATE 40001. On
 // PostgreSQL only, the row-aggregate port (routing.RowAggregator, rowagg.go) runs a
 // fragment's residual filter and partial aggregate over a hot bucket's rows, JSON members
-// read through json_to_record, in the same shape of statement with the route; it declines
-// (routing.ErrNoAggregate) what it would not compute exactly as the executor does.
+// read with the json type's ->> (each document parsed once a row), in the same shape of
+// statement with the route; it declines (routing.ErrNoAggregate) what it would not compute
+// exactly as the executor does.
 //
 // The archival state machine (archive.go) is the reference's, statement for statement, with
 // one change: lease expiries and retry times are computed by the database (now() plus a

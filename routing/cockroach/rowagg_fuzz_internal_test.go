@@ -16,10 +16,9 @@ import (
 
 // FuzzRowStatement: the row-aggregate statement is built from a query's JSON keys and
 // constants (outside input). For any key and text constant, renderRows either declines
-// (routing.ErrNoAggregate: an empty key, one longer than PostgreSQL's 63-byte identifiers or
-// holding NUL) or renders one statement PostgreSQL's grammar parses, whose constants travel
-// only as parameters (their count matches the $n placeholders), and whose quoting of the key
-// reads back, through the same grammar, as exactly the key.
+// (routing.ErrNoAggregate: a key holding NUL) or renders one statement PostgreSQL's grammar
+// parses, whose constants and key travel only as parameters (their count matches the $n
+// placeholders; the key is a parameter, exactly).
 func FuzzRowStatement(f *testing.F) {
 	f.Add("delay", "JFK", int64(60))
 	f.Add(`de"lay`, `'; DROP TABLE pulpitum_v4_records; --`, int64(-1))
@@ -41,7 +40,7 @@ func FuzzRowStatement(f *testing.F) {
 				{Name: "n", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: &arrow.Decimal128Type{Precision: 38}, Nullable: true}}, nil),
 		}
 		st, err := renderRows("t", q)
-		bad := key == "" || len(key) > 63 || strings.ContainsRune(key, 0)
+		bad := strings.ContainsRune(key, 0)
 		if bad {
 			if !errors.Is(err, routing.ErrNoAggregate) {
 				t.Fatalf("key %q: %v, want ErrNoAggregate", key, err)
@@ -65,13 +64,8 @@ func FuzzRowStatement(f *testing.F) {
 		if strings.Contains(st.sql, "$"+itoa(len(st.args)+1)) {
 			t.Fatalf("a placeholder beyond the %d parameters:\n%s", len(st.args), st.sql)
 		}
-		tree, err := pg_query.Parse("SELECT 1 AS " + quoteIdent(key))
-		if err != nil {
-			t.Fatalf("key %q quoted as %s: %v", key, quoteIdent(key), err)
-		}
-		name := tree.GetStmts()[0].GetStmt().GetSelectStmt().GetTargetList()[0].GetResTarget().GetName()
-		if name != key {
-			t.Fatalf("key %q quoted as %s reads back as %q", key, quoteIdent(key), name)
+		if len(st.args) < 6 || st.args[5] != key {
+			t.Fatalf("key %q: not the first parameter after the buckets' (%q)", key, st.args)
 		}
 	})
 }
