@@ -131,15 +131,17 @@ func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Alloca
 		c.misses.Add(1)
 		return nil, false
 	}
-	buf := readBufs.Get().(*[]byte)
-	defer readBufs.Put(buf)
-	data, err := readInto(filepath.Join(c.dir, name), buf)
+	buf, err := readBuffer(filepath.Join(c.dir, name), c.MaxEntryBytes(), mem)
 	if err != nil {
+		if errors.Is(err, errDamaged) {
+			c.damaged.Add(1)
+		}
 		c.drop(name, errors.Is(err, fs.ErrNotExist))
 		c.misses.Add(1)
 		return nil, false
 	}
-	a, err := decodeEntry(data, id, typ, mem) // copies what it keeps out of data
+	a, err := decodeEntry(buf, id, typ) // the column's buffers are slices of buf
+	buf.Release()
 	if err != nil {
 		c.damaged.Add(1)
 		c.drop(name, false)
@@ -150,12 +152,10 @@ func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Alloca
 	return a, true
 }
 
-// readBufs holds the buffers entries are read into (*[]byte): decodeEntry copies the column
-// out, so one buffer serves every Get in turn instead of a new allocation per entry.
-var readBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// readInto reads the file at path into *buf (grown as needed) and returns its bytes.
-func readInto(path string, buf *[]byte) ([]byte, error) {
+// readBuffer reads the file at path into one buffer allocated from mem (its caller's
+// reference; nil on error). A file larger than limit bytes, which Put never writes, is
+// errDamaged without a read.
+func readBuffer(path string, limit int64, mem memory.Allocator) (*memory.Buffer, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -165,15 +165,16 @@ func readInto(path string, buf *[]byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := int(info.Size())
-	if cap(*buf) < n {
-		*buf = make([]byte, n)
+	if info.Size() > limit {
+		return nil, errDamaged
 	}
-	data := (*buf)[:n]
-	if _, err := io.ReadFull(f, data); err != nil {
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(int(info.Size()))
+	if _, err := io.ReadFull(f, buf.Bytes()); err != nil {
+		buf.Release()
 		return nil, err
 	}
-	return data, nil
+	return buf, nil
 }
 
 // drop removes entry name from the index and, unless gone is set, from the directory.
