@@ -363,9 +363,9 @@ type shredTee struct {
 	plan  *shredPlan
 	mem   memory.Allocator
 	parts [][]arrow.Array // per plan entry
-	bytes    int64
-	limit    int64 // bytes the columns collected may hold
-	off      bool
+	bytes int64
+	limit int64 // bytes the columns collected may hold
+	off   bool
 }
 
 func (t *shredTee) Next() bool {
