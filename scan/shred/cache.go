@@ -123,15 +123,17 @@ func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Alloca
 	name := nameOf(id)
 	c.mu.Lock()
 	e, ok := c.index[name]
+	var size int64
 	if ok {
 		c.order.MoveToFront(e)
+		size = e.Value.(*file).size
 	}
 	c.mu.Unlock()
 	if !ok {
 		c.misses.Add(1)
 		return nil, false
 	}
-	buf, err := readBuffer(filepath.Join(c.dir, name), c.MaxEntryBytes(), mem)
+	buf, err := readBuffer(filepath.Join(c.dir, name), size, c.MaxEntryBytes(), mem)
 	if err != nil {
 		if errors.Is(err, errDamaged) {
 			c.damaged.Add(1)
@@ -152,24 +154,21 @@ func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Alloca
 	return a, true
 }
 
-// readBuffer reads the file at path into one buffer allocated from mem (its caller's
-// reference; nil on error). A file larger than limit bytes, which Put never writes, is
-// errDamaged without a read.
-func readBuffer(path string, limit int64, mem memory.Allocator) (*memory.Buffer, error) {
+// readBuffer reads the size bytes (the index's size of the entry: no stat) of the file at path
+// into one buffer allocated from mem (its caller's reference; nil on error). A size past
+// limit, which Put never writes, is errDamaged without a read; a file shorter than size fails
+// the read, one longer fails decodeEntry's checks.
+func readBuffer(path string, size, limit int64, mem memory.Allocator) (*memory.Buffer, error) {
+	if size > limit {
+		return nil, errDamaged
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if info.Size() > limit {
-		return nil, errDamaged
-	}
 	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(int(info.Size()))
+	buf.Resize(int(size))
 	if _, err := io.ReadFull(f, buf.Bytes()); err != nil {
 		buf.Release()
 		return nil, err
