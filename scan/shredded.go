@@ -37,7 +37,7 @@ type shredPlan struct {
 	entries []shredEntry
 	// readFrom says where each read column of a warm batch comes from: shredRead (the warm
 	// read's batch), shredValue (the value column's null placeholder) or the index in entries
-	// of the read column's cached column (the event times, which the payload holds as
+	// of the read column's cached column (the event times and ids, which the payload holds as
 	// immutably as its documents: a warm read then fetches neither its footer nor its pages).
 	readFrom []int
 	// valuePos is the value column's position among the read columns.
