@@ -51,20 +51,33 @@
 //     numeric(10,0) times 1.0375, summed exactly (decimal128) and rounded to cents; measured
 //     (sample, 2 rounds, load average 10.5): 948 ms, DuckDB over the payloads 865 ms (1.10×);
 //     with the shredded-column cache warm 733 ms, DuckDB over the native columns 74 ms (9.95×).
+//     Over the 3M-row file (FLIGHTSRV_ANALYTICAL_FULL=1, fixture kept with
+//     FLIGHTSRV_ANALYTICAL_DIR, 3 rounds; two runs at load average 9–13), the warm cache with
+//     cached event times and ids, entries read without a copy and pooled grouping scratch:
+//     within 3× DuckDB native for 9 and 7 of 12 queries (count WHERE delay > 60 148/161 ms
+//     vs 88/53 ms; destination WHERE delay > 60 250/328 ms vs 53/93 ms; the numeric sum
+//     8.9/9.0 s and the join against avg 19.5/11.3 s, bound by scan/ops' numeric kernels);
+//     day bins 321/343 ms (0.65×/0.44×); peak RSS 102–124 MiB, 38–40 MiB anonymous and
+//     53 MiB file pages at the end (the peak moves with the load: the collector falls behind).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
-//     the untimed first round) to DuckDB over the native columns (target ≤ 3×). What its
-//     peak RSS (about 105–110 MiB) is made of, measured on the 300,000-row fixture from
-//     /proc/PID/status and smaps: about 66 MiB is the executable's own file-backed pages
-//     (.text 30 MiB, .rodata and .gopclntab 36 MiB, nearly all resident from start-up:
-//     `flightsrv --help` alone peaks at 70 MiB), about 40 MiB anonymous memory, the Go heap
-//     under the default 40 MiB soft limit. A 24 MiB --go-memory-limit brings the peak to
-//     95 MiB but makes the queries 4–10 times slower (the collector runs continuously): the
-//     target of 100 MiB is a matter of the binary's size, not of the queries' buffers. The
-//     file-backed part depends on the page cache: the kernel maps the cached pages around each
-//     page fault, so a freshly built binary (all cached) peaks at 108 MiB (65 MiB of it file
-//     pages) where the same queries on a binary built half an hour earlier peak at 94 MiB
-//     (52 MiB), with the same 40 MiB anonymous: compare a baseline build's RSS with care.
+//     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
+//     server's peak RSS (VmHWM) with its anonymous and file-backed parts at the end. The
+//     servers run a copy of the build written in 32 KiB writes, as an installation writes it
+//     (installed): Linux 6.18 keeps a file in page-cache folios as large as the writes that
+//     filled it and maps a folio whole into a process that touches any page of it, and go's
+//     linker writes its output through a shared mapping, held as 2 MiB folios mapped as huge
+//     pages. Measured on an idle `serve` (3M-row fixture, load 10–15): the linker's file
+//     64–68 MiB of file pages (FilePmdMapped 48–57 MiB), a copy in 1 MiB writes 65 MiB, a copy
+//     in 32 KiB or 4 KiB writes or by cp 37–38 MiB; `-ldflags=-s -w` (no symbol table, no
+//     DWARF, 71 MB instead of 102 MB on disk) changes nothing resident (66 MiB from the
+//     linker's file): neither is mapped. After issue 19's queries a copied server held about
+//     54 MiB of file pages (.text 25 MiB, .rodata and .gopclntab 28 MiB) and 41 MiB
+//     anonymous (the Go heap under the default 40 MiB soft limit: HeapInuse 28 MiB, 16 MiB of
+//     it live); a 56 MiB --go-memory-limit cut the warm queries' CPU by 20–45% for 8 MiB more
+//     anonymous memory. madvise cannot lower the file part: MADV_RANDOM keeps the whole-folio
+//     mappings, and MADV_DONTNEED on the executable's relocated read-only pages crashed
+//     the process.
 //     The committed 300,000-row sample by default (about 3 minutes); FLIGHTSRV_ANALYTICAL_FULL=1
 //     runs the whole 3M-row file; FLIGHTSRV_ANALYTICAL_BASELINE=BINARY measures another build
 //     in the same rounds (before/after); FLIGHTSRV_ANALYTICAL_ROUNDS (default 3);

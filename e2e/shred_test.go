@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -41,10 +42,16 @@ var shredQueries = [][2]string{
 		"SELECT id FROM s WHERE (value::json->>'delay')::int > 300 ORDER BY id COLLATE \"C\""},
 	{"SELECT count(DISTINCT value->>'destination'), sum((value->>'delay')::int) FILTER (WHERE value->>'destination' = 'ORD') FROM flights WHERE " + shredWhere,
 		"SELECT count(DISTINCT value::json->>'destination'), sum((value::json->>'delay')::int) FILTER (WHERE value::json->>'destination' = 'ORD') FROM s"},
+	// The event times read beside JSON fields: a warm read takes them from the cache too.
+	{"SELECT date_trunc('day', timestamp)::text, count(*), sum((value->>'distance')::int) FROM flights WHERE " + shredWhere + " GROUP BY 1 ORDER BY 1",
+		"SELECT date_trunc('day', at)::text, count(*), sum((value::json->>'distance')::int) FROM s GROUP BY 1 ORDER BY 1"},
+	{"SELECT origin, timestamp::text, (value->>'delay')::int FROM flights WHERE " + shredWhere + " ORDER BY 3 DESC NULLS LAST, 2, 1 LIMIT 10",
+		"SELECT origin, at::text, (value::json->>'delay')::int FROM s ORDER BY 3 DESC NULLS LAST, 2, 1 LIMIT 10"},
 }
 
 // pgSample loads the sample's flights of the loaded airports in January–June into
-// PostgreSQL's temporary table s (origin, id, value as JSON text), independently of flightsrv.
+// PostgreSQL's temporary table s (origin, id, value as JSON text, at the event time),
+// independently of flightsrv; the session's time zone is UTC, as flightsrv's.
 func pgSample(t *testing.T, ctx context.Context, e *env) *pgx.Conn {
 	t.Helper()
 	pg, err := pgx.Connect(ctx, e.url)
@@ -53,12 +60,17 @@ func pgSample(t *testing.T, ctx context.Context, e *env) *pgx.Conn {
 	}
 	t.Cleanup(func() { pg.Close(context.Background()) })
 	var origins, ids, values []string
+	var ats []time.Time
 	for _, a := range loadedAirports {
 		for _, f := range expected(e.sample, a, ts("2001-01-01T00:00:00Z"), ts("2001-07-01T00:00:00Z")) {
 			origins, ids, values = append(origins, f.origin), append(ids, f.id), append(values, f.value())
+			ats = append(ats, f.at)
 		}
 	}
-	if _, err := pg.Exec(ctx, "CREATE TEMP TABLE s AS SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS r(origin, id, value)", origins, ids, values); err != nil {
+	if _, err := pg.Exec(ctx, "SET TIME ZONE 'UTC'"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pg.Exec(ctx, "CREATE TEMP TABLE s AS SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS r(origin, id, value, at)", origins, ids, values, ats); err != nil {
 		t.Fatal(err)
 	}
 	return pg
@@ -136,6 +148,12 @@ func TestShredCacheAnswers(t *testing.T) {
 	plan := strings.Join(planText(t, mustRun(t, dial(t, srv), "EXPLAIN ANALYZE "+shredQueries[1][0])), "\n")
 	if !strings.Contains(plan, "shredded-column cache") || !regexpShredHits.MatchString(plan) {
 		t.Errorf("EXPLAIN ANALYZE shows no shredded-column cache hit:\n%s", plan)
+	}
+	// The event times come from the cache too: the warm read of the day bins fetches nothing
+	// from the payloads.
+	plan = strings.Join(planText(t, mustRun(t, dial(t, srv), "EXPLAIN ANALYZE "+shredQueries[7][0])), "\n")
+	if !strings.Contains(plan, "column timestamp:timestamp") || !regexpShredHits.MatchString(plan) {
+		t.Errorf("EXPLAIN ANALYZE of the day bins shows no cached event times:\n%s", plan)
 	}
 
 	// A new process over the same directory: the routes are not cached yet.

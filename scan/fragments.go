@@ -468,9 +468,9 @@ func (n *routedNode) explain(a *Analysis) []string {
 		read += fmt.Sprintf(" limit %d", n.readLimit)
 	}
 	if n.shred != nil {
-		keys := make([]string, len(n.shred.fields))
-		for i, f := range n.shred.fields {
-			keys[i] = f.Key()
+		keys := make([]string, len(n.shred.entries))
+		for i, f := range n.shred.entries {
+			keys[i] = f.key
 		}
 		read += fmt.Sprintf("; whole archived buckets read %s from the shredded-column cache when it holds them", strings.Join(keys, ", "))
 	}

@@ -32,14 +32,48 @@ import (
 // shredPlan is a routed node's shredded variant.
 type shredPlan struct {
 	fields []ops.ShredField
+	// entries are the cache's entries of a bucket the warm read needs: one per field, then one
+	// per cached read column (readFrom).
+	entries []shredEntry
+	// readFrom says where each read column of a warm batch comes from: shredRead (the warm
+	// read's batch), shredValue (the value column's null placeholder) or the index in entries
+	// of the read column's cached column (the event times and ids, which the payload holds as
+	// immutably as its documents: a warm read then fetches neither its footer nor its pages).
+	readFrom []int
 	// valuePos is the value column's position among the read columns.
 	valuePos int
 	// sch is the read schema followed by one column per field.
 	sch *arrow.Schema
 	// filters and proj are the node's, compiled over sch (proj nil when the node has none).
 	filters, proj []*ops.Expr
-	// cols are the read columns without the value column.
+	// cols are the warm read's columns: the read columns without the value column and the
+	// cached ones.
 	cols []routing.Column
+}
+
+// shredEntry is one cached column of a bucket: its field key and type.
+type shredEntry struct {
+	key string
+	typ arrow.DataType
+}
+
+// Sources of a warm batch's read columns (shredPlan.readFrom).
+const (
+	shredRead  = -1
+	shredValue = -2
+)
+
+// cachedColumn reports whether the warm read takes read column c from the cache: the
+// timestamp and id columns (the partition column is the bucket's, the value column is read
+// through its fields).
+func cachedColumn(c routing.Column) bool {
+	return c == routing.ColumnTimestamp || c == routing.ColumnID
+}
+
+// columnKey is the field key of read column c of type typ in the cache; JSON fields' keys
+// start with -> or #>.
+func columnKey(c routing.Column, typ arrow.DataType) string {
+	return "column " + c.String() + ":" + typ.String()
 }
 
 // planShred returns n's shredded variant, nil when n has none: the value column is read,
@@ -96,8 +130,18 @@ func planShred(n *routedNode, filters, outputs []expr.Expression, ext expr.Exten
 			return nil
 		}
 	}
-	for _, c := range n.readCols {
-		if c != routing.ColumnValue {
+	for _, f := range sp.fields {
+		sp.entries = append(sp.entries, shredEntry{f.Key(), f.Type()})
+	}
+	for i, c := range n.readCols {
+		switch typ := n.readSch.Field(i).Type; {
+		case c == routing.ColumnValue:
+			sp.readFrom = append(sp.readFrom, shredValue)
+		case cachedColumn(c) && shred.Supported(typ):
+			sp.readFrom = append(sp.readFrom, len(sp.entries))
+			sp.entries = append(sp.entries, shredEntry{columnKey(c, typ), typ})
+		default:
+			sp.readFrom = append(sp.readFrom, shredRead)
 			sp.cols = append(sp.cols, c)
 		}
 	}
@@ -115,7 +159,7 @@ func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req rou
 	warm := func(key string, cols []arrow.Array) (array.RecordReader, routing.Tier, bool, error) {
 		if cols == nil {
 			var ok bool
-			if cols, ok = cacheGetAll(cache, key, sp.fields, rt.mem); !ok {
+			if cols, ok = cacheGetAll(cache, key, sp.entries, rt.mem); !ok {
 				return nil, routing.TierArchive, false, nil
 			}
 		}
@@ -133,7 +177,7 @@ func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req rou
 			releaseAll(cols)
 			return nil, tier, false, nil
 		}
-		return newShredReader(r, cols, n.readCols, sp.sch, rt.mem), tier, true, nil
+		return newShredReader(r, cols, sp, rt.mem), tier, true, nil
 	}
 	tried := ""
 	if whole {
@@ -157,7 +201,7 @@ func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req rou
 	if key != tried {
 		// The route was not cached yet (a first read since the process started): the cache may
 		// hold the bucket all the same.
-		if cols, ok := cacheGetAll(cache, key, sp.fields, rt.mem); ok {
+		if cols, ok := cacheGetAll(cache, key, sp.entries, rt.mem); ok {
 			r.Release()
 			w, wtier, ok, err := warm(key, cols)
 			if err != nil || ok {
@@ -176,20 +220,20 @@ func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req rou
 	// The columns collected are the query's memory: at most an eighth of its limit shared by
 	// the fragments that may run at once, so that filling the cache never fails a query that
 	// runs without it.
-	limit := cache.MaxEntryBytes() * int64(len(sp.fields))
+	limit := cache.MaxEntryBytes() * int64(len(sp.entries))
 	if q := rt.mem.Limit(); q > 0 {
 		limit = min(limit, q/int64(8*rt.fanout(n)))
 	}
-	return &shredTee{BatchReader: r, cache: cache, key: key, fields: sp.fields, valuePos: sp.valuePos, mem: rt.mem,
-		parts: make([][]arrow.Array, len(sp.fields)), limit: limit}, tier, false, nil
+	return &shredTee{BatchReader: r, cache: cache, key: key, plan: sp, mem: rt.mem,
+		parts: make([][]arrow.Array, len(sp.entries)), limit: limit}, tier, false, nil
 }
 
-// cacheGetAll returns every field's cached column for key, or false (nothing held) when one
+// cacheGetAll returns every entry's cached column for key, or false (nothing held) when one
 // misses.
-func cacheGetAll(c *shred.Cache, key string, fields []ops.ShredField, mem memory.Allocator) ([]arrow.Array, bool) {
-	cols := make([]arrow.Array, 0, len(fields))
-	for _, f := range fields {
-		a, ok := c.Get(key, f.Key(), f.Type(), mem)
+func cacheGetAll(c *shred.Cache, key string, entries []shredEntry, mem memory.Allocator) ([]arrow.Array, bool) {
+	cols := make([]arrow.Array, 0, len(entries))
+	for _, f := range entries {
+		a, ok := c.Get(key, f.key, f.typ, mem)
 		if !ok {
 			releaseAll(cols)
 			return nil, false
@@ -207,13 +251,15 @@ func cacheGetAll(c *shred.Cache, key string, fields []ops.ShredField, mem memory
 // errShredRows fails a warm read whose rows differ in number from its cached columns'.
 var errShredRows = errors.New("scan: a shredded-column cache entry does not match its bucket's records")
 
-// shredReader yields a warm read's batches: the read columns in order, the value column a
-// null placeholder, followed by the rows' slices of the cached columns. A read that yields
-// more or fewer rows than the cached columns hold fails: they were not this payload's.
+// shredReader yields a warm read's batches: the read columns in order (the value column a
+// null placeholder, cached read columns the rows' slices of their cached columns), followed by
+// the rows' slices of the fields' cached columns. A read that yields more or fewer rows than
+// the cached columns hold fails: they were not this payload's.
 type shredReader struct {
 	r        routing.BatchReader
-	cols     []arrow.Array
-	readCols []routing.Column
+	cols     []arrow.Array // per plan entry
+	readFrom []int
+	fields   int
 	sch      *arrow.Schema
 	mem      memory.Allocator
 	holder   arrow.Array // the placeholder, sliced per batch
@@ -223,8 +269,8 @@ type shredReader struct {
 	refs     int64
 }
 
-func newShredReader(r routing.BatchReader, cols []arrow.Array, readCols []routing.Column, sch *arrow.Schema, mem memory.Allocator) *shredReader {
-	return &shredReader{r: r, cols: cols, readCols: readCols, sch: sch, mem: mem, refs: 1}
+func newShredReader(r routing.BatchReader, cols []arrow.Array, sp *shredPlan, mem memory.Allocator) *shredReader {
+	return &shredReader{r: r, cols: cols, readFrom: sp.readFrom, fields: len(sp.fields), sch: sp.sch, mem: mem, refs: 1}
 }
 
 func (s *shredReader) Schema() *arrow.Schema          { return s.sch }
@@ -281,17 +327,20 @@ func (s *shredReader) Next() bool {
 	}
 	out := make([]arrow.Array, 0, s.sch.NumFields())
 	j := 0
-	for _, c := range s.readCols {
-		if c == routing.ColumnValue {
+	for _, from := range s.readFrom {
+		switch from {
+		case shredValue:
 			out = append(out, array.NewSlice(s.holder, 0, int64(rows)))
-			continue
+		case shredRead:
+			col := b.Column(j)
+			col.Retain()
+			out = append(out, col)
+			j++
+		default:
+			out = append(out, array.NewSlice(s.cols[from], int64(s.off), int64(s.off+rows)))
 		}
-		col := b.Column(j)
-		col.Retain()
-		out = append(out, col)
-		j++
 	}
-	for _, c := range s.cols {
+	for _, c := range s.cols[:s.fields] {
 		out = append(out, array.NewSlice(c, int64(s.off), int64(s.off+rows)))
 	}
 	s.off += rows
@@ -301,22 +350,22 @@ func (s *shredReader) Next() bool {
 }
 
 // shredTee passes a whole archived bucket's batches through unchanged and extracts the
-// fields from each batch's value column on the side; once the read has ended without error,
-// it writes each field's column (the batches' arrays concatenated) to the cache. An
+// fields from each batch's value column on the side, keeping the cached read columns'
+// arrays too; once the read has ended without error, it writes each entry's column (the
+// batches' arrays concatenated) to the cache. An
 // extraction error (a document that is not JSON, a text a cast refuses: the query decides
 // whether such rows matter) or columns past limit bytes (the cache's largest entries, and a
 // share of the query's memory) stop the collection for this read; nothing is written then.
 type shredTee struct {
 	routing.BatchReader
-	cache    *shred.Cache
-	key      string
-	fields   []ops.ShredField
-	valuePos int
-	mem      memory.Allocator
-	parts    [][]arrow.Array
-	bytes    int64
-	limit    int64 // bytes the columns collected may hold
-	off      bool
+	cache *shred.Cache
+	key   string
+	plan  *shredPlan
+	mem   memory.Allocator
+	parts [][]arrow.Array // per plan entry
+	bytes int64
+	limit int64 // bytes the columns collected may hold
+	off   bool
 }
 
 func (t *shredTee) Next() bool {
@@ -330,10 +379,25 @@ func (t *shredTee) Next() bool {
 	if t.off {
 		return true
 	}
-	arrs, err := ops.ExtractShredded(t.mem, t.BatchReader.RecordBatch().Column(t.valuePos), t.fields)
+	b := t.BatchReader.RecordBatch()
+	arrs, err := ops.ExtractShredded(t.mem, b.Column(t.plan.valuePos), t.plan.fields)
 	if err != nil {
 		t.stop()
 		return true
+	}
+	for i, from := range t.plan.readFrom {
+		if from >= 0 {
+			// The cold read's columns are the read columns; entries follow the fields in
+			// read column order. A copy: the read may reuse its buffers once the batch is
+			// released.
+			col, err := array.Concatenate([]arrow.Array{b.Column(i)}, t.mem)
+			if err != nil {
+				releaseAll(arrs)
+				t.stop()
+				return true
+			}
+			arrs = append(arrs, col)
+		}
 	}
 	for i, a := range arrs {
 		t.parts[i] = append(t.parts[i], a)
@@ -352,11 +416,11 @@ func (t *shredTee) Next() bool {
 // write concatenates and writes each field's column; a failed write only leaves the entry
 // out (the cache counts it).
 func (t *shredTee) write() {
-	for i, f := range t.fields {
+	for i, f := range t.plan.entries {
 		var col arrow.Array
 		switch len(t.parts[i]) {
 		case 0:
-			col = array.MakeArrayOfNull(t.mem, f.Type(), 0)
+			col = array.MakeArrayOfNull(t.mem, f.typ, 0)
 		case 1:
 			col = t.parts[i][0]
 			col.Retain()
@@ -366,7 +430,7 @@ func (t *shredTee) write() {
 				return
 			}
 		}
-		_ = t.cache.Put(t.key, f.Key(), col)
+		_ = t.cache.Put(t.key, f.key, col)
 		col.Release()
 	}
 }

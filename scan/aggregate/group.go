@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -40,10 +41,40 @@ type grouper struct {
 	offs    []int
 	pos     []int
 	newRows []int
+	gids    []uint32 // the reader's group ids of a batch (gidsFor)
+}
+
+// rowScratch is a grouper's per-batch scratch (its slices' capacity), kept in scratchPool
+// between groupers: a query over many buckets makes a grouper per fragment and batch sizes
+// alike, and the scratch sized to a batch was most of the allocations of issue 19's grouped
+// warm queries (bench's BenchmarkAnalytical, an allocation profile of the server).
+type rowScratch struct {
+	keys         []uint64
+	scratch, buf []byte
+	offs, pos    []int
+	newRows      []int
+	gids         []uint32
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(rowScratch) }}
+
+// putScratch gives the grouper's scratch back to scratchPool and clears it.
+func (g *grouper) putScratch() {
+	sc := &rowScratch{keys: g.keys[:0], scratch: g.scratch[:0], buf: g.buf[:0], offs: g.offs[:0], pos: g.pos[:0], newRows: g.newRows[:0], gids: g.gids[:0]}
+	scratchPool.Put(sc)
+	g.keys, g.scratch, g.buf, g.offs, g.pos, g.newRows, g.gids = nil, nil, nil, nil, nil, nil, nil
+}
+
+// gidsFor returns the grouper's scratch for the group ids of n rows.
+func (g *grouper) gidsFor(n int) []uint32 {
+	g.gids = sized(g.gids, n)
+	return g.gids
 }
 
 func newGrouper(mem memory.Allocator, types []arrow.DataType, cols []int) *grouper {
 	g := &grouper{cols: cols, nullID: -1}
+	sc := scratchPool.Get().(*rowScratch)
+	g.keys, g.scratch, g.buf, g.offs, g.pos, g.newRows, g.gids = sc.keys, sc.scratch, sc.buf, sc.offs, sc.pos, sc.newRows, sc.gids
 	for _, t := range types {
 		g.widths = append(g.widths, keyWidth(t))
 		g.bld = append(g.bld, array.NewBuilder(mem, t))
@@ -293,7 +324,7 @@ func uvarintLen(x uint64) int {
 // heapBytes estimates the Go heap the grouper holds (the key builders are on the ledger).
 func (g *grouper) heapBytes() int64 {
 	h := int64(cap(g.keys))*8 + int64(cap(g.scratch)) + int64(cap(g.buf)) +
-		int64(cap(g.offs)+cap(g.pos)+cap(g.newRows))*8
+		int64(cap(g.offs)+cap(g.pos)+cap(g.newRows))*8 + int64(cap(g.gids))*4
 	if g.fast {
 		return h + int64(len(g.t64.slots))*16
 	}
@@ -310,7 +341,7 @@ func (g *grouper) keyArrays() []arrow.Array {
 	}
 	g.bld = nil
 	g.t64, g.ms = u64Table{}, nil
-	g.keys, g.scratch, g.buf, g.offs, g.pos, g.newRows = nil, nil, nil, nil, nil, nil
+	g.putScratch()
 	return out
 }
 
@@ -320,6 +351,9 @@ func (g *grouper) release() {
 		b.Release()
 	}
 	g.bld = nil
+	if g.keys != nil || g.buf != nil || g.offs != nil || g.gids != nil {
+		g.putScratch()
+	}
 }
 
 // validity returns a's validity bitmap and a's offset into it; nil when a has no null.

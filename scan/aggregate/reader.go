@@ -142,8 +142,6 @@ type reader struct {
 	measures []measure
 	grp      *grouper
 	ngroups  int
-	gids     []uint32
-	zeros    []uint32 // group ids of an ungrouped batch
 
 	consumed bool
 	done     bool
@@ -239,7 +237,6 @@ func (r *reader) free() {
 	}
 	r.keys = nil
 	r.measures = nil
-	r.gids, r.zeros = nil, nil
 }
 
 func (r *reader) consume() error {
@@ -278,8 +275,7 @@ func (r *reader) add(rec arrow.RecordBatch) error {
 	}
 	var gids []uint32
 	if r.grouped {
-		r.gids = sized(r.gids, n)
-		gids = r.gids
+		gids = r.grp.gidsFor(n)
 		r.grp.lookup(rec, gids)
 		if r.grp.n != r.ngroups {
 			r.ngroups = r.grp.n
@@ -288,10 +284,7 @@ func (r *reader) add(rec arrow.RecordBatch) error {
 			}
 		}
 	} else {
-		if cap(r.zeros) < n {
-			r.zeros = make([]uint32, n)
-		}
-		gids = r.zeros[:n]
+		gids = zeroGids(n)
 	}
 	cols := rec.Columns()
 	for i := range r.measures {
@@ -325,9 +318,23 @@ func (r *reader) add(rec arrow.RecordBatch) error {
 	return nil
 }
 
+// zeros holds group ids that are all 0 (an ungrouped batch's), shared read-only by every
+// reader: accumulators only read group ids. It grows to the longest batch seen.
+var zeros atomic.Pointer[[]uint32]
+
+// zeroGids returns n group ids 0, not to be written.
+func zeroGids(n int) []uint32 {
+	if z := zeros.Load(); z != nil && len(*z) >= n {
+		return (*z)[:n]
+	}
+	z := make([]uint32, max(n, BatchRows))
+	zeros.Store(&z)
+	return z[:n]
+}
+
 // heapBytes estimates the Go heap held by the hash table and the accumulators.
 func (r *reader) heapBytes() int64 {
-	h := int64(cap(r.gids)+cap(r.zeros)) * 4
+	var h int64
 	if r.grp != nil {
 		h += r.grp.heapBytes()
 	}

@@ -123,23 +123,27 @@ func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Alloca
 	name := nameOf(id)
 	c.mu.Lock()
 	e, ok := c.index[name]
+	var size int64
 	if ok {
 		c.order.MoveToFront(e)
+		size = e.Value.(*file).size
 	}
 	c.mu.Unlock()
 	if !ok {
 		c.misses.Add(1)
 		return nil, false
 	}
-	buf := readBufs.Get().(*[]byte)
-	defer readBufs.Put(buf)
-	data, err := readInto(filepath.Join(c.dir, name), buf)
+	buf, err := readBuffer(filepath.Join(c.dir, name), size, c.MaxEntryBytes(), mem)
 	if err != nil {
+		if errors.Is(err, errDamaged) {
+			c.damaged.Add(1)
+		}
 		c.drop(name, errors.Is(err, fs.ErrNotExist))
 		c.misses.Add(1)
 		return nil, false
 	}
-	a, err := decodeEntry(data, id, typ, mem) // copies what it keeps out of data
+	a, err := decodeEntry(buf, id, typ) // the column's buffers are slices of buf
+	buf.Release()
 	if err != nil {
 		c.damaged.Add(1)
 		c.drop(name, false)
@@ -150,30 +154,26 @@ func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Alloca
 	return a, true
 }
 
-// readBufs holds the buffers entries are read into (*[]byte): decodeEntry copies the column
-// out, so one buffer serves every Get in turn instead of a new allocation per entry.
-var readBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// readInto reads the file at path into *buf (grown as needed) and returns its bytes.
-func readInto(path string, buf *[]byte) ([]byte, error) {
+// readBuffer reads the size bytes (the index's size of the entry: no stat) of the file at path
+// into one buffer allocated from mem (its caller's reference; nil on error). A size past
+// limit, which Put never writes, is errDamaged without a read; a file shorter than size fails
+// the read, one longer fails decodeEntry's checks.
+func readBuffer(path string, size, limit int64, mem memory.Allocator) (*memory.Buffer, error) {
+	if size > limit {
+		return nil, errDamaged
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(int(size))
+	if _, err := io.ReadFull(f, buf.Bytes()); err != nil {
+		buf.Release()
 		return nil, err
 	}
-	n := int(info.Size())
-	if cap(*buf) < n {
-		*buf = make([]byte, n)
-	}
-	data := (*buf)[:n]
-	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, err
-	}
-	return data, nil
+	return buf, nil
 }
 
 // drop removes entry name from the index and, unless gone is set, from the directory.

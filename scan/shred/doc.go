@@ -19,10 +19,12 @@
 // Each entry is one file, DIR/<40 hex digits>.shred (the hex is the start of the SHA-256 of
 // the content and field keys), written to a temporary file in DIR and renamed into place, so a
 // reader never sees half an entry (a crash leaves at most a DIR/.tmp-* file, removed by the
-// next Open). Its layout (entry.go): the magic "FSHRED01", the CRC-32C (Castagnoli) of
+// next Open). Its layout (entry.go): the magic "FSHRED02", the CRC-32C (Castagnoli) of
 // everything after it, the SHA-256 of the keys, the payload's length (little-endian uint64)
-// and the column's Arrow buffers (entry.go). A file that fails any check (magic,
-// checksum, keys, lengths, type, offsets, UTF-8) is damaged: it is
+// and the column's Arrow buffers, each at a multiple of 8 bytes (entry.go): Get reads the file
+// into one buffer of the caller's allocator and the column's buffers are slices of it, without
+// a copy. A file that fails any check (magic, checksum, keys, lengths, padding, type, offsets,
+// UTF-8; an entry of an earlier layout, "FSHRED01", too) is damaged: it is
 // removed, counted, and reported as a miss, so the read extracts the field again and writes
 // the entry anew. A damaged entry is never served.
 //

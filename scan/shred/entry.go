@@ -18,18 +18,24 @@ import (
 )
 
 // The entry layout (see the package documentation): magic, CRC-32C of the rest, SHA-256 of
-// the keys, body length, body. The body is the column's Arrow buffers (the Arrow columnar
-// format's layout, which an IPC record batch carries too) behind a fixed header: the type
-// code, the row count (uint64), whether a validity bitmap follows (one byte), then the bitmap
-// (ceil(rows/8) bytes, bit i set for a non-null row i), and the values: rows fixed-width
-// little-endian values, or rows+1 int32 offsets starting at 0 and the bytes they index. Not
-// an IPC stream: arrow-go's IPC reader trusts the lengths its flatbuffer metadata claims and
-// allocates them before checking (FuzzEntry found a sealed entry making it allocate hundreds
-// of GiB), where every length of this body is checked against the bytes present before
-// anything is allocated.
+// the keys, body length, zero padding to 64 bytes, body. The body is the column's Arrow
+// buffers (the Arrow columnar format's layout, which an IPC record batch carries too) behind a
+// fixed 16-byte header: the type code, the row count (uint64), whether a validity bitmap
+// follows (one byte), zero padding; then the bitmap (ceil(rows/8) bytes, bit i set for a
+// non-null row i) and the values: rows fixed-width little-endian values, or rows+1 int32
+// offsets starting at 0 and the bytes they index. Every buffer starts at a multiple of 8 bytes
+// from the start of the file (zero padding after the bitmap and the offsets), so that Get
+// reads the file into one buffer and serves the column's buffers as slices of it, without a
+// copy. Not an IPC stream: arrow-go's IPC reader trusts the lengths its flatbuffer metadata
+// claims and allocates them before checking (FuzzEntry found a sealed entry making it allocate
+// hundreds of GiB), where every length of this body is checked against the bytes present
+// before anything is allocated.
 const (
-	entryMagic  = "FSHRED01"
-	headerBytes = len(entryMagic) + 4 + sha256.Size + 8
+	entryMagic  = "FSHRED02"
+	bodyLenAt   = len(entryMagic) + 4 + sha256.Size
+	headerBytes = 64
+	// bodyHeader is the body's fixed header: code, rows, validity flag, padding.
+	bodyHeader = 16
 )
 
 // errDamaged is the error of every entry that fails a check: the caller drops the entry.
@@ -53,9 +59,11 @@ const (
 	codeFloat64
 	codeString
 	codeBinary
+	codeTimestamp
 )
 
-// typeCode returns the body's code for typ, false for a type entries do not hold.
+// typeCode returns the body's code for typ and its values' width (0: offsets and bytes), false
+// for a type entries do not hold.
 func typeCode(typ arrow.DataType) (byte, int, bool) {
 	switch typ.ID() {
 	case arrow.INT32:
@@ -68,15 +76,27 @@ func typeCode(typ arrow.DataType) (byte, int, bool) {
 		return codeString, 0, true
 	case arrow.BINARY:
 		return codeBinary, 0, true
+	case arrow.TIMESTAMP:
+		return codeTimestamp, 8, true
 	}
 	return 0, 0, false
 }
 
 // Supported reports whether entries can hold columns of type typ: int32, int64, float64,
-// utf8 and binary (what JSON fields read column-at-a-time yield, scan/ops' jsonfields.go).
+// utf8 and binary (what JSON fields read column-at-a-time yield, scan/ops' jsonfields.go),
+// and timestamps (a payload's event times). An entry holds the values, not the timestamp's
+// unit or zone: callers name the type in the field key.
 func Supported(typ arrow.DataType) bool {
 	_, _, ok := typeCode(typ)
 	return ok
+}
+
+// pad8 appends zero bytes to out up to a multiple of 8 bytes.
+func pad8(out []byte) []byte {
+	for len(out)%8 != 0 {
+		out = append(out, 0)
+	}
+	return out
 }
 
 // encodeEntry returns the bytes of the entry id holding column a (a Supported type).
@@ -86,22 +106,23 @@ func encodeEntry(id [sha256.Size]byte, a arrow.Array) ([]byte, error) {
 		return nil, fmt.Errorf("shred: encode entry: type %s not supported", a.DataType())
 	}
 	n := a.Len()
-	out := make([]byte, headerBytes, headerBytes+16+n*max(width, 5))
+	out := make([]byte, headerBytes, headerBytes+bodyHeader+32+n*max(width, 5)+n/8)
 	copy(out, entryMagic)
 	copy(out[len(entryMagic)+4:], id[:])
 	out = append(out, code)
 	out = binary.LittleEndian.AppendUint64(out, uint64(n))
 	if a.NullN() > 0 {
 		out = append(out, 1)
+		out = pad8(out)
 		bm := make([]byte, bitutil.BytesForBits(int64(n)))
 		for i := range n {
 			if a.IsValid(i) {
 				bitutil.SetBit(bm, i)
 			}
 		}
-		out = append(out, bm...)
+		out = pad8(append(out, bm...))
 	} else {
-		out = append(out, 0)
+		out = pad8(append(out, 0))
 	}
 	switch v := a.(type) {
 	case *array.Int32:
@@ -110,6 +131,10 @@ func encodeEntry(id [sha256.Size]byte, a arrow.Array) ([]byte, error) {
 		}
 	case *array.Int64:
 		for _, x := range v.Int64Values() {
+			out = binary.LittleEndian.AppendUint64(out, uint64(x))
+		}
+	case *array.Timestamp:
+		for _, x := range v.TimestampValues() {
 			out = binary.LittleEndian.AppendUint64(out, uint64(x))
 		}
 	case *array.Float64:
@@ -123,12 +148,13 @@ func encodeEntry(id [sha256.Size]byte, a arrow.Array) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("shred: encode entry: array %T", a)
 	}
-	binary.LittleEndian.PutUint64(out[len(entryMagic)+4+sha256.Size:], uint64(len(out)-headerBytes))
+	binary.LittleEndian.PutUint64(out[bodyLenAt:], uint64(len(out)-headerBytes))
 	binary.LittleEndian.PutUint32(out[len(entryMagic):], crc32.Checksum(out[len(entryMagic)+4:], castagnoli))
 	return out, nil
 }
 
-// appendVar appends the offsets and bytes of n values (a null row's value is empty).
+// appendVar appends the offsets (padded to 8 bytes) and bytes of n values (a null row's value
+// is empty).
 func appendVar(out []byte, n int, value func(int) []byte) []byte {
 	var off uint32
 	out = binary.LittleEndian.AppendUint32(out, 0)
@@ -136,60 +162,94 @@ func appendVar(out []byte, n int, value func(int) []byte) []byte {
 		off += uint32(len(value(i)))
 		out = binary.LittleEndian.AppendUint32(out, off)
 	}
+	out = pad8(out)
 	for i := range n {
 		out = append(out, value(i)...)
 	}
 	return out
 }
 
-// decodeEntry checks data as the entry id of a column of type typ and returns the column,
-// its buffers allocated from mem (owned by the caller). Every failure is errDamaged.
-func decodeEntry(data []byte, id [sha256.Size]byte, typ arrow.DataType, mem memory.Allocator) (arrow.Array, error) {
+// zeros reports whether b holds only zero bytes.
+func zeros(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// padded returns n rounded up to a multiple of 8.
+func padded(n int) int { return (n + 7) &^ 7 }
+
+// decodeEntry checks the bytes of buf as the entry id of a column of type typ and returns the
+// column, whose buffers are slices of buf (retained: the caller keeps its own reference and
+// releases it; the column holds buf until it is released). Every failure is errDamaged.
+func decodeEntry(buf *memory.Buffer, id [sha256.Size]byte, typ arrow.DataType) (arrow.Array, error) {
+	data := buf.Bytes()
 	if len(data) < headerBytes || string(data[:len(entryMagic)]) != entryMagic {
 		return nil, errDamaged
 	}
 	if crc32.Checksum(data[len(entryMagic)+4:], castagnoli) != binary.LittleEndian.Uint32(data[len(entryMagic):]) {
 		return nil, errDamaged
 	}
-	if !bytes.Equal(data[len(entryMagic)+4:len(entryMagic)+4+sha256.Size], id[:]) {
+	if !bytes.Equal(data[len(entryMagic)+4:bodyLenAt], id[:]) || !zeros(data[bodyLenAt+8:headerBytes]) {
 		return nil, errDamaged
 	}
 	body := data[headerBytes:]
-	if binary.LittleEndian.Uint64(data[headerBytes-8:]) != uint64(len(body)) {
+	if binary.LittleEndian.Uint64(data[bodyLenAt:]) != uint64(len(body)) {
 		return nil, errDamaged
 	}
 	code, width, ok := typeCode(typ)
-	if !ok || len(body) < 10 || body[0] != code || body[9] > 1 {
+	if !ok || len(body) < bodyHeader || body[0] != code || body[9] > 1 || !zeros(body[10:bodyHeader]) {
 		return nil, errDamaged
 	}
 	rows := binary.LittleEndian.Uint64(body[1:])
 	hasNulls := body[9] == 1
-	rest := body[10:]
+	at := headerBytes + bodyHeader // the next buffer's offset in data
+	rest := len(data) - at
 	// Every row takes at least a bit of the bitmap or a byte of values or offsets: a count
 	// past that is damage, checked before any length is computed from it.
-	if rows > uint64(len(rest))*8 || rows >= 1<<31 {
+	if rows > uint64(rest)*8 || rows >= 1<<31 {
 		return nil, errDamaged
 	}
 	n := int(rows)
-	var bitmap []byte
+	// take returns the buffer of the next k bytes (then skips to a multiple of 8), false when
+	// they are not all present.
+	type span struct{ off, len int }
+	var spans []span
+	take := func(k int, pad bool) bool {
+		end := at + k
+		if pad {
+			end = at + padded(k)
+		}
+		if end > len(data) || end < at {
+			return false
+		}
+		spans = append(spans, span{at, k})
+		at = end
+		return true
+	}
+	nulls := 0
 	if hasNulls {
 		k := int(bitutil.BytesForBits(int64(n)))
-		if len(rest) < k {
+		if !take(k, true) {
 			return nil, errDamaged
 		}
-		bitmap, rest = rest[:k], rest[k:]
-	}
-	var valueBufs [][]byte
-	if width > 0 {
-		if len(rest) != n*width {
-			return nil, errDamaged
-		}
-		valueBufs = [][]byte{rest}
+		nulls = n - bitutil.CountSetBits(data[spans[0].off:], 0, n)
 	} else {
-		if len(rest) < 4*(n+1) {
+		spans = append(spans, span{-1, 0})
+	}
+	if width > 0 {
+		if len(data)-at != n*width || !take(n*width, false) {
 			return nil, errDamaged
 		}
-		offs, vals := rest[:4*(n+1)], rest[4*(n+1):]
+	} else {
+		if !take(4*(n+1), true) {
+			return nil, errDamaged
+		}
+		offs := data[spans[1].off : spans[1].off+4*(n+1)]
+		vals := data[at:]
 		prev := binary.LittleEndian.Uint32(offs)
 		if prev != 0 {
 			return nil, errDamaged
@@ -199,23 +259,23 @@ func decodeEntry(data []byte, id [sha256.Size]byte, typ arrow.DataType, mem memo
 			if o < prev {
 				return nil, errDamaged
 			}
+			// Each value's own bytes must be UTF-8 too: with the whole valid, a value boundary
+			// must not fall inside a character (on a continuation byte).
+			if code == codeString && o < uint32(len(vals)) && vals[o]&0xC0 == 0x80 {
+				return nil, errDamaged
+			}
 			prev = o
 		}
 		if uint64(prev) != uint64(len(vals)) || (code == codeString && !utf8.Valid(vals)) {
 			return nil, errDamaged
 		}
-		valueBufs = [][]byte{offs, vals}
+		take(len(vals), false)
 	}
-	bufs := make([]*memory.Buffer, 0, 3)
-	nulls := 0
-	if bitmap != nil {
-		bufs = append(bufs, copyBuffer(mem, bitmap))
-		nulls = n - bitutil.CountSetBits(bitmap, 0, n)
-	} else {
-		bufs = append(bufs, nil)
-	}
-	for _, b := range valueBufs {
-		bufs = append(bufs, copyBuffer(mem, b))
+	bufs := make([]*memory.Buffer, len(spans))
+	for i, s := range spans {
+		if s.off >= 0 {
+			bufs[i] = memory.SliceBuffer(buf, s.off, s.len)
+		}
 	}
 	d := array.NewData(typ, n, bufs, nil, nulls, 0)
 	for _, b := range bufs {
@@ -225,25 +285,7 @@ func decodeEntry(data []byte, id [sha256.Size]byte, typ arrow.DataType, mem memo
 	}
 	a := array.MakeFromData(d)
 	d.Release()
-	if code == codeString {
-		// Each value's own bytes must be UTF-8 too (a boundary inside a character).
-		s := a.(*array.String)
-		for i := range n {
-			if !utf8.ValidString(s.Value(i)) {
-				a.Release()
-				return nil, errDamaged
-			}
-		}
-	}
 	return a, nil
-}
-
-// copyBuffer returns a buffer of mem holding a copy of b.
-func copyBuffer(mem memory.Allocator, b []byte) *memory.Buffer {
-	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(len(b))
-	copy(buf.Bytes(), b)
-	return buf
 }
 
 // unsafeBytes returns s's bytes without a copy; they must not be modified.

@@ -14,6 +14,10 @@ import (
 type Memory struct {
 	HWM int64 // VmHWM: the peak resident set since the process started
 	RSS int64 // VmRSS: the resident set now
+	// Anon and File split RSS (RssAnon, RssFile; 0 where the kernel does not report them):
+	// anonymous memory (the Go heap, stacks, C allocations) and file-backed pages (the
+	// executable's, mostly). The kernel keeps no peak of either.
+	Anon, File int64
 }
 
 // ReadMemory reads process pid's VmHWM and VmRSS from /proc/PID/status (Linux).
@@ -25,8 +29,8 @@ func ReadMemory(pid int) (Memory, error) {
 	return ParseMemory(raw)
 }
 
-// ParseMemory reads the VmHWM and VmRSS lines ("VmHWM:   2048 kB") of a /proc/PID/status
-// text; an error when either is missing or not in kB.
+// ParseMemory reads the VmHWM, VmRSS, RssAnon and RssFile lines ("VmHWM:   2048 kB") of a
+// /proc/PID/status text; an error when VmHWM or VmRSS is missing or a line is not in kB.
 func ParseMemory(status []byte) (Memory, error) {
 	var m Memory
 	for _, line := range bytes.Split(status, []byte("\n")) {
@@ -40,6 +44,10 @@ func ParseMemory(status []byte) (Memory, error) {
 			dst = &m.HWM
 		case "VmRSS":
 			dst = &m.RSS
+		case "RssAnon":
+			dst = &m.Anon
+		case "RssFile":
+			dst = &m.File
 		default:
 			continue
 		}
