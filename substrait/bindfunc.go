@@ -85,6 +85,7 @@ type aggCtx struct {
 	nulled   []expr.Expression // grouping expressions outside this grouping set: NULL
 	measures []plan.AggRelMeasure
 	mtypes   []types.Type
+	built    bool // the AggregateRel is built: no more measures (dscale.go)
 }
 
 // outType returns the types of the aggregate's output so far.
@@ -152,7 +153,11 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 		if err == nil && e.e != nil {
 			for i, g := range ac.groups {
 				if g.Equals(e.e) {
-					return typed(ac.scope().ref(i)), nil
+					v := typed(ac.scope().ref(i))
+					if e.ds != nil {
+						v.ds = lostScale("a numeric whose display scale varies by row used as a GROUP BY key")
+					}
+					return v, nil
 				}
 			}
 			if containsExpr(ac.nulled, e.e) {
@@ -352,7 +357,11 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	}
 	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
 	ac.mtypes = append(ac.mtypes, out)
-	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+	v := typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1))
+	if name == "avg" && familyOf(out) == famNumeric {
+		v.ds = bd.avgDisplayScale(fc, ac)
+	}
+	return v, nil
 }
 
 // aggregate builds the AggregateRel of ac over in.

@@ -233,7 +233,11 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if err := bd.frame(wf, spec); err != nil {
 		return bval{}, err
 	}
-	return typed(wf), nil
+	out := typed(wf)
+	if name == "avg" && familyOf(wf.GetType()) == famNumeric {
+		out.ds = lostScale("avg of integers over a window")
+	}
+	return out, nil
 }
 
 // orderable refuses a partition or order key of a type the executor cannot compare (JSON

@@ -1,0 +1,184 @@
+package substrait
+
+import (
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// Numerics whose display scale varies row by row.
+//
+// PostgreSQL's numeric values carry their own display scale: avg of integers is numeric_div's
+// quotient, whose scale select_div_scale chooses from the sum and the count (16 significant
+// digits or more: 1.5000000000000000, 15000.0000000000000000 for one row of 15000 but
+// 15000.000000000000 for two), and CASE or COALESCE of numerics of different scales keeps
+// each value's own (CASE … THEN 1.5 ELSE 2 END shows 2). One decimal column has one scale:
+// such a value is held at a scale that holds every row exactly (avg's ops.AvgScale, the
+// largest of the branches'), which clients read as an exact decimal, and its display scale
+// travels beside it in the binder (bval.ds) as an int32 expression bound only when the value
+// is written as text (::text, ||, concat): numeric_text_at writes each row at its own scale,
+// the text numeric_out writes.
+//
+// Display scales follow PostgreSQL's rules (numeric.c): an average's is select_div_scale of
+// its exact sum and count (numeric_div_scale over two more measures of the aggregate, the
+// same argument, DISTINCT and FILTER); a + b and a - b take the larger of the two, a * b
+// their sum; unary minus, abs and a cast to unconstrained numeric keep it; round, trunc,
+// ceil, floor and casts to numeric(p,s) fix it; CASE and COALESCE take the chosen branch's.
+//
+// Where the scale cannot be followed — a varying numeric read from a subquery, CTE or set
+// operation (the scope's col.vary), GREATEST/LEAST, avg over a window, a GROUP BY key — its
+// text is refused by name (lostScale), never written at the column's scale.
+
+// dscale binds the int32 display scale of each row of a varying numeric.
+type dscale func() (expr.Expression, error)
+
+// lostScale is the display scale of a varying numeric whose scales the binder cannot follow
+// from where it is: asking for it (its text) is refused by name.
+func lostScale(what string) dscale {
+	return func() (expr.Expression, error) {
+		return nil, refused(Unimplemented, "0A000", "the text of %s is not supported: PostgreSQL shows each value at its own display scale, "+
+			"which flightsrv follows only in the select list that computes it (round it or cast it to numeric(p,s), or write the text there)", what)
+	}
+}
+
+// scaleExpr is the display scale of v as an int32 expression: its ds, else its type's scale
+// (integers 0, an untyped constant the digits after its point, NULL 0).
+func (bd *binder) scaleExpr(v bval) (expr.Expression, error) {
+	if v.ds != nil {
+		return v.ds()
+	}
+	return expr.NewPrimitiveLiteral(staticScale(v), true), nil
+}
+
+// staticScale is the display scale of a value whose scale is its type's.
+func staticScale(v bval) int32 {
+	switch {
+	case v.str != nil:
+		if _, s, err := parseNumericText(*v.str); err == nil {
+			return s
+		}
+	case v.e != nil:
+		if s, ok := numScale(v.typ()); ok {
+			return s
+		}
+	}
+	return 0
+}
+
+// combineScale is the display scale of l op r for + and - ("max") or * ("add"), nil when
+// neither varies.
+func (bd *binder) combineScale(op string, l, r bval) dscale {
+	if l.ds == nil && r.ds == nil {
+		return nil
+	}
+	return onceScale(func() (expr.Expression, error) {
+		a, err := bd.scaleExpr(l)
+		if err != nil {
+			return nil, err
+		}
+		b, err := bd.scaleExpr(r)
+		if err != nil {
+			return nil, err
+		}
+		return bd.fn(URNPostgres, "numeric_dscale", i32Type(), types.Enum(op), a, b)
+	})
+}
+
+// onceScale binds f at most once (a value written as text twice asks for its scale twice).
+func onceScale(f dscale) dscale {
+	var (
+		once sync.Once
+		e    expr.Expression
+		err  error
+	)
+	return func() (expr.Expression, error) {
+		once.Do(func() { e, err = f() })
+		return e, err
+	}
+}
+
+// varyingScales reports whether values of one column (CASE, COALESCE, GREATEST/LEAST) of
+// numeric type have display scales that differ: one varies already, or their scales differ.
+func varyingScales(vs []bval) bool {
+	scale := int32(-1)
+	for _, v := range vs {
+		if v.ds != nil {
+			return true
+		}
+		if v.null || v.param > 0 || (v.e != nil && !isNumber(familyOf(v.typ()))) {
+			continue
+		}
+		if v.str != nil {
+			if _, _, err := parseNumericText(*v.str); err != nil {
+				continue
+			}
+		}
+		s := staticScale(v)
+		if scale >= 0 && s != scale {
+			return true
+		}
+		scale = s
+	}
+	return false
+}
+
+// branchScale is the display scale of CASE WHEN conds[i] THEN vs[i] … ELSE vs[last] END (and
+// of COALESCE, whose conditions are the IS NOT NULL tests): the chosen branch's.
+func (bd *binder) branchScale(conds []expr.Expression, vs []bval) dscale {
+	return onceScale(func() (expr.Expression, error) {
+		pairs := make([]expr.IfThenPair, len(conds))
+		for i, c := range conds {
+			s, err := bd.scaleExpr(vs[i])
+			if err != nil {
+				return nil, err
+			}
+			pairs[i] = expr.IfThenPair{If: c, Then: s}
+		}
+		els, err := bd.scaleExpr(vs[len(vs)-1])
+		if err != nil {
+			return nil, err
+		}
+		return bd.ifThen(pairs, els)
+	})
+}
+
+// avgScale is the display scale of avg(x) of integers, the aggregate call fc bound in ac:
+// select_div_scale of the exact sum and the count of the same values (two more measures of
+// the aggregate, added only when the text is asked for).
+func (bd *binder) avgDisplayScale(fc *pg.FuncCall, ac *aggCtx) dscale {
+	return onceScale(func() (expr.Expression, error) {
+		if ac.built {
+			return lostScale("avg of integers outside the select list, HAVING and ORDER BY of its query")()
+		}
+		measure := func(name string) (expr.Expression, error) {
+			c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
+				AggDistinct: fc.GetAggDistinct(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
+			saved := bd.agg
+			bd.agg = ac
+			defer func() { bd.agg = saved }()
+			v, err := bd.measure(c, ac)
+			return v.e, err
+		}
+		sum, err := measure("sum")
+		if err != nil {
+			return nil, err
+		}
+		count, err := measure("count")
+		if err != nil {
+			return nil, err
+		}
+		return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), sum, count)
+	})
+}
+
+// varyingText is the text of the varying numeric v, each row at its own display scale.
+func (bd *binder) varyingText(v bval) (bval, error) {
+	ds, err := v.ds()
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "numeric_text_at", strType(), v.e, ds)
+	return typed(f), err
+}
