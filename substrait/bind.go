@@ -419,7 +419,7 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: names}
 	for i, e := range es {
-		out.sc.cols = append(out.sc.cols, col{name: names[i], typ: e.GetType(), })
+		out.sc.cols = append(out.sc.cols, col{name: names[i], typ: e.GetType()})
 	}
 	return out, nil
 }
