@@ -635,3 +635,12 @@ SELECT id, (value->>'distance')::int AS dist, count(*) OVER (ORDER BY (value->>'
 SELECT value->>'destination' AS d, array_agg((value->>'delay')::int ORDER BY (value->>'delay')::int DESC)::text, array_to_string(array_agg(id ORDER BY id), ';') FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' GROUP BY 1 HAVING count(*) > 3 ORDER BY 1
 
 SELECT origin, date_trunc('month', timestamp) AS m, array_to_string(array_agg(DISTINCT_DEST ORDER BY DISTINCT_DEST), ',') FROM (SELECT origin, timestamp, value->>'destination' AS DISTINCT_DEST FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND (value->>'delay')::int > 120) t GROUP BY 1, 2 ORDER BY 1, 2
+
+-- numeric display scales: avg of integers written as text at select_div_scale's scale, + - * of it, CASE and COALESCE of numerics of different scales (the chosen branch's scale), over every tier
+SELECT value->>'destination' AS d, avg((value->>'delay')::int)::text AS mean, (avg((value->>'distance')::int) * 100)::text AS x100, COALESCE(avg((value->>'delay')::int) FILTER (WHERE (value->>'delay')::int > 60), 0)::text AS late FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 HAVING avg((value->>'delay')::int) > 0 ORDER BY 1
+
+SELECT date_trunc('month', timestamp) AS m, 'mean ' || avg((value->>'delay')::int) AS label, (CASE WHEN count(*) > 1000 THEN avg((value->>'distance')::bigint) ELSE 0 END)::text AS dist, (avg(DISTINCT (value->>'delay')::int) - 0.5)::text AS dd FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1 ORDER BY 1
+
+SELECT id, (CASE WHEN (value->>'delay')::int > 0 THEN (value->>'delay')::int * 1.5 ELSE 0 END)::text AS c, COALESCE(NULLIF((value->>'delay')::int, 0) * 0.25, 1)::text AS z FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
+
+SELECT origin, COALESCE(avg((value->>'delay')::int), 0) AS mean, CASE WHEN count(*) > 10 THEN avg((value->>'delay')::int) ELSE 0 END AS big, round(avg((value->>'delay')::int) * 100, 1) AS pct, avg((value->>'delay')::int) * 1.5::float8 AS f FROM flights WHERE origin IN ('ORD', 'BOS', 'SFO') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' GROUP BY 1 HAVING avg((value->>'delay')::int) > 2 ORDER BY 1
