@@ -13,6 +13,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -721,6 +722,26 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case "to_char":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err
+		}
+		if !args[0].untyped() {
+			switch familyOf(args[0].typ()) {
+			case famInt, famNumeric:
+				// to_char of a number: formatting.c's numeric_to_char (scan/ops tocharnum.go).
+				if args[1].str == nil {
+					return bval{}, unimplemented("to_char of a number with a template that is not a constant")
+				}
+				if _, err := pgnumfmt.Parse(*args[1].str); err != nil {
+					return bval{}, unimplemented("to_char of a number with " + err.Error())
+				}
+				f, err := text(1)
+				if err != nil {
+					return bval{}, err
+				}
+				fn, err := bd.fn(URNPostgres, "to_char_number", strType(), args[0].e, f)
+				return typed(fn), err
+			case famFloat:
+				return bval{}, unimplemented("to_char of double precision (cast it to numeric)")
+			}
 		}
 		if !args[0].untyped() && isWallclock(args[0].typ()) {
 			// PostgreSQL prints no zone for a timestamp without time zone; the kernel prints UTC.

@@ -557,8 +557,9 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 	if name == "round" && len(args) == 2 && !args[0].untyped() && familyOf(args[0].typ()) == famInt {
 		any = true // round(integer, n) is round(numeric, n)
 	}
-	if !any || name == "concat" {
-		// concat writes each argument as text (asText: numerics at their display scale).
+	if !any || name == "concat" || name == "to_char" {
+		// concat writes each argument as text (asText: numerics at their display scale);
+		// to_char formats numbers itself (bindfunc.go).
 		return bval{}, false, nil
 	}
 	switch name {

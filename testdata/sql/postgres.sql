@@ -644,3 +644,8 @@ SELECT date_trunc('month', timestamp) AS m, 'mean ' || avg((value->>'delay')::in
 SELECT id, (CASE WHEN (value->>'delay')::int > 0 THEN (value->>'delay')::int * 1.5 ELSE 0 END)::text AS c, COALESCE(NULLIF((value->>'delay')::int, 0) * 0.25, 1)::text AS z FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
 
 SELECT origin, COALESCE(avg((value->>'delay')::int), 0) AS mean, CASE WHEN count(*) > 10 THEN avg((value->>'delay')::int) ELSE 0 END AS big, round(avg((value->>'delay')::int) * 100, 1) AS pct, avg((value->>'delay')::int) * 1.5::float8 AS f FROM flights WHERE origin IN ('ORD', 'BOS', 'SFO') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' GROUP BY 1 HAVING avg((value->>'delay')::int) > 2 ORDER BY 1
+
+-- to_char of numbers (numeric_to_char's 9, 0, point, comma, D, G, FM) over every tier
+SELECT value->>'destination' AS d, to_char(avg((value->>'delay')::int), '999.99') AS mean, to_char(avg((value->>'distance')::int), 'FM9,999.0') AS dist, to_char(sum((value->>'distance')::bigint), '9,999,999') AS total, to_char(count(*), 'FM00000') AS n FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
+
+SELECT id, to_char((value->>'distance')::int * 1.05, 'FM99,990.00') AS miles, to_char((value->>'delay')::int, '0000') AS late FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
