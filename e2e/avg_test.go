@@ -139,6 +139,9 @@ var avgTexts = []string{
 		"(avg(-g) OVER (ORDER BY g RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) * 2)::text, (avg(g * 5000) FILTER (WHERE g > 2) OVER (ORDER BY g))::text FROM generate_series(1, 12) g ORDER BY g",
 	"SELECT id, (avg((value->>'delay')::int) OVER (ORDER BY timestamp, id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW))::text, 'd=' || avg((value->>'distance')::bigint) OVER (ORDER BY timestamp RANGE BETWEEN '1 hour' PRECEDING AND CURRENT ROW) " +
 		"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' ORDER BY timestamp, id",
+	// Quotients of numerics: PostgreSQL's select_div_scale per row.
+	"SELECT (1.5 / 2)::text, (10 / 4.0)::text, (1 / 3.0)::text, (7.0 / 7)::text, (123456.789 / 0.5)::text, (-2 / 0.0625)::text, (1e10 / 7)::text",
+	"SELECT g % 3 AS k, (sum(g)::numeric / count(*))::text, (count(*) * 100.0 / sum(count(*)) OVER ())::text, ((g % 3) / 8.0 + 1)::text FROM generate_series(1, 10) g GROUP BY 1 ORDER BY 1",
 	// sum(bigint) over a window is numeric (exact past bigint's range), sum(int) bigint.
 	"SELECT g, sum(4611686018427387904::bigint + g) OVER (ORDER BY g), sum(g) OVER (ORDER BY g), sum(g::smallint) OVER (), sum(-g::bigint) OVER (ORDER BY g ROWS 1 PRECEDING) FROM generate_series(1, 5) g ORDER BY g",
 	"SELECT id, sum((value->>'distance')::bigint) OVER (ORDER BY timestamp, id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW), sum((value->>'delay')::int) OVER (ORDER BY timestamp, id) " +
@@ -151,6 +154,7 @@ var avgTexts = []string{
 var avgMixed = []string{
 	"SELECT COALESCE(avg(x), 0), CASE WHEN count(*) > 1 THEN avg(x) ELSE 0 END, avg(x) * 100, round(avg(x), 2), avg(x) > 1, avg(x) * 1.5::float8, avg(x) + 0.5::float8 FROM (VALUES (1), (2), (4)) v(x)",
 	"SELECT COALESCE(avg(x), 0), CASE WHEN avg(x) IS NULL THEN 0 ELSE avg(x) END FROM (VALUES (NULL::int)) v(x)",
+	"SELECT g % 3 AS k, count(*) * 100.0 / sum(count(*)) OVER () AS pct, sum(g)::numeric / count(*) AS mean, 1.5 / 2 FROM generate_series(1, 10) g GROUP BY 1 ORDER BY 1",
 	"SELECT origin, COALESCE(avg((value->>'delay')::int), 0), round(avg((value->>'delay')::int) * 100, 1), avg((value->>'delay')::int) < 10.5 FROM flights " +
 		"WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' GROUP BY 1 HAVING avg((value->>'delay')::int) > 0 ORDER BY 1",
 }
@@ -217,6 +221,7 @@ func TestNumericDisplayScaleAsPostgres(t *testing.T) {
 			"SELECT a::text FROM (SELECT avg(g) AS a FROM generate_series(1, 3) g) s",
 			"WITH s AS (SELECT avg(g) AS a FROM generate_series(1, 3) g) SELECT 'x' || a FROM s",
 			"SELECT GREATEST(avg(g), 1)::text FROM generate_series(1, 3) g",
+			"SELECT avg(g) / 2 FROM generate_series(1, 3) g",
 		} {
 			if _, err := pg.Exec(ctx, q); err != nil {
 				t.Fatalf("PostgreSQL %s: %v", q, err)

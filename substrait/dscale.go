@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"strconv"
 	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -181,4 +182,34 @@ func (bd *binder) varyingText(v bval) (bval, error) {
 	}
 	f, err := bd.fn(URNPostgres, "numeric_text_at", strType(), v.e, ds)
 	return typed(f), err
+}
+
+// quotientScale is the scale a bare numeric quotient is held at: PostgreSQL's quotients of
+// values of small display scales show 16 to 20 digits after the point, and select_div_scale
+// never gives fewer than either operand's.
+const quotientScale = 20
+
+// numericDivide is a / b of numerics (x and y, of scales sx and sy, bound from l and r) outside
+// round, trunc, ceil, floor and numeric(p,s), which take numericQuotient's path: PostgreSQL's
+// quotient, whose display scale select_div_scale chooses per row (numeric_div_scale), held at
+// max(quotientScale, sx, sy) digits after the point (numeric_div_exact: a quotient with more
+// digits that are not zeros is refused at run time, never rounded). An operand whose display
+// scale varies by row (an average) is refused by name: the quotient's scale depends on it.
+func (bd *binder) numericDivide(l, r bval, x, y expr.Expression, sx, sy int32) (bval, error) {
+	if l.ds != nil || r.ds != nil {
+		return bval{}, refused(Unimplemented, "0A000", "the numeric operator / of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) is not supported: round it (round(a / b, n)) or cast it to numeric(p,s)")
+	}
+	s := max(quotientScale, sx, sy)
+	if s > 38 {
+		return bval{}, unimplemented("a numeric quotient of operands with more than 38 digits after the point")
+	}
+	f, err := bd.fn(URNPostgres, "numeric_div_exact", numType(s), types.Enum(strconv.Itoa(int(s))), x, y)
+	if err != nil {
+		return bval{}, err
+	}
+	out := typed(f)
+	out.ds = onceScale(func() (expr.Expression, error) {
+		return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), x, y)
+	})
+	return out, nil
 }

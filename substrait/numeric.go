@@ -227,7 +227,7 @@ func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
 	case "%":
 		return bval{}, unimplemented("the numeric operator %")
 	case "/":
-		return bval{}, refused(Unimplemented, "0A000", "the numeric operator %s outside round(…, n), trunc(…, n), ceil, floor and casts to numeric(p,s) is not supported (PostgreSQL chooses its result's scale from the values)", op)
+		return bd.numericDivide(l, r, x, y, sx, sy)
 	default:
 		return bval{}, errorf(InvalidArgument, "operator does not exist: numeric %s numeric", op)
 	}

@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,39 +27,101 @@ func init() {
 	ownFunctions["numeric_div_scale"] = numericDivScale
 	ownFunctions["numeric_dscale"] = numericDscale
 	ownFunctions["numeric_text_at"] = numericTextAt
+	ownFunctions["numeric_div_exact"] = numericDivExact
 }
 
-// numericDivScale is numeric_div_scale(sum, count): the display scale of PostgreSQL's
-// numeric_div(sum, count) (divScale), sum an integer or decimal128 of scale 0 (an exact
-// total), count an integer; int32, NULL where either is NULL or count is 0 (the average is
-// NULL there).
+// numericDivScale is numeric_div_scale(a, b): the display scale of PostgreSQL's
+// numeric_div(a, b) (divScale), a and b integers (scale 0) or decimal128 values (their type's
+// scale is their display scale), as an average's sum and count or a quotient's operands;
+// int32, NULL where either is NULL or b is 0 (the average is NULL there, the quotient an
+// error).
 func numericDivScale(n *fnNode) error {
 	if err := argCount(n, 2, 2); err != nil {
 		return err
 	}
-	if n.types[0] == nil || n.types[1] == nil || !isInt(n.types[1]) {
-		return errors.New("arguments must be a number and an integer")
+	if n.types[0] == nil || n.types[1] == nil {
+		return errors.New("arguments must be numbers")
 	}
 	n.out = arrow.PrimitiveTypes.Int32
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		sum, err := numericReader(args[0])
+		x, err := scaledReader(args[0])
+		if err != nil {
+			return nil, err
+		}
+		y, err := scaledReader(args[1])
 		if err != nil {
 			return nil, err
 		}
 		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) {
-			c := intAt(args[1], i)
-			if c == 0 {
-				return 0, false, nil
-			}
-			s, err := sum(i)
+			a, sa, err := x(i)
 			if err != nil {
 				return 0, false, err
 			}
-			return divScale(s, apd.New(c, 0), 0, 0), true, nil
+			b, sb, err := y(i)
+			if err != nil || b.IsZero() {
+				return 0, false, err
+			}
+			return divScale(a, b, sa, sb), true, nil
 		})
 	}
 	return nil
 }
+
+// numericDivExact is numeric_div_exact(a, b) into decimal128(38, s) (s the function's enum
+// argument, at least either operand's scale): PostgreSQL's quotient a / b (NumericQuotient,
+// at select_div_scale's scale, whose display scale numeric_div_scale gives), held exactly at
+// scale s; a quotient with digits that are not zeros past s, or more than 38 digits, is
+// ErrQuotientScale rather than rounded. A zero divisor is 22012.
+func numericDivExact(n *fnNode) error {
+	if err := argCount(n, 3, 3); err != nil {
+		return err
+	}
+	s64, err := strconv.ParseInt(n.enums[0], 10, 32)
+	if err != nil || s64 < 0 || s64 > numericDigits {
+		return errors.New("bad scale")
+	}
+	s := int32(s64)
+	for _, t := range n.types[1:] {
+		if t == nil || !isInt(t) && t.ID() != arrow.DECIMAL128 {
+			return errors.New("arguments 2 and 3 must be integers or decimal128")
+		}
+	}
+	n.out = numericOut(s)
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		x, err := scaledReader(args[1])
+		if err != nil {
+			return nil, err
+		}
+		y, err := scaledReader(args[2])
+		if err != nil {
+			return nil, err
+		}
+		return mapNumeric(mem, s, rows, args[1:], func(i int) (*apd.Decimal, error) {
+			a, sa, err := x(i)
+			if err != nil {
+				return nil, err
+			}
+			b, sb, err := y(i)
+			if err != nil {
+				return nil, err
+			}
+			if b.IsZero() {
+				return nil, errNumericDivZero
+			}
+			q := NumericQuotient(a, b, sa, sb)
+			var r apd.Decimal
+			if _, err := numericCtx.Quantize(&r, q, -s); err != nil || r.Cmp(q) != 0 || r.NumDigits() > numericDigits {
+				return nil, ErrQuotientScale
+			}
+			return &r, nil
+		})
+	}
+	return nil
+}
+
+// ErrQuotientScale is a numeric quotient that decimal128(38, s) cannot hold exactly.
+var ErrQuotientScale = &DataError{Code: "0A000", Msg: "a numeric quotient whose exact value (as PostgreSQL computes it) needs more than " +
+	"20 digits after the point or 18 before it is not supported: round it (round(a / b, n)) or cast it to numeric(p,s)"}
 
 // numericDscale is numeric_dscale(op, a, b) over two int32 display scales: "max" for + and -
 // (add_var's rscale), "add" for * (mul_var's); NULL where either is NULL.

@@ -649,3 +649,8 @@ SELECT origin, COALESCE(avg((value->>'delay')::int), 0) AS mean, CASE WHEN count
 SELECT value->>'destination' AS d, to_char(avg((value->>'delay')::int), '999.99') AS mean, to_char(avg((value->>'distance')::int), 'FM9,999.0') AS dist, to_char(sum((value->>'distance')::bigint), '9,999,999') AS total, to_char(count(*), 'FM00000') AS n FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
 
 SELECT id, to_char((value->>'distance')::int * 1.05, 'FM99,990.00') AS miles, to_char((value->>'delay')::int, '0000') AS late FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
+
+-- numeric quotients at PostgreSQL's select_div_scale, as values and as text (the share of each destination, a mean written as sum / count) over every tier
+SELECT value->>'destination' AS d, count(*) * 100.0 / sum(count(*)) OVER () AS share, (count(*) * 100.0 / sum(count(*)) OVER ())::text AS share_text, (sum((value->>'distance')::int)::numeric / count(*))::text AS mean FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
+
+SELECT id, ((value->>'distance')::int / 8.0)::text AS eighths, (value->>'delay')::int / 4.0 AS quarters FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
