@@ -158,6 +158,8 @@ var fuzzSQL = []string{
 	`SELECT channel_id, avg(length(id))::text, (avg(length(id)) * 1.5 - 1)::text, COALESCE(avg(length(id)) FILTER (WHERE id > 'm'), 0)::text, 'a=' || avg(DISTINCT length(id)), concat(CASE WHEN count(*) > 2 THEN avg(length(id)) ELSE 0.5 END, '/') FROM messages WHERE channel_id IN ('a', 'b') AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' GROUP BY 1 HAVING avg(length(id)) > 2`,
 	`SELECT (avg(length(id)) OVER (ORDER BY timestamp ROWS 2 PRECEDING))::text, sum(length(id)::bigint) OVER (), to_char(avg(length(id)) OVER (), 'FM9,990.00'), GREATEST(1.5, 2)::text FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02'`,
 	`SELECT a::text, to_char(a, '999.99'), to_char(n, '0000D9') FROM (SELECT avg(length(id)) AS a, count(*) AS n FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02') s`,
+	// Subqueries under OR and NOT, EXISTS in the select list (mark joins, join.go).
+	`SELECT id, EXISTS (SELECT 1 FROM messages b WHERE b.channel_id = 'h' AND b.timestamp >= '2026-01-01' AND b.timestamp < '2026-01-02' AND b.id = a.id) FROM messages a WHERE a.channel_id = 'g' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-01-02' AND (a.id = 'x' OR a.id IN (SELECT id FROM messages WHERE channel_id = 'h' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02') OR NOT EXISTS (SELECT 1 FROM messages c WHERE c.channel_id = 'i' AND c.timestamp >= '2026-01-01' AND c.timestamp < '2026-01-02' AND c.value = a.value))`,
 }
 
 // FuzzSQL runs SQL text through the general binder (substrait.PrepareWith and BindGeneral,

@@ -654,3 +654,8 @@ SELECT id, to_char((value->>'distance')::int * 1.05, 'FM99,990.00') AS miles, to
 SELECT value->>'destination' AS d, count(*) * 100.0 / sum(count(*)) OVER () AS share, (count(*) * 100.0 / sum(count(*)) OVER ())::text AS share_text, (sum((value->>'distance')::int)::numeric / count(*))::text AS mean FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
 
 SELECT id, ((value->>'distance')::int / 8.0)::text AS eighths, (value->>'delay')::int / 4.0 AS quarters FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
+
+-- subqueries under OR and NOT (mark joins): EXISTS anywhere in WHERE and in the select list, IN under AND and OR, over every tier
+SELECT id, EXISTS (SELECT 1 FROM flights b WHERE b.origin = 'SFO' AND b.timestamp >= '2001-03-20' AND b.timestamp < '2001-04-10' AND b.value->>'destination' = a.value->>'destination') AS sfo_too FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-03-31' AND a.timestamp < '2001-04-02' AND ((a.value->>'delay')::int > 45 OR a.value->>'destination' IN (SELECT value->>'destination' FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' AND (value->>'delay')::int > 90)) ORDER BY id
+
+SELECT value->>'destination' AS d, count(*) FROM flights a WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND ((value->>'distance')::int > 2500 OR NOT EXISTS (SELECT 1 FROM flights b WHERE b.origin = 'BOS' AND b.timestamp >= '2001-03-01' AND b.timestamp < '2001-05-01' AND b.value->>'destination' = a.value->>'destination')) GROUP BY 1 ORDER BY 1
