@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/cockroachdb/apd/v3"
+	"github.com/jackc/pgx/v5"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -52,15 +53,9 @@ var avgRounded = []string{
 // and counts merged across buckets); an average PostgreSQL shows with more digits than 20,
 // not all zeros, is refused by name (0A000) rather than rounded.
 func TestAvgOfIntegersAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	pg := pgUTC(t, ctx, e.url)
-	pgFlights(t, ctx, pg, e.sample, loadedAirports, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC))
+	ctx, pg, clients := avgEnv(t)
 	compared := 0
-	for _, cl := range []struct {
-		name string
-		c    *flightsql.Client
-	}{{"pushdown on", dial(t, e.on)}, {"pushdown off", dial(t, e.off)}} {
+	for _, cl := range clients {
 		c := cl.c
 		for _, q := range avgQueries {
 			want, kinds := pgTexts(t, ctx, pg, q)
@@ -97,6 +92,23 @@ func TestAvgOfIntegersAsPostgres(t *testing.T) {
 		}
 	}
 	t.Logf("%d rows of averages compared with PostgreSQL's", compared)
+}
+
+// namedClient is a Flight SQL client and the name of its server's pushdown setting.
+type namedClient struct {
+	name string
+	c    *flightsql.Client
+}
+
+// avgEnv starts the servers with every loaded airport's flights of 2001 also in PostgreSQL's
+// table and returns the connection to PostgreSQL and a client of each server (pushdown on,
+// then off).
+func avgEnv(t *testing.T) (context.Context, *pgx.Conn, []namedClient) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	pgFlights(t, ctx, pg, e.sample, loadedAirports, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC))
+	return ctx, pg, []namedClient{{"pushdown on", dial(t, e.on)}, {"pushdown off", dial(t, e.off)}}
 }
 
 // padScale writes PostgreSQL's text of a numeric with zeros up to scale digits after the point
@@ -175,15 +187,9 @@ func sameNumericValue(got, want, kind string) bool {
 // cannot follow the display scale (a subquery's or CTE's average, GREATEST) the text is
 // refused by name, never written at the column's scale.
 func TestNumericDisplayScaleAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	pg := pgUTC(t, ctx, e.url)
-	pgFlights(t, ctx, pg, e.sample, loadedAirports, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC))
+	ctx, pg, clients := avgEnv(t)
 	compared := 0
-	for _, cl := range []struct {
-		name string
-		c    *flightsql.Client
-	}{{"pushdown on", dial(t, e.on)}, {"pushdown off", dial(t, e.off)}} {
+	for _, cl := range clients {
 		for _, q := range avgTexts {
 			want, kinds := pgTexts(t, ctx, pg, q)
 			if n := compareNumericRows(t, ctx, cl.c, q, want, kinds); n == 0 {
@@ -250,11 +256,8 @@ const toCharValues = "(VALUES (0::numeric(12,3)), (0.5::numeric(12,3)), (-0.5::n
 // of values and templates, integers, and averages over the flights; other patterns and
 // double precision are refused by name.
 func TestToCharNumberAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	pg := pgUTC(t, ctx, e.url)
-	pgFlights(t, ctx, pg, e.sample, loadedAirports, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC))
-	cl := dial(t, e.on)
+	ctx, pg, clients := avgEnv(t)
+	cl := clients[0].c
 	var qs []string
 	for _, f := range toCharTemplates {
 		qs = append(qs, "SELECT v, to_char(v, '"+f+"') FROM "+toCharValues+" ORDER BY v")

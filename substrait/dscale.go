@@ -153,25 +153,29 @@ func (bd *binder) avgDisplayScale(fc *pg.FuncCall, ac *aggCtx) dscale {
 		if ac.built {
 			return lostScale("avg of integers outside the select list, HAVING and ORDER BY of its query")()
 		}
-		measure := func(name string) (expr.Expression, error) {
-			c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
-				AggDistinct: fc.GetAggDistinct(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
+		return bd.sumCountScale(fc, func(c *pg.FuncCall) (bval, error) {
 			saved := bd.agg
 			bd.agg = ac
 			defer func() { bd.agg = saved }()
-			v, err := bd.measure(c, ac)
-			return v.e, err
-		}
-		sum, err := measure("sum")
-		if err != nil {
-			return nil, err
-		}
-		count, err := measure("count")
-		if err != nil {
-			return nil, err
-		}
-		return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), sum, count)
+			return bd.measure(c, ac)
+		})
 	})
+}
+
+// sumCountScale is numeric_div_scale(sum(x), count(x)) of the avg call fc: bind binds each of
+// the two calls (fc renamed, its arguments, FILTER, DISTINCT and window kept) as fc is bound.
+func (bd *binder) sumCountScale(fc *pg.FuncCall, bind func(*pg.FuncCall) (bval, error)) (expr.Expression, error) {
+	var es [2]expr.Expression
+	for i, name := range []string{"sum", "count"} {
+		c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
+			AggDistinct: fc.GetAggDistinct(), Over: fc.GetOver(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
+		v, err := bind(c)
+		if err != nil {
+			return nil, err
+		}
+		es[i] = v.e
+	}
+	return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), es[0], es[1])
 }
 
 // varyingText is the text of the varying numeric v, each row at its own display scale.

@@ -557,23 +557,54 @@ func (bd *binder) corrConds(l *scope, sc *scope, nl int, corr []correlation) ([]
 	return out, nil
 }
 
-// semiJoin binds EXISTS (SELECT …) or x IN (SELECT …) (NOT when neg) as a semi (anti) join
-// onto l.
-func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, error) {
+// linkedRel binds the subquery of EXISTS or x IN/= ANY (SELECT …) sl over l's scope: its
+// decorrelated relation (the correlation keys first, then the select list), correlations,
+// and whether it is IN, whose subquery must have one column.
+func (bd *binder) linkedRel(l *boundRel, sl *pg.SubLink) (*boundRel, []correlation, bool, error) {
 	sub := sl.GetSubselect().GetSelectStmt()
 	if sub == nil {
-		return nil, unimplemented("this subquery")
+		return nil, nil, false, unimplemented("this subquery")
 	}
 	isIn := sl.GetSubLinkType() == pg.SubLinkType_ANY_SUBLINK
 	if isIn {
 		if op := sl.GetOperName(); len(op) > 0 && (len(op) != 1 || op[0].GetString_().GetSval() != "=") {
-			return nil, unimplementedAre("ANY (SELECT …) with an operator other than =")
+			return nil, nil, false, unimplementedAre("ANY (SELECT …) with an operator other than =")
 		}
 		if sl.GetTestexpr().GetRowExpr() != nil {
-			return nil, unimplementedAre("row values IN (SELECT …)")
+			return nil, nil, false, unimplementedAre("row values IN (SELECT …)")
 		}
 	}
 	r, corr, err := bd.decorrelate(sub, l.sc, false)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if isIn && len(r.sc.cols)-len(corr) != 1 {
+		return nil, nil, false, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery has too many columns"}
+	}
+	return r, corr, isIn, nil
+}
+
+// inEquality binds IN's x = y: x the test expression of sl over the outer scope l, y column
+// yi of sc (the outer relation joined to the subquery's); it returns both sides, unified.
+func (bd *binder) inEquality(sl *pg.SubLink, l, sc *scope, yi int) (x, y, eq expr.Expression, err error) {
+	tv, err := bd.bindExpr(sl.GetTestexpr(), l)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if x, y, err = bd.unify(tv, typed(sc.ref(yi)), "="); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := refuseIntervalKeys([]expr.Expression{x}, "IN (SELECT …)"); err != nil {
+		return nil, nil, nil, err
+	}
+	eq, err = bd.fn(URNComparison, "equal", booleanType(), x, y)
+	return x, y, eq, err
+}
+
+// semiJoin binds EXISTS (SELECT …) or x IN (SELECT …) (NOT when neg) as a semi (anti) join
+// onto l.
+func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, error) {
+	r, corr, isIn, err := bd.linkedRel(l, sl)
 	if err != nil {
 		return nil, err
 	}
@@ -587,21 +618,7 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 		return nil, err
 	}
 	if isIn {
-		if len(r.sc.cols)-len(corr) != 1 {
-			return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery has too many columns"}
-		}
-		tv, err := bd.bindExpr(sl.GetTestexpr(), l.sc)
-		if err != nil {
-			return nil, err
-		}
-		x, y, err := bd.unify(tv, typed(sc.ref(nl+len(corr))), "=")
-		if err != nil {
-			return nil, err
-		}
-		if err := refuseIntervalKeys([]expr.Expression{x}, "IN (SELECT …)"); err != nil {
-			return nil, err
-		}
-		eq, err := bd.fn(URNComparison, "equal", booleanType(), x, y)
+		x, y, eq, err := bd.inEquality(sl, l.sc, sc, nl+len(corr))
 		if err != nil {
 			return nil, err
 		}
@@ -760,28 +777,12 @@ func collectMarks(n *pg.Node, positive bool, marks *[]*pg.SubLink) {
 // single join. For IN the false stands for PostgreSQL's NULL too (no match, and x or a value
 // NULL), which collectMarks allows only where the two filter alike.
 func (bd *binder) markJoin(l *boundRel, sl *pg.SubLink) (*boundRel, error) {
-	sub := sl.GetSubselect().GetSelectStmt()
-	if sub == nil {
-		return nil, unimplemented("this subquery")
-	}
-	isIn := sl.GetSubLinkType() == pg.SubLinkType_ANY_SUBLINK
-	if isIn {
-		if op := sl.GetOperName(); len(op) > 0 && (len(op) != 1 || op[0].GetString_().GetSval() != "=") {
-			return nil, unimplementedAre("ANY (SELECT …) with an operator other than =")
-		}
-		if sl.GetTestexpr().GetRowExpr() != nil {
-			return nil, unimplementedAre("row values IN (SELECT …)")
-		}
-	}
-	r, corr, err := bd.decorrelate(sub, l.sc, false)
+	r, corr, isIn, err := bd.linkedRel(l, sl)
 	if err != nil {
 		return nil, err
 	}
 	keep := len(corr)
 	if isIn {
-		if len(r.sc.cols)-len(corr) != 1 {
-			return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery has too many columns"}
-		}
 		keep++
 	}
 	es := make([]expr.Expression, 0, keep+1)
@@ -808,15 +809,7 @@ func (bd *binder) markJoin(l *boundRel, sl *pg.SubLink) (*boundRel, error) {
 		return nil, err
 	}
 	if isIn {
-		tv, err := bd.bindExpr(sl.GetTestexpr(), l.sc)
-		if err != nil {
-			return nil, err
-		}
-		x, y, err := bd.unify(tv, typed(sc.ref(nl+len(corr))), "=")
-		if err != nil {
-			return nil, err
-		}
-		eq, err := bd.fn(URNComparison, "equal", booleanType(), x, y)
+		_, _, eq, err := bd.inEquality(sl, l.sc, sc, nl+len(corr))
 		if err != nil {
 			return nil, err
 		}

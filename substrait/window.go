@@ -248,21 +248,7 @@ func (bd *binder) windowAvgScale(fc *pg.FuncCall, sc *scope) dscale {
 		if bd.win == nil {
 			return lostScale("avg of integers over a window outside the select list and ORDER BY of its query")()
 		}
-		call := func(name string) (expr.Expression, error) {
-			c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
-				Over: fc.GetOver(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
-			v, err := bd.windowCall(c, sc)
-			return v.e, err
-		}
-		sum, err := call("sum")
-		if err != nil {
-			return nil, err
-		}
-		count, err := call("count")
-		if err != nil {
-			return nil, err
-		}
-		return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), sum, count)
+		return bd.sumCountScale(fc, func(c *pg.FuncCall) (bval, error) { return bd.windowCall(c, sc) })
 	})
 }
 

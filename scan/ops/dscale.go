@@ -88,27 +88,7 @@ func numericDivExact(n *fnNode) error {
 	}
 	n.out = numericOut(s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		x, err := scaledReader(args[1])
-		if err != nil {
-			return nil, err
-		}
-		y, err := scaledReader(args[2])
-		if err != nil {
-			return nil, err
-		}
-		return mapNumeric(mem, s, rows, args[1:], func(i int) (*apd.Decimal, error) {
-			a, sa, err := x(i)
-			if err != nil {
-				return nil, err
-			}
-			b, sb, err := y(i)
-			if err != nil {
-				return nil, err
-			}
-			if b.IsZero() {
-				return nil, errNumericDivZero
-			}
-			q := NumericQuotient(a, b, sa, sb)
+		return mapQuotients(mem, s, rows, args[1:], args[1], args[2], func(q *apd.Decimal) (*apd.Decimal, error) {
 			var r apd.Decimal
 			if _, err := numericCtx.Quantize(&r, q, -s); err != nil || r.Cmp(q) != 0 || r.NumDigits() > numericDigits {
 				return nil, ErrQuotientScale
