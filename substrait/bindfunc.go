@@ -726,7 +726,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if !args[0].untyped() {
 			switch familyOf(args[0].typ()) {
 			case famInt, famNumeric:
-				// to_char of a number: formatting.c's numeric_to_char (scan/ops tocharnum.go).
+				// to_char of a number: formatting.c's numeric_to_char (internal/pgnumfmt).
 				if args[1].str == nil {
 					return bval{}, unimplemented("to_char of a number with a template that is not a constant")
 				}
