@@ -22,15 +22,17 @@ import (
 // is written as text (::text, ||, concat): numeric_text_at writes each row at its own scale,
 // the text numeric_out writes.
 //
-// Display scales follow PostgreSQL's rules (numeric.c): an average's is select_div_scale of
-// its exact sum and count (numeric_div_scale over two more measures of the aggregate, the
-// same argument, DISTINCT and FILTER); a + b and a - b take the larger of the two, a * b
-// their sum; unary minus, abs and a cast to unconstrained numeric keep it; round, trunc,
-// ceil, floor and casts to numeric(p,s) fix it; CASE and COALESCE take the chosen branch's.
+// Display scales follow PostgreSQL's rules (docs/architecture.md, decision 18): an
+// average's is select_div_scale of its exact sum and count (numeric_div_scale over two more
+// measures of the aggregate, or window functions of the window, with the same argument,
+// DISTINCT and FILTER), a bare quotient's that of its operands (numericDivide); a + b and
+// a - b take the larger of the two, a * b their sum; unary minus, abs and a cast to
+// unconstrained numeric keep it; round, trunc, ceil, floor and casts to numeric(p,s) fix it;
+// CASE and COALESCE take the chosen branch's.
 //
 // Where the scale cannot be followed — a varying numeric read from a subquery, CTE or set
-// operation (the scope's col.vary), GREATEST/LEAST, avg over a window, a GROUP BY key — its
-// text is refused by name (lostScale), never written at the column's scale.
+// operation (the scope's col.vary), GREATEST/LEAST, a GROUP BY key — its text is refused by
+// name (lostScale), never written at the column's scale.
 
 // dscale binds the int32 display scale of each row of a varying numeric.
 type dscale func() (expr.Expression, error)
@@ -145,7 +147,7 @@ func (bd *binder) branchScale(conds []expr.Expression, vs []bval) dscale {
 	})
 }
 
-// avgScale is the display scale of avg(x) of integers, the aggregate call fc bound in ac:
+// avgDisplayScale is the display scale of avg(x) of integers, the aggregate call fc bound in ac:
 // select_div_scale of the exact sum and the count of the same values (two more measures of
 // the aggregate, added only when the text is asked for).
 func (bd *binder) avgDisplayScale(fc *pg.FuncCall, ac *aggCtx) dscale {
