@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/cockroachdb/apd/v3"
+	"github.com/jackc/pgx/v5"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -51,15 +53,9 @@ var avgRounded = []string{
 // and counts merged across buckets); an average PostgreSQL shows with more digits than 20,
 // not all zeros, is refused by name (0A000) rather than rounded.
 func TestAvgOfIntegersAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	pg := pgUTC(t, ctx, e.url)
-	pgFlights(t, ctx, pg, e.sample, loadedAirports, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC))
+	ctx, pg, clients := avgEnv(t)
 	compared := 0
-	for _, cl := range []struct {
-		name string
-		c    *flightsql.Client
-	}{{"pushdown on", dial(t, e.on)}, {"pushdown off", dial(t, e.off)}} {
+	for _, cl := range clients {
 		c := cl.c
 		for _, q := range avgQueries {
 			want, kinds := pgTexts(t, ctx, pg, q)
@@ -98,6 +94,23 @@ func TestAvgOfIntegersAsPostgres(t *testing.T) {
 	t.Logf("%d rows of averages compared with PostgreSQL's", compared)
 }
 
+// namedClient is a Flight SQL client and the name of its server's pushdown setting.
+type namedClient struct {
+	name string
+	c    *flightsql.Client
+}
+
+// avgEnv starts the servers with every loaded airport's flights of 2001 also in PostgreSQL's
+// table and returns the connection to PostgreSQL and a client of each server (pushdown on,
+// then off).
+func avgEnv(t *testing.T) (context.Context, *pgx.Conn, []namedClient) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	pgFlights(t, ctx, pg, e.sample, loadedAirports, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC))
+	return ctx, pg, []namedClient{{"pushdown on", dial(t, e.on)}, {"pushdown off", dial(t, e.off)}}
+}
+
 // padScale writes PostgreSQL's text of a numeric with zeros up to scale digits after the point
 // (NULL and values with more digits unchanged).
 func padScale(text string, scale int) string {
@@ -112,4 +125,159 @@ func padScale(text string, scale int) string {
 		return text + strings.Repeat("0", scale-have)
 	}
 	return text
+}
+
+// avgTexts write averages of integers and numerics of varying display scale as text (::text,
+// ||, concat): each value is compared with PostgreSQL's text exactly, its own display scale
+// (select_div_scale's for an average, the chosen branch's for CASE and COALESCE, the larger
+// for + and -, the sum for *).
+var avgTexts = []string{
+	"SELECT avg(g)::text, (avg(g) * 100)::text, (avg(g) + 1.5)::text, (avg(g) - 1)::text, (-avg(g))::text, abs(avg(-g))::text, (avg(g) * 0.25)::text FROM generate_series(1, 4) g",
+	"SELECT avg(x)::text FROM (VALUES (15000)) v(x)",
+	"SELECT avg(x)::text FROM (VALUES (15000), (15000)) v(x)",
+	"SELECT avg(x)::text, (avg(x) + avg(x))::text FROM (VALUES (1), (2), (NULL)) v(x)",
+	"SELECT g % 7 AS k, avg(g)::text, avg(g * g)::text, avg(DISTINCT g % 5)::text, (avg(g % 5) FILTER (WHERE g > 3))::text, avg(g::bigint * 1000000007)::text FROM generate_series(1, 1000) g GROUP BY 1 ORDER BY 1",
+	"SELECT COALESCE(avg(x), 0)::text, (CASE WHEN count(x) > 0 THEN avg(x) ELSE 0 END)::text, COALESCE(avg(x), 2.5)::text FROM (VALUES (NULL::int)) v(x)",
+	"SELECT COALESCE(avg(x), 0)::text, (CASE WHEN count(x) > 0 THEN avg(x) ELSE 0 END)::text, (CASE WHEN avg(x) > 1 THEN 1 ELSE avg(x) END)::text FROM (VALUES (1), (2)) v(x)",
+	"SELECT 'avg ' || avg(g), concat(avg(g), '/', count(*)), avg(g)::text || '!' FROM generate_series(1, 3) g",
+	"SELECT g, (CASE WHEN g > 1 THEN 1.5 ELSE 2 END)::text, COALESCE(NULLIF(g, 2) * 1.25, 7)::text, (CASE g WHEN 1 THEN 0.5 WHEN 2 THEN 0.25 END)::text FROM generate_series(1, 3) g ORDER BY g",
+	"SELECT avg(a % 2 + b)::text, avg(b % 3)::text, avg(CASE WHEN a < 3 THEN 1 ELSE 0 END)::text FROM generate_series(1, 200) a, generate_series(1, 150) b",
+	"SELECT value->>'destination' AS d, avg((value->>'delay')::int)::text, COALESCE(avg((value->>'delay')::int) FILTER (WHERE (value->>'delay')::int > 30), 0)::text, " +
+		"(avg((value->>'distance')::bigint) * 2)::text FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-01' AND timestamp < '2001-05-01' GROUP BY 1 ORDER BY 1",
+	"SELECT origin, avg((value->>'delay')::int)::text FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' " +
+		"GROUP BY 1 HAVING avg((value->>'delay')::int) > -100 ORDER BY 1",
+	// Over windows: the frame's exact sum and count give each value's scale.
+	"SELECT g, (avg(g) OVER (ORDER BY g ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING))::text, (avg(g % 3) OVER (PARTITION BY g % 2))::text, " +
+		"(avg(-g) OVER (ORDER BY g RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) * 2)::text, (avg(g * 5000) FILTER (WHERE g > 2) OVER (ORDER BY g))::text FROM generate_series(1, 12) g ORDER BY g",
+	"SELECT id, (avg((value->>'delay')::int) OVER (ORDER BY timestamp, id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW))::text, 'd=' || avg((value->>'distance')::bigint) OVER (ORDER BY timestamp RANGE BETWEEN '1 hour' PRECEDING AND CURRENT ROW) " +
+		"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' ORDER BY timestamp, id",
+	// Quotients of numerics: PostgreSQL's select_div_scale per row.
+	"SELECT (1.5 / 2)::text, (10 / 4.0)::text, (1 / 3.0)::text, (7.0 / 7)::text, (123456.789 / 0.5)::text, (-2 / 0.0625)::text, (1e10 / 7)::text",
+	"SELECT g % 3 AS k, (sum(g)::numeric / count(*))::text, (count(*) * 100.0 / sum(count(*)) OVER ())::text, ((g % 3) / 8.0 + 1)::text FROM generate_series(1, 10) g GROUP BY 1 ORDER BY 1",
+	// sum(bigint) over a window is numeric (exact past bigint's range), sum(int) bigint.
+	"SELECT g, sum(4611686018427387904::bigint + g) OVER (ORDER BY g), sum(g) OVER (ORDER BY g), sum(g::smallint) OVER (), sum(-g::bigint) OVER (ORDER BY g ROWS 1 PRECEDING) FROM generate_series(1, 5) g ORDER BY g",
+	"SELECT id, sum((value->>'distance')::bigint) OVER (ORDER BY timestamp, id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW), sum((value->>'delay')::int) OVER (ORDER BY timestamp, id) " +
+		"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id",
+}
+
+// avgMixed are averages of integers beside other types as BI tools write them (COALESCE, CASE
+// … ELSE 0, arithmetic, comparisons in HAVING, double precision operands): numerics compared
+// by value (one column's scale holds PostgreSQL's varying display scales), others exactly.
+var avgMixed = []string{
+	"SELECT COALESCE(avg(x), 0), CASE WHEN count(*) > 1 THEN avg(x) ELSE 0 END, avg(x) * 100, round(avg(x), 2), avg(x) > 1, avg(x) * 1.5::float8, avg(x) + 0.5::float8 FROM (VALUES (1), (2), (4)) v(x)",
+	"SELECT COALESCE(avg(x), 0), CASE WHEN avg(x) IS NULL THEN 0 ELSE avg(x) END FROM (VALUES (NULL::int)) v(x)",
+	"SELECT g % 3 AS k, count(*) * 100.0 / sum(count(*)) OVER () AS pct, sum(g)::numeric / count(*) AS mean, 1.5 / 2 FROM generate_series(1, 10) g GROUP BY 1 ORDER BY 1",
+	"SELECT origin, COALESCE(avg((value->>'delay')::int), 0), round(avg((value->>'delay')::int) * 100, 1), avg((value->>'delay')::int) < 10.5 FROM flights " +
+		"WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' GROUP BY 1 HAVING avg((value->>'delay')::int) > 0 ORDER BY 1",
+}
+
+// sameNumericValue compares texts: numerics (kind numeric) by value, others exactly.
+func sameNumericValue(got, want, kind string) bool {
+	if got == want || kind != "numeric" || got == "NULL" || want == "NULL" {
+		return got == want
+	}
+	g, _, err1 := apd.NewFromString(got)
+	w, _, err2 := apd.NewFromString(want)
+	return err1 == nil && err2 == nil && g.Cmp(w) == 0
+}
+
+// TestNumericDisplayScaleAsPostgres: averages of integers and numerics of varying display
+// scale written as text are PostgreSQL's text exactly; beside other types (COALESCE, CASE,
+// arithmetic, HAVING, double precision) they answer PostgreSQL's values; where the binder
+// cannot follow the display scale (a subquery's or CTE's average, GREATEST) the text is
+// refused by name, never written at the column's scale.
+func TestNumericDisplayScaleAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	compared := 0
+	for _, cl := range clients {
+		for _, q := range avgTexts {
+			want, kinds := pgTexts(t, ctx, pg, q)
+			if n := compareNumericRows(t, ctx, cl.c, q, want, kinds); n == 0 {
+				t.Errorf("%s (%s): no rows", q, cl.name)
+			} else {
+				compared += n
+			}
+		}
+		for _, q := range avgMixed {
+			want, kinds := pgTexts(t, ctx, pg, q)
+			res, err := run(ctx, cl.c, q)
+			if err != nil {
+				t.Errorf("%s (%s): %v", q, cl.name, err)
+				continue
+			}
+			row := 0
+			for _, rec := range res.recs {
+				for i := range int(rec.NumRows()) {
+					for c := range int(rec.NumCols()) {
+						got, kind := numericText(t, rec.Column(c), i)
+						if row >= len(want) || kind != kinds[c] || !sameNumericValue(got, want[row][c], kind) {
+							t.Errorf("%.80s (%s), row %d column %d: %s (%s), PostgreSQL %v %v", q, cl.name, row, c, got, kind, want[min(row, len(want)-1)], kinds)
+						}
+					}
+					row++
+				}
+			}
+			res.release()
+			if row != len(want) || row == 0 {
+				t.Errorf("%.80s (%s): %d rows, PostgreSQL %d", q, cl.name, row, len(want))
+			}
+			compared += row
+		}
+		for _, q := range []string{
+			"SELECT a::text FROM (SELECT avg(g) AS a FROM generate_series(1, 3) g) s",
+			"WITH s AS (SELECT avg(g) AS a FROM generate_series(1, 3) g) SELECT 'x' || a FROM s",
+			"SELECT GREATEST(avg(g), 1)::text FROM generate_series(1, 3) g",
+			"SELECT avg(g) / 2 FROM generate_series(1, 3) g",
+		} {
+			if _, err := pg.Exec(ctx, q); err != nil {
+				t.Fatalf("PostgreSQL %s: %v", q, err)
+			}
+			_, err := run(ctx, cl.c, q)
+			if st := status.Convert(err); st.Code() != codes.Unimplemented || !strings.Contains(st.Message(), "display scale") {
+				t.Errorf("%s (%s): %v, want UNIMPLEMENTED naming the display scale", q, cl.name, err)
+			}
+		}
+	}
+	t.Logf("%d rows compared with PostgreSQL's", compared)
+}
+
+// toCharTemplates are number templates of to_char, each run over toCharValues.
+var toCharTemplates = []string{"999.99", "FM999.99", "990.99", "FM990.00", "9,999.99", "FM9,999,999", "0000", "99G999D99", "999",
+	"FM9.9", "$999.99", "999.99%", "FM0.000", "9.9", "00.0", "9,990.0", "FM9,990.09", "0,000.9", ".99", "FM.999", "0", "FM0", "9G999G999", "00,000", "FM00.9990", "9 9.9 9"}
+
+// toCharValues are numerics of every shape for toCharTemplates: zero, fractions that round
+// up, away from zero and to zero, values that overflow the templates.
+const toCharValues = "(VALUES (0::numeric(12,3)), (0.5::numeric(12,3)), (-0.5::numeric(12,3)), (1.5::numeric(12,3)), (-1.005::numeric(12,3)), " +
+	"(12.345::numeric(12,3)), (1234.5::numeric(12,3)), (-1234.567::numeric(12,3)), (99999.999::numeric(12,3)), (0.004::numeric(12,3)), " +
+	"(-0.004::numeric(12,3)), (100::numeric(12,3)), (7::numeric(12,3)), (0.05::numeric(12,3)), (9.95::numeric(12,3))) t(v)"
+
+// TestToCharNumberAsPostgres: to_char of numerics and integers (PostgreSQL's numeric_to_char:
+// 9, 0, the point, the comma, D, G, FM, copied characters) is PostgreSQL's text, over a grid
+// of values and templates, integers, and averages over the flights; other patterns and
+// double precision are refused by name.
+func TestToCharNumberAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	cl := clients[0].c
+	var qs []string
+	for _, f := range toCharTemplates {
+		qs = append(qs, "SELECT v, to_char(v, '"+f+"') FROM "+toCharValues+" ORDER BY v")
+	}
+	qs = append(qs,
+		"SELECT g, to_char(g, '9,999'), to_char(g::bigint * 1000003, 'FM999,999,999,999'), to_char(g::smallint, '00000'), to_char(g, 'FM9999.00') FROM generate_series(-1500, 1500, 250) g ORDER BY g",
+		"SELECT value->>'destination' AS d, to_char(avg((value->>'delay')::int), '999.99'), to_char(avg((value->>'distance')::int), 'FM9,999.0'), to_char(sum((value->>'distance')::bigint), '9,999,999') "+
+			"FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-01' AND timestamp < '2001-05-01' GROUP BY 1 ORDER BY 1",
+	)
+	compared := 0
+	for _, q := range qs {
+		want, kinds := pgTexts(t, ctx, pg, q)
+		compared += compareNumericRows(t, ctx, cl, q, want, kinds)
+	}
+	for _, q := range []string{"SELECT to_char(1.5, 'S999.9')", "SELECT to_char(1.5, '9.9EEEE')", "SELECT to_char(15, 'RN')", "SELECT to_char(1.5::float8, '9.9')",
+		"SELECT to_char(g, value->>'destination') FROM flights, generate_series(1, 2) g WHERE origin = 'SFO' AND timestamp >= '2001-03-01' AND timestamp < '2001-03-02'"} {
+		_, err := run(ctx, cl, q)
+		if st := status.Convert(err); st.Code() != codes.Unimplemented || !strings.Contains(st.Message(), "to_char") {
+			t.Errorf("%s: %v, want UNIMPLEMENTED naming to_char", q, err)
+		}
+	}
+	t.Logf("%d rows of to_char compared with PostgreSQL's", compared)
 }

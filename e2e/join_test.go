@@ -125,6 +125,17 @@ func joinQueries() []string {
 		"SELECT " + dest + " AS d, count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 HAVING count(*) > (SELECT avg(n) FROM " + bd + " x) ORDER BY 1",
 		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND " + delay + " > (SELECT avg(" + delay + ") FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05')",
 		"SELECT f.value->>'destination', count(*) FROM flights f WHERE f.origin = 'ORD' AND f.timestamp >= '2001-03-25' AND f.timestamp < '2001-04-05' AND (f.value->>'delay')::int > (SELECT avg((g.value->>'delay')::int) FROM flights g WHERE g.origin = 'ORD' AND g.timestamp >= '2001-03-25' AND g.timestamp < '2001-04-05' AND g.value->>'destination' = f.value->>'destination') GROUP BY 1 ORDER BY 1",
+		// Subqueries under OR and NOT (mark joins): EXISTS anywhere, IN under AND and OR.
+		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND (" + delay + " > 60 OR value->>'destination' IN (SELECT value->>'destination' FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-02'))",
+		"SELECT id FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND (" + delay + " > 200 OR EXISTS (SELECT 1 FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND " + delay + " > 900)) ORDER BY id",
+		"SELECT id FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND (" + delay + " > 200 OR NOT EXISTS (SELECT 1 FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND " + delay + " > 100)) ORDER BY id",
+		"SELECT a.id FROM flights a WHERE a.origin = 'BOS' AND" + rngA + " AND ((a.value->>'delay')::int < -15 OR EXISTS (SELECT 1 FROM flights b WHERE b.origin = 'ORD' AND" + rngB + " AND b.value->>'destination' = a.value->>'destination' AND (b.value->>'delay')::int > 120)) ORDER BY 1",
+		"SELECT a.id, NOT EXISTS (SELECT 1 FROM flights b WHERE b.origin = 'ORD' AND" + rngB + " AND b.id = a.id) IS NOT NULL AS t FROM flights a WHERE a.origin = 'BOS' AND" + rngA + " AND (a.id < '0000050000' OR NOT EXISTS (SELECT 1 FROM flights b WHERE b.origin = 'ORD' AND" + rngB + " AND b.value->>'destination' = a.value->>'destination')) ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n > 50 OR (o.m > 100 AND o.d IN (SELECT d FROM " + bd + " b WHERE b.n > 5)) ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.d IS NULL OR o.n IN (SELECT n FROM " + bd + " b WHERE b.d = o.d) OR o.m < 0 ORDER BY 1",
+		"SELECT x FROM (VALUES (1), (2), (NULL), (4)) a(x) WHERE x = 4 OR x IN (SELECT y FROM (VALUES (2), (NULL)) b(y)) ORDER BY 1",
+		"SELECT g FROM generate_series(1, 20) g WHERE g % 7 = 0 OR g IN (SELECT h * 3 FROM generate_series(1, 4) h) OR EXISTS (SELECT 1 FROM generate_series(1, 2) k WHERE k * 10 = g) ORDER BY 1",
+		"SELECT " + dest + " AS d, count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND (" + dest + " = 'DCA' OR " + dest + " IN (SELECT " + dest + " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' AND " + delay + " > 60)) GROUP BY 1 ORDER BY 1",
 	}
 }
 
@@ -195,7 +206,11 @@ func TestJoinRefusals(t *testing.T) {
 	}{
 		{"SELECT id" + o + " AND EXISTS (SELECT 1" + b + " AND b.id < o.id)", "correlated subqueries whose correlation is not an equality between an outer and an inner expression are not supported", codes.Unimplemented},
 		{"SELECT id" + o + " AND o.id NOT IN (SELECT b.id" + b + " AND b.value = o.value)", "not supported", codes.Unimplemented},
-		{"SELECT id" + o + " AND (o.id = 'x' OR EXISTS (SELECT 1" + b + "))", "EXISTS, IN and ANY subqueries outside a WHERE conjunct", codes.Unimplemented},
+		{"SELECT id" + o + " AND (o.id = 'x' OR o.id NOT IN (SELECT b.id" + b + "))", "EXISTS, IN and ANY subqueries outside a WHERE conjunct", codes.Unimplemented},
+		{"SELECT id" + o + " AND NOT (o.id = 'x' OR o.id IN (SELECT b.id" + b + "))", "EXISTS, IN and ANY subqueries outside a WHERE conjunct", codes.Unimplemented},
+		{"SELECT count(*), EXISTS (SELECT 1" + b + ")" + o, "EXISTS, IN and ANY subqueries outside a WHERE conjunct", codes.Unimplemented},
+		{"SELECT id, id IN (SELECT b.id" + b + ")" + o, "EXISTS, IN and ANY subqueries outside a WHERE conjunct", codes.Unimplemented},
+		{"SELECT id" + o + " AND (o.id = 'x' OR EXISTS (SELECT 1" + b + " AND b.id < o.id))", "correlated subqueries whose correlation is not an equality", codes.Unimplemented},
 		{"SELECT id" + o + " AND o.id = ANY (SELECT b.id" + b + " LIMIT 1) AND EXISTS (SELECT 1" + b + " AND b.id = o.id LIMIT 1)", "correlated subqueries with LIMIT", codes.Unimplemented},
 		{"SELECT count(*), (SELECT 1)" + o, "scalar subqueries in an aggregate query without GROUP BY (or with grouping sets) are not supported", codes.Unimplemented},
 		{"SELECT id, (SELECT id" + b + ")" + o, "more than one row returned by a subquery used as an expression", codes.InvalidArgument},

@@ -250,6 +250,14 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 			switch inner.Field(f.Args[0]).Type.ID() {
 			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
 				f.Type = arrow.PrimitiveTypes.Int64
+				if d, ok := funcs[i].GetType().(*types.DecimalType); ok {
+					// sum(bigint) typed numeric (the binder's, as PostgreSQL types it): the
+					// exact total.
+					if d.Precision != 38 || d.Scale != 0 {
+						return nil, unsupported("sum typed %s over a window (the executor's numeric sum of integers is decimal<38,0>)", d)
+					}
+					f.Type = &arrow.Decimal128Type{Precision: 38, Scale: 0}
+				}
 			case arrow.FLOAT32, arrow.FLOAT64:
 				f.Type = arrow.PrimitiveTypes.Float64
 			default:

@@ -103,6 +103,9 @@ type col struct {
 	// hidden columns are not part of `*` and are reachable qualified only: the sides' own
 	// columns of a USING join, a scalar subquery's value (join.go).
 	hidden bool
+	// vary marks a numeric column whose values' display scales differ row by row (dscale.go):
+	// its text is refused where it is read.
+	vary bool
 }
 
 // scope is the columns an expression may reference: the output of the FROM relation.
@@ -311,7 +314,7 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ})
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary})
 	}
 	if !sel.GetAll() {
 		return bd.distinct(out)
@@ -398,7 +401,7 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 		// of an aggregate): no ProjectRel, which the executor would run per batch for nothing.
 		out := &boundRel{rel: br.rel, sc: &scope{}, names: names}
 		for i, c := range br.sc.cols {
-			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ})
+			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary})
 		}
 		return out, nil
 	}
@@ -537,11 +540,17 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	outs := make([]expr.Expression, len(items))
 	names := make([]string, len(items))
+	vary := make([]bool, len(items)) // outs[i]'s display scale varies by row (dscale.go)
 	for i, it := range items {
-		e, err := bd.value(it.node, in.sc)
+		v, err := bd.bindExpr(it.node, in.sc)
 		if err != nil {
 			return nil, err
 		}
+		e, err := bd.defaultType(v)
+		if err != nil {
+			return nil, err
+		}
+		vary[i] = v.ds != nil
 		outs[i], names[i] = e, it.name
 	}
 	win := bd.win
@@ -572,6 +581,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	if grouped {
 		bd.agg = nil
+		ac.built = true
 		base, err = bd.aggregate(in, ac)
 		if err != nil {
 			return nil, err
@@ -598,6 +608,9 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	proj, err := bd.project(base, all, allNames)
 	if err != nil {
 		return nil, err
+	}
+	for i, v := range vary {
+		proj.sc.cols[i].vary = proj.sc.cols[i].vary || v
 	}
 	switch {
 	case distinctOn:

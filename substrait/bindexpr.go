@@ -136,6 +136,10 @@ type bval struct {
 	str   *string
 	null  bool
 	param int
+	// ds is the display scale of a numeric whose values' scales differ row by row (avg of
+	// integers, CASE of numerics of different scales: dscale.go); nil when every value shows
+	// its type's scale.
+	ds dscale
 }
 
 func typed(e expr.Expression) bval { return bval{e: e} }
@@ -846,7 +850,11 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		}
 		return bval{}, err
 	}
-	return typed(sc.ref(i)), nil
+	v := typed(sc.ref(i))
+	if sc.cols[i].vary {
+		v.ds = lostScale("a numeric whose display scale varies by row (an average) read from a subquery, CTE or set operation")
+	}
+	return v, nil
 }
 
 // keywordValue answers the parameterless SQL functions written without parentheses that the
@@ -973,6 +981,12 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	if v.untyped() {
 		e, err := bd.coerce(v, t, "")
 		return typed(e), err
+	}
+	if v.ds != nil && familyOf(t) == famString {
+		if _, plain := t.(*types.StringType); !plain {
+			return bval{}, unimplemented("a cast of a numeric whose display scale varies by row to " + typeName(t))
+		}
+		return bd.varyingText(v)
 	}
 	return bd.cast(v.e, t)
 }
@@ -1282,7 +1296,8 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 	}
-	vals, err := bd.commonType(append(results, els), "CASE")
+	all := append(results, els)
+	vals, err := bd.commonType(all, "CASE")
 	if err != nil {
 		return bval{}, err
 	}
@@ -1291,7 +1306,11 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 		pairs[i] = expr.IfThenPair{If: conds[i], Then: vals[i]}
 	}
 	e, err := bd.ifThen(pairs, vals[len(vals)-1])
-	return typed(e), err
+	out := typed(e)
+	if familyOf(e.GetType()) == famNumeric && varyingScales(all) {
+		out.ds = bd.branchScale(conds, all)
+	}
+	return out, err
 }
 
 // commonType gives a list of values one type (CASE, COALESCE, GREATEST): the first typed
@@ -1317,8 +1336,13 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 		t = strType()
 	}
 	if familyOf(t) == famNumeric {
-		if err := sameScales(vs, what); err != nil {
-			return nil, err
+		switch what {
+		case "CASE", "COALESCE", "GREATEST/LEAST":
+			// Each value keeps its display scale (their callers' ds, dscale.go).
+		default:
+			if err := sameScales(vs, what); err != nil {
+				return nil, err
+			}
 		}
 	}
 	t = t.WithNullability(nullableN)
@@ -1360,7 +1384,15 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 		pairs = append(pairs, expr.IfThenPair{If: nn, Then: e})
 	}
 	e, err := bd.ifThen(pairs, es[len(es)-1])
-	return typed(e), err
+	out := typed(e)
+	if familyOf(e.GetType()) == famNumeric && varyingScales(vs) {
+		conds := make([]expr.Expression, len(pairs))
+		for i, p := range pairs {
+			conds[i] = p.If
+		}
+		out.ds = bd.branchScale(conds, vs)
+	}
+	return out, err
 }
 
 // greatest is GREATEST/LEAST, ignoring NULLs as PostgreSQL does.
@@ -1401,7 +1433,11 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 	}
-	return typed(acc), nil
+	out := typed(acc)
+	if familyOf(acc.GetType()) == famNumeric && varyingScales(vs) {
+		out.ds = lostScale("GREATEST or LEAST of numerics of different display scales")
+	}
+	return out, nil
 }
 
 func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
@@ -1574,7 +1610,9 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 		}
 		f := familyOf(v.typ())
 		if f == famNumeric {
-			return bd.numericNegate(v.e)
+			out, err := bd.numericNegate(v.e)
+			out.ds = v.ds
+			return out, err
 		}
 		if f != famInt && f != famFloat {
 			return bval{}, errorf(InvalidArgument, "operator does not exist: - %s", typeName(v.typ()))
@@ -1690,6 +1728,10 @@ func (bd *binder) asText(v bval) (expr.Expression, error) {
 	}
 	if familyOf(v.typ()) == famString {
 		return v.e, nil
+	}
+	if v.ds != nil {
+		c, err := bd.varyingText(v)
+		return c.e, err
 	}
 	c, err := bd.cast(v.e, strType())
 	return c.e, err

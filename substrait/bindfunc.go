@@ -13,6 +13,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -85,6 +86,7 @@ type aggCtx struct {
 	nulled   []expr.Expression // grouping expressions outside this grouping set: NULL
 	measures []plan.AggRelMeasure
 	mtypes   []types.Type
+	built    bool // the AggregateRel is built: no more measures (dscale.go)
 }
 
 // outType returns the types of the aggregate's output so far.
@@ -152,7 +154,11 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 		if err == nil && e.e != nil {
 			for i, g := range ac.groups {
 				if g.Equals(e.e) {
-					return typed(ac.scope().ref(i)), nil
+					v := typed(ac.scope().ref(i))
+					if e.ds != nil {
+						v.ds = lostScale("a numeric whose display scale varies by row used as a GROUP BY key")
+					}
+					return v, nil
 				}
 			}
 			if containsExpr(ac.nulled, e.e) {
@@ -352,7 +358,11 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	}
 	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
 	ac.mtypes = append(ac.mtypes, out)
-	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+	v := typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1))
+	if name == "avg" && familyOf(out) == famNumeric {
+		v.ds = bd.avgDisplayScale(fc, ac)
+	}
+	return v, nil
 }
 
 // aggregate builds the AggregateRel of ac over in.
@@ -712,6 +722,26 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case "to_char":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err
+		}
+		if !args[0].untyped() {
+			switch familyOf(args[0].typ()) {
+			case famInt, famNumeric:
+				// to_char of a number: formatting.c's numeric_to_char (internal/pgnumfmt).
+				if args[1].str == nil {
+					return bval{}, unimplemented("to_char of a number with a template that is not a constant")
+				}
+				if _, err := pgnumfmt.Parse(*args[1].str); err != nil {
+					return bval{}, unimplemented("to_char of a number with " + err.Error())
+				}
+				f, err := text(1)
+				if err != nil {
+					return bval{}, err
+				}
+				fn, err := bd.fn(URNPostgres, "to_char_number", strType(), args[0].e, f)
+				return typed(fn), err
+			case famFloat:
+				return bval{}, unimplemented("to_char of double precision (cast it to numeric)")
+			}
 		}
 		if !args[0].untyped() && isWallclock(args[0].typ()) {
 			// PostgreSQL prints no zone for a timestamp without time zone; the kernel prints UTC.

@@ -153,6 +153,13 @@ var fuzzSQL = []string{
 	// Superset's sub-hour grain, intervals times numbers, extract's fractions, date(), round, mod.
 	`SELECT DATE_TRUNC('hour', timestamp) + INTERVAL '5 minutes' * FLOOR(EXTRACT(MINUTE FROM timestamp) / 5), timestamp - 2 * INTERVAL '1 day', extract(milliseconds FROM timestamp), date_part('second', timestamp), date(timestamp), round(length(id) / 3.0::float8), mod(length(id), 3) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
 	`SELECT INTERVAL '1 day'::text, timestamp + INTERVAL '1 month' * 2, 123456789012345678::float8::text, '-Infinity'::float8::text FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+	// Numeric display scales (dscale.go): averages and CASE/COALESCE of mixed scales as text,
+	// over windows, through subqueries; to_char of numbers; window sums of bigints.
+	`SELECT channel_id, avg(length(id))::text, (avg(length(id)) * 1.5 - 1)::text, COALESCE(avg(length(id)) FILTER (WHERE id > 'm'), 0)::text, 'a=' || avg(DISTINCT length(id)), concat(CASE WHEN count(*) > 2 THEN avg(length(id)) ELSE 0.5 END, '/') FROM messages WHERE channel_id IN ('a', 'b') AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' GROUP BY 1 HAVING avg(length(id)) > 2`,
+	`SELECT (avg(length(id)) OVER (ORDER BY timestamp ROWS 2 PRECEDING))::text, sum(length(id)::bigint) OVER (), to_char(avg(length(id)) OVER (), 'FM9,990.00'), GREATEST(1.5, 2)::text FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02'`,
+	`SELECT a::text, to_char(a, '999.99'), to_char(n, '0000D9') FROM (SELECT avg(length(id)) AS a, count(*) AS n FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02') s`,
+	// Subqueries under OR and NOT, EXISTS in the select list (mark joins, join.go).
+	`SELECT id, EXISTS (SELECT 1 FROM messages b WHERE b.channel_id = 'h' AND b.timestamp >= '2026-01-01' AND b.timestamp < '2026-01-02' AND b.id = a.id) FROM messages a WHERE a.channel_id = 'g' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-01-02' AND (a.id = 'x' OR a.id IN (SELECT id FROM messages WHERE channel_id = 'h' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02') OR NOT EXISTS (SELECT 1 FROM messages c WHERE c.channel_id = 'i' AND c.timestamp >= '2026-01-01' AND c.timestamp < '2026-01-02' AND c.value = a.value))`,
 }
 
 // FuzzSQL runs SQL text through the general binder (substrait.PrepareWith and BindGeneral,

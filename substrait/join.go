@@ -279,6 +279,27 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 			from = &fromItem{boundRel: br}
 		}
 	}
+	// EXISTS anywhere in the WHERE left, and IN (SELECT …) under AND and OR only: mark joins.
+	var marks []*pg.SubLink
+	for _, n := range rest {
+		collectMarks(n, true, &marks)
+	}
+	if len(sel.GetGroupClause()) == 0 && sel.GetHavingClause() == nil && !hasAggregate(sel.GetTargetList()) {
+		// EXISTS in the select list of a query that does not group: a mark as well (never
+		// NULL, so exact in any expression).
+		for _, t := range sel.GetTargetList() {
+			collectMarks(t, false, &marks)
+		}
+	}
+	marked := map[*pg.SubLink]bool{}
+	for _, sl := range marks {
+		br, err := bd.markJoin(from.boundRel, sl)
+		if err != nil {
+			return nil, nil, err
+		}
+		from = &fromItem{boundRel: br}
+		marked[sl] = true
+	}
 	// Scalar subqueries, and any other subquery left in an expression.
 	var scalars []*pg.SubLink
 	var bad *Error
@@ -286,6 +307,9 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 		sl := n.GetSubLink()
 		if sl == nil {
 			return true
+		}
+		if marked[sl] {
+			return false
 		}
 		if sl.GetSubLinkType() != pg.SubLinkType_EXPR_SUBLINK {
 			if bad == nil {
@@ -533,23 +557,54 @@ func (bd *binder) corrConds(l *scope, sc *scope, nl int, corr []correlation) ([]
 	return out, nil
 }
 
-// semiJoin binds EXISTS (SELECT …) or x IN (SELECT …) (NOT when neg) as a semi (anti) join
-// onto l.
-func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, error) {
+// linkedRel binds the subquery of EXISTS or x IN/= ANY (SELECT …) sl over l's scope: its
+// decorrelated relation (the correlation keys first, then the select list), correlations,
+// and whether it is IN, whose subquery must have one column.
+func (bd *binder) linkedRel(l *boundRel, sl *pg.SubLink) (*boundRel, []correlation, bool, error) {
 	sub := sl.GetSubselect().GetSelectStmt()
 	if sub == nil {
-		return nil, unimplemented("this subquery")
+		return nil, nil, false, unimplemented("this subquery")
 	}
 	isIn := sl.GetSubLinkType() == pg.SubLinkType_ANY_SUBLINK
 	if isIn {
 		if op := sl.GetOperName(); len(op) > 0 && (len(op) != 1 || op[0].GetString_().GetSval() != "=") {
-			return nil, unimplementedAre("ANY (SELECT …) with an operator other than =")
+			return nil, nil, false, unimplementedAre("ANY (SELECT …) with an operator other than =")
 		}
 		if sl.GetTestexpr().GetRowExpr() != nil {
-			return nil, unimplementedAre("row values IN (SELECT …)")
+			return nil, nil, false, unimplementedAre("row values IN (SELECT …)")
 		}
 	}
 	r, corr, err := bd.decorrelate(sub, l.sc, false)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if isIn && len(r.sc.cols)-len(corr) != 1 {
+		return nil, nil, false, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery has too many columns"}
+	}
+	return r, corr, isIn, nil
+}
+
+// inEquality binds IN's x = y: x the test expression of sl over the outer scope l, y column
+// yi of sc (the outer relation joined to the subquery's); it returns both sides, unified.
+func (bd *binder) inEquality(sl *pg.SubLink, l, sc *scope, yi int) (x, y, eq expr.Expression, err error) {
+	tv, err := bd.bindExpr(sl.GetTestexpr(), l)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if x, y, err = bd.unify(tv, typed(sc.ref(yi)), "="); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := refuseIntervalKeys([]expr.Expression{x}, "IN (SELECT …)"); err != nil {
+		return nil, nil, nil, err
+	}
+	eq, err = bd.fn(URNComparison, "equal", booleanType(), x, y)
+	return x, y, eq, err
+}
+
+// semiJoin binds EXISTS (SELECT …) or x IN (SELECT …) (NOT when neg) as a semi (anti) join
+// onto l.
+func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, error) {
+	r, corr, isIn, err := bd.linkedRel(l, sl)
 	if err != nil {
 		return nil, err
 	}
@@ -563,21 +618,7 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 		return nil, err
 	}
 	if isIn {
-		if len(r.sc.cols)-len(corr) != 1 {
-			return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery has too many columns"}
-		}
-		tv, err := bd.bindExpr(sl.GetTestexpr(), l.sc)
-		if err != nil {
-			return nil, err
-		}
-		x, y, err := bd.unify(tv, typed(sc.ref(nl+len(corr))), "=")
-		if err != nil {
-			return nil, err
-		}
-		if err := refuseIntervalKeys([]expr.Expression{x}, "IN (SELECT …)"); err != nil {
-			return nil, err
-		}
-		eq, err := bd.fn(URNComparison, "equal", booleanType(), x, y)
+		x, y, eq, err := bd.inEquality(sl, l.sc, sc, nl+len(corr))
 		if err != nil {
 			return nil, err
 		}
@@ -668,6 +709,14 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlat
 			return nil, false, err
 		}
 	}
+	out, err := bd.hideValue(l, j, val, sl)
+	return out, len(corr) > 0, err
+}
+
+// hideValue keeps l's columns of j (l joined to a subquery's relation) and adds val, the value
+// of the subquery sl, as a hidden column that the SubLink's binding reads (bd.sublinks).
+func (bd *binder) hideValue(l, j *boundRel, val expr.Expression, sl *pg.SubLink) (*boundRel, error) {
+	nl := len(l.sc.cols)
 	mapping := make([]int32, 0, nl+1)
 	for i := range nl {
 		mapping = append(mapping, int32(i))
@@ -675,7 +724,7 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlat
 	mapping = append(mapping, int32(len(j.sc.cols)))
 	pr, err := bd.b.ProjectRemap(j.rel, mapping, val)
 	if err != nil {
-		return nil, false, fmt.Errorf("bind scalar subquery: %w", err)
+		return nil, fmt.Errorf("bind subquery: %w", err)
 	}
 	out := &boundRel{rel: pr, sc: &scope{cols: slices.Clone(l.sc.cols)}, names: slices.Clone(l.names)}
 	out.sc.cols = append(out.sc.cols, col{name: fmt.Sprintf("?subquery%d?", len(bd.sublinks)), qual: subqueryQual, typ: val.GetType(), hidden: true})
@@ -683,7 +732,104 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlat
 		bd.sublinks = map[*pg.SubLink]int{}
 	}
 	bd.sublinks[sl] = len(out.sc.cols) - 1
-	return out, len(corr) > 0, nil
+	return out, nil
+}
+
+// collectMarks appends to marks the subqueries of a WHERE condition n (not a conjunct the
+// semi and anti joins took) that markJoin answers exactly: EXISTS anywhere (it is never NULL),
+// and IN/= ANY (SELECT …) where positive is set, under AND and OR only from the WHERE's top,
+// where a NULL answer filters the row as false does (markJoin's false). Subqueries inside
+// other subqueries are their own query's.
+func collectMarks(n *pg.Node, positive bool, marks *[]*pg.SubLink) {
+	if b := n.GetBoolExpr(); b != nil {
+		inner := positive && b.GetBoolop() != pg.BoolExprType_NOT_EXPR
+		for _, a := range b.GetArgs() {
+			collectMarks(a, inner, marks)
+		}
+		return
+	}
+	if sl := n.GetSubLink(); sl != nil {
+		switch sl.GetSubLinkType() {
+		case pg.SubLinkType_EXISTS_SUBLINK:
+			*marks = append(*marks, sl)
+		case pg.SubLinkType_ANY_SUBLINK:
+			if positive {
+				*marks = append(*marks, sl)
+			}
+		}
+		return
+	}
+	walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
+		if sl := x.GetSubLink(); sl != nil {
+			if sl.GetSubLinkType() == pg.SubLinkType_EXISTS_SUBLINK {
+				*marks = append(*marks, sl)
+			}
+			return false
+		}
+		return true
+	})
+}
+
+// markJoin binds EXISTS (SELECT …) or x IN (SELECT …) (collectMarks) as a mark: l left-joined
+// to the subquery's distinct correlation keys (and, for IN, values) with a true column, the
+// subquery's value whether that column matched (true) or not (false), as a hidden column
+// (hideValue). One row of the distinct side at most matches a row of l, so the join is a
+// single join. For IN the false stands for PostgreSQL's NULL too (no match, and x or a value
+// NULL), which collectMarks allows only where the two filter alike.
+func (bd *binder) markJoin(l *boundRel, sl *pg.SubLink) (*boundRel, error) {
+	r, corr, isIn, err := bd.linkedRel(l, sl)
+	if err != nil {
+		return nil, err
+	}
+	keep := len(corr)
+	if isIn {
+		keep++
+	}
+	es := make([]expr.Expression, 0, keep+1)
+	names := make([]string, 0, keep+1)
+	for i := range keep {
+		es, names = append(es, r.sc.ref(i)), append(names, fmt.Sprintf("?key%d?", i))
+	}
+	es, names = append(es, expr.NewPrimitiveLiteral(true, false)), append(names, "?mark?")
+	if err := refuseIntervalKeys(es[:keep], "IN (SELECT …)"); err != nil {
+		return nil, err
+	}
+	pr, err := bd.project(r, es, names)
+	if err != nil {
+		return nil, err
+	}
+	d, err := bd.distinct(pr)
+	if err != nil {
+		return nil, err
+	}
+	sc := joinedScope(l.sc, d.sc)
+	nl := len(l.sc.cols)
+	conj, err := bd.corrConds(l.sc, sc, nl, corr)
+	if err != nil {
+		return nil, err
+	}
+	if isIn {
+		_, _, eq, err := bd.inEquality(sl, l.sc, sc, nl+len(corr))
+		if err != nil {
+			return nil, err
+		}
+		conj = append(conj, eq)
+	}
+	cond := trueLit()
+	if len(conj) > 0 {
+		if cond, err = bd.and(conj); err != nil {
+			return nil, err
+		}
+	}
+	j, err := bd.joinRels(l, d, plan.JoinTypeLeftSingle, cond)
+	if err != nil {
+		return nil, err
+	}
+	mark, err := bd.fn(URNComparison, "is_not_null", booleanType(), j.sc.ref(nl+keep))
+	if err != nil {
+		return nil, err
+	}
+	return bd.hideValue(l, j, mark, sl)
 }
 
 // subqueryQual qualifies the hidden column of a scalar subquery's value: no SQL name.
@@ -715,7 +861,7 @@ func sublinkRefusal(sl *pg.SubLink) *Error {
 	case pg.SubLinkType_EXPR_SUBLINK:
 		return unimplementedAre("scalar subqueries here (in a grouped query, HAVING, ORDER BY, GROUP BY or another subquery's expression)")
 	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ANY_SUBLINK:
-		return unimplementedAre("EXISTS, IN and ANY subqueries outside a WHERE conjunct (under OR, NOT of an expression, or in the select list)")
+		return unimplementedAre("EXISTS, IN and ANY subqueries outside a WHERE conjunct, but EXISTS in WHERE and in the select list of a query that does not group, and IN under AND and OR (NOT IN under OR, IN under NOT or in an expression or the select list, EXISTS in a grouped query's select list)")
 	case pg.SubLinkType_ALL_SUBLINK:
 		return unimplementedAre("ALL (SELECT …) subqueries")
 	case pg.SubLinkType_ARRAY_SUBLINK:

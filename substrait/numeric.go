@@ -227,7 +227,7 @@ func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
 	case "%":
 		return bval{}, unimplemented("the numeric operator %")
 	case "/":
-		return bval{}, refused(Unimplemented, "0A000", "the numeric operator %s outside round(…, n), trunc(…, n), ceil, floor and casts to numeric(p,s) is not supported (PostgreSQL chooses its result's scale from the values)", op)
+		return bd.numericDivide(l, r, x, y, sx, sy)
 	default:
 		return bval{}, errorf(InvalidArgument, "operator does not exist: numeric %s numeric", op)
 	}
@@ -235,7 +235,12 @@ func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
 		return bval{}, unimplemented("a numeric product of more than 38 digits after the point")
 	}
 	f, err := bd.fn(URNPostgres, "numeric_arith", numType(s), types.Enum(arithmetic[op]), x, y)
-	return typed(f), err
+	// The display scale: add_var's max(sa, sb), mul_var's sa + sb (dscale.go).
+	lx, ry := typed(x), typed(y)
+	lx.ds, ry.ds = l.ds, r.ds
+	out := typed(f)
+	out.ds = bd.combineScale(map[string]string{"+": "max", "-": "max", "*": "add"}[op], lx, ry)
+	return out, err
 }
 
 // numericNegate is unary minus of a numeric.
@@ -552,7 +557,9 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 	if name == "round" && len(args) == 2 && !args[0].untyped() && familyOf(args[0].typ()) == famInt {
 		any = true // round(integer, n) is round(numeric, n)
 	}
-	if !any {
+	if !any || name == "concat" || name == "to_char" {
+		// concat writes each argument as text (asText: numerics at their display scale);
+		// to_char formats numbers itself (bindfunc.go).
 		return bval{}, false, nil
 	}
 	switch name {
@@ -582,7 +589,9 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 			return typed(l), true, err
 		}
 		f, err := bd.fn(URNPostgres, "numeric_abs", args[0].typ().WithNullability(nullableN), args[0].e)
-		return typed(f), true, err
+		out := typed(f)
+		out.ds = args[0].ds
+		return out, true, err
 	}
 	return bval{}, true, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
 }

@@ -233,7 +233,23 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if err := bd.frame(wf, spec); err != nil {
 		return bval{}, err
 	}
-	return typed(wf), nil
+	out := typed(wf)
+	if name == "avg" && familyOf(wf.GetType()) == famNumeric {
+		out.ds = bd.windowAvgScale(fc, sc)
+	}
+	return out, nil
+}
+
+// windowAvgScale is the display scale of avg(x) OVER (…) of integers, the call fc:
+// select_div_scale of the frame's exact sum and count (two more window functions over the
+// same window and FILTER, bound only when the text is asked for; dscale.go).
+func (bd *binder) windowAvgScale(fc *pg.FuncCall, sc *scope) dscale {
+	return onceScale(func() (expr.Expression, error) {
+		if bd.win == nil {
+			return lostScale("avg of integers over a window outside the select list and ORDER BY of its query")()
+		}
+		return bd.sumCountScale(fc, func(c *pg.FuncCall) (bval, error) { return bd.windowCall(c, sc) })
+	})
 }
 
 // orderable refuses a partition or order key of a type the executor cannot compare (JSON
@@ -532,6 +548,11 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*exp
 		}
 		if name == "avg" || fam == famFloat {
 			target = fp64Type()
+		}
+		if name == "sum" && fam == famInt && numRank(at) >= numRank(i64Type()) {
+			// sum(bigint) is numeric in PostgreSQL: the exact total, never an overflow.
+			id.URN = URNPostgres
+			return bd.newWindow(id, numType(0), arg)
 		}
 		if !sameType(at, target) {
 			var err error

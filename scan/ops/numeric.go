@@ -568,31 +568,37 @@ func numericDiv(n *fnNode) error {
 	}
 	n.out = numericOut(rd.s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		a, err := scaledReader(args[3])
-		if err != nil {
-			return nil, err
-		}
-		b, err := scaledReader(args[4])
-		if err != nil {
-			return nil, err
-		}
-		return mapNumeric(mem, rd.s, rows, args, func(i int) (*apd.Decimal, error) {
-			x, sa, err := a(i)
-			if err != nil {
-				return nil, err
-			}
-			y, sb, err := b(i)
-			if err != nil {
-				return nil, err
-			}
-			if y.IsZero() {
-				return nil, errNumericDivZero
-			}
-			d := NumericQuotient(x, y, sa, sb)
-			return rd.apply(d)
-		})
+		return mapQuotients(mem, rd.s, rows, args, args[3], args[4], rd.apply)
 	}
 	return nil
+}
+
+// mapQuotients builds a decimal128(38, s) array of n rows of PostgreSQL's a / b
+// (NumericQuotient, the operands read by scaledReader), each quotient passed through finish
+// (rounded or checked to scale s); NULL where an argument of args is, 22012 where b is zero.
+func mapQuotients(mem memory.Allocator, s int32, n int, args []arrow.Array, a, b arrow.Array, finish func(*apd.Decimal) (*apd.Decimal, error)) (arrow.Array, error) {
+	x, err := scaledReader(a)
+	if err != nil {
+		return nil, err
+	}
+	y, err := scaledReader(b)
+	if err != nil {
+		return nil, err
+	}
+	return mapNumeric(mem, s, n, args, func(i int) (*apd.Decimal, error) {
+		p, sa, err := x(i)
+		if err != nil {
+			return nil, err
+		}
+		q, sb, err := y(i)
+		if err != nil {
+			return nil, err
+		}
+		if q.IsZero() {
+			return nil, errNumericDivZero
+		}
+		return finish(NumericQuotient(p, q, sa, sb))
+	})
 }
 
 // NumericQuotient is PostgreSQL's numeric_div of x (display scale sa) by y (display scale

@@ -148,7 +148,8 @@ func checkWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 				return fmt.Errorf("ops: window function %d: sum or avg of %s", i, dt)
 			}
 			if dt := s.Field(f.Args[0]).Type; f.Type.ID() == arrow.DECIMAL128 &&
-				(f.Kind != Avg || !integerType(dt) || !arrow.TypeEqual(f.Type, &arrow.Decimal128Type{Precision: 38, Scale: AvgScale})) {
+				!(f.Kind == Avg && integerType(dt) && arrow.TypeEqual(f.Type, &arrow.Decimal128Type{Precision: 38, Scale: AvgScale})) &&
+				!(f.Kind == Sum && integerType(dt) && arrow.TypeEqual(f.Type, &arrow.Decimal128Type{Precision: 38, Scale: 0})) {
 				return fmt.Errorf("ops: window function %d: kind %d of %s as %s", i, f.Kind, dt, f.Type)
 			}
 		case Min, Max:
@@ -285,7 +286,7 @@ func (w *windower) load() error {
 	w.claimed = int64(w.n) * 40
 	for _, f := range w.spec.Funcs {
 		if f.Type.ID() == arrow.DECIMAL128 {
-			w.claimed += int64(w.n) * 16 // avg's numeric values (numavg.go)
+			w.claimed += int64(w.n) * 16 // numeric values: avg's (numavg.go), sum(bigint)'s
 		}
 	}
 	if err := w.mem.Claim(w.claimed); err != nil {
@@ -671,9 +672,10 @@ func (x int128) float64() float64 {
 	return float64(x.hi)*(1<<64) + float64(x.lo)
 }
 
-// intSums evaluates sum or avg of bigints over a partition's frames from exact 128-bit prefix
-// sums (avg as PostgreSQL's numeric into decs when the function's type is decimal128): a sum outside bigint's range is PostgreSQL's "bigint out of range" (its sum(bigint) is
-// numeric, which flightsrv's bigint sum cannot hold).
+// intSums evaluates sum or avg of integers over a partition's frames from exact 128-bit prefix
+// sums; into decs when the function's type is decimal128: avg as PostgreSQL's numeric, sum
+// (of bigints, numeric in PostgreSQL) as the exact total. A bigint sum (of smaller integers)
+// outside bigint's range is PostgreSQL's "bigint out of range".
 func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, peerEnd []int32, ints []int64, floats []float64, decs []decimal128.Num, valid []bool) error {
 	pre := make([]int128, m+1)
 	cnt := make([]int64, m+1)
@@ -701,6 +703,11 @@ func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, pe
 		}
 		if f.Kind == Avg {
 			floats[ps+k] = sum.float64() / float64(cnt[e]-cnt[s])
+			continue
+		}
+		if decs != nil {
+			// sum(bigint) as numeric: the exact total (past bigint's range too).
+			decs[ps+k] = decimal128.FromBigInt(sum.big())
 			continue
 		}
 		v, ok := sum.int64()

@@ -635,3 +635,27 @@ SELECT id, (value->>'distance')::int AS dist, count(*) OVER (ORDER BY (value->>'
 SELECT value->>'destination' AS d, array_agg((value->>'delay')::int ORDER BY (value->>'delay')::int DESC)::text, array_to_string(array_agg(id ORDER BY id), ';') FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' GROUP BY 1 HAVING count(*) > 3 ORDER BY 1
 
 SELECT origin, date_trunc('month', timestamp) AS m, array_to_string(array_agg(DISTINCT_DEST ORDER BY DISTINCT_DEST), ',') FROM (SELECT origin, timestamp, value->>'destination' AS DISTINCT_DEST FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND (value->>'delay')::int > 120) t GROUP BY 1, 2 ORDER BY 1, 2
+
+-- numeric display scales: avg of integers written as text at select_div_scale's scale, + - * of it, CASE and COALESCE of numerics of different scales (the chosen branch's scale), over every tier
+SELECT value->>'destination' AS d, avg((value->>'delay')::int)::text AS mean, (avg((value->>'distance')::int) * 100)::text AS x100, COALESCE(avg((value->>'delay')::int) FILTER (WHERE (value->>'delay')::int > 60), 0)::text AS late FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 HAVING avg((value->>'delay')::int) > 0 ORDER BY 1
+
+SELECT date_trunc('month', timestamp) AS m, 'mean ' || avg((value->>'delay')::int) AS label, (CASE WHEN count(*) > 1000 THEN avg((value->>'distance')::bigint) ELSE 0 END)::text AS dist, (avg(DISTINCT (value->>'delay')::int) - 0.5)::text AS dd FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1 ORDER BY 1
+
+SELECT id, (CASE WHEN (value->>'delay')::int > 0 THEN (value->>'delay')::int * 1.5 ELSE 0 END)::text AS c, COALESCE(NULLIF((value->>'delay')::int, 0) * 0.25, 1)::text AS z FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
+
+SELECT origin, COALESCE(avg((value->>'delay')::int), 0) AS mean, CASE WHEN count(*) > 10 THEN avg((value->>'delay')::int) ELSE 0 END AS big, round(avg((value->>'delay')::int) * 100, 1) AS pct, avg((value->>'delay')::int) * 1.5::float8 AS f FROM flights WHERE origin IN ('ORD', 'BOS', 'SFO') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' GROUP BY 1 HAVING avg((value->>'delay')::int) > 2 ORDER BY 1
+
+-- to_char of numbers (numeric_to_char's 9, 0, point, comma, D, G, FM) over every tier
+SELECT value->>'destination' AS d, to_char(avg((value->>'delay')::int), '999.99') AS mean, to_char(avg((value->>'distance')::int), 'FM9,999.0') AS dist, to_char(sum((value->>'distance')::bigint), '9,999,999') AS total, to_char(count(*), 'FM00000') AS n FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
+
+SELECT id, to_char((value->>'distance')::int * 1.05, 'FM99,990.00') AS miles, to_char((value->>'delay')::int, '0000') AS late FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
+
+-- numeric quotients at PostgreSQL's select_div_scale, as values and as text (the share of each destination, a mean written as sum / count) over every tier
+SELECT value->>'destination' AS d, count(*) * 100.0 / sum(count(*)) OVER () AS share, (count(*) * 100.0 / sum(count(*)) OVER ())::text AS share_text, (sum((value->>'distance')::int)::numeric / count(*))::text AS mean FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
+
+SELECT id, ((value->>'distance')::int / 8.0)::text AS eighths, (value->>'delay')::int / 4.0 AS quarters FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
+
+-- subqueries under OR and NOT (mark joins): EXISTS anywhere in WHERE and in the select list, IN under AND and OR, over every tier
+SELECT id, EXISTS (SELECT 1 FROM flights b WHERE b.origin = 'SFO' AND b.timestamp >= '2001-03-20' AND b.timestamp < '2001-04-10' AND b.value->>'destination' = a.value->>'destination') AS sfo_too FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-03-31' AND a.timestamp < '2001-04-02' AND ((a.value->>'delay')::int > 45 OR a.value->>'destination' IN (SELECT value->>'destination' FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' AND (value->>'delay')::int > 90)) ORDER BY id
+
+SELECT value->>'destination' AS d, count(*) FROM flights a WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND ((value->>'distance')::int > 2500 OR NOT EXISTS (SELECT 1 FROM flights b WHERE b.origin = 'BOS' AND b.timestamp >= '2001-03-01' AND b.timestamp < '2001-05-01' AND b.value->>'destination' = a.value->>'destination')) GROUP BY 1 ORDER BY 1

@@ -1,0 +1,160 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/apd/v3"
+)
+
+// Display scales of numerics whose scale varies row by row.
+//
+// PostgreSQL's numeric carries a display scale in every value: numeric_div gives the quotient
+// select_div_scale's scale (divScale), which depends on the operands' values, so avg of
+// integers (sum / count) shows 16 significant digits or more, a different number of digits
+// after the point from row to row (5.2355239786856128, 15000.000000000000). One Arrow
+// decimal column has one scale, so such values are held at a scale large enough for all of
+// them (AvgScale) and their display scales travel beside them as an int32 column the binder
+// computes (substrait/dscale.go): numeric_div_scale from an average's exact sum and count,
+// numeric_dscale to combine two display scales as + - * do, and numeric_text_at to write a
+// value at its own display scale, which is the text PostgreSQL's numeric_out writes.
+
+func init() {
+	ownFunctions["numeric_div_scale"] = numericDivScale
+	ownFunctions["numeric_dscale"] = numericDscale
+	ownFunctions["numeric_text_at"] = numericTextAt
+	ownFunctions["numeric_div_exact"] = numericDivExact
+}
+
+// numericDivScale is numeric_div_scale(a, b): the display scale of PostgreSQL's
+// numeric_div(a, b) (divScale), a and b integers (scale 0) or decimal128 values (their type's
+// scale is their display scale), as an average's sum and count or a quotient's operands;
+// int32, NULL where either is NULL or b is 0 (the average is NULL there, the quotient an
+// error).
+func numericDivScale(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	if n.types[0] == nil || n.types[1] == nil {
+		return errors.New("arguments must be numbers")
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		x, err := scaledReader(args[0])
+		if err != nil {
+			return nil, err
+		}
+		y, err := scaledReader(args[1])
+		if err != nil {
+			return nil, err
+		}
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) {
+			a, sa, err := x(i)
+			if err != nil {
+				return 0, false, err
+			}
+			b, sb, err := y(i)
+			if err != nil || b.IsZero() {
+				return 0, false, err
+			}
+			return divScale(a, b, sa, sb), true, nil
+		})
+	}
+	return nil
+}
+
+// numericDivExact is numeric_div_exact(a, b) into decimal128(38, s) (s the function's enum
+// argument, at least either operand's scale): PostgreSQL's quotient a / b (NumericQuotient,
+// at select_div_scale's scale, whose display scale numeric_div_scale gives), held exactly at
+// scale s; a quotient with digits that are not zeros past s, or more than 38 digits, is
+// ErrQuotientScale rather than rounded. A zero divisor is 22012.
+func numericDivExact(n *fnNode) error {
+	if err := argCount(n, 3, 3); err != nil {
+		return err
+	}
+	s64, err := strconv.ParseInt(n.enums[0], 10, 32)
+	if err != nil || s64 < 0 || s64 > numericDigits {
+		return errors.New("bad scale")
+	}
+	s := int32(s64)
+	for _, t := range n.types[1:] {
+		if t == nil || !isInt(t) && t.ID() != arrow.DECIMAL128 {
+			return errors.New("arguments 2 and 3 must be integers or decimal128")
+		}
+	}
+	n.out = numericOut(s)
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		return mapQuotients(mem, s, rows, args[1:], args[1], args[2], func(q *apd.Decimal) (*apd.Decimal, error) {
+			var r apd.Decimal
+			if _, err := numericCtx.Quantize(&r, q, -s); err != nil || r.Cmp(q) != 0 || r.NumDigits() > numericDigits {
+				return nil, ErrQuotientScale
+			}
+			return &r, nil
+		})
+	}
+	return nil
+}
+
+// ErrQuotientScale is a numeric quotient that decimal128(38, s) cannot hold exactly.
+var ErrQuotientScale = &DataError{Code: "0A000", Msg: "a numeric quotient whose exact value (as PostgreSQL computes it) needs more than " +
+	"20 digits after the point or 18 before it is not supported: round it (round(a / b, n)) or cast it to numeric(p,s)"}
+
+// numericDscale is numeric_dscale(op, a, b) over two int32 display scales: "max" for + and -
+// (add_var's rscale), "add" for * (mul_var's); NULL where either is NULL.
+func numericDscale(n *fnNode) error {
+	if err := argCount(n, 3, 3); err != nil {
+		return err
+	}
+	op := n.enums[0]
+	if op != "max" && op != "add" {
+		return fmt.Errorf("unknown display scale operation %q", op)
+	}
+	for _, t := range n.types[1:] {
+		if t == nil || t.ID() != arrow.INT32 {
+			return errors.New("arguments 2 and 3 must be int32")
+		}
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		a, b := args[1].(*array.Int32), args[2].(*array.Int32)
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args[1:], func(i int) (int32, bool, error) {
+			if op == "max" {
+				return max(a.Value(i), b.Value(i)), true, nil
+			}
+			return a.Value(i) + b.Value(i), true, nil
+		})
+	}
+	return nil
+}
+
+// numericTextAt is numeric_text_at(x, ds): the decimal128 x written with ds digits after the
+// point, as numeric_out writes a value of display scale ds (NumericText; a display scale
+// below x's digits rounds half away from zero, one above pads zeros). NULL where x is; a NULL
+// ds writes x at its type's scale.
+func numericTextAt(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	s, ok := decScale(n.types[0])
+	if !ok || n.types[1] == nil || n.types[1].ID() != arrow.INT32 {
+		return errors.New("arguments must be decimal128 and int32")
+	}
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		x, ds := args[0].(*array.Decimal128), args[1].(*array.Int32)
+		return mapStrings(mem, rows, args[:1], func(i int) (string, bool, error) {
+			d := new(apd.Decimal)
+			decAt(x, i, s, d)
+			at := s
+			if ds.IsValid(i) {
+				at = ds.Value(i)
+			}
+			return NumericText(d, at), true, nil
+		})
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package substrait
+
+import (
+	"strconv"
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// Numerics whose display scale varies row by row.
+//
+// PostgreSQL's numeric values carry their own display scale: avg of integers is numeric_div's
+// quotient, whose scale select_div_scale chooses from the sum and the count (16 significant
+// digits or more: 1.5000000000000000, 15000.0000000000000000 for one row of 15000 but
+// 15000.000000000000 for two), and CASE or COALESCE of numerics of different scales keeps
+// each value's own (CASE … THEN 1.5 ELSE 2 END shows 2). One decimal column has one scale:
+// such a value is held at a scale that holds every row exactly (avg's ops.AvgScale, the
+// largest of the branches'), which clients read as an exact decimal, and its display scale
+// travels beside it in the binder (bval.ds) as an int32 expression bound only when the value
+// is written as text (::text, ||, concat): numeric_text_at writes each row at its own scale,
+// the text numeric_out writes.
+//
+// Display scales follow PostgreSQL's rules (docs/architecture.md, decision 18): an
+// average's is select_div_scale of its exact sum and count (numeric_div_scale over two more
+// measures of the aggregate, or window functions of the window, with the same argument,
+// DISTINCT and FILTER), a bare quotient's that of its operands (numericDivide); a + b and
+// a - b take the larger of the two, a * b their sum; unary minus, abs and a cast to
+// unconstrained numeric keep it; round, trunc, ceil, floor and casts to numeric(p,s) fix it;
+// CASE and COALESCE take the chosen branch's.
+//
+// Where the scale cannot be followed — a varying numeric read from a subquery, CTE or set
+// operation (the scope's col.vary), GREATEST/LEAST, a GROUP BY key — its text is refused by
+// name (lostScale), never written at the column's scale.
+
+// dscale binds the int32 display scale of each row of a varying numeric.
+type dscale func() (expr.Expression, error)
+
+// lostScale is the display scale of a varying numeric whose scales the binder cannot follow
+// from where it is: asking for it (its text) is refused by name.
+func lostScale(what string) dscale {
+	return func() (expr.Expression, error) {
+		return nil, refused(Unimplemented, "0A000", "the text of %s is not supported: PostgreSQL shows each value at its own display scale, "+
+			"which flightsrv follows only in the select list that computes it (round it or cast it to numeric(p,s), or write the text there)", what)
+	}
+}
+
+// scaleExpr is the display scale of v as an int32 expression: its ds, else its type's scale
+// (integers 0, an untyped constant the digits after its point, NULL 0).
+func (bd *binder) scaleExpr(v bval) (expr.Expression, error) {
+	if v.ds != nil {
+		return v.ds()
+	}
+	return expr.NewPrimitiveLiteral(staticScale(v), true), nil
+}
+
+// staticScale is the display scale of a value whose scale is its type's.
+func staticScale(v bval) int32 {
+	switch {
+	case v.str != nil:
+		if _, s, err := parseNumericText(*v.str); err == nil {
+			return s
+		}
+	case v.e != nil:
+		if s, ok := numScale(v.typ()); ok {
+			return s
+		}
+	}
+	return 0
+}
+
+// combineScale is the display scale of l op r for + and - ("max") or * ("add"), nil when
+// neither varies.
+func (bd *binder) combineScale(op string, l, r bval) dscale {
+	if l.ds == nil && r.ds == nil {
+		return nil
+	}
+	return onceScale(func() (expr.Expression, error) {
+		a, err := bd.scaleExpr(l)
+		if err != nil {
+			return nil, err
+		}
+		b, err := bd.scaleExpr(r)
+		if err != nil {
+			return nil, err
+		}
+		return bd.fn(URNPostgres, "numeric_dscale", i32Type(), types.Enum(op), a, b)
+	})
+}
+
+// onceScale binds f at most once (a value written as text twice asks for its scale twice).
+func onceScale(f dscale) dscale {
+	var (
+		once sync.Once
+		e    expr.Expression
+		err  error
+	)
+	return func() (expr.Expression, error) {
+		once.Do(func() { e, err = f() })
+		return e, err
+	}
+}
+
+// varyingScales reports whether values of one column (CASE, COALESCE, GREATEST/LEAST) of
+// numeric type have display scales that differ: one varies already, or their scales differ.
+func varyingScales(vs []bval) bool {
+	scale := int32(-1)
+	for _, v := range vs {
+		if v.ds != nil {
+			return true
+		}
+		if v.null || v.param > 0 || (v.e != nil && !isNumber(familyOf(v.typ()))) {
+			continue
+		}
+		if v.str != nil {
+			if _, _, err := parseNumericText(*v.str); err != nil {
+				continue
+			}
+		}
+		s := staticScale(v)
+		if scale >= 0 && s != scale {
+			return true
+		}
+		scale = s
+	}
+	return false
+}
+
+// branchScale is the display scale of CASE WHEN conds[i] THEN vs[i] … ELSE vs[last] END (and
+// of COALESCE, whose conditions are the IS NOT NULL tests): the chosen branch's.
+func (bd *binder) branchScale(conds []expr.Expression, vs []bval) dscale {
+	return onceScale(func() (expr.Expression, error) {
+		pairs := make([]expr.IfThenPair, len(conds))
+		for i, c := range conds {
+			s, err := bd.scaleExpr(vs[i])
+			if err != nil {
+				return nil, err
+			}
+			pairs[i] = expr.IfThenPair{If: c, Then: s}
+		}
+		els, err := bd.scaleExpr(vs[len(vs)-1])
+		if err != nil {
+			return nil, err
+		}
+		return bd.ifThen(pairs, els)
+	})
+}
+
+// avgDisplayScale is the display scale of avg(x) of integers, the aggregate call fc bound in ac:
+// select_div_scale of the exact sum and the count of the same values (two more measures of
+// the aggregate, added only when the text is asked for).
+func (bd *binder) avgDisplayScale(fc *pg.FuncCall, ac *aggCtx) dscale {
+	return onceScale(func() (expr.Expression, error) {
+		if ac.built {
+			return lostScale("avg of integers outside the select list, HAVING and ORDER BY of its query")()
+		}
+		return bd.sumCountScale(fc, func(c *pg.FuncCall) (bval, error) {
+			saved := bd.agg
+			bd.agg = ac
+			defer func() { bd.agg = saved }()
+			return bd.measure(c, ac)
+		})
+	})
+}
+
+// sumCountScale is numeric_div_scale(sum(x), count(x)) of the avg call fc: bind binds each of
+// the two calls (fc renamed, its arguments, FILTER, DISTINCT and window kept) as fc is bound.
+func (bd *binder) sumCountScale(fc *pg.FuncCall, bind func(*pg.FuncCall) (bval, error)) (expr.Expression, error) {
+	var es [2]expr.Expression
+	for i, name := range []string{"sum", "count"} {
+		c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
+			AggDistinct: fc.GetAggDistinct(), Over: fc.GetOver(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
+		v, err := bind(c)
+		if err != nil {
+			return nil, err
+		}
+		es[i] = v.e
+	}
+	return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), es[0], es[1])
+}
+
+// varyingText is the text of the varying numeric v, each row at its own display scale.
+func (bd *binder) varyingText(v bval) (bval, error) {
+	ds, err := v.ds()
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "numeric_text_at", strType(), v.e, ds)
+	return typed(f), err
+}
+
+// quotientScale is the scale a bare numeric quotient is held at: PostgreSQL's quotients of
+// values of small display scales show 16 to 20 digits after the point, and select_div_scale
+// never gives fewer than either operand's.
+const quotientScale = 20
+
+// numericDivide is a / b of numerics (x and y, of scales sx and sy, bound from l and r) outside
+// round, trunc, ceil, floor and numeric(p,s), which take numericQuotient's path: PostgreSQL's
+// quotient, whose display scale select_div_scale chooses per row (numeric_div_scale), held at
+// max(quotientScale, sx, sy) digits after the point (numeric_div_exact: a quotient with more
+// digits that are not zeros is refused at run time, never rounded). An operand whose display
+// scale varies by row (an average) is refused by name: the quotient's scale depends on it.
+func (bd *binder) numericDivide(l, r bval, x, y expr.Expression, sx, sy int32) (bval, error) {
+	if l.ds != nil || r.ds != nil {
+		return bval{}, refused(Unimplemented, "0A000", "the numeric operator / of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) is not supported: round it (round(a / b, n)) or cast it to numeric(p,s)")
+	}
+	s := max(quotientScale, sx, sy)
+	if s > 38 {
+		return bval{}, unimplemented("a numeric quotient of operands with more than 38 digits after the point")
+	}
+	f, err := bd.fn(URNPostgres, "numeric_div_exact", numType(s), types.Enum(strconv.Itoa(int(s))), x, y)
+	if err != nil {
+		return bval{}, err
+	}
+	out := typed(f)
+	out.ds = onceScale(func() (expr.Expression, error) {
+		return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), x, y)
+	})
+	return out, nil
+}
