@@ -1,11 +1,17 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,10 +27,17 @@ import (
 // and noisy) falls on all of them alike. It is skipped unless FLIGHTSRV_SIDE_BY_SIDE lists the
 // variants, separated by ';', each NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment
 // variables for the child, the binary ('.' is the one built from this tree) and flags added to
-// serve's. FLIGHTSRV_SIDE_BY_SIDE_ROUNDS sets the rounds (default 40, after 2 untimed). For
+// serve's; {otlp} in a variant stands for the gRPC endpoint URL (http://127.0.0.1:PORT) of an
+// OTLP receiver in this process (internal/testsupport/otlprecv), e.g.
+// `on=. --otlp-endpoint {otlp} --otlp-protocol grpc`. FLIGHTSRV_SIDE_BY_SIDE_ROUNDS sets the rounds (default 40, after 2 untimed). For
 // each variant it prints the p50 of a query and its rows/s, the server process's CPU time per
 // row (/proc, 10 ms ticks), this process's — the client's — CPU per row (getrusage), and the
-// server's peak RSS (VmHWM) with its anonymous and file-backed parts. make bench-side-by-side
+// server's peak RSS (VmHWM) with its anonymous and file-backed parts. With
+// FLIGHTSRV_SIDE_BY_SIDE_PROFILE=DIR, every variant also serves pprof (--debug-listen on a free
+// loopback port) and its CPU profile over the timed rounds (their length estimated from the
+// second untimed one) is written to DIR/NAME.cpu.pprof, for `go tool pprof -diff_base`; profiling
+// costs the variants alike, but sets Go's heap-profile sampling on (serve leaves it off
+// without --debug-listen). make bench-side-by-side
 // runs it; start two or three processes of each variant to see how much processes of the
 // same build differ.
 func BenchmarkSideBySide(b *testing.B) {
@@ -39,10 +52,16 @@ func BenchmarkSideBySide(b *testing.B) {
 			b.Fatalf("FLIGHTSRV_SIDE_BY_SIDE_ROUNDS=%q: want a positive number", s)
 		}
 	}
+	if strings.Contains(spec, otlpPlaceholder) {
+		spec = strings.ReplaceAll(spec, otlpPlaceholder, "http://"+otlprecv.Start(b).GRPCAddr)
+	}
 	sideBySide(b, spec, rounds)
 	for b.Loop() {
 	}
 }
+
+// otlpPlaceholder stands for an OTLP receiver's endpoint in FLIGHTSRV_SIDE_BY_SIDE.
+const otlpPlaceholder = "{otlp}"
 
 // sideResult is one variant's measure in sideBySide: the p50 of a query and the server's CPU
 // time per row.
@@ -67,6 +86,8 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		server, client time.Duration // CPU over the timed rounds
 	}
 	var vs []*variant
+	profDir := os.Getenv("FLIGHTSRV_SIDE_BY_SIDE_PROFILE")
+	var debugAddrs []string
 	for _, v := range strings.Split(spec, ";") {
 		name, rest, _ := strings.Cut(strings.TrimSpace(v), "=")
 		f := strings.Fields(rest)
@@ -84,6 +105,11 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		args := append([]string{"serve", "--store", sc.url, "--archive", "file://" + sc.dir,
 			"--table", fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=month,window=%d", t.Name, t.TableID, t.PartitionColumn, t.WritableBuckets),
 			"--listen", "127.0.0.1:0", "--no-auth"}, f[1:]...)
+		if profDir != "" {
+			debug := testproc.FreePorts(b, 1)[0]
+			debugAddrs = append(debugAddrs, debug)
+			args = append(args, "--debug-listen", debug)
+		}
 		if len(env) > 0 {
 			// env(1) execs the binary: the process keeps env's pid, which /proc is read by.
 			args = append(append(env, bin), args...)
@@ -92,7 +118,16 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		proc, addr := testproc.StartReady(b, name, flightsrvReady, bin, args...)
 		vs = append(vs, &variant{name: name, proc: proc, run: flightScan(sc.client(b, addr), sql)})
 	}
+	var warm time.Duration
+	var profiles sync.WaitGroup
 	for r := -2; r < rounds; r++ {
+		if r == 0 && profDir != "" {
+			// The timed rounds last about rounds times the second untimed one.
+			secs := max(1, int(warm.Seconds()*float64(rounds)+0.5))
+			for i, v := range vs {
+				profiles.Go(func() { cpuProfile(b, debugAddrs[i], secs, filepath.Join(profDir, v.name+".cpu.pprof")) })
+			}
+		}
 		for _, v := range vs {
 			s0, err := v.proc.CPU()
 			if err != nil {
@@ -110,11 +145,19 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			if err := sc.ref.check(got); err != nil {
 				b.Fatalf("%s: %v", v.name, err)
 			}
-			if r >= 0 {
+			if r == -1 {
+				warm += d
+			} else {
 				v.lat = append(v.lat, d)
 				v.server += s1 - s0
 				v.client += c1 - c0
 			}
+		}
+	}
+	profiles.Wait()
+	for i, v := range vs {
+		if profDir != "" {
+			fetchProfile(b, debugAddrs[i], "allocs", filepath.Join(profDir, v.name+".allocs.pprof"))
 		}
 	}
 	rows := float64(int64(rounds) * sc.ref.rows)
@@ -133,6 +176,36 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		out = append(out, sideResult{name: v.name, p50: p50, cpuPerRow: float64(v.server.Nanoseconds()) / rows})
 	}
 	return out
+}
+
+// cpuProfile writes the CPU profile of secs seconds that the pprof server at addr takes to
+// file; errors are logged (a profile is an aid, not a measure).
+func cpuProfile(b *testing.B, addr string, secs int, file string) {
+	fetchProfile(b, addr, fmt.Sprintf("profile?seconds=%d", secs), file)
+}
+
+// fetchProfile writes the profile /debug/pprof/WHAT of the pprof server at addr to file;
+// errors are logged (a profile is an aid, not a measure).
+func fetchProfile(b *testing.B, addr, what, file string) {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s", addr, what))
+	if err != nil {
+		b.Logf("CPU profile of %s: %v", addr, err)
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b.Logf("CPU profile of %s: %s", addr, resp.Status)
+		return
+	}
+	raw, err := io.ReadAll(resp.Body)
+	if err == nil {
+		err = os.WriteFile(file, raw, 0o644)
+	}
+	if err != nil {
+		b.Logf("CPU profile of %s: %v", addr, err)
+		return
+	}
+	fmt.Printf("side-by-side profile %s\n", file)
 }
 
 // BenchmarkOTLPExport (issue 20) measures what exporting telemetry over OTLP costs: ORD's
@@ -162,6 +235,7 @@ func BenchmarkOTLPExport(b *testing.B) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	fmt.Printf("OTLP spans per query: %s\n", spansPerQuery(recv.Spans()))
 	for b.Loop() {
 	}
 }
@@ -174,6 +248,28 @@ func hasDoGetSpan(spans []otlprecv.Span) bool {
 		}
 	}
 	return false
+}
+
+// spansPerQuery renders how many spans of each name spans hold per DoGet span (one a query
+// in BenchmarkOTLPExport), by decreasing count; the spans still in the exporter's queue are
+// not counted.
+func spansPerQuery(spans []otlprecv.Span) string {
+	n := map[string]int{}
+	queries := 0
+	for _, s := range spans {
+		n[s.Name]++
+		if strings.HasSuffix(s.Name, "/DoGet") {
+			queries++
+		}
+	}
+	names := slices.SortedFunc(maps.Keys(n), func(a, b string) int { return cmp.Or(n[b]-n[a], strings.Compare(a, b)) })
+	var out []string
+	total := 0
+	for _, name := range names {
+		total += n[name]
+		out = append(out, fmt.Sprintf("%s %.1f", name, float64(n[name])/float64(queries)))
+	}
+	return fmt.Sprintf("%.1f (%s)", float64(total)/float64(queries), strings.Join(out, ", "))
 }
 
 // selfCPU returns this process's CPU time (user and system).

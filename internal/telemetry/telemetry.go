@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -26,6 +28,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/flightsrv/flightsrv/internal/ratelog"
 )
@@ -99,7 +103,7 @@ func Setup(ctx context.Context, svc Service, exp Export, spans ...sdktrace.SpanP
 	if spanExp != nil {
 		// Batched (OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE…): a query never waits
 		// for the collector; spans beyond the queue are dropped.
-		opts = append(opts, sdktrace.WithBatcher(spanExp))
+		opts = append(opts, sdktrace.WithBatcher(spanExp, batchOptions()...))
 	}
 	for _, sp := range spans {
 		opts = append(opts, sdktrace.WithSpanProcessor(sp))
@@ -113,13 +117,61 @@ func Setup(ctx context.Context, svc Service, exp Export, spans ...sdktrace.SpanP
 	}
 	tp := sdktrace.NewTracerProvider(opts...)
 	otel.SetMeterProvider(mp)
-	otel.SetTracerProvider(tp)
+	otel.SetTracerProvider(ownSpans{tp})
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	failures := ratelog.New(nil, 1.0/60, 3)
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
 		failures.Warn("telemetry export failed", "err", err.Error())
 	}))
 	return &Telemetry{Meter: mp, Tracer: tp, Registry: reg, Traces: spanExp != nil, Metrics: metricExp != nil}, nil
+}
+
+// DefaultExportBatchSpans is the most spans exported in one request when
+// OTEL_BSP_MAX_EXPORT_BATCH_SIZE is not set (the SDK's own default is 512). A batch of 512 of
+// flightsrv's spans (about 300 bytes each in OTLP's protobuf) makes a request of about 150 KB,
+// for which gRPC's codec takes a 1 MiB buffer of its largest pool tier, freshly allocated
+// after every garbage collection: under serve's 40 MiB memory limit (cmd/flightsrv/memlimit.go)
+// that churn, and the batch's spans and protobuf held at once, made the collector run more
+// often and cost queries more CPU than recording the spans did (bench's BenchmarkOTLPExport,
+// bench/doc.go). 64 spans make requests of about 20 KB, within gRPC's pooled 32 KiB buffers;
+// at bench's rate (35 queries a second, 14 spans each) that is 8 requests a second.
+const DefaultExportBatchSpans = 64
+
+// batchOptions returns the batch span processor's options: DefaultExportBatchSpans as the
+// export batch size unless OTEL_BSP_MAX_EXPORT_BATCH_SIZE sets one (bounded by a smaller
+// OTEL_BSP_MAX_QUEUE_SIZE, as the SDK bounds its own default); the SDK reads the other
+// OTEL_BSP_* variables itself.
+func batchOptions() []sdktrace.BatchSpanProcessorOption {
+	if os.Getenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE") != "" {
+		return nil
+	}
+	n := DefaultExportBatchSpans
+	if q, err := strconv.Atoi(strings.TrimSpace(os.Getenv("OTEL_BSP_MAX_QUEUE_SIZE"))); err == nil && q > 0 {
+		n = min(n, q)
+	}
+	return []sdktrace.BatchSpanProcessorOption{sdktrace.WithMaxExportBatchSize(n)}
+}
+
+// untracedScopes are the instrumentation scopes (tracer names) given a no-op tracer: those of
+// gocloud.dev, whose blob package starts a span for every object-store call (Attributes,
+// ListPage, each ranged read: 12 of the 26 spans of an ORD scan in bench's
+// BenchmarkOTLPExport). flightsrv's own pulpitum.archive.read and pulpitum.archive.write spans
+// already carry those calls' count and bytes (docs/pulpitum-v4.md §6.1), and recording and
+// exporting the library's spans cost about a third of what export on added to a query's
+// server CPU (bench/doc.go). gocloud.dev's metrics are kept.
+var untracedScopes = []string{"gocloud.dev/"}
+
+// ownSpans is the process's TracerProvider: the SDK's, except that the tracers of
+// untracedScopes start no span (their calls' spans are their caller's).
+type ownSpans struct{ *sdktrace.TracerProvider }
+
+func (p ownSpans) Tracer(name string, opts ...trace.TracerOption) trace.Tracer {
+	for _, prefix := range untracedScopes {
+		if strings.HasPrefix(name, prefix) {
+			return noop.Tracer{}
+		}
+	}
+	return p.TracerProvider.Tracer(name, opts...)
 }
 
 // Handler serves the Prometheus text exposition of the process's metrics.
