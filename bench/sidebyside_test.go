@@ -84,6 +84,7 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		run            scanFunc
 		lat            []time.Duration
 		server, client time.Duration // CPU over the timed rounds
+		gc0, gc1       goMemStats    // before and after the timed rounds, when profiled
 	}
 	var vs []*variant
 	profDir := os.Getenv("FLIGHTSRV_SIDE_BY_SIDE_PROFILE")
@@ -122,6 +123,9 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 	var profiles sync.WaitGroup
 	for r := -2; r < rounds; r++ {
 		if r == 0 && profDir != "" {
+			for i, v := range vs {
+				v.gc0 = memStats(b, debugAddrs[i])
+			}
 			// The timed rounds last about rounds times the second untimed one.
 			secs := max(1, int(warm.Seconds()*float64(rounds)+0.5))
 			for i, v := range vs {
@@ -154,6 +158,11 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			}
 		}
 	}
+	if profDir != "" {
+		for i, v := range vs {
+			v.gc1 = memStats(b, debugAddrs[i])
+		}
+	}
 	profiles.Wait()
 	for i, v := range vs {
 		if profDir != "" {
@@ -173,6 +182,10 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			v.name, float64(p50.Microseconds())/1e3, float64(sc.ref.rows)/p50.Seconds()/1e6,
 			float64(v.server.Nanoseconds())/rows, float64(v.client.Nanoseconds())/rows,
 			float64(mem.HWM)/(1<<20), anon, file)
+		if profDir != "" {
+			fmt.Printf("side-by-side %-12s per query: %.2f GC cycles, %.0f KiB allocated\n", v.name,
+				float64(v.gc1.numGC-v.gc0.numGC)/float64(rounds), float64(v.gc1.totalAlloc-v.gc0.totalAlloc)/float64(rounds)/1024)
+		}
 		out = append(out, sideResult{name: v.name, p50: p50, cpuPerRow: float64(v.server.Nanoseconds()) / rows})
 	}
 	return out
@@ -182,6 +195,35 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 // file; errors are logged (a profile is an aid, not a measure).
 func cpuProfile(b *testing.B, addr string, secs int, file string) {
 	fetchProfile(b, addr, fmt.Sprintf("profile?seconds=%d", secs), file)
+}
+
+// goMemStats is what sideBySide reads of a process's runtime.MemStats: its garbage
+// collections and bytes allocated so far.
+type goMemStats struct{ numGC, totalAlloc uint64 }
+
+// memStats reads the NumGC and TotalAlloc of the process serving pprof at addr (the
+// "# NumGC = N" lines of /debug/pprof/heap?debug=1); zero after logging an error.
+func memStats(b *testing.B, addr string) goMemStats {
+	resp, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
+	if err != nil {
+		b.Logf("memory statistics of %s: %v", addr, err)
+		return goMemStats{}
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m goMemStats
+	for _, l := range strings.Split(string(raw), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimPrefix(l, "# "), " = "); ok {
+			n, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			switch k {
+			case "NumGC":
+				m.numGC = n
+			case "TotalAlloc":
+				m.totalAlloc = n
+			}
+		}
+	}
+	return m
 }
 
 // fetchProfile writes the profile /debug/pprof/WHAT of the pprof server at addr to file;
@@ -251,13 +293,14 @@ func hasDoGetSpan(spans []otlprecv.Span) bool {
 }
 
 // spansPerQuery renders how many spans of each name spans hold per DoGet span (one a query
-// in BenchmarkOTLPExport), by decreasing count; the spans still in the exporter's queue are
+// in BenchmarkOTLPExport), with their mean number of attributes, by decreasing count; the spans still in the exporter's queue are
 // not counted.
 func spansPerQuery(spans []otlprecv.Span) string {
-	n := map[string]int{}
+	n, attrs := map[string]int{}, map[string]int{}
 	queries := 0
 	for _, s := range spans {
 		n[s.Name]++
+		attrs[s.Name] += len(s.Attrs)
 		if strings.HasSuffix(s.Name, "/DoGet") {
 			queries++
 		}
@@ -267,7 +310,7 @@ func spansPerQuery(spans []otlprecv.Span) string {
 	total := 0
 	for _, name := range names {
 		total += n[name]
-		out = append(out, fmt.Sprintf("%s %.1f", name, float64(n[name])/float64(queries)))
+		out = append(out, fmt.Sprintf("%s %.1f of %.0f attributes", name, float64(n[name])/float64(queries), float64(attrs[name])/float64(n[name])))
 	}
 	return fmt.Sprintf("%.1f (%s)", float64(total)/float64(queries), strings.Join(out, ", "))
 }

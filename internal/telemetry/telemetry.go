@@ -25,6 +25,7 @@ import (
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -87,6 +88,13 @@ func Setup(ctx context.Context, svc Service, exp Export, spans ...sdktrace.SpanP
 		return nil, err
 	}
 	mopts := []sdkmetric.Option{sdkmetric.WithReader(prom), sdkmetric.WithResource(res)}
+	if os.Getenv("OTEL_METRICS_EXEMPLAR_FILTER") == "" {
+		// No exemplars unless the variable asks for them (the SDK's default, trace_based,
+		// would attach a sampled span's ids to every measurement made under it once traces
+		// are exported: a reservoir offer per measurement and reader, gocloud.dev's per-call
+		// latencies among them). /metrics never shows exemplars (its text format has none).
+		mopts = append(mopts, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
+	}
 	if metricExp != nil {
 		// The push interval and timeout come from OTEL_METRIC_EXPORT_INTERVAL and
 		// OTEL_METRIC_EXPORT_TIMEOUT (60 s and 30 s by default).
