@@ -23,8 +23,8 @@ import (
 // BenchmarkSideBySide compares flightsrv builds (or flags, or environments) on ORD's archived
 // ordered scan, the query of BenchmarkScan's archive/process variant: every variant is a
 // `flightsrv serve` child process over the same database and archive, and each round runs
-// the scan once against every variant in turn, so that the machine's drift (ours are shared
-// and noisy) falls on all of them alike. It is skipped unless FLIGHTSRV_SIDE_BY_SIDE lists the
+// the scan once against every variant in turn (in reverse order every other round), so that the
+// machine's drift (ours are shared and noisy) falls on all of them alike. It is skipped unless FLIGHTSRV_SIDE_BY_SIDE lists the
 // variants, separated by ';', each NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment
 // variables for the child, the binary ('.' is the one built from this tree) and flags added to
 // serve's; {otlp} in a variant stands for the gRPC endpoint URL (http://127.0.0.1:PORT) of an
@@ -146,7 +146,12 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 				profiles.Go(func() { cpuProfile(b, debugAddrs[i], secs, filepath.Join(profDir, v.name+".cpu.pprof")) })
 			}
 		}
-		for _, v := range vs {
+		for i := range vs {
+			// Odd rounds run the variants in reverse: none always follows the same one.
+			v := vs[i]
+			if r%2 != 0 {
+				v = vs[len(vs)-1-i]
+			}
 			s0, err := v.proc.CPU()
 			if err != nil {
 				b.Fatal(err)
