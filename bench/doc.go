@@ -29,12 +29,32 @@
 //   - BenchmarkOTLPExport (sidebyside_test.go): ORD's archived ordered scan against two `flightsrv
 //     serve` processes, OTLP export off and on (traces and metrics over gRPC to an in-process
 //     receiver, internal/testsupport/otlprecv), round by round as BenchmarkSideBySide runs
-//     them: the p50 and server CPU per row of each and the overhead of export (issue 20's target:
-//     under 2%). Measured on our shared 2-core machine with four other builds running: 20
-//     rounds, p50 36.7 ms off and 39.0 ms on (+6.3%), server CPU 153.3 ns/row both (+0.0%);
-//     40 rounds, p50 35.4 ms off and 32.5 ms on (−8.0%), server CPU 145.8 and 138.3 ns/row
-//     (−5.2%): the difference is below that machine's noise in both directions (a query
-//     exports one span per call and the stores' read spans, and metrics once a minute).
+//     them: the p50 and server CPU per row of each (during its queries, and with the background
+//     work they leave), the overhead of export (issue 20's target: under 2%) and the spans a
+//     query exports. Where export's cost went (the allocation and CPU profiles and the GC
+//     cycles per query of FLIGHTSRV_SIDE_BY_SIDE_PROFILE, 300–700 rounds): gocloud.dev started a
+//     span of its own for every object-store call (12 of the 26 spans of a query); batches of
+//     512 spans made gRPC requests of about 150 KB, each marshalled into a fresh 1 MiB buffer
+//     (45 MB over 700 queries); the SDK's trace-based exemplar filter offered every
+//     measurement under an exported span to a reservoir per reader; and under serve's 40 MiB
+//     memory limit the extra allocation made the collector run 4.5 times as often (0.36 cycles
+//     a query against 0.08), its recycled buffers then missing too: 842 KiB allocated a query
+//     against 361 KiB without export. With the library's spans not recorded, batches of 64
+//     spans (32 KiB buffers, pooled) and exemplars off (internal/telemetry): 14 spans a query,
+//     0.11–0.12 GC cycles a query like export off's, 427–437 KiB allocated against 367–370.
+//     Server CPU per row with background work, export on against off in the same runs (five
+//     runs of 300 rounds with main's build beside this one, load average 9–14, FLIGHTSRV_SIDE_BY_SIDE=
+//     'off-main=OLD;on-main=OTEL_BSP_SCHEDULE_DELAY=1000 OLD --otlp-endpoint {otlp} --otlp-protocol
+//     grpc;off=.;on=… .'): this build −2.0, −1.4, +0.8, +0.2, +1.2% (median +0.2%, p50 median
+//     +0.4%); main's +12.0, +9.4, +3.8, +0.9, +10.8% (median +9.4%, p50 median +7.2%), and in
+//     two runs of main alone (150 rounds) +1.6 and +0.0%. This benchmark itself
+//     (FLIGHTSRV_OTLP_ROUNDS=150, load average 10–12): −0.7, +1.1, +0.4% with background work
+//     (−1.0, +0.0, +1.7% during the queries; p50 −4.6, +0.5, +2.1%); one run of 40 rounds
+//     read +15.9%: at 40 rounds (about 0.8 s of server CPU) the 10 ms ticks and the
+//     machine's swings dominate, use 150 or more. Before the variants alternated their order
+//     round by round, on always following off read +4 to +9% for both builds: two processes of
+//     the same build in a fixed order differed by about 1%. internal/telemetry's
+//     BenchmarkBucketSpans prices a bucket's two spans alone.
 //   - BenchmarkAnalytical (analytical_test.go): issue 19's nine analytical queries (count(*),
 //     GROUP BY origin, filters, groupings and aggregates of (value->>'delay')::int and
 //     value->>'destination', a top 10, count(DISTINCT …)) over every partition of

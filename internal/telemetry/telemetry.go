@@ -135,14 +135,14 @@ func Setup(ctx context.Context, svc Service, exp Export, spans ...sdktrace.SpanP
 }
 
 // DefaultExportBatchSpans is the most spans exported in one request when
-// OTEL_BSP_MAX_EXPORT_BATCH_SIZE is not set (the SDK's own default is 512). A batch of 512 of
-// flightsrv's spans (about 300 bytes each in OTLP's protobuf) makes a request of about 150 KB,
-// for which gRPC's codec takes a 1 MiB buffer of its largest pool tier, freshly allocated
-// after every garbage collection: under serve's 40 MiB memory limit (cmd/flightsrv/memlimit.go)
-// that churn, and the batch's spans and protobuf held at once, made the collector run more
-// often and cost queries more CPU than recording the spans did (bench's BenchmarkOTLPExport,
-// bench/doc.go). 64 spans make requests of about 20 KB, within gRPC's pooled 32 KiB buffers;
-// at bench's rate (35 queries a second, 14 spans each) that is 8 requests a second.
+// OTEL_BSP_MAX_EXPORT_BATCH_SIZE is not set (the SDK's own default is 512). A request of 512 of
+// flightsrv's spans outgrows gRPC's pooled buffers (the largest below 1 MiB holds 32 KiB): its
+// codec then marshals each into a fresh 1 MiB buffer, and under serve's 40 MiB memory limit
+// (cmd/flightsrv/memlimit.go) that churn and the batch held at once made the collector run
+// more often (bench's BenchmarkOTLPExport, bench/doc.go: 45 MB of such buffers over 700
+// queries). Requests of 64
+// spans fit in 32 KiB buffers, reused; at bench's rate (about 35 queries a second, 14 spans
+// each) that is 8 requests a second.
 const DefaultExportBatchSpans = 64
 
 // batchOptions returns the batch span processor's options: DefaultExportBatchSpans as the
@@ -164,9 +164,9 @@ func batchOptions() []sdktrace.BatchSpanProcessorOption {
 // gocloud.dev, whose blob package starts a span for every object-store call (Attributes,
 // ListPage, each ranged read: 12 of the 26 spans of an ORD scan in bench's
 // BenchmarkOTLPExport). flightsrv's own pulpitum.archive.read and pulpitum.archive.write spans
-// already carry those calls' count and bytes (docs/pulpitum-v4.md §6.1), and recording and
-// exporting the library's spans cost about a third of what export on added to a query's
-// server CPU (bench/doc.go). gocloud.dev's metrics are kept.
+// already carry those calls' count and bytes (docs/pulpitum-v4.md §6.1); recording and
+// exporting the library's spans nearly doubled what a query exported (bench/doc.go).
+// gocloud.dev's metrics are kept.
 var untracedScopes = []string{"gocloud.dev/"}
 
 // ownSpans is the process's TracerProvider: the SDK's, except that the tracers of
