@@ -34,27 +34,28 @@
 //     query exports. Where export's cost went (the allocation and CPU profiles and the GC
 //     cycles per query of FLIGHTSRV_SIDE_BY_SIDE_PROFILE, 300–700 rounds): gocloud.dev started a
 //     span of its own for every object-store call (12 of the 26 spans of a query); batches of
-//     512 spans made gRPC requests of about 150 KB, each marshalled into a fresh 1 MiB buffer
-//     (45 MB over 700 queries); the SDK's trace-based exemplar filter offered every
+//     512 spans made gRPC requests beyond its pooled 32 KiB buffers, each marshalled into a
+//     fresh 1 MiB one (45 MB over 700 queries); the SDK's trace-based exemplar filter offered every
 //     measurement under an exported span to a reservoir per reader; and under serve's 40 MiB
 //     memory limit the extra allocation made the collector run 4.5 times as often (0.36 cycles
-//     a query against 0.08), its recycled buffers then missing too: 842 KiB allocated a query
-//     against 361 KiB without export. With the library's spans not recorded, batches of 64
+//     a query against 0.08; profiled processes, whose heap profile itself takes room under the
+//     limit), its recycled buffers then missing too: 842 KiB allocated a query against 361 KiB
+//     without export. With the library's spans not recorded, batches of 64
 //     spans (32 KiB buffers, pooled) and exemplars off (internal/telemetry): 14 spans a query,
 //     0.11–0.12 GC cycles a query like export off's, 427–437 KiB allocated against 367–370.
-//     Server CPU per row with background work, export on against off in the same runs (five
-//     runs of 300 rounds with main's build beside this one, load average 9–14, FLIGHTSRV_SIDE_BY_SIDE=
-//     'off-main=OLD;on-main=OTEL_BSP_SCHEDULE_DELAY=1000 OLD --otlp-endpoint {otlp} --otlp-protocol
-//     grpc;off=.;on=… .'): this build −2.0, −1.4, +0.8, +0.2, +1.2% (median +0.2%, p50 median
-//     +0.4%); main's +12.0, +9.4, +3.8, +0.9, +10.8% (median +9.4%, p50 median +7.2%), and in
-//     two runs of main alone (150 rounds) +1.6 and +0.0%. This benchmark itself
-//     (FLIGHTSRV_OTLP_ROUNDS=150, load average 10–12): −0.7, +1.1, +0.4% with background work
-//     (−1.0, +0.0, +1.7% during the queries; p50 −4.6, +0.5, +2.1%); one run of 40 rounds
-//     read +15.9%: at 40 rounds (about 0.8 s of server CPU) the 10 ms ticks and the
-//     machine's swings dominate, use 150 or more. Before the variants alternated their order
-//     round by round, on always following off read +4 to +9% for both builds: two processes of
-//     the same build in a fixed order differed by about 1%. internal/telemetry's
-//     BenchmarkBucketSpans prices a bucket's two spans alone.
+//     Server CPU per row with background work, export on against off, variants alternating
+//     their order round by round (150–300 rounds a run, 2 cores shared with other builds):
+//     seventeen runs of this build, −3.2 to +6.0%, median +0.8% (quartiles about −1.4 and
+//     +2.5%) — at load average 9–14, −2.0 to +1.2% (nine runs); at load average 3–6, +2.5,
+//     +2.9, +2.6, +4.1% and, after the call span's attributes were set in one call, −0.4,
+//     +1.8, +6.0, −3.2%. main's build in the same conditions (eight runs, five of them beside
+//     this build in one run: FLIGHTSRV_SIDE_BY_SIDE='off-main=OLD;on-main=OTEL_BSP_SCHEDULE_DELAY=1000
+//     OLD --otlp-endpoint {otlp} --otlp-protocol grpc;off=.;on=… .'): 0.0 to +12.0%, median
+//     +4.0%. One run of 40 rounds read +15.9%: at 40 rounds (about 0.8 s of server CPU) the
+//     10 ms ticks and the machine's swings dominate. Before the variants alternated, on always
+//     following off read +4 to +9% for both builds. Two processes of the same build differ by
+//     about 1% (A/A). internal/telemetry's BenchmarkBucketSpans prices a bucket's two spans
+//     alone.
 //   - BenchmarkAnalytical (analytical_test.go): issue 19's nine analytical queries (count(*),
 //     GROUP BY origin, filters, groupings and aggregates of (value->>'delay')::int and
 //     value->>'destination', a top 10, count(DISTINCT …)) over every partition of

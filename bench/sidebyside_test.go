@@ -23,9 +23,10 @@ import (
 // BenchmarkSideBySide compares flightsrv builds (or flags, or environments) on ORD's archived
 // ordered scan, the query of BenchmarkScan's archive/process variant: every variant is a
 // `flightsrv serve` child process over the same database and archive, and each round runs
-// the scan once against every variant in turn (in reverse order every other round), so that the
-// machine's drift (ours are shared and noisy) falls on all of them alike. It is skipped unless FLIGHTSRV_SIDE_BY_SIDE lists the
-// variants, separated by ';', each NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment
+// the scan once against every variant in turn (in reverse order every other round), so that
+// the machine's drift (ours are shared and noisy) falls on all of them alike. It is skipped
+// unless FLIGHTSRV_SIDE_BY_SIDE lists the variants, separated by ';', each
+// NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment
 // variables for the child, the binary ('.' is the one built from this tree) and flags added to
 // serve's; {otlp} in a variant stands for the gRPC endpoint URL (http://127.0.0.1:PORT) of an
 // OTLP receiver in this process (internal/testsupport/otlprecv), e.g.
@@ -257,12 +258,12 @@ func memStats(b *testing.B, addr string) goMemStats {
 func fetchProfile(b *testing.B, addr, what, file string) {
 	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s", addr, what))
 	if err != nil {
-		b.Logf("CPU profile of %s: %v", addr, err)
+		b.Logf("profile %s of %s: %v", what, addr, err)
 		return
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		b.Logf("CPU profile of %s: %s", addr, resp.Status)
+		b.Logf("profile %s of %s: %s", what, addr, resp.Status)
 		return
 	}
 	raw, err := io.ReadAll(resp.Body)
@@ -270,7 +271,7 @@ func fetchProfile(b *testing.B, addr, what, file string) {
 		err = os.WriteFile(file, raw, 0o644)
 	}
 	if err != nil {
-		b.Logf("CPU profile of %s: %v", addr, err)
+		b.Logf("profile %s of %s: %v", what, addr, err)
 		return
 	}
 	fmt.Printf("side-by-side profile %s\n", file)
@@ -280,11 +281,13 @@ func fetchProfile(b *testing.B, addr, what, file string) {
 // archived ordered scan (BenchmarkSideBySide's query) against two `flightsrv serve` processes
 // of this tree, one without export and one exporting traces and metrics over OTLP/gRPC to a
 // receiver in this process (internal/testsupport/otlprecv, recording what arrives), round by
-// round. It prints both variants' lines and the overhead of export on the p50 and on the
-// server's CPU per row (target: under 2%), and fails if no span of the scan arrived.
-// FLIGHTSRV_OTLP_ROUNDS sets the rounds (default 20, after 2 untimed).
+// round. It prints both variants' lines, the overhead of export on the p50 and on the server's
+// CPU per row (during the queries, and with their background work: target under 2%) and the
+// spans a query exported, and fails if no span of the scan arrived.
+// FLIGHTSRV_OTLP_ROUNDS sets the rounds (default 150, after 2 untimed: about 10 s; with 40 or
+// fewer the 10 ms CPU ticks and the machine's swings outweigh the difference, bench/doc.go).
 func BenchmarkOTLPExport(b *testing.B) {
-	rounds := 20
+	rounds := 150
 	if s := os.Getenv("FLIGHTSRV_OTLP_ROUNDS"); s != "" {
 		var err error
 		if rounds, err = strconv.Atoi(s); err != nil || rounds < 1 {
@@ -319,8 +322,8 @@ func hasDoGetSpan(spans []otlprecv.Span) bool {
 }
 
 // spansPerQuery renders how many spans of each name spans hold per DoGet span (one a query
-// in BenchmarkOTLPExport), with their mean number of attributes, by decreasing count; the spans still in the exporter's queue are
-// not counted.
+// in BenchmarkOTLPExport), with their mean number of attributes, by decreasing count; the
+// spans still in the exporter's queue are not counted.
 func spansPerQuery(spans []otlprecv.Span) string {
 	n, attrs := map[string]int{}, map[string]int{}
 	queries := 0
