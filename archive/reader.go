@@ -462,13 +462,15 @@ func endSpan(span trace.Span, c *ioCounter, records int, err error) {
 		span.End()
 		return
 	}
-	span.SetAttributes(
+	attrs := []attribute.KeyValue{
 		attribute.Int64("pulpitum.archive.bytes_read", c.bytes.Load()),
 		attribute.Int64("pulpitum.archive.object_reads", c.reads.Load()),
-	)
-	if records >= 0 {
-		span.SetAttributes(attribute.Int("pulpitum.archive.records", records))
+		attribute.Int("pulpitum.archive.records", records),
 	}
+	if records < 0 {
+		attrs = attrs[:2]
+	}
+	span.SetAttributes(attrs...)
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 	}

@@ -29,12 +29,33 @@
 //   - BenchmarkOTLPExport (sidebyside_test.go): ORD's archived ordered scan against two `flightsrv
 //     serve` processes, OTLP export off and on (traces and metrics over gRPC to an in-process
 //     receiver, internal/testsupport/otlprecv), round by round as BenchmarkSideBySide runs
-//     them: the p50 and server CPU per row of each and the overhead of export (issue 20's target:
-//     under 2%). Measured on our shared 2-core machine with four other builds running: 20
-//     rounds, p50 36.7 ms off and 39.0 ms on (+6.3%), server CPU 153.3 ns/row both (+0.0%);
-//     40 rounds, p50 35.4 ms off and 32.5 ms on (−8.0%), server CPU 145.8 and 138.3 ns/row
-//     (−5.2%): the difference is below that machine's noise in both directions (a query
-//     exports one span per call and the stores' read spans, and metrics once a minute).
+//     them: the p50 and server CPU per row of each (during its queries, and with the background
+//     work they leave), the overhead of export (issue 20's target: under 2%) and the spans a
+//     query exports. Where export's cost went (the allocation and CPU profiles and the GC
+//     cycles per query of FLIGHTSRV_SIDE_BY_SIDE_PROFILE, 300–700 rounds): gocloud.dev started a
+//     span of its own for every object-store call (12 of the 26 spans of a query); batches of
+//     512 spans made gRPC requests beyond its pooled 32 KiB buffers, each marshalled into a
+//     fresh 1 MiB one (45 MB over 700 queries); the SDK's trace-based exemplar filter offered every
+//     measurement under an exported span to a reservoir per reader; and under serve's 40 MiB
+//     memory limit the extra allocation made the collector run 4.5 times as often (0.36 cycles
+//     a query against 0.08; profiled processes, whose heap profile itself takes room under the
+//     limit), its recycled buffers then missing too: 842 KiB allocated a query against 361 KiB
+//     without export. With the library's spans not recorded, batches of 64
+//     spans (32 KiB buffers, pooled) and exemplars off (internal/telemetry): 14 spans a query,
+//     0.11–0.12 GC cycles a query like export off's, 427–437 KiB allocated against 367–370.
+//     Server CPU per row with background work, export on against off, variants alternating
+//     their order round by round (150–300 rounds a run, 2 cores shared with other builds):
+//     seventeen runs of this build, −3.2 to +6.0%, median +0.8% (quartiles about −1.4 and
+//     +2.5%) — at load average 9–14, −2.0 to +1.2% (nine runs); at load average 3–6, +2.5,
+//     +2.9, +2.6, +4.1% and, after the call span's attributes were set in one call, −0.4,
+//     +1.8, +6.0, −3.2%. main's build in the same conditions (eight runs, five of them beside
+//     this build in one run: FLIGHTSRV_SIDE_BY_SIDE='off-main=OLD;on-main=OTEL_BSP_SCHEDULE_DELAY=1000
+//     OLD --otlp-endpoint {otlp} --otlp-protocol grpc;off=.;on=… .'): 0.0 to +12.0%, median
+//     +4.0%. One run of 40 rounds read +15.9%: at 40 rounds (about 0.8 s of server CPU) the
+//     10 ms ticks and the machine's swings dominate. Before the variants alternated, on always
+//     following off read +4 to +9% for both builds. Two processes of the same build differ by
+//     about 1% (A/A). internal/telemetry's BenchmarkBucketSpans prices a bucket's two spans
+//     alone.
 //   - BenchmarkAnalytical (analytical_test.go): issue 19's nine analytical queries (count(*),
 //     GROUP BY origin, filters, groupings and aggregates of (value->>'delay')::int and
 //     value->>'destination', a top 10, count(DISTINCT …)) over every partition of

@@ -1,11 +1,17 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,16 +23,27 @@ import (
 // BenchmarkSideBySide compares flightsrv builds (or flags, or environments) on ORD's archived
 // ordered scan, the query of BenchmarkScan's archive/process variant: every variant is a
 // `flightsrv serve` child process over the same database and archive, and each round runs
-// the scan once against every variant in turn, so that the machine's drift (ours are shared
-// and noisy) falls on all of them alike. It is skipped unless FLIGHTSRV_SIDE_BY_SIDE lists the
-// variants, separated by ';', each NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment
+// the scan once against every variant in turn (in reverse order every other round), so that
+// the machine's drift (ours are shared and noisy) falls on all of them alike. It is skipped
+// unless FLIGHTSRV_SIDE_BY_SIDE lists the variants, separated by ';', each
+// NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment
 // variables for the child, the binary ('.' is the one built from this tree) and flags added to
-// serve's. FLIGHTSRV_SIDE_BY_SIDE_ROUNDS sets the rounds (default 40, after 2 untimed). For
-// each variant it prints the p50 of a query and its rows/s, the server process's CPU time per
-// row (/proc, 10 ms ticks), this process's — the client's — CPU per row (getrusage), and the
-// server's peak RSS (VmHWM) with its anonymous and file-backed parts. make bench-side-by-side
-// runs it; start two or three processes of each variant to see how much processes of the
-// same build differ.
+// serve's; {otlp} in a variant stands for the gRPC endpoint URL (http://127.0.0.1:PORT) of an
+// OTLP receiver in this process (internal/testsupport/otlprecv), e.g.
+// `on=. --otlp-endpoint {otlp} --otlp-protocol grpc`. FLIGHTSRV_SIDE_BY_SIDE_ROUNDS sets the
+// rounds (default 40, after 2 untimed). For each variant it prints the p50 of a query and its
+// rows/s, the server process's CPU time per row (/proc, 10 ms ticks) during its own queries
+// and over all the timed rounds (which adds what a query leaves to the background: garbage
+// collection, a batch of spans exported later), this process's — the client's — CPU per row
+// (getrusage), and the server's peak RSS (VmHWM) with its anonymous and file-backed parts.
+// With FLIGHTSRV_SIDE_BY_SIDE_PROFILE=DIR, every variant also serves pprof (--debug-listen on a
+// free loopback port): its CPU profile over the timed rounds (their length estimated from the
+// second untimed one) and its allocation profile are written to DIR/NAME.cpu.pprof and
+// DIR/NAME.allocs.pprof, for `go tool pprof -diff_base`, and its garbage collections and bytes
+// allocated per query are printed; profiling costs the variants alike, but sets Go's
+// heap-profile sampling on (serve leaves it off without --debug-listen). make
+// bench-side-by-side runs it; start two or three processes of each variant to see how much
+// processes of the same build differ.
 func BenchmarkSideBySide(b *testing.B) {
 	spec := os.Getenv("FLIGHTSRV_SIDE_BY_SIDE")
 	if spec == "" {
@@ -39,17 +56,24 @@ func BenchmarkSideBySide(b *testing.B) {
 			b.Fatalf("FLIGHTSRV_SIDE_BY_SIDE_ROUNDS=%q: want a positive number", s)
 		}
 	}
+	if strings.Contains(spec, otlpPlaceholder) {
+		spec = strings.ReplaceAll(spec, otlpPlaceholder, "http://"+otlprecv.Start(b).GRPCAddr)
+	}
 	sideBySide(b, spec, rounds)
 	for b.Loop() {
 	}
 }
+
+// otlpPlaceholder stands for an OTLP receiver's endpoint in FLIGHTSRV_SIDE_BY_SIDE.
+const otlpPlaceholder = "{otlp}"
 
 // sideResult is one variant's measure in sideBySide: the p50 of a query and the server's CPU
 // time per row.
 type sideResult struct {
 	name      string
 	p50       time.Duration
-	cpuPerRow float64 // ns
+	cpuPerRow float64 // ns, during the variant's own queries
+	allPerRow float64 // ns, over all the timed rounds (background work included)
 }
 
 // sideBySide runs BenchmarkSideBySide's comparison of the variants of spec (its syntax) over
@@ -65,8 +89,12 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		run            scanFunc
 		lat            []time.Duration
 		server, client time.Duration // CPU over the timed rounds
+		gc0, gc1       goMemStats    // before and after the timed rounds, when profiled
+		all            time.Duration // server CPU from the first timed round to the last's end
 	}
 	var vs []*variant
+	profDir := os.Getenv("FLIGHTSRV_SIDE_BY_SIDE_PROFILE")
+	var debugAddrs []string
 	for _, v := range strings.Split(spec, ";") {
 		name, rest, _ := strings.Cut(strings.TrimSpace(v), "=")
 		f := strings.Fields(rest)
@@ -84,6 +112,11 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		args := append([]string{"serve", "--store", sc.url, "--archive", "file://" + sc.dir,
 			"--table", fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=month,window=%d", t.Name, t.TableID, t.PartitionColumn, t.WritableBuckets),
 			"--listen", "127.0.0.1:0", "--no-auth"}, f[1:]...)
+		if profDir != "" {
+			debug := testproc.FreePorts(b, 1)[0]
+			debugAddrs = append(debugAddrs, debug)
+			args = append(args, "--debug-listen", debug)
+		}
 		if len(env) > 0 {
 			// env(1) execs the binary: the process keeps env's pid, which /proc is read by.
 			args = append(append(env, bin), args...)
@@ -92,8 +125,34 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		proc, addr := testproc.StartReady(b, name, flightsrvReady, bin, args...)
 		vs = append(vs, &variant{name: name, proc: proc, run: flightScan(sc.client(b, addr), sql)})
 	}
+	var warm time.Duration
+	var profiles sync.WaitGroup
 	for r := -2; r < rounds; r++ {
-		for _, v := range vs {
+		if r == 0 {
+			for _, v := range vs {
+				s, err := v.proc.CPU()
+				if err != nil {
+					b.Fatal(err)
+				}
+				v.all = -s
+			}
+		}
+		if r == 0 && profDir != "" {
+			for i, v := range vs {
+				v.gc0 = memStats(b, debugAddrs[i])
+			}
+			// The timed rounds last about rounds times the second untimed one.
+			secs := max(1, int(warm.Seconds()*float64(rounds)+0.5))
+			for i, v := range vs {
+				profiles.Go(func() { cpuProfile(b, debugAddrs[i], secs, filepath.Join(profDir, v.name+".cpu.pprof")) })
+			}
+		}
+		for i := range vs {
+			// Odd rounds run the variants in reverse: none always follows the same one.
+			v := vs[i]
+			if r%2 != 0 {
+				v = vs[len(vs)-1-i]
+			}
 			s0, err := v.proc.CPU()
 			if err != nil {
 				b.Fatal(err)
@@ -110,11 +169,31 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			if err := sc.ref.check(got); err != nil {
 				b.Fatalf("%s: %v", v.name, err)
 			}
-			if r >= 0 {
+			if r == -1 {
+				warm += d
+			} else {
 				v.lat = append(v.lat, d)
 				v.server += s1 - s0
 				v.client += c1 - c0
 			}
+		}
+	}
+	for _, v := range vs {
+		s, err := v.proc.CPU()
+		if err != nil {
+			b.Fatal(err)
+		}
+		v.all += s
+	}
+	if profDir != "" {
+		for i, v := range vs {
+			v.gc1 = memStats(b, debugAddrs[i])
+		}
+	}
+	profiles.Wait()
+	for i, v := range vs {
+		if profDir != "" {
+			fetchProfile(b, debugAddrs[i], "allocs", filepath.Join(profDir, v.name+".allocs.pprof"))
 		}
 	}
 	rows := float64(int64(rounds) * sc.ref.rows)
@@ -126,24 +205,89 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			b.Fatal(err)
 		}
 		anon, file := rssParts(v.proc.Pid())
-		fmt.Printf("side-by-side %-12s p50 %6.1f ms  %5.2fM rows/s  server CPU %5.1f ns/row  client CPU %5.1f ns/row  peak RSS %5.1f MiB (now %.1f anon + %.1f file)\n",
+		fmt.Printf("side-by-side %-12s p50 %6.1f ms  %5.2fM rows/s  server CPU %5.1f ns/row (%5.1f with background)  client CPU %5.1f ns/row  peak RSS %5.1f MiB (now %.1f anon + %.1f file)\n",
 			v.name, float64(p50.Microseconds())/1e3, float64(sc.ref.rows)/p50.Seconds()/1e6,
-			float64(v.server.Nanoseconds())/rows, float64(v.client.Nanoseconds())/rows,
+			float64(v.server.Nanoseconds())/rows, float64(v.all.Nanoseconds())/rows, float64(v.client.Nanoseconds())/rows,
 			float64(mem.HWM)/(1<<20), anon, file)
-		out = append(out, sideResult{name: v.name, p50: p50, cpuPerRow: float64(v.server.Nanoseconds()) / rows})
+		if profDir != "" {
+			fmt.Printf("side-by-side %-12s per query: %.2f GC cycles, %.0f KiB allocated\n", v.name,
+				float64(v.gc1.numGC-v.gc0.numGC)/float64(rounds), float64(v.gc1.totalAlloc-v.gc0.totalAlloc)/float64(rounds)/1024)
+		}
+		out = append(out, sideResult{name: v.name, p50: p50, cpuPerRow: float64(v.server.Nanoseconds()) / rows, allPerRow: float64(v.all.Nanoseconds()) / rows})
 	}
 	return out
+}
+
+// cpuProfile writes the CPU profile of secs seconds that the pprof server at addr takes to
+// file; errors are logged (a profile is an aid, not a measure).
+func cpuProfile(b *testing.B, addr string, secs int, file string) {
+	fetchProfile(b, addr, fmt.Sprintf("profile?seconds=%d", secs), file)
+}
+
+// goMemStats is what sideBySide reads of a process's runtime.MemStats: its garbage
+// collections and bytes allocated so far.
+type goMemStats struct{ numGC, totalAlloc uint64 }
+
+// memStats reads the NumGC and TotalAlloc of the process serving pprof at addr (the
+// "# NumGC = N" lines of /debug/pprof/heap?debug=1); zero after logging an error.
+func memStats(b *testing.B, addr string) goMemStats {
+	resp, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
+	if err != nil {
+		b.Logf("memory statistics of %s: %v", addr, err)
+		return goMemStats{}
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m goMemStats
+	for _, l := range strings.Split(string(raw), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimPrefix(l, "# "), " = "); ok {
+			n, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			switch k {
+			case "NumGC":
+				m.numGC = n
+			case "TotalAlloc":
+				m.totalAlloc = n
+			}
+		}
+	}
+	return m
+}
+
+// fetchProfile writes the profile /debug/pprof/WHAT of the pprof server at addr to file;
+// errors are logged (a profile is an aid, not a measure).
+func fetchProfile(b *testing.B, addr, what, file string) {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s", addr, what))
+	if err != nil {
+		b.Logf("profile %s of %s: %v", what, addr, err)
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b.Logf("profile %s of %s: %s", what, addr, resp.Status)
+		return
+	}
+	raw, err := io.ReadAll(resp.Body)
+	if err == nil {
+		err = os.WriteFile(file, raw, 0o644)
+	}
+	if err != nil {
+		b.Logf("profile %s of %s: %v", what, addr, err)
+		return
+	}
+	fmt.Printf("side-by-side profile %s\n", file)
 }
 
 // BenchmarkOTLPExport (issue 20) measures what exporting telemetry over OTLP costs: ORD's
 // archived ordered scan (BenchmarkSideBySide's query) against two `flightsrv serve` processes
 // of this tree, one without export and one exporting traces and metrics over OTLP/gRPC to a
 // receiver in this process (internal/testsupport/otlprecv, recording what arrives), round by
-// round. It prints both variants' lines and the overhead of export on the p50 and on the
-// server's CPU per row (target: under 2%), and fails if no span of the scan arrived.
-// FLIGHTSRV_OTLP_ROUNDS sets the rounds (default 20, after 2 untimed).
+// round. It prints both variants' lines, the overhead of export on the p50 and on the server's
+// CPU per row (during the queries, and with their background work: target under 2%) and the
+// spans a query exported, and fails if no span of the scan arrived.
+// FLIGHTSRV_OTLP_ROUNDS sets the rounds (default 150, after 2 untimed: about 10 s; with 40 or
+// fewer the 10 ms CPU ticks and the machine's swings outweigh the difference, bench/doc.go).
 func BenchmarkOTLPExport(b *testing.B) {
-	rounds := 20
+	rounds := 150
 	if s := os.Getenv("FLIGHTSRV_OTLP_ROUNDS"); s != "" {
 		var err error
 		if rounds, err = strconv.Atoi(s); err != nil || rounds < 1 {
@@ -153,8 +297,8 @@ func BenchmarkOTLPExport(b *testing.B) {
 	recv := otlprecv.Start(b)
 	res := sideBySide(b, "export-off=.;export-on=OTEL_BSP_SCHEDULE_DELAY=1000 . --otlp-endpoint http://"+recv.GRPCAddr+" --otlp-protocol grpc", rounds)
 	off, on := res[0], res[1]
-	fmt.Printf("OTLP export overhead: p50 %+.1f%%, server CPU per row %+.1f%% (target under 2%%)\n",
-		100*(on.p50.Seconds()/off.p50.Seconds()-1), 100*(on.cpuPerRow/off.cpuPerRow-1))
+	fmt.Printf("OTLP export overhead: p50 %+.1f%%, server CPU per row %+.1f%%, with background work %+.1f%% (target under 2%%)\n",
+		100*(on.p50.Seconds()/off.p50.Seconds()-1), 100*(on.cpuPerRow/off.cpuPerRow-1), 100*(on.allPerRow/off.allPerRow-1))
 	deadline := time.Now().Add(10 * time.Second)
 	for !hasDoGetSpan(recv.Spans()) {
 		if time.Now().After(deadline) {
@@ -162,6 +306,7 @@ func BenchmarkOTLPExport(b *testing.B) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	fmt.Printf("OTLP spans per query: %s\n", spansPerQuery(recv.Spans()))
 	for b.Loop() {
 	}
 }
@@ -174,6 +319,29 @@ func hasDoGetSpan(spans []otlprecv.Span) bool {
 		}
 	}
 	return false
+}
+
+// spansPerQuery renders how many spans of each name spans hold per DoGet span (one a query
+// in BenchmarkOTLPExport), with their mean number of attributes, by decreasing count; the
+// spans still in the exporter's queue are not counted.
+func spansPerQuery(spans []otlprecv.Span) string {
+	n, attrs := map[string]int{}, map[string]int{}
+	queries := 0
+	for _, s := range spans {
+		n[s.Name]++
+		attrs[s.Name] += len(s.Attrs)
+		if strings.HasSuffix(s.Name, "/DoGet") {
+			queries++
+		}
+	}
+	names := slices.SortedFunc(maps.Keys(n), func(a, b string) int { return cmp.Or(n[b]-n[a], strings.Compare(a, b)) })
+	var out []string
+	total := 0
+	for _, name := range names {
+		total += n[name]
+		out = append(out, fmt.Sprintf("%s %.1f of %.0f attributes", name, float64(n[name])/float64(queries), float64(attrs[name])/float64(n[name])))
+	}
+	return fmt.Sprintf("%.1f (%s)", float64(total)/float64(queries), strings.Join(out, ", "))
 }
 
 // selfCPU returns this process's CPU time (user and system).

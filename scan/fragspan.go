@@ -41,19 +41,21 @@ func startFragmentSpan(ctx context.Context) (context.Context, trace.Span) {
 // released, whichever comes first, with the rows it passed on and its error.
 type spanReader struct {
 	array.RecordReader
-	span  trace.Span
-	rows  int64
-	ended atomic.Bool
+	span   trace.Span
+	tier   routing.Tier
+	pushed bool
+	rows   int64
+	ended  atomic.Bool
 }
 
-// endedBy wraps r so that span ends with it; tier is the tier that answered.
+// endedBy wraps r so that span ends with it; tier is the tier that answered. A span that
+// records nothing ends at once, unwrapped.
 func endedBy(r array.RecordReader, span trace.Span, tier routing.Tier, pushed bool) array.RecordReader {
-	span.SetAttributes(AttrFragmentTier.String(string(tier)), AttrFragmentPushed.Bool(pushed))
 	if !span.IsRecording() {
 		span.End()
 		return r
 	}
-	return &spanReader{RecordReader: r, span: span}
+	return &spanReader{RecordReader: r, span: span, tier: tier, pushed: pushed}
 }
 
 func (s *spanReader) Next() bool {
@@ -77,7 +79,8 @@ func (s *spanReader) end() {
 	if !s.ended.CompareAndSwap(false, true) {
 		return
 	}
-	s.span.SetAttributes(AttrFragmentRows.Int64(s.rows))
+	// The attributes in one call: the span's attribute list is allocated once.
+	s.span.SetAttributes(AttrFragmentTier.String(string(s.tier)), AttrFragmentPushed.Bool(s.pushed), AttrFragmentRows.Int64(s.rows))
 	if err := s.RecordReader.Err(); err != nil {
 		s.span.SetStatus(codes.Error, "bucket read failed")
 	}

@@ -716,28 +716,31 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 	id, command, statement, hot, archive := rec.snapshot()
 	rows := rec.rows.Load()
 	reads := rec.readCounts()
-	span.SetAttributes(attribute.Int("rpc.grpc.status_code", int(st.Code())), AttrRows.Int64(rows),
-		AttrHotBuckets.Int(hot), AttrArchiveBuckets.Int(archive),
-		AttrBytesRead.Int64(reads.BytesRead), AttrObjectReads.Int64(reads.ObjectReads),
-		AttrHotStatements.Int64(reads.HotStatements), AttrHotRows.Int64(reads.HotRows), AttrArchiveRows.Int64(reads.ArchiveRows),
-		AttrRowGroups.Int64(reads.RowGroupsRead), AttrRowGroupsPruned.Int64(reads.RowGroupsPruned),
-		AttrPages.Int64(reads.PagesRead), AttrPagesPruned.Int64(reads.PagesPruned))
-	if command != "" {
-		span.SetAttributes(AttrCommand.String(command))
-	}
-	if statement != "" {
-		span.SetAttributes(AttrStatement.String(statement))
-	}
 	_, rpcName, _ := strings.Cut(strings.TrimPrefix(method, "/"), "/")
 	now := time.Now()
 	duration := now.Sub(rec.start)
 	firstBatch, hasFirst := rec.FirstBatch()
 	l.metrics.record(ctx, rpcName, command, statement, st.Code().String(), duration, rows, rec.bytes.Load(), hot, archive, reads)
 	l.endLogical(ctx, rec, rpcName, statement, st.Code(), now)
-	if hasFirst {
-		span.SetAttributes(AttrFirstBatch.Float64(firstBatch.Seconds()))
+	if span.IsRecording() {
+		// The attributes in one call: the span's attribute list grows once.
+		attrs := append(make([]attribute.KeyValue, 0, 17), attribute.Int("rpc.grpc.status_code", int(st.Code())), AttrRows.Int64(rows),
+			AttrHotBuckets.Int(hot), AttrArchiveBuckets.Int(archive),
+			AttrBytesRead.Int64(reads.BytesRead), AttrObjectReads.Int64(reads.ObjectReads),
+			AttrHotStatements.Int64(reads.HotStatements), AttrHotRows.Int64(reads.HotRows), AttrArchiveRows.Int64(reads.ArchiveRows),
+			AttrRowGroups.Int64(reads.RowGroupsRead), AttrRowGroupsPruned.Int64(reads.RowGroupsPruned),
+			AttrPages.Int64(reads.PagesRead), AttrPagesPruned.Int64(reads.PagesPruned), AttrBytesSent.Int64(rec.bytes.Load()))
+		if command != "" {
+			attrs = append(attrs, AttrCommand.String(command))
+		}
+		if statement != "" {
+			attrs = append(attrs, AttrStatement.String(statement))
+		}
+		if hasFirst {
+			attrs = append(attrs, AttrFirstBatch.Float64(firstBatch.Seconds()))
+		}
+		span.SetAttributes(attrs...)
 	}
-	span.SetAttributes(AttrBytesSent.Int64(rec.bytes.Load()))
 	if err != nil {
 		span.SetStatus(otelcodes.Error, st.Code().String())
 	}

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -23,9 +25,12 @@ import (
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/flightsrv/flightsrv/internal/ratelog"
 )
@@ -83,6 +88,13 @@ func Setup(ctx context.Context, svc Service, exp Export, spans ...sdktrace.SpanP
 		return nil, err
 	}
 	mopts := []sdkmetric.Option{sdkmetric.WithReader(prom), sdkmetric.WithResource(res)}
+	if os.Getenv("OTEL_METRICS_EXEMPLAR_FILTER") == "" {
+		// No exemplars unless the variable asks for them (the SDK's default, trace_based,
+		// would attach a sampled span's ids to every measurement made under it once traces
+		// are exported: a reservoir offer per measurement and reader, gocloud.dev's per-call
+		// latencies among them). /metrics never shows exemplars (its text format has none).
+		mopts = append(mopts, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
+	}
 	if metricExp != nil {
 		// The push interval and timeout come from OTEL_METRIC_EXPORT_INTERVAL and
 		// OTEL_METRIC_EXPORT_TIMEOUT (60 s and 30 s by default).
@@ -99,7 +111,7 @@ func Setup(ctx context.Context, svc Service, exp Export, spans ...sdktrace.SpanP
 	if spanExp != nil {
 		// Batched (OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE…): a query never waits
 		// for the collector; spans beyond the queue are dropped.
-		opts = append(opts, sdktrace.WithBatcher(spanExp))
+		opts = append(opts, sdktrace.WithBatcher(spanExp, batchOptions()...))
 	}
 	for _, sp := range spans {
 		opts = append(opts, sdktrace.WithSpanProcessor(sp))
@@ -113,13 +125,61 @@ func Setup(ctx context.Context, svc Service, exp Export, spans ...sdktrace.SpanP
 	}
 	tp := sdktrace.NewTracerProvider(opts...)
 	otel.SetMeterProvider(mp)
-	otel.SetTracerProvider(tp)
+	otel.SetTracerProvider(ownSpans{tp})
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	failures := ratelog.New(nil, 1.0/60, 3)
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
 		failures.Warn("telemetry export failed", "err", err.Error())
 	}))
 	return &Telemetry{Meter: mp, Tracer: tp, Registry: reg, Traces: spanExp != nil, Metrics: metricExp != nil}, nil
+}
+
+// DefaultExportBatchSpans is the most spans exported in one request when
+// OTEL_BSP_MAX_EXPORT_BATCH_SIZE is not set (the SDK's own default is 512). A request of 512 of
+// flightsrv's spans outgrows gRPC's pooled buffers (the largest below 1 MiB holds 32 KiB): its
+// codec then marshals each into a fresh 1 MiB buffer, and under serve's 40 MiB memory limit
+// (cmd/flightsrv/memlimit.go) that churn and the batch held at once made the collector run
+// more often (bench's BenchmarkOTLPExport, bench/doc.go: 45 MB of such buffers over 700
+// queries). Requests of 64
+// spans fit in 32 KiB buffers, reused; at bench's rate (about 35 queries a second, 14 spans
+// each) that is 8 requests a second.
+const DefaultExportBatchSpans = 64
+
+// batchOptions returns the batch span processor's options: DefaultExportBatchSpans as the
+// export batch size unless OTEL_BSP_MAX_EXPORT_BATCH_SIZE sets one (bounded by a smaller
+// OTEL_BSP_MAX_QUEUE_SIZE, as the SDK bounds its own default); the SDK reads the other
+// OTEL_BSP_* variables itself.
+func batchOptions() []sdktrace.BatchSpanProcessorOption {
+	if os.Getenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE") != "" {
+		return nil
+	}
+	n := DefaultExportBatchSpans
+	if q, err := strconv.Atoi(strings.TrimSpace(os.Getenv("OTEL_BSP_MAX_QUEUE_SIZE"))); err == nil && q > 0 {
+		n = min(n, q)
+	}
+	return []sdktrace.BatchSpanProcessorOption{sdktrace.WithMaxExportBatchSize(n)}
+}
+
+// untracedScopes are the instrumentation scopes (tracer names) given a no-op tracer: those of
+// gocloud.dev, whose blob package starts a span for every object-store call (Attributes,
+// ListPage, each ranged read: 12 of the 26 spans of an ORD scan in bench's
+// BenchmarkOTLPExport). flightsrv's own pulpitum.archive.read and pulpitum.archive.write spans
+// already carry those calls' count and bytes (docs/pulpitum-v4.md §6.1); recording and
+// exporting the library's spans nearly doubled what a query exported (bench/doc.go).
+// gocloud.dev's metrics are kept.
+var untracedScopes = []string{"gocloud.dev/"}
+
+// ownSpans is the process's TracerProvider: the SDK's, except that the tracers of
+// untracedScopes start no span (their calls' spans are their caller's).
+type ownSpans struct{ *sdktrace.TracerProvider }
+
+func (p ownSpans) Tracer(name string, opts ...trace.TracerOption) trace.Tracer {
+	for _, prefix := range untracedScopes {
+		if strings.HasPrefix(name, prefix) {
+			return noop.Tracer{}
+		}
+	}
+	return p.TracerProvider.Tracer(name, opts...)
 }
 
 // Handler serves the Prometheus text exposition of the process's metrics.
