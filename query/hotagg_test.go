@@ -121,6 +121,10 @@ func hotCases() []hotCase {
 		{"origin count", `SELECT origin, count(*)` + w + ` GROUP BY 1 ORDER BY 1`},
 		{"day count", `SELECT date_trunc('day', timestamp) AS d, count(*)` + w + ` GROUP BY 1 ORDER BY 1`},
 		{"empty ungrouped", `SELECT count(*), sum((value->>'distance')::int), min(value->>'destination') FROM flights WHERE origin IN (%s) AND timestamp >= '2025-03-04' AND timestamp < '2025-03-04T12:00:00Z' AND (value->>'delay')::int > 0`},
+		// The partition column alone, no measure: a group per partition with a row.
+		{"distinct origin", `SELECT DISTINCT origin` + w + ` ORDER BY 1`},
+		{"origin only delay>60", `SELECT origin` + w + ` AND (value->>'delay')::int > 60 GROUP BY 1 ORDER BY 1`},
+		{"count distinct origin", `SELECT count(DISTINCT origin)` + w},
 	}
 }
 

@@ -228,11 +228,17 @@ func (q RowAggregate) Explain() string {
 	return out
 }
 
-// Validate checks q's shape: the schema's width, the operands of every expression. It
-// returns an error wrapping ErrUnsupportedMeasure otherwise.
+// Validate checks q's shape: the schema's width (at least one column), the operands of every
+// expression. It returns an error wrapping ErrUnsupportedMeasure otherwise.
 func (q RowAggregate) Validate() error {
 	if q.Schema == nil || q.Schema.NumFields() != len(q.Groups)+len(q.Measures) {
 		return fmt.Errorf("%w: a row aggregate whose schema does not match its groups and measures", ErrUnsupportedMeasure)
+	}
+	if q.Schema.NumFields() == 0 {
+		// An Arrow batch without columns holds no rows, so such an answer could not say
+		// that a bucket has a group (a grouping by the partition column alone, as SELECT
+		// DISTINCT origin): the partial-aggregate port's counts answer that instead.
+		return fmt.Errorf("%w: a row aggregate without a group or measure", ErrUnsupportedMeasure)
 	}
 	var check func(e HotExpr) error
 	check = func(e HotExpr) error {
