@@ -231,6 +231,18 @@ func TestNumericAsPostgres(t *testing.T) {
 		want, kinds := pgTexts(t, ctx, pg, "SELECT "+x+" FROM unnest($1::json[]) WITH ORDINALITY AS t(value, n) ORDER BY n", docs)
 		compared += compareNumericRows(t, ctx, cl, "SELECT "+x+where+" ORDER BY timestamp, id", want, kinds)
 	}
+	// avg of numerics of one scale: numeric_avg's exact sum over the count (numeric_div), its
+	// text at PostgreSQL's display scale (the Arrow column holds it at scale 20).
+	for _, x := range []string{
+		"avg((value->>'delay')::numeric(8,2))::text, count((value->>'delay')::numeric(8,2))",
+		"avg((value->>'distance')::int * 0.001)::text, avg((value->>'distance')::int * 1.5)::text",
+		"(avg((value->>'delay')::numeric(9,4)) FILTER (WHERE (value->>'delay')::int < 0))::text",
+		"avg((value->>'delay')::numeric(8,2)) FILTER (WHERE (value->>'delay')::int > 100000)",
+		"round(avg((value->>'distance')::numeric(10,1)), 3), avg(1.25)::text, (avg(2.5) * 2)::text, (avg(0.5) + 1)::text",
+	} {
+		want, kinds := pgTexts(t, ctx, pg, "SELECT "+x+" FROM unnest($1::json[]) AS t(value)", docs)
+		compared += compareNumericRows(t, ctx, cl, "SELECT "+x+where, want, kinds)
+	}
 	// Ordered and limited by a numeric (the sort's comparison of decimal128).
 	for _, x := range []string{
 		"SELECT id, round((value->>'distance')::int * 1.1, 1) AS m FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03' ORDER BY m DESC, id LIMIT 25",
@@ -283,7 +295,8 @@ func TestNumericAsPostgres(t *testing.T) {
 	// What is not computed in numeric is refused by name.
 	for _, q := range []string{
 		"SELECT 1 / 30000.0", "SELECT 5 % 1.5", "SELECT power(2, 0.5)", "SELECT sqrt(2.0)", "SELECT ln(2.5)",
-		"SELECT avg((value->>'delay')::numeric(8,2))" + where,
+		"SELECT avg(DISTINCT (value->>'delay')::numeric(8,2))" + where, "SELECT count(DISTINCT 1.5)",
+		"SELECT avg(CASE WHEN (value->>'delay')::int > 0 THEN 1.5 ELSE 2 END)" + where,
 		"SELECT (value->>'distance')::numeric + 1" + where, "SELECT (value->>'delay')::float8::numeric" + where,
 		"SELECT round(1.5, (value->>'delay')::int)" + where, "SELECT GREATEST(1.5, 2, 0.25)::text",
 		"SELECT 1.5 UNION ALL SELECT 2.25",

@@ -218,8 +218,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		invocation = types.AggInvocationDistinct
 	}
 	var (
-		f   *expr.AggregateFunction
-		out types.Type
+		f     *expr.AggregateFunction
+		out   types.Type
+		sumds dscale
 	)
 	args := fc.GetArgs()
 	if fc.GetAggStar() || (name == "count" && invocation == types.AggInvocationAll && len(args) == 1 && nonNullConstant(args[0])) {
@@ -237,7 +238,11 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		if containsAggregate(args[0]) {
 			return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
 		}
-		arg, err := bd.value(args[0], ac.in)
+		argv, err := bd.bindExpr(args[0], ac.in)
+		if err != nil {
+			return bval{}, err
+		}
+		arg, err := bd.defaultType(argv)
 		if err != nil {
 			return bval{}, err
 		}
@@ -258,6 +263,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		}
 		switch name {
 		case "count":
+			if fam == famNumeric && invocation == types.AggInvocationDistinct {
+				return bval{}, refused(Unimplemented, "0A000", "count(DISTINCT …) of numeric values is not supported")
+			}
 			id.URN, id.Name = URNAggregate, "count:any"
 			out = &types.Int64Type{Nullability: types.NullabilityRequired}
 		case "sum", "avg":
@@ -267,11 +275,20 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				id.URN = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal"
 				scale, _ := numScale(at)
 				out = numType(scale)
+				if argv.ds != nil {
+					// PostgreSQL's sum shows the largest display scale of the group's values.
+					sumds = lostScale("sum of a numeric whose display scale varies by row")
+				}
 				break
 			}
+			if fam == famNumeric && name == "avg" && invocation != types.AggInvocationDistinct && argv.ds == nil {
+				return bd.numericAvg(fc, ac)
+			}
 			if fam == famNumeric {
-				// avg: PostgreSQL's scale of a numeric average varies with the value.
-				return bval{}, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+				if argv.ds != nil {
+					return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) is not supported: cast it to numeric(p,s)", name)
+				}
+				return bval{}, refused(Unimplemented, "0A000", "%s(DISTINCT …) of numeric values is not supported", name)
 			}
 			if fam != famInt && fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
@@ -362,7 +379,32 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if name == "avg" && familyOf(out) == famNumeric {
 		v.ds = bd.avgDisplayScale(fc, ac)
 	}
+	if sumds != nil {
+		v.ds = sumds
+	}
 	return v, nil
+}
+
+// numericAvg binds avg(x) of a numeric x whose values share its type's scale s (a column of
+// numeric(p,s), a literal, arithmetic of those) as PostgreSQL's numeric_avg computes it: the
+// exact sum (whose display scale is s, the largest of its values') divided by the count of
+// values with numeric_div, at select_div_scale's scale (numericDivide: held exactly in a
+// decimal<38, max(20, s)> column, each row's display scale beside it). The sum and the count
+// are two measures of ac with fc's argument, FILTER and DISTINCT; a group without values
+// has a NULL sum, so its average is NULL, never a division by zero.
+func (bd *binder) numericAvg(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
+	var vs [2]bval
+	for i, name := range []string{"sum", "count"} {
+		c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
+			AggDistinct: fc.GetAggDistinct(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
+		v, err := bd.measure(c, ac)
+		if err != nil {
+			return bval{}, err
+		}
+		vs[i] = v
+	}
+	bd.agg = ac
+	return bd.numericBinary("/", vs[0], vs[1])
 }
 
 // aggregate builds the AggregateRel of ac over in.
