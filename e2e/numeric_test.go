@@ -135,6 +135,7 @@ func compareNumericRows(t *testing.T, ctx context.Context, cl *flightsql.Client,
 
 // numericConstants are table-less numeric expressions, each compared with PostgreSQL's answer.
 var numericConstants = []string{
+	"5 % 1.5", "-7.25 % 2", "mod(10, 3.3)", "mod(-0.5, 0.3)::text", "7 % 2.50", "mod(1.5, 7)", "(1e20 + 0.5) % 3",
 	"0.1 + 0.2", "0.1 + 0.2 = 0.3", "1.50", "1e2", "1.5e-3", "-0.0", "0.000", "2.5 * 2.5", "1.1 - 2.25", "-1.25",
 	"-(1.25)", "10 + 0.5", "3 * 1.25", "0.001 * 0.001", "99999999999999999999.99 + 0.01",
 	"12345678901234567890.123456789 * 10", "-12345678901234567890 - 0.5",
@@ -226,6 +227,12 @@ func TestNumericAsPostgres(t *testing.T) {
 		"round((value->>'delay')::numeric(8,2) / 3, 5)",
 		"trunc((value->>'distance')::int / 0.3, 1)",
 		"CASE WHEN (value->>'delay')::int > 10 THEN (value->>'delay')::int * 1.5 ELSE 0.2 END",
+		// % and mod of numerics: mod_var, the larger scale, the dividend's sign.
+		"(value->>'distance')::numeric(10,2) % 7.5",
+		"mod((value->>'delay')::int * 1.25, 3)",
+		"(value->>'delay')::int % 2.75::numeric(6,3)",
+		"mod(-(value->>'distance')::numeric(10,1), 0.7)::text",
+		"(value->>'delay')::numeric(8,2) % NULLIF((value->>'delay')::int % 4, 0)",
 	}
 	for _, x := range overRows {
 		want, kinds := pgTexts(t, ctx, pg, "SELECT "+x+" FROM unnest($1::json[]) WITH ORDINALITY AS t(value, n) ORDER BY n", docs)
@@ -266,7 +273,7 @@ func TestNumericAsPostgres(t *testing.T) {
 	unnest := " FROM unnest($1::json[]) AS t(value)"
 	for _, c := range []struct{ expr, from string }{
 		{"123.45::numeric(4,2)", ""}, {"'abc'::numeric", ""}, {"'1.5x'::numeric(5,1)", ""}, {"99999.5::numeric(5)", ""},
-		{"3000000000.5::int", ""}, {"round(1.0 / 0, 2)", ""}, {"(10.0 / 3)::numeric(1,1)", ""}, {"(1e20 * 1e10)::int", ""},
+		{"3000000000.5::int", ""}, {"round(1.0 / 0, 2)", ""}, {"5.5 % 0", ""}, {"mod((value->>'delay')::numeric(8,2), 0.00)", where}, {"(10.0 / 3)::numeric(1,1)", ""}, {"(1e20 * 1e10)::int", ""},
 		{"(value->>'destination')::numeric(5,1)", where}, {"(value->>'distance')::numeric(3,1)", where},
 		{"round((value->>'destination')::numeric, 1)", where},
 		// smallint's and the integers' overflows (arrow-go's checked add and subtract missed
@@ -294,7 +301,7 @@ func TestNumericAsPostgres(t *testing.T) {
 	}
 	// What is not computed in numeric is refused by name.
 	for _, q := range []string{
-		"SELECT 1 / 30000.0", "SELECT 5 % 1.5", "SELECT power(2, 0.5)", "SELECT sqrt(2.0)", "SELECT ln(2.5)",
+		"SELECT 1 / 30000.0", "SELECT power(2, 0.5)", "SELECT sqrt(2.0)", "SELECT ln(2.5)",
 		"SELECT avg(DISTINCT (value->>'delay')::numeric(8,2))" + where, "SELECT count(DISTINCT 1.5)",
 		"SELECT avg(CASE WHEN (value->>'delay')::int > 0 THEN 1.5 ELSE 2 END)" + where,
 		"SELECT (value->>'distance')::numeric + 1" + where, "SELECT (value->>'delay')::float8::numeric" + where,

@@ -41,8 +41,9 @@ import (
 //	numeric_to(kind, x)    decimal128 x as int16, int32, int64 (rounded half away from zero,
 //	                       "<type> out of range" 22003), float64 (the nearest double) or text
 //	                       (PostgreSQL's form: every digit of the scale, "-0.50")
-//	numeric_arith(op, a, b) add, subtract or multiply of two decimal128 values; the result
-//	                       scale is max(sa, sb) (add, subtract) or sa + sb (multiply)
+//	numeric_arith(op, a, b) add, subtract, multiply or modulus of two decimal128 values; the
+//	                       result scale is max(sa, sb) (add, subtract, modulus: PostgreSQL's
+//	                       mod_var, the sign of a; b = 0 is 22012) or sa + sb (multiply)
 //	numeric_cmp(op, a, b)  equal, not_equal, lt, lte, gt, gte of two decimal128 values (any
 //	                       scales): boolean
 //	numeric_neg(x), numeric_abs(x)  decimal128 of x's scale
@@ -430,6 +431,14 @@ func numericArith(n *fnNode) error {
 		op = numericCtx.Sub
 	case "multiply":
 		op, s = numericCtx.Mul, sa+sb
+	case "modulus":
+		// PostgreSQL's mod_var: x - trunc(x / y) * y, the sign of x (apd's Rem, exact).
+		op = func(d, x, y *apd.Decimal) (apd.Condition, error) {
+			if y.IsZero() {
+				return 0, errNumericDivZero
+			}
+			return numericCtx.Rem(d, x, y)
+		}
 	default:
 		return fmt.Errorf("unknown operation %q", n.enums[0])
 	}
@@ -444,7 +453,9 @@ func numericArith(n *fnNode) error {
 			decAt(a, i, sa, &x)
 			decAt(b, i, sb, &y)
 			d := new(apd.Decimal)
-			if _, err := op(d, &x, &y); err != nil {
+			if _, err := op(d, &x, &y); err == errNumericDivZero {
+				return nil, err
+			} else if err != nil {
 				return nil, errNumericWide
 			}
 			return d, nil

@@ -664,3 +664,6 @@ SELECT value->>'destination' AS d, count(*) FROM flights a WHERE origin = 'ORD' 
 SELECT value->>'destination' AS d, avg((value->>'delay')::numeric(8,2)) AS a, avg((value->>'distance')::int * 1.5)::text AS t, (avg((value->>'delay')::numeric(10,3)) FILTER (WHERE (value->>'delay')::int > 0))::text AS late, round(avg((value->>'distance')::numeric(10,2)), 4) AS r FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 HAVING avg((value->>'delay')::numeric(8,2)) > 0 ORDER BY 1
 
 SELECT origin, date_trunc('month', timestamp) AS m, avg((value->>'delay')::numeric(6,1))::text AS mean, 'avg ' || avg((value->>'distance')::int * 0.25) AS label, avg((value->>'delay')::numeric(6,1)) - avg((value->>'delay')::int) AS diff FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1, 2 ORDER BY 1, 2
+
+-- % and mod of numerics (PostgreSQL's mod_var: the larger scale, the dividend's sign), over every tier
+SELECT id, ((value->>'distance')::numeric(10,2) % 7.5)::text AS m, mod((value->>'delay')::int * 1.25, 4) AS d, (value->>'delay')::int % 2.5 AS h FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
