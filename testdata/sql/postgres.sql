@@ -667,3 +667,6 @@ SELECT origin, date_trunc('month', timestamp) AS m, avg((value->>'delay')::numer
 
 -- % and mod of numerics (PostgreSQL's mod_var: the larger scale, the dividend's sign), over every tier
 SELECT id, ((value->>'distance')::numeric(10,2) % 7.5)::text AS m, mod((value->>'delay')::int * 1.25, 4) AS d, (value->>'delay')::int % 2.5 AS h FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
+
+-- UNION ALL and VALUES of numerics of different scales (each value exact in a column of the larger scale), over every tier
+SELECT d, n FROM (SELECT value->>'destination' AS d, (value->>'delay')::numeric(8,2) / 4 AS n FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' UNION ALL SELECT value->>'destination', (value->>'distance')::int * 1.5 FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' UNION ALL SELECT column1, column2 FROM (VALUES ('ZZZ', 1), ('ZZY', 2.125)) v) t ORDER BY d, n
