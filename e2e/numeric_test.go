@@ -117,11 +117,7 @@ func compareNumericRows(t *testing.T, ctx context.Context, cl *flightsql.Client,
 // numerics of different scales), which the Arrow column holds at its one scale.
 func compareNumericValues(t *testing.T, ctx context.Context, cl *flightsql.Client, q string, want [][]string, kinds []string) int {
 	t.Helper()
-	return compareRowsBy(t, ctx, cl, q, want, kinds, func(got, want string) bool {
-		g, gok := new(big.Rat).SetString(got)
-		w, wok := new(big.Rat).SetString(want)
-		return got == want || gok && wok && g.Cmp(w) == 0
-	})
+	return compareRowsBy(t, ctx, cl, q, want, kinds, func(got, want string) bool { return sameNumericValue(got, want, "numeric") })
 }
 
 func compareRowsBy(t *testing.T, ctx context.Context, cl *flightsql.Client, q string, want [][]string, kinds []string, eq func(got, want string) bool) int {

@@ -30,25 +30,22 @@ func init() {
 	ownFunctions["numeric_div_exact"] = numericDivExact
 }
 
-// numericDivScale is numeric_div_scale(a, b): the display scale of PostgreSQL's
+// numericDivScale is numeric_div_scale(a, b[, sa, sb]): the display scale of PostgreSQL's
 // numeric_div(a, b) (divScale), a and b integers (scale 0) or decimal128 values (their type's
-// scale is their display scale), as an average's sum and count or a quotient's operands;
+// scale is their display scale, unless the int32 sa and sb give each row's), as an
+// average's sum and count or a quotient's operands;
 // int32, NULL where either is NULL or b is 0 (the average is NULL there, the quotient an
 // error).
 func numericDivScale(n *fnNode) error {
-	if err := argCount(n, 2, 2); err != nil {
+	if err := argCount(n, 2, 4); err != nil {
 		return err
 	}
-	if n.types[0] == nil || n.types[1] == nil {
-		return errors.New("arguments must be numbers")
+	if n.types[0] == nil || n.types[1] == nil || len(n.types) == 3 {
+		return errors.New("arguments must be two numbers and their display scales or none")
 	}
 	n.out = arrow.PrimitiveTypes.Int32
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		x, err := scaledReader(args[0])
-		if err != nil {
-			return nil, err
-		}
-		y, err := scaledReader(args[1])
+		x, y, err := quotientReaders(args[0], args[1], args[2:])
 		if err != nil {
 			return nil, err
 		}
@@ -67,21 +64,25 @@ func numericDivScale(n *fnNode) error {
 	return nil
 }
 
-// numericDivExact is numeric_div_exact(a, b) into decimal128(38, s) (s the function's enum
-// argument, at least either operand's scale): PostgreSQL's quotient a / b (NumericQuotient,
+// numericDivExact is numeric_div_exact(a, b[, sa, sb]) into decimal128(38, s) (s the
+// function's enum argument, at least either operand's scale; sa and sb, int32, each row's
+// display scales of a and b where they vary): PostgreSQL's quotient a / b (NumericQuotient,
 // at select_div_scale's scale, whose display scale numeric_div_scale gives), held exactly at
 // scale s; a quotient with digits that are not zeros past s, or more than 38 digits, is
 // ErrQuotientScale rather than rounded. A zero divisor is 22012.
 func numericDivExact(n *fnNode) error {
-	if err := argCount(n, 3, 3); err != nil {
+	if err := argCount(n, 3, 5); err != nil {
 		return err
+	}
+	if len(n.types) == 4 {
+		return errors.New("arguments must be two numbers and their display scales or none")
 	}
 	s64, err := strconv.ParseInt(n.enums[0], 10, 32)
 	if err != nil || s64 < 0 || s64 > numericDigits {
 		return errors.New("bad scale")
 	}
 	s := int32(s64)
-	for _, t := range n.types[1:] {
+	for _, t := range n.types[1:3] {
 		if t == nil || !isInt(t) && t.ID() != arrow.DECIMAL128 {
 			return errors.New("arguments 2 and 3 must be integers or decimal128")
 		}
@@ -94,7 +95,7 @@ func numericDivExact(n *fnNode) error {
 				return nil, ErrQuotientScale
 			}
 			return &r, nil
-		})
+		}, args[3:]...)
 	}
 	return nil
 }

@@ -587,12 +587,8 @@ func numericDiv(n *fnNode) error {
 // mapQuotients builds a decimal128(38, s) array of n rows of PostgreSQL's a / b
 // (NumericQuotient, the operands read by scaledReader), each quotient passed through finish
 // (rounded or checked to scale s); NULL where an argument of args is, 22012 where b is zero.
-func mapQuotients(mem memory.Allocator, s int32, n int, args []arrow.Array, a, b arrow.Array, finish func(*apd.Decimal) (*apd.Decimal, error)) (arrow.Array, error) {
-	x, err := scaledReader(a)
-	if err != nil {
-		return nil, err
-	}
-	y, err := scaledReader(b)
+func mapQuotients(mem memory.Allocator, s int32, n int, args []arrow.Array, a, b arrow.Array, finish func(*apd.Decimal) (*apd.Decimal, error), ds ...arrow.Array) (arrow.Array, error) {
+	x, y, err := quotientReaders(a, b, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -635,6 +631,38 @@ func NumericQuotient(x, y *apd.Decimal, sa, sb int32) *apd.Decimal {
 	d := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(q), -rs)
 	d.Negative = x.Negative != y.Negative && q.Sign() != 0
 	return d
+}
+
+// quotientReaders are scaledReader of a and b, whose display scales are the int32 arrays ds
+// (both, row by row: numerics whose display scale varies, substrait/dscale.go) when given.
+func quotientReaders(a, b arrow.Array, ds []arrow.Array) (x, y func(i int) (*apd.Decimal, int32, error), err error) {
+	if x, err = scaledReader(a); err != nil {
+		return nil, nil, err
+	}
+	if y, err = scaledReader(b); err != nil {
+		return nil, nil, err
+	}
+	if len(ds) == 0 {
+		return x, y, nil
+	}
+	at := func(read func(i int) (*apd.Decimal, int32, error), d arrow.Array) (func(i int) (*apd.Decimal, int32, error), error) {
+		scales, ok := d.(*array.Int32)
+		if !ok {
+			return nil, errors.New("display scales must be int32")
+		}
+		return func(i int) (*apd.Decimal, int32, error) {
+			v, _, err := read(i)
+			return v, scales.Value(i), err
+		}, nil
+	}
+	if len(ds) != 2 {
+		return nil, nil, errors.New("two display scales or none")
+	}
+	if x, err = at(x, ds[0]); err != nil {
+		return nil, nil, err
+	}
+	y, err = at(y, ds[1])
+	return x, y, err
 }
 
 // scaledReader returns a function reading row i of a (decimal128, integer, text or float64)

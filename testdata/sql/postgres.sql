@@ -670,3 +670,6 @@ SELECT id, ((value->>'distance')::numeric(10,2) % 7.5)::text AS m, mod((value->>
 
 -- UNION ALL and VALUES of numerics of different scales (each value exact in a column of the larger scale), over every tier
 SELECT d, n FROM (SELECT value->>'destination' AS d, (value->>'delay')::numeric(8,2) / 4 AS n FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' UNION ALL SELECT value->>'destination', (value->>'distance')::int * 1.5 FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' UNION ALL SELECT column1, column2 FROM (VALUES ('ZZZ', 1), ('ZZY', 2.125)) v) t ORDER BY d, n
+
+-- quotients of averages (numerics whose display scale varies by row) at select_div_scale of each row's display scales, as text, over every tier
+SELECT value->>'destination' AS d, (avg((value->>'delay')::int) / 4)::text AS q, (avg((value->>'distance')::numeric(10,1)) / 2)::text AS h FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 HAVING avg((value->>'delay')::int) <> 0 ORDER BY 1
