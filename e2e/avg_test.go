@@ -161,6 +161,9 @@ var avgTexts = []string{
 	"SELECT g, (avg(g) OVER (ORDER BY g) / 4)::text, (1 / (avg(g) OVER (ORDER BY g ROWS 1 PRECEDING) + 0.5))::text FROM generate_series(1, 12) g ORDER BY g",
 	"SELECT value->>'destination' AS d, (avg((value->>'delay')::int) / 3)::text, (avg((value->>'distance')::int) / count(*))::text FROM flights " +
 		"WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 HAVING avg((value->>'delay')::int) <> 0 ORDER BY 1",
+	// sum and avg of text and double precision cast to numeric without a scale: the largest
+	// display scale of the group's values, numeric_div of the sum by the count.
+	"SELECT k, avg(x::numeric)::text, sum(x::numeric)::text, (sum(x::numeric) * 2)::text, avg(x::float8::numeric)::text FROM (VALUES (1, '1.5'), (1, '2.25'), (1, '3'), (1, NULL), (2, '-0.125'), (2, '10'), (3, NULL)) v(k, x) GROUP BY k ORDER BY k",
 	// sum(bigint) over a window is numeric (exact past bigint's range), sum(int) bigint.
 	"SELECT g, sum(4611686018427387904::bigint + g) OVER (ORDER BY g), sum(g) OVER (ORDER BY g), sum(g::smallint) OVER (), sum(-g::bigint) OVER (ORDER BY g ROWS 1 PRECEDING) FROM generate_series(1, 5) g ORDER BY g",
 	"SELECT id, sum((value->>'distance')::bigint) OVER (ORDER BY timestamp, id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW), sum((value->>'delay')::int) OVER (ORDER BY timestamp, id) " +

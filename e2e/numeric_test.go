@@ -259,6 +259,10 @@ func TestNumericAsPostgres(t *testing.T) {
 		"(avg((value->>'delay')::numeric(9,4)) FILTER (WHERE (value->>'delay')::int < 0))::text",
 		"avg((value->>'delay')::numeric(8,2)) FILTER (WHERE (value->>'delay')::int > 100000)",
 		"round(avg((value->>'distance')::numeric(10,1)), 3), avg(1.25)::text, (avg(2.5) * 2)::text, (avg(0.5) + 1)::text",
+		// text and double precision cast to numeric without a scale: each value's own scale.
+		"avg((value->>'delay')::numeric)::text, sum((value->>'distance')::numeric)::text, count(*)",
+		"avg(((value->>'delay')::float8 / 8)::numeric)::text, sum(((value->>'distance')::float8 * 0.1)::numeric)::text",
+		"(avg((value->>'delay')::numeric) FILTER (WHERE (value->>'delay')::int > 5) / 2)::text, round(avg((value->>'distance')::numeric), 2)",
 	} {
 		want, kinds := pgTexts(t, ctx, pg, "SELECT "+x+" FROM unnest($1::json[]) AS t(value)", docs)
 		compared += compareNumericRows(t, ctx, cl, "SELECT "+x+where, want, kinds)
@@ -341,6 +345,7 @@ func TestNumericAsPostgres(t *testing.T) {
 		"SELECT round(1.5, (value->>'delay')::int)" + where, "SELECT GREATEST(1.5, 2, 0.25)::text",
 		"SELECT x::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.25) t", "SELECT column1 || '' FROM (VALUES (1), (2.5)) v",
 		"SELECT 1.5 INTERSECT SELECT 1.50", "SELECT 2 EXCEPT ALL SELECT 2.5",
+		"SELECT avg(x::numeric) FROM (VALUES ('0.12345678901234567')) v(x)", "SELECT sum(DISTINCT x::numeric) FROM (VALUES ('1.5')) v(x)",
 		"SELECT sum((value->>'delay')::numeric(8,2)) OVER ()" + where, "SELECT lag(1.5) OVER (ORDER BY timestamp)" + where,
 	} {
 		if _, err := run(ctx, cl, q); status.Code(err) != codes.Unimplemented {

@@ -28,6 +28,72 @@ func init() {
 	ownFunctions["numeric_dscale"] = numericDscale
 	ownFunctions["numeric_text_at"] = numericTextAt
 	ownFunctions["numeric_div_exact"] = numericDivExact
+	ownFunctions["numeric_exact"] = numericExact
+	ownFunctions["numeric_value_scale"] = numericValueScale
+}
+
+// ErrValueScale is a value of text or double precision cast to numeric without a scale that
+// decimal128(38, s) cannot hold exactly, in a sum or an average of such values.
+var ErrValueScale = &DataError{Code: "0A000", Msg: "a sum or average of text or double precision cast to numeric whose values need more than " +
+	"16 digits after the point or 22 before it is not supported: cast the argument to numeric(p,s)"}
+
+// numericExact is numeric_exact(s, x): x (text or double precision cast to numeric without a
+// scale, each value at its own display scale, as scaledReader reads it) held exactly in
+// decimal128(38, s), s the enum argument; a value with digits that are not zeros past s, or
+// more than 38 digits, is ErrValueScale, never rounded. Text that is no number is 22P02.
+func numericExact(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	s64, err := strconv.ParseInt(n.enums[0], 10, 32)
+	if err != nil || s64 < 0 || s64 > numericDigits || n.types[1] == nil {
+		return errors.New("bad scale or argument")
+	}
+	s := int32(s64)
+	n.out = numericOut(s)
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		x, err := scaledReader(args[1])
+		if err != nil {
+			return nil, err
+		}
+		return mapNumeric(mem, s, rows, args[1:], func(i int) (*apd.Decimal, error) {
+			d, _, err := x(i)
+			if err != nil {
+				return nil, err
+			}
+			var r apd.Decimal
+			if _, err := numericCtx.Quantize(&r, d, -s); err != nil || r.Cmp(d) != 0 || r.NumDigits() > numericDigits {
+				return nil, ErrValueScale
+			}
+			return &r, nil
+		})
+	}
+	return nil
+}
+
+// numericValueScale is numeric_value_scale(x): the display scale (int32) of each value of x
+// as scaledReader reads it (text: its digits after the point; double precision: those of its
+// 15 significant digits, trailing zeros dropped; decimal128: its type's scale), as
+// PostgreSQL's numeric_in and float8_numeric give it.
+func numericValueScale(n *fnNode) error {
+	if err := argCount(n, 1, 1); err != nil {
+		return err
+	}
+	if n.types[0] == nil {
+		return errors.New("argument must be a value")
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		x, err := scaledReader(args[0])
+		if err != nil {
+			return nil, err
+		}
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) {
+			_, s, err := x(i)
+			return s, err == nil, err
+		})
+	}
+	return nil
 }
 
 // numericDivScale is numeric_div_scale(a, b[, sa, sb]): the display scale of PostgreSQL's

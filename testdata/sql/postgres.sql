@@ -673,3 +673,6 @@ SELECT d, n FROM (SELECT value->>'destination' AS d, (value->>'delay')::numeric(
 
 -- quotients of averages (numerics whose display scale varies by row) at select_div_scale of each row's display scales, as text, over every tier
 SELECT value->>'destination' AS d, (avg((value->>'delay')::int) / 4)::text AS q, (avg((value->>'distance')::numeric(10,1)) / 2)::text AS h FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 HAVING avg((value->>'delay')::int) <> 0 ORDER BY 1
+
+-- sum and avg of JSON text cast to numeric without a scale (each value's own display scale), grouped, over every tier
+SELECT value->>'destination' AS d, avg((value->>'delay')::numeric)::text AS a, sum((value->>'distance')::numeric) AS s, avg((value->>'distance')::numeric) FILTER (WHERE (value->>'delay')::int > 0) AS f FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
