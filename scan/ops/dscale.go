@@ -21,7 +21,9 @@ import (
 // them (AvgScale) and their display scales travel beside them as an int32 column the binder
 // computes (substrait/dscale.go): numeric_div_scale from an average's exact sum and count,
 // numeric_dscale to combine two display scales as + - * do, and numeric_text_at to write a
-// value at its own display scale, which is the text PostgreSQL's numeric_out writes.
+// value at its own display scale, which is the text PostgreSQL's numeric_out writes;
+// numeric_exact and numeric_value_scale hold text or double precision cast to numeric
+// without a scale exactly and give each value's display scale, for sum and avg of them.
 
 func init() {
 	ownFunctions["numeric_div_scale"] = numericDivScale
