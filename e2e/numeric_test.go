@@ -109,6 +109,19 @@ func pgTexts(t *testing.T, ctx context.Context, pg *pgx.Conn, q string, args ...
 // PostgreSQL's (want, kinds: pgTexts), row by row; it returns the number of rows compared.
 func compareNumericRows(t *testing.T, ctx context.Context, cl *flightsql.Client, q string, want [][]string, kinds []string) int {
 	t.Helper()
+	return compareRowsBy(t, ctx, cl, q, want, kinds, func(got, want string) bool { return got == want })
+}
+
+// compareNumericValues is compareNumericRows comparing numerics by value, not text: for
+// columns whose values PostgreSQL shows at their own display scales (a UNION or VALUES of
+// numerics of different scales), which the Arrow column holds at its one scale.
+func compareNumericValues(t *testing.T, ctx context.Context, cl *flightsql.Client, q string, want [][]string, kinds []string) int {
+	t.Helper()
+	return compareRowsBy(t, ctx, cl, q, want, kinds, func(got, want string) bool { return sameNumericValue(got, want, "numeric") })
+}
+
+func compareRowsBy(t *testing.T, ctx context.Context, cl *flightsql.Client, q string, want [][]string, kinds []string, eq func(got, want string) bool) int {
+	t.Helper()
 	res, err := run(ctx, cl, q)
 	if err != nil {
 		t.Errorf("%.80s: %v", q, err)
@@ -120,7 +133,7 @@ func compareNumericRows(t *testing.T, ctx context.Context, cl *flightsql.Client,
 		for i := range int(rec.NumRows()) {
 			for c := range int(rec.NumCols()) {
 				got, kind := numericText(t, rec.Column(c), i)
-				if row >= len(want) || got != want[row][c] || kind != kinds[c] {
+				if row >= len(want) || !eq(got, want[row][c]) || kind != kinds[c] {
 					t.Errorf("%.80s, row %d column %d: %s (%s), PostgreSQL %v %v", q, row, c, got, kind, want[min(row, len(want)-1)], kinds)
 				}
 			}
@@ -135,6 +148,7 @@ func compareNumericRows(t *testing.T, ctx context.Context, cl *flightsql.Client,
 
 // numericConstants are table-less numeric expressions, each compared with PostgreSQL's answer.
 var numericConstants = []string{
+	"5 % 1.5", "-7.25 % 2", "mod(10, 3.3)", "mod(-0.5, 0.3)::text", "7 % 2.50", "mod(1.5, 7)", "(1e20 + 0.5) % 3",
 	"0.1 + 0.2", "0.1 + 0.2 = 0.3", "1.50", "1e2", "1.5e-3", "-0.0", "0.000", "2.5 * 2.5", "1.1 - 2.25", "-1.25",
 	"-(1.25)", "10 + 0.5", "3 * 1.25", "0.001 * 0.001", "99999999999999999999.99 + 0.01",
 	"12345678901234567890.123456789 * 10", "-12345678901234567890 - 0.5",
@@ -226,10 +240,52 @@ func TestNumericAsPostgres(t *testing.T) {
 		"round((value->>'delay')::numeric(8,2) / 3, 5)",
 		"trunc((value->>'distance')::int / 0.3, 1)",
 		"CASE WHEN (value->>'delay')::int > 10 THEN (value->>'delay')::int * 1.5 ELSE 0.2 END",
+		// % and mod of numerics: mod_var, the larger scale, the dividend's sign.
+		"(value->>'distance')::numeric(10,2) % 7.5",
+		"mod((value->>'delay')::int * 1.25, 3)",
+		"(value->>'delay')::int % 2.75::numeric(6,3)",
+		"mod(-(value->>'distance')::numeric(10,1), 0.7)::text",
+		"(value->>'delay')::numeric(8,2) % NULLIF((value->>'delay')::int % 4, 0)",
 	}
 	for _, x := range overRows {
 		want, kinds := pgTexts(t, ctx, pg, "SELECT "+x+" FROM unnest($1::json[]) WITH ORDINALITY AS t(value, n) ORDER BY n", docs)
 		compared += compareNumericRows(t, ctx, cl, "SELECT "+x+where+" ORDER BY timestamp, id", want, kinds)
+	}
+	// avg of numerics of one scale: numeric_avg's exact sum over the count (numeric_div), its
+	// text at PostgreSQL's display scale (the Arrow column holds it at scale 20).
+	for _, x := range []string{
+		"avg((value->>'delay')::numeric(8,2))::text, count((value->>'delay')::numeric(8,2))",
+		"avg((value->>'distance')::int * 0.001)::text, avg((value->>'distance')::int * 1.5)::text",
+		"(avg((value->>'delay')::numeric(9,4)) FILTER (WHERE (value->>'delay')::int < 0))::text",
+		"avg((value->>'delay')::numeric(8,2)) FILTER (WHERE (value->>'delay')::int > 100000)",
+		"round(avg((value->>'distance')::numeric(10,1)), 3), avg(1.25)::text, (avg(2.5) * 2)::text, (avg(0.5) + 1)::text",
+		// text and double precision cast to numeric without a scale: each value's own scale.
+		"avg((value->>'delay')::numeric)::text, sum((value->>'distance')::numeric)::text, count(*)",
+		"avg(((value->>'delay')::float8 / 8)::numeric)::text, sum(((value->>'distance')::float8 * 0.1)::numeric)::text",
+		"(avg((value->>'delay')::numeric) FILTER (WHERE (value->>'delay')::int > 5) / 2)::text, round(avg((value->>'distance')::numeric), 2)",
+	} {
+		want, kinds := pgTexts(t, ctx, pg, "SELECT "+x+" FROM unnest($1::json[]) AS t(value)", docs)
+		compared += compareNumericRows(t, ctx, cl, "SELECT "+x+where, want, kinds)
+	}
+	// UNION and VALUES of numerics of different scales: PostgreSQL's values (each at its own
+	// display scale there, at the column's larger scale here), with integers, NULLs, DISTINCT,
+	// ORDER BY and arithmetic above them.
+	for _, q := range []string{
+		"SELECT 1.5 UNION ALL SELECT 2.25 UNION ALL SELECT 3",
+		"SELECT x, x * 2, x + 0.001 FROM (SELECT 1.5 AS x UNION SELECT 1.50 UNION SELECT NULL::int UNION SELECT -7) t ORDER BY x NULLS FIRST",
+		"SELECT column1, column2 FROM (VALUES (1, 'a'), (2.5, 'b'), (0.125, 'c'), (NULL, 'd')) v ORDER BY column1",
+		"SELECT d, n FROM (SELECT (value->>'delay')::int AS d, 1 AS n" + where + " UNION ALL SELECT (value->>'delay')::numeric(8,2) / 4, 2" + where + ") t ORDER BY d, n",
+		"SELECT (value->>'distance')::int % 3.5 AS m" + where + " UNION SELECT (value->>'distance')::int % 7" + where + " ORDER BY 1",
+	} {
+		pgq := strings.ReplaceAll(q, where, " FROM unnest($1::json[]) AS t(value)")
+		var args []any
+		if pgq != q {
+			args = append(args, docs)
+		}
+		want, kinds := pgTexts(t, ctx, pg, pgq, args...)
+		if compareNumericValues(t, ctx, cl, q, want, kinds) == 0 {
+			t.Errorf("%.60s: no rows", q)
+		}
 	}
 	// Ordered and limited by a numeric (the sort's comparison of decimal128).
 	for _, x := range []string{
@@ -254,7 +310,7 @@ func TestNumericAsPostgres(t *testing.T) {
 	unnest := " FROM unnest($1::json[]) AS t(value)"
 	for _, c := range []struct{ expr, from string }{
 		{"123.45::numeric(4,2)", ""}, {"'abc'::numeric", ""}, {"'1.5x'::numeric(5,1)", ""}, {"99999.5::numeric(5)", ""},
-		{"3000000000.5::int", ""}, {"round(1.0 / 0, 2)", ""}, {"(10.0 / 3)::numeric(1,1)", ""}, {"(1e20 * 1e10)::int", ""},
+		{"3000000000.5::int", ""}, {"round(1.0 / 0, 2)", ""}, {"5.5 % 0", ""}, {"mod((value->>'delay')::numeric(8,2), 0.00)", where}, {"(10.0 / 3)::numeric(1,1)", ""}, {"(1e20 * 1e10)::int", ""},
 		{"(value->>'destination')::numeric(5,1)", where}, {"(value->>'distance')::numeric(3,1)", where},
 		{"round((value->>'destination')::numeric, 1)", where},
 		// smallint's and the integers' overflows (arrow-go's checked add and subtract missed
@@ -282,11 +338,14 @@ func TestNumericAsPostgres(t *testing.T) {
 	}
 	// What is not computed in numeric is refused by name.
 	for _, q := range []string{
-		"SELECT 1 / 30000.0", "SELECT 5 % 1.5", "SELECT power(2, 0.5)", "SELECT sqrt(2.0)", "SELECT ln(2.5)",
-		"SELECT avg((value->>'delay')::numeric(8,2))" + where,
+		"SELECT 1 / 30000.0", "SELECT power(2, 0.5)", "SELECT sqrt(2.0)", "SELECT ln(2.5)",
+		"SELECT avg(DISTINCT (value->>'delay')::numeric(8,2))" + where, "SELECT count(DISTINCT 1.5)",
+		"SELECT avg(CASE WHEN (value->>'delay')::int > 0 THEN 1.5 ELSE 2 END)" + where,
 		"SELECT (value->>'distance')::numeric + 1" + where, "SELECT (value->>'delay')::float8::numeric" + where,
 		"SELECT round(1.5, (value->>'delay')::int)" + where, "SELECT GREATEST(1.5, 2, 0.25)::text",
-		"SELECT 1.5 UNION ALL SELECT 2.25",
+		"SELECT x::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.25) t", "SELECT column1 || '' FROM (VALUES (1), (2.5)) v",
+		"SELECT 1.5 INTERSECT SELECT 1.50", "SELECT 2 EXCEPT ALL SELECT 2.5",
+		"SELECT avg(x::numeric) FROM (VALUES ('0.12345678901234567')) v(x)", "SELECT sum(DISTINCT x::numeric) FROM (VALUES ('1.5')) v(x)",
 		"SELECT sum((value->>'delay')::numeric(8,2)) OVER ()" + where, "SELECT lag(1.5) OVER (ORDER BY timestamp)" + where,
 	} {
 		if _, err := run(ctx, cl, q); status.Code(err) != codes.Unimplemented {

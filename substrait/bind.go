@@ -340,6 +340,7 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	// (PostgreSQL's UNION type resolution, for the types we have), and every column is
 	// nullable in both.
 	common := make([]types.Type, len(l.sc.cols))
+	vary := make([]bool, len(l.sc.cols))
 	for i := range l.sc.cols {
 		lt, rt := l.sc.cols[i].typ, r.sc.cols[i].typ
 		lf, rf := familyOf(lt), familyOf(rt)
@@ -349,9 +350,14 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 		case isNumber(lf) && isNumber(rf):
 			common[i] = widerNumber(lt, rt)
 			if familyOf(common[i]) == famNumeric {
-				if err := sameScales([]bval{{e: expr.NewNullLiteral(lt)}, {e: expr.NewNullLiteral(rt)}}, op); err != nil {
+				err := sameScales([]bval{{e: expr.NewNullLiteral(lt)}, {e: expr.NewNullLiteral(rt)}}, op)
+				if err != nil && op != "UNION" {
 					return nil, nil, nil, err
 				}
+				// UNION keeps each value's display scale (SELECT 1.5 UNION ALL SELECT 2.25
+				// shows 1.5 and 2.25): the column holds them exactly at the larger scale
+				// (widerNumber), its display scale varying by row (col.vary, dscale.go).
+				vary[i] = err != nil
 			}
 		default:
 			return nil, nil, nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched (column %d)", op, typeName(lt), typeName(rt), i+1)
@@ -363,6 +369,9 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	}
 	if rarm, err = bd.castProject(r, common); err != nil {
 		return nil, nil, nil, err
+	}
+	for i, v := range vary {
+		larm.sc.cols[i].vary = larm.sc.cols[i].vary || v
 	}
 	return l, larm, rarm, nil
 }

@@ -1337,8 +1337,9 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 	}
 	if familyOf(t) == famNumeric {
 		switch what {
-		case "CASE", "COALESCE", "GREATEST/LEAST":
-			// Each value keeps its display scale (their callers' ds, dscale.go).
+		case "CASE", "COALESCE", "GREATEST/LEAST", "VALUES":
+			// Each value keeps its display scale (their callers' ds; VALUES' column vary,
+			// dscale.go).
 		default:
 			if err := sameScales(vs, what); err != nil {
 				return nil, err

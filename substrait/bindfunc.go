@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -218,8 +219,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		invocation = types.AggInvocationDistinct
 	}
 	var (
-		f   *expr.AggregateFunction
-		out types.Type
+		f     *expr.AggregateFunction
+		out   types.Type
+		sumds dscale
 	)
 	args := fc.GetArgs()
 	if fc.GetAggStar() || (name == "count" && invocation == types.AggInvocationAll && len(args) == 1 && nonNullConstant(args[0])) {
@@ -237,7 +239,16 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		if containsAggregate(args[0]) {
 			return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
 		}
-		arg, err := bd.value(args[0], ac.in)
+		if (name == "sum" || name == "avg") && invocation != types.AggInvocationDistinct {
+			if v, ok, err := bd.rawNumericAggregate(name, args[0], filter, ac); ok || err != nil {
+				return v, err
+			}
+		}
+		argv, err := bd.bindExpr(args[0], ac.in)
+		if err != nil {
+			return bval{}, err
+		}
+		arg, err := bd.defaultType(argv)
 		if err != nil {
 			return bval{}, err
 		}
@@ -258,6 +269,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		}
 		switch name {
 		case "count":
+			if fam == famNumeric && invocation == types.AggInvocationDistinct {
+				return bval{}, refused(Unimplemented, "0A000", "count(DISTINCT …) of numeric values is not supported")
+			}
 			id.URN, id.Name = URNAggregate, "count:any"
 			out = &types.Int64Type{Nullability: types.NullabilityRequired}
 		case "sum", "avg":
@@ -267,11 +281,20 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				id.URN = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal"
 				scale, _ := numScale(at)
 				out = numType(scale)
+				if argv.ds != nil {
+					// PostgreSQL's sum shows the largest display scale of the group's values.
+					sumds = lostScale("sum of a numeric whose display scale varies by row")
+				}
 				break
 			}
+			if fam == famNumeric && name == "avg" && invocation != types.AggInvocationDistinct && argv.ds == nil {
+				return bd.numericAvg(fc, ac)
+			}
 			if fam == famNumeric {
-				// avg: PostgreSQL's scale of a numeric average varies with the value.
-				return bval{}, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+				if argv.ds != nil {
+					return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) is not supported: cast it to numeric(p,s)", name)
+				}
+				return bval{}, refused(Unimplemented, "0A000", "%s(DISTINCT …) of numeric values is not supported", name)
 			}
 			if fam != famInt && fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
@@ -362,7 +385,99 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if name == "avg" && familyOf(out) == famNumeric {
 		v.ds = bd.avgDisplayScale(fc, ac)
 	}
+	if sumds != nil {
+		v.ds = sumds
+	}
 	return v, nil
+}
+
+// rawNumericScale is the scale at which sum and avg hold the values of text or double
+// precision cast to numeric without a scale (rawNumericAggregate): 16 digits after the point,
+// 22 before it; a value needing more is refused at run time (ops.ErrValueScale).
+const rawNumericScale = 16
+
+// rawNumericAggregate binds sum(x::numeric) and avg(x::numeric) of text or double precision x
+// (ok false for any other argument, nothing bound), whose values each have their own display
+// scale (numeric_in's digits after the point; float8_numeric's): PostgreSQL's sum is exact
+// and shows the largest display scale of the group's values, its avg is numeric_div of that
+// sum by the count. Three measures of ac over the same values and FILTER: the sum of the
+// values held exactly at rawNumericScale (numeric_exact), the largest display scale
+// (numeric_value_scale) and, for avg, the count; the average is numeric_div_exact of the sum
+// (at that display scale) by the count, as numericDivide binds a quotient.
+func (bd *binder) rawNumericAggregate(name string, n *pg.Node, filter expr.Expression, ac *aggCtx) (bval, bool, error) {
+	if tc := n.GetTypeCast(); tc == nil || tc.GetArg().GetAConst() != nil {
+		return bval{}, false, nil
+	}
+	inner, raw, err := bd.divOperand(n, ac.in)
+	if err != nil || !raw {
+		return bval{}, false, nil // bound again (and its error reported) as any argument
+	}
+	x, err := bd.fn(URNPostgres, "numeric_exact", numType(rawNumericScale), types.Enum(strconv.Itoa(rawNumericScale)), inner.e)
+	if err != nil {
+		return bval{}, true, err
+	}
+	scales, err := bd.fn(URNPostgres, "numeric_value_scale", i32Type(), inner.e)
+	if err != nil {
+		return bval{}, true, err
+	}
+	add := func(id extensions.ID, out types.Type, arg expr.Expression) (expr.Expression, error) {
+		f, err := expr.NewAggregateFunc(bd.reg, id, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil, arg)
+		if err != nil {
+			return nil, fmt.Errorf("bind %s: %w", name, err)
+		}
+		ac.measures = append(ac.measures, bd.b.Measure(f, filter))
+		ac.mtypes = append(ac.mtypes, out)
+		return ac.scope().ref(len(ac.groups) + len(ac.measures) - 1), nil
+	}
+	sum, err := add(extensions.ID{URN: extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal", Name: "sum"}, numType(rawNumericScale), x)
+	if err != nil {
+		return bval{}, true, err
+	}
+	ds, err := add(extensions.ID{URN: URNArithmetic, Name: "max"}, i32Type().WithNullability(nullableN), scales)
+	if err != nil {
+		return bval{}, true, err
+	}
+	if name == "sum" {
+		v := typed(sum)
+		v.ds = func() (expr.Expression, error) { return ds, nil }
+		return v, true, nil
+	}
+	count, err := add(extensions.ID{URN: URNAggregate, Name: "count:any"}, &types.Int64Type{Nullability: types.NullabilityRequired}, x)
+	if err != nil {
+		return bval{}, true, err
+	}
+	zero := expr.NewPrimitiveLiteral(int32(0), false)
+	q, err := bd.fn(URNPostgres, "numeric_div_exact", numType(quotientScale), types.Enum(strconv.Itoa(quotientScale)), sum, count, ds, zero)
+	if err != nil {
+		return bval{}, true, err
+	}
+	v := typed(q)
+	v.ds = onceScale(func() (expr.Expression, error) {
+		return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), sum, count, ds, zero)
+	})
+	return v, true, nil
+}
+
+// numericAvg binds avg(x) of a numeric x whose values share its type's scale s (a column of
+// numeric(p,s), a literal, arithmetic of those) as PostgreSQL's numeric_avg computes it: the
+// exact sum (whose display scale is s, the largest of its values') divided by the count of
+// values with numeric_div, at select_div_scale's scale (numericDivide: held exactly in a
+// decimal<38, max(20, s)> column, each row's display scale beside it). The sum and the count
+// are two measures of ac with fc's argument, FILTER and DISTINCT; a group without values
+// has a NULL sum, so its average is NULL, never a division by zero.
+func (bd *binder) numericAvg(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
+	var vs [2]bval
+	for i, name := range []string{"sum", "count"} {
+		c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
+			AggDistinct: fc.GetAggDistinct(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
+		v, err := bd.measure(c, ac)
+		if err != nil {
+			return bval{}, err
+		}
+		vs[i] = v
+	}
+	bd.agg = ac
+	return bd.numericBinary("/", vs[0], vs[1])
 }
 
 // aggregate builds the AggregateRel of ac over in.

@@ -25,7 +25,8 @@ import (
 // Display scales follow PostgreSQL's rules (docs/architecture.md, decision 18): an
 // average's is select_div_scale of its exact sum and count (numeric_div_scale over two more
 // measures of the aggregate, or window functions of the window, with the same argument,
-// DISTINCT and FILTER), a bare quotient's that of its operands (numericDivide); a + b and
+// DISTINCT and FILTER), a bare quotient's that of its operands' values and display scales
+// (numericDivide); a + b and
 // a - b take the larger of the two, a * b their sum; unary minus, abs and a cast to
 // unconstrained numeric keep it; round, trunc, ceil, floor and casts to numeric(p,s) fix it;
 // CASE and COALESCE take the chosen branch's.
@@ -200,22 +201,30 @@ const quotientScale = 20
 // quotient, whose display scale select_div_scale chooses per row (numeric_div_scale), held at
 // max(quotientScale, sx, sy) digits after the point (numeric_div_exact: a quotient with more
 // digits that are not zeros is refused at run time, never rounded). An operand whose display
-// scale varies by row (an average) is refused by name: the quotient's scale depends on it.
+// scale varies by row (an average, avg(x) / 2) passes both operands' display scales to the
+// two kernels, since select_div_scale reads them; one the binder cannot follow (lostScale) is
+// refused by name.
 func (bd *binder) numericDivide(l, r bval, x, y expr.Expression, sx, sy int32) (bval, error) {
+	args := []types.FuncArg{x, y}
 	if l.ds != nil || r.ds != nil {
-		return bval{}, refused(Unimplemented, "0A000", "the numeric operator / of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) is not supported: round it (round(a / b, n)) or cast it to numeric(p,s)")
+		dl, errl := bd.scaleExpr(l)
+		dr, errr := bd.scaleExpr(r)
+		if errl != nil || errr != nil {
+			return bval{}, refused(Unimplemented, "0A000", "the numeric operator / of a numeric whose display scale varies by row, read from a subquery, CTE or set operation, is not supported: round it (round(a / b, n)) or cast it to numeric(p,s)")
+		}
+		args = append(args, dl, dr)
 	}
 	s := max(quotientScale, sx, sy)
 	if s > 38 {
 		return bval{}, unimplemented("a numeric quotient of operands with more than 38 digits after the point")
 	}
-	f, err := bd.fn(URNPostgres, "numeric_div_exact", numType(s), types.Enum(strconv.Itoa(int(s))), x, y)
+	f, err := bd.fn(URNPostgres, "numeric_div_exact", numType(s), append([]types.FuncArg{types.Enum(strconv.Itoa(int(s)))}, args...)...)
 	if err != nil {
 		return bval{}, err
 	}
 	out := typed(f)
 	out.ds = onceScale(func() (expr.Expression, error) {
-		return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), x, y)
+		return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), args...)
 	})
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/big"
@@ -225,7 +226,8 @@ func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
 	case "*":
 		s = sx + sy
 	case "%":
-		return bval{}, unimplemented("the numeric operator %")
+		// PostgreSQL's mod_var: a - trunc(a / b) * b, at the larger of the two scales.
+		s = max(sx, sy)
 	case "/":
 		return bd.numericDivide(l, r, x, y, sx, sy)
 	default:
@@ -234,12 +236,12 @@ func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
 	if s > 38 {
 		return bval{}, unimplemented("a numeric product of more than 38 digits after the point")
 	}
-	f, err := bd.fn(URNPostgres, "numeric_arith", numType(s), types.Enum(arithmetic[op]), x, y)
-	// The display scale: add_var's max(sa, sb), mul_var's sa + sb (dscale.go).
+	f, err := bd.fn(URNPostgres, "numeric_arith", numType(s), types.Enum(cmp.Or(arithmetic[op], "modulus")), x, y)
+	// The display scale: add_var's and mod_var's max(sa, sb), mul_var's sa + sb (dscale.go).
 	lx, ry := typed(x), typed(y)
 	lx.ds, ry.ds = l.ds, r.ds
 	out := typed(f)
-	out.ds = bd.combineScale(map[string]string{"+": "max", "-": "max", "*": "add"}[op], lx, ry)
+	out.ds = bd.combineScale(map[string]string{"+": "max", "-": "max", "%": "max", "*": "add"}[op], lx, ry)
 	return out, err
 }
 
@@ -592,6 +594,16 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		out := typed(f)
 		out.ds = args[0].ds
 		return out, true, err
+	case "mod":
+		// mod(a, b) of numerics is a % b (numeric_mod).
+		if len(args) != 2 {
+			return bval{}, true, errorf(InvalidArgument, "mod takes 2 argument(s)")
+		}
+		if !involvesNumeric(args[0], args[1]) {
+			return bval{}, true, errorf(InvalidArgument, "function mod(%s, %s) does not exist", typeName(args[0].typ()), typeName(args[1].typ()))
+		}
+		v, err := bd.numericBinary("%", args[0], args[1])
+		return v, true, err
 	}
 	return bval{}, true, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
 }

@@ -49,7 +49,10 @@ func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
 		}
 		name := fmt.Sprintf("column%d", c+1)
 		out.names = append(out.names, name)
-		out.sc.cols = append(out.sc.cols, col{name: name, typ: es[0].GetType()})
+		// Numerics of different scales are held at the largest (commonType), each value's
+		// display scale its own: the column's varies by row (col.vary, dscale.go).
+		vary := familyOf(es[0].GetType()) == famNumeric && varyingScales(cols[c])
+		out.sc.cols = append(out.sc.cols, col{name: name, typ: es[0].GetType(), vary: vary})
 	}
 	rel, err := bd.b.VirtualTableFromExpr(out.names, rows...)
 	if err != nil {

@@ -21,26 +21,68 @@ import (
 // them (AvgScale) and their display scales travel beside them as an int32 column the binder
 // computes (substrait/dscale.go): numeric_div_scale from an average's exact sum and count,
 // numeric_dscale to combine two display scales as + - * do, and numeric_text_at to write a
-// value at its own display scale, which is the text PostgreSQL's numeric_out writes.
+// value at its own display scale, which is the text PostgreSQL's numeric_out writes;
+// numeric_exact and numeric_value_scale hold text or double precision cast to numeric
+// without a scale exactly and give each value's display scale, for sum and avg of them.
 
 func init() {
 	ownFunctions["numeric_div_scale"] = numericDivScale
 	ownFunctions["numeric_dscale"] = numericDscale
 	ownFunctions["numeric_text_at"] = numericTextAt
 	ownFunctions["numeric_div_exact"] = numericDivExact
+	ownFunctions["numeric_exact"] = numericExact
+	ownFunctions["numeric_value_scale"] = numericValueScale
 }
 
-// numericDivScale is numeric_div_scale(a, b): the display scale of PostgreSQL's
-// numeric_div(a, b) (divScale), a and b integers (scale 0) or decimal128 values (their type's
-// scale is their display scale), as an average's sum and count or a quotient's operands;
-// int32, NULL where either is NULL or b is 0 (the average is NULL there, the quotient an
-// error).
-func numericDivScale(n *fnNode) error {
+// ErrValueScale is a value of text or double precision cast to numeric without a scale that
+// decimal128(38, s) cannot hold exactly, in a sum or an average of such values.
+var ErrValueScale = &DataError{Code: "0A000", Msg: "a sum or average of text or double precision cast to numeric whose values need more than " +
+	"16 digits after the point or 22 before it is not supported: cast the argument to numeric(p,s)"}
+
+// numericExact is numeric_exact(s, x): x (text or double precision cast to numeric without a
+// scale, each value at its own display scale, as scaledReader reads it) held exactly in
+// decimal128(38, s), s the enum argument; a value with digits that are not zeros past s, or
+// more than 38 digits, is ErrValueScale, never rounded. Text that is no number is 22P02.
+func numericExact(n *fnNode) error {
 	if err := argCount(n, 2, 2); err != nil {
 		return err
 	}
-	if n.types[0] == nil || n.types[1] == nil {
-		return errors.New("arguments must be numbers")
+	s64, err := strconv.ParseInt(n.enums[0], 10, 32)
+	if err != nil || s64 < 0 || s64 > numericDigits || n.types[1] == nil {
+		return errors.New("bad scale or argument")
+	}
+	s := int32(s64)
+	n.out = numericOut(s)
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		x, err := scaledReader(args[1])
+		if err != nil {
+			return nil, err
+		}
+		return mapNumeric(mem, s, rows, args[1:], func(i int) (*apd.Decimal, error) {
+			d, _, err := x(i)
+			if err != nil {
+				return nil, err
+			}
+			var r apd.Decimal
+			if _, err := numericCtx.Quantize(&r, d, -s); err != nil || r.Cmp(d) != 0 || r.NumDigits() > numericDigits {
+				return nil, ErrValueScale
+			}
+			return &r, nil
+		})
+	}
+	return nil
+}
+
+// numericValueScale is numeric_value_scale(x): the display scale (int32) of each value of x
+// as scaledReader reads it (text: its digits after the point; double precision: those of its
+// 15 significant digits, trailing zeros dropped; decimal128: its type's scale), as
+// PostgreSQL's numeric_in and float8_numeric give it.
+func numericValueScale(n *fnNode) error {
+	if err := argCount(n, 1, 1); err != nil {
+		return err
+	}
+	if n.types[0] == nil {
+		return errors.New("argument must be a value")
 	}
 	n.out = arrow.PrimitiveTypes.Int32
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
@@ -48,7 +90,30 @@ func numericDivScale(n *fnNode) error {
 		if err != nil {
 			return nil, err
 		}
-		y, err := scaledReader(args[1])
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) {
+			_, s, err := x(i)
+			return s, err == nil, err
+		})
+	}
+	return nil
+}
+
+// numericDivScale is numeric_div_scale(a, b[, sa, sb]): the display scale of PostgreSQL's
+// numeric_div(a, b) (divScale), a and b integers (scale 0) or decimal128 values (their type's
+// scale is their display scale, unless the int32 sa and sb give each row's), as an
+// average's sum and count or a quotient's operands;
+// int32, NULL where either is NULL or b is 0 (the average is NULL there, the quotient an
+// error).
+func numericDivScale(n *fnNode) error {
+	if err := argCount(n, 2, 4); err != nil {
+		return err
+	}
+	if n.types[0] == nil || n.types[1] == nil || len(n.types) == 3 {
+		return errors.New("arguments must be two numbers and their display scales or none")
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		x, y, err := quotientReaders(args[0], args[1], args[2:])
 		if err != nil {
 			return nil, err
 		}
@@ -67,21 +132,25 @@ func numericDivScale(n *fnNode) error {
 	return nil
 }
 
-// numericDivExact is numeric_div_exact(a, b) into decimal128(38, s) (s the function's enum
-// argument, at least either operand's scale): PostgreSQL's quotient a / b (NumericQuotient,
+// numericDivExact is numeric_div_exact(a, b[, sa, sb]) into decimal128(38, s) (s the
+// function's enum argument, at least either operand's scale; sa and sb, int32, each row's
+// display scales of a and b where they vary): PostgreSQL's quotient a / b (NumericQuotient,
 // at select_div_scale's scale, whose display scale numeric_div_scale gives), held exactly at
 // scale s; a quotient with digits that are not zeros past s, or more than 38 digits, is
 // ErrQuotientScale rather than rounded. A zero divisor is 22012.
 func numericDivExact(n *fnNode) error {
-	if err := argCount(n, 3, 3); err != nil {
+	if err := argCount(n, 3, 5); err != nil {
 		return err
+	}
+	if len(n.types) == 4 {
+		return errors.New("arguments must be two numbers and their display scales or none")
 	}
 	s64, err := strconv.ParseInt(n.enums[0], 10, 32)
 	if err != nil || s64 < 0 || s64 > numericDigits {
 		return errors.New("bad scale")
 	}
 	s := int32(s64)
-	for _, t := range n.types[1:] {
+	for _, t := range n.types[1:3] {
 		if t == nil || !isInt(t) && t.ID() != arrow.DECIMAL128 {
 			return errors.New("arguments 2 and 3 must be integers or decimal128")
 		}
@@ -94,7 +163,7 @@ func numericDivExact(n *fnNode) error {
 				return nil, ErrQuotientScale
 			}
 			return &r, nil
-		})
+		}, args[3:]...)
 	}
 	return nil
 }

@@ -41,8 +41,9 @@ import (
 //	numeric_to(kind, x)    decimal128 x as int16, int32, int64 (rounded half away from zero,
 //	                       "<type> out of range" 22003), float64 (the nearest double) or text
 //	                       (PostgreSQL's form: every digit of the scale, "-0.50")
-//	numeric_arith(op, a, b) add, subtract or multiply of two decimal128 values; the result
-//	                       scale is max(sa, sb) (add, subtract) or sa + sb (multiply)
+//	numeric_arith(op, a, b) add, subtract, multiply or modulus of two decimal128 values; the
+//	                       result scale is max(sa, sb) (add, subtract, modulus: PostgreSQL's
+//	                       mod_var, the sign of a; b = 0 is 22012) or sa + sb (multiply)
 //	numeric_cmp(op, a, b)  equal, not_equal, lt, lte, gt, gte of two decimal128 values (any
 //	                       scales): boolean
 //	numeric_neg(x), numeric_abs(x)  decimal128 of x's scale
@@ -430,6 +431,14 @@ func numericArith(n *fnNode) error {
 		op = numericCtx.Sub
 	case "multiply":
 		op, s = numericCtx.Mul, sa+sb
+	case "modulus":
+		// PostgreSQL's mod_var: x - trunc(x / y) * y, the sign of x (apd's Rem, exact).
+		op = func(d, x, y *apd.Decimal) (apd.Condition, error) {
+			if y.IsZero() {
+				return 0, errNumericDivZero
+			}
+			return numericCtx.Rem(d, x, y)
+		}
 	default:
 		return fmt.Errorf("unknown operation %q", n.enums[0])
 	}
@@ -444,7 +453,9 @@ func numericArith(n *fnNode) error {
 			decAt(a, i, sa, &x)
 			decAt(b, i, sb, &y)
 			d := new(apd.Decimal)
-			if _, err := op(d, &x, &y); err != nil {
+			if _, err := op(d, &x, &y); err == errNumericDivZero {
+				return nil, err
+			} else if err != nil {
 				return nil, errNumericWide
 			}
 			return d, nil
@@ -576,12 +587,8 @@ func numericDiv(n *fnNode) error {
 // mapQuotients builds a decimal128(38, s) array of n rows of PostgreSQL's a / b
 // (NumericQuotient, the operands read by scaledReader), each quotient passed through finish
 // (rounded or checked to scale s); NULL where an argument of args is, 22012 where b is zero.
-func mapQuotients(mem memory.Allocator, s int32, n int, args []arrow.Array, a, b arrow.Array, finish func(*apd.Decimal) (*apd.Decimal, error)) (arrow.Array, error) {
-	x, err := scaledReader(a)
-	if err != nil {
-		return nil, err
-	}
-	y, err := scaledReader(b)
+func mapQuotients(mem memory.Allocator, s int32, n int, args []arrow.Array, a, b arrow.Array, finish func(*apd.Decimal) (*apd.Decimal, error), ds ...arrow.Array) (arrow.Array, error) {
+	x, y, err := quotientReaders(a, b, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -624,6 +631,38 @@ func NumericQuotient(x, y *apd.Decimal, sa, sb int32) *apd.Decimal {
 	d := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(q), -rs)
 	d.Negative = x.Negative != y.Negative && q.Sign() != 0
 	return d
+}
+
+// quotientReaders are scaledReader of a and b, whose display scales are the int32 arrays ds
+// (both, row by row: numerics whose display scale varies, substrait/dscale.go) when given.
+func quotientReaders(a, b arrow.Array, ds []arrow.Array) (x, y func(i int) (*apd.Decimal, int32, error), err error) {
+	if x, err = scaledReader(a); err != nil {
+		return nil, nil, err
+	}
+	if y, err = scaledReader(b); err != nil {
+		return nil, nil, err
+	}
+	if len(ds) == 0 {
+		return x, y, nil
+	}
+	at := func(read func(i int) (*apd.Decimal, int32, error), d arrow.Array) (func(i int) (*apd.Decimal, int32, error), error) {
+		scales, ok := d.(*array.Int32)
+		if !ok {
+			return nil, errors.New("display scales must be int32")
+		}
+		return func(i int) (*apd.Decimal, int32, error) {
+			v, _, err := read(i)
+			return v, scales.Value(i), err
+		}, nil
+	}
+	if len(ds) != 2 {
+		return nil, nil, errors.New("two display scales or none")
+	}
+	if x, err = at(x, ds[0]); err != nil {
+		return nil, nil, err
+	}
+	y, err = at(y, ds[1])
+	return x, y, err
 }
 
 // scaledReader returns a function reading row i of a (decimal128, integer, text or float64)

@@ -659,3 +659,20 @@ SELECT id, ((value->>'distance')::int / 8.0)::text AS eighths, (value->>'delay')
 SELECT id, EXISTS (SELECT 1 FROM flights b WHERE b.origin = 'SFO' AND b.timestamp >= '2001-03-20' AND b.timestamp < '2001-04-10' AND b.value->>'destination' = a.value->>'destination') AS sfo_too FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-03-31' AND a.timestamp < '2001-04-02' AND ((a.value->>'delay')::int > 45 OR a.value->>'destination' IN (SELECT value->>'destination' FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' AND (value->>'delay')::int > 90)) ORDER BY id
 
 SELECT value->>'destination' AS d, count(*) FROM flights a WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND ((value->>'distance')::int > 2500 OR NOT EXISTS (SELECT 1 FROM flights b WHERE b.origin = 'BOS' AND b.timestamp >= '2001-03-01' AND b.timestamp < '2001-05-01' AND b.value->>'destination' = a.value->>'destination')) GROUP BY 1 ORDER BY 1
+
+-- avg of numerics of one scale (numeric(p,s) casts, arithmetic with decimal literals): PostgreSQL's numeric_avg, the exact sum over the count at select_div_scale's scale, as values and as text, with FILTER, HAVING and round, over every tier
+SELECT value->>'destination' AS d, avg((value->>'delay')::numeric(8,2)) AS a, avg((value->>'distance')::int * 1.5)::text AS t, (avg((value->>'delay')::numeric(10,3)) FILTER (WHERE (value->>'delay')::int > 0))::text AS late, round(avg((value->>'distance')::numeric(10,2)), 4) AS r FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 HAVING avg((value->>'delay')::numeric(8,2)) > 0 ORDER BY 1
+
+SELECT origin, date_trunc('month', timestamp) AS m, avg((value->>'delay')::numeric(6,1))::text AS mean, 'avg ' || avg((value->>'distance')::int * 0.25) AS label, avg((value->>'delay')::numeric(6,1)) - avg((value->>'delay')::int) AS diff FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1, 2 ORDER BY 1, 2
+
+-- % and mod of numerics (PostgreSQL's mod_var: the larger scale, the dividend's sign), over every tier
+SELECT id, ((value->>'distance')::numeric(10,2) % 7.5)::text AS m, mod((value->>'delay')::int * 1.25, 4) AS d, (value->>'delay')::int % 2.5 AS h FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
+
+-- UNION ALL and VALUES of numerics of different scales (each value exact in a column of the larger scale), over every tier
+SELECT d, n FROM (SELECT value->>'destination' AS d, (value->>'delay')::numeric(8,2) / 4 AS n FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' UNION ALL SELECT value->>'destination', (value->>'distance')::int * 1.5 FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' UNION ALL SELECT column1, column2 FROM (VALUES ('ZZZ', 1), ('ZZY', 2.125)) v) t ORDER BY d, n
+
+-- quotients of averages (numerics whose display scale varies by row) at select_div_scale of each row's display scales, as text, over every tier
+SELECT value->>'destination' AS d, (avg((value->>'delay')::int) / 4)::text AS q, (avg((value->>'distance')::numeric(10,1)) / 2)::text AS h FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 HAVING avg((value->>'delay')::int) <> 0 ORDER BY 1
+
+-- sum and avg of JSON text cast to numeric without a scale (each value's own display scale), grouped, over every tier
+SELECT value->>'destination' AS d, avg((value->>'delay')::numeric)::text AS a, sum((value->>'distance')::numeric) AS s, avg((value->>'distance')::numeric) FILTER (WHERE (value->>'delay')::int > 0) AS f FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
