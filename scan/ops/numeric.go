@@ -319,13 +319,37 @@ func numericCast(n *fnNode) error {
 		if err != nil {
 			return nil, err
 		}
-		return mapNumeric(mem, rd.s, rows, args, func(i int) (*apd.Decimal, error) {
+		slow := func(i int) (decimal128.Num, bool, error) {
 			d, err := read(i)
-			if err != nil {
-				return nil, err
+			if err == nil {
+				d, err = rd.apply(d)
 			}
-			return rd.apply(d)
-		})
+			if err != nil {
+				return decimal128.Num{}, false, err
+			}
+			v, err := toNum(d, rd.s)
+			return v, err == nil, err
+		}
+		// The fast paths (numfast.go) for text and integers, the general path for what
+		// they cannot decide.
+		f := slow
+		if tx, ok := asTexts(args[3]); ok {
+			f = func(i int) (decimal128.Num, bool, error) {
+				if v, ok, err := fastTextNumeric(tx.ValueBytes(i), rd); ok {
+					return v, err == nil, err
+				}
+				return slow(i)
+			}
+		} else if isInt(args[3].DataType()) {
+			f = func(i int) (decimal128.Num, bool, error) {
+				if v, ok, err := fastIntNumeric(intAt(args[3], i), rd); ok {
+					return v, err == nil, err
+				}
+				return slow(i)
+			}
+		}
+		b := array.NewDecimal128Builder(mem, numericOut(rd.s).(*arrow.Decimal128Type))
+		return mapRows[decimal128.Num](b, rows, args, f)
 	}
 	return nil
 }
@@ -436,18 +460,24 @@ func numericArith(n *fnNode) error {
 	if s > numericDigits {
 		return errNumericWide
 	}
+	opName := n.enums[0]
 	n.out = numericOut(s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		a, b := args[1].(*array.Decimal128), args[2].(*array.Decimal128)
 		var x, y apd.Decimal
-		return mapNumeric(mem, s, rows, args[1:], func(i int) (*apd.Decimal, error) {
+		db := array.NewDecimal128Builder(mem, numericOut(s).(*arrow.Decimal128Type))
+		return mapRows[decimal128.Num](db, rows, args[1:], func(i int) (decimal128.Num, bool, error) {
+			if v, ok := fastArith(opName, a.Value(i), b.Value(i), sa, sb, s); ok {
+				return v, true, nil
+			}
 			decAt(a, i, sa, &x)
 			decAt(b, i, sb, &y)
-			d := new(apd.Decimal)
-			if _, err := op(d, &x, &y); err != nil {
-				return nil, errNumericWide
+			var d apd.Decimal
+			if _, err := op(&d, &x, &y); err != nil {
+				return decimal128.Num{}, false, errNumericWide
 			}
-			return d, nil
+			v, err := toNum(&d, s)
+			return v, err == nil, err
 		})
 	}
 	return nil
@@ -471,6 +501,9 @@ func numericCmp(n *fnNode) error {
 		a, b := args[1].(*array.Decimal128), args[2].(*array.Decimal128)
 		var x, y apd.Decimal
 		return mapBools(mem, rows, args[1:], func(i int) (bool, error) {
+			if c, ok := fastCmp(a.Value(i), b.Value(i), sa, sb); ok {
+				return test(c), nil
+			}
 			decAt(a, i, sa, &x)
 			decAt(b, i, sb, &y)
 			return test(x.Cmp(&y)), nil
