@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -86,6 +87,34 @@ func FuzzNumericFast(f *testing.F) {
 			want, err := toNum(&d, s)
 			if err != nil || v != want {
 				t.Fatalf("%s %v/%d %v/%d: fast %v, apd %v (%v)", op, x.BigInt(), as, y.BigInt(), bs, v.BigInt(), want.BigInt(), err)
+			}
+		}
+	})
+}
+
+// BenchmarkNumericTextCast: one 4,096-row batch of integer texts (distances) cast to
+// numeric(10,0), the fast path beside the general path it replaces.
+func BenchmarkNumericTextCast(b *testing.B) {
+	texts := make([][]byte, 4096)
+	for i := range texts {
+		texts[i] = []byte(strconv.Itoa(31 + i*7%4900))
+	}
+	rd := rounding{mode: apd.RoundHalfUp, places: 0, prec: 10}
+	b.Run("fast", func(b *testing.B) {
+		for range b.N {
+			for _, t := range texts {
+				if _, ok, err := fastTextNumeric(t, rd); !ok || err != nil {
+					b.Fatal("not fast")
+				}
+			}
+		}
+	})
+	b.Run("general", func(b *testing.B) {
+		for range b.N {
+			for _, t := range texts {
+				if _, err := slowTextNumeric(string(t), rd); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
 	})
