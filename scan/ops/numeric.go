@@ -26,6 +26,8 @@ import (
 // + - * of those. The arithmetic is apd's (github.com/cockroachdb/apd/v3, CockroachDB's
 // implementation of PostgreSQL's decimal semantics), exact; rounding is half away from zero
 // as PostgreSQL's. A result needing more than 38 digits is an error (22003), never rounded.
+// Casts of text and integers that need no rounding, and + - * and comparisons within 38
+// digits, run in 128-bit integers without apd (numfast.go), with the same answers.
 //
 // The kernels, all functions of URNPostgres (sqlfuncs.go) with enumeration arguments first:
 //
