@@ -334,17 +334,23 @@ func numericCast(n *fnNode) error {
 		}
 		// The fast paths (numfast.go) for text and integers, the general path for what
 		// they cannot decide.
-		f := slow
-		if tx, ok := asTexts(args[3]); ok {
-			f = func(i int) (decimal128.Num, bool, error) {
-				if v, ok, err := fastTextNumeric(tx.ValueBytes(i), rd); ok {
-					return v, err == nil, err
-				}
-				return slow(i)
+		var try func(i int) (decimal128.Num, bool, error)
+		switch v := args[3].(type) {
+		case *array.String:
+			try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(v.Value(i), rd) }
+		case *array.LargeString:
+			try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(v.Value(i), rd) }
+		default:
+			if tx, ok := asTexts(v); ok {
+				try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(tx.ValueBytes(i), rd) }
+			} else if isInt(v.DataType()) {
+				try = func(i int) (decimal128.Num, bool, error) { return fastIntNumeric(intAt(v, i), rd) }
 			}
-		} else if isInt(args[3].DataType()) {
+		}
+		f := slow
+		if try != nil {
 			f = func(i int) (decimal128.Num, bool, error) {
-				if v, ok, err := fastIntNumeric(intAt(args[3], i), rd); ok {
+				if v, ok, err := try(i); ok {
 					return v, err == nil, err
 				}
 				return slow(i)

@@ -18,8 +18,9 @@ func isPGSpace(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
 // parseNumeric then rounding.apply) when b is ASCII spaces, a sign, at most 19 digits with
 // at most places after an optional point, and spaces, and places is 0 to 18: no rounding is
 // then needed, whatever the mode. err is errNumericOverflow when the value has prec or more
-// digits (numeric(p,s)'s overflow); ok false leaves the reading to the general path.
-func fastTextNumeric(b []byte, rd rounding) (v decimal128.Num, ok bool, err error) {
+// digits (numeric(p,s)'s overflow); ok false leaves the reading to the general path. b is a
+// string or bytes, so that a string array's values are read in place, without a copy a row.
+func fastTextNumeric[T string | []byte](b T, rd rounding) (v decimal128.Num, ok bool, err error) {
 	if rd.places < 0 || rd.places > 18 {
 		return v, false, nil
 	}

@@ -35,6 +35,10 @@ func FuzzNumericFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, places int8, prec, mode uint8, hx int64, lx uint64, hy int64, ly uint64, sa, sb uint8) {
 		rd := rounding{mode: roundModes[modes[int(mode)%4]], places: int32(places) % 40, prec: int32(prec) % 39}
 		rd.s = max(rd.places, 0)
+		v1, ok1, err1 := fastTextNumeric(s, rd)
+		if v, ok, err := fastTextNumeric([]byte(s), rd); v != v1 || ok != ok1 || err != err1 {
+			t.Fatalf("%q: read as a string %v %v %v, as bytes %v %v %v", s, v1.BigInt(), ok1, err1, v.BigInt(), ok, err)
+		}
 		if v, ok, err := fastTextNumeric([]byte(s), rd); ok {
 			want, werr := slowTextNumeric(s, rd)
 			if err != werr || (err == nil && v != want) {
