@@ -80,7 +80,8 @@
 //     8.9/9.0 s and the join against avg 19.5/11.3 s, bound by scan/ops' numeric kernels);
 //     day bins 321/343 ms (0.65×/0.44×); peak RSS 102–124 MiB, 38–40 MiB anonymous and
 //     53 MiB file pages at the end (the peak moves with the load: the collector falls behind).
-//     After the numeric kernels' fast paths (scan/ops/numfast.go), two runs at load average
+//     After the numeric kernels' fast paths (scan/ops/numfast.go; the first run before numeric_cast
+//     read string arrays in place), two runs at load average
 //     5–7 beside main's build (FLIGHTSRV_ANALYTICAL_BASELINE, its own warm cache: bwarm÷native):
 //     the numeric sum warm 925/519 ms against 4.69/3.12 s (4.33×/1.86× native, was
 //     21.97×/11.23×), the join against avg 4.31/4.36 s against 9.39/6.96 s (6.69×/9.03×, was
