@@ -80,6 +80,15 @@
 //     8.9/9.0 s and the join against avg 19.5/11.3 s, bound by scan/ops' numeric kernels);
 //     day bins 321/343 ms (0.65×/0.44×); peak RSS 102–124 MiB, 38–40 MiB anonymous and
 //     53 MiB file pages at the end (the peak moves with the load: the collector falls behind).
+//     After the numeric kernels' fast paths (scan/ops/numfast.go; the first run before numeric_cast
+//     read string arrays in place), two runs at load average
+//     5–7 beside main's build (FLIGHTSRV_ANALYTICAL_BASELINE, its own warm cache: bwarm÷native):
+//     the numeric sum warm 925/519 ms against 4.69/3.12 s (4.33×/1.86× native, was
+//     21.97×/11.23×), the join against avg 4.31/4.36 s against 9.39/6.96 s (6.69×/9.03×, was
+//     14.59×/14.43×: its probe side still reads and parses every payload, the JSON filter sits
+//     above the join, outside the fragments, so no read of it is shredded); 7 and 9 of 12
+//     within 3×; destination WHERE delay > 60 unchanged (10.66×/10.39× against a DuckDB
+//     native of 22 ms).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
@@ -101,7 +110,7 @@
 //     the process.
 //     The committed 300,000-row sample by default (about 3 minutes); FLIGHTSRV_ANALYTICAL_FULL=1
 //     runs the whole 3M-row file; FLIGHTSRV_ANALYTICAL_BASELINE=BINARY measures another build
-//     in the same rounds (before/after); FLIGHTSRV_ANALYTICAL_ROUNDS (default 3);
+//     in the same rounds (before/after), cold and with its own warm cache; FLIGHTSRV_ANALYTICAL_ROUNDS (default 3);
 //     FLIGHTSRV_ANALYTICAL_DIR keeps the loaded and archived fixture for a later run.
 //   - BenchmarkAnalyticalHot (hotagg_test.go): issue 19's seven aggregate queries with every
 //     bucket hot: the same sample (FLIGHTSRV_ANALYTICAL_FULL=1: the whole file) loaded into the

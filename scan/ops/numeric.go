@@ -26,6 +26,8 @@ import (
 // + - * of those. The arithmetic is apd's (github.com/cockroachdb/apd/v3, CockroachDB's
 // implementation of PostgreSQL's decimal semantics), exact; rounding is half away from zero
 // as PostgreSQL's. A result needing more than 38 digits is an error (22003), never rounded.
+// Casts of text and integers that need no rounding, and + - * and comparisons within 38
+// digits, run in 128-bit integers without apd (numfast.go), with the same answers.
 //
 // The kernels, all functions of URNPostgres (sqlfuncs.go) with enumeration arguments first:
 //
@@ -320,13 +322,43 @@ func numericCast(n *fnNode) error {
 		if err != nil {
 			return nil, err
 		}
-		return mapNumeric(mem, rd.s, rows, args, func(i int) (*apd.Decimal, error) {
+		slow := func(i int) (decimal128.Num, bool, error) {
 			d, err := read(i)
-			if err != nil {
-				return nil, err
+			if err == nil {
+				d, err = rd.apply(d)
 			}
-			return rd.apply(d)
-		})
+			if err != nil {
+				return decimal128.Num{}, false, err
+			}
+			v, err := toNum(d, rd.s)
+			return v, err == nil, err
+		}
+		// The fast paths (numfast.go) for text and integers, the general path for what
+		// they cannot decide.
+		var try func(i int) (decimal128.Num, bool, error)
+		switch v := args[3].(type) {
+		case *array.String:
+			try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(v.Value(i), rd) }
+		case *array.LargeString:
+			try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(v.Value(i), rd) }
+		default:
+			if tx, ok := asTexts(v); ok {
+				try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(tx.ValueBytes(i), rd) }
+			} else if isInt(v.DataType()) {
+				try = func(i int) (decimal128.Num, bool, error) { return fastIntNumeric(intAt(v, i), rd) }
+			}
+		}
+		f := slow
+		if try != nil {
+			f = func(i int) (decimal128.Num, bool, error) {
+				if v, ok, err := try(i); ok {
+					return v, err == nil, err
+				}
+				return slow(i)
+			}
+		}
+		b := array.NewDecimal128Builder(mem, numericOut(rd.s).(*arrow.Decimal128Type))
+		return mapRows[decimal128.Num](b, rows, args, f)
 	}
 	return nil
 }
@@ -445,20 +477,26 @@ func numericArith(n *fnNode) error {
 	if s > numericDigits {
 		return errNumericWide
 	}
+	opName := n.enums[0]
 	n.out = numericOut(s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		a, b := args[1].(*array.Decimal128), args[2].(*array.Decimal128)
 		var x, y apd.Decimal
-		return mapNumeric(mem, s, rows, args[1:], func(i int) (*apd.Decimal, error) {
+		db := array.NewDecimal128Builder(mem, numericOut(s).(*arrow.Decimal128Type))
+		return mapRows[decimal128.Num](db, rows, args[1:], func(i int) (decimal128.Num, bool, error) {
+			if v, ok := fastArith(opName, a.Value(i), b.Value(i), sa, sb, s); ok {
+				return v, true, nil
+			}
 			decAt(a, i, sa, &x)
 			decAt(b, i, sb, &y)
-			d := new(apd.Decimal)
-			if _, err := op(d, &x, &y); err == errNumericDivZero {
-				return nil, err
+			var d apd.Decimal
+			if _, err := op(&d, &x, &y); err == errNumericDivZero {
+				return decimal128.Num{}, false, err
 			} else if err != nil {
-				return nil, errNumericWide
+				return decimal128.Num{}, false, errNumericWide
 			}
-			return d, nil
+			v, err := toNum(&d, s)
+			return v, err == nil, err
 		})
 	}
 	return nil
@@ -482,6 +520,9 @@ func numericCmp(n *fnNode) error {
 		a, b := args[1].(*array.Decimal128), args[2].(*array.Decimal128)
 		var x, y apd.Decimal
 		return mapBools(mem, rows, args[1:], func(i int) (bool, error) {
+			if c, ok := fastCmp(a.Value(i), b.Value(i), sa, sb); ok {
+				return test(c), nil
+			}
 			decAt(a, i, sa, &x)
 			decAt(b, i, sb, &y)
 			return test(x.Cmp(&y)), nil
