@@ -93,10 +93,10 @@ func (s *Server) ticketQuery(ticket []byte) (q Query, ok bool, err error) {
 	return s.openAnyTicket(ticket, s.sign.openTicket)
 }
 
-// cancelQuery opens a ticket as ticketQuery does, but accepts an expired statement ticket:
-// its query may still be cancelled.
+// cancelQuery opens a ticket as ticketQuery does, but accepts an expired statement ticket
+// (its query may still be cancelled) and leaves its fragment undecoded (signer.openHeader).
 func (s *Server) cancelQuery(ticket []byte) (q Query, ok bool, err error) {
-	return s.openAnyTicket(ticket, func(h []byte) (Query, error) { return s.sign.openDomain(domainTicket, h) })
+	return s.openAnyTicket(ticket, func(h []byte) (Query, error) { return s.sign.openHeader(domainTicket, h) })
 }
 
 func (s *Server) openAnyTicket(ticket []byte, openStatement func([]byte) (Query, error)) (q Query, ok bool, err error) {

@@ -1,9 +1,11 @@
 package flightsql
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -402,6 +404,41 @@ func TestHandleRoundTrip(t *testing.T) {
 	h, _ := s.seal(Query{})
 	if _, err := s.open(h); !errors.Is(err, errBadHandle) {
 		t.Fatalf("empty query: %v", err)
+	}
+}
+
+// TestTicketHeader: a ticket's header (openHeader) is the whole ticket but its fragment, and
+// it refuses what openDomain refuses.
+func TestTicketHeader(t *testing.T) {
+	s, err := newSigner(testKeyring(t, []byte("k")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Query{SQL: "select 1", Nonce: []byte{1, 2}, Statement: "SELECT", Fragment: bytes.Repeat([]byte{7}, 4096),
+		Endpoint: 2, Endpoints: 3, Trace: "00-ab-cd-01", Planned: 5, Expires: 9}
+	tk, err := s.sealTicket(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := s.openDomain(domainTicket, tk)
+	if err != nil || !bytes.Equal(whole.Fragment, q.Fragment) {
+		t.Fatalf("openDomain: %v, fragment of %d bytes", err, len(whole.Fragment))
+	}
+	head, err := s.openHeader(domainTicket, tk)
+	if err != nil || head.Fragment != nil {
+		t.Fatalf("openHeader: %v, fragment of %d bytes", err, len(head.Fragment))
+	}
+	whole.Fragment = nil
+	if !reflect.DeepEqual(head, whole) {
+		t.Fatalf("header %+v, ticket %+v", head, whole)
+	}
+	tk[len(tk)-1] ^= 1
+	if _, err := s.openHeader(domainTicket, tk); !errors.Is(err, errBadHandle) {
+		t.Fatalf("a changed signature: %v", err)
+	}
+	h, _ := s.sealTicket(Query{Fragment: []byte{1}})
+	if _, err := s.openHeader(domainTicket, h); !errors.Is(err, errBadHandle) {
+		t.Fatalf("neither SQL nor a plan: %v", err)
 	}
 }
 
