@@ -338,6 +338,21 @@ func (s *storeStream) askHot() error {
 	chunks := (len(units) + batch - 1) / batch
 	err := s.each(chunks, "hot row aggregate", func(c int) error {
 		lo, hi := c*batch, min((c+1)*batch, len(units))
+		// A chunk the route cache knows archived throughout is the partial-aggregate port's
+		// (AggregateRows would decline every bucket of it): no request is built.
+		archived := true
+		for _, u := range units[lo:hi] {
+			if _, ok := s.n.src.Table.ArchivedKey(u.bucket); !ok {
+				archived = false
+				break
+			}
+		}
+		if archived {
+			for i := lo; i < hi; i++ {
+				answers[i].Declined = true
+			}
+			return nil
+		}
 		bs := make([]routing.BucketID, hi-lo)
 		for i := range bs {
 			bs[i] = units[lo+i].bucket
