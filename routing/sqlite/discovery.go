@@ -27,8 +27,9 @@ type discoveryKey struct {
 //
 // "Unchanged" is SQLite's data_version: the value PRAGMA data_version returns on one
 // connection changes whenever any other connection, of this process or another, has
-// committed to the database file since its last call (https://sqlite.org/pragma.html#pragma_data_version).
-// The cache's connection (db) only ever runs that PRAGMA, so every commit is another
+// committed to the database file since its last call (TestDiscoveryCacheSeesEveryCommit
+// checks it for the store's own commits and for a second store's on the same file). The
+// cache's connection (db) only ever runs that PRAGMA, so every commit is another
 // connection's: the store's own writes, the archiver's transitions, a `load` in another
 // process. The version is read before the discovery statement runs, so an answer is filed
 // under a version no newer than the state it saw, and a commit between the two makes the next
