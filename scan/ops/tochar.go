@@ -33,9 +33,18 @@ type tcKey struct {
 	num func(t time.Time) (v int, width int)
 	// fixed is set for fractional fields (MS, US, FF1…FF6): always zero-padded.
 	fixed bool
-	// text formats a text field; pad is its blank-padded width (0: none).
-	text func(t time.Time) string
-	pad  int
+	// text formats a text field; pad is its blank-padded width (0: none), which TM (a
+	// localized name, unpadded) drops unless padAlways (RM: PostgreSQL pads it with TM too).
+	text      func(t time.Time) string
+	pad       int
+	padAlways bool
+	// fmText, when set, formats the text field under FM (OF: the hour without its zero).
+	fmText func(t time.Time) string
+	// ordinal: TH and th apply to the text field (Y,YYY, a number with a comma).
+	ordinal bool
+	// zone: the field is the zone's name (TZ, tz), which a timestamp without time zone has
+	// not: PostgreSQL writes nothing.
+	zone bool
 }
 
 // tcKeys are the keywords, longest first among those sharing a prefix (the first match at a
@@ -130,13 +139,12 @@ var tcKeys = func() []tcKey {
 		l.name = strings.ToLower(k.name)
 		keys = append(keys, l)
 	}
+	yyyy := func(t time.Time) string { return strconv.Itoa(t.Year()/1000) + "," + pad3(t.Year()%1000) }
+	of := func(width int) func(time.Time) string {
+		return func(time.Time) string { return "+" + fmt.Sprintf("%0*d", width, 0) }
+	}
 	keys = append(keys,
-		tcKey{name: "Y,YYY", text: func(t time.Time) string {
-			return strconv.Itoa(t.Year()/1000) + "," + pad3(t.Year()%1000)
-		}},
-		tcKey{name: "y,yyy", text: func(t time.Time) string {
-			return strconv.Itoa(t.Year()/1000) + "," + pad3(t.Year()%1000)
-		}},
+		tcKey{name: "Y,YYY", text: yyyy, ordinal: true}, tcKey{name: "y,yyy", text: yyyy, ordinal: true},
 		tcKey{name: "A.D.", text: era("A.D.", "B.C.")}, tcKey{name: "a.d.", text: era("a.d.", "b.c.")},
 		tcKey{name: "B.C.", text: era("A.D.", "B.C.")}, tcKey{name: "b.c.", text: era("a.d.", "b.c.")},
 		tcKey{name: "AD", text: era("AD", "BC")}, tcKey{name: "ad", text: era("ad", "bc")},
@@ -153,13 +161,17 @@ var tcKeys = func() []tcKey {
 		tcKey{name: "day", text: lower(day), pad: 9},
 		tcKey{name: "DY", text: upper(first3(day))}, tcKey{name: "Dy", text: first3(day)},
 		tcKey{name: "dy", text: lower(first3(day))},
-		tcKey{name: "RM", text: rm, pad: 4}, tcKey{name: "rm", text: lower(rm), pad: 4},
-		// The session is UTC: timestamptz is shown in UTC.
+		tcKey{name: "RM", text: rm, pad: 4, padAlways: true}, tcKey{name: "rm", text: lower(rm), pad: 4, padAlways: true},
+		// The session is UTC: timestamptz is shown in UTC, a timestamp without time zone at
+		// offset zero and without a zone name.
 		tcKey{name: "TZH", text: func(time.Time) string { return "+00" }},
+		tcKey{name: "tzh", text: func(time.Time) string { return "+00" }},
 		tcKey{name: "TZM", text: func(time.Time) string { return "00" }},
-		tcKey{name: "TZ", text: func(time.Time) string { return "UTC" }},
-		tcKey{name: "tz", text: func(time.Time) string { return "utc" }},
-		tcKey{name: "OF", text: func(time.Time) string { return "+00" }},
+		tcKey{name: "tzm", text: func(time.Time) string { return "00" }},
+		tcKey{name: "TZ", text: func(time.Time) string { return "UTC" }, zone: true},
+		tcKey{name: "tz", text: func(time.Time) string { return "utc" }, zone: true},
+		tcKey{name: "OF", text: of(2), fmText: of(0)},
+		tcKey{name: "of", text: of(2), fmText: of(0)},
 		tcKey{name: "FX", text: func(time.Time) string { return "" }},
 		tcKey{name: "fx", text: func(time.Time) string { return "" }},
 	)
@@ -220,24 +232,30 @@ func ordinal(s string, upper bool) string {
 }
 
 // ToChar formats t (shown in UTC) with PostgreSQL's to_char template patterns, as PostgreSQL
-// 15 does in a UTC session (see the comment at the top of this file).
-func ToChar(t time.Time, format string) string {
-	t = t.UTC()
+// 15 does for a timestamp with time zone in a UTC session (see the comment at the top of this
+// file).
+func ToChar(t time.Time, format string) string { return toChar(t.UTC(), format, true) }
+
+// ToCharWallclock is to_char of a timestamp without time zone whose wall-clock time is t's in
+// UTC: as ToChar, but TZ and tz write nothing (OF, TZH and TZM write offset zero), as
+// PostgreSQL's timestamp_to_char.
+func ToCharWallclock(t time.Time, format string) string { return toChar(t.UTC(), format, false) }
+
+// toChar is formatting.c's parse_format and DCH_to_char: at each position at most one prefix
+// (FM, fm, TM, tm), then the first keyword that starts there (a prefix before none is
+// dropped), then at most one suffix (TH, th, SP).
+func toChar(t time.Time, format string, zoned bool) string {
 	var b strings.Builder
 	for i := 0; i < len(format); {
 		fm, tm := false, false
-		for {
-			switch {
-			case strings.HasPrefix(format[i:], "FM"), strings.HasPrefix(format[i:], "fm"):
-				fm = true
-			case strings.HasPrefix(format[i:], "TM"), strings.HasPrefix(format[i:], "tm"):
-				tm = true
-			default:
-				goto keyword
-			}
+		switch {
+		case strings.HasPrefix(format[i:], "FM"), strings.HasPrefix(format[i:], "fm"):
+			fm = true
+			i += 2
+		case strings.HasPrefix(format[i:], "TM"), strings.HasPrefix(format[i:], "tm"):
+			tm = true
 			i += 2
 		}
-	keyword:
 		if i >= len(format) {
 			break
 		}
@@ -271,19 +289,16 @@ func ToChar(t time.Time, format string) string {
 		}
 		i += len(key.name)
 		th, thUpper := false, false
-		for {
-			switch {
-			case strings.HasPrefix(format[i:], "TH"):
-				th, thUpper = true, true
-			case strings.HasPrefix(format[i:], "th"):
-				th, thUpper = true, false
-			case strings.HasPrefix(format[i:], "SP"):
-			default:
-				goto emit
-			}
+		switch {
+		case strings.HasPrefix(format[i:], "TH"):
+			th, thUpper = true, true
+			i += 2
+		case strings.HasPrefix(format[i:], "th"):
+			th = true
+			i += 2
+		case strings.HasPrefix(format[i:], "SP"):
 			i += 2
 		}
-	emit:
 		if key.num != nil {
 			v, width := key.num(t)
 			s := strconv.Itoa(v)
@@ -298,11 +313,20 @@ func ToChar(t time.Time, format string) string {
 			b.WriteString(s)
 			continue
 		}
+		if key.zone && !zoned {
+			continue
+		}
 		s := key.text(t)
-		if key.pad > 0 && !fm && !tm {
+		if fm && key.fmText != nil {
+			s = key.fmText(t)
+		}
+		if key.pad > 0 && !fm && (!tm || key.padAlways) {
 			for len(s) < key.pad {
 				s += " "
 			}
+		}
+		if th && key.ordinal {
+			s += ordinal(s, thUpper)
 		}
 		b.WriteString(s)
 	}

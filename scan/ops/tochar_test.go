@@ -48,6 +48,11 @@ var toCharFormats = []string{
 	"AD", "A.D.", "bc", "b.c.", "FXYYYY", "DDSP", "YYYY \\\"quoted\\\"", "\"YYYY\" YYYY", "\"a\\\"b\" DD",
 	"Q\"Q\"", "HH24:MI:SS OF", "x-y/z", "FMYYYY-FMMM-FMDD", "FMHH12 FMSS", "tmmonth", "fmday", "yyyy-mm-dd hh24:mi:ss",
 	"YYYYMMDD", "YYYY_WW", "MMDDYYYY", "FM9", "FMx",
+	// One prefix and one suffix a keyword: a second is text (or a keyword of its own).
+	"FMTMMonth", "TMFMMonth", "FMFMDD", "DDTHSP", "DDSPTH", "DDthth", "THDD", "SPDD", "TMRM", "TMrm", "FMRM", "HH12SP",
+	// Zones in lower case, OF under FM, TH on Y,YYY, suffixes on text fields.
+	"tzh:tzm", "of", "FMOF", "FMof", "TZ tz", "TMTZ", "Y,YYYTH", "y,yyyth", "FMY,YYY", "RMth", "MonthTH", "AMth", "FXDD fxdd",
+	"FMMS FMFF3 FMUS", "USth", "SSSSSth", "FMDDD FMIDDD", "Dy TMDy FMDy", "MON TMMON FMMON",
 }
 
 // TestToCharMatchesPostgres: to_char of every template above at every instant above equals
@@ -82,6 +87,29 @@ func TestToCharMatchesPostgres(t *testing.T) {
 	}
 	if checked < 1000 {
 		t.Fatalf("only %d cases", checked)
+	}
+}
+
+// TestToCharWallclockMatchesPostgres: to_char of a timestamp without time zone, every
+// template above at every instant above, equals PostgreSQL's (no zone name; offset zero).
+func TestToCharWallclockMatchesPostgres(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := pgSession(t, "SET TimeZone = 'UTC'; SET lc_time = 'C'")
+	for _, f := range toCharFormats {
+		rows, err := conn.Query(ctx, "SELECT to_char(t::timestamp, $2) FROM unnest($1::timestamptz[]) WITH ORDINALITY AS u(t, n) ORDER BY n", toCharTimes, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, at := range toCharTimes {
+			if got := ops.ToCharWallclock(at, f); got != want[i] {
+				t.Errorf("to_char(%s::timestamp, %q) = %q, PostgreSQL %q", at.Format(time.RFC3339Nano), f, got, want[i])
+			}
+		}
 	}
 }
 
