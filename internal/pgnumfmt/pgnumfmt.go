@@ -347,7 +347,7 @@ func (t *Template) Int4(v int32) (string, error) {
 	}
 	if n.is(fMulti) {
 		if n.multi > 9 {
-			return "", &Error{Code: "0A000", Msg: `to_char of an integer with "V" of more than 9 digits is not supported`}
+			return "", &Error{Code: "0A000", Msg: `"V" of more than 9 digits for an integer is not supported`}
 		}
 		// int4_to_char multiplies in 32 bits, wrapping as PostgreSQL (built with -fwrapv) does.
 		v *= int32(pow10[n.multi])
@@ -431,7 +431,7 @@ func (t *Template) float(v float64, digits int, narrow func(float64) float64) (s
 	val := v
 	if n.is(fMulti) {
 		if n.multi >= len(pow10) {
-			return "", &Error{Code: "0A000", Msg: `to_char of double precision with "V" of more than 22 digits is not supported`}
+			return "", &Error{Code: "0A000", Msg: `"V" of more than 22 digits for double precision is not supported`}
 		}
 		val = narrow(v * narrow(pow10[n.multi]))
 		n.pre += n.multi

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/apd/v3"
+
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 )
 
 // FuzzParse: any template parses or is refused with a *Error, and a parsed one formats any
@@ -17,6 +19,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s, "-1234.5678")
 	}
 	f.Fuzz(func(t *testing.T, tmpl, value string) {
+		fuzzcount.Add()
 		tt, err := Parse(tmpl)
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
