@@ -863,6 +863,10 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 				return typed(fn), err
 			}
 		}
+		if isIntervalVal(args[0]) {
+			// interval_to_char (hours past 24, no names, negative fields) is not written.
+			return bval{}, unimplemented("to_char of an interval")
+		}
 		if !args[0].untyped() && isWallclock(args[0].typ()) {
 			// timestamp_to_char: the kernel writes no zone name for a timestamp without time
 			// zone (scan/ops ToCharWallclock).
