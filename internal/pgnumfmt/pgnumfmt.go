@@ -523,9 +523,10 @@ func roman(v int64) string {
 	return strings.Repeat("M", int(v/1000)) + hundreds[v/100%10] + tens[v/10%10] + ones[v%10]
 }
 
-// ordinal is get_th: the English ordinal suffix of the digits s (st, nd, rd; th for the
-// teens and the rest), upper-cased when upper.
-func ordinal(s string, upper bool) string {
+// Ordinal is formatting.c's get_th, the suffix TH and th write for numbers and timestamp
+// fields alike: the English ordinal suffix of the digits s (st, nd, rd; th for the teens and
+// the rest), upper-cased when upper. s must not be empty.
+func Ordinal(s string, upper bool) string {
 	suf := "th"
 	if n := len(s); !(n > 1 && s[n-2] == '1') {
 		switch s[n-1] {
@@ -707,7 +708,7 @@ func (t *Template) process(n desc, number string, outPreSpaces int, sign byte) (
 			if len(number) == 0 || number[len(number)-1] < '0' || number[len(number)-1] > '9' {
 				return "", &Error{Code: "22P02", Msg: fmt.Sprintf("%q is not a number", number)}
 			}
-			out = append(out, ordinal(number, nd.id == kTH)...)
+			out = append(out, Ordinal(number, nd.id == kTH)...)
 		case kMI:
 			switch {
 			case sign == '-':

@@ -12,18 +12,23 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
+
+	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 )
 
-// to_char(timestamptz, text) with PostgreSQL's template patterns (PostgreSQL 15, "Data Type
-// Formatting Functions", Table 9.26 and 9.27), in a UTC session: every pattern PostgreSQL
-// knows gives PostgreSQL's text, checked against a real server (TestToCharMatchesPostgres).
+// to_char(timestamptz, text) and to_char(timestamp, text) with PostgreSQL's template patterns
+// (PostgreSQL 15, "Data Type Formatting Functions", Table 9.26 and 9.27), in a UTC session and
+// the C locale: every pattern PostgreSQL knows gives PostgreSQL's text, checked against a real
+// server (TestToCharMatchesPostgres, TestToCharKeywordGridMatchesPostgres).
 //
-// A format is read left to right. At each position, prefixes are taken first (FM: fill mode,
-// no padding; TM: translation mode, names unpadded; FX: fixed format, no effect on output),
-// then the longest keyword that starts there, then its suffixes (TH/th: an ordinal suffix on a
-// number; SP: read and ignored, as PostgreSQL does). Text in double quotes is copied without
-// the quotes (a backslash inside them copies the next character); outside quotes a backslash
-// before a double quote copies the quote; any other character is copied.
+// A format is read left to right, as formatting.c's parse_format reads it. At each position at
+// most one prefix is taken (FM: fill mode, no padding; TM: translation mode, names unpadded,
+// the C locale's names being the English ones), then the longest keyword that starts there (a
+// prefix before none is dropped; FX is a keyword writing nothing), then at most one suffix
+// (TH/th: an ordinal suffix on a number; SP: read and ignored, as PostgreSQL does): FMTMMonth
+// is "T" then MM then "onth". Text in double quotes is copied without the quotes (a backslash
+// inside them copies the next character); outside quotes a backslash before a double quote
+// copies the quote; any other character is copied.
 
 // tcKey is one keyword of the to_char template.
 type tcKey struct {
@@ -211,26 +216,6 @@ func sortByLengthDesc(keys []tcKey) {
 	}
 }
 
-// ordinal returns the English ordinal suffix of the decimal digits s (st, nd, rd, th; 11th,
-// 12th, 13th), upper-cased when upper.
-func ordinal(s string, upper bool) string {
-	suf := "th"
-	if n := len(s); n > 0 && !(n > 1 && s[n-2] == '1') {
-		switch s[n-1] {
-		case '1':
-			suf = "st"
-		case '2':
-			suf = "nd"
-		case '3':
-			suf = "rd"
-		}
-	}
-	if upper {
-		return strings.ToUpper(suf)
-	}
-	return suf
-}
-
 // ToChar formats t (shown in UTC) with PostgreSQL's to_char template patterns, as PostgreSQL
 // 15 does for a timestamp with time zone in a UTC session (see the comment at the top of this
 // file).
@@ -308,7 +293,7 @@ func toChar(t time.Time, format string, zoned bool) string {
 				}
 			}
 			if th {
-				s += ordinal(s, thUpper)
+				s += pgnumfmt.Ordinal(s, thUpper)
 			}
 			b.WriteString(s)
 			continue
@@ -326,7 +311,7 @@ func toChar(t time.Time, format string, zoned bool) string {
 			}
 		}
 		if th && key.ordinal {
-			s += ordinal(s, thUpper)
+			s += pgnumfmt.Ordinal(s, thUpper)
 		}
 		b.WriteString(s)
 	}
