@@ -226,32 +226,40 @@ func ToChar(t time.Time, format string) string { return toChar(t.UTC(), format, 
 // PostgreSQL's timestamp_to_char.
 func ToCharWallclock(t time.Time, format string) string { return toChar(t.UTC(), format, false) }
 
-// toChar is formatting.c's parse_format and DCH_to_char: at each position at most one prefix
-// (FM, fm, TM, tm), then the first keyword that starts there (a prefix before none is
-// dropped), then at most one suffix (TH, th, SP).
-func toChar(t time.Time, format string, zoned bool) string {
-	var b strings.Builder
+// tcNode is one element of a to_char template: copied text, or a keyword with its prefix
+// (fm, tm) and suffix (th, thUpper; SP read and dropped).
+type tcNode struct {
+	text                string
+	key                 *tcKey
+	fm, tm, th, thUpper bool
+}
+
+// walkToChar is formatting.c's parse_format for timestamps: at each position at most one
+// prefix (FM, fm, TM, tm), then the first keyword that starts there (a prefix before none is
+// dropped), then at most one suffix (TH, th, SP); quoted text and escapes as the comment at
+// the top of this file says. It calls emit for each element in order.
+func walkToChar(format string, emit func(n tcNode)) {
 	for i := 0; i < len(format); {
-		fm, tm := false, false
+		var n tcNode
 		switch {
 		case strings.HasPrefix(format[i:], "FM"), strings.HasPrefix(format[i:], "fm"):
-			fm = true
+			n.fm = true
 			i += 2
 		case strings.HasPrefix(format[i:], "TM"), strings.HasPrefix(format[i:], "tm"):
-			tm = true
+			n.tm = true
 			i += 2
 		}
 		if i >= len(format) {
 			break
 		}
-		var key *tcKey
 		for k := range tcKeys {
 			if strings.HasPrefix(format[i:], tcKeys[k].name) {
-				key = &tcKeys[k]
+				n.key = &tcKeys[k]
 				break
 			}
 		}
-		if key == nil {
+		if n.key == nil {
+			var b strings.Builder
 			switch c := format[i]; {
 			case c == '"':
 				i++
@@ -270,51 +278,64 @@ func toChar(t time.Time, format string, zoned bool) string {
 				b.WriteByte(c)
 				i++
 			}
+			emit(tcNode{text: b.String()})
 			continue
 		}
-		i += len(key.name)
-		th, thUpper := false, false
+		i += len(n.key.name)
 		switch {
 		case strings.HasPrefix(format[i:], "TH"):
-			th, thUpper = true, true
+			n.th, n.thUpper = true, true
 			i += 2
 		case strings.HasPrefix(format[i:], "th"):
-			th = true
+			n.th = true
 			i += 2
 		case strings.HasPrefix(format[i:], "SP"):
 			i += 2
 		}
+		emit(n)
+	}
+}
+
+// toChar is DCH_to_char of an instant: zoned false for a timestamp without time zone.
+func toChar(t time.Time, format string, zoned bool) string {
+	var b strings.Builder
+	walkToChar(format, func(n tcNode) {
+		key := n.key
+		if key == nil {
+			b.WriteString(n.text)
+			return
+		}
 		if key.num != nil {
 			v, width := key.num(t)
 			s := strconv.Itoa(v)
-			if !fm || key.fixed {
+			if !n.fm || key.fixed {
 				for len(s) < width {
 					s = "0" + s
 				}
 			}
-			if th {
-				s += pgnumfmt.Ordinal(s, thUpper)
+			if n.th {
+				s += pgnumfmt.Ordinal(s, n.thUpper)
 			}
 			b.WriteString(s)
-			continue
+			return
 		}
 		if key.zone && !zoned {
-			continue
+			return
 		}
 		s := key.text(t)
-		if fm && key.fmText != nil {
+		if n.fm && key.fmText != nil {
 			s = key.fmText(t)
 		}
-		if key.pad > 0 && !fm && (!tm || key.padAlways) {
+		if key.pad > 0 && !n.fm && (!n.tm || key.padAlways) {
 			for len(s) < key.pad {
 				s += " "
 			}
 		}
-		if th && key.ordinal {
-			s += pgnumfmt.Ordinal(s, thUpper)
+		if n.th && key.ordinal {
+			s += pgnumfmt.Ordinal(s, n.thUpper)
 		}
 		b.WriteString(s)
-	}
+	})
 	return b.String()
 }
 
