@@ -864,8 +864,18 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			}
 		}
 		if isIntervalVal(args[0]) {
-			// interval_to_char (hours past 24, no names, negative fields) is not written.
-			return bval{}, unimplemented("to_char of an interval")
+			// interval_to_char: the timestamp template over the interval's fields (scan/ops
+			// tocharinterval.go).
+			iv, err := bd.intervalValue(args[0], "argument 1 of to_char")
+			if err != nil {
+				return bval{}, err
+			}
+			f, err := text(1)
+			if err != nil {
+				return bval{}, err
+			}
+			fn, err := bd.fn(URNPostgres, "to_char_interval", strType(), iv, f)
+			return typed(fn), err
 		}
 		if !args[0].untyped() && isWallclock(args[0].typ()) {
 			// timestamp_to_char: the kernel writes no zone name for a timestamp without time
