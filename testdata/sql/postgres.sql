@@ -662,6 +662,9 @@ SELECT value->>'destination' AS d, to_char(count(*), 'L99,999') AS n, to_char(su
 -- to_char of timestamps without time zone (no zone name) and one prefix, one suffix per keyword, mixed
 SELECT id, to_char(timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "TZ="TZ OF') AS local, to_char(timestamp, 'FMTMMonth tzh:tzm of FMOF DDTHSP Y,YYYth') AS odd FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03' ORDER BY id LIMIT 6
 
+-- to_char of intervals (differences of timestamps: days, hours past noon, negative fields), mixed
+SELECT id, to_char(timestamp - TIMESTAMPTZ '2001-03-31', 'FMDD "days" HH24:MI:SS') AS since, to_char(TIMESTAMPTZ '2001-03-31 12:00' - timestamp, 'DD HH12 AM SSSS') AS until FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' ORDER BY id LIMIT 8
+
 -- numeric quotients at PostgreSQL's select_div_scale, as values and as text (the share of each destination, a mean written as sum / count) over every tier
 SELECT value->>'destination' AS d, count(*) * 100.0 / sum(count(*)) OVER () AS share, (count(*) * 100.0 / sum(count(*)) OVER ())::text AS share_text, (sum((value->>'distance')::int)::numeric / count(*))::text AS mean FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
 
