@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -251,9 +253,14 @@ func TestNumericDisplayScaleAsPostgres(t *testing.T) {
 	t.Logf("%d rows compared with PostgreSQL's", compared)
 }
 
-// toCharTemplates are number templates of to_char, each run over toCharValues.
+// toCharTemplates are number templates of to_char, each run over toCharValues and the
+// integers, bigints and doubles of TestToCharNumberAsPostgres: the digit patterns, and every
+// other pattern (signs at both ends, PR, L, TH, V, EEEE, RN, B, quoted text, escapes) with
+// and without FM (internal/pgnumfmt's TestToCharAsPostgres runs the full grid).
 var toCharTemplates = []string{"999.99", "FM999.99", "990.99", "FM990.00", "9,999.99", "FM9,999,999", "0000", "99G999D99", "999",
-	"FM9.9", "$999.99", "999.99%", "FM0.000", "9.9", "00.0", "9,990.0", "FM9,990.09", "0,000.9", ".99", "FM.999", "0", "FM0", "9G999G999", "00,000", "FM00.9990", "9 9.9 9"}
+	"FM9.9", "$999.99", "999.99%", "FM0.000", "9.9", "00.0", "9,990.0", "FM9,990.09", "0,000.9", ".99", "FM.999", "0", "FM0", "9G999G999", "00,000", "FM00.9990", "9 9.9 9",
+	"S999.99", "FM999.99S", "999MI", "FMMI999", "PL999.9", "SG999", "FMSG999", "999PR", "FM999.9PR", "L999.99", "999TH", "FMth999th", "99V99", "9.99EEEE",
+	"RN", "FMrn", `"n="999`, `\"999`, "B999", "FMS990.00", "99999999999999999999.99", "FM9.99999999999999999999", "9."}
 
 // toCharValues are numerics of every shape for toCharTemplates: zero, fractions that round
 // up, away from zero and to zero, values that overflow the templates.
@@ -261,32 +268,73 @@ const toCharValues = "(VALUES (0::numeric(12,3)), (0.5::numeric(12,3)), (-0.5::n
 	"(12.345::numeric(12,3)), (1234.5::numeric(12,3)), (-1234.567::numeric(12,3)), (99999.999::numeric(12,3)), (0.004::numeric(12,3)), " +
 	"(-0.004::numeric(12,3)), (100::numeric(12,3)), (7::numeric(12,3)), (0.05::numeric(12,3)), (9.95::numeric(12,3))) t(v)"
 
-// TestToCharNumberAsPostgres: to_char of numerics and integers (PostgreSQL's numeric_to_char:
-// 9, 0, the point, the comma, D, G, FM, copied characters) is PostgreSQL's text, over a grid
-// of values and templates, integers, and averages over the flights; other patterns and
-// double precision are refused by name.
+// toCharOtherValues are integers, bigints and doubles for toCharTemplates (k orders them):
+// signs, ordinals, Roman numerals' range, types' extremes, ties (a double's EEEE rounds
+// them to even), values PostgreSQL cuts at 15 significant digits.
+var toCharOtherValues = []string{
+	"(VALUES (1, 0), (2, 1), (3, -1), (4, 12), (5, -23), (6, 111), (7, 3999), (8, 4000), (9, 25), (10, 2147483647), (11, -2147483647 - 1)) t(k, v)",
+	"(VALUES (1, 0::bigint), (2, 13::bigint), (3, -22::bigint), (4, 3999::bigint), (5, 1000000000000::bigint), (6, 9223372036854775807::bigint), (7, '-9223372036854775808'::bigint)) t(k, v)",
+	"(VALUES (1, 0::float8), (2, 0.5::float8), (3, -0.4::float8), (4, 2.5::float8), (5, 1234.5678::float8), (6, 1e20::float8), (7, -0.004::float8), (8, 0.1::float8), (9, 3999.5::float8)) t(k, v)",
+}
+
+// TestToCharNumberAsPostgres: to_char of numerics, integers, bigints and doubles
+// (PostgreSQL's numeric_to_char, int4/int8_to_char, float8_to_char: every pattern) is
+// PostgreSQL's text over a grid of values and templates, with constant templates and
+// templates read from rows, and over averages of the flights; templates PostgreSQL rejects
+// and values it cannot write are its errors (SQLSTATE, gRPC INVALID_ARGUMENT), and what the
+// engine leaves out (V of more than 9 digits for an integer, which PostgreSQL leaves to the C
+// compiler) is refused by name.
 func TestToCharNumberAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	cl := clients[0].c
 	var qs []string
 	for _, f := range toCharTemplates {
 		qs = append(qs, "SELECT v, to_char(v, '"+f+"') FROM "+toCharValues+" ORDER BY v")
+		for _, vals := range toCharOtherValues {
+			if strings.Contains(f, "V") || strings.Contains(strings.ToUpper(f), "RN") {
+				// V multiplies a bigint in bigint, RN reads it as integer: the bigints past
+				// those are PostgreSQL's error (below).
+				vals = strings.ReplaceAll(vals, ", (5, 1000000000000::bigint), (6, 9223372036854775807::bigint), (7, '-9223372036854775808'::bigint)", "")
+			}
+			qs = append(qs, "SELECT to_char(v, '"+f+"') FROM "+vals+" ORDER BY k")
+		}
 	}
 	qs = append(qs,
 		"SELECT g, to_char(g, '9,999'), to_char(g::bigint * 1000003, 'FM999,999,999,999'), to_char(g::smallint, '00000'), to_char(g, 'FM9999.00') FROM generate_series(-1500, 1500, 250) g ORDER BY g",
-		"SELECT value->>'destination' AS d, to_char(avg((value->>'delay')::int), '999.99'), to_char(avg((value->>'distance')::int), 'FM9,999.0'), to_char(sum((value->>'distance')::bigint), '9,999,999') "+
+		"SELECT value->>'destination' AS d, to_char(avg((value->>'delay')::int), '999.99'), to_char(avg((value->>'distance')::int), 'FM9,999.0'), to_char(sum((value->>'distance')::bigint), '9,999,999'), "+
+			"to_char(avg((value->>'delay')::float8), '9.999EEEE'), to_char(count(*), 'FMRN'), to_char(avg((value->>'distance')::float8), 'FM9,999.99PR') "+
 			"FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-01' AND timestamp < '2001-05-01' GROUP BY 1 ORDER BY 1",
+		"SELECT to_char(v, f) FROM (VALUES (1, -12.5, '999.9S'), (2, 7, 'FMRN'), (3, 1234.5, '9G999D9'), (4, 0.0001, '9.9EEEE')) t(k, v, f) ORDER BY k",
 	)
 	compared := 0
 	for _, q := range qs {
 		want, kinds := pgTexts(t, ctx, pg, q)
 		compared += compareNumericRows(t, ctx, cl, q, want, kinds)
 	}
-	for _, q := range []string{"SELECT to_char(1.5, 'S999.9')", "SELECT to_char(1.5, '9.9EEEE')", "SELECT to_char(15, 'RN')", "SELECT to_char(1.5::float8, '9.9')",
-		"SELECT to_char(g, value->>'destination') FROM flights, generate_series(1, 2) g WHERE origin = 'SFO' AND timestamp >= '2001-03-01' AND timestamp < '2001-03-02'"} {
-		_, err := run(ctx, cl, q)
-		if st := status.Convert(err); st.Code() != codes.Unimplemented || !strings.Contains(st.Message(), "to_char") {
-			t.Errorf("%s: %v, want UNIMPLEMENTED naming to_char", q, err)
+	for _, c := range []struct {
+		q, state, msg string
+		code          codes.Code
+	}{
+		{"SELECT to_char(1.5, '9.9.9')", "42601", "multiple decimal points", codes.InvalidArgument},
+		{"SELECT to_char(1.5, 'FM9.9EEEE')", "42601", `"EEEE" is incompatible with other formats`, codes.InvalidArgument},
+		{"SELECT to_char(1.5, '9PR9')", "42601", `"9" must be ahead of "PR"`, codes.InvalidArgument},
+		{"SELECT to_char(v, 'RN') FROM (VALUES (3000000000.5)) t(v)", "22003", "integer out of range", codes.InvalidArgument},
+		{"SELECT to_char(5, 'TH')", "22P02", `"." is not a number`, codes.InvalidArgument},
+		{"SELECT to_char(v, 'RN') FROM (VALUES (3000000000)) t(v)", "22003", "integer out of range", codes.InvalidArgument},
+		{"SELECT to_char(v, '9V99') FROM (VALUES (9223372036854775807)) t(v)", "22003", "bigint out of range", codes.InvalidArgument},
+		{"SELECT to_char(v, 'V9999999999') FROM (VALUES (12)) t(v)", "", `"V" of more than 9 digits`, codes.Unimplemented},
+	} {
+		if c.state != "" {
+			var s string
+			err := pg.QueryRow(ctx, c.q).Scan(&s)
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != c.state || pe.Message != c.msg {
+				t.Fatalf("PostgreSQL %s: %v, want %s %q", c.q, err, c.state, c.msg)
+			}
+		}
+		_, err := run(ctx, cl, c.q)
+		if st := status.Convert(err); st.Code() != c.code || !strings.Contains(st.Message(), c.msg) || !strings.Contains(st.Message(), "to_char") {
+			t.Errorf("%s: %v, want %v naming to_char with %q", c.q, err, c.code, c.msg)
 		}
 	}
 	t.Logf("%d rows of to_char compared with PostgreSQL's", compared)

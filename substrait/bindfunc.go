@@ -2,6 +2,7 @@ package substrait
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -840,13 +841,19 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		if !args[0].untyped() {
 			switch familyOf(args[0].typ()) {
-			case famInt, famNumeric:
-				// to_char of a number: formatting.c's numeric_to_char (internal/pgnumfmt).
-				if args[1].str == nil {
-					return bval{}, unimplemented("to_char of a number with a template that is not a constant")
-				}
-				if _, err := pgnumfmt.Parse(*args[1].str); err != nil {
-					return bval{}, unimplemented("to_char of a number with " + err.Error())
+			case famInt, famNumeric, famFloat:
+				// to_char of a number: formatting.c's numeric_to_char, int4/int8_to_char and
+				// float4/float8_to_char (internal/pgnumfmt), every pattern. A constant template
+				// PostgreSQL rejects is its error (42601) here; another template is parsed by
+				// the kernel, a rejected one the row's error.
+				if s := args[1].str; s != nil {
+					if _, err := pgnumfmt.Parse(*s); err != nil {
+						var e *pgnumfmt.Error
+						if errors.As(err, &e) {
+							return bval{}, refused(InvalidArgument, e.Code, "to_char: %s", e.Msg)
+						}
+						return bval{}, err
+					}
 				}
 				f, err := text(1)
 				if err != nil {
@@ -854,15 +861,30 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 				}
 				fn, err := bd.fn(URNPostgres, "to_char_number", strType(), args[0].e, f)
 				return typed(fn), err
-			case famFloat:
-				return bval{}, unimplemented("to_char of double precision (cast it to numeric)")
 			}
 		}
-		if !args[0].untyped() && isWallclock(args[0].typ()) {
-			// PostgreSQL prints no zone for a timestamp without time zone; the kernel prints UTC.
-			if f := args[1].str; f == nil || strings.Contains(strings.ToUpper(*f), "TZ") || strings.Contains(strings.ToUpper(*f), "OF") {
-				return bval{}, unimplemented("to_char of a timestamp without time zone with a zone pattern (TZ, OF) or a template that is not a constant")
+		if isIntervalVal(args[0]) {
+			// interval_to_char: the timestamp template over the interval's fields (scan/ops
+			// tocharinterval.go).
+			iv, err := bd.intervalValue(args[0], "argument 1 of to_char")
+			if err != nil {
+				return bval{}, err
 			}
+			f, err := text(1)
+			if err != nil {
+				return bval{}, err
+			}
+			fn, err := bd.fn(URNPostgres, "to_char_interval", strType(), iv, f)
+			return typed(fn), err
+		}
+		if !args[0].untyped() && isWallclock(args[0].typ()) {
+			// timestamp_to_char: the kernel writes no zone name for a timestamp without time
+			// zone (scan/ops ToCharWallclock).
+			f, err := text(1)
+			if err != nil {
+				return bval{}, err
+			}
+			return call(URNPostgres, strType(), args[0].e, f)
 		}
 		ts, err := bd.coerce(args[0], tsType(), "argument 1 of to_char")
 		if err != nil {

@@ -184,7 +184,8 @@ func TestJSONNotUTF8(t *testing.T) {
 	}
 }
 
-// FuzzToChar formats instants across timestamp[ns]'s range with arbitrary to_char templates
+// FuzzToChar formats instants across timestamp[ns]'s range (and intervals of the same
+// nanoseconds, which answer text or ErrIntervalFormat) with arbitrary to_char templates
 // (a client's text): it never panics, gives the same text twice, answers UTF-8 for a UTF-8
 // template, and copies a template holding no letter, digit, quote or backslash unchanged (only
 // those start a keyword, a modifier or quoting).
@@ -199,6 +200,10 @@ func FuzzToChar(f *testing.F) {
 		out := ops.ToChar(at, format)
 		if again := ops.ToChar(at, format); again != out {
 			t.Fatalf("ToChar(%q) gave %q, then %q", format, out, again)
+		}
+		iv := arrow.MonthDayNanoInterval{Months: int32(ns % 100_000), Days: int32(ns % 1_000_000), Nanoseconds: ns}
+		if _, err := ops.ToCharInterval(iv, format); err != nil && err != ops.ErrIntervalFormat {
+			t.Fatalf("ToCharInterval(%v, %q): %v", iv, format, err)
 		}
 		if utf8.ValidString(format) && !utf8.ValidString(out) {
 			t.Fatalf("ToChar(%q) = %q: not UTF-8", format, out)

@@ -823,8 +823,12 @@ func toCharKernel(n *fnNode) error {
 			return nil, err
 		}
 		f, _ := asTexts(args[1])
+		toChar := ToChar
+		if args[0].DataType().(*arrow.TimestampType).TimeZone == "" {
+			toChar = ToCharWallclock // a timestamp without time zone
+		}
 		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-			return ToChar(at(i), string(f.ValueBytes(i))), true, nil
+			return toChar(at(i), string(f.ValueBytes(i))), true, nil
 		})
 	}
 	return nil

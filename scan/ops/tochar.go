@@ -12,18 +12,23 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
+
+	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 )
 
-// to_char(timestamptz, text) with PostgreSQL's template patterns (PostgreSQL 15, "Data Type
-// Formatting Functions", Table 9.26 and 9.27), in a UTC session: every pattern PostgreSQL
-// knows gives PostgreSQL's text, checked against a real server (TestToCharMatchesPostgres).
+// to_char(timestamptz, text) and to_char(timestamp, text) with PostgreSQL's template patterns
+// (PostgreSQL 15, "Data Type Formatting Functions", Table 9.26 and 9.27), in a UTC session and
+// the C locale: every pattern PostgreSQL knows gives PostgreSQL's text, checked against a real
+// server (TestToCharMatchesPostgres, TestToCharKeywordGridMatchesPostgres).
 //
-// A format is read left to right. At each position, prefixes are taken first (FM: fill mode,
-// no padding; TM: translation mode, names unpadded; FX: fixed format, no effect on output),
-// then the longest keyword that starts there, then its suffixes (TH/th: an ordinal suffix on a
-// number; SP: read and ignored, as PostgreSQL does). Text in double quotes is copied without
-// the quotes (a backslash inside them copies the next character); outside quotes a backslash
-// before a double quote copies the quote; any other character is copied.
+// A format is read left to right, as formatting.c's parse_format reads it. At each position at
+// most one prefix is taken (FM: fill mode, no padding; TM: translation mode, names unpadded,
+// the C locale's names being the English ones), then the longest keyword that starts there (a
+// prefix before none is dropped; FX is a keyword writing nothing), then at most one suffix
+// (TH/th: an ordinal suffix on a number; SP: read and ignored, as PostgreSQL does): FMTMMonth
+// is "T" then MM then "onth". Text in double quotes is copied without the quotes (a backslash
+// inside them copies the next character); outside quotes a backslash before a double quote
+// copies the quote; any other character is copied.
 
 // tcKey is one keyword of the to_char template.
 type tcKey struct {
@@ -33,9 +38,18 @@ type tcKey struct {
 	num func(t time.Time) (v int, width int)
 	// fixed is set for fractional fields (MS, US, FF1…FF6): always zero-padded.
 	fixed bool
-	// text formats a text field; pad is its blank-padded width (0: none).
-	text func(t time.Time) string
-	pad  int
+	// text formats a text field; pad is its blank-padded width (0: none), which TM (a
+	// localized name, unpadded) drops unless padAlways (RM: PostgreSQL pads it with TM too).
+	text      func(t time.Time) string
+	pad       int
+	padAlways bool
+	// fmText, when set, formats the text field under FM (OF: the hour without its zero).
+	fmText func(t time.Time) string
+	// ordinal: TH and th apply to the text field (Y,YYY, a number with a comma).
+	ordinal bool
+	// zone: the field is the zone's name (TZ, tz), which a timestamp without time zone has
+	// not: PostgreSQL writes nothing.
+	zone bool
 }
 
 // tcKeys are the keywords, longest first among those sharing a prefix (the first match at a
@@ -130,13 +144,12 @@ var tcKeys = func() []tcKey {
 		l.name = strings.ToLower(k.name)
 		keys = append(keys, l)
 	}
+	yyyy := func(t time.Time) string { return strconv.Itoa(t.Year()/1000) + "," + pad3(t.Year()%1000) }
+	of := func(width int) func(time.Time) string {
+		return func(time.Time) string { return "+" + fmt.Sprintf("%0*d", width, 0) }
+	}
 	keys = append(keys,
-		tcKey{name: "Y,YYY", text: func(t time.Time) string {
-			return strconv.Itoa(t.Year()/1000) + "," + pad3(t.Year()%1000)
-		}},
-		tcKey{name: "y,yyy", text: func(t time.Time) string {
-			return strconv.Itoa(t.Year()/1000) + "," + pad3(t.Year()%1000)
-		}},
+		tcKey{name: "Y,YYY", text: yyyy, ordinal: true}, tcKey{name: "y,yyy", text: yyyy, ordinal: true},
 		tcKey{name: "A.D.", text: era("A.D.", "B.C.")}, tcKey{name: "a.d.", text: era("a.d.", "b.c.")},
 		tcKey{name: "B.C.", text: era("A.D.", "B.C.")}, tcKey{name: "b.c.", text: era("a.d.", "b.c.")},
 		tcKey{name: "AD", text: era("AD", "BC")}, tcKey{name: "ad", text: era("ad", "bc")},
@@ -153,13 +166,17 @@ var tcKeys = func() []tcKey {
 		tcKey{name: "day", text: lower(day), pad: 9},
 		tcKey{name: "DY", text: upper(first3(day))}, tcKey{name: "Dy", text: first3(day)},
 		tcKey{name: "dy", text: lower(first3(day))},
-		tcKey{name: "RM", text: rm, pad: 4}, tcKey{name: "rm", text: lower(rm), pad: 4},
-		// The session is UTC: timestamptz is shown in UTC.
+		tcKey{name: "RM", text: rm, pad: 4, padAlways: true}, tcKey{name: "rm", text: lower(rm), pad: 4, padAlways: true},
+		// The session is UTC: timestamptz is shown in UTC, a timestamp without time zone at
+		// offset zero and without a zone name.
 		tcKey{name: "TZH", text: func(time.Time) string { return "+00" }},
+		tcKey{name: "tzh", text: func(time.Time) string { return "+00" }},
 		tcKey{name: "TZM", text: func(time.Time) string { return "00" }},
-		tcKey{name: "TZ", text: func(time.Time) string { return "UTC" }},
-		tcKey{name: "tz", text: func(time.Time) string { return "utc" }},
-		tcKey{name: "OF", text: func(time.Time) string { return "+00" }},
+		tcKey{name: "tzm", text: func(time.Time) string { return "00" }},
+		tcKey{name: "TZ", text: func(time.Time) string { return "UTC" }, zone: true},
+		tcKey{name: "tz", text: func(time.Time) string { return "utc" }, zone: true},
+		tcKey{name: "OF", text: of(2), fmText: of(0)},
+		tcKey{name: "of", text: of(2), fmText: of(0)},
 		tcKey{name: "FX", text: func(time.Time) string { return "" }},
 		tcKey{name: "fx", text: func(time.Time) string { return "" }},
 	)
@@ -199,56 +216,50 @@ func sortByLengthDesc(keys []tcKey) {
 	}
 }
 
-// ordinal returns the English ordinal suffix of the decimal digits s (st, nd, rd, th; 11th,
-// 12th, 13th), upper-cased when upper.
-func ordinal(s string, upper bool) string {
-	suf := "th"
-	if n := len(s); n > 0 && !(n > 1 && s[n-2] == '1') {
-		switch s[n-1] {
-		case '1':
-			suf = "st"
-		case '2':
-			suf = "nd"
-		case '3':
-			suf = "rd"
-		}
-	}
-	if upper {
-		return strings.ToUpper(suf)
-	}
-	return suf
+// ToChar formats t (shown in UTC) with PostgreSQL's to_char template patterns, as PostgreSQL
+// 15 does for a timestamp with time zone in a UTC session (see the comment at the top of this
+// file).
+func ToChar(t time.Time, format string) string { return toChar(t.UTC(), format, true) }
+
+// ToCharWallclock is to_char of a timestamp without time zone whose wall-clock time is t's in
+// UTC: as ToChar, but TZ and tz write nothing (OF, TZH and TZM write offset zero), as
+// PostgreSQL's timestamp_to_char.
+func ToCharWallclock(t time.Time, format string) string { return toChar(t.UTC(), format, false) }
+
+// tcNode is one element of a to_char template: copied text, or a keyword with its prefix
+// (fm, tm) and suffix (th, thUpper; SP read and dropped).
+type tcNode struct {
+	text                string
+	key                 *tcKey
+	fm, tm, th, thUpper bool
 }
 
-// ToChar formats t (shown in UTC) with PostgreSQL's to_char template patterns, as PostgreSQL
-// 15 does in a UTC session (see the comment at the top of this file).
-func ToChar(t time.Time, format string) string {
-	t = t.UTC()
-	var b strings.Builder
+// walkToChar is formatting.c's parse_format for timestamps: at each position at most one
+// prefix (FM, fm, TM, tm), then the first keyword that starts there (a prefix before none is
+// dropped), then at most one suffix (TH, th, SP); quoted text and escapes as the comment at
+// the top of this file says. It calls emit for each element in order.
+func walkToChar(format string, emit func(n tcNode)) {
 	for i := 0; i < len(format); {
-		fm, tm := false, false
-		for {
-			switch {
-			case strings.HasPrefix(format[i:], "FM"), strings.HasPrefix(format[i:], "fm"):
-				fm = true
-			case strings.HasPrefix(format[i:], "TM"), strings.HasPrefix(format[i:], "tm"):
-				tm = true
-			default:
-				goto keyword
-			}
+		var n tcNode
+		switch {
+		case strings.HasPrefix(format[i:], "FM"), strings.HasPrefix(format[i:], "fm"):
+			n.fm = true
+			i += 2
+		case strings.HasPrefix(format[i:], "TM"), strings.HasPrefix(format[i:], "tm"):
+			n.tm = true
 			i += 2
 		}
-	keyword:
 		if i >= len(format) {
 			break
 		}
-		var key *tcKey
 		for k := range tcKeys {
 			if strings.HasPrefix(format[i:], tcKeys[k].name) {
-				key = &tcKeys[k]
+				n.key = &tcKeys[k]
 				break
 			}
 		}
-		if key == nil {
+		if n.key == nil {
+			var b strings.Builder
 			switch c := format[i]; {
 			case c == '"':
 				i++
@@ -267,45 +278,64 @@ func ToChar(t time.Time, format string) string {
 				b.WriteByte(c)
 				i++
 			}
+			emit(tcNode{text: b.String()})
 			continue
 		}
-		i += len(key.name)
-		th, thUpper := false, false
-		for {
-			switch {
-			case strings.HasPrefix(format[i:], "TH"):
-				th, thUpper = true, true
-			case strings.HasPrefix(format[i:], "th"):
-				th, thUpper = true, false
-			case strings.HasPrefix(format[i:], "SP"):
-			default:
-				goto emit
-			}
+		i += len(n.key.name)
+		switch {
+		case strings.HasPrefix(format[i:], "TH"):
+			n.th, n.thUpper = true, true
+			i += 2
+		case strings.HasPrefix(format[i:], "th"):
+			n.th = true
+			i += 2
+		case strings.HasPrefix(format[i:], "SP"):
 			i += 2
 		}
-	emit:
+		emit(n)
+	}
+}
+
+// toChar is DCH_to_char of an instant: zoned false for a timestamp without time zone.
+func toChar(t time.Time, format string, zoned bool) string {
+	var b strings.Builder
+	walkToChar(format, func(n tcNode) {
+		key := n.key
+		if key == nil {
+			b.WriteString(n.text)
+			return
+		}
 		if key.num != nil {
 			v, width := key.num(t)
 			s := strconv.Itoa(v)
-			if !fm || key.fixed {
+			if !n.fm || key.fixed {
 				for len(s) < width {
 					s = "0" + s
 				}
 			}
-			if th {
-				s += ordinal(s, thUpper)
+			if n.th {
+				s += pgnumfmt.Ordinal(s, n.thUpper)
 			}
 			b.WriteString(s)
-			continue
+			return
+		}
+		if key.zone && !zoned {
+			return
 		}
 		s := key.text(t)
-		if key.pad > 0 && !fm && !tm {
+		if n.fm && key.fmText != nil {
+			s = key.fmText(t)
+		}
+		if key.pad > 0 && !n.fm && (!n.tm || key.padAlways) {
 			for len(s) < key.pad {
 				s += " "
 			}
 		}
+		if n.th && key.ordinal {
+			s += pgnumfmt.Ordinal(s, n.thUpper)
+		}
 		b.WriteString(s)
-	}
+	})
 	return b.String()
 }
 

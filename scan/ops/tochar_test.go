@@ -48,6 +48,11 @@ var toCharFormats = []string{
 	"AD", "A.D.", "bc", "b.c.", "FXYYYY", "DDSP", "YYYY \\\"quoted\\\"", "\"YYYY\" YYYY", "\"a\\\"b\" DD",
 	"Q\"Q\"", "HH24:MI:SS OF", "x-y/z", "FMYYYY-FMMM-FMDD", "FMHH12 FMSS", "tmmonth", "fmday", "yyyy-mm-dd hh24:mi:ss",
 	"YYYYMMDD", "YYYY_WW", "MMDDYYYY", "FM9", "FMx",
+	// One prefix and one suffix a keyword: a second is text (or a keyword of its own).
+	"FMTMMonth", "TMFMMonth", "FMFMDD", "DDTHSP", "DDSPTH", "DDthth", "THDD", "SPDD", "TMRM", "TMrm", "FMRM", "HH12SP",
+	// Zones in lower case, OF under FM, TH on Y,YYY, suffixes on text fields.
+	"tzh:tzm", "of", "FMOF", "FMof", "TZ tz", "TMTZ", "Y,YYYTH", "y,yyyth", "FMY,YYY", "RMth", "MonthTH", "AMth", "FXDD fxdd",
+	"FMMS FMFF3 FMUS", "USth", "SSSSSth", "FMDDD FMIDDD", "Dy TMDy FMDy", "MON TMMON FMMON",
 }
 
 // TestToCharMatchesPostgres: to_char of every template above at every instant above equals
@@ -82,6 +87,79 @@ func TestToCharMatchesPostgres(t *testing.T) {
 	}
 	if checked < 1000 {
 		t.Fatalf("only %d cases", checked)
+	}
+}
+
+// toCharKeywords are PostgreSQL's to_char keywords for timestamps, each spelling
+// (formatting.c's DCH_keywords; "Datetime Formatting Functions" in PostgreSQL's manual).
+var toCharKeywords = []string{"A.D.", "A.M.", "AD", "AM", "B.C.", "BC", "CC", "DAY", "DDD", "DD", "DY", "Day", "Dy", "D", "FF1", "FF2", "FF3",
+	"FF4", "FF5", "FF6", "FX", "HH24", "HH12", "HH", "IDDD", "ID", "IW", "IYYY", "IYY", "IY", "I", "J", "MI", "MM", "MONTH", "MON", "MS", "Month",
+	"Mon", "OF", "P.M.", "PM", "Q", "RM", "SSSSS", "SSSS", "SS", "TZH", "TZM", "TZ", "US", "WW", "W", "Y,YYY", "YYYY", "YYY", "YY", "Y",
+	"a.d.", "a.m.", "ad", "am", "b.c.", "bc", "cc", "day", "ddd", "dd", "dy", "d", "ff1", "ff2", "ff3", "ff4", "ff5", "ff6", "fx", "hh24", "hh12",
+	"hh", "iddd", "id", "iw", "iyyy", "iyy", "iy", "i", "j", "mi", "mm", "month", "mon", "ms", "of", "p.m.", "pm", "q", "rm", "sssss", "ssss",
+	"ss", "tzh", "tzm", "tz", "us", "ww", "w", "y,yyy", "yyyy", "yyy", "yy", "y"}
+
+// TestToCharKeywordGridMatchesPostgres: every keyword with every prefix (none, FM, fm, TM,
+// tm) and suffix (none, TH, th, SP), followed by a separator, at every instant above, for a
+// timestamp with and without time zone, equals PostgreSQL's to_char.
+func TestToCharKeywordGridMatchesPostgres(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := pgSession(t, "SET TimeZone = 'UTC'; SET lc_time = 'C'")
+	var formats []string
+	for _, k := range toCharKeywords {
+		for _, pre := range []string{"", "FM", "fm", "TM", "tm"} {
+			for _, suf := range []string{"", "TH", "th", "SP"} {
+				formats = append(formats, pre+k+suf+"|")
+			}
+		}
+	}
+	rows, err := conn.Query(ctx, "SELECT to_char(t, f), to_char(t::timestamp, f) FROM unnest($1::text[]) WITH ORDINALITY AS a(f, i), "+
+		"unnest($2::timestamptz[]) WITH ORDINALITY AS b(t, j) ORDER BY i, j", formats, toCharTimes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type pair struct{ Zoned, Wall string }
+	want, err := pgx.CollectRows(rows, pgx.RowToStructByPos[pair])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != len(formats)*len(toCharTimes) {
+		t.Fatalf("%d rows from PostgreSQL, want %d", len(want), len(formats)*len(toCharTimes))
+	}
+	for i, f := range formats {
+		for j, at := range toCharTimes {
+			w := want[i*len(toCharTimes)+j]
+			if got := ops.ToChar(at, f); got != w.Zoned {
+				t.Errorf("to_char(%s, %q) = %q, PostgreSQL %q", at.Format(time.RFC3339Nano), f, got, w.Zoned)
+			}
+			if got := ops.ToCharWallclock(at, f); got != w.Wall {
+				t.Errorf("to_char(%s::timestamp, %q) = %q, PostgreSQL %q", at.Format(time.RFC3339Nano), f, got, w.Wall)
+			}
+		}
+	}
+}
+
+// TestToCharWallclockMatchesPostgres: to_char of a timestamp without time zone, every
+// template above at every instant above, equals PostgreSQL's (no zone name; offset zero).
+func TestToCharWallclockMatchesPostgres(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := pgSession(t, "SET TimeZone = 'UTC'; SET lc_time = 'C'")
+	for _, f := range toCharFormats {
+		rows, err := conn.Query(ctx, "SELECT to_char(t::timestamp, $2) FROM unnest($1::timestamptz[]) WITH ORDINALITY AS u(t, n) ORDER BY n", toCharTimes, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, at := range toCharTimes {
+			if got := ops.ToCharWallclock(at, f); got != want[i] {
+				t.Errorf("to_char(%s::timestamp, %q) = %q, PostgreSQL %q", at.Format(time.RFC3339Nano), f, got, want[i])
+			}
+		}
 	}
 }
 

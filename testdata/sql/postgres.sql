@@ -650,6 +650,21 @@ SELECT value->>'destination' AS d, to_char(avg((value->>'delay')::int), '999.99'
 
 SELECT id, to_char((value->>'distance')::int * 1.05, 'FM99,990.00') AS miles, to_char((value->>'delay')::int, '0000') AS late FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
 
+-- to_char's sign, Roman, ordinal, V, EEEE, L and quoted-text patterns, of integers, bigints and doubles, hot
+SELECT id, to_char((value->>'delay')::int, 'S999') AS s, to_char((value->>'delay')::int, '999PR') AS pr, to_char((value->>'delay')::int, 'FMSG999') AS sg, to_char((value->>'distance')::int, 'FMRN') AS rn, to_char((value->>'delay')::int, '999MI') AS mi FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-06-01' AND timestamp < '2001-06-08' ORDER BY timestamp, id LIMIT 20
+
+-- the same, archived
+SELECT id, to_char((value->>'distance')::float8, '9.99EEEE') AS e, to_char((value->>'delay')::float8 / 8, 'FM990.0000MI') AS mi, to_char((value->>'distance')::int, 'FM9999th') AS th, to_char((value->>'delay')::bigint, 'PL9999V99') AS v FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-02-10' AND timestamp < '2001-02-17' ORDER BY timestamp, id LIMIT 20
+
+-- the same, mixed, of aggregates
+SELECT value->>'destination' AS d, to_char(count(*), 'L99,999') AS n, to_char(sum((value->>'distance')::bigint), '9.999EEEE') AS total, to_char(max((value->>'delay')::int), '"max: "999TH') AS mx, to_char(min((value->>'delay')::int), 'FMS9990') AS mn, to_char(count(*), 'rn') AS r FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
+
+-- to_char of timestamps without time zone (no zone name) and one prefix, one suffix per keyword, mixed
+SELECT id, to_char(timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "TZ="TZ OF') AS local, to_char(timestamp, 'FMTMMonth tzh:tzm of FMOF DDTHSP Y,YYYth') AS odd FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03' ORDER BY id LIMIT 6
+
+-- to_char of intervals (differences of timestamps: days, hours past noon, negative fields), mixed
+SELECT id, to_char(timestamp - TIMESTAMPTZ '2001-03-31', 'FMDD "days" HH24:MI:SS') AS since, to_char(TIMESTAMPTZ '2001-03-31 12:00' - timestamp, 'DD HH12 AM SSSS') AS until FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' ORDER BY id LIMIT 8
+
 -- numeric quotients at PostgreSQL's select_div_scale, as values and as text (the share of each destination, a mean written as sum / count) over every tier
 SELECT value->>'destination' AS d, count(*) * 100.0 / sum(count(*)) OVER () AS share, (count(*) * 100.0 / sum(count(*)) OVER ())::text AS share_text, (sum((value->>'distance')::int)::numeric / count(*))::text AS mean FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
 
