@@ -317,6 +317,9 @@ func TestNumericAsPostgres(t *testing.T) {
 		// the negative overflow of add and the positive one of subtract).
 		{"32767::smallint + 1::smallint", ""}, {"(-32768)::smallint - 1::smallint", ""}, {"-((-32768)::smallint)", ""},
 		{"40000::smallint", ""}, {"(-2147483648)::int + (-1)", ""}, {"2147483647 - (-1)", ""},
+		// A negative integer constant is typed after its sign as PostgreSQL's grammar types it:
+		// -2147483648 is an integer, whose doubling overflows.
+		{"-2147483648 * 2", ""}, {"-9223372036854775808 - 1", ""},
 		{"(-9223372036854775807)::bigint + (-5)::bigint", ""}, {"5::bigint - (-9223372036854775807)::bigint", ""},
 		{"(value->>'distance')::smallint * 100::smallint", where}, {"(value->>'delay')::smallint - 32767::smallint", where},
 	} {

@@ -877,6 +877,11 @@ func constant(c *pg.A_Const) (bval, error) {
 		s := c.GetFval().GetFval()
 		if !strings.ContainsAny(s, ".eE") {
 			n, err := strconv.ParseInt(s, 10, 64)
+			if err == nil && n >= math.MinInt32 && n <= math.MaxInt32 {
+				// PostgreSQL's grammar folds the sign into the constant's text before typing
+				// it, so -2147483648 (text "-2147483648" here, not an Ival) is an integer.
+				return typed(expr.NewPrimitiveLiteral(int32(n), false)), nil
+			}
 			if err == nil {
 				return typed(expr.NewPrimitiveLiteral(n, false)), nil
 			}
