@@ -206,14 +206,9 @@ func (c *Cache) Range(content, field string) (Range, bool) {
 // readHeader reads the first headerBytes bytes of the file at path (errDamaged when it is
 // shorter).
 func readHeader(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	hdr := make([]byte, headerBytes)
-	if _, err := io.ReadFull(f, hdr); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	if err := readFull(path, hdr); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, errDamaged
 		}
 		return nil, err
@@ -239,14 +234,9 @@ func readBuffer(path string, size, limit int64, mem memory.Allocator) (*memory.B
 	if size > limit {
 		return nil, errDamaged
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	buf := memory.NewResizableBuffer(mem)
 	buf.Resize(int(size))
-	if _, err := io.ReadFull(f, buf.Bytes()); err != nil {
+	if err := readFull(path, buf.Bytes()); err != nil {
 		buf.Release()
 		return nil, err
 	}
