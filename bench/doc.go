@@ -111,6 +111,7 @@
 //     The committed 300,000-row sample by default (about 3 minutes); FLIGHTSRV_ANALYTICAL_FULL=1
 //     runs the whole 3M-row file; FLIGHTSRV_ANALYTICAL_BASELINE=BINARY measures another build
 //     in the same rounds (before/after), cold and with its own warm cache; FLIGHTSRV_ANALYTICAL_ROUNDS (default 3);
+//     FLIGHTSRV_ANALYTICAL_QUERIES (a regular expression) runs only the queries whose names match;
 //     FLIGHTSRV_ANALYTICAL_DIR keeps the loaded and archived fixture for a later run.
 //   - BenchmarkAnalyticalHot (hotagg_test.go): issue 19's seven aggregate queries with every
 //     bucket hot: the same sample (FLIGHTSRV_ANALYTICAL_FULL=1: the whole file) loaded into the
