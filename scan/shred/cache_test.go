@@ -404,3 +404,40 @@ func TestCacheRange(t *testing.T) {
 		t.Fatalf("damaged entry kept: %v", err)
 	}
 }
+
+// TestCacheEarlierLayout: an entry of the layout before ranges ("FSHRED02", sealed with a
+// valid checksum) is damaged for Get and Range alike: removed and counted, never served.
+func TestCacheEarlierLayout(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	a := int32Column(t, mem, 10)
+	defer a.Release()
+	for _, read := range []string{"get", "range"} {
+		if err := mustOpen(t, dir, 1<<20).Put("k", read, a); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, nameOf(entryID("k", read)))
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(data, "FSHRED02")
+		binary.LittleEndian.PutUint32(data[len(entryMagic):], crc32.Checksum(data[len(entryMagic)+4:], castagnoli))
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := mustOpen(t, dir, 1<<20)
+		if read == "get" {
+			if got, ok := c.Get("k", read, arrow.PrimitiveTypes.Int32, mem); ok {
+				got.Release()
+				t.Fatal("an entry of the earlier layout served")
+			}
+		} else if _, ok := c.Range("k", read); ok {
+			t.Fatal("the range of an entry of the earlier layout served")
+		}
+		if s := c.Stats(); s.Damaged != 1 {
+			t.Fatalf("%s: %+v", read, s)
+		}
+	}
+}
