@@ -473,11 +473,14 @@ func (n *routedNode) explain(a *Analysis) []string {
 			keys[i] = f.key
 		}
 		read += fmt.Sprintf("; whole archived buckets read %s from the shredded-column cache when it holds them", strings.Join(keys, ", "))
-		if p := n.shred.prune; len(p) > 0 {
-			read += fmt.Sprintf(", skipped unread when the cached range of %s proves the filter false", n.shred.entries[p[0].entry].key)
-			for _, q := range p[1:] {
-				read += ", or of " + n.shred.entries[q.entry].key
+		var pruning []string
+		for _, p := range n.shred.prune {
+			if k := n.shred.entries[p.entry].key; !slices.Contains(pruning, k) {
+				pruning = append(pruning, k)
 			}
+		}
+		if len(pruning) > 0 {
+			read += fmt.Sprintf(", skipped unread when the cached range of %s proves the filter false", strings.Join(pruning, " or "))
 		}
 	}
 	frag := []string{read + a.suffix(n, opScan)}

@@ -125,19 +125,12 @@ func (c *Cache) MaxEntryBytes() int64 { return max(c.max/8, 1) }
 func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Allocator) (arrow.Array, bool) {
 	id := entryID(content, field)
 	name := nameOf(id)
-	c.mu.Lock()
-	e, ok := c.index[name]
-	var size int64
-	if ok {
-		c.order.MoveToFront(e)
-		size = e.Value.(*file).size
-	}
-	c.mu.Unlock()
+	f, ok := c.lookup(name, true)
 	if !ok {
 		c.misses.Add(1)
 		return nil, false
 	}
-	buf, err := readBuffer(filepath.Join(c.dir, name), size, c.MaxEntryBytes(), mem)
+	buf, err := readBuffer(filepath.Join(c.dir, name), f.size, c.MaxEntryBytes(), mem)
 	if err != nil {
 		if errors.Is(err, errDamaged) {
 			c.damaged.Add(1)
@@ -168,13 +161,7 @@ func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Alloca
 func (c *Cache) Range(content, field string) (Range, bool) {
 	id := entryID(content, field)
 	name := nameOf(id)
-	c.mu.Lock()
-	e, ok := c.index[name]
-	var f file
-	if ok {
-		f = *e.Value.(*file)
-	}
-	c.mu.Unlock()
+	f, ok := c.lookup(name, false)
 	if !ok {
 		return Range{}, false
 	}
@@ -224,6 +211,21 @@ func (c *Cache) setRange(name string, rng Range) {
 		f.rng, f.ranged = rng, true
 	}
 	c.mu.Unlock()
+}
+
+// lookup returns a copy of the index's record of entry name, false when the index has none;
+// use moves the entry to the front of the eviction order.
+func (c *Cache) lookup(name string, use bool) (file, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.index[name]
+	if !ok {
+		return file{}, false
+	}
+	if use {
+		c.order.MoveToFront(e)
+	}
+	return *e.Value.(*file), true
 }
 
 // readBuffer reads the size bytes (the index's size of the entry: no stat) of the file at path
