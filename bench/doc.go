@@ -89,6 +89,16 @@
 //     above the join, outside the fragments, so no read of it is shredded); 7 and 9 of 12
 //     within 3×; destination WHERE delay > 60 unchanged (10.66×/10.39× against a DuckDB
 //     native of 22 ms).
+//     With pruning by the cached ranges and entries read by open/read/close alone (branch
+//     warm19b), beside main's build (FLIGHTSRV_ANALYTICAL_BASELINE, its own warm cache), at load
+//     average 10–13 (the machine shared with four other builds: DuckDB native took 88 ms for
+//     count WHERE delay > 60, not 33 ms as at load 6, so the ratios to it read low): all 12
+//     queries, 3 rounds, warm 157 ms against main's 169 ms for count WHERE delay > 60, 293
+//     against 408 ms for destination WHERE delay > 60, the rest within the run's noise; 11 of
+//     12 within 3× DuckDB native for both builds at that load (the join against avg 4.44× and
+//     5.15×). The three furthest queries again, 5 rounds (FLIGHTSRV_ANALYTICAL_QUERIES='delay >
+//     60|^join: delay'): 168 against 156 ms, 248 against 322 ms, 7.86 against 8.88 s. delay >
+//     60 prunes 48 of the 1,338 buckets (the others all hold a later flight).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
@@ -111,6 +121,7 @@
 //     The committed 300,000-row sample by default (about 3 minutes); FLIGHTSRV_ANALYTICAL_FULL=1
 //     runs the whole 3M-row file; FLIGHTSRV_ANALYTICAL_BASELINE=BINARY measures another build
 //     in the same rounds (before/after), cold and with its own warm cache; FLIGHTSRV_ANALYTICAL_ROUNDS (default 3);
+//     FLIGHTSRV_ANALYTICAL_QUERIES (a regular expression) runs only the queries whose names match;
 //     FLIGHTSRV_ANALYTICAL_DIR keeps the loaded and archived fixture for a later run.
 //   - BenchmarkAnalyticalHot (hotagg_test.go): issue 19's seven aggregate queries with every
 //     bucket hot: the same sample (FLIGHTSRV_ANALYTICAL_FULL=1: the whole file) loaded into the

@@ -47,7 +47,23 @@ var shredQueries = [][2]string{
 		"SELECT date_trunc('day', at)::text, count(*), sum((value::json->>'distance')::int) FROM s GROUP BY 1 ORDER BY 1"},
 	{"SELECT origin, timestamp::text, (value->>'delay')::int FROM flights WHERE " + shredWhere + " ORDER BY 3 DESC NULLS LAST, 2, 1 LIMIT 10",
 		"SELECT origin, at::text, (value::json->>'delay')::int FROM s ORDER BY 3 DESC NULLS LAST, 2, 1 LIMIT 10"},
+	// Filters a bucket's cached range can prove false (pruning): the sample's greatest delays
+	// of the archived January–March buckets are 268, 367, 242 (BOS), 279, 333, 328 (ORD), 349,
+	// 360, 359 (SFO), the least from -61 to -40, so that each of these prunes some buckets and
+	// not others (the constant on either side, equality, int8, and a filter after the pruning
+	// one).
+	{"SELECT origin, count(*), max((value->>'delay')::int) FROM flights WHERE " + shredWhere + " AND 340 <= (value->>'delay')::int GROUP BY 1 ORDER BY 1",
+		"SELECT origin, count(*), max((value::json->>'delay')::int) FROM s WHERE 340 <= (value::json->>'delay')::int GROUP BY 1 ORDER BY 1"},
+	{"SELECT count(*), min((value->>'delay')::int) FROM flights WHERE " + shredWhere + " AND (value->>'delay')::int < -55",
+		"SELECT count(*), min((value::json->>'delay')::int) FROM s WHERE (value::json->>'delay')::int < -55"},
+	{"SELECT count(*), sum((value->>'distance')::int) FROM flights WHERE " + shredWhere + " AND (value->>'delay')::int = 367",
+		"SELECT count(*), sum((value::json->>'distance')::int) FROM s WHERE (value::json->>'delay')::int = 367"},
+	{"SELECT origin, count(*) FROM flights WHERE " + shredWhere + " AND (value->>'delay')::bigint >= 300 AND value->>'destination' <> 'ZZZ' GROUP BY 1 ORDER BY 1",
+		"SELECT origin, count(*) FROM s WHERE (value::json->>'delay')::bigint >= 300 AND value::json->>'destination' <> 'ZZZ' GROUP BY 1 ORDER BY 1"},
 }
+
+// shredPruning is the index in shredQueries of a query whose warm run prunes buckets.
+const shredPruning = 9
 
 // pgSample loads the sample's flights of the loaded airports in January–June into
 // PostgreSQL's temporary table s (origin, id, value as JSON text, at the event time),
@@ -118,9 +134,10 @@ func sameAnswers(t *testing.T, phase string, got, want [][][]string) {
 // TestShredCacheAnswers (issue 19): the JSON-field queries answer the same with the
 // shredded-column cache disabled (the reference, itself equal to PostgreSQL over the sample's
 // rows), cold, warm, warm after a restart (a new cache over the same directory, no route
-// cached), damaged (one byte changed in every entry: each is dropped, the read parses and
-// rewrites it) and full (a bound too small for most entries). The warm runs read from the
-// cache (its hits grow, EXPLAIN ANALYZE counts them).
+// cached: ranges read from the entries' headers), damaged (one byte changed in every entry:
+// each is dropped, the read parses and rewrites it; a bucket whose header still checks may be
+// pruned by it) and full (a bound too small for most entries). The warm runs read from the
+// cache (its hits grow, EXPLAIN ANALYZE counts them) and prune buckets by the cached ranges.
 func TestShredCacheAnswers(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -154,6 +171,12 @@ func TestShredCacheAnswers(t *testing.T) {
 	plan = strings.Join(planText(t, mustRun(t, dial(t, srv), "EXPLAIN ANALYZE "+shredQueries[7][0])), "\n")
 	if !strings.Contains(plan, "column timestamp:timestamp") || !regexpShredHits.MatchString(plan) {
 		t.Errorf("EXPLAIN ANALYZE of the day bins shows no cached event times:\n%s", plan)
+	}
+
+	// Pruned by the cached ranges: the buckets whose delays all fall below 340 are not read.
+	plan = strings.Join(planText(t, mustRun(t, dial(t, srv), "EXPLAIN ANALYZE "+shredQueries[shredPruning][0])), "\n")
+	if !strings.Contains(plan, "skipped unread when the cached range") || !regexpShredPruned.MatchString(plan) {
+		t.Errorf("EXPLAIN ANALYZE of a filter on delay shows no pruned bucket:\n%s", plan)
 	}
 
 	// A new process over the same directory: the routes are not cached yet.
@@ -198,7 +221,10 @@ func TestShredCacheAnswers(t *testing.T) {
 	}
 }
 
-var regexpShredHits = regexp.MustCompile(`shred cache hits=[1-9][0-9]* misses=`)
+var (
+	regexpShredHits   = regexp.MustCompile(`shred cache hits=[1-9][0-9]* misses=`)
+	regexpShredPruned = regexp.MustCompile(`shred cache hits=[1-9][0-9]* misses=[0-9]+ pruned=[1-9]`)
+)
 
 // TestShredCacheConcurrent runs the JSON-field queries from several clients at once over one
 // cold cache (writes of the same entries racing) and then warm, each answer equal to the

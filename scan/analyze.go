@@ -34,8 +34,9 @@ type opKey struct {
 type opStats struct {
 	rows, batches, nanos, opened, hot, archive atomic.Int64
 	// shredHits and shredMisses count the fragments of a node with a shredded variant that
-	// read a whole archived bucket from the shredded-column cache, or could not (shredded.go).
-	shredHits, shredMisses atomic.Int64
+	// read a whole archived bucket from the shredded-column cache, or could not (shredded.go);
+	// shredPruned the hits that read nothing, the cached ranges proving a filter false.
+	shredHits, shredMisses, shredPruned atomic.Int64
 }
 
 // NewAnalysis returns an empty analysis.
@@ -112,6 +113,15 @@ func (a *Analysis) shredHit(n node, hit bool) {
 	}
 }
 
+// shredPrune counts a fragment whose bucket the cached ranges pruned (shredHit counts it as a
+// hit too).
+func (a *Analysis) shredPrune(n node) {
+	if a == nil {
+		return
+	}
+	a.stats(n, opScan).shredPruned.Add(1)
+}
+
 // suffix returns the measured text of operator op of n to append to its EXPLAIN line (""
 // when a is nil or the operator never ran).
 func (a *Analysis) suffix(n node, op string) string {
@@ -133,6 +143,9 @@ func (a *Analysis) suffix(n node, op string) string {
 	}
 	if h, m := s.shredHits.Load(), s.shredMisses.Load(); h+m > 0 {
 		out += fmt.Sprintf(" shred cache hits=%d misses=%d", h, m)
+		if p := s.shredPruned.Load(); p > 0 {
+			out += fmt.Sprintf(" pruned=%d", p)
+		}
 	}
 	return out + ")"
 }

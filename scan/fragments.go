@@ -473,6 +473,15 @@ func (n *routedNode) explain(a *Analysis) []string {
 			keys[i] = f.key
 		}
 		read += fmt.Sprintf("; whole archived buckets read %s from the shredded-column cache when it holds them", strings.Join(keys, ", "))
+		var pruning []string
+		for _, p := range n.shred.prune {
+			if k := n.shred.entries[p.entry].key; !slices.Contains(pruning, k) {
+				pruning = append(pruning, k)
+			}
+		}
+		if len(pruning) > 0 {
+			read += fmt.Sprintf(", skipped unread when the cached range of %s proves the filter false", strings.Join(pruning, " or "))
+		}
 	}
 	frag := []string{read + a.suffix(n, opScan)}
 	if len(n.readOrder) > 0 {

@@ -49,6 +49,127 @@ type shredPlan struct {
 	// cols are the warm read's columns: the read columns without the value column and the
 	// cached ones.
 	cols []routing.Column
+	// prune are the leading filters that a bucket's cached ranges can prove false for every
+	// row (planPrune).
+	prune []shredPrune
+}
+
+// shredPrune is a filter that compares a cached integer field with an integer constant: a
+// bucket whose cached column's range (shred.Range) admits no value passing it has no row
+// passing the filter, and is skipped without reading its payload or cached columns.
+type shredPrune struct {
+	entry int    // the field's index in shredPlan.entries
+	op    string // gt, gte, lt, lte or equal, the field on the left
+	lit   int64
+}
+
+// admits reports whether a column of range r may hold a value v with v op lit (a null row
+// passes no comparison).
+func (p shredPrune) admits(r shred.Range) bool {
+	if r.Empty {
+		return false
+	}
+	switch p.op {
+	case "gt":
+		return r.Max > p.lit
+	case "gte":
+		return r.Max >= p.lit
+	case "lt":
+		return r.Min < p.lit
+	case "lte":
+		return r.Min <= p.lit
+	case "equal":
+		return r.Min <= p.lit && p.lit <= r.Max
+	}
+	return true
+}
+
+// flipped maps a comparison to the one with its operands swapped.
+var flipped = map[string]string{"gt": "lt", "gte": "lte", "lt": "gt", "lte": "gte", "equal": "equal"}
+
+// planPrune returns the prunable filters of sp among filters (n's, in the order the fragment
+// applies them, compiled over sp.sch as sp.filters), stopping at the first that is not one: a
+// bucket is pruned only when a filter that every row reaches first passes none, so that
+// skipping it cannot hide an error a later filter would raise (a filter applied before it
+// could). Filters are `field op constant` or `constant op field` with op one of >, >=, <, <=,
+// = and the field a cached int4 or int8 JSON field (a cast or any other expression around it
+// is not matched); the constant an integer literal.
+func planPrune(sp *shredPlan, filters []expr.Expression, ext expr.ExtensionRegistry, readWidth int, at map[string]int) []shredPrune {
+	var out []shredPrune
+	for _, f := range filters {
+		p, ok := prunable(sp, f, ext, readWidth, at)
+		if !ok {
+			break
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// prunable returns f as a shredPrune, false when it is not one.
+func prunable(sp *shredPlan, f expr.Expression, ext expr.ExtensionRegistry, readWidth int, at map[string]int) (shredPrune, bool) {
+	call, ok := f.(*expr.ScalarFunction)
+	if !ok || call.NArgs() != 2 {
+		return shredPrune{}, false
+	}
+	op := call.Name()
+	if _, ok := flipped[op]; !ok {
+		return shredPrune{}, false
+	}
+	a, aok := call.Arg(0).(expr.Expression)
+	b, bok := call.Arg(1).(expr.Expression)
+	if !aok || !bok {
+		return shredPrune{}, false
+	}
+	field, lit := a, b
+	v, ok := intLiteral(lit)
+	if !ok {
+		field, lit, op = b, a, flipped[op]
+		if v, ok = intLiteral(lit); !ok {
+			return shredPrune{}, false
+		}
+	}
+	c, err := ops.CompileShredded(field, sp.sch, ext, sp.valuePos, at)
+	if err != nil {
+		return shredPrune{}, false
+	}
+	col, ok := c.Column()
+	if !ok || col < readWidth || col-readWidth >= len(sp.fields) {
+		return shredPrune{}, false
+	}
+	switch sp.fields[col-readWidth].Type().ID() {
+	case arrow.INT32, arrow.INT64:
+	default:
+		return shredPrune{}, false
+	}
+	return shredPrune{entry: col - readWidth, op: op, lit: v}, true
+}
+
+// intLiteral returns the value of a non-null integer literal.
+func intLiteral(e expr.Expression) (int64, bool) {
+	switch l := e.(type) {
+	case *expr.PrimitiveLiteral[int8]:
+		return int64(l.Value), true
+	case *expr.PrimitiveLiteral[int16]:
+		return int64(l.Value), true
+	case *expr.PrimitiveLiteral[int32]:
+		return int64(l.Value), true
+	case *expr.PrimitiveLiteral[int64]:
+		return l.Value, true
+	}
+	return 0, false
+}
+
+// pruned reports whether the cache's ranges of the bucket of manifest key prove one of sp's
+// prunable filters false for every row.
+func (sp *shredPlan) pruned(cache *shred.Cache, key string) bool {
+	for _, p := range sp.prune {
+		e := sp.entries[p.entry]
+		if r, ok := cache.Range(key, e.key); ok && r.Known && !p.admits(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // shredEntry is one cached column of a bucket: its field key and type.
@@ -125,6 +246,7 @@ func planShred(n *routedNode, filters, outputs []expr.Expression, ext expr.Exten
 	if sp.filters, ok = compileAll(filters); !ok {
 		return nil
 	}
+	sp.prune = planPrune(sp, filters, ext, n.readSch.NumFields(), at)
 	if n.proj != nil {
 		if sp.proj, ok = compileAll(outputs); !ok {
 			return nil
@@ -157,6 +279,24 @@ func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req rou
 	whole := req.Range.Covers(u.bucket.Range())
 	// warm reads the bucket of key with its fields' cached columns cols (looked up when nil).
 	warm := func(key string, cols []arrow.Array) (array.RecordReader, routing.Tier, bool, error) {
+		if sp.pruned(cache, key) {
+			// No row passes: the read is asked for its route only (that it still reads this
+			// generation), and yields no batch.
+			releaseAll(cols)
+			wreq := req
+			wreq.Columns = sp.cols
+			wreq.ManifestRows = true
+			r, tier, err := n.src.Table.ScanBucket(ctx, u.bucket, wreq)
+			if err != nil {
+				return nil, tier, false, err
+			}
+			if ar, ok := r.(routing.ArchivedBatchReader); ok && ar.ManifestKey() == key {
+				rt.analysis.shredPrune(n)
+				return &prunedReader{BatchReader: r, sch: sp.sch}, tier, true, nil
+			}
+			r.Release()
+			return nil, tier, false, nil
+		}
 		if cols == nil {
 			var ok bool
 			if cols, ok = cacheGetAll(cache, key, sp.entries, rt.mem); !ok {
@@ -247,6 +387,19 @@ func cacheGetAll(c *shred.Cache, key string, entries []shredEntry, mem memory.Al
 	}
 	return cols, true
 }
+
+// prunedReader is the read of a pruned bucket: the route's reader, released with it, and no
+// batch.
+type prunedReader struct {
+	routing.BatchReader
+	sch *arrow.Schema
+}
+
+func (p *prunedReader) Schema() *arrow.Schema          { return p.sch }
+func (p *prunedReader) Next() bool                     { return false }
+func (p *prunedReader) Record() arrow.RecordBatch      { return nil }
+func (p *prunedReader) RecordBatch() arrow.RecordBatch { return nil }
+func (p *prunedReader) Err() error                     { return nil }
 
 // errShredRows fails a warm read whose rows differ in number from its cached columns'.
 var errShredRows = errors.New("scan: a shredded-column cache entry does not match its bucket's records")

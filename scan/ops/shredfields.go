@@ -67,6 +67,11 @@ func (e *Expr) ShredFields(col int) []ShredField {
 	return out
 }
 
+// Column returns the input column e is, true only when e is a bare column reference (a shredded
+// compilation of a lone JSON field is its typed column's reference): the executor matches a
+// filter's operand with a cached column by it (scan's shredded.go, pruning by ranges).
+func (e *Expr) Column() (int, bool) { return e.bare, e.bare >= 0 }
+
 // errShredRef refuses a shredded compilation of an expression that reads the column itself.
 var errShredRef = errors.New("ops: compile: the expression reads the shredded column outside its JSON fields")
 

@@ -30,22 +30,26 @@ type Cache struct {
 	index map[string]*list.Element // by file name
 	bytes int64
 
-	hits, misses, writes, damaged, evicted, writeErrors atomic.Int64
+	hits, misses, writes, damaged, evicted, writeErrors, ranges atomic.Int64
 }
 
 // file is one entry's file in the index.
 type file struct {
 	name string
 	size int64
+	// rng is the range the entry's header states, once a Put, Get or Range has read it
+	// (ranged): the entry's content never changes, so neither does its range.
+	rng    Range
+	ranged bool
 }
 
 // Stats are a Cache's counters since Open: Gets answered (Hits) and not (Misses, damaged
 // entries included), entries written, entries found damaged and removed, entries evicted for
-// the bound, failed writes (an I/O error: the read itself is unaffected), and the entries and
-// bytes held now.
+// the bound, failed writes (an I/O error: the read itself is unaffected), Range calls answered
+// (Ranges), and the entries and bytes held now.
 type Stats struct {
-	Hits, Misses, Writes, Damaged, Evicted, WriteErrors int64
-	Entries, Bytes                                      int64
+	Hits, Misses, Writes, Damaged, Evicted, WriteErrors, Ranges int64
+	Entries, Bytes                                              int64
 }
 
 const (
@@ -83,14 +87,14 @@ func Open(dir string, maxBytes int64) (*Cache, error) {
 			if err != nil {
 				continue
 			}
-			have = append(have, found{file{name, info.Size()}, info.ModTime()})
+			have = append(have, found{file{name: name, size: info.Size()}, info.ModTime()})
 		}
 	}
 	slices.SortFunc(have, func(a, b found) int { return a.mod.Compare(b.mod) })
 	c := &Cache{dir: dir, max: maxBytes, order: list.New(), index: map[string]*list.Element{}}
 	c.mu.Lock()
 	for _, f := range have {
-		c.index[f.name] = c.order.PushFront(&file{f.name, f.size})
+		c.index[f.name] = c.order.PushFront(&file{name: f.name, size: f.size})
 		c.bytes += f.size
 	}
 	c.evictLocked()
@@ -121,19 +125,12 @@ func (c *Cache) MaxEntryBytes() int64 { return max(c.max/8, 1) }
 func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Allocator) (arrow.Array, bool) {
 	id := entryID(content, field)
 	name := nameOf(id)
-	c.mu.Lock()
-	e, ok := c.index[name]
-	var size int64
-	if ok {
-		c.order.MoveToFront(e)
-		size = e.Value.(*file).size
-	}
-	c.mu.Unlock()
+	f, ok := c.lookup(name, true)
 	if !ok {
 		c.misses.Add(1)
 		return nil, false
 	}
-	buf, err := readBuffer(filepath.Join(c.dir, name), size, c.MaxEntryBytes(), mem)
+	buf, err := readBuffer(filepath.Join(c.dir, name), f.size, c.MaxEntryBytes(), mem)
 	if err != nil {
 		if errors.Is(err, errDamaged) {
 			c.damaged.Add(1)
@@ -142,7 +139,7 @@ func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Alloca
 		c.misses.Add(1)
 		return nil, false
 	}
-	a, err := decodeEntry(buf, id, typ) // the column's buffers are slices of buf
+	a, rng, err := decodeEntry(buf, id, typ) // the column's buffers are slices of buf
 	buf.Release()
 	if err != nil {
 		c.damaged.Add(1)
@@ -150,8 +147,85 @@ func (c *Cache) Get(content, field string, typ arrow.DataType, mem memory.Alloca
 		c.misses.Add(1)
 		return nil, false
 	}
+	c.setRange(name, rng)
 	c.hits.Add(1)
 	return a, true
+}
+
+// Range returns the range (see Range) of the column of entry (content, field) as its header
+// states it, without reading the column: from the index once a Put, Get or Range of this
+// process has read it, else from the entry file's header alone, which carries its own
+// checksum (a header that fails it is damage: the entry is removed and counted, and Range
+// answers false). False too when the cache holds no such entry. The executor prunes reads with
+// it (scan's shredded.go); it does not count as a use of the entry for eviction.
+func (c *Cache) Range(content, field string) (Range, bool) {
+	id := entryID(content, field)
+	name := nameOf(id)
+	f, ok := c.lookup(name, false)
+	if !ok {
+		return Range{}, false
+	}
+	if f.ranged {
+		c.ranges.Add(1)
+		return f.rng, true
+	}
+	hdr, err := readHeader(filepath.Join(c.dir, name))
+	var size uint64
+	var rng Range
+	if err == nil {
+		size, rng, err = decodeHeader(hdr, id)
+		if err == nil && size+headerBytes != uint64(f.size) {
+			err = errDamaged
+		}
+	}
+	if err != nil {
+		if errors.Is(err, errDamaged) {
+			c.damaged.Add(1)
+		}
+		c.drop(name, errors.Is(err, fs.ErrNotExist))
+		return Range{}, false
+	}
+	c.setRange(name, rng)
+	c.ranges.Add(1)
+	return rng, true
+}
+
+// readHeader reads the first headerBytes bytes of the file at path (errDamaged when it is
+// shorter).
+func readHeader(path string) ([]byte, error) {
+	hdr := make([]byte, headerBytes)
+	if err := readFull(path, hdr); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, errDamaged
+		}
+		return nil, err
+	}
+	return hdr, nil
+}
+
+// setRange records the range of entry name in the index (when it is still there).
+func (c *Cache) setRange(name string, rng Range) {
+	c.mu.Lock()
+	if e, ok := c.index[name]; ok {
+		f := e.Value.(*file)
+		f.rng, f.ranged = rng, true
+	}
+	c.mu.Unlock()
+}
+
+// lookup returns a copy of the index's record of entry name, false when the index has none;
+// use moves the entry to the front of the eviction order.
+func (c *Cache) lookup(name string, use bool) (file, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.index[name]
+	if !ok {
+		return file{}, false
+	}
+	if use {
+		c.order.MoveToFront(e)
+	}
+	return *e.Value.(*file), true
 }
 
 // readBuffer reads the size bytes (the index's size of the entry: no stat) of the file at path
@@ -162,14 +236,9 @@ func readBuffer(path string, size, limit int64, mem memory.Allocator) (*memory.B
 	if size > limit {
 		return nil, errDamaged
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	buf := memory.NewResizableBuffer(mem)
 	buf.Resize(int(size))
-	if _, err := io.ReadFull(f, buf.Bytes()); err != nil {
+	if err := readFull(path, buf.Bytes()); err != nil {
 		buf.Release()
 		return nil, err
 	}
@@ -211,14 +280,15 @@ func (c *Cache) Put(content, field string, a arrow.Array) error {
 	}
 	c.writes.Add(1)
 	size := int64(len(data))
+	_, rng, _ := decodeHeader(data, id)
 	c.mu.Lock()
 	if e, ok := c.index[name]; ok {
 		f := e.Value.(*file)
 		c.bytes += size - f.size
-		f.size = size
+		f.size, f.rng, f.ranged = size, rng, true
 		c.order.MoveToFront(e)
 	} else {
-		c.index[name] = c.order.PushFront(&file{name, size})
+		c.index[name] = c.order.PushFront(&file{name: name, size: size, rng: rng, ranged: true})
 		c.bytes += size
 	}
 	c.evictLocked()
@@ -270,5 +340,5 @@ func (c *Cache) Stats() Stats {
 	entries, bytes := int64(len(c.index)), c.bytes
 	c.mu.Unlock()
 	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Writes: c.writes.Load(), Damaged: c.damaged.Load(),
-		Evicted: c.evicted.Load(), WriteErrors: c.writeErrors.Load(), Entries: entries, Bytes: bytes}
+		Evicted: c.evicted.Load(), WriteErrors: c.writeErrors.Load(), Ranges: c.ranges.Load(), Entries: entries, Bytes: bytes}
 }

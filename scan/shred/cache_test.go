@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"unsafe"
@@ -275,7 +276,7 @@ func TestEntryTypes(t *testing.T) {
 		buf := memory.NewResizableBuffer(mem)
 		buf.Resize(len(data))
 		copy(buf.Bytes(), data)
-		got, err := decodeEntry(buf, id, col.DataType())
+		got, rng, err := decodeEntry(buf, id, col.DataType())
 		base := uintptr(unsafe.Pointer(&buf.Bytes()[0]))
 		buf.Release()
 		if err != nil {
@@ -283,6 +284,9 @@ func TestEntryTypes(t *testing.T) {
 		}
 		if !array.Equal(got, col) || !arrow.TypeEqual(got.DataType(), col.DataType()) {
 			t.Fatalf("%s: got %v, want %v", col.DataType(), got, col)
+		}
+		if want := columnRange(col); rng != want {
+			t.Fatalf("%s: range %+v, want %+v", col.DataType(), rng, want)
 		}
 		for _, b := range got.Data().Buffers() {
 			if b != nil && b.Len() > 0 {
@@ -313,10 +317,127 @@ func TestEntryTypes(t *testing.T) {
 	buf.Resize(len(data))
 	copy(buf.Bytes(), data)
 	defer buf.Release()
-	if a, err := decodeEntry(buf, id, arrow.BinaryTypes.String); err != errDamaged {
+	if a, _, err := decodeEntry(buf, id, arrow.BinaryTypes.String); err != errDamaged {
 		if a != nil {
 			a.Release()
 		}
 		t.Fatalf("a value cut inside a character: %v", err)
+	}
+}
+
+// TestCacheRange: Range states an integer column's least and greatest values (nulls left out),
+// that a column of nulls has none, and nothing for text; from the index after Put, and from
+// the header alone in a new process. A changed byte in the body leaves the header's range
+// trusted (Get still refuses the entry); a changed byte in the header makes the entry damaged
+// for Range too (removed, counted).
+func TestCacheRange(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	c := mustOpen(t, dir, 1<<20)
+	ints := int32Column(t, mem, 100) // i*31-500 but every 7th row (from 3) null
+	defer ints.Release()
+	nb := array.NewInt64Builder(mem)
+	nb.AppendNulls(5)
+	nulls := nb.NewArray()
+	nb.Release()
+	defer nulls.Release()
+	sb := array.NewStringBuilder(mem)
+	sb.AppendValues([]string{"b", "a"}, nil)
+	texts := sb.NewArray()
+	sb.Release()
+	defer texts.Release()
+	// Row 0 holds -500 and row 99 (not null: 99%7 == 1) 2569.
+	want := map[string]Range{"ints": {Known: true, Min: -500, Max: 99*31 - 500}, "nulls": {Known: true, Empty: true}, "texts": {}}
+	for field, a := range map[string]arrow.Array{"ints": ints, "nulls": nulls, "texts": texts} {
+		if err := c.Put("k", field, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(c *Cache, phase string) {
+		t.Helper()
+		for field, w := range want {
+			if got, ok := c.Range("k", field); !ok || got != w {
+				t.Errorf("%s: Range(%s) = %+v %v, want %+v", phase, field, got, ok, w)
+			}
+		}
+		if _, ok := c.Range("k", "absent"); ok {
+			t.Errorf("%s: a range for no entry", phase)
+		}
+	}
+	check(c, "after Put")
+	c2 := mustOpen(t, dir, 1<<20)
+	check(c2, "from the headers")
+	if s := c2.Stats(); s.Ranges != 3 || s.Hits != 0 {
+		t.Fatalf("from the headers: %+v", s)
+	}
+
+	path := filepath.Join(dir, nameOf(entryID("k", "ints")))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := slices.Clone(data)
+	body[len(body)-1] ^= 1
+	if err := os.WriteFile(path, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c3 := mustOpen(t, dir, 1<<20)
+	check(c3, "body damaged")
+	if a, ok := c3.Get("k", "ints", arrow.PrimitiveTypes.Int32, mem); ok {
+		a.Release()
+		t.Fatal("a damaged body served")
+	}
+
+	data[rangeAt+8] ^= 1 // the least value
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c4 := mustOpen(t, dir, 1<<20)
+	if got, ok := c4.Range("k", "ints"); ok {
+		t.Fatalf("a damaged header's range served: %+v", got)
+	}
+	if s := c4.Stats(); s.Damaged != 1 || s.Entries != 2 {
+		t.Fatalf("damaged header: %+v", s)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("damaged entry kept: %v", err)
+	}
+}
+
+// TestCacheEarlierLayout: an entry of the layout before ranges ("FSHRED02", sealed with a
+// valid checksum) is damaged for Get and Range alike: removed and counted, never served.
+func TestCacheEarlierLayout(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	a := int32Column(t, mem, 10)
+	defer a.Release()
+	for _, read := range []string{"get", "range"} {
+		if err := mustOpen(t, dir, 1<<20).Put("k", read, a); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, nameOf(entryID("k", read)))
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(data, "FSHRED02")
+		binary.LittleEndian.PutUint32(data[len(entryMagic):], crc32.Checksum(data[len(entryMagic)+4:], castagnoli))
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := mustOpen(t, dir, 1<<20)
+		if read == "get" {
+			if got, ok := c.Get("k", read, arrow.PrimitiveTypes.Int32, mem); ok {
+				got.Release()
+				t.Fatal("an entry of the earlier layout served")
+			}
+		} else if _, ok := c.Range("k", read); ok {
+			t.Fatal("the range of an entry of the earlier layout served")
+		}
+		if s := c.Stats(); s.Damaged != 1 {
+			t.Fatalf("%s: %+v", read, s)
+		}
 	}
 }

@@ -19,14 +19,25 @@
 // Each entry is one file, DIR/<40 hex digits>.shred (the hex is the start of the SHA-256 of
 // the content and field keys), written to a temporary file in DIR and renamed into place, so a
 // reader never sees half an entry (a crash leaves at most a DIR/.tmp-* file, removed by the
-// next Open). Its layout (entry.go): the magic "FSHRED02", the CRC-32C (Castagnoli) of
-// everything after it, the SHA-256 of the keys, the payload's length (little-endian uint64)
-// and the column's Arrow buffers, each at a multiple of 8 bytes (entry.go): Get reads the file
-// into one buffer of the caller's allocator and the column's buffers are slices of it, without
-// a copy. A file that fails any check (magic, checksum, keys, lengths, padding, type, offsets,
-// UTF-8; an entry of an earlier layout, "FSHRED01", too) is damaged: it is
-// removed, counted, and reported as a miss, so the read extracts the field again and writes
-// the entry anew. A damaged entry is never served.
+// next Open). Its layout (entry.go): the magic "FSHRED03", the CRC-32C (Castagnoli) of
+// everything after it, the SHA-256 of the keys, the body's length (little-endian uint64),
+// the CRC-32C of the header itself and the column's range (Range: the least and greatest
+// value of an int32, int64 or timestamp column, or that no row holds one), then the column's
+// Arrow buffers, each at a multiple of 8 bytes (entry.go): Get reads the file into one buffer
+// of the caller's allocator and the column's buffers are slices of it, without a copy. A file
+// that fails any check (magic, checksum, keys, lengths, padding, type, offsets, UTF-8; an
+// entry of an earlier layout, "FSHRED01" or "FSHRED02", too) is damaged: it is removed,
+// counted, and reported as a miss, so the read extracts the field again and writes the entry
+// anew. A damaged entry is never served.
+//
+// # Ranges
+//
+// Range answers an entry's range without reading its column: from the index once this
+// process wrote or read the entry, else from the file's header alone, which its own checksum
+// covers (a header that fails it is damage, as above). A changed byte in the body does not
+// make the header's range wrong: it was computed from the column before, and a content key's
+// column never changes. The executor skips a bucket whose range proves its filter false
+// (scan's shredded.go).
 //
 // # Bound and eviction
 //

@@ -18,7 +18,10 @@ import (
 )
 
 // The entry layout (see the package documentation): magic, CRC-32C of the rest, SHA-256 of
-// the keys, body length, zero padding to 64 bytes, body. The body is the column's Arrow
+// the keys, body length, the CRC-32C of the header (the keys' SHA-256, the body length and
+// the range, so that Range can trust a header read alone), the column's range (rangeAt: a
+// kind byte, zero padding, then the least and greatest values as little-endian int64s, zero
+// when the kind has none), zero padding to 96 bytes, body. The body is the column's Arrow
 // buffers (the Arrow columnar format's layout, which an IPC record batch carries too) behind a
 // fixed 16-byte header: the type code, the row count (uint64), whether a validity bitmap
 // follows (one byte), zero padding; then the bitmap (ceil(rows/8) bytes, bit i set for a
@@ -31,12 +34,113 @@ import (
 // hundreds of GiB), where every length of this body is checked against the bytes present
 // before anything is allocated.
 const (
-	entryMagic  = "FSHRED02"
+	entryMagic  = "FSHRED03"
 	bodyLenAt   = len(entryMagic) + 4 + sha256.Size
-	headerBytes = 64
+	headCRCAt   = bodyLenAt + 8
+	rangeAt     = headCRCAt + 4
+	headerBytes = 96
 	// bodyHeader is the body's fixed header: code, rows, validity flag, padding.
 	bodyHeader = 16
 )
+
+// Kinds of an entry's range (the byte at rangeAt).
+const (
+	rangeNone  byte = iota // the column's type has no range kept (text, binary, float8)
+	rangeEmpty             // no row holds a value (every row null, or no row)
+	rangeInt               // Min and Max hold the least and greatest values
+)
+
+// Range is what an entry says of its column's values without its body being read (Cache.Range):
+// for int32, int64 and timestamp columns (as int64) whether any row holds a value and the
+// least and greatest of them. Known is false for other types (text, binary, float8: no range
+// is kept, as their order is a collation's or has NaN). Null rows have no value.
+type Range struct {
+	Known bool
+	// Empty is set when no row holds a value (then Min and Max are 0).
+	Empty    bool
+	Min, Max int64
+}
+
+// columnRange returns the range of column a.
+func columnRange(a arrow.Array) Range {
+	var vals func(i int) int64
+	switch v := a.(type) {
+	case *array.Int32:
+		vals = func(i int) int64 { return int64(v.Value(i)) }
+	case *array.Int64:
+		vals = v.Value
+	case *array.Timestamp:
+		vals = func(i int) int64 { return int64(v.Value(i)) }
+	default:
+		return Range{}
+	}
+	r := Range{Known: true, Empty: true}
+	for i := range a.Len() {
+		if a.IsNull(i) {
+			continue
+		}
+		x := vals(i)
+		if r.Empty {
+			r.Empty, r.Min, r.Max = false, x, x
+			continue
+		}
+		r.Min, r.Max = min(r.Min, x), max(r.Max, x)
+	}
+	return r
+}
+
+// putRange writes r into header hdr (its first headerBytes bytes) and seals the header's CRC.
+func putRange(hdr []byte, r Range) {
+	switch {
+	case !r.Known:
+		hdr[rangeAt] = rangeNone
+	case r.Empty:
+		hdr[rangeAt] = rangeEmpty
+	default:
+		hdr[rangeAt] = rangeInt
+		binary.LittleEndian.PutUint64(hdr[rangeAt+8:], uint64(r.Min))
+		binary.LittleEndian.PutUint64(hdr[rangeAt+16:], uint64(r.Max))
+	}
+	binary.LittleEndian.PutUint32(hdr[headCRCAt:], headCRC(hdr))
+}
+
+// headCRC returns the CRC-32C of the header's keys, body length and range.
+func headCRC(hdr []byte) uint32 {
+	c := crc32.Update(0, castagnoli, hdr[len(entryMagic)+4:headCRCAt])
+	return crc32.Update(c, castagnoli, hdr[rangeAt:headerBytes])
+}
+
+// decodeHeader checks the first headerBytes bytes of an entry as the header of entry id
+// (magic, keys, the header's own CRC, the range's kind, zero padding) and returns the body
+// length and the range it states. Every failure is errDamaged. The body is not checked: Get
+// checks the whole entry (decodeEntry), Range trusts a header that checks.
+func decodeHeader(hdr []byte, id [sha256.Size]byte) (uint64, Range, error) {
+	if len(hdr) < headerBytes || string(hdr[:len(entryMagic)]) != entryMagic ||
+		!bytes.Equal(hdr[len(entryMagic)+4:bodyLenAt], id[:]) ||
+		binary.LittleEndian.Uint32(hdr[headCRCAt:]) != headCRC(hdr) {
+		return 0, Range{}, errDamaged
+	}
+	var r Range
+	lo, hi := int64(binary.LittleEndian.Uint64(hdr[rangeAt+8:])), int64(binary.LittleEndian.Uint64(hdr[rangeAt+16:]))
+	if !zeros(hdr[rangeAt+1:rangeAt+8]) || !zeros(hdr[rangeAt+24:headerBytes]) {
+		return 0, Range{}, errDamaged
+	}
+	switch hdr[rangeAt] {
+	case rangeNone, rangeEmpty:
+		if lo != 0 || hi != 0 {
+			return 0, Range{}, errDamaged
+		}
+		r = Range{Known: hdr[rangeAt] == rangeEmpty, Empty: hdr[rangeAt] == rangeEmpty}
+	case rangeInt:
+		if lo > hi {
+			return 0, Range{}, errDamaged
+		}
+		r = Range{Known: true, Min: lo, Max: hi}
+	default:
+		return 0, Range{}, errDamaged
+	}
+	return binary.LittleEndian.Uint64(hdr[bodyLenAt:]), r, nil
+}
 
 // errDamaged is the error of every entry that fails a check: the caller drops the entry.
 var errDamaged = errors.New("shred: damaged cache entry")
@@ -149,6 +253,7 @@ func encodeEntry(id [sha256.Size]byte, a arrow.Array) ([]byte, error) {
 		return nil, fmt.Errorf("shred: encode entry: array %T", a)
 	}
 	binary.LittleEndian.PutUint64(out[bodyLenAt:], uint64(len(out)-headerBytes))
+	putRange(out, columnRange(a))
 	binary.LittleEndian.PutUint32(out[len(entryMagic):], crc32.Checksum(out[len(entryMagic)+4:], castagnoli))
 	return out, nil
 }
@@ -184,25 +289,28 @@ func padded(n int) int { return (n + 7) &^ 7 }
 
 // decodeEntry checks the bytes of buf as the entry id of a column of type typ and returns the
 // column, whose buffers are slices of buf (retained: the caller keeps its own reference and
-// releases it; the column holds buf until it is released). Every failure is errDamaged.
-func decodeEntry(buf *memory.Buffer, id [sha256.Size]byte, typ arrow.DataType) (arrow.Array, error) {
+// releases it; the column holds buf until it is released), and the range its header states.
+// Every failure is errDamaged.
+func decodeEntry(buf *memory.Buffer, id [sha256.Size]byte, typ arrow.DataType) (arrow.Array, Range, error) {
 	data := buf.Bytes()
 	if len(data) < headerBytes || string(data[:len(entryMagic)]) != entryMagic {
-		return nil, errDamaged
+		return nil, Range{}, errDamaged
 	}
 	if crc32.Checksum(data[len(entryMagic)+4:], castagnoli) != binary.LittleEndian.Uint32(data[len(entryMagic):]) {
-		return nil, errDamaged
+		return nil, Range{}, errDamaged
 	}
-	if !bytes.Equal(data[len(entryMagic)+4:bodyLenAt], id[:]) || !zeros(data[bodyLenAt+8:headerBytes]) {
-		return nil, errDamaged
-	}
+	bodyLen, rng, err := decodeHeader(data, id)
 	body := data[headerBytes:]
-	if binary.LittleEndian.Uint64(data[bodyLenAt:]) != uint64(len(body)) {
-		return nil, errDamaged
+	if err != nil || bodyLen != uint64(len(body)) {
+		return nil, Range{}, errDamaged
 	}
 	code, width, ok := typeCode(typ)
+	// The range's kind follows the type: kept for the integer types only.
+	if intRange := code == codeInt32 || code == codeInt64 || code == codeTimestamp; rng.Known != intRange {
+		return nil, Range{}, errDamaged
+	}
 	if !ok || len(body) < bodyHeader || body[0] != code || body[9] > 1 || !zeros(body[10:bodyHeader]) {
-		return nil, errDamaged
+		return nil, Range{}, errDamaged
 	}
 	rows := binary.LittleEndian.Uint64(body[1:])
 	hasNulls := body[9] == 1
@@ -211,7 +319,7 @@ func decodeEntry(buf *memory.Buffer, id [sha256.Size]byte, typ arrow.DataType) (
 	// Every row takes at least a bit of the bitmap or a byte of values or offsets: a count
 	// past that is damage, checked before any length is computed from it.
 	if rows > uint64(rest)*8 || rows >= 1<<31 {
-		return nil, errDamaged
+		return nil, Range{}, errDamaged
 	}
 	n := int(rows)
 	// take returns the buffer of the next k bytes (then skips to a multiple of 8), false when
@@ -234,7 +342,7 @@ func decodeEntry(buf *memory.Buffer, id [sha256.Size]byte, typ arrow.DataType) (
 	if hasNulls {
 		k := int(bitutil.BytesForBits(int64(n)))
 		if !take(k, true) {
-			return nil, errDamaged
+			return nil, Range{}, errDamaged
 		}
 		nulls = n - bitutil.CountSetBits(data[spans[0].off:], 0, n)
 	} else {
@@ -242,32 +350,32 @@ func decodeEntry(buf *memory.Buffer, id [sha256.Size]byte, typ arrow.DataType) (
 	}
 	if width > 0 {
 		if len(data)-at != n*width || !take(n*width, false) {
-			return nil, errDamaged
+			return nil, Range{}, errDamaged
 		}
 	} else {
 		if !take(4*(n+1), true) {
-			return nil, errDamaged
+			return nil, Range{}, errDamaged
 		}
 		offs := data[spans[1].off : spans[1].off+4*(n+1)]
 		vals := data[at:]
 		prev := binary.LittleEndian.Uint32(offs)
 		if prev != 0 {
-			return nil, errDamaged
+			return nil, Range{}, errDamaged
 		}
 		for i := 1; i <= n; i++ {
 			o := binary.LittleEndian.Uint32(offs[4*i:])
 			if o < prev {
-				return nil, errDamaged
+				return nil, Range{}, errDamaged
 			}
 			// Each value's own bytes must be UTF-8 too: with the whole valid, a value boundary
 			// must not fall inside a character (on a continuation byte).
 			if code == codeString && o < uint32(len(vals)) && vals[o]&0xC0 == 0x80 {
-				return nil, errDamaged
+				return nil, Range{}, errDamaged
 			}
 			prev = o
 		}
 		if uint64(prev) != uint64(len(vals)) || (code == codeString && !utf8.Valid(vals)) {
-			return nil, errDamaged
+			return nil, Range{}, errDamaged
 		}
 		take(len(vals), false)
 	}
@@ -285,7 +393,7 @@ func decodeEntry(buf *memory.Buffer, id [sha256.Size]byte, typ arrow.DataType) (
 	}
 	a := array.MakeFromData(d)
 	d.Release()
-	return a, nil
+	return a, rng, nil
 }
 
 // unsafeBytes returns s's bytes without a copy; they must not be modified.

@@ -13,8 +13,9 @@ import (
 )
 
 // FuzzEntry decodes arbitrary bytes as a cache entry, as they are and with a valid header
-// sealed around them (so that the IPC decoding is reached): decoding must fail with
-// errDamaged or return a valid column of the asked type, never panic or leak.
+// sealed around them (so that the body's decoding is reached): decoding must fail with
+// errDamaged or return a valid column of the asked type and the range its header states,
+// never panic or leak; the header read alone (Range's decodeHeader) must not panic either.
 func FuzzEntry(f *testing.F) {
 	id := entryID("content", "field")
 	for _, typ := range []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String} {
@@ -47,8 +48,12 @@ func FuzzEntry(f *testing.F) {
 			buf := memory.NewResizableBuffer(mem)
 			buf.Resize(len(in))
 			copy(buf.Bytes(), in)
-			a, err := decodeEntry(buf, id, typ)
+			_, hrng, herr := decodeHeader(in, id)
+			a, rng, err := decodeEntry(buf, id, typ)
 			buf.Release()
+			if herr == nil && hrng.Known && !hrng.Empty && hrng.Min > hrng.Max {
+				t.Fatalf("header range %+v", hrng)
+			}
 			if err != nil {
 				if err != errDamaged {
 					t.Fatalf("error %v", err)
@@ -61,6 +66,9 @@ func FuzzEntry(f *testing.F) {
 			if !valid(a) {
 				t.Fatal("an invalid column served")
 			}
+			if herr != nil || rng != hrng || rng.Known != asInt {
+				t.Fatalf("range %+v of a served column, header %+v %v", rng, hrng, herr)
+			}
 			a.Release()
 		}
 		check(data)
@@ -68,6 +76,7 @@ func FuzzEntry(f *testing.F) {
 		copy(sealed, entryMagic)
 		copy(sealed[len(entryMagic)+4:], id[:])
 		binary.LittleEndian.PutUint64(sealed[bodyLenAt:], uint64(len(data)))
+		putRange(sealed, Range{Known: asInt, Empty: asInt})
 		sealed = append(sealed, data...)
 		binary.LittleEndian.PutUint32(sealed[len(entryMagic):], crc32.Checksum(sealed[len(entryMagic)+4:], castagnoli))
 		check(sealed)
