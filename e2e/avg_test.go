@@ -168,6 +168,19 @@ var avgTexts = []string{
 	"SELECT g, sum(4611686018427387904::bigint + g) OVER (ORDER BY g), sum(g) OVER (ORDER BY g), sum(g::smallint) OVER (), sum(-g::bigint) OVER (ORDER BY g ROWS 1 PRECEDING) FROM generate_series(1, 5) g ORDER BY g",
 	"SELECT id, sum((value->>'distance')::bigint) OVER (ORDER BY timestamp, id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW), sum((value->>'delay')::int) OVER (ORDER BY timestamp, id) " +
 		"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id",
+	// Aggregates of numerics over windows: sum, min and max at the argument's scale, avg as
+	// numeric_avg's exact sum over the count (select_div_scale's display scale per row), every
+	// frame form, FILTER, NULLs, and Superset's percentage of a total.
+	"SELECT g, sum(g * 0.25) OVER (ORDER BY g), (avg(g * 1.5) OVER (ORDER BY g ROWS BETWEEN 2 PRECEDING AND CURRENT ROW))::text, min(g::numeric(6,2) - 3) OVER (ORDER BY g ROWS 1 PRECEDING), " +
+		"max(-g * 0.125) OVER (PARTITION BY g % 3 ORDER BY g), count(g * 0.5) OVER (), (avg(NULLIF(g % 4, 0) * 0.1) OVER (PARTITION BY g % 2))::text, " +
+		"sum(g * 0.01) FILTER (WHERE g > 4) OVER (ORDER BY g RANGE BETWEEN 2 PRECEDING AND CURRENT ROW), (avg(g * 0.01) FILTER (WHERE g > 4) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING))::text " +
+		"FROM generate_series(1, 12) g ORDER BY g",
+	"SELECT g % 3 AS k, sum(g * 1.5), (sum(g * 1.5) / sum(sum(g * 1.5)) OVER ())::text, (100 * sum(g * 1.5) / sum(sum(g * 1.5)) OVER ())::text, (avg(sum(g * 0.5)) OVER ())::text " +
+		"FROM generate_series(1, 10) g GROUP BY 1 ORDER BY 1",
+	"SELECT id, sum((value->>'distance')::numeric(10,2) * 1.5) OVER (ORDER BY timestamp, id ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING), " +
+		"(avg((value->>'delay')::numeric(8,2)) OVER (ORDER BY timestamp RANGE BETWEEN '1 hour' PRECEDING AND CURRENT ROW))::text, " +
+		"max((value->>'delay')::int * 0.5) OVER (ORDER BY timestamp, id), min((value->>'distance')::int * 0.001) OVER () " +
+		"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' ORDER BY timestamp, id",
 }
 
 // avgMixed are averages of integers beside other types as BI tools write them (COALESCE, CASE

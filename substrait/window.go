@@ -197,11 +197,34 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
+	var (
+		ds  dscale
+		pre *bval // the aggregate's argument, bound here
+	)
+	if !ranking && !fc.GetAggStar() && len(fc.GetArgs()) == 1 && !(containsAggregate(fc.GetArgs()[0]) && bd.agg == nil) {
+		// Of a numeric whose display scale varies by row (an average, a CASE of numerics of
+		// different scales), sum, min and max show each frame's own, which the binder does
+		// not follow, and avg's division reads it: as the aggregates (bindfunc.go).
+		v, err := bd.bindExpr(fc.GetArgs()[0], sc)
+		if err != nil {
+			return bval{}, err
+		}
+		pre = &v
+		if name != "count" && v.ds != nil && !v.untyped() && familyOf(v.typ()) == famNumeric {
+			if name == "avg" {
+				return bval{}, refused(Unimplemented, "0A000", "avg of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) over a window is not supported: cast it to numeric(p,s)")
+			}
+			ds = lostScale(name + " of a numeric whose display scale varies by row over a window")
+		}
+		if name == "avg" && !v.untyped() && familyOf(v.typ()) == famNumeric {
+			return bd.numericWindowAvg(fc, sc)
+		}
+	}
 	var wf *expr.WindowFunction
 	if ranking {
 		wf, err = bd.rankingWindow(name, fc, sc)
 	} else {
-		wf, err = bd.aggregateWindow(name, fc, sc)
+		wf, err = bd.aggregateWindow(name, fc, sc, pre)
 	}
 	if err != nil {
 		return bval{}, err
@@ -234,10 +257,32 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	out := typed(wf)
+	out.ds = ds
 	if name == "avg" && familyOf(wf.GetType()) == famNumeric {
 		out.ds = bd.windowAvgScale(fc, sc)
 	}
 	return out, nil
+}
+
+// numericWindowAvg binds avg(x) OVER (…) of a numeric x whose values share its type's scale
+// as PostgreSQL's numeric_avg computes it over each frame: sum(x) OVER (…) divided by
+// count(x) OVER (…) (the same window, FILTER included) with numeric_div, as numericAvg binds
+// the aggregate (numericDivide: select_div_scale's display scale per row). A frame without
+// values has a NULL sum, so its average is NULL, never a division by zero.
+func (bd *binder) numericWindowAvg(fc *pg.FuncCall, sc *scope) (bval, error) {
+	var vs [2]bval
+	for i, name := range []string{"sum", "count"} {
+		c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
+			Over: fc.GetOver(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
+		bd.inWindow = false
+		v, err := bd.windowCall(c, sc)
+		if err != nil {
+			return bval{}, err
+		}
+		vs[i] = v
+	}
+	bd.inWindow = true
+	return bd.numericBinary("/", vs[0], vs[1])
 }
 
 // windowAvgScale is the display scale of avg(x) OVER (…) of integers, the call fc:
@@ -467,7 +512,9 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 // aggregateWindow binds count, sum, avg, min or max OVER (…), typed as the aggregates of a
 // grouped SELECT are (measure): count bigint, sum of integers bigint and of floats double
 // precision, avg double precision, min and max the argument's type.
-func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.WindowFunction, error) {
+//
+// pre is the argument bound already (windowCall's), nil to bind it here.
+func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *bval) (*expr.WindowFunction, error) {
 	raw := fc.GetArgs()
 	star := fc.GetAggStar()
 	if star && name != "count" {
@@ -499,10 +546,16 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*exp
 		if containsAggregate(raw[0]) && bd.agg == nil {
 			return nil, errorf(InvalidArgument, "aggregate functions are not allowed here")
 		}
-		v, err := bd.bindExpr(raw[0], sc)
-		if err != nil {
-			return nil, err
+		var v bval
+		if pre != nil {
+			v = *pre
+		} else {
+			var err error
+			if v, err = bd.bindExpr(raw[0], sc); err != nil {
+				return nil, err
+			}
 		}
+		var err error
 		if arg, err = bd.defaultType(v); err != nil {
 			return nil, err
 		}
@@ -523,7 +576,14 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*exp
 	id := extensions.ID{Name: name}
 	var out types.Type
 	if fam == famNumeric && name != "count" {
-		return nil, refused(Unimplemented, "0A000", "the window function %s of numeric values is not supported", name)
+		// functions_arithmetic_decimal's sum, min and max: decimal<38, s> of the argument's
+		// scale s, the exact total (ops.Window's decimal sums; past 38 digits 22003) or the
+		// extreme value. avg is windowCall's quotient of a sum and a count.
+		if name == "avg" {
+			return nil, fmt.Errorf("bind window function avg: a numeric average is a quotient (windowCall)")
+		}
+		scale, _ := numScale(at)
+		return bd.newWindow(extensions.ID{URN: extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal", Name: name}, numType(scale), arg)
 	}
 	switch name {
 	case "count":
