@@ -181,6 +181,9 @@ var avgTexts = []string{
 		"(avg((value->>'delay')::numeric(8,2)) OVER (ORDER BY timestamp RANGE BETWEEN '1 hour' PRECEDING AND CURRENT ROW))::text, " +
 		"max((value->>'delay')::int * 0.5) OVER (ORDER BY timestamp, id), min((value->>'distance')::int * 0.001) OVER () " +
 		"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' ORDER BY timestamp, id",
+	// The value window functions of numerics: one of the argument's values, at its scale.
+	"SELECT g, lag(g * 0.5) OVER (ORDER BY g), (lead(g::numeric(5,2), 2) OVER (ORDER BY g))::text, (lag(g * 0.5, 1, 0.25) OVER (ORDER BY g))::text, (lead(g * 0.5, g % 3, 7) OVER (ORDER BY g))::text, first_value(-g * 1.25) OVER (PARTITION BY g % 3 ORDER BY g), " +
+		"last_value(g * 0.1) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING), nth_value(g * 0.001, 3) OVER (ORDER BY g) FROM generate_series(1, 9) g ORDER BY g",
 }
 
 // avgMixed are averages of integers beside other types as BI tools write them (COALESCE, CASE
@@ -251,6 +254,10 @@ func TestNumericDisplayScaleAsPostgres(t *testing.T) {
 			"WITH s AS (SELECT avg(g) AS a FROM generate_series(1, 3) g) SELECT 'x' || a FROM s",
 			"SELECT GREATEST(avg(g), 1)::text FROM generate_series(1, 3) g",
 			"SELECT a / 2 FROM (SELECT avg(g) AS a FROM generate_series(1, 3) g) s",
+			// Over windows: a varying display scale's sum, a default of another scale.
+			"SELECT (sum(CASE WHEN g > 1 THEN 1.5 ELSE 2 END) OVER (ORDER BY g))::text FROM generate_series(1, 3) g",
+			"SELECT (lag(g * 0.5, 1, CASE WHEN g > 1 THEN 1.5 ELSE 2 END) OVER (ORDER BY g))::text FROM generate_series(1, 3) g",
+			"SELECT (max(avg(g)) OVER ())::text FROM generate_series(1, 3) g",
 		} {
 			if _, err := pg.Exec(ctx, q); err != nil {
 				t.Fatalf("PostgreSQL %s: %v", q, err)

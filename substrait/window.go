@@ -222,7 +222,7 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	}
 	var wf *expr.WindowFunction
 	if ranking {
-		wf, err = bd.rankingWindow(name, fc, sc)
+		wf, ds, err = bd.rankingWindow(name, fc, sc)
 	} else {
 		wf, err = bd.aggregateWindow(name, fc, sc, pre)
 	}
@@ -426,28 +426,54 @@ func (bd *binder) newWindow(id extensions.ID, out types.Type, args ...types.Func
 // rankingWindow binds a window function that is not an aggregate (functions_arithmetic's
 // declarations; output types as PostgreSQL's: bigint ranks, double precision percent_rank and
 // cume_dist, integer ntile, the argument's type for the value functions).
-func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.WindowFunction, error) {
+func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.WindowFunction, dscale, error) {
 	raw := fc.GetArgs()
 	if n := rankingWindowFunctions[name]; len(raw) < n[0] || len(raw) > n[1] {
-		return nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))
+		return nil, nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))
 	}
 	for _, a := range raw {
 		if containsAggregate(a) && bd.agg == nil {
-			return nil, errorf(InvalidArgument, "aggregate functions are not allowed here")
+			return nil, nil, errorf(InvalidArgument, "aggregate functions are not allowed here")
 		}
 	}
 	args := make([]bval, len(raw))
 	for i, a := range raw {
 		v, err := bd.bindExpr(a, sc)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		args[i] = v
-		if !v.untyped() && familyOf(v.typ()) == famNumeric {
-			return nil, refused(Unimplemented, "0A000", "the window function %s of numeric values is not supported", name)
+		if !v.untyped() && familyOf(v.typ()) == famNumeric && (name == "ntile" || i == 1) {
+			// An integer argument: numeric has no implicit cast to integer.
+			return nil, nil, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s does not exist: its argument %d is an integer, not numeric", name, i+1)}
 		}
 		if isIntervalVal(v) {
-			return nil, refused(Unimplemented, "0A000", "the window function %s of intervals is not supported", name)
+			return nil, nil, refused(Unimplemented, "0A000", "the window function %s of intervals is not supported", name)
+		}
+	}
+	// The value functions of a numeric answer one of its values, whose display scale is the
+	// argument's (or the default's): followed when it is the type's, lost (the text refused
+	// by name) when it varies by row or the default's differs.
+	var ds dscale
+	if len(args) > 0 && name != "ntile" && !args[0].untyped() && familyOf(args[0].typ()) == famNumeric {
+		switch {
+		case args[0].ds != nil:
+			ds = lostScale(name + " of a numeric whose display scale varies by row")
+		case len(args) == 3 && args[2].ds != nil:
+			ds = lostScale(name + " of a numeric with a default whose display scale varies by row")
+		case len(args) == 3 && varyingScales([]bval{args[0], args[2]}):
+			// The value's scale where the offset row exists, the default's elsewhere: the
+			// same function over the two scales as constants.
+			va, vd := staticScale(args[0]), staticScale(args[2])
+			ds = onceScale(func() (expr.Expression, error) {
+				c := &pg.FuncCall{Funcname: fc.GetFuncname(), Args: []*pg.Node{pg.MakeAConstIntNode(int64(va), -1), raw[1], pg.MakeAConstIntNode(int64(vd), -1)},
+					Over: fc.GetOver(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
+				if bd.win == nil {
+					return lostScale(name + " of a numeric with a default of another display scale outside the select list and ORDER BY of its query")()
+				}
+				v, err := bd.windowCall(c, sc)
+				return v.e, err
+			})
 		}
 	}
 	id := extensions.ID{URN: URNArithmetic, Name: name}
@@ -455,26 +481,29 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 	case "ntile":
 		n, err := bd.coerce(args[0], i32Type(), "ntile")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		id.Name = "ntile:i32"
-		return bd.newWindow(id, i32Type(), n)
+		wf, err := bd.newWindow(id, i32Type(), n)
+		return wf, ds, err
 	case "first_value", "last_value":
 		v, err := bd.defaultType(args[0])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return bd.newWindow(id, v.GetType(), v)
+		wf, err := bd.newWindow(id, v.GetType(), v)
+		return wf, ds, err
 	case "nth_value":
 		v, err := bd.defaultType(args[0])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n, err := bd.coerce(args[1], i32Type(), "nth_value")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return bd.newWindow(id, v.GetType(), v, n)
+		wf, err := bd.newWindow(id, v.GetType(), v, n)
+		return wf, ds, err
 	case "lag", "lead":
 		var vals []expr.Expression
 		if len(args) == 3 {
@@ -482,13 +511,13 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 			// anycompatible)).
 			common, err := bd.commonType([]bval{args[0], args[2]}, name)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			vals = []expr.Expression{common[0], nil, common[1]}
 		} else {
 			v, err := bd.defaultType(args[0])
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			vals = []expr.Expression{v}
 		}
@@ -496,7 +525,7 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 		if len(args) >= 2 {
 			off, err := bd.coerce(args[1], i32Type(), name)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			fargs = append(fargs, off)
 		}
@@ -504,9 +533,11 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 			fargs = append(fargs, vals[2])
 		}
 		id.Name += [...]string{":any", ":any_i32", ":any_i32_any"}[len(fargs)-1]
-		return bd.newWindow(id, vals[0].GetType(), fargs...)
+		wf, err := bd.newWindow(id, vals[0].GetType(), fargs...)
+		return wf, ds, err
 	}
-	return bd.newWindow(id, nil)
+	wf, err := bd.newWindow(id, nil)
+	return wf, nil, err
 }
 
 // aggregateWindow binds count, sum, avg, min or max OVER (…), typed as the aggregates of a

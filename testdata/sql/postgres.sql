@@ -676,3 +676,10 @@ SELECT value->>'destination' AS d, (avg((value->>'delay')::int) / 4)::text AS q,
 
 -- sum and avg of JSON text cast to numeric without a scale (each value's own display scale), grouped, over every tier
 SELECT value->>'destination' AS d, avg((value->>'delay')::numeric)::text AS a, sum((value->>'distance')::numeric) AS s, avg((value->>'distance')::numeric) FILTER (WHERE (value->>'delay')::int > 0) AS f FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
+
+-- aggregates of numerics over windows (sum, min, max at the argument's scale; avg as numeric_avg, its text at select_div_scale's scale) and Superset's share of a total, over every tier
+SELECT id, sum((value->>'distance')::int * 0.25) OVER (ORDER BY timestamp, id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s, (avg((value->>'delay')::numeric(8,2)) OVER (ORDER BY timestamp RANGE BETWEEN '2 hours' PRECEDING AND CURRENT ROW))::text AS a, min((value->>'delay')::int * 1.5) OVER (ORDER BY timestamp, id) AS lo, max((value->>'distance')::numeric(10,1)) OVER () AS hi FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31 18:00' AND timestamp < '2001-04-01 06:00' ORDER BY timestamp, id
+
+SELECT value->>'destination' AS d, sum((value->>'distance')::int * 1.5) AS miles, (sum((value->>'distance')::int * 1.5) / sum(sum((value->>'distance')::int * 1.5)) OVER ())::text AS share, 100 * sum((value->>'distance')::int * 1.5) / sum(sum((value->>'distance')::int * 1.5)) OVER () AS pct FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
+
+SELECT origin, date_trunc('day', timestamp) AS day, (avg(sum((value->>'delay')::int * 0.5)) OVER (PARTITION BY origin ORDER BY date_trunc('day', timestamp) ROWS 2 PRECEDING))::text AS ma, (lag(sum((value->>'delay')::int * 0.5), 1, 0) OVER (PARTITION BY origin ORDER BY date_trunc('day', timestamp)))::text AS prev FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1, 2 ORDER BY 1, 2
