@@ -181,6 +181,9 @@ var avgTexts = []string{
 		"(avg((value->>'delay')::numeric(8,2)) OVER (ORDER BY timestamp RANGE BETWEEN '1 hour' PRECEDING AND CURRENT ROW))::text, " +
 		"max((value->>'delay')::int * 0.5) OVER (ORDER BY timestamp, id), min((value->>'distance')::int * 0.001) OVER () " +
 		"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' ORDER BY timestamp, id",
+	// DISTINCT aggregates of numerics, grouped, over every tier (partial states merged).
+	"SELECT value->>'destination' AS d, count(DISTINCT (value->>'delay')::int * 0.5), sum(DISTINCT (value->>'distance')::numeric(10,1)), (avg(DISTINCT (value->>'delay')::numeric(8,2)))::text " +
+		"FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY 1 ORDER BY 1",
 	// The value window functions of numerics: one of the argument's values, at its scale.
 	"SELECT g, lag(g * 0.5) OVER (ORDER BY g), (lead(g::numeric(5,2), 2) OVER (ORDER BY g))::text, (lag(g * 0.5, 1, 0.25) OVER (ORDER BY g))::text, (lead(g * 0.5, g % 3, 7) OVER (ORDER BY g))::text, first_value(-g * 1.25) OVER (PARTITION BY g % 3 ORDER BY g), " +
 		"last_value(g * 0.1) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING), nth_value(g * 0.001, 3) OVER (ORDER BY g) FROM generate_series(1, 9) g ORDER BY g",

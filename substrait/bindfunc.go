@@ -269,15 +269,15 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		}
 		switch name {
 		case "count":
-			if fam == famNumeric && invocation == types.AggInvocationDistinct {
-				return bval{}, refused(Unimplemented, "0A000", "count(DISTINCT …) of numeric values is not supported")
-			}
+			// count(DISTINCT numeric) counts distinct values (1.5 and 1.50 are one, as in
+			// PostgreSQL): the column's one scale holds every value exactly.
 			id.URN, id.Name = URNAggregate, "count:any"
 			out = &types.Int64Type{Nullability: types.NullabilityRequired}
 		case "sum", "avg":
-			if fam == famNumeric && name == "sum" && invocation != types.AggInvocationDistinct {
+			if fam == famNumeric && name == "sum" {
 				// functions_arithmetic_decimal's sum: decimal<38, s>, the exact total
-				// (scan/aggregate decsum.go; past 38 digits 22003).
+				// (scan/aggregate decsum.go; past 38 digits 22003), of distinct values too
+				// (distinct.go's distinctDec).
 				id.URN = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal"
 				scale, _ := numScale(at)
 				out = numType(scale)
@@ -287,14 +287,11 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				}
 				break
 			}
-			if fam == famNumeric && name == "avg" && invocation != types.AggInvocationDistinct && argv.ds == nil {
+			if fam == famNumeric && name == "avg" && argv.ds == nil {
 				return bd.numericAvg(fc, ac)
 			}
 			if fam == famNumeric {
-				if argv.ds != nil {
-					return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) is not supported: cast it to numeric(p,s)", name)
-				}
-				return bval{}, refused(Unimplemented, "0A000", "%s(DISTINCT …) of numeric values is not supported", name)
+				return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) is not supported: cast it to numeric(p,s)", name)
 			}
 			if fam != famInt && fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))

@@ -232,8 +232,10 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		f := in.Field(m.Arg)
 		k, ok := classify(f.Type)
-		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum || m.Func == Count) && !m.Distinct {
-			r.argType = f.Type // min, max (decimalExtremes), sum (decSumAcc) and count (countAcc: the values not NULL) of numerics
+		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum || m.Func == Count) {
+			// min, max (decimalExtremes), sum (decSumAcc) and count (countAcc: the values not
+			// NULL) of numerics; count and sum of distinct ones (distinctDec)
+			r.argType = f.Type
 			out[i] = r
 			continue
 		}
