@@ -184,6 +184,12 @@ var avgTexts = []string{
 	// DISTINCT aggregates of numerics, grouped, over every tier (partial states merged).
 	"SELECT value->>'destination' AS d, count(DISTINCT (value->>'delay')::int * 0.5), sum(DISTINCT (value->>'distance')::numeric(10,1)), (avg(DISTINCT (value->>'delay')::numeric(8,2)))::text " +
 		"FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY 1 ORDER BY 1",
+	// The variance family of integers and numerics: numeric_stddev_internal's exact sums,
+	// select_div_scale's scale, sqrt_var's rounding; NULL for too few values, 0 for equal ones.
+	"SELECT stddev(g)::text, variance(g)::text, stddev_pop(g)::text, var_pop(g)::text, var_samp(g * 0.5)::text, stddev_samp(g::numeric(6,2))::text, stddev(g) FILTER (WHERE g > 7)::text FROM generate_series(1, 10) g",
+	"SELECT k, stddev(x)::text, var_samp(x)::text, stddev_pop(x)::text, var_pop(x)::text FROM (VALUES (1, 5), (1, 5), (2, 7), (3, NULL), (4, 1), (4, 2), (4, 4), (5, -3), (5, 3)) v(k, x) GROUP BY k ORDER BY k",
+	"SELECT value->>'destination' AS d, stddev((value->>'delay')::int)::text, variance((value->>'distance')::int)::text, stddev_pop((value->>'delay')::numeric(8,2) * 1.5)::text, " +
+		"var_pop((value->>'delay')::bigint)::text FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY 1 ORDER BY 1",
 	// The value window functions of numerics: one of the argument's values, at its scale.
 	"SELECT g, lag(g * 0.5) OVER (ORDER BY g), (lead(g::numeric(5,2), 2) OVER (ORDER BY g))::text, (lag(g * 0.5, 1, 0.25) OVER (ORDER BY g))::text, (lead(g * 0.5, g % 3, 7) OVER (ORDER BY g))::text, first_value(-g * 1.25) OVER (PARTITION BY g % 3 ORDER BY g), " +
 		"last_value(g * 0.1) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING), nth_value(g * 0.001, 3) OVER (ORDER BY g) FROM generate_series(1, 9) g ORDER BY g",

@@ -163,6 +163,7 @@ var numericConstants = []string{
 	"123.456::text", "(-0.5)::text", "1e2::text", "(0.1 + 0.2)::text", "round(2.345, 2)::text",
 	"(1.25 * 4)::int", "(1.25 * 4)::bigint",
 	"CASE WHEN 1 < 2 THEN 1.5 ELSE 2.0 END", "COALESCE(NULL, 2.50)", "GREATEST(1.5, 2.0, 0.2)", "LEAST(1.5, 2.0, 0.2)",
+	"trunc(5, 1)", "trunc(-17, -1)", "trunc('1.55', 1)", "round('2.345', 2)", "round(7, 2)",
 	"round(1.0 / 3, 4)", "round(2 / 3.0, 20)", "round(10 / 4.0)", "trunc(-7 / 2.0)", "floor(7 / 2.0)", "ceil(-7 / 2.0)",
 	"round(1 / 7.0, 2)", "(1 / 3.0)::numeric(10,5)", "round(100.0 / 3, 2)", "round(1e20 / 3, 2)", "round(0.00001 / 3, 30)",
 	"round(-5.5 / 2, 0)", "round(123456789.123 / 0.0007, 3)", "floor(2.99999999999999999999 / 1)", "round(0.5 / 7, 36)",

@@ -556,8 +556,10 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 	for _, a := range args {
 		any = any || isNum(a)
 	}
-	if name == "round" && len(args) == 2 && !args[0].untyped() && familyOf(args[0].typ()) == famInt {
-		any = true // round(integer, n) is round(numeric, n)
+	if (name == "round" || name == "trunc") && len(args) == 2 && (args[0].str != nil || !args[0].untyped() && familyOf(args[0].typ()) == famInt) {
+		// round(integer, n) is round(numeric, n), trunc(integer, n) trunc(numeric, n); an
+		// untyped literal resolves to numeric, their only two-argument form.
+		any = true
 	}
 	if !any || name == "concat" || name == "to_char" {
 		// concat writes each argument as text (asText: numerics at their display scale);
