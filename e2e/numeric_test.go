@@ -163,6 +163,13 @@ var numericConstants = []string{
 	"123.456::text", "(-0.5)::text", "1e2::text", "(0.1 + 0.2)::text", "round(2.345, 2)::text",
 	"(1.25 * 4)::int", "(1.25 * 4)::bigint",
 	"CASE WHEN 1 < 2 THEN 1.5 ELSE 2.0 END", "COALESCE(NULL, 2.50)", "GREATEST(1.5, 2.0, 0.2)", "LEAST(1.5, 2.0, 0.2)",
+	// sqrt, exp, ln, log and sign of numerics: PostgreSQL's scales, their text exactly.
+	"sqrt(2.0)::text", "sqrt(0.0)::text", "sqrt(10000000000.00)::text", "sqrt(0.0001)::text", "sqrt(123.456)::text", "sqrt(4.00)::text", "sqrt(0.5)::text",
+	"exp(1.0)::text", "exp(0.5)::text", "exp(-2.5)::text", "exp(10.0)::text", "exp(0.001)::text", "exp(0.0)::text", "exp(30.25)::text",
+	"ln(2.5)::text", "ln(10.0)::text", "ln(1.05)::text", "ln(0.5)::text", "ln(1.0)::text", "ln(12345678.9)::text", "ln(0.95)::text", "ln(1.1)::text", "ln(0.9)::text", "ln(1.0001)::text",
+	"log(2, 8)::text", "log(2.0, 8)::text", "log(10, 1000)::text", "log(100.0)::text", "log(0.001)::text", "log(1.5, 7.25)::text", "log(3, 100000000000000000000)::text", "log(7, 49)::text",
+	"log(1.1)::text", "log(2.5, 2.5)::text", "log('4', '64')::text", "log(12345.678)::text",
+	"sign(-1.5)::text", "sign(0.0)::text", "sign(2.25)::text", "(sign(-1.5) * 2.5)::text", "(sqrt(2.0) * 2)::text", "round(ln(2.0), 3)", "ln(2.0) > 0.69",
 	"trunc(5, 1)", "trunc(-17, -1)", "trunc('1.55', 1)", "round('2.345', 2)", "round(7, 2)",
 	"round(1.0 / 3, 4)", "round(2 / 3.0, 20)", "round(10 / 4.0)", "trunc(-7 / 2.0)", "floor(7 / 2.0)", "ceil(-7 / 2.0)",
 	"round(1 / 7.0, 2)", "(1 / 3.0)::numeric(10,5)", "round(100.0 / 3, 2)", "round(1e20 / 3, 2)", "round(0.00001 / 3, 30)",
@@ -247,6 +254,9 @@ func TestNumericAsPostgres(t *testing.T) {
 		"(value->>'delay')::int % 2.75::numeric(6,3)",
 		"mod(-(value->>'distance')::numeric(10,1), 0.7)::text",
 		"(value->>'delay')::numeric(8,2) % NULLIF((value->>'delay')::int % 4, 0)",
+		// sqrt, exp, ln, log of numerics: each value at its own display scale.
+		"sqrt((value->>'distance')::numeric(10,2))::text, ln((value->>'distance')::int * 1.0)::text, log((value->>'distance')::numeric(10,1))::text",
+		"exp((value->>'delay')::int * 0.01)::text, log(2, (value->>'distance')::int)::text, sign((value->>'delay')::numeric(8,2))::text",
 	}
 	for _, x := range overRows {
 		want, kinds := pgTexts(t, ctx, pg, "SELECT "+x+" FROM unnest($1::json[]) WITH ORDINALITY AS t(value, n) ORDER BY n", docs)
@@ -315,6 +325,7 @@ func TestNumericAsPostgres(t *testing.T) {
 	// PostgreSQL's errors, with its SQLSTATE and message.
 	unnest := " FROM unnest($1::json[]) AS t(value)"
 	for _, c := range []struct{ expr, from string }{
+		{"sqrt(-1.0)", ""}, {"ln(0.0)", ""}, {"ln(-1.5)", ""}, {"log(0, 5)", ""}, {"log(2, -5.5)", ""}, {"log(1, 10)", ""},
 		{"123.45::numeric(4,2)", ""}, {"'abc'::numeric", ""}, {"'1.5x'::numeric(5,1)", ""}, {"99999.5::numeric(5)", ""},
 		{"3000000000.5::int", ""}, {"round(1.0 / 0, 2)", ""}, {"5.5 % 0", ""}, {"mod((value->>'delay')::numeric(8,2), 0.00)", where}, {"(10.0 / 3)::numeric(1,1)", ""}, {"(1e20 * 1e10)::int", ""},
 		{"(value->>'destination')::numeric(5,1)", where}, {"(value->>'distance')::numeric(3,1)", where},
@@ -344,7 +355,8 @@ func TestNumericAsPostgres(t *testing.T) {
 	}
 	// What is not computed in numeric is refused by name.
 	for _, q := range []string{
-		"SELECT 1 / 30000.0", "SELECT power(2, 0.5)", "SELECT sqrt(2.0)", "SELECT ln(2.5)",
+		"SELECT 1 / 30000.0", "SELECT power(2, 0.5)", "SELECT ln(avg((value->>'delay')::int))" + where, "SELECT exp(-80.5)", "SELECT exp(-20.5)",
+		"SELECT sqrt(0.0000000000001)",
 		"SELECT avg(CASE WHEN (value->>'delay')::int > 0 THEN 1.5 ELSE 2 END)" + where,
 		"SELECT (value->>'distance')::numeric + 1" + where, "SELECT (value->>'delay')::float8::numeric" + where,
 		"SELECT round(1.5, (value->>'delay')::int)" + where, "SELECT GREATEST(1.5, 2, 0.25)::text",
