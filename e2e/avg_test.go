@@ -190,6 +190,11 @@ var avgTexts = []string{
 	"SELECT k, stddev(x)::text, var_samp(x)::text, stddev_pop(x)::text, var_pop(x)::text FROM (VALUES (1, 5), (1, 5), (2, 7), (3, NULL), (4, 1), (4, 2), (4, 4), (5, -3), (5, 3)) v(k, x) GROUP BY k ORDER BY k",
 	"SELECT value->>'destination' AS d, stddev((value->>'delay')::int)::text, variance((value->>'distance')::int)::text, stddev_pop((value->>'delay')::numeric(8,2) * 1.5)::text, " +
 		"var_pop((value->>'delay')::bigint)::text FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY 1 ORDER BY 1",
+	// ... and over windows: each frame's count and exact sums.
+	"SELECT g, (stddev(g) OVER (ORDER BY g))::text, (var_pop(g * 0.5) OVER (ORDER BY g ROWS BETWEEN 2 PRECEDING AND CURRENT ROW))::text, (variance(g % 4) OVER (PARTITION BY g % 2))::text, " +
+		"(stddev_pop(g::numeric(6,2)) FILTER (WHERE g > 3) OVER (ORDER BY g ROWS 3 PRECEDING))::text FROM generate_series(1, 12) g ORDER BY g",
+	"SELECT origin, date_trunc('day', timestamp)::text AS day, (stddev(count(*)) OVER (PARTITION BY origin ORDER BY min(timestamp) ROWS 3 PRECEDING))::text, " +
+		"(var_samp(sum((value->>'delay')::int)) OVER (PARTITION BY origin))::text FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1, 2 ORDER BY 1, 2",
 	// The value window functions of numerics: one of the argument's values, at its scale.
 	"SELECT g, lag(g * 0.5) OVER (ORDER BY g), (lead(g::numeric(5,2), 2) OVER (ORDER BY g))::text, (lag(g * 0.5, 1, 0.25) OVER (ORDER BY g))::text, (lead(g * 0.5, g % 3, 7) OVER (ORDER BY g))::text, first_value(-g * 1.25) OVER (PARTITION BY g % 3 ORDER BY g), " +
 		"last_value(g * 0.1) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING), nth_value(g * 0.001, 3) OVER (ORDER BY g) FROM generate_series(1, 9) g ORDER BY g",

@@ -335,7 +335,10 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				if argv.ds != nil {
 					return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) is not supported: cast it to numeric(p,s)", name)
 				}
-				return bd.numericVariance(cmp.Or(aggregateAliases[name], name), fc, ac)
+				return bd.numericVariance(cmp.Or(aggregateAliases[name], name), fc, func(n *pg.Node) (bval, error) {
+					bd.agg = ac
+					return bd.bindExpr(n, ac.scope())
+				})
 			}
 			if fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
@@ -491,14 +494,15 @@ func (bd *binder) numericAvg(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 // at max(20, 2s) digits after the point, a quotient needing more refused at run time), or 0
 // (display scale 0) where the numerator is not positive; the standard deviation is its
 // square root at the same scale (numeric_sqrt_at, rounded half away from zero as sqrt_var
-// rounds). Sxx past 38 digits is 22003.
-func (bd *binder) numericVariance(name string, fc *pg.FuncCall, ac *aggCtx) (bval, error) {
+// rounds). Sxx past 38 digits is 22003. Over a window (fc's OVER), the three are window
+// functions of the same window and the formula is each frame's. bind binds the formula.
+func (bd *binder) numericVariance(name string, fc *pg.FuncCall, bind func(*pg.Node) (bval, error)) (bval, error) {
 	arg := fc.GetArgs()[0]
 	x := &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: arg,
 		TypeName: &pg.TypeName{Names: []*pg.Node{pg.MakeStrNode("pg_catalog"), pg.MakeStrNode("numeric")}, Typemod: -1}, Location: -1}}}
 	agg := func(fn string, a *pg.Node) *pg.Node {
 		return &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(fn)}, Args: []*pg.Node{a},
-			AggFilter: fc.GetAggFilter(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}}}
+			AggFilter: fc.GetAggFilter(), Over: fc.GetOver(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}}}
 	}
 	op := func(o string, l, r *pg.Node) *pg.Node {
 		return pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode(o)}, l, r, -1)
@@ -513,8 +517,7 @@ func (bd *binder) numericVariance(name string, fc *pg.FuncCall, ac *aggCtx) (bva
 	variance := pg.MakeCaseExprNode(nil, []*pg.Node{pg.MakeCaseWhenNode(op("<=", num, pg.MakeAConstIntNode(0, -1)), pg.MakeAConstIntNode(0, -1), -1)}, -1)
 	variance.GetCaseExpr().Defresult = op("/", num, den)
 	whole := pg.MakeCaseExprNode(nil, []*pg.Node{pg.MakeCaseWhenNode(op(">", n, pg.MakeAConstIntNode(least, -1)), variance, -1)}, -1)
-	bd.agg = ac
-	v, err := bd.bindExpr(whole, ac.scope())
+	v, err := bind(whole)
 	if err != nil || strings.HasPrefix(name, "var") {
 		return v, err
 	}

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -175,6 +176,25 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	defer func() { bd.inWindow = false }()
 	name := funcName(fc)
 	_, ranking := rankingWindowFunctions[name]
+	if variance := slices.Contains(varianceAggregates, cmp.Or(aggregateAliases[name], name)); variance && len(fc.GetArgs()) == 1 && !fc.GetAggDistinct() && !fc.GetAggStar() &&
+		!(containsAggregate(fc.GetArgs()[0]) && bd.agg == nil) {
+		// The variance family of integers and numerics: numericVariance's formula over three
+		// window functions of this window (of doubles: refused below).
+		v, err := bd.bindExpr(fc.GetArgs()[0], sc)
+		if err != nil {
+			return bval{}, err
+		}
+		if f := familyOf(v.typ()); !v.untyped() && (f == famInt || f == famNumeric) {
+			if v.ds != nil {
+				return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) over a window is not supported: cast it to numeric(p,s)", name)
+			}
+			return bd.numericVariance(cmp.Or(aggregateAliases[name], name), fc, func(n *pg.Node) (bval, error) {
+				bd.inWindow = false
+				defer func() { bd.inWindow = true }()
+				return bd.bindExpr(n, sc)
+			})
+		}
+	}
 	switch {
 	case !ranking && !windowAggregates[name]:
 		if aggregateNames[name] || unsupportedAggregates[name] {
