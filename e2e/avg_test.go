@@ -195,6 +195,10 @@ var avgTexts = []string{
 		"(stddev_pop(g::numeric(6,2)) FILTER (WHERE g > 3) OVER (ORDER BY g ROWS 3 PRECEDING))::text FROM generate_series(1, 12) g ORDER BY g",
 	"SELECT origin, date_trunc('day', timestamp)::text AS day, (stddev(count(*)) OVER (PARTITION BY origin ORDER BY min(timestamp) ROWS 3 PRECEDING))::text, " +
 		"(var_samp(sum((value->>'delay')::int)) OVER (PARTITION BY origin))::text FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1, 2 ORDER BY 1, 2",
+	// sqrt, exp, ln, log and sign of averages and variances: each row's display scales read.
+	"SELECT g % 4 AS k, sqrt(avg(g))::text, ln(avg(g))::text, sqrt(variance(g))::text, log(2, avg(g))::text, sign(avg(g) - 20)::text, exp(avg(g) / 100)::text, round(sqrt(var_pop(g * 0.5)), 3) " +
+		"FROM generate_series(1, 50) g GROUP BY 1 ORDER BY 1",
+	"SELECT g, sqrt(avg(g) OVER (ORDER BY g ROWS 2 PRECEDING))::text, ln(CASE WHEN g > 3 THEN 1.5 ELSE 2 END)::text FROM generate_series(1, 6) g ORDER BY g",
 	// The value window functions of numerics: one of the argument's values, at its scale.
 	"SELECT g, lag(g * 0.5) OVER (ORDER BY g), (lead(g::numeric(5,2), 2) OVER (ORDER BY g))::text, (lag(g * 0.5, 1, 0.25) OVER (ORDER BY g))::text, (lead(g * 0.5, g % 3, 7) OVER (ORDER BY g))::text, first_value(-g * 1.25) OVER (PARTITION BY g % 3 ORDER BY g), " +
 		"last_value(g * 0.1) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING), nth_value(g * 0.001, 3) OVER (ORDER BY g) FROM generate_series(1, 9) g ORDER BY g",

@@ -622,8 +622,9 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 // (ops.NumericFunc): each value at the scale PostgreSQL chooses for it, held exactly in a
 // decimal<38, max(20, s)> column (s the arguments' largest scale; a value needing more
 // digits is refused at run time) with its display scale beside it (numeric_fn_scale), as a
-// bare quotient (numericDivide). An argument whose display scale varies by row is refused
-// by name.
+// bare quotient (numericDivide). An argument whose display scale varies by row (sqrt(avg(x)),
+// sqrt(variance(x))) passes every argument's display scale to the two kernels, as PostgreSQL's
+// scale rules read them; one the binder cannot follow (lostScale) is refused by name.
 func (bd *binder) numericFunc(name string, args []bval) (bval, error) {
 	want := 1
 	if name == "log" {
@@ -637,10 +638,17 @@ func (bd *binder) numericFunc(name string, args []bval) (bval, error) {
 	}
 	vals := make([]types.FuncArg, len(args))
 	s := int32(quotientScale)
-	for i, a := range args {
-		if a.ds != nil {
-			return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, a quotient, CASE of numerics of different scales) is not supported: round it or cast it to numeric(p,s)", name)
+	var scales []types.FuncArg // each argument's display scale, when one varies by row
+	if slices.ContainsFunc(args, func(v bval) bool { return v.ds != nil }) {
+		for _, a := range args {
+			ds, err := bd.scaleExpr(a)
+			if err != nil {
+				return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row, read from a subquery, CTE or set operation, is not supported: round it or cast it to numeric(p,s)", name)
+			}
+			scales = append(scales, ds)
 		}
+	}
+	for i, a := range args {
 		x, _, err := bd.toNumeric(a)
 		if err != nil {
 			return bval{}, err
@@ -655,6 +663,7 @@ func (bd *binder) numericFunc(name string, args []bval) (bval, error) {
 	if s > 38 {
 		return bval{}, unimplemented("a numeric " + name + " of an argument with more than 38 digits after the point")
 	}
+	vals = append(vals, scales...)
 	f, err := bd.fn(URNPostgres, "numeric_fn", numType(s), append([]types.FuncArg{types.Enum(name), types.Enum(strconv.Itoa(int(s)))}, vals...)...)
 	if err != nil {
 		return bval{}, err

@@ -181,26 +181,29 @@ func NumericFunc(fn string, x, y *apd.Decimal, sx, sy int32) (*apd.Decimal, int3
 }
 
 // numericFnArgs checks numeric_fn's and numeric_fn_scale's arguments after their enums:
-// fn's count of integers or decimal128 values.
-func numericFnArgs(n *fnNode, fn string, vals []arrow.DataType) error {
+// fn's count of integers or decimal128 values, then as many int32 display scales or none.
+func numericFnArgs(fn string, vals []arrow.DataType) error {
 	want, ok := numericFuncArgs[fn]
 	if !ok {
 		return errors.New("unknown numeric function " + fn)
 	}
-	if len(vals) != want {
+	if len(vals) != want && len(vals) != 2*want {
 		return errors.New("wrong number of arguments")
 	}
-	for _, t := range vals {
-		if t == nil || !isInt(t) && t.ID() != arrow.DECIMAL128 {
+	for i, t := range vals {
+		switch {
+		case i >= want && (t == nil || t.ID() != arrow.INT32):
+			return errors.New("display scales must be int32")
+		case i < want && (t == nil || !isInt(t) && t.ID() != arrow.DECIMAL128):
 			return errors.New("arguments must be integers or decimal128")
 		}
 	}
 	return nil
 }
 
-// numericFnValues maps rows of the value arguments args (integers or decimal128, their type's
-// scale their display scale) through NumericFunc.
-func numericFnValues(fn string, args []arrow.Array, i int, readers []func(int) (*apd.Decimal, int32, error)) (*apd.Decimal, int32, error) {
+// numericFnValues maps row i of the value arguments (integers or decimal128, their type's
+// scale their display scale unless display-scale columns follow them) through NumericFunc.
+func numericFnValues(fn string, i int, readers []func(int) (*apd.Decimal, int32, error)) (*apd.Decimal, int32, error) {
 	x, sx, err := readers[0](i)
 	if err != nil {
 		return nil, 0, err
@@ -217,19 +220,29 @@ func numericFnValues(fn string, args []arrow.Array, i int, readers []func(int) (
 	return NumericFunc(fn, x, y, sx, sy)
 }
 
-func scaledReaders(args []arrow.Array) ([]func(int) (*apd.Decimal, int32, error), error) {
-	out := make([]func(int) (*apd.Decimal, int32, error), len(args))
-	for i, a := range args {
+// scaledReaders reads fn's value arguments of args, each with its display scale: its type's,
+// or the int32 column after the values.
+func scaledReaders(fn string, args []arrow.Array) ([]func(int) (*apd.Decimal, int32, error), error) {
+	want := numericFuncArgs[fn]
+	out := make([]func(int) (*apd.Decimal, int32, error), want)
+	for i, a := range args[:want] {
 		r, err := scaledReader(a)
 		if err != nil {
 			return nil, err
 		}
 		out[i] = r
+		if len(args) == 2*want {
+			scales := args[want+i].(*array.Int32)
+			out[i] = func(row int) (*apd.Decimal, int32, error) {
+				v, _, err := r(row)
+				return v, scales.Value(row), err
+			}
+		}
 	}
 	return out, nil
 }
 
-// numericFn is numeric_fn(fn, s, x[, y]): NumericFunc's value held exactly in
+// numericFn is numeric_fn(fn, s, x[, y][, dsx[, dsy]]): NumericFunc's value held exactly in
 // decimal128(38, s) (s at least the arguments' scales); a value with digits that are not
 // zeros past s is ErrFuncScale, one of more than 38 digits 22003. NULL where an argument is.
 func numericFn(n *fnNode) error {
@@ -241,18 +254,18 @@ func numericFn(n *fnNode) error {
 	if err != nil || s64 < 0 || s64 > numericDigits {
 		return errors.New("bad scale")
 	}
-	if err := numericFnArgs(n, fn, n.types[2:]); err != nil {
+	if err := numericFnArgs(fn, n.types[2:]); err != nil {
 		return err
 	}
 	s := int32(s64)
 	n.out = numericOut(s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		readers, err := scaledReaders(args[2:])
+		readers, err := scaledReaders(fn, args[2:])
 		if err != nil {
 			return nil, err
 		}
 		return mapNumeric(mem, s, rows, args[2:], func(i int) (*apd.Decimal, error) {
-			v, _, err := numericFnValues(fn, args[2:], i, readers)
+			v, _, err := numericFnValues(fn, i, readers)
 			if err != nil {
 				return nil, err
 			}
@@ -269,7 +282,7 @@ func numericFn(n *fnNode) error {
 	return nil
 }
 
-// numericFnScale is numeric_fn_scale(fn, x[, y]): the display scale (int32) of NumericFunc's
+// numericFnScale is numeric_fn_scale(fn, x[, y][, dsx[, dsy]]): the display scale (int32) of NumericFunc's
 // value; NULL where an argument is. Arguments it refuses (a negative sqrt) are numeric_fn's
 // errors, so it answers NULL for them.
 func numericFnScale(n *fnNode) error {
@@ -277,17 +290,17 @@ func numericFnScale(n *fnNode) error {
 		return errors.New("numeric_fn_scale(fn, args…)")
 	}
 	fn := n.enums[0]
-	if err := numericFnArgs(n, fn, n.types[1:]); err != nil {
+	if err := numericFnArgs(fn, n.types[1:]); err != nil {
 		return err
 	}
 	n.out = arrow.PrimitiveTypes.Int32
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		readers, err := scaledReaders(args[1:])
+		readers, err := scaledReaders(fn, args[1:])
 		if err != nil {
 			return nil, err
 		}
 		return mapRows[int32](array.NewInt32Builder(mem), rows, args[1:], func(i int) (int32, bool, error) {
-			_, s, err := numericFnValues(fn, args[1:], i, readers)
+			_, s, err := numericFnValues(fn, i, readers)
 			return s, err == nil, nil
 		})
 	}
