@@ -471,15 +471,9 @@ func (bd *binder) rawNumericAggregate(name string, n *pg.Node, filter expr.Expre
 // are two measures of ac with fc's argument, FILTER and DISTINCT; a group without values
 // has a NULL sum, so its average is NULL, never a division by zero.
 func (bd *binder) numericAvg(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
-	var vs [2]bval
-	for i, name := range []string{"sum", "count"} {
-		c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
-			AggDistinct: fc.GetAggDistinct(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
-		v, err := bd.measure(c, ac)
-		if err != nil {
-			return bval{}, err
-		}
-		vs[i] = v
+	vs, err := sumAndCount(fc, func(c *pg.FuncCall) (bval, error) { return bd.measure(c, ac) })
+	if err != nil {
+		return bval{}, err
 	}
 	bd.agg = ac
 	return bd.numericBinary("/", vs[0], vs[1])

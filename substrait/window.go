@@ -290,18 +290,14 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 // the aggregate (numericDivide: select_div_scale's display scale per row). A frame without
 // values has a NULL sum, so its average is NULL, never a division by zero.
 func (bd *binder) numericWindowAvg(fc *pg.FuncCall, sc *scope) (bval, error) {
-	var vs [2]bval
-	for i, name := range []string{"sum", "count"} {
-		c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
-			Over: fc.GetOver(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
+	vs, err := sumAndCount(fc, func(c *pg.FuncCall) (bval, error) {
 		bd.inWindow = false
-		v, err := bd.windowCall(c, sc)
-		if err != nil {
-			return bval{}, err
-		}
-		vs[i] = v
+		defer func() { bd.inWindow = true }()
+		return bd.windowCall(c, sc)
+	})
+	if err != nil {
+		return bval{}, err
 	}
-	bd.inWindow = true
 	return bd.numericBinary("/", vs[0], vs[1])
 }
 
