@@ -1701,6 +1701,22 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 		}
 		e, err := bd.fn(URNPostgres, "concat_strict", strType(), x, y)
 		return typed(e), err
+	case "^":
+		// numeric ^ numeric is power(numeric, numeric) (numericFunc); otherwise double
+		// precision ^ double precision, PostgreSQL's dpow (power's kernel).
+		if involvesNumeric(l, r) {
+			return bd.numericFunc("power", []bval{l, r})
+		}
+		x, err := bd.coerce(l, fp64Type(), "operator ^")
+		if err != nil {
+			return bval{}, err
+		}
+		y, err := bd.coerce(r, fp64Type(), "operator ^")
+		if err != nil {
+			return bval{}, err
+		}
+		e, err := bd.fn(URNPostgres, "power", fp64Type(), x, y)
+		return typed(e), err
 	case "~", "~*", "!~", "!~*":
 		return bd.regexOp(op, l, r)
 	case "->", "->>":

@@ -610,7 +610,10 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		}
 		v, err := bd.numericBinary("%", args[0], args[1])
 		return v, true, err
-	case "sqrt", "exp", "ln", "log", "sign":
+	case "sqrt", "exp", "ln", "log", "sign", "power", "pow":
+		if name == "pow" {
+			name = "power"
+		}
 		v, err := bd.numericFunc(name, args)
 		return v, true, err
 	}
@@ -627,6 +630,9 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 // scale rules read them; one the binder cannot follow (lostScale) is refused by name.
 func (bd *binder) numericFunc(name string, args []bval) (bval, error) {
 	want := 1
+	if name == "power" {
+		want = 2
+	}
 	if name == "log" {
 		want = 2
 		if len(args) == 1 {

@@ -11,8 +11,9 @@ import (
 	"github.com/cockroachdb/apd/v3"
 )
 
-// PostgreSQL's numeric sqrt, exp, ln, log and sign (its numeric.c: numeric_sqrt, numeric_exp,
-// numeric_ln, numeric_log and log(numeric) = log(10, x), numeric_sign). Each result is the
+// PostgreSQL's numeric sqrt, exp, ln, log, sign and power (its numeric.c: numeric_sqrt,
+// numeric_exp, numeric_ln, numeric_log and log(numeric) = log(10, x), numeric_sign,
+// numeric_power with power_var and power_var_int). Each result is the
 // exact function's value rounded half away from zero to the scale PostgreSQL chooses for it
 // (NumericFunc's rscale: at least 16 significant digits, never fewer digits after the point
 // than an argument's display scale), which is the result's display scale: numeric_fn gives
@@ -26,7 +27,7 @@ func init() {
 }
 
 // numericFuncArgs are the arguments each of NumericFunc's functions takes.
-var numericFuncArgs = map[string]int{"sqrt": 1, "exp": 1, "ln": 1, "log": 2, "sign": 1}
+var numericFuncArgs = map[string]int{"sqrt": 1, "exp": 1, "ln": 1, "log": 2, "sign": 1, "power": 2}
 
 // ErrFuncScale is a numeric function's value that decimal128(38, s) cannot hold exactly at the
 // scale PostgreSQL gives it.
@@ -92,9 +93,11 @@ func clampScale(r int64, ds ...int32) int32 {
 }
 
 // NumericFunc computes PostgreSQL's numeric fn ("sqrt", "exp", "ln", "sign" of x; "log" of
-// base x and value y) of values with display scales sx and sy: the result rounded half away
-// from zero to its display scale rscale, and rscale. PostgreSQL's errors: a negative sqrt
-// (2201F), ln or log of zero or a negative number (2201E), log to the base 1 (22012).
+// base x and value y; "power" of base x and exponent y) of values with display scales sx and
+// sy: the result rounded half away from zero to its display scale rscale, and rscale.
+// PostgreSQL's errors: a negative sqrt (2201F), ln or log of zero or a negative number
+// (2201E), log to the base 1 (22012), zero to a negative power and a negative number to a
+// non-integer one (2201F).
 func NumericFunc(fn string, x, y *apd.Decimal, sx, sy int32) (*apd.Decimal, int32, error) {
 	const minSig = 16 // NUMERIC_MIN_SIG_DIGITS
 	var (
@@ -166,6 +169,11 @@ func NumericFunc(fn string, x, y *apd.Decimal, sx, sy int32) (*apd.Decimal, int3
 			return nil, 0, errNumericDivZero
 		}
 		if _, err := numericCtx.Quo(&exact, &ly, &lb); err != nil {
+			return nil, 0, err
+		}
+	case "power":
+		var err error
+		if rscale, err = powerScale(x, y, sx, sy, &exact); err != nil {
 			return nil, 0, err
 		}
 	default:
@@ -305,4 +313,67 @@ func numericFnScale(n *fnNode) error {
 		})
 	}
 	return nil
+}
+
+// powerScale is numeric_power's result scale of x ^ y (display scales sx and sy) in
+// PostgreSQL 15, its exact value set into exact: for an integer exponent in int32's range
+// (power_var_int) 16 digits after the point or x's display scale; for others (power_var)
+// estimated from ln(|x|) · y at about 8 significant digits, rounded as PostgreSQL rounds
+// that low-precision step, and at least either display scale; 0 ^ y (y not an integer) is 0
+// at scale 16.
+func powerScale(x, y *apd.Decimal, sx, sy int32, exact *apd.Decimal) (int32, error) {
+	const minSig = 16 // NUMERIC_MIN_SIG_DIGITS
+	if x.IsZero() && y.Sign() < 0 {
+		return 0, &DataError{Code: "2201F", Msg: "zero raised to a negative power is undefined"}
+	}
+	var frac apd.Decimal
+	if _, err := numericCtx.Rem(&frac, y, apd.New(1, 0)); err != nil {
+		return 0, err
+	}
+	e64, intErr := y.Int64()
+	if frac.IsZero() && intErr == nil && e64 >= math.MinInt32 && e64 <= math.MaxInt32 {
+		rscale := clampScale(minSig, sx)
+		if e64 == 0 {
+			exact.SetInt64(1) // 0 ^ 0 too, as PostgreSQL (SQL:2003)
+			return rscale, nil
+		}
+		if _, err := numericCtx.Pow(exact, x, y); err != nil {
+			return 0, errNumericWide
+		}
+		return rscale, nil
+	}
+	if x.IsZero() {
+		exact.SetInt64(0)
+		return minSig, nil
+	}
+	if x.Negative && !frac.IsZero() {
+		return 0, &DataError{Code: "2201F", Msg: "a negative number raised to a non-integer power yields a complex result"}
+	}
+	abs := new(apd.Decimal).Abs(x)
+	lnDweight := estimateLnDweight(abs)
+	local := int32(max(8-lnDweight, 0))
+	half := numericCtx
+	half.Rounding = apd.RoundHalfUp
+	var lnb, lnn apd.Decimal
+	if _, err := numericCtx.Ln(&lnb, abs); err != nil {
+		return 0, err
+	}
+	_, _ = half.Quantize(&lnb, &lnb, -local)
+	_, _ = numericCtx.Mul(&lnn, &lnb, y)
+	_, _ = half.Quantize(&lnn, &lnn, -local)
+	val, err := lnn.Float64()
+	if err != nil || math.Abs(val) > 2000*3.01 || val*0.434294481903252 > numericDigits {
+		return 0, errNumericWide
+	}
+	rscale := clampScale(minSig-int64(val*0.434294481903252), sx, sy)
+	// e ^ (y · ln|x|), negative for a negative x to an odd power.
+	var ln, prod apd.Decimal
+	if _, err := numericCtx.Ln(&ln, abs); err != nil {
+		return 0, err
+	}
+	_, _ = numericCtx.Mul(&prod, &ln, y)
+	if _, err := numericCtx.Exp(exact, &prod); err != nil {
+		return 0, errNumericWide
+	}
+	return rscale, nil
 }
