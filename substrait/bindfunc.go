@@ -1099,13 +1099,6 @@ func (bd *binder) integerLength(v bval, err error) (bval, error) {
 	return bd.cast(v.e, i32Type())
 }
 
-// mathFunc binds PostgreSQL's mathematical functions over double precision (scan/ops
-// mathfuncs.go): ceil (ceiling), floor, trunc, round (half to even, PostgreSQL's rint), sign, sqrt, exp, ln, log (base 10), power
-// (pow), whose integer and float arguments become float8 as PostgreSQL resolves them, and mod
-// over integers. PostgreSQL computes the forms with a numeric argument (a decimal literal such
-// as 2.5, trunc(x, n), log(b, x), mod of non-integers) in numeric, which the executor does not
-// have yet: those are refused by name, never approximated in float8. rename sets the kernel's
-// name for call.
 // argTypeName is a bound argument's type name in PostgreSQL's words (an untyped literal's
 // "unknown").
 func argTypeName(v bval) string {
@@ -1115,6 +1108,13 @@ func argTypeName(v bval) string {
 	return typeName(v.typ())
 }
 
+// mathFunc binds PostgreSQL's mathematical functions over double precision (scan/ops
+// mathfuncs.go): ceil (ceiling), floor, trunc, round (half to even, PostgreSQL's rint), sign, sqrt, exp, ln, log (base 10), power
+// (pow), whose integer and float arguments become float8 as PostgreSQL resolves them, and mod
+// over integers. The forms PostgreSQL computes in numeric (a numeric argument, trunc(x, n),
+// log(b, x)) are numericCall's, bound before; what reaches here with a decimal literal or two
+// arguments of trunc or log has no numeric form either and is refused (trunc(double
+// precision, n) is PostgreSQL's 42883). rename sets the kernel's name for call.
 func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(lo, hi int) error,
 	call func(string, types.Type, ...expr.Expression) (bval, error), rename func(string)) (bval, error) {
 	kernel := map[string]string{"ceiling": "ceil", "log": "log10", "pow": "power"}[name]

@@ -620,8 +620,9 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 	return bval{}, true, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
 }
 
-// numericFunc binds sqrt, exp, ln, sign of a numeric and log(x) = log(10, x), log(b, x) of
-// numerics (integers made numeric) as PostgreSQL's numeric functions compute them
+// numericFunc binds sqrt, exp, ln, sign of a numeric and log(x) = log(10, x), log(b, x) and
+// power(x, y) (x ^ y) of numerics (integers made numeric) as PostgreSQL's numeric functions
+// compute them
 // (ops.NumericFunc): each value at the scale PostgreSQL chooses for it, held exactly in a
 // decimal<38, max(20, s)> column (s the arguments' largest scale; a value needing more
 // digits is refused at run time) with its display scale beside it (numeric_fn_scale), as a
