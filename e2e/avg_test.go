@@ -190,6 +190,7 @@ var avgTexts = []string{
 	"SELECT k, stddev(x)::text, var_samp(x)::text, stddev_pop(x)::text, var_pop(x)::text FROM (VALUES (1, 5), (1, 5), (2, 7), (3, NULL), (4, 1), (4, 2), (4, 4), (5, -3), (5, 3)) v(k, x) GROUP BY k ORDER BY k",
 	"SELECT value->>'destination' AS d, stddev((value->>'delay')::int)::text, variance((value->>'distance')::int)::text, stddev_pop((value->>'delay')::numeric(8,2) * 1.5)::text, " +
 		"var_pop((value->>'delay')::bigint)::text FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY 1 ORDER BY 1",
+	"SELECT variance(g * 0.01)::text, var_pop(g * 0.1)::text, stddev_pop(g * 1000000)::text, stddev(g * 0.05)::text FROM generate_series(1, 10) g",
 	// ... and over windows: each frame's count and exact sums.
 	"SELECT g, (stddev(g) OVER (ORDER BY g))::text, (var_pop(g * 0.5) OVER (ORDER BY g ROWS BETWEEN 2 PRECEDING AND CURRENT ROW))::text, (variance(g % 4) OVER (PARTITION BY g % 2))::text, " +
 		"(stddev_pop(g::numeric(6,2)) FILTER (WHERE g > 3) OVER (ORDER BY g ROWS 3 PRECEDING))::text FROM generate_series(1, 12) g ORDER BY g",
