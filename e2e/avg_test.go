@@ -170,6 +170,41 @@ var avgTexts = []string{
 	"SELECT g, sum(4611686018427387904::bigint + g) OVER (ORDER BY g), sum(g) OVER (ORDER BY g), sum(g::smallint) OVER (), sum(-g::bigint) OVER (ORDER BY g ROWS 1 PRECEDING) FROM generate_series(1, 5) g ORDER BY g",
 	"SELECT id, sum((value->>'distance')::bigint) OVER (ORDER BY timestamp, id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW), sum((value->>'delay')::int) OVER (ORDER BY timestamp, id) " +
 		"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id",
+	// Aggregates of numerics over windows: sum, min and max at the argument's scale, avg as
+	// numeric_avg's exact sum over the count (select_div_scale's display scale per row), every
+	// frame form, FILTER, NULLs, and Superset's percentage of a total.
+	"SELECT g, sum(g * 0.25) OVER (ORDER BY g), (avg(g * 1.5) OVER (ORDER BY g ROWS BETWEEN 2 PRECEDING AND CURRENT ROW))::text, min(g::numeric(6,2) - 3) OVER (ORDER BY g ROWS 1 PRECEDING), " +
+		"max(-g * 0.125) OVER (PARTITION BY g % 3 ORDER BY g), count(g * 0.5) OVER (), (avg(NULLIF(g % 4, 0) * 0.1) OVER (PARTITION BY g % 2))::text, " +
+		"sum(g * 0.01) FILTER (WHERE g > 4) OVER (ORDER BY g RANGE BETWEEN 2 PRECEDING AND CURRENT ROW), (avg(g * 0.01) FILTER (WHERE g > 4) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING))::text " +
+		"FROM generate_series(1, 12) g ORDER BY g",
+	"SELECT g % 3 AS k, sum(g * 1.5), (sum(g * 1.5) / sum(sum(g * 1.5)) OVER ())::text, (100 * sum(g * 1.5) / sum(sum(g * 1.5)) OVER ())::text, (avg(sum(g * 0.5)) OVER ())::text " +
+		"FROM generate_series(1, 10) g GROUP BY 1 ORDER BY 1",
+	"SELECT id, sum((value->>'distance')::numeric(10,2) * 1.5) OVER (ORDER BY timestamp, id ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING), " +
+		"(avg((value->>'delay')::numeric(8,2)) OVER (ORDER BY timestamp RANGE BETWEEN '1 hour' PRECEDING AND CURRENT ROW))::text, " +
+		"max((value->>'delay')::int * 0.5) OVER (ORDER BY timestamp, id), min((value->>'distance')::int * 0.001) OVER () " +
+		"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' ORDER BY timestamp, id",
+	// DISTINCT aggregates of numerics, grouped, over every tier (partial states merged).
+	"SELECT value->>'destination' AS d, count(DISTINCT (value->>'delay')::int * 0.5), sum(DISTINCT (value->>'distance')::numeric(10,1)), (avg(DISTINCT (value->>'delay')::numeric(8,2)))::text " +
+		"FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY 1 ORDER BY 1",
+	// The variance family of integers and numerics: numeric_stddev_internal's exact sums,
+	// select_div_scale's scale, sqrt_var's rounding; NULL for too few values, 0 for equal ones.
+	"SELECT stddev(g)::text, variance(g)::text, stddev_pop(g)::text, var_pop(g)::text, var_samp(g * 0.5)::text, stddev_samp(g::numeric(6,2))::text, stddev(g) FILTER (WHERE g > 7)::text FROM generate_series(1, 10) g",
+	"SELECT k, stddev(x)::text, var_samp(x)::text, stddev_pop(x)::text, var_pop(x)::text FROM (VALUES (1, 5), (1, 5), (2, 7), (3, NULL), (4, 1), (4, 2), (4, 4), (5, -3), (5, 3)) v(k, x) GROUP BY k ORDER BY k",
+	"SELECT value->>'destination' AS d, stddev((value->>'delay')::int)::text, variance((value->>'distance')::int)::text, stddev_pop((value->>'delay')::numeric(8,2) * 1.5)::text, " +
+		"var_pop((value->>'delay')::bigint)::text FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-20' AND timestamp < '2001-04-10' GROUP BY 1 ORDER BY 1",
+	"SELECT variance(g * 0.01)::text, var_pop(g * 0.1)::text, stddev_pop(g * 1000000)::text, stddev(g * 0.05)::text FROM generate_series(1, 10) g",
+	// ... and over windows: each frame's count and exact sums.
+	"SELECT g, (stddev(g) OVER (ORDER BY g))::text, (var_pop(g * 0.5) OVER (ORDER BY g ROWS BETWEEN 2 PRECEDING AND CURRENT ROW))::text, (variance(g % 4) OVER (PARTITION BY g % 2))::text, " +
+		"(stddev_pop(g::numeric(6,2)) FILTER (WHERE g > 3) OVER (ORDER BY g ROWS 3 PRECEDING))::text FROM generate_series(1, 12) g ORDER BY g",
+	"SELECT origin, date_trunc('day', timestamp)::text AS day, (stddev(count(*)) OVER (PARTITION BY origin ORDER BY min(timestamp) ROWS 3 PRECEDING))::text, " +
+		"(var_samp(sum((value->>'delay')::int)) OVER (PARTITION BY origin))::text FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1, 2 ORDER BY 1, 2",
+	// sqrt, exp, ln, log and sign of averages and variances: each row's display scales read.
+	"SELECT g % 4 AS k, sqrt(avg(g))::text, ln(avg(g))::text, sqrt(variance(g))::text, log(2, avg(g))::text, sign(avg(g) - 20)::text, exp(avg(g) / 100)::text, round(sqrt(var_pop(g * 0.5)), 3) " +
+		"FROM generate_series(1, 50) g GROUP BY 1 ORDER BY 1",
+	"SELECT g, sqrt(avg(g) OVER (ORDER BY g ROWS 2 PRECEDING))::text, ln(CASE WHEN g > 3 THEN 1.5 ELSE 2 END)::text FROM generate_series(1, 6) g ORDER BY g",
+	// The value window functions of numerics: one of the argument's values, at its scale.
+	"SELECT g, lag(g * 0.5) OVER (ORDER BY g), (lead(g::numeric(5,2), 2) OVER (ORDER BY g))::text, (lag(g * 0.5, 1, 0.25) OVER (ORDER BY g))::text, (lead(g * 0.5, g % 3, 7) OVER (ORDER BY g))::text, first_value(-g * 1.25) OVER (PARTITION BY g % 3 ORDER BY g), " +
+		"last_value(g * 0.1) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING), nth_value(g * 0.001, 3) OVER (ORDER BY g) FROM generate_series(1, 9) g ORDER BY g",
 }
 
 // avgMixed are averages of integers beside other types as BI tools write them (COALESCE, CASE
@@ -240,6 +275,10 @@ func TestNumericDisplayScaleAsPostgres(t *testing.T) {
 			"WITH s AS (SELECT avg(g) AS a FROM generate_series(1, 3) g) SELECT 'x' || a FROM s",
 			"SELECT GREATEST(avg(g), 1)::text FROM generate_series(1, 3) g",
 			"SELECT a / 2 FROM (SELECT avg(g) AS a FROM generate_series(1, 3) g) s",
+			// Over windows: a varying display scale's sum, a default of another scale.
+			"SELECT (sum(CASE WHEN g > 1 THEN 1.5 ELSE 2 END) OVER (ORDER BY g))::text FROM generate_series(1, 3) g",
+			"SELECT (lag(g * 0.5, 1, CASE WHEN g > 1 THEN 1.5 ELSE 2 END) OVER (ORDER BY g))::text FROM generate_series(1, 3) g",
+			"SELECT (max(avg(g)) OVER ())::text FROM generate_series(1, 3) g",
 		} {
 			if _, err := pg.Exec(ctx, q); err != nil {
 				t.Fatalf("PostgreSQL %s: %v", q, err)

@@ -260,6 +260,14 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 				}
 			case arrow.FLOAT32, arrow.FLOAT64:
 				f.Type = arrow.PrimitiveTypes.Float64
+			case arrow.DECIMAL128:
+				// sum of numerics: the exact total at the argument's scale (functions_arithmetic_decimal's
+				// sum, decimal<38,s>).
+				at := inner.Field(f.Args[0]).Type.(*arrow.Decimal128Type)
+				if d, ok := funcs[i].GetType().(*types.DecimalType); !ok || d.Precision != 38 || d.Scale != at.Scale {
+					return nil, unsupported("sum of %s typed %s over a window", at, funcs[i].GetType())
+				}
+				f.Type = &arrow.Decimal128Type{Precision: 38, Scale: at.Scale}
 			default:
 				return nil, unsupported("%s of %s over a window", funcs[i].Name(), inner.Field(f.Args[0]).Type)
 			}

@@ -1342,7 +1342,7 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 	}
 	if familyOf(t) == famNumeric {
 		switch what {
-		case "CASE", "COALESCE", "GREATEST/LEAST", "VALUES":
+		case "CASE", "COALESCE", "GREATEST/LEAST", "VALUES", "lag", "lead":
 			// Each value keeps its display scale (their callers' ds; VALUES' column vary,
 			// dscale.go).
 		default:
@@ -1705,6 +1705,22 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 			return bval{}, err
 		}
 		e, err := bd.fn(URNPostgres, "concat_strict", strType(), x, y)
+		return typed(e), err
+	case "^":
+		// numeric ^ numeric is power(numeric, numeric) (numericFunc); otherwise double
+		// precision ^ double precision, PostgreSQL's dpow (power's kernel).
+		if involvesNumeric(l, r) {
+			return bd.numericFunc("power", []bval{l, r})
+		}
+		x, err := bd.coerce(l, fp64Type(), "operator ^")
+		if err != nil {
+			return bval{}, err
+		}
+		y, err := bd.coerce(r, fp64Type(), "operator ^")
+		if err != nil {
+			return bval{}, err
+		}
+		e, err := bd.fn(URNPostgres, "power", fp64Type(), x, y)
 		return typed(e), err
 	case "~", "~*", "!~", "!~*":
 		return bd.regexOp(op, l, r)

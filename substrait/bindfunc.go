@@ -270,15 +270,15 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		}
 		switch name {
 		case "count":
-			if fam == famNumeric && invocation == types.AggInvocationDistinct {
-				return bval{}, refused(Unimplemented, "0A000", "count(DISTINCT …) of numeric values is not supported")
-			}
+			// count(DISTINCT numeric) counts distinct values (1.5 and 1.50 are one, as in
+			// PostgreSQL): the column's one scale holds every value exactly.
 			id.URN, id.Name = URNAggregate, "count:any"
 			out = &types.Int64Type{Nullability: types.NullabilityRequired}
 		case "sum", "avg":
-			if fam == famNumeric && name == "sum" && invocation != types.AggInvocationDistinct {
+			if fam == famNumeric && name == "sum" {
 				// functions_arithmetic_decimal's sum: decimal<38, s>, the exact total
-				// (scan/aggregate decsum.go; past 38 digits 22003).
+				// (scan/aggregate decsum.go; past 38 digits 22003), of distinct values too
+				// (distinct.go's distinctDec).
 				id.URN = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal"
 				scale, _ := numScale(at)
 				out = numType(scale)
@@ -288,14 +288,11 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				}
 				break
 			}
-			if fam == famNumeric && name == "avg" && invocation != types.AggInvocationDistinct && argv.ds == nil {
+			if fam == famNumeric && name == "avg" && argv.ds == nil {
 				return bd.numericAvg(fc, ac)
 			}
 			if fam == famNumeric {
-				if argv.ds != nil {
-					return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) is not supported: cast it to numeric(p,s)", name)
-				}
-				return bval{}, refused(Unimplemented, "0A000", "%s(DISTINCT …) of numeric values is not supported", name)
+				return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) is not supported: cast it to numeric(p,s)", name)
 			}
 			if fam != famInt && fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
@@ -330,11 +327,19 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				}
 			}
 		case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
-			// PostgreSQL's float8 overloads (real and double precision input); integer input
-			// returns numeric, computed exactly, which the executor does not have.
-			if fam == famInt {
-				return bval{}, &Error{Code: Unimplemented, SQLState: "0A000", Msg: fmt.Sprintf("%s(%s) is not supported: PostgreSQL computes it in numeric, "+
-					"which flightsrv does not have yet; cast the argument to double precision", name, typeName(at))}
+			// PostgreSQL's float8 overloads (real and double precision input); integer and
+			// numeric input return numeric (numericVariance).
+			if fam == famInt || fam == famNumeric {
+				if invocation == types.AggInvocationDistinct {
+					return bval{}, unimplemented(name + "(DISTINCT …) of integers or numerics")
+				}
+				if argv.ds != nil {
+					return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) is not supported: cast it to numeric(p,s)", name)
+				}
+				return bd.numericVariance(cmp.Or(aggregateAliases[name], name), fc, func(n *pg.Node) (bval, error) {
+					bd.agg = ac
+					return bd.bindExpr(n, ac.scope())
+				})
 			}
 			if fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
@@ -467,18 +472,65 @@ func (bd *binder) rawNumericAggregate(name string, n *pg.Node, filter expr.Expre
 // are two measures of ac with fc's argument, FILTER and DISTINCT; a group without values
 // has a NULL sum, so its average is NULL, never a division by zero.
 func (bd *binder) numericAvg(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
-	var vs [2]bval
-	for i, name := range []string{"sum", "count"} {
-		c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
-			AggDistinct: fc.GetAggDistinct(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
-		v, err := bd.measure(c, ac)
-		if err != nil {
-			return bval{}, err
-		}
-		vs[i] = v
+	vs, err := sumAndCount(fc, func(c *pg.FuncCall) (bval, error) { return bd.measure(c, ac) })
+	if err != nil {
+		return bval{}, err
 	}
 	bd.agg = ac
 	return bd.numericBinary("/", vs[0], vs[1])
+}
+
+// numericVariance binds var_samp, var_pop, stddev_samp or stddev_pop (name) of integers or
+// numerics of one scale s, the call fc, as PostgreSQL's numeric_stddev_internal computes it
+// from the count N and the exact sums Sx and Sxx of the values and their squares (three
+// measures of ac with fc's FILTER): NULL without values (var_samp and stddev_samp: with fewer
+// than two), else the variance (N·Sxx − Sx²) / (N·(N − 1)) (var_pop: / N²) with numeric_div
+// at select_div_scale's scale (numericDivide: the numerator's display scale 2s, held exactly
+// at max(20, 2s) digits after the point, a quotient needing more refused at run time), or 0
+// (display scale 0) where the numerator is not positive; the standard deviation is its
+// square root at the same scale (numeric_sqrt_at, rounded half away from zero as sqrt_var
+// rounds). Sxx past 38 digits is 22003. Over a window (fc's OVER), the three are window
+// functions of the same window and the formula is each frame's. bind binds the formula.
+func (bd *binder) numericVariance(name string, fc *pg.FuncCall, bind func(*pg.Node) (bval, error)) (bval, error) {
+	arg := fc.GetArgs()[0]
+	x := &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: arg,
+		TypeName: &pg.TypeName{Names: []*pg.Node{pg.MakeStrNode("pg_catalog"), pg.MakeStrNode("numeric")}, Typemod: -1}, Location: -1}}}
+	agg := func(fn string, a *pg.Node) *pg.Node {
+		return &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(fn)}, Args: []*pg.Node{a},
+			AggFilter: fc.GetAggFilter(), Over: fc.GetOver(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}}}
+	}
+	op := func(o string, l, r *pg.Node) *pg.Node {
+		return pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode(o)}, l, r, -1)
+	}
+	n, sx, sxx := agg("count", arg), agg("sum", x), agg("sum", op("*", x, x))
+	num := op("-", op("*", n, sxx), op("*", sx, sx))
+	den := op("*", n, n)
+	least := int64(0)
+	if strings.HasSuffix(name, "_samp") {
+		den, least = op("*", n, op("-", n, pg.MakeAConstIntNode(1, -1))), 1
+	}
+	variance := pg.MakeCaseExprNode(nil, []*pg.Node{pg.MakeCaseWhenNode(op("<=", num, pg.MakeAConstIntNode(0, -1)), pg.MakeAConstIntNode(0, -1), -1)}, -1)
+	variance.GetCaseExpr().Defresult = op("/", num, den)
+	whole := pg.MakeCaseExprNode(nil, []*pg.Node{pg.MakeCaseWhenNode(op(">", n, pg.MakeAConstIntNode(least, -1)), variance, -1)}, -1)
+	v, err := bind(whole)
+	if err != nil || strings.HasPrefix(name, "var") {
+		return v, err
+	}
+	s, ok := numScale(v.typ())
+	if !ok || v.ds == nil {
+		return bval{}, fmt.Errorf("bind %s: the variance is %s", name, typeName(v.typ()))
+	}
+	ds, err := v.ds()
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "numeric_sqrt_at", numType(s), v.e, ds)
+	if err != nil {
+		return bval{}, err
+	}
+	out := typed(f)
+	out.ds = v.ds
+	return out, nil
 }
 
 // aggregate builds the AggregateRel of ac over in.
@@ -1069,13 +1121,22 @@ func (bd *binder) integerLength(v bval, err error) (bval, error) {
 	return bd.cast(v.e, i32Type())
 }
 
+// argTypeName is a bound argument's type name in PostgreSQL's words (an untyped literal's
+// "unknown").
+func argTypeName(v bval) string {
+	if v.untyped() {
+		return "unknown"
+	}
+	return typeName(v.typ())
+}
+
 // mathFunc binds PostgreSQL's mathematical functions over double precision (scan/ops
 // mathfuncs.go): ceil (ceiling), floor, trunc, round (half to even, PostgreSQL's rint), sign, sqrt, exp, ln, log (base 10), power
 // (pow), whose integer and float arguments become float8 as PostgreSQL resolves them, and mod
-// over integers. PostgreSQL computes the forms with a numeric argument (a decimal literal such
-// as 2.5, trunc(x, n), log(b, x), mod of non-integers) in numeric, which the executor does not
-// have yet: those are refused by name, never approximated in float8. rename sets the kernel's
-// name for call.
+// over integers. The forms PostgreSQL computes in numeric (a numeric argument, trunc(x, n),
+// log(b, x)) are numericCall's, bound before; what reaches here with a decimal literal or two
+// arguments of trunc or log has no numeric form either and is refused (trunc(double
+// precision, n) is PostgreSQL's 42883). rename sets the kernel's name for call.
 func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(lo, hi int) error,
 	call func(string, types.Type, ...expr.Expression) (bval, error), rename func(string)) (bval, error) {
 	kernel := map[string]string{"ceiling": "ceil", "log": "log10", "pow": "power"}[name]
@@ -1086,7 +1147,11 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 	if kernel == "power" || kernel == "mod" {
 		want = 2
 	}
-	if len(args) == 2 && (kernel == "trunc" || kernel == "log10") {
+	if len(args) == 2 && kernel == "trunc" {
+		// trunc(numeric, integer) is its only two-argument form (numericCall binds it).
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function trunc(%s, %s) does not exist", argTypeName(args[0]), argTypeName(args[1]))}
+	}
+	if len(args) == 2 && kernel == "log10" {
 		return bval{}, refused(Unimplemented, "0A000", "%s with two arguments (numeric) is not supported", name)
 	}
 	if err := nargs(want, want); err != nil {

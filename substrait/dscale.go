@@ -168,17 +168,27 @@ func (bd *binder) avgDisplayScale(fc *pg.FuncCall, ac *aggCtx) dscale {
 // sumCountScale is numeric_div_scale(sum(x), count(x)) of the avg call fc: bind binds each of
 // the two calls (fc renamed, its arguments, FILTER, DISTINCT and window kept) as fc is bound.
 func (bd *binder) sumCountScale(fc *pg.FuncCall, bind func(*pg.FuncCall) (bval, error)) (expr.Expression, error) {
-	var es [2]expr.Expression
+	vs, err := sumAndCount(fc, bind)
+	if err != nil {
+		return nil, err
+	}
+	return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), vs[0].e, vs[1].e)
+}
+
+// sumAndCount binds sum(x) and count(x) of the avg call fc with bind: fc renamed, its
+// arguments, FILTER, DISTINCT and window kept.
+func sumAndCount(fc *pg.FuncCall, bind func(*pg.FuncCall) (bval, error)) ([2]bval, error) {
+	var vs [2]bval
 	for i, name := range []string{"sum", "count"} {
 		c := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode(name)}, Args: fc.GetArgs(), AggFilter: fc.GetAggFilter(),
 			AggDistinct: fc.GetAggDistinct(), Over: fc.GetOver(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
 		v, err := bind(c)
 		if err != nil {
-			return nil, err
+			return vs, err
 		}
-		es[i] = v.e
+		vs[i] = v
 	}
-	return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), es[0], es[1])
+	return vs, nil
 }
 
 // varyingText is the text of the varying numeric v, each row at its own display scale.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -556,8 +557,13 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 	for _, a := range args {
 		any = any || isNum(a)
 	}
-	if name == "round" && len(args) == 2 && !args[0].untyped() && familyOf(args[0].typ()) == famInt {
-		any = true // round(integer, n) is round(numeric, n)
+	if (name == "round" || name == "trunc") && len(args) == 2 && (args[0].str != nil || !args[0].untyped() && familyOf(args[0].typ()) == famInt) {
+		// round(integer, n) is round(numeric, n), trunc(integer, n) trunc(numeric, n); an
+		// untyped literal resolves to numeric, their only two-argument form.
+		any = true
+	}
+	if name == "log" && len(args) == 2 && !slices.ContainsFunc(args, func(v bval) bool { return !(v.str != nil || !v.untyped() && familyOf(v.typ()) == famInt) }) {
+		any = true // log(b, x) is log(numeric, numeric), its only two-argument form
 	}
 	if !any || name == "concat" || name == "to_char" {
 		// concat writes each argument as text (asText: numerics at their display scale);
@@ -604,8 +610,76 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		}
 		v, err := bd.numericBinary("%", args[0], args[1])
 		return v, true, err
+	case "sqrt", "exp", "ln", "log", "sign", "power", "pow":
+		if name == "pow" {
+			name = "power"
+		}
+		v, err := bd.numericFunc(name, args)
+		return v, true, err
 	}
 	return bval{}, true, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
+}
+
+// numericFunc binds sqrt, exp, ln, sign of a numeric and log(x) = log(10, x), log(b, x) and
+// power(x, y) (x ^ y) of numerics (integers made numeric) as PostgreSQL's numeric functions
+// compute them
+// (ops.NumericFunc): each value at the scale PostgreSQL chooses for it, held exactly in a
+// decimal<38, max(20, s)> column (s the arguments' largest scale; a value needing more
+// digits is refused at run time) with its display scale beside it (numeric_fn_scale), as a
+// bare quotient (numericDivide). An argument whose display scale varies by row (sqrt(avg(x)),
+// sqrt(variance(x))) passes every argument's display scale to the two kernels, as PostgreSQL's
+// scale rules read them; one the binder cannot follow (lostScale) is refused by name.
+func (bd *binder) numericFunc(name string, args []bval) (bval, error) {
+	want := 1
+	if name == "power" {
+		want = 2
+	}
+	if name == "log" {
+		want = 2
+		if len(args) == 1 {
+			args = []bval{typed(expr.NewPrimitiveLiteral(int32(10), false)), args[0]}
+		}
+	}
+	if len(args) != want {
+		return bval{}, errorf(InvalidArgument, "%s takes %d argument(s)", name, want)
+	}
+	vals := make([]types.FuncArg, len(args))
+	s := int32(quotientScale)
+	var scales []types.FuncArg // each argument's display scale, when one varies by row
+	if slices.ContainsFunc(args, func(v bval) bool { return v.ds != nil }) {
+		for _, a := range args {
+			ds, err := bd.scaleExpr(a)
+			if err != nil {
+				return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row, read from a subquery, CTE or set operation, is not supported: round it or cast it to numeric(p,s)", name)
+			}
+			scales = append(scales, ds)
+		}
+	}
+	for i, a := range args {
+		x, _, err := bd.toNumeric(a)
+		if err != nil {
+			return bval{}, err
+		}
+		if x == nil {
+			return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(a.typ()))
+		}
+		sx, _ := numScale(x.GetType())
+		s = max(s, sx)
+		vals[i] = x
+	}
+	if s > 38 {
+		return bval{}, unimplemented("a numeric " + name + " of an argument with more than 38 digits after the point")
+	}
+	vals = append(vals, scales...)
+	f, err := bd.fn(URNPostgres, "numeric_fn", numType(s), append([]types.FuncArg{types.Enum(name), types.Enum(strconv.Itoa(int(s)))}, vals...)...)
+	if err != nil {
+		return bval{}, err
+	}
+	out := typed(f)
+	out.ds = onceScale(func() (expr.Expression, error) {
+		return bd.fn(URNPostgres, "numeric_fn_scale", i32Type(), append([]types.FuncArg{types.Enum(name)}, vals...)...)
+	})
+	return out, nil
 }
 
 // widerNumber is the type two numbers resolve to in PostgreSQL: double precision beside a

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -175,6 +176,25 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	defer func() { bd.inWindow = false }()
 	name := funcName(fc)
 	_, ranking := rankingWindowFunctions[name]
+	if variance := slices.Contains(varianceAggregates, cmp.Or(aggregateAliases[name], name)); variance && len(fc.GetArgs()) == 1 && !fc.GetAggDistinct() && !fc.GetAggStar() &&
+		!(containsAggregate(fc.GetArgs()[0]) && bd.agg == nil) {
+		// The variance family of integers and numerics: numericVariance's formula over three
+		// window functions of this window (of doubles: refused below).
+		v, err := bd.bindExpr(fc.GetArgs()[0], sc)
+		if err != nil {
+			return bval{}, err
+		}
+		if f := familyOf(v.typ()); !v.untyped() && (f == famInt || f == famNumeric) {
+			if v.ds != nil {
+				return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) over a window is not supported: cast it to numeric(p,s)", name)
+			}
+			return bd.numericVariance(cmp.Or(aggregateAliases[name], name), fc, func(n *pg.Node) (bval, error) {
+				bd.inWindow = false
+				defer func() { bd.inWindow = true }()
+				return bd.bindExpr(n, sc)
+			})
+		}
+	}
 	switch {
 	case !ranking && !windowAggregates[name]:
 		if aggregateNames[name] || unsupportedAggregates[name] {
@@ -197,11 +217,34 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
+	var (
+		ds  dscale
+		pre *bval // the aggregate's argument, bound here
+	)
+	if !ranking && !fc.GetAggStar() && len(fc.GetArgs()) == 1 && !(containsAggregate(fc.GetArgs()[0]) && bd.agg == nil) {
+		// Of a numeric whose display scale varies by row (an average, a CASE of numerics of
+		// different scales), sum, min and max show each frame's own, which the binder does
+		// not follow, and avg's division reads it: as the aggregates (bindfunc.go).
+		v, err := bd.bindExpr(fc.GetArgs()[0], sc)
+		if err != nil {
+			return bval{}, err
+		}
+		pre = &v
+		if name != "count" && v.ds != nil && !v.untyped() && familyOf(v.typ()) == famNumeric {
+			if name == "avg" {
+				return bval{}, refused(Unimplemented, "0A000", "avg of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) over a window is not supported: cast it to numeric(p,s)")
+			}
+			ds = lostScale(name + " of a numeric whose display scale varies by row over a window")
+		}
+		if name == "avg" && !v.untyped() && familyOf(v.typ()) == famNumeric {
+			return bd.numericWindowAvg(fc, sc)
+		}
+	}
 	var wf *expr.WindowFunction
 	if ranking {
-		wf, err = bd.rankingWindow(name, fc, sc)
+		wf, ds, err = bd.rankingWindow(name, fc, sc)
 	} else {
-		wf, err = bd.aggregateWindow(name, fc, sc)
+		wf, err = bd.aggregateWindow(name, fc, sc, pre)
 	}
 	if err != nil {
 		return bval{}, err
@@ -234,10 +277,28 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	out := typed(wf)
+	out.ds = ds
 	if name == "avg" && familyOf(wf.GetType()) == famNumeric {
 		out.ds = bd.windowAvgScale(fc, sc)
 	}
 	return out, nil
+}
+
+// numericWindowAvg binds avg(x) OVER (…) of a numeric x whose values share its type's scale
+// as PostgreSQL's numeric_avg computes it over each frame: sum(x) OVER (…) divided by
+// count(x) OVER (…) (the same window, FILTER included) with numeric_div, as numericAvg binds
+// the aggregate (numericDivide: select_div_scale's display scale per row). A frame without
+// values has a NULL sum, so its average is NULL, never a division by zero.
+func (bd *binder) numericWindowAvg(fc *pg.FuncCall, sc *scope) (bval, error) {
+	vs, err := sumAndCount(fc, func(c *pg.FuncCall) (bval, error) {
+		bd.inWindow = false
+		defer func() { bd.inWindow = true }()
+		return bd.windowCall(c, sc)
+	})
+	if err != nil {
+		return bval{}, err
+	}
+	return bd.numericBinary("/", vs[0], vs[1])
 }
 
 // windowAvgScale is the display scale of avg(x) OVER (…) of integers, the call fc:
@@ -381,28 +442,54 @@ func (bd *binder) newWindow(id extensions.ID, out types.Type, args ...types.Func
 // rankingWindow binds a window function that is not an aggregate (functions_arithmetic's
 // declarations; output types as PostgreSQL's: bigint ranks, double precision percent_rank and
 // cume_dist, integer ntile, the argument's type for the value functions).
-func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.WindowFunction, error) {
+func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.WindowFunction, dscale, error) {
 	raw := fc.GetArgs()
 	if n := rankingWindowFunctions[name]; len(raw) < n[0] || len(raw) > n[1] {
-		return nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))
+		return nil, nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))
 	}
 	for _, a := range raw {
 		if containsAggregate(a) && bd.agg == nil {
-			return nil, errorf(InvalidArgument, "aggregate functions are not allowed here")
+			return nil, nil, errorf(InvalidArgument, "aggregate functions are not allowed here")
 		}
 	}
 	args := make([]bval, len(raw))
 	for i, a := range raw {
 		v, err := bd.bindExpr(a, sc)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		args[i] = v
-		if !v.untyped() && familyOf(v.typ()) == famNumeric {
-			return nil, refused(Unimplemented, "0A000", "the window function %s of numeric values is not supported", name)
+		if !v.untyped() && familyOf(v.typ()) == famNumeric && (name == "ntile" || i == 1) {
+			// An integer argument: numeric has no implicit cast to integer.
+			return nil, nil, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s does not exist: its argument %d is an integer, not numeric", name, i+1)}
 		}
 		if isIntervalVal(v) {
-			return nil, refused(Unimplemented, "0A000", "the window function %s of intervals is not supported", name)
+			return nil, nil, refused(Unimplemented, "0A000", "the window function %s of intervals is not supported", name)
+		}
+	}
+	// The value functions of a numeric answer one of its values, whose display scale is the
+	// argument's (or the default's): followed when it is the type's, lost (the text refused
+	// by name) when it varies by row or the default's differs.
+	var ds dscale
+	if len(args) > 0 && name != "ntile" && !args[0].untyped() && familyOf(args[0].typ()) == famNumeric {
+		switch {
+		case args[0].ds != nil:
+			ds = lostScale(name + " of a numeric whose display scale varies by row")
+		case len(args) == 3 && args[2].ds != nil:
+			ds = lostScale(name + " of a numeric with a default whose display scale varies by row")
+		case len(args) == 3 && varyingScales([]bval{args[0], args[2]}):
+			// The value's scale where the offset row exists, the default's elsewhere: the
+			// same function over the two scales as constants.
+			va, vd := staticScale(args[0]), staticScale(args[2])
+			ds = onceScale(func() (expr.Expression, error) {
+				c := &pg.FuncCall{Funcname: fc.GetFuncname(), Args: []*pg.Node{pg.MakeAConstIntNode(int64(va), -1), raw[1], pg.MakeAConstIntNode(int64(vd), -1)},
+					Over: fc.GetOver(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
+				if bd.win == nil {
+					return lostScale(name + " of a numeric with a default of another display scale outside the select list and ORDER BY of its query")()
+				}
+				v, err := bd.windowCall(c, sc)
+				return v.e, err
+			})
 		}
 	}
 	id := extensions.ID{URN: URNArithmetic, Name: name}
@@ -410,26 +497,29 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 	case "ntile":
 		n, err := bd.coerce(args[0], i32Type(), "ntile")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		id.Name = "ntile:i32"
-		return bd.newWindow(id, i32Type(), n)
+		wf, err := bd.newWindow(id, i32Type(), n)
+		return wf, ds, err
 	case "first_value", "last_value":
 		v, err := bd.defaultType(args[0])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return bd.newWindow(id, v.GetType(), v)
+		wf, err := bd.newWindow(id, v.GetType(), v)
+		return wf, ds, err
 	case "nth_value":
 		v, err := bd.defaultType(args[0])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n, err := bd.coerce(args[1], i32Type(), "nth_value")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return bd.newWindow(id, v.GetType(), v, n)
+		wf, err := bd.newWindow(id, v.GetType(), v, n)
+		return wf, ds, err
 	case "lag", "lead":
 		var vals []expr.Expression
 		if len(args) == 3 {
@@ -437,13 +527,13 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 			// anycompatible)).
 			common, err := bd.commonType([]bval{args[0], args[2]}, name)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			vals = []expr.Expression{common[0], nil, common[1]}
 		} else {
 			v, err := bd.defaultType(args[0])
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			vals = []expr.Expression{v}
 		}
@@ -451,7 +541,7 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 		if len(args) >= 2 {
 			off, err := bd.coerce(args[1], i32Type(), name)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			fargs = append(fargs, off)
 		}
@@ -459,15 +549,19 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 			fargs = append(fargs, vals[2])
 		}
 		id.Name += [...]string{":any", ":any_i32", ":any_i32_any"}[len(fargs)-1]
-		return bd.newWindow(id, vals[0].GetType(), fargs...)
+		wf, err := bd.newWindow(id, vals[0].GetType(), fargs...)
+		return wf, ds, err
 	}
-	return bd.newWindow(id, nil)
+	wf, err := bd.newWindow(id, nil)
+	return wf, nil, err
 }
 
 // aggregateWindow binds count, sum, avg, min or max OVER (…), typed as the aggregates of a
 // grouped SELECT are (measure): count bigint, sum of integers bigint and of floats double
 // precision, avg double precision, min and max the argument's type.
-func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.WindowFunction, error) {
+//
+// pre is the argument bound already (windowCall's), nil to bind it here.
+func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *bval) (*expr.WindowFunction, error) {
 	raw := fc.GetArgs()
 	star := fc.GetAggStar()
 	if star && name != "count" {
@@ -499,10 +593,16 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*exp
 		if containsAggregate(raw[0]) && bd.agg == nil {
 			return nil, errorf(InvalidArgument, "aggregate functions are not allowed here")
 		}
-		v, err := bd.bindExpr(raw[0], sc)
-		if err != nil {
-			return nil, err
+		var v bval
+		if pre != nil {
+			v = *pre
+		} else {
+			var err error
+			if v, err = bd.bindExpr(raw[0], sc); err != nil {
+				return nil, err
+			}
 		}
+		var err error
 		if arg, err = bd.defaultType(v); err != nil {
 			return nil, err
 		}
@@ -523,7 +623,14 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope) (*exp
 	id := extensions.ID{Name: name}
 	var out types.Type
 	if fam == famNumeric && name != "count" {
-		return nil, refused(Unimplemented, "0A000", "the window function %s of numeric values is not supported", name)
+		// functions_arithmetic_decimal's sum, min and max: decimal<38, s> of the argument's
+		// scale s, the exact total (ops.Window's decimal sums; past 38 digits 22003) or the
+		// extreme value. avg is windowCall's quotient of a sum and a count.
+		if name == "avg" {
+			return nil, fmt.Errorf("bind window function avg: a numeric average is a quotient (windowCall)")
+		}
+		scale, _ := numScale(at)
+		return bd.newWindow(extensions.ID{URN: extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal", Name: name}, numType(scale), arg)
 	}
 	switch name {
 	case "count":

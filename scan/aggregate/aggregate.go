@@ -17,8 +17,10 @@ const (
 	// not nullable.
 	Count
 	// Sum is sum(x) over integers (output int64; a result outside int64 is the error
-	// ErrSumOverflow, intermediate sums are exact in 128 bits) or floats (output float64).
-	// NULL when the group had no non-null filtered-in x.
+	// ErrSumOverflow, intermediate sums are exact in 128 bits), floats (output float64) or
+	// decimal128 numerics (output the input type, the exact total; 38 digits or more is
+	// 22003), of distinct values too (Count as well: the values of one scale are distinct as
+	// their unscaled integers). NULL when the group had no non-null filtered-in x.
 	Sum
 	// Avg is avg(x) over integers or floats: output float64, NULL when the group had no non-null
 	// filtered-in x. Integer inputs are summed exactly (128 bits) and divided once at the end;
@@ -232,8 +234,10 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		f := in.Field(m.Arg)
 		k, ok := classify(f.Type)
-		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum || m.Func == Count) && !m.Distinct {
-			r.argType = f.Type // min, max (decimalExtremes), sum (decSumAcc) and count (countAcc: the values not NULL) of numerics
+		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum || m.Func == Count) {
+			// min, max (decimalExtremes), sum (decSumAcc) and count (countAcc: the values not
+			// NULL) of numerics; count and sum of distinct ones (distinctDec)
+			r.argType = f.Type
 			out[i] = r
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/scan/aggregate"
 	"github.com/flightsrv/flightsrv/scan/ledger"
+	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
 var kvSchema = arrow.NewSchema([]arrow.Field{
@@ -464,5 +465,64 @@ func TestSchemas(t *testing.T) {
     - cd: type=list<item: utf8>`
 	if part.String() != wantPart {
 		t.Errorf("partial schema\n%s\nwant\n%s", part, wantPart)
+	}
+}
+
+// TestDistinctNumeric: count and sum of distinct decimal128 values (one scale: 1.50 written
+// twice is one value), NULLs and filtered rows skipped; each partial state lists a group's
+// distinct values, and Final merges two partials' states into the distinct values of both
+// (a value in both counted and added once), the sum past 38 digits 22003.
+func TestDistinctNumeric(t *testing.T) {
+	t.Parallel()
+	dt := &arrow.Decimal128Type{Precision: 38, Scale: 2}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "g", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "x", Type: dt, Nullable: true},
+		{Name: "f", Type: arrow.FixedWidthTypes.Boolean},
+	}, nil)
+	batch := func(js string) arrow.RecordBatch {
+		rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, schema, strings.NewReader(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	one := batch(`[{"g": "a", "x": "1.50", "f": true}, {"g": "a", "x": "1.50", "f": true}, {"g": "a", "x": null, "f": true},
+		{"g": "a", "x": "-2.25", "f": true}, {"g": "b", "x": "7.00", "f": false}, {"g": "b", "x": "0.01", "f": true}]`)
+	two := batch(`[{"g": "a", "x": "-2.25", "f": true}, {"g": "a", "x": "3.00", "f": true}, {"g": "b", "x": "0.01", "f": true}]`)
+	defer one.Release()
+	defer two.Release()
+	spec := aggregate.Spec{Groups: []int{0}, Measures: []aggregate.Measure{
+		{Func: aggregate.Count, Arg: 1, Distinct: true, Filter: 2, Name: "n"},
+		{Func: aggregate.Sum, Arg: 1, Distinct: true, Filter: 2, Name: "s"},
+	}}
+	mem := newLedger(t, 0)
+	var partials []arrow.RecordBatch
+	for _, rec := range []arrow.RecordBatch{one, two} {
+		out, _, err := drain(context.Background(), batchesReader(t, schema, []arrow.RecordBatch{rec}), schema, spec, aggregate.Partial, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release(out)
+		partials = append(partials, out...)
+	}
+	if got, want := fmt.Sprint(partials[0].Column(1)), "[[1.5 -2.25] [0.01]]"; got != want {
+		t.Errorf("distinct numeric state %s, want %s", got, want)
+	}
+	final, _, err := drain(context.Background(), batchesReader(t, partials[0].Schema(), partials), schema, spec, aggregate.Final, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(final)
+	if got, want := fmt.Sprint(final[0].Column(0), final[0].Column(1), final[0].Column(2)), `["a" "b"] [3 1] [2.25 0.01]`; got != want {
+		t.Errorf("distinct numerics merged %s, want %s", got, want)
+	}
+	// A distinct total of 38 digits: 22003.
+	big := batch(`[{"g": "a", "x": "999999999999999999999999999999999999.99", "f": true}, {"g": "a", "x": "0.01", "f": true}]`)
+	defer big.Release()
+	_, _, err = drain(context.Background(), batchesReader(t, schema, []arrow.RecordBatch{big}), schema, spec, aggregate.Single, mem)
+	var de *ops.DataError
+	if !errors.As(err, &de) || de.SQLState() != "22003" {
+		t.Errorf("a distinct numeric sum of 39 digits: %v", err)
 	}
 }

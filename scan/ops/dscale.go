@@ -227,3 +227,51 @@ func numericTextAt(n *fnNode) error {
 	}
 	return nil
 }
+
+func init() { ownFunctions["numeric_sqrt_at"] = numericSqrtAt }
+
+// ErrSqrtScale is a numeric square root decimal128(38, s) cannot hold at the scale PostgreSQL
+// gives it.
+var ErrSqrtScale = &DataError{Code: "0A000", Msg: "a numeric standard deviation whose value (as PostgreSQL computes it) needs more than " +
+	"20 digits after the point is not supported: round the argument or cast it to double precision"}
+
+// numericSqrtAt is numeric_sqrt_at(x, ds): the square root of the decimal128 x rounded half
+// away from zero to ds digits after the point (int32 per row), as PostgreSQL's sqrt_var
+// rounds it to its rscale (a standard deviation's: its variance's display scale), in
+// decimal128(38, s) of x's scale s; a root with digits that are not zeros past s is
+// ErrSqrtScale, a negative x 2201F (cannot take square root of a negative number). NULL
+// where either is NULL.
+func numericSqrtAt(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	s, ok := decScale(n.types[0])
+	if !ok || n.types[1] == nil || n.types[1].ID() != arrow.INT32 {
+		return errors.New("arguments must be decimal128 and int32")
+	}
+	n.out = numericOut(s)
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		x, ds := args[0].(*array.Decimal128), args[1].(*array.Int32)
+		return mapNumeric(mem, s, rows, args, func(i int) (*apd.Decimal, error) {
+			d := new(apd.Decimal)
+			decAt(x, i, s, d)
+			if d.Negative && !d.IsZero() {
+				return nil, &DataError{Code: "2201F", Msg: "cannot take square root of a negative number"}
+			}
+			var root, r apd.Decimal
+			if _, err := numericCtx.Sqrt(&root, d); err != nil {
+				return nil, err
+			}
+			at := apd.Context{Precision: numericCtx.Precision, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent, Traps: apd.DefaultTraps, Rounding: apd.RoundHalfUp}
+			if _, err := at.Quantize(&r, &root, -ds.Value(i)); err != nil {
+				return nil, err
+			}
+			var held apd.Decimal
+			if _, err := numericCtx.Quantize(&held, &r, -s); err != nil || held.Cmp(&r) != 0 || held.NumDigits() > numericDigits {
+				return nil, ErrSqrtScale
+			}
+			return &held, nil
+		})
+	}
+	return nil
+}

@@ -36,7 +36,7 @@ const (
 	NthValue                      // Args[0] at the frame's Args[1]-th row (integer, per row)
 	CountStar                     // bigint: the frame's rows
 	Count                         // bigint: the frame's non-null Args[0]
-	Sum                           // bigint of integers (exact; out of range is an error), double of floats
+	Sum                           // bigint of integers (exact; out of range is an error), double of floats, numeric of numerics (decimal128, the argument's type; exact, 38 digits)
 	Avg                           // double: Sum / Count of Args[0] (integers or floats)
 	Min                           // the least non-null Args[0] of the frame (PostgreSQL's order)
 	Max                           // the greatest
@@ -144,6 +144,12 @@ func checkWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 		}
 		switch f.Kind {
 		case Sum, Avg:
+			if dt := s.Field(f.Args[0]).Type; f.Kind == Sum && dt.ID() == arrow.DECIMAL128 {
+				if !arrow.TypeEqual(f.Type, dt) {
+					return fmt.Errorf("ops: window function %d: sum of %s as %s", i, dt, f.Type)
+				}
+				continue
+			}
 			if dt := s.Field(f.Args[0]).Type; !integerType(dt) && dt.ID() != arrow.FLOAT64 && dt.ID() != arrow.FLOAT32 {
 				return fmt.Errorf("ops: window function %d: sum or avg of %s", i, dt)
 			}
@@ -286,7 +292,12 @@ func (w *windower) load() error {
 	w.claimed = int64(w.n) * 40
 	for _, f := range w.spec.Funcs {
 		if f.Type.ID() == arrow.DECIMAL128 {
-			w.claimed += int64(w.n) * 16 // numeric values: avg's (numavg.go), sum(bigint)'s
+			// numeric values: avg's (numavg.go), sum(bigint)'s, sum(numeric)'s (with its
+			// 24-byte prefix sums and counts over a partition)
+			w.claimed += int64(w.n) * 16
+			if f.Kind == Sum && w.inSchema.Field(f.Args[0]).Type.ID() == arrow.DECIMAL128 {
+				w.claimed += int64(w.n) * 32
+			}
 		}
 	}
 	if err := w.mem.Claim(w.claimed); err != nil {
@@ -590,6 +601,9 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 				}
 			}
 		case Sum, Avg:
+			if arg.DataType().ID() == arrow.DECIMAL128 {
+				return ev.decSums(arg.(*array.Decimal128), ps, m, peerStart, peerEnd, f, decs, valid)
+			}
 			if integerType(arg.DataType()) {
 				return ev.intSums(f, arg, ps, m, peerStart, peerEnd, ints, floats, decs, valid)
 			}
@@ -715,6 +729,74 @@ func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, pe
 			return &DataError{Code: sqlstateOutOfRange, Msg: "bigint out of range"}
 		}
 		ints[ps+k] = v
+	}
+	return nil
+}
+
+// int192 is a 192-bit two's-complement integer, three little-endian words: prefix sums of
+// decimal128 values, whose differences are exact for any frame of fewer than 2^63 rows
+// (arithmetic modulo 2^192 is exact while the true value fits, and a frame's total of such
+// values is below 2^190).
+type int192 [3]uint64
+
+// addDec adds the 128-bit two's-complement v.
+func (x int192) addDec(v decimal128.Num) int192 {
+	ext := uint64(0)
+	if v.HighBits() < 0 {
+		ext = ^uint64(0)
+	}
+	lo, c := bits.Add64(x[0], v.LowBits(), 0)
+	mid, c := bits.Add64(x[1], uint64(v.HighBits()), c)
+	hi, _ := bits.Add64(x[2], ext, c)
+	return int192{lo, mid, hi}
+}
+
+// sub returns x - y.
+func (x int192) sub(y int192) int192 {
+	lo, b := bits.Sub64(x[0], y[0], 0)
+	mid, b := bits.Sub64(x[1], y[1], b)
+	hi, _ := bits.Sub64(x[2], y[2], b)
+	return int192{lo, mid, hi}
+}
+
+// dec returns x as a decimal128 when it fits in 128 bits and below 10^38 in magnitude (ok
+// false otherwise: past numeric's 38 digits).
+func (x int192) dec() (decimal128.Num, bool) {
+	hi := int64(x[1])
+	if (hi < 0 && x[2] != ^uint64(0)) || (hi >= 0 && x[2] != 0) {
+		return decimal128.Num{}, false
+	}
+	d := decimal128.New(hi, x[0])
+	if d.Abs().Cmp(decimal128.GetScaleMultiplier(38)) >= 0 || d == decimal128.New(math.MinInt64, 0) {
+		return decimal128.Num{}, false
+	}
+	return d, true
+}
+
+// decSums evaluates sum of decimal128 values (PostgreSQL's numeric sum, of the argument's
+// scale) over a partition's frames from exact prefix sums, into decs; a frame's total of 38
+// digits or more is numeric's 22003, as the aggregate's (scan/aggregate decsum.go).
+func (ev *winEval) decSums(a *array.Decimal128, ps, m int, peerStart, peerEnd []int32, f WindowFunc, decs []decimal128.Num, valid []bool) error {
+	pre := make([]int192, m+1)
+	cnt := make([]int64, m+1)
+	for k := range m {
+		r := int(ev.w.at(ps + k))
+		pre[k+1], cnt[k+1] = pre[k], cnt[k]
+		if a.IsValid(r) {
+			pre[k+1], cnt[k+1] = pre[k].addDec(a.Value(r)), cnt[k]+1
+		}
+	}
+	for k := range m {
+		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
+		if e <= s || cnt[e] == cnt[s] {
+			valid[ps+k] = false
+			continue
+		}
+		d, ok := pre[e].sub(pre[s]).dec()
+		if !ok {
+			return errNumericWide
+		}
+		decs[ps+k] = d
 	}
 	return nil
 }

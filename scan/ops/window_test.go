@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/flightsrv/flightsrv/scan/ledger"
@@ -441,6 +442,38 @@ func TestWindowDataErrors(t *testing.T) {
 	bs, err := drain(t, ops.Window(context.Background(), sourceOf(t, b, []int{4}), ops.WindowSpec{Funcs: []ops.WindowFunc{sum}}, newMem(t, 0)))
 	if err != nil || len(bs) != 1 || bs[0].Column(1).(*array.Int64).Value(3) != 1<<62+5 {
 		t.Errorf("the whole partition's sum: %v %v", bs, err)
+	}
+	releaseBatches(bs)
+
+	// numeric sums: exact through prefix sums past 128 bits (9.99…e37 four times, then
+	// back), NULLs skipped, a frame's total of 38 digits 22003.
+	dt := &arrow.Decimal128Type{Precision: 38, Scale: 2}
+	nb := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "v", Type: dt, Nullable: true}}, nil))
+	defer nb.Release()
+	top := decimal128.GetMaxValue(38) // 10^38 - 1
+	neg := top.Negate()
+	nb.Field(0).(*array.Decimal128Builder).AppendValues([]decimal128.Num{top, top, top, top, neg, neg, neg, neg, decimal128.FromI64(150), decimal128.FromI64(-25)},
+		[]bool{true, true, true, true, true, true, true, true, true, true})
+	nb.Field(0).(*array.Decimal128Builder).AppendNull()
+	d := nb.NewRecordBatch()
+	defer d.Release()
+	dsum := ops.WindowFunc{Kind: ops.Sum, Args: []int{0}, Type: dt, Frame: ops.WindowFrame{Rows: true, Start: ops.FrameBound{Kind: ops.Unbounded}, End: ops.FrameBound{Kind: ops.Unbounded}}}
+	bs, err = drain(t, ops.Window(context.Background(), sourceOf(t, d, []int{11}), ops.WindowSpec{Funcs: []ops.WindowFunc{dsum}}, newMem(t, 0)))
+	if err != nil || len(bs) != 1 || bs[0].Column(1).(*array.Decimal128).Value(0) != decimal128.FromI64(125) {
+		t.Errorf("the whole partition's numeric sum: %v %v", bs, err)
+	}
+	releaseBatches(bs)
+	// One row before and after: the frames at the turn hold 10^38 - 1 once (fine), but
+	// the first frames two values of it (22003).
+	dsum.Frame = ops.WindowFrame{Rows: true, Start: ops.FrameBound{Kind: ops.Preceding, Offset: 1}, End: ops.FrameBound{Kind: ops.Following, Offset: 1}}
+	_, err = drain(t, ops.Window(context.Background(), sourceOf(t, d, []int{11}), ops.WindowSpec{Funcs: []ops.WindowFunc{dsum}}, newMem(t, 0)))
+	if !errors.As(err, &de) || de.SQLState() != "22003" {
+		t.Errorf("a numeric sum of 39 digits: %v", err)
+	}
+	dsum.Frame = ops.WindowFrame{Rows: true, Start: ops.FrameBound{Kind: ops.CurrentRow}, End: ops.FrameBound{Kind: ops.CurrentRow}}
+	bs, err = drain(t, ops.Window(context.Background(), sourceOf(t, d, []int{11}), ops.WindowSpec{Funcs: []ops.WindowFunc{dsum}}, newMem(t, 0)))
+	if err != nil || len(bs) != 1 || bs[0].Column(1).(*array.Decimal128).Value(4) != neg || bs[0].Column(1).IsValid(10) {
+		t.Errorf("each row's own numeric sum: %v %v", bs, err)
 	}
 	releaseBatches(bs)
 }

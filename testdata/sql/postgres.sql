@@ -691,3 +691,18 @@ SELECT value->>'destination' AS d, (avg((value->>'delay')::int) / 4)::text AS q,
 
 -- sum and avg of JSON text cast to numeric without a scale (each value's own display scale), grouped, over every tier
 SELECT value->>'destination' AS d, avg((value->>'delay')::numeric)::text AS a, sum((value->>'distance')::numeric) AS s, avg((value->>'distance')::numeric) FILTER (WHERE (value->>'delay')::int > 0) AS f FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
+
+-- aggregates of numerics over windows (sum, min, max at the argument's scale; avg as numeric_avg, its text at select_div_scale's scale) and Superset's share of a total, over every tier
+SELECT id, sum((value->>'distance')::int * 0.25) OVER (ORDER BY timestamp, id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s, (avg((value->>'delay')::numeric(8,2)) OVER (ORDER BY timestamp RANGE BETWEEN '2 hours' PRECEDING AND CURRENT ROW))::text AS a, min((value->>'delay')::int * 1.5) OVER (ORDER BY timestamp, id) AS lo, max((value->>'distance')::numeric(10,1)) OVER () AS hi FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31 18:00' AND timestamp < '2001-04-01 06:00' ORDER BY timestamp, id
+
+SELECT value->>'destination' AS d, sum((value->>'distance')::int * 1.5) AS miles, (sum((value->>'distance')::int * 1.5) / sum(sum((value->>'distance')::int * 1.5)) OVER ())::text AS share, 100 * sum((value->>'distance')::int * 1.5) / sum(sum((value->>'distance')::int * 1.5)) OVER () AS pct FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
+
+SELECT origin, date_trunc('day', timestamp) AS day, (avg(sum((value->>'delay')::int * 0.5)) OVER (PARTITION BY origin ORDER BY date_trunc('day', timestamp) ROWS 2 PRECEDING))::text AS ma, (lag(sum((value->>'delay')::int * 0.5), 1, 0) OVER (PARTITION BY origin ORDER BY date_trunc('day', timestamp)))::text AS prev FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1, 2 ORDER BY 1, 2
+
+-- DISTINCT aggregates of numerics (distinct values, the exact sum of them, numeric_avg of the two) and the variance family of integers and numerics (numeric_stddev_internal: exact sums, select_div_scale's scale, sqrt_var's rounding), as text, over every tier
+SELECT value->>'destination' AS d, count(DISTINCT (value->>'delay')::int * 0.5) AS n, sum(DISTINCT (value->>'distance')::numeric(10,1)) AS s, avg(DISTINCT (value->>'delay')::numeric(8,2))::text AS a, stddev((value->>'delay')::int)::text AS sd, var_pop((value->>'distance')::int * 0.1)::text AS vp FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 HAVING count(*) > 1 ORDER BY 1
+
+SELECT date_trunc('month', timestamp) AS m, stddev_samp((value->>'distance')::bigint)::text AS sd, variance((value->>'delay')::numeric(8,2))::text AS v, round(stddev_pop((value->>'delay')::int), 2) AS r FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1 ORDER BY 1
+
+-- sqrt, exp, ln, log and sign of numerics (PostgreSQL's result scales, as text), over every tier
+SELECT id, sqrt((value->>'distance')::numeric(10,2))::text AS r, ln((value->>'distance')::int * 1.0)::text AS l, log(2, (value->>'distance')::int)::text AS l2, sign((value->>'delay')::int * 1.5)::text AS s, exp((value->>'delay')::int * 0.01)::text AS e FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
