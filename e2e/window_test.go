@@ -72,6 +72,10 @@ func windowQueries() []string {
 		"SELECT origin, id, sum(" + dist + ") OVER (" + po + " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)" + w + order,
 		"SELECT origin, id, sum(" + d + "::float8) OVER (" + po + " ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)" + w + order,
 		"SELECT origin, id, avg(" + nd + ") OVER (PARTITION BY origin)" + w + order,
+		// The variance family of doubles: PostgreSQL's float8_accum over each frame.
+		"SELECT origin, id, stddev(" + d + "::float8) OVER (" + po + " ROWS BETWEEN 3 PRECEDING AND CURRENT ROW), var_pop(" + nd + "::float8) OVER (PARTITION BY origin), " +
+			"variance(" + dist + "::float8) OVER (ORDER BY timestamp, id), stddev_pop(" + d + "::float8) FILTER (WHERE " + d + " > 0) OVER (" + po + " ROWS BETWEEN 1 FOLLOWING AND 4 FOLLOWING), " +
+			"var_samp(" + nd + "::float8) OVER (PARTITION BY origin ORDER BY timestamp RANGE BETWEEN '2 hours' PRECEDING AND CURRENT ROW)" + w + order,
 		"SELECT origin, id, count(*) OVER (PARTITION BY origin ORDER BY timestamp RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)" + w + order,
 		"SELECT origin, id, min(" + nd + ") OVER (PARTITION BY origin ORDER BY timestamp RANGE CURRENT ROW), max(" + nd + ") OVER (PARTITION BY origin ORDER BY timestamp RANGE BETWEEN CURRENT ROW AND CURRENT ROW)" + w + order,
 		"SELECT origin, id, count(*) OVER (" + po + " ROWS BETWEEN 0 PRECEDING AND 0 FOLLOWING), count(*) OVER (" + po + " ROWS BETWEEN 5 FOLLOWING AND 2 FOLLOWING), sum(" + d + ") OVER (" + po + " ROWS BETWEEN 5 FOLLOWING AND 2 FOLLOWING)" + w + order,

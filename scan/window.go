@@ -149,6 +149,8 @@ var windowKinds = map[string]ops.WindowKind{
 	"cume_dist": ops.CumeDist, "ntile": ops.Ntile, "lag": ops.Lag, "lead": ops.Lead, "first_value": ops.FirstValue,
 	"last_value": ops.LastValue, "nth_value": ops.NthValue, "count": ops.Count, "sum": ops.Sum, "avg": ops.Avg,
 	"min": ops.Min, "max": ops.Max,
+	// URNPostgres' variance family of doubles (substrait/bindexpr.go's varianceAggregates).
+	"var_samp": ops.VarSamp, "var_pop": ops.VarPop, "stddev_samp": ops.StddevSamp, "stddev_pop": ops.StddevPop,
 }
 
 // windowNode evaluates window functions of one partitioning and order (ops.Window): its
@@ -236,6 +238,11 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 		case ops.RowNumber, ops.Rank, ops.DenseRank, ops.CountStar, ops.Count:
 			f.Type = arrow.PrimitiveTypes.Int64
 		case ops.PercentRank, ops.CumeDist, ops.Avg:
+			f.Type = arrow.PrimitiveTypes.Float64
+		case ops.VarSamp, ops.VarPop, ops.StddevSamp, ops.StddevPop:
+			if len(f.Args) != 1 || inner.Field(f.Args[0]).Type.ID() != arrow.FLOAT64 {
+				return nil, unsupported("window function %s of anything but one double precision argument", funcs[i].Name())
+			}
 			f.Type = arrow.PrimitiveTypes.Float64
 		case ops.Ntile:
 			f.Type = arrow.PrimitiveTypes.Int32

@@ -163,7 +163,8 @@ func errWindowHere() *Error {
 // moves it into the window ProjectRel.
 // windowAggregates are the aggregates that run as window functions (aggregateWindow); the
 // other aggregates of aggregateNames are refused by name over a window.
-var windowAggregates = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true}
+var windowAggregates = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"var_samp": true, "var_pop": true, "stddev_samp": true, "stddev_pop": true}
 
 func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if bd.win == nil || bd.inWindow {
@@ -176,7 +177,8 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	defer func() { bd.inWindow = false }()
 	name := funcName(fc)
 	_, ranking := rankingWindowFunctions[name]
-	if variance := slices.Contains(varianceAggregates, cmp.Or(aggregateAliases[name], name)); variance && len(fc.GetArgs()) == 1 && !fc.GetAggDistinct() && !fc.GetAggStar() &&
+	variance := slices.Contains(varianceAggregates, cmp.Or(aggregateAliases[name], name))
+	if variance && len(fc.GetArgs()) == 1 && !fc.GetAggDistinct() && !fc.GetAggStar() &&
 		!(containsAggregate(fc.GetArgs()[0]) && bd.agg == nil) {
 		// The variance family of integers and numerics: numericVariance's formula over three
 		// window functions of this window (of doubles: refused below).
@@ -194,6 +196,9 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 				return bd.bindExpr(n, sc)
 			})
 		}
+	}
+	if variance {
+		name = cmp.Or(aggregateAliases[name], name) // of doubles: aggregateWindow's
 	}
 	switch {
 	case !ranking && !windowAggregates[name]:
@@ -636,6 +641,19 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 	case "count":
 		id.URN, id.Name = URNAggregate, "count:any"
 		out = i64Type()
+	case "var_samp", "var_pop", "stddev_samp", "stddev_pop":
+		// PostgreSQL's float8 overloads (real and double precision; integers and numerics are
+		// windowCall's numericVariance), computed as the aggregate (ops.Float8State).
+		if fam != famFloat {
+			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
+		}
+		if !sameType(at, fp64Type()) {
+			var err error
+			if arg, err = bd.coerce(typed(arg), fp64Type().WithNullability(at.GetNullability()), ""); err != nil {
+				return nil, err
+			}
+		}
+		id.URN, out = URNPostgres, fp64Type()
 	case "sum", "avg":
 		if fam != famInt && fam != famFloat {
 			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))

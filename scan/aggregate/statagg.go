@@ -31,32 +31,17 @@ type varAcc struct {
 	n, sx, sxx []float64
 }
 
-var errFloatOverflow = &ops.DataError{Code: "22003", Msg: "value out of range: overflow"}
+var errFloatOverflow = ops.ErrFloat8Overflow
 
 func (a *varAcc) grow(n int) {
 	a.n, a.sx, a.sxx = grown(a.n, n), grown(a.sx, n), grown(a.sxx, n)
 }
 
-// add is float8_accum for one value of group g.
+// add is float8_accum for one value of group g (ops.Float8State.Accum).
 func (a *varAcc) add(g uint32, x float64) error {
-	n0, sx0 := a.n[g], a.sx[g]
-	n := n0 + 1
-	sx := sx0 + x
-	sxx := a.sxx[g]
-	if n0 > 0 {
-		tmp := x*n - sx
-		sxx += tmp * tmp / (n * n0)
-		if math.IsInf(sx, 0) || math.IsInf(sxx, 0) {
-			if !math.IsInf(sx0, 0) && !math.IsInf(x, 0) {
-				return errFloatOverflow
-			}
-			sxx = math.NaN()
-		}
-	} else if math.IsNaN(x) || math.IsInf(x, 0) {
-		sxx = math.NaN()
-	}
-	a.n[g], a.sx[g], a.sxx[g] = n, sx, sxx
-	return nil
+	st, err := ops.Float8State{N: a.n[g], Sx: a.sx[g], Sxx: a.sxx[g]}.Accum(x)
+	a.n[g], a.sx[g], a.sxx[g] = st.N, st.Sx, st.Sxx
+	return err
 }
 
 func (a *varAcc) update(arg arrow.Array, gids []uint32, mask []bool) error {

@@ -40,6 +40,10 @@ const (
 	Avg                           // double: Sum / Count of Args[0] (integers or floats)
 	Min                           // the least non-null Args[0] of the frame (PostgreSQL's order)
 	Max                           // the greatest
+	VarSamp                       // double: PostgreSQL's float8 var_samp of Args[0] (double) over the frame; NULL below two values
+	VarPop                        // double: var_pop; NULL without a value
+	StddevSamp                    // double: the square root of VarSamp
+	StddevPop                     // double: the square root of VarPop
 )
 
 // FrameBoundKind is how a frame bound is given.
@@ -510,6 +514,22 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 	}
 	switch f.Kind {
 	case RowNumber, Rank, DenseRank, CountStar, Count, PercentRank, CumeDist, Ntile, Sum, Avg:
+	case VarSamp, VarPop, StddevSamp, StddevPop:
+		f64, ok := arg.(*array.Float64)
+		if !ok {
+			return nil, fmt.Errorf("ops: window: a variance of %s, not float64", arg.DataType())
+		}
+		out := make([]float64, n)
+		valid := make([]bool, n)
+		if err := ev.partitions(func(ps, pe int, peerStart, peerEnd []int32) error {
+			return ev.floatVariances(f, f64, ps, pe-ps, peerStart, peerEnd, out, valid)
+		}); err != nil {
+			return nil, err
+		}
+		b := array.NewFloat64Builder(alloc)
+		defer b.Release()
+		b.AppendValues(out, valid)
+		return b.NewArray(), nil
 	default:
 		return ev.evalTake(f, arg)
 	}
@@ -833,6 +853,78 @@ func (ev *winEval) floatSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, 
 		}
 	}
 	return nil
+}
+
+// floatVariances evaluates the variance family of doubles over a partition's frames as
+// PostgreSQL does: float8_accum (Float8Accum) over the frame's values in order, restarting
+// when the frame's start moves (float8_accum has no inverse transition), then
+// float8_var_samp, _var_pop, _stddev_samp or _stddev_pop.
+func (ev *winEval) floatVariances(f WindowFunc, a *array.Float64, ps, m int, peerStart, peerEnd []int32, out []float64, valid []bool) error {
+	var st Float8State
+	cs, ce := -1, -1
+	for k := range m {
+		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
+		if s != cs || e < ce {
+			st, cs, ce = Float8State{}, s, s
+		}
+		for ; ce < e; ce++ {
+			if r := int(ev.w.at(ps + ce)); a.IsValid(r) {
+				var err error
+				if st, err = st.Accum(a.Value(r)); err != nil {
+					return err
+				}
+			}
+		}
+		var v float64
+		switch f.Kind {
+		case VarSamp, StddevSamp:
+			if e <= s || st.N <= 1 {
+				continue
+			}
+			v = st.Sxx / (st.N - 1)
+		default:
+			if e <= s || st.N == 0 {
+				continue
+			}
+			v = st.Sxx / st.N
+		}
+		if f.Kind == StddevSamp || f.Kind == StddevPop {
+			v = math.Sqrt(v)
+		}
+		out[ps+k], valid[ps+k] = v, true
+	}
+	return nil
+}
+
+// Float8State is PostgreSQL's float8_accum transition state of the variance family (the
+// Youngs-Cramer algorithm, its float.c): the count N, the sum Sx and the sum of squared
+// differences from the mean Sxx, all float64. The zero value is the state over no value.
+type Float8State struct{ N, Sx, Sxx float64 }
+
+// ErrFloat8Overflow is PostgreSQL's "value out of range: overflow" (22003) of float8_accum: a
+// finite value whose Sx or Sxx overflows.
+var ErrFloat8Overflow = &DataError{Code: "22003", Msg: "value out of range: overflow"}
+
+// Accum is float8_accum: the state after x. An infinite or NaN x makes Sxx NaN (the result
+// NaN, as PostgreSQL's); a finite x whose sums overflow is ErrFloat8Overflow.
+func (st Float8State) Accum(x float64) (Float8State, error) {
+	n0, sx0 := st.N, st.Sx
+	n := n0 + 1
+	sx := sx0 + x
+	sxx := st.Sxx
+	if n0 > 0 {
+		tmp := x*n - sx
+		sxx += tmp * tmp / (n * n0)
+		if math.IsInf(sx, 0) || math.IsInf(sxx, 0) {
+			if !math.IsInf(sx0, 0) && !math.IsInf(x, 0) {
+				return st, ErrFloat8Overflow
+			}
+			sxx = math.NaN()
+		}
+	} else if math.IsNaN(x) || math.IsInf(x, 0) {
+		sxx = math.NaN()
+	}
+	return Float8State{N: n, Sx: sx, Sxx: sxx}, nil
 }
 
 // evalTake evaluates the functions whose value is one of their argument's (lag, lead,
