@@ -31,8 +31,9 @@ import (
 // serve's; {otlp} in a variant stands for the gRPC endpoint URL (http://127.0.0.1:PORT) of an
 // OTLP receiver in this process (internal/testsupport/otlprecv), e.g.
 // `on=. --otlp-endpoint {otlp} --otlp-protocol grpc`. FLIGHTSRV_SIDE_BY_SIDE_ROUNDS sets the
-// rounds (default 40, after 2 untimed). For each variant it prints the p50 of a query and its
-// rows/s, the server process's CPU time per row (/proc, 10 ms ticks) during its own queries
+// rounds (default 40, after sideWarmRounds untimed). For each variant it prints the p50 of a query and its
+// rows/s, the server process's CPU time per row (its CPU-time clock, to the nanosecond:
+// testproc.ReadCPU) during its own queries
 // and over all the timed rounds (which adds what a query leaves to the background: garbage
 // collection, a batch of spans exported later), this process's — the client's — CPU per row
 // (getrusage), and the server's peak RSS (VmHWM) with its anonymous and file-backed parts.
@@ -63,6 +64,12 @@ func BenchmarkSideBySide(b *testing.B) {
 	for b.Loop() {
 	}
 }
+
+// sideWarmRounds is how many untimed rounds sideBySide runs before the timed ones: each
+// variant's caches (the archive's footers, the statement cache, gRPC's buffer pools) and, with
+// OTLP export, its exporter's connection and first batches are warm when timing starts, and
+// the heap has grown to its steady size under serve's memory limit.
+const sideWarmRounds = 10
 
 // otlpPlaceholder stands for an OTLP receiver's endpoint in FLIGHTSRV_SIDE_BY_SIDE.
 const otlpPlaceholder = "{otlp}"
@@ -127,7 +134,7 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 	}
 	var warm time.Duration
 	var profiles sync.WaitGroup
-	for r := -2; r < rounds; r++ {
+	for r := -sideWarmRounds; r < rounds; r++ {
 		if r == 0 {
 			for _, v := range vs {
 				s, err := v.proc.CPU()
@@ -284,7 +291,7 @@ func fetchProfile(b *testing.B, addr, what, file string) {
 // round. It prints both variants' lines, the overhead of export on the p50 and on the server's
 // CPU per row (during the queries, and with their background work: target under 2%) and the
 // spans a query exported, and fails if no span of the scan arrived.
-// FLIGHTSRV_OTLP_ROUNDS sets the rounds (default 150, after 2 untimed: about 10 s; with 40 or
+// FLIGHTSRV_OTLP_ROUNDS sets the rounds (default 150, after sideWarmRounds untimed: about 10 s; with 40 or
 // fewer the 10 ms CPU ticks and the machine's swings outweigh the difference, bench/doc.go).
 func BenchmarkOTLPExport(b *testing.B) {
 	rounds := 150
