@@ -176,9 +176,10 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			if err := sc.ref.check(got); err != nil {
 				b.Fatalf("%s: %v", v.name, err)
 			}
-			if r == -1 {
+			switch {
+			case r == -1:
 				warm += d
-			} else {
+			case r >= 0:
 				v.lat = append(v.lat, d)
 				v.server += s1 - s0
 				v.client += c1 - c0
