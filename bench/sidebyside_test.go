@@ -32,8 +32,8 @@ import (
 // OTLP receiver in this process (internal/testsupport/otlprecv), e.g.
 // `on=. --otlp-endpoint {otlp} --otlp-protocol grpc`. FLIGHTSRV_SIDE_BY_SIDE_ROUNDS sets the
 // rounds (default 40, after sideWarmRounds untimed). For each variant it prints the p50 of a query and its
-// rows/s, the server process's CPU time per row (its CPU-time clock, to the nanosecond:
-// testproc.ReadCPU) during its own queries
+// rows/s, the server process's CPU time per row (its CPU-time clock, testproc.ReadCPU: exact
+// while the server is idle, so between two queries) during its own queries
 // and over all the timed rounds (which adds what a query leaves to the background: garbage
 // collection, a batch of spans exported later), this process's — the client's — CPU per row
 // (getrusage), and the server's peak RSS (VmHWM) with its anonymous and file-backed parts.

@@ -70,12 +70,14 @@ func ParseMemory(status []byte) (Memory, error) {
 }
 
 // ReadCPU returns the CPU time process pid has used so far (user and system, every thread,
-// those that have exited included), to the nanosecond: the process's CPU-time clock
+// those that have exited included) in nanoseconds: the process's CPU-time clock
 // (clock_gettime of the clock clock_getcpuclockid(3) names, which Linux lets any process read
-// for another). Where that clock cannot be read it falls back to utime and stime of
-// /proc/PID/stat, counted in clock ticks of 10 ms (Linux's USER_HZ is 100): a query of a few
-// milliseconds then reads as 0 or 10 ms, and a side-by-side figure needs many more rounds
-// to average the ticks out.
+// for another). Read from another process, that clock holds each thread's run time as of its
+// last scheduler tick or context switch: exact for a process whose threads are all asleep
+// (a server between two queries), at most a tick behind for each running thread. Where the
+// clock cannot be read it falls back to utime and stime of /proc/PID/stat, counted in whole
+// clock ticks of 10 ms (Linux's USER_HZ is 100): a query of a few milliseconds then reads as
+// 0 or 10 ms, and a side-by-side figure needs many more rounds to average the ticks out.
 func ReadCPU(pid int) (time.Duration, error) {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(processCPUClock(pid), &ts); err == nil {
