@@ -48,7 +48,9 @@ func newHandoff(next sdktrace.SpanProcessor, size int, delay time.Duration) *han
 }
 
 // OnStart passes s to the batch processor (which does nothing with it).
-func (h *handoff) OnStart(parent context.Context, s sdktrace.ReadWriteSpan) { h.next.OnStart(parent, s) }
+func (h *handoff) OnStart(parent context.Context, s sdktrace.ReadWriteSpan) {
+	h.next.OnStart(parent, s)
+}
 
 // OnEnd holds s, and hands the spans held over when they fill an export batch; once the
 // processor is shut down, it passes s on at once (the batch processor then drops it). Spans
