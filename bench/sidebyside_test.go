@@ -26,20 +26,20 @@ import (
 // the scan once against every variant in turn (in reverse order every other round), so that
 // the machine's drift (ours are shared and noisy) falls on all of them alike. It is skipped
 // unless FLIGHTSRV_SIDE_BY_SIDE lists the variants, separated by ';', each
-// NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment
-// variables for the child, the binary ('.' is the one built from this tree) and flags added to
-// serve's; {otlp} in a variant stands for the gRPC endpoint URL (http://127.0.0.1:PORT) of an
-// OTLP receiver in this process (internal/testsupport/otlprecv), e.g.
-// `on=. --otlp-endpoint {otlp} --otlp-protocol grpc`. FLIGHTSRV_SIDE_BY_SIDE_ROUNDS sets the
-// rounds (default 40, after sideWarmRounds untimed). For each variant it prints the p50 of a query and its
-// rows/s, the server process's CPU time per row (its CPU-time clock, testproc.ReadCPU: exact
-// while the server is idle, so between two queries) during its own queries
-// and over all the timed rounds (which adds what a query leaves to the background: garbage
-// collection, a batch of spans exported later), this process's — the client's — CPU per row
-// (getrusage), and the server's peak RSS (VmHWM) with its anonymous and file-backed parts.
-// With FLIGHTSRV_SIDE_BY_SIDE_PROFILE=DIR, every variant also serves pprof (--debug-listen on a
+// NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment variables for the child, the binary
+// ('.' is the one built from this tree) and flags added to serve's; {otlp} in a variant
+// stands for the gRPC endpoint URL (http://127.0.0.1:PORT) of an OTLP receiver in this
+// process (internal/testsupport/otlprecv), e.g. `on=. --otlp-endpoint {otlp} --otlp-protocol
+// grpc`. FLIGHTSRV_SIDE_BY_SIDE_ROUNDS sets the timed rounds (default 40, after
+// sideWarmRounds untimed ones). For each variant it prints the p50 of a query and its rows/s,
+// the server process's CPU time per row (its CPU-time clock, testproc.ReadCPU: exact while
+// the server is idle, so between two queries) during its own queries and over all the timed
+// rounds (which adds what a query leaves to the background: garbage collection, a batch of
+// spans exported later), this process's — the client's — CPU per row (getrusage), and the
+// server's peak RSS (VmHWM) with its anonymous and file-backed parts. With
+// FLIGHTSRV_SIDE_BY_SIDE_PROFILE=DIR, every variant also serves pprof (--debug-listen on a
 // free loopback port): its CPU profile over the timed rounds (their length estimated from the
-// second untimed one) and its allocation profile are written to DIR/NAME.cpu.pprof and
+// last untimed one) and its allocation profile are written to DIR/NAME.cpu.pprof and
 // DIR/NAME.allocs.pprof, for `go tool pprof -diff_base`, and its garbage collections and bytes
 // allocated per query are printed; profiling costs the variants alike, but sets Go's
 // heap-profile sampling on (serve leaves it off without --debug-listen). make
@@ -148,7 +148,7 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			for i, v := range vs {
 				v.gc0 = memStats(b, debugAddrs[i])
 			}
-			// The timed rounds last about rounds times the second untimed one.
+			// The timed rounds last about rounds times the last untimed one.
 			secs := max(1, int(warm.Seconds()*float64(rounds)+0.5))
 			for i, v := range vs {
 				profiles.Go(func() { cpuProfile(b, debugAddrs[i], secs, filepath.Join(profDir, v.name+".cpu.pprof")) })
