@@ -23,8 +23,9 @@ import (
 // BenchmarkSideBySide compares flightsrv builds (or flags, or environments) on ORD's archived
 // ordered scan, the query of BenchmarkScan's archive/process variant: every variant is a
 // `flightsrv serve` child process over the same database and archive, and each round runs
-// the scan once against every variant in turn (in reverse order every other round), so that
-// the machine's drift (ours are shared and noisy) falls on all of them alike. It is skipped
+// the scan once against every variant in turn (each round from the next variant on, and in
+// reverse order every other round), so that the machine's drift (ours are shared and noisy)
+// and the order's effects fall on all of them alike. It is skipped
 // unless FLIGHTSRV_SIDE_BY_SIDE lists the variants, separated by ';', each
 // NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment variables for the child, the binary
 // ('.' is the one built from this tree) and flags added to serve's; {otlp} in a variant
@@ -155,11 +156,16 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			}
 		}
 		for i := range vs {
-			// Odd rounds run the variants in reverse: none always follows the same one.
-			v := vs[i]
+			// Round r runs the variants from the (r/2)th on, in reverse on odd rounds: over
+			// 2×len(vs) rounds every variant runs in every position and after each of its
+			// neighbours alike (with only odd rounds reversed, a middle variant of three or
+			// more never ran first or last, and read several percent apart from the same
+			// build at either end).
+			k := ((r/2)%len(vs) + len(vs) + i) % len(vs)
 			if r%2 != 0 {
-				v = vs[len(vs)-1-i]
+				k = len(vs) - 1 - k
 			}
+			v := vs[k]
 			s0, err := v.proc.CPU()
 			if err != nil {
 				b.Fatal(err)
@@ -286,29 +292,50 @@ func fetchProfile(b *testing.B, addr, what, file string) {
 }
 
 // BenchmarkOTLPExport (issue 20) measures what exporting telemetry over OTLP costs: ORD's
-// archived ordered scan (BenchmarkSideBySide's query) against two `flightsrv serve` processes
-// of this tree, one without export and one exporting traces and metrics over OTLP/gRPC to a
+// archived ordered scan (BenchmarkSideBySide's query) against `flightsrv serve` processes of
+// this tree, some without export and as many exporting traces and metrics over OTLP/gRPC to a
 // receiver in this process (internal/testsupport/otlprecv, recording what arrives), round by
-// round. It prints both variants' lines, the overhead of export on the p50 and on the server's
-// CPU per row (during the queries, and with their background work: target under 2%) and the
-// spans a query exported, and fails if no span of the scan arrived.
-// FLIGHTSRV_OTLP_ROUNDS sets the rounds (default 300, after sideWarmRounds untimed: about 15 s;
-// with fewer the swings of a shared machine outweigh the difference, bench/doc.go). The
-// exporting server runs with OTEL_BSP_SCHEDULE_DELAY=1000, so that spans arrive within the
-// benchmark.
+// round. FLIGHTSRV_OTLP_PROCESSES sets how many processes of each (default 2): under serve's
+// memory limit the collector's pace differs from one process to the next by more than export
+// costs (the same build's processes differ by 1–2%, bench/doc.go), and the figure pools them.
+// It prints every process's line, the overhead of export on the p50 and on the server's CPU
+// per row (during the queries, and with their background work: target under 2%), pooled and
+// for each pair, and the spans a query exported, and fails if no span of the scan arrived.
+// FLIGHTSRV_OTLP_ROUNDS sets the rounds (default 200, after sideWarmRounds untimed: about 20 s
+// with two processes of each; with fewer the swings of a shared machine outweigh the
+// difference, bench/doc.go). The exporting servers run with OTEL_BSP_SCHEDULE_DELAY=1000, so
+// that spans arrive within the benchmark.
 func BenchmarkOTLPExport(b *testing.B) {
-	rounds := 300
-	if s := os.Getenv("FLIGHTSRV_OTLP_ROUNDS"); s != "" {
-		var err error
-		if rounds, err = strconv.Atoi(s); err != nil || rounds < 1 {
-			b.Fatalf("FLIGHTSRV_OTLP_ROUNDS=%q: want a positive number", s)
+	rounds, procs := 200, 2
+	for _, e := range []struct {
+		name string
+		n    *int
+	}{{"FLIGHTSRV_OTLP_ROUNDS", &rounds}, {"FLIGHTSRV_OTLP_PROCESSES", &procs}} {
+		if s := os.Getenv(e.name); s != "" {
+			var err error
+			if *e.n, err = strconv.Atoi(s); err != nil || *e.n < 1 {
+				b.Fatalf("%s=%q: want a positive number", e.name, s)
+			}
 		}
 	}
 	recv := otlprecv.Start(b)
-	res := sideBySide(b, "export-off=.;export-on=OTEL_BSP_SCHEDULE_DELAY=1000 . --otlp-endpoint http://"+recv.GRPCAddr+" --otlp-protocol grpc", rounds)
-	off, on := res[0], res[1]
-	fmt.Printf("OTLP export overhead: p50 %+.1f%%, server CPU per row %+.1f%%, with background work %+.1f%% (target under 2%%)\n",
-		100*(on.p50.Seconds()/off.p50.Seconds()-1), 100*(on.cpuPerRow/off.cpuPerRow-1), 100*(on.allPerRow/off.allPerRow-1))
+	var spec []string
+	for i := 1; i <= procs; i++ {
+		spec = append(spec, fmt.Sprintf("export-off-%d=.", i),
+			fmt.Sprintf("export-on-%d=OTEL_BSP_SCHEDULE_DELAY=1000 . --otlp-endpoint http://%s --otlp-protocol grpc", i, recv.GRPCAddr))
+	}
+	res := sideBySide(b, strings.Join(spec, ";"), rounds)
+	var off, on sideResult
+	var pairs []string
+	for i := 0; i+1 < len(res); i += 2 {
+		f, n := res[i], res[i+1]
+		pairs = append(pairs, fmt.Sprintf("%+.1f%%", 100*(n.cpuPerRow/f.cpuPerRow-1)))
+		off.p50, on.p50 = off.p50+f.p50, on.p50+n.p50
+		off.cpuPerRow, on.cpuPerRow = off.cpuPerRow+f.cpuPerRow, on.cpuPerRow+n.cpuPerRow
+		off.allPerRow, on.allPerRow = off.allPerRow+f.allPerRow, on.allPerRow+n.allPerRow
+	}
+	fmt.Printf("OTLP export overhead: p50 %+.1f%%, server CPU per row %+.1f%% (pairs %s), with background work %+.1f%% (target under 2%%)\n",
+		100*(on.p50.Seconds()/off.p50.Seconds()-1), 100*(on.cpuPerRow/off.cpuPerRow-1), strings.Join(pairs, ", "), 100*(on.allPerRow/off.allPerRow-1))
 	deadline := time.Now().Add(10 * time.Second)
 	for !hasDoGetSpan(recv.Spans()) {
 		if time.Now().After(deadline) {
