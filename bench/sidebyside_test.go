@@ -36,8 +36,9 @@ import (
 // the server process's CPU time per row (its CPU-time clock, testproc.ReadCPU: exact while
 // the server is idle, so between two queries) during its own queries and over all the timed
 // rounds (which adds what a query leaves to the background: garbage collection, a batch of
-// spans exported later), this process's — the client's — CPU per row (getrusage), and the
-// server's peak RSS (VmHWM) with its anonymous and file-backed parts. With
+// spans exported later), this process's — the client's — CPU per row (getrusage), the
+// server's peak RSS (VmHWM) with its anonymous and file-backed parts, and its threads' context
+// switches per query over all the timed rounds (contextSwitches). With
 // FLIGHTSRV_SIDE_BY_SIDE_PROFILE=DIR, every variant also serves pprof (--debug-listen on a
 // free loopback port): its CPU profile over the timed rounds (their length estimated from the
 // last untimed one) and its allocation profile are written to DIR/NAME.cpu.pprof and
@@ -99,6 +100,7 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		server, client time.Duration // CPU over the timed rounds
 		gc0, gc1       goMemStats    // before and after the timed rounds, when profiled
 		all            time.Duration // server CPU from the first timed round to the last's end
+		switches       int64         // the server's context switches over the timed rounds
 	}
 	var vs []*variant
 	profDir := os.Getenv("FLIGHTSRV_SIDE_BY_SIDE_PROFILE")
@@ -143,6 +145,7 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 					b.Fatal(err)
 				}
 				v.all = -s
+				v.switches = -contextSwitches(v.proc.Pid())
 			}
 		}
 		if r == 0 && profDir != "" {
@@ -198,6 +201,7 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			b.Fatal(err)
 		}
 		v.all += s
+		v.switches += contextSwitches(v.proc.Pid())
 	}
 	if profDir != "" {
 		for i, v := range vs {
@@ -219,10 +223,10 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			b.Fatal(err)
 		}
 		anon, file := rssParts(v.proc.Pid())
-		fmt.Printf("side-by-side %-12s p50 %6.1f ms  %5.2fM rows/s  server CPU %5.1f ns/row (%5.1f with background)  client CPU %5.1f ns/row  peak RSS %5.1f MiB (now %.1f anon + %.1f file)\n",
+		fmt.Printf("side-by-side %-12s p50 %6.1f ms  %5.2fM rows/s  server CPU %5.1f ns/row (%5.1f with background)  client CPU %5.1f ns/row  peak RSS %5.1f MiB (now %.1f anon + %.1f file)  %.0f context switches a query\n",
 			v.name, float64(p50.Microseconds())/1e3, float64(sc.ref.rows)/p50.Seconds()/1e6,
 			float64(v.server.Nanoseconds())/rows, float64(v.all.Nanoseconds())/rows, float64(v.client.Nanoseconds())/rows,
-			float64(mem.HWM)/(1<<20), anon, file)
+			float64(mem.HWM)/(1<<20), anon, file, float64(v.switches)/float64(rounds))
 		if profDir != "" {
 			fmt.Printf("side-by-side %-12s per query: %.2f GC cycles, %.0f KiB allocated\n", v.name,
 				float64(v.gc1.numGC-v.gc0.numGC)/float64(rounds), float64(v.gc1.totalAlloc-v.gc0.totalAlloc)/float64(rounds)/1024)
@@ -379,6 +383,28 @@ func spansPerQuery(spans []otlprecv.Span) string {
 		out = append(out, fmt.Sprintf("%s %.1f of %.0f attributes", name, float64(n[name])/float64(queries), float64(attrs[name])/float64(n[name])))
 	}
 	return fmt.Sprintf("%.1f (%s)", float64(total)/float64(queries), strings.Join(out, ", "))
+}
+
+// contextSwitches returns the context switches (voluntary and not) of process pid's threads
+// so far, from /proc/PID/task/*/status (threads that have exited are not counted; the Go
+// runtime seldom ends one); 0 when unreadable. A thread parks and is woken again for every
+// switch it makes voluntarily: the count is the process's wake-ups, exactly.
+func contextSwitches(pid int) int64 {
+	dirs, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	var n int64
+	for _, f := range dirs {
+		st, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(st), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && (k == "voluntary_ctxt_switches" || k == "nonvoluntary_ctxt_switches") {
+				c, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += c
+			}
+		}
+	}
+	return n
 }
 
 // selfCPU returns this process's CPU time (user and system).

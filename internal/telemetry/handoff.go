@@ -19,12 +19,11 @@ import (
 // holds followed by a flush of the batch processor, so that a span still leaves within the
 // schedule delay of its end.
 //
-// Why: the batch span processor sends every ended span over a channel to its export
-// goroutine, which between two spans is asleep; the Go runtime wakes an idle thread to run it
-// for each span, and that thread spins for more work before it sleeps again. A query's 14
-// spans cost it that way about 6% of its server CPU on two cores, and nothing with
-// GOMAXPROCS=1 (bench's BenchmarkOTLPExport, bench/doc.go); handed over 64 at a time, the
-// goroutine wakes once for the lot.
+// Why: the SDK's batch span processor sends every ended span over a channel to its export
+// goroutine, which sleeps between spans, so each of a query's 14 spans woke it (and the Go
+// runtime, finding an idle processor, a thread to run it, which spins for more work before it
+// sleeps again); handed over a batch at a time, it wakes once a batch. What that saves is
+// within the noise of a shared 2-core machine: bench/doc.go, BenchmarkOTLPExport.
 //
 // Safe for concurrent use; OnEnd takes a mutex and appends, and hands over outside it.
 type handoff struct {
