@@ -110,9 +110,8 @@ func Setup(ctx context.Context, svc Service, exp Export, spans ...sdktrace.SpanP
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 	if spanExp != nil {
 		// Batched (OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE…): a query never waits
-		// for the collector; spans beyond the queue are dropped. Ended spans reach the batch
-		// processor a batch at a time (handoff).
-		opts = append(opts, sdktrace.WithSpanProcessor(newHandoff(sdktrace.NewBatchSpanProcessor(spanExp, batchOptions()...), exportBatchSpans(), scheduleDelay())))
+		// for the collector; spans beyond the queue are dropped.
+		opts = append(opts, sdktrace.WithBatcher(spanExp, batchOptions()...))
 	}
 	for _, sp := range spans {
 		opts = append(opts, sdktrace.WithSpanProcessor(sp))
