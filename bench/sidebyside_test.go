@@ -299,9 +299,9 @@ func fetchProfile(b *testing.B, addr, what, file string) {
 // archived ordered scan (BenchmarkSideBySide's query) against `flightsrv serve` processes of
 // this tree, some without export and as many exporting traces and metrics over OTLP/gRPC to a
 // receiver in this process (internal/testsupport/otlprecv, recording what arrives), round by
-// round. FLIGHTSRV_OTLP_PROCESSES sets how many processes of each (default 2): under serve's
-// memory limit the collector's pace differs from one process to the next by more than export
-// costs (the same build's processes differ by 1–2%, bench/doc.go), and the figure pools them.
+// round. FLIGHTSRV_OTLP_PROCESSES sets how many processes of each (default 2): processes of
+// one build side by side differ by 1–4% of server CPU per row, about what export costs
+// (bench/doc.go), and the figure pools them.
 // It prints every process's line, the overhead of export on the p50 and on the server's CPU
 // per row (during the queries, and with their background work: target under 2%), pooled and
 // for each pair, and the spans a query exported, and fails if no span of the scan arrived.
