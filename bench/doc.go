@@ -322,8 +322,8 @@
 //     ./cmd/flightsrv into a temporary directory, a fresh child process per state (default
 //     fan-out, pushdown on, which the scan does not use). Besides rows/s it reports the
 //     process's peak RSS: VmHWM of /proc/PID/status after the timed runs (peak-RSS-MiB), and
-//     its RSS before the first query; and its CPU time (user and system, utime and stime of
-//     /proc/PID/stat, in 10 ms ticks) over the timed runs per row returned
+//     its RSS before the first query; and its CPU time (user and system, the process's
+//     CPU-time clock: testproc.ReadCPU) over the timed runs per row returned
 //     (server-cpu-ns/row, the summary's CPU/row): what a row costs the server whatever else
 //     runs on the machine, where rows/s moves with the machine's load. The child is stopped by its pid (SIGINT, then SIGKILL).
 //   - via=inproc (each state): server.Start in the benchmark's process, the same
