@@ -68,7 +68,8 @@
 //     −0.4%; this tree (then with the hand-off) +0.4, +2.8, +3.0, +3.8% — within each other's
 //     noise. This tree, BenchmarkOTLPExport with three processes of each (200 rounds, load
 //     8.0–11.3): +3.3, +4.2, +2.3, +2.0% (with background work +3.5, +4.6, +2.7, +3.1%;
-//     pairs +0.5 to +8.2%), median +2.8%: issue 20's 2% is not met on this machine.
+//     pairs +0.5 to +8.2%), and with its defaults (two of each, load 6.4–8.3) +5.2% (pairs
+//     +4.7, +5.8%): median +3.3%, issue 20's 2% not met on this machine.
 //     internal/telemetry's BenchmarkBucketSpans prices a bucket's two spans alone.
 //   - BenchmarkAnalytical (analytical_test.go): issue 19's nine analytical queries (count(*),
 //     GROUP BY origin, filters, groupings and aggregates of (value->>'delay')::int and
