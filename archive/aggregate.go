@@ -37,8 +37,7 @@ import (
 // Object reads are counted in the request's routing.ReadStats. Safe for concurrent use; the
 // caller owns the groups.
 func (r *Reader) AggregateGroups(ctx context.Context, manifestKey string, b routing.BucketID, req routing.AggregateRequest) (out []routing.PartialGroup, err error) {
-	ctx, span := r.startSpan(ctx, "aggregate")
-	c := &ioCounter{}
+	ctx, span, c := r.startSpan(ctx, "aggregate")
 	defer func() { endSpan(span, c, -1, err) }()
 	if req.Bin != nil {
 		if err := req.Bin.Validate(); err != nil {
@@ -49,9 +48,7 @@ func (r *Reader) AggregateGroups(ctx context.Context, manifestKey string, b rout
 	if err != nil {
 		return nil, err
 	}
-	if span.IsRecording() {
-		span.SetAttributes(attribute.String("pulpitum.archive.format", m.Format.String()))
-	}
+	c.setAttrs(attribute.String("pulpitum.archive.format", m.Format.String()))
 	rng := req.Range.Intersect(b.Range())
 	if rng.Empty() || (m.RecordCount == 0 && !r.opts.VerifyFully) {
 		return nil, nil
@@ -61,9 +58,7 @@ func (r *Reader) AggregateGroups(ctx context.Context, manifestKey string, b rout
 		// whole check: the footer is not fetched, so damage inside the payload (footer
 		// included) is found by the first read that decodes it, and routing then refuses
 		// counts of the route too.
-		if span.IsRecording() {
-			span.SetAttributes(attribute.String("pulpitum.archive.count_source", "manifest"))
-		}
+		c.setAttrs(attribute.String("pulpitum.archive.count_source", "manifest"))
 		return []routing.PartialGroup{{Count: int64(m.RecordCount)}}, nil
 	}
 	acc := newPartialTally(req.Bin)
@@ -83,7 +78,7 @@ func (r *Reader) AggregateGroups(ctx context.Context, manifestKey string, b rout
 		return nil, err
 	}
 	if ft.ts != nil && !ft.statsUsable() {
-		span.SetAttributes(attribute.String("pulpitum.archive.count_source", "rows"))
+		c.setAttrs(attribute.String("pulpitum.archive.count_source", "rows"))
 		return nil, routing.ErrNoAggregate
 	}
 	// An inside group or page brings its count and its exact bounds (when grouped, only if

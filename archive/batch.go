@@ -88,8 +88,7 @@ var batchSchemaDef = routing.TableDef{PartitionColumn: routing.ColumnPartition.S
 // pulpitum.archive.read span (operation read_batches, no key or partition value) lasts until
 // the reader ends or is released. The caller must Release the reader.
 func (r *Reader) ReadBatches(ctx context.Context, manifestKey string, b routing.BucketID, req routing.BatchRequest) (_ routing.BatchReader, err error) {
-	ctx, span := r.startSpan(ctx, "read_batches", attribute.Int64("pulpitum.query.limit", req.Limit))
-	c := &ioCounter{}
+	ctx, span, c := r.startSpan(ctx, "read_batches", attribute.Int64("pulpitum.query.limit", req.Limit))
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		if err != nil {
@@ -106,7 +105,7 @@ func (r *Reader) ReadBatches(ctx context.Context, manifestKey string, b routing.
 	if err != nil {
 		return nil, err
 	}
-	span.SetAttributes(attribute.String("pulpitum.archive.format", m.Format.String()))
+	c.setAttrs(attribute.String("pulpitum.archive.format", m.Format.String()))
 	req.Range = req.Range.Intersect(b.Range())
 	if req.Alloc == nil {
 		req.Alloc = memory.DefaultAllocator
@@ -147,7 +146,7 @@ func (r *Reader) ReadBatches(ctx context.Context, manifestKey string, b routing.
 	if err != nil {
 		return nil, err
 	}
-	src, err := newParquetSource(ctx, r, ft, rr, b, req, cols, schema)
+	src, err := newParquetSource(ctx, r, ft, rr, b, req, cols, schema, c)
 	if err != nil {
 		return nil, err
 	}

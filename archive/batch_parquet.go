@@ -110,7 +110,7 @@ type parquetSource struct {
 
 // newParquetSource plans a read of req over a Parquet payload: it resolves the columns,
 // decides whether the file is claimed sorted and selects the row spans by statistics.
-func newParquetSource(ctx context.Context, r *Reader, ft *footer, rr *rangeReader, b routing.BucketID, req routing.BatchRequest, cols columnSet, schema *arrow.Schema) (*parquetSource, error) {
+func newParquetSource(ctx context.Context, r *Reader, ft *footer, rr *rangeReader, b routing.BucketID, req routing.BatchRequest, cols columnSet, schema *arrow.Schema, c *ioCounter) (*parquetSource, error) {
 	if ft.ts == nil {
 		return nil, ft.tsErr
 	}
@@ -158,7 +158,7 @@ func newParquetSource(ctx context.Context, r *Reader, ft *footer, rr *rangeReade
 	}
 	pad := int64(r.opts.ReadBufferBytes)
 	var pruned pruning
-	defer pruned.add(ctx)
+	defer pruned.add(ctx, c)
 	for g := range ft.groups {
 		spans := ft.selectSpans(g, s.want, s.bucket, &pruned)
 		if len(spans) == 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"go.opentelemetry.io/otel/attribute"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 	"golang.org/x/sync/errgroup"
@@ -27,9 +28,27 @@ const DefaultOperationTimeout = 30 * time.Second
 var errShortObject = errors.New("archive: object shorter than expected")
 
 // ioCounter counts the object reads of one call (for spans); it is added to alongside the
-// request's routing.ReadStats.
+// request's routing.ReadStats. It also holds the attributes of the call's
+// pulpitum.archive.read span learnt before the span ends (setAttrs), which endSpan sets with
+// the I/O counts in one call: the span's attribute list is then allocated once, at its final
+// size, instead of growing with each SetAttributes (BenchmarkBucketSpans).
 type ioCounter struct {
 	reads, bytes atomic.Int64
+	// attrs is nil when the span records nothing. It is appended to only by the goroutine
+	// that starts the call, before the call returns; endSpan reads it after.
+	attrs []attribute.KeyValue
+}
+
+// readSpanAttrs is the capacity of a recording ioCounter's attrs: the most attributes a
+// pulpitum.archive.read span carries (operation, limit, format or count source, four
+// pruning counts, bytes, object reads, records).
+const readSpanAttrs = 10
+
+// setAttrs adds kv to the attributes of the call's span, if it records.
+func (c *ioCounter) setAttrs(kv ...attribute.KeyValue) {
+	if c.attrs != nil {
+		c.attrs = append(c.attrs, kv...)
+	}
 }
 
 func (c *ioCounter) add(ctx context.Context, n int64) {

@@ -324,14 +324,22 @@ func (ft *footer) selectSpans(g int, want, bucket unitRange, n *pruning) []rowSp
 // AddPruning).
 type pruning struct{ groupsRead, groupsPruned, pagesRead, pagesPruned int64 }
 
-// add adds n to ctx's ReadStats and to the attributes of ctx's span (the bucket's
-// pulpitum.archive.read span: flightsrv.read.row_groups, .row_groups_pruned, .pages,
-// .pages_pruned, the names of internal/querylog's call-span attributes).
-func (n *pruning) add(ctx context.Context) {
+// add adds n to ctx's ReadStats and to the attributes of the bucket's pulpitum.archive.read
+// span that c holds (flightsrv.read.row_groups, .row_groups_pruned, .pages, .pages_pruned,
+// the names of internal/querylog's call-span attributes; as there, a count of zero is left out).
+func (n *pruning) add(ctx context.Context, c *ioCounter) {
 	routing.StatsFrom(ctx).AddPruning(n.groupsRead, n.groupsPruned, n.pagesRead, n.pagesPruned)
-	trace.SpanFromContext(ctx).SetAttributes(attribute.Int64("flightsrv.read.row_groups", n.groupsRead),
-		attribute.Int64("flightsrv.read.row_groups_pruned", n.groupsPruned),
-		attribute.Int64("flightsrv.read.pages", n.pagesRead), attribute.Int64("flightsrv.read.pages_pruned", n.pagesPruned))
+	setCount(c, "flightsrv.read.row_groups", n.groupsRead)
+	setCount(c, "flightsrv.read.row_groups_pruned", n.groupsPruned)
+	setCount(c, "flightsrv.read.pages", n.pagesRead)
+	setCount(c, "flightsrv.read.pages_pruned", n.pagesPruned)
+}
+
+// setCount adds the attribute key=n to c's span when n is not zero.
+func setCount(c *ioCounter, key attribute.Key, n int64) {
+	if n != 0 {
+		c.setAttrs(key.Int64(n))
+	}
 }
 
 func (ft *footer) selectGroupSpans(g int, want, bucket unitRange, n *pruning) []rowSpan {
@@ -455,22 +463,19 @@ func (r *Reader) aggregateParquet(ctx context.Context, ft *footer, rr *rangeRead
 	return nil
 }
 
-// endSpan records the I/O of one call on its span and ends it. Keys and partition values are
-// never recorded.
+// endSpan records the I/O of one call on its span, with the attributes c holds, and ends it.
+// Keys and partition values are never recorded. records < 0 records none.
 func endSpan(span trace.Span, c *ioCounter, records int, err error) {
 	if !span.IsRecording() {
 		span.End()
 		return
 	}
-	attrs := []attribute.KeyValue{
-		attribute.Int64("pulpitum.archive.bytes_read", c.bytes.Load()),
-		attribute.Int64("pulpitum.archive.object_reads", c.reads.Load()),
-		attribute.Int("pulpitum.archive.records", records),
+	c.setAttrs(attribute.Int64("pulpitum.archive.bytes_read", c.bytes.Load()),
+		attribute.Int64("pulpitum.archive.object_reads", c.reads.Load()))
+	if records >= 0 {
+		c.setAttrs(attribute.Int("pulpitum.archive.records", records))
 	}
-	if records < 0 {
-		attrs = attrs[:2]
-	}
-	span.SetAttributes(attrs...)
+	span.SetAttributes(c.attrs...)
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 	}
@@ -480,16 +485,23 @@ func endSpan(span trace.Span, c *ioCounter, records int, err error) {
 // noSpan is a span that records nothing (ending it does nothing).
 var noSpan = trace.SpanFromContext(context.Background())
 
-// startSpan starts a pulpitum.archive.read span of operation op with attrs — unless ctx carries
-// a valid span that records nothing: under the parent-based samplers the server installs
-// (internal/telemetry: none recorded without an exporter, else a child is recorded when its
-// parent is), a child of it would record nothing either, and a query asks up to thousands of
-// buckets, each of which would still pay for a span's identifiers and options. It then returns
-// ctx and noSpan. A call without a span in ctx (a direct caller) always starts one.
-func (r *Reader) startSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+// startSpan starts a pulpitum.archive.read span of operation op with attrs, and returns the
+// call's ioCounter, which holds those attributes until endSpan sets them with the rest —
+// unless ctx carries a valid span that records nothing: under the parent-based samplers the
+// server installs (internal/telemetry: none recorded without an exporter, else a child is
+// recorded when its parent is), a child of it would record nothing either, and a query asks up
+// to thousands of buckets, each of which would still pay for a span's identifiers and
+// options. It then returns ctx and noSpan. A call without a span in ctx (a direct caller)
+// always starts one.
+func (r *Reader) startSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span, *ioCounter) {
+	c := &ioCounter{}
 	if parent := trace.SpanFromContext(ctx); parent.SpanContext().IsValid() && !parent.IsRecording() {
-		return ctx, noSpan
+		return ctx, noSpan, c
 	}
-	return r.tracer.Start(ctx, "pulpitum.archive.read", trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(append([]attribute.KeyValue{attribute.String("pulpitum.archive.operation", op)}, attrs...)...))
+	ctx, span := r.tracer.Start(ctx, "pulpitum.archive.read", trace.WithSpanKind(trace.SpanKindClient))
+	if span.IsRecording() {
+		c.attrs = append(make([]attribute.KeyValue, 0, readSpanAttrs), attribute.String("pulpitum.archive.operation", op))
+		c.attrs = append(c.attrs, attrs...)
+	}
+	return ctx, span, c
 }

@@ -23,22 +23,25 @@ import (
 // BenchmarkSideBySide compares flightsrv builds (or flags, or environments) on ORD's archived
 // ordered scan, the query of BenchmarkScan's archive/process variant: every variant is a
 // `flightsrv serve` child process over the same database and archive, and each round runs
-// the scan once against every variant in turn (in reverse order every other round), so that
-// the machine's drift (ours are shared and noisy) falls on all of them alike. It is skipped
+// the scan once against every variant in turn (each round from the next variant on, and in
+// reverse order every other round), so that the machine's drift (ours are shared and noisy)
+// and the order's effects fall on all of them alike. It is skipped
 // unless FLIGHTSRV_SIDE_BY_SIDE lists the variants, separated by ';', each
-// NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment
-// variables for the child, the binary ('.' is the one built from this tree) and flags added to
-// serve's; {otlp} in a variant stands for the gRPC endpoint URL (http://127.0.0.1:PORT) of an
-// OTLP receiver in this process (internal/testsupport/otlprecv), e.g.
-// `on=. --otlp-endpoint {otlp} --otlp-protocol grpc`. FLIGHTSRV_SIDE_BY_SIDE_ROUNDS sets the
-// rounds (default 40, after 2 untimed). For each variant it prints the p50 of a query and its
-// rows/s, the server process's CPU time per row (/proc, 10 ms ticks) during its own queries
-// and over all the timed rounds (which adds what a query leaves to the background: garbage
-// collection, a batch of spans exported later), this process's — the client's — CPU per row
-// (getrusage), and the server's peak RSS (VmHWM) with its anonymous and file-backed parts.
-// With FLIGHTSRV_SIDE_BY_SIDE_PROFILE=DIR, every variant also serves pprof (--debug-listen on a
+// NAME=[VAR=VALUE ...] BINARY [FLAG ...]: environment variables for the child, the binary
+// ('.' is the one built from this tree) and flags added to serve's; {otlp} in a variant
+// stands for the gRPC endpoint URL (http://127.0.0.1:PORT) of an OTLP receiver in this
+// process (internal/testsupport/otlprecv), e.g. `on=. --otlp-endpoint {otlp} --otlp-protocol
+// grpc`. FLIGHTSRV_SIDE_BY_SIDE_ROUNDS sets the timed rounds (default 40, after
+// sideWarmRounds untimed ones). For each variant it prints the p50 of a query and its rows/s,
+// the server process's CPU time per row (its CPU-time clock, testproc.ReadCPU: exact while
+// the server is idle, so between two queries) during its own queries and over all the timed
+// rounds (which adds what a query leaves to the background: garbage collection, a batch of
+// spans exported later), this process's — the client's — CPU per row (getrusage), the
+// server's peak RSS (VmHWM) with its anonymous and file-backed parts, and its threads' context
+// switches per query over all the timed rounds (contextSwitches). With
+// FLIGHTSRV_SIDE_BY_SIDE_PROFILE=DIR, every variant also serves pprof (--debug-listen on a
 // free loopback port): its CPU profile over the timed rounds (their length estimated from the
-// second untimed one) and its allocation profile are written to DIR/NAME.cpu.pprof and
+// last untimed one) and its allocation profile are written to DIR/NAME.cpu.pprof and
 // DIR/NAME.allocs.pprof, for `go tool pprof -diff_base`, and its garbage collections and bytes
 // allocated per query are printed; profiling costs the variants alike, but sets Go's
 // heap-profile sampling on (serve leaves it off without --debug-listen). make
@@ -63,6 +66,12 @@ func BenchmarkSideBySide(b *testing.B) {
 	for b.Loop() {
 	}
 }
+
+// sideWarmRounds is how many untimed rounds sideBySide runs before the timed ones: each
+// variant's caches (the archive's footers, the statement cache, gRPC's buffer pools) and, with
+// OTLP export, its exporter's connection and first batches are warm when timing starts, and
+// the heap has grown to its steady size under serve's memory limit.
+const sideWarmRounds = 10
 
 // otlpPlaceholder stands for an OTLP receiver's endpoint in FLIGHTSRV_SIDE_BY_SIDE.
 const otlpPlaceholder = "{otlp}"
@@ -91,6 +100,7 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		server, client time.Duration // CPU over the timed rounds
 		gc0, gc1       goMemStats    // before and after the timed rounds, when profiled
 		all            time.Duration // server CPU from the first timed round to the last's end
+		switches       int64         // the server's context switches over the timed rounds
 	}
 	var vs []*variant
 	profDir := os.Getenv("FLIGHTSRV_SIDE_BY_SIDE_PROFILE")
@@ -127,7 +137,7 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 	}
 	var warm time.Duration
 	var profiles sync.WaitGroup
-	for r := -2; r < rounds; r++ {
+	for r := -sideWarmRounds; r < rounds; r++ {
 		if r == 0 {
 			for _, v := range vs {
 				s, err := v.proc.CPU()
@@ -135,24 +145,30 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 					b.Fatal(err)
 				}
 				v.all = -s
+				v.switches = -contextSwitches(v.proc.Pid())
 			}
 		}
 		if r == 0 && profDir != "" {
 			for i, v := range vs {
 				v.gc0 = memStats(b, debugAddrs[i])
 			}
-			// The timed rounds last about rounds times the second untimed one.
+			// The timed rounds last about rounds times the last untimed one.
 			secs := max(1, int(warm.Seconds()*float64(rounds)+0.5))
 			for i, v := range vs {
 				profiles.Go(func() { cpuProfile(b, debugAddrs[i], secs, filepath.Join(profDir, v.name+".cpu.pprof")) })
 			}
 		}
 		for i := range vs {
-			// Odd rounds run the variants in reverse: none always follows the same one.
-			v := vs[i]
+			// Round r runs the variants from the (r/2)th on, in reverse on odd rounds: over
+			// 2×len(vs) rounds every variant runs in every position and after each of its
+			// neighbours alike (with only odd rounds reversed, a middle variant of three or
+			// more never ran first or last, and read several percent apart from the same
+			// build at either end).
+			k := ((r/2)%len(vs) + len(vs) + i) % len(vs)
 			if r%2 != 0 {
-				v = vs[len(vs)-1-i]
+				k = len(vs) - 1 - k
 			}
+			v := vs[k]
 			s0, err := v.proc.CPU()
 			if err != nil {
 				b.Fatal(err)
@@ -169,9 +185,10 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			if err := sc.ref.check(got); err != nil {
 				b.Fatalf("%s: %v", v.name, err)
 			}
-			if r == -1 {
+			switch {
+			case r == -1:
 				warm += d
-			} else {
+			case r >= 0:
 				v.lat = append(v.lat, d)
 				v.server += s1 - s0
 				v.client += c1 - c0
@@ -184,6 +201,7 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			b.Fatal(err)
 		}
 		v.all += s
+		v.switches += contextSwitches(v.proc.Pid())
 	}
 	if profDir != "" {
 		for i, v := range vs {
@@ -205,10 +223,10 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			b.Fatal(err)
 		}
 		anon, file := rssParts(v.proc.Pid())
-		fmt.Printf("side-by-side %-12s p50 %6.1f ms  %5.2fM rows/s  server CPU %5.1f ns/row (%5.1f with background)  client CPU %5.1f ns/row  peak RSS %5.1f MiB (now %.1f anon + %.1f file)\n",
+		fmt.Printf("side-by-side %-12s p50 %6.1f ms  %5.2fM rows/s  server CPU %5.1f ns/row (%5.1f with background)  client CPU %5.1f ns/row  peak RSS %5.1f MiB (now %.1f anon + %.1f file)  %.0f context switches a query\n",
 			v.name, float64(p50.Microseconds())/1e3, float64(sc.ref.rows)/p50.Seconds()/1e6,
 			float64(v.server.Nanoseconds())/rows, float64(v.all.Nanoseconds())/rows, float64(v.client.Nanoseconds())/rows,
-			float64(mem.HWM)/(1<<20), anon, file)
+			float64(mem.HWM)/(1<<20), anon, file, float64(v.switches)/float64(rounds))
 		if profDir != "" {
 			fmt.Printf("side-by-side %-12s per query: %.2f GC cycles, %.0f KiB allocated\n", v.name,
 				float64(v.gc1.numGC-v.gc0.numGC)/float64(rounds), float64(v.gc1.totalAlloc-v.gc0.totalAlloc)/float64(rounds)/1024)
@@ -278,27 +296,50 @@ func fetchProfile(b *testing.B, addr, what, file string) {
 }
 
 // BenchmarkOTLPExport (issue 20) measures what exporting telemetry over OTLP costs: ORD's
-// archived ordered scan (BenchmarkSideBySide's query) against two `flightsrv serve` processes
-// of this tree, one without export and one exporting traces and metrics over OTLP/gRPC to a
+// archived ordered scan (BenchmarkSideBySide's query) against `flightsrv serve` processes of
+// this tree, some without export and as many exporting traces and metrics over OTLP/gRPC to a
 // receiver in this process (internal/testsupport/otlprecv, recording what arrives), round by
-// round. It prints both variants' lines, the overhead of export on the p50 and on the server's
-// CPU per row (during the queries, and with their background work: target under 2%) and the
-// spans a query exported, and fails if no span of the scan arrived.
-// FLIGHTSRV_OTLP_ROUNDS sets the rounds (default 150, after 2 untimed: about 10 s; with 40 or
-// fewer the 10 ms CPU ticks and the machine's swings outweigh the difference, bench/doc.go).
+// round. FLIGHTSRV_OTLP_PROCESSES sets how many processes of each (default 2): processes of
+// one build side by side differ by 1–4% of server CPU per row, about what export costs
+// (bench/doc.go), and the figure pools them.
+// It prints every process's line, the overhead of export on the p50 and on the server's CPU
+// per row (during the queries, and with their background work: target under 2%), pooled and
+// for each pair, and the spans a query exported, and fails if no span of the scan arrived.
+// FLIGHTSRV_OTLP_ROUNDS sets the rounds (default 200, after sideWarmRounds untimed: about 20 s
+// with two processes of each; with fewer the swings of a shared machine outweigh the
+// difference, bench/doc.go). The exporting servers run with OTEL_BSP_SCHEDULE_DELAY=1000, so
+// that spans arrive within the benchmark.
 func BenchmarkOTLPExport(b *testing.B) {
-	rounds := 150
-	if s := os.Getenv("FLIGHTSRV_OTLP_ROUNDS"); s != "" {
-		var err error
-		if rounds, err = strconv.Atoi(s); err != nil || rounds < 1 {
-			b.Fatalf("FLIGHTSRV_OTLP_ROUNDS=%q: want a positive number", s)
+	rounds, procs := 200, 2
+	for _, e := range []struct {
+		name string
+		n    *int
+	}{{"FLIGHTSRV_OTLP_ROUNDS", &rounds}, {"FLIGHTSRV_OTLP_PROCESSES", &procs}} {
+		if s := os.Getenv(e.name); s != "" {
+			var err error
+			if *e.n, err = strconv.Atoi(s); err != nil || *e.n < 1 {
+				b.Fatalf("%s=%q: want a positive number", e.name, s)
+			}
 		}
 	}
 	recv := otlprecv.Start(b)
-	res := sideBySide(b, "export-off=.;export-on=OTEL_BSP_SCHEDULE_DELAY=1000 . --otlp-endpoint http://"+recv.GRPCAddr+" --otlp-protocol grpc", rounds)
-	off, on := res[0], res[1]
-	fmt.Printf("OTLP export overhead: p50 %+.1f%%, server CPU per row %+.1f%%, with background work %+.1f%% (target under 2%%)\n",
-		100*(on.p50.Seconds()/off.p50.Seconds()-1), 100*(on.cpuPerRow/off.cpuPerRow-1), 100*(on.allPerRow/off.allPerRow-1))
+	var spec []string
+	for i := 1; i <= procs; i++ {
+		spec = append(spec, fmt.Sprintf("export-off-%d=.", i),
+			fmt.Sprintf("export-on-%d=OTEL_BSP_SCHEDULE_DELAY=1000 . --otlp-endpoint http://%s --otlp-protocol grpc", i, recv.GRPCAddr))
+	}
+	res := sideBySide(b, strings.Join(spec, ";"), rounds)
+	var off, on sideResult
+	var pairs []string
+	for i := 0; i+1 < len(res); i += 2 {
+		f, n := res[i], res[i+1]
+		pairs = append(pairs, fmt.Sprintf("%+.1f%%", 100*(n.cpuPerRow/f.cpuPerRow-1)))
+		off.p50, on.p50 = off.p50+f.p50, on.p50+n.p50
+		off.cpuPerRow, on.cpuPerRow = off.cpuPerRow+f.cpuPerRow, on.cpuPerRow+n.cpuPerRow
+		off.allPerRow, on.allPerRow = off.allPerRow+f.allPerRow, on.allPerRow+n.allPerRow
+	}
+	fmt.Printf("OTLP export overhead: p50 %+.1f%%, server CPU per row %+.1f%% (pairs %s), with background work %+.1f%% (target under 2%%)\n",
+		100*(on.p50.Seconds()/off.p50.Seconds()-1), 100*(on.cpuPerRow/off.cpuPerRow-1), strings.Join(pairs, ", "), 100*(on.allPerRow/off.allPerRow-1))
 	deadline := time.Now().Add(10 * time.Second)
 	for !hasDoGetSpan(recv.Spans()) {
 		if time.Now().After(deadline) {
@@ -342,6 +383,28 @@ func spansPerQuery(spans []otlprecv.Span) string {
 		out = append(out, fmt.Sprintf("%s %.1f of %.0f attributes", name, float64(n[name])/float64(queries), float64(attrs[name])/float64(n[name])))
 	}
 	return fmt.Sprintf("%.1f (%s)", float64(total)/float64(queries), strings.Join(out, ", "))
+}
+
+// contextSwitches returns the context switches (voluntary and not) of process pid's threads
+// so far, from /proc/PID/task/*/status (threads that have exited are not counted; the Go
+// runtime seldom ends one); 0 when unreadable. A thread parks and is woken again for every
+// switch it makes voluntarily: the count is the process's wake-ups, exactly.
+func contextSwitches(pid int) int64 {
+	dirs, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	var n int64
+	for _, f := range dirs {
+		st, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(st), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && (k == "voluntary_ctxt_switches" || k == "nonvoluntary_ctxt_switches") {
+				c, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += c
+			}
+		}
+	}
+	return n
 }
 
 // selfCPU returns this process's CPU time (user and system).

@@ -311,7 +311,7 @@ func (sc *scanSuite) printScanSummary(w io.Writer) {
 			li.archivedBuckets, li.archTime.Round(100*time.Millisecond))
 	}
 	fmt.Fprintln(w, "rows/s = rows / p50 of a whole query at the Go client (GetFlightInfo, DoGet of every endpoint, every row touched); peak RSS = VmHWM of the server process after its runs;")
-	fmt.Fprintln(w, "CPU/row = the server process's CPU time (user + system, /proc/PID/stat, 10 ms ticks) over the timed runs per row returned: steadier than rows/s on a busy machine")
+	fmt.Fprintln(w, "CPU/row = the server process's CPU time (user + system, its CPU-time clock) over the timed runs per row returned: steadier than rows/s on a busy machine")
 	fmt.Fprintln(w)
 
 	ceiling := sc.results["ORD/"+peerLoopback]

@@ -80,8 +80,12 @@ import (
 // lines.
 const FlightService = "arrow.flight.protocol.FlightService"
 
-// Span attribute keys of the call span. The bucket counts use the names the reference
-// proposes for them (docs/pulpitum-v4.md §6.1, "Proposed by Pulpitum, implemented by flightsrv").
+// Span attribute keys of the call span, besides rpc.system, rpc.service, rpc.method and
+// rpc.grpc.status_code. The bucket counts use the names the reference proposes for them
+// (docs/pulpitum-v4.md §6.1, "Proposed by Pulpitum, implemented by flightsrv"), and are always
+// set with the query id and the rows; the counts of what the call read (flightsrv.read.*) and
+// sent (bytes_sent) only when not zero (a GetFlightInfo reads and sends no rows: 10 fewer
+// attributes to record and export).
 const (
 	AttrQueryID        = attribute.Key("flightsrv.query.id")
 	AttrCommand        = attribute.Key("flightsrv.query.command")
@@ -105,6 +109,9 @@ const (
 	AttrBytesSent  = attribute.Key("flightsrv.query.bytes_sent")
 	AttrFirstBatch = attribute.Key("flightsrv.query.first_batch")
 )
+
+// callSpanAttrs is the most attributes a call span carries (end).
+const callSpanAttrs = 21
 
 // Record is what one Flight call learns about its query while it runs. The interceptors
 // create it; the layers below fill it in through FromContext. Every method is safe for
@@ -169,15 +176,11 @@ func (r *Record) ID() string {
 	return r.id
 }
 
-// adoptID makes id the call's query id, in the record and on its span.
+// adoptID makes id the call's query id (its span takes it when the call ends).
 func (r *Record) adoptID(id string) {
 	r.mu.Lock()
 	r.id = id
-	span := r.span
 	r.mu.Unlock()
-	if span != nil {
-		span.SetAttributes(AttrQueryID.String(id))
-	}
 }
 
 // Statement returns the statement kind recorded so far ("" if none, or on a nil *Record).
@@ -453,10 +456,9 @@ func flightMethod(method string) (rpc string, ok bool) {
 // the client's traceparent metadata, or, for a DoGet, the GetFlightInfo span its ticket names.
 func (l *callLogger) begin(ctx context.Context, rpc string, rec *Record) (context.Context, trace.Span) {
 	parent, links := traceParent(ctx, rec.ticketTrace)
+	// Its attributes are set when it ends, in one call (end).
 	ctx, span := otel.Tracer("github.com/flightsrv/flightsrv/internal/querylog").Start(trace.ContextWithRemoteSpanContext(ctx, parent), FlightService+"/"+rpc,
-		trace.WithSpanKind(trace.SpanKindServer), trace.WithLinks(links...),
-		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", FlightService),
-			attribute.String("rpc.method", rpc), AttrQueryID.String(rec.ID())))
+		trace.WithSpanKind(trace.SpanKindServer), trace.WithLinks(links...))
 	rec.mu.Lock()
 	rec.span = span
 	rec.mu.Unlock()
@@ -723,13 +725,24 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 	l.metrics.record(ctx, rpcName, command, statement, st.Code().String(), duration, rows, rec.bytes.Load(), hot, archive, reads)
 	l.endLogical(ctx, rec, rpcName, statement, st.Code(), now)
 	if span.IsRecording() {
-		// The attributes in one call: the span's attribute list grows once.
-		attrs := append(make([]attribute.KeyValue, 0, 17), attribute.Int("rpc.grpc.status_code", int(st.Code())), AttrRows.Int64(rows),
-			AttrHotBuckets.Int(hot), AttrArchiveBuckets.Int(archive),
-			AttrBytesRead.Int64(reads.BytesRead), AttrObjectReads.Int64(reads.ObjectReads),
-			AttrHotStatements.Int64(reads.HotStatements), AttrHotRows.Int64(reads.HotRows), AttrArchiveRows.Int64(reads.ArchiveRows),
-			AttrRowGroups.Int64(reads.RowGroupsRead), AttrRowGroupsPruned.Int64(reads.RowGroupsPruned),
-			AttrPages.Int64(reads.PagesRead), AttrPagesPruned.Int64(reads.PagesPruned), AttrBytesSent.Int64(rec.bytes.Load()))
+		// Every attribute in one call: the span's attribute list is allocated once, at its
+		// size (it was allocated three times when the method's were set at the start, the
+		// query id a DoGet adopts from its ticket next, and the rest here).
+		attrs := append(make([]attribute.KeyValue, 0, callSpanAttrs), attribute.String("rpc.system", "grpc"),
+			attribute.String("rpc.service", FlightService), attribute.String("rpc.method", rpcName), AttrQueryID.String(id),
+			attribute.Int("rpc.grpc.status_code", int(st.Code())), AttrRows.Int64(rows),
+			AttrHotBuckets.Int(hot), AttrArchiveBuckets.Int(archive))
+		for _, c := range [...]struct {
+			k attribute.Key
+			n int64
+		}{{AttrBytesRead, reads.BytesRead}, {AttrObjectReads, reads.ObjectReads}, {AttrHotStatements, reads.HotStatements},
+			{AttrHotRows, reads.HotRows}, {AttrArchiveRows, reads.ArchiveRows}, {AttrRowGroups, reads.RowGroupsRead},
+			{AttrRowGroupsPruned, reads.RowGroupsPruned}, {AttrPages, reads.PagesRead}, {AttrPagesPruned, reads.PagesPruned},
+			{AttrBytesSent, rec.bytes.Load()}} {
+			if c.n != 0 {
+				attrs = append(attrs, c.k.Int64(c.n))
+			}
+		}
 		if command != "" {
 			attrs = append(attrs, AttrCommand.String(command))
 		}

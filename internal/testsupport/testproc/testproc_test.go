@@ -24,6 +24,21 @@ func TestParseProc(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("no /proc")
 	}
+	// The CPU clock reads this process's CPU time to the nanosecond, as getrusage does,
+	// and never less than /proc's ticks.
+	before := selfRusage()
+	cpu, err := ReadCPU(os.Getpid())
+	after := selfRusage()
+	if err != nil || cpu < before || cpu > after+time.Millisecond {
+		t.Fatalf("own CPU %v (%v), getrusage %v to %v", cpu, err, before, after)
+	}
+	raw, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ticks, err := ParseCPU(raw); err != nil || ticks > cpu+10*time.Millisecond {
+		t.Fatalf("own CPU %v, /proc ticks %v (%v)", cpu, ticks, err)
+	}
 	own, err := ReadMemory(os.Getpid())
 	if err != nil || own.HWM < own.RSS || own.RSS <= 0 {
 		t.Fatalf("own memory: %+v, %v", own, err)
@@ -71,4 +86,13 @@ func TestProcess(t *testing.T) {
 	if _, err := r.Ready(time.Minute); err == nil || !regexp.MustCompile(`exited before serving \(exit status 3\):\nno such thing`).MatchString(err.Error()) {
 		t.Fatalf("exit before ready: %v", err)
 	}
+}
+
+// selfRusage returns this process's CPU time (user and system) from getrusage.
+func selfRusage() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
