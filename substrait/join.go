@@ -279,26 +279,27 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 			from = &fromItem{boundRel: br}
 		}
 	}
-	// EXISTS anywhere in the WHERE left, and IN (SELECT …) under AND and OR only: mark joins.
-	var marks []*pg.SubLink
+	// EXISTS anywhere in the WHERE left, and IN (SELECT …) under AND, OR and NOT only: mark
+	// joins.
+	var marks []mark
 	for _, n := range rest {
-		collectMarks(n, true, &marks)
+		collectMarks(n, filterTrue, &marks)
 	}
 	if len(sel.GetGroupClause()) == 0 && sel.GetHavingClause() == nil && !hasAggregate(sel.GetTargetList()) {
 		// EXISTS in the select list of a query that does not group: a mark as well (never
 		// NULL, so exact in any expression).
 		for _, t := range sel.GetTargetList() {
-			collectMarks(t, false, &marks)
+			collectMarks(t, inExpression, &marks)
 		}
 	}
 	marked := map[*pg.SubLink]bool{}
-	for _, sl := range marks {
-		br, err := bd.markJoin(from.boundRel, sl)
+	for _, m := range marks {
+		br, err := bd.markJoin(from.boundRel, m.sl, m.nullAsTrue)
 		if err != nil {
 			return nil, nil, err
 		}
 		from = &fromItem{boundRel: br}
-		marked[sl] = true
+		marked[m.sl] = true
 	}
 	// Scalar subqueries, and any other subquery left in an expression.
 	var scalars []*pg.SubLink
@@ -608,9 +609,6 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 	if err != nil {
 		return nil, err
 	}
-	if isIn && neg && len(corr) > 0 {
-		return nil, unimplementedAre("correlated NOT IN subqueries")
-	}
 	sc := joinedScope(l.sc, r.sc)
 	nl := len(l.sc.cols)
 	conj, err := bd.corrConds(l.sc, sc, nl, corr)
@@ -625,6 +623,9 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 		if neg {
 			// x NOT IN (S) keeps x when no s makes x = s true or NULL: an anti join on
 			// (x = s) IS NOT FALSE, which the executor runs as a null-aware hash anti join.
+			// Correlated, the correlation equalities are the hash keys and this condition the
+			// residual: a row is kept when no s of its own key's set makes it true or NULL, so
+			// an empty set keeps it (NOT IN of no row is true) and a NULL among its set drops it.
 			xn, err := bd.fn(URNComparison, "is_null", booleanType(), x)
 			if err != nil {
 				return nil, err
@@ -716,6 +717,20 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlat
 // hideValue keeps l's columns of j (l joined to a subquery's relation) and adds val, the value
 // of the subquery sl, as a hidden column that the SubLink's binding reads (bd.sublinks).
 func (bd *binder) hideValue(l, j *boundRel, val expr.Expression, sl *pg.SubLink) (*boundRel, error) {
+	out, err := bd.keepWith(l, j, val, fmt.Sprintf("?subquery%d?", len(bd.sublinks)))
+	if err != nil {
+		return nil, err
+	}
+	if bd.sublinks == nil {
+		bd.sublinks = map[*pg.SubLink]int{}
+	}
+	bd.sublinks[sl] = len(out.sc.cols) - 1
+	return out, nil
+}
+
+// keepWith keeps l's columns of j (whose first columns they are) and adds val as a hidden
+// column named name.
+func (bd *binder) keepWith(l, j *boundRel, val expr.Expression, name string) (*boundRel, error) {
 	nl := len(l.sc.cols)
 	mapping := make([]int32, 0, nl+1)
 	for i := range nl {
@@ -727,22 +742,47 @@ func (bd *binder) hideValue(l, j *boundRel, val expr.Expression, sl *pg.SubLink)
 		return nil, fmt.Errorf("bind subquery: %w", err)
 	}
 	out := &boundRel{rel: pr, sc: &scope{cols: slices.Clone(l.sc.cols)}, names: slices.Clone(l.names)}
-	out.sc.cols = append(out.sc.cols, col{name: fmt.Sprintf("?subquery%d?", len(bd.sublinks)), qual: subqueryQual, typ: val.GetType(), hidden: true})
-	if bd.sublinks == nil {
-		bd.sublinks = map[*pg.SubLink]int{}
-	}
-	bd.sublinks[sl] = len(out.sc.cols) - 1
+	out.sc.cols = append(out.sc.cols, col{name: name, qual: subqueryQual, typ: val.GetType(), hidden: true})
 	return out, nil
+}
+
+// polarity is how a WHERE condition's subterm counts toward the filter (collectMarks): where
+// its NULL filters the row as false does (filterTrue: under AND and OR from the WHERE's top),
+// as true does (filterFalse: under one more NOT than that), or anywhere else (inExpression).
+// AND and OR are monotone in the truth order false < NULL < true, so a subterm's NULL may be
+// read as false in the first place and as true in the second without changing which rows
+// pass.
+type polarity int
+
+const (
+	inExpression polarity = iota
+	filterTrue
+	filterFalse
+)
+
+// mark is a subquery bound as a mark join: its SubLink, and whether IN's NULL is read as
+// true (under NOT) rather than false.
+type mark struct {
+	sl         *pg.SubLink
+	nullAsTrue bool
 }
 
 // collectMarks appends to marks the subqueries of a WHERE condition n (not a conjunct the
 // semi and anti joins took) that markJoin answers exactly: EXISTS anywhere (it is never NULL),
-// and IN/= ANY (SELECT …) where positive is set, under AND and OR only from the WHERE's top,
-// where a NULL answer filters the row as false does (markJoin's false). Subqueries inside
-// other subqueries are their own query's.
-func collectMarks(n *pg.Node, positive bool, marks *[]*pg.SubLink) {
+// and IN/= ANY (SELECT …) under AND, OR and NOT only from the WHERE's top, where a NULL answer
+// filters the row as false (or, under NOT, as true) does. Subqueries inside other subqueries
+// are their own query's.
+func collectMarks(n *pg.Node, pol polarity, marks *[]mark) {
 	if b := n.GetBoolExpr(); b != nil {
-		inner := positive && b.GetBoolop() != pg.BoolExprType_NOT_EXPR
+		inner := pol
+		if b.GetBoolop() == pg.BoolExprType_NOT_EXPR {
+			switch pol {
+			case filterTrue:
+				inner = filterFalse
+			case filterFalse:
+				inner = filterTrue
+			}
+		}
 		for _, a := range b.GetArgs() {
 			collectMarks(a, inner, marks)
 		}
@@ -751,10 +791,10 @@ func collectMarks(n *pg.Node, positive bool, marks *[]*pg.SubLink) {
 	if sl := n.GetSubLink(); sl != nil {
 		switch sl.GetSubLinkType() {
 		case pg.SubLinkType_EXISTS_SUBLINK:
-			*marks = append(*marks, sl)
+			*marks = append(*marks, mark{sl: sl})
 		case pg.SubLinkType_ANY_SUBLINK:
-			if positive {
-				*marks = append(*marks, sl)
+			if pol != inExpression {
+				*marks = append(*marks, mark{sl: sl, nullAsTrue: pol == filterFalse})
 			}
 		}
 		return
@@ -762,7 +802,7 @@ func collectMarks(n *pg.Node, positive bool, marks *[]*pg.SubLink) {
 	walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
 		if sl := x.GetSubLink(); sl != nil {
 			if sl.GetSubLinkType() == pg.SubLinkType_EXISTS_SUBLINK {
-				*marks = append(*marks, sl)
+				*marks = append(*marks, mark{sl: sl})
 			}
 			return false
 		}
@@ -770,66 +810,121 @@ func collectMarks(n *pg.Node, positive bool, marks *[]*pg.SubLink) {
 	})
 }
 
-// markJoin binds EXISTS (SELECT …) or x IN (SELECT …) (collectMarks) as a mark: l left-joined
-// to the subquery's distinct correlation keys (and, for IN, values) with a true column, the
-// subquery's value whether that column matched (true) or not (false), as a hidden column
-// (hideValue). One row of the distinct side at most matches a row of l, so the join is a
-// single join. For IN the false stands for PostgreSQL's NULL too (no match, and x or a value
-// NULL), which collectMarks allows only where the two filter alike.
-func (bd *binder) markJoin(l *boundRel, sl *pg.SubLink) (*boundRel, error) {
+// markJoin binds EXISTS (SELECT …) or x IN (SELECT …) (collectMarks) as a mark: whether a row
+// of the subquery matches, a hidden column (hideValue). For IN, PostgreSQL's NULL (no match,
+// and x or a value NULL, over a subquery of some row) is read as false, or as true when
+// nullAsTrue: then the mark is x = y for some y, or some y NULL, or x NULL and some row (three
+// marks over the subquery's relation, which is bound once and read three times).
+func (bd *binder) markJoin(l *boundRel, sl *pg.SubLink, nullAsTrue bool) (*boundRel, error) {
 	r, corr, isIn, err := bd.linkedRel(l, sl)
 	if err != nil {
 		return nil, err
 	}
+	if !isIn || !nullAsTrue {
+		j, m, err := bd.markOf(l, r, corr, isIn, false, sl)
+		if err != nil {
+			return nil, err
+		}
+		return bd.hideValue(l, j, m, sl)
+	}
+	// x = y for some y; some y NULL; some row at all: three marks side by side.
+	cur := l
+	for k, mode := range []struct{ in, null bool }{{in: true}, {null: true}, {}} {
+		j, m, err := bd.markOf(cur, r, corr, mode.in, mode.null, sl)
+		if err != nil {
+			return nil, err
+		}
+		if cur, err = bd.keepWith(cur, j, m, fmt.Sprintf("?mark%d?", k)); err != nil {
+			return nil, err
+		}
+	}
+	nl := len(l.sc.cols)
+	x, _, _, err := bd.inEquality(sl, l.sc, joinedScope(l.sc, r.sc), nl+len(corr))
+	if err != nil {
+		return nil, err
+	}
+	xn, err := bd.fn(URNComparison, "is_null", booleanType(), x)
+	if err != nil {
+		return nil, err
+	}
+	nullAny, err := bd.fn(URNBoolean, "and", booleanType(), xn, cur.sc.ref(nl+2))
+	if err != nil {
+		return nil, err
+	}
+	v, err := bd.fn(URNBoolean, "or", booleanType(), cur.sc.ref(nl), cur.sc.ref(nl+1), nullAny)
+	if err != nil {
+		return nil, err
+	}
+	return bd.hideValue(l, cur, v, sl)
+}
+
+// markOf left-joins l (single) to the distinct correlation keys of r, a linked subquery's
+// relation (linkedRel), with IN's value too when in (matched by x = y) or only its rows whose
+// value is NULL when null, and a true column; it returns the join and the mark, whether that
+// column matched. One row of the distinct side at most matches a row of l, so the join is a
+// single join.
+func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *pg.SubLink) (*boundRel, expr.Expression, error) {
 	keep := len(corr)
-	if isIn {
+	if in {
 		keep++
+	}
+	src := r
+	if null {
+		yn, err := bd.fn(URNComparison, "is_null", booleanType(), r.sc.ref(len(corr)))
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := bd.b.Filter(r.rel, yn)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bind subquery: %w", err)
+		}
+		src = &boundRel{rel: f, sc: r.sc, names: r.names}
 	}
 	es := make([]expr.Expression, 0, keep+1)
 	names := make([]string, 0, keep+1)
 	for i := range keep {
-		es, names = append(es, r.sc.ref(i)), append(names, fmt.Sprintf("?key%d?", i))
+		es, names = append(es, src.sc.ref(i)), append(names, fmt.Sprintf("?key%d?", i))
 	}
 	es, names = append(es, expr.NewPrimitiveLiteral(true, false)), append(names, "?mark?")
 	if err := refuseIntervalKeys(es[:keep], "IN (SELECT …)"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	pr, err := bd.project(r, es, names)
+	pr, err := bd.project(src, es, names)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d, err := bd.distinct(pr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sc := joinedScope(l.sc, d.sc)
 	nl := len(l.sc.cols)
 	conj, err := bd.corrConds(l.sc, sc, nl, corr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if isIn {
+	if in {
 		_, _, eq, err := bd.inEquality(sl, l.sc, sc, nl+len(corr))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		conj = append(conj, eq)
 	}
 	cond := trueLit()
 	if len(conj) > 0 {
 		if cond, err = bd.and(conj); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	j, err := bd.joinRels(l, d, plan.JoinTypeLeftSingle, cond)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	mark, err := bd.fn(URNComparison, "is_not_null", booleanType(), j.sc.ref(nl+keep))
+	m, err := bd.fn(URNComparison, "is_not_null", booleanType(), j.sc.ref(nl+keep))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return bd.hideValue(l, j, mark, sl)
+	return j, m, nil
 }
 
 // subqueryQual qualifies the hidden column of a scalar subquery's value: no SQL name.
@@ -861,7 +956,7 @@ func sublinkRefusal(sl *pg.SubLink) *Error {
 	case pg.SubLinkType_EXPR_SUBLINK:
 		return unimplementedAre("scalar subqueries here (in a grouped query, HAVING, ORDER BY, GROUP BY or another subquery's expression)")
 	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ANY_SUBLINK:
-		return unimplementedAre("EXISTS, IN and ANY subqueries outside a WHERE conjunct, but EXISTS in WHERE and in the select list of a query that does not group, and IN under AND and OR (NOT IN under OR, IN under NOT or in an expression or the select list, EXISTS in a grouped query's select list)")
+		return unimplementedAre("IN and ANY subqueries in an expression or a select list (but under AND, OR and NOT in WHERE), and EXISTS in a grouped query's select list")
 	case pg.SubLinkType_ALL_SUBLINK:
 		return unimplementedAre("ALL (SELECT …) subqueries")
 	case pg.SubLinkType_ARRAY_SUBLINK:
