@@ -200,6 +200,12 @@ type binder struct {
 	// subqueryKeys are, per grouped SELECT, the hidden columns of its select list's and
 	// HAVING's uncorrelated scalar subqueries, grouped by as keys (join.go).
 	subqueryKeys map[*pg.SelectStmt][]int
+	// domains are the bound domains of correlated subqueries, by the name their rewritten
+	// FROM reads them under (domain.go).
+	domains map[string]*boundRel
+	// domainFilter are the WHERE conjuncts without subqueries of the SELECT whose subqueries
+	// are being bound, which its correlated subqueries' domains are filtered by (domain.go).
+	domainFilter []*pg.Node
 }
 
 // RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.
@@ -961,6 +967,9 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 			alias, colnames = al.GetAliasname(), al.GetColnames()
 		}
 		if rv.GetSchemaname() == "" && rv.GetCatalogname() == "" {
+			if d, ok := bd.domains[name]; ok {
+				return &fromItem{boundRel: d}, nil
+			}
 			if cte := bd.cte(name); cte != nil {
 				if bd.active[name] {
 					return nil, unimplementedAre("recursive WITH queries")

@@ -258,6 +258,19 @@ func walkPG(m protoreflect.Message, fn func(n *pg.Node) bool) {
 func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg.Node, error) {
 	w := sel.GetWhereClause()
 	var rest []*pg.Node
+	// The WHERE conjuncts without a subquery narrow the domains of correlated subqueries
+	// (decorrelateDomain): they are applied above the joins, but the domain must read only
+	// the rows they keep (a routed read's pins among them).
+	saved := bd.domainFilter
+	bd.domainFilter = nil
+	defer func() { bd.domainFilter = saved }()
+	if w != nil {
+		for _, c := range splitAnd(w) {
+			if !hasSubLink(c) {
+				bd.domainFilter = append(bd.domainFilter, c)
+			}
+		}
+	}
 	if w != nil {
 		for _, c := range splitAnd(w) {
 			neg := false
@@ -384,8 +397,32 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 }
 
 // correlation is one equality of a correlated subquery's WHERE: an inner expression equal to
-// an outer one.
-type correlation struct{ inner, outer *pg.Node }
+// an outer one; or, nullSafe, an outer column that the subquery's relation answers for
+// (decorrelateDomain), matched IS NOT DISTINCT FROM.
+type correlation struct {
+	inner, outer *pg.Node
+	nullSafe     bool
+}
+
+// isPlainCount reports a count() call without FILTER (its value over no row is 0).
+func isPlainCount(t *pg.Node) bool {
+	fc := t.GetFuncCall()
+	return fc != nil && len(fc.GetFuncname()) > 0 && fc.GetFuncname()[len(fc.GetFuncname())-1].GetString_().GetSval() == "count" && fc.GetOver() == nil && fc.GetAggFilter() == nil
+}
+
+// harmlessLimit reports a LIMIT that EXISTS ignores: a constant of at least 1, or ALL, and
+// no OFFSET.
+func harmlessLimit(sub *pg.SelectStmt) bool {
+	lc := sub.GetLimitCount()
+	if lc == nil || sub.GetLimitOffset() != nil || sub.GetOp() != pg.SetOperation_SETOP_NONE {
+		return false
+	}
+	c := lc.GetAConst()
+	if c == nil {
+		return false
+	}
+	return c.GetIsnull() || (c.GetIval() != nil && c.GetIval().GetIval() >= 1)
+}
 
 // decorrelate binds sub, a subquery of the outer scope outer. An uncorrelated one binds as it
 // is. A correlated one must be a simple SELECT whose references to outer columns all sit in
@@ -393,7 +430,8 @@ type correlation struct{ inner, outer *pg.Node }
 // their inner expressions as its first output columns (keys), then its own select list, grouped
 // by the keys when group is set (a scalar subquery of aggregates). Other shapes are refused by
 // name.
-func (bd *binder) decorrelate(sub *pg.SelectStmt, outer *scope, group bool) (*boundRel, []correlation, error) {
+func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*boundRel, []correlation, error) {
+	outer := l.sc
 	br, err := bd.bindSelect(sub)
 	if err == nil {
 		return br, nil, nil
@@ -448,11 +486,15 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, outer *scope, group bool) (*bo
 		}
 		return
 	}
+	// The correlations that are equalities between an inner and an outer expression, in
+	// WHERE conjuncts; any other outer reference (a correlation of another shape, an outer
+	// column in the select list, HAVING or GROUP BY) needs the domain (decorrelateDomain).
 	var kept []*pg.Node
 	var corr []correlation
+	domain := false
 	if w := sub.GetWhereClause(); w != nil {
 		for _, c := range splitAnd(w) {
-			in, out, err := refs(c)
+			_, out, err := refs(c)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -462,7 +504,8 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, outer *scope, group bool) (*bo
 			}
 			ae := c.GetAExpr()
 			if ae == nil || ae.GetKind() != pg.A_Expr_Kind_AEXPR_OP || len(ae.GetName()) != 1 || ae.GetName()[0].GetString_().GetSval() != "=" {
-				return nil, nil, unimplementedAre("correlated subqueries whose correlation is not an equality between an outer and an inner expression")
+				domain = true
+				continue
 			}
 			lin, lout, _ := refs(ae.GetLexpr())
 			rin, rout, _ := refs(ae.GetRexpr())
@@ -472,8 +515,7 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, outer *scope, group bool) (*bo
 			case rin && !rout && lout && !lin:
 				corr = append(corr, correlation{inner: ae.GetRexpr(), outer: ae.GetLexpr()})
 			default:
-				_ = in
-				return nil, nil, unimplementedAre("correlated subqueries whose correlation is not an equality between an outer and an inner expression")
+				domain = true
 			}
 		}
 	}
@@ -485,17 +527,30 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, outer *scope, group bool) (*bo
 			if _, out, err := refs(n); err != nil {
 				return nil, nil, err
 			} else if out {
-				return nil, nil, unimplementedAre("outer column references outside a correlated subquery's WHERE")
+				domain = true
 			}
 		}
 	}
-	if len(corr) == 0 {
+	if len(corr) == 0 && !domain {
 		return nil, nil, err
 	}
 	grouped := len(sub.GetGroupClause()) > 0 || sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList())
 	if sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil || len(sub.GetDistinctClause()) > 0 || len(sub.GetGroupClause()) > 0 ||
 		sub.GetHavingClause() != nil || (grouped && !group) || len(sub.GetWindowClause()) > 0 {
-		return nil, nil, unimplementedAre("correlated subqueries with LIMIT, OFFSET, DISTINCT, GROUP BY, HAVING or windows")
+		domain = true
+	}
+	if grouped && group && !domain {
+		// Grouped by its correlation keys, a subquery's value over no row is a missing group,
+		// which scalarJoin answers as NULL, or 0 for a count(): right for one aggregate call
+		// (count's 0, any other's NULL); an expression (COALESCE(sum(…), 0), count(*) + 1) or
+		// a count with FILTER needs the domain.
+		t := sub.GetTargetList()[0].GetResTarget().GetVal()
+		if fc := t.GetFuncCall(); !isPlainCount(t) && (fc == nil || !isAggregateCall(fc) || containsCount(t)) {
+			domain = true
+		}
+	}
+	if domain {
+		return bd.decorrelateDomain(sub, l, isOuter, refs)
 	}
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.SortClause = nil
@@ -549,7 +604,12 @@ func (bd *binder) corrConds(l *scope, sc *scope, nl int, corr []correlation) ([]
 		if err != nil {
 			return nil, err
 		}
-		eq, err := bd.compare("=", ov, typed(sc.ref(nl+i)))
+		var eq expr.Expression
+		if c.nullSafe {
+			eq, err = bd.fn(URNComparison, "is_not_distinct_from", booleanType(), ov.e, sc.ref(nl+i))
+		} else {
+			eq, err = bd.compare("=", ov, typed(sc.ref(nl+i)))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -575,7 +635,12 @@ func (bd *binder) linkedRel(l *boundRel, sl *pg.SubLink) (*boundRel, []correlati
 			return nil, nil, false, unimplementedAre("row values IN (SELECT …)")
 		}
 	}
-	r, corr, err := bd.decorrelate(sub, l.sc, false)
+	if sl.GetSubLinkType() == pg.SubLinkType_EXISTS_SUBLINK && harmlessLimit(sub) {
+		// EXISTS asks for one row: LIMIT n (n ≥ 1 or ALL) and ORDER BY change nothing.
+		sub = proto.Clone(sub).(*pg.SelectStmt)
+		sub.LimitCount, sub.SortClause = nil, nil
+	}
+	r, corr, err := bd.decorrelate(sub, l, false)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -664,24 +729,17 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlat
 	if sub == nil {
 		return nil, false, unimplemented("this subquery")
 	}
-	r, corr, err := bd.decorrelate(sub, l.sc, true)
+	r, corr, err := bd.decorrelate(sub, l, true)
 	if err != nil {
 		return nil, false, err
 	}
 	if len(r.sc.cols)-len(corr) != 1 {
 		return nil, false, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
 	}
-	countZero := false
-	if len(corr) > 0 && hasAggregate(sub.GetTargetList()) {
-		t := sub.GetTargetList()[0].GetResTarget().GetVal()
-		fc := t.GetFuncCall()
-		isCount := fc != nil && len(fc.GetFuncname()) > 0 && fc.GetFuncname()[len(fc.GetFuncname())-1].GetString_().GetSval() == "count" && fc.GetOver() == nil && fc.GetAggFilter() == nil
-		if isCount {
-			countZero = true
-		} else if containsCount(t) {
-			return nil, false, unimplementedAre("correlated scalar subqueries computing over count() (its value over no row)")
-		}
-	}
+	// Grouped by its correlation keys (not the domain's, whose groups answer every outer row),
+	// a count's missing group is 0.
+	countZero := len(corr) > 0 && !corr[0].nullSafe && hasAggregate(sub.GetTargetList()) &&
+		isPlainCount(sub.GetTargetList()[0].GetResTarget().GetVal())
 	sc := joinedScope(l.sc, r.sc)
 	nl := len(l.sc.cols)
 	conj, err := bd.corrConds(l.sc, sc, nl, corr)
@@ -930,12 +988,14 @@ func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *
 // subqueryQual qualifies the hidden column of a scalar subquery's value: no SQL name.
 const subqueryQual = "?subquery?"
 
-// containsCount reports a count() call under n.
+// containsCount reports a count() (or regr_count()) call under n: an aggregate whose value
+// over no row is not NULL.
 func containsCount(n *pg.Node) bool {
 	found := false
 	walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
-		if fc := x.GetFuncCall(); fc != nil && len(fc.GetFuncname()) > 0 && fc.GetFuncname()[len(fc.GetFuncname())-1].GetString_().GetSval() == "count" {
-			found = true
+		if fc := x.GetFuncCall(); fc != nil && len(fc.GetFuncname()) > 0 {
+			name := fc.GetFuncname()[len(fc.GetFuncname())-1].GetString_().GetSval()
+			found = name == "count" || name == "regr_count"
 		}
 		return !found
 	})

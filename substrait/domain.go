@@ -1,0 +1,283 @@
+package substrait
+
+import (
+	"fmt"
+	"slices"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"google.golang.org/protobuf/proto"
+)
+
+// Correlated subqueries that are not an equality join (join.go's decorrelate) are decorrelated
+// over their domain (docs/architecture.md, "The executor and its fragments"): the distinct
+// values of the outer columns they reference, a DISTINCT of the outer relation. The subquery
+// is rewritten to read the domain as one more FROM item, its outer references turned into the
+// domain's columns, so that it answers every domain row at once, the domain's columns first:
+//
+//   - without aggregates, the domain is joined to its FROM items under its WHERE (any
+//     condition: the executor hashes on the equalities and tests the rest on each candidate
+//     pair, a nested loop bounded by the query's ledger when there is no equality);
+//   - with aggregates and no GROUP BY, the domain is left-joined to its FROM items under its
+//     WHERE and grouped by, and every aggregate filtered to the joined rows, so that a domain
+//     row no inner row joins is a group over no row (count() 0, other aggregates NULL, HAVING
+//     tested) as PostgreSQL evaluates the subquery for that outer row;
+//   - with GROUP BY, the domain's columns are grouped by first (a domain row without rows has
+//     no group: no row, as PostgreSQL's);
+//   - DISTINCT is per domain row (its columns are in the select list); ORDER BY without LIMIT
+//     is dropped.
+//
+// The outer relation is then joined to the rewritten subquery with its columns IS NOT
+// DISTINCT FROM the domain's (correlation.nullSafe: an outer NULL finds the domain row that
+// answered for NULL). Refused by name: LIMIT or OFFSET (but EXISTS's harmless LIMIT),
+// DISTINCT ON, window functions, and aggregates of outer columns (PostgreSQL's outer
+// aggregates).
+
+// domainQual qualifies the domain relations' columns and names them in FROM (no SQL name).
+func domainQual(k int) string { return fmt.Sprintf("?domain%d?", k) }
+
+// markQual names the one-row relation whose column marks the inner rows of a left-joined
+// domain.
+func markQual(k int) string { return fmt.Sprintf("?mark%d?", k) }
+
+// hasSubLink reports a subquery under n.
+func hasSubLink(n *pg.Node) bool {
+	found := n.GetSubLink() != nil
+	if !found {
+		walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
+			found = found || x.GetSubLink() != nil
+			return !found
+		})
+	}
+	return found
+}
+
+func strNode(s string) *pg.Node { return &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: s}}} }
+
+func colRef(qual, name string) *pg.Node {
+	return &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{strNode(qual), strNode(name)}}}}
+}
+
+// decorrelateDomain binds sub, correlated with l (isOuter tells its outer column references,
+// refs classifies an expression's), over its domain (above): the relation's first columns
+// are the domain's, one correlation each (nullSafe), then sub's select list.
+func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter func(*pg.Node) (bool, error), refs func(*pg.Node) (bool, bool, error)) (*boundRel, []correlation, error) {
+	if sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil {
+		return nil, nil, unimplementedAre("correlated subqueries with LIMIT or OFFSET (but EXISTS (… LIMIT n))")
+	}
+	distinct := false
+	if dc := sub.GetDistinctClause(); len(dc) > 0 {
+		if len(dc) != 1 || dc[0].GetNode() != nil {
+			return nil, nil, unimplementedAre("correlated subqueries with DISTINCT ON")
+		}
+		distinct = true
+	}
+	windowed := func(fc *pg.FuncCall) bool { return fc.GetOver() != nil }
+	var outerAgg error
+	outerAggregate := func(fc *pg.FuncCall) bool {
+		if !isAggregateCall(fc) {
+			return false
+		}
+		for _, a := range append(slices.Clone(fc.GetArgs()), fc.GetAggFilter()) {
+			if a == nil {
+				continue
+			}
+			if _, out, err := refs(a); err != nil {
+				outerAgg = err
+				return true
+			} else if out {
+				return true
+			}
+		}
+		return false
+	}
+	for _, part := range [][]*pg.Node{sub.GetTargetList(), {sub.GetHavingClause()}} {
+		for _, n := range part {
+			if n == nil {
+				continue
+			}
+			if len(sub.GetWindowClause()) > 0 || anyCall(n, windowed) {
+				return nil, nil, unimplementedAre("window functions in correlated subqueries")
+			}
+			if anyCall(n, outerAggregate) {
+				if outerAgg != nil {
+					return nil, nil, outerAgg
+				}
+				return nil, nil, unimplementedAre("aggregates of an outer query's columns in a subquery")
+			}
+		}
+	}
+	k := len(bd.domains)
+	dq, mq := domainQual(k), markQual(k)
+	c := proto.Clone(sub).(*pg.SelectStmt)
+	c.SortClause, c.DistinctClause = nil, nil
+	// The outer references, each outer column once, become the domain's columns.
+	var idx []int
+	var outers []*pg.Node
+	var rerr error
+	rewrite := func(n *pg.Node) bool {
+		cr := n.GetColumnRef()
+		if cr == nil || rerr != nil {
+			return rerr == nil
+		}
+		o, err := isOuter(n)
+		if err != nil || !o {
+			rerr = err
+			return false
+		}
+		q, name, _ := refName(cr)
+		i, err := l.sc.lookup(q, name)
+		if err != nil {
+			rerr = err
+			return false
+		}
+		at := slices.Index(idx, i)
+		if at < 0 {
+			at = len(idx)
+			idx = append(idx, i)
+			outers = append(outers, proto.Clone(n).(*pg.Node))
+		}
+		n.Node = colRef(dq, fmt.Sprintf("?o%d?", at)).Node
+		return false
+	}
+	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}} {
+		for _, n := range part {
+			if n != nil && rewrite(n) {
+				walkPG(n.ProtoReflect(), rewrite)
+			}
+		}
+	}
+	if rerr != nil {
+		return nil, nil, rerr
+	}
+	// The domain: the distinct outer values, hidden columns of the domain's qualifier.
+	es := make([]expr.Expression, len(idx))
+	names := make([]string, len(idx))
+	for i, x := range idx {
+		es[i], names[i] = l.sc.ref(x), fmt.Sprintf("?o%d?", i)
+	}
+	if err := refuseIntervalKeys(es, "a correlated subquery's outer references"); err != nil {
+		return nil, nil, err
+	}
+	src := l
+	if len(bd.domainFilter) > 0 {
+		conj := make([]expr.Expression, 0, len(bd.domainFilter))
+		for _, n := range bd.domainFilter {
+			v, err := bd.bindExpr(n, l.sc)
+			if err != nil {
+				return nil, nil, err
+			}
+			e, err := bd.coerce(v, booleanType(), "WHERE")
+			if err != nil {
+				return nil, nil, err
+			}
+			conj = append(conj, e)
+		}
+		cond, err := bd.and(conj)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := bd.b.Filter(l.rel, cond)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bind where: %w", err)
+		}
+		src = &boundRel{rel: f, sc: l.sc, names: l.names}
+	}
+	pr, err := bd.project(src, es, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := bd.distinct(pr)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range d.sc.cols {
+		d.sc.cols[i].qual, d.sc.cols[i].hidden = dq, true
+	}
+	if bd.domains == nil {
+		bd.domains = map[string]*boundRel{}
+	}
+	bd.domains[dq] = d
+
+	keys := make([]*pg.Node, len(idx))
+	targets := make([]*pg.Node, 0, len(idx)+len(c.GetTargetList()))
+	for i := range idx {
+		keys[i] = colRef(dq, fmt.Sprintf("?o%d?", i))
+		targets = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: fmt.Sprintf("?key%d?", i), Val: keys[i]}}})
+	}
+	c.TargetList = append(targets, c.TargetList...)
+	domainRV := &pg.Node{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: dq, Inh: true}}}
+	aggregated := hasAggregate(sub.GetTargetList()) || sub.GetHavingClause() != nil
+	switch {
+	case aggregated && len(sub.GetGroupClause()) == 0:
+		// FROM domain LEFT JOIN (items × mark) ON where, aggregates filtered on the mark.
+		right := append(slices.Clone(c.GetFromClause()), &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+			Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{TargetList: []*pg.Node{
+				{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: "?m?", Val: &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: true}}}}}}}},
+			}}}},
+			Alias: &pg.Alias{Aliasname: mq},
+		}}})
+		acc := right[0]
+		for _, it := range right[1:] {
+			acc = &pg.Node{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_INNER, Larg: acc, Rarg: it}}}
+		}
+		on := c.GetWhereClause()
+		if on == nil {
+			on = &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: true}}}}}
+		}
+		c.FromClause = []*pg.Node{{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_LEFT, Larg: domainRV, Rarg: acc, Quals: on}}}}
+		c.WhereClause = nil
+		joined := &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: colRef(mq, "?m?"), Nulltesttype: pg.NullTestType_IS_NOT_NULL}}}
+		for _, part := range [][]*pg.Node{c.GetTargetList(), {c.GetHavingClause()}} {
+			for _, n := range part {
+				if n != nil {
+					filterAggregates(n, joined)
+				}
+			}
+		}
+		c.GroupClause = keys
+	default:
+		c.FromClause = append(c.FromClause, domainRV)
+		if aggregated || len(c.GetGroupClause()) > 0 {
+			// GROUP BY's positions count the select list, which the keys now start.
+			for _, g := range c.GetGroupClause() {
+				if iv := g.GetAConst().GetIval(); iv != nil {
+					iv.Ival += int32(len(keys))
+				}
+			}
+			c.GroupClause = append(slices.Clone(keys), c.GetGroupClause()...)
+		}
+		if distinct {
+			c.DistinctClause = []*pg.Node{{}}
+		}
+	}
+	br, err := bd.bindSelect(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	corr := make([]correlation, len(outers))
+	for i, o := range outers {
+		corr[i] = correlation{outer: o, nullSafe: true}
+	}
+	return br, corr, nil
+}
+
+// filterAggregates adds cond to the FILTER of every aggregate call under n (not in nested
+// subqueries, not window functions): each aggregates only the rows cond holds for.
+func filterAggregates(n *pg.Node, cond *pg.Node) {
+	visit := func(x *pg.Node) bool {
+		fc := x.GetFuncCall()
+		if fc == nil || !isAggregateCall(fc) {
+			return true
+		}
+		if f := fc.GetAggFilter(); f != nil {
+			fc.AggFilter = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: []*pg.Node{cond, f}}}}
+		} else {
+			fc.AggFilter = cond
+		}
+		return false
+	}
+	if visit(n) {
+		walkPG(n.ProtoReflect(), visit)
+	}
+}
