@@ -166,6 +166,11 @@ func joinQueries() []string {
 		"SELECT o.d, o.n FROM " + od + " o WHERE o.n NOT IN (SELECT b.n FROM " + bd + " b WHERE b.m > o.m) ORDER BY 1",
 		"SELECT o.d FROM " + od + " o WHERE EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d = o.d ORDER BY b.n LIMIT 1) AND NOT EXISTS (SELECT b.d FROM " + bd + " b WHERE b.n > o.n * 50 LIMIT ALL) ORDER BY 1",
 		"SELECT x, (SELECT count(*) FROM (VALUES (1), (2), (NULL)) b(y) WHERE y IS NOT DISTINCT FROM x OR y > x) AS c, (SELECT sum(y) FILTER (WHERE y > 1) FROM (VALUES (1), (2), (NULL)) b(y) WHERE x IS NULL OR y < x) AS s FROM (VALUES (1), (NULL), (3)) a(x) ORDER BY 1",
+		// Correlated scalar subqueries in a grouped query's select list and HAVING, over its
+		// GROUP BY expressions.
+		"SELECT a.dest, count(*), (SELECT count(*) FROM flights b WHERE b.origin = 'BOS' AND" + rngB + " AND b.value->>'destination' = a.dest) AS bos FROM (SELECT value->>'destination' AS dest FROM " + ord + " x) a GROUP BY 1 ORDER BY 1",
+		"SELECT o.d, count(*), (SELECT max(b.n) FROM " + bd + " b WHERE b.d = o.d) AS bn, (SELECT count(*) FROM " + bd + " b WHERE b.n < o.n2) AS under FROM (SELECT d, n, n AS n2 FROM " + od + " x) o GROUP BY o.d, o.n2 HAVING count(*) <= (SELECT count(*) FROM " + bd + " b WHERE b.d = o.d) + 1 ORDER BY 1",
+		"SELECT a.day, count(*) AS n, (SELECT count(*) FROM flights b WHERE b.origin = 'BOS' AND" + rngB + " AND b.timestamp::date = a.day) AS bos, (SELECT count(*) FROM flights b WHERE b.origin = 'BOS' AND" + rngB + " AND b.timestamp::date < a.day) AS before FROM (SELECT timestamp::date AS day FROM " + ord + " x) a GROUP BY a.day ORDER BY 1",
 		"SELECT a.id, (SELECT count(*) FROM flights b WHERE b.origin = 'ORD' AND" + rngB + " AND b.timestamp < a.timestamp AND b.timestamp >= a.timestamp - interval '1 hour') AS hour_before FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-04-01' AND a.timestamp < '2001-04-01 09:00' ORDER BY 1",
 		"SELECT a.id, (SELECT max(b.timestamp) FROM flights b WHERE b.origin = 'ORD' AND" + rngB + " AND b.value->>'destination' = a.value->>'destination' AND b.timestamp < a.timestamp) AS last_ord FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-03-31' AND a.timestamp < '2001-04-01 12:00' ORDER BY 1",
 	}
@@ -237,6 +242,8 @@ func TestJoinRefusals(t *testing.T) {
 		code     codes.Code
 	}{
 		{"SELECT id, (SELECT b.id" + b + " AND b.id < o.id ORDER BY b.id DESC LIMIT 1)" + o, "correlated subqueries with LIMIT or OFFSET (but EXISTS (… LIMIT n)) are not supported", codes.Unimplemented},
+		{"SELECT o.value->>'destination', count(*), (SELECT count(*)" + b + " AND b.id = o.id)" + o + " GROUP BY 1", `subquery uses ungrouped column "o.id" from outer query`, codes.InvalidArgument},
+		{"SELECT o.d, (SELECT count(*) FROM (VALUES (1)) b(n) WHERE b.n < min(o.n)) FROM (VALUES ('a', 1)) o(d, n) GROUP BY o.d", "aggregates of an outer query's columns in a subquery are not supported", codes.Unimplemented},
 		{"SELECT id, (SELECT max(o.id)" + b + ")" + o, "aggregates of an outer query's columns in a subquery are not supported", codes.Unimplemented},
 		{"SELECT count(*), EXISTS (SELECT 1" + b + ")" + o, "IN and ANY subqueries in an expression or a select list", codes.Unimplemented},
 		{"SELECT id, id IN (SELECT b.id" + b + ")" + o, "IN and ANY subqueries in an expression or a select list", codes.Unimplemented},

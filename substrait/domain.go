@@ -30,8 +30,8 @@ import (
 // The outer relation is then joined to the rewritten subquery with its columns IS NOT
 // DISTINCT FROM the domain's (correlation.nullSafe: an outer NULL finds the domain row that
 // answered for NULL). Refused by name: LIMIT or OFFSET (but EXISTS's harmless LIMIT),
-// DISTINCT ON, window functions, and aggregates of outer columns (PostgreSQL's outer
-// aggregates).
+// DISTINCT ON and window functions (aggregates of outer columns are refused before, for
+// every correlated subquery: decorrelate).
 
 // domainQual qualifies the domain relations' columns and names them in FROM (no SQL name).
 func domainQual(k int) string { return fmt.Sprintf("?domain%d?", k) }
@@ -73,38 +73,9 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		distinct = true
 	}
 	windowed := func(fc *pg.FuncCall) bool { return fc.GetOver() != nil }
-	var outerAgg error
-	outerAggregate := func(fc *pg.FuncCall) bool {
-		if !isAggregateCall(fc) {
-			return false
-		}
-		for _, a := range append(slices.Clone(fc.GetArgs()), fc.GetAggFilter()) {
-			if a == nil {
-				continue
-			}
-			if _, out, err := refs(a); err != nil {
-				outerAgg = err
-				return true
-			} else if out {
-				return true
-			}
-		}
-		return false
-	}
-	for _, part := range [][]*pg.Node{sub.GetTargetList(), {sub.GetHavingClause()}} {
-		for _, n := range part {
-			if n == nil {
-				continue
-			}
-			if len(sub.GetWindowClause()) > 0 || anyCall(n, windowed) {
-				return nil, nil, unimplementedAre("window functions in correlated subqueries")
-			}
-			if anyCall(n, outerAggregate) {
-				if outerAgg != nil {
-					return nil, nil, outerAgg
-				}
-				return nil, nil, unimplementedAre("aggregates of an outer query's columns in a subquery")
-			}
+	for _, n := range append(slices.Clone(sub.GetTargetList()), sub.GetHavingClause()) {
+		if n != nil && (len(sub.GetWindowClause()) > 0 || anyCall(n, windowed)) {
+			return nil, nil, unimplementedAre("window functions in correlated subqueries")
 		}
 	}
 	k := len(bd.domains)

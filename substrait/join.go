@@ -370,13 +370,15 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 		return nil, nil, unimplementedAre("scalar subqueries in an aggregate query without GROUP BY (or with grouping sets)")
 	}
 	for k, sl := range scalars {
-		br, correlated, err := bd.scalarJoin(from.boundRel, sl)
+		br, corr, err := bd.scalarJoin(from.boundRel, sl)
 		if err != nil {
 			return nil, nil, err
 		}
 		if grouped && k >= nWhere {
-			if correlated {
-				return nil, nil, unimplementedAre("correlated scalar subqueries in the select list or HAVING of a grouped query")
+			// A correlated one is a function of its outer references: one value per group
+			// when they are all grouping columns, as PostgreSQL requires.
+			if err := groupedRefs(sel, from.sc, corr); err != nil {
+				return nil, nil, err
 			}
 			if bd.subqueryKeys == nil {
 				bd.subqueryKeys = map[*pg.SelectStmt][]int{}
@@ -436,8 +438,14 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 	if err == nil {
 		return br, nil, nil
 	}
+	// A correlated subquery fails binding alone on its outer references (an unknown column or
+	// table), or on an aggregate of outer columns where aggregates are not allowed.
 	var pe *Error
-	if !errors.As(err, &pe) || (pe.SQLState != "42703" && pe.SQLState != "42P01") {
+	if !errors.As(err, &pe) {
+		return nil, nil, err
+	}
+	nameErr := pe.SQLState == "42703" || pe.SQLState == "42P01"
+	if !nameErr && pe.Msg != "aggregate functions are not allowed here" {
 		return nil, nil, err
 	}
 	notSimple := sub.GetOp() != pg.SetOperation_SETOP_NONE || sub.GetWithClause() != nil || len(sub.GetFromClause()) == 0
@@ -485,6 +493,35 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 			walkPG(n.ProtoReflect(), visit)
 		}
 		return
+	}
+	// An aggregate over outer columns is the outer query's (PostgreSQL's outer aggregates):
+	// refused.
+	var aggErr error
+	outerAggregate := func(fc *pg.FuncCall) bool {
+		if !isAggregateCall(fc) {
+			return false
+		}
+		for _, a := range append(slices.Clone(fc.GetArgs()), fc.GetAggFilter()) {
+			if a == nil {
+				continue
+			}
+			if _, out, err := refs(a); err != nil || out {
+				aggErr = err
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range append(slices.Clone(sub.GetTargetList()), sub.GetWhereClause(), sub.GetHavingClause()) {
+		if n != nil && anyCall(n, outerAggregate) {
+			if aggErr != nil {
+				return nil, nil, aggErr
+			}
+			return nil, nil, unimplementedAre("aggregates of an outer query's columns in a subquery")
+		}
+	}
+	if !nameErr {
+		return nil, nil, err
 	}
 	// The correlations that are equalities between an inner and an outer expression, in
 	// WHERE conjuncts; any other outer reference (a correlation of another shape, an outer
@@ -722,19 +759,19 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 }
 
 // scalarJoin binds a scalar subquery as a single join onto l, its value a hidden column of
-// the result (bd.sublinks); correlated reports a decorrelated one. A correlated one of aggregates is grouped by its correlation
+// the result (bd.sublinks), and returns its correlations (none: uncorrelated). A correlated one of aggregates is grouped by its correlation
 // keys; its count, over no row, answers 0 as PostgreSQL's (COALESCE of the missing group).
-func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlated bool, _ error) {
+func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, _ []correlation, _ error) {
 	sub := sl.GetSubselect().GetSelectStmt()
 	if sub == nil {
-		return nil, false, unimplemented("this subquery")
+		return nil, nil, unimplemented("this subquery")
 	}
 	r, corr, err := bd.decorrelate(sub, l, true)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	if len(r.sc.cols)-len(corr) != 1 {
-		return nil, false, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
+		return nil, nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
 	}
 	// Grouped by its correlation keys (not the domain's, whose groups answer every outer row),
 	// a count's missing group is 0.
@@ -744,17 +781,17 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlat
 	nl := len(l.sc.cols)
 	conj, err := bd.corrConds(l.sc, sc, nl, corr)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	cond := trueLit()
 	if len(conj) > 0 {
 		if cond, err = bd.and(conj); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 	}
 	j, err := bd.joinRels(l, r, plan.JoinTypeLeftSingle, cond)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	// Keep l's columns and the value, hidden.
 	vi := nl + len(corr)
@@ -762,14 +799,14 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlat
 	if countZero {
 		nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), val)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		if val, err = bd.ifThen([]expr.IfThenPair{{If: nn, Then: val}}, expr.NewPrimitiveLiteral(int64(0), true)); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 	}
 	out, err := bd.hideValue(l, j, val, sl)
-	return out, len(corr) > 0, err
+	return out, corr, err
 }
 
 // hideValue keeps l's columns of j (l joined to a subquery's relation) and adds val, the value
@@ -1043,4 +1080,59 @@ func checkHashJoinType(t plan.HashMergeJoinType) error {
 		return nil
 	}
 	return unimplementedAre(fmt.Sprintf("HashJoinRels of type %d (only inner, left, right and outer)", t))
+}
+
+// groupedRefs checks that the outer column references of a correlated scalar subquery of a
+// grouped SELECT's select list or HAVING (under its correlations' outer expressions) are all
+// columns the SELECT groups by: a plain column of GROUP BY, written by name, by position or by
+// output name (sc is the SELECT's FROM scope). As PostgreSQL's parser, a grouped expression
+// over a column does not group the column; any other reference is its error (SQLSTATE 42803).
+func groupedRefs(sel *pg.SelectStmt, sc *scope, corr []correlation) error {
+	var keys []int
+	targets := sel.GetTargetList()
+	for _, g := range sel.GetGroupClause() {
+		if iv := g.GetAConst().GetIval(); iv != nil && iv.GetIval() >= 1 && int(iv.GetIval()) <= len(targets) {
+			g = targets[iv.GetIval()-1].GetResTarget().GetVal()
+		}
+		q, name, ok := refName(g.GetColumnRef())
+		if !ok {
+			continue
+		}
+		if i, err := sc.lookup(q, name); err == nil {
+			keys = append(keys, i)
+			continue
+		}
+		for _, t := range targets {
+			if rt := t.GetResTarget(); q == "" && rt.GetName() == name {
+				if tq, tn, ok := refName(rt.GetVal().GetColumnRef()); ok {
+					if i, err := sc.lookup(tq, tn); err == nil {
+						keys = append(keys, i)
+					}
+				}
+			}
+		}
+	}
+	var bad *Error
+	check := func(n *pg.Node) bool {
+		q, name, isRef := refName(n.GetColumnRef())
+		if !isRef || bad != nil {
+			return bad == nil
+		}
+		if i, err := sc.lookup(q, name); err != nil || !slices.Contains(keys, i) {
+			if q != "" {
+				name = q + "." + name
+			}
+			bad = quoting(InvalidArgument, "42803", "subquery uses ungrouped column %q from outer query", name)
+		}
+		return false
+	}
+	for _, c := range corr {
+		if check(c.outer) {
+			walkPG(c.outer.ProtoReflect(), check)
+		}
+	}
+	if bad != nil {
+		return bad
+	}
+	return nil
 }
