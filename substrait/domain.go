@@ -62,8 +62,10 @@ func colRef(qual, name string) *pg.Node {
 // refs classifies an expression's), over its domain (above): the relation's first columns
 // are the domain's, one correlation each (nullSafe), then sub's select list.
 func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter func(*pg.Node) (bool, error), refs func(*pg.Node) (bool, bool, error)) (*boundRel, []correlation, error) {
-	if sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil {
-		return nil, nil, unimplementedAre("correlated subqueries with LIMIT or OFFSET (but EXISTS (… LIMIT n))")
+	limited := sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil
+	count, offset, ok := constLimit(sub)
+	if limited && (!ok || sub.GetLimitOption() == pg.LimitOption_LIMIT_OPTION_WITH_TIES) {
+		return nil, nil, unimplementedAre("correlated subqueries with a LIMIT or OFFSET that is not an integer constant, or WITH TIES")
 	}
 	distinct := false
 	if dc := sub.GetDistinctClause(); len(dc) > 0 {
@@ -71,6 +73,9 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 			return nil, nil, unimplementedAre("correlated subqueries with DISTINCT ON")
 		}
 		distinct = true
+	}
+	if distinct && limited {
+		return nil, nil, unimplementedAre("correlated subqueries with DISTINCT and LIMIT or OFFSET")
 	}
 	windowed := func(fc *pg.FuncCall) bool { return fc.GetOver() != nil }
 	for _, n := range append(slices.Clone(sub.GetTargetList()), sub.GetHavingClause()) {
@@ -81,7 +86,10 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	k := len(bd.domains)
 	dq, mq := domainQual(k), markQual(k)
 	c := proto.Clone(sub).(*pg.SelectStmt)
-	c.SortClause, c.DistinctClause = nil, nil
+	c.DistinctClause, c.LimitCount, c.LimitOffset = nil, nil, nil
+	if !limited {
+		c.SortClause = nil
+	}
 	// The outer references, each outer column once, become the domain's columns.
 	var idx []int
 	var outers []*pg.Node
@@ -111,7 +119,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		n.Node = colRef(dq, fmt.Sprintf("?o%d?", at)).Node
 		return false
 	}
-	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}} {
+	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause()} {
 		for _, n := range part {
 			if n != nil && rewrite(n) {
 				walkPG(n.ProtoReflect(), rewrite)
@@ -222,6 +230,9 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 			c.DistinctClause = []*pg.Node{{}}
 		}
 	}
+	if limited {
+		c = limitPerKey(c, keys, count, offset)
+	}
 	br, err := bd.bindSelect(c)
 	if err != nil {
 		return nil, nil, err
@@ -251,4 +262,101 @@ func filterAggregates(n *pg.Node, cond *pg.Node) {
 	if visit(n) {
 		walkPG(n.ProtoReflect(), visit)
 	}
+}
+
+// constLimit reads a SELECT's LIMIT and OFFSET when they are integer constants (count -1:
+// none, LIMIT ALL or NULL).
+func constLimit(sel *pg.SelectStmt) (count, offset int64, ok bool) {
+	count = -1
+	if lc := sel.GetLimitCount(); lc != nil {
+		c := lc.GetAConst()
+		switch {
+		case c == nil:
+			return 0, 0, false
+		case c.GetIsnull():
+		case c.GetIval() != nil:
+			count = int64(c.GetIval().GetIval())
+		default:
+			return 0, 0, false
+		}
+	}
+	if lo := sel.GetLimitOffset(); lo != nil {
+		c := lo.GetAConst()
+		switch {
+		case c == nil:
+			return 0, 0, false
+		case c.GetIsnull():
+		case c.GetIval() != nil:
+			offset = int64(c.GetIval().GetIval())
+		default:
+			return 0, 0, false
+		}
+	}
+	return count, offset, count >= -1 && offset >= 0
+}
+
+// limitPerKey applies c's LIMIT count and OFFSET offset (its ORDER BY's) to each domain row
+// instead of the whole: c (its keys first in the select list, its LIMIT removed) numbered by
+// row_number() OVER (PARTITION BY its keys ORDER BY its ORDER BY), then the rows numbered
+// offset+1 to offset+count kept, under their select list's columns. ORDER BY's positions and
+// output names are replaced by the select list's expressions (a window's ORDER BY reads
+// input columns only).
+func limitPerKey(c *pg.SelectStmt, keys []*pg.Node, count, offset int64) *pg.SelectStmt {
+	var order []*pg.Node
+	for _, n := range c.GetSortClause() {
+		sb := proto.Clone(n.GetSortBy()).(*pg.SortBy)
+		x := sb.GetNode()
+		if iv := x.GetAConst().GetIval(); iv != nil && int(iv.GetIval()) >= 1 && int(iv.GetIval())+len(keys) <= len(c.GetTargetList()) {
+			sb.Node = c.GetTargetList()[len(keys)+int(iv.GetIval())-1].GetResTarget().GetVal()
+		} else if q, name, ok := refName(x.GetColumnRef()); ok && q == "" {
+			for _, t := range c.GetTargetList()[len(keys):] {
+				if t.GetResTarget().GetName() == name {
+					sb.Node = t.GetResTarget().GetVal()
+					break
+				}
+			}
+		}
+		order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: sb}})
+	}
+	c.SortClause = nil
+	const lq = "?limited?"
+	var outer []*pg.Node
+	for i, t := range c.GetTargetList() {
+		name := fmt.Sprintf("?v%d?", i)
+		t.GetResTarget().Name = name
+		outer = append(outer, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRef(lq, name)}}})
+	}
+	rn := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{
+		Funcname: []*pg.Node{strNode("row_number")},
+		Over:     &pg.WindowDef{PartitionClause: keys, OrderClause: order, FrameOptions: 1058},
+	}}}
+	c.TargetList = append(c.TargetList, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: "?rn?", Val: rn}}})
+	intConst := func(v int64) *pg.Node {
+		return &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Ival{Ival: &pg.Integer{Ival: int32(v)}}}}}
+	}
+	cmp := func(op string, v int64) *pg.Node {
+		return &pg.Node{Node: &pg.Node_AExpr{AExpr: &pg.A_Expr{Kind: pg.A_Expr_Kind_AEXPR_OP, Name: []*pg.Node{strNode(op)}, Lexpr: colRef(lq, "?rn?"), Rexpr: intConst(v)}}}
+	}
+	var conds []*pg.Node
+	if offset > 0 {
+		conds = append(conds, cmp(">", offset))
+	}
+	if count >= 0 {
+		conds = append(conds, cmp("<=", offset+count))
+	}
+	out := &pg.SelectStmt{
+		TargetList: outer,
+		FromClause: []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+			Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: c}},
+			Alias:    &pg.Alias{Aliasname: lq},
+		}}}},
+	}
+	switch len(conds) {
+	case 0:
+	case 1:
+		out.WhereClause = conds[0]
+	default:
+		out.WhereClause = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: conds}}}
+	}
+	return out
 }
