@@ -858,7 +858,8 @@ func testEnginePlanningErrors(t *testing.T, f *engFixture) {
 		{"empty", "   ", codes.InvalidArgument},
 		{"unknown table", "SELECT COUNT(*) FROM nosuchtable" + routed, codes.NotFound},
 		{"join without the right read's route", "SELECT COUNT(*) FROM messages a JOIN messages b ON a.id = b.id" + strings.NewReplacer("channel_id", "a.channel_id", "timestamp", "a.timestamp").Replace(routed), codes.InvalidArgument},
-		{"correlated subquery of another shape", "SELECT id FROM messages a" + strings.NewReplacer("channel_id", "a.channel_id", "timestamp", "a.timestamp").Replace(routed) + " AND EXISTS (SELECT 1 FROM messages b WHERE b.id > a.id AND b.channel_id = 'sekrit-b')", codes.Unimplemented},
+		{"correlated subquery over a read without its range", "SELECT id FROM messages a" + strings.NewReplacer("channel_id", "a.channel_id", "timestamp", "a.timestamp").Replace(routed) + " AND EXISTS (SELECT 1 FROM messages b WHERE b.id > a.id AND b.channel_id = 'sekrit-b')", codes.InvalidArgument},
+		{"ALL subquery", "SELECT id FROM messages a" + strings.NewReplacer("channel_id", "a.channel_id", "timestamp", "a.timestamp").Replace(routed) + " AND a.id = ALL (SELECT b.id FROM messages b WHERE b.id > a.id AND b.channel_id = 'sekrit-b')", codes.Unimplemented},
 		{"sum of binary", "SELECT SUM(value) FROM messages" + routed, codes.InvalidArgument},
 		{"insert of two columns", "INSERT INTO messages (channel_id, id) VALUES ('sekrit-chan', 'sekrit-id')", codes.InvalidArgument},
 		{"insert select", "INSERT INTO messages SELECT * FROM messages WHERE channel_id = 'sekrit-chan'", codes.Unimplemented},
@@ -906,7 +907,7 @@ func testEnginePlanningErrors(t *testing.T, f *engFixture) {
 	}{
 		{"SELECT COUNT(*) FROM messages WHERE timestamp >= " + lo + " AND timestamp < " + hi, codes.InvalidArgument, "messages needs channel_id = <value>"},
 		{"SELECT id FROM messages WHERE channel_id = 'sekrit-chan'", codes.InvalidArgument, "messages needs timestamp >= <start> AND timestamp < <end>"},
-		{"SELECT * FROM messages a JOIN messages b USING (id)" + strings.NewReplacer("channel_id", "a.channel_id", "timestamp", "a.timestamp").Replace(routed) + " AND b.id = ANY (SELECT 'sekrit-x' LIMIT 1) AND EXISTS (SELECT 1 FROM messages c WHERE c.id = a.id AND c.channel_id = 'sekrit-c' LIMIT 1)", codes.Unimplemented, "correlated subqueries with LIMIT"},
+		{"SELECT * FROM messages a JOIN messages b USING (id)" + strings.NewReplacer("channel_id", "a.channel_id", "timestamp", "a.timestamp").Replace(routed) + " AND b.id = ANY (SELECT 'sekrit-x' LIMIT 1) AND EXISTS (SELECT 1 FROM messages c WHERE c.id = a.id AND c.channel_id = 'sekrit-c' LIMIT 1 OFFSET (SELECT 1))", codes.Unimplemented, "correlated subqueries with a LIMIT or OFFSET that is not an integer constant"},
 		{"SELECT * FROM messages, messages m2" + routed, codes.InvalidArgument, `column reference "channel_id" is ambiguous`},
 		{"SELECT count(*), (SELECT 'sekrit-x') FROM messages" + routed, codes.Unimplemented, "scalar subqueries in an aggregate query without GROUP BY"},
 		{"SELECT id, id IN (SELECT 'sekrit-x') FROM messages" + routed, codes.Unimplemented, "IN and ANY subqueries in an expression or a select list"},
