@@ -171,6 +171,13 @@ func joinQueries() []string {
 		"SELECT o.d, (SELECT b.n FROM " + bd + " b WHERE b.d <> o.d ORDER BY b.n DESC, b.d LIMIT 1) AS top, (SELECT b.d FROM " + bd + " b WHERE b.n < o.n ORDER BY 1 LIMIT 1 OFFSET 2) AS third FROM " + od + " o ORDER BY 1",
 		"SELECT o.d, o.n FROM " + od + " o WHERE o.n IN (SELECT b.n FROM " + bd + " b WHERE b.m < o.m ORDER BY b.n DESC, b.d LIMIT 2 OFFSET 1) OR EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d = o.d LIMIT 0) ORDER BY 1",
 		"SELECT a.id, (SELECT b.id FROM flights b WHERE b.origin = 'ORD' AND" + rngB + " AND b.value->>'destination' = a.value->>'destination' AND b.timestamp < a.timestamp ORDER BY b.timestamp DESC, b.id DESC LIMIT 1) AS prev FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-04-01' AND a.timestamp < '2001-04-01 12:00' ORDER BY 1",
+		// LATERAL: top n per row, aggregates per row, ON over the lateral side, no FROM.
+		"SELECT o.d, t.d, t.n FROM " + od + " o CROSS JOIN LATERAL (SELECT b.d, b.n FROM " + bd + " b WHERE b.n < o.n ORDER BY b.n DESC, b.d LIMIT 2) t ORDER BY 1, 3 DESC, 2",
+		"SELECT o.d, t.c, t.s FROM " + od + " o LEFT JOIN LATERAL (SELECT count(*) AS c, sum(b.n) AS s FROM " + bd + " b WHERE b.d = o.d) t ON true ORDER BY 1",
+		"SELECT o.d, t.m FROM " + od + " o LEFT JOIN LATERAL (SELECT b.m FROM " + bd + " b WHERE b.d = o.d) t ON t.m > 0 ORDER BY 1, 2",
+		"SELECT o.d, x.v, (SELECT o.n + 1 WHERE o.n > 2) AS n1 FROM " + od + " o, LATERAL (SELECT o.n * 2 AS v) x ORDER BY 1",
+		"SELECT d.dest, t.id, t.delay FROM (VALUES ('DEN'), ('LAX'), ('ZZZ')) d(dest) CROSS JOIN LATERAL (SELECT id, " + delay + " AS delay FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND value->>'destination' = d.dest ORDER BY " + delay + " DESC, id LIMIT 3) t ORDER BY 1, 3 DESC, 2",
+		"SELECT a.id, t.n FROM flights a JOIN LATERAL (SELECT count(*) AS n FROM flights b WHERE b.origin = 'ORD' AND" + rngB + " AND b.timestamp BETWEEN a.timestamp - interval '30 minutes' AND a.timestamp) t ON true WHERE a.origin = 'BOS' AND a.timestamp >= '2001-04-02' AND a.timestamp < '2001-04-02 08:00' ORDER BY 1",
 		// Correlated scalar subqueries in a grouped query's select list and HAVING, over its
 		// GROUP BY expressions.
 		"SELECT a.dest, count(*), (SELECT count(*) FROM flights b WHERE b.origin = 'BOS' AND" + rngB + " AND b.value->>'destination' = a.dest) AS bos FROM (SELECT value->>'destination' AS dest FROM " + ord + " x) a GROUP BY 1 ORDER BY 1",

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -470,6 +471,19 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 
 // bindSimple binds one SELECT without set operations.
 func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
+	// Its WHERE conjuncts without a subquery narrow the domains of its correlated subqueries
+	// and LATERAL items (domain.go): they are applied above the joins, but a domain must read
+	// only the rows they keep (a routed read's pins among them).
+	saved := bd.domainFilter
+	bd.domainFilter = nil
+	defer func() { bd.domainFilter = saved }()
+	if w := sel.GetWhereClause(); w != nil {
+		for _, c := range splitAnd(w) {
+			if !hasSubLink(c) {
+				bd.domainFilter = append(bd.domainFilter, c)
+			}
+		}
+	}
 	from, err := bd.from(sel.GetFromClause())
 	if err != nil {
 		return nil, err
@@ -1014,15 +1028,19 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 		return &fromItem{boundRel: br, read: read, def: def}, nil
 	case *pg.Node_RangeSubselect:
 		rs := n.RangeSubselect
-		if rs.GetLateral() {
-			return nil, unimplemented("LATERAL")
-		}
 		sel := rs.GetSubquery().GetSelectStmt()
 		if sel == nil {
 			return nil, unimplemented("this subquery")
 		}
 		br, err := bd.bindSelect(sel)
 		if err != nil {
+			var pe *Error
+			if rs.GetLateral() && errors.As(err, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") {
+				// LATERAL after a FROM item or on a join's right side is bound by
+				// fromList and joinExpr (join.go); here it could only reference an
+				// outer query.
+				return nil, unimplementedAre("LATERAL subqueries first in FROM or on a join's left side")
+			}
 			return nil, err
 		}
 		alias, colnames := "", []*pg.Node(nil)

@@ -142,25 +142,29 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	if len(bd.domainFilter) > 0 {
 		conj := make([]expr.Expression, 0, len(bd.domainFilter))
 		for _, n := range bd.domainFilter {
+			// A conjunct over FROM items after a LATERAL one does not bind over l: it
+			// narrows nothing here (its error, if any, is WHERE's).
 			v, err := bd.bindExpr(n, l.sc)
 			if err != nil {
-				return nil, nil, err
+				continue
 			}
 			e, err := bd.coerce(v, booleanType(), "WHERE")
 			if err != nil {
-				return nil, nil, err
+				continue
 			}
 			conj = append(conj, e)
 		}
-		cond, err := bd.and(conj)
-		if err != nil {
-			return nil, nil, err
+		if len(conj) > 0 {
+			cond, err := bd.and(conj)
+			if err != nil {
+				return nil, nil, err
+			}
+			f, err := bd.b.Filter(l.rel, cond)
+			if err != nil {
+				return nil, nil, fmt.Errorf("bind where: %w", err)
+			}
+			src = &boundRel{rel: f, sc: l.sc, names: l.names}
 		}
-		f, err := bd.b.Filter(l.rel, cond)
-		if err != nil {
-			return nil, nil, fmt.Errorf("bind where: %w", err)
-		}
-		src = &boundRel{rel: f, sc: l.sc, names: l.names}
 	}
 	pr, err := bd.project(src, es, names)
 	if err != nil {
@@ -298,7 +302,7 @@ func constLimit(sel *pg.SelectStmt) (count, offset int64, ok bool) {
 // limitPerKey applies c's LIMIT count and OFFSET offset (its ORDER BY's) to each domain row
 // instead of the whole: c (its keys first in the select list, its LIMIT removed) numbered by
 // row_number() OVER (PARTITION BY its keys ORDER BY its ORDER BY), then the rows numbered
-// offset+1 to offset+count kept, under their select list's columns. ORDER BY's positions and
+// offset+1 to offset+count kept, under their select list's columns and names. ORDER BY's positions and
 // output names are replaced by the select list's expressions (a window's ORDER BY reads
 // input columns only).
 func limitPerKey(c *pg.SelectStmt, keys []*pg.Node, count, offset int64) *pg.SelectStmt {
@@ -322,9 +326,14 @@ func limitPerKey(c *pg.SelectStmt, keys []*pg.Node, count, offset int64) *pg.Sel
 	const lq = "?limited?"
 	var outer []*pg.Node
 	for i, t := range c.GetTargetList() {
+		rt := t.GetResTarget()
+		out := rt.GetName()
+		if out == "" {
+			out = figureColname(rt.GetVal())
+		}
 		name := fmt.Sprintf("?v%d?", i)
-		t.GetResTarget().Name = name
-		outer = append(outer, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: colRef(lq, name)}}})
+		rt.Name = name
+		outer = append(outer, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: out, Val: colRef(lq, name)}}})
 	}
 	rn := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{
 		Funcname: []*pg.Node{strNode("row_number")},

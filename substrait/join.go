@@ -35,6 +35,14 @@ func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
 		return nil, err
 	}
 	for _, it := range items[1:] {
+		if rs := it.GetRangeSubselect(); rs.GetLateral() {
+			j, err := bd.lateral(acc.boundRel, rs, plan.JoinTypeInner, nil)
+			if err != nil {
+				return nil, err
+			}
+			acc = &fromItem{boundRel: j}
+			continue
+		}
 		r, err := bd.fromOne(it)
 		if err != nil {
 			return nil, err
@@ -97,6 +105,16 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	lf, err := bd.fromOne(je.GetLarg())
 	if err != nil {
 		return nil, err
+	}
+	if rs := je.GetRarg().GetRangeSubselect(); rs.GetLateral() {
+		if len(je.GetUsingClause()) > 0 || je.GetIsNatural() {
+			return nil, unimplementedAre("LATERAL subqueries joined with USING or NATURAL")
+		}
+		j, err := bd.lateral(lf.boundRel, rs, jt, je.GetQuals())
+		if err != nil {
+			return nil, err
+		}
+		return &fromItem{boundRel: j}, nil
 	}
 	rf, err := bd.fromOne(je.GetRarg())
 	if err != nil {
@@ -258,19 +276,6 @@ func walkPG(m protoreflect.Message, fn func(n *pg.Node) bool) {
 func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg.Node, error) {
 	w := sel.GetWhereClause()
 	var rest []*pg.Node
-	// The WHERE conjuncts without a subquery narrow the domains of correlated subqueries
-	// (decorrelateDomain): they are applied above the joins, but the domain must read only
-	// the rows they keep (a routed read's pins among them).
-	saved := bd.domainFilter
-	bd.domainFilter = nil
-	defer func() { bd.domainFilter = saved }()
-	if w != nil {
-		for _, c := range splitAnd(w) {
-			if !hasSubLink(c) {
-				bd.domainFilter = append(bd.domainFilter, c)
-			}
-		}
-	}
 	if w != nil {
 		for _, c := range splitAnd(w) {
 			neg := false
@@ -448,15 +453,17 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 	if !nameErr && pe.Msg != "aggregate functions are not allowed here" {
 		return nil, nil, err
 	}
-	notSimple := sub.GetOp() != pg.SetOperation_SETOP_NONE || sub.GetWithClause() != nil || len(sub.GetFromClause()) == 0
-	if notSimple {
-		return nil, nil, unimplementedAre("correlated subqueries with set operations, WITH or without FROM")
+	if sub.GetOp() != pg.SetOperation_SETOP_NONE || sub.GetWithClause() != nil {
+		return nil, nil, unimplementedAre("correlated subqueries with set operations or WITH")
 	}
-	inFrom, ferr := bd.from(sub.GetFromClause())
-	if ferr != nil {
-		return nil, nil, ferr
+	inner := &scope{} // without FROM: every column reference is outer (decorrelateDomain)
+	if len(sub.GetFromClause()) > 0 {
+		inFrom, ferr := bd.from(sub.GetFromClause())
+		if ferr != nil {
+			return nil, nil, ferr
+		}
+		inner = inFrom.sc
 	}
-	inner := inFrom.sc
 	// outerRef reports whether a column reference resolves only in the outer scope; an
 	// unresolvable one is the subquery's binding error.
 	isOuter := func(n *pg.Node) (bool, error) {
@@ -570,6 +577,9 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 	}
 	if len(corr) == 0 && !domain {
 		return nil, nil, err
+	}
+	if len(sub.GetFromClause()) == 0 {
+		domain = true
 	}
 	grouped := len(sub.GetGroupClause()) > 0 || sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList())
 	if sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil || len(sub.GetDistinctClause()) > 0 || len(sub.GetGroupClause()) > 0 ||
@@ -1135,4 +1145,68 @@ func groupedRefs(sel *pg.SelectStmt, sc *scope, corr []correlation) error {
 		return bad
 	}
 	return nil
+}
+
+// lateral binds l JOIN LATERAL (subquery) ON quals (jt inner or left; quals nil: true): the
+// subquery decorrelated against l as any correlated subquery (decorrelate; its LIMIT per row
+// of l, CROSS JOIN LATERAL (SELECT … ORDER BY … LIMIT n) being the top n of each), joined on
+// its correlations and quals. Its correlation keys stay as hidden columns of the result.
+func (bd *binder) lateral(l *boundRel, rs *pg.RangeSubselect, jt plan.JoinType, quals *pg.Node) (*boundRel, error) {
+	sub := rs.GetSubquery().GetSelectStmt()
+	if sub == nil {
+		return nil, unimplemented("this subquery")
+	}
+	r, corr, err := bd.decorrelate(sub, l, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(corr) > 0 && jt != plan.JoinTypeInner && jt != plan.JoinTypeLeft {
+		return nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "the combining JOIN type must be INNER or LEFT for a LATERAL reference"}
+	}
+	alias, colnames := "", []*pg.Node(nil)
+	if al := rs.GetAlias(); al != nil {
+		alias, colnames = al.GetAliasname(), al.GetColnames()
+	}
+	nk := len(corr)
+	if len(colnames) > len(r.sc.cols)-nk {
+		return nil, errorf(InvalidArgument, "too many column aliases: %d for %d columns", len(colnames), len(r.sc.cols)-nk)
+	}
+	rq := &boundRel{rel: r.rel, sc: &scope{}, names: slices.Clone(r.names)}
+	for i, c := range r.sc.cols {
+		c.qual = alias
+		switch {
+		case i < nk:
+			c.qual, c.hidden = subqueryQual, true
+		case i-nk < len(colnames):
+			c.name = colnames[i-nk].GetString_().GetSval()
+			rq.names[i] = c.name
+		}
+		rq.sc.cols = append(rq.sc.cols, c)
+	}
+	sc := joinedScope(l.sc, rq.sc)
+	nl := len(l.sc.cols)
+	conj, err := bd.corrConds(l.sc, sc, nl, corr)
+	if err != nil {
+		return nil, err
+	}
+	if quals != nil {
+		for _, c := range splitAnd(quals) {
+			v, err := bd.bindExpr(c, sc)
+			if err != nil {
+				return nil, err
+			}
+			e, err := bd.coerce(v, booleanType(), "JOIN/ON")
+			if err != nil {
+				return nil, err
+			}
+			conj = append(conj, e)
+		}
+	}
+	cond := trueLit()
+	if len(conj) > 0 {
+		if cond, err = bd.and(conj); err != nil {
+			return nil, err
+		}
+	}
+	return bd.joinRels(l, rq, jt, cond)
 }
