@@ -6,6 +6,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -138,7 +139,14 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	if err := refuseIntervalKeys(es, "a correlated subquery's outer references"); err != nil {
 		return nil, nil, err
 	}
-	src := l
+	// The domain reads the outer relation again, through reads of its own: the route of a
+	// read is found where it stands in the plan (Routes), and each of the two may be pinned
+	// by other conjuncts (an enclosing query's time filter reaches the outer one only).
+	lrel, err := cloneReads(l.rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	src := &boundRel{rel: lrel, sc: l.sc, names: l.names}
 	if len(bd.domainFilter) > 0 {
 		conj := make([]expr.Expression, 0, len(bd.domainFilter))
 		for _, n := range bd.domainFilter {
@@ -159,7 +167,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 			if err != nil {
 				return nil, nil, err
 			}
-			f, err := bd.b.Filter(l.rel, cond)
+			f, err := bd.b.Filter(src.rel, cond)
 			if err != nil {
 				return nil, nil, fmt.Errorf("bind where: %w", err)
 			}
@@ -368,4 +376,34 @@ func limitPerKey(c *pg.SelectStmt, keys []*pg.Node, count, offset int64) *pg.Sel
 		out.WhereClause = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: conds}}}
 	}
 	return out
+}
+
+// cloneReads copies rel with every table read under it a new relation (the rest shared where
+// nothing under it changed).
+func cloneReads(rel plan.Rel) (plan.Rel, error) {
+	if r, ok := rel.(*plan.NamedTableReadRel); ok {
+		c := *r
+		return &c, nil
+	}
+	ins := rel.GetInputs()
+	if len(ins) == 0 {
+		return rel, nil
+	}
+	out := make([]plan.Rel, len(ins))
+	changed := false
+	for i, in := range ins {
+		c, err := cloneReads(in)
+		if err != nil {
+			return nil, err
+		}
+		out[i], changed = c, changed || c != in
+	}
+	if !changed {
+		return rel, nil
+	}
+	c, err := rel.Copy(out...)
+	if err != nil {
+		return nil, fmt.Errorf("bind subquery: %w", err)
+	}
+	return c, nil
 }

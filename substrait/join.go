@@ -935,6 +935,15 @@ func (bd *binder) markJoin(l *boundRel, sl *pg.SubLink, nullAsTrue bool) (*bound
 	// x = y for some y; some y NULL; some row at all: three marks side by side.
 	cur := l
 	for k, mode := range []struct{ in, null bool }{{in: true}, {null: true}, {}} {
+		if k > 0 {
+			// Each mark reads the subquery through reads of its own (a read's route is
+			// found where it stands in the plan).
+			rel, err := cloneReads(r.rel)
+			if err != nil {
+				return nil, err
+			}
+			r = &boundRel{rel: rel, sc: r.sc, names: r.names}
+		}
 		j, m, err := bd.markOf(cur, r, corr, mode.in, mode.null, sl)
 		if err != nil {
 			return nil, err
