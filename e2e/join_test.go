@@ -239,8 +239,9 @@ func TestJoinsAsPostgres(t *testing.T) {
 }
 
 // TestJoinRefusals: the subquery shapes that are not decorrelated are refused by name
-// (UNIMPLEMENTED), a scalar subquery of several rows is PostgreSQL's error, and a join whose
-// buffered side passes --query-memory is RESOURCE_EXHAUSTED naming the limit.
+// (UNIMPLEMENTED), a scalar subquery of several rows and an ungrouped outer column are
+// PostgreSQL's errors, and a join whose buffered side, or a correlated subquery whose domain,
+// passes --query-memory is RESOURCE_EXHAUSTED naming the limit.
 func TestJoinRefusals(t *testing.T) {
 	e := newEnv(t)
 	cl := dial(t, e.on)
@@ -283,4 +284,10 @@ func TestJoinRefusals(t *testing.T) {
 	// Within the default limit the same join answers.
 	res := mustRun(t, cl, q)
 	res.release()
+	// A correlated subquery's domain (the outer's distinct wide values) and its nested loop
+	// are under the same limit.
+	qd := "SELECT count(*) FROM (SELECT id, " + wide + " AS w FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01') t WHERE EXISTS (SELECT 1 FROM (VALUES ('0'), ('1')) v(k) WHERE v.k < t.w)"
+	if _, err := run(ctx, dial(t, small), qd); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--query-memory") {
+		t.Errorf("a correlated subquery over more than --query-memory: %v, want RESOURCE_EXHAUSTED naming the limit", err)
+	}
 }
