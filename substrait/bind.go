@@ -1143,6 +1143,24 @@ func (bd *binder) where(from *fromItem, w *pg.Node) (*fromItem, error) {
 	return &fromItem{boundRel: &boundRel{rel: f, sc: from.sc, names: from.names}}, nil
 }
 
+// distinctOf is the distinct rows of es over br, named names.
+func (bd *binder) distinctOf(br *boundRel, es []expr.Expression, names []string) (*boundRel, error) {
+	pr, err := bd.project(br, es, names)
+	if err != nil {
+		return nil, err
+	}
+	return bd.distinct(pr)
+}
+
+// filtered is br under the condition cond.
+func (bd *binder) filtered(br *boundRel, cond expr.Expression) (*boundRel, error) {
+	f, err := bd.b.Filter(br.rel, cond)
+	if err != nil {
+		return nil, fmt.Errorf("bind filter: %w", err)
+	}
+	return &boundRel{rel: f, sc: br.sc, names: br.names}, nil
+}
+
 // splitAnd flattens nested ANDs of a WHERE clause.
 func splitAnd(n *pg.Node) []*pg.Node {
 	if b := n.GetBoolExpr(); b != nil && b.GetBoolop() == pg.BoolExprType_AND_EXPR {

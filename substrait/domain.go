@@ -167,18 +167,12 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 			if err != nil {
 				return nil, nil, err
 			}
-			f, err := bd.b.Filter(src.rel, cond)
-			if err != nil {
-				return nil, nil, fmt.Errorf("bind where: %w", err)
+			if src, err = bd.filtered(src, cond); err != nil {
+				return nil, nil, err
 			}
-			src = &boundRel{rel: f, sc: l.sc, names: l.names}
 		}
 	}
-	pr, err := bd.project(src, es, names)
-	if err != nil {
-		return nil, nil, err
-	}
-	d, err := bd.distinct(pr)
+	d, err := bd.distinctOf(src, es, names)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -265,7 +259,7 @@ func filterAggregates(n *pg.Node, cond *pg.Node) {
 			return true
 		}
 		if f := fc.GetAggFilter(); f != nil {
-			fc.AggFilter = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: []*pg.Node{cond, f}}}}
+			fc.AggFilter = andNode([]*pg.Node{cond, f})
 		} else {
 			fc.AggFilter = cond
 		}
@@ -279,32 +273,24 @@ func filterAggregates(n *pg.Node, cond *pg.Node) {
 // constLimit reads a SELECT's LIMIT and OFFSET when they are integer constants (count -1:
 // none, LIMIT ALL or NULL).
 func constLimit(sel *pg.SelectStmt) (count, offset int64, ok bool) {
-	count = -1
-	if lc := sel.GetLimitCount(); lc != nil {
-		c := lc.GetAConst()
+	// intConst reads n, absent or NULL as def.
+	intConst := func(n *pg.Node, def int64) (int64, bool) {
+		c := n.GetAConst()
 		switch {
+		case n == nil:
+			return def, true
 		case c == nil:
-			return 0, 0, false
+			return 0, false
 		case c.GetIsnull():
+			return def, true
 		case c.GetIval() != nil:
-			count = int64(c.GetIval().GetIval())
-		default:
-			return 0, 0, false
+			return int64(c.GetIval().GetIval()), true
 		}
+		return 0, false
 	}
-	if lo := sel.GetLimitOffset(); lo != nil {
-		c := lo.GetAConst()
-		switch {
-		case c == nil:
-			return 0, 0, false
-		case c.GetIsnull():
-		case c.GetIval() != nil:
-			offset = int64(c.GetIval().GetIval())
-		default:
-			return 0, 0, false
-		}
-	}
-	return count, offset, count >= -1 && offset >= 0
+	count, okc := intConst(sel.GetLimitCount(), -1)
+	offset, oko := intConst(sel.GetLimitOffset(), 0)
+	return count, offset, okc && oko && count >= -1 && offset >= 0
 }
 
 // limitPerKey applies c's LIMIT count and OFFSET offset (its ORDER BY's) to each domain row
@@ -368,13 +354,7 @@ func limitPerKey(c *pg.SelectStmt, keys []*pg.Node, count, offset int64) *pg.Sel
 			Alias:    &pg.Alias{Aliasname: lq},
 		}}}},
 	}
-	switch len(conds) {
-	case 0:
-	case 1:
-		out.WhereClause = conds[0]
-	default:
-		out.WhereClause = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: conds}}}
-	}
+	out.WhereClause = andNode(conds)
 	return out
 }
 

@@ -155,24 +155,9 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		conj = append(conj, eq)
 		pairs = append(pairs, pair{li, ri})
 	}
-	if q := je.GetQuals(); q != nil {
-		for _, c := range splitAnd(q) {
-			v, err := bd.bindExpr(c, sc)
-			if err != nil {
-				return nil, err
-			}
-			e, err := bd.coerce(v, booleanType(), "JOIN/ON")
-			if err != nil {
-				return nil, err
-			}
-			conj = append(conj, e)
-		}
-	}
-	cond := trueLit()
-	if len(conj) > 0 {
-		if cond, err = bd.and(conj); err != nil {
-			return nil, err
-		}
+	cond, err := bd.onCond(conj, je.GetQuals(), sc)
+	if err != nil {
+		return nil, err
 	}
 	j, err := bd.joinRels(l, r, jt, cond)
 	if err != nil {
@@ -233,6 +218,28 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	return &fromItem{boundRel: out}, nil
 }
 
+// onCond is a join's condition: the conjuncts conj, then those of quals (JOIN … ON, may be
+// nil) bound over sc; true when there are none.
+func (bd *binder) onCond(conj []expr.Expression, quals *pg.Node, sc *scope) (expr.Expression, error) {
+	if quals != nil {
+		for _, c := range splitAnd(quals) {
+			v, err := bd.bindExpr(c, sc)
+			if err != nil {
+				return nil, err
+			}
+			e, err := bd.coerce(v, booleanType(), "JOIN/ON")
+			if err != nil {
+				return nil, err
+			}
+			conj = append(conj, e)
+		}
+	}
+	if len(conj) == 0 {
+		return trueLit(), nil
+	}
+	return bd.and(conj)
+}
+
 // and is the conjunction of conj (one conjunct: itself).
 func (bd *binder) and(conj []expr.Expression) (expr.Expression, error) {
 	if len(conj) == 1 {
@@ -243,6 +250,17 @@ func (bd *binder) and(conj []expr.Expression) (expr.Expression, error) {
 		args[i] = c
 	}
 	return bd.fn(URNBoolean, "and", booleanType(), args...)
+}
+
+// andNode is the conjunction of conds in SQL's syntax tree (nil for none, one: itself).
+func andNode(conds []*pg.Node) *pg.Node {
+	switch len(conds) {
+	case 0:
+		return nil
+	case 1:
+		return conds[0]
+	}
+	return &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: conds}}}
 }
 
 // walkPG calls fn on every Node under m, not descending into a node for which fn returns
@@ -392,15 +410,7 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 		}
 		from = &fromItem{boundRel: br}
 	}
-	var where *pg.Node
-	switch len(rest) {
-	case 0:
-	case 1:
-		where = rest[0]
-	default:
-		where = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: rest}}}
-	}
-	return from, where, nil
+	return from, andNode(rest), nil
 }
 
 // correlation is one equality of a correlated subquery's WHERE: an inner expression equal to
@@ -601,14 +611,7 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 	}
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.SortClause = nil
-	c.WhereClause = nil
-	switch len(kept) {
-	case 0:
-	case 1:
-		c.WhereClause = kept[0]
-	default:
-		c.WhereClause = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: kept}}}
-	}
+	c.WhereClause = andNode(kept)
 	var targets []*pg.Node
 	for i, k := range corr {
 		targets = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: fmt.Sprintf("?key%d?", i), Val: k.inner}}})
@@ -988,11 +991,9 @@ func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *
 		if err != nil {
 			return nil, nil, err
 		}
-		f, err := bd.b.Filter(r.rel, yn)
-		if err != nil {
-			return nil, nil, fmt.Errorf("bind subquery: %w", err)
+		if src, err = bd.filtered(r, yn); err != nil {
+			return nil, nil, err
 		}
-		src = &boundRel{rel: f, sc: r.sc, names: r.names}
 	}
 	es := make([]expr.Expression, 0, keep+1)
 	names := make([]string, 0, keep+1)
@@ -1003,11 +1004,7 @@ func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *
 	if err := refuseIntervalKeys(es[:keep], "IN (SELECT …)"); err != nil {
 		return nil, nil, err
 	}
-	pr, err := bd.project(src, es, names)
-	if err != nil {
-		return nil, nil, err
-	}
-	d, err := bd.distinct(pr)
+	d, err := bd.distinctOf(src, es, names)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1024,11 +1021,9 @@ func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *
 		}
 		conj = append(conj, eq)
 	}
-	cond := trueLit()
-	if len(conj) > 0 {
-		if cond, err = bd.and(conj); err != nil {
-			return nil, nil, err
-		}
+	cond, err := bd.onCond(conj, nil, nil)
+	if err != nil {
+		return nil, nil, err
 	}
 	j, err := bd.joinRels(l, d, plan.JoinTypeLeftSingle, cond)
 	if err != nil {
@@ -1198,24 +1193,9 @@ func (bd *binder) lateral(l *boundRel, rs *pg.RangeSubselect, jt plan.JoinType, 
 	if err != nil {
 		return nil, err
 	}
-	if quals != nil {
-		for _, c := range splitAnd(quals) {
-			v, err := bd.bindExpr(c, sc)
-			if err != nil {
-				return nil, err
-			}
-			e, err := bd.coerce(v, booleanType(), "JOIN/ON")
-			if err != nil {
-				return nil, err
-			}
-			conj = append(conj, e)
-		}
-	}
-	cond := trueLit()
-	if len(conj) > 0 {
-		if cond, err = bd.and(conj); err != nil {
-			return nil, err
-		}
+	cond, err := bd.onCond(conj, quals, sc)
+	if err != nil {
+		return nil, err
 	}
 	return bd.joinRels(l, rq, jt, cond)
 }
