@@ -53,8 +53,12 @@ func hasSubLink(n *pg.Node) bool {
 	return found
 }
 
-func strNode(s string) *pg.Node { return &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: s}}} }
+// strNode is a String node of the syntax tree.
+func strNode(s string) *pg.Node {
+	return &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: s}}}
+}
 
+// colRef is the column reference qual.name.
 func colRef(qual, name string) *pg.Node {
 	return &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{strNode(qual), strNode(name)}}}}
 }
@@ -331,7 +335,7 @@ func limitPerKey(c *pg.SelectStmt, keys []*pg.Node, count, offset int64) *pg.Sel
 	}
 	rn := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{
 		Funcname: []*pg.Node{strNode("row_number")},
-		Over:     &pg.WindowDef{PartitionClause: keys, OrderClause: order, FrameOptions: 1058},
+		Over:     &pg.WindowDef{PartitionClause: keys, OrderClause: order, FrameOptions: frameRange | frameStartUnbPrec | frameEndCurrent},
 	}}}
 	c.TargetList = append(c.TargetList, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: "?rn?", Val: rn}}})
 	intConst := func(v int64) *pg.Node {

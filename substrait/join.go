@@ -441,12 +441,14 @@ func harmlessLimit(sub *pg.SelectStmt) bool {
 	return c.GetIsnull() || (c.GetIval() != nil && c.GetIval().GetIval() >= 1)
 }
 
-// decorrelate binds sub, a subquery of the outer scope outer. An uncorrelated one binds as it
-// is. A correlated one must be a simple SELECT whose references to outer columns all sit in
-// WHERE conjuncts `inner = outer` (either order); it binds with those conjuncts removed and
-// their inner expressions as its first output columns (keys), then its own select list, grouped
-// by the keys when group is set (a scalar subquery of aggregates). Other shapes are refused by
-// name.
+// decorrelate binds sub, a subquery of l (the outer relation, its scope the outer scope). An
+// uncorrelated one binds as it is. A correlated simple SELECT whose references to outer
+// columns all sit in WHERE conjuncts `inner = outer` (either order), without LIMIT, DISTINCT,
+// GROUP BY or HAVING, binds with those conjuncts removed and their inner expressions as its
+// first output columns (keys), then its own select list, grouped by the keys when group is set
+// (a scalar subquery of one aggregate). Any other correlated SELECT is decorrelated over its
+// domain (decorrelateDomain, domain.go); set operations, WITH and aggregates of outer columns
+// are refused by name.
 func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*boundRel, []correlation, error) {
 	outer := l.sc
 	br, err := bd.bindSelect(sub)
