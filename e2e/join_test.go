@@ -58,6 +58,8 @@ func joinQueries() []string {
 		"SELECT o.d, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.d = b.d AND o.n < b.n ORDER BY 1, 2",
 		"SELECT o.d, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.n = b.n + 1000000 ORDER BY 1, 2",
 		"SELECT o.d, b.d FROM " + od + " o LEFT JOIN " + bd + " b ON o.d < b.d ORDER BY 1, 2",
+		"SELECT o.d, b.d FROM " + od + " o RIGHT JOIN " + bd + " b ON o.n > b.n * 20 ORDER BY 2, 1",
+		"SELECT o.d, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.d = b.d AND o.n BETWEEN b.n - 2 AND b.n + 2 ORDER BY 1, 2",
 		// Outer joins under a WHERE that no NULL-extended row passes: inner (or one-sided).
 		"SELECT count(*), count(b.id) FROM flights a LEFT JOIN flights b ON a.id = b.id WHERE a.origin = 'ORD' AND" + rngA + " AND b.origin = 'ORD' AND b.timestamp >= '2001-03-30' AND b.timestamp < '2001-04-02'",
 		"SELECT o.d, o.n, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.d = b.d WHERE o.n > 1 ORDER BY 1, 2, 3",
