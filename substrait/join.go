@@ -330,7 +330,7 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 	}
 	marked := map[*pg.SubLink]bool{}
 	for _, m := range marks {
-		br, err := bd.markJoin(from.boundRel, m.sl, m.nullAsTrue)
+		br, err := bd.markJoin(from.boundRel, m)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -870,11 +870,11 @@ const (
 	filterFalse
 )
 
-// mark is a subquery bound as a mark join: its SubLink, and whether IN's NULL is read as
-// true (under NOT) rather than false.
+// mark is a subquery bound as a mark join: its SubLink, and how IN's NULL is read: as false
+// (neither flag), as true (nullAsTrue: under NOT) or as NULL (exact: in an expression).
 type mark struct {
-	sl         *pg.SubLink
-	nullAsTrue bool
+	sl                *pg.SubLink
+	nullAsTrue, exact bool
 }
 
 // collectMarks appends to marks the subqueries of a WHERE condition n (not a conjunct the
@@ -903,17 +903,13 @@ func collectMarks(n *pg.Node, pol polarity, marks *[]mark) {
 		case pg.SubLinkType_EXISTS_SUBLINK:
 			*marks = append(*marks, mark{sl: sl})
 		case pg.SubLinkType_ANY_SUBLINK:
-			if pol != inExpression {
-				*marks = append(*marks, mark{sl: sl, nullAsTrue: pol == filterFalse})
-			}
+			*marks = append(*marks, mark{sl: sl, nullAsTrue: pol == filterFalse, exact: pol == inExpression})
 		}
 		return
 	}
 	walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
-		if sl := x.GetSubLink(); sl != nil {
-			if sl.GetSubLinkType() == pg.SubLinkType_EXISTS_SUBLINK {
-				*marks = append(*marks, mark{sl: sl})
-			}
+		if x.GetBoolExpr() != nil || x.GetSubLink() != nil {
+			collectMarks(x, inExpression, marks)
 			return false
 		}
 		return true
@@ -922,15 +918,18 @@ func collectMarks(n *pg.Node, pol polarity, marks *[]mark) {
 
 // markJoin binds EXISTS (SELECT …) or x IN (SELECT …) (collectMarks) as a mark: whether a row
 // of the subquery matches, a hidden column (hideValue). For IN, PostgreSQL's NULL (no match,
-// and x or a value NULL, over a subquery of some row) is read as false, or as true when
-// nullAsTrue: then the mark is x = y for some y, or some y NULL, or x NULL and some row (three
-// marks over the subquery's relation, which is bound once and read three times).
-func (bd *binder) markJoin(l *boundRel, sl *pg.SubLink, nullAsTrue bool) (*boundRel, error) {
+// and x or a value NULL, over a subquery of some row) is read as false; or, from three marks
+// over the subquery's relation (bound once, read three times: x = y for some y, some y NULL,
+// some row at all), as true when m.nullAsTrue (the first, or the second, or x NULL and the
+// third), or as NULL when m.exact (true for the first, else NULL for the second or x NULL and
+// the third, else false: PostgreSQL's three-valued IN).
+func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, error) {
+	sl := m.sl
 	r, corr, isIn, err := bd.linkedRel(l, sl)
 	if err != nil {
 		return nil, err
 	}
-	if !isIn || !nullAsTrue {
+	if !isIn || (!m.nullAsTrue && !m.exact) {
 		j, m, err := bd.markOf(l, r, corr, isIn, false, sl)
 		if err != nil {
 			return nil, err
@@ -970,7 +969,18 @@ func (bd *binder) markJoin(l *boundRel, sl *pg.SubLink, nullAsTrue bool) (*bound
 	if err != nil {
 		return nil, err
 	}
-	v, err := bd.fn(URNBoolean, "or", booleanType(), cur.sc.ref(nl), cur.sc.ref(nl+1), nullAny)
+	var v expr.Expression
+	if m.exact {
+		unknown, err := bd.fn(URNBoolean, "or", booleanType(), cur.sc.ref(nl+1), nullAny)
+		if err != nil {
+			return nil, err
+		}
+		v, err = bd.ifThen([]expr.IfThenPair{{If: cur.sc.ref(nl), Then: expr.NewPrimitiveLiteral(true, true)},
+			{If: unknown, Then: expr.NewNullLiteral(booleanType().WithNullability(types.NullabilityNullable))}},
+			expr.NewPrimitiveLiteral(false, true))
+	} else {
+		v, err = bd.fn(URNBoolean, "or", booleanType(), cur.sc.ref(nl), cur.sc.ref(nl+1), nullAny)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -1069,7 +1079,7 @@ func sublinkRefusal(sl *pg.SubLink) *Error {
 	case pg.SubLinkType_EXPR_SUBLINK:
 		return unimplementedAre("scalar subqueries here (in a grouped query, HAVING, ORDER BY, GROUP BY or another subquery's expression)")
 	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ANY_SUBLINK:
-		return unimplementedAre("IN and ANY subqueries in an expression or a select list (but under AND, OR and NOT in WHERE), and EXISTS in a grouped query's select list")
+		return unimplementedAre("EXISTS, IN and ANY subqueries in a grouped query's select list, HAVING, ORDER BY or GROUP BY")
 	case pg.SubLinkType_ALL_SUBLINK:
 		return unimplementedAre("ALL (SELECT …) subqueries")
 	case pg.SubLinkType_ARRAY_SUBLINK:
