@@ -179,6 +179,15 @@ func joinQueries() []string {
 		"SELECT x, k, CASE WHEN x IN (SELECT y FROM (VALUES (1, 'a'), (NULL, 'b'), (3, 'b')) b(y, j) WHERE j = k) THEN 'in' ELSE 'not' END AS c FROM (VALUES (1, 'a'), (2, 'a'), (NULL, 'a'), (3, 'b'), (2, 'b'), (NULL, 'c')) a(x, k) WHERE (x IN (SELECT y FROM (VALUES (1, 'a'), (NULL, 'b'), (3, 'b')) b(y, j) WHERE j = k)) IS NOT TRUE OR k = 'b' ORDER BY 1, 2",
 		"SELECT o.d, o.d IN (SELECT d FROM " + bd + " b WHERE b.n > o.n) AS more FROM " + od + " o ORDER BY 1",
 		"SELECT id, id IN (SELECT b.id FROM flights b WHERE b.origin = 'ORD' AND" + rngB + ") AS both_ FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-04-01' AND a.timestamp < '2001-04-01 06:00' ORDER BY 1",
+		// Nested correlated subqueries, correlated subqueries in CTEs and derived tables, a
+		// correlation through a USING column, a scalar subquery of a scalar subquery.
+		"SELECT o.d FROM " + od + " o WHERE EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d = o.d AND EXISTS (SELECT 1 FROM " + bd + " c WHERE c.n < b.n AND c.m > b.m)) ORDER BY 1",
+		"SELECT o.d, (SELECT max(b.n) FROM " + bd + " b WHERE b.d = o.d AND b.d NOT IN (SELECT c.d FROM " + bd + " c WHERE c.m < b.m AND c.d IS NOT NULL)) AS c, (SELECT b.n FROM " + bd + " b WHERE b.d = o.d AND b.n > o.n - 1 AND EXISTS (SELECT 1 FROM " + bd + " c WHERE c.m < b.m)) AS e FROM " + od + " o ORDER BY 1",
+		"WITH o AS " + od + ", b AS " + bd + " SELECT o.d, (SELECT max(b.n) FROM b WHERE b.n <= o.n) AS le FROM o WHERE o.n > (SELECT avg(n) FROM b WHERE b.m >= o.m) ORDER BY 1",
+		"SELECT t.d, t.c FROM (SELECT o.d, (SELECT count(*) FROM " + bd + " b WHERE b.n > o.n) AS c FROM " + od + " o) t WHERE t.c > 2 ORDER BY 1",
+		"SELECT d, o.n, (SELECT count(*) FROM " + bd + " c WHERE c.d < d) AS before FROM " + od + " o JOIN " + bd + " b USING (d) ORDER BY 1",
+		"SELECT o.d, (SELECT (SELECT count(*) FROM " + bd + " c WHERE c.n < b.n) FROM " + bd + " b WHERE b.d = o.d) AS x FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, (SELECT string_agg(b.d, ',' ORDER BY b.d) FROM " + bd + " b WHERE b.n = o.n) AS same_n, (SELECT bool_and(b.m > o.m) FROM " + bd + " b WHERE b.n < o.n) AS all_more FROM " + od + " o ORDER BY 1",
 		// LATERAL: top n per row, aggregates per row, ON over the lateral side, no FROM.
 		"SELECT o.d, t.d, t.n FROM " + od + " o CROSS JOIN LATERAL (SELECT b.d, b.n FROM " + bd + " b WHERE b.n < o.n ORDER BY b.n DESC, b.d LIMIT 2) t ORDER BY 1, 3 DESC, 2",
 		"SELECT o.d, t.c, t.s FROM " + od + " o LEFT JOIN LATERAL (SELECT count(*) AS c, sum(b.n) AS s FROM " + bd + " b WHERE b.d = o.d) t ON true ORDER BY 1",
@@ -265,6 +274,7 @@ func TestJoinRefusals(t *testing.T) {
 		{"SELECT id, (SELECT b.id" + b + " AND b.id < o.id ORDER BY b.id DESC LIMIT (SELECT 1))" + o, "correlated subqueries with a LIMIT or OFFSET that is not an integer constant, or WITH TIES are not supported", codes.Unimplemented},
 		{"SELECT o.value->>'destination', count(*), (SELECT count(*)" + b + " AND b.id = o.id)" + o + " GROUP BY 1", `subquery uses ungrouped column "o.id" from outer query`, codes.InvalidArgument},
 		{"SELECT o.d, (SELECT count(*) FROM (VALUES (1)) b(n) WHERE b.n < min(o.n)) FROM (VALUES ('a', 1)) o(d, n) GROUP BY o.d", "aggregates of an outer query's columns in a subquery are not supported", codes.Unimplemented},
+		{"SELECT id, (SELECT count(*)" + b + " AND b.id < o.id AND b.id NOT IN (SELECT c.id FROM flights c WHERE c.id = b.id))" + o, "correlated aggregate subqueries without GROUP BY whose WHERE holds a subquery are not supported", codes.Unimplemented},
 		{"SELECT id, (SELECT max(o.id)" + b + ")" + o, "aggregates of an outer query's columns in a subquery are not supported", codes.Unimplemented},
 		{"SELECT count(*), EXISTS (SELECT 1" + b + ")" + o, "EXISTS, IN and ANY subqueries in a grouped query's select list, HAVING, ORDER BY or GROUP BY are not supported", codes.Unimplemented},
 		{"SELECT o.value->>'destination', count(*)" + o + " GROUP BY 1 HAVING count(*) > 3 OR 'DEN' IN (SELECT b.value->>'destination'" + b + ")", "EXISTS, IN and ANY subqueries in a grouped query's select list, HAVING, ORDER BY or GROUP BY are not supported", codes.Unimplemented},

@@ -198,6 +198,8 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	domainRV := &pg.Node{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: dq, Inh: true}}}
 	aggregated := hasAggregate(sub.GetTargetList()) || sub.GetHavingClause() != nil
 	switch {
+	case aggregated && len(sub.GetGroupClause()) == 0 && sub.GetWhereClause() != nil && hasSubLink(sub.GetWhereClause()):
+		return nil, nil, unimplementedAre("correlated aggregate subqueries without GROUP BY whose WHERE holds a subquery")
 	case aggregated && len(sub.GetGroupClause()) == 0:
 		// FROM domain LEFT JOIN (items × mark) ON where, aggregates filtered on the mark.
 		right := append(slices.Clone(c.GetFromClause()), &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{

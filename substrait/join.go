@@ -513,23 +513,27 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 		}
 		return
 	}
-	// An aggregate over outer columns is the outer query's (PostgreSQL's outer aggregates):
-	// refused.
+	// An aggregate whose arguments and filter read outer columns only is the outer query's
+	// (PostgreSQL's outer aggregates): refused. One that reads inner columns too is the
+	// subquery's.
 	var aggErr error
 	outerAggregate := func(fc *pg.FuncCall) bool {
 		if !isAggregateCall(fc) {
 			return false
 		}
+		anyIn, anyOut := false, false
 		for _, a := range append(slices.Clone(fc.GetArgs()), fc.GetAggFilter()) {
 			if a == nil {
 				continue
 			}
-			if _, out, err := refs(a); err != nil || out {
+			in, out, err := refs(a)
+			if err != nil {
 				aggErr = err
 				return true
 			}
+			anyIn, anyOut = anyIn || in, anyOut || out
 		}
-		return false
+		return anyOut && !anyIn
 	}
 	for _, n := range append(slices.Clone(sub.GetTargetList()), sub.GetWhereClause(), sub.GetHavingClause()) {
 		if n != nil && anyCall(n, outerAggregate) {
