@@ -188,6 +188,8 @@ func joinQueries() []string {
 		"SELECT d, o.n, (SELECT count(*) FROM " + bd + " c WHERE c.d < d) AS before FROM " + od + " o JOIN " + bd + " b USING (d) ORDER BY 1",
 		"SELECT o.d, (SELECT (SELECT count(*) FROM " + bd + " c WHERE c.n < b.n) FROM " + bd + " b WHERE b.d = o.d) AS x FROM " + od + " o ORDER BY 1",
 		"SELECT o.d, (SELECT string_agg(b.d, ',' ORDER BY b.d) FROM " + bd + " b WHERE b.n = o.n) AS same_n, (SELECT bool_and(b.m > o.m) FROM " + bd + " b WHERE b.n < o.n) AS all_more FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, (SELECT count(*) FROM " + bd + " b WHERE b.n < o.n LIMIT 1) AS c, (SELECT max(b.n) FROM " + bd + " b WHERE b.d <> o.d GROUP BY b.n % 3 ORDER BY 1 DESC LIMIT 1) AS top FROM " + od + " o ORDER BY 1",
+		"SELECT o.d FROM " + od + " o WHERE EXISTS (SELECT b.n % 2 FROM " + bd + " b WHERE b.n < o.n GROUP BY 1 HAVING count(*) > 2) AND NOT EXISTS (SELECT 1 FROM " + bd + " b WHERE b.m > o.m HAVING count(*) > 5) ORDER BY 1",
 		// LATERAL: top n per row, aggregates per row, ON over the lateral side, no FROM.
 		"SELECT o.d, t.d, t.n FROM " + od + " o CROSS JOIN LATERAL (SELECT b.d, b.n FROM " + bd + " b WHERE b.n < o.n ORDER BY b.n DESC, b.d LIMIT 2) t ORDER BY 1, 3 DESC, 2",
 		"SELECT o.d, t.c, t.s FROM " + od + " o LEFT JOIN LATERAL (SELECT count(*) AS c, sum(b.n) AS s FROM " + bd + " b WHERE b.d = o.d) t ON true ORDER BY 1",
