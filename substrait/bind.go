@@ -201,9 +201,10 @@ type binder struct {
 	// subqueryKeys are, per grouped SELECT, the hidden columns of its select list's and
 	// HAVING's uncorrelated scalar subqueries, grouped by as keys (join.go).
 	subqueryKeys map[*pg.SelectStmt][]int
-	// domains are the bound domains of correlated subqueries, by the name their rewritten
-	// FROM reads them under (domain.go).
-	domains map[string]*boundRel
+	// domains are the bound domains of the correlated subqueries being bound, by the name
+	// their rewritten FROM reads them under (domain.go); domainSeq numbers them.
+	domains   map[string]*boundRel
+	domainSeq int
 	// domainFilter are the WHERE conjuncts without subqueries of the SELECT whose subqueries
 	// are being bound, which its correlated subqueries' domains are filtered by (domain.go).
 	domainFilter []*pg.Node

@@ -26,13 +26,17 @@ import (
 //   - with GROUP BY, the domain's columns are grouped by first (a domain row without rows has
 //     no group: no row, as PostgreSQL's);
 //   - DISTINCT is per domain row (its columns are in the select list); ORDER BY without LIMIT
-//     is dropped.
+//     is dropped; LIMIT and OFFSET constants apply per domain row (limitPerKey).
 //
-// The outer relation is then joined to the rewritten subquery with its columns IS NOT
-// DISTINCT FROM the domain's (correlation.nullSafe: an outer NULL finds the domain row that
-// answered for NULL). Refused by name: LIMIT or OFFSET (but EXISTS's harmless LIMIT),
-// DISTINCT ON and window functions (aggregates of outer columns are refused before, for
-// every correlated subquery: decorrelate).
+// The domain reads the outer relation a second time (cloneReads), filtered by the outer
+// SELECT's WHERE conjuncts without subqueries that bind over it (binder.domainFilter), so that
+// its read is pinned as the outer one. The outer relation is then joined to the rewritten
+// subquery with its columns IS NOT DISTINCT FROM the domain's (correlation.nullSafe: an outer
+// NULL finds the domain row that answered for NULL). Refused by name: LIMIT or OFFSET that
+// are not integer constants, WITH TIES, DISTINCT with LIMIT, DISTINCT ON, window functions,
+// aggregates without GROUP BY over a WHERE holding a subquery (the LEFT JOIN's ON cannot
+// carry it); aggregates of outer columns alone are refused before, for every correlated
+// subquery (decorrelate).
 
 // domainQual qualifies the domain relations' columns and names them in FROM (no SQL name).
 func domainQual(k int) string { return fmt.Sprintf("?domain%d?", k) }
@@ -88,8 +92,8 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 			return nil, nil, unimplementedAre("window functions in correlated subqueries")
 		}
 	}
-	k := len(bd.domains)
-	dq, mq := domainQual(k), markQual(k)
+	bd.domainSeq++
+	dq, mq := domainQual(bd.domainSeq), markQual(bd.domainSeq)
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.DistinctClause, c.LimitCount, c.LimitOffset = nil, nil, nil
 	if !limited {
@@ -245,7 +249,10 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	if limited {
 		c = limitPerKey(c, keys, count, offset)
 	}
+	// The domain is a FROM item of the rewritten subquery only (a statement naming it is
+	// not answered from it).
 	br, err := bd.bindSelect(c)
+	delete(bd.domains, dq)
 	if err != nil {
 		return nil, nil, err
 	}
