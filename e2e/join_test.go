@@ -190,6 +190,8 @@ func joinQueries() []string {
 		"SELECT o.d, (SELECT string_agg(b.d, ',' ORDER BY b.d) FROM " + bd + " b WHERE b.n = o.n) AS same_n, (SELECT bool_and(b.m > o.m) FROM " + bd + " b WHERE b.n < o.n) AS all_more FROM " + od + " o ORDER BY 1",
 		"SELECT o.d, (SELECT count(*) FROM " + bd + " b WHERE b.n < o.n LIMIT 1) AS c, (SELECT max(b.n) FROM " + bd + " b WHERE b.d <> o.d GROUP BY b.n % 3 ORDER BY 1 DESC LIMIT 1) AS top FROM " + od + " o ORDER BY 1",
 		"SELECT o.d FROM " + od + " o WHERE EXISTS (SELECT b.n % 2 FROM " + bd + " b WHERE b.n < o.n GROUP BY 1 HAVING count(*) > 2) AND NOT EXISTS (SELECT 1 FROM " + bd + " b WHERE b.m > o.m HAVING count(*) > 5) ORDER BY 1",
+		// EXISTS and IN in a grouped query's select list and HAVING, over its GROUP BY columns.
+		"SELECT o.d, count(*), EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d = o.d) AS bos, o.d IN (SELECT b.d FROM " + bd + " b WHERE b.n > 3) AS busy FROM (SELECT d, n FROM " + od + " x) o GROUP BY o.d HAVING count(*) >= 1 AND (o.d IS NULL OR o.d NOT IN (SELECT b.d FROM " + bd + " b WHERE b.n > 40)) ORDER BY 1",
 		// LATERAL: top n per row, aggregates per row, ON over the lateral side, no FROM.
 		"SELECT o.d, t.d, t.n FROM " + od + " o CROSS JOIN LATERAL (SELECT b.d, b.n FROM " + bd + " b WHERE b.n < o.n ORDER BY b.n DESC, b.d LIMIT 2) t ORDER BY 1, 3 DESC, 2",
 		"SELECT o.d, t.c, t.s FROM " + od + " o LEFT JOIN LATERAL (SELECT count(*) AS c, sum(b.n) AS s FROM " + bd + " b WHERE b.d = o.d) t ON true ORDER BY 1",
@@ -278,8 +280,9 @@ func TestJoinRefusals(t *testing.T) {
 		{"SELECT o.d, (SELECT count(*) FROM (VALUES (1)) b(n) WHERE b.n < min(o.n)) FROM (VALUES ('a', 1)) o(d, n) GROUP BY o.d", "aggregates of an outer query's columns in a subquery are not supported", codes.Unimplemented},
 		{"SELECT id, (SELECT count(*)" + b + " AND b.id < o.id AND b.id NOT IN (SELECT c.id FROM flights c WHERE c.id = b.id))" + o, "correlated aggregate subqueries without GROUP BY whose WHERE holds a subquery are not supported", codes.Unimplemented},
 		{"SELECT id, (SELECT max(o.id)" + b + ")" + o, "aggregates of an outer query's columns in a subquery are not supported", codes.Unimplemented},
-		{"SELECT count(*), EXISTS (SELECT 1" + b + ")" + o, "EXISTS, IN and ANY subqueries in a grouped query's select list, HAVING, ORDER BY or GROUP BY are not supported", codes.Unimplemented},
-		{"SELECT o.value->>'destination', count(*)" + o + " GROUP BY 1 HAVING count(*) > 3 OR 'DEN' IN (SELECT b.value->>'destination'" + b + ")", "EXISTS, IN and ANY subqueries in a grouped query's select list, HAVING, ORDER BY or GROUP BY are not supported", codes.Unimplemented},
+		{"SELECT count(*), EXISTS (SELECT 1" + b + ")" + o, "EXISTS, IN and ANY subqueries in ORDER BY or GROUP BY, or in an aggregate query without GROUP BY (or with grouping sets) are not supported", codes.Unimplemented},
+		{"SELECT o.value->>'destination', count(*)" + o + " GROUP BY 1 HAVING count(*) > 3 OR o.value->>'destination' IN (SELECT b.value->>'destination'" + b + ")", "IN (SELECT …) in a grouped query over other than GROUP BY columns are not supported", codes.Unimplemented},
+		{"SELECT o.id, count(*)" + o + " GROUP BY 1 HAVING EXISTS (SELECT 1" + b + " AND b.value = o.value)", `subquery uses ungrouped column "o.value" from outer query`, codes.InvalidArgument},
 		{"SELECT id" + o + " AND o.id = ANY (SELECT DISTINCT b.id" + b + " AND b.value = o.value LIMIT 1)", "correlated subqueries with DISTINCT and LIMIT or OFFSET are not supported", codes.Unimplemented},
 		{"SELECT count(*), (SELECT 1)" + o, "scalar subqueries in an aggregate query without GROUP BY (or with grouping sets) are not supported", codes.Unimplemented},
 		{"SELECT id, (SELECT id" + b + ")" + o, "more than one row returned by a subquery used as an expression", codes.InvalidArgument},

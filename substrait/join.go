@@ -321,18 +321,38 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 	for _, n := range rest {
 		collectMarks(n, filterTrue, &marks)
 	}
-	if len(sel.GetGroupClause()) == 0 && sel.GetHavingClause() == nil && !hasAggregate(sel.GetTargetList()) {
-		// EXISTS in the select list of a query that does not group: a mark as well (never
-		// NULL, so exact in any expression).
+	nWhereMarks := len(marks)
+	groupedSel := len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil || hasAggregate(sel.GetTargetList())
+	byKeysSel := len(sel.GetGroupClause()) > 0 && bd.gsets[sel] == nil
+	if !groupedSel || byKeysSel {
+		// In the select list (and a grouped query's HAVING): marks as well, exact in any
+		// expression. In a query grouped by keys, each is joined before grouping and grouped
+		// by (as a scalar subquery's value, below), one value per group when its outer
+		// references are grouped columns.
 		for _, t := range sel.GetTargetList() {
 			collectMarks(t, inExpression, &marks)
 		}
+		if h := sel.GetHavingClause(); h != nil {
+			collectMarks(h, filterTrue, &marks)
+		}
 	}
 	marked := map[*pg.SubLink]bool{}
-	for _, m := range marks {
-		br, err := bd.markJoin(from.boundRel, m)
+	for k, m := range marks {
+		br, corr, err := bd.markJoin(from.boundRel, m)
 		if err != nil {
 			return nil, nil, err
+		}
+		if groupedSel && k >= nWhereMarks {
+			if err := groupedRefs(sel, from.sc, corr); err != nil {
+				return nil, nil, err
+			}
+			if x := m.sl.GetTestexpr(); x != nil && (containsAggregate(x) || groupedRefs(sel, from.sc, []correlation{{outer: x}}) != nil) {
+				return nil, nil, unimplementedAre("IN (SELECT …) in a grouped query over other than GROUP BY columns")
+			}
+			if bd.subqueryKeys == nil {
+				bd.subqueryKeys = map[*pg.SelectStmt][]int{}
+			}
+			bd.subqueryKeys[sel] = append(bd.subqueryKeys[sel], len(br.sc.cols)-1)
 		}
 		from = &fromItem{boundRel: br}
 		marked[m.sl] = true
@@ -926,19 +946,21 @@ func collectMarks(n *pg.Node, pol polarity, marks *[]mark) {
 // over the subquery's relation (bound once, read three times: x = y for some y, some y NULL,
 // some row at all), as true when m.nullAsTrue (the first, or the second, or x NULL and the
 // third), or as NULL when m.exact (true for the first, else NULL for the second or x NULL and
-// the third, else false: PostgreSQL's three-valued IN).
-func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, error) {
+// the third, else false: PostgreSQL's three-valued IN). It returns the subquery's
+// correlations too.
+func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error) {
 	sl := m.sl
 	r, corr, isIn, err := bd.linkedRel(l, sl)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !isIn || (!m.nullAsTrue && !m.exact) {
 		j, m, err := bd.markOf(l, r, corr, isIn, false, sl)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return bd.hideValue(l, j, m, sl)
+		out, err := bd.hideValue(l, j, m, sl)
+		return out, corr, err
 	}
 	// x = y for some y; some y NULL; some row at all: three marks side by side.
 	cur := l
@@ -948,36 +970,36 @@ func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, error) {
 			// found where it stands in the plan).
 			rel, err := cloneReads(r.rel)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			r = &boundRel{rel: rel, sc: r.sc, names: r.names}
 		}
 		j, m, err := bd.markOf(cur, r, corr, mode.in, mode.null, sl)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if cur, err = bd.keepWith(cur, j, m, fmt.Sprintf("?mark%d?", k)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	nl := len(l.sc.cols)
 	x, _, _, err := bd.inEquality(sl, l.sc, joinedScope(l.sc, r.sc), nl+len(corr))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	xn, err := bd.fn(URNComparison, "is_null", booleanType(), x)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nullAny, err := bd.fn(URNBoolean, "and", booleanType(), xn, cur.sc.ref(nl+2))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var v expr.Expression
 	if m.exact {
 		unknown, err := bd.fn(URNBoolean, "or", booleanType(), cur.sc.ref(nl+1), nullAny)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		v, err = bd.ifThen([]expr.IfThenPair{{If: cur.sc.ref(nl), Then: expr.NewPrimitiveLiteral(true, true)},
 			{If: unknown, Then: expr.NewNullLiteral(booleanType().WithNullability(types.NullabilityNullable))}},
@@ -986,9 +1008,10 @@ func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, error) {
 		v, err = bd.fn(URNBoolean, "or", booleanType(), cur.sc.ref(nl), cur.sc.ref(nl+1), nullAny)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return bd.hideValue(l, cur, v, sl)
+	out, err := bd.hideValue(l, cur, v, sl)
+	return out, corr, err
 }
 
 // markOf left-joins l (single) to the distinct correlation keys of r, a linked subquery's
@@ -1083,7 +1106,7 @@ func sublinkRefusal(sl *pg.SubLink) *Error {
 	case pg.SubLinkType_EXPR_SUBLINK:
 		return unimplementedAre("scalar subqueries here (in a grouped query, HAVING, ORDER BY, GROUP BY or another subquery's expression)")
 	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ANY_SUBLINK:
-		return unimplementedAre("EXISTS, IN and ANY subqueries in a grouped query's select list, HAVING, ORDER BY or GROUP BY")
+		return unimplementedAre("EXISTS, IN and ANY subqueries in ORDER BY or GROUP BY, or in an aggregate query without GROUP BY (or with grouping sets)")
 	case pg.SubLinkType_ALL_SUBLINK:
 		return unimplementedAre("ALL (SELECT …) subqueries")
 	case pg.SubLinkType_ARRAY_SUBLINK:

@@ -441,7 +441,7 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`SELECT id, count(*), (SELECT 1) FROM messages` + routedWhere + ` GROUP BY ROLLUP (id)`, Unimplemented, "scalar subqueries in an aggregate query without GROUP BY (or with grouping sets) are not supported"},
 		{`SELECT m.id, count(*), (SELECT max(x.id) FROM messages x WHERE x.id = m.channel_id) FROM messages m WHERE m.channel_id = 'g' AND m.timestamp >= '2026-01-01' AND m.timestamp < '2026-02-01' GROUP BY m.id`, InvalidArgument, `subquery uses ungrouped column "m.channel_id" from outer query`},
 		{`SELECT id FROM messages` + routedWhere + ` ORDER BY (SELECT 1)`, Unimplemented, "scalar subqueries in ORDER BY or GROUP BY are not supported"},
-		{`SELECT id, count(*) FROM messages` + routedWhere + ` GROUP BY id ORDER BY id IN (SELECT 'y')`, Unimplemented, "EXISTS, IN and ANY subqueries in a grouped query's select list, HAVING, ORDER BY or GROUP BY are not supported"},
+		{`SELECT id, count(*) FROM messages` + routedWhere + ` GROUP BY id ORDER BY id IN (SELECT 'y')`, Unimplemented, "EXISTS, IN and ANY subqueries in ORDER BY or GROUP BY, or in an aggregate query without GROUP BY (or with grouping sets) are not supported"},
 		{`SELECT id FROM messages` + routedWhere + ` AND id = ALL (SELECT 'x')`, Unimplemented, "ALL (SELECT …) subqueries are not supported"},
 		{`SELECT id, ARRAY(SELECT 1) FROM messages` + routedWhere, Unimplemented, "ARRAY (SELECT …) subqueries are not supported"},
 		{`WITH m AS (SELECT * FROM messages) SELECT * FROM m`, InvalidArgument, needAll.Msg},
