@@ -58,6 +58,8 @@ func joinQueries() []string {
 		"SELECT o.d, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.d = b.d AND o.n < b.n ORDER BY 1, 2",
 		"SELECT o.d, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.n = b.n + 1000000 ORDER BY 1, 2",
 		"SELECT o.d, b.d FROM " + od + " o LEFT JOIN " + bd + " b ON o.d < b.d ORDER BY 1, 2",
+		"SELECT o.d, b.d FROM " + od + " o RIGHT JOIN " + bd + " b ON o.n > b.n * 20 ORDER BY 2, 1",
+		"SELECT o.d, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.d = b.d AND o.n BETWEEN b.n - 2 AND b.n + 2 ORDER BY 1, 2",
 		// Outer joins under a WHERE that no NULL-extended row passes: inner (or one-sided).
 		"SELECT count(*), count(b.id) FROM flights a LEFT JOIN flights b ON a.id = b.id WHERE a.origin = 'ORD' AND" + rngA + " AND b.origin = 'ORD' AND b.timestamp >= '2001-03-30' AND b.timestamp < '2001-04-02'",
 		"SELECT o.d, o.n, b.d FROM " + od + " o FULL JOIN " + bd + " b ON o.d = b.d WHERE o.n > 1 ORDER BY 1, 2, 3",
@@ -136,6 +138,74 @@ func joinQueries() []string {
 		"SELECT x FROM (VALUES (1), (2), (NULL), (4)) a(x) WHERE x = 4 OR x IN (SELECT y FROM (VALUES (2), (NULL)) b(y)) ORDER BY 1",
 		"SELECT g FROM generate_series(1, 20) g WHERE g % 7 = 0 OR g IN (SELECT h * 3 FROM generate_series(1, 4) h) OR EXISTS (SELECT 1 FROM generate_series(1, 2) k WHERE k * 10 = g) ORDER BY 1",
 		"SELECT " + dest + " AS d, count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND (" + dest + " = 'DCA' OR " + dest + " IN (SELECT " + dest + " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' AND " + delay + " > 60)) GROUP BY 1 ORDER BY 1",
+		// Correlated NOT IN (an anti join on the correlation keys, NOT IN's condition the
+		// residual: an empty set keeps the row, a NULL in its own set drops it), and NOT IN
+		// under OR and IN under NOT (three marks: a match, a NULL, any row).
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.m NOT IN (SELECT b.m FROM " + bd + " b WHERE b.n = o.n) ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n NOT IN (SELECT b.n FROM " + bd + " b WHERE b.d = o.d) ORDER BY 1",
+		"SELECT x, k FROM (VALUES (1, 'a'), (2, 'a'), (NULL, 'a'), (1, 'b'), (2, 'b'), (NULL, 'c'), (1, NULL)) a(x, k) WHERE x NOT IN (SELECT y FROM (VALUES (1, 'a'), (NULL, 'b'), (3, 'b'), (5, NULL)) b(y, j) WHERE j = k) ORDER BY 1, 2",
+		"SELECT count(*) FROM flights a WHERE a.origin = 'ORD' AND" + rngA + " AND a.value->>'destination' NOT IN (SELECT b.value->>'destination' FROM flights b WHERE b.origin = 'BOS' AND" + rngB + " AND b.timestamp::date = a.timestamp::date)",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n > 40 OR o.d NOT IN (SELECT d FROM " + bd + " b) ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n > 40 OR o.d NOT IN (SELECT d FROM " + bd + " b WHERE d IS NOT NULL) ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE NOT (o.n > 40 OR o.d IN (SELECT d FROM " + bd + " b WHERE b.n > 2)) ORDER BY 1",
+		"SELECT x FROM (VALUES (1), (2), (NULL), (4)) a(x) WHERE x = 4 OR x NOT IN (SELECT y FROM (VALUES (2), (NULL)) b(y)) ORDER BY 1",
+		"SELECT x FROM (VALUES (1), (2), (NULL), (4)) a(x) WHERE x = 4 OR x NOT IN (SELECT y FROM (VALUES (2), (3)) b(y)) ORDER BY 1",
+		"SELECT x FROM (VALUES (1), (2), (NULL), (4)) a(x) WHERE x = 4 OR x NOT IN (SELECT y FROM (VALUES (2)) b(y) WHERE false) ORDER BY 1",
+		"SELECT x, k FROM (VALUES (1, 'a'), (2, 'a'), (NULL, 'a'), (1, 'b'), (2, 'b'), (NULL, 'c'), (7, 'd')) a(x, k) WHERE k = 'd' OR NOT (x IN (SELECT y FROM (VALUES (1, 'a'), (NULL, 'b'), (3, 'b')) b(y, j) WHERE j = k) OR x > 1) ORDER BY 1, 2",
+		// Correlations of any shape, over the subquery's domain (the outer values it reads):
+		// non-equalities, equalities with a residual, outer columns in the select list,
+		// expressions over count(), GROUP BY, HAVING and DISTINCT in the subquery, EXISTS's
+		// harmless LIMIT, NULL outer values.
+		"SELECT o.d, o.n FROM " + od + " o WHERE EXISTS (SELECT 1 FROM " + bd + " b WHERE b.n > o.n * 3) ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE NOT EXISTS (SELECT 1 FROM " + bd + " b WHERE b.n > o.n) ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d = o.d AND b.n < o.n) ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n > 30 OR EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d <> o.d AND b.m > o.m) ORDER BY 1",
+		"SELECT o.d, (SELECT count(*) FROM " + bd + " b WHERE b.n < o.n) AS c, (SELECT max(b.m) FROM " + bd + " b WHERE b.d = o.d AND b.n <= o.n) AS m FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, (SELECT count(*) + 1 FROM " + bd + " b WHERE b.d = o.d) AS c, (SELECT count(b.m) * 10 FROM " + bd + " b WHERE b.d = o.d) AS c10, (SELECT COALESCE(sum(b.n), -1) FROM " + bd + " b WHERE b.d = o.d) AS s FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, (SELECT max(b.n) - o.n FROM " + bd + " b WHERE b.d = o.d) AS diff, (SELECT o.m || '/' || b.m FROM " + bd + " b WHERE b.d = o.d) AS pair FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, (SELECT max(b.n) FROM " + bd + " b WHERE b.d = o.d GROUP BY b.d) AS g, (SELECT count(*) FROM " + bd + " b WHERE b.n < o.n HAVING count(*) > 3) AS h FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n IN (SELECT DISTINCT b.n FROM " + bd + " b WHERE b.d <> o.d) ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n NOT IN (SELECT b.n FROM " + bd + " b WHERE b.m > o.m) ORDER BY 1",
+		"SELECT o.d FROM " + od + " o WHERE EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d = o.d ORDER BY b.n LIMIT 1) AND NOT EXISTS (SELECT b.d FROM " + bd + " b WHERE b.n > o.n * 50 LIMIT ALL) ORDER BY 1",
+		"SELECT x, (SELECT count(*) FROM (VALUES (1), (2), (NULL)) b(y) WHERE y IS NOT DISTINCT FROM x OR y > x) AS c, (SELECT sum(y) FILTER (WHERE y > 1) FROM (VALUES (1), (2), (NULL)) b(y) WHERE x IS NULL OR y < x) AS s FROM (VALUES (1), (NULL), (3)) a(x) ORDER BY 1",
+		// LIMIT and OFFSET per outer row (row_number over the domain's rows): the latest
+		// earlier flight, top values, EXISTS over LIMIT 0.
+		"SELECT o.d, (SELECT b.n FROM " + bd + " b WHERE b.d <> o.d ORDER BY b.n DESC, b.d LIMIT 1) AS top, (SELECT b.d FROM " + bd + " b WHERE b.n < o.n ORDER BY 1 LIMIT 1 OFFSET 2) AS third FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n IN (SELECT b.n FROM " + bd + " b WHERE b.m < o.m ORDER BY b.n DESC, b.d LIMIT 2 OFFSET 1) OR EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d = o.d LIMIT 0) ORDER BY 1",
+		"SELECT a.id, (SELECT b.id FROM flights b WHERE b.origin = 'ORD' AND" + rngB + " AND b.value->>'destination' = a.value->>'destination' AND b.timestamp < a.timestamp ORDER BY b.timestamp DESC, b.id DESC LIMIT 1) AS prev FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-04-01' AND a.timestamp < '2001-04-01 12:00' ORDER BY 1",
+		// IN (SELECT …) in an expression and the select list: PostgreSQL's three values (true, a
+		// NULL in the set or a NULL x over a set of some row, false).
+		"SELECT x, x IN (SELECT y FROM (VALUES (2), (NULL)) b(y)) AS i, x NOT IN (SELECT y FROM (VALUES (2), (3)) b(y)) AS n, x IN (SELECT y FROM (VALUES (1)) b(y) WHERE false) AS e FROM (VALUES (1), (2), (NULL)) a(x) ORDER BY 1",
+		"SELECT x, k, CASE WHEN x IN (SELECT y FROM (VALUES (1, 'a'), (NULL, 'b'), (3, 'b')) b(y, j) WHERE j = k) THEN 'in' ELSE 'not' END AS c FROM (VALUES (1, 'a'), (2, 'a'), (NULL, 'a'), (3, 'b'), (2, 'b'), (NULL, 'c')) a(x, k) WHERE (x IN (SELECT y FROM (VALUES (1, 'a'), (NULL, 'b'), (3, 'b')) b(y, j) WHERE j = k)) IS NOT TRUE OR k = 'b' ORDER BY 1, 2",
+		"SELECT o.d, o.d IN (SELECT d FROM " + bd + " b WHERE b.n > o.n) AS more FROM " + od + " o ORDER BY 1",
+		"SELECT id, id IN (SELECT b.id FROM flights b WHERE b.origin = 'ORD' AND" + rngB + ") AS both_ FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-04-01' AND a.timestamp < '2001-04-01 06:00' ORDER BY 1",
+		// Nested correlated subqueries, correlated subqueries in CTEs and derived tables, a
+		// correlation through a USING column, a scalar subquery of a scalar subquery.
+		"SELECT o.d FROM " + od + " o WHERE EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d = o.d AND EXISTS (SELECT 1 FROM " + bd + " c WHERE c.n < b.n AND c.m > b.m)) ORDER BY 1",
+		"SELECT o.d, (SELECT max(b.n) FROM " + bd + " b WHERE b.d = o.d AND b.d NOT IN (SELECT c.d FROM " + bd + " c WHERE c.m < b.m AND c.d IS NOT NULL)) AS c, (SELECT b.n FROM " + bd + " b WHERE b.d = o.d AND b.n > o.n - 1 AND EXISTS (SELECT 1 FROM " + bd + " c WHERE c.m < b.m)) AS e FROM " + od + " o ORDER BY 1",
+		"WITH o AS " + od + ", b AS " + bd + " SELECT o.d, (SELECT max(b.n) FROM b WHERE b.n <= o.n) AS le FROM o WHERE o.n > (SELECT avg(n) FROM b WHERE b.m >= o.m) ORDER BY 1",
+		"SELECT t.d, t.c FROM (SELECT o.d, (SELECT count(*) FROM " + bd + " b WHERE b.n > o.n) AS c FROM " + od + " o) t WHERE t.c > 2 ORDER BY 1",
+		"SELECT d, o.n, (SELECT count(*) FROM " + bd + " c WHERE c.d < d) AS before FROM " + od + " o JOIN " + bd + " b USING (d) ORDER BY 1",
+		"SELECT o.d, (SELECT (SELECT count(*) FROM " + bd + " c WHERE c.n < b.n) FROM " + bd + " b WHERE b.d = o.d) AS x FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, (SELECT string_agg(b.d, ',' ORDER BY b.d) FROM " + bd + " b WHERE b.n = o.n) AS same_n, (SELECT bool_and(b.m > o.m) FROM " + bd + " b WHERE b.n < o.n) AS all_more FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, (SELECT count(*) FROM " + bd + " b WHERE b.n < o.n LIMIT 1) AS c, (SELECT max(b.n) FROM " + bd + " b WHERE b.d <> o.d GROUP BY b.n % 3 ORDER BY 1 DESC LIMIT 1) AS top FROM " + od + " o ORDER BY 1",
+		"SELECT o.d FROM " + od + " o WHERE EXISTS (SELECT b.n % 2 FROM " + bd + " b WHERE b.n < o.n GROUP BY 1 HAVING count(*) > 2) AND NOT EXISTS (SELECT 1 FROM " + bd + " b WHERE b.m > o.m HAVING count(*) > 5) ORDER BY 1",
+		// EXISTS and IN in a grouped query's select list and HAVING, over its GROUP BY columns.
+		"SELECT o.d, count(*), EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d = o.d) AS bos, o.d IN (SELECT b.d FROM " + bd + " b WHERE b.n > 3) AS busy FROM (SELECT d, n FROM " + od + " x) o GROUP BY o.d HAVING count(*) >= 1 AND (o.d IS NULL OR o.d NOT IN (SELECT b.d FROM " + bd + " b WHERE b.n > 40)) ORDER BY 1",
+		// LATERAL: top n per row, aggregates per row, ON over the lateral side, no FROM.
+		"SELECT o.d, t.d, t.n FROM " + od + " o CROSS JOIN LATERAL (SELECT b.d, b.n FROM " + bd + " b WHERE b.n < o.n ORDER BY b.n DESC, b.d LIMIT 2) t ORDER BY 1, 3 DESC, 2",
+		"SELECT o.d, t.c, t.s FROM " + od + " o LEFT JOIN LATERAL (SELECT count(*) AS c, sum(b.n) AS s FROM " + bd + " b WHERE b.d = o.d) t ON true ORDER BY 1",
+		"SELECT o.d, t.m FROM " + od + " o LEFT JOIN LATERAL (SELECT b.m FROM " + bd + " b WHERE b.d = o.d) t ON t.m > 0 ORDER BY 1, 2",
+		"SELECT o.d, x.v, (SELECT o.n + 1 WHERE o.n > 2) AS n1 FROM " + od + " o, LATERAL (SELECT o.n * 2 AS v) x ORDER BY 1",
+		"SELECT d.dest, t.id, t.delay FROM (VALUES ('DEN'), ('LAX'), ('ZZZ')) d(dest) CROSS JOIN LATERAL (SELECT id, " + delay + " AS delay FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND value->>'destination' = d.dest ORDER BY " + delay + " DESC, id LIMIT 3) t ORDER BY 1, 3 DESC, 2",
+		"SELECT a.id, t.n FROM flights a JOIN LATERAL (SELECT count(*) AS n FROM flights b WHERE b.origin = 'ORD' AND" + rngB + " AND b.timestamp BETWEEN a.timestamp - interval '30 minutes' AND a.timestamp) t ON true WHERE a.origin = 'BOS' AND a.timestamp >= '2001-04-02' AND a.timestamp < '2001-04-02 08:00' ORDER BY 1",
+		// Correlated scalar subqueries in a grouped query's select list and HAVING, over its
+		// GROUP BY expressions.
+		"SELECT a.dest, count(*), (SELECT count(*) FROM flights b WHERE b.origin = 'BOS' AND" + rngB + " AND b.value->>'destination' = a.dest) AS bos FROM (SELECT value->>'destination' AS dest FROM " + ord + " x) a GROUP BY 1 ORDER BY 1",
+		"SELECT o.d, count(*), (SELECT max(b.n) FROM " + bd + " b WHERE b.d = o.d) AS bn, (SELECT count(*) FROM " + bd + " b WHERE b.n < o.n2) AS under FROM (SELECT d, n, n AS n2 FROM " + od + " x) o GROUP BY o.d, o.n2 HAVING count(*) <= (SELECT count(*) FROM " + bd + " b WHERE b.d = o.d) + 1 ORDER BY 1",
+		"SELECT a.day, count(*) AS n, (SELECT count(*) FROM flights b WHERE b.origin = 'BOS' AND" + rngB + " AND b.timestamp::date = a.day) AS bos, (SELECT count(*) FROM flights b WHERE b.origin = 'BOS' AND" + rngB + " AND b.timestamp::date < a.day) AS before FROM (SELECT timestamp::date AS day FROM " + ord + " x) a GROUP BY a.day ORDER BY 1",
+		"SELECT a.id, (SELECT count(*) FROM flights b WHERE b.origin = 'ORD' AND" + rngB + " AND b.timestamp < a.timestamp AND b.timestamp >= a.timestamp - interval '1 hour') AS hour_before FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-04-01' AND a.timestamp < '2001-04-01 09:00' ORDER BY 1",
+		"SELECT a.id, (SELECT max(b.timestamp) FROM flights b WHERE b.origin = 'ORD' AND" + rngB + " AND b.value->>'destination' = a.value->>'destination' AND b.timestamp < a.timestamp) AS last_ord FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-03-31' AND a.timestamp < '2001-04-01 12:00' ORDER BY 1",
 	}
 }
 
@@ -190,8 +260,9 @@ func TestJoinsAsPostgres(t *testing.T) {
 }
 
 // TestJoinRefusals: the subquery shapes that are not decorrelated are refused by name
-// (UNIMPLEMENTED), a scalar subquery of several rows is PostgreSQL's error, and a join whose
-// buffered side passes --query-memory is RESOURCE_EXHAUSTED naming the limit.
+// (UNIMPLEMENTED), a scalar subquery of several rows and an ungrouped outer column are
+// PostgreSQL's errors, and a join whose buffered side, or a correlated subquery whose domain,
+// passes --query-memory is RESOURCE_EXHAUSTED naming the limit.
 func TestJoinRefusals(t *testing.T) {
 	e := newEnv(t)
 	cl := dial(t, e.on)
@@ -204,14 +275,15 @@ func TestJoinRefusals(t *testing.T) {
 		sql, msg string
 		code     codes.Code
 	}{
-		{"SELECT id" + o + " AND EXISTS (SELECT 1" + b + " AND b.id < o.id)", "correlated subqueries whose correlation is not an equality between an outer and an inner expression are not supported", codes.Unimplemented},
-		{"SELECT id" + o + " AND o.id NOT IN (SELECT b.id" + b + " AND b.value = o.value)", "not supported", codes.Unimplemented},
-		{"SELECT id" + o + " AND (o.id = 'x' OR o.id NOT IN (SELECT b.id" + b + "))", "EXISTS, IN and ANY subqueries outside a WHERE conjunct", codes.Unimplemented},
-		{"SELECT id" + o + " AND NOT (o.id = 'x' OR o.id IN (SELECT b.id" + b + "))", "EXISTS, IN and ANY subqueries outside a WHERE conjunct", codes.Unimplemented},
-		{"SELECT count(*), EXISTS (SELECT 1" + b + ")" + o, "EXISTS, IN and ANY subqueries outside a WHERE conjunct", codes.Unimplemented},
-		{"SELECT id, id IN (SELECT b.id" + b + ")" + o, "EXISTS, IN and ANY subqueries outside a WHERE conjunct", codes.Unimplemented},
-		{"SELECT id" + o + " AND (o.id = 'x' OR EXISTS (SELECT 1" + b + " AND b.id < o.id))", "correlated subqueries whose correlation is not an equality", codes.Unimplemented},
-		{"SELECT id" + o + " AND o.id = ANY (SELECT b.id" + b + " LIMIT 1) AND EXISTS (SELECT 1" + b + " AND b.id = o.id LIMIT 1)", "correlated subqueries with LIMIT", codes.Unimplemented},
+		{"SELECT id, (SELECT b.id" + b + " AND b.id < o.id ORDER BY b.id DESC LIMIT (SELECT 1))" + o, "correlated subqueries with a LIMIT or OFFSET that is not an integer constant, or WITH TIES are not supported", codes.Unimplemented},
+		{"SELECT o.value->>'destination', count(*), (SELECT count(*)" + b + " AND b.id = o.id)" + o + " GROUP BY 1", `subquery uses ungrouped column "o.id" from outer query`, codes.InvalidArgument},
+		{"SELECT o.d, (SELECT count(*) FROM (VALUES (1)) b(n) WHERE b.n < min(o.n)) FROM (VALUES ('a', 1)) o(d, n) GROUP BY o.d", "aggregates of an outer query's columns in a subquery are not supported", codes.Unimplemented},
+		{"SELECT id, (SELECT count(*)" + b + " AND b.id < o.id AND b.id NOT IN (SELECT c.id FROM flights c WHERE c.id = b.id))" + o, "correlated aggregate subqueries without GROUP BY whose WHERE holds a subquery are not supported", codes.Unimplemented},
+		{"SELECT id, (SELECT max(o.id)" + b + ")" + o, "aggregates of an outer query's columns in a subquery are not supported", codes.Unimplemented},
+		{"SELECT count(*), EXISTS (SELECT 1" + b + ")" + o, "EXISTS, IN and ANY subqueries in ORDER BY or GROUP BY, or in an aggregate query without GROUP BY (or with grouping sets) are not supported", codes.Unimplemented},
+		{"SELECT o.value->>'destination', count(*)" + o + " GROUP BY 1 HAVING count(*) > 3 OR o.value->>'destination' IN (SELECT b.value->>'destination'" + b + ")", "IN (SELECT …) in a grouped query over other than GROUP BY columns are not supported", codes.Unimplemented},
+		{"SELECT o.id, count(*)" + o + " GROUP BY 1 HAVING EXISTS (SELECT 1" + b + " AND b.value = o.value)", `subquery uses ungrouped column "o.value" from outer query`, codes.InvalidArgument},
+		{"SELECT id" + o + " AND o.id = ANY (SELECT DISTINCT b.id" + b + " AND b.value = o.value LIMIT 1)", "correlated subqueries with DISTINCT and LIMIT or OFFSET are not supported", codes.Unimplemented},
 		{"SELECT count(*), (SELECT 1)" + o, "scalar subqueries in an aggregate query without GROUP BY (or with grouping sets) are not supported", codes.Unimplemented},
 		{"SELECT id, (SELECT id" + b + ")" + o, "more than one row returned by a subquery used as an expression", codes.InvalidArgument},
 		{"SELECT id" + o + " AND o.id IN (SELECT b.id, b.origin" + b + ")", "subquery has too many columns", codes.InvalidArgument},
@@ -234,4 +306,10 @@ func TestJoinRefusals(t *testing.T) {
 	// Within the default limit the same join answers.
 	res := mustRun(t, cl, q)
 	res.release()
+	// A correlated subquery's domain (the outer's distinct wide values) and its nested loop
+	// are under the same limit.
+	qd := "SELECT count(*) FROM (SELECT id, " + wide + " AS w FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01') t WHERE EXISTS (SELECT 1 FROM (VALUES ('0'), ('1')) v(k) WHERE v.k < t.w)"
+	if _, err := run(ctx, dial(t, small), qd); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--query-memory") {
+		t.Errorf("a correlated subquery over more than --query-memory: %v, want RESOURCE_EXHAUSTED naming the limit", err)
+	}
 }

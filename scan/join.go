@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -44,6 +45,9 @@ func (n *joinNode) explain(a *Analysis) []string {
 	}
 	if len(n.spec.Residual) > 0 {
 		head += fmt.Sprintf(", %d residual conjuncts", len(n.spec.Residual))
+	}
+	if slices.Contains(n.spec.NullSafe, true) {
+		head += ", null-safe keys"
 	}
 	if n.spec.NullAware {
 		head += ", null-aware (NOT IN)"
@@ -204,13 +208,20 @@ func shiftRefs(e expr.Expression, by int) (expr.Expression, error) {
 
 // equalArgs returns the two arguments of an equality.
 func equalArgs(e expr.Expression) (a, b expr.Expression, ok bool) {
+	a, b, nullSafe, ok := keyArgs(e)
+	return a, b, ok && !nullSafe
+}
+
+// keyArgs returns the two arguments of an equality or of IS NOT DISTINCT FROM (nullSafe: the
+// binder's match of an outer row to its correlated subquery's domain, substrait/domain.go).
+func keyArgs(e expr.Expression) (a, b expr.Expression, nullSafe, ok bool) {
 	f, isFn := e.(*expr.ScalarFunction)
-	if !isFn || f.Name() != "equal" || f.NArgs() != 2 {
-		return nil, nil, false
+	if !isFn || (f.Name() != "equal" && f.Name() != "is_not_distinct_from") || f.NArgs() != 2 {
+		return nil, nil, false, false
 	}
 	a, ok1 := f.Arg(0).(expr.Expression)
 	b, ok2 := f.Arg(1).(expr.Expression)
-	return a, b, ok1 && ok2
+	return a, b, f.Name() == "is_not_distinct_from", ok1 && ok2
 }
 
 // notInCondition recognises the binder's anti-join condition of NOT IN,
@@ -244,7 +255,7 @@ func (l *lowerer) newJoin(left, right node, t ops.JoinType, conj []expr.Expressi
 	nl := ls.NumFields()
 	spec := ops.JoinSpec{Type: t}
 	var residual []expr.Expression
-	addKey := func(a, b expr.Expression) bool {
+	addKey := func(a, b expr.Expression, nullSafe bool) bool {
 		sa, sb := side(a, nl), side(b, nl)
 		if sa == 2 && sb == 1 {
 			a, b, sa, sb = b, a, sb, sa
@@ -263,15 +274,16 @@ func (l *lowerer) newJoin(left, right node, t ops.JoinType, conj []expr.Expressi
 		}
 		spec.LeftKeys = append(spec.LeftKeys, lk)
 		spec.RightKeys = append(spec.RightKeys, rk)
+		spec.NullSafe = append(spec.NullSafe, nullSafe)
 		return true
 	}
 	for _, k := range keyed {
-		if !addKey(k[0], k[1]) {
+		if !addKey(k[0], k[1], false) {
 			return nil, unsupported("hash join keys of different or unhashable types")
 		}
 	}
 	if t == ops.JoinAnti && len(conj) == 1 {
-		if a, b, ok := notInCondition(conj[0]); ok && addKey(a, b) {
+		if a, b, ok := notInCondition(conj[0]); ok && addKey(a, b, false) {
 			spec.NullAware = true
 			conj = nil
 		}
@@ -280,8 +292,12 @@ func (l *lowerer) newJoin(left, right node, t ops.JoinType, conj []expr.Expressi
 		if isTrueLiteral(c) {
 			continue
 		}
-		if a, b, ok := equalArgs(c); ok && addKey(a, b) {
+		a, b, nullSafe, ok := keyArgs(c)
+		if ok && addKey(a, b, nullSafe) {
 			continue
+		}
+		if nullSafe {
+			return nil, unsupported("IS NOT DISTINCT FROM join keys of different or unhashable types")
 		}
 		residual = append(residual, c)
 	}

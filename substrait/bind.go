@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -200,6 +201,13 @@ type binder struct {
 	// subqueryKeys are, per grouped SELECT, the hidden columns of its select list's and
 	// HAVING's uncorrelated scalar subqueries, grouped by as keys (join.go).
 	subqueryKeys map[*pg.SelectStmt][]int
+	// domains are the bound domains of the correlated subqueries being bound, by the name
+	// their rewritten FROM reads them under (domain.go); domainSeq numbers them.
+	domains   map[string]*boundRel
+	domainSeq int
+	// domainFilter are the WHERE conjuncts without subqueries of the SELECT whose subqueries
+	// are being bound, which its correlated subqueries' domains are filtered by (domain.go).
+	domainFilter []*pg.Node
 }
 
 // RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.
@@ -464,6 +472,19 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 
 // bindSimple binds one SELECT without set operations.
 func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
+	// Its WHERE conjuncts without a subquery narrow the domains of its correlated subqueries
+	// and LATERAL items (domain.go): they are applied above the joins, but a domain must read
+	// only the rows they keep (a routed read's pins among them).
+	saved := bd.domainFilter
+	bd.domainFilter = nil
+	defer func() { bd.domainFilter = saved }()
+	if w := sel.GetWhereClause(); w != nil {
+		for _, c := range splitAnd(w) {
+			if !hasSubLink(c) {
+				bd.domainFilter = append(bd.domainFilter, c)
+			}
+		}
+	}
 	from, err := bd.from(sel.GetFromClause())
 	if err != nil {
 		return nil, err
@@ -961,6 +982,9 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 			alias, colnames = al.GetAliasname(), al.GetColnames()
 		}
 		if rv.GetSchemaname() == "" && rv.GetCatalogname() == "" {
+			if d, ok := bd.domains[name]; ok {
+				return &fromItem{boundRel: d}, nil
+			}
 			if cte := bd.cte(name); cte != nil {
 				if bd.active[name] {
 					return nil, unimplementedAre("recursive WITH queries")
@@ -1005,15 +1029,19 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 		return &fromItem{boundRel: br, read: read, def: def}, nil
 	case *pg.Node_RangeSubselect:
 		rs := n.RangeSubselect
-		if rs.GetLateral() {
-			return nil, unimplemented("LATERAL")
-		}
 		sel := rs.GetSubquery().GetSelectStmt()
 		if sel == nil {
 			return nil, unimplemented("this subquery")
 		}
 		br, err := bd.bindSelect(sel)
 		if err != nil {
+			var pe *Error
+			if rs.GetLateral() && errors.As(err, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") {
+				// LATERAL after a FROM item or on a join's right side is bound by
+				// fromList and joinExpr (join.go); here it could only reference an
+				// outer query.
+				return nil, unimplementedAre("LATERAL subqueries first in FROM or on a join's left side")
+			}
 			return nil, err
 		}
 		alias, colnames := "", []*pg.Node(nil)
@@ -1114,6 +1142,24 @@ func (bd *binder) where(from *fromItem, w *pg.Node) (*fromItem, error) {
 		return nil, fmt.Errorf("bind where: %w", err)
 	}
 	return &fromItem{boundRel: &boundRel{rel: f, sc: from.sc, names: from.names}}, nil
+}
+
+// distinctOf is the distinct rows of es over br, named names.
+func (bd *binder) distinctOf(br *boundRel, es []expr.Expression, names []string) (*boundRel, error) {
+	pr, err := bd.project(br, es, names)
+	if err != nil {
+		return nil, err
+	}
+	return bd.distinct(pr)
+}
+
+// filtered is br under the condition cond.
+func (bd *binder) filtered(br *boundRel, cond expr.Expression) (*boundRel, error) {
+	f, err := bd.b.Filter(br.rel, cond)
+	if err != nil {
+		return nil, fmt.Errorf("bind filter: %w", err)
+	}
+	return &boundRel{rel: f, sc: br.sc, names: br.names}, nil
 }
 
 // splitAnd flattens nested ANDs of a WHERE clause.

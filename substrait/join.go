@@ -35,6 +35,14 @@ func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
 		return nil, err
 	}
 	for _, it := range items[1:] {
+		if rs := it.GetRangeSubselect(); rs.GetLateral() {
+			j, err := bd.lateral(acc.boundRel, rs, plan.JoinTypeInner, nil)
+			if err != nil {
+				return nil, err
+			}
+			acc = &fromItem{boundRel: j}
+			continue
+		}
 		r, err := bd.fromOne(it)
 		if err != nil {
 			return nil, err
@@ -98,6 +106,16 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rs := je.GetRarg().GetRangeSubselect(); rs.GetLateral() {
+		if len(je.GetUsingClause()) > 0 || je.GetIsNatural() {
+			return nil, unimplementedAre("LATERAL subqueries joined with USING or NATURAL")
+		}
+		j, err := bd.lateral(lf.boundRel, rs, jt, je.GetQuals())
+		if err != nil {
+			return nil, err
+		}
+		return &fromItem{boundRel: j}, nil
+	}
 	rf, err := bd.fromOne(je.GetRarg())
 	if err != nil {
 		return nil, err
@@ -137,24 +155,9 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		conj = append(conj, eq)
 		pairs = append(pairs, pair{li, ri})
 	}
-	if q := je.GetQuals(); q != nil {
-		for _, c := range splitAnd(q) {
-			v, err := bd.bindExpr(c, sc)
-			if err != nil {
-				return nil, err
-			}
-			e, err := bd.coerce(v, booleanType(), "JOIN/ON")
-			if err != nil {
-				return nil, err
-			}
-			conj = append(conj, e)
-		}
-	}
-	cond := trueLit()
-	if len(conj) > 0 {
-		if cond, err = bd.and(conj); err != nil {
-			return nil, err
-		}
+	cond, err := bd.onCond(conj, je.GetQuals(), sc)
+	if err != nil {
+		return nil, err
 	}
 	j, err := bd.joinRels(l, r, jt, cond)
 	if err != nil {
@@ -215,6 +218,28 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	return &fromItem{boundRel: out}, nil
 }
 
+// onCond is a join's condition: the conjuncts conj, then those of quals (JOIN … ON, may be
+// nil) bound over sc; true when there are none.
+func (bd *binder) onCond(conj []expr.Expression, quals *pg.Node, sc *scope) (expr.Expression, error) {
+	if quals != nil {
+		for _, c := range splitAnd(quals) {
+			v, err := bd.bindExpr(c, sc)
+			if err != nil {
+				return nil, err
+			}
+			e, err := bd.coerce(v, booleanType(), "JOIN/ON")
+			if err != nil {
+				return nil, err
+			}
+			conj = append(conj, e)
+		}
+	}
+	if len(conj) == 0 {
+		return trueLit(), nil
+	}
+	return bd.and(conj)
+}
+
 // and is the conjunction of conj (one conjunct: itself).
 func (bd *binder) and(conj []expr.Expression) (expr.Expression, error) {
 	if len(conj) == 1 {
@@ -225,6 +250,17 @@ func (bd *binder) and(conj []expr.Expression) (expr.Expression, error) {
 		args[i] = c
 	}
 	return bd.fn(URNBoolean, "and", booleanType(), args...)
+}
+
+// andNode is the conjunction of conds in SQL's syntax tree (nil for none, one: itself).
+func andNode(conds []*pg.Node) *pg.Node {
+	switch len(conds) {
+	case 0:
+		return nil
+	case 1:
+		return conds[0]
+	}
+	return &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: conds}}}
 }
 
 // walkPG calls fn on every Node under m, not descending into a node for which fn returns
@@ -279,26 +315,47 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 			from = &fromItem{boundRel: br}
 		}
 	}
-	// EXISTS anywhere in the WHERE left, and IN (SELECT …) under AND and OR only: mark joins.
-	var marks []*pg.SubLink
+	// EXISTS anywhere in the WHERE left, and IN (SELECT …) under AND, OR and NOT only: mark
+	// joins.
+	var marks []mark
 	for _, n := range rest {
-		collectMarks(n, true, &marks)
+		collectMarks(n, filterTrue, &marks)
 	}
-	if len(sel.GetGroupClause()) == 0 && sel.GetHavingClause() == nil && !hasAggregate(sel.GetTargetList()) {
-		// EXISTS in the select list of a query that does not group: a mark as well (never
-		// NULL, so exact in any expression).
+	nWhereMarks := len(marks)
+	groupedSel := len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil || hasAggregate(sel.GetTargetList())
+	byKeysSel := len(sel.GetGroupClause()) > 0 && bd.gsets[sel] == nil
+	if !groupedSel || byKeysSel {
+		// In the select list (and a grouped query's HAVING): marks as well, exact in any
+		// expression. In a query grouped by keys, each is joined before grouping and grouped
+		// by (as a scalar subquery's value, below), one value per group when its outer
+		// references are grouped columns.
 		for _, t := range sel.GetTargetList() {
-			collectMarks(t, false, &marks)
+			collectMarks(t, inExpression, &marks)
+		}
+		if h := sel.GetHavingClause(); h != nil {
+			collectMarks(h, filterTrue, &marks)
 		}
 	}
 	marked := map[*pg.SubLink]bool{}
-	for _, sl := range marks {
-		br, err := bd.markJoin(from.boundRel, sl)
+	for k, m := range marks {
+		br, corr, err := bd.markJoin(from.boundRel, m)
 		if err != nil {
 			return nil, nil, err
 		}
+		if groupedSel && k >= nWhereMarks {
+			if err := groupedRefs(sel, from.sc, corr); err != nil {
+				return nil, nil, err
+			}
+			if x := m.sl.GetTestexpr(); x != nil && (containsAggregate(x) || groupedRefs(sel, from.sc, []correlation{{outer: x}}) != nil) {
+				return nil, nil, unimplementedAre("IN (SELECT …) in a grouped query over other than GROUP BY columns")
+			}
+			if bd.subqueryKeys == nil {
+				bd.subqueryKeys = map[*pg.SelectStmt][]int{}
+			}
+			bd.subqueryKeys[sel] = append(bd.subqueryKeys[sel], len(br.sc.cols)-1)
+		}
 		from = &fromItem{boundRel: br}
-		marked[sl] = true
+		marked[m.sl] = true
 	}
 	// Scalar subqueries, and any other subquery left in an expression.
 	var scalars []*pg.SubLink
@@ -356,13 +413,15 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 		return nil, nil, unimplementedAre("scalar subqueries in an aggregate query without GROUP BY (or with grouping sets)")
 	}
 	for k, sl := range scalars {
-		br, correlated, err := bd.scalarJoin(from.boundRel, sl)
+		br, corr, err := bd.scalarJoin(from.boundRel, sl)
 		if err != nil {
 			return nil, nil, err
 		}
 		if grouped && k >= nWhere {
-			if correlated {
-				return nil, nil, unimplementedAre("correlated scalar subqueries in the select list or HAVING of a grouped query")
+			// A correlated one is a function of its outer references: one value per group
+			// when they are all grouping columns, as PostgreSQL requires.
+			if err := groupedRefs(sel, from.sc, corr); err != nil {
+				return nil, nil, err
 			}
 			if bd.subqueryKeys == nil {
 				bd.subqueryKeys = map[*pg.SelectStmt][]int{}
@@ -371,45 +430,72 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 		}
 		from = &fromItem{boundRel: br}
 	}
-	var where *pg.Node
-	switch len(rest) {
-	case 0:
-	case 1:
-		where = rest[0]
-	default:
-		where = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: rest}}}
-	}
-	return from, where, nil
+	return from, andNode(rest), nil
 }
 
 // correlation is one equality of a correlated subquery's WHERE: an inner expression equal to
-// an outer one.
-type correlation struct{ inner, outer *pg.Node }
+// an outer one; or, nullSafe, an outer column that the subquery's relation answers for
+// (decorrelateDomain), matched IS NOT DISTINCT FROM.
+type correlation struct {
+	inner, outer *pg.Node
+	nullSafe     bool
+}
 
-// decorrelate binds sub, a subquery of the outer scope outer. An uncorrelated one binds as it
-// is. A correlated one must be a simple SELECT whose references to outer columns all sit in
-// WHERE conjuncts `inner = outer` (either order); it binds with those conjuncts removed and
-// their inner expressions as its first output columns (keys), then its own select list, grouped
-// by the keys when group is set (a scalar subquery of aggregates). Other shapes are refused by
-// name.
-func (bd *binder) decorrelate(sub *pg.SelectStmt, outer *scope, group bool) (*boundRel, []correlation, error) {
+// isPlainCount reports a count() call without FILTER (its value over no row is 0).
+func isPlainCount(t *pg.Node) bool {
+	fc := t.GetFuncCall()
+	return fc != nil && len(fc.GetFuncname()) > 0 && fc.GetFuncname()[len(fc.GetFuncname())-1].GetString_().GetSval() == "count" && fc.GetOver() == nil && fc.GetAggFilter() == nil
+}
+
+// harmlessLimit reports a LIMIT that EXISTS ignores: a constant of at least 1, or ALL, and
+// no OFFSET.
+func harmlessLimit(sub *pg.SelectStmt) bool {
+	lc := sub.GetLimitCount()
+	if lc == nil || sub.GetLimitOffset() != nil || sub.GetOp() != pg.SetOperation_SETOP_NONE {
+		return false
+	}
+	c := lc.GetAConst()
+	if c == nil {
+		return false
+	}
+	return c.GetIsnull() || (c.GetIval() != nil && c.GetIval().GetIval() >= 1)
+}
+
+// decorrelate binds sub, a subquery of l (the outer relation, its scope the outer scope). An
+// uncorrelated one binds as it is. A correlated simple SELECT whose references to outer
+// columns all sit in WHERE conjuncts `inner = outer` (either order), without LIMIT, DISTINCT,
+// GROUP BY or HAVING, binds with those conjuncts removed and their inner expressions as its
+// first output columns (keys), then its own select list, grouped by the keys when group is set
+// (a scalar subquery of one aggregate). Any other correlated SELECT is decorrelated over its
+// domain (decorrelateDomain, domain.go); set operations, WITH and aggregates of outer columns
+// are refused by name.
+func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*boundRel, []correlation, error) {
+	outer := l.sc
 	br, err := bd.bindSelect(sub)
 	if err == nil {
 		return br, nil, nil
 	}
+	// A correlated subquery fails binding alone on its outer references (an unknown column or
+	// table), or on an aggregate of outer columns where aggregates are not allowed.
 	var pe *Error
-	if !errors.As(err, &pe) || (pe.SQLState != "42703" && pe.SQLState != "42P01") {
+	if !errors.As(err, &pe) {
 		return nil, nil, err
 	}
-	notSimple := sub.GetOp() != pg.SetOperation_SETOP_NONE || sub.GetWithClause() != nil || len(sub.GetFromClause()) == 0
-	if notSimple {
-		return nil, nil, unimplementedAre("correlated subqueries with set operations, WITH or without FROM")
+	nameErr := pe.SQLState == "42703" || pe.SQLState == "42P01"
+	if !nameErr && pe.Msg != "aggregate functions are not allowed here" {
+		return nil, nil, err
 	}
-	inFrom, ferr := bd.from(sub.GetFromClause())
-	if ferr != nil {
-		return nil, nil, ferr
+	if sub.GetOp() != pg.SetOperation_SETOP_NONE || sub.GetWithClause() != nil {
+		return nil, nil, unimplementedAre("correlated subqueries with set operations or WITH")
 	}
-	inner := inFrom.sc
+	inner := &scope{} // without FROM: every column reference is outer (decorrelateDomain)
+	if len(sub.GetFromClause()) > 0 {
+		inFrom, ferr := bd.from(sub.GetFromClause())
+		if ferr != nil {
+			return nil, nil, ferr
+		}
+		inner = inFrom.sc
+	}
 	// outerRef reports whether a column reference resolves only in the outer scope; an
 	// unresolvable one is the subquery's binding error.
 	isOuter := func(n *pg.Node) (bool, error) {
@@ -447,11 +533,48 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, outer *scope, group bool) (*bo
 		}
 		return
 	}
+	// An aggregate whose arguments and filter read outer columns only is the outer query's
+	// (PostgreSQL's outer aggregates): refused. One that reads inner columns too is the
+	// subquery's.
+	var aggErr error
+	outerAggregate := func(fc *pg.FuncCall) bool {
+		if !isAggregateCall(fc) {
+			return false
+		}
+		anyIn, anyOut := false, false
+		for _, a := range append(slices.Clone(fc.GetArgs()), fc.GetAggFilter()) {
+			if a == nil {
+				continue
+			}
+			in, out, err := refs(a)
+			if err != nil {
+				aggErr = err
+				return true
+			}
+			anyIn, anyOut = anyIn || in, anyOut || out
+		}
+		return anyOut && !anyIn
+	}
+	for _, n := range append(slices.Clone(sub.GetTargetList()), sub.GetWhereClause(), sub.GetHavingClause()) {
+		if n != nil && anyCall(n, outerAggregate) {
+			if aggErr != nil {
+				return nil, nil, aggErr
+			}
+			return nil, nil, unimplementedAre("aggregates of an outer query's columns in a subquery")
+		}
+	}
+	if !nameErr {
+		return nil, nil, err
+	}
+	// The correlations that are equalities between an inner and an outer expression, in
+	// WHERE conjuncts; any other outer reference (a correlation of another shape, an outer
+	// column in the select list, HAVING or GROUP BY) needs the domain (decorrelateDomain).
 	var kept []*pg.Node
 	var corr []correlation
+	domain := false
 	if w := sub.GetWhereClause(); w != nil {
 		for _, c := range splitAnd(w) {
-			in, out, err := refs(c)
+			_, out, err := refs(c)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -461,7 +584,8 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, outer *scope, group bool) (*bo
 			}
 			ae := c.GetAExpr()
 			if ae == nil || ae.GetKind() != pg.A_Expr_Kind_AEXPR_OP || len(ae.GetName()) != 1 || ae.GetName()[0].GetString_().GetSval() != "=" {
-				return nil, nil, unimplementedAre("correlated subqueries whose correlation is not an equality between an outer and an inner expression")
+				domain = true
+				continue
 			}
 			lin, lout, _ := refs(ae.GetLexpr())
 			rin, rout, _ := refs(ae.GetRexpr())
@@ -471,8 +595,7 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, outer *scope, group bool) (*bo
 			case rin && !rout && lout && !lin:
 				corr = append(corr, correlation{inner: ae.GetRexpr(), outer: ae.GetLexpr()})
 			default:
-				_ = in
-				return nil, nil, unimplementedAre("correlated subqueries whose correlation is not an equality between an outer and an inner expression")
+				domain = true
 			}
 		}
 	}
@@ -484,28 +607,37 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, outer *scope, group bool) (*bo
 			if _, out, err := refs(n); err != nil {
 				return nil, nil, err
 			} else if out {
-				return nil, nil, unimplementedAre("outer column references outside a correlated subquery's WHERE")
+				domain = true
 			}
 		}
 	}
-	if len(corr) == 0 {
+	if len(corr) == 0 && !domain {
 		return nil, nil, err
+	}
+	if len(sub.GetFromClause()) == 0 {
+		domain = true
 	}
 	grouped := len(sub.GetGroupClause()) > 0 || sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList())
 	if sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil || len(sub.GetDistinctClause()) > 0 || len(sub.GetGroupClause()) > 0 ||
 		sub.GetHavingClause() != nil || (grouped && !group) || len(sub.GetWindowClause()) > 0 {
-		return nil, nil, unimplementedAre("correlated subqueries with LIMIT, OFFSET, DISTINCT, GROUP BY, HAVING or windows")
+		domain = true
+	}
+	if grouped && group && !domain {
+		// Grouped by its correlation keys, a subquery's value over no row is a missing group,
+		// which scalarJoin answers as NULL, or 0 for a count(): right for one aggregate call
+		// (count's 0, any other's NULL); an expression (COALESCE(sum(…), 0), count(*) + 1) or
+		// a count with FILTER needs the domain.
+		t := sub.GetTargetList()[0].GetResTarget().GetVal()
+		if fc := t.GetFuncCall(); !isPlainCount(t) && (fc == nil || !isAggregateCall(fc) || containsCount(t)) {
+			domain = true
+		}
+	}
+	if domain {
+		return bd.decorrelateDomain(sub, l, isOuter, refs)
 	}
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.SortClause = nil
-	c.WhereClause = nil
-	switch len(kept) {
-	case 0:
-	case 1:
-		c.WhereClause = kept[0]
-	default:
-		c.WhereClause = &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_AND_EXPR, Args: kept}}}
-	}
+	c.WhereClause = andNode(kept)
 	var targets []*pg.Node
 	for i, k := range corr {
 		targets = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: fmt.Sprintf("?key%d?", i), Val: k.inner}}})
@@ -548,7 +680,12 @@ func (bd *binder) corrConds(l *scope, sc *scope, nl int, corr []correlation) ([]
 		if err != nil {
 			return nil, err
 		}
-		eq, err := bd.compare("=", ov, typed(sc.ref(nl+i)))
+		var eq expr.Expression
+		if c.nullSafe {
+			eq, err = bd.fn(URNComparison, "is_not_distinct_from", booleanType(), ov.e, sc.ref(nl+i))
+		} else {
+			eq, err = bd.compare("=", ov, typed(sc.ref(nl+i)))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -574,7 +711,12 @@ func (bd *binder) linkedRel(l *boundRel, sl *pg.SubLink) (*boundRel, []correlati
 			return nil, nil, false, unimplementedAre("row values IN (SELECT …)")
 		}
 	}
-	r, corr, err := bd.decorrelate(sub, l.sc, false)
+	if sl.GetSubLinkType() == pg.SubLinkType_EXISTS_SUBLINK && harmlessLimit(sub) {
+		// EXISTS asks for one row: LIMIT n (n ≥ 1 or ALL) and ORDER BY change nothing.
+		sub = proto.Clone(sub).(*pg.SelectStmt)
+		sub.LimitCount, sub.SortClause = nil, nil
+	}
+	r, corr, err := bd.decorrelate(sub, l, false)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -608,9 +750,6 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 	if err != nil {
 		return nil, err
 	}
-	if isIn && neg && len(corr) > 0 {
-		return nil, unimplementedAre("correlated NOT IN subqueries")
-	}
 	sc := joinedScope(l.sc, r.sc)
 	nl := len(l.sc.cols)
 	conj, err := bd.corrConds(l.sc, sc, nl, corr)
@@ -625,6 +764,9 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 		if neg {
 			// x NOT IN (S) keeps x when no s makes x = s true or NULL: an anti join on
 			// (x = s) IS NOT FALSE, which the executor runs as a null-aware hash anti join.
+			// Correlated, the correlation equalities are the hash keys and this condition the
+			// residual: a row is kept when no s of its own key's set makes it true or NULL, so
+			// an empty set keeps it (NOT IN of no row is true) and a NULL among its set drops it.
 			xn, err := bd.fn(URNComparison, "is_null", booleanType(), x)
 			if err != nil {
 				return nil, err
@@ -656,46 +798,39 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 }
 
 // scalarJoin binds a scalar subquery as a single join onto l, its value a hidden column of
-// the result (bd.sublinks); correlated reports a decorrelated one. A correlated one of aggregates is grouped by its correlation
+// the result (bd.sublinks), and returns its correlations (none: uncorrelated). A correlated one of aggregates is grouped by its correlation
 // keys; its count, over no row, answers 0 as PostgreSQL's (COALESCE of the missing group).
-func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlated bool, _ error) {
+func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, _ []correlation, _ error) {
 	sub := sl.GetSubselect().GetSelectStmt()
 	if sub == nil {
-		return nil, false, unimplemented("this subquery")
+		return nil, nil, unimplemented("this subquery")
 	}
-	r, corr, err := bd.decorrelate(sub, l.sc, true)
+	r, corr, err := bd.decorrelate(sub, l, true)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	if len(r.sc.cols)-len(corr) != 1 {
-		return nil, false, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
+		return nil, nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
 	}
-	countZero := false
-	if len(corr) > 0 && hasAggregate(sub.GetTargetList()) {
-		t := sub.GetTargetList()[0].GetResTarget().GetVal()
-		fc := t.GetFuncCall()
-		isCount := fc != nil && len(fc.GetFuncname()) > 0 && fc.GetFuncname()[len(fc.GetFuncname())-1].GetString_().GetSval() == "count" && fc.GetOver() == nil && fc.GetAggFilter() == nil
-		if isCount {
-			countZero = true
-		} else if containsCount(t) {
-			return nil, false, unimplementedAre("correlated scalar subqueries computing over count() (its value over no row)")
-		}
-	}
+	// Grouped by its correlation keys (not the domain's, whose groups answer every outer row),
+	// a count's missing group is 0.
+	countZero := len(corr) > 0 && !corr[0].nullSafe && hasAggregate(sub.GetTargetList()) &&
+		isPlainCount(sub.GetTargetList()[0].GetResTarget().GetVal())
 	sc := joinedScope(l.sc, r.sc)
 	nl := len(l.sc.cols)
 	conj, err := bd.corrConds(l.sc, sc, nl, corr)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	cond := trueLit()
 	if len(conj) > 0 {
 		if cond, err = bd.and(conj); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 	}
 	j, err := bd.joinRels(l, r, plan.JoinTypeLeftSingle, cond)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	// Keep l's columns and the value, hidden.
 	vi := nl + len(corr)
@@ -703,19 +838,33 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, correlat
 	if countZero {
 		nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), val)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		if val, err = bd.ifThen([]expr.IfThenPair{{If: nn, Then: val}}, expr.NewPrimitiveLiteral(int64(0), true)); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 	}
 	out, err := bd.hideValue(l, j, val, sl)
-	return out, len(corr) > 0, err
+	return out, corr, err
 }
 
 // hideValue keeps l's columns of j (l joined to a subquery's relation) and adds val, the value
 // of the subquery sl, as a hidden column that the SubLink's binding reads (bd.sublinks).
 func (bd *binder) hideValue(l, j *boundRel, val expr.Expression, sl *pg.SubLink) (*boundRel, error) {
+	out, err := bd.keepWith(l, j, val, fmt.Sprintf("?subquery%d?", len(bd.sublinks)))
+	if err != nil {
+		return nil, err
+	}
+	if bd.sublinks == nil {
+		bd.sublinks = map[*pg.SubLink]int{}
+	}
+	bd.sublinks[sl] = len(out.sc.cols) - 1
+	return out, nil
+}
+
+// keepWith keeps l's columns of j (whose first columns they are) and adds val as a hidden
+// column named name.
+func (bd *binder) keepWith(l, j *boundRel, val expr.Expression, name string) (*boundRel, error) {
 	nl := len(l.sc.cols)
 	mapping := make([]int32, 0, nl+1)
 	for i := range nl {
@@ -727,22 +876,47 @@ func (bd *binder) hideValue(l, j *boundRel, val expr.Expression, sl *pg.SubLink)
 		return nil, fmt.Errorf("bind subquery: %w", err)
 	}
 	out := &boundRel{rel: pr, sc: &scope{cols: slices.Clone(l.sc.cols)}, names: slices.Clone(l.names)}
-	out.sc.cols = append(out.sc.cols, col{name: fmt.Sprintf("?subquery%d?", len(bd.sublinks)), qual: subqueryQual, typ: val.GetType(), hidden: true})
-	if bd.sublinks == nil {
-		bd.sublinks = map[*pg.SubLink]int{}
-	}
-	bd.sublinks[sl] = len(out.sc.cols) - 1
+	out.sc.cols = append(out.sc.cols, col{name: name, qual: subqueryQual, typ: val.GetType(), hidden: true})
 	return out, nil
+}
+
+// polarity is how a WHERE condition's subterm counts toward the filter (collectMarks): where
+// its NULL filters the row as false does (filterTrue: under AND and OR from the WHERE's top),
+// as true does (filterFalse: under one more NOT than that), or anywhere else (inExpression).
+// AND and OR are monotone in the truth order false < NULL < true, so a subterm's NULL may be
+// read as false in the first place and as true in the second without changing which rows
+// pass.
+type polarity int
+
+const (
+	inExpression polarity = iota
+	filterTrue
+	filterFalse
+)
+
+// mark is a subquery bound as a mark join: its SubLink, and how IN's NULL is read: as false
+// (neither flag), as true (nullAsTrue: under NOT) or as NULL (exact: in an expression).
+type mark struct {
+	sl                *pg.SubLink
+	nullAsTrue, exact bool
 }
 
 // collectMarks appends to marks the subqueries of a WHERE condition n (not a conjunct the
 // semi and anti joins took) that markJoin answers exactly: EXISTS anywhere (it is never NULL),
-// and IN/= ANY (SELECT …) where positive is set, under AND and OR only from the WHERE's top,
-// where a NULL answer filters the row as false does (markJoin's false). Subqueries inside
-// other subqueries are their own query's.
-func collectMarks(n *pg.Node, positive bool, marks *[]*pg.SubLink) {
+// and IN/= ANY (SELECT …) under AND, OR and NOT only from the WHERE's top, where a NULL answer
+// filters the row as false (or, under NOT, as true) does. Subqueries inside other subqueries
+// are their own query's.
+func collectMarks(n *pg.Node, pol polarity, marks *[]mark) {
 	if b := n.GetBoolExpr(); b != nil {
-		inner := positive && b.GetBoolop() != pg.BoolExprType_NOT_EXPR
+		inner := pol
+		if b.GetBoolop() == pg.BoolExprType_NOT_EXPR {
+			switch pol {
+			case filterTrue:
+				inner = filterFalse
+			case filterFalse:
+				inner = filterTrue
+			}
+		}
 		for _, a := range b.GetArgs() {
 			collectMarks(a, inner, marks)
 		}
@@ -751,96 +925,167 @@ func collectMarks(n *pg.Node, positive bool, marks *[]*pg.SubLink) {
 	if sl := n.GetSubLink(); sl != nil {
 		switch sl.GetSubLinkType() {
 		case pg.SubLinkType_EXISTS_SUBLINK:
-			*marks = append(*marks, sl)
+			*marks = append(*marks, mark{sl: sl})
 		case pg.SubLinkType_ANY_SUBLINK:
-			if positive {
-				*marks = append(*marks, sl)
-			}
+			*marks = append(*marks, mark{sl: sl, nullAsTrue: pol == filterFalse, exact: pol == inExpression})
 		}
 		return
 	}
 	walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
-		if sl := x.GetSubLink(); sl != nil {
-			if sl.GetSubLinkType() == pg.SubLinkType_EXISTS_SUBLINK {
-				*marks = append(*marks, sl)
-			}
+		if x.GetBoolExpr() != nil || x.GetSubLink() != nil {
+			collectMarks(x, inExpression, marks)
 			return false
 		}
 		return true
 	})
 }
 
-// markJoin binds EXISTS (SELECT …) or x IN (SELECT …) (collectMarks) as a mark: l left-joined
-// to the subquery's distinct correlation keys (and, for IN, values) with a true column, the
-// subquery's value whether that column matched (true) or not (false), as a hidden column
-// (hideValue). One row of the distinct side at most matches a row of l, so the join is a
-// single join. For IN the false stands for PostgreSQL's NULL too (no match, and x or a value
-// NULL), which collectMarks allows only where the two filter alike.
-func (bd *binder) markJoin(l *boundRel, sl *pg.SubLink) (*boundRel, error) {
+// markJoin binds EXISTS (SELECT …) or x IN (SELECT …) (collectMarks) as a mark: whether a row
+// of the subquery matches, a hidden column (hideValue). For IN, PostgreSQL's NULL (no match,
+// and x or a value NULL, over a subquery of some row) is read as false; or, from three marks
+// over the subquery's relation (bound once, read three times: x = y for some y, some y NULL,
+// some row at all), as true when m.nullAsTrue (the first, or the second, or x NULL and the
+// third), or as NULL when m.exact (true for the first, else NULL for the second or x NULL and
+// the third, else false: PostgreSQL's three-valued IN). It returns the subquery's
+// correlations too.
+func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error) {
+	sl := m.sl
 	r, corr, isIn, err := bd.linkedRel(l, sl)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	if !isIn || (!m.nullAsTrue && !m.exact) {
+		j, m, err := bd.markOf(l, r, corr, isIn, false, sl)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, err := bd.hideValue(l, j, m, sl)
+		return out, corr, err
+	}
+	// x = y for some y; some y NULL; some row at all: three marks side by side.
+	cur := l
+	for k, mode := range []struct{ in, null bool }{{in: true}, {null: true}, {}} {
+		if k > 0 {
+			// Each mark reads the subquery through reads of its own (a read's route is
+			// found where it stands in the plan).
+			rel, err := cloneReads(r.rel)
+			if err != nil {
+				return nil, nil, err
+			}
+			r = &boundRel{rel: rel, sc: r.sc, names: r.names}
+		}
+		j, m, err := bd.markOf(cur, r, corr, mode.in, mode.null, sl)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cur, err = bd.keepWith(cur, j, m, fmt.Sprintf("?mark%d?", k)); err != nil {
+			return nil, nil, err
+		}
+	}
+	nl := len(l.sc.cols)
+	x, _, _, err := bd.inEquality(sl, l.sc, joinedScope(l.sc, r.sc), nl+len(corr))
+	if err != nil {
+		return nil, nil, err
+	}
+	xn, err := bd.fn(URNComparison, "is_null", booleanType(), x)
+	if err != nil {
+		return nil, nil, err
+	}
+	nullAny, err := bd.fn(URNBoolean, "and", booleanType(), xn, cur.sc.ref(nl+2))
+	if err != nil {
+		return nil, nil, err
+	}
+	var v expr.Expression
+	if m.exact {
+		unknown, err := bd.fn(URNBoolean, "or", booleanType(), cur.sc.ref(nl+1), nullAny)
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err = bd.ifThen([]expr.IfThenPair{{If: cur.sc.ref(nl), Then: expr.NewPrimitiveLiteral(true, true)},
+			{If: unknown, Then: expr.NewNullLiteral(booleanType().WithNullability(types.NullabilityNullable))}},
+			expr.NewPrimitiveLiteral(false, true))
+	} else {
+		v, err = bd.fn(URNBoolean, "or", booleanType(), cur.sc.ref(nl), cur.sc.ref(nl+1), nullAny)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := bd.hideValue(l, cur, v, sl)
+	return out, corr, err
+}
+
+// markOf left-joins l (single) to the distinct correlation keys of r, a linked subquery's
+// relation (linkedRel), with IN's value too when in (matched by x = y) or only its rows whose
+// value is NULL when null, and a true column; it returns the join and the mark, whether that
+// column matched. One row of the distinct side at most matches a row of l, so the join is a
+// single join.
+func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *pg.SubLink) (*boundRel, expr.Expression, error) {
 	keep := len(corr)
-	if isIn {
+	if in {
 		keep++
+	}
+	src := r
+	if null {
+		yn, err := bd.fn(URNComparison, "is_null", booleanType(), r.sc.ref(len(corr)))
+		if err != nil {
+			return nil, nil, err
+		}
+		if src, err = bd.filtered(r, yn); err != nil {
+			return nil, nil, err
+		}
 	}
 	es := make([]expr.Expression, 0, keep+1)
 	names := make([]string, 0, keep+1)
 	for i := range keep {
-		es, names = append(es, r.sc.ref(i)), append(names, fmt.Sprintf("?key%d?", i))
+		es, names = append(es, src.sc.ref(i)), append(names, fmt.Sprintf("?key%d?", i))
 	}
 	es, names = append(es, expr.NewPrimitiveLiteral(true, false)), append(names, "?mark?")
 	if err := refuseIntervalKeys(es[:keep], "IN (SELECT …)"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	pr, err := bd.project(r, es, names)
+	d, err := bd.distinctOf(src, es, names)
 	if err != nil {
-		return nil, err
-	}
-	d, err := bd.distinct(pr)
-	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sc := joinedScope(l.sc, d.sc)
 	nl := len(l.sc.cols)
 	conj, err := bd.corrConds(l.sc, sc, nl, corr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if isIn {
+	if in {
 		_, _, eq, err := bd.inEquality(sl, l.sc, sc, nl+len(corr))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		conj = append(conj, eq)
 	}
-	cond := trueLit()
-	if len(conj) > 0 {
-		if cond, err = bd.and(conj); err != nil {
-			return nil, err
-		}
+	cond, err := bd.onCond(conj, nil, nil)
+	if err != nil {
+		return nil, nil, err
 	}
 	j, err := bd.joinRels(l, d, plan.JoinTypeLeftSingle, cond)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	mark, err := bd.fn(URNComparison, "is_not_null", booleanType(), j.sc.ref(nl+keep))
+	m, err := bd.fn(URNComparison, "is_not_null", booleanType(), j.sc.ref(nl+keep))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return bd.hideValue(l, j, mark, sl)
+	return j, m, nil
 }
 
 // subqueryQual qualifies the hidden column of a scalar subquery's value: no SQL name.
 const subqueryQual = "?subquery?"
 
-// containsCount reports a count() call under n.
+// containsCount reports a count() (or regr_count()) call under n: an aggregate whose value
+// over no row is not NULL.
 func containsCount(n *pg.Node) bool {
 	found := false
 	walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
-		if fc := x.GetFuncCall(); fc != nil && len(fc.GetFuncname()) > 0 && fc.GetFuncname()[len(fc.GetFuncname())-1].GetString_().GetSval() == "count" {
-			found = true
+		if fc := x.GetFuncCall(); fc != nil && len(fc.GetFuncname()) > 0 {
+			name := fc.GetFuncname()[len(fc.GetFuncname())-1].GetString_().GetSval()
+			found = name == "count" || name == "regr_count"
 		}
 		return !found
 	})
@@ -861,7 +1106,7 @@ func sublinkRefusal(sl *pg.SubLink) *Error {
 	case pg.SubLinkType_EXPR_SUBLINK:
 		return unimplementedAre("scalar subqueries here (in a grouped query, HAVING, ORDER BY, GROUP BY or another subquery's expression)")
 	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ANY_SUBLINK:
-		return unimplementedAre("EXISTS, IN and ANY subqueries outside a WHERE conjunct, but EXISTS in WHERE and in the select list of a query that does not group, and IN under AND and OR (NOT IN under OR, IN under NOT or in an expression or the select list, EXISTS in a grouped query's select list)")
+		return unimplementedAre("EXISTS, IN and ANY subqueries in ORDER BY or GROUP BY, or in an aggregate query without GROUP BY (or with grouping sets)")
 	case pg.SubLinkType_ALL_SUBLINK:
 		return unimplementedAre("ALL (SELECT …) subqueries")
 	case pg.SubLinkType_ARRAY_SUBLINK:
@@ -888,4 +1133,108 @@ func checkHashJoinType(t plan.HashMergeJoinType) error {
 		return nil
 	}
 	return unimplementedAre(fmt.Sprintf("HashJoinRels of type %d (only inner, left, right and outer)", t))
+}
+
+// groupedRefs checks that the outer column references of a correlated scalar subquery of a
+// grouped SELECT's select list or HAVING (under its correlations' outer expressions) are all
+// columns the SELECT groups by: a plain column of GROUP BY, written by name, by position or by
+// output name (sc is the SELECT's FROM scope). As PostgreSQL's parser, a grouped expression
+// over a column does not group the column; any other reference is its error (SQLSTATE 42803).
+func groupedRefs(sel *pg.SelectStmt, sc *scope, corr []correlation) error {
+	var keys []int
+	targets := sel.GetTargetList()
+	for _, g := range sel.GetGroupClause() {
+		if iv := g.GetAConst().GetIval(); iv != nil && iv.GetIval() >= 1 && int(iv.GetIval()) <= len(targets) {
+			g = targets[iv.GetIval()-1].GetResTarget().GetVal()
+		}
+		q, name, ok := refName(g.GetColumnRef())
+		if !ok {
+			continue
+		}
+		if i, err := sc.lookup(q, name); err == nil {
+			keys = append(keys, i)
+			continue
+		}
+		for _, t := range targets {
+			if rt := t.GetResTarget(); q == "" && rt.GetName() == name {
+				if tq, tn, ok := refName(rt.GetVal().GetColumnRef()); ok {
+					if i, err := sc.lookup(tq, tn); err == nil {
+						keys = append(keys, i)
+					}
+				}
+			}
+		}
+	}
+	var bad *Error
+	check := func(n *pg.Node) bool {
+		q, name, isRef := refName(n.GetColumnRef())
+		if !isRef || bad != nil {
+			return bad == nil
+		}
+		if i, err := sc.lookup(q, name); err != nil || !slices.Contains(keys, i) {
+			if q != "" {
+				name = q + "." + name
+			}
+			bad = quoting(InvalidArgument, "42803", "subquery uses ungrouped column %q from outer query", name)
+		}
+		return false
+	}
+	for _, c := range corr {
+		if check(c.outer) {
+			walkPG(c.outer.ProtoReflect(), check)
+		}
+	}
+	if bad != nil {
+		return bad
+	}
+	return nil
+}
+
+// lateral binds l JOIN LATERAL (subquery) ON quals (jt inner or left; quals nil: true): the
+// subquery decorrelated against l as any correlated subquery (decorrelate; its LIMIT per row
+// of l, CROSS JOIN LATERAL (SELECT … ORDER BY … LIMIT n) being the top n of each), joined on
+// its correlations and quals. Its correlation keys stay as hidden columns of the result.
+func (bd *binder) lateral(l *boundRel, rs *pg.RangeSubselect, jt plan.JoinType, quals *pg.Node) (*boundRel, error) {
+	sub := rs.GetSubquery().GetSelectStmt()
+	if sub == nil {
+		return nil, unimplemented("this subquery")
+	}
+	r, corr, err := bd.decorrelate(sub, l, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(corr) > 0 && jt != plan.JoinTypeInner && jt != plan.JoinTypeLeft {
+		return nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "the combining JOIN type must be INNER or LEFT for a LATERAL reference"}
+	}
+	alias, colnames := "", []*pg.Node(nil)
+	if al := rs.GetAlias(); al != nil {
+		alias, colnames = al.GetAliasname(), al.GetColnames()
+	}
+	nk := len(corr)
+	if len(colnames) > len(r.sc.cols)-nk {
+		return nil, errorf(InvalidArgument, "too many column aliases: %d for %d columns", len(colnames), len(r.sc.cols)-nk)
+	}
+	rq := &boundRel{rel: r.rel, sc: &scope{}, names: slices.Clone(r.names)}
+	for i, c := range r.sc.cols {
+		c.qual = alias
+		switch {
+		case i < nk:
+			c.qual, c.hidden = subqueryQual, true
+		case i-nk < len(colnames):
+			c.name = colnames[i-nk].GetString_().GetSval()
+			rq.names[i] = c.name
+		}
+		rq.sc.cols = append(rq.sc.cols, c)
+	}
+	sc := joinedScope(l.sc, rq.sc)
+	nl := len(l.sc.cols)
+	conj, err := bd.corrConds(l.sc, sc, nl, corr)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := bd.onCond(conj, quals, sc)
+	if err != nil {
+		return nil, err
+	}
+	return bd.joinRels(l, rq, jt, cond)
 }

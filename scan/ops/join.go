@@ -59,6 +59,9 @@ type JoinSpec struct {
 	// columns), evaluated on each candidate pair after the key match: a pair matches when
 	// every one is true.
 	Residual []*Expr
+	// NullSafe, when not empty, holds one flag per key: a flagged key matches NULL to NULL
+	// (IS NOT DISTINCT FROM) instead of matching nothing.
+	NullSafe []bool
 	// NullAware makes a JoinAnti the anti join of NOT IN over one key: when the right side
 	// has a row, a left row whose key is NULL, or any left row when a right key is NULL, is
 	// not kept (NOT IN is then NULL or false, PostgreSQL's three-valued answer).
@@ -132,7 +135,7 @@ func HashJoin(ctx context.Context, left, right array.RecordReader, spec JoinSpec
 }
 
 func checkJoinSpec(l, r *arrow.Schema, spec JoinSpec) error {
-	if len(spec.LeftKeys) != len(spec.RightKeys) {
+	if len(spec.LeftKeys) != len(spec.RightKeys) || (len(spec.NullSafe) > 0 && len(spec.NullSafe) != len(spec.LeftKeys)) {
 		return errors.New("ops: join: key lists of different lengths")
 	}
 	for i := range spec.LeftKeys {
@@ -223,7 +226,8 @@ func (j *joiner) claim(n int64) error {
 }
 
 // evalKeys evaluates key expressions on b and returns each row's encoded key, nil where a
-// key is NULL.
+// key that is not null-safe is NULL (a null-safe key encodes NULL as a 0 byte, a value as a 1
+// byte then the value).
 func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch) ([][]byte, error) {
 	n := int(b.NumRows())
 	out := make([][]byte, n)
@@ -246,10 +250,18 @@ func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch) ([][]byte, error) {
 	for r := range n {
 		buf = buf[:0]
 		null := false
-		for _, c := range cols {
+		for i, c := range cols {
+			safe := len(j.spec.NullSafe) > 0 && j.spec.NullSafe[i]
 			if c.IsNull(r) {
+				if safe {
+					buf = append(buf, 0)
+					continue
+				}
 				null = true
 				break
+			}
+			if safe {
+				buf = append(buf, 1)
 			}
 			buf = appendKey(buf, c, r)
 		}

@@ -76,10 +76,14 @@ func keyText(k *int64) string {
 }
 
 // nestedLoop is the reference: the join computed pair by pair in Go, each output row spelled
-// as text, sorted.
-func nestedLoop(t ops.JoinType, l, r []joinRow, residual, nullAware bool) []string {
+// as text, sorted; nullSafe matches a NULL key to a NULL key (IS NOT DISTINCT FROM).
+func nestedLoop(t ops.JoinType, l, r []joinRow, residual, nullAware, nullSafe bool) []string {
 	match := func(a, b joinRow) bool {
-		return a.k != nil && b.k != nil && *a.k == *b.k && (!residual || a.v < b.v)
+		eq := a.k != nil && b.k != nil && *a.k == *b.k
+		if nullSafe {
+			eq = eq || (a.k == nil && b.k == nil)
+		}
+		return eq && (!residual || a.v < b.v)
 	}
 	var out []string
 	pair := func(a, b *joinRow) string {
@@ -153,7 +157,7 @@ func joinText(t *testing.T, bs []arrow.RecordBatch) []string {
 
 // TestHashJoinAsNestedLoop: every join type, with and without a residual conjunct, over
 // random keys with NULLs and duplicates, cut into batches of several sizes, equals the join
-// computed pair by pair; the null-aware anti join is NOT IN's answer with and without a NULL
+// computed pair by pair, with keys that match NULL to NULL too (NullSafe); the null-aware anti join is NOT IN's answer with and without a NULL
 // on the right; a right side of no rows is joined too.
 func TestHashJoinAsNestedLoop(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(18, 18))
@@ -175,12 +179,16 @@ func TestHashJoinAsNestedLoop(t *testing.T) {
 		lb, rb := joinBatch(joinLeftSchema, l), joinBatch(joinRightSchema, r)
 		for _, typ := range []ops.JoinType{ops.JoinInner, ops.JoinLeft, ops.JoinRight, ops.JoinFull, ops.JoinSemi, ops.JoinAnti} {
 			for _, residual := range []bool{false, true} {
-				for _, nullAware := range []bool{false, true} {
+				for _, mode := range []struct{ nullAware, nullSafe bool }{{}, {nullAware: true}, {nullSafe: true}} {
+					nullAware, nullSafe := mode.nullAware, mode.nullSafe
 					if nullAware && (typ != ops.JoinAnti || residual) {
 						continue
 					}
-					name := fmt.Sprintf("%d×%d/%s/residual=%v/nullaware=%v", sizes.l, sizes.r, typ, residual, nullAware)
+					name := fmt.Sprintf("%d×%d/%s/residual=%v/nullaware=%v/nullsafe=%v", sizes.l, sizes.r, typ, residual, nullAware, nullSafe)
 					spec := ops.JoinSpec{Type: typ, LeftKeys: []*ops.Expr{lk}, RightKeys: []*ops.Expr{rk}, NullAware: nullAware}
+					if nullSafe {
+						spec.NullSafe = []bool{true}
+					}
 					if residual {
 						spec.Residual = []*ops.Expr{lt}
 					}
@@ -191,7 +199,7 @@ func TestHashJoinAsNestedLoop(t *testing.T) {
 					}
 					got := joinText(t, out)
 					releaseBatches(out)
-					if want := nestedLoop(typ, l, r, residual, nullAware); !slices.Equal(got, want) {
+					if want := nestedLoop(typ, l, r, residual, nullAware, nullSafe); !slices.Equal(got, want) {
 						t.Errorf("%s: %d rows, the nested loop %d", name, len(got), len(want))
 					}
 				}
@@ -221,7 +229,7 @@ func TestHashJoinSingleAndLimit(t *testing.T) {
 	}
 	got := joinText(t, out)
 	releaseBatches(out)
-	if want := nestedLoop(ops.JoinSingle, l, unique, false, false); !slices.Equal(got, want) {
+	if want := nestedLoop(ops.JoinSingle, l, unique, false, false, false); !slices.Equal(got, want) {
 		t.Errorf("single join %v, want %v", got, want)
 	}
 	dup := append(slices.Clone(unique), joinRow{k(4), 8})

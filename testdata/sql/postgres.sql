@@ -675,6 +675,22 @@ SELECT id, EXISTS (SELECT 1 FROM flights b WHERE b.origin = 'SFO' AND b.timestam
 
 SELECT value->>'destination' AS d, count(*) FROM flights a WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' AND ((value->>'distance')::int > 2500 OR NOT EXISTS (SELECT 1 FROM flights b WHERE b.origin = 'BOS' AND b.timestamp >= '2001-03-01' AND b.timestamp < '2001-05-01' AND b.value->>'destination' = a.value->>'destination')) GROUP BY 1 ORDER BY 1
 
+-- correlated subqueries of any shape (decorrelated over the outer values they read): a window of time before each row, a grouped outer query, the latest earlier flight, LATERAL's top n per row, correlated NOT IN and NOT IN under OR, over every tier
+SELECT a.id, (SELECT count(*) FROM flights b WHERE b.origin = 'ORD' AND b.timestamp >= '2001-01-10' AND b.timestamp < '2001-01-12' AND b.timestamp < a.timestamp AND b.timestamp >= a.timestamp - interval '1 hour') AS n FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-01-11' AND a.timestamp < '2001-01-11 10:00' ORDER BY 1
+
+SELECT t.dest, t.n, (SELECT count(*) + 0 FROM flights b WHERE b.origin = 'BOS' AND b.timestamp >= '2001-01-10' AND b.timestamp < '2001-01-17' AND b.value->>'destination' = t.dest) AS bos, (SELECT COALESCE(max((b.value->>'delay')::int), -1) FROM flights b WHERE b.origin = 'SFO' AND b.timestamp >= '2001-02-10' AND b.timestamp < '2001-02-17' AND b.value->>'destination' = t.dest) AS sfo FROM (SELECT value->>'destination' AS dest, count(*) AS n FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-10' AND timestamp < '2001-01-17' GROUP BY 1) t ORDER BY 1
+
+SELECT a.id, (SELECT b.id FROM flights b WHERE b.origin = 'ORD' AND b.timestamp >= '2001-05-09' AND b.timestamp < '2001-05-11' AND b.value->>'destination' = a.value->>'destination' AND b.timestamp < a.timestamp ORDER BY b.timestamp DESC, b.id DESC LIMIT 1) AS prev FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-05-10' AND a.timestamp < '2001-05-10 12:00' ORDER BY 1
+
+SELECT d.dest, t.id, t.delay FROM (VALUES ('DEN'), ('LAX'), ('MSP'), ('ZZZ')) d(dest) CROSS JOIN LATERAL (SELECT id, (value->>'delay')::int AS delay FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-28' AND timestamp < '2001-04-04' AND value->>'destination' = d.dest ORDER BY (value->>'delay')::int DESC, id LIMIT 3) t ORDER BY 1, 3 DESC, 2
+
+SELECT count(*) FROM flights a WHERE a.origin = 'SFO' AND a.timestamp >= '2001-03-28' AND a.timestamp < '2001-04-04' AND a.value->>'destination' NOT IN (SELECT b.value->>'destination' FROM flights b WHERE b.origin = 'BOS' AND b.timestamp >= '2001-03-28' AND b.timestamp < '2001-04-04' AND b.timestamp::date = a.timestamp::date)
+
+SELECT value->>'destination' AS d, count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' AND ((value->>'delay')::int > 120 OR value->>'destination' NOT IN (SELECT b.value->>'destination' FROM flights b WHERE b.origin = 'ORD' AND b.timestamp >= '2001-03-31' AND b.timestamp < '2001-04-02')) GROUP BY 1 ORDER BY 1
+
+-- mode: analytical
+SELECT a.origin, count(*) FROM flights a WHERE a.timestamp >= '2001-03-31' AND a.timestamp < '2001-04-01' AND EXISTS (SELECT 1 FROM flights b WHERE b.timestamp >= '2001-03-31' AND b.timestamp < '2001-04-01' AND b.origin = a.value->>'destination' AND b.timestamp > a.timestamp + interval '6 hours') GROUP BY 1 ORDER BY 1
+
 -- avg of numerics of one scale (numeric(p,s) casts, arithmetic with decimal literals): PostgreSQL's numeric_avg, the exact sum over the count at select_div_scale's scale, as values and as text, with FILTER, HAVING and round, over every tier
 SELECT value->>'destination' AS d, avg((value->>'delay')::numeric(8,2)) AS a, avg((value->>'distance')::int * 1.5)::text AS t, (avg((value->>'delay')::numeric(10,3)) FILTER (WHERE (value->>'delay')::int > 0))::text AS late, round(avg((value->>'distance')::numeric(10,2)), 4) AS r FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 HAVING avg((value->>'delay')::numeric(8,2)) > 0 ORDER BY 1
 

@@ -1,0 +1,86 @@
+package substrait_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/substrait-io/substrait-go/v8/plan"
+
+	"github.com/flightsrv/flightsrv/scan"
+	"github.com/flightsrv/flightsrv/substrait"
+)
+
+// TestDecorrelatedPlans: the plans of correlated subqueries of every shape (join.go,
+// domain.go). Each routed read, the domain's second read of the outer table included, is
+// pinned to its partition and range; the executor's joins are those the decorrelation means
+// (hash keys for the equalities, null-safe for the domain's, residual conjuncts for the
+// rest, a nested loop where no equality is left).
+func TestDecorrelatedPlans(t *testing.T) {
+	env := newFuzzEnv(t)
+	const (
+		a = " FROM messages a WHERE a.channel_id = 'g' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-01-02'"
+		b = " FROM messages b WHERE b.channel_id = 'h' AND b.timestamp >= '2026-01-01' AND b.timestamp < '2026-02-01'"
+	)
+	for _, c := range []struct {
+		sql   string
+		reads int
+		want  []string
+	}{
+		// A correlated NOT IN: an anti join on the correlation, NOT IN's condition the residual.
+		{"SELECT id" + a + " AND a.id NOT IN (SELECT b.id" + b + " AND b.value = a.value)", 2,
+			[]string{"HashJoin anti, 1 keys, 1 residual conjuncts"}},
+		// NOT IN under OR: three marks (a match, a NULL value, any row).
+		{"SELECT id" + a + " AND (a.id = 'x' OR a.id NOT IN (SELECT b.id" + b + "))", 4,
+			[]string{"HashJoin single, 1 keys", "NestedLoopJoin single"}},
+		// A non-equality: the domain of a.timestamp, joined to b without a key (a nested loop
+		// under the condition's filter), the outer rows matched to it null-safe.
+		{"SELECT id" + a + " AND EXISTS (SELECT 1" + b + " AND b.timestamp < a.timestamp)", 3,
+			[]string{"NestedLoopJoin inner", "HashJoin semi, 1 keys, null-safe keys"}},
+		// An equality and a non-equality: hashed on the equality, the rest residual.
+		{"SELECT id, (SELECT count(*)" + b + " AND b.id = a.id AND b.timestamp < a.timestamp) AS n" + a, 3,
+			[]string{"HashJoin left, 1 keys, 1 residual conjuncts", "HashJoin single, 2 keys, null-safe keys"}},
+		// LIMIT per row and LATERAL.
+		{"SELECT a.id, t.id FROM messages a CROSS JOIN LATERAL (SELECT b.id" + b + " AND b.timestamp > a.timestamp ORDER BY b.timestamp LIMIT 2) t WHERE a.channel_id = 'g' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-01-02'", 3,
+			[]string{"HashJoin inner, 1 keys, null-safe keys"}},
+	} {
+		opts := substrait.BindOptions{Now: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC)}
+		st, err := substrait.PrepareWith(c.sql, env.cat, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		bd, err := st.BindGeneral(opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		routes, err := substrait.Routes(bd.Plan, env.cat, false)
+		if err != nil {
+			t.Fatalf("%s: routes: %v", c.sql, err)
+		}
+		if len(routes) != c.reads {
+			t.Errorf("%s: %d routed reads, want %d", c.sql, len(routes), c.reads)
+		}
+		for _, rt := range routes {
+			if len(rt.Partitions) != 1 || rt.Range.Start.IsZero() || rt.Range.End.IsZero() {
+				t.Errorf("%s: a read routed %+v, want one partition and a range", c.sql, rt)
+			}
+		}
+		pr, err := scan.Prepare(bd.Plan, scan.Options{Pushdown: true, Bind: func(r *plan.NamedTableReadRel) (scan.Source, error) {
+			rt, ok := routes[r]
+			if !ok {
+				return scan.Source{}, errors.New("a read of the plan has no route")
+			}
+			return scan.Source{Table: env.tables[rt.Table.Name], Partitions: rt.Partitions, Range: rt.Range}, nil
+		}})
+		if err != nil {
+			t.Fatalf("%s: lower: %v", c.sql, err)
+		}
+		explain := strings.Join(pr.Explain(), "\n")
+		for _, w := range c.want {
+			if !strings.Contains(explain, w) {
+				t.Errorf("%s: EXPLAIN lacks %q:\n%s", c.sql, w, explain)
+			}
+		}
+	}
+}

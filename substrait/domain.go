@@ -1,0 +1,402 @@
+package substrait
+
+import (
+	"fmt"
+	"slices"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"google.golang.org/protobuf/proto"
+)
+
+// Correlated subqueries that are not an equality join (join.go's decorrelate) are decorrelated
+// over their domain (docs/architecture.md, "The executor and its fragments"): the distinct
+// values of the outer columns they reference, a DISTINCT of the outer relation. The subquery
+// is rewritten to read the domain as one more FROM item, its outer references turned into the
+// domain's columns, so that it answers every domain row at once, the domain's columns first:
+//
+//   - without aggregates, the domain is joined to its FROM items under its WHERE (any
+//     condition: the executor hashes on the equalities and tests the rest on each candidate
+//     pair, a nested loop bounded by the query's ledger when there is no equality);
+//   - with aggregates and no GROUP BY, the domain is left-joined to its FROM items under its
+//     WHERE and grouped by, and every aggregate filtered to the joined rows, so that a domain
+//     row no inner row joins is a group over no row (count() 0, other aggregates NULL, HAVING
+//     tested) as PostgreSQL evaluates the subquery for that outer row;
+//   - with GROUP BY, the domain's columns are grouped by first (a domain row without rows has
+//     no group: no row, as PostgreSQL's);
+//   - DISTINCT is per domain row (its columns are in the select list); ORDER BY without LIMIT
+//     is dropped; LIMIT and OFFSET constants apply per domain row (limitPerKey).
+//
+// The domain reads the outer relation a second time (cloneReads), filtered by the outer
+// SELECT's WHERE conjuncts without subqueries that bind over it (binder.domainFilter), so that
+// its read is pinned as the outer one. The outer relation is then joined to the rewritten
+// subquery with its columns IS NOT DISTINCT FROM the domain's (correlation.nullSafe: an outer
+// NULL finds the domain row that answered for NULL). Refused by name: LIMIT or OFFSET that
+// are not integer constants, WITH TIES, DISTINCT with LIMIT, DISTINCT ON, window functions,
+// aggregates without GROUP BY over a WHERE holding a subquery (the LEFT JOIN's ON cannot
+// carry it); aggregates of outer columns alone are refused before, for every correlated
+// subquery (decorrelate).
+
+// domainQual qualifies the domain relations' columns and names them in FROM (no SQL name).
+func domainQual(k int) string { return fmt.Sprintf("?domain%d?", k) }
+
+// markQual names the one-row relation whose column marks the inner rows of a left-joined
+// domain.
+func markQual(k int) string { return fmt.Sprintf("?mark%d?", k) }
+
+// hasSubLink reports a subquery under n.
+func hasSubLink(n *pg.Node) bool {
+	found := n.GetSubLink() != nil
+	if !found {
+		walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
+			found = found || x.GetSubLink() != nil
+			return !found
+		})
+	}
+	return found
+}
+
+// strNode is a String node of the syntax tree.
+func strNode(s string) *pg.Node {
+	return &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: s}}}
+}
+
+// colRef is the column reference qual.name.
+func colRef(qual, name string) *pg.Node {
+	return &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{strNode(qual), strNode(name)}}}}
+}
+
+// decorrelateDomain binds sub, correlated with l (isOuter tells its outer column references,
+// refs classifies an expression's), over its domain (above): the relation's first columns
+// are the domain's, one correlation each (nullSafe), then sub's select list.
+func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter func(*pg.Node) (bool, error), refs func(*pg.Node) (bool, bool, error)) (*boundRel, []correlation, error) {
+	limited := sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil
+	count, offset, ok := constLimit(sub)
+	if limited && (!ok || sub.GetLimitOption() == pg.LimitOption_LIMIT_OPTION_WITH_TIES) {
+		return nil, nil, unimplementedAre("correlated subqueries with a LIMIT or OFFSET that is not an integer constant, or WITH TIES")
+	}
+	distinct := false
+	if dc := sub.GetDistinctClause(); len(dc) > 0 {
+		if len(dc) != 1 || dc[0].GetNode() != nil {
+			return nil, nil, unimplementedAre("correlated subqueries with DISTINCT ON")
+		}
+		distinct = true
+	}
+	if distinct && limited {
+		return nil, nil, unimplementedAre("correlated subqueries with DISTINCT and LIMIT or OFFSET")
+	}
+	windowed := func(fc *pg.FuncCall) bool { return fc.GetOver() != nil }
+	for _, n := range append(slices.Clone(sub.GetTargetList()), sub.GetHavingClause()) {
+		if n != nil && (len(sub.GetWindowClause()) > 0 || anyCall(n, windowed)) {
+			return nil, nil, unimplementedAre("window functions in correlated subqueries")
+		}
+	}
+	bd.domainSeq++
+	dq, mq := domainQual(bd.domainSeq), markQual(bd.domainSeq)
+	c := proto.Clone(sub).(*pg.SelectStmt)
+	c.DistinctClause, c.LimitCount, c.LimitOffset = nil, nil, nil
+	if !limited {
+		c.SortClause = nil
+	}
+	// The outer references, each outer column once, become the domain's columns.
+	var idx []int
+	var outers []*pg.Node
+	var rerr error
+	rewrite := func(n *pg.Node) bool {
+		cr := n.GetColumnRef()
+		if cr == nil || rerr != nil {
+			return rerr == nil
+		}
+		o, err := isOuter(n)
+		if err != nil || !o {
+			rerr = err
+			return false
+		}
+		q, name, _ := refName(cr)
+		i, err := l.sc.lookup(q, name)
+		if err != nil {
+			rerr = err
+			return false
+		}
+		at := slices.Index(idx, i)
+		if at < 0 {
+			at = len(idx)
+			idx = append(idx, i)
+			outers = append(outers, proto.Clone(n).(*pg.Node))
+		}
+		n.Node = colRef(dq, fmt.Sprintf("?o%d?", at)).Node
+		return false
+	}
+	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause()} {
+		for _, n := range part {
+			if n != nil && rewrite(n) {
+				walkPG(n.ProtoReflect(), rewrite)
+			}
+		}
+	}
+	if rerr != nil {
+		return nil, nil, rerr
+	}
+	// The domain: the distinct outer values, hidden columns of the domain's qualifier.
+	es := make([]expr.Expression, len(idx))
+	names := make([]string, len(idx))
+	for i, x := range idx {
+		es[i], names[i] = l.sc.ref(x), fmt.Sprintf("?o%d?", i)
+	}
+	if err := refuseIntervalKeys(es, "a correlated subquery's outer references"); err != nil {
+		return nil, nil, err
+	}
+	// The domain reads the outer relation again, through reads of its own: the route of a
+	// read is found where it stands in the plan (Routes), and each of the two may be pinned
+	// by other conjuncts (an enclosing query's time filter reaches the outer one only).
+	lrel, err := cloneReads(l.rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	src := &boundRel{rel: lrel, sc: l.sc, names: l.names}
+	if len(bd.domainFilter) > 0 {
+		conj := make([]expr.Expression, 0, len(bd.domainFilter))
+		for _, n := range bd.domainFilter {
+			// A conjunct over FROM items after a LATERAL one does not bind over l: it
+			// narrows nothing here (its error, if any, is WHERE's).
+			v, err := bd.bindExpr(n, l.sc)
+			if err != nil {
+				continue
+			}
+			e, err := bd.coerce(v, booleanType(), "WHERE")
+			if err != nil {
+				continue
+			}
+			conj = append(conj, e)
+		}
+		if len(conj) > 0 {
+			cond, err := bd.and(conj)
+			if err != nil {
+				return nil, nil, err
+			}
+			if src, err = bd.filtered(src, cond); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	d, err := bd.distinctOf(src, es, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range d.sc.cols {
+		d.sc.cols[i].qual, d.sc.cols[i].hidden = dq, true
+	}
+	if bd.domains == nil {
+		bd.domains = map[string]*boundRel{}
+	}
+	bd.domains[dq] = d
+
+	keys := make([]*pg.Node, len(idx))
+	targets := make([]*pg.Node, 0, len(idx)+len(c.GetTargetList()))
+	for i := range idx {
+		keys[i] = colRef(dq, fmt.Sprintf("?o%d?", i))
+		targets = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: fmt.Sprintf("?key%d?", i), Val: keys[i]}}})
+	}
+	c.TargetList = append(targets, c.TargetList...)
+	domainRV := &pg.Node{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: dq, Inh: true}}}
+	aggregated := hasAggregate(sub.GetTargetList()) || sub.GetHavingClause() != nil
+	switch {
+	case aggregated && len(sub.GetGroupClause()) == 0 && sub.GetWhereClause() != nil && hasSubLink(sub.GetWhereClause()):
+		return nil, nil, unimplementedAre("correlated aggregate subqueries without GROUP BY whose WHERE holds a subquery")
+	case aggregated && len(sub.GetGroupClause()) == 0:
+		// FROM domain LEFT JOIN (items × mark) ON where, aggregates filtered on the mark.
+		right := append(slices.Clone(c.GetFromClause()), &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+			Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{TargetList: []*pg.Node{
+				{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: "?m?", Val: &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: true}}}}}}}},
+			}}}},
+			Alias: &pg.Alias{Aliasname: mq},
+		}}})
+		acc := right[0]
+		for _, it := range right[1:] {
+			acc = &pg.Node{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_INNER, Larg: acc, Rarg: it}}}
+		}
+		on := c.GetWhereClause()
+		if on == nil {
+			on = &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: true}}}}}
+		}
+		c.FromClause = []*pg.Node{{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_LEFT, Larg: domainRV, Rarg: acc, Quals: on}}}}
+		c.WhereClause = nil
+		joined := &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: colRef(mq, "?m?"), Nulltesttype: pg.NullTestType_IS_NOT_NULL}}}
+		for _, part := range [][]*pg.Node{c.GetTargetList(), {c.GetHavingClause()}} {
+			for _, n := range part {
+				if n != nil {
+					filterAggregates(n, joined)
+				}
+			}
+		}
+		c.GroupClause = keys
+	default:
+		c.FromClause = append(c.FromClause, domainRV)
+		if aggregated || len(c.GetGroupClause()) > 0 {
+			// GROUP BY's positions count the select list, which the keys now start.
+			for _, g := range c.GetGroupClause() {
+				if iv := g.GetAConst().GetIval(); iv != nil {
+					iv.Ival += int32(len(keys))
+				}
+			}
+			c.GroupClause = append(slices.Clone(keys), c.GetGroupClause()...)
+		}
+		if distinct {
+			c.DistinctClause = []*pg.Node{{}}
+		}
+	}
+	if limited {
+		c = limitPerKey(c, keys, count, offset)
+	}
+	// The domain is a FROM item of the rewritten subquery only (a statement naming it is
+	// not answered from it).
+	br, err := bd.bindSelect(c)
+	delete(bd.domains, dq)
+	if err != nil {
+		return nil, nil, err
+	}
+	corr := make([]correlation, len(outers))
+	for i, o := range outers {
+		corr[i] = correlation{outer: o, nullSafe: true}
+	}
+	return br, corr, nil
+}
+
+// filterAggregates adds cond to the FILTER of every aggregate call under n (not in nested
+// subqueries, not window functions): each aggregates only the rows cond holds for.
+func filterAggregates(n *pg.Node, cond *pg.Node) {
+	visit := func(x *pg.Node) bool {
+		fc := x.GetFuncCall()
+		if fc == nil || !isAggregateCall(fc) {
+			return true
+		}
+		if f := fc.GetAggFilter(); f != nil {
+			fc.AggFilter = andNode([]*pg.Node{cond, f})
+		} else {
+			fc.AggFilter = cond
+		}
+		return false
+	}
+	if visit(n) {
+		walkPG(n.ProtoReflect(), visit)
+	}
+}
+
+// constLimit reads a SELECT's LIMIT and OFFSET when they are integer constants (count -1:
+// none, LIMIT ALL or NULL).
+func constLimit(sel *pg.SelectStmt) (count, offset int64, ok bool) {
+	// intConst reads n, absent or NULL as def.
+	intConst := func(n *pg.Node, def int64) (int64, bool) {
+		c := n.GetAConst()
+		switch {
+		case n == nil:
+			return def, true
+		case c == nil:
+			return 0, false
+		case c.GetIsnull():
+			return def, true
+		case c.GetIval() != nil:
+			return int64(c.GetIval().GetIval()), true
+		}
+		return 0, false
+	}
+	count, okc := intConst(sel.GetLimitCount(), -1)
+	offset, oko := intConst(sel.GetLimitOffset(), 0)
+	return count, offset, okc && oko && count >= -1 && offset >= 0
+}
+
+// limitPerKey applies c's LIMIT count and OFFSET offset (its ORDER BY's) to each domain row
+// instead of the whole: c (its keys first in the select list, its LIMIT removed) numbered by
+// row_number() OVER (PARTITION BY its keys ORDER BY its ORDER BY), then the rows numbered
+// offset+1 to offset+count kept, under their select list's columns and names. ORDER BY's positions and
+// output names are replaced by the select list's expressions (a window's ORDER BY reads
+// input columns only).
+func limitPerKey(c *pg.SelectStmt, keys []*pg.Node, count, offset int64) *pg.SelectStmt {
+	var order []*pg.Node
+	for _, n := range c.GetSortClause() {
+		sb := proto.Clone(n.GetSortBy()).(*pg.SortBy)
+		x := sb.GetNode()
+		if iv := x.GetAConst().GetIval(); iv != nil && int(iv.GetIval()) >= 1 && int(iv.GetIval())+len(keys) <= len(c.GetTargetList()) {
+			sb.Node = c.GetTargetList()[len(keys)+int(iv.GetIval())-1].GetResTarget().GetVal()
+		} else if q, name, ok := refName(x.GetColumnRef()); ok && q == "" {
+			for _, t := range c.GetTargetList()[len(keys):] {
+				if t.GetResTarget().GetName() == name {
+					sb.Node = t.GetResTarget().GetVal()
+					break
+				}
+			}
+		}
+		order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: sb}})
+	}
+	c.SortClause = nil
+	const lq = "?limited?"
+	var outer []*pg.Node
+	for i, t := range c.GetTargetList() {
+		rt := t.GetResTarget()
+		out := rt.GetName()
+		if out == "" {
+			out = figureColname(rt.GetVal())
+		}
+		name := fmt.Sprintf("?v%d?", i)
+		rt.Name = name
+		outer = append(outer, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: out, Val: colRef(lq, name)}}})
+	}
+	rn := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{
+		Funcname: []*pg.Node{strNode("row_number")},
+		Over:     &pg.WindowDef{PartitionClause: keys, OrderClause: order, FrameOptions: frameRange | frameStartUnbPrec | frameEndCurrent},
+	}}}
+	c.TargetList = append(c.TargetList, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: "?rn?", Val: rn}}})
+	intConst := func(v int64) *pg.Node {
+		return &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Ival{Ival: &pg.Integer{Ival: int32(v)}}}}}
+	}
+	cmp := func(op string, v int64) *pg.Node {
+		return &pg.Node{Node: &pg.Node_AExpr{AExpr: &pg.A_Expr{Kind: pg.A_Expr_Kind_AEXPR_OP, Name: []*pg.Node{strNode(op)}, Lexpr: colRef(lq, "?rn?"), Rexpr: intConst(v)}}}
+	}
+	var conds []*pg.Node
+	if offset > 0 {
+		conds = append(conds, cmp(">", offset))
+	}
+	if count >= 0 {
+		conds = append(conds, cmp("<=", offset+count))
+	}
+	out := &pg.SelectStmt{
+		TargetList: outer,
+		FromClause: []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+			Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: c}},
+			Alias:    &pg.Alias{Aliasname: lq},
+		}}}},
+	}
+	out.WhereClause = andNode(conds)
+	return out
+}
+
+// cloneReads copies rel with every table read under it a new relation (the rest shared where
+// nothing under it changed).
+func cloneReads(rel plan.Rel) (plan.Rel, error) {
+	if r, ok := rel.(*plan.NamedTableReadRel); ok {
+		c := *r
+		return &c, nil
+	}
+	ins := rel.GetInputs()
+	if len(ins) == 0 {
+		return rel, nil
+	}
+	out := make([]plan.Rel, len(ins))
+	changed := false
+	for i, in := range ins {
+		c, err := cloneReads(in)
+		if err != nil {
+			return nil, err
+		}
+		out[i], changed = c, changed || c != in
+	}
+	if !changed {
+		return rel, nil
+	}
+	c, err := rel.Copy(out...)
+	if err != nil {
+		return nil, fmt.Errorf("bind subquery: %w", err)
+	}
+	return c, nil
+}
