@@ -44,6 +44,14 @@ type colSet struct {
 
 func (s colSet) has(i int) bool { return s.all || s.cols[i] }
 
+func (s colSet) clone() colSet {
+	c := colSet{all: s.all}
+	for i := range s.cols {
+		c.add(i)
+	}
+	return c
+}
+
 func (s *colSet) add(i int) {
 	if s.cols == nil {
 		s.cols = map[int]bool{}
@@ -160,7 +168,7 @@ func (w *needWalk) visit(rel plan.Rel, need colSet) {
 		w.join(r, direct, nil)
 	case *plan.HashJoinRel:
 		w.joins[r] = direct
-		in := direct
+		in := direct.clone()
 		in.addRefs(r.PostJoinFilter())
 		nl := width(r.Left())
 		for _, k := range r.LeftKeys() {
@@ -179,10 +187,7 @@ func (w *needWalk) visit(rel plan.Rel, need colSet) {
 
 func (w *needWalk) join(r *plan.JoinRel, need colSet, folded expr.Expression) {
 	w.joins[r] = need
-	in := colSet{all: need.all}
-	for i := range need.cols {
-		in.add(i)
-	}
+	in := need.clone()
 	in.addRefs(r.Expr())
 	in.addRefs(r.PostJoinFilter())
 	in.addRefs(folded)
@@ -256,9 +261,6 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 	right, err := l.lower(rrel)
 	if err != nil {
 		return nil, false, err
-	}
-	if left.routed == nil && right.routed == nil {
-		return nil, false, nil
 	}
 	nl, nr := lowWidth(left), lowWidth(right)
 	type pair struct{ a, b expr.Expression } // a over left's columns, b over right's
