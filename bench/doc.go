@@ -114,6 +114,12 @@
 //     5.15×). The three furthest queries again, 5 rounds (FLIGHTSRV_ANALYTICAL_QUERIES='delay >
 //     60|^join: delay'): 168 against 156 ms, 248 against 322 ms, 7.86 against 8.88 s. delay >
 //     60 prunes 48 of the 1,338 buckets (the others all hold a later flight).
+//     With column pruning across joins and the join's JSON expressions computed by the probe
+//     side's fragments (scan/joinprune.go; branch join19), beside main's build, 3M rows, 3
+//     rounds, load average 5–9 (FLIGHTSRV_ANALYTICAL_QUERIES='^join: delay|^semi join'): the
+//     join against avg warm 2.60 s against 6.15 s (4.15× against 9.84× DuckDB native), the
+//     semi join 791 ms against 3.25 s (0.72× against 2.98×); the sample, 5 rounds, load 8–11:
+//     667 ms against 1.80 s (3.55× against 9.58×), 248 against 406 ms (4.02× against 6.59×).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each

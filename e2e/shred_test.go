@@ -60,7 +60,20 @@ var shredQueries = [][2]string{
 		"SELECT count(*), sum((value::json->>'distance')::int) FROM s WHERE (value::json->>'delay')::int = 367"},
 	{"SELECT origin, count(*) FROM flights WHERE " + shredWhere + " AND (value->>'delay')::bigint >= 300 AND value->>'destination' <> 'ZZZ' GROUP BY 1 ORDER BY 1",
 		"SELECT origin, count(*) FROM s WHERE (value::json->>'delay')::bigint >= 300 AND value::json->>'destination' <> 'ZZZ' GROUP BY 1 ORDER BY 1"},
+	// Joins (BenchmarkAnalytical's): the probe side's JSON fields, a residual's and a semi
+	// join's key, are computed by its fragments (scan/joinprune.go), so a warm read takes them
+	// from the cache.
+	{"SELECT f.origin, count(*) FROM flights f JOIN (SELECT origin, avg((value->>'delay')::int) AS a FROM flights WHERE " + shredWhere + " GROUP BY 1) o ON f.origin = o.origin WHERE " + shredWhereF + " AND (f.value->>'delay')::int > o.a GROUP BY 1 ORDER BY 1",
+		"SELECT f.origin, count(*) FROM s f JOIN (SELECT origin, avg((value::json->>'delay')::int) AS a FROM s GROUP BY 1) o ON f.origin = o.origin WHERE (f.value::json->>'delay')::int > o.a GROUP BY 1 ORDER BY 1"},
+	{"SELECT origin, count(*) FROM flights WHERE " + shredWhere + " AND value->>'destination' IN (SELECT origin FROM flights WHERE " + shredWhere + " GROUP BY 1 HAVING count(*) > 1000) GROUP BY 1 ORDER BY 1",
+		"SELECT origin, count(*) FROM s WHERE value::json->>'destination' IN (SELECT origin FROM s GROUP BY 1 HAVING count(*) > 1000) GROUP BY 1 ORDER BY 1"},
 }
+
+// shredWhereF is shredWhere over the columns of the relation f.
+const shredWhereF = `f.origin IN ('ORD', 'SFO', 'BOS') AND f.timestamp >= TIMESTAMPTZ '2001-01-01T00:00:00Z' AND f.timestamp < TIMESTAMPTZ '2001-07-01T00:00:00Z'`
+
+// shredJoin is the index in shredQueries of the join against each origin's average delay.
+const shredJoin = 13
 
 // shredPruning is the index in shredQueries of a query whose warm run prunes buckets.
 const shredPruning = 9
@@ -171,6 +184,14 @@ func TestShredCacheAnswers(t *testing.T) {
 	plan = strings.Join(planText(t, mustRun(t, dial(t, srv), "EXPLAIN ANALYZE "+shredQueries[7][0])), "\n")
 	if !strings.Contains(plan, "column timestamp:timestamp") || !regexpShredHits.MatchString(plan) {
 		t.Errorf("EXPLAIN ANALYZE of the day bins shows no cached event times:\n%s", plan)
+	}
+
+	// The join's probe side reads the partition and value columns alone, computes the delay
+	// in its fragments, and reads it warm from the cache.
+	plan = strings.Join(planText(t, mustRun(t, dial(t, srv), "EXPLAIN ANALYZE "+shredQueries[shredJoin][0])), "\n")
+	if !strings.Contains(plan, "1 expressions computed by its inputs' fragments") || !strings.Contains(plan, "ScanBucket [partition, value]; whole archived buckets read") ||
+		strings.Contains(plan, "ScanBucket [partition, timestamp, id, value]") || !regexpShredHits.MatchString(plan) {
+		t.Errorf("EXPLAIN ANALYZE of a join shows no pruned, pushed, cached probe side:\n%s", plan)
 	}
 
 	// Pruned by the cached ranges: the buckets whose delays all fall below 340 are not read.

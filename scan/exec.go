@@ -294,7 +294,9 @@ func lowerPlan(p *plan.Plan, opts *Options, rewrites *[]Rewrite, windows *Window
 	if len(roots) != 1 {
 		return nil, unsupported("a plan with %d roots", len(roots))
 	}
-	l := &lowerer{opts: opts, ext: p.ExtensionRegistry(), rewrites: rewrites}
+	l := &lowerer{opts: opts, ext: p.ExtensionRegistry(), rewrites: rewrites,
+		needs: needWalk{joins: map[plan.Rel]colSet{}, folded: map[*plan.JoinRel]bool{}}}
+	l.needs.visit(roots[0].Input(), colSet{all: true})
 	lo, err := l.lower(roots[0].Input())
 	if err != nil {
 		return nil, err

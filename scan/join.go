@@ -21,6 +21,9 @@ type joinNode struct {
 	schema      *arrow.Schema
 	// keys is the number of hash keys (0: a nested loop), for EXPLAIN.
 	keys int
+	// pushed is the number of key and residual expressions its inputs' fragments compute
+	// (joinprune.go), for EXPLAIN.
+	pushed int
 }
 
 func (n *joinNode) Schema() *arrow.Schema { return n.schema }
@@ -51,6 +54,9 @@ func (n *joinNode) explain(a *Analysis) []string {
 	}
 	if n.spec.NullAware {
 		head += ", null-aware (NOT IN)"
+	}
+	if n.pushed > 0 {
+		head += fmt.Sprintf(", %d expressions computed by its inputs' fragments", n.pushed)
 	}
 	out := []string{head + a.suffix(n, "")}
 	out = append(out, indent(n.left.explain(a))...)
@@ -96,20 +102,37 @@ func (l *lowerer) sides(left, right plan.Rel) (node, node, error) {
 // join lowers a JoinRel: the equality conjuncts of its condition between an expression of
 // the left input and one of the right (of one hashable type) become the hash keys, the
 // other conjuncts the residual; its post-join filter filters the output.
-func (l *lowerer) join(r *plan.JoinRel) (*lowered, error) {
+// folded are the conjuncts of a FilterRel directly above an inner join (joinprune.go), run
+// as its residual.
+func (l *lowerer) join(r *plan.JoinRel, folded ...expr.Expression) (*lowered, error) {
 	t, ok := joinTypes[r.Type()]
 	if !ok {
 		return nil, unsupported("join type %v", r.Type())
 	}
-	left, right, err := l.sides(r.Left(), r.Right())
+	conj := append(conjuncts(r.Expr()), folded...)
+	n, ok, err := l.pushedJoin(r.Left(), r.Right(), t, l.joinNeed(r), conj)
 	if err != nil {
 		return nil, err
 	}
-	n, err := l.newJoin(left, right, t, conjuncts(r.Expr()))
-	if err != nil {
-		return nil, err
+	if !ok {
+		left, right, err := l.sides(r.Left(), r.Right())
+		if err != nil {
+			return nil, err
+		}
+		if n, err = l.newJoin(left, right, t, conj); err != nil {
+			return nil, err
+		}
 	}
 	return l.postFilter(n, r.PostJoinFilter())
+}
+
+// joinNeed is what the plan above a join reads of its output (needWalk), every column when
+// the walk did not reach it.
+func (l *lowerer) joinNeed(r plan.Rel) colSet {
+	if need, ok := l.needs.joins[r]; ok {
+		return need
+	}
+	return colSet{all: true}
 }
 
 // hashJoin lowers a HashJoinRel: its key pairs, then its post-join filter as the residual
@@ -122,11 +145,7 @@ func (l *lowerer) hashJoin(r *plan.HashJoinRel) (*lowered, error) {
 	if len(r.LeftKeys()) != len(r.RightKeys()) {
 		return nil, unsupported("hash join with %d left and %d right keys", len(r.LeftKeys()), len(r.RightKeys()))
 	}
-	left, right, err := l.sides(r.Left(), r.Right())
-	if err != nil {
-		return nil, err
-	}
-	nl := left.Schema().NumFields()
+	nl := width(r.Left())
 	var conj []expr.Expression
 	if f := r.PostJoinFilter(); f != nil && !isTrueLiteral(f) {
 		conj = conjuncts(f)
@@ -139,8 +158,15 @@ func (l *lowerer) hashJoin(r *plan.HashJoinRel) (*lowered, error) {
 		}
 		pairs = append(pairs, [2]expr.Expression{lk, rk})
 	}
-	n, err := l.newJoin(left, right, t, conj, pairs...)
+	n, ok, err := l.pushedJoin(r.Left(), r.Right(), t, l.joinNeed(r), conj, pairs...)
+	if err != nil || ok {
+		return &lowered{node: n}, err
+	}
+	left, right, err := l.sides(r.Left(), r.Right())
 	if err != nil {
+		return nil, err
+	}
+	if n, err = l.newJoin(left, right, t, conj, pairs...); err != nil {
 		return nil, err
 	}
 	return &lowered{node: n}, nil

@@ -69,6 +69,8 @@ type lowerer struct {
 	opts     *Options
 	ext      expr.ExtensionRegistry
 	rewrites *[]Rewrite
+	// needs is the walk down the plan before lowering (joinprune.go).
+	needs needWalk
 }
 
 func (l *lowerer) lower(rel plan.Rel) (*lowered, error) {
@@ -197,6 +199,9 @@ func conjuncts(e expr.Expression) []expr.Expression {
 func perRow(in *lowered) *routedPlan { return in.routed }
 
 func (l *lowerer) filter(r *plan.FilterRel) (*lowered, error) {
+	if j, ok := foldable(r); ok && l.needs.folded[j] {
+		return l.join(j, conjuncts(r.Condition())...)
+	}
 	in, err := l.lower(r.Input())
 	if err != nil {
 		return nil, err
