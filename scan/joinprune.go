@@ -263,7 +263,10 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 		return nil, false, err
 	}
 	nl, nr := lowWidth(left), lowWidth(right)
-	type pair struct{ a, b expr.Expression } // a over left's columns, b over right's
+	type pair struct {
+		a, b     expr.Expression // a over left's columns, b over right's
+		nullSafe bool            // IS NOT DISTINCT FROM (a correlated subquery's domain match)
+	}
 	var pairs []pair
 	nullAware, retry := false, false
 	split := func(a, b expr.Expression) (pair, bool) {
@@ -279,7 +282,7 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 			return pair{}, false
 		}
 		rb, err := shiftRefs(b, nl)
-		return pair{a, rb}, err == nil
+		return pair{a: a, b: rb}, err == nil
 	}
 	for _, k := range keyed {
 		p, ok := split(k[0], k[1])
@@ -302,10 +305,14 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 		if isTrueLiteral(c) {
 			continue
 		}
-		if a, b, isEq := equalArgs(c); isEq {
+		if a, b, nullSafe, isKey := keyArgs(c); isKey {
 			if p, ok := split(a, b); ok {
+				p.nullSafe = nullSafe
 				pairs = append(pairs, p)
 				continue
+			}
+			if nullSafe {
+				return nil, false, nil // newJoin's refusal
 			}
 		}
 		residual = append(residual, c)
@@ -469,6 +476,7 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 		}
 		spec.LeftKeys = append(spec.LeftKeys, lk)
 		spec.RightKeys = append(spec.RightKeys, rk)
+		spec.NullSafe = append(spec.NullSafe, p.nullSafe)
 	}
 	if spec.Residual, err = compileAll(residual, ops.JoinInputSchema(ls, rs), l.ext); err != nil {
 		return nil, false, err
