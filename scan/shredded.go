@@ -14,6 +14,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/scan/shred"
+	"github.com/flightsrv/flightsrv/substrait"
 )
 
 // The shredded-column cache in the executor (Options.Shred; docs/architecture.md, "The
@@ -122,10 +123,10 @@ func prunable(sp *shredPlan, f expr.Expression, ext expr.ExtensionRegistry, read
 		return shredPrune{}, false
 	}
 	field, lit := a, b
-	v, ok := intLiteral(lit)
+	v, ok := substrait.IntLiteral(lit)
 	if !ok {
 		field, lit, op = b, a, flipped[op]
-		if v, ok = intLiteral(lit); !ok {
+		if v, ok = substrait.IntLiteral(lit); !ok {
 			return shredPrune{}, false
 		}
 	}
@@ -143,21 +144,6 @@ func prunable(sp *shredPlan, f expr.Expression, ext expr.ExtensionRegistry, read
 		return shredPrune{}, false
 	}
 	return shredPrune{entry: col - readWidth, op: op, lit: v}, true
-}
-
-// intLiteral returns the value of a non-null integer literal.
-func intLiteral(e expr.Expression) (int64, bool) {
-	switch l := e.(type) {
-	case *expr.PrimitiveLiteral[int8]:
-		return int64(l.Value), true
-	case *expr.PrimitiveLiteral[int16]:
-		return int64(l.Value), true
-	case *expr.PrimitiveLiteral[int32]:
-		return int64(l.Value), true
-	case *expr.PrimitiveLiteral[int64]:
-		return l.Value, true
-	}
-	return 0, false
 }
 
 // pruned reports whether the cache's ranges of the bucket of manifest key prove one of sp's

@@ -151,7 +151,7 @@ func (bd *binder) toNumeric(v bval) (expr.Expression, bool, error) {
 	case famNumeric:
 		return v.e, true, nil
 	case famInt:
-		if l, ok := intLiteral(v.e); ok {
+		if l, ok := IntLiteral(v.e); ok {
 			e, err := numLiteral(apd.New(l, 0), 0, 0, apd.RoundHalfUp)
 			return e, true, err
 		}
@@ -161,9 +161,12 @@ func (bd *binder) toNumeric(v bval) (expr.Expression, bool, error) {
 	return nil, false, nil
 }
 
-// intLiteral reads an integer literal.
-func intLiteral(e expr.Expression) (int64, bool) {
+// IntLiteral returns the value of a non-null integer literal (i8, i16, i32 or i64) and
+// whether e is one.
+func IntLiteral(e expr.Expression) (int64, bool) {
 	switch l := e.(type) {
+	case *expr.PrimitiveLiteral[int8]:
+		return int64(l.Value), true
 	case *expr.PrimitiveLiteral[int16]:
 		return int64(l.Value), true
 	case *expr.PrimitiveLiteral[int32]:
