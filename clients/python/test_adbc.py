@@ -315,7 +315,7 @@ def test_wrong_parameter_type(cur):
 @pytest.mark.parametrize("sql", [
     "SELECT a.id FROM flights a WHERE a.origin = 'ORD'"
     " AND a.timestamp >= '2001-01-01T00:00:00Z' AND a.timestamp < '2001-08-01T00:00:00Z'"
-    " AND EXISTS (SELECT 1 FROM flights b WHERE b.id < a.id)",
+    " AND a.id = ALL (SELECT b.id FROM flights b WHERE b.id < a.id)",
     "DELETE FROM flights WHERE origin = 'ORD'",
     "SELECT count(*) OVER (ORDER BY timestamp GROUPS 1 PRECEDING) FROM flights WHERE origin = 'ORD'"
     " AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'",
