@@ -273,6 +273,21 @@ func notInCondition(e expr.Expression) (a, b expr.Expression, ok bool) {
 	return a, b, true
 }
 
+// keyPair orients the two sides of a key equality of a join whose left input has nl
+// columns: a over the left input's columns, b over the right's (shifted onto the right
+// input); ok is false when one side is not over one input alone.
+func keyPair(a, b expr.Expression, nl int) (left, right expr.Expression, ok bool) {
+	sa, sb := side(a, nl), side(b, nl)
+	if sa == 2 && sb == 1 {
+		a, b, sa, sb = b, a, sb, sa
+	}
+	if sa != 1 || sb != 2 {
+		return nil, nil, false
+	}
+	rb, err := shiftRefs(b, nl)
+	return a, rb, err == nil
+}
+
 // newJoin builds the join node of left and right under the conjuncts conj (over left's
 // columns then right's) and the equality pairs keyed (a HashJoinRel's, over the joined
 // columns: left, then right shifted past the left's).
@@ -282,15 +297,8 @@ func (l *lowerer) newJoin(left, right node, t ops.JoinType, conj []expr.Expressi
 	spec := ops.JoinSpec{Type: t}
 	var residual []expr.Expression
 	addKey := func(a, b expr.Expression, nullSafe bool) bool {
-		sa, sb := side(a, nl), side(b, nl)
-		if sa == 2 && sb == 1 {
-			a, b, sa, sb = b, a, sb, sa
-		}
-		if sa != 1 || sb != 2 {
-			return false
-		}
-		rb, err := shiftRefs(b, nl)
-		if err != nil {
+		a, rb, ok := keyPair(a, b, nl)
+		if !ok {
 			return false
 		}
 		lk, err1 := ops.Compile(a, ls, l.ext)

@@ -270,19 +270,15 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 	var pairs []pair
 	nullAware, retry := false, false
 	split := func(a, b expr.Expression) (pair, bool) {
-		sa, sb := side(a, nl), side(b, nl)
-		if sa == 2 && sb == 1 {
-			a, b, sa, sb = b, a, sb, sa
-		}
-		if sa != 1 || sb != 2 {
+		a, rb, ok := keyPair(a, b, nl)
+		if !ok {
 			return pair{}, false
 		}
-		if !sameType(a.GetType(), b.GetType()) {
+		if !sameType(a.GetType(), rb.GetType()) {
 			retry = true // the plain lowering compares the compiled types
 			return pair{}, false
 		}
-		rb, err := shiftRefs(b, nl)
-		return pair{a: a, b: rb}, err == nil
+		return pair{a: a, b: rb}, true
 	}
 	for _, k := range keyed {
 		p, ok := split(k[0], k[1])
