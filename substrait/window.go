@@ -178,14 +178,16 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	name := funcName(fc)
 	_, ranking := rankingWindowFunctions[name]
 	variance := slices.Contains(varianceAggregates, cmp.Or(aggregateAliases[name], name))
+	var pre *bval // the aggregate's argument, bound once
 	if variance && len(fc.GetArgs()) == 1 && !fc.GetAggDistinct() && !fc.GetAggStar() &&
 		!(containsAggregate(fc.GetArgs()[0]) && bd.agg == nil) {
 		// The variance family of integers and numerics: numericVariance's formula over three
-		// window functions of this window (of doubles: refused below).
+		// window functions of this window (of doubles: aggregateWindow's, below).
 		v, err := bd.bindExpr(fc.GetArgs()[0], sc)
 		if err != nil {
 			return bval{}, err
 		}
+		pre = &v
 		if f := familyOf(v.typ()); !v.untyped() && (f == famInt || f == famNumeric) {
 			if v.ds != nil {
 				return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) over a window is not supported: cast it to numeric(p,s)", name)
@@ -222,19 +224,19 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	var (
-		ds  dscale
-		pre *bval // the aggregate's argument, bound here
-	)
+	var ds dscale
 	if !ranking && !fc.GetAggStar() && len(fc.GetArgs()) == 1 && !(containsAggregate(fc.GetArgs()[0]) && bd.agg == nil) {
 		// Of a numeric whose display scale varies by row (an average, a CASE of numerics of
 		// different scales), sum, min and max show each frame's own, which the binder does
 		// not follow, and avg's division reads it: as the aggregates (bindfunc.go).
-		v, err := bd.bindExpr(fc.GetArgs()[0], sc)
-		if err != nil {
-			return bval{}, err
+		if pre == nil {
+			v, err := bd.bindExpr(fc.GetArgs()[0], sc)
+			if err != nil {
+				return bval{}, err
+			}
+			pre = &v
 		}
-		pre = &v
+		v := *pre
 		if name != "count" && v.ds != nil && !v.untyped() && familyOf(v.typ()) == famNumeric {
 			if name == "avg" {
 				return bval{}, refused(Unimplemented, "0A000", "avg of a numeric whose display scale varies by row (an average, CASE of numerics of different scales) over a window is not supported: cast it to numeric(p,s)")
