@@ -894,7 +894,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if !args[0].untyped() {
 			switch familyOf(args[0].typ()) {
 			case famInt, famNumeric, famFloat:
-				// to_char of a number: formatting.c's numeric_to_char, int4/int8_to_char and
+				// to_char of a number: PostgreSQL's numeric_to_char, int4/int8_to_char and
 				// float4/float8_to_char (internal/pgnumfmt), every pattern. A constant template
 				// PostgreSQL rejects is its error (42601) here; another template is parsed by
 				// the kernel, a rejected one the row's error.

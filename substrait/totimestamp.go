@@ -16,7 +16,7 @@ import (
 // literal (so that it bounds a route as any timestamp literal does):
 //
 //   - to_timestamp(text, text): the text read by the format as PostgreSQL's to_timestamp reads
-//     it (formatting.c, DCH_from_char, outside FX mode) for the patterns BI tools write —
+//     it (PostgreSQL's DCH_from_char, outside FX mode) for the patterns BI tools write —
 //     YYYY, MM, DD, HH24, MI, SS, MS, US in either case, separators and spaces, "quoted"
 //     text; Superset writes TO_TIMESTAMP('2001-03-01 00:00:00.000000', 'YYYY-MM-DD
 //     HH24:MI:SS.US'). Any other PostgreSQL pattern (HH12, AM, Mon, TZ, FF1, the FM and TH
@@ -131,7 +131,7 @@ func epochToTimestamp(secs float64) (time.Time, error) {
 	return time.Unix(0, (int64(us)+int64(pgEpochShift)*1_000_000)*1000).UTC(), nil
 }
 
-// dchKeywords are the patterns of PostgreSQL's to_char/to_timestamp (formatting.c's
+// dchKeywords are the patterns of PostgreSQL's to_char/to_timestamp (its
 // DCH_keywords), longest first where one is the prefix of another, as its index search
 // matches them. supportedDCH are those to_timestamp reads here.
 var dchKeywords = func() []string {
@@ -218,7 +218,7 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 	return out, nil
 }
 
-// isDCHSeparator is formatting.c's is_separator_char: printable ASCII but letters and digits.
+// isDCHSeparator is PostgreSQL's is_separator_char: printable ASCII but letters and digits.
 func isDCHSeparator(c byte) bool {
 	return c > 0x20 && c < 0x7F && !(c >= 'A' && c <= 'Z') && !(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '9')
 }

@@ -1,4 +1,4 @@
-// Package pgnumfmt is PostgreSQL's to_char for numbers: formatting.c's template parser for
+// Package pgnumfmt is PostgreSQL's to_char for numbers: its template parser for
 // numbers (its keyword table, quoting rules and NUMDesc_prepare checks) and NUM_processor's
 // to_char direction, fed as numeric_to_char, int4_to_char, int8_to_char, float4_to_char and
 // float8_to_char feed it, in the C locale (lc_numeric and lc_monetary C, the test server's:
@@ -41,7 +41,7 @@ func (e *Error) Error() string { return e.Msg }
 
 func syntaxError(msg string) *Error { return &Error{Code: "42601", Msg: msg} }
 
-// Keyword ids (formatting.c's NUM_poz; lower-case rn and th are their own).
+// Keyword ids (PostgreSQL's NUM_poz; lower-case rn and th are their own).
 const (
 	kComma = iota + 1
 	kDec
@@ -109,7 +109,7 @@ type node struct {
 	text string
 }
 
-// desc is formatting.c's NUMDesc: the digit positions before and after the point, the flags,
+// desc is PostgreSQL's NUMDesc: the digit positions before and after the point, the flags,
 // where S goes, V's digits, and the first and last 0 (zeroStart 0-based, valid with fZero).
 type desc struct {
 	pre, post, lsign, flag, preLsignNum, multi, zeroStart, zeroEnd int
@@ -523,7 +523,7 @@ func roman(v int64) string {
 	return strings.Repeat("M", int(v/1000)) + hundreds[v/100%10] + tens[v/10%10] + ones[v%10]
 }
 
-// Ordinal is formatting.c's get_th, the suffix TH and th write for numbers and timestamp
+// Ordinal is PostgreSQL's get_th, the suffix TH and th write for numbers and timestamp
 // fields alike: the English ordinal suffix of the digits s (st, nd, rd; th for the teens and
 // the rest), upper-cased when upper. s must not be empty.
 func Ordinal(s string, upper bool) string {

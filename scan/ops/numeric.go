@@ -558,7 +558,7 @@ func numericUnary(f func(d, x *apd.Decimal)) func(*fnNode) error {
 // errNumericDivZero is PostgreSQL's division_by_zero.
 var errNumericDivZero = &DataError{Code: sqlstateDivisionByZero, Msg: "division by zero"}
 
-// divScale is PostgreSQL's select_div_scale (numeric.c) for a / b: at least 16 significant
+// divScale is PostgreSQL's select_div_scale for a / b: at least 16 significant
 // digits, counted in the base-10000 digits numeric stores, and at least either operand's
 // display scale. a and b are finite; b is not zero.
 func divScale(a, b *apd.Decimal, sa, sb int32) int32 {

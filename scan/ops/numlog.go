@@ -11,7 +11,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 )
 
-// PostgreSQL's numeric sqrt, exp, ln, log, sign and power (its numeric.c: numeric_sqrt,
+// PostgreSQL's numeric sqrt, exp, ln, log, sign and power (its numeric_sqrt,
 // numeric_exp, numeric_ln, numeric_log and log(numeric) = log(10, x), numeric_sign,
 // numeric_power with power_var and power_var_int). Each result is the
 // exact function's value rounded half away from zero to the scale PostgreSQL chooses for it

@@ -21,7 +21,7 @@ import (
 // the C locale: every pattern PostgreSQL knows gives PostgreSQL's text, checked against a real
 // server (TestToCharMatchesPostgres, TestToCharKeywordGridMatchesPostgres).
 //
-// A format is read left to right, as formatting.c's parse_format reads it. At each position at
+// A format is read left to right, as PostgreSQL's parse_format reads it. At each position at
 // most one prefix is taken (FM: fill mode, no padding; TM: translation mode, names unpadded,
 // the C locale's names being the English ones), then the longest keyword that starts there (a
 // prefix before none is dropped; FX is a keyword writing nothing), then at most one suffix
@@ -234,7 +234,7 @@ type tcNode struct {
 	fm, tm, th, thUpper bool
 }
 
-// walkToChar is formatting.c's parse_format for timestamps: at each position at most one
+// walkToChar is PostgreSQL's parse_format for timestamps: at each position at most one
 // prefix (FM, fm, TM, tm), then the first keyword that starts there (a prefix before none is
 // dropped), then at most one suffix (TH, th, SP); quoted text and escapes as the comment at
 // the top of this file says. It calls emit for each element in order.

@@ -91,7 +91,7 @@ func TestToCharMatchesPostgres(t *testing.T) {
 }
 
 // toCharKeywords are PostgreSQL's to_char keywords for timestamps, each spelling
-// (formatting.c's DCH_keywords; "Datetime Formatting Functions" in PostgreSQL's manual).
+// (PostgreSQL's DCH_keywords; "Datetime Formatting Functions" in PostgreSQL's manual).
 var toCharKeywords = []string{"A.D.", "A.M.", "AD", "AM", "B.C.", "BC", "CC", "DAY", "DDD", "DD", "DY", "Day", "Dy", "D", "FF1", "FF2", "FF3",
 	"FF4", "FF5", "FF6", "FX", "HH24", "HH12", "HH", "IDDD", "ID", "IW", "IYYY", "IYY", "IY", "I", "J", "MI", "MM", "MONTH", "MON", "MS", "Month",
 	"Mon", "OF", "P.M.", "PM", "Q", "RM", "SSSSS", "SSSS", "SS", "TZH", "TZM", "TZ", "US", "WW", "W", "Y,YYY", "YYYY", "YYY", "YY", "Y",

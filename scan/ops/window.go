@@ -897,7 +897,7 @@ func (ev *winEval) floatVariances(f WindowFunc, a *array.Float64, ps, m int, pee
 }
 
 // Float8State is PostgreSQL's float8_accum transition state of the variance family (the
-// Youngs-Cramer algorithm, its float.c): the count N, the sum Sx and the sum of squared
+// Youngs-Cramer algorithm): the count N, the sum Sx and the sum of squared
 // differences from the mean Sxx, all float64. The zero value is the state over no value.
 type Float8State struct{ N, Sx, Sxx float64 }
 
