@@ -37,6 +37,10 @@ func TestUnsupportedAggregateNamed(t *testing.T) {
 			t.Errorf("%s: %v, want refused by name", sql, err)
 		}
 	}
+	// The variance family over a window: of text, PostgreSQL's 42883 in the query's words.
+	if _, err := Prepare("SELECT stddev(id) OVER () FROM messages"+routedWhere, cat); err == nil || !strings.Contains(err.Error(), "function stddev(text) does not exist") {
+		t.Errorf("stddev(text) OVER (): %v", err)
+	}
 	// Over a window, the aggregates that run only grouped are refused by name.
 	for _, sql := range []string{"SELECT bool_and(id = 'a') OVER () FROM messages" + routedWhere} {
 		_, err := Prepare(sql, cat)

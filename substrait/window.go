@@ -647,7 +647,8 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 		// PostgreSQL's float8 overloads (real and double precision; integers and numerics are
 		// windowCall's numericVariance), computed as the aggregate (ops.Float8State).
 		if fam != famFloat {
-			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
+			// In the words the query used (stddev, not stddev_samp), as PostgreSQL's.
+			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", funcName(fc), typeName(at))
 		}
 		if !sameType(at, fp64Type()) {
 			var err error

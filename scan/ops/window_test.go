@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -474,6 +475,34 @@ func TestWindowDataErrors(t *testing.T) {
 	bs, err = drain(t, ops.Window(context.Background(), sourceOf(t, d, []int{11}), ops.WindowSpec{Funcs: []ops.WindowFunc{dsum}}, newMem(t, 0)))
 	if err != nil || len(bs) != 1 || bs[0].Column(1).(*array.Decimal128).Value(4) != neg || bs[0].Column(1).IsValid(10) {
 		t.Errorf("each row's own numeric sum: %v %v", bs, err)
+	}
+	releaseBatches(bs)
+
+	// The variance family of doubles: finite values whose sum overflows are PostgreSQL's
+	// 22003, an infinite value makes the frames holding it NaN, and one value's var_samp is
+	// NULL (float8_accum, float8_var_samp).
+	fb := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.PrimitiveTypes.Float64}}, nil))
+	defer fb.Release()
+	fb.Field(0).(*array.Float64Builder).AppendValues([]float64{1e308, 1e308}, nil)
+	huge := fb.NewRecordBatch()
+	defer huge.Release()
+	running := ops.WindowFrame{Rows: true, Start: ops.FrameBound{Kind: ops.Unbounded}, End: ops.FrameBound{Kind: ops.CurrentRow}}
+	vs := ops.WindowFunc{Kind: ops.VarSamp, Args: []int{0}, Type: arrow.PrimitiveTypes.Float64, Frame: running}
+	_, err = drain(t, ops.Window(context.Background(), sourceOf(t, huge, []int{2}), ops.WindowSpec{Funcs: []ops.WindowFunc{vs}}, newMem(t, 0)))
+	if !errors.As(err, &de) || de.SQLState() != "22003" {
+		t.Errorf("a variance whose sum overflows: %v, want 22003", err)
+	}
+	fb.Field(0).(*array.Float64Builder).AppendValues([]float64{2, math.Inf(1), 4}, nil)
+	inf := fb.NewRecordBatch()
+	defer inf.Release()
+	vs.Frame = ops.WindowFrame{Rows: true, Start: ops.FrameBound{Kind: ops.CurrentRow}, End: ops.FrameBound{Kind: ops.Following, Offset: 1}}
+	bs, err = drain(t, ops.Window(context.Background(), sourceOf(t, inf, []int{3}), ops.WindowSpec{Funcs: []ops.WindowFunc{vs}}, newMem(t, 0)))
+	if err != nil || len(bs) != 1 {
+		t.Fatalf("a variance over an infinite value: %v %v", bs, err)
+	}
+	got := bs[0].Column(1).(*array.Float64)
+	if !math.IsNaN(got.Value(0)) || !math.IsNaN(got.Value(1)) || got.IsValid(2) {
+		t.Errorf("var_samp over {2, inf}, {inf, 4}, {4}: %v (want NaN, NaN, NULL)", got)
 	}
 	releaseBatches(bs)
 }
