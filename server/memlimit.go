@@ -7,13 +7,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
 // memoryLimit manages the Go runtime's soft memory limit (debug.SetMemoryLimit) for the
-// process: base bytes, plus perStream bytes for every DoGet stream in flight beyond the first;
-// and the bound on what the query engine's recycling allocator (ledger.Pool) keeps in its
-// free lists: freeShare of the limit.
+// process: base bytes, plus perStream bytes for every DoGet stream in flight beyond the first
+// but never more than maxExtra bytes in all; and the bound on what the query engine's
+// recycling allocator (ledger.Pool) keeps in its free lists: freeShare of the limit.
 //
 // Without a limit the collector lets the heap grow to twice what was live at the end of the
 // previous cycle (GOGC=100), and the scavenger returns freed pages lazily: serving one
@@ -23,11 +24,19 @@ import (
 // running more often (the runtime caps it at about half the CPU). Growing the limit with the
 // streams in flight keeps concurrent queries, which hold more, from reaching that regime.
 //
+// What the streams hold beyond the runtime's base is mostly their queries' batches, which
+// --total-query-memory bounds (query.Options.TotalQueryMemory): past that bound more streams
+// add next to nothing live, and a limit that kept growing with them only let garbage pile up.
+// So the growth stops at maxExtra, the engine's total query memory. Measured with e2e's
+// TestMemoryAttacks (four 1 MB literals and an ordinary scan under a 64 MiB total): the live
+// heap peaked at 86 MB, the heap at 112 MB under an uncapped limit of 168 MiB.
+//
 // The pool's free lists are live heap to the collector, so they are bounded inside the limit:
 // a scan then decodes into the buffers the batches before it released, allocates next to
 // nothing, and the collector seldom runs although the heap sits near the limit.
 type memoryLimit struct {
 	base, perStream int64
+	maxExtra        int64        // bound on perStream's growth in all; <= 0: none
 	prev            int64        // the limit before Start, restored by Close
 	pool            *ledger.Pool // nil: no pool to bound
 	prevFree        int64        // the pool's bound before Start, restored by Close
@@ -46,12 +55,13 @@ const freeShare = 0.4
 
 // newMemoryLimit applies base (bytes, > 0) and bounds pool's free lists (pool may be nil)
 // accordingly, and returns the limit, or nil when base is not positive (the runtime's limit,
-// GOMEMLIMIT or none, and the pool's bound are left alone).
-func newMemoryLimit(base, perStream int64, pool *ledger.Pool) *memoryLimit {
+// GOMEMLIMIT or none, and the pool's bound are left alone). The streams add at most maxExtra
+// bytes to base (<= 0: no bound).
+func newMemoryLimit(base, perStream, maxExtra int64, pool *ledger.Pool) *memoryLimit {
 	if base <= 0 {
 		return nil
 	}
-	m := &memoryLimit{base: base, perStream: max(perStream, 0), pool: pool}
+	m := &memoryLimit{base: base, perStream: max(perStream, 0), maxExtra: maxExtra, pool: pool}
 	if pool != nil {
 		m.prevFree = pool.MaxFree()
 	}
@@ -87,18 +97,38 @@ func (m *memoryLimit) add(d int) {
 	if m.closed {
 		return
 	}
-	l := limitFor(m.base, m.perStream, m.streams)
+	l := limitFor(m.base, m.perStream, m.maxExtra, m.streams)
 	debug.SetMemoryLimit(l)
 	m.boundPool(l)
 }
 
-// limitFor returns base plus perStream for every stream beyond the first, saturating.
-func limitFor(base, perStream int64, streams int) int64 {
-	extra := int64(max(streams-1, 0))
-	if extra > 0 && perStream > (math.MaxInt64-base)/extra {
+// limitFor returns base plus perStream for every stream beyond the first, at most maxExtra
+// more than base when maxExtra is positive, saturating.
+func limitFor(base, perStream, maxExtra int64, streams int) int64 {
+	n := int64(max(streams-1, 0))
+	extra := int64(math.MaxInt64)
+	if n == 0 || perStream <= math.MaxInt64/n {
+		extra = perStream * n
+	}
+	if maxExtra > 0 {
+		extra = min(extra, maxExtra)
+	}
+	if extra > math.MaxInt64-base {
 		return math.MaxInt64
 	}
-	return base + perStream*extra
+	return base + extra
+}
+
+// totalQueryMemory returns the engine's bound on what all queries hold together for the
+// server's TotalQueryMemory (0: query.DefaultTotalMemory), or 0 when it has none (negative).
+func totalQueryMemory(configured int64) int64 {
+	switch {
+	case configured == 0:
+		return query.DefaultTotalMemory
+	case configured < 0:
+		return 0
+	}
+	return configured
 }
 
 // restore puts back the limit the process had before, and the pool's bound.

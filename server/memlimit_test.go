@@ -7,24 +7,31 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
 func TestLimitFor(t *testing.T) {
 	for _, c := range []struct {
-		base, per int64
-		streams   int
-		want      int64
+		base, per, maxExtra int64
+		streams             int
+		want                int64
 	}{
-		{40, 32, 0, 40},
-		{40, 32, 1, 40},
-		{40, 32, 3, 104},
-		{40, 0, 9, 40},
-		{math.MaxInt64 - 10, 32, 2, math.MaxInt64},
-		{40, math.MaxInt64, 3, math.MaxInt64},
+		{40, 32, 0, 0, 40},
+		{40, 32, 0, 1, 40},
+		{40, 32, 0, 3, 104},
+		{40, 0, 0, 9, 40},
+		{math.MaxInt64 - 10, 32, 0, 2, math.MaxInt64},
+		{40, math.MaxInt64, 0, 3, math.MaxInt64},
+		// The streams' growth stops at the queries' total memory.
+		{40, 32, 64, 3, 104},
+		{40, 32, 64, 5, 104},
+		{40, 32, 100, 5, 140},
+		{40, math.MaxInt64, 64, 3, 104},
+		{math.MaxInt64 - 10, 32, 64, 5, math.MaxInt64},
 	} {
-		if got := limitFor(c.base, c.per, c.streams); got != c.want {
-			t.Errorf("limitFor(%d, %d, %d) = %d, want %d", c.base, c.per, c.streams, got, c.want)
+		if got := limitFor(c.base, c.per, c.maxExtra, c.streams); got != c.want {
+			t.Errorf("limitFor(%d, %d, %d, %d) = %d, want %d", c.base, c.per, c.maxExtra, c.streams, got, c.want)
 		}
 	}
 }
@@ -34,7 +41,7 @@ func TestLimitFor(t *testing.T) {
 func TestMemoryLimit(t *testing.T) {
 	prev := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(prev)
-	if m := newMemoryLimit(0, 1<<20, nil); m != nil {
+	if m := newMemoryLimit(0, 1<<20, 0, nil); m != nil {
 		t.Fatal("a zero base manages the limit")
 	}
 	var none *memoryLimit
@@ -44,7 +51,7 @@ func TestMemoryLimit(t *testing.T) {
 
 	pool := &ledger.Pool{}
 	pool.SetMaxFree(3 << 20)
-	m := newMemoryLimit(256<<20, 64<<20, pool)
+	m := newMemoryLimit(256<<20, 64<<20, 96<<20, pool)
 	cur := func() int64 { return debug.SetMemoryLimit(-1) }
 	check := func(what string, limit int64) {
 		t.Helper()
@@ -59,6 +66,11 @@ func TestMemoryLimit(t *testing.T) {
 	m.begin()
 	m.begin()
 	check("with two streams", 320<<20)
+	m.begin()
+	m.begin()
+	check("with four streams, capped by the total query memory", 352<<20)
+	m.end()
+	m.end()
 	m.end()
 	check("with one stream", 256<<20)
 	m.restore()
@@ -68,6 +80,11 @@ func TestMemoryLimit(t *testing.T) {
 	m.end() // a stream ending after Close leaves the restored limit alone
 	if cur() != prev || pool.MaxFree() != 3<<20 {
 		t.Fatalf("limit %d and pool bound %d changed after restore", cur(), pool.MaxFree())
+	}
+	for _, c := range [][2]int64{{0, query.DefaultTotalMemory}, {-1, 0}, {64 << 20, 64 << 20}} {
+		if got := totalQueryMemory(c[0]); got != c[1] {
+			t.Errorf("totalQueryMemory(%d) = %d, want %d", c[0], got, c[1])
+		}
 	}
 }
 

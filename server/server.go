@@ -141,7 +141,8 @@ type Config struct {
 	DebugListen string
 	// GoMemoryLimit, when positive, sets the Go runtime's soft memory limit
 	// (debug.SetMemoryLimit) to GoMemoryLimit bytes plus GoMemoryLimitPerStream bytes for every
-	// DoGet stream in flight beyond the first, until Close restores the previous limit; it also
+	// DoGet stream in flight beyond the first (in all at most the queries' total memory,
+	// TotalQueryMemory), until Close restores the previous limit; it also
 	// bounds the free lists of the engine's recycling allocator (Alloc when it is a
 	// *ledger.Pool, else ledger.DefaultPool) to two fifths of the limit (memlimit.go). Zero
 	// leaves the runtime's limit (GOMEMLIMIT, or none) and the pool alone, as a server embedded
@@ -301,7 +302,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	adm := newAdmission(cfg.MaxQueries, cfg.MaxQueued, cfg.QueueWait)
-	mem := newMemoryLimit(cfg.GoMemoryLimit, cfg.GoMemoryLimitPerStream, enginePool(cfg.Alloc))
+	mem := newMemoryLimit(cfg.GoMemoryLimit, cfg.GoMemoryLimitPerStream, totalQueryMemory(cfg.TotalQueryMemory), enginePool(cfg.Alloc))
 	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise, Self: selfLocation(cfg.Listen, cfg.Advertise),
 		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical,
 		Admit: admitPoll(adm, mem, cfg.QueryTimeout), PollTTL: cfg.PollTTL, PollMemory: cfg.PollMemory, Peers: cfg.Peers, PeerTLS: cfg.PeerTLS,

@@ -10,7 +10,8 @@ import (
 )
 
 // Default soft memory limit of serve and demo (--go-memory-limit auto): 40 MiB of Go runtime
-// memory, plus 32 MiB for every query stream in flight beyond the first.
+// memory, plus 32 MiB for every query stream in flight beyond the first, those together at
+// most --total-query-memory (server.Config.GoMemoryLimit).
 //
 // Measured with bench's ordered scans on 2 busy cores: ORD's history keeps about 20 MiB live
 // (the executor's per-bucket batches and archive decode spans), the 1.5M-row partition up to

@@ -133,7 +133,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	})
 	c.memoryLimit = memoryLimitFlag{auto: true}
 	c.sec.register(fs)
-	fs.Var(&c.memoryLimit, "go-memory-limit", "soft limit on the Go runtime's memory (not the queries' own limits, --query-memory and --total-query-memory): SIZE (e.g. 256MiB, GOMEMLIMIT's syntax), off, or auto: 40MiB plus 32MiB per query stream beyond the first, or GOMEMLIMIT when set")
+	fs.Var(&c.memoryLimit, "go-memory-limit", "soft limit on the Go runtime's memory (not the queries' own limits, --query-memory and --total-query-memory): SIZE (e.g. 256MiB, GOMEMLIMIT's syntax), off, or auto: 40MiB plus 32MiB per query stream beyond the first (at most --total-query-memory more), or GOMEMLIMIT when set")
 	fs.Var(&c.memoryLimit, "memory-limit", "deprecated name of --go-memory-limit")
 	for _, f := range c.mustNotBeNegative() {
 		if fl := fs.Lookup(strings.TrimPrefix(f.flag, "--")); fl != nil {
