@@ -477,6 +477,7 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 	if spec.Residual, err = compileAll(residual, ops.JoinInputSchema(ls, rs), l.ext); err != nil {
 		return nil, false, err
 	}
+	spec.Unused = unusedOutput(need, nl, nl2, nr, lowWidth(right), t)
 	var out node = &joinNode{left: ln, right: rn, spec: spec, schema: ops.JoinSchema(ls, rs, t), keys: len(spec.LeftKeys), pushed: pushed}
 	if nl2 == nl && lowWidth(right) == nr {
 		return out, true, nil
@@ -492,6 +493,31 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 	}
 	out, err = newSelect(out, idx)
 	return out, err == nil, err
+}
+
+// unusedOutput flags the output columns of a join (ops.JoinSpec.Unused) that nothing above it
+// reads: those need (over the original nl left and nr right columns) does not hold, and the
+// columns pushed into its inputs (the left's past nl of nl2, the right's past nr of nr2), which
+// only its keys and residual read. Nil when every column is read.
+func unusedOutput(need colSet, nl, nl2, nr, nr2 int, t ops.JoinType) []bool {
+	out := make([]bool, 0, nl2+nr2)
+	some := false
+	add := func(unused bool) {
+		out = append(out, unused)
+		some = some || unused
+	}
+	for i := range nl2 {
+		add(i >= nl || !need.has(i))
+	}
+	if t != ops.JoinSemi && t != ops.JoinAnti {
+		for i := range nr2 {
+			add(i >= nr || !need.has(nl+i))
+		}
+	}
+	if !some {
+		return nil
+	}
+	return out
 }
 
 // sameType reports whether two Substrait types are equal but for nullability.
