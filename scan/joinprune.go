@@ -331,10 +331,12 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 	// every row of that input (pushable), its references into the right input marked
 	// (rightMark) until the inputs stop growing.
 	for i, c := range residual {
-		whole := side(c, nl)
+		top := true
 		var verr error
 		var visit expr.VisitFunc
 		visit = func(x expr.Expression) expr.Expression {
+			isTop := top // x is the conjunct c itself
+			top = false
 			if verr != nil {
 				return x
 			}
@@ -353,7 +355,7 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 				}
 				return x
 			}
-			if sx := side(x, nl); pushable(t, sx, x == c && sx == whole) || !mayFail(x) {
+			if sx := side(x, nl); pushable(t, sx, isTop) || !mayFail(x) {
 				switch sx {
 				case 1:
 					if left.routed != nil {
