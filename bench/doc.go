@@ -120,6 +120,20 @@
 //     join against avg warm 2.60 s against 6.15 s (4.15× against 9.84× DuckDB native), the
 //     semi join 791 ms against 3.25 s (0.72× against 2.98×); the sample, 5 rounds, load 8–11:
 //     667 ms against 1.80 s (3.55× against 9.58×), 248 against 406 ms (4.02× against 6.59×).
+//     With the hash join evaluating its residual on the pairs' columns it reads alone and
+//     gathering only the columns read above it (none under a count), keys encoded without an
+//     allocation a row (branch join19b): the warm join against avg took 0.80 s of server CPU a
+//     query in a CPU profile (5 queries, /debug/pprof), main's build 1.83 s (the join 0.47 s
+//     a query, 0.20 s after; the collector's share 28% before). Then with the join's pieces
+//     pushed only where PostgreSQL evaluates them on every row (the cast of
+//     (f.value->>'delay')::int > o.a on the pairs, its text field from the cache), 1.10 s a
+//     query (the cast of 3M texts 0.10 s, the numeric comparison's int-to-numeric cast and
+//     compare 0.21 s). Beside main's build, 3M rows, 3 rounds, load average 17–24 (DuckDB
+//     native took 4.07 s for the join against avg, so the ratios to it read low): warm 1.34 s
+//     against main's 4.56 s, the semi join 1.90 against 3.20 s; the step before the cast moved
+//     (load 15–20) 1.13 against 3.69 s. Peak RSS 96–98 MiB (38–39 MiB anonymous, 52–53 MiB
+//     file pages at the end), main's build 112–114 MiB (39 MiB anonymous, 68 MiB of file
+//     pages: the baseline runs from the linker's file, not an installed copy).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each

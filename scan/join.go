@@ -28,6 +28,17 @@ type joinNode struct {
 
 func (n *joinNode) Schema() *arrow.Schema { return n.schema }
 
+// unused counts the output columns the join leaves NULL (ops.JoinSpec.Unused).
+func (n *joinNode) unused() int {
+	u := 0
+	for _, f := range n.spec.Unused {
+		if f {
+			u++
+		}
+	}
+	return u
+}
+
 func (n *joinNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
 	l, err := openNode(ctx, rt, n.left)
 	if err != nil {
@@ -57,6 +68,9 @@ func (n *joinNode) explain(a *Analysis) []string {
 	}
 	if n.pushed > 0 {
 		head += fmt.Sprintf(", %d expressions computed by its inputs' fragments", n.pushed)
+	}
+	if u := n.unused(); u > 0 {
+		head += fmt.Sprintf(", %d of %d output columns not gathered", u, len(n.spec.Unused))
 	}
 	out := []string{head + a.suffix(n, "")}
 	out = append(out, indent(n.left.explain(a))...)
@@ -110,7 +124,12 @@ func (l *lowerer) join(r *plan.JoinRel, folded ...expr.Expression) (*lowered, er
 		return nil, unsupported("join type %v", r.Type())
 	}
 	conj := append(conjuncts(r.Expr()), folded...)
-	n, ok, err := l.pushedJoin(r.Left(), r.Right(), t, l.joinNeed(r), conj)
+	need := l.joinNeed(r)
+	if f := r.PostJoinFilter(); f != nil && !need.all {
+		need = need.clone() // the post-join filter reads the join's output too
+		need.addRefs(f)
+	}
+	n, ok, err := l.pushedJoin(r.Left(), r.Right(), t, need, conj)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +138,7 @@ func (l *lowerer) join(r *plan.JoinRel, folded ...expr.Expression) (*lowered, er
 		if err != nil {
 			return nil, err
 		}
-		if n, err = l.newJoin(left, right, t, conj); err != nil {
+		if n, err = l.newJoin(left, right, t, need, conj); err != nil {
 			return nil, err
 		}
 	}
@@ -166,7 +185,7 @@ func (l *lowerer) hashJoin(r *plan.HashJoinRel) (*lowered, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n, err = l.newJoin(left, right, t, conj, pairs...); err != nil {
+	if n, err = l.newJoin(left, right, t, l.joinNeed(r), conj, pairs...); err != nil {
 		return nil, err
 	}
 	return &lowered{node: n}, nil
@@ -290,8 +309,9 @@ func keyPair(a, b expr.Expression, nl int) (left, right expr.Expression, ok bool
 
 // newJoin builds the join node of left and right under the conjuncts conj (over left's
 // columns then right's) and the equality pairs keyed (a HashJoinRel's, over the joined
-// columns: left, then right shifted past the left's).
-func (l *lowerer) newJoin(left, right node, t ops.JoinType, conj []expr.Expression, keyed ...[2]expr.Expression) (node, error) {
+// columns: left, then right shifted past the left's); need is what the plan above reads of
+// its output.
+func (l *lowerer) newJoin(left, right node, t ops.JoinType, need colSet, conj []expr.Expression, keyed ...[2]expr.Expression) (node, error) {
 	ls, rs := left.Schema(), right.Schema()
 	nl := ls.NumFields()
 	spec := ops.JoinSpec{Type: t}
@@ -339,5 +359,6 @@ func (l *lowerer) newJoin(left, right node, t ops.JoinType, conj []expr.Expressi
 	if spec.Residual, err = compileAll(residual, ops.JoinInputSchema(ls, rs), l.ext); err != nil {
 		return nil, err
 	}
+	spec.Unused = unusedOutput(need, nl, nl, rs.NumFields(), rs.NumFields(), t)
 	return &joinNode{left: left, right: right, spec: spec, schema: ops.JoinSchema(ls, rs, t), keys: len(spec.LeftKeys)}, nil
 }

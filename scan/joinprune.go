@@ -21,20 +21,22 @@ import (
 // keep the same pairs). Lowering a join then, for each input that is still a routed per-row
 // plan:
 //
-//   - appends to the input's columns the key expressions that are not plain columns, and,
-//     for inner and semi joins, the largest subexpressions of the residual over that input's
-//     columns alone (the JSON fields of `(f.value->>'delay')::int > o.a`, a semi join's
-//     `value->>'destination'`), so that the bucket fragments compute them, where the shredded
-//     cache (shredded.go) can serve them; the join reads the new columns instead;
+//   - appends to the input's columns the key expressions that are not plain columns, and the
+//     largest pieces of the residual over that input's columns alone that PostgreSQL evaluates
+//     on every row of that input too, or that cannot fail (pushable, mayFail: the JSON field of
+//     `(f.value->>'delay')::int > o.a`, a semi join's `value->>'destination'`), so that the
+//     bucket fragments compute them, where the shredded cache (shredded.go) can serve them; the
+//     join reads the new columns instead;
 //   - replaces every column that neither the plan above, the keys nor the residual read by a
 //     typed NULL, so the fragments do not read its base column (the probe side of a join
 //     against an aggregate no longer reads `value` for a count).
 //
 // The join's output keeps its columns and positions (the pushed columns are dropped after it),
-// so nothing above it changes. A residual subexpression computed below the join is evaluated
-// for every row of its input, not only for the rows with a matching key: an expression that
-// fails on a row (a cast of a text that is not a number) fails the query even where the row
-// has no partner, where PostgreSQL, evaluating it on the joined pairs only, would not.
+// so nothing above it changes; the columns nothing above reads it leaves NULL
+// (ops.JoinSpec.Unused). A residual piece computed below the join is evaluated for every row
+// of its input, not only for the rows with a matching key: it is pushed only where PostgreSQL
+// evaluates it on every row as well (a failing cast fails both queries alike), or where it
+// cannot fail.
 
 // colSet is a set of column positions; all means every column.
 type colSet struct {
@@ -325,13 +327,16 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 			return nil, false, err
 		}
 	}
-	// The residual: its subexpressions over one routed input pushed (inner and semi joins),
-	// its references into the right input marked (rightMark) until the inputs stop growing.
-	pushResidual := t == ops.JoinInner || t == ops.JoinSemi
+	// The residual: its pieces over one routed input pushed where PostgreSQL evaluates them on
+	// every row of that input (pushable), its references into the right input marked
+	// (rightMark) until the inputs stop growing.
 	for i, c := range residual {
+		top := true
 		var verr error
 		var visit expr.VisitFunc
 		visit = func(x expr.Expression) expr.Expression {
+			isTop := top // x is the conjunct c itself
+			top = false
 			if verr != nil {
 				return x
 			}
@@ -350,8 +355,8 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 				}
 				return x
 			}
-			if pushResidual {
-				switch side(x, nl) {
+			if sx := side(x, nl); pushable(t, sx, isTop) || !mayFail(x) {
+				switch sx {
 				case 1:
 					if left.routed != nil {
 						y, err := pushCol(left, x, &pushed)
@@ -477,6 +482,7 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 	if spec.Residual, err = compileAll(residual, ops.JoinInputSchema(ls, rs), l.ext); err != nil {
 		return nil, false, err
 	}
+	spec.Unused = unusedOutput(need, nl, nl2, nr, lowWidth(right), t)
 	var out node = &joinNode{left: ln, right: rn, spec: spec, schema: ops.JoinSchema(ls, rs, t), keys: len(spec.LeftKeys), pushed: pushed}
 	if nl2 == nl && lowWidth(right) == nr {
 		return out, true, nil
@@ -492,6 +498,108 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 	}
 	out, err = newSelect(out, idx)
 	return out, err == nil, err
+}
+
+// unusedOutput flags the output columns of a join (ops.JoinSpec.Unused) that nothing above it
+// reads: those need (over the original nl left and nr right columns) does not hold, and the
+// columns pushed into its inputs (the left's past nl of nl2, the right's past nr of nr2), which
+// only its keys and residual read. Nil when every column is read.
+func unusedOutput(need colSet, nl, nl2, nr, nr2 int, t ops.JoinType) []bool {
+	out := make([]bool, 0, nl2+nr2)
+	some := false
+	add := func(unused bool) {
+		out = append(out, unused)
+		some = some || unused
+	}
+	for i := range nl2 {
+		add(i >= nl || !need.has(i))
+	}
+	if t != ops.JoinSemi && t != ops.JoinAnti {
+		for i := range nr2 {
+			add(i >= nr || !need.has(nl+i))
+		}
+	}
+	if !some {
+		return nil
+	}
+	return out
+}
+
+// pushable reports whether a conjunct of a join of type t's condition over one side alone (sx:
+// 1 the left, 2 the right; whole: the conjunct itself, not a piece of one) runs on every row
+// of that side, as PostgreSQL 15's planner runs it (at that table's scan): a conjunct of an
+// inner join's condition (ON, or WHERE folded into it) or of a semi join's over either side,
+// of an outer or anti join's over its null-extended side (a LEFT JOIN's right, a RIGHT JOIN's
+// left, NOT EXISTS's inside, a scalar subquery's). PostgreSQL evaluates a conjunct over an
+// outer join's preserved side, and a piece of a conjunct over both sides, on the joined pairs
+// alone: such a piece is pushed only when it cannot fail (mayFail), so that an error (a cast
+// of a text that is not a number) fails the query on the rows PostgreSQL's fails it on
+// (e2e TestJoinConditionErrorsAsPostgres).
+func pushable(t ops.JoinType, sx int, whole bool) bool {
+	if !whole {
+		return false
+	}
+	switch sx {
+	case 1:
+		return t == ops.JoinInner || t == ops.JoinSemi || t == ops.JoinRight
+	case 2:
+		return t == ops.JoinInner || t == ops.JoinSemi || t == ops.JoinLeft || t == ops.JoinAnti || t == ops.JoinSingle
+	}
+	return false
+}
+
+// neverFail are the functions whose value is defined for every argument of their types:
+// comparisons, boolean logic, NULL tests and JSON field access (a stored document is JSON, as
+// PostgreSQL's json type holds nothing else).
+var neverFail = map[string]bool{
+	"equal": true, "not_equal": true, "lt": true, "lte": true, "gt": true, "gte": true,
+	"is_null": true, "is_not_null": true, "is_distinct_from": true, "is_not_distinct_from": true,
+	"and": true, "or": true, "not": true, "coalesce": true,
+	"json_get": true, "json_get_text": true, "json_path_text": true,
+}
+
+// mayFail reports whether evaluating e may raise an error on some row (a cast, arithmetic, a
+// function not in neverFail), or e is of a shape it does not know: only column references,
+// literals and neverFail functions, CASE and IN lists of them cannot.
+func mayFail(e expr.Expression) bool {
+	switch v := e.(type) {
+	case nil: // a CASE without ELSE
+		return false
+	case *expr.FieldReference:
+		_, plain := rootIndex(v)
+		return !plain
+	case expr.Literal:
+		return false
+	case *expr.ScalarFunction:
+		if !neverFail[v.Name()] {
+			return true
+		}
+		for i := range v.NArgs() {
+			a, ok := v.Arg(i).(expr.Expression)
+			if ok && mayFail(a) {
+				return true
+			}
+		}
+		return false
+	case *expr.IfThen:
+		for i := range v.NIfs() {
+			if mayFail(v.IfPair(i).If) || mayFail(v.IfPair(i).Then) {
+				return true
+			}
+		}
+		return mayFail(v.Else())
+	case *expr.SingularOrList:
+		if mayFail(v.Value) {
+			return true
+		}
+		for _, o := range v.Options {
+			if mayFail(o) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }
 
 // sameType reports whether two Substrait types are equal but for nullability.

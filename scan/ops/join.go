@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -66,6 +67,12 @@ type JoinSpec struct {
 	// has a row, a left row whose key is NULL, or any left row when a right key is NULL, is
 	// not kept (NOT IN is then NULL or false, PostgreSQL's three-valued answer).
 	NullAware bool
+	// Unused, when not empty, holds one flag per column of the output (JoinSchema): a flagged
+	// column is read by nothing above the join, whose values in the output are therefore not
+	// specified: the join emits NULLs of its type instead of gathering them, but passes a
+	// left batch whose rows all stay (semi and anti joins) as it is. The lowering sets it from
+	// the columns the plan above reads (scan/joinprune.go).
+	Unused []bool
 }
 
 // JoinKeyType reports whether values of dt can be equi-join keys: integers, floats (every
@@ -118,10 +125,12 @@ const joinRowBytes = 64
 // bytes) is claimed from mem (ledger.Ledger.Claim); past the query's limit the reader fails
 // with an error wrapping ledger.ErrMemoryLimit. The left input is then streamed batch by
 // batch: candidate pairs are produced at most MaxBatchRows at a time (a key matching many
-// rows, or a join without keys, never materialises more), the residual is evaluated on them,
-// and unmatched rows are emitted NULL-extended as the type asks, right rows at the end. The
-// output's row order is not specified (SQL's). It takes ownership of both inputs; the
-// expressions stay shared. Not safe for concurrent use; ctx is checked once per batch.
+// rows, or a join without keys, never materialises more); the residual is evaluated on the
+// pairs' values of the columns it reads alone, then the columns the output uses (those not
+// flagged in spec.Unused) are gathered for the pairs that pass; unmatched rows are emitted
+// NULL-extended as the type asks, right rows at the end. The output's row order is not
+// specified (SQL's). It takes ownership of both inputs; the expressions stay shared. Not safe
+// for concurrent use; ctx is checked once per batch.
 func HashJoin(ctx context.Context, left, right array.RecordReader, spec JoinSpec, mem *ledger.Ledger) array.RecordReader {
 	schema := JoinSchema(left.Schema(), right.Schema(), spec.Type)
 	if err := checkJoinSpec(left.Schema(), right.Schema(), spec); err != nil {
@@ -131,6 +140,19 @@ func HashJoin(ctx context.Context, left, right array.RecordReader, spec JoinSpec
 	j := &joiner{ctx: ctx, spec: spec, mem: mem, l: &owned{r: left}, r: &owned{r: right},
 		lschema: left.Schema(), rschema: right.Schema(), schema: schema,
 		inSchema: JoinInputSchema(left.Schema(), right.Schema()), head: map[string]int32{}}
+	n := j.inSchema.NumFields()
+	j.resCols, j.outCols, j.nulls = make([]bool, n), make([]bool, n), make([]arrow.Array, n)
+	for _, c := range spec.Residual {
+		if c.bare >= 0 {
+			j.resCols[c.bare] = true
+		}
+		for i, read := range c.refs {
+			j.resCols[i] = j.resCols[i] || read
+		}
+	}
+	for i := range schema.NumFields() {
+		j.outCols[i] = len(spec.Unused) == 0 || !spec.Unused[i]
+	}
 	return newStream(schema, j.pull, j.close)
 }
 
@@ -155,6 +177,9 @@ func checkJoinSpec(l, r *arrow.Schema, spec JoinSpec) error {
 	if spec.NullAware && (spec.Type != JoinAnti || len(spec.LeftKeys) != 1) {
 		return errors.New("ops: join: a null-aware join is an anti join on one key")
 	}
+	if n := len(spec.Unused); n > 0 && n != JoinSchema(l, r, spec.Type).NumFields() {
+		return fmt.Errorf("ops: join: %d unused flags for %d output columns", n, JoinSchema(l, r, spec.Type).NumFields())
+	}
 	return nil
 }
 
@@ -165,30 +190,52 @@ type joiner struct {
 	l, r *owned
 
 	lschema, rschema, schema, inSchema *arrow.Schema
+	// resCols marks the columns of inSchema the residual reads, outCols those of the output
+	// (schema, a prefix of inSchema) the consumer reads; nulls caches an all-NULL array per
+	// column of inSchema, sliced for the columns not gathered.
+	resCols, outCols []bool
+	nulls            []arrow.Array
 
 	built bool
-	// The buffered right side: its batches (then a one-row all-NULL batch), the reference of
-	// each row, its hash chain link and whether it matched.
+	// The buffered right side: its batches (then a one-row all-NULL batch), each column's
+	// arrays across them (rparts), the reference of each row, its hash chain link and
+	// whether it matched. head maps a key to its chain's slot in heads, which holds the
+	// chain's first row (the last one added).
 	rbatches []arrow.RecordBatch
+	rparts   [][]arrow.Array
 	rrefs    []rowRef
 	next     []int32
 	head     map[string]int32
+	heads    []int32
 	rmatched []bool
 	rnull    int32 // the index of the all-NULL batch among rbatches
 	rNullKey bool  // some right row has a NULL key
 	claimed  int64
 
 	// The left batch being probed, its keys (nil: NULL) and the walk's position.
-	cur      arrow.RecordBatch
-	lnull    arrow.RecordBatch // one all-NULL left row, for right rows without a match
-	keys     [][]byte
-	row      int
-	chain    int32 // the next candidate of row's chain (-1: take the row's head)
+	cur   arrow.RecordBatch
+	lnull arrow.RecordBatch // one all-NULL left row, for right rows without a match
+	keys  [][]byte
+	row   int
+	chain int32 // the next candidate of row's chain (-1: take the row's head)
+	// The last key looked up in the current batch and its chain's head: a routed read's
+	// rows come a partition at a time, so a key often repeats the previous row's.
+	lastKey  []byte
+	lastHead int32
+	lastOK   bool
 	lmatched []int32
-	lrows    int // left rows finished
 	pending  []arrow.RecordBatch
 	tail     int // the next right row to check for the unmatched tail
 	done     bool
+
+	// Scratch reused from batch to batch: encoded keys and their ends, candidate pairs,
+	// their references and the residual's verdicts.
+	keyBuf  []byte
+	keyEnds []int32
+	lp, rp  []int32
+	lrefs   []rowRef
+	prefs   []rowRef
+	pass    []bool
 }
 
 func (j *joiner) close() {
@@ -197,11 +244,13 @@ func (j *joiner) close() {
 	for _, b := range j.rbatches {
 		b.Release()
 	}
-	j.rbatches = nil
+	j.rbatches, j.rparts = nil, nil
 	for _, b := range j.pending {
 		b.Release()
 	}
 	j.pending = nil
+	releaseArrays(j.nulls)
+	clear(j.nulls)
 	if j.cur != nil {
 		j.cur.Release()
 		j.cur = nil
@@ -227,13 +276,14 @@ func (j *joiner) claim(n int64) error {
 
 // evalKeys evaluates key expressions on b and returns each row's encoded key, nil where a
 // key that is not null-safe is NULL (a null-safe key encodes NULL as a 0 byte, a value as a 1
-// byte then the value).
-func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch) ([][]byte, error) {
+// byte then the value). The keys are slices of j.keyBuf, valid until the next call; out is
+// reused.
+func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch, out [][]byte) ([][]byte, error) {
 	n := int(b.NumRows())
-	out := make([][]byte, n)
+	out = slices.Grow(out[:0], n)[:n]
 	if len(keys) == 0 {
 		for i := range out {
-			out[i] = []byte{}
+			out[i] = emptyKey
 		}
 		return out, nil
 	}
@@ -246,9 +296,14 @@ func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch) ([][]byte, error) {
 		}
 		cols[i] = a
 	}
-	var buf []byte
+	buf := j.keyBuf[:0]
+	if buf == nil {
+		buf = make([]byte, 0, 1024)
+	}
+	ends := slices.Grow(j.keyEnds[:0], n)[:n]
+	last := len(cols) - 1
 	for r := range n {
-		buf = buf[:0]
+		mark := len(buf)
 		null := false
 		for i, c := range cols {
 			safe := len(j.spec.NullSafe) > 0 && j.spec.NullSafe[i]
@@ -263,20 +318,40 @@ func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch) ([][]byte, error) {
 			if safe {
 				buf = append(buf, 1)
 			}
-			buf = appendKey(buf, c, r)
+			buf = appendKey(buf, c, r, i < last)
 		}
-		if !null {
-			out[r] = append([]byte(nil), buf...)
+		if null {
+			buf = buf[:mark]
+			ends[r] = -1
+			continue
+		}
+		ends[r] = int32(len(buf))
+		if len(buf) > math.MaxInt32 {
+			return nil, errors.New("ops: join: a batch's keys exceed 2 GiB")
 		}
 	}
+	start := int32(0)
+	for r, end := range ends {
+		if end < 0 {
+			out[r] = nil
+			continue
+		}
+		out[r] = buf[start:end:end]
+		start = end
+	}
+	j.keyBuf, j.keyEnds = buf, ends
 	return out, nil
 }
+
+// emptyKey is the key of every row of a join without keys (not nil: nil is a NULL key).
+var emptyKey = []byte{}
 
 // appendKey appends row r of a (valid, of a JoinKeyType) to buf, such that two values of one
 // type are equal exactly when their encodings are: the value's bytes for integers, dates,
 // timestamps and decimals, a float's normalised bits, a boolean's byte, a string's or binary's
-// length and bytes.
-func appendKey(buf []byte, a arrow.Array, r int) []byte {
+// bytes, preceded by their length when delimit is set (a key that is not the last of its row:
+// the last one needs no delimiter, the row's end is its end).
+func appendKey(buf []byte, a arrow.Array, r int, delimit bool) []byte {
 	switch c := a.(type) {
 	case *array.Float32:
 		return binary.LittleEndian.AppendUint64(buf, normF64(float64(c.Value(r))))
@@ -289,10 +364,16 @@ func appendKey(buf []byte, a arrow.Array, r int) []byte {
 		return append(buf, 0)
 	case interface{ Value(int) string }: // string, large string
 		v := c.Value(r)
-		return append(binary.AppendUvarint(buf, uint64(len(v))), v...)
+		if delimit {
+			buf = binary.AppendUvarint(buf, uint64(len(v)))
+		}
+		return append(buf, v...)
 	case interface{ Value(int) []byte }: // binary, large binary
 		v := c.Value(r)
-		return append(binary.AppendUvarint(buf, uint64(len(v))), v...)
+		if delimit {
+			buf = binary.AppendUvarint(buf, uint64(len(v)))
+		}
+		return append(buf, v...)
 	}
 	fw, ok := a.DataType().(arrow.FixedWidthDataType)
 	if !ok || fw.BitWidth()%8 != 0 {
@@ -317,6 +398,7 @@ func normF64(x float64) uint64 {
 
 // build reads the right input whole and indexes its keys.
 func (j *joiner) build() error {
+	var keys [][]byte
 	for j.r.r.Next() {
 		if err := ctxErr(j.ctx); err != nil {
 			return err
@@ -328,8 +410,8 @@ func (j *joiner) build() error {
 		b.Retain()
 		bi := int32(len(j.rbatches))
 		j.rbatches = append(j.rbatches, b)
-		keys, err := j.evalKeys(j.spec.RightKeys, b)
-		if err != nil {
+		var err error
+		if keys, err = j.evalKeys(j.spec.RightKeys, b, keys); err != nil {
 			return err
 		}
 		var cost int64
@@ -343,11 +425,14 @@ func (j *joiner) build() error {
 			if k == nil {
 				j.rNullKey = true
 			} else {
+				// The lookup converts without copying; only a new key is stored as a string.
 				if h, ok := j.head[string(k)]; ok {
-					link = h
+					link, j.heads[h] = j.heads[h], id
+				} else {
+					j.head[string(k)] = int32(len(j.heads))
+					j.heads = append(j.heads, id)
+					cost += int64(len(k))
 				}
-				j.head[string(k)] = id
-				cost += int64(len(k))
 			}
 			j.next = append(j.next, link)
 			cost += joinRowBytes
@@ -370,6 +455,13 @@ func (j *joiner) build() error {
 	}
 	j.rnull = int32(len(j.rbatches))
 	j.rbatches = append(j.rbatches, nb)
+	j.rparts = make([][]arrow.Array, j.rschema.NumFields())
+	for c := range j.rparts {
+		j.rparts[c] = make([]arrow.Array, len(j.rbatches))
+		for i, b := range j.rbatches {
+			j.rparts[c][i] = b.Column(c)
+		}
+	}
 	if j.spec.Type == JoinRight || j.spec.Type == JoinFull {
 		if j.lnull, err = nullBatch(j.lschema, j.mem); err != nil {
 			return err
@@ -429,12 +521,13 @@ func (j *joiner) pull() (arrow.RecordBatch, error) {
 			}
 			b.Retain()
 			j.cur = b
-			keys, err := j.evalKeys(j.spec.LeftKeys, b)
+			keys, err := j.evalKeys(j.spec.LeftKeys, b, j.keys)
 			if err != nil {
 				return nil, err
 			}
-			j.keys, j.row, j.chain = keys, 0, -1
-			j.lmatched = make([]int32, b.NumRows())
+			j.keys, j.row, j.chain, j.lastOK = keys, 0, -1, false
+			j.lmatched = slices.Grow(j.lmatched[:0], len(keys))[:len(keys)]
+			clear(j.lmatched)
 		}
 		if err := j.probe(); err != nil {
 			return nil, err
@@ -457,7 +550,7 @@ func (j *joiner) probe() error {
 		}
 		j.row = n
 	}
-	var lp, rp []int32
+	lp, rp := j.lp[:0], j.rp[:0]
 	for j.row < n && len(lp) < MaxBatchRows {
 		k := j.keys[j.row]
 		if k == nil {
@@ -481,6 +574,7 @@ func (j *joiner) probe() error {
 		j.row++
 		j.chain = -1
 	}
+	j.lp, j.rp = lp, rp
 	if len(lp) > 0 {
 		if err := j.pairs(lp, rp); err != nil {
 			return err
@@ -497,7 +591,7 @@ func (j *joiner) probe() error {
 		return err
 	}
 	j.cur.Release()
-	j.cur, j.keys, j.lmatched = nil, nil, nil
+	j.cur = nil
 	return nil
 }
 
@@ -509,10 +603,15 @@ func (j *joiner) candidates(k []byte) int32 {
 		}
 		return 0
 	}
-	if h, ok := j.head[string(k)]; ok {
-		return h
+	if j.lastOK && string(k) == string(j.lastKey) {
+		return j.lastHead
 	}
-	return -1
+	h := int32(-1)
+	if x, ok := j.head[string(k)]; ok {
+		h = j.heads[x]
+	}
+	j.lastKey, j.lastHead, j.lastOK = k, h, true
+	return h
 }
 
 func (j *joiner) nextCandidate(c int32) int32 {
@@ -525,103 +624,136 @@ func (j *joiner) nextCandidate(c int32) int32 {
 	return j.next[c]
 }
 
-// gatherSide gathers the rows refs of one side's sources.
-func (j *joiner) gatherSide(schema *arrow.Schema, srcs []arrow.RecordBatch, refs []rowRef) (arrow.RecordBatch, error) {
-	return gather(j.ctx, schema, srcs, refs, allocator(j.mem))
+// batch assembles a batch of schema (inSchema, or the left input's for a semi or anti join's
+// output) whose left columns hold rows lrefs of lsrcs and whose right columns rows rrefs of
+// the buffered right side. Only the columns want marks (indexes of inSchema) are gathered,
+// or taken from have (a batch of inSchema over the same rows, where haveCols marks its
+// gathered columns); the others are all-NULL.
+func (j *joiner) batch(schema *arrow.Schema, want []bool, lsrcs []arrow.RecordBatch, lrefs, rrefs []rowRef, have arrow.RecordBatch, haveCols []bool) (arrow.RecordBatch, error) {
+	n := len(lrefs)
+	nl := j.lschema.NumFields()
+	cols := make([]arrow.Array, schema.NumFields())
+	parts := make([]arrow.Array, len(lsrcs))
+	for c := range cols {
+		var err error
+		switch {
+		case !want[c]:
+			cols[c] = j.nullColumn(c, n)
+		case have != nil && haveCols[c]:
+			cols[c] = have.Column(c)
+			cols[c].Retain()
+		case c < nl:
+			for i, s := range lsrcs {
+				parts[i] = s.Column(c)
+			}
+			cols[c], err = gatherColumn(j.ctx, schema.Field(c).Type, parts, lrefs, allocator(j.mem))
+		default:
+			cols[c], err = gatherColumn(j.ctx, schema.Field(c).Type, j.rparts[c-nl], rrefs, allocator(j.mem))
+		}
+		if err != nil {
+			releaseArrays(cols)
+			return nil, fmt.Errorf("ops: join: gather: %w", err)
+		}
+	}
+	b := array.NewRecordBatch(schema, cols, int64(n))
+	releaseArrays(cols)
+	return b, nil
 }
 
-// joined gathers left refs (of the current batch, or of lnull) and right refs into one batch
-// of JoinInputSchema.
-func (j *joiner) joined(lsrcs []arrow.RecordBatch, lrefs []rowRef, rrefs []rowRef) (arrow.RecordBatch, error) {
-	lb, err := j.gatherSide(j.lschema, lsrcs, lrefs)
-	if err != nil {
-		return nil, err
+// nullColumn returns n NULLs of column c of inSchema: a slice, from offset 0, of an array
+// kept for the join's life (grown when n exceeds it).
+func (j *joiner) nullColumn(c, n int) arrow.Array {
+	if a := j.nulls[c]; a == nil || a.Len() < n {
+		if a != nil {
+			a.Release()
+		}
+		j.nulls[c] = array.MakeArrayOfNull(allocator(j.mem), j.inSchema.Field(c).Type, max(n, MaxBatchRows))
 	}
-	defer lb.Release()
-	rb, err := j.gatherSide(j.rschema, j.rbatches, rrefs)
-	if err != nil {
-		return nil, err
-	}
-	defer rb.Release()
-	cols := append(append([]arrow.Array{}, lb.Columns()...), rb.Columns()...)
-	return array.NewRecordBatch(j.inSchema, cols, int64(len(lrefs))), nil
+	return array.NewSlice(j.nulls[c], 0, int64(n))
 }
 
 // pairs evaluates candidate pairs (left rows lp of the current batch, right rows rp) and
 // queues the matching ones.
 func (j *joiner) pairs(lp, rp []int32) error {
-	lrefs := make([]rowRef, len(lp))
-	rrefs := make([]rowRef, len(rp))
+	lrefs, rrefs := j.lrefs[:0], j.prefs[:0]
 	for i := range lp {
-		lrefs[i] = rowRef{b: 0, r: lp[i]}
-		rrefs[i] = j.rrefs[rp[i]]
+		lrefs = append(lrefs, rowRef{b: 0, r: lp[i]})
+		rrefs = append(rrefs, j.rrefs[rp[i]])
 	}
-	b, err := j.joined([]arrow.RecordBatch{j.cur}, lrefs, rrefs)
+	j.lrefs, j.prefs = lrefs, rrefs
+	cur := []arrow.RecordBatch{j.cur}
+	pass, rb, err := j.residual(cur, lrefs, rrefs)
 	if err != nil {
 		return err
 	}
-	defer b.Release()
-	mask, err := j.residual(b)
-	if err != nil {
-		return err
+	if rb != nil {
+		defer rb.Release()
 	}
-	if mask != nil {
-		defer mask.Release()
-	}
+	t := j.spec.Type
+	kept := 0
 	for i := range lp {
-		if mask != nil && !mask.Value(i) {
+		if pass != nil && !pass[i] {
 			continue
 		}
 		j.lmatched[lp[i]]++
-		if j.spec.Type == JoinSingle && j.lmatched[lp[i]] > 1 {
+		if t == JoinSingle && j.lmatched[lp[i]] > 1 {
 			return ErrSubqueryRows
 		}
 		j.rmatched[rp[i]] = true
+		lrefs[kept], rrefs[kept] = lrefs[i], rrefs[i]
+		kept++
 	}
-	if t := j.spec.Type; t == JoinSemi || t == JoinAnti {
+	if t == JoinSemi || t == JoinAnti || kept == 0 {
 		return nil
 	}
-	if mask == nil {
-		b.Retain()
-		j.pending = append(j.pending, b)
-		return nil
+	if kept < len(lp) {
+		rb = nil // its rows are not the output's
 	}
-	out, err := filterBatch(j.ctx, b, mask, j.mem)
+	b, err := j.batch(j.inSchema, j.outCols, cur, lrefs[:kept], rrefs[:kept], rb, j.resCols)
 	if err != nil {
 		return err
 	}
-	if out != nil {
-		j.pending = append(j.pending, out)
-	}
+	j.pending = append(j.pending, b)
 	return nil
 }
 
-// residual evaluates the residual conjuncts on the candidate pairs b: nil when there are
-// none, else a mask without NULLs, true where every conjunct is.
-func (j *joiner) residual(b arrow.RecordBatch) (*array.Boolean, error) {
+// residual evaluates the residual conjuncts on the candidate pairs (left rows lrefs of lsrcs,
+// right rows rrefs), gathering only the columns they read: nil when there are none, else
+// whether each pair passes (every conjunct true; scratch valid until the next call) and the
+// batch of the gathered columns, which the caller releases.
+func (j *joiner) residual(lsrcs []arrow.RecordBatch, lrefs, rrefs []rowRef) ([]bool, arrow.RecordBatch, error) {
 	if len(j.spec.Residual) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	n := int(b.NumRows())
-	pass := make([]bool, n)
+	b, err := j.batch(j.inSchema, j.resCols, lsrcs, lrefs, rrefs, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := len(lrefs)
+	pass := slices.Grow(j.pass[:0], n)[:n]
+	j.pass = pass
 	for i := range pass {
 		pass[i] = true
 	}
 	for _, c := range j.spec.Residual {
 		m, err := c.Eval(j.ctx, b, j.mem)
 		if err != nil {
-			return nil, err
+			b.Release()
+			return nil, nil, err
 		}
 		mb := m.(*array.Boolean)
-		for i := range pass {
-			pass[i] = pass[i] && mb.IsValid(i) && mb.Value(i)
+		if mb.NullN() == 0 {
+			for i := range pass {
+				pass[i] = pass[i] && mb.Value(i)
+			}
+		} else {
+			for i := range pass {
+				pass[i] = pass[i] && mb.IsValid(i) && mb.Value(i)
+			}
 		}
 		m.Release()
 	}
-	bb := array.NewBooleanBuilder(allocator(j.mem))
-	defer bb.Release()
-	bb.AppendValues(pass, nil)
-	return bb.NewBooleanArray(), nil
+	return pass, b, nil
 }
 
 // leftTail queues the rows of the walked left batch the join type keeps beyond its pairs.
@@ -641,7 +773,7 @@ func (j *joiner) leftTail() error {
 		for i := range rrefs {
 			rrefs[i] = rowRef{b: j.rnull}
 		}
-		b, err := j.joined([]arrow.RecordBatch{j.cur}, keep, rrefs)
+		b, err := j.batch(j.inSchema, j.outCols, []arrow.RecordBatch{j.cur}, keep, rrefs, nil, nil)
 		if err != nil {
 			return err
 		}
@@ -674,7 +806,7 @@ func (j *joiner) leftTail() error {
 		j.pending = append(j.pending, j.cur)
 		return nil
 	}
-	b, err := j.gatherSide(j.lschema, []arrow.RecordBatch{j.cur}, keep)
+	b, err := j.batch(j.lschema, j.outCols, []arrow.RecordBatch{j.cur}, keep, nil, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -700,7 +832,7 @@ func (j *joiner) rightTail() error {
 	if len(rrefs) == 0 {
 		return nil
 	}
-	b, err := j.joined([]arrow.RecordBatch{j.lnull}, lrefs, rrefs)
+	b, err := j.batch(j.inSchema, j.outCols, []arrow.RecordBatch{j.lnull}, lrefs, rrefs, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -199,14 +200,132 @@ func TestHashJoinAsNestedLoop(t *testing.T) {
 					}
 					got := joinText(t, out)
 					releaseBatches(out)
-					if want := nestedLoop(typ, l, r, residual, nullAware, nullSafe); !slices.Equal(got, want) {
+					want := nestedLoop(typ, l, r, residual, nullAware, nullSafe)
+					if !slices.Equal(got, want) {
 						t.Errorf("%s: %d rows, the nested loop %d", name, len(got), len(want))
+					}
+					// Every output column but the left key flagged unused: the rows and their
+					// keys are the same (the other columns' values are not specified).
+					spec.Unused = make([]bool, ops.JoinSchema(joinLeftSchema, joinRightSchema, typ).NumFields())
+					for c := 1; c < len(spec.Unused); c++ {
+						spec.Unused[c] = true
+					}
+					out, err = drain(t, ops.HashJoin(t.Context(), sourceOf(t, lb, chunks(lb, 777)), sourceOf(t, rb, chunks(rb, 33)), spec, mem))
+					if err != nil {
+						t.Fatalf("%s, unused columns: %v", name, err)
+					}
+					got = keyOnly(joinText(t, out))
+					releaseBatches(out)
+					if want := keyOnly(want); !slices.Equal(got, want) {
+						t.Errorf("%s, unused columns: %d rows, the nested loop %d", name, len(got), len(want))
 					}
 				}
 			}
 		}
 		lb.Release()
 		rb.Release()
+	}
+}
+
+// keyOnly is rows (as joinText spells them) with every column but the first NULL, sorted.
+func keyOnly(rows []string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		f := strings.Fields(r)
+		for c := 1; c < len(f); c++ {
+			f[c] = "NULL"
+		}
+		out[i] = strings.Join(f, " ")
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestHashJoinStringKeys: keys of strings, one key and two (a string, then an integer, and the
+// reverse: a key that is not its row's last is delimited by its length, so ("ab", "c") does not
+// match ("a", "bc")), with NULLs and the empty string, equal the pairs matched in Go.
+func TestHashJoinStringKeys(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "t", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	}, nil)
+	type row struct {
+		s, t *string
+		n    int64
+	}
+	str := func(v string) *string { return &v }
+	rnd := rand.New(rand.NewPCG(19, 19))
+	words := []string{"", "a", "ab", "b", "bc", "c", "abc"}
+	rows := func(n int) []row {
+		out := []row{{str("ab"), str("c"), 1}, {str("a"), str("bc"), 1}, {str(""), str(""), 0}}
+		for range n {
+			r := row{n: rnd.Int64N(3)}
+			if rnd.IntN(8) > 0 {
+				r.s = str(words[rnd.IntN(len(words))])
+			}
+			if rnd.IntN(8) > 0 {
+				r.t = str(words[rnd.IntN(len(words))])
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	toBatch := func(rs []row) arrow.RecordBatch {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		defer b.Release()
+		for _, r := range rs {
+			for c, v := range []*string{r.s, r.t} {
+				if v == nil {
+					b.Field(c).AppendNull()
+				} else {
+					b.Field(c).(*array.StringBuilder).Append(*v)
+				}
+			}
+			b.Field(2).(*array.Int64Builder).Append(r.n)
+		}
+		return b.NewRecordBatch()
+	}
+	l, r := rows(400), rows(150)
+	lb, rb := toBatch(l), toBatch(r)
+	defer lb.Release()
+	defer rb.Release()
+	col := func(s *arrow.Schema, i int) *ops.Expr {
+		e, err := ops.Column(s, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	for _, keys := range [][]int{{0}, {1}, {0, 1}, {2, 0}, {0, 2, 1}} {
+		var lk, rk []*ops.Expr
+		for _, k := range keys {
+			lk, rk = append(lk, col(schema, k)), append(rk, col(schema, k))
+		}
+		spec := ops.JoinSpec{Type: ops.JoinInner, LeftKeys: lk, RightKeys: rk}
+		out, err := drain(t, ops.HashJoin(t.Context(), sourceOf(t, lb, chunks(lb, 100)), sourceOf(t, rb, chunks(rb, 40)), spec, newMem(t, 0)))
+		if err != nil {
+			t.Fatalf("keys %v: %v", keys, err)
+		}
+		got := len(joinText(t, out))
+		releaseBatches(out)
+		want := 0
+		for _, a := range l {
+			for _, b := range r {
+				av := []*string{a.s, a.t, str(fmt.Sprint(a.n))}
+				bv := []*string{b.s, b.t, str(fmt.Sprint(b.n))}
+				match := true
+				for _, k := range keys {
+					match = match && av[k] != nil && bv[k] != nil && *av[k] == *bv[k]
+				}
+				if match {
+					want++
+				}
+			}
+		}
+		if got != want || want == 0 {
+			t.Errorf("keys %v: %d pairs, want %d", keys, got, want)
+		}
 	}
 }
 
