@@ -839,14 +839,15 @@ func (n colNode) eval(_ context.Context, b arrow.RecordBatch) (compute.Datum, er
 	return compute.NewDatum(b.Column(int(n))), nil
 }
 
-// arrowNode is a subtree run by exprs.ExecuteScalarExpression.
+// arrowNode is a subtree run as exprs.ExecuteScalarExpression runs it, its function calls on
+// the calling goroutine (evalSubstrait).
 type arrowNode struct {
 	e      expr.Expression
 	schema *arrow.Schema
 }
 
 func (n *arrowNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
-	d, err := exprs.ExecuteScalarExpression(ctx, n.schema, n.e, compute.NewDatumWithoutOwning(b))
+	d, err := evalSubstrait(ctx, n.schema, n.e, b)
 	if err != nil {
 		return nil, arithError(err, n.e)
 	}
@@ -924,7 +925,7 @@ func (n *inNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, 
 		return nil, err
 	}
 	defer d.Release()
-	return compute.IsIn(ctx, compute.SetOptions{ValueSet: compute.NewDatumWithoutOwning(n.set), NullBehavior: compute.NullMatchingInconclusive}, d)
+	return callFunction(ctx, "is_in", &compute.SetOptions{ValueSet: compute.NewDatumWithoutOwning(n.set), NullBehavior: compute.NullMatchingInconclusive}, d)
 }
 
 // foldNode is an and/or of more than two arguments, folded left with fn (and_kleene or
@@ -945,7 +946,7 @@ func (n *foldNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 			acc.Release()
 			return nil, err
 		}
-		next, err := compute.CallFunction(ctx, n.fn, nil, acc, d)
+		next, err := callFunction(ctx, n.fn, nil, acc, d)
 		acc.Release()
 		d.Release()
 		if err != nil {
@@ -992,7 +993,7 @@ func (n *callNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	if err != nil {
 		return nil, err
 	}
-	out, err := compute.CallFunction(ctx, fname, opts, cargs...)
+	out, err := callFunction(ctx, fname, opts, cargs...)
 	if err != nil {
 		return nil, arithError(err, n.fn)
 	}
