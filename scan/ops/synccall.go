@@ -43,8 +43,8 @@ import (
 // kernels arrow-go does not export: compute.CastDatum, and the implicit casts of arguments
 // DispatchBest asks for, stay library calls.
 
-// syncFallbacks counts the calls callFunction handed to the library (tests assert the calls
-// of the query path do not fall back).
+// syncFallbacks counts the library calls callFunction made: the calls it handed over and the
+// implicit casts of arguments (tests assert the calls of the query path make none).
 var syncFallbacks atomic.Int64
 
 // callFunction is compute.CallFunction(ctx, name, opts, args...) run on the calling goroutine
@@ -82,11 +82,6 @@ func callFunc(ctx context.Context, fn compute.Function, opts compute.FunctionOpt
 		}
 		inTypes[i] = a.(compute.ArrayLikeDatum).Type()
 	}
-	length, allSame, allScalar := batchLength(args)
-	chunk := compute.GetExecCtx(ctx).ChunkSize
-	if !allSame || chunk <= 0 || length > chunk {
-		return fallback() // the library's error, or more than one span
-	}
 	k, err := fn.DispatchBest(inTypes...) // may replace inTypes' entries (implicit casts)
 	if err != nil {
 		return nil, err
@@ -98,6 +93,13 @@ func callFunc(ctx context.Context, fn compute.Function, opts compute.FunctionOpt
 	}
 	if kind == compute.FuncScalar && vector {
 		return fallback()
+	}
+	// Scalar and chunk-wise vector kernels take arrays of one length, in one span when it is
+	// within the context's chunk size; a vector kernel that is not chunk-wise (take) takes
+	// arguments of any lengths in one span of the first array's length.
+	length, allSame, allScalar := batchLength(args)
+	if chunk := compute.GetExecCtx(ctx).ChunkSize; (!vector || vk.CanExecuteChunkWise) && (!allSame || chunk <= 0 || length > chunk) {
+		return fallback() // the library's error, or more than one span
 	}
 	if cast := castArgs(ctx, args, inTypes); cast != nil {
 		defer releaseCasts(cast, args)
@@ -140,6 +142,7 @@ func castArgs(ctx context.Context, args []compute.Datum, types []arrow.DataType)
 		if cast == nil {
 			cast = slices.Clone(args)
 		}
+		syncFallbacks.Add(1)
 		c, err := compute.CastDatum(ctx, a, compute.SafeCastOptions(types[i]))
 		if err != nil {
 			cast[i] = castFailed{err: err}
@@ -160,7 +163,8 @@ func releaseCasts(cast, args []compute.Datum) {
 }
 
 // batchLength is compute's inference of a call's length: the arrays' common length (allSame
-// false when they differ), 1 when every argument is a scalar, 0 without arguments.
+// false and the first array's length when they differ), 1 when every argument is a scalar,
+// 0 without arguments.
 func batchLength(args []compute.Datum) (length int64, allSame, allScalar bool) {
 	length, allSame, allScalar = -1, true, len(args) > 0
 	for _, a := range args {
@@ -296,7 +300,13 @@ func filterDropNulls(ctx context.Context, b arrow.RecordBatch, mask arrow.Array)
 func takeIndices(mem memory.Allocator, mask arrow.Array) arrow.Array {
 	d := mask.Data()
 	n, off := d.Len(), d.Offset()
-	vals := d.Buffers()[1].Bytes()
+	if mask.NullN() == n || d.Buffers()[1] == nil {
+		n = 0 // no true value
+	}
+	var vals []byte
+	if n > 0 {
+		vals = d.Buffers()[1].Bytes()
+	}
 	var valid []byte
 	if mask.NullN() > 0 && d.Buffers()[0] != nil {
 		valid = d.Buffers()[0].Bytes()
