@@ -177,12 +177,7 @@ func compareCall(t *testing.T, what, name string, opts compute.FunctionOptions, 
 	got, gerr := callFunction(compute.WithAllocator(context.Background(), mine), name, opts, args...)
 	want, werr := compute.CallFunction(compute.WithAllocator(context.Background(), lib), name, opts, args...)
 	sameOutcome(t, what, got, gerr, want, werr)
-	if got != nil {
-		got.Release()
-	}
-	if want != nil {
-		want.Release()
-	}
+	releaseBoth(got, want)
 	if m, l := mine.CurrentAlloc(), lib.CurrentAlloc(); m != l {
 		t.Errorf("%s: %d bytes left allocated, the library's call %d", what, m, l)
 	}
@@ -317,6 +312,46 @@ func goroutinesCreated(t *testing.T) uint64 {
 	return s[0].Value.Uint64()
 }
 
+// filterGreater filters b by x > 0 (a column of b's length), dropping nulls, through arrow-go's
+// calls (lib) or the wrapper's (callFunction, filterDropNulls), and releases the result.
+func filterGreater(t *testing.T, ctx context.Context, lib bool, x arrow.Array, b arrow.RecordBatch) {
+	t.Helper()
+	var (
+		d   compute.Datum
+		out arrow.RecordBatch
+		err error
+	)
+	if lib {
+		d, err = compute.CallFunction(ctx, "greater", nil, compute.NewDatumWithoutOwning(x), compute.NewDatum(int64(0)))
+	} else {
+		d, err = callFunction(ctx, "greater", nil, compute.NewDatumWithoutOwning(x), compute.NewDatum(int64(0)))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	mask := d.(*compute.ArrayDatum).MakeArray()
+	d.Release()
+	defer mask.Release()
+	if lib {
+		out, err = compute.FilterRecordBatch(ctx, b, mask, &compute.FilterOptions{NullSelection: compute.SelectionDropNulls})
+	} else {
+		out, err = filterDropNulls(ctx, b, mask)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Release()
+}
+
+// releaseBoth releases each of rs that is not nil.
+func releaseBoth(rs ...interface{ Release() }) {
+	for _, r := range rs {
+		if r != nil {
+			r.Release()
+		}
+	}
+}
+
 // TestCallFunctionStartsNoGoroutine: 200 comparisons, takes and batch filters through the
 // wrapper start no goroutine (arrow-go's own calls start one each, which this test checks too,
 // so that it can fail); a few are allowed for the test binary's own background work.
@@ -334,40 +369,19 @@ func TestCallFunctionStartsNoGoroutine(t *testing.T) {
 	run := func(lib bool) uint64 {
 		t0 := goroutinesCreated(t)
 		for range calls {
+			filterGreater(t, ctx, lib, x, b)
 			var (
-				d   compute.Datum
-				err error
-			)
-			if lib {
-				d, err = compute.CallFunction(ctx, "greater", nil, compute.NewDatumWithoutOwning(x), compute.NewDatum(int64(3)))
-			} else {
-				d, err = callFunction(ctx, "greater", nil, compute.NewDatumWithoutOwning(x), compute.NewDatum(int64(3)))
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			mask := d.(*compute.ArrayDatum).MakeArray()
-			d.Release()
-			var (
-				out   arrow.RecordBatch
 				taken arrow.Array
+				err   error
 			)
 			if lib {
-				out, err = compute.FilterRecordBatch(ctx, b, mask, compute.DefaultFilterOptions())
-				if err == nil {
-					taken, err = compute.TakeArray(ctx, x, idx)
-				}
+				taken, err = compute.TakeArray(ctx, x, idx)
 			} else {
-				out, err = filterDropNulls(ctx, b, mask)
-				if err == nil {
-					taken, err = takeOpts(ctx, x, idx, nil)
-				}
+				taken, err = takeOpts(ctx, x, idx, nil)
 			}
-			mask.Release()
 			if err != nil {
 				t.Fatal(err)
 			}
-			out.Release()
 			taken.Release()
 		}
 		return goroutinesCreated(t) - t0
@@ -425,12 +439,7 @@ func TestFilterDropNullsMatchesLibrary(t *testing.T) {
 					case !array.RecordEqual(got, want):
 						t.Errorf("%s: %d rows, the library's %d", what, got.NumRows(), want.NumRows())
 					}
-					if got != nil {
-						got.Release()
-					}
-					if want != nil {
-						want.Release()
-					}
+					releaseBoth(got, want)
 					checked.AssertSize(t, 0)
 					b.Release()
 					mask.Release()
@@ -523,12 +532,7 @@ func TestEvalSubstraitMatchesExprs(t *testing.T) {
 			got, gerr := evalSubstrait(exprs.WithExtensionIDSet(compute.WithAllocator(context.Background(), checked), ext), schema, e, b)
 			want, werr := exprs.ExecuteScalarExpression(exprs.WithExtensionIDSet(context.Background(), ext), schema, e, compute.NewDatumWithoutOwning(b))
 			sameOutcome(t, fmt.Sprintf("%s over %d rows", name, n), got, gerr, want, werr)
-			if got != nil {
-				got.Release()
-			}
-			if want != nil {
-				want.Release()
-			}
+			releaseBoth(got, want)
 			checked.AssertSize(t, 0)
 		}
 		b.Release()

@@ -56,31 +56,7 @@ func TestKernelCPUIsCharged(t *testing.T) {
 		p0 := processCPU()
 		tm := l.StartCPU()
 		for range 6 {
-			var (
-				d   compute.Datum
-				out arrow.RecordBatch
-				err error
-			)
-			if lib {
-				d, err = compute.CallFunction(ctx, "greater", nil, compute.NewDatumWithoutOwning(x), compute.NewDatum(int64(0)))
-			} else {
-				d, err = callFunction(ctx, "greater", nil, compute.NewDatumWithoutOwning(x), compute.NewDatum(int64(0)))
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			mask := d.(*compute.ArrayDatum).MakeArray()
-			d.Release()
-			if lib {
-				out, err = compute.FilterRecordBatch(ctx, b, mask, &compute.FilterOptions{NullSelection: compute.SelectionDropNulls})
-			} else {
-				out, err = filterDropNulls(ctx, b, mask)
-			}
-			mask.Release()
-			if err != nil {
-				t.Fatal(err)
-			}
-			out.Release()
+			filterGreater(t, ctx, lib, x, b)
 		}
 		if err := tm.Stop(l); err != nil {
 			t.Fatal(err)
