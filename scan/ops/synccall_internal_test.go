@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -19,6 +20,8 @@ import (
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 )
 
 // The calls of synccall.go are compared with arrow-go's own (compute.CallFunction,
@@ -540,4 +543,54 @@ func TestEvalSubstraitMatchesExprs(t *testing.T) {
 	if n := syncFallbacks.Load() - before; n != 0 {
 		t.Errorf("%d calls went to the library", n)
 	}
+}
+
+// FuzzFilterDropNulls compares filterDropNulls with compute.FilterRecordBatch on masks made of
+// the input's bits: values from the first half, validity from the second (all valid when
+// withNulls is false), sliced from bit off, over a batch of an integer and a string column.
+func FuzzFilterDropNulls(f *testing.F) {
+	f.Add([]byte{0xff, 0x00, 0xa5, 0x5a}, uint8(0), true)
+	f.Add([]byte{0x01, 0x80, 0xff, 0xff, 0x0f, 0xf0, 0x33, 0xcc, 0x01}, uint8(3), false)
+	f.Add(bytes.Repeat([]byte{0xfe, 0x7f}, 40), uint8(61), true)
+	f.Fuzz(func(t *testing.T, data []byte, off uint8, withNulls bool) {
+		fuzzcount.Add()
+		mem := memory.NewGoAllocator()
+		half := len(data) / 2
+		bits := half * 8
+		o := int(off) % (bits + 1)
+		mb := array.NewBooleanBuilder(mem)
+		for i := range bits {
+			if withNulls && data[half+i/8]&(1<<(i%8)) == 0 {
+				mb.AppendNull()
+			} else {
+				mb.Append(data[i/8]&(1<<(i%8)) != 0)
+			}
+		}
+		full := mb.NewArray()
+		mb.Release()
+		defer full.Release()
+		mask := array.NewSlice(full, int64(o), int64(bits))
+		defer mask.Release()
+		n := mask.Len()
+		ib, sb := array.NewInt64Builder(mem), array.NewStringBuilder(mem)
+		for i := range n {
+			ib.Append(int64(i))
+			sb.Append(fmt.Sprint(i))
+		}
+		cols := []arrow.Array{ib.NewArray(), sb.NewArray()}
+		ib.Release()
+		sb.Release()
+		b := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "i", Type: cols[0].DataType()}, {Name: "s", Type: cols[1].DataType()}}, nil), cols, int64(n))
+		releaseArrays(cols)
+		defer b.Release()
+		got, gerr := filterDropNulls(context.Background(), b, mask)
+		want, werr := compute.FilterRecordBatch(context.Background(), b, mask, &compute.FilterOptions{NullSelection: compute.SelectionDropNulls})
+		defer releaseBoth(got, want)
+		if gerr != nil || werr != nil {
+			t.Fatalf("error %v, the library's %v", gerr, werr)
+		}
+		if !array.RecordEqual(got, want) {
+			t.Fatalf("%d rows, the library's %d", got.NumRows(), want.NumRows())
+		}
+	})
 }
