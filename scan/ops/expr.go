@@ -34,7 +34,8 @@ const (
 //     compute/exprs maps (functions_comparison: equal, not_equal, lt, lte, gt, gte, is_null,
 //     is_not_null, is_nan; functions_boolean: and and or of two arguments, not;
 //     functions_arithmetic: add, subtract, multiply, divide, power, sqrt, abs; Iceberg's
-//     is_in) runs through exprs.ExecuteScalarExpression;
+//     is_in) runs as exprs.ExecuteScalarExpression runs it, its function calls on the calling
+//     goroutine (evalSubstrait, synccall.go);
 //   - a bare field reference of a top-level column is that column (no copy);
 //   - casts run through compute.CastDatum with safe options (an overflow or truncation is an
 //     error: Substrait's THROW_EXCEPTION; exprs would cast unsafely), RETURN_NULL casts are
@@ -45,7 +46,8 @@ const (
 //   - functions_datetime round_calendar and round_temporal with FLOOR rounding in UTC (or
 //     without a zone) run through this package's kernels (temporal.go);
 //   - functions arrow-go maps whose arguments need this package's kernels are called with
-//     compute.CallFunction after the same argument mapping exprs applies.
+//     callFunction (compute.CallFunction on the calling goroutine, synccall.go) after the same
+//     argument mapping exprs applies.
 //
 // Two arrow-go v18.8.0 defects are worked around: kernels (not, is_not_null at least) read
 // input arrays that do not start at offset 0 of their buffers (slices) at the wrong positions,
