@@ -34,7 +34,8 @@ const (
 //     compute/exprs maps (functions_comparison: equal, not_equal, lt, lte, gt, gte, is_null,
 //     is_not_null, is_nan; functions_boolean: and and or of two arguments, not;
 //     functions_arithmetic: add, subtract, multiply, divide, power, sqrt, abs; Iceberg's
-//     is_in) runs through exprs.ExecuteScalarExpression;
+//     is_in) runs as exprs.ExecuteScalarExpression runs it, its function calls on the calling
+//     goroutine (evalSubstrait, synccall.go);
 //   - a bare field reference of a top-level column is that column (no copy);
 //   - casts run through compute.CastDatum with safe options (an overflow or truncation is an
 //     error: Substrait's THROW_EXCEPTION; exprs would cast unsafely), RETURN_NULL casts are
@@ -45,7 +46,8 @@ const (
 //   - functions_datetime round_calendar and round_temporal with FLOOR rounding in UTC (or
 //     without a zone) run through this package's kernels (temporal.go);
 //   - functions arrow-go maps whose arguments need this package's kernels are called with
-//     compute.CallFunction after the same argument mapping exprs applies.
+//     callFunction (compute.CallFunction on the calling goroutine, synccall.go) after the same
+//     argument mapping exprs applies.
 //
 // Two arrow-go v18.8.0 defects are worked around: kernels (not, is_not_null at least) read
 // input arrays that do not start at offset 0 of their buffers (slices) at the wrong positions,
@@ -839,14 +841,15 @@ func (n colNode) eval(_ context.Context, b arrow.RecordBatch) (compute.Datum, er
 	return compute.NewDatum(b.Column(int(n))), nil
 }
 
-// arrowNode is a subtree run by exprs.ExecuteScalarExpression.
+// arrowNode is a subtree run as exprs.ExecuteScalarExpression runs it, its function calls on
+// the calling goroutine (evalSubstrait).
 type arrowNode struct {
 	e      expr.Expression
 	schema *arrow.Schema
 }
 
 func (n *arrowNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
-	d, err := exprs.ExecuteScalarExpression(ctx, n.schema, n.e, compute.NewDatumWithoutOwning(b))
+	d, err := evalSubstrait(ctx, n.schema, n.e, b)
 	if err != nil {
 		return nil, arithError(err, n.e)
 	}
@@ -924,7 +927,7 @@ func (n *inNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, 
 		return nil, err
 	}
 	defer d.Release()
-	return compute.IsIn(ctx, compute.SetOptions{ValueSet: compute.NewDatumWithoutOwning(n.set), NullBehavior: compute.NullMatchingInconclusive}, d)
+	return callFunction(ctx, "is_in", &compute.SetOptions{ValueSet: compute.NewDatumWithoutOwning(n.set), NullBehavior: compute.NullMatchingInconclusive}, d)
 }
 
 // foldNode is an and/or of more than two arguments, folded left with fn (and_kleene or
@@ -945,7 +948,7 @@ func (n *foldNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 			acc.Release()
 			return nil, err
 		}
-		next, err := compute.CallFunction(ctx, n.fn, nil, acc, d)
+		next, err := callFunction(ctx, n.fn, nil, acc, d)
 		acc.Release()
 		d.Release()
 		if err != nil {
@@ -992,7 +995,7 @@ func (n *callNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	if err != nil {
 		return nil, err
 	}
-	out, err := compute.CallFunction(ctx, fname, opts, cargs...)
+	out, err := callFunction(ctx, fname, opts, cargs...)
 	if err != nil {
 		return nil, arithError(err, n.fn)
 	}

@@ -260,7 +260,7 @@ func takeColumn(ctx context.Context, dt arrow.DataType, parts []arrow.Array, ref
 		defer v.Release()
 		return takeArray(compute.WithAllocator(ctx, mem), v, idx)
 	}
-	d, err := compute.Take(compute.WithAllocator(ctx, mem), *compute.DefaultTakeOptions(), values, compute.NewDatumWithoutOwning(idx))
+	d, err := callFunction(compute.WithAllocator(ctx, mem), "array_take", compute.DefaultTakeOptions(), values, compute.NewDatumWithoutOwning(idx))
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/compute/exprs"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -589,14 +588,15 @@ func mdnView(a arrow.Array, dt arrow.DataType) arrow.Array {
 	return array.MakeFromData(nd)
 }
 
-// takeArray is compute.TakeArray, month_day_nano_interval included (mdnView).
+// takeArray is compute.TakeArray on the calling goroutine (takeOpts), month_day_nano_interval
+// included (mdnView).
 func takeArray(ctx context.Context, values, indices arrow.Array) (arrow.Array, error) {
 	if values.DataType().ID() != arrow.INTERVAL_MONTH_DAY_NANO {
-		return compute.TakeArray(ctx, values, indices)
+		return takeOpts(ctx, values, indices, nil)
 	}
 	v := mdnView(values, decView)
 	defer v.Release()
-	out, err := compute.TakeArray(ctx, v, indices)
+	out, err := takeOpts(ctx, v, indices, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -604,9 +604,10 @@ func takeArray(ctx context.Context, values, indices arrow.Array) (arrow.Array, e
 	return mdnView(out, mdnType), nil
 }
 
-// filterRecordBatch is compute.FilterRecordBatch, month_day_nano_interval columns included
-// (filtered as their decimal128 views, mdnView: arrow-go v18.8.0's filter refuses them).
-func filterRecordBatch(ctx context.Context, b arrow.RecordBatch, mask arrow.Array, opts *compute.FilterOptions) (arrow.RecordBatch, error) {
+// filterRecordBatch is compute.FilterRecordBatch dropping the rows whose mask is null, on the
+// calling goroutine (filterDropNulls), month_day_nano_interval columns included (filtered as
+// their decimal128 views, mdnView: arrow-go v18.8.0's take refuses them).
+func filterRecordBatch(ctx context.Context, b arrow.RecordBatch, mask arrow.Array) (arrow.RecordBatch, error) {
 	var views []int
 	for i, f := range b.Schema().Fields() {
 		if f.Type.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
@@ -614,11 +615,11 @@ func filterRecordBatch(ctx context.Context, b arrow.RecordBatch, mask arrow.Arra
 		}
 	}
 	if len(views) == 0 {
-		return compute.FilterRecordBatch(ctx, b, mask, opts)
+		return filterDropNulls(ctx, b, mask)
 	}
 	in := viewBatch(b, views, decView)
 	defer in.Release()
-	out, err := compute.FilterRecordBatch(ctx, in, mask, opts)
+	out, err := filterDropNulls(ctx, in, mask)
 	if err != nil {
 		return nil, err
 	}

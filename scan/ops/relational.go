@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
@@ -108,7 +107,7 @@ func filterBatch(ctx context.Context, b arrow.RecordBatch, mask *array.Boolean, 
 		b.Retain()
 		return b, nil
 	}
-	out, err := filterRecordBatch(computeCtx(ctx, mem), b, mask, &compute.FilterOptions{NullSelection: compute.SelectionDropNulls})
+	out, err := filterRecordBatch(computeCtx(ctx, mem), b, mask)
 	if err != nil {
 		return nil, fmt.Errorf("ops: filter: %w", err)
 	}
