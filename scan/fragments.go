@@ -141,6 +141,9 @@ type routedNode struct {
 	filters   []*ops.Expr // residual conjuncts, applied in turn
 	proj      []*ops.Expr // expressions evaluated over the read columns, or nil
 	sel       []int       // read columns selected when the output is plain references
+	// used are, per filter, the read columns a later filter or the projection reads
+	// (filterUse): the others leave the filter as nulls.
+	used [][]bool
 	projSch   *arrow.Schema
 	// agg, when set, makes fragments aggregate partially (partialSch) and the coordinator
 	// finally.
@@ -332,6 +335,7 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			}
 		}
 	}
+	n.used = filterUse(n.readSch.NumFields(), n.filters, n.proj, n.sel)
 	if l.opts.Shred != nil {
 		var outs []expr.Expression
 		if n.proj != nil {
@@ -350,6 +354,37 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		}
 	}
 	return n, nil
+}
+
+// filterUse returns, per filter of a fragment's filters over batches of width columns, which
+// columns the stages after it read: the later filters and the projection proj, or the
+// selection sel when proj is nil (nil: the batch is the output, every column is read). A
+// column no later stage reads leaves its filter as nulls (ops.FilterCols): the count of a
+// filtered bucket takes none of its values, a grouping only its keys.
+func filterUse(width int, filters, proj []*ops.Expr, sel []int) [][]bool {
+	if len(filters) == 0 || (proj == nil && sel == nil) {
+		return nil
+	}
+	later := make([]bool, width)
+	if proj != nil {
+		for _, e := range proj {
+			for c := range later {
+				later[c] = later[c] || e.Reads(c)
+			}
+		}
+	} else {
+		for _, c := range sel {
+			later[c] = true
+		}
+	}
+	used := make([][]bool, len(filters))
+	for i := len(filters) - 1; i >= 0; i-- {
+		used[i] = slices.Clone(later)
+		for c := range later {
+			later[c] = later[c] || filters[i].Reads(c)
+		}
+	}
+	return used
 }
 
 // identity reports whether es are the read columns 0..width-1 in order.
@@ -593,7 +628,7 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		rt.fellBack.Add(1)
 	}
 	req := routing.BatchRequest{Range: n.src.Range, Columns: n.readCols, Desc: n.desc, Limit: n.readLimit, Alloc: rt.mem}
-	filters, proj, readSch := n.filters, n.proj, n.readSch
+	filters, proj, readSch, used := n.filters, n.proj, n.readSch, n.used
 	var r routing.BatchReader
 	var tier routing.Tier
 	var err error
@@ -605,7 +640,7 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 			return nil, err
 		}
 		if warm {
-			filters, proj, readSch = n.shred.filters, n.shred.proj, n.shred.sch
+			filters, proj, readSch, used = n.shred.filters, n.shred.proj, n.shred.sch, n.shred.used
 		}
 		r = rr.(routing.BatchReader)
 	} else if r, tier, err = n.src.Table.ScanBucket(ctx, u.bucket, req); err != nil {
@@ -640,8 +675,12 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		}
 	}
 	out = rt.analysis.track(n, opScan, conform(endedBy(out, span, tier, false), readSch))
-	for _, f := range filters {
-		out = ops.Filter(ctx, out, f, rt.mem)
+	for i, f := range filters {
+		var u []bool
+		if used != nil {
+			u = used[i]
+		}
+		out = ops.FilterCols(ctx, out, f, u, rt.mem)
 	}
 	if len(filters) > 0 {
 		out = rt.analysis.track(n, opFilter, out)

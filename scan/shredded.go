@@ -47,6 +47,8 @@ type shredPlan struct {
 	sch *arrow.Schema
 	// filters and proj are the node's, compiled over sch (proj nil when the node has none).
 	filters, proj []*ops.Expr
+	// used are, per filter, the columns of sch the later stages read (filterUse).
+	used [][]bool
 	// cols are the warm read's columns: the read columns without the value column and the
 	// cached ones.
 	cols []routing.Column
@@ -238,6 +240,7 @@ func planShred(n *routedNode, filters, outputs []expr.Expression, ext expr.Exten
 			return nil
 		}
 	}
+	sp.used = filterUse(sp.sch.NumFields(), sp.filters, sp.proj, n.sel)
 	for _, f := range sp.fields {
 		sp.entries = append(sp.entries, shredEntry{f.Key(), f.Type()})
 	}
