@@ -143,8 +143,8 @@ type routedNode struct {
 	sel       []int       // read columns selected when the output is plain references
 	// used are, per filter, the read columns a later filter or the projection reads
 	// (filterUse): the others leave the filter as nulls.
-	used [][]bool
-	projSch   *arrow.Schema
+	used    [][]bool
+	projSch *arrow.Schema
 	// agg, when set, makes fragments aggregate partially (partialSch) and the coordinator
 	// finally.
 	agg        *aggregate.Spec
