@@ -822,8 +822,8 @@ type fragmentStream struct {
 
 // fragRun is one started fragment.
 type fragRun struct {
-	unit    int // its first unit
-	units   int // how many consecutive units it runs
+	unit    int                    // its first unit
+	units   int                    // how many consecutive units it runs
 	fromEnd bool                   // taken by the MIN/MAX policy's walk from the last bucket
 	ch      chan arrow.RecordBatch // capacity headBuffer; fragmentBuffer until head is closed
 	head    chan struct{}          // closed when the coordinator starts consuming the fragment
