@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -298,8 +299,8 @@ func TestLimitStartsNeededBuckets(t *testing.T) {
 	}
 }
 
-// TestGroupedFragments: a partial aggregate over many buckets runs runs of consecutive
-// buckets in one fragment each (60 day buckets: 15 a fragment at fan-out 1, 7 at 2, 3 at 4).
+// TestGroupedFragments: a partial aggregate (or a local top-k) over many buckets runs runs of
+// consecutive buckets in one fragment each (60 day buckets: 15 a fragment at fan-out 1, 7 at 2, 3 at 4).
 // string_agg without ORDER BY concatenates its rows in the order the fragments read them,
 // so its answer over the all-hot and the mixed fixture equals the brute-force ids in
 // (timestamp, id) order only if every bucket of every run was read once, whole and in unit
@@ -312,11 +313,14 @@ func TestGroupedFragments(t *testing.T) {
 	recs := expected(pGeneral, r, false, -1)
 	ids := make([]string, 0, len(recs))
 	for _, rec := range recs {
-		if len(rec.SortKey)%2 == 0 {
+		if string(rec.SortKey) > "m" {
 			ids = append(ids, string(rec.SortKey))
 		}
 	}
-	const sql = "SELECT count(*), string_agg(id, ',')" + routedWhere + " AND length(id) % 2 = 0"
+	if len(ids) < 100 || len(ids) == len(recs) {
+		t.Fatalf("the filter keeps %d of %d rows", len(ids), len(recs))
+	}
+	const sql = "SELECT count(*), string_agg(id, ',')" + routedWhere + " AND id > 'm'"
 	run := func(tbl *routing.DurableTable) (int64, string, error) {
 		mem := memory.NewCheckedAllocator(testPool)
 		defer func() {
@@ -334,7 +338,7 @@ func TestGroupedFragments(t *testing.T) {
 		for res.Next() {
 			b := res.RecordBatch()
 			n = b.Column(0).(*array.Int64).Value(0)
-			s = b.Column(1).(*array.String).Value(0)
+			s = strings.Clone(b.Column(1).(*array.String).Value(0))
 		}
 		return n, s, res.Err()
 	}
@@ -350,6 +354,25 @@ func TestGroupedFragments(t *testing.T) {
 			}
 			if f.name == "hot" && p.calls.Load() != int64(numDays) {
 				t.Fatalf("%s, fan-out %d: %d bucket reads of %d buckets", f.name, fanout, p.calls.Load(), numDays)
+			}
+			// A local top-k runs runs of buckets too.
+			res, err := execute(ctx, &scanSpec{Table: f.table(t, nil, fanout, false), Partition: []byte(pGeneral), Range: r},
+				"SELECT id"+routedWhere+" AND id > 'm' ORDER BY id DESC LIMIT 7", testPool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var top []string
+			for res.Next() {
+				for i := range int(res.RecordBatch().NumRows()) {
+					top = append(top, strings.Clone(res.RecordBatch().Column(0).(*array.String).Value(i)))
+				}
+			}
+			err = res.Err()
+			res.Release()
+			want := slices.Sorted(slices.Values(ids))
+			slices.Reverse(want)
+			if err != nil || !slices.Equal(top, want[:7]) {
+				t.Fatalf("%s, fan-out %d: top 7 ids %q (%v), want %q", f.name, fanout, top, err, want[:7])
 			}
 		}
 	}

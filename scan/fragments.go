@@ -610,9 +610,9 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 	return out, nil
 }
 
-// fragment builds and runs the pipeline of one bucket, or of a run of buckets (grouped) whose
-// inputs (read, filters, projection: fragmentInput) feed one partial aggregate one bucket after
-// the other, returning its output reader.
+// fragment builds and runs the pipeline of one bucket, or of a run of buckets (groupSize) whose
+// inputs (read, filters, projection: fragmentInput) feed one partial aggregate or top-k one
+// bucket after the other, returning its output reader.
 func (n *routedNode) fragment(ctx context.Context, rt *runtime, us []unit) (array.RecordReader, error) {
 	if len(us) > 1 {
 		c := &chainReader{ctx: ctx, rt: rt, n: n, units: us}
@@ -848,7 +848,7 @@ func newFragmentStream(ctx context.Context, rt *runtime, n *routedNode, schema *
 		s.early = pushdown.NewStartOrder(n.store.rw, len(n.units))
 		s.first = s.early.Walks()
 	}
-	if n.agg != nil && n.store == nil && need < 0 {
+	if n.store == nil && need < 0 && (n.agg != nil || len(n.sortKeys) > 0 && n.localLimit >= 0) {
 		s.group = groupSize(len(n.units), s.fanout)
 	}
 	s.refs.Store(1)
@@ -932,18 +932,19 @@ func (s *fragmentStream) launch() {
 	}
 }
 
-// maxGroup is the most units one fragment of a partial aggregate runs (groupSize).
+// maxGroup is the most units one fragment of a partial aggregate or local top-k runs
+// (groupSize).
 const maxGroup = 16
 
-// groupSize is how many consecutive units one fragment of a partial aggregate over units
-// buckets runs with fanout fragments at once: a quarter of a fair share of them per fragment
-// (so that the fan-out stays busy to the end), 1 to maxGroup. Each bucket's read, filters and
-// projection feed the fragment's one partial aggregate in turn (chainReader), so that what a
-// fragment costs besides its rows (its goroutine, partial aggregate, output batch and the
-// final aggregate's share of it) is paid once per run: a warm query over a thousand small
-// archived buckets, whose rows the shredded-column cache serves in a few microseconds, spent
-// most of its time there (bench/doc.go). The rows and their order are the same: the run's
-// buckets are consecutive units, read one after the other in unit order.
+// groupSize is how many consecutive units one fragment of a partial aggregate or a local
+// top-k over units buckets runs with fanout fragments at once: a quarter of a fair share of
+// them per fragment (so that the fan-out stays busy to the end), 1 to maxGroup. Each bucket's
+// read, filters and projection feed the fragment's one partial aggregate or top-k in turn
+// (chainReader), so that what a fragment costs besides its rows (its goroutine, operator,
+// output batch and the coordinator's share of it) is paid once per run: a warm query over a
+// thousand small archived buckets, whose rows the shredded-column cache serves in a few
+// microseconds, spent most of its time there (bench/doc.go). The rows and their order are
+// the same: the run's buckets are consecutive units, read one after the other in unit order.
 func groupSize(units, fanout int) int {
 	return max(1, min(maxGroup, units/(4*max(fanout, 1))))
 }
