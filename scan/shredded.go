@@ -404,7 +404,6 @@ type shredReader struct {
 	fields   int
 	sch      *arrow.Schema
 	mem      memory.Allocator
-	holder   arrow.Array // the placeholder, sliced per batch
 	off      int
 	batch    arrow.RecordBatch
 	err      error
@@ -430,10 +429,6 @@ func (s *shredReader) Release() {
 	s.r.Release()
 	releaseAll(s.cols)
 	s.cols = nil
-	if s.holder != nil {
-		s.holder.Release()
-		s.holder = nil
-	}
 }
 
 func (s *shredReader) clear() {
@@ -461,18 +456,12 @@ func (s *shredReader) Next() bool {
 		s.err = errShredRows
 		return false
 	}
-	if s.holder == nil || s.holder.Len() < rows {
-		if s.holder != nil {
-			s.holder.Release()
-		}
-		s.holder = array.MakeArrayOfNull(s.mem, arrow.BinaryTypes.Binary, max(rows, routing.MaxBatchRows))
-	}
 	out := make([]arrow.Array, 0, s.sch.NumFields())
 	j := 0
 	for _, from := range s.readFrom {
 		switch from {
 		case shredValue:
-			out = append(out, array.NewSlice(s.holder, 0, int64(rows)))
+			out = append(out, ops.NullColumn(s.mem, arrow.BinaryTypes.Binary, rows))
 		case shredRead:
 			col := b.Column(j)
 			col.Retain()

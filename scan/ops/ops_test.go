@@ -576,3 +576,31 @@ func TestFilterCols(t *testing.T) {
 		t.Fatalf("a flag short: %v", r.Err())
 	}
 }
+
+// TestNullColumn: all-null columns of every length and a few types, the short ones sharing one
+// process-wide column's buffers (nothing from the caller's allocator), the long ones
+// allocated from it.
+func TestNullColumn(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	for _, dt := range []arrow.DataType{arrow.BinaryTypes.Binary, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32,
+		&arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}} {
+		a, b := ops.NullColumn(mem, dt, 5), ops.NullColumn(mem, dt, 8192)
+		if mem.CurrentAlloc() != 0 || a.Data().Buffers()[0] != b.Data().Buffers()[0] {
+			t.Fatalf("%s: short null columns allocated %d bytes or did not share their buffers", dt, mem.CurrentAlloc())
+		}
+		long := ops.NullColumn(mem, dt, 8193)
+		if mem.CurrentAlloc() == 0 {
+			t.Fatalf("%s: a long null column allocated nothing from its allocator", dt)
+		}
+		if a.Len() != 5 || b.Len() != 8192 || long.Len() != 8193 {
+			t.Fatalf("%s: lengths %d, %d, %d", dt, a.Len(), b.Len(), long.Len())
+		}
+		for _, c := range []arrow.Array{a, b, long} {
+			if !arrow.TypeEqual(c.DataType(), dt) || c.NullN() != c.Len() || c.IsValid(c.Len()-1) {
+				t.Fatalf("%s: %d rows, %d nulls, type %s", dt, c.Len(), c.NullN(), c.DataType())
+			}
+			c.Release()
+		}
+	}
+}

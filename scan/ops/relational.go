@@ -161,7 +161,7 @@ func (nw *narrowed) filter(ctx context.Context, b arrow.RecordBatch, mask *array
 			k++
 			continue
 		}
-		out[i] = array.MakeArrayOfNull(allocator(mem), b.Schema().Field(i).Type, trues)
+		out[i] = NullColumn(allocator(mem), b.Schema().Field(i).Type, trues)
 	}
 	res := array.NewRecordBatch(b.Schema(), out, int64(trues))
 	releaseArrays(out)
