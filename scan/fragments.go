@@ -484,6 +484,13 @@ func (n *routedNode) explain(a *Analysis) []string {
 		start = "in time order from the end(s) MIN/MAX need, the first alone per end, none once earlier ones answered"
 	}
 	concat := fmt.Sprintf("Concatenate %d fragments %s; start %s", len(n.units), order, start)
+	if g := groupSize(len(n.units), n.src.Table.Fanout()); g > 1 && n.grouped(-1) {
+		last := "partial aggregate"
+		if n.agg == nil {
+			last = "top-k"
+		}
+		concat += fmt.Sprintf("; runs of up to %d consecutive buckets share one fragment's %s", g, last)
+	}
 	if len(coord) > 0 {
 		concat += a.suffix(n, opConcat)
 		coord[0] += a.suffix(n, "")
@@ -848,7 +855,7 @@ func newFragmentStream(ctx context.Context, rt *runtime, n *routedNode, schema *
 		s.early = pushdown.NewStartOrder(n.store.rw, len(n.units))
 		s.first = s.early.Walks()
 	}
-	if n.store == nil && need < 0 && (n.agg != nil || len(n.sortKeys) > 0 && n.localLimit >= 0) {
+	if n.grouped(need) {
 		s.group = groupSize(len(n.units), s.fanout)
 	}
 	s.refs.Store(1)
@@ -930,6 +937,13 @@ func (s *fragmentStream) launch() {
 		s.wg.Add(1)
 		go s.run(f, s.n.units[u:u+k])
 	}
+}
+
+// grouped reports whether n's fragments (under a row need of need, < 0: none) may run runs of
+// consecutive units (groupSize): they end in a partial aggregate or a local top-k that no
+// store answers.
+func (n *routedNode) grouped(need int64) bool {
+	return n.store == nil && need < 0 && (n.agg != nil || len(n.sortKeys) > 0 && n.localLimit >= 0)
 }
 
 // maxGroup is the most units one fragment of a partial aggregate or local top-k runs
