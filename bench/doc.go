@@ -132,7 +132,9 @@
 //     time is scan/ops' decimal kernels and the collector). Two full runs (3 rounds, load
 //     average 14–20, the machine shared with other benchmarks: every ratio to DuckDB moves by
 //     2× between them) gave 12 of 12 warm queries within 3× DuckDB native in both and peak RSS
-//     99 and 95 MiB for the warm server (main's build: 114 and 115 MiB).
+//     99 and 95 MiB for the warm server (37–39 MiB anonymous at the end; main's build, run
+//     from the linker's file rather than an installed copy, 114 and 115 MiB with 68 MiB of
+//     file pages).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
