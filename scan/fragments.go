@@ -829,8 +829,7 @@ type fragmentStream struct {
 
 // fragRun is one started fragment.
 type fragRun struct {
-	unit    int                    // its first unit
-	units   int                    // how many consecutive units it runs
+	unit    int                    // its first unit (the run's, groupSize)
 	fromEnd bool                   // taken by the MIN/MAX policy's walk from the last bucket
 	ch      chan arrow.RecordBatch // capacity headBuffer; fragmentBuffer until head is closed
 	head    chan struct{}          // closed when the coordinator starts consuming the fragment
@@ -928,7 +927,7 @@ func (s *fragmentStream) launch() {
 		if s.early == nil {
 			s.next += k
 		}
-		f := &fragRun{unit: u, units: k, fromEnd: fromEnd, ch: make(chan arrow.RecordBatch, headBuffer), head: make(chan struct{})}
+		f := &fragRun{unit: u, fromEnd: fromEnd, ch: make(chan arrow.RecordBatch, headBuffer), head: make(chan struct{})}
 		if j == s.cur {
 			f.promote()
 		}
