@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -294,5 +296,97 @@ func TestLimitStartsNeededBuckets(t *testing.T) {
 		if calls := p.calls.Load(); calls < needed || calls > bound {
 			t.Fatalf("LIMIT %d: %d bucket reads, want between %d (needed) and %d", tc.limit, calls, needed, bound)
 		}
+	}
+}
+
+// TestGroupedFragments: a partial aggregate (or a local top-k) over many buckets runs runs of
+// consecutive buckets in one fragment each (60 day buckets: 15 a fragment at fan-out 1, 7 at 2, 3 at 4).
+// string_agg without ORDER BY concatenates its rows in the order the fragments read them,
+// so its answer over the all-hot and the mixed fixture equals the brute-force ids in
+// (timestamp, id) order only if every bucket of every run was read once, whole and in unit
+// order; a bucket failing inside a run fails the query, with no read left running and no
+// byte left allocated.
+func TestGroupedFragments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := span(0, days(numDays))
+	recs := expected(pGeneral, r, false, -1)
+	ids := make([]string, 0, len(recs))
+	for _, rec := range recs {
+		if string(rec.SortKey) > "m" {
+			ids = append(ids, string(rec.SortKey))
+		}
+	}
+	if len(ids) < 100 || len(ids) == len(recs) {
+		t.Fatalf("the filter keeps %d of %d rows", len(ids), len(recs))
+	}
+	const sql = "SELECT count(*), string_agg(id, ',')" + routedWhere + " AND id > 'm'"
+	run := func(tbl *routing.DurableTable) (int64, string, error) {
+		mem := memory.NewCheckedAllocator(testPool)
+		defer func() {
+			if n := mem.CurrentAlloc(); n != 0 {
+				t.Errorf("%d bytes still allocated after Release", n)
+			}
+		}()
+		res, err := execute(ctx, &scanSpec{Table: tbl, Partition: []byte(pGeneral), Range: r}, sql, mem)
+		if err != nil {
+			return 0, "", err
+		}
+		defer res.Release()
+		var n int64
+		var s string
+		for res.Next() {
+			b := res.RecordBatch()
+			n = b.Column(0).(*array.Int64).Value(0)
+			s = strings.Clone(b.Column(1).(*array.String).Value(0))
+		}
+		return n, s, res.Err()
+	}
+	for _, f := range fixtures(t) {
+		for _, fanout := range []int{1, 2, 4} {
+			p := &probe{HotStore: f.store}
+			n, s, err := run(f.table(t, p, fanout, false))
+			if err != nil {
+				t.Fatalf("%s, fan-out %d: %v", f.name, fanout, err)
+			}
+			if n != int64(len(ids)) || s != strings.Join(ids, ",") {
+				t.Fatalf("%s, fan-out %d: count %d, string_agg %.80q…, want %d and %.80q…", f.name, fanout, n, s, len(ids), strings.Join(ids, ","))
+			}
+			if f.name == "hot" && p.calls.Load() != int64(numDays) {
+				t.Fatalf("%s, fan-out %d: %d bucket reads of %d buckets", f.name, fanout, p.calls.Load(), numDays)
+			}
+			// A local top-k runs runs of buckets too.
+			res, err := execute(ctx, &scanSpec{Table: f.table(t, nil, fanout, false), Partition: []byte(pGeneral), Range: r},
+				"SELECT id"+routedWhere+" AND id > 'm' ORDER BY id DESC LIMIT 7", testPool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var top []string
+			for res.Next() {
+				for i := range int(res.RecordBatch().NumRows()) {
+					top = append(top, strings.Clone(res.RecordBatch().Column(0).(*array.String).Value(i)))
+				}
+			}
+			err = res.Err()
+			res.Release()
+			want := slices.Sorted(slices.Values(ids))
+			slices.Reverse(want)
+			if err != nil || !slices.Equal(top, want[:7]) {
+				t.Fatalf("%s, fan-out %d: top 7 ids %q (%v), want %q", f.name, fanout, top, err, want[:7])
+			}
+		}
+	}
+	failDay := day0.AddDate(0, 0, 21) // hot in both fixtures; inside the second run of 15
+	p := &probe{HotStore: fixtures(t)[1].store, fail: func(b routing.BucketID) error {
+		if b.Start.Equal(failDay) {
+			return fmt.Errorf("%w: injected", routing.ErrUnavailable)
+		}
+		return nil
+	}}
+	if _, _, err := run(fixtures(t)[1].table(t, p, 1, false)); !errors.Is(err, routing.ErrUnavailable) {
+		t.Fatalf("a failing bucket in a run: err %v, want the injected ErrUnavailable", err)
+	}
+	if p.cur.Load() != 0 {
+		t.Fatal("reads still running after Release")
 	}
 }

@@ -141,7 +141,10 @@ type routedNode struct {
 	filters   []*ops.Expr // residual conjuncts, applied in turn
 	proj      []*ops.Expr // expressions evaluated over the read columns, or nil
 	sel       []int       // read columns selected when the output is plain references
-	projSch   *arrow.Schema
+	// used are, per filter, the read columns a later filter or the projection reads
+	// (filterUse): the others leave the filter as nulls.
+	used    [][]bool
+	projSch *arrow.Schema
 	// agg, when set, makes fragments aggregate partially (partialSch) and the coordinator
 	// finally.
 	agg        *aggregate.Spec
@@ -332,6 +335,7 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			}
 		}
 	}
+	n.used = filterUse(n.readSch.NumFields(), n.filters, n.proj, n.sel)
 	if l.opts.Shred != nil {
 		var outs []expr.Expression
 		if n.proj != nil {
@@ -350,6 +354,37 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		}
 	}
 	return n, nil
+}
+
+// filterUse returns, per filter of a fragment's filters over batches of width columns, which
+// columns the stages after it read: the later filters and the projection proj, or the
+// selection sel when proj is nil (nil: the batch is the output, every column is read). A
+// column no later stage reads leaves its filter as nulls (ops.FilterCols): the count of a
+// filtered bucket takes none of its values, a grouping only its keys.
+func filterUse(width int, filters, proj []*ops.Expr, sel []int) [][]bool {
+	if len(filters) == 0 || (proj == nil && sel == nil) {
+		return nil
+	}
+	later := make([]bool, width)
+	if proj != nil {
+		for _, e := range proj {
+			for c := range later {
+				later[c] = later[c] || e.Reads(c)
+			}
+		}
+	} else {
+		for _, c := range sel {
+			later[c] = true
+		}
+	}
+	used := make([][]bool, len(filters))
+	for i := len(filters) - 1; i >= 0; i-- {
+		used[i] = slices.Clone(later)
+		for c := range later {
+			later[c] = later[c] || filters[i].Reads(c)
+		}
+	}
+	return used
 }
 
 // identity reports whether es are the read columns 0..width-1 in order.
@@ -449,6 +484,13 @@ func (n *routedNode) explain(a *Analysis) []string {
 		start = "in time order from the end(s) MIN/MAX need, the first alone per end, none once earlier ones answered"
 	}
 	concat := fmt.Sprintf("Concatenate %d fragments %s; start %s", len(n.units), order, start)
+	if g := groupSize(len(n.units), n.src.Table.Fanout()); g > 1 && n.grouped(-1) {
+		last := "partial aggregate"
+		if n.agg == nil {
+			last = "top-k"
+		}
+		concat += fmt.Sprintf("; runs of up to %d consecutive buckets share one fragment's %s", g, last)
+	}
 	if len(coord) > 0 {
 		concat += a.suffix(n, opConcat)
 		coord[0] += a.suffix(n, "")
@@ -575,8 +617,26 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 	return out, nil
 }
 
-// fragment builds and runs one bucket's pipeline, returning its output reader.
-func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.RecordReader, error) {
+// fragment builds and runs the pipeline of one bucket, or of a run of buckets (groupSize) whose
+// inputs (read, filters, projection: fragmentInput) feed one partial aggregate or top-k one
+// bucket after the other, returning its output reader.
+func (n *routedNode) fragment(ctx context.Context, rt *runtime, us []unit) (array.RecordReader, error) {
+	if len(us) > 1 {
+		c := &chainReader{ctx: ctx, rt: rt, n: n, units: us}
+		c.refs.Store(1)
+		return n.fragmentTail(ctx, rt, c)
+	}
+	in, done, err := n.fragmentInput(ctx, rt, us[0])
+	if err != nil || done {
+		return in, err
+	}
+	return n.fragmentTail(ctx, rt, in)
+}
+
+// fragmentInput opens bucket u's read, its residual filters and its projection (a reader of
+// projSch's batches); done when a store's partial aggregate answered the bucket instead (a
+// reader of partialSch's batches: the fragment's output).
+func (n *routedNode) fragmentInput(ctx context.Context, rt *runtime, u unit) (_ array.RecordReader, done bool, _ error) {
 	ctx, span := startFragmentSpan(ctx)
 	if n.store != nil {
 		r, tier, err := n.src.Table.AggregateBucket(ctx, u.bucket, n.store.request(n.src.Range, rt.mem))
@@ -585,15 +645,15 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 			rt.pushed.Add(1)
 			rt.countTier(tier)
 			rt.analysis.tier(n, opStore, tier)
-			return rt.analysis.track(n, opStore, endedBy(n.store.reader(r, n.partialSch, u.partition), span, tier, true)), nil
+			return rt.analysis.track(n, opStore, endedBy(n.store.reader(r, n.partialSch, u.partition), span, tier, true)), true, nil
 		case !errors.Is(err, routing.ErrNoAggregate):
 			failFragment(span)
-			return nil, err
+			return nil, false, err
 		}
 		rt.fellBack.Add(1)
 	}
 	req := routing.BatchRequest{Range: n.src.Range, Columns: n.readCols, Desc: n.desc, Limit: n.readLimit, Alloc: rt.mem}
-	filters, proj, readSch := n.filters, n.proj, n.readSch
+	filters, proj, readSch, used := n.filters, n.proj, n.readSch, n.used
 	var r routing.BatchReader
 	var tier routing.Tier
 	var err error
@@ -602,15 +662,15 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		var warm bool
 		if rr, tier, warm, err = n.shredRead(ctx, rt, u, req); err != nil {
 			failFragment(span)
-			return nil, err
+			return nil, false, err
 		}
 		if warm {
-			filters, proj, readSch = n.shred.filters, n.shred.proj, n.shred.sch
+			filters, proj, readSch, used = n.shred.filters, n.shred.proj, n.shred.sch, n.shred.used
 		}
 		r = rr.(routing.BatchReader)
 	} else if r, tier, err = n.src.Table.ScanBucket(ctx, u.bucket, req); err != nil {
 		failFragment(span)
-		return nil, err
+		return nil, false, err
 	}
 	rt.countTier(tier)
 	rt.analysis.tier(n, opScan, tier)
@@ -625,7 +685,7 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		}
 		if r, _, err = n.src.Table.ScanBucket(ctx, u.bucket, req); err != nil {
 			failFragment(span)
-			return nil, err
+			return nil, false, err
 		}
 		out = r
 		if len(n.readOrder) > 0 {
@@ -640,8 +700,12 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		}
 	}
 	out = rt.analysis.track(n, opScan, conform(endedBy(out, span, tier, false), readSch))
-	for _, f := range filters {
-		out = ops.Filter(ctx, out, f, rt.mem)
+	for i, f := range filters {
+		var keep []bool
+		if used != nil {
+			keep = used[i]
+		}
+		out = ops.FilterCols(ctx, out, f, keep, rt.mem)
 	}
 	if len(filters) > 0 {
 		out = rt.analysis.track(n, opFilter, out)
@@ -661,6 +725,12 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 	if n.proj != nil || n.sel != nil {
 		out = rt.analysis.track(n, opProject, out)
 	}
+	return out, false, nil
+}
+
+// fragmentTail runs a fragment's last operators over its input (projSch's batches): the
+// partial aggregate, the local top-k or limit, or the batches coalesced.
+func (n *routedNode) fragmentTail(ctx context.Context, rt *runtime, out array.RecordReader) (array.RecordReader, error) {
 	if n.agg == nil {
 		// Archives with small row groups and selective filters give small batches: coalesce
 		// them (batches of at least half the row cap pass without a copy).
@@ -740,6 +810,10 @@ type fragmentStream struct {
 	first int
 	round int
 
+	// group is how many consecutive units one fragment runs (groupSize), next the first unit
+	// not started yet (without the MIN/MAX policy).
+	group, next int
+
 	frags     []*fragRun
 	cur       int
 	speculate atomic.Bool
@@ -755,7 +829,7 @@ type fragmentStream struct {
 
 // fragRun is one started fragment.
 type fragRun struct {
-	unit    int
+	unit    int                    // its first unit (the run's, groupSize)
 	fromEnd bool                   // taken by the MIN/MAX policy's walk from the last bucket
 	ch      chan arrow.RecordBatch // capacity headBuffer; fragmentBuffer until head is closed
 	head    chan struct{}          // closed when the coordinator starts consuming the fragment
@@ -775,10 +849,13 @@ func (f *fragRun) promote() {
 
 func newFragmentStream(ctx context.Context, rt *runtime, n *routedNode, schema *arrow.Schema, need int64) *fragmentStream {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: rt.fanout(n), first: 1}
+	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: rt.fanout(n), first: 1, group: 1}
 	if n.store != nil && n.store.rw.Extremes() {
 		s.early = pushdown.NewStartOrder(n.store.rw, len(n.units))
 		s.first = s.early.Walks()
+	}
+	if n.grouped(need) {
+		s.group = groupSize(len(n.units), s.fanout)
 	}
 	s.refs.Store(1)
 	return s
@@ -815,7 +892,7 @@ func (s *fragmentStream) produced(j int) int64 {
 func (s *fragmentStream) launch() {
 	for {
 		j := len(s.frags)
-		if s.early == nil && j >= len(s.n.units) {
+		if s.early == nil && s.next >= len(s.n.units) {
 			return
 		}
 		ahead := s.fanout
@@ -831,8 +908,9 @@ func (s *fragmentStream) launch() {
 		if j > s.cur && s.heavy() {
 			return // the fragments running hold enough: no look-ahead until they free some
 		}
-		u, fromEnd := j, false
+		u, fromEnd, k := s.next, false, min(s.group, len(s.n.units)-s.next)
 		if s.early != nil {
+			k = 1
 			if !s.speculate.Load() && j-s.round >= s.first {
 				// A new round (one fragment per end) starts once the last one has ended.
 				for _, f := range s.frags[s.round:] {
@@ -846,15 +924,103 @@ func (s *fragmentStream) launch() {
 				return
 			}
 		}
+		if s.early == nil {
+			s.next += k
+		}
 		f := &fragRun{unit: u, fromEnd: fromEnd, ch: make(chan arrow.RecordBatch, headBuffer), head: make(chan struct{})}
 		if j == s.cur {
 			f.promote()
 		}
 		s.frags = append(s.frags, f)
-		s.rt.started.Add(1)
+		s.rt.started.Add(int64(k))
 		s.wg.Add(1)
-		go s.run(f, s.n.units[u])
+		go s.run(f, s.n.units[u:u+k])
 	}
+}
+
+// grouped reports whether n's fragments (under a row need of need, < 0: none) may run runs of
+// consecutive units (groupSize): they end in a partial aggregate or a local top-k that no
+// store answers.
+func (n *routedNode) grouped(need int64) bool {
+	return n.store == nil && need < 0 && (n.agg != nil || len(n.sortKeys) > 0 && n.localLimit >= 0)
+}
+
+// maxGroup is the most units one fragment of a partial aggregate or local top-k runs
+// (groupSize).
+const maxGroup = 16
+
+// groupSize is how many consecutive units one fragment of a partial aggregate or a local
+// top-k over units buckets runs with fanout fragments at once: a quarter of a fair share of
+// them per fragment (so that the fan-out stays busy to the end), 1 to maxGroup. Each bucket's
+// read, filters and projection feed the fragment's one partial aggregate or top-k in turn
+// (chainReader), so that what a fragment costs besides its rows (its goroutine, operator,
+// output batch and the coordinator's share of it) is paid once per run: a warm query over a
+// thousand small archived buckets, whose rows the shredded-column cache serves in a few
+// microseconds, spent most of its time there (bench/doc.go). The rows and their order are
+// the same: the run's buckets are consecutive units, read one after the other in unit order.
+func groupSize(units, fanout int) int {
+	return max(1, min(maxGroup, units/(4*max(fanout, 1))))
+}
+
+// chainReader reads the inputs (fragmentInput) of a fragment's units one after the other,
+// opening each once the one before it has ended, so that at most one bucket's read is open.
+type chainReader struct {
+	ctx   context.Context
+	rt    *runtime
+	n     *routedNode
+	units []unit
+	cur   array.RecordReader
+	batch arrow.RecordBatch
+	err   error
+	refs  atomic.Int64
+}
+
+func (c *chainReader) Schema() *arrow.Schema          { return c.n.projSch }
+func (c *chainReader) Record() arrow.RecordBatch      { return c.batch }
+func (c *chainReader) RecordBatch() arrow.RecordBatch { return c.batch }
+func (c *chainReader) Err() error                     { return c.err }
+func (c *chainReader) Retain()                        { c.refs.Add(1) }
+
+func (c *chainReader) Release() {
+	if c.refs.Add(-1) != 0 {
+		return
+	}
+	c.batch = nil
+	if c.cur != nil {
+		c.cur.Release()
+		c.cur = nil
+	}
+}
+
+func (c *chainReader) Next() bool {
+	c.batch = nil
+	for c.err == nil {
+		if c.cur == nil {
+			if len(c.units) == 0 {
+				return false
+			}
+			r, done, err := c.n.fragmentInput(c.ctx, c.rt, c.units[0])
+			c.units = c.units[1:]
+			switch {
+			case err != nil:
+				c.err = err
+				return false
+			case done:
+				r.Release()
+				c.err = errors.New("scan: a grouped fragment's bucket was answered by its store")
+				return false
+			}
+			c.cur = r
+		}
+		if c.cur.Next() {
+			c.batch = c.cur.RecordBatch()
+			return true
+		}
+		c.err = c.cur.Err()
+		c.cur.Release()
+		c.cur = nil
+	}
+	return false
 }
 
 // heavy reports whether the query holds more than a quarter of its memory limit (its ledger's
@@ -867,8 +1033,8 @@ func (s *fragmentStream) heavy() bool {
 	return m.Limit() > 0 && (m.Bytes()+m.Claimed())*4 > m.Limit()
 }
 
-// run executes one fragment, sending its batches (retained) until it ends.
-func (s *fragmentStream) run(f *fragRun, u unit) {
+// run executes one fragment over units us, sending its batches (retained) until it ends.
+func (s *fragmentStream) run(f *fragRun, us []unit) {
 	answered := false
 	defer s.wg.Done()
 	defer close(f.ch)
@@ -883,7 +1049,7 @@ func (s *fragmentStream) run(f *fragRun, u unit) {
 	}()
 	res := s.rt.mem.Reserve(0)
 	defer res.Release()
-	r, err := s.n.fragment(s.ctx, s.rt, u)
+	r, err := s.n.fragment(s.ctx, s.rt, us)
 	if err != nil {
 		f.err = err
 		return

@@ -47,6 +47,8 @@ type shredPlan struct {
 	sch *arrow.Schema
 	// filters and proj are the node's, compiled over sch (proj nil when the node has none).
 	filters, proj []*ops.Expr
+	// used are, per filter, the columns of sch the later stages read (filterUse).
+	used [][]bool
 	// cols are the warm read's columns: the read columns without the value column and the
 	// cached ones.
 	cols []routing.Column
@@ -238,6 +240,7 @@ func planShred(n *routedNode, filters, outputs []expr.Expression, ext expr.Exten
 			return nil
 		}
 	}
+	sp.used = filterUse(sp.sch.NumFields(), sp.filters, sp.proj, n.sel)
 	for _, f := range sp.fields {
 		sp.entries = append(sp.entries, shredEntry{f.Key(), f.Type()})
 	}
@@ -401,7 +404,6 @@ type shredReader struct {
 	fields   int
 	sch      *arrow.Schema
 	mem      memory.Allocator
-	holder   arrow.Array // the placeholder, sliced per batch
 	off      int
 	batch    arrow.RecordBatch
 	err      error
@@ -427,10 +429,6 @@ func (s *shredReader) Release() {
 	s.r.Release()
 	releaseAll(s.cols)
 	s.cols = nil
-	if s.holder != nil {
-		s.holder.Release()
-		s.holder = nil
-	}
 }
 
 func (s *shredReader) clear() {
@@ -458,18 +456,12 @@ func (s *shredReader) Next() bool {
 		s.err = errShredRows
 		return false
 	}
-	if s.holder == nil || s.holder.Len() < rows {
-		if s.holder != nil {
-			s.holder.Release()
-		}
-		s.holder = array.MakeArrayOfNull(s.mem, arrow.BinaryTypes.Binary, max(rows, routing.MaxBatchRows))
-	}
 	out := make([]arrow.Array, 0, s.sch.NumFields())
 	j := 0
 	for _, from := range s.readFrom {
 		switch from {
 		case shredValue:
-			out = append(out, array.NewSlice(s.holder, 0, int64(rows)))
+			out = append(out, ops.NullColumn(s.mem, arrow.BinaryTypes.Binary, rows))
 		case shredRead:
 			col := b.Column(j)
 			col.Retain()

@@ -60,6 +60,10 @@ type Expr struct {
 	root node
 	typ  arrow.DataType
 	refs []bool // the input columns e reads
+	// reads are the input columns Eval takes values from (Reads): refs, the bare column, and
+	// under a shredded compilation the typed columns of its fields in place of the column of
+	// documents.
+	reads []bool
 	// memos is the number of JSON calls Eval keeps per call (memo.go); 0 when no call is
 	// repeated.
 	memos int
@@ -140,6 +144,14 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 	if col, ok := root.(colNode); ok {
 		x.bare = int(col)
 	}
+	x.reads = make([]bool, in.NumFields())
+	markRefs(e, x.reads)
+	if shred != nil {
+		x.reads[shred.col] = false
+		for _, at := range shred.used {
+			x.reads[at] = true
+		}
+	}
 	if c.reused {
 		x.memos = len(c.memos)
 	}
@@ -159,9 +171,17 @@ func Column(in *arrow.Schema, i int) (*Expr, error) {
 	for k, f := range in.Fields() {
 		fields[k] = arrow.Field{Name: fmt.Sprintf("c%d", k), Type: f.Type, Nullable: true}
 	}
+	reads := make([]bool, in.NumFields())
+	reads[i] = true
 	return &Expr{in: in, anon: arrow.NewSchema(fields, nil), root: colNode(i), typ: in.Field(i).Type,
-		refs: make([]bool, in.NumFields()), bare: i, varOut: isVar(in.Field(i).Type)}, nil
+		refs: make([]bool, in.NumFields()), reads: reads, bare: i, varOut: isVar(in.Field(i).Type)}, nil
 }
+
+// Reads reports whether Eval takes values from input column i (a bare reference's column, a
+// column an expression's kernels read; under CompileShredded the typed columns of its fields,
+// not the column of documents). A column no expression of a pipeline reads may be carried
+// as nulls (FilterCols).
+func (e *Expr) Reads(i int) bool { return i >= 0 && i < len(e.reads) && e.reads[i] }
 
 // ErrUnsupported is wrapped by every error of Compile: the expression holds a function, an
 // argument kind or a type this package does not evaluate. A client's Substrait plan may hold

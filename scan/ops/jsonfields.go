@@ -573,6 +573,9 @@ func (c *compiler) jsonFieldNode(jf *jsonField) node {
 		if !ok && sh.err == nil {
 			sh.err = fmt.Errorf("ops: compile: JSON field %s has no shredded column", ShredField{jf}.Key())
 		}
+		if ok {
+			sh.used = append(sh.used, at)
+		}
 		return colNode(at)
 	}
 	c.jsonFields = append(c.jsonFields, jf)

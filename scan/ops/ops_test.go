@@ -517,3 +517,90 @@ func TestSourcesAreReleasedOnEarlyRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterCols: the columns FilterCols is told are used hold exactly Filter's rows, the
+// others are all null of their type, over batches none, some and all of whose rows pass (a
+// batch all pass is forwarded whole, as Filter does); Reads names the columns a predicate
+// reads.
+func TestFilterCols(t *testing.T) {
+	ctx := context.Background()
+	mem := newMem(t, 0)
+	p := newPlanner(t)
+	// rn < 25 over four batches of 10 rows: the first two pass whole, the third 5 rows, the
+	// fourth none.
+	pred := p.compile(p.fn(urnComparison, "lt", p.ref(0), expr.NewPrimitiveLiteral(int64(25), false)))[0][0]
+	grp := colIndex(t, "grp")
+	if !pred.Reads(0) || pred.Reads(grp) || pred.Reads(-1) || pred.Reads(rowsSchema.NumFields()) {
+		t.Fatalf("Reads of rn < 25: want column 0 only")
+	}
+	sizes := []int{10, 10, 10, 10}
+	for name, used := range map[string][]bool{
+		"grp and id": {false, false, true, true, false, false, false},
+		"none":       make([]bool, rowsSchema.NumFields()),
+		"all":        nil,
+	} {
+		want, err := drain(t, ops.Filter(ctx, seqSource(t, mem, 40, sizes), pred, mem))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := drain(t, ops.FilterCols(ctx, seqSource(t, mem, 40, sizes), pred, used, mem))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || len(got) != 3 {
+			t.Fatalf("%s: %d batches, Filter's %d (want 3: 10 and 10 rows whole, 5 rows of the third)", name, len(got), len(want))
+		}
+		for i := range got {
+			if !got[i].Schema().Equal(rowsSchema) || got[i].NumRows() != want[i].NumRows() {
+				t.Fatalf("%s: batch %d: %s of %d rows, want %d rows of %s", name, i, got[i].Schema(), got[i].NumRows(), want[i].NumRows(), rowsSchema)
+			}
+			whole := got[i].NumRows() == 10
+			for c := range rowsSchema.NumFields() {
+				g, w := got[i].Column(c), want[i].Column(c)
+				switch {
+				case used == nil || used[c] || whole:
+					if !array.Equal(g, w) {
+						t.Errorf("%s: batch %d column %d: %v, want %v", name, i, c, g, w)
+					}
+				case g.NullN() != g.Len() || g.Len() != w.Len() || !arrow.TypeEqual(g.DataType(), w.DataType()):
+					t.Errorf("%s: batch %d column %d (unused): %v, want %d nulls of %s", name, i, c, g, w.Len(), w.DataType())
+				}
+			}
+		}
+		releaseBatches(got)
+		releaseBatches(want)
+	}
+	r := ops.FilterCols(ctx, seqSource(t, mem, 10, nil), pred, []bool{true}, mem)
+	defer r.Release()
+	if r.Next() || r.Err() == nil || !strings.Contains(r.Err().Error(), "1 column flags for 7 columns") {
+		t.Fatalf("a flag short: %v", r.Err())
+	}
+}
+
+// TestNullColumn: all-null columns of every length and a few types, the short ones sharing one
+// process-wide column's buffers (nothing from the caller's allocator), the long ones
+// allocated from it.
+func TestNullColumn(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	for _, dt := range []arrow.DataType{arrow.BinaryTypes.Binary, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32,
+		&arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}} {
+		a, b := ops.NullColumn(mem, dt, 5), ops.NullColumn(mem, dt, 8192)
+		if mem.CurrentAlloc() != 0 || a.Data().Buffers()[0] != b.Data().Buffers()[0] {
+			t.Fatalf("%s: short null columns allocated %d bytes or did not share their buffers", dt, mem.CurrentAlloc())
+		}
+		long := ops.NullColumn(mem, dt, 8193)
+		if mem.CurrentAlloc() == 0 {
+			t.Fatalf("%s: a long null column allocated nothing from its allocator", dt)
+		}
+		if a.Len() != 5 || b.Len() != 8192 || long.Len() != 8193 {
+			t.Fatalf("%s: lengths %d, %d, %d", dt, a.Len(), b.Len(), long.Len())
+		}
+		for _, c := range []arrow.Array{a, b, long} {
+			if !arrow.TypeEqual(c.DataType(), dt) || c.NullN() != c.Len() || c.IsValid(c.Len()-1) {
+				t.Fatalf("%s: %d rows, %d nulls, type %s", dt, c.Len(), c.NullN(), c.DataType())
+			}
+			c.Release()
+		}
+	}
+}

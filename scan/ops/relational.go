@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -39,6 +40,16 @@ func pass(ctx context.Context, in array.RecordReader) array.RecordReader {
 // compiled for in's schema. It takes ownership of in; pred stays shared. The reader is not safe
 // for concurrent use; ctx is kept by it for the kernels and checked once per input batch.
 func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.Ledger) array.RecordReader {
+	return FilterCols(ctx, in, pred, nil, mem)
+}
+
+// FilterCols is Filter, except that the columns i with used[i] false (used nil: every column
+// is used) are not selected: a batch of which some rows pass carries each of them as an
+// all-null column of its type, so that neither the filter kernel nor the take of their values
+// runs (and none at all when no column is used). The caller declares that nothing downstream
+// reads those columns (Expr.Reads): a count after a filter needs no column, a grouping only
+// its keys. used must have a flag per column of in.
+func FilterCols(ctx context.Context, in array.RecordReader, pred *Expr, used []bool, mem *ledger.Ledger) array.RecordReader {
 	switch {
 	case pred == nil:
 		return errStream(in.Schema(), errors.New("ops: filter: nil predicate"), in)
@@ -46,7 +57,10 @@ func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.
 		return errStream(in.Schema(), fmt.Errorf("ops: filter: predicate of type %s, not boolean", pred.Type()), in)
 	case !sameTypes(in.Schema(), pred.Schema()):
 		return errStream(in.Schema(), errors.New("ops: filter: predicate compiled for another schema"), in)
+	case used != nil && len(used) != in.Schema().NumFields():
+		return errStream(in.Schema(), fmt.Errorf("ops: filter: %d column flags for %d columns", len(used), in.Schema().NumFields()), in)
 	}
+	narrow := narrowing(in.Schema(), used)
 	o := &owned{r: in}
 	// The predicate's JSON fields are extracted with scratch kept from batch to batch.
 	ectx, share := ctx, newJSONShare()
@@ -68,7 +82,7 @@ func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.
 			if err != nil {
 				return nil, err
 			}
-			out, err := filterBatch(ctx, b, mask.(*array.Boolean), mem)
+			out, err := narrow.filter(ctx, b, mask.(*array.Boolean), mem)
 			mask.Release()
 			if err != nil || out != nil {
 				return out, err
@@ -83,24 +97,97 @@ func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.
 	}, o.release)
 }
 
-// filterBatch returns the rows of b where mask is true (nil when none is), b itself (retained)
-// when all are.
-func filterBatch(ctx context.Context, b arrow.RecordBatch, mask *array.Boolean, mem *ledger.Ledger) (arrow.RecordBatch, error) {
+// narrowed is FilterCols' selection of the used columns: their indexes and schema; nil when
+// every column is used.
+type narrowed struct {
+	cols []int
+	sch  *arrow.Schema
+}
+
+// narrowing returns the narrowed of schema's columns flagged in used, nil when used is nil or
+// flags every column.
+func narrowing(schema *arrow.Schema, used []bool) *narrowed {
+	if !slices.Contains(used, false) {
+		return nil
+	}
+	nw := &narrowed{}
+	var fields []arrow.Field
+	for i, u := range used {
+		if u {
+			nw.cols = append(nw.cols, i)
+			fields = append(fields, schema.Field(i))
+		}
+	}
+	nw.sch = arrow.NewSchema(fields, nil)
+	return nw
+}
+
+// filter returns filterBatch's rows of b where mask is true, the columns nw leaves out all
+// null when some rows pass but not all (every column is selected when nw is nil).
+func (nw *narrowed) filter(ctx context.Context, b arrow.RecordBatch, mask *array.Boolean, mem *ledger.Ledger) (arrow.RecordBatch, error) {
+	if nw == nil {
+		return filterBatch(ctx, b, mask, mem)
+	}
+	trues := passing(mask)
+	switch trues {
+	case 0:
+		return nil, nil
+	case mask.Len():
+		b.Retain()
+		return b, nil
+	}
+	var sel arrow.RecordBatch
+	if len(nw.cols) > 0 {
+		cols := make([]arrow.Array, len(nw.cols))
+		for k, i := range nw.cols {
+			cols[k] = b.Column(i)
+		}
+		in := array.NewRecordBatch(nw.sch, cols, b.NumRows())
+		var err error
+		sel, err = filterBatch(ctx, in, mask, mem)
+		in.Release()
+		if err != nil {
+			return nil, err
+		}
+		defer sel.Release()
+	}
+	out := make([]arrow.Array, b.NumCols())
+	k := 0
+	for i := range out {
+		if k < len(nw.cols) && nw.cols[k] == i {
+			out[i] = sel.Column(k)
+			out[i].Retain()
+			k++
+			continue
+		}
+		out[i] = NullColumn(allocator(mem), b.Schema().Field(i).Type, trues)
+	}
+	res := array.NewRecordBatch(b.Schema(), out, int64(trues))
+	releaseArrays(out)
+	return res, nil
+}
+
+// passing returns the rows where mask is true (valid and set).
+func passing(mask *array.Boolean) int {
 	n := mask.Len()
-	data := mask.Data()
-	vals := data.Buffers()[1].Bytes()
-	off := data.Offset()
-	trues := bitutil.CountSetBits(vals, off, n)
 	if mask.NullN() > 0 {
-		// Count the rows both valid and true.
-		trues = 0
+		trues := 0
 		for i := range n {
 			if mask.IsValid(i) && mask.Value(i) {
 				trues++
 			}
 		}
+		return trues
 	}
-	switch trues {
+	data := mask.Data()
+	return bitutil.CountSetBits(data.Buffers()[1].Bytes(), data.Offset(), n)
+}
+
+// filterBatch returns the rows of b where mask is true (nil when none is), b itself (retained)
+// when all are.
+func filterBatch(ctx context.Context, b arrow.RecordBatch, mask *array.Boolean, mem *ledger.Ledger) (arrow.RecordBatch, error) {
+	n := mask.Len()
+	switch passing(mask) {
 	case 0:
 		return nil, nil
 	case n:

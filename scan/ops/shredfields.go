@@ -80,6 +80,7 @@ type shredding struct {
 	col     int
 	at      map[string]int // column of each field, by Key
 	inField bool           // compiling the document reference of a JSON field
+	used    []int          // the typed columns read so far
 	err     error
 }
 

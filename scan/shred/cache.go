@@ -113,7 +113,12 @@ func validName(name string) bool {
 }
 
 // nameOf returns the file name of an entry id.
-func nameOf(id [32]byte) string { return hex.EncodeToString(id[:20]) + entrySuffix }
+func nameOf(id [32]byte) string {
+	var b [40 + len(entrySuffix)]byte
+	hex.Encode(b[:40], id[:20])
+	copy(b[40:], entrySuffix)
+	return string(b[:])
+}
 
 // MaxEntryBytes is the largest entry Put writes: an eighth of the bound. Callers stop
 // collecting a column once it is past this.

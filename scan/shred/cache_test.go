@@ -1,11 +1,15 @@
 package shred
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"unsafe"
@@ -438,6 +442,23 @@ func TestCacheEarlierLayout(t *testing.T) {
 		}
 		if s := c.Stats(); s.Damaged != 1 {
 			t.Fatalf("%s: %+v", read, s)
+		}
+	}
+}
+
+// TestEntryNames: an entry's name is the first 20 bytes of the SHA-256 of
+// "<len(content)>:<content>/<len(field)>:<field>" in hex with the .shred suffix, so that a
+// directory a build of another layout of the code wrote keeps its entries (long keys too,
+// past the stack buffer entryID builds them in).
+func TestEntryNames(t *testing.T) {
+	long := strings.Repeat("manifest-", 40)
+	for _, k := range [][2]string{{"content", "field"}, {"", ""}, {long, `->"delay":int4`}, {"k", long + long}} {
+		sum := sha256.Sum256(fmt.Appendf(nil, "%d:%s/%d:%s", len(k[0]), k[0], len(k[1]), k[1]))
+		if got := entryID(k[0], k[1]); got != sum {
+			t.Fatalf("entryID(%.20q, %.20q) = %x, want %x", k[0], k[1], got, sum)
+		}
+		if got, want := nameOf(sum), hex.EncodeToString(sum[:20])+".shred"; got != want || !validName(got) {
+			t.Fatalf("nameOf = %q, want %q", got, want)
 		}
 	}
 }
