@@ -209,6 +209,26 @@ func joinQueries() []string {
 	}
 }
 
+// subqueryQueries are subqueries of the join corpus's rows that each answer rows: correlated
+// subqueries under an enclosing query's filters (Superset's virtual datasets), ALL and ANY
+// with any comparison, correlated subqueries with set operations, WITH, DISTINCT ON and window
+// functions inside.
+func subqueryQueries() []string {
+	const (
+		// Superset's PostgreSQL time literals
+		ts31 = "TO_TIMESTAMP('2001-03-31 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US')"
+		ts02 = "TO_TIMESTAMP('2001-04-02 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US')"
+	)
+	return []string{
+		// Superset's virtual datasets: the time filter outside `(SELECT …) AS virtual_table`
+		// pins the outer read and the domain's second read of it (archived March 31, April 1
+		// archiving or hot); the partition inside or outside.
+		"SELECT id, timestamp FROM (SELECT id, timestamp, value FROM flights o WHERE origin = 'BOS' AND EXISTS (SELECT 1 FROM flights i WHERE i.origin = 'ORD' AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.value->>'destination' = o.value->>'destination' AND i.timestamp < o.timestamp AND i.timestamp >= o.timestamp - interval '20 minutes')) AS virtual_table WHERE timestamp >= " + ts31 + " AND timestamp < " + ts02 + " ORDER BY 1",
+		"SELECT date_trunc('hour', timestamp) AS __timestamp, count(*) AS count, sum(n) AS n FROM (SELECT timestamp, (SELECT count(*) FROM flights i WHERE i.origin = 'ORD' AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp BETWEEN o.timestamp - interval '5 minutes' AND o.timestamp) AS n FROM flights o WHERE origin = 'BOS') AS virtual_table WHERE timestamp >= " + ts31 + " AND timestamp < " + ts02 + " GROUP BY date_trunc('hour', timestamp) ORDER BY 1 LIMIT 100",
+		"SELECT origin, id FROM (SELECT o.origin, o.id, o.timestamp FROM flights o WHERE o.id NOT IN (SELECT i.id FROM flights i WHERE i.origin = 'ORD' AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp < o.timestamp - interval '3 days') AND NOT EXISTS (SELECT 1 FROM flights i WHERE i.origin = 'BOS' AND i.origin = o.origin AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp > o.timestamp AND i.timestamp < o.timestamp + interval '2 minutes')) AS virtual_table WHERE origin = 'BOS' AND timestamp >= " + ts31 + " AND timestamp < '2001-04-01 03:00' ORDER BY 2",
+	}
+}
+
 // joinAnalyticalQueries are joins in the analytical mode (no partition pin): every loaded
 // airport's flights of March 31 and April 1, 2001 (an archived and an archiving or hot day).
 func joinAnalyticalQueries() []string {
@@ -247,8 +267,9 @@ func TestJoinsAsPostgres(t *testing.T) {
 		t.Fatalf("the corpus has %d queries", len(queries))
 	}
 	compared := comparePG(t, ctx, conn, map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off}, sameSQL(pgTypes, queries...)...) +
+		comparePG(t, ctx, conn, map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off}, nonEmptyTyped(subqueryQueries()...)...) +
 		comparePG(t, ctx, conn, map[string]*flightsql.Client{"analytical, pushdown on": aon, "analytical, pushdown off": aoff}, nonEmptyTyped(joinAnalyticalQueries()...)...)
-	t.Logf("%d join queries and %d in the analytical mode, %d rows equal to PostgreSQL's", len(queries), len(joinAnalyticalQueries()), compared)
+	t.Logf("%d join queries, %d subqueries and %d joins in the analytical mode, %d rows equal to PostgreSQL's", len(queries), len(subqueryQueries()), len(joinAnalyticalQueries()), compared)
 
 	// EXPLAIN shows the hash join at the coordinator, without a value of the query.
 	plan := strings.Join(explainLines(t, on, "EXPLAIN "+queries[0]), "\n")

@@ -208,6 +208,11 @@ type binder struct {
 	// domainFilter are the WHERE conjuncts without subqueries of the SELECT whose subqueries
 	// are being bound, which its correlated subqueries' domains are filtered by (domain.go).
 	domainFilter []*pg.Node
+	// readLinks maps a domain's copy of an outer read to the read it copies (domain.go,
+	// cloneReads); readRouted holds the routed conjuncts that reached each read when filters
+	// were pushed down (routeRead), which the copies read as well.
+	readLinks  map[*plan.NamedTableReadRel]*plan.NamedTableReadRel
+	readRouted map[*plan.NamedTableReadRel][]expr.Expression
 }
 
 // RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.

@@ -41,6 +41,14 @@ func TestDecorrelatedPlans(t *testing.T) {
 		// An equality and a non-equality: hashed on the equality, the rest residual.
 		{"SELECT id, (SELECT count(*)" + b + " AND b.id = a.id AND b.timestamp < a.timestamp) AS n" + a, 3,
 			[]string{"HashJoin left, 1 keys, 1 residual conjuncts", "HashJoin single, 2 keys, null-safe keys"}},
+		// Superset's virtual dataset: the time filter outside the derived table pins the outer
+		// read and the domain's copy of it (the routed conjuncts that reach the one reach the
+		// other), the partition inside.
+		{"SELECT id FROM (SELECT a.id, a.timestamp FROM messages a WHERE a.channel_id = 'g' AND EXISTS (SELECT 1" + b + " AND b.timestamp < a.timestamp)) AS virtual_table WHERE timestamp >= '2026-01-01' AND timestamp < '2026-01-02'", 3,
+			[]string{"NestedLoopJoin inner", "HashJoin semi, 1 keys, null-safe keys"}},
+		// The partition outside too, and a scalar subquery of the domain under NOT IN's marks.
+		{"SELECT id, n FROM (SELECT a.id, a.channel_id, a.timestamp, (SELECT count(*)" + b + " AND b.timestamp < a.timestamp) AS n FROM messages a WHERE a.id = 'x' OR a.id NOT IN (SELECT b.id" + b + " AND b.value <> a.value)) AS v WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02'", 15,
+			[]string{"HashJoin single, 2 keys, null-safe keys", "NestedLoopJoin left, 1 residual conjuncts"}},
 		// LIMIT per row and LATERAL.
 		{"SELECT a.id, t.id FROM messages a CROSS JOIN LATERAL (SELECT b.id" + b + " AND b.timestamp > a.timestamp ORDER BY b.timestamp LIMIT 2) t WHERE a.channel_id = 'g' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-01-02'", 3,
 			[]string{"HashJoin inner, 1 keys, null-safe keys"}},

@@ -150,7 +150,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	// The domain reads the outer relation again, through reads of its own: the route of a
 	// read is found where it stands in the plan (Routes), and each of the two may be pinned
 	// by other conjuncts (an enclosing query's time filter reaches the outer one only).
-	lrel, err := cloneReads(l.rel)
+	lrel, err := bd.cloneReads(l.rel, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -372,10 +372,41 @@ func limitPerKey(c *pg.SelectStmt, keys []*pg.Node, count, offset int64) *pg.Sel
 }
 
 // cloneReads copies rel with every table read under it a new relation (the rest shared where
-// nothing under it changed).
-func cloneReads(rel plan.Rel) (plan.Rel, error) {
+// nothing under it changed). The copies of a domain (domain set: the outer relation read again)
+// are linked to the reads they copy (binder.readLinks), so that the routed conjuncts that reach
+// an outer read when filters are pushed down reach its copy too (routeRead): the domain is the
+// distinct outer values of rows that each passed those conjuncts, so a filter on the outer
+// read's rows narrows it to what the outer rows need, and an enclosing query's time filter
+// (Superset's, outside `(SELECT …) AS virtual_table`) pins the copy as it pins the outer read.
+// Any other copy (the marks' reads of a subquery, markJoin) keeps the links of the reads it
+// copies, to the copy of their target when that is copied along.
+func (bd *binder) cloneReads(rel plan.Rel, domain bool) (plan.Rel, error) {
+	copies := map[*plan.NamedTableReadRel]*plan.NamedTableReadRel{}
+	out, err := cloneReadsInto(rel, copies)
+	if err != nil {
+		return nil, err
+	}
+	if bd.readLinks == nil {
+		bd.readLinks = map[*plan.NamedTableReadRel]*plan.NamedTableReadRel{}
+	}
+	for orig, c := range copies {
+		if domain {
+			bd.readLinks[c] = orig
+		} else if t, ok := bd.readLinks[orig]; ok {
+			if ct, ok := copies[t]; ok {
+				t = ct
+			}
+			bd.readLinks[c] = t
+		}
+	}
+	return out, nil
+}
+
+// cloneReadsInto is cloneReads's copy, recording each read's copy in copies.
+func cloneReadsInto(rel plan.Rel, copies map[*plan.NamedTableReadRel]*plan.NamedTableReadRel) (plan.Rel, error) {
 	if r, ok := rel.(*plan.NamedTableReadRel); ok {
 		c := *r
+		copies[r] = &c
 		return &c, nil
 	}
 	ins := rel.GetInputs()
@@ -385,7 +416,7 @@ func cloneReads(rel plan.Rel) (plan.Rel, error) {
 	out := make([]plan.Rel, len(ins))
 	changed := false
 	for i, in := range ins {
-		c, err := cloneReads(in)
+		c, err := cloneReadsInto(in, copies)
 		if err != nil {
 			return nil, err
 		}

@@ -968,7 +968,7 @@ func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error
 		if k > 0 {
 			// Each mark reads the subquery through reads of its own (a read's route is
 			// found where it stands in the plan).
-			rel, err := cloneReads(r.rel)
+			rel, err := bd.cloneReads(r.rel, false)
 			if err != nil {
 				return nil, nil, err
 			}
