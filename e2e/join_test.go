@@ -12,6 +12,14 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// ordSummary and bosSummary are per-destination summaries of ORD's and BOS's flights of the
+// join corpus's range (few rows each, a NULL destination for short flights, n their count, m
+// the greatest or least delay).
+const (
+	ordSummary = "(SELECT CASE WHEN (value->>'distance')::int > 700 THEN value->>'destination' END AS d, count(*) AS n, max((value->>'delay')::int) AS m FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
+	bosSummary = "(SELECT CASE WHEN (value->>'distance')::int > 700 THEN value->>'destination' END AS d, count(*) AS n, min((value->>'delay')::int) AS m FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
+)
+
 // joinQueries is the join corpus, over the rows of the window corpus (windowFrom: ORD's and
 // BOS's flights from March 25, archived, to April 5, 2001, ORD's April bucket archiving and
 // BOS's hot): every join type, USING and NATURAL, self-joins of the routed table with
@@ -28,8 +36,8 @@ func joinQueries() []string {
 		delay = "(value->>'delay')::int"
 		nk    = "CASE WHEN (value->>'distance')::int > 700 THEN value->>'destination' END" // a key with NULLs
 		// per-destination summaries (few rows each side, keys with NULLs)
-		od    = "(SELECT " + nk + " AS d, count(*) AS n, max(" + delay + ") AS m FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
-		bd    = "(SELECT " + nk + " AS d, count(*) AS n, min(" + delay + ") AS m FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
+		od    = ordSummary
+		bd    = bosSummary
 		rngA  = " a.timestamp >= '2001-03-25' AND a.timestamp < '2001-04-05'"
 		rngB  = " b.timestamp >= '2001-03-25' AND b.timestamp < '2001-04-05'"
 		ordIn = "SELECT id FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05'"
@@ -218,8 +226,28 @@ func subqueryQueries() []string {
 		// Superset's PostgreSQL time literals
 		ts31 = "TO_TIMESTAMP('2001-03-31 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US')"
 		ts02 = "TO_TIMESTAMP('2001-04-02 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US')"
+		od   = ordSummary
+		bd   = bosSummary
+		ax   = " FROM (VALUES (1), (2), (3), (NULL)) a(x) ORDER BY 1"
+		bosD = "SELECT (value->>'delay')::int FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' AND (value->>'delay')::int < 60"
+		ordF = " FROM flights a WHERE a.origin = 'ORD' AND a.timestamp >= '2001-03-31 06:00' AND a.timestamp < '2001-04-01 12:00'"
 	)
 	return []string{
+		// ALL and ANY with every comparison: PostgreSQL's three values (a NULL in the set, a
+		// NULL x, an empty set: ALL true, ANY false).
+		"SELECT x, x > ALL (SELECT y FROM (VALUES (1), (2)) b(y)) AS gt, x >= ALL (SELECT y FROM (VALUES (1), (NULL)) b(y)) AS ge_null, x < ALL (SELECT y FROM (VALUES (1)) b(y) WHERE false) AS empty, x <> ALL (SELECT y FROM (VALUES (2), (NULL)) b(y)) AS ne, x = ALL (SELECT y FROM (VALUES (2), (2)) b(y)) AS eq, x <= ALL (SELECT y FROM (VALUES (NULL::int)) b(y)) AS only_null" + ax,
+		"SELECT x, x < ANY (SELECT y FROM (VALUES (1), (2)) b(y)) AS lt, x > ANY (SELECT y FROM (VALUES (2), (NULL)) b(y)) AS gt_null, x <> ANY (SELECT y FROM (VALUES (2)) b(y)) AS ne1, x != SOME (SELECT y FROM (VALUES (2), (3)) b(y)) AS ne2, x <= ANY (SELECT y FROM (VALUES (NULL::int)) b(y)) AS only_null, x >= ANY (SELECT y FROM (VALUES (1)) b(y) WHERE false) AS empty, x = ANY (SELECT y FROM (VALUES (3)) b(y)) AS eq" + ax,
+		"SELECT x FROM (VALUES (1), (2), (3), (NULL)) a(x) WHERE x >= ALL (SELECT y FROM (VALUES (1), (2)) b(y)) OR NOT (x < ANY (SELECT y FROM (VALUES (2), (NULL)) b(y))) OR x IS NULL ORDER BY 1",
+		// Over flights: the latest departures, delays beyond every BOS delay of the days, an
+		// uncorrelated set with GROUP BY and UNION (a derived table).
+		"SELECT id, (value->>'delay')::int AS delay" + ordF + " AND (a.value->>'delay')::int > ALL (" + bosD + ") ORDER BY 1",
+		"SELECT id" + ordF + " AND a.timestamp >= ALL (SELECT timestamp FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31 06:00' AND timestamp < '2001-04-01 12:00') ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n > ANY (SELECT max(b.n) FROM " + bd + " b GROUP BY b.d IS NULL) OR o.n <= ALL (SELECT n FROM " + bd + " b UNION SELECT 1000) ORDER BY 1",
+		// Correlated: per destination, with equalities, non-equalities and in the select list.
+		"SELECT o.d, o.n, o.n >= ALL (SELECT b.n FROM " + bd + " b WHERE b.d = o.d) AS ge_bos, o.m < ANY (SELECT b.m FROM " + bd + " b WHERE b.d <> o.d) AS lt_other FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n > ALL (SELECT b.n FROM " + bd + " b WHERE b.d < o.d) AND o.m <> ALL (SELECT b.m FROM " + bd + " b WHERE b.d = o.d) ORDER BY 1",
+		// In a grouped query's HAVING (uncorrelated) and over its GROUP BY column (correlated).
+		"SELECT a.dest, count(*) AS n, a.dest = ANY (SELECT b.value->>'destination' FROM flights b WHERE b.origin = 'BOS' AND b.timestamp >= '2001-03-31' AND b.timestamp < '2001-04-02') AS bos, count(*) >= ALL (SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31 09:00' AND timestamp < '2001-03-31 12:00' GROUP BY value->>'destination') AS most FROM (SELECT value->>'destination' AS dest" + ordF + ") a GROUP BY a.dest HAVING count(*) > ALL (SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31 10:00' AND timestamp < '2001-03-31 12:00' GROUP BY value->>'destination') ORDER BY 1",
 		// Superset's virtual datasets: the time filter outside `(SELECT …) AS virtual_table`
 		// pins the outer read and the domain's second read of it (archived March 31, April 1
 		// archiving or hot); the partition inside or outside.

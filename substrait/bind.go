@@ -477,6 +477,11 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 
 // bindSimple binds one SELECT without set operations.
 func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
+	// ALL and ANY (SELECT …) other than IN: scalar subqueries of aggregates (quantified.go).
+	sel, err := bd.rewriteQuantified(sel)
+	if err != nil {
+		return nil, err
+	}
 	// Its WHERE conjuncts without a subquery narrow the domains of its correlated subqueries
 	// and LATERAL items (domain.go): they are applied above the joins, but a domain must read
 	// only the rows they keep (a routed read's pins among them).

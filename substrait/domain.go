@@ -29,8 +29,10 @@ import (
 //     is dropped; LIMIT and OFFSET constants apply per domain row (limitPerKey).
 //
 // The domain reads the outer relation a second time (cloneReads), filtered by the outer
-// SELECT's WHERE conjuncts without subqueries that bind over it (binder.domainFilter), so that
-// its read is pinned as the outer one. The outer relation is then joined to the rewritten
+// SELECT's WHERE conjuncts without subqueries that bind over it (binder.domainFilter), and by
+// the partition and time conjuncts that reach the outer read when filters are pushed down,
+// from an enclosing query's WHERE too (cloneReads, routeRead), so that its read is pinned as
+// the outer one. The outer relation is then joined to the rewritten
 // subquery with its columns IS NOT DISTINCT FROM the domain's (correlation.nullSafe: an outer
 // NULL finds the domain row that answered for NULL). Refused by name: LIMIT or OFFSET that
 // are not integer constants, WITH TIES, DISTINCT with LIMIT, DISTINCT ON, window functions,

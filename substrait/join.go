@@ -1108,7 +1108,7 @@ func sublinkRefusal(sl *pg.SubLink) *Error {
 	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ANY_SUBLINK:
 		return unimplementedAre("EXISTS, IN and ANY subqueries in ORDER BY or GROUP BY, or in an aggregate query without GROUP BY (or with grouping sets)")
 	case pg.SubLinkType_ALL_SUBLINK:
-		return unimplementedAre("ALL (SELECT …) subqueries")
+		return unimplementedAre("ALL (SELECT …) subqueries here (in ORDER BY, GROUP BY or a join's ON)")
 	case pg.SubLinkType_ARRAY_SUBLINK:
 		return unimplementedAre("ARRAY (SELECT …) subqueries")
 	}
