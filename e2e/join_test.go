@@ -219,8 +219,7 @@ func joinQueries() []string {
 
 // subqueryQueries are subqueries of the join corpus's rows that each answer rows: correlated
 // subqueries under an enclosing query's filters (Superset's virtual datasets), ALL and ANY
-// with any comparison, correlated subqueries with set operations, WITH, DISTINCT ON and window
-// functions inside.
+// with any comparison, correlated subqueries with DISTINCT ON and window functions inside.
 func subqueryQueries() []string {
 	const (
 		// Superset's PostgreSQL time literals
@@ -246,6 +245,12 @@ func subqueryQueries() []string {
 		// Correlated: per destination, with equalities, non-equalities and in the select list.
 		"SELECT o.d, o.n, o.n >= ALL (SELECT b.n FROM " + bd + " b WHERE b.d = o.d) AS ge_bos, o.m < ANY (SELECT b.m FROM " + bd + " b WHERE b.d <> o.d) AS lt_other FROM " + od + " o ORDER BY 1",
 		"SELECT o.d, o.n FROM " + od + " o WHERE o.n > ALL (SELECT b.n FROM " + bd + " b WHERE b.d < o.d) AND o.m <> ALL (SELECT b.m FROM " + bd + " b WHERE b.d = o.d) ORDER BY 1",
+		// Correlated subqueries with window functions (partitioned by the domain's values too)
+		// and DISTINCT ON (per outer row).
+		"SELECT o.d, t.d, t.n, t.r, t.c, t.s FROM " + od + " o CROSS JOIN LATERAL (SELECT b.d, b.n, rank() OVER (ORDER BY b.n DESC) AS r, count(*) OVER () AS c, sum(b.n) OVER w AS s FROM " + bd + " b WHERE b.n < o.n WINDOW w AS (ORDER BY b.n, b.d)) t ORDER BY 1, 4, 2",
+		"SELECT o.d, (SELECT b.n * 100 / sum(b.n) OVER () FROM " + bd + " b WHERE b.d = o.d) AS share, (SELECT max(b.n) * 2 - sum(max(b.n)) OVER (PARTITION BY o.d IS NULL) FROM " + bd + " b WHERE b.n > o.n) AS spread FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, t.d, t.n FROM " + od + " o CROSS JOIN LATERAL (SELECT DISTINCT ON (b.n % 3) b.d, b.n FROM " + bd + " b WHERE b.n < o.n ORDER BY b.n % 3, b.n DESC, b.d) t ORDER BY 1, 3, 2",
+		"SELECT o.d, o.n, o.n IN (SELECT DISTINCT ON (b.d IS NULL) b.n FROM " + bd + " b WHERE b.m < o.m ORDER BY b.d IS NULL, b.n DESC, b.d) AS top FROM " + od + " o ORDER BY 1",
 		// In a grouped query's HAVING (uncorrelated) and over its GROUP BY column (correlated).
 		"SELECT a.dest, count(*) AS n, a.dest = ANY (SELECT b.value->>'destination' FROM flights b WHERE b.origin = 'BOS' AND b.timestamp >= '2001-03-31' AND b.timestamp < '2001-04-02') AS bos, count(*) >= ALL (SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31 09:00' AND timestamp < '2001-03-31 12:00' GROUP BY value->>'destination') AS most FROM (SELECT value->>'destination' AS dest" + ordF + ") a GROUP BY a.dest HAVING count(*) > ALL (SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31 10:00' AND timestamp < '2001-03-31 12:00' GROUP BY value->>'destination') ORDER BY 1",
 		// Superset's virtual datasets: the time filter outside `(SELECT …) AS virtual_table`

@@ -25,8 +25,10 @@ import (
 //     tested) as PostgreSQL evaluates the subquery for that outer row;
 //   - with GROUP BY, the domain's columns are grouped by first (a domain row without rows has
 //     no group: no row, as PostgreSQL's);
-//   - DISTINCT is per domain row (its columns are in the select list); ORDER BY without LIMIT
-//     is dropped; LIMIT and OFFSET constants apply per domain row (limitPerKey).
+//   - DISTINCT is per domain row (its columns are in the select list); DISTINCT ON's
+//     expressions and ORDER BY start with the domain's columns; window functions are
+//     partitioned by them first (windowByKeys); ORDER BY without LIMIT or DISTINCT ON is
+//     dropped; LIMIT and OFFSET constants apply per domain row (limitPerKey).
 //
 // The domain reads the outer relation a second time (cloneReads), filtered by the outer
 // SELECT's WHERE conjuncts without subqueries that bind over it (binder.domainFilter), and by
@@ -35,8 +37,8 @@ import (
 // the outer one. The outer relation is then joined to the rewritten
 // subquery with its columns IS NOT DISTINCT FROM the domain's (correlation.nullSafe: an outer
 // NULL finds the domain row that answered for NULL). Refused by name: LIMIT or OFFSET that
-// are not integer constants, WITH TIES, DISTINCT with LIMIT, DISTINCT ON, window functions,
-// aggregates without GROUP BY over a WHERE holding a subquery (the LEFT JOIN's ON cannot
+// are not integer constants, WITH TIES, DISTINCT (or DISTINCT ON) with LIMIT, aggregates
+// without GROUP BY over a WHERE holding a subquery (the LEFT JOIN's ON cannot
 // carry it); aggregates of outer columns alone are refused before, for every correlated
 // subquery (decorrelate).
 
@@ -78,27 +80,17 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	if limited && (!ok || sub.GetLimitOption() == pg.LimitOption_LIMIT_OPTION_WITH_TIES) {
 		return nil, nil, unimplementedAre("correlated subqueries with a LIMIT or OFFSET that is not an integer constant, or WITH TIES")
 	}
-	distinct := false
-	if dc := sub.GetDistinctClause(); len(dc) > 0 {
-		if len(dc) != 1 || dc[0].GetNode() != nil {
-			return nil, nil, unimplementedAre("correlated subqueries with DISTINCT ON")
-		}
-		distinct = true
-	}
+	dc := sub.GetDistinctClause()
+	distinct := len(dc) > 0
+	distinctOn := distinct && (len(dc) != 1 || dc[0].GetNode() != nil)
 	if distinct && limited {
 		return nil, nil, unimplementedAre("correlated subqueries with DISTINCT and LIMIT or OFFSET")
-	}
-	windowed := func(fc *pg.FuncCall) bool { return fc.GetOver() != nil }
-	for _, n := range append(slices.Clone(sub.GetTargetList()), sub.GetHavingClause()) {
-		if n != nil && (len(sub.GetWindowClause()) > 0 || anyCall(n, windowed)) {
-			return nil, nil, unimplementedAre("window functions in correlated subqueries")
-		}
 	}
 	bd.domainSeq++
 	dq, mq := domainQual(bd.domainSeq), markQual(bd.domainSeq)
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.DistinctClause, c.LimitCount, c.LimitOffset = nil, nil, nil
-	if !limited {
+	if !limited && !distinctOn {
 		c.SortClause = nil
 	}
 	// The outer references, each outer column once, become the domain's columns.
@@ -130,7 +122,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		n.Node = colRef(dq, fmt.Sprintf("?o%d?", at)).Node
 		return false
 	}
-	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause()} {
+	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause(), c.GetWindowClause(), dc} {
 		for _, n := range part {
 			if n != nil && rewrite(n) {
 				walkPG(n.ProtoReflect(), rewrite)
@@ -201,6 +193,35 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		targets = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: fmt.Sprintf("?key%d?", i), Val: keys[i]}}})
 	}
 	c.TargetList = append(targets, c.TargetList...)
+	// Window functions see the rows of their domain row only: their partitions (of every
+	// window not defined by reference to another) start with the keys.
+	windowByKeys(c, keys)
+	if distinctOn {
+		// DISTINCT ON per domain row: the keys lead its expressions and the ORDER BY, whose
+		// positions count the select list the keys now start.
+		shifted := func(n *pg.Node) *pg.Node {
+			n = clonePG(n)
+			if iv := n.GetAConst().GetIval(); iv != nil {
+				iv.Ival += int32(len(keys))
+			}
+			return n
+		}
+		on := slices.Clone(keys)
+		for _, n := range dc {
+			on = append(on, shifted(n))
+		}
+		c.DistinctClause = on
+		order := make([]*pg.Node, 0, len(keys)+len(c.GetSortClause()))
+		for _, k := range keys {
+			order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: &pg.SortBy{Node: k}}})
+		}
+		for _, n := range c.GetSortClause() {
+			sb := proto.Clone(n.GetSortBy()).(*pg.SortBy)
+			sb.Node = shifted(sb.GetNode())
+			order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: sb}})
+		}
+		c.SortClause = order
+	}
 	domainRV := &pg.Node{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: dq, Inh: true}}}
 	aggregated := hasAggregate(sub.GetTargetList()) || sub.GetHavingClause() != nil
 	switch {
@@ -244,7 +265,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 			}
 			c.GroupClause = append(slices.Clone(keys), c.GetGroupClause()...)
 		}
-		if distinct {
+		if distinct && !distinctOn {
 			c.DistinctClause = []*pg.Node{{}}
 		}
 	}
@@ -263,6 +284,35 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		corr[i] = correlation{outer: o, nullSafe: true}
 	}
 	return br, corr, nil
+}
+
+// windowByKeys prepends keys to the PARTITION BY of every window of c (its select list's and
+// ORDER BY's OVER clauses, its WINDOW clause) that is not defined by reference to another,
+// which inherits the partition of the one it names.
+func windowByKeys(c *pg.SelectStmt, keys []*pg.Node) {
+	prepend := func(w *pg.WindowDef) {
+		ks := make([]*pg.Node, len(keys))
+		for i, k := range keys {
+			ks[i] = clonePG(k)
+		}
+		w.PartitionClause = append(ks, w.GetPartitionClause()...)
+	}
+	for _, n := range c.GetWindowClause() {
+		if w := n.GetWindowDef(); w != nil && w.GetRefname() == "" {
+			prepend(w)
+		}
+	}
+	visit := func(x *pg.Node) bool {
+		// OVER w names a window of the WINDOW clause; OVER (w …) refers to one.
+		if w := x.GetFuncCall().GetOver(); w != nil && w.GetName() == "" && w.GetRefname() == "" {
+			prepend(w)
+		}
+		return true
+	}
+	for _, n := range append(slices.Clone(c.GetTargetList()), c.GetSortClause()...) {
+		visit(n)
+		walkPG(n.ProtoReflect(), visit)
+	}
 }
 
 // filterAggregates adds cond to the FILTER of every aggregate call under n (not in nested

@@ -619,7 +619,10 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 	}
 	grouped := len(sub.GetGroupClause()) > 0 || sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList())
 	if sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil || len(sub.GetDistinctClause()) > 0 || len(sub.GetGroupClause()) > 0 ||
-		sub.GetHavingClause() != nil || (grouped && !group) || len(sub.GetWindowClause()) > 0 {
+		sub.GetHavingClause() != nil || (grouped && !group) || len(sub.GetWindowClause()) > 0 ||
+		slices.ContainsFunc(append(slices.Clone(sub.GetTargetList()), sub.GetSortClause()...), func(n *pg.Node) bool {
+			return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
+		}) {
 		domain = true
 	}
 	if grouped && group && !domain {
