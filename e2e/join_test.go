@@ -219,7 +219,8 @@ func joinQueries() []string {
 
 // subqueryQueries are subqueries of the join corpus's rows that each answer rows: correlated
 // subqueries under an enclosing query's filters (Superset's virtual datasets), ALL and ANY
-// with any comparison, correlated subqueries with DISTINCT ON and window functions inside.
+// with any comparison, correlated subqueries with DISTINCT ON, window functions, UNION and WITH
+// inside.
 func subqueryQueries() []string {
 	const (
 		// Superset's PostgreSQL time literals
@@ -251,6 +252,11 @@ func subqueryQueries() []string {
 		"SELECT o.d, (SELECT b.n * 100 / sum(b.n) OVER () FROM " + bd + " b WHERE b.d = o.d) AS share, (SELECT max(b.n) * 2 - sum(max(b.n)) OVER (PARTITION BY o.d IS NULL) FROM " + bd + " b WHERE b.n > o.n) AS spread FROM " + od + " o ORDER BY 1",
 		"SELECT o.d, t.d, t.n FROM " + od + " o CROSS JOIN LATERAL (SELECT DISTINCT ON (b.n % 3) b.d, b.n FROM " + bd + " b WHERE b.n < o.n ORDER BY b.n % 3, b.n DESC, b.d) t ORDER BY 1, 3, 2",
 		"SELECT o.d, o.n, o.n IN (SELECT DISTINCT ON (b.d IS NULL) b.n FROM " + bd + " b WHERE b.m < o.m ORDER BY b.d IS NULL, b.n DESC, b.d) AS top FROM " + od + " o ORDER BY 1",
+		// Correlated UNIONs under EXISTS, IN and ALL (each arm decorrelated: OR and AND of the
+		// arms' tests), correlated subqueries with WITH.
+		"SELECT o.d, o.n FROM " + od + " o WHERE EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d = o.d AND b.n > 3 UNION SELECT 1 FROM " + bd + " b WHERE b.n > o.n * 5) ORDER BY 1",
+		"SELECT o.d, o.n IN (SELECT b.n FROM " + bd + " b WHERE b.d = o.d UNION SELECT b.n + 1 FROM " + bd + " b WHERE b.m < o.m) AS near, NOT EXISTS (SELECT 1 FROM " + bd + " b WHERE b.n = o.n UNION ALL SELECT 1 FROM (VALUES (1)) v(x) WHERE o.d IS NULL) AS lonely, o.n >= ALL (SELECT b.n FROM " + bd + " b WHERE b.d = o.d UNION SELECT 2) AS ge FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, (WITH t AS (SELECT d, n FROM " + bd + " x) SELECT max(t.n) FROM t WHERE t.d = o.d) AS bn, EXISTS (WITH t AS (SELECT d, m FROM " + bd + " x WHERE m > 0) SELECT 1 FROM t WHERE t.m < o.m) AS lower FROM " + od + " o ORDER BY 1",
 		// In a grouped query's HAVING (uncorrelated) and over its GROUP BY column (correlated).
 		"SELECT a.dest, count(*) AS n, a.dest = ANY (SELECT b.value->>'destination' FROM flights b WHERE b.origin = 'BOS' AND b.timestamp >= '2001-03-31' AND b.timestamp < '2001-04-02') AS bos, count(*) >= ALL (SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31 09:00' AND timestamp < '2001-03-31 12:00' GROUP BY value->>'destination') AS most FROM (SELECT value->>'destination' AS dest" + ordF + ") a GROUP BY a.dest HAVING count(*) > ALL (SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31 10:00' AND timestamp < '2001-03-31 12:00' GROUP BY value->>'destination') ORDER BY 1",
 		// Superset's virtual datasets: the time filter outside `(SELECT …) AS virtual_table`

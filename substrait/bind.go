@@ -260,23 +260,33 @@ func (bd *binder) clock() time.Time {
 	return bd.now
 }
 
+// pushWith makes the WITH queries of wc visible by name (bound where they are read) until pop
+// is called.
+func (bd *binder) pushWith(wc *pg.WithClause) (pop func(), err error) {
+	if wc.GetRecursive() {
+		return nil, unimplemented("WITH RECURSIVE")
+	}
+	m := map[string]*pg.CommonTableExpr{}
+	for _, n := range wc.GetCtes() {
+		c := n.GetCommonTableExpr()
+		if c == nil {
+			return nil, unimplemented("this WITH item")
+		}
+		// MATERIALIZED / NOT MATERIALIZED hints change nothing for a read-only plan.
+		m[c.GetCtename()] = c
+	}
+	bd.ctes = append(bd.ctes, m)
+	return func() { bd.ctes = bd.ctes[:len(bd.ctes)-1] }, nil
+}
+
 // bindSelect binds a SELECT (with its set operations, ORDER BY and LIMIT).
 func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
 	if wc := sel.GetWithClause(); wc != nil {
-		if wc.GetRecursive() {
-			return nil, unimplemented("WITH RECURSIVE")
+		pop, err := bd.pushWith(wc)
+		if err != nil {
+			return nil, err
 		}
-		m := map[string]*pg.CommonTableExpr{}
-		for _, n := range wc.GetCtes() {
-			c := n.GetCommonTableExpr()
-			if c == nil {
-				return nil, unimplemented("this WITH item")
-			}
-			// MATERIALIZED / NOT MATERIALIZED hints change nothing for a read-only plan.
-			m[c.GetCtename()] = c
-		}
-		bd.ctes = append(bd.ctes, m)
-		defer func() { bd.ctes = bd.ctes[:len(bd.ctes)-1] }()
+		defer pop()
 	}
 	switch {
 	case len(sel.GetValuesLists()) > 0:

@@ -7,6 +7,9 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// A correlated UNION [ALL] under EXISTS, IN, ANY or ALL is first expanded into the same test
+// of each arm, joined by OR (AND for ALL): expandUnion.
+//
 // Quantified comparisons with a subquery other than IN: x op ANY (SELECT y …) with op one of
 // <, <=, >, >=, <>, and x op ALL (SELECT y …) with op one of =, <>, <, <=, >, >=. Before a
 // SELECT binds (bindSimple), each in its WHERE, select list and HAVING is rewritten into an
@@ -56,15 +59,15 @@ func quantifiedOp(sl *pg.SubLink) (op string, all, ok bool) {
 	return op, all, all || op != "="
 }
 
-// rewriteQuantified returns a copy of sel whose quantified comparisons (above) in WHERE, the
-// select list and HAVING are rewritten, or sel itself when it has none. Nested SELECTs are
+// rewriteQuantified returns a copy of sel whose correlated UNIONs and quantified comparisons
+// (above) in WHERE, the select list and HAVING are rewritten, or sel itself when it has none. Nested SELECTs are
 // rewritten when they bind.
 func (bd *binder) rewriteQuantified(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	found := false
 	probe := func(n *pg.Node) bool {
 		if sl := n.GetSubLink(); sl != nil {
 			_, _, ok := quantifiedOp(sl)
-			found = found || ok
+			found = found || ok || unionArms(sl) != nil
 		}
 		return !found
 	}
@@ -83,6 +86,11 @@ func (bd *binder) rewriteQuantified(sel *pg.SelectStmt) (*pg.SelectStmt, error) 
 		sl := n.GetSubLink()
 		if sl == nil || rerr != nil {
 			return rerr == nil
+		}
+		if arms := unionArms(sl); arms != nil && bd.correlated(sl.GetSubselect().GetSelectStmt()) {
+			n.Node = expandUnion(sl, arms).Node
+			walkPG(n.ProtoReflect(), visit)
+			return false
 		}
 		if _, _, ok := quantifiedOp(sl); !ok {
 			if x := sl.GetTestexpr(); x != nil && visit(x) {
@@ -113,6 +121,77 @@ func (bd *binder) rewriteQuantified(sel *pg.SelectStmt) (*pg.SelectStmt, error) 
 		bd.gsets[c] = arm
 	}
 	return c, nil
+}
+
+// unionArms returns the arms of the UNION [ALL] that EXISTS, IN, ANY or ALL sl reads (nested
+// UNIONs flattened, the UNION's WITH given to each arm), or nil when sl is of another kind or
+// reads another subquery (a set operation with ORDER BY, LIMIT or OFFSET, INTERSECT or EXCEPT
+// inside, an arm with a WITH of its own under a UNION with one).
+func unionArms(sl *pg.SubLink) []*pg.SelectStmt {
+	switch sl.GetSubLinkType() {
+	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+	default:
+		return nil
+	}
+	var arms []*pg.SelectStmt
+	var flat func(s *pg.SelectStmt, with *pg.WithClause) bool
+	flat = func(s *pg.SelectStmt, with *pg.WithClause) bool {
+		if s.GetOp() != pg.SetOperation_SETOP_UNION {
+			if s.GetWithClause() != nil && with != nil {
+				return false
+			}
+			a := proto.Clone(s).(*pg.SelectStmt)
+			if with != nil {
+				a.WithClause = proto.Clone(with).(*pg.WithClause)
+			}
+			arms = append(arms, a)
+			return true
+		}
+		if len(s.GetSortClause()) > 0 || s.GetLimitCount() != nil || s.GetLimitOffset() != nil || len(s.GetLockingClause()) > 0 {
+			return false
+		}
+		if w := s.GetWithClause(); w != nil {
+			if with != nil || w.GetRecursive() {
+				return false
+			}
+			with = w
+		}
+		return flat(s.GetLarg(), with) && flat(s.GetRarg(), with)
+	}
+	sub := sl.GetSubselect().GetSelectStmt()
+	if sub.GetOp() != pg.SetOperation_SETOP_UNION || !flat(sub, nil) {
+		return nil
+	}
+	return arms
+}
+
+// correlated reports whether sub reads an outer query's columns: binding it alone fails on an
+// unknown column or table, or on an aggregate where none is allowed (an outer query's
+// aggregate); any other error is its own, found again when it binds.
+func (bd *binder) correlated(sub *pg.SelectStmt) bool {
+	_, err := bd.bindSelect(proto.Clone(sub).(*pg.SelectStmt))
+	var pe *Error
+	return errors.As(err, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01" || pe.Msg == "aggregate functions are not allowed here")
+}
+
+// expandUnion is EXISTS, IN, ANY or ALL sl over the UNION of arms (unionArms) as the same
+// test of each arm, joined by OR (EXISTS, IN and ANY: some row of some arm) or AND (ALL: every
+// row of every arm). Exact in PostgreSQL's three-valued logic (OR and AND are associative and
+// a set's duplicates change neither), it lets a correlated UNION decorrelate arm by arm.
+func expandUnion(sl *pg.SubLink, arms []*pg.SelectStmt) *pg.Node {
+	tests := make([]*pg.Node, len(arms))
+	for i, a := range arms {
+		t := &pg.SubLink{SubLinkType: sl.GetSubLinkType(), OperName: sl.GetOperName(), Subselect: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: a}}, Location: -1}
+		if x := sl.GetTestexpr(); x != nil {
+			t.Testexpr = clonePG(x)
+		}
+		tests[i] = &pg.Node{Node: &pg.Node_SubLink{SubLink: t}}
+	}
+	op := pg.BoolExprType_OR_EXPR
+	if sl.GetSubLinkType() == pg.SubLinkType_ALL_SUBLINK {
+		op = pg.BoolExprType_AND_EXPR
+	}
+	return pg.MakeBoolExprNode(op, tests, -1)
 }
 
 // quantified is the expression a quantified comparison sl stands for (rewriteQuantified).
@@ -222,13 +301,9 @@ func (bd *binder) aggregateOf(sub *pg.SelectStmt, kind string) (func(fn string, 
 		}, nil
 	}
 	// Any other subquery is a derived table, which cannot read the outer query's columns: a
-	// correlated one is refused (binding it alone fails on its outer references).
-	if _, err := bd.bindSelect(proto.Clone(sub).(*pg.SelectStmt)); err != nil {
-		var pe *Error
-		if errors.As(err, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01" || pe.Msg == "aggregate functions are not allowed here") {
-			return nil, unimplementedAre("correlated " + kind + " subqueries with set operations, GROUP BY, HAVING, aggregates, window functions, DISTINCT ON, LIMIT or OFFSET")
-		}
-		return nil, err
+	// correlated one is refused.
+	if bd.correlated(sub) {
+		return nil, unimplementedAre("correlated " + kind + " subqueries with set operations, GROUP BY, HAVING, aggregates, window functions, DISTINCT ON, LIMIT or OFFSET")
 	}
 	const q = "?quantified?"
 	return func(fn string, arg func(*pg.Node) *pg.Node) *pg.Node {
