@@ -49,6 +49,10 @@ func TestDecorrelatedPlans(t *testing.T) {
 		// The partition outside too, and a scalar subquery of the domain under NOT IN's marks.
 		{"SELECT id, n FROM (SELECT a.id, a.channel_id, a.timestamp, (SELECT count(*)" + b + " AND b.timestamp < a.timestamp) AS n FROM messages a WHERE a.id = 'x' OR a.id NOT IN (SELECT b.id" + b + " AND b.value <> a.value)) AS v WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02'", 15,
 			[]string{"HashJoin single, 2 keys, null-safe keys", "NestedLoopJoin left, 1 residual conjuncts"}},
+		// ALL over an uncorrelated subquery: two scalar subqueries of one aggregate each (the
+		// greatest value, whether one is NULL), one row each, not a nested loop over the rows.
+		{"SELECT id" + a + " AND a.timestamp > ALL (SELECT b.timestamp" + b + ")", 3,
+			[]string{"Final aggregate 0 grouping keys, measures [max]", "Final aggregate 0 grouping keys, measures [bool_or]"}},
 		// LIMIT per row and LATERAL.
 		{"SELECT a.id, t.id FROM messages a CROSS JOIN LATERAL (SELECT b.id" + b + " AND b.timestamp > a.timestamp ORDER BY b.timestamp LIMIT 2) t WHERE a.channel_id = 'g' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-01-02'", 3,
 			[]string{"HashJoin inner, 1 keys, null-safe keys"}},

@@ -15,13 +15,13 @@ import (
 // SELECT binds (bindSimple), each in its WHERE, select list and HAVING is rewritten into an
 // expression over scalar subqueries of one aggregate each over the same subquery, which bind,
 // correlated or not, as any scalar subquery (join.go): an uncorrelated one is evaluated once,
-// so that x > ALL (SELECT …) costs two reads of the subquery, not a nested loop. PostgreSQL's
+// so that x > ALL (SELECT …) costs two reads of the subquery (three for <>), not a nested loop. PostgreSQL's
 // three-valued logic is kept:
 //
 //   - x op ANY (S) is true when some y of S makes x op y true, else NULL when some makes it
 //     NULL (a NULL y, or a NULL x over an S of some row), else false (S empty: false). It is
 //     CASE WHEN x op m THEN true WHEN n OR (x IS NULL AND n IS NOT NULL) THEN NULL ELSE false
-//     END, where m is (SELECT max(y) …) for < and <=, (SELECT min(y) …) for > and >= (a total
+//     END (n read once: CASE n WHEN true THEN true WHEN false THEN x IS NULL ELSE false END), where m is (SELECT max(y) …) for < and <=, (SELECT min(y) …) for > and >= (a total
 //     order: some y exceeds x exactly when the greatest does), and x <> min OR x <> max for <>
 //     (some non-NULL y differs from x exactly when the least or the greatest does); n is
 //     (SELECT bool_or(y IS NULL) …): true when some y is NULL, false over rows without, NULL
@@ -34,7 +34,9 @@ import (
 // BY, HAVING, aggregate, window, LIMIT or OFFSET; its DISTINCT and ORDER BY change no extreme
 // and are dropped); any other S is read as a derived table, which must then be uncorrelated
 // (a correlated one is refused by name). Refused by name as well: other operators (LIKE ANY,
-// …), row values, and a subquery whose select list is *.
+// …), row values, a subquery whose select list is *, and one whose value reads the outer
+// query's columns alone (x = ALL (SELECT o.y FROM …): max(o.y) would be the outer query's
+// aggregate, refused as such by decorrelate).
 
 // negatedComparison maps a comparison operator onto the one that is its negation (for
 // non-NULL operands; NULL stays NULL under both).
@@ -243,14 +245,16 @@ func (bd *binder) quantified(sl *pg.SubLink) (*pg.Node, error) {
 	isNull := func(n *pg.Node, t pg.NullTestType) *pg.Node {
 		return &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: n, Nulltesttype: t, Location: -1}}}
 	}
-	n := func() *pg.Node {
-		return agg("bool_or", func(y *pg.Node) *pg.Node { return isNull(y, pg.NullTestType_IS_NULL) })
-	}
-	unknown := pg.MakeBoolExprNode(pg.BoolExprType_OR_EXPR, []*pg.Node{n(),
-		pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, []*pg.Node{isNull(clonePG(x), pg.NullTestType_IS_NULL), isNull(n(), pg.NullTestType_IS_NOT_NULL)}, -1)}, -1)
 	boolConst := func(v bool) *pg.Node {
 		return &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: v}}}}}
 	}
+	// n OR (x IS NULL AND n IS NOT NULL), reading n once: CASE n WHEN true THEN true WHEN
+	// false THEN x IS NULL ELSE false END.
+	n := agg("bool_or", func(y *pg.Node) *pg.Node { return isNull(y, pg.NullTestType_IS_NULL) })
+	unknown := &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: &pg.CaseExpr{Arg: n, Args: []*pg.Node{
+		pg.MakeCaseWhenNode(boolConst(true), boolConst(true), -1),
+		pg.MakeCaseWhenNode(boolConst(false), isNull(clonePG(x), pg.NullTestType_IS_NULL), -1),
+	}, Defresult: boolConst(false), Location: -1}}}
 	null := &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true}}},
 		TypeName: &pg.TypeName{Names: []*pg.Node{pg.MakeStrNode("pg_catalog"), pg.MakeStrNode("bool")}, Typemod: -1}, Location: -1}}}
 	ce := &pg.CaseExpr{Args: []*pg.Node{pg.MakeCaseWhenNode(m, boolConst(true), -1), pg.MakeCaseWhenNode(unknown, null, -1)}, Defresult: boolConst(false), Location: -1}
