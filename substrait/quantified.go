@@ -15,13 +15,14 @@ import (
 // SELECT binds (bindSimple), each in its WHERE, select list and HAVING is rewritten into an
 // expression over scalar subqueries of one aggregate each over the same subquery, which bind,
 // correlated or not, as any scalar subquery (join.go): an uncorrelated one is evaluated once,
-// so that x > ALL (SELECT …) costs two reads of the subquery (three for <>), not a nested loop. PostgreSQL's
-// three-valued logic is kept:
+// so that x > ALL (SELECT …) costs two reads of the subquery (three for <>), not a nested
+// loop. PostgreSQL's three-valued logic is kept:
 //
 //   - x op ANY (S) is true when some y of S makes x op y true, else NULL when some makes it
 //     NULL (a NULL y, or a NULL x over an S of some row), else false (S empty: false). It is
 //     CASE WHEN x op m THEN true WHEN n OR (x IS NULL AND n IS NOT NULL) THEN NULL ELSE false
-//     END (n read once: CASE n WHEN true THEN true WHEN false THEN x IS NULL ELSE false END), where m is (SELECT max(y) …) for < and <=, (SELECT min(y) …) for > and >= (a total
+//     END (n read once: CASE n WHEN true THEN true WHEN false THEN x IS NULL ELSE false END),
+//     where m is (SELECT max(y) …) for < and <=, (SELECT min(y) …) for > and >= (a total
 //     order: some y exceeds x exactly when the greatest does), and x <> min OR x <> max for <>
 //     (some non-NULL y differs from x exactly when the least or the greatest does); n is
 //     (SELECT bool_or(y IS NULL) …): true when some y is NULL, false over rows without, NULL
