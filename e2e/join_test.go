@@ -233,6 +233,12 @@ func subqueryQueries() []string {
 		ordF = " FROM flights a WHERE a.origin = 'ORD' AND a.timestamp >= '2001-03-31 06:00' AND a.timestamp < '2001-04-01 12:00'"
 	)
 	return []string{
+		// A read pinned by an equality with a pinned column: the inner read of a correlation
+		// i.origin = o.origin (through the domain, the outer partition written outside the
+		// virtual table), a self-join's partition and time range.
+		"SELECT id FROM (SELECT id, timestamp FROM flights o WHERE origin = 'ORD' AND EXISTS (SELECT 1 FROM flights i WHERE i.origin = o.origin AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp < o.timestamp AND i.timestamp >= o.timestamp - interval '2 minutes')) AS virtual_table WHERE timestamp >= " + ts31 + " AND timestamp < '2001-03-31 12:00' ORDER BY 1",
+		"SELECT count(*), count(DISTINCT a.id) FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-04-01' AND a.timestamp < '2001-04-02' AND EXISTS (SELECT 1 FROM flights i WHERE i.origin = a.origin AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.value->>'destination' = a.value->>'destination' AND i.id <> a.id)",
+		"SELECT a.id, b.id FROM flights a JOIN flights b ON b.origin = a.origin AND b.timestamp = a.timestamp AND b.id < a.id WHERE a.origin = 'ORD' AND a.timestamp >= '2001-03-31 06:00' AND a.timestamp < '2001-03-31 09:00' ORDER BY 1, 2",
 		// ALL and ANY with every comparison: PostgreSQL's three values (a NULL in the set, a
 		// NULL x, an empty set: ALL true, ANY false).
 		"SELECT x, x > ALL (SELECT y FROM (VALUES (1), (2)) b(y)) AS gt, x >= ALL (SELECT y FROM (VALUES (1), (NULL)) b(y)) AS ge_null, x < ALL (SELECT y FROM (VALUES (1)) b(y) WHERE false) AS empty, x <> ALL (SELECT y FROM (VALUES (2), (NULL)) b(y)) AS ne, x = ALL (SELECT y FROM (VALUES (2), (2)) b(y)) AS eq, x <= ALL (SELECT y FROM (VALUES (NULL::int)) b(y)) AS only_null" + ax,
@@ -264,7 +270,7 @@ func subqueryQueries() []string {
 		// archiving or hot); the partition inside or outside.
 		"SELECT id, timestamp FROM (SELECT id, timestamp, value FROM flights o WHERE origin = 'BOS' AND EXISTS (SELECT 1 FROM flights i WHERE i.origin = 'ORD' AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.value->>'destination' = o.value->>'destination' AND i.timestamp < o.timestamp AND i.timestamp >= o.timestamp - interval '20 minutes')) AS virtual_table WHERE timestamp >= " + ts31 + " AND timestamp < " + ts02 + " ORDER BY 1",
 		"SELECT date_trunc('hour', timestamp) AS __timestamp, count(*) AS count, sum(n) AS n FROM (SELECT timestamp, (SELECT count(*) FROM flights i WHERE i.origin = 'ORD' AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp BETWEEN o.timestamp - interval '5 minutes' AND o.timestamp) AS n FROM flights o WHERE origin = 'BOS') AS virtual_table WHERE timestamp >= " + ts31 + " AND timestamp < " + ts02 + " GROUP BY date_trunc('hour', timestamp) ORDER BY 1 LIMIT 100",
-		"SELECT origin, id FROM (SELECT o.origin, o.id, o.timestamp FROM flights o WHERE o.id NOT IN (SELECT i.id FROM flights i WHERE i.origin = 'ORD' AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp < o.timestamp - interval '3 days') AND NOT EXISTS (SELECT 1 FROM flights i WHERE i.origin = 'BOS' AND i.origin = o.origin AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp > o.timestamp AND i.timestamp < o.timestamp + interval '2 minutes')) AS virtual_table WHERE origin = 'BOS' AND timestamp >= " + ts31 + " AND timestamp < '2001-04-01 03:00' ORDER BY 2",
+		"SELECT origin, id FROM (SELECT o.origin, o.id, o.timestamp FROM flights o WHERE o.id NOT IN (SELECT i.id FROM flights i WHERE i.origin = 'ORD' AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp < o.timestamp - interval '3 days') AND NOT EXISTS (SELECT 1 FROM flights i WHERE i.origin = o.origin AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp > o.timestamp AND i.timestamp < o.timestamp + interval '2 minutes')) AS virtual_table WHERE origin = 'BOS' AND timestamp >= " + ts31 + " AND timestamp < '2001-04-01 03:00' ORDER BY 2",
 	}
 }
 
