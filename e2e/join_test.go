@@ -243,6 +243,7 @@ func subqueryQueries() []string {
 		// NULL x, an empty set: ALL true, ANY false).
 		"SELECT x, x > ALL (SELECT y FROM (VALUES (1), (2)) b(y)) AS gt, x >= ALL (SELECT y FROM (VALUES (1), (NULL)) b(y)) AS ge_null, x < ALL (SELECT y FROM (VALUES (1)) b(y) WHERE false) AS empty, x <> ALL (SELECT y FROM (VALUES (2), (NULL)) b(y)) AS ne, x = ALL (SELECT y FROM (VALUES (2), (2)) b(y)) AS eq, x <= ALL (SELECT y FROM (VALUES (NULL::int)) b(y)) AS only_null" + ax,
 		"SELECT x, x < ANY (SELECT y FROM (VALUES (1), (2)) b(y)) AS lt, x > ANY (SELECT y FROM (VALUES (2), (NULL)) b(y)) AS gt_null, x <> ANY (SELECT y FROM (VALUES (2)) b(y)) AS ne1, x != SOME (SELECT y FROM (VALUES (2), (3)) b(y)) AS ne2, x <= ANY (SELECT y FROM (VALUES (NULL::int)) b(y)) AS only_null, x >= ANY (SELECT y FROM (VALUES (1)) b(y) WHERE false) AS empty, x = ANY (SELECT y FROM (VALUES (3)) b(y)) AS eq" + ax,
+		"SELECT 1 > ALL (SELECT 2) AS a, 2 IN (SELECT 2) AS b, (SELECT 3) AS c, 1 < ANY (SELECT NULL::int) AS d, 3 = ALL (SELECT 3 UNION ALL SELECT 3) AS e",
 		"SELECT x FROM (VALUES (1), (2), (3), (NULL)) a(x) WHERE x >= ALL (SELECT y FROM (VALUES (1), (2)) b(y)) OR NOT (x < ANY (SELECT y FROM (VALUES (2), (NULL)) b(y))) OR x IS NULL ORDER BY 1",
 		// Over flights: the latest departures, delays beyond every BOS delay of the days, an
 		// uncorrelated set with GROUP BY and UNION (a derived table).

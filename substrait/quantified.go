@@ -15,7 +15,7 @@ import (
 // SELECT binds (bindSimple), each in its WHERE, select list and HAVING is rewritten into an
 // expression over scalar subqueries of one aggregate each over the same subquery, which bind,
 // correlated or not, as any scalar subquery (join.go): an uncorrelated one is evaluated once,
-// so that x > ALL (SELECT …) costs two reads of the subquery (three for <>), not a nested
+// so that x > ALL (SELECT …) costs two reads of the subquery (three for <> ANY and = ALL), not a nested
 // loop. PostgreSQL's three-valued logic is kept:
 //
 //   - x op ANY (S) is true when some y of S makes x op y true, else NULL when some makes it
@@ -27,9 +27,11 @@ import (
 //     (some non-NULL y differs from x exactly when the least or the greatest does); n is
 //     (SELECT bool_or(y IS NULL) …): true when some y is NULL, false over rows without, NULL
 //     over none.
-//   - x op ALL (S) is NOT (x op' ANY (S)), op' the negated comparison (three-valued NOT: ALL
-//     is true over no row, false when some y falsifies, else NULL when some comparison is);
-//     x <> ALL (S) is NOT (x IN (S)), which binds as NOT IN does.
+//   - x op ALL (S) is false when some y makes x op y false, else NULL when some makes it NULL,
+//     else true (S empty: true): CASE WHEN NOT (x op m) THEN false WHEN n … THEN NULL ELSE
+//     true END, m the least y for < and <=, the greatest for > and >=, and x = min AND x = max
+//     for = (each the operator written, which a type error names); x <> ALL (S) is
+//     NOT (x IN (S)), which binds as NOT IN does.
 //
 // The aggregate replaces S's select list when S is a plain SELECT (no set operation, GROUP
 // BY, HAVING, aggregate, window, LIMIT or OFFSET; its DISTINCT and ORDER BY change no extreme
@@ -39,9 +41,8 @@ import (
 // query's columns alone (x = ALL (SELECT o.y FROM …): max(o.y) would be the outer query's
 // aggregate, refused as such by decorrelate).
 
-// negatedComparison maps a comparison operator onto the one that is its negation (for
-// non-NULL operands; NULL stays NULL under both).
-var negatedComparison = map[string]string{"=": "<>", "<>": "=", "!=": "=", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+// comparisonOps are the comparisons ALL and ANY (SELECT …) take ("!=" read as "<>").
+var comparisonOps = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true}
 
 // quantifiedOp reads a SubLink that rewriteQuantified rewrites: its kind (ALL or not) and
 // operator; ok false for any other SubLink (EXISTS, IN, = ANY, scalar, ARRAY).
@@ -204,8 +205,7 @@ func (bd *binder) quantified(sl *pg.SubLink) (*pg.Node, error) {
 	if all {
 		kind = "ALL (SELECT …)"
 	}
-	neg, ok := negatedComparison[op]
-	if !ok {
+	if !comparisonOps[op] {
 		return nil, unimplementedAre(kind + " with an operator other than =, <>, <, <=, > and >=")
 	}
 	x := sl.GetTestexpr()
@@ -219,13 +219,10 @@ func (bd *binder) quantified(sl *pg.SubLink) (*pg.Node, error) {
 	not := func(n *pg.Node) *pg.Node {
 		return pg.MakeBoolExprNode(pg.BoolExprType_NOT_EXPR, []*pg.Node{n}, -1)
 	}
-	if all {
-		if neg == "=" {
-			// x <> ALL (S): NOT (x IN (S)).
-			in := &pg.SubLink{SubLinkType: pg.SubLinkType_ANY_SUBLINK, Testexpr: x, Subselect: sl.GetSubselect(), Location: -1}
-			return not(&pg.Node{Node: &pg.Node_SubLink{SubLink: in}}), nil
-		}
-		op = neg
+	if all && op == "<>" {
+		// x <> ALL (S): NOT (x IN (S)).
+		in := &pg.SubLink{SubLinkType: pg.SubLinkType_ANY_SUBLINK, Testexpr: x, Subselect: sl.GetSubselect(), Location: -1}
+		return not(&pg.Node{Node: &pg.Node_SubLink{SubLink: in}}), nil
 	}
 	agg, err := bd.aggregateOf(sub, kind)
 	if err != nil {
@@ -234,13 +231,16 @@ func (bd *binder) quantified(sl *pg.SubLink) (*pg.Node, error) {
 	cmp := func(o, fn string) *pg.Node {
 		return pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode(o)}, clonePG(x), agg(fn, nil), -1)
 	}
+	// m decides: ANY is true where it is, ALL false where it is not.
 	var m *pg.Node
-	switch op {
-	case "<", "<=":
+	switch {
+	case !all && (op == "<" || op == "<="), all && (op == ">" || op == ">="):
 		m = cmp(op, "max")
-	case ">", ">=":
+	case !all && (op == ">" || op == ">="), all && (op == "<" || op == "<="):
 		m = cmp(op, "min")
-	default: // <>
+	case all: // =
+		m = pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, []*pg.Node{cmp(op, "min"), cmp(op, "max")}, -1)
+	default: // <> ANY
 		m = pg.MakeBoolExprNode(pg.BoolExprType_OR_EXPR, []*pg.Node{cmp(op, "min"), cmp(op, "max")}, -1)
 	}
 	isNull := func(n *pg.Node, t pg.NullTestType) *pg.Node {
@@ -258,12 +258,12 @@ func (bd *binder) quantified(sl *pg.SubLink) (*pg.Node, error) {
 	}, Defresult: boolConst(false), Location: -1}}}
 	null := &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true}}},
 		TypeName: &pg.TypeName{Names: []*pg.Node{pg.MakeStrNode("pg_catalog"), pg.MakeStrNode("bool")}, Typemod: -1}, Location: -1}}}
-	ce := &pg.CaseExpr{Args: []*pg.Node{pg.MakeCaseWhenNode(m, boolConst(true), -1), pg.MakeCaseWhenNode(unknown, null, -1)}, Defresult: boolConst(false), Location: -1}
-	out := &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: ce}}
+	decides, decided := m, boolConst(true)
 	if all {
-		out = not(out)
+		decides, decided = not(m), boolConst(false)
 	}
-	return out, nil
+	ce := &pg.CaseExpr{Args: []*pg.Node{pg.MakeCaseWhenNode(decides, decided, -1), pg.MakeCaseWhenNode(unknown, null, -1)}, Defresult: boolConst(all), Location: -1}
+	return &pg.Node{Node: &pg.Node_CaseExpr{CaseExpr: ce}}, nil
 }
 
 // clonePG copies a syntax tree node (each use of an expression in a rewrite its own, as the
@@ -278,7 +278,10 @@ func (bd *binder) aggregateOf(sub *pg.SelectStmt, kind string) (func(fn string, 
 	if star {
 		return nil, unimplementedAre(kind + " over a select list of *")
 	}
-	if width != 1 {
+	switch {
+	case width == 0:
+		return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
+	case width > 1:
 		return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery has too many columns"}
 	}
 	link := func(s *pg.SelectStmt) *pg.Node {

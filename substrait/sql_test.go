@@ -448,6 +448,8 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`SELECT id FROM messages` + routedWhere + ` ORDER BY id = ALL (SELECT 'x')`, Unimplemented, "ALL (SELECT …) subqueries here (in ORDER BY, GROUP BY or a join's ON) are not supported"},
 		{`SELECT id FROM messages` + routedWhere + ` AND id LIKE ANY (SELECT 'x')`, Unimplemented, "ANY (SELECT …) with an operator other than =, <>, <, <=, > and >= are not supported"},
 		{`SELECT id FROM messages` + routedWhere + ` AND id > ALL (SELECT 'x', 'y')`, InvalidArgument, "subquery has too many columns"},
+		{`SELECT id FROM messages` + routedWhere + ` AND id < ANY (SELECT)`, InvalidArgument, "subquery must return only one column"},
+		{`SELECT id FROM messages` + routedWhere + ` AND id >= ALL (SELECT 1)`, InvalidArgument, "operator does not exist: text >= integer"},
 		{`SELECT id FROM messages` + routedWhere + ` AND id > ALL (SELECT * FROM (VALUES ('x')) v)`, Unimplemented, "ALL (SELECT …) over a select list of * are not supported"},
 		{`SELECT id FROM messages m` + routedWhere + ` AND (m.id, m.id) > ALL (SELECT 'x', 'y')`, Unimplemented, "row values compared with ALL (SELECT …) are not supported"},
 		{`SELECT id FROM messages m` + routedWhere + ` AND id < ANY (SELECT max(v.x) FROM (VALUES ('x')) v(x) WHERE v.x < m.id GROUP BY v.x)`, Unimplemented, "correlated ANY (SELECT …) subqueries with set operations, GROUP BY, HAVING, aggregates, window functions, DISTINCT ON, LIMIT or OFFSET are not supported"},
