@@ -64,8 +64,9 @@ func quantifiedOp(sl *pg.SubLink) (op string, all, ok bool) {
 }
 
 // rewriteQuantified returns a copy of sel whose correlated UNIONs and quantified comparisons
-// (above) in WHERE, the select list and HAVING are rewritten, or sel itself when it has none. Nested SELECTs are
-// rewritten when they bind.
+// (above) in WHERE, the select list and HAVING are rewritten, or sel itself when it has none.
+// Nested SELECTs are rewritten when they bind. The copy is the binder's own: a prepared
+// statement's tree, which other binds may read at once, is never changed.
 func (bd *binder) rewriteQuantified(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	found := false
 	probe := func(n *pg.Node) bool {
