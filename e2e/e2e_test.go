@@ -484,7 +484,7 @@ WHERE origin = 'ORD'
 		cases := map[string]codes.Code{
 			"SELECT f.id FROM flights f JOIN flights g ON f.id = g.id" + where:                             codes.InvalidArgument, // origin is ambiguous
 			"SELECT id FROM flights f" + where + " AND EXISTS (SELECT 1 FROM flights g WHERE g.id < f.id)": codes.InvalidArgument, // g needs its route
-			"SELECT id FROM flights f" + where + " AND f.id = ALL (SELECT g.id FROM flights g)":            codes.Unimplemented,
+			"SELECT id, ARRAY (SELECT g.id FROM flights g) FROM flights f" + where:                         codes.Unimplemented,
 			"WITH RECURSIVE r AS (SELECT id FROM flights" + where + ") SELECT * FROM r":                    codes.Unimplemented,
 			"INSERT INTO flights (origin, timestamp, id, value) VALUES ('ORD', now(), 'x', 'y')":           codes.Unimplemented,
 			"SELECT id FROM nosuchtable" + where:                                                           codes.NotFound,

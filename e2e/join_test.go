@@ -12,6 +12,14 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// ordSummary and bosSummary are per-destination summaries of ORD's and BOS's flights of the
+// join corpus's range (few rows each, a NULL destination for short flights, n their count, m
+// the greatest or least delay).
+const (
+	ordSummary = "(SELECT CASE WHEN (value->>'distance')::int > 700 THEN value->>'destination' END AS d, count(*) AS n, max((value->>'delay')::int) AS m FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
+	bosSummary = "(SELECT CASE WHEN (value->>'distance')::int > 700 THEN value->>'destination' END AS d, count(*) AS n, min((value->>'delay')::int) AS m FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
+)
+
 // joinQueries is the join corpus, over the rows of the window corpus (windowFrom: ORD's and
 // BOS's flights from March 25, archived, to April 5, 2001, ORD's April bucket archiving and
 // BOS's hot): every join type, USING and NATURAL, self-joins of the routed table with
@@ -28,8 +36,8 @@ func joinQueries() []string {
 		delay = "(value->>'delay')::int"
 		nk    = "CASE WHEN (value->>'distance')::int > 700 THEN value->>'destination' END" // a key with NULLs
 		// per-destination summaries (few rows each side, keys with NULLs)
-		od    = "(SELECT " + nk + " AS d, count(*) AS n, max(" + delay + ") AS m FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
-		bd    = "(SELECT " + nk + " AS d, count(*) AS n, min(" + delay + ") AS m FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1)"
+		od    = ordSummary
+		bd    = bosSummary
 		rngA  = " a.timestamp >= '2001-03-25' AND a.timestamp < '2001-04-05'"
 		rngB  = " b.timestamp >= '2001-03-25' AND b.timestamp < '2001-04-05'"
 		ordIn = "SELECT id FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05'"
@@ -209,6 +217,64 @@ func joinQueries() []string {
 	}
 }
 
+// subqueryQueries are subqueries of the join corpus's rows that each answer rows: correlated
+// subqueries under an enclosing query's filters (Superset's virtual datasets), ALL and ANY
+// with any comparison, correlated subqueries with DISTINCT ON, window functions, UNION and WITH
+// inside.
+func subqueryQueries() []string {
+	const (
+		// Superset's PostgreSQL time literals
+		ts31 = "TO_TIMESTAMP('2001-03-31 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US')"
+		ts02 = "TO_TIMESTAMP('2001-04-02 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US')"
+		od   = ordSummary
+		bd   = bosSummary
+		ax   = " FROM (VALUES (1), (2), (3), (NULL)) a(x) ORDER BY 1"
+		bosD = "SELECT (value->>'delay')::int FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' AND (value->>'delay')::int < 60"
+		ordF = " FROM flights a WHERE a.origin = 'ORD' AND a.timestamp >= '2001-03-31 06:00' AND a.timestamp < '2001-04-01 12:00'"
+	)
+	return []string{
+		// A read pinned by an equality with a pinned column: the inner read of a correlation
+		// i.origin = o.origin (through the domain, the outer partition written outside the
+		// virtual table), a self-join's partition and time range.
+		"SELECT id FROM (SELECT id, timestamp FROM flights o WHERE origin = 'ORD' AND EXISTS (SELECT 1 FROM flights i WHERE i.origin = o.origin AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp < o.timestamp AND i.timestamp >= o.timestamp - interval '2 minutes')) AS virtual_table WHERE timestamp >= " + ts31 + " AND timestamp < '2001-03-31 12:00' ORDER BY 1",
+		"SELECT count(*), count(DISTINCT a.id) FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-04-01' AND a.timestamp < '2001-04-02' AND EXISTS (SELECT 1 FROM flights i WHERE i.origin = a.origin AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.value->>'destination' = a.value->>'destination' AND i.id <> a.id)",
+		"SELECT a.id, b.id FROM flights a JOIN flights b ON b.origin = a.origin AND b.timestamp = a.timestamp AND b.id < a.id WHERE a.origin = 'ORD' AND a.timestamp >= '2001-03-31 06:00' AND a.timestamp < '2001-03-31 09:00' ORDER BY 1, 2",
+		// ALL and ANY with every comparison: PostgreSQL's three values (a NULL in the set, a
+		// NULL x, an empty set: ALL true, ANY false).
+		"SELECT x, x > ALL (SELECT y FROM (VALUES (1), (2)) b(y)) AS gt, x >= ALL (SELECT y FROM (VALUES (1), (NULL)) b(y)) AS ge_null, x < ALL (SELECT y FROM (VALUES (1)) b(y) WHERE false) AS empty, x <> ALL (SELECT y FROM (VALUES (2), (NULL)) b(y)) AS ne, x = ALL (SELECT y FROM (VALUES (2), (2)) b(y)) AS eq, x <= ALL (SELECT y FROM (VALUES (NULL::int)) b(y)) AS only_null" + ax,
+		"SELECT x, x < ANY (SELECT y FROM (VALUES (1), (2)) b(y)) AS lt, x > ANY (SELECT y FROM (VALUES (2), (NULL)) b(y)) AS gt_null, x <> ANY (SELECT y FROM (VALUES (2)) b(y)) AS ne1, x != SOME (SELECT y FROM (VALUES (2), (3)) b(y)) AS ne2, x <= ANY (SELECT y FROM (VALUES (NULL::int)) b(y)) AS only_null, x >= ANY (SELECT y FROM (VALUES (1)) b(y) WHERE false) AS empty, x = ANY (SELECT y FROM (VALUES (3)) b(y)) AS eq" + ax,
+		"SELECT 1 > ALL (SELECT 2) AS a, 2 IN (SELECT 2) AS b, (SELECT 3) AS c, 1 < ANY (SELECT NULL::int) AS d, 3 = ALL (SELECT 3 UNION ALL SELECT 3) AS e",
+		"SELECT x FROM (VALUES (1), (2), (3), (NULL)) a(x) WHERE x >= ALL (SELECT y FROM (VALUES (1), (2)) b(y)) OR NOT (x < ANY (SELECT y FROM (VALUES (2), (NULL)) b(y))) OR x IS NULL ORDER BY 1",
+		// Over flights: the latest departures, delays beyond every BOS delay of the days, an
+		// uncorrelated set with GROUP BY and UNION (a derived table).
+		"SELECT id, (value->>'delay')::int AS delay" + ordF + " AND (a.value->>'delay')::int > ALL (" + bosD + ") ORDER BY 1",
+		"SELECT id" + ordF + " AND a.timestamp >= ALL (SELECT timestamp FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31 06:00' AND timestamp < '2001-04-01 12:00') ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n > ANY (SELECT max(b.n) FROM " + bd + " b GROUP BY b.d IS NULL) OR o.n <= ALL (SELECT n FROM " + bd + " b UNION SELECT 1000) ORDER BY 1",
+		// Correlated: per destination, with equalities, non-equalities and in the select list.
+		"SELECT o.d, o.n, o.n >= ALL (SELECT b.n FROM " + bd + " b WHERE b.d = o.d) AS ge_bos, o.m < ANY (SELECT b.m FROM " + bd + " b WHERE b.d <> o.d) AS lt_other FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, o.n FROM " + od + " o WHERE o.n > ALL (SELECT b.n FROM " + bd + " b WHERE b.d < o.d) AND o.m <> ALL (SELECT b.m FROM " + bd + " b WHERE b.d = o.d) ORDER BY 1",
+		// Correlated subqueries with window functions (partitioned by the domain's values too)
+		// and DISTINCT ON (per outer row).
+		"SELECT o.d, t.d, t.n, t.r, t.c, t.s FROM " + od + " o CROSS JOIN LATERAL (SELECT b.d, b.n, rank() OVER (ORDER BY b.n DESC) AS r, count(*) OVER () AS c, sum(b.n) OVER w AS s FROM " + bd + " b WHERE b.n < o.n WINDOW w AS (ORDER BY b.n, b.d)) t ORDER BY 1, 4, 2",
+		"SELECT o.d, (SELECT b.n * 100 / sum(b.n) OVER () FROM " + bd + " b WHERE b.d = o.d) AS share, (SELECT max(b.n) * 2 - sum(max(b.n)) OVER (PARTITION BY o.d IS NULL) FROM " + bd + " b WHERE b.n > o.n) AS spread FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, t.d, t.n FROM " + od + " o CROSS JOIN LATERAL (SELECT DISTINCT ON (b.n % 3) b.d, b.n FROM " + bd + " b WHERE b.n < o.n ORDER BY b.n % 3, b.n DESC, b.d) t ORDER BY 1, 3, 2",
+		"SELECT o.d, o.n, o.n IN (SELECT DISTINCT ON (b.d IS NULL) b.n FROM " + bd + " b WHERE b.m < o.m ORDER BY b.d IS NULL, b.n DESC, b.d) AS top FROM " + od + " o ORDER BY 1",
+		// Correlated UNIONs under EXISTS, IN and ALL (each arm decorrelated: OR and AND of the
+		// arms' tests), correlated subqueries with WITH.
+		"SELECT o.d, o.n FROM " + od + " o WHERE EXISTS (SELECT 1 FROM " + bd + " b WHERE b.d = o.d AND b.n > 3 UNION SELECT 1 FROM " + bd + " b WHERE b.n > o.n * 5) ORDER BY 1",
+		"SELECT o.d, o.n IN (SELECT b.n FROM " + bd + " b WHERE b.d = o.d UNION SELECT b.n + 1 FROM " + bd + " b WHERE b.m < o.m) AS near, NOT EXISTS (SELECT 1 FROM " + bd + " b WHERE b.n = o.n UNION ALL SELECT 1 FROM (VALUES (1)) v(x) WHERE o.d IS NULL) AS lonely, o.n >= ALL (SELECT b.n FROM " + bd + " b WHERE b.d = o.d UNION SELECT 2) AS ge FROM " + od + " o ORDER BY 1",
+		"SELECT o.d, (WITH t AS (SELECT d, n FROM " + bd + " x) SELECT max(t.n) FROM t WHERE t.d = o.d) AS bn, EXISTS (WITH t AS (SELECT d, m FROM " + bd + " x WHERE m > 0) SELECT 1 FROM t WHERE t.m < o.m) AS lower FROM " + od + " o ORDER BY 1",
+		// In a grouped query's HAVING (uncorrelated) and over its GROUP BY column (correlated).
+		"SELECT a.dest, count(*) AS n, a.dest = ANY (SELECT b.value->>'destination' FROM flights b WHERE b.origin = 'BOS' AND b.timestamp >= '2001-03-31' AND b.timestamp < '2001-04-02') AS bos, count(*) >= ALL (SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31 09:00' AND timestamp < '2001-03-31 12:00' GROUP BY value->>'destination') AS most FROM (SELECT value->>'destination' AS dest" + ordF + ") a GROUP BY a.dest HAVING count(*) > ALL (SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31 10:00' AND timestamp < '2001-03-31 12:00' GROUP BY value->>'destination') ORDER BY 1",
+		// Superset's virtual datasets: the time filter outside `(SELECT …) AS virtual_table`
+		// pins the outer read and the domain's second read of it (archived March 31, April 1
+		// archiving or hot); the partition inside or outside.
+		"SELECT id, timestamp FROM (SELECT id, timestamp, value FROM flights o WHERE origin = 'BOS' AND EXISTS (SELECT 1 FROM flights i WHERE i.origin = 'ORD' AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.value->>'destination' = o.value->>'destination' AND i.timestamp < o.timestamp AND i.timestamp >= o.timestamp - interval '20 minutes')) AS virtual_table WHERE timestamp >= " + ts31 + " AND timestamp < " + ts02 + " ORDER BY 1",
+		"SELECT date_trunc('hour', timestamp) AS __timestamp, count(*) AS count, sum(n) AS n FROM (SELECT timestamp, (SELECT count(*) FROM flights i WHERE i.origin = 'ORD' AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp BETWEEN o.timestamp - interval '5 minutes' AND o.timestamp) AS n FROM flights o WHERE origin = 'BOS') AS virtual_table WHERE timestamp >= " + ts31 + " AND timestamp < " + ts02 + " GROUP BY date_trunc('hour', timestamp) ORDER BY 1 LIMIT 100",
+		"SELECT origin, id FROM (SELECT o.origin, o.id, o.timestamp FROM flights o WHERE o.id NOT IN (SELECT i.id FROM flights i WHERE i.origin = 'ORD' AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp < o.timestamp - interval '3 days') AND NOT EXISTS (SELECT 1 FROM flights i WHERE i.origin = o.origin AND i.timestamp >= '2001-03-25' AND i.timestamp < '2001-04-05' AND i.timestamp > o.timestamp AND i.timestamp < o.timestamp + interval '2 minutes')) AS virtual_table WHERE origin = 'BOS' AND timestamp >= " + ts31 + " AND timestamp < '2001-04-01 03:00' ORDER BY 2",
+	}
+}
+
 // joinAnalyticalQueries are joins in the analytical mode (no partition pin): every loaded
 // airport's flights of March 31 and April 1, 2001 (an archived and an archiving or hot day).
 func joinAnalyticalQueries() []string {
@@ -247,8 +313,9 @@ func TestJoinsAsPostgres(t *testing.T) {
 		t.Fatalf("the corpus has %d queries", len(queries))
 	}
 	compared := comparePG(t, ctx, conn, map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off}, sameSQL(pgTypes, queries...)...) +
+		comparePG(t, ctx, conn, map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off}, nonEmptyTyped(subqueryQueries()...)...) +
 		comparePG(t, ctx, conn, map[string]*flightsql.Client{"analytical, pushdown on": aon, "analytical, pushdown off": aoff}, nonEmptyTyped(joinAnalyticalQueries()...)...)
-	t.Logf("%d join queries and %d in the analytical mode, %d rows equal to PostgreSQL's", len(queries), len(joinAnalyticalQueries()), compared)
+	t.Logf("%d join queries, %d subqueries and %d joins in the analytical mode, %d rows equal to PostgreSQL's", len(queries), len(subqueryQueries()), len(joinAnalyticalQueries()), compared)
 
 	// EXPLAIN shows the hash join at the coordinator, without a value of the query.
 	plan := strings.Join(explainLines(t, on, "EXPLAIN "+queries[0]), "\n")

@@ -208,6 +208,11 @@ type binder struct {
 	// domainFilter are the WHERE conjuncts without subqueries of the SELECT whose subqueries
 	// are being bound, which its correlated subqueries' domains are filtered by (domain.go).
 	domainFilter []*pg.Node
+	// readLinks maps a domain's copy of an outer read to the read it copies (domain.go,
+	// cloneReads); readRouted holds the routed conjuncts that reached each read when filters
+	// were pushed down (routeRead), which the copies read as well.
+	readLinks  map[*plan.NamedTableReadRel]*plan.NamedTableReadRel
+	readRouted map[*plan.NamedTableReadRel][]expr.Expression
 }
 
 // RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.
@@ -255,23 +260,33 @@ func (bd *binder) clock() time.Time {
 	return bd.now
 }
 
+// pushWith makes the WITH queries of wc visible by name (bound where they are read) until pop
+// is called.
+func (bd *binder) pushWith(wc *pg.WithClause) (pop func(), err error) {
+	if wc.GetRecursive() {
+		return nil, unimplemented("WITH RECURSIVE")
+	}
+	m := map[string]*pg.CommonTableExpr{}
+	for _, n := range wc.GetCtes() {
+		c := n.GetCommonTableExpr()
+		if c == nil {
+			return nil, unimplemented("this WITH item")
+		}
+		// MATERIALIZED / NOT MATERIALIZED hints change nothing for a read-only plan.
+		m[c.GetCtename()] = c
+	}
+	bd.ctes = append(bd.ctes, m)
+	return func() { bd.ctes = bd.ctes[:len(bd.ctes)-1] }, nil
+}
+
 // bindSelect binds a SELECT (with its set operations, ORDER BY and LIMIT).
 func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
 	if wc := sel.GetWithClause(); wc != nil {
-		if wc.GetRecursive() {
-			return nil, unimplemented("WITH RECURSIVE")
+		pop, err := bd.pushWith(wc)
+		if err != nil {
+			return nil, err
 		}
-		m := map[string]*pg.CommonTableExpr{}
-		for _, n := range wc.GetCtes() {
-			c := n.GetCommonTableExpr()
-			if c == nil {
-				return nil, unimplemented("this WITH item")
-			}
-			// MATERIALIZED / NOT MATERIALIZED hints change nothing for a read-only plan.
-			m[c.GetCtename()] = c
-		}
-		bd.ctes = append(bd.ctes, m)
-		defer func() { bd.ctes = bd.ctes[:len(bd.ctes)-1] }()
+		defer pop()
 	}
 	switch {
 	case len(sel.GetValuesLists()) > 0:
@@ -472,6 +487,11 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 
 // bindSimple binds one SELECT without set operations.
 func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
+	// ALL and ANY (SELECT …) other than IN: scalar subqueries of aggregates (quantified.go).
+	sel, err := bd.rewriteQuantified(sel)
+	if err != nil {
+		return nil, err
+	}
 	// Its WHERE conjuncts without a subquery narrow the domains of its correlated subqueries
 	// and LATERAL items (domain.go): they are applied above the joins, but a domain must read
 	// only the rows they keep (a routed read's pins among them).

@@ -41,6 +41,26 @@ func TestDecorrelatedPlans(t *testing.T) {
 		// An equality and a non-equality: hashed on the equality, the rest residual.
 		{"SELECT id, (SELECT count(*)" + b + " AND b.id = a.id AND b.timestamp < a.timestamp) AS n" + a, 3,
 			[]string{"HashJoin left, 1 keys, 1 residual conjuncts", "HashJoin single, 2 keys, null-safe keys"}},
+		// Superset's virtual dataset: the time filter outside the derived table pins the outer
+		// read and the domain's copy of it (the routed conjuncts that reach the one reach the
+		// other), the partition inside.
+		{"SELECT id FROM (SELECT a.id, a.timestamp FROM messages a WHERE a.channel_id = 'g' AND EXISTS (SELECT 1" + b + " AND b.timestamp < a.timestamp)) AS virtual_table WHERE timestamp >= '2026-01-01' AND timestamp < '2026-01-02'", 3,
+			[]string{"NestedLoopJoin inner", "HashJoin semi, 1 keys, null-safe keys"}},
+		// The partition outside too, and a scalar subquery of the domain under NOT IN's marks.
+		{"SELECT id, n FROM (SELECT a.id, a.channel_id, a.timestamp, (SELECT count(*)" + b + " AND b.timestamp < a.timestamp) AS n FROM messages a WHERE a.id = 'x' OR a.id NOT IN (SELECT b.id" + b + " AND b.value <> a.value)) AS v WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02'", 15,
+			[]string{"HashJoin single, 2 keys, null-safe keys", "NestedLoopJoin left, 1 residual conjuncts"}},
+		// The inner read pinned by its correlation with the outer partition (i.origin =
+		// o.origin): through the semi join's key, and through the domain's column.
+		{"SELECT id" + a + " AND EXISTS (SELECT 1 FROM messages b WHERE b.channel_id = a.channel_id AND b.timestamp >= '2026-01-01' AND b.timestamp < '2026-02-01' AND b.id = a.id)", 2,
+			[]string{"HashJoin semi, 2 keys"}},
+		{"SELECT id FROM (SELECT a.id, a.timestamp FROM messages a WHERE a.channel_id = 'g' AND EXISTS (SELECT 1 FROM messages b WHERE b.channel_id = a.channel_id AND b.timestamp >= '2026-01-01' AND b.timestamp < '2026-02-01' AND b.timestamp < a.timestamp)) AS v WHERE timestamp >= '2026-01-01' AND timestamp < '2026-01-02'", 3,
+			[]string{"HashJoin semi, 2 keys, null-safe keys"}},
+		{"SELECT count(*) FROM messages a JOIN messages b ON b.channel_id = a.channel_id AND b.id = a.id WHERE a.channel_id = 'g' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-01-02' AND b.timestamp >= '2026-01-01' AND b.timestamp < '2026-01-02'", 2,
+			[]string{"HashJoin inner, 2 keys"}},
+		// ALL over an uncorrelated subquery: two scalar subqueries of one aggregate each (the
+		// greatest value, whether one is NULL), one row each, not a nested loop over the rows.
+		{"SELECT id" + a + " AND a.timestamp > ALL (SELECT b.timestamp" + b + ")", 3,
+			[]string{"Final aggregate 0 grouping keys, measures [max]", "Final aggregate 0 grouping keys, measures [bool_or]"}},
 		// LIMIT per row and LATERAL.
 		{"SELECT a.id, t.id FROM messages a CROSS JOIN LATERAL (SELECT b.id" + b + " AND b.timestamp > a.timestamp ORDER BY b.timestamp LIMIT 2) t WHERE a.channel_id = 'g' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-01-02'", 3,
 			[]string{"HashJoin inner, 1 keys, null-safe keys"}},

@@ -25,16 +25,20 @@ import (
 //     tested) as PostgreSQL evaluates the subquery for that outer row;
 //   - with GROUP BY, the domain's columns are grouped by first (a domain row without rows has
 //     no group: no row, as PostgreSQL's);
-//   - DISTINCT is per domain row (its columns are in the select list); ORDER BY without LIMIT
-//     is dropped; LIMIT and OFFSET constants apply per domain row (limitPerKey).
+//   - DISTINCT is per domain row (its columns are in the select list); DISTINCT ON's
+//     expressions and ORDER BY start with the domain's columns; window functions are
+//     partitioned by them first (windowByKeys); ORDER BY without LIMIT or DISTINCT ON is
+//     dropped; LIMIT and OFFSET constants apply per domain row (limitPerKey).
 //
 // The domain reads the outer relation a second time (cloneReads), filtered by the outer
-// SELECT's WHERE conjuncts without subqueries that bind over it (binder.domainFilter), so that
-// its read is pinned as the outer one. The outer relation is then joined to the rewritten
+// SELECT's WHERE conjuncts without subqueries that bind over it (binder.domainFilter), and by
+// the partition and time conjuncts that reach the outer read when filters are pushed down,
+// from an enclosing query's WHERE too (cloneReads, routeRead), so that its read is pinned as
+// the outer one. The outer relation is then joined to the rewritten
 // subquery with its columns IS NOT DISTINCT FROM the domain's (correlation.nullSafe: an outer
 // NULL finds the domain row that answered for NULL). Refused by name: LIMIT or OFFSET that
-// are not integer constants, WITH TIES, DISTINCT with LIMIT, DISTINCT ON, window functions,
-// aggregates without GROUP BY over a WHERE holding a subquery (the LEFT JOIN's ON cannot
+// are not integer constants, WITH TIES, DISTINCT (or DISTINCT ON) with LIMIT, aggregates
+// without GROUP BY over a WHERE holding a subquery (the LEFT JOIN's ON cannot
 // carry it); aggregates of outer columns alone are refused before, for every correlated
 // subquery (decorrelate).
 
@@ -76,27 +80,17 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	if limited && (!ok || sub.GetLimitOption() == pg.LimitOption_LIMIT_OPTION_WITH_TIES) {
 		return nil, nil, unimplementedAre("correlated subqueries with a LIMIT or OFFSET that is not an integer constant, or WITH TIES")
 	}
-	distinct := false
-	if dc := sub.GetDistinctClause(); len(dc) > 0 {
-		if len(dc) != 1 || dc[0].GetNode() != nil {
-			return nil, nil, unimplementedAre("correlated subqueries with DISTINCT ON")
-		}
-		distinct = true
-	}
+	dc := sub.GetDistinctClause()
+	distinct := len(dc) > 0
+	distinctOn := distinct && (len(dc) != 1 || dc[0].GetNode() != nil)
 	if distinct && limited {
 		return nil, nil, unimplementedAre("correlated subqueries with DISTINCT and LIMIT or OFFSET")
-	}
-	windowed := func(fc *pg.FuncCall) bool { return fc.GetOver() != nil }
-	for _, n := range append(slices.Clone(sub.GetTargetList()), sub.GetHavingClause()) {
-		if n != nil && (len(sub.GetWindowClause()) > 0 || anyCall(n, windowed)) {
-			return nil, nil, unimplementedAre("window functions in correlated subqueries")
-		}
 	}
 	bd.domainSeq++
 	dq, mq := domainQual(bd.domainSeq), markQual(bd.domainSeq)
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.DistinctClause, c.LimitCount, c.LimitOffset = nil, nil, nil
-	if !limited {
+	if !limited && !distinctOn {
 		c.SortClause = nil
 	}
 	// The outer references, each outer column once, become the domain's columns.
@@ -128,7 +122,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		n.Node = colRef(dq, fmt.Sprintf("?o%d?", at)).Node
 		return false
 	}
-	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause()} {
+	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause(), c.GetWindowClause(), dc} {
 		for _, n := range part {
 			if n != nil && rewrite(n) {
 				walkPG(n.ProtoReflect(), rewrite)
@@ -150,7 +144,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	// The domain reads the outer relation again, through reads of its own: the route of a
 	// read is found where it stands in the plan (Routes), and each of the two may be pinned
 	// by other conjuncts (an enclosing query's time filter reaches the outer one only).
-	lrel, err := cloneReads(l.rel)
+	lrel, err := bd.cloneReads(l.rel, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -199,6 +193,35 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		targets = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: fmt.Sprintf("?key%d?", i), Val: keys[i]}}})
 	}
 	c.TargetList = append(targets, c.TargetList...)
+	// Window functions see the rows of their domain row only: their partitions (of every
+	// window not defined by reference to another) start with the keys.
+	windowByKeys(c, keys)
+	if distinctOn {
+		// DISTINCT ON per domain row: the keys lead its expressions and the ORDER BY, whose
+		// positions count the select list the keys now start.
+		shifted := func(n *pg.Node) *pg.Node {
+			n = clonePG(n)
+			if iv := n.GetAConst().GetIval(); iv != nil {
+				iv.Ival += int32(len(keys))
+			}
+			return n
+		}
+		on := slices.Clone(keys)
+		for _, n := range dc {
+			on = append(on, shifted(n))
+		}
+		c.DistinctClause = on
+		order := make([]*pg.Node, 0, len(keys)+len(c.GetSortClause()))
+		for _, k := range keys {
+			order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: &pg.SortBy{Node: k}}})
+		}
+		for _, n := range c.GetSortClause() {
+			sb := proto.Clone(n.GetSortBy()).(*pg.SortBy)
+			sb.Node = shifted(sb.GetNode())
+			order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: sb}})
+		}
+		c.SortClause = order
+	}
 	domainRV := &pg.Node{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: dq, Inh: true}}}
 	aggregated := hasAggregate(sub.GetTargetList()) || sub.GetHavingClause() != nil
 	switch {
@@ -242,7 +265,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 			}
 			c.GroupClause = append(slices.Clone(keys), c.GetGroupClause()...)
 		}
-		if distinct {
+		if distinct && !distinctOn {
 			c.DistinctClause = []*pg.Node{{}}
 		}
 	}
@@ -261,6 +284,35 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		corr[i] = correlation{outer: o, nullSafe: true}
 	}
 	return br, corr, nil
+}
+
+// windowByKeys prepends keys to the PARTITION BY of every window of c (its select list's and
+// ORDER BY's OVER clauses, its WINDOW clause) that is not defined by reference to another,
+// which inherits the partition of the one it names.
+func windowByKeys(c *pg.SelectStmt, keys []*pg.Node) {
+	prepend := func(w *pg.WindowDef) {
+		ks := make([]*pg.Node, len(keys))
+		for i, k := range keys {
+			ks[i] = clonePG(k)
+		}
+		w.PartitionClause = append(ks, w.GetPartitionClause()...)
+	}
+	for _, n := range c.GetWindowClause() {
+		if w := n.GetWindowDef(); w != nil && w.GetRefname() == "" {
+			prepend(w)
+		}
+	}
+	visit := func(x *pg.Node) bool {
+		// OVER w names a window of the WINDOW clause; OVER (w …) refers to one.
+		if w := x.GetFuncCall().GetOver(); w != nil && w.GetName() == "" && w.GetRefname() == "" {
+			prepend(w)
+		}
+		return true
+	}
+	for _, n := range append(slices.Clone(c.GetTargetList()), c.GetSortClause()...) {
+		visit(n)
+		walkPG(n.ProtoReflect(), visit)
+	}
 }
 
 // filterAggregates adds cond to the FILTER of every aggregate call under n (not in nested
@@ -372,10 +424,41 @@ func limitPerKey(c *pg.SelectStmt, keys []*pg.Node, count, offset int64) *pg.Sel
 }
 
 // cloneReads copies rel with every table read under it a new relation (the rest shared where
-// nothing under it changed).
-func cloneReads(rel plan.Rel) (plan.Rel, error) {
+// nothing under it changed). The copies of a domain (domain set: the outer relation read again)
+// are linked to the reads they copy (binder.readLinks), so that the routed conjuncts that reach
+// an outer read when filters are pushed down reach its copy too (routeRead): the domain is the
+// distinct outer values of rows that each passed those conjuncts, so a filter on the outer
+// read's rows narrows it to what the outer rows need, and an enclosing query's time filter
+// (Superset's, outside `(SELECT …) AS virtual_table`) pins the copy as it pins the outer read.
+// Any other copy (the marks' reads of a subquery, markJoin) keeps the links of the reads it
+// copies, to the copy of their target when that is copied along.
+func (bd *binder) cloneReads(rel plan.Rel, domain bool) (plan.Rel, error) {
+	copies := map[*plan.NamedTableReadRel]*plan.NamedTableReadRel{}
+	out, err := cloneReadsInto(rel, copies)
+	if err != nil {
+		return nil, err
+	}
+	if bd.readLinks == nil {
+		bd.readLinks = map[*plan.NamedTableReadRel]*plan.NamedTableReadRel{}
+	}
+	for orig, c := range copies {
+		if domain {
+			bd.readLinks[c] = orig
+		} else if t, ok := bd.readLinks[orig]; ok {
+			if ct, ok := copies[t]; ok {
+				t = ct
+			}
+			bd.readLinks[c] = t
+		}
+	}
+	return out, nil
+}
+
+// cloneReadsInto is cloneReads's copy, recording each read's copy in copies.
+func cloneReadsInto(rel plan.Rel, copies map[*plan.NamedTableReadRel]*plan.NamedTableReadRel) (plan.Rel, error) {
 	if r, ok := rel.(*plan.NamedTableReadRel); ok {
 		c := *r
+		copies[r] = &c
 		return &c, nil
 	}
 	ins := rel.GetInputs()
@@ -385,7 +468,7 @@ func cloneReads(rel plan.Rel) (plan.Rel, error) {
 	out := make([]plan.Rel, len(ins))
 	changed := false
 	for i, in := range ins {
-		c, err := cloneReads(in)
+		c, err := cloneReadsInto(in, copies)
 		if err != nil {
 			return nil, err
 		}

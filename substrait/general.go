@@ -2,6 +2,7 @@ package substrait
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -185,7 +186,7 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 // constantSelect reports whether sel is a SELECT without FROM that only evaluates its select
 // list (no WITH, WHERE, GROUP BY, HAVING, aggregate, DISTINCT, ORDER BY or set operation):
 // the statement a connection pool sends to validate a connection, evaluated once without the
-// executor (tableless). Every other SELECT without FROM reads one row of no columns from a
+// executor (tableless); a select list with a subquery is not (its subqueries are joins). Every other SELECT without FROM reads one row of no columns from a
 // VirtualTableReadRel (bindSimple), so that UNION, WHERE, aggregates and ORDER BY apply as
 // they do over a table.
 func constantSelect(sel *pg.SelectStmt) bool {
@@ -194,7 +195,8 @@ func constantSelect(sel *pg.SelectStmt) bool {
 		len(sel.GetFromClause()) == 0 && sel.GetWithClause() == nil && sel.GetWhereClause() == nil &&
 		len(sel.GetGroupClause()) == 0 && sel.GetHavingClause() == nil && !hasAggregate(sel.GetTargetList()) &&
 		len(sel.GetDistinctClause()) == 0 && len(sel.GetSortClause()) == 0 && len(sel.GetValuesLists()) == 0 &&
-		len(sel.GetWindowClause()) == 0 && len(sel.GetTargetList()) > 0 && !listHasWindow(sel.GetTargetList())
+		len(sel.GetWindowClause()) == 0 && len(sel.GetTargetList()) > 0 && !listHasWindow(sel.GetTargetList()) &&
+		!slices.ContainsFunc(sel.GetTargetList(), hasSubLink)
 }
 
 // tableless binds a constantSelect: constant expressions, evaluated once.

@@ -467,7 +467,9 @@ func harmlessLimit(sub *pg.SelectStmt) bool {
 // GROUP BY or HAVING, binds with those conjuncts removed and their inner expressions as its
 // first output columns (keys), then its own select list, grouped by the keys when group is set
 // (a scalar subquery of one aggregate). Any other correlated SELECT is decorrelated over its
-// domain (decorrelateDomain, domain.go); set operations, WITH and aggregates of outer columns
+// domain (decorrelateDomain, domain.go). Its WITH queries are visible while its FROM binds
+// (one reading outer columns is refused by name); set operations (a UNION under EXISTS, IN,
+// ANY or ALL is expanded before, quantified.go's expandUnion) and aggregates of outer columns
 // are refused by name.
 func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*boundRel, []correlation, error) {
 	outer := l.sc
@@ -485,13 +487,25 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 	if !nameErr && pe.Msg != "aggregate functions are not allowed here" {
 		return nil, nil, err
 	}
-	if sub.GetOp() != pg.SetOperation_SETOP_NONE || sub.GetWithClause() != nil {
-		return nil, nil, unimplementedAre("correlated subqueries with set operations or WITH")
+	if sub.GetOp() != pg.SetOperation_SETOP_NONE && sub.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED {
+		return nil, nil, unimplementedAre("correlated subqueries with set operations (but a UNION under EXISTS, IN, ANY or ALL)")
+	}
+	if wc := sub.GetWithClause(); wc != nil {
+		// Its WITH queries are FROM items of its own: visible while its FROM binds here; the
+		// rewritten subquery keeps its WITH clause.
+		pop, err := bd.pushWith(wc)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer pop()
 	}
 	inner := &scope{} // without FROM: every column reference is outer (decorrelateDomain)
 	if len(sub.GetFromClause()) > 0 {
 		inFrom, ferr := bd.from(sub.GetFromClause())
 		if ferr != nil {
+			if errors.As(ferr, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") && sub.GetWithClause() != nil {
+				return nil, nil, unimplementedAre("correlated subqueries whose WITH queries read the outer query's columns")
+			}
 			return nil, nil, ferr
 		}
 		inner = inFrom.sc
@@ -619,7 +633,10 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 	}
 	grouped := len(sub.GetGroupClause()) > 0 || sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList())
 	if sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil || len(sub.GetDistinctClause()) > 0 || len(sub.GetGroupClause()) > 0 ||
-		sub.GetHavingClause() != nil || (grouped && !group) || len(sub.GetWindowClause()) > 0 {
+		sub.GetHavingClause() != nil || (grouped && !group) || len(sub.GetWindowClause()) > 0 ||
+		slices.ContainsFunc(append(slices.Clone(sub.GetTargetList()), sub.GetSortClause()...), func(n *pg.Node) bool {
+			return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
+		}) {
 		domain = true
 	}
 	if grouped && group && !domain {
@@ -968,7 +985,7 @@ func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error
 		if k > 0 {
 			// Each mark reads the subquery through reads of its own (a read's route is
 			// found where it stands in the plan).
-			rel, err := cloneReads(r.rel)
+			rel, err := bd.cloneReads(r.rel, false)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -1108,7 +1125,7 @@ func sublinkRefusal(sl *pg.SubLink) *Error {
 	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ANY_SUBLINK:
 		return unimplementedAre("EXISTS, IN and ANY subqueries in ORDER BY or GROUP BY, or in an aggregate query without GROUP BY (or with grouping sets)")
 	case pg.SubLinkType_ALL_SUBLINK:
-		return unimplementedAre("ALL (SELECT …) subqueries")
+		return unimplementedAre("ALL (SELECT …) subqueries here (in ORDER BY, GROUP BY or a join's ON)")
 	case pg.SubLinkType_ARRAY_SUBLINK:
 		return unimplementedAre("ARRAY (SELECT …) subqueries")
 	}

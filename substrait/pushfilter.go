@@ -37,7 +37,9 @@ import (
 //     is not preserved: both of an inner join, the right of left, semi, anti and single
 //     joins, the left of a right join); an outer join under a conjunct no NULL-extended row
 //     passes (nullRejecting) is first simplified into the join that does not extend that
-//     side;
+//     side; and the conjuncts going into one side that compare a column with constants are
+//     carried to the other side's columns the join's equalities equate with it, where that
+//     side is filtered too (transfer);
 //   - never through a FetchRel (LIMIT/OFFSET count rows before the filter) nor into a
 //     relation kind it does not know, which is returned unchanged with the conjuncts above it.
 //
@@ -346,6 +348,20 @@ func (fp *filterPusher) join(r *plan.JoinRel, above []expr.Expression, direct fu
 		cond = splitConj(e)
 	}
 	condL, condR, restCond := split(cond, onL, onR)
+	// A side's filters of a column by constants hold for the other side's column that the
+	// join equates with it, on a side whose rows matter only where they match (transfer):
+	// `JOIN flights b ON b.origin = a.origin WHERE a.origin = 'ORD'` pins b to ORD too, and a
+	// correlated `EXISTS (SELECT … WHERE i.origin = o.origin …)` its inner read.
+	eqs := cond
+	if t == plan.JoinTypeInner {
+		eqs = append(slices.Clone(cond), mapped...)
+	}
+	if onR {
+		condR = append(condR, transfer(append(slices.Clone(condL), aboveL...), eqs, nl, r.Left().RecordType().Types(), r.Right().RecordType().Types(), false)...)
+	}
+	if onL {
+		condL = append(condL, transfer(append(slices.Clone(condR), aboveR...), eqs, nl, r.Left().RecordType().Types(), r.Right().RecordType().Types(), true)...)
+	}
 	fp.changed = fp.changed || len(aboveL)+len(aboveR)+len(condL)+len(condR) > 0
 	left, err := fp.push(r.Left(), append(condL, aboveL...))
 	if err != nil {
@@ -390,6 +406,112 @@ func (fp *filterPusher) join(r *plan.JoinRel, above []expr.Expression, direct fu
 	stay = append(stay, keptAbove...)
 	stay = append(stay, restAbove...)
 	return fp.filter(out, stay)
+}
+
+// transfer returns, for each conjunct of from (over one side of a join: the left, or the
+// right when toLeft) that compares one of its columns with constants (literals, parameters),
+// the same conjunct over each column of the other side that a conjunct of eqs (over the join's
+// columns, the left's nl first) equates with it (=, IS NOT DISTINCT FROM, plain columns of one
+// type): every matching pair of rows has equal values there, so the other side's rows that
+// fail it match no row of this side. A conjunct with a function of the column, another column
+// or a volatile operand is not carried.
+func transfer(from, eqs []expr.Expression, nl int, lt, rt []types.Type, toLeft bool) []expr.Expression {
+	type pair struct{ from, to int }
+	var pairs []pair
+	for _, e := range eqs {
+		f, ok := e.(*expr.ScalarFunction)
+		if !ok || f.ID().URN != URNComparison || (f.Name() != "equal" && f.Name() != "is_not_distinct_from") || f.NArgs() != 2 {
+			continue
+		}
+		a, okA := f.Arg(0).(*expr.FieldReference)
+		b, okB := f.Arg(1).(*expr.FieldReference)
+		if !okA || !okB {
+			continue
+		}
+		i, rootA := rootFieldIndex(a)
+		j, rootB := rootFieldIndex(b)
+		if !rootA || !rootB {
+			continue
+		}
+		if i > j {
+			i, j = j, i
+		}
+		if i >= nl || j < nl || j-nl >= len(rt) || !sameType(lt[i], rt[j-nl]) {
+			continue
+		}
+		if toLeft {
+			pairs = append(pairs, pair{from: j - nl, to: i})
+		} else {
+			pairs = append(pairs, pair{from: i, to: j - nl})
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	var out []expr.Expression
+	for _, c := range from {
+		col, ok := constantFilter(c)
+		if !ok {
+			continue
+		}
+		for _, p := range pairs {
+			if p.from != col {
+				continue
+			}
+			if m, ok := remapRefs(c, func(k int) (int, bool) { return p.to, k == p.from }, true); ok {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// constantFilter reports a conjunct that compares one root column with constants: a
+// comparison (=, <>, <, <=, >, >=) of the column and a literal or parameter (under casts), or
+// the column IN a list of them. It returns the column.
+func constantFilter(c expr.Expression) (int, bool) {
+	col := func(e any) (int, bool) {
+		fr, ok := e.(*expr.FieldReference)
+		if !ok {
+			return 0, false
+		}
+		return rootFieldIndex(fr)
+	}
+	constant := func(e any) bool {
+		x, ok := e.(expr.Expression)
+		if !ok {
+			return false
+		}
+		_, ok = literalOf(x)
+		return ok
+	}
+	switch f := c.(type) {
+	case *expr.ScalarFunction:
+		switch {
+		case f.ID().URN != URNComparison || f.NArgs() != 2:
+			return 0, false
+		case f.Name() != "equal" && f.Name() != "not_equal" && f.Name() != "lt" && f.Name() != "lte" && f.Name() != "gt" && f.Name() != "gte":
+			return 0, false
+		}
+		if i, ok := col(f.Arg(0)); ok && constant(f.Arg(1)) {
+			return i, true
+		}
+		if i, ok := col(f.Arg(1)); ok && constant(f.Arg(0)) {
+			return i, true
+		}
+	case *expr.SingularOrList:
+		i, ok := col(f.Value)
+		if !ok {
+			return 0, false
+		}
+		for _, o := range f.Options {
+			if !constant(o) {
+				return 0, false
+			}
+		}
+		return i, true
+	}
+	return 0, false
 }
 
 // nullRejecting reports a conjunct that is never true when the columns [lo, hi) are all

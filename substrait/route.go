@@ -39,6 +39,21 @@ func (bd *binder) routeRead(r *plan.NamedTableReadRel, conj []expr.Expression) (
 	if err != nil {
 		return nil, err
 	}
+	// A domain's copy of an outer read takes the routed conjuncts that reached the outer read
+	// (cloneReads, domain.go): the outer read is pushed to first, as it is on the left of the
+	// join that reads the domain.
+	if t, ok := bd.readLinks[r]; ok {
+		conj = append(slices.Clip(conj), bd.readRouted[t]...)
+	}
+	if bd.readRouted == nil {
+		bd.readRouted = map[*plan.NamedTableReadRel][]expr.Expression{}
+	}
+	for _, c := range conj {
+		var ra routeAtoms
+		if bd.routeAtom(c, &ra) {
+			bd.readRouted[r] = append(bd.readRouted[r], c)
+		}
+	}
 	out, err := bd.route(def, conj)
 	if err != nil {
 		return nil, err
