@@ -104,8 +104,8 @@
 // with an offset index and no dictionary (every envelope this package writes) are decoded from
 // their page bytes (batch_pages.go): headers parsed in place from the fetched regions, pages
 // decompressed by pooled zstd decoders into a page buffer the read reuses and decoded in place
-// with parquet-go's encodings; the scratch buffers come from a sync.Pool shared by concurrent
-// reads, the buffers of the ranged fetches from the request's allocator (the query's ledger,
+// with parquet-go's encodings; the scratch buffers come from a free list shared by concurrent
+// reads and kept across garbage collections (internal/freelist), the buffers of the ranged fetches from the request's allocator (the query's ledger,
 // over the engine's recycling pool). Other chunks (dictionaries, no offset index)
 // go through parquet-go's page reader. Either way the event_time values (INT64 in any unit, or
 // INT96, converted to nanoseconds) select the rows inside the range, and the selected

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,6 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/internal/freelist"
 )
 
 // JSON fields read column-at-a-time. A JSON function of URNPostgres whose document is a
@@ -231,23 +232,28 @@ type jsonShare struct {
 	wanted map[int][]*jsonField // registered fields by column
 	cols   []*jsonColumn
 	scan   jsonScanner
-	// Scratch of the extractions, lent by pools shared by every query's operators (a
-	// fragment's operators live for one bucket: a pool of their own would start empty each
+	// Scratch of the extractions, lent by free lists shared by every query's operators (a
+	// fragment's operators live for one bucket: a list of their own would start empty each
 	// time).
 	spanBufs   scratch[jsonSpan]
 	statusBufs scratch[docStatus]
 }
 
-// The pools of the extractions' scratch slices (*[]jsonSpan, *[]docStatus).
-var spanPool, statusPool sync.Pool
+// The free lists of the extractions' scratch slices, kept across garbage collections
+// (internal/freelist): a batch's spans of one path are at most routing's 8,192 rows of 24
+// bytes (192 KiB), its statuses 8 KiB.
+var (
+	spanList   = freelist.New[*[]jsonSpan](32, 4<<20)
+	statusList = freelist.New[*[]docStatus](16, 1<<20)
+)
 
-// scratch lends slices from a pool; giveBack returns every slice lent since the last one.
+// scratch lends slices from a free list; giveBack returns every slice lent since the last one.
 type scratch[T any] struct{ used []*[]T }
 
-// get returns a slice of n elements whose content the caller overwrites, from pool.
-func (s *scratch[T]) get(pool *sync.Pool, n int) []T {
-	p, _ := pool.Get().(*[]T)
-	if p == nil || cap(*p) < n {
+// get returns a slice of n elements whose content the caller overwrites, from list.
+func (s *scratch[T]) get(list *freelist.List[*[]T], n int) []T {
+	p, ok := list.Get()
+	if !ok || cap(*p) < n {
 		p = &[]T{}
 		*p = make([]T, n)
 	}
@@ -256,10 +262,11 @@ func (s *scratch[T]) get(pool *sync.Pool, n int) []T {
 	return *p
 }
 
-// giveBack returns every slice lent to pool.
-func (s *scratch[T]) giveBack(pool *sync.Pool) {
+// giveBack returns every slice lent to list.
+func (s *scratch[T]) giveBack(list *freelist.List[*[]T]) {
+	var zero T
 	for _, p := range s.used {
-		pool.Put(p)
+		list.Put(p, cap(*p)*int(unsafe.Sizeof(zero)))
 	}
 	clear(s.used)
 	s.used = s.used[:0]
@@ -283,8 +290,8 @@ func (sh *jsonShare) reset() {
 		c.col.Release()
 	}
 	sh.cols = sh.cols[:0]
-	sh.spanBufs.giveBack(&spanPool)
-	sh.statusBufs.giveBack(&statusPool)
+	sh.spanBufs.giveBack(spanList)
+	sh.statusBufs.giveBack(statusList)
 }
 
 // jsonColumn is one column's extraction: the document statuses and, per path, each row's
@@ -357,12 +364,12 @@ func (sh *jsonShare) extract(jc *jsonColumn, fields []*jsonField) {
 	n := jc.col.Len()
 	fresh := jc.status == nil
 	if fresh {
-		jc.status = sh.statusBufs.get(&statusPool, n)
+		jc.status = sh.statusBufs.get(statusList, n)
 	}
 	spans := make([][]jsonSpan, len(paths))
 	first := make([]int, len(paths)) // the index in keys of each path's first key, -1: none
 	for p, f := range paths {
-		spans[p] = sh.spanBufs.get(&spanPool, n)
+		spans[p] = sh.spanBufs.get(spanList, n)
 		first[p] = -1
 		if !f.steps[0].idx {
 			first[p] = keyAt[f.steps[0].key]
