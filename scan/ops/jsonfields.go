@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -452,20 +453,86 @@ func (jc *jsonColumn) build(mem memory.Allocator, f *jsonField) (arrow.Array, er
 	case outText:
 		return buildValues(textAppender{array.NewStringBuilder(mem)}, n, text, func(t []byte) ([]byte, error) { return t, nil }, arrow.BinaryTypes.String)
 	case outInt32:
-		return buildValues(array.NewInt32Builder(mem), n, text, func(t []byte) (int32, error) {
+		return buildNumbers(mem, jc, spans, arrow.PrimitiveTypes.Int32, func(t []byte) (int32, error) {
 			v, err := parseInt(t, 32)
 			return int32(v), err
-		}, arrow.PrimitiveTypes.Int32)
+		})
 	case outInt64:
-		return buildValues(array.NewInt64Builder(mem), n, text, func(t []byte) (int64, error) {
+		return buildNumbers(mem, jc, spans, arrow.PrimitiveTypes.Int64, func(t []byte) (int64, error) {
 			return parseInt(t, 64)
-		}, arrow.PrimitiveTypes.Int64)
+		})
 	case outFloat:
-		return buildValues(array.NewFloat64Builder(mem), n, text, func(t []byte) (float64, error) {
+		return buildNumbers(mem, jc, spans, arrow.PrimitiveTypes.Float64, func(t []byte) (float64, error) {
 			return strconv.ParseFloat(unsafeString(t), 64)
-		}, arrow.PrimitiveTypes.Float64)
+		})
 	}
 	return nil, fmt.Errorf("unknown output %d", f.out)
+}
+
+// buildNumbers builds a fused cast's array (type to: int32, int64 or float64) from the
+// extraction's spans straight into Arrow buffers of exactly the batch's rows from mem: each
+// row's ->> text parsed by parse, NULL for a SQL NULL document and a JSON null or absent
+// field; the validity bitmap is made at the first NULL only. The first text that does not
+// parse fails it with the error arrow-go's cast kernel gives it (castError), as buildValues.
+// Unlike an Arrow builder it calls no closure per row to get the text and rounds no buffer up
+// to a power of two (docs/architecture.md, decision 3: the cast is fused).
+func buildNumbers[T int32 | int64 | float64](mem memory.Allocator, jc *jsonColumn, spans []jsonSpan, to arrow.DataType, parse func([]byte) (T, error)) (arrow.Array, error) {
+	n := jc.col.Len()
+	var zero T
+	width := int(unsafe.Sizeof(zero))
+	vals := memory.NewResizableBuffer(mem)
+	defer vals.Release()
+	vals.Resize(n * width)
+	out := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(vals.Bytes()))), n)
+	var valid *memory.Buffer
+	defer func() {
+		if valid != nil {
+			valid.Release()
+		}
+	}()
+	var bits []byte
+	nulls := 0
+	var scratch []byte
+	for i := range n {
+		v := spans[i]
+		if jc.status[i] != docOK || v.kind == jAbsent || v.kind == jNull {
+			if valid == nil {
+				valid = memory.NewResizableBuffer(mem)
+				valid.Resize(int(bitutil.BytesForBits(int64(n))))
+				bits = valid.Bytes()
+				bitutil.SetBitsTo(bits, 0, int64(i), true)
+			}
+			out[i] = 0
+			nulls++
+			continue
+		}
+		doc := jc.docs.at(i)
+		var t []byte
+		switch v.kind {
+		case jString:
+			t = doc[v.start+1 : v.end-1]
+		case jStringEsc:
+			scratch, _ = unescape(scratch[:0], doc[v.start+1:v.end-1])
+			t = scratch
+		default:
+			t = doc[v.start:v.end]
+		}
+		x, err := parse(t)
+		if err != nil {
+			return nil, castError(fmt.Errorf("%w: %s", arrow.ErrInvalid, err), arrow.BinaryTypes.String, to)
+		}
+		out[i] = x
+		if bits != nil {
+			bitutil.SetBit(bits, i)
+		}
+	}
+	var validBuf *memory.Buffer
+	if nulls > 0 {
+		validBuf = valid
+	}
+	data := array.NewData(to, n, []*memory.Buffer{validBuf, vals}, nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data), nil
 }
 
 // textAppender appends bytes to a string builder without a string.
