@@ -640,8 +640,15 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		}
 	}
 	out = rt.analysis.track(n, opScan, conform(endedBy(out, span, tier, false), readSch))
-	for _, f := range filters {
-		out = ops.Filter(ctx, out, f, rt.mem)
+	// The last filter followed by a column selection filters only the selected columns
+	// (ops.FilterSelect): a JSON predicate's documents are not copied when nothing reads them.
+	selected := false
+	for i, f := range filters {
+		if i == len(filters)-1 && proj == nil && n.sel != nil {
+			out, selected = ops.FilterSelect(ctx, out, f, n.sel, rt.mem), true
+		} else {
+			out = ops.Filter(ctx, out, f, rt.mem)
+		}
 	}
 	if len(filters) > 0 {
 		out = rt.analysis.track(n, opFilter, out)
@@ -653,7 +660,7 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, u unit) (array.R
 		}
 		out = ops.Project(ctx, out, proj, names, rt.mem)
 	} else {
-		if n.sel != nil {
+		if n.sel != nil && !selected {
 			out = ops.Select(out, n.sel)
 		}
 		out = conform(out, n.projSch)

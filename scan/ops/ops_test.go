@@ -517,3 +517,47 @@ func TestSourcesAreReleasedOnEarlyRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterSelectEqualsFilterThenSelect: FilterSelect gives the rows and columns of Filter
+// followed by Select, batch by batch (kept columns, none kept: rows counted only), over
+// batches where some, all and none of the rows pass; the kept columns are filtered, the others
+// never copied.
+func TestFilterSelectEqualsFilterThenSelect(t *testing.T) {
+	ctx := context.Background()
+	mem := newMem(t, 0)
+	p := newPlanner(t)
+	for _, bound := range []int64{37, 1000, -1} {
+		pred := p.compile(p.fn(urnComparison, "lt", p.ref(0), expr.NewPrimitiveLiteral(bound, false)))[0][0]
+		for _, keep := range [][]int{{6, 0}, {}, {3}} {
+			want, err := drain(t, ops.Select(ops.Filter(ctx, seqSource(t, mem, 100, []int{30, 20, 50}), pred, mem), keep))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := drain(t, ops.FilterSelect(ctx, seqSource(t, mem, 100, []int{30, 20, 50}), pred, keep, mem))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("< %d, keep %v: %d batches, Filter then Select %d", bound, keep, len(got), len(want))
+			}
+			for i := range got {
+				g, w := got[i], want[i]
+				if !g.Schema().Equal(w.Schema()) || g.NumRows() != w.NumRows() {
+					t.Fatalf("< %d, keep %v, batch %d: %s of %d rows, want %s of %d", bound, keep, i, g.Schema(), g.NumRows(), w.Schema(), w.NumRows())
+				}
+				for c := range int(g.NumCols()) {
+					if !array.Equal(g.Column(c), w.Column(c)) {
+						t.Fatalf("< %d, keep %v, batch %d, column %d: %v, want %v", bound, keep, i, c, g.Column(c), w.Column(c))
+					}
+				}
+			}
+			releaseBatches(got)
+			releaseBatches(want)
+		}
+	}
+	bad := ops.FilterSelect(ctx, seqSource(t, mem, 10, []int{10}), p.compile(p.fn(urnComparison, "lt", p.ref(0), expr.NewPrimitiveLiteral(int64(3), false)))[0][0], []int{7}, mem)
+	defer bad.Release()
+	if bad.Next() || bad.Err() == nil {
+		t.Fatal("a kept column out of range was not refused")
+	}
+}

@@ -40,6 +40,28 @@ func pass(ctx context.Context, in array.RecordReader) array.RecordReader {
 // compiled for in's schema. It takes ownership of in; pred stays shared. The reader is not safe
 // for concurrent use; ctx is kept by it for the kernels and checked once per input batch.
 func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.Ledger) array.RecordReader {
+	return filterSelect(ctx, in, pred, nil, mem)
+}
+
+// FilterSelect is Filter followed by Select(keep) (keep may be empty: the rows are counted
+// and carry no column) without copying the rows of the columns keep leaves out: the
+// predicate reads every column of in, the kernel filters only the kept ones. A fragment that
+// filters on a JSON field of its value column and needs no column of it after (count(*) WHERE
+// (value->>'delay')::int > 60) copies no document.
+func FilterSelect(ctx context.Context, in array.RecordReader, pred *Expr, keep []int, mem *ledger.Ledger) array.RecordReader {
+	for _, c := range keep {
+		if c < 0 || c >= in.Schema().NumFields() {
+			return errStream(nil, fmt.Errorf("ops: filter: column %d out of range of %d columns", c, in.Schema().NumFields()), in)
+		}
+	}
+	if keep == nil {
+		keep = []int{}
+	}
+	return filterSelect(ctx, in, pred, keep, mem)
+}
+
+// filterSelect is Filter (keep nil) or FilterSelect (keep not nil, in range).
+func filterSelect(ctx context.Context, in array.RecordReader, pred *Expr, keep []int, mem *ledger.Ledger) array.RecordReader {
 	switch {
 	case pred == nil:
 		return errStream(in.Schema(), errors.New("ops: filter: nil predicate"), in)
@@ -48,6 +70,14 @@ func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.
 	case !sameTypes(in.Schema(), pred.Schema()):
 		return errStream(in.Schema(), errors.New("ops: filter: predicate compiled for another schema"), in)
 	}
+	schema := in.Schema()
+	if keep != nil {
+		fields := make([]arrow.Field, len(keep))
+		for i, c := range keep {
+			fields[i] = schema.Field(c)
+		}
+		schema = arrow.NewSchema(fields, nil)
+	}
 	o := &owned{r: in}
 	// The predicate's JSON fields are extracted with scratch kept from batch to batch.
 	ectx, share := ctx, newJSONShare()
@@ -55,7 +85,7 @@ func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.
 		share.want(pred)
 		ectx = withJSONShare(ctx, share)
 	}
-	return newStream(in.Schema(), func() (arrow.RecordBatch, error) {
+	return newStream(schema, func() (arrow.RecordBatch, error) {
 		for o.r != nil && o.r.Next() {
 			if err := ctxErr(ctx); err != nil {
 				return nil, err
@@ -69,8 +99,18 @@ func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.
 			if err != nil {
 				return nil, err
 			}
+			if keep != nil {
+				cols := make([]arrow.Array, len(keep))
+				for i, c := range keep {
+					cols[i] = b.Column(c)
+				}
+				b = array.NewRecordBatch(schema, cols, b.NumRows())
+			}
 			out, err := filterBatch(ctx, b, mask.(*array.Boolean), mem)
 			mask.Release()
+			if keep != nil {
+				b.Release()
+			}
 			if err != nil || out != nil {
 				return out, err
 			}
@@ -101,12 +141,14 @@ func filterBatch(ctx context.Context, b arrow.RecordBatch, mask *array.Boolean, 
 			}
 		}
 	}
-	switch trues {
-	case 0:
+	switch {
+	case trues == 0:
 		return nil, nil
-	case n:
+	case trues == n:
 		b.Retain()
 		return b, nil
+	case b.NumCols() == 0:
+		return array.NewRecordBatch(b.Schema(), nil, int64(trues)), nil
 	}
 	out, err := filterRecordBatch(computeCtx(ctx, mem), b, mask, &compute.FilterOptions{NullSelection: compute.SelectionDropNulls})
 	if err != nil {
