@@ -181,8 +181,9 @@ type pageScratch struct {
 const maxPooledScratch = 16 << 20
 
 // scratchList keeps the scratch of finished reads for later ones, through garbage
-// collections (internal/freelist): a few per core, 8 MiB in all.
-var scratchList = freelist.New[*pageScratch](16, 8<<20)
+// collections (internal/freelist): a few per core, 4 MiB in all (what the lists hold is live
+// heap under the memory limit).
+var scratchList = freelist.New[*pageScratch](8, 4<<20)
 
 func getScratch() *pageScratch {
 	if sc, ok := scratchList.Get(); ok {

@@ -118,7 +118,7 @@ func loadFooter(rr *rangeReader, expectSize int64, opt footerLoad) (*footer, err
 		return nil, err
 	}
 	ft.tail = region{off: size - tailLen, data: data}
-	ft.bytes += int64(len(data))
+	ft.bytes += int64(cap(data)) // the tail buffer's whole room (getTail rounds it up)
 	if tailLen == size {
 		ft.sha = sha256Hex(data)
 	}

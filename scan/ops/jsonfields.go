@@ -244,8 +244,8 @@ type jsonShare struct {
 // (internal/freelist): a batch's spans of one path are at most routing's 8,192 rows of 24
 // bytes (192 KiB), its statuses 8 KiB.
 var (
-	spanList   = freelist.New[*[]jsonSpan](32, 4<<20)
-	statusList = freelist.New[*[]docStatus](16, 1<<20)
+	spanList   = freelist.New[*[]jsonSpan](16, 2<<20)
+	statusList = freelist.New[*[]docStatus](16, 256<<10)
 )
 
 // scratch lends slices from a free list; giveBack returns every slice lent since the last one.
