@@ -4,7 +4,7 @@
 // A sync.Pool is emptied by every two garbage collections, and a server running at its soft
 // memory limit collects often: measured on bench's BenchmarkAnalytical fixture (3M flights,
 // 1,338 archived buckets) under serve's default 40 MiB limit, count(*) WHERE
-// (value->>'delay')::int > 60 ran about 70 collections a query, so the archive reader's page
+// (value->>'delay')::int > 60 ran 66 collections a query, so the archive reader's page
 // scratch, its zstd decoders and the JSON extraction's scratch, pooled in sync.Pools, were
 // made anew for most buckets (docs/architecture.md, "Decisions and why", 3 and 4). A List
 // keeps at most a fixed number of values and a fixed sum of their sizes; what it holds is live
