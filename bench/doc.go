@@ -138,8 +138,9 @@
 //     (0.91×), destination WHERE delay > 60 1.23 against 1.38 s (1.10×), origin, destination
 //     895 ms against 1.34 s (0.64×), count(DISTINCT) 977 ms against 1.40 s (0.79×), numeric
 //     2.79 against 3.49 s, semi join 4.35 against 5.67 s (1.03×); origin, avg(delay) 1.74
-//     against 1.71 s (1.53×) and the top 10 2.07 against 1.83 s (1.55×: slower in both runs,
-//     not explained) unchanged or worse; 7 of 13 within DuckDB over the payloads (main's
+//     against 1.71 s (1.53×) unchanged, the top 10 2.07 against 1.83 s (1.55×; slower in an
+//     earlier run too, but alternated alone on fresh servers, load 9, 1.27–1.63 s against
+//     1.64–2.46 s, 35 collections against 60); 7 of 13 within DuckDB over the payloads (main's
 //     build: 4).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
