@@ -23,8 +23,8 @@ import (
 // has an offset index and no dictionary (every envelope the Writer produces): the page bytes
 // are taken from the fetched regions without a copy, their headers parsed once, the values
 // decompressed by a pooled zstd decoder into a page buffer the read reuses (from page to page
-// and, through a free list kept across garbage collections, from read to read) with the slack the decoder's fast copies need,
-// and decoded in place with parquet-go's encodings. parquet-go's page reader (FilePages)
+// and, through a free list kept across garbage collections, from read to read) with the slack
+// the decoder's fast copies need, and decoded in place with parquet-go's encodings. parquet-go's page reader (FilePages)
 // decompresses with the same decoder, but adds per page a bufio copy of the compressed bytes,
 // new page and header objects and a copy of the decoded values; zstd itself, at about 1 GB/s
 // of output per core, is the bulk of what remains. Chunks with a dictionary, without an

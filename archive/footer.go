@@ -7,10 +7,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/flightsrv/flightsrv/internal/freelist"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/flightsrv/flightsrv/internal/freelist"
 )
 
 // footer is everything a Parquet payload's reads need before touching data pages: the opened
