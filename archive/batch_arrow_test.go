@@ -66,3 +66,24 @@ func TestVarColumnGrowth(t *testing.T) {
 		mem.AssertSize(t, 0)
 	}
 }
+
+// TestVarColumnRoomIsAPowerOfTwo: a column's offsets and data start with room for what they
+// were sized for, rounded up to a power of two from 512 bytes on (so that spans of buckets of
+// different sizes reuse each other's buffers in the recycling allocator), and as requested
+// below it.
+func TestVarColumnRoomIsAPowerOfTwo(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	for _, c := range []struct{ rows, hint, offs, data int }{
+		{10, 100, 64, 128},              // 44 and 100 bytes, rounded to 64 as memory.Buffer does
+		{200, 5000, 1024, 8192},         // 804 → 1,024; 5,000 → 8,192
+		{2240, 112000, 16384, 131072},   // an average bucket of the analytical fixture
+		{8191, 1 << 20, 32768, 1 << 20}, // 32,768 bytes of offsets; a power of two stays
+	} {
+		col := newVarColumn(mem, c.rows, c.hint)
+		if col.offs.Cap() != c.offs || col.data.Cap() != c.data {
+			t.Errorf("%d rows, %d bytes: room %d and %d bytes, want %d and %d", c.rows, c.hint, col.offs.Cap(), col.data.Cap(), c.offs, c.data)
+		}
+		col.release()
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"hash/crc32"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
@@ -14,6 +13,8 @@ import (
 	"github.com/parquet-go/parquet-go/encoding/rle"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/flightsrv/flightsrv/internal/freelist"
 )
 
 // Page decoding of ReadBatches.
@@ -22,8 +23,8 @@ import (
 // has an offset index and no dictionary (every envelope the Writer produces): the page bytes
 // are taken from the fetched regions without a copy, their headers parsed once, the values
 // decompressed by a pooled zstd decoder into a page buffer the read reuses (from page to page
-// and, through a sync.Pool, from read to read) with the slack the decoder's fast copies need,
-// and decoded in place with parquet-go's encodings. parquet-go's page reader (FilePages)
+// and, through a free list kept across garbage collections, from read to read) with the slack
+// the decoder's fast copies need, and decoded in place with parquet-go's encodings. parquet-go's page reader (FilePages)
 // decompresses with the same decoder, but adds per page a bufio copy of the compressed bytes,
 // new page and header objects and a copy of the decoded values; zstd itself, at about 1 GB/s
 // of output per core, is the bulk of what remains. Chunks with a dictionary, without an
@@ -152,7 +153,7 @@ type rawPage struct {
 }
 
 // pageScratch holds the buffers a read reuses from page to page and span to span; the
-// ReadBatches source takes one from scratchPool and returns it when it is closed, so that
+// ReadBatches source takes one from scratchList and returns it when it is closed, so that
 // concurrent reads each have their own and later reads reuse them.
 type pageScratch struct {
 	pages []rawPage
@@ -179,13 +180,19 @@ type pageScratch struct {
 // than kept for later reads.
 const maxPooledScratch = 16 << 20
 
-var scratchPool = sync.Pool{New: func() any {
+// scratchList keeps the scratch of finished reads for later ones, through garbage
+// collections (internal/freelist): a few per core, 4 MiB in all (what the lists hold is live
+// heap under the memory limit).
+var scratchList = freelist.New[*pageScratch](8, 4<<20)
+
+func getScratch() *pageScratch {
+	if sc, ok := scratchList.Get(); ok {
+		return sc
+	}
 	sc := &pageScratch{hdrIn: new(thrift.CompactProtocol).NewReaderFromBytes(nil)}
 	sc.hdr = thrift.NewDecoder(sc.hdrIn)
 	return sc
-}}
-
-func getScratch() *pageScratch { return scratchPool.Get().(*pageScratch) }
+}
 
 // putScratch returns sc to the pool unless it grew too large; sc must not be used after.
 func putScratch(sc *pageScratch) {
@@ -198,19 +205,28 @@ func putScratch(sc *pageScratch) {
 	sc.pages = sc.pages[:0]
 	sc.view = pageView{}
 	sc.hdrIn.ResetBytes(nil)
-	scratchPool.Put(sc)
+	scratchList.Put(sc, size)
 }
 
 // zstdDecoders pools zstd decoders for page decompression (creating one is expensive). They
 // decode with DecodeAll only, which starts no goroutine, and are limited to the capacity of
 // the destination: a page never decompresses past the uncompressed size its header declares.
-var zstdDecoders = sync.Pool{New: func() any {
+// They are kept through garbage collections (internal/freelist), a few per core.
+var zstdDecoders = freelist.New[*zstd.Decoder](8, 0)
+
+// getZstd returns a pooled decoder or a new one; putZstd gives it back.
+func getZstd() *zstd.Decoder {
+	if d, ok := zstdDecoders.Get(); ok {
+		return d
+	}
 	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))
 	if err != nil {
 		panic(err) // only invalid options fail
 	}
 	return d
-}}
+}
+
+func putZstd(d *zstd.Decoder) { zstdDecoders.Put(d, 0) }
 
 // zstdSlack is the spare capacity given to a zstd page decompression (see decompress).
 const zstdSlack = 64
@@ -496,9 +512,9 @@ func decompress(codec format.CompressionCodec, src []byte, size int, dst []byte)
 		// The slack past size lets the decoder use its fast copies, which may write up to 16
 		// bytes past the output (with room for exactly size bytes it falls back to exact
 		// copies, about a third slower); the output stays bounded by the capacity given.
-		d := zstdDecoders.Get().(*zstd.Decoder)
+		d := getZstd()
 		out, err = d.DecodeAll(src, dst[:0:size+zstdSlack])
-		zstdDecoders.Put(d)
+		putZstd(d)
 	} else {
 		out, err = parquet.LookupCompressionCodec(codec).Decode(dst[:0], src)
 	}

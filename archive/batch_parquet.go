@@ -409,6 +409,10 @@ func (r *rangeReader) freeOwned() {
 	}
 	clear(r.owned)
 	r.owned = r.owned[:0]
+	if r.lent != nil {
+		putTail(r.lent)
+		r.lent = nil
+	}
 }
 
 // readPages calls fn with the pages of leaf covering rows [from, to) of row group g, the first

@@ -206,6 +206,8 @@ func readReference(t *testing.T, ctx context.Context, r *Reader, key string, b r
 	return recs
 }
 
+func init() { poisonTails = true }
+
 // TestReadBatchesMatchesRead compares ReadBatches with Read over many requests — ranges
 // (whole bucket, inside a page, across row groups, empty, outside), both directions, limits
 // (none, 0, 1, page and row-group boundaries, more than the rows) and column lists (random,
@@ -228,6 +230,9 @@ func TestReadBatchesMatchesRead(t *testing.T) {
 		{"parquet-one-group", FormatParquet, 1 << 20, 1024, ReaderOptions{TailBytes: 1024}, 80},
 		{"parquet-default", FormatParquet, 0, 0, ReaderOptions{TailBytes: 1024}, 80},
 		{"parquet-whole-with-footer", FormatParquet, 200, 512, ReaderOptions{TailBytes: 1 << 20}, 80},
+		// Footers never cached: each read's tail (the whole payload) goes back to the tail
+		// free lists when it ends, poisoned (poisonTails), and the next read takes it.
+		{"parquet-whole-uncached", FormatParquet, 200, 512, ReaderOptions{TailBytes: 1 << 20, FooterCacheEntries: -1}, 80},
 		{"parquet-verify-fully", FormatParquet, 64, 512, ReaderOptions{VerifyFully: true}, 60},
 		{"json", FormatJSON, 0, 0, ReaderOptions{}, 60},
 	}

@@ -104,11 +104,12 @@
 // with an offset index and no dictionary (every envelope this package writes) are decoded from
 // their page bytes (batch_pages.go): headers parsed in place from the fetched regions, pages
 // decompressed by pooled zstd decoders into a page buffer the read reuses and decoded in place
-// with parquet-go's encodings; the scratch buffers come from a sync.Pool shared by concurrent
-// reads, the buffers of the ranged fetches from the request's allocator (the query's ledger,
-// over the engine's recycling pool). Other chunks (dictionaries, no offset index)
-// go through parquet-go's page reader. Either way the event_time values (INT64 in any unit, or
-// INT96, converted to nanoseconds) select the rows inside the range, and the selected
+// with parquet-go's encodings; the scratch buffers come from a free list shared by concurrent
+// reads and kept across garbage collections (internal/freelist), the buffers of the ranged
+// fetches from the request's allocator (the query's ledger, over the engine's recycling
+// pool). Other chunks (dictionaries, no offset index) go through parquet-go's page reader.
+// Either way the event_time values (INT64 in any unit, or INT96, converted to nanoseconds)
+// select the rows inside the range, and the selected
 // byte-array values are copied from the decoded page straight into Arrow offset and data
 // buffers allocated from the request's allocator — runs of consecutive rows with one copy, no
 // per-value Go allocation. Batches of an ascending read are slices of the span's arrays; a

@@ -101,9 +101,12 @@ func (c *lru[V]) moveToFront(e *list.Element) {
 	e.Value.(*lruEntry[V]).moved = c.moves
 }
 
-func (c *lru[V]) put(key string, value V, size int64) {
+// put stores value under key (replacing an entry of the key), evicting the least recently
+// used entries beyond the bounds, unless the admission policy refuses it; it reports whether
+// value was stored (it may have been evicted again at once when it alone passes the bounds).
+func (c *lru[V]) put(key string, value V, size int64) bool {
 	if c.maxEntries <= 0 || (c.maxBytes > 0 && size > c.maxBytes) {
-		return
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -114,7 +117,7 @@ func (c *lru[V]) put(key string, value V, size int64) {
 		c.moveToFront(e)
 	} else {
 		if c.freq != nil && !c.admit(key, size) {
-			return
+			return false
 		}
 		c.moves++
 		c.entries[key] = c.order.PushFront(&lruEntry[V]{key: key, value: value, size: size, moved: c.moves})
@@ -127,6 +130,7 @@ func (c *lru[V]) put(key string, value V, size int64) {
 		delete(c.entries, ent.key)
 		c.bytes -= ent.size
 	}
+	return true
 }
 
 // admit reports whether a new entry of key and size may enter: true when it fits without

@@ -175,6 +175,9 @@ type rangeReader struct {
 	// ledger, so the fetched bytes count against its memory and are recycled by its pool).
 	alloc memory.Allocator
 	owned []region
+	// lent is the tail buffer (getTail) of a footer loaded for this read and not cached:
+	// freeOwned puts it back (putTail), as nothing reads it once the read has ended.
+	lent []byte
 }
 
 var errDetached = errors.New("archive: read outside the cached regions of a detached reader")

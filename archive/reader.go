@@ -301,7 +301,10 @@ func (r *Reader) parquetFooter(ctx context.Context, m *Manifest, c *ioCounter) (
 		// Only a footer that passed the checks is kept: a damaged payload's (the whole object
 		// read with it, failing its digest) would keep failing every read of the key after
 		// the payload was restored byte for byte (issue 20, --damage-memory).
-		r.footers.put(m.PayloadKey, ft, ft.bytes)
+		if !r.footers.put(m.PayloadKey, ft, ft.bytes) {
+			// Not kept: its tail buffer is the read's, recycled when the read ends (freeOwned).
+			rr.lent = ft.tail.data
+		}
 	}
 	return ft, rr, nil
 }

@@ -149,6 +149,28 @@
 //     99 and 95 MiB for the warm server (37–39 MiB anonymous at the end; main's build, run
 //     from the linker's file rather than an installed copy, 114 and 115 MiB with 68 MiB of
 //     file pages).
+//     The cold path (no shredded cache; branch cold19), profiled through serve --debug-listen:
+//     under the default 40 MiB limit count(*) WHERE delay > 60 allocated 214 MB of heap a
+//     query and ran 66 collections, 3.4 MB apart (the live heap is about 20 MB of the 40), which
+//     with the preemptions they cause took about half of its CPU (with --go-memory-limit off
+//     0.56 s against 1.0 s); the JSON scan took about a fifth, zstd a twentieth, the footers of
+//     the buckets the footer cache does not keep a tenth. Scratch kept across collections
+//     (internal/freelist), fused casts built without builders, ledger.Pool buffers unpadded,
+//     the filter's unread documents not copied (ops.FilterSelect, since merged into warm19c's ops.FilterCols), span columns and footer tails
+//     rounded to powers of two and recycled: 224–233 MB and 79 collections a query on main's
+//     build, 77–84 MB and 23–28 on this one (server CPU 0.84–1.29 s against 1.41–1.68 s, load
+//     17; heap and collections from /debug/pprof/heap?debug=1 before and after). With a 56 MiB
+//     limit the same query ran 5 collections and 0.66 s of CPU against 1.0 s (41 → 56 MiB
+//     anonymous): the limit is the largest lever left. All 13 queries, 2 rounds, beside main's
+//     build (FLIGHTSRV_ANALYTICAL_BASELINE), load 10–15: count WHERE delay > 60 884 ms against
+//     1.51 s (0.74× against 1.26× DuckDB over the payloads), day bins 1.42 against 1.53 s
+//     (0.91×), destination WHERE delay > 60 1.23 against 1.38 s (1.10×), origin, destination
+//     895 ms against 1.34 s (0.64×), count(DISTINCT) 977 ms against 1.40 s (0.79×), numeric
+//     2.79 against 3.49 s, semi join 4.35 against 5.67 s (1.03×); origin, avg(delay) 1.74
+//     against 1.71 s (1.53×) unchanged, the top 10 2.07 against 1.83 s (1.55×; slower in an
+//     earlier run too, but alternated alone on fresh servers, load 9, 1.27–1.63 s against
+//     1.64–2.46 s, 35 collections against 60); 7 of 13 within DuckDB over the payloads (main's
+//     build: 4).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each

@@ -31,6 +31,7 @@ var forbidden = map[string][]string{
 	"routing/migration": {module + "routing/cockroach", module + "routing/sqlite", "github.com/jackc/pgx", "modernc.org/sqlite"},
 	"internal/session":  {module},
 	"internal/calendar": {module},
+	"internal/freelist": {module},
 	"internal/setting":  {module},
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"testing"
 	"unsafe"
@@ -331,4 +332,32 @@ func TestAllocateUninit(t *testing.T) {
 	}
 	g.Free(gb)
 	checked.AssertSize(t, 0)
+}
+
+// TestFreshBuffersTakeTheirClass: a buffer the Pool allocates from the Go heap takes its
+// class's bytes of heap and no more (no alignment padding, which cost a whole page for a
+// class that is a multiple of the page size), and is aligned.
+func TestFreshBuffersTakeTheirClass(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	for _, size := range []int{MinPooledBytes, 4 << 10, 40 << 10, 112 << 10, 1 << 20} {
+		p := &Pool{}
+		const k = 64
+		keep := make([][]byte, 0, k)
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range k {
+			b := p.Allocate(size)
+			if !aligned(b) {
+				t.Fatalf("Allocate(%d): not aligned", size)
+			}
+			keep = append(keep, b)
+		}
+		runtime.ReadMemStats(&after)
+		_, n, _ := class(size)
+		if grew := after.HeapAlloc - before.HeapAlloc; grew > uint64(k*n)+uint64(k*n)/16 {
+			t.Errorf("%d fresh buffers of class %d took %d bytes of heap, %.2f× the class", k, n, grew, float64(grew)/float64(k*n))
+		}
+		runtime.KeepAlive(keep)
+	}
 }

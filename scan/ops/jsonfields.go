@@ -4,15 +4,17 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/internal/freelist"
 )
 
 // JSON fields read column-at-a-time. A JSON function of URNPostgres whose document is a
@@ -231,23 +233,28 @@ type jsonShare struct {
 	wanted map[int][]*jsonField // registered fields by column
 	cols   []*jsonColumn
 	scan   jsonScanner
-	// Scratch of the extractions, lent by pools shared by every query's operators (a
-	// fragment's operators live for one bucket: a pool of their own would start empty each
+	// Scratch of the extractions, lent by free lists shared by every query's operators (a
+	// fragment's operators live for one bucket: a list of their own would start empty each
 	// time).
 	spanBufs   scratch[jsonSpan]
 	statusBufs scratch[docStatus]
 }
 
-// The pools of the extractions' scratch slices (*[]jsonSpan, *[]docStatus).
-var spanPool, statusPool sync.Pool
+// The free lists of the extractions' scratch slices, kept across garbage collections
+// (internal/freelist): a batch's spans of one path are at most routing's 8,192 rows of 24
+// bytes (192 KiB), its statuses 8 KiB.
+var (
+	spanList   = freelist.New[*[]jsonSpan](16, 2<<20)
+	statusList = freelist.New[*[]docStatus](16, 256<<10)
+)
 
-// scratch lends slices from a pool; giveBack returns every slice lent since the last one.
+// scratch lends slices from a free list; giveBack returns every slice lent since the last one.
 type scratch[T any] struct{ used []*[]T }
 
-// get returns a slice of n elements whose content the caller overwrites, from pool.
-func (s *scratch[T]) get(pool *sync.Pool, n int) []T {
-	p, _ := pool.Get().(*[]T)
-	if p == nil || cap(*p) < n {
+// get returns a slice of n elements whose content the caller overwrites, from list.
+func (s *scratch[T]) get(list *freelist.List[*[]T], n int) []T {
+	p, ok := list.Get()
+	if !ok || cap(*p) < n {
 		p = &[]T{}
 		*p = make([]T, n)
 	}
@@ -256,10 +263,11 @@ func (s *scratch[T]) get(pool *sync.Pool, n int) []T {
 	return *p
 }
 
-// giveBack returns every slice lent to pool.
-func (s *scratch[T]) giveBack(pool *sync.Pool) {
+// giveBack returns every slice lent to list.
+func (s *scratch[T]) giveBack(list *freelist.List[*[]T]) {
+	var zero T
 	for _, p := range s.used {
-		pool.Put(p)
+		list.Put(p, cap(*p)*int(unsafe.Sizeof(zero)))
 	}
 	clear(s.used)
 	s.used = s.used[:0]
@@ -283,8 +291,8 @@ func (sh *jsonShare) reset() {
 		c.col.Release()
 	}
 	sh.cols = sh.cols[:0]
-	sh.spanBufs.giveBack(&spanPool)
-	sh.statusBufs.giveBack(&statusPool)
+	sh.spanBufs.giveBack(spanList)
+	sh.statusBufs.giveBack(statusList)
 }
 
 // jsonColumn is one column's extraction: the document statuses and, per path, each row's
@@ -357,12 +365,12 @@ func (sh *jsonShare) extract(jc *jsonColumn, fields []*jsonField) {
 	n := jc.col.Len()
 	fresh := jc.status == nil
 	if fresh {
-		jc.status = sh.statusBufs.get(&statusPool, n)
+		jc.status = sh.statusBufs.get(statusList, n)
 	}
 	spans := make([][]jsonSpan, len(paths))
 	first := make([]int, len(paths)) // the index in keys of each path's first key, -1: none
 	for p, f := range paths {
-		spans[p] = sh.spanBufs.get(&spanPool, n)
+		spans[p] = sh.spanBufs.get(spanList, n)
 		first[p] = -1
 		if !f.steps[0].idx {
 			first[p] = keyAt[f.steps[0].key]
@@ -445,20 +453,86 @@ func (jc *jsonColumn) build(mem memory.Allocator, f *jsonField) (arrow.Array, er
 	case outText:
 		return buildValues(textAppender{array.NewStringBuilder(mem)}, n, text, func(t []byte) ([]byte, error) { return t, nil }, arrow.BinaryTypes.String)
 	case outInt32:
-		return buildValues(array.NewInt32Builder(mem), n, text, func(t []byte) (int32, error) {
+		return buildNumbers(mem, jc, spans, arrow.PrimitiveTypes.Int32, func(t []byte) (int32, error) {
 			v, err := parseInt(t, 32)
 			return int32(v), err
-		}, arrow.PrimitiveTypes.Int32)
+		})
 	case outInt64:
-		return buildValues(array.NewInt64Builder(mem), n, text, func(t []byte) (int64, error) {
+		return buildNumbers(mem, jc, spans, arrow.PrimitiveTypes.Int64, func(t []byte) (int64, error) {
 			return parseInt(t, 64)
-		}, arrow.PrimitiveTypes.Int64)
+		})
 	case outFloat:
-		return buildValues(array.NewFloat64Builder(mem), n, text, func(t []byte) (float64, error) {
+		return buildNumbers(mem, jc, spans, arrow.PrimitiveTypes.Float64, func(t []byte) (float64, error) {
 			return strconv.ParseFloat(unsafeString(t), 64)
-		}, arrow.PrimitiveTypes.Float64)
+		})
 	}
 	return nil, fmt.Errorf("unknown output %d", f.out)
+}
+
+// buildNumbers builds a fused cast's array (type to: int32, int64 or float64) from the
+// extraction's spans straight into Arrow buffers of exactly the batch's rows from mem: each
+// row's ->> text parsed by parse, NULL for a SQL NULL document and a JSON null or absent
+// field; the validity bitmap is made at the first NULL only. The first text that does not
+// parse fails it with the error arrow-go's cast kernel gives it (castError), as buildValues.
+// Unlike an Arrow builder it calls no closure per row to get the text and rounds no buffer up
+// to a power of two (docs/architecture.md, decision 3: the cast is fused).
+func buildNumbers[T int32 | int64 | float64](mem memory.Allocator, jc *jsonColumn, spans []jsonSpan, to arrow.DataType, parse func([]byte) (T, error)) (arrow.Array, error) {
+	n := jc.col.Len()
+	var zero T
+	width := int(unsafe.Sizeof(zero))
+	vals := memory.NewResizableBuffer(mem)
+	defer vals.Release()
+	vals.Resize(n * width)
+	out := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(vals.Bytes()))), n)
+	var valid *memory.Buffer
+	defer func() {
+		if valid != nil {
+			valid.Release()
+		}
+	}()
+	var bits []byte
+	nulls := 0
+	var scratch []byte
+	for i := range n {
+		v := spans[i]
+		if jc.status[i] != docOK || v.kind == jAbsent || v.kind == jNull {
+			if valid == nil {
+				valid = memory.NewResizableBuffer(mem)
+				valid.Resize(int(bitutil.BytesForBits(int64(n))))
+				bits = valid.Bytes()
+				bitutil.SetBitsTo(bits, 0, int64(i), true)
+			}
+			out[i] = 0
+			nulls++
+			continue
+		}
+		doc := jc.docs.at(i)
+		var t []byte
+		switch v.kind {
+		case jString:
+			t = doc[v.start+1 : v.end-1]
+		case jStringEsc:
+			scratch, _ = unescape(scratch[:0], doc[v.start+1:v.end-1])
+			t = scratch
+		default:
+			t = doc[v.start:v.end]
+		}
+		x, err := parse(t)
+		if err != nil {
+			return nil, castError(fmt.Errorf("%w: %s", arrow.ErrInvalid, err), arrow.BinaryTypes.String, to)
+		}
+		out[i] = x
+		if bits != nil {
+			bitutil.SetBit(bits, i)
+		}
+	}
+	var validBuf *memory.Buffer
+	if nulls > 0 {
+		validBuf = valid
+	}
+	data := array.NewData(to, n, []*memory.Buffer{validBuf, vals}, nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data), nil
 }
 
 // textAppender appends bytes to a string builder without a string.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,13 +174,20 @@ func docBatch(mem memory.Allocator, docs ...string) arrow.RecordBatch {
 	b := array.NewRecordBuilder(mem, sqlfnSchema)
 	defer b.Release()
 	for _, d := range docs {
-		b.Field(0).(*array.BinaryBuilder).Append([]byte(d))
+		if d == sqlNullDoc {
+			b.Field(0).AppendNull()
+		} else {
+			b.Field(0).(*array.BinaryBuilder).Append([]byte(d))
+		}
 		for c := 1; c < 4; c++ {
 			b.Field(c).AppendNull()
 		}
 	}
 	return b.NewRecordBatch()
 }
+
+// sqlNullDoc stands for a SQL NULL document in docBatch's arguments.
+const sqlNullDoc = "\x00SQL NULL"
 
 // evalDoc evaluates cx over a one-row batch of doc: its value as text ("<null>") or the
 // SQLSTATE of its data exception.
@@ -249,6 +257,17 @@ func TestJSONFieldsSharedAcrossExpressions(t *testing.T) {
 	}
 	if len(docs) < 5 {
 		t.Fatalf("only %d documents are answered by every expression", len(docs))
+	}
+	// The same rows again in reverse order, after a SQL NULL document (NULL for every
+	// expression, as PostgreSQL's strict operators answer) and with one in the middle: a
+	// column's first NULL comes before, after and between values.
+	nullRow := slices.Repeat([]string{"<null>"}, len(exprs))
+	docs, want = append(docs, sqlNullDoc), append(want, nullRow)
+	for i := len(docs) - 2; i >= 0; i-- {
+		docs, want = append(docs, docs[i]), append(want, want[i])
+		if i == len(docs)/4 {
+			docs, want = append(docs, sqlNullDoc), append(want, nullRow)
+		}
 	}
 	batch := docBatch(mem, docs...)
 	rdr, err := array.NewRecordReader(sqlfnSchema, []arrow.RecordBatch{batch})
