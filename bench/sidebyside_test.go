@@ -42,9 +42,12 @@ import (
 // FLIGHTSRV_SIDE_BY_SIDE_PROFILE=DIR, every variant also serves pprof (--debug-listen on a
 // free loopback port): its CPU profile over the timed rounds (their length estimated from the
 // last untimed one) and its allocation profile are written to DIR/NAME.cpu.pprof and
-// DIR/NAME.allocs.pprof, for `go tool pprof -diff_base`, and its garbage collections and bytes
-// allocated per query are printed; profiling costs the variants alike, but sets Go's
-// heap-profile sampling on (serve leaves it off without --debug-listen). make
+// DIR/NAME.allocs.pprof, for `go tool pprof -diff_base`, and its garbage collections, bytes
+// and objects allocated per query are printed, with its live heap and the memory its runtime
+// holds after a forced collection at the end; profiling costs the variants alike, but sets
+// Go's heap-profile sampling on (serve leaves it off without --debug-listen). With GOGC=off
+// and a large --go-memory-limit in every variant (no collection, so no buffer pool trimmed
+// by one) the bytes and objects a query allocates are nearly exact from run to run. make
 // bench-side-by-side runs it; start two or three processes of each variant to see how much
 // processes of the same build differ.
 func BenchmarkSideBySide(b *testing.B) {
