@@ -466,7 +466,8 @@ func (r *Reader) aggregateParquet(ctx context.Context, ft *footer, rr *rangeRead
 // endSpan records the I/O of one call on its span, with the attributes c holds, and ends it.
 // Keys and partition values are never recorded. records < 0 records none. A span the call
 // adopted from its bucket fragment (routing.FragmentSpan) is handed the attributes instead,
-// without the records (the fragment's rows count them), and ends with its fragment.
+// without the records (the fragment's rows count them), and ends with its fragment, with the
+// fragment's status.
 func endSpan(span trace.Span, c *ioCounter, records int, err error) {
 	if !span.IsRecording() {
 		span.End()
@@ -475,7 +476,7 @@ func endSpan(span trace.Span, c *ioCounter, records int, err error) {
 	c.setAttrs(attribute.Int64("pulpitum.archive.bytes_read", c.bytes.Load()),
 		attribute.Int64("pulpitum.archive.object_reads", c.reads.Load()))
 	if fs, ok := span.(routing.FragmentSpan); ok {
-		fs.EndRead(c.attrs, err != nil)
+		fs.EndRead(c.attrs)
 		return
 	}
 	if records >= 0 {

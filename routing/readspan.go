@@ -22,7 +22,11 @@ type FragmentSpan interface {
 	// of the fragment adopted it already (a fragment that reads its bucket again starts a
 	// span for the second read).
 	AdoptRead(name string) bool
-	// EndRead records the adopting read's attributes and whether it failed; the span keeps
-	// them until its fragment ends it. The attributes are the caller's no longer.
-	EndRead(attrs []attribute.KeyValue, failed bool)
+	// EndRead records the adopting read's attributes; the span keeps them until its fragment
+	// ends it. The attributes are the caller's no longer. The span's status is the
+	// fragment's: a read that failed fails its fragment (which says so), or was one the
+	// fragment could do without (an aggregate the archive could not answer from statistics,
+	// routing.ErrNoAggregate, after which the fragment reads the bucket's rows in a span of
+	// their own).
+	EndRead(attrs []attribute.KeyValue)
 }

@@ -56,7 +56,6 @@ type fragmentSpan struct {
 	mu      sync.Mutex
 	adopted string               // the name of the read that adopted the span, if one did
 	attrs   []attribute.KeyValue // the read's, once it ended
-	failed  bool                 // the read failed
 }
 
 var _ routing.FragmentSpan = (*fragmentSpan)(nil)
@@ -71,21 +70,21 @@ func (f *fragmentSpan) AdoptRead(name string) bool {
 	return true
 }
 
-func (f *fragmentSpan) EndRead(attrs []attribute.KeyValue, failed bool) {
+func (f *fragmentSpan) EndRead(attrs []attribute.KeyValue) {
 	f.mu.Lock()
-	f.attrs, f.failed = attrs, failed
+	f.attrs = attrs
 	f.mu.Unlock()
 }
 
-// finish ends the fragment's span s with attrs, as failed or not: under the name of the read
-// that adopted it, with that read's attributes, if s is a fragmentSpan a read adopted.
+// finish ends the fragment's span s with attrs, as failed or not (the fragment's outcome):
+// under the name of the read that adopted it, with that read's attributes, if s is a
+// fragmentSpan a read adopted.
 func finish(s trace.Span, failed bool, attrs ...attribute.KeyValue) {
 	if f, ok := s.(*fragmentSpan); ok {
 		f.mu.Lock()
 		if f.adopted != "" {
 			f.Span.SetName(f.adopted)
 			attrs = append(f.attrs, attrs...)
-			failed = failed || f.failed
 		}
 		f.mu.Unlock()
 	}
