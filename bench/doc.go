@@ -80,11 +80,12 @@
 //     this tree +31 and +34 KiB (+435 and +370 objects) over 341–378 KiB; what remains is
 //     mostly the OTLP exporter's conversion of every attribute into protobuf messages (about
 //     2.5 objects an attribute) and the SDK's span and snapshot. Server CPU per row, export's
-//     overhead, on a machine shared with six other builds (load 10–26; two processes of one
-//     build read up to 8% apart): BenchmarkOTLPExport with its defaults −1.2, +1.8, −3.2,
-//     +3.3, +4.5, −0.1% (pairs −0.6/−1.9, +1.5/+2.2, −3.0/−3.3, +2.5/+4.0, +0.0/+9.2,
-//     +0.6/−0.9; with background work −0.9, +2.4, −2.2, +3.4, +5.0, −0.1%), median +0.9%, the
-//     run at the least load (10.1–10.2, the last) −0.1%; beside main's build in
+//     overhead, on a machine shared with six other builds (load 7–26; two processes of one
+//     build read up to 8% apart): BenchmarkOTLPExport with its defaults, in order, −1.2,
+//     +1.8, −3.2, +3.3, +4.5, −0.1, +3.7, +0.9% (pairs −0.6/−1.9, +1.5/+2.2, −3.0/−3.3,
+//     +2.5/+4.0, +0.0/+9.2, +0.6/−0.9, +2.3/+5.1, +0.6/+1.3; with background work −0.9, +2.4,
+//     −2.2, +3.4, +5.0, −0.1, +3.4, +1.0%), median +1.4%; the last three, at the day's least
+//     load (7.3–12.1), −0.1, +3.7, +0.9%; beside main's build in
 //     one run (two processes of each, 150 rounds, load 15.5–25.7) this tree −0.9% (pairs +0.7,
 //     −2.4; with background work +0.3%), main +1.7% (pairs +1.1, +2.3; +2.6%). The medians are
 //     under issue 20's 2%, but at this load one run's spread is wider than the target: the
