@@ -85,10 +85,15 @@ var batchSchemaDef = routing.TableDef{PartitionColumn: routing.ColumnPartition.S
 // The returned reader keeps ctx for its reads: cancelling it stops the read, and Next then
 // reports false with Err() the context's error. Rows emitted are added to
 // routing.StatsFrom(ctx).ArchiveRows and object reads counted as for Read; a
-// pulpitum.archive.read span (operation read_batches, no key or partition value) lasts until
-// the reader ends or is released. The caller must Release the reader.
+// pulpitum.archive.read span (operation read_batches, pulpitum.query.limit when req has a
+// limit, no key or partition value) lasts until the reader ends or is released. The caller
+// must Release the reader.
 func (r *Reader) ReadBatches(ctx context.Context, manifestKey string, b routing.BucketID, req routing.BatchRequest) (_ routing.BatchReader, err error) {
-	ctx, span, c := r.startSpan(ctx, "read_batches", attribute.Int64("pulpitum.query.limit", req.Limit))
+	var limit []attribute.KeyValue // a read without a limit (-1) leaves the attribute out
+	if req.Limit >= 0 {
+		limit = []attribute.KeyValue{attribute.Int64("pulpitum.query.limit", req.Limit)}
+	}
+	ctx, span, c := r.startSpan(ctx, "read_batches", limit...)
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		if err != nil {

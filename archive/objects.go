@@ -41,8 +41,9 @@ type ioCounter struct {
 
 // readSpanAttrs is the capacity of a recording ioCounter's attrs: the most attributes a
 // pulpitum.archive.read span carries (operation, limit, format or count source, four
-// pruning counts, bytes, object reads, records).
-const readSpanAttrs = 10
+// pruning counts, bytes, object reads, records), and room for the three a bucket fragment
+// adds to the span it gave the read (routing.FragmentSpan, scan/fragspan.go).
+const readSpanAttrs = 13
 
 // setAttrs adds kv to the attributes of the call's span, if it records.
 func (c *ioCounter) setAttrs(kv ...attribute.KeyValue) {

@@ -467,7 +467,10 @@ func (r *Reader) aggregateParquet(ctx context.Context, ft *footer, rr *rangeRead
 }
 
 // endSpan records the I/O of one call on its span, with the attributes c holds, and ends it.
-// Keys and partition values are never recorded. records < 0 records none.
+// Keys and partition values are never recorded. records < 0 records none. A span the call
+// adopted from its bucket fragment (routing.FragmentSpan) is handed the attributes instead,
+// without the records (the fragment's rows count them), and ends with its fragment, with the
+// fragment's status.
 func endSpan(span trace.Span, c *ioCounter, records int, err error) {
 	if !span.IsRecording() {
 		span.End()
@@ -475,6 +478,10 @@ func endSpan(span trace.Span, c *ioCounter, records int, err error) {
 	}
 	c.setAttrs(attribute.Int64("pulpitum.archive.bytes_read", c.bytes.Load()),
 		attribute.Int64("pulpitum.archive.object_reads", c.reads.Load()))
+	if fs, ok := span.(routing.FragmentSpan); ok {
+		fs.EndRead(c.attrs)
+		return
+	}
 	if records >= 0 {
 		c.setAttrs(attribute.Int("pulpitum.archive.records", records))
 	}
@@ -494,17 +501,28 @@ var noSpan = trace.SpanFromContext(context.Background())
 // server installs (internal/telemetry: none recorded without an exporter, else a child is
 // recorded when its parent is), a child of it would record nothing either, and a query asks up
 // to thousands of buckets, each of which would still pay for a span's identifiers and
-// options. It then returns ctx and noSpan. A call without a span in ctx (a direct caller)
-// always starts one.
+// options. It then returns ctx and noSpan. When ctx's span is a bucket fragment's that no
+// read adopted yet (routing.FragmentSpan), the call adopts it as its pulpitum.archive.read
+// span instead of starting a child (it ends with the fragment, with the fragment's internal
+// kind). A call without a span in ctx (a direct caller) always starts one.
 func (r *Reader) startSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span, *ioCounter) {
 	c := &ioCounter{}
-	if parent := trace.SpanFromContext(ctx); parent.SpanContext().IsValid() && !parent.IsRecording() {
+	parent := trace.SpanFromContext(ctx)
+	if parent.SpanContext().IsValid() && !parent.IsRecording() {
 		return ctx, noSpan, c
 	}
-	ctx, span := r.tracer.Start(ctx, "pulpitum.archive.read", trace.WithSpanKind(trace.SpanKindClient))
+	var span trace.Span
+	if fs, ok := parent.(routing.FragmentSpan); ok && fs.AdoptRead(readSpanName) {
+		span = fs
+	} else {
+		ctx, span = r.tracer.Start(ctx, readSpanName, trace.WithSpanKind(trace.SpanKindClient))
+	}
 	if span.IsRecording() {
 		c.attrs = append(make([]attribute.KeyValue, 0, readSpanAttrs), attribute.String("pulpitum.archive.operation", op))
 		c.attrs = append(c.attrs, attrs...)
 	}
 	return ctx, span, c
 }
+
+// readSpanName is the name of an archive read's span (docs/pulpitum-v4.md §6.1).
+const readSpanName = "pulpitum.archive.read"

@@ -42,9 +42,12 @@ import (
 // FLIGHTSRV_SIDE_BY_SIDE_PROFILE=DIR, every variant also serves pprof (--debug-listen on a
 // free loopback port): its CPU profile over the timed rounds (their length estimated from the
 // last untimed one) and its allocation profile are written to DIR/NAME.cpu.pprof and
-// DIR/NAME.allocs.pprof, for `go tool pprof -diff_base`, and its garbage collections and bytes
-// allocated per query are printed; profiling costs the variants alike, but sets Go's
-// heap-profile sampling on (serve leaves it off without --debug-listen). make
+// DIR/NAME.allocs.pprof, for `go tool pprof -diff_base`, and its garbage collections, bytes
+// and objects allocated per query are printed, with its live heap and the memory its runtime
+// holds after a forced collection at the end; profiling costs the variants alike, but sets
+// Go's heap-profile sampling on (serve leaves it off without --debug-listen). With GOGC=off
+// and a large --go-memory-limit in every variant (no collection, so no buffer pool trimmed
+// by one) the bytes and objects a query allocates are nearly exact from run to run. make
 // bench-side-by-side runs it; start two or three processes of each variant to see how much
 // processes of the same build differ.
 func BenchmarkSideBySide(b *testing.B) {
@@ -99,6 +102,7 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		lat            []time.Duration
 		server, client time.Duration // CPU over the timed rounds
 		gc0, gc1       goMemStats    // before and after the timed rounds, when profiled
+		live           goMemStats    // after them and a forced collection, when profiled
 		all            time.Duration // server CPU from the first timed round to the last's end
 		switches       int64         // the server's context switches over the timed rounds
 	}
@@ -150,7 +154,7 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 		}
 		if r == 0 && profDir != "" {
 			for i, v := range vs {
-				v.gc0 = memStats(b, debugAddrs[i])
+				v.gc0 = memStats(b, debugAddrs[i], false)
 			}
 			// The timed rounds last about rounds times the last untimed one.
 			secs := max(1, int(warm.Seconds()*float64(rounds)+0.5))
@@ -205,13 +209,19 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 	}
 	if profDir != "" {
 		for i, v := range vs {
-			v.gc1 = memStats(b, debugAddrs[i])
+			v.gc1 = memStats(b, debugAddrs[i], false)
+		}
+		for i, v := range vs {
+			v.live = memStats(b, debugAddrs[i], true)
 		}
 	}
 	profiles.Wait()
 	for i, v := range vs {
 		if profDir != "" {
-			fetchProfile(b, debugAddrs[i], "allocs", filepath.Join(profDir, v.name+".allocs.pprof"))
+			// gc=1: a heap profile holds the allocations up to the last completed collection,
+			// none at all under GOGC=off (which counts a query's allocations without the pools
+			// emptied by collections).
+			fetchProfile(b, debugAddrs[i], "allocs?gc=1", filepath.Join(profDir, v.name+".allocs.pprof"))
 		}
 	}
 	rows := float64(int64(rounds) * sc.ref.rows)
@@ -228,8 +238,11 @@ func sideBySide(b *testing.B, spec string, rounds int) []sideResult {
 			float64(v.server.Nanoseconds())/rows, float64(v.all.Nanoseconds())/rows, float64(v.client.Nanoseconds())/rows,
 			float64(mem.HWM)/(1<<20), anon, file, float64(v.switches)/float64(rounds))
 		if profDir != "" {
-			fmt.Printf("side-by-side %-12s per query: %.2f GC cycles, %.0f KiB allocated\n", v.name,
-				float64(v.gc1.numGC-v.gc0.numGC)/float64(rounds), float64(v.gc1.totalAlloc-v.gc0.totalAlloc)/float64(rounds)/1024)
+			fmt.Printf("side-by-side %-12s per query: %.2f GC cycles, %.0f KiB allocated in %.0f objects\n", v.name,
+				float64(v.gc1.numGC-v.gc0.numGC)/float64(rounds), float64(v.gc1.totalAlloc-v.gc0.totalAlloc)/float64(rounds)/1024,
+				float64(v.gc1.mallocs-v.gc0.mallocs)/float64(rounds))
+			fmt.Printf("side-by-side %-12s after a forced collection: %.2f MiB live heap, %.2f MiB held by the runtime\n", v.name,
+				float64(v.live.heapAlloc)/(1<<20), float64(v.live.held)/(1<<20))
 		}
 		out = append(out, sideResult{name: v.name, p50: p50, cpuPerRow: float64(v.server.Nanoseconds()) / rows, allPerRow: float64(v.all.Nanoseconds()) / rows})
 	}
@@ -243,13 +256,20 @@ func cpuProfile(b *testing.B, addr string, secs int, file string) {
 }
 
 // goMemStats is what sideBySide reads of a process's runtime.MemStats: its garbage
-// collections and bytes allocated so far.
-type goMemStats struct{ numGC, totalAlloc uint64 }
+// collections, bytes and objects allocated so far, its heap objects' bytes (HeapAlloc), and
+// the memory its soft limit counts (Sys less HeapReleased: heap, stacks and the runtime's
+// own structures).
+type goMemStats struct{ numGC, totalAlloc, mallocs, heapAlloc, held uint64 }
 
-// memStats reads the NumGC and TotalAlloc of the process serving pprof at addr (the
-// "# NumGC = N" lines of /debug/pprof/heap?debug=1); zero after logging an error.
-func memStats(b *testing.B, addr string) goMemStats {
-	resp, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
+// memStats reads the goMemStats of the process serving pprof at addr (the "# NumGC = N"
+// lines of /debug/pprof/heap?debug=1), after a forced collection when gc is set (heapAlloc is
+// then the live heap); zero after logging an error.
+func memStats(b *testing.B, addr string, gc bool) goMemStats {
+	q := ""
+	if gc {
+		q = "&gc=1"
+	}
+	resp, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1" + q)
 	if err != nil {
 		b.Logf("memory statistics of %s: %v", addr, err)
 		return goMemStats{}
@@ -257,6 +277,7 @@ func memStats(b *testing.B, addr string) goMemStats {
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	var m goMemStats
+	var sys, released uint64
 	for _, l := range strings.Split(string(raw), "\n") {
 		if k, v, ok := strings.Cut(strings.TrimPrefix(l, "# "), " = "); ok {
 			n, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
@@ -265,9 +286,18 @@ func memStats(b *testing.B, addr string) goMemStats {
 				m.numGC = n
 			case "TotalAlloc":
 				m.totalAlloc = n
+			case "Mallocs":
+				m.mallocs = n
+			case "HeapAlloc":
+				m.heapAlloc = n
+			case "Sys":
+				sys = n
+			case "HeapReleased":
+				released = n
 			}
 		}
 	}
+	m.held = sys - released
 	return m
 }
 
