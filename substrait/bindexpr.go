@@ -1646,6 +1646,9 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 }
 
 func (bd *binder) binary(op string, l, r bval) (bval, error) {
+	if v, ok, err := bd.dateIntervalArith(op, l, r); ok || err != nil {
+		return v, err
+	}
 	if v, ok, err := bd.intervalBinary(op, l, r); ok || err != nil {
 		return v, err
 	}
@@ -1780,6 +1783,9 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 			return bval{}, true, unimplementedAre("intervals added to this value")
 		}
 		t = time.Unix(0, ns).UTC()
+		if _, wall := lit.GetType().(*types.PrecisionTimestampType); wall {
+			return bd.wallclockPlusInterval(op, t, iv)
+		}
 	case l.str != nil:
 		var err error
 		if t, err = parseClamped(*l.str); err != nil {
@@ -1813,15 +1819,80 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	return typed(tsLiteral(t)), true, nil
 }
 
+// dateIntervalArith binds date ± interval and interval + date as PostgreSQL does: the date is
+// cast to timestamp without time zone (midnight; wallclockType) and the interval added to it,
+// so the result is a timestamp without time zone (Metabase and Tableau write CAST(ts AS date) +
+// INTERVAL '1 day'). A date constant is folded to the timestamp constant; one outside the
+// executor's nanosecond range is ErrTimestampOutOfRange, as its cast to timestamp is. ok is
+// false for any other operands.
+func (bd *binder) dateIntervalArith(op string, l, r bval) (bval, bool, error) {
+	isDate := func(v bval) bool { return v.e != nil && !v.untyped() && familyOf(v.typ()) == famDate }
+	switch {
+	case (op == "+" || op == "-") && isDate(l) && isIntervalVal(r):
+		ts, err := bd.dateAsWallclock(l.e)
+		if err != nil {
+			return bval{}, true, err
+		}
+		v, err := bd.binary(op, typed(ts), r)
+		return v, true, err
+	case op == "+" && isIntervalVal(l) && isDate(r):
+		ts, err := bd.dateAsWallclock(r.e)
+		if err != nil {
+			return bval{}, true, err
+		}
+		v, err := bd.binary(op, l, typed(ts))
+		return v, true, err
+	}
+	return bval{}, false, nil
+}
+
+// dateAsWallclock is date e as a timestamp without time zone (midnight), PostgreSQL's
+// date → timestamp cast: a constant folded (outside the nanosecond range,
+// ErrTimestampOutOfRange), anything else cast by the executor.
+func (bd *binder) dateAsWallclock(e expr.Expression) (expr.Expression, error) {
+	if d, ok := e.(*expr.PrimitiveLiteral[types.Date]); ok {
+		if err := checkNanoRange(time.Unix(int64(d.Value)*86400, 0).UTC()); err != nil {
+			return nil, err
+		}
+	}
+	return bd.dateToTimestamp(e, wallclockType()), nil
+}
+
+// wallclockPlusInterval folds a timestamp without time zone constant t ± INTERVAL iv as
+// PostgreSQL's timestamp_pl_interval computes it (the months on the calendar, the day clamped
+// to the month's end, then the days and the time), keeping its type: a result outside the
+// nanosecond range is PostgreSQL's "timestamp out of range" (22008), never clamped, as it is a
+// value shown and not a routed bound.
+func (bd *binder) wallclockPlusInterval(op string, t time.Time, iv string) (bval, bool, error) {
+	us, months, ok := parseInterval(iv)
+	if !ok {
+		return bval{}, true, errorf(InvalidArgument, "invalid interval literal")
+	}
+	if !months.IsInt() || !months.Num().IsInt64() {
+		return bval{}, true, unimplementedAre("intervals with a fractional number of months")
+	}
+	sign := int64(1)
+	if op == "-" {
+		sign = -1
+	}
+	t = calendar.AddMonths(t, sign*months.Num().Int64())
+	usf, _ := us.Float64()
+	ns := float64(sign) * usf * float64(time.Microsecond)
+	if math.Abs(ns) > math.MaxInt64 {
+		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
+	}
+	t = t.Add(time.Duration(ns))
+	if checkNanoRange(t) != nil {
+		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
+	}
+	return typed(expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)), true, nil
+}
+
 // columnPlusInterval binds timestamp expression ± INTERVAL iv as flightsrv's timestamp_add
 // (evaluated per row by scan/ops as PostgreSQL computes it in UTC: the months on the
 // calendar, then the days as 24 hours and the time). A fractional number of months is
 // refused, as for constants.
 func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, error) {
-	if familyOf(l.typ()) == famDate {
-		// PostgreSQL answers a timestamp without time zone.
-		return bval{}, true, unimplemented("date " + op + " interval")
-	}
 	if familyOf(l.typ()) != famTimestamp {
 		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s interval", typeName(l.typ()), op)
 	}
