@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -110,6 +111,7 @@ func i16Type() types.Type     { return &types.Int16Type{Nullability: nullableN} 
 func i32Type() types.Type     { return &types.Int32Type{Nullability: nullableN} }
 func i64Type() types.Type     { return &types.Int64Type{Nullability: nullableN} }
 func fp64Type() types.Type    { return &types.Float64Type{Nullability: nullableN} }
+func fp32Type() types.Type    { return &types.Float32Type{Nullability: nullableN} }
 func strType() types.Type     { return &types.StringType{Nullability: nullableN} }
 func binType() types.Type     { return &types.BinaryType{Nullability: nullableN} }
 func dateType() types.Type    { return &types.DateType{Nullability: nullableN} }
@@ -285,7 +287,7 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 	}
 	hf, tf := familyOf(have), familyOf(t)
 	if hf == famNumeric && tf == famFloat {
-		return bd.numericToFloat(v.e)
+		return bd.numericToFloatType(v.e, t)
 	}
 	if tf == famNumeric && (hf == famInt || hf == famNumeric) {
 		return bd.coerceNumeric(v, t)
@@ -358,10 +360,17 @@ func foldNumber(e expr.Expression, t types.Type) expr.Expression {
 		i = l.Value
 	case *expr.PrimitiveLiteral[float64]:
 		f, isFloat = l.Value, true
+	case *expr.PrimitiveLiteral[float32]:
+		f, isFloat = float64(l.Value), true
 	default:
 		return nil
 	}
 	switch t.(type) {
+	case *types.Float32Type:
+		if !isFloat {
+			// int4/int8 → float4 rounds to the nearest real, as C's conversion does.
+			return expr.NewPrimitiveLiteral(float32(i), false)
+		}
 	case *types.Int64Type:
 		if !isFloat {
 			return expr.NewPrimitiveLiteral(i, false)
@@ -411,6 +420,17 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 		}
 		return expr.NewPrimitiveLiteral(n, true), nil
 	case famFloat:
+		if _, real := t.(*types.Float32Type); real {
+			// float4in: the nearest real to the text; one past real's range is 22003.
+			f, err := strconv.ParseFloat(strings.TrimSpace(s), 32)
+			if errors.Is(err, strconv.ErrRange) {
+				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range for type real"}
+			}
+			if err != nil {
+				return nil, bad()
+			}
+			return expr.NewPrimitiveLiteral(float32(f), true), nil
+		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {
 			return nil, bad()
@@ -525,6 +545,27 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		}
 		return expr.NewPrimitiveLiteral(n, true), nil
 	case famFloat:
+		if _, real := t.(*types.Float32Type); real {
+			// A real parameter: a float32 as it is, a double or an integer rounded to the
+			// nearest real (float8 → float4 past real's range is 22003, as in PostgreSQL).
+			var f float64
+			switch x := v.(type) {
+			case float32:
+				return expr.NewPrimitiveLiteral(x, true), nil
+			case float64:
+				f = x
+			default:
+				n, ok := asInt64(v)
+				if !ok {
+					return nil, wrong()
+				}
+				f = float64(n)
+			}
+			if r := float32(f); math.IsInf(float64(r), 0) && !math.IsInf(f, 0) || r == 0 && f != 0 {
+				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: fmt.Sprintf("parameter $%d is out of range for type real", pos)}
+			}
+			return expr.NewPrimitiveLiteral(float32(f), true), nil
+		}
 		switch x := v.(type) {
 		case float64:
 			return expr.NewPrimitiveLiteral(x, true), nil
@@ -695,7 +736,7 @@ func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expressio
 		case sameType(at, btt):
 			t = at
 		case isNumber(af) && isNumber(bf):
-			t = widerNumber(at, btt)
+			t = operatorNumber(at, btt)
 		case af == famString && bf == famString:
 			t = at
 		case af == famTimestamp && bf == famTimestamp:
@@ -720,6 +761,28 @@ func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expressio
 		return nil, nil, err
 	}
 	return x, y, nil
+}
+
+// isReal reports whether t is real (float4, Arrow float32).
+func isReal(t types.Type) bool {
+	_, ok := t.(*types.Float32Type)
+	return ok
+}
+
+// errSumReal refuses sum of real, as an aggregate and over a window: PostgreSQL's sum(real) is
+// real, added in single precision row after row (float4pl) in the order it reads them, which a
+// sum of partial sums cannot reproduce; avg, min, max and the variances of real answer.
+var errSumReal = refused(Unimplemented, "0A000", "sum of real (float4) is not supported: PostgreSQL adds reals in single precision row by row; sum(x::float8) is the double precision sum")
+
+// operatorNumber is the type two numbers of different types meet in under PostgreSQL's
+// operator resolution: real beside a number of another type (an integer, a numeric, double
+// precision) is double precision, as PostgreSQL prefers float8's operators (float48pl,
+// float48eq…) over casting the other operand to real; otherwise widerNumber's.
+func operatorNumber(a, b types.Type) types.Type {
+	if isReal(a) != isReal(b) {
+		return fp64Type()
+	}
+	return widerNumber(a, b)
 }
 
 var comparisons = map[string]string{"=": "equal", "<>": "not_equal", "!=": "not_equal", "<": "lt", ">": "gt", "<=": "lte", ">=": "gte"}
@@ -925,9 +988,8 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	case "int8", "bigint":
 		return i64Type(), name, nil
 	case "float4", "real":
-		// Single precision is not carried: read as double precision it would answer
-		// 0.1::real::float8 as 0.1 where PostgreSQL answers 0.10000000149011612.
-		return nil, "", unimplemented("casts to real (float4)")
+		// Arrow float32 end to end: 0.1::real::float8 is 0.10000000149011612, as in PostgreSQL.
+		return fp32Type(), name, nil
 	case "float8", "numeric", "decimal", "double precision":
 		return fp64Type(), name, nil
 	case "bool", "boolean":
@@ -1058,7 +1120,10 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 			ok = true
 		}
 	case famInt, famFloat:
-		ok = hf == famInt || hf == famFloat || hf == famString || hf == famBool
+		// boolean casts to integer only (PostgreSQL has no boolean → smallint, bigint, real
+		// or double precision cast).
+		_, int4 := t.(*types.Int32Type)
+		ok = hf == famInt || hf == famFloat || hf == famString || hf == famBool && int4
 	case famBool:
 		ok = hf == famString || hf == famInt
 	case famTimestamp:
@@ -1099,7 +1164,10 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 	}
 	if hf == famFloat && tf == famInt {
 		// PostgreSQL rounds to the nearest integer (half to even); arrow-go's safe cast refuses
-		// any fraction.
+		// any fraction. A real is rounded as the double it widens to exactly.
+		if _, real := have.(*types.Float32Type); real {
+			e = &expr.Cast{Type: fp64Type().WithNullability(have.GetNullability()), Input: e, FailureBehavior: types.BehaviorThrowException}
+		}
 		r, err := bd.fn(URNPostgres, "round", fp64Type(), e)
 		if err != nil {
 			return bval{}, err
@@ -1631,6 +1699,9 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 			zero = expr.NewPrimitiveLiteral(int32(0), false)
 		case *types.Int64Type:
 			zero = expr.NewPrimitiveLiteral(int64(0), false)
+		case *types.Float32Type:
+			// float4um: a real stays real.
+			zero = expr.NewPrimitiveLiteral(float32(0), false)
 		default:
 			x, err := bd.coerce(v, fp64Type(), "")
 			if err != nil {

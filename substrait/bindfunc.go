@@ -297,6 +297,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			if fam != famInt && fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
+			if name == "sum" && isReal(at) {
+				return bval{}, errSumReal
+			}
 			id.URN = URNArithmetic
 			if name == "avg" && fam == famInt {
 				// avg of integers is numeric in PostgreSQL: sum / count at the scale

@@ -162,7 +162,10 @@ func castError(err error, from, to arrow.DataType) error {
 		}
 		return &DataError{Code: code, Msg: "invalid input syntax for type " + pgTypeName(to), Err: err}
 	}
-	if strings.Contains(msg, "not in range") || strings.Contains(msg, "overflow") {
+	if strings.Contains(msg, "not in range") || strings.Contains(msg, "overflow") ||
+		arrow.IsFloating(from.ID()) && arrow.IsInteger(to.ID()) && strings.Contains(msg, "truncated") {
+		// A float rounded to an integer (the binder rounds it first) is truncated only when
+		// outside the integer's range, or NaN or infinite: "integer out of range".
 		return outOfRange(to, err)
 	}
 	if to.ID() == arrow.TIMESTAMP && strings.Contains(msg, "out of bounds timestamp") {

@@ -381,10 +381,46 @@ func floatText(ctx context.Context, d compute.Datum) (compute.Datum, error) {
 	})
 }
 
+// float4Text is a cast of real to text as PostgreSQL's float4out writes it (floatText's rules
+// for float4: the shortest decimal that reads back as the same real, 0.1::real is 0.1 and
+// (1/3.0)::real 0.33333334).
+func float4Text(ctx context.Context, d compute.Datum) (compute.Datum, error) {
+	return textOf(ctx, d, func(a arrow.Array) func(i int) string {
+		f := a.(*array.Float32)
+		return func(i int) string { return floatDigits(float64(f.Value(i)), 32) }
+	})
+}
+
+// float8ToFloat4 is PostgreSQL's cast of double precision to real (float8_to_float4): the
+// nearest real; a finite value past real's range is "value out of range: overflow" and a
+// non-zero value that rounds to zero "value out of range: underflow" (22003); infinities and
+// NaN stay themselves.
+func float8ToFloat4(ctx context.Context, d compute.Datum) (compute.Datum, error) {
+	return castEach(ctx, d, func(a arrow.Array) (arrow.Array, error) {
+		f := a.(*array.Float64)
+		return mapRows[float32](array.NewFloat32Builder(compute.GetAllocator(ctx)), a.Len(), []arrow.Array{a}, func(i int) (float32, bool, error) {
+			x := f.Value(i)
+			r := float32(x)
+			switch {
+			case math.IsInf(float64(r), 0) && !math.IsInf(x, 0):
+				return 0, false, errFloatOverflow
+			case r == 0 && x != 0:
+				return 0, false, errFloatUnderflow
+			}
+			return r, true, nil
+		})
+	})
+}
+
 // float8Text is float8out's text of v (floatText): the shortest digits that read back, in
 // exponential form (at least two exponent digits) when the decimal exponent is below -4 or
 // at least 15 (DBL_DIG), else positional (1234567, not Go's 1.234567e+06).
-func float8Text(v float64) string {
+func float8Text(v float64) string { return floatDigits(v, 64) }
+
+// floatDigits is float8out's (bits 64) or float4out's (bits 32, v a real's value) text of v:
+// the shortest digits that read back as the same value of that size, exponential when the
+// decimal exponent is below -4 or at least DBL_DIG (15) or FLT_DIG (6).
+func floatDigits(v float64, bits int) string {
 	switch {
 	case math.IsInf(v, 1):
 		return "Infinity"
@@ -393,18 +429,34 @@ func float8Text(v float64) string {
 	case math.IsNaN(v):
 		return "NaN"
 	}
-	e := strconv.FormatFloat(v, 'e', -1, 64)
+	digits := 15
+	if bits == 32 {
+		digits = 6
+	}
+	e := strconv.FormatFloat(v, 'e', -1, bits)
 	exp, err := strconv.Atoi(e[strings.LastIndexByte(e, 'e')+1:])
-	if err != nil || exp < -4 || exp >= 15 {
+	if err != nil || exp < -4 || exp >= digits {
 		return e
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
+	return strconv.FormatFloat(v, 'f', -1, bits)
 }
 
 // textOf casts an array or scalar datum to text, each non-null value written by the function
 // spell returns for its array; the result is built with ctx's allocator (the caller releases
 // it).
 func textOf(ctx context.Context, d compute.Datum, spell func(arrow.Array) func(i int) string) (compute.Datum, error) {
+	return castEach(ctx, d, func(a arrow.Array) (arrow.Array, error) {
+		text := spell(a)
+		return mapStrings(compute.GetAllocator(ctx), a.Len(), []arrow.Array{a}, func(i int) (string, bool, error) {
+			return text(i), true, nil
+		})
+	})
+}
+
+// castEach is a cast of an array or scalar datum by build, which maps the values of an array
+// (a scalar is read as an array of one value and answered as a scalar again); the result is
+// built with ctx's allocator (the caller releases it).
+func castEach(ctx context.Context, d compute.Datum, build func(arrow.Array) (arrow.Array, error)) (compute.Datum, error) {
 	var a arrow.Array
 	switch v := d.(type) {
 	case *compute.ArrayDatum:
@@ -416,21 +468,13 @@ func textOf(ctx context.Context, d compute.Datum, spell func(arrow.Array) func(i
 		}
 		a = arr
 	default:
-		return nil, fmt.Errorf("ops: cast of %T to text", d)
+		return nil, fmt.Errorf("ops: cast of %T", d)
 	}
 	defer a.Release()
-	text := spell(a)
-	b := array.NewStringBuilder(compute.GetAllocator(ctx))
-	defer b.Release()
-	b.Reserve(a.Len())
-	for i := range a.Len() {
-		if a.IsNull(i) {
-			b.AppendNull()
-			continue
-		}
-		b.Append(text(i))
+	out, err := build(a)
+	if err != nil {
+		return nil, err
 	}
-	out := b.NewArray()
 	defer out.Release()
 	if _, ok := d.(*compute.ScalarDatum); ok {
 		sc, err := scalar.GetScalar(out, 0)

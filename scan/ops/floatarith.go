@@ -1,0 +1,106 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// Floating-point +, -, * and / with PostgreSQL's checks (float4pl, float8mul, float8div…, their
+// check_float4_val and check_float8_val): a finite result of finite operands that becomes
+// infinite is "value out of range: overflow", a product or quotient of non-zero operands
+// that becomes zero "value out of range: underflow" (22003), a divisor of zero "division by
+// zero" (22012) unless the dividend is NaN. Infinities and NaN given as operands propagate.
+//
+// functions_arithmetic's add, subtract, multiply and divide of two reals (float32, computed
+// in single precision as PostgreSQL's float4 operators are) or two doubles (float64) are
+// evaluated here, not by arrow-go, whose kernels let an overflow become ±Inf and an underflow
+// 0 silently.
+func init() {
+	for _, op := range []string{"add", "subtract", "multiply", "divide"} {
+		ownFunctions["float_"+op] = floatArithKernel(op)
+	}
+}
+
+// isFloatArith reports whether f is functions_arithmetic's add, subtract, multiply or divide
+// returning a real or a double (which compile evaluates with floatArithKernel).
+func isFloatArith(f *expr.ScalarFunction) bool {
+	if f.ID().URN != urnArith {
+		return false
+	}
+	switch f.Name() {
+	case "add", "subtract", "multiply", "divide":
+	default:
+		return false
+	}
+	switch f.GetType().(type) {
+	case *types.Float32Type, *types.Float64Type:
+		return true
+	}
+	return false
+}
+
+// floatArithKernel evaluates op of two floats of one type, float32 or float64.
+func floatArithKernel(op string) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := argCount(n, 2, 2); err != nil {
+			return err
+		}
+		t := n.types[0]
+		if t == nil || !arrow.TypeEqual(t, n.types[1]) {
+			return fmt.Errorf("arguments must be floats of one type, not %v and %v", n.types[0], n.types[1])
+		}
+		n.out = t
+		switch t.ID() {
+		case arrow.FLOAT32:
+			n.run = floatArith[float32](op, func(m memory.Allocator) appender[float32] { return array.NewFloat32Builder(m) })
+		case arrow.FLOAT64:
+			n.run = floatArith[float64](op, func(m memory.Allocator) appender[float64] { return array.NewFloat64Builder(m) })
+		default:
+			return fmt.Errorf("arguments must be float32 or float64, not %s", t)
+		}
+		return nil
+	}
+}
+
+func floatArith[T float32 | float64](op string, newB func(memory.Allocator) appender[T]) func(memory.Allocator, int, []arrow.Array) (arrow.Array, error) {
+	return func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		a := args[0].(arrow.TypedArray[T])
+		b := args[1].(arrow.TypedArray[T])
+		return mapRows[T](newB(mem), rows, args, func(i int) (T, bool, error) {
+			r, err := floatOp(op, a.Value(i), b.Value(i))
+			return r, err == nil, err
+		})
+	}
+}
+
+// floatOp is x op y in T's precision with PostgreSQL's checks (the file's comment).
+func floatOp[T float32 | float64](op string, x, y T) (T, error) {
+	inf := func(v T) bool { return math.IsInf(float64(v), 0) }
+	var r T
+	switch op {
+	case "add":
+		r = x + y
+	case "subtract":
+		r = x - y
+	case "multiply":
+		r = x * y
+	case "divide":
+		if y == 0 && !math.IsNaN(float64(x)) {
+			return 0, &DataError{Code: sqlstateDivisionByZero, Msg: "division by zero"}
+		}
+		r = x / y
+	}
+	switch {
+	case inf(r) && !inf(x) && (op == "divide" || !inf(y)):
+		return 0, errFloatOverflow
+	case r == 0 && x != 0 && (op == "multiply" && y != 0 || op == "divide" && !inf(y)):
+		return 0, errFloatUnderflow
+	}
+	return r, nil
+}
