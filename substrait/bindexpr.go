@@ -1699,16 +1699,21 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 			zero = expr.NewPrimitiveLiteral(int32(0), false)
 		case *types.Int64Type:
 			zero = expr.NewPrimitiveLiteral(int64(0), false)
-		case *types.Float32Type:
-			// float4um: a real stays real.
-			zero = expr.NewPrimitiveLiteral(float32(0), false)
 		default:
-			x, err := bd.coerce(v, fp64Type(), "")
-			if err != nil {
-				return bval{}, err
+			// float4um and float8um negate (a real stays real): -1 times the value, whose
+			// negative zero (-(0::float8) is -0) 0 - x would lose.
+			var minusOne expr.Expression = expr.NewPrimitiveLiteral(-1.0, false)
+			if isReal(v.typ()) {
+				minusOne = expr.NewPrimitiveLiteral(float32(-1), false)
+			} else {
+				x, err := bd.coerce(v, fp64Type(), "")
+				if err != nil {
+					return bval{}, err
+				}
+				v = typed(x)
 			}
-			v = typed(x)
-			zero = expr.NewPrimitiveLiteral(0.0, false)
+			m, err := bd.fn(URNArithmetic, "multiply", v.typ().WithNullability(nullableN), minusOne, v.e)
+			return typed(m), err
 		}
 		s, err := bd.fn(URNArithmetic, "subtract", v.typ().WithNullability(nullableN), zero, v.e)
 		return typed(s), err

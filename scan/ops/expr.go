@@ -875,7 +875,7 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 		return floatText(ctx, d)
 	}
 	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.FLOAT32 && n.to.ID() == arrow.STRING {
-		return float4Text(ctx, d)
+		return float4Texts(ctx, d)
 	}
 	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.FLOAT64 && n.to.ID() == arrow.FLOAT32 {
 		return float8ToFloat4(ctx, d)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -381,13 +382,11 @@ func floatText(ctx context.Context, d compute.Datum) (compute.Datum, error) {
 	})
 }
 
-// float4Text is a cast of real to text as PostgreSQL's float4out writes it (floatText's rules
-// for float4: the shortest decimal that reads back as the same real, 0.1::real is 0.1 and
-// (1/3.0)::real 0.33333334).
-func float4Text(ctx context.Context, d compute.Datum) (compute.Datum, error) {
+// float4Texts is a cast of real to text as PostgreSQL's float4out writes it (float4Text).
+func float4Texts(ctx context.Context, d compute.Datum) (compute.Datum, error) {
 	return textOf(ctx, d, func(a arrow.Array) func(i int) string {
 		f := a.(*array.Float32)
-		return func(i int) string { return floatDigits(float64(f.Value(i)), 32) }
+		return func(i int) string { return float4Text(f.Value(i)) }
 	})
 }
 
@@ -412,15 +411,78 @@ func float8ToFloat4(ctx context.Context, d compute.Datum) (compute.Datum, error)
 	})
 }
 
+// float4Text is float4out's text of v: the shortest digits that read back as v (0.1::real is
+// 0.1, (1/3.0)::real 0.33333334), in exponential form when the decimal exponent is below -4 or
+// at least FLT_DIG (6), else positional. PostgreSQL's shortest-digits search (its copy of Ryu)
+// excludes the bounds of v's rounding interval: digits exactly halfway to a neighbouring real,
+// which read back as v by rounding half to even and which Go's search accepts when v's
+// mantissa is even, are not v's (205379008 is 2.0537901e+08, not 2.05379e+08).
+func float4Text(v float32) string {
+	f := float64(v)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return float8Text(f)
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 32)
+	if onFloat4Bound(e, v) {
+		mant := strings.TrimPrefix(e[:strings.IndexByte(e, 'e')], "-")
+		for p := len(strings.Replace(mant, ".", "", 1)) + 1; p <= 9; p++ {
+			c := strconv.FormatFloat(f, 'e', p-1, 32)
+			if r, err := strconv.ParseFloat(c, 32); err == nil && float32(r) == v && !onFloat4Bound(c, v) {
+				e = c
+				break
+			}
+		}
+	}
+	return pgFloatForm(e, 6)
+}
+
+// onFloat4Bound reports whether decimal text s is exactly halfway between real v and a
+// neighbouring real (a bound of v's rounding interval).
+func onFloat4Bound(s string, v float32) bool {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return false
+	}
+	for _, n := range []float32{math.Nextafter32(v, float32(math.Inf(1))), math.Nextafter32(v, float32(math.Inf(-1)))} {
+		mid := (float64(v) + float64(n)) / 2 // exact: a real has 24 bits, a double 53
+		if math.IsInf(float64(n), 0) || math.Abs(x-mid) > 1e-12*math.Abs(mid) {
+			continue
+		}
+		d, ok := new(big.Rat).SetString(s)
+		if ok && d.Cmp(new(big.Rat).SetFloat64(mid)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// pgFloatForm writes e, a number in Go's exponential form ("-1.5e+07"), as float4out and
+// float8out write it: unchanged when its exponent is below -4 or at least digits, else the
+// same digits positionally ("-15000000" for digits 15, "0.00015" from "1.5e-04").
+func pgFloatForm(e string, digits int) string {
+	at := strings.IndexByte(e, 'e')
+	exp, err := strconv.Atoi(e[at+1:])
+	if err != nil || exp < -4 || exp >= digits {
+		return e
+	}
+	sign, mant := "", e[:at]
+	if strings.HasPrefix(mant, "-") {
+		sign, mant = "-", mant[1:]
+	}
+	ds := strings.Replace(mant, ".", "", 1)
+	switch {
+	case exp < 0:
+		return sign + "0." + strings.Repeat("0", -exp-1) + ds
+	case len(ds) <= exp+1:
+		return sign + ds + strings.Repeat("0", exp+1-len(ds))
+	}
+	return sign + ds[:exp+1] + "." + ds[exp+1:]
+}
+
 // float8Text is float8out's text of v (floatText): the shortest digits that read back, in
 // exponential form (at least two exponent digits) when the decimal exponent is below -4 or
 // at least 15 (DBL_DIG), else positional (1234567, not Go's 1.234567e+06).
-func float8Text(v float64) string { return floatDigits(v, 64) }
-
-// floatDigits is float8out's (bits 64) or float4out's (bits 32, v a real's value) text of v:
-// the shortest digits that read back as the same value of that size, exponential when the
-// decimal exponent is below -4 or at least DBL_DIG (15) or FLT_DIG (6).
-func floatDigits(v float64, bits int) string {
+func float8Text(v float64) string {
 	switch {
 	case math.IsInf(v, 1):
 		return "Infinity"
@@ -429,16 +491,7 @@ func floatDigits(v float64, bits int) string {
 	case math.IsNaN(v):
 		return "NaN"
 	}
-	digits := 15
-	if bits == 32 {
-		digits = 6
-	}
-	e := strconv.FormatFloat(v, 'e', -1, bits)
-	exp, err := strconv.Atoi(e[strings.LastIndexByte(e, 'e')+1:])
-	if err != nil || exp < -4 || exp >= digits {
-		return e
-	}
-	return strconv.FormatFloat(v, 'f', -1, bits)
+	return pgFloatForm(strconv.FormatFloat(v, 'e', -1, 64), 15)
 }
 
 // textOf casts an array or scalar datum to text, each non-null value written by the function
