@@ -18,7 +18,8 @@ import (
 // double in double precision, comparisons, unary minus, abs, functions of double precision,
 // casts back to integers and numerics, to_char, CASE/COALESCE/VALUES/UNION types, and avg,
 // min, max and the variances as aggregates, grouped and over windows, over constants and over
-// ORD's rows (the same rows in a PostgreSQL table). Overflow, underflow and division by zero
+// ORD's rows (the same rows in a PostgreSQL table), IN lists and NULLIF typed as PostgreSQL
+// types them, text read as float4in and float8in read it. Overflow, underflow and division by zero
 // are PostgreSQL's errors, for double precision too; sum(real) is refused by name.
 func TestRealAsPostgres(t *testing.T) {
 	e := newEnv(t)
@@ -38,6 +39,18 @@ func TestRealAsPostgres(t *testing.T) {
 		"(CASE WHEN true THEN 1.5::real ELSE 2 END)::text, COALESCE(NULL::real, 1)::text, GREATEST(1.5::real, 2.5)::text, " +
 		"(0.1::real || 'x'), ('NaN'::real / 0::real)::text, ('Infinity'::real + 1::real)::text"
 	compareText(t, "constants", textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
+	// IN compares a real with two constants or more in real, one constant and other items by =
+	// in double precision; = ANY(ARRAY[…]) in the array's type; NULLIF keeps its first
+	// argument's real; text reads as float4in and float8in read it.
+	for _, q := range []string{
+		"SELECT 0.1::real IN (0.1, 0.2), 0.1::real IN ('0.1', '0.2'), 0.1::real NOT IN (0.1, 2), 0.1::real IN (0.1::float8), 0.1::real IN (0.1), " +
+			"1 IN (1.0::real), 0.1 IN (0.1::real), 0.1::real = ANY(ARRAY[0.1, 0.2]), 0.1::real = ANY(ARRAY[0.1::real, 2])",
+		"SELECT x IN (0.1, 0.3), x IN (0.1, y), nullif(x, 0.1)::text, nullif(x, y)::text FROM (VALUES (0.1::real, 0.2), (0.2::real, 0.2), (NULL::real, 0.1)) v(x, y)",
+		"SELECT x::real::text, x::float8::text FROM (VALUES ('1.5'), ('  -2e3 '), ('Infinity'), ('0x10'), ('-inf'), ('0x1.8p1'), (NULL)) v(x)",
+	} {
+		compareText(t, q, textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
+	}
+	refusedAsPostgres(t, ctx, cl, pg, "SELECT x::real FROM (VALUES ('1_000')) v(x)", "22P02")
 	for _, q := range []string{
 		"SELECT '1e300'::float8::real", "SELECT '1e-300'::float8::real", "SELECT ('3e38'::real * '10'::real)",
 		"SELECT '3e38'::real + '3e38'::real", "SELECT '1e-30'::real * '1e-30'::real", "SELECT '1e-30'::real / '1e30'::real",

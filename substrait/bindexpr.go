@@ -19,6 +19,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/flightsrv/flightsrv/internal/calendar"
+	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -420,20 +421,19 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 		}
 		return expr.NewPrimitiveLiteral(n, true), nil
 	case famFloat:
-		if _, real := t.(*types.Float32Type); real {
-			// float4in: the nearest real to the text; one past real's range is 22003.
-			f, err := strconv.ParseFloat(strings.TrimSpace(s), 32)
-			if errors.Is(err, strconv.ErrRange) {
-				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range for type real"}
-			}
-			if err != nil {
-				return nil, bad()
-			}
-			return expr.NewPrimitiveLiteral(float32(f), true), nil
+		// float4in and float8in: the nearest value of the type to the text.
+		bits := 64
+		if isReal(t) {
+			bits = 32
 		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		f, err := pgnumfmt.FloatIn(s, bits)
 		if err != nil {
-			return nil, bad()
+			e := &pgnumfmt.Error{Code: "22P02", Msg: "invalid input syntax for type " + typeName(t)}
+			errors.As(err, &e)
+			return nil, &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
+		}
+		if bits == 32 {
+			return expr.NewPrimitiveLiteral(float32(f), true), nil
 		}
 		return expr.NewPrimitiveLiteral(f, true), nil
 	case famNumeric:
@@ -1570,7 +1570,7 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		in, err := bd.inList(l, a.GetRexpr().GetList().GetItems(), sc)
+		in, err := bd.inList(l, a.GetRexpr().GetList().GetItems(), sc, false)
 		if err != nil {
 			return bval{}, err
 		}
@@ -1608,6 +1608,15 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		var eq, null expr.Expression = nil, expr.NewNullLiteral(x.GetType().WithNullability(nullableN))
+		if !l.untyped() && !r.untyped() && isReal(l.typ()) && !isReal(r.typ()) {
+			// NULLIF answers the first argument of its = operator, float48eq's real: the
+			// comparison is in double precision, the value stays real.
+			if eq, err = bd.compare("=", l, r); err != nil {
+				return bval{}, err
+			}
+			e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: expr.NewNullLiteral(fp32Type())}}, l.e)
+			return typed(e), err
+		}
 		if isIntervalType(x.GetType()) {
 			if eq, err = bd.compare("=", typed(x), typed(y)); err == nil {
 				null, err = bd.intervalValue(bval{null: true}, "")
@@ -2126,7 +2135,7 @@ func (bd *binder) distinctFrom(l, r bval, not bool) (bval, error) {
 
 // inList is x IN (a, b, …): a SingularOrList when every item is a constant, else an OR of
 // equalities.
-func (bd *binder) inList(x bval, items []*pg.Node, sc *scope) (expr.Expression, error) {
+func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.Expression, error) {
 	vals := make([]bval, len(items))
 	allConst := true
 	for i, it := range items {
@@ -2142,6 +2151,9 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope) (expr.Expression, 
 		} else if v.null {
 			allConst = false
 		}
+	}
+	if e, ok, err := bd.realInList(x, vals, array); ok || err != nil {
+		return e, err
 	}
 	xe, err := bd.inSubject(x, vals)
 	if err != nil {
@@ -2178,6 +2190,94 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope) (expr.Expression, 
 	return bd.fn(URNBoolean, "or", booleanType(), args...)
 }
 
+// realInList binds x IN (vals) (array false) or x = ANY(ARRAY[vals]) (array true) where a real
+// is among them, as PostgreSQL types them (ok false otherwise). IN compares its subject and its
+// constant items in their common type (select_common_type) when there are two constants or
+// more: a real beside integers and numerics is real, so 0.1::real IN (0.1, 0.2) is true;
+// other items, and every item of an IN of one constant, are each compared by =, where a real
+// beside another number is double precision (0.1::real = 0.1 is false). ANY compares x with
+// the array's elements in their own common type: real if one is real, the others integers or
+// numerics, else x = element, as =.
+func (bd *binder) realInList(x bval, vals []bval, array bool) (expr.Expression, bool, error) {
+	isConst := func(v bval) bool {
+		if v.untyped() {
+			return true
+		}
+		_, lit := v.e.(expr.Literal)
+		return lit
+	}
+	realish := func(v bval) (real, ok bool) {
+		if v.untyped() {
+			return false, true
+		}
+		f := familyOf(v.typ())
+		return isReal(v.typ()), isReal(v.typ()) || f == famInt || f == famNumeric
+	}
+	xReal, _ := realish(x)
+	anyReal, common, consts := xReal, true, 0
+	for _, v := range vals {
+		r, ok := realish(v)
+		anyReal = anyReal || r
+		if array || isConst(v) {
+			consts++
+			common = common && ok
+		}
+	}
+	if !anyReal {
+		return nil, false, nil
+	}
+	if array {
+		// The elements' common type is real when one is (and the rest are integers or
+		// numerics); x is then compared as real only if it is real or an integer or numeric.
+		elemsReal := false
+		for _, v := range vals {
+			r, _ := realish(v)
+			elemsReal = elemsReal || r
+		}
+		_, xok := realish(x)
+		common = common && elemsReal && xok
+	} else {
+		_, xok := realish(x)
+		common = common && xok && consts > 1
+	}
+	var args []types.FuncArg
+	var opts []expr.Expression
+	var xr expr.Expression
+	if common {
+		var err error
+		if xr, err = bd.coerce(x, fp32Type(), ""); err != nil {
+			return nil, true, err
+		}
+	}
+	for _, v := range vals {
+		if common && (array || isConst(v)) {
+			e, err := bd.coerce(v, fp32Type(), "an IN list item")
+			if err != nil {
+				return nil, true, err
+			}
+			opts = append(opts, e)
+			continue
+		}
+		cmpX := x
+		if xr != nil {
+			cmpX = typed(xr)
+		}
+		e, err := bd.compare("=", cmpX, v)
+		if err != nil {
+			return nil, true, err
+		}
+		args = append(args, e)
+	}
+	if len(opts) > 0 {
+		args = append([]types.FuncArg{&expr.SingularOrList{Value: xr, Options: opts}}, args...)
+	}
+	if len(args) == 1 {
+		return args[0].(expr.Expression), true, nil
+	}
+	e, err := bd.fn(URNBoolean, "or", booleanType(), args...)
+	return e, true, err
+}
+
 // inSubject types the left side of IN from the list when it is untyped.
 func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 	if !x.untyped() {
@@ -2205,7 +2305,7 @@ func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 // anyList is x = ANY(ARRAY[…] | '{…}' | $n): the same as IN.
 func (bd *binder) anyList(x bval, n *pg.Node, sc *scope) (bval, error) {
 	if arr := n.GetAArrayExpr(); arr != nil {
-		e, err := bd.inList(x, arr.GetElements(), sc)
+		e, err := bd.inList(x, arr.GetElements(), sc, true)
 		return typed(e), err
 	}
 	if tc := n.GetTypeCast(); tc != nil && len(tc.GetTypeName().GetArrayBounds()) > 0 {
