@@ -120,7 +120,7 @@ func TestRealAsPostgres(t *testing.T) {
 	// PostgreSQL quotes the text ("1e40" is out of range for type real); flightsrv never does.
 	refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{"SELECT '1e40'::real": "value out of range for type real"})
 	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
-		"SELECT sum((value->>'delay')::real)" + where:          "sum of real (float4) is not supported",
+		"SELECT sum((value->>'delay')::real)" + where:         "sum of real (float4) is not supported",
 		"SELECT sum((value->>'delay')::real) OVER ()" + where: "sum of real (float4) is not supported",
 	})
 }

@@ -347,9 +347,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			if fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
-			if invocation == types.AggInvocationDistinct {
-				return bval{}, unimplemented(name + "(DISTINCT …)")
-			}
+			// DISTINCT: float8_accum over each group's distinct values (scan/aggregate's
+			// distinct measures; a real's distinct values are its doubles').
 			if arg, err = bd.coerce(typed(arg), fp64Type().WithNullability(at.GetNullability()), ""); err != nil {
 				return bval{}, err
 			}
