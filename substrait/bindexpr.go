@@ -1857,6 +1857,7 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 		return bval{}, false, nil
 	}
 	var t time.Time
+	wall := false // a timestamp without time zone constant
 	switch {
 	case l.e != nil:
 		lit, ok := l.e.(*expr.ProtoLiteral)
@@ -1868,9 +1869,7 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 			return bval{}, true, unimplementedAre("intervals added to this value")
 		}
 		t = time.Unix(0, ns).UTC()
-		if _, wall := lit.GetType().(*types.PrecisionTimestampType); wall {
-			return bd.wallclockPlusInterval(op, t, iv)
-		}
+		_, wall = lit.GetType().(*types.PrecisionTimestampType)
 	case l.str != nil:
 		var err error
 		if t, err = parseClamped(*l.str); err != nil {
@@ -1895,13 +1894,25 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	// the days and the time (days are 24 hours in UTC).
 	t = calendar.AddMonths(t, sign*months.Num().Int64())
 	usf, _ := us.Float64()
-	t = t.Add(time.Duration(float64(sign) * usf * float64(time.Microsecond)))
-	if t.Before(minNanoTime) {
-		t = minNanoTime
-	} else if t.After(maxNanoTime) {
-		t = maxNanoTime
+	ns := float64(sign) * usf * float64(time.Microsecond)
+	switch {
+	case math.Abs(ns) <= math.MaxInt64:
+		t = t.Add(time.Duration(ns))
+	case ns < 0:
+		t = minNanoTime.Add(-1)
+	default:
+		t = maxNanoTime.Add(1)
 	}
-	return typed(tsLiteral(t)), true, nil
+	if wall {
+		// A timestamp without time zone (TIMESTAMP '…', date ± interval) keeps its type; a
+		// result outside the nanosecond range is PostgreSQL's 22008, never clamped, as it
+		// is a value shown and not a routed bound.
+		if checkNanoRange(t) != nil {
+			return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
+		}
+		return typed(expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)), true, nil
+	}
+	return typed(tsLiteral(clampNano(t))), true, nil
 }
 
 // dateIntervalArith binds date ± interval and interval + date as PostgreSQL does: the date is
@@ -1941,36 +1952,6 @@ func (bd *binder) dateAsWallclock(e expr.Expression) (expr.Expression, error) {
 		}
 	}
 	return bd.dateToTimestamp(e, wallclockType()), nil
-}
-
-// wallclockPlusInterval folds a timestamp without time zone constant t ± INTERVAL iv as
-// PostgreSQL's timestamp_pl_interval computes it (the months on the calendar, the day clamped
-// to the month's end, then the days and the time), keeping its type: a result outside the
-// nanosecond range is PostgreSQL's "timestamp out of range" (22008), never clamped, as it is a
-// value shown and not a routed bound.
-func (bd *binder) wallclockPlusInterval(op string, t time.Time, iv string) (bval, bool, error) {
-	us, months, ok := parseInterval(iv)
-	if !ok {
-		return bval{}, true, errorf(InvalidArgument, "invalid interval literal")
-	}
-	if !months.IsInt() || !months.Num().IsInt64() {
-		return bval{}, true, unimplementedAre("intervals with a fractional number of months")
-	}
-	sign := int64(1)
-	if op == "-" {
-		sign = -1
-	}
-	t = calendar.AddMonths(t, sign*months.Num().Int64())
-	usf, _ := us.Float64()
-	ns := float64(sign) * usf * float64(time.Microsecond)
-	if math.Abs(ns) > math.MaxInt64 {
-		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
-	}
-	t = t.Add(time.Duration(ns))
-	if checkNanoRange(t) != nil {
-		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
-	}
-	return typed(expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)), true, nil
 }
 
 // columnPlusInterval binds timestamp expression ± INTERVAL iv as flightsrv's timestamp_add

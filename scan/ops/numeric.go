@@ -419,29 +419,29 @@ func numericTo(n *fnNode) error {
 			}
 			return b.NewArray(), nil
 		}
-	case "float64":
+	case "float64", "float32":
+		// numeric_float8 and numeric_float4: the nearest value of the type to the numeric's
+		// text, read once (a real never through a double, which could round twice).
+		bits := 64
 		n.out = arrow.PrimitiveTypes.Float64
+		if kind == "float32" {
+			bits, n.out = 32, arrow.PrimitiveTypes.Float32
+		}
 		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			return mapRows[float64](array.NewFloat64Builder(mem), rows, args[1:], func(i int) (float64, bool, error) {
-				f, err := strconv.ParseFloat(read(args[1], i).Text('f'), 64)
+			toFloat := func(i int) (float64, bool, error) {
+				f, err := strconv.ParseFloat(read(args[1], i).Text('f'), bits)
 				if err != nil {
 					return 0, false, &DataError{Code: sqlstateOutOfRange, Msg: "value out of range: overflow", Err: err}
 				}
 				return f, true, nil
-			})
-		}
-	case "float32":
-		// numeric_float4: the nearest real to the numeric's text, read once (never through a
-		// double, which could round twice).
-		n.out = arrow.PrimitiveTypes.Float32
-		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			return mapRows[float32](array.NewFloat32Builder(mem), rows, args[1:], func(i int) (float32, bool, error) {
-				f, err := strconv.ParseFloat(read(args[1], i).Text('f'), 32)
-				if err != nil {
-					return 0, false, &DataError{Code: sqlstateOutOfRange, Msg: "value out of range: overflow", Err: err}
-				}
-				return float32(f), true, nil
-			})
+			}
+			if bits == 32 {
+				return mapRows[float32](array.NewFloat32Builder(mem), rows, args[1:], func(i int) (float32, bool, error) {
+					f, ok, err := toFloat(i)
+					return float32(f), ok, err
+				})
+			}
+			return mapRows[float64](array.NewFloat64Builder(mem), rows, args[1:], toFloat)
 		}
 	case "text":
 		n.out = arrow.BinaryTypes.String
