@@ -28,7 +28,7 @@ func init() {
 }
 
 // isFloatArith reports whether f is functions_arithmetic's add, subtract, multiply or divide
-// returning a real or a double (which compile evaluates with floatArithKernel).
+// of two reals or two doubles (which compile evaluates with floatArithKernel).
 func isFloatArith(f *expr.ScalarFunction) bool {
 	if f.ID().URN != urnArith {
 		return false
@@ -40,9 +40,21 @@ func isFloatArith(f *expr.ScalarFunction) bool {
 	}
 	switch f.GetType().(type) {
 	case *types.Float32Type, *types.Float64Type:
-		return true
+	default:
+		return false
 	}
-	return false
+	// Operands of the result's type only (the SQL binder's): a client plan mixing types is
+	// left to arrow-go, which casts them.
+	if f.NArgs() != 2 {
+		return false
+	}
+	for i := range 2 {
+		a, ok := f.Arg(i).(expr.Expression)
+		if !ok || !a.GetType().WithNullability(types.NullabilityRequired).Equals(f.GetType().WithNullability(types.NullabilityRequired)) {
+			return false
+		}
+	}
+	return true
 }
 
 // floatArithKernel evaluates op of two floats of one type, float32 or float64.
