@@ -3,9 +3,11 @@ package ops
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -70,9 +72,9 @@ func floatArithKernel(op string) func(*fnNode) error {
 		n.out = t
 		switch t.ID() {
 		case arrow.FLOAT32:
-			n.run = floatArith[float32](op, func(m memory.Allocator) appender[float32] { return array.NewFloat32Builder(m) })
+			n.run = floatArith(op, func(a arrow.Array) []float32 { return a.(*array.Float32).Float32Values() })
 		case arrow.FLOAT64:
-			n.run = floatArith[float64](op, func(m memory.Allocator) appender[float64] { return array.NewFloat64Builder(m) })
+			n.run = floatArith(op, func(a arrow.Array) []float64 { return a.(*array.Float64).Float64Values() })
 		default:
 			return fmt.Errorf("arguments must be float32 or float64, not %s", t)
 		}
@@ -80,14 +82,62 @@ func floatArithKernel(op string) func(*fnNode) error {
 	}
 }
 
-func floatArith[T float32 | float64](op string, newB func(memory.Allocator) appender[T]) func(memory.Allocator, int, []arrow.Array) (arrow.Array, error) {
+// floatArith computes op over whole columns into a buffer of mem, then checks only the rows
+// whose result is zero, infinite or NaN (where PostgreSQL may raise an error) with floatOp,
+// skipping NULL rows. A row is NULL where either operand is.
+func floatArith[T float32 | float64](op string, values func(arrow.Array) []T) func(memory.Allocator, int, []arrow.Array) (arrow.Array, error) {
 	return func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		a := args[0].(arrow.TypedArray[T])
-		b := args[1].(arrow.TypedArray[T])
-		return mapRows[T](newB(mem), rows, args, func(i int) (T, bool, error) {
-			r, err := floatOp(op, a.Value(i), b.Value(i))
-			return r, err == nil, err
-		})
+		xs, ys := values(args[0])[:rows], values(args[1])[:rows]
+		vb := newBuffer(mem, rows*int(unsafe.Sizeof(T(0))), false)
+		defer vb.Release()
+		out := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(vb.Bytes()))), rows)
+		switch op {
+		case "add":
+			for i := range out {
+				out[i] = xs[i] + ys[i]
+			}
+		case "subtract":
+			for i := range out {
+				out[i] = xs[i] - ys[i]
+			}
+		case "multiply":
+			for i := range out {
+				out[i] = xs[i] * ys[i]
+			}
+		case "divide":
+			for i := range out {
+				out[i] = xs[i] / ys[i]
+			}
+		}
+		nulls := args[0].NullN() > 0 || args[1].NullN() > 0
+		for i, r := range out {
+			if r != 0 && r-r == 0 { // finite and not zero: no check can fail
+				continue
+			}
+			if nulls && (args[0].IsNull(i) || args[1].IsNull(i)) {
+				continue
+			}
+			if _, err := floatOp(op, xs[i], ys[i]); err != nil {
+				return nil, err
+			}
+		}
+		var validity *memory.Buffer
+		nullN := 0
+		if nulls {
+			validity = newBuffer(mem, int(bitutil.BytesForBits(int64(rows))), true)
+			defer validity.Release()
+			bits := validity.Bytes()
+			for i := range rows {
+				if args[0].IsValid(i) && args[1].IsValid(i) {
+					bitutil.SetBit(bits, i)
+				} else {
+					nullN++
+				}
+			}
+		}
+		data := array.NewData(args[0].DataType(), rows, []*memory.Buffer{validity, vb}, nil, nullN, 0)
+		defer data.Release()
+		return array.MakeFromData(data), nil
 	}
 }
 
