@@ -277,8 +277,9 @@ func TestTimeZonesAsPostgres(t *testing.T) {
 // var_pop (double precision), bool_and, bool_or and every, with FILTER, grouped and not, over
 // ORD's March (archived) and April (hot) 2001 — partial states merged across the fragments —
 // answer what PostgreSQL answers over the same rows in a table (floats to 1e-12 relative, the
-// order of summation aside; NULLs, counts and booleans exactly). DISTINCT variances are
-// refused by name (integer input, numeric in PostgreSQL: TestNumericDisplayScaleAsPostgres).
+// order of summation aside; NULLs, counts and booleans exactly), their DISTINCT forms of
+// doubles and reals too (float8_accum over each group's distinct values, gathered across the
+// fragments). DISTINCT variances of integers are refused by name (numeric in PostgreSQL).
 func TestStatisticalAggregatesAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	cl := dial(t, e.on)
@@ -287,6 +288,7 @@ func TestStatisticalAggregatesAsPostgres(t *testing.T) {
 	where := " FROM flights WHERE origin = 'ORD' AND " + trialRange
 	pgTableOf(t, ctx, cl, pg, 1000, "stat_rows", "SELECT value->>'destination', value->>'delay'"+where, "dest text", "delay float8")
 	aggs := "count(*), stddev(X), stddev_samp(X), stddev_pop(X), variance(X), var_samp(X), var_pop(X), stddev(X) FILTER (WHERE X > 30), " +
+		"stddev(DISTINCT X), var_pop(DISTINCT X), variance(DISTINCT X) FILTER (WHERE X > 0), stddev_pop(DISTINCT X::real), " +
 		"var_pop(X) FILTER (WHERE X > 1e9), var_samp(X) FILTER (WHERE X = 0), bool_and(X > -30), bool_or(X > 300), every(X >= 0), bool_or(X > 0) FILTER (WHERE X IS NULL)"
 	ours := strings.ReplaceAll(aggs, "X", "(value->>'delay')::float8")
 	theirs := strings.ReplaceAll(aggs, "X", "delay")
@@ -295,8 +297,7 @@ func TestStatisticalAggregatesAsPostgres(t *testing.T) {
 		{"SELECT value->>'destination' AS d, " + ours + where + " GROUP BY 1 ORDER BY 1", "SELECT dest AS d, " + theirs + " FROM stat_rows GROUP BY 1 ORDER BY 1"},
 	})...)
 	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
-		"SELECT stddev(DISTINCT (value->>'delay')::int)" + where:     "stddev(DISTINCT …) of integers or numerics is not supported",
-		"SELECT var_pop(DISTINCT (value->>'delay')::float8)" + where: "var_pop(DISTINCT …) is not supported",
+		"SELECT stddev(DISTINCT (value->>'delay')::int)" + where: "stddev(DISTINCT …) of integers or numerics is not supported",
 	})
 }
 
@@ -402,8 +403,9 @@ func TestRegularExpressionsAsPostgres(t *testing.T) {
 	refusedAsPostgres(t, ctx, cl, pg, "SELECT 'a' ~ 'a('", "2201B")
 }
 
-// TestDateArithmeticAsPostgres: date - date (integer days), date ± integer and integer + date
-// over constants and ORD's rows answer PostgreSQL's values, so does timestamp - timestamp (an
+// TestDateArithmeticAsPostgres: date - date (integer days), date ± integer and integer + date,
+// date ± interval (a timestamp without time zone) over constants and ORD's rows answer
+// PostgreSQL's values, so does timestamp - timestamp (an
 // interval, as text), and a sum(bigint) whose total passes bigint's range answers
 // PostgreSQL's numeric total.
 func TestDateArithmeticAsPostgres(t *testing.T) {
@@ -432,6 +434,26 @@ func TestDateArithmeticAsPostgres(t *testing.T) {
 		t.Fatalf("only %d rows", len(got))
 	}
 	compareText(t, "over rows", got, pgTextRows(t, ctx, pg, "SELECT (ts::date - DATE '2001-01-01')::text, (ts::date - 30)::text, (DATE '2001-12-25' - ts::date)::text FROM unnest($1::timestamptz[]) WITH ORDINALITY AS r(ts, n) ORDER BY n", ats))
+
+	// date ± interval and interval + date are timestamps without time zone (months on the
+	// calendar, the day clamped to the month's end), over constants and rows, and so is a
+	// TIMESTAMP constant ± interval (its text has no zone).
+	q = "SELECT (DATE '2001-01-31' + INTERVAL '1 month')::text, (INTERVAL '1 month 2 days 03:04:05.5' + DATE '2000-02-29')::text, " +
+		"(DATE '2001-03-01' - INTERVAL '1 day 1 second')::text, (DATE '2001-03-01' - INTERVAL '1.5 months')::text, " +
+		"(DATE '2001-01-01' + INTERVAL '1 day' * 3)::text, (DATE '2001-01-01' + '1 day'::interval)::text, (NULL::date + INTERVAL '1 day')::text, " +
+		"(DATE '2001-01-01' + INTERVAL '1 day') = TIMESTAMP '2001-01-02', (DATE '2001-01-01' + INTERVAL '1 day') > TIMESTAMPTZ '2001-01-01 12:00+00', " +
+		"(TIMESTAMP '2001-01-31 10:00' + INTERVAL '1 month')::text, (TIMESTAMP '2001-01-31 10:00' - INTERVAL '1 year')::text"
+	compareText(t, "date ± interval constants", textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
+	res = mustRun(t, cl, "SELECT timestamp, (timestamp::date + INTERVAL '1 day')::text, (CAST(timestamp AS date) - INTERVAL '1 month 1 hour')::text, "+
+		"(INTERVAL '1 month' + timestamp::date)::text, date_trunc('month', timestamp::date + INTERVAL '1 month')::text, "+
+		"(timestamp::date + (timestamp - TIMESTAMPTZ '2001-03-30 00:00:00+00'))::text"+where+" ORDER BY timestamp, id")
+	got = textColumns(res)
+	for i := range got {
+		got[i] = got[i][1:]
+	}
+	compareText(t, "date ± interval over rows", got, pgTextRows(t, ctx, pg, "SELECT (ts::date + INTERVAL '1 day')::text, (CAST(ts AS date) - INTERVAL '1 month 1 hour')::text, "+
+		"(INTERVAL '1 month' + ts::date)::text, date_trunc('month', ts::date + INTERVAL '1 month')::text, "+
+		"(ts::date + (ts - TIMESTAMPTZ '2001-03-30 00:00:00+00'))::text FROM unnest($1::timestamptz[]) WITH ORDINALITY AS r(ts, n) ORDER BY n", ats))
 
 	// timestamp - timestamp is an interval: its text is PostgreSQL's for the same instants.
 	res = mustRun(t, cl, "SELECT (timestamp - TIMESTAMPTZ '2001-01-01 00:00:00+00')::text, (TIMESTAMPTZ '2001-03-31 12:00:00+00' - timestamp)::text"+where+" ORDER BY timestamp, id")

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -18,6 +19,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/flightsrv/flightsrv/internal/calendar"
+	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -110,6 +112,7 @@ func i16Type() types.Type     { return &types.Int16Type{Nullability: nullableN} 
 func i32Type() types.Type     { return &types.Int32Type{Nullability: nullableN} }
 func i64Type() types.Type     { return &types.Int64Type{Nullability: nullableN} }
 func fp64Type() types.Type    { return &types.Float64Type{Nullability: nullableN} }
+func fp32Type() types.Type    { return &types.Float32Type{Nullability: nullableN} }
 func strType() types.Type     { return &types.StringType{Nullability: nullableN} }
 func binType() types.Type     { return &types.BinaryType{Nullability: nullableN} }
 func dateType() types.Type    { return &types.DateType{Nullability: nullableN} }
@@ -285,7 +288,7 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 	}
 	hf, tf := familyOf(have), familyOf(t)
 	if hf == famNumeric && tf == famFloat {
-		return bd.numericToFloat(v.e)
+		return bd.numericToFloatType(v.e, t)
 	}
 	if tf == famNumeric && (hf == famInt || hf == famNumeric) {
 		return bd.coerceNumeric(v, t)
@@ -358,10 +361,17 @@ func foldNumber(e expr.Expression, t types.Type) expr.Expression {
 		i = l.Value
 	case *expr.PrimitiveLiteral[float64]:
 		f, isFloat = l.Value, true
+	case *expr.PrimitiveLiteral[float32]:
+		f, isFloat = float64(l.Value), true
 	default:
 		return nil
 	}
 	switch t.(type) {
+	case *types.Float32Type:
+		if !isFloat {
+			// int4/int8 → float4 rounds to the nearest real, as C's conversion does.
+			return expr.NewPrimitiveLiteral(float32(i), false)
+		}
 	case *types.Int64Type:
 		if !isFloat {
 			return expr.NewPrimitiveLiteral(i, false)
@@ -411,9 +421,19 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 		}
 		return expr.NewPrimitiveLiteral(n, true), nil
 	case famFloat:
-		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		// float4in and float8in: the nearest value of the type to the text.
+		bits := 64
+		if isReal(t) {
+			bits = 32
+		}
+		f, err := pgnumfmt.FloatIn(s, bits)
 		if err != nil {
-			return nil, bad()
+			e := &pgnumfmt.Error{Code: "22P02", Msg: "invalid input syntax for type " + typeName(t)}
+			errors.As(err, &e)
+			return nil, &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
+		}
+		if bits == 32 {
+			return expr.NewPrimitiveLiteral(float32(f), true), nil
 		}
 		return expr.NewPrimitiveLiteral(f, true), nil
 	case famNumeric:
@@ -525,6 +545,27 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		}
 		return expr.NewPrimitiveLiteral(n, true), nil
 	case famFloat:
+		if _, real := t.(*types.Float32Type); real {
+			// A real parameter: a float32 as it is, a double or an integer rounded to the
+			// nearest real (float8 → float4 past real's range is 22003, as in PostgreSQL).
+			var f float64
+			switch x := v.(type) {
+			case float32:
+				return expr.NewPrimitiveLiteral(x, true), nil
+			case float64:
+				f = x
+			default:
+				n, ok := asInt64(v)
+				if !ok {
+					return nil, wrong()
+				}
+				f = float64(n)
+			}
+			if r := float32(f); math.IsInf(float64(r), 0) && !math.IsInf(f, 0) || r == 0 && f != 0 {
+				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: fmt.Sprintf("parameter $%d is out of range for type real", pos)}
+			}
+			return expr.NewPrimitiveLiteral(float32(f), true), nil
+		}
 		switch x := v.(type) {
 		case float64:
 			return expr.NewPrimitiveLiteral(x, true), nil
@@ -695,7 +736,7 @@ func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expressio
 		case sameType(at, btt):
 			t = at
 		case isNumber(af) && isNumber(bf):
-			t = widerNumber(at, btt)
+			t = operatorNumber(at, btt)
 		case af == famString && bf == famString:
 			t = at
 		case af == famTimestamp && bf == famTimestamp:
@@ -720,6 +761,28 @@ func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expressio
 		return nil, nil, err
 	}
 	return x, y, nil
+}
+
+// isReal reports whether t is real (float4, Arrow float32).
+func isReal(t types.Type) bool {
+	_, ok := t.(*types.Float32Type)
+	return ok
+}
+
+// errSumReal refuses sum of real, as an aggregate and over a window: PostgreSQL's sum(real) is
+// real, added in single precision row after row (float4pl) in the order it reads them, which a
+// sum of partial sums cannot reproduce; avg, min, max and the variances of real answer.
+var errSumReal = refused(Unimplemented, "0A000", "sum of real (float4) is not supported: PostgreSQL adds reals in single precision row by row; sum(x::float8) is the double precision sum")
+
+// operatorNumber is the type two numbers of different types meet in under PostgreSQL's
+// operator resolution: real beside a number of another type (an integer, a numeric, double
+// precision) is double precision, as PostgreSQL prefers float8's operators (float48pl,
+// float48eq…) over casting the other operand to real; otherwise widerNumber's.
+func operatorNumber(a, b types.Type) types.Type {
+	if isReal(a) != isReal(b) {
+		return fp64Type()
+	}
+	return widerNumber(a, b)
 }
 
 var comparisons = map[string]string{"=": "equal", "<>": "not_equal", "!=": "not_equal", "<": "lt", ">": "gt", "<=": "lte", ">=": "gte"}
@@ -925,9 +988,8 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	case "int8", "bigint":
 		return i64Type(), name, nil
 	case "float4", "real":
-		// Single precision is not carried: read as double precision it would answer
-		// 0.1::real::float8 as 0.1 where PostgreSQL answers 0.10000000149011612.
-		return nil, "", unimplemented("casts to real (float4)")
+		// Arrow float32 end to end: 0.1::real::float8 is 0.10000000149011612, as in PostgreSQL.
+		return fp32Type(), name, nil
 	case "float8", "numeric", "decimal", "double precision":
 		return fp64Type(), name, nil
 	case "bool", "boolean":
@@ -1058,7 +1120,10 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 			ok = true
 		}
 	case famInt, famFloat:
-		ok = hf == famInt || hf == famFloat || hf == famString || hf == famBool
+		// boolean casts to integer only (PostgreSQL has no boolean → smallint, bigint, real
+		// or double precision cast).
+		_, int4 := t.(*types.Int32Type)
+		ok = hf == famInt || hf == famFloat || hf == famString || hf == famBool && int4
 	case famBool:
 		ok = hf == famString || hf == famInt
 	case famTimestamp:
@@ -1099,7 +1164,10 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 	}
 	if hf == famFloat && tf == famInt {
 		// PostgreSQL rounds to the nearest integer (half to even); arrow-go's safe cast refuses
-		// any fraction.
+		// any fraction. A real is rounded as the double it widens to exactly.
+		if _, real := have.(*types.Float32Type); real {
+			e = &expr.Cast{Type: fp64Type().WithNullability(have.GetNullability()), Input: e, FailureBehavior: types.BehaviorThrowException}
+		}
 		r, err := bd.fn(URNPostgres, "round", fp64Type(), e)
 		if err != nil {
 			return bval{}, err
@@ -1502,7 +1570,7 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		in, err := bd.inList(l, a.GetRexpr().GetList().GetItems(), sc)
+		in, err := bd.inList(l, a.GetRexpr().GetList().GetItems(), sc, false)
 		if err != nil {
 			return bval{}, err
 		}
@@ -1540,6 +1608,15 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		var eq, null expr.Expression = nil, expr.NewNullLiteral(x.GetType().WithNullability(nullableN))
+		if !l.untyped() && !r.untyped() && isReal(l.typ()) && !isReal(r.typ()) {
+			// NULLIF answers the first argument of its = operator, float48eq's real: the
+			// comparison is in double precision, the value stays real.
+			if eq, err = bd.compare("=", l, r); err != nil {
+				return bval{}, err
+			}
+			e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: expr.NewNullLiteral(fp32Type())}}, l.e)
+			return typed(e), err
+		}
 		if isIntervalType(x.GetType()) {
 			if eq, err = bd.compare("=", typed(x), typed(y)); err == nil {
 				null, err = bd.intervalValue(bval{null: true}, "")
@@ -1632,12 +1709,20 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 		case *types.Int64Type:
 			zero = expr.NewPrimitiveLiteral(int64(0), false)
 		default:
-			x, err := bd.coerce(v, fp64Type(), "")
-			if err != nil {
-				return bval{}, err
+			// float4um and float8um negate (a real stays real): -1 times the value, whose
+			// negative zero (-(0::float8) is -0) 0 - x would lose.
+			var minusOne expr.Expression = expr.NewPrimitiveLiteral(-1.0, false)
+			if isReal(v.typ()) {
+				minusOne = expr.NewPrimitiveLiteral(float32(-1), false)
+			} else {
+				x, err := bd.coerce(v, fp64Type(), "")
+				if err != nil {
+					return bval{}, err
+				}
+				v = typed(x)
 			}
-			v = typed(x)
-			zero = expr.NewPrimitiveLiteral(0.0, false)
+			m, err := bd.fn(URNArithmetic, "multiply", v.typ().WithNullability(nullableN), minusOne, v.e)
+			return typed(m), err
 		}
 		s, err := bd.fn(URNArithmetic, "subtract", v.typ().WithNullability(nullableN), zero, v.e)
 		return typed(s), err
@@ -1646,6 +1731,9 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 }
 
 func (bd *binder) binary(op string, l, r bval) (bval, error) {
+	if v, ok, err := bd.dateIntervalArith(op, l, r); ok || err != nil {
+		return v, err
+	}
 	if v, ok, err := bd.intervalBinary(op, l, r); ok || err != nil {
 		return v, err
 	}
@@ -1769,6 +1857,7 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 		return bval{}, false, nil
 	}
 	var t time.Time
+	wall := false // a timestamp without time zone constant
 	switch {
 	case l.e != nil:
 		lit, ok := l.e.(*expr.ProtoLiteral)
@@ -1780,6 +1869,7 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 			return bval{}, true, unimplementedAre("intervals added to this value")
 		}
 		t = time.Unix(0, ns).UTC()
+		_, wall = lit.GetType().(*types.PrecisionTimestampType)
 	case l.str != nil:
 		var err error
 		if t, err = parseClamped(*l.str); err != nil {
@@ -1804,13 +1894,64 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	// the days and the time (days are 24 hours in UTC).
 	t = calendar.AddMonths(t, sign*months.Num().Int64())
 	usf, _ := us.Float64()
-	t = t.Add(time.Duration(float64(sign) * usf * float64(time.Microsecond)))
-	if t.Before(minNanoTime) {
-		t = minNanoTime
-	} else if t.After(maxNanoTime) {
-		t = maxNanoTime
+	ns := float64(sign) * usf * float64(time.Microsecond)
+	switch {
+	case math.Abs(ns) <= math.MaxInt64:
+		t = t.Add(time.Duration(ns))
+	case ns < 0:
+		t = minNanoTime.Add(-1)
+	default:
+		t = maxNanoTime.Add(1)
 	}
-	return typed(tsLiteral(t)), true, nil
+	if wall {
+		// A timestamp without time zone (TIMESTAMP '…', date ± interval) keeps its type; a
+		// result outside the nanosecond range is PostgreSQL's 22008, never clamped, as it
+		// is a value shown and not a routed bound.
+		if checkNanoRange(t) != nil {
+			return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
+		}
+		return typed(expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)), true, nil
+	}
+	return typed(tsLiteral(clampNano(t))), true, nil
+}
+
+// dateIntervalArith binds date ± interval and interval + date as PostgreSQL does: the date is
+// cast to timestamp without time zone (midnight; wallclockType) and the interval added to it,
+// so the result is a timestamp without time zone (Metabase and Tableau write CAST(ts AS date) +
+// INTERVAL '1 day'). A date constant is folded to the timestamp constant; one outside the
+// executor's nanosecond range is ErrTimestampOutOfRange, as its cast to timestamp is. ok is
+// false for any other operands.
+func (bd *binder) dateIntervalArith(op string, l, r bval) (bval, bool, error) {
+	isDate := func(v bval) bool { return v.e != nil && !v.untyped() && familyOf(v.typ()) == famDate }
+	switch {
+	case (op == "+" || op == "-") && isDate(l) && isIntervalVal(r):
+		ts, err := bd.dateAsWallclock(l.e)
+		if err != nil {
+			return bval{}, true, err
+		}
+		v, err := bd.binary(op, typed(ts), r)
+		return v, true, err
+	case op == "+" && isIntervalVal(l) && isDate(r):
+		ts, err := bd.dateAsWallclock(r.e)
+		if err != nil {
+			return bval{}, true, err
+		}
+		v, err := bd.binary(op, l, typed(ts))
+		return v, true, err
+	}
+	return bval{}, false, nil
+}
+
+// dateAsWallclock is date e as a timestamp without time zone (midnight), PostgreSQL's
+// date → timestamp cast: a constant folded (outside the nanosecond range,
+// ErrTimestampOutOfRange), anything else cast by the executor.
+func (bd *binder) dateAsWallclock(e expr.Expression) (expr.Expression, error) {
+	if d, ok := e.(*expr.PrimitiveLiteral[types.Date]); ok {
+		if err := checkNanoRange(time.Unix(int64(d.Value)*86400, 0).UTC()); err != nil {
+			return nil, err
+		}
+	}
+	return bd.dateToTimestamp(e, wallclockType()), nil
 }
 
 // columnPlusInterval binds timestamp expression ± INTERVAL iv as flightsrv's timestamp_add
@@ -1818,10 +1959,6 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 // calendar, then the days as 24 hours and the time). A fractional number of months is
 // refused, as for constants.
 func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, error) {
-	if familyOf(l.typ()) == famDate {
-		// PostgreSQL answers a timestamp without time zone.
-		return bval{}, true, unimplemented("date " + op + " interval")
-	}
 	if familyOf(l.typ()) != famTimestamp {
 		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s interval", typeName(l.typ()), op)
 	}
@@ -1979,7 +2116,7 @@ func (bd *binder) distinctFrom(l, r bval, not bool) (bval, error) {
 
 // inList is x IN (a, b, …): a SingularOrList when every item is a constant, else an OR of
 // equalities.
-func (bd *binder) inList(x bval, items []*pg.Node, sc *scope) (expr.Expression, error) {
+func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.Expression, error) {
 	vals := make([]bval, len(items))
 	allConst := true
 	for i, it := range items {
@@ -1995,6 +2132,9 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope) (expr.Expression, 
 		} else if v.null {
 			allConst = false
 		}
+	}
+	if e, ok, err := bd.realInList(x, vals, array); ok || err != nil {
+		return e, err
 	}
 	xe, err := bd.inSubject(x, vals)
 	if err != nil {
@@ -2031,6 +2171,94 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope) (expr.Expression, 
 	return bd.fn(URNBoolean, "or", booleanType(), args...)
 }
 
+// realInList binds x IN (vals) (array false) or x = ANY(ARRAY[vals]) (array true) where a real
+// is among them, as PostgreSQL types them (ok false otherwise). IN compares its subject and its
+// constant items in their common type (select_common_type) when there are two constants or
+// more: a real beside integers and numerics is real, so 0.1::real IN (0.1, 0.2) is true;
+// other items, and every item of an IN of one constant, are each compared by =, where a real
+// beside another number is double precision (0.1::real = 0.1 is false). ANY compares x with
+// the array's elements in their own common type: real if one is real, the others integers or
+// numerics, else x = element, as =.
+func (bd *binder) realInList(x bval, vals []bval, array bool) (expr.Expression, bool, error) {
+	isConst := func(v bval) bool {
+		if v.untyped() {
+			return true
+		}
+		_, lit := v.e.(expr.Literal)
+		return lit
+	}
+	realish := func(v bval) (real, ok bool) {
+		if v.untyped() {
+			return false, true
+		}
+		f := familyOf(v.typ())
+		return isReal(v.typ()), isReal(v.typ()) || f == famInt || f == famNumeric
+	}
+	xReal, _ := realish(x)
+	anyReal, common, consts := xReal, true, 0
+	for _, v := range vals {
+		r, ok := realish(v)
+		anyReal = anyReal || r
+		if array || isConst(v) {
+			consts++
+			common = common && ok
+		}
+	}
+	if !anyReal {
+		return nil, false, nil
+	}
+	if array {
+		// The elements' common type is real when one is (and the rest are integers or
+		// numerics); x is then compared as real only if it is real or an integer or numeric.
+		elemsReal := false
+		for _, v := range vals {
+			r, _ := realish(v)
+			elemsReal = elemsReal || r
+		}
+		_, xok := realish(x)
+		common = common && elemsReal && xok
+	} else {
+		_, xok := realish(x)
+		common = common && xok && consts > 1
+	}
+	var args []types.FuncArg
+	var opts []expr.Expression
+	var xr expr.Expression
+	if common {
+		var err error
+		if xr, err = bd.coerce(x, fp32Type(), ""); err != nil {
+			return nil, true, err
+		}
+	}
+	for _, v := range vals {
+		if common && (array || isConst(v)) {
+			e, err := bd.coerce(v, fp32Type(), "an IN list item")
+			if err != nil {
+				return nil, true, err
+			}
+			opts = append(opts, e)
+			continue
+		}
+		cmpX := x
+		if xr != nil {
+			cmpX = typed(xr)
+		}
+		e, err := bd.compare("=", cmpX, v)
+		if err != nil {
+			return nil, true, err
+		}
+		args = append(args, e)
+	}
+	if len(opts) > 0 {
+		args = append([]types.FuncArg{&expr.SingularOrList{Value: xr, Options: opts}}, args...)
+	}
+	if len(args) == 1 {
+		return args[0].(expr.Expression), true, nil
+	}
+	e, err := bd.fn(URNBoolean, "or", booleanType(), args...)
+	return e, true, err
+}
+
 // inSubject types the left side of IN from the list when it is untyped.
 func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 	if !x.untyped() {
@@ -2058,7 +2286,7 @@ func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 // anyList is x = ANY(ARRAY[…] | '{…}' | $n): the same as IN.
 func (bd *binder) anyList(x bval, n *pg.Node, sc *scope) (bval, error) {
 	if arr := n.GetAArrayExpr(); arr != nil {
-		e, err := bd.inList(x, arr.GetElements(), sc)
+		e, err := bd.inList(x, arr.GetElements(), sc, true)
 		return typed(e), err
 	}
 	if tc := n.GetTypeCast(); tc != nil && len(tc.GetTypeName().GetArrayBounds()) > 0 {

@@ -297,6 +297,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			if fam != famInt && fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
+			if name == "sum" && isReal(at) {
+				return bval{}, errSumReal
+			}
 			id.URN = URNArithmetic
 			if name == "avg" && fam == famInt {
 				// avg of integers is numeric in PostgreSQL: sum / count at the scale
@@ -344,9 +347,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			if fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
-			if invocation == types.AggInvocationDistinct {
-				return bval{}, unimplemented(name + "(DISTINCT …)")
-			}
+			// DISTINCT: float8_accum over each group's distinct values (scan/aggregate's
+			// distinct measures; a real's distinct values are its doubles').
 			if arg, err = bd.coerce(typed(arg), fp64Type().WithNullability(at.GetNullability()), ""); err != nil {
 				return bval{}, err
 			}

@@ -253,9 +253,6 @@ func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
 		f, err := bd.fn(URNPostgres, name, intervalType(), a, x)
 		return typed(f), true, err
 	}
-	if (lf == famDate || rf == famDate) && (op == "+" || op == "-") {
-		return bval{}, true, unimplemented("date " + op + " interval")
-	}
 	return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
 }
 

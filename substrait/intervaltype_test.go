@@ -9,12 +9,15 @@ import (
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
-// intervalFuzzSQL seeds FuzzSQL with the interval and smallint forms (intervaltype.go).
+// intervalFuzzSQL seeds FuzzSQL with the interval, smallint, date ± interval and real forms.
 var intervalFuzzSQL = []string{
 	`SELECT INTERVAL '1 day 02:03:04'::text, INTERVAL '1.5 months' * 2.5, -INTERVAL '1 hour', INTERVAL '1 mon' = INTERVAL '30 days'`,
 	`SELECT timestamp - TIMESTAMPTZ '2026-01-01 00:00:00+00' AS d, age(timestamp, TIMESTAMPTZ '2025-02-28 00:00:00+00') FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' ORDER BY d`,
 	`SELECT extract(epoch from max(timestamp) - min(timestamp)), justify_interval(INTERVAL '40 days 25:00') FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
 	`SELECT 32767::smallint + 1::smallint, '-7'::int2 * 2::int2, -(3::smallint)`,
+	// date ± interval (a timestamp without time zone) and real (float4).
+	`SELECT DATE '2001-01-31' + INTERVAL '1 month', INTERVAL '1 day' + timestamp::date, timestamp::date - INTERVAL '1 mon 2 hours' FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
+	`SELECT 0.1::real::text, length(id)::real / 3::real, -(length(id)::real), avg(length(id)::real) OVER (), '1e40'::real, true::real FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
 }
 
 // FuzzIntervalFields: interval_in's reading of interval text (intervaltype.go) never

@@ -180,14 +180,28 @@ func IntLiteral(e expr.Expression) (int64, bool) {
 // numericToFloat is the implicit cast numeric → double precision (a numeric beside a float):
 // a literal folds to the nearest double, as strtod reads numeric_out's text.
 func (bd *binder) numericToFloat(e expr.Expression) (expr.Expression, error) {
+	return bd.numericToFloatType(e, fp64Type())
+}
+
+// numericToFloatType is the cast numeric → t, double precision or real (PostgreSQL's
+// numeric_float8 and numeric_float4: the nearest value of the type to the numeric's text, read
+// once, never through the other type): a constant folded, anything else numeric_to's.
+func (bd *binder) numericToFloatType(e expr.Expression, t types.Type) (expr.Expression, error) {
+	bits, kind := 64, "float64"
+	if _, real := t.(*types.Float32Type); real {
+		bits, kind = 32, "float32"
+	}
 	if d, _, ok := numLiteralValue(e); ok {
-		f, err := strconv.ParseFloat(d.Text('f'), 64)
+		f, err := strconv.ParseFloat(d.Text('f'), bits)
 		if err != nil {
 			return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range: overflow"}
 		}
+		if bits == 32 {
+			return expr.NewPrimitiveLiteral(float32(f), false), nil
+		}
 		return expr.NewPrimitiveLiteral(f, false), nil
 	}
-	return bd.fn(URNPostgres, "numeric_to", fp64Type(), types.Enum("float64"), e)
+	return bd.fn(URNPostgres, "numeric_to", t.WithNullability(nullableN), types.Enum(kind), e)
 }
 
 // involvesNumeric reports whether a binary operator's operands resolve to numeric: one is
@@ -403,6 +417,8 @@ func (bd *binder) castFromNumeric(e expr.Expression, t types.Type) (bval, bool, 
 		kind = "int64"
 	case *types.Float64Type:
 		kind = "float64"
+	case *types.Float32Type:
+		kind = "float32"
 	case *types.StringType:
 		kind = "text"
 	case *types.DecimalType:
@@ -416,8 +432,8 @@ func (bd *binder) castFromNumeric(e expr.Expression, t types.Type) (bval, bool, 
 		switch kind {
 		case "text":
 			return typed(expr.NewPrimitiveLiteral(numText(d, s), false)), true, nil
-		case "float64":
-			f, err := bd.numericToFloat(e)
+		case "float64", "float32":
+			f, err := bd.numericToFloatType(e, t)
 			return typed(f), true, err
 		}
 		lit, _, err := decimalToInteger(d.Text('f'), t)

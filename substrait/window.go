@@ -661,6 +661,9 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 		if fam != famInt && fam != famFloat {
 			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 		}
+		if name == "sum" && isReal(at) {
+			return nil, errSumReal
+		}
 		id.URN = URNArithmetic
 		target := i64Type()
 		if name == "avg" && fam == famInt {

@@ -58,3 +58,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFloatIn: FloatIn never panics, fails only with a *Error of 22P02 or 22003, and reads a
+// real (bits 32) as a value a real holds, the same as Go reads the same digits.
+func FuzzFloatIn(f *testing.F) {
+	for _, s := range []string{"1.5", " -2e3 ", "NaN", "-Infinity", "inf", "0x1p4", "0x10", "1e40", "1e-50", "1_000", "", "1e", "0.1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzcount.Add()
+		for _, bits := range []int{32, 64} {
+			v, err := FloatIn(s, bits)
+			if err != nil {
+				if e, ok := err.(*Error); !ok || e.Code != "22P02" && e.Code != "22003" {
+					t.Fatalf("FloatIn(%q, %d): %T %v", s, bits, err, err)
+				}
+				continue
+			}
+			if bits == 32 && !math.IsNaN(v) && float64(float32(v)) != v {
+				t.Fatalf("FloatIn(%q, 32) = %v, not a real", s, v)
+			}
+		}
+	})
+}

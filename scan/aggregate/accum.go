@@ -33,7 +33,7 @@ type accumulator interface {
 // distinct accumulators with the values they have not seen before).
 type valuesAcc[T fixedT] interface {
 	accumulator
-	addValues(vals []T, gids []uint32, mask []bool)
+	addValues(vals []T, gids []uint32, mask []bool) error
 }
 
 // newAccumulator returns the accumulator of m; partial says whether its partial state will be
@@ -146,7 +146,10 @@ func (a *countAcc) heapBytes() int64 { return int64(cap(a.n)) * 8 }
 // countValues is count fed with values (count(distinct x)).
 type countValues[T fixedT] struct{ countAcc }
 
-func (a *countValues[T]) addValues(_ []T, gids []uint32, mask []bool) { a.addRows(gids, mask) }
+func (a *countValues[T]) addValues(_ []T, gids []uint32, mask []bool) error {
+	a.addRows(gids, mask)
+	return nil
+}
 
 func newSum(dt arrow.DataType, avg bool) accumulator {
 	switch dt.ID() {
@@ -226,13 +229,13 @@ func (a *sumAcc[T]) grow(n int) {
 }
 
 func (a *sumAcc[T]) update(arg arrow.Array, gids []uint32, mask []bool) error {
-	a.addValues(physValues[T](arg, &a.scratch), gids, mask)
-	return nil
+	return a.addValues(physValues[T](arg, &a.scratch), gids, mask)
 }
 
-func (a *sumAcc[T]) addValues(vals []T, gids []uint32, mask []bool) {
+func (a *sumAcc[T]) addValues(vals []T, gids []uint32, mask []bool) error {
 	a.count.addRows(gids, mask)
 	a.sums.add(vals, gids, mask)
+	return nil
 }
 
 func (a *sumAcc[T]) merge(cols []arrow.Array, gids []uint32) error {

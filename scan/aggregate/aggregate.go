@@ -80,7 +80,8 @@ func (f Func) isVariance() bool { return f >= VarSamp && f <= StddevPop }
 
 // Measure is one aggregate: Func over input column Arg (ignored for CountStar; an index into
 // the input schema). Distinct applies the function to distinct non-null values (count(distinct
-// x), sum(distinct x), avg(distinct x); it changes nothing for Min and Max, and CountStar
+// x), sum(distinct x), avg(distinct x), the variances of distinct doubles; it changes nothing
+// for Min and Max, and CountStar
 // cannot be distinct). Filter, when >= 0, is the index of a boolean input column: only rows
 // where it is true (not false, not null) are aggregated (SQL's FILTER (WHERE …)); -1 means
 // none (the zero value 0 names column 0, which must then be boolean). Name is the output field
@@ -189,7 +190,7 @@ type resolved struct {
 // distinct reports whether the measure keeps a set of distinct values (Min and Max ignore
 // Distinct).
 func (m resolved) distinct() bool {
-	return m.Distinct && (m.Func == Count || m.Func == Sum || m.Func == Avg)
+	return m.Distinct && (m.Func == Count || m.Func == Sum || m.Func == Avg || m.Func.isVariance())
 }
 
 func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
@@ -247,8 +248,8 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		if (m.Func == Sum || m.Func == Avg) && k != kInt && k != kUint && k != kFloat {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not numeric", m.Name, m.Func, f.Name, f.Type)
 		}
-		if m.Func.isVariance() && (f.Type.ID() != arrow.FLOAT64 || m.Distinct) {
-			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: only non-distinct float64 is supported, not %s", m.Name, m.Func, f.Name, f.Type)
+		if m.Func.isVariance() && f.Type.ID() != arrow.FLOAT64 {
+			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: only float64 is supported, not %s", m.Name, m.Func, f.Name, f.Type)
 		}
 		if m.Func.isOrderedSet() && (m.Distinct || f.Type.ID() != arrow.FLOAT64 && (m.Func == PercentileCont || f.Type.ID() != arrow.INT64)) {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not supported", m.Name, m.Func, f.Name, f.Type)

@@ -148,6 +148,7 @@ func TestManyGroups(t *testing.T) {
 		{Func: aggregate.Count, Arg: 2, Distinct: true, Filter: -1, Name: "nv"},
 		{Func: aggregate.Sum, Arg: 2, Distinct: true, Filter: 4, Name: "sv"},
 		{Func: aggregate.Avg, Arg: 3, Distinct: true, Filter: -1, Name: "ax"},
+		{Func: aggregate.VarPop, Arg: 3, Distinct: true, Filter: 4, Name: "vx"},
 		{Func: aggregate.Count, Arg: 1, Distinct: true, Filter: -1, Name: "ns"},
 		{Func: aggregate.Min, Arg: 1, Filter: -1, Name: "mins"},
 		{Func: aggregate.Max, Arg: 3, Filter: 4, Name: "maxx"},

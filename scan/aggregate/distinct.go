@@ -12,7 +12,7 @@ import (
 
 // Distinct measures keep, per measure, one set of (group, value) pairs and an insertion log of
 // the pairs in first-appearance order. A value new to its group is fed to the inner
-// accumulator (count, sum or avg), so results need no second pass; the partial state is the
+// accumulator (count, sum, avg or a variance of doubles), so results need no second pass; the partial state is the
 // log grouped into one list per group.
 
 func newDistinct(m resolved, keepLog bool) accumulator {
@@ -50,6 +50,9 @@ func newDistinctNum[T fixedT](m resolved, keepLog bool) *distinctNum[T] {
 	switch m.Func {
 	case Count:
 		a.inner = &countValues[T]{}
+	case VarSamp, VarPop, StddevSamp, StddevPop:
+		// Of doubles only (validate): T is float64.
+		a.inner = any(&varAcc{fn: m.Func}).(valuesAcc[T])
 	default: // Sum, Avg
 		a.inner = newSum(m.argType, m.Func == Avg).(valuesAcc[T])
 		a.numeric = m.Numeric && m.Func == Sum && m.argKind != kFloat
@@ -102,9 +105,8 @@ func (a *distinctNum[T]) update(arg arrow.Array, gids []uint32, mask []bool) err
 		newV = append(newV, vals[i])
 	}
 	a.log.add(newG, newV)
-	a.inner.addValues(newV, newG, nil)
 	a.newG, a.newV = newG, newV
-	return nil
+	return a.inner.addValues(newV, newG, nil)
 }
 
 func (a *distinctNum[T]) merge(cols []arrow.Array, gids []uint32) error {

@@ -49,7 +49,11 @@ func (a *varAcc) update(arg arrow.Array, gids []uint32, mask []bool) error {
 	if !ok {
 		return fmt.Errorf("aggregate: %s of %s, not float64", a.fn, arg.DataType())
 	}
-	vals := f.Float64Values()
+	return a.addValues(f.Float64Values(), gids, mask)
+}
+
+// addValues is update of the values vals (a distinct measure's values new to their groups).
+func (a *varAcc) addValues(vals []float64, gids []uint32, mask []bool) error {
 	for i, g := range gids {
 		if mask != nil && !mask[i] {
 			continue

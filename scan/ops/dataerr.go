@@ -144,7 +144,8 @@ func arithType(e expr.Expression) arrow.DataType {
 
 // castError classifies the error of a cast from `from` to `to`: text that does not parse is
 // invalid input syntax for the target type (22P02, 22007 for dates and timestamps), or out of
-// its range (22003); a number outside the target's range is "<type> out of range" (22003).
+// its range (22003); a number outside the target's range is "<type> out of range" (22003); a
+// date outside the nanosecond range cast to a timestamp is "timestamp out of range" (22008).
 // Other errors are returned unchanged.
 func castError(err error, from, to arrow.DataType) error {
 	if err == nil || !(errors.Is(err, arrow.ErrInvalid) || strings.Contains(err.Error(), "invalid syntax")) {
@@ -161,8 +162,16 @@ func castError(err error, from, to arrow.DataType) error {
 		}
 		return &DataError{Code: code, Msg: "invalid input syntax for type " + pgTypeName(to), Err: err}
 	}
-	if strings.Contains(msg, "not in range") || strings.Contains(msg, "overflow") {
+	if strings.Contains(msg, "not in range") || strings.Contains(msg, "overflow") ||
+		arrow.IsFloating(from.ID()) && arrow.IsInteger(to.ID()) && strings.Contains(msg, "truncated") {
+		// A float rounded to an integer (the binder rounds it first) is truncated only when
+		// outside the integer's range, or NaN or infinite: "integer out of range".
 		return outOfRange(to, err)
+	}
+	if to.ID() == arrow.TIMESTAMP && strings.Contains(msg, "out of bounds timestamp") {
+		// A date past the nanosecond range cast to a timestamp (date ± interval casts its
+		// date): PostgreSQL's "timestamp out of range" for the range this engine holds.
+		return errTimestampRange
 	}
 	return err
 }

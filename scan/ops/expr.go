@@ -461,7 +461,7 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 	case expr.Literal:
 		return !isInterval(v.GetType())
 	case *expr.ScalarFunction:
-		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) {
+		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) || isFloatArith(v) {
 			return false
 		}
 		if conv, err := c.arrowConv(v); conv == nil || err != nil {
@@ -534,6 +534,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		}
 		if isSignedAddSub(v) {
 			return c.own(v, "int_"+v.Name())
+		}
+		if isFloatArith(v) {
+			return c.own(v, "float_"+v.Name())
 		}
 		if k, ok := standardStringKernels[v.Name()]; ok && v.ID().URN == urnString {
 			return c.own(v, k)
@@ -893,6 +896,16 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	}
 	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.FLOAT64 && n.to.ID() == arrow.STRING {
 		return floatText(ctx, d)
+	}
+	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.FLOAT32 && n.to.ID() == arrow.STRING {
+		return float4Texts(ctx, d)
+	}
+	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.FLOAT64 && n.to.ID() == arrow.FLOAT32 {
+		return float8ToFloat4(ctx, d)
+	}
+	if ad, ok := d.(compute.ArrayLikeDatum); ok && (ad.Type().ID() == arrow.STRING || ad.Type().ID() == arrow.LARGE_STRING) &&
+		(n.to.ID() == arrow.FLOAT32 || n.to.ID() == arrow.FLOAT64) {
+		return textToFloat(ctx, d, n.to)
 	}
 	if !arrow.IsBaseBinary(n.to.ID()) && n.to.ID() != arrow.STRING_VIEW && n.to.ID() != arrow.BINARY_VIEW {
 		opts := compute.SafeCastOptions(n.to)

@@ -38,10 +38,11 @@ import (
 //	                       is numeric(p,s)'s p ("0": unconstrained): a value with p-s or more
 //	                       integer digits is "numeric field overflow" (22003). A float64 is
 //	                       first written with 15 significant digits, as PostgreSQL's float8 to
-//	                       numeric cast does; text is read as numeric_in reads it (22P02 when
+//	                       numeric cast does, a float32 with 6 (float4_numeric); text is read as numeric_in reads it (22P02 when
 //	                       it is not a number). NaN and infinities are refused (22003).
 //	numeric_to(kind, x)    decimal128 x as int16, int32, int64 (rounded half away from zero,
-//	                       "<type> out of range" 22003), float64 (the nearest double) or text
+//	                       "<type> out of range" 22003), float64 (the nearest double), float32
+//	                       (the nearest real to its text, rounded once) or text
 //	                       (PostgreSQL's form: every digit of the scale, "-0.50")
 //	numeric_arith(op, a, b) add, subtract, multiply or modulus of two decimal128 values; the
 //	                       result scale is max(sa, sb) (add, subtract, modulus: PostgreSQL's
@@ -222,18 +223,22 @@ func NumericText(d *apd.Decimal, scale int32) string {
 }
 
 // floatNumeric is PostgreSQL's float8 to numeric: the value written with 15 significant digits.
-func floatNumeric(f float64) (*apd.Decimal, error) {
+func floatNumeric(f float64) (*apd.Decimal, error) { return floatDigitsNumeric(f, 15) }
+
+// floatDigitsNumeric is f written with digits significant digits (printf's %.*g) read as a
+// numeric: float8_numeric's 15 (DBL_DIG), float4_numeric's 6 (FLT_DIG) for a real's value.
+func floatDigitsNumeric(f float64, digits int) (*apd.Decimal, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return nil, errNumericSpecial
 	}
-	d, _, err := apd.NewFromString(strconv.FormatFloat(f, 'e', 14, 64))
+	d, _, err := apd.NewFromString(strconv.FormatFloat(f, 'e', digits-1, 64))
 	if err != nil {
 		return nil, errNumericText
 	}
 	return d, nil
 }
 
-// numericReader returns a function reading row i of a, an integer, float64, text or decimal128
+// numericReader returns a function reading row i of a, an integer, float64, float32, text or decimal128
 // array, as a numeric value.
 func numericReader(a arrow.Array) (func(i int) (*apd.Decimal, error), error) {
 	if isInt(a.DataType()) {
@@ -242,6 +247,8 @@ func numericReader(a arrow.Array) (func(i int) (*apd.Decimal, error), error) {
 	switch v := a.(type) {
 	case *array.Float64:
 		return func(i int) (*apd.Decimal, error) { return floatNumeric(v.Value(i)) }, nil
+	case *array.Float32:
+		return func(i int) (*apd.Decimal, error) { return floatDigitsNumeric(float64(v.Value(i)), 6) }, nil
 	case *array.Decimal128:
 		s := v.DataType().(*arrow.Decimal128Type).Scale
 		return func(i int) (*apd.Decimal, error) {
@@ -412,16 +419,29 @@ func numericTo(n *fnNode) error {
 			}
 			return b.NewArray(), nil
 		}
-	case "float64":
+	case "float64", "float32":
+		// numeric_float8 and numeric_float4: the nearest value of the type to the numeric's
+		// text, read once (a real never through a double, which could round twice).
+		bits := 64
 		n.out = arrow.PrimitiveTypes.Float64
+		if kind == "float32" {
+			bits, n.out = 32, arrow.PrimitiveTypes.Float32
+		}
 		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			return mapRows[float64](array.NewFloat64Builder(mem), rows, args[1:], func(i int) (float64, bool, error) {
-				f, err := strconv.ParseFloat(read(args[1], i).Text('f'), 64)
+			toFloat := func(i int) (float64, bool, error) {
+				f, err := strconv.ParseFloat(read(args[1], i).Text('f'), bits)
 				if err != nil {
 					return 0, false, &DataError{Code: sqlstateOutOfRange, Msg: "value out of range: overflow", Err: err}
 				}
 				return f, true, nil
-			})
+			}
+			if bits == 32 {
+				return mapRows[float32](array.NewFloat32Builder(mem), rows, args[1:], func(i int) (float32, bool, error) {
+					f, ok, err := toFloat(i)
+					return float32(f), ok, err
+				})
+			}
+			return mapRows[float64](array.NewFloat64Builder(mem), rows, args[1:], toFloat)
 		}
 	case "text":
 		n.out = arrow.BinaryTypes.String
@@ -719,14 +739,15 @@ func scaledReader(a arrow.Array) (func(i int) (*apd.Decimal, int32, error), erro
 			return d, s, err
 		}, nil
 	}
-	_, isFloat := a.(*array.Float64)
+	isFloat := a.DataType().ID() == arrow.FLOAT64 || a.DataType().ID() == arrow.FLOAT32
 	return func(i int) (*apd.Decimal, int32, error) {
 		d, err := read(i)
 		if err != nil {
 			return nil, 0, err
 		}
 		if isFloat {
-			// float8_numeric prints 15 significant digits with %g, which drops trailing zeros.
+			// float8_numeric (float4_numeric) prints 15 (6) significant digits with %g, which
+			// drops trailing zeros.
 			d.Reduce(d)
 		}
 		return d, max(-d.Exponent, 0), nil

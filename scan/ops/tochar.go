@@ -2,8 +2,10 @@ package ops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -381,6 +383,133 @@ func floatText(ctx context.Context, d compute.Datum) (compute.Datum, error) {
 	})
 }
 
+// float4Texts is a cast of real to text as PostgreSQL's float4out writes it (float4Text).
+func float4Texts(ctx context.Context, d compute.Datum) (compute.Datum, error) {
+	return textOf(ctx, d, func(a arrow.Array) func(i int) string {
+		f := a.(*array.Float32)
+		return func(i int) string { return float4Text(f.Value(i)) }
+	})
+}
+
+// float8ToFloat4 is PostgreSQL's cast of double precision to real (float8_to_float4): the
+// nearest real; a finite value past real's range is "value out of range: overflow" and a
+// non-zero value that rounds to zero "value out of range: underflow" (22003); infinities and
+// NaN stay themselves.
+func float8ToFloat4(ctx context.Context, d compute.Datum) (compute.Datum, error) {
+	return castEach(ctx, d, func(a arrow.Array) (arrow.Array, error) {
+		f := a.(*array.Float64)
+		return mapRows[float32](array.NewFloat32Builder(compute.GetAllocator(ctx)), a.Len(), []arrow.Array{a}, func(i int) (float32, bool, error) {
+			x := f.Value(i)
+			r := float32(x)
+			switch {
+			case math.IsInf(float64(r), 0) && !math.IsInf(x, 0):
+				return 0, false, errFloatOverflow
+			case r == 0 && x != 0:
+				return 0, false, errFloatUnderflow
+			}
+			return r, true, nil
+		})
+	})
+}
+
+// textToFloat is PostgreSQL's cast of text to real or double precision (to, float32 or
+// float64): float4in and float8in (pgnumfmt.FloatIn: white space around the number, NaN and
+// Infinity, hexadecimal; 22P02 for text that is no number, 22003 past the type's range).
+func textToFloat(ctx context.Context, d compute.Datum, to arrow.DataType) (compute.Datum, error) {
+	return castEach(ctx, d, func(a arrow.Array) (arrow.Array, error) {
+		tx, ok := asTexts(a)
+		if !ok {
+			return nil, fmt.Errorf("ops: cast of %s to %s", a.DataType(), to)
+		}
+		mem := compute.GetAllocator(ctx)
+		read := func(i int, bits int) (float64, bool, error) {
+			f, err := pgnumfmt.FloatIn(string(tx.ValueBytes(i)), bits)
+			var e *pgnumfmt.Error
+			if errors.As(err, &e) {
+				return 0, false, &DataError{Code: e.Code, Msg: e.Msg}
+			}
+			return f, err == nil, err
+		}
+		if to.ID() == arrow.FLOAT32 {
+			return mapRows[float32](array.NewFloat32Builder(mem), a.Len(), []arrow.Array{a}, func(i int) (float32, bool, error) {
+				f, ok, err := read(i, 32)
+				return float32(f), ok, err
+			})
+		}
+		return mapRows[float64](array.NewFloat64Builder(mem), a.Len(), []arrow.Array{a}, func(i int) (float64, bool, error) {
+			return read(i, 64)
+		})
+	})
+}
+
+// float4Text is float4out's text of v: the shortest digits that read back as v (0.1::real is
+// 0.1, (1/3.0)::real 0.33333334), in exponential form when the decimal exponent is below -4 or
+// at least FLT_DIG (6), else positional. PostgreSQL's shortest-digits search (its copy of Ryu)
+// excludes the bounds of v's rounding interval: digits exactly halfway to a neighbouring real,
+// which read back as v by rounding half to even and which Go's search accepts when v's
+// mantissa is even, are not v's (205379008 is 2.0537901e+08, not 2.05379e+08).
+func float4Text(v float32) string {
+	f := float64(v)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return float8Text(f)
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 32)
+	if onFloat4Bound(e, v) {
+		mant := strings.TrimPrefix(e[:strings.IndexByte(e, 'e')], "-")
+		for p := len(strings.Replace(mant, ".", "", 1)) + 1; p <= 9; p++ {
+			c := strconv.FormatFloat(f, 'e', p-1, 32)
+			if r, err := strconv.ParseFloat(c, 32); err == nil && float32(r) == v && !onFloat4Bound(c, v) {
+				e = c
+				break
+			}
+		}
+	}
+	return pgFloatForm(e, 6)
+}
+
+// onFloat4Bound reports whether decimal text s is exactly halfway between real v and a
+// neighbouring real (a bound of v's rounding interval).
+func onFloat4Bound(s string, v float32) bool {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return false
+	}
+	for _, n := range []float32{math.Nextafter32(v, float32(math.Inf(1))), math.Nextafter32(v, float32(math.Inf(-1)))} {
+		mid := (float64(v) + float64(n)) / 2 // exact: a real has 24 bits, a double 53
+		if math.IsInf(float64(n), 0) || math.Abs(x-mid) > 1e-12*math.Abs(mid) {
+			continue
+		}
+		d, ok := new(big.Rat).SetString(s)
+		if ok && d.Cmp(new(big.Rat).SetFloat64(mid)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// pgFloatForm writes e, a number in Go's exponential form ("-1.5e+07"), as float4out and
+// float8out write it: unchanged when its exponent is below -4 or at least digits, else the
+// same digits positionally ("-15000000" for digits 15, "0.00015" from "1.5e-04").
+func pgFloatForm(e string, digits int) string {
+	at := strings.IndexByte(e, 'e')
+	exp, err := strconv.Atoi(e[at+1:])
+	if err != nil || exp < -4 || exp >= digits {
+		return e
+	}
+	sign, mant := "", e[:at]
+	if strings.HasPrefix(mant, "-") {
+		sign, mant = "-", mant[1:]
+	}
+	ds := strings.Replace(mant, ".", "", 1)
+	switch {
+	case exp < 0:
+		return sign + "0." + strings.Repeat("0", -exp-1) + ds
+	case len(ds) <= exp+1:
+		return sign + ds + strings.Repeat("0", exp+1-len(ds))
+	}
+	return sign + ds[:exp+1] + "." + ds[exp+1:]
+}
+
 // float8Text is float8out's text of v (floatText): the shortest digits that read back, in
 // exponential form (at least two exponent digits) when the decimal exponent is below -4 or
 // at least 15 (DBL_DIG), else positional (1234567, not Go's 1.234567e+06).
@@ -393,18 +522,25 @@ func float8Text(v float64) string {
 	case math.IsNaN(v):
 		return "NaN"
 	}
-	e := strconv.FormatFloat(v, 'e', -1, 64)
-	exp, err := strconv.Atoi(e[strings.LastIndexByte(e, 'e')+1:])
-	if err != nil || exp < -4 || exp >= 15 {
-		return e
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
+	return pgFloatForm(strconv.FormatFloat(v, 'e', -1, 64), 15)
 }
 
 // textOf casts an array or scalar datum to text, each non-null value written by the function
 // spell returns for its array; the result is built with ctx's allocator (the caller releases
 // it).
 func textOf(ctx context.Context, d compute.Datum, spell func(arrow.Array) func(i int) string) (compute.Datum, error) {
+	return castEach(ctx, d, func(a arrow.Array) (arrow.Array, error) {
+		text := spell(a)
+		return mapStrings(compute.GetAllocator(ctx), a.Len(), []arrow.Array{a}, func(i int) (string, bool, error) {
+			return text(i), true, nil
+		})
+	})
+}
+
+// castEach is a cast of an array or scalar datum by build, which maps the values of an array
+// (a scalar is read as an array of one value and answered as a scalar again); the result is
+// built with ctx's allocator (the caller releases it).
+func castEach(ctx context.Context, d compute.Datum, build func(arrow.Array) (arrow.Array, error)) (compute.Datum, error) {
 	var a arrow.Array
 	switch v := d.(type) {
 	case *compute.ArrayDatum:
@@ -416,21 +552,13 @@ func textOf(ctx context.Context, d compute.Datum, spell func(arrow.Array) func(i
 		}
 		a = arr
 	default:
-		return nil, fmt.Errorf("ops: cast of %T to text", d)
+		return nil, fmt.Errorf("ops: cast of %T", d)
 	}
 	defer a.Release()
-	text := spell(a)
-	b := array.NewStringBuilder(compute.GetAllocator(ctx))
-	defer b.Release()
-	b.Reserve(a.Len())
-	for i := range a.Len() {
-		if a.IsNull(i) {
-			b.AppendNull()
-			continue
-		}
-		b.Append(text(i))
+	out, err := build(a)
+	if err != nil {
+		return nil, err
 	}
-	out := b.NewArray()
 	defer out.Release()
 	if _, ok := d.(*compute.ScalarDatum); ok {
 		sc, err := scalar.GetScalar(out, 0)

@@ -722,3 +722,11 @@ SELECT date_trunc('month', timestamp) AS m, stddev_samp((value->>'distance')::bi
 
 -- sqrt, exp, ln, log and sign of numerics (PostgreSQL's result scales, as text), over every tier
 SELECT id, sqrt((value->>'distance')::numeric(10,2))::text AS r, ln((value->>'distance')::int * 1.0)::text AS l, log(2, (value->>'distance')::int)::text AS l2, sign((value->>'delay')::int * 1.5)::text AS s, exp((value->>'delay')::int * 0.01)::text AS e FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
+
+-- date ± interval (Metabase's and Tableau's CAST(ts AS date) + INTERVAL): a timestamp without time zone, grouped and as text, over every tier
+SELECT CAST(timestamp AS date) + INTERVAL '1 day' AS next_day, (CAST(timestamp AS date) - INTERVAL '1 month')::text AS prev, (INTERVAL '2 hours' + timestamp::date)::text AS two, count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1, 2, 3 ORDER BY 1
+
+-- real (float4): float32 columns, single precision arithmetic and float4out's text, real beside other numbers in double precision, over every tier
+SELECT id, (value->>'distance')::real / 7::real AS r, ((value->>'distance')::real / 7::real)::text AS t, (value->>'delay')::real * 0.5 AS d, -(value->>'delay')::real AS n FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY timestamp, id
+
+SELECT value->>'destination' AS d, avg((value->>'delay')::real) AS a, min((value->>'distance')::real / 3::real) AS lo, max((value->>'distance')::real / 3::real)::text AS hi, stddev_pop((value->>'delay')::real) AS sd FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1 ORDER BY 1
