@@ -89,7 +89,10 @@
 //     one run (two processes of each, 150 rounds, load 15.5–25.7) this tree −0.9% (pairs +0.7,
 //     −2.4; with background work +0.3%), main +1.7% (pairs +1.1, +2.3; +2.6%). The medians are
 //     under issue 20's 2%, but at this load one run's spread is wider than the target: the
-//     allocation counts above are the firmer measure.
+//     allocation counts above are the firmer measure. The merged tree (4a55569) on the machine
+//     otherwise idle (load average 2–3), make bench BENCH='^BenchmarkOTLPExport$' four times
+//     in a row: +0.1, +3.2, −1.3, −0.2% (pairs +0.4/−0.2, +5.3/+1.1, −1.2/−1.4, −0.8/+0.5;
+//     with background work +0.1, +3.2, −1.4, −0.0%), median −0.1%; 8.0 spans a query.
 //     internal/telemetry's BenchmarkBucketSpans prices an archived bucket's span alone
 //     (export on: 2.2–2.5 KB and 9–13 allocations, were 4.6 KB and 32 for the two spans).
 //   - BenchmarkAnalytical (analytical_test.go): issue 19's nine analytical queries (count(*),
@@ -177,10 +180,10 @@
 //     0.56 s against 1.0 s); the JSON scan took about a fifth, zstd a twentieth, the footers of
 //     the buckets the footer cache does not keep a tenth. Scratch kept across collections
 //     (internal/freelist), fused casts built without builders, ledger.Pool buffers unpadded,
-//     the filter's unread documents not copied (ops.FilterSelect, since merged into warm19c's ops.FilterCols), span columns and footer tails
-//     rounded to powers of two and recycled: 224–233 MB and 79 collections a query on main's
-//     build, 77–84 MB and 23–28 on this one (server CPU 0.84–1.29 s against 1.41–1.68 s, load
-//     17; heap and collections from /debug/pprof/heap?debug=1 before and after). With a 56 MiB
+//     the filter's unread documents not copied (ops.FilterSelect, since folded into warm19c's
+//     ops.FilterCols), span columns and footer tails rounded to powers of two and recycled:
+//     224–233 MB and 79 collections a query on main's build, 77–84 MB and 23–28 on this one
+//     (server CPU 0.84–1.29 s against 1.41–1.68 s, load 17; heap and collections from /debug/pprof/heap?debug=1 before and after). With a 56 MiB
 //     limit the same query ran 5 collections and 0.66 s of CPU against 1.0 s (41 → 56 MiB
 //     anonymous): the limit is the largest lever left. All 13 queries, 2 rounds, beside main's
 //     build (FLIGHTSRV_ANALYTICAL_BASELINE), load 10–15: count WHERE delay > 60 884 ms against
@@ -192,6 +195,19 @@
 //     earlier run too, but alternated alone on fresh servers, load 9, 1.27–1.63 s against
 //     1.64–2.46 s, 35 collections against 60); 7 of 13 within DuckDB over the payloads (main's
 //     build: 4).
+//     The branches join19b, compute19, warm19c, cold19, otlp20c, sql18i and sql18j merged
+//     (4a55569), beside 9ff69a0's build in the same run, 3M rows, 2 rounds, on the machine
+//     otherwise idle (load average 4 falling to 2): cold ÷ DuckDB over the payloads (target
+//     ≤ 1×) count WHERE delay > 60 390 ms 1.01× (9ff69a0: 821 ms, 2.12×); origin, avg(delay)
+//     472 ms 0.90× (1.69×); day bins 562 ms 0.94× (1.69×); destination WHERE delay > 60 817 ms
+//     1.50× (2.54×); origin, destination 808 ms 1.48× (2.13×); top 10 648 ms 1.23× (2.45×);
+//     count(DISTINCT) 460 ms 1.10× (1.72×); numeric 1.21 s 2.55× (2.70×); join against avg
+//     2.31 s 2.53× (4.53×); semi join 1.20 s 1.80× (2.14×); origins to destinations 458 ms 0.76×
+//     (1.27×): 5 of 13 met (9ff69a0: 2). Warm ÷ DuckDB native (target ≤ 3×): count WHERE
+//     delay > 60 42 ms 2.30× (133 ms, 7.23×); destination WHERE delay > 60 162 ms 5.33×
+//     (10.55×); numeric 457 ms 2.60× (3.12×); join against avg 1.16 s 3.62× (6.07×); the
+//     others 0.41–1.30×: 10 of 12 met (9ff69a0: 8). Peak RSS 96 MiB cold and 101 MiB warm
+//     (38–39 MiB anonymous, 52–53 MiB file pages at the end).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
