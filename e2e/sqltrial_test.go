@@ -56,6 +56,10 @@ func TestUserTrialRefusals(t *testing.T) {
 		{"SELEC id FROM zqxjv", `syntax error at or near "SELEC" (position 1)`, "SQL syntax error at position 1", "42601", codes.InvalidArgument},
 		{"SELECT id " + ord + " AND id = 'Zqxjv", `unterminated quoted string at or near "'Zqxjv" (position 113)`, "SQL syntax error at position 113", "42601", codes.InvalidArgument},
 		{"SELECT " + strings.Repeat("1+", 6000) + "1", "statement too complex: its expressions nest deeper than the parse tree's 10,000 levels (about 5,000 nested operators or function calls)", "", "54001", codes.InvalidArgument},
+		// 25,000 terms ended the process (pg_query's C code recursing past the thread's stack):
+		// now refused before the parser runs (substrait.CheckDepth), the server still serving.
+		{"SELECT " + strings.Repeat("1+", 25000) + "1", "statement too complex: its expressions nest deeper than 10,000 levels of chained operators, casts, set operations or joins", "", "54001", codes.InvalidArgument},
+		{"SELECT 1" + strings.Repeat("::int", 25000), "statement too complex: its expressions nest deeper than 10,000 levels of chained operators, casts, set operations or joins", "", "54001", codes.InvalidArgument},
 		{"SELECT timestamp + INTERVAL '300 years' " + ord, "timestamp out of range", "", "22008", codes.InvalidArgument},
 		// PostgreSQL's type names, not Arrow's or Substrait's.
 		{"SELECT id + 1 " + ord, "operator does not exist: text + integer", "", "42883", codes.InvalidArgument},

@@ -129,13 +129,17 @@ func rewritePlaceholderEdits(sql string) (string, []placeholderEdit, error) {
 }
 
 // parseStatement rewrites the `?` placeholders of sql (rewritePlaceholders) and parses the
-// result with PostgreSQL's grammar. A syntax error's position refers to sql as the client
+// result with PostgreSQL's grammar, once CheckDepth has found its parse tree shallow enough to
+// build. A syntax error's position refers to sql as the client
 // wrote it, not to the rewritten text (where each `$n` is longer than its `?`): PostgreSQL's
 // 1-based character position, mapped back through the edits. Errors are *Error values
 // (syntaxError).
 func parseStatement(sql string) (*pg.ParseResult, error) {
 	text, edits, err := rewritePlaceholderEdits(sql)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckDepth(text); err != nil {
 		return nil, err
 	}
 	res, err := pg.Parse(text)

@@ -1,0 +1,60 @@
+package substrait
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestCheckDepth: chains past maxChainDepth are refused before the parser builds them (25,000
+// `+1` terms killed the process in pg_query's C code); long flat statements of the same size
+// are not, and nothing shorter than the limit is scanned.
+func TestCheckDepth(t *testing.T) {
+	rep := func(s string, n int) string { return strings.Repeat(s, n) }
+	refused := map[string]string{
+		"+ chain":              "SELECT 1" + rep("+1", 25000),
+		"cast chain":           "SELECT 1" + rep("::int", 12000),
+		"IS NULL chain":        "SELECT 1" + rep(" IS NULL", 12000),
+		"UNION chain":          rep("SELECT 1, 2 UNION ", 12000) + "SELECT 1, 2",
+		"JOIN chain":           "SELECT 1 FROM t" + rep(" JOIN t ON true", 12000),
+		"chain through CASE":   "SELECT 1" + rep(" + CASE WHEN true THEN 1 END", 6000),
+		"chain through parens": "SELECT 1" + rep("+(1)", 12000),
+		"chain through a call": "SELECT 1" + rep("+f(1, 2)", 12000),
+		"chain in a subscript": "SELECT a[1" + rep("+1", 11000) + "]",
+		"chain of comparisons": "SELECT 1" + rep(" < 1", 11000),
+		"nested and chained":   "SELECT " + rep("(1+", 2000) + "1" + rep("+1+1+1+1)", 2000),
+	}
+	for name, sql := range refused {
+		err := CheckDepth(sql)
+		var e *Error
+		if !errors.As(err, &e) || e.SQLState != "54001" {
+			t.Errorf("%s: %v, want 54001", name, err)
+		}
+		if _, err := parseStatement(sql); !errors.As(err, &e) || e.SQLState != "54001" {
+			t.Errorf("%s: parseStatement: %v, want 54001", name, err)
+		}
+	}
+	vals := make([]string, 30000)
+	for i := range vals {
+		vals[i] = "(-1, 'a'::text, CASE WHEN x > 1 THEN -2 ELSE 3 END)"
+	}
+	in := make([]string, 50000)
+	for i := range in {
+		in[i] = "-1"
+	}
+	allowed := map[string]string{
+		"VALUES of negative numbers and casts": "SELECT * FROM (VALUES " + strings.Join(vals, ", ") + ") v(a, b, c)",
+		"long IN list":                         "SELECT 1 WHERE x IN (" + strings.Join(in, ", ") + ")",
+		"many ANDs":                            "SELECT 1 WHERE " + rep("x + 1 > 2 AND ", 8000) + "true",
+		"long CASE":                            "SELECT CASE" + rep(" WHEN x = 1 THEN 'a'", 8000) + " END",
+		"a chain of 4,000":                     "SELECT 1" + rep("+1", 4000),
+	}
+	for name, sql := range allowed {
+		if err := CheckDepth(sql); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := CheckDepth("SELECT 1" + rep("+1", maxChainDepth/2-5)); err != nil {
+		t.Errorf("a statement of fewer than %d bytes was refused: %v", maxChainDepth, err)
+	}
+}
