@@ -3,6 +3,7 @@ package substrait
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/big"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/cockroachdb/apd/v3"
+	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -192,9 +194,13 @@ func (bd *binder) numericToFloatType(e expr.Expression, t types.Type) (expr.Expr
 		bits, kind = 32, "float32"
 	}
 	if d, _, ok := numLiteralValue(e); ok {
-		f, err := strconv.ParseFloat(d.Text('f'), bits)
+		// float8in and float4in of numeric_out's text: past the type's range, or not zero but
+		// read as zero (1e-50::real), is 22003.
+		f, err := pgnumfmt.FloatIn(d.Text('f'), bits)
 		if err != nil {
-			return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range: overflow"}
+			e := &pgnumfmt.Error{Code: "22003", Msg: "value out of range for type " + typeName(t)}
+			errors.As(err, &e)
+			return nil, &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
 		}
 		if bits == 32 {
 			return expr.NewPrimitiveLiteral(float32(f), false), nil
