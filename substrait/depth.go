@@ -14,8 +14,10 @@ import (
 // found by a trial of 25,000 `+1` terms. Everything nesting by brackets or right recursion
 // grows bison's stack instead, which is bounded (syntaxError's "memory exhausted"), and the
 // tree pg_query hands back is decoded at most 10,000 protobuf levels deep, two a level of
-// operators: no statement with a chain deeper than about 5,000 operators was ever answered,
-// so refusing estimates past 10,000 refuses nothing that could run.
+// operators: no statement with a chain deeper than about 5,000 operators was ever answered.
+// The estimate counts more than the depth (every keyword of a segment, for one), so a statement
+// past it may be shallower than that; those seen (TestCheckDepth) were refused by the parse or
+// by planning's bounds (256 UNION branches, 4,096 relations) anyway.
 const maxChainDepth = 10_000
 
 // CheckDepth refuses (errTooDeep, SQLSTATE 54001) a statement whose parse tree could be deeper
@@ -25,9 +27,8 @@ const maxChainDepth = 10_000
 // OR, WHEN, THEN, ELSE) and by set operations and joins; a segment is as deep as its tokens,
 // except identifiers, constants and parameters, plus its deepest bracketed level, and a
 // bracketed level as deep as its deepest segment plus its set operations and joins (which
-// chain across the segments) plus one. A statement
-// shorter than maxChainDepth bytes cannot exceed it (a token is a byte at least) and is not
-// scanned. Text that does not scan is left to the parser, which reports it.
+// chain across the segments) plus one. A statement shorter than maxChainDepth bytes cannot
+// exceed it (a token is a byte at least) and is not scanned. Text that does not scan is left to the parser, which reports it.
 func CheckDepth(sql string) error {
 	if len(sql) <= maxChainDepth {
 		return nil
