@@ -96,6 +96,29 @@ func TestRealAsPostgres(t *testing.T) {
 	q = "SELECT n, x::real::text, (x::real + 1::real)::text FROM (VALUES " + strings.Join(vals, ", ") + ") v(n, x) ORDER BY n"
 	compareText(t, "float4out", textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
 
+	// float8out's text of 600 doubles: random bit patterns, integer products and ties (a
+	// user trial found about 2 in 400 random doubles written as Go writes them, not as
+	// PostgreSQL does: 1e23 is 9.999999999999999e+22).
+	vals = vals[:0]
+	for i := range 600 {
+		var f float64
+		switch i % 3 {
+		case 0:
+			f = math.Float64frombits(rng.Uint64())
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				f = 1
+			}
+		case 1:
+			f = float64(rng.Int64N(1<<60)) * float64(1+rng.IntN(7))
+		default:
+			f = float64(rng.IntN(100000)) * math.Pow(10, float64(rng.IntN(40)-10))
+		}
+		vals = append(vals, fmt.Sprintf("(%d, '%s'::float8)", i, strconv.FormatFloat(f, 'g', -1, 64)))
+	}
+	vals = append(vals, "(600, '1e23'::float8)", "(601, '8.41e21'::float8)", "(602, '11623396.694e12'::float8)")
+	q = "SELECT n, x::text, (x * 3)::text FROM (VALUES " + strings.Join(vals, ", ") + ") v(n, x) ORDER BY n"
+	compareText(t, "float8out", textColumns(mustRun(t, cl, q)), pgTextRows(t, ctx, pg, q))
+
 	// Typed columns: float4 where PostgreSQL answers real, float8 where it answers double.
 	comparePG(t, ctx, pg, one(cl), nonEmptyTyped(
 		"SELECT 1.5::real AS a, 1.5::real + 1.5::real AS b, 1.5::real * 2 AS c, -(2.5::real) AS d, abs(-2.5::real) AS e, sqrt(4::real) AS f",

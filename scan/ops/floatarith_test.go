@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -135,4 +136,27 @@ func BenchmarkFloatArith(b *testing.B) {
 			out.Release()
 		}
 	})
+}
+
+// TestFloat8TextTies: digits exactly halfway to a neighbouring double are not v's, as in
+// PostgreSQL's float8out (values from a user trial, PostgreSQL 15's text beside each).
+func TestFloat8TextTies(t *testing.T) {
+	for s, want := range map[string]string{
+		"1e23":                  "9.999999999999999e+22",
+		"8.41e21":               "8.409999999999999e+21",
+		"11623396.694e12":       "1.1623396694000001e+19",
+		"3.570533188559288e+17": "3.5705331885592883e+17",
+		"0.1":                   "0.1",
+		"1e22":                  "1e+22",
+		"123456.5":              "123456.5",
+		"-1e23":                 "-9.999999999999999e+22",
+	} {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := float8Text(v); got != want {
+			t.Errorf("float8Text(%s) = %s, want %s", s, got, want)
+		}
+	}
 }

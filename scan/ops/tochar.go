@@ -512,7 +512,9 @@ func pgFloatForm(e string, digits int) string {
 
 // float8Text is float8out's text of v (floatText): the shortest digits that read back, in
 // exponential form (at least two exponent digits) when the decimal exponent is below -4 or
-// at least 15 (DBL_DIG), else positional (1234567, not Go's 1.234567e+06).
+// at least 15 (DBL_DIG), else positional (1234567, not Go's 1.234567e+06). As float4Text's,
+// the search excludes digits exactly halfway to a neighbouring double, which Go's accepts when
+// v's mantissa is even: 1e23 is 9.999999999999999e+22, as PostgreSQL writes it.
 func float8Text(v float64) string {
 	switch {
 	case math.IsInf(v, 1):
@@ -522,7 +524,37 @@ func float8Text(v float64) string {
 	case math.IsNaN(v):
 		return "NaN"
 	}
-	return pgFloatForm(strconv.FormatFloat(v, 'e', -1, 64), 15)
+	e := strconv.FormatFloat(v, 'e', -1, 64)
+	if math.Float64bits(v)&1 == 0 && onFloat8Bound(e, v) {
+		mant := strings.TrimPrefix(e[:strings.IndexByte(e, 'e')], "-")
+		for p := len(strings.Replace(mant, ".", "", 1)) + 1; p <= 17; p++ {
+			c := strconv.FormatFloat(v, 'e', p-1, 64)
+			if r, err := strconv.ParseFloat(c, 64); err == nil && r == v && !onFloat8Bound(c, v) {
+				e = c
+				break
+			}
+		}
+	}
+	return pgFloatForm(e, 15)
+}
+
+// onFloat8Bound reports whether decimal text s is exactly halfway between double v and a
+// neighbouring double (a bound of v's rounding interval), compared exactly.
+func onFloat8Bound(s string, v float64) bool {
+	d, ok := new(big.Rat).SetString(s)
+	if !ok || v == 0 {
+		return false
+	}
+	for _, n := range []float64{math.Nextafter(v, math.Inf(1)), math.Nextafter(v, math.Inf(-1))} {
+		if math.IsInf(n, 0) {
+			continue
+		}
+		mid := new(big.Rat).Add(new(big.Rat).SetFloat64(v), new(big.Rat).SetFloat64(n))
+		if d.Cmp(mid.Quo(mid, big.NewRat(2, 1))) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // textOf casts an array or scalar datum to text, each non-null value written by the function
