@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
@@ -117,18 +116,6 @@ func limitFor(base, perStream, maxExtra int64, streams int) int64 {
 		return math.MaxInt64
 	}
 	return base + extra
-}
-
-// totalQueryMemory returns the engine's bound on what all queries hold together for the
-// server's TotalQueryMemory (0: query.DefaultTotalMemory), or 0 when it has none (negative).
-func totalQueryMemory(configured int64) int64 {
-	switch {
-	case configured == 0:
-		return query.DefaultTotalMemory
-	case configured < 0:
-		return 0
-	}
-	return configured
 }
 
 // restore puts back the limit the process had before, and the pool's bound.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
@@ -80,11 +79,6 @@ func TestMemoryLimit(t *testing.T) {
 	m.end() // a stream ending after Close leaves the restored limit alone
 	if cur() != prev || pool.MaxFree() != 3<<20 {
 		t.Fatalf("limit %d and pool bound %d changed after restore", cur(), pool.MaxFree())
-	}
-	for _, c := range [][2]int64{{0, query.DefaultTotalMemory}, {-1, 0}, {64 << 20, 64 << 20}} {
-		if got := totalQueryMemory(c[0]); got != c[1] {
-			t.Errorf("totalQueryMemory(%d) = %d, want %d", c[0], got, c[1])
-		}
 	}
 }
 
