@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 )
 
 // TestCheckDepth: chains past maxChainDepth are refused before the parser builds them (25,000
@@ -57,4 +59,28 @@ func TestCheckDepth(t *testing.T) {
 	if err := CheckDepth("SELECT 1" + rep("+1", maxChainDepth/2-5)); err != nil {
 		t.Errorf("a statement of fewer than %d bytes was refused: %v", maxChainDepth, err)
 	}
+}
+
+// FuzzCheckDepth repeats a fragment of SQL past the size CheckDepth scans and parses what it
+// lets through: its estimate must never let a statement reach the parser whose tree would
+// overflow the C stack (the process would die here), and it must not panic on any text.
+func FuzzCheckDepth(f *testing.F) {
+	for _, s := range []string{"+1", "::int", " IS NULL", " UNION SELECT 1", " JOIN t ON true", "+(1)", "+CASE WHEN true THEN 1 END", "-1, ", "[1]", "(((", ")))", "'a'||", " AND x<1"} {
+		f.Add(s, uint16(30000))
+	}
+	f.Fuzz(func(t *testing.T, frag string, n uint16) {
+		fuzzcount.Add()
+		if frag == "" {
+			return
+		}
+		sql := "SELECT 1" + strings.Repeat(frag, min(int(n), MaxSQLBytes/len(frag)))
+		if err := CheckDepth(sql); err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.SQLState != "54001" {
+				t.Fatalf("CheckDepth: %v, want 54001", err)
+			}
+			return
+		}
+		_, _ = parseStatement(sql)
+	})
 }
