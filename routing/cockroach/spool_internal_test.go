@@ -131,3 +131,102 @@ func TestSpoolSortsChunks(t *testing.T) {
 	slices.SortStableFunc(inTime, func(a, b routing.Record) int { return a.EventTime.Compare(b.EventTime) })
 	check(inTime, spoolChunkBytes)
 }
+
+// TestSpoolMerges checks the merge of a request's chunks (spool.merged, the pipelined
+// request's one COPY) against an independent sort of the whole request: 3,000 records of 40
+// partitions over ten days in random order, then in time order, spooled in chunks of 64
+// records (the first 8) or of at most 2,000 bytes, come back once each in the primary key's
+// order (partition, bucket key, time, id) with their positions, buckets and bytes, in both
+// column shapes; a request of one chunk and an empty one too.
+func TestSpoolMerges(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 4))
+	day := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+	var recs []routing.Record
+	for i := range 3000 {
+		recs = append(recs, routing.Record{PartitionKey: fmt.Appendf(nil, "p%02d", rng.IntN(40)),
+			EventTime: day.Add(time.Duration(rng.IntN(10*24*60)) * time.Minute), SortKey: fmt.Appendf(nil, "%d-%d", rng.IntN(1000), i),
+			Value: bytes.Repeat([]byte{byte(i)}, rng.IntN(60))})
+	}
+	inTime := slices.Clone(recs)
+	slices.SortStableFunc(inTime, func(a, b routing.Record) int { return a.EventTime.Compare(b.EventTime) })
+	for _, tc := range []struct {
+		name     string
+		recs     []routing.Record
+		maxBytes int
+		chunks   int // at least
+	}{
+		{"random order", recs, spoolChunkBytes, 47},
+		{"random order, 2,000-byte chunks", recs, 2000, 48},
+		{"time order", inTime, spoolChunkBytes, 47},
+		{"one chunk", recs[:5], spoolChunkBytes, 1},
+		{"empty", nil, spoolChunkBytes, 0},
+	} {
+		sp := newSpool("t", routing.CalendarDayUTC, 64)
+		sp.maxBytes = tc.maxBytes
+		go sp.fill(ctx, ctx, &spoolSource{recs: slices.Clone(tc.recs), buckets: map[string]*routing.BucketID{}})
+		sp.wait()
+		var (
+			chunks  []spoolChunk
+			buckets []*routing.BucketID
+		)
+		for i := 0; ; i++ {
+			c, b, err := sp.chunk(ctx, i)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunks, buckets = append(chunks, c), b
+		}
+		if len(chunks) < tc.chunks {
+			t.Fatalf("%s: %d chunks, want at least %d", tc.name, len(chunks), tc.chunks)
+		}
+		// The request's records, sorted independently, with their positions.
+		var want []string
+		for _, staging := range []bool{false, true} {
+			want = want[:0]
+			type rec struct {
+				pos int64
+				r   routing.Record
+				key string
+			}
+			var ws []rec
+			for p, r := range tc.recs {
+				key, _, _ := routing.CalendarDayUTC.Bounds(r.EventTime)
+				ws = append(ws, rec{int64(p), r, key})
+			}
+			slices.SortFunc(ws, func(a, b rec) int {
+				return cmp.Or(bytes.Compare(a.r.PartitionKey, b.r.PartitionKey), cmp.Compare(a.key, b.key),
+					a.r.EventTime.Compare(b.r.EventTime), bytes.Compare(a.r.SortKey, b.r.SortKey))
+			})
+			for _, w := range ws {
+				if staging {
+					want = append(want, fmt.Sprintf("%s|%s|%s|%s|%x|%d", w.r.PartitionKey, w.key, w.r.EventTime.Format(time.RFC3339), w.r.SortKey, w.r.Value, w.pos))
+				} else {
+					want = append(want, fmt.Sprintf("t|%s|%s|%s|%s|%x", w.r.PartitionKey, w.key, w.r.EventTime.Format(time.RFC3339), w.r.SortKey, w.r.Value))
+				}
+			}
+			var got []string
+			rows := sp.merged(chunks, buckets, staging)
+			for rows.Next() {
+				v, _ := rows.Values()
+				if staging {
+					got = append(got, fmt.Sprintf("%s|%s|%s|%s|%x|%d", v[0], v[1], v[2].(time.Time).Format(time.RFC3339), v[3], v[4], v[5]))
+				} else {
+					got = append(got, fmt.Sprintf("%s|%s|%s|%s|%s|%x", v[0], v[1], v[2], v[3].(time.Time).Format(time.RFC3339), v[4], v[5]))
+				}
+			}
+			if rows.Err() != nil || !slices.Equal(got, want) {
+				i := 0
+				for i < min(len(got), len(want)) && got[i] == want[i] {
+					i++
+				}
+				t.Fatalf("%s (staging %v): %d rows, %v; want %d; first difference at %d", tc.name, staging, len(got), rows.Err(), len(want), i)
+			}
+		}
+		sp.close()
+	}
+}
