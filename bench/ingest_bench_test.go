@@ -444,11 +444,13 @@ func postgresCPU(b *testing.B, pg *pgtest.Server) func() time.Duration {
 	}
 	var backend int
 	err = conn.QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&backend)
+	// The backend's parent is read while it lives: once the connection is closed, it may
+	// have exited (every CPU figure was then missing).
+	postmaster := parentPID(backend)
 	conn.Close(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
-	postmaster := parentPID(backend)
 	if postmaster <= 1 {
 		return zero
 	}
