@@ -122,13 +122,13 @@ SELECT $1::TEXT, partition_key, bucket_key, event_time, sort_key, value FROM `+s
 ORDER BY partition_key, event_time, sort_key`)
 )
 
-// ingestMoveRows is the records of a pipelined write request the spool sorts at a time
+// ingestChunkRows is the records of a pipelined write request the spool sorts at a time
 // (AppendStream on PostgreSQL; fewer when they exceed spoolChunkBytes), its chunks, whose
 // buckets the transaction fences as they come and which the request's one COPY merges: large
 // enough that a request of millions of records merges few chunks (3,000,000 records: 46,
 // each read back through a buffer of 64 KiB), small enough that the chunk the spool sorts in
 // memory is small and the first one is fenced soon. A variable for tests.
-var ingestMoveRows = 65536
+var ingestChunkRows = 65536
 
 // AppendStream writes a whole write request behind the write fence (routing.HotStore;
 // docs/pulpitum-v4.md §3.1) on one pooled connection in one SERIALIZABLE transaction retried
@@ -140,7 +140,7 @@ var ingestMoveRows = 65536
 // records in a session-local temporary table (sqlFirstDuplicate).
 //
 // On PostgreSQL the request is pipelined: src is read into a spool (spool.go) by its own
-// goroutine, which sorts every ingestMoveRows records into the primary key's order, while the
+// goroutine, which sorts every ingestChunkRows records into the primary key's order, while the
 // transaction fences each such chunk as soon as the spool has it — the metadata rows of its
 // new buckets created, locked FOR SHARE and checked hot — so a refused bucket ends the request
 // while the client sends, and the request's buckets stay locked (an archiver's claim waits)
@@ -159,8 +159,8 @@ var ingestMoveRows = 65536
 // of a failed or cancelled request stays anywhere; a process killed mid-request leaves at most
 // its session's temporary table, which the database drops with the session, and its
 // transaction, which it rolls back. Memory: a batch of src, and on PostgreSQL the spool's
-// open chunk (at most ingestMoveRows records and spoolChunkBytes of them), its first chunk
-// (ingestMoveRows/8 records) and, for the merge, a read buffer a chunk (spoolMergeRead bytes
+// open chunk (at most ingestChunkRows records and spoolChunkBytes of them), its first chunk
+// (ingestChunkRows/8 records) and, for the merge, a read buffer a chunk (spoolMergeRead bytes
 // in all, at most 64 KiB each). Errors as for Append; src's errors unchanged.
 func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routing.Strategy, src routing.IngestSource) (int64, error) {
 	const op = "ingest"
@@ -185,7 +185,7 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 // appendPipelined is AppendStream's pipelined request (PostgreSQL) on conn.
 func (s *Store) appendPipelined(ctx context.Context, conn *pgxpool.Conn, tableID string, strategy routing.Strategy, src routing.IngestSource) (int64, error) {
 	const op = "ingest"
-	sp := newSpool(tableID, strategy, ingestMoveRows)
+	sp := newSpool(tableID, strategy, ingestChunkRows)
 	fctx, stop := context.WithCancel(ctx)
 	go sp.fill(ctx, fctx, src)
 	defer func() {

@@ -29,7 +29,7 @@ import (
 // chunks were fenced (their buckets' metadata rows created and locked) inside the request's
 // transaction, or in the merged COPY of many chunks, and must still store nothing.
 func TestIngestPipelined(t *testing.T) {
-	cockroach.SetIngestMoveRows(t, 4)
+	cockroach.SetIngestChunkRows(t, 4)
 	storetest.RunIngest(t, func(t *testing.T) storetest.Store { return migrated(t, cockroach.Config{MaxConns: 4}) })
 }
 
@@ -112,7 +112,7 @@ func (a *afterMoves) Next(ctx context.Context) ([]routing.Record, error) {
 // metadata rows counted with SQL), and a duplicate is named by its position; then the same
 // rows without the fault are all stored, by one COPY of the merged chunks per attempt.
 func TestIngestFailsAfterMoves(t *testing.T) {
-	cockroach.SetIngestMoveRows(t, 4)
+	cockroach.SetIngestChunkRows(t, 4)
 	mc := &moveCounter{}
 	s := migrated(t, cockroach.Config{MaxConns: 4, Tracer: mc})
 	ctx := context.Background()
@@ -188,7 +188,7 @@ func TestIngestFailsAfterMoves(t *testing.T) {
 	if n, err := table.Ingest(ctx, src); err != nil || n != 22 {
 		t.Fatalf("ingest with a serialization failure = %d, %v; want 22", n, err)
 	}
-	// Chunks of 4 after a first chunk of 1 (SetIngestMoveRows): 22 records make 7 chunks.
+	// Chunks of 4 after a first chunk of 1 (SetIngestChunkRows): 22 records make 7 chunks.
 	if moved := mc.moves.Load() - src.base; moved <= 7 {
 		t.Fatalf("%d chunks fenced for a request of 7 chunks: no retry was seen", moved)
 	}
@@ -244,7 +244,7 @@ func (a *afterMovesSlice) Next(context.Context) ([]routing.Record, error) {
 // every row. Finally PostgreSQL validates the foreign key against every stored row (the
 // constraint dropped and added again), which an orphan row makes it refuse.
 func TestIngestForeignKeyCheck(t *testing.T) {
-	cockroach.SetIngestMoveRows(t, 4)
+	cockroach.SetIngestChunkRows(t, 4)
 	ctx := context.Background()
 	srv := pgtest.Start(t)
 	dbURL := srv.NewDatabase(t)
