@@ -433,7 +433,7 @@ func procCPU(b *testing.B, pid int) time.Duration {
 
 // postgresCPU returns a function giving the CPU time the PostgreSQL cluster's backends and
 // background processes (the children of its postmaster, found from a backend's parent in
-// /proc) have used so far, or one always giving 0 when the server is not on this machine.
+// /proc, those that have exited included) have used so far, or one always giving 0 when the server is not on this machine.
 // The cluster must serve the benchmark alone for the difference to be its work.
 func postgresCPU(b *testing.B, pg *pgtest.Server) func() time.Duration {
 	b.Helper()
@@ -455,7 +455,9 @@ func postgresCPU(b *testing.B, pg *pgtest.Server) func() time.Duration {
 		return zero
 	}
 	return func() time.Duration {
-		var sum time.Duration
+		// Backends that have exited (a `flightsrv load` closes its connections as it ends)
+		// count in the postmaster's reaped children's time.
+		sum := reapedCPU(postmaster)
 		entries, _ := os.ReadDir("/proc")
 		for _, e := range entries {
 			pid, err := strconv.Atoi(e.Name())
@@ -468,6 +470,25 @@ func postgresCPU(b *testing.B, pg *pgtest.Server) func() time.Duration {
 		}
 		return sum
 	}
+}
+
+// reapedCPU is the CPU time of process pid's children that have exited and been waited for
+// (cutime and cstime, fields 16 and 17 of /proc/PID/stat, in 10 ms ticks), 0 when unknown.
+func reapedCPU(pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	if len(f) < 15 {
+		return 0
+	}
+	var ticks int64
+	for _, s := range f[13:15] {
+		n, _ := strconv.ParseInt(s, 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 // parentPID is process pid's parent (field 4 of /proc/PID/stat), or 0 when unknown.
