@@ -475,11 +475,7 @@ func postgresCPU(b *testing.B, pg *pgtest.Server) func() time.Duration {
 // reapedCPU is the CPU time of process pid's children that have exited and been waited for
 // (cutime and cstime, fields 16 and 17 of /proc/PID/stat, in 10 ms ticks), 0 when unknown.
 func reapedCPU(pid int) time.Duration {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	f := statFields(pid)
 	if len(f) < 15 {
 		return 0
 	}
@@ -493,16 +489,22 @@ func reapedCPU(pid int) time.Duration {
 
 // parentPID is process pid's parent (field 4 of /proc/PID/stat), or 0 when unknown.
 func parentPID(pid int) int {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	f := statFields(pid)
 	if len(f) < 2 {
 		return 0
 	}
 	ppid, _ := strconv.Atoi(f[1])
 	return ppid
+}
+
+// statFields is the fields of /proc/PID/stat after the command name (field 3 first), nil when
+// unreadable.
+func statFields(pid int) []string {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
 }
 
 // runWatchingHWM runs cmd and returns its peak resident set (VmHWM, bytes) as last read from
