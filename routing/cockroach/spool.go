@@ -372,7 +372,7 @@ const spoolMergeRead = 4 << 20
 // Not for concurrent use with rows.
 func (sp *spool) merged(chunks []spoolChunk, buckets []*routing.BucketID, staging bool) *spoolMerge {
 	size := min(spoolWrite, max(4<<10, spoolMergeRead/max(1, len(chunks))))
-	m := &spoolMerge{ranks: bucketRanks(buckets), last: -1}
+	m := &spoolMerge{ranks: bucketRanks(buckets)}
 	for _, c := range chunks {
 		cur := sp.cursor(c, bufio.NewReaderSize(sp.section(c), size), buckets, staging)
 		if cur.decode() {
@@ -392,7 +392,7 @@ func (sp *spool) merged(chunks []spoolChunk, buckets []*routing.BucketID, stagin
 type spoolMerge struct {
 	cursors []*spoolRows
 	ranks   []uint32
-	last    int // the heap's top was returned by the last Next and not yet advanced (-1: none)
+	advance bool // the heap's top was returned by the last Next and is not yet advanced
 	row     []any
 	err     error
 }
@@ -429,7 +429,7 @@ func (m *spoolMerge) Next() bool {
 	if m.err != nil {
 		return false
 	}
-	if m.last == 0 {
+	if m.advance {
 		// The record returned last is encoded by now (pgx reads a row's values before the
 		// next Next): its chunk moves on.
 		if top := m.cursors[0]; !top.decode() {
@@ -445,11 +445,9 @@ func (m *spoolMerge) Next() bool {
 			m.down(0)
 		}
 	}
-	if len(m.cursors) == 0 {
-		m.last = -1
+	if m.advance = len(m.cursors) > 0; !m.advance {
 		return false
 	}
-	m.last = 0
 	m.row = m.cursors[0].values()
 	return true
 }
