@@ -263,8 +263,10 @@
 //     command over a Parquet file of the same rows (its peak RSS too); pgx COPY of the same
 //     records into a plain table without index (the yardstick) and straight into
 //     pulpitum_v4_records (its five-column primary key and foreign key, no fence: what the
-//     schema costs any writer). Every run's stored rows are counted; the summary gives each
-//     rate against both COPYs, and the CPU time per row of flightsrv's process and of
+//     schema costs any writer), and into a table identical to it but for the foreign key, in
+//     the file's order and in the primary key's order (the best COPY under the schema's
+//     primary key). Every run's stored rows are counted; the summary gives each rate against
+//     the plain COPY, the records table's and the sorted primary key's, and the CPU time per row of flightsrv's process and of
 //     PostgreSQL's processes (the children of its postmaster, from /proc) in the best run,
 //     figures a busy machine disturbs far less than rows/s. FLIGHTSRV_INGEST_BASELINE=/path/to/flightsrv
 //     adds the PostgreSQL variants of another build (store=postgres/via=adbc-baseline,
@@ -272,10 +274,9 @@
 //     side. The stores' own write port is measured by
 //     routing/sqlite and routing/cockroach BenchmarkAppendStream (rows/s and CPU per record,
 //     PostgreSQL's backend included), which show where the time goes: on PostgreSQL 15 a
-//     record costs its backend 9–11 µs of CPU, of which the foreign key's per-row check is
-//     about 5 µs (EXPLAIN ANALYZE's trigger time; COPY into pulpitum_v4_records with the
-//     trigger disabled, for the measurement only, costs 1.9 µs instead of 6.9), against
-//     0.5–0.6 µs for a plain table (docs/architecture.md, the write path).
+//     record of the one merged COPY costs its backend about 2.1 µs of CPU and flightsrv 0.89
+//     (the staged moves with the foreign key's per-row check cost 9–11 µs, the check about 5
+//     of them), against 0.4–0.6 µs for a plain table (docs/architecture.md, the write path).
 //
 // # Running
 //
