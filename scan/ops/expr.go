@@ -526,6 +526,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 			}
 			return c.remember(v, n), nil
 		}
+		if n, ok, err := c.deferredCall(v); ok || err != nil {
+			return n, err
+		}
 		if v.ID().URN == URNPostgres {
 			return c.own(v, v.Name())
 		}

@@ -1,0 +1,121 @@
+package ops_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/scan/ops"
+)
+
+// TestDeferredErrors evaluates deferred_value and deferred_error of (s::int4) and of
+// (doc->>'n')::int4 (the fused JSON cast) over batches whose failing rows sit anywhere (none,
+// one, every other, all), and raise_deferred over them: each row's value is the cast's where
+// it parses and NULL where it does not, each failing row's error is the cast's own (22P02 for
+// text, 22003 past int4), and raise_deferred raises the first failing row's error and returns
+// the values when none fails.
+func TestDeferredErrors(t *testing.T) {
+	ctx := context.Background()
+	mem := newMem(t, 0)
+	i32 := &types.Int32Type{Nullability: types.NullabilityNullable}
+	cast := func(e expr.Expression) expr.Expression {
+		return &expr.Cast{Type: i32, Input: e, FailureBehavior: types.BehaviorThrowException}
+	}
+	texts := []expr.Expression{cast(col(1)), cast(own("json_get_text", strOut, col(0), str("n")))}
+	for _, x := range texts {
+		dv, err := compileFn(own("deferred_value", i32, x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		de, err := compileFn(own("deferred_error", strOut, x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raise, err := compileFn(own("raise_deferred", i32, own("deferred_error", strOut, x), own("deferred_value", i32, x)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{1, 7, 100, 500} {
+			for _, pattern := range []string{"none", "first", "last", "odd", "all", "big"} {
+				vals := make([]string, n)
+				want := make([]string, n)
+				codes := make([]string, n)
+				first := ""
+				for i := range n {
+					vals[i], want[i] = strconv.Itoa(i), strconv.Itoa(i)
+					bad := pattern == "all" || pattern == "first" && i == 0 || pattern == "last" && i == n-1 || pattern == "odd" && i%2 == 1
+					if bad {
+						vals[i], want[i], codes[i] = "x"+vals[i], "<null>", "22P02"
+					}
+					if pattern == "big" && i%3 == 2 {
+						vals[i], want[i], codes[i] = "99999999999", "<null>", "22003"
+					}
+					if first == "" {
+						first = codes[i]
+					}
+				}
+				b := deferBatch(t, vals)
+				gotV, err := dv.Eval(ctx, b, mem)
+				if err != nil {
+					t.Fatalf("%d %s: deferred_value: %v", n, pattern, err)
+				}
+				gotE, err := de.Eval(ctx, b, mem)
+				if err != nil {
+					t.Fatalf("%d %s: deferred_error: %v", n, pattern, err)
+				}
+				for i := range n {
+					if g := cellText(gotV, i); g != want[i] {
+						t.Fatalf("%d %s row %d: value %s, want %s", n, pattern, i, g, want[i])
+					}
+					code := ""
+					if gotE.IsValid(i) {
+						code = gotE.(*array.String).Value(i)[:5]
+					}
+					if code != codes[i] {
+						t.Fatalf("%d %s row %d: error %q, want %q", n, pattern, i, code, codes[i])
+					}
+				}
+				gotV.Release()
+				gotE.Release()
+				r, err := raise.Eval(ctx, b, mem)
+				var dErr *ops.DataError
+				switch {
+				case first == "" && err != nil:
+					t.Fatalf("%d %s: raise_deferred: %v", n, pattern, err)
+				case first == "":
+					r.Release()
+				case !errors.As(err, &dErr) || dErr.SQLState() != first:
+					t.Fatalf("%d %s: raise_deferred: %v, want SQLSTATE %s", n, pattern, err, first)
+				}
+				b.Release()
+			}
+		}
+	}
+}
+
+func compileFn(e expr.Expression) (*ops.Expr, error) {
+	sqlfnMu.Lock()
+	defer sqlfnMu.Unlock()
+	return ops.Compile(e, sqlfnSchema, sqlfnReg)
+}
+
+// deferBatch is a batch of sqlfnSchema whose text column holds vals and whose documents
+// hold them as the member n.
+func deferBatch(t *testing.T, vals []string) arrow.RecordBatch {
+	b := array.NewRecordBuilder(newMem(t, 0), sqlfnSchema)
+	defer b.Release()
+	for _, v := range vals {
+		b.Field(0).(*array.BinaryBuilder).Append([]byte(fmt.Sprintf(`{"n":%q}`, v)))
+		b.Field(1).(*array.StringBuilder).Append(v)
+		b.Field(2).AppendNull()
+		b.Field(3).AppendNull()
+	}
+	return b.NewRecordBatch()
+}
