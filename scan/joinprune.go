@@ -355,7 +355,7 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 				}
 				return x
 			}
-			if sx := side(x, nl); pushable(t, sx, isTop) || !mayFail(x) {
+			if sx := side(x, nl); !substrait.HasDeferredRaise(x) && (pushable(t, sx, isTop) || !mayFail(x)) {
 				switch sx {
 				case 1:
 					if left.routed != nil {
