@@ -148,6 +148,60 @@ func deferTargets(c *pg.SelectStmt, nKeys int, grouped bool) []int {
 // raiseAt returns e with every reference to a column of valErr's keys (positions in the scope
 // e is bound over) replaced by raise_deferred(its error column, it).
 func (bd *binder) raiseAt(e expr.Expression, sc *scope, valErr map[int]int) (expr.Expression, error) {
+	return bd.raiseWith("raise_deferred", e, sc, valErr)
+}
+
+// raiseLateralCond is raiseAt over a LATERAL join's condition (sc: the outer scope's nl
+// columns, then the subquery's), conjunct by conjunct: one over the subquery's columns alone
+// reads raise_deferred_here, which the filter pushdown and the join lowering may move onto the
+// subquery's rows as any conjunct over one side, since PostgreSQL, having pulled the
+// subquery up, evaluates it at its scan, on every row (its select list it evaluates on the
+// joined rows alone).
+func (bd *binder) raiseLateralCond(cond expr.Expression, sc *scope, nl int, valErr map[int]int) (expr.Expression, error) {
+	conj := []expr.Expression{cond}
+	if f, ok := cond.(*expr.ScalarFunction); ok && f.ID().URN == URNBoolean && f.Name() == "and" {
+		conj = conj[:0]
+		for i := range f.NArgs() {
+			a, ok := f.Arg(i).(expr.Expression)
+			if !ok {
+				return bd.raiseAt(cond, sc, valErr)
+			}
+			conj = append(conj, a)
+		}
+	}
+	for i, c := range conj {
+		fn := "raise_deferred"
+		if minRef(c) >= nl {
+			fn = "raise_deferred_here"
+		}
+		var err error
+		if conj[i], err = bd.raiseWith(fn, c, sc, valErr); err != nil {
+			return nil, err
+		}
+	}
+	return bd.and(conj)
+}
+
+// minRef is the least column e references plainly (a large number for none).
+func minRef(e expr.Expression) int {
+	least := 1 << 30
+	var visit expr.VisitFunc
+	visit = func(x expr.Expression) expr.Expression {
+		if fr, ok := x.(*expr.FieldReference); ok {
+			if i, plain := fieldIndex(fr); plain && i < least {
+				least = i
+			} else if !plain {
+				least = -1
+			}
+			return x
+		}
+		return x.Visit(visit)
+	}
+	visit(e)
+	return least
+}
+
+func (bd *binder) raiseWith(fn string, e expr.Expression, sc *scope, valErr map[int]int) (expr.Expression, error) {
 	if len(valErr) == 0 {
 		return e, nil
 	}
@@ -157,7 +211,7 @@ func (bd *binder) raiseAt(e expr.Expression, sc *scope, valErr map[int]int) (exp
 		if fr, ok := x.(*expr.FieldReference); ok {
 			if i, plain := fieldIndex(fr); plain {
 				if ei, ok := valErr[i]; ok {
-					r, err := bd.raiseDeferred(sc.ref(ei), x)
+					r, err := bd.fn(URNPostgres, fn, x.GetType(), sc.ref(ei), x)
 					if err != nil {
 						rerr = err
 					}

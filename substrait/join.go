@@ -1025,12 +1025,16 @@ func collectMarks(n *pg.Node, pol polarity, marks *[]mark) {
 // correlations too.
 func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error) {
 	sl := m.sl
-	r, corr, isIn, _, err := bd.linkedRel(l, sl, false)
+	r, corr, isIn, errs, err := bd.linkedRel(l, sl, true)
 	if err != nil {
 		return nil, nil, err
 	}
+	errAt := -1
+	if len(errs) > 0 {
+		errAt = errs[0]
+	}
 	if !isIn || (!m.nullAsTrue && !m.exact) {
-		j, m, err := bd.markOf(l, r, corr, isIn, false, sl)
+		j, m, err := bd.markOf(l, r, corr, isIn, false, sl, errAt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -1049,7 +1053,7 @@ func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error
 			}
 			r = &boundRel{rel: rel, sc: r.sc, names: r.names}
 		}
-		j, m, err := bd.markOf(cur, r, corr, mode.in, mode.null, sl)
+		j, m, err := bd.markOf(cur, r, corr, mode.in, mode.null, sl, errAt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -1093,8 +1097,9 @@ func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error
 // relation (linkedRel), with IN's value too when in (matched by x = y) or only its rows whose
 // value is NULL when null, and a true column; it returns the join and the mark, whether that
 // column matched. One row of the distinct side at most matches a row of l, so the join is a
-// single join.
-func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *pg.SubLink) (*boundRel, expr.Expression, error) {
+// single join. errAt is the column of r holding IN's deferred errors (decorrelate), -1 for
+// none: carried beside the keys, they are raised on the pairs of the correlation keys.
+func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *pg.SubLink, errAt int) (*boundRel, expr.Expression, error) {
 	keep := len(corr)
 	if in {
 		keep++
@@ -1114,6 +1119,10 @@ func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *
 	for i := range keep {
 		es, names = append(es, src.sc.ref(i)), append(names, fmt.Sprintf("?key%d?", i))
 	}
+	if errAt >= 0 {
+		es, names = append(es, src.sc.ref(errAt)), append(names, "?errors?")
+	}
+	markAt := len(es)
 	es, names = append(es, expr.NewPrimitiveLiteral(true, false)), append(names, "?mark?")
 	if err := refuseIntervalKeys(es[:keep], "IN (SELECT …)"); err != nil {
 		return nil, nil, err
@@ -1135,6 +1144,15 @@ func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *
 		}
 		conj = append(conj, eq)
 	}
+	if errAt >= 0 {
+		// Every pair of the correlation keys evaluates IN's value, as PostgreSQL evaluates
+		// the subquery's rows its correlation selects.
+		raise, err := bd.raiseDeferred(sc.ref(nl+keep), expr.NewPrimitiveLiteral(true, false))
+		if err != nil {
+			return nil, nil, err
+		}
+		conj = append(conj, raise)
+	}
 	cond, err := bd.onCond(conj, nil, nil)
 	if err != nil {
 		return nil, nil, err
@@ -1143,7 +1161,7 @@ func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := bd.fn(URNComparison, "is_not_null", booleanType(), j.sc.ref(nl+keep))
+	m, err := bd.fn(URNComparison, "is_not_null", booleanType(), j.sc.ref(nl+markAt))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1323,7 +1341,7 @@ func (bd *binder) lateral(l *boundRel, rs *pg.RangeSubselect, jt plan.JoinType, 
 			valErr[nl+nk+k] = nl + e
 		}
 	}
-	if cond, err = bd.raiseAt(cond, sc, valErr); err != nil {
+	if cond, err = bd.raiseLateralCond(cond, sc, nl, valErr); err != nil {
 		return nil, err
 	}
 	j, err := bd.joinRels(l, rq, jt, cond)

@@ -24,6 +24,7 @@ import (
 //	deferred_error(x)         utf8: NULL where x evaluates, else the row's data exception,
 //	                          encoded (its SQLSTATE, message and log message)
 //	raise_deferred(err, v)    v; the first row whose err is not NULL raises its data exception
+//	raise_deferred_here(e, v) the same, where the binder lets it be evaluated on every row
 //
 // The binder and the join lowering compute deferred_value and deferred_error of an expression
 // where its input is (a subquery's relation, a bucket's fragment), carry both columns through
@@ -247,7 +248,7 @@ func (c *compiler) deferredCall(f *expr.ScalarFunction) (node, bool, error) {
 			refs = nil // the fields read typed columns of their own: every column copied
 		}
 		return &deferredNode{in: in, errs: f.Name() == "deferred_error", typ: t, refs: refs}, true, nil
-	case "raise_deferred":
+	case "raise_deferred", "raise_deferred_here":
 		if f.NArgs() != 2 {
 			return nil, true, errors.New("ops: compile: raise_deferred takes 2 arguments")
 		}
