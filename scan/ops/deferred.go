@@ -39,6 +39,22 @@ type deferredNode struct {
 	errs bool
 	typ  arrow.DataType // in's type
 	refs []bool         // the input columns in reads (the others are not copied for a subset)
+	key  string         // in's Substrait text: deferred_value and deferred_error of one x share it
+}
+
+// deferKey identifies one evaluation of a deferred expression in an operator's share: the
+// expression, and the batch by its first column as the operator gave it.
+type deferKey struct {
+	expr string
+	col  arrow.Array
+	rows int
+}
+
+// deferred is one evaluation of a deferred expression: its values (NULL where it failed) and
+// its failing rows.
+type deferred struct {
+	vals arrow.Array
+	errs []rowError
 }
 
 // deferredSep separates the fields of deferred_error's text.
@@ -61,12 +77,43 @@ func decodeDataError(s string) *DataError {
 func (n *deferredNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
 	mem := compute.GetAllocator(ctx)
 	rows := int(b.NumRows())
-	vals, errs, err := n.rowwise(ctx, b, 0, rows)
-	if err != nil {
-		releaseArrays(vals)
-		return nil, err
+	// deferred_value(x) and deferred_error(x) of one operator's expressions on one batch (a
+	// join's pushed columns) evaluate x once: the second finds the first's in the share.
+	var sh *jsonShare
+	var key deferKey
+	if ev, _ := ctx.Value(jsonEvalKey{}).(*jsonEval); ev != nil && ev.anon == b && len(ev.orig) > 0 && ev.share != nil {
+		sh, key = ev.share, deferKey{expr: n.key, col: ev.orig[0], rows: rows}
 	}
-	defer releaseArrays(vals)
+	var d *deferred
+	if sh != nil {
+		d = sh.deferred[key]
+	}
+	if d == nil {
+		vals, errs, err := n.rowwise(ctx, b, 0, rows)
+		if err != nil {
+			releaseArrays(vals)
+			return nil, err
+		}
+		d = &deferred{errs: errs}
+		if len(vals) == 1 {
+			d.vals = vals[0]
+		} else {
+			d.vals, err = array.Concatenate(vals, mem)
+			releaseArrays(vals)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if sh != nil {
+			if sh.deferred == nil {
+				sh.deferred = map[deferKey]*deferred{}
+			}
+			sh.deferred[key] = d
+		} else {
+			defer d.vals.Release()
+		}
+	}
+	errs := d.errs
 	if n.errs {
 		bld := array.NewStringBuilder(mem)
 		defer bld.Release()
@@ -89,15 +136,7 @@ func (n *deferredNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.D
 		defer a.Release()
 		return compute.NewDatum(a), nil
 	}
-	if len(vals) == 1 {
-		return compute.NewDatum(vals[0]), nil
-	}
-	out, err := array.Concatenate(vals, mem)
-	if err != nil {
-		return nil, err
-	}
-	defer out.Release()
-	return compute.NewDatum(out), nil
+	return compute.NewDatum(d.vals), nil
 }
 
 // rowError is the data exception of one row.
@@ -247,7 +286,8 @@ func (c *compiler) deferredCall(f *expr.ScalarFunction) (node, bool, error) {
 		if c.shred != nil {
 			refs = nil // the fields read typed columns of their own: every column copied
 		}
-		return &deferredNode{in: in, errs: f.Name() == "deferred_error", typ: t, refs: refs}, true, nil
+		c.deferred = true
+		return &deferredNode{in: in, errs: f.Name() == "deferred_error", typ: t, refs: refs, key: f.Arg(0).(expr.Expression).String()}, true, nil
 	case "raise_deferred", "raise_deferred_here":
 		if f.NArgs() != 2 {
 			return nil, true, errors.New("ops: compile: raise_deferred takes 2 arguments")
