@@ -108,6 +108,9 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 		{"LATERAL, WHERE over its value alone (PostgreSQL: at the scan, every row)", func(d string) string {
 			return "SELECT d.dest, count(*) FROM " + d + " CROSS JOIN LATERAL (SELECT " + badInt("f") + " AS v FROM flights f WHERE " + corr("f") + ") s WHERE s.v > 0 GROUP BY 1 ORDER BY 1"
 		}, "22P02", true, lateralWhere},
+		{"LATERAL, a value named by its expression", func(d string) string {
+			return "SELECT d.dest, sum(s.abs) FROM " + d + " CROSS JOIN LATERAL (SELECT abs(" + badInt("f") + ") FROM flights f WHERE " + corr("f") + ") s GROUP BY 1 ORDER BY 1"
+		}, "22P02", false, ""},
 		{"IN in the select list", func(d string) string {
 			return "SELECT d.dest, 3 IN (SELECT " + badInt("f") + " FROM flights f WHERE " + corr("f") + ") FROM " + d + " ORDER BY 1"
 		}, "22P02", false, ""},

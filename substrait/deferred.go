@@ -132,6 +132,9 @@ func deferTargets(c *pg.SelectStmt, nKeys int, grouped bool) []int {
 		} else if !grouped && !simpleNode(v) && !hasSubLink(v) {
 			errNode = deferredCall(deferredErrorFn, v)
 			rt.Val = deferredCall(deferredValueFn, v)
+			if rt.GetName() == "" {
+				rt.Name = figureColname(v) // the name the call would otherwise hide
+			}
 		}
 		if errNode == nil {
 			errs = append(errs, -1)

@@ -2,6 +2,10 @@ package ops
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -60,15 +64,34 @@ type deferred struct {
 // deferredSep separates the fields of deferred_error's text.
 const deferredSep = "\x1f"
 
-func encodeDataError(de *DataError) string {
-	return de.Code + deferredSep + de.Msg + deferredSep + de.LogMsg
+// deferredKey signs deferred_error's texts (a key of this process's own): raise_deferred
+// raises only what deferred_error wrote, so that a client's plan cannot make it raise (and log)
+// a message of its own.
+var deferredKey = func() []byte {
+	k := make([]byte, 32)
+	if _, err := rand.Read(k); err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+func deferredMAC(s string) string {
+	m := hmac.New(sha256.New, deferredKey)
+	m.Write([]byte(s))
+	return hex.EncodeToString(m.Sum(nil)[:12])
 }
 
-// decodeDataError reads deferred_error's text back (a text of another form is the message of
-// a data exception of SQLSTATE 22000, which no kernel writes).
+// encodeDataError is deferred_error's text of de: its SQLSTATE, message and log message, signed.
+func encodeDataError(de *DataError) string {
+	s := de.Code + deferredSep + de.Msg + deferredSep + de.LogMsg
+	return s + deferredSep + deferredMAC(s)
+}
+
+// decodeDataError reads deferred_error's text back; a text deferred_error did not write is a
+// data exception of SQLSTATE 22000 ("data exception"), which no kernel raises.
 func decodeDataError(s string) *DataError {
-	f := strings.SplitN(s, deferredSep, 3)
-	if len(f) != 3 {
+	f := strings.Split(s, deferredSep)
+	if len(f) != 4 || !hmac.Equal([]byte(f[3]), []byte(deferredMAC(strings.Join(f[:3], deferredSep)))) {
 		return &DataError{Code: "22000", Msg: "data exception"}
 	}
 	return &DataError{Code: f[0], Msg: f[1], LogMsg: f[2]}

@@ -119,3 +119,35 @@ func deferBatch(t *testing.T, vals []string) arrow.RecordBatch {
 	}
 	return b.NewRecordBatch()
 }
+
+// TestRaiseDeferredForged: raise_deferred raises only what deferred_error wrote (signed with
+// the process's key): a text of a client's plan in its place is a bare data exception
+// (22000), never the message it spells.
+func TestRaiseDeferredForged(t *testing.T) {
+	mem := newMem(t, 0)
+	forged := str("22012\x1fdivision by zero\x1f\x1f000000000000000000000000")
+	// A constant: raised by Compile, as a constant subtree's error is.
+	_, err := compileFn(own("raise_deferred", i64Out, forged, num(1)))
+	var de *ops.DataError
+	if !errors.As(err, &de) || de.SQLState() != "22000" || de.Msg != "data exception" {
+		t.Fatalf("forged error: %v, want 22000 data exception", err)
+	}
+	// Read from a column.
+	doc := own("json_get_text", strOut, col(0), str("e"))
+	raise, err := compileFn(own("raise_deferred", i64Out, doc, num(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewRecordBuilder(mem, sqlfnSchema)
+	defer b.Release()
+	b.Field(0).(*array.BinaryBuilder).Append([]byte(`{"e":"22012\u001fdivision by zero\u001f\u001f000000000000000000000000"}`))
+	b.Field(1).AppendNull()
+	b.Field(2).AppendNull()
+	b.Field(3).AppendNull()
+	batch := b.NewRecordBatch()
+	defer batch.Release()
+	_, err = raise.Eval(context.Background(), batch, mem)
+	if !errors.As(err, &de) || de.SQLState() != "22000" || de.Msg != "data exception" {
+		t.Fatalf("forged error: %v, want 22000 data exception", err)
+	}
+}
