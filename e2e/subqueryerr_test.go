@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -23,12 +25,7 @@ import (
 // (bad: DEN's flights fail). EXISTS never evaluates a plain select list, paired or not.
 // PostgreSQL's own outcome is checked too.
 func TestSubqueryErrorsAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	from, to := time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC)
-	pg := pgUTC(t, ctx, e.url)
-	pgFlights(t, ctx, pg, e.sample, []string{"ORD"}, from, to)
-	cl := dial(t, e.on)
+	ctx, pg, cl := ordTenDays(t)
 	pins := func(x string) string {
 		return x + ".origin = 'ORD' AND " + x + ".timestamp >= '2001-03-25' AND " + x + ".timestamp < '2001-04-05'"
 	}
@@ -123,44 +120,78 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 			if d == bad {
 				name = s.name + ", an outer row paired with failing rows"
 			}
-			wantTypes, want, pgErr := pgTypedErr(ctx, pg, sql)
-			var pe *pgconn.PgError
-			if pgIsErr := errors.As(pgErr, &pe); pgIsErr != wantErr || (pgErr != nil && pe.Code != s.code) {
-				t.Errorf("%s: PostgreSQL answers %v (error %v), want an error %v\n%s", name, want, pgErr, wantErr, sql)
-				continue
+			deviation := ""
+			if d == good {
+				deviation = s.deviation
 			}
-			res, err := run(ctx, cl, sql)
-			if s.deviation != "" && d == good {
-				if err == nil {
-					res.release()
-				}
-				if (err != nil) == wantErr {
-					t.Errorf("%s, marked as a deviation (%s), fails or answers as PostgreSQL now: remove its mark", name, s.deviation)
-				} else {
-					t.Logf("%s: a known deviation from PostgreSQL: %s", name, s.deviation)
-				}
-				continue
-			}
-			if wantErr {
-				// PostgreSQL's message without the value (no row value is quoted to the client).
-				msg, _, _ := strings.Cut(pe.Message, ": ")
-				if st := status.Convert(err); st.Code() != codes.InvalidArgument || st.Message() != msg {
-					t.Errorf("%s: %v, want InvalidArgument %q as PostgreSQL\n%s", name, err, msg, sql)
-				}
-				if err == nil {
-					res.release()
-				}
-				continue
-			}
-			if err != nil {
-				t.Errorf("%s: %v, PostgreSQL answers %v\n%s\n%s", name, err, want, sql, strings.Join(explainLines(t, cl, "EXPLAIN "+sql), "\n"))
-				continue
-			}
-			types, got := flightTyped(t, res)
-			res.release()
-			if msg := compareTyped(types, got, wantTypes, want); msg != "" {
-				t.Errorf("%s: %s\n%s", name, msg, sql)
-			}
+			errorCase{name: name, sql: sql, wantErr: wantErr, code: s.code, deviation: deviation}.check(t, ctx, pg, cl)
 		}
+	}
+}
+
+// ordTenDays starts a server over the sample and a PostgreSQL session holding, in a plain
+// table flights, ORD's flights from 2001-03-25 to 2001-04-05: the rows the error tests' pins
+// read.
+func ordTenDays(t *testing.T) (context.Context, *pgx.Conn, *flightsql.Client) {
+	e := newEnv(t)
+	ctx := context.Background()
+	from, to := time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC)
+	pg := pgUTC(t, ctx, e.url)
+	pgFlights(t, ctx, pg, e.sample, []string{"ORD"}, from, to)
+	return ctx, pg, dial(t, e.on)
+}
+
+// errorCase is a query whose outcome PostgreSQL decides: its answer, or its error of SQLSTATE
+// code (when wantErr) whose message starts with msg. deviation, when set, says why flightsrv
+// does not answer as PostgreSQL yet: the check then fails when it does.
+type errorCase struct {
+	name, sql string
+	wantErr   bool
+	code, msg string
+	deviation string
+}
+
+// check asks PostgreSQL (pg) and flightsrv (cl) the query: PostgreSQL must fail as c says,
+// and flightsrv fail as it does (INVALID_ARGUMENT with its message without the value) or
+// answer its rows.
+func (c errorCase) check(t *testing.T, ctx context.Context, pg *pgx.Conn, cl *flightsql.Client) {
+	t.Helper()
+	wantTypes, want, pgErr := pgTypedErr(ctx, pg, c.sql)
+	var pe *pgconn.PgError
+	if pgIsErr := errors.As(pgErr, &pe); pgIsErr != c.wantErr || (pgErr != nil && (pe.Code != c.code || !strings.HasPrefix(pe.Message, c.msg))) {
+		t.Errorf("%s: PostgreSQL answers %v (error %v), want an error %v\n%s", c.name, want, pgErr, c.wantErr, c.sql)
+		return
+	}
+	res, err := run(ctx, cl, c.sql)
+	if c.deviation != "" {
+		if err == nil {
+			res.release()
+		}
+		if (err != nil) == c.wantErr {
+			t.Errorf("%s, marked as a deviation (%s), fails or answers as PostgreSQL now: remove its mark", c.name, c.deviation)
+		} else {
+			t.Logf("%s: a known deviation from PostgreSQL: %s", c.name, c.deviation)
+		}
+		return
+	}
+	if c.wantErr {
+		// PostgreSQL's message without the value (no row value is quoted to the client).
+		msg, _, _ := strings.Cut(pe.Message, ": ")
+		if st := status.Convert(err); st.Code() != codes.InvalidArgument || st.Message() != msg {
+			t.Errorf("%s: %v, want InvalidArgument %q as PostgreSQL\n%s", c.name, err, msg, c.sql)
+		}
+		if err == nil {
+			res.release()
+		}
+		return
+	}
+	if err != nil {
+		t.Errorf("%s: %v, PostgreSQL answers %v\n%s\n%s", c.name, err, want, c.sql, strings.Join(explainLines(t, cl, "EXPLAIN "+c.sql), "\n"))
+		return
+	}
+	types, got := flightTyped(t, res)
+	res.release()
+	if msg := compareTyped(types, got, wantTypes, want); msg != "" {
+		t.Errorf("%s: %s\n%s", c.name, msg, c.sql)
 	}
 }

@@ -109,7 +109,7 @@ func deferTargets(c *pg.SelectStmt, nKeys int, grouped bool) []int {
 			var mins []*pg.Node
 			nfc := proto.Clone(fc).(*pg.FuncCall)
 			for i, a := range fc.GetArgs() {
-				if simpleNode(a) {
+				if simpleNode(a) || hasSubLink(a) {
 					continue
 				}
 				nfc.Args[i] = deferredCall(deferredValueFn, a)
