@@ -46,6 +46,7 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 	// deviation marks the cases flightsrv does not answer as PostgreSQL yet, and why: the test
 	// fails when one does (remove its mark) and when PostgreSQL's outcome changes.
 	const (
+		derivedTable = "a derived table's select list (not a correlated subquery's) is evaluated on its every row, where PostgreSQL, having pulled the subquery up, evaluates it on the join's pairs"
 		lateralWhere = "a WHERE conjunct over a LATERAL subquery's deferred value reads it after the join, on the pairs, where PostgreSQL, having pulled the subquery up, evaluates it at the subquery's scan"
 	)
 	type shape struct {
@@ -108,6 +109,18 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 		{"LATERAL, a value named by its expression", func(d string) string {
 			return "SELECT d.dest, sum(s.abs) FROM " + d + " CROSS JOIN LATERAL (SELECT abs(" + badInt("f") + ") FROM flights f WHERE " + corr("f") + ") s GROUP BY 1 ORDER BY 1"
 		}, "22P02", false, ""},
+		{"scalar over its domain (an outer column in its select list)", func(d string) string {
+			return "SELECT d.dest, (SELECT max(" + badInt("f") + " + length(d.dest)) FROM flights f WHERE " + corr("f") + ") FROM " + d + " ORDER BY 1"
+		}, "22P02", false, ""},
+		{"scalar over its domain (a correlation other than an equality)", func(d string) string {
+			return "SELECT d.dest, (SELECT count(" + badInt("f") + ") FROM flights f WHERE " + dest("f") + " >= d.dest AND " + dest("f") + " <= d.dest AND " + pins("f") + ") FROM " + d + " ORDER BY 1"
+		}, "22P02", false, ""},
+		{"derived table joined, its value in the select list", func(d string) string {
+			return "SELECT d.dest, s.v FROM " + d + " JOIN (SELECT " + dest("f") + " AS k, " + badInt("f") + " AS v FROM flights f WHERE " + pins("f") + ") s ON s.k = d.dest ORDER BY 1, 2"
+		}, "22P02", false, derivedTable},
+		{"derived table joined, its value unread", func(d string) string {
+			return "SELECT count(*) FROM " + d + " JOIN (SELECT " + dest("f") + " AS k, " + badInt("f") + " AS v FROM flights f WHERE " + pins("f") + ") s ON s.k = d.dest"
+		}, "", false, ""},
 		{"IN in the select list", func(d string) string {
 			return "SELECT d.dest, 3 IN (SELECT " + badInt("f") + " FROM flights f WHERE " + corr("f") + ") FROM " + d + " ORDER BY 1"
 		}, "22P02", false, ""},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,6 +13,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
@@ -150,4 +152,25 @@ func TestRaiseDeferredForged(t *testing.T) {
 	if !errors.As(err, &de) || de.SQLState() != "22000" || de.Msg != "data exception" {
 		t.Fatalf("forged error: %v, want 22000 data exception", err)
 	}
+}
+
+// FuzzDeferredErrorText: raise_deferred's reading of an error text (outside input where a
+// client's plan writes it) never panics; a text deferred_error wrote reads back as its data
+// exception, and any other as the bare 22000 data exception.
+func FuzzDeferredErrorText(f *testing.F) {
+	f.Add("22P02", "invalid input syntax for type integer", "", "")
+	f.Add("22012", "division by zero", "", "22012\x1fdivision by zero\x1f\x1f0")
+	f.Add("22023", "percentile value 1.5 is not between 0 and 1", "percentile value is not between 0 and 1", "\x1f\x1f\x1f")
+	f.Fuzz(func(t *testing.T, code, msg, logMsg, other string) {
+		fuzzcount.Add()
+		in := &ops.DataError{Code: code, Msg: msg, LogMsg: logMsg}
+		got := ops.DecodeDataError(ops.EncodeDataError(in))
+		clean := !strings.Contains(code+msg+logMsg, "\x1f")
+		if clean && (got.Code != code || got.Msg != msg || got.LogMsg != logMsg) {
+			t.Fatalf("%q %q %q read back as %q %q %q", code, msg, logMsg, got.Code, got.Msg, got.LogMsg)
+		}
+		if o := ops.DecodeDataError(other); (o.Code != "22000" || o.Msg != "data exception") && ops.EncodeDataError(o) != other {
+			t.Fatalf("%q, which deferred_error did not write, read as %+v", other, o)
+		}
+	})
 }
