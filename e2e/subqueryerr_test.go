@@ -121,6 +121,12 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 		{"derived table joined, its value unread", func(d string) string {
 			return "SELECT count(*) FROM " + d + " JOIN (SELECT " + dest("f") + " AS k, " + badInt("f") + " AS v FROM flights f WHERE " + pins("f") + ") s ON s.k = d.dest"
 		}, "", false, ""},
+		{"derived table alone, its value unread", func(d string) string {
+			return "SELECT count(*) FROM (SELECT " + dest("f") + " AS k, " + badInt("f") + " AS v FROM flights f WHERE " + pins("f") + ") s"
+		}, "", false, ""},
+		{"derived table alone, filtered before its value is read", func(d string) string {
+			return "SELECT s.k, sum(s.v) FROM (SELECT " + dest("f") + " AS k, " + badInt("f") + " AS v FROM flights f WHERE " + pins("f") + ") s WHERE s.k IN ('BOS', 'LAX') GROUP BY 1 ORDER BY 1"
+		}, "", false, ""},
 		{"IN in the select list", func(d string) string {
 			return "SELECT d.dest, 3 IN (SELECT " + badInt("f") + " FROM flights f WHERE " + corr("f") + ") FROM " + d + " ORDER BY 1"
 		}, "22P02", false, ""},
