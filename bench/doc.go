@@ -216,7 +216,8 @@
 //     pairs. Server CPU a query (/proc/PID/stat, both builds served side by side over the
 //     3M-row fixture, warm caches, runs alternated after two untimed each): 1.21 s median
 //     (1.00–1.51) against 1.55 s (1.15–1.73) over 8 runs at load average 9–11, 0.66 s
-//     (0.55–0.77) against 0.75 s (0.64–0.93) over 10 runs at load 12–14. BenchmarkAnalytical
+//     (0.55–0.77) against 0.75 s (0.64–0.93) over 10 runs at load 12–14; cold (no cache) 4.81 s
+//     against 4.98 s over 5 runs at load 11–13. BenchmarkAnalytical
 //     beside main's build (FLIGHTSRV_ANALYTICAL_FULL=1, FLIGHTSRV_ANALYTICAL_BASELINE, 3 rounds):
 //     at load 11–15 warm 1.68 s against 3.11 s (1.23× against 2.29× DuckDB native, which took
 //     1.36 s at that load), cold 5.55 against 6.56 s; at load 9–12 warm 1.15 against 1.12 s
