@@ -275,7 +275,7 @@ func TestCallFunctionMatchesLibrary(t *testing.T) {
 	if n := syncFallbacks.Load() - before; n != 0 {
 		t.Errorf("%d calls of one type went to the library", n)
 	}
-	// Arguments of different types: the implicit casts DispatchBest asks for (library calls),
+	// Arguments of different types: the implicit casts DispatchBest asks for (castDatum),
 	// then the kernel here; arrays of different lengths: the library's error.
 	i32, i64 := randArray(r, mem, arrow.PrimitiveTypes.Int32, 50, 10), randArray(r, mem, arrow.PrimitiveTypes.Int64, 50, 10)
 	f64, short := randArray(r, mem, arrow.PrimitiveTypes.Float64, 50, 10), randArray(r, mem, arrow.PrimitiveTypes.Int64, 49, 10)

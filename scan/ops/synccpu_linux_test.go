@@ -75,3 +75,38 @@ func TestKernelCPUIsCharged(t *testing.T) {
 		t.Error("the wrapper's calls were not charged")
 	}
 }
+
+// TestCastCPUIsCharged is TestKernelCPUIsCharged for casts (castDatum): a stretch of casts of
+// 131,072 integers to text, the text back to int64 and the integers to decimal128 is charged
+// most of what the process spent meanwhile; the same stretch through compute.CastDatum is
+// charged less than half of it (checked too, so that the test can fail).
+func TestCastCPUIsCharged(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	r := rand.New(rand.NewPCG(18, 16))
+	x := randArray(r, mem, arrow.PrimitiveTypes.Int32, 1<<17, 5)
+	defer x.Release()
+	ctx := compute.WithAllocator(context.Background(), mem)
+	stretch := func(lib bool) (charged, spent time.Duration) {
+		l := ledger.New(nil, 0)
+		l.SetCPULimit(time.Hour)
+		p0 := processCPU()
+		tm := l.StartCPU()
+		for range 6 {
+			castTwice(t, ctx, lib, x)
+		}
+		if err := tm.Stop(l); err != nil {
+			t.Fatal(err)
+		}
+		return l.CPU(), processCPU() - p0
+	}
+	c, p := stretch(true)
+	t.Logf("compute.CastDatum: charged %v of the %v the process spent", c, p)
+	if c*2 >= p {
+		t.Fatal("the test cannot tell")
+	}
+	c, p = stretch(false)
+	t.Logf("castDatum: charged %v of the %v the process spent", c, p)
+	if c*2 < p {
+		t.Error("castDatum's casts were not charged")
+	}
+}
