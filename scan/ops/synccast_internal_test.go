@@ -107,20 +107,7 @@ func TestCastStartsNoGoroutine(t *testing.T) {
 	x := randArray(r, mem, arrow.PrimitiveTypes.Int32, 1000, 10)
 	defer x.Release()
 	ctx := compute.WithAllocator(context.Background(), mem)
-	const calls = 200
-	run := func(lib bool) uint64 {
-		t0 := goroutinesCreated(t)
-		for range calls {
-			castTwice(t, ctx, lib, x)
-		}
-		return goroutinesCreated(t) - t0
-	}
-	if lib := run(true); lib < calls {
-		t.Fatalf("arrow-go's casts started %d goroutines in %d rounds: the test cannot tell", lib, calls)
-	}
-	if own := run(false); own > calls/20 {
-		t.Errorf("castDatum started %d goroutines in %d rounds", own, calls)
-	}
+	checkNoGoroutines(t, func(lib bool) { castTwice(t, ctx, lib, x) })
 }
 
 // castTwice casts x (integers) to text and the text back to int64, then x to decimal128(20,2),
