@@ -25,9 +25,11 @@ import (
 // result, a *castFunction, embeds compute.ScalarFunction as its first field, so the pointer
 // is read as one: the library's own Execute calls execInternal with that embedded
 // ScalarFunction, so dispatch is the same. castFunctionOK checks the lookup against
-// arrow-go's cast function names before the first use; if a later arrow-go changed either,
-// castDatum would hand every cast to compute.CastDatum (counted by syncFallbacks), and
-// TestCastMatchesLibrary fails on the fallbacks.
+// arrow-go's cast function names before the first use: a lookup answering other functions
+// hands every cast to compute.CastDatum (counted by syncFallbacks, on which
+// TestCastMatchesLibrary fails). The build does not check the linked function's signature
+// or castFunction's layout: an arrow-go upgrade must re-read getCastFunction and castFunction
+// (arrow/compute/cast.go) and pass TestCastMatchesLibrary.
 //
 // Left to the library (syncFallbacks): casts of view types (the meta function coalesces
 // multi-buffer views first), of chunked arrays, of lengths over the context's chunk size
