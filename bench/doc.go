@@ -224,6 +224,50 @@
 //     (0.75× against 0.73×, DuckDB native 1.54 s), cold 5.43 against 4.39 s, the semi join warm
 //     616 against 1061 ms: walls move by 2× between runs at this load, the CPU is the figure
 //     to read.
+//     The cold path again (branch cold19b), on the shared machine at load average 8–19, where wall
+//     medians moved 2× between runs (count(DISTINCT) 1.18 s then 4.26 s): server CPU per query (the
+//     process's clock around each query, medians of 3 rounds, main's build 730a83f and this one
+//     served side by side, the order rotated every round) is the firmer measure. Casts now run on
+//     the calling goroutine (scan/ops/synccast.go), charged to --query-cpu; they were about 1% of
+//     the cold queries' CPU (the join's text-to-int parses, int-to-int casts), so no query moves by
+//     them. ledger.Pool keeps the buffers of arrow-go's builders, which reserve a power of two of
+//     elements and shrink to the rows built: resliced in place, each buffer went to the free list of
+//     a smaller class than the next builder asks for. The numeric sum took 157 MB a query from the
+//     heap and ran 80 collections, now 24 MB and 23; server CPU 1.74 and 2.06 s against 1.10 and
+//     1.24 s in two pairings (1.87 against 1.38 s in a third). The JSON scanner reads strings eight
+//     bytes at a time (specialBytes): a third less CPU in scanDoc over the flights' documents, which
+//     took about 30% of a JSON query's CPU. The other queries' CPU stayed within the noise (two
+//     pairings of the same builds differed by up to 30% on a query). Two full runs beside main's
+//     build (2 rounds, load 12–15), cold ÷ DuckDB over the payloads, this build then main's: count
+//     WHERE delay > 60 0.41×/0.65× and 0.55×/0.53×; destination WHERE delay > 60 1.12×/0.81× and
+//     0.64×/0.89×; numeric 1.69×/2.05× and 1.36×/2.54×; the join against avg 1.07×/1.13× and
+//     1.62×/1.61×; semi join 1.26×/1.34× and 1.34×/1.31×; 7 and 6 of 13 met (main's build 9 and 8:
+//     by wall time at this load the two builds cannot be told apart but for the numeric sum); peak
+//     RSS 98 MiB cold (38 MiB anonymous, 53 MiB file pages), main's build 102–108 MiB (its file
+//     pages 57–62 MiB: it runs from the linker's file).
+//     Where the cold queries' heap goes, and why neither footers nor the limit moved: count WHERE
+//     delay > 60 allocates about 40 MB of Go heap a query (10 MB of it the pool's fresh buffers), 18
+//     MB of it loading the ~1,000 Parquet footers the footer cache does not hold (about 18 KB each:
+//     parquet-go's OpenFile 9 KB, the raw statistics, the object store's reader; 13–15% of the
+//     query's CPU: reading 58%, parsing 34%, the digest 7%). A parsed footer holds about 8 KB of
+//     pointer-rich heap; caching all 1,338 would add 11 MB to a live heap of about 22 MB under the
+//     40 MiB limit, whose heap goal sat only 2–4 MB above the live heap during the query (gctrace
+//     24→26→22 MB, 26 MB goal: the runtime's metadata and partly filled spans hold 14–18 MB of the
+//     40), so the collector would run without pause (cmd/flightsrv/memlimit.go measured a 13 MiB
+//     footer cache 2.5–3× slower); footers cached without their payload bytes would cost every
+//     cached bucket a ranged read (on S3 a GET) and its digest check. The limit is the lever: CPU
+//     per query with --go-memory-limit 40, 44 and 48 MiB side by side (3 rounds, load 13–18; the
+//     first figures before the JSON scanner's change, the second, 40 and 44 MiB, after it) count
+//     WHERE delay > 60 960/1050/1100 and 660/630 ms; origin, avg(delay) 880/840/850 and 690/730 ms;
+//     destination WHERE delay > 60 1180/940/910 and 730/730 ms; top 10 1070/950/1000 and 970/820 ms;
+//     numeric 1100/890/850 and 1240/930 ms; the join against avg 3590/2690/2040 and 3240/2690 ms;
+//     semi join 2150/1420/1170 and 1590/1200 ms; 56 MiB in an earlier pairing about as 48. Peak RSS
+//     of the copies (cp-installed, 52–55 MiB of file pages with three or four servers running): 40
+//     MiB 91.9–98.2 MiB, 44 MiB 94.4–100.2 MiB, 48 MiB 98.1–101.1 MiB, 56 MiB 106.0 MiB: 44 MiB
+//     takes 17–34% less CPU for the joins and the numeric sum, 0–20% for the others (the filters
+//     within the noise), for 3–4 MiB more anonymous memory, which leaves the 100 MiB target no
+//     margin on this kernel's file pages. The default stays 40 MiB (cmd/flightsrv/memlimit.go); the
+//     trade is the operator's (--go-memory-limit).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each

@@ -219,8 +219,20 @@ func room(b []byte) int {
 // Reallocate resizes b to size bytes, keeping its contents (up to size); bytes it adds are
 // zero. Within the room of b's size class b is resliced (capacity size, as Allocate's);
 // beyond it the contents move to a new buffer and b is freed.
+//
+// A shrink below b's class moves the contents into a recycled buffer of the smaller class when
+// its free list has one (or into a plain Go allocation when size is below the pooled sizes), and
+// frees b into its own class. arrow-go's builders reserve a power of two of elements and shrink
+// their buffers to the rows appended when they build the array: resliced in place, b would be
+// freed into the smaller class of its new capacity, the lists of the classes builders ask for
+// would stay empty, and every builder would allocate from the heap. Measured on bench's
+// BenchmarkAnalytical fixture (3M rows, cold), the numeric sum's decimal builders took 157 MB a
+// query from the heap and ran about 80 collections under the default 40 MiB limit.
 func (p *Pool) Reallocate(size int, b []byte) []byte {
 	if size <= cap(b) {
+		if nb := p.moveDown(size, b); nb != nil {
+			return nb
+		}
 		return b[:size:size]
 	}
 	if size <= room(b) {
@@ -230,6 +242,34 @@ func (p *Pool) Reallocate(size int, b []byte) []byte {
 	}
 	nb := p.allocate(size, false)
 	clear(nb[copy(nb, b):])
+	p.Free(b)
+	return nb
+}
+
+// moveDown returns b's first size bytes (size <= cap(b)) moved into a buffer of a smaller
+// class than b's, freeing b, or nil to reslice b in place: when b is not pooled, size is of
+// b's class, or size's class has no recycled buffer.
+func (p *Pool) moveDown(size int, b []byte) []byte {
+	cb, _, ok := class(cap(b))
+	if !ok {
+		return nil
+	}
+	var nb []byte
+	if size < MinPooledBytes {
+		if size == 0 {
+			return nil
+		}
+		nb = goAllocate(size, size)
+	} else {
+		if cs, n, _ := class(size); cs == cb {
+			return nil
+		} else if nb = p.get(size); nb == nil {
+			return nil
+		} else {
+			p.reused.Add(int64(n))
+		}
+	}
+	copy(nb, b[:size])
 	p.Free(b)
 	return nb
 }

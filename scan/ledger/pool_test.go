@@ -125,6 +125,79 @@ func TestPoolReallocate(t *testing.T) {
 	check("unpooled", small, 100, 0)
 }
 
+// TestPoolShrinkKeepsClasses: a shrink below a buffer's class moves its contents into a
+// recycled buffer of the smaller class (or a plain allocation below the pooled sizes) and frees
+// the buffer into its own class, so the next allocation of that class reuses it; with no
+// recycled buffer of the smaller class the shrink is in place. An arrow-go builder of 5,000
+// decimals (a power of two reserved, shrunk when the array is built), released and built
+// again, takes nothing more from the heap.
+func TestPoolShrinkKeepsClasses(t *testing.T) {
+	p := &Pool{}
+	fill := func(b []byte) {
+		for i := range b {
+			b[i] = byte(i % 251)
+		}
+	}
+	kept := func(what string, b []byte, size int) {
+		t.Helper()
+		if len(b) != size || cap(b) != size || !aligned(b) {
+			t.Fatalf("%s: len %d cap %d, want %d", what, len(b), cap(b), size)
+		}
+		for i := range b {
+			if b[i] != byte(i%251) {
+				t.Fatalf("%s: byte %d = %d, want %d", what, i, b[i], byte(i%251))
+			}
+		}
+	}
+	big := p.Allocate(128 << 10)
+	fill(big)
+	base := unsafe.SliceData(big)
+	b := p.Reallocate(80_000, big) // no recycled buffer of 80,000's class: in place
+	kept("shrink, nothing recycled", b, 80_000)
+	if unsafe.SliceData(b) != base {
+		t.Fatal("a shrink with nothing recycled moved the buffer")
+	}
+	p.Free(b) // into the 80 KiB class
+	big = p.Allocate(128 << 10)
+	fill(big)
+	base = unsafe.SliceData(big)
+	fresh := p.Stats().Fresh
+	b = p.Reallocate(80_000, big) // the recycled 80 KiB buffer takes the contents
+	kept("shrink into a recycled buffer", b, 80_000)
+	if unsafe.SliceData(b) == base {
+		t.Fatal("the shrink stayed in place although a buffer of its class was recycled")
+	}
+	again := p.Allocate(128 << 10)
+	if unsafe.SliceData(again) != base || p.Stats().Fresh != fresh {
+		t.Fatal("the shrunk buffer did not go back to its own class")
+	}
+	small := p.Reallocate(100, again[:1000:1000]) // below the pooled sizes: a plain allocation
+	if len(small) != 100 || cap(small) != 100 || !aligned(small) || unsafe.SliceData(small) == base {
+		t.Fatalf("shrink below the pooled sizes: len %d cap %d", len(small), cap(small))
+	}
+	p.Free(b)
+
+	// A builder built, released and built again: the second takes nothing from the heap.
+	dt := &arrow.Decimal128Type{Precision: 20, Scale: 2}
+	build := func() {
+		bld := array.NewDecimal128Builder(p, dt)
+		defer bld.Release()
+		bld.Reserve(5000)
+		for range 5000 {
+			bld.UnsafeAppendBoolToBitmap(true)
+		}
+		a := bld.NewArray()
+		a.Release()
+	}
+	build()
+	build()
+	fresh = p.Stats().Fresh
+	build()
+	if d := p.Stats().Fresh - fresh; d != 0 {
+		t.Errorf("a builder built a third time took %d bytes from the heap", d)
+	}
+}
+
 // TestPoolUnderComputeTake: arrow-go's take kernel over a binary column, with its buffers
 // from a Pool whose recycled buffers hold other data, gives the values taken (its buffer
 // builder writes up to the capacity of the buffers it reserves; a larger capacity than length

@@ -924,7 +924,7 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 			// does not hold exactly.
 			opts.AllowFloatTruncate = true
 		}
-		out, err := compute.CastDatum(ctx, d, opts)
+		out, err := castDatum(ctx, d, opts)
 		if err != nil {
 			var from arrow.DataType = arrow.Null
 			if ad, ok := d.(compute.ArrayLikeDatum); ok {
@@ -937,7 +937,7 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	// arrow-go v18.8.0's casts to strings never free the buffers they build with (found by the
 	// checked allocator): cast with Go's allocator, whose garbage the collector takes, and copy
 	// the result into the query's allocator so that the ledger counts what the query holds.
-	out, err := compute.CastDatum(compute.WithAllocator(ctx, memory.NewGoAllocator()), d, compute.SafeCastOptions(n.to))
+	out, err := castDatum(compute.WithAllocator(ctx, memory.NewGoAllocator()), d, compute.SafeCastOptions(n.to))
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -285,6 +287,18 @@ func (s *jsonScanner) str() (jsonKind, bool) {
 	d := s.doc
 	kind := jString
 	for i := s.i + 1; i < len(d); i++ {
+		// Eight bytes at a time up to the first byte str must look at (strSpecial).
+		for i+8 <= len(d) {
+			m := specialBytes(binary.LittleEndian.Uint64(d[i : i+8]))
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(d) {
+			break
+		}
 		c := d[i]
 		if !strSpecial[c] {
 			continue
@@ -344,6 +358,16 @@ var strSpecial = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// specialBytes marks, in the high bit of each byte of w (eight bytes of a document, the
+// first in the lowest byte), the bytes strSpecial marks: '"', '\\', control characters and
+// bytes >= 0x80. Bytes above the first marked one may be marked wrongly (a borrow carried up
+// from it), never the bytes below it: its lowest set bit is exactly the first special byte.
+func specialBytes(w uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	zero := func(x uint64) uint64 { return (x - lo) & ^x & hi } // bytes of x that are 0
+	return zero(w^(lo*'"')) | zero(w^(lo*'\\')) | ((w-lo*0x20)|w)&hi
+}
 
 // hex4 reads the four hexadecimal digits at d[i:].
 func hex4(d []byte, i int) (rune, bool) {

@@ -39,12 +39,12 @@ import (
 // kernel) itself, as arrow-go's vector executor does for one span. What it does not cover
 // goes to the library call unchanged (counted by syncFallbacks): chunked arguments, meta
 // functions (cast, take and filter of other kinds), vector kernels needing preallocation, an
-// execution context cutting batches into more spans than one. Casts are meta functions whose
-// kernels arrow-go does not export: compute.CastDatum, and the implicit casts of arguments
-// DispatchBest asks for, stay library calls.
+// execution context cutting batches into more spans than one. Casts, and the implicit casts of
+// arguments DispatchBest asks for, run through castDatum (synccast.go), which reaches the cast
+// function behind the meta function "cast" and calls it with callFunc.
 
-// syncFallbacks counts the library calls callFunction made: the calls it handed over and the
-// implicit casts of arguments (tests assert the calls of the query path make none).
+// syncFallbacks counts the library calls callFunction and castDatum made (tests assert the
+// calls of the query path make none).
 var syncFallbacks atomic.Int64
 
 // callFunction is compute.CallFunction(ctx, name, opts, args...) run on the calling goroutine
@@ -130,9 +130,8 @@ type castFailed struct {
 }
 
 // castArgs returns nil when every argument is of its type in types, else args with those
-// that are not cast to it (compute.CastDatum with safe options, as execInternal does; a
-// library call); a failed cast is a castFailed, and the casts before it are kept for
-// releaseCasts.
+// that are not cast to it (castDatum with safe options, as execInternal's compute.CastDatum);
+// a failed cast is a castFailed, and the casts before it are kept for releaseCasts.
 func castArgs(ctx context.Context, args []compute.Datum, types []arrow.DataType) []compute.Datum {
 	var cast []compute.Datum
 	for i, a := range args {
@@ -142,8 +141,7 @@ func castArgs(ctx context.Context, args []compute.Datum, types []arrow.DataType)
 		if cast == nil {
 			cast = slices.Clone(args)
 		}
-		syncFallbacks.Add(1)
-		c, err := compute.CastDatum(ctx, a, compute.SafeCastOptions(types[i]))
+		c, err := castDatum(ctx, a, compute.SafeCastOptions(types[i]))
 		if err != nil {
 			cast[i] = castFailed{err: err}
 			return cast

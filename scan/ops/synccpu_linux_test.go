@@ -50,14 +50,26 @@ func TestKernelCPUIsCharged(t *testing.T) {
 	defer b.Release()
 	releaseArrays(cols[1:])
 	ctx := compute.WithAllocator(context.Background(), mem)
+	checkCharged(t, func(lib bool) {
+		for range 6 {
+			filterGreater(t, ctx, lib, x, b)
+		}
+	})
+}
+
+// checkCharged runs work(true), a stretch of arrow-go's own calls, and work(false), the same
+// through the wrappers, each under a ledger's CPU timer, and fails unless the library's is
+// charged less than half of what the process spent meanwhile (else the test cannot tell) and
+// the wrappers' at least half (the process's other threads, the garbage collector and the
+// test runner, spend some of it).
+func checkCharged(t *testing.T, work func(lib bool)) {
+	t.Helper()
 	stretch := func(lib bool) (charged, spent time.Duration) {
 		l := ledger.New(nil, 0)
 		l.SetCPULimit(time.Hour)
 		p0 := processCPU()
 		tm := l.StartCPU()
-		for range 6 {
-			filterGreater(t, ctx, lib, x, b)
-		}
+		work(lib)
 		if err := tm.Stop(l); err != nil {
 			t.Fatal(err)
 		}
@@ -68,10 +80,26 @@ func TestKernelCPUIsCharged(t *testing.T) {
 	if c*2 >= p {
 		t.Fatal("the test cannot tell")
 	}
-	// The process's other threads (the garbage collector, the test runner) spend some of it.
 	c, p = stretch(false)
-	t.Logf("the wrapper's calls: charged %v of the %v the process spent", c, p)
+	t.Logf("the wrappers' calls: charged %v of the %v the process spent", c, p)
 	if c*2 < p {
-		t.Error("the wrapper's calls were not charged")
+		t.Error("the wrappers' calls were not charged")
 	}
+}
+
+// TestCastCPUIsCharged is TestKernelCPUIsCharged for casts (castDatum): a stretch of casts of
+// 131,072 integers to text, the text back to int64 and the integers to decimal128 is charged
+// most of what the process spent meanwhile; the same stretch through compute.CastDatum is
+// charged less than half of it (checked too, so that the test can fail).
+func TestCastCPUIsCharged(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	r := rand.New(rand.NewPCG(18, 16))
+	x := randArray(r, mem, arrow.PrimitiveTypes.Int32, 1<<17, 5)
+	defer x.Release()
+	ctx := compute.WithAllocator(context.Background(), mem)
+	checkCharged(t, func(lib bool) {
+		for range 6 {
+			castTwice(t, ctx, lib, x)
+		}
+	})
 }
