@@ -31,9 +31,11 @@ type Cache struct {
 	index map[string]*list.Element // by file name
 	bytes int64
 
-	// writing serialises the writes of a bucket's file (Put reads the file it replaces and
-	// writes the union), striped by the first byte of the content key's SHA-256.
-	writing [64]sync.Mutex
+	// locks serialise a bucket's Puts (a Put reads the file it replaces and writes the union)
+	// and keep its reads (Get, Range: shared) from a Put's rename and index update, so that a
+	// read's size from the index is its file's; striped by the first byte of the content
+	// key's SHA-256.
+	locks [64]sync.RWMutex
 
 	hits, misses, writes, damaged, evicted, writeErrors, ranges atomic.Int64
 }
@@ -121,6 +123,9 @@ func Open(dir string, maxBytes int64) (*Cache, error) {
 	return c, nil
 }
 
+// lock returns the lock of the bucket of content id.
+func (c *Cache) lock(id [sha256.Size]byte) *sync.RWMutex { return &c.locks[id[0]%byte(len(c.locks))] }
+
 // validName reports whether name is 40 hex digits followed by suffix.
 func validName(name, suffix string) bool {
 	h, ok := strings.CutSuffix(name, suffix)
@@ -151,6 +156,9 @@ func (c *Cache) MaxEntryBytes() int64 { return max(c.max/8, 1) }
 func (c *Cache) Get(content string, fields []Field, mem memory.Allocator) ([]arrow.Array, bool) {
 	id := contentID(content)
 	name := nameOf(id)
+	mu := c.lock(id)
+	mu.RLock()
+	defer mu.RUnlock()
 	f, ok := c.lookup(name, true)
 	if ok && f.dir != nil {
 		// The directory known, a field it lacks misses without a read.
@@ -251,6 +259,9 @@ func releaseAll(as []arrow.Array) {
 func (c *Cache) Range(content, field string) (Range, bool) {
 	id := contentID(content)
 	name := nameOf(id)
+	mu := c.lock(id)
+	mu.RLock()
+	defer mu.RUnlock()
 	f, ok := c.lookup(name, false)
 	if !ok {
 		return Range{}, false
@@ -397,7 +408,7 @@ func (c *Cache) Put(content string, keys []string, cols []arrow.Array) error {
 	if size > c.MaxEntryBytes() {
 		return nil
 	}
-	mu := &c.writing[id[0]%byte(len(c.writing))]
+	mu := c.lock(id)
 	mu.Lock()
 	defer mu.Unlock()
 	// The columns the file holds for other fields, checked, with equal row counts, while they

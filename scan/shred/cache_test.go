@@ -151,11 +151,28 @@ func TestCacheUnion(t *testing.T) {
 		}
 		releaseAll(got)
 	}
-	if s := c.Stats(); s.Writes != 3 || s.Entries != 1 {
+	if s := c.Stats(); s.Writes != 3 || s.Entries != 1 || s.Damaged != 0 {
 		t.Fatalf("stats %+v", s)
 	}
 
+	// Readers of the bucket while it grows see its columns, never a damaged file (a read of
+	// the size the index held when the file was replaced).
+	put(t, c, "concurrent", "base", a)
 	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				if got, ok := get(c, "concurrent", "base", int4, mem); ok {
+					got.Release()
+				} else {
+					t.Error("base column lost")
+				}
+				c.Range("concurrent", "base")
+			}
+		}()
+	}
 	fields := make([]string, 24)
 	for i := range fields {
 		fields[i] = fmt.Sprintf("f%d", i)
@@ -175,6 +192,9 @@ func TestCacheUnion(t *testing.T) {
 		t.Fatal("a concurrent Put's column lost")
 	}
 	releaseAll(got)
+	if s := c.Stats(); s.Damaged != 0 {
+		t.Fatalf("concurrent: %+v", s)
+	}
 
 	// Room for about two columns: the union keeps the newest.
 	probe := mustOpen(t, t.TempDir(), 1<<20)
