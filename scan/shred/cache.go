@@ -1,6 +1,7 @@
 package shred
 
 import (
+	"bytes"
 	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
@@ -160,20 +161,21 @@ func (c *Cache) Get(content string, fields []Field, mem memory.Allocator) ([]arr
 	mu.RLock()
 	defer mu.RUnlock()
 	f, ok := c.lookup(name, true)
-	if ok && f.dir != nil {
-		// The directory known, a field it lacks misses without a read.
-		for _, fl := range fields {
-			if _, ok = find(f.dir, fieldID(fl.Key)); !ok {
-				break
-			}
-		}
-	}
 	if !ok {
 		c.misses.Add(1)
 		return nil, false
 	}
-	buf, dir, err := c.readFile(name, id, f.size, mem)
-	if err != nil {
+	var buf *memory.Buffer
+	var dir []dirEntry
+	var err error
+	if f.dir != nil {
+		// The directory known (this process wrote or read the file, and no Put replaced it
+		// since), only the columns asked are read.
+		buf, dir, err = c.readColumns(name, f, fields, mem)
+	} else {
+		buf, dir, err = c.readFile(name, id, f.size, mem)
+	}
+	if err != nil || buf == nil {
 		c.misses.Add(1)
 		return nil, false
 	}
@@ -203,6 +205,63 @@ func (c *Cache) Get(content string, fields []Field, mem memory.Allocator) ([]arr
 	}
 	c.hits.Add(1)
 	return cols, true
+}
+
+// readColumns reads the columns of fields of file name, whose directory f.dir holds, into one
+// buffer of mem (the caller's; nil, with a nil error, when the directory lacks a field): each
+// at a multiple of 8 bytes, adjacent columns with one read. It returns the directory of the
+// buffer (the columns' records with their offsets in it). The columns are not checked here
+// (decodeColumn checks each, its CRC-32C first: a file replaced under a stale directory is
+// damage, never served). A file shorter than the directory says is damaged: removed and
+// counted; a file gone is dropped from the index.
+func (c *Cache) readColumns(name string, f file, fields []Field, mem memory.Allocator) (*memory.Buffer, []dirEntry, error) {
+	dir := make([]dirEntry, 0, len(fields))
+	for _, fl := range fields {
+		e, ok := find(f.dir, fieldID(fl.Key))
+		if !ok {
+			return nil, nil, nil
+		}
+		if !slices.ContainsFunc(dir, func(o dirEntry) bool { return o.field == e.field }) {
+			dir = append(dir, e)
+		}
+	}
+	slices.SortFunc(dir, func(a, b dirEntry) int { return a.off - b.off })
+	var spans []span
+	to := 0
+	for i := range dir {
+		e := &dir[i]
+		if k := len(spans) - 1; k >= 0 && spans[k].at+spans[k].n == e.off {
+			spans[k].n += e.len
+		} else {
+			spans = append(spans, span{at: e.off, to: to, n: e.len})
+		}
+		e.off = to
+		to += e.len
+		if i+1 < len(dir) {
+			// The padding to the next column, read with it when the two are adjacent.
+			pad := padded(to) - to
+			if dir[i+1].off == padded(spans[len(spans)-1].at+spans[len(spans)-1].n) {
+				spans[len(spans)-1].n += pad
+			}
+			to += pad
+		}
+	}
+	if int64(to) > c.MaxEntryBytes() {
+		return nil, nil, errDamaged
+	}
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(to)
+	if err := readAt(filepath.Join(c.dir, name), spans, buf.Bytes()); err != nil {
+		buf.Release()
+		damaged := errors.Is(err, io.ErrUnexpectedEOF)
+		if damaged {
+			c.damaged.Add(1)
+		}
+		c.drop(name, errors.Is(err, fs.ErrNotExist))
+		return nil, nil, err
+	}
+	slices.SortFunc(dir, func(a, b dirEntry) int { return bytes.Compare(a.field[:], b.field[:]) })
+	return buf, dir, nil
 }
 
 // readFile reads the file name (of content id, size bytes by the index: no stat) into one

@@ -174,14 +174,22 @@ func TestCacheUnion(t *testing.T) {
 		}()
 	}
 	fields := make([]string, 24)
+	distinct := make([]arrow.Array, len(fields)) // column i: every value of a plus i
 	for i := range fields {
 		fields[i] = fmt.Sprintf("f%d", i)
+		bld := array.NewInt32Builder(mem)
+		for j := range a.Len() {
+			bld.Append(a.(*array.Int32).Value(j) + int32(i))
+		}
+		distinct[i] = bld.NewArray()
+		bld.Release()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			put(t, c, "concurrent", fields[i], a)
+			put(t, c, "concurrent", fields[i], distinct[i])
 		}()
 	}
+	defer releaseAll(distinct)
 	wg.Wait()
 	want := make([]Field, len(fields))
 	for i, f := range fields {
@@ -192,6 +200,23 @@ func TestCacheUnion(t *testing.T) {
 		t.Fatal("a concurrent Put's column lost")
 	}
 	releaseAll(got)
+	// Some of the columns, adjacent in the file and not, read alone (the directory known).
+	for _, pick := range [][]int{{3}, {3, 7, 8}, {0, 1, 2, 23}, {23, 5, 6, 12}} {
+		var fs []Field
+		for _, i := range pick {
+			fs = append(fs, want[i])
+		}
+		got, ok := c.Get("concurrent", fs, mem)
+		if !ok {
+			t.Fatalf("%v: miss", pick)
+		}
+		for k, g := range got {
+			if !array.Equal(g, distinct[pick[k]]) {
+				t.Fatalf("%v: %v", pick, g)
+			}
+		}
+		releaseAll(got)
+	}
 	if s := c.Stats(); s.Damaged != 0 {
 		t.Fatalf("concurrent: %+v", s)
 	}
@@ -276,6 +301,70 @@ func TestCacheDamaged(t *testing.T) {
 			t.Fatalf("byte %d: stats %+v", at, s)
 		}
 	}
+	// With the directory known (read by Range before the byte changed), Get reads the columns
+	// alone: a changed byte in one of them is damage all the same.
+	for _, e := range dir0 {
+		for _, at := range []int{e.off, e.off + 9, e.off + e.len/2, e.off + e.len - 1} {
+			if err := os.WriteFile(files[0], good, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cc := mustOpen(t, dir, 1<<20)
+			if _, ok := cc.Range("m", "f"); !ok {
+				t.Fatal("no range")
+			}
+			bad := slices.Clone(good)
+			bad[at] ^= 0x40
+			if err := os.WriteFile(files[0], bad, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := cc.Get("m", []Field{{"f", int4}, {"g", text}}, mem); ok {
+				releaseAll(got)
+				t.Fatalf("byte %d changed, directory known: served", at)
+			}
+			if s := cc.Stats(); s.Damaged != 1 || s.Entries != 0 {
+				t.Fatalf("byte %d, directory known: stats %+v", at, s)
+			}
+		}
+	}
+	// A file cut short under a known directory is damaged.
+	if err := os.WriteFile(files[0], good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cc := mustOpen(t, dir, 1<<20)
+	cc.Range("m", "f")
+	if err := os.WriteFile(files[0], good[:dir0[1].off+8], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := cc.Get("m", []Field{{"g", text}, {"f", int4}}, mem); ok {
+		releaseAll(got)
+		t.Fatal("a file cut short served")
+	}
+	if s := cc.Stats(); s.Damaged != 1 {
+		t.Fatalf("cut short: %+v", s)
+	}
+	// A file another process rewrote (another union, other places) under a known directory:
+	// what is served is the column written, or nothing.
+	if err := os.WriteFile(files[0], good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c1, c2 := mustOpen(t, dir, 1<<20), mustOpen(t, dir, 1<<20)
+	if got, ok := get(c1, "m", "g", text, mem); !ok {
+		t.Fatal("miss")
+	} else {
+		got.Release()
+	}
+	other := int32Column(t, mem, 301)
+	defer other.Release()
+	for _, k := range []string{"h", "i", "j", "a"} {
+		put(t, c2, "m", k, other)
+	}
+	if got, ok := c1.Get("m", []Field{{"g", text}, {"f", int4}}, mem); ok {
+		if !array.Equal(got[0], s) || !array.Equal(got[1], col) {
+			t.Fatal("a rewritten file served wrong columns")
+		}
+		releaseAll(got)
+	}
+
 	// A truncated file (a torn write) is damaged too, and so is a longer one.
 	for _, bad := range [][]byte{good[:len(good)-3], append(slices.Clone(good), 0)} {
 		if err := os.WriteFile(files[0], bad, 0o600); err != nil {
