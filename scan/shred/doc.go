@@ -23,12 +23,13 @@
 // the header and the directory, the column count, the SHA-256 of the content key, the file's
 // length), the directory (per column, in ascending order of the SHA-256 of its field key: that
 // SHA-256, the column's offset and length, its CRC-32C, its range), then the columns, each the
-// Arrow buffers of one array at multiples of 8 bytes of the file. Get reads the whole file
-// with one open and one read into one buffer of the caller's allocator (open, read and close
-// alone: read_unix.go) and the columns' buffers are slices of it, without a copy. A file
-// whose header or directory fails a check (magic, checksum, content key, length, order,
-// places, padding), or whose column asked for fails its own (CRC-32C, type, lengths,
-// offsets, UTF-8), is damaged: it is removed, counted, and reported as a miss, so the read
+// Arrow buffers of one array at multiples of 8 bytes of the file. Get reads the file with
+// one open into one buffer of the caller's allocator (open, pread and close alone:
+// read_unix.go), and the columns' buffers are slices of it, without a copy: the whole file
+// (one read) when this process has not read its directory yet, else only the columns asked
+// (one read per run of adjacent ones). A file whose header or directory fails a check (magic,
+// checksum, content key, length, order, places, padding), or whose column asked for fails its
+// own (CRC-32C, type, lengths, offsets, UTF-8), is damaged: it is removed, counted, and reported as a miss, so the read
 // extracts the fields again and writes the file anew. A damaged file is never served. The
 // files of the earlier layouts, one per payload and field (DIR/<hex>.shred, "FSHRED01" to
 // "FSHRED03"), are removed by Open and counted as damaged.
