@@ -124,6 +124,18 @@ func Open(dir string, maxBytes int64) (*Cache, error) {
 	return c, nil
 }
 
+// enter takes the read lock of the bucket of content key content (the caller releases mu) and
+// returns its id, file name and a copy of the index's record of its file (ok false when the
+// index has none; use moves it to the front of the eviction order).
+func (c *Cache) enter(content string, use bool) (id [sha256.Size]byte, name string, f file, ok bool, mu *sync.RWMutex) {
+	id = contentID(content)
+	name = nameOf(id)
+	mu = c.lock(id)
+	mu.RLock()
+	f, ok = c.lookup(name, use)
+	return id, name, f, ok, mu
+}
+
 // lock returns the lock of the bucket of content id.
 func (c *Cache) lock(id [sha256.Size]byte) *sync.RWMutex { return &c.locks[id[0]%byte(len(c.locks))] }
 
@@ -155,12 +167,8 @@ func (c *Cache) MaxEntryBytes() int64 { return max(c.max/8, 1) }
 // (see the package documentation: any check of its header and directory, or of a column
 // asked for, failing; a column asked for as another type) is removed and answers false.
 func (c *Cache) Get(content string, fields []Field, mem memory.Allocator) ([]arrow.Array, bool) {
-	id := contentID(content)
-	name := nameOf(id)
-	mu := c.lock(id)
-	mu.RLock()
+	id, name, f, ok, mu := c.enter(content, true)
 	defer mu.RUnlock()
-	f, ok := c.lookup(name, true)
 	if !ok {
 		c.misses.Add(1)
 		return nil, false
@@ -316,12 +324,8 @@ func releaseAll(as []arrow.Array) {
 // executor prunes reads with it (scan's shredded.go); it does not count as a use of the file
 // for eviction.
 func (c *Cache) Range(content, field string) (Range, bool) {
-	id := contentID(content)
-	name := nameOf(id)
-	mu := c.lock(id)
-	mu.RLock()
+	id, name, f, ok, mu := c.enter(content, false)
 	defer mu.RUnlock()
-	f, ok := c.lookup(name, false)
 	if !ok {
 		return Range{}, false
 	}
