@@ -26,7 +26,9 @@ import (
 // reads in place of the fields (ops.CompileShredded); the value column is a null placeholder
 // its expressions never read. Otherwise the fragment reads as always and, when the read is
 // of a whole archived bucket, extracts the fields of every batch on the side (shredTee) and
-// writes them to the cache once the read has ended without error. Only ascending reads of a
+// adds them to the bucket's file in the cache (one file per bucket, holding the union of the
+// fields read from it: scan/shred's doc.go) once the read has ended without error. Only
+// ascending reads of a
 // whole bucket without a limit take part, so that a cached column's row i is the payload's
 // record i in file order, as both reads yield them.
 
@@ -472,10 +474,10 @@ func (s *shredReader) Next() bool {
 
 // shredTee passes a whole archived bucket's batches through unchanged and extracts the
 // fields from each batch's value column on the side, keeping the cached read columns'
-// arrays too; once the read has ended without error, it writes each entry's column (the
-// batches' arrays concatenated) to the cache. An
+// arrays too; once the read has ended without error, it adds each entry's column (the
+// batches' arrays concatenated) to the bucket's file in one Put. An
 // extraction error (a document that is not JSON, a text a cast refuses: the query decides
-// whether such rows matter) or columns past limit bytes (the cache's largest entries, and a
+// whether such rows matter) or columns past limit bytes (the cache's largest file, and a
 // share of the query's memory) stop the collection for this read; nothing is written then.
 type shredTee struct {
 	routing.BatchReader
