@@ -28,9 +28,8 @@ import (
 // of a whole archived bucket, extracts the fields of every batch on the side (shredTee) and
 // adds them to the bucket's file in the cache (one file per bucket, holding the union of the
 // fields read from it: scan/shred's doc.go) once the read has ended without error. Only
-// ascending reads of a
-// whole bucket without a limit take part, so that a cached column's row i is the payload's
-// record i in file order, as both reads yield them.
+// ascending reads of a whole bucket without a limit take part, so that a cached column's row
+// i is the payload's record i in file order, as both reads yield them.
 
 // shredPlan is a routed node's shredded variant.
 type shredPlan struct {
