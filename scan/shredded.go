@@ -558,7 +558,7 @@ func (t *shredTee) write() {
 		}
 		cols = append(cols, col)
 	}
-	_ = t.cache.Put(t.key, keys, cols)
+	_ = t.cache.Put(t.key, keys, cols, t.mem)
 }
 
 // stop ends the collection and releases what it holds.

@@ -441,9 +441,10 @@ func (c *Cache) drop(name string, gone bool) {
 // new ones first); when the new ones alone are past it, nothing is written (nil error). A
 // file found damaged is counted and replaced by the new columns alone. Puts of one bucket are
 // serialised in this process; across processes sharing the directory the last rename wins.
-// Errors: encoding or the file system's (counted in WriteErrors; nothing half-written
+// The file it replaces is read into a buffer of mem (the caller's query's: what the read
+// charges it), released before Put returns. Errors: encoding or the file system's (counted in WriteErrors; nothing half-written
 // remains, the earlier file is kept).
-func (c *Cache) Put(content string, keys []string, cols []arrow.Array) error {
+func (c *Cache) Put(content string, keys []string, cols []arrow.Array, mem memory.Allocator) error {
 	if len(keys) != len(cols) {
 		return fmt.Errorf("shred: put: %d keys for %d columns", len(keys), len(cols))
 	}
@@ -477,8 +478,10 @@ func (c *Cache) Put(content string, keys []string, cols []arrow.Array) error {
 	// The columns the file holds for other fields, checked, with equal row counts, while they
 	// fit.
 	if f, ok := c.lookup(name, false); ok {
-		buf, dir, err := c.readFile(name, id, f.size, memory.DefaultAllocator)
+		buf, dir, err := c.readFile(name, id, f.size, mem)
 		if err == nil {
+			// The columns kept are slices of buf, written before it is released.
+			defer buf.Release()
 			rows := cols[0].Len()
 			var keep []column
 			for _, e := range dir {
@@ -496,29 +499,37 @@ func (c *Cache) Put(content string, keys []string, cols []arrow.Array) error {
 				}
 				if size+int64(dirRecord+padded(e.len)) <= c.MaxEntryBytes() {
 					size += int64(dirRecord + padded(e.len))
-					keep = append(keep, column{field: e.field, body: slices.Clone(body), crc: e.crc, rng: e.rng})
+					keep = append(keep, column{field: e.field, body: body, crc: e.crc, rng: e.rng})
 				}
 			}
-			buf.Release()
 			add = append(add, keep...)
 		}
 	}
-	data := encodeFile(id, add)
-	if err := writeAtomic(c.dir, name, data); err != nil {
+	head, sorted, n := encodeHead(id, add)
+	// The head and the columns as they are, with the zero padding between them: no copy of
+	// the file is assembled.
+	parts := [][]byte{head}
+	at := len(head)
+	var zero [8]byte
+	for _, col := range sorted {
+		parts = append(parts, zero[:padded(at)-at], col.body)
+		at = padded(at) + len(col.body)
+	}
+	if err := writeAtomic(c.dir, name, parts); err != nil {
 		c.writeErrors.Add(1)
 		return fmt.Errorf("shred: write file: %w", err)
 	}
 	c.writes.Add(1)
-	dir, _ := decodeDirectory(data, id, len(data))
+	dir, _ := decodeDirectory(head, id, n)
 	c.mu.Lock()
 	if e, ok := c.index[name]; ok {
 		f := e.Value.(*file)
-		c.bytes += int64(len(data)) - f.size
-		f.size, f.dir = int64(len(data)), dir
+		c.bytes += int64(n) - f.size
+		f.size, f.dir = int64(n), dir
 		c.order.MoveToFront(e)
 	} else {
-		c.index[name] = c.order.PushFront(&file{name: name, size: int64(len(data)), dir: dir})
-		c.bytes += int64(len(data))
+		c.index[name] = c.order.PushFront(&file{name: name, size: int64(n), dir: dir})
+		c.bytes += int64(n)
 	}
 	c.evictLocked()
 	c.mu.Unlock()
@@ -543,14 +554,19 @@ func (c *Cache) evictLocked() {
 	}
 }
 
-// writeAtomic writes data to dir/name through a temporary file in dir and a rename.
-func writeAtomic(dir, name string, data []byte) error {
+// writeAtomic writes parts, one after the other, to dir/name through a temporary file in dir
+// and a rename.
+func writeAtomic(dir, name string, parts [][]byte) error {
 	f, err := os.CreateTemp(dir, tmpPrefix+"*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	for _, p := range parts {
+		if err == nil && len(p) > 0 {
+			_, err = f.Write(p)
+		}
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -71,7 +71,7 @@ func get(c *Cache, content, field string, typ arrow.DataType, mem memory.Allocat
 // put is Put of one field.
 func put(t testing.TB, c *Cache, content, field string, a arrow.Array) {
 	t.Helper()
-	if err := c.Put(content, []string{field}, []arrow.Array{a}); err != nil {
+	if err := c.Put(content, []string{field}, []arrow.Array{a}, memory.DefaultAllocator); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -89,7 +89,7 @@ func TestCacheRoundTrip(t *testing.T) {
 	col, dest := int32Column(t, mem, 1000), stringColumn(t, mem, 1000)
 	defer col.Release()
 	defer dest.Release()
-	if err := c.Put("m1", []string{"delay::int4", "destination"}, []arrow.Array{col, dest}); err != nil {
+	if err := c.Put("m1", []string{"delay::int4", "destination"}, []arrow.Array{col, dest}, mem); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(bucketFiles(t, dir)); n != 1 {
@@ -121,7 +121,7 @@ func TestCacheRoundTrip(t *testing.T) {
 	if s := c.Stats(); s.Damaged != 1 || s.Entries != 0 {
 		t.Fatalf("stats %+v", s)
 	}
-	if err := c.Put("m1", []string{"a", "a"}, []arrow.Array{col, col}); err == nil {
+	if err := c.Put("m1", []string{"a", "a"}, []arrow.Array{col, col}, mem); err == nil {
 		t.Fatal("a field twice accepted")
 	}
 }
@@ -259,7 +259,7 @@ func TestCacheDamaged(t *testing.T) {
 	col, s := int32Column(t, mem, 301), stringColumn(t, mem, 301)
 	defer col.Release()
 	defer s.Release()
-	if err := c.Put("m", []string{"f", "g"}, []arrow.Array{col, s}); err != nil {
+	if err := c.Put("m", []string{"f", "g"}, []arrow.Array{col, s}, mem); err != nil {
 		t.Fatal(err)
 	}
 	files := bucketFiles(t, dir)

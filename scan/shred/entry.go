@@ -163,25 +163,32 @@ func find(dir []dirEntry, field [sha256.Size]byte) (dirEntry, bool) {
 }
 
 // encodeFile returns the bytes of the file of content id holding cols (distinct fields, in any
-// order; sorted here).
+// order): its head (encodeHead) and the columns, each at a multiple of 8 bytes.
 func encodeFile(id [sha256.Size]byte, cols []column) []byte {
+	head, sorted, size := encodeHead(id, cols)
+	out := make([]byte, 0, size)
+	out = append(out, head...)
+	for _, c := range sorted {
+		out = append(pad8(out), c.body...)
+	}
+	return out
+}
+
+// encodeHead returns the header and directory of the file of content id holding cols
+// (distinct fields, in any order), the columns in the directory's order (cols is not
+// changed), and the file's length: the columns follow the directory in that order, each at
+// the first multiple of 8 bytes after the one before, zero bytes between.
+func encodeHead(id [sha256.Size]byte, cols []column) ([]byte, []column, int) {
 	cols = slices.Clone(cols)
 	slices.SortFunc(cols, func(a, b column) int { return bytes.Compare(a.field[:], b.field[:]) })
 	n := len(cols)
-	size := headerSize + n*dirRecord
-	for _, c := range cols {
-		size = padded(size) + len(c.body)
-	}
-	out := make([]byte, headerSize+n*dirRecord, size)
-	copy(out, fileMagic)
-	binary.LittleEndian.PutUint32(out[countAt:], uint32(n))
-	copy(out[contentAt:], id[:])
-	binary.LittleEndian.PutUint64(out[fileLenAt:], uint64(size))
+	head := make([]byte, headerSize+n*dirRecord)
+	at := len(head)
 	for i, c := range cols {
-		out = pad8(out)
-		rec := out[headerSize+i*dirRecord:]
+		at = padded(at)
+		rec := head[headerSize+i*dirRecord:]
 		copy(rec, c.field[:])
-		binary.LittleEndian.PutUint64(rec[recOffAt:], uint64(len(out)))
+		binary.LittleEndian.PutUint64(rec[recOffAt:], uint64(at))
 		binary.LittleEndian.PutUint64(rec[recLenAt:], uint64(len(c.body)))
 		binary.LittleEndian.PutUint32(rec[recCRCAt:], c.crc)
 		switch r := c.rng; {
@@ -194,10 +201,14 @@ func encodeFile(id [sha256.Size]byte, cols []column) []byte {
 			binary.LittleEndian.PutUint64(rec[recMinAt:], uint64(r.Min))
 			binary.LittleEndian.PutUint64(rec[recMaxAt:], uint64(r.Max))
 		}
-		out = append(out, c.body...)
+		at += len(c.body)
 	}
-	binary.LittleEndian.PutUint32(out[headCRCAt:], crc32.Checksum(out[countAt:headerSize+n*dirRecord], castagnoli))
-	return out
+	copy(head, fileMagic)
+	binary.LittleEndian.PutUint32(head[countAt:], uint32(n))
+	copy(head[contentAt:], id[:])
+	binary.LittleEndian.PutUint64(head[fileLenAt:], uint64(at))
+	binary.LittleEndian.PutUint32(head[headCRCAt:], crc32.Checksum(head[countAt:], castagnoli))
+	return head, cols, at
 }
 
 // directoryBytes returns how many bytes the header and directory of a file take, from its
