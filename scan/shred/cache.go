@@ -162,7 +162,8 @@ func nameOf(id [sha256.Size]byte) string {
 func (c *Cache) MaxEntryBytes() int64 { return max(c.max/8, 1) }
 
 // Get returns the columns of fields (in their order) of the bucket of content key content,
-// allocated from mem (one buffer, the file read with one open and read) and owned by the
+// allocated from mem (one buffer: one open, then one read of the whole file when this process
+// has not read its directory yet, else reads of the columns asked alone) and owned by the
 // caller, or false on a miss: no file, or a file without one of the fields. A damaged file
 // (see the package documentation: any check of its header and directory, or of a column
 // asked for, failing; a column asked for as another type) is removed and answers false.
@@ -261,8 +262,7 @@ func (c *Cache) readColumns(name string, f file, fields []Field, mem memory.Allo
 	buf.Resize(to)
 	if err := readAt(filepath.Join(c.dir, name), spans, buf.Bytes()); err != nil {
 		buf.Release()
-		damaged := errors.Is(err, io.ErrUnexpectedEOF)
-		if damaged {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
 			c.damaged.Add(1)
 		}
 		c.drop(name, errors.Is(err, fs.ErrNotExist))
