@@ -26,9 +26,10 @@ import (
 // reads in place of the fields (ops.CompileShredded); the value column is a null placeholder
 // its expressions never read. Otherwise the fragment reads as always and, when the read is
 // of a whole archived bucket, extracts the fields of every batch on the side (shredTee) and
-// writes them to the cache once the read has ended without error. Only ascending reads of a
-// whole bucket without a limit take part, so that a cached column's row i is the payload's
-// record i in file order, as both reads yield them.
+// adds them to the bucket's file in the cache (one file per bucket, holding the union of the
+// fields read from it: scan/shred's doc.go) once the read has ended without error. Only
+// ascending reads of a whole bucket without a limit take part, so that a cached column's row
+// i is the payload's record i in file order, as both reads yield them.
 
 // shredPlan is a routed node's shredded variant.
 type shredPlan struct {
@@ -346,10 +347,10 @@ func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req rou
 		}
 	}
 	rt.analysis.shredHit(n, false)
-	// The columns collected are the query's memory: at most an eighth of its limit shared by
-	// the fragments that may run at once, so that filling the cache never fails a query that
-	// runs without it.
-	limit := cache.MaxEntryBytes() * int64(len(sp.entries))
+	// The columns collected are the query's memory: at most the cache's largest file, and an
+	// eighth of the query's limit shared by the fragments that may run at once, so that filling
+	// the cache never fails a query that runs without it.
+	limit := cache.MaxEntryBytes()
 	if q := rt.mem.Limit(); q > 0 {
 		limit = min(limit, q/int64(8*rt.fanout(n)))
 	}
@@ -357,24 +358,14 @@ func (n *routedNode) shredRead(ctx context.Context, rt *runtime, u unit, req rou
 		parts: make([][]arrow.Array, len(sp.entries)), limit: limit}, tier, false, nil
 }
 
-// cacheGetAll returns every entry's cached column for key, or false (nothing held) when one
-// misses.
+// cacheGetAll returns every entry's cached column for key (one read of the bucket's file), or
+// false (nothing held) when one misses.
 func cacheGetAll(c *shred.Cache, key string, entries []shredEntry, mem memory.Allocator) ([]arrow.Array, bool) {
-	cols := make([]arrow.Array, 0, len(entries))
-	for _, f := range entries {
-		a, ok := c.Get(key, f.key, f.typ, mem)
-		if !ok {
-			releaseAll(cols)
-			return nil, false
-		}
-		if len(cols) > 0 && a.Len() != cols[0].Len() {
-			a.Release()
-			releaseAll(cols)
-			return nil, false
-		}
-		cols = append(cols, a)
+	fields := make([]shred.Field, len(entries))
+	for i, f := range entries {
+		fields[i] = shred.Field{Key: f.key, Type: f.typ}
 	}
-	return cols, true
+	return c.Get(key, fields, mem)
 }
 
 // prunedReader is the read of a pruned bucket: the route's reader, released with it, and no
@@ -482,10 +473,10 @@ func (s *shredReader) Next() bool {
 
 // shredTee passes a whole archived bucket's batches through unchanged and extracts the
 // fields from each batch's value column on the side, keeping the cached read columns'
-// arrays too; once the read has ended without error, it writes each entry's column (the
-// batches' arrays concatenated) to the cache. An
+// arrays too; once the read has ended without error, it adds each entry's column (the
+// batches' arrays concatenated) to the bucket's file in one Put. An
 // extraction error (a document that is not JSON, a text a cast refuses: the query decides
-// whether such rows matter) or columns past limit bytes (the cache's largest entries, and a
+// whether such rows matter) or columns past limit bytes (the cache's largest file, and a
 // share of the query's memory) stop the collection for this read; nothing is written then.
 type shredTee struct {
 	routing.BatchReader
@@ -544,10 +535,14 @@ func (t *shredTee) Next() bool {
 	return true
 }
 
-// write concatenates and writes each field's column; a failed write only leaves the entry
-// out (the cache counts it).
+// write concatenates each entry's column and adds them to the bucket's file in one write; a
+// failed write only leaves them out (the cache counts it).
 func (t *shredTee) write() {
+	keys := make([]string, len(t.plan.entries))
+	cols := make([]arrow.Array, 0, len(t.plan.entries))
+	defer func() { releaseAll(cols) }()
 	for i, f := range t.plan.entries {
+		keys[i] = f.key
 		var col arrow.Array
 		switch len(t.parts[i]) {
 		case 0:
@@ -561,9 +556,9 @@ func (t *shredTee) write() {
 				return
 			}
 		}
-		_ = t.cache.Put(t.key, f.key, col)
-		col.Release()
+		cols = append(cols, col)
 	}
+	_ = t.cache.Put(t.key, keys, cols, t.mem)
 }
 
 // stop ends the collection and releases what it holds.

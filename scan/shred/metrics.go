@@ -10,10 +10,10 @@ import (
 
 // RegisterMetrics publishes c's Stats through the global OpenTelemetry meter "flightsrv"
 // (exported by --metrics-listen and OTLP like the process's other metrics):
-// flightsrv.shred_cache.lookups{result=hit|miss} (one per field and bucket asked),
-// flightsrv.shred_cache.writes, flightsrv.shred_cache.damaged (entries found damaged and
-// removed), flightsrv.shred_cache.evictions, flightsrv.shred_cache.write_errors (counters),
-// and the gauges flightsrv.shred_cache.entries and flightsrv.shred_cache.bytes. No label
+// flightsrv.shred_cache.lookups{result=hit|miss} (one per bucket asked, whatever its fields),
+// flightsrv.shred_cache.writes (bucket files), flightsrv.shred_cache.damaged (files found
+// damaged and removed), flightsrv.shred_cache.evictions, flightsrv.shred_cache.write_errors (counters),
+// and the gauges flightsrv.shred_cache.entries (bucket files) and flightsrv.shred_cache.bytes. No label
 // carries a key. Call it once per process; the meter's errors are ignored (metrics are best
 // effort).
 func RegisterMetrics(c *Cache) {
@@ -26,14 +26,14 @@ func RegisterMetrics(c *Cache) {
 	}
 	hit, miss := metric.WithAttributes(attribute.String("result", "hit")), metric.WithAttributes(attribute.String("result", "miss"))
 	all := []series{
-		{"lookups", "{lookup}", "Shredded-column cache lookups (one per field and archived bucket) by result (hit|miss; damaged entries are misses).", false, func(s Stats) int64 { return s.Hits }, hit},
+		{"lookups", "{lookup}", "Shredded-column cache lookups (one per archived bucket) by result (hit|miss; damaged files are misses).", false, func(s Stats) int64 { return s.Hits }, hit},
 		{"lookups", "{lookup}", "", false, func(s Stats) int64 { return s.Misses }, miss},
-		{"writes", "{entry}", "Shredded-column cache entries written.", false, func(s Stats) int64 { return s.Writes }, nil},
-		{"damaged", "{entry}", "Shredded-column cache entries found damaged (checksum, keys, lengths) and removed.", false, func(s Stats) int64 { return s.Damaged }, nil},
-		{"evictions", "{entry}", "Shredded-column cache entries removed, least recently used first, to stay under --shred-cache-size.", false, func(s Stats) int64 { return s.Evicted }, nil},
-		{"write_errors", "{entry}", "Shredded-column cache entries that could not be written (the query is unaffected).", false, func(s Stats) int64 { return s.WriteErrors }, nil},
-		{"entries", "{entry}", "Shredded-column cache entries held.", true, func(s Stats) int64 { return s.Entries }, nil},
-		{"bytes", "By", "Bytes of the shredded-column cache's entries.", true, func(s Stats) int64 { return s.Bytes }, nil},
+		{"writes", "{entry}", "Shredded-column cache bucket files written.", false, func(s Stats) int64 { return s.Writes }, nil},
+		{"damaged", "{entry}", "Shredded-column cache bucket files found damaged (checksum, keys, lengths, earlier layouts) and removed.", false, func(s Stats) int64 { return s.Damaged }, nil},
+		{"evictions", "{entry}", "Shredded-column cache bucket files removed, least recently used first, to stay under --shred-cache-size.", false, func(s Stats) int64 { return s.Evicted }, nil},
+		{"write_errors", "{entry}", "Shredded-column cache bucket files that could not be written (the query is unaffected).", false, func(s Stats) int64 { return s.WriteErrors }, nil},
+		{"entries", "{entry}", "Shredded-column cache bucket files held.", true, func(s Stats) int64 { return s.Entries }, nil},
+		{"bytes", "By", "Bytes of the shredded-column cache's bucket files.", true, func(s Stats) int64 { return s.Bytes }, nil},
 	}
 	insts := make([]metric.Int64Observable, len(all))
 	var observed []metric.Observable
