@@ -126,7 +126,7 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 	if err != nil {
 		return nil, unsupportedExpr(err)
 	}
-	typ, err := c.typeOf(root)
+	typ, err := c.evalType(root)
 	if err != nil {
 		var de *DataError
 		if errors.As(err, &de) {
@@ -400,10 +400,34 @@ type compiler struct {
 	// shred, when set, compiles the JSON fields of one column as references to typed columns
 	// (CompileShredded).
 	shred *shredding
+	// arrowOnlyCalls holds arrowOnly's answers for the calls it has seen.
+	arrowOnlyCalls map[*expr.ScalarFunction]bool
 }
 
-// typeOf evaluates n on the empty batch and returns its type.
+// staticTyped is a node whose result type is known once it is compiled, without evaluating
+// it: fnNode (its kernel's set-up says it, and eval checks it), castNode (its target) and a
+// memoNode over one of them.
+type staticTyped interface {
+	// staticType is the node's result type, nil when it is not known without evaluating.
+	staticType() arrow.DataType
+}
+
+// typeOf returns n's result type: the one it declares (staticTyped), else the type of its
+// result on the empty batch. Compiling a call asks its arguments' types, so evaluating each
+// argument's whole subtree there would make a chain of n calls cost O(n²) (4,000 real factors
+// x*x*…*x took 70 s); each level declaring its type keeps compilation linear (the root is
+// still evaluated once on the empty batch by compile, which folds constants: TestChainLinear).
 func (c *compiler) typeOf(n node) (arrow.DataType, error) {
+	if st, ok := n.(staticTyped); ok {
+		if t := st.staticType(); t != nil {
+			return t, nil
+		}
+	}
+	return c.evalType(n)
+}
+
+// evalType evaluates n on the empty batch and returns its result's type.
+func (c *compiler) evalType(n node) (arrow.DataType, error) {
 	ctx := exprs.WithExtensionIDSet(compute.WithAllocator(context.Background(), memory.DefaultAllocator), c.ext)
 	d, err := n.eval(ctx, c.empty)
 	if err != nil {
@@ -453,7 +477,9 @@ func isAndOr(f *expr.ScalarFunction) bool {
 	return f.ID().URN == urnBoolean && (f.Name() == "and" || f.Name() == "or")
 }
 
-// arrowOnly reports whether exprs.ExecuteScalarExpression can run all of e.
+// arrowOnly reports whether exprs.ExecuteScalarExpression can run all of e. Its answers for
+// function calls are kept (compile asks it at every level of a nested call, which would walk
+// a chain of n calls n times).
 func (c *compiler) arrowOnly(e expr.Expression) bool {
 	switch v := e.(type) {
 	case *expr.FieldReference:
@@ -461,26 +487,39 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 	case expr.Literal:
 		return !isInterval(v.GetType())
 	case *expr.ScalarFunction:
-		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) || isFloatArith(v) {
-			return false
+		if ok, seen := c.arrowOnlyCalls[v]; seen {
+			return ok
 		}
-		if conv, err := c.arrowConv(v); conv == nil || err != nil {
-			return false
+		ok := c.arrowOnlyCall(v)
+		if c.arrowOnlyCalls == nil {
+			c.arrowOnlyCalls = make(map[*expr.ScalarFunction]bool)
 		}
-		for i := range v.NArgs() {
-			switch a := v.Arg(i).(type) {
-			case types.Enum:
-			case expr.Expression:
-				if !c.arrowOnly(a) {
-					return false
-				}
-			default:
-				return false
-			}
-		}
-		return true
+		c.arrowOnlyCalls[v] = ok
+		return ok
 	}
 	return false
+}
+
+// arrowOnlyCall is arrowOnly of a function call.
+func (c *compiler) arrowOnlyCall(v *expr.ScalarFunction) bool {
+	if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) || isFloatArith(v) {
+		return false
+	}
+	if conv, err := c.arrowConv(v); conv == nil || err != nil {
+		return false
+	}
+	for i := range v.NArgs() {
+		switch a := v.Arg(i).(type) {
+		case types.Enum:
+		case expr.Expression:
+			if !c.arrowOnly(a) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // errMissing is the error of an argument that is not there: substrait-go v8.1.1 reads a
@@ -884,6 +923,8 @@ type castNode struct {
 	in node
 	to arrow.DataType
 }
+
+func (n *castNode) staticType() arrow.DataType { return n.to }
 
 func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
 	d, err := n.in.eval(ctx, b)
