@@ -709,6 +709,26 @@ func (bd *binder) ifThen(pairs []expr.IfThenPair, els expr.Expression) (expr.Exp
 	return e, nil
 }
 
+// datetimeCommon is the type PostgreSQL resolves a timestamp (with or without time zone) and a
+// timestamp or a date to, nil for other types: the implicit timestamp → timestamp with time
+// zone (in the session's zone, UTC), date → timestamp or timestamp with time zone (midnight,
+// UTC) casts, timestamptz being the datetime category's preferred type.
+func datetimeCommon(a, b types.Type) types.Type {
+	af, bf := familyOf(a), familyOf(b)
+	switch {
+	case af == famTimestamp && bf == famTimestamp:
+		if sameType(a, b) {
+			return a
+		}
+		return tsType()
+	case af == famTimestamp && bf == famDate:
+		return a
+	case af == famDate && bf == famTimestamp:
+		return b
+	}
+	return nil
+}
+
 // unify gives two values a common type (PostgreSQL's operator resolution, simplified):
 // untyped values take the other's type (text when both are untyped), numbers are promoted.
 func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expression, error) {
@@ -739,14 +759,8 @@ func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expressio
 			t = operatorNumber(at, btt)
 		case af == famString && bf == famString:
 			t = at
-		case af == famTimestamp && bf == famTimestamp:
-			// PostgreSQL's implicit timestamp → timestamp with time zone, in the session's zone.
-			t = tsType()
-		case af == famTimestamp && bf == famDate:
-			// PostgreSQL's implicit date → timestamp (with time zone): midnight, UTC.
-			t = at
-		case af == famDate && bf == famTimestamp:
-			t = btt
+		case datetimeCommon(at, btt) != nil:
+			t = datetimeCommon(at, btt)
 		default:
 			return nil, nil, errorf(InvalidArgument, "operator does not exist: %s %s %s", typeName(at), what, typeName(btt))
 		}
@@ -911,6 +925,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 				return v, nil
 			}
 		}
+		bd.noteDeepRef(qual, name, err)
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
@@ -1035,6 +1050,14 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	}
 	if c := tc.GetArg().GetAConst(); c != nil && c.GetFval() != nil {
 		if lit, ok, err := decimalToInteger(c.GetFval().GetFval(), t); ok || err != nil {
+			return typed(lit), err
+		}
+		if familyOf(t) == famFloat {
+			// numeric_float8 and numeric_float4 of the constant: float8in or float4in of its
+			// text, which holds the same number as numeric_out's, so that a constant past
+			// the 38 digits of flightsrv's numeric (1e40::float8) is read as PostgreSQL
+			// reads it.
+			lit, err := floatOfDecimalText(c.GetFval().GetFval(), t)
 			return typed(lit), err
 		}
 	}
@@ -1387,7 +1410,8 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 }
 
 // commonType gives a list of values one type (CASE, COALESCE, GREATEST): the first typed
-// value's type, promoted over the numbers; text when all are untyped.
+// value's type, promoted over the numbers and the datetimes (datetimeCommon); text when all
+// are untyped.
 func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) {
 	var t types.Type
 	for _, v := range vs {
@@ -1401,6 +1425,8 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 		case sameType(t, vt):
 		case isNumber(familyOf(t)) && isNumber(familyOf(vt)):
 			t = widerNumber(t, vt)
+		case datetimeCommon(t, vt) != nil:
+			t = datetimeCommon(t, vt)
 		default:
 			return nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched", what, typeName(t), typeName(vt))
 		}
@@ -1746,6 +1772,9 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 	}
 	switch op {
 	case "+", "-":
+		if v, ok, err := bd.untypedTimestampArith(op, l, r); ok || err != nil {
+			return v, err
+		}
 		if v, ok, err := bd.timestampArith(op, l, r); ok || err != nil {
 			return v, err
 		}
@@ -1754,12 +1783,20 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 		}
 		fallthrough
 	case "*", "/":
+		// An operand of a type that is not a number beside an untyped one (now() * '1') has
+		// no arithmetic operator: PostgreSQL names the untyped operand unknown.
+		other := func(v bval) bool { return !v.untyped() && !isNumber(familyOf(v.typ())) }
+		if other(l) && r.untyped() || l.untyped() && other(r) {
+			return bval{}, errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
+		}
 		x, y, err := bd.unify(l, r, op)
 		if err != nil {
 			return bval{}, err
 		}
 		if f := familyOf(x.GetType()); f != famInt && f != famFloat {
-			return bval{}, errorf(InvalidArgument, "operator does not exist: %s %s %s", typeName(x.GetType()), op, typeName(y.GetType()))
+			// The operands' types as written, as PostgreSQL names them (timestamp + date),
+			// not the ones unify made them.
+			return bval{}, errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
 		}
 		e, err := bd.fn(URNArithmetic, arithmetic[op], x.GetType(), x, y)
 		return typed(e), err
@@ -1848,6 +1885,33 @@ func (bd *binder) asText(v bval) (expr.Expression, error) {
 }
 
 // timestampArith folds constant timestamp ± interval (now() - interval '1 day').
+// untypedTimestampArith binds a timestamp and a string literal under + or - as PostgreSQL
+// resolves an unknown operand: timestamp - '…' is timestamp - timestamp (the literal read as
+// the other operand's type, an interval), timestamp + '…' and '…' + timestamp are timestamp +
+// interval. ok is false for other operands.
+func (bd *binder) untypedTimestampArith(op string, l, r bval) (bval, bool, error) {
+	isTS := func(v bval) bool { return !v.untyped() && familyOf(v.typ()) == famTimestamp && !isIntervalVal(v) }
+	isStr := func(v bval) bool { _, iv := v.intervalConst(); return v.str != nil && v.param == 0 && !iv }
+	switch {
+	case op == "-" && isTS(l) && isStr(r):
+		b, err := bd.coerce(r, l.typ(), "the right operand of timestamp - timestamp")
+		if err != nil {
+			return bval{}, true, err
+		}
+		f, err := bd.fn(URNPostgres, "timestamp_diff", intervalType(), l.e, b)
+		return typed(f), true, err
+	case op == "+" && isTS(l) && isStr(r):
+		iv := intervalTag + *r.str
+		v, _, err := bd.timestampArith(op, l, bval{str: &iv})
+		return v, true, err
+	case op == "+" && isStr(l) && isTS(r):
+		iv := intervalTag + *l.str
+		v, _, err := bd.timestampArith(op, r, bval{str: &iv})
+		return v, true, err
+	}
+	return bval{}, false, nil
+}
+
 func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	iv, ok := r.intervalConst()
 	if !ok {

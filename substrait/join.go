@@ -473,6 +473,9 @@ func harmlessLimit(sub *pg.SelectStmt) bool {
 // are refused by name.
 func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*boundRel, []correlation, error) {
 	outer := l.sc
+	bd.level++
+	bd.enclosing = append(bd.enclosing, enclosingScope{sc: outer, level: bd.level})
+	defer func() { bd.level--; bd.enclosing = bd.enclosing[:len(bd.enclosing)-1] }()
 	br, err := bd.bindSelect(sub)
 	if err == nil {
 		return br, nil, nil
@@ -1254,4 +1257,51 @@ func (bd *binder) lateral(l *boundRel, rs *pg.RangeSubselect, jt plan.JoinType, 
 		return nil, err
 	}
 	return bd.joinRels(l, rq, jt, cond)
+}
+
+// noteDeepRef records the refusal to answer for a column reference qual.name that the scope
+// of its query does not resolve (err, a name error) when it resolves in the scope of a query
+// more than one level out: a correlated subquery is decorrelated against the query it stands
+// in (decorrelate), so a reference past that query, from a subquery or a derived table inside
+// a subquery, is not supported (PostgreSQL answers it). The refusal replaces err only when the
+// statement fails with err (deepRefError): a reference that a rewrite resolves after all
+// (decorrelateDomain turns outer references under nested subqueries into its domain's
+// columns) still binds.
+func (bd *binder) noteDeepRef(qual, name string, err error) {
+	var pe *Error
+	if !errors.As(err, &pe) || (pe.SQLState != "42P01" && pe.SQLState != "42703") {
+		return
+	}
+	for i := len(bd.enclosing) - 1; i >= 0; i-- {
+		e := bd.enclosing[i]
+		if _, lerr := e.sc.lookup(qual, name); lerr != nil {
+			continue
+		}
+		if e.level >= bd.level {
+			return // the query the subquery stands in: decorrelate's
+		}
+		ref := name
+		if qual != "" {
+			ref = qual + "." + name
+		}
+		levels := bd.level - e.level + 1
+		if bd.deepRefs == nil {
+			bd.deepRefs = map[string]*Error{}
+		}
+		bd.deepRefs[pe.Msg] = quoting(Unimplemented, "0A000",
+			fmt.Sprintf("correlated references to a query %d levels out (column %%q, read from a subquery or derived table inside a subquery) are not supported", levels), ref)
+		return
+	}
+}
+
+// deepRefError is err, the statement's binding error, or the refusal noteDeepRef recorded for
+// the reference err is about.
+func (bd *binder) deepRefError(err error) error {
+	var pe *Error
+	if errors.As(err, &pe) && (pe.SQLState == "42P01" || pe.SQLState == "42703") {
+		if r, ok := bd.deepRefs[pe.Msg]; ok {
+			return r
+		}
+	}
+	return err
 }
