@@ -216,10 +216,13 @@ type binder struct {
 	// level is the nesting of the query being bound: a subquery (decorrelate) or a derived
 	// table is one level below the query it stands in. enclosing are the scopes of the queries
 	// the subqueries being decorrelated stand in, innermost last; deepRefs are the refusals
-	// of references past them (noteDeepRef), by the name error each stands for.
-	level     int
-	enclosing []enclosingScope
-	deepRefs  map[string]*Error
+	// of references past them (noteDeepRef), by the name error each stands for, firstDeepRef
+	// the first, and resolvable the name errors of references decorrelation resolves.
+	level        int
+	enclosing    []enclosingScope
+	deepRefs     map[string]*Error
+	firstDeepRef *Error
+	resolvable   map[string]bool
 	// reads are the statement's table reads in the order bound, each labelled in readPlace
 	// with the alias it is read under (route refusals name it: readLabel).
 	reads     []*plan.NamedTableReadRel

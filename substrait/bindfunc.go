@@ -229,7 +229,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		// COUNT(1) (any constant but NULL) counts rows as COUNT(*) does, and is planned as
 		// it is, so that the stores answer it (pushdown).
 		if name != "count" {
-			return bval{}, errorf(InvalidArgument, "%s(*) is not a valid aggregate", upper)
+			// PostgreSQL looks up name() without arguments for name(*): 42883.
+			return bval{}, errorf(InvalidArgument, "function %s() does not exist", name)
 		}
 		f, err = expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNAggregate, Name: "count"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil)
 		out = &types.Int64Type{Nullability: types.NullabilityRequired}

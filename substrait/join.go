@@ -524,9 +524,11 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 		if _, err := inner.lookup(qual, name); err == nil {
 			return false, nil
 		}
-		if _, err := outer.lookup(qual, name); err == nil {
+		_, err := outer.lookup(qual, name)
+		if err == nil {
 			return true, nil
 		}
+		bd.noteDeepRef(qual, name, err)
 		return false, err
 	}
 	// refs classifies the column references under n: whether some are inner, some outer.
@@ -1263,10 +1265,12 @@ func (bd *binder) lateral(l *boundRel, rs *pg.RangeSubselect, jt plan.JoinType, 
 // of its query does not resolve (err, a name error) when it resolves in the scope of a query
 // more than one level out: a correlated subquery is decorrelated against the query it stands
 // in (decorrelate), so a reference past that query, from a subquery or a derived table inside
-// a subquery, is not supported (PostgreSQL answers it). The refusal replaces err only when the
-// statement fails with err (deepRefError): a reference that a rewrite resolves after all
+// a subquery, is not supported (PostgreSQL answers it). The refusal replaces a name error the
+// statement fails with only (deepRefError): a reference that a rewrite resolves after all
 // (decorrelateDomain turns outer references under nested subqueries into its domain's
-// columns) still binds.
+// columns) still binds. A name error of a reference that does resolve one level out is
+// recorded too (resolvable): decorrelation answers it, and when the statement fails with it,
+// the failure is a deeper reference's.
 func (bd *binder) noteDeepRef(qual, name string, err error) {
 	var pe *Error
 	if !errors.As(err, &pe) || (pe.SQLState != "42P01" && pe.SQLState != "42703") {
@@ -1277,30 +1281,40 @@ func (bd *binder) noteDeepRef(qual, name string, err error) {
 		if _, lerr := e.sc.lookup(qual, name); lerr != nil {
 			continue
 		}
+		if bd.resolvable == nil {
+			bd.resolvable, bd.deepRefs = map[string]bool{}, map[string]*Error{}
+		}
 		if e.level >= bd.level {
-			return // the query the subquery stands in: decorrelate's
+			bd.resolvable[pe.Msg] = true // the query the subquery stands in: decorrelate's
+			return
+		}
+		if _, ok := bd.deepRefs[pe.Msg]; ok {
+			return
 		}
 		ref := name
 		if qual != "" {
 			ref = qual + "." + name
 		}
-		levels := bd.level - e.level + 1
-		if bd.deepRefs == nil {
-			bd.deepRefs = map[string]*Error{}
+		r := quoting(Unimplemented, "0A000", fmt.Sprintf("correlated references to a query %d levels out (column %%q, read from a subquery or derived table inside a subquery) are not supported", bd.level-e.level+1), ref)
+		bd.deepRefs[pe.Msg] = r
+		if bd.firstDeepRef == nil {
+			bd.firstDeepRef = r
 		}
-		bd.deepRefs[pe.Msg] = quoting(Unimplemented, "0A000",
-			fmt.Sprintf("correlated references to a query %d levels out (column %%q, read from a subquery or derived table inside a subquery) are not supported", levels), ref)
 		return
 	}
 }
 
 // deepRefError is err, the statement's binding error, or the refusal noteDeepRef recorded for
-// the reference err is about.
+// the reference err is about (or, when err is about a reference that resolves one level out,
+// for the first reference past that).
 func (bd *binder) deepRefError(err error) error {
 	var pe *Error
 	if errors.As(err, &pe) && (pe.SQLState == "42P01" || pe.SQLState == "42703") {
 		if r, ok := bd.deepRefs[pe.Msg]; ok {
 			return r
+		}
+		if bd.resolvable[pe.Msg] && bd.firstDeepRef != nil {
+			return bd.firstDeepRef
 		}
 	}
 	return err

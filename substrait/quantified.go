@@ -298,7 +298,7 @@ func (bd *binder) aggregateOf(sub *pg.SelectStmt, kind string) (func(fn string, 
 	windowed := func(fc *pg.FuncCall) bool { return fc.GetOver() != nil }
 	// A subquery in y would be one inside the aggregate (max(y + (SELECT …))), which an
 	// aggregate query without GROUP BY cannot hold: such an S is read as a derived table.
-	nested := hasSubLink(sub.GetTargetList()[0])
+	nested := len(sub.GetTargetList()) > 0 && hasSubLink(sub.GetTargetList()[0])
 	plain := !nested && (sub.GetOp() == pg.SetOperation_SETOP_NONE || sub.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED) &&
 		len(sub.GetValuesLists()) == 0 && len(sub.GetGroupClause()) == 0 && sub.GetHavingClause() == nil &&
 		!hasAggregate(sub.GetTargetList()) && len(sub.GetWindowClause()) == 0 && !anyCall(sub.GetTargetList()[0], windowed) &&

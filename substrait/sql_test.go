@@ -523,7 +523,7 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`SELECT * FROM messages` + routedWhere + ` ORDER BY 5`, InvalidArgument, "ORDER BY position 5 is not in select list"},
 		{`SELECT * FROM messages` + routedWhere + ` LIMIT -1`, InvalidArgument, "LIMIT must not be negative"},
 		{`SELECT * FROM messages` + routedWhere + ` LIMIT 1.5`, InvalidArgument, "LIMIT must be bigint, not numeric"},
-		{`SELECT min(*) FROM messages` + routedWhere, InvalidArgument, "MIN(*) is not a valid aggregate"},
+		{`SELECT min(*) FROM messages` + routedWhere, InvalidArgument, "function min() does not exist"},
 		{``, InvalidArgument, "empty query"},
 		{`-- nothing`, InvalidArgument, "empty query"},
 		{`SELEC * FROM messages`, InvalidArgument, `syntax error at or near "SELEC" (position 1)`},
