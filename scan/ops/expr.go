@@ -400,7 +400,7 @@ type compiler struct {
 	// shred, when set, compiles the JSON fields of one column as references to typed columns
 	// (CompileShredded).
 	shred *shredding
-	// arrowOnlyCalls holds arrowOnly's answers for the calls it has seen.
+	// arrowOnlyCalls holds arrowOnly's answers for the calls arrowOnlyKept has seen.
 	arrowOnlyCalls map[*expr.ScalarFunction]bool
 }
 
@@ -477,9 +477,7 @@ func isAndOr(f *expr.ScalarFunction) bool {
 	return f.ID().URN == urnBoolean && (f.Name() == "and" || f.Name() == "or")
 }
 
-// arrowOnly reports whether exprs.ExecuteScalarExpression can run all of e. Its answers for
-// function calls are kept (compile asks it at every level of a nested call, which would walk
-// a chain of n calls n times).
+// arrowOnly reports whether exprs.ExecuteScalarExpression can run all of e.
 func (c *compiler) arrowOnly(e expr.Expression) bool {
 	switch v := e.(type) {
 	case *expr.FieldReference:
@@ -487,39 +485,44 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 	case expr.Literal:
 		return !isInterval(v.GetType())
 	case *expr.ScalarFunction:
-		if ok, seen := c.arrowOnlyCalls[v]; seen {
-			return ok
+		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) || isFloatArith(v) {
+			return false
 		}
-		ok := c.arrowOnlyCall(v)
-		if c.arrowOnlyCalls == nil {
-			c.arrowOnlyCalls = make(map[*expr.ScalarFunction]bool)
+		if conv, err := c.arrowConv(v); conv == nil || err != nil {
+			return false
 		}
-		c.arrowOnlyCalls[v] = ok
-		return ok
+		for i := range v.NArgs() {
+			switch a := v.Arg(i).(type) {
+			case types.Enum:
+			case expr.Expression:
+				if !c.arrowOnlyKept(a) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
 
-// arrowOnlyCall is arrowOnly of a function call.
-func (c *compiler) arrowOnlyCall(v *expr.ScalarFunction) bool {
-	if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) || isFloatArith(v) {
-		return false
+// arrowOnlyKept is arrowOnly with its answers for function calls kept: compile asks it at
+// every level of a nested call, which would walk a chain of n calls n times.
+func (c *compiler) arrowOnlyKept(e expr.Expression) bool {
+	f, ok := e.(*expr.ScalarFunction)
+	if !ok {
+		return c.arrowOnly(e)
 	}
-	if conv, err := c.arrowConv(v); conv == nil || err != nil {
-		return false
+	if only, seen := c.arrowOnlyCalls[f]; seen {
+		return only
 	}
-	for i := range v.NArgs() {
-		switch a := v.Arg(i).(type) {
-		case types.Enum:
-		case expr.Expression:
-			if !c.arrowOnly(a) {
-				return false
-			}
-		default:
-			return false
-		}
+	only := c.arrowOnly(f)
+	if c.arrowOnlyCalls == nil {
+		c.arrowOnlyCalls = make(map[*expr.ScalarFunction]bool)
 	}
-	return true
+	c.arrowOnlyCalls[f] = only
+	return only
 }
 
 // errMissing is the error of an argument that is not there: substrait-go v8.1.1 reads a
@@ -591,7 +594,7 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		if _, err := c.arrowConv(v); err != nil {
 			return nil, err
 		}
-		if c.arrowOnly(v) {
+		if c.arrowOnlyKept(v) {
 			return &arrowNode{e: v, schema: c.anon}, nil
 		}
 		if isAndOr(v) && v.NArgs() != 2 {
