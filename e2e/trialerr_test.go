@@ -38,7 +38,7 @@ func TestTrialErrorsAsPostgres(t *testing.T) {
 			"'2001-01-02 03:00'::timestamptz - '2001-01-01'::date AS c, '2001-01-02'::timestamp - '2001-01-01 12:00' AS d, '2001-01-02'::timestamp + '1' AS e",
 		"SELECT o.id, o.timestamp - '2001-03-01'::date AS a, o.timestamp::timestamp - '2001-03-01'::date AS b, '2001-04-01'::date - o.timestamp AS c"+ord+" ORDER BY o.id",
 		"SELECT 1e40::float8 AS a, CAST(1e40 AS double precision) AS b, 12345678901234567890123456789012345678901234567890.5::float8 AS c, "+
-			"1e-320::float8 AS d, 1e38::real AS e, 1e308::float8 AS f, -1e300::float8 AS g",
+			"1e-320::float8 AS d, 1e38::real AS e, 1e308::float8 AS f, -1e300::float8 AS g, (-0.0)::float8::text AS h, (-0.0::float8)::text AS i, (-0.0)::real::text AS j",
 		"SELECT x FROM (SELECT '2001-01-01 05:00'::timestamp AS x UNION ALL SELECT '2001-01-01 03:00+02'::timestamptz UNION ALL SELECT '2001-01-02'::date) s ORDER BY x",
 		"SELECT t FROM (SELECT o.timestamp::timestamp AS t"+ord+" UNION ALL SELECT b.timestamp"+bos+") s ORDER BY t",
 		"SELECT COALESCE(NULL::date, '2001-01-01 05:00'::timestamp) AS a, CASE WHEN true THEN '2001-01-01'::timestamp ELSE '2001-01-01 00:00+00'::timestamptz END AS b, "+

@@ -213,6 +213,9 @@ func floatOfDecimalText(text string, t types.Type) (expr.Expression, error) {
 		errors.As(err, &e)
 		return nil, &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
 	}
+	if f == 0 {
+		f = 0 // a numeric has no negative zero: (-0.0)::float8 is 0
+	}
 	if bits == 32 {
 		return expr.NewPrimitiveLiteral(float32(f), false), nil
 	}
