@@ -1,7 +1,6 @@
 package substrait
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -422,20 +421,11 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 		return expr.NewPrimitiveLiteral(n, true), nil
 	case famFloat:
 		// float4in and float8in: the nearest value of the type to the text.
-		bits := 64
-		if isReal(t) {
-			bits = 32
-		}
-		f, err := pgnumfmt.FloatIn(s, bits)
+		f, err := pgnumfmt.FloatIn(s, floatBits(t))
 		if err != nil {
-			e := &pgnumfmt.Error{Code: "22P02", Msg: "invalid input syntax for type " + typeName(t)}
-			errors.As(err, &e)
-			return nil, &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
+			return nil, floatInError(err, "22P02", "invalid input syntax for type "+typeName(t))
 		}
-		if bits == 32 {
-			return expr.NewPrimitiveLiteral(float32(f), true), nil
-		}
-		return expr.NewPrimitiveLiteral(f, true), nil
+		return floatConstant(f, t, true), nil
 	case famNumeric:
 		return numericLiteralOfType(s, t)
 	case famTimestamp:

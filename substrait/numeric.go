@@ -203,23 +203,38 @@ func (bd *binder) numericToFloatType(e expr.Expression, t types.Type) (expr.Expr
 // float4in reads from text, a numeric constant's digits: past the type's range, or not zero but
 // read as zero (1e-50::real), is 22003.
 func floatOfDecimalText(text string, t types.Type) (expr.Expression, error) {
-	bits := 64
-	if _, real := t.(*types.Float32Type); real {
-		bits = 32
-	}
-	f, err := pgnumfmt.FloatIn(text, bits)
+	f, err := pgnumfmt.FloatIn(text, floatBits(t))
 	if err != nil {
-		e := &pgnumfmt.Error{Code: "22003", Msg: "value out of range for type " + typeName(t)}
-		errors.As(err, &e)
-		return nil, &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
+		return nil, floatInError(err, "22003", "value out of range for type "+typeName(t))
 	}
 	if f == 0 {
 		f = 0 // a numeric has no negative zero: (-0.0)::float8 is 0
 	}
-	if bits == 32 {
-		return expr.NewPrimitiveLiteral(float32(f), false), nil
+	return floatConstant(f, t, false), nil
+}
+
+// floatBits is pgnumfmt.FloatIn's size of t, real (32) or double precision (64).
+func floatBits(t types.Type) int {
+	if isReal(t) {
+		return 32
 	}
-	return expr.NewPrimitiveLiteral(f, false), nil
+	return 64
+}
+
+// floatConstant is f as a literal of t, real or double precision.
+func floatConstant(f float64, t types.Type, nullable bool) expr.Expression {
+	if isReal(t) {
+		return expr.NewPrimitiveLiteral(float32(f), nullable)
+	}
+	return expr.NewPrimitiveLiteral(f, nullable)
+}
+
+// floatInError is pgnumfmt.FloatIn's error err as a refusal: its SQLSTATE and message, or
+// code and msg for an error of another kind.
+func floatInError(err error, code, msg string) *Error {
+	e := &pgnumfmt.Error{Code: code, Msg: msg}
+	errors.As(err, &e)
+	return &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
 }
 
 // involvesNumeric reports whether a binary operator's operands resolve to numeric: one is
