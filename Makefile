@@ -111,8 +111,8 @@ client-tools:
 # one endpoint and with six endpoints served by three replicas, with the time to first batch; then
 # writes: 300,000 rows ingested through ADBC (Python adbc_ingest) and arrow-go's Flight SQL
 # client into PostgreSQL and SQLite and by the `flightsrv load` command (each with flightsrv's
-# peak RSS), beside pgx COPY of the same rows into a plain table and into pulpitum_v4_records
-# (FLIGHTSRV_INGEST_ROWS changes the count; make bench-ingest-3m writes all 3M;
+# peak RSS), beside pgx COPY of the same rows into a plain table, into pulpitum_v4_records and
+# into a table with its primary key alone, in the file's and in the key's order (FLIGHTSRV_INGEST_ROWS changes the count; make bench-ingest-3m writes all 3M;
 # FLIGHTSRV_INGEST_BASELINE=/path/to/flightsrv measures another build's PostgreSQL ingest beside this tree's). Each prints a summary table with ratios and
 # its issue's targets (see bench/doc.go). Reads ../shared/data/flights-3m.parquet (override:
 # FLIGHTSRV_FLIGHTS_PARQUET). BENCHTIME is the time each variant is run for; slow variants
@@ -124,8 +124,8 @@ bench: tools bench-venv
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -timeout 90m ./bench/... ./scan/
 
 # bench-ingest-3m: BenchmarkIngest alone over all 3,000,000 rows of the flights file (ADBC and
-# arrow-go bulk ingest into PostgreSQL and SQLite, `flightsrv load`, pgx COPY into a plain table
-# and into pulpitum_v4_records), one run of each, with flightsrv's peak RSS while ingesting
+# arrow-go bulk ingest into PostgreSQL and SQLite, `flightsrv load`, pgx COPY into a plain table,
+# into pulpitum_v4_records and into a table with its primary key alone), one run of each, with flightsrv's peak RSS while ingesting
 # (issue 21's target: under 150 MiB). 6.5 minutes on a quiet 2-core machine, 17 on a busy one.
 INGEST_ROWS_3M ?= 3000000
 bench-ingest-3m: tools bench-venv

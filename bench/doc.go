@@ -208,6 +208,22 @@
 //     (10.55×); numeric 457 ms 2.60× (3.12×); join against avg 1.16 s 3.62× (6.07×); the
 //     others 0.41–1.30×: 10 of 12 met (9ff69a0: 8). Peak RSS 96 MiB cold and 101 MiB warm
 //     (38–39 MiB anonymous, 52–53 MiB file pages at the end).
+//     With a join residual's pieces that may fail computed by the probe side's fragments and
+//     their errors deferred to the pairs (branch defer18; scan/ops/deferred.go, deferredPiece
+//     in scan/joinprune.go): the warm join against avg reads (value->>'delay')::int4 typed from
+//     the shredded-column cache and casts it to numeric in the fragments, where main's build
+//     (730a83f) read the text field and cast 3M texts, then 3M integers to numeric, on the
+//     pairs. Server CPU a query (/proc/PID/stat, both builds served side by side over the
+//     3M-row fixture, warm caches, runs alternated after two untimed each): 1.21 s median
+//     (1.00–1.51) against 1.55 s (1.15–1.73) over 8 runs at load average 9–11, 0.66 s
+//     (0.55–0.77) against 0.75 s (0.64–0.93) over 10 runs at load 12–14; cold (no cache) 4.81 s
+//     against 4.98 s over 5 runs at load 11–13. BenchmarkAnalytical
+//     beside main's build (FLIGHTSRV_ANALYTICAL_FULL=1, FLIGHTSRV_ANALYTICAL_BASELINE, 3 rounds):
+//     at load 11–15 warm 1.68 s against 3.11 s (1.23× against 2.29× DuckDB native, which took
+//     1.36 s at that load), cold 5.55 against 6.56 s; at load 9–12 warm 1.15 against 1.12 s
+//     (0.75× against 0.73×, DuckDB native 1.54 s), cold 5.43 against 4.39 s, the semi join warm
+//     616 against 1061 ms: walls move by 2× between runs at this load, the CPU is the figure
+//     to read.
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
@@ -263,8 +279,10 @@
 //     command over a Parquet file of the same rows (its peak RSS too); pgx COPY of the same
 //     records into a plain table without index (the yardstick) and straight into
 //     pulpitum_v4_records (its five-column primary key and foreign key, no fence: what the
-//     schema costs any writer). Every run's stored rows are counted; the summary gives each
-//     rate against both COPYs, and the CPU time per row of flightsrv's process and of
+//     schema costs any writer), and into a table identical to it but for the foreign key, in
+//     the file's order and in the primary key's order (the best COPY under the schema's
+//     primary key). Every run's stored rows are counted; the summary gives each rate against
+//     the plain COPY, the records table's and the sorted primary key's, and the CPU time per row of flightsrv's process and of
 //     PostgreSQL's processes (the children of its postmaster, from /proc) in the best run,
 //     figures a busy machine disturbs far less than rows/s. FLIGHTSRV_INGEST_BASELINE=/path/to/flightsrv
 //     adds the PostgreSQL variants of another build (store=postgres/via=adbc-baseline,
@@ -272,10 +290,9 @@
 //     side. The stores' own write port is measured by
 //     routing/sqlite and routing/cockroach BenchmarkAppendStream (rows/s and CPU per record,
 //     PostgreSQL's backend included), which show where the time goes: on PostgreSQL 15 a
-//     record costs its backend 9–11 µs of CPU, of which the foreign key's per-row check is
-//     about 5 µs (EXPLAIN ANALYZE's trigger time; COPY into pulpitum_v4_records with the
-//     trigger disabled, for the measurement only, costs 1.9 µs instead of 6.9), against
-//     0.5–0.6 µs for a plain table (docs/architecture.md, the write path).
+//     record of the one merged COPY costs its backend about 2.1 µs of CPU and flightsrv 0.89
+//     (the staged moves with the foreign key's per-row check cost 9–11 µs, the check about 5
+//     of them), against 0.4–0.6 µs for a plain table (docs/architecture.md, the write path).
 //
 // # Running
 //

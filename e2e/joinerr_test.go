@@ -1,15 +1,7 @@
 package e2e
 
 import (
-	"context"
-	"errors"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // TestJoinConditionErrorsAsPostgres: a join condition's piece over one side that fails (a
@@ -26,12 +18,7 @@ import (
 // destinations than BOS and LAX. wantErr spells which rule applies; PostgreSQL's own outcome
 // is checked too.
 func TestJoinConditionErrorsAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	from, to := time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC)
-	pg := pgUTC(t, ctx, e.url)
-	pgFlights(t, ctx, pg, e.sample, []string{"ORD"}, from, to)
-	cl := dial(t, e.on)
+	ctx, pg, cl := ordTenDays(t)
 	const (
 		pins  = "f.origin = 'ORD' AND f.timestamp >= '2001-03-25' AND f.timestamp < '2001-04-05'"
 		fsub  = "(SELECT * FROM flights f WHERE " + pins + ") f"
@@ -74,43 +61,6 @@ func TestJoinConditionErrorsAsPostgres(t *testing.T) {
 		{"anti, NOT EXISTS over both sides", "SELECT count(*) FROM flights f WHERE " + pins + " AND NOT EXISTS (SELECT 1 FROM " + d + " WHERE " + key + " AND " + both + ")", false, ""},
 	}
 	for _, c := range cases {
-		wantTypes, want, pgErr := pgTypedErr(ctx, pg, c.sql)
-		var pe *pgconn.PgError
-		if pgIsErr := errors.As(pgErr, &pe); pgIsErr != c.wantErr || (pgErr != nil && (pe.Code != "22P02" || !strings.HasPrefix(pe.Message, "invalid input syntax for type integer"))) {
-			t.Errorf("%s: PostgreSQL answers %v (error %v), want an error %v\n%s", c.name, want, pgErr, c.wantErr, c.sql)
-			continue
-		}
-		res, err := run(ctx, cl, c.sql)
-		if c.deviation != "" {
-			if err == nil {
-				res.release()
-			}
-			if (err != nil) == c.wantErr {
-				t.Errorf("%s, marked as a deviation (%s), fails or answers as PostgreSQL now: remove its mark", c.name, c.deviation)
-			} else {
-				t.Logf("%s: a known deviation from PostgreSQL: %s", c.name, c.deviation)
-			}
-			continue
-		}
-		if c.wantErr {
-			// PostgreSQL's message without the value (no row value is quoted to the client).
-			msg, _, _ := strings.Cut(pe.Message, ": ")
-			if st := status.Convert(err); st.Code() != codes.InvalidArgument || st.Message() != msg {
-				t.Errorf("%s: %v, want InvalidArgument %q as PostgreSQL\n%s", c.name, err, msg, c.sql)
-			}
-			if err == nil {
-				res.release()
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: %v, PostgreSQL answers %v\n%s\n%s", c.name, err, want, c.sql, strings.Join(explainLines(t, cl, "EXPLAIN "+c.sql), "\n"))
-			continue
-		}
-		types, got := flightTyped(t, res)
-		res.release()
-		if msg := compareTyped(types, got, wantTypes, want); msg != "" {
-			t.Errorf("%s: %s\n%s", c.name, msg, c.sql)
-		}
+		errorCase{name: c.name, sql: c.sql, wantErr: c.wantErr, code: "22P02", msg: "invalid input syntax for type integer", deviation: c.deviation}.check(t, ctx, pg, cl)
 	}
 }

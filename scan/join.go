@@ -11,6 +11,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/plan"
 
 	"github.com/flightsrv/flightsrv/scan/ops"
+	"github.com/flightsrv/flightsrv/substrait"
 )
 
 // joinNode is a hash join at the coordinator (ops.HashJoin): the right input is buffered
@@ -266,6 +267,10 @@ func keyArgs(e expr.Expression) (a, b expr.Expression, nullSafe, ok bool) {
 	}
 	a, ok1 := f.Arg(0).(expr.Expression)
 	b, ok2 := f.Arg(1).(expr.Expression)
+	if substrait.HasDeferredRaise(a) || substrait.HasDeferredRaise(b) {
+		// Evaluated on the pairs (substrait/deferred.go), never as a key of every row.
+		return nil, nil, false, false
+	}
 	return a, b, f.Name() == "is_not_distinct_from", ok1 && ok2
 }
 

@@ -2,10 +2,12 @@ package scan
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 
@@ -326,7 +328,19 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 				}
 				return x
 			}
-			if sx := side(x, nl); pushable(t, sx, isTop) || !mayFail(x) {
+			sx := side(x, nl)
+			if (sx == 1 && left.routed != nil || sx == 2 && right.routed != nil) && !substrait.HasDeferredRaise(x) &&
+				!pushable(t, sx, isTop) && mayFail(x) && !isLiteralOrRef(x) {
+				// A piece PostgreSQL evaluates on the pairs alone that may fail: computed by the
+				// fragments with its errors deferred, raised on the pairs (deferredPiece).
+				y, err := deferredPiece(left, right, x, sx, nl, &pushed)
+				if err != nil {
+					verr = err
+					return x
+				}
+				return y
+			}
+			if !substrait.HasDeferredRaise(x) && (pushable(t, sx, isTop) || !mayFail(x)) {
 				switch sx {
 				case 1:
 					if left.routed != nil {
@@ -469,6 +483,72 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 	}
 	out, err = newSelect(out, idx)
 	return out, err == nil, err
+}
+
+// deferredPiece pushes x, a piece of a join's residual over one routed input (sx: 1 the
+// left, 2 the right; x over the join's columns, the left's nl first) that may fail, into that
+// input as two columns, its deferred_value and deferred_error (scan/ops/deferred.go), and
+// returns raise_deferred over them (a right input's references marked with rightMark, as
+// pushedJoin's): the fragments compute the piece, where the shredded cache serves its JSON
+// fields and a fused cast runs in the scan, and its error is raised on the pairs alone, as
+// PostgreSQL raises it.
+func deferredPiece(left, right *lowered, x expr.Expression, sx, nl int, pushed *int) (expr.Expression, error) {
+	lo, off, mark := left, 0, 0
+	if sx == 2 {
+		lo, off, mark = right, nl, rightMark
+	}
+	in, err := shiftRefs(x, off)
+	if err != nil {
+		return nil, err
+	}
+	dv, err := ownCall("deferred_value", x.GetType().WithNullability(types.NullabilityNullable), in)
+	if err != nil {
+		return nil, err
+	}
+	de, err := ownCall("deferred_error", &types.StringType{Nullability: types.NullabilityNullable}, in)
+	if err != nil {
+		return nil, err
+	}
+	ref := func(e expr.Expression) (expr.Expression, error) {
+		y, err := pushCol(lo, e, pushed)
+		if err != nil {
+			return nil, err
+		}
+		j, _ := baseRef(y)
+		return expr.NewRootFieldRefFromType(expr.NewStructFieldRef(int32(mark+j)), e.GetType())
+	}
+	v, err := ref(dv)
+	if err != nil {
+		return nil, err
+	}
+	e, err := ref(de)
+	if err != nil {
+		return nil, err
+	}
+	return ownCall("raise_deferred", v.GetType(), e, v)
+}
+
+// ownReg registers the functions the lowering adds (ownCall): the executor finds
+// scan/ops' own functions by their extension ID, never by the plan's anchors.
+var (
+	ownReg   = expr.NewEmptyExtensionRegistry(extensions.GetDefaultCollectionWithNoError())
+	ownRegMu sync.Mutex
+)
+
+// ownCall is a call of scan/ops' function name.
+func ownCall(name string, out types.Type, args ...types.FuncArg) (expr.Expression, error) {
+	ownRegMu.Lock()
+	defer ownRegMu.Unlock()
+	return expr.NewCustomScalarFunc(ownReg, extensions.NewScalarFuncVariant(ops.OwnFunctionID(name)), out, nil, args...)
+}
+
+// isLiteralOrRef reports a literal or a plain column reference.
+func isLiteralOrRef(e expr.Expression) bool {
+	if _, ok := e.(expr.Literal); ok {
+		return true
+	}
+	_, plain := baseRef(e)
+	return plain
 }
 
 // unusedOutput flags the output columns of a join (ops.JoinSpec.Unused) that nothing above it

@@ -582,6 +582,8 @@ func (bd *binder) aggregate(in *boundRel, ac *aggCtx) (*boundRel, error) {
 func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	name := funcName(fc)
 	switch {
+	case name == deferredValueFn || name == deferredErrorFn:
+		return bd.bindDeferred(name, fc, sc)
 	case fc.GetOver() != nil:
 		return bd.windowCall(fc, sc)
 	case isAggregateCall(fc):

@@ -21,7 +21,8 @@
 // element of regexp_match bound to its kernel (similar.go); joins (JOIN … ON/USING/NATURAL,
 // CROSS JOIN, FROM lists) become JoinRels, EXISTS and IN (SELECT …) written as WHERE
 // conjuncts semi and anti JoinRels, scalar subqueries single JoinRels, decorrelated when their
-// only correlations are equalities between an inner and an outer expression in their WHERE;
+// only correlations are equalities between an inner and an outer expression in their WHERE,
+// their select lists' errors deferred to the join's pairs (deferred.go);
 // other shapes are refused by name (join.go); date_trunc and date_bin become round_calendar and
 // round_temporal, which the executor's pushdown rewrite recognises as the stores' time bins
 // (TimeBinOf); table-less

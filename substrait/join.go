@@ -471,34 +471,38 @@ func harmlessLimit(sub *pg.SelectStmt) bool {
 // (one reading outer columns is refused by name); set operations (a UNION under EXISTS, IN,
 // ANY or ALL is expanded before, quantified.go's expandUnion) and aggregates of outer columns
 // are refused by name.
-func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*boundRel, []correlation, error) {
+//
+// With deferErrs, the select-list expressions of a subquery decorrelated on equalities that
+// may fail are deferred (deferred.go): errs holds, per target, the position of its error
+// column in the relation (after every target), -1 for none; nil when none is deferred.
+func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs bool) (*boundRel, []correlation, []int, error) {
 	outer := l.sc
 	bd.level++
 	bd.enclosing = append(bd.enclosing, enclosingScope{sc: outer, level: bd.level})
 	defer func() { bd.level--; bd.enclosing = bd.enclosing[:len(bd.enclosing)-1] }()
 	br, err := bd.bindSelect(sub)
 	if err == nil {
-		return br, nil, nil
+		return br, nil, nil, nil
 	}
 	// A correlated subquery fails binding alone on its outer references (an unknown column or
 	// table), or on an aggregate of outer columns where aggregates are not allowed.
 	var pe *Error
 	if !errors.As(err, &pe) {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	nameErr := pe.SQLState == "42703" || pe.SQLState == "42P01"
 	if !nameErr && pe.Msg != "aggregate functions are not allowed here" {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if sub.GetOp() != pg.SetOperation_SETOP_NONE && sub.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED {
-		return nil, nil, unimplementedAre("correlated subqueries with set operations (but a UNION under EXISTS, IN, ANY or ALL)")
+		return nil, nil, nil, unimplementedAre("correlated subqueries with set operations (but a UNION under EXISTS, IN, ANY or ALL)")
 	}
 	if wc := sub.GetWithClause(); wc != nil {
 		// Its WITH queries are FROM items of its own: visible while its FROM binds here; the
 		// rewritten subquery keeps its WITH clause.
 		pop, err := bd.pushWith(wc)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		defer pop()
 	}
@@ -507,9 +511,9 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 		inFrom, ferr := bd.from(sub.GetFromClause())
 		if ferr != nil {
 			if errors.As(ferr, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") && sub.GetWithClause() != nil {
-				return nil, nil, unimplementedAre("correlated subqueries whose WITH queries read the outer query's columns")
+				return nil, nil, nil, unimplementedAre("correlated subqueries whose WITH queries read the outer query's columns")
 			}
-			return nil, nil, ferr
+			return nil, nil, nil, ferr
 		}
 		inner = inFrom.sc
 	}
@@ -577,13 +581,13 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 	for _, n := range append(slices.Clone(sub.GetTargetList()), sub.GetWhereClause(), sub.GetHavingClause()) {
 		if n != nil && anyCall(n, outerAggregate) {
 			if aggErr != nil {
-				return nil, nil, aggErr
+				return nil, nil, nil, aggErr
 			}
-			return nil, nil, unimplementedAre("aggregates of an outer query's columns in a subquery")
+			return nil, nil, nil, unimplementedAre("aggregates of an outer query's columns in a subquery")
 		}
 	}
 	if !nameErr {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// The correlations that are equalities between an inner and an outer expression, in
 	// WHERE conjuncts; any other outer reference (a correlation of another shape, an outer
@@ -595,7 +599,7 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 		for _, c := range splitAnd(w) {
 			_, out, err := refs(c)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if !out {
 				kept = append(kept, c)
@@ -624,14 +628,14 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 				continue
 			}
 			if _, out, err := refs(n); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			} else if out {
 				domain = true
 			}
 		}
 	}
 	if len(corr) == 0 && !domain {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(sub.GetFromClause()) == 0 {
 		domain = true
@@ -655,7 +659,8 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 		}
 	}
 	if domain {
-		return bd.decorrelateDomain(sub, l, isOuter, refs)
+		br, corr, err := bd.decorrelateDomain(sub, l, isOuter, refs)
+		return br, corr, nil, err
 	}
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.SortClause = nil
@@ -668,11 +673,18 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group bool) (*bou
 		}
 	}
 	c.TargetList = append(targets, c.TargetList...)
+	var errs []int
+	if deferErrs {
+		errs = deferTargets(c, len(corr), grouped)
+		if !slices.ContainsFunc(errs, func(i int) bool { return i >= 0 }) {
+			errs = nil
+		}
+	}
 	br, err = bd.bindSelect(c)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return br, corr, nil
+	return br, corr, errs, nil
 }
 
 // refName reads a column reference's qualifier and name (schema-qualified as columnRef
@@ -718,19 +730,22 @@ func (bd *binder) corrConds(l *scope, sc *scope, nl int, corr []correlation) ([]
 
 // linkedRel binds the subquery of EXISTS or x IN/= ANY (SELECT …) sl over l's scope: its
 // decorrelated relation (the correlation keys first, then the select list), correlations,
-// and whether it is IN, whose subquery must have one column.
-func (bd *binder) linkedRel(l *boundRel, sl *pg.SubLink) (*boundRel, []correlation, bool, error) {
+// and whether it is IN, whose subquery must have one column. With deferErrs, IN's value is
+// deferred where it may fail (decorrelate): errs as decorrelate's. EXISTS never evaluates its
+// select list: a plain one (no aggregate, grouping, window, DISTINCT ON, ORDER BY or LIMIT) is
+// dropped, as PostgreSQL's planner drops it (simplify_EXISTS_query).
+func (bd *binder) linkedRel(l *boundRel, sl *pg.SubLink, deferErrs bool) (_ *boundRel, _ []correlation, _ bool, errs []int, _ error) {
 	sub := sl.GetSubselect().GetSelectStmt()
 	if sub == nil {
-		return nil, nil, false, unimplemented("this subquery")
+		return nil, nil, false, nil, unimplemented("this subquery")
 	}
 	isIn := sl.GetSubLinkType() == pg.SubLinkType_ANY_SUBLINK
 	if isIn {
 		if op := sl.GetOperName(); len(op) > 0 && (len(op) != 1 || op[0].GetString_().GetSval() != "=") {
-			return nil, nil, false, unimplementedAre("ANY (SELECT …) with an operator other than =")
+			return nil, nil, false, nil, unimplementedAre("ANY (SELECT …) with an operator other than =")
 		}
 		if sl.GetTestexpr().GetRowExpr() != nil {
-			return nil, nil, false, unimplementedAre("row values IN (SELECT …)")
+			return nil, nil, false, nil, unimplementedAre("row values IN (SELECT …)")
 		}
 	}
 	if sl.GetSubLinkType() == pg.SubLinkType_EXISTS_SUBLINK && harmlessLimit(sub) {
@@ -738,14 +753,44 @@ func (bd *binder) linkedRel(l *boundRel, sl *pg.SubLink) (*boundRel, []correlati
 		sub = proto.Clone(sub).(*pg.SelectStmt)
 		sub.LimitCount, sub.SortClause = nil, nil
 	}
-	r, corr, err := bd.decorrelate(sub, l, false)
+	if sl.GetSubLinkType() == pg.SubLinkType_EXISTS_SUBLINK && plainExists(sub) {
+		sub = proto.Clone(sub).(*pg.SelectStmt)
+		sub.TargetList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
+		sub.DistinctClause = nil
+	}
+	r, corr, errs, err := bd.decorrelate(sub, l, false, deferErrs && isIn)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, nil, err
 	}
-	if isIn && len(r.sc.cols)-len(corr) != 1 {
-		return nil, nil, false, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery has too many columns"}
+	if isIn && len(r.sc.cols)-len(corr)-deferredCount(errs) != 1 {
+		return nil, nil, false, nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery has too many columns"}
 	}
-	return r, corr, isIn, nil
+	return r, corr, isIn, errs, nil
+}
+
+// plainExists reports an EXISTS subquery whose select list PostgreSQL never evaluates: a
+// simple SELECT with a FROM clause, without aggregates, GROUP BY, HAVING, window functions,
+// DISTINCT ON, ORDER BY, LIMIT or OFFSET.
+func plainExists(sub *pg.SelectStmt) bool {
+	dc := sub.GetDistinctClause()
+	return (sub.GetOp() == pg.SetOperation_SETOP_NONE || sub.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED) &&
+		len(sub.GetFromClause()) > 0 && len(sub.GetValuesLists()) == 0 &&
+		len(sub.GetGroupClause()) == 0 && sub.GetHavingClause() == nil && !hasAggregate(sub.GetTargetList()) &&
+		len(sub.GetWindowClause()) == 0 && !slices.ContainsFunc(sub.GetTargetList(), func(n *pg.Node) bool {
+		return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
+	}) && (len(dc) == 0 || len(dc) == 1 && dc[0].GetNode() == nil) && len(sub.GetSortClause()) == 0 &&
+		sub.GetLimitCount() == nil && sub.GetLimitOffset() == nil
+}
+
+// deferredCount is the number of error columns errs (decorrelate's) names.
+func deferredCount(errs []int) int {
+	n := 0
+	for _, e := range errs {
+		if e >= 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // inEquality binds IN's x = y: x the test expression of sl over the outer scope l, y column
@@ -768,7 +813,7 @@ func (bd *binder) inEquality(sl *pg.SubLink, l, sc *scope, yi int) (x, y, eq exp
 // semiJoin binds EXISTS (SELECT …) or x IN (SELECT …) (NOT when neg) as a semi (anti) join
 // onto l.
 func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, error) {
-	r, corr, isIn, err := bd.linkedRel(l, sl)
+	r, corr, isIn, errs, err := bd.linkedRel(l, sl, true)
 	if err != nil {
 		return nil, err
 	}
@@ -805,6 +850,13 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 		} else {
 			conj = append(conj, eq)
 		}
+		if len(errs) > 0 {
+			// IN's value is tested on the pairs of its correlation keys only.
+			last := len(conj) - 1
+			if conj[last], err = bd.raiseAt(conj[last], sc, map[int]int{nl + len(corr): nl + errs[0]}); err != nil {
+				return nil, err
+			}
+		}
 	}
 	cond := trueLit()
 	if len(conj) > 0 {
@@ -827,11 +879,11 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, _ []corr
 	if sub == nil {
 		return nil, nil, unimplemented("this subquery")
 	}
-	r, corr, err := bd.decorrelate(sub, l, true)
+	r, corr, errs, err := bd.decorrelate(sub, l, true, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(r.sc.cols)-len(corr) != 1 {
+	if len(r.sc.cols)-len(corr)-deferredCount(errs) != 1 {
 		return nil, nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
 	}
 	// Grouped by its correlation keys (not the domain's, whose groups answer every outer row),
@@ -854,9 +906,15 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, _ []corr
 	if err != nil {
 		return nil, nil, err
 	}
-	// Keep l's columns and the value, hidden.
+	// Keep l's columns and the value, hidden; a deferred one raises its error on the pairs
+	// (an outer row without a pair reads a NULL error).
 	vi := nl + len(corr)
 	var val expr.Expression = j.sc.ref(vi)
+	if len(errs) > 0 {
+		if val, err = bd.raiseDeferred(j.sc.ref(nl+errs[0]), val); err != nil {
+			return nil, nil, err
+		}
+	}
 	if countZero {
 		nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), val)
 		if err != nil {
@@ -972,12 +1030,16 @@ func collectMarks(n *pg.Node, pol polarity, marks *[]mark) {
 // correlations too.
 func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error) {
 	sl := m.sl
-	r, corr, isIn, err := bd.linkedRel(l, sl)
+	r, corr, isIn, errs, err := bd.linkedRel(l, sl, true)
 	if err != nil {
 		return nil, nil, err
 	}
+	errAt := -1
+	if len(errs) > 0 {
+		errAt = errs[0]
+	}
 	if !isIn || (!m.nullAsTrue && !m.exact) {
-		j, m, err := bd.markOf(l, r, corr, isIn, false, sl)
+		j, m, err := bd.markOf(l, r, corr, isIn, false, sl, errAt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -996,7 +1058,7 @@ func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error
 			}
 			r = &boundRel{rel: rel, sc: r.sc, names: r.names}
 		}
-		j, m, err := bd.markOf(cur, r, corr, mode.in, mode.null, sl)
+		j, m, err := bd.markOf(cur, r, corr, mode.in, mode.null, sl, errAt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -1040,8 +1102,9 @@ func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error
 // relation (linkedRel), with IN's value too when in (matched by x = y) or only its rows whose
 // value is NULL when null, and a true column; it returns the join and the mark, whether that
 // column matched. One row of the distinct side at most matches a row of l, so the join is a
-// single join.
-func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *pg.SubLink) (*boundRel, expr.Expression, error) {
+// single join. errAt is the column of r holding IN's deferred errors (decorrelate), -1 for
+// none: carried beside the keys, they are raised on the pairs of the correlation keys.
+func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *pg.SubLink, errAt int) (*boundRel, expr.Expression, error) {
 	keep := len(corr)
 	if in {
 		keep++
@@ -1061,6 +1124,10 @@ func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *
 	for i := range keep {
 		es, names = append(es, src.sc.ref(i)), append(names, fmt.Sprintf("?key%d?", i))
 	}
+	if errAt >= 0 {
+		es, names = append(es, src.sc.ref(errAt)), append(names, "?errors?")
+	}
+	markAt := len(es)
 	es, names = append(es, expr.NewPrimitiveLiteral(true, false)), append(names, "?mark?")
 	if err := refuseIntervalKeys(es[:keep], "IN (SELECT …)"); err != nil {
 		return nil, nil, err
@@ -1082,6 +1149,15 @@ func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *
 		}
 		conj = append(conj, eq)
 	}
+	if errAt >= 0 {
+		// Every pair of the correlation keys evaluates IN's value, as PostgreSQL evaluates
+		// the subquery's rows its correlation selects.
+		raise, err := bd.raiseDeferred(sc.ref(nl+keep), expr.NewPrimitiveLiteral(true, false))
+		if err != nil {
+			return nil, nil, err
+		}
+		conj = append(conj, raise)
+	}
 	cond, err := bd.onCond(conj, nil, nil)
 	if err != nil {
 		return nil, nil, err
@@ -1090,7 +1166,7 @@ func (bd *binder) markOf(l, r *boundRel, corr []correlation, in, null bool, sl *
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := bd.fn(URNComparison, "is_not_null", booleanType(), j.sc.ref(nl+keep))
+	m, err := bd.fn(URNComparison, "is_not_null", booleanType(), j.sc.ref(nl+markAt))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1221,7 +1297,7 @@ func (bd *binder) lateral(l *boundRel, rs *pg.RangeSubselect, jt plan.JoinType, 
 	if sub == nil {
 		return nil, unimplemented("this subquery")
 	}
-	r, corr, err := bd.decorrelate(sub, l, false)
+	r, corr, errs, err := bd.decorrelate(sub, l, false, true)
 	if err != nil {
 		return nil, err
 	}
@@ -1233,14 +1309,15 @@ func (bd *binder) lateral(l *boundRel, rs *pg.RangeSubselect, jt plan.JoinType, 
 		alias, colnames = al.GetAliasname(), al.GetColnames()
 	}
 	nk := len(corr)
-	if len(colnames) > len(r.sc.cols)-nk {
-		return nil, errorf(InvalidArgument, "too many column aliases: %d for %d columns", len(colnames), len(r.sc.cols)-nk)
+	nerr := deferredCount(errs)
+	if len(colnames) > len(r.sc.cols)-nk-nerr {
+		return nil, errorf(InvalidArgument, "too many column aliases: %d for %d columns", len(colnames), len(r.sc.cols)-nk-nerr)
 	}
 	rq := &boundRel{rel: r.rel, sc: &scope{}, names: slices.Clone(r.names)}
 	for i, c := range r.sc.cols {
 		c.qual = alias
 		switch {
-		case i < nk:
+		case i < nk, i >= len(r.sc.cols)-nerr:
 			c.qual, c.hidden = subqueryQual, true
 		case i-nk < len(colnames):
 			c.name = colnames[i-nk].GetString_().GetSval()
@@ -1258,5 +1335,41 @@ func (bd *binder) lateral(l *boundRel, rs *pg.RangeSubselect, jt plan.JoinType, 
 	if err != nil {
 		return nil, err
 	}
-	return bd.joinRels(l, rq, jt, cond)
+	if len(errs) == 0 {
+		return bd.joinRels(l, rq, jt, cond)
+	}
+	// Deferred values raise their errors on the pairs: in the join's condition, and in the
+	// columns the join answers.
+	valErr := map[int]int{}
+	for k, e := range errs {
+		if e >= 0 {
+			valErr[nl+nk+k] = nl + e
+		}
+	}
+	if cond, err = bd.raiseLateralCond(cond, sc, nl, valErr); err != nil {
+		return nil, err
+	}
+	j, err := bd.joinRels(l, rq, jt, cond)
+	if err != nil {
+		return nil, err
+	}
+	width := len(j.sc.cols)
+	mapping := make([]int32, width)
+	var exprs []expr.Expression
+	for i := range width {
+		mapping[i] = int32(i)
+		if e, ok := valErr[i]; ok {
+			v, err := bd.raiseDeferred(j.sc.ref(e), j.sc.ref(i))
+			if err != nil {
+				return nil, err
+			}
+			mapping[i] = int32(width + len(exprs))
+			exprs = append(exprs, v)
+		}
+	}
+	pr, err := bd.b.ProjectRemap(j.rel, mapping, exprs...)
+	if err != nil {
+		return nil, fmt.Errorf("bind LATERAL: %w", err)
+	}
+	return &boundRel{rel: pr, sc: j.sc, names: j.names}, nil
 }

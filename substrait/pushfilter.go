@@ -333,14 +333,22 @@ func (fp *filterPusher) join(r *plan.JoinRel, above []expr.Expression, direct fu
 	leftOf := func(i int) (int, bool) { return i, i < nl }
 	rightOf := func(i int) (int, bool) { return i - nl, i >= nl }
 	split := func(conj []expr.Expression, l, r bool) (downL, downR, kept []expr.Expression) {
-		kept = conj
+		// A conjunct reading a deferred error is evaluated on the pairs (deferred.go).
+		var pinned []expr.Expression
+		for _, c := range conj {
+			if HasDeferredRaise(c) {
+				pinned = append(pinned, c)
+			} else {
+				kept = append(kept, c)
+			}
+		}
 		if l {
 			downL, kept = remapAll(kept, leftOf, true)
 		}
 		if r {
 			downR, kept = remapAll(kept, rightOf, true)
 		}
-		return downL, downR, kept
+		return downL, downR, append(kept, pinned...)
 	}
 	aboveL, aboveR, restAbove := split(mapped, whereL, whereR)
 	var cond []expr.Expression

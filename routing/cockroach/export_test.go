@@ -13,10 +13,10 @@ func ScanFormats(r routing.BatchReader) (timestamps, bytes bool) {
 	return sr.tsBinary, sr.bytesBinary
 }
 
-// SetIngestMoveRows makes pipelined write requests move n records at a time until t ends
+// SetIngestChunkRows makes pipelined write requests spool n records a chunk until t ends
 // (tests using it must not run in parallel).
-func SetIngestMoveRows(t testing.TB, n int) {
-	old := ingestMoveRows
-	ingestMoveRows = n
-	t.Cleanup(func() { ingestMoveRows = old })
+func SetIngestChunkRows(t testing.TB, n int) {
+	old := ingestChunkRows
+	ingestChunkRows = n
+	t.Cleanup(func() { ingestChunkRows = old })
 }

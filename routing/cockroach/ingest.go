@@ -122,15 +122,13 @@ SELECT $1::TEXT, partition_key, bucket_key, event_time, sort_key, value FROM `+s
 ORDER BY partition_key, event_time, sort_key`)
 )
 
-// ingestMoveRows is the records a pipelined write request copies at a time (AppendStream on
-// PostgreSQL; fewer when they exceed spoolChunkBytes): large enough that each chunk, sorted,
-// fills the primary key's B-tree in runs and the statements per record stay few, small
-// enough that the first copy starts soon, the last one, which nothing overlaps, is short, and
-// the chunk the spool sorts in memory is small. With the COPY straight into the records
-// table, 65,536 records cost PostgreSQL the same CPU as 131,072 (2.7–3.8 s against 2.8–3.0 s
-// for 1M flights, log_statement_stats) and `flightsrv load` 15 MiB less peak RSS (113–115
-// MiB against 129–130). A variable for tests.
-var ingestMoveRows = 65536
+// ingestChunkRows is the records of a pipelined write request the spool sorts at a time
+// (AppendStream on PostgreSQL; fewer when they exceed spoolChunkBytes), its chunks, whose
+// buckets the transaction fences as they come and which the request's one COPY merges: large
+// enough that a request of millions of records merges few chunks (3,000,000 records: 46,
+// each read back through a buffer of 64 KiB), small enough that the chunk the spool sorts in
+// memory is small and the first one is fenced soon. A variable for tests.
+var ingestChunkRows = 65536
 
 // AppendStream writes a whole write request behind the write fence (routing.HotStore;
 // docs/pulpitum-v4.md §3.1) on one pooled connection in one SERIALIZABLE transaction retried
@@ -142,25 +140,28 @@ var ingestMoveRows = 65536
 // records in a session-local temporary table (sqlFirstDuplicate).
 //
 // On PostgreSQL the request is pipelined: src is read into a spool (spool.go) by its own
-// goroutine, which sorts every ingestMoveRows records into the primary key's order, while the
-// transaction copies each such chunk straight into pulpitum_v4_records (COPY, pgx CopyFrom)
-// as soon as the spool has it — the metadata rows of a chunk's buckets created, locked FOR
-// SHARE and checked hot before its records are copied — so PostgreSQL writes rows while the
-// client still sends, each row once; the transaction (and its locks, which an archiver's
-// claim waits for) then lasts as long as the client's stream. A retry copies the spooled
-// records again. On CockroachDB the whole request is staged first (COPY into a temporary
-// table outside any transaction: no lock is held while the client sends) and moved after its
-// end with one INSERT … SELECT in the primary key's order (sqlInsertStaged); CockroachDB also
-// needs the session setting experimental_enable_temp_tables for temporary tables, which
-// AppendStream sets for its connection.
+// goroutine, which sorts every ingestChunkRows records into the primary key's order, while the
+// transaction fences each such chunk as soon as the spool has it — the metadata rows of its
+// new buckets created, locked FOR SHARE and checked hot — so a refused bucket ends the request
+// while the client sends, and the request's buckets stay locked (an archiver's claim waits)
+// from then to the commit. Once the source has ended, one COPY (pgx CopyFrom) writes the
+// chunks merged into the primary key's order of the whole request (spool.merged) straight
+// into pulpitum_v4_records: the B-tree is filled in one pass, which cost PostgreSQL about 1.8
+// µs a record where a COPY per chunk cost 2.8–3.4 (docs/architecture.md, "The write path").
+// A retry fences and copies the spooled records again. On CockroachDB the whole request is
+// staged first (COPY into a temporary table outside any transaction: no lock is held while
+// the client sends) and moved after its end with one INSERT … SELECT in the primary key's
+// order (sqlInsertStaged); CockroachDB also needs the session setting
+// experimental_enable_temp_tables for temporary tables, which AppendStream sets for its
+// connection.
 //
 // A staging table is dropped at the end (the connection is closed if that fails), so nothing
 // of a failed or cancelled request stays anywhere; a process killed mid-request leaves at most
 // its session's temporary table, which the database drops with the session, and its
 // transaction, which it rolls back. Memory: a batch of src, and on PostgreSQL the spool's
-// open chunk (at most ingestMoveRows records and spoolChunkBytes of them), its first chunk
-// (ingestMoveRows/8 records) and two buffers of 64 KiB. Errors as for Append; src's errors
-// unchanged.
+// open chunk (at most ingestChunkRows records and spoolChunkBytes of them), its first chunk
+// (ingestChunkRows/8 records) and, for the merge, a read buffer a chunk (spoolMergeRead bytes
+// in all, at most 64 KiB each). Errors as for Append; src's errors unchanged.
 func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routing.Strategy, src routing.IngestSource) (int64, error) {
 	const op = "ingest"
 	conn, err := s.acquire(ctx, op)
@@ -184,7 +185,7 @@ func (s *Store) AppendStream(ctx context.Context, tableID string, strategy routi
 // appendPipelined is AppendStream's pipelined request (PostgreSQL) on conn.
 func (s *Store) appendPipelined(ctx context.Context, conn *pgxpool.Conn, tableID string, strategy routing.Strategy, src routing.IngestSource) (int64, error) {
 	const op = "ingest"
-	sp := newSpool(tableID, strategy, ingestMoveRows)
+	sp := newSpool(tableID, strategy, ingestChunkRows)
 	fctx, stop := context.WithCancel(ctx)
 	go sp.fill(ctx, fctx, src)
 	defer func() {
@@ -203,7 +204,7 @@ func (s *Store) appendPipelined(ctx context.Context, conn *pgxpool.Conn, tableID
 	}
 	var (
 		stored int64
-		failed = -1 // the chunk whose copy met a duplicate
+		failed = -1 // the last chunk the COPY that met a duplicate held
 	)
 	err := s.inTxOn(ctx, conn, op, ingestBodyTimeout, func(ctx context.Context, tx pgx.Tx) error {
 		stored, failed = 0, -1
@@ -219,10 +220,14 @@ func (s *Store) appendPipelined(ctx context.Context, conn *pgxpool.Conn, tableID
 			return err
 		}
 		locked := 0 // buckets whose metadata rows this attempt created and locked
+		var (
+			chunks []spoolChunk
+			all    []*routing.BucketID // the buckets of the chunks so far, by index
+		)
 		for i := 0; ; i++ {
 			c, buckets, err := sp.chunk(ctx, i)
 			if errors.Is(err, io.EOF) {
-				return nil
+				break
 			}
 			if err != nil {
 				if ctx.Err() != nil {
@@ -231,35 +236,37 @@ func (s *Store) appendPipelined(ctx context.Context, conn *pgxpool.Conn, tableID
 				return keep(err) // the source's error, unchanged
 			}
 			// The fence before the rows: every bucket of the chunk has its metadata row,
-			// locked for the transaction and hot, before its records are copied.
+			// locked for the transaction and hot, before the records are copied.
 			if len(buckets) > locked {
 				if err := ensureHot(ctx, tx, tableID, strategy, buckets[locked:]); err != nil {
 					return err
 				}
 				locked = len(buckets)
 			}
-			if skipFK {
-				if _, err := tx.Exec(ctx, sqlSkipTriggers); err != nil {
-					return err
-				}
-			}
-			rows := sp.rows(c, buckets, false)
-			n, err := tx.CopyFrom(ctx, pgx.Identifier{RecordsTable}, recordColumns, rows)
-			if err == nil && skipFK {
-				_, err = tx.Exec(ctx, sqlFireTriggers)
-			}
-			if err != nil {
-				if rows.err != nil {
-					return keep(rows.err)
-				}
-				if isUniqueViolation(err) {
-					failed = i
-					return keep(routing.ErrDuplicateRecord)
-				}
+			chunks, all = append(chunks, c), buckets
+		}
+		if skipFK {
+			if _, err := tx.Exec(ctx, sqlSkipTriggers); err != nil {
 				return err
 			}
-			stored += n
 		}
+		rows := sp.merged(chunks, all, false)
+		n, err := tx.CopyFrom(ctx, pgx.Identifier{RecordsTable}, recordColumns, rows)
+		if err == nil && skipFK {
+			_, err = tx.Exec(ctx, sqlFireTriggers)
+		}
+		if err != nil {
+			if rows.err != nil {
+				return keep(rows.err)
+			}
+			if isUniqueViolation(err) {
+				failed = len(chunks) - 1
+				return keep(routing.ErrDuplicateRecord)
+			}
+			return err
+		}
+		stored = n
+		return nil
 	})
 	if err != nil {
 		stop()
@@ -269,8 +276,8 @@ func (s *Store) appendPipelined(ctx context.Context, conn *pgxpool.Conn, tableID
 		}
 	}
 	if errors.Is(err, routing.ErrDuplicateRecord) && failed >= 0 {
-		// The transaction rolled back: stage the request's records up to the failed chunk (no
-		// earlier chunk held a duplicate) in a temporary table to find the first.
+		// The transaction rolled back: stage the request's records (those of the chunks its
+		// COPY held) in a temporary table to find the first duplicate.
 		if pos, ok := s.findDuplicate(ctx, conn, tableID, sp, failed); ok {
 			return 0, &routing.DuplicateRecordError{Record: pos}
 		}
@@ -282,9 +289,9 @@ func (s *Store) appendPipelined(ctx context.Context, conn *pgxpool.Conn, tableID
 }
 
 // omitFKCheck locks pulpitum_v4_records for the pipelined request's transaction tx
-// (sqlLockRecords) and says whether its COPYs may omit the foreign key's per-row check, which
+// (sqlLockRecords) and says whether its COPY may omit the foreign key's per-row check, which
 // costs PostgreSQL about three quarters of a record's write (docs/architecture.md, "The write
-// path"). The check repeats the fence: before a chunk is copied, every bucket of its records
+// path"). The check repeats the fence: before the records are copied, every bucket of them
 // has its metadata row, created in tx if need be and locked FOR SHARE by tx (a stronger lock
 // than the check's FOR KEY SHARE) until the commit, and each record's table id, partition key
 // and bucket key are those of its bucket (spool.fill). So the COPY may run with
@@ -312,8 +319,8 @@ func omitFKCheck(ctx context.Context, tx pgx.Tx) (bool, error) {
 	return granted, nil
 }
 
-// findDuplicate names the first duplicate of a pipelined request refused in its chunk last:
-// it copies the spooled chunks 0 to last into a staging table of conn outside any
+// findDuplicate names the first duplicate of a pipelined request whose COPY of chunks 0 to
+// last was refused: it copies those spooled chunks into a staging table of conn outside any
 // transaction (dropped again) and asks firstDuplicate. ok is false when it cannot say.
 func (s *Store) findDuplicate(ctx context.Context, conn *pgxpool.Conn, tableID string, sp *spool, last int) (pos int64, ok bool) {
 	if _, err := conn.Exec(ctx, sqlCreateStaging); err != nil {

@@ -13,7 +13,7 @@ import (
 
 // BenchmarkAppendStream writes storetest.BenchIngestRows records in one request into a new
 // database through a one-connection store (storetest.BenchIngest), so the request's whole
-// PostgreSQL side — the fence, the COPY of each sorted chunk into pulpitum_v4_records (as a
+// PostgreSQL side — the fence, the one COPY of the merged, sorted chunks into pulpitum_v4_records (as a
 // superuser, without the foreign key's per-row check: omitFKCheck) — runs in one backend,
 // whose CPU per record is reported
 // (server-cpu-µs/row, from /proc: the cluster must run on this machine, as pgtest's does).

@@ -24,39 +24,45 @@ import (
 )
 
 // TestIngestPipelined runs the conformance test of whole write requests with PostgreSQL's
-// pipelined requests moved four records at a time: each of its refusals (duplicates, a bucket
+// pipelined requests spooled four records a chunk: each of its refusals (duplicates, a bucket
 // being archived, a source failing, a record outside the window) then comes after several
-// moves inside the request's transaction, and must still store nothing.
+// chunks were fenced (their buckets' metadata rows created and locked) inside the request's
+// transaction, or in the merged COPY of many chunks, and must still store nothing.
 func TestIngestPipelined(t *testing.T) {
-	cockroach.SetIngestMoveRows(t, 4)
+	cockroach.SetIngestChunkRows(t, 4)
 	storetest.RunIngest(t, func(t *testing.T) storetest.Store { return migrated(t, cockroach.Config{MaxConns: 4}) })
 }
 
-// moveCounter is a pgx.QueryTracer and pgx.CopyFromTracer counting the pipelined moves
-// completed: each is one COPY into pulpitum_v4_records, counted when it ends without error.
-type moveCounter struct{ moves atomic.Int64 }
+// moveCounter is a pgx.QueryTracer and pgx.CopyFromTracer counting, for a pipelined
+// request, the chunks fenced (moves: each statement that locked the metadata rows of a
+// chunk's new buckets, counted when it ends without error; the chunk's records wait in the
+// spool for the request's one COPY) and the COPYs into pulpitum_v4_records begun (copies).
+type moveCounter struct{ moves, copies atomic.Int64 }
 
-func (m *moveCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	return ctx
+type lockStatement struct{}
+
+func (m *moveCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	return context.WithValue(ctx, lockStatement{}, strings.Contains(d.SQL, "FOR SHARE OF m"))
 }
 
-func (m *moveCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-type moveTable struct{}
-
-func (m *moveCounter) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceCopyFromStartData) context.Context {
-	return context.WithValue(ctx, moveTable{}, slices.Equal(d.TableName, pgx.Identifier{"pulpitum_v4_records"}))
-}
-
-func (m *moveCounter) TraceCopyFromEnd(ctx context.Context, _ *pgx.Conn, d pgx.TraceCopyFromEndData) {
-	if records, _ := ctx.Value(moveTable{}).(bool); records && d.Err == nil {
+func (m *moveCounter) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryEndData) {
+	if lock, _ := ctx.Value(lockStatement{}).(bool); lock && d.Err == nil {
 		m.moves.Add(1)
 	}
 }
 
+func (m *moveCounter) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceCopyFromStartData) context.Context {
+	if slices.Equal(d.TableName, pgx.Identifier{"pulpitum_v4_records"}) {
+		m.copies.Add(1)
+	}
+	return ctx
+}
+
+func (m *moveCounter) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
+
 // afterMoves is a routing.RecordSource yielding head's batches, then waiting until moves has
-// counted at least two moves of the request, then yielding tail's batches and failing with
-// fail (when set).
+// counted at least two fenced chunks of the request, then yielding tail's batches and failing
+// with fail (when set).
 type afterMoves struct {
 	head, tail [][]routing.Record
 	moves      *moveCounter
@@ -78,7 +84,7 @@ func (a *afterMoves) Next(ctx context.Context) ([]routing.Record, error) {
 		deadline := time.Now().Add(30 * time.Second)
 		for a.moves.moves.Load()-a.base < 2 {
 			if time.Now().After(deadline) {
-				return nil, errors.New("test: the store moved nothing while the source was read")
+				return nil, errors.New("test: the store fenced no chunk while the source was read")
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -100,13 +106,13 @@ func (a *afterMoves) Next(ctx context.Context) ([]routing.Record, error) {
 }
 
 // TestIngestFailsAfterMoves checks the all-or-nothing rule where pipelining could break it:
-// a request whose first chunks were moved into pulpitum_v4_records (inside its transaction)
-// and which then fails — its client breaks off, it repeats one of its own records, it
-// repeats a stored record — leaves the tables exactly as before (rows and metadata rows
-// counted with SQL), and a duplicate is named by its position; then the same rows without the
-// fault are all stored.
+// a request whose first chunks were fenced (their buckets' metadata rows created and locked
+// inside its transaction) and which then fails — its client breaks off, it repeats one of its
+// own records, it repeats a stored record — leaves the tables exactly as before (rows and
+// metadata rows counted with SQL), and a duplicate is named by its position; then the same
+// rows without the fault are all stored, by one COPY of the merged chunks per attempt.
 func TestIngestFailsAfterMoves(t *testing.T) {
-	cockroach.SetIngestMoveRows(t, 4)
+	cockroach.SetIngestChunkRows(t, 4)
 	mc := &moveCounter{}
 	s := migrated(t, cockroach.Config{MaxConns: 4, Tracer: mc})
 	ctx := context.Background()
@@ -157,7 +163,7 @@ func TestIngestFailsAfterMoves(t *testing.T) {
 			t.Fatalf("%s: ingest = %d, %v; want 0, %v", tc.name, n, err, tc.target)
 		}
 		if moved := mc.moves.Load() - tc.src.base; moved < 2 {
-			t.Fatalf("%s: %d moves before the fault, want at least 2", tc.name, moved)
+			t.Fatalf("%s: %d chunks fenced before the fault, want at least 2", tc.name, moved)
 		}
 		var dup *routing.DuplicateRecordError
 		if tc.dupAt >= 0 && (!errors.As(err, &dup) || dup.Record != tc.dupAt) {
@@ -170,20 +176,24 @@ func TestIngestFailsAfterMoves(t *testing.T) {
 	// The request succeeds after a serialization failure met after its first moves: its tail
 	// touches p7's bucket, whose metadata row another transaction updates (a new version, the
 	// state unchanged) after the request's snapshot, so creating or locking it fails with
-	// 40001; the retry copies every spooled record again (more moves than chunks) and stores
-	// each once.
+	// 40001; the retry fences every spooled chunk again (more chunks fenced than the request
+	// has: each of its chunks brings a new bucket) and stores each record once, in one COPY.
 	bump := func() error {
 		_, err := s.Pool().Exec(ctx, `UPDATE pulpitum_v4_bucket_metadata SET bucket_end = bucket_end WHERE partition_key = 'p7'`)
 		return err
 	}
 	p7 := batch(7)[:2]
 	src := &afterMoves{head: head(), tail: [][]routing.Record{batch(3), batch(4), p7}, moves: mc, base: mc.moves.Load(), then: bump}
+	copies := mc.copies.Load()
 	if n, err := table.Ingest(ctx, src); err != nil || n != 22 {
 		t.Fatalf("ingest with a serialization failure = %d, %v; want 22", n, err)
 	}
-	// Chunks of 4 after a first chunk of 1 (SetIngestMoveRows): 22 records make 7 chunks.
+	// Chunks of 4 after a first chunk of 1 (SetIngestChunkRows): 22 records make 7 chunks.
 	if moved := mc.moves.Load() - src.base; moved <= 7 {
-		t.Fatalf("%d moves for a request of 7 chunks: no retry was seen", moved)
+		t.Fatalf("%d chunks fenced for a request of 7 chunks: no retry was seen", moved)
+	}
+	if c := mc.copies.Load() - copies; c != 1 {
+		t.Fatalf("%d COPYs into pulpitum_v4_records, want 1 (the retried attempt's; the first failed before its COPY)", c)
 	}
 	if r, b := counts(); r != r0+22 || b != b0+5 {
 		t.Fatalf("%d records and %d metadata rows after the ingest, want %d and %d", r, b, r0+22, b0+5)
@@ -234,7 +244,7 @@ func (a *afterMovesSlice) Next(context.Context) ([]routing.Record, error) {
 // every row. Finally PostgreSQL validates the foreign key against every stored row (the
 // constraint dropped and added again), which an orphan row makes it refuse.
 func TestIngestForeignKeyCheck(t *testing.T) {
-	cockroach.SetIngestMoveRows(t, 4)
+	cockroach.SetIngestChunkRows(t, 4)
 	ctx := context.Background()
 	srv := pgtest.Start(t)
 	dbURL := srv.NewDatabase(t)

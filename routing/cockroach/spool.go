@@ -21,20 +21,21 @@ import (
 
 // spool keeps the records of one pipelined write request (AppendStream on PostgreSQL) as its
 // source yields them, in chunks (the first one smaller), so that the fenced transaction can
-// copy each chunk into pulpitum_v4_records while the source goes on, and copy every chunk
-// again when the transaction is retried (SQLSTATE 40001) or must name a duplicate's position:
-// the client's stream can be read only once. A goroutine (fill) reads the source; the
-// transaction reads the chunks it sealed (chunk, rows). Each chunk is sealed in the order of
-// pulpitum_v4_records' primary key (partition, bucket, event time, id: the B-tree is then
-// filled in runs, each leaf page once, and the heap holds each bucket's rows together), its
-// records carrying their position in the request. The first chunk stays in memory; later ones
-// are written to an unlinked temporary file (os.CreateTemp in $TMPDIR, removed at once: a
-// process killed mid-request leaves nothing behind) spoolWrite bytes at a time and read back
-// through a buffer of that size, so memory is the open chunk (at most spoolChunkBytes of
-// encoded records and two sort indexes of 32 bytes a record), the first chunk and two such
-// buffers whatever the request's size, and the file grows to the request's encoded records
-// (about their ids' and values' bytes plus 10 a record). Safe for one filling goroutine and
-// one reader.
+// fence each chunk's buckets while the source goes on and then copy the request's records in
+// one COPY of the chunks merged (merged), and copy them again when the transaction is retried
+// (SQLSTATE 40001) or must name a duplicate's position: the client's stream can be read only
+// once. A goroutine (fill) reads the source; the transaction reads the chunks it sealed
+// (chunk, rows, merged). Each chunk is sealed in the order of pulpitum_v4_records' primary key
+// (partition, bucket, event time, id: merged, the B-tree is then filled in one pass, each leaf
+// page once, and the heap holds each bucket's rows together), its records carrying their
+// position in the request. The first chunk stays in memory; later ones are written to an
+// unlinked temporary file (os.CreateTemp in $TMPDIR, removed at once: a process killed
+// mid-request leaves nothing behind) spoolWrite bytes at a time and read back through buffers
+// of at most that size, so memory is the open chunk (at most spoolChunkBytes of encoded
+// records and two sort indexes of 32 bytes a record), the first chunk and the read buffers
+// (spoolMergeRead bytes in all) whatever the request's size, and the file grows to the
+// request's encoded records (about their ids' and values' bytes plus 10 a record). Safe for
+// one filling goroutine and one reader.
 type spool struct {
 	tableID  string
 	strategy routing.Strategy
@@ -339,17 +340,120 @@ func (sp *spool) close() {
 // indexes its bucket numbers. Read through one buffer of spoolWrite bytes: not for concurrent
 // use, the previous chunk's rows are done with when rows is called again.
 func (sp *spool) rows(c spoolChunk, buckets []*routing.BucketID, staging bool) *spoolRows {
-	var r io.Reader = bytes.NewReader(sp.first)
-	if c.first > 0 {
-		r = io.NewSectionReader(sp.file, c.off, c.len)
-	}
 	if sp.read == nil {
-		sp.read = bufio.NewReaderSize(r, spoolWrite)
+		sp.read = bufio.NewReaderSize(sp.section(c), spoolWrite)
 	} else {
-		sp.read.Reset(r)
+		sp.read.Reset(sp.section(c))
 	}
-	return &spoolRows{r: sp.read, left: c.n, buckets: buckets, tableID: sp.tableID, staging: staging, scratch: make([]byte, 0, 256)}
+	return sp.cursor(c, sp.read, buckets, staging)
 }
+
+// section is the reader of chunk c's encoded records.
+func (sp *spool) section(c spoolChunk) io.Reader {
+	if c.first > 0 {
+		return io.NewSectionReader(sp.file, c.off, c.len)
+	}
+	return bytes.NewReader(sp.first)
+}
+
+func (sp *spool) cursor(c spoolChunk, r *bufio.Reader, buckets []*routing.BucketID, staging bool) *spoolRows {
+	return &spoolRows{r: r, left: c.n, buckets: buckets, tableID: sp.tableID, staging: staging, scratch: make([]byte, 0, 256)}
+}
+
+// spoolMergeRead is the bytes of read buffer all the chunks of a merge share (each chunk's
+// at least 4 KiB and at most spoolWrite).
+const spoolMergeRead = 4 << 20
+
+// merged returns the records of chunks (all of the request's, in order) merged into the
+// primary key's order of the whole request, as a pgx.CopyFromSource of the shape rows gives;
+// buckets is every bucket of the chunks, by index. Each chunk is read through its own buffer
+// (spoolMergeRead bytes shared among them), the merge a binary heap of the chunks' next
+// records: a request is then one COPY whose rows fill the primary key's B-tree in one pass.
+// Not for concurrent use with rows.
+func (sp *spool) merged(chunks []spoolChunk, buckets []*routing.BucketID, staging bool) *spoolMerge {
+	size := min(spoolWrite, max(4<<10, spoolMergeRead/max(1, len(chunks))))
+	m := &spoolMerge{ranks: bucketRanks(buckets)}
+	for _, c := range chunks {
+		cur := sp.cursor(c, bufio.NewReaderSize(sp.section(c), size), buckets, staging)
+		if cur.decode() {
+			m.cursors = append(m.cursors, cur)
+		} else if cur.err != nil {
+			m.err = cur.err
+		}
+	}
+	for i := len(m.cursors)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+	return m
+}
+
+// spoolMerge is spool.merged's source: cursors is a binary heap by (bucket rank, time, sort
+// key) of the chunks' cursors, each holding its next record decoded.
+type spoolMerge struct {
+	cursors []*spoolRows
+	ranks   []uint32
+	advance bool // the heap's top was returned by the last Next and is not yet advanced
+	row     []any
+	err     error
+}
+
+func (m *spoolMerge) less(a, b *spoolRows) bool {
+	if ra, rb := m.ranks[a.k], m.ranks[b.k]; ra != rb {
+		return ra < rb
+	}
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	return bytes.Compare(a.scratch[a.sk[0]:a.sk[1]], b.scratch[b.sk[0]:b.sk[1]]) < 0
+}
+
+func (m *spoolMerge) down(i int) {
+	h := m.cursors
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		if r := l + 1; r < len(h) && m.less(h[r], h[l]) {
+			l = r
+		}
+		if !m.less(h[l], h[i]) {
+			return
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+}
+
+func (m *spoolMerge) Next() bool {
+	if m.err != nil {
+		return false
+	}
+	if m.advance {
+		// The record returned last is encoded by now (pgx reads a row's values before the
+		// next Next): its chunk moves on.
+		if top := m.cursors[0]; !top.decode() {
+			if top.err != nil {
+				m.err = top.err
+				return false
+			}
+			n := len(m.cursors) - 1
+			m.cursors[0] = m.cursors[n]
+			m.cursors = m.cursors[:n]
+		}
+		if len(m.cursors) > 0 {
+			m.down(0)
+		}
+	}
+	if m.advance = len(m.cursors) > 0; !m.advance {
+		return false
+	}
+	m.row = m.cursors[0].values()
+	return true
+}
+
+func (m *spoolMerge) Values() ([]any, error) { return m.row, nil }
+func (m *spoolMerge) Err() error             { return m.err }
 
 // errSpoolDamaged is a spooled chunk that does not decode (or cannot be read back).
 var errSpoolDamaged = fmt.Errorf("%w: ingest: spool file unreadable", routing.ErrOperationFailed)
@@ -365,9 +469,23 @@ type spoolRows struct {
 	row     [6]any
 	scratch []byte
 	err     error
+	// The record decoded last: its bucket's index, event time (Unix µs), position in the
+	// request, and the bounds of its sort key and value in scratch.
+	k, t, pos int64
+	sk, v     [2]int
 }
 
 func (r *spoolRows) Next() bool {
+	if !r.decode() {
+		return false
+	}
+	r.values()
+	return true
+}
+
+// decode reads the chunk's next record into the cursor's fields: false at the chunk's end or
+// on an error (err).
+func (r *spoolRows) decode() bool {
 	if r.left == 0 || r.err != nil {
 		return false
 	}
@@ -379,19 +497,27 @@ func (r *spoolRows) Next() bool {
 		r.err = errSpoolDamaged
 	}
 	pos := r.uvarint()
-	sk := r.bytes()
-	v := r.bytes()
+	r.sk = r.bytes()
+	r.v = r.bytes()
 	if r.err != nil {
 		return false
 	}
-	b := r.buckets[k]
-	if r.staging {
-		r.row = [6]any{b.PartitionKey, b.Key, time.UnixMicro(t).UTC(), r.scratch[sk[0]:sk[1]:sk[1]], r.scratch[v[0]:v[1]:v[1]], int64(pos)}
-	} else {
-		r.row = [6]any{r.tableID, b.PartitionKey, b.Key, time.UnixMicro(t).UTC(), r.scratch[sk[0]:sk[1]:sk[1]], r.scratch[v[0]:v[1]:v[1]]}
-	}
+	r.k, r.t, r.pos = int64(k), t, int64(pos)
 	return true
 }
+
+// values makes the decoded record's row (of recordColumns, or stagingColumns when staging).
+func (r *spoolRows) values() []any {
+	b := r.buckets[r.k]
+	sk, v := r.scratch[r.sk[0]:r.sk[1]:r.sk[1]], r.scratch[r.v[0]:r.v[1]:r.v[1]]
+	if r.staging {
+		r.row = [6]any{b.PartitionKey, b.Key, time.UnixMicro(r.t).UTC(), sk, v, r.pos}
+	} else {
+		r.row = [6]any{r.tableID, b.PartitionKey, b.Key, time.UnixMicro(r.t).UTC(), sk, v}
+	}
+	return r.row[:]
+}
+
 func (r *spoolRows) uvarint() uint64 {
 	x, err := binary.ReadUvarint(r.r)
 	if err != nil {

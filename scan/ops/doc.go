@@ -33,7 +33,10 @@
 // errors of this package are prefixed "ops: " and quote no row value; an input's error is
 // returned as it is. A SQL data exception of an expression (division by zero, an overflow,
 // text that does not parse as its cast's type, a value that is not JSON) is a *DataError
-// with PostgreSQL's message and SQLSTATE: the query's error, not the server's.
+// with PostgreSQL's message and SQLSTATE: the query's error, not the server's. Evaluated
+// under deferred_value and deferred_error, an expression's data exceptions are kept per row
+// and raised by raise_deferred only on the rows that reach it (deferred.go: a correlated
+// subquery's select list, a join residual's pieces, raised on the join's pairs).
 //
 // Sort order is PostgreSQL's: per key ascending or descending with nulls first or last as
 // asked, strings and binaries bytewise, decimal128 numerically (one column has one scale),

@@ -7,3 +7,10 @@ func UseArrowSort() (restore func()) {
 	old := arrowSort.Swap(true)
 	return func() { arrowSort.Store(old) }
 }
+
+// EncodeDataError and DecodeDataError are deferred_error's text of a data exception and
+// raise_deferred's reading of one (deferred.go), for FuzzDeferredErrorText.
+var (
+	EncodeDataError = encodeDataError
+	DecodeDataError = decodeDataError
+)

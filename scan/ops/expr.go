@@ -69,6 +69,9 @@ type Expr struct {
 	memos int
 	// jsonFields are the JSON fields e reads column-at-a-time (jsonfields.go).
 	jsonFields []*jsonField
+	// deferred is set when e holds deferred_value or deferred_error (deferred.go), which
+	// share their evaluations through the operator's jsonShare as JSON fields do.
+	deferred bool
 	// What EstimateBytes prices (budget.go): the input column e is, -1 unless e is a bare
 	// column reference; whether e's output is a string or binary type; the bytes of the string
 	// and binary literals e holds.
@@ -156,6 +159,7 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 		x.memos = len(c.memos)
 	}
 	x.jsonFields = c.jsonFields
+	x.deferred = c.deferred
 	return x, nil
 }
 
@@ -289,7 +293,7 @@ func (e *Expr) Eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Le
 		defer m.release()
 		cctx = context.WithValue(cctx, memoKey{}, m)
 	}
-	if len(e.jsonFields) > 0 {
+	if len(e.jsonFields) > 0 || e.deferred {
 		sh, _ := ctx.Value(jsonShareKey{}).(*jsonShare)
 		if sh == nil {
 			sh = newJSONShare()
@@ -397,6 +401,8 @@ type compiler struct {
 	reused bool
 	// jsonFields are the JSON fields read column-at-a-time (jsonfields.go).
 	jsonFields []*jsonField
+	// deferred is set once a deferred_value or deferred_error is compiled.
+	deferred bool
 	// shred, when set, compiles the JSON fields of one column as references to typed columns
 	// (CompileShredded).
 	shred *shredding
@@ -567,6 +573,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 				return nil, err
 			}
 			return c.remember(v, n), nil
+		}
+		if n, ok, err := c.deferredCall(v); ok || err != nil {
+			return n, err
 		}
 		if v.ID().URN == URNPostgres {
 			return c.own(v, v.Name())

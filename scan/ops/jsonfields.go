@@ -238,6 +238,9 @@ type jsonShare struct {
 	// time).
 	spanBufs   scratch[jsonSpan]
 	statusBufs scratch[docStatus]
+	// deferred are the evaluations of deferred expressions (deferred.go), by expression and
+	// batch.
+	deferred map[deferKey]*deferred
 }
 
 // The free lists of the extractions' scratch slices, kept across garbage collections
@@ -291,6 +294,10 @@ func (sh *jsonShare) reset() {
 		c.col.Release()
 	}
 	sh.cols = sh.cols[:0]
+	for k, d := range sh.deferred {
+		d.vals.Release()
+		delete(sh.deferred, k)
+	}
 	sh.spanBufs.giveBack(spanList)
 	sh.statusBufs.giveBack(statusList)
 }

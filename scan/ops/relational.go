@@ -232,7 +232,7 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 	var share *jsonShare
 	ectx := ctx
 	for _, e := range exprs {
-		if len(e.jsonFields) > 0 {
+		if len(e.jsonFields) > 0 || e.deferred {
 			if share == nil {
 				share = newJSONShare()
 				ectx = withJSONShare(ctx, share)

@@ -1,0 +1,239 @@
+package substrait
+
+import (
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
+)
+
+// Errors only from rows that are paired (issue 18; docs/architecture.md, "Errors only from
+// rows that are paired"). PostgreSQL evaluates a correlated subquery's select list for the
+// rows its correlation selects, once per outer row; decorrelated (join.go's decorrelate), the
+// subquery's relation computes it for every one of its rows, paired or not, so a cast of a
+// text that is not a number, or a division by zero, on a row no outer row pairs would fail
+// the query where PostgreSQL answers. A correlated subquery decorrelated on equalities
+// therefore computes each select-list expression that may fail as two columns, its
+// deferred_value (NULL where it fails) and its deferred_error (scan/ops/deferred.go), and the
+// join that pairs it reads raise_deferred(error, value): the error is raised on the pairs
+// only. An aggregate's arguments are deferred the same way, their errors gathered per group
+// by min (any error of the group: PostgreSQL raises the first its scan meets, which no plan
+// here orders). The filter pushdown and the executor's join lowering never move an
+// expression reading raise_deferred below the join (HasDeferredRaise).
+
+// The internal functions' names, longer than PostgreSQL's identifiers (NAMEDATALEN 64: the
+// parser truncates longer names), so that no SQL text can call them.
+const (
+	deferredValueFn = "?deferred value: its argument, null where evaluating it fails on the row?"
+	deferredErrorFn = "?deferred error: the error of evaluating its argument on the row, or null?"
+)
+
+// deferredCall builds the internal call fn(arg) in the syntax tree.
+func deferredCall(fn string, arg *pg.Node) *pg.Node {
+	return pg.MakeFuncCallNode([]*pg.Node{pg.MakeStrNode(fn)}, []*pg.Node{clonePG(arg)}, -1)
+}
+
+// bindDeferred binds deferredValueFn or deferredErrorFn (funcCall).
+func (bd *binder) bindDeferred(name string, fc *pg.FuncCall, sc *scope) (bval, error) {
+	if len(fc.GetArgs()) != 1 {
+		return bval{}, fmt.Errorf("bind %s: one argument", name)
+	}
+	v, err := bd.bindExpr(fc.GetArgs()[0], sc)
+	if err != nil {
+		return bval{}, err
+	}
+	e := v.e
+	if v.untyped() {
+		if e, err = bd.coerce(v, strType(), "subquery"); err != nil {
+			return bval{}, err
+		}
+	}
+	if name == deferredErrorFn {
+		f, err := bd.fn(URNPostgres, "deferred_error", strType(), e)
+		return typed(f), err
+	}
+	f, err := bd.fn(URNPostgres, "deferred_value", e.GetType().WithNullability(types.NullabilityNullable), e)
+	return typed(f), err
+}
+
+// raiseDeferred is raise_deferred(errs, v): v, raising the error of the first row whose errs
+// is not NULL.
+func (bd *binder) raiseDeferred(errs, v expr.Expression) (expr.Expression, error) {
+	return bd.fn(URNPostgres, "raise_deferred", v.GetType(), errs, v)
+}
+
+// HasDeferredRaise reports whether e reads raise_deferred: an expression PostgreSQL evaluates
+// on a join's pairs alone, which no rewrite may move below the join.
+func HasDeferredRaise(e expr.Expression) bool {
+	found := false
+	var visit expr.VisitFunc
+	visit = func(x expr.Expression) expr.Expression {
+		if found {
+			return x
+		}
+		if f, ok := x.(*expr.ScalarFunction); ok && f.ID().URN == URNPostgres && f.Name() == "raise_deferred" {
+			found = true
+			return x
+		}
+		return x.Visit(visit)
+	}
+	if e != nil {
+		visit(e)
+	}
+	return found
+}
+
+// simpleNode reports an expression that cannot fail: a column reference or a constant.
+func simpleNode(n *pg.Node) bool {
+	return n == nil || n.GetColumnRef() != nil || n.GetAConst() != nil
+}
+
+// deferTargets rewrites the select list of c, a correlated subquery decorrelated on
+// equalities whose first nKeys targets are its correlation keys, so that each target that may
+// fail is its deferred value, and appends its deferred error as one more target (above). A
+// grouped c's targets are single aggregate calls (decorrelate), whose arguments are deferred
+// and whose errors are min(deferred error) over the group's rows, under the call's FILTER. It
+// returns, per target after the keys, the position of its error column in c's select list, -1
+// for none.
+func deferTargets(c *pg.SelectStmt, nKeys int, grouped bool) []int {
+	targets := c.GetTargetList()
+	errs := make([]int, 0, len(targets)-nKeys)
+	var extra []*pg.Node
+	for _, t := range targets[nKeys:] {
+		rt := t.GetResTarget()
+		v := rt.GetVal()
+		var errNode *pg.Node
+		if fc := v.GetFuncCall(); grouped && fc != nil {
+			var mins []*pg.Node
+			nfc := proto.Clone(fc).(*pg.FuncCall)
+			for i, a := range fc.GetArgs() {
+				if simpleNode(a) || hasSubLink(a) {
+					continue
+				}
+				nfc.Args[i] = deferredCall(deferredValueFn, a)
+				m := pg.MakeFuncCallNode([]*pg.Node{pg.MakeStrNode("min")}, []*pg.Node{deferredCall(deferredErrorFn, a)}, -1)
+				if f := fc.GetAggFilter(); f != nil {
+					m.GetFuncCall().AggFilter = clonePG(f)
+				}
+				mins = append(mins, m)
+			}
+			switch len(mins) {
+			case 0:
+			case 1:
+				errNode = mins[0]
+			default:
+				errNode = &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{Args: mins, Location: -1}}}
+			}
+			if errNode != nil {
+				rt.Val = &pg.Node{Node: &pg.Node_FuncCall{FuncCall: nfc}}
+			}
+		} else if !grouped && !simpleNode(v) && !hasSubLink(v) {
+			errNode = deferredCall(deferredErrorFn, v)
+			rt.Val = deferredCall(deferredValueFn, v)
+			if rt.GetName() == "" {
+				rt.Name = figureColname(v) // the name the call would otherwise hide
+			}
+		}
+		if errNode == nil {
+			errs = append(errs, -1)
+			continue
+		}
+		errs = append(errs, len(targets)+len(extra))
+		extra = append(extra, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
+			Name: fmt.Sprintf("?error%d?", len(extra)), Val: errNode, Location: -1}}})
+	}
+	c.TargetList = append(targets, extra...)
+	return errs
+}
+
+// raiseAt returns e with every reference to a column of valErr's keys (positions in the scope
+// e is bound over) replaced by raise_deferred(its error column, it).
+func (bd *binder) raiseAt(e expr.Expression, sc *scope, valErr map[int]int) (expr.Expression, error) {
+	return bd.raiseWith("raise_deferred", e, sc, valErr)
+}
+
+// raiseLateralCond is raiseAt over a LATERAL join's condition (sc: the outer scope's nl
+// columns, then the subquery's), conjunct by conjunct: one over the subquery's columns alone
+// reads raise_deferred_here, which the filter pushdown and the join lowering may move onto the
+// subquery's rows as any conjunct over one side, since PostgreSQL, having pulled the
+// subquery up, evaluates it at its scan, on every row (its select list it evaluates on the
+// joined rows alone).
+func (bd *binder) raiseLateralCond(cond expr.Expression, sc *scope, nl int, valErr map[int]int) (expr.Expression, error) {
+	conj := []expr.Expression{cond}
+	if f, ok := cond.(*expr.ScalarFunction); ok && f.ID().URN == URNBoolean && f.Name() == "and" {
+		conj = conj[:0]
+		for i := range f.NArgs() {
+			a, ok := f.Arg(i).(expr.Expression)
+			if !ok {
+				return bd.raiseAt(cond, sc, valErr)
+			}
+			conj = append(conj, a)
+		}
+	}
+	for i, c := range conj {
+		fn := "raise_deferred"
+		if minRef(c) >= nl {
+			fn = "raise_deferred_here"
+		}
+		var err error
+		if conj[i], err = bd.raiseWith(fn, c, sc, valErr); err != nil {
+			return nil, err
+		}
+	}
+	return bd.and(conj)
+}
+
+// minRef is the least column e references plainly (a large number for none).
+func minRef(e expr.Expression) int {
+	least := 1 << 30
+	var visit expr.VisitFunc
+	visit = func(x expr.Expression) expr.Expression {
+		if fr, ok := x.(*expr.FieldReference); ok {
+			if i, plain := fieldIndex(fr); plain && i < least {
+				least = i
+			} else if !plain {
+				least = -1
+			}
+			return x
+		}
+		return x.Visit(visit)
+	}
+	visit(e)
+	return least
+}
+
+func (bd *binder) raiseWith(fn string, e expr.Expression, sc *scope, valErr map[int]int) (expr.Expression, error) {
+	if len(valErr) == 0 {
+		return e, nil
+	}
+	var rerr error
+	var visit expr.VisitFunc
+	visit = func(x expr.Expression) expr.Expression {
+		if fr, ok := x.(*expr.FieldReference); ok {
+			if i, plain := fieldIndex(fr); plain {
+				if ei, ok := valErr[i]; ok {
+					r, err := bd.fn(URNPostgres, fn, x.GetType(), sc.ref(ei), x)
+					if err != nil {
+						rerr = err
+					}
+					return r
+				}
+			}
+			return x
+		}
+		return x.Visit(visit)
+	}
+	out := visit(e)
+	return out, rerr
+}
+
+// fieldIndex is the input column a plain root field reference reads.
+func fieldIndex(fr *expr.FieldReference) (int, bool) {
+	sf, ok := fr.Reference.(*expr.StructFieldRef)
+	if !ok || sf.Child != nil || fr.Root != expr.RootReference {
+		return 0, false
+	}
+	return int(sf.Field), true
+}
