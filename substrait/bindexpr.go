@@ -1874,11 +1874,10 @@ func (bd *binder) asText(v bval) (expr.Expression, error) {
 	return c.e, err
 }
 
-// timestampArith folds constant timestamp ± interval (now() - interval '1 day').
 // untypedTimestampArith binds a timestamp and a string literal under + or - as PostgreSQL
 // resolves an unknown operand: timestamp - '…' is timestamp - timestamp (the literal read as
-// the other operand's type, an interval), timestamp + '…' and '…' + timestamp are timestamp +
-// interval. ok is false for other operands.
+// the timestamp's type; the result an interval), timestamp + '…' and '…' + timestamp are
+// timestamp + interval (the literal read as an interval). ok is false for other operands.
 func (bd *binder) untypedTimestampArith(op string, l, r bval) (bval, bool, error) {
 	isTS := func(v bval) bool { return !v.untyped() && familyOf(v.typ()) == famTimestamp && !isIntervalVal(v) }
 	isStr := func(v bval) bool { _, iv := v.intervalConst(); return v.str != nil && v.param == 0 && !iv }
@@ -1902,6 +1901,7 @@ func (bd *binder) untypedTimestampArith(op string, l, r bval) (bval, bool, error
 	return bval{}, false, nil
 }
 
+// timestampArith folds constant timestamp ± interval (now() - interval '1 day').
 func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	iv, ok := r.intervalConst()
 	if !ok {

@@ -160,10 +160,10 @@ func roundHalfEven(r *big.Rat) *big.Rat {
 var intervalCmpNames = map[string]string{"=": "eq", "<>": "ne", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 
 // intervalBinary binds the operators with an interval result or operand: timestamp -
-// timestamp (or date), date - timestamp, interval ± interval, timestamp ± interval (an interval that is not a constant:
-// timestampArith folds constants), interval * number, number * interval, interval / number,
-// and comparisons of intervals. ok is false when neither operand is an interval (and the
-// operator is not timestamp - timestamp).
+// timestamp (or date), date - timestamp, interval ± interval, timestamp ± interval (an
+// interval that is not a constant: timestampArith folds constants), interval * number, number
+// * interval, interval / number, and comparisons of intervals. ok is false when neither
+// operand is an interval (and the operator is not timestamp - timestamp or date).
 func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
 	li, ri := isIntervalVal(l), isIntervalVal(r)
 	fam := func(v bval) family {

@@ -36,9 +36,9 @@ import (
 // The aggregate replaces S's select list when S is a plain SELECT (no set operation, GROUP
 // BY, HAVING, aggregate, window, LIMIT, OFFSET or subquery in its select list; its DISTINCT
 // and ORDER BY change no extreme and are dropped); any other S is read as a derived table,
-// which must then be uncorrelated (a correlated one is refused by name). Refused by name as well: other operators (LIKE ANY,
-// …), row values, a subquery whose select list is *, and one whose value reads the outer
-// query's columns alone (x = ALL (SELECT o.y FROM …): max(o.y) would be the outer query's
+// which must then be uncorrelated (a correlated one is refused by name). Refused by name as
+// well: other operators (LIKE ANY, …), row values, a subquery whose select list is *, and one
+// whose value reads the outer query's columns alone (x = ALL (SELECT o.y FROM …): max(o.y) would be the outer query's
 // aggregate, refused as such by decorrelate).
 
 // comparisonOps are the comparisons ALL and ANY (SELECT …) take ("!=" read as "<>").
