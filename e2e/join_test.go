@@ -354,7 +354,7 @@ func TestJoinRefusals(t *testing.T) {
 		{"SELECT count(*), (SELECT 1)" + o, "scalar subqueries in an aggregate query without GROUP BY (or with grouping sets) are not supported", codes.Unimplemented},
 		{"SELECT id, (SELECT id" + b + ")" + o, "more than one row returned by a subquery used as an expression", codes.InvalidArgument},
 		{"SELECT id" + o + " AND o.id IN (SELECT b.id, b.origin" + b + ")", "subquery has too many columns", codes.InvalidArgument},
-		{"SELECT o.id FROM flights o JOIN flights b ON o.id = b.id WHERE o.origin = 'ORD' AND o.timestamp >= '2001-03-25' AND o.timestamp < '2001-04-05'", "flights needs origin = <value>", codes.InvalidArgument},
+		{"SELECT o.id FROM flights o JOIN flights b ON o.id = b.id WHERE o.origin = 'ORD' AND o.timestamp >= '2001-03-25' AND o.timestamp < '2001-04-05'", "flights read as b needs origin = <value>", codes.InvalidArgument},
 	} {
 		_, err := run(ctx, cl, c.sql)
 		if st := status.Convert(err); st.Code() != c.code || !strings.Contains(st.Message(), c.msg) {

@@ -312,6 +312,59 @@ func keyPair(a, b expr.Expression, nl int) (left, right expr.Expression, ok bool
 	return a, rb, err == nil
 }
 
+// joinKeysFailure is what of a join's condition joinCondition could not take as a hash key.
+type joinKeysFailure int
+
+const (
+	keysTaken      joinKeysFailure = iota // every part that must be a key is one
+	keyedNotKey                           // a pair of the HashJoinRel's keys
+	notInNotKey                           // an anti join's NOT IN condition, left in the residual
+	nullSafeNotKey                        // an IS NOT DISTINCT FROM conjunct
+)
+
+// joinCondition sorts a join's condition into hash keys and the residual, as newJoin and
+// pushedJoin read it: the pairs keyed (a HashJoinRel's), each of which must be a key; an anti
+// join's lone NOT IN condition, a null-aware key (nullAware) when it can be one; then each
+// conjunct of conj but TRUE, an equality or IS NOT DISTINCT FROM (which must be one) taken as
+// a key when it can be, the others the residual. key takes a pair a, b over the join's
+// columns (left's, then right's) as a key, or reports that it cannot. It stops at the first
+// keyed pair or IS NOT DISTINCT FROM conjunct that is not a key (fail says which); a NOT IN
+// that is not a key stays in the residual (notInNotKey).
+func joinCondition(t ops.JoinType, conj []expr.Expression, keyed [][2]expr.Expression, key func(a, b expr.Expression, nullSafe bool) bool) (residual []expr.Expression, nullAware bool, fail joinKeysFailure) {
+	for _, k := range keyed {
+		if !key(k[0], k[1], false) {
+			return nil, false, keyedNotKey
+		}
+	}
+	notIn := false
+	if t == ops.JoinAnti && len(conj) == 1 {
+		if a, b, ok := notInCondition(conj[0]); ok {
+			if key(a, b, false) {
+				nullAware, conj = true, nil
+			} else {
+				notIn = true
+			}
+		}
+	}
+	for _, c := range conj {
+		if isTrueLiteral(c) {
+			continue
+		}
+		a, b, nullSafe, ok := keyArgs(c)
+		if ok && key(a, b, nullSafe) {
+			continue
+		}
+		if ok && nullSafe {
+			return nil, false, nullSafeNotKey
+		}
+		residual = append(residual, c)
+	}
+	if notIn {
+		return residual, false, notInNotKey
+	}
+	return residual, nullAware, keysTaken
+}
+
 // newJoin builds the join node of left and right under the conjuncts conj (over left's
 // columns then right's) and the equality pairs keyed (a HashJoinRel's, over the joined
 // columns: left, then right shifted past the left's); need is what the plan above reads of
@@ -320,7 +373,6 @@ func (l *lowerer) newJoin(left, right node, t ops.JoinType, need colSet, conj []
 	ls, rs := left.Schema(), right.Schema()
 	nl := ls.NumFields()
 	spec := ops.JoinSpec{Type: t}
-	var residual []expr.Expression
 	addKey := func(a, b expr.Expression, nullSafe bool) bool {
 		a, rb, ok := keyPair(a, b, nl)
 		if !ok {
@@ -336,30 +388,14 @@ func (l *lowerer) newJoin(left, right node, t ops.JoinType, need colSet, conj []
 		spec.NullSafe = append(spec.NullSafe, nullSafe)
 		return true
 	}
-	for _, k := range keyed {
-		if !addKey(k[0], k[1], false) {
-			return nil, unsupported("hash join keys of different or unhashable types")
-		}
+	residual, nullAware, fail := joinCondition(t, conj, keyed, addKey)
+	switch fail {
+	case keyedNotKey:
+		return nil, unsupported("hash join keys of different or unhashable types")
+	case nullSafeNotKey:
+		return nil, unsupported("IS NOT DISTINCT FROM join keys of different or unhashable types")
 	}
-	if t == ops.JoinAnti && len(conj) == 1 {
-		if a, b, ok := notInCondition(conj[0]); ok && addKey(a, b, false) {
-			spec.NullAware = true
-			conj = nil
-		}
-	}
-	for _, c := range conj {
-		if isTrueLiteral(c) {
-			continue
-		}
-		a, b, nullSafe, ok := keyArgs(c)
-		if ok && addKey(a, b, nullSafe) {
-			continue
-		}
-		if nullSafe {
-			return nil, unsupported("IS NOT DISTINCT FROM join keys of different or unhashable types")
-		}
-		residual = append(residual, c)
-	}
+	spec.NullAware = nullAware // a NOT IN that is no key (notInNotKey) is a residual
 	var err error
 	if spec.Residual, err = compileAll(residual, ops.JoinInputSchema(ls, rs), l.ext); err != nil {
 		return nil, err

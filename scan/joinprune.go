@@ -272,52 +272,23 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 		nullSafe bool            // IS NOT DISTINCT FROM (a correlated subquery's domain match)
 	}
 	var pairs []pair
-	nullAware, retry := false, false
-	split := func(a, b expr.Expression) (pair, bool) {
+	retry := false
+	key := func(a, b expr.Expression, nullSafe bool) bool {
 		a, rb, ok := keyPair(a, b, nl)
 		if !ok {
-			return pair{}, false
+			return false
 		}
 		if !sameType(a.GetType(), rb.GetType()) {
 			retry = true // the plain lowering compares the compiled types
-			return pair{}, false
+			return false
 		}
-		return pair{a: a, b: rb}, true
+		pairs = append(pairs, pair{a: a, b: rb, nullSafe: nullSafe})
+		return true
 	}
-	for _, k := range keyed {
-		p, ok := split(k[0], k[1])
-		if !ok {
-			return nil, false, nil
-		}
-		pairs = append(pairs, p)
-	}
-	if t == ops.JoinAnti && len(conj) == 1 {
-		if a, b, isNotIn := notInCondition(conj[0]); isNotIn {
-			p, ok := split(a, b)
-			if !ok {
-				return nil, false, nil
-			}
-			pairs, nullAware, conj = append(pairs, p), true, nil
-		}
-	}
-	var residual []expr.Expression
-	for _, c := range conj {
-		if isTrueLiteral(c) {
-			continue
-		}
-		if a, b, nullSafe, isKey := keyArgs(c); isKey {
-			if p, ok := split(a, b); ok {
-				p.nullSafe = nullSafe
-				pairs = append(pairs, p)
-				continue
-			}
-			if nullSafe {
-				return nil, false, nil // newJoin's refusal
-			}
-		}
-		residual = append(residual, c)
-	}
-	if retry {
+	// Whatever is not a key here (newJoin refuses it, or takes NOT IN as a residual) is for
+	// the plain lowering to decide.
+	residual, nullAware, fail := joinCondition(t, conj, keyed, key)
+	if fail != keysTaken || retry {
 		return nil, false, nil
 	}
 	pushed := 0

@@ -213,6 +213,27 @@ type binder struct {
 	// were pushed down (routeRead), which the copies read as well.
 	readLinks  map[*plan.NamedTableReadRel]*plan.NamedTableReadRel
 	readRouted map[*plan.NamedTableReadRel][]expr.Expression
+	// level is the nesting of the query being bound: a subquery (decorrelate) or a derived
+	// table is one level below the query it stands in. enclosing are the scopes of the queries
+	// the subqueries being decorrelated stand in, innermost last; deepRefs are the refusals
+	// of references past them (noteDeepRef), by the name error each stands for, firstDeepRef
+	// the first, and resolvable the name errors of references decorrelation resolves.
+	level        int
+	enclosing    []enclosingScope
+	deepRefs     map[string]*Error
+	firstDeepRef *Error
+	resolvable   map[string]bool
+	// reads are the statement's table reads in the order bound, each labelled in readPlace
+	// with the alias it is read under (route refusals name it: readLabel).
+	reads     []*plan.NamedTableReadRel
+	readPlace map[*plan.NamedTableReadRel]readLabel
+}
+
+// enclosingScope is the scope of a query a subquery being decorrelated stands in, and the
+// level of that subquery.
+type enclosingScope struct {
+	sc    *scope
+	level int
 }
 
 // RouteInfo describes one routed read of a bound statement, for EXPLAIN and checks.
@@ -359,9 +380,9 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	if len(l.sc.cols) != len(r.sc.cols) {
 		return nil, nil, nil, errorf(InvalidArgument, "each %s query must have the same number of columns", op)
 	}
-	// Both arms must declare the same types: numbers are promoted to the wider type
-	// (PostgreSQL's UNION type resolution, for the types we have), and every column is
-	// nullable in both.
+	// Both arms must declare the same types: numbers are promoted to the wider type, a
+	// timestamp and a timestamptz or a date to datetimeCommon's (PostgreSQL's UNION type
+	// resolution, for the types we have), and every column is nullable in both.
 	common := make([]types.Type, len(l.sc.cols))
 	vary := make([]bool, len(l.sc.cols))
 	for i := range l.sc.cols {
@@ -382,6 +403,8 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 				// (widerNumber), its display scale varying by row (col.vary, dscale.go).
 				vary[i] = err != nil
 			}
+		case datetimeCommon(lt, rt) != nil:
+			common[i] = datetimeCommon(lt, rt)
 		default:
 			return nil, nil, nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched (column %d)", op, typeName(lt), typeName(rt), i+1)
 		}
@@ -991,6 +1014,24 @@ func (bd *binder) from(items []*pg.Node) (*fromItem, error) {
 	return bd.fromList(items)
 }
 
+// placeRead labels read r with l unless it has a label.
+func (bd *binder) placeRead(r *plan.NamedTableReadRel, l readLabel) {
+	if bd.readPlace == nil {
+		bd.readPlace = map[*plan.NamedTableReadRel]readLabel{}
+	}
+	if _, ok := bd.readPlace[r]; !ok {
+		bd.readPlace[r] = l
+	}
+}
+
+// placeReads labels the reads bound since the first'th as read in the derived table or WITH
+// query alias, but those labelled already (by their own alias, or a nearer derived table's).
+func (bd *binder) placeReads(first int, alias string) {
+	for _, r := range bd.reads[first:] {
+		bd.placeRead(r, readLabel{how: "in", place: alias})
+	}
+}
+
 // fromOne binds one FROM item.
 func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 	switch n := item.GetNode().(type) {
@@ -1015,11 +1056,13 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 					return nil, unimplemented("a WITH query that is not a SELECT")
 				}
 				// The WITH query binds in the scope of its definition, without later CTEs.
+				first := len(bd.reads)
 				br, err := bd.bindSelect(sel)
 				delete(bd.active, name)
 				if err != nil {
 					return nil, err
 				}
+				bd.placeReads(first, alias)
 				if cn := cte.GetAliascolnames(); len(cn) > 0 {
 					if err := rename(br, cn); err != nil {
 						return nil, err
@@ -1036,6 +1079,10 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 			return nil, err
 		}
 		read := bd.b.NamedScan([]string{def.Name}, baseSchema(def))
+		bd.reads = append(bd.reads, read)
+		if rv.GetAlias() != nil {
+			bd.placeRead(read, readLabel{how: "as", place: alias})
+		}
 		sc := &scope{}
 		for i, c := range columnNames(def) {
 			sc.cols = append(sc.cols, col{name: c, qual: alias, typ: baseSchema(def).Struct.Types[i]})
@@ -1053,7 +1100,13 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 		if sel == nil {
 			return nil, unimplemented("this subquery")
 		}
+		bd.level++
+		first := len(bd.reads)
 		br, err := bd.bindSelect(sel)
+		bd.level--
+		if err == nil && rs.GetAlias() != nil {
+			bd.placeReads(first, rs.GetAlias().GetAliasname())
+		}
 		if err != nil {
 			var pe *Error
 			if rs.GetLateral() && errors.As(err, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") {

@@ -1,7 +1,6 @@
 package substrait
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -422,20 +421,11 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 		return expr.NewPrimitiveLiteral(n, true), nil
 	case famFloat:
 		// float4in and float8in: the nearest value of the type to the text.
-		bits := 64
-		if isReal(t) {
-			bits = 32
-		}
-		f, err := pgnumfmt.FloatIn(s, bits)
+		f, err := pgnumfmt.FloatIn(s, floatBits(t))
 		if err != nil {
-			e := &pgnumfmt.Error{Code: "22P02", Msg: "invalid input syntax for type " + typeName(t)}
-			errors.As(err, &e)
-			return nil, &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
+			return nil, floatInError(err, "22P02", "invalid input syntax for type "+typeName(t))
 		}
-		if bits == 32 {
-			return expr.NewPrimitiveLiteral(float32(f), true), nil
-		}
-		return expr.NewPrimitiveLiteral(f, true), nil
+		return floatConstant(f, t, true), nil
 	case famNumeric:
 		return numericLiteralOfType(s, t)
 	case famTimestamp:
@@ -709,6 +699,26 @@ func (bd *binder) ifThen(pairs []expr.IfThenPair, els expr.Expression) (expr.Exp
 	return e, nil
 }
 
+// datetimeCommon is the type PostgreSQL resolves a timestamp (with or without time zone) and a
+// timestamp or a date to, nil for other types: the implicit timestamp → timestamp with time
+// zone (in the session's zone, UTC), date → timestamp or timestamp with time zone (midnight,
+// UTC) casts, timestamptz being the datetime category's preferred type.
+func datetimeCommon(a, b types.Type) types.Type {
+	af, bf := familyOf(a), familyOf(b)
+	switch {
+	case af == famTimestamp && bf == famTimestamp:
+		if sameType(a, b) {
+			return a
+		}
+		return tsType()
+	case af == famTimestamp && bf == famDate:
+		return a
+	case af == famDate && bf == famTimestamp:
+		return b
+	}
+	return nil
+}
+
 // unify gives two values a common type (PostgreSQL's operator resolution, simplified):
 // untyped values take the other's type (text when both are untyped), numbers are promoted.
 func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expression, error) {
@@ -739,14 +749,8 @@ func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expressio
 			t = operatorNumber(at, btt)
 		case af == famString && bf == famString:
 			t = at
-		case af == famTimestamp && bf == famTimestamp:
-			// PostgreSQL's implicit timestamp → timestamp with time zone, in the session's zone.
-			t = tsType()
-		case af == famTimestamp && bf == famDate:
-			// PostgreSQL's implicit date → timestamp (with time zone): midnight, UTC.
-			t = at
-		case af == famDate && bf == famTimestamp:
-			t = btt
+		case datetimeCommon(at, btt) != nil:
+			t = datetimeCommon(at, btt)
 		default:
 			return nil, nil, errorf(InvalidArgument, "operator does not exist: %s %s %s", typeName(at), what, typeName(btt))
 		}
@@ -911,6 +915,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 				return v, nil
 			}
 		}
+		bd.noteDeepRef(qual, name, err)
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
@@ -1035,6 +1040,14 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	}
 	if c := tc.GetArg().GetAConst(); c != nil && c.GetFval() != nil {
 		if lit, ok, err := decimalToInteger(c.GetFval().GetFval(), t); ok || err != nil {
+			return typed(lit), err
+		}
+		if familyOf(t) == famFloat {
+			// numeric_float8 and numeric_float4 of the constant: float8in or float4in of its
+			// text, which holds the same number as numeric_out's, so that a constant past
+			// the 38 digits of flightsrv's numeric (1e40::float8) is read as PostgreSQL
+			// reads it.
+			lit, err := floatOfDecimalText(c.GetFval().GetFval(), t)
 			return typed(lit), err
 		}
 	}
@@ -1387,7 +1400,8 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 }
 
 // commonType gives a list of values one type (CASE, COALESCE, GREATEST): the first typed
-// value's type, promoted over the numbers; text when all are untyped.
+// value's type, promoted over the numbers and the datetimes (datetimeCommon); text when all
+// are untyped.
 func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) {
 	var t types.Type
 	for _, v := range vs {
@@ -1401,6 +1415,8 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 		case sameType(t, vt):
 		case isNumber(familyOf(t)) && isNumber(familyOf(vt)):
 			t = widerNumber(t, vt)
+		case datetimeCommon(t, vt) != nil:
+			t = datetimeCommon(t, vt)
 		default:
 			return nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched", what, typeName(t), typeName(vt))
 		}
@@ -1746,6 +1762,9 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 	}
 	switch op {
 	case "+", "-":
+		if v, ok, err := bd.untypedTimestampArith(op, l, r); ok || err != nil {
+			return v, err
+		}
 		if v, ok, err := bd.timestampArith(op, l, r); ok || err != nil {
 			return v, err
 		}
@@ -1754,12 +1773,20 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 		}
 		fallthrough
 	case "*", "/":
+		// An operand of a type that is not a number beside an untyped one (now() * '1') has
+		// no arithmetic operator: PostgreSQL names the untyped operand unknown.
+		other := func(v bval) bool { return !v.untyped() && !isNumber(familyOf(v.typ())) }
+		if other(l) && r.untyped() || l.untyped() && other(r) {
+			return bval{}, errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
+		}
 		x, y, err := bd.unify(l, r, op)
 		if err != nil {
 			return bval{}, err
 		}
 		if f := familyOf(x.GetType()); f != famInt && f != famFloat {
-			return bval{}, errorf(InvalidArgument, "operator does not exist: %s %s %s", typeName(x.GetType()), op, typeName(y.GetType()))
+			// The operands' types as written, as PostgreSQL names them (timestamp + date),
+			// not the ones unify made them.
+			return bval{}, errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
 		}
 		e, err := bd.fn(URNArithmetic, arithmetic[op], x.GetType(), x, y)
 		return typed(e), err
@@ -1845,6 +1872,33 @@ func (bd *binder) asText(v bval) (expr.Expression, error) {
 	}
 	c, err := bd.cast(v.e, strType())
 	return c.e, err
+}
+
+// untypedTimestampArith binds a timestamp and a string literal under + or - as PostgreSQL
+// resolves an unknown operand: timestamp - '…' is timestamp - timestamp (the literal read as
+// the timestamp's type; the result an interval), timestamp + '…' and '…' + timestamp are
+// timestamp + interval (the literal read as an interval). ok is false for other operands.
+func (bd *binder) untypedTimestampArith(op string, l, r bval) (bval, bool, error) {
+	isTS := func(v bval) bool { return !v.untyped() && familyOf(v.typ()) == famTimestamp && !isIntervalVal(v) }
+	isStr := func(v bval) bool { _, iv := v.intervalConst(); return v.str != nil && v.param == 0 && !iv }
+	switch {
+	case op == "-" && isTS(l) && isStr(r):
+		b, err := bd.coerce(r, l.typ(), "the right operand of timestamp - timestamp")
+		if err != nil {
+			return bval{}, true, err
+		}
+		f, err := bd.fn(URNPostgres, "timestamp_diff", intervalType(), l.e, b)
+		return typed(f), true, err
+	case op == "+" && isTS(l) && isStr(r):
+		iv := intervalTag + *r.str
+		v, _, err := bd.timestampArith(op, l, bval{str: &iv})
+		return v, true, err
+	case op == "+" && isStr(l) && isTS(r):
+		iv := intervalTag + *l.str
+		v, _, err := bd.timestampArith(op, r, bval{str: &iv})
+		return v, true, err
+	}
+	return bval{}, false, nil
 }
 
 // timestampArith folds constant timestamp ± interval (now() - interval '1 day').

@@ -229,7 +229,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		// COUNT(1) (any constant but NULL) counts rows as COUNT(*) does, and is planned as
 		// it is, so that the stores answer it (pushdown).
 		if name != "count" {
-			return bval{}, errorf(InvalidArgument, "%s(*) is not a valid aggregate", upper)
+			// PostgreSQL looks up name() without arguments for name(*): 42883.
+			return bval{}, errorf(InvalidArgument, "function %s() does not exist", name)
 		}
 		f, err = expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNAggregate, Name: "count"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil)
 		out = &types.Int64Type{Nullability: types.NullabilityRequired}
@@ -1156,13 +1157,18 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function trunc(%s, %s) does not exist", argTypeName(args[0]), argTypeName(args[1]))}
 	}
 	if len(args) == 2 && kernel == "log10" {
-		return bval{}, refused(Unimplemented, "0A000", "%s with two arguments (numeric) is not supported", name)
+		// log(numeric, numeric) is its only two-argument form (numericCall binds it, integers
+		// too); a float has no implicit cast to numeric.
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function log(%s, %s) does not exist", argTypeName(args[0]), argTypeName(args[1]))}
 	}
 	if err := nargs(want, want); err != nil {
 		return bval{}, err
 	}
+	// power of a float and a numeric (numericCall leaves it here) computes in double
+	// precision, the numeric cast as PostgreSQL casts it implicitly.
+	floatPower := kernel == "power" && slices.ContainsFunc(args, func(v bval) bool { return !v.untyped() && familyOf(v.typ()) == famFloat })
 	for _, r := range raw {
-		if c := r.GetAConst(); c != nil && c.GetFval() != nil && strings.ContainsAny(c.GetFval().GetFval(), ".eE") {
+		if c := r.GetAConst(); c != nil && c.GetFval() != nil && strings.ContainsAny(c.GetFval().GetFval(), ".eE") && !floatPower {
 			return bval{}, refused(Unimplemented, "0A000", "%s of a numeric value (a decimal literal) is not supported yet", name)
 		}
 	}
@@ -1171,6 +1177,9 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 		f := famFloat
 		if !a.untyped() {
 			f = familyOf(a.typ())
+		}
+		if f == famNumeric && floatPower {
+			f = famFloat
 		}
 		if f != famInt && f != famFloat {
 			return bval{}, errorf(InvalidArgument, "argument %d of %s must be a number", i+1, name)

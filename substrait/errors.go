@@ -229,7 +229,7 @@ var (
 	// timestamp[ns] (1677-09-21 to 2262-04-11 UTC).
 	ErrTimestampOutOfRange = &Error{Code: InvalidArgument, Msg: "timestamp is outside the nanosecond range (1677-09-21 to 2262-04-11)"}
 	// ErrNegativeLimit: LIMIT below zero.
-	ErrNegativeLimit = &Error{Code: InvalidArgument, Msg: "LIMIT must not be negative"}
+	ErrNegativeLimit = &Error{Code: InvalidArgument, Msg: "LIMIT must not be negative", SQLState: "2201W"}
 	// ErrMixedPlaceholders: a statement using both `?` and `$n` placeholders.
 	ErrMixedPlaceholders = &Error{Code: InvalidArgument, Msg: "cannot mix ? and $n placeholders"}
 	// ErrEmptyQuery: SQL text holding no statement.

@@ -160,7 +160,7 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 	}
 	br, err := bd.bindSelect(sel)
 	if err != nil {
-		return nil, err
+		return nil, bd.deepRefError(err)
 	}
 	schema, err := arrowSchema(br.sc, br.names)
 	if err != nil {

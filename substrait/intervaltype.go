@@ -160,10 +160,10 @@ func roundHalfEven(r *big.Rat) *big.Rat {
 var intervalCmpNames = map[string]string{"=": "eq", "<>": "ne", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 
 // intervalBinary binds the operators with an interval result or operand: timestamp -
-// timestamp, interval ± interval, timestamp ± interval (an interval that is not a constant:
-// timestampArith folds constants), interval * number, number * interval, interval / number,
-// and comparisons of intervals. ok is false when neither operand is an interval (and the
-// operator is not timestamp - timestamp).
+// timestamp (or date), date - timestamp, interval ± interval, timestamp ± interval (an
+// interval that is not a constant: timestampArith folds constants), interval * number, number
+// * interval, interval / number, and comparisons of intervals. ok is false when neither
+// operand is an interval (and the operator is not timestamp - timestamp or date).
 func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
 	li, ri := isIntervalVal(l), isIntervalVal(r)
 	fam := func(v bval) family {
@@ -173,12 +173,22 @@ func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
 		return familyOf(v.typ())
 	}
 	lf, rf := fam(l), fam(r)
-	if op == "-" && lf == famTimestamp && rf == famTimestamp {
-		b, err := bd.coerce(r, l.typ(), "the right operand of timestamp - timestamp")
+	if op == "-" && (lf == famTimestamp && (rf == famTimestamp || rf == famDate) || lf == famDate && rf == famTimestamp) {
+		// timestamp - date and date - timestamp are timestamp - timestamp in PostgreSQL, the
+		// date made a timestamp of the other's type (midnight: UTC in the session's zone).
+		t := l.typ()
+		if lf == famDate {
+			t = r.typ()
+		}
+		a, err := bd.coerce(l, t, "the left operand of timestamp - timestamp")
 		if err != nil {
 			return bval{}, true, err
 		}
-		f, err := bd.fn(URNPostgres, "timestamp_diff", intervalType(), l.e, b)
+		b, err := bd.coerce(r, t, "the right operand of timestamp - timestamp")
+		if err != nil {
+			return bval{}, true, err
+		}
+		f, err := bd.fn(URNPostgres, "timestamp_diff", intervalType(), a, b)
 		return typed(f), true, err
 	}
 	if !li && !ri {

@@ -477,6 +477,9 @@ func harmlessLimit(sub *pg.SelectStmt) bool {
 // column in the relation (after every target), -1 for none; nil when none is deferred.
 func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs bool) (*boundRel, []correlation, []int, error) {
 	outer := l.sc
+	bd.level++
+	bd.enclosing = append(bd.enclosing, enclosingScope{sc: outer, level: bd.level})
+	defer func() { bd.level--; bd.enclosing = bd.enclosing[:len(bd.enclosing)-1] }()
 	br, err := bd.bindSelect(sub)
 	if err == nil {
 		return br, nil, nil, nil
@@ -525,9 +528,11 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 		if _, err := inner.lookup(qual, name); err == nil {
 			return false, nil
 		}
-		if _, err := outer.lookup(qual, name); err == nil {
+		_, err := outer.lookup(qual, name)
+		if err == nil {
 			return true, nil
 		}
+		bd.noteDeepRef(qual, name, err)
 		return false, err
 	}
 	// refs classifies the column references under n: whether some are inner, some outer.

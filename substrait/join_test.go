@@ -2,6 +2,11 @@ package substrait_test
 
 // joinFuzzSQL seeds FuzzSQL with joins and subqueries (join.go, values.go).
 var joinFuzzSQL = []string{
+	// Issue 18's trial: references two levels out (refused by name), ALL/ANY whose select list
+	// holds a subquery, over a set operation, and a self-joined virtual dataset.
+	"SELECT id FROM messages o WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' AND EXISTS (SELECT 1 FROM messages i WHERE i.channel_id = 'h' AND i.timestamp >= '2026-01-01' AND i.timestamp < '2026-02-01' AND EXISTS (SELECT 1 FROM (SELECT id FROM messages j WHERE j.channel_id = 'h' AND j.timestamp >= '2026-01-01' AND j.timestamp < '2026-02-01' AND j.id = i.id AND j.value = o.value) d))",
+	"SELECT id FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' AND length(id) > ALL (SELECT length(id) - (SELECT 1) FROM messages WHERE channel_id = 'h' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01') AND id < ANY (SELECT 'a' UNION SELECT 'b')",
+	"SELECT o.id FROM (SELECT * FROM messages WHERE channel_id = 'g') AS o JOIN (SELECT * FROM messages WHERE channel_id = 'g') AS i ON i.timestamp < o.timestamp WHERE o.timestamp >= '2026-01-01' AND o.timestamp < '2026-02-01'",
 	"SELECT a.id, b.id FROM messages a JOIN messages b ON a.id = b.id AND a.timestamp < b.timestamp WHERE a.channel_id = 'g' AND b.channel_id = 'h' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-02-01' AND b.timestamp >= '2026-01-01' AND b.timestamp < '2026-02-01'",
 	"SELECT * FROM (VALUES (1, 'a'), (2, NULL)) AS v(k, s) NATURAL FULL JOIN (VALUES (2, 'b')) AS w(k, t) LEFT JOIN (SELECT 1 AS k) x USING (k) CROSS JOIN (VALUES (true)) y",
 	"SELECT id, (SELECT max(m.id) FROM messages m WHERE m.channel_id = f.channel_id AND m.timestamp >= '2026-01-01' AND m.timestamp < '2026-02-01') FROM messages f WHERE f.channel_id = 'g' AND f.timestamp >= '2026-01-01' AND f.timestamp < '2026-02-01' AND f.id NOT IN (SELECT 'x') AND EXISTS (SELECT 1 FROM messages e WHERE e.id = f.id AND e.channel_id = 'h' AND e.timestamp >= '2026-01-01' AND e.timestamp < '2026-02-01')",

@@ -189,25 +189,52 @@ func (bd *binder) numericToFloat(e expr.Expression) (expr.Expression, error) {
 // numeric_float8 and numeric_float4: the nearest value of the type to the numeric's text, read
 // once, never through the other type): a constant folded, anything else numeric_to's.
 func (bd *binder) numericToFloatType(e expr.Expression, t types.Type) (expr.Expression, error) {
-	bits, kind := 64, "float64"
+	kind := "float64"
 	if _, real := t.(*types.Float32Type); real {
-		bits, kind = 32, "float32"
+		kind = "float32"
 	}
 	if d, _, ok := numLiteralValue(e); ok {
-		// float8in and float4in of numeric_out's text: past the type's range, or not zero but
-		// read as zero (1e-50::real), is 22003.
-		f, err := pgnumfmt.FloatIn(d.Text('f'), bits)
-		if err != nil {
-			e := &pgnumfmt.Error{Code: "22003", Msg: "value out of range for type " + typeName(t)}
-			errors.As(err, &e)
-			return nil, &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
-		}
-		if bits == 32 {
-			return expr.NewPrimitiveLiteral(float32(f), false), nil
-		}
-		return expr.NewPrimitiveLiteral(f, false), nil
+		return floatOfDecimalText(d.Text('f'), t)
 	}
 	return bd.fn(URNPostgres, "numeric_to", t.WithNullability(nullableN), types.Enum(kind), e)
+}
+
+// floatOfDecimalText is the constant of type t, double precision or real, that float8in or
+// float4in reads from text, a numeric constant's digits: past the type's range, or not zero but
+// read as zero (1e-50::real), is 22003.
+func floatOfDecimalText(text string, t types.Type) (expr.Expression, error) {
+	f, err := pgnumfmt.FloatIn(text, floatBits(t))
+	if err != nil {
+		return nil, floatInError(err, "22003", "value out of range for type "+typeName(t))
+	}
+	if f == 0 {
+		f = 0 // a numeric has no negative zero: (-0.0)::float8 is 0
+	}
+	return floatConstant(f, t, false), nil
+}
+
+// floatBits is pgnumfmt.FloatIn's size of t, real (32) or double precision (64).
+func floatBits(t types.Type) int {
+	if isReal(t) {
+		return 32
+	}
+	return 64
+}
+
+// floatConstant is f as a literal of t, real or double precision.
+func floatConstant(f float64, t types.Type, nullable bool) expr.Expression {
+	if isReal(t) {
+		return expr.NewPrimitiveLiteral(float32(f), nullable)
+	}
+	return expr.NewPrimitiveLiteral(f, nullable)
+}
+
+// floatInError is pgnumfmt.FloatIn's error err as a refusal: its SQLSTATE and message, or
+// code and msg for an error of another kind.
+func floatInError(err error, code, msg string) *Error {
+	e := &pgnumfmt.Error{Code: code, Msg: msg}
+	errors.As(err, &e)
+	return &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
 }
 
 // involvesNumeric reports whether a binary operator's operands resolve to numeric: one is
@@ -587,6 +614,12 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		// untyped literal resolves to numeric, their only two-argument form.
 		any = true
 	}
+	if (name == "power" || name == "pow") && slices.ContainsFunc(args, func(v bval) bool { return !v.untyped() && familyOf(v.typ()) == famFloat }) {
+		// power(real or double precision, numeric) is power(double precision, double
+		// precision): numeric → double precision is implicit, the other way is not
+		// (mathFunc).
+		any = false
+	}
 	if name == "log" && len(args) == 2 && !slices.ContainsFunc(args, func(v bval) bool { return !(v.str != nil || !v.untyped() && familyOf(v.typ()) == famInt) }) {
 		any = true // log(b, x) is log(numeric, numeric), its only two-argument form
 	}
@@ -686,7 +719,12 @@ func (bd *binder) numericFunc(name string, args []bval) (bval, error) {
 			return bval{}, err
 		}
 		if x == nil {
-			return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(a.typ()))
+			// PostgreSQL names every argument's type (log(real, numeric)).
+			names := make([]string, len(args))
+			for j, b := range args {
+				names[j] = argTypeName(b)
+			}
+			return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, strings.Join(names, ", "))
 		}
 		sx, _ := numScale(x.GetType())
 		s = max(s, sx)

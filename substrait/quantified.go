@@ -34,11 +34,11 @@ import (
 //     NOT (x IN (S)), which binds as NOT IN does.
 //
 // The aggregate replaces S's select list when S is a plain SELECT (no set operation, GROUP
-// BY, HAVING, aggregate, window, LIMIT or OFFSET; its DISTINCT and ORDER BY change no extreme
-// and are dropped); any other S is read as a derived table, which must then be uncorrelated
-// (a correlated one is refused by name). Refused by name as well: other operators (LIKE ANY,
-// …), row values, a subquery whose select list is *, and one whose value reads the outer
-// query's columns alone (x = ALL (SELECT o.y FROM …): max(o.y) would be the outer query's
+// BY, HAVING, aggregate, window, LIMIT, OFFSET or subquery in its select list; its DISTINCT
+// and ORDER BY change no extreme and are dropped); any other S is read as a derived table,
+// which must then be uncorrelated (a correlated one is refused by name). Refused by name as
+// well: other operators (LIKE ANY, …), row values, a subquery whose select list is *, and one
+// whose value reads the outer query's columns alone (x = ALL (SELECT o.y FROM …): max(o.y) would be the outer query's
 // aggregate, refused as such by decorrelate).
 
 // comparisonOps are the comparisons ALL and ANY (SELECT …) take ("!=" read as "<>").
@@ -296,7 +296,10 @@ func (bd *binder) aggregateOf(sub *pg.SelectStmt, kind string) (func(fn string, 
 		return pg.MakeFuncCallNode([]*pg.Node{pg.MakeStrNode(fn)}, []*pg.Node{y}, -1)
 	}
 	windowed := func(fc *pg.FuncCall) bool { return fc.GetOver() != nil }
-	plain := (sub.GetOp() == pg.SetOperation_SETOP_NONE || sub.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED) &&
+	// A subquery in y would be one inside the aggregate (max(y + (SELECT …))), which an
+	// aggregate query without GROUP BY cannot hold: such an S is read as a derived table.
+	nested := len(sub.GetTargetList()) > 0 && hasSubLink(sub.GetTargetList()[0])
+	plain := !nested && (sub.GetOp() == pg.SetOperation_SETOP_NONE || sub.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED) &&
 		len(sub.GetValuesLists()) == 0 && len(sub.GetGroupClause()) == 0 && sub.GetHavingClause() == nil &&
 		!hasAggregate(sub.GetTargetList()) && len(sub.GetWindowClause()) == 0 && !anyCall(sub.GetTargetList()[0], windowed) &&
 		sub.GetLimitCount() == nil && sub.GetLimitOffset() == nil && (len(sub.GetDistinctClause()) == 0 || sub.GetDistinctClause()[0].GetNode() == nil)
@@ -312,6 +315,9 @@ func (bd *binder) aggregateOf(sub *pg.SelectStmt, kind string) (func(fn string, 
 	// Any other subquery is a derived table, which cannot read the outer query's columns: a
 	// correlated one is refused.
 	if bd.correlated(sub) {
+		if nested {
+			return nil, unimplementedAre("correlated " + kind + " subqueries whose select list holds a subquery")
+		}
 		return nil, unimplementedAre("correlated " + kind + " subqueries with set operations, GROUP BY, HAVING, aggregates, window functions, DISTINCT ON, LIMIT or OFFSET")
 	}
 	const q = "?quantified?"

@@ -54,7 +54,7 @@ func (bd *binder) routeRead(r *plan.NamedTableReadRel, conj []expr.Expression) (
 			bd.readRouted[r] = append(bd.readRouted[r], c)
 		}
 	}
-	out, err := bd.route(def, conj)
+	out, err := bd.route(def, conj, bd.readLabel(r, def))
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (bd *binder) routeRead(r *plan.NamedTableReadRel, conj []expr.Expression) (
 // and the table's partition column. An empty route — partition sets without a common value
 // (origin = 'ORD' AND origin = 'SFO') or bounds that leave no instant — answers no rows, as
 // PostgreSQL does: the conjuncts are returned as they are and the read's RouteInfo is Empty.
-func (bd *binder) route(def routing.TableDef, conj []expr.Expression) ([]expr.Expression, error) {
+func (bd *binder) route(def routing.TableDef, conj []expr.Expression, label readLabel) ([]expr.Expression, error) {
 	var ra routeAtoms
 	var residual, routed []expr.Expression
 	for _, c := range conj {
@@ -83,7 +83,7 @@ func (bd *binder) route(def routing.TableDef, conj []expr.Expression) ([]expr.Ex
 		}
 		residual = append(residual, c)
 	}
-	if err := ra.check(def, bd.opts.Analytical); err != nil {
+	if err := ra.check(def, label, bd.opts.Analytical); err != nil {
 		return nil, err
 	}
 	info := RouteInfo{Table: def, RouteConjuncts: len(routed), Residual: len(residual), Analytical: !ra.partSeen}
@@ -447,7 +447,7 @@ func ImpliedByRoute(e expr.Expression, def routing.TableDef, partitions [][]byte
 // missing and the table's own partition column; without a partition pin, unless analytical
 // (where no pin is needed, and the message names the time bound only), it says how to list
 // several partitions and how to read them all (the analytical mode).
-func (ra *routeAtoms) check(def routing.TableDef, analytical bool) error {
+func (ra *routeAtoms) check(def routing.TableDef, label readLabel, analytical bool) error {
 	var missing []string
 	if !ra.partSeen && !analytical {
 		missing = append(missing, def.PartitionColumn+" = <value>")
@@ -463,13 +463,42 @@ func (ra *routeAtoms) check(def routing.TableDef, analytical bool) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	msg := def.Name + " needs " + strings.Join(missing, " and ")
+	msg := " needs " + strings.Join(missing, " and ")
 	if !ra.partSeen && !analytical {
 		// The analytical mode reads every partition of the range: only the time bound is
 		// missing then, and the hint would speak of what is not.
 		msg += " (several partitions: " + def.PartitionColumn + " IN (…) or = ANY($1); every partition of the range: the analytical mode, session option " + AnalyticalOption + " = on)"
 	}
-	return &Error{Code: InvalidArgument, Msg: msg}
+	if label.place == "" {
+		return &Error{Code: InvalidArgument, Msg: def.Name + msg}
+	}
+	// The statement reads the table more than once: the read is named by the alias it is read
+	// under, which is the client's text (the log says <identifier>).
+	return &Error{Code: InvalidArgument, Msg: def.Name + " read " + label.how + " " + label.place + msg,
+		LogMsg: def.Name + " read " + label.how + " <identifier>" + msg}
+}
+
+// readLabel names one read of a table in a statement that reads it more than once: how is
+// "as" (FROM flights AS i) or "in" (a derived table or WITH query FROM … AS i reads it), place
+// the alias. The zero readLabel names none.
+type readLabel struct{ how, place string }
+
+// readLabel is the label of read r (of table def) in refusals of its route: the alias it is
+// read under when the statement reads def more than once, else none.
+func (bd *binder) readLabel(r *plan.NamedTableReadRel, def routing.TableDef) readLabel {
+	if t, ok := bd.readLinks[r]; ok {
+		r = t // a domain's copy is named as the read it copies
+	}
+	n := 0
+	for _, x := range bd.reads {
+		if x.Names()[0] == def.Name {
+			n++
+		}
+	}
+	if n < 2 {
+		return readLabel{}
+	}
+	return bd.readPlace[r]
 }
 
 // AnalyticalOption is the name of the Flight SQL session option that enables the analytical
@@ -576,7 +605,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 					info.Residual++
 				}
 			}
-			if err := ra.check(def, opts.Analytical); err != nil {
+			if err := ra.check(def, readLabel{}, opts.Analytical); err != nil {
 				return err
 			}
 			if ra.lower == nil || ra.upper == nil {

@@ -27,6 +27,24 @@ func TestRefusalSQLStates(t *testing.T) {
 		{`SELECT round(1.5, id::int) FROM messages` + routedWhere, "0A000", "round(numeric, n) with n other than an integer constant is not supported"},
 		{`SELECT nosuchfn(1)`, "42883", "function <identifier> is not supported"},
 		{`SELECT date_trunc('fortnight', timestamp) FROM messages` + routedWhere, "22023", ""},
+		// Issue 18's user trial: PostgreSQL's words and codes, or refused by name.
+		{`SELECT id FROM messages o` + routedWhere + ` AND EXISTS (SELECT 1 FROM messages i` + routedWhere + ` AND EXISTS (SELECT 1 FROM messages j` + routedWhere + ` AND j.id = o.id))`,
+			"0A000", "correlated references to a query 2 levels out (column <identifier>, read from a subquery or derived table inside a subquery) are not supported"},
+		{`SELECT id FROM messages o` + routedWhere + ` AND EXISTS (SELECT 1 FROM (SELECT id FROM messages i` + routedWhere + ` AND i.value = o.value) d)`,
+			"0A000", "correlated references to a query 2 levels out (column <identifier>, read from a subquery or derived table inside a subquery) are not supported"},
+		{`SELECT id FROM messages o` + routedWhere + ` AND EXISTS (SELECT 1 FROM messages i` + routedWhere + ` AND EXISTS (SELECT 1 FROM messages j` + routedWhere + ` AND j.id = nosuch.id))`,
+			"42P01", "missing FROM-clause entry for table <identifier>"},
+		{`SELECT id FROM messages o` + routedWhere + ` AND length(id) > ALL (SELECT length(id) + (SELECT 1) FROM messages i` + routedWhere + ` AND i.value = o.value)`,
+			"0A000", "correlated ALL (SELECT …) subqueries whose select list holds a subquery are not supported"},
+		{`SELECT log(2::float8, 8::float8)`, "42883", "function log(double precision, double precision) does not exist"},
+		{`SELECT log(2::real, 8::numeric)`, "42883", "function log(real, numeric) does not exist"},
+		{`SELECT now() * '1'`, "42883", "operator does not exist: timestamp with time zone * unknown"},
+		{`SELECT now()::timestamp + '2001-01-01'::date`, "42883", "operator does not exist: timestamp without time zone + date"},
+		{`SELECT 1e40::real`, "22003", "value out of range for type real"},
+		{`SELECT min(*) FROM messages` + routedWhere, "42883", "function min() does not exist"},
+		{`SELECT * FROM messages` + routedWhere + ` LIMIT -1`, "2201W", "LIMIT must not be negative"},
+		{`SELECT a.id FROM messages a JOIN messages b ON a.id = b.id WHERE a.channel_id = 'general' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-02-01' AND b.channel_id = 'general'`,
+			"", "messages read as <identifier> needs timestamp >= <start> AND timestamp < <end>"},
 	} {
 		_, err := Prepare(tt.sql, cat)
 		var e *Error

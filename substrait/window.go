@@ -572,7 +572,7 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 	raw := fc.GetArgs()
 	star := fc.GetAggStar()
 	if star && name != "count" {
-		return nil, errorf(InvalidArgument, "%s(*) is not a valid aggregate", name)
+		return nil, errorf(InvalidArgument, "function %s() does not exist", name)
 	}
 	if !star && len(raw) != 1 {
 		return nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))

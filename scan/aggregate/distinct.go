@@ -40,7 +40,7 @@ func newDistinct(m resolved, keepLog bool) accumulator {
 	case arrow.DECIMAL128:
 		return newDistinctDec(m, keepLog)
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
-		return &distinctBytes{dt: m.argType, log: distinctLog[string]{keep: keepLog}, set: map[string]struct{}{}}
+		return &distinctBytes{dt: m.argType, distinctSet: newDistinctSet[string, string](keepLog)}
 	}
 	panic("aggregate: distinct of " + m.argType.String())
 }
@@ -133,42 +133,86 @@ func (a *distinctNum[T]) heapBytes() int64 {
 		int64(cap(a.keys))*8 + int64(cap(a.newG))*4 + int64(cap(a.newV))*sizeOf[T]()
 }
 
+// distinctSet is the set of (group, value) pairs and the insertion log distinctBytes and
+// distinctDec keep: key K is the pair's, V the value the log holds.
+type distinctSet[K comparable, V any] struct {
+	set  map[K]struct{}
+	log  distinctLog[V]
+	newG []uint32 // the groups of the pairs the last update found new
+}
+
+func newDistinctSet[K comparable, V any](keepLog bool) distinctSet[K, V] {
+	return distinctSet[K, V]{set: map[K]struct{}{}, log: distinctLog[V]{keep: keepLog}}
+}
+
+// update calls row for each row of gids mask keeps (nil: every row), with its group; row
+// reports whether the row's pair is new (insert), whose group newG then lists.
+func (s *distinctSet[K, V]) update(gids []uint32, mask []bool, row func(i int, g uint32) (bool, error)) error {
+	s.newG = s.newG[:0]
+	for i, g := range gids {
+		if mask != nil && !mask[i] {
+			continue
+		}
+		isNew, err := row(i, g)
+		if err != nil {
+			return err
+		}
+		if isNew {
+			s.newG = append(s.newG, g)
+		}
+	}
+	return nil
+}
+
+// insert adds the pair k of group g and value v, and reports whether it is new.
+func (s *distinctSet[K, V]) insert(k K, g uint32, v V) bool {
+	if _, ok := s.set[k]; ok {
+		return false
+	}
+	s.set[k] = struct{}{}
+	s.log.add1(g, v)
+	return true
+}
+
+// state is the partial state of groups lo..hi-1 (distinctLog.state); the set is dropped, as
+// the state is asked for once the input ended.
+func (s *distinctSet[K, V]) state(mem memory.Allocator, dt arrow.DataType, lo, hi int, values func([]V) arrow.Array) []arrow.Array {
+	s.set = nil
+	return []arrow.Array{s.log.state(mem, dt, lo, hi, values)}
+}
+
+// heapBytes estimates the Go heap of the log and the scratch (the set's entries are the
+// caller's to count: their size depends on K).
+func (s *distinctSet[K, V]) heapBytes() int64 {
+	return s.log.heapBytes() + int64(cap(s.newG))*4
+}
+
 // distinctBytes is count(distinct x) over text or binary. The set's keys are the group id
 // (4 bytes, little-endian) followed by the value.
 type distinctBytes struct {
-	dt    arrow.DataType
-	count countAcc
-	set   map[string]struct{}
-	log   distinctLog[string] // values are views into the set's keys
-	heap  int64
-	kbuf  []byte
-	newG  []uint32
+	dt                          arrow.DataType
+	count                       countAcc
+	distinctSet[string, string] // the log's values are views into the set's keys
+	heap                        int64
+	kbuf                        []byte
 }
 
 func (a *distinctBytes) grow(n int) { a.count.grow(n) }
 
 func (a *distinctBytes) update(arg arrow.Array, gids []uint32, mask []bool) error {
 	col := bytesView(arg)
-	newG := a.newG[:0]
-	for i, g := range gids {
-		if mask != nil && !mask[i] {
-			continue
-		}
-		v := col.value(i)
+	err := a.distinctSet.update(gids, mask, func(i int, g uint32) (bool, error) {
 		a.kbuf = binary.LittleEndian.AppendUint32(a.kbuf[:0], g)
-		a.kbuf = append(a.kbuf, v...)
+		a.kbuf = append(a.kbuf, col.value(i)...)
 		if _, ok := a.set[string(a.kbuf)]; ok {
-			continue
+			return false, nil // looked up without a copy of the key
 		}
 		k := string(a.kbuf)
-		a.set[k] = struct{}{}
-		a.log.add1(g, k[4:])
 		a.heap += int64(len(k)) + distinctEntryBytes + 16
-		newG = append(newG, g)
-	}
-	a.count.addRows(newG, nil)
-	a.newG = newG
-	return nil
+		return a.insert(k, g, k[4:]), nil
+	})
+	a.count.addRows(a.newG, nil)
+	return err
 }
 
 func (a *distinctBytes) merge(cols []arrow.Array, gids []uint32) error {
@@ -180,13 +224,12 @@ func (a *distinctBytes) result(mem memory.Allocator, lo, hi int) (arrow.Array, e
 }
 
 func (a *distinctBytes) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
-	a.set = nil // the state is asked for once the input ended; the log's values stay
-	return []arrow.Array{a.log.state(mem, a.dt, lo, hi, func(vals []string) arrow.Array { return makeBytes(mem, a.dt, vals, nil) })}, nil
+	return a.distinctSet.state(mem, a.dt, lo, hi, func(vals []string) arrow.Array { return makeBytes(mem, a.dt, vals, nil) }), nil
 }
 
 func (a *distinctBytes) heapBytes() int64 {
 	// The log's values are views into the set's keys, counted in heap.
-	return a.count.heapBytes() + a.heap + int64(cap(a.log.g))*4 + int64(cap(a.kbuf)) + int64(cap(a.newG))*4
+	return a.count.heapBytes() + a.heap + a.distinctSet.heapBytes() + int64(cap(a.kbuf))
 }
 
 // distinctLog is a distinct measure's insertion log, kept only when its partial state will be
@@ -362,9 +405,7 @@ type distinctDec struct {
 	dt    arrow.DataType
 	count *countAcc  // count
 	sum   *decSumAcc // sum
-	set   map[distinctDecKey]struct{}
-	log   distinctLog[decimal128.Num]
-	newG  []uint32
+	distinctSet[distinctDecKey, decimal128.Num]
 }
 
 type distinctDecKey struct {
@@ -373,7 +414,7 @@ type distinctDecKey struct {
 }
 
 func newDistinctDec(m resolved, keepLog bool) *distinctDec {
-	a := &distinctDec{dt: m.argType, log: distinctLog[decimal128.Num]{keep: keepLog}, set: map[distinctDecKey]struct{}{}}
+	a := &distinctDec{dt: m.argType, distinctSet: newDistinctSet[distinctDecKey, decimal128.Num](keepLog)}
 	if m.Func == Count {
 		a.count = &countAcc{}
 	} else {
@@ -392,28 +433,21 @@ func (a *distinctDec) grow(n int) {
 
 func (a *distinctDec) update(arg arrow.Array, gids []uint32, mask []bool) error {
 	vals := arg.(*array.Decimal128).Values()
-	newG := a.newG[:0]
-	for i, g := range gids {
-		if mask != nil && !mask[i] {
-			continue
+	err := a.distinctSet.update(gids, mask, func(i int, g uint32) (bool, error) {
+		if !a.insert(distinctDecKey{g, vals[i]}, g, vals[i]) {
+			return false, nil
 		}
-		k := distinctDecKey{g, vals[i]}
-		if _, ok := a.set[k]; ok {
-			continue
-		}
-		a.set[k] = struct{}{}
-		a.log.add1(g, vals[i])
-		newG = append(newG, g)
 		if a.sum != nil {
-			if err := a.sum.add(g, vals[i]); err != nil {
-				return err
-			}
+			return true, a.sum.add(g, vals[i])
 		}
+		return true, nil
+	})
+	if err != nil {
+		return err
 	}
 	if a.count != nil {
-		a.count.addRows(newG, nil)
+		a.count.addRows(a.newG, nil)
 	}
-	a.newG = newG
 	return nil
 }
 
@@ -429,13 +463,12 @@ func (a *distinctDec) result(mem memory.Allocator, lo, hi int) (arrow.Array, err
 }
 
 func (a *distinctDec) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
-	a.set = nil // the state is asked for once the input ended
-	return []arrow.Array{a.log.state(mem, a.dt, lo, hi, func(vals []decimal128.Num) arrow.Array {
+	return a.distinctSet.state(mem, a.dt, lo, hi, func(vals []decimal128.Num) arrow.Array {
 		b := array.NewDecimal128Builder(mem, a.dt.(*arrow.Decimal128Type))
 		defer b.Release()
 		b.AppendValues(vals, nil)
 		return b.NewArray()
-	})}, nil
+	}), nil
 }
 
 func (a *distinctDec) heapBytes() int64 {
@@ -445,5 +478,5 @@ func (a *distinctDec) heapBytes() int64 {
 	} else {
 		inner = a.sum.heapBytes()
 	}
-	return inner + int64(len(a.set))*(distinctEntryBytes+16) + a.log.heapBytes() + int64(cap(a.newG))*4
+	return inner + int64(len(a.set))*(distinctEntryBytes+16) + a.distinctSet.heapBytes()
 }

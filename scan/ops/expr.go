@@ -129,7 +129,7 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 	if err != nil {
 		return nil, unsupportedExpr(err)
 	}
-	typ, err := c.typeOf(root)
+	typ, err := c.evalType(root)
 	if err != nil {
 		var de *DataError
 		if errors.As(err, &de) {
@@ -406,10 +406,34 @@ type compiler struct {
 	// shred, when set, compiles the JSON fields of one column as references to typed columns
 	// (CompileShredded).
 	shred *shredding
+	// arrowOnlyCalls holds arrowOnly's answers for the calls arrowOnlyKept has seen.
+	arrowOnlyCalls map[*expr.ScalarFunction]bool
 }
 
-// typeOf evaluates n on the empty batch and returns its type.
+// staticTyped is a node whose result type is known once it is compiled, without evaluating
+// it: fnNode (its kernel's set-up says it, and eval checks it), castNode (its target) and a
+// memoNode over one of them.
+type staticTyped interface {
+	// staticType is the node's result type, nil when it is not known without evaluating.
+	staticType() arrow.DataType
+}
+
+// typeOf returns n's result type: the one it declares (staticTyped), else the type of its
+// result on the empty batch. Compiling a call asks its arguments' types, so evaluating each
+// argument's whole subtree there would make a chain of n calls cost O(n²) (4,000 real factors
+// x*x*…*x took 70 s); each level declaring its type keeps compilation linear (the root is
+// still evaluated once on the empty batch by compile, which folds constants: TestChainLinear).
 func (c *compiler) typeOf(n node) (arrow.DataType, error) {
+	if st, ok := n.(staticTyped); ok {
+		if t := st.staticType(); t != nil {
+			return t, nil
+		}
+	}
+	return c.evalType(n)
+}
+
+// evalType evaluates n on the empty batch and returns its result's type.
+func (c *compiler) evalType(n node) (arrow.DataType, error) {
 	ctx := exprs.WithExtensionIDSet(compute.WithAllocator(context.Background(), memory.DefaultAllocator), c.ext)
 	d, err := n.eval(ctx, c.empty)
 	if err != nil {
@@ -477,7 +501,7 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 			switch a := v.Arg(i).(type) {
 			case types.Enum:
 			case expr.Expression:
-				if !c.arrowOnly(a) {
+				if !c.arrowOnlyKept(a) {
 					return false
 				}
 			default:
@@ -487,6 +511,24 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 		return true
 	}
 	return false
+}
+
+// arrowOnlyKept is arrowOnly with its answers for function calls kept: compile asks it at
+// every level of a nested call, which would walk a chain of n calls n times.
+func (c *compiler) arrowOnlyKept(e expr.Expression) bool {
+	f, ok := e.(*expr.ScalarFunction)
+	if !ok {
+		return c.arrowOnly(e)
+	}
+	if only, seen := c.arrowOnlyCalls[f]; seen {
+		return only
+	}
+	only := c.arrowOnly(f)
+	if c.arrowOnlyCalls == nil {
+		c.arrowOnlyCalls = make(map[*expr.ScalarFunction]bool)
+	}
+	c.arrowOnlyCalls[f] = only
+	return only
 }
 
 // errMissing is the error of an argument that is not there: substrait-go v8.1.1 reads a
@@ -561,7 +603,7 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		if _, err := c.arrowConv(v); err != nil {
 			return nil, err
 		}
-		if c.arrowOnly(v) {
+		if c.arrowOnlyKept(v) {
 			return &arrowNode{e: v, schema: c.anon}, nil
 		}
 		if isAndOr(v) && v.NArgs() != 2 {
@@ -893,6 +935,8 @@ type castNode struct {
 	in node
 	to arrow.DataType
 }
+
+func (n *castNode) staticType() arrow.DataType { return n.to }
 
 func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
 	d, err := n.in.eval(ctx, b)

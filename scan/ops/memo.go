@@ -43,6 +43,13 @@ func (m *memo) release() {
 	}
 }
 
+func (n *memoNode) staticType() arrow.DataType {
+	if st, ok := n.inner.(staticTyped); ok {
+		return st.staticType()
+	}
+	return nil
+}
+
 func (n *memoNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
 	m, _ := ctx.Value(memoKey{}).(*memo)
 	if m == nil {

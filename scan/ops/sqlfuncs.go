@@ -156,8 +156,14 @@ func (n *fnNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, 
 		return nil, fmt.Errorf("ops: %s: %w", n.name, err)
 	}
 	defer out.Release()
+	if n.out != nil && !arrow.TypeEqual(out.DataType(), n.out) {
+		// typeOf trusts n.out (staticType): a kernel answering another type is a defect.
+		return nil, fmt.Errorf("ops: %s: result is %s, not the %s its set-up declared", n.name, out.DataType(), n.out)
+	}
 	return compute.NewDatum(out), nil
 }
+
+func (n *fnNode) staticType() arrow.DataType { return n.out }
 
 // --- argument access ------------------------------------------------------------------------
 
