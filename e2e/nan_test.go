@@ -39,6 +39,9 @@ func TestNaNAsPostgres(t *testing.T) {
 		"SELECT v.n, w.n, v.x = w.x, v.x < w.x, v.x >= w.x, v.x <> w.x FROM VALS, VALS2 WHERE w.n IN (1, 2, 3, 5) ORDER BY 1, 2",
 		"SELECT max(x)::text, min(x)::text, max(x) FILTER (WHERE x < 'NaN')::text, count(*) FILTER (WHERE x > 0), count(*) FILTER (WHERE x = x), count(DISTINCT x) FROM VALS",
 		"SELECT x = 0 AS zero, x::text <> 'NaN' AS num, count(*) FROM VALS GROUP BY x ORDER BY x",
+		// Of equal values min and max keep the later (float8larger): -0 then 0 is 0.
+		"SELECT x = 0 AS zero, max(x)::text, min(x)::text FROM VALS GROUP BY 1 ORDER BY 1",
+		"SELECT max(x)::text, min(x)::text FROM VALS WHERE x = 0",
 		"SELECT DISTINCT x::text FROM VALS WHERE x::text <> '-0' ORDER BY 1",
 		"SELECT n, x::text FROM VALS ORDER BY x, n",
 		"SELECT n, x::text FROM VALS ORDER BY x DESC NULLS LAST, n LIMIT 4",
@@ -67,6 +70,10 @@ func TestNaNAsPostgres(t *testing.T) {
 		}
 	}
 	comparePG(t, ctx, pg, clients, sameSQL(pgText, constants...)...)
+	// A RANGE offset over a double precision key: NaN and negative are PostgreSQL's 22013.
+	for _, off := range []string{"'NaN'", "'-1'", "-1"} {
+		refusedAsPostgres(t, ctx, cl, pg, "SELECT count(*) OVER (ORDER BY x RANGE BETWEEN "+off+" PRECEDING AND CURRENT ROW) FROM "+vals, "22013")
+	}
 
 	// Over rows.
 	from := " FROM flights WHERE origin = 'ORD' AND " + trialRange
