@@ -143,6 +143,9 @@ type bval struct {
 	// integers, CASE of numerics of different scales: dscale.go); nil when every value shows
 	// its type's scale.
 	ds dscale
+	// bytea: the value is bytea, not a JSON document (both are Arrow binary): the result of a
+	// cast to bytea, whose text is byteaout's (bytea.go).
+	bytea bool
 }
 
 func typed(e expr.Expression) bval { return bval{e: e} }
@@ -1044,6 +1047,14 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	}
 	if v.param > 0 && name == "timestamp" {
 		return bd.wallclockParam(v)
+	}
+	if name == "bytea" {
+		return bd.byteaCast(v)
+	}
+	if v.bytea && familyOf(t) == famString {
+		if _, plain := t.(*types.StringType); plain {
+			return bd.byteaText(v)
+		}
 	}
 	if v.untyped() {
 		e, err := bd.coerce(v, t, "")
