@@ -1040,6 +1040,13 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 		if lit, ok, err := decimalToInteger(c.GetFval().GetFval(), t); ok || err != nil {
 			return typed(lit), err
 		}
+		if familyOf(t) == famFloat {
+			// A decimal constant cast to real or double precision: float4in or float8in of
+			// its text, as PostgreSQL's numeric_float8 reads numeric_out's, without the
+			// numeric of 38 digits between (1e300::float8 is 1e+300, not 22003).
+			lit, err := literalOfType(c.GetFval().GetFval(), t)
+			return typed(lit), err
+		}
 	}
 	v, err := bd.bindExpr(tc.GetArg(), sc)
 	if err != nil {
