@@ -21,6 +21,12 @@ func TestByteaAsPostgres(t *testing.T) {
 		"SELECT '\\x 61 62'::bytea::text, '\\xDEADbeef'::bytea::text, ''::bytea::text, '\\x'::bytea::text, CAST(CAST('\\x00ff' AS bytea) AS text), length(bytea '\\x41')",
 		`SELECT convert_from('\x6162'::bytea, 'UTF8'), '\x6162'::bytea = 'ab'::bytea, '\x61'::bytea < '\x62'::bytea, '\x6162'::bytea::varchar`,
 		`SELECT x::bytea::text, length(x::bytea) FROM (VALUES ('\x6162'), ('a\\b'), ('\141'), (NULL), ('plain'), ('\x')) v(x)`,
+		// A bytea read from a subquery, a CTE, a set operation, a join or a grouping key.
+		`SELECT b::text FROM (SELECT '\x6162'::bytea AS b) t`,
+		`WITH c AS (SELECT x::bytea AS b FROM (VALUES ('\x61'), ('a\\b')) v(x)) SELECT b::text, length(b) FROM c ORDER BY 1`,
+		`SELECT b::text FROM (SELECT '\x61'::bytea AS b UNION SELECT '\x62'::bytea) t ORDER BY 1`,
+		`SELECT t.b::text, u.b::text FROM (SELECT '\x61'::bytea AS b) t JOIN (SELECT '\x61'::bytea AS b) u ON t.b = u.b`,
+		`SELECT b::text, count(*) FROM (SELECT x::bytea AS b FROM (VALUES ('\x61'), ('a'), ('b')) v(x)) t GROUP BY b ORDER BY 1`,
 	)...)
 	for q, code := range map[string]string{
 		`SELECT '\x616'::bytea`: "22023", `SELECT '\xzz'::bytea`: "22023", `SELECT '\x6 1'::bytea`: "22023", `SELECT 'a\b'::bytea`: "22P02",

@@ -917,6 +917,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
+	v.bytea = sc.cols[i].bytea
 	if sc.cols[i].vary {
 		v.ds = lostScale("a numeric whose display scale varies by row (an average) read from a subquery, CTE or set operation")
 	}

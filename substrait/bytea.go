@@ -12,10 +12,11 @@ import (
 // text constant is byteain's value, read here ('\x6162'::bytea is two bytes, 'a\\b'::bytea
 // three); of a text value, scan/ops' bytea_in per row; a text the format does not read is
 // PostgreSQL's 22023 or 22P02 in its words, quoting nothing. A value known to be bytea (the
-// result of such a cast) cast to text is byteaout's hex (scan/ops' bytea_out, or read here of
-// a constant). bytea and JSON documents are both Arrow binary: a binary value of another
-// origin (a subquery's bytea column, the routed table's value) casts to text as the
-// document's text, as before.
+// result of such a cast, and a column holding one read from a subquery, CTE, set operation,
+// join or grouping key: the scope's col.bytea) cast to text is byteaout's hex (scan/ops'
+// bytea_out, or read here of a constant). bytea and JSON documents are both Arrow binary: a
+// binary value of another origin (the routed table's value, a JSON function's result) casts to
+// text as the document's text.
 
 // byteaCast binds v::bytea.
 func (bd *binder) byteaCast(v bval) (bval, error) {
