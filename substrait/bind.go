@@ -594,7 +594,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	outs := make([]expr.Expression, len(items))
 	names := make([]string, len(items))
-	vary := make([]bool, len(items)) // outs[i]'s display scale varies by row (dscale.go)
+	vary := make([]bool, len(items))  // outs[i]'s display scale varies by row (dscale.go)
 	bytea := make([]bool, len(items)) // outs[i] is bytea (bytea.go)
 	for i, it := range items {
 		v, err := bd.bindExpr(it.node, in.sc)
