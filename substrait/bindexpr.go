@@ -1044,8 +1044,13 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 		if familyOf(t) == famFloat {
 			// A decimal constant cast to real or double precision: float4in or float8in of
 			// its text, as PostgreSQL's numeric_float8 reads numeric_out's, without the
-			// numeric of 38 digits between (1e300::float8 is 1e+300, not 22003).
-			lit, err := literalOfType(c.GetFval().GetFval(), t)
+			// numeric of 38 digits between (1e300::float8 is 1e+300, not 22003). numeric
+			// has no negative zero: (-0.0)::float8 is 0.
+			text := c.GetFval().GetFval()
+			if mant, _, _ := strings.Cut(strings.ToLower(text), "e"); strings.HasPrefix(text, "-") && strings.Trim(mant, "-0.") == "" {
+				text = text[1:]
+			}
+			lit, err := literalOfType(text, t)
 			return typed(lit), err
 		}
 	}
