@@ -130,6 +130,25 @@ func (l *statementLog) take() []string {
 	return out
 }
 
+// tracedServer starts a server with pushdown over e's stores whose hot store records every
+// statement it sends in the returned log; both are closed when the test ends.
+func tracedServer(t *testing.T, e *env) (*server.Server, *statementLog) {
+	t.Helper()
+	ctx := context.Background()
+	log := &statementLog{}
+	st, err := cockroach.Open(ctx, cockroach.Config{URL: e.url, Tracer: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: st, Archive: e.reader, Pushdown: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv, log
+}
+
 var (
 	countCall  = regexp.MustCompile(`(?i)\bcount\(`)
 	readsValue = regexp.MustCompile(`(?i)\b(value|sort_key)\b`)
@@ -140,18 +159,7 @@ var (
 // item 2). Reads of several partitions batch their hot buckets instead (scan/hotagg.go).
 func TestHotCountSendsOneCountPerBucket(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.Background()
-	log := &statementLog{}
-	st, err := cockroach.Open(ctx, cockroach.Config{URL: e.url, Tracer: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: st, Archive: e.reader, Pushdown: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv, log := tracedServer(t, e)
 	cl := dial(t, srv)
 	log.take()
 	// SFO's April–July buckets are hot: four buckets.

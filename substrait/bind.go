@@ -107,6 +107,9 @@ type col struct {
 	// vary marks a numeric column whose values' display scales differ row by row (dscale.go):
 	// its text is refused where it is read.
 	vary bool
+	// bytea marks a binary column of bytea values, not JSON documents (bytea.go): its text is
+	// byteaout's.
+	bytea bool
 }
 
 // scope is the columns an expression may reference: the output of the FROM relation.
@@ -358,7 +361,7 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary})
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea})
 	}
 	if !sel.GetAll() {
 		return bd.distinct(out)
@@ -418,6 +421,7 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	}
 	for i, v := range vary {
 		larm.sc.cols[i].vary = larm.sc.cols[i].vary || v
+		larm.sc.cols[i].bytea = l.sc.cols[i].bytea || r.sc.cols[i].bytea
 	}
 	return l, larm, rarm, nil
 }
@@ -456,7 +460,7 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 		// of an aggregate): no ProjectRel, which the executor would run per batch for nothing.
 		out := &boundRel{rel: br.rel, sc: &scope{}, names: names}
 		for i, c := range br.sc.cols {
-			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary})
+			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea})
 		}
 		return out, nil
 	}
@@ -613,7 +617,8 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	outs := make([]expr.Expression, len(items))
 	names := make([]string, len(items))
-	vary := make([]bool, len(items)) // outs[i]'s display scale varies by row (dscale.go)
+	vary := make([]bool, len(items))  // outs[i]'s display scale varies by row (dscale.go)
+	bytea := make([]bool, len(items)) // outs[i] is bytea (bytea.go)
 	for i, it := range items {
 		v, err := bd.bindExpr(it.node, in.sc)
 		if err != nil {
@@ -623,7 +628,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		if err != nil {
 			return nil, err
 		}
-		vary[i] = v.ds != nil
+		vary[i], bytea[i] = v.ds != nil, v.bytea
 		outs[i], names[i] = e, it.name
 	}
 	win := bd.win
@@ -684,6 +689,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	for i, v := range vary {
 		proj.sc.cols[i].vary = proj.sc.cols[i].vary || v
+		proj.sc.cols[i].bytea = proj.sc.cols[i].bytea || bytea[i]
 	}
 	switch {
 	case distinctOn:

@@ -142,6 +142,9 @@ type bval struct {
 	// integers, CASE of numerics of different scales: dscale.go); nil when every value shows
 	// its type's scale.
 	ds dscale
+	// bytea: the value is bytea, not a JSON document (both are Arrow binary): the result of a
+	// cast to bytea, whose text is byteaout's (bytea.go).
+	bytea bool
 }
 
 func typed(e expr.Expression) bval { return bval{e: e} }
@@ -919,6 +922,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
+	v.bytea = sc.cols[i].bytea
 	if sc.cols[i].vary {
 		v.ds = lostScale("a numeric whose display scale varies by row (an average) read from a subquery, CTE or set operation")
 	}
@@ -1057,6 +1061,14 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	}
 	if v.param > 0 && name == "timestamp" {
 		return bd.wallclockParam(v)
+	}
+	if name == "bytea" {
+		return bd.byteaCast(v)
+	}
+	if v.bytea && familyOf(t) == famString {
+		if _, plain := t.(*types.StringType); plain {
+			return bd.byteaText(v)
+		}
 	}
 	if v.untyped() {
 		e, err := bd.coerce(v, t, "")

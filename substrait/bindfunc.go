@@ -157,6 +157,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			for i, g := range ac.groups {
 				if g.Equals(e.e) {
 					v := typed(ac.scope().ref(i))
+					v.bytea = e.bytea
 					if e.ds != nil {
 						v.ds = lostScale("a numeric whose display scale varies by row used as a GROUP BY key")
 					}

@@ -183,6 +183,9 @@ func FuzzSQL(f *testing.F) {
 	for _, s := range intervalFuzzSQL {
 		f.Add(s, false)
 	}
+	for _, s := range floatByteaFuzzSQL {
+		f.Add(s, false)
+	}
 	env := newFuzzEnv(f)
 	now := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, sql string, analytical bool) {

@@ -15,7 +15,9 @@ import (
 // offset of the row's key (scan/ops winrange.go). The offset is a constant (or a parameter
 // bound at execution), non-negative, in the key's units as Substrait's bound carries it:
 //   - an integer key: an integer offset;
-//   - a double precision key: a whole-number offset (a fractional one is refused by name);
+//   - a real or double precision key (a real measured as a double): a whole-number offset,
+//     numeric or quoted ('5'); a fractional or infinite one is refused by name, a NaN or
+//     negative one is PostgreSQL's 22013;
 //   - a timestamp key: an interval constant without months or years (days are 24 hours, as
 //     in the UTC session), converted to the timestamp's unit.
 // Other keys (date, numeric, text…) are refused by name.
@@ -33,6 +35,11 @@ func (bd *binder) rangeOffsetFrame(wf *expr.WindowFunction, spec windowSpec) err
 		// The executor measures offsets over integer and bigint keys: a smallint key is
 		// ordered as the integer it widens to.
 		key = i32Type().WithNullability(key.GetNullability())
+		wf.Sorts[0].Expr = &expr.Cast{Type: key, Input: wf.Sorts[0].Expr, FailureBehavior: types.BehaviorThrowException}
+	case *types.Float32Type:
+		// A real key is measured in double precision, as PostgreSQL's in_range_float4_float8
+		// does; widening keeps its order (the executor measures offsets over doubles only).
+		key = fp64Type().WithNullability(key.GetNullability())
 		wf.Sorts[0].Expr = &expr.Cast{Type: key, Input: wf.Sorts[0].Expr, FailureBehavior: types.BehaviorThrowException}
 	}
 	var err error
@@ -72,6 +79,27 @@ func (bd *binder) rangeBound(f, unb, cur, prec int32, key types.Type, off *pg.No
 		}
 		if v.null {
 			return nil, &Error{Code: InvalidArgument, SQLState: "22004", Msg: fmt.Sprintf("frame %s offset must not be null", which)}
+		}
+		if v.untyped() && familyOf(key) == famFloat {
+			// A quoted offset over a double precision key reads as double precision
+			// ('Infinity'), as PostgreSQL resolves in_range_float8_float8's argument.
+			e, err := bd.coerce(v, fp64Type(), "frame offset")
+			if err != nil {
+				return nil, err
+			}
+			if lit, ok := e.(*expr.PrimitiveLiteral[float64]); ok {
+				f := lit.Value
+				switch {
+				case math.IsNaN(f) || f < 0:
+					return nil, &Error{Code: InvalidArgument, SQLState: "22013", Msg: "invalid preceding or following size in window function"}
+				case f == math.Trunc(f) && f < 1<<63:
+					n = int64(f)
+				default:
+					return nil, unimplementedAre("RANGE offsets over double precision other than whole-number constants")
+				}
+				break
+			}
+			return nil, unimplementedAre("RANGE offsets over double precision other than whole-number constants")
 		}
 		if !v.untyped() && familyOf(v.typ()) != famInt {
 			if familyOf(key) == famFloat && (familyOf(v.typ()) == famNumeric || familyOf(v.typ()) == famFloat) {

@@ -533,7 +533,9 @@ func after[T fixedT](v, c T) bool { return v > c || (v != v && c == c) }
 
 // fixedExtremes are min or max values of physical type T (integers, timestamps, dates and
 // booleans as integers; floats with NaN greatest, so max is NaN when any value is and min only
-// when all are).
+// when all are). Of equal values the later one is kept, as PostgreSQL's float8larger and
+// float8smaller (and every larger/smaller transition function) keep their second argument
+// unless the first is strictly greater or less: max over -0 then 0 is 0, over 0 then -0 is -0.
 type fixedExtremes[T fixedT] struct {
 	vals    []T
 	scratch []byte
@@ -550,7 +552,7 @@ func (x *fixedExtremes[T]) update(arg arrow.Array, gids []uint32, mask, has []bo
 	if len(cur) == 1 { // one group: every gid is 0; extreme in registers
 		c, h := cur[0], has[0]
 		for i, v := range vals {
-			if (mask == nil || mask[i]) && (!h || (max && after(v, c)) || (!max && after(c, v))) {
+			if (mask == nil || mask[i]) && (!h || (max && !after(c, v)) || (!max && !after(v, c))) {
 				c, h = v, true
 			}
 		}
@@ -558,7 +560,7 @@ func (x *fixedExtremes[T]) update(arg arrow.Array, gids []uint32, mask, has []bo
 		return
 	}
 	for i, g := range gids {
-		if v, c := vals[i], cur[g]; (mask == nil || mask[i]) && (!has[g] || (max && after(v, c)) || (!max && after(c, v))) {
+		if v, c := vals[i], cur[g]; (mask == nil || mask[i]) && (!has[g] || (max && !after(c, v)) || (!max && !after(v, c))) {
 			cur[g], has[g] = v, true
 		}
 	}

@@ -40,8 +40,8 @@
 //
 // Sort order is PostgreSQL's: per key ascending or descending with nulls first or last as
 // asked, strings and binaries bytewise, decimal128 numerically (one column has one scale),
-// false before true, NaN above every other float (but
-// comparisons in expressions are arrow-go's, IEEE 754's: NaN > 0 is false). Rows are ordered
+// false before true, NaN above every other float and equal to NaN, -0 equal to 0; comparisons
+// of floats in expressions follow the same order (floatcmp.go). Rows are ordered
 // and gathered by this package's typed code, which measured several times faster than
 // arrow-go's sort_indices and take on string columns; Filter uses compute's filter kernel.
 //

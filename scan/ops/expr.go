@@ -41,7 +41,11 @@ const (
 //     error: Substrait's THROW_EXCEPTION; exprs would cast unsafely), RETURN_NULL casts are
 //     refused;
 //   - SingularOrList (SQL IN over literals) runs through compute's is_in with SQL's null
-//     semantics (x IN (…, NULL) is null when x matches nothing);
+//     semantics (x IN (…, NULL) is null when x matches nothing), floats made canonical first
+//     (-0 as 0, one NaN: floatcmp.go);
+//   - functions_comparison's equal, not_equal, lt, lte, gt and gte of two floats of one type
+//     run through floatCmpNode, in PostgreSQL's order (NaN equal to NaN and above every other
+//     value: floatcmp.go), not arrow-go's IEEE comparisons;
 //   - and/or of more than two arguments fold pairwise over and_kleene/or_kleene;
 //   - functions_datetime round_calendar and round_temporal with FLOOR rounding in UTC (or
 //     without a zone) run through this package's kernels (temporal.go);
@@ -491,7 +495,7 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 	case expr.Literal:
 		return !isInterval(v.GetType())
 	case *expr.ScalarFunction:
-		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) || isFloatArith(v) {
+		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) || isFloatArith(v) || isFloatCmp(v) {
 			return false
 		}
 		if conv, err := c.arrowConv(v); conv == nil || err != nil {
@@ -589,6 +593,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		if isFloatArith(v) {
 			return c.own(v, "float_"+v.Name())
 		}
+		if isFloatCmp(v) {
+			return c.floatCmp(v)
+		}
 		if k, ok := standardStringKernels[v.Name()]; ok && v.ID().URN == urnString {
 			return c.own(v, k)
 		}
@@ -676,6 +683,7 @@ func (c *compiler) inList(v *expr.SingularOrList) (node, error) {
 		if err != nil {
 			return nil, err
 		}
+		s = canonFloatScalar(s)
 		if typ == nil {
 			typ = s.DataType()
 		} else if !arrow.TypeEqual(typ, s.DataType()) {
@@ -688,7 +696,7 @@ func (c *compiler) inList(v *expr.SingularOrList) (node, error) {
 	if err := scalar.AppendSlice(b, scalars); err != nil {
 		return nil, fmt.Errorf("ops: compile: IN list: %w", err)
 	}
-	return &inNode{value: val, set: b.NewArray()}, nil
+	return &inNode{value: val, set: b.NewArray(), floats: arrow.IsFloating(typ.ID())}, nil
 }
 
 // literal evaluates a literal with exprs' conversion into a scalar.
@@ -1005,6 +1013,9 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 type inNode struct {
 	value node
 	set   arrow.Array // Go memory, shared by every evaluation
+	// floats: set holds canonical floats (canonFloat) and the values looked up are made
+	// canonical too (floatcmp.go).
+	floats bool
 }
 
 func (n *inNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
@@ -1013,6 +1024,14 @@ func (n *inNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, 
 		return nil, err
 	}
 	defer d.Release()
+	if n.floats {
+		c, err := canonFloatDatum(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		d = c
+	}
 	return callFunction(ctx, "is_in", &compute.SetOptions{ValueSet: compute.NewDatumWithoutOwning(n.set), NullBehavior: compute.NullMatchingInconclusive}, d)
 }
 

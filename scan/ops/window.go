@@ -1008,8 +1008,10 @@ func (ev *winEval) evalTake(f WindowFunc, arg arrow.Array) (arrow.Array, error) 
 						best = r
 						continue
 					}
+					// Of equal values the later in the frame, as PostgreSQL's min and max
+					// transition functions (float8larger…) keep: of -0 and 0, the later.
 					c := cmp(arg, r, arg, best)
-					if (f.Kind == Min && c < 0) || (f.Kind == Max && c > 0) {
+					if (f.Kind == Min && c <= 0) || (f.Kind == Max && c >= 0) {
 						best = r
 					}
 				}
