@@ -457,6 +457,8 @@ func (s *Server) serveHTTP(what, addr string, handler http.Handler) error {
 	h := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	s.http = append(s.http, h)
 	go func() { _ = h.Serve(ln) }()
+	// The address actually bound: a port of 0 is chosen by the kernel.
+	s.logger.Info("serving "+what, "addr", ln.Addr().String())
 	return nil
 }
 

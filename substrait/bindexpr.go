@@ -1016,7 +1016,7 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	case "interval":
 		return nil, "interval", nil
 	}
-	return nil, "", unimplemented("casts to " + name)
+	return nil, "", unimplementedAre("casts to " + name)
 }
 
 func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {

@@ -173,7 +173,7 @@ Connect:
   JDBC URL:     jdbc:arrow-flight-sql://%[1]s?%[8]s%[11]s
                 (on JDK 17 or later the JVM needs --add-opens=java.base/java.nio=ALL-UNNAMED,
                 e.g. in DBeaver's dbeaver.ini; without it the driver hangs without a word)
-  ADBC Python:  adbc_driver_flightsql.dbapi.connect("%[6]s://%[1]s"%[12]s)
+  ADBC Python:  adbc_driver_flightsql.dbapi.connect("%[6]s://%[1]s"%[12]s, autocommit=True)
 
 Example queries:
   SELECT COUNT(*) FROM flights WHERE origin = 'ORD'
