@@ -759,15 +759,27 @@ func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expressio
 		}
 	}
 	t = t.WithNullability(nullableN)
-	x, err := bd.coerce(a, t, "")
+	x, err := bd.coerceBeside(a, b, t, "")
 	if err != nil {
 		return nil, nil, err
 	}
-	y, err := bd.coerce(b, t, "")
+	y, err := bd.coerceBeside(b, a, t, "")
 	if err != nil {
 		return nil, nil, err
 	}
 	return x, y, nil
+}
+
+// coerceBeside is coerce of v, met by other in an operator, an IN list or a common type: an
+// untyped text constant beside a bytea value (other.bytea) is PostgreSQL's unknown literal
+// typed bytea, read as byteain reads it (bytea.go: b = '\x61' compares with the byte 'a', not
+// with the literal's four characters).
+func (bd *binder) coerceBeside(v, other bval, t types.Type, what string) (expr.Expression, error) {
+	if other.bytea && v.str != nil && familyOf(t) == famBinary {
+		b, err := bd.byteaCast(v)
+		return b.e, err
+	}
+	return bd.coerce(v, t, what)
 }
 
 // isReal reports whether t is real (float4, Arrow float32).
@@ -2215,7 +2227,7 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 	if allConst {
 		opts := make([]expr.Expression, len(vals))
 		for i, v := range vals {
-			e, err := bd.coerce(v, t, "an IN list item")
+			e, err := bd.coerceBeside(v, x, t, "an IN list item")
 			if err != nil {
 				return nil, err
 			}
@@ -2343,7 +2355,7 @@ func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 	}
 	for _, v := range vals {
 		if !v.untyped() {
-			return bd.coerce(x, v.typ(), "")
+			return bd.coerceBeside(x, v, v.typ(), "")
 		}
 	}
 	return bd.coerce(x, strType(), "")
