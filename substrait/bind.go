@@ -165,6 +165,12 @@ type boundRel struct {
 	sc  *scope
 	// names are the output column names (the select list's).
 	names []string
+	// unknown[i], when unknown is not nil and unknown[i] is untyped, is output column i's
+	// value as written: a string constant or NULL in the select list of a plain SELECT
+	// (PostgreSQL's unknown-type literal), which a set operation types from its other arm
+	// (setArms: SELECT 'NaN'::float8 UNION SELECT 'Infinity' is double precision). Elsewhere
+	// the column is text, as PostgreSQL resolves unknown outputs.
+	unknown []bval
 }
 
 // paramState records the parameters a statement uses: their types (inferred from where they
@@ -390,6 +396,13 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	vary := make([]bool, len(l.sc.cols))
 	for i := range l.sc.cols {
 		lt, rt := l.sc.cols[i].typ, r.sc.cols[i].typ
+		lu, ru := unknownCol(l, i), unknownCol(r, i)
+		switch {
+		case lu && !ru:
+			lt = rt
+		case ru && !lu:
+			rt = lt
+		}
 		lf, rf := familyOf(lt), familyOf(rt)
 		switch {
 		case sameType(lt, rt):
@@ -426,6 +439,11 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	return l, larm, rarm, nil
 }
 
+// unknownCol reports whether br's output column i is an unknown literal (boundRel.unknown).
+func unknownCol(br *boundRel, i int) bool {
+	return i < len(br.unknown) && (br.unknown[i].str != nil || br.unknown[i].null)
+}
+
 // castProject returns br with its columns of the types ts (nullable numbers of the same
 // family or wider): a ProjectRel of casts where a column's type differs.
 func (bd *binder) castProject(br *boundRel, ts []types.Type) (*boundRel, error) {
@@ -437,6 +455,15 @@ func (bd *binder) castProject(br *boundRel, ts []types.Type) (*boundRel, error) 
 			continue
 		}
 		need = true
+		if unknownCol(br, i) {
+			// An unknown literal of the arm is read as a constant of the column's type.
+			e, err := bd.coerce(br.unknown[i], ts[i], "UNION")
+			if err != nil {
+				return nil, err
+			}
+			exprsOut[i] = nullable(e)
+			continue
+		}
 		if sameType(c.typ, ts[i]) {
 			exprsOut[i] = nullable(exprsOut[i])
 			continue
@@ -619,6 +646,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	names := make([]string, len(items))
 	vary := make([]bool, len(items))  // outs[i]'s display scale varies by row (dscale.go)
 	bytea := make([]bool, len(items)) // outs[i] is bytea (bytea.go)
+	var unknown []bval                // boundRel.unknown
 	for i, it := range items {
 		v, err := bd.bindExpr(it.node, in.sc)
 		if err != nil {
@@ -630,6 +658,14 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		}
 		vary[i], bytea[i] = v.ds != nil, v.bytea
 		outs[i], names[i] = e, it.name
+		if v.untyped() && v.param == 0 && !grouped && len(sel.GetDistinctClause()) == 0 {
+			if _, iv := v.intervalConst(); !iv {
+				if unknown == nil {
+					unknown = make([]bval, len(items))
+				}
+				unknown[i] = v
+			}
+		}
 	}
 	win := bd.win
 	bd.win = nil
@@ -702,6 +738,9 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		}
 	}
 	proj.names = names
+	if len(extra) == 0 {
+		proj.unknown = unknown
+	}
 	return bd.orderLimit(sel, proj, keys, names)
 }
 
@@ -963,6 +1002,9 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 		rel = f
 	}
 	out := &boundRel{rel: rel, sc: &scope{cols: slices.Clone(br.sc.cols[:len(names)])}, names: names}
+	if len(br.unknown) >= len(names) {
+		out.unknown = br.unknown[:len(names)]
+	}
 	return out, nil
 }
 

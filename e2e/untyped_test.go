@@ -1,0 +1,44 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+)
+
+// TestUntypedLiteralsAsPostgres: a quoted constant (PostgreSQL's unknown-type literal) and a
+// decimal constant typed by what they meet, as PostgreSQL types them (issue 18). A set
+// operation's arm that is a string constant or NULL takes the other arm's type (SELECT
+// 'NaN'::float8 UNION SELECT 'Infinity' was 42804, text against double precision); a numeric
+// constant past flightsrv's 38 digits beside a double precision is read as a double, as
+// PostgreSQL casts it to float8 there (x > 1e300 was 22003), and stays 22003 where PostgreSQL
+// reads it as float8 out of range.
+func TestUntypedLiteralsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	cl := dial(t, e.on)
+	pg := pgUTC(t, ctx, e.url)
+	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
+		`SELECT x::text FROM (SELECT 'NaN'::float8 AS x UNION SELECT 'Infinity') t ORDER BY x`,
+		`SELECT x::text FROM (SELECT 'Infinity' AS x UNION ALL SELECT 1.5::float8 UNION ALL SELECT NULL) t ORDER BY x`,
+		`SELECT x::text, y FROM (SELECT '-0'::real AS x, 'a' AS y UNION SELECT '2.5', 'b') t ORDER BY x`,
+		`SELECT x::text FROM (SELECT 1 AS x UNION SELECT '2' UNION SELECT '3') t ORDER BY x`,
+		`SELECT x::text FROM (SELECT 'NaN'::float8 AS x INTERSECT SELECT 'NaN') t`,
+		`SELECT x::text FROM (SELECT 'NaN'::float8 AS x EXCEPT SELECT 'Infinity') t`,
+		`SELECT x FROM (SELECT 'a' AS x UNION SELECT 'b') t ORDER BY x`,
+		`SELECT x::text FROM (VALUES ('NaN'::float8), ('Infinity'), ('-0'), (NULL)) v(x) ORDER BY x`,
+		`SELECT (CASE WHEN n = 1 THEN 'NaN'::float8 WHEN n = 2 THEN '-Infinity' ELSE 'Infinity' END)::text, coalesce(NULL, 'NaN', 1.5::float8)::text FROM (VALUES (1), (2), (3)) v(n) ORDER BY n`,
+		// A numeric constant past 38 digits beside a double precision is a double.
+		`SELECT x > 1e300, x < 1e300, 1e300 <= x, x <> 1e308, (x * 1e300)::text, (x + 1e300)::text, (1e300 / x)::text FROM (VALUES (1.0::float8), ('Infinity'), (-1.5)) v(x) ORDER BY x`,
+		`SELECT (x * 1e300)::text, x > 1e300 FROM (VALUES (1.5::real)) v(x)`,
+	)...)
+	for q, code := range map[string]string{
+		// numeric_float8 of 1e-400 underflows, and 1e400 overflows: PostgreSQL's 22003.
+		`SELECT x = 1e-400 FROM (VALUES (1.0::float8)) v(x)`:  "22003",
+		`SELECT x < 1e400 FROM (VALUES (1.0::float8)) v(x)`:   "22003",
+		`SELECT x * 1e300 FROM (VALUES (1e300::float8)) v(x)`: "22003",
+		`SELECT 1 UNION SELECT 'a'`:                           "22P02",
+		`SELECT 1.5::float8 UNION SELECT 'x'`:                 "22P02",
+	} {
+		refusedAsPostgres(t, ctx, cl, pg, q, code)
+	}
+}
