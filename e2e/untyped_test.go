@@ -49,4 +49,24 @@ func TestUntypedLiteralsAsPostgres(t *testing.T) {
 		}
 		refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{q: "value out of range for type double precision"})
 	}
+	// GROUP BY 1 over CASE x WHEN … of a JSON field, over ORD's rows (the same rows in a
+	// PostgreSQL table).
+	from := " FROM flights WHERE origin = 'ORD' AND " + trialRange
+	pgTableOf(t, ctx, cl, pg, 1000, "untyped_rows", "SELECT id, value->>'destination', value->>'delay'"+from, "id text", "dest text", "delay int")
+	ours := strings.NewReplacer("{DEST}", "(value->>'destination')", "{DELAY}", "(value->>'delay')::int", "{FROM}", from)
+	theirs := strings.NewReplacer("{DEST}", "dest", "{DELAY}", "delay", "{FROM}", " FROM untyped_rows WHERE true")
+	var rows []pgCase
+	for _, q := range []string{
+		`SELECT CASE {DEST} WHEN 'LAX' THEN 'west' WHEN 'JFK' THEN 'east' ELSE 'other' END AS side, count(*) {FROM} GROUP BY 1 ORDER BY 1`,
+		`SELECT CASE {DELAY} WHEN 0 THEN 'on time' ELSE 'late' END, count(*), min({DEST}) {FROM} GROUP BY 1 ORDER BY 1`,
+		`SELECT CASE WHEN {DELAY} > 15 THEN 'late' ELSE 'ok' END, count(*) {FROM} GROUP BY 1 ORDER BY 1`,
+		`SELECT CASE {DELAY}::float8 * 'Infinity'::float8 WHEN 'NaN' THEN 'nan' WHEN 'Infinity' THEN 'inf' ELSE 'other' END, count(*) {FROM} GROUP BY 1 ORDER BY 1`,
+		`SELECT CASE {DELAY}::float8 WHEN 0 THEN 'zero' WHEN 1.5 THEN 'x' ELSE 'other' END, count(*) {FROM} GROUP BY 1 ORDER BY 1`,
+		`SELECT CASE {DEST}::bytea WHEN '\x4c4158' THEN 'lax' ELSE 'other' END, count(*) {FROM} GROUP BY 1 ORDER BY 1`,
+	} {
+		rows = append(rows, pgCase{ours: ours.Replace(q), theirs: theirs.Replace(q)})
+	}
+	if n := comparePG(t, ctx, pg, one(cl), rows...); n < 4 {
+		t.Errorf("only %d rows compared", n)
+	}
 }

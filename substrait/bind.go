@@ -619,7 +619,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			// A key listed twice (GROUP BY b, 2 naming one expression) groups once, as
 			// PostgreSQL's planner does: the result is the same, and one time bin stays a
 			// grouping the stores answer.
-			if !slices.ContainsFunc(ac.groups, ge.Equals) {
+			if !containsExpr(ac.groups, ge) {
 				ac.groups = append(ac.groups, ge)
 			}
 		}
@@ -904,7 +904,7 @@ func (bd *binder) sortKeys(sorts []*pg.Node, items []bselItem, outs []expr.Expre
 				if nm != name {
 					continue
 				}
-				if k.col >= 0 && !outs[k.col].Equals(outs[i]) {
+				if k.col >= 0 && !sameExpr(outs[k.col], outs[i]) {
 					return nil, nil, quoting(InvalidArgument, "42702", "ORDER BY %q is ambiguous", name)
 				}
 				if k.col < 0 {
@@ -918,7 +918,7 @@ func (bd *binder) sortKeys(sorts []*pg.Node, items []bselItem, outs []expr.Expre
 				return nil, nil, err
 			}
 			for i, o := range outs {
-				if o.Equals(e) {
+				if sameExpr(o, e) {
 					k.col = i
 					break
 				}
