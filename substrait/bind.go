@@ -426,10 +426,10 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 		}
 		common[i] = common[i].WithNullability(nullableN)
 	}
-	if larm, err = bd.castProject(l, common); err != nil {
+	if larm, err = bd.castProject(l, common, r); err != nil {
 		return nil, nil, nil, err
 	}
-	if rarm, err = bd.castProject(r, common); err != nil {
+	if rarm, err = bd.castProject(r, common, l); err != nil {
 		return nil, nil, nil, err
 	}
 	for i, v := range vary {
@@ -445,8 +445,9 @@ func unknownCol(br *boundRel, i int) bool {
 }
 
 // castProject returns br with its columns of the types ts (nullable numbers of the same
-// family or wider): a ProjectRel of casts where a column's type differs.
-func (bd *binder) castProject(br *boundRel, ts []types.Type) (*boundRel, error) {
+// family or wider): a ProjectRel of casts where a column's type differs. other is the set
+// operation's other arm, whose bytea columns type br's unknown literals (boundRel.unknown).
+func (bd *binder) castProject(br *boundRel, ts []types.Type, other *boundRel) (*boundRel, error) {
 	need := false
 	exprsOut := make([]expr.Expression, len(br.sc.cols))
 	for i, c := range br.sc.cols {
@@ -456,8 +457,9 @@ func (bd *binder) castProject(br *boundRel, ts []types.Type) (*boundRel, error) 
 		}
 		need = true
 		if unknownCol(br, i) {
-			// An unknown literal of the arm is read as a constant of the column's type.
-			e, err := bd.coerce(br.unknown[i], ts[i], "UNION")
+			// An unknown literal of the arm is read as a constant of the column's type (by
+			// byteain beside a bytea column).
+			e, err := bd.coerceBeside(br.unknown[i], bval{bytea: other.sc.cols[i].bytea}, ts[i], "UNION")
 			if err != nil {
 				return nil, err
 			}

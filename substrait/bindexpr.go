@@ -1487,9 +1487,15 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 		}
 	}
 	t = t.WithNullability(nullableN)
+	var bytea bval // a bytea among vs: string constants beside it are byteain's (coerceBeside)
+	for _, v := range vs {
+		if v.bytea {
+			bytea = v
+		}
+	}
 	out := make([]expr.Expression, len(vs))
 	for i, v := range vs {
-		e, err := bd.coerce(v, t, what)
+		e, err := bd.coerceBeside(v, bytea, t, what)
 		if err != nil {
 			return nil, err
 		}
