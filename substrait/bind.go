@@ -165,11 +165,11 @@ type boundRel struct {
 	sc  *scope
 	// names are the output column names (the select list's).
 	names []string
-	// unknown[i], when unknown is not nil and unknown[i] is untyped, is output column i's
-	// value as written: a string constant or NULL in the select list of a plain SELECT
-	// (PostgreSQL's unknown-type literal), which a set operation types from its other arm
-	// (setArms: SELECT 'NaN'::float8 UNION SELECT 'Infinity' is double precision). Elsewhere
-	// the column is text, as PostgreSQL resolves unknown outputs.
+	// unknown[i], when it holds a string constant or NULL (unknownCol), is output column i
+	// as written in the select list of a plain SELECT (not grouped, not DISTINCT): PostgreSQL's
+	// unknown-type literal, which a set operation types from its other arm (setArms: SELECT
+	// 'NaN'::float8 UNION SELECT 'Infinity' is double precision). Elsewhere the column is
+	// text, as PostgreSQL resolves unknown outputs. nil when no column is one.
 	unknown []bval
 }
 

@@ -1,9 +1,10 @@
 package substrait
 
 import (
+	"google.golang.org/protobuf/proto"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
-	"google.golang.org/protobuf/proto"
 )
 
 // GROUP BY with GROUPING SETS, ROLLUP and CUBE (README.md, "The SQL surface") is bound as the
