@@ -27,6 +27,14 @@ func TestByteaAsPostgres(t *testing.T) {
 		`SELECT b::text FROM (SELECT '\x61'::bytea AS b UNION SELECT '\x62'::bytea) t ORDER BY 1`,
 		`SELECT t.b::text, u.b::text FROM (SELECT '\x61'::bytea AS b) t JOIN (SELECT '\x61'::bytea AS b) u ON t.b = u.b`,
 		`SELECT b::text, count(*) FROM (SELECT x::bytea AS b FROM (VALUES ('\x61'), ('a'), ('b')) v(x)) t GROUP BY b ORDER BY 1`,
+		// An untyped literal beside a bytea value is bytea, read by byteain (issue 18): it was
+		// compared as its own characters.
+		`SELECT b::text, b = '\x61', '\x61' = b, b <> 'a\\b', b < '\x62', b >= 'a', b IN ('\x61', '\x62'), b NOT IN ('a\\b'), b IN ('\x61', x::bytea), '\x61' IN (b) FROM (SELECT x, x::bytea AS b FROM (VALUES ('\x61'), ('a\\b'), ('\x62'), (NULL)) v(x)) t ORDER BY 1`,
+		`SELECT b::text FROM (SELECT x::bytea AS b FROM (VALUES ('\x61'), ('a\\b'), ('\x6162')) v(x)) t WHERE b = '\x6162' OR b IN ('a\\b') ORDER BY 1`,
+		`SELECT '\x6162'::bytea = '\x6162', '\x61'::bytea IN ('a', '\x62'), '\x6162'::bytea::bpchar, CAST('\x61'::bytea AS varchar), '\x61'::bytea::name`,
+		`SELECT length(b), b::text FROM (SELECT '\x61'::bytea AS b UNION ALL SELECT '\x6263' UNION ALL SELECT 'a\\b') t ORDER BY 1`,
+		`SELECT length(coalesce(b, '\x7a7a')), length(CASE WHEN b IS NULL THEN '\x7a' ELSE b END), length(greatest(b, '\x7a7a7a')) FROM (SELECT x::bytea AS b FROM (VALUES ('\x61'), (NULL)) v(x)) t ORDER BY 1`,
+		`SELECT b::varchar, b::bpchar, CAST(b AS character varying) FROM (SELECT x::bytea AS b FROM (VALUES ('\x6162'), ('a'), (NULL)) v(x)) t ORDER BY 1`,
 	)...)
 	for q, code := range map[string]string{
 		`SELECT '\x616'::bytea`: "22023", `SELECT '\xzz'::bytea`: "22023", `SELECT '\x6 1'::bytea`: "22023", `SELECT 'a\b'::bytea`: "22P02",

@@ -165,6 +165,12 @@ type boundRel struct {
 	sc  *scope
 	// names are the output column names (the select list's).
 	names []string
+	// unknown[i], when it holds a string constant or NULL (unknownCol), is output column i
+	// as written in the select list of a plain SELECT (not grouped, not DISTINCT): PostgreSQL's
+	// unknown-type literal, which a set operation types from its other arm (setArms: SELECT
+	// 'NaN'::float8 UNION SELECT 'Infinity' is double precision). Elsewhere the column is
+	// text, as PostgreSQL resolves unknown outputs. nil when no column is one.
+	unknown []bval
 }
 
 // paramState records the parameters a statement uses: their types (inferred from where they
@@ -390,6 +396,13 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	vary := make([]bool, len(l.sc.cols))
 	for i := range l.sc.cols {
 		lt, rt := l.sc.cols[i].typ, r.sc.cols[i].typ
+		lu, ru := unknownCol(l, i), unknownCol(r, i)
+		switch {
+		case lu && !ru:
+			lt = rt
+		case ru && !lu:
+			rt = lt
+		}
 		lf, rf := familyOf(lt), familyOf(rt)
 		switch {
 		case sameType(lt, rt):
@@ -413,10 +426,10 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 		}
 		common[i] = common[i].WithNullability(nullableN)
 	}
-	if larm, err = bd.castProject(l, common); err != nil {
+	if larm, err = bd.castProject(l, common, r); err != nil {
 		return nil, nil, nil, err
 	}
-	if rarm, err = bd.castProject(r, common); err != nil {
+	if rarm, err = bd.castProject(r, common, l); err != nil {
 		return nil, nil, nil, err
 	}
 	for i, v := range vary {
@@ -426,9 +439,15 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	return l, larm, rarm, nil
 }
 
+// unknownCol reports whether br's output column i is an unknown literal (boundRel.unknown).
+func unknownCol(br *boundRel, i int) bool {
+	return i < len(br.unknown) && (br.unknown[i].str != nil || br.unknown[i].null)
+}
+
 // castProject returns br with its columns of the types ts (nullable numbers of the same
-// family or wider): a ProjectRel of casts where a column's type differs.
-func (bd *binder) castProject(br *boundRel, ts []types.Type) (*boundRel, error) {
+// family or wider): a ProjectRel of casts where a column's type differs. other is the set
+// operation's other arm, whose bytea columns type br's unknown literals (boundRel.unknown).
+func (bd *binder) castProject(br *boundRel, ts []types.Type, other *boundRel) (*boundRel, error) {
 	need := false
 	exprsOut := make([]expr.Expression, len(br.sc.cols))
 	for i, c := range br.sc.cols {
@@ -437,6 +456,16 @@ func (bd *binder) castProject(br *boundRel, ts []types.Type) (*boundRel, error) 
 			continue
 		}
 		need = true
+		if unknownCol(br, i) {
+			// An unknown literal of the arm is read as a constant of the column's type (by
+			// byteain beside a bytea column).
+			e, err := bd.coerceBeside(br.unknown[i], bval{bytea: other.sc.cols[i].bytea}, ts[i], "UNION")
+			if err != nil {
+				return nil, err
+			}
+			exprsOut[i] = nullable(e)
+			continue
+		}
 		if sameType(c.typ, ts[i]) {
 			exprsOut[i] = nullable(exprsOut[i])
 			continue
@@ -592,7 +621,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			// A key listed twice (GROUP BY b, 2 naming one expression) groups once, as
 			// PostgreSQL's planner does: the result is the same, and one time bin stays a
 			// grouping the stores answer.
-			if !slices.ContainsFunc(ac.groups, ge.Equals) {
+			if !containsExpr(ac.groups, ge) {
 				ac.groups = append(ac.groups, ge)
 			}
 		}
@@ -619,6 +648,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	names := make([]string, len(items))
 	vary := make([]bool, len(items))  // outs[i]'s display scale varies by row (dscale.go)
 	bytea := make([]bool, len(items)) // outs[i] is bytea (bytea.go)
+	var unknown []bval                // boundRel.unknown
 	for i, it := range items {
 		v, err := bd.bindExpr(it.node, in.sc)
 		if err != nil {
@@ -630,6 +660,14 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		}
 		vary[i], bytea[i] = v.ds != nil, v.bytea
 		outs[i], names[i] = e, it.name
+		if v.untyped() && v.param == 0 && !grouped && len(sel.GetDistinctClause()) == 0 {
+			if _, iv := v.intervalConst(); !iv {
+				if unknown == nil {
+					unknown = make([]bval, len(items))
+				}
+				unknown[i] = v
+			}
+		}
 	}
 	win := bd.win
 	bd.win = nil
@@ -702,6 +740,9 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		}
 	}
 	proj.names = names
+	if len(extra) == 0 {
+		proj.unknown = unknown
+	}
 	return bd.orderLimit(sel, proj, keys, names)
 }
 
@@ -865,7 +906,7 @@ func (bd *binder) sortKeys(sorts []*pg.Node, items []bselItem, outs []expr.Expre
 				if nm != name {
 					continue
 				}
-				if k.col >= 0 && !outs[k.col].Equals(outs[i]) {
+				if k.col >= 0 && !sameExpr(outs[k.col], outs[i]) {
 					return nil, nil, quoting(InvalidArgument, "42702", "ORDER BY %q is ambiguous", name)
 				}
 				if k.col < 0 {
@@ -879,7 +920,7 @@ func (bd *binder) sortKeys(sorts []*pg.Node, items []bselItem, outs []expr.Expre
 				return nil, nil, err
 			}
 			for i, o := range outs {
-				if o.Equals(e) {
+				if sameExpr(o, e) {
 					k.col = i
 					break
 				}
@@ -963,6 +1004,9 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 		rel = f
 	}
 	out := &boundRel{rel: rel, sc: &scope{cols: slices.Clone(br.sc.cols[:len(names)])}, names: names}
+	if len(br.unknown) >= len(names) {
+		out.unknown = br.unknown[:len(names)]
+	}
 	return out, nil
 }
 

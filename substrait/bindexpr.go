@@ -759,15 +759,54 @@ func (bd *binder) unify(a, b bval, what string) (expr.Expression, expr.Expressio
 		}
 	}
 	t = t.WithNullability(nullableN)
-	x, err := bd.coerce(a, t, "")
+	x, err := bd.coerceBeside(a, b, t, "")
 	if err != nil {
 		return nil, nil, err
 	}
-	y, err := bd.coerce(b, t, "")
+	y, err := bd.coerceBeside(b, a, t, "")
 	if err != nil {
 		return nil, nil, err
 	}
 	return x, y, nil
+}
+
+// operands binds the two operands of a binary operator, left then right. A decimal constant
+// past the 38 digits of flightsrv's numeric (22003 alone) beside a double precision or real
+// value is read as a double: PostgreSQL's operators on a float and a numeric are float8's, the
+// constant cast by numeric_float8 (float8in of its text, floatOfDecimalText), so x > 1e300
+// answers and x = 1e-400 is 22003 as PostgreSQL's.
+func (bd *binder) operands(ln, rn *pg.Node, sc *scope) (l, r bval, err error) {
+	l, lerr := bd.bindExpr(ln, sc)
+	if lerr != nil && !bigDecimal(ln) {
+		return bval{}, bval{}, lerr
+	}
+	r, err = bd.bindExpr(rn, sc)
+	switch {
+	case lerr != nil && err == nil && !r.untyped() && familyOf(r.typ()) == famFloat:
+		e, ferr := floatOfDecimalText(ln.GetAConst().GetFval().GetFval(), fp64Type())
+		return typed(e), r, ferr
+	case lerr != nil:
+		return bval{}, bval{}, lerr
+	case err != nil && bigDecimal(rn) && !l.untyped() && familyOf(l.typ()) == famFloat:
+		e, ferr := floatOfDecimalText(rn.GetAConst().GetFval().GetFval(), fp64Type())
+		return l, typed(e), ferr
+	}
+	return l, r, err
+}
+
+// bigDecimal reports whether n is a decimal constant (an A_Const float).
+func bigDecimal(n *pg.Node) bool { return n.GetAConst().GetFval() != nil }
+
+// coerceBeside is coerce of v, met by other in an operator, an IN list or a common type: an
+// untyped text constant beside a bytea value (other.bytea) is PostgreSQL's unknown literal
+// typed bytea, read as byteain reads it (bytea.go: b = '\x61' compares with the byte 'a', not
+// with the literal's four characters).
+func (bd *binder) coerceBeside(v, other bval, t types.Type, what string) (expr.Expression, error) {
+	if other.bytea && v.str != nil && familyOf(t) == famBinary {
+		b, err := bd.byteaCast(v)
+		return b.e, err
+	}
+	return bd.coerce(v, t, what)
 }
 
 // isReal reports whether t is real (float4, Arrow float32).
@@ -1448,9 +1487,15 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 		}
 	}
 	t = t.WithNullability(nullableN)
+	var bytea bval // a bytea among vs: string constants beside it are byteain's (coerceBeside)
+	for _, v := range vs {
+		if v.bytea {
+			bytea = v
+		}
+	}
 	out := make([]expr.Expression, len(vs))
 	for i, v := range vs {
-		e, err := bd.coerce(v, t, what)
+		e, err := bd.coerceBeside(v, bytea, t, what)
 		if err != nil {
 			return nil, err
 		}
@@ -1578,11 +1623,10 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 				return v, err
 			}
 		}
-		lr, err := bindSides(a.GetLexpr(), a.GetRexpr())
+		l, r, err := bd.operands(a.GetLexpr(), a.GetRexpr(), sc)
 		if err != nil {
 			return bval{}, err
 		}
-		l, r := lr[0], lr[1]
 		return bd.binary(opName, l, r)
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
 		if opName != "=" || a.GetKind() == pg.A_Expr_Kind_AEXPR_OP_ALL {
@@ -2215,7 +2259,7 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 	if allConst {
 		opts := make([]expr.Expression, len(vals))
 		for i, v := range vals {
-			e, err := bd.coerce(v, t, "an IN list item")
+			e, err := bd.coerceBeside(v, x, t, "an IN list item")
 			if err != nil {
 				return nil, err
 			}
@@ -2343,7 +2387,7 @@ func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 	}
 	for _, v := range vals {
 		if !v.untyped() {
-			return bd.coerce(x, v.typ(), "")
+			return bd.coerceBeside(x, v, v.typ(), "")
 		}
 	}
 	return bd.coerce(x, strType(), "")

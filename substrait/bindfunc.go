@@ -155,7 +155,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 		bd.agg = ac
 		if err == nil && e.e != nil {
 			for i, g := range ac.groups {
-				if g.Equals(e.e) {
+				if sameExpr(g, e.e) {
 					v := typed(ac.scope().ref(i))
 					v.bytea = e.bytea
 					if e.ds != nil {

@@ -168,7 +168,7 @@ func (bd *binder) nullGroups(arm *groupingArm, items []bselItem, ac *aggCtx) err
 
 func containsExpr(es []expr.Expression, e expr.Expression) bool {
 	for _, x := range es {
-		if x.Equals(e) {
+		if sameExpr(x, e) {
 			return true
 		}
 	}
@@ -203,4 +203,12 @@ func (bd *binder) plainOver(n *pg.Node, ac *aggCtx) (expr.Expression, error) {
 	bd.agg = nil
 	defer func() { bd.agg = saved }()
 	return bd.value(n, ac.in)
+}
+
+// sameExpr reports whether a and b are the same expression, as GROUP BY and ORDER BY match
+// an expression of the select list with a key: Equals, or equal Substrait messages, where a
+// NaN literal equals a NaN literal (proto.Equal), so that CASE x WHEN 'NaN' … is recognised as
+// its GROUP BY key (expr's Equals compares floats with ==).
+func sameExpr(a, b expr.Expression) bool {
+	return a.Equals(b) || proto.Equal(a.ToProto(), b.ToProto())
 }
