@@ -1810,17 +1810,9 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 		if familyOf(x.GetType()) != famInt {
 			return bval{}, errorf(InvalidArgument, "operator does not exist: %s %% %s", typeName(x.GetType()), typeName(y.GetType()))
 		}
-		// x % y = x - (x / y) * y: integer division truncates toward zero, so the remainder
-		// takes x's sign, as in PostgreSQL.
-		q, err := bd.fn(URNArithmetic, "divide", x.GetType(), x, y)
-		if err != nil {
-			return bval{}, err
-		}
-		m, err := bd.fn(URNArithmetic, "multiply", x.GetType(), q, y)
-		if err != nil {
-			return bval{}, err
-		}
-		e, err := bd.fn(URNArithmetic, "subtract", x.GetType(), x, m)
+		// functions_arithmetic's modulus: the remainder takes x's sign and x % -1 is 0 for
+		// every x, as PostgreSQL's int4mod answers (scan/ops/intarith.go).
+		e, err := bd.fn(URNArithmetic, "modulus", x.GetType(), x, y)
 		return typed(e), err
 	case "||":
 		x, err := bd.asText(l)
