@@ -1961,16 +1961,17 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	default:
 		t = maxNanoTime.Add(1)
 	}
+	// A result outside the nanosecond range is 22008 "timestamp out of range", never
+	// clamped, as the column path's timestamp_add raises it (PostgreSQL answers such a
+	// value, which this engine cannot hold; README.md).
+	if checkNanoRange(t) != nil {
+		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
+	}
 	if wall {
-		// A timestamp without time zone (TIMESTAMP '…', date ± interval) keeps its type; a
-		// result outside the nanosecond range is PostgreSQL's 22008, never clamped, as it
-		// is a value shown and not a routed bound.
-		if checkNanoRange(t) != nil {
-			return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
-		}
+		// A timestamp without time zone (TIMESTAMP '…', date ± interval) keeps its type.
 		return typed(expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)), true, nil
 	}
-	return typed(tsLiteral(clampNano(t))), true, nil
+	return typed(tsLiteral(t)), true, nil
 }
 
 // dateIntervalArith binds date ± interval and interval + date as PostgreSQL does: the date is
