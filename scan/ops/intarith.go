@@ -90,7 +90,8 @@ type intBuilder[T signed] interface {
 	AppendValues(v []T, valid []bool)
 }
 
-func intArith[T signed](op string, t arrow.DataType, newB func(memory.Allocator) intBuilder[T]) func(memory.Allocator, int, []arrow.Array) (arrow.Array, error) {
+func intArith[T signed](name string, t arrow.DataType, newB func(memory.Allocator) intBuilder[T]) func(memory.Allocator, int, []arrow.Array) (arrow.Array, error) {
+	op := intOps[name] // an integer, not a string compared per row
 	return func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		a := args[0].(arrow.TypedArray[T])
 		b := args[1].(arrow.TypedArray[T])
@@ -104,32 +105,44 @@ func intArith[T signed](op string, t arrow.DataType, newB func(memory.Allocator)
 // errIntDivZero is int4div's and int4mod's error for a zero divisor.
 var errIntDivZero = &DataError{Code: sqlstateDivisionByZero, Msg: "division by zero"}
 
+// intOpCode is one of intArithKernel's operations.
+type intOpCode uint8
+
+const (
+	intAdd intOpCode = iota
+	intSubtract
+	intDivide
+	intModulus
+)
+
+var intOps = map[string]intOpCode{"add": intAdd, "subtract": intSubtract, "divide": intDivide, "modulus": intModulus}
+
 // intOp is x op y for intArith, t the Arrow type whose out-of-range error it raises.
-func intOp[T signed](op string, t arrow.DataType, x, y T) (T, error) {
+func intOp[T signed](op intOpCode, t arrow.DataType, x, y T) (T, error) {
 	var r T
 	var over bool
 	switch op {
-	case "subtract":
+	case intSubtract:
 		r = x - y
 		// Overflow when the operands' signs differ and the result's differs from x's.
 		over = (x^y) < 0 && (x^r) < 0
-	case "add":
+	case intAdd:
 		r = x + y
 		// Overflow when the operands' signs agree and the result's differs.
 		over = (x^y) >= 0 && (x^r) < 0
-	case "divide", "modulus":
+	case intDivide, intModulus:
 		switch {
 		case y == 0:
 			return 0, errIntDivZero
 		case y == -1:
 			// x / -1 is -x, which overflows for the smallest value only (-x == x there);
 			// x % -1 is 0 (Go's would overflow for the smallest value).
-			if op == "modulus" {
+			if op == intModulus {
 				return 0, nil
 			}
 			r = -x
 			over = x < 0 && r < 0
-		case op == "divide":
+		case op == intDivide:
 			r = x / y
 		default:
 			r = x % y

@@ -54,7 +54,7 @@ func checkIntOp[T signed](t *testing.T, typ arrow.DataType, pairs [][2]T) {
 	for _, p := range pairs {
 		x, y := big.NewInt(int64(p[0])), big.NewInt(int64(p[1]))
 		for _, op := range []string{"add", "subtract", "divide", "modulus"} {
-			got, err := intOp(op, typ, p[0], p[1])
+			got, err := intOp(intOps[op], typ, p[0], p[1])
 			want := new(big.Int)
 			wantErr := ""
 			switch {
