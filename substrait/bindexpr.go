@@ -1854,17 +1854,9 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 		if familyOf(x.GetType()) != famInt {
 			return bval{}, errorf(InvalidArgument, "operator does not exist: %s %% %s", typeName(x.GetType()), typeName(y.GetType()))
 		}
-		// x % y = x - (x / y) * y: integer division truncates toward zero, so the remainder
-		// takes x's sign, as in PostgreSQL.
-		q, err := bd.fn(URNArithmetic, "divide", x.GetType(), x, y)
-		if err != nil {
-			return bval{}, err
-		}
-		m, err := bd.fn(URNArithmetic, "multiply", x.GetType(), q, y)
-		if err != nil {
-			return bval{}, err
-		}
-		e, err := bd.fn(URNArithmetic, "subtract", x.GetType(), x, m)
+		// functions_arithmetic's modulus: the remainder takes x's sign and x % -1 is 0 for
+		// every x, as PostgreSQL's int4mod answers (scan/ops/intarith.go).
+		e, err := bd.fn(URNArithmetic, "modulus", x.GetType(), x, y)
 		return typed(e), err
 	case "||":
 		x, err := bd.asText(l)
@@ -2013,16 +2005,17 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	default:
 		t = maxNanoTime.Add(1)
 	}
+	// A result outside the nanosecond range is 22008 "timestamp out of range", never
+	// clamped, as the column path's timestamp_add raises it (PostgreSQL answers such a
+	// value, which this engine cannot hold; README.md).
+	if checkNanoRange(t) != nil {
+		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
+	}
 	if wall {
-		// A timestamp without time zone (TIMESTAMP '…', date ± interval) keeps its type; a
-		// result outside the nanosecond range is PostgreSQL's 22008, never clamped, as it
-		// is a value shown and not a routed bound.
-		if checkNanoRange(t) != nil {
-			return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
-		}
+		// A timestamp without time zone (TIMESTAMP '…', date ± interval) keeps its type.
 		return typed(expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)), true, nil
 	}
-	return typed(tsLiteral(clampNano(t))), true, nil
+	return typed(tsLiteral(t)), true, nil
 }
 
 // dateIntervalArith binds date ± interval and interval + date as PostgreSQL does: the date is

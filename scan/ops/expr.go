@@ -495,7 +495,7 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 	case expr.Literal:
 		return !isInterval(v.GetType())
 	case *expr.ScalarFunction:
-		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedAddSub(v) || isFloatArith(v) || isFloatCmp(v) {
+		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedIntArith(v) || isFloatArith(v) || isFloatCmp(v) {
 			return false
 		}
 		if conv, err := c.arrowConv(v); conv == nil || err != nil {
@@ -587,7 +587,7 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		if isDecimalNullTest(v) {
 			return c.own(v, "numeric_"+v.Name())
 		}
-		if isSignedAddSub(v) {
+		if isSignedIntArith(v) {
 			return c.own(v, "int_"+v.Name())
 		}
 		if isFloatArith(v) {

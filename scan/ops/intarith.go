@@ -11,23 +11,33 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
-// Signed integer addition and subtraction with PostgreSQL's overflow check (int2pl, int4mi,
-// int8pl… raise "smallint/integer/bigint out of range", SQLSTATE 22003).
+// Signed integer addition, subtraction, division and remainder with PostgreSQL's checks
+// (int2pl, int4mi, int8div, int4mod… raise "smallint/integer/bigint out of range", SQLSTATE
+// 22003, and "division by zero", 22012).
 //
-// functions_arithmetic's add and subtract of two signed integers of one width are evaluated
-// here, not by arrow-go: v18.8.0's add_checked and subtract_checked test the carry out of
-// the sign bit as for unsigned integers, so a negative overflow of add (-32768 + -1) and a
-// positive one of subtract (0 - (-32768), 2147483647 - (-1), unary minus of the smallest
-// value) wrapped around silently.
+// functions_arithmetic's add, subtract, divide and modulus of two signed integers of one
+// width are evaluated here, not by arrow-go: v18.8.0's add_checked and subtract_checked test
+// the carry out of the sign bit as for unsigned integers, so a negative overflow of add
+// (-32768 + -1) and a positive one of subtract (0 - (-32768), 2147483647 - (-1), unary minus
+// of the smallest value) wrapped around silently; its divide_checked answers the smallest
+// value divided by -1 with itself, where int2div, int4div and int8div raise out of range.
+// The remainder of the smallest value by -1 is 0, as int4mod and int8mod answer it (Go's %
+// would overflow there).
 func init() {
-	ownFunctions["int_add"] = intArithKernel(false)
-	ownFunctions["int_subtract"] = intArithKernel(true)
+	for _, op := range []string{"add", "subtract", "divide", "modulus"} {
+		ownFunctions["int_"+op] = intArithKernel(op)
+	}
 }
 
-// isSignedAddSub reports whether f is functions_arithmetic's add or subtract returning a
-// signed integer (which compile evaluates with intArithKernel).
-func isSignedAddSub(f *expr.ScalarFunction) bool {
-	if f.ID().URN != urnArith || (f.Name() != "add" && f.Name() != "subtract") {
+// isSignedIntArith reports whether f is functions_arithmetic's add, subtract, divide or
+// modulus returning a signed integer (which compile evaluates with intArithKernel).
+func isSignedIntArith(f *expr.ScalarFunction) bool {
+	if f.ID().URN != urnArith {
+		return false
+	}
+	switch f.Name() {
+	case "add", "subtract", "divide", "modulus":
+	default:
 		return false
 	}
 	switch f.GetType().(type) {
@@ -37,9 +47,11 @@ func isSignedAddSub(f *expr.ScalarFunction) bool {
 	return false
 }
 
-// intArithKernel adds (or subtracts) two signed integers of the same width; a result outside
-// the width is PostgreSQL's out-of-range error for the type.
-func intArithKernel(sub bool) func(*fnNode) error {
+// intArithKernel adds, subtracts, divides (truncating toward zero) or takes the remainder
+// (with the dividend's sign) of two signed integers of the same width (op is "add",
+// "subtract", "divide" or "modulus"); a result outside the width is PostgreSQL's
+// out-of-range error for the type, a zero divisor its division by zero.
+func intArithKernel(op string) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if err := argCount(n, 2, 2); err != nil {
 			return err
@@ -51,13 +63,13 @@ func intArithKernel(sub bool) func(*fnNode) error {
 		n.out = t
 		switch t.ID() {
 		case arrow.INT8:
-			n.run = intArith[int8](sub, t, func(m memory.Allocator) intBuilder[int8] { return array.NewInt8Builder(m) })
+			n.run = intArith[int8](op, t, func(m memory.Allocator) intBuilder[int8] { return array.NewInt8Builder(m) })
 		case arrow.INT16:
-			n.run = intArith[int16](sub, t, func(m memory.Allocator) intBuilder[int16] { return array.NewInt16Builder(m) })
+			n.run = intArith[int16](op, t, func(m memory.Allocator) intBuilder[int16] { return array.NewInt16Builder(m) })
 		case arrow.INT32:
-			n.run = intArith[int32](sub, t, func(m memory.Allocator) intBuilder[int32] { return array.NewInt32Builder(m) })
+			n.run = intArith[int32](op, t, func(m memory.Allocator) intBuilder[int32] { return array.NewInt32Builder(m) })
 		case arrow.INT64:
-			n.run = intArith[int64](sub, t, func(m memory.Allocator) intBuilder[int64] { return array.NewInt64Builder(m) })
+			n.run = intArith[int64](op, t, func(m memory.Allocator) intBuilder[int64] { return array.NewInt64Builder(m) })
 		default:
 			return fmt.Errorf("arguments must be signed integers, not %s", t)
 		}
@@ -78,27 +90,66 @@ type intBuilder[T signed] interface {
 	AppendValues(v []T, valid []bool)
 }
 
-func intArith[T signed](sub bool, t arrow.DataType, newB func(memory.Allocator) intBuilder[T]) func(memory.Allocator, int, []arrow.Array) (arrow.Array, error) {
+func intArith[T signed](name string, t arrow.DataType, newB func(memory.Allocator) intBuilder[T]) func(memory.Allocator, int, []arrow.Array) (arrow.Array, error) {
+	op := intOps[name] // an integer, not a string compared per row
 	return func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		a := args[0].(arrow.TypedArray[T])
 		b := args[1].(arrow.TypedArray[T])
 		return mapRows[T](newB(mem), rows, args, func(i int) (T, bool, error) {
-			x, y := a.Value(i), b.Value(i)
-			var r T
-			var over bool
-			if sub {
-				r = x - y
-				// Overflow when the operands' signs differ and the result's differs from x's.
-				over = (x^y) < 0 && (x^r) < 0
-			} else {
-				r = x + y
-				// Overflow when the operands' signs agree and the result's differs.
-				over = (x^y) >= 0 && (x^r) < 0
-			}
-			if over {
-				return 0, false, outOfRange(t, nil)
-			}
-			return r, true, nil
+			r, err := intOp(op, t, a.Value(i), b.Value(i))
+			return r, err == nil, err
 		})
 	}
+}
+
+// errIntDivZero is int4div's and int4mod's error for a zero divisor.
+var errIntDivZero = &DataError{Code: sqlstateDivisionByZero, Msg: "division by zero"}
+
+// intOpCode is one of intArithKernel's operations.
+type intOpCode uint8
+
+const (
+	intAdd intOpCode = iota
+	intSubtract
+	intDivide
+	intModulus
+)
+
+var intOps = map[string]intOpCode{"add": intAdd, "subtract": intSubtract, "divide": intDivide, "modulus": intModulus}
+
+// intOp is x op y for intArith, t the Arrow type whose out-of-range error it raises.
+func intOp[T signed](op intOpCode, t arrow.DataType, x, y T) (T, error) {
+	var r T
+	var over bool
+	switch op {
+	case intSubtract:
+		r = x - y
+		// Overflow when the operands' signs differ and the result's differs from x's.
+		over = (x^y) < 0 && (x^r) < 0
+	case intAdd:
+		r = x + y
+		// Overflow when the operands' signs agree and the result's differs.
+		over = (x^y) >= 0 && (x^r) < 0
+	case intDivide, intModulus:
+		switch {
+		case y == 0:
+			return 0, errIntDivZero
+		case y == -1:
+			// x / -1 is -x, which overflows for the smallest value only (-x == x there);
+			// x % -1 is 0 (Go's would overflow for the smallest value).
+			if op == intModulus {
+				return 0, nil
+			}
+			r = -x
+			over = x < 0 && r < 0
+		case op == intDivide:
+			r = x / y
+		default:
+			r = x % y
+		}
+	}
+	if over {
+		return 0, outOfRange(t, nil)
+	}
+	return r, nil
 }

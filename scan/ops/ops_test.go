@@ -408,7 +408,7 @@ func TestErrors(t *testing.T) {
 	one := expr.NewPrimitiveLiteral(int64(1), false)
 	mustCompile := func(e expr.Expression) *ops.Expr { return p.compile(e)[0][0] }
 	compileErrs := map[string]expr.Expression{
-		"modulus": p.fn(urnArithmetic, "modulus", p.ref(3), expr.NewPrimitiveLiteral(int64(2), false)),
+		"factorial": p.fn(urnArithmetic, "factorial", p.ref(3)),
 		"CEIL": p.fn(urnDatetime, "round_calendar", ts, types.Enum("CEIL"), types.Enum("DAY"), types.Enum("MONTH"),
 			one, utc),
 		"other than UTC": p.fn(urnDatetime, "round_calendar", ts, types.Enum("FLOOR"), types.Enum("DAY"), types.Enum("MONTH"),

@@ -132,6 +132,17 @@ func newCalendarFloor(unit, origin string, weekday int64, multiple int64, tick a
 
 // floor returns the bin start of t, or false when it is not representable.
 func (c *calendarFloor) floor(t int64) (int64, bool) {
+	if c.multiple == 1 && c.unit <= unitDay {
+		// One unit of a day or less: every origin starts on a whole unit (UTC), so the bin
+		// is t's unit, found without the origin's start, which may be before the first
+		// representable instant when t is not (date_trunc('day', '1677-09-22') with a
+		// month origin).
+		m := floorMod(t, c.unitW)
+		if t < math.MinInt64+m {
+			return 0, false
+		}
+		return t - m, true
+	}
 	// o: the start of the last origin unit, <= t.
 	var o int64
 	if c.origin < unitDay {
@@ -227,7 +238,9 @@ func floorTimestamps(x *array.Timestamp, mem memory.Allocator, name string, floo
 		v, ok := floor(int64(in[i]))
 		if !ok {
 			vals.Release()
-			return nil, fmt.Errorf("ops: %s: a bin starts before the earliest timestamp of unit %s", name, x.DataType().(*arrow.TimestampType).Unit)
+			// A bin starting before the unit's earliest instant (1677-09-21 for nanoseconds):
+			// PostgreSQL's "timestamp out of range" (22008) for the range this engine holds.
+			return nil, errTimestampRange
 		}
 		out[i] = v
 	}
