@@ -413,7 +413,9 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 		return nil, nil, unimplementedAre("scalar subqueries in an aggregate query without GROUP BY (or with grouping sets)")
 	}
 	for k, sl := range scalars {
-		br, corr, err := bd.scalarJoin(from.boundRel, sl)
+		// Grouped by, a select list's or HAVING's subquery value raises its errors where
+		// it is computed; elsewhere where the expression reading it evaluates it.
+		br, corr, err := bd.scalarJoin(from.boundRel, sl, !(grouped && k >= nWhere))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -482,6 +484,21 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 	defer func() { bd.level--; bd.enclosing = bd.enclosing[:len(bd.enclosing)-1] }()
 	br, err := bd.bindSelect(sub)
 	if err == nil {
+		if group && deferErrs && deferrableAlone(sub) {
+			// An uncorrelated scalar subquery: PostgreSQL evaluates it (an initplan) when an
+			// expression first reads it, so its select list's errors wait there too.
+			c := proto.Clone(sub).(*pg.SelectStmt)
+			grouped := len(c.GetGroupClause()) > 0 || c.GetHavingClause() != nil || hasAggregate(c.GetTargetList())
+			errs := deferTargets(c, 0, grouped)
+			if !slices.ContainsFunc(errs, func(i int) bool { return i >= 0 }) {
+				return br, nil, nil, nil
+			}
+			dbr, derr := bd.bindSelect(c)
+			if derr != nil {
+				return nil, nil, nil, derr
+			}
+			return dbr, nil, errs, nil
+		}
 		return br, nil, nil, nil
 	}
 	// A correlated subquery fails binding alone on its outer references (an unknown column or
@@ -687,6 +704,18 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 	return br, corr, errs, nil
 }
 
+// deferrableAlone reports an uncorrelated subquery whose select list deferTargets may
+// rewrite: a plain SELECT with one target, without set operations, VALUES, DISTINCT, grouping
+// sets or window functions (an added error column would change what they compute).
+func deferrableAlone(sub *pg.SelectStmt) bool {
+	return (sub.GetOp() == pg.SetOperation_SETOP_NONE || sub.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED) &&
+		len(sub.GetValuesLists()) == 0 && len(sub.GetDistinctClause()) == 0 && len(sub.GetTargetList()) == 1 &&
+		len(sub.GetWindowClause()) == 0 && !slices.ContainsFunc(sub.GetGroupClause(), func(n *pg.Node) bool { return n.GetGroupingSet() != nil }) &&
+		!slices.ContainsFunc(sub.GetTargetList(), func(n *pg.Node) bool {
+			return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
+		})
+}
+
 // refName reads a column reference's qualifier and name (schema-qualified as columnRef
 // does).
 func refName(cr *pg.ColumnRef) (qual, name string, ok bool) {
@@ -874,7 +903,12 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 // scalarJoin binds a scalar subquery as a single join onto l, its value a hidden column of
 // the result (bd.sublinks), and returns its correlations (none: uncorrelated). A correlated one of aggregates is grouped by its correlation
 // keys; its count, over no row, answers 0 as PostgreSQL's (COALESCE of the missing group).
-func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, _ []correlation, _ error) {
+// Its select list's errors are deferred (substrait/deferred.go); atSite, they are carried as
+// a second hidden column (bd.sublinkErrs) and raised where the expression reading the
+// subquery evaluates it (sublinkValue), as PostgreSQL evaluates a subquery only when its
+// expression is reached: a CASE branch no row takes, COALESCE's argument after a non-NULL
+// one (issue 18). Otherwise they are raised on every outer row.
+func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *boundRel, _ []correlation, _ error) {
 	sub := sl.GetSubselect().GetSelectStmt()
 	if sub == nil {
 		return nil, nil, unimplemented("this subquery")
@@ -910,6 +944,9 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, _ []corr
 	// (an outer row without a pair reads a NULL error).
 	vi := nl + len(corr)
 	var val expr.Expression = j.sc.ref(vi)
+	if len(errs) > 0 && atSite && !countZero {
+		return bd.hideDeferred(l, j, val, j.sc.ref(nl+errs[0]), sl, corr)
+	}
 	if len(errs) > 0 {
 		if val, err = bd.raiseDeferred(j.sc.ref(nl+errs[0]), val); err != nil {
 			return nil, nil, err
@@ -926,6 +963,36 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, _ []corr
 	}
 	out, err := bd.hideValue(l, j, val, sl)
 	return out, corr, err
+}
+
+// hideDeferred is hideValue of a scalar subquery's value val whose errors errCol
+// (deferred_error's) are raised where it is read (scalarJoin's atSite): both are hidden
+// columns, the error's recorded in bd.sublinkErrs.
+func (bd *binder) hideDeferred(l, j *boundRel, val, errCol expr.Expression, sl *pg.SubLink, corr []correlation) (*boundRel, []correlation, error) {
+	// l's columns of j (its first), then the error and the value (keepWith's, with two).
+	nl := len(l.sc.cols)
+	mapping := make([]int32, 0, nl+2)
+	for i := range nl {
+		mapping = append(mapping, int32(i))
+	}
+	mapping = append(mapping, int32(len(j.sc.cols)), int32(len(j.sc.cols)+1))
+	pr, err := bd.b.ProjectRemap(j.rel, mapping, errCol, val)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bind subquery: %w", err)
+	}
+	out := &boundRel{rel: pr, sc: &scope{cols: slices.Clone(l.sc.cols)}, names: slices.Clone(l.names)}
+	out.sc.cols = append(out.sc.cols,
+		col{name: fmt.Sprintf("?subquery%d error?", len(bd.sublinks)), qual: subqueryQual, typ: errCol.GetType(), hidden: true},
+		col{name: fmt.Sprintf("?subquery%d?", len(bd.sublinks)), qual: subqueryQual, typ: val.GetType(), hidden: true})
+	if bd.sublinks == nil {
+		bd.sublinks = map[*pg.SubLink]int{}
+	}
+	if bd.sublinkErrs == nil {
+		bd.sublinkErrs = map[*pg.SubLink]int{}
+	}
+	bd.sublinks[sl] = len(out.sc.cols) - 1
+	bd.sublinkErrs[sl] = len(out.sc.cols) - 2
+	return out, corr, nil
 }
 
 // hideValue keeps l's columns of j (l joined to a subquery's relation) and adds val, the value
@@ -1193,6 +1260,11 @@ func containsCount(n *pg.Node) bool {
 // sublinkValue is a bound scalar subquery's value: its hidden column of sc.
 func (bd *binder) sublinkValue(sl *pg.SubLink, sc *scope) (bval, error) {
 	if i, ok := bd.sublinks[sl]; ok && i < len(sc.cols) && sc.cols[i].qual == subqueryQual {
+		if ei, ok := bd.sublinkErrs[sl]; ok && ei < len(sc.cols) && sc.cols[ei].qual == subqueryQual {
+			// Its errors raised here, on the rows that evaluate this expression (scalarJoin).
+			v, err := bd.raiseDeferred(sc.ref(ei), sc.ref(i))
+			return typed(v), err
+		}
 		return typed(sc.ref(i)), nil
 	}
 	return bval{}, sublinkRefusal(sl)
