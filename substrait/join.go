@@ -969,21 +969,11 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 // (deferred_error's) are raised where it is read (scalarJoin's atSite): both are hidden
 // columns, the error's recorded in bd.sublinkErrs.
 func (bd *binder) hideDeferred(l, j *boundRel, val, errCol expr.Expression, sl *pg.SubLink, corr []correlation) (*boundRel, []correlation, error) {
-	// l's columns of j (its first), then the error and the value (keepWith's, with two).
-	nl := len(l.sc.cols)
-	mapping := make([]int32, 0, nl+2)
-	for i := range nl {
-		mapping = append(mapping, int32(i))
-	}
-	mapping = append(mapping, int32(len(j.sc.cols)), int32(len(j.sc.cols)+1))
-	pr, err := bd.b.ProjectRemap(j.rel, mapping, errCol, val)
+	name := fmt.Sprintf("?subquery%d?", len(bd.sublinks))
+	out, err := bd.keepWith(l, j, []expr.Expression{errCol, val}, []string{name + " error", name})
 	if err != nil {
-		return nil, nil, fmt.Errorf("bind subquery: %w", err)
+		return nil, nil, err
 	}
-	out := &boundRel{rel: pr, sc: &scope{cols: slices.Clone(l.sc.cols)}, names: slices.Clone(l.names)}
-	out.sc.cols = append(out.sc.cols,
-		col{name: fmt.Sprintf("?subquery%d error?", len(bd.sublinks)), qual: subqueryQual, typ: errCol.GetType(), hidden: true},
-		col{name: fmt.Sprintf("?subquery%d?", len(bd.sublinks)), qual: subqueryQual, typ: val.GetType(), hidden: true})
 	if bd.sublinks == nil {
 		bd.sublinks = map[*pg.SubLink]int{}
 	}
@@ -998,7 +988,7 @@ func (bd *binder) hideDeferred(l, j *boundRel, val, errCol expr.Expression, sl *
 // hideValue keeps l's columns of j (l joined to a subquery's relation) and adds val, the value
 // of the subquery sl, as a hidden column that the SubLink's binding reads (bd.sublinks).
 func (bd *binder) hideValue(l, j *boundRel, val expr.Expression, sl *pg.SubLink) (*boundRel, error) {
-	out, err := bd.keepWith(l, j, val, fmt.Sprintf("?subquery%d?", len(bd.sublinks)))
+	out, err := bd.keepWith(l, j, []expr.Expression{val}, []string{fmt.Sprintf("?subquery%d?", len(bd.sublinks))})
 	if err != nil {
 		return nil, err
 	}
@@ -1009,21 +999,25 @@ func (bd *binder) hideValue(l, j *boundRel, val expr.Expression, sl *pg.SubLink)
 	return out, nil
 }
 
-// keepWith keeps l's columns of j (whose first columns they are) and adds val as a hidden
-// column named name.
-func (bd *binder) keepWith(l, j *boundRel, val expr.Expression, name string) (*boundRel, error) {
+// keepWith keeps l's columns of j (whose first columns they are) and adds vals as hidden
+// columns named names.
+func (bd *binder) keepWith(l, j *boundRel, vals []expr.Expression, names []string) (*boundRel, error) {
 	nl := len(l.sc.cols)
-	mapping := make([]int32, 0, nl+1)
+	mapping := make([]int32, 0, nl+len(vals))
 	for i := range nl {
 		mapping = append(mapping, int32(i))
 	}
-	mapping = append(mapping, int32(len(j.sc.cols)))
-	pr, err := bd.b.ProjectRemap(j.rel, mapping, val)
+	for k := range vals {
+		mapping = append(mapping, int32(len(j.sc.cols)+k))
+	}
+	pr, err := bd.b.ProjectRemap(j.rel, mapping, vals...)
 	if err != nil {
 		return nil, fmt.Errorf("bind subquery: %w", err)
 	}
 	out := &boundRel{rel: pr, sc: &scope{cols: slices.Clone(l.sc.cols)}, names: slices.Clone(l.names)}
-	out.sc.cols = append(out.sc.cols, col{name: name, qual: subqueryQual, typ: val.GetType(), hidden: true})
+	for k, v := range vals {
+		out.sc.cols = append(out.sc.cols, col{name: names[k], qual: subqueryQual, typ: v.GetType(), hidden: true})
+	}
 	return out, nil
 }
 
@@ -1129,7 +1123,7 @@ func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error
 		if err != nil {
 			return nil, nil, err
 		}
-		if cur, err = bd.keepWith(cur, j, m, fmt.Sprintf("?mark%d?", k)); err != nil {
+		if cur, err = bd.keepWith(cur, j, []expr.Expression{m}, []string{fmt.Sprintf("?mark%d?", k)}); err != nil {
 			return nil, nil, err
 		}
 	}
