@@ -676,8 +676,7 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 		}
 	}
 	if domain {
-		br, corr, err := bd.decorrelateDomain(sub, l, isOuter, refs)
-		return br, corr, nil, err
+		return bd.decorrelateDomain(sub, l, isOuter, refs, deferErrs && group)
 	}
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.SortClause = nil
