@@ -255,6 +255,8 @@ func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
 		{"correlated, branch taken", correlated(some, inner("1000 / "+delay("i"), "")), "22012", ""},
 		{"correlated max, branch never taken", correlated(never, inner("max(1000 / "+delay("i")+")", "")), "", ""},
 		{"correlated max, branch taken", correlated(some, inner("max(1000 / "+delay("i")+")", "")), "22012", ""},
+		{"correlated count, branch never taken", correlated(never, inner("count(1000 / "+delay("i")+")", "")), "", ""},
+		{"correlated count, branch taken", correlated(some, inner("count(1000 / "+delay("i")+")", "")), "22012", ""},
 		{"correlated cast, branch never taken", correlated(never, inner("(i.value->>'destination')::int", "")), "", ""},
 		{"correlated cast, branch taken", correlated(some, inner("(i.value->>'destination')::int", "")), "22P02", ""},
 		{"correlated LIMIT 1, branch never taken", correlated(never, inner("1000 / "+delay("i"), " LIMIT 1")), "", ""},

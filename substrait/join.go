@@ -940,23 +940,23 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 		return nil, nil, err
 	}
 	// Keep l's columns and the value, hidden; a deferred one raises its error on the pairs
-	// (an outer row without a pair reads a NULL error).
+	// (an outer row without a pair reads a NULL error), or where it is read (atSite).
 	vi := nl + len(corr)
 	var val expr.Expression = j.sc.ref(vi)
-	if len(errs) > 0 && atSite && !countZero {
-		return bd.hideDeferred(l, j, val, j.sc.ref(nl+errs[0]), sl, corr)
-	}
-	if len(errs) > 0 {
-		if val, err = bd.raiseDeferred(j.sc.ref(nl+errs[0]), val); err != nil {
-			return nil, nil, err
-		}
-	}
 	if countZero {
 		nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), val)
 		if err != nil {
 			return nil, nil, err
 		}
 		if val, err = bd.ifThen([]expr.IfThenPair{{If: nn, Then: val}}, expr.NewPrimitiveLiteral(int64(0), true)); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(errs) > 0 && atSite {
+		return bd.hideDeferred(l, j, val, j.sc.ref(nl+errs[0]), sl, corr)
+	}
+	if len(errs) > 0 {
+		if val, err = bd.raiseDeferred(j.sc.ref(nl+errs[0]), val); err != nil {
 			return nil, nil, err
 		}
 	}
