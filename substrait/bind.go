@@ -207,6 +207,9 @@ type binder struct {
 	// sublinks maps each scalar subquery bound as a single join to its hidden column in the
 	// scope of its SELECT (join.go).
 	sublinks map[*pg.SubLink]int
+	// sublinkErrs maps a scalar subquery whose errors wait on the expression that reads it
+	// (scalarJoin's atSite) to the hidden column of its deferred error, next to its value.
+	sublinkErrs map[*pg.SubLink]int
 	// subqueryKeys are, per grouped SELECT, the hidden columns of its select list's and
 	// HAVING's uncorrelated scalar subqueries, grouped by as keys (join.go).
 	subqueryKeys map[*pg.SelectStmt][]int

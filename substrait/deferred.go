@@ -85,8 +85,12 @@ func HasDeferredRaise(e expr.Expression) bool {
 	return found
 }
 
-// simpleNode reports an expression that cannot fail: a column reference or a constant.
+// simpleNode reports an expression that cannot fail: a column reference or a constant, or
+// IS [NOT] NULL of one (the quantified comparisons' bool_or(y IS NULL), quantified.go).
 func simpleNode(n *pg.Node) bool {
+	if nt := n.GetNullTest(); nt != nil {
+		n = nt.GetArg()
+	}
 	return n == nil || n.GetColumnRef() != nil || n.GetAConst() != nil
 }
 

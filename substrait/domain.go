@@ -74,17 +74,22 @@ func colRef(qual, name string) *pg.Node {
 // decorrelateDomain binds sub, correlated with l (isOuter tells its outer column references,
 // refs classifies an expression's), over its domain (above): the relation's first columns
 // are the domain's, one correlation each (nullSafe), then sub's select list.
-func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter func(*pg.Node) (bool, error), refs func(*pg.Node) (bool, bool, error)) (*boundRel, []correlation, error) {
+//
+// With deferErrs (a scalar subquery's), the select list's errors are deferred as decorrelate
+// defers them (deferTargets; errs as its) where that changes no row it answers: one aggregate
+// call a target without GROUP BY, or a select list without aggregates, DISTINCT, window
+// functions or ORDER BY (an ordering by a deferred value would pick other rows).
+func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter func(*pg.Node) (bool, error), refs func(*pg.Node) (bool, bool, error), deferErrs bool) (_ *boundRel, _ []correlation, errs []int, _ error) {
 	limited := sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil
 	count, offset, ok := constLimit(sub)
 	if limited && (!ok || sub.GetLimitOption() == pg.LimitOption_LIMIT_OPTION_WITH_TIES) {
-		return nil, nil, unimplementedAre("correlated subqueries with a LIMIT or OFFSET that is not an integer constant, or WITH TIES")
+		return nil, nil, nil, unimplementedAre("correlated subqueries with a LIMIT or OFFSET that is not an integer constant, or WITH TIES")
 	}
 	dc := sub.GetDistinctClause()
 	distinct := len(dc) > 0
 	distinctOn := distinct && (len(dc) != 1 || dc[0].GetNode() != nil)
 	if distinct && limited {
-		return nil, nil, unimplementedAre("correlated subqueries with DISTINCT and LIMIT or OFFSET")
+		return nil, nil, nil, unimplementedAre("correlated subqueries with DISTINCT and LIMIT or OFFSET")
 	}
 	bd.domainSeq++
 	dq, mq := domainQual(bd.domainSeq), markQual(bd.domainSeq)
@@ -130,7 +135,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		}
 	}
 	if rerr != nil {
-		return nil, nil, rerr
+		return nil, nil, nil, rerr
 	}
 	// The domain: the distinct outer values, hidden columns of the domain's qualifier.
 	es := make([]expr.Expression, len(idx))
@@ -139,14 +144,14 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		es[i], names[i] = l.sc.ref(x), fmt.Sprintf("?o%d?", i)
 	}
 	if err := refuseIntervalKeys(es, "a correlated subquery's outer references"); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// The domain reads the outer relation again, through reads of its own: the route of a
 	// read is found where it stands in the plan (Routes), and each of the two may be pinned
 	// by other conjuncts (an enclosing query's time filter reaches the outer one only).
 	lrel, err := bd.cloneReads(l.rel, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	src := &boundRel{rel: lrel, sc: l.sc, names: l.names}
 	if len(bd.domainFilter) > 0 {
@@ -167,16 +172,16 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		if len(conj) > 0 {
 			cond, err := bd.and(conj)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if src, err = bd.filtered(src, cond); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 	}
 	d, err := bd.distinctOf(src, es, names)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for i := range d.sc.cols {
 		d.sc.cols[i].qual, d.sc.cols[i].hidden = dq, true
@@ -226,7 +231,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	aggregated := hasAggregate(sub.GetTargetList()) || sub.GetHavingClause() != nil
 	switch {
 	case aggregated && len(sub.GetGroupClause()) == 0 && sub.GetWhereClause() != nil && hasSubLink(sub.GetWhereClause()):
-		return nil, nil, unimplementedAre("correlated aggregate subqueries without GROUP BY whose WHERE holds a subquery")
+		return nil, nil, nil, unimplementedAre("correlated aggregate subqueries without GROUP BY whose WHERE holds a subquery")
 	case aggregated && len(sub.GetGroupClause()) == 0:
 		// FROM domain LEFT JOIN (items × mark) ON where, aggregates filtered on the mark.
 		right := append(slices.Clone(c.GetFromClause()), &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
@@ -269,6 +274,20 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 			c.DistinctClause = []*pg.Node{{}}
 		}
 	}
+	if deferErrs && !distinct && len(c.GetWindowClause()) == 0 && len(sub.GetSortClause()) == 0 &&
+		!slices.ContainsFunc(c.GetTargetList(), func(n *pg.Node) bool {
+			return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
+		}) {
+		switch {
+		case aggregated && len(sub.GetGroupClause()) == 0 && sub.GetHavingClause() == nil:
+			errs = deferTargets(c, len(keys), true)
+		case !aggregated && len(sub.GetGroupClause()) == 0:
+			errs = deferTargets(c, len(keys), false)
+		}
+		if !slices.ContainsFunc(errs, func(i int) bool { return i >= 0 }) {
+			errs = nil
+		}
+	}
 	if limited {
 		c = limitPerKey(c, keys, count, offset)
 	}
@@ -277,13 +296,13 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	br, err := bd.bindSelect(c)
 	delete(bd.domains, dq)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	corr := make([]correlation, len(outers))
 	for i, o := range outers {
 		corr[i] = correlation{outer: o, nullSafe: true}
 	}
-	return br, corr, nil
+	return br, corr, errs, nil
 }
 
 // windowByKeys prepends keys to the PARTITION BY of every window of c (its select list's and

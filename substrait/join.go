@@ -413,7 +413,9 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 		return nil, nil, unimplementedAre("scalar subqueries in an aggregate query without GROUP BY (or with grouping sets)")
 	}
 	for k, sl := range scalars {
-		br, corr, err := bd.scalarJoin(from.boundRel, sl)
+		// Grouped by, a select list's or HAVING's subquery value raises its errors where
+		// it is computed; elsewhere where the expression reading it evaluates it.
+		br, corr, err := bd.scalarJoin(from.boundRel, sl, !(grouped && k >= nWhere))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -482,6 +484,21 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 	defer func() { bd.level--; bd.enclosing = bd.enclosing[:len(bd.enclosing)-1] }()
 	br, err := bd.bindSelect(sub)
 	if err == nil {
+		if group && deferErrs && deferrableAlone(sub) {
+			// An uncorrelated scalar subquery: PostgreSQL evaluates it (an initplan) when an
+			// expression first reads it, so its select list's errors wait there too.
+			c := proto.Clone(sub).(*pg.SelectStmt)
+			grouped := len(c.GetGroupClause()) > 0 || c.GetHavingClause() != nil || hasAggregate(c.GetTargetList())
+			errs := deferTargets(c, 0, grouped)
+			if !slices.ContainsFunc(errs, func(i int) bool { return i >= 0 }) {
+				return br, nil, nil, nil
+			}
+			dbr, derr := bd.bindSelect(c)
+			if derr != nil {
+				return nil, nil, nil, derr
+			}
+			return dbr, nil, errs, nil
+		}
 		return br, nil, nil, nil
 	}
 	// A correlated subquery fails binding alone on its outer references (an unknown column or
@@ -659,8 +676,7 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 		}
 	}
 	if domain {
-		br, corr, err := bd.decorrelateDomain(sub, l, isOuter, refs)
-		return br, corr, nil, err
+		return bd.decorrelateDomain(sub, l, isOuter, refs, deferErrs && group)
 	}
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.SortClause = nil
@@ -685,6 +701,18 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 		return nil, nil, nil, err
 	}
 	return br, corr, errs, nil
+}
+
+// deferrableAlone reports an uncorrelated subquery whose select list deferTargets may
+// rewrite: a plain SELECT with one target, without set operations, VALUES, DISTINCT, grouping
+// sets or window functions (an added error column would change what they compute).
+func deferrableAlone(sub *pg.SelectStmt) bool {
+	return (sub.GetOp() == pg.SetOperation_SETOP_NONE || sub.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED) &&
+		len(sub.GetValuesLists()) == 0 && len(sub.GetDistinctClause()) == 0 && len(sub.GetTargetList()) == 1 &&
+		len(sub.GetWindowClause()) == 0 && !slices.ContainsFunc(sub.GetGroupClause(), func(n *pg.Node) bool { return n.GetGroupingSet() != nil }) &&
+		!slices.ContainsFunc(sub.GetTargetList(), func(n *pg.Node) bool {
+			return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
+		})
 }
 
 // refName reads a column reference's qualifier and name (schema-qualified as columnRef
@@ -874,7 +902,12 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 // scalarJoin binds a scalar subquery as a single join onto l, its value a hidden column of
 // the result (bd.sublinks), and returns its correlations (none: uncorrelated). A correlated one of aggregates is grouped by its correlation
 // keys; its count, over no row, answers 0 as PostgreSQL's (COALESCE of the missing group).
-func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, _ []correlation, _ error) {
+// Its select list's errors are deferred (substrait/deferred.go); atSite, they are carried as
+// a second hidden column (bd.sublinkErrs) and raised where the expression reading the
+// subquery evaluates it (sublinkValue), as PostgreSQL evaluates a subquery only when its
+// expression is reached: a CASE branch no row takes, COALESCE's argument after a non-NULL
+// one (issue 18). Otherwise they are raised on every outer row.
+func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *boundRel, _ []correlation, _ error) {
 	sub := sl.GetSubselect().GetSelectStmt()
 	if sub == nil {
 		return nil, nil, unimplemented("this subquery")
@@ -907,14 +940,9 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, _ []corr
 		return nil, nil, err
 	}
 	// Keep l's columns and the value, hidden; a deferred one raises its error on the pairs
-	// (an outer row without a pair reads a NULL error).
+	// (an outer row without a pair reads a NULL error), or where it is read (atSite).
 	vi := nl + len(corr)
 	var val expr.Expression = j.sc.ref(vi)
-	if len(errs) > 0 {
-		if val, err = bd.raiseDeferred(j.sc.ref(nl+errs[0]), val); err != nil {
-			return nil, nil, err
-		}
-	}
 	if countZero {
 		nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), val)
 		if err != nil {
@@ -924,14 +952,42 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink) (_ *boundRel, _ []corr
 			return nil, nil, err
 		}
 	}
+	if len(errs) > 0 && atSite {
+		return bd.hideDeferred(l, j, val, j.sc.ref(nl+errs[0]), sl, corr)
+	}
+	if len(errs) > 0 {
+		if val, err = bd.raiseDeferred(j.sc.ref(nl+errs[0]), val); err != nil {
+			return nil, nil, err
+		}
+	}
 	out, err := bd.hideValue(l, j, val, sl)
 	return out, corr, err
+}
+
+// hideDeferred is hideValue of a scalar subquery's value val whose errors errCol
+// (deferred_error's) are raised where it is read (scalarJoin's atSite): both are hidden
+// columns, the error's recorded in bd.sublinkErrs.
+func (bd *binder) hideDeferred(l, j *boundRel, val, errCol expr.Expression, sl *pg.SubLink, corr []correlation) (*boundRel, []correlation, error) {
+	name := fmt.Sprintf("?subquery%d?", len(bd.sublinks))
+	out, err := bd.keepWith(l, j, []expr.Expression{errCol, val}, []string{name + " error", name})
+	if err != nil {
+		return nil, nil, err
+	}
+	if bd.sublinks == nil {
+		bd.sublinks = map[*pg.SubLink]int{}
+	}
+	if bd.sublinkErrs == nil {
+		bd.sublinkErrs = map[*pg.SubLink]int{}
+	}
+	bd.sublinks[sl] = len(out.sc.cols) - 1
+	bd.sublinkErrs[sl] = len(out.sc.cols) - 2
+	return out, corr, nil
 }
 
 // hideValue keeps l's columns of j (l joined to a subquery's relation) and adds val, the value
 // of the subquery sl, as a hidden column that the SubLink's binding reads (bd.sublinks).
 func (bd *binder) hideValue(l, j *boundRel, val expr.Expression, sl *pg.SubLink) (*boundRel, error) {
-	out, err := bd.keepWith(l, j, val, fmt.Sprintf("?subquery%d?", len(bd.sublinks)))
+	out, err := bd.keepWith(l, j, []expr.Expression{val}, []string{fmt.Sprintf("?subquery%d?", len(bd.sublinks))})
 	if err != nil {
 		return nil, err
 	}
@@ -942,21 +998,25 @@ func (bd *binder) hideValue(l, j *boundRel, val expr.Expression, sl *pg.SubLink)
 	return out, nil
 }
 
-// keepWith keeps l's columns of j (whose first columns they are) and adds val as a hidden
-// column named name.
-func (bd *binder) keepWith(l, j *boundRel, val expr.Expression, name string) (*boundRel, error) {
+// keepWith keeps l's columns of j (whose first columns they are) and adds vals as hidden
+// columns named names.
+func (bd *binder) keepWith(l, j *boundRel, vals []expr.Expression, names []string) (*boundRel, error) {
 	nl := len(l.sc.cols)
-	mapping := make([]int32, 0, nl+1)
+	mapping := make([]int32, 0, nl+len(vals))
 	for i := range nl {
 		mapping = append(mapping, int32(i))
 	}
-	mapping = append(mapping, int32(len(j.sc.cols)))
-	pr, err := bd.b.ProjectRemap(j.rel, mapping, val)
+	for k := range vals {
+		mapping = append(mapping, int32(len(j.sc.cols)+k))
+	}
+	pr, err := bd.b.ProjectRemap(j.rel, mapping, vals...)
 	if err != nil {
 		return nil, fmt.Errorf("bind subquery: %w", err)
 	}
 	out := &boundRel{rel: pr, sc: &scope{cols: slices.Clone(l.sc.cols)}, names: slices.Clone(l.names)}
-	out.sc.cols = append(out.sc.cols, col{name: name, qual: subqueryQual, typ: val.GetType(), hidden: true})
+	for k, v := range vals {
+		out.sc.cols = append(out.sc.cols, col{name: names[k], qual: subqueryQual, typ: v.GetType(), hidden: true})
+	}
 	return out, nil
 }
 
@@ -1062,7 +1122,7 @@ func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error
 		if err != nil {
 			return nil, nil, err
 		}
-		if cur, err = bd.keepWith(cur, j, m, fmt.Sprintf("?mark%d?", k)); err != nil {
+		if cur, err = bd.keepWith(cur, j, []expr.Expression{m}, []string{fmt.Sprintf("?mark%d?", k)}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -1193,6 +1253,11 @@ func containsCount(n *pg.Node) bool {
 // sublinkValue is a bound scalar subquery's value: its hidden column of sc.
 func (bd *binder) sublinkValue(sl *pg.SubLink, sc *scope) (bval, error) {
 	if i, ok := bd.sublinks[sl]; ok && i < len(sc.cols) && sc.cols[i].qual == subqueryQual {
+		if ei, ok := bd.sublinkErrs[sl]; ok && ei < len(sc.cols) && sc.cols[ei].qual == subqueryQual {
+			// Its errors raised here, on the rows that evaluate this expression (scalarJoin).
+			v, err := bd.raiseDeferred(sc.ref(ei), sc.ref(i))
+			return typed(v), err
+		}
 		return typed(sc.ref(i)), nil
 	}
 	return bval{}, sublinkRefusal(sl)
