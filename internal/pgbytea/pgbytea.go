@@ -27,7 +27,7 @@ var (
 	errOdd = &Error{Code: "22023", Msg: "invalid hexadecimal data: odd number of digits"}
 )
 
-// In reads s as byteain does (PostgreSQL 15, varlena.c and encode.c's hex_decode):
+// In reads s as PostgreSQL 15's byteain does (with its hex_decode):
 //   - hex format: `\x` followed by pairs of hexadecimal digits (either case), with spaces,
 //     tabs, newlines and carriage returns allowed before each pair (not inside one); another
 //     character is 22023 "invalid hexadecimal digit", a lone last digit 22023 "invalid

@@ -33,7 +33,7 @@ func TestFloat4Text(t *testing.T) {
 	}
 }
 
-// TestFloatOp: PostgreSQL's float4/float8 operator checks (float.h's float8_mul, float8_div…):
+// TestFloatOp: PostgreSQL's float4/float8 operator checks (float8_mul, float8_div…):
 // overflow and underflow of finite operands are 22003, a zero divisor 22012 but for a NaN
 // dividend; infinities and NaN given as operands answer.
 func TestFloatOp(t *testing.T) {

@@ -29,7 +29,7 @@ import (
 // hands every cast to compute.CastDatum (counted by syncFallbacks, on which
 // TestCastMatchesLibrary fails). The build does not check the linked function's signature
 // or castFunction's layout: an arrow-go upgrade must re-read getCastFunction and castFunction
-// (arrow/compute/cast.go) and pass TestCastMatchesLibrary.
+// in the new arrow-go release and pass TestCastMatchesLibrary.
 //
 // Left to the library (syncFallbacks): casts of view types (the meta function coalesces
 // multi-buffer views first), of chunked arrays, of lengths over the context's chunk size
