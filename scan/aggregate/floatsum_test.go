@@ -105,7 +105,7 @@ func checkOverflow(t *testing.T, name string, out []arrow.RecordBatch, err error
 		t.Fatalf("%s (avg %v): %v", name, avg, err)
 	}
 	// Group 1 is the first row (groups come out in their order of appearance).
-	if got := out[0].Column(int(out[0].NumCols()-1)).(*array.Float64).Value(0); got != want {
+	if got := out[0].Column(int(out[0].NumCols() - 1)).(*array.Float64).Value(0); got != want {
 		t.Errorf("%s (avg %v): %v, want %v", name, avg, got, want)
 	}
 }
