@@ -156,6 +156,9 @@ func BenchmarkAnalytical(b *testing.B) {
 	dir := b.TempDir()
 	if d := os.Getenv("FLIGHTSRV_ANALYTICAL_DIR"); d != "" {
 		dir = d // a profiling aid: the fixture of an earlier run is reused
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
 	}
 	dbPath := filepath.Join(dir, "hot.db")
 	_, statErr := os.Stat(dbPath)
