@@ -180,7 +180,7 @@ func TestHotRowAggregate(t *testing.T) {
 	var stores []hotStore
 	for _, mixed := range []bool{false, true} {
 		suffix := map[bool]string{false: "hot", true: "mixed"}[mixed]
-		lite, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+		lite, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db"), RowAggregates: true})
 		if err != nil {
 			t.Fatal(err)
 		}
