@@ -55,11 +55,11 @@ type Config struct {
 // routing.ErrOperationFailed (with a [*CodeError]). A Store is safe for concurrent use; Close
 // it when done.
 type Store struct {
-	w, r   *sql.DB
-	clock  func() time.Time
+	w, r  *sql.DB
+	clock func() time.Time
 	// rowAggregates is Config.RowAggregates.
 	rowAggregates bool
-	closed atomic.Bool
+	closed        atomic.Bool
 
 	// stmts holds the read statements prepared on r, by SQL text (readQuery).
 	stmtsMu sync.Mutex
