@@ -471,7 +471,10 @@ func parseTimestampText(s string, naive bool) (time.Time, error) {
 	p := tsParser{s: strings.TrimSpace(s), naive: naive}
 	t, ok := p.parse()
 	if !ok {
-		return time.Time{}, ErrInvalidTimestampLiteral
+		if naive {
+			return time.Time{}, p.err(typeTimestamp)
+		}
+		return time.Time{}, p.err(typeTimestamptz)
 	}
 	if t.Before(minNanoTime) {
 		return minNanoTime, nil
@@ -580,7 +583,7 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		case string:
 			ts, err := parseClamped(x)
 			if err != nil {
-				return nil, errorf(InvalidArgument, "parameter $%d: %s", pos, err.(*Error).Msg)
+				return nil, paramError(pos, err)
 			}
 			return tsLiteral(ts), nil
 		}
@@ -596,7 +599,7 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		case string:
 			d, err := parseDate(x)
 			if err != nil {
-				return nil, errorf(InvalidArgument, "parameter $%d: %s", pos, err.(*Error).Msg)
+				return nil, paramError(pos, err)
 			}
 			return expr.NewPrimitiveLiteral(types.Date(d.Unix()/86400), true), nil
 		}
