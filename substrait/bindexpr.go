@@ -179,7 +179,9 @@ func (bd *binder) defaultType(v bval) (expr.Expression, error) {
 		if t, ok := bd.ps.types[v.param]; ok {
 			return bd.coerce(v, t, "")
 		}
-		return nil, errorf(InvalidArgument, "could not determine the data type of parameter $%d: cast it ($%d::int, $%d::text…)", v.param, v.param, v.param)
+		e := errorf(InvalidArgument, "could not determine the data type of parameter $%d: cast it ($%d::int, $%d::text…)", v.param, v.param, v.param)
+		e.untypedParam = v.param
+		return nil, e
 	}
 	return bd.coerce(v, strType(), "")
 }
