@@ -58,6 +58,10 @@ func TestDatetimeInputAsPostgres(t *testing.T) {
 		"SELECT o.id" + ord + " AND o.timestamp >= 'garbage'":                          "22007",
 		"SELECT o.id" + ord + " AND o.timestamp >= '2001-13-45'":                       "22008",
 		"SELECT count(*)" + ord + " AND o.timestamp < TIMESTAMP '2001-04-01 24:00:01'": "22008",
+		// Text computed per row (not a constant): the cast kernel's refusal. (A cast of such
+		// text to date is not covered: arrow-go v18.8 has no cast of utf8 to date32, INTERNAL.)
+		"SELECT (o.value->>'destination')::timestamptz" + ord: "22007",
+		"SELECT (o.value->>'destination')::timestamp" + ord:   "22007",
 	} {
 		var pgErr *pgconn.PgError
 		if _, err := pgTextRowsErr(ctx, pg, q); !errors.As(err, &pgErr) || pgErr.Code != state {
@@ -71,24 +75,6 @@ func TestDatetimeInputAsPostgres(t *testing.T) {
 		}
 		if strings.Contains(msg, "2001-13") || strings.Contains(msg, "garbage") {
 			t.Errorf("%s: the refusal quotes the text: %q", q, msg)
-		}
-	}
-
-	// Text computed per row (not a constant): the cast kernel's refusal. (A cast of such text
-	// to date is not covered: arrow-go v18.8 has no cast of utf8 to date32, INTERNAL.)
-	for q, state := range map[string]string{
-		"SELECT (o.value->>'destination')::timestamptz" + ord: "22007",
-		"SELECT (o.value->>'destination')::timestamp" + ord:   "22007",
-	} {
-		var pgErr *pgconn.PgError
-		if _, err := pgTextRowsErr(ctx, pg, q); !errors.As(err, &pgErr) || pgErr.Code != state {
-			t.Errorf("PostgreSQL %s: %v, want SQLSTATE %s", q, err, state)
-			continue
-		}
-		_, err := run(ctx, cl, q)
-		msg := status.Convert(err).Message()
-		if status.Code(err) != codes.InvalidArgument || msg == "" || !strings.HasPrefix(pgErr.Message, msg) || statusSQLState(err) != state {
-			t.Errorf("%s: %v (SQLSTATE %q), want INVALID_ARGUMENT %s with PostgreSQL's %q", q, err, statusSQLState(err), state, pgErr.Message)
 		}
 	}
 
