@@ -9,9 +9,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 )
 
 // TestParameterTypesFromBindingAsPostgres: a prepared statement whose parameters nothing in
@@ -96,6 +100,21 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 			if v, want := boundText(got.recs[0].Column(i)), string(res.Rows[0][i]); v != want {
 				t.Errorf("%s: column %d = %q (%s), PostgreSQL %q (type oid %d)", tc.sql, i, v, got.recs[0].Column(i).DataType(), want, f.DataTypeOID)
 			}
+		}
+		// The updated handle fetched by DoGet without GetFlightInfo answers the same.
+		cmd, err := anypb.New(&pb.CommandPreparedStatementQuery{PreparedStatementHandle: stmt.Handle()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := proto.Marshal(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if direct, err := fetch(ctx, cl, &flight.FlightInfo{Schema: info.Schema, Endpoint: []*flight.FlightEndpoint{{Ticket: &flight.Ticket{Ticket: raw}}}}); err != nil ||
+			len(direct.recs) != 1 || boundText(direct.recs[0].Column(0)) != string(res.Rows[0][0]) {
+			t.Errorf("%s: DoGet of the prepared handle: %v", tc.sql, err)
+		} else {
+			direct.release()
 		}
 		got.release()
 		rec.Release()

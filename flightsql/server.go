@@ -242,10 +242,21 @@ func (s *Server) execute(ctx context.Context, q Query) (array.RecordReader, erro
 	if params != nil {
 		defer params.Release()
 	}
+	ctx = withSession(ctx, q.Analytical)
 	if fe, ok := s.engine.(FragmentEngine); ok && len(q.Fragment) > 0 {
-		return fe.ExecuteFragment(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params, q.Fragment)
+		return fe.ExecuteFragment(ctx, q.SQL, q.Substrait, params, q.Fragment)
 	}
-	return s.engine.Execute(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params)
+	rdr, err := s.engine.Execute(ctx, q.SQL, q.Substrait, params)
+	if err != nil && params != nil && s.typer != nil && untypedParameter(err) {
+		// A prepared handle fetched by DoGet without GetFlightInfo, which would have declared
+		// the parameters' types from the binding (prepare).
+		sql, terr := s.typer.TypeParameters(ctx, q.SQL, params.Schema())
+		if terr != nil {
+			return nil, terr
+		}
+		return s.engine.Execute(ctx, sql, q.Substrait, params)
+	}
+	return rdr, err
 }
 
 // statusReader maps its reader's error to a gRPC status and counts the rows it hands out in
