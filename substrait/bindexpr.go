@@ -179,7 +179,9 @@ func (bd *binder) defaultType(v bval) (expr.Expression, error) {
 		if t, ok := bd.ps.types[v.param]; ok {
 			return bd.coerce(v, t, "")
 		}
-		return nil, errorf(InvalidArgument, "could not determine the data type of parameter $%d: cast it ($%d::int, $%d::text…)", v.param, v.param, v.param)
+		e := errorf(InvalidArgument, "could not determine the data type of parameter $%d: cast it ($%d::int, $%d::text…)", v.param, v.param, v.param)
+		e.untypedParam = v.param
+		return nil, e
 	}
 	return bd.coerce(v, strType(), "")
 }
@@ -471,7 +473,10 @@ func parseTimestampText(s string, naive bool) (time.Time, error) {
 	p := tsParser{s: strings.TrimSpace(s), naive: naive}
 	t, ok := p.parse()
 	if !ok {
-		return time.Time{}, ErrInvalidTimestampLiteral
+		if naive {
+			return time.Time{}, p.err(typeTimestamp)
+		}
+		return time.Time{}, p.err(typeTimestamptz)
 	}
 	if t.Before(minNanoTime) {
 		return minNanoTime, nil
@@ -580,7 +585,7 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		case string:
 			ts, err := parseClamped(x)
 			if err != nil {
-				return nil, errorf(InvalidArgument, "parameter $%d: %s", pos, err.(*Error).Msg)
+				return nil, paramError(pos, err)
 			}
 			return tsLiteral(ts), nil
 		}
@@ -596,7 +601,7 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		case string:
 			d, err := parseDate(x)
 			if err != nil {
-				return nil, errorf(InvalidArgument, "parameter $%d: %s", pos, err.(*Error).Msg)
+				return nil, paramError(pos, err)
 			}
 			return expr.NewPrimitiveLiteral(types.Date(d.Unix()/86400), true), nil
 		}
