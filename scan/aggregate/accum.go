@@ -3,6 +3,7 @@ package aggregate
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -49,6 +50,9 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		if m.argType.ID() == arrow.DECIMAL128 { // validate admits sum only
 			return &decSumAcc{dt: m.argType}
 		}
+		if m.floatAccum() {
+			return newVarAcc(m)
+		}
 		a := newSum(m.argType, m.Func == Avg)
 		if m.Numeric && m.argKind != kFloat && m.Func == Sum {
 			return &numericSum{a}
@@ -58,7 +62,7 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		}
 		return a
 	case VarSamp, VarPop, StddevSamp, StddevPop:
-		return &varAcc{fn: m.Func}
+		return newVarAcc(m)
 	case BoolAnd, BoolOr:
 		return &boolAcc{or: m.Func == BoolOr}
 	case StringAgg:
@@ -387,10 +391,19 @@ func (s *intSums[T]) state(mem memory.Allocator, lo, hi int, valid []bool) arrow
 
 func (s *intSums[T]) heapBytes() int64 { return int64(cap(s.sum)) * 16 }
 
-// floatSums are float64 sums of floats of physical type T.
+// floatSums are float64 sums of floats of physical type T. A group's sum starts at -0, the
+// identity of floating-point addition, so that it is its first value's as PostgreSQL's
+// sum(float8) takes its first value as the state (float8pl is strict, its initial state NULL):
+// the sum of -0 alone is -0, of -0 and 0 is 0.
 type floatSums[T floatT] struct{ sum []float64 }
 
-func (s *floatSums[T]) grow(n int) { s.sum = grown(s.sum, n) }
+func (s *floatSums[T]) grow(n int) {
+	old := len(s.sum)
+	s.sum = grown(s.sum, n)
+	for i := old; i < len(s.sum); i++ {
+		s.sum[i] = math.Copysign(0, -1)
+	}
+}
 
 // add is intSums.add with float arithmetic and PostgreSQL's overflow check (float8pl,
 // float8_accum): a sum that becomes infinite from finite values is errFloatOverflow ("value
