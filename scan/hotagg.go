@@ -144,9 +144,10 @@ func matchHotAggregate(rp *routedPlan, agg *aggTail, partial *arrow.Schema) (*ho
 		}
 		if m.Func == aggregate.Avg && floatArg {
 			// avg of doubles is float8_accum's N, Sx and Sxx (scan/aggregate); the store
-			// answers N and Sx. Its values are float8 casts of integers, |x| < 2^63, whose Sx
-			// and Sxx cannot overflow (N < 2^53: Sxx < 2^232), and avg reads Sx / N: the
-			// state's Sxx is 0, the value that raises nothing when states combine.
+			// answers N and Sx. Its values are float8 casts of integers (the stores take
+			// int4's: routing.RowSum), whose Sx and Sxx cannot overflow (|x| < 2^63 and
+			// N < 2^53: Sxx < 2^232), and avg reads Sx / N alone: the state's Sxx is 0, which
+			// raises nothing where states combine (float8_combine).
 			if col >= partial.NumFields() || partial.Field(col).Type.ID() != arrow.FLOAT64 {
 				return nil, "partial state of other types"
 			}
