@@ -62,7 +62,7 @@ func TestFloatAggregatesAsPostgres(t *testing.T) {
 		"('Infinity'::float8)", "('-Infinity'::float8)", "('Infinity'::float8), ('-Infinity'::float8)", "('NaN'::float8)",
 		"('NaN'::float8), ('Infinity'::float8)", "(1::float8), ('Infinity'::float8)", "('Infinity'::float8), (1e308::float8), (1e308::float8)",
 		"('-0'::float8)", "('-0'::float8), ('-0'::float8)", "(0::float8), ('-0'::float8)", "('-0'::float8), (NULL)",
-"(1e153::float8), (-1e153::float8)", "(1.7e308::float8)",
+		"(1e153::float8), (-1e153::float8)", "(1.7e308::float8)",
 		"(5e-324::float8), (-5e-324::float8), (5e-324::float8)", "(1e-300::float8), (3e-300::float8)", "(2.2250738585072014e-308::float8), (1e-310::float8)",
 		"(0.1::float8), (0.2::float8), (0.3::float8)", "(NULL::float8)",
 	} {
