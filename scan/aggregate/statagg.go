@@ -56,9 +56,7 @@ func (a *varAcc[T]) update(arg arrow.Array, gids []uint32, mask []bool) error {
 
 // accumFinite is float8_accum's arithmetic (ops.Float8State.Accum) of x into st, and whether
 // the new Sx and Sxx are finite: then the state is Accum's, which neither raised nor set Sxx
-// to NaN; otherwise Accum itself decides (an overflow, or an infinite or NaN input). Sx and
-// Sxx never come back to finite once they are not, so only the rows where they leave it pay
-// for the check.
+// to NaN; otherwise Accum itself decides (an overflow, or an infinite or NaN input).
 func accumFinite(st ops.Float8State, x float64) (ops.Float8State, bool) {
 	n0 := st.N
 	n := n0 + 1
@@ -78,22 +76,7 @@ func (a *varAcc[T]) addValues(vals []T, gids []uint32, mask []bool) error {
 	if mask != nil {
 		mask = mask[:len(gids)]
 	}
-	if len(a.st) == 1 { // one group: every gid is 0; state in registers
-		st := a.st[0]
-		for i, v := range vals {
-			if mask != nil && !mask[i] {
-				continue
-			}
-			next, ok := accumFinite(st, float64(v))
-			if !ok {
-				var err error
-				if next, err = st.Accum(float64(v)); err != nil {
-					return err
-				}
-			}
-			st = next
-		}
-		a.st[0] = st
+	if len(a.st) == 1 && a.addOne(vals, mask) { // one group: every gid is 0
 		return nil
 	}
 	for i, g := range gids {
@@ -111,6 +94,41 @@ func (a *varAcc[T]) addValues(vals []T, gids []uint32, mask []bool) error {
 		*st = next
 	}
 	return nil
+}
+
+// addOne is float8_accum of vals (where mask is true) into the one group's state, with the
+// state in registers and no check per row, and reports whether the sums it ends with are
+// finite; when they are not it leaves the state as it was, for addValues to accumulate the
+// values again with float8_accum's checks. Sx and Sxx never come back to finite once they are
+// not (an infinite Sx stays infinite or becomes NaN, Sxx adds squares), so finite sums at the
+// end mean no row raised or made Sxx NaN: the state is float8_accum's, bit for bit.
+func (a *varAcc[T]) addOne(vals []T, mask []bool) bool {
+	n, sx, sxx := a.st[0].N, a.st[0].Sx, a.st[0].Sxx
+	i := 0
+	if n == 0 { // the first value: Sxx stays 0 (or NaN for a non-finite one: not kept below)
+		for ; i < len(vals) && mask != nil && !mask[i]; i++ {
+		}
+		if i == len(vals) {
+			return true
+		}
+		n, sx, i = 1, sx+float64(vals[i]), i+1
+	}
+	for ; i < len(vals); i++ {
+		if mask != nil && !mask[i] {
+			continue
+		}
+		x := float64(vals[i])
+		n0 := n
+		n++
+		sx += x
+		tmp := x*n - sx
+		sxx += tmp * tmp / (n * n0)
+	}
+	if !finite(sx) || !finite(sxx) {
+		return false
+	}
+	a.st[0] = ops.Float8State{N: n, Sx: sx, Sxx: sxx}
+	return true
 }
 
 // merge is float8_combine of each partial state row (Sx, N, Sxx: see state) into its group.
