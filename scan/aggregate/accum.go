@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
 // accumulator holds one measure's state for every group, indexed by dense group id. It is
@@ -574,14 +576,9 @@ func (a *minMaxAcc) heapBytes() int64 {
 	return a.vals.heapBytes() + int64(cap(a.has)) + int64(cap(a.mask))
 }
 
-// after reports whether v comes after c in PostgreSQL's order of T, where NaN is greater than
-// every number; for integers (where v != v is constant false in each instantiation) it is
-// v > c.
-func after[T fixedT](v, c T) bool { return v > c || (v != v && c == c) }
-
 // fixedExtremes are min or max values of physical type T (integers, timestamps, dates and
-// booleans as integers; floats with NaN greatest, so max is NaN when any value is and min only
-// when all are). Of equal values the later one is kept, as PostgreSQL's float8larger and
+// booleans as integers; floats in PostgreSQL's order, ops.PGLess: NaN greatest, so max is NaN
+// when any value is and min only when all are). Of equal values the later one is kept, as PostgreSQL's float8larger and
 // float8smaller (and every larger/smaller transition function) keep their second argument
 // unless the first is strictly greater or less: max over -0 then 0 is 0, over 0 then -0 is -0.
 type fixedExtremes[T fixedT] struct {
@@ -600,7 +597,7 @@ func (x *fixedExtremes[T]) update(arg arrow.Array, gids []uint32, mask, has []bo
 	if len(cur) == 1 { // one group: every gid is 0; extreme in registers
 		c, h := cur[0], has[0]
 		for i, v := range vals {
-			if (mask == nil || mask[i]) && (!h || (max && !after(c, v)) || (!max && !after(v, c))) {
+			if (mask == nil || mask[i]) && (!h || (max && ops.PGLess(v, c) == 0) || (!max && ops.PGLess(c, v) == 0)) {
 				c, h = v, true
 			}
 		}
@@ -608,7 +605,7 @@ func (x *fixedExtremes[T]) update(arg arrow.Array, gids []uint32, mask, has []bo
 		return
 	}
 	for i, g := range gids {
-		if v, c := vals[i], cur[g]; (mask == nil || mask[i]) && (!has[g] || (max && !after(c, v)) || (!max && !after(v, c))) {
+		if v, c := vals[i], cur[g]; (mask == nil || mask[i]) && (!has[g] || (max && ops.PGLess(v, c) == 0) || (!max && ops.PGLess(c, v) == 0)) {
 			cur[g], has[g] = v, true
 		}
 	}
