@@ -1,12 +1,9 @@
 package e2e
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 )
 
 // TestFloatAggregatesAsPostgres (issue 18): sum, avg and the variance family of double
@@ -20,11 +17,7 @@ import (
 // float8_combine's does across buckets; sum raises where float8pl overflows. Infinite and NaN
 // inputs answer Infinity or NaN; the sum of -0 alone is -0 (float8pl's first value), its avg 0.
 func TestFloatAggregatesAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	pg := pgUTC(t, ctx, e.url)
-	pgFlights(t, ctx, pg, e.sample, []string{"ORD"}, time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 6, 0, 0, 0, 0, time.UTC))
-	clients := map[string]*flightsql.Client{"pushdown on": dial(t, e.on), "pushdown off": dial(t, e.off)}
+	ctx, pg, clients := ordEnv(t, time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 6, 0, 0, 0, 0, time.UTC))
 	const (
 		// one bucket (ORD's March) and two (March and April)
 		march = " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-01'"

@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"context"
 	"testing"
 	"time"
-
-	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 )
 
 // TestModAsPostgres (issue 18): mod(a, b) of integers is the operator a % b, as PostgreSQL's
@@ -16,11 +13,7 @@ import (
 // two untyped arguments 42725, PostgreSQL's errors. Over constants, VALUES and ORD's rows,
 // pushdown on and off.
 func TestModAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	pg := pgUTC(t, ctx, e.url)
-	pgFlights(t, ctx, pg, e.sample, []string{"ORD"}, time.Date(2001, 3, 30, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 2, 0, 0, 0, 0, time.UTC))
-	clients := map[string]*flightsql.Client{"pushdown on": dial(t, e.on), "pushdown off": dial(t, e.off)}
+	ctx, pg, clients := ordEnv(t, time.Date(2001, 3, 30, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 2, 0, 0, 0, 0, time.UTC))
 	const (
 		w = " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02'"
 		d = "(value->>'delay')::int"
