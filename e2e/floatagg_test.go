@@ -44,6 +44,11 @@ func TestFloatAggregatesAsPostgres(t *testing.T) {
 		"SELECT avg(" + d + " * 0 + CASE WHEN timestamp < '2001-04-01' THEN 1e200::float8 ELSE -1e200::float8 END)" + both,
 		"SELECT stddev_pop(" + d + " * 0 + CASE WHEN timestamp < '2001-04-01' THEN 1e200::float8 ELSE -1e200::float8 END)" + both,
 		"SELECT value->>'destination', avg(" + d + " * 0 + CASE WHEN timestamp < '2001-04-01' THEN 1e200::float8 ELSE -1e200::float8 END)" + both + " GROUP BY 1",
+		// Over windows: float8_accum and float8pl per frame.
+		"SELECT avg(x) OVER () FROM (VALUES (1e200::float8), (-1e200::float8)) v(x)",
+		"SELECT sum(x) OVER (ORDER BY x) FROM (VALUES (1e308::float8), (1e308::float8)) v(x)",
+		"SELECT k, avg(x) OVER (ORDER BY k ROWS 1 PRECEDING) FROM (VALUES (1, 1e308::float8), (2, -1e308::float8), (3, 1e308::float8)) v(k, x)",
+		"SELECT avg(" + d + " * 1e160) OVER (ORDER BY timestamp, id ROWS 2 PRECEDING)" + march,
 	}
 	for name, cl := range clients {
 		for _, q := range refused {
@@ -73,6 +78,11 @@ func TestFloatAggregatesAsPostgres(t *testing.T) {
 		"SELECT avg(x)::text FROM (VALUES (3e38::real), (3e38::real), ('Infinity'::real)) v(x)",
 		"SELECT avg(x)::text FROM (VALUES (3e38::real), (3e38::real)) v(x)",
 		"SELECT avg(x)::text FROM (VALUES (1e20::real), (-1e20::real)) v(x)",
+		// Over windows: -0, infinities and NaN per frame; a moving frame restarts its sum.
+		"SELECT k, sum(x) OVER (ORDER BY k)::text, avg(x) OVER (ORDER BY k ROWS 1 PRECEDING)::text, sum(x) OVER (ORDER BY k ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING)::text "+
+			"FROM (VALUES (1, '-0'::float8), (2, '-0'), (3, 'Infinity'), (4, 1e100::float8), (5, 1), (6, 'NaN'), (7, NULL), (8, 2)) v(k, x) ORDER BY k",
+		"SELECT k, sum(x) OVER (ORDER BY k ROWS 1 PRECEDING)::text, avg((k * 1.5)::real) OVER (PARTITION BY k % 2)::text FROM (VALUES (1, 1e308::float8), (2, -1e308::float8), (3, 1e308::float8), (4, 3e38::float8)) v(k, x) ORDER BY k",
+		"SELECT id, sum("+d+") OVER (ORDER BY timestamp, id ROWS 3 PRECEDING)::text, avg("+d+" / 7) OVER (ORDER BY timestamp, id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING)::text"+march+" ORDER BY timestamp, id",
 		// Over rows of one bucket: the fragment's one pass is PostgreSQL's.
 		"SELECT count(*), "+aggs(d+" * 1e140")+march,
 		"SELECT count(*), "+aggs(d+" * 1e-310")+march,
