@@ -672,6 +672,9 @@ func (c *compiler) inList(v *expr.SingularOrList) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if set, arr, ok := newInSet(v.Options); ok {
+		return &inNode{value: val, set: arr, lookup: set}, nil
+	}
 	scalars := make([]scalar.Scalar, len(v.Options))
 	var typ arrow.DataType
 	for i, o := range v.Options {
@@ -1016,6 +1019,8 @@ type inNode struct {
 	// floats: set holds canonical floats (canonFloat) and the values looked up are made
 	// canonical too (floatcmp.go).
 	floats bool
+	// lookup, when set is of text or integers, answers without is_in (inset.go).
+	lookup *inSet
 }
 
 func (n *inNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
@@ -1024,6 +1029,11 @@ func (n *inNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, 
 		return nil, err
 	}
 	defer d.Release()
+	if n.lookup != nil {
+		if out, ok := n.lookup.eval(ctx, d); ok {
+			return out, nil
+		}
+	}
 	if n.floats {
 		c, err := canonFloatDatum(ctx, d)
 		if err != nil {
