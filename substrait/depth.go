@@ -14,10 +14,14 @@ import (
 // found by a trial of 25,000 `+1` terms. Everything nesting by brackets or right recursion
 // grows bison's stack instead, which is bounded (syntaxError's "memory exhausted"), and the
 // tree pg_query hands back is decoded at most 10,000 protobuf levels deep, two a level of
-// operators: no statement with a chain deeper than about 5,000 operators was ever answered.
-// The estimate counts more than the depth (every keyword of a segment, for one), so a statement
-// past it may be shallower than that; those seen (TestCheckDepth) were refused by the parse or
-// by planning's bounds (256 UNION branches, 4,096 relations) anyway.
+// operators (syntaxError's "recursion depth": 54001 too): a chain deeper than about 5,000
+// operators is refused there, past PostgreSQL's own limit (its max_stack_depth of 2 MB stops a
+// chain of `+ 1` between 4,000 and 5,000 terms, also 54001). The estimate counts operators
+// with a precedence as the tree they build and every other token of a segment (keywords) as a
+// level, so it is at least the depth and close to it for arithmetic: a statement past it
+// (TestCheckDepth) is past the decoder's limit too, or refused by planning's bounds (256
+// UNION branches, 4,096 relations). The binder, the executor's compiler and its evaluation
+// recurse once a level on goroutine stacks, which grow (to 1 GB): 5,000 levels are far within.
 const maxChainDepth = 10_000
 
 // CheckDepth refuses (errTooDeep, SQLSTATE 54001) a statement whose parse tree could be deeper
