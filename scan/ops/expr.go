@@ -40,9 +40,10 @@ const (
 //   - casts run through compute.CastDatum with safe options (an overflow or truncation is an
 //     error: Substrait's THROW_EXCEPTION; exprs would cast unsafely), RETURN_NULL casts are
 //     refused;
-//   - SingularOrList (SQL IN over literals) runs through compute's is_in with SQL's null
-//     semantics (x IN (…, NULL) is null when x matches nothing), floats made canonical first
-//     (-0 as 0, one NaN: floatcmp.go);
+//   - SingularOrList (SQL IN over literals) of text or integer constants looks x up in a Go
+//     set built once at compile time (inset.go), any other through compute's is_in; both with
+//     SQL's null semantics (x IN (…, NULL) is null when x matches nothing), floats made
+//     canonical first (-0 as 0, one NaN: floatcmp.go);
 //   - functions_comparison's equal, not_equal, lt, lte, gt and gte of two floats of one type
 //     run through floatCmpNode, in PostgreSQL's order (NaN equal to NaN and above every other
 //     value: floatcmp.go), not arrow-go's IEEE comparisons;

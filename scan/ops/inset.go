@@ -13,10 +13,10 @@ import (
 )
 
 // inSet is the set of an IN list of text or integer constants, built once at compile time.
-// Generated statements carry IN lists of tens of thousands of constants: converting each
-// through exprs (inNode's general path) cost about 2 µs a constant at compile time, and
-// compute's is_in builds its hash table of the value set again on every call, that is every
-// batch. inSet's lookups keep SQL's meaning, as is_in with NullMatchingInconclusive: NULL
+// Generated statements carry IN lists of tens of thousands of constants: inNode's general
+// path converts each through exprs at compile time (the larger part of compiling such a
+// filter), and compute's is_in builds its hash table of the value set again on every call
+// (compute.CallFunction runs the kernel's init each time), that is every batch. inSet's lookups keep SQL's meaning, as is_in with NullMatchingInconclusive: NULL
 // where x is NULL, true where x is in the set, else NULL when the list holds a NULL and false
 // otherwise.
 type inSet struct {
