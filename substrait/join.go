@@ -266,25 +266,7 @@ func andNode(conds []*pg.Node) *pg.Node {
 // walkPG calls fn on every Node under m, not descending into a node for which fn returns
 // false, nor into nested SELECTs (their own scope).
 func walkPG(m protoreflect.Message, fn func(n *pg.Node) bool) {
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		visit := func(x protoreflect.Message) {
-			if n, ok := x.Interface().(*pg.Node); ok {
-				if !fn(n) || n.GetSelectStmt() != nil {
-					return
-				}
-			}
-			walkPG(x, fn)
-		}
-		switch {
-		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
-			for i := range v.List().Len() {
-				visit(v.List().Get(i).Message())
-			}
-		case fd.Kind() == protoreflect.MessageKind && !fd.IsMap():
-			visit(v.Message())
-		}
-		return true
-	})
+	pgWalker{fn}.msg(m.Interface())
 }
 
 // subqueries binds the subqueries of a simple SELECT over its FROM item: WHERE conjuncts that
