@@ -2,9 +2,12 @@ package substrait
 
 import (
 	"fmt"
+	"slices"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"google.golang.org/protobuf/proto"
 )
@@ -240,4 +243,109 @@ func fieldIndex(fr *expr.FieldReference) (int, bool) {
 		return 0, false
 	}
 	return int(sf.Field), true
+}
+
+// atMostOneRow reports a subquery that answers at most one row (per outer row, decorrelated
+// on its correlation keys or over its domain): one of aggregates without GROUP BY, a LIMIT of
+// 0 or 1, one VALUES row.
+func atMostOneRow(sub *pg.SelectStmt) bool {
+	if sub.GetOp() != pg.SetOperation_SETOP_NONE && sub.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED {
+		return false
+	}
+	if count, _, ok := constLimit(sub); ok && count >= 0 && count <= 1 {
+		return true
+	}
+	if vl := sub.GetValuesLists(); len(vl) > 0 {
+		return len(vl) == 1
+	}
+	return len(sub.GetGroupClause()) == 0 && (sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList()))
+}
+
+// oneRowPerKey groups r, a scalar subquery's relation (its nk correlation keys, its value,
+// then its deferred errors; errs as decorrelate's), by its keys, so that the single join
+// pairs an outer row with one row at most and never raises: the keys, the value (min of the
+// group's value, its one value where it has one), and one error column: the group's deferred
+// error (min, as deferTargets gathers an aggregate's), else subquery_rows_error of its row
+// count (scan/ops/deferred.go), PostgreSQL's 21000 where it has more than one row. Read
+// through raise_deferred where the expression reading the subquery evaluates it, the
+// cardinality error is raised on those rows alone, as PostgreSQL raises it when it runs the
+// subquery there (issue 18). ok is false, r unchanged, where the value's type has no min or
+// a key is an interval (the join then raises 21000 on every outer row with two rows).
+// PostgreSQL raises a select-list error of the first two rows it reads before 21000; which
+// rows those are its plan decides, so a group with both a failing row and two rows raises the
+// select list's error here.
+func (bd *binder) oneRowPerKey(r *boundRel, nk int, errs []int) (_ *boundRel, _ []int, ok bool, _ error) {
+	vt := r.sc.cols[nk].typ
+	id := extensions.ID{Name: "min"}
+	if familyOf(vt) == famNumeric {
+		id.URN = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal"
+	} else if id.URN, ok = minMaxURN(familyOf(vt)); !ok {
+		return r, errs, false, nil
+	}
+	groups := make([]expr.Expression, nk)
+	for i := range groups {
+		groups[i] = r.sc.ref(i)
+	}
+	if refuseIntervalKeys(groups, "") != nil {
+		return r, errs, false, nil
+	}
+	measure := func(id extensions.ID, args ...types.FuncArg) (plan.AggRelMeasure, error) {
+		f, err := expr.NewAggregateFunc(bd.reg, id, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil, args...)
+		if err != nil {
+			return plan.AggRelMeasure{}, fmt.Errorf("bind subquery: %w", err)
+		}
+		return bd.b.Measure(f, nil), nil
+	}
+	minV, err := measure(id, r.sc.ref(nk))
+	if err != nil {
+		return nil, nil, false, err
+	}
+	count, err := measure(extensions.ID{URN: URNAggregate, Name: "count"})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	measures := []plan.AggRelMeasure{minV, count}
+	if len(errs) > 0 && errs[0] >= 0 {
+		minE, err := measure(extensions.ID{URN: URNPostgres, Name: "min"}, r.sc.ref(errs[0]))
+		if err != nil {
+			return nil, nil, false, err
+		}
+		measures = append(measures, minE)
+	}
+	var gs [][]expr.Expression
+	if nk > 0 {
+		gs = [][]expr.Expression{groups}
+	}
+	arel, err := bd.b.AggregateExprs(r.rel, measures, gs...)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("bind subquery: %w", err)
+	}
+	asc := &scope{cols: slices.Clone(r.sc.cols[:nk+1])}
+	asc.cols[nk].typ = vt.WithNullability(types.NullabilityNullable)
+	asc.cols = append(asc.cols, col{typ: &types.Int64Type{Nullability: types.NullabilityRequired}}, col{typ: strType()})
+	var rowsErr expr.Expression
+	if rowsErr, err = bd.fn(URNPostgres, "subquery_rows_error", strType(), asc.ref(nk+1)); err != nil {
+		return nil, nil, false, err
+	}
+	if len(measures) == 3 {
+		nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), asc.ref(nk+2))
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if rowsErr, err = bd.ifThen([]expr.IfThenPair{{If: nn, Then: asc.ref(nk + 2)}}, rowsErr); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	mapping := make([]int32, 0, nk+2)
+	for i := range nk + 1 {
+		mapping = append(mapping, int32(i))
+	}
+	mapping = append(mapping, int32(nk+1+len(measures)-1))
+	pr, err := bd.b.ProjectRemap(arel, mapping, rowsErr)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("bind subquery: %w", err)
+	}
+	out := &boundRel{rel: pr, sc: &scope{cols: append(asc.cols[:nk+1], col{name: "?error?", typ: strType(), hidden: true})}}
+	out.names = append(slices.Clone(r.names[:min(len(r.names), nk+1)]), "?error?")
+	return out, []int{nk + 1}, true, nil
 }

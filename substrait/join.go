@@ -919,6 +919,12 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 	if len(r.sc.cols)-len(corr)-deferredCount(errs) != 1 {
 		return nil, nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
 	}
+	if atSite && !atMostOneRow(sub) {
+		// Its more-than-one-row error raised where it is read, too.
+		if r, errs, _, err = bd.oneRowPerKey(r, len(corr), errs); err != nil {
+			return nil, nil, err
+		}
+	}
 	// Grouped by its correlation keys (not the domain's, whose groups answer every outer row),
 	// a count's missing group is 0.
 	countZero := len(corr) > 0 && !corr[0].nullSafe && hasAggregate(sub.GetTargetList()) &&
