@@ -280,6 +280,22 @@ func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
 		cases = append(cases, struct{ name, sql, code, deviation string }{c.name + ", branch never taken", correlated(never, inner(c.sel, c.tail)), "", ""},
 			struct{ name, sql, code, deviation string }{c.name + ", branch taken", correlated(some, inner(c.sel, c.tail)), c.code, ""})
 	}
+	// Over its domain (a correlation other than an equality, one row per outer row), shapes
+	// whose select list is deferred since its rows are regrouped (oneRowPerKey).
+	domain := func(sel, tail string) string {
+		return "(SELECT " + sel + " FROM flights i WHERE " + pins("i") + " AND i.id >= o.id AND i.id <= o.id" + tail + ")"
+	}
+	for _, c := range []struct{ name, sub, code string }{
+		{"over its domain, ORDER BY", domain("1000 / "+delay("i"), " ORDER BY 1"), "22012"},
+		{"over its domain, DISTINCT", domain("DISTINCT 1000 / "+delay("i"), ""), "22012"},
+		{"over its domain, GROUP BY", domain("max(1000 / "+delay("i")+")", " GROUP BY i.origin"), "22012"},
+		{"over its domain, DISTINCT of a cast", domain("DISTINCT (i.value->>'destination')::int", ""), "22P02"},
+		{"uncorrelated DISTINCT", "(SELECT DISTINCT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + ")", "22012"},
+		{"uncorrelated DISTINCT, more than one row", "(SELECT DISTINCT " + delay("i") + " FROM flights i WHERE " + pins("i") + ")", "21000"},
+	} {
+		cases = append(cases, struct{ name, sql, code, deviation string }{c.name + ", branch never taken", correlated(never, c.sub), "", ""},
+			struct{ name, sql, code, deviation string }{c.name + ", branch taken", correlated(some, c.sub), c.code, ""})
+	}
 	// More than one row for an outer row: 21000 where the branch is taken, on an equality
 	// correlation (its keys), over its domain, grouped over its domain.
 	for _, c := range []struct{ name, sub string }{

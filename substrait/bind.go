@@ -210,6 +210,10 @@ type binder struct {
 	// sublinkErrs maps a scalar subquery whose errors wait on the expression that reads it
 	// (scalarJoin's atSite) to the hidden column of its deferred error, next to its value.
 	sublinkErrs map[*pg.SubLink]int
+	// regrouped marks the scalar subqueries whose relation oneRowPerKey groups by their
+	// correlation keys (scalarJoin): every row's deferred error reaches the expression reading
+	// it, so a DISTINCT or GROUP BY select list may be deferred too (decorrelate).
+	regrouped map[*pg.SelectStmt]bool
 	// subqueryKeys are, per grouped SELECT, the hidden columns of its select list's and
 	// HAVING's uncorrelated scalar subqueries, grouped by as keys (join.go).
 	subqueryKeys map[*pg.SelectStmt][]int

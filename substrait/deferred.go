@@ -112,7 +112,7 @@ func deferTargets(c *pg.SelectStmt, nKeys int, grouped bool) []int {
 		rt := t.GetResTarget()
 		v := rt.GetVal()
 		var errNode *pg.Node
-		if fc := v.GetFuncCall(); grouped && fc != nil {
+		if fc := v.GetFuncCall(); grouped && fc != nil && isAggregateCall(fc) {
 			var mins []*pg.Node
 			nfc := proto.Clone(fc).(*pg.FuncCall)
 			for i, a := range fc.GetArgs() {

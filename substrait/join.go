@@ -484,7 +484,7 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 	defer func() { bd.level--; bd.enclosing = bd.enclosing[:len(bd.enclosing)-1] }()
 	br, err := bd.bindSelect(sub)
 	if err == nil {
-		if group && deferErrs && deferrableAlone(sub) {
+		if group && deferErrs && deferrableAlone(sub, bd.regrouped[sub]) {
 			// An uncorrelated scalar subquery: PostgreSQL evaluates it (an initplan) when an
 			// expression first reads it, so its select list's errors wait there too.
 			c := proto.Clone(sub).(*pg.SelectStmt)
@@ -705,10 +705,13 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 
 // deferrableAlone reports an uncorrelated subquery whose select list deferTargets may
 // rewrite: a plain SELECT with one target, without set operations, VALUES, DISTINCT, grouping
-// sets or window functions (an added error column would change what they compute).
-func deferrableAlone(sub *pg.SelectStmt) bool {
+// sets or window functions (an added error column would change what they compute). Regrouped
+// (oneRowPerKey gathers every row's error), a plain DISTINCT may be deferred too: a failing
+// row is one more distinct row whose error reaches the reading expression.
+func deferrableAlone(sub *pg.SelectStmt, regrouped bool) bool {
+	dc := sub.GetDistinctClause()
 	return (sub.GetOp() == pg.SetOperation_SETOP_NONE || sub.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED) &&
-		len(sub.GetValuesLists()) == 0 && len(sub.GetDistinctClause()) == 0 && len(sub.GetTargetList()) == 1 &&
+		len(sub.GetValuesLists()) == 0 && (len(dc) == 0 || regrouped && len(dc) == 1 && dc[0].GetNode() == nil) && len(sub.GetTargetList()) == 1 &&
 		len(sub.GetWindowClause()) == 0 && !slices.ContainsFunc(sub.GetGroupClause(), func(n *pg.Node) bool { return n.GetGroupingSet() != nil }) &&
 		!slices.ContainsFunc(sub.GetTargetList(), func(n *pg.Node) bool {
 			return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
@@ -912,6 +915,13 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 	if sub == nil {
 		return nil, nil, unimplemented("this subquery")
 	}
+	regroup := atSite && !atMostOneRow(sub)
+	if regroup {
+		if bd.regrouped == nil {
+			bd.regrouped = map[*pg.SelectStmt]bool{}
+		}
+		bd.regrouped[sub] = true
+	}
 	r, corr, errs, err := bd.decorrelate(sub, l, true, true)
 	if err != nil {
 		return nil, nil, err
@@ -919,7 +929,7 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 	if len(r.sc.cols)-len(corr)-deferredCount(errs) != 1 {
 		return nil, nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
 	}
-	if atSite && !atMostOneRow(sub) {
+	if regroup {
 		// Its more-than-one-row error raised where it is read, too.
 		if r, errs, _, err = bd.oneRowPerKey(r, len(corr), errs); err != nil {
 			return nil, nil, err
