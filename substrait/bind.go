@@ -214,6 +214,9 @@ type binder struct {
 	// correlation keys (scalarJoin): every row's deferred error reaches the expression reading
 	// it, so a DISTINCT or GROUP BY select list may be deferred too (decorrelate).
 	regrouped map[*pg.SelectStmt]bool
+	// condNames are the column names the WHERE and ON conditions of the SELECT whose FROM is
+	// being bound reference (derived.go's joinItem).
+	condNames map[string]int
 	// subqueryKeys are, per grouped SELECT, the hidden columns of its select list's and
 	// HAVING's uncorrelated scalar subqueries, grouped by as keys (join.go).
 	subqueryKeys map[*pg.SelectStmt][]int
@@ -568,7 +571,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			}
 		}
 	}
+	savedNames := bd.condNames
+	bd.condNames = condNames(sel)
 	from, err := bd.from(sel.GetFromClause())
+	bd.condNames = savedNames
 	if err != nil {
 		return nil, err
 	}

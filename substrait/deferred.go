@@ -105,14 +105,22 @@ func simpleNode(n *pg.Node) bool {
 // returns, per target after the keys, the position of its error column in c's select list, -1
 // for none.
 func deferTargets(c *pg.SelectStmt, nKeys int, grouped bool) []int {
+	return deferTargetsExcept(c, nKeys, grouped, nil)
+}
+
+// deferTargetsExcept is deferTargets, leaving the targets after the keys for which keep (when
+// not nil) reports true, by their position among them, as they are.
+func deferTargetsExcept(c *pg.SelectStmt, nKeys int, grouped bool, keep func(int, *pg.ResTarget) bool) []int {
 	targets := c.GetTargetList()
 	errs := make([]int, 0, len(targets)-nKeys)
 	var extra []*pg.Node
-	for _, t := range targets[nKeys:] {
+	for i, t := range targets[nKeys:] {
 		rt := t.GetResTarget()
 		v := rt.GetVal()
 		var errNode *pg.Node
-		if fc := v.GetFuncCall(); grouped && fc != nil && isAggregateCall(fc) {
+		if keep != nil && keep(i, rt) {
+			// As it is.
+		} else if fc := v.GetFuncCall(); grouped && fc != nil && isAggregateCall(fc) {
 			var mins []*pg.Node
 			nfc := proto.Clone(fc).(*pg.FuncCall)
 			for i, a := range fc.GetArgs() {
@@ -162,8 +170,9 @@ func (bd *binder) raiseAt(e expr.Expression, sc *scope, valErr map[int]int) (exp
 }
 
 // raiseLateralCond is raiseAt over a LATERAL join's condition (sc: the outer scope's nl
-// columns, then the subquery's), conjunct by conjunct: one over the subquery's columns alone
-// reads raise_deferred_here, which the filter pushdown and the join lowering may move onto the
+// columns, then the subquery's), or an inner join's over a derived table (derived.go),
+// conjunct by conjunct: one over one side's columns alone (the subquery's, the derived
+// table's) reads raise_deferred_here, which the filter pushdown and the join lowering may move onto the
 // subquery's rows as any conjunct over one side, since PostgreSQL, having pulled the
 // subquery up, evaluates it at its scan, on every row (its select list it evaluates on the
 // joined rows alone).
@@ -181,7 +190,7 @@ func (bd *binder) raiseLateralCond(cond expr.Expression, sc *scope, nl int, valE
 	}
 	for i, c := range conj {
 		fn := "raise_deferred"
-		if minRef(c) >= nl {
+		if lo, hi := refRange(c); lo >= nl || lo >= 0 && hi < nl {
 			fn = "raise_deferred_here"
 		}
 		var err error
@@ -192,23 +201,26 @@ func (bd *binder) raiseLateralCond(cond expr.Expression, sc *scope, nl int, valE
 	return bd.and(conj)
 }
 
-// minRef is the least column e references plainly (a large number for none).
-func minRef(e expr.Expression) int {
-	least := 1 << 30
+// refRange is the least and the greatest column e references plainly (lo a large number and
+// hi -1 for none; lo -1 when one reference is not plain).
+func refRange(e expr.Expression) (lo, hi int) {
+	lo, hi = 1<<30, -1
 	var visit expr.VisitFunc
 	visit = func(x expr.Expression) expr.Expression {
 		if fr, ok := x.(*expr.FieldReference); ok {
-			if i, plain := fieldIndex(fr); plain && i < least {
-				least = i
-			} else if !plain {
-				least = -1
+			i, plain := fieldIndex(fr)
+			switch {
+			case !plain:
+				lo = -1
+			case lo >= 0:
+				lo, hi = min(lo, i), max(hi, i)
 			}
 			return x
 		}
 		return x.Visit(visit)
 	}
 	visit(e)
-	return least
+	return lo, hi
 }
 
 func (bd *binder) raiseWith(fn string, e expr.Expression, sc *scope, valErr map[int]int) (expr.Expression, error) {
