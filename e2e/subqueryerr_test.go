@@ -318,6 +318,9 @@ func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
 		{"over its domain, GROUP BY", domain("max(1000 / "+delay("i")+")", " GROUP BY i.origin"), "22012"},
 		{"over its domain, DISTINCT of a cast", domain("DISTINCT (i.value->>'destination')::int", ""), "22P02"},
 		{"uncorrelated DISTINCT", "(SELECT DISTINCT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + ")", "22012"},
+		{"uncorrelated UNION", "(SELECT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + " AND " + delay("i") + " = 0 UNION SELECT 7 FROM (VALUES (1)) v(x) WHERE x = 2)", "22012"},
+		{"uncorrelated UNION ALL, the failing arm second", "(SELECT 7 FROM (VALUES (1)) v(x) WHERE x = 2 UNION ALL SELECT (i.value->>'destination')::int FROM flights i WHERE " + pins("i") + " AND i.id = '0001463480')", "22P02"},
+		{"uncorrelated UNION ALL, more than one row", "(SELECT 7 UNION ALL SELECT 8)", "21000"},
 		{"uncorrelated DISTINCT, more than one row", "(SELECT DISTINCT " + delay("i") + " FROM flights i WHERE " + pins("i") + ")", "21000"},
 	} {
 		cases = append(cases, struct{ name, sql, code, deviation string }{c.name + ", branch never taken", correlated(never, c.sub), "", ""},

@@ -361,3 +361,37 @@ func (bd *binder) oneRowPerKey(r *boundRel, nk int, errs []int) (_ *boundRel, _ 
 	out.names = append(slices.Clone(r.names[:min(len(r.names), nk+1)]), "?error?")
 	return out, []int{nk + 1}, true, nil
 }
+
+// unionOfPlain reports a UNION [ALL] (top: the subquery itself, without ORDER BY or LIMIT)
+// whose arms are UNIONs of the same kind or SELECTs deferrableAlone would defer regrouped,
+// without ORDER BY or LIMIT (an ordering by a deferred value would pick other rows).
+// INTERSECT and EXCEPT would match an arm's error column against the other's: not taken.
+func unionOfPlain(sel *pg.SelectStmt, top bool) bool {
+	if sel.GetLimitCount() != nil || sel.GetLimitOffset() != nil || len(sel.GetSortClause()) > 0 {
+		return false
+	}
+	switch sel.GetOp() {
+	case pg.SetOperation_SETOP_UNION:
+		return unionOfPlain(sel.GetLarg(), false) && unionOfPlain(sel.GetRarg(), false)
+	case pg.SetOperation_SETOP_NONE, pg.SetOperation_SET_OPERATION_UNDEFINED:
+		return !top && deferrableAlone(sel, true)
+	}
+	return false
+}
+
+// deferUnion rewrites each arm of a UNION that unionOfPlain accepts as deferTargets does (an
+// arm with nothing to defer answers a NULL error), so that the union's second column is every
+// row's deferred error; it reports whether an arm defers one.
+func deferUnion(sel *pg.SelectStmt) bool {
+	if sel.GetOp() == pg.SetOperation_SETOP_UNION {
+		l, r := deferUnion(sel.GetLarg()), deferUnion(sel.GetRarg())
+		return l || r
+	}
+	grouped := len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil || hasAggregate(sel.GetTargetList())
+	if errs := deferTargets(sel, 0, grouped); errs[0] >= 0 {
+		return true
+	}
+	sel.TargetList = append(sel.TargetList, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
+		Name: "?error0?", Val: deferredCall(deferredErrorFn, pg.MakeAConstIntNode(0, -1)), Location: -1}}})
+	return false
+}

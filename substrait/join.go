@@ -555,6 +555,18 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 			}
 			return dbr, nil, errs, nil
 		}
+		if group && deferErrs && bd.regrouped[sub] && unionOfPlain(sub, true) {
+			// A UNION [ALL] of plain SELECTs, each arm's errors deferred (deferUnion).
+			c := proto.Clone(sub).(*pg.SelectStmt)
+			if !deferUnion(c) {
+				return br, nil, nil, nil
+			}
+			dbr, derr := bd.bindSelect(c)
+			if derr != nil {
+				return nil, nil, nil, derr
+			}
+			return dbr, nil, []int{1}, nil
+		}
 		return br, nil, nil, nil
 	}
 	// A correlated subquery fails binding alone on its outer references (an unknown column or
