@@ -282,7 +282,9 @@ func atMostOneRow(sub *pg.SelectStmt) bool {
 // through raise_deferred where the expression reading the subquery evaluates it, the
 // cardinality error is raised on those rows alone, as PostgreSQL raises it when it runs the
 // subquery there (issue 18). ok is false, r unchanged, where the value's type has no min or
-// a key is an interval (the join then raises 21000 on every outer row with two rows).
+// a key is an interval (the join then raises 21000 on every outer row with two rows; a
+// DISTINCT or grouped select list deferred for the regrouping, bd.regrouped, then raises
+// 21000 there too where a failing row beside a good one would raise its own error).
 // PostgreSQL raises a select-list error of the first two rows it reads before 21000; which
 // rows those are its plan decides, so a group with both a failing row and two rows raises the
 // select list's error here.
