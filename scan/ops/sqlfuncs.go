@@ -82,6 +82,8 @@ var ownFunctions = map[string]func(*fnNode) error{
 	"round":         roundKernel,
 	"to_char":       toCharKernel,
 	"timestamp_add": timestampAdd,
+	// deferred.go's: a scalar subquery's more-than-one-row error, as deferred_error's text.
+	"subquery_rows_error": subqueryRowsError,
 }
 
 // OwnFunctionID returns the extension ID of one of this package's functions.
