@@ -21,6 +21,9 @@ type routeAtoms struct {
 	lower, upper *time.Time
 	lowerSeen    bool
 	upperSeen    bool
+	// notConstant: the timestamp was compared with a value that is neither a constant nor a
+	// parameter (another column, an expression over the row), which bounds no read.
+	notConstant bool
 }
 
 // routeRead is the binder's filterPusher.atRead: it takes the routed conjuncts out of the
@@ -262,13 +265,18 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 	if op == "=" {
 		var tmp routeAtoms
 		if !bd.boundAtom(">=", val, &tmp) || !bd.boundAtom("<=", val, &tmp) {
+			ra.notConstant = true
 			return false
 		}
 		bd.boundAtom(">=", val, ra)
 		bd.boundAtom("<=", val, ra)
 		return true
 	}
-	return bd.boundAtom(op, val, ra)
+	if !bd.boundAtom(op, val, ra) {
+		ra.notConstant = ra.notConstant || op != "<>"
+		return false
+	}
+	return true
 }
 
 // boundAtom reads `timestamp op val` as a bound into ra; false when val is not a timestamp
@@ -464,6 +472,9 @@ func (ra *routeAtoms) check(def routing.TableDef, label readLabel, analytical bo
 		return nil
 	}
 	msg := " needs " + strings.Join(missing, " and ")
+	if ra.notConstant && (!ra.lowerSeen || !ra.upperSeen) {
+		msg += " (a bound is a constant, a constant expression or a parameter: a timestamp compared with an expression over the rows bounds no read)"
+	}
 	if !ra.partSeen && !analytical {
 		// The analytical mode reads every partition of the range: only the time bound is
 		// missing then, and the hint would speak of what is not.
