@@ -800,7 +800,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bval{}, errRegexpMatchArray
 	case "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_count", "regexp_instr", "regexp_substr", "regexp_like":
 		return bval{}, quoting(Unimplemented, "0A000", "function %s is not supported", name)
-	case "replace":
+	case "replace", "translate":
 		if err := nargs(3, 3); err != nil {
 			return bval{}, err
 		}
@@ -839,6 +839,69 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			es[i] = e
 		}
 		return call(URNPostgres, strType(), es...)
+	case "concat_ws":
+		// concat_ws(sep, a, …): the separator is text, each other argument its text (as
+		// concat writes it); NULL arguments are skipped (ops concat_ws).
+		if len(args) == 0 {
+			return bval{}, errorf(InvalidArgument, "concat_ws takes at least one argument")
+		}
+		es := make([]expr.Expression, len(args))
+		for i, a := range args {
+			var err error
+			if i == 0 {
+				es[i], err = text(0)
+			} else {
+				es[i], err = bd.asText(a)
+			}
+			if err != nil {
+				return bval{}, err
+			}
+		}
+		return call(URNPostgres, strType(), es...)
+	case "make_date":
+		// make_date(integer, integer, integer): smallint and integer arguments (and untyped
+		// constants) as PostgreSQL's implicit casts take them; others are its 42883.
+		if err := nargs(3, 3); err != nil {
+			return bval{}, err
+		}
+		es := make([]expr.Expression, 3)
+		for i, a := range args {
+			if !a.untyped() && (familyOf(a.typ()) != famInt || numRank(a.typ()) > numRank(i32Type())) {
+				names := make([]string, len(args))
+				for j, b := range args {
+					names[j] = argTypeName(b)
+				}
+				return bval{}, errorf(InvalidArgument, "function make_date(%s) does not exist", strings.Join(names, ", "))
+			}
+			e, err := bd.coerce(a, i32Type(), fmt.Sprintf("argument %d of make_date", i+1))
+			if err != nil {
+				return bval{}, err
+			}
+			es[i] = e
+		}
+		return call(URNPostgres, dateType(), es...)
+	case "json_typeof":
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		doc, err := bd.jsonDoc(args[0])
+		if err != nil {
+			return bval{}, err
+		}
+		return call(URNPostgres, strType(), doc)
+	case "md5":
+		// md5(text) and md5(bytea): the digest of the bytes as 32 hexadecimal digits.
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		if !args[0].untyped() && familyOf(args[0].typ()) == famBinary {
+			return call(URNPostgres, strType(), args[0].e)
+		}
+		e, err := text(0)
+		if err != nil {
+			return bval{}, err
+		}
+		return call(URNPostgres, strType(), e)
 	case "convert_from":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err

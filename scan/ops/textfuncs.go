@@ -1,0 +1,182 @@
+package ops
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// More of PostgreSQL's string functions (PostgreSQL 15, "String Functions and Operators"):
+//
+//	md5(s)                       the MD5 digest of s's bytes (text or bytea) as 32 lower-case
+//	                             hexadecimal digits; strict
+//	translate(s, from, to)       each character of s found in from replaced by the character
+//	                             at the same position of to (the first occurrence in from
+//	                             counts), or removed when to is shorter; strict
+//	concat_ws(sep, a, …)         the arguments that are not NULL joined with sep; NULL when
+//	                             sep is NULL (the arguments are text: the binder writes each
+//	                             value's text, as PostgreSQL's output functions do)
+func init() {
+	ownFunctions["md5"] = md5Kernel
+	ownFunctions["translate"] = translateKernel
+	ownFunctions["concat_ws"] = concatWSKernel
+}
+
+func md5Kernel(n *fnNode) error {
+	if err := textArgs(n, 1, 1, 0); err != nil {
+		return err
+	}
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[0])
+		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			sum := md5.Sum(s.ValueBytes(i))
+			return hex.EncodeToString(sum[:]), true, nil
+		})
+	}
+	return nil
+}
+
+func translateKernel(n *fnNode) error {
+	if err := textArgs(n, 3, 3, 0, 1, 2); err != nil {
+		return err
+	}
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[0])
+		from, _ := asTexts(args[1])
+		to, _ := asTexts(args[2])
+		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			return translateText(string(s.ValueBytes(i)), string(from.ValueBytes(i)), string(to.ValueBytes(i))), true, nil
+		})
+	}
+	return nil
+}
+
+// translateText is PostgreSQL's translate of s: characters of from become to's at the same
+// position, or are removed past to's end.
+func translateText(s, from, to string) string {
+	if from == "" {
+		return s
+	}
+	f, t := []rune(from), []rune(to)
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		k := -1
+		for j, c := range f {
+			if c == r {
+				k = j
+				break
+			}
+		}
+		switch {
+		case k < 0:
+			b.WriteRune(r)
+		case k < len(t):
+			b.WriteRune(t[k])
+		}
+	}
+	return b.String()
+}
+
+func concatWSKernel(n *fnNode) error {
+	if len(n.args) < 1 {
+		return argCount(n, 1, 1<<20)
+	}
+	for i := range n.args {
+		if err := wantText(n, i); err != nil {
+			return err
+		}
+	}
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		ts := make([]texts, len(args))
+		for i, a := range args {
+			ts[i], _ = asTexts(a)
+		}
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		var buf []byte
+		for i := range rows {
+			if ts[0].IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			buf = buf[:0]
+			first := true
+			for _, t := range ts[1:] {
+				if t.IsNull(i) {
+					continue
+				}
+				if !first {
+					buf = append(buf, ts[0].ValueBytes(i)...)
+				}
+				first = false
+				buf = append(buf, t.ValueBytes(i)...)
+			}
+			b.BinaryBuilder.Append(buf)
+		}
+		return b.NewArray(), nil
+	}
+	return nil
+}
+
+// json_typeof(doc) is PostgreSQL's json_typeof: the kind of the document's top-level value as
+// text (object, array, string, number, boolean, null); strict. The document is validated as
+// PostgreSQL's json input validates it (jsonScanner; a document that is not JSON is 22P02);
+// a \u0000 escape, which json keeps, does not stop it.
+func init() { ownFunctions["json_typeof"] = jsonTypeofKernel }
+
+var jsonKindNames = [...]string{jNull: "null", jString: "string", jStringEsc: "string", jNumber: "number",
+	jTrue: "boolean", jFalse: "boolean", jObject: "object", jArray: "array"}
+
+func jsonTypeofKernel(n *fnNode) error {
+	if err := textArgs(n, 1, 1, 0); err != nil {
+		return err
+	}
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		d, _ := asTexts(args[0])
+		var s jsonScanner
+		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			doc := d.ValueBytes(i)
+			kind, st := s.scanDoc(doc, nil, nil)
+			if st == docNulEscape {
+				kind = firstJSONKind(doc)
+			} else if err := st.err(); err != nil {
+				return "", false, err
+			}
+			return jsonKindNames[kind], true, nil
+		})
+	}
+	return nil
+}
+
+// firstJSONKind is the kind of a valid document's value read from its first byte.
+func firstJSONKind(doc []byte) jsonKind {
+	for _, c := range doc {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return jObject
+		case '[':
+			return jArray
+		case '"':
+			return jString
+		case 't':
+			return jTrue
+		case 'f':
+			return jFalse
+		case 'n':
+			return jNull
+		}
+		return jNumber
+	}
+	return jNull
+}
