@@ -107,8 +107,10 @@ func TestConstantTimeBoundsAsPostgres(t *testing.T) {
 }
 
 // TestStringDateJSONFunctionsAsPostgres: concat_ws, md5, translate, make_date and
-// json_typeof over the flights' fields and constants answer PostgreSQL's text; make_date of
-// fields naming no day, or of a bigint, is PostgreSQL's error.
+// json_typeof over the flights' fields and constants answer PostgreSQL's text (concat and
+// concat_ws write a boolean as t or f, its output function's text); make_date of fields
+// naming no day, or of a bigint, and concat_ws without an argument after the separator are
+// PostgreSQL's errors.
 func TestStringDateJSONFunctionsAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	qs := []string{
@@ -116,8 +118,8 @@ func TestStringDateJSONFunctionsAsPostgres(t *testing.T) {
 			"concat_ws('-', origin, value->>'destination', NULL, (value->>'delay')::int, 2.50, (value->>'delay')::int > 0), " +
 			"json_typeof(value), json_typeof(value->'delay'), json_typeof(value->'nosuch'), make_date(2001, abs((value->>'delay')::int) % 12 + 1, 28)::text " +
 			"FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' ORDER BY id",
-		"SELECT make_date(-44, 3, 15)::text, make_date(2000, 2, 29)::text, make_date(5874897, 12, 31)::text, concat_ws(NULL, 'a'), concat_ws(',', NULL)," +
-			" concat_ws(''), translate('abcabc', 'abb', 'x'), translate('héllo', 'él', 'E'), md5(''), md5('\\x00ff'::bytea), json_typeof('null'), json_typeof(' 1.5e3 '), json_typeof('[{}]')",
+		"SELECT make_date(-44, 3, 15) - DATE '1970-01-01', make_date(2000, 2, 29)::text, make_date(5874897, 12, 31)::text, concat_ws(NULL, 'a'), concat_ws(',', NULL)," +
+			" concat(true, NULL::boolean, 'x'), concat_ws(',', true, false), translate('abcabc', 'abb', 'x'), translate('héllo', 'él', 'E'), md5(''), md5('\\x00ff'::bytea), json_typeof('null'), json_typeof(' 1.5e3 '), json_typeof('[{}]')",
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
@@ -127,6 +129,7 @@ func TestStringDateJSONFunctionsAsPostgres(t *testing.T) {
 			"SELECT make_date(2001, 13, 1)":        "22008",
 			"SELECT make_date(-4714, 11, 23)":      "22008",
 			"SELECT make_date(2001::bigint, 1, 1)": "42883",
+			"SELECT concat_ws('')":                 "42883",
 			`SELECT json_typeof('{"a": }')`:        "22P02",
 		} {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, state)

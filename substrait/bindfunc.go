@@ -832,7 +832,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		es := make([]expr.Expression, len(args))
 		for i, a := range args {
-			e, err := bd.asText(a)
+			e, err := bd.outputText(a)
 			if err != nil {
 				return bval{}, err
 			}
@@ -841,9 +841,10 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return call(URNPostgres, strType(), es...)
 	case "concat_ws":
 		// concat_ws(sep, a, …): the separator is text, each other argument its text (as
-		// concat writes it); NULL arguments are skipped (ops concat_ws).
-		if len(args) == 0 {
-			return bval{}, errorf(InvalidArgument, "concat_ws takes at least one argument")
+		// concat writes it); NULL arguments are skipped (ops concat_ws). PostgreSQL's takes
+		// one argument after the separator at least.
+		if len(args) < 2 {
+			return bval{}, errorf(InvalidArgument, "function concat_ws(%s) does not exist", argTypeNames(args))
 		}
 		es := make([]expr.Expression, len(args))
 		for i, a := range args {
@@ -851,7 +852,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			if i == 0 {
 				es[i], err = text(0)
 			} else {
-				es[i], err = bd.asText(a)
+				es[i], err = bd.outputText(a)
 			}
 			if err != nil {
 				return bval{}, err
@@ -867,11 +868,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		es := make([]expr.Expression, 3)
 		for i, a := range args {
 			if !a.untyped() && (familyOf(a.typ()) != famInt || numRank(a.typ()) > numRank(i32Type())) {
-				names := make([]string, len(args))
-				for j, b := range args {
-					names[j] = argTypeName(b)
-				}
-				return bval{}, errorf(InvalidArgument, "function make_date(%s) does not exist", strings.Join(names, ", "))
+				return bval{}, errorf(InvalidArgument, "function make_date(%s) does not exist", argTypeNames(args))
 			}
 			e, err := bd.coerce(a, i32Type(), fmt.Sprintf("argument %d of make_date", i+1))
 			if err != nil {
@@ -1088,6 +1085,21 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	return bval{}, unknownFunction(name, args)
 }
 
+// outputText is the text PostgreSQL's output function writes of v, as concat and concat_ws
+// write their arguments: asText's (the cast to text), but a boolean is t or f (boolout), where
+// its cast to text (and ||) is true or false.
+func (bd *binder) outputText(v bval) (expr.Expression, error) {
+	if v.untyped() || familyOf(v.typ()) != famBool {
+		return bd.asText(v)
+	}
+	isNull, err := bd.fn(URNComparison, "is_null", booleanType(), v.e)
+	if err != nil {
+		return nil, err
+	}
+	return bd.ifThen([]expr.IfThenPair{{If: isNull, Then: expr.NewNullLiteral(strType())}, {If: v.e, Then: expr.NewPrimitiveLiteral("t", false)}},
+		expr.NewPrimitiveLiteral("f", false))
+}
+
 // pgFunctions are the names of PostgreSQL 15's functions (pg_proc's pronames in pg_catalog:
 // SELECT DISTINCT proname FROM pg_proc WHERE pronamespace = 'pg_catalog'::regnamespace),
 // one a line.
@@ -1112,14 +1124,20 @@ func unknownFunction(name string, args []bval) *Error {
 	if pgFunctions()[name] {
 		return refused(Unimplemented, "0A000", "function %s is not supported", name)
 	}
+	e := quoting(InvalidArgument, "42883", "function %s(", name)
+	e.Msg += argTypeNames(args) + ") does not exist"
+	e.LogMsg += argTypeNames(args) + ") does not exist"
+	return e
+}
+
+// argTypeNames names the arguments' types as PostgreSQL's "function f(…) does not exist"
+// does: argTypeName's, separated by ", ".
+func argTypeNames(args []bval) string {
 	names := make([]string, len(args))
 	for i, a := range args {
 		names[i] = argTypeName(a)
 	}
-	e := quoting(InvalidArgument, "42883", "function %s(", name)
-	e.Msg += strings.Join(names, ", ") + ") does not exist"
-	e.LogMsg += strings.Join(names, ", ") + ") does not exist"
-	return e
+	return strings.Join(names, ", ")
 }
 
 // datePartFields are the fields date_part and extract take (scan/ops implements them).

@@ -21,8 +21,8 @@ type routeAtoms struct {
 	lower, upper *time.Time
 	lowerSeen    bool
 	upperSeen    bool
-	// notConstant: the timestamp was compared with a value that is neither a constant nor a
-	// parameter (another column, an expression over the row), which bounds no read.
+	// notConstant: the timestamp was compared with an expression over the rows (another
+	// column, a field of the value), which bounds no read.
 	notConstant bool
 }
 
@@ -265,7 +265,7 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 	if op == "=" {
 		var tmp routeAtoms
 		if !bd.boundAtom(">=", val, &tmp) || !bd.boundAtom("<=", val, &tmp) {
-			ra.notConstant = true
+			ra.notConstant = ra.notConstant || readsRow(val)
 			return false
 		}
 		bd.boundAtom(">=", val, ra)
@@ -273,7 +273,7 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 		return true
 	}
 	if !bd.boundAtom(op, val, ra) {
-		ra.notConstant = ra.notConstant || op != "<>"
+		ra.notConstant = ra.notConstant || op != "<>" && readsRow(val)
 		return false
 	}
 	return true
@@ -472,13 +472,13 @@ func (ra *routeAtoms) check(def routing.TableDef, label readLabel, analytical bo
 		return nil
 	}
 	msg := " needs " + strings.Join(missing, " and ")
-	if ra.notConstant && (!ra.lowerSeen || !ra.upperSeen) {
-		msg += " (a bound is a constant, a constant expression or a parameter: a timestamp compared with an expression over the rows bounds no read)"
-	}
 	if !ra.partSeen && !analytical {
 		// The analytical mode reads every partition of the range: only the time bound is
 		// missing then, and the hint would speak of what is not.
 		msg += " (several partitions: " + def.PartitionColumn + " IN (…) or = ANY($1); every partition of the range: the analytical mode, session option " + AnalyticalOption + " = on)"
+	}
+	if ra.notConstant && (!ra.lowerSeen || !ra.upperSeen) {
+		msg += notConstantBound
 	}
 	if label.place == "" {
 		return &Error{Code: InvalidArgument, Msg: def.Name + msg}
@@ -487,6 +487,27 @@ func (ra *routeAtoms) check(def routing.TableDef, label readLabel, analytical bo
 	// under, which is the client's text (the log says <identifier>).
 	return &Error{Code: InvalidArgument, Msg: def.Name + " read " + label.how + " " + label.place + msg,
 		LogMsg: def.Name + " read " + label.how + " <identifier>" + msg}
+}
+
+// notConstantBound ends the refusal of a read whose timestamp was compared with an expression
+// over the rows (timestamp >= (value->>'t')::timestamptz), which bounds nothing.
+const notConstantBound = "; a time bound is a constant, a constant expression or a parameter, not an expression over the rows"
+
+// readsRow reports whether e reads a column of its input (a field reference).
+func readsRow(e expr.Expression) bool {
+	found := false
+	var visit expr.VisitFunc
+	visit = func(x expr.Expression) expr.Expression {
+		if _, ok := x.(*expr.FieldReference); ok {
+			found = true
+		}
+		if found {
+			return x
+		}
+		return x.Visit(visit)
+	}
+	visit(e)
+	return found
 }
 
 // readLabel names one read of a table in a statement that reads it more than once: how is

@@ -68,7 +68,7 @@ var ownFunctions = map[string]func(*fnNode) error{
 	"json_get": jsonKernel(false, false), "json_get_text": jsonKernel(true, false),
 	"json_path": jsonKernel(false, true), "json_path_text": jsonKernel(true, true),
 	"like": likeKernel(false), "ilike": likeKernel(true),
-	"concat": concatKernel(false), "concat_strict": concatKernel(true),
+	"concat": concatKernel(false, false), "concat_strict": concatKernel(true, false), "concat_ws": concatKernel(false, true),
 	"lower":        stringMap(strings.ToLower),
 	"upper":        stringMap(strings.ToUpper),
 	"char_length":  charLength,
@@ -630,9 +630,11 @@ func trimKernel(left, right bool) func(*fnNode) error {
 	}
 }
 
-// concatKernel is concat (NULL arguments skipped) or || (strict: NULL when any is NULL). The
-// arguments must be text (the SQL front end casts others to text first).
-func concatKernel(strict bool) func(*fnNode) error {
+// concatKernel is concat (NULL arguments skipped) or || (strict: NULL when any is NULL), or
+// with ws concat_ws: the first argument is the separator (NULL when it is NULL) written
+// between the others that are not NULL. The arguments must be text (the SQL front end casts
+// others to text first).
+func concatKernel(strict, ws bool) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if len(n.args) == 0 {
 			return errors.New("takes at least one argument")
@@ -651,16 +653,26 @@ func concatKernel(strict bool) func(*fnNode) error {
 			b := array.NewStringBuilder(mem)
 			defer b.Release()
 			var buf []byte
+			parts := ts
+			if ws {
+				parts = ts[1:]
+			}
 			for i := range rows {
-				if strict && anyNull(args, i) {
+				if strict && anyNull(args, i) || ws && ts[0].IsNull(i) {
 					b.AppendNull()
 					continue
 				}
 				buf = buf[:0]
-				for _, t := range ts {
-					if !t.IsNull(i) {
-						buf = append(buf, t.ValueBytes(i)...)
+				first := true
+				for _, t := range parts {
+					if t.IsNull(i) {
+						continue
 					}
+					if ws && !first {
+						buf = append(buf, ts[0].ValueBytes(i)...)
+					}
+					first = false
+					buf = append(buf, t.ValueBytes(i)...)
 				}
 				b.BinaryBuilder.Append(buf)
 			}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -17,13 +16,9 @@ import (
 //	translate(s, from, to)       each character of s found in from replaced by the character
 //	                             at the same position of to (the first occurrence in from
 //	                             counts), or removed when to is shorter; strict
-//	concat_ws(sep, a, …)         the arguments that are not NULL joined with sep; NULL when
-//	                             sep is NULL (the arguments are text: the binder writes each
-//	                             value's text, as PostgreSQL's output functions do)
 func init() {
 	ownFunctions["md5"] = md5Kernel
 	ownFunctions["translate"] = translateKernel
-	ownFunctions["concat_ws"] = concatWSKernel
 }
 
 func md5Kernel(n *fnNode) error {
@@ -82,48 +77,6 @@ func translateText(s, from, to string) string {
 		}
 	}
 	return b.String()
-}
-
-func concatWSKernel(n *fnNode) error {
-	if len(n.args) < 1 {
-		return argCount(n, 1, 1<<20)
-	}
-	for i := range n.args {
-		if err := wantText(n, i); err != nil {
-			return err
-		}
-	}
-	n.out = arrow.BinaryTypes.String
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		ts := make([]texts, len(args))
-		for i, a := range args {
-			ts[i], _ = asTexts(a)
-		}
-		b := array.NewStringBuilder(mem)
-		defer b.Release()
-		var buf []byte
-		for i := range rows {
-			if ts[0].IsNull(i) {
-				b.AppendNull()
-				continue
-			}
-			buf = buf[:0]
-			first := true
-			for _, t := range ts[1:] {
-				if t.IsNull(i) {
-					continue
-				}
-				if !first {
-					buf = append(buf, ts[0].ValueBytes(i)...)
-				}
-				first = false
-				buf = append(buf, t.ValueBytes(i)...)
-			}
-			b.BinaryBuilder.Append(buf)
-		}
-		return b.NewArray(), nil
-	}
-	return nil
 }
 
 // json_typeof(doc) is PostgreSQL's json_typeof: the kind of the document's top-level value as
