@@ -106,11 +106,12 @@ func TestConstantTimeBoundsAsPostgres(t *testing.T) {
 	}
 }
 
-// TestStringDateJSONFunctionsAsPostgres: concat_ws, md5, translate, make_date and
-// json_typeof over the flights' fields and constants answer PostgreSQL's text (concat and
-// concat_ws write a boolean as t or f, its output function's text); make_date of fields
-// naming no day, or of a bigint, and concat_ws without an argument after the separator are
-// PostgreSQL's errors.
+// TestStringDateJSONFunctionsAsPostgres: concat_ws, md5, translate, make_date, json_typeof
+// and width_bucket (of double precision; its numeric form is refused by name) over the
+// flights' fields and constants answer PostgreSQL's text (concat and concat_ws write a
+// boolean as t or f, its output function's text); make_date of fields naming no day, or of a
+// bigint, concat_ws without an argument after the separator and width_bucket's bad counts,
+// NaN and infinite bounds are PostgreSQL's errors.
 func TestStringDateJSONFunctionsAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	qs := []string{
@@ -121,16 +122,28 @@ func TestStringDateJSONFunctionsAsPostgres(t *testing.T) {
 		"SELECT make_date(-44, 3, 15) - DATE '1970-01-01', make_date(2000, 2, 29)::text, make_date(5874897, 12, 31)::text, concat_ws(NULL, 'a'), concat_ws(',', NULL)," +
 			" concat(true, NULL::boolean, 'x'), concat_ws(',', true, false), translate('abcabc', 'abb', 'x'), translate('héllo', 'él', 'E'), md5(''), md5('\\x00ff'::bytea), json_typeof('null'), json_typeof(' 1.5e3 '), json_typeof('[{}]')",
 	}
+	qs = append(qs,
+		"SELECT id, width_bucket((value->>'delay')::int, -30, 120, 6), width_bucket((value->>'distance')::float8, 3000, 0, 7), width_bucket((value->>'delay')::int, 0, 1, 2147483646) "+
+			"FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' ORDER BY id",
+		"SELECT width_bucket(5, 0, 10, 5), width_bucket(-1, 0, 10, 5), width_bucket(10, 0, 10, 5), width_bucket(0.1::float8 * 3, 0, 0.3, 3), width_bucket('5', 0, 10, 3), "+
+			"width_bucket(1.5, 0::float8, 10, 3), width_bucket(0::float8, -1e308, 1e308, 10), width_bucket('inf'::float8, 0, 10, 4), width_bucket(7::smallint, 10, 0, 4)")
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{"SELECT width_bucket(5.5, 0, 10, 5)": "width_bucket of numeric is not supported"})
 		for q, state := range map[string]string{
-			"SELECT make_date(2013, 2, 30)":        "22008",
-			"SELECT make_date(0, 1, 1)":            "22008",
-			"SELECT make_date(2001, 13, 1)":        "22008",
-			"SELECT make_date(-4714, 11, 23)":      "22008",
-			"SELECT make_date(2001::bigint, 1, 1)": "42883",
-			"SELECT concat_ws('')":                 "42883",
-			`SELECT json_typeof('{"a": }')`:        "22P02",
+			"SELECT width_bucket(1, 0, 10, 0)":              "2201G",
+			"SELECT width_bucket('nan'::float8, 0, 10, 3)":  "2201G",
+			"SELECT width_bucket(1, '-inf'::float8, 10, 3)": "2201G",
+			"SELECT width_bucket(1, 2, 2, 3)":               "2201G",
+			"SELECT width_bucket(20, 0, 10, 2147483647)":    "22003",
+			"SELECT width_bucket(2, 0, 10, 3::bigint)":      "42883",
+			"SELECT make_date(2013, 2, 30)":                 "22008",
+			"SELECT make_date(0, 1, 1)":                     "22008",
+			"SELECT make_date(2001, 13, 1)":                 "22008",
+			"SELECT make_date(-4714, 11, 23)":               "22008",
+			"SELECT make_date(2001::bigint, 1, 1)":          "42883",
+			"SELECT concat_ws('')":                          "42883",
+			`SELECT json_typeof('{"a": }')`:                 "22P02",
 		} {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
 		}
@@ -157,12 +170,12 @@ func TestFunctionRefusalsAsPostgres(t *testing.T) {
 	const w = " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-02'"
 	for _, cl := range clients {
 		for q, name := range map[string]string{
-			"SELECT width_bucket((value->>'delay')::int, 0, 100, 10)" + w:                           "width_bucket",
 			"SELECT to_number(value->>'delay', '999')" + w:                                          "to_number",
 			"SELECT json_object_keys(value)" + w:                                                    "json_object_keys",
 			"SELECT current_setting('TimeZone')" + w:                                                "current_setting",
 			"SELECT (timestamp, timestamp + interval '1 hour') OVERLAPS (timestamp, timestamp)" + w: "overlaps",
 			"SELECT regexp_matches(id, '1')" + w:                                                    "regexp_matches",
+			"SELECT to_date('2001-04-01', 'YYYY-MM-DD')" + w:                                        "to_date",
 		} {
 			if _, err := pg.Exec(ctx, q); err != nil {
 				t.Fatalf("PostgreSQL %s: %v", q, err)

@@ -877,6 +877,8 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			es[i] = e
 		}
 		return call(URNPostgres, dateType(), es...)
+	case "width_bucket":
+		return bd.widthBucket(rawArgs, args, call)
 	case "json_typeof":
 		if err := nargs(1, 1); err != nil {
 			return bval{}, err
@@ -1083,6 +1085,49 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 	}
 	return bval{}, unknownFunction(name, args)
+}
+
+// widthBucket binds width_bucket(operand, low, high, count) as PostgreSQL resolves it: of
+// integers, double precision and unknown constants, width_bucket_float8 (ops width_bucket);
+// with a numeric among them (and no double precision), PostgreSQL's numeric form, refused by
+// name, as the form over a thresholds array. count is an integer (a bigint is 42883).
+func (bd *binder) widthBucket(raw []*pg.Node, args []bval, call func(string, types.Type, ...expr.Expression) (bval, error)) (bval, error) {
+	if len(args) == 2 {
+		return bval{}, refused(Unimplemented, "0A000", "width_bucket over an array of thresholds is not supported")
+	}
+	if len(args) != 4 {
+		return bval{}, errorf(InvalidArgument, "function width_bucket(%s) does not exist", argTypeNames(args))
+	}
+	numeric, float := false, false
+	for i, a := range args[:3] {
+		switch {
+		case raw[i].GetAConst().GetFval() != nil || !a.untyped() && familyOf(a.typ()) == famNumeric:
+			numeric = true
+		case !a.untyped() && familyOf(a.typ()) == famFloat:
+			float = true
+		case !a.untyped() && familyOf(a.typ()) != famInt:
+			return bval{}, errorf(InvalidArgument, "function width_bucket(%s) does not exist", argTypeNames(args))
+		}
+	}
+	if c := args[3]; !c.untyped() && (familyOf(c.typ()) != famInt || numRank(c.typ()) > numRank(i32Type())) {
+		return bval{}, errorf(InvalidArgument, "function width_bucket(%s) does not exist", argTypeNames(args))
+	}
+	if numeric && !float {
+		return bval{}, refused(Unimplemented, "0A000", "width_bucket of numeric is not supported: cast the operand and bounds to double precision")
+	}
+	es := make([]expr.Expression, 4)
+	for i, a := range args {
+		t := fp64Type()
+		if i == 3 {
+			t = i32Type()
+		}
+		e, err := bd.coerce(a, t, fmt.Sprintf("argument %d of width_bucket", i+1))
+		if err != nil {
+			return bval{}, err
+		}
+		es[i] = e
+	}
+	return call(URNPostgres, i32Type(), es...)
 }
 
 // outputText is the text PostgreSQL's output function writes of v, as concat and concat_ws

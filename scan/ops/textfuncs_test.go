@@ -50,3 +50,20 @@ func TestTranslateText(t *testing.T) {
 		}
 	}
 }
+
+// TestWidthBucket: widthBucket's buckets are PostgreSQL 15's answers to the same calls (its
+// rounding at the last bucket's edge, downward buckets, an overflowing width).
+func TestWidthBucket(t *testing.T) {
+	for _, c := range []struct {
+		op, lo, hi float64
+		count, want int32
+	}{
+		{5, 0, 10, 5, 3}, {0.3, 0, 0.3, 3, 4}, {0.30000000000000004, 0, 0.3, 3, 4}, {0.9999999999999999, 0, 1, 2147483646, 2147483646}, {2.9999999999999996, 0, 3, 3, 3}, {-5, 10, -10, 7, 6},
+		{5, 0, 10, 2147483646, 1073741824}, {0, -1e308, 1e308, 10, -2147483648}, {-1, 0, 10, 5, 0},
+	} {
+		got, err := widthBucket(c.op, c.lo, c.hi, c.count)
+		if err != nil || got != c.want {
+			t.Errorf("width_bucket(%v, %v, %v, %d) = %d, %v; PostgreSQL %d", c.op, c.lo, c.hi, c.count, got, err, c.want)
+		}
+	}
+}
