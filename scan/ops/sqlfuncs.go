@@ -74,7 +74,7 @@ var ownFunctions = map[string]func(*fnNode) error{
 	"char_length":  charLength,
 	"octet_length": octetLength,
 	"substring":    substringKernel,
-	"replace":      replaceKernel,
+	"replace":      text3Kernel(replaceText),
 	"starts_with":  startsWith,
 	"btrim":        trimKernel(true, true), "ltrim": trimKernel(true, false), "rtrim": trimKernel(false, true),
 	"date_part":     datePart,
@@ -568,24 +568,32 @@ func substringKernel(n *fnNode) error {
 	return nil
 }
 
-func replaceKernel(n *fnNode) error {
-	if err := textArgs(n, 3, 3, 0, 1, 2); err != nil {
-		return err
+// text3Kernel is a function of three texts → text (replace, translate).
+func text3Kernel(f func(s, a, b string) string) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := textArgs(n, 3, 3, 0, 1, 2); err != nil {
+			return err
+		}
+		n.out = arrow.BinaryTypes.String
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			s, _ := asTexts(args[0])
+			a, _ := asTexts(args[1])
+			b, _ := asTexts(args[2])
+			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+				return f(string(s.ValueBytes(i)), string(a.ValueBytes(i)), string(b.ValueBytes(i))), true, nil
+			})
+		}
+		return nil
 	}
-	n.out = arrow.BinaryTypes.String
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		s, _ := asTexts(args[0])
-		from, _ := asTexts(args[1])
-		to, _ := asTexts(args[2])
-		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-			f := string(from.ValueBytes(i))
-			if f == "" {
-				return string(s.ValueBytes(i)), true, nil
-			}
-			return strings.ReplaceAll(string(s.ValueBytes(i)), f, string(to.ValueBytes(i))), true, nil
-		})
+}
+
+// replaceText is replace(s, from, to): every occurrence of from replaced; an empty from
+// changes nothing.
+func replaceText(s, from, to string) string {
+	if from == "" {
+		return s
 	}
-	return nil
+	return strings.ReplaceAll(s, from, to)
 }
 
 func startsWith(n *fnNode) error {

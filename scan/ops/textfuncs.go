@@ -18,7 +18,7 @@ import (
 //	                             counts), or removed when to is shorter; strict
 func init() {
 	ownFunctions["md5"] = md5Kernel
-	ownFunctions["translate"] = translateKernel
+	ownFunctions["translate"] = text3Kernel(translateText)
 }
 
 func md5Kernel(n *fnNode) error {
@@ -31,22 +31,6 @@ func md5Kernel(n *fnNode) error {
 		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
 			sum := md5.Sum(s.ValueBytes(i))
 			return hex.EncodeToString(sum[:]), true, nil
-		})
-	}
-	return nil
-}
-
-func translateKernel(n *fnNode) error {
-	if err := textArgs(n, 3, 3, 0, 1, 2); err != nil {
-		return err
-	}
-	n.out = arrow.BinaryTypes.String
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		s, _ := asTexts(args[0])
-		from, _ := asTexts(args[1])
-		to, _ := asTexts(args[2])
-		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-			return translateText(string(s.ValueBytes(i)), string(from.ValueBytes(i)), string(to.ValueBytes(i))), true, nil
 		})
 	}
 	return nil
