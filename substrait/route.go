@@ -265,7 +265,7 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 	if op == "=" {
 		var tmp routeAtoms
 		if !bd.boundAtom(">=", val, &tmp) || !bd.boundAtom("<=", val, &tmp) {
-			ra.notConstant = ra.notConstant || readsRow(val)
+			ra.notConstant = ra.notConstant || !isConstant(val)
 			return false
 		}
 		bd.boundAtom(">=", val, ra)
@@ -273,7 +273,7 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 		return true
 	}
 	if !bd.boundAtom(op, val, ra) {
-		ra.notConstant = ra.notConstant || op != "<>" && readsRow(val)
+		ra.notConstant = ra.notConstant || op != "<>" && !isConstant(val)
 		return false
 	}
 	return true
@@ -492,23 +492,6 @@ func (ra *routeAtoms) check(def routing.TableDef, label readLabel, analytical bo
 // notConstantBound ends the refusal of a read whose timestamp was compared with an expression
 // over the rows (timestamp >= (value->>'t')::timestamptz), which bounds nothing.
 const notConstantBound = "; a time bound is a constant, a constant expression or a parameter, not an expression over the rows"
-
-// readsRow reports whether e reads a column of its input (a field reference).
-func readsRow(e expr.Expression) bool {
-	found := false
-	var visit expr.VisitFunc
-	visit = func(x expr.Expression) expr.Expression {
-		if _, ok := x.(*expr.FieldReference); ok {
-			found = true
-		}
-		if found {
-			return x
-		}
-		return x.Visit(visit)
-	}
-	visit(e)
-	return found
-}
 
 // readLabel names one read of a table in a statement that reads it more than once: how is
 // "as" (FROM flights AS i) or "in" (a derived table or WITH query FROM … AS i reads it), place

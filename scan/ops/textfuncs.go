@@ -17,23 +17,14 @@ import (
 //	                             at the same position of to (the first occurrence in from
 //	                             counts), or removed when to is shorter; strict
 func init() {
-	ownFunctions["md5"] = md5Kernel
+	ownFunctions["md5"] = stringMap(md5Hex)
 	ownFunctions["translate"] = text3Kernel(translateText)
 }
 
-func md5Kernel(n *fnNode) error {
-	if err := textArgs(n, 1, 1, 0); err != nil {
-		return err
-	}
-	n.out = arrow.BinaryTypes.String
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		s, _ := asTexts(args[0])
-		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-			sum := md5.Sum(s.ValueBytes(i))
-			return hex.EncodeToString(sum[:]), true, nil
-		})
-	}
-	return nil
+// md5Hex is the MD5 digest of s's bytes as lower-case hexadecimal digits.
+func md5Hex(s string) string {
+	sum := md5.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // translateText is PostgreSQL's translate of s: characters of from become to's at the same

@@ -55,7 +55,7 @@ func TestTranslateText(t *testing.T) {
 // rounding at the last bucket's edge, downward buckets, an overflowing width).
 func TestWidthBucket(t *testing.T) {
 	for _, c := range []struct {
-		op, lo, hi float64
+		op, lo, hi  float64
 		count, want int32
 	}{
 		{5, 0, 10, 5, 3}, {0.3, 0, 0.3, 3, 4}, {0.30000000000000004, 0, 0.3, 3, 4}, {0.9999999999999999, 0, 1, 2147483646, 2147483646}, {2.9999999999999996, 0, 3, 3, 3}, {-5, 10, -10, 7, 6},
