@@ -344,6 +344,7 @@ func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
 	)
 	switch op := sel.GetOp(); op {
 	case pg.SetOperation_SETOP_NONE, pg.SetOperation_SET_OPERATION_UNDEFINED:
+		flattenGroupRows(sel)
 		sets, err := expandGroupingSets(sel.GetGroupClause())
 		if err != nil {
 			return nil, err

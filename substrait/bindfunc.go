@@ -2,11 +2,13 @@ package substrait
 
 import (
 	"cmp"
+	_ "embed"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -286,11 +288,20 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				out = numType(scale)
 				if argv.ds != nil {
 					// PostgreSQL's sum shows the largest display scale of the group's values.
-					sumds = lostScale("sum of a numeric whose display scale varies by row")
+					if sumds, err = bd.maxScaleMeasure(argv, arg, invocation, filter, ac); err != nil {
+						return bval{}, err
+					}
 				}
 				break
 			}
-			if fam == famNumeric && name == "avg" && argv.ds == nil {
+			if fam == famNumeric && name == "avg" && argv.ds != nil && invocation != types.AggInvocationDistinct {
+				// PostgreSQL's numeric avg is numeric_div of the sum, whose display scale is
+				// the largest of the values' (maxScaleMeasure), by the count.
+				if _, err := argv.ds(); err != nil {
+					return bval{}, refused(Unimplemented, "0A000", "avg of %s is not supported: cast it to numeric(p,s)", lostWhat(err))
+				}
+			}
+			if fam == famNumeric && name == "avg" && (argv.ds == nil || invocation != types.AggInvocationDistinct) {
 				return bd.numericAvg(fc, ac)
 			}
 			if fam == famNumeric {
@@ -399,6 +410,40 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		v.ds = sumds
 	}
 	return v, nil
+}
+
+// maxScaleMeasure is the display scale of sum(x) of a numeric x whose display scale varies by
+// row (CASE WHEN … THEN 1.0 ELSE 0 END, avg over a window): PostgreSQL's numeric addition
+// keeps the larger display scale, so the sum shows the largest of the group's values that are
+// not NULL — a measure max(CASE WHEN x IS NULL THEN NULL ELSE scale(x) END) of ac with the
+// sum's FILTER. Of sum(DISTINCT x) it is refused by name (lostScale): which of the equal
+// values 1.0 and 1 PostgreSQL keeps depends on its sort.
+func (bd *binder) maxScaleMeasure(v bval, x expr.Expression, invocation types.AggregationInvocation, filter expr.Expression, ac *aggCtx) (dscale, error) {
+	if invocation == types.AggInvocationDistinct {
+		return lostScale("sum(DISTINCT …) of a numeric whose display scale varies by row"), nil
+	}
+	ds, err := v.ds()
+	if err != nil {
+		// The values' scales are lost (read from a subquery): so is the sum's, whose text
+		// and quotients are refused naming them.
+		return lostScale("sum of " + lostWhat(err)), nil
+	}
+	isNull, err := bd.fn(URNComparison, "is_null", booleanType(), x)
+	if err != nil {
+		return nil, err
+	}
+	scale, err := bd.ifThen([]expr.IfThenPair{{If: isNull, Then: expr.NewNullLiteral(i32Type().WithNullability(nullableN))}}, ds)
+	if err != nil {
+		return nil, err
+	}
+	f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNArithmetic, Name: "max"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil, scale)
+	if err != nil {
+		return nil, fmt.Errorf("bind sum: %w", err)
+	}
+	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
+	ac.mtypes = append(ac.mtypes, i32Type().WithNullability(nullableN))
+	ref := ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+	return func() (expr.Expression, error) { return ref, nil }, nil
 }
 
 // rawNumericScale is the scale at which sum and avg hold the values of text or double
@@ -755,7 +800,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bval{}, errRegexpMatchArray
 	case "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_count", "regexp_instr", "regexp_substr", "regexp_like":
 		return bval{}, quoting(Unimplemented, "0A000", "function %s is not supported", name)
-	case "replace":
+	case "replace", "translate":
 		if err := nargs(3, 3); err != nil {
 			return bval{}, err
 		}
@@ -787,13 +832,75 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		es := make([]expr.Expression, len(args))
 		for i, a := range args {
-			e, err := bd.asText(a)
+			e, err := bd.outputText(a)
 			if err != nil {
 				return bval{}, err
 			}
 			es[i] = e
 		}
 		return call(URNPostgres, strType(), es...)
+	case "concat_ws":
+		// concat_ws(sep, a, …): the separator is text, each other argument its text (as
+		// concat writes it); NULL arguments are skipped (ops concat_ws). PostgreSQL's takes
+		// one argument after the separator at least.
+		if len(args) < 2 {
+			return bval{}, errorf(InvalidArgument, "function concat_ws(%s) does not exist", argTypeNames(args))
+		}
+		es := make([]expr.Expression, len(args))
+		for i, a := range args {
+			var err error
+			if i == 0 {
+				es[i], err = text(0)
+			} else {
+				es[i], err = bd.outputText(a)
+			}
+			if err != nil {
+				return bval{}, err
+			}
+		}
+		return call(URNPostgres, strType(), es...)
+	case "make_date":
+		// make_date(integer, integer, integer): smallint and integer arguments (and untyped
+		// constants) as PostgreSQL's implicit casts take them; others are its 42883.
+		if err := nargs(3, 3); err != nil {
+			return bval{}, err
+		}
+		es := make([]expr.Expression, 3)
+		for i, a := range args {
+			if !a.untyped() && (familyOf(a.typ()) != famInt || numRank(a.typ()) > numRank(i32Type())) {
+				return bval{}, errorf(InvalidArgument, "function make_date(%s) does not exist", argTypeNames(args))
+			}
+			e, err := bd.coerce(a, i32Type(), fmt.Sprintf("argument %d of make_date", i+1))
+			if err != nil {
+				return bval{}, err
+			}
+			es[i] = e
+		}
+		return call(URNPostgres, dateType(), es...)
+	case "width_bucket":
+		return bd.widthBucket(rawArgs, args, call)
+	case "json_typeof":
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		doc, err := bd.jsonDoc(args[0])
+		if err != nil {
+			return bval{}, err
+		}
+		return call(URNPostgres, strType(), doc)
+	case "md5":
+		// md5(text) and md5(bytea): the digest of the bytes as 32 hexadecimal digits.
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		if !args[0].untyped() && familyOf(args[0].typ()) == famBinary {
+			return call(URNPostgres, strType(), args[0].e)
+		}
+		e, err := text(0)
+		if err != nil {
+			return bval{}, err
+		}
+		return call(URNPostgres, strType(), e)
 	case "convert_from":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err
@@ -854,7 +961,16 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bd.intervalPart(name, field, args[1])
 		}
 		if !datePartFields[field] {
-			return bval{}, quoting(InvalidArgument, "0A000", "unit %q not supported for type timestamp with time zone", strings.ToLower(*args[0].str))
+			// PostgreSQL's other fields of a timestamp are refused by name (0A000); a
+			// name it does not know is its 22023 "not recognized".
+			if pgDatePartFields[field] {
+				return bval{}, refused(Unimplemented, "0A000", "%s of the field %s is not supported", name, strings.ToLower(field))
+			}
+			typ := "timestamp with time zone"
+			if !args[1].untyped() && (familyOf(args[1].typ()) == famTimestamp || familyOf(args[1].typ()) == famDate) {
+				typ = typeName(args[1].typ())
+			}
+			return bval{}, quoting(InvalidArgument, "22023", "unit %q not recognized for type "+typ, strings.ToLower(*args[0].str))
 		}
 		ts, err := bd.coerce(args[1], tsType(), "argument 2 of "+name)
 		if err != nil {
@@ -968,7 +1084,105 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 	}
-	return bval{}, quoting(Unimplemented, "42883", "function %s is not supported", name)
+	return bval{}, unknownFunction(name, args)
+}
+
+// widthBucket binds width_bucket(operand, low, high, count) as PostgreSQL resolves it: of
+// integers, double precision and unknown constants, width_bucket_float8 (ops width_bucket);
+// with a numeric among them (and no double precision), PostgreSQL's numeric form, refused by
+// name, as the form over a thresholds array. count is an integer (a bigint is 42883).
+func (bd *binder) widthBucket(raw []*pg.Node, args []bval, call func(string, types.Type, ...expr.Expression) (bval, error)) (bval, error) {
+	if len(args) == 2 {
+		return bval{}, refused(Unimplemented, "0A000", "width_bucket over an array of thresholds is not supported")
+	}
+	if len(args) != 4 {
+		return bval{}, errorf(InvalidArgument, "function width_bucket(%s) does not exist", argTypeNames(args))
+	}
+	numeric, float := false, false
+	for i, a := range args[:3] {
+		switch {
+		case raw[i].GetAConst().GetFval() != nil || !a.untyped() && familyOf(a.typ()) == famNumeric:
+			numeric = true
+		case !a.untyped() && familyOf(a.typ()) == famFloat:
+			float = true
+		case !a.untyped() && familyOf(a.typ()) != famInt:
+			return bval{}, errorf(InvalidArgument, "function width_bucket(%s) does not exist", argTypeNames(args))
+		}
+	}
+	if c := args[3]; !c.untyped() && (familyOf(c.typ()) != famInt || numRank(c.typ()) > numRank(i32Type())) {
+		return bval{}, errorf(InvalidArgument, "function width_bucket(%s) does not exist", argTypeNames(args))
+	}
+	if numeric && !float {
+		return bval{}, refused(Unimplemented, "0A000", "width_bucket of numeric is not supported: cast the operand and bounds to double precision")
+	}
+	es := make([]expr.Expression, 4)
+	for i, a := range args {
+		t := fp64Type()
+		if i == 3 {
+			t = i32Type()
+		}
+		e, err := bd.coerce(a, t, fmt.Sprintf("argument %d of width_bucket", i+1))
+		if err != nil {
+			return bval{}, err
+		}
+		es[i] = e
+	}
+	return call(URNPostgres, i32Type(), es...)
+}
+
+// outputText is the text PostgreSQL's output function writes of v, as concat and concat_ws
+// write their arguments: asText's (the cast to text), but a boolean is t or f (boolout), where
+// its cast to text (and ||) is true or false.
+func (bd *binder) outputText(v bval) (expr.Expression, error) {
+	if v.untyped() || familyOf(v.typ()) != famBool {
+		return bd.asText(v)
+	}
+	isNull, err := bd.fn(URNComparison, "is_null", booleanType(), v.e)
+	if err != nil {
+		return nil, err
+	}
+	return bd.ifThen([]expr.IfThenPair{{If: isNull, Then: expr.NewNullLiteral(strType())}, {If: v.e, Then: expr.NewPrimitiveLiteral("t", false)}},
+		expr.NewPrimitiveLiteral("f", false))
+}
+
+// pgFunctions are the names of PostgreSQL 15's functions (pg_proc's pronames in pg_catalog:
+// SELECT DISTINCT proname FROM pg_proc WHERE pronamespace = 'pg_catalog'::regnamespace),
+// one a line.
+//
+//go:embed pgproc.txt
+var pgFunctionNames string
+
+var pgFunctions = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Split(strings.TrimSpace(pgFunctionNames), "\n") {
+		m[n] = true
+	}
+	return m
+})
+
+// unknownFunction refuses a call of a function the binder does not implement, as PostgreSQL's
+// catalog decides: a function PostgreSQL has is refused by name, 0A000 feature_not_supported
+// (UNIMPLEMENTED); any other name is PostgreSQL's own error, 42883 undefined_function
+// "function f(argument types) does not exist" (INVALID_ARGUMENT), whose name is the client's
+// text (the log line holds <identifier>).
+func unknownFunction(name string, args []bval) *Error {
+	if pgFunctions()[name] {
+		return refused(Unimplemented, "0A000", "function %s is not supported", name)
+	}
+	e := quoting(InvalidArgument, "42883", "function %s(", name)
+	e.Msg += argTypeNames(args) + ") does not exist"
+	e.LogMsg += argTypeNames(args) + ") does not exist"
+	return e
+}
+
+// argTypeNames names the arguments' types as PostgreSQL's "function f(…) does not exist"
+// does: argTypeName's, separated by ", ".
+func argTypeNames(args []bval) string {
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = argTypeName(a)
+	}
+	return strings.Join(names, ", ")
 }
 
 // datePartFields are the fields date_part and extract take (scan/ops implements them).
@@ -976,6 +1190,13 @@ var datePartFields = map[string]bool{
 	"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "ISOYEAR": true, "DAY": true, "DOW": true,
 	"ISODOW": true, "DOY": true, "HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true,
 	"MICROSECOND": true, "DECADE": true, "CENTURY": true, "EPOCH": true,
+}
+
+// pgDatePartFields are the fields of a timestamp or date PostgreSQL's extract and date_part
+// take that scan/ops does not implement (its DecodeUnits units: julian, millennium, the time
+// zone's offset).
+var pgDatePartFields = map[string]bool{
+	"JULIAN": true, "MILLENNIUM": true, "MILLENNIA": true, "TIMEZONE": true, "TIMEZONE_HOUR": true, "TIMEZONE_MINUTE": true,
 }
 
 // timeBin binds date_trunc(unit, ts[, 'UTC']) and date_bin(stride, ts, origin) over any

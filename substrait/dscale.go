@@ -1,6 +1,8 @@
 package substrait
 
 import (
+	"cmp"
+	"errors"
 	"strconv"
 	"sync"
 
@@ -42,9 +44,28 @@ type dscale func() (expr.Expression, error)
 // from where it is: asking for it (its text) is refused by name.
 func lostScale(what string) dscale {
 	return func() (expr.Expression, error) {
-		return nil, refused(Unimplemented, "0A000", "the text of %s is not supported: PostgreSQL shows each value at its own display scale, "+
-			"which flightsrv follows only in the select list that computes it (round it or cast it to numeric(p,s), or write the text there)", what)
+		return nil, &lostScaleError{what: what, err: refused(Unimplemented, "0A000", "the text of %s is not supported: PostgreSQL shows each value at its own display scale, "+
+			"which flightsrv follows only in the select list that computes it (round it or cast it to numeric(p,s), or write the text there)", what)}
 	}
+}
+
+// lostScaleError is lostScale's refusal (an *Error, its Unwrap) with what it names, so that an
+// operation reading the display scale (a quotient, avg) names the value in its own refusal.
+type lostScaleError struct {
+	what string
+	err  *Error
+}
+
+func (e *lostScaleError) Error() string { return e.err.Error() }
+func (e *lostScaleError) Unwrap() error { return e.err }
+
+// lostWhat is what a lostScale refusal names ("a numeric whose display scale varies by row"
+// for any other error).
+func lostWhat(err error) string {
+	if le, ok := errors.AsType[*lostScaleError](err); ok {
+		return le.what
+	}
+	return "a numeric whose display scale varies by row"
 }
 
 // scaleExpr is the display scale of v as an int32 expression: its ds, else its type's scale
@@ -219,8 +240,8 @@ func (bd *binder) numericDivide(l, r bval, x, y expr.Expression, sx, sy int32) (
 	if l.ds != nil || r.ds != nil {
 		dl, errl := bd.scaleExpr(l)
 		dr, errr := bd.scaleExpr(r)
-		if errl != nil || errr != nil {
-			return bval{}, refused(Unimplemented, "0A000", "the numeric operator / of a numeric whose display scale varies by row, read from a subquery, CTE or set operation, is not supported: round it (round(a / b, n)) or cast it to numeric(p,s)")
+		if err := cmp.Or(errl, errr); err != nil {
+			return bval{}, refused(Unimplemented, "0A000", "the numeric operator / of %s is not supported: round it (round(a / b, n)) or cast it to numeric(p,s)", lostWhat(err))
 		}
 		args = append(args, dl, dr)
 	}

@@ -164,6 +164,10 @@ var fuzzSQL = []string{
 	`SELECT count(DISTINCT length(id) * 0.5), sum(DISTINCT length(id) * 0.25), avg(DISTINCT length(id)::numeric(5,1))::text, stddev(length(id))::text, var_pop(length(id) * 1.5) FILTER (WHERE id > 'a'), sqrt(length(id) * 1.0)::text, ln(2.5), log(2, length(id)), exp(0.5), sign(-1.5), power(length(id) * 1.5, 0.5), 2.0 ^ length(id), 2 ^ 0.5::float8 FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' GROUP BY id`,
 	// Subqueries under OR and NOT, EXISTS in the select list (mark joins, join.go).
 	`SELECT id, EXISTS (SELECT 1 FROM messages b WHERE b.channel_id = 'h' AND b.timestamp >= '2026-01-01' AND b.timestamp < '2026-01-02' AND b.id = a.id) FROM messages a WHERE a.channel_id = 'g' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-01-02' AND (a.id = 'x' OR a.id IN (SELECT id FROM messages WHERE channel_id = 'h' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02') OR NOT EXISTS (SELECT 1 FROM messages c WHERE c.channel_id = 'i' AND c.timestamp >= '2026-01-01' AND c.timestamp < '2026-01-02' AND c.value = a.value))`,
+	// Grouping sets of several expressions, sums of varying display scales, constant time
+	// bounds, concat_ws/md5/translate/make_date/json_typeof (issue 18, trial 22).
+	`SELECT channel_id, id, count(*), GROUPING(channel_id, id), sum(CASE WHEN id > 'm' THEN 1.0 ELSE 0 END) / count(*), avg(CASE WHEN id > 'm' THEN 1.5 ELSE 2 END)::text FROM messages WHERE channel_id IN ('a', 'b') AND timestamp >= ('2026-01-01'::timestamp AT TIME ZONE 'America/Chicago') AND timestamp < DATE '2026-01-02' + 1 GROUP BY GROUPING SETS ((1, 2), (id), ()), (channel_id, id)`,
+	`SELECT concat_ws('-', id, true, 2.5), md5(id), md5(value), translate(id, 'abc', 'x'), make_date(2026, length(id) % 12 + 1, 1), json_typeof(value), extract(julian FROM timestamp) FROM messages WHERE channel_id = 'g' AND timestamp >= timezone('UTC', TIMESTAMP '2026-01-01') AND timestamp < '2026-01-02'`,
 }
 
 // FuzzSQL runs SQL text through the general binder (substrait.PrepareWith and BindGeneral,

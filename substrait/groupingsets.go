@@ -1,6 +1,8 @@
 package substrait
 
 import (
+	"slices"
+
 	"google.golang.org/protobuf/proto"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -69,8 +71,8 @@ func setsOf(n *pg.Node) ([][]*pg.Node, error) {
 		if s := i.GetGroupingSet(); s != nil && s.GetKind() == pg.GroupingSetKind_GROUPING_SET_SIMPLE {
 			return s.GetContent()
 		}
-		if r := i.GetRowExpr(); r != nil {
-			return r.GetArgs()
+		if args, ok := implicitRow(i); ok {
+			return args
 		}
 		return []*pg.Node{i}
 	}
@@ -107,6 +109,12 @@ func setsOf(n *pg.Node) ([][]*pg.Node, error) {
 	case pg.GroupingSetKind_GROUPING_SET_SETS:
 		var out [][]*pg.Node
 		for _, i := range items {
+			// GROUPING SETS ((a, b), ()): a parenthesised list is one set of several
+			// expressions, as PostgreSQL's flatten_grouping_sets reads an implicit row.
+			if args, ok := implicitRow(i); ok {
+				out = append(out, args)
+				continue
+			}
 			sub, err := setsOf(i)
 			if err != nil {
 				return nil, err
@@ -116,6 +124,35 @@ func setsOf(n *pg.Node) ([][]*pg.Node, error) {
 		return out, nil
 	}
 	return nil, unimplemented("this grouping set")
+}
+
+// implicitRow returns the expressions of n when it is a parenthesised list (a, b) — an
+// implicit row, not ROW(a, b), which stays a row value as PostgreSQL keeps it.
+func implicitRow(n *pg.Node) ([]*pg.Node, bool) {
+	r := n.GetRowExpr()
+	if r == nil || r.GetRowFormat() != pg.CoercionForm_COERCE_IMPLICIT_CAST {
+		return nil, false
+	}
+	return r.GetArgs(), true
+}
+
+// flattenGroupRows replaces, in sel's GROUP BY, a parenthesised list (a, b) by its
+// expressions: PostgreSQL groups GROUP BY (a, b) as GROUP BY a, b (flatten_grouping_sets).
+// sel is changed in place; the change is idempotent and keeps the statement's meaning.
+func flattenGroupRows(sel *pg.SelectStmt) {
+	clause := sel.GetGroupClause()
+	if !slices.ContainsFunc(clause, func(n *pg.Node) bool { _, ok := implicitRow(n); return ok }) {
+		return
+	}
+	var flat []*pg.Node
+	for _, n := range clause {
+		if args, ok := implicitRow(n); ok {
+			flat = append(flat, args...)
+			continue
+		}
+		flat = append(flat, n)
+	}
+	sel.GroupClause = flat
 }
 
 // bindGroupingSets binds sel, whose GROUP BY holds grouping sets, as the union of its arms.

@@ -238,7 +238,10 @@ func floatInError(err error, code, msg string) *Error {
 }
 
 // involvesNumeric reports whether a binary operator's operands resolve to numeric: one is
-// numeric and the other an integer, a numeric or untyped.
+// numeric and the other an integer, a numeric or untyped — an untyped parameter too, which
+// PostgreSQL resolves to numeric beside one (its unknown-type resolution) and toNumeric
+// refuses by name (numeric parameters are not supported), rather than as an operator on
+// unknown that PostgreSQL has.
 func involvesNumeric(l, r bval) bool {
 	lf, rf := famOther, famOther
 	if !l.untyped() {
@@ -250,7 +253,7 @@ func involvesNumeric(l, r bval) bool {
 	if lf != famNumeric && rf != famNumeric {
 		return false
 	}
-	ok := func(f family, v bval) bool { return f == famNumeric || f == famInt || (v.untyped() && v.param == 0) }
+	ok := func(f family, v bval) bool { return f == famNumeric || f == famInt || v.untyped() }
 	return ok(lf, l) && ok(rf, r)
 }
 
@@ -623,9 +626,10 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 	if name == "log" && len(args) == 2 && !slices.ContainsFunc(args, func(v bval) bool { return !(v.str != nil || !v.untyped() && familyOf(v.typ()) == famInt) }) {
 		any = true // log(b, x) is log(numeric, numeric), its only two-argument form
 	}
-	if !any || name == "concat" || name == "to_char" {
-		// concat writes each argument as text (asText: numerics at their display scale);
-		// to_char formats numbers itself (bindfunc.go).
+	if !any || name == "concat" || name == "concat_ws" || name == "to_char" || name == "width_bucket" {
+		// concat and concat_ws write each argument as text (asText: numerics at their display
+		// scale); to_char formats numbers itself, width_bucket resolves its forms itself
+		// (bindfunc.go).
 		return bval{}, false, nil
 	}
 	switch name {
@@ -708,7 +712,7 @@ func (bd *binder) numericFunc(name string, args []bval) (bval, error) {
 		for _, a := range args {
 			ds, err := bd.scaleExpr(a)
 			if err != nil {
-				return bval{}, refused(Unimplemented, "0A000", "%s of a numeric whose display scale varies by row, read from a subquery, CTE or set operation, is not supported: round it or cast it to numeric(p,s)", name)
+				return bval{}, refused(Unimplemented, "0A000", "%s of %s is not supported: round it or cast it to numeric(p,s)", name, lostWhat(err))
 			}
 			scales = append(scales, ds)
 		}

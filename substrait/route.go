@@ -21,6 +21,9 @@ type routeAtoms struct {
 	lower, upper *time.Time
 	lowerSeen    bool
 	upperSeen    bool
+	// notConstant: the timestamp was compared with an expression over the rows (another
+	// column, a field of the value), which bounds no read.
+	notConstant bool
 }
 
 // routeRead is the binder's filterPusher.atRead: it takes the routed conjuncts out of the
@@ -262,13 +265,18 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 	if op == "=" {
 		var tmp routeAtoms
 		if !bd.boundAtom(">=", val, &tmp) || !bd.boundAtom("<=", val, &tmp) {
+			ra.notConstant = ra.notConstant || !isConstant(val)
 			return false
 		}
 		bd.boundAtom(">=", val, ra)
 		bd.boundAtom("<=", val, ra)
 		return true
 	}
-	return bd.boundAtom(op, val, ra)
+	if !bd.boundAtom(op, val, ra) {
+		ra.notConstant = ra.notConstant || op != "<>" && !isConstant(val)
+		return false
+	}
+	return true
 }
 
 // boundAtom reads `timestamp op val` as a bound into ra; false when val is not a timestamp
@@ -469,6 +477,9 @@ func (ra *routeAtoms) check(def routing.TableDef, label readLabel, analytical bo
 		// missing then, and the hint would speak of what is not.
 		msg += " (several partitions: " + def.PartitionColumn + " IN (…) or = ANY($1); every partition of the range: the analytical mode, session option " + AnalyticalOption + " = on)"
 	}
+	if ra.notConstant && (!ra.lowerSeen || !ra.upperSeen) {
+		msg += notConstantBound
+	}
 	if label.place == "" {
 		return &Error{Code: InvalidArgument, Msg: def.Name + msg}
 	}
@@ -477,6 +488,10 @@ func (ra *routeAtoms) check(def routing.TableDef, label readLabel, analytical bo
 	return &Error{Code: InvalidArgument, Msg: def.Name + " read " + label.how + " " + label.place + msg,
 		LogMsg: def.Name + " read " + label.how + " <identifier>" + msg}
 }
+
+// notConstantBound ends the refusal of a read whose timestamp was compared with an expression
+// over the rows (timestamp >= (value->>'t')::timestamptz), which bounds nothing.
+const notConstantBound = "; a time bound is a constant, a constant expression or a parameter, not an expression over the rows"
 
 // readLabel names one read of a table in a statement that reads it more than once: how is
 // "as" (FROM flights AS i) or "in" (a derived table or WITH query FROM … AS i reads it), place

@@ -383,7 +383,7 @@ func TestRoutedPredicateErrors(t *testing.T) {
 		{"NULL bound", where(P, `timestamp >= NULL`, U), errNeed("timestamp >= <start>")},
 		{"typed NULL bound", where(P, L, `timestamp < NULL::timestamptz`), errNeed("timestamp < <end>")},
 		{"column against column", where(`channel_id = id`, L, U), errNeedPart("")},
-		{"timestamp against itself", where(P, `timestamp >= timestamp`, U), errNeed("timestamp >= <start>")},
+		{"timestamp against itself", where(P, `timestamp >= timestamp`, U), errNeed("timestamp >= <start>" + notConstantBound)},
 		{"function of partition", where(`lower(channel_id) = 'general'`, L, U), errNeedPart("")},
 		{"column cast changing meaning", where(P, `timestamp::date >= DATE '2026-01-01'`, U), errNeed("timestamp >= <start>")},
 		// residual conjuncts are accepted

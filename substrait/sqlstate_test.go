@@ -25,7 +25,8 @@ func TestRefusalSQLStates(t *testing.T) {
 		{`WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r`, "0A000", "WITH RECURSIVE is not supported"},
 		{`SELECT mode() WITHIN GROUP (ORDER BY 1.5) FROM messages` + routedWhere, "0A000", "mode of numeric is not supported"},
 		{`SELECT round(1.5, id::int) FROM messages` + routedWhere, "0A000", "round(numeric, n) with n other than an integer constant is not supported"},
-		{`SELECT nosuchfn(1)`, "42883", "function <identifier> is not supported"},
+		{`SELECT nosuchfn(1)`, "42883", "function <identifier>(integer) does not exist"},
+		{`SELECT to_number(id, '999') FROM messages` + routedWhere, "0A000", "function to_number is not supported"},
 		{`SELECT date_trunc('fortnight', timestamp) FROM messages` + routedWhere, "22023", ""},
 		// Issue 18's user trial: PostgreSQL's words and codes, or refused by name.
 		{`SELECT id FROM messages o` + routedWhere + ` AND EXISTS (SELECT 1 FROM messages i` + routedWhere + ` AND EXISTS (SELECT 1 FROM messages j` + routedWhere + ` AND j.id = o.id))`,

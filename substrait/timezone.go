@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -101,14 +102,64 @@ func (bd *binder) atTimeZone(zone, ts bval) (bval, error) {
 	return bd.convertZone(e, z)
 }
 
-// convertZone is timezone(z, e) over a bound timestamp e of either kind.
+// convertZone is timezone(z, e) over a bound timestamp e of either kind. A literal e is
+// folded into the literal of the result (so that a bound written '…'::timestamp AT TIME ZONE
+// 'America/Chicago' routes a read), with the offsets the timezone kernel applies
+// (pgzone.Zone.OffsetAt, OffsetOfWall); a result outside the nanosecond range is left to the
+// kernel, which raises 22008.
 func (bd *binder) convertZone(e expr.Expression, z pgzone.Zone) (bval, error) {
 	out := wallclockType()
 	if isWallclock(e.GetType()) {
 		out = tsType()
 	}
+	if v, ok := foldZone(e, z); ok {
+		if isWallclock(out) {
+			return typed(expr.NewPrecisionTimestampLiteral(v, types.PrecisionNanoSeconds, nullableN)), nil
+		}
+		return typed(expr.NewPrecisionTimestampTzLiteral(v, types.PrecisionNanoSeconds, nullableN)), nil
+	}
 	f, err := bd.fn(URNPostgres, "timezone", out, types.Enum(z.Spec()), e)
 	return typed(f), err
+}
+
+// foldZone is timezone(z, e) of a nanosecond timestamp literal e, in nanoseconds: the wall
+// clock in z of an instant, or the instant of a wall clock in z. ok is false for any other e
+// and for a result outside int64 nanoseconds.
+func foldZone(e expr.Expression, z pgzone.Zone) (int64, bool) {
+	lit, ok := e.(*expr.ProtoLiteral)
+	if !ok {
+		return 0, false
+	}
+	ns, ok := lit.Value.(int64)
+	if !ok {
+		return 0, false
+	}
+	var prec types.TimePrecision
+	switch t := lit.GetType().(type) {
+	case *types.PrecisionTimestampType:
+		prec = t.Precision
+	case *types.PrecisionTimestampTzType:
+		prec = t.Precision
+	default:
+		return 0, false
+	}
+	if prec != types.PrecisionNanoSeconds {
+		return 0, false
+	}
+	sec := ns / int64(time.Second)
+	if ns%int64(time.Second) < 0 {
+		sec-- // the floor: the second holding the instant
+	}
+	off := -z.OffsetOfWall(sec)
+	if !isWallclock(lit.GetType()) {
+		off = z.OffsetAt(sec)
+	}
+	d := off * int64(time.Second) // |off| is under a day: no overflow
+	r := ns + d
+	if (d > 0 && r < ns) || (d < 0 && r > ns) {
+		return 0, false
+	}
+	return r, true
 }
 
 // isWallclock reports whether t is timestamp without time zone.
@@ -225,8 +276,46 @@ func (bd *binder) dateArith(op string, l, r bval) (bval, bool, error) {
 				return bval{}, true, err
 			}
 		}
+		if v, ok := foldDateAdd(de, ne); ok {
+			return typed(v), true, nil
+		}
 		f, err := bd.fn(URNPostgres, "date_add_days", dateType(), de, ne)
 		return typed(f), true, err
 	}
 	return bval{}, false, nil
+}
+
+// foldDateAdd is date_add_days(d, n) of a date literal d and an integer constant n (0 - n for
+// date - n): the date literal of the result, so that a bound DATE '…' - 1 routes a read. ok is
+// false for other operands and for a result outside the years 1 to 9999, left to the kernel
+// (which raises PostgreSQL's 22008 "date out of range" outside its range).
+func foldDateAdd(d, n expr.Expression) (expr.Expression, bool) {
+	dl, ok := d.(*expr.PrimitiveLiteral[types.Date])
+	if !ok {
+		return nil, false
+	}
+	var k int64
+	if f, ok := n.(*expr.ScalarFunction); ok && f.Name() == "subtract" && f.NArgs() == 2 {
+		// 0 - n, date - n's negation
+		a, aok := f.Arg(0).(expr.Expression)
+		m, mok := f.Arg(1).(expr.Expression)
+		if !aok || !mok {
+			return nil, false
+		}
+		if z, ok := IntLiteral(a); !ok || z != 0 {
+			return nil, false
+		}
+		if k, ok = IntLiteral(m); !ok {
+			return nil, false
+		}
+		k = -k
+	} else if k, ok = IntLiteral(n); !ok {
+		return nil, false
+	}
+	const first, last = -719162, 2932896 // 0001-01-01 and 9999-12-31, days from 1970-01-01
+	r := int64(dl.Value) + k
+	if r < first || r > last {
+		return nil, false
+	}
+	return expr.NewPrimitiveLiteral(types.Date(r), true), true
 }

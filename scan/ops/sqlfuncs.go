@@ -69,13 +69,13 @@ var ownFunctions = map[string]func(*fnNode) error{
 	"json_get": jsonKernel(false, false), "json_get_text": jsonKernel(true, false),
 	"json_path": jsonKernel(false, true), "json_path_text": jsonKernel(true, true),
 	"like": likeKernel(false), "ilike": likeKernel(true),
-	"concat": concatKernel(false), "concat_strict": concatKernel(true),
+	"concat": concatKernel(false, false), "concat_strict": concatKernel(true, false), "concat_ws": concatKernel(false, true),
 	"lower":        stringMap(strings.ToLower),
 	"upper":        stringMap(strings.ToUpper),
 	"char_length":  charLength,
 	"octet_length": octetLength,
 	"substring":    substringKernel,
-	"replace":      replaceKernel,
+	"replace":      text3Kernel(replaceText),
 	"starts_with":  startsWith,
 	"btrim":        trimKernel(true, true), "ltrim": trimKernel(true, false), "rtrim": trimKernel(false, true),
 	"date_part":     datePart,
@@ -592,24 +592,32 @@ func substringKernel(n *fnNode) error {
 	return nil
 }
 
-func replaceKernel(n *fnNode) error {
-	if err := textArgs(n, 3, 3, 0, 1, 2); err != nil {
-		return err
+// text3Kernel is a function of three texts → text (replace, translate).
+func text3Kernel(f func(s, a, b string) string) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := textArgs(n, 3, 3, 0, 1, 2); err != nil {
+			return err
+		}
+		n.out = arrow.BinaryTypes.String
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			s, _ := asTexts(args[0])
+			a, _ := asTexts(args[1])
+			b, _ := asTexts(args[2])
+			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+				return f(string(s.ValueBytes(i)), string(a.ValueBytes(i)), string(b.ValueBytes(i))), true, nil
+			})
+		}
+		return nil
 	}
-	n.out = arrow.BinaryTypes.String
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		s, _ := asTexts(args[0])
-		from, _ := asTexts(args[1])
-		to, _ := asTexts(args[2])
-		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-			f := string(from.ValueBytes(i))
-			if f == "" {
-				return string(s.ValueBytes(i)), true, nil
-			}
-			return strings.ReplaceAll(string(s.ValueBytes(i)), f, string(to.ValueBytes(i))), true, nil
-		})
+}
+
+// replaceText is replace(s, from, to): every occurrence of from replaced; an empty from
+// changes nothing.
+func replaceText(s, from, to string) string {
+	if from == "" {
+		return s
 	}
-	return nil
+	return strings.ReplaceAll(s, from, to)
 }
 
 func startsWith(n *fnNode) error {
@@ -654,9 +662,11 @@ func trimKernel(left, right bool) func(*fnNode) error {
 	}
 }
 
-// concatKernel is concat (NULL arguments skipped) or || (strict: NULL when any is NULL). The
-// arguments must be text (the SQL front end casts others to text first).
-func concatKernel(strict bool) func(*fnNode) error {
+// concatKernel is concat (NULL arguments skipped) or || (strict: NULL when any is NULL), or
+// with ws concat_ws: the first argument is the separator (NULL when it is NULL) written
+// between the others that are not NULL. The arguments must be text (the SQL front end casts
+// others to text first).
+func concatKernel(strict, ws bool) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if len(n.args) == 0 {
 			return errors.New("takes at least one argument")
@@ -675,16 +685,26 @@ func concatKernel(strict bool) func(*fnNode) error {
 			b := array.NewStringBuilder(mem)
 			defer b.Release()
 			var buf []byte
+			parts := ts
+			if ws {
+				parts = ts[1:]
+			}
 			for i := range rows {
-				if strict && anyNull(args, i) {
+				if strict && anyNull(args, i) || ws && ts[0].IsNull(i) {
 					b.AppendNull()
 					continue
 				}
 				buf = buf[:0]
-				for _, t := range ts {
-					if !t.IsNull(i) {
-						buf = append(buf, t.ValueBytes(i)...)
+				first := true
+				for _, t := range parts {
+					if t.IsNull(i) {
+						continue
 					}
+					if ws && !first {
+						buf = append(buf, ts[0].ValueBytes(i)...)
+					}
+					first = false
+					buf = append(buf, t.ValueBytes(i)...)
 				}
 				b.BinaryBuilder.Append(buf)
 			}
