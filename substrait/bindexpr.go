@@ -390,35 +390,35 @@ func foldNumber(e expr.Expression, t types.Type) expr.Expression {
 // literalOfType reads an untyped string literal as a literal of type t. Messages never quote
 // the literal.
 func literalOfType(s string, t types.Type) (expr.Expression, error) {
-	bad := func() error { return errorf(InvalidArgument, "invalid input syntax for type %s", typeName(t)) }
 	switch familyOf(t) {
 	case famString:
 		return expr.NewPrimitiveLiteral(s, true), nil
 	case famBinary:
 		return expr.NewByteSliceLiteral([]byte(s), true), nil
 	case famBool:
-		switch strings.ToLower(strings.TrimSpace(s)) {
-		case "t", "true", "y", "yes", "on", "1":
-			return expr.NewPrimitiveLiteral(true, true), nil
-		case "f", "false", "n", "no", "off", "0":
-			return expr.NewPrimitiveLiteral(false, true), nil
-		}
-		return nil, bad()
-	case famInt:
-		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		// boolin: prefixes of true/false/yes/no, on/off, 1/0, any case, between white space.
+		b, err := pgnumfmt.BoolIn(s)
 		if err != nil {
-			return nil, bad()
+			return nil, floatInError(err, "22P02", "invalid input syntax for type boolean")
 		}
+		return expr.NewPrimitiveLiteral(b, true), nil
+	case famInt:
+		// int2in, int4in and int8in: decimal digits only, between white space.
+		bits := 64
 		switch t.(type) {
 		case *types.Int16Type:
-			if n > math.MaxInt16 || n < math.MinInt16 {
-				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range for type smallint"}
-			}
-			return expr.NewPrimitiveLiteral(int16(n), true), nil
+			bits = 16
 		case *types.Int32Type:
-			if n > math.MaxInt32 || n < math.MinInt32 {
-				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range for type integer"}
-			}
+			bits = 32
+		}
+		n, err := pgnumfmt.IntIn(s, bits)
+		if err != nil {
+			return nil, floatInError(err, "22P02", "invalid input syntax for type "+typeName(t))
+		}
+		switch bits {
+		case 16:
+			return expr.NewPrimitiveLiteral(int16(n), true), nil
+		case 32:
 			return expr.NewPrimitiveLiteral(int32(n), true), nil
 		}
 		return expr.NewPrimitiveLiteral(n, true), nil

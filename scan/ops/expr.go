@@ -968,6 +968,9 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 		(n.to.ID() == arrow.FLOAT32 || n.to.ID() == arrow.FLOAT64) {
 		return textToFloat(ctx, d, n.to)
 	}
+	if ad, ok := d.(compute.ArrayLikeDatum); ok && (ad.Type().ID() == arrow.STRING || ad.Type().ID() == arrow.LARGE_STRING) && textCastTarget(n.to) {
+		return textCast(ctx, d, n.to)
+	}
 	if !arrow.IsBaseBinary(n.to.ID()) && n.to.ID() != arrow.STRING_VIEW && n.to.ID() != arrow.BINARY_VIEW {
 		opts := compute.SafeCastOptions(n.to)
 		if ad, ok := d.(compute.ArrayLikeDatum); ok && arrow.IsInteger(ad.Type().ID()) && arrow.IsFloating(n.to.ID()) {
