@@ -2502,7 +2502,19 @@ func (bd *binder) jsonDoc(v bval) (expr.Expression, error) {
 	return nil, errorf(InvalidArgument, "JSON operators need a JSON value, not %s", typeName(v.typ()))
 }
 
+// textDoc refuses a JSON operator whose document is typed text (not json, nor an untyped
+// literal, which PostgreSQL reads as json): PostgreSQL has no such operator (42883).
+func textDoc(op string, l, r bval) error {
+	if !l.untyped() && familyOf(l.typ()) == famString {
+		return errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
+	}
+	return nil
+}
+
 func (bd *binder) jsonOp(op string, l, r bval) (bval, error) {
+	if err := textDoc(op, l, r); err != nil {
+		return bval{}, err
+	}
 	doc, err := bd.jsonDoc(l)
 	if err != nil {
 		return bval{}, err
@@ -2527,6 +2539,9 @@ func (bd *binder) jsonOp(op string, l, r bval) (bval, error) {
 }
 
 func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
+	if err := textDoc(op, l, r); err != nil {
+		return bval{}, err
+	}
 	doc, err := bd.jsonDoc(l)
 	if err != nil {
 		return bval{}, err

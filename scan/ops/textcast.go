@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 )
@@ -64,20 +67,11 @@ func textCast(ctx context.Context, d compute.Datum, to arrow.DataType) (compute.
 		text := func(i int) string { return unsafeString(tx.ValueBytes(i)) }
 		switch to.ID() {
 		case arrow.INT16:
-			return mapRows[int16](array.NewInt16Builder(mem), a.Len(), args, func(i int) (int16, bool, error) {
-				v, err := intIn(text(i), 16)
-				return int16(v), true, err
-			})
+			return textInts[int16](mem, a, tx, to, 16)
 		case arrow.INT32:
-			return mapRows[int32](array.NewInt32Builder(mem), a.Len(), args, func(i int) (int32, bool, error) {
-				v, err := intIn(text(i), 32)
-				return int32(v), true, err
-			})
+			return textInts[int32](mem, a, tx, to, 32)
 		case arrow.INT64:
-			return mapRows[int64](array.NewInt64Builder(mem), a.Len(), args, func(i int) (int64, bool, error) {
-				v, err := intIn(text(i), 64)
-				return v, true, err
-			})
+			return textInts[int64](mem, a, tx, to, 64)
 		case arrow.BOOL:
 			return mapRows[bool](array.NewBooleanBuilder(mem), a.Len(), args, func(i int) (bool, bool, error) {
 				v, err := pgnumfmt.BoolIn(text(i))
@@ -103,13 +97,45 @@ func textCast(ctx context.Context, d compute.Datum, to arrow.DataType) (compute.
 	})
 }
 
-// intIn is pgnumfmt.IntIn with its error as a *DataError.
-func intIn(s string, bits int) (int64, error) {
-	v, err := pgnumfmt.IntIn(s, bits)
-	if err != nil {
-		return 0, inputError(err)
+// textInts reads the rows of text array a (tx) as integers of bits bits (int2in, int4in,
+// int8in) into an array of type to, straight into its buffers from mem: its NULLs are a's
+// (the validity bitmap copied), no closure or builder call per row.
+func textInts[T int16 | int32 | int64](mem memory.Allocator, a arrow.Array, tx texts, to arrow.DataType, bits int) (arrow.Array, error) {
+	n := a.Len()
+	var zero T
+	vals := memory.NewResizableBuffer(mem)
+	defer vals.Release()
+	vals.Resize(n * int(unsafe.Sizeof(zero)))
+	out := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(vals.Bytes()))), n)
+	str, _ := a.(*array.String)
+	nulls := a.NullN()
+	for i := range n {
+		if nulls > 0 && a.IsNull(i) {
+			out[i] = 0
+			continue
+		}
+		var s string
+		if str != nil {
+			s = str.Value(i)
+		} else {
+			s = unsafeString(tx.ValueBytes(i))
+		}
+		v, err := pgnumfmt.IntIn(s, bits)
+		if err != nil {
+			return nil, inputError(err)
+		}
+		out[i] = T(v)
 	}
-	return v, nil
+	var valid *memory.Buffer
+	if nulls > 0 {
+		valid = memory.NewResizableBuffer(mem)
+		defer valid.Release()
+		valid.Resize(int(bitutil.BytesForBits(int64(n))))
+		bitutil.CopyBitmap(a.NullBitmapBytes(), a.Data().Offset(), n, valid.Bytes(), 0)
+	}
+	data := array.NewData(to, n, []*memory.Buffer{valid, vals}, nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data), nil
 }
 
 // inputError turns a *pgnumfmt.Error of an input function into a *DataError of its SQLSTATE.
