@@ -83,6 +83,47 @@ func TestTextCastsAsPostgres(t *testing.T) {
 	} {
 		castAsPostgres(t, ctx, cl, pg, q)
 	}
+
+	// ->> and #>> of text (not json) do not exist (42883); of an untyped literal they are
+	// ambiguous (42725).
+	for _, q := range []string{
+		"SELECT (value::text) ->> 'delay'" + where,
+		"SELECT origin || '-' || value->>'destination'" + where,
+		"SELECT (value::text) #>> '{delay}'" + where,
+		"SELECT x ->> 'a' FROM (VALUES ('{\"a\": 1}')) v(x)",
+	} {
+		refusedAsPostgres(t, ctx, cl, pg, q, "42883")
+	}
+	for _, q := range []string{`SELECT '{"a": "b"}' ->> 'a'`, `SELECT '{"a": {"b": 2}}' #>> '{a,b}'`, `SELECT '{"a": "b"}' -> 'a'::text`, `SELECT NULL ->> 1`} {
+		refusedAsPostgres(t, ctx, cl, pg, q, "42725") // json or jsonb: "operator is not unique"
+	}
+	castAsPostgres(t, ctx, cl, pg, `SELECT '{"a": "b"}'::json ->> 'a', '{"a": {"b": 2}}'::json #>> '{a,b}'`)
+
+	// Column names: a cast's is its type's unless its argument names it (PostgreSQL's
+	// FigureColname); SHOW's is the setting's own spelling.
+	for _, q := range []string{
+		"SELECT (interval '90 minutes')::text, (1e16::float8)::text, (CASE WHEN true THEN 1 END)::text, coalesce(1, 2)::text, '1'::int::text, id::int, (value->>'delay')::int" + where + " LIMIT 1",
+		"SHOW TIME ZONE", "SHOW timezone", "SHOW DateStyle", "SHOW IntervalStyle", "SHOW client_encoding",
+	} {
+		rows, err := pg.Query(ctx, q)
+		if err != nil {
+			t.Fatalf("PostgreSQL %s: %v", q, err)
+		}
+		var want []string
+		for _, f := range rows.FieldDescriptions() {
+			want = append(want, f.Name)
+		}
+		rows.Close()
+		res := mustRun(t, cl, q)
+		var got []string
+		for _, f := range res.streamSchema.Fields() {
+			got = append(got, f.Name)
+		}
+		res.release()
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: columns %v, PostgreSQL %v", q, got, want)
+		}
+	}
 }
 
 // castAsPostgres runs q on PostgreSQL and flightsrv: the same text rows, or PostgreSQL's

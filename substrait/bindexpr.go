@@ -2502,10 +2502,14 @@ func (bd *binder) jsonDoc(v bval) (expr.Expression, error) {
 	return nil, errorf(InvalidArgument, "JSON operators need a JSON value, not %s", typeName(v.typ()))
 }
 
-// textDoc refuses a JSON operator whose document is typed text (not json, nor an untyped
-// literal, which PostgreSQL reads as json): PostgreSQL has no such operator (42883).
+// textDoc refuses a JSON operator whose document is typed text: PostgreSQL has no such
+// operator (42883); or an untyped literal or NULL, which PostgreSQL could read as json or
+// jsonb (42725, "operator is not unique").
 func textDoc(op string, l, r bval) error {
-	if !l.untyped() && familyOf(l.typ()) == famString {
+	switch {
+	case l.untyped():
+		return refused(InvalidArgument, "42725", "operator is not unique: unknown %s %s", op, opTypeName(r))
+	case familyOf(l.typ()) == famString:
 		return errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
 	}
 	return nil
