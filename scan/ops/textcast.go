@@ -45,7 +45,7 @@ func SetDateTimeInput(in DateTimeInput) { dateTimeInput.Store(&in) }
 // textCastTarget reports whether a cast of text to `to` runs textCast.
 func textCastTarget(to arrow.DataType) bool {
 	switch to.ID() {
-	case arrow.INT16, arrow.INT32, arrow.INT64, arrow.BOOL, arrow.DATE32:
+	case arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64, arrow.BOOL, arrow.DATE32:
 		return true
 	case arrow.TIMESTAMP:
 		return to.(*arrow.TimestampType).Unit == arrow.Nanosecond
@@ -54,8 +54,9 @@ func textCastTarget(to arrow.DataType) bool {
 }
 
 // textCast casts text d (utf8, large_utf8, binary or large_binary) to int16, int32, int64
-// (int2in, int4in, int8in), bool (boolin), date32 (date_in) or timestamp[ns] (timestamp_in
-// without a zone, timestamptz_in with one).
+// (int2in, int4in, int8in), float32 or float64 (float4in, float8in: pgnumfmt.FloatIn, white
+// space around the number, NaN and Infinity, hexadecimal), bool (boolin), date32 (date_in) or
+// timestamp[ns] (timestamp_in without a zone, timestamptz_in with one).
 func textCast(ctx context.Context, d compute.Datum, to arrow.DataType) (compute.Datum, error) {
 	return castEach(ctx, d, func(a arrow.Array) (arrow.Array, error) {
 		tx, ok := asTexts(a)
@@ -67,11 +68,24 @@ func textCast(ctx context.Context, d compute.Datum, to arrow.DataType) (compute.
 		text := func(i int) string { return unsafeString(tx.ValueBytes(i)) }
 		switch to.ID() {
 		case arrow.INT16:
-			return textInts[int16](mem, a, tx, to, 16)
+			return textNumbers(mem, a, tx, to, func(s string) (int16, error) {
+				v, err := pgnumfmt.IntIn(s, 16)
+				return int16(v), err
+			})
 		case arrow.INT32:
-			return textInts[int32](mem, a, tx, to, 32)
+			return textNumbers(mem, a, tx, to, func(s string) (int32, error) {
+				v, err := pgnumfmt.IntIn(s, 32)
+				return int32(v), err
+			})
 		case arrow.INT64:
-			return textInts[int64](mem, a, tx, to, 64)
+			return textNumbers(mem, a, tx, to, func(s string) (int64, error) { return pgnumfmt.IntIn(s, 64) })
+		case arrow.FLOAT32:
+			return textNumbers(mem, a, tx, to, func(s string) (float32, error) {
+				v, err := pgnumfmt.FloatIn(s, 32)
+				return float32(v), err
+			})
+		case arrow.FLOAT64:
+			return textNumbers(mem, a, tx, to, func(s string) (float64, error) { return pgnumfmt.FloatIn(s, 64) })
 		case arrow.BOOL:
 			return mapRows[bool](array.NewBooleanBuilder(mem), a.Len(), args, func(i int) (bool, bool, error) {
 				v, err := pgnumfmt.BoolIn(text(i))
@@ -97,10 +111,10 @@ func textCast(ctx context.Context, d compute.Datum, to arrow.DataType) (compute.
 	})
 }
 
-// textInts reads the rows of text array a (tx) as integers of bits bits (int2in, int4in,
-// int8in) into an array of type to, straight into its buffers from mem: its NULLs are a's
-// (the validity bitmap copied), no closure or builder call per row.
-func textInts[T int16 | int32 | int64](mem memory.Allocator, a arrow.Array, tx texts, to arrow.DataType, bits int) (arrow.Array, error) {
+// textNumbers reads the rows of text array a (tx) with parse (a *pgnumfmt.Error for text it
+// does not read) into an array of type to, straight into its buffers from mem: its NULLs are
+// a's (the validity bitmap copied), no builder call per row.
+func textNumbers[T int16 | int32 | int64 | float32 | float64](mem memory.Allocator, a arrow.Array, tx texts, to arrow.DataType, parse func(string) (T, error)) (arrow.Array, error) {
 	n := a.Len()
 	var zero T
 	vals := memory.NewResizableBuffer(mem)
@@ -120,11 +134,11 @@ func textInts[T int16 | int32 | int64](mem memory.Allocator, a arrow.Array, tx t
 		} else {
 			s = unsafeString(tx.ValueBytes(i))
 		}
-		v, err := pgnumfmt.IntIn(s, bits)
+		v, err := parse(s)
 		if err != nil {
 			return nil, inputError(err)
 		}
-		out[i] = T(v)
+		out[i] = v
 	}
 	var valid *memory.Buffer
 	if nulls > 0 {

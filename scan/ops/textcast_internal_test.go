@@ -31,8 +31,9 @@ func textCastOne(s string, to arrow.DataType) (arrow.Array, error) {
 	return out.(*compute.ArrayDatum).MakeArray(), nil
 }
 
-// FuzzTextCast: a row's text cast to smallint, integer, bigint or boolean is the constant's
-// value (the binder reads the constant with pgnumfmt.IntIn and BoolIn) or its error, as a
+// FuzzTextCast: a row's text cast to smallint, integer, bigint, boolean, real or double
+// precision is the constant's value (the binder reads the constant with pgnumfmt.IntIn,
+// BoolIn and FloatIn) or its error, as a
 // *DataError of the same SQLSTATE and message; the NULL row stays NULL.
 func FuzzTextCast(f *testing.F) {
 	for _, s := range []string{"12", "0612", " -010 ", "0x1A", "1_000", "2147483648", "yes", " oFf ", "o", "", "tr"} {
@@ -40,13 +41,19 @@ func FuzzTextCast(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		fuzzcount.Add()
-		for _, to := range []arrow.DataType{arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64, arrow.FixedWidthTypes.Boolean} {
+		for _, to := range []arrow.DataType{arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64, arrow.FixedWidthTypes.Boolean,
+			arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Float64} {
 			var want string
 			var werr error
-			if to.ID() == arrow.BOOL {
+			switch to.ID() {
+			case arrow.BOOL:
 				b, err := pgnumfmt.BoolIn(s)
 				want, werr = strconv.FormatBool(b), err
-			} else {
+			case arrow.FLOAT32, arrow.FLOAT64:
+				bits := to.(arrow.FixedWidthDataType).BitWidth()
+				v, err := pgnumfmt.FloatIn(s, bits)
+				want, werr = strconv.FormatFloat(v, 'g', -1, bits), err
+			default:
 				v, err := pgnumfmt.IntIn(s, to.(arrow.FixedWidthDataType).BitWidth())
 				want, werr = strconv.FormatInt(v, 10), err
 			}
@@ -63,7 +70,13 @@ func FuzzTextCast(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%q::%s: %v, constant %s", s, to, err, want)
 			}
-			if got.ValueStr(0) != want || !got.IsNull(1) {
+			gotText := got.ValueStr(0)
+			if f, ok := got.(*array.Float32); ok {
+				gotText = strconv.FormatFloat(float64(f.Value(0)), 'g', -1, 32)
+			} else if f, ok := got.(*array.Float64); ok {
+				gotText = strconv.FormatFloat(f.Value(0), 'g', -1, 64)
+			}
+			if gotText != want || !got.IsNull(1) {
 				t.Fatalf("%q::%s = %s, constant %s", s, to, got, want)
 			}
 			got.Release()
