@@ -60,6 +60,15 @@ func TestTextCastsAsPostgres(t *testing.T) {
 		}
 	}
 
+	// An instant outside timestamp[ns] (1677-09-21 to 2262-04-11), which PostgreSQL holds, is
+	// refused, a constant's and a row's alike, never clamped to the range.
+	refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{
+		"SELECT '1500-01-01 00:00'::timestamptz::text":                              "timestamp out of range",
+		"SELECT TIMESTAMP '2300-01-01 00:00'":                                       "timestamp out of range",
+		"SELECT x::timestamptz FROM (VALUES ('1500-01-01 00:00'), (NULL)) v(x)":     "timestamp out of range",
+		"SELECT x::timestamp FROM (VALUES ('2300-01-01 00:00:00+05'), (NULL)) v(x)": "timestamp out of range",
+	})
+
 	// A routed table's text: ids ('0000000510') and JSON fields, the fused casts of ->> among them.
 	pgFlights(t, ctx, pg, e.sample, loadedAirports, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC))
 	where := " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03'"

@@ -1109,6 +1109,14 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 			return bd.byteaText(v)
 		}
 	}
+	if v.str != nil && familyOf(t) == famTimestamp {
+		// An explicit cast's value is the text's instant: one outside timestamp[ns] is
+		// refused (22008 "timestamp out of range"), not clamped to the range as a bound
+		// compared with a column is ('1500-01-01'::timestamptz was 1677-09-21 00:12:43…).
+		if _, err := TimestampIn(*v.str, isWallclock(t)); err != nil && err.(*Error).SQLState == "22008" {
+			return bval{}, err
+		}
+	}
 	if v.untyped() {
 		e, err := bd.coerce(v, t, "")
 		return typed(e), err
