@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/jackc/pgx/v5"
 	"google.golang.org/grpc/codes"
 )
 
@@ -21,11 +22,7 @@ import (
 // 2262-04-11 are 22008 "timestamp out of range" as the column path's (PostgreSQL answers
 // them; it was a clamped value and INTERNAL).
 func TestArithmeticEdgesAsPostgres(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	pg := pgUTC(t, ctx, e.url)
-	pgFlights(t, ctx, pg, e.sample, []string{"ORD"}, time.Date(2001, 3, 30, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 2, 0, 0, 0, 0, time.UTC))
-	clients := map[string]*flightsql.Client{"pushdown on": dial(t, e.on), "pushdown off": dial(t, e.off)}
+	ctx, pg, clients := ordEnv(t, time.Date(2001, 3, 30, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 2, 0, 0, 0, 0, time.UTC))
 	const (
 		w = " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02'"
 		d = "(value->>'delay')::int"
@@ -96,4 +93,14 @@ func TestArithmeticEdgesAsPostgres(t *testing.T) {
 	// sum of reals is refused by name (PostgreSQL adds them in single precision).
 	refusedAs(t, ctx, clients["pushdown on"], codes.Unimplemented, map[string]string{
 		"SELECT sum(x) FROM (VALUES (3e38::real), (3e38::real)) v(x)": "sum of real (float4) is not supported"})
+}
+
+// ordEnv starts the servers with ORD's flights from from to to also in PostgreSQL's table and
+// returns the connection to PostgreSQL and a client of each server (pushdown on and off).
+func ordEnv(t *testing.T, from, to time.Time) (context.Context, *pgx.Conn, map[string]*flightsql.Client) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	pgFlights(t, ctx, pg, e.sample, []string{"ORD"}, from, to)
+	return ctx, pg, map[string]*flightsql.Client{"pushdown on": dial(t, e.on), "pushdown off": dial(t, e.off)}
 }

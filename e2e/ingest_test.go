@@ -256,7 +256,8 @@ func wantCode(t *testing.T, what string, err error, code codes.Code, text string
 // TestIngest runs Flight SQL bulk ingest (CommandStatementIngest) against the assembled server
 // over PostgreSQL and over SQLite with arrow-go's client: wide and narrow rows, with and
 // without the IPC end-of-stream marker, are stored with an exact count and read back equal
-// through queries; a bad row in the middle, a duplicate and a client cancelling mid-stream
+// through queries; empty ingests (no message at all, or a schema alone) store nothing and count 0;
+// a bad row in the middle, a duplicate and a client cancelling mid-stream
 // each leave the table exactly as before; the ADBC modes that would define a table and the
 // options the server does not carry out are refused naming themselves; GetSqlInfo reports
 // bulk ingestion on and ingest transactions off.
@@ -317,6 +318,16 @@ func testIngest(t *testing.T, cl *flightsql.Client) {
 	}
 	stored = append(stored, second...)
 	sameEvents(t, "after the narrow ingest", readEvents(t, cl, now), stored)
+
+	// Empty ingests store nothing and count 0: arrow-go's ExecuteIngest sends no message for a
+	// reader without batches; the others send the schema and the end-of-stream marker.
+	if n, err := ingest(ctx, cl, wideSchema, nil, nil); n != 0 || err != nil {
+		t.Fatalf("empty ingest = %d, %v; want 0, nil", n, err)
+	}
+	if n, err := ingestWithEOS(ctx, cl, narrowSchema, nil); n != 0 || err != nil {
+		t.Fatalf("empty ingest with the end-of-stream marker = %d, %v; want 0, nil", n, err)
+	}
+	sameEvents(t, "after the empty ingests", readEvents(t, cl, now), stored)
 
 	// Refused requests: each stores nothing.
 	bad := makeEvents(rng, 4000, "x", now)

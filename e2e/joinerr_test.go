@@ -18,7 +18,7 @@ import (
 // destinations than BOS and LAX. wantErr spells which rule applies; PostgreSQL's own outcome
 // is checked too.
 func TestJoinConditionErrorsAsPostgres(t *testing.T) {
-	ctx, pg, cl := ordTenDays(t)
+	ctx, pg, cls := ordTenDays(t)
 	const (
 		pins  = "f.origin = 'ORD' AND f.timestamp >= '2001-03-25' AND f.timestamp < '2001-04-05'"
 		fsub  = "(SELECT * FROM flights f WHERE " + pins + ") f"
@@ -61,6 +61,6 @@ func TestJoinConditionErrorsAsPostgres(t *testing.T) {
 		{"anti, NOT EXISTS over both sides", "SELECT count(*) FROM flights f WHERE " + pins + " AND NOT EXISTS (SELECT 1 FROM " + d + " WHERE " + key + " AND " + both + ")", false, ""},
 	}
 	for _, c := range cases {
-		errorCase{name: c.name, sql: c.sql, wantErr: c.wantErr, code: "22P02", msg: "invalid input syntax for type integer", deviation: c.deviation}.check(t, ctx, pg, cl)
+		errorCase{name: c.name, sql: c.sql, wantErr: c.wantErr, code: "22P02", msg: "invalid input syntax for type integer", deviation: c.deviation}.check(t, ctx, pg, cls)
 	}
 }

@@ -25,7 +25,7 @@ import (
 // (bad: DEN's flights fail). EXISTS never evaluates a plain select list, paired or not.
 // PostgreSQL's own outcome is checked too.
 func TestSubqueryErrorsAsPostgres(t *testing.T) {
-	ctx, pg, cl := ordTenDays(t)
+	ctx, pg, cls := ordTenDays(t)
 	pins := func(x string) string {
 		return x + ".origin = 'ORD' AND " + x + ".timestamp >= '2001-03-25' AND " + x + ".timestamp < '2001-04-05'"
 	}
@@ -43,10 +43,13 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 		bad  = "(VALUES ('BOS'), ('DEN')) d(dest)"
 	)
 	corr := func(x string) string { return dest(x) + " = d.dest AND " + pins(x) }
+	// derived is a derived table s of the flights x: k their destination, v badInt.
+	derived := func(x string) string {
+		return "(SELECT " + dest(x) + " AS k, " + badInt(x) + " AS v FROM flights " + x + " WHERE " + pins(x) + ") s"
+	}
 	// deviation marks the cases flightsrv does not answer as PostgreSQL yet, and why: the test
 	// fails when one does (remove its mark) and when PostgreSQL's outcome changes.
 	const (
-		derivedTable = "a derived table's select list (not a correlated subquery's) is evaluated on its every row, where PostgreSQL, having pulled the subquery up, evaluates it on the join's pairs"
 		lateralWhere = "a WHERE conjunct over a LATERAL subquery's deferred value reads it after the join, on the pairs, where PostgreSQL, having pulled the subquery up, evaluates it at the subquery's scan"
 	)
 	type shape struct {
@@ -117,7 +120,31 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 		}, "22P02", false, ""},
 		{"derived table joined, its value in the select list", func(d string) string {
 			return "SELECT d.dest, s.v FROM " + d + " JOIN (SELECT " + dest("f") + " AS k, " + badInt("f") + " AS v FROM flights f WHERE " + pins("f") + ") s ON s.k = d.dest ORDER BY 1, 2"
-		}, "22P02", false, derivedTable},
+		}, "22P02", false, ""},
+		{"derived table joined on the left, its value in the select list", func(d string) string {
+			return "SELECT d.dest, s.v FROM " + derived("f") + " JOIN " + d + " ON s.k = d.dest ORDER BY 1, 2"
+		}, "22P02", false, ""},
+		{"derived table in a FROM list, joined in WHERE", func(d string) string {
+			return "SELECT d.dest, s.v FROM " + d + ", " + derived("f") + " WHERE s.k = d.dest ORDER BY 1, 2"
+		}, "22P02", false, ""},
+		{"derived table cross joined, joined in WHERE, its value summed", func(d string) string {
+			return "SELECT d.dest, sum(s.v) FROM " + d + " CROSS JOIN " + derived("f") + " WHERE s.k = d.dest GROUP BY 1 ORDER BY 1"
+		}, "22P02", false, ""},
+		{"derived table joined, grouped by its value", func(d string) string {
+			return "SELECT s.v, count(*) FROM " + d + " JOIN " + derived("f") + " ON s.k = d.dest GROUP BY 1 ORDER BY 1"
+		}, "22P02", false, ""},
+		{"derived table joined, ON over its value and the other side", func(d string) string {
+			return "SELECT count(*) FROM " + d + " JOIN " + derived("f") + " ON s.k = d.dest AND s.v > length(d.dest)"
+		}, "22P02", false, ""},
+		{"derived table joined, ON over its value alone (PostgreSQL: at its scan, every row)", func(d string) string {
+			return "SELECT count(*) FROM " + d + " JOIN " + derived("f") + " ON s.k = d.dest AND s.v > 0"
+		}, "22P02", true, ""},
+		{"derived table joined, WHERE over its value alone (PostgreSQL: at its scan, every row)", func(d string) string {
+			return "SELECT count(*) FROM " + d + " JOIN " + derived("f") + " ON s.k = d.dest WHERE s.v > 0"
+		}, "22P02", true, ""},
+		{"derived table null-extended by a LEFT JOIN (PostgreSQL: a placeholder at its scan, every row)", func(d string) string {
+			return "SELECT d.dest, count(s.v) FROM " + d + " LEFT JOIN " + derived("f") + " ON s.k = d.dest GROUP BY 1 ORDER BY 1"
+		}, "22P02", true, ""},
 		{"derived table joined, its value unread", func(d string) string {
 			return "SELECT count(*) FROM " + d + " JOIN (SELECT " + dest("f") + " AS k, " + badInt("f") + " AS v FROM flights f WHERE " + pins("f") + ") s ON s.k = d.dest"
 		}, "", false, ""},
@@ -143,21 +170,21 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 			if d == good {
 				deviation = s.deviation
 			}
-			errorCase{name: name, sql: sql, wantErr: wantErr, code: s.code, deviation: deviation}.check(t, ctx, pg, cl)
+			errorCase{name: name, sql: sql, wantErr: wantErr, code: s.code, deviation: deviation}.check(t, ctx, pg, cls)
 		}
 	}
 }
 
-// ordTenDays starts a server over the sample and a PostgreSQL session holding, in a plain
-// table flights, ORD's flights from 2001-03-25 to 2001-04-05: the rows the error tests' pins
-// read.
-func ordTenDays(t *testing.T) (context.Context, *pgx.Conn, *flightsql.Client) {
+// ordTenDays starts the servers over the sample (pushdown on and off) and a PostgreSQL session
+// holding, in a plain table flights, ORD's flights from 2001-03-25 to 2001-04-05: the rows the
+// error tests' pins read.
+func ordTenDays(t *testing.T) (context.Context, *pgx.Conn, []namedClient) {
 	e := newEnv(t)
 	ctx := context.Background()
 	from, to := time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC)
 	pg := pgUTC(t, ctx, e.url)
 	pgFlights(t, ctx, pg, e.sample, []string{"ORD"}, from, to)
-	return ctx, pg, dial(t, e.on)
+	return ctx, pg, []namedClient{{"pushdown on", dial(t, e.on)}, {"pushdown off", dial(t, e.off)}}
 }
 
 // errorCase is a query whose outcome PostgreSQL decides: its answer, or its error of SQLSTATE
@@ -170,10 +197,10 @@ type errorCase struct {
 	deviation string
 }
 
-// check asks PostgreSQL (pg) and flightsrv (cl) the query: PostgreSQL must fail as c says,
-// and flightsrv fail as it does (INVALID_ARGUMENT with its message without the value) or
-// answer its rows.
-func (c errorCase) check(t *testing.T, ctx context.Context, pg *pgx.Conn, cl *flightsql.Client) {
+// check asks PostgreSQL (pg) and each flightsrv server (cls) the query: PostgreSQL must fail
+// as c says, and flightsrv fail as it does (INVALID_ARGUMENT with its message without the
+// value) or answer its rows.
+func (c errorCase) check(t *testing.T, ctx context.Context, pg *pgx.Conn, cls []namedClient) {
 	t.Helper()
 	wantTypes, want, pgErr := pgTypedErr(ctx, pg, c.sql)
 	var pe *pgconn.PgError
@@ -181,6 +208,16 @@ func (c errorCase) check(t *testing.T, ctx context.Context, pg *pgx.Conn, cl *fl
 		t.Errorf("%s: PostgreSQL answers %v (error %v), want an error %v\n%s", c.name, want, pgErr, c.wantErr, c.sql)
 		return
 	}
+	name := c.name
+	for _, cl := range cls {
+		c.name = cl.name + ", " + name
+		c.against(t, ctx, cl.c, pe, wantTypes, want)
+	}
+}
+
+// against runs the query on one server: PostgreSQL's error pe (when c.wantErr) or its answer.
+func (c errorCase) against(t *testing.T, ctx context.Context, cl *flightsql.Client, pe *pgconn.PgError, wantTypes []string, want [][]any) {
+	t.Helper()
 	res, err := run(ctx, cl, c.sql)
 	if c.deviation != "" {
 		if err == nil {
@@ -221,7 +258,7 @@ func (c errorCase) check(t *testing.T, ctx context.Context, pg *pgx.Conn, cl *fl
 // answered where no row takes the branch, and failing with PostgreSQL's error where one does.
 // PostgreSQL's own outcome is checked too.
 func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
-	ctx, pg, cl := ordTenDays(t)
+	ctx, pg, cls := ordTenDays(t)
 	pins := func(x string) string {
 		return x + ".origin = 'ORD' AND " + x + ".timestamp >= '2001-03-31' AND " + x + ".timestamp < '2001-04-02'"
 	}
@@ -235,7 +272,6 @@ func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
 	inner := func(sel, tail string) string {
 		return "(SELECT " + sel + " FROM flights i WHERE " + pins("i") + " AND i.id = o.id" + tail + ")"
 	}
-	const moreRows = "a scalar subquery's more-than-one-row error (21000) is raised by the join, on every outer row, not where the expression reads it"
 	// code is "" when PostgreSQL answers.
 	cases := []struct{ name, sql, code, deviation string }{
 		{"CASE guarding a division", "SELECT o.id, CASE WHEN " + delay("o") + " <> 0 THEN 1000 / " + delay("o") + " END FROM flights o WHERE " + pins("o") + " ORDER BY o.id", "", ""},
@@ -245,8 +281,15 @@ func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
 		{"uncorrelated, aggregate, branch taken", "SELECT CASE WHEN 1 < 2 THEN (SELECT max(x / 0) FROM (VALUES (1)) v(x)) ELSE 5 END", "22012", ""},
 		{"uncorrelated, no outer row", "SELECT (SELECT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + " AND " + delay("i") + " = 0 LIMIT 1) FROM flights o WHERE " + pins("o") + " AND o.id = ''", "", ""},
 		{"uncorrelated, outer rows", "SELECT (SELECT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + " AND " + delay("i") + " = 0 LIMIT 1) FROM flights o WHERE " + pins("o"), "22012", ""},
-		{"uncorrelated, more than one row, branch never taken", "SELECT CASE WHEN false THEN (SELECT x FROM (VALUES (1),(2)) v(x)) END", "", moreRows},
+		{"uncorrelated, more than one row, branch never taken", "SELECT CASE WHEN false THEN (SELECT x FROM (VALUES (1),(2)) v(x)) END", "", ""},
 		{"uncorrelated, more than one row, branch taken", "SELECT CASE WHEN true THEN (SELECT x FROM (VALUES (1),(2)) v(x)) END", "21000", ""},
+		{"uncorrelated, more than one row, COALESCE's argument never reached", "SELECT COALESCE(1, (SELECT x FROM (VALUES (1),(2)) v(x)))", "", ""},
+		{"uncorrelated, more than one row, COALESCE's argument reached", "SELECT COALESCE(NULL, (SELECT x FROM (VALUES (1),(2)) v(x)))", "21000", ""},
+		{"uncorrelated, more than one row and a failing one, branch never taken", "SELECT CASE WHEN false THEN (SELECT 10 / x FROM (VALUES (1),(0)) v(x)) END", "", ""},
+		{"uncorrelated table, more than one row, branch never taken", correlated(never, "(SELECT i.id FROM flights i WHERE "+pins("i")+")"), "", ""},
+		{"uncorrelated table, more than one row, branch taken", correlated(some, "(SELECT i.id FROM flights i WHERE "+pins("i")+")"), "21000", ""},
+		{"uncorrelated table, no row, branch taken", correlated(some, "(SELECT i.id FROM flights i WHERE "+pins("i")+" AND i.id = '')"), "", ""},
+		{"uncorrelated, more than one row, in WHERE behind a CASE", "SELECT o.id FROM flights o WHERE " + pins("o") + " AND CASE WHEN " + delay("o") + never + " THEN (SELECT i.id FROM flights i WHERE " + pins("i") + ") = o.id ELSE true END ORDER BY o.id", "", ""},
 		{"COALESCE's later argument, never reached", "SELECT o.id, COALESCE(length(o.id), " + inner("1000 / "+delay("i"), "") + ") FROM flights o WHERE " + pins("o") + " ORDER BY o.id", "", ""},
 		{"COALESCE's later argument, reached", "SELECT o.id, COALESCE(CASE WHEN " + delay("o") + " <> 0 THEN length(o.id) END, " + inner("1000 / "+delay("i"), "") + ") FROM flights o WHERE " + pins("o") + " ORDER BY o.id", "22012", ""},
 	}
@@ -264,7 +307,36 @@ func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
 		cases = append(cases, struct{ name, sql, code, deviation string }{c.name + ", branch never taken", correlated(never, inner(c.sel, c.tail)), "", ""},
 			struct{ name, sql, code, deviation string }{c.name + ", branch taken", correlated(some, inner(c.sel, c.tail)), c.code, ""})
 	}
+	// Over its domain (a correlation other than an equality, one row per outer row), shapes
+	// whose select list is deferred since its rows are regrouped (oneRowPerKey).
+	domain := func(sel, tail string) string {
+		return "(SELECT " + sel + " FROM flights i WHERE " + pins("i") + " AND i.id >= o.id AND i.id <= o.id" + tail + ")"
+	}
+	for _, c := range []struct{ name, sub, code string }{
+		{"over its domain, ORDER BY", domain("1000 / "+delay("i"), " ORDER BY 1"), "22012"},
+		{"over its domain, DISTINCT", domain("DISTINCT 1000 / "+delay("i"), ""), "22012"},
+		{"over its domain, GROUP BY", domain("max(1000 / "+delay("i")+")", " GROUP BY i.origin"), "22012"},
+		{"over its domain, DISTINCT of a cast", domain("DISTINCT (i.value->>'destination')::int", ""), "22P02"},
+		{"uncorrelated DISTINCT", "(SELECT DISTINCT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + ")", "22012"},
+		{"uncorrelated UNION", "(SELECT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + " AND " + delay("i") + " = 0 UNION SELECT 7 FROM (VALUES (1)) v(x) WHERE x = 2)", "22012"},
+		{"uncorrelated UNION ALL, the failing arm second", "(SELECT 7 FROM (VALUES (1)) v(x) WHERE x = 2 UNION ALL SELECT (i.value->>'destination')::int FROM flights i WHERE " + pins("i") + " AND i.id = '0001463480')", "22P02"},
+		{"uncorrelated UNION ALL, more than one row", "(SELECT 7 UNION ALL SELECT 8)", "21000"},
+		{"uncorrelated DISTINCT, more than one row", "(SELECT DISTINCT " + delay("i") + " FROM flights i WHERE " + pins("i") + ")", "21000"},
+	} {
+		cases = append(cases, struct{ name, sql, code, deviation string }{c.name + ", branch never taken", correlated(never, c.sub), "", ""},
+			struct{ name, sql, code, deviation string }{c.name + ", branch taken", correlated(some, c.sub), c.code, ""})
+	}
+	// More than one row for an outer row: 21000 where the branch is taken, on an equality
+	// correlation (its keys), over its domain, grouped over its domain.
+	for _, c := range []struct{ name, sub string }{
+		{"correlated on an equality, more than one row", "(SELECT i.id FROM flights i WHERE " + pins("i") + " AND i.origin = o.origin)"},
+		{"correlated over its domain, more than one row", "(SELECT i.id FROM flights i WHERE " + pins("i") + " AND i.id <> o.id)"},
+		{"correlated GROUP BY over its domain, more than one row", "(SELECT count(*) FROM flights i WHERE " + pins("i") + " AND i.id <> o.id GROUP BY i.value->>'destination')"},
+	} {
+		cases = append(cases, struct{ name, sql, code, deviation string }{c.name + ", branch never taken", correlated(never, c.sub), "", ""},
+			struct{ name, sql, code, deviation string }{c.name + ", branch taken", correlated(some, c.sub), "21000", ""})
+	}
 	for _, c := range cases {
-		errorCase{name: c.name, sql: c.sql, wantErr: c.code != "", code: c.code, deviation: c.deviation}.check(t, ctx, pg, cl)
+		errorCase{name: c.name, sql: c.sql, wantErr: c.code != "", code: c.code, deviation: c.deviation}.check(t, ctx, pg, cls)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/encoding"
 	grpcproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
@@ -263,12 +265,45 @@ func (p *payloadSender) WritePayload(payload ipc.Payload) error {
 	}
 	msg := &encodedFlightData{data: encodeFlightData(desc, header, p.appMetadata, body.pieces, body.n, p.batch)}
 	size := msg.data.Len()
+	if size > maxMessageBytes {
+		msg.data.Free()
+		rows := int64(0)
+		if p.batch != nil {
+			rows = p.batch.NumRows()
+		}
+		return errMessageTooLarge(size, rows)
+	}
 	if err := p.stream.SendMsg(msg); err != nil {
 		msg.data.Free() // not handed to gRPC when it failed before marshalling
 		return err
 	}
 	p.rec.AddBytes(int64(size))
 	return nil
+}
+
+// maxMessageBytes is the largest FlightData message WritePayload sends: gRPC's own limit on a
+// message (a length is an int32; grpc-go servers' default MaxSendMsgSize, which the server
+// keeps). A variable for tests.
+//
+// What a client receives is its own setting, which the server never learns: grpc-go's
+// default receive limit is 4 MiB (arrow-go's Flight SQL client keeps it), ADBC's Flight SQL
+// driver sets 16 MiB (its option adbc.flight.sql.client_option.with_max_msg_size raises it).
+// The executor's operators keep their batches to ops.MaxBatchBytes (2 MiB) of string and
+// binary values, one row at least, so the messages of a result of many rows fit the smallest
+// of them (TestLargeResultsReachClients: 10,000 rows of 10 KB to a 4 MiB client); a single row larger than a client's limit (SELECT repeat('x', 100000000), which
+// PostgreSQL answers) is still sent, and a client that accepts it gets it, as from
+// PostgreSQL; any other gets its own library's RESOURCE_EXHAUSTED naming the message's size
+// and its limit (grpc-go: "received message larger than max (100000169 vs. 4194304)"; ADBC
+// reports that code as its INTERNAL status). Refusing such rows at the server would answer
+// no client better: ADBC maps every RESOURCE_EXHAUSTED to INTERNAL alike.
+var maxMessageBytes = math.MaxInt32
+
+// errMessageTooLarge is the refusal of a result message past maxMessageBytes: PostgreSQL's
+// program_limit_exceeded (54000), RESOURCE_EXHAUSTED, naming the message's size, its rows and
+// the limit (and no value).
+func errMessageTooLarge(size int, rows int64) error {
+	msg := fmt.Sprintf("a result message of %d bytes (%d rows) is larger than the %d bytes a gRPC message can carry; select fewer or narrower rows (program_limit_exceeded)", size, rows, maxMessageBytes)
+	return querylog.Refusal(codes.ResourceExhausted, msg, msg, "54000")
 }
 
 // bodyPieces collects the slices Payload.SerializeBody writes (the batch's buffers and

@@ -236,7 +236,8 @@ func TestEncodeFlightData(t *testing.T) {
 	}
 }
 
-// DoPut checks the client's stream as server's service does (CheckedPutStream).
+// DoPut checks the client's stream and answers a stream without messages as server's service
+// does (ServePut).
 func (z zeroCopyService) DoPut(stream flight.FlightService_DoPutServer) error {
-	return z.FlightServer.DoPut(CheckedPutStream(stream))
+	return ServePut(stream, z.FlightServer.DoPut)
 }

@@ -2,13 +2,17 @@ package flightsql
 
 import (
 	"context"
+	"errors"
+	"io"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/flightsrv/flightsrv/internal/querylog"
 )
@@ -97,4 +101,51 @@ func checkIngest(cmd flightsql.StatementIngest) error {
 		return status.Errorf(codes.InvalidArgument, "ingest option %q is not supported", k)
 	}
 	return nil
+}
+
+// ServePut runs a DoPut call: next (arrow-go's dispatcher) over the client's stream, checked
+// (CheckedPutStream), except for a stream that ends before its first message. That stream
+// carries no command and no rows — arrow-go's ExecuteIngest (v18.8, the one ADBC's Flight SQL
+// driver 1.13 builds on) sends nothing at all for a reader without batches, its IPC writer
+// writing the schema only when the first batch is written — and the dispatcher would refuse
+// it (INVALID_ARGUMENT "failed to read input stream: EOF", flight.NewRecordReader finding no
+// first message). ServePut answers it as the empty request it is: nothing is stored and the
+// one PutResult carries a DoPutUpdateResult of record_count 0 (its encoding, like that of an
+// empty DoPutPreparedStatementResult, is zero bytes), which is what an empty ingest or an
+// update with no parameter rows answers.
+func ServePut(stream flight.FlightService_DoPutServer, next func(flight.FlightService_DoPutServer) error) error {
+	checked := CheckedPutStream(stream)
+	first, err := checked.Recv()
+	if errors.Is(err, io.EOF) {
+		return stream.Send(&flight.PutResult{AppMetadata: emptyUpdateResult})
+	}
+	return next(&peekedPutStream{FlightService_DoPutServer: checked, first: first, err: err})
+}
+
+// emptyUpdateResult is the encoding of DoPutUpdateResult{record_count: 0}.
+var emptyUpdateResult = func() []byte {
+	b, err := proto.Marshal(&pb.DoPutUpdateResult{RecordCount: 0})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
+// peekedPutStream hands out the message (or error) ServePut read first, then the rest of the
+// stream.
+type peekedPutStream struct {
+	flight.FlightService_DoPutServer
+	first  *flight.FlightData
+	err    error
+	peeked bool
+}
+
+func (s *peekedPutStream) Recv() (*flight.FlightData, error) {
+	if !s.peeked {
+		s.peeked = true
+		fd, err := s.first, s.err
+		s.first, s.err = nil, nil
+		return fd, err
+	}
+	return s.FlightService_DoPutServer.Recv()
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"sort"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -25,6 +27,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/auth"
 	"github.com/flightsrv/flightsrv/internal/panics"
 	"github.com/flightsrv/flightsrv/internal/querylog"
+	"github.com/flightsrv/flightsrv/substrait"
 )
 
 // Engine plans and executes queries for the server. Implementations are safe for concurrent
@@ -42,6 +45,17 @@ type Engine interface {
 	Execute(ctx context.Context, sql string, substraitPlan []byte, params arrow.RecordBatch) (array.RecordReader, error)
 	// Tables returns the queryable tables by name with their Arrow schemas.
 	Tables() map[string]*arrow.Schema
+}
+
+// ParameterTyper is implemented by engines that can type the parameters a SQL statement
+// leaves untyped (`SELECT ?`, `SELECT $1 + 1`: PostgreSQL's 42P18 when nothing gives a type)
+// from a client's binding, as PostgreSQL types them from the parameter types declared at
+// Parse: Flight SQL carries the declared types as the Arrow schema of the parameters bound by
+// DoPut. TypeParameters returns sql with those parameters declared as the types of bound's
+// fields (the SQL the engine then prepares and executes), sql itself when it types every
+// parameter; its errors are planning errors (a parameter still untyped is 42P18).
+type ParameterTyper interface {
+	TypeParameters(ctx context.Context, sql string, bound *arrow.Schema) (string, error)
 }
 
 // Config configures a Server.
@@ -142,7 +156,8 @@ type Server struct {
 	admit      func(context.Context) (context.Context, func(), error)
 	peers      *peers // where CancelFlightInfo is forwarded
 	ingester   Ingester
-	updater    Updater // the engine's, when it executes INSERT
+	updater    Updater        // the engine's, when it executes INSERT
+	typer      ParameterTyper // the engine's, when it types parameters from a binding
 
 	mu           sync.Mutex
 	bindings     map[string][]byte // original prepared handle → last bound params (IPC)
@@ -188,6 +203,7 @@ func NewServer(engine Engine, cfg Config) (*Server, error) {
 		}
 	}
 	s.updater, _ = engine.(Updater)
+	s.typer, _ = engine.(ParameterTyper)
 	s.BaseServer.Alloc = cfg.Alloc
 	if s.sqlInfoIDs, err = registerSqlInfo(&s.BaseServer, cfg.Version, true, cfg.Ingester != nil); err != nil {
 		return nil, err
@@ -226,10 +242,21 @@ func (s *Server) execute(ctx context.Context, q Query) (array.RecordReader, erro
 	if params != nil {
 		defer params.Release()
 	}
+	ctx = withSession(ctx, q.Analytical)
 	if fe, ok := s.engine.(FragmentEngine); ok && len(q.Fragment) > 0 {
-		return fe.ExecuteFragment(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params, q.Fragment)
+		return fe.ExecuteFragment(ctx, q.SQL, q.Substrait, params, q.Fragment)
 	}
-	return s.engine.Execute(withSession(ctx, q.Analytical), q.SQL, q.Substrait, params)
+	rdr, err := s.engine.Execute(ctx, q.SQL, q.Substrait, params)
+	if err != nil && params != nil && s.typer != nil && untypedParameter(err) {
+		// A prepared handle fetched by DoGet without GetFlightInfo, which would have declared
+		// the parameters' types from the binding (prepare).
+		sql, terr := s.typer.TypeParameters(ctx, q.SQL, params.Schema())
+		if terr != nil {
+			return nil, terr
+		}
+		return s.engine.Execute(ctx, sql, q.Substrait, params)
+	}
+	return rdr, err
 }
 
 // statusReader maps its reader's error to a gRPC status and counts the rows it hands out in
@@ -269,6 +296,33 @@ func (r *statusReader) Err() error {
 	return r.s.toStatus(r.RecordReader.Err())
 }
 
+// untypedParameter reports whether err (the engine's, or its gRPC status) refuses a parameter
+// whose type nothing determines: PostgreSQL's indeterminate_datatype, 42P18.
+func untypedParameter(err error) bool {
+	if se := (*substrait.Error)(nil); errors.As(err, &se) {
+		return se.SQLState == "42P18"
+	}
+	if _, ok := status.FromError(err); !ok {
+		return false
+	}
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetMetadata()["sqlstate"] == "42P18" {
+			return true
+		}
+	}
+	return false
+}
+
+// paramsSchema returns the schema of an IPC stream of bound parameters (decodeParams).
+func (s *Server) paramsSchema(b []byte) (*arrow.Schema, error) {
+	rdr, err := ipc.NewReader(bytes.NewReader(b), ipc.WithAllocator(s.alloc))
+	if err != nil {
+		return nil, errBadHandle
+	}
+	defer rdr.Release()
+	return rdr.Schema(), nil
+}
+
 func (s *Server) decodeParams(b []byte) (arrow.RecordBatch, error) {
 	if len(b) == 0 {
 		return nil, nil
@@ -295,7 +349,18 @@ func (s *Server) prepare(ctx context.Context, q *Query) (dataset, params *arrow.
 		return nil, nil, err
 	}
 	q.Analytical = opts[OptionAnalytical].GetStringValue() == "on"
-	dataset, params, err = s.engine.Prepare(withSession(ctx, q.Analytical), q.SQL, q.Substrait)
+	ctx = withSession(ctx, q.Analytical)
+	dataset, params, err = s.engine.Prepare(ctx, q.SQL, q.Substrait)
+	if err != nil && len(q.Params) > 0 && s.typer != nil && untypedParameter(err) {
+		// The binding's Arrow schema declares the types the statement leaves open.
+		if schema, serr := s.paramsSchema(q.Params); serr == nil {
+			var sql string
+			if sql, err = s.typer.TypeParameters(ctx, q.SQL, schema); err == nil {
+				q.SQL = sql
+				dataset, params, err = s.engine.Prepare(ctx, q.SQL, q.Substrait)
+			}
+		}
+	}
 	if err != nil {
 		return nil, nil, s.toStatus(err)
 	}
@@ -377,6 +442,12 @@ func (s *Server) CreatePreparedSubstraitPlan(ctx context.Context, req flightsql.
 
 func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionCreatePreparedStatementResult, error) {
 	dataset, params, err := s.prepare(ctx, &q)
+	if err != nil && q.SQL != "" && s.typer != nil && untypedParameter(err) {
+		// A parameter only a binding can type (ParameterTyper): the handle is valid, its
+		// schemas unknown until the client binds parameters (DoPut), whose Arrow types
+		// declare them; executing it unbound answers the 42P18 refusal.
+		dataset, params, err = nil, nil, nil
+	}
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
 	}
@@ -450,11 +521,12 @@ func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd flightsql.
 	if err != nil {
 		return nil, s.toStatus(err)
 	}
-	_, paramSchema, err := s.prepare(ctx, &Query{SQL: q.SQL, Substrait: q.Substrait})
+	buf, rows, schema, err := s.copyParams(rdr)
 	if err != nil {
 		return nil, err
 	}
-	buf, rows, schema, err := s.copyParams(rdr)
+	// Planned with the binding, whose types declare the parameters the statement leaves open.
+	_, paramSchema, err := s.prepare(ctx, &Query{SQL: q.SQL, Substrait: q.Substrait, Params: buf.Bytes()})
 	if err != nil {
 		return nil, err
 	}

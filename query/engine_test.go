@@ -931,7 +931,7 @@ func testEnginePlanningErrors(t *testing.T, f *engFixture) {
 		{"SELECT id FROM messages" + routed + " AND id = 987654", codes.InvalidArgument, "operator does not exist: text = integer"},
 		{"SELECT id, count(*) FROM messages" + routed, codes.InvalidArgument, `column "id" must appear in the GROUP BY clause`},
 		{"SELECT $1 FROM messages" + routed, codes.InvalidArgument, "could not determine the data type of parameter $1"},
-		{"SELECT id FROM messages" + routed + " AND timestamp >= 'sekrit-time'", codes.InvalidArgument, "invalid timestamp literal"},
+		{"SELECT id FROM messages" + routed + " AND timestamp >= 'sekrit-time'", codes.InvalidArgument, "invalid input syntax for type timestamp with time zone"},
 	} {
 		for _, e := range []*query.Engine{on, off} {
 			_, err := engRun(t, e, alloc, tc.sql, nil)

@@ -108,6 +108,8 @@ func hotCases() []hotCase {
 	return []hotCase{
 		{"count delay>60", `SELECT count(*)` + w + ` AND (value->>'delay')::int > 60`},
 		{"origin count avg", `SELECT origin, count(*), avg((value->>'delay')::int)` + w + ` GROUP BY 1 ORDER BY 1`},
+		// avg of double precision is float8_accum's N, Sx and Sxx: the store answers N and Sx.
+		{"origin avg float8", `SELECT origin, avg((value->>'delay')::int::float8), avg((value->>'distance')::int::float8), sum((value->>'delay')::int::float8)` + w + ` GROUP BY 1 ORDER BY 1`},
 		{"day count sum", `SELECT date_trunc('day', timestamp) AS d, count(*), sum((value->>'distance')::int)` + w + ` GROUP BY 1 ORDER BY 1`},
 		{"destination delay>60", `SELECT value->>'destination' AS dest, count(*)` + w + ` AND (value->>'delay')::int > 60 GROUP BY 1 ORDER BY 1`},
 		{"origin destination", `SELECT origin, value->>'destination' AS dest, count(*)` + w + ` GROUP BY 1, 2 ORDER BY 1, 2`},
@@ -181,7 +183,7 @@ func TestHotRowAggregate(t *testing.T) {
 	var stores []hotStore
 	for _, mixed := range []bool{false, true} {
 		suffix := map[bool]string{false: "hot", true: "mixed"}[mixed]
-		lite, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+		lite, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db"), RowAggregates: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,6 +294,16 @@ func TestHotRowAggregate(t *testing.T) {
 				}
 				if !strings.Contains(strings.Join(ex.lines, "\n"), "HotAggregate [count(*)] where (value->>…)::int4 > $") {
 					t.Errorf("EXPLAIN lacks the hot aggregate:\n%s", strings.Join(ex.lines, "\n"))
+				}
+			}
+			// avg of float8 casts of integers: the store answers N and Sx of float8_accum's
+			// state (its Sxx 0, scan/hotagg.go), every bucket of the clean partition.
+			for _, c := range hotCases() {
+				if c.name != "origin avg float8" {
+					continue
+				}
+				if ex := hotExplain(t, st.on, alloc, fmt.Sprintf(c.sql, `'JFK'`)); ex.answered == 0 || ex.fellBack != 0 {
+					t.Errorf("%s: %d fragments answered by the store, %d fell back:\n%s", c.name, ex.answered, ex.fellBack, strings.Join(ex.lines, "\n"))
 				}
 			}
 			// A plain count of every partition: each bucket answered by the hot statement

@@ -32,9 +32,12 @@ import (
 type hotAggregate struct {
 	q routing.RowAggregate
 	// from maps each partial-state column to the answer's column, or -1 for the bucket's
-	// partition key (a grouping by the partition column: constant in a bucket).
+	// partition key (a grouping by the partition column: constant in a bucket), or hotZero.
 	from []int
 }
+
+// hotZero in hotAggregate.from is a float64 column of zeros (avg's Sxx: matchHotAggregate).
+const hotZero = -2
 
 // colValue is the routed base schema's value column.
 const colValue = 3
@@ -137,6 +140,18 @@ func matchHotAggregate(rp *routedPlan, agg *aggTail, partial *arrow.Schema) (*ho
 			h.from = append(h.from, len(fields))
 			fields = append(fields, f)
 			h.q.Measures = append(h.q.Measures, rm)
+			col++
+		}
+		if m.Func == aggregate.Avg && floatArg {
+			// avg of doubles is float8_accum's N, Sx and Sxx (scan/aggregate); the store
+			// answers N and Sx. Its values are float8 casts of integers (the stores take
+			// int4's: routing.RowSum), whose Sx and Sxx cannot overflow (|x| < 2^63 and
+			// N < 2^53: Sxx < 2^232), and avg reads Sx / N alone: the state's Sxx is 0, which
+			// raises nothing where states combine (float8_combine).
+			if col >= partial.NumFields() || partial.Field(col).Type.ID() != arrow.FLOAT64 {
+				return nil, "partial state of other types"
+			}
+			h.from = append(h.from, hotZero)
 			col++
 		}
 	}
@@ -486,6 +501,13 @@ func (h *hotAggregate) combine(as []routing.RowAnswer, us []unit, partial *arrow
 			}
 		}()
 		for i, c := range h.from {
+			if c == hotZero {
+				b := array.NewFloat64Builder(alloc)
+				b.AppendEmptyValues(int(rows))
+				cols[i] = b.NewArray()
+				b.Release()
+				continue
+			}
 			if c < 0 {
 				b := array.NewStringBuilder(alloc)
 				for _, p := range parts {

@@ -692,10 +692,13 @@ func (g service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*fl
 }
 
 // DoPut is the dispatcher's, with unknown command types UNIMPLEMENTED, over the client's
-// stream with every message checked before arrow-go's IPC reader decodes it
-// (flightsql.CheckedPutStream).
+// stream with every message checked before arrow-go's IPC reader decodes it; a stream without
+// any message (an empty ingest of arrow-go's and ADBC's clients) stores nothing and answers
+// record_count 0 (flightsql.ServePut).
 func (g service) DoPut(stream flight.FlightService_DoPutServer) error {
-	return unknownCommand(g.FlightServer.DoPut(flightsql.CheckedPutStream(stream)))
+	return flightsql.ServePut(stream, func(s flight.FlightService_DoPutServer) error {
+		return unknownCommand(g.FlightServer.DoPut(s))
+	})
 }
 
 // unknownCommand turns the dispatcher's refusal of a command type it does not know (arrow-go

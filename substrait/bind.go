@@ -210,6 +210,13 @@ type binder struct {
 	// sublinkErrs maps a scalar subquery whose errors wait on the expression that reads it
 	// (scalarJoin's atSite) to the hidden column of its deferred error, next to its value.
 	sublinkErrs map[*pg.SubLink]int
+	// regrouped marks the scalar subqueries whose relation oneRowPerKey groups by their
+	// correlation keys (scalarJoin): every row's deferred error reaches the expression reading
+	// it, so a DISTINCT or GROUP BY select list may be deferred too (decorrelate).
+	regrouped map[*pg.SelectStmt]bool
+	// condNames are the column names the WHERE and ON conditions of the SELECT whose FROM is
+	// being bound reference (derived.go's joinItem).
+	condNames map[string]int
 	// subqueryKeys are, per grouped SELECT, the hidden columns of its select list's and
 	// HAVING's uncorrelated scalar subqueries, grouped by as keys (join.go).
 	subqueryKeys map[*pg.SelectStmt][]int
@@ -564,7 +571,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			}
 		}
 	}
+	savedNames := bd.condNames
+	bd.condNames = condNames(sel)
 	from, err := bd.from(sel.GetFromClause())
+	bd.condNames = savedNames
 	if err != nil {
 		return nil, err
 	}

@@ -1139,7 +1139,7 @@ func argTypeName(v bval) string {
 // mathFunc binds PostgreSQL's mathematical functions over double precision (scan/ops
 // mathfuncs.go): ceil (ceiling), floor, trunc, round (half to even, PostgreSQL's rint), sign, sqrt, exp, ln, log (base 10), power
 // (pow), whose integer and float arguments become float8 as PostgreSQL resolves them, and mod
-// over integers. The forms PostgreSQL computes in numeric (a numeric argument, trunc(x, n),
+// over integers (intMod). The forms PostgreSQL computes in numeric (a numeric argument, trunc(x, n),
 // log(b, x)) are numericCall's, bound before; what reaches here with a decimal literal or two
 // arguments of trunc or log has no numeric form either and is refused (trunc(double
 // precision, n) is PostgreSQL's 42883). rename sets the kernel's name for call.
@@ -1165,6 +1165,9 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 	if err := nargs(want, want); err != nil {
 		return bval{}, err
 	}
+	if kernel == "mod" {
+		return bd.intMod(args)
+	}
 	// power of a float and a numeric (numericCall leaves it here) computes in double
 	// precision, the numeric cast as PostgreSQL casts it implicitly.
 	floatPower := kernel == "power" && slices.ContainsFunc(args, func(v bval) bool { return !v.untyped() && familyOf(v.typ()) == famFloat })
@@ -1185,31 +1188,30 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 		if f != famInt && f != famFloat {
 			return bval{}, errorf(InvalidArgument, "argument %d of %s must be a number", i+1, name)
 		}
-		target := fp64Type()
-		if kernel == "mod" {
-			if f != famInt {
-				return bval{}, refused(Unimplemented, "0A000", "%s of non-integer (numeric) values is not supported yet", name)
-			}
-			target = i64Type()
-		}
-		e, err := bd.coerce(a, target, fmt.Sprintf("argument %d of %s", i+1, name))
+		e, err := bd.coerce(a, fp64Type(), fmt.Sprintf("argument %d of %s", i+1, name))
 		if err != nil {
 			return bval{}, err
 		}
 		es[i] = e
 	}
 	rename(kernel)
-	out := fp64Type()
-	if kernel == "mod" {
-		out = i64Type()
-		v, err := call(URNPostgres, out, es...)
-		narrow := func(a bval) bool {
-			return !a.untyped() && familyOf(a.typ()) == famInt && numRank(a.typ()) <= numRank(i32Type())
-		}
-		if err != nil || !narrow(args[0]) || !narrow(args[1]) {
-			return v, err
-		}
-		return bd.cast(v.e, i32Type()) // mod(integer, integer) is integer, as in PostgreSQL
+	return call(URNPostgres, fp64Type(), es...)
+}
+
+// intMod binds mod(a, b) of integers as the operator a % b (binary): PostgreSQL's mod
+// functions of integers are int2mod, int4mod and int8mod, the operator's own, resolved to the
+// arguments' common integer type as the operator's are (mod(smallint, smallint) is smallint,
+// mod(smallint, integer) integer, beside a bigint bigint), with its errors (a zero divisor is
+// 22012, x % -1 is 0). Numerics are numericCall's, bound before. Another type has no mod
+// (42883), and two untyped arguments match several (42725), as in PostgreSQL.
+func (bd *binder) intMod(args []bval) (bval, error) {
+	if args[0].untyped() && args[1].untyped() && args[0].param == 0 && args[1].param == 0 {
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42725", Msg: "function mod(unknown, unknown) is not unique"}
 	}
-	return call(URNPostgres, out, es...)
+	for _, a := range args {
+		if !a.untyped() && familyOf(a.typ()) != famInt {
+			return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function mod(%s, %s) does not exist", argTypeName(args[0]), argTypeName(args[1]))}
+		}
+	}
+	return bd.binary("%", args[0], args[1])
 }

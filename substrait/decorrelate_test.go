@@ -64,6 +64,14 @@ func TestDecorrelatedPlans(t *testing.T) {
 		// LIMIT per row and LATERAL.
 		{"SELECT a.id, t.id FROM messages a CROSS JOIN LATERAL (SELECT b.id" + b + " AND b.timestamp > a.timestamp ORDER BY b.timestamp LIMIT 2) t WHERE a.channel_id = 'g' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-01-02'", 3,
 			[]string{"HashJoin inner, 1 keys, null-safe keys"}},
+		// A scalar subquery that may answer several rows, read in a CASE branch: grouped by its
+		// key (its value, its row count for the more-than-one-row error) before the single join.
+		{"SELECT CASE WHEN a.id = 'x' THEN (SELECT b.id" + b + " AND b.value = a.value) END" + a, 2,
+			[]string{"HashJoin single, 1 keys", "aggregate 1 grouping keys, measures [min, count(*)]"}},
+		// A derived table whose target may fail, joined: deferred to the joined rows, the join
+		// still hashed on its key.
+		{"SELECT a.id, s.v FROM messages a JOIN (SELECT b.id AS k, b.id::int AS v" + b + ") s ON s.k = a.id WHERE a.channel_id = 'g' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-01-02'", 2,
+			[]string{"HashJoin inner, 1 keys"}},
 	} {
 		opts := substrait.BindOptions{Now: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC)}
 		st, err := substrait.PrepareWith(c.sql, env.cat, opts)

@@ -2,9 +2,12 @@ package substrait
 
 import (
 	"fmt"
+	"slices"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"google.golang.org/protobuf/proto"
 )
@@ -102,14 +105,22 @@ func simpleNode(n *pg.Node) bool {
 // returns, per target after the keys, the position of its error column in c's select list, -1
 // for none.
 func deferTargets(c *pg.SelectStmt, nKeys int, grouped bool) []int {
+	return deferTargetsExcept(c, nKeys, grouped, nil)
+}
+
+// deferTargetsExcept is deferTargets, leaving the targets after the keys for which keep (when
+// not nil) reports true, by their position among them, as they are.
+func deferTargetsExcept(c *pg.SelectStmt, nKeys int, grouped bool, keep func(int, *pg.ResTarget) bool) []int {
 	targets := c.GetTargetList()
 	errs := make([]int, 0, len(targets)-nKeys)
 	var extra []*pg.Node
-	for _, t := range targets[nKeys:] {
+	for i, t := range targets[nKeys:] {
 		rt := t.GetResTarget()
 		v := rt.GetVal()
 		var errNode *pg.Node
-		if fc := v.GetFuncCall(); grouped && fc != nil {
+		if keep != nil && keep(i, rt) {
+			// As it is.
+		} else if fc := v.GetFuncCall(); grouped && fc != nil && isAggregateCall(fc) {
 			var mins []*pg.Node
 			nfc := proto.Clone(fc).(*pg.FuncCall)
 			for i, a := range fc.GetArgs() {
@@ -159,8 +170,9 @@ func (bd *binder) raiseAt(e expr.Expression, sc *scope, valErr map[int]int) (exp
 }
 
 // raiseLateralCond is raiseAt over a LATERAL join's condition (sc: the outer scope's nl
-// columns, then the subquery's), conjunct by conjunct: one over the subquery's columns alone
-// reads raise_deferred_here, which the filter pushdown and the join lowering may move onto the
+// columns, then the subquery's), or an inner join's over a derived table (derived.go),
+// conjunct by conjunct: one over one side's columns alone (the subquery's, the derived
+// table's) reads raise_deferred_here, which the filter pushdown and the join lowering may move onto the
 // subquery's rows as any conjunct over one side, since PostgreSQL, having pulled the
 // subquery up, evaluates it at its scan, on every row (its select list it evaluates on the
 // joined rows alone).
@@ -178,7 +190,7 @@ func (bd *binder) raiseLateralCond(cond expr.Expression, sc *scope, nl int, valE
 	}
 	for i, c := range conj {
 		fn := "raise_deferred"
-		if minRef(c) >= nl {
+		if lo, hi := refRange(c); lo >= nl || lo >= 0 && hi < nl {
 			fn = "raise_deferred_here"
 		}
 		var err error
@@ -189,23 +201,26 @@ func (bd *binder) raiseLateralCond(cond expr.Expression, sc *scope, nl int, valE
 	return bd.and(conj)
 }
 
-// minRef is the least column e references plainly (a large number for none).
-func minRef(e expr.Expression) int {
-	least := 1 << 30
+// refRange is the least and the greatest column e references plainly (lo a large number and
+// hi -1 for none; lo -1 when one reference is not plain).
+func refRange(e expr.Expression) (lo, hi int) {
+	lo, hi = 1<<30, -1
 	var visit expr.VisitFunc
 	visit = func(x expr.Expression) expr.Expression {
 		if fr, ok := x.(*expr.FieldReference); ok {
-			if i, plain := fieldIndex(fr); plain && i < least {
-				least = i
-			} else if !plain {
-				least = -1
+			i, plain := fieldIndex(fr)
+			switch {
+			case !plain:
+				lo = -1
+			case lo >= 0:
+				lo, hi = min(lo, i), max(hi, i)
 			}
 			return x
 		}
 		return x.Visit(visit)
 	}
 	visit(e)
-	return least
+	return lo, hi
 }
 
 func (bd *binder) raiseWith(fn string, e expr.Expression, sc *scope, valErr map[int]int) (expr.Expression, error) {
@@ -240,4 +255,145 @@ func fieldIndex(fr *expr.FieldReference) (int, bool) {
 		return 0, false
 	}
 	return int(sf.Field), true
+}
+
+// atMostOneRow reports a subquery that answers at most one row (per outer row, decorrelated
+// on its correlation keys or over its domain): one of aggregates without GROUP BY, a LIMIT of
+// 0 or 1, one VALUES row.
+func atMostOneRow(sub *pg.SelectStmt) bool {
+	if sub.GetOp() != pg.SetOperation_SETOP_NONE && sub.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED {
+		return false
+	}
+	if count, _, ok := constLimit(sub); ok && count >= 0 && count <= 1 {
+		return true
+	}
+	if vl := sub.GetValuesLists(); len(vl) > 0 {
+		return len(vl) == 1
+	}
+	return len(sub.GetGroupClause()) == 0 && (sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList()))
+}
+
+// oneRowPerKey groups r, a scalar subquery's relation (its nk correlation keys, its value,
+// then its deferred errors; errs as decorrelate's), by its keys, so that the single join
+// pairs an outer row with one row at most and never raises: the keys, the value (min of the
+// group's value, its one value where it has one), and one error column: the group's deferred
+// error (min, as deferTargets gathers an aggregate's), else subquery_rows_error of its row
+// count (scan/ops/deferred.go), PostgreSQL's 21000 where it has more than one row. Read
+// through raise_deferred where the expression reading the subquery evaluates it, the
+// cardinality error is raised on those rows alone, as PostgreSQL raises it when it runs the
+// subquery there (issue 18). ok is false, r unchanged, where the value's type has no min or
+// a key is an interval (the join then raises 21000 on every outer row with two rows; a
+// DISTINCT or grouped select list deferred for the regrouping, bd.regrouped, then raises
+// 21000 there too where a failing row beside a good one would raise its own error).
+// PostgreSQL raises a select-list error of the first two rows it reads before 21000; which
+// rows those are its plan decides, so a group with both a failing row and two rows raises the
+// select list's error here.
+func (bd *binder) oneRowPerKey(r *boundRel, nk int, errs []int) (_ *boundRel, _ []int, ok bool, _ error) {
+	vt := r.sc.cols[nk].typ
+	id := extensions.ID{Name: "min"}
+	if familyOf(vt) == famNumeric {
+		id.URN = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal"
+	} else if id.URN, ok = minMaxURN(familyOf(vt)); !ok {
+		return r, errs, false, nil
+	}
+	groups := make([]expr.Expression, nk)
+	for i := range groups {
+		groups[i] = r.sc.ref(i)
+	}
+	if refuseIntervalKeys(groups, "") != nil {
+		return r, errs, false, nil
+	}
+	measure := func(id extensions.ID, args ...types.FuncArg) (plan.AggRelMeasure, error) {
+		f, err := expr.NewAggregateFunc(bd.reg, id, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil, args...)
+		if err != nil {
+			return plan.AggRelMeasure{}, fmt.Errorf("bind subquery: %w", err)
+		}
+		return bd.b.Measure(f, nil), nil
+	}
+	minV, err := measure(id, r.sc.ref(nk))
+	if err != nil {
+		return nil, nil, false, err
+	}
+	count, err := measure(extensions.ID{URN: URNAggregate, Name: "count"})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	measures := []plan.AggRelMeasure{minV, count}
+	if len(errs) > 0 && errs[0] >= 0 {
+		minE, err := measure(extensions.ID{URN: URNPostgres, Name: "min"}, r.sc.ref(errs[0]))
+		if err != nil {
+			return nil, nil, false, err
+		}
+		measures = append(measures, minE)
+	}
+	var gs [][]expr.Expression
+	if nk > 0 {
+		gs = [][]expr.Expression{groups}
+	}
+	arel, err := bd.b.AggregateExprs(r.rel, measures, gs...)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("bind subquery: %w", err)
+	}
+	asc := &scope{cols: slices.Clone(r.sc.cols[:nk+1])}
+	asc.cols[nk].typ = vt.WithNullability(types.NullabilityNullable)
+	asc.cols = append(asc.cols, col{typ: &types.Int64Type{Nullability: types.NullabilityRequired}}, col{typ: strType()})
+	var rowsErr expr.Expression
+	if rowsErr, err = bd.fn(URNPostgres, "subquery_rows_error", strType(), asc.ref(nk+1)); err != nil {
+		return nil, nil, false, err
+	}
+	if len(measures) == 3 {
+		nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), asc.ref(nk+2))
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if rowsErr, err = bd.ifThen([]expr.IfThenPair{{If: nn, Then: asc.ref(nk + 2)}}, rowsErr); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	mapping := make([]int32, 0, nk+2)
+	for i := range nk + 1 {
+		mapping = append(mapping, int32(i))
+	}
+	mapping = append(mapping, int32(nk+1+len(measures)-1))
+	pr, err := bd.b.ProjectRemap(arel, mapping, rowsErr)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("bind subquery: %w", err)
+	}
+	out := &boundRel{rel: pr, sc: &scope{cols: append(asc.cols[:nk+1], col{name: "?error?", typ: strType(), hidden: true})}}
+	out.names = append(slices.Clone(r.names[:min(len(r.names), nk+1)]), "?error?")
+	return out, []int{nk + 1}, true, nil
+}
+
+// unionOfPlain reports a UNION [ALL] (top: the subquery itself, without ORDER BY or LIMIT)
+// whose arms are UNIONs of the same kind or SELECTs deferrableAlone would defer regrouped,
+// without ORDER BY or LIMIT (an ordering by a deferred value would pick other rows).
+// INTERSECT and EXCEPT would match an arm's error column against the other's: not taken.
+func unionOfPlain(sel *pg.SelectStmt, top bool) bool {
+	if sel.GetLimitCount() != nil || sel.GetLimitOffset() != nil || len(sel.GetSortClause()) > 0 {
+		return false
+	}
+	switch sel.GetOp() {
+	case pg.SetOperation_SETOP_UNION:
+		return unionOfPlain(sel.GetLarg(), false) && unionOfPlain(sel.GetRarg(), false)
+	case pg.SetOperation_SETOP_NONE, pg.SetOperation_SET_OPERATION_UNDEFINED:
+		return !top && deferrableAlone(sel, true)
+	}
+	return false
+}
+
+// deferUnion rewrites each arm of a UNION that unionOfPlain accepts as deferTargets does (an
+// arm with nothing to defer answers a NULL error), so that the union's second column is every
+// row's deferred error; it reports whether an arm defers one.
+func deferUnion(sel *pg.SelectStmt) bool {
+	if sel.GetOp() == pg.SetOperation_SETOP_UNION {
+		l, r := deferUnion(sel.GetLarg()), deferUnion(sel.GetRarg())
+		return l || r
+	}
+	grouped := len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil || hasAggregate(sel.GetTargetList())
+	if errs := deferTargets(sel, 0, grouped); errs[0] >= 0 {
+		return true
+	}
+	sel.TargetList = append(sel.TargetList, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
+		Name: "?error0?", Val: deferredCall(deferredErrorFn, pg.MakeAConstIntNode(0, -1)), Location: -1}}})
+	return false
 }

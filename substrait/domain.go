@@ -76,9 +76,13 @@ func colRef(qual, name string) *pg.Node {
 // are the domain's, one correlation each (nullSafe), then sub's select list.
 //
 // With deferErrs (a scalar subquery's), the select list's errors are deferred as decorrelate
-// defers them (deferTargets; errs as its) where that changes no row it answers: one aggregate
-// call a target without GROUP BY, or a select list without aggregates, DISTINCT, window
-// functions or ORDER BY (an ordering by a deferred value would pick other rows).
+// defers them (deferTargets; errs as its) where that changes no row it answers: aggregate
+// calls' arguments without GROUP BY, or a select list without aggregates, without DISTINCT,
+// window functions, or ORDER BY under LIMIT (an ordering by a deferred value would pick other
+// rows; without LIMIT the ordering is dropped). Regrouped (bd.regrouped: oneRowPerKey gathers
+// every row's error of an outer row), also with a plain DISTINCT (a failing row is one more
+// distinct row) and aggregates' arguments under GROUP BY without HAVING (which would read a
+// deferred value).
 func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter func(*pg.Node) (bool, error), refs func(*pg.Node) (bool, bool, error), deferErrs bool) (_ *boundRel, _ []correlation, errs []int, _ error) {
 	limited := sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil
 	count, offset, ok := constLimit(sub)
@@ -274,12 +278,14 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 			c.DistinctClause = []*pg.Node{{}}
 		}
 	}
-	if deferErrs && !distinct && len(c.GetWindowClause()) == 0 && len(sub.GetSortClause()) == 0 &&
+	regroup := bd.regrouped[sub]
+	if deferErrs && (!distinct || regroup && !distinctOn) && len(c.GetWindowClause()) == 0 && len(c.GetSortClause()) == 0 &&
 		!slices.ContainsFunc(c.GetTargetList(), func(n *pg.Node) bool {
 			return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
 		}) {
 		switch {
-		case aggregated && len(sub.GetGroupClause()) == 0 && sub.GetHavingClause() == nil:
+		case aggregated && len(sub.GetGroupClause()) == 0 && sub.GetHavingClause() == nil,
+			aggregated && regroup && sub.GetHavingClause() == nil:
 			errs = deferTargets(c, len(keys), true)
 		case !aggregated && len(sub.GetGroupClause()) == 0:
 			errs = deferTargets(c, len(keys), false)

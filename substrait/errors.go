@@ -60,6 +60,9 @@ type Error struct {
 	// SQLState is PostgreSQL's SQLSTATE for the condition (42601 syntax_error, 42703
 	// undefined_column…), or "" when none is set.
 	SQLState string
+	// untypedParam is the parameter of a 42P18 refusal (could not determine the data type of
+	// parameter $n), 0 otherwise: what DeclareParameterTypes declares.
+	untypedParam int
 }
 
 // LogMessage returns the message a log line may hold: LogMsg, or Msg when it is empty.

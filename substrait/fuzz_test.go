@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -218,6 +219,34 @@ func FuzzSQL(f *testing.F) {
 		}
 		if _, err := substrait.PrepareSubstrait(raw, env.cat, opts); err != nil {
 			checkRefusal(t, "the bound plan as a client plan", err)
+		}
+	})
+}
+
+// FuzzDeclareParameterTypes runs SQL text and a binding's Arrow types through
+// substrait.DeclareParameterTypes (the rewrite of the parameters a statement leaves untyped,
+// through pg_query's parse tree and deparser): a refusal is a planning error, and the text it
+// returns prepares.
+func FuzzDeclareParameterTypes(f *testing.F) {
+	f.Add("SELECT ?", uint8(0))
+	f.Add("SELECT $1 AS a, $2, '$1' FROM messages WHERE channel_id = $3 AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02'", uint8(3))
+	f.Add("SELECT ?, ? || 'x', (SELECT ?)", uint8(5))
+	types := []arrow.DataType{arrow.FixedWidthTypes.Date32, arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String,
+		&arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, arrow.PrimitiveTypes.Float32, arrow.Null, arrow.ListOf(arrow.PrimitiveTypes.Int32)}
+	env := newFuzzEnv(f)
+	f.Fuzz(func(t *testing.T, sql string, pick uint8) {
+		fuzzcount.Add()
+		fields := make([]arrow.Field, 3)
+		for i := range fields {
+			fields[i] = arrow.Field{Name: "p", Type: types[(int(pick)+i)%len(types)], Nullable: true}
+		}
+		text, err := substrait.DeclareParameterTypes(sql, env.cat, substrait.BindOptions{}, arrow.NewSchema(fields, nil))
+		if err != nil {
+			checkRefusal(t, "declare", err)
+			return
+		}
+		if _, err := substrait.Prepare(text, env.cat); err != nil {
+			t.Fatalf("%q declared as %q does not prepare: %v", sql, text, err)
 		}
 	})
 }

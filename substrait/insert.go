@@ -299,7 +299,8 @@ func insertLiteral(def routing.TableDef, col int, n *pg.Node) (insertValue, erro
 	}
 	at, err := ParseTimestamp(text)
 	if err != nil {
-		return insertValue{}, errorf(InvalidArgument, "column timestamp: %s", strings.TrimPrefix(err.Error(), "substrait: "))
+		e := err.(*Error)
+		return insertValue{}, &Error{Code: e.Code, SQLState: e.SQLState, Msg: "column timestamp: " + e.Msg}
 	}
 	return insertValue{at: at}, nil
 }
@@ -364,7 +365,7 @@ func insertParam(k insertKind, v any, pos int) ([]byte, time.Time, error) {
 		case string:
 			at, err := ParseTimestamp(v)
 			if err != nil {
-				return nil, time.Time{}, errorf(InvalidArgument, "parameter $%d: %s", pos, strings.TrimPrefix(err.Error(), "substrait: "))
+				return nil, time.Time{}, paramError(pos, err)
 			}
 			return nil, at, nil
 		}

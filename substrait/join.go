@@ -29,13 +29,20 @@ var pgJoinTypes = map[pg.JoinType]plan.JoinType{
 }
 
 // fromList binds a FROM list of several items: their cross product, left to right.
+// A derived table's deferred targets (joinItem) raise their errors on the product's rows.
 func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
-	acc, err := bd.fromOne(items[0])
+	acc, accErr, err := bd.joinItem(items[0], nil)
 	if err != nil {
 		return nil, err
 	}
 	for _, it := range items[1:] {
 		if rs := it.GetRangeSubselect(); rs.GetLateral() {
+			if len(accErr) > 0 {
+				if acc.boundRel, err = bd.raiseColumns(acc.boundRel, accErr); err != nil {
+					return nil, err
+				}
+				accErr = nil
+			}
 			j, err := bd.lateral(acc.boundRel, rs, plan.JoinTypeInner, nil)
 			if err != nil {
 				return nil, err
@@ -43,7 +50,7 @@ func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
 			acc = &fromItem{boundRel: j}
 			continue
 		}
-		r, err := bd.fromOne(it)
+		r, rErr, err := bd.joinItem(it, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -51,7 +58,14 @@ func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
 		if err != nil {
 			return nil, err
 		}
-		acc = &fromItem{boundRel: j}
+		acc, accErr = &fromItem{boundRel: j}, shiftErrs(accErr, rErr, len(acc.sc.cols))
+	}
+	if len(accErr) > 0 {
+		br, err := bd.raiseColumns(acc.boundRel, accErr)
+		if err != nil {
+			return nil, err
+		}
+		acc = &fromItem{boundRel: br}
 	}
 	return acc, nil
 }
@@ -102,9 +116,38 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	if je.GetJoinUsingAlias() != nil {
 		return nil, unimplementedAre("aliases of USING columns")
 	}
-	lf, err := bd.fromOne(je.GetLarg())
+	// Under an inner join without USING, a derived table's deferred targets (joinItem) raise
+	// their errors on the joined rows.
+	inner := jt == plan.JoinTypeInner && len(je.GetUsingClause()) == 0 && !je.GetIsNatural()
+	// The references of ON's conjuncts that are not equalities, which raiseLateralCond
+	// places: an equality is a hash or merge key, whose sides PostgreSQL evaluates on every
+	// row of theirs.
+	var onConds []*pg.Node
+	if q := je.GetQuals(); q != nil {
+		for _, c := range splitAnd(q) {
+			if ae := c.GetAExpr(); ae == nil || ae.GetKind() != pg.A_Expr_Kind_AEXPR_OP || len(ae.GetName()) != 1 || ae.GetName()[0].GetString_().GetSval() != "=" {
+				onConds = append(onConds, c)
+			}
+		}
+	}
+	on := refNames(onConds)
+	item := func(n *pg.Node) (*fromItem, map[int]int, error) {
+		if inner {
+			return bd.joinItem(n, on)
+		}
+		f, err := bd.fromOne(n)
+		return f, nil, err
+	}
+	lf, lErr, err := item(je.GetLarg())
 	if err != nil {
 		return nil, err
+	}
+	if rs := je.GetRarg().GetRangeSubselect(); rs.GetLateral() && len(lErr) > 0 {
+		br, err := bd.raiseColumns(lf.boundRel, lErr)
+		if err != nil {
+			return nil, err
+		}
+		lf, lErr = &fromItem{boundRel: br}, nil
 	}
 	if rs := je.GetRarg().GetRangeSubselect(); rs.GetLateral() {
 		if len(je.GetUsingClause()) > 0 || je.GetIsNatural() {
@@ -116,7 +159,7 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		}
 		return &fromItem{boundRel: j}, nil
 	}
-	rf, err := bd.fromOne(je.GetRarg())
+	rf, rErr, err := item(je.GetRarg())
 	if err != nil {
 		return nil, err
 	}
@@ -159,9 +202,22 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	valErr := shiftErrs(lErr, rErr, len(l.sc.cols))
+	if len(valErr) > 0 {
+		// A conjunct over the derived table alone PostgreSQL evaluates at its scan, one over
+		// both sides on the joined rows (raiseLateralCond).
+		if cond, err = bd.raiseLateralCond(cond, sc, len(l.sc.cols), valErr); err != nil {
+			return nil, err
+		}
+	}
 	j, err := bd.joinRels(l, r, jt, cond)
 	if err != nil {
 		return nil, err
+	}
+	if len(valErr) > 0 {
+		if j, err = bd.raiseColumns(j, valErr); err != nil {
+			return nil, err
+		}
 	}
 	if len(pairs) == 0 {
 		return &fromItem{boundRel: j}, nil
@@ -266,25 +322,7 @@ func andNode(conds []*pg.Node) *pg.Node {
 // walkPG calls fn on every Node under m, not descending into a node for which fn returns
 // false, nor into nested SELECTs (their own scope).
 func walkPG(m protoreflect.Message, fn func(n *pg.Node) bool) {
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		visit := func(x protoreflect.Message) {
-			if n, ok := x.Interface().(*pg.Node); ok {
-				if !fn(n) || n.GetSelectStmt() != nil {
-					return
-				}
-			}
-			walkPG(x, fn)
-		}
-		switch {
-		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
-			for i := range v.List().Len() {
-				visit(v.List().Get(i).Message())
-			}
-		case fd.Kind() == protoreflect.MessageKind && !fd.IsMap():
-			visit(v.Message())
-		}
-		return true
-	})
+	pgWalker{fn}.msg(m.Interface())
 }
 
 // subqueries binds the subqueries of a simple SELECT over its FROM item: WHERE conjuncts that
@@ -484,7 +522,7 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 	defer func() { bd.level--; bd.enclosing = bd.enclosing[:len(bd.enclosing)-1] }()
 	br, err := bd.bindSelect(sub)
 	if err == nil {
-		if group && deferErrs && deferrableAlone(sub) {
+		if group && deferErrs && deferrableAlone(sub, bd.regrouped[sub]) {
 			// An uncorrelated scalar subquery: PostgreSQL evaluates it (an initplan) when an
 			// expression first reads it, so its select list's errors wait there too.
 			c := proto.Clone(sub).(*pg.SelectStmt)
@@ -498,6 +536,18 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 				return nil, nil, nil, derr
 			}
 			return dbr, nil, errs, nil
+		}
+		if group && deferErrs && bd.regrouped[sub] && unionOfPlain(sub, true) {
+			// A UNION [ALL] of plain SELECTs, each arm's errors deferred (deferUnion).
+			c := proto.Clone(sub).(*pg.SelectStmt)
+			if !deferUnion(c) {
+				return br, nil, nil, nil
+			}
+			dbr, derr := bd.bindSelect(c)
+			if derr != nil {
+				return nil, nil, nil, derr
+			}
+			return dbr, nil, []int{1}, nil
 		}
 		return br, nil, nil, nil
 	}
@@ -705,10 +755,13 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 
 // deferrableAlone reports an uncorrelated subquery whose select list deferTargets may
 // rewrite: a plain SELECT with one target, without set operations, VALUES, DISTINCT, grouping
-// sets or window functions (an added error column would change what they compute).
-func deferrableAlone(sub *pg.SelectStmt) bool {
+// sets or window functions (an added error column would change what they compute). Regrouped
+// (oneRowPerKey gathers every row's error), a plain DISTINCT may be deferred too: a failing
+// row is one more distinct row whose error reaches the reading expression.
+func deferrableAlone(sub *pg.SelectStmt, regrouped bool) bool {
+	dc := sub.GetDistinctClause()
 	return (sub.GetOp() == pg.SetOperation_SETOP_NONE || sub.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED) &&
-		len(sub.GetValuesLists()) == 0 && len(sub.GetDistinctClause()) == 0 && len(sub.GetTargetList()) == 1 &&
+		len(sub.GetValuesLists()) == 0 && (len(dc) == 0 || regrouped && len(dc) == 1 && dc[0].GetNode() == nil) && len(sub.GetTargetList()) == 1 &&
 		len(sub.GetWindowClause()) == 0 && !slices.ContainsFunc(sub.GetGroupClause(), func(n *pg.Node) bool { return n.GetGroupingSet() != nil }) &&
 		!slices.ContainsFunc(sub.GetTargetList(), func(n *pg.Node) bool {
 			return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
@@ -912,12 +965,25 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 	if sub == nil {
 		return nil, nil, unimplemented("this subquery")
 	}
+	regroup := atSite && !atMostOneRow(sub)
+	if regroup {
+		if bd.regrouped == nil {
+			bd.regrouped = map[*pg.SelectStmt]bool{}
+		}
+		bd.regrouped[sub] = true
+	}
 	r, corr, errs, err := bd.decorrelate(sub, l, true, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(r.sc.cols)-len(corr)-deferredCount(errs) != 1 {
 		return nil, nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery must return only one column"}
+	}
+	if regroup {
+		// Its more-than-one-row error raised where it is read, too.
+		if r, errs, _, err = bd.oneRowPerKey(r, len(corr), errs); err != nil {
+			return nil, nil, err
+		}
 	}
 	// Grouped by its correlation keys (not the domain's, whose groups answer every outer row),
 	// a count's missing group is 0.
@@ -1418,23 +1484,5 @@ func (bd *binder) lateral(l *boundRel, rs *pg.RangeSubselect, jt plan.JoinType, 
 	if err != nil {
 		return nil, err
 	}
-	width := len(j.sc.cols)
-	mapping := make([]int32, width)
-	var exprs []expr.Expression
-	for i := range width {
-		mapping[i] = int32(i)
-		if e, ok := valErr[i]; ok {
-			v, err := bd.raiseDeferred(j.sc.ref(e), j.sc.ref(i))
-			if err != nil {
-				return nil, err
-			}
-			mapping[i] = int32(width + len(exprs))
-			exprs = append(exprs, v)
-		}
-	}
-	pr, err := bd.b.ProjectRemap(j.rel, mapping, exprs...)
-	if err != nil {
-		return nil, fmt.Errorf("bind LATERAL: %w", err)
-	}
-	return &boundRel{rel: pr, sc: j.sc, names: j.names}, nil
+	return bd.raiseColumns(j, valErr)
 }

@@ -118,7 +118,7 @@ func TestBindGoValues(t *testing.T) {
 		{[]any{"g", jan1, feb1, jan1}, nil, "parameter $4 must be bigint, got timestamp with time zone"},
 		{[]any{"g", jan1, feb1, struct{}{}}, nil, "parameter $4 must be bigint, got a value of an unsupported type"},
 		{[]any{"g", int64(5), feb1, 1}, nil, "parameter $2 must be timestamp with time zone, got bigint"},
-		{[]any{"g", "soon", feb1, 1}, nil, "parameter $2: invalid timestamp literal"},
+		{[]any{"g", "soon", feb1, 1}, nil, "parameter $2: invalid input syntax for type timestamp with time zone"},
 		{[]any{"g", jan1, feb1, "10"}, nil, "parameter $4 must be bigint, got text"},
 		{[]any{"g", jan1, feb1, uint64(math.MaxUint64)}, nil, "parameter $4 is outside the int64 range"},
 		{[]any{"g", jan1, feb1, -1}, ErrNegativeLimit, ""},
@@ -321,7 +321,7 @@ func TestBindRecordCoercion(t *testing.T) {
 		}, "parameter $1 must be text, got bigint"},
 		{"text that is no timestamp", func() []arrow.Array {
 			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), str(arrow.BinaryTypes.String, "soon"), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
-		}, "parameter $2: invalid timestamp literal"},
+		}, "parameter $2: invalid input syntax for type timestamp with time zone"},
 		{"binary for a timestamp", func() []arrow.Array {
 			return []arrow.Array{str(arrow.BinaryTypes.String, "g"), str(arrow.BinaryTypes.Binary, "2026-01-01"), ts(arrow.Nanosecond, "UTC", feb1), integer(arrow.PrimitiveTypes.Int64, 10)}
 		}, "parameter $2 must be timestamp with time zone, got bytea"},

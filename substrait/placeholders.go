@@ -7,8 +7,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // rewritePlaceholders turns the `?` placeholders of JDBC and DB-API (qmark) clients into
@@ -254,4 +257,140 @@ func syntaxError(err error) *Error {
 // errTooDeep is the refusal of a statement nesting deeper than limit.
 func errTooDeep(limit string) *Error {
 	return &Error{Code: InvalidArgument, SQLState: "54001", Msg: "statement too complex: its expressions nest deeper than " + limit}
+}
+
+// DeclareParameterTypes returns sql with the parameters whose type the statement leaves
+// undetermined given the types of a client's binding: each occurrence of such a `$n` (or the
+// n-th `?`) becomes `($n::type)`, type the PostgreSQL type of bound's n-th field
+// (ParameterTypeName). It is PostgreSQL's rule for a parameter type declared at Parse (the
+// extended protocol's parameter types, which Flight SQL carries as the Arrow schema of the
+// bound parameters): a declared type is what an otherwise undetermined `$n` has. Parameters
+// the statement types itself keep their type (and the binding is coerced to it, as before). sql
+// is returned unchanged when every parameter has a type; the refusal of a parameter still
+// undetermined (bound has no such field, or one of a type without a PostgreSQL name) is the
+// planner's 42P18, and any other planning error is returned as it is. The `?` placeholders are
+// rewritten to `$n` (rewritePlaceholders).
+func DeclareParameterTypes(sql string, cat Catalog, opts BindOptions, bound *arrow.Schema) (string, error) {
+	text, _, err := rewritePlaceholders(sql)
+	if err != nil {
+		return "", err
+	}
+	rewritten := text
+	fields := 0
+	if bound != nil {
+		fields = bound.NumFields()
+	}
+	// Each round declares one parameter, which the next cannot report again.
+	for range fields + 1 {
+		_, err := PrepareWith(text, cat, opts)
+		var e *Error
+		if err == nil {
+			if text == rewritten {
+				return sql, nil // nothing declared
+			}
+			return text, nil
+		}
+		if !errors.As(err, &e) || e.untypedParam == 0 {
+			return "", err
+		}
+		n := e.untypedParam
+		if n > fields {
+			return "", err
+		}
+		name, ok := ParameterTypeName(bound.Field(n - 1).Type)
+		if !ok {
+			return "", err
+		}
+		if text, err = castParameter(text, n, name); err != nil {
+			return "", err
+		}
+	}
+	return "", errorf(InvalidArgument, "could not determine the data type of parameters")
+}
+
+// castParameter rewrites sql with every `$n` as `$n::typ`, through its parse tree (pg_query's
+// deparser writes the text back): a select-list item that is `$n` alone and unnamed gets the
+// name PostgreSQL gives it, ?column?, which the cast would otherwise change (to the type's).
+func castParameter(sql string, n int, typ string) (string, error) {
+	tree, err := pg.Parse(sql)
+	if err != nil {
+		return "", syntaxError(err)
+	}
+	decl, err := pg.Parse("SELECT NULL::" + typ)
+	if err != nil {
+		return "", syntaxError(err)
+	}
+	typeName := decl.GetStmts()[0].GetStmt().GetSelectStmt().GetTargetList()[0].GetResTarget().GetVal().GetTypeCast().GetTypeName()
+	isParam := func(node *pg.Node) bool { return node.GetParamRef() != nil && int(node.GetParamRef().GetNumber()) == n }
+	var params []*pg.Node
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if rt, ok := m.Interface().(*pg.ResTarget); ok && rt.GetName() == "" && isParam(rt.GetVal()) {
+			rt.Name = "?column?"
+		}
+		if node, ok := m.Interface().(*pg.Node); ok && isParam(node) {
+			params = append(params, node)
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+				for i := range v.List().Len() {
+					walk(v.List().Get(i).Message())
+				}
+			case fd.Kind() == protoreflect.MessageKind && !fd.IsMap():
+				walk(v.Message())
+			}
+			return true
+		})
+	}
+	walk(tree.ProtoReflect())
+	for _, node := range params {
+		ref := node.GetParamRef()
+		node.Node = &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: &pg.Node{Node: &pg.Node_ParamRef{ParamRef: ref}},
+			TypeName: proto.Clone(typeName).(*pg.TypeName), Location: ref.GetLocation()}}
+	}
+	text, err := pg.Deparse(tree)
+	if err != nil {
+		return "", errorf(InvalidArgument, "could not declare the type of parameter $%d", n)
+	}
+	return text, nil
+}
+
+// ParameterTypeName names the PostgreSQL type a bound parameter of Arrow type t declares
+// (DeclareParameterTypes): the integers by width (an unsigned one by the smallest signed type
+// holding it; uint64 numeric), real, double precision, numeric, text, bytea, boolean, date,
+// timestamp (without a zone) and timestamp with time zone, interval. ok is false for other
+// types (null, lists, structs, times of day…), which declare nothing.
+func ParameterTypeName(t arrow.DataType) (name string, ok bool) {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.UINT8:
+		return "smallint", true
+	case arrow.INT32, arrow.UINT16:
+		return "integer", true
+	case arrow.INT64, arrow.UINT32:
+		return "bigint", true
+	case arrow.UINT64, arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
+		return "numeric", true
+	case arrow.FLOAT16, arrow.FLOAT32:
+		return "real", true
+	case arrow.FLOAT64:
+		return "double precision", true
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return "text", true
+	case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY:
+		return "bytea", true
+	case arrow.BOOL:
+		return "boolean", true
+	case arrow.DATE32, arrow.DATE64:
+		return "date", true
+	case arrow.TIMESTAMP:
+		if t.(*arrow.TimestampType).TimeZone == "" {
+			return "timestamp", true
+		}
+		return "timestamp with time zone", true
+	case arrow.INTERVAL_MONTH_DAY_NANO, arrow.DURATION:
+		return "interval", true
+	}
+	return "", false
 }

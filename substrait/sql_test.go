@@ -406,9 +406,12 @@ func TestRoutedPredicateErrors(t *testing.T) {
 		{"row value", where(`(channel_id, id) = ('general', 'x')`, L, U), &Error{Code: Unimplemented, Msg: "row values are not supported"}},
 		{"row value of bounds", where(P, `(timestamp, id) >= ('2026-01-01', 'a')`, U), &Error{Code: Unimplemented, Msg: "row values are not supported"}},
 		// literals
-		{"invalid timestamp literal", where(P, `timestamp >= 'yesterday'`, U), ErrInvalidTimestampLiteral},
-		{"infinite bound", where(P, L, `timestamp < 'infinity'`), ErrInvalidTimestampLiteral},
-		{"date literal with a time", where(P, `timestamp >= DATE '2026-01-01 10:00'`, U), ErrInvalidTimestampLiteral},
+		{"invalid timestamp literal", where(P, `timestamp >= 'garbage'`, U), &Error{Code: InvalidArgument, Msg: "invalid input syntax for type timestamp with time zone"}},
+		{"field out of range", where(P, `timestamp >= '2001-13-45'`, U), &Error{Code: InvalidArgument, Msg: "date/time field value out of range"}},
+		{"special value", where(P, `timestamp >= 'yesterday'`, U), &Error{Code: Unimplemented, Msg: `the special timestamp with time zone value "yesterday" is not supported: write a date or time`}},
+		{"infinite bound", where(P, L, `timestamp < 'infinity'`), &Error{Code: Unimplemented, Msg: `the special timestamp with time zone value "infinity" is not supported: write a date or time`}},
+		{"date literal with a time", where(P, `timestamp >= DATE '2026-01-01 10:00'`, U), &Error{Code: Unimplemented, Msg: "this date input form is not supported: write YYYY-MM-DD, optionally followed by HH:MM[:SS[.fraction]] and a zone (Z, UTC, GMT, ±HH[:MM])"}},
+		{"date out of range", where(P, `timestamp >= DATE '2026-02-30'`, U), &Error{Code: InvalidArgument, Msg: "date/time field value out of range"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

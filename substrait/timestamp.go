@@ -1,6 +1,8 @@
 package substrait
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -36,13 +38,17 @@ func checkNanoRange(t time.Time) error {
 // honours it, and so do we. Surrounding spaces are ignored. Special values (infinity, epoch,
 // now, today…) are rejected: the routed contract needs finite bounds.
 //
-// It returns ErrInvalidTimestampLiteral for any other text and ErrTimestampOutOfRange for an
-// instant outside timestamp[ns]. Error messages never contain the literal.
+// Other text is refused as PostgreSQL's timestamptz_in refuses it where PostgreSQL refuses it
+// too (datetimeTextError): a field out of its range (month 13, day 45, hour 25) is 22008, a
+// zone offset beyond ±15:59 is 22009, text no date/time input reads is 22007; a special value
+// or another input form PostgreSQL reads is Unimplemented (0A000) naming the accepted forms.
+// An instant outside timestamp[ns] is ErrTimestampOutOfRange. Error messages never contain
+// the literal.
 func ParseTimestamp(s string) (time.Time, error) {
 	p := tsParser{s: strings.TrimSpace(s)}
 	t, ok := p.parse()
 	if !ok {
-		return time.Time{}, ErrInvalidTimestampLiteral
+		return time.Time{}, p.err(typeTimestamptz)
 	}
 	if err := checkNanoRange(t); err != nil {
 		return time.Time{}, err
@@ -55,8 +61,11 @@ func ParseTimestamp(s string) (time.Time, error) {
 func parseDate(s string) (time.Time, error) {
 	p := tsParser{s: strings.TrimSpace(s)}
 	y, mo, d, ok := p.date()
-	if !ok || p.i != len(p.s) {
-		return time.Time{}, ErrInvalidTimestampLiteral
+	if ok && p.i == len(p.s) && p.badDate {
+		p.overflow = true
+	}
+	if !ok || p.i != len(p.s) || p.overflow {
+		return time.Time{}, p.err(typeDate)
 	}
 	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), nil
 }
@@ -65,6 +74,12 @@ type tsParser struct {
 	s     string
 	i     int
 	naive bool // ignore the zone designator (timestamp without time zone)
+	// overflow: the text has the parser's form but a field is out of its range (PostgreSQL's
+	// DTERR_FIELD_OVERFLOW); zoneOverflow: the zone offset is beyond ±15:59
+	// (DTERR_TZDISP_OVERFLOW). As in PostgreSQL's DecodeDateTime, an hour, minute or second
+	// out of range is found as the time is read, a month or day (badDate, set by date) only
+	// once the whole text has been read.
+	overflow, zoneOverflow, badDate bool
 }
 
 // digits reads exactly n decimal digits.
@@ -108,9 +123,9 @@ func (p *tsParser) date() (y, mo, d int, ok bool) {
 	if d, ok = p.digits(2); !ok {
 		return 0, 0, 0, false
 	}
-	if mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) {
-		return 0, 0, 0, false
-	}
+	// PostgreSQL's ISO year 0000 is out of range too (there is no year 0).
+	p.badDate = y == 0 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo)
+
 	return y, mo, d, true
 }
 
@@ -124,7 +139,8 @@ func (p *tsParser) parse() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	if p.i == len(p.s) {
-		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), true
+		p.overflow = p.badDate
+		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), !p.overflow
 	}
 	if c := p.peek(); c != 'T' && c != 't' && c != ' ' {
 		return time.Time{}, false
@@ -133,13 +149,13 @@ func (p *tsParser) parse() (time.Time, bool) {
 	h, ok1 := p.digits(2)
 	colon := p.expect(':')
 	mi, ok2 := p.digits(2)
-	if !ok1 || !colon || !ok2 || h > 23 || mi > 59 {
+	if !ok1 || !colon || !ok2 {
 		return time.Time{}, false
 	}
 	sec, nsec := 0, 0
 	if p.expect(':') {
 		var ok bool
-		if sec, ok = p.digits(2); !ok || sec > 59 {
+		if sec, ok = p.digits(2); !ok {
 			return time.Time{}, false
 		}
 		if p.expect('.') {
@@ -159,8 +175,19 @@ func (p *tsParser) parse() (time.Time, bool) {
 			}
 		}
 	}
+	// PostgreSQL's DecodeTime: a leap second :60 and 24:00:00 are the next minute and the
+	// next midnight; any other hour, minute or second beyond its range (:60.5 among them) is
+	// out of range, whatever follows.
+	if h > 24 || mi > 59 || sec > 60 || sec == 60 && nsec > 0 || h == 24 && (mi > 0 || sec > 0 || nsec > 0) {
+		p.overflow = true
+		return time.Time{}, false
+	}
 	offset, ok := p.zone()
 	if !ok || p.i != len(p.s) {
+		return time.Time{}, false
+	}
+	if p.badDate {
+		p.overflow = true
 		return time.Time{}, false
 	}
 	t := time.Date(y, time.Month(mo), d, h, mi, sec, nsec, time.UTC)
@@ -196,15 +223,119 @@ func (p *tsParser) zone() (int, bool) {
 	}
 	p.i++
 	h, ok := p.digits(2)
-	if !ok || h > 15 {
+	if !ok {
+		return 0, false
+	}
+	if h > 15 {
+		p.zoneOverflow = true
 		return 0, false
 	}
 	m := 0
 	if p.i < len(p.s) {
 		p.expect(':')
-		if m, ok = p.digits(2); !ok || m > 59 {
+		if m, ok = p.digits(2); !ok {
+			return 0, false
+		}
+		if m > 59 {
+			p.zoneOverflow = true
 			return 0, false
 		}
 	}
 	return sign * (h*3600 + m*60), true
+}
+
+// The PostgreSQL names of the types date/time text is read as, in input-syntax errors.
+const (
+	typeDate        = "date"
+	typeTimestamp   = "timestamp"
+	typeTimestamptz = "timestamp with time zone"
+)
+
+// pgSpecialDatetimes are PostgreSQL's special date/time input values (lower case), which it
+// reads and flightsrv refuses (the routed contract needs finite, fixed bounds).
+var pgSpecialDatetimes = []string{"infinity", "+infinity", "-infinity", "epoch", "now", "today", "tomorrow", "yesterday", "allballs"}
+
+// pgDatetimeWords are the words PostgreSQL's date/time input reads beside numbers (month and
+// day names and their abbreviations, AM/PM, AD/BC, ISO markers, UTC's names), lower case.
+var pgDatetimeWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`january february march april may june july august september october november december
+		jan feb mar apr jun jul aug sep sept oct nov dec sunday monday tuesday wednesday thursday friday saturday
+		sun mon tue tues wed wednes thu thur thurs fri sat am pm ad bc t z zulu utc gmt ut on at`) {
+		pgDatetimeWords[w] = true
+	}
+}
+
+// err is the refusal of p's text as a value of type typ (typeDate, typeTimestamp,
+// typeTimestamptz) once p failed to read it, with PostgreSQL's condition where PostgreSQL
+// refuses the text too (date_in, timestamp_in and timestamptz_in report DecodeDateTime's
+// errors): datetime_field_overflow (22008) "date/time field value out of range" for a field
+// beyond its range in the parser's form, invalid_time_zone_displacement_value (22009) "time
+// zone displacement out of range", invalid_datetime_format (22007) "invalid input syntax for
+// type <typ>" for text no date/time input reads — without a digit and not a special value, a
+// byte outside PostgreSQL's date/time lexer (ASCII letters, digits, spaces, punctuation), or a
+// word that is no month, day, era or marker and too long or short to be a zone abbreviation.
+// A special value (now, today, infinity…) and any other form PostgreSQL may read (month
+// names, other field orders, zone names) are Unimplemented (0A000): not approximated. The
+// messages never quote the text (PostgreSQL's do).
+func (p *tsParser) err(typ string) *Error {
+	switch {
+	case p.overflow:
+		return errFieldRange
+	case p.zoneOverflow:
+		return &Error{Code: InvalidArgument, SQLState: "22009", Msg: "time zone displacement out of range"}
+	}
+	syntax := errDatetimeFormat("invalid input syntax for type " + typ)
+	text := strings.ToLower(p.s)
+	for _, sp := range pgSpecialDatetimes {
+		if text == sp {
+			return refused(Unimplemented, "0A000", "the special %s value %q is not supported: write a date or time", typ, sp)
+		}
+	}
+	digits := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits = true
+		case c >= 'a' && c <= 'z', isSpace(c):
+		case c > 0x20 && c < 0x7F: // punctuation: a separator to PostgreSQL's lexer
+		default:
+			return syntax
+		}
+	}
+	if !digits {
+		return syntax
+	}
+	for i := 0; i < len(text); {
+		if text[i] < 'a' || text[i] > 'z' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && text[j] >= 'a' && text[j] <= 'z' {
+			j++
+		}
+		w := text[i:j]
+		// A word PostgreSQL does not know as a month, day, era or marker could still be a
+		// zone abbreviation (2 to 6 letters) or part of a zone name (which holds a '/');
+		// anything else is no date/time input.
+		if !pgDatetimeWords[w] && !strings.Contains(text, "/") && (len(w) < 2 || len(w) > 6) {
+			return syntax
+		}
+		i = j
+	}
+	return refused(Unimplemented, "0A000",
+		"this %s input form is not supported: write YYYY-MM-DD, optionally followed by HH:MM[:SS[.fraction]] and a zone (Z, UTC, GMT, ±HH[:MM])", typ)
+}
+
+// paramError is err, the refusal of the value of parameter $pos, prefixed with the position
+// and with its code and SQLSTATE kept.
+func paramError(pos int, err error) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	return &Error{Code: e.Code, SQLState: e.SQLState, Msg: fmt.Sprintf("parameter $%d: %s", pos, e.Msg)}
 }

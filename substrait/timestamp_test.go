@@ -2,6 +2,8 @@ package substrait
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -37,17 +39,42 @@ func TestParseTimestamp(t *testing.T) {
 			t.Errorf("ParseTimestamp(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
 		}
 	}
-	bad := []string{"", "yesterday", "infinity", "-infinity", "epoch", "now", "2026", "2026-1-01",
-		"2026-13-01", "2026-02-29", "2026-01-32", "2026-01-01T24:00:00", "2026-01-01T10:60",
-		"2026-01-01T10:30:61", "2026-01-01T10:30:05.", "2026-01-01T10:30:05.1234567890",
-		"2026-01-01T10", "2026-01-01T10:30 Europe/Paris", "2026-01-01T10:30+16", "2026-01-01T10:30+02:60",
-		"2026-01-01T10:30Zjunk", "2026-01-01 10:30 +", "2026-01-01T10:30:05 Z Z"}
-	for _, s := range bad {
-		if _, err := ParseTimestamp(s + "x"); err == nil {
-			t.Errorf("ParseTimestamp(%q) succeeded", s+"x")
+	// Text ParseTimestamp does not read, with the SQLSTATE of its refusal: PostgreSQL 15's
+	// timestamptz_in's where PostgreSQL refuses the text (22007 invalid input syntax, 22008
+	// field out of range, 22009 zone displacement out of range, checked on the real server),
+	// 0A000 where PostgreSQL reads it (special values, other forms) or may read it (a word
+	// that could be a zone abbreviation).
+	bad := []struct{ in, state string }{
+		{"", "22007"}, {"soon", "22007"}, {"sekrit-time", "22007"}, {"2026-01-01 10:00:00 q", "22007"},
+		{"2026-01-01 10:00 xyzabcd", "22007"}, {"2026-01-01 \u2603", "22007"},
+		{"yesterday", "0A000"}, {"infinity", "0A000"}, {"-infinity", "0A000"}, {"epoch", "0A000"}, {"now", "0A000"},
+		{"2026", "0A000"}, {"2026-1-01", "0A000"}, {"Jan 5 2026", "0A000"}, {"2026-01-01 est", "0A000"},
+		{"2026-13-01", "22008"}, {"2026-02-29", "22008"}, {"2026-01-32", "22008"}, {"0000-01-01", "22008"},
+		{"2026-01-01T10:60", "22008"}, {"2026-01-01T10:30:61", "22008"}, {"2026-01-01T25:00", "22008"},
+		{"2026-01-01T24:00:01", "22008"}, {"2026-01-01 23:59:60.5", "22008"}, {"2026-01-01 25:00 +16", "22008"},
+		{"2026-01-01T10:30:05.", "0A000"}, {"2026-01-01T10:30:05.1234567890", "0A000"},
+		{"2026-01-01T10", "0A000"}, {"2026-01-01T10:30 Europe/Paris", "0A000"},
+		{"2026-01-01T10:30+16", "22009"}, {"2026-01-01T10:30+02:60", "22009"},
+		{"2026-01-01T10:30Zjunk", "0A000"}, {"2026-01-01 10:30 +", "0A000"}, {"2026-01-01T10:30:05 Z Z", "0A000"},
+	}
+	for _, b := range bad {
+		if _, err := ParseTimestamp(b.in + "x"); err == nil {
+			t.Errorf("ParseTimestamp(%q) succeeded", b.in+"x")
 		}
-		if _, err := ParseTimestamp(s); !errors.Is(err, ErrInvalidTimestampLiteral) {
-			t.Errorf("ParseTimestamp(%q) error = %v, want ErrInvalidTimestampLiteral", s, err)
+		_, err := ParseTimestamp(b.in)
+		var e *Error
+		if !errors.As(err, &e) || e.SQLState != b.state || b.in != "" && strings.Contains(e.Msg, b.in) && !slices.Contains(pgSpecialDatetimes, b.in) {
+			t.Errorf("ParseTimestamp(%q) error = %v, want SQLSTATE %s without the text (special values are named)", b.in, err, b.state)
+			continue
+		}
+		if want := map[string]Code{"0A000": Unimplemented}[b.state]; want != 0 && e.Code != want || want == 0 && e.Code != InvalidArgument {
+			t.Errorf("ParseTimestamp(%q) code %s", b.in, e.Code)
+		}
+	}
+	// PostgreSQL reads 24:00:00 and a leap second as the next midnight and minute.
+	for _, s := range []string{"2026-01-01T24:00:00", "2026-01-01 23:59:60", "2026-01-01 24:00"} {
+		if got, err := ParseTimestamp(s); err != nil || !got.Equal(utc(2026, 1, 2, 0, 0, 0, 0)) {
+			t.Errorf("ParseTimestamp(%q) = %v, %v; want 2026-01-02 00:00:00", s, got, err)
 		}
 	}
 	for _, s := range []string{"1677-09-21T00:00:00Z", "2262-04-12T00:00:00Z", "9999-12-31"} {
@@ -55,7 +82,14 @@ func TestParseTimestamp(t *testing.T) {
 			t.Errorf("ParseTimestamp(%q) error = %v, want ErrTimestampOutOfRange", s, err)
 		}
 	}
-	if _, err := parseDate("2026-01-01T00:00:00Z"); !errors.Is(err, ErrInvalidTimestampLiteral) {
-		t.Errorf("parseDate with a time: %v", err)
+	// date_in: a time after the date is read by PostgreSQL and not here (0A000); a day out
+	// of range is 22008, text without a date 22007.
+	for in, state := range map[string]string{"2026-01-01T00:00:00Z": "0A000", "2026-02-30": "22008", "garbage": "22007", "2026-02-30x": "22007"} {
+		var e *Error
+		if _, err := parseDate(in); !errors.As(err, &e) || e.SQLState != state {
+			t.Errorf("parseDate(%q) = %v, want SQLSTATE %s", in, err, state)
+		} else if state == "22007" && e.Msg != "invalid input syntax for type date" {
+			t.Errorf("parseDate(%q) message %q", in, e.Msg)
+		}
 	}
 }

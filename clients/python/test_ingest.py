@@ -134,6 +134,44 @@ def test_adbc_ingest_bad_row_stores_nothing(conn):
     assert count(conn, {c for c, _, _ in want.values()}) == 0
 
 
+@pytest.mark.parametrize("mode", ["append", "create_append"])
+def test_adbc_ingest_empty(conn, mode):
+    """No rows (an empty table, a reader without batches) store nothing and count 0: ADBC's
+    driver then sends a DoPut stream without any message."""
+    table, _ = events(f"empty-{mode}", 0, seed=3)
+    with conn.cursor() as cur:
+        assert cur.adbc_ingest("events", table, mode=mode) == 0
+        assert cur.adbc_ingest("events", pa.RecordBatchReader.from_batches(table.schema, []), mode=mode) == 0
+    assert count(conn, {f"empty-{mode}-{i}" for i in range(4)}) == 0
+
+
+def test_adbc_ingest_nested_and_non_finite(conn):
+    """Wide rows whose other columns are a struct, a list, a map and floats: nested values are
+    stored as nested JSON and NaN and the infinities as PostgreSQL's to_jsonb writes them
+    ("NaN", "Infinity", "-Infinity"), never null. The expected values are written out here."""
+    at = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=2)
+    table = pa.table({
+        "channel": pa.array(["nested"] * 3, pa.string()),
+        "timestamp": pa.array([at] * 3, pa.timestamp("us", tz="UTC")),
+        "id": pa.array(["n-0", "n-1", "n-2"], pa.string()),
+        "f": pa.array([float("nan"), float("inf"), -1.5], pa.float64()),
+        "r": pa.array([float("-inf"), 0.5, None], pa.float32()),
+        "pt": pa.array([{"x": 1, "label": "a"}, None, {"x": None, "label": "c\"d"}],
+                       pa.struct([("x", pa.int64()), ("label", pa.string())])),
+        "xs": pa.array([[1.5, float("nan")], [], None], pa.list_(pa.float64())),
+        "tags": pa.array([[("k", 1)], None, []], pa.map_(pa.string(), pa.int32())),
+    })
+    want = {
+        "n-0": '{"f":"NaN","r":"-Infinity","pt":{"x":1,"label":"a"},"xs":[1.5,"NaN"],"tags":{"k":1}}',
+        "n-1": '{"f":"Infinity","r":0.5,"pt":null,"xs":[],"tags":null}',
+        "n-2": '{"f":-1.5,"r":null,"pt":{"x":null,"label":"c\\"d"},"xs":null,"tags":{}}',
+    }
+    with conn.cursor() as cur:
+        assert cur.adbc_ingest("events", table, mode="append") == 3
+    got = read_back(conn, {"nested"})
+    assert {rid: v for rid, (_, _, v) in got.items()} == want
+
+
 def test_adbc_executemany_insert(conn):
     """A prepared INSERT bound to many parameter rows in one DoPut (executemany), the count
     exact; a literal INSERT through cursor.execute, run at once by the server."""

@@ -170,7 +170,7 @@ hot). Columns: origin, timestamp, id, value (JSON: delay, distance, destination)
 
 Connect:
   Go example:   go run ./clients/go -addr %[1]s%[9]s%[10]s -origin ORD
-  JDBC URL:     jdbc:arrow-flight-sql://%[1]s?%[8]s%[11]s
+  JDBC URL:     jdbc:arrow-flight-sql://%[1]s/?%[8]s%[11]s
                 (on JDK 17 or later the JVM needs --add-opens=java.base/java.nio=ALL-UNNAMED,
                 e.g. in DBeaver's dbeaver.ini; without it the driver hangs without a word)
   ADBC Python:  adbc_driver_flightsql.dbapi.connect("%[6]s://%[1]s"%[12]s, autocommit=True)

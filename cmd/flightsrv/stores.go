@@ -50,6 +50,13 @@ func (s *openedStore) adapter() routing.HotStore { return s.hotStore }
 // openStore opens the hot store named by a URL: postgres:// or postgresql:// (CockroachDB or
 // PostgreSQL over pgx), or sqlite://PATH / a plain file path (embedded SQLite).
 func openStore(ctx context.Context, raw string) (*openedStore, error) {
+	return openStoreWith(ctx, raw, false)
+}
+
+// openStoreWith is openStore with SQLite's row-aggregate port (sqlite.Config.RowAggregates,
+// serve --sqlite-row-aggregates) on when sqliteRowAggregates is set; it does not change a
+// PostgreSQL or CockroachDB store.
+func openStoreWith(ctx context.Context, raw string, sqliteRowAggregates bool) (*openedStore, error) {
 	switch {
 	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
 		st, err := cockroach.Open(ctx, cockroach.Config{URL: raw})
@@ -69,7 +76,7 @@ func openStore(ctx context.Context, raw string) (*openedStore, error) {
 			return nil, fmt.Errorf("create store directory: %w", err)
 		}
 	}
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	st, err := sqlite.Open(ctx, sqlite.Config{Path: path, RowAggregates: sqliteRowAggregates})
 	if err != nil {
 		return nil, fmt.Errorf("open SQLite store: %w", err)
 	}

@@ -11,7 +11,11 @@
 //
 // Value encoding: the value of each record is a compact JSON object of the value columns in
 // source order, e.g. {"delay":-3,"distance":599,"destination":"SFO"}; timestamps are RFC 3339
-// in UTC, nulls are JSON null. CSV columns are text, so their values are JSON strings.
+// in UTC, nulls are JSON null. CSV columns are text, so their values are JSON strings. Nested
+// values are nested JSON, as PostgreSQL's to_jsonb writes a row and an array: a struct is an
+// object of its fields, a list an array of its elements, a map an object of its entries (keys
+// as text, in the map's order). JSON has no NaN or infinities: a float NaN, Infinity or
+// -Infinity is the string "NaN", "Infinity" or "-Infinity", as to_jsonb writes a float8 one.
 package load
 
 import (
@@ -539,26 +543,72 @@ func appendJSON(dst []byte, col arrow.Array, i int) []byte {
 		return strconv.AppendUint(dst, uint64(a.Value(i)), 10)
 	case *array.Uint64:
 		return strconv.AppendUint(dst, a.Value(i), 10)
-	case *array.Float32, *array.Float64:
-		var f float64
-		if f32, ok := a.(*array.Float32); ok {
-			f = float64(f32.Value(i))
-		} else {
-			f = a.(*array.Float64).Value(i)
-		}
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return append(dst, "null"...)
-		}
-		return strconv.AppendFloat(dst, f, 'g', -1, 64)
+	case *array.Float32:
+		return appendFloatJSON(dst, float64(a.Value(i)), 32)
+	case *array.Float64:
+		return appendFloatJSON(dst, a.Value(i), 64)
 	case *array.Boolean:
 		return strconv.AppendBool(dst, a.Value(i))
 	case *array.Timestamp:
 		t, _ := timeAt(a, i)
 		b, _ := json.Marshal(t.Format(time.RFC3339Nano))
 		return append(dst, b...)
+	case *array.Struct:
+		st := a.DataType().(*arrow.StructType)
+		dst = append(dst, '{')
+		for k := range st.NumFields() {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			key, _ := json.Marshal(st.Field(k).Name)
+			dst = append(append(dst, key...), ':')
+			dst = appendJSON(dst, a.Field(k), i)
+		}
+		return append(dst, '}')
+	case *array.Map:
+		// The entries are the rows [start, end) of the map's struct child (key, value).
+		start, end := a.ValueOffsets(i)
+		entries := a.ListValues().(*array.Struct)
+		keys, items := entries.Field(0), entries.Field(1)
+		dst = append(dst, '{')
+		for j := start; j < end; j++ {
+			if j > start {
+				dst = append(dst, ',')
+			}
+			key, _ := json.Marshal(textAt(keys, int(j)))
+			dst = append(append(dst, key...), ':')
+			dst = appendJSON(dst, items, int(j))
+		}
+		return append(dst, '}')
+	case array.ListLike: // list, large list, list view, fixed-size list
+		start, end := a.ValueOffsets(i)
+		values := a.ListValues()
+		dst = append(dst, '[')
+		for j := start; j < end; j++ {
+			if j > start {
+				dst = append(dst, ',')
+			}
+			dst = appendJSON(dst, values, int(j))
+		}
+		return append(dst, ']')
 	}
 	b, _ := json.Marshal(textAt(col, i))
 	return append(dst, b...)
+}
+
+// appendFloatJSON appends a float of bits (32 or 64) bits: the shortest decimal that reads
+// back as the value, or, for NaN and the infinities, which JSON cannot hold, the strings
+// "NaN", "Infinity" and "-Infinity" (PostgreSQL's to_jsonb of a float8).
+func appendFloatJSON(dst []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, bits)
 }
 
 type parquetSource struct {

@@ -32,9 +32,11 @@
 // probes, or a GROUP BY per time bin in integer microsecond arithmetic, giving the
 // CockroachDB store's answers.
 //
-// It has no row-aggregate port (routing.RowAggregator): SQLite's JSON functions take the first
-// of duplicate keys and its casts read bad text as 0, so a fragment's filter and aggregate over
-// JSON fields would not be computed as the executor does; those fragments read rows.
+// The row-aggregate port (routing.RowAggregator, rowagg.go) runs a fragment's residual filter
+// and partial aggregate over one bucket's rows as one statement with its route, declining any
+// bucket holding a record SQLite's JSON functions would read otherwise than the executor. It is
+// off unless Config.RowAggregates is set (serve --sqlite-row-aggregates): in process, the
+// executor reading the rows was measured 12–41× faster.
 //
 // This package must not import Flight, Substrait, SQL planning or the archive package.
 package sqlite

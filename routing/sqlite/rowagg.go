@@ -251,9 +251,12 @@ func renderRows(q routing.RowAggregate) (*rowStatement, error) {
 // for each bucket of bs, one statement reads its route and, unless it is archived, q's answer
 // over its records in q.Range clipped to it. A bucket holding a record SQLite would read
 // otherwise than the executor, or whose statement fails on its data (an integer sum's
-// overflow), is Declined. ErrNoAggregate for a shape not answered here; other errors as for
-// ScanRange.
+// overflow), is Declined. ErrNoAggregate for a shape not answered here, and for every
+// request unless Config.RowAggregates is on; other errors as for ScanRange.
 func (s *Store) AggregateRows(ctx context.Context, bs []routing.BucketID, q routing.RowAggregate) ([]routing.RowAnswer, error) {
+	if !s.rowAggregates {
+		return nil, routing.ErrNoAggregate
+	}
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}

@@ -37,6 +37,13 @@ type Config struct {
 	// the CockroachDB store: lease expiries and retry times are computed with it and compared
 	// with it.
 	Clock func() time.Time
+	// RowAggregates turns on the row-aggregate port (AggregateRows, rowagg.go); off, it
+	// answers routing.ErrNoAggregate and the executor reads the buckets' rows. Off by default:
+	// the store runs in the server's process, so the port saves no transfer, and its statement
+	// (SQLite's JSON functions behind the per-row checks the executor's reading needs) was
+	// measured 12–41× slower than the executor reading the same rows (the demo's 300,000
+	// flights, every hot bucket of April–June, `serve --analytical`: see docs/architecture.md).
+	RowAggregates bool
 }
 
 // Store is the embedded hot store over SQLite (modernc.org/sqlite, pure Go): it implements
@@ -48,9 +55,11 @@ type Config struct {
 // routing.ErrOperationFailed (with a [*CodeError]). A Store is safe for concurrent use; Close
 // it when done.
 type Store struct {
-	w, r   *sql.DB
-	clock  func() time.Time
-	closed atomic.Bool
+	w, r  *sql.DB
+	clock func() time.Time
+	// rowAggregates is Config.RowAggregates.
+	rowAggregates bool
+	closed        atomic.Bool
 
 	// stmts holds the read statements prepared on r, by SQL text (readQuery).
 	stmtsMu sync.Mutex
@@ -135,7 +144,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		_ = r.Close()
 		return nil, fmt.Errorf("%w: open database", routing.ErrUnavailable)
 	}
-	return &Store{w: w, r: r, clock: cfg.Clock, discovery: openDiscoveryCache(ctx, cfg.Path+"?"+readQ.Encode())}, nil
+	return &Store{w: w, r: r, clock: cfg.Clock, rowAggregates: cfg.RowAggregates, discovery: openDiscoveryCache(ctx, cfg.Path+"?"+readQ.Encode())}, nil
 }
 
 // Close closes both connection pools. Calls after Close fail with routing.ErrUnavailable.

@@ -18,7 +18,7 @@ import (
 
 func openStore(t testing.TB) *sqlite.Store {
 	t.Helper()
-	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db"), RowAggregates: true})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -290,5 +290,23 @@ func mustExec(t *testing.T, s *sqlite.Store, query string, args ...any) {
 	t.Helper()
 	if _, err := s.DB().Exec(query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// TestRowAggregatesOff checks that the row-aggregate port answers routing.ErrNoAggregate
+// unless Config.RowAggregates is set (the executor then reads the buckets' rows).
+func TestRowAggregatesOff(t *testing.T) {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q := routing.RowAggregate{Measures: []routing.RowMeasure{{Func: routing.RowCount}}}
+	if _, err := s.AggregateRows(ctx, nil, q); !errors.Is(err, routing.ErrNoAggregate) {
+		t.Fatalf("AggregateRows with the port off: %v, want routing.ErrNoAggregate", err)
 	}
 }

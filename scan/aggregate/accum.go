@@ -3,12 +3,15 @@ package aggregate
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
 // accumulator holds one measure's state for every group, indexed by dense group id. It is
@@ -49,6 +52,9 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		if m.argType.ID() == arrow.DECIMAL128 { // validate admits sum only
 			return &decSumAcc{dt: m.argType}
 		}
+		if m.floatAccum() {
+			return newVarAcc(m)
+		}
 		a := newSum(m.argType, m.Func == Avg)
 		if m.Numeric && m.argKind != kFloat && m.Func == Sum {
 			return &numericSum{a}
@@ -58,7 +64,7 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		}
 		return a
 	case VarSamp, VarPop, StddevSamp, StddevPop:
-		return &varAcc{fn: m.Func}
+		return newVarAcc(m)
 	case BoolAnd, BoolOr:
 		return &boolAcc{or: m.Func == BoolOr}
 	case StringAgg:
@@ -387,10 +393,19 @@ func (s *intSums[T]) state(mem memory.Allocator, lo, hi int, valid []bool) arrow
 
 func (s *intSums[T]) heapBytes() int64 { return int64(cap(s.sum)) * 16 }
 
-// floatSums are float64 sums of floats of physical type T.
+// floatSums are float64 sums of floats of physical type T. A group's sum starts at -0, the
+// identity of floating-point addition, so that it is its first value's as PostgreSQL's
+// sum(float8) takes its first value as the state (float8pl is strict, its initial state NULL):
+// the sum of -0 alone is -0, of -0 and 0 is 0.
 type floatSums[T floatT] struct{ sum []float64 }
 
-func (s *floatSums[T]) grow(n int) { s.sum = grown(s.sum, n) }
+func (s *floatSums[T]) grow(n int) {
+	old := len(s.sum)
+	s.sum = grown(s.sum, n)
+	for i := old; i < len(s.sum); i++ {
+		s.sum[i] = math.Copysign(0, -1)
+	}
+}
 
 // add is intSums.add with float arithmetic and PostgreSQL's overflow check (float8pl,
 // float8_accum): a sum that becomes infinite from finite values is errFloatOverflow ("value
@@ -561,14 +576,9 @@ func (a *minMaxAcc) heapBytes() int64 {
 	return a.vals.heapBytes() + int64(cap(a.has)) + int64(cap(a.mask))
 }
 
-// after reports whether v comes after c in PostgreSQL's order of T, where NaN is greater than
-// every number; for integers (where v != v is constant false in each instantiation) it is
-// v > c.
-func after[T fixedT](v, c T) bool { return v > c || (v != v && c == c) }
-
 // fixedExtremes are min or max values of physical type T (integers, timestamps, dates and
-// booleans as integers; floats with NaN greatest, so max is NaN when any value is and min only
-// when all are). Of equal values the later one is kept, as PostgreSQL's float8larger and
+// booleans as integers; floats in PostgreSQL's order, ops.PGLess: NaN greatest, so max is NaN
+// when any value is and min only when all are). Of equal values the later one is kept, as PostgreSQL's float8larger and
 // float8smaller (and every larger/smaller transition function) keep their second argument
 // unless the first is strictly greater or less: max over -0 then 0 is 0, over 0 then -0 is -0.
 type fixedExtremes[T fixedT] struct {
@@ -587,7 +597,7 @@ func (x *fixedExtremes[T]) update(arg arrow.Array, gids []uint32, mask, has []bo
 	if len(cur) == 1 { // one group: every gid is 0; extreme in registers
 		c, h := cur[0], has[0]
 		for i, v := range vals {
-			if (mask == nil || mask[i]) && (!h || (max && !after(c, v)) || (!max && !after(v, c))) {
+			if (mask == nil || mask[i]) && (!h || (max && ops.PGLess(v, c) == 0) || (!max && ops.PGLess(c, v) == 0)) {
 				c, h = v, true
 			}
 		}
@@ -595,7 +605,7 @@ func (x *fixedExtremes[T]) update(arg arrow.Array, gids []uint32, mask, has []bo
 		return
 	}
 	for i, g := range gids {
-		if v, c := vals[i], cur[g]; (mask == nil || mask[i]) && (!has[g] || (max && !after(c, v)) || (!max && !after(v, c))) {
+		if v, c := vals[i], cur[g]; (mask == nil || mask[i]) && (!has[g] || (max && ops.PGLess(v, c) == 0) || (!max && ops.PGLess(c, v) == 0)) {
 			cur[g], has[g] = v, true
 		}
 	}

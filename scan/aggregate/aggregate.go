@@ -25,6 +25,9 @@ const (
 	// Avg is avg(x) over integers or floats: output float64, NULL when the group had no non-null
 	// filtered-in x. Integer inputs are summed exactly (128 bits) and divided once at the end;
 	// with Measure.Numeric, the quotient is PostgreSQL's numeric one, decimal128(38, AvgScale).
+	// Floats accumulate PostgreSQL's float8_accum state (N, Sx, Sxx, as the variances: float4
+	// widened to float64) and answer Sx / N, raising its "value out of range: overflow" (22003)
+	// where Sx or Sxx overflow from finite values (statagg.go).
 	Avg
 	// Min is min(x) over any supported type; output the input type, NULL when the group had no
 	// non-null filtered-in x. Floats order NaN above every other value (as PostgreSQL does);
@@ -193,6 +196,13 @@ func (m resolved) distinct() bool {
 	return m.Distinct && (m.Func == Count || m.Func == Sum || m.Func == Avg || m.Func.isVariance())
 }
 
+// floatAccum reports whether the measure accumulates PostgreSQL's float8_accum state (N, Sx,
+// Sxx; statagg.go): the variance family, and avg of floats, which PostgreSQL computes from the
+// same state (float8_avg: Sx / N), raising its overflow errors.
+func (m resolved) floatAccum() bool {
+	return m.Func.isVariance() || m.Func == Avg && m.argKind == kFloat
+}
+
 func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 	if in == nil {
 		return nil, errors.New("aggregate: nil input schema")
@@ -323,17 +333,15 @@ func stateFields(m resolved) []arrow.Field {
 			return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
 		}
 		return []arrow.Field{{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}}
-	case Avg:
-		return []arrow.Field{
+	case Avg, VarSamp, VarPop, StddevSamp, StddevPop:
+		fs := []arrow.Field{
 			{Name: m.Name + ".sum", Type: sumStateType(m.argKind), Nullable: true},
 			{Name: m.Name + ".count", Type: arrow.PrimitiveTypes.Int64},
 		}
-	case VarSamp, VarPop, StddevSamp, StddevPop:
-		return []arrow.Field{
-			{Name: m.Name + ".n", Type: arrow.PrimitiveTypes.Float64},
-			{Name: m.Name + ".sx", Type: arrow.PrimitiveTypes.Float64},
-			{Name: m.Name + ".sxx", Type: arrow.PrimitiveTypes.Float64},
+		if m.floatAccum() {
+			fs = append(fs, arrow.Field{Name: m.Name + ".sxx", Type: arrow.PrimitiveTypes.Float64})
 		}
+		return fs
 	case BoolAnd, BoolOr:
 		return []arrow.Field{{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}}
 	case PercentileCont, PercentileDisc, ModeOf, StringAgg:
@@ -371,10 +379,12 @@ func OutputSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {
 //   - sum(x): one nullable column named Name, NULL when no value was aggregated: the exact
 //     integer sum as decimal128(38, 0) (its 128 bits are used in full, so a partial sum never
 //     overflows), or the float64 sum.
-//   - avg(x): "Name.sum" (as for sum) and "Name.count" (int64, not nullable).
+//   - avg(x): "Name.sum" (as for sum) and "Name.count" (int64, not nullable); of floats also
+//     "Name.sxx" (float64, not nullable): PostgreSQL's float8_accum state N, Sx, Sxx
+//     (statagg.go), which avg of floats reads as PostgreSQL's does.
 //   - min(x), max(x): one nullable column of the input type named Name.
-//   - var_samp, var_pop, stddev_samp, stddev_pop: "Name.n", "Name.sx" and "Name.sxx"
-//     (float64, not nullable): PostgreSQL's float8_accum state (statagg.go).
+//   - var_samp, var_pop, stddev_samp, stddev_pop: "Name.sum", "Name.count" and "Name.sxx",
+//     float8_accum's state as for avg of floats.
 //   - bool_and, bool_or: one nullable boolean column named Name, NULL when no value was
 //     aggregated.
 //   - percentile_cont, percentile_disc, mode, string_agg: one non-nullable list<item: x's type, not

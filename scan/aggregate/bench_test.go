@@ -103,3 +103,36 @@ func BenchmarkAggregate(b *testing.B) {
 		b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	})
 }
+
+// BenchmarkFloatAvg aggregates 1M rows of doubles with avg(x) (PostgreSQL's float8_accum: N,
+// Sx and Sxx per group) and, beside it, sum(x) and var_samp(x), grouped by an int64 key into
+// ~1,000 groups and ungrouped, in Single mode.
+func BenchmarkFloatAvg(b *testing.B) {
+	const rows, groups = 1 << 20, 1000
+	recs := benchBatches(rows, groups)
+	defer release(recs)
+	for _, f := range []aggregate.Func{aggregate.Avg, aggregate.Sum, aggregate.VarSamp} {
+		for _, bc := range []struct {
+			name   string
+			groups []int
+		}{{"key=int64", []int{0}}, {"ungrouped", nil}} {
+			b.Run(f.String()+"/"+bc.name, func(b *testing.B) {
+				spec := aggregate.Spec{Groups: bc.groups, Measures: []aggregate.Measure{{Func: f, Arg: 3, Filter: -1, Name: "m"}}}
+				mem := ledger.New(memory.NewGoAllocator(), 0)
+				b.ReportAllocs()
+				for b.Loop() {
+					rr, err := array.NewRecordReader(benchSchema, recs)
+					if err != nil {
+						b.Fatal(err)
+					}
+					out, _, err := drain(context.Background(), rr, benchSchema, spec, aggregate.Single, mem)
+					if err != nil {
+						b.Fatal(err)
+					}
+					release(out)
+				}
+				b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			})
+		}
+	}
+}

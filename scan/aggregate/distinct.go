@@ -50,10 +50,11 @@ func newDistinctNum[T fixedT](m resolved, keepLog bool) *distinctNum[T] {
 	switch m.Func {
 	case Count:
 		a.inner = &countValues[T]{}
-	case VarSamp, VarPop, StddevSamp, StddevPop:
-		// Of doubles only (validate): T is float64.
-		a.inner = any(&varAcc{fn: m.Func}).(valuesAcc[T])
 	default: // Sum, Avg
+		if m.floatAccum() {
+			a.inner = newVarAcc(m).(valuesAcc[T])
+			break
+		}
 		a.inner = newSum(m.argType, m.Func == Avg).(valuesAcc[T])
 		a.numeric = m.Numeric && m.Func == Sum && m.argKind != kFloat
 		a.numericAvg = m.Numeric && m.Func == Avg && m.argKind != kFloat

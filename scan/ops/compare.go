@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -65,23 +64,9 @@ func stringsCmp[A valuer[string]]() valueCmp {
 // values themselves (scan/aggregate's array_agg).
 func CompareFloat(x, y float64) int { return compareFloat(x, y) }
 
-// compareFloat orders floats as PostgreSQL does: NaN equals NaN and is above everything else.
-func compareFloat(x, y float64) int {
-	xn, yn := math.IsNaN(x), math.IsNaN(y)
-	switch {
-	case xn && yn:
-		return 0
-	case xn:
-		return 1
-	case yn:
-		return -1
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
+// compareFloat orders floats as PostgreSQL does (float8_cmp_internal): -1, 0 or 1 as x is
+// before, equal to or after y in PGLess's order.
+func compareFloat(x, y float64) int { return int(PGLess(y, x)) - int(PGLess(x, y)) }
 
 // valueCmpOf returns the ascending comparison of non-null values of dt.
 func valueCmpOf(dt arrow.DataType) (valueCmp, bool) {

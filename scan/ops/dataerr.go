@@ -156,11 +156,14 @@ func castError(err error, from, to arrow.DataType) error {
 		if strings.Contains(msg, "value out of range") {
 			return &DataError{Code: sqlstateOutOfRange, Msg: "value out of range for type " + pgTypeName(to), Err: err}
 		}
-		code := sqlstateInvalidText
+		code, name := sqlstateInvalidText, pgTypeName(to)
 		if to.ID() == arrow.TIMESTAMP || to.ID() == arrow.DATE32 || to.ID() == arrow.DATE64 {
 			code = sqlstateInvalidDatetimeText
 		}
-		return &DataError{Code: code, Msg: "invalid input syntax for type " + pgTypeName(to), Err: err}
+		if name == "timestamp without time zone" {
+			name = "timestamp" // timestamp_in's own word for its type (timestamptz_in's is in full)
+		}
+		return &DataError{Code: code, Msg: "invalid input syntax for type " + name, Err: err}
 	}
 	if strings.Contains(msg, "not in range") || strings.Contains(msg, "overflow") ||
 		arrow.IsFloating(from.ID()) && arrow.IsInteger(to.ID()) && strings.Contains(msg, "truncated") {

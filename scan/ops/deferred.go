@@ -29,6 +29,10 @@ import (
 //	                          encoded (its SQLSTATE, message and log message)
 //	raise_deferred(err, v)    v; the first row whose err is not NULL raises its data exception
 //	raise_deferred_here(e, v) the same, where the binder lets it be evaluated on every row
+//	subquery_rows_error(n)    utf8: NULL where the bigint n is at most 1 or NULL, else
+//	                          ErrSubqueryRows (21000) as deferred_error encodes it: a scalar
+//	                          subquery's rows per outer row counted, its error raised where
+//	                          the expression reading the subquery is evaluated
 //
 // The binder and the join lowering compute deferred_value and deferred_error of an expression
 // where its input is (a subquery's relation, a bucket's fragment), carry both columns through
@@ -329,4 +333,32 @@ func (c *compiler) deferredCall(f *expr.ScalarFunction) (node, bool, error) {
 		return &raiseNode{err: e, v: v}, true, nil
 	}
 	return nil, false, nil
+}
+
+// subqueryRowsError is subquery_rows_error(n) (above): the cardinality error of a scalar
+// subquery that answers n rows for an outer row, as deferred_error's text, for raise_deferred.
+func subqueryRowsError(n *fnNode) error {
+	if len(n.args) != 1 || n.types[0] == nil || n.types[0].ID() != arrow.INT64 {
+		return errors.New("takes one bigint")
+	}
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		c, ok := args[0].(*array.Int64)
+		if !ok {
+			return nil, fmt.Errorf("an argument of type %s, not bigint", args[0].DataType())
+		}
+		enc := encodeDataError(ErrSubqueryRows)
+		bld := array.NewStringBuilder(mem)
+		defer bld.Release()
+		bld.Reserve(rows)
+		for i := range rows {
+			if c.IsValid(i) && c.Value(i) > 1 {
+				bld.Append(enc)
+			} else {
+				bld.AppendNull()
+			}
+		}
+		return bld.NewArray(), nil
+	}
+	return nil
 }

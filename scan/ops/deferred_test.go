@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,4 +174,53 @@ func FuzzDeferredErrorText(f *testing.F) {
 			t.Fatalf("%q, which deferred_error did not write, read as %+v", other, o)
 		}
 	})
+}
+
+// TestSubqueryRowsError: subquery_rows_error(n) is NULL where n is at most 1 or NULL and
+// ErrSubqueryRows' deferred text where it is more, which raise_deferred raises as PostgreSQL's
+// 21000 "more than one row returned by a subquery used as an expression"; over rows of at most
+// one it raises nothing. n is char_length of the text column.
+func TestSubqueryRowsError(t *testing.T) {
+	ctx := context.Background()
+	mem := newMem(t, 0)
+	n := own("char_length", i64Out, col(1))
+	rows, err := compileFn(own("subquery_rows_error", strOut, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raise, err := compileFn(own("raise_deferred", i64Out, own("subquery_rows_error", strOut, n), n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		vals []string
+		bad  []bool
+	}{
+		{[]string{"", "a", "a"}, []bool{false, false, false}},
+		{[]string{"a", "ab", "", "abc"}, []bool{false, true, false, true}},
+	} {
+		b := deferBatch(t, c.vals)
+		got, err := rows.Eval(ctx, b, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, bad := range c.bad {
+			if got.IsValid(i) != bad {
+				t.Errorf("%q row %d: an error %v, want %v", c.vals, i, got.IsValid(i), bad)
+			}
+		}
+		got.Release()
+		r, err := raise.Eval(ctx, b, mem)
+		var de *ops.DataError
+		if slices.Contains(c.bad, true) {
+			if !errors.As(err, &de) || de.SQLState() != "21000" || de.Msg != ops.ErrSubqueryRows.Msg {
+				t.Errorf("%q: raise_deferred: %v, want 21000 %q", c.vals, err, ops.ErrSubqueryRows.Msg)
+			}
+		} else if err != nil {
+			t.Errorf("%q: raise_deferred: %v", c.vals, err)
+		} else {
+			r.Release()
+		}
+		b.Release()
+	}
 }

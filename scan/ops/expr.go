@@ -40,9 +40,10 @@ const (
 //   - casts run through compute.CastDatum with safe options (an overflow or truncation is an
 //     error: Substrait's THROW_EXCEPTION; exprs would cast unsafely), RETURN_NULL casts are
 //     refused;
-//   - SingularOrList (SQL IN over literals) runs through compute's is_in with SQL's null
-//     semantics (x IN (…, NULL) is null when x matches nothing), floats made canonical first
-//     (-0 as 0, one NaN: floatcmp.go);
+//   - SingularOrList (SQL IN over literals) of text or integer constants looks x up in a Go
+//     set built once at compile time (inset.go), any other through compute's is_in; both with
+//     SQL's null semantics (x IN (…, NULL) is null when x matches nothing), floats made
+//     canonical first (-0 as 0, one NaN: floatcmp.go);
 //   - functions_comparison's equal, not_equal, lt, lte, gt and gte of two floats of one type
 //     run through floatCmpNode, in PostgreSQL's order (NaN equal to NaN and above every other
 //     value: floatcmp.go), not arrow-go's IEEE comparisons;
@@ -672,6 +673,9 @@ func (c *compiler) inList(v *expr.SingularOrList) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if set, arr, ok := newInSet(v.Options); ok {
+		return &inNode{value: val, set: arr, lookup: set}, nil
+	}
 	scalars := make([]scalar.Scalar, len(v.Options))
 	var typ arrow.DataType
 	for i, o := range v.Options {
@@ -1015,6 +1019,8 @@ type inNode struct {
 	// floats: set holds canonical floats (canonFloat) and the values looked up are made
 	// canonical too (floatcmp.go).
 	floats bool
+	// lookup, when set is of text or integers, answers without is_in (inset.go).
+	lookup *inSet
 }
 
 func (n *inNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
@@ -1023,6 +1029,11 @@ func (n *inNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, 
 		return nil, err
 	}
 	defer d.Release()
+	if n.lookup != nil {
+		if out, ok := n.lookup.eval(ctx, d); ok {
+			return out, nil
+		}
+	}
 	if n.floats {
 		c, err := canonFloatDatum(ctx, d)
 		if err != nil {

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -265,13 +266,17 @@ func floatCompare[T float32 | float64](mem memory.Allocator, op string, rows int
 	return array.MakeFromData(data)
 }
 
-// pgLess is x < y in PostgreSQL's order of floats (NaN above everything, equal to NaN), 1
-// or 0, without branches.
-func pgLess[T float32 | float64](x, y T) uint8 {
+// PGLess is x < y in PostgreSQL's order, 1 or 0, without branches: for floats
+// float8_cmp_internal's (NaN above every other value, +Infinity included, and equal to NaN; -0
+// equal to 0), the one order of floats of this package (compareFloat, the comparison kernels)
+// and of scan/aggregate's min and max; for integers and strings, where y != y is constant
+// false in each instantiation, x < y.
+func PGLess[T cmp.Ordered](x, y T) uint8 {
 	return b2u(x < y) | b2u(y != y)&b2u(x == x)
 }
 
-// pgEqual is x = y in PostgreSQL's order of floats (NaN equal to NaN, -0 to 0), 1 or 0.
+// pgEqual is x = y in PostgreSQL's order of floats (NaN equal to NaN, -0 to 0), 1 or 0: 1
+// exactly where neither PGLess(x, y) nor PGLess(y, x) is.
 func pgEqual[T float32 | float64](x, y T) uint8 {
 	return b2u(x == y) | b2u(x != x)&b2u(y != y)
 }
@@ -293,11 +298,11 @@ func lessCols[T float32 | float64](bits []byte, xs, ys []T) {
 	full := len(xs) &^ 7
 	for i := 0; i < full; i += 8 {
 		x, y := xs[i:i+8:i+8], ys[i:i+8:i+8]
-		bits[i>>3] = pgLess(x[0], y[0]) | pgLess(x[1], y[1])<<1 | pgLess(x[2], y[2])<<2 | pgLess(x[3], y[3])<<3 |
-			pgLess(x[4], y[4])<<4 | pgLess(x[5], y[5])<<5 | pgLess(x[6], y[6])<<6 | pgLess(x[7], y[7])<<7
+		bits[i>>3] = PGLess(x[0], y[0]) | PGLess(x[1], y[1])<<1 | PGLess(x[2], y[2])<<2 | PGLess(x[3], y[3])<<3 |
+			PGLess(x[4], y[4])<<4 | PGLess(x[5], y[5])<<5 | PGLess(x[6], y[6])<<6 | PGLess(x[7], y[7])<<7
 	}
 	for i := full; i < len(xs); i++ {
-		bits[i>>3] |= pgLess(xs[i], ys[i]) << (i & 7)
+		bits[i>>3] |= PGLess(xs[i], ys[i]) << (i & 7)
 	}
 }
 
@@ -318,11 +323,11 @@ func lessThanConst[T float32 | float64](bits []byte, xs []T, y T) {
 	full := len(xs) &^ 7
 	for i := 0; i < full; i += 8 {
 		x := xs[i : i+8 : i+8]
-		bits[i>>3] = pgLess(x[0], y) | pgLess(x[1], y)<<1 | pgLess(x[2], y)<<2 | pgLess(x[3], y)<<3 |
-			pgLess(x[4], y)<<4 | pgLess(x[5], y)<<5 | pgLess(x[6], y)<<6 | pgLess(x[7], y)<<7
+		bits[i>>3] = PGLess(x[0], y) | PGLess(x[1], y)<<1 | PGLess(x[2], y)<<2 | PGLess(x[3], y)<<3 |
+			PGLess(x[4], y)<<4 | PGLess(x[5], y)<<5 | PGLess(x[6], y)<<6 | PGLess(x[7], y)<<7
 	}
 	for i := full; i < len(xs); i++ {
-		bits[i>>3] |= pgLess(xs[i], y) << (i & 7)
+		bits[i>>3] |= PGLess(xs[i], y) << (i & 7)
 	}
 }
 
@@ -330,11 +335,11 @@ func constLessThan[T float32 | float64](bits []byte, x T, ys []T) {
 	full := len(ys) &^ 7
 	for i := 0; i < full; i += 8 {
 		y := ys[i : i+8 : i+8]
-		bits[i>>3] = pgLess(x, y[0]) | pgLess(x, y[1])<<1 | pgLess(x, y[2])<<2 | pgLess(x, y[3])<<3 |
-			pgLess(x, y[4])<<4 | pgLess(x, y[5])<<5 | pgLess(x, y[6])<<6 | pgLess(x, y[7])<<7
+		bits[i>>3] = PGLess(x, y[0]) | PGLess(x, y[1])<<1 | PGLess(x, y[2])<<2 | PGLess(x, y[3])<<3 |
+			PGLess(x, y[4])<<4 | PGLess(x, y[5])<<5 | PGLess(x, y[6])<<6 | PGLess(x, y[7])<<7
 	}
 	for i := full; i < len(ys); i++ {
-		bits[i>>3] |= pgLess(x, ys[i]) << (i & 7)
+		bits[i>>3] |= PGLess(x, ys[i]) << (i & 7)
 	}
 }
 

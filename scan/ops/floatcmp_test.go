@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -217,4 +219,22 @@ func BenchmarkFloatCompare(b *testing.B) {
 			out.Release()
 		}
 	})
+}
+
+// BenchmarkCompareFloatSort sorts 1M doubles (1% NaN) with ops.CompareFloat, PostgreSQL's order
+// of floats as ORDER BY and the ordered-set aggregates compare them.
+func BenchmarkCompareFloatSort(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	src := make([]float64, 1_000_000)
+	for i := range src {
+		src[i] = rng.NormFloat64()
+		if rng.IntN(100) == 0 {
+			src[i] = math.NaN()
+		}
+	}
+	xs := make([]float64, len(src))
+	for b.Loop() {
+		copy(xs, src)
+		slices.SortFunc(xs, ops.CompareFloat)
+	}
 }

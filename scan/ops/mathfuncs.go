@@ -58,7 +58,6 @@ func init() {
 		ownFunctions[name] = float1Kernel(f)
 	}
 	ownFunctions["power"] = powerKernel
-	ownFunctions["mod"] = modKernel
 }
 
 var (
@@ -124,29 +123,6 @@ func powerKernel(n *fnNode) error {
 				return 0, errFloatUnderflow
 			}
 			return r, nil
-		})
-	}
-	return nil
-}
-
-func modKernel(n *fnNode) error {
-	if err := argCount(n, 2, 2); err != nil {
-		return err
-	}
-	if err := wantInt(n, 0, 1); err != nil {
-		return err
-	}
-	n.out = arrow.PrimitiveTypes.Int64
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		return mapRows[int64](array.NewInt64Builder(mem), rows, args, func(i int) (int64, bool, error) {
-			a, b := intAt(args[0], i), intAt(args[1], i)
-			switch b {
-			case 0:
-				return 0, false, &DataError{Code: "22012", Msg: "division by zero"}
-			case -1:
-				return 0, true, nil // MinInt64 % -1 overflows in Go; PostgreSQL answers 0
-			}
-			return a % b, true, nil
 		})
 	}
 	return nil

@@ -501,7 +501,9 @@ func (t *topK) pull() (arrow.RecordBatch, error) {
 		if err := t.mem.Check(); err != nil {
 			return nil, fmt.Errorf("ops: top-k: %w", err)
 		}
-		if t.pendingRows >= limit {
+		// Compact when the candidates reach the bound, and as soon as they make k rows while
+		// the top holds fewer: until then no batch is filtered by the top's k-th row.
+		if t.pendingRows >= limit || (t.pendingRows >= t.k && (t.top == nil || t.top.NumRows() < t.k)) {
 			if err := t.compact(); err != nil {
 				return nil, err
 			}
@@ -519,21 +521,36 @@ func (t *topK) pull() (arrow.RecordBatch, error) {
 	return top, nil
 }
 
-// candidates returns the rows of b that may enter the top (all of them while it holds fewer
-// than k rows), as a new batch, or nil when none may.
+// candidates returns the rows of b that may enter the top, as a new batch (b itself, retained,
+// when all of its rows may), or nil when none may: the rows strictly better than the top's
+// k-th when the top holds k rows, and of those at most the best k of b (bestRows), since a row
+// of b with k better rows of b before it in the sort's order cannot be among the first k. So
+// a batch adds at most k rows to the pending ones, and a read of small inputs (a top-k per
+// fragment) sorts at most k rows of each batch instead of all of them.
 func (t *topK) candidates(b arrow.RecordBatch) (arrow.RecordBatch, error) {
-	if t.top == nil || t.top.NumRows() < t.k {
+	n := int(b.NumRows())
+	full := t.top != nil && t.top.NumRows() >= t.k
+	if !full && int64(n) <= t.k {
 		b.Retain()
 		return b, nil
 	}
-	worst := int(t.top.NumRows() - 1)
 	vs := t.o.views(t.o.keyCols(b))
-	n := int(b.NumRows())
 	var refs []rowRef
-	for r := range n {
-		if compareViews(vs, r, t.topViews, worst) < 0 {
-			refs = append(refs, rowRef{r: int32(r)})
+	if full {
+		worst := int(t.top.NumRows() - 1)
+		for r := range n {
+			if compareViews(vs, r, t.topViews, worst) < 0 {
+				refs = append(refs, rowRef{r: int32(r)})
+			}
 		}
+	} else {
+		refs = make([]rowRef, n)
+		for r := range refs {
+			refs[r] = rowRef{r: int32(r)}
+		}
+	}
+	if int64(len(refs)) > t.k {
+		refs = bestRows(vs, refs, int(t.k))
 	}
 	switch len(refs) {
 	case 0:
@@ -543,6 +560,48 @@ func (t *topK) candidates(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 		return b, nil
 	}
 	return gather(t.ctx, t.schema, []arrow.RecordBatch{b}, refs, allocator(t.mem))
+}
+
+// bestRows returns the first k of refs (rows of one batch, in input order, len(refs) > k) in
+// the order of vs with ties broken by input order, themselves in input order: a bounded heap
+// whose root is the worst row kept, which a later row replaces only when strictly better (an
+// equal later row loses the tie). It reuses refs' memory.
+func bestRows(vs []keyView, refs []rowRef, k int) []rowRef {
+	heap := slices.Clone(refs[:k])
+	// worse reports whether heap row a comes after heap row b (a later row loses a tie).
+	worse := func(a, b rowRef) bool {
+		if c := compareViews(vs, int(a.r), vs, int(b.r)); c != 0 {
+			return c > 0
+		}
+		return a.r > b.r
+	}
+	down := func(i int) {
+		for {
+			w, l, r := i, 2*i+1, 2*i+2
+			if l < k && worse(heap[l], heap[w]) {
+				w = l
+			}
+			if r < k && worse(heap[r], heap[w]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			heap[i], heap[w] = heap[w], heap[i]
+			i = w
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, ref := range refs[k:] {
+		if compareViews(vs, int(ref.r), vs, int(heap[0].r)) < 0 {
+			heap[0] = ref
+			down(0)
+		}
+	}
+	slices.SortFunc(heap, func(a, b rowRef) int { return int(a.r - b.r) })
+	return append(refs[:0], heap...)
 }
 
 // compact keeps the best k rows of the top and the pending candidates.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -81,6 +82,8 @@ var ownFunctions = map[string]func(*fnNode) error{
 	"round":         roundKernel,
 	"to_char":       toCharKernel,
 	"timestamp_add": timestampAdd,
+	// deferred.go's: a scalar subquery's more-than-one-row error, as deferred_error's text.
+	"subquery_rows_error": subqueryRowsError,
 }
 
 // OwnFunctionID returns the extension ID of one of this package's functions.
@@ -289,13 +292,34 @@ type appender[T any] interface {
 
 // mapRows builds an array of n rows with b (which it releases): f(i) for the rows where no
 // argument is null (the functions are strict), NULL where f reports ok = false.
+// The validity bitmaps of the arguments that hold nulls are read directly, and not at all when
+// none does.
 func mapRows[T any](b appender[T], n int, args []arrow.Array, f func(i int) (v T, ok bool, err error)) (arrow.Array, error) {
 	defer b.Release()
 	b.Reserve(n)
+	type bitmap struct {
+		bits []byte
+		off  int
+		arr  arrow.Array // asked row by row when it has no bitmap (the null type)
+	}
+	var nulls []bitmap
+	for _, a := range args {
+		if a != nil && a.NullN() > 0 {
+			d := a.Data()
+			m := bitmap{off: d.Offset(), arr: a}
+			if bufs := d.Buffers(); len(bufs) > 0 && bufs[0] != nil && bufs[0].Len() > 0 {
+				m.bits = bufs[0].Bytes()
+			}
+			nulls = append(nulls, m)
+		}
+	}
+rows:
 	for i := range n {
-		if anyNull(args, i) {
-			b.AppendNull()
-			continue
+		for _, m := range nulls {
+			if m.bits == nil && m.arr.IsNull(i) || m.bits != nil && bitutil.BitIsNotSet(m.bits, m.off+i) {
+				b.AppendNull()
+				continue rows
+			}
 		}
 		v, ok, err := f(i)
 		if err != nil {

@@ -821,35 +821,52 @@ func (ev *winEval) decSums(a *array.Decimal128, ps, m int, peerStart, peerEnd []
 	return nil
 }
 
-// floatSums evaluates sum or avg of doubles over a partition's frames as PostgreSQL does (it
-// has no inverse transition for float8): the frame's values added in order, restarting when
-// the frame's start moves.
+// floatSums evaluates sum or avg of doubles (and reals) over a partition's frames as
+// PostgreSQL does (it has no inverse transition for float8): the frame's values accumulated
+// in order, restarting when the frame's start moves. sum is float8pl's: its first value
+// (so -0 alone is -0), and "value out of range: overflow" (22003) where finite values sum
+// to an infinity; avg is float8_avg of float8_accum's state (Float8State.Accum), with its
+// overflow errors (also where Sxx overflows: 1e200 and -1e200).
 func (ev *winEval) floatSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, peerEnd []int32, floats []float64, valid []bool) error {
 	var sum float64
-	var cnt int64
+	var st Float8State
 	cs, ce := -1, -1
 	for k := range m {
 		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
 		if s != cs || e < ce {
-			sum, cnt, cs, ce = 0, 0, s, s
+			sum, st, cs, ce = math.Copysign(0, -1), Float8State{}, s, s
 		}
 		for ; ce < e; ce++ {
-			if r := int(ev.w.at(ps + ce)); a.IsValid(r) {
-				if f64, ok := a.(*array.Float64); ok {
-					sum += f64.Value(r)
-				} else {
-					sum += float64(a.(*array.Float32).Value(r))
-				}
-				cnt++
+			r := int(ev.w.at(ps + ce))
+			if !a.IsValid(r) {
+				continue
 			}
+			var x float64
+			if f64, ok := a.(*array.Float64); ok {
+				x = f64.Value(r)
+			} else {
+				x = float64(a.(*array.Float32).Value(r))
+			}
+			if f.Kind == Avg {
+				var err error
+				if st, err = st.Accum(x); err != nil {
+					return err
+				}
+				continue
+			}
+			v := sum + x
+			if math.IsInf(v, 0) && !math.IsInf(sum, 0) && !math.IsInf(x, 0) {
+				return ErrFloat8Overflow
+			}
+			sum, st.N = v, st.N+1
 		}
-		if e <= s || cnt == 0 {
+		if e <= s || st.N == 0 {
 			valid[ps+k] = false
 			continue
 		}
 		floats[ps+k] = sum
 		if f.Kind == Avg {
-			floats[ps+k] = sum / float64(cnt)
+			floats[ps+k] = st.Sx / st.N
 		}
 	}
 	return nil

@@ -1,0 +1,33 @@
+"""Parameters a statement leaves untyped (`SELECT ?`) take the types of the values ADBC's
+driver binds (their Arrow types, sent with the parameters), as PostgreSQL types them from the
+parameter types declared at Parse: the column is named ?column? and typed as the value."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+import adbc_driver_flightsql.dbapi
+import pyarrow as pa
+import pytest
+
+
+@pytest.mark.parametrize("value, arrow_type", [
+    (date(2001, 2, 3), pa.date32()),
+    (41, pa.int64()),
+    ("text", pa.string()),
+    (2.5, pa.float64()),
+    (datetime(2001, 1, 1, 10, tzinfo=timezone.utc), pa.timestamp("ns", tz="UTC")),
+])
+def test_select_bound_parameter(uri, value, arrow_type):
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
+        cur.execute("SELECT ?", (value,))
+        table = cur.fetch_arrow_table()
+    assert table.schema.names == ["?column?"]
+    assert table.schema.types == [arrow_type]
+    assert table.column(0).to_pylist() == [value]
+
+
+def test_untyped_parameter_beside_typed_ones(uri):
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
+        cur.execute("SELECT ? + 1 AS n, ? AS d", (41, date(2001, 2, 3)))
+        assert cur.fetchall() == [(42, date(2001, 2, 3))]
