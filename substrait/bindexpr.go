@@ -470,6 +470,22 @@ func parseWallclock(s string) (time.Time, error) {
 }
 
 func parseTimestampText(s string, naive bool) (time.Time, error) {
+	t, err := readTimestamp(s, naive)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if t.Before(minNanoTime) {
+		return minNanoTime, nil
+	}
+	if t.After(maxNanoTime) {
+		return maxNanoTime, nil
+	}
+	return t, nil
+}
+
+// readTimestamp reads timestamp text (naive: without time zone, a zone in the text ignored),
+// unclamped; errors are tsParser.err's.
+func readTimestamp(s string, naive bool) (time.Time, error) {
 	p := tsParser{s: strings.TrimSpace(s), naive: naive}
 	t, ok := p.parse()
 	if !ok {
@@ -477,12 +493,6 @@ func parseTimestampText(s string, naive bool) (time.Time, error) {
 			return time.Time{}, p.err(typeTimestamp)
 		}
 		return time.Time{}, p.err(typeTimestamptz)
-	}
-	if t.Before(minNanoTime) {
-		return minNanoTime, nil
-	}
-	if t.After(maxNanoTime) {
-		return maxNanoTime, nil
 	}
 	return t, nil
 }

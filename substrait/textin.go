@@ -2,7 +2,6 @@ package substrait
 
 import (
 	"errors"
-	"strings"
 )
 
 // DateIn reads text as a date constant is read (parseDate) and returns its days since
@@ -19,26 +18,22 @@ func DateIn(s string) (int32, error) {
 
 // TimestampIn reads text as a timestamp constant is read and returns nanoseconds since the
 // Unix epoch: for timestamp without time zone (naive) the wall clock, a zone written in the
-// text read and ignored as PostgreSQL's timestamp_in ignores it; else the instant
-// (ParseTimestamp: text without a zone is in the session's zone, UTC). Unlike a bound, a
+// text read and ignored as PostgreSQL's timestamp_in ignores it; else the instant (text
+// without a zone is in the session's zone, UTC): readTimestamp, the constants' reader. Unlike a bound, a
 // value outside timestamp[ns] is not clamped: it is 22008 "timestamp out of range". The
 // executor reads each row of a cast of computed text with it (ops.SetDateTimeInput). Errors
 // are *Error with PostgreSQL's SQLSTATE and quote no text.
 func TimestampIn(s string, naive bool) (int64, error) {
-	if !naive {
-		t, err := ParseTimestamp(s)
-		if err != nil {
-			return 0, inputError(err, "timestamp with time zone")
-		}
-		return t.UnixNano(), nil
+	typ := typeTimestamptz
+	if naive {
+		typ = typeTimestamp
 	}
-	p := tsParser{s: strings.TrimSpace(s), naive: true}
-	t, ok := p.parse()
-	if !ok {
-		return 0, inputError(ErrInvalidTimestampLiteral, "timestamp")
+	t, err := readTimestamp(s, naive)
+	if err == nil {
+		err = checkNanoRange(t)
 	}
-	if err := checkNanoRange(t); err != nil {
-		return 0, inputError(err, "timestamp")
+	if err != nil {
+		return 0, inputError(err, typ)
 	}
 	return t.UnixNano(), nil
 }
