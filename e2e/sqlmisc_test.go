@@ -62,14 +62,7 @@ func pgTextRows(t *testing.T, ctx context.Context, pg *pgx.Conn, q string, args 
 		}
 		row := make([]string, len(vals))
 		for i, v := range vals {
-			switch x := v.(type) {
-			case nil:
-				row[i] = "<null>"
-			case float64:
-				row[i] = strconv.FormatFloat(x, 'g', -1, 64)
-			default:
-				row[i] = fmt.Sprint(x)
-			}
+			row[i] = pgCell(v)
 		}
 		out = append(out, row)
 	}
@@ -77,6 +70,18 @@ func pgTextRows(t *testing.T, ctx context.Context, pg *pgx.Conn, q string, args 
 		t.Fatalf("PostgreSQL %s: %v", q, err)
 	}
 	return out
+}
+
+// pgCell is a PostgreSQL value as pgTextRows writes it: NULL as "<null>", a double by its
+// shortest digits.
+func pgCell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "<null>"
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 // pgTableOf runs query through flightsrv and stores its rows, as text, in PostgreSQL's

@@ -825,6 +825,36 @@ func columnRefNode(qual, name string, _ int) *pg.Node {
 // figureColname names an unaliased select-list expression as PostgreSQL does: a column's
 // name, a function's name, a cast's argument's name or its type's, else ?column?.
 func figureColname(n *pg.Node) string {
+	name, _ := figureColnameStrength(n)
+	return name
+}
+
+// figureColnameStrength is PostgreSQL's FigureColnameInternal: the name and its strength, 2
+// for a name that a cast keeps (a column's, a function's), 1 for a name a cast replaces by
+// its type's (CASE's "case", a cast's type name: (interval '90 minutes')::text is text), 0
+// for none (?column?).
+func figureColnameStrength(n *pg.Node) (string, int) {
+	switch v := n.GetNode().(type) {
+	case *pg.Node_TypeCast:
+		if s, strength := figureColnameStrength(v.TypeCast.GetArg()); strength > 1 {
+			return s, strength
+		}
+		if tn := v.TypeCast.GetTypeName(); tn != nil && len(tn.GetNames()) > 0 {
+			names := tn.GetNames()
+			return pgTypeName(names[len(names)-1].GetString_().GetSval()), 1
+		}
+		return "?column?", 0
+	case *pg.Node_CaseExpr:
+		return "case", 1
+	}
+	if s := figureColnameOther(n); s != "?column?" {
+		return s, 2
+	}
+	return "?column?", 0
+}
+
+// figureColnameOther names the expressions whose names casts keep.
+func figureColnameOther(n *pg.Node) string {
 	switch v := n.GetNode().(type) {
 	case *pg.Node_ColumnRef:
 		f := v.ColumnRef.GetFields()
@@ -839,16 +869,6 @@ func figureColname(n *pg.Node) string {
 			name = name[i+1:]
 		}
 		return name
-	case *pg.Node_TypeCast:
-		if s := figureColname(v.TypeCast.GetArg()); s != "?column?" {
-			return s
-		}
-		if tn := v.TypeCast.GetTypeName(); tn != nil && len(tn.GetNames()) > 0 {
-			names := tn.GetNames()
-			return pgTypeName(names[len(names)-1].GetString_().GetSval())
-		}
-	case *pg.Node_CaseExpr:
-		return "case"
 	case *pg.Node_CoalesceExpr:
 		return "coalesce"
 	case *pg.Node_AExpr:

@@ -392,35 +392,35 @@ func foldNumber(e expr.Expression, t types.Type) expr.Expression {
 // literalOfType reads an untyped string literal as a literal of type t. Messages never quote
 // the literal.
 func literalOfType(s string, t types.Type) (expr.Expression, error) {
-	bad := func() error { return errorf(InvalidArgument, "invalid input syntax for type %s", typeName(t)) }
 	switch familyOf(t) {
 	case famString:
 		return expr.NewPrimitiveLiteral(s, true), nil
 	case famBinary:
 		return expr.NewByteSliceLiteral([]byte(s), true), nil
 	case famBool:
-		switch strings.ToLower(strings.TrimSpace(s)) {
-		case "t", "true", "y", "yes", "on", "1":
-			return expr.NewPrimitiveLiteral(true, true), nil
-		case "f", "false", "n", "no", "off", "0":
-			return expr.NewPrimitiveLiteral(false, true), nil
-		}
-		return nil, bad()
-	case famInt:
-		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		// boolin: prefixes of true/false/yes/no, on/off, 1/0, any case, between white space.
+		b, err := pgnumfmt.BoolIn(s)
 		if err != nil {
-			return nil, bad()
+			return nil, floatInError(err, "22P02", "invalid input syntax for type boolean")
 		}
+		return expr.NewPrimitiveLiteral(b, true), nil
+	case famInt:
+		// int2in, int4in and int8in: decimal digits only, between white space.
+		bits := 64
 		switch t.(type) {
 		case *types.Int16Type:
-			if n > math.MaxInt16 || n < math.MinInt16 {
-				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range for type smallint"}
-			}
-			return expr.NewPrimitiveLiteral(int16(n), true), nil
+			bits = 16
 		case *types.Int32Type:
-			if n > math.MaxInt32 || n < math.MinInt32 {
-				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range for type integer"}
-			}
+			bits = 32
+		}
+		n, err := pgnumfmt.IntIn(s, bits)
+		if err != nil {
+			return nil, floatInError(err, "22P02", "invalid input syntax for type "+typeName(t))
+		}
+		switch bits {
+		case 16:
+			return expr.NewPrimitiveLiteral(int16(n), true), nil
+		case 32:
 			return expr.NewPrimitiveLiteral(int32(n), true), nil
 		}
 		return expr.NewPrimitiveLiteral(n, true), nil
@@ -470,6 +470,22 @@ func parseWallclock(s string) (time.Time, error) {
 }
 
 func parseTimestampText(s string, naive bool) (time.Time, error) {
+	t, err := readTimestamp(s, naive)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if t.Before(minNanoTime) {
+		return minNanoTime, nil
+	}
+	if t.After(maxNanoTime) {
+		return maxNanoTime, nil
+	}
+	return t, nil
+}
+
+// readTimestamp reads timestamp text (naive: without time zone, a zone in the text ignored),
+// unclamped; errors are tsParser.err's.
+func readTimestamp(s string, naive bool) (time.Time, error) {
 	p := tsParser{s: strings.TrimSpace(s), naive: naive}
 	t, ok := p.parse()
 	if !ok {
@@ -477,12 +493,6 @@ func parseTimestampText(s string, naive bool) (time.Time, error) {
 			return time.Time{}, p.err(typeTimestamp)
 		}
 		return time.Time{}, p.err(typeTimestamptz)
-	}
-	if t.Before(minNanoTime) {
-		return minNanoTime, nil
-	}
-	if t.After(maxNanoTime) {
-		return maxNanoTime, nil
 	}
 	return t, nil
 }
@@ -1112,6 +1122,14 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	if v.bytea && familyOf(t) == famString {
 		if _, plain := t.(*types.StringType); plain {
 			return bd.byteaText(v)
+		}
+	}
+	if v.str != nil && familyOf(t) == famTimestamp {
+		// An explicit cast's value is the text's instant: one outside timestamp[ns] is
+		// refused (22008 "timestamp out of range"), not clamped to the range as a bound
+		// compared with a column is ('1500-01-01'::timestamptz was 1677-09-21 00:12:43…).
+		if _, err := TimestampIn(*v.str, isWallclock(t)); err != nil && err.(*Error).SQLState == "22008" {
+			return bval{}, err
 		}
 	}
 	if v.untyped() {
@@ -2513,7 +2531,23 @@ func (bd *binder) jsonDoc(v bval) (expr.Expression, error) {
 	return nil, errorf(InvalidArgument, "JSON operators need a JSON value, not %s", typeName(v.typ()))
 }
 
+// textDoc refuses a JSON operator whose document is typed text: PostgreSQL has no such
+// operator (42883); or an untyped literal or NULL, which PostgreSQL could read as json or
+// jsonb (42725, "operator is not unique").
+func textDoc(op string, l, r bval) error {
+	switch {
+	case l.untyped():
+		return refused(InvalidArgument, "42725", "operator is not unique: unknown %s %s", op, opTypeName(r))
+	case familyOf(l.typ()) == famString:
+		return errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
+	}
+	return nil
+}
+
 func (bd *binder) jsonOp(op string, l, r bval) (bval, error) {
+	if err := textDoc(op, l, r); err != nil {
+		return bval{}, err
+	}
 	doc, err := bd.jsonDoc(l)
 	if err != nil {
 		return bval{}, err
@@ -2538,6 +2572,9 @@ func (bd *binder) jsonOp(op string, l, r bval) (bval, error) {
 }
 
 func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
+	if err := textDoc(op, l, r); err != nil {
+		return bval{}, err
+	}
 	doc, err := bd.jsonDoc(l)
 	if err != nil {
 		return bval{}, err

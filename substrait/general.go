@@ -260,6 +260,10 @@ var showSettings = map[string]string{
 	"is_superuser":                  "off",
 }
 
+// showColumns are the names of SHOW's column that PostgreSQL spells in mixed case (its
+// settings' own names); the other settings' columns are their lower-case names.
+var showColumns = map[string]string{"timezone": "TimeZone", "datestyle": "DateStyle", "intervalstyle": "IntervalStyle"}
+
 func (bd *binder) show(name string) (*Bound, error) {
 	v, ok := showSettings[strings.ToLower(name)]
 	if !ok {
@@ -267,8 +271,12 @@ func (bd *binder) show(name string) (*Bound, error) {
 		return nil, unimplemented("SHOW of this setting")
 	}
 	e := expr.NewPrimitiveLiteral(v, true)
-	sc := &scope{cols: []col{{name: strings.ToLower(name), typ: e.GetType()}}}
-	schema, err := arrowSchema(sc, []string{strings.ToLower(name)})
+	column := strings.ToLower(name)
+	if c, ok := showColumns[column]; ok {
+		column = c
+	}
+	sc := &scope{cols: []col{{name: column, typ: e.GetType()}}}
+	schema, err := arrowSchema(sc, []string{column})
 	if err != nil {
 		return nil, err
 	}

@@ -140,7 +140,7 @@ def test_tableless_statements(conn):
     assert arrow(conn, "SELECT version()").column(0)[0].as_py().startswith("PostgreSQL")
     row = arrow(conn, "SELECT current_database() AS db, current_schema() AS s").to_pylist()
     assert row == [{"db": "flightsrv", "s": "public"}]
-    assert arrow(conn, "SHOW timezone").to_pylist() == [{"timezone": "UTC"}]
+    assert arrow(conn, "SHOW timezone").to_pylist() == [{"TimeZone": "UTC"}]
 
 
 def test_missing_route_names_the_partition_column(conn):

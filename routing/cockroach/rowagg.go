@@ -60,11 +60,12 @@ import (
 //     text (\u0000, anywhere: ->> de-escapes every string it parses), fails the statement: a
 //     data exception (SQLSTATE class 22) declines the bucket, and the executor reads its rows
 //     and reports what it finds.
-//   - Casts of text to int4/int8: the executor parses with Go's rules (a leading 0 is octal,
-//     no spaces), PostgreSQL with its own; both agree on canonical decimal text. So every
-//     cast member of every row in the range (not only the rows the filter keeps, which the
-//     executor may evaluate in another order) is checked to read back as itself
-//     (t::int4::text = t); one that does not declines the bucket.
+//   - Casts of text to int4/int8: the executor reads text as int4in and int8in do
+//     (internal/pgnumfmt.IntIn), so both agree; the guard kept from when the executor read
+//     Go's way still checks every cast member of every row in the range (not only the rows
+//     the filter keeps, which the executor may evaluate in another order) to read back as
+//     itself (t::int4::text = t), and one that does not declines the bucket (the executor
+//     then reads its rows: same answer, more work).
 //   - The residual filter goes into each aggregate's FILTER clause rather than WHERE, so the
 //     guard sees every row; groups whose rows all fail it are dropped here.
 //   - Text compares and aggregates under COLLATE "C" (bytewise, as the executor); text

@@ -968,9 +968,8 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.FLOAT64 && n.to.ID() == arrow.FLOAT32 {
 		return float8ToFloat4(ctx, d)
 	}
-	if ad, ok := d.(compute.ArrayLikeDatum); ok && (ad.Type().ID() == arrow.STRING || ad.Type().ID() == arrow.LARGE_STRING) &&
-		(n.to.ID() == arrow.FLOAT32 || n.to.ID() == arrow.FLOAT64) {
-		return textToFloat(ctx, d, n.to)
+	if ad, ok := d.(compute.ArrayLikeDatum); ok && (ad.Type().ID() == arrow.STRING || ad.Type().ID() == arrow.LARGE_STRING) && textCastTarget(n.to) {
+		return textCast(ctx, d, n.to)
 	}
 	if !arrow.IsBaseBinary(n.to.ID()) && n.to.ID() != arrow.STRING_VIEW && n.to.ID() != arrow.BINARY_VIEW {
 		opts := compute.SafeCastOptions(n.to)

@@ -15,6 +15,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/flightsrv/flightsrv/internal/freelist"
+	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 )
 
 // JSON fields read column-at-a-time. A JSON function of URNPostgres whose document is a
@@ -24,8 +25,8 @@ import (
 // every field that the operator's expressions read from that column (Project registers those
 // of all its expressions, Filter those of its predicate; jsonShare), straight into Arrow
 // arrays: text without intermediate Go strings, and the casts fused, parsing the field's bytes
-// into int32, int64 or float64 as arrow-go's cast of the text would (strconv.ParseInt with
-// base 0, strconv.ParseFloat), with the same errors (castError). Every document is scanned
+// into int32, int64 or float64 as the cast of the text computed per row reads it (int4in,
+// int8in and float8in: pgnumfmt.IntIn and FloatIn, textcast.go), with the same errors. Every document is scanned
 // once per batch and operator however many fields and expressions read it (jsonscan.go).
 // Other JSON calls (keys computed per row, a document that is itself an expression) keep the
 // per-row kernel of sqlfuncs.go, which uses the same scanner.
@@ -461,16 +462,16 @@ func (jc *jsonColumn) build(mem memory.Allocator, f *jsonField) (arrow.Array, er
 		return buildValues(textAppender{array.NewStringBuilder(mem)}, n, text, func(t []byte) ([]byte, error) { return t, nil }, arrow.BinaryTypes.String)
 	case outInt32:
 		return buildNumbers(mem, jc, spans, arrow.PrimitiveTypes.Int32, func(t []byte) (int32, error) {
-			v, err := parseInt(t, 32)
+			v, err := pgnumfmt.IntIn(unsafeString(t), 32)
 			return int32(v), err
 		})
 	case outInt64:
 		return buildNumbers(mem, jc, spans, arrow.PrimitiveTypes.Int64, func(t []byte) (int64, error) {
-			return parseInt(t, 64)
+			return pgnumfmt.IntIn(unsafeString(t), 64)
 		})
 	case outFloat:
 		return buildNumbers(mem, jc, spans, arrow.PrimitiveTypes.Float64, func(t []byte) (float64, error) {
-			return strconv.ParseFloat(unsafeString(t), 64)
+			return pgnumfmt.FloatIn(unsafeString(t), 64)
 		})
 	}
 	return nil, fmt.Errorf("unknown output %d", f.out)
@@ -480,7 +481,7 @@ func (jc *jsonColumn) build(mem memory.Allocator, f *jsonField) (arrow.Array, er
 // extraction's spans straight into Arrow buffers of exactly the batch's rows from mem: each
 // row's ->> text parsed by parse, NULL for a SQL NULL document and a JSON null or absent
 // field; the validity bitmap is made at the first NULL only. The first text that does not
-// parse fails it with the error arrow-go's cast kernel gives it (castError), as buildValues.
+// parse fails it with parse's error (PostgreSQL's SQLSTATE, inputError), as buildValues.
 // Unlike an Arrow builder it calls no closure per row to get the text and rounds no buffer up
 // to a power of two (docs/architecture.md, decision 3: the cast is fused).
 func buildNumbers[T int32 | int64 | float64](mem memory.Allocator, jc *jsonColumn, spans []jsonSpan, to arrow.DataType, parse func([]byte) (T, error)) (arrow.Array, error) {
@@ -526,7 +527,7 @@ func buildNumbers[T int32 | int64 | float64](mem memory.Allocator, jc *jsonColum
 		}
 		x, err := parse(t)
 		if err != nil {
-			return nil, castError(fmt.Errorf("%w: %s", arrow.ErrInvalid, err), arrow.BinaryTypes.String, to)
+			return nil, inputError(err)
 		}
 		out[i] = x
 		if bits != nil {
@@ -548,8 +549,7 @@ type textAppender struct{ *array.StringBuilder }
 func (t textAppender) Append(v []byte) { t.BinaryBuilder.Append(v) }
 
 // buildValues builds each row's text, converted by parse (a cast to a number, or none), failing
-// on the first text that does not parse with the error arrow-go's cast kernel gives it
-// (castError).
+// on the first text that does not parse with parse's error (inputError).
 func buildValues[T any](b appender[T], n int, text func(int) ([]byte, bool), parse func([]byte) (T, error), to arrow.DataType) (arrow.Array, error) {
 	defer b.Release()
 	b.Reserve(n)
@@ -561,40 +561,11 @@ func buildValues[T any](b appender[T], n int, text func(int) ([]byte, bool), par
 		}
 		v, err := parse(t)
 		if err != nil {
-			return nil, castError(fmt.Errorf("%w: %s", arrow.ErrInvalid, err), arrow.BinaryTypes.String, to)
+			return nil, inputError(err)
 		}
 		b.Append(v)
 	}
 	return b.NewArray(), nil
-}
-
-// parseInt is strconv.ParseInt(string(t), 0, bits), arrow-go's cast of text to an integer,
-// without the string: plain decimal digits with an optional minus sign and no leading zero
-// that fit are converted here, anything else by strconv.
-func parseInt(t []byte, bits int) (int64, error) {
-	digits := t
-	neg := len(t) > 0 && t[0] == '-'
-	if neg {
-		digits = t[1:]
-	}
-	maxDigits := 9 // fits int32 whatever the digits
-	if bits == 64 {
-		maxDigits = 18
-	}
-	if len(digits) == 0 || len(digits) > maxDigits || (digits[0] == '0' && len(digits) > 1) {
-		return strconv.ParseInt(unsafeString(t), 0, bits)
-	}
-	var v int64
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return strconv.ParseInt(unsafeString(t), 0, bits)
-		}
-		v = v*10 + int64(c-'0')
-	}
-	if neg {
-		v = -v
-	}
-	return v, nil
 }
 
 // unsafeString views b as a string for a call that does not keep it.

@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -408,36 +407,6 @@ func float8ToFloat4(ctx context.Context, d compute.Datum) (compute.Datum, error)
 				return 0, false, errFloatUnderflow
 			}
 			return r, true, nil
-		})
-	})
-}
-
-// textToFloat is PostgreSQL's cast of text to real or double precision (to, float32 or
-// float64): float4in and float8in (pgnumfmt.FloatIn: white space around the number, NaN and
-// Infinity, hexadecimal; 22P02 for text that is no number, 22003 past the type's range).
-func textToFloat(ctx context.Context, d compute.Datum, to arrow.DataType) (compute.Datum, error) {
-	return castEach(ctx, d, func(a arrow.Array) (arrow.Array, error) {
-		tx, ok := asTexts(a)
-		if !ok {
-			return nil, fmt.Errorf("ops: cast of %s to %s", a.DataType(), to)
-		}
-		mem := compute.GetAllocator(ctx)
-		read := func(i int, bits int) (float64, bool, error) {
-			f, err := pgnumfmt.FloatIn(string(tx.ValueBytes(i)), bits)
-			var e *pgnumfmt.Error
-			if errors.As(err, &e) {
-				return 0, false, &DataError{Code: e.Code, Msg: e.Msg}
-			}
-			return f, err == nil, err
-		}
-		if to.ID() == arrow.FLOAT32 {
-			return mapRows[float32](array.NewFloat32Builder(mem), a.Len(), []arrow.Array{a}, func(i int) (float32, bool, error) {
-				f, ok, err := read(i, 32)
-				return float32(f), ok, err
-			})
-		}
-		return mapRows[float64](array.NewFloat64Builder(mem), a.Len(), []arrow.Array{a}, func(i int) (float64, bool, error) {
-			return read(i, 64)
 		})
 	})
 }

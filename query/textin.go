@@ -1,0 +1,33 @@
+package query
+
+import (
+	"errors"
+
+	"github.com/flightsrv/flightsrv/scan/ops"
+	"github.com/flightsrv/flightsrv/substrait"
+)
+
+// The executor reads rows of text cast to date and timestamp with the binder's readers of
+// constants (ops may not import substrait): one reader per type for constants and rows.
+func init() {
+	ops.SetDateTimeInput(ops.DateTimeInput{
+		Date: func(s string) (int32, error) {
+			v, err := substrait.DateIn(s)
+			return v, dataError(err)
+		},
+		Timestamp: func(s string, naive bool) (int64, error) {
+			v, err := substrait.TimestampIn(s, naive)
+			return v, dataError(err)
+		},
+	})
+}
+
+// dataError turns a reader's *substrait.Error into the executor's *ops.DataError of the same
+// SQLSTATE and message.
+func dataError(err error) error {
+	var e *substrait.Error
+	if err == nil || !errors.As(err, &e) {
+		return err
+	}
+	return &ops.DataError{Code: e.SQLState, Msg: e.Msg}
+}
