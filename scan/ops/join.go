@@ -236,7 +236,9 @@ type joiner struct {
 	lrefs   []rowRef
 	prefs   []rowRef
 	pass    []bool
-	keep    []rowRef
+	// keep and nullRefs are the left tail's kept rows and their all-NULL right rows.
+	keep     []rowRef
+	nullRefs []rowRef
 }
 
 func (j *joiner) close() {
@@ -758,8 +760,8 @@ func (j *joiner) residual(lsrcs []arrow.RecordBatch, lrefs, rrefs []rowRef) ([]b
 }
 
 // leftTail queues the rows of the walked left batch the join type keeps beyond its pairs.
-// The kept rows' references are built in j.keep, scratch reused from batch to batch; a semi
-// or anti join keeping every row of the batch passes it as it is.
+// The rows' references are built in scratch reused from batch to batch (j.keep, j.nullRefs);
+// a semi or anti join keeping every row of the batch passes it as it is.
 func (j *joiner) leftTail() error {
 	keep := j.keep[:0]
 	switch j.spec.Type {
@@ -773,7 +775,8 @@ func (j *joiner) leftTail() error {
 		if len(keep) == 0 {
 			return nil
 		}
-		rrefs := make([]rowRef, len(keep))
+		rrefs := slices.Grow(j.nullRefs[:0], len(keep))[:len(keep)]
+		j.nullRefs = rrefs
 		for i := range rrefs {
 			rrefs[i] = rowRef{b: j.rnull}
 		}
