@@ -236,6 +236,9 @@ type joiner struct {
 	lrefs   []rowRef
 	prefs   []rowRef
 	pass    []bool
+	// keep and nullRefs are the left tail's kept rows and their all-NULL right rows.
+	keep     []rowRef
+	nullRefs []rowRef
 }
 
 func (j *joiner) close() {
@@ -757,8 +760,10 @@ func (j *joiner) residual(lsrcs []arrow.RecordBatch, lrefs, rrefs []rowRef) ([]b
 }
 
 // leftTail queues the rows of the walked left batch the join type keeps beyond its pairs.
+// The rows' references are built in scratch reused from batch to batch (j.keep, j.nullRefs);
+// a semi or anti join keeping every row of the batch passes it as it is.
 func (j *joiner) leftTail() error {
-	var keep []rowRef
+	keep := j.keep[:0]
 	switch j.spec.Type {
 	case JoinLeft, JoinFull, JoinSingle:
 		for r, m := range j.lmatched {
@@ -766,10 +771,12 @@ func (j *joiner) leftTail() error {
 				keep = append(keep, rowRef{b: 0, r: int32(r)})
 			}
 		}
+		j.keep = keep
 		if len(keep) == 0 {
 			return nil
 		}
-		rrefs := make([]rowRef, len(keep))
+		rrefs := slices.Grow(j.nullRefs[:0], len(keep))[:len(keep)]
+		j.nullRefs = rrefs
 		for i := range rrefs {
 			rrefs[i] = rowRef{b: j.rnull}
 		}
@@ -780,6 +787,9 @@ func (j *joiner) leftTail() error {
 		j.pending = append(j.pending, b)
 		return nil
 	case JoinSemi:
+		if !slices.Contains(j.lmatched, 0) {
+			return j.keepAll()
+		}
 		for r, m := range j.lmatched {
 			if m > 0 {
 				keep = append(keep, rowRef{b: 0, r: int32(r)})
@@ -798,19 +808,25 @@ func (j *joiner) leftTail() error {
 	default:
 		return nil
 	}
+	j.keep = keep
 	if len(keep) == 0 {
 		return nil
 	}
 	if len(keep) == len(j.lmatched) {
-		j.cur.Retain()
-		j.pending = append(j.pending, j.cur)
-		return nil
+		return j.keepAll()
 	}
 	b, err := j.batch(j.lschema, j.outCols, []arrow.RecordBatch{j.cur}, keep, nil, nil, nil)
 	if err != nil {
 		return err
 	}
 	j.pending = append(j.pending, b)
+	return nil
+}
+
+// keepAll queues the walked left batch whole (a semi or anti join keeping its every row).
+func (j *joiner) keepAll() error {
+	j.cur.Retain()
+	j.pending = append(j.pending, j.cur)
 	return nil
 }
 
