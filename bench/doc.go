@@ -281,6 +281,17 @@
 //     ms 2.76–2.83×, count WHERE delay > 60 39–40 ms 1.89–1.94×). Peak RSS 96–97 MiB cold and
 //     warm (38–39 MiB anonymous, 52–53 MiB file pages at the end). Loading the 3M rows into
 //     SQLite took 18 s and archiving 1,341 buckets 14 s; the whole run 2 minutes.
+//     After the branches wire18, cold19c, float18, lim18, sub18, grp18, cast18 and join19c
+//     merged (701d750), beside dac5a9e's build in the same rounds (FLIGHTSRV_ANALYTICAL_BASELINE,
+//     5 rounds, load average 1.4–2.9): cold top 10 554 against 626 ms (1.16× against 1.30× DuckDB
+//     over the payloads: the top-k keeps at most k rows of a batch), semi join 1.02 against
+//     1.22 s (1.41× against 1.68×: the hash join's scratch reused), the others within 5% (5 of 13
+//     within 1× in both, origin, avg(delay) at 1.02×); warm top 10 94 against 152 ms, semi join
+//     328 against 457 ms, 12 of 12 within 3× native; peak RSS 96–97 MiB (the baseline, run from
+//     the linker's file, 107–109 MiB). Server CPU is about 1.5 cores of the 2 through the cold
+//     queries (count WHERE delay > 60: 664 ms of CPU in 445 ms): a core idles about a quarter
+//     of the wall time. Probing the hash join on several goroutines was tried and measured
+//     slower (12–25% more CPU: more batches in flight, more collections under the 40 MiB limit).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
