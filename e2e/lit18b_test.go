@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// TestBCDateTextAsPostgres: dates before 1 AD cast to text read as PostgreSQL's date_out
+// writes them with DateStyle ISO: the BC year, there being no year 0 (astronomical year -43
+// is "0044-03-15 BC"; it was "-0043-03-15").
+func TestBCDateTextAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	cl := dial(t, e.on)
+	pg := pgUTC(t, ctx, e.url)
+	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
+		// flightsrv reads no BC date input: the dates are 1 AD less k days. (Its timestamps,
+		// nanoseconds since 1970 in 64 bits, begin in 1677; ops.TestTimestampTextMatchesPostgres
+		// checks the text of earlier ones.)
+		`SELECT k, d::text, (d + 366)::text, d < '0001-01-01' FROM (SELECT k, '0001-01-01'::date - k AS d FROM (VALUES (0), (1), (365), (366), (16000), (365000), (1721423)) v(k)) t ORDER BY k`,
+		`SELECT ('0001-01-01'::date - 1)::text, ('0001-01-01'::date - 16000)::text, 'x' || ('0001-01-01'::date - 1)`,
+	)...)
+}
+
+// TestNumericNaNInfinityAsPostgres: text cast to numeric per row when a value is NaN or an
+// infinity, which PostgreSQL's numeric holds and flightsrv's decimal128 cannot: NaN and an
+// infinity cast to unconstrained numeric (under round(…, n)) are refused by name (UNIMPLEMENTED 0A000; it was
+// INVALID_ARGUMENT 22003), an infinity cast to numeric(p,s) is PostgreSQL's own 22003
+// "numeric field overflow", and a NaN with a sign is not a number (22P02), as on PostgreSQL.
+func TestNumericNaNInfinityAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	cl := dial(t, e.on)
+	pg := pgUTC(t, ctx, e.url)
+	for q, msg := range map[string]string{
+		`SELECT round(x::numeric, 2) FROM (VALUES ('1.5'), ('NaN')) v(x)`:       "numeric NaN is not supported",
+		`SELECT x::numeric(10,2) FROM (VALUES ('1.5'), (' nan ')) v(x)`:         "numeric NaN is not supported",
+		`SELECT round(x::numeric, 1) FROM (VALUES ('1.5'), ('-Infinity')) v(x)`: "numeric infinity is not supported",
+		`SELECT trunc(x::numeric, 0) + 1 FROM (VALUES ('inf')) v(x)`:            "numeric infinity is not supported",
+		`SELECT round(x::numeric, 3) FROM (VALUES ('Infinity'::float8)) v(x)`:   "numeric infinity is not supported",
+		`SELECT x::numeric(10,2) FROM (VALUES ('NaN'::float8)) v(x)`:            "numeric NaN is not supported",
+		`SELECT 'NaN'::numeric`:       "numeric NaN is not supported",
+		`SELECT '-Infinity'::numeric`: "numeric infinity is not supported",
+	} {
+		if _, err := pgTextRowsErr(ctx, pg, q); err != nil {
+			t.Fatalf("PostgreSQL %s: %v", q, err)
+		}
+		_, err := run(ctx, cl, q)
+		if st := status.Convert(err); st.Code() != codes.Unimplemented || st.Message() != msg || sqlstateOf(err) != "0A000" {
+			t.Errorf("%s: %v %s, want UNIMPLEMENTED 0A000 %q", q, err, sqlstateOf(err), msg)
+		}
+	}
+	for q, code := range map[string]string{
+		`SELECT x::numeric(10,2) FROM (VALUES ('1.5'), ('Infinity')) v(x)`: "22003",
+		`SELECT x::numeric(38,0) FROM (VALUES ('-inf')) v(x)`:              "22003",
+		`SELECT x::numeric(10,2) FROM (VALUES ('Infinity'::float8)) v(x)`:  "22003",
+		`SELECT 'Infinity'::numeric(10,2)`:                                 "22003",
+		`SELECT round(x::numeric, 2) FROM (VALUES ('+NaN')) v(x)`:          "22P02",
+		`SELECT x::numeric(10,2) FROM (VALUES ('--inf')) v(x)`:             "22P02",
+	} {
+		refusedAsPostgres(t, ctx, cl, pg, q, code)
+	}
+}
