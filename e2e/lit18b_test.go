@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -62,5 +65,50 @@ func TestNumericNaNInfinityAsPostgres(t *testing.T) {
 		`SELECT x::numeric(10,2) FROM (VALUES ('--inf')) v(x)`:             "22P02",
 	} {
 		refusedAsPostgres(t, ctx, cl, pg, q, code)
+	}
+}
+
+// TestWideDecimalBesideFloatAsPostgres: a decimal constant past the 38 digits of flightsrv's
+// numeric in a list resolved to one type (VALUES columns, CASE results, COALESCE,
+// GREATEST/LEAST) beside a double precision or real value is read as that float type, as
+// PostgreSQL's resolution casts it (it was 22003 "flightsrv's numeric holds 38 digits"); past
+// the float type's range it is PostgreSQL's 22003, and without a float beside it stays 22003.
+func TestWideDecimalBesideFloatAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	cl := dial(t, e.on)
+	pg := pgUTC(t, ctx, e.url)
+	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
+		`SELECT x::text, x / 3 FROM (VALUES (1e200::float8), (1e200), (-1e300), (1.5)) v(x) ORDER BY x`,
+		`SELECT x::text, y FROM (VALUES (1e200, 'a'), (2.5::float8, 'b'), (1e-300, 'c')) v(x, y) ORDER BY y`,
+		`SELECT n, (CASE WHEN n = 1 THEN 1e300 WHEN n = 2 THEN x ELSE -1e250 END)::text, coalesce(NULL, 1e200, x)::text, coalesce(x, 1e200)::text, `+
+			`greatest(x, 1e300)::text, least(-1e300, x)::text FROM (VALUES (1, 1.5::float8), (2, NULL), (3, 'Infinity')) v(n, x) ORDER BY n`,
+	)...)
+	for _, q := range []string{
+		`SELECT x FROM (VALUES (1e400), (1.0::float8)) v(x)`,
+		`SELECT x FROM (VALUES (1.5::real), (1e200)) v(x)`, // real's, not double precision's
+		`SELECT x FROM (VALUES (1e39), (1.5::real)) v(x)`,
+		`SELECT coalesce(1e400, 1.5::float8)`,
+		`SELECT x FROM (VALUES (1e-330), (2.5::float8)) v(x)`,
+	} {
+		var pe *pgconn.PgError
+		if _, err := pgTextRowsErr(ctx, pg, q); !errors.As(err, &pe) || pe.Code != "22003" {
+			t.Errorf("PostgreSQL %s: %v, want 22003", q, err)
+		}
+		_, err := run(ctx, cl, q)
+		if status.Code(err) != codes.InvalidArgument || sqlstateOf(err) != "22003" {
+			t.Errorf("%s: %v %s, want INVALID_ARGUMENT 22003", q, err, sqlstateOf(err))
+		}
+	}
+	// Without a float beside it the constant is a numeric, past flightsrv's 38 digits (which
+	// PostgreSQL's numeric holds).
+	for _, q := range []string{
+		`SELECT x FROM (VALUES (1e200), (1.5)) v(x)`,
+		`SELECT CASE WHEN x > 0 THEN 1e200 ELSE 1 END FROM (VALUES (1)) v(x)`,
+	} {
+		_, err := run(ctx, cl, q)
+		if status.Code(err) != codes.InvalidArgument || sqlstateOf(err) != "22003" || !strings.Contains(status.Convert(err).Message(), "holds 38 digits") {
+			t.Errorf("%s: %v %s, want INVALID_ARGUMENT 22003 flightsrv's numeric holds 38 digits", q, err, sqlstateOf(err))
+		}
 	}
 }
