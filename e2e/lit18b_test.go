@@ -70,7 +70,7 @@ func TestNumericNaNInfinityAsPostgres(t *testing.T) {
 
 // TestWideDecimalBesideFloatAsPostgres: a decimal constant past the 38 digits of flightsrv's
 // numeric in a list resolved to one type (VALUES columns, CASE results, COALESCE,
-// GREATEST/LEAST) beside a double precision or real value is read as that float type, as
+// GREATEST/LEAST, IN lists, width_bucket's operand and bounds) beside a double precision or real value is read as that float type, as
 // PostgreSQL's resolution casts it (it was 22003 "flightsrv's numeric holds 38 digits"); past
 // the float type's range it is PostgreSQL's 22003, and without a float beside it stays 22003.
 func TestWideDecimalBesideFloatAsPostgres(t *testing.T) {
@@ -83,6 +83,11 @@ func TestWideDecimalBesideFloatAsPostgres(t *testing.T) {
 		`SELECT x::text, y FROM (VALUES (1e200, 'a'), (2.5::float8, 'b'), (1e-300, 'c')) v(x, y) ORDER BY y`,
 		`SELECT n, (CASE WHEN n = 1 THEN 1e300 WHEN n = 2 THEN x ELSE -1e250 END)::text, coalesce(NULL, 1e200, x)::text, coalesce(x, 1e200)::text, `+
 			`greatest(x, 1e300)::text, least(-1e300, x)::text FROM (VALUES (1, 1.5::float8), (2, NULL), (3, 'Infinity')) v(n, x) ORDER BY n`,
+		`SELECT x::text, x IN (1e300, 2), x NOT IN (-1e300, 1.5), x IN (1e300, 1.5) FROM (VALUES (1.5::float8), ('Infinity'), (1e300)) v(x) ORDER BY x`,
+		// PostgreSQL's width_bucket_float8 of bounds whose difference overflows is its own
+		// -2147483648 (an integer overflow of its arithmetic), matched as it answers.
+		`SELECT x::text, width_bucket(x, -1e308, 1e308, 10), width_bucket(x, 0, 1e300, 4) FROM (VALUES (0::float8), (1e299), (5e300)) v(x) ORDER BY x`,
+		`SELECT width_bucket(0::float8, -1e308, 1e308, 10)`,
 	)...)
 	for _, q := range []string{
 		`SELECT x FROM (VALUES (1e400), (1.0::float8)) v(x)`,

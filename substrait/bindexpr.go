@@ -1484,7 +1484,8 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 }
 
 // wideConsts collects the decimal constants of one common-typed list (VALUES column, CASE
-// results, COALESCE, GREATEST/LEAST) that are past the 38 digits of flightsrv's numeric (22003
+// results, COALESCE, GREATEST/LEAST, an IN list with its subject, width_bucket's operand and
+// bounds) that are past the 38 digits of flightsrv's numeric (22003
 // alone). When the list holds a real or double precision value, PostgreSQL's resolution types
 // the list float (double precision is the numeric category's preferred type; beside a real
 // the constant is cast to real) and casts the constant by numeric_float8 or numeric_float4,
@@ -2318,14 +2319,22 @@ func (bd *binder) distinctFrom(l, r bval, not bool) (bval, error) {
 // inList is x IN (a, b, …): a SingularOrList when every item is a constant, else an OR of
 // equalities.
 func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.Expression, error) {
-	vals := make([]bval, len(items))
-	allConst := true
+	vals := make([]bval, len(items)+1)
+	vals[0] = x
+	var wide wideConsts // PostgreSQL's x = ANY of the common type of x and the items
 	for i, it := range items {
-		v, err := bd.bindExpr(it, sc)
+		v, err := wide.bind(bd, it, sc, i+1)
 		if err != nil {
 			return nil, err
 		}
-		vals[i] = v
+		vals[i+1] = v
+	}
+	if err := wide.resolve(vals); err != nil {
+		return nil, err
+	}
+	vals = vals[1:]
+	allConst := true
+	for _, v := range vals {
 		if v.e != nil {
 			if _, ok := v.e.(expr.Literal); !ok {
 				allConst = false
