@@ -1429,6 +1429,7 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 	}
 	var conds []expr.Expression
 	var results []bval
+	var wide wideConsts
 	for _, w := range c.GetArgs() {
 		cw := w.GetCaseWhen()
 		var cond expr.Expression
@@ -1449,7 +1450,7 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 				return bval{}, err
 			}
 		}
-		r, err := bd.bindExpr(cw.GetResult(), sc)
+		r, err := wide.bind(bd, cw.GetResult(), sc, len(results))
 		if err != nil {
 			return bval{}, err
 		}
@@ -1458,11 +1459,14 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 	els := bval{null: true}
 	if c.GetDefresult() != nil {
 		var err error
-		if els, err = bd.bindExpr(c.GetDefresult(), sc); err != nil {
+		if els, err = wide.bind(bd, c.GetDefresult(), sc, len(results)); err != nil {
 			return bval{}, err
 		}
 	}
 	all := append(results, els)
+	if err := wide.resolve(all); err != nil {
+		return bval{}, err
+	}
 	vals, err := bd.commonType(all, "CASE")
 	if err != nil {
 		return bval{}, err
@@ -1477,6 +1481,64 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, all)
 	}
 	return out, err
+}
+
+// wideConsts collects the decimal constants of one common-typed list (VALUES column, CASE
+// results, COALESCE, GREATEST/LEAST, an IN list with its subject, width_bucket's operand and
+// bounds) that are past the 38 digits of flightsrv's numeric (22003
+// alone). When the list holds a real or double precision value, PostgreSQL's resolution types
+// the list float (double precision is the numeric category's preferred type; beside a real
+// the constant is cast to real) and casts the constant by numeric_float8 or numeric_float4,
+// so resolve reads each as float8in or float4in reads its text (floatOfDecimalText):
+// VALUES (1e200::float8), (1e200) answers double precision, as PostgreSQL's.
+type wideConsts struct {
+	nodes []*pg.Node
+	at    []int
+	err   error
+}
+
+// bind binds n, the list's i-th value; a decimal constant that fails is kept for resolve (its
+// value the zero bval until then).
+func (w *wideConsts) bind(bd *binder, n *pg.Node, sc *scope, i int) (bval, error) {
+	v, err := bd.bindExpr(n, sc)
+	if err != nil && bigDecimal(n) {
+		if w.err == nil {
+			w.err = err
+		}
+		w.nodes, w.at = append(w.nodes, n), append(w.at, i)
+		return bval{}, nil
+	}
+	return v, err
+}
+
+// resolve reads the kept constants as the float type among vs (the others), or fails with the
+// first constant's error when vs holds no real or double precision value.
+func (w *wideConsts) resolve(vs []bval) error {
+	if len(w.at) == 0 {
+		return nil
+	}
+	var t types.Type
+	for i, v := range vs {
+		if slices.Contains(w.at, i) || v.untyped() || familyOf(v.typ()) != famFloat {
+			continue
+		}
+		if t == nil {
+			t = v.typ()
+		} else {
+			t = widerNumber(t, v.typ())
+		}
+	}
+	if t == nil {
+		return w.err
+	}
+	for k, i := range w.at {
+		e, err := floatOfDecimalText(w.nodes[k].GetAConst().GetFval().GetFval(), t)
+		if err != nil {
+			return err
+		}
+		vs[i] = typed(e)
+	}
+	return nil
 }
 
 // commonType gives a list of values one type (CASE, COALESCE, GREATEST): the first typed
@@ -1537,12 +1599,16 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 // ELSE last END.
 func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	vs := make([]bval, len(args))
+	var wide wideConsts
 	for i, a := range args {
-		v, err := bd.bindExpr(a, sc)
+		v, err := wide.bind(bd, a, sc, i)
 		if err != nil {
 			return bval{}, err
 		}
 		vs[i] = v
+	}
+	if err := wide.resolve(vs); err != nil {
+		return bval{}, err
 	}
 	es, err := bd.commonType(vs, "COALESCE")
 	if err != nil {
@@ -1574,12 +1640,16 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 // greatest is GREATEST/LEAST, ignoring NULLs as PostgreSQL does.
 func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 	vs := make([]bval, len(m.GetArgs()))
+	var wide wideConsts
 	for i, a := range m.GetArgs() {
-		v, err := bd.bindExpr(a, sc)
+		v, err := wide.bind(bd, a, sc, i)
 		if err != nil {
 			return bval{}, err
 		}
 		vs[i] = v
+	}
+	if err := wide.resolve(vs); err != nil {
+		return bval{}, err
 	}
 	es, err := bd.commonType(vs, "GREATEST/LEAST")
 	if err != nil {
@@ -2249,14 +2319,22 @@ func (bd *binder) distinctFrom(l, r bval, not bool) (bval, error) {
 // inList is x IN (a, b, …): a SingularOrList when every item is a constant, else an OR of
 // equalities.
 func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.Expression, error) {
-	vals := make([]bval, len(items))
-	allConst := true
+	vals := make([]bval, len(items)+1)
+	vals[0] = x
+	var wide wideConsts // PostgreSQL's x = ANY of the common type of x and the items
 	for i, it := range items {
-		v, err := bd.bindExpr(it, sc)
+		v, err := wide.bind(bd, it, sc, i+1)
 		if err != nil {
 			return nil, err
 		}
-		vals[i] = v
+		vals[i+1] = v
+	}
+	if err := wide.resolve(vals); err != nil {
+		return nil, err
+	}
+	vals = vals[1:]
+	allConst := true
+	for _, v := range vals {
 		if v.e != nil {
 			if _, ok := v.e.(expr.Literal); !ok {
 				allConst = false

@@ -643,18 +643,27 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	args := make([]bval, len(rawArgs))
 	var first *bval // the first argument when numericRoundCall bound it already
 	bindArgs := func() error {
+		// width_bucket's operand and bounds: a decimal constant past 38 digits beside a
+		// double precision is one (PostgreSQL resolves width_bucket(float8, …) there).
+		var wide wideConsts
 		for i, a := range rawArgs {
 			if i == 0 && first != nil {
 				args[0] = *first
 				continue
 			}
-			v, err := bd.bindExpr(a, sc)
+			var v bval
+			var err error
+			if name == "width_bucket" && i < 3 {
+				v, err = wide.bind(bd, a, sc, i)
+			} else {
+				v, err = bd.bindExpr(a, sc)
+			}
 			if err != nil {
 				return err
 			}
 			args[i] = v
 		}
-		return nil
+		return wide.resolve(args[:min(len(args), 3)])
 	}
 	nargs := func(lo, hi int) error {
 		if len(rawArgs) < lo || len(rawArgs) > hi {

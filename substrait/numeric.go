@@ -55,13 +55,16 @@ func numScale(t types.Type) (int32, bool) {
 // numericSyntax is numeric_in's syntax of a finite number (after spaces are trimmed).
 var numericSyntax = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
-// parseNumericText reads s as numeric_in does: its value and display scale. NaN and infinity
-// are refused by name; anything else that is not a number is 22P02.
+// parseNumericText reads s as numeric_in does: its value and display scale. NaN and infinity,
+// which PostgreSQL's numeric holds and decimal128 cannot, are refused by name; anything else
+// that is not a number is 22P02 (numeric_in reads no sign before NaN).
 func parseNumericText(s string) (*apd.Decimal, int32, error) {
 	t := strings.TrimSpace(s)
-	switch strings.ToLower(strings.TrimLeft(t, "+-")) {
-	case "nan", "inf", "infinity":
-		return nil, 0, unimplemented("numeric NaN or infinity")
+	if strings.EqualFold(t, "nan") {
+		return nil, 0, unimplemented("numeric NaN")
+	}
+	if numericInfText(s) {
+		return nil, 0, unimplemented("numeric infinity")
 	}
 	ok := numericSyntax.MatchString(t)
 	d, _, err := apd.NewFromString(t)
@@ -72,6 +75,16 @@ func parseNumericText(s string) (*apd.Decimal, int32, error) {
 		return nil, 0, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "numeric value out of range: flightsrv's numeric holds 38 digits"}
 	}
 	return d, max(-d.Exponent, 0), nil
+}
+
+// numericInfText reports whether s is numeric_in's spelling of an infinity (inf or infinity,
+// any case, an optional sign, spaces around).
+func numericInfText(s string) bool {
+	switch strings.ToLower(strings.TrimLeft(strings.TrimSpace(s), "+-")) {
+	case "inf", "infinity":
+		return len(strings.TrimSpace(s)) <= len(strings.TrimLeft(strings.TrimSpace(s), "+-"))+1
+	}
+	return false
 }
 
 // numLiteral is the numeric literal of d rounded half away from zero to scale s. prec > 0 is
@@ -404,6 +417,10 @@ func (bd *binder) castToNumeric(v bval, s, p int32, constrained bool) (bval, err
 		return bval{}, unimplementedAre("numeric parameters")
 	}
 	if v.str != nil {
+		if constrained && numericInfText(*v.str) {
+			// PostgreSQL's apply_typmod: numeric(p,s) "cannot hold an infinite value".
+			return bval{}, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "numeric field overflow"}
+		}
 		d, ds, err := parseNumericText(*v.str)
 		if err != nil {
 			return bval{}, err

@@ -23,6 +23,7 @@ func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
 		return nil, err
 	}
 	cols := make([][]bval, width)
+	wide := make([]wideConsts, width) // a column's decimal constants past 38 digits
 	empty := &scope{}
 	for _, l := range lists {
 		items := l.GetList().GetItems()
@@ -30,7 +31,7 @@ func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
 			return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "VALUES lists must all be the same length"}
 		}
 		for c, it := range items {
-			v, err := bd.bindExpr(it, empty)
+			v, err := wide[c].bind(bd, it, empty, len(cols[c]))
 			if err != nil {
 				return nil, err
 			}
@@ -40,6 +41,9 @@ func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
 	rows := make([]expr.VirtualTableExpressionValue, len(lists))
 	out := &boundRel{sc: &scope{}}
 	for c := range cols {
+		if err := wide[c].resolve(cols[c]); err != nil {
+			return nil, err
+		}
 		es, err := bd.commonType(cols[c], "VALUES")
 		if err != nil {
 			return nil, err

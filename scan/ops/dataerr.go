@@ -45,6 +45,7 @@ const (
 	sqlstateInvalidText         = "22P02"
 	sqlstateInvalidDatetimeText = "22007"
 	sqlstateBadEncoding         = "22021"
+	sqlstateNotSupported        = "0A000" // feature_not_supported: refused by name
 )
 
 // pgTypeName names an Arrow type as PostgreSQL names the type it stands for (integer, double

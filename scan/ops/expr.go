@@ -959,6 +959,9 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.TIMESTAMP && n.to.ID() == arrow.STRING {
 		return timestampText(ctx, d)
 	}
+	if ad, ok := d.(compute.ArrayLikeDatum); ok && (ad.Type().ID() == arrow.DATE32 || ad.Type().ID() == arrow.DATE64) && n.to.ID() == arrow.STRING {
+		return dateText(ctx, d)
+	}
 	if ad, ok := d.(compute.ArrayLikeDatum); ok && ad.Type().ID() == arrow.FLOAT64 && n.to.ID() == arrow.STRING {
 		return floatText(ctx, d)
 	}

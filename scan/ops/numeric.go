@@ -39,7 +39,8 @@ import (
 //	                       integer digits is "numeric field overflow" (22003). A float64 is
 //	                       first written with 15 significant digits, as PostgreSQL's float8 to
 //	                       numeric cast does, a float32 with 6 (float4_numeric); text is read as numeric_in reads it (22P02 when
-//	                       it is not a number). NaN and infinities are refused (22003).
+//	                       it is not a number). NaN and infinities are refused by name (0A000);
+//	                       an infinity cast to numeric(p,s) is "numeric field overflow" (22003).
 //	numeric_to(kind, x)    decimal128 x as int16, int32, int64 (rounded half away from zero,
 //	                       "<type> out of range" 22003), float64 (the nearest double), float32
 //	                       (the nearest real to its text, rounded once) or text
@@ -60,7 +61,11 @@ var (
 	errNumericOverflow = &DataError{Code: sqlstateOutOfRange, Msg: "numeric field overflow"}
 	errNumericWide     = &DataError{Code: sqlstateOutOfRange, Msg: "numeric value out of range: flightsrv's numeric holds 38 digits"}
 	errNumericText     = &DataError{Code: sqlstateInvalidText, Msg: "invalid input syntax for type numeric"}
-	errNumericSpecial  = &DataError{Code: sqlstateOutOfRange, Msg: "numeric NaN and infinity are not supported"}
+	// PostgreSQL's numeric holds NaN and ±Infinity; decimal128 cannot, so they are refused
+	// by name. Infinity cast to numeric(p,s) is PostgreSQL's own error, errNumericOverflow
+	// (apply_typmod: "cannot hold an infinite value").
+	errNumericNaN = &DataError{Code: sqlstateNotSupported, Msg: "numeric NaN is not supported"}
+	errNumericInf = &DataError{Code: sqlstateNotSupported, Msg: "numeric infinity is not supported"}
 )
 
 // numericCtx computes exactly: + - * of 38-digit values need at most 77 digits.
@@ -175,13 +180,19 @@ func roundTo(d *apd.Decimal, places int32, r apd.Rounder) (*apd.Decimal, error) 
 var numericSyntax = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
 // parseNumeric reads text as PostgreSQL's numeric_in: optional spaces, a sign, digits with
-// one optional point, an optional exponent. NaN and infinities are errNumericSpecial.
+// one optional point, an optional exponent. NaN is errNumericNaN, infinities errNumericInf.
 func parseNumeric(s string) (*apd.Decimal, error) {
 	t := strings.TrimSpace(s)
 	low := strings.ToLower(strings.TrimLeft(t, "+-"))
 	switch low {
-	case "nan", "inf", "infinity":
-		return nil, errNumericSpecial
+	case "nan":
+		if low == strings.ToLower(t) { // numeric_in reads no sign before NaN
+			return nil, errNumericNaN
+		}
+	case "inf", "infinity":
+		if len(t)-len(low) <= 1 { // one sign at most
+			return nil, errNumericInf
+		}
 	}
 	if !numericSyntax.MatchString(t) {
 		return nil, errNumericText
@@ -200,7 +211,7 @@ func parseNumeric(s string) (*apd.Decimal, error) {
 
 // ParseNumeric reads a numeric constant (a decimal literal's text, or text cast to numeric)
 // as numeric_in does: its value and display scale (digits after the point, at least 0). It
-// fails with a *DataError (22P02) when s is not a number, 22003 for NaN and infinities.
+// fails with a *DataError (22P02) when s is not a number, 0A000 for NaN and infinities.
 func ParseNumeric(s string) (*apd.Decimal, int32, error) {
 	d, err := parseNumeric(s)
 	if err != nil {
@@ -228,8 +239,11 @@ func floatNumeric(f float64) (*apd.Decimal, error) { return floatDigitsNumeric(f
 // floatDigitsNumeric is f written with digits significant digits (printf's %.*g) read as a
 // numeric: float8_numeric's 15 (DBL_DIG), float4_numeric's 6 (FLT_DIG) for a real's value.
 func floatDigitsNumeric(f float64, digits int) (*apd.Decimal, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, errNumericSpecial
+	if math.IsNaN(f) {
+		return nil, errNumericNaN
+	}
+	if math.IsInf(f, 0) {
+		return nil, errNumericInf
 	}
 	d, _, err := apd.NewFromString(strconv.FormatFloat(f, 'e', digits-1, 64))
 	if err != nil {
@@ -333,6 +347,8 @@ func numericCast(n *fnNode) error {
 			d, err := read(i)
 			if err == nil {
 				d, err = rd.apply(d)
+			} else if err == errNumericInf && rd.prec > 0 {
+				err = errNumericOverflow // numeric(p,s) "cannot hold an infinite value"
 			}
 			if err != nil {
 				return decimal128.Num{}, false, err

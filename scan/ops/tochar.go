@@ -342,32 +342,79 @@ func toChar(t time.Time, format string, zoned bool) string {
 
 // TimestampText renders t as PostgreSQL renders a timestamptz as text in a UTC session with
 // DateStyle ISO: "2001-04-01 06:59:00+00", its fraction of a second without trailing zeros
-// ("…06:59:00.5+00"). Nanoseconds beyond the microsecond, which PostgreSQL does not hold, are
-// shown as further digits.
-func TimestampText(t time.Time) string {
+// ("…06:59:00.5+00"), a year before 1 AD as PostgreSQL's timestamptz_out writes it (no year 0:
+// astronomical year -43 is "0044-03-15 12:00:00+00 BC"). Nanoseconds beyond the microsecond,
+// which PostgreSQL does not hold, are shown as further digits.
+func TimestampText(t time.Time) string { return timestampTextOf(t, true) }
+
+// NaiveTimestampText renders t as PostgreSQL's timestamp_out writes a timestamp without time
+// zone with DateStyle ISO: TimestampText's form without the "+00" ("0044-03-15 12:00:00 BC").
+func NaiveTimestampText(t time.Time) string { return timestampTextOf(t, false) }
+
+func timestampTextOf(t time.Time, zoned bool) string {
 	t = t.UTC()
-	b := make([]byte, 0, 32)
-	b = t.AppendFormat(b, "2006-01-02 15:04:05")
+	b := make([]byte, 0, 36)
+	b = appendISODate(b, t)
+	b = t.AppendFormat(b, " 15:04:05")
 	if ns := t.Nanosecond(); ns != 0 {
 		frac := strconv.Itoa(ns + 1e9)[1:]
 		b = append(b, '.')
 		b = append(b, strings.TrimRight(frac, "0")...)
 	}
-	return string(append(b, "+00"...))
+	if zoned {
+		b = append(b, "+00"...)
+	}
+	if t.Year() <= 0 {
+		b = append(b, " BC"...)
+	}
+	return string(b)
+}
+
+// DateText renders t's date as PostgreSQL's date_out writes it with DateStyle ISO:
+// "2001-04-01", a year before 1 AD with its BC year (there is no year 0: astronomical year -43
+// is "0044-03-15 BC").
+func DateText(t time.Time) string {
+	b := appendISODate(make([]byte, 0, 16), t)
+	if t.Year() <= 0 {
+		b = append(b, " BC"...)
+	}
+	return string(b)
+}
+
+// appendISODate appends t's "YYYY-MM-DD", the year at least four digits and, before 1 AD,
+// the BC year 1 - t.Year() (the caller appends " BC").
+func appendISODate(b []byte, t time.Time) []byte {
+	y := t.Year()
+	if y <= 0 {
+		y = 1 - y
+	}
+	ys := strconv.Itoa(y)
+	for i := len(ys); i < 4; i++ {
+		b = append(b, '0')
+	}
+	b = append(b, ys...)
+	return t.AppendFormat(b, "-01-02")
 }
 
 // timestampText casts a timestamp datum to text as PostgreSQL does (TimestampText; a
-// zone-less timestamp without the "+00"), into the query's allocator.
+// zone-less timestamp NaiveTimestampText), into the query's allocator.
 func timestampText(ctx context.Context, d compute.Datum) (compute.Datum, error) {
 	return textOf(ctx, d, func(a arrow.Array) func(i int) string {
 		ts := a.(*array.Timestamp)
 		typ := ts.DataType().(*arrow.TimestampType)
-		return func(i int) string {
-			s := TimestampText(ts.Value(i).ToTime(typ.Unit))
-			if typ.TimeZone == "" {
-				s = strings.TrimSuffix(s, "+00")
-			}
-			return s
+		return func(i int) string { return timestampTextOf(ts.Value(i).ToTime(typ.Unit), typ.TimeZone != "") }
+	})
+}
+
+// dateText casts a date datum (date32 or date64) to text as PostgreSQL's date_out (DateText).
+func dateText(ctx context.Context, d compute.Datum) (compute.Datum, error) {
+	return textOf(ctx, d, func(a arrow.Array) func(i int) string {
+		switch v := a.(type) {
+		case *array.Date32:
+			return func(i int) string { return DateText(v.Value(i).ToTime()) }
+		default:
+			v64 := a.(*array.Date64)
+			return func(i int) string { return DateText(v64.Value(i).ToTime()) }
 		}
 	})
 }

@@ -2,7 +2,6 @@ package ops_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -164,21 +163,33 @@ func TestToCharWallclockMatchesPostgres(t *testing.T) {
 }
 
 // TestTimestampTextMatchesPostgres: a timestamptz cast to text reads as PostgreSQL's in a UTC
-// session with DateStyle ISO (not RFC 3339), and a zone-less timestamp without the offset.
+// session with DateStyle ISO (not RFC 3339), a zone-less timestamp without the offset, and a
+// date as date_out writes it, years before 1 AD with their BC year (there is no year 0).
 func TestTimestampTextMatchesPostgres(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	conn := pgSession(t, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, MDY'")
-	for _, at := range toCharTimes {
-		var tz, plain string
-		if err := conn.QueryRow(ctx, "SELECT $1::timestamptz::text, $1::timestamptz::timestamp::text", at).Scan(&tz, &plain); err != nil {
+	times := append([]time.Time{
+		time.Date(-43, 3, 15, 12, 0, 0, 0, time.UTC),
+		time.Date(0, 12, 31, 23, 59, 59, 500000000, time.UTC),
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-4712, 11, 24, 0, 0, 0, 0, time.UTC),
+		time.Date(-999, 1, 2, 3, 4, 5, 6000, time.UTC),
+		time.Date(9, 6, 7, 0, 0, 0, 0, time.UTC),
+	}, toCharTimes...)
+	for _, at := range times {
+		var tz, plain, date string
+		if err := conn.QueryRow(ctx, "SELECT $1::timestamptz::text, $1::timestamptz::timestamp::text, $1::timestamptz::date::text", at).Scan(&tz, &plain, &date); err != nil {
 			t.Fatal(err)
 		}
 		if got := ops.TimestampText(at); got != tz {
 			t.Errorf("%s::text = %q, PostgreSQL %q", at.Format(time.RFC3339Nano), got, tz)
 		}
-		if got := strings.TrimSuffix(ops.TimestampText(at), "+00"); got != plain {
+		if got := ops.NaiveTimestampText(at); got != plain {
 			t.Errorf("%s::timestamp::text = %q, PostgreSQL %q", at.Format(time.RFC3339Nano), got, plain)
+		}
+		if got := ops.DateText(at); got != date {
+			t.Errorf("%s::date::text = %q, PostgreSQL %q", at.Format(time.RFC3339Nano), got, date)
 		}
 	}
 }
