@@ -121,7 +121,7 @@ func (w pgWalker) funcCall(f *pg.FuncCall) {
 
 // reflect walks m's message fields through protobuf reflection, in declaration order.
 func (w pgWalker) reflect(m protoreflect.Message) {
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	rangeDeclared(m, func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		visit := func(x protoreflect.Message) {
 			if n, ok := x.Interface().(*pg.Node); ok {
 				w.node(n)
@@ -139,4 +139,18 @@ func (w pgWalker) reflect(m protoreflect.Message) {
 		}
 		return true
 	})
+}
+
+// rangeDeclared calls fn for each populated field of m in the order m's message declares
+// them, until fn returns false. protoreflect.Message.Range's order is unspecified, and
+// protobuf-go swaps a pair of fields in some binaries and not others (chosen from a hash of the
+// executable), so a walk through Range visited the nodes in an order that changed with the
+// build.
+func rangeDeclared(m protoreflect.Message, fn func(protoreflect.FieldDescriptor, protoreflect.Value) bool) {
+	fds := m.Descriptor().Fields()
+	for i := range fds.Len() {
+		if fd := fds.Get(i); m.Has(fd) && !fn(fd, m.Get(fd)) {
+			return
+		}
+	}
 }

@@ -13,7 +13,7 @@ import (
 // walkPGReflect is walkPG as it was, every message walked through protobuf reflection: the
 // reference pgWalker must agree with.
 func walkPGReflect(m protoreflect.Message, fn func(n *pg.Node) bool) {
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	rangeDeclared(m, func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		visit := func(x protoreflect.Message) {
 			if n, ok := x.Interface().(*pg.Node); ok {
 				if !fn(n) || n.GetSelectStmt() != nil {
