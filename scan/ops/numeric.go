@@ -304,10 +304,14 @@ type rounding struct {
 	s            int32
 }
 
-func parseRounding(n *fnNode) (rounding, error) {
-	r, ok := roundModes[n.enums[0]]
-	places, err1 := strconv.ParseInt(n.enums[1], 10, 32)
-	prec, err2 := strconv.ParseInt(n.enums[2], 10, 32)
+func parseRounding(n *fnNode) (rounding, error) { return roundingOf(n.enums) }
+
+// roundingOf reads a rounding from enumeration arguments mode, places and precision (the first
+// three of enums).
+func roundingOf(enums []string) (rounding, error) {
+	r, ok := roundModes[enums[0]]
+	places, err1 := strconv.ParseInt(enums[1], 10, 32)
+	prec, err2 := strconv.ParseInt(enums[2], 10, 32)
 	if !ok || err1 != nil || err2 != nil || places > numericDigits || places < -numericDigits || prec < 0 || prec > numericDigits {
 		return rounding{}, errors.New("bad rounding, places or precision")
 	}
@@ -356,26 +360,17 @@ func numericCast(n *fnNode) error {
 			v, err := toNum(d, rd.s)
 			return v, err == nil, err
 		}
-		// The fast paths (numfast.go) for text and integers, the general path for what
-		// they cannot decide.
-		var try func(i int) (decimal128.Num, bool, error)
-		switch v := args[3].(type) {
-		case *array.String:
-			try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(v.Value(i), rd) }
-		case *array.LargeString:
-			try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(v.Value(i), rd) }
-		default:
-			if tx, ok := asTexts(v); ok {
-				try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(tx.ValueBytes(i), rd) }
-			} else if isInt(v.DataType()) {
-				try = func(i int) (decimal128.Num, bool, error) { return fastIntNumeric(intAt(v, i), rd) }
-			}
-		}
 		f := slow
-		if try != nil {
+		if tx, ok := asTexts(args[3]); ok {
 			f = func(i int) (decimal128.Num, bool, error) {
-				if v, ok, err := try(i); ok {
-					return v, err == nil, err
+				x, err := textNumeric(tx.ValueBytes(i), rd)
+				return x, err == nil, err
+			}
+		} else if v := args[3]; isInt(v.DataType()) {
+			// The fast path (numfast.go), the general path for what it cannot decide.
+			f = func(i int) (decimal128.Num, bool, error) {
+				if x, ok, err := fastIntNumeric(intAt(v, i), rd); ok {
+					return x, err == nil, err
 				}
 				return slow(i)
 			}
@@ -384,6 +379,26 @@ func numericCast(n *fnNode) error {
 		return mapRows[decimal128.Num](b, rows, args, f)
 	}
 	return nil
+}
+
+// textNumeric reads text b as numeric_cast(mode, places, prec) reads a text row, the one
+// reader of text as numeric of the kernel and of JSON fields cast in their extraction
+// (jsonfields.go): numeric_in's syntax (parseNumeric), rounded and checked by rd (22003
+// "numeric field overflow" past numeric(p,s)'s precision), at scale rd.s; fastTextNumeric
+// first. Its errors are *DataError (22P02 for text that is not a number). b is a string or
+// bytes, read in place.
+func textNumeric[T string | []byte](b T, rd rounding) (decimal128.Num, error) {
+	if v, ok, err := fastTextNumeric(b, rd); ok {
+		return v, err
+	}
+	d, err := parseNumeric(string(b))
+	if err == nil {
+		d, err = rd.apply(d)
+	}
+	if err != nil {
+		return decimal128.Num{}, err
+	}
+	return toNum(d, rd.s)
 }
 
 func numericTo(n *fnNode) error {
