@@ -50,6 +50,7 @@ var jsonEdgeDocs = []string{
 	"{\"a\":\"tab\tinside\"}",
 	``,
 	`{"a":[1,2,3],"n":"abc"}`,
+	`{"n":"\u00a012","f":"\t-1.5e2\n","b":"99.95"}`,
 }
 
 // jsonEdgeExpr is a JSON access with constant keys (read column-at-a-time), PostgreSQL's

@@ -179,10 +179,11 @@ func roundTo(d *apd.Decimal, places int32, r apd.Rounder) (*apd.Decimal, error) 
 // numericSyntax is numeric_in's syntax of a finite number (after spaces are trimmed).
 var numericSyntax = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
-// parseNumeric reads text as PostgreSQL's numeric_in: optional spaces, a sign, digits with
-// one optional point, an optional exponent. NaN is errNumericNaN, infinities errNumericInf.
+// parseNumeric reads text as PostgreSQL's numeric_in: optional spaces (isspace's six ASCII
+// ones: a no-break space is not one), a sign, digits with one optional point, an optional
+// exponent. NaN is errNumericNaN, infinities errNumericInf.
 func parseNumeric(s string) (*apd.Decimal, error) {
-	t := strings.TrimSpace(s)
+	t := strings.TrimFunc(s, func(r rune) bool { return r < 0x80 && isPGSpace(byte(r)) })
 	low := strings.ToLower(strings.TrimLeft(t, "+-"))
 	switch low {
 	case "nan":
@@ -349,24 +350,22 @@ func numericCast(n *fnNode) error {
 		}
 		slow := func(i int) (decimal128.Num, bool, error) {
 			d, err := read(i)
-			if err == nil {
-				d, err = rd.apply(d)
-			} else if err == errNumericInf && rd.prec > 0 {
-				err = errNumericOverflow // numeric(p,s) "cannot hold an infinite value"
-			}
-			if err != nil {
-				return decimal128.Num{}, false, err
-			}
-			v, err := toNum(d, rd.s)
+			v, err := castRounded(d, err, rd)
 			return v, err == nil, err
 		}
 		f := slow
-		if tx, ok := asTexts(args[3]); ok {
-			f = func(i int) (decimal128.Num, bool, error) {
-				x, err := textNumeric(tx.ValueBytes(i), rd)
-				return x, err == nil, err
-			}
-		} else if v := args[3]; isInt(v.DataType()) {
+		// Text read in place (asTexts' ValueBytes copies a string array's value).
+		switch v := args[3].(type) {
+		case *array.String:
+			f = textRows(v.Value, rd)
+		case *array.LargeString:
+			f = textRows(v.Value, rd)
+		case *array.Binary:
+			f = textRows(v.Value, rd)
+		case *array.LargeBinary:
+			f = textRows(v.Value, rd)
+		}
+		if v := args[3]; isInt(v.DataType()) {
 			// The fast path (numfast.go), the general path for what it cannot decide.
 			f = func(i int) (decimal128.Num, bool, error) {
 				if x, ok, err := fastIntNumeric(intAt(v, i), rd); ok {
@@ -381,6 +380,14 @@ func numericCast(n *fnNode) error {
 	return nil
 }
 
+// textRows is numeric_cast's reading of row i of a text array whose values are value(i).
+func textRows[T string | []byte](value func(int) T, rd rounding) func(i int) (decimal128.Num, bool, error) {
+	return func(i int) (decimal128.Num, bool, error) {
+		x, err := textNumeric(value(i), rd)
+		return x, err == nil, err
+	}
+}
+
 // textNumeric reads text b as numeric_cast(mode, places, prec) reads a text row, the one
 // reader of text as numeric of the kernel and of JSON fields cast in their extraction
 // (jsonfields.go): numeric_in's syntax (parseNumeric), rounded and checked by rd (22003
@@ -392,8 +399,17 @@ func textNumeric[T string | []byte](b T, rd rounding) (decimal128.Num, error) {
 		return v, err
 	}
 	d, err := parseNumeric(string(b))
+	return castRounded(d, err, rd)
+}
+
+// castRounded is numeric_cast's last step of a value read as d, or of the reading's error err:
+// rounded and checked by rd, at scale rd.s. An infinity cast to numeric(p,s) is PostgreSQL's
+// "numeric field overflow" (apply_typmod: numeric(p,s) cannot hold an infinite value).
+func castRounded(d *apd.Decimal, err error, rd rounding) (decimal128.Num, error) {
 	if err == nil {
 		d, err = rd.apply(d)
+	} else if err == errNumericInf && rd.prec > 0 {
+		err = errNumericOverflow
 	}
 	if err != nil {
 		return decimal128.Num{}, err
