@@ -89,6 +89,18 @@ func jsonEdgeExprs() []jsonEdgeExpr {
 	}
 }
 
+// compileOver compiles e over schema with sqlfnReg (held by sqlfnMu), failing tb on an error.
+func compileOver(tb testing.TB, e expr.Expression, schema *arrow.Schema) *ops.Expr {
+	tb.Helper()
+	sqlfnMu.Lock()
+	defer sqlfnMu.Unlock()
+	cx, err := ops.Compile(e, schema, sqlfnReg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cx
+}
+
 // numCastOf is numeric_cast(mode, places, prec, x), x::numeric(prec, places) for ROUND (the
 // binder's cast to numeric).
 func numCastOf(mode string, places, prec int, x expr.Expression) expr.Expression {
@@ -222,15 +234,7 @@ var numericDocs = []string{
 func TestJSONNumericFusedAsRowCast(t *testing.T) {
 	mem := newMem(t, 0)
 	text := own("json_get_text", strOut, col(0), str("x"))
-	compile := func(e expr.Expression) *ops.Expr {
-		sqlfnMu.Lock()
-		defer sqlfnMu.Unlock()
-		cx, err := ops.Compile(e, sqlfnSchema, sqlfnReg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cx
-	}
+	compile := func(e expr.Expression) *ops.Expr { return compileOver(t, e, sqlfnSchema) }
 	textX := compile(text)
 	for _, rd := range []struct {
 		mode         string

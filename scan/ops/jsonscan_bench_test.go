@@ -166,15 +166,7 @@ func BenchmarkJSONNumeric(b *testing.B) {
 		r, _ := expr.NewRootFieldRef(expr.NewStructFieldRef(i), rt)
 		return r
 	}
-	compile := func(e expr.Expression) *ops.Expr {
-		sqlfnMu.Lock()
-		defer sqlfnMu.Unlock()
-		cx, err := ops.Compile(e, schema, sqlfnReg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return cx
-	}
+	compile := func(e expr.Expression) *ops.Expr { return compileOver(b, e, schema) }
 	text := own("json_get_text", strOut, ref(0), str("distance"))
 	fused := compile(numCastOf("ROUND", 0, 10, text))
 	textX := compile(text)
