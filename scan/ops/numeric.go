@@ -548,6 +548,9 @@ func numericArith(n *fnNode) error {
 	n.out = numericOut(s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		a, b := args[1].(*array.Decimal128), args[2].(*array.Decimal128)
+		if out := fastArithArray(mem, opName, a, b, sa, sb, s); out != nil {
+			return out, nil
+		}
 		var x, y apd.Decimal
 		db := array.NewDecimal128Builder(mem, numericOut(s).(*arrow.Decimal128Type))
 		return mapRows[decimal128.Num](db, rows, args[1:], func(i int) (decimal128.Num, bool, error) {
