@@ -51,6 +51,7 @@ var jsonEdgeDocs = []string{
 	``,
 	`{"a":[1,2,3],"n":"abc"}`,
 	`{"n":"\u00a012","f":"\t-1.5e2\n","b":"99.95"}`,
+	`{"n":"-Infinity","b":" inf "}`,
 }
 
 // jsonEdgeExpr is a JSON access with constant keys (read column-at-a-time), PostgreSQL's
