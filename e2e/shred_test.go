@@ -67,7 +67,14 @@ var shredQueries = [][2]string{
 		"SELECT f.origin, count(*) FROM s f JOIN (SELECT origin, avg((value::json->>'delay')::int) AS a FROM s GROUP BY 1) o ON f.origin = o.origin WHERE (f.value::json->>'delay')::int > o.a GROUP BY 1 ORDER BY 1"},
 	{"SELECT origin, count(*) FROM flights WHERE " + shredWhere + " AND value->>'destination' IN (SELECT origin FROM flights WHERE " + shredWhere + " GROUP BY 1 HAVING count(*) > 1000) GROUP BY 1 ORDER BY 1",
 		"SELECT origin, count(*) FROM s WHERE value::json->>'destination' IN (SELECT origin FROM s GROUP BY 1 HAVING count(*) > 1000) GROUP BY 1 ORDER BY 1"},
+	// BenchmarkAnalytical's numeric query: the cast to numeric(10,0) is read in the extraction
+	// into decimal128, a column the cache holds.
+	{"SELECT origin, round(sum((value->>'distance')::numeric(10,0) * 1.0375), 2)::text FROM flights WHERE " + shredWhere + " GROUP BY 1 ORDER BY 1",
+		"SELECT origin, round(sum((value::json->>'distance')::numeric(10,0) * 1.0375), 2)::text FROM s GROUP BY 1 ORDER BY 1"},
 }
+
+// shredNumeric is the index in shredQueries of the query summing a JSON field cast to numeric.
+const shredNumeric = 15
 
 // shredWhereF is shredWhere over the columns of the relation f.
 const shredWhereF = `f.origin IN ('ORD', 'SFO', 'BOS') AND f.timestamp >= TIMESTAMPTZ '2001-01-01T00:00:00Z' AND f.timestamp < TIMESTAMPTZ '2001-07-01T00:00:00Z'`
@@ -195,6 +202,12 @@ func TestShredCacheAnswers(t *testing.T) {
 	if !strings.Contains(plan, "2 expressions computed by its inputs' fragments, 7 of 8 output columns not gathered") || !strings.Contains(plan, "ScanBucket [partition, value]; whole archived buckets read") ||
 		strings.Contains(plan, "ScanBucket [partition, timestamp, id, value]") || !regexpShredHits.MatchString(plan) {
 		t.Errorf("EXPLAIN ANALYZE of a join shows no pruned, pushed, cached probe side:\n%s", plan)
+	}
+
+	// The numeric field is read warm from the cache (decimal128).
+	plan = strings.Join(planText(t, mustRun(t, dial(t, srv), "EXPLAIN ANALYZE "+shredQueries[shredNumeric][0])), "\n")
+	if !strings.Contains(plan, "numeric(half_up,0,10)") || !regexpShredHits.MatchString(plan) {
+		t.Errorf("EXPLAIN ANALYZE of the numeric sum shows no cached numeric field:\n%s", plan)
 	}
 
 	// Pruned by the cached ranges: the buckets whose delays all fall below 340 are not read.

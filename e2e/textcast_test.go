@@ -26,7 +26,7 @@ var textCastInputs = map[string][]string{
 	"real":             {"1.5", " -2e3 ", "NaN", "-inf", "Infinity", "0x1p4", "1_0", "1e40", "abc"},
 	"double precision": {"1.5", " -2e3 ", "nan", "inf", "-Infinity", "0x1.8p1", "0x10", "1_000", "1e400", "1e-400", ".5", "5.", "abc"},
 	"numeric":          {"12.50", "abc"},
-	"numeric(10,2)":    {"12.505", " 007.10 ", "-0", "1e3", "1.5E-2", "-1.005", "0x10", "1_000", "1e8", "abc", "", ".5", "5.", "+3"},
+	"numeric(10,2)":    {"12.505", " 007.10 ", "-0", "1e3", "1.5E-2", "-1.005", "0x10", "1_000", "1e8", "abc", "", ".5", "5.", "+3", "\u00a012", "\t-1.5\v"},
 	"boolean": {"yes", "on", "off", " true ", "tRuE", "t", "f", "tr", "fal", "y", "n", "no", "o", "of", "1", "0", "01", "truex", "",
 		"ye", "OFF", " N "},
 	"date":                     {"2001-04-01", " 2001-04-01 ", "2001-04-01x", "abc", ""},
@@ -57,6 +57,10 @@ func TestTextCastsAsPostgres(t *testing.T) {
 				lit = "E'" + strings.ReplaceAll(strings.ReplaceAll(x, `\`, `\\`), "'", "''") + "'"
 			}
 			castAsPostgres(t, ctx, cl, pg, "SELECT x::"+typ+"::text FROM (VALUES ("+lit+"), (NULL)) v(x)")
+			if strings.HasPrefix(typ, "numeric") {
+				// A constant's text: the binder's reader.
+				castAsPostgres(t, ctx, cl, pg, "SELECT "+lit+"::"+typ+"::text")
+			}
 		}
 	}
 

@@ -55,11 +55,12 @@ func numScale(t types.Type) (int32, bool) {
 // numericSyntax is numeric_in's syntax of a finite number (after spaces are trimmed).
 var numericSyntax = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
-// parseNumericText reads s as numeric_in does: its value and display scale. NaN and infinity,
-// which PostgreSQL's numeric holds and decimal128 cannot, are refused by name; anything else
-// that is not a number is 22P02 (numeric_in reads no sign before NaN).
+// parseNumericText reads s as numeric_in does: its value and display scale. Spaces around it
+// are isspace's six ASCII ones (a no-break space is not one). NaN and infinity, which
+// PostgreSQL's numeric holds and decimal128 cannot, are refused by name; anything else that
+// is not a number is 22P02 (numeric_in reads no sign before NaN).
 func parseNumericText(s string) (*apd.Decimal, int32, error) {
-	t := strings.TrimSpace(s)
+	t := trimPGSpace(s)
 	if strings.EqualFold(t, "nan") {
 		return nil, 0, unimplemented("numeric NaN")
 	}
@@ -80,11 +81,18 @@ func parseNumericText(s string) (*apd.Decimal, int32, error) {
 // numericInfText reports whether s is numeric_in's spelling of an infinity (inf or infinity,
 // any case, an optional sign, spaces around).
 func numericInfText(s string) bool {
-	switch strings.ToLower(strings.TrimLeft(strings.TrimSpace(s), "+-")) {
+	t := trimPGSpace(s)
+	switch strings.ToLower(strings.TrimLeft(t, "+-")) {
 	case "inf", "infinity":
-		return len(strings.TrimSpace(s)) <= len(strings.TrimLeft(strings.TrimSpace(s), "+-"))+1
+		return len(t) <= len(strings.TrimLeft(t, "+-"))+1
 	}
 	return false
+}
+
+// trimPGSpace trims numeric_in's spaces around s: isspace's six ASCII ones (space, \t, \n,
+// \v, \f, \r), not Unicode's others.
+func trimPGSpace(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r == ' ' || (r >= '\t' && r <= '\r') })
 }
 
 // numLiteral is the numeric literal of d rounded half away from zero to scale s. prec > 0 is

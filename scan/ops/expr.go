@@ -569,6 +569,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		if jf, ok := c.jsonFieldOf(v); ok {
 			return c.jsonFieldNode(jf), nil
 		}
+		if jf, ok := c.fusedNumeric(v); ok {
+			return c.jsonFieldNode(jf), nil
+		}
 		if isJSONCall(v) {
 			if m := c.shared(v); m != nil {
 				return m, nil

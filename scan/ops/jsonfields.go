@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -20,13 +21,15 @@ import (
 
 // JSON fields read column-at-a-time. A JSON function of URNPostgres whose document is a
 // top-level input column and whose keys are constants (value->>'delay', value#>>'{a,b}',
-// value->0), and a cast of such a ->> or #>> to int4, int8 or float8 ((value->>'delay')::int),
-// compile to a jsonFieldNode. Evaluating one extracts, in one pass over the batch's column,
+// value->0), and a cast of such a ->> or #>> to int4, int8 or float8 ((value->>'delay')::int)
+// or numeric (numeric_cast of the text: (value->>'distance')::numeric(10,0), and the casts of
+// round and trunc), compile to a jsonFieldNode. Evaluating one extracts, in one pass over the batch's column,
 // every field that the operator's expressions read from that column (Project registers those
 // of all its expressions, Filter those of its predicate; jsonShare), straight into Arrow
 // arrays: text without intermediate Go strings, and the casts fused, parsing the field's bytes
-// into int32, int64 or float64 as the cast of the text computed per row reads it (int4in,
-// int8in and float8in: pgnumfmt.IntIn and FloatIn, textcast.go), with the same errors. Every document is scanned
+// into int32, int64, float64 or decimal128 as the cast of the text computed per row reads it
+// (int4in, int8in and float8in: pgnumfmt.IntIn and FloatIn, textcast.go; numeric_in and the
+// cast's rounding: textNumeric, numeric.go), with the same errors. Every document is scanned
 // once per batch and operator however many fields and expressions read it (jsonscan.go).
 // Other JSON calls (keys computed per row, a document that is itself an expression) keep the
 // per-row kernel of sqlfuncs.go, which uses the same scanner.
@@ -35,11 +38,12 @@ import (
 type jsonOut uint8
 
 const (
-	outJSON  jsonOut = iota // -> and #>: the value's JSON text (binary)
-	outText                 // ->> and #>>: text (utf8)
-	outInt32                // (->>)::int4
-	outInt64                // (->>)::int8
-	outFloat                // (->>)::float8
+	outJSON    jsonOut = iota // -> and #>: the value's JSON text (binary)
+	outText                   // ->> and #>>: text (utf8)
+	outInt32                  // (->>)::int4
+	outInt64                  // (->>)::int8
+	outFloat                  // (->>)::float8
+	outNumeric                // numeric_cast(mode, places, precision, ->>)
 )
 
 // jsonField is one JSON access with constant keys over top-level input column col.
@@ -48,6 +52,7 @@ type jsonField struct {
 	steps []jsonStep
 	path  bool // #> and #>>: text keys index arrays
 	out   jsonOut
+	num   rounding // outNumeric's cast
 }
 
 // pathKey identifies the value a field reads, whatever it yields.
@@ -63,7 +68,15 @@ func (f *jsonField) pathKey() string {
 	return k
 }
 
-func (f *jsonField) outKey() string { return fmt.Sprintf("%s>%d", f.pathKey(), f.out) }
+func (f *jsonField) outKey() string { return fmt.Sprintf("%s>%s", f.pathKey(), f.outName()) }
+
+// outName names what f yields: json, text, int4, int8, float8 or numeric(mode,places,precision).
+func (f *jsonField) outName() string {
+	if f.out == outNumeric {
+		return fmt.Sprintf("numeric(%s,%d,%d)", f.num.mode, f.num.places, f.num.prec)
+	}
+	return [...]string{outJSON: "json", outText: "text", outInt32: "int4", outInt64: "int8", outFloat: "float8"}[f.out]
+}
 
 func (f *jsonField) typ() arrow.DataType {
 	switch f.out {
@@ -75,6 +88,8 @@ func (f *jsonField) typ() arrow.DataType {
 		return arrow.PrimitiveTypes.Int64
 	case outFloat:
 		return arrow.PrimitiveTypes.Float64
+	case outNumeric:
+		return numericOut(f.num.s)
 	}
 	return arrow.BinaryTypes.Binary
 }
@@ -168,6 +183,33 @@ func (c *compiler) fusedCast(v *expr.Cast) (*jsonField, bool) {
 	return jf, true
 }
 
+// fusedNumeric returns the jsonField of f when f is numeric_cast(mode, places, precision) of a
+// ->> or #>> field.
+func (c *compiler) fusedNumeric(f *expr.ScalarFunction) (*jsonField, bool) {
+	if f.ID().URN != URNPostgres || f.Name() != "numeric_cast" || f.NArgs() != 4 {
+		return nil, false
+	}
+	enums := make([]string, 3)
+	for i := range enums {
+		e, ok := f.Arg(i).(types.Enum)
+		if !ok {
+			return nil, false
+		}
+		enums[i] = string(e)
+	}
+	rd, err := roundingOf(enums)
+	x, ok := f.Arg(3).(expr.Expression)
+	if err != nil || !ok {
+		return nil, false
+	}
+	jf, ok := c.jsonFieldOf(x)
+	if !ok || jf.out != outText {
+		return nil, false
+	}
+	jf.out, jf.num = outNumeric, rd
+	return jf, true
+}
+
 // jsonFieldNode evaluates a jsonField through the evaluation's jsonShare.
 type jsonFieldNode struct{ f *jsonField }
 
@@ -194,6 +236,8 @@ func (n *jsonFieldNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.
 
 func (f *jsonField) fnName() string {
 	switch {
+	case f.out == outNumeric:
+		return "numeric_cast"
 	case f.path && f.out == outJSON:
 		return "json_path"
 	case f.path:
@@ -473,18 +517,22 @@ func (jc *jsonColumn) build(mem memory.Allocator, f *jsonField) (arrow.Array, er
 		return buildNumbers(mem, jc, spans, arrow.PrimitiveTypes.Float64, func(t []byte) (float64, error) {
 			return pgnumfmt.FloatIn(unsafeString(t), 64)
 		})
+	case outNumeric:
+		return buildNumbers(mem, jc, spans, f.typ(), func(t []byte) (decimal128.Num, error) {
+			return textNumeric(t, f.num)
+		})
 	}
 	return nil, fmt.Errorf("unknown output %d", f.out)
 }
 
-// buildNumbers builds a fused cast's array (type to: int32, int64 or float64) from the
+// buildNumbers builds a fused cast's array (type to: int32, int64, float64 or decimal128) from the
 // extraction's spans straight into Arrow buffers of exactly the batch's rows from mem: each
 // row's ->> text parsed by parse, NULL for a SQL NULL document and a JSON null or absent
 // field; the validity bitmap is made at the first NULL only. The first text that does not
 // parse fails it with parse's error (PostgreSQL's SQLSTATE, inputError), as buildValues.
 // Unlike an Arrow builder it calls no closure per row to get the text and rounds no buffer up
 // to a power of two (docs/architecture.md, decision 3: the cast is fused).
-func buildNumbers[T int32 | int64 | float64](mem memory.Allocator, jc *jsonColumn, spans []jsonSpan, to arrow.DataType, parse func([]byte) (T, error)) (arrow.Array, error) {
+func buildNumbers[T int32 | int64 | float64 | decimal128.Num](mem memory.Allocator, jc *jsonColumn, spans []jsonSpan, to arrow.DataType, parse func([]byte) (T, error)) (arrow.Array, error) {
 	n := jc.col.Len()
 	var zero T
 	width := int(unsafe.Sizeof(zero))
@@ -510,7 +558,7 @@ func buildNumbers[T int32 | int64 | float64](mem memory.Allocator, jc *jsonColum
 				bits = valid.Bytes()
 				bitutil.SetBitsTo(bits, 0, int64(i), true)
 			}
-			out[i] = 0
+			out[i] = zero
 			nulls++
 			continue
 		}

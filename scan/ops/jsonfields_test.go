@@ -50,6 +50,8 @@ var jsonEdgeDocs = []string{
 	"{\"a\":\"tab\tinside\"}",
 	``,
 	`{"a":[1,2,3],"n":"abc"}`,
+	`{"n":"\u00a012","f":"\t-1.5e2\n","b":"99.95"}`,
+	`{"n":"-Infinity","b":" inf "}`,
 }
 
 // jsonEdgeExpr is a JSON access with constant keys (read column-at-a-time), PostgreSQL's
@@ -81,7 +83,30 @@ func jsonEdgeExprs() []jsonEdgeExpr {
 		{"D->>'n'", "int4", cast(own("json_get_text", strOut, d, str("n")), i32)},
 		{"D->>'n'", "int8", cast(own("json_get_text", strOut, d, str("n")), i64Out)},
 		{"D->>'f'", "float8", cast(own("json_get_text", strOut, d, str("f")), f64)},
+		{"D->>'n'", "numeric(10,0)", numCastOf("ROUND", 0, 10, own("json_get_text", strOut, d, str("n")))},
+		{"D->>'f'", "numeric(12,2)", numCastOf("ROUND", 2, 12, own("json_get_text", strOut, d, str("f")))},
+		{"D->>'b'", "numeric(4,1)", numCastOf("ROUND", 1, 4, own("json_get_text", strOut, d, str("b")))},
+		{"D#>>'{b,c,0}'", "numeric(38,3)", numCastOf("ROUND", 3, 38, own("json_path_text", strOut, d, str("b"), str("c"), str("0")))},
 	}
+}
+
+// compileOver compiles e over schema with sqlfnReg (held by sqlfnMu), failing tb on an error.
+func compileOver(tb testing.TB, e expr.Expression, schema *arrow.Schema) *ops.Expr {
+	tb.Helper()
+	sqlfnMu.Lock()
+	defer sqlfnMu.Unlock()
+	cx, err := ops.Compile(e, schema, sqlfnReg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cx
+}
+
+// numCastOf is numeric_cast(mode, places, prec, x), x::numeric(prec, places) for ROUND (the
+// binder's cast to numeric).
+func numCastOf(mode string, places, prec int, x expr.Expression) expr.Expression {
+	out := &types.DecimalType{Precision: 38, Scale: int32(max(places, 0)), Nullability: types.NullabilityNullable}
+	return own("numeric_cast", out, types.Enum(mode), types.Enum(strconv.Itoa(places)), types.Enum(strconv.Itoa(prec)), x)
 }
 
 // TestJSONFieldsAsPostgres asks PostgreSQL each edge document's fields ($1::json ->> 'a'…)
@@ -184,8 +209,71 @@ func cellText(a arrow.Array, i int) string {
 		return v.Value(i)
 	case *array.Float64:
 		return strconv.FormatFloat(v.Value(i), 'g', -1, 64)
+	case *array.Decimal128:
+		return v.Value(i).ToString(v.DataType().(*arrow.Decimal128Type).Scale)
 	}
 	return a.ValueStr(i)
+}
+
+// numericDocs are documents whose field "x" is text at the edges of numeric_in and of
+// numeric(p,s)'s rounding and precision: spaces (ASCII and not), signs, exponents, a bare
+// point, NaN and infinities, digits past the fast path's 19, halves to round away from
+// zero, escapes, JSON numbers, null and absent fields.
+var numericDocs = []string{
+	`{"x":"599"}`, `{"x":599}`, `{"x":" -12.345 "}`, `{"x":"+0.005"}`, `{"x":"-0.005"}`,
+	`{"x":"1e3"}`, `{"x":1.5E-2}`, `{"x":".5"}`, `{"x":"5."}`, `{"x":"."}`, `{"x":""}`,
+	`{"x":"abc"}`, `{"x":"NaN"}`, `{"x":"-Infinity"}`, `{"x":"inf"}`, `{"x":"1e400"}`,
+	`{"x":"99999999.995"}`, `{"x":"9999999999"}`, `{"x":"12345678901234567890.5"}`,
+	`{"x":"\u0031\u0032.5"}`, `{"x":"\u00a012"}`, `{"x":"1 2"}`, `{"x":"--1"}`,
+	`{"x":null}`, `{"y":1}`, `{"x":true}`, `{"x":[1]}`, `{"x":"0.0000000000000000000001"}`,
+}
+
+// TestJSONNumericFusedAsRowCast: numeric_cast of a ->> field, fused into the extraction,
+// answers what numeric_cast of the same text as a text column answers (the row cast's
+// kernel), values and SQLSTATEs, for several roundings (PostgreSQL's own answers over the
+// edge documents: TestJSONFieldsAsPostgres).
+func TestJSONNumericFusedAsRowCast(t *testing.T) {
+	mem := newMem(t, 0)
+	text := own("json_get_text", strOut, col(0), str("x"))
+	compile := func(e expr.Expression) *ops.Expr { return compileOver(t, e, sqlfnSchema) }
+	textX := compile(text)
+	for _, rd := range []struct {
+		mode         string
+		places, prec int
+	}{{"ROUND", 0, 10}, {"ROUND", 2, 10}, {"ROUND", 2, 0}, {"TRUNC", 1, 0}, {"FLOOR", -1, 0}, {"CEIL", 20, 38}} {
+		fused := compile(numCastOf(rd.mode, rd.places, rd.prec, text))
+		row := compile(numCastOf(rd.mode, rd.places, rd.prec, col(1)))
+		for _, doc := range numericDocs {
+			got, gotCode := evalDoc(t, fused, doc, mem)
+			// The row cast's input: the field's text as column s.
+			batch := docBatch(mem, doc)
+			tx, err := textX.Eval(context.Background(), batch, mem)
+			if err != nil {
+				t.Fatalf("%s: ->>: %v", doc, err)
+			}
+			cols := slices.Clone(batch.Columns())
+			cols[1] = tx
+			rows := array.NewRecordBatch(sqlfnSchema, cols, 1)
+			batch.Release()
+			tx.Release()
+			want, wantCode := "", ""
+			out, err := row.Eval(context.Background(), rows, mem)
+			rows.Release()
+			var de *ops.DataError
+			switch {
+			case errors.As(err, &de):
+				wantCode = de.SQLState()
+			case err != nil:
+				t.Fatalf("%s: row cast: %v", doc, err)
+			default:
+				want = cellText(out, 0)
+				out.Release()
+			}
+			if got != want || gotCode != wantCode {
+				t.Errorf("numeric_cast(%s,%d,%d) of %s: fused %q (%s), row cast %q (%s)", rd.mode, rd.places, rd.prec, doc, got, gotCode, want, wantCode)
+			}
+		}
+	}
 }
 
 // TestJSONFieldsSharedAcrossExpressions: a Project of every edge expression over a batch of

@@ -141,3 +141,68 @@ func BenchmarkJSONFields(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
 	})
 }
+
+// BenchmarkJSONNumeric measures (value->>'distance')::numeric(10,0) of BenchmarkAnalytical's
+// numeric query over 8,192-row batches of real payloads (binary column), per row: the cast
+// fused into the column-at-a-time extraction, reading each field's bytes straight into
+// decimal128 (cast=fused), and the extraction of the field's text column then numeric_cast of
+// that column, as the query ran before the fusion (cast=text-then-numeric_cast).
+func BenchmarkJSONNumeric(b *testing.B) {
+	docs := flightPayloads(b)
+	const rows = 8192
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "value", Type: arrow.BinaryTypes.Binary, Nullable: true},
+		{Name: "text", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	bb := array.NewBinaryBuilder(memory.DefaultAllocator, arrow.BinaryTypes.Binary)
+	for i := range rows {
+		bb.Append(docs[i%len(docs)])
+	}
+	col := bb.NewArray()
+	bb.Release()
+	defer col.Release()
+	rt := types.NewRecordTypeFromTypes([]types.Type{&types.BinaryType{Nullability: types.NullabilityNullable}, &types.StringType{Nullability: types.NullabilityNullable}})
+	ref := func(i int32) expr.Expression {
+		r, _ := expr.NewRootFieldRef(expr.NewStructFieldRef(i), rt)
+		return r
+	}
+	compile := func(e expr.Expression) *ops.Expr { return compileOver(b, e, schema) }
+	text := own("json_get_text", strOut, ref(0), str("distance"))
+	fused := compile(numCastOf("ROUND", 0, 10, text))
+	textX := compile(text)
+	castX := compile(numCastOf("ROUND", 0, 10, ref(1)))
+	nullText := array.MakeArrayOfNull(memory.DefaultAllocator, arrow.BinaryTypes.String, rows)
+	defer nullText.Release()
+	batch := array.NewRecordBatch(schema, []arrow.Array{col, nullText}, rows)
+	defer batch.Release()
+	ctx := context.Background()
+	b.Run("cast=fused", func(b *testing.B) {
+		mem := newMem(b, 0)
+		for b.Loop() {
+			out, err := fused.Eval(ctx, batch, mem)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out.Release()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
+	})
+	b.Run("cast=text-then-numeric_cast", func(b *testing.B) {
+		mem := newMem(b, 0)
+		for b.Loop() {
+			tx, err := textX.Eval(ctx, batch, mem)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tb := array.NewRecordBatch(schema, []arrow.Array{col, tx}, rows)
+			tx.Release()
+			out, err := castX.Eval(ctx, tb, mem)
+			tb.Release()
+			if err != nil {
+				b.Fatal(err)
+			}
+			out.Release()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
+	})
+}

@@ -179,10 +179,11 @@ func roundTo(d *apd.Decimal, places int32, r apd.Rounder) (*apd.Decimal, error) 
 // numericSyntax is numeric_in's syntax of a finite number (after spaces are trimmed).
 var numericSyntax = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
-// parseNumeric reads text as PostgreSQL's numeric_in: optional spaces, a sign, digits with
-// one optional point, an optional exponent. NaN is errNumericNaN, infinities errNumericInf.
+// parseNumeric reads text as PostgreSQL's numeric_in: optional spaces (isspace's six ASCII
+// ones: a no-break space is not one), a sign, digits with one optional point, an optional
+// exponent. NaN is errNumericNaN, infinities errNumericInf.
 func parseNumeric(s string) (*apd.Decimal, error) {
-	t := strings.TrimSpace(s)
+	t := strings.TrimFunc(s, func(r rune) bool { return r < 0x80 && isPGSpace(byte(r)) })
 	low := strings.ToLower(strings.TrimLeft(t, "+-"))
 	switch low {
 	case "nan":
@@ -304,10 +305,14 @@ type rounding struct {
 	s            int32
 }
 
-func parseRounding(n *fnNode) (rounding, error) {
-	r, ok := roundModes[n.enums[0]]
-	places, err1 := strconv.ParseInt(n.enums[1], 10, 32)
-	prec, err2 := strconv.ParseInt(n.enums[2], 10, 32)
+func parseRounding(n *fnNode) (rounding, error) { return roundingOf(n.enums) }
+
+// roundingOf reads a rounding from enumeration arguments mode, places and precision (the first
+// three of enums).
+func roundingOf(enums []string) (rounding, error) {
+	r, ok := roundModes[enums[0]]
+	places, err1 := strconv.ParseInt(enums[1], 10, 32)
+	prec, err2 := strconv.ParseInt(enums[2], 10, 32)
 	if !ok || err1 != nil || err2 != nil || places > numericDigits || places < -numericDigits || prec < 0 || prec > numericDigits {
 		return rounding{}, errors.New("bad rounding, places or precision")
 	}
@@ -345,37 +350,26 @@ func numericCast(n *fnNode) error {
 		}
 		slow := func(i int) (decimal128.Num, bool, error) {
 			d, err := read(i)
-			if err == nil {
-				d, err = rd.apply(d)
-			} else if err == errNumericInf && rd.prec > 0 {
-				err = errNumericOverflow // numeric(p,s) "cannot hold an infinite value"
-			}
-			if err != nil {
-				return decimal128.Num{}, false, err
-			}
-			v, err := toNum(d, rd.s)
+			v, err := castRounded(d, err, rd)
 			return v, err == nil, err
 		}
-		// The fast paths (numfast.go) for text and integers, the general path for what
-		// they cannot decide.
-		var try func(i int) (decimal128.Num, bool, error)
+		f := slow
+		// Text read in place (asTexts' ValueBytes copies a string array's value).
 		switch v := args[3].(type) {
 		case *array.String:
-			try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(v.Value(i), rd) }
+			f = textRows(v.Value, rd)
 		case *array.LargeString:
-			try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(v.Value(i), rd) }
-		default:
-			if tx, ok := asTexts(v); ok {
-				try = func(i int) (decimal128.Num, bool, error) { return fastTextNumeric(tx.ValueBytes(i), rd) }
-			} else if isInt(v.DataType()) {
-				try = func(i int) (decimal128.Num, bool, error) { return fastIntNumeric(intAt(v, i), rd) }
-			}
+			f = textRows(v.Value, rd)
+		case *array.Binary:
+			f = textRows(v.Value, rd)
+		case *array.LargeBinary:
+			f = textRows(v.Value, rd)
 		}
-		f := slow
-		if try != nil {
+		if v := args[3]; isInt(v.DataType()) {
+			// The fast path (numfast.go), the general path for what it cannot decide.
 			f = func(i int) (decimal128.Num, bool, error) {
-				if v, ok, err := try(i); ok {
-					return v, err == nil, err
+				if x, ok, err := fastIntNumeric(intAt(v, i), rd); ok {
+					return x, err == nil, err
 				}
 				return slow(i)
 			}
@@ -384,6 +378,43 @@ func numericCast(n *fnNode) error {
 		return mapRows[decimal128.Num](b, rows, args, f)
 	}
 	return nil
+}
+
+// textRows is numeric_cast's reading of row i of a text array whose values are value(i).
+func textRows[T string | []byte](value func(int) T, rd rounding) func(i int) (decimal128.Num, bool, error) {
+	return func(i int) (decimal128.Num, bool, error) {
+		x, err := textNumeric(value(i), rd)
+		return x, err == nil, err
+	}
+}
+
+// textNumeric reads text b as numeric_cast(mode, places, prec) reads a text row, the one
+// reader of text as numeric of the kernel and of JSON fields cast in their extraction
+// (jsonfields.go): numeric_in's syntax (parseNumeric), rounded and checked by rd (22003
+// "numeric field overflow" past numeric(p,s)'s precision), at scale rd.s; fastTextNumeric
+// first. Its errors are *DataError (22P02 for text that is not a number). b is a string or
+// bytes, read in place.
+func textNumeric[T string | []byte](b T, rd rounding) (decimal128.Num, error) {
+	if v, ok, err := fastTextNumeric(b, rd); ok {
+		return v, err
+	}
+	d, err := parseNumeric(string(b))
+	return castRounded(d, err, rd)
+}
+
+// castRounded is numeric_cast's last step of a value read as d, or of the reading's error err:
+// rounded and checked by rd, at scale rd.s. An infinity cast to numeric(p,s) is PostgreSQL's
+// "numeric field overflow" (apply_typmod: numeric(p,s) cannot hold an infinite value).
+func castRounded(d *apd.Decimal, err error, rd rounding) (decimal128.Num, error) {
+	if err == nil {
+		d, err = rd.apply(d)
+	} else if err == errNumericInf && rd.prec > 0 {
+		err = errNumericOverflow
+	}
+	if err != nil {
+		return decimal128.Num{}, err
+	}
+	return toNum(d, rd.s)
 }
 
 func numericTo(n *fnNode) error {
@@ -517,6 +548,9 @@ func numericArith(n *fnNode) error {
 	n.out = numericOut(s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		a, b := args[1].(*array.Decimal128), args[2].(*array.Decimal128)
+		if out := fastArithArray(mem, opName, a, b, sa, sb, s); out != nil {
+			return out, nil
+		}
 		var x, y apd.Decimal
 		db := array.NewDecimal128Builder(mem, numericOut(s).(*arrow.Decimal128Type))
 		return mapRows[decimal128.Num](db, rows, args[1:], func(i int) (decimal128.Num, bool, error) {

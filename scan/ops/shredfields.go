@@ -20,11 +20,13 @@ import (
 // have computed from the documents, row by row.
 
 // ShredField is one JSON field with constant keys read from a top-level column, as the type
-// the expression reads it (text, int4, int8, float8 or the value's JSON text). Immutable.
+// the expression reads it (text, int4, int8, float8, numeric of a cast's rounding, or the
+// value's JSON text). Immutable.
 type ShredField struct{ f *jsonField }
 
 // Key names the field whatever column it reads: the operator (-> or #>), the steps (quoted
-// keys, [n] indexes) and the output type, e.g. `->"delay":int4`. Equal keys extract equal
+// keys, [n] indexes) and the output type, e.g. `->"delay":int4`, `->"d":numeric(half_up,0,10)`
+// (numeric_cast's rounding mode, places and precision). Equal keys extract equal
 // arrays from equal documents.
 func (s ShredField) Key() string {
 	var b strings.Builder
@@ -41,12 +43,12 @@ func (s ShredField) Key() string {
 		}
 	}
 	b.WriteString(":")
-	b.WriteString([...]string{outJSON: "json", outText: "text", outInt32: "int4", outInt64: "int8", outFloat: "float8"}[s.f.out])
+	b.WriteString(s.f.outName())
 	return b.String()
 }
 
 // Type is the Arrow type of the field's arrays: binary (a value's JSON text), utf8, int32,
-// int64 or float64.
+// int64, float64 or decimal128(38, s).
 func (s ShredField) Type() arrow.DataType { return s.f.typ() }
 
 // ShredFields returns the JSON fields e reads column-at-a-time from input column col, once

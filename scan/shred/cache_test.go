@@ -16,6 +16,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -497,7 +498,9 @@ func TestEntryTypes(t *testing.T) {
 		sb.AppendValues([]string{"ORD", "Zürich", "", "東京"}, valid)
 		bb := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
 		bb.AppendValues([][]byte{{0xff, 0}, nil, {1}, {2, 3, 4}}, valid)
-		for _, b := range []array.Builder{ib, fb, tb, sb, bb} {
+		db := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 38, Scale: 2})
+		db.AppendValues([]decimal128.Num{decimal128.FromI64(123456), decimal128.FromI64(-5), decimal128.MaxDecimal128, decimal128.FromI64(-1).Mul(decimal128.MaxDecimal128)}, valid)
+		for _, b := range []array.Builder{ib, fb, tb, sb, bb, db} {
 			cols = append(cols, b.NewArray())
 			b.Release()
 		}

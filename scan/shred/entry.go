@@ -287,6 +287,7 @@ const (
 	codeString
 	codeBinary
 	codeTimestamp
+	codeDecimal128
 )
 
 // typeCode returns the column code for typ and its values' width (0: offsets and bytes), false
@@ -305,14 +306,17 @@ func typeCode(typ arrow.DataType) (byte, int, bool) {
 		return codeBinary, 0, true
 	case arrow.TIMESTAMP:
 		return codeTimestamp, 8, true
+	case arrow.DECIMAL128:
+		return codeDecimal128, 16, true
 	}
 	return 0, 0, false
 }
 
 // Supported reports whether the cache can hold columns of type typ: int32, int64, float64,
-// utf8 and binary (what JSON fields read column-at-a-time yield, scan/ops' jsonfields.go),
-// and timestamps (a payload's event times). A column holds the values, not the timestamp's
-// unit or zone: callers name the type in the field key.
+// decimal128, utf8 and binary (what JSON fields read column-at-a-time yield, scan/ops'
+// jsonfields.go), and timestamps (a payload's event times). A column holds the values, not
+// the timestamp's unit or zone nor the decimal's precision and scale: callers name the type
+// in the field key.
 func Supported(typ arrow.DataType) bool {
 	_, _, ok := typeCode(typ)
 	return ok
@@ -366,6 +370,11 @@ func encodeColumn(field string, a arrow.Array) (column, error) {
 	case *array.Float64:
 		for _, x := range v.Float64Values() {
 			out = binary.LittleEndian.AppendUint64(out, math.Float64bits(x))
+		}
+	case *array.Decimal128:
+		for _, x := range v.Values() {
+			out = binary.LittleEndian.AppendUint64(out, x.LowBits())
+			out = binary.LittleEndian.AppendUint64(out, uint64(x.HighBits()))
 		}
 	case *array.String:
 		out = appendVar(out, n, func(i int) []byte { return unsafeBytes(v.Value(i)) })
