@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 )
@@ -36,9 +37,9 @@ const maxFooterDepth = 64
 // returns one entry per row group: the raw statistics (field 12 of the ColumnMetaData) of
 // column chunk leaf, nil when absent. With leaf < 0 only the row groups are counted (the
 // entries are nil). Everything else is skipped without being decoded; the min and max
-// values are copied out of b. A row group with leaf or fewer column chunks, bytes that end
-// early, a known field of another type or nesting deeper than maxFooterDepth are
-// errFooterStats.
+// values are copied out of b. A kept field (or list) of another type is skipped, as
+// parquet-go's decoder skips it. A row group with leaf or fewer column chunks, bytes that end
+// early or trail, an unknown type or nesting deeper than maxFooterDepth are errFooterStats.
 //
 // It stands in for decoding the whole footer a second time with parquet-go's reflective
 // thrift decoder into mirrors of these structs (parquet.OpenFile parses it into
@@ -53,7 +54,10 @@ func leafStatistics(b []byte, leaf int) ([]*rawStatistics, error) {
 			c.skip(typ, 1)
 			continue
 		}
-		n := c.list(ctStruct)
+		n, ok := c.list(ctStruct, 1)
+		if !ok {
+			continue
+		}
 		groups = make([]*rawStatistics, 0, n)
 		for range n {
 			groups = append(groups, c.rowGroup(leaf))
@@ -112,19 +116,23 @@ func (c *compactCursor) bytes() []byte {
 	return c.b[c.i-int(n) : c.i]
 }
 
-// list reads a list (or set) header and returns its length; elements of another type than
-// elem are bad.
-func (c *compactCursor) list(elem byte) int {
+// list reads a list header and returns its length; a list of another element type than elem
+// is skipped and reported !ok, as parquet-go's decoder skips it.
+func (c *compactCursor) list(elem byte, depth int) (n int, ok bool) {
 	h := c.byte()
-	n := uint64(h >> 4)
-	if n == 15 {
-		n = c.uvarint()
+	size := uint64(h >> 4)
+	if size == 15 {
+		size = c.uvarint()
 	}
-	if c.bad || (n > 0 && h&0x0f != elem) || n > uint64(len(c.b)-c.i) { // every element takes a byte
+	if c.bad || size > uint64(len(c.b)-c.i) { // every element takes at least a byte
 		c.bad = true
-		return 0
+		return 0, false
 	}
-	return int(n)
+	if h&0x0f != elem {
+		c.skipItems(h&0x0f, size, depth)
+		return 0, false
+	}
+	return int(size), true
 }
 
 // field reads the next field header of a struct into id and typ, last being the previous
@@ -132,11 +140,16 @@ func (c *compactCursor) list(elem byte) int {
 // The caller consumes (or skips) the field's value before the next call.
 func (c *compactCursor) field(id *int16, typ *byte, last *int16) bool {
 	h := c.byte()
-	if c.bad || h == ctStop {
+	if c.bad || h&0x0f == ctStop { // a stop type ends the struct whatever its delta, as parquet-go's decoder has it
 		return false
 	}
 	if h>>4 == 0 {
-		*id = int16(c.zigzag())
+		v := c.zigzag()
+		if v != int64(int16(v)) {
+			c.bad = true
+			return false
+		}
+		*id = int16(v)
 	} else {
 		*id = *last + int16(h>>4)
 	}
@@ -224,7 +237,11 @@ func (c *compactCursor) rowGroup(leaf int) *rawStatistics {
 			c.skip(typ, 2)
 			continue
 		}
-		st, cols = nil, c.list(ctStruct)
+		n, ok := c.list(ctStruct, 2)
+		if !ok {
+			continue
+		}
+		st, cols = nil, n
 		for j := 0; j < cols && !c.bad; j++ {
 			if j == leaf {
 				st = c.columnChunk()
@@ -268,9 +285,9 @@ func (c *compactCursor) statistics() *rawStatistics {
 			n := c.zigzag()
 			st.NullCount = &n
 		case id == 5 && typ == ctBinary:
-			st.MaxValue = append([]byte(nil), c.bytes()...)
+			st.MaxValue = bytes.Clone(c.bytes())
 		case id == 6 && typ == ctBinary:
-			st.MinValue = append([]byte(nil), c.bytes()...)
+			st.MinValue = bytes.Clone(c.bytes())
 		case (id == 7 || id == 8) && (typ == ctTrue || typ == ctFalse):
 			v := typ == ctTrue
 			if id == 7 {
@@ -278,9 +295,7 @@ func (c *compactCursor) statistics() *rawStatistics {
 			} else {
 				st.IsMinValueExact = &v
 			}
-		case id == 3 || (id >= 5 && id <= 8):
-			c.bad = true // a kept field of another type
-		default:
+		default: // other fields, and kept ones of another type (parquet-go's decoder skips them)
 			c.skip(typ, 5)
 		}
 	}
