@@ -145,7 +145,9 @@ func openFooter(rr *rangeReader, readBuffer int) (ft *footer, err error) {
 	if err := rr.prefetch([]byteRange{{footerStart, size - 8}}); err != nil {
 		return nil, err
 	}
-	footerBytes := make([]byte, footerLen)
+	// A scratch copy: leafStatistics copies out what it keeps, parquet.OpenFile reads its own.
+	footerBytes := getTail(int(footerLen))
+	defer putTail(footerBytes)
 	if _, err := rr.ReadAt(footerBytes, footerStart); err != nil {
 		return nil, err
 	}
