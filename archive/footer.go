@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -217,6 +218,11 @@ func (ft *footer) loadGroups(rr *rangeReader, tsStats []*rawStatistics, footerSt
 		ft.bytes += 2 * (idxHi - idxLo)
 	}
 	ft.groups = make([]groupInfo, len(md.RowGroups))
+	// Offset indexes are decoded from one scratch buffer by one reader: a decoded
+	// format.OffsetIndex holds no slice of its input (parquet-go installs its own copy).
+	var idxBuf []byte
+	idxReader := new(thrift.CompactProtocol).NewReaderFromBytes(nil)
+	idxDecoder := thrift.NewDecoder(idxReader)
 	for i := range md.RowGroups {
 		rg := &md.RowGroups[i]
 		if rg.NumRows < 0 {
@@ -238,19 +244,20 @@ func (ft *footer) loadGroups(rr *rangeReader, tsStats []*rawStatistics, footerSt
 			if c.OffsetIndexOffset <= 0 || c.OffsetIndexLength <= 0 || c.OffsetIndexOffset+int64(c.OffsetIndexLength) > footerStart {
 				continue
 			}
-			buf := make([]byte, c.OffsetIndexLength)
-			if _, err := rr.ReadAt(buf, c.OffsetIndexOffset); err != nil {
+			idxBuf = slices.Grow(idxBuf[:0], int(c.OffsetIndexLength))[:c.OffsetIndexLength]
+			if _, err := rr.ReadAt(idxBuf, c.OffsetIndexOffset); err != nil {
 				return err
 			}
-			var oi format.OffsetIndex
-			if thrift.Unmarshal(new(thrift.CompactProtocol), buf, &oi) != nil || !validOffsetIndex(&oi, c, rg.NumRows) {
+			oi := new(format.OffsetIndex)
+			idxReader.ResetBytes(idxBuf)
+			if idxDecoder.Decode(oi) != nil || idxReader.BytesRead() != len(idxBuf) || !validOffsetIndex(oi, c, rg.NumRows) {
 				continue
 			}
 			// Install the index in the chunk, so that page readers seek with it.
 			if _, err := fc.OffsetIndexFrom(rr); err != nil {
 				continue
 			}
-			g.offsets[j] = &oi
+			g.offsets[j] = oi
 		}
 		if ft.ts == nil {
 			continue
