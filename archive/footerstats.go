@@ -50,11 +50,7 @@ func leafStatistics(b []byte, leaf int) ([]*rawStatistics, error) {
 	c := compactCursor{b: b}
 	var groups []*rawStatistics
 	for id, typ, last := int16(0), byte(0), int16(0); c.field(&id, &typ, &last); {
-		if id != 4 || typ != ctList { // FileMetaData.row_groups
-			c.skip(typ, 1)
-			continue
-		}
-		n, ok := c.list(ctStruct, 1)
+		n, ok := c.structList(id, typ, 4, 1) // FileMetaData.row_groups
 		if !ok {
 			continue
 		}
@@ -116,9 +112,15 @@ func (c *compactCursor) bytes() []byte {
 	return c.b[c.i-int(n) : c.i]
 }
 
-// list reads a list header and returns its length; a list of another element type than elem
-// is skipped and reported !ok, as parquet-go's decoder skips it.
-func (c *compactCursor) list(elem byte, depth int) (n int, ok bool) {
+// structList reads the value of field id of type typ at nesting depth: when it is field want
+// holding a list of structs, the list's header, returning its length; anything else
+// (another field, another type, a list of another element type, which parquet-go's decoder
+// skips too) is skipped and reported !ok.
+func (c *compactCursor) structList(id int16, typ byte, want int16, depth int) (n int, ok bool) {
+	if id != want || typ != ctList {
+		c.skip(typ, depth)
+		return 0, false
+	}
 	h := c.byte()
 	size := uint64(h >> 4)
 	if size == 15 {
@@ -128,7 +130,7 @@ func (c *compactCursor) list(elem byte, depth int) (n int, ok bool) {
 		c.bad = true
 		return 0, false
 	}
-	if h&0x0f != elem {
+	if h&0x0f != ctStruct {
 		c.skipItems(h&0x0f, size, depth)
 		return 0, false
 	}
@@ -233,11 +235,7 @@ func (c *compactCursor) rowGroup(leaf int) *rawStatistics {
 	var st *rawStatistics
 	cols := -1
 	for id, typ, last := int16(0), byte(0), int16(0); c.field(&id, &typ, &last); {
-		if id != 1 || typ != ctList { // RowGroup.columns
-			c.skip(typ, 2)
-			continue
-		}
-		n, ok := c.list(ctStruct, 2)
+		n, ok := c.structList(id, typ, 1, 2) // RowGroup.columns
 		if !ok {
 			continue
 		}
