@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -52,27 +53,10 @@ type groupInfo struct {
 	tsIndex *format.ColumnIndex
 }
 
-// Raw thrift mirrors of the footer fields whose presence matters to the statistics trust rules.
-// parquet-go's format.Statistics has no is_*_exact fields and cannot tell an absent null count
-// from zero, so the footer is decoded a second time into these.
-type rawFileMeta struct {
-	RowGroups []rawRowGroup `thrift:"4"`
-}
-
-type rawRowGroup struct {
-	Columns []rawColumnChunk `thrift:"1"`
-}
-
-type rawColumnChunk struct {
-	MetaData *rawColumnMeta `thrift:"3"`
-}
-
-type rawColumnMeta struct {
-	Statistics *rawStatistics `thrift:"12"`
-}
-
-// rawStatistics keeps the fields the trust rules read; the deprecated min/max fields (1, 2)
-// are not decoded because they are never trusted.
+// rawStatistics is a column chunk's Statistics (Parquet's format) as the statistics trust
+// rules need it: parquet-go's format.Statistics has no is_*_exact fields and cannot tell an
+// absent null count from zero, so leafStatistics reads these from the footer's bytes. The
+// deprecated min/max fields (1, 2) are not kept because they are never trusted.
 type rawStatistics struct {
 	NullCount       *int64 `thrift:"3"`
 	MaxValue        []byte `thrift:"5"`
@@ -162,13 +146,11 @@ func openFooter(rr *rangeReader, readBuffer int) (ft *footer, err error) {
 	if err := rr.prefetch([]byteRange{{footerStart, size - 8}}); err != nil {
 		return nil, err
 	}
-	footerBytes := make([]byte, footerLen)
+	// A scratch copy: leafStatistics copies out what it keeps, parquet.OpenFile reads its own.
+	footerBytes := getTail(int(footerLen))
+	defer putTail(footerBytes)
 	if _, err := rr.ReadAt(footerBytes, footerStart); err != nil {
 		return nil, err
-	}
-	var raw rawFileMeta
-	if err := thrift.Unmarshal(new(thrift.CompactProtocol), footerBytes, &raw); err != nil {
-		return nil, ErrPayloadDecode
 	}
 	// The file keeps the reader it was opened with; it is cached beyond this request, so it gets
 	// a handle that is cut off once loading is done. Later reads pass their own reader.
@@ -184,23 +166,30 @@ func openFooter(rr *rangeReader, readBuffer int) (ft *footer, err error) {
 		return nil, ErrPayloadDecode
 	}
 	md := f.Metadata()
-	if len(raw.RowGroups) != len(md.RowGroups) {
-		return nil, ErrPayloadDecode
-	}
 	ft = &footer{file: f, size: size, numRows: md.NumRows, bytes: 4*footerLen + parsedFileBytes}
 	ft.envelope = checkEnvelope(f)
 	ft.ts, ft.tsErr = eventTimeColumn(f)
 	if ft.ts != nil && ft.ts.leaf < len(md.ColumnOrders) {
 		_, ft.orderOK = md.ColumnOrders[ft.ts.leaf].Value.(*format.TypeDefinedOrder)
 	}
-	if err := ft.loadGroups(rr, &raw, footerStart); err != nil {
+	// The footer's statistics of event_time, in the raw form the trust rules need; the rest of
+	// the footer is only skipped (parquet.OpenFile parsed it).
+	leaf := -1
+	if ft.ts != nil {
+		leaf = ft.ts.leaf
+	}
+	tsStats, err := leafStatistics(footerBytes, leaf)
+	if err != nil || len(tsStats) != len(md.RowGroups) {
+		return nil, ErrPayloadDecode
+	}
+	if err := ft.loadGroups(rr, tsStats, footerStart); err != nil {
 		return nil, err
 	}
 	return ft, nil
 }
 
 // loadGroups builds the per-row-group view and installs validated offset indexes.
-func (ft *footer) loadGroups(rr *rangeReader, raw *rawFileMeta, footerStart int64) error {
+func (ft *footer) loadGroups(rr *rangeReader, tsStats []*rawStatistics, footerStart int64) error {
 	md := ft.file.Metadata()
 	rowGroups := ft.file.RowGroups()
 	var total int64
@@ -229,6 +218,11 @@ func (ft *footer) loadGroups(rr *rangeReader, raw *rawFileMeta, footerStart int6
 		ft.bytes += 2 * (idxHi - idxLo)
 	}
 	ft.groups = make([]groupInfo, len(md.RowGroups))
+	// Offset indexes are decoded from one scratch buffer by one reader: a decoded
+	// format.OffsetIndex holds no slice of its input (parquet-go installs its own copy).
+	var idxBuf []byte
+	idxReader := new(thrift.CompactProtocol).NewReaderFromBytes(nil)
+	idxDecoder := thrift.NewDecoder(idxReader)
 	for i := range md.RowGroups {
 		rg := &md.RowGroups[i]
 		if rg.NumRows < 0 {
@@ -250,30 +244,29 @@ func (ft *footer) loadGroups(rr *rangeReader, raw *rawFileMeta, footerStart int6
 			if c.OffsetIndexOffset <= 0 || c.OffsetIndexLength <= 0 || c.OffsetIndexOffset+int64(c.OffsetIndexLength) > footerStart {
 				continue
 			}
-			buf := make([]byte, c.OffsetIndexLength)
-			if _, err := rr.ReadAt(buf, c.OffsetIndexOffset); err != nil {
+			idxBuf = slices.Grow(idxBuf[:0], int(c.OffsetIndexLength))[:c.OffsetIndexLength]
+			if _, err := rr.ReadAt(idxBuf, c.OffsetIndexOffset); err != nil {
 				return err
 			}
-			var oi format.OffsetIndex
-			if thrift.Unmarshal(new(thrift.CompactProtocol), buf, &oi) != nil || !validOffsetIndex(&oi, c, rg.NumRows) {
+			oi := new(format.OffsetIndex)
+			idxReader.ResetBytes(idxBuf)
+			if idxDecoder.Decode(oi) != nil || idxReader.BytesRead() != len(idxBuf) || !validOffsetIndex(oi, c, rg.NumRows) {
 				continue
 			}
 			// Install the index in the chunk, so that page readers seek with it.
 			if _, err := fc.OffsetIndexFrom(rr); err != nil {
 				continue
 			}
-			g.offsets[j] = &oi
+			g.offsets[j] = oi
 		}
 		if ft.ts == nil {
 			continue
 		}
 		leaf := ft.ts.leaf
-		if leaf >= len(rg.Columns) || leaf >= len(raw.RowGroups[i].Columns) {
+		if leaf >= len(rg.Columns) {
 			return ErrPayloadDecode
 		}
-		if m := raw.RowGroups[i].Columns[leaf].MetaData; m != nil {
-			g.tsStats = m.Statistics
-		}
+		g.tsStats = tsStats[i]
 		c := &rg.Columns[leaf]
 		if c.ColumnIndexOffset > 0 && c.ColumnIndexLength > 0 && c.ColumnIndexOffset+int64(c.ColumnIndexLength) <= footerStart && g.offsets[leaf] != nil {
 			buf := make([]byte, c.ColumnIndexLength)
