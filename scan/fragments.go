@@ -173,6 +173,15 @@ type routedNode struct {
 	shred    *shredPlan
 	outWidth int
 	schema   *arrow.Schema
+	// outputs are the expressions the fragments evaluate (the projection's, or the aggregate's
+	// inputs), over the base schema; partOut flags the output columns that are the bucket's
+	// partition (partCols), for partition-wise joins (partjoin.go).
+	outputs []expr.Expression
+	base    *types.RecordType
+	partOut []bool
+	// pj, when set, makes this node the fragment stream of a partition-wise join: one unit
+	// per partition, each fragment the join over that partition (partJoinNode.fragment).
+	pj *partJoinNode
 }
 
 // finishRouted lowers a routed plan with an optional aggregation and fetch onto fragments.
@@ -336,6 +345,12 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		}
 	}
 	n.used = filterUse(n.readSch.NumFields(), n.filters, n.proj, n.sel)
+	n.outputs, n.base = outputs, rp.base
+	if agg != nil {
+		n.partOut = partCols(outputs, agg.spec.Groups, true)
+	} else {
+		n.partOut = partCols(outputs[:n.outWidth], nil, false)
+	}
 	if l.opts.Shred != nil {
 		var outs []expr.Expression
 		if n.proj != nil {
@@ -621,6 +636,9 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 // inputs (read, filters, projection: fragmentInput) feed one partial aggregate or top-k one
 // bucket after the other, returning its output reader.
 func (n *routedNode) fragment(ctx context.Context, rt *runtime, us []unit) (array.RecordReader, error) {
+	if n.pj != nil {
+		return n.pj.fragment(ctx, rt, us[0])
+	}
 	if len(us) > 1 {
 		c := &chainReader{ctx: ctx, rt: rt, n: n, units: us}
 		c.refs.Store(1)
