@@ -68,7 +68,9 @@ func partCols(outputs []expr.Expression, groups []int, agg bool) []bool {
 
 // partJoinNode is a joinNode run partition by partition (see the top of this file).
 type partJoinNode struct {
-	join        *joinNode
+	join *joinNode
+	// spec is the join's spec within one partition: join's but for the partition keys.
+	spec        ops.JoinSpec
 	left, right *routedNode
 	// parts are the partitions, each with its left and right units in bound order; at
 	// indexes them by partition value.
@@ -114,18 +116,30 @@ func (l *lowerer) partitionWise(j *joinNode) node {
 			return j
 		}
 	}
-	keyed := false
+	// Within a partition the partition keys are equal on every row (a partition value is
+	// never NULL): the fragments' join keeps the other keys alone (none: a nested loop over
+	// the partition's right rows).
+	spec := j.spec
+	spec.LeftKeys, spec.RightKeys, spec.NullSafe = nil, nil, nil
 	for k := range j.spec.LeftKeys {
 		lc, lok := j.spec.LeftKeys[k].Column()
 		rc, rok := j.spec.RightKeys[k].Column()
 		if lok && rok && lc < len(ln.partOut) && rc < len(rn.partOut) && ln.partOut[lc] && rn.partOut[rc] {
-			keyed = true
+			continue
+		}
+		spec.LeftKeys = append(spec.LeftKeys, j.spec.LeftKeys[k])
+		spec.RightKeys = append(spec.RightKeys, j.spec.RightKeys[k])
+		if len(j.spec.NullSafe) > 0 {
+			spec.NullSafe = append(spec.NullSafe, j.spec.NullSafe[k])
 		}
 	}
-	if !keyed {
+	if len(spec.LeftKeys) == len(j.spec.LeftKeys) {
 		return j
 	}
-	pj := &partJoinNode{join: j, left: ln, right: rn, at: map[string]int{}}
+	if spec.NullAware {
+		spec = j.spec // NOT IN's null-aware anti join is over one key: it stays
+	}
+	pj := &partJoinNode{join: j, spec: spec, left: ln, right: rn, at: map[string]int{}}
 	at := pj.at
 	for side, n := range []*routedNode{ln, rn} {
 		for _, u := range n.units {
@@ -213,13 +227,14 @@ func (n *partJoinNode) open(ctx context.Context, rt *runtime) (array.RecordReade
 }
 
 func (n *partJoinNode) explain(a *Analysis) []string {
-	lines := n.join.explain(a)
+	lines := n.join.explain(nil)
 	how := "each side reads its buckets"
 	if n.shared != nil {
-		how = fmt.Sprintf("one read of each bucket [%s] feeds both sides", colNames(n.shared.cols))
+		how = fmt.Sprintf("one read of each bucket [%s] feeds both sides (unless the shredded-column cache serves them)", colNames(n.shared.cols))
 	}
-	lines[0] += fmt.Sprintf(", partition-wise: one fragment per partition (%d), %s", len(n.parts), how)
-	return lines
+	lines[0] += fmt.Sprintf(", partition-wise: one fragment per partition (%d), %s", len(n.parts), how) + a.suffix(n, "")
+	left, right := n.left.explain(a), n.right.explain(a)
+	return append(append(lines[:1], indent(left)...), indent(right)...)
 }
 
 // colNames lists columns for EXPLAIN.
@@ -251,8 +266,7 @@ func (n *partJoinNode) fragment(ctx context.Context, rt *runtime, u unit) (array
 	if err != nil {
 		return nil, err
 	}
-	out := ops.HashJoin(ctx, left, right, n.join.spec, rt.mem)
-	return ops.Rebatch(ctx, out, rt.mem), nil
+	return ops.HashJoin(ctx, left, right, n.spec, rt.mem), nil
 }
 
 // side reads n's input over units us (one partition's): its rows, or its aggregate's final

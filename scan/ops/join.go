@@ -664,13 +664,18 @@ func (j *joiner) batch(schema *arrow.Schema, want []bool, lsrcs []arrow.RecordBa
 }
 
 // nullColumn returns n NULLs of column c of inSchema: a slice, from offset 0, of an array
-// kept for the join's life (grown when n exceeds it).
+// kept for the join's life (grown when n exceeds it), or up to MaxBatchRows rows of the
+// process-wide all-null column of its type (NullColumn), which costs a join nothing (a
+// partition-wise join runs one joiner per partition, scan/partjoin.go).
 func (j *joiner) nullColumn(c, n int) arrow.Array {
+	if n <= MaxBatchRows {
+		return NullColumn(allocator(j.mem), j.inSchema.Field(c).Type, n)
+	}
 	if a := j.nulls[c]; a == nil || a.Len() < n {
 		if a != nil {
 			a.Release()
 		}
-		j.nulls[c] = array.MakeArrayOfNull(allocator(j.mem), j.inSchema.Field(c).Type, max(n, MaxBatchRows))
+		j.nulls[c] = array.MakeArrayOfNull(allocator(j.mem), j.inSchema.Field(c).Type, n)
 	}
 	return array.NewSlice(j.nulls[c], 0, int64(n))
 }
