@@ -171,9 +171,11 @@ func (l *lowerer) partitionWise(j *joinNode) node {
 }
 
 // sharedRead returns the shared read of ln's and rn's buckets, or nil when they do not read
-// the same rows: other buckets or ranges, or a residual filter.
+// the same rows (other buckets or ranges, or a residual filter) or one side's aggregate asks
+// its buckets' stores (pushdown.go: an archived bucket's count from its manifest costs no
+// read).
 func (l *lowerer) sharedRead(ln, rn *routedNode) *sharedRead {
-	if len(ln.filters) > 0 || len(rn.filters) > 0 || !ln.src.Range.Start.Equal(rn.src.Range.Start) || !ln.src.Range.End.Equal(rn.src.Range.End) ||
+	if ln.store != nil || rn.store != nil || len(ln.filters) > 0 || len(rn.filters) > 0 || !ln.src.Range.Start.Equal(rn.src.Range.Start) || !ln.src.Range.End.Equal(rn.src.Range.End) ||
 		!reflect.DeepEqual(ln.units, rn.units) {
 		return nil
 	}
