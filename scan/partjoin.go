@@ -340,7 +340,7 @@ func (n *partJoinNode) sharedSides(ctx context.Context, rt *runtime, us []unit) 
 }
 
 // chain reads the readers opens make one after the other, opening each once the one before
-// it has ended.
+// it has ended (a grouped fragment's buckets, a partition-wise join's side), each under sch.
 type chain struct {
 	sch   *arrow.Schema
 	opens []func() (array.RecordReader, error)
