@@ -395,6 +395,15 @@ func TestJoinRefusals(t *testing.T) {
 	// Within the default limit the same join answers.
 	res := mustRun(t, cl, q)
 	res.release()
+	// So is a partition-wise join's (scan/partjoin.go: one read of ORD's buckets feeds both
+	// sides, the right side's rows buffered for the partition).
+	qp := "SELECT count(t.w) FROM flights a JOIN (SELECT origin, id, " + wide + " AS w FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01') t ON a.origin = t.origin AND a.id = t.id WHERE a.origin = 'ORD' AND a.timestamp >= '2001-01-01' AND a.timestamp < '2001-07-01'"
+	if _, err := run(ctx, dial(t, small), qp); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--query-memory") {
+		t.Errorf("a partition-wise join over more than --query-memory: %v, want RESOURCE_EXHAUSTED naming the limit", err)
+	}
+	if plan := strings.Join(explainLines(t, cl, "EXPLAIN "+qp), "\n"); !strings.Contains(plan, "partition-wise") {
+		t.Errorf("EXPLAIN of %s: not partition-wise:\n%s", qp, plan)
+	}
 	// A correlated subquery's domain (the outer's distinct wide values) and its nested loop
 	// are under the same limit.
 	qd := "SELECT count(*) FROM (SELECT id, " + wide + " AS w FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01') t WHERE EXISTS (SELECT 1 FROM (VALUES ('0'), ('1')) v(k) WHERE v.k < t.w)"
