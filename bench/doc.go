@@ -292,6 +292,20 @@
 //     queries (count WHERE delay > 60: 664 ms of CPU in 445 ms): a core idles about a quarter
 //     of the wall time. Probing the hash join on several goroutines was tried and measured
 //     slower (12–25% more CPU: more batches in flight, more collections under the 40 MiB limit).
+//     The join against avg partition by partition (join19d, scan/partjoin.go: one fragment per
+//     partition, each bucket read once for the aggregate and the probe, the probe without the
+//     partition key), NULL literals and a join's unused columns as slices of the shared
+//     all-null columns, the join's scratch pooled, a run of consecutive left rows sliced
+//     instead of gathered: server CPU per query from /proc beside main's build (8aaab12), each
+//     serving the 3M-row fixture, 3 alternating rounds of 2 queries at load average 11–28 (the
+//     machine shared): cold join against avg 1.74–1.89 against 2.69–2.89 s (−35%; 182 against
+//     295 MB allocated a query), cold semi join 1.13–1.17 against 1.38–1.41 s (the probe side's
+//     pruned columns no longer allocated), origins to destinations unchanged (775–865 against
+//     825–845 ms); warm (--shred-cache, each its own) join against avg 560–570 against 735–775
+//     ms, semi join 230–260 against 285–305 ms. BenchmarkAnalytical beside it (3 rounds, load
+//     average 11–25, so the wall times are noise): the join against avg 0.75–0.98× DuckDB over
+//     the payloads against main's 0.58–1.18×, warm 0.99–1.17 s against 2.06–2.37 s; peak RSS
+//     93–95 MiB (main's build, run from the linker's file, 106–109 MiB).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
