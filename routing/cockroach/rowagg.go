@@ -29,7 +29,8 @@ import (
 //	    FROM (SELECT x.event_time, x.d ->> 'delay' AS f0, … FROM (
 //	        SELECT rec.event_time, convert_from(rec.value, 'UTF8')::json AS d
 //	        FROM pulpitum_v4_records AS rec
-//	        WHERE route.state <> 'archived' AND <the bucket's key range>
+//	        WHERE rec.table_id = CASE WHEN route.state <> 'archived' THEN $1 END
+//	            AND <the rest of the bucket's key range>
 //	        OFFSET 0) AS x OFFSET 0) AS rec
 //	    GROUP BY <groups>) AS agg ON true
 //
@@ -285,7 +286,11 @@ func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
 	for _, s := range sel {
 		b2.WriteString(",\n\t\t" + s)
 	}
-	const bucketRows = "\tWHERE route.state <> 'archived'\n\t\tAND rec.table_id = $1 AND rec.partition_key = route.partition_key AND rec.bucket_key = route.bucket_key\n\t\tAND rec.event_time >= route.lo AND rec.event_time < route.hi\n"
+	// An archived bucket's rows are not read: its table key is NULL, which no index entry
+	// equals, so the index scan ends before it starts (a WHERE route.state <> 'archived'
+	// beside it plans as a Result node every row passes through: 7% of the backend CPU of a
+	// count over 300,000 rows in 1,332 buckets, PostgreSQL 15).
+	const bucketRows = "\tWHERE rec.table_id = CASE WHEN route.state <> 'archived' THEN $1 END\n\t\tAND rec.partition_key = route.partition_key AND rec.bucket_key = route.bucket_key\n\t\tAND rec.event_time >= route.lo AND rec.event_time < route.hi\n"
 	if len(cols) == 0 {
 		b2.WriteString("\n\tFROM pulpitum_v4_records AS rec\n" + bucketRows)
 	} else if len(cols) == 1 {
