@@ -411,21 +411,23 @@ func (s *Store) aggregateRows(ctx context.Context, st *rowStatement, bs []routin
 		key       *string
 		deleted   bool
 		gen       int64
-		present   *bool
-		bad, pass *int64
+		present   pgtype.Bool
+		bad, pass pgtype.Int8
 	)
+	// Destinations of pgtype's value types: a NULL is Valid false, and no row allocates a
+	// pointer for each value it scans.
 	vals := make([]any, n)
 	for i := range n {
 		switch q.Schema.Field(i).Type.ID() {
 		case arrow.INT32, arrow.INT64:
-			vals[i] = new(*int64)
+			vals[i] = new(pgtype.Int8)
 		case arrow.STRING:
-			vals[i] = new(*string)
+			vals[i] = new(pgtype.Text)
 		case arrow.TIMESTAMP:
-			vals[i] = new(*time.Time)
+			vals[i] = new(pgtype.Timestamptz)
 		case arrow.DECIMAL128, arrow.FLOAT64:
 			if st.int8Sum[i] {
-				vals[i] = new(*int64)
+				vals[i] = new(pgtype.Int8)
 			} else {
 				vals[i] = new(pgtype.Numeric)
 			}
@@ -451,11 +453,11 @@ func (s *Store) aggregateRows(ctx context.Context, st *rowStatement, bs []routin
 		if b.route.State == routing.StateArchived || b.declined {
 			continue
 		}
-		if bad != nil && *bad > 0 || st.floatSum && pass != nil && *pass > maxFloatSumRows {
+		if bad.Valid && bad.Int64 > 0 || st.floatSum && pass.Valid && pass.Int64 > maxFloatSumRows {
 			b.declined = true
 			continue
 		}
-		if present == nil || ((q.Grouped || len(q.Groups) > 0) && (pass == nil || *pass == 0)) {
+		if !present.Valid || ((q.Grouped || len(q.Groups) > 0) && (!pass.Valid || pass.Int64 == 0)) {
 			continue // no group, or a group whose rows the filter rejects
 		}
 		if b.bld == nil {
@@ -520,49 +522,52 @@ func (s *Store) rowError(op string, err error) error {
 func appendValue(b array.Builder, v any) error {
 	switch b := b.(type) {
 	case *array.Int64Builder:
-		p := *v.(**int64)
-		if p == nil {
+		p := v.(*pgtype.Int8)
+		if !p.Valid {
 			b.AppendNull()
 		} else {
-			b.Append(*p)
+			b.Append(p.Int64)
 		}
 	case *array.Int32Builder:
-		p := *v.(**int64)
+		p := v.(*pgtype.Int8)
 		switch {
-		case p == nil:
+		case !p.Valid:
 			b.AppendNull()
-		case *p < -1<<31 || *p >= 1<<31:
+		case p.Int64 < -1<<31 || p.Int64 >= 1<<31:
 			return routing.ErrNoAggregate
 		default:
-			b.Append(int32(*p))
+			b.Append(int32(p.Int64))
 		}
 	case *array.StringBuilder:
-		p := *v.(**string)
-		if p == nil {
+		p := v.(*pgtype.Text)
+		if !p.Valid {
 			b.AppendNull()
 		} else {
-			b.Append(*p)
+			b.Append(p.String)
 		}
 	case *array.TimestampBuilder:
-		p := *v.(**time.Time)
-		if p == nil {
+		p := v.(*pgtype.Timestamptz)
+		switch {
+		case !p.Valid:
 			b.AppendNull()
-		} else {
-			b.Append(arrow.Timestamp(p.UnixNano()))
+		case p.InfinityModifier != pgtype.Finite:
+			return routing.ErrNoAggregate // no instant: the executor reads the rows
+		default:
+			b.Append(arrow.Timestamp(p.Time.UnixNano()))
 		}
 	case *array.Decimal128Builder, *array.Float64Builder:
-		if p, ok := v.(**int64); ok {
+		if p, ok := v.(*pgtype.Int8); ok {
 			// An int8 sum (rowStatement.int8Sum): every int8 fits decimal128(38, 0); a
 			// float8 state only within 2^53.
 			switch {
-			case *p == nil:
+			case !p.Valid:
 				b.AppendNull()
 			case b.Type().ID() == arrow.DECIMAL128:
-				b.(*array.Decimal128Builder).Append(decimal128.FromI64(**p))
-			case **p > 1<<53 || **p < -(1<<53):
+				b.(*array.Decimal128Builder).Append(decimal128.FromI64(p.Int64))
+			case p.Int64 > 1<<53 || p.Int64 < -(1<<53):
 				return routing.ErrNoAggregate
 			default:
-				b.(*array.Float64Builder).Append(float64(**p))
+				b.(*array.Float64Builder).Append(float64(p.Int64))
 			}
 			return nil
 		}
