@@ -352,11 +352,13 @@
 //     (routing/cockroach/rowagg.go: an archived bucket's rows skipped by a NULL key rather than
 //     a Result node every row passes; a lone JSON member extracted in one level; date_bin for
 //     bins of fixed width, where date_trunc's zone form broke every instant down in its zone;
-//     sums of int4 read as int8, not numeric), CPU a query beside main's build (six rounds,
-//     load 20–22): count(*) 67 against 76 ms, origin count 69 / 71, count WHERE delay > 60
-//     300 / 309, origin avg(delay) 319 / 322, day sum(distance) 400 / 536, destination WHERE
-//     delay > 60 504 / 512, origin × destination 386 / 394 (PostgreSQL's direct queries,
-//     serial: 30, 74, 232, 304, 385, 250, 302 ms). Measured and left: jsonb (one member: 231
+//     sums of int4 read as int8, not numeric; answers scanned into pgtype's value types), CPU
+//     a query beside main's build (six rounds, load 20–27): count(*) 67 against 76 ms, origin
+//     count 69 / 71, count WHERE delay > 60 300 / 309, origin avg(delay) 319 / 322, day
+//     sum(distance) 396 / 536 (flightsrv's part 49 / 71), destination WHERE delay > 60
+//     504 / 512, origin × destination 379 / 412 (PostgreSQL's direct queries, serial: 30, 74,
+//     232, 304, 385, 250, 302 ms). Wall times at that load moved by ±25% between runs
+//     (on÷PostgreSQL of count(*) 0.98×, 1.70×, 1.20× in three runs). Measured and left: jsonb (one member: 231
 //     ms against json's 198 over the sample, and it rewrites numbers' text); grouping all
 //     buckets' rows in one hash aggregate instead of one a bucket (day bins: 370 against 356
 //     ms). Two members (destination WHERE delay > 60) parse each document three times (json_in,
