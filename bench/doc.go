@@ -353,6 +353,31 @@
 //     Until `flightsrv serve` handed the server the store adapter itself (openedStore.adapter,
 //     cmd/flightsrv/stores.go), it never used the row-aggregate port: earlier figures measured
 //     through it are of per-bucket key-only counts and row reads.
+//     Where count(*)'s time goes (quiet: 40.6 ms against PostgreSQL's 23.8): not a fixed cost
+//     (a count over an empty second takes 4.3 ms, 2 ms of backend CPU) but CPU on both cores.
+//     Per query, in CPU time (flightsrv's threads and every backend, from /proc's schedstat;
+//     load 10–20): main's build 76 ms (PostgreSQL 62, flightsrv 14), PostgreSQL's direct count
+//     30 ms serial (a sequential scan; two workers spread it). Of the backends' time, run as
+//     one statement over the 1,332 buckets: 33 ms the index-only scan of the 300,000 entries
+//     (the range's count alone by that index costs as much), 17 ms the 1,332 rescans with five
+//     keys checked an entry, 5 ms the routes; then 6.5 ms planning and binding 21 statements
+//     of 64 buckets. One statement for all buckets saves the 6.5 ms but runs on one core; the
+//     routes by hash join cost more than by index at 64 buckets. The statement's changes here
+//     (routing/cockroach/rowagg.go: an archived bucket's rows skipped by a NULL key rather than
+//     a Result node every row passes; a lone JSON member extracted in one level; date_bin for
+//     bins of fixed width, where date_trunc's zone form broke every instant down in its zone;
+//     sums of int4 read as int8, not numeric; answers scanned into pgtype's value types), CPU
+//     a query beside main's build (six rounds, load 20–27): count(*) 67 against 76 ms, origin
+//     count 69 / 71, count WHERE delay > 60 300 / 309, origin avg(delay) 319 / 322, day
+//     sum(distance) 396 / 536 (flightsrv's part 49 / 71), destination WHERE delay > 60
+//     504 / 512, origin × destination 379 / 412 (PostgreSQL's direct queries, serial: 30, 74,
+//     232, 304, 385, 250, 302 ms). Wall times at that load moved by ±25% between runs
+//     (on÷PostgreSQL of count(*) 0.98×, 1.70×, 1.20× in three runs). Measured and left: jsonb (one member: 231
+//     ms against json's 198 over the sample, and it rewrites numbers' text); grouping all
+//     buckets' rows in one hash aggregate instead of one a bucket (day bins: 370 against 356
+//     ms). Two members (destination WHERE delay > 60) parse each document three times (json_in,
+//     then each ->>): 477 ms of backend CPU against 223 for shipping the rows, whose JSON
+//     flightsrv reads in 260 ms.
 //   - BenchmarkIngest (ingest_bench_test.go): writes of the first FLIGHTSRV_INGEST_ROWS rows
 //     (default 300,000; `make bench-ingest-3m` writes all 3,000,000) of the flights file in the
 //     wide shape, side by side in one run: Flight SQL bulk ingest through ADBC (Python
