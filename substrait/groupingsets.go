@@ -157,6 +157,10 @@ func flattenGroupRows(sel *pg.SelectStmt) {
 
 // bindGroupingSets binds sel, whose GROUP BY holds grouping sets, as the union of its arms.
 func (bd *binder) bindGroupingSets(sel *pg.SelectStmt, sets [][]*pg.Node) (*boundRel, error) {
+	if len(sets) > 1 && hasSetsWindows(sel) {
+		// The windows run over every set's rows (setwindows.go), not in each arm.
+		return bd.windowsOverSets(sel)
+	}
 	var all []*pg.Node
 	for _, s := range sets {
 		all = append(all, s...)
