@@ -102,6 +102,11 @@ func TestWindowsBelowOuterFiltersAsPostgres(t *testing.T) {
 		"SELECT " + ds + " AS dst, count(*) AS c, sum(count(*)) OVER w, lag(count(*), 1, 0::bigint) OVER (w ORDER BY " + ds + " NULLS FIRST)" + r + " GROUP BY ROLLUP(1) WINDOW w AS (PARTITION BY GROUPING(" + ds + ")) ORDER BY GROUPING(" + ds + "), rank() OVER (ORDER BY count(*) DESC, " + ds + "), 1 LIMIT 7",
 		"SELECT origin, max(" + d + ") m, first_value(origin) OVER (ORDER BY max(" + d + ") DESC, origin NULLS FIRST), count(*) FILTER (WHERE " + d + " > 0) * 2 + sum(count(*)) OVER ()" + r + " GROUP BY CUBE(origin) ORDER BY 1 NULLS FIRST",
 		"SELECT * FROM (SELECT origin, count(*) n, sum(count(*)) OVER () t" + r + " GROUP BY ROLLUP(origin)) s ORDER BY 1 NULLS LAST",
+		// DISTINCT over the windows, GROUP BY an output name with HAVING over a CTE, ORDER BY a
+		// key outside the select list.
+		"SELECT DISTINCT sum(count(*)) OVER (), GROUPING(origin)" + r + " GROUP BY ROLLUP(origin) ORDER BY 2",
+		"WITH f AS (SELECT *" + r + ") SELECT origin AS o, count(*), rank() OVER (ORDER BY count(*)) FROM f GROUP BY ROLLUP(o) HAVING count(*) > 40 ORDER BY 3, 1",
+		"SELECT count(*), rank() OVER (ORDER BY count(*) DESC)" + r + " GROUP BY ROLLUP(origin) ORDER BY origin NULLS FIRST",
 		"SELECT origin, count(*), GROUPING(origin) FROM flights WHERE origin IN ('ORD','BOS') AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00' GROUP BY ROLLUP(origin) ORDER BY 1",
 		"SELECT origin, count(*), GROUPING(origin), sum(count(*)) OVER () FROM flights WHERE origin IN ('ORD','BOS') AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00' GROUP BY origin ORDER BY 1",
 	}

@@ -15,7 +15,8 @@ import (
 // (of its type) wherever the select list or HAVING uses it, and GROUPING(a, b, …) is the
 // constant whose bits (the last argument the lowest) say which arguments are outside the set,
 // as PostgreSQL defines them. ORDER BY, LIMIT and OFFSET apply to the union. Each arm reads the
-// routed table again under the same routed predicate.
+// routed table again under the same routed predicate. Window functions run over the union
+// (windowsOverSets, setwindows.go), as PostgreSQL runs them over every set's grouped rows.
 
 // maxGroupingSets bounds the grouping sets of one GROUP BY (PostgreSQL refuses more than 4,096;
 // each is an arm of the union here, and the union's own bound of 256 branches applies).
