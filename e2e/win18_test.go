@@ -78,6 +78,11 @@ func TestWindowsBelowOuterFiltersAsPostgres(t *testing.T) {
 		"SELECT * FROM (SELECT origin, id, timestamp" + r4 + " ORDER BY timestamp, id OFFSET 5) s WHERE timestamp < '2001-03-30 08:00' ORDER BY timestamp, id",
 		"SELECT * FROM (SELECT " + ds + " dst, count(*) n" + r + " GROUP BY 1) s WHERE dst < 'M' ORDER BY 1",
 		"SELECT * FROM (SELECT origin, id, count(*) OVER () n" + r + " UNION ALL SELECT origin, id, count(*) OVER ()" + w + ") s WHERE origin = 'ORD' ORDER BY id, n LIMIT 4",
+		// pj01, pj03, pj04: a window over a UNION ALL of two reads; a pin by a join with VALUES
+		// or an IN subquery, which do not reach the read.
+		"SELECT * FROM (SELECT origin, id, count(*) OVER () n FROM (SELECT origin, id" + r + " UNION ALL SELECT origin, id FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-02') u) s WHERE origin = 'ORD' ORDER BY id LIMIT 2",
+		"SELECT * FROM (SELECT origin, id, timestamp, count(*) OVER () n" + r + ") s JOIN (VALUES ('ORD')) v(o) ON s.origin = v.o ORDER BY id LIMIT 2",
+		"SELECT * FROM (SELECT origin, id, timestamp, count(*) OVER () n" + r + ") s WHERE origin IN (SELECT 'SFO') ORDER BY id LIMIT 2",
 	}
 	// The rule's other side: filters on columns partitioning every window (DISTINCT ON's keys)
 	// reach the read.
@@ -86,6 +91,9 @@ func TestWindowsBelowOuterFiltersAsPostgres(t *testing.T) {
 		"SELECT * FROM (SELECT DISTINCT ON (origin) origin, id, " + d + " d" + r + " ORDER BY origin, " + d + " DESC, id) s WHERE origin = 'BOS' ORDER BY 1",
 		"SELECT * FROM (SELECT origin, timestamp, id, count(*) OVER (PARTITION BY origin, timestamp) n, row_number() OVER (PARTITION BY timestamp, origin ORDER BY id) rn" + r + ") s WHERE origin = 'SFO' AND timestamp >= '2001-04-01' ORDER BY timestamp, id LIMIT 5",
 		"SELECT * FROM (SELECT origin, id, timestamp, max(" + d + ") OVER w m" + r + " WINDOW w AS (PARTITION BY origin)) s WHERE origin = 'BOS' AND timestamp < '2001-04-01' ORDER BY m DESC, id LIMIT 3",
+		// pd09, pd10: filters over INTERSECT and EXCEPT filter each input.
+		"SELECT * FROM (SELECT origin, " + ds + " dst" + r + " INTERSECT SELECT 'ORD', " + ds + r + ") s WHERE origin = 'ORD' ORDER BY 2",
+		"SELECT * FROM (SELECT origin, " + ds + " dst" + r + " EXCEPT SELECT origin, " + ds + r + " AND origin = 'BOS') s WHERE origin IN ('BOS', 'ORD') ORDER BY 1, 2",
 	}
 	sets := []string{
 		// n01, n02, n03, n04, n10, o15, m26: windows over ROLLUP, CUBE and GROUPING SETS.
