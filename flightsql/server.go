@@ -246,17 +246,16 @@ func (s *Server) execute(ctx context.Context, q Query) (array.RecordReader, erro
 	if fe, ok := s.engine.(FragmentEngine); ok && len(q.Fragment) > 0 {
 		return fe.ExecuteFragment(ctx, q.SQL, q.Substrait, params, q.Fragment)
 	}
-	rdr, err := s.engine.Execute(ctx, q.SQL, q.Substrait, params)
-	if err != nil && params != nil && s.typer != nil && untypedParameter(err) {
+	if params != nil && q.SQL != "" && !q.Declared && s.typer != nil {
 		// A prepared handle fetched by DoGet without GetFlightInfo, which would have declared
 		// the parameters' types from the binding (prepare).
-		sql, terr := s.typer.TypeParameters(ctx, q.SQL, params.Schema())
-		if terr != nil {
-			return nil, terr
+		sql, err := s.typer.TypeParameters(ctx, q.SQL, params.Schema())
+		if err != nil {
+			return nil, err
 		}
-		return s.engine.Execute(ctx, sql, q.Substrait, params)
+		q.SQL = sql
 	}
-	return rdr, err
+	return s.engine.Execute(ctx, q.SQL, q.Substrait, params)
 }
 
 // statusReader maps its reader's error to a gRPC status and counts the rows it hands out in
@@ -350,17 +349,20 @@ func (s *Server) prepare(ctx context.Context, q *Query) (dataset, params *arrow.
 	}
 	q.Analytical = opts[OptionAnalytical].GetStringValue() == "on"
 	ctx = withSession(ctx, q.Analytical)
-	dataset, params, err = s.engine.Prepare(ctx, q.SQL, q.Substrait)
-	if err != nil && len(q.Params) > 0 && s.typer != nil && untypedParameter(err) {
-		// The binding's Arrow schema declares the types the statement leaves open.
-		if schema, serr := s.paramsSchema(q.Params); serr == nil {
-			var sql string
-			if sql, err = s.typer.TypeParameters(ctx, q.SQL, schema); err == nil {
-				q.SQL = sql
-				dataset, params, err = s.engine.Prepare(ctx, q.SQL, q.Substrait)
-			}
+	if q.SQL != "" && len(q.Params) > 0 && !q.Declared && s.typer != nil {
+		// The binding's Arrow schema declares the parameters' types, as the parameter types a
+		// PostgreSQL client declares at Parse.
+		schema, err := s.paramsSchema(q.Params)
+		if err != nil {
+			return nil, nil, s.toStatus(err)
 		}
+		sql, err := s.typer.TypeParameters(ctx, q.SQL, schema)
+		if err != nil {
+			return nil, nil, s.toStatus(err)
+		}
+		q.SQL, q.Declared = sql, true
 	}
+	dataset, params, err = s.engine.Prepare(ctx, q.SQL, q.Substrait)
 	if err != nil {
 		return nil, nil, s.toStatus(err)
 	}

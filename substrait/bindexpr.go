@@ -509,6 +509,19 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 	wrong := func() error {
 		return errorf(InvalidArgument, "parameter $%d must be %s, got %s", pos, typeName(t), valueTypeName(v))
 	}
+	if x, ok := v.(string); ok {
+		switch familyOf(t) {
+		case famBool, famInt, famFloat:
+			// A bound string is an untyped literal (DeclareParameterTypes): read by the type's
+			// input function (boolin, int2in/int4in/int8in, float4in/float8in), as PostgreSQL
+			// reads a parameter of type unknown.
+			e, err := literalOfType(x, t)
+			if err != nil {
+				return nil, paramError(pos, err)
+			}
+			return e, nil
+		}
+	}
 	switch familyOf(t) {
 	case famString:
 		// text (a partition value among them) is UTF-8, as the stores and the loader hold it
