@@ -230,3 +230,45 @@ func boundText(col arrow.Array) string {
 	}
 	return col.ValueStr(0)
 }
+
+// TestTimeBoundsTypedByBinding: routed time bounds bound as a date, a timestamp without time
+// zone, a timestamp with time zone or ISO text (an untyped literal) select the rows PostgreSQL
+// selects for `timestamp >= $2 AND timestamp < $3` with those declared types: timestamptz
+// compared with a date or a timestamp at UTC midnight/wall time (the session zone is UTC).
+func TestTimeBoundsTypedByBinding(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	stmt, err := cl.Prepare(ctx, "SELECT count(*) FROM flights WHERE origin = ? AND timestamp >= ? AND timestamp < ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close(ctx)
+	from, to := ts("2001-03-01T00:00:00Z"), ts("2001-05-01T00:00:00Z")
+	want := int64(len(expected(e.sample, "ORD", from, to)))
+	if want == 0 {
+		t.Fatal("the sample has no flights in the window")
+	}
+	for _, typ := range []arrow.DataType{arrow.FixedWidthTypes.Date32, &arrow.TimestampType{Unit: arrow.Microsecond},
+		&arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, arrow.BinaryTypes.String} {
+		schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.BinaryTypes.String}, {Name: "b", Type: typ}, {Name: "c", Type: typ}}, nil)
+		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		b.Field(0).(*array.StringBuilder).Append("ORD")
+		for i, v := range []time.Time{from, to} {
+			switch fb := b.Field(i + 1).(type) {
+			case *array.Date32Builder:
+				fb.Append(arrow.Date32FromTime(v))
+			case *array.TimestampBuilder:
+				x, _ := arrow.TimestampFromTime(v, typ.(*arrow.TimestampType).Unit)
+				fb.Append(x)
+			case *array.StringBuilder:
+				fb.Append(v.Format("2006-01-02"))
+			}
+		}
+		res := executeWith(t, ctx, cl, stmt, b)
+		if got := scalarCount(t, res); got != want {
+			t.Errorf("bounds bound as %s: count %d, want %d", typ, got, want)
+		}
+		res.release()
+	}
+}
