@@ -1290,6 +1290,22 @@ func (bd *binder) boolExpr(b *pg.BoolExpr, sc *scope) (bval, error) {
 		}
 		args = append(args, e)
 	}
+	if op := b.GetBoolop(); op == pg.BoolExprType_AND_EXPR || op == pg.BoolExprType_OR_EXPR {
+		// PostgreSQL's planner stops at the first operand that folds to false (AND) or true
+		// (OR), before folding the next (simplify_and_arguments, simplify_or_arguments): the
+		// operands after a FALSE (TRUE) constant are dropped, a failing constant among them
+		// (1/0 = 1) never raises.
+		decides := op == pg.BoolExprType_OR_EXPR
+		for i, a := range args {
+			if l, ok := a.(*expr.PrimitiveLiteral[bool]); ok && l.Value == decides {
+				if i == 0 {
+					return typed(l), nil
+				}
+				args = args[:i+1]
+				break
+			}
+		}
+	}
 	switch b.GetBoolop() {
 	case pg.BoolExprType_AND_EXPR:
 		f, err := bd.fn(URNBoolean, "and", booleanType(), args...)
