@@ -58,6 +58,17 @@ type ParameterTyper interface {
 	TypeParameters(ctx context.Context, sql string, bound *arrow.Schema) (string, error)
 }
 
+// UnknownParameterTyper is implemented by engines that can declare the parameters a SQL
+// statement leaves untyped as text, PostgreSQL's type for a parameter of type unknown that
+// nothing resolves (`SELECT $1` prepared without parameter types has a text parameter).
+// CreatePreparedStatement answers that parameter schema to a client that binds into the
+// declared types (the JDBC driver converts its values into the vectors of the answered
+// schema, and binds nothing without one); the binding's own types still declare the
+// parameters when it arrives (ParameterTyper).
+type UnknownParameterTyper interface {
+	TypeUnknownParameters(ctx context.Context, sql string) (string, error)
+}
+
 // Config configures a Server.
 type Config struct {
 	// Keyring signs statement handles and tickets with its active key and verifies them with
@@ -447,8 +458,10 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 	if err != nil && q.SQL != "" && s.typer != nil && untypedParameter(err) {
 		// A parameter only a binding can type (ParameterTyper): the handle is valid, its
 		// schemas unknown until the client binds parameters (DoPut), whose Arrow types
-		// declare them; executing it unbound answers the 42P18 refusal.
-		dataset, params, err = nil, nil, nil
+		// declare them; executing it unbound answers the 42P18 refusal. The parameter schema
+		// answered declares those parameters text (UnknownParameterTyper), as PostgreSQL
+		// types them when the client declares nothing.
+		dataset, params, err = nil, s.unknownParams(ctx, q), nil
 	}
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
@@ -466,6 +479,33 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 	params = s.declaredParams(ctx, params)
 	isUpdate := s.isUpdate(q)
 	return flightsql.ActionCreatePreparedStatementResult{Handle: h, DatasetSchema: dataset, ParameterSchema: params, IsUpdate: &isUpdate}, nil
+}
+
+// unknownParams returns the parameter schema of q's statement with the parameters it leaves
+// untyped declared text (UnknownParameterTyper), nil when the engine cannot declare them or
+// the declared statement does not plan.
+func (s *Server) unknownParams(ctx context.Context, q Query) *arrow.Schema {
+	ut, ok := s.engine.(UnknownParameterTyper)
+	if !ok {
+		return nil
+	}
+	ctx = withSession(ctx, q.Analytical)
+	sql, err := ut.TypeUnknownParameters(ctx, q.SQL)
+	if err != nil {
+		return nil
+	}
+	_, params, err := s.engine.Prepare(ctx, sql, nil)
+	if err != nil {
+		return nil
+	}
+	// Each may be NULL, as a PostgreSQL parameter may (setNull binds into a nullable field
+	// only); the engine refuses a NULL where the statement needs a value.
+	fields := params.Fields()
+	for i := range fields {
+		fields[i].Nullable = true
+	}
+	md := params.Metadata()
+	return arrow.NewSchema(fields, &md)
 }
 
 // infersParameterTypes reports whether the caller is arrow-go's own Flight SQL client (its

@@ -236,6 +236,17 @@ func (e *Engine) TypeParameters(ctx context.Context, sql string, bound *arrow.Sc
 	return text, nil
 }
 
+// TypeUnknownParameters returns sql with the parameters it leaves untyped declared text
+// (substrait.DeclareUnknownParameters: PostgreSQL's type for a parameter of type unknown that
+// nothing resolves). Its errors are the planner's.
+func (e *Engine) TypeUnknownParameters(ctx context.Context, sql string) (string, error) {
+	text, err := substrait.DeclareUnknownParameters(sql, e.cat, e.bindOptions(ctx))
+	if err != nil {
+		return "", e.planError(err)
+	}
+	return text, nil
+}
+
 // Execute plans and runs a query. params, when not nil, holds one row of the statement's
 // parameter schema. The returned reader streams the result; releasing it stops the query.
 //

@@ -298,39 +298,63 @@ func DeclareParameterTypes(sql string, cat Catalog, opts BindOptions, bound *arr
 			return "", err
 		}
 	}
-	result := func() string {
-		if text == rewritten {
-			return sql // nothing declared
-		}
-		return text
-	}
 	if fields > 0 && len(declared) == fields {
-		return result(), nil // no untyped literal left to type
+		if text == rewritten {
+			return sql, nil // nothing declared
+		}
+		return text, nil // no untyped literal left to type
 	}
-	// Each round declares one parameter the statement leaves undetermined, which the next
-	// cannot report again.
-	for range fields + 1 {
+	text, err = declareUntyped(text, cat, opts, func(n int) (string, bool) {
+		if n > fields {
+			return "", false
+		}
+		if bound.Field(n-1).Type.ID() == arrow.NULL {
+			// A null of no type is PostgreSQL's unknown, which a select list resolves as text.
+			return "text", true
+		}
+		return ParameterTypeName(bound.Field(n - 1).Type)
+	})
+	if err != nil {
+		return "", err
+	}
+	if text == rewritten {
+		return sql, nil // nothing declared
+	}
+	return text, nil
+}
+
+// DeclareUnknownParameters returns sql with the parameters it leaves undetermined declared
+// text: PostgreSQL's type for a parameter of type unknown that nothing in the statement
+// resolves (`SELECT $1` prepared without parameter types has a text parameter, as PostgreSQL's
+// JDBC driver prepares it for setString and setNull). The `?` placeholders are rewritten to
+// `$n`; any other planning error is returned as it is.
+func DeclareUnknownParameters(sql string, cat Catalog, opts BindOptions) (string, error) {
+	text, _, err := rewritePlaceholders(sql)
+	if err != nil {
+		return "", err
+	}
+	return declareUntyped(text, cat, opts, func(int) (string, bool) { return "text", true })
+}
+
+// declareUntyped declares the parameters text (with `$n` placeholders) leaves undetermined,
+// one planning round each: parameter n as typeOf(n), the refusal 42P18 when typeOf has none.
+func declareUntyped(text string, cat Catalog, opts BindOptions, typeOf func(n int) (string, bool)) (string, error) {
+	// Each round declares one parameter, which the next cannot report again; there are at
+	// most as many parameters as `$` characters.
+	for range strings.Count(text, "$") + 1 {
 		_, err := PrepareWith(text, cat, opts)
 		var e *Error
 		if err == nil {
-			return result(), nil
+			return text, nil
 		}
 		if !errors.As(err, &e) || e.untypedParam == 0 {
 			return "", err
 		}
-		n := e.untypedParam
-		if n > fields {
-			return "", err
-		}
-		name, ok := ParameterTypeName(bound.Field(n - 1).Type)
-		if bound.Field(n-1).Type.ID() == arrow.NULL {
-			// A null of no type is PostgreSQL's unknown, which a select list resolves as text.
-			name, ok = "text", true
-		}
+		name, ok := typeOf(e.untypedParam)
 		if !ok {
 			return "", err
 		}
-		if text, err = castParameters(text, map[int]string{n: name}); err != nil {
+		if text, err = castParameters(text, map[int]string{e.untypedParam: name}); err != nil {
 			return "", err
 		}
 	}
