@@ -171,7 +171,7 @@ func (f *folder) check(e expr.Expression) error {
 				}
 				continue
 			}
-			b, valid, err := f.evalBool(p.If)
+			b, valid, err := f.constBool(p.If)
 			if err != nil {
 				return err
 			}
@@ -208,7 +208,7 @@ func (f *folder) checkAndOr(v *expr.ScalarFunction) error {
 			}
 			continue
 		}
-		b, valid, err := f.evalBool(a)
+		b, valid, err := f.constBool(a)
 		if err != nil {
 			return err
 		}
@@ -217,6 +217,16 @@ func (f *folder) checkAndOr(v *expr.ScalarFunction) error {
 		}
 	}
 	return nil
+}
+
+// constBool folds the constant boolean e as the planner does: the errors of its folding
+// (check), then its value, with the AND and OR calls inside it decided as the planner decides
+// them (prune).
+func (f *folder) constBool(e expr.Expression) (b, valid bool, err error) {
+	if err := f.check(e); err != nil {
+		return false, false, err
+	}
+	return f.evalBool(f.prune(e))
 }
 
 // evalBool evaluates the constant boolean e: its value and whether it is not NULL.
