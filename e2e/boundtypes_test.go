@@ -236,15 +236,7 @@ func boundText(col arrow.Array) string {
 // selects for `timestamp >= $2 AND timestamp < $3` with those declared types: timestamptz
 // compared with a date or a timestamp at UTC midnight/wall time (the session zone is UTC).
 func TestTimeBoundsTypedByBinding(t *testing.T) {
-	e := newEnv(t)
-	cl := dial(t, e.on)
-	ctx := context.Background()
-	stmt, err := cl.Prepare(ctx, "SELECT count(*) FROM flights WHERE origin = ? AND timestamp >= ? AND timestamp < ?")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stmt.Close(ctx)
-	from, to := ts("2001-03-01T00:00:00Z"), ts("2001-05-01T00:00:00Z")
+	e, cl, ctx, stmt, from, to := preparedCount(t)
 	want := int64(len(expected(e.sample, "ORD", from, to)))
 	if want == 0 {
 		t.Fatal("the sample has no flights in the window")

@@ -4,9 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -19,15 +21,7 @@ import (
 // for is its 42883 (text = bytea, as PostgreSQL answers a parameter declared bytea); the same
 // statement with valid parameters counts the sample's flights.
 func TestParameterRefusals(t *testing.T) {
-	e := newEnv(t)
-	cl := dial(t, e.on)
-	ctx := context.Background()
-	stmt, err := cl.Prepare(ctx, "SELECT count(*) FROM flights WHERE origin = ? AND timestamp >= ? AND timestamp < ?")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stmt.Close(ctx)
-	from, to := ts("2001-03-01T00:00:00Z"), ts("2001-05-01T00:00:00Z")
+	e, cl, ctx, stmt, from, to := preparedCount(t)
 	tsType := &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	build := func(first arrow.DataType, set func(array.Builder), second arrow.DataType, setSecond func(array.Builder)) *array.RecordBuilder {
 		schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: first}, {Name: "b", Type: second}, {Name: "c", Type: tsType}}, nil)
@@ -84,4 +78,19 @@ func TestParameterRefusals(t *testing.T) {
 	if got, want := scalarCount(t, res), int64(len(expected(e.sample, "ORD", from, to))); got != want || want == 0 {
 		t.Fatalf("count %d, want %d", got, want)
 	}
+}
+
+// preparedCount starts the servers and prepares, on the pushdown server, the count of one
+// origin's flights from $2 to $3 (closed with the test); from and to bound a window of the
+// sample holding flights.
+func preparedCount(t *testing.T) (e *env, cl *flightsql.Client, ctx context.Context, stmt *flightsql.PreparedStatement, from, to time.Time) {
+	e = newEnv(t)
+	cl = dial(t, e.on)
+	ctx = context.Background()
+	stmt, err := cl.Prepare(ctx, "SELECT count(*) FROM flights WHERE origin = ? AND timestamp >= ? AND timestamp < ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stmt.Close(ctx) })
+	return e, cl, ctx, stmt, ts("2001-03-01T00:00:00Z"), ts("2001-05-01T00:00:00Z")
 }

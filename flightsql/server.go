@@ -47,13 +47,14 @@ type Engine interface {
 	Tables() map[string]*arrow.Schema
 }
 
-// ParameterTyper is implemented by engines that can type the parameters a SQL statement
-// leaves untyped (`SELECT ?`, `SELECT $1 + 1`: PostgreSQL's 42P18 when nothing gives a type)
-// from a client's binding, as PostgreSQL types them from the parameter types declared at
-// Parse: Flight SQL carries the declared types as the Arrow schema of the parameters bound by
-// DoPut. TypeParameters returns sql with those parameters declared as the types of bound's
-// fields (the SQL the engine then prepares and executes), sql itself when it types every
-// parameter; its errors are planning errors (a parameter still untyped is 42P18).
+// ParameterTyper is implemented by engines that type the parameters of a SQL statement as a
+// client's binding declares them, as PostgreSQL types them from the parameter types declared
+// at Parse: Flight SQL carries the declared types as the Arrow schema of the parameters bound
+// by DoPut, and a parameter the statement leaves untyped (`SELECT ?`, PostgreSQL's 42P18 when
+// nothing gives a type) is typed by it too. TypeParameters returns sql with the parameters
+// declared as the types of bound's fields (the SQL the engine then prepares and executes with
+// that binding), sql itself when it declares nothing; its errors are planning errors (a
+// parameter still untyped is 42P18, a declared type PostgreSQL has no operator for 42883).
 type ParameterTyper interface {
 	TypeParameters(ctx context.Context, sql string, bound *arrow.Schema) (string, error)
 }

@@ -224,10 +224,10 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 	return b.Schema, arrow.NewSchema(nil, nil), nil
 }
 
-// TypeParameters returns sql with the parameters it leaves untyped declared as the types of a
-// client's binding, whose schema is bound (substrait.DeclareParameterTypes: PostgreSQL's
-// parameter types declared at Parse); sql unchanged when it types every parameter itself.
-// Its errors are the planner's (42P18 for a parameter still untyped).
+// TypeParameters returns sql with its parameters declared as the types of a client's binding,
+// whose schema is bound (substrait.DeclareParameterTypes: PostgreSQL's parameter types
+// declared at Parse; a bound string stays an untyped literal); sql unchanged when it declares
+// nothing. Its errors are the planner's (42P18 for a parameter still untyped).
 func (e *Engine) TypeParameters(ctx context.Context, sql string, bound *arrow.Schema) (string, error) {
 	text, err := substrait.DeclareParameterTypes(sql, e.cat, e.bindOptions(ctx), bound)
 	if err != nil {
