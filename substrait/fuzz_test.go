@@ -230,8 +230,9 @@ func FuzzSQL(f *testing.F) {
 }
 
 // FuzzDeclareParameterTypes runs SQL text and a binding's Arrow types through
-// substrait.DeclareParameterTypes (the rewrite of the parameters a statement leaves untyped,
-// through pg_query's parse tree and deparser): a refusal is a planning error, and the text it
+// substrait.DeclareParameterTypes (the rewrite of the parameters as the binding declares them,
+// through pg_query's parse tree and deparser), and the text through
+// substrait.DeclareUnknownParameters: a refusal is a planning error, and the text each
 // returns prepares.
 func FuzzDeclareParameterTypes(f *testing.F) {
 	f.Add("SELECT ?", uint8(0))
@@ -245,6 +246,11 @@ func FuzzDeclareParameterTypes(f *testing.F) {
 		fields := make([]arrow.Field, 3)
 		for i := range fields {
 			fields[i] = arrow.Field{Name: "p", Type: types[(int(pick)+i)%len(types)], Nullable: true}
+		}
+		if text, err := substrait.DeclareUnknownParameters(sql, env.cat, substrait.BindOptions{}); err != nil {
+			checkRefusal(t, "declare unknown", err)
+		} else if _, err := substrait.Prepare(text, env.cat); err != nil {
+			t.Fatalf("%q with its unknown parameters declared as %q does not prepare: %v", sql, text, err)
 		}
 		text, err := substrait.DeclareParameterTypes(sql, env.cat, substrait.BindOptions{}, arrow.NewSchema(fields, nil))
 		if err != nil {
