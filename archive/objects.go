@@ -65,10 +65,27 @@ func (c *ioCounter) add(ctx context.Context, n int64) {
 type objectStore struct {
 	bucket  *blob.Bucket
 	timeout time.Duration
+	// files, when set (ReaderOptions.FileDir), reads the objects of a file:// bucket whose
+	// keys it serves (fileKey) from its directory instead of through the bucket.
+	files *fileObjects
 }
+
+// direct reports whether key's reads go to s.files.
+func (s *objectStore) direct(key string) bool { return s.files != nil && fileKey(key) }
 
 // readAll reads a whole object in one request.
 func (s *objectStore) readAll(ctx context.Context, key string, c *ioCounter) ([]byte, error) {
+	if s.direct(key) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := s.files.readAll(key)
+		if err != nil {
+			return nil, fileError(ctx, err)
+		}
+		c.add(ctx, int64(len(b)))
+		return b, nil
+	}
 	opCtx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	r, err := s.bucket.NewReader(opCtx, key, nil)
@@ -95,6 +112,20 @@ func (s *objectStore) readRange(ctx context.Context, key string, off, n int64, c
 
 // readRangeInto is readRange reading into buf when its capacity suffices.
 func (s *objectStore) readRangeInto(ctx context.Context, key string, off, n int64, buf []byte, c *ioCounter) ([]byte, int64, error) {
+	if s.direct(key) {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		b, size, err := s.files.readRangeInto(key, off, n, buf)
+		switch {
+		case errors.Is(err, errShortObject):
+			return nil, size, err
+		case err != nil:
+			return nil, size, fileError(ctx, err)
+		}
+		c.add(ctx, n)
+		return b, size, nil
+	}
 	opCtx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	r, err := s.bucket.NewRangeReader(opCtx, key, off, n, nil)
