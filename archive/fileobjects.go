@@ -105,44 +105,28 @@ func (d *fileObjects) size(key string) (int64, error) {
 	return info.Size(), nil
 }
 
-// readAll reads key's whole object.
-func (d *fileObjects) readAll(key string) ([]byte, error) {
-	f, size, err := d.open(key)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, size)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, err
-	}
-	return buf[:n], nil
+// fileRange is an open object's bytes from an offset (an io.SectionReader over the file, read
+// with pread) and the object's size: objectStore reads it as a gocloud reader.
+type fileRange struct {
+	*io.SectionReader
+	f    *os.File
+	size int64
 }
 
-// readRangeInto is objectStore.readRangeInto for key's file: buf reused when its capacity
-// suffices, errShortObject (with the size) when the object ends before off+n.
-func (d *fileObjects) readRangeInto(key string, off, n int64, buf []byte) ([]byte, int64, error) {
+func (r *fileRange) Size() int64  { return r.size }
+func (r *fileRange) Close() error { return r.f.Close() }
+
+// openRange opens key's object for reading n bytes at off (n < 0: to its end; a range past
+// the end reads short, as a gocloud ranged reader does).
+func (d *fileObjects) openRange(key string, off, n int64) (*fileRange, error) {
 	f, size, err := d.open(key)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	defer f.Close()
-	if size < off+n {
-		return nil, size, errShortObject
+	if n < 0 {
+		n = max(size-off, 0)
 	}
-	if int64(cap(buf)) < n {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	got, err := f.ReadAt(buf, off)
-	if got < len(buf) {
-		if err == nil || errors.Is(err, io.EOF) {
-			return nil, size, errShortObject // the object shrank since the fstat
-		}
-		return nil, size, err
-	}
-	return buf, size, nil
+	return &fileRange{SectionReader: io.NewSectionReader(f, off, n), f: f, size: size}, nil
 }
 
 // fileError maps an error of fileObjects as objectError maps fileblob's: the parent's

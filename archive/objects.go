@@ -73,24 +73,41 @@ type objectStore struct {
 // direct reports whether key's reads go to s.files.
 func (s *objectStore) direct(key string) bool { return s.files != nil && fileKey(key) }
 
+// objectReader is an open object: its bytes from the requested offset and its total size.
+type objectReader interface {
+	io.ReadCloser
+	Size() int64
+}
+
+// openDirect opens key's object in s.files for reading n bytes at off (n < 0: to its end),
+// its errors mapped as objectError maps the bucket's (fileError).
+func (s *objectStore) openDirect(ctx context.Context, key string, off, n int64) (objectReader, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r, err := s.files.openRange(key, off, n)
+	if err != nil {
+		return nil, fileError(ctx, err)
+	}
+	return r, nil
+}
+
 // readAll reads a whole object in one request.
 func (s *objectStore) readAll(ctx context.Context, key string, c *ioCounter) ([]byte, error) {
+	var r objectReader
+	var err error
 	if s.direct(key) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		b, err := s.files.readAll(key)
+		r, err = s.openDirect(ctx, key, 0, -1)
+	} else {
+		opCtx, cancel := context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+		r, err = s.bucket.NewReader(opCtx, key, nil)
 		if err != nil {
-			return nil, fileError(ctx, err)
+			err = objectError(ctx, err)
 		}
-		c.add(ctx, int64(len(b)))
-		return b, nil
 	}
-	opCtx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	r, err := s.bucket.NewReader(opCtx, key, nil)
 	if err != nil {
-		return nil, objectError(ctx, err)
+		return nil, err
 	}
 	defer r.Close()
 	buf := bytes.NewBuffer(make([]byte, 0, max(r.Size(), 0)))
@@ -112,32 +129,27 @@ func (s *objectStore) readRange(ctx context.Context, key string, off, n int64, c
 
 // readRangeInto is readRange reading into buf when its capacity suffices.
 func (s *objectStore) readRangeInto(ctx context.Context, key string, off, n int64, buf []byte, c *ioCounter) ([]byte, int64, error) {
+	var r objectReader
 	if s.direct(key) {
-		if err := ctx.Err(); err != nil {
+		var err error
+		if r, err = s.openDirect(ctx, key, off, n); err != nil {
 			return nil, 0, err
 		}
-		b, size, err := s.files.readRangeInto(key, off, n, buf)
-		switch {
-		case errors.Is(err, errShortObject):
-			return nil, size, err
-		case err != nil:
-			return nil, size, fileError(ctx, err)
-		}
-		c.add(ctx, n)
-		return b, size, nil
-	}
-	opCtx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	r, err := s.bucket.NewRangeReader(opCtx, key, off, n, nil)
-	if err != nil {
-		if gcerrors.Code(err) != gcerrors.NotFound && ctx.Err() == nil {
-			// Some stores reject a range beyond the end of the object outright; ask for the
-			// size so that the caller can report a length mismatch instead.
-			if attrs, aerr := s.bucket.Attributes(opCtx, key); aerr == nil && attrs.Size < off+n {
-				return nil, attrs.Size, errShortObject
+	} else {
+		opCtx, cancel := context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+		br, err := s.bucket.NewRangeReader(opCtx, key, off, n, nil)
+		if err != nil {
+			if gcerrors.Code(err) != gcerrors.NotFound && ctx.Err() == nil {
+				// Some stores reject a range beyond the end of the object outright; ask for the
+				// size so that the caller can report a length mismatch instead.
+				if attrs, aerr := s.bucket.Attributes(opCtx, key); aerr == nil && attrs.Size < off+n {
+					return nil, attrs.Size, errShortObject
+				}
 			}
+			return nil, 0, objectError(ctx, err)
 		}
-		return nil, 0, objectError(ctx, err)
+		r = br
 	}
 	defer r.Close()
 	size := r.Size()
