@@ -269,7 +269,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	}
 	memLimit, memPerStream := cfg.memoryLimit.limits()
 	reader, err := archive.NewReader(bucket, archive.ReaderOptions{PayloadCheckInterval: cfg.payloadCheck, FooterCacheBytes: footerCacheBytes(memLimit),
-		FileDir: archiveDir(cfg.archive)})
+		FileDir: archiveFileDir(cfg.archive)})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -108,11 +108,11 @@ func openArchive(ctx context.Context, raw string) (*blob.Bucket, error) {
 	return b, nil
 }
 
-// archiveDir returns the directory of a file:// archive location (as openArchive resolves
+// archiveFileDir returns the directory of a file:// archive location (as openArchive resolves
 // raw: a plain path is that directory), which the archive reader then reads objects from
 // directly (archive.ReaderOptions.FileDir); "" for any other scheme, or a file URL with a
 // host other than "." (a path relative to the working directory) or localhost.
-func archiveDir(raw string) string {
+func archiveFileDir(raw string) string {
 	if raw == "" {
 		return ""
 	}
