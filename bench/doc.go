@@ -301,10 +301,10 @@
 //     of the one consumed (scan/fragments.go, groupedWindow), and its runs shrink towards the
 //     end (135 fragments, the last single buckets). The machine was shared at load average
 //     10–25 throughout, so wall times and CPU ÷ wall say nothing of idle cores (the server's
-//     threads waited 1–4 s a query in the run queue); replaying the fragments' running times
+//     threads waited 1–10 s a query in the run queue); replaying the fragments' running times
 //     from five traces of main's build on two ideal cores, its policy kept 1.75–1.84 cores busy
 //     through the fragments and the window 1.91–2.00 (4–10% less wall). The planning before the
-//     first fragment took 5–13 ms of a query, the final aggregate and the answer nothing
+//     first fragment took 5–21 ms of a query in most traces (up to 120 ms at load 20), the final aggregate and the answer nothing
 //     measurable. A --fanout of 2 took 3–9% less CPU than 4 (fewer buffers live, fewer
 //     collections) in one pairing at load 24, within the noise; not changed, as only the fan-out
 //     keeps the cores busy while fragments wait for their reads. Reads of a file:// archive go
