@@ -28,7 +28,10 @@
 // holding window functions always runs there (window.go): one ops.Window per distinct
 // partitioning and order, over every row of its input. So does a JoinRel or HashJoinRel
 // (join.go): one ops.HashJoin over its two lowered inputs, the equalities between the sides
-// its hash keys, the right input buffered under the ledger.
+// its hash keys, the right input buffered under the ledger — or, when both inputs are routed
+// reads of one table keyed on their partition columns, one fragment per partition running the
+// join over that partition's rows, each bucket read once for both sides where they read the
+// same rows (partjoin.go).
 //
 // Every batch a query builds or holds is allocated through its ledger (scan/ledger), which
 // enforces the per-query memory limit (and, through a ledger.Budget, the limit all the

@@ -192,6 +192,15 @@ type routedNode struct {
 	shred    *shredPlan
 	outWidth int
 	schema   *arrow.Schema
+	// outputs are the expressions the fragments evaluate (the projection's, or the aggregate's
+	// inputs), over the base schema; partOut flags the output columns that are the bucket's
+	// partition (partCols), for partition-wise joins (partjoin.go).
+	outputs []expr.Expression
+	base    *types.RecordType
+	partOut []bool
+	// pj, when set, makes this node the fragment stream of a partition-wise join: one unit
+	// per partition, each fragment the join over that partition (partJoinNode.fragment).
+	pj *partJoinNode
 }
 
 // finishRouted lowers a routed plan with an optional aggregation and fetch onto fragments.
@@ -355,6 +364,12 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		}
 	}
 	n.used = filterUse(n.readSch.NumFields(), n.filters, n.proj, n.sel)
+	n.outputs, n.base = outputs, rp.base
+	if agg != nil {
+		n.partOut = partCols(outputs, agg.spec.Groups, true)
+	} else {
+		n.partOut = partCols(outputs[:n.outWidth], nil, false)
+	}
 	if l.opts.Shred != nil {
 		var outs []expr.Expression
 		if n.proj != nil {
@@ -640,10 +655,24 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 // inputs (read, filters, projection: fragmentInput) feed one partial aggregate or top-k one
 // bucket after the other, returning its output reader.
 func (n *routedNode) fragment(ctx context.Context, rt *runtime, us []unit) (array.RecordReader, error) {
+	if n.pj != nil {
+		return n.pj.fragment(ctx, rt, us[0])
+	}
 	if len(us) > 1 {
-		c := &chainReader{ctx: ctx, rt: rt, n: n, units: us}
-		c.refs.Store(1)
-		return n.fragmentTail(ctx, rt, c)
+		// The units' inputs one after the other, each opened once the one before it has
+		// ended, so that at most one bucket's read is open.
+		opens := make([]func() (array.RecordReader, error), len(us))
+		for i, u := range us {
+			opens[i] = func() (array.RecordReader, error) {
+				r, done, err := n.fragmentInput(ctx, rt, u)
+				if err == nil && done {
+					r.Release()
+					return nil, errors.New("scan: a grouped fragment's bucket was answered by its store")
+				}
+				return r, err
+			}
+		}
+		return n.fragmentTail(ctx, rt, newChain(n.projSch, opens))
 	}
 	in, done, err := n.fragmentInput(ctx, rt, us[0])
 	if err != nil || done {
@@ -1006,7 +1035,7 @@ const maxGroup = 16
 // (guided scheduling), so that the last fragments, which run while no others are left to
 // start, are single buckets and the fan-out stays busy to the end. Each bucket's
 // read, filters and projection feed the fragment's one partial aggregate or top-k in turn
-// (chainReader), so that what a fragment costs besides its rows (its goroutine, operator,
+// (newChain), so that what a fragment costs besides its rows (its goroutine, operator,
 // output batch and the coordinator's share of it) is paid once per run: a warm query over a
 // thousand small archived buckets, whose rows the shredded-column cache serves in a few
 // microseconds, spent most of its time there (bench/doc.go). The rows and their order are
@@ -1015,67 +1044,6 @@ const maxGroup = 16
 // are combined in the same runs and order every time.
 func groupSize(units, fanout int) int {
 	return max(1, min(maxGroup, units/(4*max(fanout, 1))))
-}
-
-// chainReader reads the inputs (fragmentInput) of a fragment's units one after the other,
-// opening each once the one before it has ended, so that at most one bucket's read is open.
-type chainReader struct {
-	ctx   context.Context
-	rt    *runtime
-	n     *routedNode
-	units []unit
-	cur   array.RecordReader
-	batch arrow.RecordBatch
-	err   error
-	refs  atomic.Int64
-}
-
-func (c *chainReader) Schema() *arrow.Schema          { return c.n.projSch }
-func (c *chainReader) Record() arrow.RecordBatch      { return c.batch }
-func (c *chainReader) RecordBatch() arrow.RecordBatch { return c.batch }
-func (c *chainReader) Err() error                     { return c.err }
-func (c *chainReader) Retain()                        { c.refs.Add(1) }
-
-func (c *chainReader) Release() {
-	if c.refs.Add(-1) != 0 {
-		return
-	}
-	c.batch = nil
-	if c.cur != nil {
-		c.cur.Release()
-		c.cur = nil
-	}
-}
-
-func (c *chainReader) Next() bool {
-	c.batch = nil
-	for c.err == nil {
-		if c.cur == nil {
-			if len(c.units) == 0 {
-				return false
-			}
-			r, done, err := c.n.fragmentInput(c.ctx, c.rt, c.units[0])
-			c.units = c.units[1:]
-			switch {
-			case err != nil:
-				c.err = err
-				return false
-			case done:
-				r.Release()
-				c.err = errors.New("scan: a grouped fragment's bucket was answered by its store")
-				return false
-			}
-			c.cur = r
-		}
-		if c.cur.Next() {
-			c.batch = c.cur.RecordBatch()
-			return true
-		}
-		c.err = c.cur.Err()
-		c.cur.Release()
-		c.cur = nil
-	}
-	return false
 }
 
 // heavy reports whether the query holds more than a quarter of its memory limit (its ledger's

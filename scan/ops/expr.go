@@ -380,6 +380,11 @@ func toArray(d compute.Datum, n int, mem memory.Allocator) (arrow.Array, error) 
 	case *compute.ArrayDatum:
 		return v.MakeArray(), nil
 	case *compute.ScalarDatum:
+		if !v.Value.IsValid() {
+			// A NULL (a typed NULL literal: a column pruned below a join, scan/joinprune.go):
+			// a slice of the process-wide all-null column of its type (NullColumn).
+			return NullColumn(mem, v.Type(), n), nil
+		}
 		return scalar.MakeArrayFromScalar(v.Value, n, mem)
 	case *compute.ChunkedDatum:
 		chunks := v.Value.Chunks()
