@@ -430,7 +430,12 @@ func TestGroupedWindow(t *testing.T) {
 			}
 			done <- answer{n, res.Err()}
 		}()
-		// Wait until the reads stop: the window is full behind the held head.
+		// Wait (up to 10 s on a loaded machine) until the reads pass what a window of the
+		// fan-out alone allows, then until they stop: the window is full behind the held head.
+		fanoutOnly := int64(1 + (fanout-1)*16)
+		for deadline := time.Now().Add(10 * time.Second); p.calls.Load() <= fanoutOnly && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
 		var calls int64
 		for last, still := int64(-1), 0; still < 20; time.Sleep(10 * time.Millisecond) {
 			if calls = p.calls.Load(); calls == last {
@@ -439,7 +444,6 @@ func TestGroupedWindow(t *testing.T) {
 				last, still = calls, 0
 			}
 		}
-		fanoutOnly := int64(1 + (fanout-1)*16)
 		if calls <= fanoutOnly || calls >= int64(numDays) {
 			close(gate)
 			t.Fatalf("fan-out %d: %d bucket reads while the head's first bucket was held, want more than %d and fewer than %d", fanout, calls, fanoutOnly, numDays)
@@ -449,7 +453,11 @@ func TestGroupedWindow(t *testing.T) {
 		if a.err != nil || a.n != want {
 			t.Fatalf("fan-out %d: count %d (%v), want %d", fanout, a.n, a.err, want)
 		}
-		checkConcurrency(t, p, fanout)
+		// The followers' reads may all have run before the head's goroutine reached its first
+		// bucket (a loaded machine), so overlapping reads are not asked for, only the bound.
+		if m := p.max.Load(); m > fanout || p.cur.Load() != 0 {
+			t.Fatalf("fan-out %d: %d concurrent bucket reads, %d still running after the query", fanout, m, p.cur.Load())
+		}
 		if p.calls.Load() != int64(numDays) {
 			t.Fatalf("fan-out %d: %d bucket reads of %d buckets", fanout, p.calls.Load(), numDays)
 		}
