@@ -1094,6 +1094,11 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 			e, err := bd.intervalValue(v, "")
 			return typed(e), err
 		}
+		if v.e != nil && familyOf(v.typ()) == famString {
+			// Text computed per row: interval_in, the constants' reader (IntervalIn).
+			f, err := bd.fn(URNPostgres, "interval_in", intervalType().WithNullability(nullableN), v.e)
+			return typed(f), err
+		}
 		return bval{}, unimplemented("casts to interval of values that are not interval constants")
 	}
 	if c := tc.GetArg().GetAConst(); c != nil && c.GetFval() != nil {

@@ -1024,6 +1024,11 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		return bd.bindToTimestamp(args)
+	case "to_date":
+		if err := nargs(2, 2); err != nil {
+			return bval{}, err
+		}
+		return bd.bindToDate(args)
 	case "to_char":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err

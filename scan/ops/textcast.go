@@ -32,14 +32,48 @@ import (
 // the text read and ignored, as PostgreSQL's timestamp_in ignores it), else the instant (text
 // without a zone in the session's zone, UTC). Their errors are returned as they are: a
 // *DataError carries PostgreSQL's SQLSTATE (22007, 22008, 0A000).
+// Interval reads interval text (interval_in, run by interval_in(text) below) into months,
+// days and nanoseconds.
 type DateTimeInput struct {
 	Date      func(s string) (int32, error)
 	Timestamp func(s string, naive bool) (int64, error)
+	Interval  func(s string) (arrow.MonthDayNanoInterval, error)
+}
+
+func init() { ownFunctions["interval_in"] = intervalIn }
+
+// intervalIn is interval_in(x): text x (utf8 or large_utf8) read per row by the registered
+// interval reader (DateTimeInput.Interval, the reader of interval constants), NULL where x
+// is; the first text it does not read fails with the reader's error.
+func intervalIn(n *fnNode) error {
+	if err := argCount(n, 1, 1); err != nil {
+		return err
+	}
+	if n.types[0] == nil || n.types[0].ID() != arrow.STRING && n.types[0].ID() != arrow.LARGE_STRING {
+		return errors.New("argument must be text")
+	}
+	n.out = mdnType
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		in := dateTimeInput.Load()
+		if in == nil || in.Interval == nil {
+			return nil, errors.New("ops: interval_in: no interval input registered (SetDateTimeInput)")
+		}
+		tx, ok := asTexts(args[0])
+		if !ok {
+			return nil, fmt.Errorf("ops: interval_in of %s", args[0].DataType())
+		}
+		return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
+			v, err := in.Interval(string(tx.ValueBytes(i)))
+			return v, err == nil, err
+		})
+	}
+	return nil
 }
 
 var dateTimeInput atomic.Pointer[DateTimeInput]
 
-// SetDateTimeInput registers the readers of date and timestamp text; safe for concurrent use.
+// SetDateTimeInput registers the readers of date, timestamp and interval text; safe for
+// concurrent use.
 func SetDateTimeInput(in DateTimeInput) { dateTimeInput.Store(&in) }
 
 // textCastTarget reports whether a cast of text to `to` runs textCast.
