@@ -56,19 +56,15 @@ func inputError(err error, typ string) *Error {
 }
 
 // IntervalIn reads text as an interval constant is read (parseIntervalFields: interval_in's
-// verbose form, and ISO 8601's where it reads them) into months, days and nanoseconds: the
+// verbose, SQL-standard and ISO 8601 designator forms) into months, days and nanoseconds: the
 // executor reads each row of a cast of computed text to interval with it (interval_in,
 // ops.SetDateTimeInput). Text it does not read is 22007 "invalid input syntax for type
-// interval", a field past the interval's range 22008, a form PostgreSQL reads and it does not
-// 0A000 naming it; errors are *Error and quote no text.
+// interval", a field past int32 22015, months past it 22008, a form PostgreSQL reads and it
+// does not 0A000 naming it; errors are *Error and quote no text.
 func IntervalIn(s string) (months, days int32, ns int64, err error) {
 	m, d, us, err := parseIntervalFields(s)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.SQLState != "" {
-			return 0, 0, 0, e
-		}
-		return 0, 0, 0, &Error{Code: InvalidArgument, SQLState: "22007", Msg: "invalid input syntax for type interval"}
+		return 0, 0, 0, err
 	}
 	return m, d, us * 1000, nil
 }
