@@ -102,7 +102,7 @@ func TestToDateAsPostgres(t *testing.T) {
 		castAsPostgres(t, ctx, cl, pg, "SELECT to_timestamp("+quote(in[0])+", "+quote(in[1])+")::text")
 	}
 	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
-		"SELECT to_date('2001-04-01', 'YYYY-MM-DD') + 1, to_date('2001-04-01', 'YYYY-MM-DD') - to_date('2001-01-01', 'YYYY-MM-DD'), to_date(NULL, 'YYYY') IS NULL",
+		"SELECT (to_date('2001-04-01', 'YYYY-MM-DD') + 1)::text, (to_date('2001-04-01', 'YYYY-MM-DD') - to_date('2001-01-01', 'YYYY-MM-DD'))::text, (to_date(NULL, 'YYYY') IS NULL)::text",
 	)...)
 }
 

@@ -2084,9 +2084,9 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	default:
 		return bval{}, true, unimplementedAre("intervals added to this value")
 	}
-	us, months, ok := parseInterval(iv)
-	if !ok {
-		return bval{}, true, errorf(InvalidArgument, "invalid interval literal")
+	us, months, err := readInterval(iv)
+	if err != nil {
+		return bval{}, true, err
 	}
 	if !months.IsInt() || !months.Num().IsInt64() {
 		return bval{}, true, unimplementedAre("intervals with a fractional number of months")
@@ -2169,9 +2169,9 @@ func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, 
 	if familyOf(l.typ()) != famTimestamp {
 		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s interval", typeName(l.typ()), op)
 	}
-	us, months, ok := parseInterval(iv)
-	if !ok {
-		return bval{}, true, errorf(InvalidArgument, "invalid interval literal")
+	us, months, err := readInterval(iv)
+	if err != nil {
+		return bval{}, true, err
 	}
 	if !months.IsInt() || !months.Num().IsInt64() {
 		return bval{}, true, unimplementedAre("intervals with a fractional number of months")
@@ -2230,9 +2230,9 @@ func (bd *binder) scaledIntervalArith(op string, a *pg.A_Expr, sc *scope) (bval,
 			return bval{}, true, errorf(InvalidArgument, "operator does not exist: interval * %s", typeName(n.typ()))
 		}
 	}
-	us, months, ok := parseInterval(iv)
-	if !ok {
-		return bval{}, true, errorf(InvalidArgument, "invalid interval literal")
+	us, months, err := readInterval(iv)
+	if err != nil {
+		return bval{}, true, err
 	}
 	if months.Sign() != 0 {
 		return bval{}, true, unimplemented("an interval with months or years times a number")
