@@ -151,7 +151,6 @@ var unitMicros = map[string]int64{
 	"hour": 3_600_000_000, "day": 86_400_000_000, "week": 604_800_000_000,
 }
 
-
 // errBinMonths refuses a date_bin stride with months or years in PostgreSQL's words (its
 // date_bin refuses them too: months have no fixed length to bin by).
 var errBinMonths = &Error{Code: Unimplemented, Msg: "date_bin: timestamps cannot be binned into intervals containing months or years"}
