@@ -81,7 +81,7 @@ var toDateInputs = [][2]string{
 	{"2001-04-01 10", "YYYY-MM-DD HH24"}, {"2001-04-01 10:05:07.123", "YYYY-MM-DD HH24:MI:SS.MS"}, {"2001-04-01T10:05", `YYYY-MM-DD"T"HH24:MI`},
 	{"2001-02-30", "YYYY-MM-DD"}, {"2001-13-01", "YYYY-MM-DD"}, {"2001-04-01 25:00", "YYYY-MM-DD HH24:MI"}, {"2001-04-01 10:61", "YYYY-MM-DD HH24:MI"},
 	{"2001-04-01 23:59:60", "YYYY-MM-DD HH24:MI:SS"}, {"5874898-01-01", "YYYY-MM-DD"}, {"5874897-12-31", "YYYY-MM-DD"}, {"-4713-11-24", "YYYY-MM-DD"},
-	{"-4713-11-23", "YYYY-MM-DD"}, {"99999999999-01-01", "YYYY-MM-DD"}, {"abc", "YYYY-MM-DD"}, {"2001-0a-01", "YYYY-MM-DD"}, {"2001-04-0", "YYYY-MM-DDD"},
+	{"-4713-11-23", "YYYY-MM-DD"}, {"99999999999-01-01", "YYYY-MM-DD"}, {"2001-04-0", "YYYY-MM-DDD"},
 	// PostgreSQL's other patterns: answered as PostgreSQL answers or refused by name.
 	{"2001-04-01 10:00 PM", "YYYY-MM-DD HH12:MI AM"}, {"2,001-04-01", "Y,YYY-MM-DD"}, {"2451996", "J"}, {"2001-091", "YYYY-DDD"},
 	{"2001-13-7", "IYYY-IW-ID"}, {"2001-04-01 10:00 +05:30", "YYYY-MM-DD HH24:MI TZH:TZM"}, {"2001  04 01", "FXYYYY MM DD"},
@@ -89,17 +89,36 @@ var toDateInputs = [][2]string{
 }
 
 // TestToDateAsPostgres: to_date(text, text) and to_timestamp(text, text) of constants answer
-// PostgreSQL's dates and instants (their text) or its SQLSTATE and message; a pattern flightsrv
-// does not read is refused by name (UNIMPLEMENTED), never guessed.
+// PostgreSQL's dates and instants (their text) or its SQLSTATE and message (an instant outside
+// timestamp[ns], which PostgreSQL holds, is 22008 "timestamp out of range", never clamped); a
+// pattern flightsrv does not read is refused by name (UNIMPLEMENTED), never guessed.
 func TestToDateAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	cl := dial(t, e.on)
 	ctx := context.Background()
 	pg := pgUTC(t, ctx, e.url)
 	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	// Instants PostgreSQL holds and timestamp[ns] does not: 22008, as an explicit cast's.
+	outside := map[string]bool{"1500-01-01": true, "": true, "04-01": true, "0000-01-01": true, "-5-01-01": true, "-4713-11-24": true, "-4713-11-23": true}
 	for _, in := range toDateInputs {
 		castAsPostgres(t, ctx, cl, pg, "SELECT to_date("+quote(in[0])+", "+quote(in[1])+")::text")
-		castAsPostgres(t, ctx, cl, pg, "SELECT to_timestamp("+quote(in[0])+", "+quote(in[1])+")::text")
+		q := "SELECT to_timestamp(" + quote(in[0]) + ", " + quote(in[1]) + ")::text"
+		if outside[in[0]] {
+			refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{q: "timestamp out of range"})
+			continue
+		}
+		castAsPostgres(t, ctx, cl, pg, q)
+	}
+	// Text the format does not read: PostgreSQL's 22007, whose message quotes the text
+	// (invalid value "abc" for "YYYY"); flightsrv's names the field only.
+	for _, in := range [][2]string{{"abc", "YYYY-MM-DD"}, {"2001-0a-01", "YYYY-MM-DD"}} {
+		for _, f := range []string{"to_date", "to_timestamp"} {
+			q := "SELECT " + f + "(" + quote(in[0]) + ", " + quote(in[1]) + ")::text"
+			if _, err := pgTextRowsErr(ctx, pg, q); err == nil || !strings.Contains(err.Error(), "22007") {
+				t.Errorf("PostgreSQL %s: %v, want 22007", q, err)
+			}
+			refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{q: "invalid value for "})
+		}
 	}
 	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
 		"SELECT (to_date('2001-04-01', 'YYYY-MM-DD') + 1)::text, (to_date('2001-04-01', 'YYYY-MM-DD') - to_date('2001-01-01', 'YYYY-MM-DD'))::text, (to_date(NULL, 'YYYY') IS NULL)::text",

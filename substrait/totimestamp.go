@@ -245,17 +245,16 @@ func errDatetimeFormat(msg string) *Error {
 var errFieldRange = &Error{Code: InvalidArgument, SQLState: "22008", Msg: "date/time field value out of range"}
 
 // parseToTimestamp is PostgreSQL's to_timestamp(text, text) for the supported patterns, in
-// a UTC session (see bindToTimestamp), clamped to timestamp[ns] as timestamp literals are.
+// a UTC session (see bindToTimestamp). An instant outside timestamp[ns] (1677-09-21 to
+// 2262-04-11) is 22008 "timestamp out of range", as an explicit cast's is, never clamped:
+// PostgreSQL answers those within its own range (to_timestamp('1500-01-01', 'YYYY-MM-DD')).
 func parseToTimestamp(s, format string) (time.Time, error) {
 	t, err := toTimestampFields(s, format)
 	if err != nil {
 		return time.Time{}, err
 	}
-	switch {
-	case t.Before(minNanoTime):
-		return minNanoTime, nil
-	case t.After(maxNanoTime):
-		return maxNanoTime, nil
+	if t.Before(minNanoTime) || t.After(maxNanoTime) {
+		return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
 	}
 	return t, nil
 }
