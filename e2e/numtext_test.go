@@ -49,6 +49,8 @@ func TestTextToNumericAsPostgres(t *testing.T) {
 	comparePG(t, ctx, pg, one(cl), pairCases(pgText, [][2]string{
 		{"SELECT id, (value->>'delay')::numeric::text, ((value->>'delay')::numeric / 4)::text" + where + " ORDER BY timestamp, id",
 			"SELECT id, delay::text::numeric::text, (delay::text::numeric / 4)::text FROM numtext_rows ORDER BY ts, id"},
+		{"SELECT id, ((value->>'delay')::numeric + 1)::text, (value->>'delay')::float8::numeric::text, ((value->>'delay')::float8 / 8)::numeric::text" + where + " ORDER BY timestamp, id",
+			"SELECT id, (delay::text::numeric + 1)::text, delay::float8::numeric::text, (delay::float8 / 8)::numeric::text FROM numtext_rows ORDER BY ts, id"},
 		{"SELECT sum((value->>'delay')::numeric)::text, avg((value->>'delay')::numeric)::text, max((value->>'delay')::numeric)::int::text" + where,
 			"SELECT sum(delay::text::numeric)::text, avg(delay::text::numeric)::text, max(delay::text::numeric)::int::text FROM numtext_rows"},
 	})...)
