@@ -99,12 +99,11 @@ func TestToDateAsPostgres(t *testing.T) {
 	cl := dial(t, e.on)
 	ctx := context.Background()
 	pg := pgUTC(t, ctx, e.url)
-	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 	// Instants PostgreSQL holds and timestamp[ns] does not: 22008, as an explicit cast's.
 	outside := map[string]bool{"1500-01-01": true, "": true, "04-01": true, "0000-01-01": true, "-5-01-01": true, "-4713-11-24": true, "-4713-11-23": true}
 	for _, in := range toDateInputs {
-		castAsPostgres(t, ctx, cl, pg, "SELECT to_date("+quote(in[0])+", "+quote(in[1])+")::text")
-		q := "SELECT to_timestamp(" + quote(in[0]) + ", " + quote(in[1]) + ")::text"
+		castAsPostgres(t, ctx, cl, pg, "SELECT to_date("+sqlQuote(in[0])+", "+sqlQuote(in[1])+")::text")
+		q := "SELECT to_timestamp(" + sqlQuote(in[0]) + ", " + sqlQuote(in[1]) + ")::text"
 		if outside[in[0]] {
 			refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{q: "timestamp out of range"})
 			continue
@@ -115,7 +114,7 @@ func TestToDateAsPostgres(t *testing.T) {
 	// (invalid value "abc" for "YYYY"); flightsrv's names the field only.
 	for _, in := range [][2]string{{"abc", "YYYY-MM-DD"}, {"2001-0a-01", "YYYY-MM-DD"}} {
 		for _, f := range []string{"to_date", "to_timestamp"} {
-			q := "SELECT " + f + "(" + quote(in[0]) + ", " + quote(in[1]) + ")::text"
+			q := "SELECT " + f + "(" + sqlQuote(in[0]) + ", " + sqlQuote(in[1]) + ")::text"
 			if _, err := pgTextRowsErr(ctx, pg, q); err == nil || !strings.Contains(err.Error(), "22007") {
 				t.Errorf("PostgreSQL %s: %v, want 22007", q, err)
 			}
@@ -151,10 +150,9 @@ func TestTextToIntervalAsPostgres(t *testing.T) {
 	cl := dial(t, e.on)
 	ctx := context.Background()
 	pg := pgUTC(t, ctx, e.url)
-	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 	for _, x := range textIntervalInputs {
-		castAsPostgres(t, ctx, cl, pg, "SELECT x::interval::text FROM (VALUES ("+quote(x)+"), (NULL)) v(x)")
-		castAsPostgres(t, ctx, cl, pg, "SELECT "+quote(x)+"::interval::text")
+		castAsPostgres(t, ctx, cl, pg, "SELECT x::interval::text FROM (VALUES ("+sqlQuote(x)+"), (NULL)) v(x)")
+		castAsPostgres(t, ctx, cl, pg, "SELECT "+sqlQuote(x)+"::interval::text")
 	}
 	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
 		"SELECT (x::interval + interval '1 hour')::text, (x::interval * 2)::text, (x::interval < interval '1 day')::text FROM (VALUES ('1 day 02:00'), ('90 minutes'), ('1 mon -2 days'), (NULL)) v(x) ORDER BY 1",
@@ -167,3 +165,6 @@ func TestTextToIntervalAsPostgres(t *testing.T) {
 		"SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid": "uuid",
 	})
 }
+
+// sqlQuote is s as an SQL string constant.
+func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
