@@ -122,6 +122,18 @@ func TestToDateAsPostgres(t *testing.T) {
 			refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{q: "invalid value for "})
 		}
 	}
+	// Text computed per row: the same reader, row by row.
+	var rows []string
+	for _, in := range toDateInputs {
+		if in[1] == "YYYY-MM-DD" && !outside[in[0]] {
+			rows = append(rows, "("+sqlQuote(in[0])+")")
+		}
+	}
+	for _, x := range rows {
+		castAsPostgres(t, ctx, cl, pg, "SELECT to_date(x, 'YYYY-MM-DD')::text, to_timestamp(x, 'YYYY-MM-DD')::text FROM (VALUES "+x+", (NULL)) v(x)")
+	}
+	castAsPostgres(t, ctx, cl, pg, "SELECT to_date(x || '-01', 'YYYY-MM-DD')::text, to_timestamp(x || ' 10:05', 'YYYYMMDD HH24:MI')::text FROM (VALUES ('2001-04'), ('1999-12'), (NULL)) v(x) ORDER BY 1")
+	castAsPostgres(t, ctx, cl, pg, "SELECT to_date(x, 'YYYY-MM-DD HH12')::text FROM (VALUES ('2001-04-01 10')) v(x)")
 	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
 		"SELECT (to_date('2001-04-01', 'YYYY-MM-DD') + 1)::text, (to_date('2001-04-01', 'YYYY-MM-DD') - to_date('2001-01-01', 'YYYY-MM-DD'))::text, (to_date(NULL, 'YYYY') IS NULL)::text",
 	)...)

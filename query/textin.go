@@ -22,6 +22,14 @@ func init() {
 			v, err := substrait.TimestampIn(s, naive)
 			return v, dataError(err)
 		},
+		ToDate: func(s, format string) (int32, error) {
+			v, err := substrait.ToDate(s, format)
+			return v, dataError(err)
+		},
+		ToTimestamp: func(s, format string) (int64, error) {
+			v, err := substrait.ToTimestamp(s, format)
+			return v, dataError(err)
+		},
 		Interval: func(s string) (arrow.MonthDayNanoInterval, error) {
 			m, d, ns, err := substrait.IntervalIn(s)
 			return arrow.MonthDayNanoInterval{Months: m, Days: d, Nanoseconds: ns}, dataError(err)

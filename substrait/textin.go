@@ -68,3 +68,18 @@ func IntervalIn(s string) (months, days int32, ns int64, err error) {
 	}
 	return m, d, us * 1000, nil
 }
+
+// ToDate is to_date(s, format) (parseToDate) as days since 1970-01-01, and ToTimestamp
+// to_timestamp(s, format) (parseToTimestamp) as nanoseconds since the Unix epoch: the executor
+// reads each row of to_date and to_timestamp of computed text with them (ops.SetDateTimeInput),
+// as the binder folds constants. Errors are *Error with PostgreSQL's SQLSTATE and quote no text.
+func ToDate(s, format string) (int32, error) { return parseToDate(s, format) }
+
+// ToTimestamp: see ToDate.
+func ToTimestamp(s, format string) (int64, error) {
+	t, err := parseToTimestamp(s, format)
+	if err != nil {
+		return 0, err
+	}
+	return t.UnixNano(), nil
+}

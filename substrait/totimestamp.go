@@ -76,8 +76,11 @@ func (bd *binder) bindToTimestamp(args []bval) (bval, error) {
 		}
 		s, ok1 := constText(args[0])
 		f, ok2 := constText(args[1])
+		if !ok1 && ok2 {
+			return bd.toDatePerRow("to_timestamp", tsType(), args[0], f)
+		}
 		if !ok1 || !ok2 {
-			return bval{}, unimplemented("to_timestamp(text, text) of values that are not text constants")
+			return bval{}, unimplemented("to_timestamp(text, text) with a format that is not a text constant")
 		}
 		t, err := parseToTimestamp(s, f)
 		if err != nil {
@@ -86,6 +89,20 @@ func (bd *binder) bindToTimestamp(args []bval) (bval, error) {
 		return typed(tsLiteral(t)), nil
 	}
 	return bval{}, errorf(InvalidArgument, "to_timestamp takes 1 to 2 arguments")
+}
+
+// toDatePerRow binds name(x, format) (to_date or to_timestamp, of type out) of text x computed
+// per row: the format is read here (a pattern not read is refused by name before any row),
+// each row by the executor with ToDate or ToTimestamp.
+func (bd *binder) toDatePerRow(name string, out types.Type, x bval, format string) (bval, error) {
+	if x.e == nil || x.param > 0 || familyOf(x.typ()) != famString {
+		return bval{}, unimplemented(name + "(text, text) of a value that is not text")
+	}
+	if _, err := parseDCHFormat(format); err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, name+"_text", out.WithNullability(nullableN), types.Enum(format), x.e)
+	return typed(f), err
 }
 
 // bindToDate binds PostgreSQL's to_date(text, text) over constants, folded to a date
@@ -98,8 +115,11 @@ func (bd *binder) bindToDate(args []bval) (bval, error) {
 	}
 	s, ok1 := constText(args[0])
 	f, ok2 := constText(args[1])
+	if !ok1 && ok2 {
+		return bd.toDatePerRow("to_date", dateType(), args[0], f)
+	}
 	if !ok1 || !ok2 {
-		return bval{}, unimplemented("to_date(text, text) of values that are not text constants")
+		return bval{}, unimplemented("to_date(text, text) with a format that is not a text constant")
 	}
 	days, err := parseToDate(s, f)
 	if err != nil {

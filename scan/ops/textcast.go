@@ -38,9 +38,60 @@ type DateTimeInput struct {
 	Date      func(s string) (int32, error)
 	Timestamp func(s string, naive bool) (int64, error)
 	Interval  func(s string) (arrow.MonthDayNanoInterval, error)
+	// ToDate and ToTimestamp are to_date(s, format) (days since 1970-01-01) and
+	// to_timestamp(s, format) (nanoseconds since the Unix epoch, UTC).
+	ToDate      func(s, format string) (int32, error)
+	ToTimestamp func(s, format string) (int64, error)
 }
 
-func init() { ownFunctions["interval_in"] = intervalIn }
+func init() {
+	ownFunctions["interval_in"] = intervalIn
+	ownFunctions["to_date_text"] = toDateText(true)
+	ownFunctions["to_timestamp_text"] = toDateText(false)
+}
+
+// toDateText is to_date_text(format, x) (date32) or to_timestamp_text(format, x)
+// (timestamp[ns, UTC]): text x read per row by the format (the enum argument) with the
+// registered readers (DateTimeInput.ToDate, ToTimestamp), NULL where x is; the first text the
+// format does not read fails with the reader's error.
+func toDateText(date bool) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := argCount(n, 2, 2); err != nil {
+			return err
+		}
+		if n.args[0] != nil || n.types[1] == nil || n.types[1].ID() != arrow.STRING && n.types[1].ID() != arrow.LARGE_STRING {
+			return errors.New("arguments must be a format and text")
+		}
+		format := n.enums[0]
+		tsType := &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+		if date {
+			n.out = arrow.FixedWidthTypes.Date32
+		} else {
+			n.out = tsType
+		}
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			in := dateTimeInput.Load()
+			if in == nil || in.ToDate == nil || in.ToTimestamp == nil {
+				return nil, errors.New("ops: to_date/to_timestamp: no input registered (SetDateTimeInput)")
+			}
+			tx, ok := asTexts(args[1])
+			if !ok {
+				return nil, fmt.Errorf("ops: to_date of %s", args[1].DataType())
+			}
+			if date {
+				return mapRows[arrow.Date32](array.NewDate32Builder(mem), rows, args[1:], func(i int) (arrow.Date32, bool, error) {
+					v, err := in.ToDate(string(tx.ValueBytes(i)), format)
+					return arrow.Date32(v), err == nil, err
+				})
+			}
+			return mapRows[arrow.Timestamp](array.NewTimestampBuilder(mem, tsType), rows, args[1:], func(i int) (arrow.Timestamp, bool, error) {
+				v, err := in.ToTimestamp(string(tx.ValueBytes(i)), format)
+				return arrow.Timestamp(v), err == nil, err
+			})
+		}
+		return nil
+	}
+}
 
 // intervalIn is interval_in(x): text x (utf8 or large_utf8) read per row by the registered
 // interval reader (DateTimeInput.Interval, the reader of interval constants), NULL where x
