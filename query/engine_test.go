@@ -923,7 +923,7 @@ func testEnginePlanningErrors(t *testing.T, f *engFixture) {
 		{"SELECT count(id ORDER BY id) FROM messages" + routed, codes.Unimplemented, "ordered aggregates"},
 		{"SELECT id FROM messages" + routed + " AND (channel_id, id) = ('sekrit-chan', 'sekrit-id')", codes.Unimplemented, "row values"},
 		{"SELECT id FROM messages" + routed + " AND id = 'sekrit-x' COLLATE \"C\"", codes.Unimplemented, "COLLATE"},
-		{"SELECT id FROM messages" + routed + " AND timestamp > " + lo + " - INTERVAL 'P987654.5M'", codes.Unimplemented, "interval values written in ISO 8601"},
+		{"SELECT id FROM messages" + routed + " AND timestamp > " + lo + " - INTERVAL 'P987654-05'", codes.Unimplemented, "interval values in ISO 8601's alternative format"},
 		{"SET search_path = sekrit", codes.Unimplemented, "SET"},
 		{"SHOW sekrit_setting", codes.Unimplemented, "SHOW of this setting"},
 		{"SELECT id FROM messages WHERE channel_id IN (" + strings.Join(many, ", ") + ") AND timestamp >= " + lo + " AND timestamp < " + hi, codes.InvalidArgument, "65 partitions, more than this server's limit of 64 (--max-partitions)"},

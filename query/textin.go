@@ -3,12 +3,15 @@ package query
 import (
 	"errors"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
 // The executor reads rows of text cast to date and timestamp with the binder's readers of
-// constants (ops may not import substrait): one reader per type for constants and rows.
+// constants (ops may not import substrait), and interval text (interval_in) with the reader
+// of interval constants: one reader per type for constants and rows.
 func init() {
 	ops.SetDateTimeInput(ops.DateTimeInput{
 		Date: func(s string) (int32, error) {
@@ -18,6 +21,18 @@ func init() {
 		Timestamp: func(s string, naive bool) (int64, error) {
 			v, err := substrait.TimestampIn(s, naive)
 			return v, dataError(err)
+		},
+		ToDate: func(s, format string) (int32, error) {
+			v, err := substrait.ToDate(s, format)
+			return v, dataError(err)
+		},
+		ToTimestamp: func(s, format string) (int64, error) {
+			v, err := substrait.ToTimestamp(s, format)
+			return v, dataError(err)
+		},
+		Interval: func(s string) (arrow.MonthDayNanoInterval, error) {
+			m, d, ns, err := substrait.IntervalIn(s)
+			return arrow.MonthDayNanoInterval{Months: m, Days: d, Nanoseconds: ns}, dataError(err)
 		},
 	})
 }

@@ -1107,6 +1107,11 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 			e, err := bd.intervalValue(v, "")
 			return typed(e), err
 		}
+		if v.e != nil && familyOf(v.typ()) == famString {
+			// Text computed per row: interval_in, the constants' reader (IntervalIn).
+			f, err := bd.fn(URNPostgres, "interval_in", intervalType().WithNullability(nullableN), v.e)
+			return typed(f), err
+		}
 		return bval{}, unimplemented("casts to interval of values that are not interval constants")
 	}
 	if c := tc.GetArg().GetAConst(); c != nil && c.GetFval() != nil {
@@ -2108,9 +2113,9 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	default:
 		return bval{}, true, unimplementedAre("intervals added to this value")
 	}
-	us, months, ok := parseInterval(iv)
-	if !ok {
-		return bval{}, true, errorf(InvalidArgument, "invalid interval literal")
+	us, months, err := readInterval(iv)
+	if err != nil {
+		return bval{}, true, err
 	}
 	if !months.IsInt() || !months.Num().IsInt64() {
 		return bval{}, true, unimplementedAre("intervals with a fractional number of months")
@@ -2193,9 +2198,9 @@ func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, 
 	if familyOf(l.typ()) != famTimestamp {
 		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s interval", typeName(l.typ()), op)
 	}
-	us, months, ok := parseInterval(iv)
-	if !ok {
-		return bval{}, true, errorf(InvalidArgument, "invalid interval literal")
+	us, months, err := readInterval(iv)
+	if err != nil {
+		return bval{}, true, err
 	}
 	if !months.IsInt() || !months.Num().IsInt64() {
 		return bval{}, true, unimplementedAre("intervals with a fractional number of months")
@@ -2254,9 +2259,9 @@ func (bd *binder) scaledIntervalArith(op string, a *pg.A_Expr, sc *scope) (bval,
 			return bval{}, true, errorf(InvalidArgument, "operator does not exist: interval * %s", typeName(n.typ()))
 		}
 	}
-	us, months, ok := parseInterval(iv)
-	if !ok {
-		return bval{}, true, errorf(InvalidArgument, "invalid interval literal")
+	us, months, err := readInterval(iv)
+	if err != nil {
+		return bval{}, true, err
 	}
 	if months.Sign() != 0 {
 		return bval{}, true, unimplemented("an interval with months or years times a number")

@@ -225,7 +225,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	var (
 		f     *expr.AggregateFunction
 		out   types.Type
-		sumds dscale
+		aggds dscale // the display scale of a numeric aggregate whose inputs' scales vary (dscale.go)
 	)
 	args := fc.GetArgs()
 	if fc.GetAggStar() || (name == "count" && invocation == types.AggInvocationAll && len(args) == 1 && nonNullConstant(args[0])) {
@@ -288,7 +288,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				out = numType(scale)
 				if argv.ds != nil {
 					// PostgreSQL's sum shows the largest display scale of the group's values.
-					if sumds, err = bd.maxScaleMeasure(argv, arg, invocation, filter, ac); err != nil {
+					if aggds, err = bd.maxScaleMeasure(argv, arg, invocation, filter, ac); err != nil {
 						return bval{}, err
 					}
 				}
@@ -382,6 +382,12 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				// DISTINCT changes nothing of an extreme.
 				id.URN, invocation = extensions.SubstraitDefaultURNPrefix+"functions_arithmetic_decimal", types.AggInvocationAll
 				out = at.WithNullability(nullableN)
+				if argv.ds != nil {
+					// PostgreSQL's numeric_smaller and numeric_larger keep the value they meet
+					// last among equal ones (max of 2 and 2.0 shows either, by the rows'
+					// order): the extreme's display scale is not followed, its text refused.
+					aggds = lostScale(name + " of a numeric whose display scale varies by row")
+				}
 				break
 			}
 			if id.URN, ok = minMaxURN(fam); !ok {
@@ -406,8 +412,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if name == "avg" && familyOf(out) == famNumeric {
 		v.ds = bd.avgDisplayScale(fc, ac)
 	}
-	if sumds != nil {
-		v.ds = sumds
+	if aggds != nil {
+		v.ds = aggds
 	}
 	return v, nil
 }
@@ -1018,6 +1024,11 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		return bd.bindToTimestamp(args)
+	case "to_date":
+		if err := nargs(2, 2); err != nil {
+			return bval{}, err
+		}
+		return bd.bindToDate(args)
 	case "to_char":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err

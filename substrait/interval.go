@@ -151,8 +151,6 @@ var unitMicros = map[string]int64{
 	"hour": 3_600_000_000, "day": 86_400_000_000, "week": 604_800_000_000,
 }
 
-var errInvalidInterval = &Error{Code: InvalidArgument, Msg: "invalid interval literal"}
-
 // errBinMonths refuses a date_bin stride with months or years in PostgreSQL's words (its
 // date_bin refuses them too: months have no fixed length to bin by).
 var errBinMonths = &Error{Code: Unimplemented, Msg: "date_bin: timestamps cannot be binned into intervals containing months or years"}
@@ -164,10 +162,10 @@ var errBinMonths = &Error{Code: Unimplemented, Msg: "date_bin: timestamps cannot
 // them ("timestamps cannot be binned into intervals containing months or years"); so is a
 // stride that is not positive or not a whole number of microseconds.
 func parseStride(s string) (time.Duration, error) {
-	us, months, ok := parseInterval(s)
+	us, months, err := readInterval(s)
 	switch {
-	case !ok:
-		return 0, errInvalidInterval
+	case err != nil:
+		return 0, err
 	case months.Sign() != 0:
 		return 0, errBinMonths
 	case us.Sign() <= 0:
@@ -184,219 +182,28 @@ func parseStride(s string) (time.Duration, error) {
 // days and time: a month is a calendar month).
 var unitMonths = map[string]int64{"month": 1, "quarter": 3, "year": 12, "decade": 120, "century": 1200, "millennium": 12000}
 
-// parseInterval returns the microseconds of an interval literal's fixed units (weeks and days
-// as 24-hour days, as in UTC) and its months (the month-or-longer units, possibly fractional;
-// zero when none).
+// parseInterval returns the microseconds of an interval literal's days and time (days as
+// 24-hour days, as in UTC) and its months, as PostgreSQL's interval_in reads it
+// (decodeInterval: a fraction of a month or year is spilled into days and time there); ok
+// false where it does not read, err its error (an *Error with PostgreSQL's SQLSTATE, or a
+// refusal by name).
 func parseInterval(s string) (us, months *big.Rat, ok bool) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if strings.HasPrefix(s, "p") {
-		return parseISOInterval(s[1:])
-	}
-	total, months := new(big.Rat), new(big.Rat)
-	ago, ok := scanInterval(s, func(r *big.Rat, unit string) {
-		if per, fixed := unitMicros[unit]; fixed {
-			total.Add(total, r.Mul(r, big.NewRat(per, 1)))
-		} else {
-			months.Add(months, r.Mul(r, big.NewRat(unitMonths[unit], 1)))
-		}
-	}, func(v *big.Rat) { total.Add(total, v) })
-	if !ok {
-		return nil, nil, false
-	}
-	if ago {
-		total.Neg(total)
-		months.Neg(months)
-	}
-	return total, months, true
+	us, months, err := readInterval(s)
+	return us, months, err == nil
 }
 
-// scanInterval reads the verbose form of an interval literal (s in lower case, trimmed):
-// [@] then parts "number [unit]" (a bare number is seconds; unit a PostgreSQL spelling,
-// reported canonical) or "[+-]hh:mm[:ss[.frac]]" (reported to clock in microseconds), separated
-// by spaces, tabs or commas, optionally ending in "ago". ok is false when s does not read or
-// holds no part.
-func scanInterval(s string, part func(r *big.Rat, unit string), clock func(v *big.Rat)) (ago, ok bool) {
-	p := 0
-	skip := func() {
-		for p < len(s) && (s[p] == ' ' || s[p] == '\t' || s[p] == ',') {
-			p++
-		}
+// readInterval is parseInterval with decodeInterval's error.
+func readInterval(s string) (us, months *big.Rat, err error) {
+	m, d, t, err := decodeInterval(s)
+	if err != nil {
+		return nil, nil, err
 	}
-	skip()
-	if p < len(s) && s[p] == '@' {
-		p++
-	}
-	parts := 0
-	for skip(); p < len(s); skip() {
-		if ago {
-			return false, false // "ago" ends the literal
-		}
-		if isLetter(s[p]) {
-			if w := word(s, p); w != "ago" || parts == 0 {
-				return false, false
-			}
-			p += 3
-			ago = true
-			continue
-		}
-		num, n := number(s, p)
-		if n == 0 {
-			return false, false
-		}
-		p += n
-		if p < len(s) && s[p] == ':' {
-			// [+-]hh:mm[:ss[.frac]]: the number read is the hours.
-			v, n, ok := timeField(s, p-len(num), num)
-			if !ok {
-				return false, false
-			}
-			clock(v)
-			p += n - len(num)
-			parts++
-			continue
-		}
-		r, okNum := new(big.Rat).SetString(num)
-		if !okNum {
-			return false, false
-		}
-		skip()
-		unit := "second" // a bare number is seconds
-		if p < len(s) && isLetter(s[p]) {
-			if w := word(s, p); w != "ago" {
-				u, known := lookupUnit(w)
-				if !known {
-					return false, false
-				}
-				unit = u
-				p += len(w)
-			}
-		}
-		parts++
-		part(r, unit)
-	}
-	return ago, parts > 0
-}
-
-// parseISOInterval reads the ISO 8601 form after its "P": [nY][nM][nW][nD][T[nH][nM][nS]].
-func parseISOInterval(s string) (us, months *big.Rat, ok bool) {
-	total, months := new(big.Rat), new(big.Rat)
-	inTime, parts := false, 0
-	for p := 0; p < len(s); {
-		if s[p] == 't' {
-			if inTime {
-				return nil, nil, false
-			}
-			inTime = true
-			p++
-			continue
-		}
-		num, n := number(s, p)
-		if n == 0 || p+n >= len(s) {
-			return nil, nil, false
-		}
-		p += n
-		r, ok := new(big.Rat).SetString(num)
-		if !ok {
-			return nil, nil, false
-		}
-		var per int64
-		switch d := s[p]; {
-		case !inTime && d == 'y':
-			months.Add(months, new(big.Rat).Mul(r, big.NewRat(12, 1)))
-		case !inTime && d == 'm':
-			months.Add(months, r)
-		case !inTime && d == 'w':
-			per = unitMicros["week"]
-		case !inTime && d == 'd':
-			per = unitMicros["day"]
-		case inTime && d == 'h':
-			per = unitMicros["hour"]
-		case inTime && d == 'm':
-			per = unitMicros["minute"]
-		case inTime && d == 's':
-			per = unitMicros["second"]
-		default:
-			return nil, nil, false
-		}
-		p++
-		parts++
-		total.Add(total, r.Mul(r, big.NewRat(per, 1)))
-	}
-	return total, months, parts > 0
+	us = new(big.Rat).SetInt(new(big.Int).Mul(big.NewInt(int64(d)), big.NewInt(usPerDay)))
+	us.Add(us, new(big.Rat).SetInt64(t))
+	return us, new(big.Rat).SetInt64(int64(m)), nil
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' }
-
-func word(s string, p int) string {
-	e := p
-	for e < len(s) && isLetter(s[e]) {
-		e++
-	}
-	return s[p:e]
-}
-
-// number reads [+-]digits[.digits] (or [+-].digits) at p and returns it and its length.
-func number(s string, p int) (string, int) {
-	e := p
-	if e < len(s) && (s[e] == '+' || s[e] == '-') {
-		e++
-	}
-	digits := 0
-	for e < len(s) && s[e] >= '0' && s[e] <= '9' {
-		e++
-		digits++
-	}
-	if e < len(s) && s[e] == '.' {
-		e++
-		for e < len(s) && s[e] >= '0' && s[e] <= '9' {
-			e++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return "", 0
-	}
-	return s[p:e], e - p
-}
-
-// timeField reads [+-]hh:mm[:ss[.frac]] starting at p (hours already read as hours) and
-// returns its signed value in microseconds and its length.
-func timeField(s string, p int, hours string) (*big.Rat, int, bool) {
-	neg := strings.HasPrefix(hours, "-")
-	h := strings.TrimLeft(hours, "+-")
-	if strings.Contains(h, ".") {
-		return nil, 0, false
-	}
-	e := p + len(hours)
-	fields := []string{h}
-	for len(fields) < 3 && e < len(s) && s[e] == ':' {
-		e++
-		st := e
-		for e < len(s) && (s[e] >= '0' && s[e] <= '9' || (len(fields) == 2 && s[e] == '.')) {
-			e++
-		}
-		if e == st {
-			return nil, 0, false
-		}
-		fields = append(fields, s[st:e])
-	}
-	if len(fields) < 2 || strings.Contains(fields[1], ".") {
-		return nil, 0, false
-	}
-	v := new(big.Rat)
-	for i, f := range fields {
-		r, ok := new(big.Rat).SetString(f)
-		if !ok {
-			return nil, 0, false
-		}
-		per := []int64{unitMicros["hour"], unitMicros["minute"], unitMicros["second"]}[i]
-		v.Add(v, r.Mul(r, big.NewRat(per, 1)))
-	}
-	if neg {
-		v.Neg(v)
-	}
-	return v, e - p, true
-}
 
 // round_calendar units and origins of date_trunc's units (see the comment at the top).
 var calendarArgs = map[routing.TruncUnit]struct {

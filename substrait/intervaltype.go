@@ -2,7 +2,6 @@ package substrait
 
 import (
 	"fmt"
-	"math/big"
 	"strings"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -78,83 +77,15 @@ func (bd *binder) intervalValue(v bval, what string) (expr.Expression, error) {
 		expr.NewPrimitiveLiteral(days, false), expr.NewPrimitiveLiteral(us*1000, false))
 }
 
-// parseIntervalFields reads an interval literal in PostgreSQL's verbose form into its months,
-// days and microseconds as interval_in keeps them (DecodeInterval): a fraction of a year
-// becomes whole months (rounded), a fraction of a month days of 30 and the rest time, a
-// fraction of a week or a day time (days of 24 hours); hh:mm:ss is time; "ago" negates.
-// ISO 8601 forms are refused by name; what does not read is InvalidArgument.
+// parseIntervalFields reads an interval literal as PostgreSQL's interval_in keeps it: its
+// months, days and microseconds (decodeInterval, intervalin.go). Errors are *Error with
+// PostgreSQL's SQLSTATE (22007, 22015, 22008) or refusals by name (0A000).
 func parseIntervalFields(s string) (months, days int32, us int64, err error) {
-	bad := errInvalidInterval
-	s = strings.ToLower(strings.TrimSpace(s))
-	if strings.HasPrefix(s, "p") {
-		return 0, 0, 0, unimplementedAre("interval values written in ISO 8601 (P…)")
-	}
-	m, d, t := new(big.Rat), new(big.Rat), new(big.Rat)
-	dayUs := big.NewRat(unitMicros["day"], 1)
-	// fractDays adds frac (days, possibly fractional) as whole days and time.
-	fractDays := func(frac *big.Rat) {
-		whole := truncRat(frac)
-		d.Add(d, whole)
-		rest := new(big.Rat).Sub(frac, whole)
-		t.Add(t, rest.Mul(rest, dayUs))
-	}
-	ago, ok := scanInterval(s, func(r *big.Rat, unit string) {
-		whole := truncRat(r)
-		frac := new(big.Rat).Sub(r, whole)
-		switch unit {
-		case "year", "decade", "century", "millennium":
-			k := big.NewRat(unitMonths[unit], 1)
-			m.Add(m, new(big.Rat).Mul(whole, k))
-			m.Add(m, roundHalfEven(new(big.Rat).Mul(frac, k)))
-		case "quarter", "month":
-			all := new(big.Rat).Mul(r, big.NewRat(unitMonths[unit], 1))
-			wm := truncRat(all)
-			m.Add(m, wm)
-			fractDays(new(big.Rat).Mul(new(big.Rat).Sub(all, wm), big.NewRat(30, 1)))
-		case "week":
-			fractDays(new(big.Rat).Mul(r, big.NewRat(7, 1)))
-		case "day":
-			fractDays(r)
-		default:
-			t.Add(t, new(big.Rat).Mul(r, big.NewRat(unitMicros[unit], 1)))
-		}
-	}, func(v *big.Rat) { t.Add(t, v) })
-	if !ok {
-		return 0, 0, 0, bad
-	}
-	if ago {
-		m.Neg(m)
-		d.Neg(d)
-		t.Neg(t)
-	}
-	t = roundHalfEven(t)
-	if !fitsInt32Rat(m) || !fitsInt32Rat(d) || !t.Num().IsInt64() || new(big.Int).Abs(t.Num()).Cmp(big.NewInt(maxIntervalMicros)) > 0 {
-		return 0, 0, 0, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "interval out of range"}
-	}
-	return int32(m.Num().Int64()), int32(d.Num().Int64()), t.Num().Int64(), nil
+	return decodeInterval(s)
 }
 
 // maxIntervalMicros bounds an interval's time: the executor holds it in int64 nanoseconds.
 const maxIntervalMicros = (1<<63 - 1) / 1000
-
-func truncRat(r *big.Rat) *big.Rat {
-	return new(big.Rat).SetInt(new(big.Int).Quo(r.Num(), r.Denom()))
-}
-
-func fitsInt32Rat(r *big.Rat) bool {
-	return r.IsInt() && r.Num().IsInt64() && r.Num().Int64() == int64(int32(r.Num().Int64()))
-}
-
-// roundHalfEven rounds r to an integer, half to even (C's rint).
-func roundHalfEven(r *big.Rat) *big.Rat {
-	q, m := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int)) // r = q + m/den, 0 <= m < den
-	twice := new(big.Int).Lsh(m, 1)
-	switch c := twice.Cmp(r.Denom()); {
-	case c > 0, c == 0 && q.Bit(0) == 1:
-		q.Add(q, big.NewInt(1))
-	}
-	return new(big.Rat).SetInt(q)
-}
 
 // intervalCmpNames are interval_cmp's enumeration values by SQL comparison operator.
 var intervalCmpNames = map[string]string{"=": "eq", "<>": "ne", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}

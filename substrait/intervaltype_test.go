@@ -26,7 +26,9 @@ var intervalFuzzSQL = []string{
 func FuzzIntervalFields(f *testing.F) {
 	for _, s := range []string{"1 day 02:03:04", "-1 second", "3 months 2 days", "0.5 seconds", "1.5 years", "1.5 months",
 		"1 day ago", "@ 2 weeks 1.25 days", "-1 days +02:00:00", "1 year -1 mon", "100:00:00", "1e3 days", "P1D", "",
-		"2 mons 3 days 04:05:06.123456789", "9999999999 hours", "1.0000001 millennium", "+1:2:3.5", "1 quarter"} {
+		"2 mons 3 days 04:05:06.123456789", "9999999999 hours", "1.0000001 millennium", "+1:2:3.5", "1 quarter",
+		"3 4:05:06", "1-2", "-1-2 3", "1 2 hours", "1 day 1 day", "P1Y2M3DT4H5M6S", "P1.5W", "PT-1H30M", "P0001-02-03", "1:2.5", "1:60",
+		"2147483647 days 1 day", "0.0000015 s", "- 5", "1.", "ago 1 day"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -71,10 +73,36 @@ func TestIntervalFields(t *testing.T) {
 		{"-1 day 2 hours", 0, -1, 7200_000_000, "-1 days +02:00:00"},
 		{"1 day ago", 0, -1, 0, "-1 days"},
 		{"0.5 seconds", 0, 0, 500_000, "00:00:00.5"},
+		{"3 4:05:06", 0, 3, 14706_000_000, "3 days 04:05:06"},
+		{"1-2", 14, 0, 0, "1 year 2 mons"},
+		{"-1-2", -14, 0, 0, "-1 years -2 mons"},
+		{"1 2 hours", 0, 1, 7200_000_000, "1 day 02:00:00"},
+		{"1 day -1", 0, 1, -1_000_000, "1 day -00:00:01"},
+		{"1:2.5", 0, 0, 62_500_000, "00:01:02.5"},
+		{"1:59:60", 0, 0, 7200_000_000, "02:00:00"},
+		{"0.0000015 s", 0, 0, 1, "00:00:00.000001"},
+		{"P1.5W", 0, 10, 43200_000_000, "10 days 12:00:00"},
+		{"P1Y-2M", 10, 0, 0, "10 mons"},
+		{"PT-1H30M", 0, 0, -1800_000_000, "-00:30:00"},
+		{"1 day ago 2 hours", 0, -1, -7200_000_000, "-1 days -02:00:00"},
 	} {
 		m, d, us, err := substrait.ParseIntervalFieldsForTest(c.in)
 		if err != nil || m != c.m || d != c.d || us != c.us {
 			t.Errorf("%q: %d %d %d %v, want %d %d %d (%s)", c.in, m, d, us, err, c.m, c.d, c.us, c.comment)
+		}
+	}
+}
+
+// TestIntervalFieldErrors: text PostgreSQL 15's interval_in refuses is refused with its
+// SQLSTATE (SELECT '…'::interval in PostgreSQL 15).
+func TestIntervalFieldErrors(t *testing.T) {
+	for in, state := range map[string]string{"1 2": "22007", "1:00 5": "22007", "1 day 1 day": "22007", "1 hour 1:00": "22007", "ago": "22007",
+		"1 quarter": "22007", "1 ago": "22007", "p1d": "22007", " P1D ": "22007", "P1D2H": "22007", "P1Y2": "22007", "P": "22007", "-.5": "22007",
+		"1:60": "22015", "2147483648 days": "22015", "2147483647 days 1 day": "22015", "P0001-02-03T04:05:06": "0A000"} {
+		_, _, _, err := substrait.ParseIntervalFieldsForTest(in)
+		var e *substrait.Error
+		if !errors.As(err, &e) || e.SQLState != state {
+			t.Errorf("%q: %v, want SQLSTATE %s", in, err, state)
 		}
 	}
 }

@@ -278,6 +278,14 @@ func involvesNumeric(l, r bval) bool {
 	return ok(lf, l) && ok(rf, r)
 }
 
+// minProductIntDigits is the fewest digits before the point a product of numerics whose
+// display scales vary keeps at sa + sb digits after it; past that it is held at max(sa, sb)
+// (numericBinary's multiply_exact).
+const minProductIntDigits = 7
+
+// numericDigits is the precision of flightsrv's numeric: decimal128's 38 digits.
+const numericDigits = 38
+
 // numericBinary binds an arithmetic or comparison operator over numerics (involvesNumeric).
 func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
 	x, _, err := bd.toNumeric(l)
@@ -295,11 +303,19 @@ func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
 		return typed(f), err
 	}
 	var s int32
+	kernel := cmp.Or(arithmetic[op], "modulus")
 	switch op {
 	case "+", "-":
 		s = max(sx, sy)
 	case "*":
 		s = sx + sy
+		if (l.ds != nil || r.ds != nil) && s > numericDigits-minProductIntDigits {
+			// Values whose display scales vary are held at a scale larger than their digits
+			// (rawNumericScale, an average's): their product at sx + sy would keep too few
+			// digits before the point (1000 * 1000 of text cast to numeric), so it is held
+			// exactly at the larger of the two, a product needing more refused at run time.
+			s, kernel = max(sx, sy), "multiply_exact"
+		}
 	case "%":
 		// PostgreSQL's mod_var: a - trunc(a / b) * b, at the larger of the two scales.
 		s = max(sx, sy)
@@ -311,7 +327,7 @@ func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
 	if s > 38 {
 		return bval{}, unimplemented("a numeric product of more than 38 digits after the point")
 	}
-	f, err := bd.fn(URNPostgres, "numeric_arith", numType(s), types.Enum(cmp.Or(arithmetic[op], "modulus")), x, y)
+	f, err := bd.fn(URNPostgres, "numeric_arith", numType(s), types.Enum(kernel), x, y)
 	// The display scale: add_var's and mod_var's max(sa, sb), mul_var's sa + sb (dscale.go).
 	lx, ry := typed(x), typed(y)
 	lx.ds, ry.ds = l.ds, r.ds
@@ -456,13 +472,32 @@ func (bd *binder) castToNumeric(v bval, s, p int32, constrained bool) (bval, err
 	case famInt:
 	case famFloat, famString:
 		if !constrained {
-			return bval{}, unimplemented("a cast of " + typeName(have) + " to numeric without a scale outside round(…, n) and trunc(…, n) (its values' scales differ row by row; cast to numeric(p,s))")
+			return bd.varyingNumeric(v.e)
 		}
 	default:
 		return bval{}, errorf(InvalidArgument, "cannot cast type %s to numeric", typeName(have))
 	}
 	e, err := bd.numCast("ROUND", s, p, v.e)
 	return typed(e), err
+}
+
+// varyingNumeric is x (text or double precision) cast to numeric without a scale: numeric_in
+// (float8_numeric, float4_numeric) keeps each value's own display scale ('1.50' shows 1.50, '2'
+// shows 2 in one column). The values are held exactly at rawNumericScale (numeric_exact: a value
+// with digits that are not zeros past it, or with more than 38 digits, is refused at run time,
+// never rounded; text that is no number is 22P02) and each row's display scale travels beside
+// them (numeric_value_scale, dscale.go), so that + - *, sum, avg, CASE and the text follow
+// PostgreSQL's display scales.
+func (bd *binder) varyingNumeric(x expr.Expression) (bval, error) {
+	f, err := bd.fn(URNPostgres, "numeric_exact", numType(rawNumericScale), types.Enum(strconv.Itoa(rawNumericScale)), x)
+	if err != nil {
+		return bval{}, err
+	}
+	out := typed(f)
+	out.ds = onceScale(func() (expr.Expression, error) {
+		return bd.fn(URNPostgres, "numeric_value_scale", i32Type(), x)
+	})
+	return out, nil
 }
 
 // castFromNumeric casts a numeric to another type: integers (rounded half away from zero),

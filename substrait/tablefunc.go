@@ -236,9 +236,9 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 		}
 		ends[i] = time.Unix(0, ns).UTC()
 	}
-	us, months, ok := parseInterval(iv)
-	if !ok {
-		return nil, nil, errorf(InvalidArgument, "invalid interval literal")
+	us, months, err := readInterval(iv)
+	if err != nil {
+		return nil, nil, err
 	}
 	if !months.IsInt() || !months.Num().IsInt64() {
 		return nil, nil, unimplementedAre("intervals with a fractional number of months")

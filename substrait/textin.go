@@ -54,3 +54,32 @@ func inputError(err error, typ string) *Error {
 	}
 	return &Error{Code: InvalidArgument, SQLState: "22007", Msg: "invalid input syntax for type " + typ}
 }
+
+// IntervalIn reads text as an interval constant is read (parseIntervalFields: interval_in's
+// verbose, SQL-standard and ISO 8601 designator forms) into months, days and nanoseconds: the
+// executor reads each row of a cast of computed text to interval with it (interval_in,
+// ops.SetDateTimeInput). Text it does not read is 22007 "invalid input syntax for type
+// interval", a field past int32 22015, months past it 22008, a form PostgreSQL reads and it
+// does not 0A000 naming it; errors are *Error and quote no text.
+func IntervalIn(s string) (months, days int32, ns int64, err error) {
+	m, d, us, err := parseIntervalFields(s)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return m, d, us * 1000, nil
+}
+
+// ToDate is to_date(s, format) (parseToDate) as days since 1970-01-01, and ToTimestamp
+// to_timestamp(s, format) (parseToTimestamp) as nanoseconds since the Unix epoch: the executor
+// reads each row of to_date and to_timestamp of computed text with them (ops.SetDateTimeInput),
+// as the binder folds constants. Errors are *Error with PostgreSQL's SQLSTATE and quote no text.
+func ToDate(s, format string) (int32, error) { return parseToDate(s, format) }
+
+// ToTimestamp: see ToDate.
+func ToTimestamp(s, format string) (int64, error) {
+	t, err := parseToTimestamp(s, format)
+	if err != nil {
+		return 0, err
+	}
+	return t.UnixNano(), nil
+}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
 )
 
 // bindToTimestamp binds PostgreSQL's to_timestamp over constants, folded to a timestamp
@@ -30,18 +31,6 @@ import (
 //
 // Arguments that are not constants (columns, parameters) are Unimplemented.
 func (bd *binder) bindToTimestamp(args []bval) (bval, error) {
-	constText := func(v bval) (string, bool) {
-		if v.str != nil {
-			return *v.str, true
-		}
-		if v.e == nil {
-			return "", false
-		}
-		if l, ok := literalOf(v.e); ok {
-			return stringLiteral(l)
-		}
-		return "", false
-	}
 	switch len(args) {
 	case 1:
 		var secs float64
@@ -87,8 +76,11 @@ func (bd *binder) bindToTimestamp(args []bval) (bval, error) {
 		}
 		s, ok1 := constText(args[0])
 		f, ok2 := constText(args[1])
+		if !ok1 && ok2 {
+			return bd.toDatePerRow("to_timestamp", tsType(), args[0], f)
+		}
 		if !ok1 || !ok2 {
-			return bval{}, unimplemented("to_timestamp(text, text) of values that are not text constants")
+			return bval{}, unimplemented("to_timestamp(text, text) with a format that is not a text constant")
 		}
 		t, err := parseToTimestamp(s, f)
 		if err != nil {
@@ -97,6 +89,43 @@ func (bd *binder) bindToTimestamp(args []bval) (bval, error) {
 		return typed(tsLiteral(t)), nil
 	}
 	return bval{}, errorf(InvalidArgument, "to_timestamp takes 1 to 2 arguments")
+}
+
+// toDatePerRow binds name(x, format) (to_date or to_timestamp, of type out) of text x computed
+// per row: the format is read here (a pattern not read is refused by name before any row),
+// each row by the executor with ToDate or ToTimestamp.
+func (bd *binder) toDatePerRow(name string, out types.Type, x bval, format string) (bval, error) {
+	if x.e == nil || x.param > 0 || familyOf(x.typ()) != famString {
+		return bval{}, unimplemented(name + "(text, text) of a value that is not text")
+	}
+	if _, err := parseDCHFormat(format); err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, name+"_text", out.WithNullability(nullableN), types.Enum(format), x.e)
+	return typed(f), err
+}
+
+// bindToDate binds PostgreSQL's to_date(text, text) over constants, folded to a date
+// literal: the text read by the format as to_timestamp(text, text) reads it (parseToDate: the
+// same patterns, errors and refusals by name). Arguments that are not text constants are
+// Unimplemented.
+func (bd *binder) bindToDate(args []bval) (bval, error) {
+	if args[0].null || args[1].null {
+		return typed(expr.NewNullLiteral(dateType().WithNullability(nullableN))), nil
+	}
+	s, ok1 := constText(args[0])
+	f, ok2 := constText(args[1])
+	if !ok1 && ok2 {
+		return bd.toDatePerRow("to_date", dateType(), args[0], f)
+	}
+	if !ok1 || !ok2 {
+		return bval{}, unimplemented("to_date(text, text) with a format that is not a text constant")
+	}
+	days, err := parseToDate(s, f)
+	if err != nil {
+		return bval{}, err
+	}
+	return typed(expr.NewPrimitiveLiteral(types.Date(days), false)), nil
 }
 
 // PostgreSQL's timestamp range (timestamp.h): [4714-11-24 00:00 BC, 294277-01-01 00:00) in
@@ -236,8 +265,46 @@ func errDatetimeFormat(msg string) *Error {
 var errFieldRange = &Error{Code: InvalidArgument, SQLState: "22008", Msg: "date/time field value out of range"}
 
 // parseToTimestamp is PostgreSQL's to_timestamp(text, text) for the supported patterns, in
-// a UTC session (see bindToTimestamp).
+// a UTC session (see bindToTimestamp). An instant outside timestamp[ns] (1677-09-21 to
+// 2262-04-11) is 22008 "timestamp out of range", as an explicit cast's is, never clamped:
+// PostgreSQL answers those within its own range (to_timestamp('1500-01-01', 'YYYY-MM-DD')).
 func parseToTimestamp(s, format string) (time.Time, error) {
+	t, err := toTimestampFields(s, format)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if t.Before(minNanoTime) || t.After(maxNanoTime) {
+		return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
+	}
+	return t, nil
+}
+
+// pgMinDate and pgEndDate bound PostgreSQL's date (IS_VALID_DATE: Julian day 0, 4714-11-24 BC,
+// to 5874898-01-01 exclusive), as days from 1970-01-01.
+const (
+	pgMinDate = -2440588
+	pgEndDate = 2145042906
+)
+
+// parseToDate is PostgreSQL's to_date(text, text) for the patterns to_timestamp reads here
+// (toTimestampFields; a time of day in the text is read, checked and dropped): days since
+// 1970-01-01. A date outside PostgreSQL's range is 22008 "date out of range".
+func parseToDate(s, format string) (int32, error) {
+	t, err := toTimestampFields(s, format)
+	if err != nil {
+		return 0, err
+	}
+	y, m, d := t.Date()
+	days := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
+	if days < pgMinDate || days >= pgEndDate {
+		return 0, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "date out of range"}
+	}
+	return int32(days), nil
+}
+
+// toTimestampFields reads s by format as PostgreSQL's do_to_timestamp does, in a UTC session,
+// without clamping: a year not in the text is PostgreSQL's year 0 (1 BC), as is an explicit 0.
+func toTimestampFields(s, format string) (time.Time, error) {
 	nodes, err := parseDCHFormat(format)
 	if err != nil {
 		return time.Time{}, err
@@ -339,7 +406,7 @@ func parseToTimestamp(s, format string) (time.Time, error) {
 		seen[n.key] = true
 		vals[n.key] = int(v)
 	}
-	year, month, day := 1, 1, 1
+	year, month, day := 0, 1, 1
 	if seen["YYYY"] {
 		year = vals["YYYY"]
 	}
@@ -351,22 +418,13 @@ func parseToTimestamp(s, format string) (time.Time, error) {
 	}
 	hour, minute, sec := vals["HH24"], vals["MI"], vals["SS"]
 	frac := vals["MS"]*1000 + vals["US"]
-	if year == 0 {
-		return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "cannot calculate day of year without year information"}
-	}
 	if year < 0 {
 		year++ // PostgreSQL reads a negative year as BC: -1 is 1 BC, year 0.
 	}
+	// do_to_timestamp's range checks: ValidateDate's, then seconds below 60.
 	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour < 0 || hour > 23 ||
-		minute < 0 || minute > 59 || sec < 0 || sec > 60 || frac < 0 || frac >= 1_000_000 {
+		minute < 0 || minute > 59 || sec < 0 || sec > 59 || frac < 0 || frac >= 1_000_000 {
 		return time.Time{}, errFieldRange
 	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, frac*1000, time.UTC)
-	switch {
-	case t.Before(minNanoTime):
-		return minNanoTime, nil
-	case t.After(maxNanoTime):
-		return maxNanoTime, nil
-	}
-	return t, nil
+	return time.Date(year, time.Month(month), day, hour, minute, sec, frac*1000, time.UTC), nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 )
 
 // TestToTimestamp: to_timestamp of constants folds to PostgreSQL's answers. The expected
@@ -94,9 +96,35 @@ func TestToTimestamp(t *testing.T) {
 	if _, err := Prepare(`SELECT * FROM messages WHERE channel_id = 'g' AND timestamp >= to_timestamp(1767225600) AND timestamp < TO_TIMESTAMP('2026-02-01', 'YYYY-MM-DD')`, cat); err != nil {
 		t.Errorf("to_timestamp bounds: %v", err)
 	}
-	if _, err := Prepare(`SELECT to_timestamp(id, 'YYYY') FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`, cat); !errors.Is(err, unimplemented("to_timestamp(text, text) of values that are not text constants")) {
-		t.Errorf("to_timestamp of a column: %v", err)
+	if _, err := Prepare(`SELECT to_timestamp('2001', id) FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`, cat); !errors.Is(err, unimplemented("to_timestamp(text, text) with a format that is not a text constant")) {
+		t.Errorf("to_timestamp with a column's format: %v", err)
 	}
 }
 
 func nanF() float64 { return math.NaN() }
+
+// FuzzToDate: to_date's reading of text by a format (parseToDate, toTimestampFields) never
+// panics, fails only with an *Error carrying a SQLSTATE, and answers the date of the instant
+// to_timestamp reads from the same text where both answer.
+func FuzzToDate(f *testing.F) {
+	for _, c := range [][2]string{{"2001-04-01", "YYYY-MM-DD"}, {"20010401", "YYYYMMDD"}, {"", "YYYY"}, {"-5-01-01", "YYYY-MM-DD"},
+		{"2001-02-30", "YYYY-MM-DD"}, {"5874898-01-01", "YYYY-MM-DD"}, {"2001-04-01 10:61", "YYYY-MM-DD HH24:MI"}, {"abc", "YYYY"},
+		{"2001-04-01T10:00", `YYYY-MM-DD"T"HH24:MI`}, {"1 PM", "HH12 AM"}} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, s, format string) {
+		fuzzcount.Add()
+		days, err := parseToDate(s, format)
+		checkState(t, s, err)
+		ts, terr := toTimestampFields(s, format)
+		switch {
+		case err == nil && terr != nil:
+			t.Fatalf("to_date(%q, %q) = %d; to_timestamp's fields: %v", s, format, days, terr)
+		case err == nil:
+			y, m, d := ts.Date()
+			if want := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400; int64(days) != want {
+				t.Fatalf("to_date(%q, %q) = %d, want %d", s, format, days, want)
+			}
+		}
+	})
+}

@@ -133,10 +133,10 @@ func (bd *binder) rangeBound(f, unb, cur, prec int32, key types.Type, off *pg.No
 			}
 			return nil, unimplementedAre("RANGE offsets over timestamps other than interval constants")
 		}
-		us, months, ok := parseInterval(text)
+		us, months, err := readInterval(text)
 		switch {
-		case !ok:
-			return nil, errInvalidInterval
+		case err != nil:
+			return nil, err
 		case months.Sign() != 0:
 			return nil, unimplementedAre("RANGE offsets of intervals with months or years")
 		case !us.IsInt():

@@ -35,9 +35,9 @@ func init() {
 }
 
 // ErrValueScale is a value of text or double precision cast to numeric without a scale that
-// decimal128(38, s) cannot hold exactly, in a sum or an average of such values.
-var ErrValueScale = &DataError{Code: "0A000", Msg: "a sum or average of text or double precision cast to numeric whose values need more than " +
-	"16 digits after the point or 22 before it is not supported: cast the argument to numeric(p,s)"}
+// decimal128(38, s) cannot hold exactly (numeric_exact): refused by name, never rounded.
+var ErrValueScale = &DataError{Code: "0A000", Msg: "a value of text or double precision cast to numeric without a scale that needs more than " +
+	"16 digits after the point or 22 before it is not supported: cast it to numeric(p,s)"}
 
 // numericExact is numeric_exact(s, x): x (text or double precision cast to numeric without a
 // scale, each value at its own display scale, as scaledReader reads it) held exactly in

@@ -47,7 +47,11 @@ import (
 //	                       (PostgreSQL's form: every digit of the scale, "-0.50")
 //	numeric_arith(op, a, b) add, subtract, multiply or modulus of two decimal128 values; the
 //	                       result scale is max(sa, sb) (add, subtract, modulus: PostgreSQL's
-//	                       mod_var, the sign of a; b = 0 is 22012) or sa + sb (multiply)
+//	                       mod_var, the sign of a; b = 0 is 22012) or sa + sb (multiply);
+//	                       multiply_exact is the product held exactly at max(sa, sb), for
+//	                       values whose display scales vary by row (their held scales are
+//	                       larger than their digits): a product with digits that are not
+//	                       zeros past it is ErrProductScale, never rounded
 //	numeric_cmp(op, a, b)  equal, not_equal, lt, lte, gt, gte of two decimal128 values (any
 //	                       scales): boolean
 //	numeric_neg(x), numeric_abs(x)  decimal128 of x's scale
@@ -516,6 +520,11 @@ func twoNumerics(n *fnNode) (int32, int32, error) {
 	return sa, sb, nil
 }
 
+// ErrProductScale is a product of numerics whose display scales vary by row (multiply_exact)
+// that decimal128 at the larger of the operands' held scales cannot hold exactly.
+var ErrProductScale = &DataError{Code: "0A000", Msg: "a product of numerics whose display scales vary by row (text or double precision cast to numeric, " +
+	"an average) that needs more digits after the point than its operands are held at is not supported: round the operands or cast them to numeric(p,s)"}
+
 func numericArith(n *fnNode) error {
 	sa, sb, err := twoNumerics(n)
 	if err != nil {
@@ -530,6 +539,17 @@ func numericArith(n *fnNode) error {
 		op = numericCtx.Sub
 	case "multiply":
 		op, s = numericCtx.Mul, sa+sb
+	case "multiply_exact":
+		op = func(d, x, y *apd.Decimal) (apd.Condition, error) {
+			if _, err := numericCtx.Mul(d, x, y); err != nil {
+				return 0, err
+			}
+			var r apd.Decimal
+			if _, err := numericCtx.Quantize(&r, d, -s); err != nil || r.Cmp(d) != 0 {
+				return 0, ErrProductScale
+			}
+			return 0, nil
+		}
 	case "modulus":
 		// PostgreSQL's mod_var: x - trunc(x / y) * y, the sign of x (apd's Rem, exact).
 		op = func(d, x, y *apd.Decimal) (apd.Condition, error) {
@@ -560,7 +580,7 @@ func numericArith(n *fnNode) error {
 			decAt(a, i, sa, &x)
 			decAt(b, i, sb, &y)
 			var d apd.Decimal
-			if _, err := op(&d, &x, &y); err == errNumericDivZero {
+			if _, err := op(&d, &x, &y); err == errNumericDivZero || err == ErrProductScale {
 				return decimal128.Num{}, false, err
 			} else if err != nil {
 				return decimal128.Num{}, false, errNumericWide

@@ -32,14 +32,99 @@ import (
 // the text read and ignored, as PostgreSQL's timestamp_in ignores it), else the instant (text
 // without a zone in the session's zone, UTC). Their errors are returned as they are: a
 // *DataError carries PostgreSQL's SQLSTATE (22007, 22008, 0A000).
+// Interval reads interval text (interval_in, run by interval_in(text) below) into months,
+// days and nanoseconds.
 type DateTimeInput struct {
 	Date      func(s string) (int32, error)
 	Timestamp func(s string, naive bool) (int64, error)
+	Interval  func(s string) (arrow.MonthDayNanoInterval, error)
+	// ToDate and ToTimestamp are to_date(s, format) (days since 1970-01-01) and
+	// to_timestamp(s, format) (nanoseconds since the Unix epoch, UTC).
+	ToDate      func(s, format string) (int32, error)
+	ToTimestamp func(s, format string) (int64, error)
+}
+
+func init() {
+	ownFunctions["interval_in"] = intervalIn
+	ownFunctions["to_date_text"] = toDateText(true)
+	ownFunctions["to_timestamp_text"] = toDateText(false)
+}
+
+// toDateText is to_date_text(format, x) (date32) or to_timestamp_text(format, x)
+// (timestamp[ns, UTC]): text x read per row by the format (the enum argument) with the
+// registered readers (DateTimeInput.ToDate, ToTimestamp), NULL where x is; the first text the
+// format does not read fails with the reader's error.
+func toDateText(date bool) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := argCount(n, 2, 2); err != nil {
+			return err
+		}
+		if n.args[0] != nil || n.types[1] == nil || n.types[1].ID() != arrow.STRING && n.types[1].ID() != arrow.LARGE_STRING {
+			return errors.New("arguments must be a format and text")
+		}
+		format := n.enums[0]
+		tsType := &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+		if date {
+			n.out = arrow.FixedWidthTypes.Date32
+		} else {
+			n.out = tsType
+		}
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			in := dateTimeInput.Load()
+			if in == nil || in.ToDate == nil || in.ToTimestamp == nil {
+				return nil, errors.New("ops: to_date/to_timestamp: no input registered (SetDateTimeInput)")
+			}
+			tx, ok := asTexts(args[1])
+			if !ok {
+				return nil, fmt.Errorf("ops: to_date of %s", args[1].DataType())
+			}
+			if date {
+				return mapRows[arrow.Date32](array.NewDate32Builder(mem), rows, args[1:], func(i int) (arrow.Date32, bool, error) {
+					v, err := in.ToDate(string(tx.ValueBytes(i)), format)
+					return arrow.Date32(v), err == nil, err
+				})
+			}
+			return mapRows[arrow.Timestamp](array.NewTimestampBuilder(mem, tsType), rows, args[1:], func(i int) (arrow.Timestamp, bool, error) {
+				v, err := in.ToTimestamp(string(tx.ValueBytes(i)), format)
+				return arrow.Timestamp(v), err == nil, err
+			})
+		}
+		return nil
+	}
+}
+
+// intervalIn is interval_in(x): text x (utf8 or large_utf8) read per row by the registered
+// interval reader (DateTimeInput.Interval, the reader of interval constants), NULL where x
+// is; the first text it does not read fails with the reader's error.
+func intervalIn(n *fnNode) error {
+	if err := argCount(n, 1, 1); err != nil {
+		return err
+	}
+	if n.types[0] == nil || n.types[0].ID() != arrow.STRING && n.types[0].ID() != arrow.LARGE_STRING {
+		return errors.New("argument must be text")
+	}
+	n.out = mdnType
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		in := dateTimeInput.Load()
+		if in == nil || in.Interval == nil {
+			return nil, errors.New("ops: interval_in: no interval input registered (SetDateTimeInput)")
+		}
+		tx, ok := asTexts(args[0])
+		if !ok {
+			return nil, fmt.Errorf("ops: interval_in of %s", args[0].DataType())
+		}
+		return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
+			v, err := in.Interval(string(tx.ValueBytes(i)))
+			return v, err == nil, err
+		})
+	}
+	return nil
 }
 
 var dateTimeInput atomic.Pointer[DateTimeInput]
 
-// SetDateTimeInput registers the readers of date and timestamp text; safe for concurrent use.
+// SetDateTimeInput registers the readers of date, timestamp and interval text; safe for
+// concurrent use.
 func SetDateTimeInput(in DateTimeInput) { dateTimeInput.Store(&in) }
 
 // textCastTarget reports whether a cast of text to `to` runs textCast.
