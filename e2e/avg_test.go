@@ -198,6 +198,11 @@ var avgTexts = []string{
 		"(stddev_pop(g::numeric(6,2)) FILTER (WHERE g > 3) OVER (ORDER BY g ROWS 3 PRECEDING))::text FROM generate_series(1, 12) g ORDER BY g",
 	"SELECT origin, date_trunc('day', timestamp)::text AS day, (stddev(count(*)) OVER (PARTITION BY origin ORDER BY min(timestamp) ROWS 3 PRECEDING))::text, " +
 		"(var_samp(sum((value->>'delay')::int)) OVER (PARTITION BY origin))::text FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-03-25' AND timestamp < '2001-04-05' GROUP BY 1, 2 ORDER BY 1, 2",
+	// Moving frames of up to 3,000 of ORD's flights (issue 18's slow trial, stddev of integers
+	// over ROWS 1000 PRECEDING): each frame's root at its own display scale.
+	"SELECT id, (stddev_samp((value->>'delay')::int) OVER (ORDER BY timestamp, id ROWS 1000 PRECEDING))::text, (stddev((value->>'delay')::int) OVER (ORDER BY timestamp, id ROWS BETWEEN 10 PRECEDING AND CURRENT ROW))::text, " +
+		"(stddev_pop((value->>'distance')::int) OVER (ORDER BY timestamp, id))::text, (var_samp((value->>'delay')::int) OVER (ORDER BY timestamp, id ROWS 3000 PRECEDING))::text " +
+		"FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-01' AND timestamp < '2001-03-06' ORDER BY timestamp, id",
 	// sqrt, exp, ln, log and sign of averages and variances: each row's display scales read.
 	"SELECT g % 4 AS k, sqrt(avg(g))::text, ln(avg(g))::text, sqrt(variance(g))::text, log(2, avg(g))::text, sign(avg(g) - 20)::text, exp(avg(g) / 100)::text, round(sqrt(var_pop(g * 0.5)), 3) " +
 		"FROM generate_series(1, 50) g GROUP BY 1 ORDER BY 1",

@@ -3,10 +3,12 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/apd/v3"
 )
@@ -238,7 +240,7 @@ var ErrSqrtScale = &DataError{Code: "0A000", Msg: "a numeric standard deviation 
 // numericSqrtAt is numeric_sqrt_at(x, ds): the square root of the decimal128 x rounded half
 // away from zero to ds digits after the point (int32 per row), as PostgreSQL's sqrt_var
 // rounds it to its rscale (a standard deviation's: its variance's display scale), in
-// decimal128(38, s) of x's scale s; a root with digits that are not zeros past s is
+// decimal128(38, s) of x's scale s (SqrtAt); a root with digits that are not zeros past s is
 // ErrSqrtScale, a negative x 2201F (cannot take square root of a negative number). NULL
 // where either is NULL.
 func numericSqrtAt(n *fnNode) error {
@@ -252,26 +254,90 @@ func numericSqrtAt(n *fnNode) error {
 	n.out = numericOut(s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		x, ds := args[0].(*array.Decimal128), args[1].(*array.Int32)
-		return mapNumeric(mem, s, rows, args, func(i int) (*apd.Decimal, error) {
-			d := new(apd.Decimal)
-			decAt(x, i, s, d)
-			if d.Negative && !d.IsZero() {
-				return nil, &DataError{Code: "2201F", Msg: "cannot take square root of a negative number"}
-			}
-			var root, r apd.Decimal
-			if _, err := numericCtx.Sqrt(&root, d); err != nil {
-				return nil, err
-			}
-			at := apd.Context{Precision: numericCtx.Precision, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent, Traps: apd.DefaultTraps, Rounding: apd.RoundHalfUp}
-			if _, err := at.Quantize(&r, &root, -ds.Value(i)); err != nil {
-				return nil, err
-			}
-			var held apd.Decimal
-			if _, err := numericCtx.Quantize(&held, &r, -s); err != nil || held.Cmp(&r) != 0 || held.NumDigits() > numericDigits {
-				return nil, ErrSqrtScale
-			}
-			return &held, nil
+		b := array.NewDecimal128Builder(mem, numericOut(s).(*arrow.Decimal128Type))
+		var sq sqrtScratch
+		return mapRows[decimal128.Num](b, rows, args, func(i int) (decimal128.Num, bool, error) {
+			v, err := sq.at(x.Value(i), s, ds.Value(i))
+			return v, err == nil, err
 		})
 	}
 	return nil
 }
+
+// SqrtAt returns the square root of x·10^-s (x an unscaled decimal128 value of scale s)
+// rounded half away from zero to ds digits after the point, as the unscaled value of scale s
+// (numeric_sqrt_at's value for one row): ErrSqrtScale when the rounded root has digits that are
+// not zeros past s or more than 38 digits at s, a 2201F DataError when x is negative. The root
+// is exact: the integer square root of x·10^(2·ds−s+2j), floor(√(x·10^-s)·10^(ds+j)) for
+// j ≥ 1 extra digits, rounded at those j digits; a floor on that finer grid keeps every
+// comparison with the halfway points of ds's grid, so the rounding is of the true root, as
+// sqrt_var's truncated root rounded by round_var is.
+func SqrtAt(x decimal128.Num, s, ds int32) (decimal128.Num, error) {
+	var sq sqrtScratch
+	return sq.at(x, s, ds)
+}
+
+// sqrtScratch is SqrtAt's big integers, reused from row to row.
+type sqrtScratch struct{ v, r, p, m big.Int }
+
+func (sq *sqrtScratch) at(x decimal128.Num, s, ds int32) (decimal128.Num, error) {
+	if x.Sign() < 0 {
+		return decimal128.Num{}, &DataError{Code: "2201F", Msg: "cannot take square root of a negative number"}
+	}
+	if x.Sign() == 0 {
+		return decimal128.Num{}, nil
+	}
+	if ds > numericMaxDisplayScale || ds < -numericMaxDisplayScale {
+		// Past PostgreSQL's NUMERIC_MAX_DISPLAY_SCALE, which no display scale reaches.
+		return decimal128.Num{}, ErrSqrtScale
+	}
+	j := max(1, (int64(s)-2*int64(ds)+1)/2) // 2·ds − s + 2j >= 0
+	e := 2*int64(ds) - int64(s) + 2*j
+	v, r, p, m := &sq.v, &sq.r, &sq.p, &sq.m
+	v.SetUint64(x.LowBits())
+	if hi := x.HighBits(); hi != 0 {
+		p.SetInt64(hi)
+		v.Or(v, p.Lsh(p, 64))
+	}
+	v.Mul(v, pow10Big(p, e))
+	r.Sqrt(v)
+	// Half away from zero at j digits: add half a unit of ds's grid, then truncate.
+	unit := pow10Big(p, j)
+	r.Add(r, m.Rsh(unit, 1)) // 10^j / 2 = 5·10^(j-1) exactly (j >= 1)
+	r.Quo(r, unit)
+	// r is the root at ds digits; at s digits:
+	if ds > s {
+		r.QuoRem(r, pow10Big(p, int64(ds-s)), m)
+		if m.Sign() != 0 {
+			return decimal128.Num{}, ErrSqrtScale
+		}
+	} else if ds < s {
+		r.Mul(r, pow10Big(p, int64(s-ds)))
+	}
+	if r.Cmp(pow10Big(p, numericDigits)) >= 0 {
+		return decimal128.Num{}, ErrSqrtScale
+	}
+	return decimal128.FromBigInt(r), nil
+}
+
+// numericMaxDisplayScale is PostgreSQL's NUMERIC_MAX_DISPLAY_SCALE.
+const numericMaxDisplayScale = 1000
+
+// pow10Big returns 10^k (k >= 0): a shared value of pow10Bigs, not to be modified, or p set
+// to it past them.
+func pow10Big(p *big.Int, k int64) *big.Int {
+	if k < int64(len(pow10Bigs)) {
+		return pow10Bigs[k]
+	}
+	return p.Exp(big.NewInt(10), big.NewInt(k), nil)
+}
+
+// pow10Bigs are 10^0 to 10^99, the powers SqrtAt's scales reach (a root of scale s up to 38
+// rounded to a display scale near it).
+var pow10Bigs = func() []*big.Int {
+	out := make([]*big.Int, 100)
+	for k := range out {
+		out[k] = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil)
+	}
+	return out
+}()

@@ -662,7 +662,15 @@ func divScale(a, b *apd.Decimal, sa, sb int32) int32 {
 		if adj < 0 && adj%4 != 0 {
 			w--
 		}
-		// first digit = floor(|d| / 10000^w)
+		// first digit = floor(|d| / 10000^w) = floor(C / 10^k) for the coefficient C and
+		// k = 4w − Exponent: in uint64 when C and 10^k are (below 10^4 either way).
+		if k := 4*w - int64(d.Exponent); d.Coeff.IsUint64() && k >= -3 && k <= 19 {
+			c := d.Coeff.Uint64()
+			if k < 0 {
+				return w, int64(c * pow10u64[-k])
+			}
+			return w, int64(c / pow10u64[k])
+		}
 		var q apd.Decimal
 		scaled := new(apd.Decimal).Set(d)
 		scaled.Negative = false
@@ -685,6 +693,15 @@ func divScale(a, b *apd.Decimal, sa, sb int32) int32 {
 	r = max(r, int64(sa), int64(sb), 0)
 	return int32(min(r, 1000))
 }
+
+// pow10u64 are the powers of ten a uint64 holds, 10^0 to 10^19.
+var pow10u64 = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
 
 // numericDiv is numeric_div(mode, places, precision, a, b): PostgreSQL's a / b (the quotient
 // rounded half away from zero to select_div_scale's scale) rounded again by mode (ROUND,
@@ -749,11 +766,11 @@ func NumericQuotient(x, y *apd.Decimal, sa, sb int32) *apd.Decimal {
 	num := x.Coeff.MathBigInt()
 	den := y.Coeff.MathBigInt()
 	e := int64(rs) + int64(x.Exponent) - int64(y.Exponent)
-	ten := big.NewInt(10)
+	var p big.Int
 	if e >= 0 {
-		num.Mul(num, new(big.Int).Exp(ten, big.NewInt(e), nil))
+		num.Mul(num, pow10Big(&p, e))
 	} else {
-		den.Mul(den, new(big.Int).Exp(ten, big.NewInt(-e), nil))
+		den.Mul(den, pow10Big(&p, -e))
 	}
 	q, rem := new(big.Int).QuoRem(num, den, new(big.Int))
 	if rem.Lsh(rem, 1).Cmp(den) >= 0 {
