@@ -207,24 +207,30 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 	if len(args) != 3 {
 		return nil, nil, errorf(InvalidArgument, "function generate_series(timestamp with time zone, timestamp with time zone) does not exist")
 	}
+	// PostgreSQL's candidates are generate_series(timestamp, timestamp, interval) and
+	// (timestamptz, timestamptz, interval): a timestamptz argument, or none of the ends typed
+	// as timestamp without time zone (dates, untyped literals: timestamptz is the category's
+	// preferred type), chooses timestamptz; otherwise the series is timestamp without time
+	// zone. The session's zone is UTC, so both hold the same wall clock.
+	typ := seriesTimestampType(args[:2])
 	iv, ok := args[2].intervalConst()
 	if !ok && args[2].str != nil && args[2].param == 0 {
 		iv, ok = *args[2].str, true // an untyped literal step reads as an interval
 	}
 	if !ok {
 		if args[2].null {
-			return nil, tsType(), nil
+			return nil, typ, nil
 		}
 		return nil, nil, unimplementedAre("generate_series steps other than interval constants")
 	}
 	var ends [2]time.Time
 	for i, a := range args[:2] {
-		e, err := bd.coerce(a, tsType(), "argument of generate_series")
+		e, err := bd.coerce(a, typ, "argument of generate_series")
 		if err != nil {
 			return nil, nil, err
 		}
 		if _, null := e.(*expr.NullLiteral); null {
-			return nil, tsType(), nil
+			return nil, typ, nil
 		}
 		lit, ok := e.(*expr.ProtoLiteral)
 		ns, okv := int64(0), false
@@ -261,14 +267,38 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 		if len(rows) == MaxSeriesRows {
 			return nil, nil, errSeriesRows("generate_series")
 		}
-		rows = append(rows, tsLiteral(t))
+		if isWallclock(typ) {
+			rows = append(rows, expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN))
+		} else {
+			rows = append(rows, tsLiteral(t))
+		}
 		next := calendar.AddMonths(t, m).Add(d)
 		if next.Before(minNanoTime) || next.After(maxNanoTime) || next.Equal(t) {
 			break
 		}
 		t = next
 	}
-	return rows, tsType(), nil
+	return rows, typ, nil
+}
+
+// seriesTimestampType is the type of generate_series(start, stop, interval) of ends: timestamp
+// without time zone when one end is one and neither is timestamptz, else timestamptz.
+func seriesTimestampType(ends []bval) types.Type {
+	wall := false
+	for _, a := range ends {
+		if a.untyped() {
+			continue
+		}
+		if isWallclock(a.typ()) {
+			wall = true
+		} else if familyOf(a.typ()) == famTimestamp {
+			return tsType()
+		}
+	}
+	if wall {
+		return wallclockType()
+	}
+	return tsType()
 }
 
 // unnest computes unnest(ARRAY[…]) of constants: one row per element, NULLs kept, the
