@@ -110,6 +110,8 @@ type col struct {
 	// bytea marks a binary column of bytea values, not JSON documents (bytea.go): its text is
 	// byteaout's.
 	bytea bool
+	// jsonb marks a binary column of jsonb documents in jsonb's canonical text (jsonb.go).
+	jsonb bool
 }
 
 // scope is the columns an expression may reference: the output of the FROM relation.
@@ -378,7 +380,7 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea})
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, jsonb: c.jsonb && rarm.sc.cols[i].jsonb})
 	}
 	if !sel.GetAll() {
 		return bd.distinct(out)
@@ -446,6 +448,7 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	for i, v := range vary {
 		larm.sc.cols[i].vary = larm.sc.cols[i].vary || v
 		larm.sc.cols[i].bytea = l.sc.cols[i].bytea || r.sc.cols[i].bytea
+		larm.sc.cols[i].jsonb = l.sc.cols[i].jsonb && r.sc.cols[i].jsonb
 	}
 	return l, larm, rarm, nil
 }
@@ -500,7 +503,7 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 		// of an aggregate): no ProjectRel, which the executor would run per batch for nothing.
 		out := &boundRel{rel: br.rel, sc: &scope{}, names: names}
 		for i, c := range br.sc.cols {
-			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea})
+			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea, jsonb: c.jsonb})
 		}
 		return out, nil
 	}
@@ -662,6 +665,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	names := make([]string, len(items))
 	vary := make([]bool, len(items))  // outs[i]'s display scale varies by row (dscale.go)
 	bytea := make([]bool, len(items)) // outs[i] is bytea (bytea.go)
+	jsonb := make([]bool, len(items)) // outs[i] is jsonb (jsonb.go)
 	var unknown []bval                // boundRel.unknown
 	for i, it := range items {
 		v, err := bd.bindExpr(it.node, in.sc)
@@ -672,7 +676,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		if err != nil {
 			return nil, err
 		}
-		vary[i], bytea[i] = v.ds != nil, v.bytea
+		vary[i], bytea[i], jsonb[i] = v.ds != nil, v.bytea, v.jsonb
 		outs[i], names[i] = e, it.name
 		if v.untyped() && v.param == 0 && !grouped && len(sel.GetDistinctClause()) == 0 {
 			if _, iv := v.intervalConst(); !iv {
@@ -742,6 +746,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	for i, v := range vary {
 		proj.sc.cols[i].vary = proj.sc.cols[i].vary || v
 		proj.sc.cols[i].bytea = proj.sc.cols[i].bytea || bytea[i]
+		proj.sc.cols[i].jsonb = proj.sc.cols[i].jsonb || jsonb[i]
 	}
 	switch {
 	case distinctOn:

@@ -145,6 +145,9 @@ type bval struct {
 	// bytea: the value is bytea, not a JSON document (both are Arrow binary): the result of a
 	// cast to bytea, whose text is byteaout's (bytea.go).
 	bytea bool
+	// jsonb: the value is a jsonb document in jsonb's canonical text (jsonb.go), not a json
+	// one (json keeps its input's text).
+	jsonb bool
 }
 
 func typed(e expr.Expression) bval { return bval{e: e} }
@@ -856,6 +859,9 @@ func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
 		v, _, err := bd.intervalBinary(op, a, b)
 		return v.e, err
 	}
+	if e, ok, err := bd.jsonCompare(op, a, b); ok {
+		return e, err
+	}
 	if involvesNumeric(a, b) {
 		v, err := bd.numericBinary(op, a, b)
 		return v.e, err
@@ -976,7 +982,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
-	v.bytea = sc.cols[i].bytea
+	v.bytea, v.jsonb = sc.cols[i].bytea, sc.cols[i].jsonb
 	if sc.cols[i].vary {
 		v.ds = lostScale("a numeric whose display scale varies by row (an average) read from a subquery, CTE or set operation")
 	}
@@ -1118,6 +1124,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	}
 	if name == "bytea" {
 		return bd.byteaCast(v)
+	}
+	if name == "jsonb" {
+		return bd.jsonbCast(v)
 	}
 	if v.bytea && familyOf(t) == famString {
 		if _, plain := t.(*types.StringType); plain {
@@ -1902,6 +1911,12 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 }
 
 func (bd *binder) binary(op string, l, r bval) (bval, error) {
+	if op == "||" {
+		return bd.concatOperator(l, r)
+	}
+	if op == "-" && l.jsonb {
+		return bval{}, unimplemented("the jsonb - operator")
+	}
 	if v, ok, err := bd.dateIntervalArith(op, l, r); ok || err != nil {
 		return v, err
 	}
@@ -1957,17 +1972,6 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 		// every x, as PostgreSQL's int4mod answers (scan/ops/intarith.go).
 		e, err := bd.fn(URNArithmetic, "modulus", x.GetType(), x, y)
 		return typed(e), err
-	case "||":
-		x, err := bd.asText(l)
-		if err != nil {
-			return bval{}, err
-		}
-		y, err := bd.asText(r)
-		if err != nil {
-			return bval{}, err
-		}
-		e, err := bd.fn(URNPostgres, "concat_strict", strType(), x, y)
-		return typed(e), err
 	case "^":
 		// numeric ^ numeric is power(numeric, numeric) (numericFunc); otherwise double
 		// precision ^ double precision, PostgreSQL's dpow (power's kernel).
@@ -2006,6 +2010,48 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 }
 
 // asText converts a value to text (concat and || take any type).
+// concatOperator binds l || r as PostgreSQL resolves it among text || text, text ||
+// anynonarray and anynonarray || text (textcat, textanycat, anytextcat): when one operand is
+// text (or an untyped literal, read as text), the other becomes its text as a cast to text
+// writes it (1.50, 1 day, true) and the result is their concatenation, NULL when either is
+// NULL. Two operands neither of which is text have no such operator (42883, integer ||
+// integer); the other || operators PostgreSQL has — bytea || bytea, array concatenation,
+// jsonb || jsonb — are refused by name.
+func (bd *binder) concatOperator(l, r bval) (bval, error) {
+	textual := func(v bval) bool {
+		if isIntervalVal(v) {
+			return false
+		}
+		return v.untyped() || familyOf(v.typ()) == famString
+	}
+	for _, v := range []bval{l, r} {
+		switch {
+		case v.bytea:
+			return bval{}, unimplemented("the bytea || operator")
+		case !v.untyped() && isArray(v.typ()):
+			return bval{}, unimplemented("array concatenation (||)")
+		case v.jsonb:
+			// jsonb || jsonb (an untyped operand read as jsonb) is jsonb's concatenation.
+			if !textual(l) && !textual(r) || l.untyped() || r.untyped() {
+				return bval{}, unimplemented("the jsonb || operator")
+			}
+		}
+	}
+	if !textual(l) && !textual(r) {
+		return bval{}, errorf(InvalidArgument, "operator does not exist: %s || %s", opTypeName(l), opTypeName(r))
+	}
+	x, err := bd.asText(l)
+	if err != nil {
+		return bval{}, err
+	}
+	y, err := bd.asText(r)
+	if err != nil {
+		return bval{}, err
+	}
+	e, err := bd.fn(URNPostgres, "concat_strict", strType(), x, y)
+	return typed(e), err
+}
+
 func (bd *binder) asText(v bval) (expr.Expression, error) {
 	if v.untyped() {
 		return bd.coerce(v, strType(), "")
@@ -2646,7 +2692,9 @@ func (bd *binder) jsonOp(op string, l, r bval) (bval, error) {
 		return typed(f), err
 	}
 	f, err := bd.fn(URNPostgres, "json_get", binType(), doc, key)
-	return typed(f), err
+	v := typed(f)
+	v.jsonb = l.jsonb // a member of a jsonb document is jsonb, in its canonical text too
+	return v, err
 }
 
 func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
@@ -2673,14 +2721,18 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 			c, err := bd.cast(doc, strType())
 			return c, err
 		}
-		return typed(doc), nil
+		v := typed(doc)
+		v.jsonb = l.jsonb
+		return v, nil
 	}
 	name, out := "json_path", binType()
 	if op == "#>>" {
 		name, out = "json_path_text", strType()
 	}
 	f, err := bd.fn(URNPostgres, name, out, args...)
-	return typed(f), err
+	v := typed(f)
+	v.jsonb = l.jsonb && op == "#>"
+	return v, err
 }
 
 // anonymousUser is what current_user and session_user answer when the server runs without

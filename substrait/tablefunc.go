@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -123,7 +124,7 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 	for i, a := range raw {
 		v, err := bd.bindExpr(a, &scope{})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, lateralArgument(err)
 		}
 		args[i] = v
 	}
@@ -323,7 +324,7 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 		}
 		v, err := bd.bindExpr(el, &scope{})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, lateralArgument(err)
 		}
 		vals[i] = v
 	}
@@ -340,6 +341,18 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 		}
 	}
 	return common, common[0].GetType(), nil
+}
+
+// lateralArgument turns the error of a set-returning function's argument that names a column
+// (generate_series(a, 3) beside the FROM item a: PostgreSQL calls it once per row of a, an
+// implicitly LATERAL call) into the refusal of such arguments by name; the arguments are bound
+// without columns, so a column of another FROM item reads as undefined here.
+func lateralArgument(err error) error {
+	var e *Error
+	if errors.As(err, &e) && (e.SQLState == "42703" || e.SQLState == "42P01") {
+		return unimplementedAre("arguments of a function in FROM that reference columns (a LATERAL function call)")
+	}
+	return err
 }
 
 // isConstant reports whether e references no column (a literal, a cast of one, a call over

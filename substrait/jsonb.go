@@ -1,0 +1,99 @@
+package substrait
+
+import (
+	"github.com/substrait-io/substrait-go/v8/expr"
+)
+
+// PostgreSQL's jsonb (PostgreSQL 15, "JSON Types"). A jsonb value is carried as Arrow binary
+// holding the text jsonb_out writes of it (scan/ops jsonb_in: keys sorted shorter first then
+// bytewise, a duplicate key's last value kept, numbers as numeric_out writes them, ", " and
+// ": " between elements), marked jsonb (bval.jsonb, col.jsonb) beside json documents, which
+// keep their input's text. So ->, ->>, #>, #>> and ::text read it as they read a json
+// document and answer jsonb's text; = and <> compare jsonb_key's of both sides (numbers by
+// value: 1.0 = 1), as jsonb equality; GROUP BY and DISTINCT group equal canonical texts.
+// What jsonb has and flightsrv does not — its ordering (<, ORDER BY), jsonb || jsonb, the
+// containment and existence operators, the jsonb_* functions other than jsonb_typeof — is
+// refused by name.
+
+// jsonbCast binds v::jsonb: text, an untyped literal or a json document through jsonb_in; a
+// jsonb value unchanged; other types have no cast to jsonb (42846), as in PostgreSQL.
+func (bd *binder) jsonbCast(v bval) (bval, error) {
+	switch {
+	case v.jsonb:
+		return v, nil
+	case v.null:
+		out := typed(expr.NewNullLiteral(binType()))
+		out.jsonb = true
+		return out, nil
+	}
+	var in expr.Expression
+	switch {
+	case v.untyped():
+		e, err := bd.coerce(v, strType(), "")
+		if err != nil {
+			return bval{}, err
+		}
+		in = e
+	case v.bytea || isIntervalVal(v):
+		return bval{}, errorf(InvalidArgument, "cannot cast type %s to jsonb", opTypeName(v))
+	default:
+		switch familyOf(v.typ()) {
+		case famString, famBinary:
+			in = v.e
+		default:
+			return bval{}, errorf(InvalidArgument, "cannot cast type %s to jsonb", typeName(v.typ()))
+		}
+	}
+	f, err := bd.fn(URNPostgres, "jsonb_in", binType(), in)
+	if err != nil {
+		return bval{}, err
+	}
+	out := typed(f)
+	out.jsonb = true
+	return out, nil
+}
+
+// isJSONDoc reports whether v is a json or jsonb document (Arrow binary that is not bytea).
+func isJSONDoc(v bval) bool {
+	return !v.untyped() && !v.bytea && familyOf(v.typ()) == famBinary
+}
+
+// jsonTypeName names v's type for "operator does not exist": json, jsonb, or opTypeName's.
+func jsonTypeName(v bval) string {
+	switch {
+	case v.jsonb:
+		return "jsonb"
+	case isJSONDoc(v):
+		return "json"
+	}
+	return opTypeName(v)
+}
+
+// jsonCompare binds a comparison with a json or jsonb operand (ok false for none). json has
+// no comparison operators (42883, json = json); jsonb = jsonb and <> compare jsonb_key's of
+// both sides (an untyped literal beside jsonb read as jsonb); jsonb's ordering is refused by
+// name; jsonb beside another type has no operator (42883).
+func (bd *binder) jsonCompare(op string, a, b bval) (expr.Expression, bool, error) {
+	if !isJSONDoc(a) && !isJSONDoc(b) {
+		return nil, false, nil
+	}
+	both := (a.jsonb || a.untyped()) && (b.jsonb || b.untyped())
+	if !both {
+		return nil, true, errorf(InvalidArgument, "operator does not exist: %s %s %s", jsonTypeName(a), op, jsonTypeName(b))
+	}
+	if op != "=" && op != "<>" && op != "!=" {
+		return nil, true, unimplemented("jsonb's ordering (" + op + ")")
+	}
+	keys := make([]expr.Expression, 2)
+	for i, v := range []bval{a, b} {
+		j, err := bd.jsonbCast(v)
+		if err != nil {
+			return nil, true, err
+		}
+		if keys[i], err = bd.fn(URNPostgres, "jsonb_key", binType(), j.e); err != nil {
+			return nil, true, err
+		}
+	}
+	e, err := bd.fn(URNComparison, comparisons[op], booleanType(), keys[0], keys[1])
+	return e, true, err
+}
