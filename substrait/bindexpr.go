@@ -145,9 +145,11 @@ type bval struct {
 	// bytea: the value is bytea, not a JSON document (both are Arrow binary): the result of a
 	// cast to bytea, whose text is byteaout's (bytea.go).
 	bytea bool
-	// jsonb: the value is a jsonb document in jsonb's canonical text (jsonb.go), not a json
-	// one (json keeps its input's text).
-	jsonb bool
+	// json: the value is known to be a json document (a ::json cast, the value column of a
+	// table declaring JSON values, a member of one); jsonb: a jsonb document in jsonb's
+	// canonical text (jsonb.go). A binary value that is none of these (the value column of a
+	// table not declaring its values) compares bytewise.
+	json, jsonb bool
 }
 
 func typed(e expr.Expression) bval { return bval{e: e} }
@@ -982,7 +984,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
-	v.bytea, v.jsonb = sc.cols[i].bytea, sc.cols[i].jsonb
+	v.bytea, v.json, v.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
 	if sc.cols[i].vary {
 		v.ds = lostScale("a numeric whose display scale varies by row (an average) read from a subquery, CTE or set operation")
 	}
@@ -1127,6 +1129,20 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	}
 	if name == "jsonb" {
 		return bd.jsonbCast(v)
+	}
+	if name == "json" && (v.untyped() || !v.bytea && familyOf(v.typ()) == famBinary) {
+		// A json document (jsonb's text is json too): marked json, so that = and the other
+		// operators json lacks are PostgreSQL's 42883.
+		out := v
+		if v.untyped() {
+			e, err := bd.coerce(v, t, "")
+			if err != nil {
+				return bval{}, err
+			}
+			out = typed(e)
+		}
+		out.json, out.jsonb = true, false
+		return out, nil
 	}
 	if v.bytea && familyOf(t) == famString {
 		if _, plain := t.(*types.StringType); plain {
@@ -2693,7 +2709,7 @@ func (bd *binder) jsonOp(op string, l, r bval) (bval, error) {
 	}
 	f, err := bd.fn(URNPostgres, "json_get", binType(), doc, key)
 	v := typed(f)
-	v.jsonb = l.jsonb // a member of a jsonb document is jsonb, in its canonical text too
+	v.json, v.jsonb = l.json, l.jsonb // a member of a jsonb document is jsonb, in its canonical text too
 	return v, err
 }
 
@@ -2722,7 +2738,7 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 			return c, err
 		}
 		v := typed(doc)
-		v.jsonb = l.jsonb
+		v.json, v.jsonb = l.json, l.jsonb
 		return v, nil
 	}
 	name, out := "json_path", binType()
@@ -2731,7 +2747,7 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 	}
 	f, err := bd.fn(URNPostgres, name, out, args...)
 	v := typed(f)
-	v.jsonb = l.jsonb && op == "#>"
+	v.json, v.jsonb = l.json && op == "#>", l.jsonb && op == "#>"
 	return v, err
 }
 

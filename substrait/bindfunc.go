@@ -159,7 +159,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			for i, g := range ac.groups {
 				if sameExpr(g, e.e) {
 					v := typed(ac.scope().ref(i))
-					v.bytea, v.jsonb = e.bytea, e.jsonb
+					v.bytea, v.json, v.jsonb = e.bytea, e.json, e.jsonb
 					if e.ds != nil {
 						v.ds = lostScale("a numeric whose display scale varies by row used as a GROUP BY key")
 					}
@@ -385,7 +385,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				break
 			}
 			if id.URN, ok = minMaxURN(fam); !ok || fam == famBool || fam == famBinary {
-				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
+				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, jsonTypeName(argv))
 			}
 			out = at.WithNullability(nullableN)
 		default:

@@ -192,8 +192,8 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 			return nil, quoting(InvalidArgument, "42703", "column %q specified in USING clause does not exist in right table", name)
 		}
 		lv, rv := typed(sc.ref(li)), typed(sc.ref(len(l.sc.cols)+ri))
-		lv.bytea, lv.jsonb = l.sc.cols[li].bytea, l.sc.cols[li].jsonb
-		rv.bytea, rv.jsonb = r.sc.cols[ri].bytea, r.sc.cols[ri].jsonb
+		lv.bytea, lv.json, lv.jsonb = l.sc.cols[li].bytea, l.sc.cols[li].json, l.sc.cols[li].jsonb
+		rv.bytea, rv.json, rv.jsonb = r.sc.cols[ri].bytea, r.sc.cols[ri].json, r.sc.cols[ri].jsonb
 		eq, err := bd.compare("=", lv, rv)
 		if err != nil {
 			return nil, err

@@ -53,9 +53,9 @@ func (bd *binder) jsonbCast(v bval) (bval, error) {
 	return out, nil
 }
 
-// isJSONDoc reports whether v is a json or jsonb document (Arrow binary that is not bytea).
+// isJSONDoc reports whether v is known to be a json or jsonb document.
 func isJSONDoc(v bval) bool {
-	return !v.untyped() && !v.bytea && familyOf(v.typ()) == famBinary
+	return v.json || v.jsonb
 }
 
 // jsonTypeName names v's type for "operator does not exist": json, jsonb, or opTypeName's.
@@ -63,7 +63,7 @@ func jsonTypeName(v bval) string {
 	switch {
 	case v.jsonb:
 		return "jsonb"
-	case isJSONDoc(v):
+	case v.json:
 		return "json"
 	}
 	return opTypeName(v)
