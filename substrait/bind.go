@@ -706,6 +706,11 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	dc := sel.GetDistinctClause()
 	distinctOn := len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil
 	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(dc) > 0 && !distinctOn)
+	for _, k := range keys {
+		if err == nil && k.col < len(jsonb) && jsonb[k.col] {
+			err = errJSONBOrder
+		}
+	}
 	var onCols []int
 	if err == nil && distinctOn {
 		var more []expr.Expression
@@ -958,7 +963,14 @@ func (bd *binder) sortKeys(sorts []*pg.Node, items []bselItem, outs []expr.Expre
 			}
 		}
 		if k.col < 0 {
-			e, err := bd.value(node, in)
+			v, err := bd.bindExpr(node, in)
+			if err != nil {
+				return nil, nil, err
+			}
+			if v.jsonb {
+				return nil, nil, errJSONBOrder
+			}
+			e, err := bd.defaultType(v)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -998,6 +1010,11 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 		keys, extra, err = bd.sortKeys(sel.GetSortClause(), items, outs, br.names, br.sc, true)
 		if err != nil {
 			return nil, err
+		}
+		for _, k := range keys {
+			if k.col < len(br.sc.cols) && br.sc.cols[k.col].jsonb {
+				return nil, errJSONBOrder
+			}
 		}
 		if len(extra) > 0 {
 			return nil, errorf(InvalidArgument, "ORDER BY on a UNION must name its output columns")

@@ -15,6 +15,11 @@ import (
 // containment and existence operators, the jsonb_* functions other than jsonb_typeof — is
 // refused by name.
 
+// errJSONBOrder refuses ORDER BY of a jsonb value: jsonb's btree order (objects above
+// arrays above booleans above numbers above strings above null, objects by their number of
+// pairs first) is not the bytewise order of its text.
+var errJSONBOrder = unimplemented("ORDER BY of jsonb values (jsonb's ordering)")
+
 // jsonbCast binds v::jsonb: text, an untyped literal or a json document through jsonb_in; a
 // jsonb value unchanged; other types have no cast to jsonb (42846), as in PostgreSQL.
 func (bd *binder) jsonbCast(v bval) (bval, error) {
