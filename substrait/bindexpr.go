@@ -2703,6 +2703,12 @@ func (bd *binder) jsonOp(op string, l, r bval) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
+	if l.jsonb && familyOf(key.GetType()) == famInt {
+		// jsonb stores a scalar as a one-element array, which -> n and ->> n read.
+		if doc, err = bd.fn(URNPostgres, "jsonb_scalar_array", binType(), doc); err != nil {
+			return bval{}, err
+		}
+	}
 	if op == "->>" {
 		f, err := bd.fn(URNPostgres, "json_get_text", strType(), doc, key)
 		return typed(f), err

@@ -22,9 +22,11 @@ import (
 // subquery. PostgreSQL's rules: generate_series(integer, integer) is integer,
 // (bigint, bigint) bigint; a zero step is "step size cannot equal zero" (22023); the
 // timestamp series adds the step to the previous value each time (January 31 + 1 month is
-// February 28, then March 28); the column is named by the alias (AS g, or AS g(n)) or after
-// the function. WITH ORDINALITY, ROWS FROM (…), LATERAL, column definition lists and
-// arguments that are not constants are refused by name.
+// February 28, then March 28) and is timestamp without time zone when an end is one and
+// neither is timestamptz, else timestamptz (seriesTimestampType); the column is named by the
+// alias (AS g, or AS g(n)) or after the function. WITH ORDINALITY, ROWS FROM (…), LATERAL,
+// column definition lists and arguments that are not constants (a column of another FROM
+// item among them: generate_series(a, 3)) are refused by name.
 
 // MaxSeriesRows bounds the rows of one generate_series or unnest in FROM: their rows are
 // constants of the plan (each row is a few plan expression nodes, under MaxExpressionNodes).

@@ -271,7 +271,14 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if sb == nil || sb.GetSortbyDir() == pg.SortByDir_SORTBY_USING {
 			return bval{}, unimplemented("ORDER BY … USING")
 		}
-		e, err := bd.value(sb.GetNode(), sc)
+		v, err := bd.bindExpr(sb.GetNode(), sc)
+		if err != nil {
+			return bval{}, err
+		}
+		if v.jsonb {
+			return bval{}, errJSONBOrder
+		}
+		e, err := bd.defaultType(v)
 		if err != nil {
 			return bval{}, err
 		}

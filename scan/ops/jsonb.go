@@ -23,9 +23,35 @@ import (
 //	jsonb_key(doc)   the key jsonb equality compares: the canonical text with each number's
 //	                 trailing fractional zeros removed (1.0 = 1, as numeric equality);
 //	                 strict
+//	jsonb_scalar_array(doc)
+//	                 a jsonb document whose top level is a scalar as the one-element array
+//	                 jsonb stores it as, others unchanged: PostgreSQL's jsonb -> n and ->> n
+//	                 read element 0 (or -1) of a scalar as the scalar itself ('"x"'::jsonb
+//	                 ->> 0 is x), where json's answer NULL; strict
 func init() {
 	ownFunctions["jsonb_in"] = jsonbKernel(false)
 	ownFunctions["jsonb_key"] = jsonbKernel(true)
+	ownFunctions["jsonb_scalar_array"] = jsonbScalarArray
+}
+
+func jsonbScalarArray(n *fnNode) error {
+	if err := textArgs(n, 1, 1, 0); err != nil {
+		return err
+	}
+	n.out = arrow.BinaryTypes.Binary
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		d, _ := asTexts(args[0])
+		var buf []byte
+		return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) {
+			doc := d.ValueBytes(i)
+			if len(doc) > 0 && (doc[0] == '{' || doc[0] == '[') {
+				return doc, true, nil
+			}
+			buf = append(append(append(buf[:0], '['), doc...), ']')
+			return buf, true, nil
+		})
+	}
+	return nil
 }
 
 func jsonbKernel(key bool) func(*fnNode) error {
