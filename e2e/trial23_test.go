@@ -51,10 +51,10 @@ func TestTimestampSeriesTypeAsPostgres(t *testing.T) {
 
 // TestJSONBAsPostgres: ::jsonb answers PostgreSQL's jsonb — keys sorted shorter first then
 // bytewise, a duplicate key's last value, numbers as numeric writes them, jsonb_out's
-// spacing — through ::text, ->, ->>, #>, #>>, =, <>, jsonb_typeof, GROUP BY and DISTINCT, over
-// constants and the flights' documents; bad documents, casts and operators are PostgreSQL's
-// errors; what jsonb has and flightsrv does not (its ordering, ||, -, jsonb_array_length…) is
-// refused by name.
+// spacing — through ::text, ->, ->>, #>, #>>, =, <> and jsonb_typeof, over constants and
+// the flights' documents; bad documents, casts and operators are PostgreSQL's errors; what
+// jsonb has and flightsrv does not (its ordering, grouping by value, ||, -,
+// jsonb_array_length…) is refused by name.
 func TestJSONBAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	qs := []string{
@@ -66,8 +66,7 @@ func TestJSONBAsPostgres(t *testing.T) {
 		`SELECT jsonb_typeof('{"a":1}'::jsonb), jsonb_typeof('1.50'), jsonb_typeof('[]'::jsonb->0), ('{"x":{"b":1,"a":[2.0]}}'::jsonb->'x')::text, '{"x":{"b":1,"a":[2.0]}}'::jsonb #>> '{x}'`,
 		"SELECT id, value::jsonb::text, (value::jsonb)->>'delay', jsonb_typeof(value::jsonb->'delay'), (value::jsonb->'destination')::text, (value::jsonb #> '{distance}')::text" + trial23Where + " ORDER BY timestamp, id",
 		"SELECT (value::jsonb)->>'destination' d, count(*)" + trial23Where + " GROUP BY 1 ORDER BY 2 DESC, 1",
-		"SELECT count(DISTINCT value::jsonb), count(*)" + trial23Where,
-		"SELECT x::text, count(*) FROM (SELECT value::jsonb->'destination' x" + trial23Where + ") s GROUP BY x ORDER BY 2 DESC, 1 LIMIT 5",
+		"SELECT count(DISTINCT value::jsonb::text), count(*)" + trial23Where,
 		"SELECT count(*) FROM flights a JOIN flights b ON a.value::jsonb = b.value::jsonb WHERE a.origin = 'ORD' AND a.timestamp >= '2001-03-31 20:00' AND a.timestamp < '2001-04-01 04:00' AND b.origin = 'ORD' AND b.timestamp >= '2001-03-31 20:00' AND b.timestamp < '2001-04-01 04:00'",
 		"SELECT count(*) FROM (SELECT value::jsonb j" + trial23Where + ") s WHERE j = '{\"delay\": 77, \"destination\": \"DTW\", \"distance\": 235.0}'",
 	}
@@ -97,6 +96,13 @@ func TestJSONBAsPostgres(t *testing.T) {
 			"SELECT value::jsonb AS j" + trial23Where + " ORDER BY j",
 			`SELECT '1'::jsonb UNION SELECT '2'::jsonb ORDER BY 1`,
 			"SELECT id, row_number() OVER (ORDER BY value::jsonb)" + trial23Where,
+			// Grouping jsonb: PostgreSQL groups '1.0' with '1'.
+			"SELECT j::text, count(*) FROM (VALUES ('1.0'::jsonb), ('1'::jsonb)) v(j) GROUP BY j",
+			"SELECT count(DISTINCT j) FROM (VALUES ('1.0'::jsonb), ('1'::jsonb)) v(j)",
+			"SELECT DISTINCT j FROM (VALUES ('1.0'::jsonb), ('1'::jsonb)) v(j)",
+			"SELECT '1.0'::jsonb UNION SELECT '1'::jsonb",
+			"SELECT x::text, count(*) FROM (SELECT value::jsonb->'destination' x" + trial23Where + ") s GROUP BY x",
+			"SELECT count(*) OVER (PARTITION BY value::jsonb)" + trial23Where,
 		} {
 			if _, err := run(ctx, cl.c, q); status.Code(err) != codes.Unimplemented || sqlstateOf(err) != "0A000" {
 				t.Errorf("%s (%s): %v, want UNIMPLEMENTED 0A000", q, cl.name, err)

@@ -546,6 +546,9 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 	groups := make([]expr.Expression, len(br.sc.cols))
 	for i := range groups {
 		groups[i] = br.sc.ref(i)
+		if br.sc.cols[i].jsonb {
+			return nil, errJSONBGroup
+		}
 	}
 	if err := refuseIntervalKeys(groups, "DISTINCT"); err != nil {
 		return nil, err

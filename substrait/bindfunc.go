@@ -135,7 +135,14 @@ func (bd *binder) groupExpr(n *pg.Node, items []bselItem, in *scope) (expr.Expre
 	if containsAggregate(n) {
 		return nil, errorf(InvalidArgument, "aggregate functions are not allowed in GROUP BY")
 	}
-	return bd.value(n, in)
+	v, err := bd.bindExpr(n, in)
+	if err != nil {
+		return nil, err
+	}
+	if v.jsonb {
+		return nil, errJSONBGroup
+	}
+	return bd.defaultType(v)
 }
 
 // bindInAggregate binds n above the aggregation: aggregate calls become measures, expressions
@@ -252,6 +259,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		argv, err := bd.bindExpr(args[0], ac.in)
 		if err != nil {
 			return bval{}, err
+		}
+		if argv.jsonb && invocation == types.AggInvocationDistinct {
+			return bval{}, errJSONBGroup
 		}
 		arg, err := bd.defaultType(argv)
 		if err != nil {

@@ -20,6 +20,11 @@ import (
 // pairs first) is not the bytewise order of its text.
 var errJSONBOrder = unimplemented("ORDER BY of jsonb values (jsonb's ordering)")
 
+// errJSONBGroup refuses grouping jsonb values (GROUP BY, DISTINCT, PARTITION BY, an
+// aggregate's DISTINCT): jsonb equality groups numbers by value ('1.0' with '1', shown as
+// one of them), which grouping the canonical text bytewise would not.
+var errJSONBGroup = unimplemented("grouping jsonb values (GROUP BY, DISTINCT, PARTITION BY)")
+
 // jsonbCast binds v::jsonb: text, an untyped literal or a json document through jsonb_in; a
 // jsonb value unchanged; other types have no cast to jsonb (42846), as in PostgreSQL.
 func (bd *binder) jsonbCast(v bval) (bval, error) {

@@ -257,7 +257,14 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	for _, p := range spec.partition {
-		e, err := bd.value(p, sc)
+		v, err := bd.bindExpr(p, sc)
+		if err != nil {
+			return bval{}, err
+		}
+		if v.jsonb {
+			return bval{}, errJSONBGroup
+		}
+		e, err := bd.defaultType(v)
 		if err != nil {
 			return bval{}, err
 		}
