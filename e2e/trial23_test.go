@@ -122,6 +122,10 @@ func TestTrial23ErrorsAsPostgres(t *testing.T) {
 		"SELECT 'a' || 1.50, 1.50 || 'a', 'x' || interval '1 mon 2 days', interval '-3 hours' || 'x', 'a' || 2, 'a' || true, 'a' || 1.5::float8, 'a' || date '2001-01-01', " +
 			"'a' || timestamp '2001-01-01', 'a' || timestamptz '2001-01-01', 'a' || NULL::int, 'a' || 'b', NULL || 'b'",
 		"SELECT 'a' || value" + trial23Where + " ORDER BY id LIMIT 2",
+		"SELECT g::text FROM generate_series(1::smallint, 3) g",
+		"SELECT g::text FROM generate_series(1::smallint, 3::smallint, 1) g",
+		"SELECT g::text FROM generate_series('1', 3) g",
+		"SELECT g::text FROM generate_series(1, 3::bigint) g",
 	}
 	const frame = "SELECT id, sum((value->>'delay')::int) OVER (ORDER BY timestamp, id ROWS %s)" + trial23Where + " LIMIT 1"
 	states := map[string]string{
@@ -135,6 +139,11 @@ func TestTrial23ErrorsAsPostgres(t *testing.T) {
 		strings.Replace(frame, "%s", "BETWEEN UNBOUNDED FOLLOWING AND CURRENT ROW", 1): "42P20",
 		strings.Replace(frame, "%s", "BETWEEN CURRENT ROW AND UNBOUNDED PRECEDING", 1): "42P20",
 		strings.Replace(frame, "%s", "1 FOLLOWING", 1):                                 "42P20",
+		"SELECT * FROM generate_series(1::smallint, 3::smallint) g":                    "42725",
+		"SELECT * FROM generate_series(1::smallint, '3') g":                            "42725",
+		"SELECT * FROM generate_series('1', '3') g":                                    "42725",
+		"SELECT * FROM generate_series(1.5::float8, 3) g":                              "42883",
+		"SELECT * FROM generate_series(1, 100000::smallint) g":                         "22003",
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)

@@ -145,6 +145,7 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 		return bd.timestampSeries(args)
 	}
 	t := i32Type()
+	wide := false // an argument is integer or bigint
 	for _, a := range args {
 		if a.untyped() {
 			continue
@@ -154,11 +155,17 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 			if numRank(a.typ()) > numRank(t) {
 				t = i64Type()
 			}
+			wide = wide || numRank(a.typ()) >= numRank(i32Type())
 		case famNumeric:
 			return nil, nil, unimplemented("generate_series of numeric values")
 		default:
-			return nil, nil, errorf(InvalidArgument, "function generate_series(%s) does not exist", typeName(a.typ()))
+			return nil, nil, errorf(InvalidArgument, "function generate_series(%s) does not exist", argTypeNames(args))
 		}
+	}
+	if !wide {
+		// Only smallints and untyped literals: PostgreSQL's integer, bigint and numeric
+		// candidates fit equally (42725 ambiguous_function).
+		return nil, nil, refused(InvalidArgument, "42725", "function generate_series(%s) is not unique", argTypeNames(args))
 	}
 	vals := make([]int64, 3)
 	vals[2] = 1
@@ -167,8 +174,9 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 		if err != nil {
 			return nil, nil, err
 		}
-		if c, ok := e.(*expr.Cast); ok {
-			e = c.Input // an integer constant cast to an integer type: its value
+		var casts []types.Type // an integer constant cast to integer types: its value, in range
+		for c, ok := e.(*expr.Cast); ok; c, ok = e.(*expr.Cast) {
+			casts, e = append(casts, c.Type), c.Input
 		}
 		switch l := e.(type) {
 		case *expr.PrimitiveLiteral[int64]:
@@ -181,6 +189,16 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 			return nil, t, nil // a NULL argument: no rows, as PostgreSQL (strict)
 		default:
 			return nil, nil, unimplementedAre("generate_series arguments other than constants")
+		}
+		for _, ct := range casts {
+			switch {
+			case familyOf(ct) != famInt:
+				return nil, nil, unimplementedAre("generate_series arguments other than constants")
+			case numRank(ct) == numRank(i16Type()) && (vals[i] < math.MinInt16 || vals[i] > math.MaxInt16):
+				return nil, nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "smallint out of range"}
+			case numRank(ct) == numRank(i32Type()) && (vals[i] < math.MinInt32 || vals[i] > math.MaxInt32):
+				return nil, nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "integer out of range"}
+			}
 		}
 	}
 	start, stop, step := vals[0], vals[1], vals[2]
