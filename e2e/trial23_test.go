@@ -126,6 +126,10 @@ func TestTrial23ErrorsAsPostgres(t *testing.T) {
 		"SELECT g::text FROM generate_series(1::smallint, 3::smallint, 1) g",
 		"SELECT g::text FROM generate_series('1', 3) g",
 		"SELECT g::text FROM generate_series(1, 3::bigint) g",
+		"SELECT g::text FROM unnest(ARRAY[timestamp '2001-01-01 10:00', '2001-01-02']) g",
+		"SELECT g::text FROM unnest(ARRAY[timestamptz '2001-01-01 10:00', timestamp '2001-01-02']) g",
+		"SELECT g::text FROM unnest(ARRAY[1::smallint, 2::smallint]) g",
+		"SELECT 'x' || (timestamp - timestamp '2001-03-31 00:00'), 'n=' || avg((value->>'delay')::int), 'c' || count(*)" + trial23Where + " GROUP BY timestamp ORDER BY 1",
 	}
 	const frame = "SELECT id, sum((value->>'delay')::int) OVER (ORDER BY timestamp, id ROWS %s)" + trial23Where + " LIMIT 1"
 	states := map[string]string{
