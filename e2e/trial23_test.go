@@ -63,6 +63,7 @@ func TestJSONBAsPostgres(t *testing.T) {
 		`SELECT '[1.0, -0, -0.0, 0.10e1, 1.5e-3, 1E+2, 12.500e-1, -1e-2, 1e20, 0e5]'::jsonb::text, '{"aa":1,"b":{"z":[],"y":{}},"":null, "c": "x\u00e9\n\u0001\"\\\/"}'::jsonb::text`,
 		`SELECT '1.0'::jsonb = '1'::jsonb, '{"a":[1,2]}'::jsonb = '{"a":[1,2.00]}'::jsonb, '{"a":1}'::jsonb <> '{"a":2}'::jsonb, '"x"'::jsonb = '"x"', '[1]'::jsonb = '[1, 1]', NULL::jsonb = '1'`,
 		`SELECT '"x"'::jsonb->>0, '"x"'::jsonb->>-1, '"x"'::jsonb->>1, ('5'::jsonb->0)::text, '"x"'::jsonb #>> '{0}', '"x"'::jsonb->>'a', '["x"]'::jsonb->>-1, '"x"'::json->>0, ('[1,{"b":2,"a":1}]'::jsonb->1)::text`,
+		`SELECT COALESCE(NULL, '{"b":1,"a":2.0}'::jsonb)::text, COALESCE(NULL, '1.0'::jsonb) = '1', CASE WHEN true THEN '[1.0]'::jsonb END = '[1]'::jsonb, CASE WHEN false THEN '1'::jsonb ELSE '2'::jsonb END::text`,
 		`SELECT jsonb_typeof('{"a":1}'::jsonb), jsonb_typeof('1.50'), jsonb_typeof('[]'::jsonb->0), ('{"x":{"b":1,"a":[2.0]}}'::jsonb->'x')::text, '{"x":{"b":1,"a":[2.0]}}'::jsonb #>> '{x}'`,
 		"SELECT id, value::jsonb::text, (value::jsonb)->>'delay', jsonb_typeof(value::jsonb->'delay'), (value::jsonb->'destination')::text, (value::jsonb #> '{distance}')::text" + trial23Where + " ORDER BY timestamp, id",
 		"SELECT (value::jsonb)->>'destination' d, count(*)" + trial23Where + " GROUP BY 1 ORDER BY 2 DESC, 1",

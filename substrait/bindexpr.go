@@ -1505,6 +1505,7 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 	if familyOf(e.GetType()) == famNumeric && varyingScales(all) {
 		out.ds = bd.branchScale(conds, all)
 	}
+	out.json, out.jsonb = docMarkers(all)
 	return out, err
 }
 
@@ -1640,7 +1641,9 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	if len(es) == 1 {
-		return typed(es[0]), nil
+		out := typed(es[0])
+		out.json, out.jsonb = docMarkers(vs)
+		return out, nil
 	}
 	var pairs []expr.IfThenPair
 	for _, e := range es[:len(es)-1] {
@@ -1659,6 +1662,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 		}
 		out.ds = bd.branchScale(conds, vs)
 	}
+	out.json, out.jsonb = docMarkers(vs)
 	return out, err
 }
 

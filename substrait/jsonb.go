@@ -10,10 +10,12 @@ import (
 // ": " between elements), marked jsonb (bval.jsonb, col.jsonb) beside json documents, which
 // keep their input's text. So ->, ->>, #>, #>> and ::text read it as they read a json
 // document and answer jsonb's text; = and <> compare jsonb_key's of both sides (numbers by
-// value: 1.0 = 1), as jsonb equality; GROUP BY and DISTINCT group equal canonical texts.
-// What jsonb has and flightsrv does not — its ordering (<, ORDER BY), jsonb || jsonb, the
-// containment and existence operators, the jsonb_* functions other than jsonb_typeof — is
-// refused by name.
+// value: 1.0 = 1), as jsonb equality. What jsonb has and flightsrv does not — grouping by
+// value (GROUP BY, DISTINCT, PARTITION BY: errJSONBGroup), its ordering (<, ORDER BY:
+// errJSONBOrder), jsonb || jsonb, jsonb - key, the containment and existence operators, the
+// jsonb_* functions other than jsonb_typeof — is refused by name. CASE and COALESCE of jsonb
+// branches are jsonb (docMarkers); other expressions of a binary type (NULLIF, GREATEST, a
+// scalar subquery's value) are a binary value of unknown kind, compared bytewise.
 
 // errJSONBOrder refuses ORDER BY of a jsonb value: jsonb's btree order (objects above
 // arrays above booleans above numbers above strings above null, objects by their number of
@@ -61,6 +63,21 @@ func (bd *binder) jsonbCast(v bval) (bval, error) {
 	out := typed(f)
 	out.jsonb = true
 	return out, nil
+}
+
+// docMarkers is the json and jsonb markers of a CASE's or COALESCE's result: those every
+// branch that is not an untyped NULL has.
+func docMarkers(vs []bval) (json, jsonb bool) {
+	json, jsonb = true, true
+	seen := false
+	for _, v := range vs {
+		if v.null && v.untyped() {
+			continue
+		}
+		seen = true
+		json, jsonb = json && v.json, jsonb && v.jsonb
+	}
+	return json && seen, jsonb && seen
 }
 
 // isJSONDoc reports whether v is known to be a json or jsonb document.
