@@ -110,6 +110,9 @@ type col struct {
 	// bytea marks a binary column of bytea values, not JSON documents (bytea.go): its text is
 	// byteaout's.
 	bytea bool
+	// json marks a binary column known to hold json documents (a table declaring JSON values,
+	// a ::json cast); jsonb one of jsonb documents in jsonb's canonical text (jsonb.go).
+	json, jsonb bool
 }
 
 // scope is the columns an expression may reference: the output of the FROM relation.
@@ -378,7 +381,7 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea})
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json && rarm.sc.cols[i].json, jsonb: c.jsonb && rarm.sc.cols[i].jsonb})
 	}
 	if !sel.GetAll() {
 		return bd.distinct(out)
@@ -446,6 +449,8 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	for i, v := range vary {
 		larm.sc.cols[i].vary = larm.sc.cols[i].vary || v
 		larm.sc.cols[i].bytea = l.sc.cols[i].bytea || r.sc.cols[i].bytea
+		larm.sc.cols[i].json = l.sc.cols[i].json && r.sc.cols[i].json
+		larm.sc.cols[i].jsonb = l.sc.cols[i].jsonb && r.sc.cols[i].jsonb
 	}
 	return l, larm, rarm, nil
 }
@@ -500,7 +505,7 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 		// of an aggregate): no ProjectRel, which the executor would run per batch for nothing.
 		out := &boundRel{rel: br.rel, sc: &scope{}, names: names}
 		for i, c := range br.sc.cols {
-			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea})
+			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb})
 		}
 		return out, nil
 	}
@@ -541,6 +546,9 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 	groups := make([]expr.Expression, len(br.sc.cols))
 	for i := range groups {
 		groups[i] = br.sc.ref(i)
+		if br.sc.cols[i].jsonb {
+			return nil, errJSONBGroup
+		}
 	}
 	if err := refuseIntervalKeys(groups, "DISTINCT"); err != nil {
 		return nil, err
@@ -662,6 +670,8 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	names := make([]string, len(items))
 	vary := make([]bool, len(items))  // outs[i]'s display scale varies by row (dscale.go)
 	bytea := make([]bool, len(items)) // outs[i] is bytea (bytea.go)
+	jsonb := make([]bool, len(items)) // outs[i] is jsonb (jsonb.go)
+	json := make([]bool, len(items))  // outs[i] is json
 	var unknown []bval                // boundRel.unknown
 	for i, it := range items {
 		v, err := bd.bindExpr(it.node, in.sc)
@@ -672,7 +682,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		if err != nil {
 			return nil, err
 		}
-		vary[i], bytea[i] = v.ds != nil, v.bytea
+		vary[i], bytea[i], json[i], jsonb[i] = v.ds != nil, v.bytea, v.json, v.jsonb
 		outs[i], names[i] = e, it.name
 		if v.untyped() && v.param == 0 && !grouped && len(sel.GetDistinctClause()) == 0 {
 			if _, iv := v.intervalConst(); !iv {
@@ -699,6 +709,11 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	dc := sel.GetDistinctClause()
 	distinctOn := len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil
 	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(dc) > 0 && !distinctOn)
+	for _, k := range keys {
+		if err == nil && k.col < len(jsonb) && jsonb[k.col] {
+			err = errJSONBOrder
+		}
+	}
 	var onCols []int
 	if err == nil && distinctOn {
 		var more []expr.Expression
@@ -742,6 +757,8 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	for i, v := range vary {
 		proj.sc.cols[i].vary = proj.sc.cols[i].vary || v
 		proj.sc.cols[i].bytea = proj.sc.cols[i].bytea || bytea[i]
+		proj.sc.cols[i].json = proj.sc.cols[i].json || json[i]
+		proj.sc.cols[i].jsonb = proj.sc.cols[i].jsonb || jsonb[i]
 	}
 	switch {
 	case distinctOn:
@@ -949,7 +966,14 @@ func (bd *binder) sortKeys(sorts []*pg.Node, items []bselItem, outs []expr.Expre
 			}
 		}
 		if k.col < 0 {
-			e, err := bd.value(node, in)
+			v, err := bd.bindExpr(node, in)
+			if err != nil {
+				return nil, nil, err
+			}
+			if v.jsonb {
+				return nil, nil, errJSONBOrder
+			}
+			e, err := bd.defaultType(v)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -989,6 +1013,11 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 		keys, extra, err = bd.sortKeys(sel.GetSortClause(), items, outs, br.names, br.sc, true)
 		if err != nil {
 			return nil, err
+		}
+		for _, k := range keys {
+			if k.col < len(br.sc.cols) && br.sc.cols[k.col].jsonb {
+				return nil, errJSONBOrder
+			}
 		}
 		if len(extra) > 0 {
 			return nil, errorf(InvalidArgument, "ORDER BY on a UNION must name its output columns")
@@ -1169,7 +1198,7 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 		}
 		sc := &scope{}
 		for i, c := range columnNames(def) {
-			sc.cols = append(sc.cols, col{name: c, qual: alias, typ: baseSchema(def).Struct.Types[i]})
+			sc.cols = append(sc.cols, col{name: c, qual: alias, typ: baseSchema(def).Struct.Types[i], json: c == ValueColumn && def.JSONValues})
 		}
 		br := &boundRel{rel: read, sc: sc, names: columnNames(def)}
 		if len(colnames) > 0 {

@@ -145,6 +145,11 @@ type bval struct {
 	// bytea: the value is bytea, not a JSON document (both are Arrow binary): the result of a
 	// cast to bytea, whose text is byteaout's (bytea.go).
 	bytea bool
+	// json: the value is known to be a json document (a ::json cast, the value column of a
+	// table declaring JSON values, a member of one); jsonb: a jsonb document in jsonb's
+	// canonical text (jsonb.go). A binary value that is none of these (the value column of a
+	// table not declaring its values) compares bytewise.
+	json, jsonb bool
 }
 
 func typed(e expr.Expression) bval { return bval{e: e} }
@@ -869,6 +874,9 @@ func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
 		v, _, err := bd.intervalBinary(op, a, b)
 		return v.e, err
 	}
+	if e, ok, err := bd.jsonCompare(op, a, b); ok {
+		return e, err
+	}
 	if involvesNumeric(a, b) {
 		v, err := bd.numericBinary(op, a, b)
 		return v.e, err
@@ -989,7 +997,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
-	v.bytea = sc.cols[i].bytea
+	v.bytea, v.json, v.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
 	if sc.cols[i].vary {
 		v.ds = lostScale("a numeric whose display scale varies by row (an average) read from a subquery, CTE or set operation")
 	}
@@ -1136,6 +1144,23 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	}
 	if name == "bytea" {
 		return bd.byteaCast(v)
+	}
+	if name == "jsonb" {
+		return bd.jsonbCast(v)
+	}
+	if name == "json" && (v.untyped() || !v.bytea && familyOf(v.typ()) == famBinary) {
+		// A json document (jsonb's text is json too): marked json, so that = and the other
+		// operators json lacks are PostgreSQL's 42883.
+		out := v
+		if v.untyped() {
+			e, err := bd.coerce(v, t, "")
+			if err != nil {
+				return bval{}, err
+			}
+			out = typed(e)
+		}
+		out.json, out.jsonb = true, false
+		return out, nil
 	}
 	if v.bytea && familyOf(t) == famString {
 		if _, plain := t.(*types.StringType); plain {
@@ -1514,6 +1539,7 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 	if familyOf(e.GetType()) == famNumeric && varyingScales(all) {
 		out.ds = bd.branchScale(conds, all)
 	}
+	out.json, out.jsonb = docMarkers(all)
 	return out, err
 }
 
@@ -1649,7 +1675,9 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	if len(es) == 1 {
-		return typed(es[0]), nil
+		out := typed(es[0])
+		out.json, out.jsonb = docMarkers(vs)
+		return out, nil
 	}
 	var pairs []expr.IfThenPair
 	for _, e := range es[:len(es)-1] {
@@ -1668,6 +1696,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 		}
 		out.ds = bd.branchScale(conds, vs)
 	}
+	out.json, out.jsonb = docMarkers(vs)
 	return out, err
 }
 
@@ -1936,6 +1965,12 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 }
 
 func (bd *binder) binary(op string, l, r bval) (bval, error) {
+	if op == "||" {
+		return bd.concatOperator(l, r)
+	}
+	if op == "-" && l.jsonb {
+		return bval{}, unimplemented("the jsonb - operator")
+	}
 	if v, ok, err := bd.dateIntervalArith(op, l, r); ok || err != nil {
 		return v, err
 	}
@@ -1991,17 +2026,6 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 		// every x, as PostgreSQL's int4mod answers (scan/ops/intarith.go).
 		e, err := bd.fn(URNArithmetic, "modulus", x.GetType(), x, y)
 		return typed(e), err
-	case "||":
-		x, err := bd.asText(l)
-		if err != nil {
-			return bval{}, err
-		}
-		y, err := bd.asText(r)
-		if err != nil {
-			return bval{}, err
-		}
-		e, err := bd.fn(URNPostgres, "concat_strict", strType(), x, y)
-		return typed(e), err
 	case "^":
 		// numeric ^ numeric is power(numeric, numeric) (numericFunc); otherwise double
 		// precision ^ double precision, PostgreSQL's dpow (power's kernel).
@@ -2040,6 +2064,48 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 }
 
 // asText converts a value to text (concat and || take any type).
+// concatOperator binds l || r as PostgreSQL resolves it among text || text, text ||
+// anynonarray and anynonarray || text (textcat, textanycat, anytextcat): when one operand is
+// text (or an untyped literal, read as text), the other becomes its text as a cast to text
+// writes it (1.50, 1 day, true) and the result is their concatenation, NULL when either is
+// NULL. Two operands neither of which is text have no such operator (42883, integer ||
+// integer); the other || operators PostgreSQL has — bytea || bytea, array concatenation,
+// jsonb || jsonb — are refused by name.
+func (bd *binder) concatOperator(l, r bval) (bval, error) {
+	textual := func(v bval) bool {
+		if isIntervalVal(v) {
+			return false
+		}
+		return v.untyped() || familyOf(v.typ()) == famString
+	}
+	for _, v := range []bval{l, r} {
+		switch {
+		case v.bytea:
+			return bval{}, unimplemented("the bytea || operator")
+		case !v.untyped() && isArray(v.typ()):
+			return bval{}, unimplemented("array concatenation (||)")
+		case v.jsonb:
+			// jsonb || jsonb (an untyped operand read as jsonb) is jsonb's concatenation.
+			if !textual(l) && !textual(r) || l.untyped() || r.untyped() {
+				return bval{}, unimplemented("the jsonb || operator")
+			}
+		}
+	}
+	if !textual(l) && !textual(r) {
+		return bval{}, errorf(InvalidArgument, "operator does not exist: %s || %s", opTypeName(l), opTypeName(r))
+	}
+	x, err := bd.asText(l)
+	if err != nil {
+		return bval{}, err
+	}
+	y, err := bd.asText(r)
+	if err != nil {
+		return bval{}, err
+	}
+	e, err := bd.fn(URNPostgres, "concat_strict", strType(), x, y)
+	return typed(e), err
+}
+
 func (bd *binder) asText(v bval) (expr.Expression, error) {
 	if v.untyped() {
 		return bd.coerce(v, strType(), "")
@@ -2675,12 +2741,20 @@ func (bd *binder) jsonOp(op string, l, r bval) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
+	if l.jsonb && familyOf(key.GetType()) == famInt {
+		// jsonb stores a scalar as a one-element array, which -> n and ->> n read.
+		if doc, err = bd.fn(URNPostgres, "jsonb_scalar_array", binType(), doc); err != nil {
+			return bval{}, err
+		}
+	}
 	if op == "->>" {
 		f, err := bd.fn(URNPostgres, "json_get_text", strType(), doc, key)
 		return typed(f), err
 	}
 	f, err := bd.fn(URNPostgres, "json_get", binType(), doc, key)
-	return typed(f), err
+	v := typed(f)
+	v.json, v.jsonb = l.json, l.jsonb // a member of a jsonb document is jsonb, in its canonical text too
+	return v, err
 }
 
 func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
@@ -2707,14 +2781,18 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 			c, err := bd.cast(doc, strType())
 			return c, err
 		}
-		return typed(doc), nil
+		v := typed(doc)
+		v.json, v.jsonb = l.json, l.jsonb
+		return v, nil
 	}
 	name, out := "json_path", binType()
 	if op == "#>>" {
 		name, out = "json_path_text", strType()
 	}
 	f, err := bd.fn(URNPostgres, name, out, args...)
-	return typed(f), err
+	v := typed(f)
+	v.json, v.jsonb = l.json && op == "#>", l.jsonb && op == "#>"
+	return v, err
 }
 
 // anonymousUser is what current_user and session_user answer when the server runs without

@@ -135,7 +135,14 @@ func (bd *binder) groupExpr(n *pg.Node, items []bselItem, in *scope) (expr.Expre
 	if containsAggregate(n) {
 		return nil, errorf(InvalidArgument, "aggregate functions are not allowed in GROUP BY")
 	}
-	return bd.value(n, in)
+	v, err := bd.bindExpr(n, in)
+	if err != nil {
+		return nil, err
+	}
+	if v.jsonb {
+		return nil, errJSONBGroup
+	}
+	return bd.defaultType(v)
 }
 
 // bindInAggregate binds n above the aggregation: aggregate calls become measures, expressions
@@ -159,7 +166,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			for i, g := range ac.groups {
 				if sameExpr(g, e.e) {
 					v := typed(ac.scope().ref(i))
-					v.bytea = e.bytea
+					v.bytea, v.json, v.jsonb = e.bytea, e.json, e.jsonb
 					if e.ds != nil {
 						v.ds = lostScale("a numeric whose display scale varies by row used as a GROUP BY key")
 					}
@@ -252,6 +259,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		argv, err := bd.bindExpr(args[0], ac.in)
 		if err != nil {
 			return bval{}, err
+		}
+		if argv.jsonb && invocation == types.AggInvocationDistinct {
+			return bval{}, errJSONBGroup
 		}
 		arg, err := bd.defaultType(argv)
 		if err != nil {
@@ -390,8 +400,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				}
 				break
 			}
-			if id.URN, ok = minMaxURN(fam); !ok {
-				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
+			if id.URN, ok = minMaxURN(fam); !ok || fam == famBool || fam == famBinary {
+				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, jsonTypeName(argv))
 			}
 			out = at.WithNullability(nullableN)
 		default:
@@ -894,15 +904,29 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return call(URNPostgres, dateType(), es...)
 	case "width_bucket":
 		return bd.widthBucket(rawArgs, args, call)
-	case "json_typeof":
+	case "json_typeof", "jsonb_typeof":
+		// jsonb_typeof(jsonb) reads jsonb (an untyped literal through jsonb_in); json_typeof
+		// json. Neither takes the other's type (42883), as in PostgreSQL.
 		if err := nargs(1, 1); err != nil {
 			return bval{}, err
 		}
-		doc, err := bd.jsonDoc(args[0])
+		a := args[0]
+		if a.jsonb != (name == "jsonb_typeof") && !a.untyped() {
+			return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, jsonTypeName(a))
+		}
+		if name == "jsonb_typeof" {
+			j, err := bd.jsonbCast(a)
+			if err != nil {
+				return bval{}, err
+			}
+			a = j
+		}
+		doc, err := bd.jsonDoc(a)
 		if err != nil {
 			return bval{}, err
 		}
-		return call(URNPostgres, strType(), doc)
+		f, err := bd.fn(URNPostgres, "json_typeof", strType(), doc)
+		return typed(f), err
 	case "md5":
 		// md5(text) and md5(bytea): the digest of the bytes as 32 hexadecimal digits.
 		if err := nargs(1, 1); err != nil {

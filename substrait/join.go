@@ -191,7 +191,10 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		if err != nil {
 			return nil, quoting(InvalidArgument, "42703", "column %q specified in USING clause does not exist in right table", name)
 		}
-		eq, err := bd.compare("=", typed(sc.ref(li)), typed(sc.ref(len(l.sc.cols)+ri)))
+		lv, rv := typed(sc.ref(li)), typed(sc.ref(len(l.sc.cols)+ri))
+		lv.bytea, lv.json, lv.jsonb = l.sc.cols[li].bytea, l.sc.cols[li].json, l.sc.cols[li].jsonb
+		rv.bytea, rv.json, rv.jsonb = r.sc.cols[ri].bytea, r.sc.cols[ri].json, r.sc.cols[ri].jsonb
+		eq, err := bd.compare("=", lv, rv)
 		if err != nil {
 			return nil, err
 		}

@@ -241,6 +241,13 @@ func syntaxError(err error) *Error {
 		if strings.HasPrefix(pe.Message, "memory exhausted") {
 			return errTooDeep("the parser's stack of 10,000 grammar states (about 10,000 nested parentheses)")
 		}
+		if strings.HasPrefix(pe.Message, "frame ") {
+			// The grammar's own checks of a window frame's bounds ("frame start cannot be
+			// UNBOUNDED FOLLOWING", "frame starting from following row cannot have preceding
+			// rows"…) are PostgreSQL's windowing_error (42P20), not syntax errors; their
+			// message names no client text.
+			return &Error{Code: InvalidArgument, SQLState: "42P20", Msg: pe.Message}
+		}
 		if pe.Cursorpos > 0 {
 			return &Error{Code: InvalidArgument, SQLState: "42601",
 				Msg:    fmt.Sprintf("%s (position %d)", pe.Message, pe.Cursorpos),

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -21,9 +22,11 @@ import (
 // subquery. PostgreSQL's rules: generate_series(integer, integer) is integer,
 // (bigint, bigint) bigint; a zero step is "step size cannot equal zero" (22023); the
 // timestamp series adds the step to the previous value each time (January 31 + 1 month is
-// February 28, then March 28); the column is named by the alias (AS g, or AS g(n)) or after
-// the function. WITH ORDINALITY, ROWS FROM (…), LATERAL, column definition lists and
-// arguments that are not constants are refused by name.
+// February 28, then March 28) and is timestamp without time zone when an end is one and
+// neither is timestamptz, else timestamptz (seriesTimestampType); the column is named by the
+// alias (AS g, or AS g(n)) or after the function. WITH ORDINALITY, ROWS FROM (…), LATERAL,
+// column definition lists and arguments that are not constants (a column of another FROM
+// item among them: generate_series(a, 3)) are refused by name.
 
 // MaxSeriesRows bounds the rows of one generate_series or unnest in FROM: their rows are
 // constants of the plan (each row is a few plan expression nodes, under MaxExpressionNodes).
@@ -123,7 +126,7 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 	for i, a := range raw {
 		v, err := bd.bindExpr(a, &scope{})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, lateralArgument(err)
 		}
 		args[i] = v
 	}
@@ -142,6 +145,7 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 		return bd.timestampSeries(args)
 	}
 	t := i32Type()
+	wide := false // an argument is integer or bigint
 	for _, a := range args {
 		if a.untyped() {
 			continue
@@ -151,11 +155,17 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 			if numRank(a.typ()) > numRank(t) {
 				t = i64Type()
 			}
+			wide = wide || numRank(a.typ()) >= numRank(i32Type())
 		case famNumeric:
 			return nil, nil, unimplemented("generate_series of numeric values")
 		default:
-			return nil, nil, errorf(InvalidArgument, "function generate_series(%s) does not exist", typeName(a.typ()))
+			return nil, nil, errorf(InvalidArgument, "function generate_series(%s) does not exist", argTypeNames(args))
 		}
+	}
+	if !wide {
+		// Only smallints and untyped literals: PostgreSQL's integer, bigint and numeric
+		// candidates fit equally (42725 ambiguous_function).
+		return nil, nil, refused(InvalidArgument, "42725", "function generate_series(%s) is not unique", argTypeNames(args))
 	}
 	vals := make([]int64, 3)
 	vals[2] = 1
@@ -164,8 +174,9 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 		if err != nil {
 			return nil, nil, err
 		}
-		if c, ok := e.(*expr.Cast); ok {
-			e = c.Input // an integer constant cast to an integer type: its value
+		var casts []types.Type // an integer constant cast to integer types: its value, in range
+		for c, ok := e.(*expr.Cast); ok; c, ok = e.(*expr.Cast) {
+			casts, e = append(casts, c.Type), c.Input
 		}
 		switch l := e.(type) {
 		case *expr.PrimitiveLiteral[int64]:
@@ -178,6 +189,16 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 			return nil, t, nil // a NULL argument: no rows, as PostgreSQL (strict)
 		default:
 			return nil, nil, unimplementedAre("generate_series arguments other than constants")
+		}
+		for _, ct := range casts {
+			switch {
+			case familyOf(ct) != famInt:
+				return nil, nil, unimplementedAre("generate_series arguments other than constants")
+			case numRank(ct) == numRank(i16Type()) && (vals[i] < math.MinInt16 || vals[i] > math.MaxInt16):
+				return nil, nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "smallint out of range"}
+			case numRank(ct) == numRank(i32Type()) && (vals[i] < math.MinInt32 || vals[i] > math.MaxInt32):
+				return nil, nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "integer out of range"}
+			}
 		}
 	}
 	start, stop, step := vals[0], vals[1], vals[2]
@@ -207,24 +228,30 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 	if len(args) != 3 {
 		return nil, nil, errorf(InvalidArgument, "function generate_series(timestamp with time zone, timestamp with time zone) does not exist")
 	}
+	// PostgreSQL's candidates are generate_series(timestamp, timestamp, interval) and
+	// (timestamptz, timestamptz, interval): a timestamptz argument, or none of the ends typed
+	// as timestamp without time zone (dates, untyped literals: timestamptz is the category's
+	// preferred type), chooses timestamptz; otherwise the series is timestamp without time
+	// zone. The session's zone is UTC, so both hold the same wall clock.
+	typ := seriesTimestampType(args[:2])
 	iv, ok := args[2].intervalConst()
 	if !ok && args[2].str != nil && args[2].param == 0 {
 		iv, ok = *args[2].str, true // an untyped literal step reads as an interval
 	}
 	if !ok {
 		if args[2].null {
-			return nil, tsType(), nil
+			return nil, typ, nil
 		}
 		return nil, nil, unimplementedAre("generate_series steps other than interval constants")
 	}
 	var ends [2]time.Time
 	for i, a := range args[:2] {
-		e, err := bd.coerce(a, tsType(), "argument of generate_series")
+		e, err := bd.coerce(a, typ, "argument of generate_series")
 		if err != nil {
 			return nil, nil, err
 		}
 		if _, null := e.(*expr.NullLiteral); null {
-			return nil, tsType(), nil
+			return nil, typ, nil
 		}
 		lit, ok := e.(*expr.ProtoLiteral)
 		ns, okv := int64(0), false
@@ -261,14 +288,38 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 		if len(rows) == MaxSeriesRows {
 			return nil, nil, errSeriesRows("generate_series")
 		}
-		rows = append(rows, tsLiteral(t))
+		if isWallclock(typ) {
+			rows = append(rows, expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN))
+		} else {
+			rows = append(rows, tsLiteral(t))
+		}
 		next := calendar.AddMonths(t, m).Add(d)
 		if next.Before(minNanoTime) || next.After(maxNanoTime) || next.Equal(t) {
 			break
 		}
 		t = next
 	}
-	return rows, tsType(), nil
+	return rows, typ, nil
+}
+
+// seriesTimestampType is the type of generate_series(start, stop, interval) of ends: timestamp
+// without time zone when one end is one and neither is timestamptz, else timestamptz.
+func seriesTimestampType(ends []bval) types.Type {
+	wall := false
+	for _, a := range ends {
+		if a.untyped() {
+			continue
+		}
+		if isWallclock(a.typ()) {
+			wall = true
+		} else if familyOf(a.typ()) == famTimestamp {
+			return tsType()
+		}
+	}
+	if wall {
+		return wallclockType()
+	}
+	return tsType()
 }
 
 // unnest computes unnest(ARRAY[…]) of constants: one row per element, NULLs kept, the
@@ -293,7 +344,7 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 		}
 		v, err := bd.bindExpr(el, &scope{})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, lateralArgument(err)
 		}
 		vals[i] = v
 	}
@@ -310,6 +361,18 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 		}
 	}
 	return common, common[0].GetType(), nil
+}
+
+// lateralArgument turns the error of a set-returning function's argument that names a column
+// (generate_series(a, 3) beside the FROM item a: PostgreSQL calls it once per row of a, an
+// implicitly LATERAL call) into the refusal of such arguments by name; the arguments are bound
+// without columns, so a column of another FROM item reads as undefined here.
+func lateralArgument(err error) error {
+	var e *Error
+	if errors.As(err, &e) && (e.SQLState == "42703" || e.SQLState == "42P01") {
+		return unimplementedAre("arguments of a function in FROM that reference columns (a LATERAL function call)")
+	}
+	return err
 }
 
 // isConstant reports whether e references no column (a literal, a cast of one, a call over

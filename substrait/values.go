@@ -56,7 +56,14 @@ func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
 		// Numerics of different scales are held at the largest (commonType), each value's
 		// display scale its own: the column's varies by row (col.vary, dscale.go).
 		vary := familyOf(es[0].GetType()) == famNumeric && varyingScales(cols[c])
-		out.sc.cols = append(out.sc.cols, col{name: name, typ: es[0].GetType(), vary: vary})
+		// A column of jsonb (json) values, NULLs aside, is jsonb (json).
+		json, jsonb := true, true
+		for _, v := range cols[c] {
+			if !v.null {
+				json, jsonb = json && v.json, jsonb && v.jsonb
+			}
+		}
+		out.sc.cols = append(out.sc.cols, col{name: name, typ: es[0].GetType(), vary: vary, json: json && familyOf(es[0].GetType()) == famBinary, jsonb: jsonb && familyOf(es[0].GetType()) == famBinary})
 	}
 	rel, err := bd.b.VirtualTableFromExpr(out.names, rows...)
 	if err != nil {

@@ -1,0 +1,312 @@
+package ops
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// PostgreSQL's jsonb (PostgreSQL 15, "JSON Types"), carried as the text jsonb_out writes of
+// the value, so that the JSON operators, ::text, GROUP BY and DISTINCT read it as they read a
+// json document:
+//
+//	jsonb_in(doc)    text or json to jsonb: the document validated as json input validates it
+//	                 (22P02; a \u0000 escape is 22P05, which jsonb cannot hold), then written
+//	                 as jsonb_out writes it: an object's keys in jsonb's order (shorter
+//	                 first, then bytewise), a duplicate key's last value kept, numbers as
+//	                 numeric_out writes them (1e2 is 100, 2.50 stays 2.50, -0 is 0), strings
+//	                 with jsonb's escapes, ", " between elements and ": " after a key; strict
+//	jsonb_key(doc)   the key jsonb equality compares: the canonical text with each number's
+//	                 trailing fractional zeros removed (1.0 = 1, as numeric equality);
+//	                 strict
+//	jsonb_scalar_array(doc)
+//	                 a jsonb document whose top level is a scalar as the one-element array
+//	                 jsonb stores it as, others unchanged: PostgreSQL's jsonb -> n and ->> n
+//	                 read element 0 (or -1) of a scalar as the scalar itself ('"x"'::jsonb
+//	                 ->> 0 is x), where json's answer NULL; strict
+func init() {
+	ownFunctions["jsonb_in"] = jsonbKernel(false)
+	ownFunctions["jsonb_key"] = jsonbKernel(true)
+	ownFunctions["jsonb_scalar_array"] = jsonbScalarArray
+}
+
+func jsonbScalarArray(n *fnNode) error {
+	if err := textArgs(n, 1, 1, 0); err != nil {
+		return err
+	}
+	n.out = arrow.BinaryTypes.Binary
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		d, _ := asTexts(args[0])
+		var buf []byte
+		return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) {
+			doc := d.ValueBytes(i)
+			if len(doc) > 0 && (doc[0] == '{' || doc[0] == '[') {
+				return doc, true, nil
+			}
+			buf = append(append(append(buf[:0], '['), doc...), ']')
+			return buf, true, nil
+		})
+	}
+	return nil
+}
+
+func jsonbKernel(key bool) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := textArgs(n, 1, 1, 0); err != nil {
+			return err
+		}
+		n.out = arrow.BinaryTypes.Binary
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			d, _ := asTexts(args[0])
+			var buf []byte
+			return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) {
+				var err error
+				buf, err = appendJSONB(buf[:0], d.ValueBytes(i), key)
+				return buf, true, err
+			})
+		}
+		return nil
+	}
+}
+
+// JSONBCanonical returns jsonb_out's text of the jsonb value of doc, or PostgreSQL's error
+// for a document jsonb_in refuses (a *DataError: 22P02 not JSON, 22021 not UTF-8, 22P05 a
+// \u0000 escape).
+func JSONBCanonical(doc []byte) ([]byte, error) {
+	return appendJSONB(nil, doc, false)
+}
+
+// errJSONBNumber refuses by name a number whose exponent is beyond ±1000, whose digits
+// flightsrv does not write out (PostgreSQL's numeric reads it).
+var errJSONBNumber = &DataError{Code: "0A000", Msg: "jsonb numbers with an exponent beyond ±1000 are not supported"}
+
+// appendJSONB appends doc's jsonb text (key: its equality key) to dst.
+func appendJSONB(dst, doc []byte, key bool) ([]byte, error) {
+	var s jsonScanner
+	if _, st := s.scanDoc(doc, nil, nil); st != docOK {
+		return dst, st.err()
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	v, err := decodeJSONB(dec)
+	if err != nil {
+		return dst, err
+	}
+	return writeJSONB(dst, v, key)
+}
+
+// jsonbMember is one key and value of a jsonb object.
+type jsonbMember struct {
+	key string
+	val any
+}
+
+// decodeJSONB reads one value of a validated document: an object is its members in jsonb's
+// key order, duplicates removed.
+func decodeJSONB(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, errInvalidJSON
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '[':
+			var elems []any
+			for dec.More() {
+				v, err := decodeJSONB(dec)
+				if err != nil {
+					return nil, err
+				}
+				elems = append(elems, v)
+			}
+			_, err := dec.Token()
+			if elems == nil {
+				elems = []any{}
+			}
+			return elems, err
+		case '{':
+			members := []jsonbMember{}
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return nil, errInvalidJSON
+				}
+				v, err := decodeJSONB(dec)
+				if err != nil {
+					return nil, err
+				}
+				members = append(members, jsonbMember{k.(string), v})
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, errInvalidJSON
+			}
+			// jsonb's order: shorter keys first, then bytewise; of equal keys the last one
+			// (a stable sort keeps them in input order).
+			slices.SortStableFunc(members, func(a, b jsonbMember) int {
+				if len(a.key) != len(b.key) {
+					return len(a.key) - len(b.key)
+				}
+				return strings.Compare(a.key, b.key)
+			})
+			out := members[:0]
+			for i, m := range members {
+				if i+1 < len(members) && members[i+1].key == m.key {
+					continue
+				}
+				out = append(out, m)
+			}
+			return out, nil
+		}
+	}
+	return tok, nil
+}
+
+// writeJSONB appends jsonb_out's text of v.
+func writeJSONB(dst []byte, v any, key bool) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		if x {
+			return append(dst, "true"...), nil
+		}
+		return append(dst, "false"...), nil
+	case string:
+		return appendJSONBString(dst, x), nil
+	case json.Number:
+		return appendNumericText(dst, string(x), key)
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			var err error
+			if dst, err = writeJSONB(dst, e, key); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	case []jsonbMember:
+		dst = append(dst, '{')
+		for i, m := range x {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = appendJSONBString(dst, m.key)
+			dst = append(dst, ": "...)
+			var err error
+			if dst, err = writeJSONB(dst, m.val, key); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, '}'), nil
+	}
+	return dst, errInvalidJSON
+}
+
+// appendJSONBString appends s quoted as PostgreSQL's escape_json writes it: \" \\ \b \f \n
+// \r \t, other characters below U+0020 as \u00XX, everything else as it is.
+func appendJSONBString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			if c < 0x20 {
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			} else {
+				dst = append(dst, c)
+			}
+		}
+	}
+	return append(dst, '"')
+}
+
+// appendNumericText appends numeric_out's text of the JSON number num as numeric_in reads
+// it: the digits with the point moved by the exponent, as many fractional digits as the
+// number wrote less the exponent (0 at least), no sign on zero. key drops trailing
+// fractional zeros (the point too when none is left).
+func appendNumericText(dst []byte, num string, key bool) ([]byte, error) {
+	neg := strings.HasPrefix(num, "-")
+	num = strings.TrimPrefix(num, "-")
+	mant, exp := num, 0
+	if i := strings.IndexAny(num, "eE"); i >= 0 {
+		mant = num[:i]
+		e := num[i+1:]
+		sign := 1
+		switch {
+		case strings.HasPrefix(e, "+"):
+			e = e[1:]
+		case strings.HasPrefix(e, "-"):
+			e, sign = e[1:], -1
+		}
+		e = strings.TrimLeft(e, "0")
+		if len(e) > 4 {
+			return dst, errJSONBNumber
+		}
+		for _, c := range e {
+			exp = exp*10 + int(c-'0')
+		}
+		if exp > 1000 {
+			return dst, errJSONBNumber
+		}
+		exp *= sign
+	}
+	intPart, frac := mant, ""
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		intPart, frac = mant[:i], mant[i+1:]
+	}
+	digits := intPart + frac
+	point := len(intPart) + exp // digits before the point
+	scale := max(len(frac)-exp, 0)
+	var ip, fp string
+	switch {
+	case point <= 0:
+		ip, fp = "", strings.Repeat("0", -point)+digits
+	case point >= len(digits):
+		ip, fp = digits+strings.Repeat("0", point-len(digits)), ""
+	default:
+		ip, fp = digits[:point], digits[point:]
+	}
+	ip = strings.TrimLeft(ip, "0")
+	if ip == "" {
+		ip = "0"
+	}
+	if len(fp) < scale {
+		fp += strings.Repeat("0", scale-len(fp))
+	}
+	fp = fp[:scale]
+	if key {
+		fp = strings.TrimRight(fp, "0")
+	}
+	if neg && strings.Trim(ip+fp, "0") != "" {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, ip...)
+	if fp != "" {
+		dst = append(dst, '.')
+		dst = append(dst, fp...)
+	}
+	return dst, nil
+}
