@@ -306,6 +306,39 @@
 //     average 11–25, so the wall times are noise): the join against avg 0.75–0.98× DuckDB over
 //     the payloads against main's 0.58–1.18×, warm 0.99–1.17 s against 2.06–2.37 s; peak RSS
 //     93–95 MiB (main's build, run from the linker's file, 106–109 MiB).
+//     Why a core idled (branch fan19; go tool trace of one cold count WHERE delay > 60 through
+//     serve --debug-listen, main's build at 8aaab12): a grouped read (partial aggregate or
+//     top-k over runs of 16 buckets, 84 fragments) started its next fragment only when the
+//     coordinator consumed the head, so the head's three followers ended and waited while one
+//     core ran it (fragments 4–6 ended 8 ms before the head, fragment 3, let fragment 7 start).
+//     Now such a read keeps at most the fan-out running and up to four times it started ahead
+//     of the one consumed (scan/fragments.go, groupedWindow), and its runs shrink towards the
+//     end (135 fragments, the last single buckets). The machine was shared at load average
+//     10–25 throughout, so wall times and CPU ÷ wall say nothing of idle cores (the server's
+//     threads waited 1–10 s a query in the run queue); replaying the fragments' running times
+//     from five traces of main's build on two ideal cores, its policy kept 1.75–1.84 cores busy
+//     through the fragments and the window 1.91–2.00 (4–10% less wall). The planning before the
+//     first fragment took 5–21 ms of a query in most traces (up to 120 ms at load 20), the
+//     final aggregate and the answer nothing measurable. A --fanout of 2 took 3–9% less CPU than 4 (fewer buffers live, fewer
+//     collections) in one pairing at load 24, within the noise; not changed, as only the fan-out
+//     keeps the cores busy while fragments wait for their reads. Reads of a file:// archive go
+//     straight to its files (archive/fileobjects.go): fileblob stat'ed every object and decoded
+//     its .attrs sidecar on every read, the object store's share of a cold query's CPU 9.5%
+//     (CPU profile) against 5.5% now. BenchmarkAnalytical beside main's build, all 13 queries, 3
+//     rounds, load 20–25: server CPU per query (the new column) count WHERE delay > 60 696
+//     against 820 ms, origin, avg(delay) 814/874, day bins 758/880, destination WHERE delay >
+//     60 835/985, origin, destination 925/1103, top 10 904/888, count(DISTINCT) 801/901,
+//     numeric 1095/1082, join against avg 2706/2908, semi join 1461/1550, origins to
+//     destinations 766/812 ms (a 7-query run at load 12–15: 594/664, 670/773, 723/727,
+//     704/838, 867/920, 790/906, 808/906 ms); warm 72/113 ms … 1266/1183 ms; peak RSS 98 MiB
+//     cold, 99 warm (the baseline, run from the linker's file, 111–112 MiB). The footer cache
+//     (archive.ReaderOptions.FooterCacheBytes, 10% of the Go memory limit: 4 MiB, about 300
+//     footers, each holding its payload's last 64 KiB, the whole of a payload under that, 1,164
+//     of the 1,341) was measured on and off, and footers cached without payload bytes (more
+//     fit): origin, avg(delay) after a first cold count WHERE delay > 60 on a fresh server took
+//     695/705/772 ms (on/off/without payload bytes) then 747/691/704 ms of CPU in a second
+//     pairing, peak RSS 104–107 MiB for all (cp-installed copies): within the noise, the cache
+//     neither helps nor hurts these queries under the 40 MiB limit.
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each

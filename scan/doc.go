@@ -18,7 +18,9 @@
 // streams by (timestamp, id) is their concatenation in bound order (reversed for descending
 // scans), which costs nothing per row. Fragments start as the coordinator pulls, at most the
 // table's fan-out running or holding unconsumed output at once, each buffering at most a few
-// batches; with a limit over rows in bucket order the first fragment starts alone and others
+// batches (fragments ending in a partial aggregate or top-k: at most the fan-out running, up
+// to four times it started ahead of the one consumed, the ended ones holding their one
+// output until the coordinator reaches them); with a limit over rows in bucket order the first fragment starts alone and others
 // only while the rows of the earlier ones fall short of it (the seed's "stop starting buckets
 // once earlier ones prove the page full"). Sorts that are not bucket order keep a top k per
 // fragment and merge them, or sort everything at the coordinator. Relations above a

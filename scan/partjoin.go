@@ -219,7 +219,7 @@ func (l *lowerer) sharedRead(ln, rn *routedNode) *sharedRead {
 func (n *partJoinNode) Schema() *arrow.Schema { return n.join.schema }
 
 func (n *partJoinNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	release, err := n.stream.reserveWidth(rt, rt.fanout(n.stream), n.join.schema)
+	release, _, err := n.stream.reserveWidth(rt, rt.fanout(n.stream), n.join.schema)
 	if err != nil {
 		return nil, err
 	}

@@ -127,6 +127,11 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 	}
 	defer c.empty.Release()
 
+	// A constant PostgreSQL's planner folds failing is the query's error, wherever it stands.
+	e, err := c.foldErrors(e)
+	if err != nil {
+		return nil, err
+	}
 	root, err := c.compile(e)
 	if err == nil && shred != nil {
 		err = shred.err
