@@ -563,13 +563,10 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 			}
 			return nil, wrong()
 		}
-		if _, is32 := t.(*types.Int32Type); is32 {
-			if n > math.MaxInt32 || n < math.MinInt32 {
-				return nil, errorf(InvalidArgument, "parameter $%d is out of range for type integer", pos)
-			}
-			return expr.NewPrimitiveLiteral(int32(n), true), nil
-		}
-		return expr.NewPrimitiveLiteral(n, true), nil
+		// The value is a bigint (the parameter schema declares int64 for every integer
+		// parameter), converted to the parameter's type as PostgreSQL's int84 and int82
+		// casts convert it: refused past the type's range, never wrapped.
+		return intLiteral(n, t, true)
 	case famFloat:
 		if _, real := t.(*types.Float32Type); real {
 			// A real parameter: a float32 as it is, a double or an integer rounded to the
@@ -587,8 +584,12 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 				}
 				f = float64(n)
 			}
-			if r := float32(f); math.IsInf(float64(r), 0) && !math.IsInf(f, 0) || r == 0 && f != 0 {
-				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: fmt.Sprintf("parameter $%d is out of range for type real", pos)}
+			// float84 (double precision → real): a finite value past real's range overflows,
+			// a nonzero one below its smallest denormal underflows (SQLSTATE 22003).
+			if r := float32(f); math.IsInf(float64(r), 0) && !math.IsInf(f, 0) {
+				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range: overflow"}
+			} else if r == 0 && f != 0 {
+				return nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "value out of range: underflow"}
 			}
 			return expr.NewPrimitiveLiteral(float32(f), true), nil
 		}
@@ -2883,18 +2884,7 @@ var _ = routing.TimeRange{}
 // executor does), refused out of t's range with SQLSTATE 22003. ok is false when t is not an
 // integer type or the text is an integer already (the usual path casts those).
 func decimalToInteger(text string, t types.Type) (lit expr.Expression, ok bool, err error) {
-	var lo, hi int64
-	switch t.(type) {
-	case *types.Int16Type:
-		lo, hi = math.MinInt16, math.MaxInt16
-	case *types.Int32Type:
-		lo, hi = math.MinInt32, math.MaxInt32
-	case *types.Int64Type:
-		lo, hi = math.MinInt64, math.MaxInt64
-	default:
-		return nil, false, nil
-	}
-	if !strings.ContainsAny(text, ".eE") {
+	if _, _, _, isInt := intRange(t); !isInt || !strings.ContainsAny(text, ".eE") {
 		return nil, false, nil
 	}
 	r, good := new(big.Rat).SetString(text)
@@ -2908,16 +2898,51 @@ func decimalToInteger(text string, t types.Type) (lit expr.Expression, ok bool, 
 	if r.Sign() < 0 {
 		n.Neg(n)
 	}
-	if !n.IsInt64() || n.Int64() < lo || n.Int64() > hi {
-		name := map[int64]string{math.MaxInt16: "smallint", math.MaxInt32: "integer", math.MaxInt64: "bigint"}[hi]
-		return nil, true, &Error{Code: InvalidArgument, SQLState: "22003", Msg: name + " out of range"}
+	if !n.IsInt64() {
+		return nil, true, errIntRange(t)
 	}
-	v := n.Int64()
+	lit, err = intLiteral(n.Int64(), t, false)
+	return lit, true, err
+}
+
+// intRange returns the range of the integer type t (smallint, integer or bigint) and
+// PostgreSQL's name of it; ok is false for any other type.
+func intRange(t types.Type) (lo, hi int64, name string, ok bool) {
 	switch t.(type) {
 	case *types.Int16Type:
-		return expr.NewPrimitiveLiteral(int16(v), false), true, nil
+		return math.MinInt16, math.MaxInt16, "smallint", true
 	case *types.Int32Type:
-		return expr.NewPrimitiveLiteral(int32(v), false), true, nil
+		return math.MinInt32, math.MaxInt32, "integer", true
+	case *types.Int64Type:
+		return math.MinInt64, math.MaxInt64, "bigint", true
 	}
-	return expr.NewPrimitiveLiteral(v, false), true, nil
+	return 0, 0, "", false
+}
+
+// errIntRange is PostgreSQL's refusal of a value outside the range of the integer type t
+// (the casts int84, int82, numeric_int4…): "smallint out of range", "integer out of range" or
+// "bigint out of range", numeric_value_out_of_range (22003).
+func errIntRange(t types.Type) *Error {
+	_, _, name, _ := intRange(t)
+	return &Error{Code: InvalidArgument, SQLState: "22003", Msg: name + " out of range"}
+}
+
+// intLiteral is n as a literal of the integer type t (smallint, integer or bigint; nullable
+// or not), refused with errIntRange outside t's range, as PostgreSQL's casts from bigint
+// refuse it. Any other t is a bigint literal.
+func intLiteral(n int64, t types.Type, nullable bool) (expr.Expression, error) {
+	lo, hi, _, ok := intRange(t)
+	if !ok {
+		return expr.NewPrimitiveLiteral(n, nullable), nil
+	}
+	if n < lo || n > hi {
+		return nil, errIntRange(t)
+	}
+	switch t.(type) {
+	case *types.Int16Type:
+		return expr.NewPrimitiveLiteral(int16(n), nullable), nil
+	case *types.Int32Type:
+		return expr.NewPrimitiveLiteral(int32(n), nullable), nil
+	}
+	return expr.NewPrimitiveLiteral(n, nullable), nil
 }

@@ -424,7 +424,13 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 	return nil, errorf(InvalidArgument, "parameter $%d has the unsupported type %s", pos, arr.DataType())
 }
 
-// paramArrowType is the declared Arrow type of a general statement's parameter.
+// paramArrowType is the declared Arrow type of a general statement's parameter. A number is
+// declared at the widest type of its family, int64 or float64, whatever narrower type the
+// statement gives it ($1::smallint, $1::real): a client binds its value in the declared type
+// (the JDBC driver fills a vector of it), so a narrower declaration would let the client narrow
+// the value, while int64 carries it whole and the server converts it to the parameter's type
+// with PostgreSQL's range check (paramLiteral), as PostgreSQL casts a parameter its client
+// declares bigint or double precision.
 func paramArrowType(t types.Type) arrow.DataType {
 	switch familyOf(t) {
 	case famTimestamp:

@@ -1,0 +1,149 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// TestNarrowCastParametersAsPostgres: a parameter cast to smallint, integer or real (`?::smallint`,
+// CAST(? AS smallint), `?::int`, `?::real`) is declared to the client as int64 or float64, and
+// an int64 (float64) batch bound to it through arrow-go's Flight SQL client answers what
+// PostgreSQL answers for the same statement with $1 declared bigint (double precision), as the
+// JDBC driver declares setLong's (setDouble's) parameter: the value of the cast's type in range,
+// and past the range PostgreSQL's 22003 refusal with its message (int82 "smallint out of
+// range", int84 "integer out of range", float84 "value out of range: overflow") — never a
+// wrapped value (40000 answered -25536 through the JDBC driver) nor a result of another type
+// than the statement's schema (ADBC's "inconsistent schema"). Over the routed table too: a
+// bound out of smallint's range compared with a smallint is refused, not compared.
+func TestNarrowCastParametersAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const w = " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'"
+	ints := []int64{123, 32767, -32768, 40000, -32769, 70000, 2147483647, 3000000000, -2147483649}
+	cases := []struct {
+		sql  string
+		vals []any
+	}{
+		{"SELECT ?::smallint AS v", nil},
+		{"SELECT ?::smallint + 1 AS v", nil},
+		{"SELECT ?::smallint * 2 AS v", nil},
+		{"SELECT CAST(? AS smallint) AS v", nil},
+		{"SELECT ?::int2::text AS v", nil},
+		{"SELECT ?::int AS v", nil},
+		{"SELECT ?::int + 0 AS v", nil},
+		{"SELECT count(*) AS v" + w + " AND (value->>'delay')::smallint < ?::smallint", nil},
+		{"SELECT count(*) AS v" + w + " AND (value->>'delay')::int >= ?::int", nil},
+		{"SELECT ?::real AS v", []any{0.1, 1.5, 1e39, -1e39, 1e-50, 3.4028234663852886e38}},
+		{"SELECT (?::real)::text AS v", []any{0.1, 1e39}},
+	}
+	for _, c := range cases {
+		vals := c.vals
+		if vals == nil {
+			for _, n := range ints {
+				vals = append(vals, n)
+			}
+		}
+		for _, v := range vals {
+			_, isFloat := v.(float64)
+			decl := "$1::bigint"
+			if isFloat {
+				decl = "$1::double precision"
+			}
+			pgSQL := strings.Replace(c.sql, "?", decl, 1)
+			want, pgErr := pgAnswer(ctx, pg, "SELECT v::text FROM ("+pgSQL+") q", v)
+			for _, cl := range clients {
+				name := fmt.Sprintf("%s: %s with %v", cl.name, c.sql, v)
+				got, err := boundAnswer(ctx, cl.c, c.sql, v)
+				switch {
+				case pgErr != nil:
+					st := status.Convert(err)
+					if err == nil || st.Code() != codes.InvalidArgument || sqlstateOf(err) != pgErr.Code || st.Message() != pgErr.Message {
+						t.Errorf("%s: %v %v, want INVALID_ARGUMENT %s %q as PostgreSQL", name, got, err, pgErr.Code, pgErr.Message)
+					}
+				case err != nil:
+					t.Errorf("%s: %v, want %v as PostgreSQL", name, err, want)
+				case got != want:
+					t.Errorf("%s: %q, want PostgreSQL's %q", name, got, want)
+				}
+			}
+		}
+	}
+}
+
+// pgAnswer runs q on PostgreSQL with the one argument v and returns its one text value, or its
+// error.
+func pgAnswer(ctx context.Context, pg *pgx.Conn, q string, v any) (string, *pgconn.PgError) {
+	var s string
+	err := pg.QueryRow(ctx, q, v).Scan(&s)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return "", pgErr
+	}
+	if err != nil {
+		return "", &pgconn.PgError{Code: "?", Message: err.Error()}
+	}
+	return s, nil
+}
+
+// boundAnswer prepares q through cl, checks that its one parameter is declared int64 (float64
+// for a float64 v), binds v in a batch of that type and returns the one value of the answer's
+// first column as text (arrow's ValueStr), after checking that every batch has the schema the
+// FlightInfo declared.
+func boundAnswer(ctx context.Context, cl *flightsql.Client, q string, v any) (string, error) {
+	stmt, err := cl.Prepare(ctx, q)
+	if err != nil {
+		return "", err
+	}
+	defer stmt.Close(ctx)
+	typ := arrow.DataType(arrow.PrimitiveTypes.Int64)
+	if _, ok := v.(float64); ok {
+		typ = arrow.PrimitiveTypes.Float64
+	}
+	if ps := stmt.ParameterSchema(); ps.NumFields() != 1 || !arrow.TypeEqual(ps.Field(0).Type, typ) {
+		return "", fmt.Errorf("parameter schema %s, want one %s", ps, typ)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "p", Type: typ}}, nil))
+	defer b.Release()
+	switch x := v.(type) {
+	case int64:
+		b.Field(0).(*array.Int64Builder).Append(x)
+	case float64:
+		b.Field(0).(*array.Float64Builder).Append(x)
+	}
+	params := b.NewRecordBatch()
+	defer params.Release()
+	stmt.SetParameters(params)
+	info, err := stmt.Execute(ctx)
+	if err != nil {
+		return "", err
+	}
+	res, err := fetch(ctx, cl, info)
+	if res != nil {
+		defer res.release()
+	}
+	if err != nil {
+		return "", err
+	}
+	if len(res.recs) != 1 || res.recs[0].NumRows() != 1 {
+		return "", fmt.Errorf("%d batches, want one row", len(res.recs))
+	}
+	rec := res.recs[0]
+	if !rec.Schema().Equal(res.infoSchema) {
+		return "", fmt.Errorf("batch schema %s, FlightInfo %s", rec.Schema(), res.infoSchema)
+	}
+	if s, ok := rec.Column(0).(*array.String); ok {
+		return s.Value(0), nil
+	}
+	return rec.Column(0).ValueStr(0), nil
+}
