@@ -16,9 +16,9 @@ import (
 // silently wrong; each case here is the trial's reproducer or its neighbour, compared with
 // PostgreSQL 15 over the same flights.
 
-// trial23Where is the trial's rows: three airports over thirty hours across the archived
+// win18Where is the trial's rows: three airports over thirty hours across the archived
 // March and the hot April.
-const trial23Where = " FROM flights WHERE origin IN ('ORD','BOS','SFO') AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'"
+const win18Where = " FROM flights WHERE origin IN ('ORD','BOS','SFO') AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'"
 
 // TestWindowsBelowOuterFiltersAsPostgres: filters outside windows and DISTINCT ON answer
 // PostgreSQL's rows, routed and analytical, with pushdown on and off: a filter reaches the read
@@ -35,7 +35,7 @@ func TestWindowsBelowOuterFiltersAsPostgres(t *testing.T) {
 	routed := map[string]*flightsql.Client{"pushdown on": on, "pushdown off": dial(t, e.off)}
 	analytical := map[string]*flightsql.Client{"analytical, pushdown on": dialAnalytical(t, e.on), "analytical, pushdown off": dialAnalytical(t, e.off)}
 	const (
-		r  = trial23Where
+		r  = win18Where
 		w  = " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'"
 		r4 = " FROM flights WHERE origin IN ('ORD','BOS','SFO') AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03'"
 		d  = "(value->>'delay')::int"
