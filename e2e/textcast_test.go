@@ -112,10 +112,15 @@ func TestTextCastsAsPostgres(t *testing.T) {
 	}
 	castAsPostgres(t, ctx, cl, pg, `SELECT '{"a": "b"}'::json ->> 'a', '{"a": {"b": 2}}'::json #>> '{a,b}'`)
 
+	inner := " FROM flights i" + strings.TrimPrefix(where, " FROM flights")
 	// Column names: a cast's is its type's unless its argument names it (PostgreSQL's
 	// FigureColname); SHOW's is the setting's own spelling.
 	for _, q := range []string{
 		"SELECT (interval '90 minutes')::text, (1e16::float8)::text, (CASE WHEN true THEN 1 END)::text, coalesce(1, 2)::text, '1'::int::text, id::int, (value->>'delay')::int" + where + " LIMIT 1",
+		// A scalar subquery is named by its column, EXISTS and GROUPING() by themselves, a
+		// subscript by what it subscripts (trial23).
+		"SELECT (SELECT max(id)" + inner + "), EXISTS (SELECT 1" + inner + "), (SELECT id AS n" + inner + " LIMIT 1), (regexp_match(id, '\\d+'))[1], (regexp_match(id, '\\d+'))[1]::int" + where + " LIMIT 1",
+		"SELECT origin, GROUPING(origin), count(*)" + where + " GROUP BY ROLLUP(origin) LIMIT 1",
 		"SHOW TIME ZONE", "SHOW timezone", "SHOW DateStyle", "SHOW IntervalStyle", "SHOW client_encoding",
 	} {
 		rows, err := pg.Query(ctx, q)

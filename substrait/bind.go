@@ -899,8 +899,62 @@ func figureColnameOther(n *pg.Node) string {
 			return "greatest"
 		}
 		return "least"
+	case *pg.Node_GroupingFunc:
+		return "grouping"
+	case *pg.Node_AArrayExpr:
+		return "array"
+	case *pg.Node_RowExpr:
+		return "row"
+	case *pg.Node_CollateClause:
+		return figureColnameOther(v.CollateClause.GetArg())
+	case *pg.Node_AIndirection:
+		// The last field name among the indirections, else the subscripted expression's
+		// name: (regexp_match(…))[1] is regexp_match.
+		name := ""
+		for _, i := range v.AIndirection.GetIndirection() {
+			if s := i.GetString_(); s != nil {
+				name = s.GetSval()
+			}
+		}
+		if name != "" {
+			return name
+		}
+		return figureColnameOther(v.AIndirection.GetArg())
+	case *pg.Node_SubLink:
+		switch v.SubLink.GetSubLinkType() {
+		case pg.SubLinkType_EXISTS_SUBLINK:
+			return "exists"
+		case pg.SubLinkType_ARRAY_SUBLINK:
+			return "array"
+		case pg.SubLinkType_EXPR_SUBLINK:
+			return subqueryColname(v.SubLink.GetSubselect().GetSelectStmt())
+		}
 	}
 	return "?column?"
+}
+
+// subqueryColname is the name of a scalar subquery's column, which PostgreSQL gives the
+// subquery itself (FigureColnameInternal, EXPR_SUBLINK: the subquery's first target's name):
+// its leftmost select's first item's alias or figured name. A `*` item, whose name would need
+// the subquery bound, is ?column?.
+func subqueryColname(sel *pg.SelectStmt) string {
+	for sel.GetLarg() != nil {
+		sel = sel.GetLarg()
+	}
+	targets := sel.GetTargetList()
+	if len(targets) == 0 {
+		return "?column?"
+	}
+	rt := targets[0].GetResTarget()
+	if rt.GetName() != "" {
+		return rt.GetName()
+	}
+	if cr := rt.GetVal().GetColumnRef(); cr != nil {
+		if f := cr.GetFields(); len(f) > 0 && f[len(f)-1].GetAStar() != nil {
+			return "?column?"
+		}
+	}
+	return figureColname(rt.GetVal())
 }
 
 // pgTypeName maps the grammar's internal type names to PostgreSQL's output names.
