@@ -90,6 +90,7 @@ func TestTextCastsAsPostgres(t *testing.T) {
 		"SELECT (value->>'destination')::date" + where,
 		"SELECT (value->>'destination')::int" + where,
 		"SELECT (value->>'destination')::float8" + where,
+		"SELECT (value->>'destination')::numeric" + where,
 		"SELECT (value->>'destination')::boolean" + where,
 		"SELECT (value->>'destination')::timestamptz" + where,
 		"SELECT ('0x' || (value->>'delay'))::int" + where,
