@@ -225,7 +225,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	var (
 		f     *expr.AggregateFunction
 		out   types.Type
-		sumds dscale
+		outds dscale // the display scale of a varying result (sum, min and max of varying numerics)
 	)
 	args := fc.GetArgs()
 	if fc.GetAggStar() || (name == "count" && invocation == types.AggInvocationAll && len(args) == 1 && nonNullConstant(args[0])) {
@@ -288,7 +288,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				out = numType(scale)
 				if argv.ds != nil {
 					// PostgreSQL's sum shows the largest display scale of the group's values.
-					if sumds, err = bd.maxScaleMeasure(argv, arg, invocation, filter, ac); err != nil {
+					if outds, err = bd.maxScaleMeasure(argv, arg, invocation, filter, ac); err != nil {
 						return bval{}, err
 					}
 				}
@@ -382,6 +382,12 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				// DISTINCT changes nothing of an extreme.
 				id.URN, invocation = extensions.SubstraitDefaultURNPrefix+"functions_arithmetic_decimal", types.AggInvocationAll
 				out = at.WithNullability(nullableN)
+				if argv.ds != nil {
+					// PostgreSQL's extreme is one row's value, its display scale that row's
+					// (of equal values, 1.5 and 1.50, whichever numeric_larger met last):
+					// its text is refused by name.
+					outds = lostScale(name + " of a numeric whose display scale varies by row")
+				}
 				break
 			}
 			if id.URN, ok = minMaxURN(fam); !ok {
@@ -406,8 +412,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if name == "avg" && familyOf(out) == famNumeric {
 		v.ds = bd.avgDisplayScale(fc, ac)
 	}
-	if sumds != nil {
-		v.ds = sumds
+	if outds != nil {
+		v.ds = outds
 	}
 	return v, nil
 }

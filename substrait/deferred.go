@@ -58,7 +58,18 @@ func (bd *binder) bindDeferred(name string, fc *pg.FuncCall, sc *scope) (bval, e
 		return typed(f), err
 	}
 	f, err := bd.fn(URNPostgres, "deferred_value", e.GetType().WithNullability(types.NullabilityNullable), e)
-	return typed(f), err
+	out := typed(f)
+	if ds := v.ds; ds != nil {
+		// A varying numeric's display scale (dscale.go), deferred as its value.
+		out.ds = onceScale(func() (expr.Expression, error) {
+			s, err := ds()
+			if err != nil {
+				return nil, err
+			}
+			return bd.fn(URNPostgres, "deferred_value", s.GetType().WithNullability(types.NullabilityNullable), s)
+		})
+	}
+	return out, err
 }
 
 // raiseDeferred is raise_deferred(errs, v): v, raising the error of the first row whose errs

@@ -120,6 +120,7 @@ func (bd *binder) joinItem(item *pg.Node, on map[string]int) (*fromItem, map[int
 	}
 	bd.level++
 	first := len(bd.reads)
+	bd.markScales(c)
 	br, err := bd.bindSelect(c)
 	bd.level--
 	if err != nil {
