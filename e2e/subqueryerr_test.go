@@ -154,6 +154,9 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 		{"derived table alone, filtered before its value is read", func(d string) string {
 			return "SELECT s.k, sum(s.v) FROM (SELECT " + dest("f") + " AS k, " + badInt("f") + " AS v FROM flights f WHERE " + pins("f") + ") s WHERE s.k IN ('BOS', 'LAX') GROUP BY 1 ORDER BY 1"
 		}, "", false, ""},
+		{"IN, ORDER BY a key that fails (PostgreSQL sorts the rows it selects)", func(d string) string {
+			return "SELECT count(*) FROM " + d + " WHERE 3 IN (SELECT length(" + dest("f") + ") FROM flights f WHERE " + corr("f") + " ORDER BY " + badInt("f") + ")"
+		}, "22P02", false, ""},
 		{"IN in the select list", func(d string) string {
 			return "SELECT d.dest, 3 IN (SELECT " + badInt("f") + " FROM flights f WHERE " + corr("f") + ") FROM " + d + " ORDER BY 1"
 		}, "22P02", false, ""},
@@ -302,6 +305,8 @@ func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
 		{"correlated cast", "(i.value->>'destination')::int", "", "22P02"},
 		{"correlated LIMIT 1", "1000 / " + delay("i"), " LIMIT 1", "22012"},
 		{"correlated over its domain (an outer column in its select list)", "1000 / " + delay("i") + " + length(o.id)", "", "22012"},
+		{"correlated, ORDER BY a key that fails", "i.id", " ORDER BY 1000 / " + delay("i"), "22012"},
+		{"correlated, ORDER BY a failing key and a failing value", "(i.value->>'destination')::int", " ORDER BY 1000 / " + delay("i"), "22P02"},
 		{"correlated count over its domain", "count(1000 / " + delay("i") + " + length(o.id))", "", "22012"},
 	} {
 		cases = append(cases, struct{ name, sql, code, deviation string }{c.name + ", branch never taken", correlated(never, inner(c.sel, c.tail)), "", ""},
@@ -314,6 +319,8 @@ func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
 	}
 	for _, c := range []struct{ name, sub, code string }{
 		{"over its domain, ORDER BY", domain("1000 / "+delay("i"), " ORDER BY 1"), "22012"},
+		{"over its domain, ORDER BY a key that fails", domain("i.id", " ORDER BY 1000 / "+delay("i")), "22012"},
+		{"over its domain, ORDER BY a key that fails, by name", domain("i.id AS k", " ORDER BY k, (i.value->>'destination')::int"), "22P02"},
 		{"over its domain, DISTINCT", domain("DISTINCT 1000 / "+delay("i"), ""), "22012"},
 		{"over its domain, GROUP BY", domain("max(1000 / "+delay("i")+")", " GROUP BY i.origin"), "22012"},
 		{"over its domain, DISTINCT of a cast", domain("DISTINCT (i.value->>'destination')::int", ""), "22P02"},

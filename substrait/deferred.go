@@ -408,3 +408,44 @@ func deferUnion(sel *pg.SelectStmt) bool {
 		Name: "?error0?", Val: deferredCall(deferredErrorFn, pg.MakeAConstIntNode(0, -1)), Location: -1}}})
 	return false
 }
+
+// deferSortKeys gathers the errors of the ORDER BY keys (keys) that decorrelation drops from
+// c, a correlated subquery without grouping whose first nKeys targets are its correlation
+// keys (errs as deferTargets'), into its first target's deferred error, appending one where
+// that target has none: PostgreSQL sorts the rows its correlation selects for an outer row,
+// evaluating every key on each of them (EXPLAIN VERBOSE on PostgreSQL 15: the subplan's Sort
+// over the scan computing the key), before it reads one, so a key that fails there fails the
+// subquery as its select list would. A key naming an output column (by position or name) is
+// (simpleNode) is the target's, whose error is already there, or an input column, which
+// cannot fail; a key holding a subquery is left out.
+func deferSortKeys(c *pg.SelectStmt, nKeys int, keys []*pg.Node, errs []int) []int {
+	targets := c.GetTargetList()
+	if len(errs) == 0 || len(targets) <= nKeys {
+		return errs
+	}
+	var keyErrs []*pg.Node
+	for _, k := range keys {
+		n := k.GetSortBy().GetNode()
+		if n == nil || simpleNode(n) || hasSubLink(n) {
+			continue
+		}
+		keyErrs = append(keyErrs, deferredCall(deferredErrorFn, n))
+	}
+	if len(keyErrs) == 0 {
+		return errs
+	}
+	if e := errs[0]; e >= 0 {
+		rt := targets[e].GetResTarget()
+		rt.Val = &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{Args: append([]*pg.Node{rt.GetVal()}, keyErrs...), Location: -1}}}
+		return errs
+	}
+	errNode := keyErrs[0]
+	if len(keyErrs) > 1 {
+		errNode = &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{Args: keyErrs, Location: -1}}}
+	}
+	errs = slices.Clone(errs)
+	errs[0] = len(targets)
+	c.TargetList = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
+		Name: "?sorterror?", Val: errNode, Location: -1}}})
+	return errs
+}

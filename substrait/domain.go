@@ -99,7 +99,15 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	dq, mq := domainQual(bd.domainSeq), markQual(bd.domainSeq)
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.DistinctClause, c.LimitCount, c.LimitOffset = nil, nil, nil
+	// The ORDER BY is dropped; its keys that may fail are kept for deferSortKeys (a bare name
+	// may be an output column's, which is no reference to rewrite).
+	var dropped []*pg.Node
 	if !limited && !distinctOn {
+		for _, k := range c.GetSortClause() {
+			if n := k.GetSortBy().GetNode(); n != nil && !simpleNode(n) && !hasSubLink(n) {
+				dropped = append(dropped, k)
+			}
+		}
 		c.SortClause = nil
 	}
 	// The outer references, each outer column once, become the domain's columns.
@@ -131,7 +139,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		n.Node = colRef(dq, fmt.Sprintf("?o%d?", at)).Node
 		return false
 	}
-	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause(), c.GetWindowClause(), dc} {
+	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause(), c.GetWindowClause(), dc, dropped} {
 		for _, n := range part {
 			if n != nil && rewrite(n) {
 				walkPG(n.ProtoReflect(), rewrite)
@@ -288,7 +296,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 			aggregated && regroup && sub.GetHavingClause() == nil:
 			errs = deferTargets(c, len(keys), true)
 		case !aggregated && len(sub.GetGroupClause()) == 0:
-			errs = deferTargets(c, len(keys), false)
+			errs = deferSortKeys(c, len(keys), dropped, deferTargets(c, len(keys), false))
 		}
 		if !slices.ContainsFunc(errs, func(i int) bool { return i >= 0 }) {
 			errs = nil

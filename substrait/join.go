@@ -689,10 +689,19 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 			}
 		}
 	}
+	outNames := map[string]bool{}
+	for _, t := range sub.GetTargetList() {
+		if name := t.GetResTarget().GetName(); name != "" {
+			outNames[name] = true
+		}
+	}
 	for _, part := range [][]*pg.Node{sub.GetTargetList(), sub.GetGroupClause(), {sub.GetHavingClause()}, sub.GetSortClause()} {
 		for _, n := range part {
 			if n == nil {
 				continue
+			}
+			if q, name, ok := refName(n.GetSortBy().GetNode().GetColumnRef()); ok && q == "" && outNames[name] {
+				continue // ORDER BY an output column's name, as PostgreSQL reads a bare one
 			}
 			if _, out, err := refs(n); err != nil {
 				return nil, nil, nil, err
@@ -742,6 +751,9 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 	var errs []int
 	if deferErrs {
 		errs = deferTargets(c, len(corr), grouped)
+		if !grouped {
+			errs = deferSortKeys(c, len(corr), sub.GetSortClause(), errs)
+		}
 		if !slices.ContainsFunc(errs, func(i int) bool { return i >= 0 }) {
 			errs = nil
 		}
