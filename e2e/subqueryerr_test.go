@@ -47,6 +47,12 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 	derived := func(x string) string {
 		return "(SELECT " + dest(x) + " AS k, " + badInt(x) + " AS v FROM flights " + x + " WHERE " + pins(x) + ") s"
 	}
+	// strictDerived is derived with a strict v (no CASE: replace and a cast), which PostgreSQL
+	// does not wrap in a placeholder on an outer join's NULL-extended side: 1 and 2 for BOS and
+	// LAX, 22P02 on the other flights.
+	strictDerived := func(x string) string {
+		return "(SELECT " + dest(x) + " AS k, replace(replace(" + dest(x) + ", 'BOS', '1'), 'LAX', '2')::int AS v FROM flights " + x + " WHERE " + pins(x) + ") s"
+	}
 	// deviation marks the cases flightsrv does not answer as PostgreSQL yet, and why: the test
 	// fails when one does (remove its mark) and when PostgreSQL's outcome changes.
 	const (
@@ -144,6 +150,21 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 		}, "22P02", true, ""},
 		{"derived table null-extended by a LEFT JOIN (PostgreSQL: a placeholder at its scan, every row)", func(d string) string {
 			return "SELECT d.dest, count(s.v) FROM " + d + " LEFT JOIN " + derived("f") + " ON s.k = d.dest GROUP BY 1 ORDER BY 1"
+		}, "22P02", true, ""},
+		{"derived table null-extended by a LEFT JOIN, a strict value (PostgreSQL: on the joined rows)", func(d string) string {
+			return "SELECT d.dest, count(s.v), sum(s.v) FROM " + d + " LEFT JOIN " + strictDerived("f") + " ON s.k = d.dest GROUP BY 1 ORDER BY 1"
+		}, "22P02", false, ""},
+		{"derived table null-extended by a RIGHT JOIN, a strict value (PostgreSQL: on the joined rows)", func(d string) string {
+			return "SELECT d.dest, s.v FROM " + strictDerived("f") + " RIGHT JOIN " + d + " ON s.k = d.dest ORDER BY 1, 2"
+		}, "22P02", false, ""},
+		{"derived table null-extended by a LEFT JOIN, ON over its strict value and the other side", func(d string) string {
+			return "SELECT count(*), count(s.k) FROM " + d + " LEFT JOIN " + strictDerived("f") + " ON s.k = d.dest AND s.v > length(d.dest)"
+		}, "22P02", false, ""},
+		{"derived table null-extended by a LEFT JOIN, ON over its strict value alone (PostgreSQL: at its scan, every row)", func(d string) string {
+			return "SELECT count(*), count(s.k) FROM " + d + " LEFT JOIN " + strictDerived("f") + " ON s.k = d.dest AND s.v > 0"
+		}, "22P02", true, ""},
+		{"derived table preserved by a LEFT JOIN, a strict value (PostgreSQL: every row is in the output)", func(d string) string {
+			return "SELECT count(s.v) FROM " + strictDerived("f") + " LEFT JOIN " + d + " ON s.k = d.dest"
 		}, "22P02", true, ""},
 		{"derived table joined, its value unread", func(d string) string {
 			return "SELECT count(*) FROM " + d + " JOIN (SELECT " + dest("f") + " AS k, " + badInt("f") + " AS v FROM flights f WHERE " + pins("f") + ") s ON s.k = d.dest"

@@ -31,7 +31,7 @@ var pgJoinTypes = map[pg.JoinType]plan.JoinType{
 // fromList binds a FROM list of several items: their cross product, left to right.
 // A derived table's deferred targets (joinItem) raise their errors on the product's rows.
 func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
-	acc, accErr, err := bd.joinItem(items[0], nil)
+	acc, accErr, err := bd.joinItem(items[0], nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
 			acc = &fromItem{boundRel: j}
 			continue
 		}
-		r, rErr, err := bd.joinItem(it, nil)
+		r, rErr, err := bd.joinItem(it, nil, false)
 		if err != nil {
 			return nil, err
 		}
@@ -117,8 +117,10 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		return nil, unimplementedAre("aliases of USING columns")
 	}
 	// Under an inner join without USING, a derived table's deferred targets (joinItem) raise
-	// their errors on the joined rows.
-	inner := jt == plan.JoinTypeInner && len(je.GetUsingClause()) == 0 && !je.GetIsNatural()
+	// their errors on the joined rows; so do those of the NULL-extended side of a LEFT or
+	// RIGHT join that are strict.
+	plain := len(je.GetUsingClause()) == 0 && !je.GetIsNatural()
+	inner := jt == plan.JoinTypeInner && plain
 	// The references of ON's conjuncts that are not equalities, which raiseLateralCond
 	// places: an equality is a hash or merge key, whose sides PostgreSQL evaluates on every
 	// row of theirs.
@@ -131,14 +133,17 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		}
 	}
 	on := refNames(onConds)
-	item := func(n *pg.Node) (*fromItem, map[int]int, error) {
-		if inner {
-			return bd.joinItem(n, on)
+	item := func(n *pg.Node, right bool) (*fromItem, map[int]int, error) {
+		switch {
+		case inner:
+			return bd.joinItem(n, on, false)
+		case plain && (jt == plan.JoinTypeLeft && right || jt == plan.JoinTypeRight && !right):
+			return bd.joinItem(n, on, true)
 		}
 		f, err := bd.fromOne(n)
 		return f, nil, err
 	}
-	lf, lErr, err := item(je.GetLarg())
+	lf, lErr, err := item(je.GetLarg(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +164,7 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		}
 		return &fromItem{boundRel: j}, nil
 	}
-	rf, rErr, err := item(je.GetRarg())
+	rf, rErr, err := item(je.GetRarg(), true)
 	if err != nil {
 		return nil, err
 	}
