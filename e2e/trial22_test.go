@@ -99,6 +99,8 @@ func TestVaryingScaleFromSubqueryAsPostgres(t *testing.T) {
 		"SELECT avg(v)::text, sum(v)::text FROM (SELECT " + c + " AS v" + trial22Where + ") s",
 		"SELECT s.id, s.v::text FROM (SELECT id, " + c + " AS v" + trial22Where + ") s JOIN (VALUES ('x')) d(k) ON true ORDER BY 1 LIMIT 20",
 		"SELECT * FROM (SELECT origin, avg((value->>'delay')::int)::text" + trial22Where + " GROUP BY origin) t ORDER BY 1",
+		"SELECT a::text, (a / 2)::text, (1 / a)::text FROM (SELECT avg(g) AS a FROM generate_series(1, 3) g) s",
+		"SELECT sqrt(a)::text, round(sqrt(a), 3)::text FROM (SELECT avg((value->>'distance')::int) AS a" + trial22Where + ") s",
 	}
 	values := []string{
 		"SELECT avg(a), min(a), max(a), sum(a) FROM " + avgs,

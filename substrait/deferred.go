@@ -419,6 +419,12 @@ func deferUnion(sel *pg.SelectStmt) bool {
 // (simpleNode) is the target's, whose error is already there, or an input column, which
 // cannot fail; a key holding a subquery is left out.
 func deferSortKeys(c *pg.SelectStmt, nKeys int, keys []*pg.Node, errs []int) []int {
+	return deferSortKeysAs(c, nKeys, keys, errs, false)
+}
+
+// deferSortKeysAs is deferSortKeys; with replace, each key whose error it gathers is replaced
+// in place by its deferred value (an ORDER BY kept, under LIMIT: deferLimitedSort).
+func deferSortKeysAs(c *pg.SelectStmt, nKeys int, keys []*pg.Node, errs []int, replace bool) []int {
 	targets := c.GetTargetList()
 	if len(errs) == 0 || len(targets) <= nKeys {
 		return errs
@@ -430,6 +436,9 @@ func deferSortKeys(c *pg.SelectStmt, nKeys int, keys []*pg.Node, errs []int) []i
 			continue
 		}
 		keyErrs = append(keyErrs, deferredCall(deferredErrorFn, n))
+		if replace {
+			k.GetSortBy().Node = deferredCall(deferredValueFn, n)
+		}
 	}
 	if len(keyErrs) == 0 {
 		return errs
@@ -447,5 +456,30 @@ func deferSortKeys(c *pg.SelectStmt, nKeys int, keys []*pg.Node, errs []int) []i
 	errs[0] = len(targets)
 	c.TargetList = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
 		Name: "?sorterror?", Val: errNode, Location: -1}}})
+	return errs
+}
+
+// deferLimitedSort defers the errors of c, a subquery without grouping, DISTINCT or window
+// functions whose ORDER BY is kept under a LIMIT without OFFSET (its first nKeys targets, keys,
+// its correlation keys over its domain: none uncorrelated), whose targets deferTargets has
+// deferred (errs as its). PostgreSQL computes the select list and the sort keys on every row
+// an outer row selects, below its Sort (EXPLAIN VERBOSE on PostgreSQL 15: the scan's output),
+// before the LIMIT keeps the first: so the keys that may fail sort by their deferred values
+// (deferSortKeysAs), and the error column is the least error of those rows, min(error) OVER
+// (PARTITION BY keys), which every row the LIMIT keeps carries (a LIMIT of at least one row
+// keeps one row of each partition).
+func deferLimitedSort(c *pg.SelectStmt, keys []*pg.Node, errs []int) []int {
+	errs = deferSortKeysAs(c, len(keys), c.GetSortClause(), errs, true)
+	if len(errs) == 0 || errs[0] < 0 {
+		return errs
+	}
+	rt := c.GetTargetList()[errs[0]].GetResTarget()
+	rt.Val = &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{
+		Funcname: []*pg.Node{pg.MakeStrNode("min")},
+		Args:     []*pg.Node{rt.GetVal()},
+		Over: &pg.WindowDef{PartitionClause: slices.Clone(keys),
+			FrameOptions: frameRange | frameStartUnbPrec | frameEndCurrent},
+		Location: -1,
+	}}}
 	return errs
 }

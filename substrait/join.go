@@ -532,7 +532,19 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 			// expression first reads it, so its select list's errors wait there too.
 			c := proto.Clone(sub).(*pg.SelectStmt)
 			grouped := len(c.GetGroupClause()) > 0 || c.GetHavingClause() != nil || hasAggregate(c.GetTargetList())
-			errs := deferTargets(c, 0, grouped)
+			var errs []int
+			switch {
+			case c.GetLimitCount() == nil && c.GetLimitOffset() == nil:
+				errs = deferTargets(c, 0, grouped)
+			case !deferrableLimit(c, grouped):
+				// PostgreSQL computes rows the LIMIT drops (the groups, the sorted rows, the
+				// rows OFFSET skips): their errors stay computed on every row.
+				return br, nil, nil, nil
+			case !grouped && len(c.GetSortClause()) > 0:
+				errs = deferLimitedSort(c, nil, deferTargets(c, 0, false))
+			default:
+				errs = deferTargets(c, 0, grouped)
+			}
 			if !slices.ContainsFunc(errs, func(i int) bool { return i >= 0 }) {
 				return br, nil, nil, nil
 			}
@@ -768,6 +780,16 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 		return nil, nil, nil, err
 	}
 	return br, corr, errs, nil
+}
+
+// deferrableLimit reports an uncorrelated subquery's LIMIT under which its deferred errors
+// reach the rows it answers as PostgreSQL raises them: an integer constant without OFFSET or
+// WITH TIES (PostgreSQL computes the rows OFFSET skips), and, grouped, no GROUP BY (its
+// aggregate computes every group before the LIMIT keeps some).
+func deferrableLimit(c *pg.SelectStmt, grouped bool) bool {
+	_, offset, ok := constLimit(c)
+	return ok && offset == 0 && c.GetLimitOption() != pg.LimitOption_LIMIT_OPTION_WITH_TIES &&
+		(!grouped || len(c.GetGroupClause()) == 0)
 }
 
 // deferrableAlone reports an uncorrelated subquery whose select list deferTargets may
