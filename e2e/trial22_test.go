@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/jackc/pgx/v5"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -64,17 +65,25 @@ func TestVaryingScaleSumsAsPostgres(t *testing.T) {
 		"SELECT origin, SUM(" + c + ") / COUNT(*) AS late_ratio, AVG(" + c + "), SUM(" + c + ")" + trial22Where + " GROUP BY 1 ORDER BY 1",
 	}
 	for _, cl := range clients {
-		for _, q := range texts {
-			want, kinds := pgTexts(t, ctx, pg, q)
-			if compareNumericRows(t, ctx, cl.c, q, want, kinds) == 0 {
-				t.Errorf("%s (%s): no rows", q, cl.name)
-			}
+		compareTextsAndValues(t, ctx, pg, cl, texts, values)
+	}
+}
+
+// compareTextsAndValues compares each query of texts with PostgreSQL's rows by their text
+// (compareNumericRows), and each of values by numeric value (compareNumericValues), on cl:
+// each must answer rows.
+func compareTextsAndValues(t *testing.T, ctx context.Context, pg *pgx.Conn, cl namedClient, texts, values []string) {
+	t.Helper()
+	for _, q := range texts {
+		want, kinds := pgTexts(t, ctx, pg, q)
+		if compareNumericRows(t, ctx, cl.c, q, want, kinds) == 0 {
+			t.Errorf("%s (%s): no rows", q, cl.name)
 		}
-		for _, q := range values {
-			want, kinds := pgTexts(t, ctx, pg, q)
-			if compareNumericValues(t, ctx, cl.c, q, want, kinds) == 0 {
-				t.Errorf("%s (%s): no rows", q, cl.name)
-			}
+	}
+	for _, q := range values {
+		want, kinds := pgTexts(t, ctx, pg, q)
+		if compareNumericValues(t, ctx, cl.c, q, want, kinds) == 0 {
+			t.Errorf("%s (%s): no rows", q, cl.name)
 		}
 	}
 }
@@ -108,18 +117,7 @@ func TestVaryingScaleFromSubqueryAsPostgres(t *testing.T) {
 		"SELECT t.* FROM " + avgs + " ORDER BY 1",
 	}
 	for _, cl := range clients {
-		for _, q := range texts {
-			want, kinds := pgTexts(t, ctx, pg, q)
-			if compareNumericRows(t, ctx, cl.c, q, want, kinds) == 0 {
-				t.Errorf("%s (%s): no rows", q, cl.name)
-			}
-		}
-		for _, q := range values {
-			want, kinds := pgTexts(t, ctx, pg, q)
-			if compareNumericValues(t, ctx, cl.c, q, want, kinds) == 0 {
-				t.Errorf("%s (%s): no rows", q, cl.name)
-			}
-		}
+		compareTextsAndValues(t, ctx, pg, cl, texts, values)
 		// min and max of varying numerics keep one row's display scale: their text is refused.
 		for _, q := range []string{"SELECT max(a)::text FROM " + avgs, "SELECT min(" + c + ")::text" + trial22Where} {
 			if _, err := run(ctx, cl.c, q); status.Code(err) != codes.Unimplemented {
