@@ -349,6 +349,7 @@ func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
 		{"over its domain, a window function", domain("1000 / "+delay("i")+" + count(*) OVER ()", ""), "22012"},
 		{"over its domain, ORDER BY its failing value under LIMIT", domain("1000 / "+delay("i"), " ORDER BY 1 LIMIT 1"), "22012"},
 		{"over its domain, ORDER BY a failing key under LIMIT", domain("i.id", " ORDER BY 1000 / "+delay("i")+" LIMIT 1"), "22012"},
+		{"uncorrelated, a window function", "(SELECT 1000 / " + delay("i") + " + count(*) OVER () FROM flights i WHERE " + pins("i") + " AND " + delay("i") + " = 0 LIMIT 1)", "22012"},
 		{"uncorrelated, ORDER BY its failing value, LIMIT 1", "(SELECT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + " ORDER BY 1 LIMIT 1)", "22012"},
 		{"uncorrelated, ORDER BY a failing key, LIMIT 1", "(SELECT i.id FROM flights i WHERE " + pins("i") + " ORDER BY 1000 / " + delay("i") + " LIMIT 1)", "22012"},
 		{"uncorrelated UNION", "(SELECT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + " AND " + delay("i") + " = 0 UNION SELECT 7 FROM (VALUES (1)) v(x) WHERE x = 2)", "22012"},

@@ -793,18 +793,23 @@ func deferrableLimit(c *pg.SelectStmt, grouped bool) bool {
 }
 
 // deferrableAlone reports an uncorrelated subquery whose select list deferTargets may
-// rewrite: a plain SELECT with one target, without set operations, VALUES, DISTINCT, grouping
-// sets or window functions (an added error column would change what they compute). Regrouped
-// (oneRowPerKey gathers every row's error), a plain DISTINCT may be deferred too: a failing
-// row is one more distinct row whose error reaches the reading expression.
+// rewrite: a plain SELECT with one target, without set operations, VALUES, DISTINCT (an added
+// error column would change what it computes), grouping sets, or window functions beside
+// aggregates. Window functions over plain rows are computed on every row (their arguments
+// eagerly, as PostgreSQL's WindowAgg reads every row), what the target computes from them
+// deferred. Regrouped (oneRowPerKey gathers every row's error), a plain DISTINCT may be
+// deferred too: a failing row is one more distinct row whose error reaches the reading
+// expression.
 func deferrableAlone(sub *pg.SelectStmt, regrouped bool) bool {
 	dc := sub.GetDistinctClause()
+	windowed := len(sub.GetWindowClause()) > 0 || slices.ContainsFunc(sub.GetTargetList(), func(n *pg.Node) bool {
+		return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
+	})
+	grouped := len(sub.GetGroupClause()) > 0 || sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList())
 	return (sub.GetOp() == pg.SetOperation_SETOP_NONE || sub.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED) &&
 		len(sub.GetValuesLists()) == 0 && (len(dc) == 0 || regrouped && len(dc) == 1 && dc[0].GetNode() == nil) && len(sub.GetTargetList()) == 1 &&
-		len(sub.GetWindowClause()) == 0 && !slices.ContainsFunc(sub.GetGroupClause(), func(n *pg.Node) bool { return n.GetGroupingSet() != nil }) &&
-		!slices.ContainsFunc(sub.GetTargetList(), func(n *pg.Node) bool {
-			return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
-		})
+		!slices.ContainsFunc(sub.GetGroupClause(), func(n *pg.Node) bool { return n.GetGroupingSet() != nil }) &&
+		(!windowed || !grouped)
 }
 
 // refName reads a column reference's qualifier and name (schema-qualified as columnRef
