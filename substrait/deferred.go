@@ -483,3 +483,38 @@ func deferLimitedSort(c *pg.SelectStmt, keys []*pg.Node, errs []int) []int {
 	}}}
 	return errs
 }
+
+// deferHaving defers the HAVING clause of c, a grouped subquery whose targets deferTargets has
+// deferred (errs as its), where its aggregates' arguments and filters cannot fail
+// (simpleNode): PostgreSQL evaluates HAVING on the groups an outer row selects, so HAVING h
+// becomes deferred_value(h) IS TRUE OR error IS NOT NULL — a group whose aggregate argument
+// or HAVING fails is kept, its error (the select list's, else deferred_error(h)) read where
+// the subquery is, as the groups PostgreSQL computes and raises on. ok is false, c unchanged,
+// where an aggregate of h may fail (its argument would be computed on every row).
+func deferHaving(c *pg.SelectStmt, errs []int) (_ []int, ok bool) {
+	h := c.GetHavingClause()
+	if h == nil {
+		return errs, true
+	}
+	if hasSubLink(h) || len(errs) == 0 || anyCall(h, func(fc *pg.FuncCall) bool {
+		return isAggregateCall(fc) && (slices.ContainsFunc(fc.GetArgs(), func(a *pg.Node) bool { return !simpleNode(a) }) ||
+			fc.GetAggFilter() != nil && !simpleNode(fc.GetAggFilter()))
+	}) {
+		return errs, false
+	}
+	hErr := deferredCall(deferredErrorFn, h)
+	targets := c.GetTargetList()
+	if e := errs[0]; e >= 0 {
+		rt := targets[e].GetResTarget()
+		rt.Val = &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{Args: []*pg.Node{rt.GetVal(), hErr}, Location: -1}}}
+	} else {
+		errs = slices.Clone(errs)
+		errs[0] = len(targets)
+		c.TargetList = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
+			Name: "?havingerror?", Val: hErr, Location: -1}}})
+	}
+	kept := &pg.Node{Node: &pg.Node_BooleanTest{BooleanTest: &pg.BooleanTest{Arg: deferredCall(deferredValueFn, h), Booltesttype: pg.BoolTestType_IS_TRUE, Location: -1}}}
+	failed := &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: clonePG(c.GetTargetList()[errs[0]].GetResTarget().GetVal()), Nulltesttype: pg.NullTestType_IS_NOT_NULL, Location: -1}}}
+	c.HavingClause = pg.MakeBoolExprNode(pg.BoolExprType_OR_EXPR, []*pg.Node{kept, failed}, -1)
+	return errs, true
+}

@@ -80,7 +80,9 @@ func colRef(qual, name string) *pg.Node {
 // calls' arguments without GROUP BY or window functions, or a select list without
 // aggregates (window functions' arguments stay computed on every row), without DISTINCT or
 // ORDER BY under LIMIT (an ordering by a deferred value would pick other rows; without LIMIT
-// the ordering is dropped, its keys' errors deferred with the value's: deferSortKeys). Regrouped (bd.regrouped: oneRowPerKey gathers
+// the ordering is dropped, its keys' errors deferred with the value's: deferSortKeys); a
+// HAVING whose aggregates cannot fail is deferred too (deferHaving), and an ORDER BY under a
+// LIMIT without OFFSET (deferLimitedSort). Regrouped (bd.regrouped: oneRowPerKey gathers
 // every row's error of an outer row), also with a plain DISTINCT (a failing row is one more
 // distinct row) and aggregates' arguments under GROUP BY without HAVING (which would read a
 // deferred value).
@@ -305,6 +307,12 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		case aggregated && len(sub.GetGroupClause()) == 0 && sub.GetHavingClause() == nil,
 			aggregated && regroup && sub.GetHavingClause() == nil:
 			errs = deferTargets(c, len(keys), true)
+		case aggregated && sub.GetHavingClause() != nil && (len(sub.GetGroupClause()) == 0 || regroup):
+			// HAVING too, where its aggregates cannot fail (deferHaving).
+			h := proto.Clone(c).(*pg.SelectStmt)
+			if herrs, ok := deferHaving(h, deferTargets(h, len(keys), true)); ok {
+				c, errs = h, herrs
+			}
 		case limitedSort:
 			errs = deferLimitedSort(c, keys, deferTargets(c, len(keys), false))
 		case !aggregated && len(sub.GetGroupClause()) == 0:
