@@ -65,15 +65,49 @@ func (c *ioCounter) add(ctx context.Context, n int64) {
 type objectStore struct {
 	bucket  *blob.Bucket
 	timeout time.Duration
+	// files, when set (ReaderOptions.FileDir), reads the objects of a file:// bucket whose
+	// keys it serves (fileKey) from its directory instead of through the bucket.
+	files *fileObjects
+}
+
+// direct reports whether key's reads go to s.files.
+func (s *objectStore) direct(key string) bool { return s.files != nil && fileKey(key) }
+
+// objectReader is an open object: its bytes from the requested offset and its total size.
+type objectReader interface {
+	io.ReadCloser
+	Size() int64
+}
+
+// openDirect opens key's object in s.files for reading n bytes at off (n < 0: to its end),
+// its errors mapped as objectError maps the bucket's (fileError).
+func (s *objectStore) openDirect(ctx context.Context, key string, off, n int64) (objectReader, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r, err := s.files.openRange(key, off, n)
+	if err != nil {
+		return nil, fileError(ctx, err)
+	}
+	return r, nil
 }
 
 // readAll reads a whole object in one request.
 func (s *objectStore) readAll(ctx context.Context, key string, c *ioCounter) ([]byte, error) {
-	opCtx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	r, err := s.bucket.NewReader(opCtx, key, nil)
+	var r objectReader
+	var err error
+	if s.direct(key) {
+		r, err = s.openDirect(ctx, key, 0, -1)
+	} else {
+		opCtx, cancel := context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+		r, err = s.bucket.NewReader(opCtx, key, nil)
+		if err != nil {
+			err = objectError(ctx, err)
+		}
+	}
 	if err != nil {
-		return nil, objectError(ctx, err)
+		return nil, err
 	}
 	defer r.Close()
 	buf := bytes.NewBuffer(make([]byte, 0, max(r.Size(), 0)))
@@ -95,18 +129,27 @@ func (s *objectStore) readRange(ctx context.Context, key string, off, n int64, c
 
 // readRangeInto is readRange reading into buf when its capacity suffices.
 func (s *objectStore) readRangeInto(ctx context.Context, key string, off, n int64, buf []byte, c *ioCounter) ([]byte, int64, error) {
-	opCtx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	r, err := s.bucket.NewRangeReader(opCtx, key, off, n, nil)
-	if err != nil {
-		if gcerrors.Code(err) != gcerrors.NotFound && ctx.Err() == nil {
-			// Some stores reject a range beyond the end of the object outright; ask for the
-			// size so that the caller can report a length mismatch instead.
-			if attrs, aerr := s.bucket.Attributes(opCtx, key); aerr == nil && attrs.Size < off+n {
-				return nil, attrs.Size, errShortObject
-			}
+	var r objectReader
+	if s.direct(key) {
+		var err error
+		if r, err = s.openDirect(ctx, key, off, n); err != nil {
+			return nil, 0, err
 		}
-		return nil, 0, objectError(ctx, err)
+	} else {
+		opCtx, cancel := context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+		br, err := s.bucket.NewRangeReader(opCtx, key, off, n, nil)
+		if err != nil {
+			if gcerrors.Code(err) != gcerrors.NotFound && ctx.Err() == nil {
+				// Some stores reject a range beyond the end of the object outright; ask for the
+				// size so that the caller can report a length mismatch instead.
+				if attrs, aerr := s.bucket.Attributes(opCtx, key); aerr == nil && attrs.Size < off+n {
+					return nil, attrs.Size, errShortObject
+				}
+			}
+			return nil, 0, objectError(ctx, err)
+		}
+		r = br
 	}
 	defer r.Close()
 	size := r.Size()

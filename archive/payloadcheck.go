@@ -57,6 +57,17 @@ func (r *Reader) checkPayload(ctx context.Context, e *cachedManifest) error {
 // size returns the size of the object at key in bytes, from one metadata request. It is
 // counted as an object read of no bytes in the request's routing.ReadStats.
 func (s *objectStore) size(ctx context.Context, key string) (int64, error) {
+	if s.direct(key) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		size, err := s.files.size(key)
+		if err != nil {
+			return 0, fileError(ctx, err)
+		}
+		routing.StatsFrom(ctx).AddObjectRead(0)
+		return size, nil
+	}
 	opCtx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	attrs, err := s.bucket.Attributes(opCtx, key)

@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -57,6 +58,12 @@ type ReaderOptions struct {
 	PayloadCheckInterval time.Duration
 	// TracerProvider supplies the pulpitum.archive.read spans (default: the global provider).
 	TracerProvider trace.TracerProvider
+	// FileDir, when set, is the directory of bucket, a file:// bucket (gocloud's fileblob,
+	// opened on that directory): the objects whose keys the archive writes are then read from
+	// it directly (an open, fstat and pread each), not through fileblob, which stats each
+	// object and reads its .attrs sidecar on every read (fileobjects.go). Writes, listings and
+	// any other key still go through the bucket. NewReader fails when it is not a directory.
+	FileDir string
 }
 
 func (o *ReaderOptions) withDefaults() {
@@ -120,8 +127,15 @@ func NewReader(bucket *blob.Bucket, opts ReaderOptions) (*Reader, error) {
 		return nil, errors.New("archive: reader needs a bucket")
 	}
 	opts.withDefaults()
+	var files *fileObjects
+	if opts.FileDir != "" {
+		var err error
+		if files, err = newFileObjects(opts.FileDir); err != nil {
+			return nil, fmt.Errorf("archive: reader's FileDir: %w", err)
+		}
+	}
 	return &Reader{
-		store:     objectStore{bucket: bucket, timeout: opts.OperationTimeout},
+		store:     objectStore{bucket: bucket, timeout: opts.OperationTimeout, files: files},
 		opts:      opts,
 		manifests: newLRU[*cachedManifest](opts.ManifestCacheEntries, 0),
 		footers:   newLRU[*footer](opts.FooterCacheEntries, opts.FooterCacheBytes).withAdmission(),

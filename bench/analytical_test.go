@@ -212,6 +212,7 @@ func BenchmarkAnalytical(b *testing.B) {
 	}
 	type figures struct {
 		lat                [][]time.Duration // per server
+		cpu                [][]time.Duration // per server: its process's CPU time during the query
 		payload, native    []time.Duration
 		answer, duckAnswer int64
 	}
@@ -219,8 +220,13 @@ func BenchmarkAnalytical(b *testing.B) {
 	for qi, q := range queries {
 		f := &figs[qi]
 		f.lat = make([][]time.Duration, len(servers))
+		f.cpu = make([][]time.Duration, len(servers))
 		for round := -1; round < rounds; round++ {
 			for si, s := range servers {
+				c0, err := s.proc.CPU()
+				if err != nil {
+					b.Fatal(err)
+				}
 				t0 := time.Now()
 				n, err := analyticalRun(ctx, s.cl, q.sql)
 				if err != nil {
@@ -228,6 +234,11 @@ func BenchmarkAnalytical(b *testing.B) {
 				}
 				if round >= 0 {
 					f.lat[si] = append(f.lat[si], time.Since(t0))
+					c1, err := s.proc.CPU()
+					if err != nil {
+						b.Fatal(err)
+					}
+					f.cpu[si] = append(f.cpu[si], c1-c0)
 				}
 				f.answer = n
 			}
@@ -311,6 +322,22 @@ func BenchmarkAnalytical(b *testing.B) {
 				bwarm = fmt.Sprintf("%.2f×", float64(median(f.lat[3]))/float64(median(f.native)))
 			}
 			fmt.Fprintf(out, " %9.2f× %12s", float64(median(f.lat[2]))/float64(median(f.payload)), bwarm)
+		}
+		fmt.Fprintln(out)
+	}
+	// Server CPU: the process's CPU time during each query (testproc.ReadCPU), its median, and
+	// the cores that median kept busy over the median wall time.
+	fmt.Fprintf(out, "server CPU per query, median (cores busy: CPU ÷ wall)\n%-46s", "query")
+	for _, s := range servers {
+		fmt.Fprintf(out, " %20s", s.name)
+	}
+	fmt.Fprintln(out)
+	for qi, q := range queries {
+		f := figs[qi]
+		fmt.Fprintf(out, "%-46s", q.name)
+		for si := range servers {
+			c := median(f.cpu[si])
+			fmt.Fprintf(out, " %12v (%.2f)", c.Round(time.Millisecond), float64(c)/float64(median(f.lat[si])))
 		}
 		fmt.Fprintln(out)
 	}

@@ -292,6 +292,53 @@
 //     queries (count WHERE delay > 60: 664 ms of CPU in 445 ms): a core idles about a quarter
 //     of the wall time. Probing the hash join on several goroutines was tried and measured
 //     slower (12–25% more CPU: more batches in flight, more collections under the 40 MiB limit).
+//     The join against avg partition by partition (join19d, scan/partjoin.go: one fragment per
+//     partition, each bucket read once for the aggregate and the probe, the probe without the
+//     partition key), NULL literals and a join's unused columns as slices of the shared
+//     all-null columns, the join's scratch pooled, a run of consecutive left rows sliced
+//     instead of gathered: server CPU per query from /proc beside main's build (8aaab12), each
+//     serving the 3M-row fixture, 3 alternating rounds of 2 queries at load average 11–28 (the
+//     machine shared): cold join against avg 1.74–1.89 against 2.69–2.89 s (−35%; 182 against
+//     295 MB allocated a query), cold semi join 1.13–1.17 against 1.38–1.41 s (the probe side's
+//     pruned columns no longer allocated), origins to destinations unchanged (775–865 against
+//     825–845 ms); warm (--shred-cache, each its own) join against avg 560–570 against 735–775
+//     ms, semi join 230–260 against 285–305 ms. BenchmarkAnalytical beside it (3 rounds, load
+//     average 11–25, so the wall times are noise): the join against avg 0.75–0.98× DuckDB over
+//     the payloads against main's 0.58–1.18×, warm 0.99–1.17 s against 2.06–2.37 s; peak RSS
+//     93–95 MiB (main's build, run from the linker's file, 106–109 MiB).
+//     Why a core idled (branch fan19; go tool trace of one cold count WHERE delay > 60 through
+//     serve --debug-listen, main's build at 8aaab12): a grouped read (partial aggregate or
+//     top-k over runs of 16 buckets, 84 fragments) started its next fragment only when the
+//     coordinator consumed the head, so the head's three followers ended and waited while one
+//     core ran it (fragments 4–6 ended 8 ms before the head, fragment 3, let fragment 7 start).
+//     Now such a read keeps at most the fan-out running and up to four times it started ahead
+//     of the one consumed (scan/fragments.go, groupedWindow), and its runs shrink towards the
+//     end (135 fragments, the last single buckets). The machine was shared at load average
+//     10–25 throughout, so wall times and CPU ÷ wall say nothing of idle cores (the server's
+//     threads waited 1–10 s a query in the run queue); replaying the fragments' running times
+//     from five traces of main's build on two ideal cores, its policy kept 1.75–1.84 cores busy
+//     through the fragments and the window 1.91–2.00 (4–10% less wall). The planning before the
+//     first fragment took 5–21 ms of a query in most traces (up to 120 ms at load 20), the
+//     final aggregate and the answer nothing measurable. A --fanout of 2 took 3–9% less CPU than 4 (fewer buffers live, fewer
+//     collections) in one pairing at load 24, within the noise; not changed, as only the fan-out
+//     keeps the cores busy while fragments wait for their reads. Reads of a file:// archive go
+//     straight to its files (archive/fileobjects.go): fileblob stat'ed every object and decoded
+//     its .attrs sidecar on every read, the object store's share of a cold query's CPU 9.5%
+//     (CPU profile) against 5.5% now. BenchmarkAnalytical beside main's build, all 13 queries, 3
+//     rounds, load 20–25: server CPU per query (the new column) count WHERE delay > 60 696
+//     against 820 ms, origin, avg(delay) 814/874, day bins 758/880, destination WHERE delay >
+//     60 835/985, origin, destination 925/1103, top 10 904/888, count(DISTINCT) 801/901,
+//     numeric 1095/1082, join against avg 2706/2908, semi join 1461/1550, origins to
+//     destinations 766/812 ms (a 7-query run at load 12–15: 594/664, 670/773, 723/727,
+//     704/838, 867/920, 790/906, 808/906 ms); warm 72/113 ms … 1266/1183 ms; peak RSS 98 MiB
+//     cold, 99 warm (the baseline, run from the linker's file, 111–112 MiB). The footer cache
+//     (archive.ReaderOptions.FooterCacheBytes, 10% of the Go memory limit: 4 MiB, about 300
+//     footers, each holding its payload's last 64 KiB, the whole of a payload under that, 1,164
+//     of the 1,341) was measured on and off, and footers cached without payload bytes (more
+//     fit): origin, avg(delay) after a first cold count WHERE delay > 60 on a fresh server took
+//     695/705/772 ms (on/off/without payload bytes) then 747/691/704 ms of CPU in a second
+//     pairing, peak RSS 104–107 MiB for all (cp-installed copies): within the noise, the cache
+//     neither helps nor hurts these queries under the 40 MiB limit.
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
@@ -339,6 +386,31 @@
 //     Until `flightsrv serve` handed the server the store adapter itself (openedStore.adapter,
 //     cmd/flightsrv/stores.go), it never used the row-aggregate port: earlier figures measured
 //     through it are of per-bucket key-only counts and row reads.
+//     Where count(*)'s time goes (quiet: 40.6 ms against PostgreSQL's 23.8): not a fixed cost
+//     (a count over an empty second takes 4.3 ms, 2 ms of backend CPU) but CPU on both cores.
+//     Per query, in CPU time (flightsrv's threads and every backend, from /proc's schedstat;
+//     load 10–20): main's build 76 ms (PostgreSQL 62, flightsrv 14), PostgreSQL's direct count
+//     30 ms serial (a sequential scan; two workers spread it). Of the backends' time, run as
+//     one statement over the 1,332 buckets: 33 ms the index-only scan of the 300,000 entries
+//     (the range's count alone by that index costs as much), 17 ms the 1,332 rescans with five
+//     keys checked an entry, 5 ms the routes; then 6.5 ms planning and binding 21 statements
+//     of 64 buckets. One statement for all buckets saves the 6.5 ms but runs on one core; the
+//     routes by hash join cost more than by index at 64 buckets. The statement's changes here
+//     (routing/cockroach/rowagg.go: an archived bucket's rows skipped by a NULL key rather than
+//     a Result node every row passes; a lone JSON member extracted in one level; date_bin for
+//     bins of fixed width, where date_trunc's zone form broke every instant down in its zone;
+//     sums of int4 read as int8, not numeric; answers scanned into pgtype's value types), CPU
+//     a query beside main's build (six rounds, load 20–27): count(*) 67 against 76 ms, origin
+//     count 69 / 71, count WHERE delay > 60 300 / 309, origin avg(delay) 319 / 322, day
+//     sum(distance) 396 / 536 (flightsrv's part 49 / 71), destination WHERE delay > 60
+//     504 / 512, origin × destination 379 / 412 (PostgreSQL's direct queries, serial: 30, 74,
+//     232, 304, 385, 250, 302 ms). Wall times at that load moved by ±25% between runs
+//     (on÷PostgreSQL of count(*) 0.98×, 1.70×, 1.20× in three runs). Measured and left: jsonb (one member: 231
+//     ms against json's 198 over the sample, and it rewrites numbers' text); grouping all
+//     buckets' rows in one hash aggregate instead of one a bucket (day bins: 370 against 356
+//     ms). Two members (destination WHERE delay > 60) parse each document three times (json_in,
+//     then each ->>): 477 ms of backend CPU against 223 for shipping the rows, whose JSON
+//     flightsrv reads in 260 ms.
 //   - BenchmarkIngest (ingest_bench_test.go): writes of the first FLIGHTSRV_INGEST_ROWS rows
 //     (default 300,000; `make bench-ingest-3m` writes all 3,000,000) of the flights file in the
 //     wide shape, side by side in one run: Flight SQL bulk ingest through ADBC (Python

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -31,7 +33,7 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 	day := time.Date(2001, 2, 3, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		sql   string
-		oids  []uint32 // PostgreSQL's: date 1082, bigint 20, text 25, timestamptz 1184
+		oids  []uint32 // PostgreSQL's: date 1082, bigint 20, text 25, timestamptz 1184, boolean 16, unknown 0
 		arrow []arrow.DataType
 		vals  []any
 	}{
@@ -39,6 +41,17 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 		{"SELECT ?, ? AS b", []uint32{20, 25}, []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}, []any{int64(41), "x"}},
 		{"SELECT ? || 'y' AS s", []uint32{25}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"x"}},
 		{"SELECT ? AS t", []uint32{1184}, []arrow.DataType{&arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}}, []any{arrow.Timestamp(day.UnixMicro())}},
+		// A declared type is the parameter's, whatever the statement would infer.
+		{"SELECT ? - 1", []uint32{1082}, []arrow.DataType{arrow.FixedWidthTypes.Date32}, []any{arrow.Date32FromTime(day)}},
+		{"SELECT ? + 1", []uint32{1082}, []arrow.DataType{arrow.FixedWidthTypes.Date32}, []any{arrow.Date32FromTime(day)}},
+		{"SELECT ? || 'x'", []uint32{1082}, []arrow.DataType{arrow.FixedWidthTypes.Date32}, []any{arrow.Date32FromTime(day)}},
+		{"SELECT ? = timestamp '2001-02-03'", []uint32{1082}, []arrow.DataType{arrow.FixedWidthTypes.Date32}, []any{arrow.Date32FromTime(day)}},
+		{"SELECT ? - 1", []uint32{20}, []arrow.DataType{arrow.PrimitiveTypes.Int64}, []any{int64(-9223372036854775807)}},
+		{"SELECT coalesce(?, 7)", []uint32{20}, []arrow.DataType{arrow.PrimitiveTypes.Int64}, []any{int64(5000000000)}},
+		{"SELECT CASE WHEN ? THEN 1 ELSE 2 END", []uint32{16}, []arrow.DataType{arrow.FixedWidthTypes.Boolean}, []any{false}},
+		// A bound string is an untyped literal (psycopg's str): the statement types it.
+		{"SELECT ? > 5", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"7"}},
+		{"SELECT ? - 1", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"7"}},
 	} {
 		pgSQL := tc.sql
 		for i := range tc.oids {
@@ -61,7 +74,10 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 				args[i] = []byte(day.Format("2006-01-02"))
 			case int64:
 				b.Field(i).(*array.Int64Builder).Append(x)
-				args[i] = []byte("41")
+				args[i] = []byte(fmt.Sprint(x))
+			case bool:
+				b.Field(i).(*array.BooleanBuilder).Append(x)
+				args[i] = []byte(fmt.Sprint(x))
 			case string:
 				b.Field(i).(*array.StringBuilder).Append(x)
 				args[i] = []byte(x)
@@ -97,6 +113,9 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 			if name := got.infoSchema.Field(i).Name; name != f.Name {
 				t.Errorf("%s: column %d named %q, PostgreSQL %q", tc.sql, i, name, f.Name)
 			}
+			if f.DataTypeOID != pgTypeOID(got.recs[0].Column(i).DataType()) {
+				t.Errorf("%s: column %d is %s, PostgreSQL's type oid %d", tc.sql, i, got.recs[0].Column(i).DataType(), f.DataTypeOID)
+			}
 			if v, want := boundText(got.recs[0].Column(i)), string(res.Rows[0][i]); v != want {
 				t.Errorf("%s: column %d = %q (%s), PostgreSQL %q (type oid %d)", tc.sql, i, v, got.recs[0].Column(i).DataType(), want, f.DataTypeOID)
 			}
@@ -120,6 +139,41 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 		rec.Release()
 		stmt.Close(ctx)
 	}
+	// A declared type PostgreSQL has no operator or rule for is its refusal, at binding.
+	for _, tc := range []struct {
+		sql   string
+		oid   uint32
+		typ   arrow.DataType
+		state string
+	}{
+		{"SELECT ? > 5", 16, arrow.FixedWidthTypes.Boolean, "42883"},
+		{"SELECT ? - 1", 1184, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, "42883"},
+		{"SELECT ? - 1", 1114, &arrow.TimestampType{Unit: arrow.Microsecond}, "42883"},
+		{"SELECT CASE WHEN ? THEN 1 END", 20, arrow.PrimitiveTypes.Int64, "42804"},
+		{"SELECT 1 WHERE ?", 1082, arrow.FixedWidthTypes.Date32, "42804"},
+	} {
+		pgSQL := strings.Replace(tc.sql, "?", "$1", 1)
+		_, err := pg.PgConn().Prepare(ctx, "", pgSQL, []uint32{tc.oid})
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != tc.state {
+			t.Fatalf("PostgreSQL %s (oid %d): %v, want %s", pgSQL, tc.oid, err, tc.state)
+		}
+		stmt, err := cl.Prepare(ctx, tc.sql)
+		if err != nil {
+			t.Fatalf("%s: prepare: %v", tc.sql, err)
+		}
+		b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "$1", Type: tc.typ, Nullable: true}}, nil))
+		b.Field(0).AppendNull()
+		rec := b.NewRecordBatch()
+		b.Release()
+		stmt.SetParameters(rec)
+		rec.Release()
+		_, err = stmt.Execute(ctx)
+		if status.Code(err) != codes.InvalidArgument || statusSQLState(err) != tc.state {
+			t.Errorf("%s bound as %s: %v (SQLSTATE %q), PostgreSQL %s %q", tc.sql, tc.typ, err, statusSQLState(err), pgErr.Code, pgErr.Message)
+		}
+		stmt.Close(ctx)
+	}
 	// Nothing bound: PostgreSQL's 42P18.
 	stmt, err := cl.Prepare(ctx, "SELECT ?")
 	if err != nil {
@@ -129,6 +183,29 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 	if _, err := stmt.Execute(ctx); status.Code(err) != codes.InvalidArgument || statusSQLState(err) != "42P18" {
 		t.Errorf("SELECT ? unbound: %v (SQLSTATE %q), want 42P18", err, statusSQLState(err))
 	}
+}
+
+// pgTypeOID is the PostgreSQL type oid of the answers of TestParameterTypesFromBindingAsPostgres
+// of Arrow type t (0 for another type).
+func pgTypeOID(t arrow.DataType) uint32 {
+	switch t.ID() {
+	case arrow.DATE32:
+		return 1082
+	case arrow.INT64:
+		return 20
+	case arrow.INT32:
+		return 23
+	case arrow.STRING:
+		return 25
+	case arrow.BOOL:
+		return 16
+	case arrow.TIMESTAMP:
+		if t.(*arrow.TimestampType).TimeZone == "" {
+			return 1114
+		}
+		return 1184
+	}
+	return 0
 }
 
 // boundText writes row 0 of col as PostgreSQL's text output of its type writes it (date,
@@ -142,7 +219,48 @@ func boundText(col arrow.Array) string {
 	case *array.String:
 		return a.Value(0)
 	case *array.Timestamp:
+		if a.DataType().(*arrow.TimestampType).TimeZone == "" {
+			return a.Value(0).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC().Format("2006-01-02 15:04:05")
+		}
 		return a.Value(0).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC().Format("2006-01-02 15:04:05-07")
+	case *array.Int32:
+		return fmt.Sprint(a.Value(0))
+	case *array.Boolean:
+		return map[bool]string{true: "t", false: "f"}[a.Value(0)]
 	}
 	return col.ValueStr(0)
+}
+
+// TestTimeBoundsTypedByBinding: routed time bounds bound as a date, a timestamp without time
+// zone, a timestamp with time zone or ISO text (an untyped literal) select the rows PostgreSQL
+// selects for `timestamp >= $2 AND timestamp < $3` with those declared types: timestamptz
+// compared with a date or a timestamp at UTC midnight/wall time (the session zone is UTC).
+func TestTimeBoundsTypedByBinding(t *testing.T) {
+	e, cl, ctx, stmt, from, to := preparedCount(t)
+	want := int64(len(expected(e.sample, "ORD", from, to)))
+	if want == 0 {
+		t.Fatal("the sample has no flights in the window")
+	}
+	for _, typ := range []arrow.DataType{arrow.FixedWidthTypes.Date32, &arrow.TimestampType{Unit: arrow.Microsecond},
+		&arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, arrow.BinaryTypes.String} {
+		schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.BinaryTypes.String}, {Name: "b", Type: typ}, {Name: "c", Type: typ}}, nil)
+		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		b.Field(0).(*array.StringBuilder).Append("ORD")
+		for i, v := range []time.Time{from, to} {
+			switch fb := b.Field(i + 1).(type) {
+			case *array.Date32Builder:
+				fb.Append(arrow.Date32FromTime(v))
+			case *array.TimestampBuilder:
+				x, _ := arrow.TimestampFromTime(v, typ.(*arrow.TimestampType).Unit)
+				fb.Append(x)
+			case *array.StringBuilder:
+				fb.Append(v.Format("2006-01-02"))
+			}
+		}
+		res := executeWith(t, ctx, cl, stmt, b)
+		if got := scalarCount(t, res); got != want {
+			t.Errorf("bounds bound as %s: count %d, want %d", typ, got, want)
+		}
+		res.release()
+	}
 }

@@ -290,6 +290,15 @@ func joinAnalyticalQueries() []string {
 		"SELECT f.origin, count(*) FROM flights f JOIN (SELECT origin, avg((value->>'delay')::int) AS a FROM flights WHERE" + day + " GROUP BY 1) o ON f.origin = o.origin WHERE f." + strings.TrimSpace(day) + " AND (f.value->>'delay')::int > o.a GROUP BY 1 ORDER BY 1",
 		"SELECT o.origin, o.n, d.n FROM (SELECT origin, count(*) AS n FROM flights WHERE" + day + " GROUP BY 1) o FULL JOIN (SELECT value->>'destination' AS dest, count(*) AS n FROM flights WHERE" + day + " GROUP BY 1) d ON o.origin = d.dest ORDER BY 1, 2, 3",
 		"SELECT a.id FROM flights a WHERE" + dayA + " AND NOT EXISTS (SELECT 1 FROM flights b WHERE" + dayB + " AND b.origin = a.value->>'destination') AND (a.value->>'delay')::int > 100 ORDER BY 1",
+		// Joins of two reads of flights on their partition columns, run partition by
+		// partition (scan/partjoin.go): rows with rows over the same buckets (one read feeds
+		// both), a left join against an aggregate of another day, a semi join against
+		// filtered rows, an anti join on two keys, a scalar subquery per partition.
+		"SELECT a.origin, count(*) FROM flights a JOIN flights b ON a.origin = b.origin AND a.value->>'destination' = b.value->>'destination' WHERE" + dayA + " AND" + dayB + " GROUP BY 1 ORDER BY 1",
+		"SELECT f.origin, count(*), count(o.n), min(o.n) FROM flights f LEFT JOIN (SELECT origin, count(*) AS n FROM flights WHERE timestamp >= '2001-04-01' AND timestamp < '2001-04-02' AND (value->>'delay')::int > 30 GROUP BY 1) o ON f.origin = o.origin WHERE f." + strings.TrimSpace(day) + " GROUP BY 1 ORDER BY 1",
+		"SELECT origin, count(*) FROM flights WHERE" + day + " AND origin IN (SELECT origin FROM flights WHERE" + day + " AND (value->>'delay')::int > 15) GROUP BY 1 ORDER BY 1",
+		"SELECT a.origin, count(*) FROM flights a WHERE" + dayA + " AND NOT EXISTS (SELECT 1 FROM flights b WHERE" + dayB + " AND b.origin = a.origin AND b.value->>'destination' = a.value->>'destination' AND b.id <> a.id) GROUP BY 1 ORDER BY 1",
+		"SELECT a.origin, a.id, (SELECT max((b.value->>'delay')::int) FROM flights b WHERE" + dayB + " AND b.origin = a.origin) FROM flights a WHERE" + dayA + " AND (a.value->>'delay')::int > 60 ORDER BY 1, 2",
 	}
 }
 
@@ -316,6 +325,18 @@ func TestJoinsAsPostgres(t *testing.T) {
 		comparePG(t, ctx, conn, map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off}, nonEmptyTyped(subqueryQueries()...)...) +
 		comparePG(t, ctx, conn, map[string]*flightsql.Client{"analytical, pushdown on": aon, "analytical, pushdown off": aoff}, nonEmptyTyped(joinAnalyticalQueries()...)...)
 	t.Logf("%d join queries, %d subqueries and %d joins in the analytical mode, %d rows equal to PostgreSQL's", len(queries), len(subqueryQueries()), len(joinAnalyticalQueries()), compared)
+
+	// The joins of two reads of flights on their partition columns run partition by
+	// partition; over the same buckets without filters, one read feeds both sides.
+	aq := joinAnalyticalQueries()
+	for q, wants := range map[string][]string{aq[3]: {"partition-wise", "feeds both sides"}, aq[6]: {"partition-wise", "feeds both sides"}, aq[7]: {"partition-wise", "each side reads its buckets"}, aq[8]: {"partition-wise"}} {
+		plan := strings.Join(explainLines(t, aon, "EXPLAIN "+q), "\n")
+		for _, want := range wants {
+			if !strings.Contains(plan, want) {
+				t.Errorf("EXPLAIN of %s: no %q:\n%s", q, want, plan)
+			}
+		}
+	}
 
 	// EXPLAIN shows the hash join at the coordinator, without a value of the query.
 	plan := strings.Join(explainLines(t, on, "EXPLAIN "+queries[0]), "\n")
@@ -374,6 +395,15 @@ func TestJoinRefusals(t *testing.T) {
 	// Within the default limit the same join answers.
 	res := mustRun(t, cl, q)
 	res.release()
+	// So is a partition-wise join's (scan/partjoin.go: one read of ORD's buckets feeds both
+	// sides, the right side's rows buffered for the partition).
+	qp := "SELECT count(t.w) FROM flights a JOIN (SELECT origin, id, " + wide + " AS w FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01') t ON a.origin = t.origin AND a.id = t.id WHERE a.origin = 'ORD' AND a.timestamp >= '2001-01-01' AND a.timestamp < '2001-07-01'"
+	if _, err := run(ctx, dial(t, small), qp); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--query-memory") {
+		t.Errorf("a partition-wise join over more than --query-memory: %v, want RESOURCE_EXHAUSTED naming the limit", err)
+	}
+	if plan := strings.Join(explainLines(t, cl, "EXPLAIN "+qp), "\n"); !strings.Contains(plan, "partition-wise") {
+		t.Errorf("EXPLAIN of %s: not partition-wise:\n%s", qp, plan)
+	}
 	// A correlated subquery's domain (the outer's distinct wide values) and its nested loop
 	// are under the same limit.
 	qd := "SELECT count(*) FROM (SELECT id, " + wide + " AS w FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01') t WHERE EXISTS (SELECT 1 FROM (VALUES ('0'), ('1')) v(k) WHERE v.k < t.w)"

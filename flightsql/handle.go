@@ -37,6 +37,10 @@ type Query struct {
 	// (internal/querylog: SELECT, EXPLAIN, SUBSTRAIT), a fixed word: the log line of a DoGet
 	// refused before it runs names it (Server.TicketQuery).
 	Statement string `json:"stmt,omitempty"`
+	// Declared is set when SQL declares the types of Params' fields (ParameterTyper): it was
+	// rewritten from the client's statement when planned with this binding, so executing it
+	// with the binding declares nothing again.
+	Declared bool `json:"decl,omitempty"`
 
 	// The fields below are set in tickets only.
 

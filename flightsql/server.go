@@ -47,15 +47,27 @@ type Engine interface {
 	Tables() map[string]*arrow.Schema
 }
 
-// ParameterTyper is implemented by engines that can type the parameters a SQL statement
-// leaves untyped (`SELECT ?`, `SELECT $1 + 1`: PostgreSQL's 42P18 when nothing gives a type)
-// from a client's binding, as PostgreSQL types them from the parameter types declared at
-// Parse: Flight SQL carries the declared types as the Arrow schema of the parameters bound by
-// DoPut. TypeParameters returns sql with those parameters declared as the types of bound's
-// fields (the SQL the engine then prepares and executes), sql itself when it types every
-// parameter; its errors are planning errors (a parameter still untyped is 42P18).
+// ParameterTyper is implemented by engines that type the parameters of a SQL statement as a
+// client's binding declares them, as PostgreSQL types them from the parameter types declared
+// at Parse: Flight SQL carries the declared types as the Arrow schema of the parameters bound
+// by DoPut, and a parameter the statement leaves untyped (`SELECT ?`, PostgreSQL's 42P18 when
+// nothing gives a type) is typed by it too. TypeParameters returns sql with the parameters
+// declared as the types of bound's fields (the SQL the engine then prepares and executes with
+// that binding), sql itself when it declares nothing; its errors are planning errors (a
+// parameter still untyped is 42P18, a declared type PostgreSQL has no operator for 42883).
 type ParameterTyper interface {
 	TypeParameters(ctx context.Context, sql string, bound *arrow.Schema) (string, error)
+}
+
+// UnknownParameterTyper is implemented by engines that can declare the parameters a SQL
+// statement leaves untyped as text, PostgreSQL's type for a parameter of type unknown that
+// nothing resolves (`SELECT $1` prepared without parameter types has a text parameter).
+// CreatePreparedStatement answers that parameter schema to a client that binds into the
+// declared types (the JDBC driver converts its values into the vectors of the answered
+// schema, and binds nothing without one); the binding's own types still declare the
+// parameters when it arrives (ParameterTyper).
+type UnknownParameterTyper interface {
+	TypeUnknownParameters(ctx context.Context, sql string) (string, error)
 }
 
 // Config configures a Server.
@@ -246,17 +258,16 @@ func (s *Server) execute(ctx context.Context, q Query) (array.RecordReader, erro
 	if fe, ok := s.engine.(FragmentEngine); ok && len(q.Fragment) > 0 {
 		return fe.ExecuteFragment(ctx, q.SQL, q.Substrait, params, q.Fragment)
 	}
-	rdr, err := s.engine.Execute(ctx, q.SQL, q.Substrait, params)
-	if err != nil && params != nil && s.typer != nil && untypedParameter(err) {
+	if params != nil && q.SQL != "" && !q.Declared && s.typer != nil {
 		// A prepared handle fetched by DoGet without GetFlightInfo, which would have declared
 		// the parameters' types from the binding (prepare).
-		sql, terr := s.typer.TypeParameters(ctx, q.SQL, params.Schema())
-		if terr != nil {
-			return nil, terr
+		sql, err := s.typer.TypeParameters(ctx, q.SQL, params.Schema())
+		if err != nil {
+			return nil, err
 		}
-		return s.engine.Execute(ctx, sql, q.Substrait, params)
+		q.SQL = sql
 	}
-	return rdr, err
+	return s.engine.Execute(ctx, q.SQL, q.Substrait, params)
 }
 
 // statusReader maps its reader's error to a gRPC status and counts the rows it hands out in
@@ -350,17 +361,20 @@ func (s *Server) prepare(ctx context.Context, q *Query) (dataset, params *arrow.
 	}
 	q.Analytical = opts[OptionAnalytical].GetStringValue() == "on"
 	ctx = withSession(ctx, q.Analytical)
-	dataset, params, err = s.engine.Prepare(ctx, q.SQL, q.Substrait)
-	if err != nil && len(q.Params) > 0 && s.typer != nil && untypedParameter(err) {
-		// The binding's Arrow schema declares the types the statement leaves open.
-		if schema, serr := s.paramsSchema(q.Params); serr == nil {
-			var sql string
-			if sql, err = s.typer.TypeParameters(ctx, q.SQL, schema); err == nil {
-				q.SQL = sql
-				dataset, params, err = s.engine.Prepare(ctx, q.SQL, q.Substrait)
-			}
+	if q.SQL != "" && len(q.Params) > 0 && !q.Declared && s.typer != nil {
+		// The binding's Arrow schema declares the parameters' types, as the parameter types a
+		// PostgreSQL client declares at Parse.
+		schema, err := s.paramsSchema(q.Params)
+		if err != nil {
+			return nil, nil, s.toStatus(err)
 		}
+		sql, err := s.typer.TypeParameters(ctx, q.SQL, schema)
+		if err != nil {
+			return nil, nil, s.toStatus(err)
+		}
+		q.SQL, q.Declared = sql, true
 	}
+	dataset, params, err = s.engine.Prepare(ctx, q.SQL, q.Substrait)
 	if err != nil {
 		return nil, nil, s.toStatus(err)
 	}
@@ -445,8 +459,10 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 	if err != nil && q.SQL != "" && s.typer != nil && untypedParameter(err) {
 		// A parameter only a binding can type (ParameterTyper): the handle is valid, its
 		// schemas unknown until the client binds parameters (DoPut), whose Arrow types
-		// declare them; executing it unbound answers the 42P18 refusal.
-		dataset, params, err = nil, nil, nil
+		// declare them; executing it unbound answers the 42P18 refusal. The parameter schema
+		// answered declares those parameters text (UnknownParameterTyper), as PostgreSQL
+		// types them when the client declares nothing.
+		dataset, params, err = nil, s.unknownParams(ctx, q), nil
 	}
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
@@ -464,6 +480,33 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 	params = s.declaredParams(ctx, params)
 	isUpdate := s.isUpdate(q)
 	return flightsql.ActionCreatePreparedStatementResult{Handle: h, DatasetSchema: dataset, ParameterSchema: params, IsUpdate: &isUpdate}, nil
+}
+
+// unknownParams returns the parameter schema of q's statement with the parameters it leaves
+// untyped declared text (UnknownParameterTyper), nil when the engine cannot declare them or
+// the declared statement does not plan.
+func (s *Server) unknownParams(ctx context.Context, q Query) *arrow.Schema {
+	ut, ok := s.engine.(UnknownParameterTyper)
+	if !ok {
+		return nil
+	}
+	ctx = withSession(ctx, q.Analytical)
+	sql, err := ut.TypeUnknownParameters(ctx, q.SQL)
+	if err != nil {
+		return nil
+	}
+	_, params, err := s.engine.Prepare(ctx, sql, nil)
+	if err != nil {
+		return nil
+	}
+	// Each may be NULL, as a PostgreSQL parameter may (setNull binds into a nullable field
+	// only); the engine refuses a NULL where the statement needs a value.
+	fields := params.Fields()
+	for i := range fields {
+		fields[i].Nullable = true
+	}
+	md := params.Metadata()
+	return arrow.NewSchema(fields, &md)
 }
 
 // infersParameterTypes reports whether the caller is arrow-go's own Flight SQL client (its

@@ -224,12 +224,23 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 	return b.Schema, arrow.NewSchema(nil, nil), nil
 }
 
-// TypeParameters returns sql with the parameters it leaves untyped declared as the types of a
-// client's binding, whose schema is bound (substrait.DeclareParameterTypes: PostgreSQL's
-// parameter types declared at Parse); sql unchanged when it types every parameter itself.
-// Its errors are the planner's (42P18 for a parameter still untyped).
+// TypeParameters returns sql with its parameters declared as the types of a client's binding,
+// whose schema is bound (substrait.DeclareParameterTypes: PostgreSQL's parameter types
+// declared at Parse; a bound string stays an untyped literal); sql unchanged when it declares
+// nothing. Its errors are the planner's (42P18 for a parameter still untyped).
 func (e *Engine) TypeParameters(ctx context.Context, sql string, bound *arrow.Schema) (string, error) {
 	text, err := substrait.DeclareParameterTypes(sql, e.cat, e.bindOptions(ctx), bound)
+	if err != nil {
+		return "", e.planError(err)
+	}
+	return text, nil
+}
+
+// TypeUnknownParameters returns sql with the parameters it leaves untyped declared text
+// (substrait.DeclareUnknownParameters: PostgreSQL's type for a parameter of type unknown that
+// nothing resolves). Its errors are the planner's.
+func (e *Engine) TypeUnknownParameters(ctx context.Context, sql string) (string, error) {
+	text, err := substrait.DeclareUnknownParameters(sql, e.cat, e.bindOptions(ctx))
 	if err != nil {
 		return "", e.planError(err)
 	}

@@ -18,7 +18,9 @@
 // streams by (timestamp, id) is their concatenation in bound order (reversed for descending
 // scans), which costs nothing per row. Fragments start as the coordinator pulls, at most the
 // table's fan-out running or holding unconsumed output at once, each buffering at most a few
-// batches; with a limit over rows in bucket order the first fragment starts alone and others
+// batches (fragments ending in a partial aggregate or top-k: at most the fan-out running, up
+// to four times it started ahead of the one consumed, the ended ones holding their one
+// output until the coordinator reaches them); with a limit over rows in bucket order the first fragment starts alone and others
 // only while the rows of the earlier ones fall short of it (the seed's "stop starting buckets
 // once earlier ones prove the page full"). Sorts that are not bucket order keep a top k per
 // fragment and merge them, or sort everything at the coordinator. Relations above a
@@ -26,7 +28,10 @@
 // holding window functions always runs there (window.go): one ops.Window per distinct
 // partitioning and order, over every row of its input. So does a JoinRel or HashJoinRel
 // (join.go): one ops.HashJoin over its two lowered inputs, the equalities between the sides
-// its hash keys, the right input buffered under the ledger.
+// its hash keys, the right input buffered under the ledger — or, when both inputs are routed
+// reads of one table keyed on their partition columns, one fragment per partition running the
+// join over that partition's rows, each bucket read once for both sides where they read the
+// same rows (partjoin.go).
 //
 // Every batch a query builds or holds is allocated through its ledger (scan/ledger), which
 // enforces the per-query memory limit (and, through a ledger.Budget, the limit all the

@@ -390,3 +390,76 @@ func TestGroupedFragments(t *testing.T) {
 		t.Fatal("reads still running after Release")
 	}
 }
+
+// TestGroupedWindow: a grouped read (a partial aggregate over runs of buckets) keeps starting
+// fragments while the one at the head is slow, at most the fan-out of them running at once
+// and at most 4× the fan-out started ahead of the one consumed: with the first bucket's read
+// held, the later fragments read more buckets than the head and fan-out − 1 followers of at
+// most 16 buckets could (the bound of a window of the fan-out alone), then stop; once the
+// head is let go, the answer is the brute-force count.
+func TestGroupedWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := span(0, days(numDays))
+	want := int64(len(expected(pGeneral, r, false, -1)))
+	{
+		const fanout = 2 // runs of 7 buckets at first (groupSize)
+		gate := make(chan struct{})
+		p := &probe{HotStore: fixtures(t)[0].store, fail: func(b routing.BucketID) error {
+			if b.Start.Equal(day0) {
+				<-gate
+			}
+			return nil
+		}}
+		tbl := fixtures(t)[0].table(t, p, fanout, false)
+		type answer struct {
+			n   int64
+			err error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			res, err := execute(ctx, &scanSpec{Table: tbl, Partition: []byte(pGeneral), Range: r}, "SELECT count(*)"+routedWhere, testPool)
+			if err != nil {
+				done <- answer{err: err}
+				return
+			}
+			defer res.Release()
+			var n int64
+			for res.Next() {
+				n = res.RecordBatch().Column(0).(*array.Int64).Value(0)
+			}
+			done <- answer{n, res.Err()}
+		}()
+		// Wait (up to 10 s on a loaded machine) until the reads pass what a window of the
+		// fan-out alone allows, then until they stop: the window is full behind the held head.
+		fanoutOnly := int64(1 + (fanout-1)*16)
+		for deadline := time.Now().Add(10 * time.Second); p.calls.Load() <= fanoutOnly && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		var calls int64
+		for last, still := int64(-1), 0; still < 20; time.Sleep(10 * time.Millisecond) {
+			if calls = p.calls.Load(); calls == last {
+				still++
+			} else {
+				last, still = calls, 0
+			}
+		}
+		if calls <= fanoutOnly || calls >= int64(numDays) {
+			close(gate)
+			t.Fatalf("fan-out %d: %d bucket reads while the head's first bucket was held, want more than %d and fewer than %d", fanout, calls, fanoutOnly, numDays)
+		}
+		close(gate)
+		a := <-done
+		if a.err != nil || a.n != want {
+			t.Fatalf("fan-out %d: count %d (%v), want %d", fanout, a.n, a.err, want)
+		}
+		// The followers' reads may all have run before the head's goroutine reached its first
+		// bucket (a loaded machine), so overlapping reads are not asked for, only the bound.
+		if m := p.max.Load(); m > fanout || p.cur.Load() != 0 {
+			t.Fatalf("fan-out %d: %d concurrent bucket reads, %d still running after the query", fanout, m, p.cur.Load())
+		}
+		if p.calls.Load() != int64(numDays) {
+			t.Fatalf("fan-out %d: %d bucket reads of %d buckets", fanout, p.calls.Load(), numDays)
+		}
+	}
+}

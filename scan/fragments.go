@@ -37,12 +37,23 @@ const (
 	headBuffer     = 4
 )
 
+// groupedWindow is how many times the fan-out a grouped read (routedNode.grouped) may have
+// started and not yet consumed: at most fanout of its fragments run at once, and those that
+// have ended wait with their output (one partial aggregate or top-k each) until the
+// coordinator reaches them, so that a slow fragment at the head no longer holds the other
+// slots idle. With the window the fan-out alone, a cold aggregate over 1,341 archived buckets
+// ran one fragment on one core while the head's three followers, ended, waited for it (issue
+// 19; scan/doc.go).
+const groupedWindow = 4
+
 // heldBatches is how many of a routed read's output batches one execution may hold at once
-// with fanout fragments: each fragment's buffered batches (the head's headBuffer, the
-// others' fragmentBuffer) and the two its pipeline is building or slicing, the coordinator's
-// current batch and the one the Flight writer is encoding.
-func heldBatches(fanout int) int64 {
-	return int64(fanout*(fragmentBuffer+2) + headBuffer + 2)
+// with fanout fragments, of which up to window × fanout started and unconsumed (window 1 but
+// for a grouped read): each running fragment's buffered batches (the head's headBuffer, the
+// others' fragmentBuffer) and the two its pipeline is building or slicing, each ended
+// fragment's fragmentBuffer, the coordinator's current batch and the one the Flight writer is
+// encoding.
+func heldBatches(fanout, window int) int64 {
+	return int64(fanout*(fragmentBuffer+2) + fanout*(window-1)*fragmentBuffer + headBuffer + 2)
 }
 
 // MaxOutputColumns returns the most output columns a routed read's execution may have under a
@@ -51,7 +62,7 @@ func heldBatches(fanout int) int64 {
 // the limit, and Prepare refuses the plan. The query engine bounds select lists with it
 // before binding them (64 MiB at a fan-out of 4: 3,640 columns).
 func MaxOutputColumns(limit int64, fanout int) int {
-	return int(limit / (heldBatches(fanout) * ops.ColumnOverhead))
+	return int(limit / (heldBatches(fanout, 1) * ops.ColumnOverhead))
 }
 
 // reserveWidth reserves, for one execution of n, what its output batches cost outside the
@@ -61,17 +72,25 @@ func MaxOutputColumns(limit int64, fanout int) int {
 // batches of a single row (that cost plus rowBytes, the bytes one row of n's projection
 // allocates: its constants, fixed widths and offsets) would pass the query's memory limit: a
 // projection of 50,000 columns, or of a 10 MB string literal under a 64 MiB limit, is
-// refused before any memory is taken.
-func (n *routedNode) reserveWidth(rt *runtime, fanout int, streamSch *arrow.Schema) (release func(), err error) {
-	fixed, err := n.checkWidth(rt.mem.Limit(), fanout, streamSch)
+// refused before any memory is taken. window is how many times fanout the execution may have
+// started and not consumed: groupedWindow for a grouped read whose reservation for it fits
+// the limit too, else 1.
+func (n *routedNode) reserveWidth(rt *runtime, fanout int, streamSch *arrow.Schema) (release func(), window int, err error) {
+	window = 1
+	fixed, err := n.checkWidth(rt.mem.Limit(), fanout, 1, streamSch)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	if n.grouped(-1) {
+		if wide, err := n.checkWidth(rt.mem.Limit(), fanout, groupedWindow, streamSch); err == nil {
+			fixed, window = wide, groupedWindow
+		}
 	}
 	if err := rt.mem.Claim(fixed); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var once sync.Once
-	return func() { once.Do(func() { rt.mem.Unclaim(fixed) }) }, nil
+	return func() { once.Do(func() { rt.mem.Unclaim(fixed) }) }, window, nil
 }
 
 // runtime is one execution's shared state: its ledger and what its fragments did. Safe for
@@ -173,6 +192,15 @@ type routedNode struct {
 	shred    *shredPlan
 	outWidth int
 	schema   *arrow.Schema
+	// outputs are the expressions the fragments evaluate (the projection's, or the aggregate's
+	// inputs), over the base schema; partOut flags the output columns that are the bucket's
+	// partition (partCols), for partition-wise joins (partjoin.go).
+	outputs []expr.Expression
+	base    *types.RecordType
+	partOut []bool
+	// pj, when set, makes this node the fragment stream of a partition-wise join: one unit
+	// per partition, each fragment the join over that partition (partJoinNode.fragment).
+	pj *partJoinNode
 }
 
 // finishRouted lowers a routed plan with an optional aggregation and fetch onto fragments.
@@ -336,6 +364,12 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		}
 	}
 	n.used = filterUse(n.readSch.NumFields(), n.filters, n.proj, n.sel)
+	n.outputs, n.base = outputs, rp.base
+	if agg != nil {
+		n.partOut = partCols(outputs, agg.spec.Groups, true)
+	} else {
+		n.partOut = partCols(outputs[:n.outWidth], nil, false)
+	}
 	if l.opts.Shred != nil {
 		var outs []expr.Expression
 		if n.proj != nil {
@@ -349,7 +383,7 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		if fanout <= 0 {
 			fanout = max(1, n.src.Table.Fanout())
 		}
-		if _, err := n.checkWidth(l.opts.QueryMemory, fanout, n.streamSchema()); err != nil {
+		if _, err := n.checkWidth(l.opts.QueryMemory, fanout, 1, n.streamSchema()); err != nil {
 			return nil, err
 		}
 	}
@@ -586,12 +620,12 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 	if n.store != nil && !n.store.rw.Extremes() || n.hot != nil {
 		out = newStoreStream(ctx, rt, n)
 	} else {
-		release, err := n.reserveWidth(rt, rt.fanout(n), streamSch)
+		release, window, err := n.reserveWidth(rt, rt.fanout(n), streamSch)
 		if err != nil {
 			return nil, err
 		}
 		fs := newFragmentStream(ctx, rt, n, streamSch, need)
-		fs.unreserve = release
+		fs.unreserve, fs.window = release, window
 		out = fs
 	}
 	out = rt.analysis.track(n, opConcat, out)
@@ -621,10 +655,24 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 // inputs (read, filters, projection: fragmentInput) feed one partial aggregate or top-k one
 // bucket after the other, returning its output reader.
 func (n *routedNode) fragment(ctx context.Context, rt *runtime, us []unit) (array.RecordReader, error) {
+	if n.pj != nil {
+		return n.pj.fragment(ctx, rt, us[0])
+	}
 	if len(us) > 1 {
-		c := &chainReader{ctx: ctx, rt: rt, n: n, units: us}
-		c.refs.Store(1)
-		return n.fragmentTail(ctx, rt, c)
+		// The units' inputs one after the other, each opened once the one before it has
+		// ended, so that at most one bucket's read is open.
+		opens := make([]func() (array.RecordReader, error), len(us))
+		for i, u := range us {
+			opens[i] = func() (array.RecordReader, error) {
+				r, done, err := n.fragmentInput(ctx, rt, u)
+				if err == nil && done {
+					r.Release()
+					return nil, errors.New("scan: a grouped fragment's bucket was answered by its store")
+				}
+				return r, err
+			}
+		}
+		return n.fragmentTail(ctx, rt, newChain(n.projSch, opens))
 	}
 	in, done, err := n.fragmentInput(ctx, rt, us[0])
 	if err != nil || done {
@@ -764,12 +812,13 @@ const (
 	opLast    = "last"
 )
 
-// checkWidth returns what reserveWidth claims for an execution of n with fanout fragments
-// whose batches have streamSch's columns, or its refusal under limit bytes (<= 0: none), a
-// *ledger.LimitExceededError. Prepare calls it too, so that such a query is refused when it is
-// planned (GetFlightInfo), before a ticket is made for it.
-func (n *routedNode) checkWidth(limit int64, fanout int, streamSch *arrow.Schema) (fixed int64, err error) {
-	held := heldBatches(fanout)
+// checkWidth returns what reserveWidth claims for an execution of n with fanout fragments and
+// a window of window × fanout (heldBatches) whose batches have streamSch's columns, or its
+// refusal under limit bytes (<= 0: none), a *ledger.LimitExceededError. Prepare calls it too
+// (window 1), so that such a query is refused when it is planned (GetFlightInfo), before a
+// ticket is made for it.
+func (n *routedNode) checkWidth(limit int64, fanout, window int, streamSch *arrow.Schema) (fixed int64, err error) {
+	held := heldBatches(fanout, window)
 	fixed = held * int64(streamSch.NumFields()) * ops.ColumnOverhead
 	if limit > 0 && fixed+held*n.rowBytes > limit {
 		return 0, ledger.LimitError(limit)
@@ -788,7 +837,10 @@ func (n *routedNode) streamSchema() *arrow.Schema {
 
 // fragmentStream runs a routed node's fragments under the table's fan-out bound and
 // concatenates their outputs in unit order. At most fanout fragments are running or holding
-// unconsumed output at once. With a row need (a limit over bucket-ordered or unordered rows),
+// unconsumed output at once, but for a grouped read (routedNode.grouped), whose fragments
+// each end in one partial aggregate or top-k: at most fanout of them run, and up to
+// groupedWindow × fanout (reserveWidth's window) may have started and not been consumed.
+// With a row need (a limit over bucket-ordered or unordered rows),
 // the first fragment starts alone and later ones only while the rows produced by the earlier
 // ones fall short of it; once one fragment has finished short, the look-ahead widens to the
 // fan-out (the seed's top-k refill: stop starting buckets once earlier ones prove the page
@@ -810,9 +862,15 @@ type fragmentStream struct {
 	first int
 	round int
 
-	// group is how many consecutive units one fragment runs (groupSize), next the first unit
-	// not started yet (without the MIN/MAX policy).
-	group, next int
+	// grouped is set when n's fragments are grouped (routedNode.grouped): a fragment runs
+	// groupSize of the units not started yet, at most fanout run at once and at most window ×
+	// fanout are started and unconsumed (reserveWidth's window); ended is signalled
+	// (capacity 1) when one of them ends, so that the coordinator starts the next one while it
+	// waits for the head. next is the first unit not started yet (without the MIN/MAX policy).
+	grouped bool
+	window  int
+	ended   chan struct{}
+	next    int
 
 	frags     []*fragRun
 	cur       int
@@ -847,15 +905,18 @@ func (f *fragRun) promote() {
 	}
 }
 
+// newFragmentStream starts nothing yet: the first Next launches. Its window is 1 until the
+// caller sets reserveWidth's.
 func newFragmentStream(ctx context.Context, rt *runtime, n *routedNode, schema *arrow.Schema, need int64) *fragmentStream {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: rt.fanout(n), first: 1, group: 1}
+	s := &fragmentStream{ctx: ctx, cancel: cancel, rt: rt, n: n, schema: schema, need: need, fanout: rt.fanout(n), first: 1, window: 1}
 	if n.store != nil && n.store.rw.Extremes() {
 		s.early = pushdown.NewStartOrder(n.store.rw, len(n.units))
 		s.first = s.early.Walks()
 	}
 	if n.grouped(need) {
-		s.group = groupSize(len(n.units), s.fanout)
+		s.grouped = true
+		s.ended = make(chan struct{}, 1)
 	}
 	s.refs.Store(1)
 	return s
@@ -899,7 +960,11 @@ func (s *fragmentStream) launch() {
 		if s.need >= 0 && !s.speculate.Load() {
 			ahead = 1
 		}
-		if j-s.cur >= ahead {
+		if s.grouped {
+			if j-s.cur >= ahead*s.window || s.running(j) >= ahead {
+				return
+			}
+		} else if j-s.cur >= ahead {
 			return
 		}
 		if s.need >= 0 && j > s.cur && s.produced(j) >= s.need {
@@ -908,7 +973,10 @@ func (s *fragmentStream) launch() {
 		if j > s.cur && s.heavy() {
 			return // the fragments running hold enough: no look-ahead until they free some
 		}
-		u, fromEnd, k := s.next, false, min(s.group, len(s.n.units)-s.next)
+		u, fromEnd, k := s.next, false, 1
+		if s.grouped {
+			k = groupSize(len(s.n.units)-s.next, s.fanout)
+		}
 		if s.early != nil {
 			k = 1
 			if !s.speculate.Load() && j-s.round >= s.first {
@@ -938,6 +1006,18 @@ func (s *fragmentStream) launch() {
 	}
 }
 
+// running returns how many of the fragments started from the head up to index j have not
+// ended.
+func (s *fragmentStream) running(j int) int {
+	n := 0
+	for _, f := range s.frags[s.cur:j] {
+		if !f.done.Load() {
+			n++
+		}
+	}
+	return n
+}
+
 // grouped reports whether n's fragments (under a row need of need, < 0: none) may run runs of
 // consecutive units (groupSize): they end in a partial aggregate or a local top-k that no
 // store answers.
@@ -950,77 +1030,20 @@ func (n *routedNode) grouped(need int64) bool {
 const maxGroup = 16
 
 // groupSize is how many consecutive units one fragment of a partial aggregate or a local
-// top-k over units buckets runs with fanout fragments at once: a quarter of a fair share of
-// them per fragment (so that the fan-out stays busy to the end), 1 to maxGroup. Each bucket's
+// top-k runs when units buckets are left to start with fanout fragments at once: a quarter of
+// a fair share of them per fragment, 1 to maxGroup. The runs shrink as the read nears its end
+// (guided scheduling), so that the last fragments, which run while no others are left to
+// start, are single buckets and the fan-out stays busy to the end. Each bucket's
 // read, filters and projection feed the fragment's one partial aggregate or top-k in turn
-// (chainReader), so that what a fragment costs besides its rows (its goroutine, operator,
+// (newChain), so that what a fragment costs besides its rows (its goroutine, operator,
 // output batch and the coordinator's share of it) is paid once per run: a warm query over a
 // thousand small archived buckets, whose rows the shredded-column cache serves in a few
 // microseconds, spent most of its time there (bench/doc.go). The rows and their order are
-// the same: the run's buckets are consecutive units, read one after the other in unit order.
+// the same: the run's buckets are consecutive units, read one after the other in unit order,
+// and the runs depend only on the units and the fan-out, so that a query's partial results
+// are combined in the same runs and order every time.
 func groupSize(units, fanout int) int {
 	return max(1, min(maxGroup, units/(4*max(fanout, 1))))
-}
-
-// chainReader reads the inputs (fragmentInput) of a fragment's units one after the other,
-// opening each once the one before it has ended, so that at most one bucket's read is open.
-type chainReader struct {
-	ctx   context.Context
-	rt    *runtime
-	n     *routedNode
-	units []unit
-	cur   array.RecordReader
-	batch arrow.RecordBatch
-	err   error
-	refs  atomic.Int64
-}
-
-func (c *chainReader) Schema() *arrow.Schema          { return c.n.projSch }
-func (c *chainReader) Record() arrow.RecordBatch      { return c.batch }
-func (c *chainReader) RecordBatch() arrow.RecordBatch { return c.batch }
-func (c *chainReader) Err() error                     { return c.err }
-func (c *chainReader) Retain()                        { c.refs.Add(1) }
-
-func (c *chainReader) Release() {
-	if c.refs.Add(-1) != 0 {
-		return
-	}
-	c.batch = nil
-	if c.cur != nil {
-		c.cur.Release()
-		c.cur = nil
-	}
-}
-
-func (c *chainReader) Next() bool {
-	c.batch = nil
-	for c.err == nil {
-		if c.cur == nil {
-			if len(c.units) == 0 {
-				return false
-			}
-			r, done, err := c.n.fragmentInput(c.ctx, c.rt, c.units[0])
-			c.units = c.units[1:]
-			switch {
-			case err != nil:
-				c.err = err
-				return false
-			case done:
-				r.Release()
-				c.err = errors.New("scan: a grouped fragment's bucket was answered by its store")
-				return false
-			}
-			c.cur = r
-		}
-		if c.cur.Next() {
-			c.batch = c.cur.RecordBatch()
-			return true
-		}
-		c.err = c.cur.Err()
-		c.cur.Release()
-		c.cur = nil
-	}
-	return false
 }
 
 // heavy reports whether the query holds more than a quarter of its memory limit (its ledger's
@@ -1045,6 +1068,12 @@ func (s *fragmentStream) run(f *fragRun, us []unit) {
 		f.done.Store(true)
 		if s.need >= 0 || (s.early != nil && !answered) {
 			s.speculate.Store(true)
+		}
+		if s.ended != nil {
+			select {
+			case s.ended <- struct{}{}:
+			default: // a signal is pending: the coordinator looks at every fragment
+			}
 		}
 	}()
 	res := s.rt.mem.Reserve(0)
@@ -1131,6 +1160,7 @@ func (s *fragmentStream) Next() bool {
 				return s.fail(f.err)
 			}
 			s.cur++
+		case <-s.ended: // nil but for a grouped read: a fragment ended, start the next
 		case <-s.ctx.Done():
 			return s.fail(s.ctx.Err())
 		}

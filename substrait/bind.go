@@ -1366,16 +1366,34 @@ func (bd *binder) filtered(br *boundRel, cond expr.Expression) (*boundRel, error
 	return &boundRel{rel: f, sc: br.sc, names: br.names}, nil
 }
 
-// splitAnd flattens nested ANDs of a WHERE clause.
+// splitAnd flattens nested ANDs of a WHERE clause. The conjuncts after a FALSE constant are
+// dropped, as PostgreSQL's planner drops them (simplify_and_arguments stops at the first
+// operand that folds to false, before folding the next), so a constant of theirs that would
+// fail (1/0 = 1) is never folded: WHERE false AND 1/0 = 1 selects nothing, without an error.
 func splitAnd(n *pg.Node) []*pg.Node {
+	out := appendConjuncts(nil, n)
+	for i, c := range out {
+		if isFalseConst(c) {
+			return out[:i+1]
+		}
+	}
+	return out
+}
+
+func appendConjuncts(out []*pg.Node, n *pg.Node) []*pg.Node {
 	if b := n.GetBoolExpr(); b != nil && b.GetBoolop() == pg.BoolExprType_AND_EXPR {
-		var out []*pg.Node
 		for _, a := range b.GetArgs() {
-			out = append(out, splitAnd(a)...)
+			out = appendConjuncts(out, a)
 		}
 		return out
 	}
-	return []*pg.Node{n}
+	return append(out, n)
+}
+
+// isFalseConst reports whether n is the constant FALSE.
+func isFalseConst(n *pg.Node) bool {
+	c := n.GetAConst()
+	return c != nil && c.GetBoolval() != nil && !c.GetBoolval().GetBoolval()
 }
 
 // typeName spells a Substrait type for messages as PostgreSQL names the type it stands for

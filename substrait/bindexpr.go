@@ -509,6 +509,19 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 	wrong := func() error {
 		return errorf(InvalidArgument, "parameter $%d must be %s, got %s", pos, typeName(t), valueTypeName(v))
 	}
+	if x, ok := v.(string); ok {
+		switch familyOf(t) {
+		case famBool, famInt, famFloat:
+			// A bound string is an untyped literal (DeclareParameterTypes): read by the type's
+			// input function (boolin, int2in/int4in/int8in, float4in/float8in), as PostgreSQL
+			// reads a parameter of type unknown.
+			e, err := literalOfType(x, t)
+			if err != nil {
+				return nil, paramError(pos, err)
+			}
+			return e, nil
+		}
+	}
 	switch familyOf(t) {
 	case famString:
 		// text (a partition value among them) is UTF-8, as the stores and the loader hold it
@@ -1276,6 +1289,22 @@ func (bd *binder) boolExpr(b *pg.BoolExpr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		args = append(args, e)
+	}
+	if op := b.GetBoolop(); op == pg.BoolExprType_AND_EXPR || op == pg.BoolExprType_OR_EXPR {
+		// PostgreSQL's planner stops at the first operand that folds to false (AND) or true
+		// (OR), before folding the next (simplify_and_arguments, simplify_or_arguments): the
+		// operands after a FALSE (TRUE) constant are dropped, a failing constant among them
+		// (1/0 = 1) never raises.
+		decides := op == pg.BoolExprType_OR_EXPR
+		for i, a := range args {
+			if l, ok := a.(*expr.PrimitiveLiteral[bool]); ok && l.Value == decides {
+				if i == 0 {
+					return typed(l), nil
+				}
+				args = args[:i+1]
+				break
+			}
+		}
 	}
 	switch b.GetBoolop() {
 	case pg.BoolExprType_AND_EXPR:

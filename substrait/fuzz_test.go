@@ -145,6 +145,8 @@ var fuzzSQL = []string{
 	`SELECT stddev(length(id)::float8), bool_and(id > 'a'), percentile_cont(0.5) WITHIN GROUP (ORDER BY length(id)), string_agg(id, ',' ORDER BY id) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,
 	`SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' INTERSECT SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' EXCEPT SELECT 'x'`,
 	`SELECT channel_id, length(id), count(*), GROUPING(channel_id) FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' GROUP BY ROLLUP (channel_id, length(id)) ORDER BY 3`,
+	`SELECT channel_id AS c, count(*), sum(count(*)) OVER w, lag(count(*), 1, 0::bigint) OVER (w ORDER BY channel_id) FROM messages WHERE channel_id IN ('a', 'b') AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' GROUP BY ROLLUP (1) WINDOW w AS (PARTITION BY GROUPING(channel_id)) ORDER BY GROUPING(channel_id), rank() OVER (ORDER BY count(*)) LIMIT 3`,
+	`WITH r AS (SELECT channel_id, id, row_number() OVER (ORDER BY id) rn FROM messages WHERE channel_id IN ('a', 'b') AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01') SELECT * FROM r WHERE channel_id = 'a' AND rn < 3`,
 	// DISTINCT ON, INTERSECT/EXCEPT ALL, numeric quotients of casts, table functions in FROM.
 	`SELECT DISTINCT ON (length(id)) id, timestamp FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' ORDER BY length(id), timestamp DESC LIMIT 5`,
 	`SELECT id FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' INTERSECT ALL SELECT 'x' EXCEPT ALL SELECT NULL::text`,
@@ -228,8 +230,9 @@ func FuzzSQL(f *testing.F) {
 }
 
 // FuzzDeclareParameterTypes runs SQL text and a binding's Arrow types through
-// substrait.DeclareParameterTypes (the rewrite of the parameters a statement leaves untyped,
-// through pg_query's parse tree and deparser): a refusal is a planning error, and the text it
+// substrait.DeclareParameterTypes (the rewrite of the parameters as the binding declares them,
+// through pg_query's parse tree and deparser), and the text through
+// substrait.DeclareUnknownParameters: a refusal is a planning error, and the text each
 // returns prepares.
 func FuzzDeclareParameterTypes(f *testing.F) {
 	f.Add("SELECT ?", uint8(0))
@@ -243,6 +246,11 @@ func FuzzDeclareParameterTypes(f *testing.F) {
 		fields := make([]arrow.Field, 3)
 		for i := range fields {
 			fields[i] = arrow.Field{Name: "p", Type: types[(int(pick)+i)%len(types)], Nullable: true}
+		}
+		if text, err := substrait.DeclareUnknownParameters(sql, env.cat, substrait.BindOptions{}); err != nil {
+			checkRefusal(t, "declare unknown", err)
+		} else if _, err := substrait.Prepare(text, env.cat); err != nil {
+			t.Fatalf("%q with its unknown parameters declared as %q does not prepare: %v", sql, text, err)
 		}
 		text, err := substrait.DeclareParameterTypes(sql, env.cat, substrait.BindOptions{}, arrow.NewSchema(fields, nil))
 		if err != nil {

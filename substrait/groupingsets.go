@@ -15,7 +15,8 @@ import (
 // (of its type) wherever the select list or HAVING uses it, and GROUPING(a, b, …) is the
 // constant whose bits (the last argument the lowest) say which arguments are outside the set,
 // as PostgreSQL defines them. ORDER BY, LIMIT and OFFSET apply to the union. Each arm reads the
-// routed table again under the same routed predicate.
+// routed table again under the same routed predicate. Window functions run over the union
+// (windowsOverSets, setwindows.go), as PostgreSQL runs them over every set's grouped rows.
 
 // maxGroupingSets bounds the grouping sets of one GROUP BY (PostgreSQL refuses more than 4,096;
 // each is an arm of the union here, and the union's own bound of 256 branches applies).
@@ -157,6 +158,10 @@ func flattenGroupRows(sel *pg.SelectStmt) {
 
 // bindGroupingSets binds sel, whose GROUP BY holds grouping sets, as the union of its arms.
 func (bd *binder) bindGroupingSets(sel *pg.SelectStmt, sets [][]*pg.Node) (*boundRel, error) {
+	if len(sets) > 1 && hasSetsWindows(sel) {
+		// The windows run over every set's rows (setwindows.go), not in each arm.
+		return bd.windowsOverSets(sel)
+	}
 	var all []*pg.Node
 	for _, s := range sets {
 		all = append(all, s...)

@@ -218,7 +218,9 @@ func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
 		return typed(f), true, err
 	}
 	switch {
-	case (op == "+" || op == "-") && li && (ri || r.untyped()):
+	case (op == "+" || op == "-") && (li && (ri || r.untyped()) || ri && l.untyped() && l.param != 0):
+		// An untyped parameter takes the interval's type (PostgreSQL's operator resolution
+		// for one unknown operand: `$1 + interval '1 day'` is interval + interval).
 		a, err := bd.intervalValue(l, "the left operand of interval "+op+" interval")
 		if err != nil {
 			return bval{}, true, err

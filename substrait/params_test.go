@@ -119,9 +119,14 @@ func TestBindGoValues(t *testing.T) {
 		{[]any{"g", jan1, feb1, struct{}{}}, nil, "parameter $4 must be bigint, got a value of an unsupported type"},
 		{[]any{"g", int64(5), feb1, 1}, nil, "parameter $2 must be timestamp with time zone, got bigint"},
 		{[]any{"g", "soon", feb1, 1}, nil, "parameter $2: invalid input syntax for type timestamp with time zone"},
-		{[]any{"g", jan1, feb1, "10"}, nil, "parameter $4 must be bigint, got text"},
+		{[]any{"g", jan1, feb1, "ten"}, nil, "parameter $4: invalid input syntax for type bigint"},
 		{[]any{"g", jan1, feb1, uint64(math.MaxUint64)}, nil, "parameter $4 is outside the int64 range"},
 		{[]any{"g", jan1, feb1, -1}, ErrNegativeLimit, ""},
+	}
+	// A string is an untyped literal, read by the parameter type's input function (int8in).
+	if got, err := planShape(t, cat, dollarSQL, "general", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z", " 10 "); err != nil ||
+		!sameShape(got, scanQuery([]outCol{{"id", "id"}}, orderDesc, 10)) {
+		t.Errorf("LIMIT bound as the text ' 10 ': %+v, %v", got, err)
 	}
 	for _, tt := range tests {
 		_, err := s.Bind(tt.args...)

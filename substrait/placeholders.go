@@ -259,14 +259,21 @@ func errTooDeep(limit string) *Error {
 	return &Error{Code: InvalidArgument, SQLState: "54001", Msg: "statement too complex: its expressions nest deeper than " + limit}
 }
 
-// DeclareParameterTypes returns sql with the parameters whose type the statement leaves
-// undetermined given the types of a client's binding: each occurrence of such a `$n` (or the
-// n-th `?`) becomes `($n::type)`, type the PostgreSQL type of bound's n-th field
-// (ParameterTypeName). It is PostgreSQL's rule for a parameter type declared at Parse (the
-// extended protocol's parameter types, which Flight SQL carries as the Arrow schema of the
-// bound parameters): a declared type is what an otherwise undetermined `$n` has. Parameters
-// the statement types itself keep their type (and the binding is coerced to it, as before). sql
-// is returned unchanged when every parameter has a type; the refusal of a parameter still
+// DeclareParameterTypes returns sql with the parameters declared as the types of a client's
+// binding, whose Arrow schema is bound: PostgreSQL's rule for the parameter types a client
+// declares at Parse (the extended protocol's parameter types, which Flight SQL carries as the
+// Arrow schema of the bound parameters, and which PostgreSQL's JDBC driver and psycopg send):
+// a declared type is the parameter's type, whatever the statement around it would infer, so
+// `$1 - 1` with a bound date is date - integer (the day before) and `$1 > 5` with a bound
+// boolean is PostgreSQL's 42883. Each occurrence of such a `$n` (or the n-th `?`) becomes
+// `($n::type)`, type the PostgreSQL type of bound's n-th field (ParameterTypeName).
+//
+// A bound string declares nothing: it is an untyped literal, as psycopg sends a str (type
+// unknown) and the JDBC driver with stringtype=unspecified, so the statement types it
+// (`ts >= $1` reads the text as a timestamp) and only a parameter the statement leaves
+// undetermined is declared text. Null, list, struct and time-of-day fields declare nothing
+// either; a null-typed one left undetermined is text, as PostgreSQL resolves a parameter of
+// type unknown in a select list. sql is returned unchanged when nothing is declared; the refusal of a parameter still
 // undetermined (bound has no such field, or one of a type without a PostgreSQL name) is the
 // planner's 42P18, and any other planning error is returned as it is. The `?` placeholders are
 // rewritten to `$n` (rewritePlaceholders).
@@ -280,48 +287,110 @@ func DeclareParameterTypes(sql string, cat Catalog, opts BindOptions, bound *arr
 	if bound != nil {
 		fields = bound.NumFields()
 	}
-	// Each round declares one parameter, which the next cannot report again.
-	for range fields + 1 {
+	declared := make(map[int]string, fields)
+	for i := range fields {
+		if name, ok := declaredTypeName(bound.Field(i).Type); ok {
+			declared[i+1] = name
+		}
+	}
+	if len(declared) > 0 {
+		if text, err = castParameters(text, declared); err != nil {
+			return "", err
+		}
+	}
+	if fields > 0 && len(declared) == fields {
+		if text == rewritten {
+			return sql, nil // nothing declared
+		}
+		return text, nil // no untyped literal left to type
+	}
+	text, err = declareUntyped(text, cat, opts, func(n int) (string, bool) {
+		if n > fields {
+			return "", false
+		}
+		if bound.Field(n-1).Type.ID() == arrow.NULL {
+			// A null of no type is PostgreSQL's unknown, which a select list resolves as text.
+			return "text", true
+		}
+		return ParameterTypeName(bound.Field(n - 1).Type)
+	})
+	if err != nil {
+		return "", err
+	}
+	if text == rewritten {
+		return sql, nil // nothing declared
+	}
+	return text, nil
+}
+
+// DeclareUnknownParameters returns sql with the parameters it leaves undetermined declared
+// text: PostgreSQL's type for a parameter of type unknown that nothing in the statement
+// resolves (`SELECT $1` prepared without parameter types has a text parameter, as PostgreSQL's
+// JDBC driver prepares it for setString and setNull). The `?` placeholders are rewritten to
+// `$n`; any other planning error is returned as it is.
+func DeclareUnknownParameters(sql string, cat Catalog, opts BindOptions) (string, error) {
+	text, _, err := rewritePlaceholders(sql)
+	if err != nil {
+		return "", err
+	}
+	return declareUntyped(text, cat, opts, func(int) (string, bool) { return "text", true })
+}
+
+// declareUntyped declares the parameters text (with `$n` placeholders) leaves undetermined,
+// one planning round each: parameter n as typeOf(n), the refusal 42P18 when typeOf has none.
+func declareUntyped(text string, cat Catalog, opts BindOptions, typeOf func(n int) (string, bool)) (string, error) {
+	// Each round declares one parameter, which the next cannot report again; there are at
+	// most as many parameters as `$` characters.
+	for range strings.Count(text, "$") + 1 {
 		_, err := PrepareWith(text, cat, opts)
 		var e *Error
 		if err == nil {
-			if text == rewritten {
-				return sql, nil // nothing declared
-			}
 			return text, nil
 		}
 		if !errors.As(err, &e) || e.untypedParam == 0 {
 			return "", err
 		}
-		n := e.untypedParam
-		if n > fields {
-			return "", err
-		}
-		name, ok := ParameterTypeName(bound.Field(n - 1).Type)
+		name, ok := typeOf(e.untypedParam)
 		if !ok {
 			return "", err
 		}
-		if text, err = castParameter(text, n, name); err != nil {
+		if text, err = castParameters(text, map[int]string{e.untypedParam: name}); err != nil {
 			return "", err
 		}
 	}
 	return "", errorf(InvalidArgument, "could not determine the data type of parameters")
 }
 
-// castParameter rewrites sql with every `$n` as `$n::typ`, through its parse tree (pg_query's
-// deparser writes the text back): a select-list item that is `$n` alone and unnamed gets the
-// name PostgreSQL gives it, ?column?, which the cast would otherwise change (to the type's).
-func castParameter(sql string, n int, typ string) (string, error) {
+// declaredTypeName is ParameterTypeName for the bound types that declare a parameter's type
+// (DeclareParameterTypes): every named type but the strings, which bind as untyped literals.
+func declaredTypeName(t arrow.DataType) (string, bool) {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return "", false
+	}
+	return ParameterTypeName(t)
+}
+
+// castParameters rewrites sql with every `$n` as `$n::typ`, typ = types[n], through its parse
+// tree (pg_query's deparser writes the text back): a select-list item that is such a `$n`
+// alone and unnamed gets the name PostgreSQL gives it, ?column?, which the cast would otherwise
+// change (to the type's).
+func castParameters(sql string, types map[int]string) (string, error) {
 	tree, err := pg.Parse(sql)
 	if err != nil {
 		return "", syntaxError(err)
 	}
-	decl, err := pg.Parse("SELECT NULL::" + typ)
-	if err != nil {
-		return "", syntaxError(err)
+	typeNames := make(map[int]*pg.TypeName, len(types))
+	for n, typ := range types {
+		decl, err := pg.Parse("SELECT NULL::" + typ)
+		if err != nil {
+			return "", syntaxError(err)
+		}
+		typeNames[n] = decl.GetStmts()[0].GetStmt().GetSelectStmt().GetTargetList()[0].GetResTarget().GetVal().GetTypeCast().GetTypeName()
 	}
-	typeName := decl.GetStmts()[0].GetStmt().GetSelectStmt().GetTargetList()[0].GetResTarget().GetVal().GetTypeCast().GetTypeName()
-	isParam := func(node *pg.Node) bool { return node.GetParamRef() != nil && int(node.GetParamRef().GetNumber()) == n }
+	isParam := func(node *pg.Node) bool {
+		return node.GetParamRef() != nil && typeNames[int(node.GetParamRef().GetNumber())] != nil
+	}
 	var params []*pg.Node
 	var walk func(m protoreflect.Message)
 	walk = func(m protoreflect.Message) {
@@ -345,14 +414,17 @@ func castParameter(sql string, n int, typ string) (string, error) {
 		})
 	}
 	walk(tree.ProtoReflect())
+	if len(params) == 0 {
+		return sql, nil
+	}
 	for _, node := range params {
 		ref := node.GetParamRef()
 		node.Node = &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: &pg.Node{Node: &pg.Node_ParamRef{ParamRef: ref}},
-			TypeName: proto.Clone(typeName).(*pg.TypeName), Location: ref.GetLocation()}}
+			TypeName: proto.Clone(typeNames[int(ref.GetNumber())]).(*pg.TypeName), Location: ref.GetLocation()}}
 	}
 	text, err := pg.Deparse(tree)
 	if err != nil {
-		return "", errorf(InvalidArgument, "could not declare the type of parameter $%d", n)
+		return "", errorf(InvalidArgument, "could not declare the types of the parameters")
 	}
 	return text, nil
 }

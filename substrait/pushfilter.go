@@ -40,8 +40,9 @@ import (
 //     side; and the conjuncts going into one side that compare a column with constants are
 //     carried to the other side's columns the join's equalities equate with it, where that
 //     side is filtered too (transfer);
-//   - never through a FetchRel (LIMIT/OFFSET count rows before the filter) nor into a
-//     relation kind it does not know, which is returned unchanged with the conjuncts above it.
+//   - never through a FetchRel that drops rows (LIMIT/OFFSET count rows before the filter;
+//     one of OFFSET 0 and no LIMIT only maps columns, and is passed) nor into a relation kind
+//     it does not know, which is returned unchanged with the conjuncts above it.
 //
 // Conjuncts that stop above a relation are put back in a FilterRel there. A FilterRel with an
 // emit mapping keeps its own condition (dropping it would lose the mapping); conjuncts from
@@ -154,6 +155,12 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 		down, kept := remapAll(above, src, true)
 		return fp.through(r, r.Input(), down, kept)
 	case *plan.FetchRel:
+		if r.Offset() == 0 && r.Count() == plan.FETCH_COUNT_ALL_RECORDS {
+			// Keeping every row (the binder's emit of a subquery's ORDER BY without LIMIT, its
+			// sort keys dropped), it is a projection: the conjuncts pass its emit mapping.
+			down, kept := remapAll(above, direct, false)
+			return fp.through(r, r.Input(), down, kept)
+		}
 		in, err := fp.push(r.Input(), nil)
 		if err != nil {
 			return nil, err

@@ -701,7 +701,10 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 // throughProject rewrites the conjuncts of filters above pr into conjuncts over pr's input
 // where every column they reference is an input column passed through (directly or as a
 // plain field reference), for routesOf to read routes from filters above projections; the
-// others are dropped (they stay in the plan and are evaluated as they are).
+// others are dropped (they stay in the plan and are evaluated as they are). Over window
+// functions only the input columns that partition every window pass (windowPartitionColumns,
+// the filterPusher's rule): a bound or a partition pin on another column would narrow the
+// read, and so the rows every window sees, although the filter runs above the windows.
 func throughProject(above []expr.Expression, pr *plan.ProjectRel) []expr.Expression {
 	if len(above) == 0 {
 		return nil
@@ -709,12 +712,16 @@ func throughProject(above []expr.Expression, pr *plan.ProjectRel) []expr.Express
 	n := len(pr.Input().RecordType().Types())
 	exprs := pr.Expressions()
 	mapping := pr.OutputMapping()
+	keys, windowed := windowPartitionColumns(exprs)
 	src := func(out int) (int, bool) {
 		if mapping != nil {
 			if out >= len(mapping) {
 				return 0, false
 			}
 			out = int(mapping[out])
+		}
+		if windowed {
+			return out, out < n && keys[out]
 		}
 		if out < n {
 			return out, true

@@ -268,7 +268,8 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		return nil, nil, err
 	}
 	memLimit, memPerStream := cfg.memoryLimit.limits()
-	reader, err := archive.NewReader(bucket, archive.ReaderOptions{PayloadCheckInterval: cfg.payloadCheck, FooterCacheBytes: footerCacheBytes(memLimit)})
+	reader, err := archive.NewReader(bucket, archive.ReaderOptions{PayloadCheckInterval: cfg.payloadCheck, FooterCacheBytes: footerCacheBytes(memLimit),
+		FileDir: archiveFileDir(cfg.archive)})
 	if err != nil {
 		return nil, nil, err
 	}

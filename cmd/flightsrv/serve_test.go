@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,6 +141,32 @@ func TestShredCacheFlags(t *testing.T) {
 	for _, bad := range []string{"0", "-1MiB", "12 parsecs"} {
 		if _, err := parseServe("--shred-cache-size", bad); err == nil || !strings.Contains(err.Error(), "shred-cache-size") {
 			t.Errorf("--shred-cache-size %s: %v, want a refusal naming the flag", bad, err)
+		}
+	}
+}
+
+// TestArchiveFileDir: the directories serve's archive reader reads a file:// archive from
+// directly (archive.ReaderOptions.FileDir), as fileblob resolves the same locations; none for
+// other schemes or hosts.
+func TestArchiveFileDir(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ raw, want string }{
+		{"file:///var/lib/flightsrv/archive", "/var/lib/flightsrv/archive"},
+		{"file:///var/lib/flightsrv/archive?create_dir=true&metadata=skip", "/var/lib/flightsrv/archive"},
+		{"file://localhost/srv/a", "/srv/a"},
+		{"file://./rel/dir", "rel/dir"},
+		{"relative/dir", filepath.Join(wd, "relative/dir")},
+		{"/abs/dir", "/abs/dir"},
+		{"file://otherhost/srv/a", ""},
+		{"s3://bucket/prefix", ""},
+		{"mem://", ""},
+		{"", ""},
+	} {
+		if got := archiveFileDir(c.raw); got != c.want {
+			t.Errorf("archiveFileDir(%q) = %q, want %q", c.raw, got, c.want)
 		}
 	}
 }

@@ -108,6 +108,39 @@ func openArchive(ctx context.Context, raw string) (*blob.Bucket, error) {
 	return b, nil
 }
 
+// archiveFileDir returns the directory of a file:// archive location (as openArchive resolves
+// raw: a plain path is that directory), which the archive reader then reads objects from
+// directly (archive.ReaderOptions.FileDir); "" for any other scheme, or a file URL with a
+// host other than "." (a path relative to the working directory) or localhost.
+func archiveFileDir(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	if !strings.Contains(raw, "://") {
+		abs, err := filepath.Abs(raw)
+		if err != nil {
+			return ""
+		}
+		return abs
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "file" {
+		return ""
+	}
+	path := u.Path
+	switch u.Host {
+	case "", "localhost":
+	case ".": // fileblob: a path relative to the working directory
+		path = strings.TrimPrefix(path, "/")
+	default:
+		return ""
+	}
+	if path == "" {
+		return ""
+	}
+	return filepath.FromSlash(path)
+}
+
 // openValidated opens the hot store named by raw and validates its schema (a store that was
 // never migrated is refused, with the command to run).
 func openValidated(ctx context.Context, raw string) (*openedStore, error) {

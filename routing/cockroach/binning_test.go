@@ -49,6 +49,46 @@ func TestBinningMatchesPostgreSQL(t *testing.T) {
 	}
 }
 
+// TestBinStrideIsDateTrunc: for every unit the row-aggregate statement bins with date_bin
+// (cockroach.BinStride), PostgreSQL's date_bin with that stride and origin is its
+// date_trunc(unit, t, 'UTC') at every instant: around the origin and the epochs to the
+// microsecond, far before and after them, at the ends of the timestamptz range, infinity and
+// 300,000 instants at random (all in one statement).
+func TestBinStrideIsDateTrunc(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t, cockroach.Config{})
+	units := 0
+	for u := routing.TruncSecond; u <= routing.TruncYear; u++ {
+		stride, origin, ok := cockroach.BinStride(u)
+		if !ok {
+			continue
+		}
+		units++
+		var n, differ int64
+		err := s.Pool().QueryRow(ctx, `WITH t(ts) AS (
+			SELECT to_timestamp(random() * 2e11 - 1e11) FROM generate_series(1, 200000)
+			UNION ALL SELECT to_timestamp(trunc(random() * 2e9 - 1e9)) FROM generate_series(1, 100000)
+			UNION ALL SELECT b + g * interval '1 microsecond' FROM generate_series(-3, 3) AS g,
+				unnest(ARRAY[$3::TIMESTAMPTZ, TIMESTAMPTZ '2000-01-01 00:00:00+00', TIMESTAMPTZ '1970-01-01 00:00:00+00',
+					TIMESTAMPTZ '1900-01-01 00:00:00+00', TIMESTAMPTZ '2024-03-04 00:00:00+00']) AS b
+			UNION ALL SELECT unnest(ARRAY[TIMESTAMPTZ '4713-01-01 00:00:00+00 BC', TIMESTAMPTZ '294276-12-31 23:59:59.999999+00',
+				TIMESTAMPTZ 'infinity', TIMESTAMPTZ '-infinity'])
+		)
+		SELECT count(*), count(*) FILTER (WHERE date_bin($2::INTERVAL, ts, $3::TIMESTAMPTZ) IS DISTINCT FROM date_trunc($1, ts, 'UTC'))
+		FROM t`, u.String(), stride, origin).Scan(&n, &differ)
+		if err != nil {
+			t.Fatalf("%v: %v", u, err)
+		}
+		if n < 300000 || differ != 0 {
+			t.Fatalf("%v: date_bin(%s, t, %s) differs from date_trunc at %d of %d instants", u, stride, origin, differ, n)
+		}
+	}
+	if units == 0 {
+		t.Fatal("no unit is binned with date_bin")
+	}
+}
+
 // TestBinStatementReadsKeysOnly: the partial-aggregate statements (per bin, ungrouped with a
 // count, MIN/MAX probes) name neither value nor sort_key and are one statement per call.
 func TestBinStatementReadsKeysOnly(t *testing.T) {

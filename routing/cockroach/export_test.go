@@ -20,3 +20,10 @@ func SetIngestChunkRows(t testing.TB, n int) {
 	ingestChunkRows = n
 	t.Cleanup(func() { ingestChunkRows = old })
 }
+
+// BinStride is the date_bin stride and origin the row-aggregate statement bins unit with
+// (fixedStride, binOrigin); false for a unit it truncates with date_trunc.
+func BinStride(unit routing.TruncUnit) (stride, origin string, ok bool) {
+	stride, ok = fixedStride[unit]
+	return stride, binOrigin, ok
+}

@@ -127,6 +127,11 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 	}
 	defer c.empty.Release()
 
+	// A constant PostgreSQL's planner folds failing is the query's error, wherever it stands.
+	e, err := c.foldErrors(e)
+	if err != nil {
+		return nil, err
+	}
 	root, err := c.compile(e)
 	if err == nil && shred != nil {
 		err = shred.err
@@ -380,6 +385,11 @@ func toArray(d compute.Datum, n int, mem memory.Allocator) (arrow.Array, error) 
 	case *compute.ArrayDatum:
 		return v.MakeArray(), nil
 	case *compute.ScalarDatum:
+		if !v.Value.IsValid() {
+			// A NULL (a typed NULL literal: a column pruned below a join, scan/joinprune.go):
+			// a slice of the process-wide all-null column of its type (NullColumn).
+			return NullColumn(mem, v.Type(), n), nil
+		}
 		return scalar.MakeArrayFromScalar(v.Value, n, mem)
 	case *compute.ChunkedDatum:
 		chunks := v.Value.Chunks()

@@ -43,6 +43,9 @@ func gather(ctx context.Context, schema *arrow.Schema, srcs []arrow.RecordBatch,
 
 func gatherColumn(ctx context.Context, dt arrow.DataType, parts []arrow.Array, refs []rowRef, mem memory.Allocator) (arrow.Array, error) {
 	n := len(refs)
+	if a := runOf(parts, refs); a != nil {
+		return a, nil
+	}
 	validity, nulls := gatherValidity(parts, refs, mem)
 	bufs := []*memory.Buffer{validity}
 	release := func() {
@@ -266,4 +269,21 @@ func takeColumn(ctx context.Context, dt arrow.DataType, parts []arrow.Array, ref
 	}
 	defer d.Release()
 	return toArray(d, len(refs), mem)
+}
+
+// runOf returns, when refs are consecutive rows of one part making at least half of it (a
+// join's left rows each paired with one right row: a partition-wise join against an
+// aggregate, scan/partjoin.go), those rows as a slice of that part, sharing its buffers (which
+// the slice keeps alive: at most twice the bytes of a copy); else nil.
+func runOf(parts []arrow.Array, refs []rowRef) arrow.Array {
+	if len(refs) == 0 || 2*len(refs) < parts[refs[0].b].Len() {
+		return nil
+	}
+	b, r0 := refs[0].b, refs[0].r
+	for k, ref := range refs {
+		if ref.b != b || ref.r != r0+int32(k) {
+			return nil
+		}
+	}
+	return array.NewSlice(parts[b], int64(r0), int64(r0)+int64(len(refs)))
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -140,6 +141,7 @@ func HashJoin(ctx context.Context, left, right array.RecordReader, spec JoinSpec
 	j := &joiner{ctx: ctx, spec: spec, mem: mem, l: &owned{r: left}, r: &owned{r: right},
 		lschema: left.Schema(), rschema: right.Schema(), schema: schema,
 		inSchema: JoinInputSchema(left.Schema(), right.Schema()), head: map[string]int32{}}
+	j.takeScratch()
 	n := j.inSchema.NumFields()
 	j.resCols, j.outCols, j.nulls = make([]bool, n), make([]bool, n), make([]arrow.Array, n)
 	for _, c := range spec.Residual {
@@ -241,9 +243,41 @@ type joiner struct {
 	nullRefs []rowRef
 }
 
+// joinScratch is a joiner's scratch (see its fields), kept in joinScratchPool between joins:
+// a partition-wise join (scan/partjoin.go) runs a join per partition, hundreds a query, and
+// each growing its own scratch to a batch's rows was most of what the join allocated.
+type joinScratch struct {
+	keys                         [][]byte
+	keyBuf                       []byte
+	keyEnds, lp, rp              []int32
+	lrefs, prefs, keep, nullRefs []rowRef
+	pass                         []bool
+}
+
+var joinScratchPool = sync.Pool{New: func() any { return new(joinScratch) }}
+
+// takeScratch gives j a scratch from the pool.
+func (j *joiner) takeScratch() {
+	s := joinScratchPool.Get().(*joinScratch)
+	j.keys, j.keyBuf, j.keyEnds, j.lp, j.rp = s.keys[:0], s.keyBuf[:0], s.keyEnds[:0], s.lp[:0], s.rp[:0]
+	j.lrefs, j.prefs, j.keep, j.nullRefs, j.pass = s.lrefs[:0], s.prefs[:0], s.keep[:0], s.nullRefs[:0], s.pass[:0]
+}
+
+// putScratch returns j's scratch to the pool (once: close).
+func (j *joiner) putScratch() {
+	clear(j.keys[:cap(j.keys)]) // slices of keyBuf or emptyKey: nothing else to keep alive
+	joinScratchPool.Put(&joinScratch{keys: j.keys[:0], keyBuf: j.keyBuf[:0], keyEnds: j.keyEnds[:0], lp: j.lp[:0], rp: j.rp[:0],
+		lrefs: j.lrefs[:0], prefs: j.prefs[:0], keep: j.keep[:0], nullRefs: j.nullRefs[:0], pass: j.pass[:0]})
+	j.keys, j.keyBuf, j.keyEnds, j.lp, j.rp = nil, nil, nil, nil, nil
+	j.lrefs, j.prefs, j.keep, j.nullRefs, j.pass = nil, nil, nil, nil, nil
+}
+
 func (j *joiner) close() {
 	j.l.release()
 	j.r.release()
+	if j.keys != nil || j.lp != nil || j.lrefs != nil {
+		j.putScratch()
+	}
 	for _, b := range j.rbatches {
 		b.Release()
 	}
@@ -664,13 +698,18 @@ func (j *joiner) batch(schema *arrow.Schema, want []bool, lsrcs []arrow.RecordBa
 }
 
 // nullColumn returns n NULLs of column c of inSchema: a slice, from offset 0, of an array
-// kept for the join's life (grown when n exceeds it).
+// kept for the join's life (grown when n exceeds it), or up to MaxBatchRows rows of the
+// process-wide all-null column of its type (NullColumn), which costs a join nothing (a
+// partition-wise join runs one joiner per partition, scan/partjoin.go).
 func (j *joiner) nullColumn(c, n int) arrow.Array {
+	if n <= MaxBatchRows {
+		return NullColumn(allocator(j.mem), j.inSchema.Field(c).Type, n)
+	}
 	if a := j.nulls[c]; a == nil || a.Len() < n {
 		if a != nil {
 			a.Release()
 		}
-		j.nulls[c] = array.MakeArrayOfNull(allocator(j.mem), j.inSchema.Field(c).Type, max(n, MaxBatchRows))
+		j.nulls[c] = array.MakeArrayOfNull(allocator(j.mem), j.inSchema.Field(c).Type, n)
 	}
 	return array.NewSlice(j.nulls[c], 0, int64(n))
 }

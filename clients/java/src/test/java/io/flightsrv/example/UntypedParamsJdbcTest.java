@@ -1,0 +1,131 @@
+package io.flightsrv.example;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.Date;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Time;
+import java.sql.Timestamp;
+import java.sql.Types;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * {@code SELECT ?}, a parameter nothing in the statement types, through the JDBC driver. The
+ * driver converts each value into the vector of the parameter schema the server declared at
+ * prepare (it sends no type of its own), so flightsrv declares such a parameter text, the type
+ * PostgreSQL gives a parameter of type unknown that nothing resolves ({@code PREPARE p AS
+ * SELECT $1} has a text parameter): setString answers as PostgreSQL's JDBC driver does (text;
+ * setNull is flightsrv's refusal of a NULL parameter, where PostgreSQL answers NULL), and the
+ * driver itself refuses setDate, setTime, setTimestamp, setBigDecimal,
+ * setBoolean and setBytes into a text parameter (PostgreSQL's JDBC driver sends their types
+ * and answers date, time, timestamp, numeric, boolean, bytea): a statement that types the
+ * parameter ({@code CAST(? AS date)}) binds them and answers PostgreSQL's value (but a numeric
+ * parameter, which flightsrv refuses by name).
+ */
+class UntypedParamsJdbcTest {
+  static Connection conn;
+
+  @BeforeAll
+  static void open() throws SQLException {
+    conn = Drivers.connect("");
+  }
+
+  @AfterAll
+  static void close() throws SQLException {
+    Drivers.close(conn, Drivers.leaksBindings(conn));
+  }
+
+  @Test
+  void selectStringAndNull() throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT ?")) {
+      assertEquals(1, ps.getParameterMetaData().getParameterCount());
+      assertEquals(Types.VARCHAR, ps.getParameterMetaData().getParameterType(1));
+      ps.setString(1, "x");
+      try (ResultSet rs = ps.executeQuery()) {
+        assertEquals("?column?", rs.getMetaData().getColumnName(1));
+        assertEquals(Types.VARCHAR, rs.getMetaData().getColumnType(1));
+        assertTrue(rs.next());
+        assertEquals("x", rs.getString(1));
+        assertFalse(rs.next());
+      }
+      // PostgreSQL answers NULL; flightsrv refuses every NULL parameter by name.
+      ps.setNull(1, Types.NULL);
+      Throwable e = assertThrows(Throwable.class, () -> ps.executeQuery().close());
+      String all = "";
+      for (Throwable c = e; c != null; c = c.getCause()) {
+        all += " " + c.getMessage();
+      }
+      assertTrue(all.contains("parameter $1 must not be NULL"), all);
+    }
+  }
+
+  @Test
+  void selectOtherTypesRefusedByTheDriver() throws SQLException {
+    Executable[] binds = {
+      () -> bindAndRun(ps -> ps.setDate(1, Date.valueOf("2001-02-03"))),
+      () -> bindAndRun(ps -> ps.setTime(1, Time.valueOf("10:11:12"))),
+      () -> bindAndRun(ps -> ps.setTimestamp(1, Timestamp.valueOf("2001-02-03 10:11:12"))),
+      () -> bindAndRun(ps -> ps.setBigDecimal(1, new BigDecimal("1.50"))),
+      () -> bindAndRun(ps -> ps.setBoolean(1, true)),
+      () -> bindAndRun(ps -> ps.setBytes(1, new byte[] {1, 2, 3})),
+    };
+    for (Executable bind : binds) {
+      Throwable e = assertThrows(Throwable.class, bind);
+      String all = "";
+      for (Throwable c = e; c != null; c = c.getCause()) {
+        all += " " + c.getMessage();
+      }
+      assertTrue(all.contains("not yet supported for expected Arrow type Utf8"), all);
+    }
+  }
+
+  interface Binder {
+    void bind(PreparedStatement ps) throws SQLException;
+  }
+
+  static void bindAndRun(Binder b) throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT ?")) {
+      b.bind(ps);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+      }
+    }
+  }
+
+  /** The statement types the parameter: each setter binds and answers PostgreSQL's value. */
+  @Test
+  void typedByTheStatement() throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT CAST(? AS date) - 1")) {
+      ps.setDate(1, Date.valueOf("2001-02-03"));
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next());
+        assertEquals(Date.valueOf("2001-02-02"), rs.getDate(1));
+      }
+    }
+    try (PreparedStatement ps = conn.prepareStatement("SELECT NOT CAST(? AS boolean)")) {
+      ps.setBoolean(1, true);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next());
+        assertFalse(rs.getBoolean(1));
+        assertFalse(rs.wasNull());
+      }
+    }
+    try (PreparedStatement ps = conn.prepareStatement("SELECT length(CAST(? AS bytea))")) {
+      ps.setBytes(1, new byte[] {1, 2, 3});
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next());
+        assertEquals(3, rs.getInt(1));
+      }
+    }
+  }
+}

@@ -1,0 +1,297 @@
+package ops
+
+import (
+	"context"
+	"errors"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/compute/exprs"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// foldErrors raises the data exception of a constant subexpression of e that PostgreSQL's
+// planner would fold (eval_const_expressions, in clauses.c), as PostgreSQL raises it while
+// planning: whether or not a row reaches it, over no rows at all. The executor evaluates a
+// CASE arm only on the rows taking it, so `CASE WHEN x > 0 THEN 1/0 ELSE 1 END` would
+// otherwise fail only when a row has x > 0; PostgreSQL fails always. The walk follows the
+// planner's order and drops what it drops before folding it:
+//
+//   - a CASE arm whose condition folds to false or NULL (its result is never folded), and every
+//     arm and the ELSE after one whose condition folds to true (COALESCE, which the front end
+//     writes as a CASE of IS NOT NULL tests, drops the arguments after a non-null constant
+//     alike);
+//   - the operands of AND (OR) after one that folds to false (true);
+//   - the arguments of the deferred functions (deferred.go), which PostgreSQL evaluates only on
+//     the rows a join or correlation pairs.
+//
+// A constant is a subtree reading no column. Only data exceptions (*DataError) are raised; a
+// constant the executor cannot evaluate is left to the compilation of the whole expression.
+//
+// It returns e with each AND (OR) that an operand folding to false (true) decides replaced by
+// that constant, as the planner replaces it, so that the executor, which evaluates every
+// operand of AND and OR, never evaluates the operands the planner dropped: `true OR 1/0 = 1`
+// is true.
+func (c *compiler) foldErrors(e expr.Expression) (expr.Expression, error) {
+	f := folder{c: c, constant: map[expr.Expression]bool{}}
+	defer f.release()
+	f.mark(e)
+	if err := f.check(e); err != nil {
+		return nil, err
+	}
+	return f.prune(e), nil
+}
+
+// isConstant reports whether e reads no column (mark's answer, computed on first use for a
+// subtree prune made).
+func (f *folder) isConstant(e expr.Expression) bool {
+	if k, ok := f.constant[e]; ok {
+		return k
+	}
+	return f.mark(e)
+}
+
+// prune returns e with the AND and OR calls a constant operand decides replaced by it
+// (foldErrors), bottom up.
+func (f *folder) prune(e expr.Expression) expr.Expression {
+	switch v := e.(type) {
+	case *expr.ScalarFunction:
+		if isDeferredFn(v) {
+			return v
+		}
+		out := v.Visit(f.prune)
+		sf, ok := out.(*expr.ScalarFunction)
+		if !ok || !isAndOr(sf) {
+			return out
+		}
+		decides := sf.Name() == "or"
+		for i := range sf.NArgs() {
+			a, ok := sf.Arg(i).(expr.Expression)
+			if !ok || !f.isConstant(a) {
+				continue
+			}
+			if b, valid, err := f.evalBool(a); err == nil && valid && b == decides {
+				return expr.NewPrimitiveLiteral(decides, sf.GetType().GetNullability() == types.NullabilityNullable)
+			}
+		}
+		return out
+	case *expr.Cast, *expr.IfThen, *expr.SingularOrList:
+		return v.Visit(f.prune)
+	}
+	return e
+}
+
+// folder walks one expression for foldErrors: constant holds each subtree's constness
+// (computed once, bottom up, so the walk stays linear in the expression's size).
+type folder struct {
+	c        *compiler
+	constant map[expr.Expression]bool
+	one      arrow.RecordBatch // a row of nulls of the input schema, made on first use
+}
+
+// mark records the constness of e and its subtrees and returns e's.
+func (f *folder) mark(e expr.Expression) bool {
+	k := true
+	switch v := e.(type) {
+	case expr.Literal:
+	case *expr.FieldReference:
+		k = false
+	case *expr.ScalarFunction:
+		if isDeferredFn(v) {
+			k = false
+			break
+		}
+		for i := range v.NArgs() {
+			if a, ok := v.Arg(i).(expr.Expression); ok {
+				k = f.mark(a) && k
+			}
+		}
+	case *expr.Cast:
+		k = f.mark(v.Input)
+	case *expr.IfThen:
+		for i := range v.NIfs() {
+			k = f.mark(v.IfPair(i).If) && k
+			k = f.mark(v.IfPair(i).Then) && k
+		}
+		k = f.mark(v.Else()) && k
+	case *expr.SingularOrList:
+		k = f.mark(v.Value)
+		for _, o := range v.Options {
+			k = f.mark(o) && k
+		}
+	default:
+		k = false // subqueries and what else the executor reads from rows
+	}
+	f.constant[e] = k
+	return k
+}
+
+// check raises the error of the constant subtrees of e the planner folds.
+func (f *folder) check(e expr.Expression) error {
+	if _, lit := e.(expr.Literal); lit {
+		return nil
+	}
+	if sf, ok := e.(*expr.ScalarFunction); ok && isAndOr(sf) {
+		// Operand by operand, as the planner folds them, a constant AND or OR too.
+		return f.checkAndOr(sf)
+	}
+	if f.constant[e] {
+		arr, err := f.eval(f.prune(e))
+		if arr != nil {
+			arr.Release()
+		}
+		return err
+	}
+	switch v := e.(type) {
+	case *expr.ScalarFunction:
+		if isDeferredFn(v) {
+			return nil
+		}
+		for i := range v.NArgs() {
+			if a, ok := v.Arg(i).(expr.Expression); ok {
+				if err := f.check(a); err != nil {
+					return err
+				}
+			}
+		}
+	case *expr.Cast:
+		return f.check(v.Input)
+	case *expr.IfThen:
+		for i := range v.NIfs() {
+			p := v.IfPair(i)
+			if !f.constant[p.If] {
+				if err := f.check(p.If); err != nil {
+					return err
+				}
+				if err := f.check(p.Then); err != nil {
+					return err
+				}
+				continue
+			}
+			b, valid, err := f.constBool(p.If)
+			if err != nil {
+				return err
+			}
+			if valid && b {
+				return f.check(p.Then)
+			}
+		}
+		return f.check(v.Else())
+	case *expr.SingularOrList:
+		if err := f.check(v.Value); err != nil {
+			return err
+		}
+		for _, o := range v.Options {
+			if err := f.check(o); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkAndOr is check of an AND or OR call: its operands in order, up to the first constant
+// one that decides the whole (false for AND, true for OR).
+func (f *folder) checkAndOr(v *expr.ScalarFunction) error {
+	decides := v.Name() == "or"
+	for i := range v.NArgs() {
+		a, ok := v.Arg(i).(expr.Expression)
+		if !ok {
+			continue
+		}
+		if !f.constant[a] {
+			if err := f.check(a); err != nil {
+				return err
+			}
+			continue
+		}
+		b, valid, err := f.constBool(a)
+		if err != nil {
+			return err
+		}
+		if valid && b == decides {
+			return nil
+		}
+	}
+	return nil
+}
+
+// constBool folds the constant boolean e as the planner does: the errors of its folding
+// (check), then its value, with the AND and OR calls inside it decided as the planner decides
+// them (prune).
+func (f *folder) constBool(e expr.Expression) (b, valid bool, err error) {
+	if err := f.check(e); err != nil {
+		return false, false, err
+	}
+	return f.evalBool(f.prune(e))
+}
+
+// evalBool evaluates the constant boolean e: its value and whether it is not NULL.
+func (f *folder) evalBool(e expr.Expression) (b, valid bool, err error) {
+	arr, err := f.eval(e)
+	if err != nil || arr == nil {
+		return false, false, err
+	}
+	defer arr.Release()
+	v, ok := arr.(*array.Boolean)
+	if !ok || v.Len() != 1 || v.IsNull(0) {
+		return false, false, nil
+	}
+	return v.Value(0), true, nil
+}
+
+// eval evaluates the constant e on one row, with a compiler of its own (e's compilation leaves
+// nothing in f.c). It returns the data exception e raises; nil and no error when e does not
+// compile or fails otherwise.
+func (f *folder) eval(e expr.Expression) (arrow.Array, error) {
+	if f.one == nil {
+		cols := make([]arrow.Array, f.c.anon.NumFields())
+		for i, fd := range f.c.anon.Fields() {
+			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, fd.Type, 1)
+		}
+		f.one = array.NewRecordBatch(f.c.anon, cols, 1)
+		for _, a := range cols {
+			a.Release()
+		}
+	}
+	sub := &compiler{in: f.c.in, anon: f.c.anon, ext: f.c.ext, empty: f.c.empty}
+	n, err := sub.compile(e)
+	if err != nil {
+		return nil, nil
+	}
+	ctx := exprs.WithExtensionIDSet(compute.WithAllocator(context.Background(), memory.DefaultAllocator), f.c.ext)
+	d, err := n.eval(ctx, f.one)
+	if err != nil {
+		var de *DataError
+		if errors.As(err, &de) {
+			return nil, de
+		}
+		return nil, nil
+	}
+	defer d.Release()
+	arr, err := toArray(d, 1, memory.DefaultAllocator)
+	if err != nil {
+		return nil, nil
+	}
+	return arr, nil
+}
+
+// release frees the row f made.
+func (f *folder) release() {
+	if f.one != nil {
+		f.one.Release()
+	}
+}
+
+// isDeferredFn reports whether f is one of the deferred functions (deferred.go) or
+// subquery_rows_error, whose arguments are evaluated only where PostgreSQL evaluates them.
+func isDeferredFn(f *expr.ScalarFunction) bool {
+	switch f.Name() {
+	case "deferred_value", "deferred_error", "raise_deferred", "raise_deferred_here", "subquery_rows_error":
+		return f.ID().URN == URNPostgres
+	}
+	return false
+}
