@@ -581,6 +581,11 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	savedNames := bd.condNames
 	bd.condNames = condNames(sel)
+	if fc := sel.GetFromClause(); len(fc) == 1 && fc[0].GetRangeSubselect() != nil && !fc[0].GetRangeSubselect().GetLateral() {
+		// A derived table read alone carries its varying numerics' display scales out (not
+		// one under a join, whose plan the hidden columns would change).
+		bd.markScales(fc[0].GetRangeSubselect().GetSubquery().GetSelectStmt())
+	}
 	from, err := bd.from(sel.GetFromClause())
 	bd.condNames = savedNames
 	if err != nil {
@@ -1223,7 +1228,6 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 		}
 		bd.level++
 		first := len(bd.reads)
-		bd.markScales(sel)
 		br, err := bd.bindSelect(sel)
 		bd.level--
 		if err == nil && rs.GetAlias() != nil {

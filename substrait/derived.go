@@ -130,7 +130,6 @@ func (bd *binder) joinItem(item *pg.Node, on map[string]int, nullable bool) (*fr
 	}
 	bd.level++
 	first := len(bd.reads)
-	bd.markScales(c)
 	br, err := bd.bindSelect(c)
 	bd.level--
 	if err != nil {

@@ -34,7 +34,7 @@ import (
 // unconstrained numeric keep it; round, trunc, ceil, floor and casts to numeric(p,s) fix it;
 // CASE and COALESCE take the chosen branch's.
 //
-// A derived table's SELECT computes each varying numeric's display scale as one more hidden
+// A derived table's SELECT, read alone, computes each varying numeric's display scale as one more hidden
 // column (binder.keepScales, markScales), which the scope names beside the value
 // (col.scaleName): the query reading it binds that column as the value's display scale
 // (scope.scaleOf), so an average of averages follows PostgreSQL's scales. Where the scale
@@ -66,9 +66,10 @@ func (sc *scope) scaleOf(i int) dscale {
 	return lostScale("a numeric whose display scale varies by row (an average) read from a subquery, CTE or set operation")
 }
 
-// markScales marks sel, a derived table's SELECT, for its varying numerics to carry their
-// display scales out (keepScales): a plain SELECT (no set operation), whose select list is
-// bound by bindSelect.
+// markScales marks sel, the SELECT of a derived table read alone (the one FROM item of its
+// query: under a join, the hidden columns would change the join's plan, and its varying
+// numerics' text stays refused), for its varying numerics to carry their display scales out
+// (keepScales): a plain SELECT (no set operation), whose select list is bound by bindSelect.
 func (bd *binder) markScales(sel *pg.SelectStmt) {
 	if sel.GetOp() != pg.SetOperation_SETOP_NONE && sel.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED {
 		return
