@@ -365,7 +365,7 @@ func TestNumericAsPostgres(t *testing.T) {
 	}
 	// What is not computed in numeric is refused by name.
 	for _, q := range []string{
-		"SELECT 1 / 30000.0", "SELECT sqrt(a) FROM (SELECT avg((value->>'distance')::int) AS a" + where + ") s", "SELECT exp(-80.5)", "SELECT exp(-20.5)",
+		"SELECT 1 / 30000.0", "SELECT exp(-80.5)", "SELECT exp(-20.5)",
 		"SELECT sqrt(0.0000000000001)", "SELECT stddev(g * 0.001) FROM generate_series(1, 10) g",
 		"SELECT avg(DISTINCT CASE WHEN (value->>'delay')::int > 0 THEN 1.5 ELSE 2 END)" + where,
 		"SELECT round(1.5, (value->>'delay')::int)" + where, "SELECT GREATEST(1.5, 2, 0.25)::text",

@@ -47,6 +47,12 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 	derived := func(x string) string {
 		return "(SELECT " + dest(x) + " AS k, " + badInt(x) + " AS v FROM flights " + x + " WHERE " + pins(x) + ") s"
 	}
+	// strictDerived is derived with a strict v (no CASE: replace and a cast), which PostgreSQL
+	// does not wrap in a placeholder on an outer join's NULL-extended side: 1 and 2 for BOS and
+	// LAX, 22P02 on the other flights.
+	strictDerived := func(x string) string {
+		return "(SELECT " + dest(x) + " AS k, replace(replace(" + dest(x) + ", 'BOS', '1'), 'LAX', '2')::int AS v FROM flights " + x + " WHERE " + pins(x) + ") s"
+	}
 	// deviation marks the cases flightsrv does not answer as PostgreSQL yet, and why: the test
 	// fails when one does (remove its mark) and when PostgreSQL's outcome changes.
 	const (
@@ -145,6 +151,21 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 		{"derived table null-extended by a LEFT JOIN (PostgreSQL: a placeholder at its scan, every row)", func(d string) string {
 			return "SELECT d.dest, count(s.v) FROM " + d + " LEFT JOIN " + derived("f") + " ON s.k = d.dest GROUP BY 1 ORDER BY 1"
 		}, "22P02", true, ""},
+		{"derived table null-extended by a LEFT JOIN, a strict value (PostgreSQL: on the joined rows)", func(d string) string {
+			return "SELECT d.dest, count(s.v), sum(s.v) FROM " + d + " LEFT JOIN " + strictDerived("f") + " ON s.k = d.dest GROUP BY 1 ORDER BY 1"
+		}, "22P02", false, ""},
+		{"derived table null-extended by a RIGHT JOIN, a strict value (PostgreSQL: on the joined rows)", func(d string) string {
+			return "SELECT d.dest, s.v FROM " + strictDerived("f") + " RIGHT JOIN " + d + " ON s.k = d.dest ORDER BY 1, 2"
+		}, "22P02", false, ""},
+		{"derived table null-extended by a LEFT JOIN, ON over its strict value and the other side", func(d string) string {
+			return "SELECT count(*), count(s.k) FROM " + d + " LEFT JOIN " + strictDerived("f") + " ON s.k = d.dest AND s.v > length(d.dest)"
+		}, "22P02", false, ""},
+		{"derived table null-extended by a LEFT JOIN, ON over its strict value alone (PostgreSQL: at its scan, every row)", func(d string) string {
+			return "SELECT count(*), count(s.k) FROM " + d + " LEFT JOIN " + strictDerived("f") + " ON s.k = d.dest AND s.v > 0"
+		}, "22P02", true, ""},
+		{"derived table preserved by a LEFT JOIN, a strict value (PostgreSQL: every row is in the output)", func(d string) string {
+			return "SELECT count(s.v) FROM " + strictDerived("f") + " LEFT JOIN " + d + " ON s.k = d.dest"
+		}, "22P02", true, ""},
 		{"derived table joined, its value unread", func(d string) string {
 			return "SELECT count(*) FROM " + d + " JOIN (SELECT " + dest("f") + " AS k, " + badInt("f") + " AS v FROM flights f WHERE " + pins("f") + ") s ON s.k = d.dest"
 		}, "", false, ""},
@@ -154,6 +175,9 @@ func TestSubqueryErrorsAsPostgres(t *testing.T) {
 		{"derived table alone, filtered before its value is read", func(d string) string {
 			return "SELECT s.k, sum(s.v) FROM (SELECT " + dest("f") + " AS k, " + badInt("f") + " AS v FROM flights f WHERE " + pins("f") + ") s WHERE s.k IN ('BOS', 'LAX') GROUP BY 1 ORDER BY 1"
 		}, "", false, ""},
+		{"IN, ORDER BY a key that fails (PostgreSQL sorts the rows it selects)", func(d string) string {
+			return "SELECT count(*) FROM " + d + " WHERE 3 IN (SELECT length(" + dest("f") + ") FROM flights f WHERE " + corr("f") + " ORDER BY " + badInt("f") + ")"
+		}, "22P02", false, ""},
 		{"IN in the select list", func(d string) string {
 			return "SELECT d.dest, 3 IN (SELECT " + badInt("f") + " FROM flights f WHERE " + corr("f") + ") FROM " + d + " ORDER BY 1"
 		}, "22P02", false, ""},
@@ -302,6 +326,8 @@ func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
 		{"correlated cast", "(i.value->>'destination')::int", "", "22P02"},
 		{"correlated LIMIT 1", "1000 / " + delay("i"), " LIMIT 1", "22012"},
 		{"correlated over its domain (an outer column in its select list)", "1000 / " + delay("i") + " + length(o.id)", "", "22012"},
+		{"correlated, ORDER BY a key that fails", "i.id", " ORDER BY 1000 / " + delay("i"), "22012"},
+		{"correlated, ORDER BY a failing key and a failing value", "(i.value->>'destination')::int", " ORDER BY 1000 / " + delay("i"), "22P02"},
 		{"correlated count over its domain", "count(1000 / " + delay("i") + " + length(o.id))", "", "22012"},
 	} {
 		cases = append(cases, struct{ name, sql, code, deviation string }{c.name + ", branch never taken", correlated(never, inner(c.sel, c.tail)), "", ""},
@@ -314,10 +340,21 @@ func TestCaseSubqueryErrorsAsPostgres(t *testing.T) {
 	}
 	for _, c := range []struct{ name, sub, code string }{
 		{"over its domain, ORDER BY", domain("1000 / "+delay("i"), " ORDER BY 1"), "22012"},
+		{"over its domain, ORDER BY a key that fails", domain("i.id", " ORDER BY 1000 / "+delay("i")), "22012"},
+		{"over its domain, ORDER BY a key that fails, by name", domain("i.id AS k", " ORDER BY k, (i.value->>'destination')::int"), "22P02"},
 		{"over its domain, DISTINCT", domain("DISTINCT 1000 / "+delay("i"), ""), "22012"},
 		{"over its domain, GROUP BY", domain("max(1000 / "+delay("i")+")", " GROUP BY i.origin"), "22012"},
 		{"over its domain, DISTINCT of a cast", domain("DISTINCT (i.value->>'destination')::int", ""), "22P02"},
 		{"uncorrelated DISTINCT", "(SELECT DISTINCT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + ")", "22012"},
+		{"over its domain, HAVING", domain("max(1000 / "+delay("i")+")", " HAVING count(*) > 0"), "22012"},
+		{"over its domain, GROUP BY and a HAVING that fails", domain("count(*)", " GROUP BY i.origin HAVING 1000 / (count(*) - 1) > 0"), "22012"},
+		{"over its domain, GROUP BY and a HAVING that drops the failing group", domain("max(1000 / "+delay("i")+")", " GROUP BY i.origin HAVING count(*) > 5"), "22012"},
+		{"over its domain, a window function", domain("1000 / "+delay("i")+" + count(*) OVER ()", ""), "22012"},
+		{"over its domain, ORDER BY its failing value under LIMIT", domain("1000 / "+delay("i"), " ORDER BY 1 LIMIT 1"), "22012"},
+		{"over its domain, ORDER BY a failing key under LIMIT", domain("i.id", " ORDER BY 1000 / "+delay("i")+" LIMIT 1"), "22012"},
+		{"uncorrelated, a window function", "(SELECT 1000 / " + delay("i") + " + count(*) OVER () FROM flights i WHERE " + pins("i") + " AND " + delay("i") + " = 0 LIMIT 1)", "22012"},
+		{"uncorrelated, ORDER BY its failing value, LIMIT 1", "(SELECT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + " ORDER BY 1 LIMIT 1)", "22012"},
+		{"uncorrelated, ORDER BY a failing key, LIMIT 1", "(SELECT i.id FROM flights i WHERE " + pins("i") + " ORDER BY 1000 / " + delay("i") + " LIMIT 1)", "22012"},
 		{"uncorrelated UNION", "(SELECT 1000 / " + delay("i") + " FROM flights i WHERE " + pins("i") + " AND " + delay("i") + " = 0 UNION SELECT 7 FROM (VALUES (1)) v(x) WHERE x = 2)", "22012"},
 		{"uncorrelated UNION ALL, the failing arm second", "(SELECT 7 FROM (VALUES (1)) v(x) WHERE x = 2 UNION ALL SELECT (i.value->>'destination')::int FROM flights i WHERE " + pins("i") + " AND i.id = '0001463480')", "22P02"},
 		{"uncorrelated UNION ALL, more than one row", "(SELECT 7 UNION ALL SELECT 8)", "21000"},

@@ -105,8 +105,10 @@ type col struct {
 	// columns of a USING join, a scalar subquery's value (join.go).
 	hidden bool
 	// vary marks a numeric column whose values' display scales differ row by row (dscale.go):
-	// its text is refused where it is read.
-	vary bool
+	// its text is refused where it is read, unless scaleName names the hidden column of the
+	// same scope that holds each row's display scale (a derived table's, keepScales).
+	vary      bool
+	scaleName string
 	// bytea marks a binary column of bytea values, not JSON documents (bytea.go): its text is
 	// byteaout's.
 	bytea bool
@@ -217,6 +219,11 @@ type binder struct {
 	// correlation keys (scalarJoin): every row's deferred error reaches the expression reading
 	// it, so a DISTINCT or GROUP BY select list may be deferred too (decorrelate).
 	regrouped map[*pg.SelectStmt]bool
+	// keepScales marks the SELECTs of derived tables (FROM (SELECT …)) whose varying
+	// numerics carry their display scales out as hidden columns (col.scaleName, dscale.go);
+	// scaleSeq numbers those columns.
+	keepScales map[*pg.SelectStmt]bool
+	scaleSeq   int
 	// condNames are the column names the WHERE and ON conditions of the SELECT whose FROM is
 	// being bound reference (derived.go's joinItem).
 	condNames map[string]int
@@ -582,6 +589,11 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	savedNames := bd.condNames
 	bd.condNames = condNames(sel)
+	if fc := sel.GetFromClause(); len(fc) == 1 && fc[0].GetRangeSubselect() != nil && !fc[0].GetRangeSubselect().GetLateral() {
+		// A derived table read alone carries its varying numerics' display scales out (not
+		// one under a join, whose plan the hidden columns would change).
+		bd.markScales(fc[0].GetRangeSubselect().GetSubquery().GetSelectStmt())
+	}
 	from, err := bd.from(sel.GetFromClause())
 	bd.condNames = savedNames
 	if err != nil {
@@ -673,6 +685,11 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	jsonb := make([]bool, len(items)) // outs[i] is jsonb (jsonb.go)
 	json := make([]bool, len(items))  // outs[i] is json
 	var unknown []bval                // boundRel.unknown
+	// A derived table's varying numerics carry their display scales out (keepScales): each
+	// one's scale expression, bound with the select list (an average's adds its measures).
+	keepScales := bd.keepScales[sel] && len(sel.GetDistinctClause()) == 0
+	var scales []expr.Expression
+	var scaleOf []int
 	for i, it := range items {
 		v, err := bd.bindExpr(it.node, in.sc)
 		if err != nil {
@@ -683,6 +700,11 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			return nil, err
 		}
 		vary[i], bytea[i], json[i], jsonb[i] = v.ds != nil, v.bytea, v.json, v.jsonb
+		if keepScales && v.ds != nil {
+			if s, err := v.ds(); err == nil {
+				scales, scaleOf = append(scales, s), append(scaleOf, i)
+			}
+		}
 		outs[i], names[i] = e, it.name
 		if v.untyped() && v.param == 0 && !grouped && len(sel.GetDistinctClause()) == 0 {
 			if _, iv := v.intervalConst(); !iv {
@@ -741,7 +763,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	} else {
 		base = in
 	}
-	all := append(slices.Clone(outs), extra...)
+	all := append(append(slices.Clone(outs), extra...), scales...)
 	// The window functions of the select list and ORDER BY: one ProjectRel over base.
 	if base, all, err = bd.windowProject(base, all); err != nil {
 		return nil, err
@@ -749,6 +771,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	allNames := slices.Clone(names)
 	for i := range extra {
 		allNames = append(allNames, fmt.Sprintf("?sort%d?", i))
+	}
+	for range scales {
+		bd.scaleSeq++
+		allNames = append(allNames, fmt.Sprintf("?dscale%d?", bd.scaleSeq))
 	}
 	proj, err := bd.project(base, all, allNames)
 	if err != nil {
@@ -759,6 +785,11 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		proj.sc.cols[i].bytea = proj.sc.cols[i].bytea || bytea[i]
 		proj.sc.cols[i].json = proj.sc.cols[i].json || json[i]
 		proj.sc.cols[i].jsonb = proj.sc.cols[i].jsonb || jsonb[i]
+	}
+	for k, i := range scaleOf {
+		sc := &proj.sc.cols[len(outs)+len(extra)+k]
+		sc.qual, sc.hidden = subqueryQual, true
+		proj.sc.cols[i].scaleName = sc.name
 	}
 	switch {
 	case distinctOn:
@@ -1107,7 +1138,15 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 	for i := range visible {
 		visible[i] = int32(i)
 	}
-	trim := len(names) < len(br.sc.cols)
+	// The hidden display scales of the visible columns (keepScales) stay, after them.
+	for _, c := range br.sc.cols[:len(names)] {
+		if c.scaleName != "" {
+			if j := slices.IndexFunc(br.sc.cols, func(s col) bool { return s.name == c.scaleName }); j >= len(names) {
+				visible = append(visible, int32(j))
+			}
+		}
+	}
+	trim := len(visible) < len(br.sc.cols)
 	if offset > 0 || count >= 0 || trim {
 		var f *plan.FetchRel
 		if trim {
@@ -1120,7 +1159,10 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 		}
 		rel = f
 	}
-	out := &boundRel{rel: rel, sc: &scope{cols: slices.Clone(br.sc.cols[:len(names)])}, names: names}
+	out := &boundRel{rel: rel, sc: &scope{cols: make([]col, len(visible))}, names: names}
+	for i, j := range visible {
+		out.sc.cols[i] = br.sc.cols[j]
+	}
 	if len(br.unknown) >= len(names) {
 		out.unknown = br.unknown[:len(names)]
 	}
@@ -1288,7 +1330,10 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 		if al := rs.GetAlias(); al != nil {
 			alias, colnames = al.GetAliasname(), al.GetColnames()
 		}
-		return &fromItem{boundRel: requalify(br, alias, colnames)}, checkRename(br, colnames)
+		if err := checkRename(br, colnames); err != nil {
+			return nil, err
+		}
+		return &fromItem{boundRel: requalify(br, alias, colnames)}, nil
 	case *pg.Node_JoinExpr:
 		return bd.joinExpr(n.JoinExpr)
 	case *pg.Node_RangeFunction:
@@ -1325,8 +1370,12 @@ func rename(br *boundRel, colnames []*pg.Node) error {
 }
 
 func checkRename(br *boundRel, colnames []*pg.Node) error {
-	if len(colnames) > len(br.sc.cols) {
-		return errorf(InvalidArgument, "too many column aliases: %d for %d columns", len(colnames), len(br.sc.cols))
+	n := len(br.sc.cols)
+	if len(br.names) > 0 {
+		n = min(n, len(br.names)) // not the hidden display scales (keepScales)
+	}
+	if len(colnames) > n {
+		return errorf(InvalidArgument, "too many column aliases: %d for %d columns", len(colnames), n)
 	}
 	return nil
 }
@@ -1335,7 +1384,9 @@ func checkRename(br *boundRel, colnames []*pg.Node) error {
 func requalify(br *boundRel, alias string, colnames []*pg.Node) *boundRel {
 	out := &boundRel{rel: br.rel, sc: &scope{}, names: slices.Clone(br.names)}
 	for i, c := range br.sc.cols {
-		c.qual = alias
+		if !c.hidden || c.qual != subqueryQual { // a display scale's stays unnamed (keepScales)
+			c.qual = alias
+		}
 		if i < len(colnames) {
 			c.name = colnames[i].GetString_().GetSval()
 			out.names[i] = c.name

@@ -1000,7 +1000,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 	v := typed(sc.ref(i))
 	v.bytea, v.json, v.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
 	if sc.cols[i].vary {
-		v.ds = lostScale("a numeric whose display scale varies by row (an average) read from a subquery, CTE or set operation")
+		v.ds = sc.scaleOf(i)
 	}
 	return v, nil
 }

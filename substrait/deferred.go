@@ -58,7 +58,18 @@ func (bd *binder) bindDeferred(name string, fc *pg.FuncCall, sc *scope) (bval, e
 		return typed(f), err
 	}
 	f, err := bd.fn(URNPostgres, "deferred_value", e.GetType().WithNullability(types.NullabilityNullable), e)
-	return typed(f), err
+	out := typed(f)
+	if ds := v.ds; ds != nil {
+		// A varying numeric's display scale (dscale.go), deferred as its value.
+		out.ds = onceScale(func() (expr.Expression, error) {
+			s, err := ds()
+			if err != nil {
+				return nil, err
+			}
+			return bd.fn(URNPostgres, "deferred_value", s.GetType().WithNullability(types.NullabilityNullable), s)
+		})
+	}
+	return out, err
 }
 
 // raiseDeferred is raise_deferred(errs, v): v, raising the error of the first row whose errs
@@ -396,4 +407,114 @@ func deferUnion(sel *pg.SelectStmt) bool {
 	sel.TargetList = append(sel.TargetList, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
 		Name: "?error0?", Val: deferredCall(deferredErrorFn, pg.MakeAConstIntNode(0, -1)), Location: -1}}})
 	return false
+}
+
+// deferSortKeys gathers the errors of the ORDER BY keys (keys) that decorrelation drops from
+// c, a correlated subquery without grouping whose first nKeys targets are its correlation
+// keys (errs as deferTargets'), into its first target's deferred error, appending one where
+// that target has none: PostgreSQL sorts the rows its correlation selects for an outer row,
+// evaluating every key on each of them (EXPLAIN VERBOSE on PostgreSQL 15: the subplan's Sort
+// over the scan computing the key), before it reads one, so a key that fails there fails the
+// subquery as its select list would. A key naming an output column (by position or name) is
+// (simpleNode) is the target's, whose error is already there, or an input column, which
+// cannot fail; a key holding a subquery is left out.
+func deferSortKeys(c *pg.SelectStmt, nKeys int, keys []*pg.Node, errs []int) []int {
+	return deferSortKeysAs(c, nKeys, keys, errs, false)
+}
+
+// deferSortKeysAs is deferSortKeys; with replace, each key whose error it gathers is replaced
+// in place by its deferred value (an ORDER BY kept, under LIMIT: deferLimitedSort).
+func deferSortKeysAs(c *pg.SelectStmt, nKeys int, keys []*pg.Node, errs []int, replace bool) []int {
+	targets := c.GetTargetList()
+	if len(errs) == 0 || len(targets) <= nKeys {
+		return errs
+	}
+	var keyErrs []*pg.Node
+	for _, k := range keys {
+		n := k.GetSortBy().GetNode()
+		if n == nil || simpleNode(n) || hasSubLink(n) {
+			continue
+		}
+		keyErrs = append(keyErrs, deferredCall(deferredErrorFn, n))
+		if replace {
+			k.GetSortBy().Node = deferredCall(deferredValueFn, n)
+		}
+	}
+	if len(keyErrs) == 0 {
+		return errs
+	}
+	if e := errs[0]; e >= 0 {
+		rt := targets[e].GetResTarget()
+		rt.Val = &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{Args: append([]*pg.Node{rt.GetVal()}, keyErrs...), Location: -1}}}
+		return errs
+	}
+	errNode := keyErrs[0]
+	if len(keyErrs) > 1 {
+		errNode = &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{Args: keyErrs, Location: -1}}}
+	}
+	errs = slices.Clone(errs)
+	errs[0] = len(targets)
+	c.TargetList = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
+		Name: "?sorterror?", Val: errNode, Location: -1}}})
+	return errs
+}
+
+// deferLimitedSort defers the errors of c, a subquery without grouping, DISTINCT or window
+// functions whose ORDER BY is kept under a LIMIT without OFFSET (its first nKeys targets, keys,
+// its correlation keys over its domain: none uncorrelated), whose targets deferTargets has
+// deferred (errs as its). PostgreSQL computes the select list and the sort keys on every row
+// an outer row selects, below its Sort (EXPLAIN VERBOSE on PostgreSQL 15: the scan's output),
+// before the LIMIT keeps the first: so the keys that may fail sort by their deferred values
+// (deferSortKeysAs), and the error column is the least error of those rows, min(error) OVER
+// (PARTITION BY keys), which every row the LIMIT keeps carries (a LIMIT of at least one row
+// keeps one row of each partition).
+func deferLimitedSort(c *pg.SelectStmt, keys []*pg.Node, errs []int) []int {
+	errs = deferSortKeysAs(c, len(keys), c.GetSortClause(), errs, true)
+	if len(errs) == 0 || errs[0] < 0 {
+		return errs
+	}
+	rt := c.GetTargetList()[errs[0]].GetResTarget()
+	rt.Val = &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{
+		Funcname: []*pg.Node{pg.MakeStrNode("min")},
+		Args:     []*pg.Node{rt.GetVal()},
+		Over: &pg.WindowDef{PartitionClause: slices.Clone(keys),
+			FrameOptions: frameRange | frameStartUnbPrec | frameEndCurrent},
+		Location: -1,
+	}}}
+	return errs
+}
+
+// deferHaving defers the HAVING clause of c, a grouped subquery whose targets deferTargets has
+// deferred (errs as its), where its aggregates' arguments and filters cannot fail
+// (simpleNode): PostgreSQL evaluates HAVING on the groups an outer row selects, so HAVING h
+// becomes deferred_value(h) IS TRUE OR error IS NOT NULL — a group whose aggregate argument
+// or HAVING fails is kept, its error (the select list's, else deferred_error(h)) read where
+// the subquery is, as the groups PostgreSQL computes and raises on. ok is false, c unchanged,
+// where an aggregate of h may fail (its argument would be computed on every row).
+func deferHaving(c *pg.SelectStmt, errs []int) (_ []int, ok bool) {
+	h := c.GetHavingClause()
+	if h == nil {
+		return errs, true
+	}
+	if hasSubLink(h) || len(errs) == 0 || anyCall(h, func(fc *pg.FuncCall) bool {
+		return isAggregateCall(fc) && (slices.ContainsFunc(fc.GetArgs(), func(a *pg.Node) bool { return !simpleNode(a) }) ||
+			fc.GetAggFilter() != nil && !simpleNode(fc.GetAggFilter()))
+	}) {
+		return errs, false
+	}
+	hErr := deferredCall(deferredErrorFn, h)
+	targets := c.GetTargetList()
+	if e := errs[0]; e >= 0 {
+		rt := targets[e].GetResTarget()
+		rt.Val = &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{Args: []*pg.Node{rt.GetVal(), hErr}, Location: -1}}}
+	} else {
+		errs = slices.Clone(errs)
+		errs[0] = len(targets)
+		c.TargetList = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
+			Name: "?havingerror?", Val: hErr, Location: -1}}})
+	}
+	kept := &pg.Node{Node: &pg.Node_BooleanTest{BooleanTest: &pg.BooleanTest{Arg: deferredCall(deferredValueFn, h), Booltesttype: pg.BoolTestType_IS_TRUE, Location: -1}}}
+	failed := &pg.Node{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: clonePG(c.GetTargetList()[errs[0]].GetResTarget().GetVal()), Nulltesttype: pg.NullTestType_IS_NOT_NULL, Location: -1}}}
+	c.HavingClause = pg.MakeBoolExprNode(pg.BoolExprType_OR_EXPR, []*pg.Node{kept, failed}, -1)
+	return errs, true
 }

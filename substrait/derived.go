@@ -84,12 +84,22 @@ func refNames(ns []*pg.Node) map[string]int {
 	return names
 }
 
-// joinItem binds a FROM item that an inner join reads (fromOne). A derived table PostgreSQL
-// pulls up has the targets that may fail and that no condition but on (the references of the
-// ON condition of the join that reads it, which raiseCond places) reads (condNames) deferred:
-// valErr maps each such column of the item to its error column (hidden), for raiseColumns
-// above the join.
-func (bd *binder) joinItem(item *pg.Node, on map[string]int) (*fromItem, map[int]int, error) {
+// Under an outer join, PostgreSQL pulls a derived table on the NULL-extended side up too, and
+// wraps each target in a placeholder, evaluated at the derived table's scan on every row,
+// unless it reads one of its columns and holds nothing that is not strict (pullup_replace_
+// vars_callback: a strict expression of a column is NULL on the NULL-extended rows by
+// itself): such a target is evaluated where it is read, on the joined rows, as under an inner
+// join (EXPLAIN VERBOSE on PostgreSQL 15: the Merge Left Join's output computes it). The
+// preserved side's rows all reach the join's output: computing its targets at its scan
+// raises what the output would.
+
+// joinItem binds a FROM item that an inner join reads, or the NULL-extended side of an outer
+// join (nullable), as fromOne does. A derived table PostgreSQL pulls up has the targets that
+// may fail and that no condition but on (the references of the ON condition of the join that
+// reads it, which raiseCond places) reads (condNames) deferred, on the NULL-extended side
+// the strict ones only (strictPG): valErr maps each such column of the item to its error
+// column (hidden), for raiseColumns above the join.
+func (bd *binder) joinItem(item *pg.Node, on map[string]int, nullable bool) (*fromItem, map[int]int, error) {
 	rs := item.GetRangeSubselect()
 	sel := rs.GetSubquery().GetSelectStmt()
 	if rs == nil || rs.GetLateral() || sel == nil || !pulledUp(sel) {
@@ -112,7 +122,7 @@ func (bd *binder) joinItem(item *pg.Node, on map[string]int) (*fromItem, map[int
 		} else if name == "" {
 			name = figureColname(rt.GetVal())
 		}
-		return bd.condNames[name] > on[name]
+		return bd.condNames[name] > on[name] || nullable && !strictPG(rt.GetVal())
 	})
 	if deferredCount(errs) == 0 {
 		f, err := bd.fromOne(item)
@@ -178,3 +188,58 @@ func shiftErrs(l, r map[int]int, nl int) map[int]int {
 	}
 	return out
 }
+
+// strictPG reports an expression PostgreSQL leaves unwrapped on an outer join's NULL-extended
+// side (above): it reads a column, and is made of column references, constants, casts,
+// operators (every built-in operator the binder binds is strict) and calls of strictFuncs
+// only. CASE, COALESCE, NULLIF, GREATEST/LEAST, AND/OR, IS [NOT] NULL, IS DISTINCT FROM, IN
+// lists, subqueries and any other call are taken as not strict (wrapped: evaluated on every
+// row, the eager rule).
+func strictPG(n *pg.Node) bool {
+	col, ok := false, true
+	var visit func(x *pg.Node) bool
+	visit = func(x *pg.Node) bool {
+		if !ok {
+			return false
+		}
+		switch v := x.GetNode().(type) {
+		case *pg.Node_ColumnRef:
+			col = true
+			return false
+		case *pg.Node_AConst, *pg.Node_TypeName, *pg.Node_String_:
+			return false
+		case *pg.Node_TypeCast:
+			return true
+		case *pg.Node_AExpr:
+			ok = v.AExpr.GetKind() == pg.A_Expr_Kind_AEXPR_OP
+			return ok
+		case *pg.Node_FuncCall:
+			fc := v.FuncCall
+			ok = strictFuncs[funcName(fc)] && fc.GetAggFilter() == nil && fc.GetOver() == nil && !fc.GetAggStar() &&
+				len(fc.GetAggOrder()) == 0 && !fc.GetFuncVariadic()
+			if ok {
+				for _, a := range fc.GetArgs() {
+					if visit(a) {
+						walkPG(a.ProtoReflect(), visit)
+					}
+				}
+			}
+			return false
+		}
+		ok = false
+		return false
+	}
+	if visit(n) {
+		walkPG(n.ProtoReflect(), visit)
+	}
+	return ok && col
+}
+
+// strictFuncs are functions the binder binds that PostgreSQL's catalog marks strict
+// (pg_proc.proisstrict), by name: of every overload it has.
+var strictFuncs = map[string]bool{"abs": true, "length": true, "char_length": true, "character_length": true,
+	"octet_length": true, "lower": true, "upper": true, "round": true, "trunc": true, "floor": true, "ceil": true,
+	"ceiling": true, "sqrt": true, "mod": true, "substr": true, "replace": true, "btrim": true, "ltrim": true,
+	"rtrim": true, "left": true, "right": true, "strpos": true, "sign": true, "date_trunc": true, "md5": true,
+	"power": true, "exp": true, "ln": true, "log": true, "split_part": true, "reverse": true, "initcap": true,
+	"lpad": true, "rpad": true, "repeat": true}

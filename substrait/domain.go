@@ -77,9 +77,12 @@ func colRef(qual, name string) *pg.Node {
 //
 // With deferErrs (a scalar subquery's), the select list's errors are deferred as decorrelate
 // defers them (deferTargets; errs as its) where that changes no row it answers: aggregate
-// calls' arguments without GROUP BY, or a select list without aggregates, without DISTINCT,
-// window functions, or ORDER BY under LIMIT (an ordering by a deferred value would pick other
-// rows; without LIMIT the ordering is dropped). Regrouped (bd.regrouped: oneRowPerKey gathers
+// calls' arguments without GROUP BY or window functions, or a select list without
+// aggregates (window functions' arguments stay computed on every row), without DISTINCT or
+// ORDER BY under LIMIT (an ordering by a deferred value would pick other rows; without LIMIT
+// the ordering is dropped, its keys' errors deferred with the value's: deferSortKeys); a
+// HAVING whose aggregates cannot fail is deferred too (deferHaving), and an ORDER BY under a
+// LIMIT without OFFSET (deferLimitedSort). Regrouped (bd.regrouped: oneRowPerKey gathers
 // every row's error of an outer row), also with a plain DISTINCT (a failing row is one more
 // distinct row) and aggregates' arguments under GROUP BY without HAVING (which would read a
 // deferred value).
@@ -99,7 +102,15 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	dq, mq := domainQual(bd.domainSeq), markQual(bd.domainSeq)
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.DistinctClause, c.LimitCount, c.LimitOffset = nil, nil, nil
+	// The ORDER BY is dropped; its keys that may fail are kept for deferSortKeys (a bare name
+	// may be an output column's, which is no reference to rewrite).
+	var dropped []*pg.Node
 	if !limited && !distinctOn {
+		for _, k := range c.GetSortClause() {
+			if n := k.GetSortBy().GetNode(); n != nil && !simpleNode(n) && !hasSubLink(n) {
+				dropped = append(dropped, k)
+			}
+		}
 		c.SortClause = nil
 	}
 	// The outer references, each outer column once, become the domain's columns.
@@ -131,7 +142,7 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		n.Node = colRef(dq, fmt.Sprintf("?o%d?", at)).Node
 		return false
 	}
-	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause(), c.GetWindowClause(), dc} {
+	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause(), c.GetWindowClause(), dc, dropped} {
 		for _, n := range part {
 			if n != nil && rewrite(n) {
 				walkPG(n.ProtoReflect(), rewrite)
@@ -279,16 +290,33 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		}
 	}
 	regroup := bd.regrouped[sub]
-	if deferErrs && (!distinct || regroup && !distinctOn) && len(c.GetWindowClause()) == 0 && len(c.GetSortClause()) == 0 &&
-		!slices.ContainsFunc(c.GetTargetList(), func(n *pg.Node) bool {
-			return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
-		}) {
+	// Window functions (partitioned by the keys, windowByKeys) are computed on every row of
+	// the partition, as PostgreSQL computes them over the rows an outer row selects: a
+	// select list without aggregates reading them defers what it computes from them.
+	windowed := len(c.GetWindowClause()) > 0 || slices.ContainsFunc(c.GetTargetList(), func(n *pg.Node) bool {
+		return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
+	})
+	// An ORDER BY under a LIMIT of at least one row without OFFSET over a select list without
+	// aggregates, DISTINCT or window functions: every row's error reaches the rows the LIMIT
+	// keeps (deferLimitedSort).
+	limitedSort := limited && len(c.GetSortClause()) > 0 && offset == 0 && count >= 1 && !distinct && !windowed &&
+		!aggregated && len(sub.GetGroupClause()) == 0
+	if deferErrs && (!distinct || regroup && !distinctOn) && (len(c.GetSortClause()) == 0 || limitedSort) &&
+		(!windowed || !aggregated && len(sub.GetGroupClause()) == 0) {
 		switch {
 		case aggregated && len(sub.GetGroupClause()) == 0 && sub.GetHavingClause() == nil,
 			aggregated && regroup && sub.GetHavingClause() == nil:
 			errs = deferTargets(c, len(keys), true)
+		case aggregated && sub.GetHavingClause() != nil && (len(sub.GetGroupClause()) == 0 || regroup):
+			// HAVING too, where its aggregates cannot fail (deferHaving).
+			h := proto.Clone(c).(*pg.SelectStmt)
+			if herrs, ok := deferHaving(h, deferTargets(h, len(keys), true)); ok {
+				c, errs = h, herrs
+			}
+		case limitedSort:
+			errs = deferLimitedSort(c, keys, deferTargets(c, len(keys), false))
 		case !aggregated && len(sub.GetGroupClause()) == 0:
-			errs = deferTargets(c, len(keys), false)
+			errs = deferSortKeys(c, len(keys), dropped, deferTargets(c, len(keys), false))
 		}
 		if !slices.ContainsFunc(errs, func(i int) bool { return i >= 0 }) {
 			errs = nil

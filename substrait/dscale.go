@@ -3,6 +3,7 @@ package substrait
 import (
 	"cmp"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -33,9 +34,13 @@ import (
 // unconstrained numeric keep it; round, trunc, ceil, floor and casts to numeric(p,s) fix it;
 // CASE and COALESCE take the chosen branch's.
 //
-// Where the scale cannot be followed — a varying numeric read from a subquery, CTE or set
-// operation (the scope's col.vary), GREATEST/LEAST, a GROUP BY key — its text is refused by
-// name (lostScale), never written at the column's scale.
+// A derived table's SELECT, read alone, computes each varying numeric's display scale as one more hidden
+// column (binder.keepScales, markScales), which the scope names beside the value
+// (col.scaleName): the query reading it binds that column as the value's display scale
+// (scope.scaleOf), so an average of averages follows PostgreSQL's scales. Where the scale
+// cannot be followed — a varying numeric read from a CTE or set operation (the scope's
+// col.vary without scaleName), GREATEST/LEAST, a GROUP BY key, min or max (one row's value) —
+// its text is refused by name (lostScale), never written at the column's scale.
 
 // dscale binds the int32 display scale of each row of a varying numeric.
 type dscale func() (expr.Expression, error)
@@ -47,6 +52,32 @@ func lostScale(what string) dscale {
 		return nil, &lostScaleError{what: what, err: refused(Unimplemented, "0A000", "the text of %s is not supported: PostgreSQL shows each value at its own display scale, "+
 			"which flightsrv follows only in the select list that computes it (round it or cast it to numeric(p,s), or write the text there)", what)}
 	}
+}
+
+// scaleOf is the display scale of the varying numeric column i of sc: the hidden column
+// scaleName names (a derived table's, keepScales), lostScale where the scope has none.
+func (sc *scope) scaleOf(i int) dscale {
+	if n := sc.cols[i].scaleName; n != "" {
+		if j := slices.IndexFunc(sc.cols, func(c col) bool { return c.name == n }); j >= 0 {
+			ref := sc.ref(j)
+			return func() (expr.Expression, error) { return ref, nil }
+		}
+	}
+	return lostScale("a numeric whose display scale varies by row (an average) read from a subquery, CTE or set operation")
+}
+
+// markScales marks sel, the SELECT of a derived table read alone (the one FROM item of its
+// query: under a join, the hidden columns would change the join's plan, and its varying
+// numerics' text stays refused), for its varying numerics to carry their display scales out
+// (keepScales): a plain SELECT (no set operation), whose select list is bound by bindSelect.
+func (bd *binder) markScales(sel *pg.SelectStmt) {
+	if sel.GetOp() != pg.SetOperation_SETOP_NONE && sel.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED {
+		return
+	}
+	if bd.keepScales == nil {
+		bd.keepScales = map[*pg.SelectStmt]bool{}
+	}
+	bd.keepScales[sel] = true
 }
 
 // lostScaleError is lostScale's refusal (an *Error, its Unwrap) with what it names, so that an

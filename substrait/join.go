@@ -31,7 +31,7 @@ var pgJoinTypes = map[pg.JoinType]plan.JoinType{
 // fromList binds a FROM list of several items: their cross product, left to right.
 // A derived table's deferred targets (joinItem) raise their errors on the product's rows.
 func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
-	acc, accErr, err := bd.joinItem(items[0], nil)
+	acc, accErr, err := bd.joinItem(items[0], nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
 			acc = &fromItem{boundRel: j}
 			continue
 		}
-		r, rErr, err := bd.joinItem(it, nil)
+		r, rErr, err := bd.joinItem(it, nil, false)
 		if err != nil {
 			return nil, err
 		}
@@ -117,8 +117,10 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		return nil, unimplementedAre("aliases of USING columns")
 	}
 	// Under an inner join without USING, a derived table's deferred targets (joinItem) raise
-	// their errors on the joined rows.
-	inner := jt == plan.JoinTypeInner && len(je.GetUsingClause()) == 0 && !je.GetIsNatural()
+	// their errors on the joined rows; so do those of the NULL-extended side of a LEFT or
+	// RIGHT join that are strict.
+	plain := len(je.GetUsingClause()) == 0 && !je.GetIsNatural()
+	inner := jt == plan.JoinTypeInner && plain
 	// The references of ON's conjuncts that are not equalities, which raiseLateralCond
 	// places: an equality is a hash or merge key, whose sides PostgreSQL evaluates on every
 	// row of theirs.
@@ -131,14 +133,17 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		}
 	}
 	on := refNames(onConds)
-	item := func(n *pg.Node) (*fromItem, map[int]int, error) {
-		if inner {
-			return bd.joinItem(n, on)
+	item := func(n *pg.Node, right bool) (*fromItem, map[int]int, error) {
+		switch {
+		case inner:
+			return bd.joinItem(n, on, false)
+		case plain && (jt == plan.JoinTypeLeft && right || jt == plan.JoinTypeRight && !right):
+			return bd.joinItem(n, on, true)
 		}
 		f, err := bd.fromOne(n)
 		return f, nil, err
 	}
-	lf, lErr, err := item(je.GetLarg())
+	lf, lErr, err := item(je.GetLarg(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +164,7 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		}
 		return &fromItem{boundRel: j}, nil
 	}
-	rf, rErr, err := item(je.GetRarg())
+	rf, rErr, err := item(je.GetRarg(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -530,7 +535,19 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 			// expression first reads it, so its select list's errors wait there too.
 			c := proto.Clone(sub).(*pg.SelectStmt)
 			grouped := len(c.GetGroupClause()) > 0 || c.GetHavingClause() != nil || hasAggregate(c.GetTargetList())
-			errs := deferTargets(c, 0, grouped)
+			var errs []int
+			switch {
+			case c.GetLimitCount() == nil && c.GetLimitOffset() == nil:
+				errs = deferTargets(c, 0, grouped)
+			case !deferrableLimit(c, grouped):
+				// PostgreSQL computes rows the LIMIT drops (the groups, the sorted rows, the
+				// rows OFFSET skips): their errors stay computed on every row.
+				return br, nil, nil, nil
+			case !grouped && len(c.GetSortClause()) > 0:
+				errs = deferLimitedSort(c, nil, deferTargets(c, 0, false))
+			default:
+				errs = deferTargets(c, 0, grouped)
+			}
 			if !slices.ContainsFunc(errs, func(i int) bool { return i >= 0 }) {
 				return br, nil, nil, nil
 			}
@@ -692,10 +709,19 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 			}
 		}
 	}
+	outNames := map[string]bool{}
+	for _, t := range sub.GetTargetList() {
+		if name := t.GetResTarget().GetName(); name != "" {
+			outNames[name] = true
+		}
+	}
 	for _, part := range [][]*pg.Node{sub.GetTargetList(), sub.GetGroupClause(), {sub.GetHavingClause()}, sub.GetSortClause()} {
 		for _, n := range part {
 			if n == nil {
 				continue
+			}
+			if q, name, ok := refName(n.GetSortBy().GetNode().GetColumnRef()); ok && q == "" && outNames[name] {
+				continue // ORDER BY an output column's name, as PostgreSQL reads a bare one
 			}
 			if _, out, err := refs(n); err != nil {
 				return nil, nil, nil, err
@@ -745,6 +771,9 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 	var errs []int
 	if deferErrs {
 		errs = deferTargets(c, len(corr), grouped)
+		if !grouped {
+			errs = deferSortKeys(c, len(corr), sub.GetSortClause(), errs)
+		}
 		if !slices.ContainsFunc(errs, func(i int) bool { return i >= 0 }) {
 			errs = nil
 		}
@@ -756,19 +785,34 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 	return br, corr, errs, nil
 }
 
+// deferrableLimit reports an uncorrelated subquery's LIMIT under which its deferred errors
+// reach the rows it answers as PostgreSQL raises them: an integer constant without OFFSET or
+// WITH TIES (PostgreSQL computes the rows OFFSET skips), and, grouped, no GROUP BY (its
+// aggregate computes every group before the LIMIT keeps some).
+func deferrableLimit(c *pg.SelectStmt, grouped bool) bool {
+	_, offset, ok := constLimit(c)
+	return ok && offset == 0 && c.GetLimitOption() != pg.LimitOption_LIMIT_OPTION_WITH_TIES &&
+		(!grouped || len(c.GetGroupClause()) == 0)
+}
+
 // deferrableAlone reports an uncorrelated subquery whose select list deferTargets may
-// rewrite: a plain SELECT with one target, without set operations, VALUES, DISTINCT, grouping
-// sets or window functions (an added error column would change what they compute). Regrouped
-// (oneRowPerKey gathers every row's error), a plain DISTINCT may be deferred too: a failing
-// row is one more distinct row whose error reaches the reading expression.
+// rewrite: a plain SELECT with one target, without set operations, VALUES, DISTINCT (an added
+// error column would change what it computes), grouping sets, or window functions beside
+// aggregates. Window functions over plain rows are computed on every row (their arguments
+// eagerly, as PostgreSQL's WindowAgg reads every row), what the target computes from them
+// deferred. Regrouped (oneRowPerKey gathers every row's error), a plain DISTINCT may be
+// deferred too: a failing row is one more distinct row whose error reaches the reading
+// expression.
 func deferrableAlone(sub *pg.SelectStmt, regrouped bool) bool {
 	dc := sub.GetDistinctClause()
+	windowed := len(sub.GetWindowClause()) > 0 || slices.ContainsFunc(sub.GetTargetList(), func(n *pg.Node) bool {
+		return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
+	})
+	grouped := len(sub.GetGroupClause()) > 0 || sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList())
 	return (sub.GetOp() == pg.SetOperation_SETOP_NONE || sub.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED) &&
 		len(sub.GetValuesLists()) == 0 && (len(dc) == 0 || regrouped && len(dc) == 1 && dc[0].GetNode() == nil) && len(sub.GetTargetList()) == 1 &&
-		len(sub.GetWindowClause()) == 0 && !slices.ContainsFunc(sub.GetGroupClause(), func(n *pg.Node) bool { return n.GetGroupingSet() != nil }) &&
-		!slices.ContainsFunc(sub.GetTargetList(), func(n *pg.Node) bool {
-			return anyCall(n, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil })
-		})
+		!slices.ContainsFunc(sub.GetGroupClause(), func(n *pg.Node) bool { return n.GetGroupingSet() != nil }) &&
+		(!windowed || !grouped)
 }
 
 // refName reads a column reference's qualifier and name (schema-qualified as columnRef
