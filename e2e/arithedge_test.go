@@ -73,7 +73,7 @@ func TestArithmeticEdgesAsPostgres(t *testing.T) {
 	}
 	for _, cl := range clients {
 		// PostgreSQL answers these (its range reaches 294276 AD); flightsrv's timestamps are
-		// nanoseconds, and 22008 by name as for the column path (README.md).
+		// nanoseconds, and 22008 by name as for the column path (docs/sql.md).
 		for _, q := range []string{
 			"SELECT (timestamptz '2001-01-01 00:00+00' - interval '400 years')::text",
 			"SELECT now() + interval '1000 years'",

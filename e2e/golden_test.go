@@ -440,8 +440,8 @@ var pgTypeNames = map[arrow.Type]string{
 
 // compareTyped compares our answer with PostgreSQL's: "" when equal, else what differs. The
 // column types must be PostgreSQL's but where flightsrv documents another: bigint or double
-// precision where PostgreSQL answers numeric (a window's sum of bigints, extract; README), and
-// the column value is bytea where the tests' PostgreSQL table holds it as json (README,
+// precision where PostgreSQL answers numeric (a window's sum of bigints, extract; docs/sql.md), and
+// the column value is bytea where the tests' PostgreSQL table holds it as json (docs/sql.md,
 // "JSON"; its bytes must equal PostgreSQL's text).
 func compareTyped(typs []string, got [][]any, wantTypes []string, want [][]any) string {
 	if len(typs) != len(wantTypes) {

@@ -182,7 +182,7 @@ func (p *peers) close() {
 }
 
 // ForwardCancelQuery asks every peer to cancel query id (`SELECT flightsrv.cancel_query(id)`,
-// README "Queries visible from SQL"): a query planned on one replica streams its DoGets
+// docs/sql.md, "Queries visible from SQL"): a query planned on one replica streams its DoGets
 // from whichever replica a client chose, under the query id its ticket carries, so a cancel
 // sent to any replica must reach the one running it. Each peer gets the same statement over
 // Flight SQL (GetFlightInfo and the DoGet of its one endpoint, on the peer's connection),

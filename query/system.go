@@ -18,7 +18,7 @@ import (
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
-// System is what the engine answers about the replica itself from SQL (issue 20; README,
+// System is what the engine answers about the replica itself from SQL (issue 20; docs/sql.md,
 // "Queries visible from SQL"): the views flightsrv.queries (the running and recent query
 // calls of this process, internal/querylog's Registry; the SQL text of other users' calls only
 // to administrators) and flightsrv.sessions (their clients),

@@ -2207,7 +2207,7 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	}
 	// A result outside the nanosecond range is 22008 "timestamp out of range", never
 	// clamped, as the column path's timestamp_add raises it (PostgreSQL answers such a
-	// value, which this engine cannot hold; README.md).
+	// value, which this engine cannot hold; docs/sql.md).
 	if checkNanoRange(t) != nil {
 		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
 	}

@@ -12,7 +12,7 @@ import (
 
 // SELECT DISTINCT ON (e, …) keeps the first row of each group of rows equal on the DISTINCT ON
 // expressions (NULLs equal), first in the statement's ORDER BY. It is bound onto the
-// relations the executor runs (README.md, "The SQL surface"): above the select list's
+// relations the executor runs (docs/sql.md): above the select list's
 // projection, a window relation computing row_number() OVER (PARTITION BY the DISTINCT ON
 // columns ORDER BY the statement's ORDER BY keys), a filter keeping row number 1, and a
 // projection dropping the row number; ORDER BY and LIMIT then apply as to any SELECT.

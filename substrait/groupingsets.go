@@ -9,7 +9,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
-// GROUP BY with GROUPING SETS, ROLLUP and CUBE (README.md, "The SQL surface") is bound as the
+// GROUP BY with GROUPING SETS, ROLLUP and CUBE (docs/sql.md, "Grouping sets, ROLLUP and CUBE") is bound as the
 // UNION ALL of one grouped SELECT per grouping set, each with the statement's FROM, WHERE,
 // select list and HAVING: in the arm of a set, a grouping expression outside the set is NULL
 // (of its type) wherever the select list or HAVING uses it, and GROUPING(a, b, …) is the

@@ -12,7 +12,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/pgregex"
 )
 
-// SIMILAR TO and regexp_match (README.md, "Regular expressions").
+// SIMILAR TO and regexp_match (docs/sql.md, "Regular expressions").
 //
 // s [NOT] SIMILAR TO pattern [ESCAPE e] is PostgreSQL's: the SQL pattern, a constant, is
 // translated into a regular expression as PostgreSQL's similar_to_escape does (regexp.c's

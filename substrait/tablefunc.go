@@ -14,7 +14,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/calendar"
 )
 
-// Set-returning functions in FROM (README.md, "The SQL surface"): generate_series(start, stop
+// Set-returning functions in FROM (docs/sql.md, "Set-returning functions in FROM"): generate_series(start, stop
 // [, step]) of integers or of timestamps with an interval step, and unnest(ARRAY[…]) of
 // constants, are computed when binding (their arguments are constants, as BI tools write
 // them) into a VirtualTableReadRel of one column, at most MaxSeriesRows rows; no rows is a

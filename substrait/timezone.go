@@ -14,7 +14,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
-// This file binds PostgreSQL's time zone conversions (README.md, "The SQL surface"):
+// This file binds PostgreSQL's time zone conversions (docs/sql.md, "Time zones"):
 //
 //	ts AT TIME ZONE zone, timezone(zone, ts)
 //	    timestamp with time zone → timestamp without time zone (the wall clock in zone), and

@@ -23,5 +23,5 @@ def test_sqlstate_of_a_refusal(uri, sql, state):
         with pytest.raises(adbc_driver_manager.Error) as err:
             cur.execute(sql)
             cur.fetchall()
-    assert err.value.sqlstate is None  # ADBC's driver 1.13 never sets it (README.md)
+    assert err.value.sqlstate is None  # ADBC's driver 1.13 never sets it (clients/python/README.md)
     assert sqlstate(err.value) == state

@@ -54,7 +54,7 @@ def test_json_group_by_having_with_parameters(conn, sample, origin, start, end):
         "AND delay > 15 GROUP BY 1 HAVING count(*) > 20 ORDER BY 2 DESC, 1",
         [origin, naive(start), naive(end)]).fetchall()
     assert got.column_names == ["dest", "n", "avg_delay"]
-    # avg of integers is numeric, as in PostgreSQL: Decimal values at scale 20 (README, "numeric").
+    # avg of integers is numeric, as in PostgreSQL: Decimal values at scale 20 (docs/sql.md, "numeric").
     assert str(got.schema.field("n").type) == "int64" and str(got.schema.field("avg_delay").type) == "decimal128(38, 20)"
     rows = list(zip(*[got.column(i).to_pylist() for i in range(3)]))
     assert len(rows) == len(want) and len(rows) > 0

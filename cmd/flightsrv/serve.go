@@ -120,7 +120,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.DurationVar(&c.queryTimeout, "query-timeout", server.DefaultQueryTimeout, "wall time one query's stream may take (DEADLINE_EXCEEDED beyond; 0: the default; negative, e.g. -1s: no bound)")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM or SIGINT: how long running queries may finish before they are cancelled (new ones are refused at once; 0: the default; negative, e.g. -1s: cancel at once)")
 	fs.DurationVar(&c.healthInterval, "health-interval", server.DefaultHealthInterval, "how often the hot store and the archive are probed for gRPC health checking: health answers NOT_SERVING within one interval of either failing, SERVING again after (0: the default)")
-	fs.StringVar(&c.shredCache, "shred-cache", "", "directory of the shredded-column cache: the typed columns of the JSON fields queries read from archived buckets, kept in one file per bucket holding every field read from it, so that later queries read them instead of parsing the documents (default: off; see README.md)")
+	fs.StringVar(&c.shredCache, "shred-cache", "", "directory of the shredded-column cache: the typed columns of the JSON fields queries read from archived buckets, kept in one file per bucket holding every field read from it, so that later queries read them instead of parsing the documents (default: off; see docs/running.md)")
 	c.shredCacheSize = defaultShredCacheSize
 	fs.Func("shred-cache-size", "bytes the --shred-cache directory may hold, least recently used buckets' files out beyond (GOMEMLIMIT's syntax, e.g. 512MiB; default 1GiB)", func(v string) error {
 		n, err := parseSize(v)

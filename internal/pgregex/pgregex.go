@@ -1,5 +1,5 @@
 // Package pgregex compiles PostgreSQL regular expressions (its "advanced" flavour, ARE, as the
-// ~ operators and regexp_replace read them; README.md, "The SQL surface") into Go's RE2
+// ~ operators and regexp_replace read them; docs/sql.md, "Regular expressions") into Go's RE2
 // regexp where the two agree, and refuses by name what RE2 reads otherwise or cannot do
 // (backreferences, lookaround, PostgreSQL's own escapes), so that a pattern never matches
 // differently from PostgreSQL in a C-locale database (character classes such as \w and
