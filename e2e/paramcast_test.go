@@ -97,7 +97,7 @@ func pgAnswer(ctx context.Context, pg *pgx.Conn, q string, v any) (string, *pgco
 }
 
 // boundAnswer prepares q through cl, checks that its one parameter is declared int64 (float64
-// for a float64 v), binds v in a batch of that type and returns the one value of the answer's
+// for a float64 v), binds v (nil: NULL) in a batch of that type and returns the one value of the answer's
 // first column as text (arrow's ValueStr), after checking that every batch has the schema the
 // FlightInfo declared.
 func boundAnswer(ctx context.Context, cl *flightsql.Client, q string, v any) (string, error) {
@@ -116,6 +116,8 @@ func boundAnswer(ctx context.Context, cl *flightsql.Client, q string, v any) (st
 	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "p", Type: typ}}, nil))
 	defer b.Release()
 	switch x := v.(type) {
+	case nil:
+		b.Field(0).AppendNull()
 	case int64:
 		b.Field(0).(*array.Int64Builder).Append(x)
 	case float64:

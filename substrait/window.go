@@ -422,17 +422,19 @@ func (bd *binder) bound(f int32, unb, cur, prec, foll int32, off *pg.Node, which
 		return nil, err
 	}
 	var n int64
+	if _, ok := bd.ps.placeholders[e]; ok && bd.ps.vals == nil {
+		bd.ps.nullOffset(e, which)
+		// Prepare time: the parameter's stand-in (a typed NULL) is any value; its value is
+		// checked when bound.
+		e = expr.NewPrimitiveLiteral(int64(0), false)
+	}
 	switch lit := e.(type) {
 	case *expr.PrimitiveLiteral[int64]:
 		n = lit.Value
 	case *expr.NullLiteral:
-		return nil, &Error{Code: InvalidArgument, SQLState: "22004", Msg: fmt.Sprintf("frame %s offset must not be null", which)}
+		return nil, errNullOffset(which)
 	default:
-		if _, ok := bd.ps.placeholders[e]; ok && bd.ps.vals == nil {
-			n = 0 // prepare time: any value
-		} else {
-			return nil, unimplementedAre("frame offsets other than integer constants")
-		}
+		return nil, unimplementedAre("frame offsets other than integer constants")
 	}
 	if n < 0 {
 		return nil, &Error{Code: InvalidArgument, SQLState: "22013", Msg: fmt.Sprintf("frame %s offset must not be negative", which)}
