@@ -1,12 +1,8 @@
 package e2e
 
 import (
-	"fmt"
 	"strings"
 	"testing"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // TestWindowFrameOffsetParametersAsPostgres: a window frame's offset may be a parameter, `?` or
@@ -36,22 +32,7 @@ func TestWindowFrameOffsetParametersAsPostgres(t *testing.T) {
 	} {
 		q := wrap(over)
 		for _, v := range []any{int64(0), int64(2), int64(1 << 40), nil, int64(-1)} {
-			want, pgErr := pgAnswer(ctx, pg, strings.ReplaceAll(strings.Replace(q, "?", "$1", 1), "$1", "$1::bigint"), v)
-			for _, cl := range clients {
-				name := fmt.Sprintf("%s: %s with %v", cl.name, over, v)
-				got, err := boundAnswer(ctx, cl.c, q, v)
-				switch {
-				case pgErr != nil:
-					st := status.Convert(err)
-					if err == nil || st.Code() != codes.InvalidArgument || sqlstateOf(err) != pgErr.Code || st.Message() != pgErr.Message {
-						t.Errorf("%s: %v %v, want INVALID_ARGUMENT %s %q as PostgreSQL", name, got, err, pgErr.Code, pgErr.Message)
-					}
-				case err != nil:
-					t.Errorf("%s: %v, want %v as PostgreSQL", name, err, want)
-				case got != want:
-					t.Errorf("%s: %q, want PostgreSQL's %q", name, got, want)
-				}
-			}
+			compareBound(ctx, t, pg, clients, q, strings.ReplaceAll(strings.Replace(q, "?", "$1", 1), "$1", "$1::bigint"), v)
 		}
 	}
 }
