@@ -61,22 +61,30 @@ func TestNarrowCastParametersAsPostgres(t *testing.T) {
 				decl = "$1::double precision"
 			}
 			pgSQL := strings.Replace(c.sql, "?", decl, 1)
-			want, pgErr := pgAnswer(ctx, pg, "SELECT v::text FROM ("+pgSQL+") q", v)
-			for _, cl := range clients {
-				name := fmt.Sprintf("%s: %s with %v", cl.name, c.sql, v)
-				got, err := boundAnswer(ctx, cl.c, c.sql, v)
-				switch {
-				case pgErr != nil:
-					st := status.Convert(err)
-					if err == nil || st.Code() != codes.InvalidArgument || sqlstateOf(err) != pgErr.Code || st.Message() != pgErr.Message {
-						t.Errorf("%s: %v %v, want INVALID_ARGUMENT %s %q as PostgreSQL", name, got, err, pgErr.Code, pgErr.Message)
-					}
-				case err != nil:
-					t.Errorf("%s: %v, want %v as PostgreSQL", name, err, want)
-				case got != want:
-					t.Errorf("%s: %q, want PostgreSQL's %q", name, got, want)
-				}
+			compareBound(ctx, t, pg, clients, c.sql, "SELECT v::text FROM ("+pgSQL+") q", v)
+		}
+	}
+}
+
+// compareBound checks that q with its one parameter bound to v (boundAnswer) answers through
+// each client what PostgreSQL answers for pgSQL with v: the same text, or PostgreSQL's error
+// as INVALID_ARGUMENT with its SQLSTATE and message.
+func compareBound(ctx context.Context, t *testing.T, pg *pgx.Conn, clients []namedClient, q, pgSQL string, v any) {
+	t.Helper()
+	want, pgErr := pgAnswer(ctx, pg, pgSQL, v)
+	for _, cl := range clients {
+		name := fmt.Sprintf("%s: %s with %v", cl.name, q, v)
+		got, err := boundAnswer(ctx, cl.c, q, v)
+		switch {
+		case pgErr != nil:
+			st := status.Convert(err)
+			if err == nil || st.Code() != codes.InvalidArgument || sqlstateOf(err) != pgErr.Code || st.Message() != pgErr.Message {
+				t.Errorf("%s: %v %v, want INVALID_ARGUMENT %s %q as PostgreSQL", name, got, err, pgErr.Code, pgErr.Message)
 			}
+		case err != nil:
+			t.Errorf("%s: %v, want %v as PostgreSQL", name, err, want)
+		case got != want:
+			t.Errorf("%s: %q, want PostgreSQL's %q", name, got, want)
 		}
 	}
 }
@@ -97,7 +105,7 @@ func pgAnswer(ctx context.Context, pg *pgx.Conn, q string, v any) (string, *pgco
 }
 
 // boundAnswer prepares q through cl, checks that its one parameter is declared int64 (float64
-// for a float64 v), binds v in a batch of that type and returns the one value of the answer's
+// for a float64 v), binds v (nil: NULL) in a batch of that type and returns the one value of the answer's
 // first column as text (arrow's ValueStr), after checking that every batch has the schema the
 // FlightInfo declared.
 func boundAnswer(ctx context.Context, cl *flightsql.Client, q string, v any) (string, error) {
@@ -116,6 +124,8 @@ func boundAnswer(ctx context.Context, cl *flightsql.Client, q string, v any) (st
 	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "p", Type: typ}}, nil))
 	defer b.Release()
 	switch x := v.(type) {
+	case nil:
+		b.Field(0).AppendNull()
 	case int64:
 		b.Field(0).(*array.Int64Builder).Append(x)
 	case float64:

@@ -580,7 +580,8 @@ func TestStringAggAsPostgres(t *testing.T) {
 
 // TestGroupingSetsAsPostgres: GROUP BY ROLLUP, CUBE and GROUPING SETS (with a plain key beside
 // them and an empty set), GROUPING(), HAVING and expressions over the keys, over ORD's
-// archived March and hot April, answer PostgreSQL's rows over the same rows in a table.
+// archived March and hot April, answer PostgreSQL's rows over the same rows in a table, pushdown
+// on and off; GROUPING() may be an ORDER BY or DISTINCT ON key outside the select list.
 func TestGroupingSetsAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	cl := dial(t, e.on)
@@ -590,10 +591,15 @@ func TestGroupingSetsAsPostgres(t *testing.T) {
 	pgTableOf(t, ctx, cl, pg, 1000, "gs_rows", "SELECT extract(month FROM timestamp), value->>'destination', value->>'delay'"+where, "m int", "dest text", "delay int")
 	rep := strings.NewReplacer("{M}", "extract(month FROM timestamp)", "{D}", "(value->>'destination')", "{X}", "(value->>'delay')::int", "{FROM}", where)
 	pgRep := strings.NewReplacer("{M}", "m", "{D}", "dest", "{X}", "delay", "{FROM}", " FROM gs_rows")
-	comparePG(t, ctx, pg, one(cl), pairedSQL(func(q string) (string, string) { return rep.Replace(q), pgRep.Replace(q) },
+	clients := map[string]*flightsql.Client{"pushdown on": cl, "pushdown off": dial(t, e.off)}
+	comparePG(t, ctx, pg, clients, pairedSQL(func(q string) (string, string) { return rep.Replace(q), pgRep.Replace(q) },
 		"SELECT {M} AS m, {D} AS d, count(*), sum({X}), GROUPING({M}, {D}) AS g{FROM} GROUP BY ROLLUP({M}, {D}) ORDER BY 5, 1 NULLS FIRST, 2 NULLS FIRST",
 		"SELECT {M} AS m, {X} > 60 AS late, count(*), max({X}), GROUPING({X} > 60) AS g{FROM} GROUP BY CUBE({M}, {X} > 60) ORDER BY 5, 1 NULLS FIRST, 2 NULLS FIRST",
 		"SELECT {M} AS m, {D} AS d, count(*){FROM} GROUP BY GROUPING SETS (({M}), ({D}), ()) HAVING count(*) > 100 ORDER BY 1 NULLS FIRST, 2 NULLS FIRST",
 		"SELECT {M} AS m, {D} AS d, CASE WHEN GROUPING({D}) = 1 THEN 'all' ELSE lower({D}) END AS label, count(*){FROM} GROUP BY {M}, ROLLUP({D}) ORDER BY 1, 2 NULLS FIRST LIMIT 40",
+		// GROUPING() as an ORDER BY or DISTINCT ON key without being in the select list.
+		"SELECT {M} AS m, {D} AS d, count(*){FROM} GROUP BY {M}, ROLLUP({D}) ORDER BY GROUPING({D}), 3 DESC, 1, 2 LIMIT 6",
+		"SELECT {M} AS m, {D} AS d, count(*){FROM} GROUP BY CUBE({M}, {D}) ORDER BY GROUPING({M}, {D}) * 10 + 1 DESC, 1 NULLS FIRST, 2 NULLS FIRST",
+		"SELECT DISTINCT ON (GROUPING({D})) {M} AS m, {D} AS d, count(*){FROM} GROUP BY {M}, ROLLUP({D}) ORDER BY GROUPING({D}), 3 DESC, 1, 2",
 	)...)
 }

@@ -76,6 +76,9 @@ func windowQueries() []string {
 		"SELECT origin, id, stddev(" + d + "::float8) OVER (" + po + " ROWS BETWEEN 3 PRECEDING AND CURRENT ROW), var_pop(" + nd + "::float8) OVER (PARTITION BY origin), " +
 			"variance(" + dist + "::float8) OVER (ORDER BY timestamp, id), stddev_pop(" + d + "::float8) FILTER (WHERE " + d + " > 0) OVER (" + po + " ROWS BETWEEN 1 FOLLOWING AND 4 FOLLOWING), " +
 			"var_samp(" + nd + "::float8) OVER (PARTITION BY origin ORDER BY timestamp RANGE BETWEEN '2 hours' PRECEDING AND CURRENT ROW)" + w + order,
+		// bool_and, every and bool_or over frames, NULLs among the values and frames without one.
+		"SELECT origin, id, bool_and(" + d + " > 0) OVER (" + po + " ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING), bool_or(" + nd + " > 20) OVER (PARTITION BY origin ORDER BY timestamp), " +
+			"every(" + nd + " < 30) FILTER (WHERE " + dist + " > 500) OVER (" + po + " ROWS 3 PRECEDING), bool_or(" + nd + " > 0) OVER (" + po + " ROWS BETWEEN 1 FOLLOWING AND 1 FOLLOWING)" + w + order,
 		"SELECT origin, id, count(*) OVER (PARTITION BY origin ORDER BY timestamp RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)" + w + order,
 		"SELECT origin, id, min(" + nd + ") OVER (PARTITION BY origin ORDER BY timestamp RANGE CURRENT ROW), max(" + nd + ") OVER (PARTITION BY origin ORDER BY timestamp RANGE BETWEEN CURRENT ROW AND CURRENT ROW)" + w + order,
 		"SELECT origin, id, count(*) OVER (" + po + " ROWS BETWEEN 0 PRECEDING AND 0 FOLLOWING), count(*) OVER (" + po + " ROWS BETWEEN 5 FOLLOWING AND 2 FOLLOWING), sum(" + d + ") OVER (" + po + " ROWS BETWEEN 5 FOLLOWING AND 2 FOLLOWING)" + w + order,
@@ -179,6 +182,7 @@ func TestWindowRefusals(t *testing.T) {
 		{"SELECT count(DISTINCT id) OVER ()" + w, "DISTINCT is not implemented for window functions", codes.Unimplemented},
 		{"SELECT string_agg(id, ',') OVER ()" + w, "aggregate function string_agg as a window function is not supported", codes.Unimplemented},
 		{"SELECT lower(id) OVER ()" + w, "window function lower is not supported", codes.Unimplemented},
+		{"SELECT every(" + "(value->>'delay')::int" + ") OVER ()" + w, "function every(integer) does not exist", codes.InvalidArgument},
 		{"SELECT id" + w + " AND row_number() OVER () > 1", "window functions are not allowed here", codes.InvalidArgument},
 		{"SELECT origin, count(*)" + w + " GROUP BY origin HAVING rank() OVER (ORDER BY count(*)) = 1", "window functions are not allowed here", codes.InvalidArgument},
 		{"SELECT sum(row_number() OVER ())" + w, "aggregate function calls cannot contain window function calls", codes.InvalidArgument},

@@ -185,6 +185,33 @@ type paramState struct {
 	vals  []any // nil at prepare time
 	// placeholders maps the stand-in literals of prepare time to their parameter number.
 	placeholders map[expr.Expression]int
+	// nullErrs holds, by parameter number, PostgreSQL's own refusal of a NULL value where it
+	// has one (a window frame's offset: "frame starting offset must not be null"), recorded
+	// at prepare time; other NULL parameters are refused by nullParam.
+	nullErrs map[int]*Error
+}
+
+// nullOffset records, at prepare time, that a NULL bound to the parameter standing for e is
+// PostgreSQL's 22004 refusal of a NULL frame offset (which: "starting" or "ending"); the
+// first offset a parameter stands for names the refusal, as PostgreSQL evaluates the start
+// offset first (ExecWindowAgg).
+func (ps *paramState) nullOffset(e expr.Expression, which string) {
+	num, ok := ps.placeholders[e]
+	if !ok || ps.vals != nil {
+		return
+	}
+	if ps.nullErrs == nil {
+		ps.nullErrs = map[int]*Error{}
+	}
+	if _, seen := ps.nullErrs[num]; !seen {
+		ps.nullErrs[num] = errNullOffset(which)
+	}
+}
+
+// errNullOffset is PostgreSQL's refusal of a NULL window frame offset (which: "starting" or
+// "ending").
+func errNullOffset(which string) *Error {
+	return &Error{Code: InvalidArgument, SQLState: "22004", Msg: fmt.Sprintf("frame %s offset must not be null", which)}
 }
 
 // binder binds one statement.

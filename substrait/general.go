@@ -24,6 +24,9 @@ type general struct {
 	// analyze and json are EXPLAIN's options ANALYZE and FORMAT JSON.
 	analyze, json bool
 	params        []types.Type
+	// nullErrs: PostgreSQL's refusals of a NULL value of a parameter, by number, where it
+	// has its own (paramState.nullErrs).
+	nullErrs map[int]*Error
 }
 
 // explainOptions are the options of an EXPLAIN statement.
@@ -137,6 +140,7 @@ func prepareGeneral(sql string, cat Catalog, opts BindOptions) (*general, *Bound
 	if err != nil {
 		return nil, nil, err
 	}
+	g.nullErrs = ps.nullErrs
 	g.params = make([]types.Type, len(ps.types))
 	for i := range g.params {
 		t, ok := ps.types[i+1]
@@ -351,10 +355,14 @@ func isNullAt(arr arrow.Array, row int) bool {
 	return arr.DataType().ID() == arrow.NULL || arr.IsNull(row)
 }
 
-// nullParam is the refusal of a NULL value for parameter pos: a timestamp parameter is a time
+// nullParam is the refusal of a NULL value for parameter pos: PostgreSQL's own where it has
+// one (a window frame's offset, 22004); a timestamp parameter is a time
 // bound (timestamp >= $n, timestamp < $n, or a timestamp compared in the query), which SQL's
 // NULL would make match nothing, so the message says what it is.
 func (g *general) nullParam(pos int) *Error {
+	if err, ok := g.nullErrs[pos]; ok {
+		return err
+	}
 	if pos >= 1 && pos <= len(g.params) && familyOf(g.params[pos-1]) == famTimestamp {
 		return errorf(InvalidArgument, "parameter $%d is a timestamp (a time bound) and must not be NULL", pos)
 	}

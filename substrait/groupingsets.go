@@ -158,8 +158,10 @@ func flattenGroupRows(sel *pg.SelectStmt) {
 
 // bindGroupingSets binds sel, whose GROUP BY holds grouping sets, as the union of its arms.
 func (bd *binder) bindGroupingSets(sel *pg.SelectStmt, sets [][]*pg.Node) (*boundRel, error) {
-	if len(sets) > 1 && hasSetsWindows(sel) {
-		// The windows run over every set's rows (setwindows.go), not in each arm.
+	if len(sets) > 1 && (hasSetsWindows(sel) || listHasGrouping(sel.GetSortClause()) || listHasGrouping(sel.GetDistinctClause())) {
+		// The windows run over every set's rows (setwindows.go), not in each arm; so do an
+		// ORDER BY or DISTINCT ON of GROUPING(), a column of the grouped rows there (the
+		// union of the arms has only the select list's).
 		return bd.windowsOverSets(sel)
 	}
 	var all []*pg.Node
@@ -253,4 +255,20 @@ func (bd *binder) plainOver(n *pg.Node, ac *aggCtx) (expr.Expression, error) {
 // its GROUP BY key (expr's Equals compares floats with ==).
 func sameExpr(a, b expr.Expression) bool {
 	return a.Equals(b) || proto.Equal(a.ToProto(), b.ToProto())
+}
+
+// listHasGrouping reports whether a GROUPING() call is among the nodes of list (ORDER BY's
+// SortBy keys, DISTINCT ON's expressions).
+func listHasGrouping(list []*pg.Node) bool {
+	found := false
+	check := func(x *pg.Node) bool {
+		found = found || x.GetGroupingFunc() != nil
+		return !found
+	}
+	for _, n := range list {
+		if check(n) {
+			walkPG(n.ProtoReflect(), check)
+		}
+	}
+	return found
 }

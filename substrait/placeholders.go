@@ -105,7 +105,7 @@ func rewritePlaceholderEdits(sql string) (string, []placeholderEdit, error) {
 		}
 		switch {
 		case text == "?":
-			if endsOperand(prev) && startsOperand(next) {
+			if endsOperand(prev) && startsOperand(next) && !frameOffset(prev, next) {
 				continue // binary operator `?`
 			}
 			emit(t, "", "")
@@ -213,6 +213,21 @@ func endsOperand(t *pg.ScanToken) bool {
 		return false // FETCH FIRST ? ROWS ONLY
 	}
 	return t.KeywordKind != pg.KeywordKind_NO_KEYWORD && t.KeywordKind != pg.KeywordKind_RESERVED_KEYWORD
+}
+
+// frameOffset reports whether a `?` between prev and next is a window frame's offset
+// (`ROWS ? PRECEDING`, `RANGE BETWEEN ? PRECEDING AND …`): a placeholder, although ROWS,
+// RANGE, GROUPS and BETWEEN end an operand and PRECEDING and FOLLOWING (unreserved keywords)
+// could begin one.
+func frameOffset(prev, next *pg.ScanToken) bool {
+	if next.Token != pg.Token_PRECEDING && next.Token != pg.Token_FOLLOWING {
+		return false
+	}
+	switch prev.Token {
+	case pg.Token_ROWS, pg.Token_RANGE, pg.Token_GROUPS, pg.Token_BETWEEN:
+		return true
+	}
+	return false
 }
 
 // startsOperand reports whether a token can begin an operand, so that a preceding `?` could

@@ -27,6 +27,9 @@ const setsWindowAlias = "*grouped rows*"
 
 func setsWindowColumn(i int) string { return fmt.Sprintf("*grouped %d*", i+1) }
 
+// windowsOverSets serves as well a SELECT over grouping sets without windows whose ORDER BY
+// or DISTINCT ON reads GROUPING() (bindGroupingSets): the key is a column of the grouped rows.
+
 // hasSetsWindows reports whether sel, a SELECT whose GROUP BY holds grouping sets, computes
 // window functions (in its select list, ORDER BY or WINDOW clause).
 func hasSetsWindows(sel *pg.SelectStmt) bool {

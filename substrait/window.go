@@ -164,7 +164,8 @@ func errWindowHere() *Error {
 // windowAggregates are the aggregates that run as window functions (aggregateWindow); the
 // other aggregates of aggregateNames are refused by name over a window.
 var windowAggregates = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
-	"var_samp": true, "var_pop": true, "stddev_samp": true, "stddev_pop": true}
+	"var_samp": true, "var_pop": true, "stddev_samp": true, "stddev_pop": true,
+	"bool_and": true, "bool_or": true, "every": true}
 
 func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if bd.win == nil || bd.inWindow {
@@ -422,17 +423,19 @@ func (bd *binder) bound(f int32, unb, cur, prec, foll int32, off *pg.Node, which
 		return nil, err
 	}
 	var n int64
+	if _, ok := bd.ps.placeholders[e]; ok && bd.ps.vals == nil {
+		bd.ps.nullOffset(e, which)
+		// Prepare time: the parameter's stand-in (a typed NULL) is any value; its value is
+		// checked when bound.
+		e = expr.NewPrimitiveLiteral(int64(0), false)
+	}
 	switch lit := e.(type) {
 	case *expr.PrimitiveLiteral[int64]:
 		n = lit.Value
 	case *expr.NullLiteral:
-		return nil, &Error{Code: InvalidArgument, SQLState: "22004", Msg: fmt.Sprintf("frame %s offset must not be null", which)}
+		return nil, errNullOffset(which)
 	default:
-		if _, ok := bd.ps.placeholders[e]; ok && bd.ps.vals == nil {
-			n = 0 // prepare time: any value
-		} else {
-			return nil, unimplementedAre("frame offsets other than integer constants")
-		}
+		return nil, unimplementedAre("frame offsets other than integer constants")
 	}
 	if n < 0 {
 		return nil, &Error{Code: InvalidArgument, SQLState: "22013", Msg: fmt.Sprintf("frame %s offset must not be negative", which)}
@@ -624,7 +627,13 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 			}
 		}
 		var err error
-		if arg, err = bd.defaultType(v); err != nil {
+		if v.untyped() && (name == "bool_and" || name == "bool_or" || name == "every") {
+			// A quoted literal reads as the one argument type there is ('t').
+			arg, err = bd.coerce(v, booleanType(), "argument of "+name)
+		} else {
+			arg, err = bd.defaultType(v)
+		}
+		if err != nil {
 			return nil, err
 		}
 		if isIntervalType(arg.GetType()) {
@@ -712,6 +721,18 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 		}
 		out = at
+	case "bool_and", "every", "bool_or":
+		// PostgreSQL's booland_statefunc and boolor_statefunc over the frame: true if every
+		// (some) non-NULL value is true, NULL over a frame without one — the least (greatest)
+		// of the frame's booleans, false before true, as min (max) of booleans computes it.
+		if fam != famBool {
+			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", funcName(fc), typeName(at))
+		}
+		id = extensions.ID{URN: URNPostgres, Name: "min"}
+		if name == "bool_or" {
+			id.Name = "max"
+		}
+		out = booleanType()
 	}
 	return bd.newWindow(id, out, arg)
 }

@@ -78,7 +78,7 @@ func (bd *binder) rangeBound(f, unb, cur, prec int32, key types.Type, off *pg.No
 			return nil, err
 		}
 		if v.null {
-			return nil, &Error{Code: InvalidArgument, SQLState: "22004", Msg: fmt.Sprintf("frame %s offset must not be null", which)}
+			return nil, errNullOffset(which)
 		}
 		if v.untyped() && familyOf(key) == famFloat {
 			// A quoted offset over a double precision key reads as double precision
@@ -120,7 +120,12 @@ func (bd *binder) rangeBound(f, unb, cur, prec int32, key types.Type, off *pg.No
 		lit, ok := e.(*expr.PrimitiveLiteral[int64])
 		if !ok {
 			if _, isParam := bd.ps.placeholders[e]; isParam && bd.ps.vals == nil {
+				bd.ps.nullOffset(e, which)
 				break // prepare time: any value
+			}
+			if _, null := e.(*expr.NullLiteral); null {
+				// A parameter bound to NULL.
+				return nil, errNullOffset(which)
 			}
 			return nil, unimplementedAre("frame offsets other than constants")
 		}
@@ -129,7 +134,7 @@ func (bd *binder) rangeBound(f, unb, cur, prec int32, key types.Type, off *pg.No
 		text, ok := intervalLiteral(off)
 		if !ok {
 			if c := off.GetAConst(); c != nil && c.GetIsnull() {
-				return nil, &Error{Code: InvalidArgument, SQLState: "22004", Msg: fmt.Sprintf("frame %s offset must not be null", which)}
+				return nil, errNullOffset(which)
 			}
 			return nil, unimplementedAre("RANGE offsets over timestamps other than interval constants")
 		}
