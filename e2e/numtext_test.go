@@ -89,6 +89,28 @@ var toDateInputs = [][2]string{
 	{"2001-04-01 10:00 PM", "YYYY-MM-DD HH12:MI AM"}, {"2,001-04-01", "Y,YYY-MM-DD"}, {"2451996", "J"}, {"2001-091", "YYYY-DDD"},
 	{"2001-13-7", "IYYY-IW-ID"}, {"2001-04-01 10:00 +05:30", "YYYY-MM-DD HH24:MI TZH:TZM"}, {"2001  04 01", "FXYYYY MM DD"},
 	{"01-Apr-2001", "DD-Mon-YYYY"}, {"1st April 2001", "DDth Month YYYY"},
+	// The 12-hour clock and meridiem indicators, month and day names (read in any case; a day's
+	// name is read and ignored).
+	{"2001-04-01 12:00 am", "YYYY-MM-DD HH:MI PM"}, {"2001-04-01 12:00 a.m.", "YYYY-MM-DD HH:MI P.M."}, {"2001-04-01 10:00 A.m.", "YYYY-MM-DD HH:MI a.m."},
+	{"2001-04-01 10:00 pm", "YYYY-MM-DD HH24:MI PM"}, {"2001-04-01 10", "YYYY-MM-DD HH12"}, {"2001-04-01 12:30", "YYYY-MM-DD HH12:MI"},
+	{"2001-04-01 12:30 PM", "YYYY-MM-DD HH12:MI AM"}, {"2001-04-01 10pm", "YYYY-MM-DD HH12pm"}, {"2001-04-01 1000pm", "YYYY-MM-DD HH12MIpm"},
+	{"01-apr-2001", "DD-Mon-YYYY"}, {"01-APRIL-2001", "DD-Month-YYYY"}, {"April   2001", "Month YYYY"}, {"Apr 04 2001", "Mon MM YYYY"},
+	{"Sun 01 Apr 2001", "Dy DD Mon YYYY"}, {"Mon 01 Apr 2001", "Dy DD Mon YYYY"}, {"Sunday 01 Apr 2001", "Day DD Mon YYYY"},
+	{"AprApr2001", "MonMonYYYY"}, {"sep 2001", "mon YYYY"}, {"DECEMBER 31 2001 11:59:59 P.M.", "MONTH DD YYYY HH:MI:SS A.M."},
+}
+
+// toDateBadInputs are texts PostgreSQL's to_timestamp refuses with 22007 and a message that
+// quotes the text or adds a hint (flightsrv's names the field only): a word not in the
+// pattern's list, a 12-hour clock's hour out of 1 to 12, a field set twice differently.
+var toDateBadInputs = [][3]string{
+	{"Apr 2001", "Month YYYY", "invalid value for \"Month\""}, {"Apx 2001", "Mon YYYY", "invalid value for \"Mon\""},
+	{"Sept 2001", "Month YYYY", "invalid value for \"Month\""}, {"04-2001", "Mon-YYYY", "invalid value for \"Mon\""},
+	{"2001-04-01 12:00 am", "YYYY-MM-DD HH:MI P.M.", "invalid value for \"P.M.\""}, {"2001-04-01 10:00 a.m.", "YYYY-MM-DD HH:MI AM", "invalid value for \"AM\""},
+	{"2001-04-01 12:00 xm", "YYYY-MM-DD HH:MI PM", "invalid value for \"PM\""}, {"Sux 01 Apr 2001", "Dy DD Mon YYYY", "invalid value for \"Dy\""},
+	{"2001-04-01 13:00 PM", "YYYY-MM-DD HH12:MI AM", `hour "13" is invalid for the 12-hour clock`}, {"2001-04-01 0", "YYYY-MM-DD HH12", `hour "0" is invalid for the 12-hour clock`},
+	{"2001-04-01 pm", "YYYY-MM-DD pm", `hour "0" is invalid for the 12-hour clock`}, {"2001-04-01 22:00 PM", "YYYY-MM-DD HH24:MI AM", `hour "22" is invalid for the 12-hour clock`},
+	{"Apr 05 2001", "Mon MM YYYY", `conflicting values for "MM" field`}, {"01 Apr 2001 mar", "DD Mon YYYY mon", `conflicting values for "mon" field`},
+	{"2001-04-01 10:00 PM 11", "YYYY-MM-DD HH:MI AM HH", `conflicting values for "HH" field`}, {"2001-04-01 10:00 PM AM", "YYYY-MM-DD HH:MI AM AM", `conflicting values for "AM" field`},
 }
 
 // TestToDateAsPostgres: to_date(text, text) and to_timestamp(text, text) of constants answer
@@ -122,6 +144,15 @@ func TestToDateAsPostgres(t *testing.T) {
 			refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{q: "invalid value for "})
 		}
 	}
+	for _, in := range toDateBadInputs {
+		for _, f := range []string{"to_date", "to_timestamp"} {
+			q := "SELECT " + f + "(" + sqlQuote(in[0]) + ", " + sqlQuote(in[1]) + ")::text"
+			if _, err := pgTextRowsErr(ctx, pg, q); err == nil || !strings.Contains(err.Error(), "22007") {
+				t.Errorf("PostgreSQL %s: %v, want 22007", q, err)
+			}
+			refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{q: in[2]})
+		}
+	}
 	// Text computed per row: the same reader, row by row.
 	var rows []string
 	for _, in := range toDateInputs {
@@ -134,6 +165,7 @@ func TestToDateAsPostgres(t *testing.T) {
 	}
 	castAsPostgres(t, ctx, cl, pg, "SELECT to_date(x || '-01', 'YYYY-MM-DD')::text, to_timestamp(x || ' 10:05', 'YYYYMMDD HH24:MI')::text FROM (VALUES ('2001-04'), ('1999-12'), (NULL)) v(x) ORDER BY 1")
 	castAsPostgres(t, ctx, cl, pg, "SELECT to_date(x, 'YYYY-MM-DD HH12')::text FROM (VALUES ('2001-04-01 10')) v(x)")
+	castAsPostgres(t, ctx, cl, pg, "SELECT to_timestamp(x, 'DD Mon YYYY HH12:MI AM')::text FROM (VALUES ('01 Apr 2001 12:05 AM'), ('31 dec 1999 11:59 pm'), (NULL)) v(x) ORDER BY 1")
 	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
 		"SELECT (to_date('2001-04-01', 'YYYY-MM-DD') + 1)::text, (to_date('2001-04-01', 'YYYY-MM-DD') - to_date('2001-01-01', 'YYYY-MM-DD'))::text, (to_date(NULL, 'YYYY') IS NULL)::text",
 	)...)

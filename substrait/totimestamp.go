@@ -179,12 +179,31 @@ var dchKeywords = func() []string {
 	return ks
 }()
 
-// supportedDCH are the patterns to_timestamp reads here, with their fixed widths.
-var supportedDCH = map[string]int{"YYYY": 4, "MM": 2, "DD": 2, "HH24": 2, "MI": 2, "SS": 2, "MS": 3, "US": 6}
+// supportedDCH are the numeric patterns to_timestamp reads here, with their fixed widths.
+var supportedDCH = map[string]int{"YYYY": 4, "MM": 2, "DD": 2, "HH24": 2, "HH12": 2, "HH": 2, "MI": 2, "SS": 2, "MS": 3, "US": 6}
+
+// dchNames are the patterns to_timestamp reads as a word (PostgreSQL's from_char_seq_search
+// over its ampm_strings, ampm_strings_long, months, months_full, days_short and days lists),
+// matched whole and in any case; a word's index in its list is its value.
+var dchNames = map[string][]string{
+	"AM": {"am", "pm"}, "PM": {"am", "pm"}, "A.M.": {"a.m.", "p.m."}, "P.M.": {"a.m.", "p.m."},
+	"MON":   {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"},
+	"MONTH": {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"},
+	"DY":    {"sun", "mon", "tue", "wed", "thu", "fri", "sat"},
+	"DAY":   {"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"},
+}
+
+// dchField is the field of PostgreSQL's TmFromChar a pattern sets, where two patterns set the
+// same one (a second, different value is 22007 "conflicting values").
+var dchField = map[string]string{
+	"HH24": "HH", "HH12": "HH", "HH": "HH", "AM": "PM", "PM": "PM", "A.M.": "PM", "P.M.": "PM",
+	"MON": "MM", "MONTH": "MM", "MM": "MM", "DY": "D", "DAY": "D",
+}
 
 type dchNode struct {
 	kind byte   // 'k' pattern, 's' separator or space, 'c' other character
 	key  string // the pattern, upper case
+	name string // the pattern as the format spells it, as PostgreSQL's messages name it
 }
 
 // parseDCHFormat splits a to_timestamp format into PostgreSQL's nodes (parse_format).
@@ -218,7 +237,8 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 		}
 		if matched != "" {
 			key := strings.ToUpper(matched)
-			if _, ok := supportedDCH[key]; !ok {
+			_, num := supportedDCH[key]
+			if _, word := dchNames[key]; !num && !word {
 				return nil, unimplemented("the to_timestamp pattern " + matched)
 			}
 			i += len(matched)
@@ -227,7 +247,7 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 					return nil, unimplemented("the to_timestamp modifier " + suf)
 				}
 			}
-			out = append(out, dchNode{kind: 'k', key: key})
+			out = append(out, dchNode{kind: 'k', key: key, name: matched})
 			continue
 		}
 		if f[i] == '\\' && i+1 < len(f) && f[i+1] == '"' {
@@ -313,6 +333,7 @@ func toTimestampFields(s, format string) (time.Time, error) {
 	seen := map[string]bool{}
 	extraSkip := 0
 	pos := 0
+	clock12 := false
 	for ni := 0; ni < len(nodes) && pos < len(s); ni++ {
 		n := nodes[ni]
 		// Spaces at the start of the string and before fields are skipped.
@@ -346,7 +367,18 @@ func toTimestampFields(s, format string) (time.Time, error) {
 		start := pos
 		var v int64
 		nextSep := ni+1 >= len(nodes) || nodes[ni+1].kind != 'k'
-		if nextSep {
+		if words, ok := dchNames[n.key]; ok {
+			v = -1
+			for i, w := range words {
+				if len(s)-pos >= len(w) && strings.EqualFold(s[pos:pos+len(w)], w) {
+					v, pos = int64(i), pos+len(w)
+					break
+				}
+			}
+			if v < 0 {
+				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.name + "\": the given value did not match any of the allowed values for this field")
+			}
+		} else if nextSep {
 			// strtol: an optional sign, then as many digits as there are.
 			end := pos
 			if end < len(s) && (s[end] == '+' || s[end] == '-') {
@@ -357,15 +389,15 @@ func toTimestampFields(s, format string) (time.Time, error) {
 			}
 			num, err := strconv.ParseInt(s[pos:end], 10, 64)
 			if errors.Is(err, strconv.ErrRange) {
-				return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "value for \"" + n.key + "\" in source string is out of range"}
+				return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "value for \"" + n.name + "\" in source string is out of range"}
 			}
 			if err != nil {
-				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.key + "\": value must be an integer")
+				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.name + "\": value must be an integer")
 			}
 			v, pos = num, end
 		} else {
 			if len(s)-pos < width {
-				return time.Time{}, errDatetimeFormat("source string too short for \"" + n.key + "\" formatting field")
+				return time.Time{}, errDatetimeFormat("source string too short for \"" + n.name + "\" formatting field")
 			}
 			end := pos
 			if s[end] == '+' || s[end] == '-' {
@@ -376,15 +408,15 @@ func toTimestampFields(s, format string) (time.Time, error) {
 			}
 			num, err := strconv.ParseInt(s[pos:end], 10, 64)
 			if err != nil {
-				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.key + "\": value must be an integer")
+				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.name + "\": value must be an integer")
 			}
 			if end-pos < width {
-				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.key + "\": field requires more characters")
+				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.name + "\": field requires more characters")
 			}
 			v, pos = num, end
 		}
 		if v < math.MinInt32 || v > math.MaxInt32 {
-			return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "value for \"" + n.key + "\" in source string is out of range"}
+			return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "value for \"" + n.name + "\" in source string is out of range"}
 		}
 		used := pos - start
 		switch n.key {
@@ -399,12 +431,20 @@ func toTimestampFields(s, format string) (time.Time, error) {
 			for k := used; k < 6; k++ {
 				v *= 10
 			}
+		case "MON", "MONTH":
+			v++ // January is month 1.
+		case "HH12", "HH", "AM", "PM", "A.M.", "P.M.":
+			clock12 = true
 		}
-		if seen[n.key] && vals[n.key] != int(v) {
-			return time.Time{}, errDatetimeFormat("conflicting values for \"" + n.key + "\" field in formatting string")
+		field := n.key
+		if f, ok := dchField[n.key]; ok {
+			field = f
 		}
-		seen[n.key] = true
-		vals[n.key] = int(v)
+		if seen[field] && vals[field] != int(v) {
+			return time.Time{}, errDatetimeFormat("conflicting values for \"" + n.name + "\" field in formatting string")
+		}
+		seen[field] = true
+		vals[field] = int(v)
 	}
 	year, month, day := 0, 1, 1
 	if seen["YYYY"] {
@@ -416,8 +456,21 @@ func toTimestampFields(s, format string) (time.Time, error) {
 	if seen["DD"] {
 		day = vals["DD"]
 	}
-	hour, minute, sec := vals["HH24"], vals["MI"], vals["SS"]
+	hour, minute, sec := vals["HH"], vals["MI"], vals["SS"]
 	frac := vals["MS"]*1000 + vals["US"]
+	if clock12 {
+		// do_to_timestamp's 12-hour clock (HH, HH12 or a meridiem indicator in the format):
+		// hours 1 to 12, 12 AM is midnight, PM adds 12.
+		if hour < 1 || hour > 12 {
+			return time.Time{}, errDatetimeFormat("hour \"" + strconv.Itoa(hour) + "\" is invalid for the 12-hour clock")
+		}
+		switch {
+		case vals["PM"] == 1 && hour < 12:
+			hour += 12
+		case vals["PM"] == 0 && hour == 12:
+			hour = 0
+		}
+	}
 	if year < 0 {
 		year++ // PostgreSQL reads a negative year as BC: -1 is 1 BC, year 0.
 	}
