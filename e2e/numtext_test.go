@@ -97,6 +97,12 @@ var toDateInputs = [][2]string{
 	{"01-apr-2001", "DD-Mon-YYYY"}, {"01-APRIL-2001", "DD-Month-YYYY"}, {"April   2001", "Month YYYY"}, {"Apr 04 2001", "Mon MM YYYY"},
 	{"Sun 01 Apr 2001", "Dy DD Mon YYYY"}, {"Mon 01 Apr 2001", "Dy DD Mon YYYY"}, {"Sunday 01 Apr 2001", "Day DD Mon YYYY"},
 	{"AprApr2001", "MonMonYYYY"}, {"sep 2001", "mon YYYY"}, {"DECEMBER 31 2001 11:59:59 P.M.", "MONTH DD YYYY HH:MI:SS A.M."},
+	// A day of the year (DDD) and a Julian day (J), zero meaning unset; MM and DD override J's.
+	{"2000-366", "YYYY-DDD"}, {"2001-366", "YYYY-DDD"}, {"2001-000", "YYYY-DDD"}, {"2001-1000", "YYYY-DDD"}, {"2001--5", "YYYY-DDD"},
+	{"2001-091-05", "YYYY-DDD-MM"}, {"2001-091-05-03", "YYYY-DDD-MM-DD"}, {"2001-091-01-01", "YYYY-DDD-MM-DD"}, {"2001-01-091", "YYYY-MM-DDD"},
+	{"2001-02-091", "YYYY-MM-DDD"}, {"091-2001", "DDD-YYYY"}, {"2451996 10:00", "J HH24:MI"}, {"2451996 1999", "J YYYY"}, {"1999 2451996", "YYYY J"},
+	{"2451996 05", "J MM"}, {"2451996 05 091", "J DD DDD"}, {"0", "J"}, {"-1", "J"}, {"-32044", "J"}, {"2000000000", "J"}, {"2147483646", "J"},
+	{"2145042906", "J"}, {"2145042905", "J"}, {"4000000000", "J"}, {"2440588", "J"},
 }
 
 // toDateBadInputs are texts PostgreSQL's to_timestamp refuses with 22007 and a message that
@@ -123,7 +129,8 @@ func TestToDateAsPostgres(t *testing.T) {
 	ctx := context.Background()
 	pg := pgUTC(t, ctx, e.url)
 	// Instants PostgreSQL holds and timestamp[ns] does not: 22008, as an explicit cast's.
-	outside := map[string]bool{"1500-01-01": true, "": true, "04-01": true, "0000-01-01": true, "-5-01-01": true, "-4713-11-24": true, "-4713-11-23": true}
+	outside := map[string]bool{"1500-01-01": true, "": true, "04-01": true, "0000-01-01": true, "-5-01-01": true, "-4713-11-24": true, "-4713-11-23": true,
+		"0": true, "2000000000": true, "2145042906": true, "2145042905": true}
 	for _, in := range toDateInputs {
 		castAsPostgres(t, ctx, cl, pg, "SELECT to_date("+sqlQuote(in[0])+", "+sqlQuote(in[1])+")::text")
 		q := "SELECT to_timestamp(" + sqlQuote(in[0]) + ", " + sqlQuote(in[1]) + ")::text"

@@ -180,7 +180,7 @@ var dchKeywords = func() []string {
 }()
 
 // supportedDCH are the numeric patterns to_timestamp reads here, with their fixed widths.
-var supportedDCH = map[string]int{"YYYY": 4, "MM": 2, "DD": 2, "HH24": 2, "HH12": 2, "HH": 2, "MI": 2, "SS": 2, "MS": 3, "US": 6}
+var supportedDCH = map[string]int{"YYYY": 4, "MM": 2, "DD": 2, "HH24": 2, "HH12": 2, "HH": 2, "MI": 2, "SS": 2, "MS": 3, "US": 6, "DDD": 3, "J": 1}
 
 // dchNames are the patterns to_timestamp reads as a word (PostgreSQL's from_char_seq_search
 // over its ampm_strings, ampm_strings_long, months, months_full, days_short and days lists),
@@ -299,10 +299,13 @@ func parseToTimestamp(s, format string) (time.Time, error) {
 	return t, nil
 }
 
+// julianDayOfUnixEpoch is the Julian day (PostgreSQL's J, days from 4714-11-24 BC) of 1970-01-01.
+const julianDayOfUnixEpoch = 2440588
+
 // pgMinDate and pgEndDate bound PostgreSQL's date (IS_VALID_DATE: Julian day 0, 4714-11-24 BC,
 // to 5874898-01-01 exclusive), as days from 1970-01-01.
 const (
-	pgMinDate = -2440588
+	pgMinDate = -julianDayOfUnixEpoch
 	pgEndDate = 2145042906
 )
 
@@ -473,6 +476,44 @@ func toTimestampFields(s, format string) (time.Time, error) {
 	}
 	if year < 0 {
 		year++ // PostgreSQL reads a negative year as BC: -1 is 1 BC, year 0.
+	}
+	// do_to_timestamp's order: a Julian day (J, zero meaning unset) sets the date, DD and MM
+	// then override its day and month, and a day of the year (DDD, zero meaning unset) fills
+	// the month and the day where they are still 1.
+	if j := vals["J"]; j != 0 {
+		if j < -32044 {
+			// PostgreSQL's j2date wraps around below this and answers an unrelated date.
+			return time.Time{}, unimplemented("to_timestamp of a Julian day before -32044")
+		}
+		jy, jm, jd := time.Unix(int64(j-julianDayOfUnixEpoch)*86400, 0).UTC().Date()
+		year, month, day = jy, int(jm), jd
+		if seen["DD"] {
+			day = vals["DD"]
+		}
+		if seen["MM"] {
+			month = vals["MM"]
+		}
+	}
+	if ddd := vals["DDD"]; ddd != 0 && (month <= 1 || day <= 1) {
+		if year == 0 {
+			return time.Time{}, errDatetimeFormat("cannot calculate day of year without year information")
+		}
+		before := func(m int) int { // days of the year before month m (1 to 13)
+			n := 0
+			for k := 1; k < m; k++ {
+				n += daysIn(year, k)
+			}
+			return n
+		}
+		i := 1
+		for ; i <= 12 && ddd > before(i+1); i++ {
+		}
+		if month <= 1 {
+			month = i
+		}
+		if day <= 1 {
+			day = ddd - before(i)
+		}
 	}
 	// do_to_timestamp's range checks: ValidateDate's, then seconds below 60.
 	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour < 0 || hour > 23 ||

@@ -44,6 +44,11 @@ func TestToTimestamp(t *testing.T) {
 		{"01-APRIL-2001", "DD-Month-YYYY", d("2001-04-01 00:00:00")},
 		{"AprApr2001", "MonMonYYYY", d("2001-04-01 00:00:00")},
 		{"Mon 01 Apr 2001", "Dy DD Mon YYYY", d("2001-04-01 00:00:00")},
+		{"2001-091", "YYYY-DDD", d("2001-04-01 00:00:00")},
+		{"2000-366", "YYYY-DDD", d("2000-12-31 00:00:00")},
+		{"2001-02-091", "YYYY-MM-DDD", d("2001-02-01 00:00:00")},
+		{"2451996 10:00", "J HH24:MI", d("2001-03-27 10:00:00")},
+		{"2451996 05", "J MM", d("2001-05-27 00:00:00")},
 	}
 	for _, tt := range texts {
 		got, err := parseToTimestamp(tt.s, tt.f)
@@ -79,8 +84,10 @@ func TestToTimestamp(t *testing.T) {
 		{"2001-03-01 24:00:00", "YYYY-MM-DD HH24:MI:SS", InvalidArgument, "22008"},
 		{"2001-03-01 10:00:00.1234567", "YYYY-MM-DD HH24:MI:SS.US", InvalidArgument, "22008"},
 		{"abc", "YYYY", InvalidArgument, "22007"},
-		{"2001-091", "YYYY-DDD", Unimplemented, "0A000"},
-		{"2451996", "J", Unimplemented, "0A000"},
+		{"2001-091", "YYYY-IDDD", Unimplemented, "0A000"},
+		{"-32045", "J", Unimplemented, "0A000"},
+		{"091", "DDD", InvalidArgument, "22007"},
+		{"2001-366", "YYYY-DDD", InvalidArgument, "22008"},
 		{"2001-04-01 13", "YYYY-MM-DD HH12", InvalidArgument, "22007"},
 		{"2001-04-01 pm", "YYYY-MM-DD pm", InvalidArgument, "22007"},
 		{"Sept 2001", "Month YYYY", InvalidArgument, "22007"},
@@ -123,7 +130,8 @@ func FuzzToDate(f *testing.F) {
 		{"2001-02-30", "YYYY-MM-DD"}, {"5874898-01-01", "YYYY-MM-DD"}, {"2001-04-01 10:61", "YYYY-MM-DD HH24:MI"}, {"abc", "YYYY"},
 		{"2001-04-01T10:00", `YYYY-MM-DD"T"HH24:MI`}, {"1 PM", "HH12 AM"},
 		{"2001-04-01 12:00 a.m.", "YYYY-MM-DD HH:MI P.M."}, {"01-APRIL-2001", "DD-Month-YYYY"}, {"Sun 01 apr 2001", "Dy DD Mon YYYY"},
-		{"Sunday 2001 12pm", "Day YYYY HH12pm"}, {"Apr 05 2001", "Mon MM YYYY"}} {
+		{"Sunday 2001 12pm", "Day YYYY HH12pm"}, {"Apr 05 2001", "Mon MM YYYY"},
+		{"2001-091", "YYYY-DDD"}, {"2451996", "J"}, {"-32044", "J"}, {"2145042906", "J"}, {"2001-02-091", "YYYY-MM-DDD"}} {
 		f.Add(c[0], c[1])
 	}
 	f.Fuzz(func(t *testing.T, s, format string) {
