@@ -103,6 +103,14 @@ var toDateInputs = [][2]string{
 	{"2001-02-091", "YYYY-MM-DDD"}, {"091-2001", "DDD-YYYY"}, {"2451996 10:00", "J HH24:MI"}, {"2451996 1999", "J YYYY"}, {"1999 2451996", "YYYY J"},
 	{"2451996 05", "J MM"}, {"2451996 05 091", "J DD DDD"}, {"0", "J"}, {"-1", "J"}, {"-32044", "J"}, {"2000000000", "J"}, {"2147483646", "J"},
 	{"2145042906", "J"}, {"2145042905", "J"}, {"4000000000", "J"}, {"2440588", "J"},
+	// FM reads a number to its end; TH or th skips two characters after it; a number before a
+	// word pattern or a separator is read to its end, before a numeric pattern or a literal
+	// digit by its width.
+	{"1st April 2001", "DDth Month YYYY"}, {"1xy April 2001", "DDth Month YYYY"}, {"2001 01st04", "YYYY DDthMM"},
+	{"2001 1st", "YYYY DDTH"}, {"20010401", "FMYYYYMMDD"}, {"2001401", "YYYYFMMMDD"}, {"200141", "YYYYFMMMFMDD"}, {"2001-4-1", "FMYYYY-FMMM-FMDD"},
+	{"April 2001", "FMMonth YYYY"}, {"2001-04-01 10:00:00.5", "YYYY-MM-DD HH24:MI:SS.FMMS"}, {"2001FMM04", `YYYY"FMM"MM`}, {"2001-04-01 1PM", "YYYY-MM-DD FMHH12PM"},
+	{"2001-04-01 1pm", "YYYY-MM-DD HH12pm"}, {"2001-04-01 11pm", "YYYY-MM-DD HH12pm"}, {"2001-04-01 1a.m.", "YYYY-MM-DD HHa.m."}, {"20010401", "YYYY0MMDD"},
+	{"200104015", "YYYYMM0DD"}, {"2001-4-01", "YYYY-FM-MM-DD"}, {"2001-04-01", "YYYY-MM-DDFM"}, {"2001-04-01 12", "YYYY-MM-DD HH12th"},
 }
 
 // toDateBadInputs are texts PostgreSQL's to_timestamp refuses with 22007 and a message that

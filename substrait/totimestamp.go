@@ -204,12 +204,26 @@ type dchNode struct {
 	kind byte   // 'k' pattern, 's' separator or space, 'c' other character
 	key  string // the pattern, upper case
 	name string // the pattern as the format spells it, as PostgreSQL's messages name it
+	fm   bool   // FM prefix: a number is read to its end, not by the pattern's width
+	th   bool   // TH or th suffix: two characters after the number are skipped
+	// digit marks a literal character that is an ASCII digit (PostgreSQL's is_next_separator
+	// reads the number before it by the pattern's width).
+	digit bool
 }
 
 // parseDCHFormat splits a to_timestamp format into PostgreSQL's nodes (parse_format).
 func parseDCHFormat(f string) ([]dchNode, error) {
 	var out []dchNode
 	for i := 0; i < len(f); {
+		// One prefix per node, as parse_format reads it: FM (fill mode) marks the pattern that
+		// follows; before anything else it is dropped.
+		fm := strings.HasPrefix(f[i:], "FM") || strings.HasPrefix(f[i:], "fm")
+		if fm {
+			i += 2
+			if i >= len(f) {
+				break
+			}
+		}
 		if f[i] == '"' {
 			// Quoted text: each character is a literal the input skips.
 			i++
@@ -217,14 +231,14 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 				if f[i] == '\\' && i+1 < len(f) {
 					i++
 				}
-				out = append(out, dchNode{kind: 'c'})
+				out = append(out, dchNode{kind: 'c', digit: f[i] >= '0' && f[i] <= '9'})
 				i++
 			}
 			i++
 			continue
 		}
-		for _, pre := range []string{"FM", "fm", "TM", "tm"} {
-			if strings.HasPrefix(f[i:], pre) {
+		for _, pre := range []string{"TM", "tm"} {
+			if !fm && strings.HasPrefix(f[i:], pre) {
 				return nil, unimplemented("the to_timestamp modifier " + strings.ToUpper(pre))
 			}
 		}
@@ -242,12 +256,13 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 				return nil, unimplemented("the to_timestamp pattern " + matched)
 			}
 			i += len(matched)
-			for _, suf := range []string{"TH", "th", "SP"} {
-				if strings.HasPrefix(f[i:], suf) {
-					return nil, unimplemented("the to_timestamp modifier " + suf)
-				}
+			th := strings.HasPrefix(f[i:], "TH") || strings.HasPrefix(f[i:], "th")
+			if th {
+				i += 2
+			} else if strings.HasPrefix(f[i:], "SP") {
+				return nil, unimplemented("the to_timestamp modifier SP")
 			}
-			out = append(out, dchNode{kind: 'k', key: key, name: matched})
+			out = append(out, dchNode{kind: 'k', key: key, name: matched, fm: fm, th: th})
 			continue
 		}
 		if f[i] == '\\' && i+1 < len(f) && f[i+1] == '"' {
@@ -258,7 +273,7 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 			out = append(out, dchNode{kind: 's'})
 			i++
 		default:
-			out = append(out, dchNode{kind: 'c'})
+			out = append(out, dchNode{kind: 'c', digit: c >= '0' && c <= '9'})
 			// One character, multi-byte ones whole.
 			_, size := utf8.DecodeRuneInString(f[i:])
 			i += size
@@ -369,8 +384,16 @@ func toTimestampFields(s, format string) (time.Time, error) {
 		}
 		start := pos
 		var v int64
-		nextSep := ni+1 >= len(nodes) || nodes[ni+1].kind != 'k'
-		if words, ok := dchNames[n.key]; ok {
+		// PostgreSQL's is_next_separator: a number is read to its end (strtol) unless the next
+		// node is a numeric pattern or a literal digit and neither FM nor TH marks this one.
+		nextSep := n.fm || n.th || ni+1 >= len(nodes) || nodes[ni+1].kind == 's' ||
+			(nodes[ni+1].kind == 'c' && !nodes[ni+1].digit)
+		if next := ni + 1; next < len(nodes) && nodes[next].kind == 'k' {
+			_, num := supportedDCH[nodes[next].key]
+			nextSep = nextSep || !num
+		}
+		words, isWord := dchNames[n.key]
+		if isWord {
 			v = -1
 			for i, w := range words {
 				if len(s)-pos >= len(w) && strings.EqualFold(s[pos:pos+len(w)], w) {
@@ -422,6 +445,13 @@ func toTimestampFields(s, format string) (time.Time, error) {
 			return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "value for \"" + n.name + "\" in source string is out of range"}
 		}
 		used := pos - start
+		if n.th && !isWord {
+			// SKIP_THth: the ordinal suffix's two characters, whatever they are.
+			for k := 0; k < 2 && pos < len(s); k++ {
+				_, size := utf8.DecodeRuneInString(s[pos:])
+				pos += size
+			}
+		}
 		switch n.key {
 		case "MS":
 			switch used {

@@ -49,6 +49,10 @@ func TestToTimestamp(t *testing.T) {
 		{"2001-02-091", "YYYY-MM-DDD", d("2001-02-01 00:00:00")},
 		{"2451996 10:00", "J HH24:MI", d("2001-03-27 10:00:00")},
 		{"2451996 05", "J MM", d("2001-05-27 00:00:00")},
+		{"2001-4-1", "FMYYYY-FMMM-FMDD", d("2001-04-01 00:00:00")},
+		{"1st April 2001", "DDth Month YYYY", d("2001-04-01 00:00:00")},
+		{"2001 01st04", "YYYY DDthMM", d("2001-04-01 00:00:00")},
+		{"2001-04-01 1pm", "YYYY-MM-DD HH12pm", d("2001-04-01 13:00:00")},
 	}
 	for _, tt := range texts {
 		got, err := parseToTimestamp(tt.s, tt.f)
@@ -93,7 +97,8 @@ func TestToTimestamp(t *testing.T) {
 		{"Sept 2001", "Month YYYY", InvalidArgument, "22007"},
 		{"2001-04-01 10 a.m.", "YYYY-MM-DD HH AM", InvalidArgument, "22007"},
 		{"Apr 05 2001", "Mon MM YYYY", InvalidArgument, "22007"},
-		{"2001-03-01", "FMYYYY-MM-DD", Unimplemented, "0A000"},
+		{"2001-03-01", "TMYYYY-MM-DD", Unimplemented, "0A000"},
+		{"2001 1st", "YYYY DDSP", Unimplemented, "0A000"},
 		{"2001-03-01 +00", "YYYY-MM-DD TZH", Unimplemented, "0A000"},
 	}
 	for _, tt := range errs {
@@ -131,7 +136,8 @@ func FuzzToDate(f *testing.F) {
 		{"2001-04-01T10:00", `YYYY-MM-DD"T"HH24:MI`}, {"1 PM", "HH12 AM"},
 		{"2001-04-01 12:00 a.m.", "YYYY-MM-DD HH:MI P.M."}, {"01-APRIL-2001", "DD-Month-YYYY"}, {"Sun 01 apr 2001", "Dy DD Mon YYYY"},
 		{"Sunday 2001 12pm", "Day YYYY HH12pm"}, {"Apr 05 2001", "Mon MM YYYY"},
-		{"2001-091", "YYYY-DDD"}, {"2451996", "J"}, {"-32044", "J"}, {"2145042906", "J"}, {"2001-02-091", "YYYY-MM-DDD"}} {
+		{"2001-091", "YYYY-DDD"}, {"2451996", "J"}, {"-32044", "J"}, {"2145042906", "J"}, {"2001-02-091", "YYYY-MM-DDD"},
+		{"1st April 2001", "DDth Month YYYY"}, {"2001401", "YYYYFMMMDD"}, {"2001FMM04", `YYYY"FMM"MM`}, {"2001-04-01 1pm", "YYYY-MM-DD HH12pm"}} {
 		f.Add(c[0], c[1])
 	}
 	f.Fuzz(func(t *testing.T, s, format string) {
