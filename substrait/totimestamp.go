@@ -18,10 +18,13 @@ import (
 //
 //   - to_timestamp(text, text): the text read by the format as PostgreSQL's to_timestamp reads
 //     it (PostgreSQL's DCH_from_char, outside FX mode) for the patterns BI tools write —
-//     YYYY, MM, DD, HH24, MI, SS, MS, US in either case, separators and spaces, "quoted"
-//     text; Superset writes TO_TIMESTAMP('2001-03-01 00:00:00.000000', 'YYYY-MM-DD
-//     HH24:MI:SS.US'). Any other PostgreSQL pattern (HH12, AM, Mon, TZ, FF1, the FM and TH
-//     modifiers…) is Unimplemented naming the pattern; a value the format cannot read, or a
+//     YYYY, MM, DD, HH24, MI, SS, MS, US, the 12-hour clock (HH12, HH) with a meridiem
+//     indicator (AM, PM, A.M., P.M.), month names (Mon, Month), day names (Dy, Day: read and
+//     ignored), DDD (day of the year), J (Julian day), all in either case, the FM prefix and
+//     TH suffix, separators and spaces, "quoted" text; Superset writes
+//     TO_TIMESTAMP('2001-03-01 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US'). Any other
+//     PostgreSQL pattern (Y,YYY, IYYY, IW, TZ, FF1, FX, the TM and SP modifiers…) is
+//     Unimplemented naming the pattern; a value the format cannot read, or a
 //     field out of its range, is InvalidArgument with PostgreSQL's SQLSTATE (22007, 22008),
 //     quoting neither.
 //   - to_timestamp(double precision): seconds since 1970-01-01 UTC, rounded to the
