@@ -111,6 +111,12 @@ var toDateInputs = [][2]string{
 	{"April 2001", "FMMonth YYYY"}, {"2001-04-01 10:00:00.5", "YYYY-MM-DD HH24:MI:SS.FMMS"}, {"2001FMM04", `YYYY"FMM"MM`}, {"2001-04-01 1PM", "YYYY-MM-DD FMHH12PM"},
 	{"2001-04-01 1pm", "YYYY-MM-DD HH12pm"}, {"2001-04-01 11pm", "YYYY-MM-DD HH12pm"}, {"2001-04-01 1a.m.", "YYYY-MM-DD HHa.m."}, {"20010401", "YYYY0MMDD"},
 	{"200104015", "YYYYMM0DD"}, {"2001-4-01", "YYYY-FM-MM-DD"}, {"2001-04-01", "YYYY-MM-DDFM"}, {"2001-04-01 12", "YYYY-MM-DD HH12th"},
+	// A zero month or day is not set (1).
+	{"2001-00-01", "YYYY-MM-DD"}, {"2001-04-00", "YYYY-MM-DD"}, {"2001-0-4", "YYYY-MM-DD"}, {"2451996 00 00", "J MM DD"},
+	// Y,YYY: sscanf's "%d,%03d".
+	{"2,1-04-01", "Y,YYY-MM-DD"}, {" 2, 1-04-01", "Y,YYY-MM-DD"}, {"2,+01-04-01", "Y,YYY-MM-DD"}, {"-2,001-04-01", "Y,YYY-MM-DD"},
+	{"2,0010-04-01", "Y,YYY-MM-DD"}, {"+2,001-04-01", "Y,YYY-MM-DD"}, {"2,-01-04-01", "Y,YYY-MM-DD"}, {"2,-1-04-01", "Y,YYY-MM-DD"},
+	{"12,001-04-01", "Y,YYY-MM-DD"}, {"2,001 2001", "Y,YYY YYYY"}, {"2,001st 04", "Y,YYYth MM"},
 }
 
 // toDateBadInputs are texts PostgreSQL's to_timestamp refuses with 22007 and a message that
@@ -125,6 +131,10 @@ var toDateBadInputs = [][3]string{
 	{"2001-04-01 pm", "YYYY-MM-DD pm", `hour "0" is invalid for the 12-hour clock`}, {"2001-04-01 22:00 PM", "YYYY-MM-DD HH24:MI AM", `hour "22" is invalid for the 12-hour clock`},
 	{"Apr 05 2001", "Mon MM YYYY", `conflicting values for "MM" field`}, {"01 Apr 2001 mar", "DD Mon YYYY mon", `conflicting values for "mon" field`},
 	{"2001-04-01 10:00 PM 11", "YYYY-MM-DD HH:MI AM HH", `conflicting values for "HH" field`}, {"2001-04-01 10:00 PM AM", "YYYY-MM-DD HH:MI AM AM", `conflicting values for "AM" field`},
+	{"091", "DDD", "cannot calculate day of year without year information"}, {"0000-091", "YYYY-DDD", "cannot calculate day of year without year information"},
+	{"-1-091", "YYYY-DDD", "cannot calculate day of year without year information"}, {"1 April 2001", "DDth Month YYYY", `invalid value for "Month"`},
+	{"2 ,001-04-01", "Y,YYY-MM-DD", `invalid input string for "Y,YYY"`}, {"2001-04-01", "Y,YYY-MM-DD", `invalid input string for "Y,YYY"`},
+	{"2,x-04-01", "Y,YYY-MM-DD", `invalid input string for "Y,YYY"`}, {"2,001 2002", "Y,YYY YYYY", `conflicting values for "YYYY" field`},
 }
 
 // TestToDateAsPostgres: to_date(text, text) and to_timestamp(text, text) of constants answer
@@ -138,7 +148,7 @@ func TestToDateAsPostgres(t *testing.T) {
 	pg := pgUTC(t, ctx, e.url)
 	// Instants PostgreSQL holds and timestamp[ns] does not: 22008, as an explicit cast's.
 	outside := map[string]bool{"1500-01-01": true, "": true, "04-01": true, "0000-01-01": true, "-5-01-01": true, "-4713-11-24": true, "-4713-11-23": true,
-		"0": true, "2000000000": true, "2145042906": true, "2145042905": true}
+		"0": true, "2000000000": true, "-2,001-04-01": true, "12,001-04-01": true, "2145042906": true, "2145042905": true}
 	for _, in := range toDateInputs {
 		castAsPostgres(t, ctx, cl, pg, "SELECT to_date("+sqlQuote(in[0])+", "+sqlQuote(in[1])+")::text")
 		q := "SELECT to_timestamp(" + sqlQuote(in[0]) + ", " + sqlQuote(in[1]) + ")::text"

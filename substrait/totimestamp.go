@@ -20,10 +20,10 @@ import (
 //     it (PostgreSQL's DCH_from_char, outside FX mode) for the patterns BI tools write —
 //     YYYY, MM, DD, HH24, MI, SS, MS, US, the 12-hour clock (HH12, HH) with a meridiem
 //     indicator (AM, PM, A.M., P.M.), month names (Mon, Month), day names (Dy, Day: read and
-//     ignored), DDD (day of the year), J (Julian day), all in either case, the FM prefix and
+//     ignored), DDD (day of the year), J (Julian day), Y,YYY, all in either case, the FM prefix and
 //     TH suffix, separators and spaces, "quoted" text; Superset writes
 //     TO_TIMESTAMP('2001-03-01 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US'). Any other
-//     PostgreSQL pattern (Y,YYY, IYYY, IW, TZ, FF1, FX, the TM and SP modifiers…) is
+//     PostgreSQL pattern (IYYY, IW, TZ, FF1, FX, the TM and SP modifiers…) is
 //     Unimplemented naming the pattern; a value the format cannot read, or a
 //     field out of its range, is InvalidArgument with PostgreSQL's SQLSTATE (22007, 22008),
 //     quoting neither.
@@ -183,7 +183,7 @@ var dchKeywords = func() []string {
 }()
 
 // supportedDCH are the numeric patterns to_timestamp reads here, with their fixed widths.
-var supportedDCH = map[string]int{"YYYY": 4, "MM": 2, "DD": 2, "HH24": 2, "HH12": 2, "HH": 2, "MI": 2, "SS": 2, "MS": 3, "US": 6, "DDD": 3, "J": 1}
+var supportedDCH = map[string]int{"YYYY": 4, "MM": 2, "DD": 2, "HH24": 2, "HH12": 2, "HH": 2, "MI": 2, "SS": 2, "MS": 3, "US": 6, "DDD": 3, "J": 1, "Y,YYY": 5}
 
 // dchNames are the patterns to_timestamp reads as a word (PostgreSQL's from_char_seq_search
 // over its ampm_strings, ampm_strings_long, months, months_full, days_short and days lists),
@@ -200,7 +200,7 @@ var dchNames = map[string][]string{
 // same one (a second, different value is 22007 "conflicting values").
 var dchField = map[string]string{
 	"HH24": "HH", "HH12": "HH", "HH": "HH", "AM": "PM", "PM": "PM", "A.M.": "PM", "P.M.": "PM",
-	"MON": "MM", "MONTH": "MM", "MM": "MM", "DY": "D", "DAY": "D",
+	"MON": "MM", "MONTH": "MM", "MM": "MM", "DY": "D", "DAY": "D", "Y,YYY": "YYYY",
 }
 
 type dchNode struct {
@@ -283,6 +283,50 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 		}
 	}
 	return out, nil
+}
+
+// readYCommaYYY reads Y,YYY at s[pos:] as PostgreSQL does (sscanf "%d,%03d": spaces, a sign and
+// digits, a comma, then spaces and up to three characters of a sign and digits): the thousands
+// times 1000 plus the rest, and where the text after it starts.
+func readYCommaYYY(s string, pos int) (int64, int, error) {
+	errYYYY := errDatetimeFormat(`invalid input string for "Y,YYY"`)
+	p := pos
+	for p < len(s) && isSpace(s[p]) {
+		p++
+	}
+	start := p
+	if p < len(s) && (s[p] == '+' || s[p] == '-') {
+		p++
+	}
+	digits := p
+	for p < len(s) && s[p] >= '0' && s[p] <= '9' {
+		p++
+	}
+	if p == digits || p >= len(s) || s[p] != ',' {
+		return 0, 0, errYYYY
+	}
+	if p-digits > 9 {
+		// sscanf's %d past int's range is undefined behaviour in C: not read here.
+		return 0, 0, unimplemented("to_timestamp's Y,YYY with more than nine digits before the comma")
+	}
+	millennia, _ := strconv.ParseInt(s[start:p], 10, 64)
+	p++
+	for p < len(s) && isSpace(s[p]) {
+		p++
+	}
+	start = p
+	if p < len(s) && (s[p] == '+' || s[p] == '-') {
+		p++
+	}
+	digits = p
+	for p < len(s) && p-start < 3 && s[p] >= '0' && s[p] <= '9' {
+		p++
+	}
+	if p == digits {
+		return 0, 0, errYYYY
+	}
+	years, _ := strconv.ParseInt(s[start:p], 10, 64)
+	return millennia*1000 + years, p, nil
 }
 
 // isDCHSeparator is PostgreSQL's is_separator_char: printable ASCII but letters and digits.
@@ -396,7 +440,13 @@ func toTimestampFields(s, format string) (time.Time, error) {
 			nextSep = nextSep || !num
 		}
 		words, isWord := dchNames[n.key]
-		if isWord {
+		if n.key == "Y,YYY" {
+			y, end, err := readYCommaYYY(s, pos)
+			if err != nil {
+				return time.Time{}, err
+			}
+			v, pos = y, end
+		} else if isWord {
 			v = -1
 			for i, w := range words {
 				if len(s)-pos >= len(w) && strings.EqualFold(s[pos:pos+len(w)], w) {
@@ -486,10 +536,11 @@ func toTimestampFields(s, format string) (time.Time, error) {
 	if seen["YYYY"] {
 		year = vals["YYYY"]
 	}
-	if seen["MM"] {
+	// do_to_timestamp's "if (tmfc.mm)", "if (tmfc.dd)": a zero month or day is not set.
+	if vals["MM"] != 0 {
 		month = vals["MM"]
 	}
-	if seen["DD"] {
+	if vals["DD"] != 0 {
 		day = vals["DD"]
 	}
 	hour, minute, sec := vals["HH"], vals["MI"], vals["SS"]
@@ -520,10 +571,10 @@ func toTimestampFields(s, format string) (time.Time, error) {
 		}
 		jy, jm, jd := time.Unix(int64(j-julianDayOfUnixEpoch)*86400, 0).UTC().Date()
 		year, month, day = jy, int(jm), jd
-		if seen["DD"] {
+		if vals["DD"] != 0 {
 			day = vals["DD"]
 		}
-		if seen["MM"] {
+		if vals["MM"] != 0 {
 			month = vals["MM"]
 		}
 	}

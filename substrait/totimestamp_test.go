@@ -137,7 +137,8 @@ func FuzzToDate(f *testing.F) {
 		{"2001-04-01 12:00 a.m.", "YYYY-MM-DD HH:MI P.M."}, {"01-APRIL-2001", "DD-Month-YYYY"}, {"Sun 01 apr 2001", "Dy DD Mon YYYY"},
 		{"Sunday 2001 12pm", "Day YYYY HH12pm"}, {"Apr 05 2001", "Mon MM YYYY"},
 		{"2001-091", "YYYY-DDD"}, {"2451996", "J"}, {"-32044", "J"}, {"2145042906", "J"}, {"2001-02-091", "YYYY-MM-DDD"},
-		{"1st April 2001", "DDth Month YYYY"}, {"2001401", "YYYYFMMMDD"}, {"2001FMM04", `YYYY"FMM"MM`}, {"2001-04-01 1pm", "YYYY-MM-DD HH12pm"}} {
+		{"1st April 2001", "DDth Month YYYY"}, {"2001401", "YYYYFMMMDD"}, {"2001FMM04", `YYYY"FMM"MM`}, {"2001-04-01 1pm", "YYYY-MM-DD HH12pm"},
+		{"2,001-04-01", "Y,YYY-MM-DD"}, {" 2, -1-04-01", "Y,YYY-MM-DD"}, {"9999999999,001", "Y,YYY"}, {"2001-00-00", "YYYY-MM-DD"}} {
 		f.Add(c[0], c[1])
 	}
 	f.Fuzz(func(t *testing.T, s, format string) {
