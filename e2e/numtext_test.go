@@ -89,6 +89,52 @@ var toDateInputs = [][2]string{
 	{"2001-04-01 10:00 PM", "YYYY-MM-DD HH12:MI AM"}, {"2,001-04-01", "Y,YYY-MM-DD"}, {"2451996", "J"}, {"2001-091", "YYYY-DDD"},
 	{"2001-13-7", "IYYY-IW-ID"}, {"2001-04-01 10:00 +05:30", "YYYY-MM-DD HH24:MI TZH:TZM"}, {"2001  04 01", "FXYYYY MM DD"},
 	{"01-Apr-2001", "DD-Mon-YYYY"}, {"1st April 2001", "DDth Month YYYY"},
+	// The 12-hour clock and meridiem indicators, month and day names (read in any case; a day's
+	// name is read and ignored).
+	{"2001-04-01 12:00 am", "YYYY-MM-DD HH:MI PM"}, {"2001-04-01 12:00 a.m.", "YYYY-MM-DD HH:MI P.M."}, {"2001-04-01 10:00 A.m.", "YYYY-MM-DD HH:MI a.m."},
+	{"2001-04-01 10:00 pm", "YYYY-MM-DD HH24:MI PM"}, {"2001-04-01 10", "YYYY-MM-DD HH12"}, {"2001-04-01 12:30", "YYYY-MM-DD HH12:MI"},
+	{"2001-04-01 12:30 PM", "YYYY-MM-DD HH12:MI AM"}, {"2001-04-01 10pm", "YYYY-MM-DD HH12pm"}, {"2001-04-01 1000pm", "YYYY-MM-DD HH12MIpm"},
+	{"01-apr-2001", "DD-Mon-YYYY"}, {"01-APRIL-2001", "DD-Month-YYYY"}, {"April   2001", "Month YYYY"}, {"Apr 04 2001", "Mon MM YYYY"},
+	{"Sun 01 Apr 2001", "Dy DD Mon YYYY"}, {"Mon 01 Apr 2001", "Dy DD Mon YYYY"}, {"Sunday 01 Apr 2001", "Day DD Mon YYYY"},
+	{"AprApr2001", "MonMonYYYY"}, {"sep 2001", "mon YYYY"}, {"DECEMBER 31 2001 11:59:59 P.M.", "MONTH DD YYYY HH:MI:SS A.M."},
+	// A day of the year (DDD) and a Julian day (J), zero meaning unset; MM and DD override J's.
+	{"2000-366", "YYYY-DDD"}, {"2001-366", "YYYY-DDD"}, {"2001-000", "YYYY-DDD"}, {"2001-1000", "YYYY-DDD"}, {"2001--5", "YYYY-DDD"},
+	{"2001-091-05", "YYYY-DDD-MM"}, {"2001-091-05-03", "YYYY-DDD-MM-DD"}, {"2001-091-01-01", "YYYY-DDD-MM-DD"}, {"2001-01-091", "YYYY-MM-DDD"},
+	{"2001-02-091", "YYYY-MM-DDD"}, {"091-2001", "DDD-YYYY"}, {"2451996 10:00", "J HH24:MI"}, {"2451996 1999", "J YYYY"}, {"1999 2451996", "YYYY J"},
+	{"2451996 05", "J MM"}, {"2451996 05 091", "J DD DDD"}, {"0", "J"}, {"-1", "J"}, {"-32044", "J"}, {"2000000000", "J"}, {"2147483646", "J"},
+	{"2145042906", "J"}, {"2145042905", "J"}, {"4000000000", "J"}, {"2440588", "J"},
+	// FM reads a number to its end; TH or th skips two characters after it; a number before a
+	// word pattern or a separator is read to its end, before a numeric pattern or a literal
+	// digit by its width.
+	{"1st April 2001", "DDth Month YYYY"}, {"1xy April 2001", "DDth Month YYYY"}, {"2001 01st04", "YYYY DDthMM"},
+	{"2001 1st", "YYYY DDTH"}, {"20010401", "FMYYYYMMDD"}, {"2001401", "YYYYFMMMDD"}, {"200141", "YYYYFMMMFMDD"}, {"2001-4-1", "FMYYYY-FMMM-FMDD"},
+	{"April 2001", "FMMonth YYYY"}, {"2001-04-01 10:00:00.5", "YYYY-MM-DD HH24:MI:SS.FMMS"}, {"2001FMM04", `YYYY"FMM"MM`}, {"2001-04-01 1PM", "YYYY-MM-DD FMHH12PM"},
+	{"2001-04-01 1pm", "YYYY-MM-DD HH12pm"}, {"2001-04-01 11pm", "YYYY-MM-DD HH12pm"}, {"2001-04-01 1a.m.", "YYYY-MM-DD HHa.m."}, {"20010401", "YYYY0MMDD"},
+	{"200104015", "YYYYMM0DD"}, {"2001-4-01", "YYYY-FM-MM-DD"}, {"2001-04-01", "YYYY-MM-DDFM"}, {"2001-04-01 12", "YYYY-MM-DD HH12th"},
+	// A zero month or day is not set (1).
+	{"2001-00-01", "YYYY-MM-DD"}, {"2001-04-00", "YYYY-MM-DD"}, {"2001-0-4", "YYYY-MM-DD"}, {"2451996 00 00", "J MM DD"},
+	// Y,YYY: sscanf's "%d,%03d".
+	{"2,1-04-01", "Y,YYY-MM-DD"}, {" 2, 1-04-01", "Y,YYY-MM-DD"}, {"2,+01-04-01", "Y,YYY-MM-DD"}, {"-2,001-04-01", "Y,YYY-MM-DD"},
+	{"2,0010-04-01", "Y,YYY-MM-DD"}, {"+2,001-04-01", "Y,YYY-MM-DD"}, {"2,-01-04-01", "Y,YYY-MM-DD"}, {"2,-1-04-01", "Y,YYY-MM-DD"},
+	{"12,001-04-01", "Y,YYY-MM-DD"}, {"2,001 2001", "Y,YYY YYYY"}, {"2,001st 04", "Y,YYYth MM"},
+}
+
+// toDateBadInputs are texts PostgreSQL's to_timestamp refuses with 22007 and a message that
+// quotes the text or adds a hint (flightsrv's names the field only): a word not in the
+// pattern's list, a 12-hour clock's hour out of 1 to 12, a field set twice differently.
+var toDateBadInputs = [][3]string{
+	{"Apr 2001", "Month YYYY", "invalid value for \"Month\""}, {"Apx 2001", "Mon YYYY", "invalid value for \"Mon\""},
+	{"Sept 2001", "Month YYYY", "invalid value for \"Month\""}, {"04-2001", "Mon-YYYY", "invalid value for \"Mon\""},
+	{"2001-04-01 12:00 am", "YYYY-MM-DD HH:MI P.M.", "invalid value for \"P.M.\""}, {"2001-04-01 10:00 a.m.", "YYYY-MM-DD HH:MI AM", "invalid value for \"AM\""},
+	{"2001-04-01 12:00 xm", "YYYY-MM-DD HH:MI PM", "invalid value for \"PM\""}, {"Sux 01 Apr 2001", "Dy DD Mon YYYY", "invalid value for \"Dy\""},
+	{"2001-04-01 13:00 PM", "YYYY-MM-DD HH12:MI AM", `hour "13" is invalid for the 12-hour clock`}, {"2001-04-01 0", "YYYY-MM-DD HH12", `hour "0" is invalid for the 12-hour clock`},
+	{"2001-04-01 pm", "YYYY-MM-DD pm", `hour "0" is invalid for the 12-hour clock`}, {"2001-04-01 22:00 PM", "YYYY-MM-DD HH24:MI AM", `hour "22" is invalid for the 12-hour clock`},
+	{"Apr 05 2001", "Mon MM YYYY", `conflicting values for "MM" field`}, {"01 Apr 2001 mar", "DD Mon YYYY mon", `conflicting values for "mon" field`},
+	{"2001-04-01 10:00 PM 11", "YYYY-MM-DD HH:MI AM HH", `conflicting values for "HH" field`}, {"2001-04-01 10:00 PM AM", "YYYY-MM-DD HH:MI AM AM", `conflicting values for "AM" field`},
+	{"091", "DDD", "cannot calculate day of year without year information"}, {"0000-091", "YYYY-DDD", "cannot calculate day of year without year information"},
+	{"-1-091", "YYYY-DDD", "cannot calculate day of year without year information"}, {"1 April 2001", "DDth Month YYYY", `invalid value for "Month"`},
+	{"2 ,001-04-01", "Y,YYY-MM-DD", `invalid input string for "Y,YYY"`}, {"2001-04-01", "Y,YYY-MM-DD", `invalid input string for "Y,YYY"`},
+	{"2,x-04-01", "Y,YYY-MM-DD", `invalid input string for "Y,YYY"`}, {"2,001 2002", "Y,YYY YYYY", `conflicting values for "YYYY" field`},
 }
 
 // TestToDateAsPostgres: to_date(text, text) and to_timestamp(text, text) of constants answer
@@ -101,7 +147,8 @@ func TestToDateAsPostgres(t *testing.T) {
 	ctx := context.Background()
 	pg := pgUTC(t, ctx, e.url)
 	// Instants PostgreSQL holds and timestamp[ns] does not: 22008, as an explicit cast's.
-	outside := map[string]bool{"1500-01-01": true, "": true, "04-01": true, "0000-01-01": true, "-5-01-01": true, "-4713-11-24": true, "-4713-11-23": true}
+	outside := map[string]bool{"1500-01-01": true, "": true, "04-01": true, "0000-01-01": true, "-5-01-01": true, "-4713-11-24": true, "-4713-11-23": true,
+		"0": true, "2000000000": true, "-2,001-04-01": true, "12,001-04-01": true, "2145042906": true, "2145042905": true}
 	for _, in := range toDateInputs {
 		castAsPostgres(t, ctx, cl, pg, "SELECT to_date("+sqlQuote(in[0])+", "+sqlQuote(in[1])+")::text")
 		q := "SELECT to_timestamp(" + sqlQuote(in[0]) + ", " + sqlQuote(in[1]) + ")::text"
@@ -122,6 +169,15 @@ func TestToDateAsPostgres(t *testing.T) {
 			refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{q: "invalid value for "})
 		}
 	}
+	for _, in := range toDateBadInputs {
+		for _, f := range []string{"to_date", "to_timestamp"} {
+			q := "SELECT " + f + "(" + sqlQuote(in[0]) + ", " + sqlQuote(in[1]) + ")::text"
+			if _, err := pgTextRowsErr(ctx, pg, q); err == nil || !strings.Contains(err.Error(), "22007") {
+				t.Errorf("PostgreSQL %s: %v, want 22007", q, err)
+			}
+			refusedAs(t, ctx, cl, codes.InvalidArgument, map[string]string{q: in[2]})
+		}
+	}
 	// Text computed per row: the same reader, row by row.
 	var rows []string
 	for _, in := range toDateInputs {
@@ -134,6 +190,7 @@ func TestToDateAsPostgres(t *testing.T) {
 	}
 	castAsPostgres(t, ctx, cl, pg, "SELECT to_date(x || '-01', 'YYYY-MM-DD')::text, to_timestamp(x || ' 10:05', 'YYYYMMDD HH24:MI')::text FROM (VALUES ('2001-04'), ('1999-12'), (NULL)) v(x) ORDER BY 1")
 	castAsPostgres(t, ctx, cl, pg, "SELECT to_date(x, 'YYYY-MM-DD HH12')::text FROM (VALUES ('2001-04-01 10')) v(x)")
+	castAsPostgres(t, ctx, cl, pg, "SELECT to_timestamp(x, 'DD Mon YYYY HH12:MI AM')::text FROM (VALUES ('01 Apr 2001 12:05 AM'), ('31 dec 1999 11:59 pm'), (NULL)) v(x) ORDER BY 1")
 	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
 		"SELECT (to_date('2001-04-01', 'YYYY-MM-DD') + 1)::text, (to_date('2001-04-01', 'YYYY-MM-DD') - to_date('2001-01-01', 'YYYY-MM-DD'))::text, (to_date(NULL, 'YYYY') IS NULL)::text",
 	)...)

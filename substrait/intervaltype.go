@@ -252,18 +252,32 @@ func (bd *binder) castInterval(e expr.Expression, t types.Type) (bval, bool, err
 	return bval{}, true, errorf(InvalidArgument, "cannot cast type interval to %s", typeName(t))
 }
 
-// intervalPart binds extract(epoch from interval) (numeric, as PostgreSQL answers it) and
-// date_part('epoch', interval) (double precision); other fields of an interval are refused
-// by name.
+// intervalPartScales are the fields extract takes of an interval besides epoch (PostgreSQL's
+// interval_part_common, by lookupUnit's canonical name) with the scale of its numeric answer;
+// scan/ops interval.go computes them as interval_part_<field>.
+var intervalPartScales = map[string]int32{
+	"microseconds": 0, "milliseconds": 3, "second": 6, "minute": 0, "hour": 0, "day": 0, "month": 0,
+	"quarter": 0, "year": 0, "decade": 0, "century": 0, "millennium": 0,
+}
+
+// intervalPart binds extract(field from interval) (numeric, as PostgreSQL answers it) and
+// date_part(field, interval) (double precision): epoch, and the fields of intervalPartScales.
+// Other fields (dow, doy, week, julian, timezone…), which PostgreSQL refuses, are refused by name.
 func (bd *binder) intervalPart(name, field string, v bval) (bval, error) {
+	fn, scale := "interval_epoch", int32(6)
 	if field != "EPOCH" {
-		return bval{}, unimplemented(name + " of " + strings.ToLower(field) + " from an interval")
+		unit, _ := lookupUnit(field)
+		s, ok := intervalPartScales[unit]
+		if !ok {
+			return bval{}, unimplemented(name + " of " + strings.ToLower(field) + " from an interval")
+		}
+		fn, scale = "interval_part_"+unit, s
 	}
 	a, err := bd.intervalValue(v, "argument 2 of "+name)
 	if err != nil {
 		return bval{}, err
 	}
-	f, err := bd.fn(URNPostgres, "interval_epoch", &types.DecimalType{Precision: 38, Scale: 6, Nullability: nullableN}, a)
+	f, err := bd.fn(URNPostgres, fn, &types.DecimalType{Precision: 38, Scale: scale, Nullability: nullableN}, a)
 	if err != nil || name == "extract" {
 		return typed(f), err
 	}

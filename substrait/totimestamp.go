@@ -18,10 +18,13 @@ import (
 //
 //   - to_timestamp(text, text): the text read by the format as PostgreSQL's to_timestamp reads
 //     it (PostgreSQL's DCH_from_char, outside FX mode) for the patterns BI tools write —
-//     YYYY, MM, DD, HH24, MI, SS, MS, US in either case, separators and spaces, "quoted"
-//     text; Superset writes TO_TIMESTAMP('2001-03-01 00:00:00.000000', 'YYYY-MM-DD
-//     HH24:MI:SS.US'). Any other PostgreSQL pattern (HH12, AM, Mon, TZ, FF1, the FM and TH
-//     modifiers…) is Unimplemented naming the pattern; a value the format cannot read, or a
+//     YYYY, MM, DD, HH24, MI, SS, MS, US, the 12-hour clock (HH12, HH) with a meridiem
+//     indicator (AM, PM, A.M., P.M.), month names (Mon, Month), day names (Dy, Day: read and
+//     ignored), DDD (day of the year), J (Julian day), Y,YYY, all in either case, the FM prefix and
+//     TH suffix, separators and spaces, "quoted" text; Superset writes
+//     TO_TIMESTAMP('2001-03-01 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US'). Any other
+//     PostgreSQL pattern (IYYY, IW, TZ, FF1, FX, the TM and SP modifiers…) is
+//     Unimplemented naming the pattern; a value the format cannot read, or a
 //     field out of its range, is InvalidArgument with PostgreSQL's SQLSTATE (22007, 22008),
 //     quoting neither.
 //   - to_timestamp(double precision): seconds since 1970-01-01 UTC, rounded to the
@@ -179,18 +182,51 @@ var dchKeywords = func() []string {
 	return ks
 }()
 
-// supportedDCH are the patterns to_timestamp reads here, with their fixed widths.
-var supportedDCH = map[string]int{"YYYY": 4, "MM": 2, "DD": 2, "HH24": 2, "MI": 2, "SS": 2, "MS": 3, "US": 6}
+// supportedDCH are the numeric patterns to_timestamp reads here, with their fixed widths.
+var supportedDCH = map[string]int{"YYYY": 4, "MM": 2, "DD": 2, "HH24": 2, "HH12": 2, "HH": 2, "MI": 2, "SS": 2, "MS": 3, "US": 6, "DDD": 3, "J": 1, "Y,YYY": 5}
+
+// dchNames are the patterns to_timestamp reads as a word (PostgreSQL's from_char_seq_search
+// over its ampm_strings, ampm_strings_long, months, months_full, days_short and days lists),
+// matched whole and in any case; a word's index in its list is its value.
+var dchNames = map[string][]string{
+	"AM": {"am", "pm"}, "PM": {"am", "pm"}, "A.M.": {"a.m.", "p.m."}, "P.M.": {"a.m.", "p.m."},
+	"MON":   {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"},
+	"MONTH": {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"},
+	"DY":    {"sun", "mon", "tue", "wed", "thu", "fri", "sat"},
+	"DAY":   {"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"},
+}
+
+// dchField is the field of PostgreSQL's TmFromChar a pattern sets, where two patterns set the
+// same one (a second, different value is 22007 "conflicting values").
+var dchField = map[string]string{
+	"HH24": "HH", "HH12": "HH", "HH": "HH", "AM": "PM", "PM": "PM", "A.M.": "PM", "P.M.": "PM",
+	"MON": "MM", "MONTH": "MM", "MM": "MM", "DY": "D", "DAY": "D", "Y,YYY": "YYYY",
+}
 
 type dchNode struct {
 	kind byte   // 'k' pattern, 's' separator or space, 'c' other character
 	key  string // the pattern, upper case
+	name string // the pattern as the format spells it, as PostgreSQL's messages name it
+	fm   bool   // FM prefix: a number is read to its end, not by the pattern's width
+	th   bool   // TH or th suffix: two characters after the number are skipped
+	// digit marks a literal character that is an ASCII digit (PostgreSQL's is_next_separator
+	// reads the number before it by the pattern's width).
+	digit bool
 }
 
 // parseDCHFormat splits a to_timestamp format into PostgreSQL's nodes (parse_format).
 func parseDCHFormat(f string) ([]dchNode, error) {
 	var out []dchNode
 	for i := 0; i < len(f); {
+		// One prefix per node, as parse_format reads it: FM (fill mode) marks the pattern that
+		// follows; before anything else it is dropped.
+		fm := strings.HasPrefix(f[i:], "FM") || strings.HasPrefix(f[i:], "fm")
+		if fm {
+			i += 2
+			if i >= len(f) {
+				break
+			}
+		}
 		if f[i] == '"' {
 			// Quoted text: each character is a literal the input skips.
 			i++
@@ -198,14 +234,14 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 				if f[i] == '\\' && i+1 < len(f) {
 					i++
 				}
-				out = append(out, dchNode{kind: 'c'})
+				out = append(out, dchNode{kind: 'c', digit: f[i] >= '0' && f[i] <= '9'})
 				i++
 			}
 			i++
 			continue
 		}
-		for _, pre := range []string{"FM", "fm", "TM", "tm"} {
-			if strings.HasPrefix(f[i:], pre) {
+		for _, pre := range []string{"TM", "tm"} {
+			if !fm && strings.HasPrefix(f[i:], pre) {
 				return nil, unimplemented("the to_timestamp modifier " + strings.ToUpper(pre))
 			}
 		}
@@ -218,16 +254,18 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 		}
 		if matched != "" {
 			key := strings.ToUpper(matched)
-			if _, ok := supportedDCH[key]; !ok {
+			_, num := supportedDCH[key]
+			if _, word := dchNames[key]; !num && !word {
 				return nil, unimplemented("the to_timestamp pattern " + matched)
 			}
 			i += len(matched)
-			for _, suf := range []string{"TH", "th", "SP"} {
-				if strings.HasPrefix(f[i:], suf) {
-					return nil, unimplemented("the to_timestamp modifier " + suf)
-				}
+			th := strings.HasPrefix(f[i:], "TH") || strings.HasPrefix(f[i:], "th")
+			if th {
+				i += 2
+			} else if strings.HasPrefix(f[i:], "SP") {
+				return nil, unimplemented("the to_timestamp modifier SP")
 			}
-			out = append(out, dchNode{kind: 'k', key: key})
+			out = append(out, dchNode{kind: 'k', key: key, name: matched, fm: fm, th: th})
 			continue
 		}
 		if f[i] == '\\' && i+1 < len(f) && f[i+1] == '"' {
@@ -238,13 +276,57 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 			out = append(out, dchNode{kind: 's'})
 			i++
 		default:
-			out = append(out, dchNode{kind: 'c'})
+			out = append(out, dchNode{kind: 'c', digit: c >= '0' && c <= '9'})
 			// One character, multi-byte ones whole.
 			_, size := utf8.DecodeRuneInString(f[i:])
 			i += size
 		}
 	}
 	return out, nil
+}
+
+// readYCommaYYY reads Y,YYY at s[pos:] as PostgreSQL does (sscanf "%d,%03d": spaces, a sign and
+// digits, a comma, then spaces and up to three characters of a sign and digits): the thousands
+// times 1000 plus the rest, and where the text after it starts.
+func readYCommaYYY(s string, pos int) (int64, int, error) {
+	errYYYY := errDatetimeFormat(`invalid input string for "Y,YYY"`)
+	p := pos
+	for p < len(s) && isSpace(s[p]) {
+		p++
+	}
+	start := p
+	if p < len(s) && (s[p] == '+' || s[p] == '-') {
+		p++
+	}
+	digits := p
+	for p < len(s) && s[p] >= '0' && s[p] <= '9' {
+		p++
+	}
+	if p == digits || p >= len(s) || s[p] != ',' {
+		return 0, 0, errYYYY
+	}
+	if p-digits > 9 {
+		// sscanf's %d past int's range is undefined behaviour in C: not read here.
+		return 0, 0, unimplemented("to_timestamp's Y,YYY with more than nine digits before the comma")
+	}
+	millennia, _ := strconv.ParseInt(s[start:p], 10, 64)
+	p++
+	for p < len(s) && isSpace(s[p]) {
+		p++
+	}
+	start = p
+	if p < len(s) && (s[p] == '+' || s[p] == '-') {
+		p++
+	}
+	digits = p
+	for p < len(s) && p-start < 3 && s[p] >= '0' && s[p] <= '9' {
+		p++
+	}
+	if p == digits {
+		return 0, 0, errYYYY
+	}
+	years, _ := strconv.ParseInt(s[start:p], 10, 64)
+	return millennia*1000 + years, p, nil
 }
 
 // isDCHSeparator is PostgreSQL's is_separator_char: printable ASCII but letters and digits.
@@ -279,10 +361,13 @@ func parseToTimestamp(s, format string) (time.Time, error) {
 	return t, nil
 }
 
+// julianDayOfUnixEpoch is the Julian day (PostgreSQL's J, days from 4714-11-24 BC) of 1970-01-01.
+const julianDayOfUnixEpoch = 2440588
+
 // pgMinDate and pgEndDate bound PostgreSQL's date (IS_VALID_DATE: Julian day 0, 4714-11-24 BC,
 // to 5874898-01-01 exclusive), as days from 1970-01-01.
 const (
-	pgMinDate = -2440588
+	pgMinDate = -julianDayOfUnixEpoch
 	pgEndDate = 2145042906
 )
 
@@ -313,6 +398,7 @@ func toTimestampFields(s, format string) (time.Time, error) {
 	seen := map[string]bool{}
 	extraSkip := 0
 	pos := 0
+	clock12 := false
 	for ni := 0; ni < len(nodes) && pos < len(s); ni++ {
 		n := nodes[ni]
 		// Spaces at the start of the string and before fields are skipped.
@@ -345,8 +431,33 @@ func toTimestampFields(s, format string) (time.Time, error) {
 		}
 		start := pos
 		var v int64
-		nextSep := ni+1 >= len(nodes) || nodes[ni+1].kind != 'k'
-		if nextSep {
+		// PostgreSQL's is_next_separator: a number is read to its end (strtol) unless the next
+		// node is a numeric pattern or a literal digit and neither FM nor TH marks this one.
+		nextSep := n.fm || n.th || ni+1 >= len(nodes) || nodes[ni+1].kind == 's' ||
+			(nodes[ni+1].kind == 'c' && !nodes[ni+1].digit)
+		if next := ni + 1; next < len(nodes) && nodes[next].kind == 'k' {
+			_, num := supportedDCH[nodes[next].key]
+			nextSep = nextSep || !num
+		}
+		words, isWord := dchNames[n.key]
+		if n.key == "Y,YYY" {
+			y, end, err := readYCommaYYY(s, pos)
+			if err != nil {
+				return time.Time{}, err
+			}
+			v, pos = y, end
+		} else if isWord {
+			v = -1
+			for i, w := range words {
+				if len(s)-pos >= len(w) && strings.EqualFold(s[pos:pos+len(w)], w) {
+					v, pos = int64(i), pos+len(w)
+					break
+				}
+			}
+			if v < 0 {
+				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.name + "\": the given value did not match any of the allowed values for this field")
+			}
+		} else if nextSep {
 			// strtol: an optional sign, then as many digits as there are.
 			end := pos
 			if end < len(s) && (s[end] == '+' || s[end] == '-') {
@@ -357,15 +468,15 @@ func toTimestampFields(s, format string) (time.Time, error) {
 			}
 			num, err := strconv.ParseInt(s[pos:end], 10, 64)
 			if errors.Is(err, strconv.ErrRange) {
-				return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "value for \"" + n.key + "\" in source string is out of range"}
+				return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "value for \"" + n.name + "\" in source string is out of range"}
 			}
 			if err != nil {
-				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.key + "\": value must be an integer")
+				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.name + "\": value must be an integer")
 			}
 			v, pos = num, end
 		} else {
 			if len(s)-pos < width {
-				return time.Time{}, errDatetimeFormat("source string too short for \"" + n.key + "\" formatting field")
+				return time.Time{}, errDatetimeFormat("source string too short for \"" + n.name + "\" formatting field")
 			}
 			end := pos
 			if s[end] == '+' || s[end] == '-' {
@@ -376,17 +487,24 @@ func toTimestampFields(s, format string) (time.Time, error) {
 			}
 			num, err := strconv.ParseInt(s[pos:end], 10, 64)
 			if err != nil {
-				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.key + "\": value must be an integer")
+				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.name + "\": value must be an integer")
 			}
 			if end-pos < width {
-				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.key + "\": field requires more characters")
+				return time.Time{}, errDatetimeFormat("invalid value for \"" + n.name + "\": field requires more characters")
 			}
 			v, pos = num, end
 		}
 		if v < math.MinInt32 || v > math.MaxInt32 {
-			return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "value for \"" + n.key + "\" in source string is out of range"}
+			return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "value for \"" + n.name + "\" in source string is out of range"}
 		}
 		used := pos - start
+		if n.th && !isWord {
+			// SKIP_THth: the ordinal suffix's two characters, whatever they are.
+			for k := 0; k < 2 && pos < len(s); k++ {
+				_, size := utf8.DecodeRuneInString(s[pos:])
+				pos += size
+			}
+		}
 		switch n.key {
 		case "MS":
 			switch used {
@@ -399,27 +517,87 @@ func toTimestampFields(s, format string) (time.Time, error) {
 			for k := used; k < 6; k++ {
 				v *= 10
 			}
+		case "MON", "MONTH":
+			v++ // January is month 1.
+		case "HH12", "HH", "AM", "PM", "A.M.", "P.M.":
+			clock12 = true
 		}
-		if seen[n.key] && vals[n.key] != int(v) {
-			return time.Time{}, errDatetimeFormat("conflicting values for \"" + n.key + "\" field in formatting string")
+		field := n.key
+		if f, ok := dchField[n.key]; ok {
+			field = f
 		}
-		seen[n.key] = true
-		vals[n.key] = int(v)
+		if seen[field] && vals[field] != int(v) {
+			return time.Time{}, errDatetimeFormat("conflicting values for \"" + n.name + "\" field in formatting string")
+		}
+		seen[field] = true
+		vals[field] = int(v)
 	}
 	year, month, day := 0, 1, 1
 	if seen["YYYY"] {
 		year = vals["YYYY"]
 	}
-	if seen["MM"] {
+	// do_to_timestamp's "if (tmfc.mm)", "if (tmfc.dd)": a zero month or day is not set.
+	if vals["MM"] != 0 {
 		month = vals["MM"]
 	}
-	if seen["DD"] {
+	if vals["DD"] != 0 {
 		day = vals["DD"]
 	}
-	hour, minute, sec := vals["HH24"], vals["MI"], vals["SS"]
+	hour, minute, sec := vals["HH"], vals["MI"], vals["SS"]
 	frac := vals["MS"]*1000 + vals["US"]
+	if clock12 {
+		// do_to_timestamp's 12-hour clock (HH, HH12 or a meridiem indicator in the format):
+		// hours 1 to 12, 12 AM is midnight, PM adds 12.
+		if hour < 1 || hour > 12 {
+			return time.Time{}, errDatetimeFormat("hour \"" + strconv.Itoa(hour) + "\" is invalid for the 12-hour clock")
+		}
+		switch {
+		case vals["PM"] == 1 && hour < 12:
+			hour += 12
+		case vals["PM"] == 0 && hour == 12:
+			hour = 0
+		}
+	}
 	if year < 0 {
 		year++ // PostgreSQL reads a negative year as BC: -1 is 1 BC, year 0.
+	}
+	// do_to_timestamp's order: a Julian day (J, zero meaning unset) sets the date, DD and MM
+	// then override its day and month, and a day of the year (DDD, zero meaning unset) fills
+	// the month and the day where they are still 1.
+	if j := vals["J"]; j != 0 {
+		if j < -32044 {
+			// PostgreSQL's j2date wraps around below this and answers an unrelated date.
+			return time.Time{}, unimplemented("to_timestamp of a Julian day before -32044")
+		}
+		jy, jm, jd := time.Unix(int64(j-julianDayOfUnixEpoch)*86400, 0).UTC().Date()
+		year, month, day = jy, int(jm), jd
+		if vals["DD"] != 0 {
+			day = vals["DD"]
+		}
+		if vals["MM"] != 0 {
+			month = vals["MM"]
+		}
+	}
+	if ddd := vals["DDD"]; ddd != 0 && (month <= 1 || day <= 1) {
+		if year == 0 {
+			return time.Time{}, errDatetimeFormat("cannot calculate day of year without year information")
+		}
+		before := func(m int) int { // days of the year before month m (1 to 13)
+			n := 0
+			for k := 1; k < m; k++ {
+				n += daysIn(year, k)
+			}
+			return n
+		}
+		i := 1
+		for ; i <= 12 && ddd > before(i+1); i++ {
+		}
+		if month <= 1 {
+			month = i
+		}
+		if day <= 1 {
+			day = ddd - before(i)
+		}
 	}
 	// do_to_timestamp's range checks: ValidateDate's, then seconds below 60.
 	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour < 0 || hour > 23 ||

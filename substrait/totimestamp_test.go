@@ -37,6 +37,22 @@ func TestToTimestamp(t *testing.T) {
 		{"2001-03", "YYYY-MM", d("2001-03-01 00:00:00")},
 		{"2001 03 01", "YYYY-MM-DD", d("2001-03-01 00:00:00")},
 		{"2001-03-01 00:00:00 garbage", "YYYY-MM-DD HH24:MI:SS", d("2001-03-01 00:00:00")},
+		{"2001-04-01 10:00 PM", "YYYY-MM-DD HH12:MI AM", d("2001-04-01 22:00:00")},
+		{"2001-04-01 12:00 a.m.", "YYYY-MM-DD HH:MI P.M.", d("2001-04-01 00:00:00")},
+		{"2001-04-01 12:30", "YYYY-MM-DD HH12:MI", d("2001-04-01 00:30:00")},
+		{"2001-04-01 1000pm", "YYYY-MM-DD HH12MIpm", d("2001-04-01 22:00:00")},
+		{"01-APRIL-2001", "DD-Month-YYYY", d("2001-04-01 00:00:00")},
+		{"AprApr2001", "MonMonYYYY", d("2001-04-01 00:00:00")},
+		{"Mon 01 Apr 2001", "Dy DD Mon YYYY", d("2001-04-01 00:00:00")},
+		{"2001-091", "YYYY-DDD", d("2001-04-01 00:00:00")},
+		{"2000-366", "YYYY-DDD", d("2000-12-31 00:00:00")},
+		{"2001-02-091", "YYYY-MM-DDD", d("2001-02-01 00:00:00")},
+		{"2451996 10:00", "J HH24:MI", d("2001-03-27 10:00:00")},
+		{"2451996 05", "J MM", d("2001-05-27 00:00:00")},
+		{"2001-4-1", "FMYYYY-FMMM-FMDD", d("2001-04-01 00:00:00")},
+		{"1st April 2001", "DDth Month YYYY", d("2001-04-01 00:00:00")},
+		{"2001 01st04", "YYYY DDthMM", d("2001-04-01 00:00:00")},
+		{"2001-04-01 1pm", "YYYY-MM-DD HH12pm", d("2001-04-01 13:00:00")},
 	}
 	for _, tt := range texts {
 		got, err := parseToTimestamp(tt.s, tt.f)
@@ -72,9 +88,17 @@ func TestToTimestamp(t *testing.T) {
 		{"2001-03-01 24:00:00", "YYYY-MM-DD HH24:MI:SS", InvalidArgument, "22008"},
 		{"2001-03-01 10:00:00.1234567", "YYYY-MM-DD HH24:MI:SS.US", InvalidArgument, "22008"},
 		{"abc", "YYYY", InvalidArgument, "22007"},
-		{"2001", "HH12", Unimplemented, "0A000"},
-		{"Mar 2001", "Mon YYYY", Unimplemented, "0A000"},
-		{"2001-03-01", "FMYYYY-MM-DD", Unimplemented, "0A000"},
+		{"2001-091", "YYYY-IDDD", Unimplemented, "0A000"},
+		{"-32045", "J", Unimplemented, "0A000"},
+		{"091", "DDD", InvalidArgument, "22007"},
+		{"2001-366", "YYYY-DDD", InvalidArgument, "22008"},
+		{"2001-04-01 13", "YYYY-MM-DD HH12", InvalidArgument, "22007"},
+		{"2001-04-01 pm", "YYYY-MM-DD pm", InvalidArgument, "22007"},
+		{"Sept 2001", "Month YYYY", InvalidArgument, "22007"},
+		{"2001-04-01 10 a.m.", "YYYY-MM-DD HH AM", InvalidArgument, "22007"},
+		{"Apr 05 2001", "Mon MM YYYY", InvalidArgument, "22007"},
+		{"2001-03-01", "TMYYYY-MM-DD", Unimplemented, "0A000"},
+		{"2001 1st", "YYYY DDSP", Unimplemented, "0A000"},
 		{"2001-03-01 +00", "YYYY-MM-DD TZH", Unimplemented, "0A000"},
 	}
 	for _, tt := range errs {
@@ -109,7 +133,12 @@ func nanF() float64 { return math.NaN() }
 func FuzzToDate(f *testing.F) {
 	for _, c := range [][2]string{{"2001-04-01", "YYYY-MM-DD"}, {"20010401", "YYYYMMDD"}, {"", "YYYY"}, {"-5-01-01", "YYYY-MM-DD"},
 		{"2001-02-30", "YYYY-MM-DD"}, {"5874898-01-01", "YYYY-MM-DD"}, {"2001-04-01 10:61", "YYYY-MM-DD HH24:MI"}, {"abc", "YYYY"},
-		{"2001-04-01T10:00", `YYYY-MM-DD"T"HH24:MI`}, {"1 PM", "HH12 AM"}} {
+		{"2001-04-01T10:00", `YYYY-MM-DD"T"HH24:MI`}, {"1 PM", "HH12 AM"},
+		{"2001-04-01 12:00 a.m.", "YYYY-MM-DD HH:MI P.M."}, {"01-APRIL-2001", "DD-Month-YYYY"}, {"Sun 01 apr 2001", "Dy DD Mon YYYY"},
+		{"Sunday 2001 12pm", "Day YYYY HH12pm"}, {"Apr 05 2001", "Mon MM YYYY"},
+		{"2001-091", "YYYY-DDD"}, {"2451996", "J"}, {"-32044", "J"}, {"2145042906", "J"}, {"2001-02-091", "YYYY-MM-DDD"},
+		{"1st April 2001", "DDth Month YYYY"}, {"2001401", "YYYYFMMMDD"}, {"2001FMM04", `YYYY"FMM"MM`}, {"2001-04-01 1pm", "YYYY-MM-DD HH12pm"},
+		{"2,001-04-01", "Y,YYY-MM-DD"}, {" 2, -1-04-01", "Y,YYY-MM-DD"}, {"9999999999,001", "Y,YYY"}, {"2001-00-00", "YYYY-MM-DD"}} {
 		f.Add(c[0], c[1])
 	}
 	f.Fuzz(func(t *testing.T, s, format string) {

@@ -46,6 +46,13 @@ import (
 //	                                    '-00:00:01', '-1 days +02:00:00', '00:00:00')
 //	interval_epoch(iv)                  extract(epoch from iv): numeric(38,6) seconds, a year
 //	                                    365.25 days, a month 30 days, a day 86,400 seconds
+//	interval_part_<field>(iv)           extract(field from iv), PostgreSQL's interval_part_common
+//	                                    over interval2itm (C's truncating division): microsecond,
+//	                                    millisecond, second (the seconds of the minute in
+//	                                    microseconds at scale 0, 3, 6), minute, hour (of the time;
+//	                                    hours past 24 stay), day (the days), month (months % 12),
+//	                                    quarter (month / 3 + 1), year (months / 12), decade,
+//	                                    century, millennium (year / 10, 100, 1000): numeric(38, s)
 func init() {
 	ownFunctions["make_interval"] = makeInterval
 	ownFunctions["timestamp_diff"] = timestampPairKernel(timestampMinus)
@@ -64,6 +71,46 @@ func init() {
 	ownFunctions["interval_cmp"] = intervalCmp
 	ownFunctions["interval_text"] = intervalText
 	ownFunctions["interval_epoch"] = intervalEpoch
+	for field, p := range intervalParts {
+		ownFunctions["interval_part_"+field] = intervalDecimal(p.scale, p.of)
+	}
+}
+
+// intervalPart is one field of extract(field from interval): its value as an unscaled integer
+// at scale decimals.
+type intervalPart struct {
+	scale int32
+	of    func(arrow.MonthDayNanoInterval) int64
+}
+
+// intervalParts are the fields extract takes of an interval, by PostgreSQL's lower-case name
+// (interval_part_common; the others are its "unit not supported for type interval").
+var intervalParts = func() map[string]intervalPart {
+	secUs := func(x arrow.MonthDayNanoInterval) int64 { return x.Nanoseconds / nsPerUs % 60_000_000 }
+	years := func(x arrow.MonthDayNanoInterval) int64 { return int64(x.Months / 12) }
+	return map[string]intervalPart{
+		"microseconds": {0, secUs},
+		"milliseconds": {3, secUs},
+		"second":       {6, secUs},
+		"minute":       {0, func(x arrow.MonthDayNanoInterval) int64 { return x.Nanoseconds / nsPerUs / 60_000_000 % 60 }},
+		"hour":         {0, func(x arrow.MonthDayNanoInterval) int64 { return x.Nanoseconds / nsPerUs / 3_600_000_000 }},
+		"day":          {0, func(x arrow.MonthDayNanoInterval) int64 { return int64(x.Days) }},
+		"month":        {0, func(x arrow.MonthDayNanoInterval) int64 { return int64(x.Months % 12) }},
+		"quarter":      {0, func(x arrow.MonthDayNanoInterval) int64 { return int64(x.Months%12/3 + 1) }},
+		"year":         {0, years},
+		"decade":       {0, func(x arrow.MonthDayNanoInterval) int64 { return years(x) / 10 }},
+		"century":      {0, func(x arrow.MonthDayNanoInterval) int64 { return years(x) / 100 }},
+		"millennium":   {0, func(x arrow.MonthDayNanoInterval) int64 { return years(x) / 1000 }},
+	}
+}()
+
+// intervalDecimal is a kernel of an interval's field f as numeric(38, scale), f's integer
+// being the unscaled value.
+func intervalDecimal(scale int32, f func(arrow.MonthDayNanoInterval) int64) func(*fnNode) error {
+	t := &arrow.Decimal128Type{Precision: 38, Scale: scale}
+	return intervalUnary[decimal128.Num](t,
+		func(m memory.Allocator) appender[decimal128.Num] { return array.NewDecimal128Builder(m, t) },
+		func(x arrow.MonthDayNanoInterval) (decimal128.Num, error) { return decimal128.FromI64(f(x)), nil })
 }
 
 var mdnType = arrow.FixedWidthTypes.MonthDayNanoInterval
