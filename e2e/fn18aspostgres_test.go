@@ -35,3 +35,38 @@ func TestVarcharCastAsPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestChrQuoteOverlayAsPostgres: chr, quote_ident, quote_literal, quote_nullable and
+// overlay(… PLACING … FROM … [FOR …]) over the flights' fields and constants answer
+// PostgreSQL's text, NULL and edge inputs included; chr's and overlay's bad arguments are
+// PostgreSQL's errors.
+func TestChrQuoteOverlayAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT id, chr(abs((value->>'delay')::int) % 90 + 33), quote_ident(value->>'destination'), quote_ident(lower(value->>'destination')), quote_literal(id), " +
+			"quote_nullable(value->>'nosuch'), quote_nullable((value->>'delay')::int), overlay(id placing value->>'destination' from 3), " +
+			"overlay(id placing origin from abs((value->>'delay')::int) % 12 + 1 for 2), overlay(value->>'destination' placing 'é' from 2 for -1)" + fn18Where + " ORDER BY 1",
+		"SELECT chr(65), chr(233), chr(1114111), chr(NULL), quote_literal('a''b\\c'), quote_literal(''), quote_literal(NULL::text), quote_nullable(NULL::text), " +
+			"quote_nullable('x'), quote_literal(42), quote_nullable(NULL), quote_ident('abc'), quote_ident('Abc'), quote_ident('select'), quote_ident('a\"b'), quote_ident(''), " +
+			"quote_ident('name'), quote_ident('int'), quote_ident('_x1'), quote_ident('1x'), quote_ident('é'), quote_ident('overlay'), quote_ident(NULL)",
+		"SELECT overlay('Txxxxas' placing 'hom' from 2 for 4), overlay('abcdef' placing 'XY' from 3), overlay('abc' placing 'XY' from 10), " +
+			"overlay('abc' placing 'XY' from 2 for 0), overlay('abc' placing 'XY' from 2 for -1), overlay('abc' placing NULL from 1), overlay('héllo' placing 'E' from 2 for 1), " +
+			"overlay('abc' placing 'X' from 2 for -5), overlay('abc' placing 'X' from NULL)",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for q, state := range map[string]string{
+			"SELECT chr(0)":       "54000",
+			"SELECT chr(-1)":      "22023",
+			"SELECT chr(1114112)": "54000",
+			"SELECT chr(55296)":   "54000",
+			"SELECT chr((value->>'delay')::int - 1000)" + fn18Where:   "22023",
+			"SELECT overlay('abc' placing 'X' from 0)":                "22011",
+			"SELECT overlay(id placing 'X' from 0)" + fn18Where:       "22011",
+			"SELECT overlay('abc' placing 'X' from 2147483647 for 1)": "22003",
+			"SELECT overlay('abc' placing 'X' from 1 for 2147483647)": "22003",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+	}
+}
