@@ -70,3 +70,18 @@ func TestChrQuoteOverlayAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestBetweenSymmetricAsPostgres: [NOT] BETWEEN SYMMETRIC of the flights' fields and of
+// constants, NULL bounds included, answers PostgreSQL's rows and values.
+func TestBetweenSymmetricAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT id, (value->>'delay')::int BETWEEN SYMMETRIC 20 AND -5, (value->>'delay')::int NOT BETWEEN SYMMETRIC 20 AND -5, " +
+			"(value->>'delay')::int BETWEEN SYMMETRIC NULL AND 10, (value->>'delay')::int NOT BETWEEN SYMMETRIC 10 AND NULL, value->>'destination' BETWEEN SYMMETRIC 'M' AND 'B'" +
+			fn18Where + " AND (value->>'distance')::int BETWEEN SYMMETRIC 2000 AND 100 ORDER BY 1",
+		"SELECT 2 BETWEEN SYMMETRIC 3 AND 1, 2 BETWEEN 3 AND 1, 2 NOT BETWEEN SYMMETRIC 3 AND 1, NULL::int BETWEEN SYMMETRIC 1 AND 2, 5 BETWEEN SYMMETRIC NULL AND 1, 0 BETWEEN SYMMETRIC NULL AND 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+	}
+}

@@ -1867,7 +1867,8 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		}
 		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: null}}, x)
 		return typed(e), err
-	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
+		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		items := a.GetRexpr().GetList().GetItems()
 		if len(items) != 2 {
 			return bval{}, ErrInvalidPlan
@@ -1877,19 +1878,35 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		x, lo, hi := vs[0], vs[1], vs[2]
-		ge, err := bd.compare(">=", x, lo)
+		within := func(lo, hi bval) (expr.Expression, error) {
+			ge, err := bd.compare(">=", x, lo)
+			if err != nil {
+				return nil, err
+			}
+			le, err := bd.compare("<=", x, hi)
+			if err != nil {
+				return nil, err
+			}
+			return bd.fn(URNBoolean, "and", booleanType(), ge, le)
+		}
+		in, err := within(lo, hi)
 		if err != nil {
 			return bval{}, err
 		}
-		le, err := bd.compare("<=", x, hi)
-		if err != nil {
-			return bval{}, err
+		kind := a.GetKind()
+		if kind == pg.A_Expr_Kind_AEXPR_BETWEEN_SYM || kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM {
+			// PostgreSQL's transformAExprBetween: x BETWEEN SYMMETRIC lo AND hi is
+			// (x >= lo AND x <= hi) OR (x >= hi AND x <= lo); NOT BETWEEN SYMMETRIC its
+			// negation (De Morgan's laws hold in SQL's three-valued logic).
+			swapped, err := within(hi, lo)
+			if err != nil {
+				return bval{}, err
+			}
+			if in, err = bd.fn(URNBoolean, "or", booleanType(), in, swapped); err != nil {
+				return bval{}, err
+			}
 		}
-		and, err := bd.fn(URNBoolean, "and", booleanType(), ge, le)
-		if err != nil {
-			return bval{}, err
-		}
-		return negated(and, a.GetKind() == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN)
+		return negated(in, kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN || kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM)
 	case pg.A_Expr_Kind_AEXPR_SIMILAR:
 		return bd.similarTo(a, opName, sc)
 	}
