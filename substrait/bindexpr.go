@@ -2993,7 +2993,7 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	switch names[0].GetString_().GetSval() {
 	case "varchar":
 	case "bpchar", "char":
-		return bval{}, true, unimplemented("casts to character(n) (bpchar, blank-padded)")
+		return bval{}, true, unimplementedAre("casts to character(n) (bpchar, blank-padded)")
 	default:
 		return bval{}, false, nil
 	}
@@ -3017,7 +3017,12 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	if err != nil {
 		return bval{}, true, err
 	}
-	// varchar's truncation keeps n characters (multibyte-aware, pg_mbcharcliplen): left(s, n).
+	// varchar's truncation keeps n characters (multibyte-aware, pg_mbcharcliplen): left(s, n),
+	// folded for a constant (a partition key's value written 'BOSTON'::varchar(3) routes).
+	if lit, ok := v.e.(*expr.PrimitiveLiteral[string]); ok {
+		r := []rune(lit.Value)
+		return typed(expr.NewPrimitiveLiteral(string(r[:min(int64(len(r)), n)]), false)), true, nil
+	}
 	f, err := bd.fn(URNPostgres, "left", strType(), v.e, expr.NewPrimitiveLiteral(n, false))
 	return typed(f), true, err
 }
