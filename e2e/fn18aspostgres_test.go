@@ -87,3 +87,28 @@ func TestBetweenSymmetricAsPostgres(t *testing.T) {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
 	}
 }
+
+// TestRegexpCountSubstrAsPostgres: regexp_count(s, pattern) and regexp_substr(s, pattern) of
+// the flights' fields and constants answer PostgreSQL's values (NULL without a match or of
+// NULL); their further arguments and regexp_count of a pattern that can match the empty
+// string are refused by name, an invalid pattern is PostgreSQL's 2201B.
+func TestRegexpCountSubstrAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT id, regexp_count(id, '[0-4]'), regexp_count(value->>'destination', 'A|E|[OU]'), regexp_substr(id, '[5-9]+'), regexp_substr(value->>'destination', '[AEIOU].'), " +
+			"regexp_count(value::text, '\"[a-z]+\"'), regexp_substr(value->>'nosuch', 'a')" + fn18Where + " ORDER BY 1",
+		"SELECT regexp_count('ababab', 'ab'), regexp_count('aaaa', 'aa'), regexp_count('', 'a'), regexp_count(NULL, 'a'), regexp_count('héllo wörld', '[éö]'), " +
+			"regexp_substr('abc123def456', '[0-9]+'), regexp_substr('abc', 'x'), regexp_substr('abc', '^a|bc'), regexp_substr(NULL, 'a'), regexp_count('a.b.c', '\\.')",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT regexp_count('abc', 'b', 2)":      "regexp_count with a start position",
+			"SELECT regexp_substr('abc', 'b', 1, 1)":  "regexp_substr with a start position",
+			"SELECT regexp_count('abc', 'x*')":        "regexp_count of a pattern that can match the empty string",
+			"SELECT regexp_count('abc', '^')":         "regexp_count of a pattern that can match the empty string",
+			"SELECT regexp_count(id, id)" + fn18Where: "regexp_count with a pattern that is not a constant",
+		})
+		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT regexp_count('abc', '(')", "2201B")
+	}
+}

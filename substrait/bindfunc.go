@@ -823,7 +823,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bd.regexpReplace(args)
 	case "regexp_match":
 		return bval{}, errRegexpMatchArray
-	case "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_count", "regexp_instr", "regexp_substr", "regexp_like":
+	case "regexp_count", "regexp_substr":
+		return bd.regexpSearch(name, args)
+	case "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_instr", "regexp_like":
 		return bval{}, quoting(Unimplemented, "0A000", "function %s is not supported", name)
 	case "replace", "translate":
 		if err := nargs(3, 3); err != nil {
