@@ -112,3 +112,29 @@ func TestRegexpCountSubstrAsPostgres(t *testing.T) {
 		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT regexp_count('abc', '(')", "2201B")
 	}
 }
+
+// TestFormatAsPostgres: format(fmt, …) with %s, %I, %L, %%, positions and widths over the
+// flights' fields and constants answers PostgreSQL's text (NULL arguments and format string
+// included); its bad specifiers and missing arguments are PostgreSQL's errors.
+func TestFormatAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT id, format('%s->%s (%s min) %L %I', origin, value->>'destination', (value->>'delay')::int, id, value->>'destination'), " +
+			"format('%-6s|%6s|%2$s|%1$L', value->>'destination', (value->>'distance')::int), format('%s %L', value->>'nosuch', value->>'nosuch')" + fn18Where + " ORDER BY 1",
+		"SELECT format('Hello %s', 'World'), format('%s%%', 50), format('%1$s %1$s %s', 'a', 'b'), format('|%10s|%-10s|', 'abc', 'é'), format('%L', 'O''Reilly\\x'), " +
+			"format('%I', 'Foo bar'), format('%s', NULL), format('%L', NULL), format(NULL, 'a'), format('no args'), format('%3$s %s', 1, 2, 3, 4), format('%s', true), format('%2s', 'abc')",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for q, state := range map[string]string{
+			"SELECT format('%s %s', 'a')":            "22023",
+			"SELECT format('%x', 'a')":               "22023",
+			"SELECT format('abc %', 'a')":            "22023",
+			"SELECT format('%0$s', 'a')":             "22023",
+			"SELECT format('%I', NULL)":              "22004",
+			"SELECT format('%s %s', id)" + fn18Where: "22023",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+	}
+}

@@ -866,6 +866,26 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			es[i] = e
 		}
 		return call(URNPostgres, strType(), es...)
+	case "format":
+		// format(fmt, arg…): fmt is text, each argument its output function's text, as
+		// PostgreSQL's text_format writes it (ops format). format() without arguments is its
+		// 42883.
+		if len(args) < 1 {
+			return bval{}, errorf(InvalidArgument, "function format() does not exist")
+		}
+		es := make([]expr.Expression, len(args))
+		for i, a := range args {
+			var err error
+			if i == 0 {
+				es[i], err = text(0)
+			} else {
+				es[i], err = bd.outputText(a)
+			}
+			if err != nil {
+				return bval{}, err
+			}
+		}
+		return call(URNPostgres, strType(), es...)
 	case "concat_ws":
 		// concat_ws(sep, a, …): the separator is text, each other argument its text (as
 		// concat writes it); NULL arguments are skipped (ops concat_ws). PostgreSQL's takes

@@ -3,11 +3,13 @@ package ops
 import (
 	"crypto/md5"
 	"encoding/hex"
+	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -134,6 +136,7 @@ func init() {
 	ownFunctions["quote_ident"] = stringMap(quoteIdent)
 	ownFunctions["quote_literal"] = stringMap(quoteLiteral)
 	ownFunctions["overlay"] = overlayKernel
+	ownFunctions["format"] = formatKernel
 }
 
 func chrKernel(n *fnNode) error {
@@ -261,4 +264,166 @@ func overlay(s, t string, from, cnt int64) (string, error) {
 	head := r[:min(from-1, int64(len(r)))]
 	tail := r[min(max(end, 1)-1, int64(len(r))):]
 	return string(head) + t + string(tail), nil
+}
+
+// formatKernel is PostgreSQL's format(fmt, arg…) of the arguments' texts (the binder writes
+// each with its type's output function): NULL when fmt is NULL, else fmt with each
+// %[n$][-][width]{s,I,L} replaced by the argument's text, quote_ident or quote_literal (a
+// NULL argument is ” for s, NULL for L, and 22004 for I) padded with spaces to width
+// characters (on the left, or on the right with -), and %% by %. Not strict. Errors, 22023 as
+// PostgreSQL's: too few arguments, an unrecognized or unterminated specifier, a position of
+// 0; a width taken from an argument (*) is 0A000.
+func formatKernel(n *fnNode) error {
+	if len(n.args) == 0 {
+		return errors.New("takes at least one argument")
+	}
+	for i := range n.args {
+		if err := wantText(n, i); err != nil {
+			return err
+		}
+	}
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		ts := make([]texts, len(args))
+		for i, a := range args {
+			ts[i], _ = asTexts(a)
+		}
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		vals := make([]*string, len(args)-1)
+		for i := range rows {
+			if ts[0].IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			for k := range vals {
+				vals[k] = nil
+				if !ts[k+1].IsNull(i) {
+					v := string(ts[k+1].ValueBytes(i))
+					vals[k] = &v
+				}
+			}
+			out, err := formatText(string(ts[0].ValueBytes(i)), vals)
+			if err != nil {
+				return nil, err
+			}
+			b.Append(out)
+		}
+		return b.NewArray(), nil
+	}
+	return nil
+}
+
+func formatError(msg string) error { return &DataError{Code: "22023", Msg: msg} }
+
+// formatText is PostgreSQL's text_format of f with the arguments' texts (nil for NULL).
+func formatText(f string, vals []*string) (string, error) {
+	var b strings.Builder
+	next := 0
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		if i >= len(f) {
+			return "", formatError("unterminated format() type specifier")
+		}
+		if f[i] == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		// [n$][-][width]type
+		num := func() (int64, bool) {
+			j, v := i, int64(0)
+			for j < len(f) && f[j] >= '0' && f[j] <= '9' {
+				v = v*10 + int64(f[j]-'0')
+				if v > 1<<31-1 {
+					return -1, true
+				}
+				j++
+			}
+			if j == i {
+				return 0, false
+			}
+			i = j
+			return v, true
+		}
+		arg := -1
+		minus := false
+		width := int64(0)
+		if v, ok := num(); ok {
+			if v < 0 {
+				return "", formatError("number is out of range")
+			}
+			if i < len(f) && f[i] == '$' {
+				if v == 0 {
+					return "", formatError("format specifies argument 0, but arguments are numbered from 1")
+				}
+				arg = int(v - 1)
+				i++
+			} else {
+				width = v
+			}
+		}
+		if width == 0 {
+			for i < len(f) && f[i] == '-' {
+				minus = true
+				i++
+			}
+			if i < len(f) && f[i] == '*' {
+				return "", &DataError{Code: "0A000", Msg: "format() widths taken from an argument (*) are not supported"}
+			}
+			if v, ok := num(); ok {
+				if v < 0 {
+					return "", formatError("number is out of range")
+				}
+				width = v
+			}
+		}
+		if i >= len(f) {
+			return "", formatError("unterminated format() type specifier")
+		}
+		c := f[i]
+		if c != 's' && c != 'I' && c != 'L' {
+			r, _ := utf8.DecodeRuneInString(f[i:])
+			return "", formatError("unrecognized format() type specifier \"" + string(r) + "\"")
+		}
+		if arg < 0 {
+			arg = next
+		}
+		if arg >= len(vals) {
+			return "", formatError("too few arguments for format()")
+		}
+		next = arg + 1
+		v := vals[arg]
+		var text string
+		switch {
+		case c == 's' && v != nil:
+			text = *v
+		case c == 'I' && v == nil:
+			return "", &DataError{Code: "22004", Msg: "null values cannot be formatted as an SQL identifier"}
+		case c == 'I':
+			text = quoteIdent(*v)
+		case c == 'L' && v == nil:
+			text = "NULL"
+		case c == 'L':
+			text = quoteLiteral(*v)
+		}
+		pad := width - int64(utf8.RuneCountInString(text))
+		if pad > maxTextBytes {
+			return "", errTooLarge
+		}
+		if pad > 0 && !minus {
+			b.WriteString(strings.Repeat(" ", int(pad)))
+		}
+		b.WriteString(text)
+		if pad > 0 && minus {
+			b.WriteString(strings.Repeat(" ", int(pad)))
+		}
+		if b.Len() > maxTextBytes {
+			return "", errTooLarge
+		}
+	}
+	return b.String(), nil
 }
