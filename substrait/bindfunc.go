@@ -866,32 +866,13 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			es[i] = e
 		}
 		return call(URNPostgres, strType(), es...)
-	case "format":
-		// format(fmt, arg…): fmt is text, each argument its output function's text, as
-		// PostgreSQL's text_format writes it (ops format). format() without arguments is its
-		// 42883.
-		if len(args) < 1 {
-			return bval{}, errorf(InvalidArgument, "function format() does not exist")
-		}
-		es := make([]expr.Expression, len(args))
-		for i, a := range args {
-			var err error
-			if i == 0 {
-				es[i], err = text(0)
-			} else {
-				es[i], err = bd.outputText(a)
-			}
-			if err != nil {
-				return bval{}, err
-			}
-		}
-		return call(URNPostgres, strType(), es...)
-	case "concat_ws":
-		// concat_ws(sep, a, …): the separator is text, each other argument its text (as
-		// concat writes it); NULL arguments are skipped (ops concat_ws). PostgreSQL's takes
-		// one argument after the separator at least.
-		if len(args) < 2 {
-			return bval{}, errorf(InvalidArgument, "function concat_ws(%s) does not exist", argTypeNames(args))
+	case "format", "concat_ws":
+		// format(fmt, arg…) and concat_ws(sep, a, …): the first argument is text, each other
+		// its output function's text (as concat writes it), as PostgreSQL's text_format and
+		// concat_ws read them (ops format and concat_ws). format() without
+		// arguments and concat_ws without one after the separator are PostgreSQL's 42883.
+		if name == "format" && len(args) < 1 || name == "concat_ws" && len(args) < 2 {
+			return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, argTypeNames(args))
 		}
 		es := make([]expr.Expression, len(args))
 		for i, a := range args {

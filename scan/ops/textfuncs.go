@@ -3,7 +3,6 @@ package ops
 import (
 	"crypto/md5"
 	"encoding/hex"
-	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -269,25 +268,16 @@ func overlay(s, t string, from, cnt int64) (string, error) {
 // formatKernel is PostgreSQL's format(fmt, arg…) of the arguments' texts (the binder writes
 // each with its type's output function): NULL when fmt is NULL, else fmt with each
 // %[n$][-][width]{s,I,L} replaced by the argument's text, quote_ident or quote_literal (a
-// NULL argument is ” for s, NULL for L, and 22004 for I) padded with spaces to width
+// NULL argument is the empty text for s, NULL for L, and 22004 for I) padded with spaces to width
 // characters (on the left, or on the right with -), and %% by %. Not strict. Errors, 22023 as
 // PostgreSQL's: too few arguments, an unrecognized or unterminated specifier, a position of
 // 0; a width taken from an argument (*) is 0A000.
 func formatKernel(n *fnNode) error {
-	if len(n.args) == 0 {
-		return errors.New("takes at least one argument")
+	if err := variadicText(n); err != nil {
+		return err
 	}
-	for i := range n.args {
-		if err := wantText(n, i); err != nil {
-			return err
-		}
-	}
-	n.out = arrow.BinaryTypes.String
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		ts := make([]texts, len(args))
-		for i, a := range args {
-			ts[i], _ = asTexts(a)
-		}
+		ts := textsOf(args)
 		b := array.NewStringBuilder(mem)
 		defer b.Release()
 		vals := make([]*string, len(args)-1)
