@@ -124,24 +124,30 @@ func TestTextCastsAsPostgres(t *testing.T) {
 		"SELECT origin, GROUPING(origin), count(*)" + where + " GROUP BY ROLLUP(origin) LIMIT 1",
 		"SHOW TIME ZONE", "SHOW timezone", "SHOW DateStyle", "SHOW IntervalStyle", "SHOW client_encoding",
 	} {
-		rows, err := pg.Query(ctx, q)
-		if err != nil {
-			t.Fatalf("PostgreSQL %s: %v", q, err)
-		}
-		var want []string
-		for _, f := range rows.FieldDescriptions() {
-			want = append(want, f.Name)
-		}
-		rows.Close()
-		res := mustRun(t, cl, q)
-		var got []string
-		for _, f := range res.streamSchema.Fields() {
-			got = append(got, f.Name)
-		}
-		res.release()
-		if strings.Join(got, ",") != strings.Join(want, ",") {
-			t.Errorf("%s: columns %v, PostgreSQL %v", q, got, want)
-		}
+		sameColumnNames(t, ctx, cl, pg, q)
+	}
+}
+
+// sameColumnNames checks that flightsrv names q's columns as PostgreSQL does.
+func sameColumnNames(t *testing.T, ctx context.Context, cl *flightsql.Client, pg *pgx.Conn, q string) {
+	t.Helper()
+	rows, err := pg.Query(ctx, q)
+	if err != nil {
+		t.Fatalf("PostgreSQL %s: %v", q, err)
+	}
+	var want []string
+	for _, f := range rows.FieldDescriptions() {
+		want = append(want, f.Name)
+	}
+	rows.Close()
+	res := mustRun(t, cl, q)
+	var got []string
+	for _, f := range res.streamSchema.Fields() {
+		got = append(got, f.Name)
+	}
+	res.release()
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("%s: columns %v, PostgreSQL %v", q, got, want)
 	}
 }
 

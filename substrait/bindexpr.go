@@ -1099,6 +1099,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	if v, ok, err := bd.numericTypeCast(tc, sc); ok {
 		return v, err
 	}
+	if v, ok, err := bd.varcharTypeCast(tc, sc); ok {
+		return v, err
+	}
 	t, name, err := castTarget(tc.GetTypeName())
 	if err != nil {
 		return bval{}, err
@@ -1864,7 +1867,8 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		}
 		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: null}}, x)
 		return typed(e), err
-	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
+		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		items := a.GetRexpr().GetList().GetItems()
 		if len(items) != 2 {
 			return bval{}, ErrInvalidPlan
@@ -1874,19 +1878,35 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		x, lo, hi := vs[0], vs[1], vs[2]
-		ge, err := bd.compare(">=", x, lo)
+		within := func(lo, hi bval) (expr.Expression, error) {
+			ge, err := bd.compare(">=", x, lo)
+			if err != nil {
+				return nil, err
+			}
+			le, err := bd.compare("<=", x, hi)
+			if err != nil {
+				return nil, err
+			}
+			return bd.fn(URNBoolean, "and", booleanType(), ge, le)
+		}
+		in, err := within(lo, hi)
 		if err != nil {
 			return bval{}, err
 		}
-		le, err := bd.compare("<=", x, hi)
-		if err != nil {
-			return bval{}, err
+		kind := a.GetKind()
+		if kind == pg.A_Expr_Kind_AEXPR_BETWEEN_SYM || kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM {
+			// PostgreSQL's transformAExprBetween: x BETWEEN SYMMETRIC lo AND hi is
+			// (x >= lo AND x <= hi) OR (x >= hi AND x <= lo); NOT BETWEEN SYMMETRIC its
+			// negation (De Morgan's laws hold in SQL's three-valued logic).
+			swapped, err := within(hi, lo)
+			if err != nil {
+				return bval{}, err
+			}
+			if in, err = bd.fn(URNBoolean, "or", booleanType(), in, swapped); err != nil {
+				return bval{}, err
+			}
 		}
-		and, err := bd.fn(URNBoolean, "and", booleanType(), ge, le)
-		if err != nil {
-			return bval{}, err
-		}
-		return negated(and, a.GetKind() == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN)
+		return negated(in, kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN || kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM)
 	case pg.A_Expr_Kind_AEXPR_SIMILAR:
 		return bd.similarTo(a, opName, sc)
 	}
@@ -2945,4 +2965,64 @@ func intLiteral(n int64, t types.Type, nullable bool) (expr.Expression, error) {
 		return expr.NewPrimitiveLiteral(int32(n), nullable), nil
 	}
 	return expr.NewPrimitiveLiteral(n, nullable), nil
+}
+
+// maxVarcharLength is PostgreSQL's MaxAttrSize (10 MB) in characters: the longest length
+// varchar(n) takes (varchartypmodin's "length for type varchar cannot exceed 10485760").
+const maxVarcharLength = 10 * 1024 * 1024
+
+// varcharTypeCast binds an explicit cast to varchar(n) (character varying(n)) as PostgreSQL's
+// varchar(varchar, integer, boolean) coerces with isExplicit true: the value as text, cut to
+// its first n characters (no error, unlike an assignment), NULL staying NULL; Arrow utf8, the
+// column named varchar. A length below 1 or above 10485760 is PostgreSQL's 22023. A cast to
+// character(n) (bpchar, blank-padded, its trailing spaces insignificant in comparisons and
+// dropped by its cast to text) is refused by name, as is bpchar(n). ok is false for other
+// targets.
+func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error) {
+	tn := tc.GetTypeName()
+	if tn == nil || len(tn.GetTypmods()) == 0 || len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
+		return bval{}, false, nil
+	}
+	names := tn.GetNames()
+	if len(names) == 2 && names[0].GetString_().GetSval() == "pg_catalog" {
+		names = names[1:]
+	}
+	if len(names) != 1 {
+		return bval{}, false, nil
+	}
+	switch names[0].GetString_().GetSval() {
+	case "varchar":
+	case "bpchar", "char":
+		return bval{}, true, unimplementedAre("casts to character(n) (bpchar, blank-padded)")
+	default:
+		return bval{}, false, nil
+	}
+	mods := tn.GetTypmods()
+	if len(mods) != 1 {
+		return bval{}, true, errorf(InvalidArgument, "invalid type modifier")
+	}
+	c := mods[0].GetAConst()
+	if c == nil || c.GetIval() == nil {
+		return bval{}, true, errorf(InvalidArgument, "type modifiers must be simple constants or identifiers")
+	}
+	n := int64(c.GetIval().GetIval())
+	if n < 1 {
+		return bval{}, true, refused(InvalidArgument, "22023", "length for type varchar must be at least 1")
+	}
+	if n > maxVarcharLength {
+		return bval{}, true, refused(InvalidArgument, "22023", "length for type varchar cannot exceed %d", maxVarcharLength)
+	}
+	plain := &pg.TypeName{Names: tn.GetNames(), Location: tn.GetLocation()}
+	v, err := bd.typeCast(&pg.TypeCast{Arg: tc.GetArg(), TypeName: plain, Location: tc.GetLocation()}, sc)
+	if err != nil {
+		return bval{}, true, err
+	}
+	// varchar's truncation keeps n characters (multibyte-aware, pg_mbcharcliplen): left(s, n),
+	// folded for a constant (a partition key's value written 'BOSTON'::varchar(3) routes).
+	if lit, ok := v.e.(*expr.PrimitiveLiteral[string]); ok {
+		r := []rune(lit.Value)
+		return typed(expr.NewPrimitiveLiteral(string(r[:min(int64(len(r)), n)]), false)), true, nil
+	}
+	f, err := bd.fn(URNPostgres, "left", strType(), v.e, expr.NewPrimitiveLiteral(n, false))
+	return typed(f), true, err
 }

@@ -823,7 +823,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bd.regexpReplace(args)
 	case "regexp_match":
 		return bval{}, errRegexpMatchArray
-	case "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_count", "regexp_instr", "regexp_substr", "regexp_like":
+	case "regexp_count", "regexp_substr":
+		return bd.regexpSearch(name, args)
+	case "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_instr", "regexp_like":
 		return bval{}, quoting(Unimplemented, "0A000", "function %s is not supported", name)
 	case "replace", "translate":
 		if err := nargs(3, 3); err != nil {
@@ -864,12 +866,13 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			es[i] = e
 		}
 		return call(URNPostgres, strType(), es...)
-	case "concat_ws":
-		// concat_ws(sep, a, …): the separator is text, each other argument its text (as
-		// concat writes it); NULL arguments are skipped (ops concat_ws). PostgreSQL's takes
-		// one argument after the separator at least.
-		if len(args) < 2 {
-			return bval{}, errorf(InvalidArgument, "function concat_ws(%s) does not exist", argTypeNames(args))
+	case "format", "concat_ws":
+		// format(fmt, arg…) and concat_ws(sep, a, …): the first argument is text, each other
+		// its output function's text (as concat writes it), as PostgreSQL's text_format and
+		// concat_ws read them (ops format and concat_ws). format() without
+		// arguments and concat_ws without one after the separator are PostgreSQL's 42883.
+		if name == "format" && len(args) < 1 || name == "concat_ws" && len(args) < 2 {
+			return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, argTypeNames(args))
 		}
 		es := make([]expr.Expression, len(args))
 		for i, a := range args {
@@ -927,6 +930,35 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		f, err := bd.fn(URNPostgres, "json_typeof", strType(), doc)
 		return typed(f), err
+	case "chr":
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		e, err := bd.coerce(args[0], i64Type(), "argument 1 of chr")
+		if err != nil {
+			return bval{}, err
+		}
+		return call(URNPostgres, strType(), e)
+	case "quote_ident", "quote_literal", "quote_nullable":
+		return bd.quoteFunc(name, args, nargs, text)
+	case "overlay":
+		// overlay(s PLACING t FROM n [FOR m]), the grammar's overlay(s, t, n[, m]), of text.
+		if err := nargs(3, 4); err != nil {
+			return bval{}, err
+		}
+		es := make([]expr.Expression, len(args))
+		for i := range args {
+			var err error
+			if i < 2 {
+				es[i], err = text(i)
+			} else {
+				es[i], err = bd.coerce(args[i], i64Type(), fmt.Sprintf("argument %d of overlay", i+1))
+			}
+			if err != nil {
+				return bval{}, err
+			}
+		}
+		return call(URNPostgres, strType(), es...)
 	case "md5":
 		// md5(text) and md5(bytea): the digest of the bytes as 32 hexadecimal digits.
 		if err := nargs(1, 1); err != nil {
@@ -1479,4 +1511,43 @@ func (bd *binder) intMod(args []bval) (bval, error) {
 		}
 	}
 	return bd.binary("%", args[0], args[1])
+}
+
+// quoteFunc binds PostgreSQL's quote_ident(text), quote_literal and quote_nullable (scan/ops'
+// kernels). quote_literal and quote_nullable of an integer quote its text (their anyelement
+// forms cast to text); of other types they are refused by name. quote_nullable is
+// quote_literal but for NULL, which it writes as the text NULL.
+func (bd *binder) quoteFunc(name string, args []bval, nargs func(lo, hi int) error, text func(int) (expr.Expression, error)) (bval, error) {
+	if err := nargs(1, 1); err != nil {
+		return bval{}, err
+	}
+	var e expr.Expression
+	var err error
+	switch {
+	case name != "quote_ident" && !args[0].untyped() && familyOf(args[0].typ()) == famInt:
+		var v bval
+		v, err = bd.cast(args[0].e, strType())
+		e = v.e
+	case name == "quote_ident" || args[0].untyped() || familyOf(args[0].typ()) == famString && !args[0].json && !args[0].jsonb:
+		e, err = text(0)
+	default:
+		return bval{}, unimplemented(name + " of a value that is not text or an integer")
+	}
+	if err != nil {
+		return bval{}, err
+	}
+	fname := name
+	if name == "quote_nullable" {
+		fname = "quote_literal"
+	}
+	q, err := bd.fn(URNPostgres, fname, strType(), e)
+	if err != nil || name != "quote_nullable" {
+		return typed(q), err
+	}
+	nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), q)
+	if err != nil {
+		return bval{}, err
+	}
+	out, err := bd.ifThen([]expr.IfThenPair{{If: nn, Then: q}}, expr.NewPrimitiveLiteral("NULL", false))
+	return typed(out), err
 }

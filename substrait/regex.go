@@ -2,6 +2,7 @@ package substrait
 
 import (
 	"errors"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -131,4 +132,65 @@ func hasGroupReference(r string) bool {
 		}
 	}
 	return false
+}
+
+// regexpSearch binds PostgreSQL 15's regexp_count(source, pattern) and
+// regexp_substr(source, pattern) (scan/ops' kernels): the number of non-overlapping matches
+// (integer) and the first match's text (NULL without one), with a constant pattern. Their
+// start, N, flags and subexpression arguments are refused by name, and so is regexp_count of
+// a pattern that can match the empty string: PostgreSQL counts an empty match right after a
+// previous match, which RE2's search skips.
+func (bd *binder) regexpSearch(name string, args []bval) (bval, error) {
+	if len(args) != 2 {
+		return bval{}, unimplemented(name + " with a start position, flags or other arguments after the pattern")
+	}
+	s, err := bd.coerce(args[0], strType(), "argument 1 of "+name)
+	if err != nil {
+		return bval{}, err
+	}
+	p, err := bd.regexPattern(args[1], name, pgregex.Options{Extent: true})
+	if err != nil {
+		return bval{}, err
+	}
+	out := strType()
+	if name == "regexp_count" {
+		out = i32Type()
+		tree, err := syntax.Parse("(?s)(?:"+p.(*expr.PrimitiveLiteral[string]).Value+")", syntax.Perl)
+		if err != nil || matchesEmpty(tree) {
+			return bval{}, unimplemented("regexp_count of a pattern that can match the empty string")
+		}
+	}
+	f, err := bd.fn(URNPostgres, name, out, types.Enum(""), s, p)
+	return typed(f), err
+}
+
+// matchesEmpty reports whether a parsed pattern can match the empty string (somewhere: an
+// anchor or a word boundary matches empty).
+func matchesEmpty(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune) == 0
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL, syntax.OpNoMatch:
+		return false
+	case syntax.OpCapture, syntax.OpPlus:
+		return matchesEmpty(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == 0 || matchesEmpty(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !matchesEmpty(sub) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if matchesEmpty(sub) {
+				return true
+			}
+		}
+		return false
+	}
+	// OpEmptyMatch, the anchors and word boundaries, OpStar, OpQuest.
+	return true
 }

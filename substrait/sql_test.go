@@ -402,7 +402,7 @@ func TestRoutedPredicateErrors(t *testing.T) {
 		{"integer partition literal", where(`channel_id = 5`, L, U), &Error{Code: InvalidArgument, Msg: "operator does not exist: text = integer"}},
 		{"integer bound", where(P, `timestamp >= 5`, U), &Error{Code: InvalidArgument, Msg: "operator does not exist: timestamp with time zone >= integer"}},
 		{"cast with precision", where(P, `timestamp >= '2026-01-01'::timestamptz(3)`, U), &Error{Code: Unimplemented, Msg: "casts with a type modifier are not supported"}},
-		{"cast with length", where(`channel_id = 'general'::varchar(3)`, L, U), &Error{Code: Unimplemented, Msg: "casts with a type modifier are not supported"}},
+		{"cast with length", where(`channel_id = 'general'::char(3)`, L, U), &Error{Code: Unimplemented, Msg: "casts to character(n) (bpchar, blank-padded) are not supported"}},
 		{"row value", where(`(channel_id, id) = ('general', 'x')`, L, U), &Error{Code: Unimplemented, Msg: "row values are not supported"}},
 		{"row value of bounds", where(P, `(timestamp, id) >= ('2026-01-01', 'a')`, U), &Error{Code: Unimplemented, Msg: "row values are not supported"}},
 		// literals

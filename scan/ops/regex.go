@@ -27,6 +27,12 @@ import (
 //	                                   none), NULL without a match, for a subexpression that
 //	                                   took no part, or k outside the array; enumerations
 //	                                   flags ("" or "i") and k (1-based) first
+//	regexp_count(s, pattern)           the number of non-overlapping matches (the binder
+//	                                   refuses patterns that can match the empty string,
+//	                                   whose count PostgreSQL's search advances otherwise
+//	                                   than RE2's); flags "" first
+//	regexp_substr(s, pattern)          the first match's text, NULL without one; flags ""
+//	                                   first
 //
 // A pattern that pgregex refuses or cannot read is the row's error: PostgreSQL's invalid
 // regular expression (2201B), or 0A000 naming the construct.
@@ -34,6 +40,8 @@ func init() {
 	ownFunctions["regex_match"] = regexMatchKernel
 	ownFunctions["regexp_replace"] = regexpReplaceKernel
 	ownFunctions["regexp_match_elem"] = regexpMatchElemKernel
+	ownFunctions["regexp_count"] = regexpCountKernel
+	ownFunctions["regexp_substr"] = regexpSubstrKernel
 }
 
 // patternCache compiles each distinct pattern of one expression once (at most 64 kept).
@@ -257,4 +265,70 @@ func expandReplacement(b *strings.Builder, src, repl string, m []int) {
 			b.WriteByte('\\')
 		}
 	}
+}
+
+// regexpSearchKernel sets n up for a function of (flags, s, pattern) with the pattern's
+// extent used, out its result type and f its value of the compiled pattern and the subject.
+func regexpSearchKernel(n *fnNode, out arrow.DataType, f func(re *pgregex.Regexp, src string) (any, bool)) error {
+	if err := argCount(n, 3, 3); err != nil {
+		return err
+	}
+	flags, err := regexFlags(n)
+	if err != nil || strings.Contains(flags, "g") {
+		return errors.New("takes flags \"\" or \"i\" first")
+	}
+	if err := wantText(n, 1, 2); err != nil {
+		return err
+	}
+	n.out = out
+	cache := &patternCache{opts: pgregex.Options{IgnoreCase: strings.Contains(flags, "i"), Extent: true}}
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[1])
+		p, _ := asTexts(args[2])
+		value := func(i int) (any, bool, error) {
+			re, err := cache.get(string(p.ValueBytes(i)))
+			if err != nil {
+				return nil, false, err
+			}
+			src := string(s.ValueBytes(i))
+			if err := re.CheckSubject(src); err != nil {
+				return nil, false, regexError(err)
+			}
+			v, ok := f(re, src)
+			return v, ok, nil
+		}
+		if out.ID() == arrow.STRING {
+			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+				v, ok, err := value(i)
+				if !ok || err != nil {
+					return "", ok, err
+				}
+				return v.(string), true, nil
+			})
+		}
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) {
+			v, ok, err := value(i)
+			if !ok || err != nil {
+				return 0, ok, err
+			}
+			return v.(int32), true, nil
+		})
+	}
+	return nil
+}
+
+func regexpCountKernel(n *fnNode) error {
+	return regexpSearchKernel(n, arrow.PrimitiveTypes.Int32, func(re *pgregex.Regexp, src string) (any, bool) {
+		return int32(len(re.FindAllStringIndex(src, -1))), true
+	})
+}
+
+func regexpSubstrKernel(n *fnNode) error {
+	return regexpSearchKernel(n, arrow.BinaryTypes.String, func(re *pgregex.Regexp, src string) (any, bool) {
+		m := re.FindStringIndex(src)
+		if m == nil {
+			return "", false
+		}
+		return src[m[0]:m[1]], true
+	})
 }

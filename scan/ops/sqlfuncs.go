@@ -662,26 +662,40 @@ func trimKernel(left, right bool) func(*fnNode) error {
 	}
 }
 
+// variadicText sets up a text function of one or more texts (concat, concat_ws, format).
+func variadicText(n *fnNode) error {
+	if len(n.args) == 0 {
+		return errors.New("takes at least one argument")
+	}
+	for i := range n.args {
+		if err := wantText(n, i); err != nil {
+			return err
+		}
+	}
+	n.out = arrow.BinaryTypes.String
+	return nil
+}
+
+// textsOf reads each of args as text (the kernel checked their types).
+func textsOf(args []arrow.Array) []texts {
+	ts := make([]texts, len(args))
+	for i, a := range args {
+		ts[i], _ = asTexts(a)
+	}
+	return ts
+}
+
 // concatKernel is concat (NULL arguments skipped) or || (strict: NULL when any is NULL), or
 // with ws concat_ws: the first argument is the separator (NULL when it is NULL) written
 // between the others that are not NULL. The arguments must be text (the SQL front end casts
 // others to text first).
 func concatKernel(strict, ws bool) func(*fnNode) error {
 	return func(n *fnNode) error {
-		if len(n.args) == 0 {
-			return errors.New("takes at least one argument")
+		if err := variadicText(n); err != nil {
+			return err
 		}
-		for i := range n.args {
-			if err := wantText(n, i); err != nil {
-				return err
-			}
-		}
-		n.out = arrow.BinaryTypes.String
 		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			ts := make([]texts, len(args))
-			for i, a := range args {
-				ts[i], _ = asTexts(a)
-			}
+			ts := textsOf(args)
 			b := array.NewStringBuilder(mem)
 			defer b.Release()
 			var buf []byte
