@@ -117,6 +117,21 @@ func (bd *binder) regexpReplace(args []bval) (bval, error) {
 			return bval{}, unimplemented("regexp_replace of a pattern with alternatives (|) and a replacement referring to its subexpressions")
 		}
 	}
+	if strings.Contains(flags, "g") {
+		// Global replacement of a pattern looking behind a position searches the whole subject
+		// (scan/ops' replaceAllInContext), whose search skips an empty match right after a
+		// match where PostgreSQL's takes it: such a pattern that can match both the empty
+		// string and some text is refused (one matching only empty strings never follows a
+		// match of text).
+		re, err := pgregex.Compile(p.(*expr.PrimitiveLiteral[string]).Value, pgregex.Options{IgnoreCase: strings.Contains(flags, "i"), Extent: true})
+		if err != nil {
+			return bval{}, err // regexPattern compiled it already
+		}
+		gp := re.Regexp.String() // the pattern as Go's syntax reads it
+		if tree, err := syntax.Parse(gp, syntax.Perl); err != nil || pgregex.LooksBehind(gp) && matchesEmpty(tree) && consumes(tree) {
+			return bval{}, unimplemented("regexp_replace with flag g of a pattern that can match the empty string beside an anchor or a word boundary")
+		}
+	}
 	f, err := bd.fn(URNPostgres, "regexp_replace", strType(), types.Enum(flags), s, p, repl)
 	return typed(f), err
 }
@@ -162,6 +177,27 @@ func (bd *binder) regexpSearch(name string, args []bval) (bval, error) {
 	}
 	f, err := bd.fn(URNPostgres, name, out, types.Enum(""), s, p)
 	return typed(f), err
+}
+
+// consumes reports whether a parsed pattern can match some text (a character somewhere in it
+// that a match may read), as opposed to only empty strings (anchors, word boundaries).
+func consumes(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune) > 0
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return true
+	case syntax.OpRepeat:
+		if re.Max == 0 {
+			return false
+		}
+	}
+	for _, sub := range re.Sub {
+		if consumes(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchesEmpty reports whether a parsed pattern can match the empty string (somewhere: an

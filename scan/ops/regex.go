@@ -46,9 +46,25 @@ func init() {
 
 // patternCache compiles each distinct pattern of one expression once (at most 64 kept).
 type patternCache struct {
-	opts pgregex.Options
-	mu   sync.Mutex // the compiled expression, and this cache, serve every fragment at once
-	res  map[string]*pgregex.Regexp
+	opts   pgregex.Options
+	mu     sync.Mutex // the compiled expression, and this cache, serve every fragment at once
+	res    map[string]*pgregex.Regexp
+	behind map[*pgregex.Regexp]bool // lookBehind's answers
+}
+
+// lookBehind is pgregex.LooksBehind of re's Go pattern, parsed once per pattern.
+func (c *patternCache) lookBehind(re *pgregex.Regexp) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.behind[re]
+	if !ok {
+		if c.behind == nil || len(c.behind) >= 64 {
+			c.behind = map[*pgregex.Regexp]bool{}
+		}
+		b = pgregex.LooksBehind(re.Regexp.String())
+		c.behind[re] = b
+	}
+	return b
 }
 
 func (c *patternCache) get(p string) (*pgregex.Regexp, error) {
@@ -146,6 +162,10 @@ func regexpReplaceKernel(n *fnNode) error {
 			if err := re.CheckSubject(src); err != nil {
 				return "", false, regexError(err)
 			}
+			if global && cache.lookBehind(re) {
+				out, err := replaceAllInContext(re.Regexp, src, string(r.ValueBytes(i)))
+				return out, err == nil, err
+			}
 			out, err := replaceRegexp(re.Regexp, src, string(r.ValueBytes(i)), global)
 			return out, err == nil, err
 		})
@@ -234,6 +254,27 @@ func replaceRegexp(re *regexp.Regexp, src, repl string, global bool) (string, er
 		} else {
 			break
 		}
+	}
+	b.WriteString(src[last:])
+	return b.String(), nil
+}
+
+// replaceAllInContext is regexp_replace's flag g for a pattern that looks behind a position
+// (pgregex.LooksBehind): every non-overlapping match, searched in the whole subject so that ^,
+// \A and word boundaries see the text before each position, as PostgreSQL's search does
+// (replaceRegexp's search of the rest would read ^ again after each match). Go's search skips
+// an empty match right after a match where PostgreSQL's takes it; the binder refuses such
+// patterns when they can match the empty string (substrait/regex.go).
+func replaceAllInContext(re *regexp.Regexp, src, repl string) (string, error) {
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(src, -1) {
+		b.WriteString(src[last:m[0]])
+		expandReplacement(&b, src, repl, m)
+		if b.Len() > maxTextBytes {
+			return "", errTooLarge
+		}
+		last = m[1]
 	}
 	b.WriteString(src[last:])
 	return b.String(), nil
