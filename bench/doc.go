@@ -339,6 +339,17 @@
 //     695/705/772 ms (on/off/without payload bytes) then 747/691/704 ms of CPU in a second
 //     pairing, peak RSS 104–107 MiB for all (cp-installed copies): within the noise, the cache
 //     neither helps nor hurts these queries under the 40 MiB limit.
+//     Quiet again after those merges (load average under 3, 3M rows, 3 rounds, 96a4187 beside
+//     8aaab12's build in the same rounds): cold ÷ DuckDB over the payloads 8 of 13 within 1×
+//     (count WHERE delay > 60 0.90×, origin, avg(delay) 0.95×, day bins 0.74×, destination
+//     0.98×, top 10 0.97×, origins to destinations 0.68×; over: origin, destination 1.16×,
+//     count(DISTINCT) 1.01×, numeric 1.14×, join against avg 1.39× against the baseline's
+//     1.82× (1.34 against 1.74 s), semi join 1.06× against 1.35× (758 against 961 ms)); server
+//     CPU per query join against avg 1.88 against 2.53 s, semi join 1.05 against 1.34 s, count
+//     WHERE delay > 60 588 against 644 ms, the others within ±5%; cores busy through a cold
+//     query 1.39–1.63 for both builds; warm ÷ native 11 of 12 (destination WHERE delay > 60
+//     3.10×, the baseline 3.07×); peak RSS 98 MiB (the baseline 102). A floor on the shrinking
+//     runs (none below a quarter of the first) measured the same as without it.
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
@@ -386,6 +397,11 @@
 //     Until `flightsrv serve` handed the server the store adapter itself (openedStore.adapter,
 //     cmd/flightsrv/stores.go), it never used the row-aggregate port: earlier figures measured
 //     through it are of per-bucket key-only counts and row reads.
+//     On a quiet machine (load average under 1, main at 8aaab12, 9 rounds) 5 of 7 met:
+//     count(*) 1.70× (40.6 against 23.8 ms), count WHERE delay > 60 1.25×, origin count 0.85×,
+//     origin avg(delay) 1.01×, day sum(distance) 0.70×, destination 1.04×, origin × destination
+//     0.88× (5 rounds: 1.79× and 1.27× for the two misses): PostgreSQL's parallel workers have
+//     both cores only on a quiet machine, so the runs under load flattered the ratios.
 //     Where count(*)'s time goes (quiet: 40.6 ms against PostgreSQL's 23.8): not a fixed cost
 //     (a count over an empty second takes 4.3 ms, 2 ms of backend CPU) but CPU on both cores.
 //     Per query, in CPU time (flightsrv's threads and every backend, from /proc's schedstat;
