@@ -128,7 +128,7 @@ func (bd *binder) regexpReplace(args []bval) (bval, error) {
 			return bval{}, err // regexPattern compiled it already
 		}
 		gp := re.Regexp.String() // the pattern as Go's syntax reads it
-		if tree, err := syntax.Parse(gp, syntax.Perl); err != nil || pgregex.LooksBehind(gp) && matchesEmpty(tree) && consumes(tree) {
+		if tree, err := syntax.Parse(gp, syntax.Perl); err != nil || re.LooksBehind && matchesEmpty(tree) && consumes(tree) {
 			return bval{}, unimplemented("regexp_replace with flag g of a pattern that can match the empty string beside an anchor or a word boundary")
 		}
 	}

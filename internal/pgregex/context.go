@@ -2,14 +2,15 @@ package pgregex
 
 import "regexp/syntax"
 
-// LooksBehind reports whether the Go pattern goPattern (a compiled Regexp's String) asserts on
+// looksBehindPattern reports whether the Go pattern goPattern (a compiled Regexp's String) asserts on
 // the text before a position: ^ (at the text's start, or after a newline in newline-sensitive
 // mode), \A, and the word boundaries \b and \B (PostgreSQL's \m, \M, \y and \Y translate to
 // them). Searching a suffix of a subject sees the suffix's start as the text's start, so such
 // a pattern must be searched in the whole subject (Go's FindAll) to match as PostgreSQL's
 // search, which keeps its position in the whole string. A pattern that does not parse is
-// reported as looking behind (the caller then takes the whole-subject search).
-func LooksBehind(goPattern string) bool {
+// reported as looking behind (the caller then takes the whole-subject search). Compile
+// records it as Regexp.LooksBehind.
+func looksBehindPattern(goPattern string) bool {
 	re, err := syntax.Parse(goPattern, syntax.Perl)
 	if err != nil {
 		return true

@@ -48,10 +48,12 @@ type Options struct {
 }
 
 // Regexp is a compiled pattern. ASCIIOnly: its answer is PostgreSQL's for ASCII subjects
-// only (see the package comment).
+// only (see the package comment). LooksBehind: it asserts on the text before a position
+// (context.go), so a search must see the whole subject.
 type Regexp struct {
 	*regexp.Regexp
-	ASCIIOnly bool
+	ASCIIOnly   bool
+	LooksBehind bool
 }
 
 // ErrLocale is the refusal of a non-ASCII subject of an ASCIIOnly pattern.
@@ -82,7 +84,7 @@ func Compile(pattern string, o Options) (*Regexp, error) {
 		return nil, ErrSyntax
 	}
 	re.Longest()
-	return &Regexp{Regexp: re, ASCIIOnly: ascii}, nil
+	return &Regexp{Regexp: re, ASCIIOnly: ascii, LooksBehind: looksBehindPattern(re.String())}, nil
 }
 
 // isASCII reports whether s is ASCII.

@@ -46,25 +46,9 @@ func init() {
 
 // patternCache compiles each distinct pattern of one expression once (at most 64 kept).
 type patternCache struct {
-	opts   pgregex.Options
-	mu     sync.Mutex // the compiled expression, and this cache, serve every fragment at once
-	res    map[string]*pgregex.Regexp
-	behind map[*pgregex.Regexp]bool // lookBehind's answers
-}
-
-// lookBehind is pgregex.LooksBehind of re's Go pattern, parsed once per pattern.
-func (c *patternCache) lookBehind(re *pgregex.Regexp) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.behind[re]
-	if !ok {
-		if c.behind == nil || len(c.behind) >= 64 {
-			c.behind = map[*pgregex.Regexp]bool{}
-		}
-		b = pgregex.LooksBehind(re.Regexp.String())
-		c.behind[re] = b
-	}
-	return b
+	opts pgregex.Options
+	mu   sync.Mutex // the compiled expression, and this cache, serve every fragment at once
+	res  map[string]*pgregex.Regexp
 }
 
 func (c *patternCache) get(p string) (*pgregex.Regexp, error) {
@@ -162,7 +146,7 @@ func regexpReplaceKernel(n *fnNode) error {
 			if err := re.CheckSubject(src); err != nil {
 				return "", false, regexError(err)
 			}
-			if global && cache.lookBehind(re) {
+			if global && re.LooksBehind {
 				out, err := replaceAllInContext(re.Regexp, src, string(r.ValueBytes(i)))
 				return out, err == nil, err
 			}
@@ -260,7 +244,7 @@ func replaceRegexp(re *regexp.Regexp, src, repl string, global bool) (string, er
 }
 
 // replaceAllInContext is regexp_replace's flag g for a pattern that looks behind a position
-// (pgregex.LooksBehind): every non-overlapping match, searched in the whole subject so that ^,
+// (pgregex.Regexp.LooksBehind): every non-overlapping match, searched in the whole subject so that ^,
 // \A and word boundaries see the text before each position, as PostgreSQL's search does
 // (replaceRegexp's search of the rest would read ^ again after each match). Go's search skips
 // an empty match right after a match where PostgreSQL's takes it; the binder refuses such
