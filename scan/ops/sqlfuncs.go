@@ -37,7 +37,8 @@ import (
 //	json_get_text(doc, key)          doc ->> key: the same as text; JSON strings unquoted,
 //	                                 JSON null is NULL
 //	json_path(doc, k1, k2, …)        doc #> '{k1,k2}' (json_extract_path): JSON text (binary)
-//	json_path_text(doc, k1, k2, …)   doc #>> '{k1,k2}' (json_extract_path_text): text
+//	json_path_text(doc, k1, k2, …)   doc #>> '{k1,k2}' (json_extract_path_text): text; of doc
+//	                                 alone, doc #>> '{}'
 //	like(s, pattern)                 s LIKE pattern (escape character \)
 //	ilike(s, pattern)                s ILIKE pattern (case-insensitive LIKE)
 //	concat(a, b, …)                  concat(…): the texts of the non-null arguments
@@ -370,7 +371,10 @@ var errJSONEncoding = &DataError{Code: sqlstateBadEncoding, Msg: `invalid byte s
 func jsonKernel(text, path bool) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if path {
-			if len(n.args) < 2 {
+			// json_path_text of the document alone is #>> '{}': the document's own text, a
+			// string scalar unquoted and a null one NULL (PostgreSQL's get_path_all with an
+			// empty path, as_text).
+			if len(n.args) < 2 && !(text && len(n.args) == 1) {
 				return errors.New("takes a document and at least one key")
 			}
 		} else if err := argCount(n, 2, 2); err != nil {
@@ -416,6 +420,11 @@ func jsonKernel(text, path bool) func(*fnNode) error {
 						return nil, false, err
 					}
 					t, ok := spanText(raw, v, scratch[:0])
+					if len(args) == 1 && ok && v.kind != jString && v.kind != jStringEsc && v.kind != jObject && v.kind != jArray {
+						// #>> '{}' of a number or boolean document: PostgreSQL's get_scalar
+						// keeps the whitespace before the token (not after it).
+						t = raw[:v.end]
+					}
 					if v.kind == jStringEsc {
 						scratch = t // reused: never a slice of the document
 					}
