@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -449,53 +448,26 @@ func jsonKernel(text, path bool) func(*fnNode) error {
 
 // --- LIKE -------------------------------------------------------------------------------------
 
-// likeRegexp translates a LIKE pattern (escape \) into an anchored regular expression.
-func likeRegexp(p string, fold bool) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString("(?s)")
-	if fold {
-		b.WriteString("(?i)")
-	}
-	b.WriteString("^")
-	for i := 0; i < len(p); {
-		r, size := utf8.DecodeRuneInString(p[i:])
-		i += size
-		switch r {
-		case '%':
-			b.WriteString(".*")
-		case '_':
-			b.WriteString(".")
-		case '\\':
-			if i >= len(p) {
-				return nil, &DataError{Code: "22025", Msg: "LIKE pattern must not end with escape character"}
-			}
-			r2, s2 := utf8.DecodeRuneInString(p[i:])
-			i += s2
-			b.WriteString(regexp.QuoteMeta(string(r2)))
-		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
-		}
-	}
-	b.WriteString("$")
-	return regexp.Compile(b.String())
-}
-
+// likeKernel is like(s, pattern) (fold: ilike): the pattern compiled once per distinct
+// pattern in a batch (like.go), ILIKE's text lower-cased per row as PostgreSQL's lower does.
 func likeKernel(fold bool) func(*fnNode) error {
 	return func(n *fnNode) error {
 		return textPredicate(n, func() func(s, p []byte) (bool, error) {
 			var (
-				lastPat string
-				re      *regexp.Regexp
+				lp      *likePattern
+				lastPat []byte
+				scratch []byte
 			)
 			return func(s, p []byte) (bool, error) {
-				if pat := string(p); re == nil || pat != lastPat {
-					var err error
-					if re, err = likeRegexp(pat, fold); err != nil {
-						return false, err
-					}
-					lastPat = pat
+				if lp == nil || !bytes.Equal(p, lastPat) {
+					lp = compileLike(p, fold)
+					lastPat = append(lastPat[:0], p...)
 				}
-				return re.Match(s), nil
+				if fold {
+					scratch = lowerInto(scratch, s)
+					return lp.match(scratch)
+				}
+				return lp.match(s)
 			}
 		})
 	}
