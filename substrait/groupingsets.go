@@ -158,10 +158,11 @@ func flattenGroupRows(sel *pg.SelectStmt) {
 
 // bindGroupingSets binds sel, whose GROUP BY holds grouping sets, as the union of its arms.
 func (bd *binder) bindGroupingSets(sel *pg.SelectStmt, sets [][]*pg.Node) (*boundRel, error) {
-	if len(sets) > 1 && (hasSetsWindows(sel) || listHasGrouping(sel.GetSortClause()) || listHasGrouping(sel.GetDistinctClause())) {
+	if len(sets) > 1 && (hasSetsWindows(sel) || listHasGrouping(sel.GetSortClause()) || listHasGrouping(sel.GetDistinctClause()) || sortReadsGroupedRows(sel)) {
 		// The windows run over every set's rows (setwindows.go), not in each arm; so do an
-		// ORDER BY or DISTINCT ON of GROUPING(), a column of the grouped rows there (the
-		// union of the arms has only the select list's).
+		// ORDER BY or DISTINCT ON of GROUPING(), and an ORDER BY of any other expression
+		// over the grouped rows (count(*) DESC, origin || 'x'): a column of the grouped rows
+		// there (the union of the arms has only the select list's).
 		return bd.windowsOverSets(sel)
 	}
 	var all []*pg.Node
@@ -255,6 +256,38 @@ func (bd *binder) plainOver(n *pg.Node, ac *aggCtx) (expr.Expression, error) {
 // its GROUP BY key (expr's Equals compares floats with ==).
 func sameExpr(a, b expr.Expression) bool {
 	return a.Equals(b) || proto.Equal(a.ToProto(), b.ToProto())
+}
+
+// sortReadsGroupedRows reports whether an ORDER BY key of sel is an expression over its
+// grouped rows rather than an ordinal or an output column's name (PostgreSQL matches a bare
+// name to the select list first): such a key, count(*) or origin || 'x', is no column of the
+// union of the grouping sets' arms.
+func sortReadsGroupedRows(sel *pg.SelectStmt) bool {
+	out := map[string]bool{}
+	for _, t := range sel.GetTargetList() {
+		rt := t.GetResTarget()
+		if rt == nil {
+			continue
+		}
+		name := rt.GetName()
+		if name == "" && rt.GetVal() != nil {
+			name = figureColname(rt.GetVal())
+		}
+		out[name] = true
+	}
+	for _, s := range sel.GetSortClause() {
+		n := s.GetSortBy().GetNode()
+		if n == nil || n.GetAConst() != nil {
+			continue
+		}
+		if cr := n.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 && out[cr.GetFields()[0].GetString_().GetSval()] {
+			continue
+		}
+		if readsGroupedRows(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // listHasGrouping reports whether a GROUPING() call is among the nodes of list (ORDER BY's
