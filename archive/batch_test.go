@@ -659,17 +659,7 @@ func TestReadBatchesManifestRows(t *testing.T) {
 // selection of the four columns (and the empty one), and that reads of the same columns share
 // one schema while different orders get their own.
 func TestBatchSchemaShared(t *testing.T) {
-	var sels [][]routing.Column
-	var walk func(prefix []routing.Column)
-	walk = func(prefix []routing.Column) {
-		sels = append(sels, slices.Clone(prefix))
-		for _, c := range routing.AllColumns {
-			if !slices.Contains(prefix, c) {
-				walk(append(prefix, c))
-			}
-		}
-	}
-	walk(nil)
+	sels := allColumnLists()
 	if len(sels) != 65 {
 		t.Fatalf("%d selections, want 65", len(sels))
 	}
