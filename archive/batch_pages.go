@@ -211,7 +211,7 @@ func putScratch(sc *pageScratch) {
 // zstdDecoders pools zstd decoders for page decompression (creating one is expensive). They
 // decode with DecodeAll only, which starts no goroutine, and are limited to the capacity of
 // the destination: a page never decompresses past the uncompressed size its header declares.
-// They are kept through garbage collections (internal/freelist), a few per core.
+// They are kept through garbage collections while in use (internal/freelist), a few per core.
 var zstdDecoders = freelist.New[*zstd.Decoder](8, 0)
 
 // getZstd returns a pooled decoder or a new one; putZstd gives it back.

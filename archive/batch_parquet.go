@@ -443,7 +443,7 @@ func (ft *footer) forPages(ctx context.Context, ra io.ReaderAt, g, leaf int, s, 
 	if n <= 0 {
 		return nil
 	}
-	pages := ft.groups[g].chunks[leaf].PagesFrom(ra)
+	pages := ft.pagesFrom(ra, g, leaf)
 	defer pages.Close()
 	if err := pages.SeekToRow(s); err != nil {
 		return decodeError(err)

@@ -654,3 +654,32 @@ func TestReadBatchesManifestRows(t *testing.T) {
 		t.Fatalf("partial read: %d rows, %d object reads, %v", len(got.recs), st.ObjectReads.Load(), got.err)
 	}
 }
+
+// TestBatchSchemaShared checks batchSchema against routing's BatchSchema for every ordered
+// selection of the four columns (and the empty one), and that reads of the same columns share
+// one schema while different orders get their own.
+func TestBatchSchemaShared(t *testing.T) {
+	sels := allColumnLists()
+	if len(sels) != 65 {
+		t.Fatalf("%d selections, want 65", len(sels))
+	}
+	seen := map[*arrow.Schema]string{}
+	for _, cols := range sels {
+		got, want := batchSchema(cols), batchSchemaDef.BatchSchema(cols)
+		if !got.Equal(want) {
+			t.Fatalf("%v: schema %v, want %v", cols, got, want)
+		}
+		if again := batchSchema(slices.Clone(cols)); again != got {
+			t.Fatalf("%v: a second read got another schema", cols)
+		}
+		if prev, dup := seen[got]; dup {
+			t.Fatalf("%v shares its schema with %s", cols, prev)
+		}
+		seen[got] = fmt.Sprint(cols)
+	}
+	// A list no read can ask for (a repeated column) still gets its schema.
+	cols := []routing.Column{routing.ColumnValue, routing.ColumnValue, routing.ColumnID, routing.ColumnID, routing.ColumnPartition}
+	if got, want := batchSchema(cols), batchSchemaDef.BatchSchema(cols); !got.Equal(want) {
+		t.Fatalf("%v: schema %v, want %v", cols, got, want)
+	}
+}

@@ -350,6 +350,31 @@
 //     query 1.39–1.63 for both builds; warm ÷ native 11 of 12 (destination WHERE delay > 60
 //     3.10×, the baseline 3.07×); peak RSS 98 MiB (the baseline 102). A floor on the shrinking
 //     runs (none below a quarter of the first) measured the same as without it.
+//     Where the cold queries' collections come from (branch gc19; GODEBUG=gctrace=1 and
+//     /debug/pprof over the 3M-row fixture, main at e5b5ffb): under the 40 MiB limit the heap
+//     goal sat at 26 MB and the live heap after a collection at 22–23 MB, so a collection came
+//     every 3–4 MB allocated; a cold query allocated 37–64 MB of Go heap besides the 240–400 MB
+//     its buffers took from ledger.Pool's free lists (10–30 MB of them fresh, two thirds in
+//     buffers of 192 KiB–1 MiB, mostly span columns), ran 9–40 collections, and the collector's
+//     share of its CPU (gctrace's cpu fields over the process's CPU; they count stop-the-world
+//     phases on every P, so they read high under load) was 18–47% in a pass at load 15, up to
+//     100% at load 25. With nothing trimmed from ledger.Pool the fresh buffers fell to nothing
+//     but the lists held 12–13 MB and the queries ran 43–90 collections and 40–75% more CPU
+//     (load 13): a buffer kept idle through a cycle takes as much of the room as allocating it
+//     again would, so the Pool's trim at every collection stays. So do the limit (peak RSS 96–98 MiB leaves no room to raise it) and
+//     GOGC (the limit, not GOGC=100, sets every goal). Values the freelist package kept for good
+//     (page scratch, zstd decoders, the JSON extraction's scratch, footer tails) are now
+//     trimmed the same way; groupers' and joins' scratch moved from sync.Pools into such lists;
+//     parquet-go's copy of each offset index is decoded only when one of its page readers is
+//     opened (8,600 → 7,960 B and 93 → 69 allocations a footer, BenchmarkOpenFooter); one
+//     schema per column list instead of one per bucket. Beside main's build at load 20–25
+//     (servers alternated, gctrace): live heap after a collection 21.7 against 22.7 MB, the
+//     seven queries' CPU 5.59–5.65 s against 6.04–6.11 s a pass; BenchmarkAnalytical beside it
+//     (3 rounds, load 25–28: CPU ÷ wall 0.1–0.6, wall times are noise), server CPU per query
+//     count WHERE delay > 60 800/818 ms, origin, avg(delay) 832/823, day bins 921/952,
+//     destination WHERE delay > 60 805/912, origin, destination 967/1034, top 10 883/980,
+//     count(DISTINCT) 924/956, numeric 1048/1093, join against avg 1997/2451, semi join
+//     1205/1552, origins to destinations 858/957 ms; peak RSS 98 MiB cold, 96 warm.
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each

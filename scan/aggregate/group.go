@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/internal/freelist"
 )
 
 // keyEntryBytes estimates the Go heap of a map[string]uint32 entry beyond its key bytes
@@ -44,7 +45,7 @@ type grouper struct {
 	gids    []uint32 // the reader's group ids of a batch (gidsFor)
 }
 
-// rowScratch is a grouper's per-batch scratch (its slices' capacity), kept in scratchPool
+// rowScratch is a grouper's per-batch scratch (its slices' capacity), kept in scratchList
 // between groupers: a query over many buckets makes a grouper per fragment and batch sizes
 // alike, and the scratch sized to a batch was most of the allocations of issue 19's grouped
 // warm queries (bench's BenchmarkAnalytical, an allocation profile of the server).
@@ -56,12 +57,25 @@ type rowScratch struct {
 	gids         []uint32
 }
 
-var scratchPool = sync.Pool{New: func() any { return new(rowScratch) }}
+// bytes returns the scratch's capacity in bytes.
+func (sc *rowScratch) bytes() int {
+	return 8*(cap(sc.keys)+cap(sc.offs)+cap(sc.pos)+cap(sc.newRows)) + cap(sc.scratch) + cap(sc.buf) + 4*cap(sc.gids)
+}
 
-// putScratch gives the grouper's scratch back to scratchPool and clears it.
+// scratchList keeps groupers' scratch across garbage collections (internal/freelist): it was a
+// sync.Pool, which every two collections empty, and under serve's default memory limit a cold
+// grouped query collects every few megabytes (bench's BenchmarkAnalytical fixture, 3M rows:
+// origin, destination, count(*) GROUP BY 1, 2 ran 13–17 collections a query), so most of its
+// ~135 groupers grew their scratch anew, 15 MB a query. A batch is at most routing's 8,192
+// rows, whose scratch of a composite key is about 300 KiB; eight fit the fan-out's groupers.
+var scratchList = freelist.New[*rowScratch](8, 4<<20)
+
+// putScratch gives the grouper's scratch back to scratchList and clears it.
 func (g *grouper) putScratch() {
 	sc := &rowScratch{keys: g.keys[:0], scratch: g.scratch[:0], buf: g.buf[:0], offs: g.offs[:0], pos: g.pos[:0], newRows: g.newRows[:0], gids: g.gids[:0]}
-	scratchPool.Put(sc)
+	if n := sc.bytes(); n > 0 { // an empty one would take the place of one worth keeping
+		scratchList.Put(sc, n)
+	}
 	g.keys, g.scratch, g.buf, g.offs, g.pos, g.newRows, g.gids = nil, nil, nil, nil, nil, nil, nil
 }
 
@@ -73,7 +87,10 @@ func (g *grouper) gidsFor(n int) []uint32 {
 
 func newGrouper(mem memory.Allocator, types []arrow.DataType, cols []int) *grouper {
 	g := &grouper{cols: cols, nullID: -1}
-	sc := scratchPool.Get().(*rowScratch)
+	sc, ok := scratchList.Get()
+	if !ok {
+		sc = new(rowScratch)
+	}
 	g.keys, g.scratch, g.buf, g.offs, g.pos, g.newRows, g.gids = sc.keys, sc.scratch, sc.buf, sc.offs, sc.pos, sc.newRows, sc.gids
 	for _, t := range types {
 		g.widths = append(g.widths, keyWidth(t))

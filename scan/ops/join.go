@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/flightsrv/flightsrv/internal/freelist"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
@@ -243,7 +243,7 @@ type joiner struct {
 	nullRefs []rowRef
 }
 
-// joinScratch is a joiner's scratch (see its fields), kept in joinScratchPool between joins:
+// joinScratch is a joiner's scratch (see its fields), kept in joinScratchList between joins:
 // a partition-wise join (scan/partjoin.go) runs a join per partition, hundreds a query, and
 // each growing its own scratch to a batch's rows was most of what the join allocated.
 type joinScratch struct {
@@ -254,20 +254,36 @@ type joinScratch struct {
 	pass                         []bool
 }
 
-var joinScratchPool = sync.Pool{New: func() any { return new(joinScratch) }}
+// bytes returns the scratch's capacity in bytes.
+func (s *joinScratch) bytes() int {
+	return 24*cap(s.keys) + cap(s.keyBuf) + 4*(cap(s.keyEnds)+cap(s.lp)+cap(s.rp)) +
+		8*(cap(s.lrefs)+cap(s.prefs)+cap(s.keep)+cap(s.nullRefs)) + cap(s.pass)
+}
 
-// takeScratch gives j a scratch from the pool.
+// joinScratchList keeps joins' scratch across garbage collections (internal/freelist): in a
+// sync.Pool, which every two collections empty, it was mostly made anew under serve's default
+// memory limit, where a cold query collects every few megabytes. What it holds is live heap,
+// so it keeps a few, and none larger than its byte bound.
+var joinScratchList = freelist.New[*joinScratch](8, 4<<20)
+
+// takeScratch gives j a scratch from the free list (or a new, empty one).
 func (j *joiner) takeScratch() {
-	s := joinScratchPool.Get().(*joinScratch)
+	s, ok := joinScratchList.Get()
+	if !ok {
+		s = new(joinScratch)
+	}
 	j.keys, j.keyBuf, j.keyEnds, j.lp, j.rp = s.keys[:0], s.keyBuf[:0], s.keyEnds[:0], s.lp[:0], s.rp[:0]
 	j.lrefs, j.prefs, j.keep, j.nullRefs, j.pass = s.lrefs[:0], s.prefs[:0], s.keep[:0], s.nullRefs[:0], s.pass[:0]
 }
 
-// putScratch returns j's scratch to the pool (once: close).
+// putScratch returns j's scratch to the free list (once: close).
 func (j *joiner) putScratch() {
 	clear(j.keys[:cap(j.keys)]) // slices of keyBuf or emptyKey: nothing else to keep alive
-	joinScratchPool.Put(&joinScratch{keys: j.keys[:0], keyBuf: j.keyBuf[:0], keyEnds: j.keyEnds[:0], lp: j.lp[:0], rp: j.rp[:0],
-		lrefs: j.lrefs[:0], prefs: j.prefs[:0], keep: j.keep[:0], nullRefs: j.nullRefs[:0], pass: j.pass[:0]})
+	s := &joinScratch{keys: j.keys[:0], keyBuf: j.keyBuf[:0], keyEnds: j.keyEnds[:0], lp: j.lp[:0], rp: j.rp[:0],
+		lrefs: j.lrefs[:0], prefs: j.prefs[:0], keep: j.keep[:0], nullRefs: j.nullRefs[:0], pass: j.pass[:0]}
+	if n := s.bytes(); n > 0 { // an empty one would take the place of one worth keeping
+		joinScratchList.Put(s, n)
+	}
 	j.keys, j.keyBuf, j.keyEnds, j.lp, j.rp = nil, nil, nil, nil, nil
 	j.lrefs, j.prefs, j.keep, j.nullRefs, j.pass = nil, nil, nil, nil, nil
 }
