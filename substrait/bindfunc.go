@@ -1019,13 +1019,13 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			field = "DOW"
 		case "DAYOFYEAR":
 			field = "DOY"
+		case "J", "JD":
+			field = "JULIAN" // PostgreSQL's datetktbl spellings of julian
 		default:
-			// PostgreSQL reads the plural of a unit as the unit (extract(milliseconds …)).
-			if f := strings.TrimSuffix(field, "S"); f != field && datePartFields[f] {
-				field = f
-			}
-			if field == "CENTURIES" {
-				field = "CENTURY"
+			// PostgreSQL reads a unit by its spellings (DecodeUnits: plurals, abbreviations,
+			// extract(milliseconds …), date_part('c', …)).
+			if u, ok := lookupUnit(field); ok {
+				field = strings.ToUpper(strings.TrimSuffix(u, "s"))
 			}
 		}
 		if isIntervalVal(args[1]) {
@@ -1043,6 +1043,15 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			}
 			return bval{}, quoting(InvalidArgument, "22023", "unit %q not recognized for type "+typ, strings.ToLower(*args[0].str))
 		}
+		if field == "JULIAN" && name == "extract" {
+			// extract(julian from a date) is the Julian day; from a timestamp PostgreSQL
+			// answers the day's fraction too, in a numeric whose scale follows the value
+			// (numeric_div's), which is not computed here.
+			if args[1].untyped() || familyOf(args[1].typ()) != famDate {
+				return bval{}, unimplemented("extract(julian from a timestamp)")
+			}
+			field = "JULIAN_DAY"
+		}
 		ts, err := bd.coerce(args[1], tsType(), "argument 2 of "+name)
 		if err != nil {
 			return bval{}, err
@@ -1050,7 +1059,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		// Fields with a fraction are double precision (PostgreSQL: extract answers numeric with
 		// six decimals); the others bigint from extract (numeric in PostgreSQL, always
 		// integral) and double precision from date_part, as PostgreSQL types it.
-		fraction := field == "EPOCH" || field == "SECOND" || field == "MILLISECOND"
+		fraction := field == "EPOCH" || field == "SECOND" || field == "MILLISECOND" || field == "JULIAN"
 		out := i64Type()
 		if fraction {
 			out = fp64Type()
@@ -1265,23 +1274,21 @@ func argTypeNames(args []bval) string {
 var datePartFields = map[string]bool{
 	"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "ISOYEAR": true, "DAY": true, "DOW": true,
 	"ISODOW": true, "DOY": true, "HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true,
-	"MICROSECOND": true, "DECADE": true, "CENTURY": true, "EPOCH": true,
+	"MICROSECOND": true, "DECADE": true, "CENTURY": true, "MILLENNIUM": true, "JULIAN": true, "EPOCH": true,
 }
 
 // pgDatePartFields are the fields of a timestamp or date PostgreSQL's extract and date_part
-// take that scan/ops does not implement (its DecodeUnits units: julian, millennium, the time
-// zone's offset).
+// take that scan/ops does not implement (its DecodeUnits units: the time zone's offset).
 var pgDatePartFields = map[string]bool{
-	"JULIAN": true, "MILLENNIUM": true, "MILLENNIA": true, "TIMEZONE": true, "TIMEZONE_HOUR": true, "TIMEZONE_MINUTE": true,
+	"TIMEZONE": true, "TIMEZONE_HOUR": true, "TIMEZONE_MINUTE": true,
 }
 
-// timeBin binds date_trunc(unit, ts[, 'UTC']) and date_bin(stride, ts, origin) over any
-// timestamp expression, onto round_calendar and round_temporal (groupby.go's encoding).
+// timeBin binds date_trunc(unit, ts[, zone]) and date_bin(stride, ts, origin) over any
+// timestamp expression, onto round_calendar and round_temporal (groupby.go's encoding), and
+// date_trunc to decades, centuries and millennia onto URNPostgres' date_trunc (truncIn).
 func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 	name := funcName(fc)
 	args := fc.GetArgs()
-	var bin routing.Binning
-	var src *pg.Node
 	if name == "date_trunc" {
 		if len(args) != 2 && len(args) != 3 {
 			return bval{}, errorf(InvalidArgument, "date_trunc takes two or three arguments")
@@ -1290,46 +1297,55 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if !ok {
 			return bval{}, unimplemented("date_trunc with a unit that is not a string literal")
 		}
-		unit, err := parseTruncUnit(s)
-		if err != nil {
-			return bval{}, err
+		var trunc truncFunc
+		days := true
+		if u, ok := lookupUnit(s); ok && (u == "decade" || u == "century" || u == "millennium") {
+			// Units of years from year 1, which round_calendar cannot express: URNPostgres'
+			// date_trunc (scan/ops datetrunc.go), never a store's time bin.
+			trunc = func(ts expr.Expression) (expr.Expression, error) {
+				return bd.fn(URNPostgres, "date_trunc", ts.GetType(), types.Enum(strings.ToUpper(u)), ts)
+			}
+		} else {
+			unit, err := parseTruncUnit(s)
+			if err != nil {
+				return bval{}, err
+			}
+			bin := routing.TruncBinning(unit)
+			trunc = func(ts expr.Expression) (expr.Expression, error) { return binExprOf(bd.b, ts, bin) }
+			days = unit >= routing.TruncDay
 		}
+		zone := ""
 		if len(args) == 3 {
-			zone, ok := textLiteral(args[2])
-			if !ok {
+			if zone, ok = textLiteral(args[2]); !ok {
 				return bval{}, unimplemented("date_trunc with a time zone that is not a text constant")
 			}
-			if !isUTCName(zone) {
-				return bd.truncInZone(routing.TruncBinning(unit), args[1], zone, sc)
-			}
 		}
-		bin, src = routing.TruncBinning(unit), args[1]
-	} else {
-		if len(args) != 3 {
-			return bval{}, errorf(InvalidArgument, "date_bin takes three arguments (stride, timestamp, origin)")
-		}
-		s, ok := intervalLiteral(args[0])
-		if !ok {
-			return bval{}, unimplemented("date_bin with a stride that is not an interval literal")
-		}
-		stride, err := parseStride(s)
-		if err != nil {
-			return bval{}, err
-		}
-		origin, err := originLiteral(args[2])
-		if err != nil {
-			return bval{}, err
-		}
-		bin, src = routing.StrideBinning(stride, origin), args[1]
+		return bd.truncIn(trunc, days, args[1], zone, sc)
 	}
-	v, err := bd.bindExpr(src, sc)
+	if len(args) != 3 {
+		return bval{}, errorf(InvalidArgument, "date_bin takes three arguments (stride, timestamp, origin)")
+	}
+	s, ok := intervalLiteral(args[0])
+	if !ok {
+		return bval{}, unimplemented("date_bin with a stride that is not an interval literal")
+	}
+	stride, err := parseStride(s)
+	if err != nil {
+		return bval{}, err
+	}
+	origin, err := originLiteral(args[2])
+	if err != nil {
+		return bval{}, err
+	}
+	bin := routing.StrideBinning(stride, origin)
+	v, err := bd.bindExpr(args[1], sc)
 	if err != nil {
 		return bval{}, err
 	}
 	ts := v.e
 	if v.untyped() || !isWallclock(v.typ()) {
-		// A timestamp without time zone keeps its type (PostgreSQL's date_trunc(text,
-		// timestamp) and date_bin(interval, timestamp, timestamp) return one).
+		// A timestamp without time zone keeps its type (PostgreSQL's date_bin(interval,
+		// timestamp, timestamp) returns one).
 		if ts, err = bd.coerce(v, tsType(), "argument 2 of "+name); err != nil {
 			return bval{}, err
 		}

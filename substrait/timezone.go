@@ -11,7 +11,6 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/flightsrv/flightsrv/internal/pgzone"
-	"github.com/flightsrv/flightsrv/routing"
 )
 
 // This file binds PostgreSQL's time zone conversions (docs/sql.md, "Time zones"):
@@ -194,36 +193,56 @@ func (bd *binder) retypeTimestamp(e expr.Expression, t types.Type) (expr.Express
 	return v.e, err
 }
 
-// truncInZone binds date_trunc(unit, src, zone) for a zone other than UTC: PostgreSQL truncates
-// the wall clock of src in zone and returns the instant of the truncated wall clock there
-// (timestamptz_trunc_zone), which is timezone(zone, date_trunc(unit, timezone(zone, src))) for
-// days and longer units; to hours and finer it keeps the offset src had (its
-// timestamptz_trunc_internal resolves the offset again only from days up), which is the
-// timezone kernel's three-argument form with src as the reference instant.
-// Its result is a timestamp with time zone; the executor's store pushdown does not see it as a
-// time bin (a bin in another zone is not one of the stores' UTC bins).
-func (bd *binder) truncInZone(bin routing.Binning, src *pg.Node, zone string, sc *scope) (bval, error) {
-	z, err := zoneOf(bval{str: &zone})
-	if err != nil {
-		return bval{}, err
+// truncFunc builds a date_trunc of a timestamp expression (its result has the argument's
+// type).
+type truncFunc func(ts expr.Expression) (expr.Expression, error)
+
+// truncIn binds date_trunc(unit, src[, zone]) by trunc. Without a zone (zone "") it truncates
+// src, keeping a timestamp without time zone; in UTC, src as a timestamp with time zone. In
+// another zone PostgreSQL truncates the wall clock of src in zone and returns the instant of the
+// truncated wall clock there (timestamptz_trunc_zone), which is timezone(zone,
+// date_trunc(unit, timezone(zone, src))) for days and longer units (days true); to hours and
+// finer it keeps the offset src had (its timestamptz_trunc_internal resolves the offset again
+// only from days up), which is the timezone kernel's three-argument form with src as the
+// reference instant.
+// Its result in a zone is a timestamp with time zone; the executor's store pushdown does not
+// see it as a time bin (a bin in another zone is not one of the stores' UTC bins).
+func (bd *binder) truncIn(trunc truncFunc, days bool, src *pg.Node, zone string, sc *scope) (bval, error) {
+	z := pgzone.Fixed(0)
+	if zone != "" {
+		var err error
+		if z, err = zoneOf(bval{str: &zone}); err != nil {
+			return bval{}, err
+		}
 	}
 	v, err := bd.bindExpr(src, sc)
 	if err != nil {
 		return bval{}, err
 	}
-	ts, err := bd.coerce(v, tsType(), "argument 2 of date_trunc")
-	if err != nil {
-		return bval{}, err
+	if isIntervalVal(v) {
+		return bval{}, unimplemented("date_trunc of an interval")
+	}
+	ts := v.e
+	if zone != "" || v.untyped() || !isWallclock(v.typ()) {
+		// A timestamp without time zone keeps its type (PostgreSQL's date_trunc(text,
+		// timestamp) returns one); with a zone it is a timestamp with time zone.
+		if ts, err = bd.coerce(v, tsType(), "argument 2 of date_trunc"); err != nil {
+			return bval{}, err
+		}
+	}
+	if zone == "" || isUTCName(zone) {
+		t, err := trunc(ts)
+		return typed(t), err
 	}
 	wall, err := bd.convertZone(ts, z)
 	if err != nil {
 		return bval{}, err
 	}
-	t, err := binExprOf(bd.b, wall.e, bin)
+	t, err := trunc(wall.e)
 	if err != nil {
 		return bval{}, err
 	}
-	if bin.Unit >= routing.TruncDay {
+	if days {
 		return bd.convertZone(t, z)
 	}
 	f, err := bd.fn(URNPostgres, "timezone", tsType(), types.Enum(z.Spec()), t, ts)

@@ -1,0 +1,59 @@
+package e2e
+
+import (
+	"testing"
+
+	"google.golang.org/grpc/codes"
+)
+
+// time18bWhere reads BOS's flights of two days.
+const time18bWhere = " FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02'"
+
+// TestDateTruncCenturiesAsPostgres: date_trunc to decades, centuries and millennia (any of
+// PostgreSQL's spellings) of timestamps, timestamps with time zone, dates and the flights'
+// instants, in UTC and in other zones, answers PostgreSQL's text (centuries and millennia start
+// on years ending in 01); extract and date_part of decade, century, millennium, isoyear, isodow
+// and julian answer its values. A start before the engine's earliest instant (1677-09-21) is
+// 22008; date_trunc of an interval and extract(julian) of a timestamp are refused by name.
+func TestDateTruncCenturiesAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT date_trunc('decade', timestamp '2009-06-01 12:00')::text, date_trunc('century', timestamp '2001-06-01')::text, " +
+			"date_trunc('millennium', timestamp '2001-06-01')::text, date_trunc('Decades', timestamp '2000-01-01')::text, " +
+			"date_trunc('c', timestamp '2100-12-31 23:59:59.999999')::text, date_trunc('century', timestamp '2101-01-01')::text, " +
+			"date_trunc('decade', timestamp '1680-05-01')::text, date_trunc('dec', timestamp '1999-12-31 23:59:59.999999')::text, " +
+			"date_trunc('mil', timestamp '2262-04-11')::text, date_trunc('centuries', timestamp '2200-12-31')::text",
+		"SELECT date_trunc('decade', timestamptz '2009-06-01 12:00')::text, date_trunc('century', date '2101-06-01')::text, " +
+			"date_trunc('millennia', date '2262-01-01')::text, date_trunc('decade', NULL::timestamp)::text",
+		"SELECT date_trunc('decade', timestamptz '2010-01-01 03:00', 'Asia/Tokyo')::text, date_trunc('century', timestamptz '2001-01-01 03:00', 'America/New_York')::text, " +
+			"date_trunc('millennium', timestamp '2001-01-01 03:00', 'UTC')::text, date_trunc('decade', timestamptz '2019-12-31 23:00', '+05')::text",
+		"SELECT id, date_trunc('decade', timestamp)::text, date_trunc('century', timestamp, 'Pacific/Kiritimati')::text, date_trunc('millennium', timestamp::date)::text, " +
+			"date_trunc('decade', timestamp + (value->>'delay')::int * interval '100 days')::text" + time18bWhere + " ORDER BY id",
+		"SELECT date_trunc('decade', timestamp)::text, count(*)" + time18bWhere + " GROUP BY 1 ORDER BY 1",
+	}
+	numbers := []string{
+		"SELECT extract(millennium from timestamp '2001-01-01')::text, extract(millennium from timestamp '2000-12-31 23:59:59')::text, extract(julian from date '2001-01-01')::text, " +
+			"date_part('julian', timestamp '2001-01-01 06:00'), extract(isoyear from date '2005-01-01')::text, extract(isodow from date '2005-01-02')::text, " +
+			"extract(decade from date '2005-01-02')::text, extract(century from date '2000-12-31')::text, extract(century from date '2001-01-01')::text",
+		"SELECT date_part('julian', timestamptz '2001-01-01 13:00:00.123456'), date_part('j', date '1999-12-31'), date_part('jd', timestamp '2262-01-01 23:59:59.999999'), " +
+			"date_part('mils', date '2001-01-01'), date_part('dec', date '2001-01-01'), date_part('c', date '2001-01-01'), extract(millennia from date '2000-12-31')::text, " +
+			"date_part('ms', timestamp '2001-01-01 00:00:01.5'), date_part('julian', date '1677-09-22')",
+		"SELECT id, extract(millennium from timestamp)::text, date_part('julian', timestamp), extract(julian from timestamp::date)::text, extract(decade from timestamp)::text, " +
+			"extract(isoyear from timestamp - (value->>'delay')::int * interval '91 days')::text, extract(isodow from timestamp)::text, date_part('century', timestamp)" + time18bWhere + " ORDER BY id",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgNumbers, numbers...)...)
+		// PostgreSQL answers 1601-01-01 and 1001-01-01, before the first instant of timestamp[ns].
+		for _, q := range []string{"SELECT date_trunc('century', timestamp '1700-01-01')::text", "SELECT date_trunc('millennium', date '2000-01-01')::text"} {
+			refusedAs(t, ctx, cl.c, codes.InvalidArgument, map[string]string{q: "timestamp out of range"})
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT date_trunc('year', interval '13 months 2 days')":   "date_trunc of an interval",
+			"SELECT date_trunc('decade', interval '13 years', 'UTC')":  "date_trunc of an interval",
+			"SELECT extract(julian from timestamp '2001-01-01 06:00')": "extract(julian from a timestamp)",
+			"SELECT extract(julian from timestamp)" + time18bWhere:     "extract(julian from a timestamp)",
+			"SELECT extract(jd from timestamptz '2001-01-01 06:00')":   "extract(julian from a timestamp)",
+		})
+	}
+}
