@@ -57,3 +57,33 @@ func TestDateTruncCenturiesAsPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestNowIsStableAsPostgres: now(), current_timestamp, localtimestamp and current_date are one
+// instant for the whole statement, evaluated where PostgreSQL evaluates them: an arm or operand
+// PostgreSQL never evaluates (a CASE arm no row takes, one its planner drops) does not fail on
+// a sum past the engine's range, as it answers; a read bounded by now() ± an interval or
+// current_date - n still routes by that instant (the counts are PostgreSQL's). A sum past the
+// range that is evaluated is 22008 (PostgreSQL's range is larger: it answers).
+func TestNowIsStableAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT CASE WHEN false THEN now() + interval '1000 years' END, CASE WHEN 1 > 2 THEN date_trunc('millennium', now()) END, " +
+			"CASE WHEN false THEN current_date + 1000000 END, CASE WHEN NULL THEN localtimestamp - interval '500 years' END",
+		"SELECT id, CASE WHEN origin = 'XXX' THEN now() + interval '1000 years' END, CASE WHEN (value->>'delay')::int > 100000 THEN date_trunc('millennium', now()) END, " +
+			"COALESCE(id, (now() + interval '900 years')::text)" + time18bWhere + " ORDER BY id",
+		"SELECT id" + time18bWhere + " AND ((value->>'delay')::int > 100000 AND timestamp < now() + interval '1000 years') ORDER BY id",
+		"SELECT now() = current_timestamp, transaction_timestamp() = now(), current_date = now()::date, " +
+			"localtimestamp = now()::timestamp, now() - interval '1 day' < now(), current_date - 1 < current_date",
+		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp > now() - interval '30 years' AND timestamp < now()",
+		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp BETWEEN now() - interval '30 years' AND current_timestamp + interval '1 day'",
+		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= current_date - 11000 AND timestamp < current_date",
+		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= localtimestamp - interval '30 years' AND timestamp < now() AT TIME ZONE 'UTC'",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		refusedAs(t, ctx, cl.c, codes.InvalidArgument, map[string]string{
+			"SELECT CASE WHEN origin = 'BOS' THEN now() + interval '1000 years' END" + time18bWhere: "timestamp out of range",
+			"SELECT now() + interval '1000 years'":                                                  "timestamp out of range",
+		})
+	}
+}

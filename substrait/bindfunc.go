@@ -711,7 +711,10 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case "current_user", "session_user", "user":
 		return typed(expr.NewPrimitiveLiteral(bd.user(), true)), nargs(0, 0)
 	case "now", "transaction_timestamp", "statement_timestamp", "current_timestamp", "localtimestamp":
-		return typed(tsLiteral(bd.clock())), nargs(0, 0)
+		if err := nargs(0, 0); err != nil {
+			return bval{}, err
+		}
+		return bd.stable(tsLiteral(bd.clock()))
 	case "date_trunc", "date_bin":
 		return bd.timeBin(fc, sc)
 	case "round", "trunc", "ceil", "ceiling", "floor":

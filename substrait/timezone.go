@@ -111,11 +111,16 @@ func (bd *binder) convertZone(e expr.Expression, z pgzone.Zone) (bval, error) {
 	if isWallclock(e.GetType()) {
 		out = tsType()
 	}
-	if v, ok := foldZone(e, z); ok {
+	x, stable := stableArg(e)
+	if v, ok := foldZone(x, z); ok {
+		var lit expr.Expression = expr.NewPrecisionTimestampTzLiteral(v, types.PrecisionNanoSeconds, nullableN)
 		if isWallclock(out) {
-			return typed(expr.NewPrecisionTimestampLiteral(v, types.PrecisionNanoSeconds, nullableN)), nil
+			lit = expr.NewPrecisionTimestampLiteral(v, types.PrecisionNanoSeconds, nullableN)
 		}
-		return typed(expr.NewPrecisionTimestampTzLiteral(v, types.PrecisionNanoSeconds, nullableN)), nil
+		if stable {
+			return bd.stable(lit)
+		}
+		return typed(lit), nil
 	}
 	f, err := bd.fn(URNPostgres, "timezone", out, types.Enum(z.Spec()), e)
 	return typed(f), err
@@ -173,12 +178,18 @@ func isWallclock(t types.Type) bool {
 // retypeTimestamp converts between the two timestamp types in the session's zone, UTC: a
 // literal keeps its value under the other type; any other expression is timezone('UTC', e).
 func (bd *binder) retypeTimestamp(e expr.Expression, t types.Type) (expr.Expression, error) {
-	if lit, ok := e.(*expr.ProtoLiteral); ok {
+	x, stable := stableArg(e)
+	if lit, ok := x.(*expr.ProtoLiteral); ok {
 		if ns, ok := lit.Value.(int64); ok {
+			var out expr.Expression = expr.NewPrecisionTimestampTzLiteral(ns, types.PrecisionNanoSeconds, nullableN)
 			if isWallclock(t) {
-				return expr.NewPrecisionTimestampLiteral(ns, types.PrecisionNanoSeconds, nullableN), nil
+				out = expr.NewPrecisionTimestampLiteral(ns, types.PrecisionNanoSeconds, nullableN)
 			}
-			return expr.NewPrecisionTimestampTzLiteral(ns, types.PrecisionNanoSeconds, nullableN), nil
+			if stable {
+				v, err := bd.stable(out)
+				return v.e, err
+			}
+			return out, nil
 		}
 	}
 	if _, null := e.(*expr.NullLiteral); null {
@@ -295,7 +306,12 @@ func (bd *binder) dateArith(op string, l, r bval) (bval, bool, error) {
 				return bval{}, true, err
 			}
 		}
-		if v, ok := foldDateAdd(de, ne); ok {
+		x, stable := stableArg(de)
+		if v, ok := foldDateAdd(x, ne); ok {
+			if stable {
+				v, err := bd.stable(v)
+				return v, true, err
+			}
 			return typed(v), true, nil
 		}
 		f, err := bd.fn(URNPostgres, "date_add_days", dateType(), de, ne)
