@@ -87,3 +87,24 @@ func TestNowIsStableAsPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestNoFloatRoundAsPostgres: round, trunc and ceil of a float with a number of places, and chr
+// and overlay with bigint, numeric or text where PostgreSQL's parameters are integer, are
+// PostgreSQL's 42883 "function … does not exist" in its words (no implicit cast narrows them);
+// their integer forms answer its values.
+func TestNoFloatRoundAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, cl := range clients {
+		for _, q := range []string{
+			"SELECT round(1.5::float8, 1)", "SELECT round(1.5::float8, 1::bigint)", "SELECT ceil(1.5::float8, 1)", "SELECT round(1.5::real, 1)",
+			"SELECT trunc(1.5::float8, 1)", "SELECT log(2.0::float8, 8.0::float8)", "SELECT round((value->>'delay')::float8, 2)" + time18bWhere,
+			"SELECT chr(65::bigint)", "SELECT chr(3000000000)", "SELECT chr('65'::text)", "SELECT chr((value->>'delay')::bigint)" + time18bWhere,
+			"SELECT overlay('abc' placing 'x' from 2::bigint for 1::bigint)", "SELECT overlay('abc'::text placing 'x' from 2::bigint)",
+			"SELECT overlay('abc' placing 'x' from 2 for 2::bigint)", "SELECT overlay(id placing origin from length(id)::bigint)" + time18bWhere,
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, "42883")
+		}
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText,
+			"SELECT chr(65::smallint), chr('66'), chr(NULL), chr(67), overlay('abc' placing 'x' from 2::smallint for '1'), round(1.25, 1)::text, round(2.5::float8)::text, trunc(1.55, 1)::text")...)
+	}
+}

@@ -937,6 +937,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := nargs(1, 1); err != nil {
 			return bval{}, err
 		}
+		if err := integerArgs("chr", args, 0); err != nil {
+			return bval{}, err
+		}
 		e, err := bd.coerce(args[0], i64Type(), "argument 1 of chr")
 		if err != nil {
 			return bval{}, err
@@ -947,6 +950,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case "overlay":
 		// overlay(s PLACING t FROM n [FOR m]), the grammar's overlay(s, t, n[, m]), of text.
 		if err := nargs(3, 4); err != nil {
+			return bval{}, err
+		}
+		if err := integerArgs("pg_catalog.overlay", args, 2); err != nil {
 			return bval{}, err
 		}
 		es := make([]expr.Expression, len(args))
@@ -1263,6 +1269,19 @@ func unknownFunction(name string, args []bval) *Error {
 	return e
 }
 
+// integerArgs refuses name(args) as PostgreSQL's 42883 "function name(types) does not exist"
+// when an argument from the index from on is not a smallint or an integer (bigint, numeric, a
+// float, text…): its int4 parameters take those and untyped constants alone, no implicit cast
+// narrows (chr, overlay).
+func integerArgs(name string, args []bval, from int) error {
+	for _, a := range args[from:] {
+		if !a.untyped() && (familyOf(a.typ()) != famInt || numRank(a.typ()) > numRank(i32Type())) {
+			return &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s(%s) does not exist", name, argTypeNames(args))}
+		}
+	}
+	return nil
+}
+
 // argTypeNames names the arguments' types as PostgreSQL's "function f(…) does not exist"
 // does: argTypeName's, separated by ", ".
 func argTypeNames(args []bval) string {
@@ -1469,14 +1488,12 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 	if kernel == "power" || kernel == "mod" {
 		want = 2
 	}
-	if len(args) == 2 && kernel == "trunc" {
-		// trunc(numeric, integer) is its only two-argument form (numericCall binds it).
-		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function trunc(%s, %s) does not exist", argTypeName(args[0]), argTypeName(args[1]))}
-	}
-	if len(args) == 2 && kernel == "log10" {
-		// log(numeric, numeric) is its only two-argument form (numericCall binds it, integers
-		// too); a float has no implicit cast to numeric.
-		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function log(%s, %s) does not exist", argTypeName(args[0]), argTypeName(args[1]))}
+	if len(args) == 2 && (kernel == "trunc" || kernel == "log10" || kernel == "round") || len(args) > 0 && len(args) != want {
+		// trunc(numeric, integer), round(numeric, integer) and log(numeric, numeric) are their
+		// only two-argument forms (numericCall binds them, integers too); a float has no
+		// implicit cast to numeric: PostgreSQL finds no function (42883), as for any other
+		// count of arguments.
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s(%s) does not exist", name, argTypeNames(args))}
 	}
 	if err := nargs(want, want); err != nil {
 		return bval{}, err
