@@ -108,3 +108,41 @@ func TestNoFloatRoundAsPostgres(t *testing.T) {
 			"SELECT chr(65::smallint), chr('66'), chr(NULL), chr(67), overlay('abc' placing 'x' from 2::smallint for '1'), round(1.25, 1)::text, round(2.5::float8)::text, trunc(1.55, 1)::text")...)
 	}
 }
+
+// TestToDateISOWeeksAsPostgres: to_date and to_timestamp read ISO 8601 week dates (IYYY, IYY,
+// IY, I, IW, ID, IDDD; a day name as the week's day), years of fewer digits (YYY, YY, Y near
+// 2020) and FX (exact mode: each separator or literal of the format takes one character) as
+// PostgreSQL reads them, of constants and of text computed per row; mixing Gregorian and ISO
+// patterns is its 22007. to_char writes the same patterns (and WW, W, CC, Q, J) as PostgreSQL
+// on the days around New Year and in leap years.
+func TestToDateISOWeeksAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT to_date('2005-W01-1', 'IYYY-\"W\"IW-ID')::text, to_timestamp('2005 52 7', 'IYYY IW ID')::text, to_date('2005 01 Monday', 'IYYY IW Day')::text, " +
+			"to_date('2005 01 Sunday', 'IYYY IW Day')::text, to_date('2005 01 1 Tuesday', 'IYYY IW ID Day')::text, to_date('2012 1', 'IYYY IW')::text",
+		"SELECT to_date('05 01 1', 'IY IW ID')::text, to_date('5 01 1', 'I IW ID')::text, to_date('519 01 1', 'IYY IW ID')::text, to_date('520 01 1', 'IYY IW ID')::text, " +
+			"to_date('69', 'YY')::text, to_date('70', 'YY')::text, to_date('2005', 'YY')::text, to_date('99-12-31', 'YY-MM-DD')::text, to_date('5', 'Y')::text, to_date('2005 300', 'IYY IDDD')::text",
+		"SELECT to_date('2005 100', 'IYYY IDDD')::text, to_date('2005 1 7', 'IYYY IW ID')::text, to_date('2005 53 7', 'IYYY IW ID')::text, to_date('2005 1 8', 'IYYY IW ID')::text, " +
+			"to_date('2005 1 0', 'IYYY IW ID')::text, to_date('1 7', 'IW ID')::text, to_date('0 1 1', 'IYYY IW ID')::text, to_date('2005 366', 'IYYY IDDD')::text",
+		"SELECT to_date('2004 53 5', 'IYYY IW ID')::text, to_date('2008 001', 'IYYY IDDD')::text, to_date('2008 371', 'IYYY IDDD')::text, to_date('2009 53 7', 'IYYY IW ID')::text, " +
+			"to_date('2010 1 1', 'IYYY IW ID')::text, to_date('2020 53 4', 'IYYY IW ID')::text, to_date('2016 52 7', 'IYYY IW ID')::text, to_timestamp('2005 01 3 13:45', 'IYYY IW ID HH24:MI')::text",
+		"SELECT to_date('2005 J 1', 'IYYY \"J\" IW')::text, to_date('2005   12', 'FXYYYY MM')::text, to_date('2005x12', 'FXYYYY MM')::text, to_date('2005 12', 'fxYYYY MM')::text, " +
+			"to_date(' 2005 12', 'FXYYYY MM')::text, to_date('2005 12', 'YYYY FXMM')::text, to_date('2005-1-01', 'FXYYYY-MM-DD')::text, to_date('2005  12', 'FXYYYY-MM')::text, " +
+			"to_date('2005/12/ 3', 'FXYYYY/MM/DD')::text, to_date('20051203', 'FXYYYYMMDD')::text, to_date('2005 dec  03', 'FXYYYY Mon DD')::text, to_date('x2005', 'FX\"x\"YYYY')::text",
+		"SELECT id, to_date(to_char(timestamp, 'IYYY IW ID'), 'IYYY IW ID')::text, to_timestamp(to_char(timestamp, 'IY-IDDD HH24'), 'IY-IDDD HH24')::text, to_char(timestamp, 'IYYY-IW-ID IDDD')" + time18bWhere + " ORDER BY id",
+		"SELECT (x + g)::text, to_char(x + g, 'IYYY IYY IY I IW ID IDDD WW W CC Q J YYYY DDD D FMIW FMIDDD IWth'), to_char((x + g)::timestamp, 'IYYY-IW-ID') " +
+			"FROM (VALUES (date '2004-12-26'), (date '2008-12-26'), (date '2009-12-26'), (date '2015-12-26'), (date '2020-12-26'), (date '2021-12-26'), (date '2000-02-25')) v(x), generate_series(0, 12) g ORDER BY 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for _, q := range []string{
+			"SELECT to_date('2005-01', 'IYYY-MM')", "SELECT to_date('2005 01 1', 'YYYY IW ID')", "SELECT to_date('2005 300', 'YYYY IDDD')",
+			"SELECT to_date('2005 1 1', 'IYYY IW D')", "SELECT to_date('2005 1 1 10', 'IYYY IW ID DD')", "SELECT to_date('2005 100', 'IYYY DDD')",
+			"SELECT to_date('2005 Tuesday 2', 'IYYY Day ID')", "SELECT to_timestamp('Jan 2005 1', 'Mon IYYY IW')",
+			"SELECT to_date(to_char(timestamp, 'IYYY MM'), 'IYYY MM')" + time18bWhere,
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, "22007")
+		}
+		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT to_date('2005--12', 'FXYYYY-MM')", "22008")
+	}
+}
