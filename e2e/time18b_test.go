@@ -6,9 +6,6 @@ import (
 	"google.golang.org/grpc/codes"
 )
 
-// time18bWhere reads BOS's flights of two days.
-const time18bWhere = " FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02'"
-
 // TestDateTruncCenturiesAsPostgres: date_trunc to decades, centuries and millennia (any of
 // PostgreSQL's spellings) of timestamps, timestamps with time zone, dates and the flights'
 // instants, in UTC and in other zones, answers PostgreSQL's text (centuries and millennia start
@@ -28,8 +25,8 @@ func TestDateTruncCenturiesAsPostgres(t *testing.T) {
 		"SELECT date_trunc('decade', timestamptz '2010-01-01 03:00', 'Asia/Tokyo')::text, date_trunc('century', timestamptz '2001-01-01 03:00', 'America/New_York')::text, " +
 			"date_trunc('millennium', timestamp '2001-01-01 03:00', 'UTC')::text, date_trunc('decade', timestamptz '2019-12-31 23:00', '+05')::text",
 		"SELECT id, date_trunc('decade', timestamp)::text, date_trunc('century', timestamp, 'Pacific/Kiritimati')::text, date_trunc('millennium', timestamp::date)::text, " +
-			"date_trunc('decade', timestamp + (value->>'delay')::int * interval '100 days')::text" + time18bWhere + " ORDER BY id",
-		"SELECT date_trunc('decade', timestamp)::text, count(*)" + time18bWhere + " GROUP BY 1 ORDER BY 1",
+			"date_trunc('decade', timestamp + (value->>'delay')::int * interval '100 days')::text" + fn18Where + " ORDER BY id",
+		"SELECT date_trunc('decade', timestamp)::text, count(*)" + fn18Where + " GROUP BY 1 ORDER BY 1",
 	}
 	numbers := []string{
 		"SELECT extract(millennium from timestamp '2001-01-01')::text, extract(millennium from timestamp '2000-12-31 23:59:59')::text, extract(julian from date '2001-01-01')::text, " +
@@ -39,7 +36,7 @@ func TestDateTruncCenturiesAsPostgres(t *testing.T) {
 			"date_part('mils', date '2001-01-01'), date_part('dec', date '2001-01-01'), date_part('c', date '2001-01-01'), extract(millennia from date '2000-12-31')::text, " +
 			"date_part('ms', timestamp '2001-01-01 00:00:01.5'), date_part('julian', date '1677-09-22')",
 		"SELECT id, extract(millennium from timestamp)::text, date_part('julian', timestamp), extract(julian from timestamp::date)::text, extract(decade from timestamp)::text, " +
-			"extract(isoyear from timestamp - (value->>'delay')::int * interval '91 days')::text, extract(isodow from timestamp)::text, date_part('century', timestamp)" + time18bWhere + " ORDER BY id",
+			"extract(isoyear from timestamp - (value->>'delay')::int * interval '91 days')::text, extract(isodow from timestamp)::text, date_part('century', timestamp)" + fn18Where + " ORDER BY id",
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
@@ -52,7 +49,7 @@ func TestDateTruncCenturiesAsPostgres(t *testing.T) {
 			"SELECT date_trunc('year', interval '13 months 2 days')":   "date_trunc of an interval",
 			"SELECT date_trunc('decade', interval '13 years', 'UTC')":  "date_trunc of an interval",
 			"SELECT extract(julian from timestamp '2001-01-01 06:00')": "extract(julian from a timestamp)",
-			"SELECT extract(julian from timestamp)" + time18bWhere:     "extract(julian from a timestamp)",
+			"SELECT extract(julian from timestamp)" + fn18Where:        "extract(julian from a timestamp)",
 			"SELECT extract(jd from timestamptz '2001-01-01 06:00')":   "extract(julian from a timestamp)",
 		})
 	}
@@ -70,8 +67,8 @@ func TestNowIsStableAsPostgres(t *testing.T) {
 		"SELECT CASE WHEN false THEN now() + interval '1000 years' END, CASE WHEN 1 > 2 THEN date_trunc('millennium', now()) END, " +
 			"CASE WHEN false THEN current_date + 1000000 END, CASE WHEN NULL THEN localtimestamp - interval '500 years' END",
 		"SELECT id, CASE WHEN origin = 'XXX' THEN now() + interval '1000 years' END, CASE WHEN (value->>'delay')::int > 100000 THEN date_trunc('millennium', now()) END, " +
-			"COALESCE(id, (now() + interval '900 years')::text)" + time18bWhere + " ORDER BY id",
-		"SELECT id" + time18bWhere + " AND ((value->>'delay')::int > 100000 AND timestamp < now() + interval '1000 years') ORDER BY id",
+			"COALESCE(id, (now() + interval '900 years')::text)" + fn18Where + " ORDER BY id",
+		"SELECT id" + fn18Where + " AND ((value->>'delay')::int > 100000 AND timestamp < now() + interval '1000 years') ORDER BY id",
 		"SELECT now() = current_timestamp, transaction_timestamp() = now(), current_date = now()::date, " +
 			"localtimestamp = now()::timestamp, now() - interval '1 day' < now(), current_date - 1 < current_date",
 		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp > now() - interval '30 years' AND timestamp < now()",
@@ -82,8 +79,8 @@ func TestNowIsStableAsPostgres(t *testing.T) {
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
 		refusedAs(t, ctx, cl.c, codes.InvalidArgument, map[string]string{
-			"SELECT CASE WHEN origin = 'BOS' THEN now() + interval '1000 years' END" + time18bWhere: "timestamp out of range",
-			"SELECT now() + interval '1000 years'":                                                  "timestamp out of range",
+			"SELECT CASE WHEN origin = 'BOS' THEN now() + interval '1000 years' END" + fn18Where: "timestamp out of range",
+			"SELECT now() + interval '1000 years'":                                               "timestamp out of range",
 		})
 	}
 }
@@ -97,10 +94,10 @@ func TestNoFloatRoundAsPostgres(t *testing.T) {
 	for _, cl := range clients {
 		for _, q := range []string{
 			"SELECT round(1.5::float8, 1)", "SELECT round(1.5::float8, 1::bigint)", "SELECT ceil(1.5::float8, 1)", "SELECT round(1.5::real, 1)",
-			"SELECT trunc(1.5::float8, 1)", "SELECT log(2.0::float8, 8.0::float8)", "SELECT round((value->>'delay')::float8, 2)" + time18bWhere,
-			"SELECT chr(65::bigint)", "SELECT chr(3000000000)", "SELECT chr('65'::text)", "SELECT chr((value->>'delay')::bigint)" + time18bWhere,
+			"SELECT trunc(1.5::float8, 1)", "SELECT log(2.0::float8, 8.0::float8)", "SELECT round((value->>'delay')::float8, 2)" + fn18Where,
+			"SELECT chr(65::bigint)", "SELECT chr(3000000000)", "SELECT chr('65'::text)", "SELECT chr((value->>'delay')::bigint)" + fn18Where,
 			"SELECT overlay('abc' placing 'x' from 2::bigint for 1::bigint)", "SELECT overlay('abc'::text placing 'x' from 2::bigint)",
-			"SELECT overlay('abc' placing 'x' from 2 for 2::bigint)", "SELECT overlay(id placing origin from length(id)::bigint)" + time18bWhere,
+			"SELECT overlay('abc' placing 'x' from 2 for 2::bigint)", "SELECT overlay(id placing origin from length(id)::bigint)" + fn18Where,
 		} {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, "42883")
 		}
@@ -129,7 +126,7 @@ func TestToDateISOWeeksAsPostgres(t *testing.T) {
 		"SELECT to_date('2005 J 1', 'IYYY \"J\" IW')::text, to_date('2005   12', 'FXYYYY MM')::text, to_date('2005x12', 'FXYYYY MM')::text, to_date('2005 12', 'fxYYYY MM')::text, " +
 			"to_date(' 2005 12', 'FXYYYY MM')::text, to_date('2005 12', 'YYYY FXMM')::text, to_date('2005-1-01', 'FXYYYY-MM-DD')::text, to_date('2005  12', 'FXYYYY-MM')::text, " +
 			"to_date('2005/12/ 3', 'FXYYYY/MM/DD')::text, to_date('20051203', 'FXYYYYMMDD')::text, to_date('2005 dec  03', 'FXYYYY Mon DD')::text, to_date('x2005', 'FX\"x\"YYYY')::text",
-		"SELECT id, to_date(to_char(timestamp, 'IYYY IW ID'), 'IYYY IW ID')::text, to_timestamp(to_char(timestamp, 'IY-IDDD HH24'), 'IY-IDDD HH24')::text, to_char(timestamp, 'IYYY-IW-ID IDDD')" + time18bWhere + " ORDER BY id",
+		"SELECT id, to_date(to_char(timestamp, 'IYYY IW ID'), 'IYYY IW ID')::text, to_timestamp(to_char(timestamp, 'IY-IDDD HH24'), 'IY-IDDD HH24')::text, to_char(timestamp, 'IYYY-IW-ID IDDD')" + fn18Where + " ORDER BY id",
 		"SELECT (x + g)::text, to_char(x + g, 'IYYY IYY IY I IW ID IDDD WW W CC Q J YYYY DDD D FMIW FMIDDD IWth'), to_char((x + g)::timestamp, 'IYYY-IW-ID') " +
 			"FROM (VALUES (date '2004-12-26'), (date '2008-12-26'), (date '2009-12-26'), (date '2015-12-26'), (date '2020-12-26'), (date '2021-12-26'), (date '2000-02-25')) v(x), generate_series(0, 12) g ORDER BY 1",
 	}
@@ -139,7 +136,7 @@ func TestToDateISOWeeksAsPostgres(t *testing.T) {
 			"SELECT to_date('2005-01', 'IYYY-MM')", "SELECT to_date('2005 01 1', 'YYYY IW ID')", "SELECT to_date('2005 300', 'YYYY IDDD')",
 			"SELECT to_date('2005 1 1', 'IYYY IW D')", "SELECT to_date('2005 1 1 10', 'IYYY IW ID DD')", "SELECT to_date('2005 100', 'IYYY DDD')",
 			"SELECT to_date('2005 Tuesday 2', 'IYYY Day ID')", "SELECT to_timestamp('Jan 2005 1', 'Mon IYYY IW')",
-			"SELECT to_date(to_char(timestamp, 'IYYY MM'), 'IYYY MM')" + time18bWhere,
+			"SELECT to_date(to_char(timestamp, 'IYYY MM'), 'IYYY MM')" + fn18Where,
 		} {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, "22007")
 		}
