@@ -58,8 +58,9 @@ func TestDateTruncCenturiesAsPostgres(t *testing.T) {
 // TestNowIsStableAsPostgres: now(), current_timestamp, localtimestamp and current_date are one
 // instant for the whole statement, evaluated where PostgreSQL evaluates them: an arm or operand
 // PostgreSQL never evaluates (a CASE arm no row takes, one its planner drops) does not fail on
-// a sum past the engine's range, as it answers; a read bounded by now() ± an interval or
-// current_date - n still routes by that instant (the counts are PostgreSQL's). A sum past the
+// a sum past the engine's range, as it answers; a read bounded by now() ± an interval,
+// date_trunc(unit, now()) or current_date - n still routes by that instant (the counts are
+// PostgreSQL's). A sum past the
 // range that is evaluated is 22008 (PostgreSQL's range is larger: it answers).
 func TestNowIsStableAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
@@ -75,6 +76,11 @@ func TestNowIsStableAsPostgres(t *testing.T) {
 		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp BETWEEN now() - interval '30 years' AND current_timestamp + interval '1 day'",
 		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= current_date - 11000 AND timestamp < current_date",
 		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= localtimestamp - interval '30 years' AND timestamp < now() AT TIME ZONE 'UTC'",
+		// date_trunc of now() in UTC bounds a read too (the Grafana idiom of today's rows).
+		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= date_trunc('day', now()) AND timestamp < now()",
+		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= date_trunc('year', now()) - interval '30 years' AND timestamp < date_trunc('week', now())",
+		"SELECT CASE WHEN false THEN date_trunc('day', now()) + interval '1000 years' END, date_trunc('day', localtimestamp) = date_trunc('day', now())::timestamp, " +
+			"date_trunc('day', now(), 'UTC') = date_trunc('day', now())",
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)

@@ -1320,6 +1320,7 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, unimplemented("date_trunc with a unit that is not a string literal")
 		}
 		var trunc truncFunc
+		var floor func(time.Time) time.Time
 		days := true
 		if u, ok := lookupUnit(s); ok && (u == "decade" || u == "century" || u == "millennium") {
 			// Units of years from year 1, which round_calendar cannot express: URNPostgres'
@@ -1334,6 +1335,7 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 			}
 			bin := routing.TruncBinning(unit)
 			trunc = func(ts expr.Expression) (expr.Expression, error) { return binExprOf(bd.b, ts, bin) }
+			floor = bin.Floor
 			days = unit >= routing.TruncDay
 		}
 		zone := ""
@@ -1342,7 +1344,7 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 				return bval{}, unimplemented("date_trunc with a time zone that is not a text constant")
 			}
 		}
-		return bd.truncIn(trunc, days, args[1], zone, sc)
+		return bd.truncIn(trunc, floor, days, args[1], zone, sc)
 	}
 	if len(args) != 3 {
 		return bval{}, errorf(InvalidArgument, "date_bin takes three arguments (stride, timestamp, origin)")

@@ -208,7 +208,33 @@ func (bd *binder) retypeTimestamp(e expr.Expression, t types.Type) (expr.Express
 // type).
 type truncFunc func(ts expr.Expression) (expr.Expression, error)
 
-// truncIn binds date_trunc(unit, src[, zone]) by trunc. Without a zone (zone "") it truncates
+// foldStableTrunc is date_trunc in UTC of now() (stable_value of a timestamp literal) by floor:
+// stable_value of the truncated instant, so that timestamp >= date_trunc('day', now()) bounds a
+// read as now() does. ok is false for any other ts and for a start outside the nanosecond range.
+func (bd *binder) foldStableTrunc(ts expr.Expression, floor func(time.Time) time.Time) (bval, bool, error) {
+	x, stable := stableArg(ts)
+	lit, ok := x.(*expr.ProtoLiteral)
+	if !stable || !ok || floor == nil {
+		return bval{}, false, nil
+	}
+	ns, ok := lit.Value.(int64)
+	if !ok {
+		return bval{}, false, nil
+	}
+	t := floor(time.Unix(0, ns).UTC())
+	if checkNanoRange(t) != nil {
+		return bval{}, false, nil
+	}
+	var out expr.Expression = tsLiteral(t)
+	if isWallclock(lit.GetType()) {
+		out = expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)
+	}
+	v, err := bd.stable(out)
+	return v, true, err
+}
+
+// truncIn binds date_trunc(unit, src[, zone]) by trunc (of now() in UTC by floor, where not
+// nil: foldStableTrunc). Without a zone (zone "") it truncates
 // src, keeping a timestamp without time zone; in UTC, src as a timestamp with time zone. In
 // another zone PostgreSQL truncates the wall clock of src in zone and returns the instant of the
 // truncated wall clock there (timestamptz_trunc_zone), which is timezone(zone,
@@ -218,7 +244,7 @@ type truncFunc func(ts expr.Expression) (expr.Expression, error)
 // reference instant.
 // Its result in a zone is a timestamp with time zone; the executor's store pushdown does not
 // see it as a time bin (a bin in another zone is not one of the stores' UTC bins).
-func (bd *binder) truncIn(trunc truncFunc, days bool, src *pg.Node, zone string, sc *scope) (bval, error) {
+func (bd *binder) truncIn(trunc truncFunc, floor func(time.Time) time.Time, days bool, src *pg.Node, zone string, sc *scope) (bval, error) {
 	z := pgzone.Fixed(0)
 	if zone != "" {
 		var err error
@@ -242,6 +268,9 @@ func (bd *binder) truncIn(trunc truncFunc, days bool, src *pg.Node, zone string,
 		}
 	}
 	if zone == "" || isUTCName(zone) {
+		if v, ok, err := bd.foldStableTrunc(ts, floor); ok || err != nil {
+			return v, err
+		}
 		t, err := trunc(ts)
 		return typed(t), err
 	}
