@@ -92,7 +92,7 @@ func TestNowIsStableAsPostgres(t *testing.T) {
 }
 
 // TestNoFloatRoundAsPostgres: round, trunc and ceil of a float with a number of places, and chr
-// and overlay with bigint, numeric or text where PostgreSQL's parameters are integer, are
+// and overlay with a bigint, numeric or text where PostgreSQL's parameters are integer, are
 // PostgreSQL's 42883 "function … does not exist" in its words (no implicit cast narrows them);
 // their integer forms answer its values.
 func TestNoFloatRoundAsPostgres(t *testing.T) {
@@ -104,6 +104,8 @@ func TestNoFloatRoundAsPostgres(t *testing.T) {
 			"SELECT chr(65::bigint)", "SELECT chr(3000000000)", "SELECT chr('65'::text)", "SELECT chr((value->>'delay')::bigint)" + fn18Where,
 			"SELECT overlay('abc' placing 'x' from 2::bigint for 1::bigint)", "SELECT overlay('abc'::text placing 'x' from 2::bigint)",
 			"SELECT overlay('abc' placing 'x' from 2 for 2::bigint)", "SELECT overlay(id placing origin from length(id)::bigint)" + fn18Where,
+			"SELECT chr(65.0)", "SELECT overlay('abc' placing 'x' from 2.0)", "SELECT chr((value->>'delay')::numeric)" + fn18Where,
+			"SELECT overlay(id placing 'x' from 1.5)" + fn18Where,
 		} {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, "42883")
 		}
