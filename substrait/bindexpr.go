@@ -2169,7 +2169,10 @@ func (bd *binder) untypedTimestampArith(op string, l, r bval) (bval, bool, error
 	return bval{}, false, nil
 }
 
-// timestampArith folds constant timestamp ± interval (now() - interval '1 day').
+// timestampArith folds constant timestamp ± interval (now() - interval '1 day'). now()'s sum
+// is folded as stable as now() (stable_value: the route reads it, the executor does not fold
+// it again); one outside the nanosecond range is left to the executor, which raises 22008 only
+// where the sum is evaluated, as PostgreSQL evaluates a stable function's sum.
 func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	iv, ok := r.intervalConst()
 	if !ok {
@@ -2180,9 +2183,10 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	}
 	var t time.Time
 	wall := false // a timestamp without time zone constant
+	x, stable := stableArg(l.e)
 	switch {
 	case l.e != nil:
-		lit, ok := l.e.(*expr.ProtoLiteral)
+		lit, ok := x.(*expr.ProtoLiteral)
 		if !ok {
 			return bd.columnPlusInterval(op, l, iv)
 		}
@@ -2229,13 +2233,46 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	// clamped, as the column path's timestamp_add raises it (PostgreSQL answers such a
 	// value, which this engine cannot hold; docs/sql.md).
 	if checkNanoRange(t) != nil {
+		if stable {
+			return bd.columnPlusInterval(op, l, iv)
+		}
 		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
 	}
+	var out expr.Expression = tsLiteral(t)
 	if wall {
 		// A timestamp without time zone (TIMESTAMP '…', date ± interval) keeps its type.
-		return typed(expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)), true, nil
+		out = expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)
 	}
-	return typed(tsLiteral(t)), true, nil
+	if stable {
+		v, err := bd.stable(out)
+		return v, true, err
+	}
+	return typed(out), true, nil
+}
+
+// stableFn is URNPostgres' stable_value(x) (scan/ops constfold.go): x, the statement's value of
+// a function PostgreSQL marks stable (now(), current_timestamp, current_date), computed once
+// per statement here (BindOptions.Now) and read as x by the executor, whose constant folder
+// leaves it unfolded as PostgreSQL's planner leaves stable functions: an expression over it
+// fails only where it is evaluated. Routes and the binder's own folds read x (literalOf,
+// stableArg), so that timestamp > now() - interval '1 day' bounds a read by the same instant
+// the executor compares with.
+const stableFn = "stable_value"
+
+// stable binds stable_value(lit).
+func (bd *binder) stable(lit expr.Expression) (bval, error) {
+	f, err := bd.fn(URNPostgres, stableFn, lit.GetType(), lit)
+	return typed(f), err
+}
+
+// stableArg returns x of stable_value(x) and true, or e and false.
+func stableArg(e expr.Expression) (expr.Expression, bool) {
+	if f, ok := e.(*expr.ScalarFunction); ok && f.Name() == stableFn && f.ID().URN == URNPostgres && f.NArgs() == 1 {
+		if x, ok := f.Arg(0).(expr.Expression); ok {
+			return x, true
+		}
+	}
+	return e, false
 }
 
 // dateIntervalArith binds date ± interval and interval + date as PostgreSQL does: the date is
@@ -2857,9 +2894,9 @@ func (bd *binder) sqlValue(f *pg.SQLValueFunction) (bval, error) {
 	switch f.GetOp() {
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N,
 		pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
-		return typed(tsLiteral(bd.clock())), nil
+		return bd.stable(tsLiteral(bd.clock()))
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
-		return typed(expr.NewPrimitiveLiteral(types.Date(bd.clock().Unix()/86400), true)), nil
+		return bd.stable(expr.NewPrimitiveLiteral(types.Date(bd.clock().Unix()/86400), true))
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER,
 		pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
 		return typed(expr.NewPrimitiveLiteral(bd.user(), true)), nil

@@ -711,7 +711,10 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case "current_user", "session_user", "user":
 		return typed(expr.NewPrimitiveLiteral(bd.user(), true)), nargs(0, 0)
 	case "now", "transaction_timestamp", "statement_timestamp", "current_timestamp", "localtimestamp":
-		return typed(tsLiteral(bd.clock())), nargs(0, 0)
+		if err := nargs(0, 0); err != nil {
+			return bval{}, err
+		}
+		return bd.stable(tsLiteral(bd.clock()))
 	case "date_trunc", "date_bin":
 		return bd.timeBin(fc, sc)
 	case "round", "trunc", "ceil", "ceiling", "floor":
@@ -934,6 +937,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := nargs(1, 1); err != nil {
 			return bval{}, err
 		}
+		if err := integerArgs("chr", args, 0); err != nil {
+			return bval{}, err
+		}
 		e, err := bd.coerce(args[0], i64Type(), "argument 1 of chr")
 		if err != nil {
 			return bval{}, err
@@ -944,6 +950,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case "overlay":
 		// overlay(s PLACING t FROM n [FOR m]), the grammar's overlay(s, t, n[, m]), of text.
 		if err := nargs(3, 4); err != nil {
+			return bval{}, err
+		}
+		if err := integerArgs("pg_catalog.overlay", args, 2); err != nil {
 			return bval{}, err
 		}
 		es := make([]expr.Expression, len(args))
@@ -1021,13 +1030,13 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			field = "DOW"
 		case "DAYOFYEAR":
 			field = "DOY"
+		case "J", "JD":
+			field = "JULIAN" // PostgreSQL's datetktbl spellings of julian
 		default:
-			// PostgreSQL reads the plural of a unit as the unit (extract(milliseconds …)).
-			if f := strings.TrimSuffix(field, "S"); f != field && datePartFields[f] {
-				field = f
-			}
-			if field == "CENTURIES" {
-				field = "CENTURY"
+			// PostgreSQL reads a unit by its spellings (DecodeUnits: plurals, abbreviations,
+			// extract(milliseconds …), date_part('c', …)).
+			if u, ok := lookupUnit(field); ok {
+				field = strings.ToUpper(strings.TrimSuffix(u, "s"))
 			}
 		}
 		if isIntervalVal(args[1]) {
@@ -1045,6 +1054,15 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			}
 			return bval{}, quoting(InvalidArgument, "22023", "unit %q not recognized for type "+typ, strings.ToLower(*args[0].str))
 		}
+		if field == "JULIAN" && name == "extract" {
+			// extract(julian from a date) is the Julian day; from a timestamp PostgreSQL
+			// answers the day's fraction too, in a numeric whose scale follows the value
+			// (numeric_div's), which is not computed here.
+			if args[1].untyped() || familyOf(args[1].typ()) != famDate {
+				return bval{}, unimplemented("extract(julian from a timestamp)")
+			}
+			field = "JULIAN_DAY"
+		}
 		ts, err := bd.coerce(args[1], tsType(), "argument 2 of "+name)
 		if err != nil {
 			return bval{}, err
@@ -1052,7 +1070,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		// Fields with a fraction are double precision (PostgreSQL: extract answers numeric with
 		// six decimals); the others bigint from extract (numeric in PostgreSQL, always
 		// integral) and double precision from date_part, as PostgreSQL types it.
-		fraction := field == "EPOCH" || field == "SECOND" || field == "MILLISECOND"
+		fraction := field == "EPOCH" || field == "SECOND" || field == "MILLISECOND" || field == "JULIAN"
 		out := i64Type()
 		if fraction {
 			out = fp64Type()
@@ -1253,6 +1271,19 @@ func unknownFunction(name string, args []bval) *Error {
 	return e
 }
 
+// integerArgs refuses name(args) as PostgreSQL's 42883 "function name(types) does not exist"
+// when an argument from the index from on is not a smallint or an integer (bigint, numeric, a
+// float, text…): its int4 parameters take those and untyped constants alone, no implicit cast
+// narrows (chr, overlay).
+func integerArgs(name string, args []bval, from int) error {
+	for _, a := range args[from:] {
+		if !a.untyped() && (familyOf(a.typ()) != famInt || numRank(a.typ()) > numRank(i32Type())) {
+			return &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s(%s) does not exist", name, argTypeNames(args))}
+		}
+	}
+	return nil
+}
+
 // argTypeNames names the arguments' types as PostgreSQL's "function f(…) does not exist"
 // does: argTypeName's, separated by ", ".
 func argTypeNames(args []bval) string {
@@ -1267,23 +1298,21 @@ func argTypeNames(args []bval) string {
 var datePartFields = map[string]bool{
 	"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "ISOYEAR": true, "DAY": true, "DOW": true,
 	"ISODOW": true, "DOY": true, "HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true,
-	"MICROSECOND": true, "DECADE": true, "CENTURY": true, "EPOCH": true,
+	"MICROSECOND": true, "DECADE": true, "CENTURY": true, "MILLENNIUM": true, "JULIAN": true, "EPOCH": true,
 }
 
 // pgDatePartFields are the fields of a timestamp or date PostgreSQL's extract and date_part
-// take that scan/ops does not implement (its DecodeUnits units: julian, millennium, the time
-// zone's offset).
+// take that scan/ops does not implement (its DecodeUnits units: the time zone's offset).
 var pgDatePartFields = map[string]bool{
-	"JULIAN": true, "MILLENNIUM": true, "MILLENNIA": true, "TIMEZONE": true, "TIMEZONE_HOUR": true, "TIMEZONE_MINUTE": true,
+	"TIMEZONE": true, "TIMEZONE_HOUR": true, "TIMEZONE_MINUTE": true,
 }
 
-// timeBin binds date_trunc(unit, ts[, 'UTC']) and date_bin(stride, ts, origin) over any
-// timestamp expression, onto round_calendar and round_temporal (groupby.go's encoding).
+// timeBin binds date_trunc(unit, ts[, zone]) and date_bin(stride, ts, origin) over any
+// timestamp expression, onto round_calendar and round_temporal (groupby.go's encoding), and
+// date_trunc to decades, centuries and millennia onto URNPostgres' date_trunc (truncIn).
 func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 	name := funcName(fc)
 	args := fc.GetArgs()
-	var bin routing.Binning
-	var src *pg.Node
 	if name == "date_trunc" {
 		if len(args) != 2 && len(args) != 3 {
 			return bval{}, errorf(InvalidArgument, "date_trunc takes two or three arguments")
@@ -1292,46 +1321,57 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if !ok {
 			return bval{}, unimplemented("date_trunc with a unit that is not a string literal")
 		}
-		unit, err := parseTruncUnit(s)
-		if err != nil {
-			return bval{}, err
+		var trunc truncFunc
+		var floor func(time.Time) time.Time
+		days := true
+		if u, ok := lookupUnit(s); ok && (u == "decade" || u == "century" || u == "millennium") {
+			// Units of years from year 1, which round_calendar cannot express: URNPostgres'
+			// date_trunc (scan/ops datetrunc.go), never a store's time bin.
+			trunc = func(ts expr.Expression) (expr.Expression, error) {
+				return bd.fn(URNPostgres, "date_trunc", ts.GetType(), types.Enum(strings.ToUpper(u)), ts)
+			}
+		} else {
+			unit, err := parseTruncUnit(s)
+			if err != nil {
+				return bval{}, err
+			}
+			bin := routing.TruncBinning(unit)
+			trunc = func(ts expr.Expression) (expr.Expression, error) { return binExprOf(bd.b, ts, bin) }
+			floor = bin.Floor
+			days = unit >= routing.TruncDay
 		}
+		zone := ""
 		if len(args) == 3 {
-			zone, ok := textLiteral(args[2])
-			if !ok {
+			if zone, ok = textLiteral(args[2]); !ok {
 				return bval{}, unimplemented("date_trunc with a time zone that is not a text constant")
 			}
-			if !isUTCName(zone) {
-				return bd.truncInZone(routing.TruncBinning(unit), args[1], zone, sc)
-			}
 		}
-		bin, src = routing.TruncBinning(unit), args[1]
-	} else {
-		if len(args) != 3 {
-			return bval{}, errorf(InvalidArgument, "date_bin takes three arguments (stride, timestamp, origin)")
-		}
-		s, ok := intervalLiteral(args[0])
-		if !ok {
-			return bval{}, unimplemented("date_bin with a stride that is not an interval literal")
-		}
-		stride, err := parseStride(s)
-		if err != nil {
-			return bval{}, err
-		}
-		origin, err := originLiteral(args[2])
-		if err != nil {
-			return bval{}, err
-		}
-		bin, src = routing.StrideBinning(stride, origin), args[1]
+		return bd.truncIn(trunc, floor, days, args[1], zone, sc)
 	}
-	v, err := bd.bindExpr(src, sc)
+	if len(args) != 3 {
+		return bval{}, errorf(InvalidArgument, "date_bin takes three arguments (stride, timestamp, origin)")
+	}
+	s, ok := intervalLiteral(args[0])
+	if !ok {
+		return bval{}, unimplemented("date_bin with a stride that is not an interval literal")
+	}
+	stride, err := parseStride(s)
+	if err != nil {
+		return bval{}, err
+	}
+	origin, err := originLiteral(args[2])
+	if err != nil {
+		return bval{}, err
+	}
+	bin := routing.StrideBinning(stride, origin)
+	v, err := bd.bindExpr(args[1], sc)
 	if err != nil {
 		return bval{}, err
 	}
 	ts := v.e
 	if v.untyped() || !isWallclock(v.typ()) {
-		// A timestamp without time zone keeps its type (PostgreSQL's date_trunc(text,
-		// timestamp) and date_bin(interval, timestamp, timestamp) return one).
+		// A timestamp without time zone keeps its type (PostgreSQL's date_bin(interval,
+		// timestamp, timestamp) returns one).
 		if ts, err = bd.coerce(v, tsType(), "argument 2 of "+name); err != nil {
 			return bval{}, err
 		}
@@ -1452,14 +1492,12 @@ func (bd *binder) mathFunc(name string, raw []*pg.Node, args []bval, nargs func(
 	if kernel == "power" || kernel == "mod" {
 		want = 2
 	}
-	if len(args) == 2 && kernel == "trunc" {
-		// trunc(numeric, integer) is its only two-argument form (numericCall binds it).
-		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function trunc(%s, %s) does not exist", argTypeName(args[0]), argTypeName(args[1]))}
-	}
-	if len(args) == 2 && kernel == "log10" {
-		// log(numeric, numeric) is its only two-argument form (numericCall binds it, integers
-		// too); a float has no implicit cast to numeric.
-		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function log(%s, %s) does not exist", argTypeName(args[0]), argTypeName(args[1]))}
+	if len(args) == 2 && (kernel == "trunc" || kernel == "log10" || kernel == "round") || len(args) > 0 && len(args) != want {
+		// trunc(numeric, integer), round(numeric, integer) and log(numeric, numeric) are their
+		// only two-argument forms (numericCall binds them, integers too); a float has no
+		// implicit cast to numeric: PostgreSQL finds no function (42883), as for any other
+		// count of arguments.
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s(%s) does not exist", name, argTypeNames(args))}
 	}
 	if err := nargs(want, want); err != nil {
 		return bval{}, err

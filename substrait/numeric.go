@@ -738,6 +738,12 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		}
 		v, err := bd.numericFunc(name, args)
 		return v, true, err
+	case "chr", "overlay":
+		// No numeric form, and no implicit cast from numeric to their integer and text
+		// parameters: PostgreSQL's 42883 (bindfunc.go's integerArgs).
+		if err := integerArgs(map[string]string{"chr": "chr", "overlay": "pg_catalog.overlay"}[name], args, 0); err != nil {
+			return bval{}, true, err
+		}
 	}
 	return bval{}, true, refused(Unimplemented, "0A000", "%s of numeric values is not supported", name)
 }

@@ -433,10 +433,11 @@ func relName(rel plan.Rel) string {
 // substraitOps maps Substrait comparison functions to SQL operators.
 var substraitOps = map[string]string{"equal": "=", "not_equal": "<>", "lt": "<", "gt": ">", "lte": "<=", "gte": ">="}
 
-// literalOf unwraps casts around a literal; a cast to a string or timestamp type keeps the
+// literalOf unwraps casts and stable_value around a literal; a cast to a string or timestamp type keeps the
 // literal's value, which stringLiteral/timestampLiteralValue then interpret.
 func literalOf(e expr.Expression) (expr.Literal, bool) {
 	for {
+		e, _ = stableArg(e) // now()'s instant, as the executor reads it
 		c, ok := e.(*expr.Cast)
 		if !ok {
 			break

@@ -11,7 +11,6 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/flightsrv/flightsrv/internal/pgzone"
-	"github.com/flightsrv/flightsrv/routing"
 )
 
 // This file binds PostgreSQL's time zone conversions (docs/sql.md, "Time zones"):
@@ -112,11 +111,16 @@ func (bd *binder) convertZone(e expr.Expression, z pgzone.Zone) (bval, error) {
 	if isWallclock(e.GetType()) {
 		out = tsType()
 	}
-	if v, ok := foldZone(e, z); ok {
+	x, stable := stableArg(e)
+	if v, ok := foldZone(x, z); ok {
+		var lit expr.Expression = expr.NewPrecisionTimestampTzLiteral(v, types.PrecisionNanoSeconds, nullableN)
 		if isWallclock(out) {
-			return typed(expr.NewPrecisionTimestampLiteral(v, types.PrecisionNanoSeconds, nullableN)), nil
+			lit = expr.NewPrecisionTimestampLiteral(v, types.PrecisionNanoSeconds, nullableN)
 		}
-		return typed(expr.NewPrecisionTimestampTzLiteral(v, types.PrecisionNanoSeconds, nullableN)), nil
+		if stable {
+			return bd.stable(lit)
+		}
+		return typed(lit), nil
 	}
 	f, err := bd.fn(URNPostgres, "timezone", out, types.Enum(z.Spec()), e)
 	return typed(f), err
@@ -174,12 +178,18 @@ func isWallclock(t types.Type) bool {
 // retypeTimestamp converts between the two timestamp types in the session's zone, UTC: a
 // literal keeps its value under the other type; any other expression is timezone('UTC', e).
 func (bd *binder) retypeTimestamp(e expr.Expression, t types.Type) (expr.Expression, error) {
-	if lit, ok := e.(*expr.ProtoLiteral); ok {
+	x, stable := stableArg(e)
+	if lit, ok := x.(*expr.ProtoLiteral); ok {
 		if ns, ok := lit.Value.(int64); ok {
+			var out expr.Expression = expr.NewPrecisionTimestampTzLiteral(ns, types.PrecisionNanoSeconds, nullableN)
 			if isWallclock(t) {
-				return expr.NewPrecisionTimestampLiteral(ns, types.PrecisionNanoSeconds, nullableN), nil
+				out = expr.NewPrecisionTimestampLiteral(ns, types.PrecisionNanoSeconds, nullableN)
 			}
-			return expr.NewPrecisionTimestampTzLiteral(ns, types.PrecisionNanoSeconds, nullableN), nil
+			if stable {
+				v, err := bd.stable(out)
+				return v.e, err
+			}
+			return out, nil
 		}
 	}
 	if _, null := e.(*expr.NullLiteral); null {
@@ -194,36 +204,85 @@ func (bd *binder) retypeTimestamp(e expr.Expression, t types.Type) (expr.Express
 	return v.e, err
 }
 
-// truncInZone binds date_trunc(unit, src, zone) for a zone other than UTC: PostgreSQL truncates
-// the wall clock of src in zone and returns the instant of the truncated wall clock there
-// (timestamptz_trunc_zone), which is timezone(zone, date_trunc(unit, timezone(zone, src))) for
-// days and longer units; to hours and finer it keeps the offset src had (its
-// timestamptz_trunc_internal resolves the offset again only from days up), which is the
-// timezone kernel's three-argument form with src as the reference instant.
-// Its result is a timestamp with time zone; the executor's store pushdown does not see it as a
-// time bin (a bin in another zone is not one of the stores' UTC bins).
-func (bd *binder) truncInZone(bin routing.Binning, src *pg.Node, zone string, sc *scope) (bval, error) {
-	z, err := zoneOf(bval{str: &zone})
-	if err != nil {
-		return bval{}, err
+// truncFunc builds a date_trunc of a timestamp expression (its result has the argument's
+// type).
+type truncFunc func(ts expr.Expression) (expr.Expression, error)
+
+// foldStableTrunc is date_trunc in UTC of now() (stable_value of a timestamp literal) by floor:
+// stable_value of the truncated instant, so that timestamp >= date_trunc('day', now()) bounds a
+// read as now() does. ok is false for any other ts and for a start outside the nanosecond range.
+func (bd *binder) foldStableTrunc(ts expr.Expression, floor func(time.Time) time.Time) (bval, bool, error) {
+	x, stable := stableArg(ts)
+	lit, ok := x.(*expr.ProtoLiteral)
+	if !stable || !ok || floor == nil {
+		return bval{}, false, nil
+	}
+	ns, ok := lit.Value.(int64)
+	if !ok {
+		return bval{}, false, nil
+	}
+	t := floor(time.Unix(0, ns).UTC())
+	if checkNanoRange(t) != nil {
+		return bval{}, false, nil
+	}
+	var out expr.Expression = tsLiteral(t)
+	if isWallclock(lit.GetType()) {
+		out = expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)
+	}
+	v, err := bd.stable(out)
+	return v, true, err
+}
+
+// truncIn binds date_trunc(unit, src[, zone]) by trunc (of now() in UTC by floor, where not
+// nil: foldStableTrunc). Without a zone (zone "") it truncates
+// src, keeping a timestamp without time zone; in UTC, src as a timestamp with time zone. In
+// another zone PostgreSQL truncates the wall clock of src in zone and returns the instant of the
+// truncated wall clock there (timestamptz_trunc_zone), which is timezone(zone,
+// date_trunc(unit, timezone(zone, src))) for days and longer units (days true); to hours and
+// finer it keeps the offset src had (its timestamptz_trunc_internal resolves the offset again
+// only from days up), which is the timezone kernel's three-argument form with src as the
+// reference instant.
+// Its result in a zone is a timestamp with time zone; the executor's store pushdown does not
+// see it as a time bin (a bin in another zone is not one of the stores' UTC bins).
+func (bd *binder) truncIn(trunc truncFunc, floor func(time.Time) time.Time, days bool, src *pg.Node, zone string, sc *scope) (bval, error) {
+	z := pgzone.Fixed(0)
+	if zone != "" {
+		var err error
+		if z, err = zoneOf(bval{str: &zone}); err != nil {
+			return bval{}, err
+		}
 	}
 	v, err := bd.bindExpr(src, sc)
 	if err != nil {
 		return bval{}, err
 	}
-	ts, err := bd.coerce(v, tsType(), "argument 2 of date_trunc")
-	if err != nil {
-		return bval{}, err
+	if isIntervalVal(v) {
+		return bval{}, unimplemented("date_trunc of an interval")
+	}
+	ts := v.e
+	if zone != "" || v.untyped() || !isWallclock(v.typ()) {
+		// A timestamp without time zone keeps its type (PostgreSQL's date_trunc(text,
+		// timestamp) returns one); with a zone it is a timestamp with time zone.
+		if ts, err = bd.coerce(v, tsType(), "argument 2 of date_trunc"); err != nil {
+			return bval{}, err
+		}
+	}
+	if zone == "" || isUTCName(zone) {
+		if v, ok, err := bd.foldStableTrunc(ts, floor); ok || err != nil {
+			return v, err
+		}
+		t, err := trunc(ts)
+		return typed(t), err
 	}
 	wall, err := bd.convertZone(ts, z)
 	if err != nil {
 		return bval{}, err
 	}
-	t, err := binExprOf(bd.b, wall.e, bin)
+	t, err := trunc(wall.e)
 	if err != nil {
 		return bval{}, err
 	}
-	if bin.Unit >= routing.TruncDay {
+	if days {
 		return bd.convertZone(t, z)
 	}
 	f, err := bd.fn(URNPostgres, "timezone", tsType(), types.Enum(z.Spec()), t, ts)
@@ -276,7 +335,12 @@ func (bd *binder) dateArith(op string, l, r bval) (bval, bool, error) {
 				return bval{}, true, err
 			}
 		}
-		if v, ok := foldDateAdd(de, ne); ok {
+		x, stable := stableArg(de)
+		if v, ok := foldDateAdd(x, ne); ok {
+			if stable {
+				v, err := bd.stable(v)
+				return v, true, err
+			}
 			return typed(v), true, nil
 		}
 		f, err := bd.fn(URNPostgres, "date_add_days", dateType(), de, ne)

@@ -20,10 +20,13 @@ import (
 //     it (PostgreSQL's DCH_from_char, outside FX mode) for the patterns BI tools write —
 //     YYYY, MM, DD, HH24, MI, SS, MS, US, the 12-hour clock (HH12, HH) with a meridiem
 //     indicator (AM, PM, A.M., P.M.), month names (Mon, Month), day names (Dy, Day: read and
-//     ignored), DDD (day of the year), J (Julian day), Y,YYY, all in either case, the FM prefix and
-//     TH suffix, separators and spaces, "quoted" text; Superset writes
+//     ignored, but in an ISO week), DDD (day of the year), J (Julian day), Y,YYY, YYY, YY
+//     and Y (adjust_partial_year_to_2020), D (read and ignored), ISO 8601 week dates (IYYY,
+//     IYY, IY, I, IW, ID, IDDD: isoweekdate2date; mixed with Gregorian patterns 22007
+//     "invalid combination of date conventions"), FX (exact mode), all in either case, the
+//     FM prefix and TH suffix, separators and spaces, "quoted" text; Superset writes
 //     TO_TIMESTAMP('2001-03-01 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US'). Any other
-//     PostgreSQL pattern (IYYY, IW, TZ, FF1, FX, the TM and SP modifiers…) is
+//     PostgreSQL pattern (WW, W, CC, Q, RM, TZ, FF1, the TM and SP modifiers…) is
 //     Unimplemented naming the pattern; a value the format cannot read, or a
 //     field out of its range, is InvalidArgument with PostgreSQL's SQLSTATE (22007, 22008),
 //     quoting neither.
@@ -183,7 +186,36 @@ var dchKeywords = func() []string {
 }()
 
 // supportedDCH are the numeric patterns to_timestamp reads here, with their fixed widths.
-var supportedDCH = map[string]int{"YYYY": 4, "MM": 2, "DD": 2, "HH24": 2, "HH12": 2, "HH": 2, "MI": 2, "SS": 2, "MS": 3, "US": 6, "DDD": 3, "J": 1, "Y,YYY": 5}
+var supportedDCH = map[string]int{"YYYY": 4, "MM": 2, "DD": 2, "HH24": 2, "HH12": 2, "HH": 2, "MI": 2, "SS": 2, "MS": 3, "US": 6, "DDD": 3, "J": 1, "Y,YYY": 5,
+	"YYY": 3, "YY": 2, "Y": 1, "D": 1, "IYYY": 4, "IYY": 3, "IY": 2, "I": 1, "IW": 2, "ID": 1, "IDDD": 3}
+
+// dchMode is the date convention a pattern belongs to (PostgreSQL's DCH_keywords date_mode):
+// 'G' Gregorian, 'I' ISO 8601 week dates; the others belong to neither. One format mixing
+// them is 22007 "invalid combination of date conventions" (from_char_set_mode).
+var dchMode = map[string]byte{
+	"DDD": 'G', "DD": 'G', "D": 'G', "MM": 'G', "MONTH": 'G', "MON": 'G', "Y,YYY": 'G', "YYYY": 'G', "YYY": 'G', "YY": 'G', "Y": 'G',
+	"IDDD": 'I', "ID": 'I', "IW": 'I', "IYYY": 'I', "IYY": 'I', "IY": 'I', "I": 'I',
+}
+
+// partialYears are the patterns of fewer than four year digits, whose value read from fewer
+// than four characters PostgreSQL's adjust_partial_year_to_2020 places near 2020.
+var partialYears = map[string]bool{"YYY": true, "YY": true, "Y": true, "IYY": true, "IY": true, "I": true}
+
+// adjustPartialYear is PostgreSQL's adjust_partial_year_to_2020: 0-69 are 2000-2069, 70-99
+// 1970-1999, 100-519 2100-2519, 520-999 1520-1999.
+func adjustPartialYear(y int64) int64 {
+	switch {
+	case y < 70:
+		return y + 2000
+	case y < 100:
+		return y + 1900
+	case y < 520:
+		return y + 2000
+	case y < 1000:
+		return y + 1000
+	}
+	return y
+}
 
 // dchNames are the patterns to_timestamp reads as a word (PostgreSQL's from_char_seq_search
 // over its ampm_strings, ampm_strings_long, months, months_full, days_short and days lists),
@@ -200,7 +232,8 @@ var dchNames = map[string][]string{
 // same one (a second, different value is 22007 "conflicting values").
 var dchField = map[string]string{
 	"HH24": "HH", "HH12": "HH", "HH": "HH", "AM": "PM", "PM": "PM", "A.M.": "PM", "P.M.": "PM",
-	"MON": "MM", "MONTH": "MM", "MM": "MM", "DY": "D", "DAY": "D", "Y,YYY": "YYYY",
+	"MON": "MM", "MONTH": "MM", "MM": "MM", "DY": "D", "DAY": "D", "ID": "D", "Y,YYY": "YYYY",
+	"YYY": "YYYY", "YY": "YYYY", "Y": "YYYY", "IYYY": "YYYY", "IYY": "YYYY", "IY": "YYYY", "I": "YYYY", "IDDD": "DDD",
 }
 
 type dchNode struct {
@@ -255,7 +288,7 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 		if matched != "" {
 			key := strings.ToUpper(matched)
 			_, num := supportedDCH[key]
-			if _, word := dchNames[key]; !num && !word {
+			if _, word := dchNames[key]; !num && !word && key != "FX" {
 				return nil, unimplemented("the to_timestamp pattern " + matched)
 			}
 			i += len(matched)
@@ -387,6 +420,27 @@ func parseToDate(s, format string) (int32, error) {
 	return int32(days), nil
 }
 
+// julianDate is PostgreSQL's j2date: the proleptic Gregorian date of Julian day j. Below
+// -32044 its arithmetic wraps around and answers an unrelated date: refused by name.
+func julianDate(j int64) (year, month, day int, err error) {
+	if j < -32044 {
+		return 0, 0, 0, unimplemented("to_timestamp of a Julian day before -32044")
+	}
+	y, m, d := time.Unix((j-julianDayOfUnixEpoch)*86400, 0).UTC().Date()
+	return y, int(m), d, nil
+}
+
+// isoWeekJulian is PostgreSQL's isoweek2j: the Julian day of the Monday of ISO week week of
+// ISO year year (week 1 holds January 4th).
+func isoWeekJulian(year int, week int64) int64 {
+	day4 := time.Date(year, 1, 4, 0, 0, 0, 0, time.UTC).Unix()/86400 + julianDayOfUnixEpoch
+	day0 := (day4 - 1 + 1) % 7 // j2day(day4 - 1): 0 Sunday
+	if day0 < 0 {
+		day0 += 7
+	}
+	return (week-1)*7 + day4 - day0
+}
+
 // toTimestampFields reads s by format as PostgreSQL's do_to_timestamp does, in a UTC session,
 // without clamping: a year not in the text is PostgreSQL's year 0 (1 BC), as is an explicit 0.
 func toTimestampFields(s, format string) (time.Time, error) {
@@ -399,14 +453,23 @@ func toTimestampFields(s, format string) (time.Time, error) {
 	extraSkip := 0
 	pos := 0
 	clock12 := false
+	var mode byte // the date convention of the patterns read: 'G', 'I' or 0 (dchMode)
+	fx := false   // FX: exact format mode from here on
 	for ni := 0; ni < len(nodes) && pos < len(s); ni++ {
 		n := nodes[ni]
-		// Spaces at the start of the string and before fields are skipped.
-		if n.kind == 'k' || ni == 0 {
+		// Spaces at the start of the string and before fields are skipped outside FX mode.
+		if !fx && n.key != "FX" && (n.kind == 'k' || ni == 0) {
 			for pos < len(s) && isSpace(s[pos]) {
 				pos++
 				extraSkip++
 			}
+		}
+		if fx && n.kind != 'k' {
+			// In FX mode a separator, a space or a literal character of the format takes
+			// one character of the text, whatever it is.
+			_, size := utf8.DecodeRuneInString(s[pos:])
+			pos += size
+			continue
 		}
 		switch n.kind {
 		case 's':
@@ -424,6 +487,16 @@ func toTimestampFields(s, format string) (time.Time, error) {
 				pos += size
 			}
 			continue
+		}
+		if n.key == "FX" {
+			fx = true
+			continue
+		}
+		if m := dchMode[n.key]; m != 0 {
+			if mode != 0 && mode != m {
+				return time.Time{}, errDatetimeFormat("invalid combination of date conventions")
+			}
+			mode = m
 		}
 		width := supportedDCH[n.key]
 		for pos < len(s) && isSpace(s[pos]) {
@@ -526,11 +599,27 @@ func toTimestampFields(s, format string) (time.Time, error) {
 		if f, ok := dchField[n.key]; ok {
 			field = f
 		}
-		if seen[field] && vals[field] != int(v) {
+		conflict := seen[field] && vals[field] != int(v)
+		if field == "D" {
+			// The day of the week: PostgreSQL's from_char_set_int compares with the value
+			// stored, which day names and ID store plus one (Sunday 1; ID's Sunday 7 wraps to 1).
+			conflict = vals["D"] != 0 && vals["D"] != int(v)
+		}
+		if conflict {
 			return time.Time{}, errDatetimeFormat("conflicting values for \"" + n.name + "\" field in formatting string")
 		}
 		seen[field] = true
 		vals[field] = int(v)
+		switch {
+		case n.key == "DY" || n.key == "DAY":
+			vals["D"]++
+		case n.key == "ID":
+			if vals["D"]++; vals["D"] > 7 {
+				vals["D"] = 1
+			}
+		case partialYears[n.key] && used < 4:
+			vals["YYYY"] = int(adjustPartialYear(v))
+		}
 	}
 	year, month, day := 0, 1, 1
 	if seen["YYYY"] {
@@ -565,12 +654,10 @@ func toTimestampFields(s, format string) (time.Time, error) {
 	// then override its day and month, and a day of the year (DDD, zero meaning unset) fills
 	// the month and the day where they are still 1.
 	if j := vals["J"]; j != 0 {
-		if j < -32044 {
-			// PostgreSQL's j2date wraps around below this and answers an unrelated date.
-			return time.Time{}, unimplemented("to_timestamp of a Julian day before -32044")
+		var err error
+		if year, month, day, err = julianDate(int64(j)); err != nil {
+			return time.Time{}, err
 		}
-		jy, jm, jd := time.Unix(int64(j-julianDayOfUnixEpoch)*86400, 0).UTC().Date()
-		year, month, day = jy, int(jm), jd
 		if vals["DD"] != 0 {
 			day = vals["DD"]
 		}
@@ -578,25 +665,47 @@ func toTimestampFields(s, format string) (time.Time, error) {
 			month = vals["MM"]
 		}
 	}
+	if ww := vals["IW"]; ww != 0 {
+		// An ISO week (IW: the ISO mode) sets the date: its Monday, or its day ID or a day
+		// name gives (PostgreSQL's isoweek2date and isoweekdate2date, Sunday 1 there).
+		j := isoWeekJulian(year, int64(ww))
+		if d := int64(vals["D"]); d > 1 {
+			j += d - 2
+		} else if d == 1 {
+			j += 6
+		}
+		var err error
+		if year, month, day, err = julianDate(j); err != nil {
+			return time.Time{}, err
+		}
+	}
 	if ddd := vals["DDD"]; ddd != 0 && (month <= 1 || day <= 1) {
 		if year == 0 {
 			return time.Time{}, errDatetimeFormat("cannot calculate day of year without year information")
 		}
-		before := func(m int) int { // days of the year before month m (1 to 13)
-			n := 0
-			for k := 1; k < m; k++ {
-				n += daysIn(year, k)
+		if mode == 'I' {
+			// IDDD: the day of the ISO year, from the day before its first Monday.
+			var err error
+			if year, month, day, err = julianDate(isoWeekJulian(year, 1) - 1 + int64(ddd)); err != nil {
+				return time.Time{}, err
 			}
-			return n
-		}
-		i := 1
-		for ; i <= 12 && ddd > before(i+1); i++ {
-		}
-		if month <= 1 {
-			month = i
-		}
-		if day <= 1 {
-			day = ddd - before(i)
+		} else {
+			before := func(m int) int { // days of the year before month m (1 to 13)
+				n := 0
+				for k := 1; k < m; k++ {
+					n += daysIn(year, k)
+				}
+				return n
+			}
+			i := 1
+			for ; i <= 12 && ddd > before(i+1); i++ {
+			}
+			if month <= 1 {
+				month = i
+			}
+			if day <= 1 {
+				day = ddd - before(i)
+			}
 		}
 	}
 	// do_to_timestamp's range checks: ValidateDate's, then seconds below 60.

@@ -88,7 +88,8 @@ func TestToTimestamp(t *testing.T) {
 		{"2001-03-01 24:00:00", "YYYY-MM-DD HH24:MI:SS", InvalidArgument, "22008"},
 		{"2001-03-01 10:00:00.1234567", "YYYY-MM-DD HH24:MI:SS.US", InvalidArgument, "22008"},
 		{"abc", "YYYY", InvalidArgument, "22007"},
-		{"2001-091", "YYYY-IDDD", Unimplemented, "0A000"},
+		{"2001-091", "YYYY-IDDD", InvalidArgument, "22007"}, // Gregorian and ISO patterns mixed
+		{"2001-01", "IYYY-WW", Unimplemented, "0A000"},
 		{"-32045", "J", Unimplemented, "0A000"},
 		{"091", "DDD", InvalidArgument, "22007"},
 		{"2001-366", "YYYY-DDD", InvalidArgument, "22008"},
@@ -138,7 +139,10 @@ func FuzzToDate(f *testing.F) {
 		{"Sunday 2001 12pm", "Day YYYY HH12pm"}, {"Apr 05 2001", "Mon MM YYYY"},
 		{"2001-091", "YYYY-DDD"}, {"2451996", "J"}, {"-32044", "J"}, {"2145042906", "J"}, {"2001-02-091", "YYYY-MM-DDD"},
 		{"1st April 2001", "DDth Month YYYY"}, {"2001401", "YYYYFMMMDD"}, {"2001FMM04", `YYYY"FMM"MM`}, {"2001-04-01 1pm", "YYYY-MM-DD HH12pm"},
-		{"2,001-04-01", "Y,YYY-MM-DD"}, {" 2, -1-04-01", "Y,YYY-MM-DD"}, {"9999999999,001", "Y,YYY"}, {"2001-00-00", "YYYY-MM-DD"}} {
+		{"2,001-04-01", "Y,YYY-MM-DD"}, {" 2, -1-04-01", "Y,YYY-MM-DD"}, {"9999999999,001", "Y,YYY"}, {"2001-00-00", "YYYY-MM-DD"},
+		{"2005-W01-1", `IYYY-"W"IW-ID`}, {"2005 52 7", "IYYY IW ID"}, {"05 53 Sunday", "IY IW Day"}, {"2008 371", "IYYY IDDD"},
+		{"2005-01", "IYYY-MM"}, {"519 1 8", "IYY IW ID"}, {"-5 1 0", "I IW ID"}, {"99-12-31", "YY-MM-DD"}, {"5 3", "Y D"},
+		{"2005--12", "FXYYYY-MM"}, {" 2005 x12", `FXYYYY"x"MM`}, {"-9999999 99 9", "IYYY IW ID"}, {"2005 Tuesday 2", "IYYY Day ID"}} {
 		f.Add(c[0], c[1])
 	}
 	f.Fuzz(func(t *testing.T, s, format string) {

@@ -100,7 +100,7 @@ func (f *folder) mark(e expr.Expression) bool {
 	case *expr.FieldReference:
 		k = false
 	case *expr.ScalarFunction:
-		if isDeferredFn(v) {
+		if isDeferredFn(v) || isStableFn(v) {
 			k = false
 			break
 		}
@@ -288,6 +288,16 @@ func (f *folder) release() {
 
 // isDeferredFn reports whether f is one of the deferred functions (deferred.go) or
 // subquery_rows_error, whose arguments are evaluated only where PostgreSQL evaluates them.
+// isStableFn reports whether f is URNPostgres' stable_value(x): x, the statement's value of
+// a function PostgreSQL marks stable (now(), current_timestamp, current_date), which the binder
+// computes once per statement and the executor reads as x. PostgreSQL's planner does not fold
+// stable functions (eval_const_expressions folds immutable ones), so neither does foldErrors:
+// `CASE WHEN x > 0 THEN now() + interval '1000 years' END` fails only on a row taking the arm,
+// as in PostgreSQL, where the sum is evaluated.
+func isStableFn(f *expr.ScalarFunction) bool {
+	return f.Name() == "stable_value" && f.ID().URN == URNPostgres
+}
+
 func isDeferredFn(f *expr.ScalarFunction) bool {
 	switch f.Name() {
 	case "deferred_value", "deferred_error", "raise_deferred", "raise_deferred_here", "subquery_rows_error":

@@ -36,7 +36,10 @@
 // with PostgreSQL's message and SQLSTATE: the query's error, not the server's. Evaluated
 // under deferred_value and deferred_error, an expression's data exceptions are kept per row
 // and raised by raise_deferred only on the rows that reach it (deferred.go: a correlated
-// subquery's select list, a join residual's pieces, raised on the join's pairs).
+// subquery's select list, a join residual's pieces, raised on the join's pairs). A constant
+// subexpression PostgreSQL's planner folds raises its data exception when compiled, whatever
+// the rows (constfold.go); stable_value(x), the statement's now() or current_date, is read as
+// x but never folded, as PostgreSQL folds no stable function.
 //
 // Sort order is PostgreSQL's: per key ascending or descending with nulls first or last as
 // asked, strings and binaries bytewise, decimal128 numerically (one column has one scale),

@@ -592,6 +592,14 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 			}
 			return c.remember(v, n), nil
 		}
+		if isStableFn(v) {
+			// stable_value(x) is x (constfold.go: the folder leaves it unfolded).
+			x, ok := v.Arg(0).(expr.Expression)
+			if !ok || v.NArgs() != 1 {
+				return nil, errors.New("ops: compile: stable_value takes 1 argument")
+			}
+			return c.compile(x)
+		}
 		if n, ok, err := c.deferredCall(v); ok || err != nil {
 			return n, err
 		}

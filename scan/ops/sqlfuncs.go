@@ -795,8 +795,37 @@ var datePartFields = map[string]func(t time.Time) int64{
 	"HOUR":        func(t time.Time) int64 { return int64(t.Hour()) },
 	"MINUTE":      func(t time.Time) int64 { return int64(t.Minute()) },
 	"MICROSECOND": func(t time.Time) int64 { return int64(t.Second())*1e6 + int64(t.Nanosecond())/1e3 },
-	"DECADE":      func(t time.Time) int64 { return int64(t.Year()) / 10 },
-	"CENTURY":     func(t time.Time) int64 { return (int64(t.Year()) + 99) / 100 },
+	// PostgreSQL's timestamp_part: year 0 is 1 BC, the first year of the decade 0, the
+	// century -1 and the millennium -1 (BC centuries and millennia count back from 1 BC).
+	"DECADE": func(t time.Time) int64 {
+		y := int64(t.Year())
+		if y >= 0 {
+			return y / 10
+		}
+		return -((8 - (y - 1)) / 10)
+	},
+	"CENTURY": func(t time.Time) int64 {
+		y := int64(t.Year())
+		if y > 0 {
+			return (y + 99) / 100
+		}
+		return -((99 - (y - 1)) / 100)
+	},
+	"MILLENNIUM": func(t time.Time) int64 {
+		y := int64(t.Year())
+		if y > 0 {
+			return (y + 999) / 1000
+		}
+		return -((999 - (y - 1)) / 1000)
+	},
+	// The Julian day of the date (PostgreSQL's date2j; extract(julian from date)).
+	"JULIAN_DAY": julianDay,
+}
+
+// julianDay is PostgreSQL's date2j of t's date: days since 4714-11-24 BC (Julian day 0).
+func julianDay(t time.Time) int64 {
+	y, m, d := t.Date()
+	return daysFromCivil(int64(y), int64(m), int64(d)) + 2440588
 }
 
 // datePartFloatFields are the fields whose value has a fraction (PostgreSQL's extract answers
@@ -806,6 +835,12 @@ var datePartFloatFields = map[string]func(t time.Time) float64{
 	"EPOCH":       func(t time.Time) float64 { return float64(t.Unix()) + float64(t.Nanosecond()/1000)/1e6 },
 	"SECOND":      func(t time.Time) float64 { return float64(t.Second()) + float64(t.Nanosecond()/1000)/1e6 },
 	"MILLISECOND": func(t time.Time) float64 { return float64(t.Second())*1000 + float64(t.Nanosecond()/1000)/1e3 },
+	// date_part('julian', t): the Julian day plus the fraction of the day, as PostgreSQL's
+	// timestamp_part computes it in double precision.
+	"JULIAN": func(t time.Time) float64 {
+		secs := float64((t.Hour()*60+t.Minute())*60+t.Second()) + float64(t.Nanosecond()/1000)/1e6
+		return float64(julianDay(t)) + secs/86400
+	},
 }
 
 func datePart(n *fnNode) error {
