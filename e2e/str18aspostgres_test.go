@@ -1,0 +1,65 @@
+package e2e
+
+import (
+	"testing"
+
+	"google.golang.org/grpc/codes"
+)
+
+// TestRegexOptionsAsPostgres: the directors ***: and ***=, embedded options at the start of a
+// pattern ((?i), (?x), (?n), (?q)…), comments (?#…), the word boundaries [[:<:]], [[:>:]],
+// \m, \M, \y and \Y, and regexp_replace's and regexp_match's flag letters (n, p, w, s, x, q,
+// t, c, i, g, m) over the flights' fields and constants answer PostgreSQL's values; unknown
+// flag letters are its 22023, bad embedded options and misplaced ones its 2201B; the options
+// b and e (basic and extended syntax) and word boundaries RE2 cannot express are refused by
+// name.
+func TestRegexOptionsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT 'ABC' ~ '(?i)abc', 'a b' ~ '(?x)a b', 'ab' ~ '(?x)a b', 'ab' ~ '***:ab', 'a.b' ~ '***=a.b', 'axb' ~ '***=a.b', 'A.B' ~* '***=a.b', 'aab' ~ '(?x)a +b', " +
+			"'ab' ~ E'(?x)a#comment\\nb', 'a b' ~ '(?x)a\\ b', 'a b' ~ '(?x)a[ ]b', 'ab' ~ '(?x)a{ 1}b', 'ab' ~ '***:(?i)AB', 'ab' ~ '(?q)a.b', 'a.b' ~ '(?iq)A.B', " +
+			"'ab' ~ '(?xq)a b', 'a b' ~ '(?qx)a b', 'ab' ~ 'a(?#comment)b', 'AB' ~* '(?c)ab', 'ab' ~ '(?t)ab', 'a' ~ '***:', 'a' ~ '***='",
+		"SELECT E'a\\nb' ~ '(?n)a.b', E'a\\nb' ~ '(?n)a[^x]b', E'a\\nb' ~ '(?n)^b', E'a\\nb' ~ '(?p)^b', E'a\\nb' ~ '(?p)a.b', E'a\\nb' ~ '(?w)^b', " +
+			"E'a\\nb' ~ '(?w)a.b', E'a\\nb' ~ '(?m)^b', E'a\\nb' ~ '(?s)^b', E'a\\nb' ~ '(?n)a$', E'a\\nb' ~ '(?n)a\\Z', E'a\\nb' ~ '(?n)a\\Db', E'a\\nb' ~ '(?n)a\\Wb', " +
+			"E'a\\nb' ~ '(?n)a[^[:alpha:]]b', 'a]b' ~ '(?n)a[^]x]b', 'ayb' ~ '(?n)a[^]x]b', 'ab' ~ '\\Aa', 'ab' ~ 'b\\Z'",
+		"SELECT 'foo bar' ~ '[[:<:]]bar', 'foobar' ~ '[[:<:]]bar', 'foo bar' ~ 'foo[[:>:]]', 'foobar' ~ 'foo[[:>:]]', 'foo bar' ~ '\\mbar\\M', 'foo_bar' ~ '\\mbar', " +
+			"'foobar' ~ '\\ybar', 'foobar' ~ 'o\\Yb', 'a b' ~ 'a\\Y ', 'Ab' ~* '[[:<:]]ab', '-- xy --' ~ '\\m[a-z]+\\M', 'a 123' ~ '\\m\\d{2}\\M', 'x1_y' ~ '\\m[[:alnum:]_]+\\M'",
+		"SELECT regexp_replace('Abc abc', 'a', 'x', 'gi'), regexp_replace('abc', 'B', 'x', 'ic'), regexp_replace('abc', 'B', 'x', 'ci'), regexp_replace(E'a\\nb', '^b', 'x', 'n'), " +
+			"regexp_replace('a b', 'a b', 'x', 'x'), regexp_replace('a.b', 'a.b', 'x', 'q'), regexp_replace('abc', 'b', 'x', 'gg'), regexp_replace('abc', 'b', 'x', ''), " +
+			"regexp_replace(E'x\\ny\\nz', '^.', '-', 'gn'), regexp_replace(E'x\\ny', '.$', '-', 'gw'), regexp_replace(E'x\\ny', 'x.', '-', 'p'), regexp_replace('foo bar', '\\y', '|', 'g'), " +
+			"regexp_replace('foo bar baz', '[[:<:]]ba', 'BA', 'g'), regexp_replace('foo bar', 'o[[:>:]]', '0', 'g'), regexp_replace('a+b', '(?q)+', ' plus ', 'g'), regexp_replace('AbC', '(?i)b', 'x', 'c')",
+		"SELECT (regexp_match('Foo Bar', '(?i)b(a)r'))[1], (regexp_match('Foo Bar', 'B(A)R', 'i'))[1], (regexp_match(E'a\\nb', 'a(.)b', 'n'))[1], (regexp_match('a b c', '(?x) (b) \\s c'))[1]",
+		"SELECT id, value->>'destination' ~ '(?i)^[a-m]', regexp_replace(value->>'destination', '(?x) [AEIOU] # vowels', '*', 'g'), id ~ '\\m[0-9]+\\M', regexp_replace(id, '\\y', '|', 'g'), " +
+			"regexp_replace(value->>'destination', 'a', '_', 'gi')" + fn18Where + " ORDER BY 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for q, state := range map[string]string{
+			"SELECT regexp_replace('abc', 'b', 'x', 'z')":  "22023",
+			"SELECT regexp_replace('abc', 'b', 'x', 'G')":  "22023",
+			"SELECT regexp_replace('abc', 'b', 'x', 'bz')": "22023",
+			"SELECT (regexp_match('abc', 'b', 'g'))[1]":    "22023",
+			"SELECT (regexp_match('abc', 'b', 'y'))[1]":    "22023",
+			"SELECT 'a' ~ '(?z)a'":                         "2201B",
+			"SELECT 'a' ~ '(?i'":                           "2201B",
+			"SELECT 'abc' ~ 'a(?i)bc'":                     "2201B",
+			"SELECT 'a' ~ '(?)a'":                          "2201B",
+			"SELECT 'ab' ~ '(?x)( ?:a)b'":                  "2201B",
+			"SELECT 'ab' ~ '***:***:ab'":                   "2201B",
+			"SELECT 'ab' ~ 'a[[:<:]b]'":                    "2201B",
+			"SELECT 'a b' ~ 'a\\y*b'":                      "2201B",
+			"SELECT 'x' ~ '(?P<n>x)'":                      "2201B",
+			"SELECT id ~ '(?x)a(?i)'" + fn18Where:          "2201B",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT 'a' ~ '(?b)a'":                        "the options b and e (basic and extended syntax)",
+			"SELECT regexp_replace('abc', 'b', 'x', 'e')": "the options b and e (basic and extended syntax)",
+			"SELECT 'ab' ~ '\\M'":                         "an end of word (\\M, [[:>:]]) after other than a word character",
+			"SELECT 'a b' ~ 'a [[:<:]]'":                  "a start of word (\\m, [[:<:]]) before other than a word character",
+			"SELECT id ~ '.\\M'" + fn18Where:              "an end of word (\\M, [[:>:]]) after other than a word character",
+			"SELECT regexp_replace('ab', 'b', 'x', flags)" + " FROM (VALUES ('g')) v(flags)": "regexp_replace with flags that are not a constant",
+		})
+	}
+}
