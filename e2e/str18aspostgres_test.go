@@ -63,3 +63,47 @@ func TestRegexOptionsAsPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestOrderedAggregatesAsPostgres: string_agg(x, s ORDER BY …) and array_agg(x ORDER BY …) by
+// other expressions (several keys, ASC/DESC, NULLS FIRST/LAST; text, integer, date,
+// timestamp, numeric and boolean keys), FILTER, and array_agg(DISTINCT …) over the flights'
+// fields (across archived and hot buckets: partial states merged) and constants answer
+// PostgreSQL's values; DISTINCT with an ORDER BY of another expression is its 42P10.
+func TestOrderedAggregatesAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	span := " FROM flights WHERE origin IN ('BOS', 'ORD') AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03'"
+	qs := []string{
+		"SELECT value->>'destination' AS d, string_agg(id, ',' ORDER BY (value->>'delay')::int DESC, id), array_agg((value->>'delay')::int ORDER BY id DESC)::text, " +
+			"string_agg(value->>'destination', '|' ORDER BY timestamp, id), array_agg(id ORDER BY (value->>'distance')::int NULLS FIRST, id)::text, " +
+			"array_agg(value->>'nosuch' ORDER BY id)::text" + fn18Where + " GROUP BY 1 ORDER BY 1",
+		"SELECT origin, value->>'destination' AS d, string_agg(id, ',' ORDER BY timestamp DESC, id) FILTER (WHERE (value->>'delay')::int > 0), " +
+			"array_agg((value->>'delay')::int ORDER BY timestamp, id)::text, array_agg(DISTINCT (value->>'delay')::int / 10 ORDER BY (value->>'delay')::int / 10 DESC)::text" +
+			span + " GROUP BY 1, 2 ORDER BY 1, 2",
+		"SELECT origin, array_agg(DISTINCT value->>'destination')::text, string_agg(DISTINCT value->>'destination', ' ' ORDER BY value->>'destination' DESC), count(*)" + span + " GROUP BY 1 ORDER BY 1",
+		"SELECT string_agg(x, ',' ORDER BY y), string_agg(x, ',' ORDER BY y DESC), array_agg(x ORDER BY y DESC NULLS LAST)::text, array_agg(x ORDER BY y NULLS FIRST)::text, " +
+			"array_agg(y ORDER BY x DESC)::text, array_agg(y ORDER BY x NULLS FIRST)::text, string_agg(x, ',' ORDER BY x NULLS FIRST) FROM (VALUES ('a', 3), ('b', NULL), ('c', 2), (NULL, 1)) v(x, y)",
+		"SELECT array_agg(DISTINCT x)::text, array_agg(DISTINCT x ORDER BY x DESC)::text, string_agg(DISTINCT x, ',' ORDER BY x DESC), array_agg(DISTINCT y)::text, " +
+			"array_agg(DISTINCT x ORDER BY x, x DESC)::text FROM (VALUES ('a', 3), ('b', NULL), ('a', 2), (NULL, 1), (NULL, 3)) v(x, y)",
+		"SELECT string_agg(x, ',' ORDER BY d), string_agg(x, ',' ORDER BY ts DESC), string_agg(x, ',' ORDER BY n), string_agg(x, ',' ORDER BY b, x DESC), " +
+			"array_agg(x ORDER BY d DESC)::text, string_agg(x, ',' ORDER BY s) FROM (VALUES ('a', date '2001-01-03', timestamp '2001-01-01 10:00', 1.5, true, 3::smallint), " +
+			"('b', date '2001-01-01', timestamp '2001-01-01 09:00', -2.25, false, 1::smallint), ('c', date '2001-01-02', timestamp '2001-01-01 11:00', 10, true, 2::smallint)) v(x, d, ts, n, b, s)",
+		"SELECT g % 3 AS k, string_agg(g::text, '-' ORDER BY g % 4, g DESC), array_agg(g ORDER BY -g)::text FROM generate_series(1, 20) g GROUP BY 1 ORDER BY 1",
+		"SELECT string_agg(x, ',' ORDER BY y), array_agg(x ORDER BY y)::text FROM (VALUES ('a', 1)) v(x, y) WHERE false",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for q, state := range map[string]string{
+			"SELECT string_agg(DISTINCT x, ',' ORDER BY y) FROM (VALUES ('a', 1)) v(x, y)": "42P10",
+			"SELECT array_agg(DISTINCT x ORDER BY y)::text FROM (VALUES ('a', 1)) v(x, y)": "42P10",
+			"SELECT array_agg(DISTINCT id ORDER BY timestamp)::text" + fn18Where:           "42P10",
+			"SELECT string_agg(DISTINCT id, ',' ORDER BY id, timestamp)" + fn18Where:       "42P10",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT array_agg(DISTINCT x ORDER BY x NULLS FIRST)::text FROM (VALUES ('a')) v(x)": "array_agg(DISTINCT …) with NULLS FIRST or LAST other than the default",
+			"SELECT string_agg(x, ',' ORDER BY y) FROM (VALUES ('a', interval '1 day')) v(x, y)": "string_agg ordered by interval",
+			"SELECT string_agg(x, ',' ORDER BY y USING <) FROM (VALUES ('a', 1)) v(x, y)":        "string_agg with ORDER BY … USING",
+		})
+	}
+}

@@ -104,11 +104,11 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	return typed(&expr.Cast{Type: at.WithNullability(nullableN), Input: ref, FailureBehavior: types.BehaviorThrowException}), nil
 }
 
-// stringAggMeasure binds string_agg(x, separator [ORDER BY x [ASC|DESC]]) and
-// string_agg(DISTINCT x, separator [ORDER BY x]) over text with a constant, non-null
-// separator (scan/aggregate orderedset.go). Without ORDER BY the values come in the
-// fragments' order (bucket by bucket), an order PostgreSQL leaves unspecified too; ORDER BY
-// another expression, bytea and separators that are not constants are refused by name.
+// stringAggMeasure binds string_agg(x, separator [ORDER BY …]) and string_agg(DISTINCT x,
+// separator [ORDER BY x]) over text with a constant, non-null separator (scan/aggregate
+// orderedset.go and arrayagg.go; aggOrderBy reads the ORDER BY). Without ORDER BY the values
+// come in the fragments' order (bucket by bucket), an order PostgreSQL leaves unspecified too;
+// bytea and separators that are not constants are refused by name.
 func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	args := fc.GetArgs()
 	if len(args) != 2 {
@@ -141,7 +141,7 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	sorts, err := bd.orderByValue(fc, x, ac, false)
+	sorts, err := bd.aggOrderBy(fc, x, ac)
 	if err != nil {
 		return bval{}, err
 	}
@@ -159,34 +159,77 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
 }
 
-// orderByValue reads the ORDER BY of string_agg or array_agg (fc), which flightsrv runs only
-// by the aggregated value x itself, ascending (NULLs last) or descending (NULLs first); with
-// nulls (array_agg, which keeps NULL values) an explicit NULLS FIRST/LAST is refused too.
-// Anything else is refused by name.
-func (bd *binder) orderByValue(fc *pg.FuncCall, x expr.Expression, ac *aggCtx, nulls bool) ([]expr.SortField, error) {
-	order := fc.GetAggOrder()
-	if len(order) == 0 {
-		return nil, nil
-	}
-	sb := order[0].GetSortBy()
-	var k expr.Expression
-	if len(order) == 1 && sb.GetSortbyDir() != pg.SortByDir_SORTBY_USING && (!nulls || sb.GetSortbyNulls() == pg.SortByNulls_SORTBY_NULLS_DEFAULT) {
-		var err error
-		if k, err = bd.value(sb.GetNode(), ac.in); err != nil {
+// aggOrderBy binds the ORDER BY of string_agg or array_agg (fc) over the aggregated value x:
+// each key an expression of the aggregate's input, ASC or DESC, NULLS FIRST or LAST
+// (PostgreSQL's defaults: last ascending, first descending), of a type the executor orders as
+// PostgreSQL (scan/aggregate arrayagg.go: text in the "C" collation, integers, double
+// precision, boolean, date, timestamp, numeric; smallint widened). With DISTINCT every key
+// must be the value (PostgreSQL's 42P10), and array_agg(DISTINCT x ORDER BY x) takes only the
+// default NULLs order. ORDER BY … USING, json and jsonb keys and other types are refused.
+func (bd *binder) aggOrderBy(fc *pg.FuncCall, x expr.Expression, ac *aggCtx) ([]expr.SortField, error) {
+	name := funcName(fc)
+	var sorts []expr.SortField
+	for _, o := range fc.GetAggOrder() {
+		sb := o.GetSortBy()
+		if sb.GetSortbyDir() == pg.SortByDir_SORTBY_USING {
+			return nil, unimplemented(name + " with ORDER BY … USING")
+		}
+		v, err := bd.bindExpr(sb.GetNode(), ac.in)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if k == nil || !k.Equals(x) {
-		if nulls {
-			return nil, unimplemented(funcName(fc) + " with ORDER BY other than its value (ASC or DESC)")
+		switch {
+		case v.json:
+			return nil, &Error{Code: InvalidArgument, SQLState: "42883", Msg: "could not identify an ordering operator for type json"}
+		case v.jsonb:
+			return nil, unimplemented(name + " ordered by jsonb")
 		}
-		return nil, unimplemented(funcName(fc) + " with ORDER BY other than its value")
+		k, err := bd.defaultType(v)
+		if err != nil {
+			return nil, err
+		}
+		switch k.GetType().(type) {
+		case *types.StringType, *types.Int32Type, *types.Int64Type, *types.Float64Type, *types.BooleanType, *types.DateType,
+			*types.PrecisionTimestampType, *types.PrecisionTimestampTzType, *types.DecimalType:
+		case *types.Int16Type, *types.Int8Type:
+			if k, err = bd.coerce(typed(k), i32Type().WithNullability(k.GetType().GetNullability()), ""); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, refused(Unimplemented, "0A000", "%s is not supported", name+" ordered by "+typeName(k.GetType()))
+		}
+		desc := sb.GetSortbyDir() == pg.SortByDir_SORTBY_DESC
+		nullsFirst := desc
+		switch sb.GetSortbyNulls() {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		if fc.GetAggDistinct() {
+			if !k.Equals(x) {
+				return nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"}
+			}
+			if name == "array_agg" && nullsFirst != desc {
+				return nil, unimplemented("array_agg(DISTINCT …) with NULLS FIRST or LAST other than the default")
+			}
+		}
+		kind := types.SortAscNullsLast
+		switch {
+		case desc && nullsFirst:
+			kind = types.SortDescNullsFirst
+		case desc:
+			kind = types.SortDescNullsLast
+		case nullsFirst:
+			kind = types.SortAscNullsFirst
+		}
+		sorts = append(sorts, expr.SortField{Expr: k, Kind: kind})
 	}
-	kind := types.SortAscNullsLast
-	if sb.GetSortbyDir() == pg.SortByDir_SORTBY_DESC {
-		kind = types.SortDescNullsFirst
+	if fc.GetAggDistinct() && len(sorts) > 1 {
+		// Every key is the value: the first decides.
+		sorts = sorts[:1]
 	}
-	return []expr.SortField{{Expr: x, Kind: kind}}, nil
+	return sorts, nil
 }
 
 // aggFilter binds an aggregate call's FILTER (WHERE …) over the aggregate's input: nil without

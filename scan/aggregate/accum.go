@@ -68,6 +68,9 @@ func newAccumulator(m resolved, partial bool) accumulator {
 	case BoolAnd, BoolOr:
 		return &boolAcc{or: m.Func == BoolOr}
 	case StringAgg:
+		if len(m.Keys) > 0 {
+			return newArrayAgg(m)
+		}
 		return &stringAggAcc{m: m}
 	case ArrayAgg:
 		return newArrayAgg(m)

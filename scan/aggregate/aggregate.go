@@ -54,12 +54,14 @@ const (
 	PercentileDisc
 	ModeOf
 	// StringAgg is string_agg(x, Separator) over text: output text, NULL for no value; the
-	// values in input order, or sorted bytewise (Sorted, Descending); Distinct keeps each once.
+	// values in input order, or sorted bytewise (Sorted, Descending), or by Keys (arrayagg.go);
+	// Distinct keeps each once.
 	StringAgg
 	// ArrayAgg is array_agg(x) over text, integer, bigint, double precision or boolean: output
 	// a list of x's type, NULL elements included, NULL for a group without rows; the values in
 	// input order, or sorted (Sorted, Descending; NULLs last ascending, first descending) as
-	// PostgreSQL's array_agg(x ORDER BY x [DESC]) orders them (arrayagg.go). Not distinct.
+	// PostgreSQL's array_agg(x ORDER BY x [DESC]) orders them, or by Keys (arrayagg.go);
+	// Distinct sorts by the value and keeps each value once (one NULL).
 	ArrayAgg
 )
 
@@ -102,6 +104,9 @@ type Measure struct {
 	Descending bool
 	Sorted     bool
 	Separator  string
+	// Keys are the ORDER BY keys of string_agg and array_agg when they are not the value
+	// itself (Sorted); not with Distinct.
+	Keys []SortKey
 	// Numeric answers a Sum of integers as the exact decimal128(38, 0) total (PostgreSQL's
 	// numeric sum(bigint)), never ErrSumOverflow, and an Avg of integers as PostgreSQL's
 	// numeric average in decimal128(38, AvgScale) (numavg.go); floats ignore it.
@@ -186,8 +191,9 @@ func sumStateType(k kind) arrow.DataType {
 // resolved is a validated measure with its argument's type.
 type resolved struct {
 	Measure
-	argType arrow.DataType // nil for CountStar
-	argKind kind
+	argType  arrow.DataType // nil for CountStar
+	argKind  kind
+	keyTypes []arrow.DataType // of Keys
 }
 
 // distinct reports whether the measure keeps a set of distinct values (Min and Max ignore
@@ -264,8 +270,17 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		if m.Func.isOrderedSet() && (m.Distinct || f.Type.ID() != arrow.FLOAT64 && (m.Func == PercentileCont || f.Type.ID() != arrow.INT64)) {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not supported", m.Name, m.Func, f.Name, f.Type)
 		}
-		if m.Func == ArrayAgg && (m.Distinct || !arrayAggType(f.Type)) {
-			return nil, fmt.Errorf("aggregate: measure %q: array_agg of column %q: type %s (distinct %v) is not supported", m.Name, f.Name, f.Type, m.Distinct)
+		if m.Func == ArrayAgg && !arrayAggType(f.Type) {
+			return nil, fmt.Errorf("aggregate: measure %q: array_agg of column %q: type %s is not supported", m.Name, f.Name, f.Type)
+		}
+		if len(m.Keys) > 0 && (m.Func != StringAgg && m.Func != ArrayAgg || m.Distinct || m.Sorted) {
+			return nil, fmt.Errorf("aggregate: measure %q: sort keys of %s (distinct %v, sorted %v)", m.Name, m.Func, m.Distinct, m.Sorted)
+		}
+		for _, key := range m.Keys {
+			if key.Arg < 0 || key.Arg >= nf || !storeType(in.Field(key.Arg).Type) {
+				return nil, fmt.Errorf("aggregate: measure %q: sort key column %d out of range or of a type it cannot order", m.Name, key.Arg)
+			}
+			r.keyTypes = append(r.keyTypes, in.Field(key.Arg).Type)
 		}
 		if m.Func == StringAgg && f.Type.ID() != arrow.STRING {
 			return nil, fmt.Errorf("aggregate: measure %q: string_agg of column %q: type %s is not text", m.Name, f.Name, f.Type)
@@ -345,12 +360,25 @@ func stateFields(m resolved) []arrow.Field {
 	case BoolAnd, BoolOr:
 		return []arrow.Field{{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}}
 	case PercentileCont, PercentileDisc, ModeOf, StringAgg:
+		if len(m.Keys) > 0 {
+			return storeFields(m)
+		}
 		return []arrow.Field{{Name: m.Name, Type: arrow.ListOfNonNullable(m.argType)}}
 	case ArrayAgg:
-		return []arrow.Field{{Name: m.Name, Type: arrow.ListOf(m.argType), Nullable: true}}
+		return storeFields(m)
 	default: // Min, Max
 		return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
 	}
+}
+
+// storeFields are the partial state of an ordered store (arrayagg.go): the list of the
+// group's values (NULLs included) named Name, then each sort key's list named Name.keyN.
+func storeFields(m resolved) []arrow.Field {
+	fs := []arrow.Field{{Name: m.Name, Type: arrow.ListOf(m.argType), Nullable: true}}
+	for k, t := range m.keyTypes {
+		fs = append(fs, arrow.Field{Name: fmt.Sprintf("%s.key%d", m.Name, k+1), Type: arrow.ListOf(t), Nullable: true})
+	}
+	return fs
 }
 
 // OutputSchema returns the schema of Single and Final output for input schema in: the group
@@ -389,6 +417,9 @@ func OutputSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {
 //     aggregated.
 //   - percentile_cont, percentile_disc, mode, string_agg: one non-nullable list<item: x's type, not
 //     nullable> column named Name holding the group's non-null filtered-in values.
+//   - array_agg, and string_agg with Keys: a list<item: x's type> column named Name holding the
+//     group's filtered-in values (array_agg's NULLs included), then a list column "Name.keyN"
+//     of each sort key's values, of the same lengths.
 //   - count/sum/avg(distinct x): one non-nullable list<item: x's type, not nullable> column
 //     named Name holding the group's distinct non-null filtered-in values (in first-appearance
 //     order; floats with -0 folded into 0 and one NaN), so Final can compute the exact answer
