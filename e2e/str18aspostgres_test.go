@@ -107,3 +107,30 @@ func TestOrderedAggregatesAsPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestModeAsPostgres: mode() WITHIN GROUP (ORDER BY x [DESC]) of text, date, timestamp,
+// boolean and numeric over the flights' fields (across archived and hot buckets) and
+// constants answers PostgreSQL's value, its pick among equally frequent values included (the
+// first in the ordering); numerics of varying display scale are refused by name.
+func TestModeAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	span := " FROM flights WHERE origin IN ('BOS', 'ORD') AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03'"
+	qs := []string{
+		"SELECT origin, mode() WITHIN GROUP (ORDER BY value->>'destination'), mode() WITHIN GROUP (ORDER BY value->>'destination' DESC), " +
+			"mode() WITHIN GROUP (ORDER BY date_trunc('day', timestamp))::text, mode() WITHIN GROUP (ORDER BY timestamp::date DESC)::text, " +
+			"mode() WITHIN GROUP (ORDER BY (value->>'delay')::int > 0)::text, mode() WITHIN GROUP (ORDER BY (value->>'delay')::int * 0.5)::text, " +
+			"mode() WITHIN GROUP (ORDER BY value->>'nosuch') FILTER (WHERE (value->>'delay')::int > 10)" + span + " GROUP BY 1 ORDER BY 1",
+		"SELECT value->>'destination' AS d, mode() WITHIN GROUP (ORDER BY id), mode() WITHIN GROUP (ORDER BY timestamp DESC)::text" + fn18Where + " GROUP BY 1 ORDER BY 1",
+		"SELECT mode() WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY x DESC) FROM (VALUES ('b'), ('a'), ('b'), ('a'), ('c'), (NULL), (NULL), (NULL)) v(x)",
+		"SELECT mode() WITHIN GROUP (ORDER BY x)::text, mode() WITHIN GROUP (ORDER BY x DESC)::text FROM (VALUES (1.5), (2.5), (2.5), (1.5), (NULL)) v(x)",
+		"SELECT mode() WITHIN GROUP (ORDER BY d)::text, mode() WITHIN GROUP (ORDER BY ts DESC)::text, mode() WITHIN GROUP (ORDER BY b)::text FROM (VALUES (date '2001-01-02', " +
+			"timestamp '2001-01-01 10:00', true), (date '2001-01-01', timestamp '2001-01-01 09:00', false)) v(d, ts, b)",
+		"SELECT mode() WITHIN GROUP (ORDER BY x) FROM (VALUES ('a')) v(x) WHERE false",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT mode() WITHIN GROUP (ORDER BY x::numeric) FROM (VALUES ('1.5'), ('2.50')) v(x)": "mode of numeric values of varying display scale",
+		})
+	}
+}

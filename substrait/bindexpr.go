@@ -76,9 +76,11 @@ func ownAggregates() string {
 	for _, t := range []string{"string", "i32", "i64", "fp64", "boolean"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<%s?>\n", t, t)
 	}
+	// mode(x) → x's type, of every type the executor orders (scan/aggregate arrayagg.go).
 	b.WriteString("  - name: \"mode\"\n    impls:\n")
-	for _, t := range []string{"i64", "fp64"} {
-		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
+	for _, t := range [][2]string{{"i64", "i64?"}, {"fp64", "fp64?"}, {"string", "string?"}, {"boolean", "boolean?"}, {"date", "date?"},
+		{"decimal<P,S>", "decimal?<P,S>"}, {"precision_timestamp<P>", "precision_timestamp?<P>"}, {"precision_timestamp_tz<P>", "precision_timestamp_tz?<P>"}} {
+		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s\n", t[0], t[1])
 	}
 	return b.String()
 }

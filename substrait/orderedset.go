@@ -15,8 +15,9 @@ import (
 // (scan/aggregate orderedset.go evaluates them): f a numeric constant; percentile_cont's x
 // double precision (integers and real converted, as PostgreSQL's implicit casts do), the
 // others' x an integer or a float, computed in bigint or double precision and converted back
-// to x's type (exact: the answer is one of the values). Other argument types, fractions that
-// are not constants (or arrays of them) and ORDER BY … USING are refused by name.
+// to x's type (exact: the answer is one of the values), and mode's also text, boolean, date,
+// timestamp or numeric (of one display scale), as it is. Other argument types, fractions
+// that are not constants (or arrays of them) and ORDER BY … USING are refused by name.
 func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	name := funcName(fc)
 	order := fc.GetAggOrder()
@@ -68,7 +69,20 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	x, err := bd.value(sb.GetNode(), ac.in)
+	xv, err := bd.bindExpr(sb.GetNode(), ac.in)
+	if err != nil {
+		return bval{}, err
+	}
+	switch {
+	case xv.json:
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: "could not identify an ordering operator for type json"}
+	case xv.jsonb:
+		return bval{}, unimplemented(name + " of jsonb")
+	case xv.ds != nil && name == "mode":
+		// Each value's own display scale would be lost in the decimal column's.
+		return bval{}, unimplemented("mode of numeric values of varying display scale")
+	}
+	x, err := bd.defaultType(xv)
 	if err != nil {
 		return bval{}, err
 	}
@@ -79,6 +93,8 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	case fam == famInt && name == "percentile_cont":
 	case fam == famInt:
 		work = i64Type()
+	case name == "mode" && modeType(at):
+		work = at.WithNullability(nullableN)
 	default:
 		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", fmt.Sprintf("%s of %s", name, typeName(at)))
 	}
@@ -102,6 +118,17 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	}
 	// Back to x's own type (the answer is one of x's values).
 	return typed(&expr.Cast{Type: at.WithNullability(nullableN), Input: ref, FailureBehavior: types.BehaviorThrowException}), nil
+}
+
+// modeType reports a type mode() takes as it is (scan/aggregate's ordered store): text,
+// boolean, date, timestamps and numeric (integers and floats are widened to bigint and
+// double precision).
+func modeType(t types.Type) bool {
+	switch t.(type) {
+	case *types.StringType, *types.BooleanType, *types.DateType, *types.DecimalType, *types.PrecisionTimestampType, *types.PrecisionTimestampTzType:
+		return true
+	}
+	return false
 }
 
 // stringAggMeasure binds string_agg(x, separator [ORDER BY …]) and string_agg(DISTINCT x,

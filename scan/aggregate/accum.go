@@ -67,13 +67,15 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		return newVarAcc(m)
 	case BoolAnd, BoolOr:
 		return &boolAcc{or: m.Func == BoolOr}
-	case StringAgg:
-		if len(m.Keys) > 0 {
+	case StringAgg, ArrayAgg, ModeOf:
+		if m.stored() {
 			return newArrayAgg(m)
 		}
-		return &stringAggAcc{m: m}
-	case ArrayAgg:
-		return newArrayAgg(m)
+		if m.Func == StringAgg {
+			return &stringAggAcc{m: m}
+		}
+	}
+	switch m.Func {
 	case PercentileCont, PercentileDisc, ModeOf:
 		a, err := newOrdered(m)
 		if err != nil {

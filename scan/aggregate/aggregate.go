@@ -49,7 +49,8 @@ const (
 	// PercentileCont, PercentileDisc and ModeOf are PostgreSQL's ordered-set aggregates
 	// percentile_cont(Fraction), percentile_disc(Fraction) and mode() WITHIN GROUP (ORDER BY
 	// x [DESC]) (orderedset.go): float64 input for PercentileCont (output float64), int64 or
-	// float64 for the others (output the input type); NULL for no value. Not distinct.
+	// float64 for the others (output the input type), and for ModeOf also text, int32,
+	// boolean, date, timestamp and decimal (arrayagg.go); NULL for no value. Not distinct.
 	PercentileCont
 	PercentileDisc
 	ModeOf
@@ -196,6 +197,20 @@ type resolved struct {
 	keyTypes []arrow.DataType // of Keys
 }
 
+// stored reports whether the measure runs on the ordered store (arrayagg.go): array_agg,
+// string_agg with sort keys, and mode of other types than bigint and double precision.
+func (m resolved) stored() bool {
+	switch m.Func {
+	case ArrayAgg:
+		return true
+	case StringAgg:
+		return len(m.Keys) > 0
+	case ModeOf:
+		return m.argType.ID() != arrow.INT64 && m.argType.ID() != arrow.FLOAT64
+	}
+	return false
+}
+
 // distinct reports whether the measure keeps a set of distinct values (Min and Max ignore
 // Distinct).
 func (m resolved) distinct() bool {
@@ -251,9 +266,10 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		f := in.Field(m.Arg)
 		k, ok := classify(f.Type)
-		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum || m.Func == Count) {
-			// min, max (decimalExtremes), sum (decSumAcc) and count (countAcc: the values not
-			// NULL) of numerics; count and sum of distinct ones (distinctDec)
+		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum || m.Func == Count || m.Func == ModeOf && !m.Distinct) {
+			// min, max (decimalExtremes), sum (decSumAcc), count (countAcc: the values not
+			// NULL) and mode (arrayagg.go) of numerics; count and sum of distinct ones
+			// (distinctDec)
 			r.argType = f.Type
 			out[i] = r
 			continue
@@ -267,7 +283,8 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		if m.Func.isVariance() && f.Type.ID() != arrow.FLOAT64 {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: only float64 is supported, not %s", m.Name, m.Func, f.Name, f.Type)
 		}
-		if m.Func.isOrderedSet() && (m.Distinct || f.Type.ID() != arrow.FLOAT64 && (m.Func == PercentileCont || f.Type.ID() != arrow.INT64)) {
+		if m.Func.isOrderedSet() && (m.Distinct || f.Type.ID() != arrow.FLOAT64 && (m.Func == PercentileCont || f.Type.ID() != arrow.INT64) &&
+			(m.Func != ModeOf || !storeType(f.Type))) {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not supported", m.Name, m.Func, f.Name, f.Type)
 		}
 		if m.Func == ArrayAgg && !arrayAggType(f.Type) {
@@ -360,7 +377,7 @@ func stateFields(m resolved) []arrow.Field {
 	case BoolAnd, BoolOr:
 		return []arrow.Field{{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}}
 	case PercentileCont, PercentileDisc, ModeOf, StringAgg:
-		if len(m.Keys) > 0 {
+		if m.stored() {
 			return storeFields(m)
 		}
 		return []arrow.Field{{Name: m.Name, Type: arrow.ListOfNonNullable(m.argType)}}

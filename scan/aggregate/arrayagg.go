@@ -43,7 +43,8 @@ func storeType(dt arrow.DataType) bool {
 	return false
 }
 
-// arrayAggAcc is array_agg(x), and string_agg(x, Separator) with sort keys: each group's
+// arrayAggAcc is array_agg(x), string_agg(x, Separator) with sort keys, and mode() of types
+// other than bigint and double precision (sorted by the value, Descending or not): each group's
 // values (array_agg: NULLs included) in the order they came (the fragments' order), or sorted
 // as PostgreSQL's ORDER BY orders them: by the value (Sorted: ascending, NULLs last, or
 // Descending, NULLs first) or by the Keys, stably; Distinct (array_agg) sorts by the value and
@@ -269,7 +270,7 @@ func (a *arrayAggAcc) freeze() {
 // ordered returns group g's store positions in the measure's order (Distinct: each value once).
 func (a *arrayAggAcc) ordered(g int) []int32 {
 	idx := a.groups[g]
-	if a.m.Sorted || a.m.Distinct || len(a.fkeys) > 0 {
+	if a.m.Sorted || a.m.Distinct || len(a.fkeys) > 0 || a.m.Func == ModeOf {
 		slices.SortStableFunc(idx, a.compare)
 	}
 	if a.m.Distinct {
@@ -281,8 +282,11 @@ func (a *arrayAggAcc) ordered(g int) []int32 {
 
 func (a *arrayAggAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
 	a.freeze()
-	if a.m.Func == StringAgg {
+	switch a.m.Func {
+	case StringAgg:
 		return a.joined(mem, lo, hi)
+	case ModeOf:
+		return a.mode(mem, lo, hi)
 	}
 	lb := array.NewListBuilder(mem, a.m.argType)
 	defer lb.Release()
@@ -301,6 +305,35 @@ func (a *arrayAggAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, err
 		}
 	}
 	return lb.NewArray(), nil
+}
+
+// mode is mode()'s result: each group's most frequent value, the first in the ordering
+// among equally frequent ones (PostgreSQL's mode_final), NULL without values.
+func (a *arrayAggAcc) mode(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	b := array.NewBuilder(mem, a.m.argType)
+	defer b.Release()
+	for g := lo; g < hi; g++ {
+		idx := a.ordered(g)
+		if len(idx) == 0 {
+			b.AppendNull()
+			continue
+		}
+		best, bestN, run := idx[0], 0, 0
+		for n, k := range idx {
+			if n > 0 && compareAt(a.frozen, int(k), int(idx[n-1])) == 0 {
+				run++
+			} else {
+				run = 1
+			}
+			if run > bestN {
+				best, bestN = k, run
+			}
+		}
+		if _, err := appendAt(b, a.frozen, int(best)); err != nil {
+			return nil, err
+		}
+	}
+	return b.NewArray(), nil
 }
 
 // joined is string_agg's result: each group's values joined with the separator.
