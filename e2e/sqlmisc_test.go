@@ -533,9 +533,9 @@ func TestOrderedSetAggregatesAsPostgres(t *testing.T) {
 	})...)
 	refusedAsPostgres(t, ctx, cl, pg, "SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY x) FROM (SELECT 1::float8 AS x) t", "22003")
 	for q, code := range map[string]codes.Code{
-		"SELECT mode() WITHIN GROUP (ORDER BY timestamp - timestamp)" + where:                       codes.Unimplemented,
-		"SELECT percentile_cont(0.5)" + where:                                                       codes.InvalidArgument,
-		"SELECT percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY (value->>'delay')::int)" + where: codes.Unimplemented,
+		"SELECT mode() WITHIN GROUP (ORDER BY timestamp - timestamp)" + where:                         codes.Unimplemented,
+		"SELECT percentile_cont(0.5)" + where:                                                         codes.InvalidArgument,
+		"SELECT percentile_cont(ARRAY[[0.5]]) WITHIN GROUP (ORDER BY (value->>'delay')::int)" + where: codes.Unimplemented,
 	} {
 		if _, err := run(ctx, cl, q); status.Code(err) != code {
 			t.Errorf("%s: %v, want %v", q, err, code)

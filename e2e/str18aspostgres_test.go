@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"google.golang.org/grpc/codes"
 )
@@ -131,6 +134,55 @@ func TestModeAsPostgres(t *testing.T) {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
 			"SELECT mode() WITHIN GROUP (ORDER BY x::numeric) FROM (VALUES ('1.5'), ('2.50')) v(x)": "mode of numeric values of varying display scale",
+		})
+	}
+}
+
+// TestPercentileArraysAsPostgres: percentile_cont(ARRAY[…]) and percentile_disc(ARRAY[…])
+// WITHIN GROUP (ORDER BY x [DESC]) over the flights' fields (across archived and hot buckets)
+// and constants answer PostgreSQL's arrays (double precision for percentile_cont, x's type
+// for percentile_disc; NULL fractions, an empty array, a group without values) and their
+// text; a fraction outside [0, 1] is PostgreSQL's 22003, a multidimensional array is refused
+// by name.
+func TestPercentileArraysAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	span := " FROM flights WHERE origin IN ('BOS', 'ORD') AND timestamp >= '2001-03-30' AND timestamp < '2001-04-03'"
+	qs := []string{
+		"SELECT origin, percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY (value->>'delay')::int)::text, " +
+			"percentile_disc(ARRAY[0.1, NULL, 0.9, 1, 0]) WITHIN GROUP (ORDER BY (value->>'delay')::int DESC)::text, " +
+			"percentile_disc(ARRAY[0.5]) WITHIN GROUP (ORDER BY (value->>'distance')::bigint)::text, " +
+			"percentile_cont(ARRAY[0.33]) WITHIN GROUP (ORDER BY (value->>'delay')::float8 / 7)::text, " +
+			"percentile_disc(ARRAY[0.2, 0.8]) WITHIN GROUP (ORDER BY (value->>'delay')::float8 / 4)::text, " +
+			"percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY (value->>'delay')::int) FILTER (WHERE (value->>'delay')::int > 1000)::text" + span + " GROUP BY 1 ORDER BY 1",
+		"SELECT percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY x)::text, percentile_disc(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY x)::text, " +
+			"percentile_disc(ARRAY[]::float8[]) WITHIN GROUP (ORDER BY x)::text, percentile_cont(ARRAY[NULL, 0.1]) WITHIN GROUP (ORDER BY x DESC)::text, " +
+			"percentile_disc(ARRAY[0.5, 0.5]) WITHIN GROUP (ORDER BY x::smallint)::text FROM generate_series(1, 10) x",
+		"SELECT percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY x)::text, percentile_disc(ARRAY[2]) WITHIN GROUP (ORDER BY x)::text FROM generate_series(1, 3) x WHERE false",
+		"SELECT percentile_cont(ARRAY[0.5, 1.5]) WITHIN GROUP (ORDER BY x)::text FROM generate_series(1, 3) x WHERE false",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		// The answers' types: double precision[] and x's own type's array (PostgreSQL's
+		// float8[], integer[], bigint[], float8[] here).
+		res := mustRun(t, cl.c, "SELECT percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY x), percentile_disc(ARRAY[0.5]) WITHIN GROUP (ORDER BY x), "+
+			"percentile_disc(ARRAY[0.5]) WITHIN GROUP (ORDER BY x::bigint), percentile_disc(ARRAY[0.5]) WITHIN GROUP (ORDER BY x::float8) FROM generate_series(1, 10) x")
+		var got []string
+		for _, f := range res.recs[0].Schema().Fields() {
+			got = append(got, f.Type.(*arrow.ListType).Elem().String())
+		}
+		res.release()
+		if want := []string{"float64", "int32", "int64", "float64"}; !slices.Equal(got, want) {
+			t.Errorf("%s: elements %v, want %v", cl.name, got, want)
+		}
+		for _, q := range []string{
+			"SELECT percentile_cont(ARRAY[0.5, 1.5]) WITHIN GROUP (ORDER BY x) FROM generate_series(1, 3) x",
+			"SELECT percentile_disc(ARRAY[-0.5]) WITHIN GROUP (ORDER BY x) FROM generate_series(1, 3) x",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, "22003")
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT percentile_cont(ARRAY[[0.25], [0.5]]) WITHIN GROUP (ORDER BY x) FROM generate_series(1, 3) x": "of a multidimensional array of fractions",
+			"SELECT percentile_disc(ARRAY[0.5]) WITHIN GROUP (ORDER BY id)" + fn18Where:                           "percentile_disc of text",
 		})
 	}
 }

@@ -572,15 +572,42 @@ func orderedSetMeasure(am aggregate.Measure, f *expr.AggregateFunction) (aggrega
 	if f.NArgs() != 2 {
 		return am, nil, unsupported("aggregate %s with %d arguments", f.Name(), f.NArgs())
 	}
+	x, ok := f.Arg(1).(expr.Expression)
+	if !ok {
+		return am, nil, unsupported("aggregate argument %T", f.Arg(1))
+	}
+	if list, ok := f.Arg(0).(*expr.ListLiteral); ok {
+		// An array of fractions: one answer each, NULL for a NULL fraction.
+		am.Multi = true
+		for _, e := range list.Value {
+			switch v := e.(type) {
+			case *expr.PrimitiveLiteral[float64]:
+				am.Fractions = append(am.Fractions, v.Value)
+				am.FractionNulls = append(am.FractionNulls, false)
+			case *expr.NullLiteral:
+				am.Fractions = append(am.Fractions, 0)
+				am.FractionNulls = append(am.FractionNulls, true)
+			default:
+				return am, nil, unsupported("%s of an array of fractions that are not double precision constants", f.Name())
+			}
+		}
+		// percentile_disc of integers: computed in bigint, answered in x's type.
+		switch x.GetType().(type) {
+		case *types.Int32Type:
+			am.ElemType = arrow.PrimitiveTypes.Int32
+		case *types.Int16Type:
+			am.ElemType = arrow.PrimitiveTypes.Int16
+		}
+		if am.ElemType != nil {
+			x = &expr.Cast{Type: &types.Int64Type{Nullability: types.NullabilityNullable}, Input: x, FailureBehavior: types.BehaviorThrowException}
+		}
+		return am, x, nil
+	}
 	lit, ok := f.Arg(0).(*expr.PrimitiveLiteral[float64])
 	if !ok {
 		return am, nil, unsupported("%s of a fraction that is not a double precision constant", f.Name())
 	}
 	am.Fraction = lit.Value
-	x, ok := f.Arg(1).(expr.Expression)
-	if !ok {
-		return am, nil, unsupported("aggregate argument %T", f.Arg(1))
-	}
 	return am, x, nil
 }
 

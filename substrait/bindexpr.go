@@ -65,9 +65,16 @@ func ownAggregates() string {
 	// The ordered-set aggregates: (fraction, x) → x's type, and mode(x).
 	b.WriteString("  - name: \"percentile_cont\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: fp64\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: fp64?\n")
+	// percentile_cont(ARRAY[fractions]): an array of one answer per fraction.
+	b.WriteString("      - args:\n          - value: list<fp64?>\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<fp64?>\n")
 	b.WriteString("  - name: \"percentile_disc\"\n    impls:\n")
 	for _, t := range []string{"i64", "fp64"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
+	}
+	// percentile_disc(ARRAY[fractions]): an array of one answer per fraction, of x's type (the
+	// lowering widens integers to bigint).
+	for _, t := range []string{"i16", "i32", "i64", "fp64"} {
+		fmt.Fprintf(&b, "      - args:\n          - value: list<fp64?>\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<%s?>\n", t, t)
 	}
 	b.WriteString("  - name: \"string_agg\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: string\n          - value: string\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: string?\n")

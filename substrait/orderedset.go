@@ -43,22 +43,23 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bval{}, unimplemented("WITHIN GROUP (ORDER BY … USING)")
 	}
 	var frac expr.Expression
+	multi := false // an array of fractions
 	if want == 1 {
-		c := fc.GetArgs()[0].GetAConst()
-		var text string
-		switch {
-		case c != nil && c.GetIval() != nil:
-			text = strconv.FormatInt(int64(c.GetIval().GetIval()), 10)
-		case c != nil && c.GetFval() != nil:
-			text = c.GetFval().GetFval()
-		default:
-			return bval{}, unimplemented(name + " of a fraction that is not a numeric constant")
+		var err error
+		arg := fc.GetArgs()[0]
+		if tc := arg.GetTypeCast(); tc != nil && tc.GetArg().GetAArrayExpr() != nil {
+			// ARRAY[…]::float8[] (numeric[]…): its fractions are read as double precision.
+			arg = tc.GetArg()
 		}
-		f, err := strconv.ParseFloat(text, 64)
+		if arr := arg.GetAArrayExpr(); arr != nil {
+			multi = true
+			frac, err = fractionArray(name, arr)
+		} else {
+			frac, err = fraction(name, fc.GetArgs()[0], false)
+		}
 		if err != nil {
-			return bval{}, errorf(InvalidArgument, "invalid fraction of %s", name)
+			return bval{}, err
 		}
-		frac = expr.NewPrimitiveLiteral(f, false)
 	}
 	if containsAggregate(sb.GetNode()) {
 		return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
@@ -91,6 +92,9 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	switch fam := familyOf(at); {
 	case fam == famFloat:
 	case fam == famInt && name == "percentile_cont":
+	case fam == famInt && multi:
+		// The lowering widens x to bigint and the answer's elements are x's type.
+		work = at.WithNullability(nullableN)
 	case fam == famInt:
 		work = i64Type()
 	case name == "mode" && modeType(at):
@@ -111,6 +115,10 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bval{}, fmt.Errorf("bind %s: %w", name, err)
 	}
 	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
+	if multi {
+		ac.mtypes = append(ac.mtypes, &types.ListType{Type: work.WithNullability(nullableN), Nullability: nullableN})
+		return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+	}
 	ac.mtypes = append(ac.mtypes, work)
 	ref := ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
 	if name == "percentile_cont" || sameType(work, at) {
@@ -118,6 +126,48 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	}
 	// Back to x's own type (the answer is one of x's values).
 	return typed(&expr.Cast{Type: at.WithNullability(nullableN), Input: ref, FailureBehavior: types.BehaviorThrowException}), nil
+}
+
+// fraction reads a percentile's fraction: a numeric constant, or NULL in an array (inArray).
+func fraction(name string, n *pg.Node, inArray bool) (expr.Literal, error) {
+	c := n.GetAConst()
+	var text string
+	switch {
+	case c != nil && c.GetIval() != nil:
+		text = strconv.FormatInt(int64(c.GetIval().GetIval()), 10)
+	case c != nil && c.GetFval() != nil:
+		text = c.GetFval().GetFval()
+	case c != nil && c.GetIsnull() && inArray:
+		return expr.NewNullLiteral(fp64Type()), nil
+	case inArray:
+		return nil, unimplemented(name + " of an array of fractions that are not numeric constants")
+	default:
+		return nil, unimplemented(name + " of a fraction that is not a numeric constant")
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return nil, errorf(InvalidArgument, "invalid fraction of %s", name)
+	}
+	return expr.NewPrimitiveLiteral(f, inArray), nil
+}
+
+// fractionArray reads ARRAY[f, …] of percentile_cont and percentile_disc: a one-dimensional
+// list literal of double precision fractions (numeric constants or NULL; PostgreSQL's
+// percentile_cont(float8[]) and percentile_disc(float8[]) answer an array of one element per
+// fraction).
+func fractionArray(name string, arr *pg.A_ArrayExpr) (expr.Expression, error) {
+	var vals expr.ListLiteralValue
+	for _, e := range arr.GetElements() {
+		if e.GetAArrayExpr() != nil {
+			return nil, unimplemented(name + " of a multidimensional array of fractions")
+		}
+		l, err := fraction(name, e, true)
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, l)
+	}
+	return &expr.ListLiteral{Value: vals, Type: &types.ListType{Type: fp64Type(), Nullability: types.NullabilityRequired}}, nil
 }
 
 // modeType reports a type mode() takes as it is (scan/aggregate's ordered store): text,

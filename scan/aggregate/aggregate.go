@@ -105,6 +105,13 @@ type Measure struct {
 	Descending bool
 	Sorted     bool
 	Separator  string
+	// Multi: percentile_cont and percentile_disc of an array of fractions (Fractions, NULL
+	// where FractionNulls says so), answering a list of one value per fraction (float64, or
+	// ElemType for percentile_disc: int32 or int16 of int64 input, else the input type).
+	Multi         bool
+	Fractions     []float64
+	FractionNulls []bool
+	ElemType      arrow.DataType
 	// Keys are the ORDER BY keys of string_agg and array_agg when they are not the value
 	// itself (Sorted); not with Distinct.
 	Keys []SortKey
@@ -197,6 +204,17 @@ type resolved struct {
 	keyTypes []arrow.DataType // of Keys
 }
 
+// multiElem is the element type of a Multi percentile's answer.
+func (m resolved) multiElem() arrow.DataType {
+	switch {
+	case m.Func == PercentileCont:
+		return arrow.PrimitiveTypes.Float64
+	case m.ElemType != nil:
+		return m.ElemType
+	}
+	return m.argType
+}
+
 // stored reports whether the measure runs on the ordered store (arrayagg.go): array_agg,
 // string_agg with sort keys, and mode of other types than bigint and double precision.
 func (m resolved) stored() bool {
@@ -287,6 +305,10 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			(m.Func != ModeOf || !storeType(f.Type))) {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not supported", m.Name, m.Func, f.Name, f.Type)
 		}
+		if m.Multi && (!m.Func.isOrderedSet() || m.Func == ModeOf || len(m.FractionNulls) != len(m.Fractions) ||
+			m.ElemType != nil && (m.Func != PercentileDisc || f.Type.ID() != arrow.INT64 || m.ElemType.ID() != arrow.INT32 && m.ElemType.ID() != arrow.INT16)) {
+			return nil, fmt.Errorf("aggregate: measure %q: %s of %d fractions answered as %v", m.Name, m.Func, len(m.Fractions), m.ElemType)
+		}
 		if m.Func == ArrayAgg && !arrayAggType(f.Type) {
 			return nil, fmt.Errorf("aggregate: measure %q: array_agg of column %q: type %s is not supported", m.Name, f.Name, f.Type)
 		}
@@ -336,7 +358,15 @@ func resultField(m resolved) arrow.Field {
 			return arrow.Field{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}
 		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
-	case Avg, VarSamp, VarPop, StddevSamp, StddevPop, PercentileCont:
+	case PercentileCont, PercentileDisc:
+		if m.Multi {
+			return arrow.Field{Name: m.Name, Type: arrow.ListOf(m.multiElem()), Nullable: true}
+		}
+		if m.Func == PercentileDisc {
+			return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
+		}
+		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
+	case Avg, VarSamp, VarPop, StddevSamp, StddevPop:
 		if m.Func == Avg && m.Numeric && m.argKind != kFloat {
 			return arrow.Field{Name: m.Name, Type: avgType, Nullable: true}
 		}
