@@ -275,30 +275,14 @@ func (bd *binder) aggOrderBy(fc *pg.FuncCall, x expr.Expression, ac *aggCtx) ([]
 		default:
 			return nil, refused(Unimplemented, "0A000", "%s is not supported", name+" ordered by "+typeName(k.GetType()))
 		}
-		desc := sb.GetSortbyDir() == pg.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		switch sb.GetSortbyNulls() {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			nullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			nullsFirst = false
-		}
+		kind := sortKind(sb)
 		if fc.GetAggDistinct() {
 			if !k.Equals(x) {
 				return nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"}
 			}
-			if name == "array_agg" && nullsFirst != desc {
+			if name == "array_agg" && (kind == types.SortAscNullsFirst || kind == types.SortDescNullsLast) {
 				return nil, unimplemented("array_agg(DISTINCT …) with NULLS FIRST or LAST other than the default")
 			}
-		}
-		kind := types.SortAscNullsLast
-		switch {
-		case desc && nullsFirst:
-			kind = types.SortDescNullsFirst
-		case desc:
-			kind = types.SortDescNullsLast
-		case nullsFirst:
-			kind = types.SortAscNullsFirst
 		}
 		sorts = append(sorts, expr.SortField{Expr: k, Kind: kind})
 	}
