@@ -66,7 +66,7 @@ func TestUserTrialRefusals(t *testing.T) {
 		{"SELECT char_length(value) " + ord, "function char_length(bytea) does not exist", "", "42883", codes.InvalidArgument},
 		// The binder's own words stay in the log form; the client's column name does not.
 		{"SELECT id, count(*) " + ord, `column "id" must appear in the GROUP BY clause or be used in an aggregate function`, "column <identifier> must appear in the GROUP BY clause or be used in an aggregate function", "42803", codes.InvalidArgument},
-		{"SELECT mode() WITHIN GROUP (ORDER BY 1.5) " + ord, "mode of numeric is not supported", "", "0A000", codes.Unimplemented},
+		{"SELECT mode() WITHIN GROUP (ORDER BY interval '1 day') " + ord, "mode of interval is not supported", "", "0A000", codes.Unimplemented},
 		{"WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r", "WITH RECURSIVE is not supported", "", "0A000", codes.Unimplemented},
 	} {
 		logs.reset()

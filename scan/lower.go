@@ -450,37 +450,28 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 		case "bool_or":
 			am.Func = aggregate.BoolOr
 		case "string_agg":
-			// string_agg(x, separator literal), sorted by x when it has a sort.
+			// string_agg(x, separator literal), sorted by x or by other keys.
 			am.Func = aggregate.StringAgg
 			sep, ok := f.Arg(1).(*expr.PrimitiveLiteral[string])
 			x, xok := f.Arg(0).(expr.Expression)
-			if f.NArgs() != 2 || !ok || !xok || len(f.Sorts) > 1 {
-				return spec, nil, unsupported("string_agg other than of a value and a constant separator, sorted by nothing or the value")
+			if f.NArgs() != 2 || !ok || !xok {
+				return spec, nil, unsupported("string_agg other than of a value and a constant separator")
 			}
 			am.Separator = sep.Value
-			if len(f.Sorts) == 1 {
-				am.Sorted = true
-				switch f.Sorts[0].Kind {
-				case types.SortDescNullsFirst, types.SortDescNullsLast:
-					am.Descending = true
-				}
+			am.Arg = len(inputs)
+			inputs = append(inputs, sub(x))
+			// NULL values are left out: how NULLs of x sort does not matter.
+			inputs = aggOrder(&am, f, x, true, inputs, sub)
+		case "array_agg":
+			// array_agg(x), sorted by x or by other keys.
+			am.Func = aggregate.ArrayAgg
+			x, ok := f.Arg(0).(expr.Expression)
+			if f.NArgs() != 1 || !ok {
+				return spec, nil, unsupported("array_agg other than of one value")
 			}
 			am.Arg = len(inputs)
 			inputs = append(inputs, sub(x))
-		case "array_agg":
-			// array_agg(x), sorted by x when it has a sort.
-			am.Func = aggregate.ArrayAgg
-			x, ok := f.Arg(0).(expr.Expression)
-			if f.NArgs() != 1 || !ok || len(f.Sorts) > 1 || len(f.Sorts) == 1 && !f.Sorts[0].Expr.Equals(x) {
-				return spec, nil, unsupported("array_agg other than of a value sorted by nothing or the value")
-			}
-			if len(f.Sorts) == 1 {
-				am.Sorted = true
-				switch f.Sorts[0].Kind {
-				case types.SortDescNullsFirst, types.SortDescNullsLast:
-					am.Descending = true
-				}
-			}
+			inputs = aggOrder(&am, f, x, false, inputs, sub)
 		case "percentile_cont", "percentile_disc", "mode":
 			// Ordered-set aggregates: (fraction literal,) x, the direction in the sort.
 			var (
@@ -517,6 +508,40 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 	return spec, inputs, nil
 }
 
+// aggOrder reads the sorts of string_agg or array_agg (f) of value x into am: one sort by x
+// itself (ascending NULLs last, descending NULLs first, or any NULLs order when anyNulls: the
+// aggregate leaves NULL values out) is Sorted; others are Keys, their expressions appended to
+// inputs (sub lowers them).
+func aggOrder(am *aggregate.Measure, f *expr.AggregateFunction, x expr.Expression, anyNulls bool, inputs []expr.Expression, sub func(expr.Expression) expr.Expression) []expr.Expression {
+	if len(f.Sorts) == 0 {
+		return inputs
+	}
+	if len(f.Sorts) == 1 && f.Sorts[0].Expr.Equals(x) {
+		switch k := f.Sorts[0].Kind; {
+		case k == types.SortAscNullsLast || anyNulls && k == types.SortAscNullsFirst:
+			am.Sorted = true
+			return inputs
+		case k == types.SortDescNullsFirst || anyNulls && k == types.SortDescNullsLast:
+			am.Sorted, am.Descending = true, true
+			return inputs
+		}
+	}
+	for _, sf := range f.Sorts {
+		key := aggregate.SortKey{Arg: len(inputs)}
+		switch sf.Kind {
+		case types.SortAscNullsFirst:
+			key.NullsFirst = true
+		case types.SortDescNullsFirst:
+			key.Descending, key.NullsFirst = true, true
+		case types.SortDescNullsLast:
+			key.Descending = true
+		}
+		am.Keys = append(am.Keys, key)
+		inputs = append(inputs, sub(sf.Expr))
+	}
+	return inputs
+}
+
 // orderedSetMeasure reads percentile_cont(fraction, x), percentile_disc(fraction, x) and
 // mode(x) with one sort of x (ascending or descending) into am, returning x.
 func orderedSetMeasure(am aggregate.Measure, f *expr.AggregateFunction) (aggregate.Measure, expr.Expression, error) {
@@ -547,15 +572,42 @@ func orderedSetMeasure(am aggregate.Measure, f *expr.AggregateFunction) (aggrega
 	if f.NArgs() != 2 {
 		return am, nil, unsupported("aggregate %s with %d arguments", f.Name(), f.NArgs())
 	}
+	x, ok := f.Arg(1).(expr.Expression)
+	if !ok {
+		return am, nil, unsupported("aggregate argument %T", f.Arg(1))
+	}
+	if list, ok := f.Arg(0).(*expr.ListLiteral); ok {
+		// An array of fractions: one answer each, NULL for a NULL fraction.
+		am.Multi = true
+		for _, e := range list.Value {
+			switch v := e.(type) {
+			case *expr.PrimitiveLiteral[float64]:
+				am.Fractions = append(am.Fractions, v.Value)
+				am.FractionNulls = append(am.FractionNulls, false)
+			case *expr.NullLiteral:
+				am.Fractions = append(am.Fractions, 0)
+				am.FractionNulls = append(am.FractionNulls, true)
+			default:
+				return am, nil, unsupported("%s of an array of fractions that are not double precision constants", f.Name())
+			}
+		}
+		// percentile_disc of integers: computed in bigint, answered in x's type.
+		switch x.GetType().(type) {
+		case *types.Int32Type:
+			am.ElemType = arrow.PrimitiveTypes.Int32
+		case *types.Int16Type:
+			am.ElemType = arrow.PrimitiveTypes.Int16
+		}
+		if am.ElemType != nil {
+			x = &expr.Cast{Type: &types.Int64Type{Nullability: types.NullabilityNullable}, Input: x, FailureBehavior: types.BehaviorThrowException}
+		}
+		return am, x, nil
+	}
 	lit, ok := f.Arg(0).(*expr.PrimitiveLiteral[float64])
 	if !ok {
 		return am, nil, unsupported("%s of a fraction that is not a double precision constant", f.Name())
 	}
 	am.Fraction = lit.Value
-	x, ok := f.Arg(1).(expr.Expression)
-	if !ok {
-		return am, nil, unsupported("aggregate argument %T", f.Arg(1))
-	}
 	return am, x, nil
 }
 

@@ -9,10 +9,10 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
-// array_agg(x [ORDER BY x [ASC|DESC]]) [FILTER (WHERE …)]: PostgreSQL's array of the group's
-// values, NULLs included, as a Substrait list of x's type (Arrow list; scan/aggregate
-// arrayagg.go), for text, integer, bigint, double precision and boolean values. Other element
-// types, DISTINCT, and an ORDER BY of another expression or with explicit NULLS FIRST/LAST are
+// array_agg([DISTINCT] x [ORDER BY …]) [FILTER (WHERE …)]: PostgreSQL's array of the group's
+// values, NULLs included (DISTINCT: each value once, one NULL, sorted), as a Substrait list
+// of x's type (Arrow list; scan/aggregate arrayagg.go), for text, integer, bigint, double
+// precision and boolean values; the ORDER BY as aggOrderBy reads it. Other element types are
 // refused by name (UNIMPLEMENTED).
 
 // arrayAggMeasure binds an array_agg call as a measure of ac.
@@ -23,9 +23,6 @@ func (bd *binder) arrayAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	}
 	if fc.GetAggWithinGroup() {
 		return bval{}, errorf(InvalidArgument, "array_agg is not an ordered-set aggregate, so it cannot have WITHIN GROUP")
-	}
-	if fc.GetAggDistinct() {
-		return bval{}, unimplemented("array_agg(DISTINCT …)")
 	}
 	if containsAggregate(args[0]) {
 		return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
@@ -49,11 +46,15 @@ func (bd *binder) arrayAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	default:
 		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", "array_agg of "+typeName(x.GetType()))
 	}
-	sorts, err := bd.orderByValue(fc, x, ac, true)
+	sorts, err := bd.aggOrderBy(fc, x, ac)
 	if err != nil {
 		return bval{}, err
 	}
-	f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: "array_agg"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, sorts, x)
+	inv := types.AggInvocationAll
+	if fc.GetAggDistinct() {
+		inv = types.AggInvocationDistinct
+	}
+	f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: "array_agg"}, nil, inv, types.AggPhaseInitialToResult, sorts, x)
 	if err != nil {
 		return bval{}, fmt.Errorf("bind array_agg: %w", err)
 	}

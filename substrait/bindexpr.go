@@ -65,9 +65,16 @@ func ownAggregates() string {
 	// The ordered-set aggregates: (fraction, x) → x's type, and mode(x).
 	b.WriteString("  - name: \"percentile_cont\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: fp64\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: fp64?\n")
+	// percentile_cont(ARRAY[fractions]): an array of one answer per fraction.
+	b.WriteString("      - args:\n          - value: list<fp64?>\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<fp64?>\n")
 	b.WriteString("  - name: \"percentile_disc\"\n    impls:\n")
 	for _, t := range []string{"i64", "fp64"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
+	}
+	// percentile_disc(ARRAY[fractions]): an array of one answer per fraction, of x's type (the
+	// lowering widens integers to bigint).
+	for _, t := range []string{"i16", "i32", "i64", "fp64"} {
+		fmt.Fprintf(&b, "      - args:\n          - value: list<fp64?>\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<%s?>\n", t, t)
 	}
 	b.WriteString("  - name: \"string_agg\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: string\n          - value: string\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: string?\n")
@@ -76,9 +83,11 @@ func ownAggregates() string {
 	for _, t := range []string{"string", "i32", "i64", "fp64", "boolean"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<%s?>\n", t, t)
 	}
+	// mode(x) → x's type, of every type the executor orders (scan/aggregate arrayagg.go).
 	b.WriteString("  - name: \"mode\"\n    impls:\n")
-	for _, t := range []string{"i64", "fp64"} {
-		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
+	for _, t := range [][2]string{{"i64", "i64?"}, {"fp64", "fp64?"}, {"string", "string?"}, {"boolean", "boolean?"}, {"date", "date?"},
+		{"decimal<P,S>", "decimal?<P,S>"}, {"precision_timestamp<P>", "precision_timestamp?<P>"}, {"precision_timestamp_tz<P>", "precision_timestamp_tz?<P>"}} {
+		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s\n", t[0], t[1])
 	}
 	return b.String()
 }

@@ -15,8 +15,9 @@ import (
 // (scan/aggregate orderedset.go evaluates them): f a numeric constant; percentile_cont's x
 // double precision (integers and real converted, as PostgreSQL's implicit casts do), the
 // others' x an integer or a float, computed in bigint or double precision and converted back
-// to x's type (exact: the answer is one of the values). Other argument types, fractions that
-// are not constants (or arrays of them) and ORDER BY … USING are refused by name.
+// to x's type (exact: the answer is one of the values), and mode's also text, boolean, date,
+// timestamp or numeric (of one display scale), as it is. Other argument types, fractions
+// that are not constants (or arrays of them) and ORDER BY … USING are refused by name.
 func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	name := funcName(fc)
 	order := fc.GetAggOrder()
@@ -42,22 +43,23 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bval{}, unimplemented("WITHIN GROUP (ORDER BY … USING)")
 	}
 	var frac expr.Expression
+	multi := false // an array of fractions
 	if want == 1 {
-		c := fc.GetArgs()[0].GetAConst()
-		var text string
-		switch {
-		case c != nil && c.GetIval() != nil:
-			text = strconv.FormatInt(int64(c.GetIval().GetIval()), 10)
-		case c != nil && c.GetFval() != nil:
-			text = c.GetFval().GetFval()
-		default:
-			return bval{}, unimplemented(name + " of a fraction that is not a numeric constant")
+		var err error
+		arg := fc.GetArgs()[0]
+		if tc := arg.GetTypeCast(); tc != nil && tc.GetArg().GetAArrayExpr() != nil {
+			// ARRAY[…]::float8[] (numeric[]…): its fractions are read as double precision.
+			arg = tc.GetArg()
 		}
-		f, err := strconv.ParseFloat(text, 64)
+		if arr := arg.GetAArrayExpr(); arr != nil {
+			multi = true
+			frac, err = fractionArray(name, arr)
+		} else {
+			frac, err = fraction(name, fc.GetArgs()[0], false)
+		}
 		if err != nil {
-			return bval{}, errorf(InvalidArgument, "invalid fraction of %s", name)
+			return bval{}, err
 		}
-		frac = expr.NewPrimitiveLiteral(f, false)
 	}
 	if containsAggregate(sb.GetNode()) {
 		return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
@@ -68,7 +70,20 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	x, err := bd.value(sb.GetNode(), ac.in)
+	xv, err := bd.bindExpr(sb.GetNode(), ac.in)
+	if err != nil {
+		return bval{}, err
+	}
+	switch {
+	case xv.json:
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: "could not identify an ordering operator for type json"}
+	case xv.jsonb:
+		return bval{}, unimplemented(name + " of jsonb")
+	case xv.ds != nil && name == "mode":
+		// Each value's own display scale would be lost in the decimal column's.
+		return bval{}, unimplemented("mode of numeric values of varying display scale")
+	}
+	x, err := bd.defaultType(xv)
 	if err != nil {
 		return bval{}, err
 	}
@@ -77,8 +92,13 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	switch fam := familyOf(at); {
 	case fam == famFloat:
 	case fam == famInt && name == "percentile_cont":
+	case fam == famInt && multi:
+		// The lowering widens x to bigint and the answer's elements are x's type.
+		work = at.WithNullability(nullableN)
 	case fam == famInt:
 		work = i64Type()
+	case name == "mode" && modeType(at):
+		work = at.WithNullability(nullableN)
 	default:
 		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", fmt.Sprintf("%s of %s", name, typeName(at)))
 	}
@@ -95,6 +115,10 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bval{}, fmt.Errorf("bind %s: %w", name, err)
 	}
 	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
+	if multi {
+		ac.mtypes = append(ac.mtypes, &types.ListType{Type: work.WithNullability(nullableN), Nullability: nullableN})
+		return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+	}
 	ac.mtypes = append(ac.mtypes, work)
 	ref := ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
 	if name == "percentile_cont" || sameType(work, at) {
@@ -104,11 +128,64 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	return typed(&expr.Cast{Type: at.WithNullability(nullableN), Input: ref, FailureBehavior: types.BehaviorThrowException}), nil
 }
 
-// stringAggMeasure binds string_agg(x, separator [ORDER BY x [ASC|DESC]]) and
-// string_agg(DISTINCT x, separator [ORDER BY x]) over text with a constant, non-null
-// separator (scan/aggregate orderedset.go). Without ORDER BY the values come in the
-// fragments' order (bucket by bucket), an order PostgreSQL leaves unspecified too; ORDER BY
-// another expression, bytea and separators that are not constants are refused by name.
+// fraction reads a percentile's fraction: a numeric constant, or NULL in an array (inArray).
+func fraction(name string, n *pg.Node, inArray bool) (expr.Literal, error) {
+	c := n.GetAConst()
+	var text string
+	switch {
+	case c != nil && c.GetIval() != nil:
+		text = strconv.FormatInt(int64(c.GetIval().GetIval()), 10)
+	case c != nil && c.GetFval() != nil:
+		text = c.GetFval().GetFval()
+	case c != nil && c.GetIsnull() && inArray:
+		return expr.NewNullLiteral(fp64Type()), nil
+	case inArray:
+		return nil, unimplemented(name + " of an array of fractions that are not numeric constants")
+	default:
+		return nil, unimplemented(name + " of a fraction that is not a numeric constant")
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return nil, errorf(InvalidArgument, "invalid fraction of %s", name)
+	}
+	return expr.NewPrimitiveLiteral(f, inArray), nil
+}
+
+// fractionArray reads ARRAY[f, …] of percentile_cont and percentile_disc: a one-dimensional
+// list literal of double precision fractions (numeric constants or NULL; PostgreSQL's
+// percentile_cont(float8[]) and percentile_disc(float8[]) answer an array of one element per
+// fraction).
+func fractionArray(name string, arr *pg.A_ArrayExpr) (expr.Expression, error) {
+	var vals expr.ListLiteralValue
+	for _, e := range arr.GetElements() {
+		if e.GetAArrayExpr() != nil {
+			return nil, unimplemented(name + " of a multidimensional array of fractions")
+		}
+		l, err := fraction(name, e, true)
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, l)
+	}
+	return &expr.ListLiteral{Value: vals, Type: &types.ListType{Type: fp64Type(), Nullability: types.NullabilityRequired}}, nil
+}
+
+// modeType reports a type mode() takes as it is (scan/aggregate's ordered store): text,
+// boolean, date, timestamps and numeric (integers and floats are widened to bigint and
+// double precision).
+func modeType(t types.Type) bool {
+	switch t.(type) {
+	case *types.StringType, *types.BooleanType, *types.DateType, *types.DecimalType, *types.PrecisionTimestampType, *types.PrecisionTimestampTzType:
+		return true
+	}
+	return false
+}
+
+// stringAggMeasure binds string_agg(x, separator [ORDER BY …]) and string_agg(DISTINCT x,
+// separator [ORDER BY x]) over text with a constant, non-null separator (scan/aggregate
+// orderedset.go and arrayagg.go; aggOrderBy reads the ORDER BY). Without ORDER BY the values
+// come in the fragments' order (bucket by bucket), an order PostgreSQL leaves unspecified too;
+// bytea and separators that are not constants are refused by name.
 func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	args := fc.GetArgs()
 	if len(args) != 2 {
@@ -141,7 +218,7 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	sorts, err := bd.orderByValue(fc, x, ac, false)
+	sorts, err := bd.aggOrderBy(fc, x, ac)
 	if err != nil {
 		return bval{}, err
 	}
@@ -159,34 +236,61 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
 }
 
-// orderByValue reads the ORDER BY of string_agg or array_agg (fc), which flightsrv runs only
-// by the aggregated value x itself, ascending (NULLs last) or descending (NULLs first); with
-// nulls (array_agg, which keeps NULL values) an explicit NULLS FIRST/LAST is refused too.
-// Anything else is refused by name.
-func (bd *binder) orderByValue(fc *pg.FuncCall, x expr.Expression, ac *aggCtx, nulls bool) ([]expr.SortField, error) {
-	order := fc.GetAggOrder()
-	if len(order) == 0 {
-		return nil, nil
-	}
-	sb := order[0].GetSortBy()
-	var k expr.Expression
-	if len(order) == 1 && sb.GetSortbyDir() != pg.SortByDir_SORTBY_USING && (!nulls || sb.GetSortbyNulls() == pg.SortByNulls_SORTBY_NULLS_DEFAULT) {
-		var err error
-		if k, err = bd.value(sb.GetNode(), ac.in); err != nil {
+// aggOrderBy binds the ORDER BY of string_agg or array_agg (fc) over the aggregated value x:
+// each key an expression of the aggregate's input, ASC or DESC, NULLS FIRST or LAST
+// (PostgreSQL's defaults: last ascending, first descending), of a type the executor orders as
+// PostgreSQL (scan/aggregate arrayagg.go: text in the "C" collation, integers, double
+// precision, boolean, date, timestamp, numeric; smallint widened). With DISTINCT every key
+// must be the value (PostgreSQL's 42P10), and array_agg(DISTINCT x ORDER BY x) takes only the
+// default NULLs order. ORDER BY … USING, json and jsonb keys and other types are refused.
+func (bd *binder) aggOrderBy(fc *pg.FuncCall, x expr.Expression, ac *aggCtx) ([]expr.SortField, error) {
+	name := funcName(fc)
+	var sorts []expr.SortField
+	for _, o := range fc.GetAggOrder() {
+		sb := o.GetSortBy()
+		if sb.GetSortbyDir() == pg.SortByDir_SORTBY_USING {
+			return nil, unimplemented(name + " with ORDER BY … USING")
+		}
+		v, err := bd.bindExpr(sb.GetNode(), ac.in)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if k == nil || !k.Equals(x) {
-		if nulls {
-			return nil, unimplemented(funcName(fc) + " with ORDER BY other than its value (ASC or DESC)")
+		switch {
+		case v.json:
+			return nil, &Error{Code: InvalidArgument, SQLState: "42883", Msg: "could not identify an ordering operator for type json"}
+		case v.jsonb:
+			return nil, unimplemented(name + " ordered by jsonb")
 		}
-		return nil, unimplemented(funcName(fc) + " with ORDER BY other than its value")
+		k, err := bd.defaultType(v)
+		if err != nil {
+			return nil, err
+		}
+		switch k.GetType().(type) {
+		case *types.StringType, *types.Int32Type, *types.Int64Type, *types.Float64Type, *types.BooleanType, *types.DateType,
+			*types.PrecisionTimestampType, *types.PrecisionTimestampTzType, *types.DecimalType:
+		case *types.Int16Type, *types.Int8Type:
+			if k, err = bd.coerce(typed(k), i32Type().WithNullability(k.GetType().GetNullability()), ""); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, refused(Unimplemented, "0A000", "%s is not supported", name+" ordered by "+typeName(k.GetType()))
+		}
+		kind := sortKind(sb)
+		if fc.GetAggDistinct() {
+			if !k.Equals(x) {
+				return nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"}
+			}
+			if name == "array_agg" && (kind == types.SortAscNullsFirst || kind == types.SortDescNullsLast) {
+				return nil, unimplemented("array_agg(DISTINCT …) with NULLS FIRST or LAST other than the default")
+			}
+		}
+		sorts = append(sorts, expr.SortField{Expr: k, Kind: kind})
 	}
-	kind := types.SortAscNullsLast
-	if sb.GetSortbyDir() == pg.SortByDir_SORTBY_DESC {
-		kind = types.SortDescNullsFirst
+	if fc.GetAggDistinct() && len(sorts) > 1 {
+		// Every key is the value: the first decides.
+		sorts = sorts[:1]
 	}
-	return []expr.SortField{{Expr: x, Kind: kind}}, nil
+	return sorts, nil
 }
 
 // aggFilter binds an aggregate call's FILTER (WHERE …) over the aggregate's input: nil without

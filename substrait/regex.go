@@ -62,48 +62,33 @@ func (bd *binder) regexOp(op string, l, r bval) (bval, error) {
 }
 
 // regexpReplace binds regexp_replace(source, pattern, replacement[, flags]) with constant
-// flags among g, i and c (case-sensitive, the default), as PostgreSQL reads them; references
+// flags (g and PostgreSQL's option letters, regexFlagsArg) as PostgreSQL reads them; references
 // \1 … \9 in the replacement of a pattern with alternatives are refused (the subexpressions'
 // extents may differ between PostgreSQL's engine and RE2's).
 func (bd *binder) regexpReplace(args []bval) (bval, error) {
 	if len(args) != 3 && len(args) != 4 {
 		return bval{}, unimplemented("regexp_replace with other than three or four arguments")
 	}
-	flags := ""
+	var (
+		opts   pgregex.Options
+		global bool
+	)
 	if len(args) == 4 {
-		f := args[3].str
-		if f == nil {
-			if lit, ok := args[3].e.(*expr.PrimitiveLiteral[string]); ok {
-				f = &lit.Value
-			}
+		var err error
+		if opts, err = regexFlagsArg(args[3], "regexp_replace", &global); err != nil {
+			return bval{}, err
 		}
-		if f == nil {
-			return bval{}, unimplemented("regexp_replace with flags that are not a constant")
-		}
-		icase := false
-		for _, c := range *f {
-			switch c {
-			case 'g':
-				if !strings.Contains(flags, "g") {
-					flags += "g"
-				}
-			case 'i':
-				icase = true
-			case 'c':
-				icase = false
-			default:
-				return bval{}, &Error{Code: Unimplemented, SQLState: "0A000", Msg: "regexp_replace flags other than g, i and c are not supported"}
-			}
-		}
-		if icase {
-			flags += "i"
-		}
+	}
+	opts.Extent = true
+	flags := opts.Flags()
+	if global {
+		flags = "g" + flags
 	}
 	s, err := bd.coerce(args[0], strType(), "argument 1 of regexp_replace")
 	if err != nil {
 		return bval{}, err
 	}
-	p, err := bd.regexPattern(args[1], "regexp_replace", pgregex.Options{IgnoreCase: strings.Contains(flags, "i"), Extent: true})
+	p, err := bd.regexPattern(args[1], "regexp_replace", opts)
 	if err != nil {
 		return bval{}, err
 	}
@@ -117,13 +102,13 @@ func (bd *binder) regexpReplace(args []bval) (bval, error) {
 			return bval{}, unimplemented("regexp_replace of a pattern with alternatives (|) and a replacement referring to its subexpressions")
 		}
 	}
-	if strings.Contains(flags, "g") {
+	if global {
 		// Global replacement of a pattern looking behind a position searches the whole subject
 		// (scan/ops' replaceAllInContext), whose search skips an empty match right after a
 		// match where PostgreSQL's takes it: such a pattern that can match both the empty
 		// string and some text is refused (one matching only empty strings never follows a
 		// match of text).
-		re, err := pgregex.Compile(p.(*expr.PrimitiveLiteral[string]).Value, pgregex.Options{IgnoreCase: strings.Contains(flags, "i"), Extent: true})
+		re, err := pgregex.Compile(p.(*expr.PrimitiveLiteral[string]).Value, opts)
 		if err != nil {
 			return bval{}, err // regexPattern compiled it already
 		}
@@ -134,6 +119,27 @@ func (bd *binder) regexpReplace(args []bval) (bval, error) {
 	}
 	f, err := bd.fn(URNPostgres, "regexp_replace", strType(), types.Enum(flags), s, p, repl)
 	return typed(f), err
+}
+
+// regexFlagsArg reads the constant flags argument of the regular-expression function fn as
+// PostgreSQL's parse_re_flags does (pgregex.ParseFlags; g only where global is not nil): an
+// unknown letter is its 22023 "invalid regular expression option", b and e (basic and
+// extended REs) are refused by name.
+func regexFlagsArg(v bval, fn string, global *bool) (pgregex.Options, error) {
+	f, ok := constText(v)
+	if !ok {
+		return pgregex.Options{}, unimplemented(fn + " with flags that are not a constant")
+	}
+	o, err := pgregex.ParseFlags(f, global)
+	var fe *pgregex.FlagError
+	var ue *pgregex.UnsupportedError
+	switch {
+	case errors.As(err, &fe):
+		return o, &Error{Code: InvalidArgument, SQLState: "22023", Msg: fe.Error()}
+	case errors.As(err, &ue):
+		return o, &Error{Code: Unimplemented, SQLState: "0A000", Msg: ue.Error()}
+	}
+	return o, nil
 }
 
 // hasGroupReference reports whether a replacement refers to a subexpression (\1 … \9).
@@ -170,7 +176,11 @@ func (bd *binder) regexpSearch(name string, args []bval) (bval, error) {
 	out := strType()
 	if name == "regexp_count" {
 		out = i32Type()
-		tree, err := syntax.Parse("(?s)(?:"+p.(*expr.PrimitiveLiteral[string]).Value+")", syntax.Perl)
+		re, err := pgregex.Compile(p.(*expr.PrimitiveLiteral[string]).Value, pgregex.Options{Extent: true})
+		if err != nil {
+			return bval{}, err // regexPattern compiled it already
+		}
+		tree, err := syntax.Parse(re.Regexp.String(), syntax.Perl)
 		if err != nil || matchesEmpty(tree) {
 			return bval{}, unimplemented("regexp_count of a pattern that can match the empty string")
 		}

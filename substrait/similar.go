@@ -189,40 +189,29 @@ func (bd *binder) regexpMatchElem(fc *pg.FuncCall, k int, sc *scope) (bval, erro
 		}
 		args[i] = v
 	}
-	flags := ""
+	var opts pgregex.Options
 	if len(args) == 3 {
-		f, ok := constText(args[2])
-		if !ok {
-			return bval{}, unimplemented("regexp_match with flags that are not a constant")
+		var global bool
+		var err error
+		if opts, err = regexFlagsArg(args[2], "regexp_match", &global); err != nil {
+			return bval{}, err
 		}
-		icase := false
-		for _, c := range f {
-			switch c {
-			case 'i':
-				icase = true
-			case 'c':
-				icase = false
-			case 'g':
-				return bval{}, &Error{Code: InvalidArgument, SQLState: "22023", Msg: "regexp_match() does not support the \"global\" option"}
-			default:
-				return bval{}, &Error{Code: Unimplemented, SQLState: "0A000", Msg: "regexp_match flags other than i and c are not supported"}
-			}
-		}
-		if icase {
-			flags = "i"
+		if global {
+			return bval{}, &Error{Code: InvalidArgument, SQLState: "22023", Msg: "regexp_match() does not support the \"global\" option"}
 		}
 	}
+	opts.Extent = true
 	s, err := bd.coerce(args[0], strType(), "argument 1 of regexp_match")
 	if err != nil {
 		return bval{}, err
 	}
-	p, err := bd.regexPattern(args[1], "regexp_match", pgregex.Options{IgnoreCase: flags == "i", Extent: true})
+	p, err := bd.regexPattern(args[1], "regexp_match", opts)
 	if err != nil {
 		return bval{}, err
 	}
 	if pat := p.(*expr.PrimitiveLiteral[string]).Value; pgregex.HasAlternation(pat) && strings.Contains(pat, "(") {
 		return bval{}, unimplemented("regexp_match of a pattern with alternatives (|) and subexpressions")
 	}
-	f, err := bd.fn(URNPostgres, "regexp_match_elem", strType(), types.Enum(flags), types.Enum(strconv.Itoa(k)), s, p)
+	f, err := bd.fn(URNPostgres, "regexp_match_elem", strType(), types.Enum(opts.Flags()), types.Enum(strconv.Itoa(k)), s, p)
 	return typed(f), err
 }

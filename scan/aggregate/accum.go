@@ -67,10 +67,15 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		return newVarAcc(m)
 	case BoolAnd, BoolOr:
 		return &boolAcc{or: m.Func == BoolOr}
-	case StringAgg:
-		return &stringAggAcc{m: m}
-	case ArrayAgg:
-		return newArrayAgg(m)
+	case StringAgg, ArrayAgg, ModeOf:
+		if m.stored() {
+			return newArrayAgg(m)
+		}
+		if m.Func == StringAgg {
+			return &stringAggAcc{m: m}
+		}
+	}
+	switch m.Func {
 	case PercentileCont, PercentileDisc, ModeOf:
 		a, err := newOrdered(m)
 		if err != nil {

@@ -49,17 +49,20 @@ const (
 	// PercentileCont, PercentileDisc and ModeOf are PostgreSQL's ordered-set aggregates
 	// percentile_cont(Fraction), percentile_disc(Fraction) and mode() WITHIN GROUP (ORDER BY
 	// x [DESC]) (orderedset.go): float64 input for PercentileCont (output float64), int64 or
-	// float64 for the others (output the input type); NULL for no value. Not distinct.
+	// float64 for the others (output the input type), and for ModeOf also text, int32,
+	// boolean, date, timestamp and decimal (arrayagg.go); NULL for no value. Not distinct.
 	PercentileCont
 	PercentileDisc
 	ModeOf
 	// StringAgg is string_agg(x, Separator) over text: output text, NULL for no value; the
-	// values in input order, or sorted bytewise (Sorted, Descending); Distinct keeps each once.
+	// values in input order, or sorted bytewise (Sorted, Descending), or by Keys (arrayagg.go);
+	// Distinct keeps each once.
 	StringAgg
 	// ArrayAgg is array_agg(x) over text, integer, bigint, double precision or boolean: output
 	// a list of x's type, NULL elements included, NULL for a group without rows; the values in
 	// input order, or sorted (Sorted, Descending; NULLs last ascending, first descending) as
-	// PostgreSQL's array_agg(x ORDER BY x [DESC]) orders them (arrayagg.go). Not distinct.
+	// PostgreSQL's array_agg(x ORDER BY x [DESC]) orders them, or by Keys (arrayagg.go);
+	// Distinct sorts by the value and keeps each value once (one NULL).
 	ArrayAgg
 )
 
@@ -102,6 +105,16 @@ type Measure struct {
 	Descending bool
 	Sorted     bool
 	Separator  string
+	// Multi: percentile_cont and percentile_disc of an array of fractions (Fractions, NULL
+	// where FractionNulls says so), answering a list of one value per fraction (float64, or
+	// ElemType for percentile_disc: int32 or int16 of int64 input, else the input type).
+	Multi         bool
+	Fractions     []float64
+	FractionNulls []bool
+	ElemType      arrow.DataType
+	// Keys are the ORDER BY keys of string_agg and array_agg when they are not the value
+	// itself (Sorted); not with Distinct.
+	Keys []SortKey
 	// Numeric answers a Sum of integers as the exact decimal128(38, 0) total (PostgreSQL's
 	// numeric sum(bigint)), never ErrSumOverflow, and an Avg of integers as PostgreSQL's
 	// numeric average in decimal128(38, AvgScale) (numavg.go); floats ignore it.
@@ -186,8 +199,34 @@ func sumStateType(k kind) arrow.DataType {
 // resolved is a validated measure with its argument's type.
 type resolved struct {
 	Measure
-	argType arrow.DataType // nil for CountStar
-	argKind kind
+	argType  arrow.DataType // nil for CountStar
+	argKind  kind
+	keyTypes []arrow.DataType // of Keys
+}
+
+// multiElem is the element type of a Multi percentile's answer.
+func (m resolved) multiElem() arrow.DataType {
+	switch {
+	case m.Func == PercentileCont:
+		return arrow.PrimitiveTypes.Float64
+	case m.ElemType != nil:
+		return m.ElemType
+	}
+	return m.argType
+}
+
+// stored reports whether the measure runs on the ordered store (arrayagg.go): array_agg,
+// string_agg with sort keys, and mode of other types than bigint and double precision.
+func (m resolved) stored() bool {
+	switch m.Func {
+	case ArrayAgg:
+		return true
+	case StringAgg:
+		return len(m.Keys) > 0
+	case ModeOf:
+		return m.argType.ID() != arrow.INT64 && m.argType.ID() != arrow.FLOAT64
+	}
+	return false
 }
 
 // distinct reports whether the measure keeps a set of distinct values (Min and Max ignore
@@ -245,9 +284,10 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		f := in.Field(m.Arg)
 		k, ok := classify(f.Type)
-		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum || m.Func == Count) {
-			// min, max (decimalExtremes), sum (decSumAcc) and count (countAcc: the values not
-			// NULL) of numerics; count and sum of distinct ones (distinctDec)
+		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum || m.Func == Count || m.Func == ModeOf && !m.Distinct) {
+			// min, max (decimalExtremes), sum (decSumAcc), count (countAcc: the values not
+			// NULL) and mode (arrayagg.go) of numerics; count and sum of distinct ones
+			// (distinctDec)
 			r.argType = f.Type
 			out[i] = r
 			continue
@@ -261,11 +301,25 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		if m.Func.isVariance() && f.Type.ID() != arrow.FLOAT64 {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: only float64 is supported, not %s", m.Name, m.Func, f.Name, f.Type)
 		}
-		if m.Func.isOrderedSet() && (m.Distinct || f.Type.ID() != arrow.FLOAT64 && (m.Func == PercentileCont || f.Type.ID() != arrow.INT64)) {
+		if m.Func.isOrderedSet() && (m.Distinct || f.Type.ID() != arrow.FLOAT64 && (m.Func == PercentileCont || f.Type.ID() != arrow.INT64) &&
+			(m.Func != ModeOf || !storeType(f.Type))) {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not supported", m.Name, m.Func, f.Name, f.Type)
 		}
-		if m.Func == ArrayAgg && (m.Distinct || !arrayAggType(f.Type)) {
-			return nil, fmt.Errorf("aggregate: measure %q: array_agg of column %q: type %s (distinct %v) is not supported", m.Name, f.Name, f.Type, m.Distinct)
+		if m.Multi && (!m.Func.isOrderedSet() || m.Func == ModeOf || len(m.FractionNulls) != len(m.Fractions) ||
+			m.ElemType != nil && (m.Func != PercentileDisc || f.Type.ID() != arrow.INT64 || m.ElemType.ID() != arrow.INT32 && m.ElemType.ID() != arrow.INT16)) {
+			return nil, fmt.Errorf("aggregate: measure %q: %s of %d fractions answered as %v", m.Name, m.Func, len(m.Fractions), m.ElemType)
+		}
+		if m.Func == ArrayAgg && !arrayAggType(f.Type) {
+			return nil, fmt.Errorf("aggregate: measure %q: array_agg of column %q: type %s is not supported", m.Name, f.Name, f.Type)
+		}
+		if len(m.Keys) > 0 && (m.Func != StringAgg && m.Func != ArrayAgg || m.Distinct || m.Sorted) {
+			return nil, fmt.Errorf("aggregate: measure %q: sort keys of %s (distinct %v, sorted %v)", m.Name, m.Func, m.Distinct, m.Sorted)
+		}
+		for _, key := range m.Keys {
+			if key.Arg < 0 || key.Arg >= nf || !storeType(in.Field(key.Arg).Type) {
+				return nil, fmt.Errorf("aggregate: measure %q: sort key column %d out of range or of a type it cannot order", m.Name, key.Arg)
+			}
+			r.keyTypes = append(r.keyTypes, in.Field(key.Arg).Type)
 		}
 		if m.Func == StringAgg && f.Type.ID() != arrow.STRING {
 			return nil, fmt.Errorf("aggregate: measure %q: string_agg of column %q: type %s is not text", m.Name, f.Name, f.Type)
@@ -304,7 +358,15 @@ func resultField(m resolved) arrow.Field {
 			return arrow.Field{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}
 		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
-	case Avg, VarSamp, VarPop, StddevSamp, StddevPop, PercentileCont:
+	case PercentileCont, PercentileDisc:
+		if m.Multi {
+			return arrow.Field{Name: m.Name, Type: arrow.ListOf(m.multiElem()), Nullable: true}
+		}
+		if m.Func == PercentileDisc {
+			return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
+		}
+		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
+	case Avg, VarSamp, VarPop, StddevSamp, StddevPop:
 		if m.Func == Avg && m.Numeric && m.argKind != kFloat {
 			return arrow.Field{Name: m.Name, Type: avgType, Nullable: true}
 		}
@@ -345,12 +407,25 @@ func stateFields(m resolved) []arrow.Field {
 	case BoolAnd, BoolOr:
 		return []arrow.Field{{Name: m.Name, Type: arrow.FixedWidthTypes.Boolean, Nullable: true}}
 	case PercentileCont, PercentileDisc, ModeOf, StringAgg:
+		if m.stored() {
+			return storeFields(m)
+		}
 		return []arrow.Field{{Name: m.Name, Type: arrow.ListOfNonNullable(m.argType)}}
 	case ArrayAgg:
-		return []arrow.Field{{Name: m.Name, Type: arrow.ListOf(m.argType), Nullable: true}}
+		return storeFields(m)
 	default: // Min, Max
 		return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
 	}
+}
+
+// storeFields are the partial state of an ordered store (arrayagg.go): the list of the
+// group's values (NULLs included) named Name, then each sort key's list named Name.keyN.
+func storeFields(m resolved) []arrow.Field {
+	fs := []arrow.Field{{Name: m.Name, Type: arrow.ListOf(m.argType), Nullable: true}}
+	for k, t := range m.keyTypes {
+		fs = append(fs, arrow.Field{Name: fmt.Sprintf("%s.key%d", m.Name, k+1), Type: arrow.ListOf(t), Nullable: true})
+	}
+	return fs
 }
 
 // OutputSchema returns the schema of Single and Final output for input schema in: the group
@@ -389,6 +464,9 @@ func OutputSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {
 //     aggregated.
 //   - percentile_cont, percentile_disc, mode, string_agg: one non-nullable list<item: x's type, not
 //     nullable> column named Name holding the group's non-null filtered-in values.
+//   - array_agg, and string_agg with Keys: a list<item: x's type> column named Name holding the
+//     group's filtered-in values (array_agg's NULLs included), then a list column "Name.keyN"
+//     of each sort key's values, of the same lengths.
 //   - count/sum/avg(distinct x): one non-nullable list<item: x's type, not nullable> column
 //     named Name holding the group's distinct non-null filtered-in values (in first-appearance
 //     order; floats with -0 folded into 0 and one NaN), so Final can compute the exact answer

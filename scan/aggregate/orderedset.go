@@ -90,14 +90,101 @@ func compareValues[T int64 | float64](x, y T) int {
 	return cmp.Compare(x, y)
 }
 
+// checkFraction is PostgreSQL's error of a percentile fraction outside [0, 1] (22003).
+func checkFraction(f float64) error {
+	if f < 0 || f > 1 || math.IsNaN(f) {
+		// PostgreSQL's message quotes the query's constant; the log line's form does not.
+		return &ops.DataError{Code: "22003", Msg: fmt.Sprintf("percentile value %g is not between 0 and 1", f), LogMsg: "percentile value <value> is not between 0 and 1"}
+	}
+	return nil
+}
+
+// percentileOf is percentile_cont's (cont) or percentile_disc's value at fraction f of the
+// sorted values v (not empty).
+func percentileOf[T int64 | float64](v []T, f float64, cont bool) (T, float64) {
+	n := len(v)
+	if cont {
+		pos := f * float64(n-1)
+		first, second := math.Floor(pos), math.Ceil(pos)
+		lo, hi := float64(v[int(first)]), float64(v[int(second)])
+		if first == second {
+			return 0, lo
+		}
+		return 0, lo + (hi-lo)*(pos-first)
+	}
+	k := int(math.Ceil(f * float64(n)))
+	return v[max(k, 1)-1], 0
+}
+
+// multiResult answers percentile_cont and percentile_disc of an array of fractions
+// (PostgreSQL's percentile_cont_multi_final and percentile_disc_multi_final): NULL for a group
+// without values, else a list of one value per fraction, NULL for a NULL fraction; a fraction
+// outside [0, 1] is the error of one, raised for groups with values only.
+func (a *orderedAcc[T]) multiResult(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	elem := a.m.multiElem()
+	lb := array.NewListBuilder(mem, elem)
+	defer lb.Release()
+	vb := lb.ValueBuilder()
+	for g := lo; g < hi; g++ {
+		v := a.vals[g]
+		if len(v) == 0 {
+			lb.AppendNull()
+			continue
+		}
+		a.sort(v)
+		lb.Append(true)
+		for i, f := range a.m.Fractions {
+			if a.m.FractionNulls[i] {
+				vb.AppendNull()
+				continue
+			}
+			if err := checkFraction(f); err != nil {
+				return nil, err
+			}
+			x, c := percentileOf(v, f, a.m.Func == PercentileCont)
+			switch b := vb.(type) {
+			case *array.Float64Builder:
+				if a.m.Func == PercentileCont {
+					b.Append(c)
+				} else {
+					b.Append(float64(x))
+				}
+			case *array.Int64Builder:
+				b.Append(int64(x))
+			case *array.Int32Builder:
+				b.Append(int32(x))
+			case *array.Int16Builder:
+				b.Append(int16(x))
+			default:
+				return nil, fmt.Errorf("aggregate: %s answered as a list of %s", a.m.Func, elem)
+			}
+		}
+	}
+	return lb.NewArray(), nil
+}
+
+// sort orders a group's values as the measure's WITHIN GROUP (ORDER BY x [DESC]).
+func (a *orderedAcc[T]) sort(v []T) {
+	slices.SortFunc(v, func(x, y T) int {
+		if a.m.Descending {
+			return compareValues(y, x)
+		}
+		return compareValues(x, y)
+	})
+}
+
 func (a *orderedAcc[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	if a.m.Multi {
+		return a.multiResult(mem, lo, hi)
+	}
 	out := make([]T, hi-lo)
 	valid := make([]bool, hi-lo)
 	cont := make([]float64, hi-lo)
 	f := a.m.Fraction
-	if a.m.Func != ModeOf && (f < 0 || f > 1 || math.IsNaN(f)) {
-		// PostgreSQL's message quotes the query's constant; the log line's form does not.
-		return nil, &ops.DataError{Code: "22003", Msg: fmt.Sprintf("percentile value %g is not between 0 and 1", f), LogMsg: "percentile value <value> is not between 0 and 1"}
+	if a.m.Func != ModeOf {
+		if err := checkFraction(f); err != nil {
+			return nil, err
+		}
 	}
 	for i := range out {
 		v := a.vals[lo+i]
@@ -105,26 +192,10 @@ func (a *orderedAcc[T]) result(mem memory.Allocator, lo, hi int) (arrow.Array, e
 			continue
 		}
 		valid[i] = true
-		slices.SortFunc(v, func(x, y T) int {
-			if a.m.Descending {
-				return compareValues(y, x)
-			}
-			return compareValues(x, y)
-		})
-		n := len(v)
+		a.sort(v)
 		switch a.m.Func {
-		case PercentileCont:
-			pos := f * float64(n-1)
-			first, second := math.Floor(pos), math.Ceil(pos)
-			lo, hi := float64(v[int(first)]), float64(v[int(second)])
-			if first == second {
-				cont[i] = lo
-			} else {
-				cont[i] = lo + (hi-lo)*(pos-first)
-			}
-		case PercentileDisc:
-			k := int(math.Ceil(f * float64(n)))
-			out[i] = v[max(k, 1)-1]
+		case PercentileCont, PercentileDisc:
+			out[i], cont[i] = percentileOf(v, f, a.m.Func == PercentileCont)
 		case ModeOf:
 			best, bestN, run := v[0], 0, 0
 			for j := range v {

@@ -311,6 +311,16 @@ func (r *reader) add(rec arrow.RecordBatch) error {
 		if mask != nil {
 			m.mask = mask
 		}
+		if len(m.Keys) > 0 {
+			keys := make([]arrow.Array, len(m.Keys))
+			for k, key := range m.Keys {
+				keys[k] = cols[key.Arg]
+			}
+			if err := m.acc.(*arrayAggAcc).updateKeyed(arg, keys, gids, mask); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := m.acc.update(arg, gids, mask); err != nil {
 			return err
 		}

@@ -32,6 +32,8 @@ func elementText(a arrow.Array) (func(i int) string, error) {
 	switch v := a.(type) {
 	case *array.String:
 		return v.Value, nil
+	case *array.Int16:
+		return func(i int) string { return strconv.FormatInt(int64(v.Value(i)), 10) }, nil
 	case *array.Int32:
 		return func(i int) string { return strconv.FormatInt(int64(v.Value(i)), 10) }, nil
 	case *array.Int64:
@@ -66,7 +68,7 @@ func listArg(n *fnNode) error {
 		return errors.New("argument 1 must be an array")
 	}
 	switch lt.Elem().ID() {
-	case arrow.STRING, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL:
+	case arrow.STRING, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL:
 		return nil
 	}
 	return errors.New("arrays of " + lt.Elem().String() + " are not supported")

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -21,12 +22,13 @@ import (
 //	regexp_replace(s, pattern, repl)   the first match replaced (every match with flag g);
 //	                                   repl's \1 … \9 are the subexpressions, \& the match,
 //	                                   \\ a backslash, any other \ kept; flags an
-//	                                   enumeration first: "", "g", "i" or "gi"
+//	                                   enumeration first: PostgreSQL's letters
+//	                                   (pgregex.ParseFlags) and g
 //	regexp_match_elem(s, pattern)      (regexp_match(s, pattern))[k]: the k-th captured
 //	                                   substring (the whole match when the pattern captures
 //	                                   none), NULL without a match, for a subexpression that
 //	                                   took no part, or k outside the array; enumerations
-//	                                   flags ("" or "i") and k (1-based) first
+//	                                   flags (without g) and k (1-based) first
 //	regexp_count(s, pattern)           the number of non-overlapping matches (the binder
 //	                                   refuses patterns that can match the empty string,
 //	                                   whose count PostgreSQL's search advances otherwise
@@ -77,30 +79,33 @@ func regexError(err error) error {
 	return &DataError{Code: "2201B", Msg: "invalid regular expression"}
 }
 
-func regexFlags(n *fnNode) (string, error) {
+// regexFlags reads the flags enumeration first in n (PostgreSQL's flags letters, pgregex's
+// ParseFlags, and g): the options, and whether g is among them.
+func regexFlags(n *fnNode) (pgregex.Options, bool, error) {
 	if len(n.args) == 0 || n.args[0] != nil {
-		return "", errors.New("takes a flags enumeration first")
+		return pgregex.Options{}, false, errors.New("takes a flags enumeration first")
 	}
-	f := n.enums[0]
-	if strings.Trim(f, "gi") != "" {
-		return "", errors.New("flags other than g and i")
+	var global bool
+	o, err := pgregex.ParseFlags(n.enums[0], &global)
+	if err != nil {
+		return o, false, fmt.Errorf("flags %q: %w", n.enums[0], err)
 	}
-	return f, nil
+	return o, global, nil
 }
 
 func regexMatchKernel(n *fnNode) error {
 	if err := argCount(n, 3, 3); err != nil {
 		return err
 	}
-	flags, err := regexFlags(n)
-	if err != nil {
-		return err
+	opts, global, err := regexFlags(n)
+	if err != nil || global {
+		return errors.New("regex_match takes flags without g first")
 	}
 	if err := wantText(n, 1, 2); err != nil {
 		return err
 	}
 	n.out = arrow.FixedWidthTypes.Boolean
-	cache := &patternCache{opts: pgregex.Options{IgnoreCase: strings.Contains(flags, "i")}}
+	cache := &patternCache{opts: opts}
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		s, _ := asTexts(args[1])
 		p, _ := asTexts(args[2])
@@ -123,7 +128,7 @@ func regexpReplaceKernel(n *fnNode) error {
 	if err := argCount(n, 4, 4); err != nil {
 		return err
 	}
-	flags, err := regexFlags(n)
+	opts, global, err := regexFlags(n)
 	if err != nil {
 		return err
 	}
@@ -131,8 +136,8 @@ func regexpReplaceKernel(n *fnNode) error {
 		return err
 	}
 	n.out = arrow.BinaryTypes.String
-	global := strings.Contains(flags, "g")
-	cache := &patternCache{opts: pgregex.Options{IgnoreCase: strings.Contains(flags, "i"), Extent: true}}
+	opts.Extent = true
+	cache := &patternCache{opts: opts}
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		s, _ := asTexts(args[1])
 		p, _ := asTexts(args[2])
@@ -161,10 +166,11 @@ func regexpMatchElemKernel(n *fnNode) error {
 	if err := argCount(n, 4, 4); err != nil {
 		return err
 	}
-	flags, err := regexFlags(n)
-	if err != nil || strings.Contains(flags, "g") {
-		return errors.New("regexp_match_elem takes flags \"\" or \"i\" first")
+	opts, global, err := regexFlags(n)
+	if err != nil || global {
+		return errors.New("regexp_match_elem takes flags without g first")
 	}
+	opts.Extent = true
 	if n.args[1] != nil {
 		return errors.New("regexp_match_elem takes the element's position second")
 	}
@@ -176,7 +182,7 @@ func regexpMatchElemKernel(n *fnNode) error {
 		return err
 	}
 	n.out = arrow.BinaryTypes.String
-	cache := &patternCache{opts: pgregex.Options{IgnoreCase: strings.Contains(flags, "i"), Extent: true}}
+	cache := &patternCache{opts: opts}
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		s, _ := asTexts(args[2])
 		p, _ := asTexts(args[3])
@@ -298,15 +304,16 @@ func regexpSearchKernel(n *fnNode, out arrow.DataType, f func(re *pgregex.Regexp
 	if err := argCount(n, 3, 3); err != nil {
 		return err
 	}
-	flags, err := regexFlags(n)
-	if err != nil || strings.Contains(flags, "g") {
-		return errors.New("takes flags \"\" or \"i\" first")
+	opts, global, err := regexFlags(n)
+	if err != nil || global {
+		return errors.New("takes flags without g first")
 	}
+	opts.Extent = true
 	if err := wantText(n, 1, 2); err != nil {
 		return err
 	}
 	n.out = out
-	cache := &patternCache{opts: pgregex.Options{IgnoreCase: strings.Contains(flags, "i"), Extent: true}}
+	cache := &patternCache{opts: opts}
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		s, _ := asTexts(args[1])
 		p, _ := asTexts(args[2])
