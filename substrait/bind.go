@@ -299,6 +299,10 @@ type RouteInfo struct {
 	Partitions [][]byte
 	// Range is the finite half-open time range [Start, End), UTC.
 	Range routing.TimeRange
+	// Ranges, when not nil, are the disjoint ranges (sorted, at least two) whose union the
+	// read's time filter allows (an OR of ranges, an IN list of instants); Range is their hull
+	// and the read asks only the buckets they cover.
+	Ranges []routing.TimeRange
 	// RouteConjuncts and Residual count the WHERE conjuncts that became the route and the
 	// residual filters that run in the fragments.
 	RouteConjuncts, Residual int

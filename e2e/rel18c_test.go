@@ -1,0 +1,68 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+)
+
+// TestTimeRangeUnionAsPostgres: a time filter that is an OR of ranges, or an IN list (= ANY)
+// of instants, routes the read to the buckets the ranges cover and answers PostgreSQL's rows
+// (overlapping ranges not counted twice, an outer bound intersecting them, disjuncts with
+// filters of their own); EXPLAIN counts the ranges and their buckets only; a disjunct without
+// both bounds is still refused.
+func TestTimeRangeUnionAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const two = "((timestamp >= '2001-01-01' AND timestamp < '2001-02-01') OR (timestamp >= '2001-06-01' AND timestamp < '2001-07-01'))"
+	// Instants of BOS's flights, read from PostgreSQL, for the IN lists.
+	var instants []string
+	for _, r := range pgStrings(t, ctx, pg, "SELECT to_char(timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM flights WHERE origin = 'BOS' ORDER BY timestamp, id OFFSET 50 LIMIT 3") {
+		instants = append(instants, "'"+r[0]+"+00'")
+	}
+	for _, r := range pgStrings(t, ctx, pg, "SELECT to_char(timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM flights WHERE origin = 'BOS' ORDER BY timestamp DESC, id OFFSET 20 LIMIT 2") {
+		instants = append(instants, "'"+r[0]+"+00'")
+	}
+	if len(instants) != 5 {
+		t.Fatalf("instants %v", instants)
+	}
+	in := strings.Join(instants, ", ")
+	qs := []string{
+		"SELECT count(*), min(timestamp)::text, max(timestamp)::text FROM flights WHERE origin = 'BOS' AND " + two,
+		"SELECT date_trunc('month', timestamp)::text AS m, origin, count(*), sum((value->>'delay')::int) FROM flights WHERE origin IN ('BOS', 'ORD') AND " + two + " GROUP BY 1, 2 ORDER BY 1, 2",
+		"SELECT count(*) FROM flights WHERE " + two + " AND origin = 'SFO'",
+		// Overlapping and touching ranges, an outer bound cutting them, BETWEEN and = disjuncts.
+		"SELECT count(*), min(timestamp)::text, max(timestamp)::text FROM flights WHERE origin = 'BOS' AND ((timestamp >= '2001-01-10' AND timestamp < '2001-03-01') OR (timestamp >= '2001-02-01' AND timestamp < '2001-04-01') " +
+			"OR timestamp BETWEEN '2001-04-01' AND '2001-04-03' OR (timestamp > '2001-09-01' AND timestamp <= '2001-09-05')) AND timestamp < '2001-09-03'",
+		// A disjunct with a filter of its own, and date bounds.
+		"SELECT id, timestamp::text, value->>'delay' FROM flights WHERE origin = 'BOS' AND ((timestamp >= DATE '2001-03-30' AND timestamp < DATE '2001-04-01' AND (value->>'delay')::int > 20) " +
+			"OR (timestamp >= '2001-11-30' AND timestamp < '2001-12-01')) ORDER BY 2, 1",
+		// IN lists and = ANY of instants, alone and beside bounds.
+		"SELECT id, timestamp::text FROM flights WHERE origin = 'BOS' AND timestamp IN (" + in + ") ORDER BY 2, 1",
+		"SELECT id, timestamp::text FROM flights WHERE origin = 'BOS' AND timestamp = ANY(ARRAY[" + strings.ReplaceAll(in, "+00'", "+00'::timestamptz") + "]) ORDER BY 2, 1",
+		"SELECT id, timestamp::text FROM flights WHERE origin = 'BOS' AND timestamp = ANY('{" + strings.ReplaceAll(in, "'", "") + "}') ORDER BY 2, 1",
+		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp IN (" + in + ") AND timestamp >= '2001-06-01'",
+		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp IN (" + in + ") AND timestamp >= '2002-06-01'",
+		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp IN ('2001-03-01', '2001-03-02')",
+		"SELECT count(*) FROM flights WHERE origin = 'BOS' AND (timestamp = " + instants[0] + " OR timestamp = " + instants[4] + ")",
+		// Two ORs intersected, and the filter outside a subquery.
+		"SELECT count(*) FROM (SELECT * FROM flights WHERE origin = 'BOS') s WHERE " + two + " AND ((timestamp >= '2001-01-15' AND timestamp < '2001-01-20') OR timestamp >= '2001-06-28' AND timestamp < '2001-08-01')",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		lines := explainLines(t, cl.c, "EXPLAIN SELECT count(*) FROM flights WHERE origin = 'BOS' AND "+two)
+		if !strings.Contains(strings.Join(lines, "\n"), "the union of 2 disjoint finite ranges over 2 calendar_month_utc bucket(s)") {
+			t.Errorf("EXPLAIN of an OR of two month ranges:\n%s", strings.Join(lines, "\n"))
+		}
+		lines = explainLines(t, cl.c, "EXPLAIN SELECT count(*) FROM flights WHERE origin = 'BOS' AND timestamp IN ("+in+")")
+		if j := strings.Join(lines, "\n"); !strings.Contains(j, "the union of 5 disjoint finite ranges") || strings.Contains(j, "2001") {
+			t.Errorf("EXPLAIN of an IN list of instants:\n%s", j)
+		}
+		refusedAs(t, ctx, cl.c, codes.InvalidArgument, map[string]string{
+			"SELECT count(*) FROM flights WHERE origin = 'BOS' AND ((timestamp >= '2001-01-01' AND timestamp < '2001-02-01') OR timestamp >= '2001-06-01')":   "flights needs timestamp",
+			"SELECT count(*) FROM flights WHERE origin = 'BOS' AND ((timestamp >= '2001-01-01' AND timestamp < '2001-02-01') OR (value->>'delay')::int > 10)": "flights needs timestamp",
+			fmt.Sprintf("SELECT count(*) FROM flights WHERE origin = 'BOS' AND (timestamp IN (%s) OR timestamp > '2001-01-01')", in):                          "flights needs timestamp",
+		})
+	}
+}
