@@ -1,11 +1,16 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // TestTimeRangeUnionAsPostgres: a time filter that is an OR of ranges, or an IN list (= ANY)
@@ -64,5 +69,43 @@ func TestTimeRangeUnionAsPostgres(t *testing.T) {
 			"SELECT count(*) FROM flights WHERE origin = 'BOS' AND ((timestamp >= '2001-01-01' AND timestamp < '2001-02-01') OR (value->>'delay')::int > 10)": "flights needs timestamp",
 			fmt.Sprintf("SELECT count(*) FROM flights WHERE origin = 'BOS' AND (timestamp IN (%s) OR timestamp > '2001-01-01')", in):                          "flights needs timestamp",
 		})
+	}
+}
+
+// TestTimeRangeUnionEndpoints: a multi-endpoint result (one endpoint per bucket) of ORD's
+// flights of January, March and June, asked as an OR of ranges ordered by time, has one
+// endpoint per month the ranges cover and the sample's rows of those months, in order.
+func TestTimeRangeUnionEndpoints(t *testing.T) {
+	e := newEnv(t)
+	srv, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
+		Pushdown: true, Alloc: e.alloc, MultiEndpoint: true, EndpointBuckets: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	cl := dial(t, srv)
+	ctx := context.Background()
+	months := [][2]string{{"2001-01-01", "2001-02-01"}, {"2001-03-01", "2001-04-01"}, {"2001-06-01", "2001-07-01"}}
+	var arms []string
+	var want []row
+	for _, m := range months {
+		arms = append(arms, fmt.Sprintf("(timestamp >= TIMESTAMPTZ '%sT00:00:00Z' AND timestamp < TIMESTAMPTZ '%sT00:00:00Z')", m[0], m[1]))
+		want = append(want, expected(e.sample, "ORD", ts(m[0]+"T00:00:00Z"), ts(m[1]+"T00:00:00Z"))...)
+	}
+	q := "SELECT timestamp, id, value FROM flights WHERE origin = 'ORD' AND (" + strings.Join(arms, " OR ") + ") ORDER BY timestamp, id"
+	final := pollToEnd(t, cl, q)
+	if n := len(final.GetInfo().GetEndpoint()); n != 3 {
+		t.Fatalf("%d endpoints, want one per month of the ranges", n)
+	}
+	res, err := fetch(ctx, cl, final.GetInfo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rowsOf(t, res, "ORD")
+	res.release()
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Fatalf("polled scan: %d rows, the sample %d", len(got), len(want))
 	}
 }
