@@ -109,3 +109,32 @@ func TestTimeRangeUnionEndpoints(t *testing.T) {
 		t.Fatalf("polled scan: %d rows, the sample %d", len(got), len(want))
 	}
 }
+
+// TestSubqueriesOverGroupingSetsAsPostgres: scalar, EXISTS and IN subqueries in the select
+// list and HAVING of a query with ROLLUP, CUBE or GROUPING SETS answer PostgreSQL's rows: their
+// outer references read each grouped row's grouping columns, NULL in the rows of a set that
+// leaves them out (the total row of ROLLUP); a reference to a column that is no grouping
+// column is PostgreSQL's 42803.
+func TestSubqueriesOverGroupingSetsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const pins = " f.origin IN ('BOS', 'SFO') AND f.timestamp >= '2001-03-30' AND f.timestamp < '2001-04-02'"
+	const pins2 = " f2.origin IN ('BOS', 'SFO', 'ORD') AND f2.timestamp >= '2001-03-31' AND f2.timestamp < '2001-04-01'"
+	const v = "(VALUES ('a', 1, 10), ('a', 2, 20), ('b', 3, 30), (NULL, 4, 40), ('c', NULL, 50)) t(o, d, x)"
+	const w = "(VALUES ('a', 1), ('a', 5), ('b', 2), (NULL, 7)) w(o, n)"
+	qs := []string{
+		"SELECT origin, count(*), (SELECT count(*) FROM flights f2 WHERE f2.origin = f.origin AND" + pins2 + ") FROM flights f WHERE" + pins + " GROUP BY ROLLUP (origin) ORDER BY 1",
+		"SELECT f.origin AS o, count(*), (SELECT max(f2.id) FROM flights f2 WHERE f2.origin = f.origin AND" + pins2 + ") AS m FROM flights f WHERE" + pins + " GROUP BY CUBE (1) ORDER BY 1",
+		"SELECT o, d, sum(x), (SELECT count(*) FROM " + w + " WHERE w.o = t.o), (SELECT sum(n) FROM " + w + " WHERE w.n > t.d), GROUPING(o, d) FROM " + v + " GROUP BY GROUPING SETS ((o, d), (o), ()) ORDER BY 1, 2, 6",
+		"SELECT o, sum(x), EXISTS (SELECT 1 FROM " + w + " WHERE w.o = t.o), o IN (SELECT w.o FROM " + w + ") FROM " + v + " GROUP BY ROLLUP (o) ORDER BY 1",
+		"SELECT o, sum(x) FROM " + v + " GROUP BY ROLLUP (o) HAVING NOT EXISTS (SELECT 1 FROM " + w + " WHERE w.o = t.o) ORDER BY 1, 2",
+		"SELECT o, sum(x) FROM " + v + " GROUP BY ROLLUP (o) HAVING sum(x) > (SELECT min(n) * 5 FROM " + w + ") ORDER BY 1, 2",
+		"SELECT o, d, (SELECT max(n) FROM " + w + " WHERE w.o IS NOT DISTINCT FROM t.o) + sum(x) AS s FROM " + v + " GROUP BY CUBE (o, d) ORDER BY s DESC, 1, 2 LIMIT 6",
+		"SELECT DISTINCT (SELECT count(*) FROM " + w + " WHERE w.o = t.o) AS c FROM " + v + " GROUP BY ROLLUP (o) ORDER BY 1",
+		"SELECT o, count(*), (SELECT count(*) FROM " + w + " WHERE w.o = t.o), (SELECT count(*) FROM " + w + " WHERE w.o IS NOT DISTINCT FROM t.o) FROM " + v + " WHERE x > 100 GROUP BY ROLLUP (o)",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT o, (SELECT count(*) FROM "+w+" WHERE w.n > t.d) FROM "+v+" GROUP BY ROLLUP (o)", "42803")
+		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT o, (SELECT count(*) FROM "+w+" WHERE w.n > d) FROM "+v+" GROUP BY ROLLUP (o)", "42803")
+	}
+}
