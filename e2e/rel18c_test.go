@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/server"
@@ -137,4 +138,94 @@ func TestSubqueriesOverGroupingSetsAsPostgres(t *testing.T) {
 		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT o, (SELECT count(*) FROM "+w+" WHERE w.n > t.d) FROM "+v+" GROUP BY ROLLUP (o)", "42803")
 		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT o, (SELECT count(*) FROM "+w+" WHERE w.n > d) FROM "+v+" GROUP BY ROLLUP (o)", "42803")
 	}
+}
+
+// TestRecursiveAsPostgres: WITH RECURSIVE queries (UNION ALL and UNION) over constants,
+// VALUES, generate_series and a routed read as the non-recursive term answer PostgreSQL's rows
+// — counting, a LIMIT over a recursion without end, a graph walked through a join with its
+// cycle stopped by UNION, the recursive reference in a derived table, the query read twice —
+// and the shapes PostgreSQL refuses are its errors; a recursion without end is
+// RESOURCE_EXHAUSTED naming --query-memory.
+func TestRecursiveAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const edges = "(VALUES ('a', 'b'), ('b', 'c'), ('c', 'a'), ('c', 'd'), ('x', 'y')) e(src, dst)"
+	qs := []string{
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 100) SELECT count(*), sum(n), max(n) FROM t",
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT n FROM t LIMIT 5",
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION SELECT n % 3 + 1 FROM t) SELECT n FROM t ORDER BY n",
+		"WITH RECURSIVE t(n) AS (SELECT 'a' UNION ALL SELECT n || 'b' FROM t WHERE length(n) < 4) SELECT n, length(n) FROM t ORDER BY 2",
+		"WITH RECURSIVE t(n) AS (SELECT g FROM generate_series(1, 3) g UNION ALL SELECT n * 10 FROM t WHERE n < 100) SELECT n FROM t ORDER BY n",
+		"WITH RECURSIVE t(k, v) AS (VALUES (1, 'x'), (2, NULL) UNION ALL SELECT k + 2, v || k FROM t WHERE k < 7) SELECT k, v FROM t ORDER BY k",
+		"WITH RECURSIVE fib(a, b) AS (SELECT 0::bigint, 1::bigint UNION ALL SELECT b, a + b FROM fib WHERE b < 1000000) SELECT a FROM fib ORDER BY a",
+		"WITH RECURSIVE r(node, depth) AS (SELECT 'a', 0 UNION SELECT e.dst, 0 FROM r JOIN " + edges + " ON e.src = r.node) SELECT node FROM r ORDER BY 1",
+		"WITH RECURSIVE r(node, path) AS (SELECT 'a', 'a' UNION ALL SELECT e.dst, r.path || e.dst FROM r, " + edges + " WHERE e.src = r.node AND length(r.path) < 6) SELECT node, path FROM r ORDER BY 2",
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT x FROM (SELECT n + 1 AS x FROM t) s WHERE x < 4) SELECT n FROM t ORDER BY n",
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 4) SELECT a.n, b.n FROM t a JOIN t b ON a.n = b.n + 1 ORDER BY 1",
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3), u AS (SELECT a.n FROM t a, t b) SELECT n, count(*) FROM u GROUP BY n ORDER BY n",
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SELECT n, (SELECT count(*) FROM t t2 WHERE t2.n <= t.n) FROM t ORDER BY n",
+		"WITH RECURSIVE t AS (SELECT 1 AS n UNION ALL SELECT DISTINCT n + 1 FROM t WHERE n < 3), u AS (SELECT n * 2 AS m FROM t) SELECT m FROM u ORDER BY m",
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3 GROUP BY n) SELECT n FROM t ORDER BY n",
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL (SELECT n + 1 FROM t WHERE n < 3 INTERSECT SELECT 2)) SELECT n FROM t ORDER BY n",
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL (SELECT n + 1 FROM t WHERE n < 5 EXCEPT SELECT 3)) SELECT n FROM t ORDER BY n",
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t, generate_series(1, 2) g WHERE n < 3) SELECT count(*) FROM t",
+		"SELECT (WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 10) SELECT sum(n) FROM t)",
+		// A routed read as the non-recursive term.
+		"WITH RECURSIVE t(d, n) AS (SELECT value->>'destination', 1 FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' " +
+			"UNION SELECT d, n + 1 FROM t WHERE n < 3) SELECT d, max(n), count(*) FROM t GROUP BY d ORDER BY d",
+		"WITH RECURSIVE t(id, k) AS (SELECT id, (value->>'delay')::int FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-02' " +
+			"UNION ALL SELECT id, k / 2 FROM t WHERE k > 1) SELECT id, count(*), min(k) FROM t GROUP BY id ORDER BY id",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for q, state := range map[string]string{
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT (SELECT n + 1 FROM t)) SELECT * FROM t LIMIT 3":                          "42P19",
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3 AND EXISTS (SELECT 1 FROM t)) SELECT * FROM t":  "42P19",
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT a.n + 1 FROM t a JOIN t b ON true) SELECT * FROM t LIMIT 3":              "42P19",
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT v.x FROM (VALUES (1)) v(x) LEFT JOIN t ON true) SELECT * FROM t LIMIT 3": "42P19",
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT count(*) FROM t) SELECT * FROM t LIMIT 3":                                "42P19",
+			"WITH RECURSIVE t(n) AS (SELECT 1 INTERSECT SELECT n + 1 FROM t) SELECT * FROM t":                                           "42P19",
+			"WITH RECURSIVE t(n) AS (SELECT n FROM t UNION ALL SELECT 1) SELECT * FROM t":                                               "42P19",
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL (SELECT 5 EXCEPT SELECT n + 1 FROM t WHERE n < 3)) SELECT * FROM t":             "42P19",
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL (SELECT n + 1 FROM t WHERE n < 3 INTERSECT ALL SELECT 2)) SELECT * FROM t":      "42P19",
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1.5 FROM t WHERE n < 3) SELECT * FROM t":                             "42804",
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n::bigint + 1 FROM t WHERE n < 3) SELECT * FROM t":                       "42804",
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT count(*) FROM t), u AS (SELECT 1 FROM t, t t2) SELECT 1":                 "42P19",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t ORDER BY 1) SELECT * FROM t LIMIT 3":                          "ORDER BY in a recursive query is not implemented",
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SEARCH DEPTH FIRST BY n SET ord SELECT * FROM t": "SEARCH and CYCLE clauses of WITH RECURSIVE are not supported",
+			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) CYCLE n SET c USING p SELECT * FROM t":           "SEARCH and CYCLE clauses of WITH RECURSIVE are not supported",
+		})
+	}
+}
+
+// TestRecursiveMemoryLimit: a recursion that does not end is RESOURCE_EXHAUSTED naming
+// --query-memory (every row it keeps is claimed from the query's ledger), and one within the
+// limit answers.
+func TestRecursiveMemoryLimit(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	small, err := server.Start(ctx, server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, QueryMemory: 8 << 20,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(small.Close)
+	cl := dial(t, small)
+	for _, q := range []string{
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT count(*) FROM t",
+		"WITH RECURSIVE t(n) AS (SELECT 1 UNION SELECT n + 1 FROM t) SELECT max(n) FROM t",
+	} {
+		if _, err := run(ctx, cl, q); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--query-memory") {
+			t.Errorf("%s: %v, want RESOURCE_EXHAUSTED naming the limit", q, err)
+		}
+	}
+	res := mustRun(t, cl, "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 1000) SELECT count(*) FROM t")
+	if n := scalarCount(t, res); n != 1000 {
+		t.Errorf("count %d, want 1000", n)
+	}
+	res.release()
 }

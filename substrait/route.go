@@ -876,8 +876,18 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 				}
 			}
 			return nil
-		case *plan.VirtualTableReadRel:
-			return nil // constants: no route
+		case *plan.VirtualTableReadRel, *plan.ExtensionLeafRel:
+			return nil // constants, a recursive query's working table: no route
+		case *plan.ExtensionMultiRel:
+			if _, ok := r.Definition().(*RecursiveUnion); !ok {
+				return unimplemented(relName(rel))
+			}
+			for _, in := range r.GetInputs() {
+				if err := walk(in, nil); err != nil {
+					return err
+				}
+			}
+			return nil
 		case nil:
 			return invalidPlan("a relation has no input")
 		}

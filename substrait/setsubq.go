@@ -227,7 +227,7 @@ func (bd *binder) ungroupedOuterRefs(sel *pg.SelectStmt, alias string, grouping 
 		sub := sl.GetSubselect()
 		shadowed, innerKnown := false, true
 		var innerCols []string
-		walkPG(sub.ProtoReflect(), func(x *pg.Node) bool {
+		deepNodes(sub, func(x *pg.Node) bool {
 			if rv := x.GetRangeVar(); rv != nil && (rv.GetRelname() == alias && rv.GetAlias() == nil || rv.GetAlias().GetAliasname() == alias) {
 				shadowed = true
 			}
@@ -243,7 +243,7 @@ func (bd *binder) ungroupedOuterRefs(sel *pg.SelectStmt, alias string, grouping 
 		if shadowed {
 			return false
 		}
-		walkPG(sub.ProtoReflect(), func(x *pg.Node) bool {
+		deepNodes(sub, func(x *pg.Node) bool {
 			q, name, ok := refName(x.GetColumnRef())
 			if !ok || bad != nil {
 				return bad == nil
