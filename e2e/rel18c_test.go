@@ -174,6 +174,10 @@ func TestRecursiveAsPostgres(t *testing.T) {
 			"UNION SELECT d, n + 1 FROM t WHERE n < 3) SELECT d, max(n), count(*) FROM t GROUP BY d ORDER BY d",
 		"WITH RECURSIVE t(id, k) AS (SELECT id, (value->>'delay')::int FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-02' " +
 			"UNION ALL SELECT id, k / 2 FROM t WHERE k > 1) SELECT id, count(*), min(k) FROM t GROUP BY id ORDER BY id",
+		// A routed read in the recursive term, read again in every iteration.
+		"WITH RECURSIVE t(id, n) AS (SELECT id, 1 FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' UNION ALL " +
+			"SELECT t.id, t.n + 1 FROM t JOIN flights f ON f.id = t.id WHERE f.origin = 'BOS' AND f.timestamp >= '2001-03-31' AND f.timestamp < '2001-04-01' AND t.n < 3) " +
+			"SELECT n, count(*) FROM t GROUP BY n ORDER BY n",
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
@@ -192,6 +196,10 @@ func TestRecursiveAsPostgres(t *testing.T) {
 			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT count(*) FROM t), u AS (SELECT 1 FROM t, t t2) SELECT 1":                 "42P19",
 		} {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+		if j := strings.Join(explainLines(t, cl.c, "EXPLAIN WITH RECURSIVE t(n) AS (SELECT 1 UNION SELECT n + 1 FROM t WHERE n < 3) SELECT n FROM t"), "\n"); !strings.Contains(j, "RecursiveUnion UNION") ||
+			!strings.Contains(j, "WorkTable") {
+			t.Errorf("EXPLAIN of a recursive query:\n%s", j)
 		}
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
 			"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t ORDER BY 1) SELECT * FROM t LIMIT 3":                          "ORDER BY in a recursive query is not implemented",

@@ -22,7 +22,7 @@ func TestRefusalSQLStates(t *testing.T) {
 		{`SELECT 1::bytea::int`, "42846", ""},
 		{`SELECT sum(count(*)) FROM messages` + routedWhere, "42803", ""},
 		{`SELECT count(*) FROM messages` + routedWhere + ` GROUP BY count(*)`, "42803", ""},
-		{`WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r`, "0A000", "WITH RECURSIVE is not supported"},
+		{`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x FROM r) CYCLE x SET c USING p SELECT * FROM r`, "0A000", "SEARCH and CYCLE clauses of WITH RECURSIVE are not supported"},
 		{`SELECT mode() WITHIN GROUP (ORDER BY 1.5) FROM messages` + routedWhere, "0A000", "mode of numeric is not supported"},
 		{`SELECT round(1.5, id::int) FROM messages` + routedWhere, "0A000", "round(numeric, n) with n other than an integer constant is not supported"},
 		{`SELECT nosuchfn(1)`, "42883", "function <identifier>(integer) does not exist"},
