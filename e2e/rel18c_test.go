@@ -78,15 +78,7 @@ func TestTimeRangeUnionAsPostgres(t *testing.T) {
 // endpoint per month the ranges cover and the sample's rows of those months, in order.
 func TestTimeRangeUnionEndpoints(t *testing.T) {
 	e := newEnv(t)
-	srv, err := server.Start(context.Background(), server.Config{
-		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
-		Pushdown: true, Alloc: e.alloc, MultiEndpoint: true, EndpointBuckets: 1,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	cl := dial(t, srv)
+	cl := dial(t, serverWith(t, e, func(c *server.Config) { c.Alloc, c.MultiEndpoint, c.EndpointBuckets = e.alloc, true, 1 }))
 	ctx := context.Background()
 	months := [][2]string{{"2001-01-01", "2001-02-01"}, {"2001-03-01", "2001-04-01"}, {"2001-06-01", "2001-07-01"}}
 	var arms []string
@@ -215,14 +207,7 @@ func TestRecursiveAsPostgres(t *testing.T) {
 func TestRecursiveMemoryLimit(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	small, err := server.Start(ctx, server.Config{
-		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, QueryMemory: 8 << 20,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(small.Close)
-	cl := dial(t, small)
+	cl := dial(t, serverWith(t, e, func(c *server.Config) { c.QueryMemory = 8 << 20 }))
 	for _, q := range []string{
 		"WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT count(*) FROM t",
 		"WITH RECURSIVE t(n) AS (SELECT 1 UNION SELECT n + 1 FROM t) SELECT max(n) FROM t",
@@ -236,4 +221,18 @@ func TestRecursiveMemoryLimit(t *testing.T) {
 		t.Errorf("count %d, want 1000", n)
 	}
 	res.release()
+}
+
+// serverWith starts a server over e's stores (flights, pushdown on) on 127.0.0.1, its
+// configuration changed by set, closed when the test ends.
+func serverWith(t *testing.T, e *env, set func(*server.Config)) *server.Server {
+	t.Helper()
+	cfg := server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true}
+	set(&cfg)
+	srv, err := server.Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
 }
