@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -189,6 +190,27 @@ func TestRecursiveAsPostgres(t *testing.T) {
 		} {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
 		}
+		// The same statement at once from several clients: each execution has its own working
+		// tables, though a compiled plan is shared.
+		conc := "WITH RECURSIVE t(id, k) AS (SELECT id, (value->>'delay')::int FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-02' " +
+			"UNION ALL SELECT id, k / 2 FROM t WHERE k > 1) SELECT count(*) FROM t"
+		want := pgTextRows(t, ctx, pg, conc)
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 5 {
+					res, err := run(ctx, cl.c, conc)
+					if err != nil {
+						t.Errorf("concurrent recursion: %v", err)
+						return
+					}
+					compareText(t, conc, textColumns(res), want)
+				}
+			}()
+		}
+		wg.Wait()
 		if j := strings.Join(explainLines(t, cl.c, "EXPLAIN WITH RECURSIVE t(n) AS (SELECT 1 UNION SELECT n + 1 FROM t WHERE n < 3) SELECT n FROM t"), "\n"); !strings.Contains(j, "RecursiveUnion UNION") ||
 			!strings.Contains(j, "WorkTable") {
 			t.Errorf("EXPLAIN of a recursive query:\n%s", j)

@@ -17,11 +17,28 @@ import (
 // instead of running on.
 const recursionFallback = 1 << 30
 
-// workTable is a recursive query's working table: the batches its recursive term reads in the
-// iteration running (set by the recursiveNode before it opens the term).
+// workTable is a recursive query's working table: its schema; the batches its recursive term
+// reads in the iteration running are the execution's (runtime.setWork, set by the
+// recursiveNode before it opens the term), as a compiled plan may run several times at once.
 type workTable struct {
-	schema  *arrow.Schema
-	batches []arrow.RecordBatch
+	schema *arrow.Schema
+}
+
+// setWork makes bs the batches of wt's reads in this execution.
+func (rt *runtime) setWork(wt *workTable, bs []arrow.RecordBatch) {
+	rt.workMu.Lock()
+	defer rt.workMu.Unlock()
+	if rt.work == nil {
+		rt.work = map[*workTable][]arrow.RecordBatch{}
+	}
+	rt.work[wt] = bs
+}
+
+// workOf returns the batches of wt's reads in this execution.
+func (rt *runtime) workOf(wt *workTable) []arrow.RecordBatch {
+	rt.workMu.Lock()
+	defer rt.workMu.Unlock()
+	return rt.work[wt]
 }
 
 // workTableNode reads a working table (substrait.WorkTable).
@@ -37,8 +54,9 @@ func (n *workTableNode) explain(a *Analysis) []string {
 }
 
 func (n *workTableNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	bs := make([]arrow.RecordBatch, len(n.wt.batches))
-	for i, b := range n.wt.batches {
+	work := rt.workOf(n.wt)
+	bs := make([]arrow.RecordBatch, len(work))
+	for i, b := range work {
 		bs[i] = array.NewRecordBatch(n.wt.schema, b.Columns(), b.NumRows())
 	}
 	r, err := array.NewRecordReader(n.wt.schema, bs)
@@ -75,7 +93,7 @@ func (n *recursiveNode) open(ctx context.Context, rt *runtime) (array.RecordRead
 		return nil, err
 	}
 	step := func(work []arrow.RecordBatch) (array.RecordReader, error) {
-		n.wt.batches = work
+		rt.setWork(n.wt, work)
 		return openNode(ctx, rt, n.step)
 	}
 	return ops.RecursiveUnion(ctx, seed, n.wt.schema, step, n.def.Distinct, rt.mem, recursionFallback), nil
