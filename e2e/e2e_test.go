@@ -482,13 +482,13 @@ WHERE origin = 'ORD'
 	t.Run("unsupported SQL and unknown names", func(t *testing.T) {
 		where := " WHERE origin = 'ORD' AND timestamp >= '2001-03-01T00:00:00Z' AND timestamp < '2001-04-01T00:00:00Z'"
 		cases := map[string]codes.Code{
-			"SELECT f.id FROM flights f JOIN flights g ON f.id = g.id" + where:                             codes.InvalidArgument, // origin is ambiguous
-			"SELECT id FROM flights f" + where + " AND EXISTS (SELECT 1 FROM flights g WHERE g.id < f.id)": codes.InvalidArgument, // g needs its route
-			"SELECT id, ARRAY (SELECT g.id FROM flights g) FROM flights f" + where:                         codes.Unimplemented,
-			"WITH RECURSIVE r AS (SELECT id FROM flights" + where + ") SELECT * FROM r":                    codes.Unimplemented,
-			"INSERT INTO flights (origin, timestamp, id, value) VALUES ('ORD', now(), 'x', 'y')":           codes.Unimplemented,
-			"SELECT id FROM nosuchtable" + where:                                                           codes.NotFound,
-			"SELECT nosuchcolumn FROM flights" + where:                                                     codes.InvalidArgument,
+			"SELECT f.id FROM flights f JOIN flights g ON f.id = g.id" + where:                                                                codes.InvalidArgument, // origin is ambiguous
+			"SELECT id FROM flights f" + where + " AND EXISTS (SELECT 1 FROM flights g WHERE g.id < f.id)":                                    codes.InvalidArgument, // g needs its route
+			"SELECT id, ARRAY (SELECT g.id FROM flights g) FROM flights f" + where:                                                            codes.Unimplemented,
+			"WITH RECURSIVE r(id) AS (SELECT id FROM flights" + where + " UNION ALL SELECT id FROM r) CYCLE id SET c USING p SELECT * FROM r": codes.Unimplemented,
+			"INSERT INTO flights (origin, timestamp, id, value) VALUES ('ORD', now(), 'x', 'y')":                                              codes.Unimplemented,
+			"SELECT id FROM nosuchtable" + where:                                                                                              codes.NotFound,
+			"SELECT nosuchcolumn FROM flights" + where:                                                                                        codes.InvalidArgument,
 			"SELEC id FROM flights": codes.InvalidArgument,
 		}
 		for q, want := range cases {

@@ -15,7 +15,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
-	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/server"
 )
 
@@ -69,15 +68,7 @@ func pollToEnd(t *testing.T, cl *flightsql.Client, query string) *flight.PollInf
 // CancelFlightInfo answers CANCELLED, or, when it had completed, its tickets are refused.
 func TestPollFlightInfo(t *testing.T) {
 	e := newEnv(t)
-	srv, err := server.Start(context.Background(), server.Config{
-		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
-		Pushdown: true, Alloc: e.alloc, MultiEndpoint: true, EndpointBuckets: 1,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	cl := dial(t, srv)
+	cl := dial(t, serverWith(t, e, func(c *server.Config) { c.Alloc, c.MultiEndpoint, c.EndpointBuckets = e.alloc, true, 1 }))
 	ctx := context.Background()
 	from, to := ts("2001-01-01T00:00:00Z"), ts("2001-07-01T00:00:00Z")
 	want := expected(e.sample, "ORD", from, to)

@@ -265,9 +265,9 @@ func TestRefusedAndFailedQueriesAreLoggedOnce(t *testing.T) {
 }
 
 // refusedSQL is refused as UNIMPLEMENTED when it is planned (prepared or executed): a
-// recursive WITH.
-const refusedSQL = "WITH RECURSIVE r AS (SELECT a.id FROM flights a WHERE a.origin = 'ORD'" +
-	" AND a.timestamp >= TIMESTAMPTZ '2001-01-01T00:00:00Z' AND a.timestamp < TIMESTAMPTZ '2001-02-01T00:00:00Z') SELECT id FROM r"
+// recursive WITH with a SEARCH clause.
+const refusedSQL = "WITH RECURSIVE r(id) AS (SELECT a.id FROM flights a WHERE a.origin = 'ORD'" +
+	" AND a.timestamp >= TIMESTAMPTZ '2001-01-01T00:00:00Z' AND a.timestamp < TIMESTAMPTZ '2001-02-01T00:00:00Z' UNION ALL SELECT id FROM r) SEARCH DEPTH FIRST BY id SET o SELECT id FROM r"
 
 // TestOneLinePerRefusedQueryFromADBC (found by a user trial): ADBC's DB-API prepares every
 // statement and, when CreatePreparedStatement answers UNIMPLEMENTED, executes it again with
@@ -296,7 +296,7 @@ func TestOneLinePerRefusedQueryFromADBC(t *testing.T) {
 		t.Fatalf("want 1 line for the query, got %d:\n%s", len(lines), logs)
 	}
 	for k, v := range map[string]any{"level": "WARN", "msg": "query refused", "rpc": "DoAction", "command": "CreatePreparedStatement",
-		"statement": "WITH", "code": "Unimplemented", "message": "WITH RECURSIVE is not supported"} {
+		"statement": "WITH", "code": "Unimplemented", "message": "SEARCH and CYCLE clauses of WITH RECURSIVE are not supported"} {
 		if lines[0][k] != v {
 			t.Errorf("line: %s = %v, want %v", k, lines[0][k], v)
 		}

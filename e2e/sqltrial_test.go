@@ -67,7 +67,7 @@ func TestUserTrialRefusals(t *testing.T) {
 		// The binder's own words stay in the log form; the client's column name does not.
 		{"SELECT id, count(*) " + ord, `column "id" must appear in the GROUP BY clause or be used in an aggregate function`, "column <identifier> must appear in the GROUP BY clause or be used in an aggregate function", "42803", codes.InvalidArgument},
 		{"SELECT mode() WITHIN GROUP (ORDER BY interval '1 day') " + ord, "mode of interval is not supported", "", "0A000", codes.Unimplemented},
-		{"WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r", "WITH RECURSIVE is not supported", "", "0A000", codes.Unimplemented},
+		{"WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x FROM r) CYCLE x SET c USING p SELECT * FROM r", "SEARCH and CYCLE clauses of WITH RECURSIVE are not supported", "", "0A000", codes.Unimplemented},
 	} {
 		logs.reset()
 		_, err := run(ctx, cl, c.sql)

@@ -377,7 +377,7 @@ func (e *Engine) compile(ctx context.Context, b *substrait.Bound, window *routin
 	if window != nil {
 		total = 0
 		for rel, r := range routes {
-			if r.Range = r.Range.Intersect(*window); r.Range.Empty() {
+			if r = r.Clip(*window); r.Range.Empty() {
 				return &compiled{schema: b.Schema}, false, nil
 			}
 			routes[rel] = r

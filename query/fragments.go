@@ -226,7 +226,7 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 			}
 		}
 	}
-	if !split || win == nil || len(win.route.Partitions) == 0 || routing.BucketCount(win.t.Def().Strategy, win.route.Range) < 2 {
+	if !split || win == nil || len(win.route.Partitions) == 0 || routing.BucketCountIn(win.t.Def().Strategy, win.route.Pieces()) < 2 {
 		// One fragment: pinned to the archived routes the route cache knows (asking the hot
 		// store for every route would double the statements of a hot query).
 		spec := fragmentSpec{Now: now.UnixNano(), Pins: make([]pinSpec, 0, len(buckets))}
@@ -268,7 +268,7 @@ func (e *Engine) windowFragments(ctx context.Context, rd *read, now time.Time) (
 	nparts := len(rd.route.Partitions)
 	per := make([][]routing.BucketID, nparts)
 	for i, p := range rd.route.Partitions {
-		per[i] = rd.t.Buckets(p, rd.route.Range)
+		per[i] = routing.BucketsForRanges(rd.t.Def().TableID, p, rd.t.Def().Strategy, rd.route.Pieces())
 	}
 	slots := len(per[0])
 	// Slot-major: the buckets of window slot i are flat[i*nparts : (i+1)*nparts].

@@ -69,7 +69,7 @@ func (e *Engine) routes(ctx context.Context, p *plan.Plan) (map[*plan.NamedTable
 // range (an analytical read counts every bucket of the partitions it discovered, as the
 // limit is documented, though it asks only those with a route row).
 func bucketsOf(r substrait.Route) int {
-	return routing.BucketCount(r.Table.Strategy, r.Range) * len(r.Partitions)
+	return routing.BucketCountIn(r.Table.Strategy, r.Pieces()) * len(r.Partitions)
 }
 
 // checkBuckets refuses a query reading more than Options.MaxBuckets buckets (partitions ×
@@ -95,7 +95,7 @@ func (e *Engine) boundOptions(routes map[*plan.NamedTableReadRel]substrait.Route
 			if !ok {
 				return scan.Source{}, ErrTableNotFound
 			}
-			return scan.Source{Table: t, Partitions: rt.Partitions, Present: rt.Present, Range: rt.Range}, nil
+			return scan.Source{Table: t, Partitions: rt.Partitions, Present: rt.Present, Range: rt.Range, Ranges: rt.Ranges}, nil
 		},
 		Alloc:        e.opts.Alloc,
 		QueryMemory:  e.opts.QueryMemory,
@@ -206,7 +206,11 @@ func explainHead(p *plan.Plan, routes []substrait.RouteInfo, discovered map[stri
 				"  fan-out: 0 fragment(s)")
 			continue
 		}
-		buckets := routing.BucketCount(r.Table.Strategy, r.Range)
+		buckets, rng := routing.BucketCount(r.Table.Strategy, r.Range), "a finite range"
+		if r.Ranges != nil {
+			buckets = routing.BucketCountIn(r.Table.Strategy, r.Ranges)
+			rng = fmt.Sprintf("the union of %d disjoint finite ranges", len(r.Ranges))
+		}
 		parts := fmt.Sprintf("%d partition(s) pinned", len(r.Partitions))
 		n := len(r.Partitions)
 		if r.Analytical {
@@ -214,8 +218,8 @@ func explainHead(p *plan.Plan, routes []substrait.RouteInfo, discovered map[stri
 			parts = fmt.Sprintf("analytical mode: no partition pinned, %d partition(s) of the range discovered from the stores' route rows", n)
 		}
 		lines = append(lines,
-			fmt.Sprintf("  read %s: %d WHERE conjunct(s) became the route (%s, a finite range over %d %s bucket(s)); %d residual conjunct(s) run as filters in the fragments",
-				r.Table.Name, r.RouteConjuncts, parts, buckets, r.Table.Strategy, r.Residual),
+			fmt.Sprintf("  read %s: %d WHERE conjunct(s) became the route (%s, %s over %d %s bucket(s)); %d residual conjunct(s) run as filters in the fragments",
+				r.Table.Name, r.RouteConjuncts, parts, rng, buckets, r.Table.Strategy, r.Residual),
 			fmt.Sprintf("  fan-out: %d fragment(s) (partitions × buckets), each answered by its bucket's store (hot rows or archived Parquet/JSON), at most the table's fan-out at a time", buckets*n))
 	}
 	if pushdownOn {

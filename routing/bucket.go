@@ -142,6 +142,21 @@ func BucketFor(tableID string, pk []byte, s Strategy, t time.Time) BucketID {
 	return BucketID{TableID: tableID, PartitionKey: pk, Strategy: s, Key: key, Start: start, End: end}
 }
 
+// BucketsForRanges returns the buckets intersecting any of the ranges rs (sorted by Start
+// and disjoint), ordered by their bounds, a bucket two ranges share once.
+func BucketsForRanges(tableID string, pk []byte, s Strategy, rs []TimeRange) []BucketID {
+	var out []BucketID
+	for _, r := range rs {
+		for _, b := range BucketsForRange(tableID, pk, s, r) {
+			if n := len(out); n > 0 && out[n-1].Key == b.Key {
+				continue
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // BucketsForRange returns the buckets intersecting r, ordered by their bounds (oldest first):
 // nothing when r is empty; otherwise the bucket containing r.Start, then each following bucket
 // while its start is before r.End (docs/pulpitum-v4.md §2).

@@ -26,3 +26,21 @@ func bucketCount(s Strategy, r TimeRange) int {
 // intersects, from calendar arithmetic (no bucket is allocated); 0 for an empty range. The
 // planner bounds a query's buckets (--max-buckets) and EXPLAIN counts them with it.
 func BucketCount(s Strategy, r TimeRange) int { return bucketCount(s, r) }
+
+// BucketCountIn returns the number of buckets of strategy s that the union of the ranges rs
+// (sorted by Start and disjoint) intersects, a bucket two ranges share counted once, from
+// calendar arithmetic as BucketCount.
+func BucketCountIn(s Strategy, rs []TimeRange) int {
+	n, last := 0, ""
+	for _, r := range rs {
+		if r.Empty() || !s.Valid() {
+			continue
+		}
+		n += bucketCount(s, r)
+		if first, _, _ := s.Bounds(r.Start.UTC()); first == last {
+			n--
+		}
+		last, _, _ = s.Bounds(r.End.UTC().Add(-time.Nanosecond))
+	}
+	return n
+}

@@ -125,7 +125,14 @@ func (s BucketSet) Filter(bs []BucketID) []BucketID {
 // key depend only on the strategy and the time, so they are computed once for all the
 // partitions.
 func PartitionBuckets(def TableDef, parts [][]byte, present []BucketSet, r TimeRange) [][]BucketID {
-	tmpl := BucketsForRange(def.TableID, nil, def.Strategy, r)
+	return PartitionBucketsIn(def, parts, present, []TimeRange{r})
+}
+
+// PartitionBucketsIn is PartitionBuckets of the union of the ranges rs (sorted by Start and
+// disjoint): the buckets intersecting any of them, each once, in bound order — a read whose
+// time filter is an OR of ranges reads only the buckets they cover.
+func PartitionBucketsIn(def TableDef, parts [][]byte, present []BucketSet, rs []TimeRange) [][]BucketID {
+	tmpl := BucketsForRanges(def.TableID, nil, def.Strategy, rs)
 	out := make([][]BucketID, len(parts))
 	for i, pk := range parts {
 		var set BucketSet

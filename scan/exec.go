@@ -21,16 +21,23 @@ import (
 // (at least one), and the finite half-open time range [Start, End), UTC. Present, when not
 // nil, holds per partition (parallel to Partitions) the only buckets to read: partition
 // discovery's buckets with a route row (routing.BucketSet; the others were never written).
+// Ranges, when not nil, are the disjoint ranges (sorted) whose union the read's time filter
+// allows, Range their hull: only the buckets they cover are read, each clipped to Range (the
+// residual filter drops the rows between the ranges).
 type Source struct {
 	Table      *routing.DurableTable
 	Partitions [][]byte
 	Present    []routing.BucketSet
 	Range      routing.TimeRange
+	Ranges     []routing.TimeRange
 }
 
 // Buckets returns the buckets the source reads, per partition (parallel to Partitions), each
 // ordered by bounds.
 func (s Source) Buckets() [][]routing.BucketID {
+	if s.Ranges != nil {
+		return routing.PartitionBucketsIn(s.Table.Def(), s.Partitions, s.Present, s.Ranges)
+	}
 	return routing.PartitionBuckets(s.Table.Def(), s.Partitions, s.Present, s.Range)
 }
 

@@ -71,6 +71,9 @@ type lowerer struct {
 	rewrites *[]Rewrite
 	// needs is the walk down the plan before lowering (joinprune.go).
 	needs needWalk
+	// work holds the working tables of the recursive queries being lowered, by ID
+	// (recursive.go).
+	work map[int]*workTable
 }
 
 func (l *lowerer) lower(rel plan.Rel) (*lowered, error) {
@@ -99,6 +102,10 @@ func (l *lowerer) lower(rel plan.Rel) (*lowered, error) {
 		out, err = l.join(r)
 	case *plan.HashJoinRel:
 		out, err = l.hashJoin(r)
+	case *plan.ExtensionMultiRel:
+		out, err = l.recursive(r)
+	case *plan.ExtensionLeafRel:
+		out, err = l.workTableRead(r)
 	case nil:
 		return nil, unsupported("missing relation")
 	default:

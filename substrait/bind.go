@@ -227,6 +227,12 @@ type binder struct {
 	routes []RouteInfo
 	// inCTE guards against a WITH query referencing itself.
 	active map[string]bool
+	// recursive holds the WITH RECURSIVE queries that read themselves (recursive.go);
+	// workTables, by name, the working tables of those whose recursive term is being bound;
+	// nextWorkTable numbers them.
+	recursive     map[*pg.CommonTableExpr]bool
+	workTables    map[string]*boundRel
+	nextWorkTable int
 	// volatile is set when the statement read the clock or the session's user (clock, user):
 	// its plan then differs from one binding to the next.
 	volatile bool
@@ -299,6 +305,10 @@ type RouteInfo struct {
 	Partitions [][]byte
 	// Range is the finite half-open time range [Start, End), UTC.
 	Range routing.TimeRange
+	// Ranges, when not nil, are the disjoint ranges (sorted, at least two) whose union the
+	// read's time filter allows (an OR of ranges, an IN list of instants); Range is their hull
+	// and the read asks only the buckets they cover.
+	Ranges []routing.TimeRange
 	// RouteConjuncts and Residual count the WHERE conjuncts that became the route and the
 	// residual filters that run in the fragments.
 	RouteConjuncts, Residual int
@@ -340,14 +350,20 @@ func (bd *binder) clock() time.Time {
 // pushWith makes the WITH queries of wc visible by name (bound where they are read) until pop
 // is called.
 func (bd *binder) pushWith(wc *pg.WithClause) (pop func(), err error) {
-	if wc.GetRecursive() {
-		return nil, unimplemented("WITH RECURSIVE")
-	}
 	m := map[string]*pg.CommonTableExpr{}
 	for _, n := range wc.GetCtes() {
 		c := n.GetCommonTableExpr()
 		if c == nil {
 			return nil, unimplemented("this WITH item")
+		}
+		if wc.GetRecursive() && selfReferencing(c) {
+			if err := recursiveShape(c); err != nil {
+				return nil, err
+			}
+			if bd.recursive == nil {
+				bd.recursive = map[*pg.CommonTableExpr]bool{}
+			}
+			bd.recursive[c] = true
 		}
 		// MATERIALIZED / NOT MATERIALIZED hints change nothing for a read-only plan.
 		m[c.GetCtename()] = c
@@ -1281,6 +1297,12 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 		if rv.GetSchemaname() == "" && rv.GetCatalogname() == "" {
 			if d, ok := bd.domains[name]; ok {
 				return &fromItem{boundRel: d}, nil
+			}
+			if wt, ok := bd.workTables[name]; ok {
+				return &fromItem{boundRel: requalify(wt, alias, colnames)}, checkRename(wt, colnames)
+			}
+			if cte := bd.cte(name); cte != nil && bd.recursive[cte] {
+				return bd.bindRecursive(cte, alias, colnames)
 			}
 			if cte := bd.cte(name); cte != nil {
 				if bd.active[name] {

@@ -146,6 +146,20 @@ func explainRel(rel plan.Rel) ([]string, []string) {
 		}
 		head = "Join " + strings.ToLower(strings.TrimPrefix(r.Type().String(), "JOIN_TYPE_")) + " on " + formatExpr(r.Expr(), all)
 		children = r.GetInputs()
+	case *plan.ExtensionMultiRel:
+		head, children = relName(rel), rel.GetInputs()
+		if d, ok := r.Definition().(*RecursiveUnion); ok {
+			head = "RecursiveUnion UNION ALL"
+			if d.Distinct {
+				head = "RecursiveUnion UNION"
+			}
+			_, names = explainRel(children[0])
+		}
+	case *plan.ExtensionLeafRel:
+		head = relName(rel)
+		if _, ok := r.Definition().(*WorkTable); ok {
+			head = "WorkTable"
+		}
 	default:
 		head = relName(rel)
 		children = rel.GetInputs()

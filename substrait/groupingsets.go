@@ -165,6 +165,10 @@ func (bd *binder) bindGroupingSets(sel *pg.SelectStmt, sets [][]*pg.Node) (*boun
 		// there (the union of the arms has only the select list's).
 		return bd.windowsOverSets(sel)
 	}
+	if hasSetsSublinks(sel) {
+		// Its subqueries read the grouped rows of every set (setsubq.go).
+		return bd.subqueriesOverSets(sel, sets)
+	}
 	var all []*pg.Node
 	for _, s := range sets {
 		all = append(all, s...)

@@ -456,7 +456,7 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 	case len(scalars) > nTargets+nHaving:
 		return nil, nil, unimplementedAre("scalar subqueries in ORDER BY or GROUP BY")
 	case len(scalars) > nWhere && grouped && !byKeys:
-		return nil, nil, unimplementedAre("scalar subqueries in an aggregate query without GROUP BY (or with grouping sets)")
+		return nil, nil, unimplementedAre("scalar subqueries in an aggregate query without GROUP BY")
 	}
 	for k, sl := range scalars {
 		// Grouped by, a select list's or HAVING's subquery value raises its errors where
@@ -1382,7 +1382,7 @@ func sublinkRefusal(sl *pg.SubLink) *Error {
 	case pg.SubLinkType_EXPR_SUBLINK:
 		return unimplementedAre("scalar subqueries here (in a grouped query, HAVING, ORDER BY, GROUP BY or another subquery's expression)")
 	case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ANY_SUBLINK:
-		return unimplementedAre("EXISTS, IN and ANY subqueries in ORDER BY or GROUP BY, or in an aggregate query without GROUP BY (or with grouping sets)")
+		return unimplementedAre("EXISTS, IN and ANY subqueries in ORDER BY or GROUP BY, or in an aggregate query without GROUP BY")
 	case pg.SubLinkType_ALL_SUBLINK:
 		return unimplementedAre("ALL (SELECT …) subqueries here (in ORDER BY, GROUP BY or a join's ON)")
 	case pg.SubLinkType_ARRAY_SUBLINK:

@@ -190,6 +190,21 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 		return fp.filter(out, kept)
 	case *plan.JoinRel:
 		return fp.join(r, above, direct)
+	case *plan.ExtensionMultiRel:
+		// A recursive query (recursive.go): the conjuncts stay above it (its rows are its
+		// terms' of every iteration); its terms' own filters are pushed within them.
+		ins := make([]plan.Rel, len(r.GetInputs()))
+		for i, in := range r.GetInputs() {
+			var err error
+			if ins[i], err = fp.push(in, nil); err != nil {
+				return nil, err
+			}
+		}
+		out, err := r.Copy(ins...)
+		if err != nil {
+			return nil, err
+		}
+		return fp.filter(out, above)
 	}
 	// A relation kind the pusher does not know (routesOf refuses it later): unchanged.
 	return fp.filter(rel, above)

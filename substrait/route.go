@@ -24,6 +24,14 @@ type routeAtoms struct {
 	// notConstant: the timestamp was compared with an expression over the rows (another
 	// column, a field of the value), which bounds no read.
 	notConstant bool
+	// ranges, when rangesSeen, is the union of time ranges that the conjuncts read by rangeSet
+	// allow (an OR of ranges, an IN list of instants; several intersected), sorted by start,
+	// disjoint and not adjacent.
+	ranges     []routing.TimeRange
+	rangesSeen bool
+	// param: a time bound or a value of a range set is a parameter not bound yet (prepare
+	// time), so the time the read allows is not known.
+	param bool
 }
 
 // routeRead is the binder's filterPusher.atRead: it takes the routed conjuncts out of the
@@ -55,6 +63,8 @@ func (bd *binder) routeRead(r *plan.NamedTableReadRel, conj []expr.Expression) (
 		var ra routeAtoms
 		if bd.routeAtom(c, &ra) {
 			bd.readRouted[r] = append(bd.readRouted[r], c)
+		} else if _, _, ok := bd.rangeSet(c); ok {
+			bd.readRouted[r] = append(bd.readRouted[r], c)
 		}
 	}
 	out, err := bd.route(def, conj, bd.readLabel(r, def))
@@ -72,7 +82,9 @@ func (bd *binder) routeRead(r *plan.NamedTableReadRel, conj []expr.Expression) (
 // partition equalities and IN lists (= ANY), and timestamp bounds (>=, >, <, <=, =, BETWEEN,
 // NOT of a comparison, either operand order). It returns the conjunction to filter with: the
 // route, normalised (partition equality or IN, timestamp >= start, timestamp < end), then the
-// other conjuncts as residual filters. Missing parts are one error naming everything missing
+// other conjuncts as residual filters. A conjunct that is a union of time ranges (rangeSet: an
+// OR of ranges, an IN list or = ANY of instants) narrows the route to the buckets the ranges
+// cover (RouteInfo.Ranges; the route's bounds are their hull) and stays a residual filter. Missing parts are one error naming everything missing
 // and the table's partition column. An empty route — partition sets without a common value
 // (origin = 'ORD' AND origin = 'SFO') or bounds that leave no instant — answers no rows, as
 // PostgreSQL does: the conjuncts are returned as they are and the read's RouteInfo is Empty.
@@ -84,6 +96,7 @@ func (bd *binder) route(def routing.TableDef, conj []expr.Expression, label read
 			routed = append(routed, c)
 			continue
 		}
+		bd.rangeAtom(c, &ra)
 		residual = append(residual, c)
 	}
 	if err := ra.check(def, label, bd.opts.Analytical); err != nil {
@@ -130,13 +143,13 @@ func (bd *binder) route(def routing.TableDef, conj []expr.Expression, label read
 			}
 		}
 	}
-	if ra.lower != nil && ra.upper != nil {
-		info.Range = routing.TimeRange{Start: *ra.lower, End: *ra.upper}
-		gte, err := bd.b.ScalarFn(URNComparison, "gte", nil, tref, timestampLiteral(ra.lower.UnixNano()))
+	if set, finite := ra.timeSet(); finite {
+		info.Range, info.Ranges = hullOf(set)
+		gte, err := bd.b.ScalarFn(URNComparison, "gte", nil, tref, timestampLiteral(info.Range.Start.UnixNano()))
 		if err != nil {
 			return nil, err
 		}
-		lt, err := bd.b.ScalarFn(URNComparison, "lt", nil, tref, timestampLiteral(ra.upper.UnixNano()))
+		lt, err := bd.b.ScalarFn(URNComparison, "lt", nil, tref, timestampLiteral(info.Range.End.UnixNano()))
 		if err != nil {
 			return nil, err
 		}
@@ -147,10 +160,157 @@ func (bd *binder) route(def routing.TableDef, conj []expr.Expression, label read
 }
 
 // empty reports a route that reads nothing: partition sets without a common value, or both
-// bounds known and no instant between them.
+// bounds known and no instant between them (or in the union of ranges they intersect).
 func (ra *routeAtoms) empty() bool {
-	return (ra.partSeen && !ra.partUnknown && len(ra.parts) == 0) ||
-		(ra.lower != nil && ra.upper != nil && !ra.lower.Before(*ra.upper))
+	if ra.partSeen && !ra.partUnknown && len(ra.parts) == 0 {
+		return true
+	}
+	set, finite := ra.timeSet()
+	return finite && len(set) == 0
+}
+
+// timeSet is the set of instants ra's time atoms allow, as sorted disjoint ranges: the range
+// of its bounds, intersected with its union of ranges when one was read (rangeAtom). finite is
+// false while a side is unbounded or bounded only by a parameter not bound yet.
+func (ra *routeAtoms) timeSet() (set []routing.TimeRange, finite bool) {
+	if ra.param || !ra.rangesSeen && (ra.lower == nil || ra.upper == nil) {
+		return nil, false
+	}
+	b := routing.TimeRange{Start: minNanoTime, End: maxNanoTime}
+	if ra.lower != nil {
+		b.Start = *ra.lower
+	}
+	if ra.upper != nil {
+		b.End = *ra.upper
+	}
+	if !ra.rangesSeen {
+		if b.Empty() {
+			return nil, true
+		}
+		return []routing.TimeRange{b}, true
+	}
+	return intersectRanges(ra.ranges, []routing.TimeRange{b}), true
+}
+
+// hullOf returns the smallest range holding every range of set (sorted, disjoint, at least
+// one), and set itself when it holds more than one (nil otherwise: the hull is the set).
+func hullOf(set []routing.TimeRange) (routing.TimeRange, []routing.TimeRange) {
+	hull := routing.TimeRange{Start: set[0].Start, End: set[len(set)-1].End}
+	if len(set) == 1 {
+		return hull, nil
+	}
+	return hull, set
+}
+
+// rangeAtom reads conjunct c as a union of time ranges into ra (rangeSet), reporting whether
+// it did. A value that is a parameter not bound yet sees both bounds, as routeAtom's do.
+func (bd *binder) rangeAtom(c expr.Expression, ra *routeAtoms) bool {
+	set, unknown, ok := bd.rangeSet(c)
+	if !ok {
+		return false
+	}
+	ra.lowerSeen, ra.upperSeen = true, true
+	switch {
+	case unknown:
+		ra.param = true
+	case !ra.rangesSeen:
+		ra.rangesSeen, ra.ranges = true, set
+	default:
+		ra.ranges = intersectRanges(ra.ranges, set)
+	}
+	return true
+}
+
+// rangeSet reads c, a conjunct routeAtom does not read, as a union of time ranges of the
+// timestamp column: an IN list (or = ANY) of timestamp constants, each the one instant
+// [X, X+1ns), or an OR every disjunct of which bounds the timestamp on both sides in its
+// conjunction (its bounds, and the range sets among its conjuncts, intersected; its other
+// conjuncts narrow nothing, and the OR stays a residual filter). The ranges come sorted by
+// start, disjoint and not adjacent; unknown reports a value that is a parameter not bound yet
+// (prepare time), where set is nil.
+func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown, ok bool) {
+	switch v := c.(type) {
+	case *expr.SingularOrList:
+		if !routedColumn(unwrapColumnCast(v.Value), timestampField) {
+			return nil, false, false
+		}
+		for _, o := range v.Options {
+			if _, ph := bd.ps.placeholders[o]; ph {
+				return nil, true, true
+			}
+			var one routeAtoms
+			if !bd.boundAtom(">=", o, &one) || !bd.boundAtom("<=", o, &one) {
+				return nil, false, false
+			}
+			set = append(set, routing.TimeRange{Start: *one.lower, End: *one.upper})
+		}
+		return mergeRanges(set), false, true
+	case *expr.ScalarFunction:
+		if v.ID().URN != URNBoolean || v.Name() != "or" || v.NArgs() < 1 {
+			return nil, false, false
+		}
+		for i := range v.NArgs() {
+			a, ok := v.Arg(i).(expr.Expression)
+			if !ok {
+				return nil, false, false
+			}
+			var arm routeAtoms
+			for _, cc := range splitConj(a) {
+				if !bd.routeAtom(cc, &arm) {
+					bd.rangeAtom(cc, &arm)
+				}
+			}
+			if arm.param {
+				unknown = true
+				continue
+			}
+			sub, finite := arm.timeSet()
+			if !finite {
+				return nil, false, false
+			}
+			set = append(set, sub...)
+		}
+		if unknown {
+			return nil, true, true
+		}
+		return mergeRanges(set), false, true
+	}
+	return nil, false, false
+}
+
+// mergeRanges sorts rs by start and merges the ranges that overlap or touch, dropping empty
+// ones.
+func mergeRanges(rs []routing.TimeRange) []routing.TimeRange {
+	rs = slices.DeleteFunc(rs, routing.TimeRange.Empty)
+	slices.SortFunc(rs, func(a, b routing.TimeRange) int { return a.Start.Compare(b.Start) })
+	out := []routing.TimeRange{}
+	for _, r := range rs {
+		if n := len(out); n > 0 && !r.Start.After(out[n-1].End) {
+			if r.End.After(out[n-1].End) {
+				out[n-1].End = r.End
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// intersectRanges returns the instants both a and b hold, of two sorted disjoint lists of
+// ranges, as one such list.
+func intersectRanges(a, b []routing.TimeRange) []routing.TimeRange {
+	out := []routing.TimeRange{}
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		if x := a[i].Intersect(b[j]); !x.Empty() {
+			out = append(out, x)
+		}
+		if a[i].End.Before(b[j].End) {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out
 }
 
 // emptyRange is the range an empty route records: the empty range at its lower bound.
@@ -248,13 +408,13 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 	if _, ph := bd.ps.placeholders[val]; ph {
 		switch {
 		case routedColumn(col, timestampField) && (op == ">=" || op == ">"):
-			ra.lowerSeen = true
+			ra.lowerSeen, ra.param = true, true
 			return true
 		case routedColumn(col, timestampField) && (op == "<" || op == "<="):
-			ra.upperSeen = true
+			ra.upperSeen, ra.param = true, true
 			return true
 		case routedColumn(col, timestampField) && op == "=":
-			ra.lowerSeen, ra.upperSeen = true, true
+			ra.lowerSeen, ra.upperSeen, ra.param = true, true, true
 			return true
 		}
 		return false
@@ -546,7 +706,10 @@ func isBaseRef(e expr.Expression) bool {
 }
 
 // Route is what one routed read of a plan reads: the table, the pinned partitions (nil when
-// the read is analytical: every partition of the range) and the finite half-open time range.
+// the read is analytical: every partition of the range) and the finite half-open time range;
+// Ranges, when not nil, the disjoint ranges (sorted, at least two) whose union the read's
+// time filter allows (an OR of ranges, an IN list of instants), Range their hull: the read asks
+// only the buckets they cover.
 // An Empty route (contradictory partition pins, or bounds leaving no instant) reads no
 // bucket: its Partitions are empty and not nil, its Range empty. Present, when not nil, is set
 // by partition discovery: per partition (parallel to Partitions), the buckets with a route row
@@ -556,13 +719,40 @@ type Route struct {
 	Partitions [][]byte
 	Present    []routing.BucketSet
 	Range      routing.TimeRange
+	Ranges     []routing.TimeRange
 	Empty      bool
 }
 
 // Buckets returns the buckets the read asks, per partition (parallel to Partitions): those of
-// the range, less the ones discovery found without a route row (Present).
+// the range (of its ranges, when it has several), less the ones discovery found without a
+// route row (Present).
 func (r Route) Buckets() [][]routing.BucketID {
-	return routing.PartitionBuckets(r.Table, r.Partitions, r.Present, r.Range)
+	return routing.PartitionBucketsIn(r.Table, r.Partitions, r.Present, r.Pieces())
+}
+
+// Clip returns the route restricted to the instants of w (a multi-endpoint result's window):
+// its Range and Ranges intersected with w; an empty Range when nothing is left.
+func (r Route) Clip(w routing.TimeRange) Route {
+	r.Range = r.Range.Intersect(w)
+	if r.Ranges == nil || r.Range.Empty() {
+		r.Ranges = nil
+		return r
+	}
+	set := intersectRanges(r.Ranges, []routing.TimeRange{w})
+	if len(set) == 0 {
+		r.Range, r.Ranges = routing.TimeRange{Start: w.Start, End: w.Start}, nil
+		return r
+	}
+	r.Range, r.Ranges = hullOf(set)
+	return r
+}
+
+// Pieces returns the disjoint ranges the read reads: Ranges, or Range alone.
+func (r Route) Pieces() []routing.TimeRange {
+	if r.Ranges != nil {
+		return r.Ranges
+	}
+	return []routing.TimeRange{r.Range}
 }
 
 // Routes reads the route of every NamedTableReadRel of p from its filter and the FilterRels
@@ -617,13 +807,15 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 				if bd.routeAtom(c, &ra) {
 					info.RouteConjuncts++
 				} else {
+					bd.rangeAtom(c, &ra)
 					info.Residual++
 				}
 			}
 			if err := ra.check(def, readLabel{}, opts.Analytical); err != nil {
 				return err
 			}
-			if ra.lower == nil || ra.upper == nil {
+			set, finite := ra.timeSet()
+			if !finite {
 				return invalidPlan("a timestamp bound of the read of %s is a parameter", def.Name) // plans have none
 			}
 			if ra.empty() {
@@ -633,7 +825,8 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 				out[r] = rt
 				return nil
 			}
-			rt := Route{Table: def, Range: routing.TimeRange{Start: *ra.lower, End: *ra.upper}}
+			rt := Route{Table: def}
+			rt.Range, rt.Ranges = hullOf(set)
 			if ra.partSeen {
 				if len(ra.parts) > opts.MaxPartitions {
 					return errTooManyPartitions(def, len(ra.parts), opts.MaxPartitions)
@@ -642,7 +835,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 					rt.Partitions = append(rt.Partitions, []byte(s))
 				}
 			}
-			info.Partitions, info.Range, info.Analytical = rt.Partitions, rt.Range, !ra.partSeen
+			info.Partitions, info.Range, info.Ranges, info.Analytical = rt.Partitions, rt.Range, rt.Ranges, !ra.partSeen
 			infos = append(infos, info)
 			out[r] = rt
 			return nil
@@ -683,8 +876,18 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 				}
 			}
 			return nil
-		case *plan.VirtualTableReadRel:
-			return nil // constants: no route
+		case *plan.VirtualTableReadRel, *plan.ExtensionLeafRel:
+			return nil // constants, a recursive query's working table: no route
+		case *plan.ExtensionMultiRel:
+			if _, ok := r.Definition().(*RecursiveUnion); !ok {
+				return unimplemented(relName(rel))
+			}
+			for _, in := range r.GetInputs() {
+				if err := walk(in, nil); err != nil {
+					return err
+				}
+			}
+			return nil
 		case nil:
 			return invalidPlan("a relation has no input")
 		}

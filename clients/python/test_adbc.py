@@ -315,8 +315,9 @@ def test_wrong_parameter_type(cur):
 
 
 @pytest.mark.parametrize("sql", [
-    "WITH RECURSIVE r AS (SELECT a.id FROM flights a WHERE a.origin = 'ORD'"
-    " AND a.timestamp >= '2001-01-01T00:00:00Z' AND a.timestamp < '2001-08-01T00:00:00Z') SELECT id FROM r",
+    "WITH RECURSIVE r(id) AS (SELECT a.id FROM flights a WHERE a.origin = 'ORD'"
+    " AND a.timestamp >= '2001-01-01T00:00:00Z' AND a.timestamp < '2001-08-01T00:00:00Z'"
+    " UNION ALL SELECT id FROM r) SEARCH DEPTH FIRST BY id SET o SELECT id FROM r",
     "DELETE FROM flights WHERE origin = 'ORD'",
     "SELECT count(*) OVER (ORDER BY timestamp GROUPS 1 PRECEDING) FROM flights WHERE origin = 'ORD'"
     " AND timestamp >= '2001-01-01T00:00:00Z' AND timestamp < '2001-08-01T00:00:00Z'",
