@@ -509,8 +509,7 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`SELECT * FROM messages m(a, b)` + routedWhere, InvalidArgument, `column "channel_id" does not exist`},
 		// GROUP BY a time bucket of timestamp is supported (groupby_test.go); other groupings are not.
 		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp FETCH FIRST 5 ROWS WITH TIES`, Unimplemented, "FETCH FIRST … WITH TIES is not supported"},
-		{`SELECT count(*) OVER (ORDER BY timestamp GROUPS 1 PRECEDING) FROM messages` + routedWhere, Unimplemented, "GROUPS frames are not supported"},
-		{`SELECT count(*) OVER w FROM messages` + routedWhere + ` WINDOW w AS (ROWS CURRENT ROW EXCLUDE TIES)`, Unimplemented, "EXCLUDE in a window frame is not supported"},
+		{`SELECT count(*) OVER w FROM messages` + routedWhere + ` WINDOW w AS (GROUPS CURRENT ROW EXCLUDE TIES)`, InvalidArgument, "GROUPS mode requires an ORDER BY clause"},
 		{`SELECT FROM messages` + routedWhere, Unimplemented, "an empty select list is not supported"},
 		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp USING <`, Unimplemented, "ORDER BY … USING is not supported"},
 		{`SELECT * FROM messages` + routedWhere + ` LIMIT 1 + 1`, Unimplemented, "LIMIT expressions are not supported"},
