@@ -647,7 +647,14 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 				}
 			}
 			for k := range m {
-				for _, r := range ev.frameSpans(f.Frame, ps, k, m, peerStart, peerEnd) {
+				s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
+				if f.Frame.Exclude == ExcludeNoOthers {
+					if e > s {
+						ints[ps+k] = pre[e] - pre[s]
+					}
+					continue
+				}
+				for _, r := range excluded(f.Frame, k, s, e, peerStart, peerEnd) {
 					if r.hi > r.lo {
 						ints[ps+k] += pre[r.hi] - pre[r.lo]
 					}
@@ -762,9 +769,16 @@ func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, pe
 	for k := range m {
 		var sum int128
 		var c int64
-		for _, r := range ev.frameSpans(f.Frame, ps, k, m, peerStart, peerEnd) {
-			if r.hi > r.lo {
-				sum, c = sum.plus(pre[r.hi].sub(pre[r.lo])), c+cnt[r.hi]-cnt[r.lo]
+		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
+		if f.Frame.Exclude == ExcludeNoOthers {
+			if e > s {
+				sum, c = pre[e].sub(pre[s]), cnt[e]-cnt[s]
+			}
+		} else {
+			for _, r := range excluded(f.Frame, k, s, e, peerStart, peerEnd) {
+				if r.hi > r.lo {
+					sum, c = sum.plus(pre[r.hi].sub(pre[r.lo])), c+cnt[r.hi]-cnt[r.lo]
+				}
 			}
 		}
 		if c == 0 {
@@ -861,9 +875,16 @@ func (ev *winEval) decSums(a *array.Decimal128, ps, m int, peerStart, peerEnd []
 	for k := range m {
 		var sum int192
 		var c int64
-		for _, r := range ev.frameSpans(f.Frame, ps, k, m, peerStart, peerEnd) {
-			if r.hi > r.lo {
-				sum, c = sum.plus(pre[r.hi].sub(pre[r.lo])), c+cnt[r.hi]-cnt[r.lo]
+		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
+		if f.Frame.Exclude == ExcludeNoOthers {
+			if e > s {
+				sum, c = pre[e].sub(pre[s]), cnt[e]-cnt[s]
+			}
+		} else {
+			for _, r := range excluded(f.Frame, k, s, e, peerStart, peerEnd) {
+				if r.hi > r.lo {
+					sum, c = sum.plus(pre[r.hi].sub(pre[r.lo])), c+cnt[r.hi]-cnt[r.lo]
+				}
 			}
 		}
 		if c == 0 {
@@ -1072,26 +1093,36 @@ func (ev *winEval) evalTake(f WindowFunc, arg arrow.Array) (arrow.Array, error) 
 					idx[pos], valid[pos] = int64(n)+at(pos), true
 				}
 			case FirstValue, LastValue, NthValue:
-				sp := ev.frameSpans(f.Frame, ps, k, m, peerStart, peerEnd)
-				var t int
-				var ok bool
-				switch f.Kind {
-				case FirstValue:
-					t, ok = nthInFrame(sp, 0)
-				case LastValue:
-					t, ok = lastInFrame(sp)
-				case NthValue:
-					nth, isSet := intArg(ev.args[f.Args[1]], int(at(pos)))
-					if !isSet {
+				s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
+				nth := int64(1) // the row of the frame wanted, from 1; last_value's is its last
+				if f.Kind == NthValue {
+					var ok bool
+					if nth, ok = intArg(ev.args[f.Args[1]], int(at(pos))); !ok {
 						continue
 					}
 					if nth <= 0 {
 						return &DataError{Code: "22016", Msg: "argument of nth_value must be greater than zero"}
 					}
-					if nth > int64(frameRows(sp)) {
+				}
+				if f.Frame.Exclude == ExcludeNoOthers {
+					// One run: position arithmetic.
+					if nth > int64(e-s) || e <= s {
 						continue
 					}
-					t, ok = nthInFrame(sp, int(nth)-1)
+					t := s + int(nth) - 1
+					if f.Kind == LastValue {
+						t = e - 1
+					}
+					idx[pos], valid[pos] = at(ps+t), true
+					continue
+				}
+				sp := excluded(f.Frame, k, s, e, peerStart, peerEnd)
+				if nth > int64(frameRows(sp)) {
+					continue
+				}
+				t, ok := nthInFrame(sp, int(nth)-1)
+				if f.Kind == LastValue {
+					t, ok = lastInFrame(sp)
 				}
 				if ok {
 					idx[pos], valid[pos] = at(ps+t), true

@@ -650,7 +650,14 @@ func (s *sliceReader) Next() bool {
 // BenchmarkWindowFrames: aggregates over sliding frames of 200,000 rows of one partition
 // ordered by a key with ties (three rows a value): the integer sum and count (prefix sums),
 // the double sum and min (accumulated as the frame slides, restarted when its start moves)
-// and first_value, under ROWS BETWEEN 50 PRECEDING AND 50 FOLLOWING.
+// and first_value, under ROWS BETWEEN 50 PRECEDING AND 50 FOLLOWING, the same EXCLUDE
+// CURRENT ROW and EXCLUDE TIES, and GROUPS BETWEEN 17 PRECEDING AND 17 FOLLOWING (105 rows).
+//
+// On the shared 2-core machine (issue 18, three runs each; noisy): without an exclusion the
+// frame's runs (frameSpans) left the prefix-sum and value functions as they were (rows: sum
+// 14–26 ms, count 12–15 ms, first_value 30–60 ms before; see the report), an exclusion
+// costs the prefix sums little and the sliding aggregates nothing more than their restarts
+// (double sum and min already restart at every row when the frame's start moves).
 func BenchmarkWindowFrames(b *testing.B) {
 	rows := randomWindowRows(rand.New(rand.NewPCG(7, 9)), 200_000)
 	for i := range rows {
@@ -664,7 +671,11 @@ func BenchmarkWindowFrames(b *testing.B) {
 	for _, fr := range []struct {
 		name  string
 		frame ops.WindowFrame
-	}{{"rows", rowsFrame}} {
+	}{{"rows", rowsFrame},
+		{"rows-exclude-current", ops.WindowFrame{Rows: true, Start: rowsFrame.Start, End: rowsFrame.End, Exclude: ops.ExcludeCurrentRow}},
+		{"rows-exclude-ties", ops.WindowFrame{Rows: true, Start: rowsFrame.Start, End: rowsFrame.End, Exclude: ops.ExcludeTies}},
+		{"groups", ops.WindowFrame{Groups: true, Start: ops.FrameBound{Kind: ops.Preceding, Offset: 17}, End: ops.FrameBound{Kind: ops.Following, Offset: 17}}},
+	} {
 		for _, f := range []ops.WindowFunc{
 			{Kind: ops.Sum, Args: []int{3}, Type: i64}, {Kind: ops.Count, Args: []int{3}, Type: i64},
 			{Kind: ops.Sum, Args: []int{4}, Type: f64}, {Kind: ops.Min, Args: []int{3}, Type: i64},

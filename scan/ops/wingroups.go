@@ -80,6 +80,11 @@ func (ev *winEval) groupsFrame(f WindowFrame, ps, k, m int, peerStart []int32, s
 // first run is the whole frame.
 func (ev *winEval) frameSpans(f WindowFrame, ps, k, m int, peerStart, peerEnd []int32) [3]span {
 	s, e := ev.frame(f, ps, k, m, peerStart, peerEnd)
+	return excluded(f, k, s, e, peerStart, peerEnd)
+}
+
+// excluded returns the frame [s, e) of position k less its exclusion, as frameSpans does.
+func excluded(f WindowFrame, k, s, e int, peerStart, peerEnd []int32) [3]span {
 	if f.Exclude == ExcludeNoOthers {
 		return [3]span{{s, e}}
 	}
