@@ -508,7 +508,7 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`SELECT DATE '2262-04-01' + INTERVAL '1 month'`, InvalidArgument, "timestamp out of range"},
 		{`SELECT * FROM messages m(a, b)` + routedWhere, InvalidArgument, `column "channel_id" does not exist`},
 		// GROUP BY a time bucket of timestamp is supported (groupby_test.go); other groupings are not.
-		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp FETCH FIRST 5 ROWS WITH TIES`, Unimplemented, "FETCH FIRST … WITH TIES is not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` FETCH FIRST 5 ROWS WITH TIES`, InvalidArgument, "WITH TIES cannot be specified without ORDER BY clause"},
 		{`SELECT count(*) OVER w FROM messages` + routedWhere + ` WINDOW w AS (GROUPS CURRENT ROW EXCLUDE TIES)`, InvalidArgument, "GROUPS mode requires an ORDER BY clause"},
 		{`SELECT FROM messages` + routedWhere, Unimplemented, "an empty select list is not supported"},
 		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp USING <`, Unimplemented, "ORDER BY … USING is not supported"},
