@@ -596,6 +596,9 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 
 // bindSimple binds one SELECT without set operations.
 func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
+	if err := refuseRowSubqueries(sel); err != nil {
+		return nil, err
+	}
 	// ALL and ANY (SELECT …) other than IN: scalar subqueries of aggregates (quantified.go).
 	sel, err := bd.rewriteQuantified(sel)
 	if err != nil {

@@ -403,8 +403,10 @@ func TestRoutedPredicateErrors(t *testing.T) {
 		{"integer bound", where(P, `timestamp >= 5`, U), &Error{Code: InvalidArgument, Msg: "operator does not exist: timestamp with time zone >= integer"}},
 		{"cast with precision", where(P, `timestamp >= '2026-01-01'::timestamptz(3)`, U), &Error{Code: Unimplemented, Msg: "casts with a type modifier are not supported"}},
 		{"cast with length", where(`channel_id = 'general'::char(3)`, L, U), &Error{Code: Unimplemented, Msg: "casts to character(n) (bpchar, blank-padded) are not supported"}},
-		{"row value", where(`(channel_id, id) = ('general', 'x')`, L, U), &Error{Code: Unimplemented, Msg: "row values are not supported"}},
-		{"row value of bounds", where(P, `(timestamp, id) >= ('2026-01-01', 'a')`, U), &Error{Code: Unimplemented, Msg: "row values are not supported"}},
+		{"row value pins the partition", where(`(channel_id, id) = ('general', 'x')`, L, U), nil},
+		{"row value is no bound", where(P, `(timestamp, id) >= ('2026-01-01', 'a')`, U), &Error{Code: InvalidArgument, Msg: "messages needs timestamp >= <start>"}},
+		{"row value beside a subquery", where(`(channel_id, id) = (SELECT 'general', 'x')`, L, U), &Error{Code: Unimplemented, Msg: "row values compared with a subquery are not supported"}},
+		{"row value beside a subquery, alone", `SELECT * FROM messages WHERE (channel_id, id) = (SELECT 'general', 'x')`, &Error{Code: Unimplemented, Msg: "row values compared with a subquery are not supported"}},
 		// literals
 		{"invalid timestamp literal", where(P, `timestamp >= 'garbage'`, U), &Error{Code: InvalidArgument, Msg: "invalid input syntax for type timestamp with time zone"}},
 		{"field out of range", where(P, `timestamp >= '2001-13-45'`, U), &Error{Code: InvalidArgument, Msg: "date/time field value out of range"}},
