@@ -3,8 +3,6 @@ package e2e
 import (
 	"strings"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 )
 
 // TestFetchWithTiesAsPostgres: FETCH FIRST n ROWS WITH TIES answers PostgreSQL's rows over the
@@ -17,15 +15,8 @@ import (
 // ORDER BY of every column, as PostgreSQL orders peers as it likes.
 func TestFetchWithTiesAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
-	routed := map[string]*flightsql.Client{}
-	for _, c := range clients {
-		routed[c.name] = c.c
-	}
-	const (
-		w  = " FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'"
-		d  = "(value->>'delay')::int"
-		nd = "NULLIF((value->>'delay')::int, 0)"
-	)
+	routed := byName(clients)
+	const w, d, nd = tiesFrom, tiesDelay, tiesNull
 	queries := []string{
 		"SELECT " + d + " AS d" + w + " ORDER BY 1 FETCH FIRST 5 ROWS WITH TIES",
 		"SELECT " + d + " AS d" + w + " ORDER BY 1 DESC FETCH FIRST 3 ROWS WITH TIES",

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 )
 
 // TestRowValuesAsPostgres: row-value comparisons answer PostgreSQL's values over the same
@@ -15,15 +13,10 @@ import (
 // columns (42601) and a pair without an operator (42883).
 func TestRowValuesAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
-	routed := map[string]*flightsql.Client{}
-	for _, c := range clients {
-		routed[c.name] = c.c
-	}
+	routed := byName(clients)
 	const (
-		w     = " FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'"
-		d     = "(value->>'delay')::int"
-		nd    = "NULLIF((value->>'delay')::int, 0)"
-		order = " ORDER BY timestamp, id"
+		w, d, nd = tiesFrom, tiesDelay, tiesNull
+		order    = " ORDER BY timestamp, id"
 	)
 	queries := []string{
 		"SELECT id, (origin, " + d + ") = ('ORD', 5), (origin, " + nd + ") <> ('BOS', 0), (" + d + ", " + nd + ") < (3, 1), (" + d + ", id) <= (0, 'x'), (" + nd + ", " + d + ") > (" + nd + ", 2), ROW(" + d + ", " + nd + ") >= ROW(1, NULL), (" + nd + ", origin, " + d + ") < (5, 'ORD', " + nd + ")" + w + order,

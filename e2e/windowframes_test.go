@@ -4,8 +4,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+)
 
-	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+// The rows of issue 18's frames18b tests (TestWindowGroupsAndExclusionAsPostgres,
+// TestFetchWithTiesAsPostgres, TestRowValuesAsPostgres): ORD's and BOS's flights over thirty
+// hours across the archived March and the hot April; their delay (many ties) and the delay
+// NULL for the flights on time.
+const (
+	tiesFrom  = " FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'"
+	tiesDelay = "(value->>'delay')::int"
+	tiesNull  = "NULLIF((value->>'delay')::int, 0)"
 )
 
 // TestWindowGroupsAndExclusionAsPostgres: GROUPS frames (n PRECEDING and FOLLOWING, CURRENT
@@ -21,15 +29,10 @@ import (
 // starting after its end, a window copied with its frame) are its words.
 func TestWindowGroupsAndExclusionAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
-	routed := map[string]*flightsql.Client{}
-	for _, c := range clients {
-		routed[c.name] = c.c
-	}
+	routed := byName(clients)
 	const (
-		w  = " FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'"
-		d  = "(value->>'delay')::int"
-		nd = "NULLIF((value->>'delay')::int, 0)" // NULL for the flights on time, the most common delay
-		k  = "PARTITION BY origin ORDER BY (value->>'delay')::int"
+		w, d, nd = tiesFrom, tiesDelay, tiesNull
+		k        = "PARTITION BY origin ORDER BY " + d
 	)
 	// sel is the answer of the window calls of fs (each "f OVER (…)"): the origin, the delay and
 	// each call's value, every column ordered.

@@ -775,11 +775,7 @@ func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, pe
 				sum, c = pre[e].sub(pre[s]), cnt[e]-cnt[s]
 			}
 		} else {
-			for _, r := range excluded(f.Frame, k, s, e, peerStart, peerEnd) {
-				if r.hi > r.lo {
-					sum, c = sum.plus(pre[r.hi].sub(pre[r.lo])), c+cnt[r.hi]-cnt[r.lo]
-				}
-			}
+			sum, c = excludedTotal(f.Frame, k, s, e, peerStart, peerEnd, pre, cnt)
 		}
 		if c == 0 {
 			valid[ps+k] = false
@@ -881,11 +877,7 @@ func (ev *winEval) decSums(a *array.Decimal128, ps, m int, peerStart, peerEnd []
 				sum, c = pre[e].sub(pre[s]), cnt[e]-cnt[s]
 			}
 		} else {
-			for _, r := range excluded(f.Frame, k, s, e, peerStart, peerEnd) {
-				if r.hi > r.lo {
-					sum, c = sum.plus(pre[r.hi].sub(pre[r.lo])), c+cnt[r.hi]-cnt[r.lo]
-				}
-			}
+			sum, c = excludedTotal(f.Frame, k, s, e, peerStart, peerEnd, pre, cnt)
 		}
 		if c == 0 {
 			valid[ps+k] = false

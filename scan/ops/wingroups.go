@@ -153,3 +153,18 @@ func (ev *winEval) eachInFrame(f WindowFrame, ps, k, m int, peerStart, peerEnd [
 	}
 	return nil
 }
+
+// excludedTotal is the total and the count of the values of position k's frame [s, e) less
+// its exclusion, from a partition's prefix sums pre and prefix counts cnt (exact: int128 or
+// int192 differences).
+func excludedTotal[T interface {
+	plus(T) T
+	sub(T) T
+}](f WindowFrame, k, s, e int, peerStart, peerEnd []int32, pre []T, cnt []int64) (sum T, c int64) {
+	for _, r := range excluded(f, k, s, e, peerStart, peerEnd) {
+		if r.hi > r.lo {
+			sum, c = sum.plus(pre[r.hi].sub(pre[r.lo])), c+cnt[r.hi]-cnt[r.lo]
+		}
+	}
+	return sum, c
+}
