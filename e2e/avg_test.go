@@ -102,6 +102,15 @@ type namedClient struct {
 	c    *flightsql.Client
 }
 
+// byName is clients as comparePG takes them.
+func byName(clients []namedClient) map[string]*flightsql.Client {
+	m := map[string]*flightsql.Client{}
+	for _, c := range clients {
+		m[c.name] = c.c
+	}
+	return m
+}
+
 // avgEnv starts the servers with every loaded airport's flights of 2001 also in PostgreSQL's
 // table and returns the connection to PostgreSQL and a client of each server (pushdown on,
 // then off).

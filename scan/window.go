@@ -39,7 +39,7 @@ func (l *lowerer) windowProject(r *plan.ProjectRel) (*lowered, error) {
 	for _, e := range exprs {
 		var bad error
 		substrait.ReplaceWindows(e, func(wf *expr.WindowFunction) expr.Expression {
-			if slices.ContainsFunc(all, func(o *expr.WindowFunction) bool { return o.Equals(wf) }) {
+			if slices.ContainsFunc(all, func(o *expr.WindowFunction) bool { return substrait.SameWindow(o, wf) }) {
 				return wf
 			}
 			if !substrait.WindowDeclared(wf) {
@@ -90,7 +90,7 @@ func (l *lowerer) windowProject(r *plan.ProjectRel) (*lowered, error) {
 	for i, e := range exprs {
 		var bad error
 		replaced[i] = substrait.ReplaceWindows(e, func(wf *expr.WindowFunction) expr.Expression {
-			j := slices.IndexFunc(all, func(o *expr.WindowFunction) bool { return o.Equals(wf) })
+			j := slices.IndexFunc(all, func(o *expr.WindowFunction) bool { return substrait.SameWindow(o, wf) })
 			ref, err := expr.NewRootFieldRefFromType(expr.NewStructFieldRef(int32(cols[all[j]])), wf.GetType())
 			if err != nil {
 				bad = err
@@ -303,12 +303,24 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 	return n, nil
 }
 
-// windowFrame maps a window function's bounds type and bounds onto ops': ROWS or RANGE
-// (BOUNDS_TYPE_UNSPECIFIED is ROWS), a missing lower bound the partition's start and a missing
-// upper bound its end (Substrait's defaults). A RANGE offset is in the units of the single
-// ORDER BY key (the binder's: integers, whole doubles, a timestamp's unit).
+// windowFrame maps a window function's bounds type, bounds and frame options onto ops': ROWS
+// or RANGE (BOUNDS_TYPE_UNSPECIFIED is ROWS), GROUPS and an exclusion as the binder's options
+// carry them (substrait.WindowFrameOptions), a missing lower bound the partition's start and a
+// missing upper bound its end (Substrait's defaults). A RANGE offset is in the units of the
+// single ORDER BY key (the binder's: integers, whole doubles, a timestamp's unit).
 func windowFrame(wf *expr.WindowFunction) (ops.WindowFrame, error) {
 	f := ops.WindowFrame{Rows: wf.BoundsType != types.BoundsTypeRange, Start: ops.FrameBound{Kind: ops.Unbounded}, End: ops.FrameBound{Kind: ops.Unbounded}}
+	groups, exclusion, err := substrait.WindowFrameOptions(wf)
+	if err != nil {
+		return f, unsupported("%v", err)
+	}
+	if groups {
+		if f.Rows {
+			return f, unsupported("a GROUPS frame of bounds type %v", wf.BoundsType)
+		}
+		f.Groups = true
+	}
+	f.Exclude = map[string]ops.FrameExclusion{"": ops.ExcludeNoOthers, "CURRENT_ROW": ops.ExcludeCurrentRow, "GROUP": ops.ExcludeGroup, "TIES": ops.ExcludeTies}[exclusion]
 	bound := func(b expr.Bound) (ops.FrameBound, error) {
 		switch v := b.(type) {
 		case nil, expr.Unbounded:
@@ -329,7 +341,6 @@ func windowFrame(wf *expr.WindowFunction) (ops.WindowFrame, error) {
 		}
 		return ops.FrameBound{}, unsupported("window bound %T", b)
 	}
-	var err error
 	if f.Start, err = bound(wf.LowerBound); err != nil {
 		return f, err
 	}

@@ -3,6 +3,7 @@ package substrait
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute/exprs"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 
@@ -388,8 +390,6 @@ func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
 		return nil, unimplemented("SELECT INTO")
 	case len(sel.GetLockingClause()) > 0:
 		return nil, unimplemented("FOR UPDATE / FOR SHARE")
-	case sel.GetLimitOption() == pg.LimitOption_LIMIT_OPTION_WITH_TIES:
-		return nil, unimplemented("FETCH FIRST … WITH TIES")
 	}
 	var (
 		br  *boundRel
@@ -612,6 +612,9 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 
 // bindSimple binds one SELECT without set operations.
 func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
+	if err := refuseRowSubqueries(sel); err != nil {
+		return nil, err
+	}
 	// ALL and ANY (SELECT …) other than IN: scalar subqueries of aggregates (quantified.go).
 	sel, err := bd.rewriteQuantified(sel)
 	if err != nil {
@@ -1154,6 +1157,26 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 	if names == nil {
 		names = br.names
 	}
+	offset, err := bd.limitValue(sel.GetLimitOffset(), "OFFSET")
+	if err != nil {
+		return nil, err
+	}
+	ties := sel.GetLimitOption() == pg.LimitOption_LIMIT_OPTION_WITH_TIES
+	count, err := bd.limitValue(sel.GetLimitCount(), "LIMIT")
+	if err != nil {
+		return nil, err
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	if ties {
+		if br, err = bd.withTies(sel, br, keys, offset, count); err != nil {
+			return nil, err
+		}
+		if count != 0 {
+			offset, count = 0, -1 // withTies kept the rows
+		}
+	}
 	rel := br.rel
 	if len(keys) > 0 {
 		sorts := make([]expr.SortField, len(keys))
@@ -1165,17 +1188,6 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 			return nil, fmt.Errorf("bind sort: %w", err)
 		}
 		rel = s
-	}
-	offset, err := bd.limitValue(sel.GetLimitOffset(), "OFFSET")
-	if err != nil {
-		return nil, err
-	}
-	count, err := bd.limitValue(sel.GetLimitCount(), "LIMIT")
-	if err != nil {
-		return nil, err
-	}
-	if offset < 0 {
-		offset = 0
 	}
 	visible := make([]int32, len(names))
 	for i := range visible {
@@ -1210,6 +1222,59 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 		out.unknown = br.unknown[:len(names)]
 	}
 	return out, nil
+}
+
+// withTies keeps, of br's rows in the order of keys (columns of br), those FETCH FIRST count
+// ROWS WITH TIES after OFFSET offset returns, as PostgreSQL's nodeLimit does: the rows after
+// the first offset whose position is at most offset+count, and the peers (rows equal on every
+// key, NULLs equal) of the last of them. Bound as row_number() and rank() OVER (ORDER BY the
+// keys) and a filter (row_number > offset AND rank <= offset+count: a row past offset+count
+// ranked within it shares the rank of that last row), the rows keeping br's columns. A count
+// of 0 returns no row (the caller's LIMIT 0). PostgreSQL's errors: no ORDER BY (42601), a NULL
+// count (2201W).
+func (bd *binder) withTies(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef, offset, count int64) (*boundRel, error) {
+	switch {
+	case len(keys) == 0:
+		return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "WITH TIES cannot be specified without ORDER BY clause"}
+	case count < 0:
+		// transformLimitClause's refusal of a NULL constant (a NULL parameter is refused as
+		// every NULL LIMIT parameter is; PostgreSQL reads it as no count).
+		return nil, &Error{Code: InvalidArgument, SQLState: "2201W", Msg: "row count cannot be null in FETCH FIRST ... WITH TIES clause"}
+	case count == 0:
+		return br, nil
+	}
+	var wfs []expr.Expression
+	for _, name := range []string{"row_number", "rank"} {
+		wf, err := bd.newWindow(extensions.ID{URN: URNArithmetic, Name: name}, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			e := br.sc.ref(k.col)
+			if err := orderable(e, "ORDER BY"); err != nil {
+				return nil, err
+			}
+			wf.Sorts = append(wf.Sorts, expr.SortField{Expr: e, Kind: sortDirection(k)})
+		}
+		wf.BoundsType, wf.LowerBound, wf.UpperBound = types.BoundsTypeRange, expr.Unbounded{}, expr.CurrentRow{}
+		wfs = append(wfs, wf)
+	}
+	kept, err := bd.keepWhere(br, wfs, func(ws []expr.Expression) (expr.Expression, error) {
+		after, err := bd.fn(URNComparison, "gt", booleanType(), ws[0], expr.NewPrimitiveLiteral(offset, false))
+		if err != nil || count > math.MaxInt64-offset {
+			return after, err // every row after offset
+		}
+		within, err := bd.fn(URNComparison, "lte", booleanType(), ws[1], expr.NewPrimitiveLiteral(offset+count, false))
+		if err != nil {
+			return nil, err
+		}
+		return bd.fn(URNBoolean, "and", booleanType(), after, within)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The same columns as br's, so its scope (names, display scales, hidden keys) holds.
+	return &boundRel{rel: kept.rel, sc: br.sc, names: br.names, unknown: br.unknown}, nil
 }
 
 // limitValue reads LIMIT or OFFSET: an integer constant, a parameter, ALL or NULL (-1: none).

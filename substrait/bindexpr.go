@@ -1763,6 +1763,12 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 }
 
 func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
+	if n, ok, err := bd.rowComparison(a, sc); err != nil || ok {
+		if err != nil {
+			return bval{}, err
+		}
+		return bd.bindExpr(n, sc)
+	}
 	opName := ""
 	if names := a.GetName(); len(names) > 0 {
 		opName = names[len(names)-1].GetString_().GetSval()

@@ -270,12 +270,12 @@ func fieldIndex(fr *expr.FieldReference) (int, bool) {
 
 // atMostOneRow reports a subquery that answers at most one row (per outer row, decorrelated
 // on its correlation keys or over its domain): one of aggregates without GROUP BY, a LIMIT of
-// 0 or 1, one VALUES row.
+// 0 or 1 (not FETCH FIRST 1 ROW WITH TIES, which keeps the row's peers), one VALUES row.
 func atMostOneRow(sub *pg.SelectStmt) bool {
 	if sub.GetOp() != pg.SetOperation_SETOP_NONE && sub.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED {
 		return false
 	}
-	if count, _, ok := constLimit(sub); ok && count >= 0 && count <= 1 {
+	if count, _, ok := constLimit(sub); ok && count >= 0 && count <= 1 && sub.GetLimitOption() != pg.LimitOption_LIMIT_OPTION_WITH_TIES {
 		return true
 	}
 	if vl := sub.GetValuesLists(); len(vl) > 0 {

@@ -66,7 +66,7 @@
 //     parameter binding failures, SQL syntax errors (PostgreSQL's message, which names the
 //     token near the error, and the position), undecodable Substrait plans;
 //   - Unimplemented: SQL or Substrait constructs outside the supported surface, named in the
-//     message ("LATERAL is not supported", "GROUPS frames are not supported"…);
+//     message ("LATERAL is not supported", "WITH RECURSIVE is not supported"…);
 //   - NotFound: unknown tables.
 //
 // An unknown table is NotFound (a missing resource); an unknown column is InvalidArgument

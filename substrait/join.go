@@ -872,9 +872,11 @@ func (bd *binder) linkedRel(l *boundRel, sl *pg.SubLink, deferErrs bool) (_ *bou
 		if op := sl.GetOperName(); len(op) > 0 && (len(op) != 1 || op[0].GetString_().GetSval() != "=") {
 			return nil, nil, false, nil, unimplementedAre("ANY (SELECT …) with an operator other than =")
 		}
-		if sl.GetTestexpr().GetRowExpr() != nil {
-			return nil, nil, false, nil, unimplementedAre("row values IN (SELECT …)")
-		}
+	}
+	row, isRow := rowArgs(sl.GetTestexpr())
+	width := 1
+	if isRow {
+		width = len(row)
 	}
 	if sl.GetSubLinkType() == pg.SubLinkType_EXISTS_SUBLINK && harmlessLimit(sub) {
 		// EXISTS asks for one row: LIMIT n (n ≥ 1 or ALL) and ORDER BY change nothing.
@@ -886,12 +888,15 @@ func (bd *binder) linkedRel(l *boundRel, sl *pg.SubLink, deferErrs bool) (_ *bou
 		sub.TargetList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
 		sub.DistinctClause = nil
 	}
-	r, corr, errs, err := bd.decorrelate(sub, l, false, deferErrs && isIn)
+	// A row's subquery raises its select list's errors on every row (not deferred).
+	r, corr, errs, err := bd.decorrelate(sub, l, false, deferErrs && isIn && !isRow)
 	if err != nil {
 		return nil, nil, false, nil, err
 	}
-	if isIn && len(r.sc.cols)-len(corr)-deferredCount(errs) != 1 {
+	if n := len(r.sc.cols) - len(corr) - deferredCount(errs); isIn && n > width {
 		return nil, nil, false, nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery has too many columns"}
+	} else if isIn && n < width {
+		return nil, nil, false, nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "subquery has too few columns"}
 	}
 	return r, corr, isIn, errs, nil
 }
@@ -924,7 +929,28 @@ func deferredCount(errs []int) int {
 // inEquality binds IN's x = y: x the test expression of sl over the outer scope l, y column
 // yi of sc (the outer relation joined to the subquery's); it returns both sides, unified.
 func (bd *binder) inEquality(sl *pg.SubLink, l, sc *scope, yi int) (x, y, eq expr.Expression, err error) {
-	tv, err := bd.bindExpr(sl.GetTestexpr(), l)
+	if _, isRow := rowArgs(sl.GetTestexpr()); isRow {
+		return nil, nil, nil, unimplementedAre("row values IN (SELECT …) outside a WHERE condition of their own")
+	}
+	return bd.inPair(sl.GetTestexpr(), l, sc, yi)
+}
+
+// notFalse is eq IS NOT FALSE for the equality eq of x and y: eq OR x IS NULL OR y IS NULL.
+func (bd *binder) notFalse(eq, x, y expr.Expression) (expr.Expression, error) {
+	xn, err := bd.fn(URNComparison, "is_null", booleanType(), x)
+	if err != nil {
+		return nil, err
+	}
+	yn, err := bd.fn(URNComparison, "is_null", booleanType(), y)
+	if err != nil {
+		return nil, err
+	}
+	return bd.fn(URNBoolean, "or", booleanType(), eq, xn, yn)
+}
+
+// inPair binds the equality of test (over the outer scope l) and column yi of sc.
+func (bd *binder) inPair(test *pg.Node, l, sc *scope, yi int) (x, y, eq expr.Expression, err error) {
+	tv, err := bd.bindExpr(test, l)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -951,7 +977,23 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 	if err != nil {
 		return nil, err
 	}
-	if isIn {
+	if row, isRow := rowArgs(sl.GetTestexpr()); isIn && isRow {
+		// (a, b) IN (SELECT x, y …): a = x AND b = y; NOT IN keeps a row when no s makes the
+		// row equality true or NULL, an anti join on each pair's (a = x) IS NOT FALSE (as
+		// below for one value), whose AND is the equality's IS NOT FALSE.
+		for i, e := range row {
+			x, y, eq, err := bd.inPair(e, l.sc, sc, nl+len(corr)+i)
+			if err != nil {
+				return nil, err
+			}
+			if neg {
+				if eq, err = bd.notFalse(eq, x, y); err != nil {
+					return nil, err
+				}
+			}
+			conj = append(conj, eq)
+		}
+	} else if isIn {
 		x, y, eq, err := bd.inEquality(sl, l.sc, sc, nl+len(corr))
 		if err != nil {
 			return nil, err
@@ -962,15 +1004,7 @@ func (bd *binder) semiJoin(l *boundRel, sl *pg.SubLink, neg bool) (*boundRel, er
 			// Correlated, the correlation equalities are the hash keys and this condition the
 			// residual: a row is kept when no s of its own key's set makes it true or NULL, so
 			// an empty set keeps it (NOT IN of no row is true) and a NULL among its set drops it.
-			xn, err := bd.fn(URNComparison, "is_null", booleanType(), x)
-			if err != nil {
-				return nil, err
-			}
-			yn, err := bd.fn(URNComparison, "is_null", booleanType(), y)
-			if err != nil {
-				return nil, err
-			}
-			or, err := bd.fn(URNBoolean, "or", booleanType(), eq, xn, yn)
+			or, err := bd.notFalse(eq, x, y)
 			if err != nil {
 				return nil, err
 			}
@@ -1203,6 +1237,9 @@ func collectMarks(n *pg.Node, pol polarity, marks *[]mark) {
 // correlations too.
 func (bd *binder) markJoin(l *boundRel, m mark) (*boundRel, []correlation, error) {
 	sl := m.sl
+	if _, isRow := rowArgs(sl.GetTestexpr()); isRow {
+		return nil, nil, unimplementedAre("row values IN (SELECT …) outside a WHERE condition of their own")
+	}
 	r, corr, isIn, errs, err := bd.linkedRel(l, sl, true)
 	if err != nil {
 		return nil, nil, err

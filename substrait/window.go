@@ -32,9 +32,42 @@ import (
 // OVER (w ORDER BY …) under PostgreSQL's copy rules. FILTER (WHERE …) on an aggregate is its
 // argument masked to NULL outside the filter (count(*) counts a constant so masked), which is
 // exactly the rows the filter keeps. What Substrait's WindowFunction cannot carry or the
-// executor does not run is refused by name (UNIMPLEMENTED): GROUPS frames, EXCLUDE, RANGE
-// offsets other than winrange.go's, DISTINCT or ORDER BY inside a window aggregate, other
-// window functions.
+// executor does not run is refused by name (UNIMPLEMENTED): RANGE offsets other than
+// winrange.go's, DISTINCT or ORDER BY inside a window aggregate, other window functions.
+//
+// A GROUPS frame and a frame exclusion (EXCLUDE CURRENT ROW | GROUP | TIES), which Substrait's
+// WindowFunction has no field for, travel as function options of the call (OptionFrameMode,
+// OptionFrameExclusion), as the arithmetic functions' overflow option does.
+
+// The window function options carrying what Substrait's bounds type cannot, each with one
+// preference: OptionFrameMode "GROUPS" (the bounds type is RANGE; an offset counts peer groups,
+// PostgreSQL's GROUPS mode) and OptionFrameExclusion "CURRENT_ROW", "GROUP" or "TIES"
+// (PostgreSQL's frame_exclusion; its absence is EXCLUDE NO OTHERS).
+const (
+	OptionFrameMode      = "frame_mode"
+	OptionFrameExclusion = "frame_exclusion"
+)
+
+// WindowFrameOptions reads wf's frame options: whether its frame is in GROUPS mode and its
+// exclusion ("" for none, else OptionFrameExclusion's value). A value of these options other
+// than theirs is an error; other options are not the frame's.
+func WindowFrameOptions(wf *expr.WindowFunction) (groups bool, exclusion string, err error) {
+	for _, o := range wf.GetOptions() {
+		switch o.Name {
+		case OptionFrameMode:
+			if !slices.Equal(o.Preference, []string{"GROUPS"}) {
+				return false, "", fmt.Errorf("window option %s %v", o.Name, o.Preference)
+			}
+			groups = true
+		case OptionFrameExclusion:
+			if len(o.Preference) != 1 || !slices.Contains([]string{"CURRENT_ROW", "GROUP", "TIES"}, o.Preference[0]) {
+				return false, "", fmt.Errorf("window option %s %v", o.Name, o.Preference)
+			}
+			exclusion = o.Preference[0]
+		}
+	}
+	return groups, exclusion, nil
+}
 
 // PostgreSQL's frame option bits (nodes/parsenodes.h, FRAMEOPTION_*), as pg_query reports them
 // in WindowDef.FrameOptions.
@@ -53,7 +86,9 @@ const (
 	frameEndOffPrec      = 0x01000
 	frameStartOffFoll    = 0x02000
 	frameEndOffFoll      = 0x04000
-	frameExclusion       = 0x08000 | 0x10000 | 0x20000
+	frameExcludeCurrent  = 0x08000
+	frameExcludeGroup    = 0x10000
+	frameExcludeTies     = 0x20000
 	frameStartOffsetBits = frameStartOffPrec | frameStartOffFoll
 	frameEndOffsetBits   = frameEndOffPrec | frameEndOffFoll
 )
@@ -295,7 +330,7 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		wf.Sorts = append(wf.Sorts, expr.SortField{Expr: e, Kind: sortKind(sb)})
 	}
-	if err := bd.frame(wf, spec); err != nil {
+	if wf, err = bd.frame(wf, spec); err != nil {
 		return bval{}, err
 	}
 	out := typed(wf)
@@ -370,42 +405,83 @@ func sortKind(sb *pg.SortBy) types.SortDirection {
 	return types.SortAscNullsLast
 }
 
-// frame sets wf's bounds type and bounds from PostgreSQL's frame options.
-func (bd *binder) frame(wf *expr.WindowFunction, spec windowSpec) error {
+// frame sets wf's bounds type and bounds from PostgreSQL's frame options, and returns it with
+// the options of a GROUPS frame or an exclusion (a new WindowFunction then).
+func (bd *binder) frame(wf *expr.WindowFunction, spec windowSpec) (*expr.WindowFunction, error) {
 	f := spec.frame
 	switch {
-	case f&frameGroups != 0:
-		return unimplementedAre("GROUPS frames")
-	case f&frameExclusion != 0:
-		return unimplemented("EXCLUDE in a window frame")
 	case f&frameStartUnbFoll != 0:
-		return &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame start cannot be UNBOUNDED FOLLOWING"}
+		return nil, &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame start cannot be UNBOUNDED FOLLOWING"}
 	case f&frameEndUnbPrec != 0:
-		return &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame end cannot be UNBOUNDED PRECEDING"}
+		return nil, &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame end cannot be UNBOUNDED PRECEDING"}
 	case f&frameStartCurrent != 0 && f&frameEndOffPrec != 0:
-		return &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame starting from current row cannot have preceding rows"}
+		return nil, &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame starting from current row cannot have preceding rows"}
 	case f&frameStartOffFoll != 0 && f&(frameEndOffPrec|frameEndCurrent) != 0:
-		return &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame starting from following row cannot have preceding rows"}
+		return nil, &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "frame starting from following row cannot have preceding rows"}
+	case f&frameGroups != 0 && len(wf.Sorts) == 0:
+		// parse_clause.c's transformWindowDefinitions.
+		return nil, &Error{Code: InvalidArgument, SQLState: "42P20", Msg: "GROUPS mode requires an ORDER BY clause"}
 	}
 	if f&frameNonDefault == 0 {
 		// RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW: the rows up to the current row's
 		// last peer (every row of the partition without ORDER BY).
 		wf.BoundsType, wf.LowerBound, wf.UpperBound = types.BoundsTypeRange, expr.Unbounded{}, expr.CurrentRow{}
-		return nil
+		return wf, nil
 	}
 	wf.BoundsType = types.BoundsTypeRows
-	if f&frameRange != 0 {
+	if f&(frameRange|frameGroups) != 0 {
 		wf.BoundsType = types.BoundsTypeRange
-		if f&(frameStartOffsetBits|frameEndOffsetBits) != 0 {
-			return bd.rangeOffsetFrame(wf, spec)
+		if f&frameRange != 0 && f&(frameStartOffsetBits|frameEndOffsetBits) != 0 {
+			if err := bd.rangeOffsetFrame(wf, spec); err != nil {
+				return nil, err
+			}
+			return bd.frameOptions(wf, f)
 		}
 	}
+	// ROWS and GROUPS offsets: bigint counts of rows or peer groups (coerced to int8 as
+	// transformFrameOffset does for both).
 	var err error
 	if wf.LowerBound, err = bd.bound(f, frameStartUnbPrec, frameStartCurrent, frameStartOffPrec, frameStartOffFoll, spec.start, "starting"); err != nil {
-		return err
+		return nil, err
 	}
-	wf.UpperBound, err = bd.bound(f, frameEndUnbFoll, frameEndCurrent, frameEndOffPrec, frameEndOffFoll, spec.end, "ending")
-	return err
+	if wf.UpperBound, err = bd.bound(f, frameEndUnbFoll, frameEndCurrent, frameEndOffPrec, frameEndOffFoll, spec.end, "ending"); err != nil {
+		return nil, err
+	}
+	return bd.frameOptions(wf, f)
+}
+
+// frameOptions returns wf with the options of frame options f's GROUPS mode and exclusion
+// (OptionFrameMode, OptionFrameExclusion), or wf itself without either.
+func (bd *binder) frameOptions(wf *expr.WindowFunction, f int32) (*expr.WindowFunction, error) {
+	var opts []*types.FunctionOption
+	if f&frameGroups != 0 {
+		opts = append(opts, &types.FunctionOption{Name: OptionFrameMode, Preference: []string{"GROUPS"}})
+	}
+	switch {
+	case f&frameExcludeCurrent != 0:
+		opts = append(opts, &types.FunctionOption{Name: OptionFrameExclusion, Preference: []string{"CURRENT_ROW"}})
+	case f&frameExcludeGroup != 0:
+		opts = append(opts, &types.FunctionOption{Name: OptionFrameExclusion, Preference: []string{"GROUP"}})
+	case f&frameExcludeTies != 0:
+		opts = append(opts, &types.FunctionOption{Name: OptionFrameExclusion, Preference: []string{"TIES"}})
+	}
+	if len(opts) == 0 {
+		return wf, nil
+	}
+	v, ok := collection().GetWindowFunc(wf.ID())
+	if !ok {
+		return nil, fmt.Errorf("bind window function %s: no declaration", wf.Name())
+	}
+	args := make([]types.FuncArg, wf.NArgs())
+	for i := range args {
+		args[i] = wf.Arg(i)
+	}
+	out, err := expr.NewCustomWindowFunc(bd.reg, v, wf.GetType(), opts, wf.Invocation(), wf.Phase(), args...)
+	if err != nil {
+		return nil, fmt.Errorf("bind window function %s: %w", wf.Name(), err)
+	}
+	out.Partitions, out.Sorts, out.BoundsType, out.LowerBound, out.UpperBound = wf.Partitions, wf.Sorts, wf.BoundsType, wf.LowerBound, wf.UpperBound
+	return out, nil
 }
 
 // bound reads one frame bound: unbounded, the current row, or a non-negative integer offset
@@ -760,17 +836,25 @@ func (bd *binder) windowProject(base *boundRel, es []expr.Expression) (*boundRel
 	out := make([]expr.Expression, len(es))
 	for i, e := range es {
 		out[i] = ReplaceWindows(e, func(wf *expr.WindowFunction) expr.Expression {
-			j := slices.IndexFunc(wfs, wf.Equals)
+			j := slices.IndexFunc(wfs, func(o expr.Expression) bool { return SameWindow(wf, o) })
 			return sc.ref(width + j)
 		})
 	}
 	return &boundRel{rel: p, sc: sc, names: base.names}, out, nil
 }
 
+// SameWindow reports whether window function a and expression b are the same call over the
+// same window and frame: substrait-go's Equals, which compares neither bounds type (ROWS and
+// RANGE frames of the same bounds are equal to it), and the bounds types.
+func SameWindow(a *expr.WindowFunction, b expr.Expression) bool {
+	w, ok := b.(*expr.WindowFunction)
+	return ok && a.Equals(w) && a.BoundsType == w.BoundsType
+}
+
 // collectWindows appends the distinct window functions of e to wfs.
 func collectWindows(e expr.Expression, wfs *[]expr.Expression) {
 	ReplaceWindows(e, func(wf *expr.WindowFunction) expr.Expression {
-		if !slices.ContainsFunc(*wfs, wf.Equals) {
+		if !slices.ContainsFunc(*wfs, func(o expr.Expression) bool { return SameWindow(wf, o) }) {
 			*wfs = append(*wfs, wf)
 		}
 		return wf
@@ -943,7 +1027,15 @@ func formatWindow(w *expr.WindowFunction, names []string) string {
 	if w.BoundsType == types.BoundsTypeRange {
 		kind = "RANGE"
 	}
-	over = append(over, kind+" BETWEEN "+bound(w.LowerBound, "UNBOUNDED PRECEDING")+" AND "+bound(w.UpperBound, "UNBOUNDED FOLLOWING"))
+	groups, exclusion, _ := WindowFrameOptions(w)
+	if groups {
+		kind = "GROUPS"
+	}
+	frame := kind + " BETWEEN " + bound(w.LowerBound, "UNBOUNDED PRECEDING") + " AND " + bound(w.UpperBound, "UNBOUNDED FOLLOWING")
+	if exclusion != "" {
+		frame += " EXCLUDE " + strings.ReplaceAll(exclusion, "_", " ")
+	}
+	over = append(over, frame)
 	return w.Name() + "(" + list(args) + ") OVER (" + strings.Join(over, " ") + ")"
 }
 

@@ -49,8 +49,9 @@ const (
 // FrameBoundKind is how a frame bound is given.
 type FrameBoundKind uint8
 
-// Frame bounds: unbounded (the partition's start or end), Offset rows before or after the
-// current row (ROWS), or the current row (ROWS: the row itself; RANGE: its first or last peer).
+// Frame bounds: unbounded (the partition's start or end), Offset rows (ROWS), key units (RANGE)
+// or peer groups (GROUPS) before or after the current row, or the current row (ROWS: the row
+// itself; RANGE and GROUPS: its first or last peer).
 const (
 	Unbounded FrameBoundKind = iota
 	Preceding
@@ -61,14 +62,33 @@ const (
 // FrameBound is one bound of a window frame.
 type FrameBound struct {
 	Kind   FrameBoundKind
-	Offset int64 // Preceding and Following: a count of rows (ROWS) or of the key's units (RANGE), >= 0
+	Offset int64 // Preceding and Following: a count of rows (ROWS), of the key's units (RANGE) or of peer groups (GROUPS), >= 0
 }
 
-// WindowFrame is a frame: ROWS (positions) or RANGE (peers of the order keys; an offset is a
-// distance from the current row's single order key in the key's units, winrange.go).
+// FrameExclusion is a frame's EXCLUDE clause (PostgreSQL's frame_exclusion): the rows of the
+// frame left out of it around the current row.
+type FrameExclusion uint8
+
+// The exclusions: none (EXCLUDE NO OTHERS, the default), the current row, the current row's
+// peer group (itself included), or its peers other than itself (TIES). Rows are peers when they
+// are equal on every order key (every row of the partition without one).
+const (
+	ExcludeNoOthers FrameExclusion = iota
+	ExcludeCurrentRow
+	ExcludeGroup
+	ExcludeTies
+)
+
+// WindowFrame is a frame: ROWS (positions), RANGE (peers of the order keys; an offset is a
+// distance from the current row's single order key in the key's units, winrange.go) or, with
+// Groups (Rows false), GROUPS (an offset is a count of peer groups before or after the current
+// row's, as PostgreSQL's GROUPS mode). Exclude then removes rows around the current row from
+// the frame (the rows keep their order).
 type WindowFrame struct {
 	Rows       bool
+	Groups     bool
 	Start, End FrameBound
+	Exclude    FrameExclusion
 }
 
 // WindowFunc is one window function of a WindowSpec: its kind, its argument columns (of the
@@ -171,6 +191,9 @@ func checkWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 			if len(f.Args) == 3 && !arrow.TypeEqual(s.Field(f.Args[0]).Type, s.Field(f.Args[2]).Type) {
 				return fmt.Errorf("ops: window function %d: a default of another type", i)
 			}
+		}
+		if (f.Frame.Rows && f.Frame.Groups) || f.Frame.Exclude > ExcludeTies {
+			return fmt.Errorf("ops: window function %d: frame %+v", i, f.Frame)
 		}
 		if f.Frame.hasRangeOffset() {
 			if err := checkRangeOffset(s, spec, i); err != nil {
@@ -294,7 +317,9 @@ func (w *windower) load() error {
 	// The working set on the Go heap: the order (8 bytes a row, allocated from mem), peer
 	// bounds and per-function indices or values (about 40 bytes a row in all).
 	w.claimed = int64(w.n) * 40
+	groups := false
 	for _, f := range w.spec.Funcs {
+		groups = groups || f.Frame.Groups
 		if f.Type.ID() == arrow.DECIMAL128 {
 			// numeric values: avg's (numavg.go), sum(bigint)'s, sum(numeric)'s (with its
 			// 24-byte prefix sums and counts over a partition)
@@ -303,6 +328,10 @@ func (w *windower) load() error {
 				w.claimed += int64(w.n) * 32
 			}
 		}
+	}
+	if groups {
+		// GROUPS frames: each row's peer group and each group's start (groupsOf).
+		w.claimed += int64(w.n) * 8
 	}
 	if err := w.mem.Claim(w.claimed); err != nil {
 		w.claimed = 0
@@ -399,6 +428,9 @@ type winEval struct {
 	views []keyView // partition keys, then order keys, over the concatenated key columns
 	nPart int
 	args  map[int]arrow.Array
+	// The peer groups of the partition at groupPS (groupM rows), for GROUPS frames (groupsOf).
+	group, groupStart []int32
+	groupPS, groupM   int
 }
 
 // partitions calls fn with each partition's positions [ps, pe) in output order and, per
@@ -616,8 +648,16 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 			}
 			for k := range m {
 				s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
-				if e > s {
-					ints[ps+k] = pre[e] - pre[s]
+				if f.Frame.Exclude == ExcludeNoOthers {
+					if e > s {
+						ints[ps+k] = pre[e] - pre[s]
+					}
+					continue
+				}
+				for _, r := range excluded(f.Frame, k, s, e, peerStart, peerEnd) {
+					if r.hi > r.lo {
+						ints[ps+k] += pre[r.hi] - pre[r.lo]
+					}
 				}
 			}
 		case Sum, Avg:
@@ -681,6 +721,12 @@ func (x int128) add(v int64) int128 {
 	return int128{hi: hi, lo: lo}
 }
 
+// plus returns x + y.
+func (x int128) plus(y int128) int128 {
+	lo, carry := bits.Add64(x.lo, y.lo, 0)
+	return int128{hi: x.hi + y.hi + int64(carry), lo: lo}
+}
+
 func (x int128) sub(y int128) int128 {
 	lo, borrow := bits.Sub64(x.lo, y.lo, 0)
 	return int128{hi: x.hi - y.hi - int64(borrow), lo: lo}
@@ -721,14 +767,22 @@ func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, pe
 		}
 	}
 	for k := range m {
+		var sum int128
+		var c int64
 		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
-		if e <= s || cnt[e] == cnt[s] {
+		if f.Frame.Exclude == ExcludeNoOthers {
+			if e > s {
+				sum, c = pre[e].sub(pre[s]), cnt[e]-cnt[s]
+			}
+		} else {
+			sum, c = excludedTotal(f.Frame, k, s, e, peerStart, peerEnd, pre, cnt)
+		}
+		if c == 0 {
 			valid[ps+k] = false
 			continue
 		}
-		sum := pre[e].sub(pre[s])
 		if f.Kind == Avg && decs != nil {
-			d, err := NumericAvg(sum.big(), cnt[e]-cnt[s])
+			d, err := NumericAvg(sum.big(), c)
 			if err != nil {
 				return err
 			}
@@ -736,7 +790,7 @@ func (ev *winEval) intSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, pe
 			continue
 		}
 		if f.Kind == Avg {
-			floats[ps+k] = sum.float64() / float64(cnt[e]-cnt[s])
+			floats[ps+k] = sum.float64() / float64(c)
 			continue
 		}
 		if decs != nil {
@@ -768,6 +822,14 @@ func (x int192) addDec(v decimal128.Num) int192 {
 	lo, c := bits.Add64(x[0], v.LowBits(), 0)
 	mid, c := bits.Add64(x[1], uint64(v.HighBits()), c)
 	hi, _ := bits.Add64(x[2], ext, c)
+	return int192{lo, mid, hi}
+}
+
+// plus returns x + y.
+func (x int192) plus(y int192) int192 {
+	lo, c := bits.Add64(x[0], y[0], 0)
+	mid, c := bits.Add64(x[1], y[1], c)
+	hi, _ := bits.Add64(x[2], y[2], c)
 	return int192{lo, mid, hi}
 }
 
@@ -807,12 +869,21 @@ func (ev *winEval) decSums(a *array.Decimal128, ps, m int, peerStart, peerEnd []
 		}
 	}
 	for k := range m {
+		var sum int192
+		var c int64
 		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
-		if e <= s || cnt[e] == cnt[s] {
+		if f.Frame.Exclude == ExcludeNoOthers {
+			if e > s {
+				sum, c = pre[e].sub(pre[s]), cnt[e]-cnt[s]
+			}
+		} else {
+			sum, c = excludedTotal(f.Frame, k, s, e, peerStart, peerEnd, pre, cnt)
+		}
+		if c == 0 {
 			valid[ps+k] = false
 			continue
 		}
-		d, ok := pre[e].sub(pre[s]).dec()
+		d, ok := sum.dec()
 		if !ok {
 			return errNumericWide
 		}
@@ -830,37 +901,49 @@ func (ev *winEval) decSums(a *array.Decimal128, ps, m int, peerStart, peerEnd []
 func (ev *winEval) floatSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, peerEnd []int32, floats []float64, valid []bool) error {
 	var sum float64
 	var st Float8State
+	add := func(p int) error {
+		r := int(ev.w.at(ps + p))
+		if !a.IsValid(r) {
+			return nil
+		}
+		var x float64
+		if f64, ok := a.(*array.Float64); ok {
+			x = f64.Value(r)
+		} else {
+			x = float64(a.(*array.Float32).Value(r))
+		}
+		if f.Kind == Avg {
+			var err error
+			st, err = st.Accum(x)
+			return err
+		}
+		v := sum + x
+		if math.IsInf(v, 0) && !math.IsInf(sum, 0) && !math.IsInf(x, 0) {
+			return ErrFloat8Overflow
+		}
+		sum, st.N = v, st.N+1
+		return nil
+	}
 	cs, ce := -1, -1
 	for k := range m {
-		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
-		if s != cs || e < ce {
-			sum, st, cs, ce = math.Copysign(0, -1), Float8State{}, s, s
-		}
-		for ; ce < e; ce++ {
-			r := int(ev.w.at(ps + ce))
-			if !a.IsValid(r) {
-				continue
+		if f.Frame.Exclude != ExcludeNoOthers {
+			// Recomputed over the row's runs (no frame of another row contains them).
+			sum, st = math.Copysign(0, -1), Float8State{}
+			if err := ev.eachInFrame(f.Frame, ps, k, m, peerStart, peerEnd, add); err != nil {
+				return err
 			}
-			var x float64
-			if f64, ok := a.(*array.Float64); ok {
-				x = f64.Value(r)
-			} else {
-				x = float64(a.(*array.Float32).Value(r))
+		} else {
+			s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
+			if s != cs || e < ce {
+				sum, st, cs, ce = math.Copysign(0, -1), Float8State{}, s, s
 			}
-			if f.Kind == Avg {
-				var err error
-				if st, err = st.Accum(x); err != nil {
+			for ; ce < e; ce++ {
+				if err := add(ce); err != nil {
 					return err
 				}
-				continue
 			}
-			v := sum + x
-			if math.IsInf(v, 0) && !math.IsInf(sum, 0) && !math.IsInf(x, 0) {
-				return ErrFloat8Overflow
-			}
-			sum, st.N = v, st.N+1
 		}
-		if e <= s || st.N == 0 {
+		if st.N == 0 {
 			valid[ps+k] = false
 			continue
 		}
@@ -878,16 +961,28 @@ func (ev *winEval) floatSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, 
 // float8_var_samp, _var_pop, _stddev_samp or _stddev_pop.
 func (ev *winEval) floatVariances(f WindowFunc, a *array.Float64, ps, m int, peerStart, peerEnd []int32, out []float64, valid []bool) error {
 	var st Float8State
+	add := func(p int) error {
+		if r := int(ev.w.at(ps + p)); a.IsValid(r) {
+			var err error
+			st, err = st.Accum(a.Value(r))
+			return err
+		}
+		return nil
+	}
 	cs, ce := -1, -1
 	for k := range m {
-		s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
-		if s != cs || e < ce {
-			st, cs, ce = Float8State{}, s, s
-		}
-		for ; ce < e; ce++ {
-			if r := int(ev.w.at(ps + ce)); a.IsValid(r) {
-				var err error
-				if st, err = st.Accum(a.Value(r)); err != nil {
+		if f.Frame.Exclude != ExcludeNoOthers {
+			st = Float8State{}
+			if err := ev.eachInFrame(f.Frame, ps, k, m, peerStart, peerEnd, add); err != nil {
+				return err
+			}
+		} else {
+			s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
+			if s != cs || e < ce {
+				st, cs, ce = Float8State{}, s, s
+			}
+			for ; ce < e; ce++ {
+				if err := add(ce); err != nil {
 					return err
 				}
 			}
@@ -895,12 +990,12 @@ func (ev *winEval) floatVariances(f WindowFunc, a *array.Float64, ps, m int, pee
 		var v float64
 		switch f.Kind {
 		case VarSamp, StddevSamp:
-			if e <= s || st.N <= 1 {
+			if st.N <= 1 {
 				continue
 			}
 			v = st.Sxx / (st.N - 1)
 		default:
-			if e <= s || st.N == 0 {
+			if st.N == 0 {
 				continue
 			}
 			v = st.Sxx / st.N
@@ -991,48 +1086,72 @@ func (ev *winEval) evalTake(f WindowFunc, arg arrow.Array) (arrow.Array, error) 
 				}
 			case FirstValue, LastValue, NthValue:
 				s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
-				t := s
-				switch f.Kind {
-				case LastValue:
-					t = e - 1
-				case NthValue:
-					nth, ok := intArg(ev.args[f.Args[1]], int(at(pos)))
-					if !ok {
+				nth := int64(1) // the row of the frame wanted, from 1; last_value's is its last
+				if f.Kind == NthValue {
+					var ok bool
+					if nth, ok = intArg(ev.args[f.Args[1]], int(at(pos))); !ok {
 						continue
 					}
 					if nth <= 0 {
 						return &DataError{Code: "22016", Msg: "argument of nth_value must be greater than zero"}
 					}
-					if nth > int64(e-s) {
+				}
+				if f.Frame.Exclude == ExcludeNoOthers {
+					// One run: position arithmetic.
+					if nth > int64(e-s) || e <= s {
 						continue
 					}
-					t = s + int(nth) - 1
+					t := s + int(nth) - 1
+					if f.Kind == LastValue {
+						t = e - 1
+					}
+					idx[pos], valid[pos] = at(ps+t), true
+					continue
 				}
-				if e > s {
+				sp := excluded(f.Frame, k, s, e, peerStart, peerEnd)
+				if nth > int64(frameRows(sp)) {
+					continue
+				}
+				t, ok := nthInFrame(sp, int(nth)-1)
+				if f.Kind == LastValue {
+					t, ok = lastInFrame(sp)
+				}
+				if ok {
 					idx[pos], valid[pos] = at(ps+t), true
 				}
 			case Min, Max:
-				s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
-				if s != cs || e < ce {
-					cs, ce, best = s, s, -1
-				}
-				for ; ce < e; ce++ {
-					r := int(at(ps + ce))
+				// Of equal values the later in the frame, as PostgreSQL's min and max
+				// transition functions (float8larger…) keep: of -0 and 0, the later.
+				add := func(p int) error {
+					r := int(at(ps + p))
 					if arg.IsNull(r) {
-						continue
+						return nil
 					}
 					if best < 0 {
 						best = r
-						continue
+						return nil
 					}
-					// Of equal values the later in the frame, as PostgreSQL's min and max
-					// transition functions (float8larger…) keep: of -0 and 0, the later.
 					c := cmp(arg, r, arg, best)
 					if (f.Kind == Min && c <= 0) || (f.Kind == Max && c >= 0) {
 						best = r
 					}
+					return nil
 				}
-				if e > s && best >= 0 {
+				if f.Frame.Exclude != ExcludeNoOthers {
+					best = -1
+					if err := ev.eachInFrame(f.Frame, ps, k, m, peerStart, peerEnd, add); err != nil {
+						return err
+					}
+				} else {
+					s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
+					if s != cs || e < ce {
+						cs, ce, best = s, s, -1
+					}
+					for ; ce < e; ce++ {
+						_ = add(ce)
+					}
+				}
+				if best >= 0 {
 					idx[pos], valid[pos] = int64(best), true
 				}
 			}

@@ -137,9 +137,46 @@ func refWindow(rows []windowRow, order ops.SortKey, f ops.WindowFunc) []any {
 			}
 			return s, e
 		}
+		// group is the ordinal of position k's peer group, counted by definition.
+		group := func(k int) int {
+			g := 0
+			for j := 1; j <= k; j++ {
+				if cmpKey(p[j-1].key, p[j].key) != 0 {
+					g++
+				}
+			}
+			return g
+		}
 		frame := func(k int) (int, int) {
 			ps, pe := peers(k)
 			var s, e int
+			if f.Frame.Groups {
+				// The rows of the groups within the offsets of k's.
+				lo, hi := math.MinInt, math.MaxInt
+				switch b := f.Frame.Start; b.Kind {
+				case ops.CurrentRow:
+					lo = group(k)
+				case ops.Preceding:
+					lo = group(k) - int(b.Offset)
+				case ops.Following:
+					lo = group(k) + int(b.Offset)
+				}
+				switch b := f.Frame.End; b.Kind {
+				case ops.CurrentRow:
+					hi = group(k)
+				case ops.Preceding:
+					hi = group(k) - int(b.Offset)
+				case ops.Following:
+					hi = group(k) + int(b.Offset)
+				}
+				s, e = m, 0
+				for j := range m {
+					if g := group(j); g >= lo && g <= hi {
+						s, e = min(s, j), max(e, j+1)
+					}
+				}
+				return s, e
+			}
 			switch b := f.Frame.Start; b.Kind {
 			case ops.Unbounded:
 				s = 0
@@ -166,8 +203,27 @@ func refWindow(rows []windowRow, order ops.SortKey, f ops.WindowFunc) []any {
 			var v any
 			ps, pe := peers(k)
 			s, e := frame(k)
-			var nonNull []int64
+			// The frame's positions less the exclusion's.
+			var in []int
 			for j := s; j < e; j++ {
+				switch f.Frame.Exclude {
+				case ops.ExcludeCurrentRow:
+					if j == k {
+						continue
+					}
+				case ops.ExcludeGroup:
+					if j >= ps && j < pe {
+						continue
+					}
+				case ops.ExcludeTies:
+					if j != k && j >= ps && j < pe {
+						continue
+					}
+				}
+				in = append(in, j)
+			}
+			var nonNull []int64
+			for _, j := range in {
 				if p[j].val != nil {
 					nonNull = append(nonNull, *p[j].val)
 				}
@@ -215,12 +271,12 @@ func refWindow(rows []windowRow, order ops.SortKey, f ops.WindowFunc) []any {
 					v = optVal(p[t].val)
 				}
 			case ops.FirstValue, ops.LastValue, ops.NthValue:
-				t := map[ops.WindowKind]int{ops.FirstValue: s, ops.LastValue: e - 1, ops.NthValue: s + 1}[f.Kind]
-				if t >= s && t < e {
-					v = optVal(p[t].val)
+				t := map[ops.WindowKind]int{ops.FirstValue: 0, ops.LastValue: len(in) - 1, ops.NthValue: 1}[f.Kind]
+				if t >= 0 && t < len(in) {
+					v = optVal(p[in[t]].val)
 				}
 			case ops.CountStar:
-				v = int64(max(e-s, 0))
+				v = int64(len(in))
 			case ops.Count:
 				v = int64(len(nonNull))
 			case ops.Sum, ops.Avg:
@@ -276,6 +332,20 @@ func TestWindowAgainstReference(t *testing.T) {
 		{Rows: true, Start: ops.FrameBound{Kind: ops.Preceding, Offset: 4}, End: ops.FrameBound{Kind: ops.Preceding, Offset: 2}},
 		{Rows: true, Start: ops.FrameBound{Kind: ops.Following, Offset: 2}, End: ops.FrameBound{Kind: ops.Following, Offset: 5}},
 		{Rows: true, Start: ops.FrameBound{Kind: ops.Following, Offset: 3}, End: ops.FrameBound{Kind: ops.Following, Offset: 1}},
+		// GROUPS frames, and exclusions in every mode.
+		{Groups: true, Start: ops.FrameBound{Kind: ops.Preceding, Offset: 1}, End: ops.FrameBound{Kind: ops.Following, Offset: 1}},
+		{Groups: true, Start: ops.FrameBound{Kind: ops.Unbounded}, End: ops.FrameBound{Kind: ops.Preceding, Offset: 2}},
+		{Groups: true, Start: ops.FrameBound{Kind: ops.Following, Offset: 1}, End: ops.FrameBound{Kind: ops.Following, Offset: 9}},
+		{Groups: true, Start: ops.FrameBound{Kind: ops.CurrentRow}, End: ops.FrameBound{Kind: ops.Following, Offset: 1}, Exclude: ops.ExcludeTies},
+		{Groups: true, Start: ops.FrameBound{Kind: ops.Preceding, Offset: 2}, End: ops.FrameBound{Kind: ops.CurrentRow}, Exclude: ops.ExcludeGroup},
+		{Rows: true, Start: ops.FrameBound{Kind: ops.Preceding, Offset: 3}, End: ops.FrameBound{Kind: ops.Following, Offset: 1}, Exclude: ops.ExcludeCurrentRow},
+		{Rows: true, Start: ops.FrameBound{Kind: ops.Preceding, Offset: 2}, End: ops.FrameBound{Kind: ops.Following, Offset: 2}, Exclude: ops.ExcludeTies},
+		{Rows: true, Start: ops.FrameBound{Kind: ops.Following, Offset: 1}, End: ops.FrameBound{Kind: ops.Following, Offset: 3}, Exclude: ops.ExcludeGroup},
+		{Rows: true, Start: ops.FrameBound{Kind: ops.Preceding, Offset: 3}, End: ops.FrameBound{Kind: ops.Preceding, Offset: 1}, Exclude: ops.ExcludeTies},
+		{Rows: true, Start: ops.FrameBound{Kind: ops.Unbounded}, End: ops.FrameBound{Kind: ops.Unbounded}, Exclude: ops.ExcludeTies},
+		{Start: ops.FrameBound{Kind: ops.Unbounded}, End: ops.FrameBound{Kind: ops.CurrentRow}, Exclude: ops.ExcludeCurrentRow},
+		{Start: ops.FrameBound{Kind: ops.CurrentRow}, End: ops.FrameBound{Kind: ops.CurrentRow}, Exclude: ops.ExcludeTies},
+		{Start: ops.FrameBound{Kind: ops.Unbounded}, End: ops.FrameBound{Kind: ops.Unbounded}, Exclude: ops.ExcludeGroup},
 	}
 	i64, f64 := arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64
 	var funcs []ops.WindowFunc
@@ -575,4 +645,60 @@ func (s *sliceReader) Next() bool {
 	}
 	s.cur, s.bs = s.bs[0], s.bs[1:]
 	return true
+}
+
+// BenchmarkWindowFrames: aggregates over sliding frames of 200,000 rows of one partition
+// ordered by a key with ties (three rows a value): the integer sum and count (prefix sums),
+// the double sum and min (accumulated as the frame slides, restarted when its start moves)
+// and first_value, under ROWS BETWEEN 50 PRECEDING AND 50 FOLLOWING, the same EXCLUDE
+// CURRENT ROW and EXCLUDE TIES, and GROUPS BETWEEN 17 PRECEDING AND 17 FOLLOWING (105 rows).
+//
+// On the shared 2-core machine (issue 18, the least of six runs of ten queries, load average
+// 14 to 21, so only coarse): under ROWS without an exclusion, before and after GROUPS and
+// EXCLUDE came, count 9 → 9 ms, the integer sum 11 → 11 ms, first_value 11 → 11 ms, min
+// 406 → 469 ms (its sliding loop now calls a closure; not settled on this machine). With
+// EXCLUDE CURRENT ROW: count 14, sum 18, first_value 15, min 491 ms; EXCLUDE TIES: 17, 19, 15,
+// 558 ms (min recomputes each row's 100 rows, as PostgreSQL restarts it; it already restarted
+// at every row of a moving frame). GROUPS (three runs): count 27–50, sum 47–60, double sum
+// 207–270, min 266–337, first_value 19–33 ms.
+func BenchmarkWindowFrames(b *testing.B) {
+	rows := randomWindowRows(rand.New(rand.NewPCG(7, 9)), 200_000)
+	for i := range rows {
+		k := int64(i / 3)
+		rows[i].grp, rows[i].key = nil, &k
+	}
+	in := windowBatch(rows, 1)
+	defer in.Release()
+	i64, f64 := arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64
+	rowsFrame := ops.WindowFrame{Rows: true, Start: ops.FrameBound{Kind: ops.Preceding, Offset: 50}, End: ops.FrameBound{Kind: ops.Following, Offset: 50}}
+	for _, fr := range []struct {
+		name  string
+		frame ops.WindowFrame
+	}{{"rows", rowsFrame},
+		{"rows-exclude-current", ops.WindowFrame{Rows: true, Start: rowsFrame.Start, End: rowsFrame.End, Exclude: ops.ExcludeCurrentRow}},
+		{"rows-exclude-ties", ops.WindowFrame{Rows: true, Start: rowsFrame.Start, End: rowsFrame.End, Exclude: ops.ExcludeTies}},
+		{"groups", ops.WindowFrame{Groups: true, Start: ops.FrameBound{Kind: ops.Preceding, Offset: 17}, End: ops.FrameBound{Kind: ops.Following, Offset: 17}}},
+	} {
+		for _, f := range []ops.WindowFunc{
+			{Kind: ops.Sum, Args: []int{3}, Type: i64}, {Kind: ops.Count, Args: []int{3}, Type: i64},
+			{Kind: ops.Sum, Args: []int{4}, Type: f64}, {Kind: ops.Min, Args: []int{3}, Type: i64},
+			{Kind: ops.FirstValue, Args: []int{3}, Type: i64},
+		} {
+			f.Frame = fr.frame
+			b.Run(fmt.Sprintf("%s/kind=%d/arg=%d", fr.name, f.Kind, f.Args[0]), func(b *testing.B) {
+				spec := ops.WindowSpec{Order: []ops.SortKey{{Column: 2}}, Funcs: []ops.WindowFunc{f}, Presorted: true}
+				for b.Loop() {
+					mem := ledger.New(memory.NewGoAllocator(), 0)
+					in.Retain()
+					r := ops.Window(context.Background(), &sliceReader{schema: windowSchema, bs: []arrow.RecordBatch{in}}, spec, mem)
+					for r.Next() {
+					}
+					if r.Err() != nil {
+						b.Fatal(r.Err())
+					}
+					r.Release()
+				}
+			})
+		}
+	}
 }

@@ -31,7 +31,7 @@ func rangeOffsetKind(dt arrow.DataType) bool {
 // hasRangeOffset reports a RANGE frame with a PRECEDING or FOLLOWING offset.
 func (f WindowFrame) hasRangeOffset() bool {
 	off := func(b FrameBound) bool { return b.Kind == Preceding || b.Kind == Following }
-	return !f.Rows && (off(f.Start) || off(f.End))
+	return !f.Rows && !f.Groups && (off(f.Start) || off(f.End))
 }
 
 // checkRangeOffset refuses a RANGE offset frame whose order is not one key of a type that
@@ -47,9 +47,13 @@ func checkRangeOffset(s *arrow.Schema, spec WindowSpec, i int) error {
 }
 
 // frame returns the frame [s, e) of position k of the partition starting at output position
-// ps (m rows): frameOf, and for a RANGE offset bound the binary search above.
+// ps (m rows), before its exclusion (frameSpans): frameOf, for a GROUPS offset bound
+// groupsFrame, and for a RANGE offset bound the binary search above.
 func (ev *winEval) frame(f WindowFrame, ps, k, m int, peerStart, peerEnd []int32) (int, int) {
 	s, e := frameOf(f, k, m, peerStart, peerEnd)
+	if f.Groups {
+		return ev.groupsFrame(f, ps, k, m, peerStart, s, e)
+	}
 	if !f.hasRangeOffset() {
 		return s, e
 	}
