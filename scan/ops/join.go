@@ -339,6 +339,9 @@ type joiner struct {
 	lrefs              []rowRef
 	prefs              []rowRef
 	pass               []bool
+	// repeats are, per column of inSchema, the last right row gathered repeated
+	// (rightColumn), released at close.
+	repeats []repeatedRow
 	// keep and nullRefs are the left tail's kept rows and their all-NULL right rows.
 	keep     []rowRef
 	nullRefs []rowRef
@@ -411,6 +414,12 @@ func (j *joiner) close() {
 	j.pending = nil
 	releaseArrays(j.nulls)
 	clear(j.nulls)
+	for _, r := range j.repeats {
+		if r.a != nil {
+			r.a.Release()
+		}
+	}
+	j.repeats = nil
 	if j.cur != nil {
 		j.cur.Release()
 		j.cur = nil
@@ -803,7 +812,7 @@ func (j *joiner) batch(schema *arrow.Schema, want []bool, lsrcs []arrow.RecordBa
 			}
 			cols[c], err = gatherColumn(j.ctx, schema.Field(c).Type, parts, lrefs, allocator(j.mem))
 		default:
-			cols[c], err = gatherColumn(j.ctx, schema.Field(c).Type, j.rparts[c-nl], rrefs, allocator(j.mem))
+			cols[c], err = j.rightColumn(c, schema.Field(c).Type, rrefs)
 		}
 		if err != nil {
 			releaseArrays(cols)
@@ -813,6 +822,39 @@ func (j *joiner) batch(schema *arrow.Schema, want []bool, lsrcs []arrow.RecordBa
 	b := array.NewRecordBatch(schema, cols, int64(n))
 	releaseArrays(cols)
 	return b, nil
+}
+
+// rightColumn gathers the rows rrefs of the buffered right side's column c of inSchema (of
+// type dt). A run of one right row repeated (every left row of a batch paired with the same
+// right row: a partition-wise join against an aggregate's one row per partition) is a slice of
+// the same row repeated, kept for the join's life and made again only for another row or
+// more rows: the join against avg gathered that row's value once per left row of every batch.
+func (j *joiner) rightColumn(c int, dt arrow.DataType, rrefs []rowRef) (arrow.Array, error) {
+	n := len(rrefs)
+	if n < 2 || slices.ContainsFunc(rrefs[1:], func(r rowRef) bool { return r != rrefs[0] }) {
+		return gatherColumn(j.ctx, dt, j.rparts[c-j.lschema.NumFields()], rrefs, allocator(j.mem))
+	}
+	if j.repeats == nil {
+		j.repeats = make([]repeatedRow, j.inSchema.NumFields())
+	}
+	rep := &j.repeats[c]
+	if rep.a == nil || rep.ref != rrefs[0] || rep.a.Len() < n {
+		a, err := gatherColumn(j.ctx, dt, j.rparts[c-j.lschema.NumFields()], rrefs, allocator(j.mem))
+		if err != nil {
+			return nil, err
+		}
+		if rep.a != nil {
+			rep.a.Release()
+		}
+		rep.ref, rep.a = rrefs[0], a
+	}
+	return array.NewSlice(rep.a, 0, int64(n)), nil
+}
+
+// repeatedRow is one right row of a column repeated (joiner.rightColumn).
+type repeatedRow struct {
+	ref rowRef
+	a   arrow.Array
 }
 
 // nullColumn returns n NULLs of column c of inSchema: a slice, from offset 0, of an array
