@@ -186,6 +186,13 @@ func BuildJoinTable(ctx context.Context, left *arrow.Schema, right array.RecordR
 		joinTable: &joinTable{head: map[string]int32{}, mem: mem}}
 	j.init()
 	err := j.build()
+	if err == nil {
+		for _, b := range j.rbatches {
+			for _, c := range b.Columns() {
+				settleNulls(c.Data())
+			}
+		}
+	}
 	t := &JoinTable{t: j.joinTable, spec: spec, lschema: left, rschema: rs, schema: j.schema, inSchema: j.inSchema, resCols: j.resCols, outCols: j.outCols,
 		scratches: freelist.New[*joinScratch](probeScratches, 0)}
 	j.close()
@@ -194,6 +201,21 @@ func BuildJoinTable(ctx context.Context, left *arrow.Schema, right array.RecordR
 		return nil, err
 	}
 	return t, nil
+}
+
+// settleNulls computes the null counts arrow-go computes on first use and caches in an
+// array's data (array.NullN: a write), of d, its children and its dictionary, so that the
+// concurrent probes of a JoinTable, gathering its columns, only read them.
+func settleNulls(d arrow.ArrayData) {
+	a := array.MakeFromData(d)
+	a.NullN()
+	a.Release()
+	for _, c := range d.Children() {
+		settleNulls(c)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		settleNulls(d.Dictionary())
+	}
 }
 
 // Rows is the number of right rows the table holds.
