@@ -299,6 +299,16 @@ func joinAnalyticalQueries() []string {
 		"SELECT origin, count(*) FROM flights WHERE" + day + " AND origin IN (SELECT origin FROM flights WHERE" + day + " AND (value->>'delay')::int > 15) GROUP BY 1 ORDER BY 1",
 		"SELECT a.origin, count(*) FROM flights a WHERE" + dayA + " AND NOT EXISTS (SELECT 1 FROM flights b WHERE" + dayB + " AND b.origin = a.origin AND b.value->>'destination' = a.value->>'destination' AND b.id <> a.id) GROUP BY 1 ORDER BY 1",
 		"SELECT a.origin, a.id, (SELECT max((b.value->>'delay')::int) FROM flights b WHERE" + dayB + " AND b.origin = a.origin) FROM flights a WHERE" + dayA + " AND (a.value->>'delay')::int > 60 ORDER BY 1, 2",
+		// Joins probed in the probe side's fragments (scan/fragjoin.go: a routed read of rows
+		// on the left, the right side hashed once): NULL keys on the left of a left join,
+		// NOT IN with a NULL on the right and with NULLs on the left, an empty right side
+		// under IN and NOT IN, an inner join with duplicate keys and a residual.
+		"SELECT a.origin, count(*), count(o.n), sum(o.n) FROM flights a LEFT JOIN (SELECT origin, count(*) AS n FROM flights WHERE" + day + " GROUP BY 1) o ON CASE WHEN (a.value->>'delay')::int > 30 THEN a.value->>'destination' END = o.origin WHERE" + dayA + " GROUP BY 1 ORDER BY 1",
+		"SELECT count(*) FROM flights WHERE" + day + " AND value->>'destination' NOT IN (SELECT CASE WHEN (value->>'delay')::int > 30 THEN origin END FROM flights WHERE" + day + ")",
+		"SELECT origin, count(*) FROM flights WHERE" + day + " AND CASE WHEN (value->>'delay')::int > 30 THEN value->>'destination' END NOT IN (SELECT origin FROM flights WHERE" + day + " AND origin <> 'ORD') GROUP BY 1 ORDER BY 1",
+		"SELECT count(*), count(DISTINCT origin) FROM flights WHERE" + day + " AND value->>'destination' IN (SELECT origin FROM flights WHERE" + day + " AND (value->>'delay')::int > 100000)",
+		"SELECT count(*), count(DISTINCT origin) FROM flights WHERE" + day + " AND value->>'destination' NOT IN (SELECT origin FROM flights WHERE" + day + " AND (value->>'delay')::int > 100000)",
+		"SELECT a.origin, count(*) FROM flights a JOIN flights b ON a.value->>'destination' = b.origin AND (a.value->>'delay')::int < (b.value->>'delay')::int WHERE" + dayA + " AND" + dayB + " GROUP BY 1 ORDER BY 1",
 	}
 }
 
@@ -327,9 +337,12 @@ func TestJoinsAsPostgres(t *testing.T) {
 	t.Logf("%d join queries, %d subqueries and %d joins in the analytical mode, %d rows equal to PostgreSQL's", len(queries), len(subqueryQueries()), len(joinAnalyticalQueries()), compared)
 
 	// The joins of two reads of flights on their partition columns run partition by
-	// partition; over the same buckets without filters, one read feeds both sides.
+	// partition; over the same buckets without filters, one read feeds both sides. Joins
+	// whose left input is a routed read of rows are probed in its fragments.
 	aq := joinAnalyticalQueries()
-	for q, wants := range map[string][]string{aq[3]: {"partition-wise", "feeds both sides"}, aq[6]: {"partition-wise", "feeds both sides"}, aq[7]: {"partition-wise", "each side reads its buckets"}, aq[8]: {"partition-wise"}} {
+	probed := "probed in the probe side's fragments"
+	for q, wants := range map[string][]string{aq[3]: {"partition-wise", "feeds both sides"}, aq[6]: {"partition-wise", "feeds both sides"}, aq[7]: {"partition-wise", "each side reads its buckets"}, aq[8]: {"partition-wise"},
+		aq[1]: {probed}, aq[11]: {probed}, aq[12]: {probed}, aq[14]: {probed}, aq[16]: {probed}} {
 		plan := strings.Join(explainLines(t, aon, "EXPLAIN "+q), "\n")
 		for _, want := range wants {
 			if !strings.Contains(plan, want) {
@@ -403,6 +416,15 @@ func TestJoinRefusals(t *testing.T) {
 	}
 	if plan := strings.Join(explainLines(t, cl, "EXPLAIN "+qp), "\n"); !strings.Contains(plan, "partition-wise") {
 		t.Errorf("EXPLAIN of %s: not partition-wise:\n%s", qp, plan)
+	}
+	// So is a join probed in its left input's fragments (scan/fragjoin.go: ORD's wide rows
+	// hashed once, before BOS's rows probe them).
+	qf := "SELECT count(t.w) FROM flights a JOIN (SELECT id, " + wide + " AS w FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01') t ON a.id = t.id WHERE a.origin = 'BOS' AND a.timestamp >= '2001-01-01' AND a.timestamp < '2001-07-01'"
+	if _, err := run(ctx, dial(t, small), qf); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--query-memory") {
+		t.Errorf("a join probed in its left input's fragments over more than --query-memory: %v, want RESOURCE_EXHAUSTED naming the limit", err)
+	}
+	if plan := strings.Join(explainLines(t, cl, "EXPLAIN "+qf), "\n"); !strings.Contains(plan, "probed in the probe side's fragments") {
+		t.Errorf("EXPLAIN of %s: not probed in the fragments:\n%s", qf, plan)
 	}
 	// A correlated subquery's domain (the outer's distinct wide values) and its nested loop
 	// are under the same limit.

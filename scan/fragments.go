@@ -205,6 +205,10 @@ type routedNode struct {
 	// pj, when set, makes this node the fragment stream of a partition-wise join: one unit
 	// per partition, each fragment the join over that partition (partJoinNode.fragment).
 	pj *partJoinNode
+	// probe, when set, makes this node the fragment stream of a join probed in its left
+	// input's fragments: each fragment the left input's, ending in the probe
+	// (probeJoinNode.fragment).
+	probe *probeJoinNode
 }
 
 // finishRouted lowers a routed plan with an optional aggregation and fetch onto fragments.
@@ -661,6 +665,9 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 func (n *routedNode) fragment(ctx context.Context, rt *runtime, us []unit) (array.RecordReader, error) {
 	if n.pj != nil {
 		return n.pj.fragment(ctx, rt, us[0])
+	}
+	if n.probe != nil {
+		return n.probe.fragment(ctx, rt, us)
 	}
 	if len(us) > 1 {
 		// The units' inputs one after the other, each opened once the one before it has

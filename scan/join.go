@@ -401,5 +401,5 @@ func (l *lowerer) newJoin(left, right node, t ops.JoinType, need colSet, conj []
 		return nil, err
 	}
 	spec.Unused = unusedOutput(need, nl, nl, rs.NumFields(), rs.NumFields(), t)
-	return l.partitionWise(&joinNode{left: left, right: right, spec: spec, schema: ops.JoinSchema(ls, rs, t), keys: len(spec.LeftKeys)}), nil
+	return l.distribute(&joinNode{left: left, right: right, spec: spec, schema: ops.JoinSchema(ls, rs, t), keys: len(spec.LeftKeys)}), nil
 }

@@ -468,7 +468,7 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 		return nil, false, err
 	}
 	spec.Unused = unusedOutput(need, nl, nl2, nr, lowWidth(right), t)
-	out := l.partitionWise(&joinNode{left: ln, right: rn, spec: spec, schema: ops.JoinSchema(ls, rs, t), keys: len(spec.LeftKeys), pushed: pushed})
+	out := l.distribute(&joinNode{left: ln, right: rn, spec: spec, schema: ops.JoinSchema(ls, rs, t), keys: len(spec.LeftKeys), pushed: pushed})
 	if nl2 == nl && lowWidth(right) == nr {
 		return out, true, nil
 	}

@@ -140,11 +140,110 @@ func HashJoin(ctx context.Context, left, right array.RecordReader, spec JoinSpec
 	}
 	j := &joiner{ctx: ctx, spec: spec, mem: mem, l: &owned{r: left}, r: &owned{r: right},
 		lschema: left.Schema(), rschema: right.Schema(), schema: schema,
-		inSchema: JoinInputSchema(left.Schema(), right.Schema()), head: map[string]int32{}}
+		inSchema:  JoinInputSchema(left.Schema(), right.Schema()),
+		joinTable: &joinTable{head: map[string]int32{}, mem: mem}, ownTable: true}
+	j.init()
+	return newStream(schema, j.pull, j.close)
+}
+
+// JoinTable is a hash join's right (build) side read whole, buffered and indexed once
+// (BuildJoinTable), then probed by several left inputs (HashJoinProbe), each on its own
+// goroutine if it likes: once built the table is only read. The inner, left, semi, anti and
+// single joins of a left input split into parts (a routed read's fragments,
+// scan/fragjoin.go) are the union of each part's join with the whole right side, in the
+// parts' order; a right or full join's unmatched right rows depend on every part, so those
+// two types are not built so. The table's batches and its hash table's claim stay under the
+// ledger until Release, which the caller calls once every probe has ended.
+type JoinTable struct {
+	t    *joinTable
+	spec JoinSpec
+	// The probes' schemas and the columns their residual and their consumer read (joiner's
+	// fields of the same names), computed once for them all.
+	lschema, rschema, schema, inSchema *arrow.Schema
+	resCols, outCols                   []bool
+	// scratches keeps the probes' scratches between them (joinScratch).
+	scratches *freelist.List[*joinScratch]
+}
+
+// BuildJoinTable reads right whole and indexes it as HashJoin does before its first probe,
+// for the probes of left inputs of schema left under spec (of type JoinInner, JoinLeft,
+// JoinSemi, JoinAnti or JoinSingle). It takes ownership of right. Errors: right's, an
+// evaluation's of the right keys, the ledger's past the query's limit (wrapping
+// ledger.ErrMemoryLimit), or a spec HashJoin would refuse.
+func BuildJoinTable(ctx context.Context, left *arrow.Schema, right array.RecordReader, spec JoinSpec, mem *ledger.Ledger) (*JoinTable, error) {
+	if t := spec.Type; t == JoinRight || t == JoinFull {
+		right.Release()
+		return nil, fmt.Errorf("ops: join: a %s join's table is not shared", t)
+	}
+	if err := checkJoinSpec(left, right.Schema(), spec); err != nil {
+		right.Release()
+		return nil, err
+	}
+	rs := right.Schema()
+	j := &joiner{ctx: ctx, spec: spec, mem: mem, l: &owned{}, r: &owned{r: right},
+		lschema: left, rschema: rs, schema: JoinSchema(left, rs, spec.Type), inSchema: JoinInputSchema(left, rs),
+		joinTable: &joinTable{head: map[string]int32{}, mem: mem}}
+	j.init()
+	err := j.build()
+	if err == nil {
+		for _, b := range j.rbatches {
+			for _, c := range b.Columns() {
+				settleNulls(c.Data())
+			}
+		}
+	}
+	t := &JoinTable{t: j.joinTable, spec: spec, lschema: left, rschema: rs, schema: j.schema, inSchema: j.inSchema, resCols: j.resCols, outCols: j.outCols,
+		scratches: freelist.New[*joinScratch](probeScratches, 0)}
+	j.close()
+	if err != nil {
+		t.t.release()
+		return nil, err
+	}
+	return t, nil
+}
+
+// settleNulls computes the null counts arrow-go computes on first use and caches in an
+// array's data (array.NullN: a write), of d, its children and its dictionary, so that the
+// concurrent probes of a JoinTable, gathering its columns, only read them.
+func settleNulls(d arrow.ArrayData) {
+	a := array.MakeFromData(d)
+	a.NullN()
+	a.Release()
+	for _, c := range d.Children() {
+		settleNulls(c)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		settleNulls(d.Dictionary())
+	}
+}
+
+// Rows is the number of right rows the table holds.
+func (t *JoinTable) Rows() int { return len(t.t.rrefs) }
+
+// Release releases the table's batches and gives back its claim; no probe may run after it.
+func (t *JoinTable) Release() { t.t.release() }
+
+// HashJoinProbe is HashJoin of left with the right side t holds: left streamed batch by
+// batch, probing t, which it only reads (probes of one table may run concurrently). It takes
+// ownership of left (whose schema must be the table's left schema), not of t. Not safe for
+// concurrent use; ctx is checked once per batch.
+func HashJoinProbe(ctx context.Context, left array.RecordReader, t *JoinTable, mem *ledger.Ledger) array.RecordReader {
+	if !sameTypes(left.Schema(), t.lschema) {
+		return errStream(t.schema, errors.New("ops: join: a probe of another schema than its table's"), left)
+	}
+	j := &joiner{ctx: ctx, spec: t.spec, mem: mem, l: &owned{r: left}, r: &owned{},
+		lschema: t.lschema, rschema: t.rschema, schema: t.schema, inSchema: t.inSchema,
+		resCols: t.resCols, outCols: t.outCols, joinTable: t.t, built: true, scratches: t.scratches}
+	j.takeScratch()
+	return newStream(t.schema, j.pull, j.close)
+}
+
+// init takes j's scratch and marks the columns its residual and its consumer read.
+func (j *joiner) init() {
 	j.takeScratch()
 	n := j.inSchema.NumFields()
-	j.resCols, j.outCols, j.nulls = make([]bool, n), make([]bool, n), make([]arrow.Array, n)
-	for _, c := range spec.Residual {
+	j.resCols, j.outCols = make([]bool, n), make([]bool, n)
+	for _, c := range j.spec.Residual {
 		if c.bare >= 0 {
 			j.resCols[c.bare] = true
 		}
@@ -152,10 +251,9 @@ func HashJoin(ctx context.Context, left, right array.RecordReader, spec JoinSpec
 			j.resCols[i] = j.resCols[i] || read
 		}
 	}
-	for i := range schema.NumFields() {
-		j.outCols[i] = len(spec.Unused) == 0 || !spec.Unused[i]
+	for i := range j.schema.NumFields() {
+		j.outCols[i] = len(j.spec.Unused) == 0 || !j.spec.Unused[i]
 	}
-	return newStream(schema, j.pull, j.close)
 }
 
 func checkJoinSpec(l, r *arrow.Schema, spec JoinSpec) error {
@@ -185,6 +283,37 @@ func checkJoinSpec(l, r *arrow.Schema, spec JoinSpec) error {
 	return nil
 }
 
+// joinTable is a hash join's buffered right side: its batches (then a one-row all-NULL
+// batch), each column's arrays across them (rparts), the reference of each row, its hash
+// chain link and whether it matched (right and full joins alone write rmatched). head maps a
+// key to its chain's slot in heads, which holds the chain's first row (the last one added).
+// Once built it is only read, but for rmatched.
+type joinTable struct {
+	rbatches []arrow.RecordBatch
+	rparts   [][]arrow.Array
+	rrefs    []rowRef
+	next     []int32
+	head     map[string]int32
+	heads    []int32
+	rmatched []bool
+	rnull    int32 // the index of the all-NULL batch among rbatches
+	rNullKey bool  // some right row has a NULL key
+	claimed  int64
+	mem      *ledger.Ledger
+}
+
+// release releases the table's batches and gives back its claim.
+func (t *joinTable) release() {
+	for _, b := range t.rbatches {
+		b.Release()
+	}
+	t.rbatches, t.rparts = nil, nil
+	if t.claimed > 0 {
+		t.mem.Unclaim(t.claimed)
+		t.claimed = 0
+	}
+}
+
 type joiner struct {
 	ctx  context.Context
 	spec JoinSpec
@@ -199,25 +328,17 @@ type joiner struct {
 	nulls            []arrow.Array
 
 	built bool
-	// The buffered right side: its batches (then a one-row all-NULL batch), each column's
-	// arrays across them (rparts), the reference of each row, its hash chain link and
-	// whether it matched. head maps a key to its chain's slot in heads, which holds the
-	// chain's first row (the last one added).
-	rbatches []arrow.RecordBatch
-	rparts   [][]arrow.Array
-	rrefs    []rowRef
-	next     []int32
-	head     map[string]int32
-	heads    []int32
-	rmatched []bool
-	rnull    int32 // the index of the all-NULL batch among rbatches
-	rNullKey bool  // some right row has a NULL key
-	claimed  int64
+	// The buffered right side, built by this joiner (ownTable) or shared (JoinTable).
+	*joinTable
+	ownTable bool
+	// scratches, when set, is the shared table's list of its probes' scratches.
+	scratches *freelist.List[*joinScratch]
 
-	// The left batch being probed, its keys (nil: NULL) and the walk's position.
+	// The left batch being probed, its number of keys (one a row: evalKeys, key) and the
+	// walk's position.
 	cur   arrow.RecordBatch
 	lnull arrow.RecordBatch // one all-NULL left row, for right rows without a match
-	keys  [][]byte
+	nkeys int
 	row   int
 	chain int32 // the next candidate of row's chain (-1: take the row's head)
 	// The last key looked up in the current batch and its chain's head: a routed read's
@@ -230,14 +351,18 @@ type joiner struct {
 	tail     int // the next right row to check for the unmatched tail
 	done     bool
 
-	// Scratch reused from batch to batch: encoded keys and their ends, candidate pairs,
-	// their references and the residual's verdicts.
-	keyBuf  []byte
-	keyEnds []int32
-	lp, rp  []int32
-	lrefs   []rowRef
-	prefs   []rowRef
-	pass    []bool
+	// Scratch reused from batch to batch: encoded keys and where each row's starts and ends
+	// in keyBuf (an end of -1: a NULL key), candidate pairs, their references and the
+	// residual's verdicts. None holds a pointer, so that the collector need not scan them.
+	keyBuf             []byte
+	keyStarts, keyEnds []int32
+	lp, rp             []int32
+	lrefs              []rowRef
+	prefs              []rowRef
+	pass               []bool
+	// repeats are, per column of inSchema, the last right row gathered repeated
+	// (rightColumn), released at close.
+	repeats []repeatedRow
 	// keep and nullRefs are the left tail's kept rows and their all-NULL right rows.
 	keep     []rowRef
 	nullRefs []rowRef
@@ -245,19 +370,24 @@ type joiner struct {
 
 // joinScratch is a joiner's scratch (see its fields), kept in joinScratchList between joins:
 // a partition-wise join (scan/partjoin.go) runs a join per partition, hundreds a query, and
-// each growing its own scratch to a batch's rows was most of what the join allocated.
+// each growing its own scratch to a batch's rows was most of what the join allocated. The
+// probes of a shared table (JoinTable: one per fragment of a routed read, a thousand a query)
+// keep theirs in the table's own free list instead: a sync.Pool is emptied by every two
+// collections, which at the server's soft memory limit come every few MB allocated, so that
+// most probes found it empty (a semi join over 1,338 buckets allocated 70% more than with one
+// probe at the coordinator), while a process-wide free list would hold its scratches between
+// queries, as live heap under the same limit (more collections for every query).
 type joinScratch struct {
-	keys                         [][]byte
-	keyBuf                       []byte
-	keyEnds, lp, rp              []int32
-	lrefs, prefs, keep, nullRefs []rowRef
-	pass                         []bool
+	keyBuf                               []byte
+	keyStarts, keyEnds, lp, rp, lmatched []int32
+	lrefs, prefs, keep, nullRefs         []rowRef
+	pass                                 []bool
 }
 
-// bytes returns the scratch's capacity in bytes.
-func (s *joinScratch) bytes() int {
-	return 24*cap(s.keys) + cap(s.keyBuf) + 4*(cap(s.keyEnds)+cap(s.lp)+cap(s.rp)) +
-		8*(cap(s.lrefs)+cap(s.prefs)+cap(s.keep)+cap(s.nullRefs)) + cap(s.pass)
+// size is what s's buffers take, in bytes.
+func (s *joinScratch) size() int {
+	return cap(s.keyBuf) + (cap(s.keyStarts)+cap(s.keyEnds)+cap(s.lp)+cap(s.rp)+cap(s.lmatched))*4 +
+		(cap(s.lrefs)+cap(s.prefs)+cap(s.keep)+cap(s.nullRefs))*8 + cap(s.pass)
 }
 
 // joinScratchList keeps joins' scratch across garbage collections (internal/freelist): in a
@@ -266,44 +396,59 @@ func (s *joinScratch) bytes() int {
 // so it keeps a few, and none larger than its byte bound.
 var joinScratchList = freelist.New[*joinScratch](8, 4<<20)
 
-// takeScratch gives j a scratch from the free list (or a new, empty one).
+// probeScratches is how many scratches a JoinTable keeps for its probes: one per probe
+// running at once under the default fan-out (routing.DefaultFanout), and as many ended.
+const probeScratches = 8
+
+// takeScratch gives j a scratch from its table's list (JoinTable's probes) or the shared free
+// list (or a new, empty one).
 func (j *joiner) takeScratch() {
-	s, ok := joinScratchList.Get()
-	if !ok {
-		s = new(joinScratch)
+	var s *joinScratch
+	if j.scratches != nil {
+		s, _ = j.scratches.Get()
 	}
-	j.keys, j.keyBuf, j.keyEnds, j.lp, j.rp = s.keys[:0], s.keyBuf[:0], s.keyEnds[:0], s.lp[:0], s.rp[:0]
+	if s == nil {
+		if s, _ = joinScratchList.Get(); s == nil {
+			s = new(joinScratch)
+		}
+	}
+	j.keyBuf, j.keyStarts, j.keyEnds, j.lp, j.rp, j.lmatched = s.keyBuf[:0], s.keyStarts[:0], s.keyEnds[:0], s.lp[:0], s.rp[:0], s.lmatched[:0]
 	j.lrefs, j.prefs, j.keep, j.nullRefs, j.pass = s.lrefs[:0], s.prefs[:0], s.keep[:0], s.nullRefs[:0], s.pass[:0]
 }
 
 // putScratch returns j's scratch to the free list (once: close).
 func (j *joiner) putScratch() {
-	clear(j.keys[:cap(j.keys)]) // slices of keyBuf or emptyKey: nothing else to keep alive
-	s := &joinScratch{keys: j.keys[:0], keyBuf: j.keyBuf[:0], keyEnds: j.keyEnds[:0], lp: j.lp[:0], rp: j.rp[:0],
+	s := &joinScratch{keyBuf: j.keyBuf[:0], keyStarts: j.keyStarts[:0], keyEnds: j.keyEnds[:0], lp: j.lp[:0], rp: j.rp[:0], lmatched: j.lmatched[:0],
 		lrefs: j.lrefs[:0], prefs: j.prefs[:0], keep: j.keep[:0], nullRefs: j.nullRefs[:0], pass: j.pass[:0]}
-	if n := s.bytes(); n > 0 { // an empty one would take the place of one worth keeping
+	// An empty scratch would take the place of one worth keeping.
+	if n := s.size(); n > 0 && (j.scratches == nil || !j.scratches.Put(s, n)) {
 		joinScratchList.Put(s, n)
 	}
-	j.keys, j.keyBuf, j.keyEnds, j.lp, j.rp = nil, nil, nil, nil, nil
+	j.keyBuf, j.keyStarts, j.keyEnds, j.lp, j.rp, j.lmatched = nil, nil, nil, nil, nil, nil
 	j.lrefs, j.prefs, j.keep, j.nullRefs, j.pass = nil, nil, nil, nil, nil
 }
 
 func (j *joiner) close() {
 	j.l.release()
 	j.r.release()
-	if j.keys != nil || j.lp != nil || j.lrefs != nil {
+	if j.keyEnds != nil || j.lp != nil || j.lrefs != nil {
 		j.putScratch()
 	}
-	for _, b := range j.rbatches {
-		b.Release()
+	if j.ownTable {
+		j.joinTable.release()
 	}
-	j.rbatches, j.rparts = nil, nil
 	for _, b := range j.pending {
 		b.Release()
 	}
 	j.pending = nil
 	releaseArrays(j.nulls)
 	clear(j.nulls)
+	for _, r := range j.repeats {
+		if r.a != nil {
+			r.a.Release()
+		}
+	}
+	j.repeats = nil
 	if j.cur != nil {
 		j.cur.Release()
 		j.cur = nil
@@ -311,10 +456,6 @@ func (j *joiner) close() {
 	if j.lnull != nil {
 		j.lnull.Release()
 		j.lnull = nil
-	}
-	if j.claimed > 0 {
-		j.mem.Unclaim(j.claimed)
-		j.claimed = 0
 	}
 }
 
@@ -327,25 +468,25 @@ func (j *joiner) claim(n int64) error {
 	return nil
 }
 
-// evalKeys evaluates key expressions on b and returns each row's encoded key, nil where a
-// key that is not null-safe is NULL (a null-safe key encodes NULL as a 0 byte, a value as a 1
-// byte then the value). The keys are slices of j.keyBuf, valid until the next call; out is
-// reused.
-func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch, out [][]byte) ([][]byte, error) {
+// evalKeys evaluates key expressions on b and encodes each row's key into j.keyBuf (a
+// null-safe key encodes NULL as a 0 byte, a value as a 1 byte then the value), where key
+// finds it until the next call; it returns the number of rows.
+func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch) (int, error) {
 	n := int(b.NumRows())
-	out = slices.Grow(out[:0], n)[:n]
+	starts := slices.Grow(j.keyStarts[:0], n)[:n]
+	ends := slices.Grow(j.keyEnds[:0], n)[:n]
+	j.keyStarts, j.keyEnds = starts, ends
 	if len(keys) == 0 {
-		for i := range out {
-			out[i] = emptyKey
-		}
-		return out, nil
+		clear(starts)
+		clear(ends)
+		return n, nil
 	}
 	cols := make([]arrow.Array, len(keys))
 	defer releaseArrays(cols)
 	for i, k := range keys {
 		a, err := k.Eval(j.ctx, b, j.mem)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		cols[i] = a
 	}
@@ -353,7 +494,6 @@ func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch, out [][]byte) ([][]
 	if buf == nil {
 		buf = make([]byte, 0, 1024)
 	}
-	ends := slices.Grow(j.keyEnds[:0], n)[:n]
 	last := len(cols) - 1
 	for r := range n {
 		mark := len(buf)
@@ -375,29 +515,27 @@ func (j *joiner) evalKeys(keys []*Expr, b arrow.RecordBatch, out [][]byte) ([][]
 		}
 		if null {
 			buf = buf[:mark]
-			ends[r] = -1
+			starts[r], ends[r] = 0, -1
 			continue
 		}
-		ends[r] = int32(len(buf))
 		if len(buf) > math.MaxInt32 {
-			return nil, errors.New("ops: join: a batch's keys exceed 2 GiB")
+			return 0, errors.New("ops: join: a batch's keys exceed 2 GiB")
 		}
+		starts[r], ends[r] = int32(mark), int32(len(buf))
 	}
-	start := int32(0)
-	for r, end := range ends {
-		if end < 0 {
-			out[r] = nil
-			continue
-		}
-		out[r] = buf[start:end:end]
-		start = end
-	}
-	j.keyBuf, j.keyEnds = buf, ends
-	return out, nil
+	j.keyBuf = buf
+	return n, nil
 }
 
-// emptyKey is the key of every row of a join without keys (not nil: nil is a NULL key).
-var emptyKey = []byte{}
+// key returns row r's key of the last evalKeys (a slice of keyBuf, empty for a join without
+// keys), ok false when it is NULL.
+func (j *joiner) key(r int) (k []byte, ok bool) {
+	e := j.keyEnds[r]
+	if e < 0 {
+		return nil, false
+	}
+	return j.keyBuf[j.keyStarts[r]:e:e], true
+}
 
 // appendKey appends row r of a (valid, of a JoinKeyType) to buf, such that two values of one
 // type are equal exactly when their encodings are: the value's bytes for integers, dates,
@@ -451,7 +589,6 @@ func normF64(x float64) uint64 {
 
 // build reads the right input whole and indexes its keys.
 func (j *joiner) build() error {
-	var keys [][]byte
 	for j.r.r.Next() {
 		if err := ctxErr(j.ctx); err != nil {
 			return err
@@ -463,19 +600,20 @@ func (j *joiner) build() error {
 		b.Retain()
 		bi := int32(len(j.rbatches))
 		j.rbatches = append(j.rbatches, b)
-		var err error
-		if keys, err = j.evalKeys(j.spec.RightKeys, b, keys); err != nil {
+		n, err := j.evalKeys(j.spec.RightKeys, b)
+		if err != nil {
 			return err
 		}
 		var cost int64
-		for r, k := range keys {
+		for r := range n {
+			k, valid := j.key(r)
 			id := int32(len(j.rrefs))
 			if len(j.rrefs) >= math.MaxInt32-1 {
 				return errors.New("ops: join: more rows than one join can buffer")
 			}
 			j.rrefs = append(j.rrefs, rowRef{b: bi, r: int32(r)})
 			link := int32(-1)
-			if k == nil {
+			if !valid {
 				j.rNullKey = true
 			} else {
 				// The lookup converts without copying; only a new key is stored as a string.
@@ -501,7 +639,9 @@ func (j *joiner) build() error {
 		return err
 	}
 	j.r.release()
-	j.rmatched = make([]bool, len(j.rrefs))
+	if t := j.spec.Type; t == JoinRight || t == JoinFull {
+		j.rmatched = make([]bool, len(j.rrefs))
+	}
 	nb, err := nullBatch(j.rschema, j.mem)
 	if err != nil {
 		return err
@@ -574,12 +714,12 @@ func (j *joiner) pull() (arrow.RecordBatch, error) {
 			}
 			b.Retain()
 			j.cur = b
-			keys, err := j.evalKeys(j.spec.LeftKeys, b, j.keys)
+			n, err := j.evalKeys(j.spec.LeftKeys, b)
 			if err != nil {
 				return nil, err
 			}
-			j.keys, j.row, j.chain, j.lastOK = keys, 0, -1, false
-			j.lmatched = slices.Grow(j.lmatched[:0], len(keys))[:len(keys)]
+			j.nkeys, j.row, j.chain, j.lastOK = n, 0, -1, false
+			j.lmatched = slices.Grow(j.lmatched[:0], n)[:n]
 			clear(j.lmatched)
 		}
 		if err := j.probe(); err != nil {
@@ -593,11 +733,11 @@ func (j *joiner) pull() (arrow.RecordBatch, error) {
 func (j *joiner) probe() error {
 	t := j.spec.Type
 	needPairs := len(j.spec.Residual) > 0 || (t != JoinSemi && t != JoinAnti)
-	n := len(j.keys)
+	n := j.nkeys
 	if !needPairs {
 		// Semi and anti joins without a residual: a row matches when its chain exists.
-		for r, k := range j.keys {
-			if k != nil && j.candidates(k) >= 0 {
+		for r := range n {
+			if k, ok := j.key(r); ok && j.candidates(k) >= 0 {
 				j.lmatched[r] = 1
 			}
 		}
@@ -605,8 +745,8 @@ func (j *joiner) probe() error {
 	}
 	lp, rp := j.lp[:0], j.rp[:0]
 	for j.row < n && len(lp) < MaxBatchRows {
-		k := j.keys[j.row]
-		if k == nil {
+		k, ok := j.key(j.row)
+		if !ok {
 			j.row++
 			j.chain = -1
 			continue
@@ -701,7 +841,7 @@ func (j *joiner) batch(schema *arrow.Schema, want []bool, lsrcs []arrow.RecordBa
 			}
 			cols[c], err = gatherColumn(j.ctx, schema.Field(c).Type, parts, lrefs, allocator(j.mem))
 		default:
-			cols[c], err = gatherColumn(j.ctx, schema.Field(c).Type, j.rparts[c-nl], rrefs, allocator(j.mem))
+			cols[c], err = j.rightColumn(c, schema.Field(c).Type, rrefs)
 		}
 		if err != nil {
 			releaseArrays(cols)
@@ -713,6 +853,39 @@ func (j *joiner) batch(schema *arrow.Schema, want []bool, lsrcs []arrow.RecordBa
 	return b, nil
 }
 
+// rightColumn gathers the rows rrefs of the buffered right side's column c of inSchema (of
+// type dt). A run of one right row repeated (every left row of a batch paired with the same
+// right row: a partition-wise join against an aggregate's one row per partition) is a slice of
+// the same row repeated, kept for the join's life and made again only for another row or
+// more rows: the join against avg gathered that row's value once per left row of every batch.
+func (j *joiner) rightColumn(c int, dt arrow.DataType, rrefs []rowRef) (arrow.Array, error) {
+	n := len(rrefs)
+	if n < 2 || slices.ContainsFunc(rrefs[1:], func(r rowRef) bool { return r != rrefs[0] }) {
+		return gatherColumn(j.ctx, dt, j.rparts[c-j.lschema.NumFields()], rrefs, allocator(j.mem))
+	}
+	if j.repeats == nil {
+		j.repeats = make([]repeatedRow, j.inSchema.NumFields())
+	}
+	rep := &j.repeats[c]
+	if rep.a == nil || rep.ref != rrefs[0] || rep.a.Len() < n {
+		a, err := gatherColumn(j.ctx, dt, j.rparts[c-j.lschema.NumFields()], rrefs, allocator(j.mem))
+		if err != nil {
+			return nil, err
+		}
+		if rep.a != nil {
+			rep.a.Release()
+		}
+		rep.ref, rep.a = rrefs[0], a
+	}
+	return array.NewSlice(rep.a, 0, int64(n)), nil
+}
+
+// repeatedRow is one right row of a column repeated (joiner.rightColumn).
+type repeatedRow struct {
+	ref rowRef
+	a   arrow.Array
+}
+
 // nullColumn returns n NULLs of column c of inSchema: a slice, from offset 0, of an array
 // kept for the join's life (grown when n exceeds it), or up to MaxBatchRows rows of the
 // process-wide all-null column of its type (NullColumn), which costs a join nothing (a
@@ -720,6 +893,9 @@ func (j *joiner) batch(schema *arrow.Schema, want []bool, lsrcs []arrow.RecordBa
 func (j *joiner) nullColumn(c, n int) arrow.Array {
 	if n <= MaxBatchRows {
 		return NullColumn(allocator(j.mem), j.inSchema.Field(c).Type, n)
+	}
+	if j.nulls == nil {
+		j.nulls = make([]arrow.Array, j.inSchema.NumFields())
 	}
 	if a := j.nulls[c]; a == nil || a.Len() < n {
 		if a != nil {
@@ -757,7 +933,9 @@ func (j *joiner) pairs(lp, rp []int32) error {
 		if t == JoinSingle && j.lmatched[lp[i]] > 1 {
 			return ErrSubqueryRows
 		}
-		j.rmatched[rp[i]] = true
+		if t == JoinRight || t == JoinFull {
+			j.rmatched[rp[i]] = true // never a shared table's (JoinTable)
+		}
 		lrefs[kept], rrefs[kept] = lrefs[i], rrefs[i]
 		kept++
 	}
@@ -856,7 +1034,7 @@ func (j *joiner) leftTail() error {
 			return nil // x NOT IN (…, NULL, …) is never true
 		}
 		for r, m := range j.lmatched {
-			if m == 0 && !(nullAware && j.keys[r] == nil) {
+			if m == 0 && !(nullAware && j.keyEnds[r] < 0) {
 				keep = append(keep, rowRef{b: 0, r: int32(r)})
 			}
 		}

@@ -1,7 +1,11 @@
 package ops_test
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/flightsrv/flightsrv/scan/ops"
 )
@@ -37,6 +41,39 @@ func BenchmarkHashJoinSemi(b *testing.B) {
 			rows += j.RecordBatch().NumRows()
 		}
 		if err := j.Err(); err != nil || rows != want {
+			b.Fatalf("%d rows, %v", rows, err)
+		}
+		j.Release()
+	}
+}
+
+// BenchmarkHashJoinOneRowResidual: the shape of issue 19's join against avg run partition by
+// partition (scan/partjoin.go): 300,000 left rows in batches of 2,048, each paired with a
+// right side of one row (no key: a loop over it) and kept where the residual v < w holds,
+// nothing gathered for the output.
+func BenchmarkHashJoinOneRowResidual(b *testing.B) {
+	k := func(v int64) *int64 { return &v }
+	var l []joinRow
+	for i := range 300000 {
+		l = append(l, joinRow{k(0), int64(i % 100)})
+	}
+	r := []joinRow{{k(0), 50}}
+	lb, rb := joinBatch(joinLeftSchema, l), joinBatch(joinRightSchema, r)
+	defer lb.Release()
+	defer rb.Release()
+	joined := arrow.NewSchema(append(slices.Clone(joinLeftSchema.Fields()), joinRightSchema.Fields()...), nil)
+	i64 := &types.Int64Type{Nullability: types.NullabilityNullable}
+	p := newPlannerOver(b, types.NamedStruct{Names: []string{"k", "v", "k2", "w"}, Struct: types.StructType{Nullability: types.NullabilityRequired, Types: []types.Type{i64, i64, i64, i64}}}, joined)
+	lt := p.compile(p.fn(urnComparison, "lt", p.ref(1), p.ref(3)))[0][0]
+	spec := ops.JoinSpec{Type: ops.JoinInner, Residual: []*ops.Expr{lt}, Unused: []bool{true, true, true, true}}
+	b.ReportAllocs()
+	for b.Loop() {
+		j := ops.HashJoin(b.Context(), sourceOf(b, lb, chunks(lb, 2048)), sourceOf(b, rb, []int{1}), spec, newMem(b, 0))
+		rows := int64(0)
+		for j.Next() {
+			rows += j.RecordBatch().NumRows()
+		}
+		if err := j.Err(); err != nil || rows != 150000 {
 			b.Fatalf("%d rows, %v", rows, err)
 		}
 		j.Release()

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -159,7 +160,8 @@ func joinText(t *testing.T, bs []arrow.RecordBatch) []string {
 // TestHashJoinAsNestedLoop: every join type, with and without a residual conjunct, over
 // random keys with NULLs and duplicates, cut into batches of several sizes, equals the join
 // computed pair by pair, with keys that match NULL to NULL too (NullSafe); the null-aware anti join is NOT IN's answer with and without a NULL
-// on the right; a right side of no rows is joined too.
+// on the right; a right side of no rows is joined too, and one of one row that most left rows
+// pair with.
 func TestHashJoinAsNestedLoop(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(18, 18))
 	joined := arrow.NewSchema(append(slices.Clone(joinLeftSchema.Fields()), joinRightSchema.Fields()...), nil)
@@ -174,9 +176,13 @@ func TestHashJoinAsNestedLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sizes := range []struct{ l, r, keys int }{{300, 200, 20}, {50, 0, 5}, {0, 40, 5}, {9000, 30, 7}, {200, 200, 1}} {
+	one := int64(0)
+	for _, sizes := range []struct{ l, r, keys int }{{300, 200, 20}, {50, 0, 5}, {0, 40, 5}, {9000, 30, 7}, {200, 200, 1}, {9000, 1, 1}} {
 		l := randomJoinRows(rnd, sizes.l, sizes.keys)
 		r := randomJoinRows(rnd, sizes.r, sizes.keys)
+		if sizes.r == 1 {
+			r[0].k = &one // every left row of key 0 pairs with the one right row (joiner.rightColumn)
+		}
 		lb, rb := joinBatch(joinLeftSchema, l), joinBatch(joinRightSchema, r)
 		for _, typ := range []ops.JoinType{ops.JoinInner, ops.JoinLeft, ops.JoinRight, ops.JoinFull, ops.JoinSemi, ops.JoinAnti} {
 			for _, residual := range []bool{false, true} {
@@ -368,5 +374,121 @@ func TestHashJoinSingleAndLimit(t *testing.T) {
 	releaseBatches(out)
 	if !errors.Is(err, ledger.ErrMemoryLimit) {
 		t.Errorf("a build side past the limit: %v, want ErrMemoryLimit", err)
+	}
+}
+
+// TestJoinTableProbesAsNestedLoop: a right side built once (BuildJoinTable) and probed by the
+// parts of the left side at once, each on its own goroutine (HashJoinProbe), joins as the
+// nested loop does for the types a shared table serves — inner, left, semi, anti (NOT IN's
+// null-aware one too) — with and without a residual and with null-safe keys, over random keys
+// with NULLs and duplicates, an empty left part and an empty right side; the table's claim is
+// given back at Release; right and full joins and a probe of another schema are refused; a
+// table past the ledger's limit is its error.
+func TestJoinTableProbesAsNestedLoop(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(19, 19))
+	joined := arrow.NewSchema(append(slices.Clone(joinLeftSchema.Fields()), joinRightSchema.Fields()...), nil)
+	i64 := &types.Int64Type{Nullability: types.NullabilityNullable}
+	p := newPlannerOver(t, types.NamedStruct{Names: []string{"k", "v", "k2", "w"}, Struct: types.StructType{Nullability: types.NullabilityRequired, Types: []types.Type{i64, i64, i64, i64}}}, joined)
+	lt := p.compile(p.fn(urnComparison, "lt", p.ref(1), p.ref(3)))[0][0]
+	lk, err := ops.Column(joinLeftSchema, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk, err := ops.Column(joinRightSchema, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sizes := range []struct{ l, r, keys int }{{3000, 200, 20}, {50, 0, 5}, {0, 40, 5}, {9000, 30, 7}, {400, 200, 1}} {
+		l := randomJoinRows(rnd, sizes.l, sizes.keys)
+		r := randomJoinRows(rnd, sizes.r, sizes.keys)
+		lb, rb := joinBatch(joinLeftSchema, l), joinBatch(joinRightSchema, r)
+		// Four parts of the left rows (the second empty), as a routed read's fragments.
+		cuts := []int{0, sizes.l / 3, sizes.l / 3, sizes.l * 2 / 3, sizes.l}
+		for _, typ := range []ops.JoinType{ops.JoinInner, ops.JoinLeft, ops.JoinSemi, ops.JoinAnti} {
+			for _, residual := range []bool{false, true} {
+				for _, mode := range []struct{ nullAware, nullSafe bool }{{}, {nullAware: true}, {nullSafe: true}} {
+					if mode.nullAware && (typ != ops.JoinAnti || residual) {
+						continue
+					}
+					name := fmt.Sprintf("%d×%d/%s/residual=%v/nullaware=%v/nullsafe=%v", sizes.l, sizes.r, typ, residual, mode.nullAware, mode.nullSafe)
+					spec := ops.JoinSpec{Type: typ, LeftKeys: []*ops.Expr{lk}, RightKeys: []*ops.Expr{rk}, NullAware: mode.nullAware}
+					if mode.nullSafe {
+						spec.NullSafe = []bool{true}
+					}
+					if residual {
+						spec.Residual = []*ops.Expr{lt}
+					}
+					mem := newMem(t, 0)
+					tab, err := ops.BuildJoinTable(t.Context(), joinLeftSchema, sourceOf(t, rb, chunks(rb, 33)), spec, mem)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if tab.Rows() != sizes.r {
+						t.Errorf("%s: the table holds %d rows, want %d", name, tab.Rows(), sizes.r)
+					}
+					outs := make([][]arrow.RecordBatch, len(cuts)-1)
+					errs := make([]error, len(cuts)-1)
+					var wg sync.WaitGroup
+					for i := range outs {
+						part := lb.NewSlice(int64(cuts[i]), int64(cuts[i+1]))
+						src := sourceOf(t, part, chunks(part, 777))
+						part.Release()
+						wg.Go(func() { outs[i], errs[i] = drain(t, ops.HashJoinProbe(t.Context(), src, tab, mem)) })
+					}
+					wg.Wait()
+					var all []arrow.RecordBatch
+					for i := range outs {
+						if errs[i] != nil {
+							t.Fatalf("%s: part %d: %v", name, i, errs[i])
+						}
+						all = append(all, outs[i]...)
+					}
+					got := joinText(t, all)
+					releaseBatches(all)
+					if want := nestedLoop(typ, l, r, residual, mode.nullAware, mode.nullSafe); !slices.Equal(got, want) {
+						t.Errorf("%s: %d rows, the nested loop %d", name, len(got), len(want))
+					}
+					if sizes.r > 0 && mem.Claimed() == 0 {
+						t.Errorf("%s: the table claims nothing", name)
+					}
+					tab.Release()
+					if c := mem.Claimed(); c != 0 {
+						t.Errorf("%s: %d bytes claimed after Release", name, c)
+					}
+				}
+			}
+		}
+		lb.Release()
+		rb.Release()
+	}
+
+	rb := joinBatch(joinRightSchema, randomJoinRows(rnd, 5000, 100))
+	defer rb.Release()
+	spec := ops.JoinSpec{Type: ops.JoinInner, LeftKeys: []*ops.Expr{lk}, RightKeys: []*ops.Expr{rk}}
+	for _, typ := range []ops.JoinType{ops.JoinRight, ops.JoinFull} {
+		s := spec
+		s.Type = typ
+		if _, err := ops.BuildJoinTable(t.Context(), joinLeftSchema, sourceOf(t, rb, chunks(rb, 1000)), s, newMem(t, 0)); err == nil {
+			t.Errorf("a %s join's table was built", typ)
+		}
+	}
+	if _, err := ops.BuildJoinTable(t.Context(), joinLeftSchema, sourceOf(t, rb, chunks(rb, 1000)), spec, newMem(t, 64<<10)); !errors.Is(err, ledger.ErrMemoryLimit) {
+		t.Errorf("a table past the ledger's limit: %v, want ledger.ErrMemoryLimit", err)
+	}
+	mem := newMem(t, 0)
+	tab, err := ops.BuildJoinTable(t.Context(), joinLeftSchema, sourceOf(t, rb, chunks(rb, 1000)), spec, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tab.Release()
+	other := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	nulls := array.MakeArrayOfNull(memory.DefaultAllocator, arrow.BinaryTypes.String, 3)
+	ob := array.NewRecordBatch(other, []arrow.Array{nulls}, 3)
+	nulls.Release()
+	defer ob.Release()
+	out, err := drain(t, ops.HashJoinProbe(t.Context(), sourceOf(t, ob, []int{3}), tab, mem))
+	releaseBatches(out)
+	if err == nil {
+		t.Errorf("a probe of another schema than its table's: no error")
 	}
 }
