@@ -139,6 +139,9 @@ func (bd *binder) groupExpr(n *pg.Node, items []bselItem, in *scope) (expr.Expre
 	if err != nil {
 		return nil, err
 	}
+	if v.json {
+		return nil, errJSONEquality
+	}
 	if v.jsonb {
 		return nil, errJSONBGroup
 	}
@@ -260,10 +263,17 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if argv.jsonb && invocation == types.AggInvocationDistinct {
+		if argv.json && invocation == types.AggInvocationDistinct {
+			return bval{}, errJSONEquality
+		}
+		if argv.jsonb && invocation == types.AggInvocationDistinct && name != "count" {
 			return bval{}, errJSONBGroup
 		}
 		arg, err := bd.defaultType(argv)
+		if err == nil && argv.jsonb && invocation == types.AggInvocationDistinct {
+			// count(DISTINCT jsonb) counts values: jsonb's sort key is equal for equal ones.
+			arg, err = bd.fn(URNPostgres, "jsonb_sortkey", binType(), arg)
+		}
 		if err != nil {
 			return bval{}, err
 		}
@@ -735,6 +745,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if name == "array_to_string" {
 		return bd.arrayToString(args)
 	}
+	if v, ok, err := bd.jsonFunc(name, args); ok {
+		return v, err
+	}
 	if v, ok, err := bd.numericCall(name, rawArgs, args); ok {
 		return v, err
 	}
@@ -984,28 +997,6 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, errorf(InvalidArgument, "convert_from needs a bytea value")
 		}
 		return bd.cast(args[0].e, strType())
-	case "json_extract_path", "json_extract_path_text", "jsonb_extract_path", "jsonb_extract_path_text":
-		if len(args) < 2 {
-			return bval{}, errorf(InvalidArgument, "%s takes a document and at least one key", name)
-		}
-		doc, err := bd.jsonDoc(args[0])
-		if err != nil {
-			return bval{}, err
-		}
-		es := []expr.Expression{doc}
-		for i := 1; i < len(args); i++ {
-			e, err := text(i)
-			if err != nil {
-				return bval{}, err
-			}
-			es = append(es, e)
-		}
-		out, fn := binType(), "json_path"
-		if strings.HasSuffix(name, "_text") {
-			out, fn = strType(), "json_path_text"
-		}
-		name = fn
-		return call(URNPostgres, out, es...)
 	case "date_part", "extract":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err

@@ -262,10 +262,14 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if v.jsonb {
-			return bval{}, errJSONBGroup
+		if v.json {
+			return bval{}, errJSONEquality
 		}
 		e, err := bd.defaultType(v)
+		if err == nil && v.jsonb {
+			// jsonb's sort key is equal for equal jsonb values: partitions by value.
+			e, err = bd.fn(URNPostgres, "jsonb_sortkey", binType(), e)
+		}
 		if err != nil {
 			return bval{}, err
 		}
@@ -283,10 +287,10 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if v.jsonb {
-			return bval{}, errJSONBOrder
-		}
 		e, err := bd.defaultType(v)
+		if err == nil {
+			e, err = bd.docSortKey(v, e)
+		}
 		if err != nil {
 			return bval{}, err
 		}
