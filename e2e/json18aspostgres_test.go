@@ -97,6 +97,21 @@ func TestJSONBOrderAsPostgres(t *testing.T) {
 		`SELECT j::text, j = '1' FROM (VALUES ('1.0'::jsonb), ('{"b":1,"a":[1.0]}'), (NULL)) v(j) ORDER BY j`,
 		`WITH c AS (SELECT '1.0'::jsonb AS j UNION ALL SELECT '[2]'::jsonb) SELECT j::text, j = '1', j @> '2' FROM c ORDER BY j`,
 	)
+	// GROUP BY, DISTINCT and UNION group jsonb by value ('1.0' with '1': counted, as which
+	// member a group shows is PostgreSQL's first met).
+	qs = append(qs,
+		"SELECT j::text, count(*) FROM (VALUES ('[1, 2]'::jsonb), ('{\"b\":1,\"a\":2}'), ('[1,2]'), ('{\"a\":2,\"b\":1}'), (NULL), ('\"x\"')) v(j) GROUP BY j ORDER BY j",
+		"SELECT count(*), sum(c)::text FROM (SELECT j, count(*) c FROM (VALUES ('1.0'::jsonb), ('1'), ('1.00'), ('[1.0]'), ('[1]'), ('-0')) v(j) GROUP BY j) s",
+		"SELECT j::text FROM (VALUES ('[1]'::jsonb), ('[1]'), ('{}')) v(j) GROUP BY j HAVING count(*) > 1",
+		"SELECT j::text, count(*) FROM (VALUES ('[1]'::jsonb), ('[1]'), ('{}')) v(j) GROUP BY ROLLUP(j) ORDER BY j NULLS LAST",
+		"SELECT (value::jsonb->'destination')::text d, count(*), jsonb_typeof(value::jsonb->'destination')"+json18Where+" GROUP BY value::jsonb->'destination' ORDER BY 2 DESC, 1",
+		"SELECT d::text FROM (SELECT DISTINCT value::jsonb->'destination' d"+json18Where+") s ORDER BY d",
+		"SELECT j::text, k FROM (SELECT DISTINCT d::jsonb j, i % 2 k FROM "+json18Docs+" v(i, d)) s ORDER BY j, k",
+		"SELECT j::text FROM (SELECT '1'::jsonb j UNION SELECT '[1]'::jsonb UNION SELECT '1'::jsonb UNION SELECT '\"1\"') s ORDER BY j",
+		"SELECT j::text FROM (SELECT '{\"b\":1}'::jsonb j UNION ALL SELECT '[1]'::jsonb) s ORDER BY j DESC",
+		"SELECT '{\"b\":1}'::jsonb::text j UNION ALL SELECT '[1]'::jsonb::text ORDER BY j DESC",
+		"SELECT i FROM "+json18Docs+" v(i, d) WHERE d::jsonb < '[1]' AND d::jsonb >= 'false' ORDER BY i",
+	)
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
 		for q, state := range map[string]string{

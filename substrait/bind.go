@@ -581,10 +581,13 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 	for i := range groups {
 		groups[i] = br.sc.ref(i)
 	}
-	if err := docGroupKeys(br.sc.cols); err != nil {
+	if err := refuseIntervalKeys(groups, "DISTINCT"); err != nil {
 		return nil, err
 	}
-	if err := refuseIntervalKeys(groups, "DISTINCT"); err != nil {
+	if slices.ContainsFunc(br.sc.cols, func(c col) bool { return c.jsonb }) {
+		return bd.distinctJSONB(br)
+	}
+	if err := docGroupKeys(br.sc.cols); err != nil {
 		return nil, err
 	}
 	rel, err := bd.b.AggregateExprs(br.rel, nil, groups)
@@ -1135,9 +1138,6 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 			if k.col < len(br.sc.cols) && br.sc.cols[k.col].json {
 				return nil, errJSONOrdering
 			}
-			if k.col < len(br.sc.cols) && br.sc.cols[k.col].jsonb {
-				return nil, errJSONBOrder
-			}
 		}
 		if len(extra) > 0 {
 			return nil, errorf(InvalidArgument, "ORDER BY on a UNION must name its output columns")
@@ -1151,6 +1151,14 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 		sorts := make([]expr.SortField, len(keys))
 		for i, k := range keys {
 			sorts[i] = expr.SortField{Expr: br.sc.ref(k.col), Kind: sortDirection(k)}
+			if k.col < len(br.sc.cols) && br.sc.cols[k.col].jsonb {
+				// A set operation's jsonb column sorts by jsonb's order (docSortKey).
+				e, err := bd.docSortKey(bval{e: sorts[i].Expr, jsonb: true}, sorts[i].Expr)
+				if err != nil {
+					return nil, err
+				}
+				sorts[i].Expr = e
+			}
 		}
 		s, err := bd.b.Sort(rel, sorts...)
 		if err != nil {

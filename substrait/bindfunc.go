@@ -142,10 +142,12 @@ func (bd *binder) groupExpr(n *pg.Node, items []bselItem, in *scope) (expr.Expre
 	if v.json {
 		return nil, errJSONEquality
 	}
-	if v.jsonb {
-		return nil, errJSONBGroup
+	e, err := bd.defaultType(v)
+	if err == nil && v.jsonb {
+		// jsonb groups by value: by its sort key, equal for equal values (jsonbGroupValue).
+		return bd.fn(URNPostgres, "jsonb_sortkey", binType(), e)
 	}
-	return bd.defaultType(v)
+	return e, err
 }
 
 // bindInAggregate binds n above the aggregation: aggregate calls become measures, expressions
@@ -179,6 +181,9 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			if containsExpr(ac.nulled, e.e) {
 				// Outside this arm's grouping set: NULL of the expression's type.
 				return typed(expr.NewNullLiteral(e.e.GetType().WithNullability(nullableN))), nil
+			}
+			if v, ok, err := bd.jsonbGroupValue(e, ac); ok {
+				return v, err
 			}
 		}
 		if err == nil && e.e == nil {

@@ -1,10 +1,14 @@
 package substrait
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
@@ -102,8 +106,8 @@ func jsonTypeName(v bval) string {
 
 // jsonCompare binds a comparison with a json or jsonb operand (ok false for none). json has
 // no comparison operators (42883, json = json); jsonb = jsonb and <> compare jsonb_key's of
-// both sides (an untyped literal beside jsonb read as jsonb); jsonb's ordering is refused by
-// name; jsonb beside another type has no operator (42883).
+// both sides (an untyped literal beside jsonb read as jsonb), <, <=, >, >= their
+// jsonb_sortkey's; jsonb beside another type has no operator (42883).
 func (bd *binder) jsonCompare(op string, a, b bval) (expr.Expression, bool, error) {
 	if !isJSONDoc(a) && !isJSONDoc(b) {
 		return nil, false, nil
@@ -112,8 +116,10 @@ func (bd *binder) jsonCompare(op string, a, b bval) (expr.Expression, bool, erro
 	if !both {
 		return nil, true, errorf(InvalidArgument, "operator does not exist: %s %s %s", jsonTypeName(a), op, jsonTypeName(b))
 	}
+	// = and <> compare jsonb_key's; <, <=, >, >= jsonb_sortkey's (jsonb's btree order).
+	kernel := "jsonb_key"
 	if op != "=" && op != "<>" && op != "!=" {
-		return nil, true, unimplemented("jsonb's ordering (" + op + ")")
+		kernel = "jsonb_sortkey"
 	}
 	keys := make([]expr.Expression, 2)
 	for i, v := range []bval{a, b} {
@@ -121,7 +127,7 @@ func (bd *binder) jsonCompare(op string, a, b bval) (expr.Expression, bool, erro
 		if err != nil {
 			return nil, true, err
 		}
-		if keys[i], err = bd.fn(URNPostgres, "jsonb_key", binType(), j.e); err != nil {
+		if keys[i], err = bd.fn(URNPostgres, kernel, binType(), j.e); err != nil {
 			return nil, true, err
 		}
 	}
@@ -568,4 +574,92 @@ func (bd *binder) docNullIf(l, r bval) (bval, error) {
 	e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: expr.NewNullLiteral(x.e.GetType().WithNullability(nullableN))}}, x.e)
 	x.e = e
 	return x, err
+}
+
+// jsonbGroupValue binds, above a grouped SELECT's aggregation, a jsonb expression e whose
+// value the SELECT groups by (GROUP BY binds jsonb_sortkey(e), equal for values equal as
+// jsonb): the group's value is one of its members, the least canonical text (min over the
+// group; PostgreSQL shows the member it met first, '1.0' or '1'), jsonb. Outside this arm's
+// grouping set it is NULL. ok is false when e is not jsonb or not grouped.
+func (bd *binder) jsonbGroupValue(e bval, ac *aggCtx) (bval, bool, error) {
+	if !e.jsonb || e.e == nil {
+		return bval{}, false, nil
+	}
+	key, err := bd.fn(URNPostgres, "jsonb_sortkey", binType(), e.e)
+	if err != nil {
+		return bval{}, false, nil
+	}
+	out := bval{jsonb: true}
+	switch {
+	case containsExpr(ac.groups, key):
+		f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: "min"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil, e.e)
+		if err != nil {
+			return bval{}, true, fmt.Errorf("bind GROUP BY jsonb: %w", err)
+		}
+		ac.measures = append(ac.measures, bd.b.Measure(f, nil))
+		ac.mtypes = append(ac.mtypes, binType().WithNullability(nullableN))
+		out.e = ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+	case containsExpr(ac.nulled, key):
+		out.e = expr.NewNullLiteral(binType().WithNullability(nullableN))
+	default:
+		return bval{}, false, nil
+	}
+	return out, true, nil
+}
+
+// distinctJSONB groups every column of br (SELECT DISTINCT, UNION), a jsonb column by value:
+// by its sort key, the group showing its least canonical text (jsonbGroupValue's rule).
+func (bd *binder) distinctJSONB(br *boundRel) (*boundRel, error) {
+	if err := docGroupKeys(slices.DeleteFunc(slices.Clone(br.sc.cols), func(c col) bool { return c.jsonb })); err != nil {
+		return nil, err
+	}
+	n := len(br.sc.cols)
+	groups := make([]expr.Expression, n)
+	var measures []plan.AggRelMeasure
+	at := make([]int, n) // a jsonb column's measure, -1 for the others
+	for i, c := range br.sc.cols {
+		at[i] = -1
+		groups[i] = br.sc.ref(i)
+		if !c.jsonb {
+			continue
+		}
+		key, err := bd.fn(URNPostgres, "jsonb_sortkey", binType(), groups[i])
+		if err != nil {
+			return nil, err
+		}
+		f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: "min"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil, groups[i])
+		if err != nil {
+			return nil, fmt.Errorf("bind DISTINCT jsonb: %w", err)
+		}
+		groups[i] = key
+		at[i] = len(measures)
+		measures = append(measures, bd.b.Measure(f, nil))
+	}
+	rel, err := bd.b.AggregateExprs(br.rel, measures, groups)
+	if err != nil {
+		return nil, fmt.Errorf("bind distinct: %w", err)
+	}
+	asc := &scope{}
+	for _, g := range groups {
+		asc.cols = append(asc.cols, col{typ: g.GetType()})
+	}
+	for range measures {
+		asc.cols = append(asc.cols, col{typ: binType().WithNullability(nullableN)})
+	}
+	es := make([]expr.Expression, n)
+	for i := range es {
+		es[i] = asc.ref(i)
+		if at[i] >= 0 {
+			es[i] = asc.ref(n + at[i])
+		}
+	}
+	out, err := bd.project(&boundRel{rel: rel, sc: asc}, es, br.names)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range br.sc.cols {
+		out.sc.cols[i] = c
+		out.sc.cols[i].typ = es[i].GetType()
+	}
+	return out, nil
 }
