@@ -69,7 +69,12 @@ func TestJSONBFunctionsAsPostgres(t *testing.T) {
 			refusedWithState(t, ctx, cl.c, pg, q, state)
 		}
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
-			"SELECT to_json(timestamp '2001-01-01')": "to_json of timestamp",
+			"SELECT to_json(timestamp '2001-01-01')":          "to_json of timestamp",
+			`SELECT jsonb_set('{"a":1}', '{a}', '2')`:         "jsonb_set",
+			`SELECT row_to_json(v) FROM (VALUES (1)) v(x)`:    "row_to_json",
+			`SELECT * FROM jsonb_each('{"a":1}')`:             "jsonb_each",
+			`SELECT '{"a":1}'::jsonb #- '{a}'`:                "#-",
+			`SELECT '1'::jsonb INTERSECT SELECT '1.0'::jsonb`: "INTERSECT",
 		})
 	}
 }
@@ -96,6 +101,12 @@ func TestJSONBOrderAsPostgres(t *testing.T) {
 		`SELECT nullif('1.0'::jsonb, '1')::text, nullif('1.0'::jsonb, '2')::text, coalesce(NULL::jsonb, '{"b":1, "a":2}')::text, coalesce(NULL, '1.0'::jsonb) = '1', (CASE WHEN true THEN '{"b":1, "a":2}' ELSE '1'::jsonb END)::text`,
 		`SELECT j::text, j = '1' FROM (VALUES ('1.0'::jsonb), ('{"b":1,"a":[1.0]}'), (NULL)) v(j) ORDER BY j`,
 		`WITH c AS (SELECT '1.0'::jsonb AS j UNION ALL SELECT '[2]'::jsonb) SELECT j::text, j = '1', j @> '2' FROM c ORDER BY j`,
+	)
+	// Scalar subqueries keep jsonb too.
+	qs = append(qs,
+		`SELECT (SELECT '{"b":1.0,"a":2}'::jsonb)::text, (SELECT '1.0'::jsonb) = '1', (SELECT '[1,2]'::jsonb) @> '[2]', (SELECT j FROM (VALUES ('1.0'::jsonb)) v(j)) = '1'`,
+		"SELECT id, (SELECT '{\"b\":1.0,\"a\":2}'::jsonb)::text, (SELECT '1.0'::jsonb) = '1'"+json18Where+" ORDER BY timestamp, id LIMIT 2",
+		"SELECT id, (SELECT '{\"d\": \"DTW\"}'::jsonb) @> jsonb_build_object('d', value->'destination')"+json18Where+" ORDER BY timestamp, id",
 	)
 	// GROUP BY, DISTINCT and UNION group jsonb by value ('1.0' with '1': counted, as which
 	// member a group shows is PostgreSQL's first met).

@@ -18,22 +18,18 @@ import (
 // ": " between elements), marked jsonb (bval.jsonb, col.jsonb) beside json documents, which
 // keep their input's text. So ->, ->>, #>, #>> and ::text read it as they read a json
 // document and answer jsonb's text; = and <> compare jsonb_key's of both sides (numbers by
-// value: 1.0 = 1), as jsonb equality. What jsonb has and flightsrv does not — grouping by
-// value (GROUP BY, DISTINCT, PARTITION BY: errJSONBGroup), its ordering (<, ORDER BY:
-// errJSONBOrder), jsonb || jsonb, jsonb - key, the containment and existence operators, the
-// jsonb_* functions other than jsonb_typeof — is refused by name. CASE and COALESCE of jsonb
-// branches are jsonb (docMarkers); other expressions of a binary type (NULLIF, GREATEST, a
-// scalar subquery's value) are a binary value of unknown kind, compared bytewise.
+// value: 1.0 = 1), as jsonb equality; <, <=, >, >=, ORDER BY, GREATEST/LEAST compare
+// jsonb_sortkey's (jsonb's btree order); GROUP BY, DISTINCT, UNION and PARTITION BY group by
+// jsonb_sortkey, a group showing its least canonical text (jsonbGroupValue, distinctJSONB).
+// jsonb's functions and operators are jsonFunc's and jsonbOperator's. A list of values meeting
+// in one result (CASE, COALESCE, GREATEST/LEAST, VALUES) with jsonb among untyped literals is
+// jsonb (docUnify). json has no equality or ordering (errJSONEquality, errJSONOrdering), as in
+// PostgreSQL. INTERSECT and EXCEPT of jsonb are refused by name (errJSONBGroup).
 
-// errJSONBOrder refuses ORDER BY of a jsonb value: jsonb's btree order (objects above
-// arrays above booleans above numbers above strings above null, objects by their number of
-// pairs first) is not the bytewise order of its text.
-var errJSONBOrder = unimplemented("ORDER BY of jsonb values (jsonb's ordering)")
-
-// errJSONBGroup refuses grouping jsonb values (GROUP BY, DISTINCT, PARTITION BY, an
-// aggregate's DISTINCT): jsonb equality groups numbers by value ('1.0' with '1', shown as
-// one of them), which grouping the canonical text bytewise would not.
-var errJSONBGroup = unimplemented("grouping jsonb values (GROUP BY, DISTINCT, PARTITION BY)")
+// errJSONBGroup refuses grouping jsonb values where flightsrv does not group them by value
+// (INTERSECT, EXCEPT, an aggregate's DISTINCT other than count's): jsonb equality groups
+// numbers by value ('1.0' with '1'), which grouping the canonical text bytewise would not.
+var errJSONBGroup = unimplemented("grouping jsonb values (INTERSECT, EXCEPT, DISTINCT in an aggregate other than count)")
 
 // jsonbCast binds v::jsonb: text, an untyped literal or a json document through jsonb_in; a
 // jsonb value unchanged; other types have no cast to jsonb (42846), as in PostgreSQL.
