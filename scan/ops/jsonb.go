@@ -54,23 +54,11 @@ func jsonbScalarArray(n *fnNode) error {
 	return nil
 }
 
+// jsonbKernel is jsonb_in (key false) or jsonb_key of a document.
 func jsonbKernel(key bool) func(*fnNode) error {
-	return func(n *fnNode) error {
-		if err := textArgs(n, 1, 1, 0); err != nil {
-			return err
-		}
-		n.out = arrow.BinaryTypes.Binary
-		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			d, _ := asTexts(args[0])
-			var buf []byte
-			return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) {
-				var err error
-				buf, err = appendJSONB(buf[:0], d.ValueBytes(i), key)
-				return buf, true, err
-			})
-		}
-		return nil
-	}
+	return jsonbBinaryKernel(func(dst []byte, v any) ([]byte, error) {
+		return writeJSONB(dst, v, key)
+	})
 }
 
 // JSONBCanonical returns jsonb_out's text of the jsonb value of doc, or PostgreSQL's error

@@ -3,6 +3,7 @@ package ops
 import (
 	"encoding/binary"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -498,50 +499,71 @@ func jsonbHasKey(v any, key string) bool {
 // jsonbExistsKernel: mode 0 j ? k, 1 j ?| keys, 2 j ?& keys.
 func jsonbExistsKernel(mode int) func(*fnNode) error {
 	return func(n *fnNode) error {
-		lo, hi := 2, 2
-		if mode > 0 {
-			lo, hi = 1, max(len(n.args), 1)
-		}
-		if err := argCount(n, lo, hi); err != nil {
+		if err := jsonbKeysArgs(n, mode > 0); err != nil {
 			return err
-		}
-		for i := range n.args {
-			if err := wantText(n, i); err != nil {
-				return err
-			}
 		}
 		n.out = arrow.FixedWidthTypes.Boolean
 		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			d, _ := asTexts(args[0])
-			keys := make([]texts, len(args)-1)
-			for k := range keys {
-				keys[k], _ = asTexts(args[k+1])
-			}
-			strict := args
-			if mode > 0 {
-				strict = args[:1]
-			}
-			return mapRows[bool](array.NewBooleanBuilder(mem), rows, strict, func(i int) (bool, bool, error) {
-				v, err := decodeDoc(d.ValueBytes(i), true)
-				if err != nil {
-					return false, false, err
-				}
-				all := true
-				for k, kt := range keys {
-					if args[k+1].IsNull(i) {
-						continue
+			return forJSONBKeys[bool](array.NewBooleanBuilder(mem), rows, args, mode > 0, func(v any, keys []string) (bool, error) {
+				for _, k := range keys {
+					if has := jsonbHasKey(v, k); has != (mode == 2) {
+						return has, nil
 					}
-					has := jsonbHasKey(v, string(kt.ValueBytes(i)))
-					if has && mode != 2 {
-						return true, true, nil
-					}
-					all = all && has
 				}
-				return mode == 2 && all, true, nil
+				return mode == 2, nil
 			})
 		}
 		return nil
 	}
+}
+
+// jsonbKeysArgs checks the arguments of a kernel of a jsonb document and text keys: one key,
+// or (list) any number, an array's elements.
+func jsonbKeysArgs(n *fnNode, list bool) error {
+	lo, hi := 2, 2
+	if list {
+		lo, hi = 1, max(len(n.args), 1)
+	}
+	if err := argCount(n, lo, hi); err != nil {
+		return err
+	}
+	for i := range n.args {
+		if err := wantText(n, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forJSONBKeys builds with b a row's f(document, keys) of a jsonb document (args[0]) and text
+// keys: NULL where the document is NULL, or a key when not list; with list a NULL key is
+// left out of keys, as PostgreSQL skips an array's NULL elements.
+func forJSONBKeys[T any](b appender[T], rows int, args []arrow.Array, list bool, f func(v any, keys []string) (T, error)) (arrow.Array, error) {
+	d, _ := asTexts(args[0])
+	ks := make([]texts, len(args)-1)
+	for k := range ks {
+		ks[k], _ = asTexts(args[k+1])
+	}
+	strict := args
+	if list {
+		strict = args[:1]
+	}
+	var keys []string
+	return mapRows[T](b, rows, strict, func(i int) (T, bool, error) {
+		var zero T
+		v, err := decodeDoc(d.ValueBytes(i), true)
+		if err != nil {
+			return zero, false, err
+		}
+		keys = keys[:0]
+		for k, kt := range ks {
+			if !args[k+1].IsNull(i) {
+				keys = append(keys, string(kt.ValueBytes(i)))
+			}
+		}
+		out, err := f(v, keys)
+		return out, err == nil, err
+	})
 }
 
 func jsonbConcatKernel(n *fnNode) error {
@@ -591,64 +613,29 @@ func jsonbConcat(a, b any) any {
 // arguments, NULLs skipped).
 func jsonbDeleteKernel(keys bool) func(*fnNode) error {
 	return func(n *fnNode) error {
-		lo, hi := 2, 2
-		if keys {
-			lo, hi = 1, max(len(n.args), 1)
-		}
-		if err := argCount(n, lo, hi); err != nil {
+		if err := jsonbKeysArgs(n, keys); err != nil {
 			return err
-		}
-		for i := range n.args {
-			if err := wantText(n, i); err != nil {
-				return err
-			}
 		}
 		n.out = arrow.BinaryTypes.Binary
 		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			d, _ := asTexts(args[0])
-			ks := make([]texts, len(args)-1)
-			for k := range ks {
-				ks[k], _ = asTexts(args[k+1])
-			}
-			strict := args
-			if keys {
-				strict = args[:1]
-			}
 			var buf []byte
-			return mapBinary(mem, rows, strict, func(i int) ([]byte, bool, error) {
-				v, err := decodeDoc(d.ValueBytes(i), true)
-				if err != nil {
-					return nil, false, err
-				}
+			b := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+			return forJSONBKeys[[]byte](b, rows, args, keys, func(v any, ks []string) ([]byte, error) {
 				if !isContainer(v) {
-					return nil, false, errScalarDelete
-				}
-				drop := map[string]bool{}
-				for k, kt := range ks {
-					if !args[k+1].IsNull(i) {
-						drop[string(kt.ValueBytes(i))] = true
-					}
+					return nil, errScalarDelete
 				}
 				switch x := v.(type) {
 				case []jsonbMember:
-					out := []jsonbMember{}
-					for _, m := range x {
-						if !drop[m.key] {
-							out = append(out, m)
-						}
-					}
-					v = out
+					v = slices.DeleteFunc(slices.Clone(x), func(m jsonbMember) bool { return slices.Contains(ks, m.key) })
 				case []any:
-					out := []any{}
-					for _, e := range x {
-						if s, ok := e.(string); !ok || !drop[s] {
-							out = append(out, e)
-						}
-					}
-					v = out
+					v = slices.DeleteFunc(slices.Clone(x), func(e any) bool {
+						s, ok := e.(string)
+						return ok && slices.Contains(ks, s)
+					})
 				}
+				var err error
 				buf, err = writeJSONB(buf[:0], v, false)
-				return buf, true, err
+				return buf, err
 			})
 		}
 		return nil
