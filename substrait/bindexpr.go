@@ -2800,7 +2800,10 @@ func (bd *binder) jsonOp(op string, l, r bval) (bval, error) {
 	}
 	f, err := bd.fn(URNPostgres, "json_get", binType(), doc, key)
 	v := typed(f)
-	v.json, v.jsonb = l.json, l.jsonb // a member of a jsonb document is jsonb, in its canonical text too
+	// A member of a jsonb document is jsonb, in its canonical text too; of a json document (or
+	// a binary value read as one: the value column of a table not declaring JSON values) json,
+	// which has no equality or ordering (errJSONEquality, errJSONOrdering), as in PostgreSQL.
+	v.json, v.jsonb = !l.jsonb, l.jsonb
 	return v, err
 }
 
@@ -2829,7 +2832,7 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 			return c, err
 		}
 		v := typed(doc)
-		v.json, v.jsonb = l.json, l.jsonb
+		v.json, v.jsonb = !l.jsonb, l.jsonb
 		return v, nil
 	}
 	name, out := "json_path", binType()
@@ -2838,7 +2841,7 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 	}
 	f, err := bd.fn(URNPostgres, name, out, args...)
 	v := typed(f)
-	v.json, v.jsonb = l.json && op == "#>", l.jsonb && op == "#>"
+	v.json, v.jsonb = !l.jsonb && op == "#>", l.jsonb && op == "#>"
 	return v, err
 }
 
