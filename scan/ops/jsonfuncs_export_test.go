@@ -45,3 +45,12 @@ func JSONBPretty(doc []byte) (string, error) {
 
 // JSONBEqualKey is jsonb_key, the key jsonb equality compares (jsonb.go).
 func JSONBEqualKey(doc []byte) ([]byte, error) { return appendJSONB(nil, doc, true) }
+
+// JSONStripNulls is json_strip_nulls of a json document, for FuzzJSONBFunctions.
+func JSONStripNulls(doc []byte) ([]byte, error) {
+	v, err := decodeDoc(doc, false)
+	if err != nil {
+		return nil, err
+	}
+	return appendCompactJSON(nil, stripNulls(v)), nil
+}

@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -40,7 +41,8 @@ func TestJSONBSortKeyOrder(t *testing.T) {
 	}
 }
 
-// FuzzJSONBFunctions: of arbitrary documents, jsonb_sortkey, @>, || and jsonb_pretty never
+// FuzzJSONBFunctions: json_strip_nulls of an arbitrary json document is JSON or a DataError;
+// of arbitrary documents, jsonb_sortkey, @>, || and jsonb_pretty never
 // panic and refuse what jsonb_in refuses with a DataError; two documents have equal sort keys
 // exactly when jsonb equality's key (jsonb_key, written separately) is equal; a document
 // contains itself; a || b and jsonb_pretty's text read back as jsonb.
@@ -51,6 +53,12 @@ func FuzzJSONBFunctions(f *testing.F) {
 	f.Add([]byte(`{"a":1.0,"b":[1,2,{"c":null}]}`), []byte(`{"b":[{}],"a":1}`))
 	f.Add([]byte(`"x"`), []byte(`["x"]`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
+		// json_strip_nulls reads json (duplicates kept, \u0000 read): what it writes is JSON.
+		if s, err := ops.JSONStripNulls(a); err == nil && !json.Valid(s) {
+			t.Fatalf("json_strip_nulls(%q) = %q is not JSON", a, s)
+		} else if de := (*ops.DataError)(nil); err != nil && !errors.As(err, &de) {
+			t.Fatalf("json_strip_nulls(%q): %v is not a DataError", a, err)
+		}
 		ka, err := ops.JSONBSortKey(a)
 		if err != nil {
 			if de := (*ops.DataError)(nil); !errors.As(err, &de) {
