@@ -3,13 +3,15 @@ package archive
 // Fuzz targets of the archive's outside input, the objects of a bucket another process
 // wrote: manifests (FuzzManifest), JSON payloads (FuzzJSONPayload), Parquet payloads' footers
 // and pages through every read path (FuzzParquetPayload), and DELTA_LENGTH_BYTE_ARRAY pages
-// (FuzzDeltaLength). Seed corpora: testdata/fuzz/<target> (Go's layout), plus the seeds
+// (FuzzDeltaLength), and the file:// direct reader's key mapping (FuzzFileKey). Seed corpora: testdata/fuzz/<target> (Go's layout), plus the seeds
 // f.Add gives below.
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -233,6 +235,78 @@ func FuzzDeltaLength(f *testing.F) {
 		}
 		if werr != nil || !bytes.Equal(vals, wantVals) || !slices.Equal(offs, wantOffs) {
 			t.Fatalf("decoded %d values (%d bytes) where parquet-go gives %d (%d bytes, %v)", len(offs)-1, len(vals), len(wantOffs)-1, len(wantVals), werr)
+		}
+	})
+}
+
+// FuzzFileKey feeds object keys to the file:// direct reader's key mapping (fileobjects.go):
+// a key fileKey accepts maps to a file strictly inside the bucket's directory, at the path
+// gocloud's fileblob gives it (filepath.Join of the directory and the unescaped key), and
+// an object written there through fileblob reads back through fileObjects with the same
+// bytes and size (ranged reads included); a key fileKey refuses goes through gocloud, so
+// only acceptance is checked for it.
+func FuzzFileKey(f *testing.F) {
+	b := testBucket("chan-\x00é", routing.CalendarDayUTC, time.Date(2025, 3, 9, 5, 0, 0, 0, time.UTC))
+	for _, k := range []string{
+		PayloadKey(testPrefix, b, 3, sha256Hex([]byte("x")), FormatParquet),
+		ManifestKey(testPrefix, b, 3, sha256Hex([]byte("y"))),
+		"a/b", "..", "a/../b", "a//b", "/abs", "a\\b", "a/b.attrs", "x/.attrs/y", "a/\x00", "ab/-_.9",
+	} {
+		f.Add(k, int64(0), int64(-1))
+	}
+	dir := f.TempDir()
+	bkt, err := blob.OpenBucket(context.Background(), "file://"+dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer bkt.Close()
+	d, err := newFileObjects(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, key string, off, n int64) {
+		fuzzcount.Add()
+		if !fileKey(key) {
+			return
+		}
+		p := d.path(key)
+		rel, err := filepath.Rel(d.dir, p)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			t.Fatalf("fileKey(%q) accepted, but its file %q is not inside %q (rel %q, %v)", key, p, d.dir, rel, err)
+		}
+		if want := filepath.Join(d.dir, key); p != want {
+			t.Fatalf("path(%q) = %q, fileblob's %q", key, p, want)
+		}
+		ctx := context.Background()
+		body := []byte("object " + key)
+		if err := bkt.WriteAll(ctx, key, body, nil); err != nil {
+			return // a file where this key needs a directory, or the reverse: fileblob refuses too
+		}
+		defer bkt.Delete(ctx, key)
+		size, err := d.size(key)
+		if err != nil || size != int64(len(body)) {
+			t.Fatalf("size(%q) = %d, %v; fileblob wrote %d bytes", key, size, err, len(body))
+		}
+		off = max(0, off%int64(len(body)+2))
+		if n >= 0 {
+			n %= int64(len(body) + 2)
+		} else {
+			n = -1
+		}
+		want, err := bkt.NewRangeReader(ctx, key, off, n, nil)
+		if err != nil {
+			return // fileblob refuses the range (an offset past the end): nothing to compare
+		}
+		wantBytes, werr := io.ReadAll(want)
+		want.Close()
+		r, err := d.openRange(key, off, n)
+		if err != nil {
+			t.Fatalf("openRange(%q, %d, %d): %v; fileblob read it", key, off, n, err)
+		}
+		got, gerr := io.ReadAll(r)
+		r.Close()
+		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, wantBytes) || r.Size() != size {
+			t.Fatalf("openRange(%q, %d, %d) = %q (%v), size %d; fileblob %q (%v), size %d", key, off, n, got, gerr, r.Size(), wantBytes, werr, size)
 		}
 	})
 }

@@ -180,6 +180,10 @@ var numericConstants = []string{
 	"round(1 / 7.0, 2)", "(1 / 3.0)::numeric(10,5)", "round(100.0 / 3, 2)", "round(1e20 / 3, 2)", "round(0.00001 / 3, 30)",
 	"round(-5.5 / 2, 0)", "round(123456789.123 / 0.0007, 3)", "floor(2.99999999999999999999 / 1)", "round(0.5 / 7, 36)",
 	"CAST(7 * 100.0 / 9 AS numeric(12,4))",
+	// Directed roundings of values whose every digit lies below the kept place (trial24's D1).
+	"floor(-0.05)", "ceil(0.05)", "floor(-0.0001)", "ceil(0.001::numeric(10,5))", "floor(-1.0/20.0)",
+	"ceil(-0.05)", "floor(0.05)", "trunc(-0.05)", "round(-0.05)", "round(0.005, 2)", "trunc(-0.0004, 3)",
+	"round(-0.0006, 3)", "ceil(-1 / 300.0)", "floor(1 / 300.0)", "(-0.05)::numeric(3,0)",
 	"1.5 IN (1.50, 2)", "1.5 BETWEEN 1 AND 2", "NULL::numeric + 1.5", "1.5 + '2.25'",
 	// float8out's text: positional below 1e15 and down to 1e-4, exponential outside.
 	"1234567::float8::text", "1e15::float8::text", "123456789012345::float8::text", "123456789012345678::float8::text",
@@ -250,6 +254,9 @@ func TestNumericAsPostgres(t *testing.T) {
 		"((value->>'distance')::int / 7.0)::numeric(10,3)",
 		"floor((value->>'delay')::int / 10.0)",
 		"ceil((value->>'delay')::int / 10.0)",
+		"floor(((value->>'delay')::int - -20.0) / 20.0) * 20.0 + -20.0",
+		"ceil((value->>'delay')::int / 100.0)",
+		"floor((value->>'delay')::int / 1000.0)",
 		"round((value->>'delay')::numeric(8,2) / 3, 5)",
 		"trunc((value->>'distance')::int / 0.3, 1)",
 		"CASE WHEN (value->>'delay')::int > 10 THEN (value->>'delay')::int * 1.5 ELSE 0.2 END",

@@ -112,6 +112,8 @@ func TestTextCastsAsPostgres(t *testing.T) {
 		refusedAsPostgres(t, ctx, cl, pg, q, "42725") // json or jsonb: "operator is not unique"
 	}
 	castAsPostgres(t, ctx, cl, pg, `SELECT '{"a": "b"}'::json ->> 'a', '{"a": {"b": 2}}'::json #>> '{a,b}'`)
+	// #>> '{}' is the document's own text: a string scalar unquoted, a null NULL (trial24's D11).
+	castAsPostgres(t, ctx, cl, pg, `SELECT '"abc"'::json #>> '{}', 'null'::json #>> '{}', '"abc"'::jsonb #>> '{}', 'null'::jsonb #>> '{}', ' {"b": [1, 2], "a":1} '::json #>> '{}', '{"b":1,"a":2}'::jsonb #>> '{}', ' 12.50 '::json #>> '{}', '"a\nb\u00e9"'::json #>> '{}', 'true'::jsonb #>> '{}', ('"x"'::json #> '{}')::text`)
 
 	inner := " FROM flights i" + strings.TrimPrefix(where, " FROM flights")
 	// Column names: a cast's is its type's unless its argument names it (PostgreSQL's

@@ -2826,11 +2826,7 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 	for _, k := range keys {
 		args = append(args, expr.NewPrimitiveLiteral(k, true))
 	}
-	if len(keys) == 0 {
-		if op == "#>>" {
-			c, err := bd.cast(doc, strType())
-			return c, err
-		}
+	if len(keys) == 0 && op == "#>" {
 		v := typed(doc)
 		v.json, v.jsonb = !l.jsonb, l.jsonb
 		return v, nil

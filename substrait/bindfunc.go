@@ -980,6 +980,8 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			}
 		}
 		return call(URNPostgres, strType(), es...)
+	case "like_escape":
+		return bd.likeEscapeCall(args)
 	case "md5":
 		// md5(text) and md5(bytea): the digest of the bytes as 32 hexadecimal digits.
 		if err := nargs(1, 1); err != nil {

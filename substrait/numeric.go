@@ -653,7 +653,7 @@ func (bd *binder) numericRound(name string, e expr.Expression, places int32) (bv
 		ctx := apd.BaseContext.WithPrecision(100)
 		ctx.Rounding = r
 		var q apd.Decimal
-		if _, err := ctx.Quantize(&q, d, -places); err != nil {
+		if err := pgnumfmt.Quantize(ctx, &q, d, -places); err != nil {
 			return bval{}, true, err
 		}
 		l, err := numLiteral(&q, max(places, 0), 0, apd.RoundHalfUp)

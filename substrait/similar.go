@@ -29,7 +29,8 @@ import (
 // refused, as for regexp_replace's references (the subexpressions' extents may differ between
 // PostgreSQL's engine and RE2's).
 
-// errSimilarEscape is PostgreSQL's refusal of an escape string longer than one character.
+// errSimilarEscape is PostgreSQL's refusal of an escape string longer than one character (of
+// SIMILAR TO and of LIKE's like_escape).
 var errSimilarEscape = &Error{Code: InvalidArgument, SQLState: "22025", Msg: "invalid escape string"}
 
 // errSimilarQuotes is PostgreSQL's refusal of a third escape-double-quote separator.

@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/apd/v3"
+
+	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -168,7 +170,7 @@ func roundTo(d *apd.Decimal, places int32, r apd.Rounder) (*apd.Decimal, error) 
 	ctx := numericCtx
 	ctx.Rounding = r
 	var q apd.Decimal
-	if _, err := ctx.Quantize(&q, d, -places); err != nil {
+	if err := pgnumfmt.Quantize(&ctx, &q, d, -places); err != nil {
 		return nil, errNumericWide
 	}
 	if places < 0 {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -37,7 +36,8 @@ import (
 //	json_get_text(doc, key)          doc ->> key: the same as text; JSON strings unquoted,
 //	                                 JSON null is NULL
 //	json_path(doc, k1, k2, …)        doc #> '{k1,k2}' (json_extract_path): JSON text (binary)
-//	json_path_text(doc, k1, k2, …)   doc #>> '{k1,k2}' (json_extract_path_text): text
+//	json_path_text(doc, k1, k2, …)   doc #>> '{k1,k2}' (json_extract_path_text): text; of doc
+//	                                 alone, doc #>> '{}'
 //	like(s, pattern)                 s LIKE pattern (escape character \)
 //	ilike(s, pattern)                s ILIKE pattern (case-insensitive LIKE)
 //	concat(a, b, …)                  concat(…): the texts of the non-null arguments
@@ -370,7 +370,10 @@ var errJSONEncoding = &DataError{Code: sqlstateBadEncoding, Msg: `invalid byte s
 func jsonKernel(text, path bool) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if path {
-			if len(n.args) < 2 {
+			// json_path_text of the document alone is #>> '{}': the document's own text, a
+			// string scalar unquoted and a null one NULL (PostgreSQL's get_path_all with an
+			// empty path, as_text).
+			if len(n.args) < 2 && !(text && len(n.args) == 1) {
 				return errors.New("takes a document and at least one key")
 			}
 		} else if err := argCount(n, 2, 2); err != nil {
@@ -416,6 +419,11 @@ func jsonKernel(text, path bool) func(*fnNode) error {
 						return nil, false, err
 					}
 					t, ok := spanText(raw, v, scratch[:0])
+					if len(args) == 1 && ok && v.kind != jString && v.kind != jStringEsc && v.kind != jObject && v.kind != jArray {
+						// #>> '{}' of a number or boolean document: PostgreSQL's get_scalar
+						// keeps the whitespace before the token (not after it).
+						t = raw[:v.end]
+					}
 					if v.kind == jStringEsc {
 						scratch = t // reused: never a slice of the document
 					}
@@ -440,53 +448,26 @@ func jsonKernel(text, path bool) func(*fnNode) error {
 
 // --- LIKE -------------------------------------------------------------------------------------
 
-// likeRegexp translates a LIKE pattern (escape \) into an anchored regular expression.
-func likeRegexp(p string, fold bool) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString("(?s)")
-	if fold {
-		b.WriteString("(?i)")
-	}
-	b.WriteString("^")
-	for i := 0; i < len(p); {
-		r, size := utf8.DecodeRuneInString(p[i:])
-		i += size
-		switch r {
-		case '%':
-			b.WriteString(".*")
-		case '_':
-			b.WriteString(".")
-		case '\\':
-			if i >= len(p) {
-				return nil, &DataError{Code: "22025", Msg: "LIKE pattern must not end with escape character"}
-			}
-			r2, s2 := utf8.DecodeRuneInString(p[i:])
-			i += s2
-			b.WriteString(regexp.QuoteMeta(string(r2)))
-		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
-		}
-	}
-	b.WriteString("$")
-	return regexp.Compile(b.String())
-}
-
+// likeKernel is like(s, pattern) (fold: ilike): the pattern compiled once per distinct
+// pattern in a batch (like.go), ILIKE's text lower-cased per row as PostgreSQL's lower does.
 func likeKernel(fold bool) func(*fnNode) error {
 	return func(n *fnNode) error {
 		return textPredicate(n, func() func(s, p []byte) (bool, error) {
 			var (
-				lastPat string
-				re      *regexp.Regexp
+				lp      *likePattern
+				lastPat []byte
+				scratch []byte
 			)
 			return func(s, p []byte) (bool, error) {
-				if pat := string(p); re == nil || pat != lastPat {
-					var err error
-					if re, err = likeRegexp(pat, fold); err != nil {
-						return false, err
-					}
-					lastPat = pat
+				if lp == nil || !bytes.Equal(p, lastPat) {
+					lp = compileLike(p, fold)
+					lastPat = append(lastPat[:0], p...)
 				}
-				return re.Match(s), nil
+				if fold {
+					scratch = lowerInto(scratch, s)
+					return lp.match(scratch)
+				}
+				return lp.match(s)
 			}
 		})
 	}
