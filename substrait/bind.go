@@ -431,7 +431,7 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json && rarm.sc.cols[i].json, jsonb: c.jsonb && rarm.sc.cols[i].jsonb})
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb}) // setArms: both arms'
 	}
 	if !sel.GetAll() {
 		return bd.distinct(out)
@@ -596,11 +596,14 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 	groups := make([]expr.Expression, len(br.sc.cols))
 	for i := range groups {
 		groups[i] = br.sc.ref(i)
-		if br.sc.cols[i].jsonb {
-			return nil, errJSONBGroup
-		}
 	}
 	if err := refuseIntervalKeys(groups, "DISTINCT"); err != nil {
+		return nil, err
+	}
+	if slices.ContainsFunc(br.sc.cols, func(c col) bool { return c.jsonb }) {
+		return bd.distinctJSONB(br)
+	}
+	if err := docGroupKeys(br.sc.cols); err != nil {
 		return nil, err
 	}
 	rel, err := bd.b.AggregateExprs(br.rel, nil, groups)
@@ -777,9 +780,14 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	dc := sel.GetDistinctClause()
 	distinctOn := len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil
 	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(dc) > 0 && !distinctOn)
-	for _, k := range keys {
-		if err == nil && k.col < len(jsonb) && jsonb[k.col] {
-			err = errJSONBOrder
+	for i, k := range keys {
+		// A json or jsonb output column sorts by docSortKey's key, computed beside it.
+		if err == nil && k.col < len(outs) && (json[k.col] || jsonb[k.col]) {
+			var e expr.Expression
+			if e, err = bd.docSortKey(bval{e: outs[k.col], json: json[k.col], jsonb: jsonb[k.col]}, outs[k.col]); err == nil {
+				keys[i].col = len(outs) + len(extra)
+				extra = append(extra, e)
+			}
 		}
 	}
 	var onCols []int
@@ -1101,10 +1109,10 @@ func (bd *binder) sortKeys(sorts []*pg.Node, items []bselItem, outs []expr.Expre
 			if err != nil {
 				return nil, nil, err
 			}
-			if v.jsonb {
-				return nil, nil, errJSONBOrder
-			}
 			e, err := bd.defaultType(v)
+			if err == nil {
+				e, err = bd.docSortKey(v, e)
+			}
 			if err != nil {
 				return nil, nil, err
 			}
@@ -1146,8 +1154,8 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 			return nil, err
 		}
 		for _, k := range keys {
-			if k.col < len(br.sc.cols) && br.sc.cols[k.col].jsonb {
-				return nil, errJSONBOrder
+			if k.col < len(br.sc.cols) && br.sc.cols[k.col].json {
+				return nil, errJSONOrdering
 			}
 		}
 		if len(extra) > 0 {
@@ -1182,6 +1190,14 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 		sorts := make([]expr.SortField, len(keys))
 		for i, k := range keys {
 			sorts[i] = expr.SortField{Expr: br.sc.ref(k.col), Kind: sortDirection(k)}
+			if k.col < len(br.sc.cols) && br.sc.cols[k.col].jsonb {
+				// A set operation's jsonb column sorts by jsonb's order (docSortKey).
+				e, err := bd.docSortKey(bval{e: sorts[i].Expr, jsonb: true}, sorts[i].Expr)
+				if err != nil {
+					return nil, err
+				}
+				sorts[i].Expr = e
+			}
 		}
 		s, err := bd.b.Sort(rel, sorts...)
 		if err != nil {

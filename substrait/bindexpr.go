@@ -1539,6 +1539,10 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 	if err := wide.resolve(all); err != nil {
 		return bval{}, err
 	}
+	all, err := bd.docUnify(all)
+	if err != nil {
+		return bval{}, err
+	}
 	vals, err := bd.commonType(all, "CASE")
 	if err != nil {
 		return bval{}, err
@@ -1683,6 +1687,10 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	if err := wide.resolve(vs); err != nil {
 		return bval{}, err
 	}
+	vs, err := bd.docUnify(vs)
+	if err != nil {
+		return bval{}, err
+	}
 	es, err := bd.commonType(vs, "COALESCE")
 	if err != nil {
 		return bval{}, err
@@ -1727,6 +1735,14 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 	if err := wide.resolve(vs); err != nil {
 		return bval{}, err
 	}
+	vs, err := bd.docUnify(vs)
+	if err != nil {
+		return bval{}, err
+	}
+	json, jsonb := docMarkers(vs)
+	if json {
+		return bval{}, errorf(InvalidArgument, "could not identify a comparison function for type json")
+	}
 	es, err := bd.commonType(vs, "GREATEST/LEAST")
 	if err != nil {
 		return bval{}, err
@@ -1745,6 +1761,14 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 		var better expr.Expression
 		if isIntervalType(e.GetType()) {
 			better, err = bd.compare(map[string]string{"gt": ">", "lt": "<"}[op], typed(e), typed(acc))
+		} else if jsonb {
+			// jsonb's order: the sort keys' (jsonb_sortkey).
+			var ke, ka expr.Expression
+			if ke, err = bd.fn(URNPostgres, "jsonb_sortkey", binType(), e); err == nil {
+				if ka, err = bd.fn(URNPostgres, "jsonb_sortkey", binType(), acc); err == nil {
+					better, err = bd.fn(URNComparison, op, booleanType(), ke, ka)
+				}
+			}
 		} else {
 			better, err = bd.fn(URNComparison, op, booleanType(), e, acc)
 		}
@@ -1759,6 +1783,7 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 	if familyOf(acc.GetType()) == famNumeric && varyingScales(vs) {
 		out.ds = lostScale("GREATEST or LEAST of numerics of different display scales")
 	}
+	out.jsonb = jsonb
 	return out, nil
 }
 
@@ -1803,6 +1828,9 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 			if v, ok, err := bd.scaledIntervalArith(opName, a, sc); ok || err != nil {
 				return v, err
 			}
+		}
+		if v, ok, err := bd.jsonbArrayOperator(opName, a, sc); ok {
+			return v, err
 		}
 		l, r, err := bd.operands(a.GetLexpr(), a.GetRexpr(), sc)
 		if err != nil {
@@ -1856,6 +1884,9 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		l, r := lr[0], lr[1]
+		if isJSONDoc(l) || isJSONDoc(r) {
+			return bd.docNullIf(l, r)
+		}
 		x, y, err := bd.unify(l, r, "=")
 		if err != nil {
 			return bval{}, err
@@ -2001,11 +2032,11 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 }
 
 func (bd *binder) binary(op string, l, r bval) (bval, error) {
+	if v, ok, err := bd.jsonbOperator(op, l, r); ok {
+		return v, err
+	}
 	if op == "||" {
 		return bd.concatOperator(l, r)
-	}
-	if op == "-" && l.jsonb {
-		return bval{}, unimplemented("the jsonb - operator")
 	}
 	if v, ok, err := bd.dateIntervalArith(op, l, r); ok || err != nil {
 		return v, err
@@ -2120,11 +2151,6 @@ func (bd *binder) concatOperator(l, r bval) (bval, error) {
 			return bval{}, unimplemented("the bytea || operator")
 		case !v.untyped() && isArray(v.typ()):
 			return bval{}, unimplemented("array concatenation (||)")
-		case v.jsonb:
-			// jsonb || jsonb (an untyped operand read as jsonb) is jsonb's concatenation.
-			if !textual(l) && !textual(r) || l.untyped() || r.untyped() {
-				return bval{}, unimplemented("the jsonb || operator")
-			}
 		}
 	}
 	if !textual(l) && !textual(r) {
@@ -2826,7 +2852,10 @@ func (bd *binder) jsonOp(op string, l, r bval) (bval, error) {
 	}
 	f, err := bd.fn(URNPostgres, "json_get", binType(), doc, key)
 	v := typed(f)
-	v.json, v.jsonb = l.json, l.jsonb // a member of a jsonb document is jsonb, in its canonical text too
+	// A member of a jsonb document is jsonb, in its canonical text too; of a json document (or
+	// a binary value read as one: the value column of a table not declaring JSON values) json,
+	// which has no equality or ordering (errJSONEquality, errJSONOrdering), as in PostgreSQL.
+	v.json, v.jsonb = !l.jsonb, l.jsonb
 	return v, err
 }
 
@@ -2851,7 +2880,7 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 	}
 	if len(keys) == 0 && op == "#>" {
 		v := typed(doc)
-		v.json, v.jsonb = l.json, l.jsonb
+		v.json, v.jsonb = !l.jsonb, l.jsonb
 		return v, nil
 	}
 	name, out := "json_path", binType()
@@ -2860,7 +2889,7 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 	}
 	f, err := bd.fn(URNPostgres, name, out, args...)
 	v := typed(f)
-	v.json, v.jsonb = l.json && op == "#>", l.jsonb && op == "#>"
+	v.json, v.jsonb = !l.jsonb && op == "#>", l.jsonb && op == "#>"
 	return v, err
 }
 

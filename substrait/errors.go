@@ -128,6 +128,8 @@ var formatStates = []struct{ words, state string }{
 	{"must be a number", "42883"},
 	{"FILTER is not implemented", "0A000"},
 	{"could not identify an ordering operator", "42883"},
+	{"could not identify an equality operator", "42883"},
+	{"could not identify a comparison function", "42883"},
 	{"JSON operators need", "42883"},
 	{"must appear in the GROUP BY clause", "42803"},
 	{"aggregate function", "42803"}, // …s are not allowed here, calls cannot be nested

@@ -1099,8 +1099,17 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 			return nil, nil, err
 		}
 	}
+	// The value keeps the subquery column's kind (bytea, json, jsonb).
+	keepKind := func(out *boundRel) {
+		if out != nil && vi < len(j.sc.cols) {
+			c, src := &out.sc.cols[len(out.sc.cols)-1], j.sc.cols[vi]
+			c.bytea, c.json, c.jsonb = src.bytea, src.json, src.jsonb
+		}
+	}
 	if len(errs) > 0 && atSite {
-		return bd.hideDeferred(l, j, val, j.sc.ref(nl+errs[0]), sl, corr)
+		out, corr, err := bd.hideDeferred(l, j, val, j.sc.ref(nl+errs[0]), sl, corr)
+		keepKind(out)
+		return out, corr, err
 	}
 	if len(errs) > 0 {
 		if val, err = bd.raiseDeferred(j.sc.ref(nl+errs[0]), val); err != nil {
@@ -1108,6 +1117,7 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 		}
 	}
 	out, err := bd.hideValue(l, j, val, sl)
+	keepKind(out)
 	return out, corr, err
 }
 
@@ -1406,9 +1416,13 @@ func (bd *binder) sublinkValue(sl *pg.SubLink, sc *scope) (bval, error) {
 		if ei, ok := bd.sublinkErrs[sl]; ok && ei < len(sc.cols) && sc.cols[ei].qual == subqueryQual {
 			// Its errors raised here, on the rows that evaluate this expression (scalarJoin).
 			v, err := bd.raiseDeferred(sc.ref(ei), sc.ref(i))
-			return typed(v), err
+			out := typed(v)
+			out.bytea, out.json, out.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
+			return out, err
 		}
-		return typed(sc.ref(i)), nil
+		out := typed(sc.ref(i))
+		out.bytea, out.json, out.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
+		return out, nil
 	}
 	return bval{}, sublinkRefusal(sl)
 }

@@ -171,6 +171,9 @@ func (bd *binder) setAll(op string, l, larm, rarm *boundRel) (*boundRel, error) 
 // "side".
 func (bd *binder) taggedUnion(op string, l, larm, rarm *boundRel) (*boundRel, error) {
 	n := len(larm.sc.cols)
+	if err := docGroupKeys(larm.sc.cols); err != nil {
+		return nil, err
+	}
 	tag := func(arm *boundRel, side int32) (*boundRel, error) {
 		es := make([]expr.Expression, 0, n+1)
 		for i := range n {

@@ -44,6 +44,10 @@ func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
 		if err := wide[c].resolve(cols[c]); err != nil {
 			return nil, err
 		}
+		var err error
+		if cols[c], err = bd.docUnify(cols[c]); err != nil {
+			return nil, err
+		}
 		es, err := bd.commonType(cols[c], "VALUES")
 		if err != nil {
 			return nil, err

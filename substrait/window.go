@@ -297,10 +297,14 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if v.jsonb {
-			return bval{}, errJSONBGroup
+		if v.json {
+			return bval{}, errJSONEquality
 		}
 		e, err := bd.defaultType(v)
+		if err == nil && v.jsonb {
+			// jsonb's sort key is equal for equal jsonb values: partitions by value.
+			e, err = bd.fn(URNPostgres, "jsonb_sortkey", binType(), e)
+		}
 		if err != nil {
 			return bval{}, err
 		}
@@ -318,10 +322,10 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if v.jsonb {
-			return bval{}, errJSONBOrder
-		}
 		e, err := bd.defaultType(v)
+		if err == nil {
+			e, err = bd.docSortKey(v, e)
+		}
 		if err != nil {
 			return bval{}, err
 		}

@@ -54,23 +54,11 @@ func jsonbScalarArray(n *fnNode) error {
 	return nil
 }
 
+// jsonbKernel is jsonb_in (key false) or jsonb_key of a document.
 func jsonbKernel(key bool) func(*fnNode) error {
-	return func(n *fnNode) error {
-		if err := textArgs(n, 1, 1, 0); err != nil {
-			return err
-		}
-		n.out = arrow.BinaryTypes.Binary
-		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			d, _ := asTexts(args[0])
-			var buf []byte
-			return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) {
-				var err error
-				buf, err = appendJSONB(buf[:0], d.ValueBytes(i), key)
-				return buf, true, err
-			})
-		}
-		return nil
-	}
+	return jsonbBinaryKernel(func(dst []byte, v any) ([]byte, error) {
+		return writeJSONB(dst, v, key)
+	})
 }
 
 // JSONBCanonical returns jsonb_out's text of the jsonb value of doc, or PostgreSQL's error
@@ -86,17 +74,25 @@ var errJSONBNumber = &DataError{Code: "0A000", Msg: "jsonb numbers with an expon
 
 // appendJSONB appends doc's jsonb text (key: its equality key) to dst.
 func appendJSONB(dst, doc []byte, key bool) ([]byte, error) {
-	var s jsonScanner
-	if _, st := s.scanDoc(doc, nil, nil); st != docOK {
-		return dst, st.err()
-	}
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	v, err := decodeJSONB(dec)
+	v, err := decodeDoc(doc, true)
 	if err != nil {
 		return dst, err
 	}
 	return writeJSONB(dst, v, key)
+}
+
+// decodeDoc validates doc as PostgreSQL's json input validates it and decodes its value: for
+// jsonb (sorted) an object is its members in jsonb's key order, duplicates removed, and a
+// \u0000 escape is 22P05; for json the members stay as written, duplicates included, and the
+// escape is read (json keeps it). Numbers are json.Number (their text as written).
+func decodeDoc(doc []byte, sorted bool) (any, error) {
+	var s jsonScanner
+	if _, st := s.scanDoc(doc, nil, nil); st != docOK && (sorted || st != docNulEscape) {
+		return nil, st.err()
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	return decodeJSONB(dec, sorted)
 }
 
 // jsonbMember is one key and value of a jsonb object.
@@ -105,9 +101,9 @@ type jsonbMember struct {
 	val any
 }
 
-// decodeJSONB reads one value of a validated document: an object is its members in jsonb's
-// key order, duplicates removed.
-func decodeJSONB(dec *json.Decoder) (any, error) {
+// decodeJSONB reads one value of a validated document; sorted: an object is its members in
+// jsonb's key order, duplicates removed (sortMembers).
+func decodeJSONB(dec *json.Decoder, sorted bool) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, errInvalidJSON
@@ -118,7 +114,7 @@ func decodeJSONB(dec *json.Decoder) (any, error) {
 		case '[':
 			var elems []any
 			for dec.More() {
-				v, err := decodeJSONB(dec)
+				v, err := decodeJSONB(dec, sorted)
 				if err != nil {
 					return nil, err
 				}
@@ -136,7 +132,7 @@ func decodeJSONB(dec *json.Decoder) (any, error) {
 				if err != nil {
 					return nil, errInvalidJSON
 				}
-				v, err := decodeJSONB(dec)
+				v, err := decodeJSONB(dec, sorted)
 				if err != nil {
 					return nil, err
 				}
@@ -145,25 +141,32 @@ func decodeJSONB(dec *json.Decoder) (any, error) {
 			if _, err := dec.Token(); err != nil {
 				return nil, errInvalidJSON
 			}
-			// jsonb's order: shorter keys first, then bytewise; of equal keys the last one
-			// (a stable sort keeps them in input order).
-			slices.SortStableFunc(members, func(a, b jsonbMember) int {
-				if len(a.key) != len(b.key) {
-					return len(a.key) - len(b.key)
-				}
-				return strings.Compare(a.key, b.key)
-			})
-			out := members[:0]
-			for i, m := range members {
-				if i+1 < len(members) && members[i+1].key == m.key {
-					continue
-				}
-				out = append(out, m)
+			if sorted {
+				members = sortMembers(members)
 			}
-			return out, nil
+			return members, nil
 		}
 	}
 	return tok, nil
+}
+
+// sortMembers puts members in jsonb's order, shorter keys first, then bytewise, and keeps the
+// last of equal keys (a stable sort keeps them in input order), in place.
+func sortMembers(members []jsonbMember) []jsonbMember {
+	slices.SortStableFunc(members, func(a, b jsonbMember) int {
+		if len(a.key) != len(b.key) {
+			return len(a.key) - len(b.key)
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	out := members[:0]
+	for i, m := range members {
+		if i+1 < len(members) && members[i+1].key == m.key {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // writeJSONB appends jsonb_out's text of v.
