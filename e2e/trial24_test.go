@@ -22,3 +22,26 @@ func TestGroupingSetsOrderByAsPostgres(t *testing.T) {
 		refusedWithState(t, ctx, cl.c, pg, "SELECT origin, count(*) c"+trial23Where+" GROUP BY ROLLUP (origin) ORDER BY c * 2", "42703")
 	}
 }
+
+// TestMakeIntervalAsPostgres: make_interval of constants, positional or named (ibis writes
+// RANGE frames' offsets as make_interval(days => 3)), answers PostgreSQL's interval, folds
+// into timestamp arithmetic and RANGE frames, and keeps PostgreSQL's errors.
+func TestMakeIntervalAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		`SELECT make_interval(days => 3)::text, make_interval(1, 2, 3, 4, 5, 6, 7.5)::text, make_interval(secs => -1.0000005)::text, make_interval(hours => 2, years => 1)::text, make_interval()::text, make_interval(days => NULL) IS NULL, make_interval(days => 2147483647, weeks => 1)::text, make_interval(mins => -90)::text`,
+		`SELECT (timestamp '2001-01-31 10:00' + make_interval(months => 1))::text, (date '2001-03-01' - make_interval(days => 1, hours => 12))::text`,
+		"SELECT id, count(*) OVER (ORDER BY timestamp RANGE BETWEEN make_interval(hours => 1) PRECEDING AND CURRENT ROW)" + trial23Where + " ORDER BY timestamp, id",
+		"SELECT count(*)" + trial23Where + " AND timestamp < timestamp '2001-03-31 12:00' + make_interval(hours => 6)",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for q, state := range map[string]string{
+			`SELECT make_interval(days => 1.5)`:            "42883",
+			`SELECT make_interval(1, 2, 3, 4, 5, 6, 7, 8)`: "42883",
+			`SELECT make_interval(days => 1, days => 2)`:   "42601",
+		} {
+			refusedWithState(t, ctx, cl.c, pg, q, state)
+		}
+	}
+}

@@ -732,6 +732,8 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bd.stable(tsLiteral(bd.clock()))
 	case "date_trunc", "date_bin":
 		return bd.timeBin(fc, sc)
+	case "make_interval":
+		return bd.makeInterval(fc)
 	case "row_to_json":
 		// Its argument is a row (a whole-row reference, ROW(…)), which flightsrv does not bind.
 		return bval{}, unimplemented("row_to_json")

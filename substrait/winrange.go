@@ -132,6 +132,14 @@ func (bd *binder) rangeBound(f, unb, cur, prec int32, key types.Type, off *pg.No
 		n = lit.Value
 	case famTimestamp:
 		text, ok := intervalLiteral(off)
+		if fc := off.GetFuncCall(); !ok && fc != nil && funcName(fc) == "make_interval" {
+			// make_interval(days => 3) of constants, as ibis writes the offset.
+			v, err := bd.makeInterval(fc)
+			if err != nil {
+				return nil, err
+			}
+			text, ok = v.intervalConst()
+		}
 		if !ok {
 			if c := off.GetAConst(); c != nil && c.GetIsnull() {
 				return nil, errNullOffset(which)
