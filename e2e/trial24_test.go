@@ -20,6 +20,8 @@ func TestGroupingSetsOrderByAsPostgres(t *testing.T) {
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
 		refusedWithState(t, ctx, cl.c, pg, "SELECT origin, count(*) c"+trial23Where+" GROUP BY ROLLUP (origin) ORDER BY c * 2", "42703")
+		// trial24's D9: a column qualified by another schema names no FROM item.
+		refusedWithState(t, ctx, cl.c, pg, "SELECT f.f.timestamp FROM flights f WHERE origin = 'ORD' AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'", "42P01")
 	}
 }
 

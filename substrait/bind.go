@@ -883,7 +883,7 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 				qual = f[0].GetString_().GetSval()
 			case 3:
 				if f[0].GetString_().GetSval() != "public" {
-					return nil, unimplementedAre("column references qualified by a schema other than public")
+					return nil, missingFromEntry(f[1].GetString_().GetSval())
 				}
 				qual = f[1].GetString_().GetSval()
 			default:

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -985,9 +986,16 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		qual, name = fields[0].GetString_().GetSval(), fields[1].GetString_().GetSval()
 	case 3:
 		// schema.table.column (Metabase qualifies every column so): the tables live in the
-		// public schema, as FROM public.<table> says.
+		// public schema, as FROM public.<table> says; under another schema no FROM item
+		// matches (an alias never does), PostgreSQL's 42P01.
 		if fields[0].GetString_().GetSval() != "public" {
-			return bval{}, unimplementedAre("column references qualified by a schema other than public")
+			tbl := fields[1].GetString_().GetSval()
+			var pe *Error
+			if _, err := sc.lookup(tbl, fields[2].GetString_().GetSval()); err == nil || !errors.As(err, &pe) || pe.SQLState != "42P01" {
+				// A FROM item is named so, but not under that schema.
+				return bval{}, quoting(InvalidArgument, "42P01", "invalid reference to FROM-clause entry for table %q", tbl)
+			}
+			return bval{}, missingFromEntry(tbl)
 		}
 		qual, name = fields[1].GetString_().GetSval(), fields[2].GetString_().GetSval()
 	default:

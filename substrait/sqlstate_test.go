@@ -26,6 +26,8 @@ func TestRefusalSQLStates(t *testing.T) {
 		{`WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x FROM r) CYCLE x SET c USING p SELECT * FROM r`, "0A000", "SEARCH and CYCLE clauses of WITH RECURSIVE are not supported"},
 		{`SELECT round(1.5, id::int) FROM messages` + routedWhere, "0A000", "round(numeric, n) with n other than an integer constant is not supported"},
 		{`SELECT nosuchfn(1)`, "42883", "function <identifier>(integer) does not exist"},
+		{`SELECT f.f.timestamp FROM messages f` + routedWhere, "42P01", "invalid reference to FROM-clause entry for table <identifier>"},
+		{`SELECT x.messages.* FROM messages` + routedWhere, "42P01", "missing FROM-clause entry for table <identifier>"},
 		{`SELECT to_number(id, '999') FROM messages` + routedWhere, "0A000", "function to_number is not supported"},
 		{`SELECT date_trunc('fortnight', timestamp) FROM messages` + routedWhere, "22023", ""},
 		// Issue 18's user trial: PostgreSQL's words and codes, or refused by name.
