@@ -47,3 +47,20 @@ func TestMakeIntervalAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestConstantBoundsFoldedAsPostgres: time bounds that are date_trunc of a timestamp constant
+// or of now(), or a cast of now() to date ± days (Metabase's relative filters), bound the read
+// and answer PostgreSQL's rows (trial24's D4: they were refused as missing bounds).
+func TestConstantBoundsFoldedAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT count(*), min(id) FROM flights WHERE origin = 'ORD' AND timestamp >= date_trunc('month', timestamptz '2001-03-17 10:00+00') AND timestamp < date_trunc('month', timestamptz '2001-03-17 10:00+00') + interval '1 month'",
+		"SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= date_trunc('week', timestamp '2001-03-31 10:00') AND timestamp < date_trunc('day', timestamp '2001-04-02 10:00')",
+		"SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= CAST(timestamp '2001-04-02 10:00' AS date) - 3 AND timestamp < CAST(timestamptz '2001-04-02 10:00+00' AS date)",
+		`SELECT count(*) FROM flights WHERE origin = 'ORD' AND "timestamp" >= DATE_TRUNC('day', NOW() + INTERVAL '-30 day') AND "timestamp" < NOW()`,
+		"SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= CAST(now() AS date) - 7 AND timestamp < CAST(now() AS date)",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+	}
+}

@@ -1313,6 +1313,20 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 		e, err := bd.retypeTimestamp(e, t)
 		return typed(e), err
 	}
+	if hf == famTimestamp && tf == famDate {
+		// A timestamp constant or now() (Metabase's CAST(now() AS date) - 7 as a bound): its
+		// UTC day, stable_value of it for now(), so that the route reads it.
+		x, stable := stableArg(e)
+		if lit, isLit := x.(*expr.ProtoLiteral); isLit {
+			if ns, ok := lit.Value.(int64); ok {
+				day := expr.NewPrimitiveLiteral(types.Date(time.Unix(0, ns).UTC().Truncate(24*time.Hour).Unix()/86400), true)
+				if stable {
+					return bd.stable(day)
+				}
+				return typed(day), nil
+			}
+		}
+	}
 	if hf == famFloat && tf == famInt {
 		// PostgreSQL rounds to the nearest integer (half to even); arrow-go's safe cast refuses
 		// any fraction. A real is rounded as the double it widens to exactly.

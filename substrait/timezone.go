@@ -208,13 +208,15 @@ func (bd *binder) retypeTimestamp(e expr.Expression, t types.Type) (expr.Express
 // type).
 type truncFunc func(ts expr.Expression) (expr.Expression, error)
 
-// foldStableTrunc is date_trunc in UTC of now() (stable_value of a timestamp literal) by floor:
-// stable_value of the truncated instant, so that timestamp >= date_trunc('day', now()) bounds a
-// read as now() does. ok is false for any other ts and for a start outside the nanosecond range.
+// foldStableTrunc is date_trunc in UTC by floor of a timestamp constant or of now() (stable_value
+// of a timestamp literal): the truncated instant, stable_value of it for now(), so that
+// timestamp >= date_trunc('day', now()) and timestamp >= date_trunc('month', timestamptz '…')
+// bound a read as their operands do (Metabase writes such bounds). ok is false for any other ts
+// and for a start outside the nanosecond range.
 func (bd *binder) foldStableTrunc(ts expr.Expression, floor func(time.Time) time.Time) (bval, bool, error) {
 	x, stable := stableArg(ts)
 	lit, ok := x.(*expr.ProtoLiteral)
-	if !stable || !ok || floor == nil {
+	if !ok || floor == nil {
 		return bval{}, false, nil
 	}
 	ns, ok := lit.Value.(int64)
@@ -228,6 +230,9 @@ func (bd *binder) foldStableTrunc(ts expr.Expression, floor func(time.Time) time
 	var out expr.Expression = tsLiteral(t)
 	if isWallclock(lit.GetType()) {
 		out = expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN)
+	}
+	if !stable {
+		return typed(out), true, nil
 	}
 	v, err := bd.stable(out)
 	return v, true, err
