@@ -17,6 +17,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/calendar"
 	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -1043,20 +1044,22 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			}
 			return bval{}, quoting(InvalidArgument, "22023", "unit %q not recognized for type "+typ, strings.ToLower(*args[0].str))
 		}
+		if name == "extract" {
+			return bd.extract(field, *args[0].str, args[1])
+		}
 		ts, err := bd.coerce(args[1], tsType(), "argument 2 of "+name)
 		if err != nil {
 			return bval{}, err
 		}
-		// Fields with a fraction are double precision (PostgreSQL: extract answers numeric with
-		// six decimals); the others bigint from extract (numeric in PostgreSQL, always
-		// integral) and double precision from date_part, as PostgreSQL types it.
+		// date_part is double precision, as PostgreSQL types it: the fields with a fraction
+		// from the kernel's float64, the others its int64 cast.
 		fraction := field == "EPOCH" || field == "SECOND" || field == "MILLISECOND"
 		out := i64Type()
 		if fraction {
 			out = fp64Type()
 		}
 		f, err := expr.NewCustomScalarFunc(bd.reg, extensions.NewScalarFuncVariant(extensions.ID{URN: URNPostgres, Name: "date_part"}), out, nil, types.Enum(field), ts)
-		if err != nil || name != "date_part" || fraction {
+		if err != nil || fraction {
 			return typed(f), err
 		}
 		return bd.cast(f, fp64Type())
@@ -1259,6 +1262,32 @@ func argTypeNames(args []bval) string {
 		names[i] = argTypeName(a)
 	}
 	return strings.Join(names, ", ")
+}
+
+// extract binds extract(field FROM x) of a timestamp (with or without time zone) or a date as
+// PostgreSQL 15 answers it: numeric, exact, at the scale of calendar.ExtractScale (epoch and second
+// 6, millisecond 3, the others 0; the epoch of a date 0), from scan/ops' extract kernel.
+// PostgreSQL's extract_date refuses the time fields of a date (0A000, naming the unit as
+// written); date_part(field, date) reads the date as a timestamp and answers them (0).
+func (bd *binder) extract(field, unit string, v bval) (bval, error) {
+	var x expr.Expression
+	date := !v.untyped() && familyOf(v.typ()) == famDate
+	if date {
+		switch field {
+		case "HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND":
+			return bval{}, refused(Unimplemented, "0A000", "unit %q not supported for type date", strings.ToLower(unit))
+		}
+		x = v.e
+	} else {
+		ts, err := bd.coerce(v, tsType(), "argument 2 of extract")
+		if err != nil {
+			return bval{}, err
+		}
+		x = ts
+	}
+	out := &types.DecimalType{Precision: 38, Scale: calendar.ExtractScale(field, date), Nullability: nullableN}
+	f, err := expr.NewCustomScalarFunc(bd.reg, extensions.NewScalarFuncVariant(extensions.ID{URN: URNPostgres, Name: "extract"}), out, nil, types.Enum(field), x)
+	return typed(f), err
 }
 
 // datePartFields are the fields date_part and extract take (scan/ops implements them).

@@ -1,0 +1,79 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+)
+
+// extractFields are the fields extract takes of a timestamp (scan/ops' extract kernel).
+var extractFields = []string{"microseconds", "milliseconds", "second", "minute", "hour", "day", "month", "quarter", "year",
+	"decade", "century", "week", "isoyear", "dow", "isodow", "doy", "epoch"}
+
+// extractDateFields are the fields extract takes of a date (PostgreSQL's extract_date).
+var extractDateFields = []string{"day", "month", "quarter", "year", "decade", "century", "week", "isoyear", "dow", "isodow", "doy", "epoch"}
+
+// extractOf is extract(f FROM x)::text of every field f, as one select list.
+func extractOf(x string, fields []string) string {
+	sel := make([]string, len(fields))
+	for i, f := range fields {
+		sel[i] = "extract(" + f + " FROM " + x + ")::text"
+	}
+	return strings.Join(sel, ", ")
+}
+
+// TestExtractNumericAsPostgres: extract(field FROM x) of a timestamp, a timestamp with time
+// zone and a date is PostgreSQL 15's numeric — its text at each field's scale (epoch and
+// second 6, milliseconds 3, the others 0; the epoch of a date 0), and a quotient of it
+// numeric's (trial24's D6: extract(hour …) / 2 was integer division, 3 for 3.5) — over rows and
+// constants, grouped, compared, rounded and in Grafana's time groups, while date_part stays
+// double precision; the time fields of a date are PostgreSQL's 0A000.
+func TestExtractNumericAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const at = "TIMESTAMP '2001-04-01 07:30:30.25'"
+	qs := []string{
+		"SELECT " + extractOf(at, extractFields),
+		"SELECT " + extractOf("TIMESTAMPTZ '2001-04-01 07:30:30.000001+00'", extractFields),
+		"SELECT " + extractOf("DATE '2001-05-01'", extractDateFields),
+		"SELECT " + extractOf("(DATE '0001-01-01' - 15800)", extractDateFields),
+		"SELECT " + extractOf("(DATE '0001-01-01' - 1)", extractDateFields),
+		"SELECT " + extractOf("(DATE '0001-01-01' - 3652)", extractDateFields),
+		"SELECT " + extractOf("(DATE '0001-01-01' - 36890)", extractDateFields),
+		"SELECT " + extractOf("TIMESTAMP '1969-12-31 23:59:59.5'", extractFields),
+		"SELECT (extract(hour FROM TIMESTAMP '2001-04-01 07:30') / 2)::text, (extract(minute FROM TIMESTAMP '2001-04-01 07:30') / 60)::text, " +
+			"(extract(month FROM DATE '2001-05-01') / 3)::text, (extract(dow FROM DATE '2001-04-01') / 7)::text, " +
+			"round(extract(hour FROM TIMESTAMP '2001-04-01 05:00') / 7, 2)::text, round(extract(epoch FROM TIMESTAMP '2001-04-01 07:00:30') / 60, 2)::text",
+		"SELECT id, " + extractOf("timestamp", extractFields) + fn18Where + " ORDER BY 1",
+		"SELECT id, " + extractOf("timestamp::date", extractDateFields) + fn18Where + " ORDER BY 1",
+		"SELECT id, (extract(hour FROM timestamp) / 6)::text, (extract(second FROM timestamp) / 7)::text, (extract(epoch FROM timestamp) / 3600)::text, " +
+			"round(extract(epoch FROM timestamp) / 60, 2)::text, (extract(milliseconds FROM timestamp) * 2)::text, (extract(dow FROM timestamp) + 0.5)::text, " +
+			"date_part('hour', timestamp)::text, date_part('epoch', timestamp)::text, date_part('second', timestamp)::text" + fn18Where + " ORDER BY 1",
+		"SELECT (extract(hour FROM timestamp) / 6)::text AS bucket, count(*) FROM flights WHERE origin = 'ATL' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-02' GROUP BY 1 ORDER BY 1",
+		"SELECT extract(hour FROM timestamp)::text, count(*)" + fn18Where + " GROUP BY extract(hour FROM timestamp) ORDER BY extract(hour FROM timestamp)",
+		"SELECT (floor(extract(epoch FROM timestamp) / 300) * 300)::text AS time, count(*)" + fn18Where + " GROUP BY 1 ORDER BY 1",
+		"SELECT count(*), sum(extract(minute FROM timestamp))::text, avg(extract(second FROM timestamp))::text" + fn18Where + " AND extract(dow FROM timestamp) = 0",
+		"SELECT count(*)" + fn18Where + " AND extract(hour FROM timestamp) BETWEEN 6 AND 9 AND extract(isodow FROM timestamp) <> 1.5",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgTypes,
+			"SELECT extract(hour FROM timestamp), extract(epoch FROM timestamp), extract(second FROM timestamp), extract(epoch FROM timestamp::date), "+
+				"date_part('hour', timestamp), date_part('epoch', timestamp)"+fn18Where+" ORDER BY id LIMIT 3")...)
+		res, err := run(ctx, cl.c, "SELECT extract(hour FROM timestamp), extract(epoch FROM timestamp), extract(milliseconds FROM timestamp), extract(epoch FROM timestamp::date), "+
+			"date_part('hour', timestamp), date_part('epoch', timestamp)"+fn18Where+" LIMIT 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []string{"decimal(38, 0)", "decimal(38, 6)", "decimal(38, 3)", "decimal(38, 0)", "float64", "float64"} {
+			if got := res.streamSchema.Field(i).Type.String(); got != want {
+				t.Errorf("%s: column %d is %s, want %s (PostgreSQL's numeric, date_part's double precision)", cl.name, i+1, got, want)
+			}
+		}
+		res.release()
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT extract(hour FROM DATE '2001-04-01')":              `unit "hour" not supported for type date`,
+			"SELECT extract(SECONDS FROM timestamp::date)" + fn18Where: `unit "seconds" not supported for type date`,
+		})
+	}
+}
