@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // extractFields are the fields extract takes of a timestamp (scan/ops' extract kernel).
@@ -75,5 +76,26 @@ func TestExtractNumericAsPostgres(t *testing.T) {
 			"SELECT extract(hour FROM DATE '2001-04-01')":              `unit "hour" not supported for type date`,
 			"SELECT extract(SECONDS FROM timestamp::date)" + fn18Where: `unit "seconds" not supported for type date`,
 		})
+	}
+}
+
+// TestNumericPowerWideAsPostgres: numeric power with an integer exponent is held at
+// power_var_int's scale (16, or the base's display scale), so results of 35 to 38 digits
+// answer PostgreSQL's exact value (trial24's D7: 10::numeric ^ 18, power(2::numeric, 64) and
+// 2.0 ^ 60 were 22003); a result past 38 digits is still 22003.
+func TestNumericPowerWideAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT (10::numeric ^ 18)::text, power(2::numeric, 64)::text, (2.0 ^ 60)::text, (2.5::numeric(10,1) ^ 35)::text, (3::numeric ^ (-2))::text, " +
+			"(1::numeric ^ 3000000000::bigint)::text, (10::numeric ^ 21::numeric)::text, (1.5 ^ 2.5)::text, 10::numeric ^ 18, power(2::numeric, 64)",
+		"SELECT id, (10::numeric ^ (abs((value->>'delay')::int) % 22))::text, power(2.0, abs((value->>'delay')::int) % 70)::text, " +
+			"power((value->>'delay')::int::numeric, 8)::text, power(2::numeric, abs((value->>'delay')::int) % 64::bigint)" + fn18Where + " ORDER BY 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgTypes, "SELECT 10::numeric ^ 18, power(2::numeric, 64), 2.0 ^ 60")...)
+		if _, err := run(ctx, cl.c, "SELECT 10::numeric ^ 23"); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "22003") && !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("%s: 10::numeric ^ 23 (40 digits at scale 16): %v, want 22003", cl.name, err)
+		}
 	}
 }

@@ -767,6 +767,11 @@ func (bd *binder) numericFunc(name string, args []bval) (bval, error) {
 	}
 	vals := make([]types.FuncArg, len(args))
 	s := int32(quotientScale)
+	if name == "power" && integralValues(args[1]) {
+		// An integer exponent: power_var_int's scale, 16 (or the base's display scale, at
+		// most its type's), so that 10::numeric ^ 18 (19 digits before the point) fits 38.
+		s = powerIntScale
+	}
 	var scales []types.FuncArg // each argument's display scale, when one varies by row
 	if slices.ContainsFunc(args, func(v bval) bool { return v.ds != nil }) {
 		for _, a := range args {
@@ -807,6 +812,25 @@ func (bd *binder) numericFunc(name string, args []bval) (bval, error) {
 		return bd.fn(URNPostgres, "numeric_fn_scale", i32Type(), append([]types.FuncArg{types.Enum(name)}, vals...)...)
 	})
 	return out, nil
+}
+
+// powerIntScale is the scale of numeric power's value for an integer exponent: PostgreSQL 15's
+// power_var_int computes it at NUMERIC_MIN_SIG_DIGITS (16) digits after the point, or the
+// base's display scale when larger (ops.NumericFunc). An integer exponent beyond int32, which
+// power_var takes, answers only for a base of 0, 1 or -1, at the same scale, or overflows.
+const powerIntScale = 16
+
+// integralValues reports whether every value of v is an integer by its type: an integer, or a
+// numeric of scale 0 whose display scale does not vary by row.
+func integralValues(v bval) bool {
+	if v.untyped() {
+		return false
+	}
+	if familyOf(v.typ()) == famInt {
+		return true
+	}
+	s, ok := numScale(v.typ())
+	return ok && s == 0 && v.ds == nil
 }
 
 // widerNumber is the type two numbers resolve to in PostgreSQL: double precision beside a
