@@ -939,8 +939,9 @@ func extractKernel(n *fnNode) error {
 
 // bcYears is f with PostgreSQL's years before Christ (a date's range reaches them; a
 // timestamp's nanoseconds do not): time.Time's year 0 is 1 BC, which timestamp_part_common
-// writes -1, and its decade and century count away from zero (-1 for 1 to 100 BC), as
-// extract_date computes them (DTK_YEAR, DTK_DECADE, DTK_CENTURY; date2isoyear's year likewise).
+// writes -1, and its decade, century and millennium count away from zero (century -1 for 1 to
+// 100 BC), as extract_date computes them (DTK_YEAR, DTK_DECADE, DTK_CENTURY, DTK_MILLENNIUM;
+// date2isoyear's year likewise).
 func bcYears(field string, f func(t time.Time) int64) func(t time.Time) int64 {
 	bc := func(y int64) int64 { return y - 1 } // the astronomical year 0 is 1 BC
 	switch field {
@@ -969,6 +970,13 @@ func bcYears(field string, f func(t time.Time) int64) func(t time.Time) int64 {
 		return func(t time.Time) int64 {
 			if y := int64(t.Year()); y <= 0 {
 				return -((99 - (y - 1)) / 100)
+			}
+			return f(t)
+		}
+	case "MILLENNIUM":
+		return func(t time.Time) int64 {
+			if y := int64(t.Year()); y <= 0 {
+				return -((999 - (y - 1)) / 1000)
 			}
 			return f(t)
 		}
