@@ -87,9 +87,9 @@ func TestNumericPowerWideAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	qs := []string{
 		"SELECT (10::numeric ^ 18)::text, power(2::numeric, 64)::text, (2.0 ^ 60)::text, (2.5::numeric(10,1) ^ 35)::text, (3::numeric ^ (-2))::text, " +
-			"(1::numeric ^ 3000000000::bigint)::text, (10::numeric ^ 21::numeric)::text, (1.5 ^ 2.5)::text, 10::numeric ^ 18, power(2::numeric, 64)",
+			"(1::numeric ^ 3000000000::bigint)::text, (10::numeric ^ 21::numeric)::text, (1.5 ^ 2.5)::text",
 		"SELECT id, (10::numeric ^ (abs((value->>'delay')::int) % 22))::text, power(2.0, abs((value->>'delay')::int) % 70)::text, " +
-			"power((value->>'delay')::int::numeric, 8)::text, power(2::numeric, abs((value->>'delay')::int) % 64::bigint)" + fn18Where + " ORDER BY 1",
+			"power((value->>'delay')::int::numeric, 8)::text, power(2::numeric, abs((value->>'delay')::int) % 64::bigint)::text" + fn18Where + " ORDER BY 1",
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
