@@ -29,7 +29,8 @@ func extractOf(x string, fields []string) string {
 // second 6, milliseconds 3, the others 0; the epoch of a date 0), and a quotient of it
 // numeric's (trial24's D6: extract(hour …) / 2 was integer division, 3 for 3.5) — over rows and
 // constants, grouped, compared, rounded and in Grafana's time groups, while date_part stays
-// double precision; the time fields of a date are PostgreSQL's 0A000.
+// double precision; the time fields of a date are PostgreSQL's 0A000, and of a string constant
+// or NULL its 42725 (its candidates tie).
 func TestExtractNumericAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	const at = "TIMESTAMP '2001-04-01 07:30:30.25'"
@@ -61,6 +62,9 @@ func TestExtractNumericAsPostgres(t *testing.T) {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgTypes,
 			"SELECT extract(hour FROM timestamp), extract(epoch FROM timestamp), extract(second FROM timestamp), extract(epoch FROM timestamp::date), "+
 				"date_part('hour', timestamp), date_part('epoch', timestamp)"+fn18Where+" ORDER BY id LIMIT 3")...)
+		for _, q := range []string{"SELECT extract(hour FROM '2001-01-01 07:00')", "SELECT extract(epoch FROM NULL)", "SELECT date_part('hour', '2001-01-01 07:00')"} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, "42725")
+		}
 		res, err := run(ctx, cl.c, "SELECT extract(hour FROM timestamp), extract(epoch FROM timestamp), extract(milliseconds FROM timestamp), extract(epoch FROM timestamp::date), "+
 			"date_part('hour', timestamp), date_part('epoch', timestamp)"+fn18Where+" LIMIT 1")
 		if err != nil {

@@ -1032,6 +1032,15 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if isIntervalVal(args[1]) {
 			return bd.intervalPart(name, field, args[1])
 		}
+		if args[1].untyped() && args[1].param == 0 && (args[1].str != nil || args[1].null) {
+			// A string constant or NULL: PostgreSQL's candidates (timestamp, timestamp with
+			// time zone, date, time, interval…) tie, its 42725.
+			fn := name
+			if name == "extract" {
+				fn = "pg_catalog.extract"
+			}
+			return bval{}, refused(InvalidArgument, "42725", "function %s(unknown, unknown) is not unique", fn)
+		}
 		if !datePartFields[field] {
 			// PostgreSQL's other fields of a timestamp are refused by name (0A000); a
 			// name it does not know is its 22023 "not recognized".
