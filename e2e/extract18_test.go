@@ -103,3 +103,33 @@ func TestNumericPowerWideAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestGcdLcmAsPostgres: gcd and lcm of integers answer PostgreSQL's int4gcd, int8gcd, int4lcm
+// and int8lcm values and types (integer, bigint beside a bigint), over rows and constants,
+// with their errors: out of range (22003) for the smallest value's gcd with 0 or itself and an
+// lcm past the type, 42725 for two unknowns or two smallints, 42883 for a double precision.
+func TestGcdLcmAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT gcd(-2147483648, 1), gcd(12::smallint, 18), gcd(0, 0), lcm(4, -6), gcd('12', 18), gcd(12, 18::bigint), gcd(-9223372036854775807, 3), " +
+			"lcm(0, 5), gcd(NULL, 5), gcd((-2147483647 - 1)::int, -1), lcm(-2147483647, 2147483647), gcd(-2147483648::bigint, 0), lcm(65536, 65537::bigint), gcd(-7, -21)",
+		"SELECT id, gcd((value->>'delay')::int, 12), lcm((value->>'delay')::int, 8), gcd((value->>'distance')::bigint, (value->>'delay')::int), " +
+			"lcm((value->>'delay')::smallint, (value->>'distance')::int)" + fn18Where + " ORDER BY 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgTypes, "SELECT gcd(12, 18), lcm(4::smallint, 6), gcd(12, 18::bigint), lcm(4::bigint, 6::bigint)")...)
+		for q, state := range map[string]string{
+			"SELECT gcd((-2147483647 - 1)::int, 0)":                                  "22003",
+			"SELECT lcm(65536, 65537)":                                               "22003",
+			"SELECT lcm(-9223372036854775807 - 1, 1)":                                "22003",
+			"SELECT gcd((value->>'delay')::int * 0 - 2147483647 - 1, 0)" + fn18Where: "22003",
+			"SELECT gcd('12', '18')":                                                 "42725",
+			"SELECT gcd(12::smallint, 18::smallint)":                                 "42725",
+			"SELECT gcd(1.5::float8, 3)":                                             "42883",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{"SELECT gcd(1.5, 3)": "gcd"})
+	}
+}

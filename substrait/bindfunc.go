@@ -740,6 +740,11 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return v, err
 	}
 	switch name {
+	case "gcd", "lcm":
+		if err := nargs(2, 2); err != nil {
+			return bval{}, err
+		}
+		return bd.intGcdLcm(name, args)
 	case "age":
 		return bd.age(args)
 	case "justify_hours", "justify_days", "justify_interval":
@@ -1549,6 +1554,43 @@ func (bd *binder) intMod(args []bval) (bval, error) {
 		}
 	}
 	return bd.binary("%", args[0], args[1])
+}
+
+// intGcdLcm binds gcd(a, b) and lcm(a, b) of integers as PostgreSQL's int4gcd, int8gcd,
+// int4lcm and int8lcm (scan/ops' int_gcd, int_lcm): integer, or bigint beside a bigint
+// (a smallint beside an integer is one: PostgreSQL has no smallint form), never negative, with
+// their out-of-range errors (22003). Numerics are numericCall's (refused by name); another type
+// has no gcd (42883); two untyped constants or two smallints match both forms (42725).
+func (bd *binder) intGcdLcm(name string, args []bval) (bval, error) {
+	untyped := func(a bval) bool { return a.untyped() && a.param == 0 }
+	if untyped(args[0]) && untyped(args[1]) ||
+		!args[0].untyped() && !args[1].untyped() && numRank(args[0].typ()) < numRank(i32Type()) && numRank(args[1].typ()) < numRank(i32Type()) &&
+			familyOf(args[0].typ()) == famInt && familyOf(args[1].typ()) == famInt {
+		// Two unknowns, or two smallints, match integer and bigint alike in PostgreSQL.
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42725", Msg: fmt.Sprintf("function %s(%s, %s) is not unique", name, argTypeName(args[0]), argTypeName(args[1]))}
+	}
+	t := i32Type()
+	for _, a := range args {
+		if a.untyped() {
+			continue
+		}
+		if familyOf(a.typ()) != famInt {
+			return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s(%s, %s) does not exist", name, argTypeName(args[0]), argTypeName(args[1]))}
+		}
+		if numRank(a.typ()) > numRank(i32Type()) {
+			t = i64Type()
+		}
+	}
+	es := make([]expr.Expression, 2)
+	for i, a := range args {
+		e, err := bd.coerce(a, t, fmt.Sprintf("argument %d of %s", i+1, name))
+		if err != nil {
+			return bval{}, err
+		}
+		es[i] = e
+	}
+	f, err := bd.fn(URNPostgres, "int_"+name, t, es[0], es[1])
+	return typed(f), err
 }
 
 // quoteFunc binds PostgreSQL's quote_ident(text), quote_literal and quote_nullable (scan/ops'
