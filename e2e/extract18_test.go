@@ -133,3 +133,19 @@ func TestGcdLcmAsPostgres(t *testing.T) {
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{"SELECT gcd(1.5, 3)": "gcd"})
 	}
 }
+
+// TestASCIIAsPostgres: ascii(text) is PostgreSQL's code point of the first character (integer;
+// 0 of the empty string, NULL of NULL), of constants and of the flights' fields; of an integer
+// PostgreSQL's 42883.
+func TestASCIIAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT ascii('abc'), ascii(''), ascii('é'), ascii('€x'), ascii(NULL), ascii(' '), ascii(E'\\n')",
+		"SELECT id, ascii(id), ascii(value->>'destination'), ascii(value->>'nosuch'), ascii(lower(origin))" + fn18Where + " ORDER BY 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgTypes, "SELECT ascii('a')")...)
+		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT ascii(5)", "42883")
+	}
+}

@@ -771,6 +771,20 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, errorf(InvalidArgument, "%s takes 1 argument(s)", name)
 		}
 		return call(URNPostgres, strType(), es...)
+	case "ascii":
+		// PostgreSQL's ascii(text): the first character's code point (integer), 0 of ''. No
+		// other type casts to text implicitly (42883).
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		if !args[0].untyped() && (familyOf(args[0].typ()) != famString || args[0].json || args[0].jsonb) {
+			return bval{}, noSuchFunction(name, args)
+		}
+		e, err := text(0)
+		if err != nil {
+			return bval{}, err
+		}
+		return call(URNPostgres, i32Type(), e)
 	case "length", "char_length", "character_length", "octet_length":
 		if err := nargs(1, 1); err != nil {
 			return bval{}, err
@@ -1262,6 +1276,11 @@ func unknownFunction(name string, args []bval) *Error {
 	if pgFunctions()[name] {
 		return refused(Unimplemented, "0A000", "function %s is not supported", name)
 	}
+	return noSuchFunction(name, args)
+}
+
+// noSuchFunction is PostgreSQL's 42883 "function name(types) does not exist" of args.
+func noSuchFunction(name string, args []bval) *Error {
 	e := quoting(InvalidArgument, "42883", "function %s(", name)
 	e.Msg += argTypeNames(args) + ") does not exist"
 	e.LogMsg += argTypeNames(args) + ") does not exist"

@@ -46,6 +46,7 @@ import (
 //	concat_strict(a, b, …)           a || b: NULL when any argument is NULL
 //	lower(s), upper(s)               text
 //	char_length(s)                   the number of characters (int64)
+//	ascii(s)                         the code point of the first character (int32; 0 of '')
 //	octet_length(s)                  the number of bytes of text or binary (int64): PostgreSQL's
 //	                                 octet_length, and length of a bytea
 //	substring(s, start[, count])     characters from 1-based start (int64 arguments)
@@ -79,6 +80,7 @@ var ownFunctions = map[string]func(*fnNode) error{
 	"lower":        stringMap(strings.ToLower),
 	"upper":        stringMap(strings.ToUpper),
 	"char_length":  charLength,
+	"ascii":        asciiKernel,
 	"octet_length": octetLength,
 	"substring":    substringKernel,
 	"replace":      text3Kernel(replaceText),
@@ -551,6 +553,27 @@ func charLength(n *fnNode) error {
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		s, _ := asTexts(args[0])
 		return mapInts(mem, rows, args, func(i int) int64 { return int64(utf8.RuneCount(s.ValueBytes(i))) }), nil
+	}
+	return nil
+}
+
+// asciiKernel is PostgreSQL's ascii(text) in a UTF-8 database: the code point of the first
+// character, 0 for the empty string.
+func asciiKernel(n *fnNode) error {
+	if err := textArgs(n, 1, 1, 0); err != nil {
+		return err
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[0])
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) {
+			b := s.ValueBytes(i)
+			if len(b) == 0 {
+				return 0, true, nil
+			}
+			r, _ := utf8.DecodeRune(b)
+			return r, true, nil
+		})
 	}
 	return nil
 }
