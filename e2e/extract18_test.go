@@ -149,3 +149,19 @@ func TestASCIIAsPostgres(t *testing.T) {
 		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT ascii(5)", "42883")
 	}
 }
+
+// TestScaleAsPostgres: scale(x) is PostgreSQL's display scale of each numeric value (an
+// integer's 0, an untyped constant's digits after its point, NULL of NULL), of averages and
+// quotients whose scale varies by row too; of a double precision its 42883.
+func TestScaleAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT scale(1.50), scale(5), scale(NULL::numeric), scale(1e3), scale(0.00), scale('1.250'), scale(NULL), scale(extract(epoch FROM TIMESTAMP '2001-01-01')), scale(2.0 ^ 3)",
+		"SELECT id, scale((value->>'delay')::int), scale((value->>'delay')::numeric(10,3)), scale((value->>'delay')::int / 7.0), scale(extract(second FROM timestamp))" + fn18Where + " ORDER BY 1",
+		"SELECT value->>'destination', scale(avg((value->>'delay')::int)), scale(sum((value->>'delay')::int * 1.5))" + fn18Where + " GROUP BY 1 ORDER BY 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT scale(1.5::float8)", "42883")
+	}
+}

@@ -740,6 +740,8 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return v, err
 	}
 	switch name {
+	case "scale":
+		return bd.numericScaleOf(args)
 	case "gcd", "lcm":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err

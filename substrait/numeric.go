@@ -693,6 +693,9 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		return bval{}, false, nil
 	}
 	switch name {
+	case "scale":
+		v, err := bd.numericScaleOf(args)
+		return v, true, err
 	case "round", "trunc", "ceil", "ceiling", "floor":
 		if len(args) > 1 && name != "round" && name != "trunc" {
 			return bval{}, true, errorf(InvalidArgument, "%s takes 1 argument(s)", name)
@@ -990,4 +993,27 @@ func (bd *binder) numericQuotient(mode string, places, p int32, l, r bval, raw [
 	x, y := ops[0], ops[1]
 	return bd.fn(URNPostgres, "numeric_div", numType(max(places, 0)), types.Enum(mode),
 		types.Enum(strconv.Itoa(int(places))), types.Enum(strconv.Itoa(int(p))), x, y)
+}
+
+// numericScaleOf binds scale(x), PostgreSQL's numeric_scale: the display scale of each value
+// of x (an integer or an untyped constant made numeric; NULL of NULL), its ds where it varies
+// by row (avg, a quotient), else its type's; one the binder cannot follow is refused by name.
+// Another type has no scale (42883: double precision does not cast to numeric implicitly).
+func (bd *binder) numericScaleOf(args []bval) (bval, error) {
+	if len(args) != 1 {
+		return bval{}, noSuchFunction("scale", args)
+	}
+	x, _, err := bd.toNumeric(args[0])
+	if err != nil {
+		return bval{}, err
+	}
+	if x == nil {
+		return bval{}, noSuchFunction("scale", args)
+	}
+	ds, err := bd.scaleExpr(args[0])
+	if err != nil {
+		return bval{}, refused(Unimplemented, "0A000", "scale of %s is not supported: round it or cast it to numeric(p,s)", lostWhat(err))
+	}
+	f, err := bd.fn(URNPostgres, "numeric_scale", i32Type(), x, ds)
+	return typed(f), err
 }

@@ -77,15 +77,17 @@ var ownFunctions = map[string]func(*fnNode) error{
 	"json_path": jsonKernel(false, true), "json_path_text": jsonKernel(true, true),
 	"like": likeKernel(false), "ilike": likeKernel(true),
 	"concat": concatKernel(false, false), "concat_strict": concatKernel(true, false), "concat_ws": concatKernel(false, true),
-	"lower":        stringMap(strings.ToLower),
-	"upper":        stringMap(strings.ToUpper),
-	"char_length":  charLength,
-	"ascii":        asciiKernel,
-	"octet_length": octetLength,
-	"substring":    substringKernel,
-	"replace":      text3Kernel(replaceText),
-	"starts_with":  startsWith,
-	"btrim":        trimKernel(true, true), "ltrim": trimKernel(true, false), "rtrim": trimKernel(false, true),
+	"lower":       stringMap(strings.ToLower),
+	"upper":       stringMap(strings.ToUpper),
+	"char_length": charLength,
+	"ascii":       asciiKernel,
+	// numeric_scale(x, ds): scale(x), the display scale ds (int32) of each non-null x.
+	"numeric_scale": numericScaleKernel,
+	"octet_length":  octetLength,
+	"substring":     substringKernel,
+	"replace":       text3Kernel(replaceText),
+	"starts_with":   startsWith,
+	"btrim":         trimKernel(true, true), "ltrim": trimKernel(true, false), "rtrim": trimKernel(false, true),
 	"date_part":     datePart,
 	"extract":       extractKernel,
 	"round":         roundKernel,
@@ -574,6 +576,23 @@ func asciiKernel(n *fnNode) error {
 			r, _ := utf8.DecodeRune(b)
 			return r, true, nil
 		})
+	}
+	return nil
+}
+
+// numericScaleKernel is numeric_scale(x, ds), PostgreSQL's scale(numeric): the display scale
+// ds (int32, computed by the binder) of each row whose x (decimal128) is not NULL.
+func numericScaleKernel(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	if n.types[0] == nil || n.types[0].ID() != arrow.DECIMAL128 || n.types[1] == nil || n.types[1].ID() != arrow.INT32 {
+		return errors.New("numeric_scale(decimal128, int32)")
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		ds := args[1].(*array.Int32)
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) { return ds.Value(i), true, nil })
 	}
 	return nil
 }
