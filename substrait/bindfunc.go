@@ -17,6 +17,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/calendar"
 	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -765,6 +766,13 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return v, err
 	}
 	switch name {
+	case "scale":
+		return bd.numericScaleOf(args)
+	case "gcd", "lcm":
+		if err := nargs(2, 2); err != nil {
+			return bval{}, err
+		}
+		return bd.intGcdLcm(name, args)
 	case "age":
 		return bd.age(args)
 	case "justify_hours", "justify_days", "justify_interval":
@@ -791,6 +799,20 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bval{}, errorf(InvalidArgument, "%s takes 1 argument(s)", name)
 		}
 		return call(URNPostgres, strType(), es...)
+	case "ascii":
+		// PostgreSQL's ascii(text): the first character's code point (integer), 0 of ''. No
+		// other type casts to text implicitly (42883).
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		if !args[0].untyped() && (familyOf(args[0].typ()) != famString || args[0].json || args[0].jsonb) {
+			return bval{}, noSuchFunction(name, args)
+		}
+		e, err := text(0)
+		if err != nil {
+			return bval{}, err
+		}
+		return call(URNPostgres, i32Type(), e)
 	case "length", "char_length", "character_length", "octet_length":
 		if err := nargs(1, 1); err != nil {
 			return bval{}, err
@@ -1043,6 +1065,15 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if isIntervalVal(args[1]) {
 			return bd.intervalPart(name, field, args[1])
 		}
+		if args[1].untyped() && args[1].param == 0 && (args[1].str != nil || args[1].null) {
+			// A string constant or NULL: PostgreSQL's candidates (timestamp, timestamp with
+			// time zone, date, time, interval…) tie, its 42725.
+			fn := name
+			if name == "extract" {
+				fn = "pg_catalog.extract"
+			}
+			return bval{}, refused(InvalidArgument, "42725", "function %s(unknown, unknown) is not unique", fn)
+		}
 		if !datePartFields[field] {
 			// PostgreSQL's other fields of a timestamp are refused by name (0A000); a
 			// name it does not know is its 22023 "not recognized".
@@ -1064,20 +1095,22 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			}
 			field = "JULIAN_DAY"
 		}
+		if name == "extract" {
+			return bd.extract(field, *args[0].str, args[1])
+		}
 		ts, err := bd.coerce(args[1], tsType(), "argument 2 of "+name)
 		if err != nil {
 			return bval{}, err
 		}
-		// Fields with a fraction are double precision (PostgreSQL: extract answers numeric with
-		// six decimals); the others bigint from extract (numeric in PostgreSQL, always
-		// integral) and double precision from date_part, as PostgreSQL types it.
+		// date_part is double precision, as PostgreSQL types it: the fields with a fraction
+		// from the kernel's float64, the others its int64 cast.
 		fraction := field == "EPOCH" || field == "SECOND" || field == "MILLISECOND" || field == "JULIAN"
 		out := i64Type()
 		if fraction {
 			out = fp64Type()
 		}
 		f, err := expr.NewCustomScalarFunc(bd.reg, extensions.NewScalarFuncVariant(extensions.ID{URN: URNPostgres, Name: "date_part"}), out, nil, types.Enum(field), ts)
-		if err != nil || name != "date_part" || fraction {
+		if err != nil || fraction {
 			return typed(f), err
 		}
 		return bd.cast(f, fp64Type())
@@ -1266,6 +1299,11 @@ func unknownFunction(name string, args []bval) *Error {
 	if pgFunctions()[name] {
 		return refused(Unimplemented, "0A000", "function %s is not supported", name)
 	}
+	return noSuchFunction(name, args)
+}
+
+// noSuchFunction is PostgreSQL's 42883 "function name(types) does not exist" of args.
+func noSuchFunction(name string, args []bval) *Error {
 	e := quoting(InvalidArgument, "42883", "function %s(", name)
 	e.Msg += argTypeNames(args) + ") does not exist"
 	e.LogMsg += argTypeNames(args) + ") does not exist"
@@ -1293,6 +1331,32 @@ func argTypeNames(args []bval) string {
 		names[i] = argTypeName(a)
 	}
 	return strings.Join(names, ", ")
+}
+
+// extract binds extract(field FROM x) of a timestamp (with or without time zone) or a date as
+// PostgreSQL 15 answers it: numeric, exact, at the scale of calendar.ExtractScale (epoch and second
+// 6, millisecond 3, the others 0; the epoch of a date 0), from scan/ops' extract kernel.
+// PostgreSQL's extract_date refuses the time fields of a date (0A000, naming the unit as
+// written); date_part(field, date) reads the date as a timestamp and answers them (0).
+func (bd *binder) extract(field, unit string, v bval) (bval, error) {
+	var x expr.Expression
+	date := !v.untyped() && familyOf(v.typ()) == famDate
+	if date {
+		switch field {
+		case "HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND":
+			return bval{}, refused(Unimplemented, "0A000", "unit %q not supported for type date", strings.ToLower(unit))
+		}
+		x = v.e
+	} else {
+		ts, err := bd.coerce(v, tsType(), "argument 2 of extract")
+		if err != nil {
+			return bval{}, err
+		}
+		x = ts
+	}
+	out := &types.DecimalType{Precision: 38, Scale: calendar.ExtractScale(field, date), Nullability: nullableN}
+	f, err := expr.NewCustomScalarFunc(bd.reg, extensions.NewScalarFuncVariant(extensions.ID{URN: URNPostgres, Name: "extract"}), out, nil, types.Enum(field), x)
+	return typed(f), err
 }
 
 // datePartFields are the fields date_part and extract take (scan/ops implements them).
@@ -1552,6 +1616,43 @@ func (bd *binder) intMod(args []bval) (bval, error) {
 		}
 	}
 	return bd.binary("%", args[0], args[1])
+}
+
+// intGcdLcm binds gcd(a, b) and lcm(a, b) of integers as PostgreSQL's int4gcd, int8gcd,
+// int4lcm and int8lcm (scan/ops' int_gcd, int_lcm): integer, or bigint beside a bigint
+// (a smallint beside an integer is one: PostgreSQL has no smallint form), never negative, with
+// their out-of-range errors (22003). Numerics are numericCall's (refused by name); another type
+// has no gcd (42883); two untyped constants or two smallints match both forms (42725).
+func (bd *binder) intGcdLcm(name string, args []bval) (bval, error) {
+	untyped := func(a bval) bool { return a.untyped() && a.param == 0 }
+	if untyped(args[0]) && untyped(args[1]) ||
+		!args[0].untyped() && !args[1].untyped() && numRank(args[0].typ()) < numRank(i32Type()) && numRank(args[1].typ()) < numRank(i32Type()) &&
+			familyOf(args[0].typ()) == famInt && familyOf(args[1].typ()) == famInt {
+		// Two unknowns, or two smallints, match integer and bigint alike in PostgreSQL.
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42725", Msg: fmt.Sprintf("function %s(%s, %s) is not unique", name, argTypeName(args[0]), argTypeName(args[1]))}
+	}
+	t := i32Type()
+	for _, a := range args {
+		if a.untyped() {
+			continue
+		}
+		if familyOf(a.typ()) != famInt {
+			return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s(%s, %s) does not exist", name, argTypeName(args[0]), argTypeName(args[1]))}
+		}
+		if numRank(a.typ()) > numRank(i32Type()) {
+			t = i64Type()
+		}
+	}
+	es := make([]expr.Expression, 2)
+	for i, a := range args {
+		e, err := bd.coerce(a, t, fmt.Sprintf("argument %d of %s", i+1, name))
+		if err != nil {
+			return bval{}, err
+		}
+		es[i] = e
+	}
+	f, err := bd.fn(URNPostgres, "int_"+name, t, es[0], es[1])
+	return typed(f), err
 }
 
 // quoteFunc binds PostgreSQL's quote_ident(text), quote_literal and quote_nullable (scan/ops'

@@ -693,6 +693,9 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		return bval{}, false, nil
 	}
 	switch name {
+	case "scale":
+		v, err := bd.numericScaleOf(args)
+		return v, true, err
 	case "round", "trunc", "ceil", "ceiling", "floor":
 		if len(args) > 1 && name != "round" && name != "trunc" {
 			return bval{}, true, errorf(InvalidArgument, "%s takes 1 argument(s)", name)
@@ -773,6 +776,11 @@ func (bd *binder) numericFunc(name string, args []bval) (bval, error) {
 	}
 	vals := make([]types.FuncArg, len(args))
 	s := int32(quotientScale)
+	if name == "power" && integralValues(args[1]) {
+		// An integer exponent: power_var_int's scale, 16 (or the base's display scale, at
+		// most its type's), so that 10::numeric ^ 18 (19 digits before the point) fits 38.
+		s = powerIntScale
+	}
 	var scales []types.FuncArg // each argument's display scale, when one varies by row
 	if slices.ContainsFunc(args, func(v bval) bool { return v.ds != nil }) {
 		for _, a := range args {
@@ -813,6 +821,25 @@ func (bd *binder) numericFunc(name string, args []bval) (bval, error) {
 		return bd.fn(URNPostgres, "numeric_fn_scale", i32Type(), append([]types.FuncArg{types.Enum(name)}, vals...)...)
 	})
 	return out, nil
+}
+
+// powerIntScale is the scale of numeric power's value for an integer exponent: PostgreSQL 15's
+// power_var_int computes it at NUMERIC_MIN_SIG_DIGITS (16) digits after the point, or the
+// base's display scale when larger (ops.NumericFunc). An integer exponent beyond int32, which
+// power_var takes, answers only for a base of 0, 1 or -1, at the same scale, or overflows.
+const powerIntScale = 16
+
+// integralValues reports whether every value of v is an integer by its type: an integer, or a
+// numeric of scale 0 whose display scale does not vary by row.
+func integralValues(v bval) bool {
+	if v.untyped() {
+		return false
+	}
+	if familyOf(v.typ()) == famInt {
+		return true
+	}
+	s, ok := numScale(v.typ())
+	return ok && s == 0 && v.ds == nil
 }
 
 // widerNumber is the type two numbers resolve to in PostgreSQL: double precision beside a
@@ -972,4 +999,27 @@ func (bd *binder) numericQuotient(mode string, places, p int32, l, r bval, raw [
 	x, y := ops[0], ops[1]
 	return bd.fn(URNPostgres, "numeric_div", numType(max(places, 0)), types.Enum(mode),
 		types.Enum(strconv.Itoa(int(places))), types.Enum(strconv.Itoa(int(p))), x, y)
+}
+
+// numericScaleOf binds scale(x), PostgreSQL's numeric_scale: the display scale of each value
+// of x (an integer or an untyped constant made numeric; NULL of NULL), its ds where it varies
+// by row (avg, a quotient), else its type's; one the binder cannot follow is refused by name.
+// Another type has no scale (42883: double precision does not cast to numeric implicitly).
+func (bd *binder) numericScaleOf(args []bval) (bval, error) {
+	if len(args) != 1 {
+		return bval{}, noSuchFunction("scale", args)
+	}
+	x, _, err := bd.toNumeric(args[0])
+	if err != nil {
+		return bval{}, err
+	}
+	if x == nil {
+		return bval{}, noSuchFunction("scale", args)
+	}
+	ds, err := bd.scaleExpr(args[0])
+	if err != nil {
+		return bval{}, refused(Unimplemented, "0A000", "scale of %s is not supported: round it or cast it to numeric(p,s)", lostWhat(err))
+	}
+	f, err := bd.fn(URNPostgres, "numeric_scale", i32Type(), x, ds)
+	return typed(f), err
 }

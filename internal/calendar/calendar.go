@@ -28,3 +28,22 @@ func AddMonths(t time.Time, n int64) time.Time {
 	d := min(t.Day(), last)
 	return time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
 }
+
+// ExtractScale is the scale of PostgreSQL 15's numeric answer to extract(field FROM x) of a
+// timestamp (with or without time zone) or, dateArg, a date (timestamp_part_common and
+// extract_date): 6 for epoch and second, 3 for millisecond, 0 for the other fields and for the
+// epoch of a date. field is the upper-case name (EPOCH, SECOND, HOUR…).
+func ExtractScale(field string, dateArg bool) int32 {
+	switch field {
+	case "EPOCH":
+		if dateArg {
+			return 0
+		}
+		return 6
+	case "SECOND":
+		return 6
+	case "MILLISECOND":
+		return 3
+	}
+	return 0
+}

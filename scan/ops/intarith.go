@@ -11,7 +11,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
-// Signed integer addition, subtraction, division and remainder with PostgreSQL's checks
+// Signed integer addition, subtraction, division, remainder, gcd and lcm with PostgreSQL's checks
 // (int2pl, int4mi, int8div, int4mod… raise "smallint/integer/bigint out of range", SQLSTATE
 // 22003, and "division by zero", 22012).
 //
@@ -24,7 +24,7 @@ import (
 // The remainder of the smallest value by -1 is 0, as int4mod and int8mod answer it (Go's %
 // would overflow there).
 func init() {
-	for _, op := range []string{"add", "subtract", "divide", "modulus"} {
+	for _, op := range []string{"add", "subtract", "divide", "modulus", "gcd", "lcm"} {
 		ownFunctions["int_"+op] = intArithKernel(op)
 	}
 }
@@ -77,6 +77,38 @@ func intArithKernel(op string) func(*fnNode) error {
 	}
 }
 
+// intGCD is PostgreSQL's int4gcd_internal and int8gcd_internal: the greatest common divisor
+// of x and y, never negative (gcd(0, 0) is 0); the smallest value beside 0 or itself has a
+// divisor the type cannot hold, its out-of-range error.
+func intGCD[T signed](t arrow.DataType, x, y T) (T, error) {
+	// The larger absolute value first, compared in negative space, as PostgreSQL does.
+	nx, ny := x, y
+	if nx > 0 {
+		nx = -nx
+	}
+	if ny > 0 {
+		ny = -ny
+	}
+	if nx > ny {
+		x, y = y, x
+	}
+	if x < 0 && -x < 0 { // the smallest value
+		if y == 0 || y == x {
+			return 0, outOfRange(t, nil)
+		}
+		if y == -1 {
+			return 1, nil
+		}
+	}
+	for y != 0 {
+		x, y = y, x%y
+	}
+	if x < 0 {
+		x = -x
+	}
+	return x, nil
+}
+
 // urnArith is Substrait's functions_arithmetic.
 const urnArith = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic"
 
@@ -113,9 +145,11 @@ const (
 	intSubtract
 	intDivide
 	intModulus
+	intGcd
+	intLcm
 )
 
-var intOps = map[string]intOpCode{"add": intAdd, "subtract": intSubtract, "divide": intDivide, "modulus": intModulus}
+var intOps = map[string]intOpCode{"add": intAdd, "subtract": intSubtract, "divide": intDivide, "modulus": intModulus, "gcd": intGcd, "lcm": intLcm}
 
 // intOp is x op y for intArith, t the Arrow type whose out-of-range error it raises.
 func intOp[T signed](op intOpCode, t arrow.DataType, x, y T) (T, error) {
@@ -130,6 +164,24 @@ func intOp[T signed](op intOpCode, t arrow.DataType, x, y T) (T, error) {
 		r = x + y
 		// Overflow when the operands' signs agree and the result's differs.
 		over = (x^y) >= 0 && (x^r) < 0
+	case intGcd:
+		return intGCD(t, x, y)
+	case intLcm:
+		if x == 0 || y == 0 {
+			return 0, nil
+		}
+		g, err := intGCD(t, x, y)
+		if err != nil {
+			return 0, err
+		}
+		q := x / g
+		r = q * y
+		// Overflow when the product does not divide back, or is the smallest value (whose
+		// absolute value the type cannot hold).
+		over = r/y != q || (r < 0 && -r < 0)
+		if r < 0 {
+			r = -r
+		}
 	case intDivide, intModulus:
 		switch {
 		case y == 0:

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
@@ -44,6 +45,7 @@ import (
 //	concat_strict(a, b, …)           a || b: NULL when any argument is NULL
 //	lower(s), upper(s)               text
 //	char_length(s)                   the number of characters (int64)
+//	ascii(s)                         the code point of the first character (int32; 0 of '')
 //	octet_length(s)                  the number of bytes of text or binary (int64): PostgreSQL's
 //	                                 octet_length, and length of a bytea
 //	substring(s, start[, count])     characters from 1-based start (int64 arguments)
@@ -53,6 +55,10 @@ import (
 //	date_part(field, ts)             extract(field FROM ts) in UTC: int64 (epoch: float64);
 //	                                 millisecond and microsecond are whole numbers, as in
 //	                                 DuckDB (PostgreSQL keeps the fraction)
+//	extract(field, ts)               extract(field FROM ts) in UTC, PostgreSQL 15's numeric,
+//	                                 exact: decimal128(38, s), s 6 for epoch and second, 3 for
+//	                                 millisecond, else 0; ts a timestamp or a date (epoch of a
+//	                                 date at scale 0, as extract_date answers it)
 //	to_char(ts, format)              PostgreSQL's template patterns (tochar.go), UTC
 //	timestamp_add(ts, months, ns)    ts + interval in UTC as PostgreSQL computes it: months on
 //	                                 the calendar (day clamped to the month's end), then ns
@@ -70,15 +76,19 @@ var ownFunctions = map[string]func(*fnNode) error{
 	"json_path": jsonKernel(false, true), "json_path_text": jsonKernel(true, true),
 	"like": likeKernel(false), "ilike": likeKernel(true),
 	"concat": concatKernel(false, false), "concat_strict": concatKernel(true, false), "concat_ws": concatKernel(false, true),
-	"lower":        stringMap(strings.ToLower),
-	"upper":        stringMap(strings.ToUpper),
-	"char_length":  charLength,
-	"octet_length": octetLength,
-	"substring":    substringKernel,
-	"replace":      text3Kernel(replaceText),
-	"starts_with":  startsWith,
-	"btrim":        trimKernel(true, true), "ltrim": trimKernel(true, false), "rtrim": trimKernel(false, true),
+	"lower":       stringMap(strings.ToLower),
+	"upper":       stringMap(strings.ToUpper),
+	"char_length": charLength,
+	"ascii":       asciiKernel,
+	// numeric_scale(x, ds): scale(x), the display scale ds (int32) of each non-null x.
+	"numeric_scale": numericScaleKernel,
+	"octet_length":  octetLength,
+	"substring":     substringKernel,
+	"replace":       text3Kernel(replaceText),
+	"starts_with":   startsWith,
+	"btrim":         trimKernel(true, true), "ltrim": trimKernel(true, false), "rtrim": trimKernel(false, true),
 	"date_part":     datePart,
+	"extract":       extractKernel,
 	"round":         roundKernel,
 	"to_char":       toCharKernel,
 	"timestamp_add": timestampAdd,
@@ -521,6 +531,44 @@ func charLength(n *fnNode) error {
 	return nil
 }
 
+// asciiKernel is PostgreSQL's ascii(text) in a UTF-8 database: the code point of the first
+// character, 0 for the empty string.
+func asciiKernel(n *fnNode) error {
+	if err := textArgs(n, 1, 1, 0); err != nil {
+		return err
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[0])
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) {
+			b := s.ValueBytes(i)
+			if len(b) == 0 {
+				return 0, true, nil
+			}
+			r, _ := utf8.DecodeRune(b)
+			return r, true, nil
+		})
+	}
+	return nil
+}
+
+// numericScaleKernel is numeric_scale(x, ds), PostgreSQL's scale(numeric): the display scale
+// ds (int32, computed by the binder) of each row whose x (decimal128) is not NULL.
+func numericScaleKernel(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	if n.types[0] == nil || n.types[0].ID() != arrow.DECIMAL128 || n.types[1] == nil || n.types[1].ID() != arrow.INT32 {
+		return errors.New("numeric_scale(decimal128, int32)")
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		ds := args[1].(*array.Int32)
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) { return ds.Value(i), true, nil })
+	}
+	return nil
+}
+
 // octetLength is PostgreSQL's octet_length (and length of a bytea): the bytes of a text's
 // UTF-8 or of a binary value.
 func octetLength(n *fnNode) error {
@@ -884,6 +932,105 @@ func datePart(n *fnNode) error {
 		return mapInts(mem, rows, args[1:2], func(i int) int64 { return f(at(i)) }), nil
 	}
 	return nil
+}
+
+// extractKernel is extract(field FROM x) as PostgreSQL 15 answers it, numeric and exact: the
+// value unscaled at calendar.ExtractScale (the seconds of the minute in microseconds for second,
+// millisecond and microsecond; the microseconds since the Unix epoch for epoch), as
+// timestamp_part_common and extract_date compute them over microseconds, the nanoseconds
+// below the microsecond dropped (toward minus infinity) as datePart's fields do. A date
+// argument takes the date fields and epoch (the binder refuses the others as PostgreSQL does).
+func extractKernel(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	field := n.enums[0]
+	if n.args[1] == nil || (n.types[1].ID() != arrow.TIMESTAMP && n.types[1].ID() != arrow.DATE32) {
+		return errors.New("argument 2 must be a timestamp or a date")
+	}
+	date := n.types[1].ID() == arrow.DATE32
+	var f func(t time.Time) int64
+	switch field {
+	case "EPOCH":
+		f = time.Time.UnixMicro
+		if date {
+			f = time.Time.Unix
+		}
+	case "SECOND", "MILLISECOND":
+		f = datePartFields["MICROSECOND"]
+	default:
+		var ok bool
+		if f, ok = datePartFields[field]; !ok {
+			return fmt.Errorf("unit %q is not supported", strings.ToLower(field))
+		}
+	}
+	if date {
+		f = bcYears(field, f)
+	}
+	out := &arrow.Decimal128Type{Precision: 38, Scale: calendar.ExtractScale(field, date)}
+	n.out = out
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		var at func(i int) time.Time
+		if d, ok := args[1].(*array.Date32); ok {
+			at = func(i int) time.Time { return time.Unix(int64(d.Value(i))*86400, 0).UTC() }
+		} else {
+			var err error
+			if at, err = timesAt(args[1]); err != nil {
+				return nil, err
+			}
+		}
+		return mapRows[decimal128.Num](array.NewDecimal128Builder(mem, out), rows, args[1:2], func(i int) (decimal128.Num, bool, error) {
+			return decimal128.FromI64(f(at(i))), true, nil
+		})
+	}
+	return nil
+}
+
+// bcYears is f with PostgreSQL's years before Christ (a date's range reaches them; a
+// timestamp's nanoseconds do not): time.Time's year 0 is 1 BC, which timestamp_part_common
+// writes -1, and its decade, century and millennium count away from zero (century -1 for 1 to
+// 100 BC), as extract_date computes them (DTK_YEAR, DTK_DECADE, DTK_CENTURY, DTK_MILLENNIUM;
+// date2isoyear's year likewise).
+func bcYears(field string, f func(t time.Time) int64) func(t time.Time) int64 {
+	bc := func(y int64) int64 { return y - 1 } // the astronomical year 0 is 1 BC
+	switch field {
+	case "YEAR":
+		return func(t time.Time) int64 {
+			if y := int64(t.Year()); y <= 0 {
+				return bc(y)
+			}
+			return f(t)
+		}
+	case "ISOYEAR":
+		return func(t time.Time) int64 {
+			if y := f(t); y <= 0 {
+				return bc(y)
+			}
+			return f(t)
+		}
+	case "DECADE":
+		return func(t time.Time) int64 {
+			if y := int64(t.Year()); y < 0 {
+				return -((8 - (y - 1)) / 10)
+			}
+			return f(t)
+		}
+	case "CENTURY":
+		return func(t time.Time) int64 {
+			if y := int64(t.Year()); y <= 0 {
+				return -((99 - (y - 1)) / 100)
+			}
+			return f(t)
+		}
+	case "MILLENNIUM":
+		return func(t time.Time) int64 {
+			if y := int64(t.Year()); y <= 0 {
+				return -((999 - (y - 1)) / 1000)
+			}
+			return f(t)
+		}
+	}
+	return f
 }
 
 func toCharKernel(n *fnNode) error {

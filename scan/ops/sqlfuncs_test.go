@@ -212,6 +212,10 @@ func TestSQLFunctions(t *testing.T) {
 		// Seconds and milliseconds keep the microseconds, as PostgreSQL's extract does.
 		{"date_part millisecond", own("date_part", &types.Float64Type{Nullability: types.NullabilityNullable}, types.Enum("MILLISECOND"), col(3)), []string{"7123.456", "59000", "0", "NULL"}},
 		{"date_part second", own("date_part", &types.Float64Type{Nullability: types.NullabilityNullable}, types.Enum("SECOND"), col(3)), []string{"7.123456", "59", "0", "NULL"}},
+		{"extract epoch", own("extract", &types.DecimalType{Precision: 38, Scale: 6, Nullability: types.NullabilityNullable}, types.Enum("EPOCH"), col(3)), []string{"983682367.123456", "978307199", "978825600", "NULL"}},
+		{"extract second", own("extract", &types.DecimalType{Precision: 38, Scale: 6, Nullability: types.NullabilityNullable}, types.Enum("SECOND"), col(3)), []string{"7.123456", "59", "0", "NULL"}},
+		{"extract millisecond", own("extract", &types.DecimalType{Precision: 38, Scale: 3, Nullability: types.NullabilityNullable}, types.Enum("MILLISECOND"), col(3)), []string{"7123.456", "59000", "0", "NULL"}},
+		{"extract hour", own("extract", &types.DecimalType{Precision: 38, Nullability: types.NullabilityNullable}, types.Enum("HOUR"), col(3)), []string{"5", "23", "0", "NULL"}},
 		{"date_part epoch", own("date_part", &types.Float64Type{Nullability: types.NullabilityNullable}, types.Enum("EPOCH"), col(3)), []string{"9.83682367123456e+08", "9.78307199e+08", "9.788256e+08", "NULL"}},
 		{"to_char", own("to_char", strOut, col(3), str(`YYYY-MM-DD HH24:MI:SS.US Dy Mon Q "Q"`)), []string{"2001-03-04 05:06:07.123456 Sun Mar 1 Q", "2000-12-31 23:59:59.000000 Sun Dec 4 Q", "2001-01-07 00:00:00.000000 Sun Jan 1 Q", "NULL"}},
 		// CASE evaluates a value only on the rows it gives: no division by zero

@@ -94,11 +94,13 @@ SELECT id, convert_from(value, 'UTF8') LIKE '%"destination":"LAX"%' AS to_lax FR
 -- duckdb: SELECT id, value::varchar LIKE '%"destination":"LAX"%' AS to_lax FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-04' AND timestamp < '2001-03-05' ORDER BY id LIMIT 8
 
 SELECT id, extract(hour from timestamp) AS h, extract(minute from timestamp) AS mi FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-09' AND timestamp < '2001-05-10' ORDER BY id LIMIT 6
+-- duckdb: SELECT id, CAST(extract(hour from timestamp) AS DECIMAL(38,0)) AS h, CAST(extract(minute from timestamp) AS DECIMAL(38,0)) AS mi FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-05-09' AND timestamp < '2001-05-10' ORDER BY id LIMIT 6
 
 SELECT id, date_part('dow', timestamp) AS dow, date_part('doy', timestamp) AS doy FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-05-09' AND timestamp < '2001-05-12' ORDER BY id LIMIT 6
 -- duckdb: SELECT id, date_part('dow', timestamp)::DOUBLE AS dow, date_part('doy', timestamp)::DOUBLE AS doy FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-05-09' AND timestamp < '2001-05-12' ORDER BY id LIMIT 6
 
 SELECT id, extract(year from timestamp) AS y, extract(month from timestamp) AS m, extract(day from timestamp) AS d, extract(quarter from timestamp) AS q FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-06-29' AND timestamp < '2001-07-01' ORDER BY id LIMIT 4
+-- duckdb: SELECT id, CAST(extract(year from timestamp) AS DECIMAL(38,0)) AS y, CAST(extract(month from timestamp) AS DECIMAL(38,0)) AS m, CAST(extract(day from timestamp) AS DECIMAL(38,0)) AS d, CAST(extract(quarter from timestamp) AS DECIMAL(38,0)) AS q FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-06-29' AND timestamp < '2001-07-01' ORDER BY id LIMIT 4
 
 SELECT id, date_trunc('hour', timestamp) AS h FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-09' AND timestamp < '2001-01-10' ORDER BY id LIMIT 5
 
@@ -226,6 +228,7 @@ SELECT count(*) + 1, sum((value->>'delay')::int) / count(*) FROM flights WHERE o
 SELECT count(DISTINCT date_trunc('day', timestamp)) FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01'
 
 SELECT max(length(value->>'destination')), min(extract(hour from timestamp)) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01'
+-- duckdb: SELECT max(length(value->>'destination')), min(CAST(extract(hour from timestamp) AS DECIMAL(38,0))) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01'
 
 SELECT count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' HAVING count(*) > 100
 
@@ -261,10 +264,13 @@ SELECT date_bin(INTERVAL '90 minutes', timestamp, TIMESTAMPTZ '2001-01-01 00:15:
 -- duckdb: SELECT time_bucket(INTERVAL '90 minutes', timestamp, TIMESTAMPTZ '2001-01-01 00:15:00+00') AS b, count(*) FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-06-10' AND timestamp < '2001-06-11' GROUP BY b ORDER BY b
 
 SELECT extract(hour from timestamp) AS h, count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-02-01' GROUP BY 1 ORDER BY 1
+-- duckdb: SELECT CAST(extract(hour from timestamp) AS DECIMAL(38,0)) AS h, count(*) FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-02-01' GROUP BY 1 ORDER BY 1
 
 SELECT extract(dow from timestamp) AS dow, count(*), avg((value->>'delay')::int) FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY dow ORDER BY dow
+-- duckdb: SELECT CAST(extract(dow from timestamp) AS DECIMAL(38,0)) AS dow, count(*), avg((value->>'delay')::int) FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY dow ORDER BY dow
 
 SELECT extract(month from timestamp) AS m, value->>'destination' AS d, count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1, 2 HAVING count(*) >= 150 ORDER BY 1, 2
+-- duckdb: SELECT CAST(extract(month from timestamp) AS DECIMAL(38,0)) AS m, value->>'destination' AS d, count(*) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01' GROUP BY 1, 2 HAVING count(*) >= 150 ORDER BY 1, 2
 
 SELECT CASE WHEN (value->>'delay')::int > 60 THEN 'late' ELSE 'ok' END AS s, count(*) FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-01' AND timestamp < '2001-05-01' GROUP BY 1 ORDER BY 1
 
@@ -313,6 +319,7 @@ SELECT id, timestamp FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01
 SELECT DISTINCT value->>'destination' AS d FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-01-01' AND timestamp < '2001-02-01' ORDER BY d LIMIT 10
 
 SELECT DISTINCT extract(hour from timestamp) AS h FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-01' AND timestamp < '2001-03-02' ORDER BY h
+-- duckdb: SELECT DISTINCT CAST(extract(hour from timestamp) AS DECIMAL(38,0)) AS h FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-01' AND timestamp < '2001-03-02' ORDER BY h
 
 SELECT DISTINCT origin, value->>'destination' AS d FROM flights WHERE origin IN ('BOS', 'SFO') AND timestamp >= '2001-06-01' AND timestamp < '2001-06-02' AND value->>'destination' LIKE 'L%' ORDER BY 1, 2
 
