@@ -1212,8 +1212,14 @@ func (bd *binder) limitValue(n *pg.Node, what string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if num, ok := bd.ps.placeholders[v]; ok && bd.ps.vals == nil {
-		_ = num
+	if c, ok := v.(*expr.Cast); ok && bd.ps.vals == nil {
+		// $n::int4 (JDBC's LIMIT ?::int) widened to bigint: at execution the parameter's
+		// int4 literal folds to a bigint one (coerce), so only the stand-in is cast here.
+		if _, ph := bd.ps.placeholders[c.Input]; ph {
+			v = c.Input
+		}
+	}
+	if _, ok := bd.ps.placeholders[v]; ok && bd.ps.vals == nil {
 		return 0, nil // prepare time: any value
 	}
 	lit, ok := v.(*expr.PrimitiveLiteral[int64])

@@ -432,3 +432,42 @@ func TestExplainJoin(t *testing.T) {
 		t.Errorf("Explain quotes a literal:\n%s", got)
 	}
 }
+
+// TestLimitCastParameter: LIMIT ?::int (and int2, CAST(? AS int), OFFSET ?::int) prepares with
+// an int4/int2 parameter and binds as PostgreSQL's int4in/int2in reads the value ("2" and 2
+// answer; "2.5" is 22P02, a value past int4 22003), trial24's D5.
+func TestLimitCastParameter(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	const head = `SELECT id FROM messages WHERE channel_id = ? AND timestamp >= ? AND timestamp < ? ORDER BY timestamp DESC `
+	for _, tail := range []string{`LIMIT ?::int`, `LIMIT CAST(? AS integer)`, `LIMIT ?::int2`, `LIMIT ?::int8`} {
+		sql := head + tail
+		// Every integer parameter is declared int64 (paramArrowType); the value is read as
+		// the cast's type at bind time.
+		s, err := Prepare(sql, cat)
+		if err != nil {
+			t.Fatalf("%s: %v", tail, err)
+		}
+		if got := s.ParameterSchema().Field(3).Type; !arrow.TypeEqual(got, arrow.PrimitiveTypes.Int64) {
+			t.Errorf("%s: parameter type %v", tail, got)
+		}
+		for _, v := range []any{"2", 2, int32(2)} {
+			got, err := planShape(t, cat, sql, "general", jan1, feb1, v)
+			if err != nil || got.limit != 2 {
+				t.Errorf("%s bound %#v: limit %d, %v", tail, v, got.limit, err)
+			}
+		}
+		if _, err := planShape(t, cat, sql, "general", jan1, feb1, "2.5"); err == nil || err.(*Error).SQLState != "22P02" {
+			t.Errorf("%s bound '2.5': %v, want 22P02", tail, err)
+		}
+		if _, err := planShape(t, cat, sql, "general", jan1, feb1, "-1"); !errors.Is(err, ErrNegativeLimit) {
+			t.Errorf("%s bound '-1': %v", tail, err)
+		}
+	}
+	if _, err := planShape(t, cat, head+`LIMIT ?::int`, "general", jan1, feb1, "99999999999"); err == nil || err.(*Error).SQLState != "22003" {
+		t.Errorf("LIMIT ?::int past int4: %v, want 22003", err)
+	}
+	if got, err := planShape(t, cat, head+`LIMIT 5 OFFSET ?::int`, "general", jan1, feb1, "3"); err != nil || got.limit != 5 {
+		t.Errorf("OFFSET ?::int: limit %d, %v", got.limit, err)
+	}
+}
