@@ -52,6 +52,9 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 		// A bound string is an untyped literal (psycopg's str): the statement types it.
 		{"SELECT ? > 5", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"7"}},
 		{"SELECT ? - 1", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"7"}},
+		// date_trunc's unit as a parameter (trial24's D5), read once per execution.
+		{"SELECT date_trunc(?, timestamptz '2001-02-03 04:05:06+00') AS t", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"month"}},
+		{"SELECT date_trunc(?, timestamp '2001-02-03 04:05:06') AS t", []uint32{25}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"Decade"}},
 	} {
 		pgSQL := tc.sql
 		for i := range tc.oids {

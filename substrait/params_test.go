@@ -471,3 +471,34 @@ func TestLimitCastParameter(t *testing.T) {
 		t.Errorf("OFFSET ?::int: limit %d, %v", got.limit, err)
 	}
 }
+
+// TestDateTruncUnitParameter: date_trunc(?, timestamp) prepares with a text parameter and
+// binds each execution's unit as the literal would (decades through URNPostgres' date_trunc
+// too); a unit PostgreSQL does not know, or a value that is not text, is refused at bind.
+func TestDateTruncUnitParameter(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, sql := range []string{
+		`SELECT date_trunc(?, timestamp) AS t, count(*) FROM messages` + routedWhere + ` GROUP BY 1`,
+		`SELECT date_trunc(?::text, timestamp) AS t FROM messages` + routedWhere,
+	} {
+		s, err := Prepare(sql, cat)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if got := s.ParameterSchema().Field(0).Type; !arrow.TypeEqual(got, arrow.BinaryTypes.String) {
+			t.Errorf("%s: parameter type %v", sql, got)
+		}
+		for _, unit := range []string{"day", "Month", "decade"} {
+			if _, err := s.Bind(unit); err != nil {
+				t.Errorf("%s bound %q: %v", sql, unit, err)
+			}
+		}
+		if _, err := s.Bind("fortnight"); err == nil {
+			t.Errorf("%s bound 'fortnight': no error", sql)
+		}
+		if _, err := s.Bind(5); err == nil || err.(*Error).Msg != "parameter $1 must be text, got bigint" {
+			t.Errorf("%s bound 5: %v", sql, err)
+		}
+	}
+}
