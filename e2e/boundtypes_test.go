@@ -55,6 +55,13 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 		// date_trunc's unit as a parameter (trial24's D5), read once per execution.
 		{"SELECT date_trunc(?, timestamptz '2001-02-03 04:05:06+00') AS t", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"month"}},
 		{"SELECT date_trunc(?, timestamp '2001-02-03 04:05:06') AS t", []uint32{25}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"Decade"}},
+		// Interval parameters (trial24's D5): text read by interval_in, or month_day_nano.
+		{"SELECT (? + interval '3 hours')::text AS t", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"1 day 2 hours"}},
+		{"SELECT (?::interval)::text AS t", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"-1 mon 2 days 00:00:03.5"}},
+		{"SELECT timestamptz '2001-02-03 04:05:06+00' + ?::interval AS t", []uint32{1186}, []arrow.DataType{arrow.FixedWidthTypes.MonthDayNanoInterval},
+			[]any{arrow.MonthDayNanoInterval{Months: 1, Days: 2, Nanoseconds: 3_000_000_000}}},
+		{"SELECT (? - interval '1 day')::text AS t", []uint32{1186}, []arrow.DataType{arrow.FixedWidthTypes.MonthDayNanoInterval},
+			[]any{arrow.MonthDayNanoInterval{Months: -1, Days: 40, Nanoseconds: 1_500_000}}},
 	} {
 		pgSQL := tc.sql
 		for i := range tc.oids {
@@ -84,6 +91,9 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 			case string:
 				b.Field(i).(*array.StringBuilder).Append(x)
 				args[i] = []byte(x)
+			case arrow.MonthDayNanoInterval:
+				b.Field(i).(*array.MonthDayNanoIntervalBuilder).Append(x)
+				args[i] = []byte(fmt.Sprintf("%d months %d days %d microseconds", x.Months, x.Days, x.Nanoseconds/1000))
 			case arrow.Timestamp:
 				b.Field(i).(*array.TimestampBuilder).Append(x)
 				args[i] = []byte(day.Format(time.RFC3339))

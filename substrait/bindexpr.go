@@ -1130,7 +1130,7 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if v.e != nil && isIntervalType(v.typ()) || v.null {
+		if v.e != nil && isIntervalType(v.typ()) || v.null || v.param > 0 {
 			e, err := bd.intervalValue(v, "")
 			return typed(e), err
 		}

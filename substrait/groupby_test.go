@@ -116,7 +116,7 @@ func TestGroupedSQLErrors(t *testing.T) {
 		{sel + ` GROUP BY 1 ORDER BY t USING <`, Unimplemented, "ORDER BY … USING is not supported"},
 		{`SELECT date_trunc('microseconds', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_trunc to microseconds is not supported"},
 		{`SELECT date_trunc('fortnight', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_trunc unit is not recognized"},
-		{`SELECT date_trunc($1, timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_trunc with a unit that is not a string literal is not supported"},
+		{`SELECT date_trunc(channel_id, timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_trunc with a unit that is not a string literal or a parameter is not supported"},
 		{`SELECT date_trunc('hour', timestamp, 'CET'), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "time zone abbreviations other than UTC, GMT, Z, EST, EDT, CST, CDT, MST, MDT, PST and PDT are not supported; name the zone (America/New_York) or a POSIX offset (UTC+5)"},
 		{`SELECT date_trunc('hour', timestamp, zone), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_trunc with a time zone that is not a text constant is not supported"},
 		{`SELECT timestamp AT TIME ZONE id FROM messages` + routedWhere, Unimplemented, "AT TIME ZONE with a zone that is not a constant is not supported"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -66,6 +67,9 @@ func (bd *binder) intervalValue(v bval, what string) (expr.Expression, error) {
 	if !ok && v.str != nil {
 		s, ok = *v.str, true // an untyped literal read as an interval
 	}
+	if !ok && v.param > 0 {
+		return bd.intervalParam(v.param, what)
+	}
 	if !ok {
 		return nil, unimplemented("interval parameters")
 	}
@@ -75,6 +79,43 @@ func (bd *binder) intervalValue(v bval, what string) (expr.Expression, error) {
 	}
 	return bd.fn(URNPostgres, "make_interval", intervalType(), expr.NewPrimitiveLiteral(months, false),
 		expr.NewPrimitiveLiteral(days, false), expr.NewPrimitiveLiteral(us*1000, false))
+}
+
+// intervalParam is parameter p as an interval (`? + interval '3 hours'`, `?::interval`): its
+// value text read by PostgreSQL's interval_in (parseIntervalFields; JDBC's setString on the
+// utf8 the parameter is declared as), or a bound month_day_nano interval (ADBC's), whose
+// nanoseconds must be whole microseconds, PostgreSQL's resolution; at prepare time a zero
+// interval of the same type stands in.
+func (bd *binder) intervalParam(p int, what string) (expr.Expression, error) {
+	if prev, ok := bd.ps.types[p]; ok && !isIntervalType(prev) {
+		return nil, errorf(InvalidArgument, "parameter $%d is used both as %s and as interval", p, typeName(prev))
+	}
+	bd.ps.types[p] = intervalType()
+	var months, days int32
+	var ns int64
+	switch {
+	case bd.ps.vals == nil:
+	case p > len(bd.ps.vals):
+		return nil, errorf(InvalidArgument, "parameter $%d has no value", p)
+	default:
+		switch x := bd.ps.vals[p-1].(type) {
+		case string:
+			m, d, us, err := parseIntervalFields(x)
+			if err != nil {
+				return nil, paramError(p, err)
+			}
+			months, days, ns = m, d, us*1000
+		case arrow.MonthDayNanoInterval:
+			if x.Nanoseconds%1000 != 0 {
+				return nil, errorf(InvalidArgument, "parameter $%d: an interval finer than a microsecond (PostgreSQL's resolution) is not accepted", p)
+			}
+			months, days, ns = x.Months, x.Days, x.Nanoseconds
+		default:
+			return nil, errorf(InvalidArgument, "parameter $%d must be interval, got %s", p, valueTypeName(x))
+		}
+	}
+	return bd.fn(URNPostgres, "make_interval", intervalType(), expr.NewPrimitiveLiteral(months, false),
+		expr.NewPrimitiveLiteral(days, false), expr.NewPrimitiveLiteral(ns, false))
 }
 
 // parseIntervalFields reads an interval literal as PostgreSQL's interval_in keeps it: its

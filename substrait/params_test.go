@@ -502,3 +502,39 @@ func TestDateTruncUnitParameter(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalParameter: an interval parameter (`? + interval '3 hours'`, `?::interval`,
+// timestamp + ?::interval) is declared utf8 and binds text (read by interval_in) or an Arrow
+// month_day_nano interval; text interval_in refuses, an interval finer than a microsecond
+// and a value of another type are refused at bind.
+func TestIntervalParameter(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, sql := range []string{
+		`SELECT ? + interval '3 hours'`,
+		`SELECT ?::interval`,
+		`SELECT timestamp + ?::interval FROM messages` + routedWhere,
+	} {
+		s, err := Prepare(sql, cat)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if got := s.ParameterSchema().Field(0).Type; !arrow.TypeEqual(got, arrow.BinaryTypes.String) {
+			t.Errorf("%s: parameter type %v", sql, got)
+		}
+		for _, v := range []any{"1 day 2 hours", arrow.MonthDayNanoInterval{Months: 1, Days: 2, Nanoseconds: 3000}} {
+			if _, err := s.BindGeneral(BindOptions{}, v); err != nil {
+				t.Errorf("%s bound %v: %v", sql, v, err)
+			}
+		}
+		for v, want := range map[any]string{
+			"bogus": "parameter $1: invalid input syntax for type interval",
+			arrow.MonthDayNanoInterval{Nanoseconds: 1}: "parameter $1: an interval finer than a microsecond (PostgreSQL's resolution) is not accepted",
+			5: "parameter $1 must be interval, got bigint",
+		} {
+			if _, err := s.BindGeneral(BindOptions{}, v); err == nil || err.(*Error).Msg != want {
+				t.Errorf("%s bound %v: %v, want %q", sql, v, err, want)
+			}
+		}
+	}
+}
