@@ -1253,21 +1253,14 @@ func (bd *binder) foldIntCasts(e expr.Expression) (expr.Expression, error) {
 	if _, ph := bd.ps.placeholders[in]; ph && bd.ps.vals == nil {
 		return in, nil
 	}
-	var n int64
-	switch l := in.(type) {
-	case *expr.PrimitiveLiteral[int16]:
-		n = int64(l.Value)
-	case *expr.PrimitiveLiteral[int32]:
-		n = int64(l.Value)
-	case *expr.PrimitiveLiteral[int64]:
-		n = l.Value
-	default:
+	lit, ok := foldNumber(in, i64Type()).(*expr.PrimitiveLiteral[int64])
+	if !ok {
 		return e, nil
 	}
-	if _, err := intLiteral(n, c.Type, false); err != nil {
+	if _, err := intLiteral(lit.Value, c.Type, false); err != nil {
 		return nil, err
 	}
-	return expr.NewPrimitiveLiteral(n, false), nil
+	return lit, nil
 }
 
 // fromItem is the bound FROM clause; read is set when it is one routed table read whose
