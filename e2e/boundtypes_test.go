@@ -62,6 +62,9 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 			[]any{arrow.MonthDayNanoInterval{Months: 1, Days: 2, Nanoseconds: 3_000_000_000}}},
 		{"SELECT (? - interval '1 day')::text AS t", []uint32{1186}, []arrow.DataType{arrow.FixedWidthTypes.MonthDayNanoInterval},
 			[]any{arrow.MonthDayNanoInterval{Months: -1, Days: 40, Nanoseconds: 1_500_000}}},
+		{"SELECT date_bin(?::interval, timestamp '2001-02-03 04:05:06', timestamp '2001-01-01') AS t", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"15 minutes"}},
+		{"SELECT date_bin(?, timestamptz '2001-02-03 04:05:06+00', timestamptz '2001-01-01 00:00+00') AS t", []uint32{1186}, []arrow.DataType{arrow.FixedWidthTypes.MonthDayNanoInterval},
+			[]any{arrow.MonthDayNanoInterval{Days: 1, Nanoseconds: 7_200_000_000_000}}},
 	} {
 		pgSQL := tc.sql
 		for i := range tc.oids {

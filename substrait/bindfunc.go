@@ -1388,13 +1388,21 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if len(args) != 3 {
 		return bval{}, errorf(InvalidArgument, "date_bin takes three arguments (stride, timestamp, origin)")
 	}
-	s, ok := intervalLiteral(args[0])
-	if !ok {
-		return bval{}, unimplemented("date_bin with a stride that is not an interval literal")
-	}
-	stride, err := parseStride(s)
-	if err != nil {
-		return bval{}, err
+	var stride time.Duration
+	if p := strideParamRef(args[0]); p > 0 {
+		var err error
+		if stride, err = bd.strideParam(p); err != nil {
+			return bval{}, err
+		}
+	} else {
+		s, ok := intervalLiteral(args[0])
+		if !ok {
+			return bval{}, unimplemented("date_bin with a stride that is not an interval literal or a parameter")
+		}
+		var err error
+		if stride, err = parseStride(s); err != nil {
+			return bval{}, err
+		}
 	}
 	origin, err := originLiteral(args[2])
 	if err != nil {
@@ -1418,6 +1426,18 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	return typed(e), nil
+}
+
+// strideParamRef is the number of the parameter date_bin's stride is ($n or $n::interval),
+// 0 for any other stride.
+func strideParamRef(n *pg.Node) int {
+	if tc := n.GetTypeCast(); tc != nil {
+		if !isIntervalTypeName(tc.GetTypeName()) {
+			return 0
+		}
+		n = tc.GetArg()
+	}
+	return int(n.GetParamRef().GetNumber())
 }
 
 // binExprOf is binExpr over any timestamp expression.

@@ -538,3 +538,35 @@ func TestIntervalParameter(t *testing.T) {
 		}
 	}
 }
+
+// TestDateBinStrideParameter: date_bin(?::interval, ts, origin) (and an untyped `?`, which
+// date_bin types interval) binds each execution's stride, with date_bin's refusals of a
+// stride with months or not positive.
+func TestDateBinStrideParameter(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, sql := range []string{
+		`SELECT date_bin(?::interval, timestamp, timestamp '2001-01-01') AS b, count(*) FROM messages` + routedWhere + ` GROUP BY 1`,
+		`SELECT date_bin(?, timestamp, timestamp '2001-01-01') AS b FROM messages` + routedWhere,
+	} {
+		s, err := Prepare(sql, cat)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		for _, v := range []any{"15 minutes", "1 day", arrow.MonthDayNanoInterval{Days: 1, Nanoseconds: 3000}} {
+			if _, err := s.BindGeneral(BindOptions{}, v); err != nil {
+				t.Errorf("%s bound %v: %v", sql, v, err)
+			}
+		}
+		for v, want := range map[any]string{
+			"1 month": errBinMonths.Msg,
+			"0":       "date_bin stride must be greater than zero",
+			"-1 hour": "date_bin stride must be greater than zero",
+			5:         "parameter $1 must be interval, got bigint",
+		} {
+			if _, err := s.BindGeneral(BindOptions{}, v); err == nil || err.(*Error).Msg != want {
+				t.Errorf("%s bound %v: %v, want %q", sql, v, err, want)
+			}
+		}
+	}
+}
