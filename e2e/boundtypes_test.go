@@ -52,6 +52,19 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 		// A bound string is an untyped literal (psycopg's str): the statement types it.
 		{"SELECT ? > 5", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"7"}},
 		{"SELECT ? - 1", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"7"}},
+		// date_trunc's unit as a parameter (trial24's D5), read once per execution.
+		{"SELECT date_trunc(?, timestamptz '2001-02-03 04:05:06+00') AS t", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"month"}},
+		{"SELECT date_trunc(?, timestamp '2001-02-03 04:05:06') AS t", []uint32{25}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"Decade"}},
+		// Interval parameters (trial24's D5): text read by interval_in, or month_day_nano.
+		{"SELECT (? + interval '3 hours')::text AS t", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"1 day 2 hours"}},
+		{"SELECT (?::interval)::text AS t", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"-1 mon 2 days 00:00:03.5"}},
+		{"SELECT timestamptz '2001-02-03 04:05:06+00' + ?::interval AS t", []uint32{1186}, []arrow.DataType{arrow.FixedWidthTypes.MonthDayNanoInterval},
+			[]any{arrow.MonthDayNanoInterval{Months: 1, Days: 2, Nanoseconds: 3_000_000_000}}},
+		{"SELECT (? - interval '1 day')::text AS t", []uint32{1186}, []arrow.DataType{arrow.FixedWidthTypes.MonthDayNanoInterval},
+			[]any{arrow.MonthDayNanoInterval{Months: -1, Days: 40, Nanoseconds: 1_500_000}}},
+		{"SELECT date_bin(?::interval, timestamp '2001-02-03 04:05:06', timestamp '2001-01-01') AS t", []uint32{0}, []arrow.DataType{arrow.BinaryTypes.String}, []any{"15 minutes"}},
+		{"SELECT date_bin(?, timestamptz '2001-02-03 04:05:06+00', timestamptz '2001-01-01 00:00+00') AS t", []uint32{1186}, []arrow.DataType{arrow.FixedWidthTypes.MonthDayNanoInterval},
+			[]any{arrow.MonthDayNanoInterval{Days: 1, Nanoseconds: 7_200_000_000_000}}},
 	} {
 		pgSQL := tc.sql
 		for i := range tc.oids {
@@ -81,6 +94,9 @@ func TestParameterTypesFromBindingAsPostgres(t *testing.T) {
 			case string:
 				b.Field(i).(*array.StringBuilder).Append(x)
 				args[i] = []byte(x)
+			case arrow.MonthDayNanoInterval:
+				b.Field(i).(*array.MonthDayNanoIntervalBuilder).Append(x)
+				args[i] = []byte(fmt.Sprintf("%d months %d days %d microseconds", x.Months, x.Days, x.Nanoseconds/1000))
 			case arrow.Timestamp:
 				b.Field(i).(*array.TimestampBuilder).Append(x)
 				args[i] = []byte(day.Format(time.RFC3339))

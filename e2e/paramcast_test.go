@@ -157,3 +157,25 @@ func boundAnswer(ctx context.Context, cl *flightsql.Client, q string, v any) (st
 	}
 	return rec.Column(0).ValueStr(0), nil
 }
+
+// TestLimitCastParameterAsPostgres: LIMIT ?::int and OFFSET ?::int (trial24's D5: refused at
+// Prepare as "LIMIT expressions are not supported") bound with an int64 batch answer the row
+// PostgreSQL answers with $1 declared bigint, and refuse what it refuses with its SQLSTATE and
+// message: a negative LIMIT (2201W) or OFFSET (2201X), a value past integer (22003).
+func TestLimitCastParameterAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const q = "SELECT id AS v FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00' ORDER BY timestamp DESC, id DESC"
+	for _, c := range []struct {
+		tail string
+		vals []int64
+	}{
+		{" LIMIT ?::int", []int64{1, -1, 3000000000}},
+		{" LIMIT CAST(? AS integer)", []int64{1}},
+		{" LIMIT 1 OFFSET ?::int", []int64{0, 3, -1, 3000000000}},
+	} {
+		for _, v := range c.vals {
+			pgSQL := "SELECT v::text FROM (" + q + strings.Replace(c.tail, "?", "$1::bigint", 1) + ") q"
+			compareBound(ctx, t, pg, clients, q+c.tail, pgSQL, v)
+		}
+	}
+}

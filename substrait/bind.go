@@ -1309,8 +1309,11 @@ func (bd *binder) limitValue(n *pg.Node, what string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if num, ok := bd.ps.placeholders[v]; ok && bd.ps.vals == nil {
-		_ = num
+	v, err = bd.foldIntCasts(v)
+	if err != nil {
+		return 0, err
+	}
+	if _, ok := bd.ps.placeholders[v]; ok && bd.ps.vals == nil {
 		return 0, nil // prepare time: any value
 	}
 	lit, ok := v.(*expr.PrimitiveLiteral[int64])
@@ -1324,9 +1327,37 @@ func (bd *binder) limitValue(n *pg.Node, what string) (int64, error) {
 		if what == "LIMIT" {
 			return 0, ErrNegativeLimit
 		}
-		return 0, errorf(InvalidArgument, "OFFSET must not be negative")
+		return 0, &Error{Code: InvalidArgument, SQLState: "2201X", Msg: "OFFSET must not be negative"}
 	}
 	return lit.Value, nil
+}
+
+// foldIntCasts folds the casts between integer types around an integer literal or a
+// parameter's stand-in, as a LIMIT or OFFSET of a parameter cast holds them (`LIMIT ?::int`
+// under JDBC, `($1::bigint)::int` once a bound int64 declares the parameter): the literal as a
+// bigint literal, refused with PostgreSQL's 22003 (int84, int82: "integer out of range") when a
+// cast's type cannot hold it; the stand-in itself at prepare time. Any other expression is
+// returned as it is.
+func (bd *binder) foldIntCasts(e expr.Expression) (expr.Expression, error) {
+	c, ok := e.(*expr.Cast)
+	if !ok || familyOf(c.Type) != famInt || familyOf(c.Input.GetType()) != famInt {
+		return e, nil
+	}
+	in, err := bd.foldIntCasts(c.Input)
+	if err != nil {
+		return nil, err
+	}
+	if _, ph := bd.ps.placeholders[in]; ph && bd.ps.vals == nil {
+		return in, nil
+	}
+	lit, ok := foldNumber(in, i64Type()).(*expr.PrimitiveLiteral[int64])
+	if !ok {
+		return e, nil
+	}
+	if _, err := intLiteral(lit.Value, c.Type, false); err != nil {
+		return nil, err
+	}
+	return lit, nil
 }
 
 // fromItem is the bound FROM clause; read is set when it is one routed table read whose

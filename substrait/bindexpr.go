@@ -374,6 +374,8 @@ func foldNumber(e expr.Expression, t types.Type) expr.Expression {
 	var f float64
 	isFloat := false
 	switch l := e.(type) {
+	case *expr.PrimitiveLiteral[int16]:
+		i = int64(l.Value)
 	case *expr.PrimitiveLiteral[int32]:
 		i = int64(l.Value)
 	case *expr.PrimitiveLiteral[int64]:
@@ -388,8 +390,12 @@ func foldNumber(e expr.Expression, t types.Type) expr.Expression {
 	switch t.(type) {
 	case *types.Float32Type:
 		if !isFloat {
-			// int4/int8 → float4 rounds to the nearest real, as C's conversion does.
+			// int2/int4/int8 → float4 rounds to the nearest real, as C's conversion does.
 			return expr.NewPrimitiveLiteral(float32(i), false)
+		}
+	case *types.Int32Type:
+		if !isFloat {
+			return expr.NewPrimitiveLiteral(int32(i), false) // from int2: always in range
 		}
 	case *types.Int64Type:
 		if !isFloat {
@@ -1132,7 +1138,7 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if v.e != nil && isIntervalType(v.typ()) || v.null {
+		if v.e != nil && isIntervalType(v.typ()) || v.null || v.param > 0 {
 			e, err := bd.intervalValue(v, "")
 			return typed(e), err
 		}

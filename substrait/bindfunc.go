@@ -1372,6 +1372,40 @@ var pgDatePartFields = map[string]bool{
 	"TIMEZONE": true, "TIMEZONE_HOUR": true, "TIMEZONE_MINUTE": true,
 }
 
+// textConstant reads n as a text constant per execution: a string literal (textLiteral), or a
+// parameter ($n, $n::text, as the client declared it) whose value is text — at prepare time,
+// with no value yet, the stand-in "hour" (any valid text: the statement's schema does not
+// depend on it, and every execution binds the statement again with its values). ok is false
+// for any other expression; err is the refusal of a bound value that is not text.
+func (bd *binder) textConstant(n *pg.Node, what string) (s string, ok bool, err error) {
+	if s, ok := textLiteral(n); ok {
+		return s, true, nil
+	}
+	if tc := n.GetTypeCast(); tc != nil && typeFamily(tc.GetTypeName()) == "text" {
+		n = tc.GetArg()
+	}
+	p := n.GetParamRef()
+	if p == nil {
+		return "", false, nil
+	}
+	v, err := bd.bindExpr(n, &scope{})
+	if err != nil {
+		return "", false, err
+	}
+	e, err := bd.coerce(v, strType(), what)
+	if err != nil {
+		return "", false, err
+	}
+	if _, ph := bd.ps.placeholders[e]; ph && bd.ps.vals == nil {
+		return "hour", true, nil
+	}
+	lit, isText := e.(*expr.PrimitiveLiteral[string])
+	if !isText {
+		return "", false, nil
+	}
+	return lit.Value, true, nil
+}
+
 // timeBin binds date_trunc(unit, ts[, zone]) and date_bin(stride, ts, origin) over any
 // timestamp expression, onto round_calendar and round_temporal (groupby.go's encoding), and
 // date_trunc to decades, centuries and millennia onto URNPostgres' date_trunc (truncIn).
@@ -1382,9 +1416,12 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if len(args) != 2 && len(args) != 3 {
 			return bval{}, errorf(InvalidArgument, "date_trunc takes two or three arguments")
 		}
-		s, ok := textLiteral(args[0])
+		s, ok, err := bd.textConstant(args[0], "date_trunc's unit")
+		if err != nil {
+			return bval{}, err
+		}
 		if !ok {
-			return bval{}, unimplemented("date_trunc with a unit that is not a string literal")
+			return bval{}, unimplemented("date_trunc with a unit that is not a string literal or a parameter")
 		}
 		var trunc truncFunc
 		var floor func(time.Time) time.Time
@@ -1416,13 +1453,21 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if len(args) != 3 {
 		return bval{}, errorf(InvalidArgument, "date_bin takes three arguments (stride, timestamp, origin)")
 	}
-	s, ok := intervalLiteral(args[0])
-	if !ok {
-		return bval{}, unimplemented("date_bin with a stride that is not an interval literal")
-	}
-	stride, err := parseStride(s)
-	if err != nil {
-		return bval{}, err
+	var stride time.Duration
+	if p := strideParamRef(args[0]); p > 0 {
+		var err error
+		if stride, err = bd.strideParam(p); err != nil {
+			return bval{}, err
+		}
+	} else {
+		s, ok := intervalLiteral(args[0])
+		if !ok {
+			return bval{}, unimplemented("date_bin with a stride that is not an interval literal or a parameter")
+		}
+		var err error
+		if stride, err = parseStride(s); err != nil {
+			return bval{}, err
+		}
 	}
 	origin, err := originLiteral(args[2])
 	if err != nil {
@@ -1446,6 +1491,18 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	return typed(e), nil
+}
+
+// strideParamRef is the number of the parameter date_bin's stride is ($n or $n::interval),
+// 0 for any other stride.
+func strideParamRef(n *pg.Node) int {
+	if tc := n.GetTypeCast(); tc != nil {
+		if !isIntervalTypeName(tc.GetTypeName()) {
+			return 0
+		}
+		n = tc.GetArg()
+	}
+	return int(n.GetParamRef().GetNumber())
 }
 
 // binExprOf is binExpr over any timestamp expression.

@@ -404,6 +404,8 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 			return nil, paramRange(pos)
 		}
 		return time.Unix(0, ns).UTC(), nil
+	case *array.MonthDayNanoInterval:
+		return a.Value(row), nil
 	case *array.Date32:
 		return a.Value(row).ToTime().UTC(), nil
 	case *array.Date64:

@@ -29,15 +29,19 @@ func textLiteral(n *pg.Node) (string, bool) {
 	return c.GetSval().GetSval(), true
 }
 
+// isIntervalTypeName reports whether tn names interval, without fields or a precision.
+func isIntervalTypeName(tn *pg.TypeName) bool {
+	names := tn.GetNames()
+	return len(tn.GetTypmods()) == 0 && len(tn.GetArrayBounds()) == 0 && len(names) > 0 &&
+		names[len(names)-1].GetString_().GetSval() == "interval"
+}
+
 // intervalLiteral reads INTERVAL 'text', 'text'::interval or an untyped string literal
 // (which PostgreSQL resolves to interval in date_bin). Field-qualified intervals (INTERVAL
 // '15' MINUTE) are not read.
 func intervalLiteral(n *pg.Node) (string, bool) {
 	if tc := n.GetTypeCast(); tc != nil {
-		tn := tc.GetTypeName()
-		names := tn.GetNames()
-		if len(tn.GetTypmods()) > 0 || len(tn.GetArrayBounds()) > 0 || len(names) == 0 ||
-			names[len(names)-1].GetString_().GetSval() != "interval" {
+		if !isIntervalTypeName(tc.GetTypeName()) {
 			return "", false
 		}
 		n = tc.GetArg()

@@ -2,8 +2,11 @@ package substrait
 
 import (
 	"fmt"
+	"math"
 	"strings"
+	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -66,6 +69,9 @@ func (bd *binder) intervalValue(v bval, what string) (expr.Expression, error) {
 	if !ok && v.str != nil {
 		s, ok = *v.str, true // an untyped literal read as an interval
 	}
+	if !ok && v.param > 0 {
+		return bd.intervalParam(v.param, what)
+	}
 	if !ok {
 		return nil, unimplemented("interval parameters")
 	}
@@ -75,6 +81,74 @@ func (bd *binder) intervalValue(v bval, what string) (expr.Expression, error) {
 	}
 	return bd.fn(URNPostgres, "make_interval", intervalType(), expr.NewPrimitiveLiteral(months, false),
 		expr.NewPrimitiveLiteral(days, false), expr.NewPrimitiveLiteral(us*1000, false))
+}
+
+// intervalParam is parameter p as an interval (`? + interval '3 hours'`, `?::interval`): its
+// value text read by PostgreSQL's interval_in (parseIntervalFields; JDBC's setString on the
+// utf8 the parameter is declared as), or a bound month_day_nano interval (ADBC's), whose
+// nanoseconds must be whole microseconds, PostgreSQL's resolution; at prepare time a zero
+// interval of the same type stands in.
+func (bd *binder) intervalParam(p int, what string) (expr.Expression, error) {
+	months, days, ns, err := bd.intervalParamFields(p)
+	if err != nil {
+		return nil, err
+	}
+	return bd.fn(URNPostgres, "make_interval", intervalType(), expr.NewPrimitiveLiteral(months, false),
+		expr.NewPrimitiveLiteral(days, false), expr.NewPrimitiveLiteral(ns, false))
+}
+
+// intervalParamFields types parameter p interval and returns its value's months, days and
+// nanoseconds (intervalParam); all zero at prepare time.
+func (bd *binder) intervalParamFields(p int) (months, days int32, ns int64, err error) {
+	if prev, ok := bd.ps.types[p]; ok && !isIntervalType(prev) {
+		return 0, 0, 0, errorf(InvalidArgument, "parameter $%d is used both as %s and as interval", p, typeName(prev))
+	}
+	bd.ps.types[p] = intervalType()
+	switch {
+	case bd.ps.vals == nil:
+		return 0, 0, 0, nil
+	case p > len(bd.ps.vals):
+		return 0, 0, 0, errorf(InvalidArgument, "parameter $%d has no value", p)
+	}
+	switch x := bd.ps.vals[p-1].(type) {
+	case string:
+		m, d, us, err := parseIntervalFields(x)
+		if err != nil {
+			return 0, 0, 0, paramError(p, err)
+		}
+		return m, d, us * 1000, nil
+	case arrow.MonthDayNanoInterval:
+		if x.Nanoseconds%1000 != 0 {
+			return 0, 0, 0, errorf(InvalidArgument, "parameter $%d: an interval finer than a microsecond (PostgreSQL's resolution) is not accepted", p)
+		}
+		return x.Months, x.Days, x.Nanoseconds, nil
+	default:
+		return 0, 0, 0, errorf(InvalidArgument, "parameter $%d must be interval, got %s", p, valueTypeName(x))
+	}
+}
+
+// strideParam is date_bin's stride given as parameter p (`date_bin(?::interval, …)`): its
+// days (of 24 hours, as in UTC) and time, with date_bin's refusals of a stride with months
+// (errBinMonths) or not positive; at prepare time an hour stands in.
+func (bd *binder) strideParam(p int) (time.Duration, error) {
+	months, days, ns, err := bd.intervalParamFields(p)
+	switch {
+	case err != nil:
+		return 0, err
+	case bd.ps.vals == nil:
+		return time.Hour, nil
+	case months != 0:
+		return 0, errBinMonths
+	}
+	const day = int64(24 * time.Hour)
+	if days > 0 && int64(days) > (math.MaxInt64-ns)/day || days < 0 && ns < 0 {
+		return 0, errorf(InvalidArgument, "date_bin stride is out of range")
+	}
+	d := int64(days)*day + ns
+	if d <= 0 {
+		return 0, errorf(InvalidArgument, "date_bin stride must be greater than zero")
+	}
+	return time.Duration(d), nil
 }
 
 // parseIntervalFields reads an interval literal as PostgreSQL's interval_in keeps it: its

@@ -432,3 +432,141 @@ func TestExplainJoin(t *testing.T) {
 		t.Errorf("Explain quotes a literal:\n%s", got)
 	}
 }
+
+// TestLimitCastParameter: LIMIT ?::int (and int2, CAST(? AS int), OFFSET ?::int) prepares with
+// an int4/int2 parameter and binds as PostgreSQL's int4in/int2in reads the value ("2" and 2
+// answer; "2.5" is 22P02, a value past int4 22003), trial24's D5.
+func TestLimitCastParameter(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	const head = `SELECT id FROM messages WHERE channel_id = ? AND timestamp >= ? AND timestamp < ? ORDER BY timestamp DESC `
+	for _, tail := range []string{`LIMIT ?::int`, `LIMIT CAST(? AS integer)`, `LIMIT ?::int2`, `LIMIT ?::int8`} {
+		sql := head + tail
+		// Every integer parameter is declared int64 (paramArrowType); the value is read as
+		// the cast's type at bind time.
+		s, err := Prepare(sql, cat)
+		if err != nil {
+			t.Fatalf("%s: %v", tail, err)
+		}
+		if got := s.ParameterSchema().Field(3).Type; !arrow.TypeEqual(got, arrow.PrimitiveTypes.Int64) {
+			t.Errorf("%s: parameter type %v", tail, got)
+		}
+		for _, v := range []any{"2", 2, int32(2)} {
+			got, err := planShape(t, cat, sql, "general", jan1, feb1, v)
+			if err != nil || got.limit != 2 {
+				t.Errorf("%s bound %#v: limit %d, %v", tail, v, got.limit, err)
+			}
+		}
+		if _, err := planShape(t, cat, sql, "general", jan1, feb1, "2.5"); err == nil || err.(*Error).SQLState != "22P02" {
+			t.Errorf("%s bound '2.5': %v, want 22P02", tail, err)
+		}
+		if _, err := planShape(t, cat, sql, "general", jan1, feb1, "-1"); !errors.Is(err, ErrNegativeLimit) {
+			t.Errorf("%s bound '-1': %v", tail, err)
+		}
+	}
+	if _, err := planShape(t, cat, head+`LIMIT ?::int`, "general", jan1, feb1, "99999999999"); err == nil || err.(*Error).SQLState != "22003" {
+		t.Errorf("LIMIT ?::int past int4: %v, want 22003", err)
+	}
+	if got, err := planShape(t, cat, head+`LIMIT 5 OFFSET ?::int`, "general", jan1, feb1, "3"); err != nil || got.limit != 5 {
+		t.Errorf("OFFSET ?::int: limit %d, %v", got.limit, err)
+	}
+}
+
+// TestDateTruncUnitParameter: date_trunc(?, timestamp) prepares with a text parameter and
+// binds each execution's unit as the literal would (decades through URNPostgres' date_trunc
+// too); a unit PostgreSQL does not know, or a value that is not text, is refused at bind.
+func TestDateTruncUnitParameter(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, sql := range []string{
+		`SELECT date_trunc(?, timestamp) AS t, count(*) FROM messages` + routedWhere + ` GROUP BY 1`,
+		`SELECT date_trunc(?::text, timestamp) AS t FROM messages` + routedWhere,
+	} {
+		s, err := Prepare(sql, cat)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if got := s.ParameterSchema().Field(0).Type; !arrow.TypeEqual(got, arrow.BinaryTypes.String) {
+			t.Errorf("%s: parameter type %v", sql, got)
+		}
+		for _, unit := range []string{"day", "Month", "decade"} {
+			if _, err := s.Bind(unit); err != nil {
+				t.Errorf("%s bound %q: %v", sql, unit, err)
+			}
+		}
+		if _, err := s.Bind("fortnight"); err == nil {
+			t.Errorf("%s bound 'fortnight': no error", sql)
+		}
+		if _, err := s.Bind(5); err == nil || err.(*Error).Msg != "parameter $1 must be text, got bigint" {
+			t.Errorf("%s bound 5: %v", sql, err)
+		}
+	}
+}
+
+// TestIntervalParameter: an interval parameter (`? + interval '3 hours'`, `?::interval`,
+// timestamp + ?::interval) is declared utf8 and binds text (read by interval_in) or an Arrow
+// month_day_nano interval; text interval_in refuses, an interval finer than a microsecond
+// and a value of another type are refused at bind.
+func TestIntervalParameter(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, sql := range []string{
+		`SELECT ? + interval '3 hours'`,
+		`SELECT ?::interval`,
+		`SELECT timestamp + ?::interval FROM messages` + routedWhere,
+	} {
+		s, err := Prepare(sql, cat)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if got := s.ParameterSchema().Field(0).Type; !arrow.TypeEqual(got, arrow.BinaryTypes.String) {
+			t.Errorf("%s: parameter type %v", sql, got)
+		}
+		for _, v := range []any{"1 day 2 hours", arrow.MonthDayNanoInterval{Months: 1, Days: 2, Nanoseconds: 3000}} {
+			if _, err := s.BindGeneral(BindOptions{}, v); err != nil {
+				t.Errorf("%s bound %v: %v", sql, v, err)
+			}
+		}
+		for v, want := range map[any]string{
+			"bogus": "parameter $1: invalid input syntax for type interval",
+			arrow.MonthDayNanoInterval{Nanoseconds: 1}: "parameter $1: an interval finer than a microsecond (PostgreSQL's resolution) is not accepted",
+			5: "parameter $1 must be interval, got bigint",
+		} {
+			if _, err := s.BindGeneral(BindOptions{}, v); err == nil || err.(*Error).Msg != want {
+				t.Errorf("%s bound %v: %v, want %q", sql, v, err, want)
+			}
+		}
+	}
+}
+
+// TestDateBinStrideParameter: date_bin(?::interval, ts, origin) (and an untyped `?`, which
+// date_bin types interval) binds each execution's stride, with date_bin's refusals of a
+// stride with months or not positive.
+func TestDateBinStrideParameter(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, sql := range []string{
+		`SELECT date_bin(?::interval, timestamp, timestamp '2001-01-01') AS b, count(*) FROM messages` + routedWhere + ` GROUP BY 1`,
+		`SELECT date_bin(?, timestamp, timestamp '2001-01-01') AS b FROM messages` + routedWhere,
+	} {
+		s, err := Prepare(sql, cat)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		for _, v := range []any{"15 minutes", "1 day", arrow.MonthDayNanoInterval{Days: 1, Nanoseconds: 3000}} {
+			if _, err := s.BindGeneral(BindOptions{}, v); err != nil {
+				t.Errorf("%s bound %v: %v", sql, v, err)
+			}
+		}
+		for v, want := range map[any]string{
+			"1 month": errBinMonths.Msg,
+			"0":       "date_bin stride must be greater than zero",
+			"-1 hour": "date_bin stride must be greater than zero",
+			5:         "parameter $1 must be interval, got bigint",
+		} {
+			if _, err := s.BindGeneral(BindOptions{}, v); err == nil || err.(*Error).Msg != want {
+				t.Errorf("%s bound %v: %v, want %q", sql, v, err, want)
+			}
+		}
+	}
+}
