@@ -729,6 +729,29 @@ func numericDiv(n *fnNode) error {
 	}
 	n.out = numericOut(rd.s)
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		if len(args) == 5 {
+			x, y, err := quotientReaders(args[3], args[4], nil)
+			if err != nil {
+				return nil, err
+			}
+			slow := func(i int) (*apd.Decimal, error) {
+				p, sa, err := x(i)
+				if err != nil {
+					return nil, err
+				}
+				q, sb, err := y(i)
+				if err != nil {
+					return nil, err
+				}
+				if q.IsZero() {
+					return nil, errNumericDivZero
+				}
+				return rd.apply(NumericQuotient(p, q, sa, sb))
+			}
+			if arr, ok, err := floorQuotients(mem, rd, rows, args, args[3], args[4], slow); ok {
+				return arr, err
+			}
+		}
 		return mapQuotients(mem, rd.s, rows, args, args[3], args[4], rd.apply)
 	}
 	return nil
