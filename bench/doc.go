@@ -375,6 +375,18 @@
 //     destination WHERE delay > 60 805/912, origin, destination 967/1034, top 10 883/980,
 //     count(DISTINCT) 924/956, numeric 1048/1093, join against avg 1997/2451, semi join
 //     1205/1552, origins to destinations 858/957 ms; peak RSS 98 MiB cold, 96 warm.
+//     Quiet after gc19 and join19e (hash-join probes in the probe side's fragments, keys
+//     without pointers; load average 2–5, 3M rows, 3 rounds, 8ef6d75 beside 96a4187's build in
+//     the same rounds): cold ÷ DuckDB over the payloads 8 of 13 within 1× (count WHERE delay >
+//     60 0.89×, origin, avg(delay) 0.89×, day bins 0.68×, destination 0.97×, count(DISTINCT)
+//     0.94× against 1.02×, origins to destinations 0.69×; over: origin, destination 1.15×
+//     against 1.18×, top 10 1.03× against 1.06×, numeric 1.12× against 1.19×, join against avg
+//     1.04× against 1.40× (1.02 against 1.38 s), semi join 1.12× against 1.17×); server CPU
+//     per query join against avg 1.45 against 2.03 s, semi join 1.22 against 1.29 s, the
+//     others 1–8% less (origin, avg(delay) 681 against 746 ms, numeric 820 against 879 ms)
+//     but top 10 (812 against 779 ms); with the shredded-column cache warm the join against
+//     avg took 326 against 604 ms; warm ÷ native 11 of 12 (destination WHERE delay > 60 3.21×,
+//     the baseline 3.20×); peak RSS 96 MiB (the baseline 98).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
