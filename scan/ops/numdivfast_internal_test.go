@@ -79,21 +79,7 @@ func TestFloorQuotientsMatchExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			exact := func(i int) (*apd.Decimal, error) {
-				p, sa, err := x(i)
-				if err != nil {
-					return nil, err
-				}
-				q, sb, err := y(i)
-				if err != nil {
-					return nil, err
-				}
-				if q.IsZero() {
-					return nil, errNumericDivZero
-				}
-				return rd.apply(NumericQuotient(p, q, sa, sb))
-			}
-			args := []arrow.Array{a, bArr}
+			exact := quotientRow(x, y, rd.apply)
 			for i := range n {
 				if a.IsNull(i) {
 					continue
@@ -119,7 +105,6 @@ func TestFloorQuotientsMatchExact(t *testing.T) {
 					o.Release()
 				}
 			}
-			_ = args
 		}
 		a.Release()
 		bArr.Release()

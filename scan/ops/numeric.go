@@ -734,21 +734,7 @@ func numericDiv(n *fnNode) error {
 			if err != nil {
 				return nil, err
 			}
-			slow := func(i int) (*apd.Decimal, error) {
-				p, sa, err := x(i)
-				if err != nil {
-					return nil, err
-				}
-				q, sb, err := y(i)
-				if err != nil {
-					return nil, err
-				}
-				if q.IsZero() {
-					return nil, errNumericDivZero
-				}
-				return rd.apply(NumericQuotient(p, q, sa, sb))
-			}
-			if arr, ok, err := floorQuotients(mem, rd, rows, args, args[3], args[4], slow); ok {
+			if arr, ok, err := floorQuotients(mem, rd, rows, args, args[3], args[4], quotientRow(x, y, rd.apply)); ok {
 				return arr, err
 			}
 		}
@@ -765,7 +751,13 @@ func mapQuotients(mem memory.Allocator, s int32, n int, args []arrow.Array, a, b
 	if err != nil {
 		return nil, err
 	}
-	return mapNumeric(mem, s, n, args, func(i int) (*apd.Decimal, error) {
+	return mapNumeric(mem, s, n, args, quotientRow(x, y, finish))
+}
+
+// quotientRow is row i's PostgreSQL x / y (NumericQuotient of the values and display scales
+// x and y read) passed through finish; 22012 where y is zero.
+func quotientRow(x, y func(i int) (*apd.Decimal, int32, error), finish func(*apd.Decimal) (*apd.Decimal, error)) func(i int) (*apd.Decimal, error) {
+	return func(i int) (*apd.Decimal, error) {
 		p, sa, err := x(i)
 		if err != nil {
 			return nil, err
@@ -778,7 +770,7 @@ func mapQuotients(mem memory.Allocator, s int32, n int, args []arrow.Array, a, b
 			return nil, errNumericDivZero
 		}
 		return finish(NumericQuotient(p, q, sa, sb))
-	})
+	}
 }
 
 // NumericQuotient is PostgreSQL's numeric_div of x (display scale sa) by y (display scale
