@@ -60,7 +60,9 @@ func init() {
 		return writeJSONB(dst, stripNulls(v), false)
 	})
 	ownFunctions["jsonb_pretty"] = jsonbPrettyKernel
-	ownFunctions["json_strip_nulls"] = jsonStripNullsKernel
+	ownFunctions["json_strip_nulls"] = docBinaryKernel(false, func(dst []byte, v any) ([]byte, error) {
+		return appendCompactJSON(dst, stripNulls(v)), nil
+	})
 	ownFunctions["json_array_length"] = jsonArrayLengthKernel
 	ownFunctions["jsonb_contains"] = jsonbContainsKernel
 	ownFunctions["jsonb_exists"] = jsonbExistsKernel(0)
@@ -81,6 +83,12 @@ var errScalarDelete = &DataError{Code: "22023", Msg: "cannot delete from scalar"
 
 // jsonbBinaryKernel is a kernel of one jsonb argument answering bytes f appends.
 func jsonbBinaryKernel(f func(dst []byte, v any) ([]byte, error)) func(*fnNode) error {
+	return docBinaryKernel(true, f)
+}
+
+// docBinaryKernel is a kernel of one JSON document (jsonb: its objects' keys sorted and
+// deduplicated as jsonb reads them; json: as written) answering bytes f appends.
+func docBinaryKernel(jsonb bool, f func(dst []byte, v any) ([]byte, error)) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if err := textArgs(n, 1, 1, 0); err != nil {
 			return err
@@ -90,7 +98,7 @@ func jsonbBinaryKernel(f func(dst []byte, v any) ([]byte, error)) func(*fnNode) 
 			d, _ := asTexts(args[0])
 			var buf []byte
 			return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) {
-				v, err := decodeDoc(d.ValueBytes(i), true)
+				v, err := decodeDoc(d.ValueBytes(i), jsonb)
 				if err != nil {
 					return nil, false, err
 				}
@@ -233,26 +241,6 @@ func stripNulls(v any) any {
 		return out
 	}
 	return v
-}
-
-func jsonStripNullsKernel(n *fnNode) error {
-	if err := textArgs(n, 1, 1, 0); err != nil {
-		return err
-	}
-	n.out = arrow.BinaryTypes.Binary
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		d, _ := asTexts(args[0])
-		var buf []byte
-		return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) {
-			v, err := decodeDoc(d.ValueBytes(i), false)
-			if err != nil {
-				return nil, false, err
-			}
-			buf = appendCompactJSON(buf[:0], stripNulls(v))
-			return buf, true, nil
-		})
-	}
-	return nil
 }
 
 // appendCompactJSON writes v without white space, numbers as written.
