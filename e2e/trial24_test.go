@@ -64,3 +64,20 @@ func TestConstantBoundsFoldedAsPostgres(t *testing.T) {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
 	}
 }
+
+// TestNullTestsOfNumericsAsPostgres: IS [NOT] NULL of numerics under OR, AND and CASE, and row
+// comparisons of numerics (which compare element by element through such tests), answer
+// PostgreSQL's rows (trial25: arrow-go's unary compare functions promoted a decimal argument
+// as if there were two, and the request failed with INTERNAL).
+func TestNullTestsOfNumericsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		`SELECT 1.5 IS NULL OR 2.5 IS NULL, (1.5, 1) < (2.5, 3), (2.5::numeric(4,1), 1) < (2.50, 3)`,
+		`SELECT x IS NULL OR y IS NULL, x IS NOT NULL OR y IS NULL, CASE WHEN x IS NULL OR y IS NULL THEN 0 ELSE 1 END FROM (VALUES (1.5, 2.5), (NULL, 1), (3.25, NULL)) v(x, y) ORDER BY 1, 2, 3`,
+		`SELECT k FROM (VALUES (1, 1.0, 'a'), (3, 2.50, NULL), (4, 2.5, 'a')) t(k, x, s) WHERE (x, s) < (2.5, 'b') ORDER BY k`,
+		"SELECT count(*)" + trial23Where + " AND ((value->>'delay')::numeric IS NULL OR (value->>'distance')::numeric(10,1) IS NOT NULL)",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+	}
+}

@@ -82,7 +82,7 @@ func callFunc(ctx context.Context, fn compute.Function, opts compute.FunctionOpt
 		}
 		inTypes[i] = a.(compute.ArrayLikeDatum).Type()
 	}
-	k, err := fn.DispatchBest(inTypes...) // may replace inTypes' entries (implicit casts)
+	k, err := dispatch(fn, inTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -403,4 +403,18 @@ func evalSubstrait(ctx context.Context, schema *arrow.Schema, e expr.Expression,
 		return nil, arrow.ErrInvalid
 	}
 	return callFunc(ctx, fn, opts, cargs...)
+}
+
+// dispatch is fn's kernel for arguments of types inTypes: DispatchBest, which may replace
+// inTypes' entries (implicit casts), after DispatchExact for a function of one argument.
+// arrow-go's compare functions include the unary is_null, is_not_null and is_nan, whose
+// DispatchBest promotes decimal arguments as if there were two and indexes past the one
+// (x IS NULL OR y IS NULL over numerics panicked); their kernels take any type exactly.
+func dispatch(fn compute.Function, inTypes []arrow.DataType) (exec.Kernel, error) {
+	if len(inTypes) == 1 {
+		if k, err := fn.DispatchExact(inTypes...); err == nil {
+			return k, nil
+		}
+	}
+	return fn.DispatchBest(inTypes...)
 }
