@@ -81,3 +81,22 @@ func TestNullTestsOfNumericsAsPostgres(t *testing.T) {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
 	}
 }
+
+// TestRecursiveJSONBAsPostgres: a jsonb column of a recursive CTE's working table compares,
+// sorts and combines by value in the recursive term and above it (trial25's W1: it compared
+// bytewise, '1.0'::jsonb = '1' false), as does jsonb IN (…) anywhere; a recursive UNION
+// without ALL over json is PostgreSQL's 42883, over jsonb refused by name.
+func TestRecursiveJSONBAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		`WITH RECURSIVE r(j, n) AS (SELECT '1.0'::jsonb, 0 UNION ALL SELECT j, n + 1 FROM r WHERE n < 2) SELECT n, j = '1', j IN ('1','2'), j <> '1', j::text FROM r ORDER BY n`,
+		`WITH RECURSIVE r(j, n) AS (SELECT '{"a": 1.0}'::jsonb, 0 UNION ALL SELECT j, n + 1 FROM r WHERE n < 2 AND j = '{"a":1}') SELECT count(*) FROM r WHERE j = '{"a":1}'`,
+		`SELECT '1.0'::jsonb IN ('1', '2'), (SELECT '1.0'::jsonb) IN ('1', '2'), '1.0'::jsonb NOT IN ('1'), '{"b":1,"a":2}'::jsonb IN ('{"a":2,"b":1.0}')`,
+		`WITH RECURSIVE r(j, n) AS (SELECT '2'::jsonb, 0 UNION ALL SELECT j, n + 1 FROM r WHERE n < 1) SELECT j < '10', greatest(j, '10')::text FROM r`,
+		`WITH RECURSIVE r(j, n) AS (SELECT '{"a":1}'::jsonb, 0 UNION ALL SELECT j || jsonb_build_object('n', n), n + 1 FROM r WHERE n < 2) SELECT n, j::text, j ? 'n', j @> '{"a":1}' FROM r ORDER BY n`,
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		refusedWithState(t, ctx, cl.c, pg, `WITH RECURSIVE r(j) AS (SELECT '{"a":1}'::json UNION SELECT '{"a":1}'::json FROM r) SELECT count(*) FROM r`, "42883")
+	}
+}

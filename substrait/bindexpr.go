@@ -2583,6 +2583,10 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 			allConst = false // numerics of different scales compare by numeric_cmp
 		}
 	}
+	// jsonb compares by value (json has no =): each item through compare, which knows both.
+	allConst = allConst && !x.json && !x.jsonb
+	xv := typed(xe)
+	xv.bytea, xv.json, xv.jsonb = x.bytea, x.json, x.jsonb
 	if allConst {
 		opts := make([]expr.Expression, len(vals))
 		for i, v := range vals {
@@ -2596,7 +2600,7 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 	}
 	args := make([]types.FuncArg, len(vals))
 	for i, v := range vals {
-		e, err := bd.compare("=", typed(xe), v)
+		e, err := bd.compare("=", xv, v)
 		if err != nil {
 			return nil, err
 		}

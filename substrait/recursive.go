@@ -229,9 +229,27 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 	if err != nil {
 		return nil, fmt.Errorf("bind recursive query: %w", err)
 	}
+	// The working table's columns keep the non-recursive term's kinds (bytea, json, jsonb:
+	// castProject's projection does not carry them), so that a jsonb column compares, sorts
+	// and groups by value in the recursive term and above it.
+	kinds := func(i int) col {
+		c := col2(larm.sc.cols[i], ts[i])
+		c.bytea, c.json, c.jsonb = l.sc.cols[i].bytea, l.sc.cols[i].json, l.sc.cols[i].jsonb
+		return c
+	}
+	if !sel.GetAll() {
+		for i := range ts {
+			switch {
+			case l.sc.cols[i].json:
+				return nil, errJSONEquality
+			case l.sc.cols[i].jsonb:
+				return nil, unimplementedAre("recursive UNION (without ALL) over jsonb columns")
+			}
+		}
+	}
 	wt := &boundRel{rel: leaf, sc: &scope{}, names: larm.names}
-	for i, col := range larm.sc.cols {
-		wt.sc.cols = append(wt.sc.cols, col2(col, ts[i]))
+	for i := range larm.sc.cols {
+		wt.sc.cols = append(wt.sc.cols, kinds(i))
 	}
 	if bd.workTables == nil {
 		bd.workTables = map[string]*boundRel{}
@@ -281,8 +299,8 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 		return nil, fmt.Errorf("bind recursive query: %w", err)
 	}
 	out := &boundRel{rel: multi, sc: &scope{}, names: larm.names}
-	for i, col := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col2(col, ts[i]))
+	for i := range larm.sc.cols {
+		out.sc.cols = append(out.sc.cols, kinds(i))
 	}
 	bd.placeReads(first, alias)
 	return &fromItem{boundRel: requalify(out, alias, colnames)}, checkRename(out, colnames)
