@@ -81,10 +81,11 @@ func num64(v decimal128.Num) (int64, bool) {
 }
 
 // floorDiv64 is floorQuotients' row: A = x·ma, B = y·mb (both checked against overflow), and
-// the quotient rounded by mode (floor, ceiling, toward zero) when the margin decides it.
+// the quotient rounded by mode (floor, ceiling, toward zero) when the margin decides it; ma
+// and mb are powers of ten up to 10^18.
 func floorDiv64(x, y int64, ma, mb, margin uint64, mode apd.Rounder) (int64, bool) {
-	A, okA := mul64(x, ma)
-	B, okB := mul64(y, mb)
+	A, okA := mulChecked(x, int64(ma))
+	B, okB := mulChecked(y, int64(mb))
 	if !okA || !okB || B == 0 || (A == math.MinInt64 && B == -1) {
 		return 0, false
 	}
@@ -114,16 +115,4 @@ func floorDiv64(x, y int64, ma, mb, margin uint64, mode apd.Rounder) (int64, boo
 		return fl + 1, true
 	}
 	return fl, true
-}
-
-// mul64 is x·m, ok false on overflow.
-func mul64(x int64, m uint64) (int64, bool) {
-	if m > math.MaxInt64 {
-		return 0, false
-	}
-	r := x * int64(m)
-	if x != 0 && (r/x != int64(m) || (x == -1 && int64(m) == math.MinInt64)) {
-		return 0, false
-	}
-	return r, true
 }
