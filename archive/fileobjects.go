@@ -47,12 +47,14 @@ func newFileObjects(dir string) (*fileObjects, error) {
 }
 
 // fileKey reports whether key is one fileObjects serves: segments separated by '/', each
-// non-empty, not "." or "..", of ASCII letters, digits, '.', '-' and '_' only, and not
-// ending in fileblob's sidecar suffix. Every key the archive writes is one (keys.go: hex
+// non-empty, not "." or "..", none but the last ending in "..", of ASCII letters, digits,
+// '.', '-' and '_' only, and not ending in fileblob's sidecar suffix. Every key the archive writes is one (keys.go: hex
 // digests and partition keys, "generation-N", "manifest-…json", "records-….parquet"); any
 // other key goes through gocloud, which refuses or escapes what it must.
 func fileKey(key string) bool {
-	if key == "" || strings.HasSuffix(key, ".attrs") {
+	if key == "" || strings.HasSuffix(key, ".attrs") || strings.Contains(key, "../") {
+		// fileblob escapes the slash of "../" even inside a segment ("0../0"): its file is
+		// not at the unescaped key's path.
 		return false
 	}
 	for seg := range strings.SplitSeq(key, "/") {

@@ -27,7 +27,7 @@ func TestFileKey(t *testing.T) {
 	}
 	for _, k := range []string{
 		"", "/abs", "a//b", "a/", "../x", "a/../b", "a/./b", ".", "..", "a/b.attrs", "a\\b", "a b",
-		"a/\x00", "a/é", "a/%2e%2e", "a/b?c",
+		"a/\x00", "a/é", "a/%2e%2e", "a/b?c", "0../0",
 	} {
 		if fileKey(k) {
 			t.Errorf("fileKey(%q) = true, want false", k)
