@@ -25,7 +25,7 @@ import (
 // hasSetsSublinks reports whether sel's select list or HAVING holds a subquery.
 func hasSetsSublinks(sel *pg.SelectStmt) bool {
 	h := sel.GetHavingClause()
-	return slices.ContainsFunc(sel.GetTargetList(), hasSublink) || h != nil && hasSublink(h)
+	return slices.ContainsFunc(sel.GetTargetList(), hasSubLink) || h != nil && hasSubLink(h)
 }
 
 // subqueriesOverSets binds sel, whose GROUP BY holds grouping sets (all of them sets) and
@@ -73,7 +73,7 @@ func (bd *binder) subqueriesOverSets(sel *pg.SelectStmt, sets [][]*pg.Node) (*bo
 	}
 	// The subqueries stay, reading the grouping columns by name; what the select list and
 	// HAVING read of the grouped rows outside them is lifted.
-	sp := newGroupedSplit(sel, alias, hasSublink)
+	sp := newGroupedSplit(sel, alias, hasSubLink)
 	sp.inner.HavingClause = nil
 	sp.within = func(n *pg.Node) bool { return n.GetSubLink() != nil }
 	outer, err := sp.outerSelect("subqueries")
@@ -90,18 +90,6 @@ func (bd *binder) subqueriesOverSets(sel *pg.SelectStmt, sets [][]*pg.Node) (*bo
 		named[i] = namedNode{name, groupingRef[name]}
 	}
 	return bd.bindSelect(sp.finish(outer, named))
-}
-
-// hasSublink reports whether n is or holds a subquery.
-func hasSublink(n *pg.Node) bool {
-	found := n.GetSubLink() != nil
-	if !found {
-		walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
-			found = found || x.GetSubLink() != nil
-			return !found
-		})
-	}
-	return found
 }
 
 // ungroupedOuterRefs is PostgreSQL's 42803 for a subquery of sel's select list or HAVING
