@@ -91,6 +91,7 @@ func (bd *binder) routeRead(r *plan.NamedTableReadRel, conj []expr.Expression) (
 func (bd *binder) route(def routing.TableDef, conj []expr.Expression, label readLabel) ([]expr.Expression, error) {
 	var ra routeAtoms
 	var residual, routed []expr.Expression
+	bd.boundErr = nil
 	for _, c := range conj {
 		if bd.routeAtom(c, &ra) {
 			routed = append(routed, c)
@@ -99,7 +100,7 @@ func (bd *binder) route(def routing.TableDef, conj []expr.Expression, label read
 		bd.rangeAtom(c, &ra)
 		residual = append(residual, c)
 	}
-	if err := ra.check(def, label, bd.opts.Analytical); err != nil {
+	if err := ra.check(def, label, bd.opts.Analytical, bd.boundErr); err != nil {
 		return nil, err
 	}
 	info := RouteInfo{Table: def, RouteConjuncts: len(routed), Residual: len(residual), Analytical: !ra.partSeen}
@@ -405,7 +406,7 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 	if !isBaseRef(col) {
 		col, val, op = unwrapColumnCast(r), l, swapped[op]
 	}
-	if _, ph := bd.ps.placeholders[val]; ph {
+	if bd.isParamBound(val) {
 		switch {
 		case routedColumn(col, timestampField) && (op == ">=" || op == ">"):
 			ra.lowerSeen, ra.param = true, true
@@ -444,7 +445,9 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 func (bd *binder) boundAtom(op string, val expr.Expression, ra *routeAtoms) bool {
 	lit, ok := literalOf(val)
 	if !ok {
-		return false
+		if lit, ok = bd.constantBound(val); !ok {
+			return false
+		}
 	}
 	t, err := timestampLiteralValue(lit)
 	if err != nil {
@@ -615,7 +618,10 @@ func ImpliedByRoute(e expr.Expression, def routing.TableDef, partitions [][]byte
 // missing and the table's own partition column; without a partition pin, unless analytical
 // (where no pin is needed, and the message names the time bound only), it says how to list
 // several partitions and how to read them all (the analytical mode).
-func (ra *routeAtoms) check(def routing.TableDef, label readLabel, analytical bool) error {
+func (ra *routeAtoms) check(def routing.TableDef, label readLabel, analytical bool, boundErr error) error {
+	if boundErr != nil && (!ra.lowerSeen || !ra.upperSeen) {
+		return boundErr
+	}
 	var missing []string
 	if !ra.partSeen && !analytical {
 		missing = append(missing, def.PartitionColumn+" = <value>")
@@ -800,7 +806,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 			for _, c := range conj {
 				flat = append(flat, splitConj(c)...)
 			}
-			bd := &binder{ps: &paramState{placeholders: map[expr.Expression]int{}}, opts: opts}
+			bd := &binder{ps: &paramState{placeholders: map[expr.Expression]int{}}, opts: opts, reg: p.ExtensionRegistry()}
 			var ra routeAtoms
 			info := RouteInfo{Table: def}
 			for _, c := range flat {
@@ -811,7 +817,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 					info.Residual++
 				}
 			}
-			if err := ra.check(def, readLabel{}, opts.Analytical); err != nil {
+			if err := ra.check(def, readLabel{}, opts.Analytical, bd.boundErr); err != nil {
 				return err
 			}
 			set, finite := ra.timeSet()
