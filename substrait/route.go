@@ -247,7 +247,34 @@ func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown,
 		}
 		return mergeRanges(set), false, true
 	case *expr.ScalarFunction:
-		if v.ID().URN != URNBoolean || v.Name() != "or" || v.NArgs() < 1 {
+		if v.ID().URN != URNBoolean || v.NArgs() < 1 {
+			return nil, false, false
+		}
+		neg := false
+		if x, ok := v.Arg(0).(*expr.ScalarFunction); ok && v.Name() == "not" && v.NArgs() == 1 && x.ID().URN == URNBoolean && x.NArgs() >= 1 {
+			switch x.Name() {
+			case "and":
+				// NOT (a AND b): the union of NOT a and NOT b.
+				neg, v = true, x
+			case "or":
+				// NOT (a OR b) implies NOT a and NOT b: those read narrow, one arm.
+				var arm routeAtoms
+				for i := range x.NArgs() {
+					if a, ok := x.Arg(i).(expr.Expression); ok {
+						bd.negatedAtom(a, &arm)
+					}
+				}
+				if arm.param {
+					return nil, true, true
+				}
+				sub, finite := arm.timeSet()
+				if !finite {
+					return nil, false, false
+				}
+				return mergeRanges(sub), false, true
+			}
+		}
+		if !neg && v.Name() != "or" {
 			return nil, false, false
 		}
 		for i := range v.NArgs() {
@@ -256,9 +283,13 @@ func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown,
 				return nil, false, false
 			}
 			var arm routeAtoms
-			for _, cc := range splitConj(a) {
-				if !bd.routeAtom(cc, &arm) {
-					bd.rangeAtom(cc, &arm)
+			if neg {
+				bd.negatedAtom(a, &arm)
+			} else {
+				for _, cc := range splitConj(a) {
+					if !bd.routeAtom(cc, &arm) {
+						bd.rangeAtom(cc, &arm)
+					}
 				}
 			}
 			if arm.param {
@@ -340,22 +371,8 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 	}
 	v, ok := c.(*expr.ScalarFunction)
 	if ok && v.ID().URN == URNBoolean && v.Name() == "not" && v.NArgs() == 1 {
-		// NOT (timestamp < X) is timestamp >= X, and so on: the column is NOT NULL, and a
-		// NULL operand is no bound (literalOf refuses it), so the negation is the complement.
-		in, ok := v.Arg(0).(*expr.ScalarFunction)
-		if !ok || (in.ID().URN != URNComparison && in.ID().URN != URNDatetime) || in.NArgs() != 2 {
-			return false
-		}
-		neg, ok := negatedOps[in.Name()]
-		if !ok {
-			return false
-		}
-		l, _ := in.Arg(0).(expr.Expression)
-		r, _ := in.Arg(1).(expr.Expression)
-		if l == nil || r == nil {
-			return false
-		}
-		return bd.comparisonAtom(neg, l, r, ra)
+		x, _ := v.Arg(0).(expr.Expression)
+		return x != nil && bd.negatedAtom(x, ra)
 	}
 	if !ok || (v.ID().URN != URNComparison && v.ID().URN != URNDatetime) {
 		// isthmus declares timestamp comparisons in functions_datetime (lt:pts_pts…).
@@ -393,6 +410,56 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 		return false
 	}
 	return bd.comparisonAtom(op, l, r, ra)
+}
+
+// negatedAtom reads NOT x as route atoms into ra, pushing the NOT down as De Morgan's laws
+// do: NOT of a comparison is its negation (NOT (timestamp < X) is timestamp >= X: the column
+// is NOT NULL, and a NULL operand is no bound, so the negation is the complement), NOT NOT y
+// is y (a conjunction of route atoms), and NOT (a OR b) is NOT a AND NOT b, read only when
+// every one of them is a route atom. ra is unchanged when it reads nothing. NOT (a AND b), a
+// union, is rangeSet's; NOT BETWEEN, two half-lines, bounds no finite range.
+func (bd *binder) negatedAtom(x expr.Expression, ra *routeAtoms) bool {
+	in, ok := x.(*expr.ScalarFunction)
+	if !ok {
+		return false
+	}
+	tmp := *ra
+	switch {
+	case in.ID().URN == URNBoolean && in.Name() == "not" && in.NArgs() == 1:
+		y, _ := in.Arg(0).(expr.Expression)
+		if y == nil {
+			return false
+		}
+		for _, c := range splitConj(y) {
+			if !bd.routeAtom(c, &tmp) {
+				ra.notConstant = ra.notConstant || tmp.notConstant
+				return false
+			}
+		}
+	case in.ID().URN == URNBoolean && in.Name() == "or":
+		for i := range in.NArgs() {
+			a, _ := in.Arg(i).(expr.Expression)
+			if a == nil || !bd.negatedAtom(a, &tmp) {
+				ra.notConstant = ra.notConstant || tmp.notConstant
+				return false
+			}
+		}
+	case (in.ID().URN == URNComparison || in.ID().URN == URNDatetime) && in.NArgs() == 2:
+		neg, ok := negatedOps[in.Name()]
+		if !ok {
+			return false
+		}
+		l, _ := in.Arg(0).(expr.Expression)
+		r, _ := in.Arg(1).(expr.Expression)
+		if l == nil || r == nil {
+			return false
+		}
+		return bd.comparisonAtom(neg, l, r, ra)
+	default:
+		return false
+	}
+	*ra = tmp
+	return true
 }
 
 // negatedOps maps a Substrait comparison to the SQL operator of its negation.
