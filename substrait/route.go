@@ -236,7 +236,7 @@ func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown,
 			return nil, false, false
 		}
 		for _, o := range v.Options {
-			if _, ph := bd.ps.placeholders[o]; ph {
+			if bd.isParamBound(o) {
 				return nil, true, true
 			}
 			var one routeAtoms
@@ -384,6 +384,10 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 		hi, _ := v.Arg(2).(expr.Expression)
 		if col == nil || lo == nil || hi == nil || !routedColumn(unwrapColumnCast(col), timestampField) {
 			return false
+		}
+		if bd.isParamBound(lo) || bd.isParamBound(hi) {
+			ra.lowerSeen, ra.upperSeen, ra.param = true, true, true
+			return true
 		}
 		var tmp routeAtoms
 		if !bd.boundAtom(">=", lo, &tmp) || !bd.boundAtom("<=", hi, &tmp) {
