@@ -3,13 +3,12 @@ package substrait
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
-
-	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
 // This file folds a time bound written as an expression of constants into the instant a read
@@ -18,9 +17,9 @@ import (
 // any other expression that reads no column — date_trunc('decade', now()) - interval '19
 // years', (date_trunc('year', current_date) - interval '25 years')::date + 5, date_bin,
 // make_interval, casts between date and the timestamp types — is evaluated here once, by the
-// executor's own kernels (scan/ops, the code a SELECT of it runs), so the bound is the value
-// the executor and PostgreSQL compute for it (calendar months, the clamped day of month, the
-// session zone UTC). now(), current_date, current_timestamp and localtimestamp are the
+// executor's own kernels (scan/ops.EvalConstant, registered by the query package: the code a
+// SELECT of it runs), so the bound is the value the executor and PostgreSQL compute for it
+// (calendar months, the clamped day of month, the session zone UTC). now(), current_date, current_timestamp and localtimestamp are the
 // statement's one clock value (BindOptions.Now, stable_value), so the bound is the instant the
 // rows would be compared with. A bound holding a parameter is folded when the parameters are
 // bound (Statement.Bind binds the statement again with their values as constants); before, it
@@ -31,25 +30,22 @@ import (
 // ok is false for an expression that reads a column, holds a parameter or a function whose
 // value is not the statement's (the deferred functions), that the executor cannot evaluate,
 // whose value is NULL (a NULL bound bounds nothing, as a NULL literal does) or not a
-// timestamp or a date, and when bd has no extension registry to resolve functions by
-// (ImpliedByRoute's). A data exception of the evaluation (22008 timestamp out of range) is
-// kept in bd.boundErr: the read's refusal, should the bound be missing for it, is that
-// error, which PostgreSQL raises evaluating the same expression.
+// timestamp or a date, and when no evaluator is registered (SetConstantEvaluator) or bd has
+// no extension registry to resolve functions by (ImpliedByRoute's). A data exception of the
+// evaluation (22008 timestamp out of range) is kept in bd.boundErr: the read's refusal, should
+// the bound be missing for it, is that error, which PostgreSQL raises evaluating the same
+// expression.
 func (bd *binder) constantBound(val expr.Expression) (expr.Literal, bool) {
-	if bd.reg.Set == nil || !isConstant(val) || bd.holdsParameter(val) || holdsDeferred(val) {
+	eval := constantEvaluator.Load()
+	if eval == nil || bd.reg.Set == nil || !isConstant(val) || bd.holdsParameter(val) || holdsDeferred(val) {
 		return nil, false
 	}
-	empty := arrow.NewSchema(nil, nil)
-	x, err := ops.Compile(val, empty, bd.reg)
+	a, err := (*eval)(context.Background(), val, bd.reg)
 	if err != nil {
-		bd.keepBoundError(err)
-		return nil, false
-	}
-	in := array.NewRecordBatch(empty, nil, 1)
-	defer in.Release()
-	a, err := x.Eval(context.Background(), in, nil)
-	if err != nil {
-		bd.keepBoundError(err)
+		var e *Error
+		if bd.boundErr == nil && errors.As(err, &e) {
+			bd.boundErr = e
+		}
 		return nil, false
 	}
 	defer a.Release()
@@ -75,13 +71,19 @@ func (bd *binder) constantBound(val expr.Expression) (expr.Literal, bool) {
 	return nil, false
 }
 
-// keepBoundError keeps the first data exception a bound's evaluation raised (constantBound).
-func (bd *binder) keepBoundError(err error) {
-	var de *ops.DataError
-	if bd.boundErr == nil && errors.As(err, &de) {
-		bd.boundErr = &Error{Code: InvalidArgument, SQLState: de.Code, Msg: de.Msg, LogMsg: de.LogMsg}
-	}
-}
+// ConstantEvaluator evaluates e, a scalar expression that reads no column, on one row with
+// the executor's kernels (the value a table-less SELECT of e answers), resolving its functions
+// through reg: a one-row array the caller releases. A data exception of e is an *Error with
+// its SQLSTATE; any other error means e cannot be evaluated. It is safe for concurrent use.
+type ConstantEvaluator func(ctx context.Context, e expr.Expression, reg expr.ExtensionRegistry) (arrow.Array, error)
+
+var constantEvaluator atomic.Pointer[ConstantEvaluator]
+
+// SetConstantEvaluator registers the evaluator of time bounds written as expressions of
+// constants (the query package registers scan/ops', which this package may not import);
+// without one only the spellings the binder folds itself bound a read. Safe for concurrent
+// use.
+func SetConstantEvaluator(f ConstantEvaluator) { constantEvaluator.Store(&f) }
 
 // holdsParameter reports whether e is, or holds, a parameter not bound yet (prepare time: its
 // stand-in, bd.ps.placeholders).

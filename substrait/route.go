@@ -356,7 +356,8 @@ func (ra *routeAtoms) emptyRange() routing.TimeRange {
 // routeAtom reads one conjunct as part of the route; false leaves it residual. It reads the
 // forms the binder writes and those of the Substrait producers people use: a partition
 // equality, IN list (SingularOrList) or OR chain of those; a timestamp comparison in either
-// operand order or between(timestamp, low, high) (both bounds inclusive); literals under
+// operand order or between(timestamp, low, high) (both bounds inclusive), NOT pushed through
+// them (negatedAtom); literals, or expressions of constants (constantBound), under
 // casts to string or timestamp types (a zone-less timestamp or a string is a UTC time), and
 // the column under a cast to its own type family (after normalizeTimestamps a cast of the
 // timestamp to a timestamp type does not change it).
@@ -511,8 +512,9 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 	return true
 }
 
-// boundAtom reads `timestamp op val` as a bound into ra; false when val is not a timestamp
-// literal or op not an inequality.
+// boundAtom reads `timestamp op val` as a bound into ra; false when val is neither a
+// timestamp literal nor an expression of constants whose value is a timestamp or a date
+// (constantBound), or op not an inequality.
 func (bd *binder) boundAtom(op string, val expr.Expression, ra *routeAtoms) bool {
 	lit, ok := literalOf(val)
 	if !ok {
