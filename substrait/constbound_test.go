@@ -3,6 +3,8 @@ package substrait
 import (
 	"testing"
 	"time"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
 // TestConstantBoundsRoute: a timestamp bound written as a constant expression — AT TIME ZONE
@@ -184,5 +186,27 @@ func TestUnboundedExpressionsRefused(t *testing.T) {
 		if e, ok := err.(*Error); !ok || e.Code != InvalidArgument || e.Msg != want {
 			t.Errorf("%s: %v, want InvalidArgument %q", where, err, want)
 		}
+	}
+}
+
+// TestClientPlanNegatedBounds: a client plan's NOT (timestamp < X OR timestamp >= Y) is the
+// range [X, Y), as the SQL binder reads it.
+func TestClientPlanNegatedBounds(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	c := newClientPlan("messages", substraitTSType)
+	cond := c.fn(t, URNBoolean, "and",
+		c.fn(t, URNComparison, "equal", c.ref(c.read, 0), expr.NewPrimitiveLiteral("general", false)),
+		c.fn(t, URNBoolean, "not", c.fn(t, URNBoolean, "or",
+			c.fn(t, URNComparison, "lt", c.ref(c.read, 1), timestampLiteral(jan1.UnixNano())),
+			c.fn(t, URNComparison, "gte", c.ref(c.read, 1), timestampLiteral(feb1.UnixNano())))))
+	filter := must(c.b.Filter(c.read, cond))
+	p := must(c.b.Plan(filter, []string{"channel_id", "timestamp", "id", "value"}))
+	r, _, err := clientRoute(t, cat, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Range.Start.Equal(jan1) || !r.Range.End.Equal(feb1) {
+		t.Errorf("route %v, want [%v, %v)", r.Range, jan1, feb1)
 	}
 }
