@@ -226,7 +226,9 @@ func (bd *binder) rangeAtom(c expr.Expression, ra *routeAtoms) bool {
 // timestamp column: an IN list (or = ANY) of timestamp constants, each the one instant
 // [X, X+1ns), or an OR every disjunct of which bounds the timestamp on both sides in its
 // conjunction (its bounds, and the range sets among its conjuncts, intersected; its other
-// conjuncts narrow nothing, and the OR stays a residual filter). The ranges come sorted by
+// conjuncts narrow nothing, and the OR stays a residual filter), NOT (a AND b) read as the OR
+// of NOT a and NOT b, or NOT (a OR b) whose operands routeAtom does not all read, narrowed by
+// the negations it reads (negatedAtom; the others narrow nothing). The ranges come sorted by
 // start, disjoint and not adjacent; unknown reports a value that is a parameter not bound yet
 // (prepare time), where set is nil.
 func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown, ok bool) {
