@@ -227,6 +227,9 @@ type binder struct {
 	now    time.Time
 	agg    *aggCtx
 	routes []RouteInfo
+	// boundErr is the first data exception the evaluation of a read's time bound raised
+	// (constantBound): the read's refusal when a bound is missing for it.
+	boundErr error
 	// inCTE guards against a WITH query referencing itself.
 	active map[string]bool
 	// recursive holds the WITH RECURSIVE queries that read themselves (recursive.go);

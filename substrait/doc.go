@@ -46,7 +46,9 @@
 // partition equality, IN list or = ANY, timestamp bounds in any comparison form (>=, >, <,
 // <=, = as the one-instant range [X, X+1ns), BETWEEN, NOT of a comparison, either operand
 // order; a date is converted to timestamp with time zone at midnight UTC, PostgreSQL's
-// implicit cast in a UTC session; to_timestamp of constants is folded; repeated bounds take
+// implicit cast in a UTC session; any expression of constants, the statement's clock and
+// parameters is folded by the executor's kernels (boundeval.go); NOT is pushed through the
+// comparisons (De Morgan); repeated bounds take
 // the tightest, repeated partition sets are intersected) — and places it, normalised
 // (partition = or IN, timestamp >= start, timestamp < end), first in the FilterRel above the
 // read; the other conjuncts follow as residual filters. Routes reads it back for the executor's binding, and
