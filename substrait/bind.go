@@ -15,6 +15,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -379,6 +380,9 @@ func (bd *binder) pushWith(wc *pg.WithClause) (pop func(), err error) {
 
 // bindSelect binds a SELECT (with its set operations, ORDER BY and LIMIT).
 func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
+	if isLimitZero(sel) {
+		sel = withoutRows(sel)
+	}
 	if wc := sel.GetWithClause(); wc != nil {
 		pop, err := bd.pushWith(wc)
 		if err != nil {
@@ -420,6 +424,41 @@ func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
 		return nil, err
 	}
 	return bd.orderLimit(sel, br, nil, nil)
+}
+
+// isLimitZero reports a SELECT whose LIMIT (or FETCH FIRST … ROWS) is the integer constant 0.
+func isLimitZero(sel *pg.SelectStmt) bool {
+	c := sel.GetLimitCount().GetAConst()
+	return c != nil && !c.GetIsnull() && c.GetIval() != nil && c.GetIval().GetIval() == 0
+}
+
+// withoutRows returns a copy of sel, a SELECT whose LIMIT is 0, whose WHERE (each set
+// operation arm's) is ANDed with false: it answers the same (no rows, its columns), and its
+// routed reads read no bucket whatever they pin (constantlyFalse, route), as PostgreSQL's
+// LIMIT 0 runs no scan — SELECT * FROM t LIMIT 0 is the schema probe of BI tools and drivers.
+// A read under a derived table that the false cannot reach still needs its route.
+func withoutRows(sel *pg.SelectStmt) *pg.SelectStmt {
+	sel = proto.Clone(sel).(*pg.SelectStmt)
+	var add func(s *pg.SelectStmt)
+	add = func(s *pg.SelectStmt) {
+		switch {
+		case s == nil || len(s.GetValuesLists()) > 0:
+		case s.GetOp() == pg.SetOperation_SETOP_NONE || s.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED:
+			if len(s.GetFromClause()) == 0 {
+				return
+			}
+			f := &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{}}}}}
+			if w := s.GetWhereClause(); w != nil {
+				f = pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, []*pg.Node{f, w}, 0)
+			}
+			s.WhereClause = f
+		default:
+			add(s.GetLarg())
+			add(s.GetRarg())
+		}
+	}
+	add(sel)
+	return sel
 }
 
 // bindUnion binds UNION ALL (a SetRel) and UNION (the same, then DISTINCT).

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -208,5 +209,54 @@ func TestClientPlanNegatedBounds(t *testing.T) {
 	}
 	if !r.Range.Start.Equal(jan1) || !r.Range.End.Equal(feb1) {
 		t.Errorf("route %v, want [%v, %v)", r.Range, jan1, feb1)
+	}
+}
+
+// TestNothingReadRoutes: a read under a constant false or NULL WHERE conjunct, or in a
+// SELECT whose LIMIT is 0, reads no bucket (an Empty route) whether or not it pins a
+// partition and a range — the schema probes of Metabase, DBeaver and drivers; a constant
+// true does not excuse a missing route.
+func TestNothingReadRoutes(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, q := range []string{
+		`SELECT true AS "_" FROM messages WHERE 1 <> 1 LIMIT 0`,
+		`SELECT * FROM messages LIMIT 0`,
+		`SELECT * FROM messages WHERE false`,
+		`SELECT count(*) FROM messages WHERE NULL`,
+		`SELECT * FROM messages WHERE channel_id = 'general' AND 2 < 1`,
+		`SELECT * FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' LIMIT 0`,
+		`SELECT * FROM (SELECT * FROM messages LIMIT 0) t`,
+		`SELECT id FROM messages UNION SELECT id FROM messages LIMIT 0`,
+		`SELECT id FROM messages FETCH FIRST 0 ROWS ONLY`,
+	} {
+		s, err := Prepare(q, cat)
+		if err != nil {
+			t.Errorf("%s: prepare: %v", q, err)
+			continue
+		}
+		p, err := s.Bind()
+		if err != nil {
+			t.Errorf("%s: bind: %v", q, err)
+			continue
+		}
+		routes, err := Routes(p, cat, false)
+		if err != nil || len(routes) == 0 {
+			t.Errorf("%s: routes %v, %v", q, routes, err)
+		}
+		for _, r := range routes {
+			if !r.Empty || len(r.Buckets()) != 0 {
+				t.Errorf("%s: route %+v, want Empty", q, r)
+			}
+		}
+	}
+	for _, q := range []string{
+		`SELECT * FROM messages WHERE 1 = 1`,
+		`SELECT * FROM messages LIMIT 1`,
+		`SELECT * FROM messages WHERE 1 / 0 = 1`,
+	} {
+		if _, err := Prepare(q, cat); err == nil || !strings.Contains(err.Error(), "messages needs channel_id") {
+			t.Errorf("%s: %v, want the missing route named", q, err)
+		}
 	}
 }

@@ -100,11 +100,14 @@ func (bd *binder) route(def routing.TableDef, conj []expr.Expression, label read
 		bd.rangeAtom(c, &ra)
 		residual = append(residual, c)
 	}
-	if err := ra.check(def, label, bd.opts.Analytical, bd.boundErr); err != nil {
-		return nil, err
-	}
 	info := RouteInfo{Table: def, RouteConjuncts: len(routed), Residual: len(residual), Analytical: !ra.partSeen}
-	if ra.empty() {
+	readsNothing := slices.ContainsFunc(residual, bd.constantlyFalse)
+	if !readsNothing {
+		if err := ra.check(def, label, bd.opts.Analytical, bd.boundErr); err != nil {
+			return nil, err
+		}
+	}
+	if readsNothing || ra.empty() {
 		info.Empty, info.Analytical, info.Partitions = true, false, [][]byte{}
 		info.Range = ra.emptyRange()
 		bd.routes = append(bd.routes, info)
@@ -892,14 +895,17 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 					info.Residual++
 				}
 			}
-			if err := ra.check(def, readLabel{}, opts.Analytical, bd.boundErr); err != nil {
-				return err
+			readsNothing := slices.ContainsFunc(flat, bd.constantlyFalse)
+			if !readsNothing {
+				if err := ra.check(def, readLabel{}, opts.Analytical, bd.boundErr); err != nil {
+					return err
+				}
 			}
 			set, finite := ra.timeSet()
-			if !finite {
+			if !finite && !readsNothing {
 				return invalidPlan("a timestamp bound of the read of %s is a parameter", def.Name) // plans have none
 			}
-			if ra.empty() {
+			if readsNothing || ra.empty() {
 				rt := Route{Table: def, Partitions: [][]byte{}, Range: ra.emptyRange(), Empty: true}
 				info.Partitions, info.Range, info.Empty = rt.Partitions, rt.Range, true
 				infos = append(infos, info)

@@ -292,7 +292,6 @@ func TestSQLAccepted(t *testing.T) {
 			scanQuery([]outCol{{"timestamp", "id"}}, orderAsc, -1)},
 		{"limit all and null", `SELECT * FROM messages` + routedWhere + ` LIMIT ALL`, scanQuery(allColumns, orderNone, -1)},
 		{"offset zero", `SELECT * FROM messages` + routedWhere + ` LIMIT 5 OFFSET 0`, scanQuery(allColumns, orderNone, 5)},
-		{"limit zero", `SELECT * FROM messages` + routedWhere + ` LIMIT 0`, scanQuery(allColumns, orderNone, 0)},
 		{"limit beyond int32", `SELECT * FROM messages` + routedWhere + ` LIMIT 5000000000`, scanQuery(allColumns, orderNone, 5000000000)},
 		{"fetch first", `SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp FETCH FIRST 3 ROWS ONLY`, scanQuery(allColumns, orderAsc, 3)},
 		{"count alias and limit", `SELECT count(*) AS n FROM messages` + routedWhere + ` LIMIT 1`,
