@@ -499,8 +499,11 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	for i, v := range vary {
 		larm.sc.cols[i].vary = larm.sc.cols[i].vary || v
 		larm.sc.cols[i].bytea = l.sc.cols[i].bytea || r.sc.cols[i].bytea
-		larm.sc.cols[i].json = l.sc.cols[i].json && r.sc.cols[i].json
-		larm.sc.cols[i].jsonb = l.sc.cols[i].jsonb && r.sc.cols[i].jsonb
+		// An unknown literal beside json (jsonb) is read as json (jsonb: castProject).
+		lc, rc := l.sc.cols[i], r.sc.cols[i]
+		lu, ru := unknownCol(l, i), unknownCol(r, i)
+		larm.sc.cols[i].json = (lc.json || lu) && (rc.json || ru) && !(lu && ru)
+		larm.sc.cols[i].jsonb = (lc.jsonb || lu) && (rc.jsonb || ru) && !(lu && ru)
 	}
 	return l, larm, rarm, nil
 }
@@ -524,8 +527,14 @@ func (bd *binder) castProject(br *boundRel, ts []types.Type, other *boundRel) (*
 		need = true
 		if unknownCol(br, i) {
 			// An unknown literal of the arm is read as a constant of the column's type (by
-			// byteain beside a bytea column).
-			e, err := bd.coerceBeside(br.unknown[i], bval{bytea: other.sc.cols[i].bytea}, ts[i], "UNION")
+			// byteain beside a bytea column, jsonb_in beside a jsonb one).
+			oc := other.sc.cols[i]
+			e, err := bd.coerceBeside(br.unknown[i], bval{bytea: oc.bytea}, ts[i], "UNION")
+			if oc.jsonb && familyOf(ts[i]) == famBinary {
+				var j bval
+				j, err = bd.jsonbCast(br.unknown[i])
+				e = j.e
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -1178,16 +1178,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	if name == "json" && (v.untyped() || !v.bytea && familyOf(v.typ()) == famBinary) {
 		// A json document (jsonb's text is json too): marked json, so that = and the other
 		// operators json lacks are PostgreSQL's 42883.
-		out := v
-		if v.untyped() {
-			e, err := bd.coerce(v, t, "")
-			if err != nil {
-				return bval{}, err
-			}
-			out = typed(e)
-		}
+		out, err := bd.jsonLiteral(v)
 		out.json, out.jsonb = true, false
-		return out, nil
+		return out, err
 	}
 	if v.bytea && familyOf(t) == famString {
 		if _, plain := t.(*types.StringType); plain {

@@ -870,7 +870,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case "regexp_replace":
 		return bd.regexpReplace(args)
 	case "regexp_match":
-		return bval{}, errRegexpMatchArray
+		return bval{}, regexpMatchArray(args)
 	case "regexp_count", "regexp_substr":
 		return bd.regexpSearch(name, args)
 	case "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_instr", "regexp_like":
