@@ -117,6 +117,8 @@ type col struct {
 	// json marks a binary column known to hold json documents (a table declaring JSON values,
 	// a ::json cast); jsonb one of jsonb documents in jsonb's canonical text (jsonb.go).
 	json, jsonb bool
+	// typmod is the column's type modifier as PostgreSQL names the type with it (bval.typmod).
+	typmod string
 }
 
 // scope is the columns an expression may reference: the output of the FROM relation.
@@ -431,7 +433,7 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb}) // setArms: both arms'
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, typmod: c.typmod}) // setArms: both arms'
 	}
 	if !sel.GetAll() {
 		return bd.distinct(out)
@@ -504,6 +506,11 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 		lu, ru := unknownCol(l, i), unknownCol(r, i)
 		larm.sc.cols[i].json = (lc.json || lu) && (rc.json || ru) && !(lu && ru)
 		larm.sc.cols[i].jsonb = (lc.jsonb || lu) && (rc.jsonb || ru) && !(lu && ru)
+		// PostgreSQL's select_common_typmod: the arms' modifier when they have the same.
+		larm.sc.cols[i].typmod = ""
+		if lc.typmod == rc.typmod && !lu && !ru {
+			larm.sc.cols[i].typmod = lc.typmod
+		}
 	}
 	return l, larm, rarm, nil
 }
@@ -564,7 +571,7 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 		// of an aggregate): no ProjectRel, which the executor would run per batch for nothing.
 		out := &boundRel{rel: br.rel, sc: &scope{}, names: names}
 		for i, c := range br.sc.cols {
-			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb})
+			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb, typmod: c.typmod})
 		}
 		return out, nil
 	}
@@ -742,7 +749,8 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	bytea := make([]bool, len(items)) // outs[i] is bytea (bytea.go)
 	jsonb := make([]bool, len(items)) // outs[i] is jsonb (jsonb.go)
 	json := make([]bool, len(items))  // outs[i] is json
-	var unknown []bval                // boundRel.unknown
+	typmod := make([]string, len(items))
+	var unknown []bval // boundRel.unknown
 	// A derived table's varying numerics carry their display scales out (keepScales): each
 	// one's scale expression, bound with the select list (an average's adds its measures).
 	keepScales := bd.keepScales[sel] && len(sel.GetDistinctClause()) == 0
@@ -757,7 +765,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		if err != nil {
 			return nil, err
 		}
-		vary[i], bytea[i], json[i], jsonb[i] = v.ds != nil, v.bytea, v.json, v.jsonb
+		vary[i], bytea[i], json[i], jsonb[i], typmod[i] = v.ds != nil, v.bytea, v.json, v.jsonb, v.typmod
 		if keepScales && v.ds != nil {
 			if s, err := v.ds(); err == nil {
 				scales, scaleOf = append(scales, s), append(scaleOf, i)
@@ -848,6 +856,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		proj.sc.cols[i].bytea = proj.sc.cols[i].bytea || bytea[i]
 		proj.sc.cols[i].json = proj.sc.cols[i].json || json[i]
 		proj.sc.cols[i].jsonb = proj.sc.cols[i].jsonb || jsonb[i]
+		proj.sc.cols[i].typmod = typmod[i]
 	}
 	for k, i := range scaleOf {
 		sc := &proj.sc.cols[len(outs)+len(extra)+k]
