@@ -1493,10 +1493,11 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 	return typed(e), nil
 }
 
-// strideParamRef is the number of the parameter date_bin's stride is ($n or $n::interval),
-// 0 for any other stride.
+// strideParamRef is the number of the parameter date_bin's stride is ($n, $n::interval, or
+// ($n::interval)::interval as DeclareParameterTypes declares an interval the client binds
+// to $n::interval), 0 for any other stride.
 func strideParamRef(n *pg.Node) int {
-	if tc := n.GetTypeCast(); tc != nil {
+	for tc := n.GetTypeCast(); tc != nil; tc = n.GetTypeCast() {
 		if !isIntervalTypeName(tc.GetTypeName()) {
 			return 0
 		}
