@@ -65,6 +65,10 @@ func TestRecursiveTypmodAsPostgres(t *testing.T) {
 		head + "'b'::varchar(3)" + tail,
 		head + "CASE WHEN n > 1 THEN s ELSE 'x'::varchar(3) END" + tail,
 		head + "COALESCE(s, s)" + tail,
+		head + "(SELECT 'q'::varchar(3))" + tail,
+		"WITH RECURSIVE r(s, n) AS (SELECT 'a'::varchar(3), 1 UNION ALL SELECT s, n + 1 FROM r WHERE n < 4 GROUP BY s, n) SELECT s, n FROM r ORDER BY n",
+		"WITH RECURSIVE r(s, n) AS (SELECT 'a'::varchar(3), 1 UNION ALL SELECT DISTINCT s, n + 1 FROM r WHERE n < 4) SELECT s, n FROM r ORDER BY n",
+		"WITH RECURSIVE r(s, n) AS (SELECT 'a'::varchar(3), 1 UNION ALL (SELECT s, n + 1 FROM r WHERE n < 4 INTERSECT SELECT 'a'::varchar(3), 2)) SELECT s, n FROM r ORDER BY n",
 		"WITH RECURSIVE r(s, n) AS (SELECT 'a'::varchar(3), 1 UNION ALL SELECT t.s, r.n + 1 FROM r, (SELECT 'z'::varchar(3) AS s) t WHERE r.n < 4) SELECT s, n FROM r ORDER BY n",
 		"WITH RECURSIVE r(s, n) AS (SELECT 'a'::varchar, 1 UNION ALL SELECT 'b'::varchar(4), n + 1 FROM r WHERE n < 4) SELECT s, n FROM r ORDER BY n",
 		"WITH RECURSIVE r(s, n) AS (SELECT 'a', 1 UNION ALL SELECT s || 'b', n + 1 FROM r WHERE n < 4) SELECT s, n FROM r ORDER BY n",
@@ -90,6 +94,8 @@ func TestRecursiveTypmodAsPostgres(t *testing.T) {
 			"WITH RECURSIVE r(x, n) AS (SELECT 1.5::numeric(4), 1 UNION ALL SELECT x + 1, n + 1 FROM r WHERE n < 4) SELECT x, n FROM r",
 			"WITH RECURSIVE r(x, n) AS (SELECT x, 1 FROM (SELECT 1.5::numeric(4,1) UNION ALL SELECT 2.5::numeric(4,1)) v(x) UNION ALL SELECT x + 1, n + 1 FROM r WHERE n < 2) SELECT x, n FROM r",
 			"WITH RECURSIVE r(s, n) AS (SELECT 'a'::varchar(3), 1 UNION SELECT s || 'b', n + 1 FROM r WHERE n < 4) SELECT s, n FROM r",
+			"WITH RECURSIVE r(s, n) AS (SELECT s, 1 FROM (SELECT 'a'::varchar(3) AS s) q UNION ALL SELECT s || 'x', n + 1 FROM r WHERE n < 4) SELECT s, n FROM r",
+			"WITH RECURSIVE c AS (SELECT 'a'::varchar(3) AS s), r(s, n) AS (SELECT s, 1 FROM c UNION ALL SELECT s || 'x', n + 1 FROM r WHERE n < 4) SELECT s, n FROM r",
 		} {
 			refusedWithState(t, ctx, cl.c, pg, q, "42804")
 		}

@@ -590,6 +590,11 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 	out := &boundRel{rel: rel, sc: &scope{}, names: names}
 	for i, e := range es {
 		out.sc.cols = append(out.sc.cols, col{name: names[i], typ: e.GetType()})
+		if fr, ok := e.(*expr.FieldReference); ok {
+			if j, ok := rootFieldIndex(fr); ok && j < len(br.sc.cols) {
+				out.sc.cols[i].typmod = br.sc.cols[j].typmod // a column passed through keeps its modifier
+			}
+		}
 	}
 	return out, nil
 }

@@ -172,7 +172,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			for i, g := range ac.groups {
 				if sameExpr(g, e.e) {
 					v := typed(ac.scope().ref(i))
-					v.bytea, v.json, v.jsonb = e.bytea, e.json, e.jsonb
+					v.bytea, v.json, v.jsonb, v.typmod = e.bytea, e.json, e.jsonb, e.typmod
 					if e.ds != nil {
 						v.ds = lostScale("a numeric whose display scale varies by row used as a GROUP BY key")
 					}
