@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgx/v5"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -32,19 +33,17 @@ func TestJSONBesideUnknownAsPostgres(t *testing.T) {
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
-		for _, q := range []string{
-			`SELECT count(*) FROM ` + vals + ` GROUP BY j`,
-			`SELECT count(DISTINCT j) FROM ` + vals,
+		allRefusedWithState(t, ctx, cl.c, pg, "42883",
+			`SELECT count(*) FROM `+vals+` GROUP BY j`,
+			`SELECT count(DISTINCT j) FROM `+vals,
 			`SELECT count(*) FROM (VALUES (NULL), ('{"a":1}'::json)) t(j) GROUP BY j`,
 			`SELECT j::text FROM (SELECT '{"a":1}'::json UNION SELECT '{"a":1}') t(j)`,
 			`SELECT j::text FROM (SELECT '{"a":1}' UNION SELECT '{"a":1}'::json) t(j)`,
 			`SELECT count(*) FROM (SELECT '{"a":1}'::json UNION ALL SELECT '{"a":1}') t(j) GROUP BY j`,
-			rec + `SELECT count(*) FROM r GROUP BY j`,
-			rec + `SELECT count(DISTINCT j) FROM r`,
+			rec+`SELECT count(*) FROM r GROUP BY j`,
+			rec+`SELECT count(DISTINCT j) FROM r`,
 			`WITH RECURSIVE r(j) AS (SELECT '{"a":1}'::json UNION SELECT '{"a":1}' FROM r) SELECT count(*) FROM r`,
-		} {
-			refusedWithState(t, ctx, cl.c, pg, q, "42883")
-		}
+		)
 		refusedWithState(t, ctx, cl.c, pg, `SELECT count(*) FROM `+vals+` WHERE j = '{"a":1}'`, "42883")
 		refusedWithState(t, ctx, cl.c, pg, rec+`SELECT count(*) FROM r WHERE j = '{"a":1}'`, "42883")
 	}
@@ -80,25 +79,23 @@ func TestRecursiveTypmodAsPostgres(t *testing.T) {
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
-		for _, q := range []string{
-			head + "s || 'b'" + tail,
-			head + "'b'" + tail,
-			head + "NULL" + tail,
-			head + "s::text" + tail,
-			head + "'b'::varchar(4)" + tail,
-			head + "CASE WHEN n > 1 THEN s END" + tail,
-			nhead + "x + 1" + ntail,
-			nhead + "2" + ntail,
-			nhead + "(x + 1)::numeric(5,2)" + ntail,
-			nhead + "(x + 1)::float8" + ntail,
+		allRefusedWithState(t, ctx, cl.c, pg, "42804",
+			head+"s || 'b'"+tail,
+			head+"'b'"+tail,
+			head+"NULL"+tail,
+			head+"s::text"+tail,
+			head+"'b'::varchar(4)"+tail,
+			head+"CASE WHEN n > 1 THEN s END"+tail,
+			nhead+"x + 1"+ntail,
+			nhead+"2"+ntail,
+			nhead+"(x + 1)::numeric(5,2)"+ntail,
+			nhead+"(x + 1)::float8"+ntail,
 			"WITH RECURSIVE r(x, n) AS (SELECT 1.5::numeric(4), 1 UNION ALL SELECT x + 1, n + 1 FROM r WHERE n < 4) SELECT x, n FROM r",
 			"WITH RECURSIVE r(x, n) AS (SELECT x, 1 FROM (SELECT 1.5::numeric(4,1) UNION ALL SELECT 2.5::numeric(4,1)) v(x) UNION ALL SELECT x + 1, n + 1 FROM r WHERE n < 2) SELECT x, n FROM r",
 			"WITH RECURSIVE r(s, n) AS (SELECT 'a'::varchar(3), 1 UNION SELECT s || 'b', n + 1 FROM r WHERE n < 4) SELECT s, n FROM r",
 			"WITH RECURSIVE r(s, n) AS (SELECT s, 1 FROM (SELECT 'a'::varchar(3) AS s) q UNION ALL SELECT s || 'x', n + 1 FROM r WHERE n < 4) SELECT s, n FROM r",
 			"WITH RECURSIVE c AS (SELECT 'a'::varchar(3) AS s), r(s, n) AS (SELECT s, 1 FROM c UNION ALL SELECT s || 'x', n + 1 FROM r WHERE n < 4) SELECT s, n FROM r",
-		} {
-			refusedWithState(t, ctx, cl.c, pg, q, "42804")
-		}
+		)
 	}
 }
 
@@ -119,15 +116,13 @@ func TestTrial25RefusalsAsPostgres(t *testing.T) {
 		}
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText,
 			"WITH RECURSIVE r(i, n) AS (SELECT interval '1 day', 0 UNION ALL SELECT interval '24 hours', n + 1 FROM r WHERE n < 2) SELECT i::text, n FROM r ORDER BY n")...)
-		for _, q := range []string{
+		allRefusedWithState(t, ctx, cl.c, pg, "22023",
 			"SELECT regexp_match('abc', 'b', 'g')",
 			"SELECT (regexp_match('abc', 'b', 'g'))[1]",
 			"SELECT regexp_match('abc', 'b', 'ig')",
 			"SELECT regexp_match('abc', 'b', 'gz')",
 			"SELECT regexp_match(origin, 'O', 'g') FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-02'",
-		} {
-			refusedWithState(t, ctx, cl.c, pg, q, "22023")
-		}
+		)
 	}
 }
 
@@ -171,6 +166,14 @@ func TestTrial25ParametersAsPostgres(t *testing.T) {
 				t.Errorf("%s (%v): %v (SQLSTATE %q), want UNIMPLEMENTED 0A000 in PostgreSQL's words", monthly, v, err, sqlstateOf(err))
 			}
 		}
+	}
+}
+
+// allRefusedWithState is refusedWithState of each query.
+func allRefusedWithState(t *testing.T, ctx context.Context, cl *flightsql.Client, pg *pgx.Conn, state string, qs ...string) {
+	t.Helper()
+	for _, q := range qs {
+		refusedWithState(t, ctx, cl, pg, q, state)
 	}
 }
 
