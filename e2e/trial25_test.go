@@ -49,6 +49,20 @@ func TestJSONBesideUnknownAsPostgres(t *testing.T) {
 	}
 }
 
+// TestSetOperationKindsAsPostgres: INTERSECT and EXCEPT keep their columns' kinds, so bytea
+// shows byteaout's text through them (it showed its bytes as text: '\x61' was "a").
+func TestSetOperationKindsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		`SELECT x::text FROM (SELECT '\x61'::bytea INTERSECT SELECT '\x61'::bytea) t(x)`,
+		`SELECT x::text, length(x) FROM (SELECT '\x61'::bytea UNION ALL SELECT '\x6263'::bytea EXCEPT SELECT '\x62'::bytea) t(x) ORDER BY 2`,
+		`SELECT x::text FROM (SELECT '\x61'::bytea INTERSECT ALL SELECT '\x61'::bytea) t(x)`,
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+	}
+}
+
 // TestRecursiveTypmodAsPostgres: a recursive query's column whose non-recursive term has a
 // type modifier (varchar(n), numeric(p,s)) keeps it only when the recursive term's column has
 // the same (a reference to the column, a cast to the same modifier, a CASE or COALESCE of

@@ -592,7 +592,10 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 		out.sc.cols = append(out.sc.cols, col{name: names[i], typ: e.GetType()})
 		if fr, ok := e.(*expr.FieldReference); ok {
 			if j, ok := rootFieldIndex(fr); ok && j < len(br.sc.cols) {
-				out.sc.cols[i].typmod = br.sc.cols[j].typmod // a column passed through keeps its modifier
+				// A column passed through keeps its kind (bytea, json, jsonb: INTERSECT's
+				// bytea showed its bytes as text) and its type modifier.
+				c, src := &out.sc.cols[i], br.sc.cols[j]
+				c.bytea, c.json, c.jsonb, c.typmod = src.bytea, src.json, src.jsonb, src.typmod
 			}
 		}
 	}
