@@ -160,6 +160,11 @@ type bval struct {
 	// canonical text (jsonb.go). A binary value that is none of these (the value column of a
 	// table not declaring its values) compares bytewise.
 	json, jsonb bool
+	// typmod is PostgreSQL's name of the value's type with its type modifier where it has one
+	// ("character varying(3)", "numeric(4,1)": a cast to varchar(n) or numeric(p,s), a column
+	// of such values, a CASE or COALESCE whose every branch has the same), "" where its
+	// typmod is -1. Only a recursive query's check of its column types reads it (recursive.go).
+	typmod string
 }
 
 func typed(e expr.Expression) bval { return bval{e: e} }
@@ -1021,7 +1026,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
-	v.bytea, v.json, v.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
+	v.bytea, v.json, v.jsonb, v.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].typmod
 	if sc.cols[i].vary {
 		v.ds = sc.scaleOf(i)
 	}
@@ -1178,16 +1183,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	if name == "json" && (v.untyped() || !v.bytea && familyOf(v.typ()) == famBinary) {
 		// A json document (jsonb's text is json too): marked json, so that = and the other
 		// operators json lacks are PostgreSQL's 42883.
-		out := v
-		if v.untyped() {
-			e, err := bd.coerce(v, t, "")
-			if err != nil {
-				return bval{}, err
-			}
-			out = typed(e)
-		}
+		out, err := bd.jsonLiteral(v)
 		out.json, out.jsonb = true, false
-		return out, nil
+		return out, err
 	}
 	if v.bytea && familyOf(t) == famString {
 		if _, plain := t.(*types.StringType); plain {
@@ -1585,6 +1583,7 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, all)
 	}
 	out.json, out.jsonb = docMarkers(all)
+	out.typmod = commonTypmod(all)
 	return out, err
 }
 
@@ -1726,6 +1725,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	if len(es) == 1 {
 		out := typed(es[0])
 		out.json, out.jsonb = docMarkers(vs)
+		out.typmod = commonTypmod(vs)
 		return out, nil
 	}
 	var pairs []expr.IfThenPair
@@ -1746,7 +1746,19 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, vs)
 	}
 	out.json, out.jsonb = docMarkers(vs)
+	out.typmod = commonTypmod(vs)
 	return out, err
+}
+
+// commonTypmod is the type modifier of a CASE's or COALESCE's result (PostgreSQL's exprTypmod
+// of them): the values' when every one has the same, else none.
+func commonTypmod(vs []bval) string {
+	for _, v := range vs[1:] {
+		if v.typmod != vs[0].typmod {
+			return ""
+		}
+	}
+	return vs[0].typmod
 }
 
 // greatest is GREATEST/LEAST, ignoring NULLs as PostgreSQL does.
@@ -3126,12 +3138,17 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	if err != nil {
 		return bval{}, true, err
 	}
+	typmod := fmt.Sprintf("character varying(%d)", n)
 	// varchar's truncation keeps n characters (multibyte-aware, pg_mbcharcliplen): left(s, n),
 	// folded for a constant (a partition key's value written 'BOSTON'::varchar(3) routes).
 	if lit, ok := v.e.(*expr.PrimitiveLiteral[string]); ok {
 		r := []rune(lit.Value)
-		return typed(expr.NewPrimitiveLiteral(string(r[:min(int64(len(r)), n)]), false)), true, nil
+		out := typed(expr.NewPrimitiveLiteral(string(r[:min(int64(len(r)), n)]), false))
+		out.typmod = typmod
+		return out, true, nil
 	}
 	f, err := bd.fn(URNPostgres, "left", strType(), v.e, expr.NewPrimitiveLiteral(n, false))
-	return typed(f), true, err
+	out := typed(f)
+	out.typmod = typmod
+	return out, true, err
 }

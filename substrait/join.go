@@ -1103,7 +1103,7 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 	keepKind := func(out *boundRel) {
 		if out != nil && vi < len(j.sc.cols) {
 			c, src := &out.sc.cols[len(out.sc.cols)-1], j.sc.cols[vi]
-			c.bytea, c.json, c.jsonb = src.bytea, src.json, src.jsonb
+			c.bytea, c.json, c.jsonb, c.typmod = src.bytea, src.json, src.jsonb, src.typmod
 		}
 	}
 	if len(errs) > 0 && atSite {
@@ -1417,11 +1417,11 @@ func (bd *binder) sublinkValue(sl *pg.SubLink, sc *scope) (bval, error) {
 			// Its errors raised here, on the rows that evaluate this expression (scalarJoin).
 			v, err := bd.raiseDeferred(sc.ref(ei), sc.ref(i))
 			out := typed(v)
-			out.bytea, out.json, out.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
+			out.bytea, out.json, out.jsonb, out.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].typmod
 			return out, err
 		}
 		out := typed(sc.ref(i))
-		out.bytea, out.json, out.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
+		out.bytea, out.json, out.jsonb, out.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].typmod
 		return out, nil
 	}
 	return bval{}, sublinkRefusal(sl)

@@ -401,35 +401,44 @@ func (bd *binder) numericTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	if !ok || err != nil {
 		return bval{}, ok, err
 	}
+	v, err := bd.numericTypeCastTo(tc, sc, s, p, constrained)
+	if constrained {
+		v.typmod = fmt.Sprintf("numeric(%d,%d)", p, s) // bval.typmod
+	}
+	return v, true, err
+}
+
+// numericTypeCastTo binds tc, a cast to numeric(p,s) (constrained) or numeric.
+func (bd *binder) numericTypeCastTo(tc *pg.TypeCast, sc *scope, s, p int32, constrained bool) (bval, error) {
 	if constrained {
 		if l, r, raw, isDiv, err := bd.division(tc.GetArg(), sc); err != nil {
-			return bval{}, true, err
+			return bval{}, err
 		} else if isDiv {
 			if numericQuotientOf(l, r, raw) {
 				// (a / b)::numeric(p,s): the quotient at PostgreSQL's scale, rounded to s.
 				e, err := bd.numericQuotient("ROUND", s, p, l, r, raw)
-				return typed(e), true, err
+				return typed(e), err
 			}
 			v, err := bd.binary("/", l, r)
 			if err != nil {
-				return bval{}, true, err
+				return bval{}, err
 			}
 			out, err := bd.castToNumeric(v, s, p, constrained)
-			return out, true, err
+			return out, err
 		}
 	}
 	v, err := bd.bindExpr(tc.GetArg(), sc)
 	if err != nil {
-		return bval{}, true, err
+		return bval{}, err
 	}
 	if c := tc.GetArg().GetAConst(); c != nil && c.GetFval() != nil {
 		// A decimal constant is numeric already: no float detour.
 		if v, err = decimalConstant(c.GetFval().GetFval()); err != nil {
-			return bval{}, true, err
+			return bval{}, err
 		}
 	}
 	out, err := bd.castToNumeric(v, s, p, constrained)
-	return out, true, err
+	return out, err
 }
 
 // castToNumeric casts v to numeric(p,s) (constrained) or numeric.
