@@ -36,6 +36,22 @@ func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
 		return nil, err
 	}
 	for _, it := range items[1:] {
+		if rf := it.GetRangeFunction(); rf != nil && needsProjectSet(rf) {
+			// A function after other items is called on each of their rows (PostgreSQL's
+			// implicit LATERAL of a function in FROM): a ProjectSet over them.
+			if len(accErr) > 0 {
+				if acc.boundRel, err = bd.raiseColumns(acc.boundRel, accErr); err != nil {
+					return nil, err
+				}
+				accErr = nil
+			}
+			j, err := bd.projectSet(acc.boundRel, rf, false)
+			if err != nil {
+				return nil, err
+			}
+			acc = &fromItem{boundRel: j}
+			continue
+		}
 		if rs := it.GetRangeSubselect(); rs.GetLateral() {
 			if len(accErr) > 0 {
 				if acc.boundRel, err = bd.raiseColumns(acc.boundRel, accErr); err != nil {
@@ -146,6 +162,9 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	lf, lErr, err := item(je.GetLarg(), false)
 	if err != nil {
 		return nil, err
+	}
+	if rf := je.GetRarg().GetRangeFunction(); rf != nil && needsProjectSet(rf) {
+		return bd.joinSet(lf, lErr, je, rf, jt)
 	}
 	if rs := je.GetRarg().GetRangeSubselect(); rs.GetLateral() && len(lErr) > 0 {
 		br, err := bd.raiseColumns(lf.boundRel, lErr)

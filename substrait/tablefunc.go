@@ -35,12 +35,8 @@ const MaxSeriesRows = 10_000
 // rangeFunction binds a function in FROM.
 func (bd *binder) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 	switch {
-	case rf.GetLateral():
-		return nil, unimplemented("LATERAL")
-	case rf.GetOrdinality():
-		return nil, unimplemented("WITH ORDINALITY")
-	case rf.GetIsRowsfrom() || len(rf.GetFunctions()) != 1:
-		return nil, unimplemented("ROWS FROM (…)")
+	case needsProjectSet(rf):
+		return bd.standaloneSet(rf)
 	case len(rf.GetColdeflist()) > 0:
 		return nil, unimplementedAre("column definition lists")
 	}
