@@ -72,7 +72,7 @@ func TestSetReturningFunctionsAsPostgres(t *testing.T) {
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgTypes,
-			`SELECT e.key, e.value, t.value AS tv FROM jsonb_each('{"a":{"b":1}}') e, json_each_text('{"x": "y"}') t`,
+			`SELECT e.key, e.value, t.value AS tv FROM json_each('{"a":{"b":1}}') e, jsonb_each_text('{"x": "y"}') t`,
 			`SELECT x.value, y.value AS yv FROM json_array_elements('[1]') x, jsonb_array_elements_text('[2]') y`,
 		)...)
 		for q, state := range map[string]string{
@@ -91,12 +91,12 @@ func TestSetReturningFunctionsAsPostgres(t *testing.T) {
 			`SELECT * FROM json_object_keys('{"a":1}') AS t(x, y)`:          "42P10",
 			"SELECT * FROM (VALUES (1)) x(a), generate_series(1, 3, a - 1)": "22023",
 			"SELECT * FROM (VALUES (1)) x(a), jsonb_each(a)":                "42883",
-			"SELECT e.key FROM flights f, jsonb_array_elements(f.value::jsonb) e WHERE origin = 'ORD' AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'": "22023",
+			"SELECT e.value::text FROM flights f, jsonb_array_elements(f.value::jsonb) e WHERE origin = 'ORD' AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'": "22023",
 		} {
 			refusedWithState(t, ctx, cl.c, pg, q, state)
 		}
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
-			"SELECT * FROM (VALUES (1)) x(a), generate_series(now(), now(), make_interval(days => a))": "generate_series of timestamps",
+			"SELECT * FROM (VALUES (1)) x(a), generate_series(date '2001-01-01' + a, timestamp '2001-01-09', interval '1 day')": "generate_series of timestamps",
 			"SELECT * FROM (VALUES (1)) x(a), regexp_split_to_table('a b', ' ')":                       "regexp_split_to_table",
 			"SELECT * FROM (VALUES (1)) x(a) LEFT JOIN LATERAL generate_series(1, a) g ON g > 1":       "ON a condition other than true",
 			"SELECT json_each('{\"a\":1}')": "json_each",

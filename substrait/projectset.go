@@ -9,6 +9,8 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -428,4 +430,147 @@ func (bd *binder) joinSet(lf *fromItem, lErr map[int]int, je *pg.JoinExpr, rf *p
 		return nil, fmt.Errorf("bind set-returning function: %w", err)
 	}
 	return &fromItem{boundRel: &boundRel{rel: f, sc: br.sc, names: br.names}}, nil
+}
+
+// srfAlias names the ROWS FROM item selectSRFs adds, and srfColumn its columns: names no
+// client identifier can reach unquoted.
+const srfAlias = "?srf?"
+
+func srfColumn(k int) string { return fmt.Sprintf("?srf%d?", k+1) }
+
+// selectSRFs rewrites the set-returning functions of sel's select list (and the same calls
+// in its GROUP BY and ORDER BY) into a LATERAL ROWS FROM (…) item after its FROM, each call a
+// column of it (equal calls one column): PostgreSQL 10's ProjectSet, whose calls zip to the
+// longest and whose input rows without any row vanish, evaluated before grouping, DISTINCT,
+// ORDER BY and LIMIT. A query that groups must group by every select-list item calling one
+// (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1): PostgreSQL
+// evaluates the others above the grouping, which is refused by name, as are window functions
+// beside them, calls inside CASE or COALESCE, and calls of json[b]_each[_text] (a record).
+// sel is returned unchanged when its select list calls none.
+func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
+	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) {
+		return sel, nil
+	}
+	sel = proto.Clone(sel).(*pg.SelectStmt)
+	targets := sel.GetTargetList()
+	grouped := len(sel.GetGroupClause()) > 0 || hasAggregate(targets) || sel.GetHavingClause() != nil
+	for _, t := range targets {
+		if anyCall(t, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil }) {
+			return nil, unimplementedAre("window functions beside set-returning functions in a select list")
+		}
+		bad := ""
+		deepNodes(t, func(n *pg.Node) bool {
+			switch {
+			case n.GetSelectStmt() != nil:
+				return false
+			case (n.GetCaseExpr() != nil || n.GetCoalesceExpr() != nil) && hasSRF(n):
+				bad = "set-returning functions inside CASE or COALESCE"
+			case n.GetFuncCall() != nil && isAggregateCall(n.GetFuncCall()) && hasSRF(n):
+				bad = "set-returning functions inside aggregates"
+			}
+			return bad == ""
+		})
+		if bad != "" {
+			return nil, unimplementedAre(bad)
+		}
+	}
+	groupedTarget := func(k int) bool {
+		for _, g := range sel.GetGroupClause() {
+			if c := g.GetAConst(); c != nil && c.GetIval() != nil && int(c.GetIval().GetIval()) == k+1 {
+				return true
+			}
+			if samePG(g, targets[k].GetResTarget().GetVal()) {
+				return true
+			}
+		}
+		return false
+	}
+	var calls []*pg.Node
+	replace := func(n *pg.Node) {
+		fc := n.GetFuncCall()
+		k := slices.IndexFunc(calls, func(c *pg.Node) bool { return samePG(c, n) })
+		if k < 0 {
+			k = len(calls)
+			calls = append(calls, &pg.Node{Node: &pg.Node_FuncCall{FuncCall: fc}})
+		}
+		n.Node = &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{
+			{Node: &pg.Node_String_{String_: &pg.String{Sval: srfAlias}}},
+			{Node: &pg.Node_String_{String_: &pg.String{Sval: srfColumn(k)}}},
+		}}}
+	}
+	var err error
+	rewrite := func(root *pg.Node) {
+		visit := func(n *pg.Node) bool {
+			fc := n.GetFuncCall()
+			if fc == nil || !setReturning[funcName(fc)] {
+				return true
+			}
+			if f, ok := jsonSRFs[funcName(fc)]; ok && f.key && f.value {
+				err = unimplemented(funcName(fc) + " in a select list (a record; call it in FROM)")
+			}
+			replace(n)
+			return false
+		}
+		if visit(root) {
+			walkPG(root.ProtoReflect(), visit)
+		}
+	}
+	for k, t := range targets {
+		rt := t.GetResTarget()
+		if !hasSRF(rt.GetVal()) {
+			continue
+		}
+		if grouped && !groupedTarget(k) {
+			return nil, unimplementedAre("set-returning functions in the select list of a grouped query outside its GROUP BY")
+		}
+		if rt.GetName() == "" {
+			rt.Name = figureColname(rt.GetVal())
+		}
+		rewrite(rt.Val)
+	}
+	for _, g := range sel.GetGroupClause() {
+		rewrite(g)
+	}
+	for _, s := range sel.GetSortClause() {
+		rewrite(s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rf := &pg.RangeFunction{Lateral: true, IsRowsfrom: len(calls) > 1, Alias: &pg.Alias{Aliasname: srfAlias}}
+	for k, c := range calls {
+		rf.Functions = append(rf.Functions, &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: []*pg.Node{c, {Node: &pg.Node_List{List: &pg.List{}}}}}}})
+		rf.Alias.Colnames = append(rf.Alias.Colnames, &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: srfColumn(k)}}})
+	}
+	sel.FromClause = append(sel.FromClause, &pg.Node{Node: &pg.Node_RangeFunction{RangeFunction: rf}})
+	return sel, nil
+}
+
+// samePG reports whether a and b are the same expression, wherever they are written (their
+// nodes equal but for their locations in the statement's text).
+func samePG(a, b *pg.Node) bool {
+	return proto.Equal(withoutLocations(a), withoutLocations(b))
+}
+
+// withoutLocations is a copy of n with every location field cleared.
+func withoutLocations(n *pg.Node) *pg.Node {
+	c := proto.Clone(n).(*pg.Node)
+	var clear func(m protoreflect.Message)
+	clear = func(m protoreflect.Message) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Name() == "location":
+				m.Clear(fd)
+			case fd.IsList() && fd.Message() != nil:
+				for i := range v.List().Len() {
+					clear(v.List().Get(i).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				clear(v.Message())
+			}
+			return true
+		})
+	}
+	clear(c.ProtoReflect())
+	return c
 }
