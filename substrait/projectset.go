@@ -445,11 +445,17 @@ func srfColumn(k int) string { return fmt.Sprintf("?srf%d?", k+1) }
 // ORDER BY and LIMIT. A query that groups must group by every select-list item calling one
 // (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1): PostgreSQL
 // evaluates the others above the grouping, which is refused by name, as are window functions
-// beside them, calls inside CASE or COALESCE, and calls of json[b]_each[_text] (a record).
-// sel is returned unchanged when its select list calls none.
+// beside them, and calls inside CASE, COALESCE or an aggregate. sel is returned unchanged
+// when its select list calls none, or calls one selectListSRF does not take (json[b]_each:
+// a record), which the binder then refuses by name.
 func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) {
 		return sel, nil
+	}
+	for _, t := range sel.GetTargetList() {
+		if anyCall(t, func(fc *pg.FuncCall) bool { return setReturning[funcName(fc)] && !selectListSRF(funcName(fc)) }) {
+			return sel, nil // the binder refuses the function by name
+		}
 	}
 	sel = proto.Clone(sel).(*pg.SelectStmt)
 	targets := sel.GetTargetList()
@@ -498,15 +504,11 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 			{Node: &pg.Node_String_{String_: &pg.String{Sval: srfColumn(k)}}},
 		}}}
 	}
-	var err error
 	rewrite := func(root *pg.Node) {
 		visit := func(n *pg.Node) bool {
 			fc := n.GetFuncCall()
 			if fc == nil || !setReturning[funcName(fc)] {
 				return true
-			}
-			if f, ok := jsonSRFs[funcName(fc)]; ok && f.key && f.value {
-				err = unimplemented(funcName(fc) + " in a select list (a record; call it in FROM)")
 			}
 			replace(n)
 			return false
@@ -534,9 +536,6 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	for _, s := range sel.GetSortClause() {
 		rewrite(s)
 	}
-	if err != nil {
-		return nil, err
-	}
 	rf := &pg.RangeFunction{Lateral: true, IsRowsfrom: len(calls) > 1, Alias: &pg.Alias{Aliasname: srfAlias}}
 	for k, c := range calls {
 		rf.Functions = append(rf.Functions, &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: []*pg.Node{c, {Node: &pg.Node_List{List: &pg.List{}}}}}}})
@@ -544,6 +543,15 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	}
 	sel.FromClause = append(sel.FromClause, &pg.Node{Node: &pg.Node_RangeFunction{RangeFunction: rf}})
 	return sel, nil
+}
+
+// selectListSRF reports whether a select list may call the set-returning function name: those
+// of one column (json[b]_each[_text] yield a record, refused by name as other functions are).
+func selectListSRF(name string) bool {
+	if f, ok := jsonSRFs[name]; ok {
+		return !(f.key && f.value)
+	}
+	return name == "generate_series" || name == "unnest"
 }
 
 // samePG reports whether a and b are the same expression, wherever they are written (their
