@@ -127,6 +127,8 @@ type setGen interface {
 	// finish returns the columns appended since the last finish; the arguments of the rows
 	// appended must still be those start was given.
 	finish(ctx context.Context) ([]arrow.Array, error)
+	// added is the bytes of the values appended since the last finish (an estimate).
+	added() int64
 	release()
 }
 
@@ -182,14 +184,15 @@ func ProjectSet(ctx context.Context, in array.RecordReader, calls []SetCall, ord
 	}
 	o := &owned{r: in}
 	var (
-		cur    arrow.RecordBatch
-		args   [][]arrow.Array // per call, its arguments over cur
-		row    int             // the input row being expanded, -1 before the first
-		inRow  bool
-		ord    int64
-		refs   []rowRef // the input row of each row produced since the last flush
-		ords   = array.NewInt64Builder(alloc)
-		sizeAt int64 // mem's bytes when the batch being produced began
+		cur      arrow.RecordBatch
+		args     [][]arrow.Array // per call, its arguments over cur
+		row      int             // the input row being expanded, -1 before the first
+		inRow    bool
+		ord      int64
+		refs     []rowRef // the input row of each row produced since the last flush
+		ords     = array.NewInt64Builder(alloc)
+		rowBytes int64 // the bytes of the input row being expanded, repeated per row produced
+		inBytes  int64 // the bytes of the input rows repeated since the last flush
 	)
 	dropArgs := func() {
 		for _, as := range args {
@@ -208,6 +211,13 @@ func ProjectSet(ctx context.Context, in array.RecordReader, calls []SetCall, ord
 		if len(refs) == 0 {
 			return nil, nil
 		}
+		// The repeated input columns are claimed before they are built.
+		claim := inBytes
+		inBytes = 0
+		if err := mem.Claim(claim); err != nil {
+			return nil, fmt.Errorf("ops: project set: %w", err)
+		}
+		defer mem.Unclaim(claim)
 		cols := make([]arrow.Array, 0, schema.NumFields())
 		for c := range nIn {
 			a, err := gatherColumn(ctx, schema.Field(c).Type, []arrow.Array{cur.Column(c)}, refs, alloc)
@@ -269,7 +279,6 @@ func ProjectSet(ctx context.Context, in array.RecordReader, calls []SetCall, ord
 					}
 					args = append(args, as)
 				}
-				sizeAt = mem.Bytes()
 			}
 			if !inRow {
 				row++
@@ -287,6 +296,7 @@ func ProjectSet(ctx context.Context, in array.RecordReader, calls []SetCall, ord
 					}
 				}
 				inRow, ord = true, 0
+				rowBytes = batchRowBytes(cur.Columns(), row)
 			}
 			some := false
 			for _, g := range gens {
@@ -313,13 +323,16 @@ func ProjectSet(ctx context.Context, in array.RecordReader, calls []SetCall, ord
 				ords.Append(ord)
 			}
 			refs = append(refs, rowRef{r: int32(row)})
+			inBytes += rowBytes
 			if err := mem.Check(); err != nil {
 				return nil, fmt.Errorf("ops: project set: %w", err)
 			}
-			if len(refs) >= MaxBatchRows || mem.Bytes()-sizeAt >= MaxBatchBytes {
-				out, err := flush()
-				sizeAt = mem.Bytes()
-				return out, err
+			produced := inBytes
+			for _, g := range gens {
+				produced += g.added()
+			}
+			if len(refs) >= MaxBatchRows || produced >= MaxBatchBytes {
+				return flush()
 			}
 		}
 	}, func() {
@@ -332,6 +345,12 @@ func ProjectSet(ctx context.Context, in array.RecordReader, calls []SetCall, ord
 		ords.Release()
 		o.release()
 	})
+}
+
+// batchRowBytes is the bytes row i of cols takes: its variable-width values and eight bytes
+// a column.
+func batchRowBytes(cols []arrow.Array, i int) int64 {
+	return varBytes(cols, i, i+1) + 8*int64(len(cols))
 }
 
 func btoi(b bool) int {
@@ -350,6 +369,7 @@ type jsonGen struct {
 	sc          jsonScanner
 	cur         memberCursor
 	buf         []byte
+	bytes       int64
 }
 
 func (g *jsonGen) start(args []arrow.Array, i int) error {
@@ -415,6 +435,7 @@ func (g *jsonGen) next() error {
 	key, esc, val := g.cur.next()
 	doc := g.cur.doc
 	out := g.out
+	g.bytes += int64(len(key)+val.end-val.start) + 16
 	if g.mode != modeElements {
 		kb := out[0].(*array.StringBuilder)
 		if esc {
@@ -449,12 +470,16 @@ func (g *jsonGen) next() error {
 }
 
 func (g *jsonGen) null() {
+	g.bytes += 16
 	for _, b := range g.out {
 		b.AppendNull()
 	}
 }
 
+func (g *jsonGen) added() int64 { return g.bytes }
+
 func (g *jsonGen) finish(context.Context) ([]arrow.Array, error) {
+	g.bytes = 0
 	as := make([]arrow.Array, len(g.out))
 	for i, b := range g.out {
 		as[i] = b.NewArray()
@@ -576,6 +601,8 @@ func (g *seriesGen) next() error {
 
 func (g *seriesGen) null() { g.b.AppendNull() }
 
+func (g *seriesGen) added() int64 { return int64(g.b.Len()) * 8 }
+
 func (g *seriesGen) finish(context.Context) ([]arrow.Array, error) {
 	return []arrow.Array{g.b.NewArray()}, nil
 }
@@ -590,6 +617,7 @@ type unnestGen struct {
 	parts []arrow.Array // the element arrays of the batch, then one NULL
 	k, i  int
 	refs  []rowRef
+	bytes int64
 }
 
 func (g *unnestGen) start(args []arrow.Array, i int) error {
@@ -609,15 +637,21 @@ func (g *unnestGen) more() bool { return g.k < len(g.parts)-1 }
 
 func (g *unnestGen) next() error {
 	g.refs = append(g.refs, rowRef{b: int32(g.k), r: int32(g.i)})
+	g.bytes += colVarBytes(g.parts[g.k], g.i, g.i+1) + 8
 	g.k++
 	return nil
 }
 
-func (g *unnestGen) null() { g.refs = append(g.refs, rowRef{b: int32(len(g.parts) - 1)}) }
+func (g *unnestGen) null() {
+	g.refs = append(g.refs, rowRef{b: int32(len(g.parts) - 1)})
+	g.bytes += 8
+}
+
+func (g *unnestGen) added() int64 { return g.bytes }
 
 func (g *unnestGen) finish(ctx context.Context) ([]arrow.Array, error) {
 	a, err := gatherColumn(ctx, g.typ, g.parts, g.refs, g.mem)
-	g.refs = g.refs[:0]
+	g.refs, g.bytes = g.refs[:0], 0
 	if err != nil {
 		return nil, err
 	}
