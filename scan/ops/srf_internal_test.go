@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
@@ -191,6 +192,7 @@ func FuzzJSONSetFuncs(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
+		fuzzcount.Add()
 		for _, fn := range []string{"json_each", "json_each_text", "json_array_elements", "json_array_elements_text", "json_object_keys"} {
 			rows, _, err := runSet(t, arrow.BinaryTypes.Binary, []any{string(doc)}, fn, false, false, nil)
 			if err != nil {
