@@ -71,6 +71,12 @@ func TestSetReturningFunctionsAsPostgres(t *testing.T) {
 		"SELECT i, jsonb_array_elements(d::jsonb)::text AS e FROM " + srf18Arrays + " v(i, d) ORDER BY i, e",
 		"SELECT DISTINCT json_object_keys(d::json) k FROM " + srf18Docs + " v(i, d) ORDER BY k",
 		"SELECT a, unnest(ARRAY[a, a * 10]) FROM (VALUES (1), (2)) x(a) ORDER BY 1, 2",
+		"SELECT * FROM (SELECT generate_series(1, 3) g) s WHERE g > 1 ORDER BY g",
+		"SELECT generate_series(1, 2) UNION ALL SELECT 5 ORDER BY 1",
+		"SELECT count(*) FROM (VALUES (1), (2)) x(a), LATERAL generate_series(1, a)",
+		`SELECT x.value::text FROM (VALUES ('{"a": {"b": [1, {"c": 2}]}}'::jsonb)) v(d), jsonb_array_elements(d->'a'->'b') x ORDER BY 1`,
+		`SELECT key FROM (VALUES ('{"a": 1, "b": 1.0, "c": "1"}'::jsonb)) v(d), jsonb_each(d) WHERE value = '1' ORDER BY 1`,
+		`SELECT jsonb_array_elements_text(d) FROM (VALUES ('[1, "x"]'::jsonb), (NULL)) v(d) ORDER BY 1`,
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
@@ -103,6 +109,11 @@ func TestSetReturningFunctionsAsPostgres(t *testing.T) {
 			"SELECT * FROM (VALUES (1)) x(a), regexp_split_to_table('a b', ' ')":                                                "regexp_split_to_table",
 			"SELECT * FROM (VALUES (1)) x(a) LEFT JOIN LATERAL generate_series(1, a) g ON g > 1":                                "ON a condition other than true",
 			"SELECT json_each('{\"a\":1}')": "json_each",
+			"SELECT i, (SELECT count(*) FROM json_array_elements(d::json)) FROM (VALUES (1, '[1,2]')) v(i, d)":                           "functions in a correlated subquery's FROM",
+			"SELECT i FROM (VALUES (1, '[1,2]')) v(i, d) WHERE EXISTS (SELECT 1 FROM json_array_elements_text(d::json) x WHERE x = '2')": "functions in a correlated subquery's FROM",
+			"SELECT CASE WHEN true THEN generate_series(1, 2) END":                                                                       "CASE",
+			"SELECT a, generate_series(1, a) FROM (VALUES (1), (2)) x(a) GROUP BY a":                                                     "outside its GROUP BY",
+			"SELECT row_number() OVER (), generate_series(1, 2)":                                                                         "window functions",
 		})
 	}
 }

@@ -619,6 +619,10 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 			if errors.As(ferr, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") && sub.GetWithClause() != nil {
 				return nil, nil, nil, unimplementedAre("correlated subqueries whose WITH queries read the outer query's columns")
 			}
+			if errors.As(ferr, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") && slices.ContainsFunc(sub.GetFromClause(), readsColumns) {
+				// A function in its FROM reads the outer query's columns (projectset.go).
+				return nil, nil, nil, unimplementedAre("functions in a correlated subquery's FROM that read the outer query's columns")
+			}
 			return nil, nil, nil, ferr
 		}
 		inner = inFrom.sc

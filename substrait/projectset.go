@@ -147,6 +147,26 @@ func needsProjectSet(rf *pg.RangeFunction) bool {
 	return refs
 }
 
+// readsColumns reports whether n holds a function in FROM (at any depth of its joins) whose
+// arguments reference a column.
+func readsColumns(n *pg.Node) bool {
+	found := false
+	deepNodes(n, func(x *pg.Node) bool {
+		switch {
+		case found || x.GetSelectStmt() != nil || x.GetRangeSubselect() != nil:
+			return false
+		case x.GetRangeFunction() != nil:
+			deepNodes(x, func(y *pg.Node) bool {
+				found = found || y.GetColumnRef() != nil
+				return !found && y.GetSelectStmt() == nil
+			})
+			return false
+		}
+		return true
+	})
+	return found
+}
+
 // projectSet binds the functions of rf over l (their arguments read l's columns): l's columns
 // then the functions', qualified by rf's alias (or the function's name).
 func (bd *binder) projectSet(l *boundRel, rf *pg.RangeFunction, outer bool) (*boundRel, error) {
