@@ -421,8 +421,10 @@ func (bd *binder) joinSet(lf *fromItem, lErr map[int]int, je *pg.JoinExpr, rf *p
 	switch {
 	case len(je.GetUsingClause()) > 0 || je.GetIsNatural():
 		return nil, unimplementedAre("set-returning functions joined with USING or NATURAL")
-	case jt == plan.JoinTypeRight || jt == plan.JoinTypeOuter:
+	case (jt == plan.JoinTypeRight || jt == plan.JoinTypeOuter) && readsColumns(je.GetRarg()):
 		return nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "the combining JOIN type must be INNER or LEFT for a LATERAL reference"}
+	case jt == plan.JoinTypeRight || jt == plan.JoinTypeOuter:
+		return nil, unimplementedAre("set-returning functions on the right of a RIGHT or FULL JOIN")
 	case jt == plan.JoinTypeLeft && !isTrueConst(je.GetQuals()):
 		return nil, unimplementedAre("LEFT JOIN LATERAL of a set-returning function ON a condition other than true")
 	}
