@@ -1,9 +1,13 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // Issue 18's set-returning functions over rows (srf18): json[b]_each[_text],
@@ -116,4 +120,29 @@ func TestSetReturningFunctionsAsPostgres(t *testing.T) {
 			"SELECT row_number() OVER (), generate_series(1, 2)":                                                                         "window functions",
 		})
 	}
+}
+
+// TestSetReturningMemoryLimit: what a set-returning function produces counts against
+// --query-memory: a 3 MB document's element, repeated beside the document it came from, is
+// RESOURCE_EXHAUSTED naming an 8 MiB limit, and answers PostgreSQL's values without it.
+func TestSetReturningMemoryLimit(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	e := newEnv(t)
+	small := dial(t, serverWith(t, e, func(c *server.Config) { c.QueryMemory = 8 << 20 }))
+	q := `SELECT length(x.value), length(d) FROM (SELECT '["' || repeat('x', 3000000) || '", 1]' AS d) v, json_array_elements_text(d::json) x ORDER BY 1`
+	if _, err := run(ctx, small, q); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--query-memory") {
+		t.Errorf("%.60s: %v, want RESOURCE_EXHAUSTED naming the limit", q, err)
+	}
+	// The document alone, and its elements without it, fit.
+	for _, ok := range []string{
+		`SELECT length(d) FROM (SELECT '["' || repeat('x', 3000000) || '", 1]' AS d) v`,
+		`SELECT length(x.value) FROM json_array_elements_text(('["' || repeat('x', 3000000) || '", 1]')::json) x`,
+	} {
+		res, err := run(ctx, small, ok)
+		if err != nil {
+			t.Fatalf("%.60s under 8 MiB: %v", ok, err)
+		}
+		res.release()
+	}
+	comparePG(t, ctx, pg, one(clients[0].c), sameSQL(pgText, q)...)
 }
