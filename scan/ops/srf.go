@@ -432,7 +432,11 @@ func (g *jsonGen) wrongKind(kind jsonKind) string {
 func (g *jsonGen) more() bool { return !g.cur.done }
 
 func (g *jsonGen) next() error {
-	key, esc, val := g.cur.next()
+	key, esc, val, ok := g.cur.next()
+	if !ok {
+		g.null()
+		return nil
+	}
 	doc := g.cur.doc
 	out := g.out
 	g.bytes += int64(len(key)+val.end-val.start) + 16
@@ -510,8 +514,9 @@ func newMemberCursor(doc []byte, v jsonSpan) memberCursor {
 }
 
 // next returns the next member (key bytes between its quotes, whether they hold escapes,
-// value) or element (nil key); the cursor must not be done.
-func (c *memberCursor) next() (key []byte, escaped bool, val jsonSpan) {
+// value) or element (nil key); the cursor must not be done. ok is false, and the cursor done,
+// where the value does not scan (never in a validated value).
+func (c *memberCursor) next() (key []byte, escaped bool, val jsonSpan, ok bool) {
 	s := &c.s
 	if c.v.kind == jObject {
 		ks := s.i
@@ -525,7 +530,7 @@ func (c *memberCursor) next() (key []byte, escaped bool, val jsonSpan) {
 	kind, ok := s.value()
 	if !ok {
 		c.done = true
-		return key, escaped, jsonSpan{start: vs, end: vs, kind: jNull}
+		return key, escaped, jsonSpan{}, false
 	}
 	val = jsonSpan{start: vs, end: s.i, kind: kind}
 	s.ws()
@@ -535,7 +540,7 @@ func (c *memberCursor) next() (key []byte, escaped bool, val jsonSpan) {
 		s.i++
 		s.ws()
 	}
-	return key, escaped, val
+	return key, escaped, val, true
 }
 
 // seriesGen produces generate_series of integers.
