@@ -69,6 +69,8 @@ func TestSetReturningFunctionsAsPostgres(t *testing.T) {
 		"SELECT k, count(*) FROM flights f, jsonb_object_keys(f.value::jsonb) k WHERE origin = 'ORD' AND timestamp >= '2001-03-01' AND timestamp < '2001-05-01' GROUP BY k ORDER BY k",
 		// Select-list set-returning functions (PostgreSQL 10's ProjectSet: zipped to the longest).
 		"SELECT jsonb_object_keys(value::jsonb), count(*)" + json18Where + " GROUP BY 1 ORDER BY 1",
+		"SELECT json_object_keys(value) AS k, count(*)" + json18Where + " GROUP BY k ORDER BY k",
+		"SELECT jsonb_object_keys(value::jsonb), count(*)" + json18Where + " GROUP BY jsonb_object_keys(value::jsonb) ORDER BY 2, 1",
 		"SELECT id, json_object_keys(value)" + json18Where + " ORDER BY timestamp, id, 2",
 		"SELECT generate_series(1, 3), generate_series(1, 2)",
 		"SELECT a, generate_series(1, a), json_array_elements_text('[\"x\", \"y\"]') FROM (VALUES (1), (3)) x(a) ORDER BY 1, 2",
@@ -76,6 +78,8 @@ func TestSetReturningFunctionsAsPostgres(t *testing.T) {
 		"SELECT DISTINCT json_object_keys(d::json) k FROM " + srf18Docs + " v(i, d) ORDER BY k",
 		"SELECT a, unnest(ARRAY[a, a * 10]) FROM (VALUES (1), (2)) x(a) ORDER BY 1, 2",
 		"SELECT * FROM (SELECT generate_series(1, 3) g) s WHERE g > 1 ORDER BY g",
+		"SELECT *, generate_series(1, a) FROM (VALUES (1, 'x'), (2, 'y')) x(a, b) ORDER BY 1, 3",
+		"SELECT x.*, generate_series(1, 2) AS g, jsonb_array_elements_text('[\"p\"]') FROM (VALUES (1)) x(a) ORDER BY g",
 		"SELECT generate_series(1, 2) UNION ALL SELECT 5 ORDER BY 1",
 		"SELECT count(*) FROM (VALUES (1), (2)) x(a), LATERAL generate_series(1, a)",
 		`SELECT x.value::text FROM (VALUES ('{"a": {"b": [1, {"c": 2}]}}'::jsonb)) v(d), jsonb_array_elements(d->'a'->'b') x ORDER BY 1`,

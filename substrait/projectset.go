@@ -228,6 +228,9 @@ func (bd *binder) projectSet(l *boundRel, rf *pg.RangeFunction, outer bool) (*bo
 	}
 	for _, c := range cols {
 		c.qual = qual
+		// The select list's calls (selectSRFs) are reached by their references only, never
+		// by *.
+		c.hidden = qual == srfAlias
 		c.typ = ts[len(out.sc.cols)]
 		out.sc.cols = append(out.sc.cols, c)
 		out.names = append(out.names, c.name)
@@ -508,6 +511,11 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 				return true
 			}
 			if samePG(g, targets[k].GetResTarget().GetVal()) {
+				return true
+			}
+			// GROUP BY an output column's name (PostgreSQL's rule: an input column of the
+			// name comes first, which the binder applies to the rewritten query).
+			if f := g.GetColumnRef().GetFields(); len(f) == 1 && f[0].GetString_().GetSval() == targets[k].GetResTarget().GetName() && targets[k].GetResTarget().GetName() != "" {
 				return true
 			}
 		}
