@@ -47,6 +47,9 @@ func TestSetReturningFunctionsAsPostgres(t *testing.T) {
 		"SELECT i, e.key, e.value FROM " + srf18Docs + " v(i, d) LEFT JOIN jsonb_each_text(d::jsonb) AS e ON true ORDER BY i, 2",
 		// JOIN LATERAL … ON a condition.
 		"SELECT i, e.key FROM " + srf18Docs + " v(i, d) JOIN LATERAL jsonb_each(d::jsonb) AS e ON e.key <> 'a' AND i > 1 ORDER BY i, 2",
+		// Subqueries correlated with a function's columns (decorrelated over them).
+		"SELECT i, e.key FROM " + srf18Docs + " v(i, d), jsonb_each(d::jsonb) e WHERE EXISTS (SELECT 1 FROM (VALUES ('a'), ('k'), ('dup')) w(k) WHERE w.k = e.key) ORDER BY i, 2",
+		"SELECT i, e.key, (SELECT count(*) FROM (VALUES ('a'), ('a'), ('b')) w(k) WHERE w.k <= e.key) FROM " + srf18Docs + " v(i, d), json_each_text(d::json) e ORDER BY i, 2",
 		// Alone in FROM, of constants.
 		`SELECT key, value::text FROM jsonb_each('{"b":1, "a":[1, 2.50]}') ORDER BY 1`,
 		`SELECT key, value::text FROM json_each('{"b":1, "a" : [1,  2.50], "b": null}')`,
