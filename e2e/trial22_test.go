@@ -219,7 +219,7 @@ func TestFunctionRefusalsAsPostgres(t *testing.T) {
 	for _, cl := range clients {
 		for q, name := range map[string]string{
 			"SELECT to_number(value->>'delay', '999')" + w:                                          "to_number",
-			"SELECT json_object_keys(value)" + w:                                                    "json_object_keys",
+			"SELECT json_each(value)" + w:                                                           "json_each",
 			"SELECT current_setting('TimeZone')" + w:                                                "current_setting",
 			"SELECT (timestamp, timestamp + interval '1 hour') OVERLAPS (timestamp, timestamp)" + w: "overlaps",
 			"SELECT regexp_matches(id, '1')" + w:                                                    "regexp_matches",

@@ -689,6 +689,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Set-returning functions in the select list: a ROWS FROM item after FROM (projectset.go).
+	if sel, err = selectSRFs(sel); err != nil {
+		return nil, err
+	}
 	// Its WHERE conjuncts without a subquery narrow the domains of its correlated subqueries
 	// and LATERAL items (domain.go): they are applied above the joins, but a domain must read
 	// only the rows they keep (a routed read's pins among them).

@@ -200,7 +200,7 @@ func constantSelect(sel *pg.SelectStmt) bool {
 		len(sel.GetGroupClause()) == 0 && sel.GetHavingClause() == nil && !hasAggregate(sel.GetTargetList()) &&
 		len(sel.GetDistinctClause()) == 0 && len(sel.GetSortClause()) == 0 && len(sel.GetValuesLists()) == 0 &&
 		len(sel.GetWindowClause()) == 0 && len(sel.GetTargetList()) > 0 && !listHasWindow(sel.GetTargetList()) &&
-		!slices.ContainsFunc(sel.GetTargetList(), hasSubLink)
+		!slices.ContainsFunc(sel.GetTargetList(), hasSubLink) && !slices.ContainsFunc(sel.GetTargetList(), hasSRF)
 }
 
 // tableless binds a constantSelect: constant expressions, evaluated once.

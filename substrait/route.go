@@ -1004,6 +1004,12 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 			return nil
 		case *plan.VirtualTableReadRel, *plan.ExtensionLeafRel:
 			return nil // constants, a recursive query's working table: no route
+		case *plan.ExtensionSingleRel:
+			if _, ok := r.Definition().(*ProjectSet); !ok {
+				return unimplemented(relName(rel))
+			}
+			down, _ := inputConjuncts(above, r)
+			return walk(r.Input(), down)
 		case *plan.ExtensionMultiRel:
 			if _, ok := r.Definition().(*RecursiveUnion); !ok {
 				return unimplemented(relName(rel))
