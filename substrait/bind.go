@@ -451,7 +451,8 @@ func withoutRows(sel *pg.SelectStmt) *pg.SelectStmt {
 			}
 			f := &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{}}}}}
 			if w := s.GetWhereClause(); w != nil {
-				f = pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, []*pg.Node{f, w}, 0)
+				// After the WHERE, so that its parameters are still bound (and typed) first.
+				f = pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, []*pg.Node{w, f}, 0)
 			}
 			s.WhereClause = f
 		default:
