@@ -98,6 +98,11 @@ func trimPGSpace(s string) string {
 // numLiteral is the numeric literal of d rounded half away from zero to scale s. prec > 0 is
 // numeric(p,s)'s p: a value with p - s or more integer digits is numeric field overflow.
 func numLiteral(d *apd.Decimal, s int32, prec int32, round apd.Rounder) (expr.Expression, error) {
+	return numLiteralOf(d, s, prec, round, false)
+}
+
+// numLiteralOf is numLiteral, a nullable literal when nullable is set.
+func numLiteralOf(d *apd.Decimal, s int32, prec int32, round apd.Rounder, nullable bool) (expr.Expression, error) {
 	ctx := apd.BaseContext.WithPrecision(100)
 	ctx.Rounding = round
 	var q apd.Decimal
@@ -115,7 +120,7 @@ func numLiteral(d *apd.Decimal, s int32, prec int32, round apd.Rounder) (expr.Ex
 	var b [16]byte
 	binary.LittleEndian.PutUint64(b[:8], n.LowBits())
 	binary.LittleEndian.PutUint64(b[8:], uint64(n.HighBits()))
-	return expr.NewLiteral[*types.Decimal](&types.Decimal{Value: b[:], Precision: 38, Scale: s}, false)
+	return expr.NewLiteral[*types.Decimal](&types.Decimal{Value: b[:], Precision: 38, Scale: s}, nullable)
 }
 
 // numLiteralValue reads a numeric literal back, ok false for another expression.
@@ -168,7 +173,10 @@ func (bd *binder) toNumeric(v bval) (expr.Expression, bool, error) {
 	case v.null:
 		return expr.NewNullLiteral(numType(0)), true, nil
 	case v.param > 0:
-		return nil, true, unimplementedAre("numeric parameters")
+		// An untyped parameter beside a numeric is numeric (PostgreSQL's unknown-type
+		// resolution); callers that follow display scales bind it first (numericParam).
+		p, err := bd.numericParam(v.param, 0, 0, false)
+		return p.e, true, err
 	}
 	switch familyOf(v.typ()) {
 	case famNumeric:
@@ -260,9 +268,7 @@ func floatInError(err error, code, msg string) *Error {
 
 // involvesNumeric reports whether a binary operator's operands resolve to numeric: one is
 // numeric and the other an integer, a numeric or untyped — an untyped parameter too, which
-// PostgreSQL resolves to numeric beside one (its unknown-type resolution) and toNumeric
-// refuses by name (numeric parameters are not supported), rather than as an operator on
-// unknown that PostgreSQL has.
+// PostgreSQL resolves to numeric beside one (its unknown-type resolution: numericParam).
 func involvesNumeric(l, r bval) bool {
 	lf, rf := famOther, famOther
 	if !l.untyped() {
@@ -288,6 +294,9 @@ const numericDigits = 38
 
 // numericBinary binds an arithmetic or comparison operator over numerics (involvesNumeric).
 func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
+	if err := bd.numericParams(&l, &r); err != nil {
+		return bval{}, err
+	}
 	x, _, err := bd.toNumeric(l)
 	if err != nil {
 		return bval{}, err
@@ -447,7 +456,7 @@ func (bd *binder) castToNumeric(v bval, s, p int32, constrained bool) (bval, err
 		return typed(expr.NewNullLiteral(numType(s))), nil
 	}
 	if v.param > 0 {
-		return bval{}, unimplementedAre("numeric parameters")
+		return bd.numericParam(v.param, s, p, constrained)
 	}
 	if v.str != nil {
 		if constrained && numericInfText(*v.str) {
@@ -681,9 +690,9 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 	for _, a := range args {
 		any = any || isNum(a)
 	}
-	if (name == "round" || name == "trunc") && len(args) == 2 && (args[0].str != nil || !args[0].untyped() && familyOf(args[0].typ()) == famInt) {
+	if (name == "round" || name == "trunc") && len(args) == 2 && (args[0].str != nil || args[0].param > 0 && args[0].untyped() || !args[0].untyped() && familyOf(args[0].typ()) == famInt) {
 		// round(integer, n) is round(numeric, n), trunc(integer, n) trunc(numeric, n); an
-		// untyped literal resolves to numeric, their only two-argument form.
+		// untyped literal or parameter resolves to numeric, their only two-argument form.
 		any = true
 	}
 	if (name == "power" || name == "pow") && slices.ContainsFunc(args, func(v bval) bool { return !v.untyped() && familyOf(v.typ()) == famFloat }) {
@@ -700,6 +709,17 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		// scale); to_char formats numbers itself, width_bucket resolves its forms itself
 		// (bindfunc.go).
 		return bval{}, false, nil
+	}
+	// An untyped parameter among the numeric arguments is numeric (round's, trunc's second
+	// argument is an integer).
+	numArgs := args[:min(len(args), 1)]
+	if name == "log" || name == "power" || name == "pow" {
+		numArgs = args
+	}
+	for i := range numArgs {
+		if err := bd.numericParams(&numArgs[i]); err != nil {
+			return bval{}, true, err
+		}
 	}
 	switch name {
 	case "scale":
@@ -967,6 +987,10 @@ func (bd *binder) divOperand(n *pg.Node, sc *scope) (bval, bool, error) {
 				if f := familyOf(inner.typ()); f == famString || f == famFloat {
 					return inner, true, nil
 				}
+			}
+			if inner.param > 0 && inner.untyped() {
+				v, err := bd.numericParamRaw(inner.param)
+				return v, true, err
 			}
 			v, err := bd.castToNumeric(inner, 0, 0, false)
 			return v, false, err

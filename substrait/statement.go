@@ -48,7 +48,7 @@ func PrepareWith(sql string, cat Catalog, opts BindOptions) (*Statement, error) 
 	if err != nil {
 		return nil, err
 	}
-	s := &Statement{sql: sql, g: g, cat: cat, paramSchema: generalParamSchema(g.params), dataSchema: bound.Schema}
+	s := &Statement{sql: sql, g: g, cat: cat, paramSchema: generalParamSchema(g.params, g.declared), dataSchema: bound.Schema}
 	if g.explain {
 		s.dataSchema = ExplainSchema
 	}
