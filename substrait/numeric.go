@@ -98,11 +98,6 @@ func trimPGSpace(s string) string {
 // numLiteral is the numeric literal of d rounded half away from zero to scale s. prec > 0 is
 // numeric(p,s)'s p: a value with p - s or more integer digits is numeric field overflow.
 func numLiteral(d *apd.Decimal, s int32, prec int32, round apd.Rounder) (expr.Expression, error) {
-	return numLiteralOf(d, s, prec, round, false)
-}
-
-// numLiteralOf is numLiteral, a nullable literal when nullable is set.
-func numLiteralOf(d *apd.Decimal, s int32, prec int32, round apd.Rounder, nullable bool) (expr.Expression, error) {
 	ctx := apd.BaseContext.WithPrecision(100)
 	ctx.Rounding = round
 	var q apd.Decimal
@@ -120,7 +115,7 @@ func numLiteralOf(d *apd.Decimal, s int32, prec int32, round apd.Rounder, nullab
 	var b [16]byte
 	binary.LittleEndian.PutUint64(b[:8], n.LowBits())
 	binary.LittleEndian.PutUint64(b[8:], uint64(n.HighBits()))
-	return expr.NewLiteral[*types.Decimal](&types.Decimal{Value: b[:], Precision: 38, Scale: s}, nullable)
+	return expr.NewLiteral[*types.Decimal](&types.Decimal{Value: b[:], Precision: 38, Scale: s}, false)
 }
 
 // numLiteralValue reads a numeric literal back, ok false for another expression.
@@ -182,7 +177,10 @@ func (bd *binder) toNumeric(v bval) (expr.Expression, bool, error) {
 	case famNumeric:
 		return v.e, true, nil
 	case famInt:
-		if l, ok := IntLiteral(v.e); ok {
+		if l, ok := IntLiteral(v.e); ok && v.e.GetType().GetNullability() != types.NullabilityNullable {
+			// A constant folds; a parameter's value (a nullable literal) is cast at run time,
+			// as its placeholder was at prepare time, so that the types (nullability included)
+			// are the same for every binding.
 			e, err := numLiteral(apd.New(l, 0), 0, 0, apd.RoundHalfUp)
 			return e, true, err
 		}
@@ -989,7 +987,7 @@ func (bd *binder) divOperand(n *pg.Node, sc *scope) (bval, bool, error) {
 				}
 			}
 			if inner.param > 0 && inner.untyped() {
-				v, err := bd.numericParamRaw(inner.param)
+				v, err := bd.numericParamRaw(inner.param, 0, 0, false)
 				return v, true, err
 			}
 			v, err := bd.castToNumeric(inner, 0, 0, false)

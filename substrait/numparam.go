@@ -33,53 +33,45 @@ import (
 const paramNumericScale = rawNumericScale
 
 // numericParam binds parameter p as PostgreSQL's numeric: cast to numeric(prec, s) when
-// constrained (its value rounded half away from zero to s, numeric field overflow past prec
-// digits), else held at paramNumericScale with its own display scale. At prepare time the value
-// is a placeholder of the same type.
+// constrained (numeric_cast of its text: rounded half away from zero to s, numeric field
+// overflow past prec digits), else numeric_exact of its text, held at paramNumericScale with
+// its own display scale beside it (varyingNumeric). The value is a text literal (a placeholder
+// at prepare time) that nothing folds, so that the plan's types, nullability included, are the
+// same at prepare time and for every binding; what the value would make fail at run time is
+// refused when it is bound.
 func (bd *binder) numericParam(p int, s, prec int32, constrained bool) (bval, error) {
-	scale := int32(paramNumericScale)
-	if constrained {
-		scale = s
+	text, err := bd.numericParamRaw(p, s, prec, constrained)
+	if err != nil {
+		return bval{}, err
 	}
-	d, ds, err := bd.numericParamValue(p, s, prec, constrained)
+	if constrained {
+		e, err := bd.numCast("ROUND", s, prec, text.e)
+		return typed(e), err
+	}
+	return bd.varyingNumeric(text.e)
+}
+
+// numericParamRaw binds parameter p, cast to numeric(prec, s) when constrained, else to numeric,
+// as the text numeric_in reads: a text literal of its value (numericParamText), a placeholder at
+// prepare time. Without a cast it is also a division's raw operand, read with its own display
+// scale by numericQuotient.
+func (bd *binder) numericParamRaw(p int, s, prec int32, constrained bool) (bval, error) {
+	d, _, err := bd.numericParamValue(p, s, prec, constrained)
 	if err != nil {
 		return bval{}, err
 	}
 	if d == nil {
-		lit := expr.NewNullLiteral(numType(scale))
-		bd.ps.placeholders[lit] = p
-		v := typed(lit)
-		if !constrained {
-			v.ds = constScale(0)
-		}
-		return v, nil
-	}
-	if constrained {
-		e, err := numParamLiteral(d, s, prec)
-		return typed(e), err
-	}
-	if !fitsScale(d, paramNumericScale) {
-		return bval{}, refused(Unimplemented, "0A000", "parameter $%d: a numeric parameter that needs more than %d digits after the point or %d before it is not supported: cast it to numeric(p,s)",
-			p, paramNumericScale, numericDigits-paramNumericScale)
-	}
-	e, err := numParamLiteral(d, paramNumericScale, 0)
-	if err != nil {
-		return bval{}, err
-	}
-	v := typed(e)
-	v.ds = constScale(ds)
-	return v, nil
-}
-
-// numericParamRaw binds parameter p, cast to numeric without a scale, as the text numeric_in
-// reads (a division's raw operand, read with its own display scale by numericQuotient): a text
-// literal of the value (numericParamText), a placeholder at prepare time.
-func (bd *binder) numericParamRaw(p int) (bval, error) {
-	d, _, err := bd.numericParamValue(p, 0, 0, false)
-	if err != nil || d == nil {
 		lit := expr.NewNullLiteral(strType())
 		bd.ps.placeholders[lit] = p
-		return typed(lit), err
+		return typed(lit), nil
+	}
+	if constrained {
+		if _, err := numLiteral(d, s, prec, apd.RoundHalfUp); err != nil {
+			return bval{}, err // numeric field overflow, as the cast would fail
+		}
+	} else if !fitsScale(d, paramNumericScale) {
+		return bval{}, refused(Unimplemented, "0A000", "parameter $%d: a numeric parameter that needs more than %d digits after the point or %d before it is not supported: cast it to numeric(p,s)",
+			p, paramNumericScale, numericDigits-paramNumericScale)
 	}
 	return typed(expr.NewPrimitiveLiteral(d.Text('f'), true)), nil
 }
@@ -130,11 +122,6 @@ func (bd *binder) numericParams(vs ...*bval) error {
 	return nil
 }
 
-// constScale is a display scale that is the same for every row.
-func constScale(s int32) dscale {
-	return func() (expr.Expression, error) { return expr.NewPrimitiveLiteral(s, true), nil }
-}
-
 // fitsScale reports whether d is held exactly at scale s in decimal128(38, s): no nonzero
 // digit past s, at most 38 - s digits before the point.
 func fitsScale(d *apd.Decimal, s int32) bool {
@@ -147,12 +134,6 @@ func fitsScale(d *apd.Decimal, s int32) bool {
 		return false
 	}
 	return q.NumDigits() <= numericDigits
-}
-
-// numParamLiteral is numLiteral for a parameter's value: nullable, as the placeholder that
-// stood for it at prepare time (the dataset schema is the same for every binding).
-func numParamLiteral(d *apd.Decimal, s, prec int32) (expr.Expression, error) {
-	return numLiteralOf(d, s, prec, apd.RoundHalfUp, true)
 }
 
 // numericParamText is the text numeric_in reads for a numeric parameter's value v: text as it
