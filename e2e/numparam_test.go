@@ -95,9 +95,9 @@ func TestNumericParametersAsPostgres(t *testing.T) {
 	// needing more than 16 digits after the point without a scale to round it to are refused by
 	// name.
 	for v, want := range map[any]string{
-		"abc":   "InvalidArgument 22P02 parameter $1: invalid input syntax for type numeric",
-		"NaN":   "Unimplemented 0A000 parameter $1: numeric NaN is not supported",
-		"1e400": "InvalidArgument 22003 parameter $1: numeric value out of range: flightsrv's numeric holds 38 digits",
+		"abc":                            "InvalidArgument 22P02 parameter $1: invalid input syntax for type numeric",
+		"NaN":                            "Unimplemented 0A000 parameter $1: numeric NaN is not supported",
+		"1e400":                          "InvalidArgument 22003 parameter $1: numeric value out of range: flightsrv's numeric holds 38 digits",
 		d("0.12345678901234567", 17, 17): "Unimplemented 0A000 parameter $1: a numeric parameter that needs more than 16 digits after the point or 22 before it is not supported: cast it to numeric(p,s)",
 	} {
 		if _, err := pgAnswerN(ctx, pg, "SELECT ($1::numeric)::text", pgArg(v)); v == "abc" && (err == nil || err.Code != "22P02") {
