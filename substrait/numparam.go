@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -144,6 +145,10 @@ func numericParamText(v any, p int) (string, error) {
 	case string:
 		return x, nil
 	case *apd.Decimal:
+		if x.Exponent < -1000 || x.Exponent > 1000 {
+			// A client's decimal type of a scale numeric has not (its text would be as long).
+			return "", &Error{Code: InvalidArgument, SQLState: "22003", Msg: fmt.Sprintf("parameter $%d: a decimal of scale %d is out of numeric's range", p, -x.Exponent)}
+		}
 		return x.Text('f'), nil
 	case float64:
 		return strconv.FormatFloat(x, 'g', 15, 64), nil
