@@ -168,7 +168,7 @@ func numericParamText(v any, p int) (string, error) {
 //
 // A parameter PostgreSQL types integer or smallint because it is compared with such an
 // expression ((value->>'delay')::int >= $1, x::int BETWEEN $1 AND $2, x::int IN ($1, $2)) is
-// declared float64, not int64 (paramArrowType): every integer and smallint is exact in double
+// declared float64, not int64 (general.declared, over paramArrowType's int64): every integer and smallint is exact in double
 // precision, and the JDBC driver converts each Java number into the declared type, so that
 // setDouble(12.5) arrives whole, where an int64 declaration truncates it to 12 silently. The
 // statement the binding then declares (DeclareParameterTypes: $1::double precision) compares
@@ -211,7 +211,7 @@ func isInt4(t types.Type) bool {
 }
 
 // floatCompared reports whether parameter p is compared with smallint or integer expressions
-// and used as an integer nowhere else: declared float64 (paramArrowType).
+// and used as an integer nowhere else: declared float64 (general.declared).
 func (ps *paramState) floatCompared(p int) bool {
 	n := ps.intCmp[p]
 	return n > 0 && n == ps.intUses[p] && isInt4(ps.types[p])
@@ -231,6 +231,5 @@ func wholeFloatAsInt(v, other bval) bval {
 	if !ok || l.Value != math.Trunc(l.Value) || l.Value < -(1<<63) || l.Value >= 1<<63 {
 		return v
 	}
-	out := typed(expr.NewPrimitiveLiteral(int64(l.Value), l.GetType().GetNullability() == types.NullabilityNullable))
-	return out
+	return typed(expr.NewPrimitiveLiteral(int64(l.Value), l.GetType().GetNullability() == types.NullabilityNullable))
 }
