@@ -202,7 +202,9 @@ func pgAnswerN(ctx context.Context, pg *pgx.Conn, q string, args ...any) (string
 
 // boundAnswerN prepares q through cl, checks its declared parameter schema against decl, binds
 // vs in one row, each in the Arrow type of its Go value (int64, float64, utf8 for a string,
-// decimal128(prec, scale) for a decParam), and returns the answer's one value as boundAnswer does.
+// decimal128(prec, scale) for a decParam; nil is NULL of the declared type), and returns the one
+// value of the answer's first column as text (arrow's ValueStr), after checking that every batch
+// has the schema the FlightInfo declared.
 func boundAnswerN(ctx context.Context, cl *flightsql.Client, q string, decl []arrow.DataType, vs ...any) (string, error) {
 	stmt, err := cl.Prepare(ctx, q)
 	if err != nil {
@@ -210,7 +212,7 @@ func boundAnswerN(ctx context.Context, cl *flightsql.Client, q string, decl []ar
 	}
 	defer stmt.Close(ctx)
 	ps := stmt.ParameterSchema()
-	if ps.NumFields() != len(decl) {
+	if ps.NumFields() != len(decl) || len(vs) != len(decl) {
 		return "", fmt.Errorf("parameter schema %s, want %v", ps, decl)
 	}
 	for i, dt := range decl {
@@ -220,7 +222,7 @@ func boundAnswerN(ctx context.Context, cl *flightsql.Client, q string, decl []ar
 	}
 	fields := make([]arrow.Field, len(vs))
 	for i, v := range vs {
-		var typ arrow.DataType
+		typ := decl[i]
 		switch x := v.(type) {
 		case int64:
 			typ = arrow.PrimitiveTypes.Int64
@@ -237,6 +239,8 @@ func boundAnswerN(ctx context.Context, cl *flightsql.Client, q string, decl []ar
 	defer b.Release()
 	for i, v := range vs {
 		switch x := v.(type) {
+		case nil:
+			b.Field(i).AppendNull()
 		case int64:
 			b.Field(i).(*array.Int64Builder).Append(x)
 		case float64:

@@ -39,21 +39,7 @@ func TestParameterDeclarations(t *testing.T) {
 		{"SELECT count(*)" + w + " AND (value->>'n')::int > $1 AND (value->>'m')::int < $1 + 1", []arrow.DataType{i64}},
 		{"SELECT ? + 1", []arrow.DataType{i64}},
 	} {
-		st, err := Prepare(c.sql, cat)
-		if err != nil {
-			t.Errorf("%s: %v", c.sql, err)
-			continue
-		}
-		ps := st.ParameterSchema()
-		if ps.NumFields() != len(c.want) {
-			t.Errorf("%s: parameters %s", c.sql, ps)
-			continue
-		}
-		for i, w := range c.want {
-			if !arrow.TypeEqual(ps.Field(i).Type, w) {
-				t.Errorf("%s: $%d is %s, want %s", c.sql, i+1, ps.Field(i).Type, w)
-			}
-		}
+		checkParamTypes(t, c.sql, cat, c.want)
 	}
 	// A numeric parameter among a CASE's or COALESCE's values is refused by name: its display
 	// scale would be lost to the column's.
@@ -101,6 +87,26 @@ func TestNumericParameterValues(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("%v: %s, want %s", c.v, got, c.want)
+		}
+	}
+}
+
+// checkParamTypes checks that sql prepares over cat with the declared parameter types want.
+func checkParamTypes(t *testing.T, sql string, cat Catalog, want []arrow.DataType) {
+	t.Helper()
+	st, err := Prepare(sql, cat)
+	if err != nil {
+		t.Errorf("%s: %v", sql, err)
+		return
+	}
+	ps := st.ParameterSchema()
+	if ps.NumFields() != len(want) {
+		t.Errorf("%s: parameters %s", sql, ps)
+		return
+	}
+	for i, w := range want {
+		if !arrow.TypeEqual(ps.Field(i).Type, w) {
+			t.Errorf("%s: $%d is %s, want %s", sql, i+1, ps.Field(i).Type, w)
 		}
 	}
 }
