@@ -170,7 +170,7 @@ func numericParamText(v any, p int) (string, error) {
 // expression ((value->>'delay')::int >= $1, x::int BETWEEN $1 AND $2, x::int IN ($1, $2)) is
 // declared float64, not int64 (general.declared, over paramArrowType's int64): every integer and smallint is exact in double
 // precision, and the JDBC driver converts each Java number into the declared type, so that
-// setDouble(12.5) arrives whole, where an int64 declaration truncates it to 12 silently. The
+// setDouble(12.5) arrives unchanged, where an int64 declaration truncates it to 12 silently. The
 // statement the binding then declares (DeclareParameterTypes: $1::double precision) compares
 // as PostgreSQL compares an integer with a double precision value, in double precision; a whole
 // value is compared as an integer (wholeFloatAsInt), the same answer. A parameter whose
