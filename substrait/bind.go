@@ -194,6 +194,11 @@ type paramState struct {
 	// has one (a window frame's offset: "frame starting offset must not be null"), recorded
 	// at prepare time; other NULL parameters are refused by nullParam.
 	nullErrs map[int]*Error
+	// intCmp and intUses count, by parameter number at prepare time, the comparisons of a
+	// parameter with a smallint or integer expression and every use that gives it an integer
+	// type (comparisons included): a parameter whose integer uses are all such comparisons is
+	// declared float64 (paramDecls).
+	intCmp, intUses map[int]int
 }
 
 // nullOffset records, at prepare time, that a NULL bound to the parameter standing for e is

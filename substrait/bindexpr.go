@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/cockroachdb/apd/v3"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
@@ -287,12 +288,20 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 			return bd.coerce(typed(iv), t, what)
 		}
 		return literalOfType(*v.str, t)
+	case v.param > 0 && familyOf(t) == famNumeric:
+		// A parameter given a numeric type by its company (CASE, COALESCE, a list): its value's
+		// display scale would be lost to the type's (numparam.go binds the parameters that
+		// are cast to numeric or stand beside one in an operator).
+		return nil, refused(Unimplemented, "0A000", "a numeric parameter here is not supported: cast it ($%d::numeric)", v.param)
 	case v.param > 0:
 		if prev, ok := bd.ps.types[v.param]; ok && !sameType(prev, t) {
 			return nil, errorf(InvalidArgument, "parameter $%d is used both as %s and as %s", v.param, typeName(prev), typeName(t))
 		}
 		bd.ps.types[v.param] = t
 		if bd.ps.vals == nil {
+			if familyOf(t) == famInt {
+				bd.ps.countInt(false, v.param)
+			}
 			lit := expr.NewNullLiteral(t.WithNullability(nullableN))
 			bd.ps.placeholders[lit] = v.param
 			return lit, nil
@@ -690,6 +699,8 @@ func valueTypeName(v any) string {
 		return "timestamp with time zone"
 	case []any:
 		return "an array"
+	case *apd.Decimal:
+		return "numeric"
 	}
 	return "a value of an unsupported type"
 }
@@ -903,6 +914,9 @@ func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
 		v, err := bd.numericBinary(op, a, b)
 		return v.e, err
 	}
+	bd.noteIntComparison(a, b)
+	bd.noteIntComparison(b, a)
+	a, b = wholeFloatAsInt(a, b), wholeFloatAsInt(b, a)
 	x, y, err := bd.unify(a, b, op)
 	if err != nil {
 		return nil, err
@@ -2572,6 +2586,9 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 		return nil, err
 	}
 	vals = vals[1:]
+	for i, v := range vals {
+		vals[i] = wholeFloatAsInt(v, x)
+	}
 	allConst := true
 	for _, v := range vals {
 		if v.e != nil {
@@ -2602,6 +2619,7 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 	if allConst {
 		opts := make([]expr.Expression, len(vals))
 		for i, v := range vals {
+			bd.noteIntComparison(v, xv)
 			e, err := bd.coerceBeside(v, x, t, "an IN list item")
 			if err != nil {
 				return nil, err
@@ -2720,6 +2738,11 @@ func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 			// int4); the subject is widened to the widest integer item.
 			wide := x.typ()
 			for _, v := range vals {
+				if !v.untyped() && familyOf(v.typ()) == famFloat {
+					// integer IN (double precision…): int4 = float8, compared in double
+					// precision (an item made whole by wholeFloatAsInt is a bigint).
+					return bd.coerce(x, fp64Type(), "")
+				}
 				if !v.untyped() && familyOf(v.typ()) == famInt && numRank(v.typ()) > numRank(wide) {
 					wide = v.typ()
 				}
