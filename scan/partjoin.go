@@ -81,6 +81,9 @@ type partJoinNode struct {
 	stream *routedNode
 	// shared, when set, is the shared read of both sides' buckets.
 	shared *sharedRead
+	// agg, when set, is the aggregation directly above the join, run in its fragments
+	// (joinagg.go): the node's output is its final aggregate.
+	agg *joinAgg
 }
 
 // partUnits are one partition's units of the two sides.
@@ -216,15 +219,24 @@ func (l *lowerer) sharedRead(ln, rn *routedNode) *sharedRead {
 	return sr
 }
 
-func (n *partJoinNode) Schema() *arrow.Schema { return n.join.schema }
+func (n *partJoinNode) Schema() *arrow.Schema {
+	if n.agg != nil {
+		return n.agg.schema
+	}
+	return n.join.schema
+}
 
 func (n *partJoinNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	release, _, err := n.stream.reserveWidth(rt, rt.fanout(n.stream), n.join.schema)
+	sch := n.agg.streamSchema(n.join.schema)
+	release, window, err := n.stream.reserveWidth(rt, rt.fanout(n.stream), sch)
 	if err != nil {
 		return nil, err
 	}
-	fs := newFragmentStream(ctx, rt, n.stream, n.join.schema, -1)
-	fs.unreserve = release
+	fs := newFragmentStream(ctx, rt, n.stream, sch, -1)
+	fs.unreserve, fs.window = release, window
+	if n.agg != nil {
+		return n.agg.final(ctx, rt, fs)
+	}
 	return fs, nil
 }
 
@@ -234,9 +246,19 @@ func (n *partJoinNode) explain(a *Analysis) []string {
 	if n.shared != nil {
 		how = fmt.Sprintf("one read of each bucket [%s] feeds both sides (unless the shredded-column cache serves them)", colNames(n.shared.cols))
 	}
-	lines[0] += fmt.Sprintf(", partition-wise: one fragment per partition (%d), %s", len(n.parts), how) + a.suffix(n, "")
+	frag := "one fragment per partition"
+	if g := groupSize(len(n.parts), n.left.src.Table.Fanout()); g > 1 && n.agg != nil {
+		frag = fmt.Sprintf("a fragment per run of up to %d partitions", g)
+	}
+	lines[0] += fmt.Sprintf(", partition-wise: %s (%d), %s", frag, len(n.parts), how)
 	left, right := n.left.explain(a), n.right.explain(a)
-	return append(append(lines[:1], indent(left)...), indent(right)...)
+	lines = append(append(lines[:1], indent(left)...), indent(right)...)
+	if n.agg == nil {
+		lines[0] += a.suffix(n, "")
+		return lines
+	}
+	lines[0] += a.suffix(n, joinOp)
+	return n.agg.explain(a, n, lines)
 }
 
 // colNames lists columns for EXPLAIN.
@@ -251,8 +273,26 @@ func colNames(cols []routing.Column) string {
 	return b.String()
 }
 
-// fragment runs the join over partition u.partition's rows.
-func (n *partJoinNode) fragment(ctx context.Context, rt *runtime, u unit) (array.RecordReader, error) {
+// fragment runs the join over the rows of partitions us (one, but with an aggregation run in
+// the fragments: a run of them, joined one after the other), ending in the aggregation's
+// partial aggregate when there is one.
+func (n *partJoinNode) fragment(ctx context.Context, rt *runtime, us []unit) (array.RecordReader, error) {
+	if n.agg == nil {
+		return n.partition(ctx, rt, us[0])
+	}
+	opens := make([]func() (array.RecordReader, error), len(us))
+	for i, u := range us {
+		opens[i] = func() (array.RecordReader, error) { return n.partition(ctx, rt, u) }
+	}
+	r, err := n.agg.partialOf(ctx, rt, rt.analysis.track(n, joinOp, newChain(n.join.schema, opens)))
+	if err != nil {
+		return nil, err
+	}
+	return rt.analysis.track(n, opLast, r), nil
+}
+
+// partition runs the join over partition u.partition's rows.
+func (n *partJoinNode) partition(ctx context.Context, rt *runtime, u unit) (array.RecordReader, error) {
 	p := n.parts[n.at[string(u.partition)]]
 	if len(p.left) == 0 {
 		// No left row: no output row for any of the join types run partition-wise.
