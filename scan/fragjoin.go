@@ -127,14 +127,17 @@ func (n *probeJoinNode) fragment(ctx context.Context, rt *runtime, us []unit) (a
 	if tab == nil {
 		return nil, fmt.Errorf("scan: a join's probe fragment started without its table")
 	}
-	in, err := n.left.fragment(ctx, rt, us)
-	if err != nil {
-		return nil, err
-	}
-	out := ops.HashJoinProbe(ctx, in, tab, rt.mem)
 	if n.agg == nil {
-		return out, nil
+		in, err := n.left.fragment(ctx, rt, us)
+		if err != nil {
+			return nil, err
+		}
+		return ops.HashJoinProbe(ctx, in, tab, rt.mem), nil
 	}
+	// The partial aggregate takes batches of any size: the left input's rows are probed as
+	// they are read, not coalesced first (ops.Rebatch would copy the small batches of a run
+	// of small buckets).
+	out := ops.HashJoinProbe(ctx, n.left.inputs(ctx, rt, us), tab, rt.mem)
 	r, err := n.agg.partialOf(ctx, rt, rt.analysis.track(n, joinOp, out))
 	if err != nil {
 		return nil, err
