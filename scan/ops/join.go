@@ -347,10 +347,10 @@ type joiner struct {
 	lastStart, lastEnd int32
 	lastHead           int32
 	lastOK             bool
-	lmatched []int32
-	pending  []arrow.RecordBatch
-	tail     int // the next right row to check for the unmatched tail
-	done     bool
+	lmatched           []int32
+	pending            []arrow.RecordBatch
+	tail               int // the next right row to check for the unmatched tail
+	done               bool
 
 	// Scratch reused from batch to batch: encoded keys and where each row's starts and ends
 	// in keyBuf (an end of -1: a NULL key), candidate pairs, their references and the
