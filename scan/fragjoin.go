@@ -110,14 +110,7 @@ func (n *probeJoinNode) explain(a *Analysis) []string {
 	if g := groupSize(len(n.left.units), n.left.src.Table.Fanout()); g > 1 && n.agg != nil {
 		lines[0] += fmt.Sprintf(", runs of up to %d consecutive buckets a fragment", g)
 	}
-	left, right := n.left.explain(a), n.join.right.explain(a)
-	lines = append(append(lines[:1], indent(left)...), indent(right)...)
-	if n.agg == nil {
-		lines[0] += a.suffix(n, "")
-		return lines
-	}
-	lines[0] += a.suffix(n, joinOp)
-	return n.agg.explain(a, n, lines)
+	return n.agg.explain(a, n, lines[0], n.left.explain(a), n.join.right.explain(a))
 }
 
 // fragment runs the left input's fragment over units us, ending in the probe of the

@@ -109,14 +109,18 @@ func (a *joinAgg) final(ctx context.Context, rt *runtime, partials array.RecordR
 	return aggregate.New(ctx, partials, a.proj, a.spec, aggregate.Final, rt.mem)
 }
 
-// explain prefixes the join's lines (joinLines, its own line first) with the aggregation's:
-// the final aggregate at the coordinator, the partial one in each fragment.
-func (a *joinAgg) explain(an *Analysis, n node, joinLines []string) []string {
-	head := []string{
+// explain is the EXPLAIN of distributed join n whose own line is head and whose inputs
+// explain as left and right, aggregated by a (nil: none): the aggregation's lines (the final
+// aggregate at the coordinator, the partial one in each fragment) above the join's.
+func (a *joinAgg) explain(an *Analysis, n node, head string, left, right []string) []string {
+	if a == nil {
+		return append(append([]string{head + an.suffix(n, "")}, indent(left)...), indent(right)...)
+	}
+	join := append(append([]string{head + an.suffix(n, joinOp)}, indent(left)...), indent(right)...)
+	return append([]string{
 		"Final aggregate " + aggText(a.spec) + an.suffix(n, ""),
 		"  Partial aggregate " + aggText(a.spec) + " in each of the join's fragments, over its pairs" + an.suffix(n, opLast),
-	}
-	return append(head, indent(indent(joinLines))...)
+	}, indent(indent(join))...)
 }
 
 // joinOp is the operator under which a join whose aggregation runs in its fragments counts

@@ -251,14 +251,7 @@ func (n *partJoinNode) explain(a *Analysis) []string {
 		frag = fmt.Sprintf("a fragment per run of up to %d partitions", g)
 	}
 	lines[0] += fmt.Sprintf(", partition-wise: %s (%d), %s", frag, len(n.parts), how)
-	left, right := n.left.explain(a), n.right.explain(a)
-	lines = append(append(lines[:1], indent(left)...), indent(right)...)
-	if n.agg == nil {
-		lines[0] += a.suffix(n, "")
-		return lines
-	}
-	lines[0] += a.suffix(n, joinOp)
-	return n.agg.explain(a, n, lines)
+	return n.agg.explain(a, n, lines[0], n.left.explain(a), n.right.explain(a))
 }
 
 // colNames lists columns for EXPLAIN.
