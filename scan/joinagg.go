@@ -39,9 +39,9 @@ type joinAgg struct {
 	partial, schema *arrow.Schema
 }
 
-// aggregateInFragments returns the aggregation spec of inputs (over in's schema) run in the
-// fragments of the distributed join under in (see the top of this file), or nil, false when
-// in is not one (through selects) or already aggregates.
+// aggregateInFragments returns the distributed join under in (through selects) with the
+// aggregation spec of inputs (compiled over in's schema) run in its fragments (see the top of
+// this file), and true; nil and false when in is no such join or its join aggregates already.
 func (l *lowerer) aggregateInFragments(in node, spec aggregate.Spec, inputs []expr.Expression) (node, bool, error) {
 	var sel []int
 	n := in
@@ -61,16 +61,17 @@ func (l *lowerer) aggregateInFragments(in node, spec aggregate.Spec, inputs []ex
 		}
 		n = s.in
 	}
-	var target **joinAgg
+	var agg **joinAgg
+	var stream **routedNode
 	switch j := n.(type) {
 	case *probeJoinNode:
-		target = &j.agg
+		agg, stream = &j.agg, &j.stream
 	case *partJoinNode:
-		target = &j.agg
+		agg, stream = &j.agg, &j.stream
 	default:
 		return nil, false, nil
 	}
-	if *target != nil {
+	if *agg != nil {
 		return nil, false, nil
 	}
 	exprs, err := compileAll(inputs, in.Schema(), l.ext)
@@ -84,13 +85,7 @@ func (l *lowerer) aggregateInFragments(in node, spec aggregate.Spec, inputs []ex
 	if a.partial, err = aggregate.PartialSchema(a.proj, spec); err != nil {
 		return nil, false, err
 	}
-	*target = a
-	switch j := n.(type) {
-	case *probeJoinNode:
-		j.stream = a.aggregated(j.stream)
-	case *partJoinNode:
-		j.stream = a.aggregated(j.stream)
-	}
+	*agg, *stream = a, a.aggregated(*stream)
 	return n, true, nil
 }
 
