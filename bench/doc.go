@@ -391,9 +391,11 @@
 //     the semi join and above the join against avg ran at the coordinator after the joins'
 //     fragments had handed it every joined row (batches of NULL columns, the rows counted);
 //     now an aggregation directly above a join probed in its fragments or run partition by
-//     partition aggregates partially in each fragment, which runs a run of buckets (or of
-//     partitions) as a routed aggregate's fragment does, and the coordinator combines one row
-//     per fragment (scan/joinagg.go). A run's buckets are probed as they are read: coalescing
+//     partition aggregates partially in each fragment, a probe's fragment running a run of
+//     buckets as a routed aggregate's does, and the coordinator combines one row per fragment
+//     (scan/joinagg.go; the runs below were measured with the partition-wise join's fragments
+//     running runs of up to 14 partitions too, which the branch then dropped: e2e's three
+//     airports never made such a run, and one partition a fragment is what join19d measured). A run's buckets are probed as they are read: coalescing
 //     a run of small buckets' batches first (ops.Rebatch) copied most of the semi join's rows
 //     and took back most of the gain (server CPU 1.02–1.25 s against 0.78–0.99 s without it).
 //     The residual of the join against avg, the delay cast to numeric against the origin's

@@ -664,7 +664,7 @@ func (n *routedNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 // bucket after the other, returning its output reader.
 func (n *routedNode) fragment(ctx context.Context, rt *runtime, us []unit) (array.RecordReader, error) {
 	if n.pj != nil {
-		return n.pj.fragment(ctx, rt, us)
+		return n.pj.fragment(ctx, rt, us[0])
 	}
 	if n.probe != nil {
 		return n.probe.fragment(ctx, rt, us)

@@ -19,10 +19,11 @@ import (
 // states in fragment order (aggregate.Final), which gives the groups, the values and their
 // order that one aggregation over the concatenation gives (scan/aggregate's Partial and
 // Final). No joined row is handed to the coordinator: a count over a semi join moves one row
-// per fragment instead of every matching row's batch, and the fragments, each ending in one
-// partial state, run runs of consecutive units (groupSize) as a routed aggregate's do, so a
-// fragment's fixed costs (goroutine, probe, operators) are paid once per run of buckets
-// instead of once per bucket.
+// per fragment instead of every matching row's batch, and a probe's fragments, each ending
+// in one partial state, run runs of consecutive buckets (groupSize) as a routed aggregate's
+// do, so a fragment's fixed costs (goroutine, probe, operators) are paid once per run of
+// buckets instead of once per bucket. A partition-wise join's fragments still run one
+// partition each.
 
 // joinAgg is the aggregation run in a distributed join's fragments (see the top of this file).
 type joinAgg struct {
@@ -62,12 +63,12 @@ func (l *lowerer) aggregateInFragments(in node, spec aggregate.Spec, inputs []ex
 		n = s.in
 	}
 	var agg **joinAgg
-	var stream **routedNode
+	var stream **routedNode // the probe's, whose fragments then run runs of buckets
 	switch j := n.(type) {
 	case *probeJoinNode:
 		agg, stream = &j.agg, &j.stream
 	case *partJoinNode:
-		agg, stream = &j.agg, &j.stream
+		agg = &j.agg // one partition a fragment still (partJoinNode.fragment)
 	default:
 		return nil, false, nil
 	}
@@ -85,7 +86,10 @@ func (l *lowerer) aggregateInFragments(in node, spec aggregate.Spec, inputs []ex
 	if a.partial, err = aggregate.PartialSchema(a.proj, spec); err != nil {
 		return nil, false, err
 	}
-	*agg, *stream = a, a.aggregated(*stream)
+	*agg = a
+	if stream != nil {
+		*stream = a.aggregated(*stream)
+	}
 	return n, true, nil
 }
 

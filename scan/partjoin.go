@@ -233,7 +233,7 @@ func (n *partJoinNode) open(ctx context.Context, rt *runtime) (array.RecordReade
 		return nil, err
 	}
 	fs := newFragmentStream(ctx, rt, n.stream, sch, -1)
-	fs.unreserve, fs.window = release, window
+	fs.unreserve, fs.window = release, window // the window is 1: the stream is not grouped
 	if n.agg != nil {
 		return n.agg.final(ctx, rt, fs)
 	}
@@ -246,11 +246,7 @@ func (n *partJoinNode) explain(a *Analysis) []string {
 	if n.shared != nil {
 		how = fmt.Sprintf("one read of each bucket [%s] feeds both sides (unless the shredded-column cache serves them)", colNames(n.shared.cols))
 	}
-	frag := "one fragment per partition"
-	if g := groupSize(len(n.parts), n.left.src.Table.Fanout()); g > 1 && n.agg != nil {
-		frag = fmt.Sprintf("a fragment per run of up to %d partitions", g)
-	}
-	lines[0] += fmt.Sprintf(", partition-wise: %s (%d), %s", frag, len(n.parts), how)
+	lines[0] += fmt.Sprintf(", partition-wise: one fragment per partition (%d), %s", len(n.parts), how)
 	return n.agg.explain(a, n, lines[0], n.left.explain(a), n.right.explain(a))
 }
 
@@ -266,19 +262,15 @@ func colNames(cols []routing.Column) string {
 	return b.String()
 }
 
-// fragment runs the join over the rows of partitions us (one, but with an aggregation run in
-// the fragments: a run of them, joined one after the other), ending in the aggregation's
-// partial aggregate when there is one.
-func (n *partJoinNode) fragment(ctx context.Context, rt *runtime, us []unit) (array.RecordReader, error) {
-	if n.agg == nil {
-		return n.partition(ctx, rt, us[0])
+// fragment runs the join over partition u.partition's rows, ending in the partial aggregate of
+// the aggregation above it when there is one. A fragment runs one partition even then: its
+// join is a join of its own, and the partitions' sizes vary by orders of magnitude.
+func (n *partJoinNode) fragment(ctx context.Context, rt *runtime, u unit) (array.RecordReader, error) {
+	r, err := n.partition(ctx, rt, u)
+	if err != nil || n.agg == nil {
+		return r, err
 	}
-	opens := make([]func() (array.RecordReader, error), len(us))
-	for i, u := range us {
-		opens[i] = func() (array.RecordReader, error) { return n.partition(ctx, rt, u) }
-	}
-	r, err := n.agg.partialOf(ctx, rt, rt.analysis.track(n, joinOp, newChain(n.join.schema, opens)))
-	if err != nil {
+	if r, err = n.agg.partialOf(ctx, rt, rt.analysis.track(n, joinOp, r)); err != nil {
 		return nil, err
 	}
 	return rt.analysis.track(n, opLast, r), nil
