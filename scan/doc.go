@@ -34,7 +34,9 @@
 // reads of one table keyed on their partition columns, one fragment per partition running the
 // join over that partition's rows, each bucket read once for both sides where they read the
 // same rows (partjoin.go); or, when the left input is a routed read of rows alone, the right
-// input hashed once and probed in each of the left input's fragments (fragjoin.go).
+// input hashed once and probed in each of the left input's fragments (fragjoin.go); an
+// aggregation directly above either runs partially in those fragments and finally at the
+// coordinator (joinagg.go).
 //
 // Every batch a query builds or holds is allocated through its ledger (scan/ledger), which
 // enforces the per-query memory limit (and, through a ledger.Budget, the limit all the

@@ -387,6 +387,9 @@ func (l *lowerer) aggregate(r *plan.AggregateRel) (*lowered, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n, ok, err := l.aggregateInFragments(in.node, spec, inputs); ok || err != nil {
+		return &lowered{node: n}, err
+	}
 	n, err := newAggregate(in.node, spec, inputs, l.ext)
 	if err != nil {
 		return nil, err

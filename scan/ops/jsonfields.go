@@ -431,13 +431,17 @@ func (sh *jsonShare) extract(jc *jsonColumn, fields []*jsonField) {
 	}
 	top := make([]jsonSpan, len(keys))
 	nulls := jc.col.NullN() > 0
+	// The scanner on the stack: scanDoc stores each document (a pointer) in it, which in the
+	// heap the collector's write barrier records at every row while a collection runs.
+	sc := sh.scan
+	defer func() { sh.scan.stack = sc.stack[:0] }()
 	for i := range n {
 		if nulls && jc.col.IsNull(i) {
 			jc.status[i] = docNull
 			continue
 		}
 		doc := jc.docs.at(i)
-		kind, st := sh.scan.scanDoc(doc, keys, top)
+		kind, st := sc.scanDoc(doc, keys, top)
 		jc.status[i] = st
 		if st != docOK {
 			continue
