@@ -281,6 +281,11 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 			}
 			return bd.coerce(typed(iv), t, what)
 		}
+		if familyOf(t) == famTimestamp && !bd.comparing {
+			if _, err := TimestampIn(*v.str, isWallclock(t)); err != nil && err.(*Error).SQLState == "22008" {
+				return nil, err
+			}
+		}
 		return literalOfType(*v.str, t)
 	case v.param > 0:
 		if prev, ok := bd.ps.types[v.param]; ok && !sameType(prev, t) {
@@ -322,6 +327,14 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 		return v.e, nil
 	}
 	if hf == famDate && tf == famTimestamp {
+		if d, ok := v.e.(*expr.PrimitiveLiteral[types.Date]); ok && !bd.comparing {
+			// A date constant read as a timestamp (COALESCE(ts, date '0001-01-01'), least,
+			// CASE, an argument): midnight UTC, which outside timestamp[ns] is 22008, never
+			// clamped (PostgreSQL answers such a value, which this engine cannot hold).
+			if checkNanoRange(time.Unix(int64(d.Value)*86400, 0).UTC()) != nil {
+				return nil, errTimestampRange()
+			}
+		}
 		return bd.dateToTimestamp(v.e, t), nil
 	}
 	if hf == famTimestamp && tf == famTimestamp {
@@ -337,8 +350,9 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 // dateToTimestamp is PostgreSQL's implicit cast of a date to a timestamp (date → timestamp
 // with time zone in comparisons with the timestamp column): midnight of the date in the
 // session's zone, UTC. A date literal is folded to the timestamp literal (clamped to the
-// nanosecond range, whose bound selects the same rows), so that a bound such as timestamp >=
-// DATE '2001-01-01' is a routed bound; a date parameter at prepare time is stood in for by a
+// nanosecond range, whose bound selects the same rows: the caller, coerce, refuses one
+// beyond it outside a comparison), so that a bound such as timestamp >= DATE '2001-01-01' is
+// a routed bound; a date parameter at prepare time is stood in for by a
 // placeholder of type t (the parameter keeps its declared type, date); any other date
 // expression is cast.
 func (bd *binder) dateToTimestamp(e expr.Expression, t types.Type) expr.Expression {
@@ -898,7 +912,9 @@ func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
 		v, err := bd.numericBinary(op, a, b)
 		return v.e, err
 	}
+	bd.comparing = true
 	x, y, err := bd.unify(a, b, op)
+	bd.comparing = false
 	if err != nil {
 		return nil, err
 	}

@@ -24,8 +24,10 @@ import (
 // range", 22008). The functions of URNPostgres over it, strict (NULL in, NULL out):
 //
 //	make_interval(months, days, nanos)  an interval from its three fields (int32, int32, int64)
-//	timestamp_diff(a, b)                a - b for two timestamps of one type: the microseconds
-//	                                    between them as days of 24 hours and the rest (timestamp_mi)
+//	timestamp_diff(a, b)                a - b for two timestamps of one type, or a date (its
+//	                                    midnight UTC) beside a timestamp or a date: the
+//	                                    microseconds between them as days of 24 hours and the
+//	                                    rest (timestamp_mi), exact past ±292 years
 //	timestamp_add_interval(t, iv)       t + iv: the months on the calendar (the day of month
 //	                                    clamped to the month's last), then the days as 24 hours
 //	                                    and the time (UTC, the session's zone)
@@ -165,28 +167,43 @@ func makeInterval(n *fnNode) error {
 	return nil
 }
 
-// timestampPairKernel sets n up as a function of two timestamps of one type answering an
-// interval, f(a, b) of each row's instants.
-func timestampPairKernel(f func(a, b time.Time) arrow.MonthDayNanoInterval) func(*fnNode) error {
+// timestampPairKernel sets n up as a function of two timestamps of one type, or dates (read
+// by instantsAt: midnight UTC, any date PostgreSQL's timestamp holds) beside a timestamp or a
+// date, answering an interval: f(a, b) of each row's instants rounded to the microsecond.
+func timestampPairKernel(f func(a, b time.Time) (arrow.MonthDayNanoInterval, error)) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if err := argCount(n, 2, 2); err != nil {
 			return err
 		}
-		if n.args[0] == nil || n.types[0].ID() != arrow.TIMESTAMP || !arrow.TypeEqual(n.types[0], n.types[1]) {
+		for i := range 2 {
+			if n.args[i] == nil || n.types[i].ID() != arrow.TIMESTAMP && n.types[i].ID() != arrow.DATE32 {
+				return errors.New("arguments must be timestamps or dates")
+			}
+		}
+		if n.types[0].ID() == arrow.TIMESTAMP && n.types[1].ID() == arrow.TIMESTAMP && !arrow.TypeEqual(n.types[0], n.types[1]) {
 			return errors.New("arguments must be timestamps of one type")
 		}
 		n.out = mdnType
 		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			at, err := timesAt(args[0])
+			at, err := instantsAt(args[0])
 			if err != nil {
 				return nil, err
 			}
-			bt, err := timesAt(args[1])
+			bt, err := instantsAt(args[1])
 			if err != nil {
 				return nil, err
 			}
 			return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
-				return f(at(i).Round(time.Microsecond), bt(i).Round(time.Microsecond)), true, nil
+				a, err := at(i)
+				if err != nil {
+					return arrow.MonthDayNanoInterval{}, false, err
+				}
+				b, err := bt(i)
+				if err != nil {
+					return arrow.MonthDayNanoInterval{}, false, err
+				}
+				v, err := f(a.Round(time.Microsecond), b.Round(time.Microsecond))
+				return v, err == nil, err
 			})
 		}
 		return nil
@@ -195,11 +212,20 @@ func timestampPairKernel(f func(a, b time.Time) arrow.MonthDayNanoInterval) func
 
 // timestampMinus is PostgreSQL's timestamp_mi: the microseconds between a and b (its
 // precision: its timestamps hold no more), then interval_justify_hours: whole days of 24
-// hours, the rest as time, both with the difference's sign.
-func timestampMinus(a, b time.Time) arrow.MonthDayNanoInterval {
-	us := a.Sub(b).Microseconds()
+// hours, the rest as time, both with the difference's sign. The difference is exact for any
+// two instants of PostgreSQL's range (a date's midnight included), where time.Duration's
+// ±292 years would saturate (timestamp '2001-01-01' - timestamp '1700-01-01' is 109938 days);
+// one past int64 microseconds (±292,277 years, which PostgreSQL's timestamp_mi lets wrap) is
+// 22008 "interval out of range".
+func timestampMinus(a, b time.Time) (arrow.MonthDayNanoInterval, error) {
+	secs := a.Unix() - b.Unix()
+	frac := int64(a.Nanosecond()-b.Nanosecond()) / nsPerUs
+	if secs > (math.MaxInt64-1_000_000)/1_000_000 || secs < (math.MinInt64+1_000_000)/1_000_000 {
+		return arrow.MonthDayNanoInterval{}, errIntervalRange()
+	}
+	us := secs*1_000_000 + frac
 	days := us / usPerDay
-	return arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: (us - days*usPerDay) * nsPerUs}
+	return arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: (us - days*usPerDay) * nsPerUs}, nil
 }
 
 func timestampAddInterval(n *fnNode) error {
@@ -488,7 +514,9 @@ func init() {
 	ownFunctions["interval_months"] = intervalField(func(x arrow.MonthDayNanoInterval) int64 { return int64(x.Months) })
 	ownFunctions["interval_days"] = intervalField(func(x arrow.MonthDayNanoInterval) int64 { return int64(x.Days) })
 	ownFunctions["interval_nanos"] = intervalField(func(x arrow.MonthDayNanoInterval) int64 { return x.Nanoseconds })
-	ownFunctions["timestamp_age"] = timestampPairKernel(Age)
+	ownFunctions["timestamp_age"] = timestampPairKernel(func(a, b time.Time) (arrow.MonthDayNanoInterval, error) {
+		return Age(a, b), nil
+	})
 	ownFunctions["justify_hours"] = intervalMapKernel(justifyHours)
 	ownFunctions["justify_days"] = intervalMapKernel(justifyDays)
 	ownFunctions["justify_interval"] = intervalMapKernel(justifyInterval)
