@@ -68,10 +68,10 @@ func TestNanosecondRangeNeverClampsAsPostgres(t *testing.T) {
 		})
 		// A date parameter (ADBC's date32, JDBC's setDate) beyond the range.
 		for q, want := range map[string]string{
-			"SELECT to_char(?::date, 'YYYY-MM-DD')":                             "1500-01-01",
-			"SELECT date_part('year', CAST(? AS date))":                         "1500",
-			"SELECT (timestamp '2001-04-01' - ?::date)::text":                   "183077 days",
-			"SELECT age(date '2001-01-01', ?::date)::text":                      "501 years",
+			"SELECT to_char(?::date, 'YYYY-MM-DD')":           "1500-01-01",
+			"SELECT date_part('year', CAST(? AS date))":       "1500",
+			"SELECT (timestamp '2001-04-01' - ?::date)::text": "183077 days",
+			"SELECT age(date '2001-01-01', ?::date)::text":    "501 years",
 		} {
 			var pgWant string
 			day := time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC)
