@@ -2273,7 +2273,7 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	case l.e != nil:
 		lit, ok := x.(*expr.ProtoLiteral)
 		if !ok {
-			return bd.columnPlusInterval(op, l, iv)
+			return bd.columnPlusInterval(op, l, r, iv)
 		}
 		ns, ok := lit.Value.(int64)
 		if !ok {
@@ -2304,22 +2304,24 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	// month clamped to the target month's last (January 31 + 1 month is February 28), then
 	// the days and the time (days are 24 hours in UTC).
 	t = calendar.AddMonths(t, sign*months.Num().Int64())
-	usf, _ := us.Float64()
-	ns := float64(sign) * usf * float64(time.Microsecond)
+	// The days and the time apart (time.Duration's ±292 years would not hold timestamp
+	// '2001-01-01' - interval '110000 days'): only the result must be in range.
+	if !us.IsInt() {
+		return bval{}, true, unimplementedAre("intervals with a fraction of a microsecond")
+	}
+	days, rest := new(big.Int).QuoRem(us.Num(), big.NewInt(usPerDay), new(big.Int))
 	switch {
-	case math.Abs(ns) <= math.MaxInt64:
-		t = t.Add(time.Duration(ns))
-	case ns < 0:
-		t = minNanoTime.Add(-1)
-	default:
+	case !days.IsInt64() || days.Int64() > math.MaxInt32 || days.Int64() < math.MinInt32:
 		t = maxNanoTime.Add(1)
+	default:
+		t = t.AddDate(0, 0, int(sign*days.Int64())).Add(time.Duration(sign*rest.Int64()) * time.Microsecond)
 	}
 	// A result outside the nanosecond range is 22008 "timestamp out of range", never
 	// clamped, as the column path's timestamp_add raises it (PostgreSQL answers such a
 	// value, which this engine cannot hold; docs/sql.md).
 	if checkNanoRange(t) != nil {
 		if stable {
-			return bd.columnPlusInterval(op, l, iv)
+			return bd.columnPlusInterval(op, l, r, iv)
 		}
 		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
 	}
@@ -2403,7 +2405,7 @@ func (bd *binder) dateAsWallclock(e expr.Expression) (expr.Expression, error) {
 // (evaluated per row by scan/ops as PostgreSQL computes it in UTC: the months on the
 // calendar, then the days as 24 hours and the time). A fractional number of months is
 // refused, as for constants.
-func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, error) {
+func (bd *binder) columnPlusInterval(op string, l, r bval, iv string) (bval, bool, error) {
 	if familyOf(l.typ()) != famTimestamp {
 		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s interval", typeName(l.typ()), op)
 	}
@@ -2416,8 +2418,21 @@ func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, 
 	}
 	nsRat := new(big.Rat).Mul(us, big.NewRat(1000, 1))
 	nsf, _ := nsRat.Float64()
-	if math.Abs(nsf) > math.MaxInt64 {
-		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "interval out of range"}
+	if math.Abs(nsf) >= math.MaxInt64 {
+		// Days and time past int64 nanoseconds together (timestamp - interval '110000
+		// days', whose result PostgreSQL answers inside the range): the interval's fields
+		// added apart by timestamp_add_interval, which checks only the sum.
+		b, err := bd.intervalValue(r, "the interval of timestamp "+op+" interval")
+		if err != nil {
+			return bval{}, true, err
+		}
+		if op == "-" {
+			if b, err = bd.fn(URNPostgres, "interval_neg", intervalType(), b); err != nil {
+				return bval{}, true, err
+			}
+		}
+		f, err := bd.fn(URNPostgres, "timestamp_add_interval", l.typ().WithNullability(nullableN), l.e, b)
+		return typed(f), true, err
 	}
 	m, ns := months.Num().Int64(), int64(math.Round(nsf))
 	if op == "-" {

@@ -361,6 +361,10 @@ func intervalNumber(t string) (val int64, fval float64, ym, ok bool, err error) 
 	}
 	if whole != "" {
 		v, ok, of := int32Digits(whole)
+		if of && neg && strings.TrimLeft(whole, "0") == "2147483648" {
+			// strtoint reads the sign with the digits: -2147483648 is int32's least value.
+			v, ok, of = -math.MinInt32, true, false
+		}
 		if of {
 			return 0, 0, false, false, errIntervalField
 		}

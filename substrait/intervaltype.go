@@ -437,11 +437,9 @@ func (bd *binder) intervalSum(avg bool, arg, filter expr.Expression, ac *aggCtx)
 		if err != nil {
 			return bval{}, fmt.Errorf("bind sum: %w", err)
 		}
-		total, err := bd.cast(measure(f, numType(0)), i64Type())
-		if err != nil {
-			return bval{}, err
-		}
-		fields[i] = total.e
+		// The exact total, numeric: make_interval checks that it fits (past the field's
+		// range 22008 "interval out of range", as PostgreSQL's interval_pl raises it).
+		fields[i] = measure(f, numType(0))
 	}
 	sum, err := bd.fn(URNPostgres, "make_interval", intervalType(), fields[0], fields[1], fields[2])
 	if err != nil || !avg {

@@ -23,7 +23,8 @@ import (
 // holds ±292 years, where PostgreSQL's holds ±292,000: a result beyond is "interval out of
 // range", 22008). The functions of URNPostgres over it, strict (NULL in, NULL out):
 //
-//	make_interval(months, days, nanos)  an interval from its three fields (int32, int32, int64)
+//	make_interval(months, days, nanos)  an interval from its three fields (int32, int32, int64;
+//	                                    integers, or numerics of scale 0 that must fit)
 //	timestamp_diff(a, b)                a - b for two timestamps of one type, or a date (its
 //	                                    midnight UTC) beside a timestamp or a date: the
 //	                                    microseconds between them as days of 24 hours and the
@@ -151,13 +152,33 @@ func makeInterval(n *fnNode) error {
 	if err := argCount(n, 3, 3); err != nil {
 		return err
 	}
-	if err := wantInt(n, 0, 1, 2); err != nil {
-		return err
+	for i := range 3 {
+		if d, ok := n.types[i].(*arrow.Decimal128Type); !ok || d.Scale != 0 {
+			if err := wantInt(n, i); err != nil {
+				return errors.New("arguments must be integers or numerics of scale 0")
+			}
+		}
 	}
 	n.out = mdnType
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
-			m, d, ns := intAt(args[0], i), intAt(args[1], i), intAt(args[2], i)
+			var f [3]int64
+			for k := range f {
+				d, ok := args[k].(*array.Decimal128)
+				if !ok {
+					f[k] = intAt(args[k], i)
+					continue
+				}
+				// A numeric field (sum(interval)'s exact totals): past int64 it is
+				// PostgreSQL's "interval out of range", as the fields past int32 are.
+				v := d.Value(i)
+				hi, lo := v.HighBits(), v.LowBits()
+				if !(hi == 0 && lo <= math.MaxInt64 || hi == -1 && lo > math.MaxInt64) {
+					return arrow.MonthDayNanoInterval{}, false, errIntervalRange()
+				}
+				f[k] = int64(lo)
+			}
+			m, d, ns := f[0], f[1], f[2]
 			if m != int64(int32(m)) || d != int64(int32(d)) {
 				return arrow.MonthDayNanoInterval{}, false, errIntervalRange()
 			}
@@ -228,6 +249,23 @@ func timestampMinus(a, b time.Time) (arrow.MonthDayNanoInterval, error) {
 	return arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: (us - days*usPerDay) * nsPerUs}, nil
 }
 
+// addDaysNanos is t + days (of 24 hours, UTC) + ns as int64 nanoseconds, ok false when the
+// sum is outside their range. Only the sum must be in range, as in PostgreSQL, whose range
+// holds any step between: timestamp '2001-01-01' - interval '110000 days' is 1699-11-...,
+// although 110000 days are more nanoseconds than an int64 holds.
+func addDaysNanos(t time.Time, days, ns int64) (int64, bool) {
+	if t.Before(minNanos) || t.After(maxNanos) || days > math.MaxInt32 || days < math.MinInt32 {
+		return 0, false
+	}
+	secs := t.Unix() + days*86400 + ns/1_000_000_000
+	frac := int64(t.Nanosecond()) + ns%1_000_000_000
+	r := time.Unix(secs, frac).UTC()
+	if r.Before(minNanos) || r.After(maxNanos) {
+		return 0, false
+	}
+	return r.UnixNano(), true
+}
+
 func timestampAddInterval(n *fnNode) error {
 	if err := argCount(n, 2, 2); err != nil {
 		return err
@@ -250,10 +288,7 @@ func timestampAddInterval(n *fnNode) error {
 		return mapRows[arrow.Timestamp](b, rows, args, func(i int) (arrow.Timestamp, bool, error) {
 			x := iv.Value(i)
 			t := calendar.AddMonths(at(i), int64(x.Months))
-			ns, ok := addNanos(t, int64(x.Days)*nsPerDay)
-			if ok {
-				ns, ok = addNanos(time.Unix(0, ns).UTC(), x.Nanoseconds)
-			}
+			ns, ok := addDaysNanos(t, int64(x.Days), x.Nanoseconds)
 			if !ok {
 				return 0, false, &DataError{Code: "22008", Msg: "timestamp out of range"}
 			}
