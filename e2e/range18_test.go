@@ -22,6 +22,9 @@ import (
 // the answer is an instant beyond the range (to_timestamp(1e10), COALESCE(ts, date
 // '0001-01-01'), least, CASE, date_trunc of such a date) it is 22008 "timestamp out of
 // range", never a value clamped to the range; to_timestamp of infinity is refused by name.
+// timestamp ± interval answers whenever its result is in range, however many days the
+// interval holds; interval '-2147483648 days' reads; a sum of intervals past the time part's
+// ±292 years or a field's range is 22008 "interval out of range".
 func TestNanosecondRangeNeverClampsAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	const where = " FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02'"
@@ -44,6 +47,12 @@ func TestNanosecondRangeNeverClampsAsPostgres(t *testing.T) {
 			"age(timestamp '2001-04-01 06:00', date '1700-01-31')::text, age(date '2001-01-01', timestamptz '2001-03-31 23:00+00')::text",
 		"SELECT id, to_char(timestamp::date, 'YYYY-MM-DD Dy'), date_part('year', timestamp::date), date_part('dow', timestamp::date), age(timestamp::date, date '1600-01-01')::text, " +
 			"to_char(timestamp::date - 200000, 'YYYY-MM-DD'), date_part('year', timestamp::date + 120000)" + where + " ORDER BY id",
+		// Days and time added apart: only the result must be in range.
+		"SELECT (timestamp '2001-01-01' - interval '110000 days')::text, (timestamptz '2001-01-01 00:00+00' - interval '110000 days 3 hours')::text, " +
+			"(timestamp '1700-01-01' + interval '200000 days -2000000 hours')::text, interval '-2147483648 days'::text, interval '-2147483648 mons'::text, " +
+			"interval '-02147483648 days'::text, (interval '-2147483648.5 days')::text",
+		"SELECT id, (timestamp - interval '110000 days')::text, (timestamp::timestamp - interval '110000 days 1 hour')::text, " +
+			"(timestamp + (value->>'delay')::int * interval '1 minute' - interval '110000 days')::text" + where + " ORDER BY id",
 		// Comparisons still order a date beyond the range as PostgreSQL does.
 		"SELECT date '1500-01-01' < timestamp '2001-01-01', date '2300-01-01' > timestamptz '2001-01-01 00:00+00', timestamp '2001-01-01' BETWEEN date '1000-01-01' AND date '3000-01-01'",
 		"SELECT count(*)" + where + " AND timestamp > date '1500-01-01'",
@@ -61,6 +70,22 @@ func TestNanosecondRangeNeverClampsAsPostgres(t *testing.T) {
 			"SELECT date_trunc('month', date '2300-01-15')", "SELECT date_trunc('week', date '2263-01-05')::text",
 		} {
 			outOfRange(t, ctx, cl.c, pg, q)
+		}
+		// A sum of intervals past a field's range: 22008 (PostgreSQL's time part holds
+		// ±292,000 years, flightsrv's ±292: docs/sql.md).
+		for _, q := range []string{
+			"SELECT sum(x) FROM (VALUES (interval '2000000000 days'), (interval '2000000000 days')) v(x)",
+		} {
+			refusedWithState(t, ctx, cl.c, pg, q, "22008")
+		}
+		for _, q := range []string{
+			"SELECT sum(x)::text FROM (VALUES (interval '1000000 hours'), (interval '1000000 hours'), (interval '1000000 hours')) v(x)",
+			"SELECT avg(x)::text FROM (VALUES (interval '1000000 hours'), (interval '1000000 hours'), (interval '1000000 hours')) v(x)",
+		} {
+			if _, err := pgTextRowsErr(ctx, pg, q); err != nil {
+				t.Fatalf("PostgreSQL %s: %v", q, err)
+			}
+			refusedAs(t, ctx, cl.c, codes.InvalidArgument, map[string]string{q: "interval out of range"})
 		}
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
 			"SELECT to_timestamp('Infinity'::float8)":  "to_timestamp of infinity",
