@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,9 +107,32 @@ func TestNanosecondRangeNeverClampsAsPostgres(t *testing.T) {
 			if pgWant != want {
 				t.Fatalf("PostgreSQL %s: %q, want %q", q, pgWant, want)
 			}
-			if got := dateParamAnswer(t, ctx, cl.c, q, day); got != want {
-				t.Errorf("%s bound 1500-01-01: %q, PostgreSQL %q", q, got, want)
+			if got, err := dateParamAnswer(t, ctx, cl.c, q, day, false); err != nil || got != want {
+				t.Errorf("%s bound 1500-01-01: %q (%v), PostgreSQL %q", q, got, err, want)
 			}
+		}
+		// A date parameter read as a timestamp beyond the range: a value is 22008, a bound
+		// compared with the rows clamped (the rows PostgreSQL counts).
+		day := time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC)
+		if _, err := dateParamAnswer(t, ctx, cl.c, "SELECT ?::date::timestamptz", day, false); status.Code(err) != codes.InvalidArgument ||
+			!strings.Contains(status.Convert(err).Message(), "outside the nanosecond range") {
+			t.Errorf("SELECT ?::date::timestamptz bound 1500-01-01: %v, want the documented refusal of the cast", err)
+		}
+		for _, q := range []string{"SELECT COALESCE(NULL, ?, timestamptz '2001-01-01 00:00+00')", "SELECT least(?, timestamp '2001-01-01')"} {
+			if _, err := dateParamAnswer(t, ctx, cl.c, q, day, false); status.Code(err) != codes.InvalidArgument || sqlstateOf(err) != "22008" {
+				t.Errorf("%s bound 1500-01-01: %v (SQLSTATE %q), want 22008", q, err, sqlstateOf(err))
+			}
+		}
+		// A timestamp parameter beyond the range is refused as it is read.
+		if _, err := dateParamAnswer(t, ctx, cl.c, "SELECT ?", day, true); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("SELECT ? bound timestamp 1500-01-01: %v, want INVALID_ARGUMENT", err)
+		}
+		var n string
+		if err := pg.QueryRow(ctx, "SELECT count(*)::text"+where+" AND timestamp > $1", day).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := dateParamAnswer(t, ctx, cl.c, "SELECT count(*)"+where+" AND timestamp > ?", day, false); err != nil || got != n {
+			t.Errorf("count after a 1500-01-01 parameter: %q (%v), PostgreSQL %q", got, err, n)
 		}
 	}
 }
@@ -136,21 +160,40 @@ func replaceFirst(s, old, repl string) string {
 	return s
 }
 
-// dateParamAnswer runs q with its one parameter bound as a date32 of day and returns the text
-// of its one value.
-func dateParamAnswer(t *testing.T, ctx context.Context, cl *flightsql.Client, q string, day time.Time) string {
+// dateParamAnswer runs q with its one parameter bound as a date32 of day (a timestamp[us] in
+// UTC when ts) and returns the text of its one value, or the error.
+func dateParamAnswer(t *testing.T, ctx context.Context, cl *flightsql.Client, q string, day time.Time, ts bool) (string, error) {
 	t.Helper()
 	stmt, err := cl.Prepare(ctx, q)
 	if err != nil {
 		t.Fatalf("prepare %s: %v", q, err)
 	}
 	defer stmt.Close(ctx)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "p", Type: arrow.FixedWidthTypes.Date32, Nullable: true}}, nil))
-	b.Field(0).(*array.Date32Builder).Append(arrow.Date32FromTime(day))
-	res := executeWith(t, ctx, cl, stmt, b)
+	typ := arrow.DataType(arrow.FixedWidthTypes.Date32)
+	if ts {
+		typ = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "p", Type: typ, Nullable: true}}, nil))
+	defer b.Release()
+	if ts {
+		b.Field(0).(*array.TimestampBuilder).Append(arrow.Timestamp(day.UnixMicro()))
+	} else {
+		b.Field(0).(*array.Date32Builder).Append(arrow.Date32FromTime(day))
+	}
+	params := b.NewRecordBatch()
+	defer params.Release()
+	stmt.SetParameters(params)
+	info, err := stmt.Execute(ctx)
+	if err != nil {
+		return "", err
+	}
+	res, err := fetch(ctx, cl, info)
+	if err != nil {
+		return "", err
+	}
 	defer res.release()
 	if len(res.recs) != 1 || res.recs[0].NumRows() != 1 {
 		t.Fatalf("%s: %d batches, want one row", q, len(res.recs))
 	}
-	return textColumns(res)[0][0]
+	return textColumns(res)[0][0], nil
 }

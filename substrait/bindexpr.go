@@ -300,6 +300,13 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 		if v.param > len(bd.ps.vals) {
 			return nil, errorf(InvalidArgument, "parameter $%d has no value", v.param)
 		}
+		if familyOf(t) == famTimestamp && !bd.comparing {
+			// A value (not a comparison's operand, which paramLiteral clamps as a bound):
+			// an instant outside timestamp[ns] is 22008, never clamped.
+			if err := paramInNanoRange(bd.ps.vals[v.param-1], isWallclock(t)); err != nil {
+				return nil, err
+			}
+		}
 		return paramLiteral(bd.ps.vals[v.param-1], t, v.param)
 	}
 	have := v.e.GetType()
@@ -1229,6 +1236,23 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 		return bd.varyingText(v)
 	}
 	return bd.cast(v.e, t)
+}
+
+// paramInNanoRange is 22008 "timestamp out of range" when parameter value v, read as a
+// timestamp (an Arrow timestamp or date, or text as timestamp input reads it), is an instant
+// outside timestamp[ns]; nil otherwise (other values are paramLiteral's to refuse).
+func paramInNanoRange(v any, naive bool) error {
+	switch x := v.(type) {
+	case time.Time:
+		if checkNanoRange(x) != nil {
+			return errTimestampRange()
+		}
+	case string:
+		if _, err := TimestampIn(x, naive); err != nil && err.(*Error).SQLState == "22008" {
+			return err
+		}
+	}
+	return nil
 }
 
 // wallclockType is PostgreSQL's timestamp without time zone, the declared type of a parameter
