@@ -2307,6 +2307,11 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 		_, wall = lit.GetType().(*types.PrecisionTimestampType)
 	case l.str != nil:
 		var err error
+		// The text's instant as it is: one beyond timestamp[ns] is 22008, not clamped
+		// ('1500-01-01' + interval '1 day' is 1500-01-02 in PostgreSQL).
+		if _, err := TimestampIn(*l.str, false); err != nil {
+			return bval{}, true, err
+		}
 		if t, err = parseClamped(*l.str); err != nil {
 			return bval{}, true, err
 		}
