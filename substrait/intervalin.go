@@ -322,7 +322,17 @@ func decodeVerbose(s string, acc *intervalAcc) (bool, error) {
 		return false, nil
 	}
 	if ago {
+		// PostgreSQL negates each field in its type: int32's least value (-2147483648 days
+		// ago) overflows, 22015.
+		if acc.usec == math.MinInt64 {
+			acc.overflow = true
+		}
 		acc.years, acc.months, acc.days, acc.usec = -acc.years, -acc.months, -acc.days, -acc.usec
+		for _, f := range []int64{acc.years, acc.months, acc.days} {
+			if f != int64(int32(f)) {
+				acc.overflow = true
+			}
+		}
 	}
 	return true, nil
 }
