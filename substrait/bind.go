@@ -238,6 +238,11 @@ type binder struct {
 	// boundErr is the first data exception the evaluation of a read's time bound raised
 	// (constantBound): the read's refusal when a bound is missing for it.
 	boundErr error
+	// comparing is set while the operands of a comparison are given their common type
+	// (compare): there a date or text constant beyond timestamp[ns] is clamped to its range,
+	// which orders it as PostgreSQL's value does (and bounds a read); anywhere else such a
+	// constant read as a timestamp is 22008 "timestamp out of range" (coerce).
+	comparing bool
 	// inCTE guards against a WITH query referencing itself.
 	active map[string]bool
 	// recursive holds the WITH RECURSIVE queries that read themselves (recursive.go);

@@ -287,6 +287,11 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 			}
 			return bd.coerce(typed(iv), t, what)
 		}
+		if familyOf(t) == famTimestamp && !bd.comparing {
+			if _, err := TimestampIn(*v.str, isWallclock(t)); err != nil && err.(*Error).SQLState == "22008" {
+				return nil, err
+			}
+		}
 		return literalOfType(*v.str, t)
 	case v.param > 0 && familyOf(t) == famNumeric:
 		// A parameter given a numeric type by its company (CASE, COALESCE, a list): its value's
@@ -308,6 +313,13 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 		}
 		if v.param > len(bd.ps.vals) {
 			return nil, errorf(InvalidArgument, "parameter $%d has no value", v.param)
+		}
+		if familyOf(t) == famTimestamp && !bd.comparing {
+			// A value (not a comparison's operand, which paramLiteral clamps as a bound):
+			// an instant outside timestamp[ns] is 22008, never clamped.
+			if err := paramInNanoRange(bd.ps.vals[v.param-1], isWallclock(t)); err != nil {
+				return nil, err
+			}
 		}
 		return paramLiteral(bd.ps.vals[v.param-1], t, v.param)
 	}
@@ -336,6 +348,14 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 		return v.e, nil
 	}
 	if hf == famDate && tf == famTimestamp {
+		if d, ok := v.e.(*expr.PrimitiveLiteral[types.Date]); ok && !bd.comparing {
+			// A date constant read as a timestamp (COALESCE(ts, date '0001-01-01'), least,
+			// CASE, an argument): midnight UTC, which outside timestamp[ns] is 22008, never
+			// clamped (PostgreSQL answers such a value, which this engine cannot hold).
+			if checkNanoRange(time.Unix(int64(d.Value)*86400, 0).UTC()) != nil {
+				return nil, errTimestampRange()
+			}
+		}
 		return bd.dateToTimestamp(v.e, t), nil
 	}
 	if hf == famTimestamp && tf == famTimestamp {
@@ -351,8 +371,9 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 // dateToTimestamp is PostgreSQL's implicit cast of a date to a timestamp (date → timestamp
 // with time zone in comparisons with the timestamp column): midnight of the date in the
 // session's zone, UTC. A date literal is folded to the timestamp literal (clamped to the
-// nanosecond range, whose bound selects the same rows), so that a bound such as timestamp >=
-// DATE '2001-01-01' is a routed bound; a date parameter at prepare time is stood in for by a
+// nanosecond range, whose bound selects the same rows: the caller, coerce, refuses one
+// beyond it outside a comparison), so that a bound such as timestamp >= DATE '2001-01-01' is
+// a routed bound; a date parameter at prepare time is stood in for by a
 // placeholder of type t (the parameter keeps its declared type, date); any other date
 // expression is cast.
 func (bd *binder) dateToTimestamp(e expr.Expression, t types.Type) expr.Expression {
@@ -917,7 +938,9 @@ func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
 	bd.noteIntComparison(a, b)
 	bd.noteIntComparison(b, a)
 	a, b = wholeFloatAsInt(a, b), wholeFloatAsInt(b, a)
+	bd.comparing = true
 	x, y, err := bd.unify(a, b, op)
+	bd.comparing = false
 	if err != nil {
 		return nil, err
 	}
@@ -1225,6 +1248,23 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 		return bd.varyingText(v)
 	}
 	return bd.cast(v.e, t)
+}
+
+// paramInNanoRange is 22008 "timestamp out of range" when parameter value v, read as a
+// timestamp (an Arrow timestamp or date, or text as timestamp input reads it), is an instant
+// outside timestamp[ns]; nil otherwise (other values are paramLiteral's to refuse).
+func paramInNanoRange(v any, naive bool) error {
+	switch x := v.(type) {
+	case time.Time:
+		if checkNanoRange(x) != nil {
+			return errTimestampRange()
+		}
+	case string:
+		if _, err := TimestampIn(x, naive); err != nil && err.(*Error).SQLState == "22008" {
+			return err
+		}
+	}
+	return nil
 }
 
 // wallclockType is PostgreSQL's timestamp without time zone, the declared type of a parameter
@@ -2283,7 +2323,7 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	case l.e != nil:
 		lit, ok := x.(*expr.ProtoLiteral)
 		if !ok {
-			return bd.columnPlusInterval(op, l, iv)
+			return bd.columnPlusInterval(op, l, r, iv)
 		}
 		ns, ok := lit.Value.(int64)
 		if !ok {
@@ -2293,6 +2333,11 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 		_, wall = lit.GetType().(*types.PrecisionTimestampType)
 	case l.str != nil:
 		var err error
+		// The text's instant as it is: one beyond timestamp[ns] is 22008, not clamped
+		// ('1500-01-01' + interval '1 day' is 1500-01-02 in PostgreSQL).
+		if _, err := TimestampIn(*l.str, false); err != nil {
+			return bval{}, true, err
+		}
 		if t, err = parseClamped(*l.str); err != nil {
 			return bval{}, true, err
 		}
@@ -2314,22 +2359,24 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	// month clamped to the target month's last (January 31 + 1 month is February 28), then
 	// the days and the time (days are 24 hours in UTC).
 	t = calendar.AddMonths(t, sign*months.Num().Int64())
-	usf, _ := us.Float64()
-	ns := float64(sign) * usf * float64(time.Microsecond)
+	// The days and the time apart (time.Duration's ±292 years would not hold timestamp
+	// '2001-01-01' - interval '110000 days'): only the result must be in range.
+	if !us.IsInt() {
+		return bval{}, true, unimplementedAre("intervals with a fraction of a microsecond")
+	}
+	days, rest := new(big.Int).QuoRem(us.Num(), big.NewInt(usPerDay), new(big.Int))
 	switch {
-	case math.Abs(ns) <= math.MaxInt64:
-		t = t.Add(time.Duration(ns))
-	case ns < 0:
-		t = minNanoTime.Add(-1)
-	default:
+	case !days.IsInt64() || days.Int64() > math.MaxInt32 || days.Int64() < math.MinInt32:
 		t = maxNanoTime.Add(1)
+	default:
+		t = t.AddDate(0, 0, int(sign*days.Int64())).Add(time.Duration(sign*rest.Int64()) * time.Microsecond)
 	}
 	// A result outside the nanosecond range is 22008 "timestamp out of range", never
 	// clamped, as the column path's timestamp_add raises it (PostgreSQL answers such a
 	// value, which this engine cannot hold; docs/sql.md).
 	if checkNanoRange(t) != nil {
 		if stable {
-			return bd.columnPlusInterval(op, l, iv)
+			return bd.columnPlusInterval(op, l, r, iv)
 		}
 		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
 	}
@@ -2413,7 +2460,7 @@ func (bd *binder) dateAsWallclock(e expr.Expression) (expr.Expression, error) {
 // (evaluated per row by scan/ops as PostgreSQL computes it in UTC: the months on the
 // calendar, then the days as 24 hours and the time). A fractional number of months is
 // refused, as for constants.
-func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, error) {
+func (bd *binder) columnPlusInterval(op string, l, r bval, iv string) (bval, bool, error) {
 	if familyOf(l.typ()) != famTimestamp {
 		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s interval", typeName(l.typ()), op)
 	}
@@ -2426,8 +2473,21 @@ func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, 
 	}
 	nsRat := new(big.Rat).Mul(us, big.NewRat(1000, 1))
 	nsf, _ := nsRat.Float64()
-	if math.Abs(nsf) > math.MaxInt64 {
-		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "interval out of range"}
+	if math.Abs(nsf) >= math.MaxInt64 {
+		// Days and time past int64 nanoseconds together (timestamp - interval '110000
+		// days', whose result PostgreSQL answers inside the range): the interval's fields
+		// added apart by timestamp_add_interval, which checks only the sum.
+		b, err := bd.intervalValue(r, "the interval of timestamp "+op+" interval")
+		if err != nil {
+			return bval{}, true, err
+		}
+		if op == "-" {
+			if b, err = bd.fn(URNPostgres, "interval_neg", intervalType(), b); err != nil {
+				return bval{}, true, err
+			}
+		}
+		f, err := bd.fn(URNPostgres, "timestamp_add_interval", l.typ().WithNullability(nullableN), l.e, b)
+		return typed(f), true, err
 	}
 	m, ns := months.Num().Int64(), int64(math.Round(nsf))
 	if op == "-" {

@@ -1098,7 +1098,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if name == "extract" {
 			return bd.extract(field, *args[0].str, args[1])
 		}
-		ts, err := bd.coerce(args[1], tsType(), "argument 2 of "+name)
+		ts, err := bd.dateOrTimestamp(args[1], "argument 2 of "+name)
 		if err != nil {
 			return bval{}, err
 		}
@@ -1190,7 +1190,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			}
 			return call(URNPostgres, strType(), args[0].e, f)
 		}
-		ts, err := bd.coerce(args[0], tsType(), "argument 1 of to_char")
+		ts, err := bd.dateOrTimestamp(args[0], "argument 1 of to_char")
 		if err != nil {
 			return bval{}, err
 		}

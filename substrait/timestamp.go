@@ -22,6 +22,12 @@ func checkNanoRange(t time.Time) error {
 	return nil
 }
 
+// errTimestampRange is PostgreSQL's 22008 "timestamp out of range", for a value (not a
+// bound) outside timestamp[ns] that PostgreSQL's wider range holds.
+func errTimestampRange() error {
+	return &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
+}
+
 // ParseTimestamp parses a timestamp literal as the routed-predicate front end accepts it and
 // returns the instant in UTC. The accepted forms are the ISO 8601 / PostgreSQL input forms
 // clients write for instants:
