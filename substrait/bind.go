@@ -117,6 +117,9 @@ type col struct {
 	// json marks a binary column known to hold json documents (a table declaring JSON values,
 	// a ::json cast); jsonb one of jsonb documents in jsonb's canonical text (jsonb.go).
 	json, jsonb bool
+	// bpchar is n for a column of character(n) values held without their trailing spaces
+	// (bpchar.go), 0 for any other.
+	bpchar int32
 }
 
 // scope is the columns an expression may reference: the output of the FROM relation.
@@ -431,7 +434,7 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb}) // setArms: both arms'
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar}) // setArms: both arms'
 	}
 	if !sel.GetAll() {
 		return bd.distinct(out)
@@ -501,8 +504,20 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 		larm.sc.cols[i].bytea = l.sc.cols[i].bytea || r.sc.cols[i].bytea
 		larm.sc.cols[i].json = l.sc.cols[i].json && r.sc.cols[i].json
 		larm.sc.cols[i].jsonb = l.sc.cols[i].jsonb && r.sc.cols[i].jsonb
+		if larm.sc.cols[i].bpchar, err = bpcharCommon([]bval{armValue(l, i), armValue(r, i)}); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	return l, larm, rarm, nil
+}
+
+// armValue is a set operation arm's output column i as a value for bpcharCommon: its unknown
+// literal, or its type and character(n) length.
+func armValue(br *boundRel, i int) bval {
+	if unknownCol(br, i) {
+		return br.unknown[i]
+	}
+	return bval{e: br.sc.ref(i), bpchar: br.sc.cols[i].bpchar}
 }
 
 // unknownCol reports whether br's output column i is an unknown literal (boundRel.unknown).
@@ -555,7 +570,7 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 		// of an aggregate): no ProjectRel, which the executor would run per batch for nothing.
 		out := &boundRel{rel: br.rel, sc: &scope{}, names: names}
 		for i, c := range br.sc.cols {
-			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb})
+			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar})
 		}
 		return out, nil
 	}
@@ -730,6 +745,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	outs := make([]expr.Expression, len(items))
 	names := make([]string, len(items))
 	vary := make([]bool, len(items))  // outs[i]'s display scale varies by row (dscale.go)
+	bpchar := make([]int32, len(items)) // outs[i] is character(n) (bpchar.go)
 	bytea := make([]bool, len(items)) // outs[i] is bytea (bytea.go)
 	jsonb := make([]bool, len(items)) // outs[i] is jsonb (jsonb.go)
 	json := make([]bool, len(items))  // outs[i] is json
@@ -748,7 +764,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		if err != nil {
 			return nil, err
 		}
-		vary[i], bytea[i], json[i], jsonb[i] = v.ds != nil, v.bytea, v.json, v.jsonb
+		vary[i], bytea[i], json[i], jsonb[i], bpchar[i] = v.ds != nil, v.bytea, v.json, v.jsonb, v.bpchar
 		if keepScales && v.ds != nil {
 			if s, err := v.ds(); err == nil {
 				scales, scaleOf = append(scales, s), append(scaleOf, i)
@@ -839,6 +855,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		proj.sc.cols[i].bytea = proj.sc.cols[i].bytea || bytea[i]
 		proj.sc.cols[i].json = proj.sc.cols[i].json || json[i]
 		proj.sc.cols[i].jsonb = proj.sc.cols[i].jsonb || jsonb[i]
+		proj.sc.cols[i].bpchar = max(proj.sc.cols[i].bpchar, bpchar[i])
 	}
 	for k, i := range scaleOf {
 		sc := &proj.sc.cols[len(outs)+len(extra)+k]

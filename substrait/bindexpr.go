@@ -160,6 +160,11 @@ type bval struct {
 	// canonical text (jsonb.go). A binary value that is none of these (the value column of a
 	// table not declaring its values) compares bytewise.
 	json, jsonb bool
+	// bpchar is n for a character(n) value (bpchar.go), 0 for any other: the value is held
+	// without its trailing spaces, as bpchar compares, groups, sorts and casts to text, and is
+	// blank-padded to n characters where PostgreSQL reads the padding (the result's text,
+	// octet_length, LIKE and regular expressions, concat and format).
+	bpchar int32
 }
 
 func typed(e expr.Expression) bval { return bval{e: e} }
@@ -850,13 +855,22 @@ func bigDecimal(n *pg.Node) bool { return n.GetAConst().GetFval() != nil }
 // coerceBeside is coerce of v, met by other in an operator, an IN list or a common type: an
 // untyped text constant beside a bytea value (other.bytea) is PostgreSQL's unknown literal
 // typed bytea, read as byteain reads it (bytea.go: b = '\x61' compares with the byte 'a', not
-// with the literal's four characters).
+// with the literal's four characters); an untyped constant or parameter beside a character(n)
+// value is bpchar, its trailing spaces dropped (bpchar.go).
 func (bd *binder) coerceBeside(v, other bval, t types.Type, what string) (expr.Expression, error) {
 	if other.bytea && v.str != nil && familyOf(t) == famBinary {
 		b, err := bd.byteaCast(v)
 		return b.e, err
 	}
-	return bd.coerce(v, t, what)
+	if e, ok := bpcharBeside(v, other); ok && familyOf(t) == famString {
+		return e, nil
+	}
+	e, err := bd.coerce(v, t, what)
+	if err == nil && v.param > 0 && other.bpchar > 0 && familyOf(t) == famString {
+		// A parameter beside a character(n) value is bpchar: its trailing spaces dropped.
+		return bd.fn(URNPostgres, "rtrim", strType(), e, expr.NewPrimitiveLiteral(" ", false))
+	}
+	return e, err
 }
 
 // isReal reports whether t is real (float4, Arrow float32).
@@ -1021,7 +1035,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
-	v.bytea, v.json, v.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
+	v.bytea, v.json, v.jsonb, v.bpchar = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].bpchar
 	if sc.cols[i].vary {
 		v.ds = sc.scaleOf(i)
 	}
@@ -1087,8 +1101,12 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	}
 	name := names[0].GetString_().GetSval()
 	switch name {
-	case "text", "varchar", "string", "bpchar", "char", "name":
+	case "text", "varchar", "string", "name":
 		return strType(), name, nil
+	case "bpchar":
+		return nil, "", unimplementedAre("casts to bpchar without a length (its values keep their own trailing spaces); cast to char(n)")
+	case "char":
+		return nil, "", unimplementedAre(`casts to "char" (PostgreSQL's single-byte internal type); cast to char(1)`)
 	case "int2", "smallint":
 		return i16Type(), name, nil
 	case "int4", "int", "integer":
@@ -1163,6 +1181,11 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 		}
 	}
 	v, err := bd.bindExpr(tc.GetArg(), sc)
+	if err == nil && familyOf(t) != famString {
+		// A character(n) value casts to another type through its text, padding and all
+		// (PostgreSQL's I/O conversion: bpcharout, then the type's input function).
+		v, err = bd.padded(v)
+	}
 	if err != nil {
 		return bval{}, err
 	}
@@ -1571,6 +1594,10 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
+	n, err := bpcharCommon(all)
+	if err != nil {
+		return bval{}, err
+	}
 	vals, err := bd.commonType(all, "CASE")
 	if err != nil {
 		return bval{}, err
@@ -1585,6 +1612,7 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, all)
 	}
 	out.json, out.jsonb = docMarkers(all)
+	out.bpchar = n
 	return out, err
 }
 
@@ -1719,6 +1747,10 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
+	n, err := bpcharCommon(vs)
+	if err != nil {
+		return bval{}, err
+	}
 	es, err := bd.commonType(vs, "COALESCE")
 	if err != nil {
 		return bval{}, err
@@ -1726,6 +1758,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	if len(es) == 1 {
 		out := typed(es[0])
 		out.json, out.jsonb = docMarkers(vs)
+		out.bpchar = n
 		return out, nil
 	}
 	var pairs []expr.IfThenPair
@@ -1746,6 +1779,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, vs)
 	}
 	out.json, out.jsonb = docMarkers(vs)
+	out.bpchar = n
 	return out, err
 }
 
@@ -1770,6 +1804,10 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 	json, jsonb := docMarkers(vs)
 	if json {
 		return bval{}, errorf(InvalidArgument, "could not identify a comparison function for type json")
+	}
+	n, err := bpcharCommon(vs)
+	if err != nil {
+		return bval{}, err
 	}
 	es, err := bd.commonType(vs, "GREATEST/LEAST")
 	if err != nil {
@@ -1812,6 +1850,7 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 		out.ds = lostScale("GREATEST or LEAST of numerics of different display scales")
 	}
 	out.jsonb = jsonb
+	out.bpchar = n
 	return out, nil
 }
 
@@ -2501,6 +2540,10 @@ func (v bval) intervalConst() (string, bool) {
 const intervalTag = "\x00interval:"
 
 func (bd *binder) like(name string, l, r bval) (expr.Expression, error) {
+	l, err := bd.padded(l) // bpcharlike reads the padding
+	if err != nil {
+		return nil, err
+	}
 	x, err := bd.coerce(l, strType(), "the left operand of LIKE")
 	if err != nil {
 		return nil, err
@@ -2586,7 +2629,7 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 	// jsonb compares by value (json has no =): each item through compare, which knows both.
 	allConst = allConst && !x.json && !x.jsonb
 	xv := typed(xe)
-	xv.bytea, xv.json, xv.jsonb = x.bytea, x.json, x.jsonb
+	xv.bytea, xv.json, xv.jsonb, xv.bpchar = x.bytea, x.json, x.jsonb, x.bpchar
 	if allConst {
 		opts := make([]expr.Expression, len(vals))
 		for i, v := range vals {
@@ -3084,9 +3127,9 @@ const maxVarcharLength = 10 * 1024 * 1024
 // varchar(varchar, integer, boolean) coerces with isExplicit true: the value as text, cut to
 // its first n characters (no error, unlike an assignment), NULL staying NULL; Arrow utf8, the
 // column named varchar. A length below 1 or above 10485760 is PostgreSQL's 22023. A cast to
-// character(n) (bpchar, blank-padded, its trailing spaces insignificant in comparisons and
-// dropped by its cast to text) is refused by name, as is bpchar(n). ok is false for other
-// targets.
+// character(n) (char(n), bpchar(n); char alone is char(1) in PostgreSQL's grammar) is
+// bpcharValue's, with the same lengths and errors as PostgreSQL's bpchartypmodin. ok is false
+// for other targets.
 func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error) {
 	tn := tc.GetTypeName()
 	if tn == nil || len(tn.GetTypmods()) == 0 || len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
@@ -3099,10 +3142,13 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	if len(names) != 1 {
 		return bval{}, false, nil
 	}
-	switch names[0].GetString_().GetSval() {
+	kind := names[0].GetString_().GetSval()
+	switch kind {
 	case "varchar":
-	case "bpchar", "char":
-		return bval{}, true, unimplementedAre("casts to character(n) (bpchar, blank-padded)")
+	case "bpchar":
+		kind = "char"
+	case "char":
+		return bval{}, true, errorf(InvalidArgument, `type modifier is not allowed for type "char"`)
 	default:
 		return bval{}, false, nil
 	}
@@ -3116,15 +3162,22 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	}
 	n := int64(c.GetIval().GetIval())
 	if n < 1 {
-		return bval{}, true, refused(InvalidArgument, "22023", "length for type varchar must be at least 1")
+		return bval{}, true, refused(InvalidArgument, "22023", "length for type %s must be at least 1", kind)
 	}
 	if n > maxVarcharLength {
-		return bval{}, true, refused(InvalidArgument, "22023", "length for type varchar cannot exceed %d", maxVarcharLength)
+		return bval{}, true, refused(InvalidArgument, "22023", "length for type %s cannot exceed %d", kind, maxVarcharLength)
 	}
 	plain := &pg.TypeName{Names: tn.GetNames(), Location: tn.GetLocation()}
+	if kind == "char" {
+		plain.Names = []*pg.Node{pg.MakeStrNode("text")} // any value's text, as bpchar's I/O cast
+	}
 	v, err := bd.typeCast(&pg.TypeCast{Arg: tc.GetArg(), TypeName: plain, Location: tc.GetLocation()}, sc)
 	if err != nil {
 		return bval{}, true, err
+	}
+	if kind == "char" {
+		out, err := bd.bpcharValue(v, int32(n))
+		return out, true, err
 	}
 	// varchar's truncation keeps n characters (multibyte-aware, pg_mbcharcliplen): left(s, n),
 	// folded for a constant (a partition key's value written 'BOSTON'::varchar(3) routes).

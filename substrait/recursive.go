@@ -234,7 +234,7 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 	// and groups by value in the recursive term and above it.
 	kinds := func(i int) col {
 		c := col2(larm.sc.cols[i], ts[i])
-		c.bytea, c.json, c.jsonb = l.sc.cols[i].bytea, l.sc.cols[i].json, l.sc.cols[i].jsonb
+		c.bytea, c.json, c.jsonb, c.bpchar = l.sc.cols[i].bytea, l.sc.cols[i].json, l.sc.cols[i].jsonb, l.sc.cols[i].bpchar
 		return c
 	}
 	if !sel.GetAll() {
@@ -308,5 +308,5 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 
 // col2 is col with the type t and the flags a column of a set operation keeps.
 func col2(c col, t types.Type) col {
-	return col{name: c.name, typ: t, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb}
+	return col{name: c.name, typ: t, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar}
 }
