@@ -105,7 +105,7 @@ func pgAnswer(ctx context.Context, pg *pgx.Conn, q string, v any) (string, *pgco
 }
 
 // boundAnswer prepares q through cl, checks that its one parameter is declared int64 (float64
-// for a float64 v), binds v (nil: NULL) in a batch of that type and returns the one value of the answer's
+// for a float64 v, utf8 for a string), binds v (nil: NULL) in a batch of that type and returns the one value of the answer's
 // first column as text (arrow's ValueStr), after checking that every batch has the schema the
 // FlightInfo declared.
 func boundAnswer(ctx context.Context, cl *flightsql.Client, q string, v any) (string, error) {
@@ -115,8 +115,11 @@ func boundAnswer(ctx context.Context, cl *flightsql.Client, q string, v any) (st
 	}
 	defer stmt.Close(ctx)
 	typ := arrow.DataType(arrow.PrimitiveTypes.Int64)
-	if _, ok := v.(float64); ok {
+	switch v.(type) {
+	case float64:
 		typ = arrow.PrimitiveTypes.Float64
+	case string:
+		typ = arrow.BinaryTypes.String
 	}
 	if ps := stmt.ParameterSchema(); ps.NumFields() != 1 || !arrow.TypeEqual(ps.Field(0).Type, typ) {
 		return "", fmt.Errorf("parameter schema %s, want one %s", ps, typ)
@@ -130,6 +133,8 @@ func boundAnswer(ctx context.Context, cl *flightsql.Client, q string, v any) (st
 		b.Field(0).(*array.Int64Builder).Append(x)
 	case float64:
 		b.Field(0).(*array.Float64Builder).Append(x)
+	case string:
+		b.Field(0).(*array.StringBuilder).Append(x)
 	}
 	params := b.NewRecordBatch()
 	defer params.Release()

@@ -744,12 +744,12 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	outs := make([]expr.Expression, len(items))
 	names := make([]string, len(items))
-	vary := make([]bool, len(items))  // outs[i]'s display scale varies by row (dscale.go)
+	vary := make([]bool, len(items))    // outs[i]'s display scale varies by row (dscale.go)
 	bpchar := make([]int32, len(items)) // outs[i] is character(n) (bpchar.go)
-	bytea := make([]bool, len(items)) // outs[i] is bytea (bytea.go)
-	jsonb := make([]bool, len(items)) // outs[i] is jsonb (jsonb.go)
-	json := make([]bool, len(items))  // outs[i] is json
-	var unknown []bval                // boundRel.unknown
+	bytea := make([]bool, len(items))   // outs[i] is bytea (bytea.go)
+	jsonb := make([]bool, len(items))   // outs[i] is jsonb (jsonb.go)
+	json := make([]bool, len(items))    // outs[i] is json
+	var unknown []bval                  // boundRel.unknown
 	// A derived table's varying numerics carry their display scales out (keepScales): each
 	// one's scale expression, bound with the select list (an average's adds its measures).
 	keepScales := bd.keepScales[sel] && len(sel.GetDistinctClause()) == 0

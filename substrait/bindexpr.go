@@ -1104,9 +1104,9 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	case "text", "varchar", "string", "name":
 		return strType(), name, nil
 	case "bpchar":
-		return nil, "", unimplementedAre("casts to bpchar without a length (its values keep their own trailing spaces); cast to char(n)")
+		return nil, "", unimplementedAre("casts to bpchar without a length (whose values keep their own trailing spaces)")
 	case "char":
-		return nil, "", unimplementedAre(`casts to "char" (PostgreSQL's single-byte internal type); cast to char(1)`)
+		return nil, "", unimplementedAre(`casts to "char" (PostgreSQL's single-byte internal type)`)
 	case "int2", "smallint":
 		return i16Type(), name, nil
 	case "int4", "int", "integer":
@@ -1594,7 +1594,8 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	n, err := bpcharCommon(all)
+	// PostgreSQL resolves a CASE's type with its ELSE first (transformCaseExpr).
+	n, err := bpcharCommon(append([]bval{els}, results...))
 	if err != nil {
 		return bval{}, err
 	}
@@ -1979,7 +1980,11 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: null}}, x)
-		return typed(e), err
+		out := typed(e)
+		if l.bpchar > 0 && (r.untyped() || r.bpchar > 0) {
+			out.bpchar = l.bpchar // bpchareq's first argument: the character(n) value
+		}
+		return out, err
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
 		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		items := a.GetRexpr().GetList().GetItems()

@@ -239,10 +239,10 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		invocation = types.AggInvocationDistinct
 	}
 	var (
-		f     *expr.AggregateFunction
-		out   types.Type
-		aggds dscale // the display scale of a numeric aggregate whose inputs' scales vary (dscale.go)
-		bpchar int32 // min and max of character(n) values are character(n) (bpchar.go)
+		f      *expr.AggregateFunction
+		out    types.Type
+		aggds  dscale // the display scale of a numeric aggregate whose inputs' scales vary (dscale.go)
+		bpchar int32  // min and max of character(n) values are character(n) (bpchar.go)
 	)
 	args := fc.GetArgs()
 	if fc.GetAggStar() || (name == "count" && invocation == types.AggInvocationAll && len(args) == 1 && nonNullConstant(args[0])) {

@@ -76,27 +76,27 @@ func bpcharBeside(v, other bval) (expr.Expression, bool) {
 }
 
 // bpcharCommon is the character(n) length of the common type of vs (a CASE's results,
-// COALESCE's, NULLIF's, GREATEST's and LEAST's arguments, a set operation's columns), 0 when
-// it is not character(n): the values all of one length n (NULLs aside). Values of two lengths,
-// or of a length and an untyped constant, make PostgreSQL's bpchar without a length, whose
-// values keep their own padding: refused by name. A text value among them makes the type text.
+// COALESCE's, GREATEST's and LEAST's arguments, a VALUES column, a set operation's columns),
+// 0 when it is not character(n). PostgreSQL's select_common_type keeps the first typed value's
+// type unless a later one is preferred and cannot be coerced to it: text can be coerced to
+// bpchar, so the type is bpchar when a character(n) value comes first, text (the values
+// without their padding) when text does. A bpchar result is character(n) when its values are
+// all of one length n (NULLs aside); with values of another length, text values or untyped
+// constants it is PostgreSQL's bpchar without a length, whose values keep their own padding
+// or trailing spaces: refused by name.
 func bpcharCommon(vs []bval) (int32, error) {
-	for _, v := range vs {
-		if v.bpchar == 0 && !v.untyped() && familyOf(v.typ()) == famString {
-			return 0, nil
-		}
-	}
 	var n int32
 	unknown := false
 	for _, v := range vs {
 		switch {
-		case v.bpchar > 0:
-			if n > 0 && n != v.bpchar {
-				return 0, errBpcharMixed
-			}
+		case v.untyped():
+			unknown = unknown || !v.null
+		case n == 0 && (v.bpchar == 0 || familyOf(v.typ()) != famString):
+			return 0, nil // the first typed value's type is not bpchar
+		case n == 0:
 			n = v.bpchar
-		case v.untyped() && !v.null:
-			unknown = unknown || v.str != nil || v.param > 0
+		case v.bpchar != n:
+			return 0, errBpcharMixed
 		}
 	}
 	if n > 0 && unknown {
@@ -105,7 +105,7 @@ func bpcharCommon(vs []bval) (int32, error) {
 	return n, nil
 }
 
-var errBpcharMixed = unimplementedAre("character(n) values of different lengths, or beside an untyped constant, in one CASE, COALESCE, NULLIF, GREATEST, LEAST or set operation (PostgreSQL's bpchar without a length); cast them to one char(n) or to text")
+var errBpcharMixed = refused(Unimplemented, "0A000", "character(n) values of different lengths, or beside text or an untyped constant, in one CASE, COALESCE, GREATEST, LEAST, VALUES column, set operation or join column (PostgreSQL's bpchar without a length, whose values keep their own padding) are not supported; cast them to one char(n) or to text")
 
 // errBpcharWindow refuses a window function answering one of its argument's character(n)
 // values (lag, first_value, min over a window…), whose length the window's output does not

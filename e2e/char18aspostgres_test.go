@@ -1,0 +1,95 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+)
+
+// TestCharCastAsPostgres: character(n) (CAST(… AS char(n)), ::character(n), bpchar(n), char
+// alone as char(1)) over the flights' fields and constants answers PostgreSQL's values: blank-
+// padded to n characters (multibyte characters counted as one), cut to n on the explicit cast;
+// = and < ignoring the padding, against an untyped constant too, but not against text; length
+// and the text functions without it, octet_length, LIKE, regular expressions, concat and
+// format with it; GROUP BY, DISTINCT, ORDER BY, UNION and joins treating 'a' and 'a  ' as one;
+// NULLs; casts to and from other types; min and max; CTEs and subqueries. Lengths out of
+// range are PostgreSQL's 22023; bpchar without a length, "char", and character(n) values of
+// different lengths in one CASE or set operation are refused by name.
+func TestCharCastAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT 'ab'::char(5), octet_length('ab'::char(5)), length('ab'::char(5)), 'abcdef'::char(3), 'ab  '::char(3)::text || '|', CAST('x' AS char), " +
+			"CAST('xyz' AS character), 'ü'::char(3), octet_length('ü'::char(3)), 'üxyz'::char(2), 1::char(3), true::char(5), '2020-01-01'::date::char(12), " +
+			"CAST(NULL AS char(2)), 2.50::character(6), 'x'::pg_catalog.bpchar(3), 'é'::bpchar(2) || '|'",
+		"SELECT 'a'::char(3) = 'a  ', 'a'::char(3) = 'a  '::text, 'a'::char(3) = 'a'::text, 'a '::char(3) < 'a'::char(3), 'a'::char(3) = 'a'::char(5), " +
+			"'a'::char(3) IN ('a ', 'b'), 'a'::char(3) IS DISTINCT FROM 'a  ', 'a'::char(3) <> 'a ', 'b'::char(2) > 'a  ', NULL::char(2) = 'a'",
+		"SELECT 'a'::char(3) LIKE 'a', 'a'::char(3) LIKE 'a%', 'a'::char(3) LIKE 'a  ', 'a'::char(3) ~ 'a $', 'a'::char(3) ~ '^a$', 'a'::char(3) NOT LIKE 'a', " +
+			"'a'::char(3) ILIKE 'A  ', 'abc'::char(3) SIMILAR TO 'abc', 'a'::char(3) SIMILAR TO 'a', 'a'::char(3) ~* 'A  $'",
+		"SELECT concat('a'::char(3), 'b'), format('%s|', 'a'::char(3)), 'a'::char(3) || 'b', upper('a'::char(3)) || '|', 'a'::char(3)::varchar || '|', " +
+			"lpad('a'::char(3), 4, '*'), left('a'::char(3), 3) || '|', strpos('a b'::char(5), ' '), position(' ' in 'a'::char(3)), replace('a'::char(3), 'a', 'x') || '|', " +
+			"concat_ws(',', 'a'::char(2), 'b'), char_length('a'::char(3)), trim('a'::char(3)), md5('a'::char(3)), reverse('ab'::char(4)) || '|'",
+		"SELECT '12'::char(4)::int + 1, '2001-02-03'::char(12)::date::text, ' 1.5'::char(6)::numeric::text, 'ab'::char(4)::char(2) || '|', 'ab'::char(2)::char(5), " +
+			"('a'::char(3))::varchar(5) || '|', 'ab'::char(4)::bytea::text, '{}'::char(4)::json::text, 'ab'::char(4)::varchar(3) || '|'",
+		"SELECT id, CAST(origin AS char(5)), (value->>'destination')::char(2), octet_length(CAST(value->>'destination' AS char(6))), CAST(value->>'nosuch' AS char(3)), " +
+			"CAST(id AS character(4)) || '|', length(CAST(origin AS char(8))), CAST(origin AS char(5)) = origin, CAST(origin AS char(5)) = 'BOS  '" + fn18Where + " ORDER BY 1",
+		"SELECT CAST(value->>'destination' AS char(1)) AS d, count(*), min(CAST(id AS char(30))), max(CAST(value->>'destination' AS char(5))), " +
+			"octet_length(max(CAST(value->>'destination' AS char(5))))" + fn18Where + " GROUP BY 1 ORDER BY 1",
+		"SELECT x, count(*), octet_length(x) FROM (VALUES ('a'::char(3)), ('a  '::char(3)), ('b'::char(3)), (NULL::char(3))) t(x) GROUP BY x ORDER BY x",
+		"SELECT DISTINCT x FROM (VALUES ('a '::char(2)), ('a'::char(2)), ('b'::char(2))) t(x) ORDER BY x",
+		"SELECT x, octet_length(x) FROM (VALUES ('a'::char(3)), (E'a\\t'::char(3)), ('a b'::char(3)), ('a'::char(3))) t(x) ORDER BY x DESC",
+		"SELECT a.x, b.y, a.n FROM (VALUES ('a'::char(3), 1), ('b'::char(3), 2)) a(x, n) JOIN (VALUES ('a '::char(5)), ('b'::char(5)), ('c'::char(5))) b(y) ON a.x = b.y ORDER BY 3",
+		"SELECT k, n, m, k || '|' FROM (VALUES ('a'::char(3), 1)) a(k, n) JOIN (VALUES ('a'::char(3), 2)) b(k, m) USING (k)",
+		"SELECT a.x, b.y FROM (VALUES ('a'::char(3))) a(x) JOIN (VALUES ('a '::text), ('a')) b(y) ON a.x = b.y",
+		"SELECT f.id, c.k FROM flights f JOIN (VALUES ('BOS'::char(4))) c(k) ON f.origin = c.k WHERE f.origin = 'BOS' AND f.timestamp >= '2001-03-31' AND f.timestamp < '2001-04-01' ORDER BY 1",
+		"WITH c AS (SELECT CAST(value->>'destination' AS char(6)) AS o, id" + fn18Where + ") SELECT o, o || '|', octet_length(o), count(*) FROM c GROUP BY o ORDER BY o",
+		"SELECT o, octet_length(o) FROM (SELECT CAST(origin AS char(4)) AS o" + fn18Where + " LIMIT 1) s",
+		"SELECT 'a'::char(3) UNION SELECT 'a  '::char(3) UNION SELECT 'b'::char(3) ORDER BY 1",
+		"SELECT x, x || '|' FROM (SELECT 'xy '::text AS x UNION ALL SELECT 'a'::char(3)) s ORDER BY 1",
+		"SELECT CASE WHEN n > 1 THEN x ELSE 'b '::text END, CASE WHEN n > 1 THEN x ELSE 'b '::text END || '|', COALESCE(NULL::text, x) FROM (VALUES ('a'::char(3), 1), ('c'::char(3), 3)) t(x, n) ORDER BY n",
+		"SELECT CASE WHEN n > 1 THEN x END, COALESCE(x, 'z'::char(3)), NULLIF(x, 'a  '), GREATEST(x, 'b'::char(3)), LEAST(x, 'b'::char(3)) || '|' " +
+			"FROM (VALUES ('a'::char(3), 1), (NULL, 2), ('c'::char(3), 3)) t(x, n) ORDER BY n",
+		"SELECT string_agg(x, ',' ORDER BY x), array_agg(x ORDER BY x)::text FROM (VALUES ('a'::char(2)), ('b'::char(2))) t(x)",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		sameColumnNames(t, ctx, cl.c, pg, "SELECT CAST(origin AS char(2)), CAST('a' AS character(3)), 'x'::bpchar(2), CAST(1 AS char)"+fn18Where+" LIMIT 1")
+		for _, q := range []string{"SELECT 'abc'::char(0)", "SELECT CAST(id AS char(10485761))" + fn18Where, "SELECT 'a'::bpchar(0)"} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, "22023")
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT CAST(origin AS bpchar)" + fn18Where:                          "casts to bpchar without a length",
+			"SELECT 'abc'::\"char\"":                                             `casts to "char"`,
+			"SELECT CASE WHEN true THEN 'a'::char(3) ELSE 'bb'::char(4) END":     "character(n) values of different lengths",
+			"SELECT COALESCE(NULL, 'a'::char(3), 'b')":                           "character(n) values of different lengths",
+			"SELECT 'a'::char(3) UNION SELECT 'b'":                               "character(n) values of different lengths",
+			"SELECT 'a'::char(3) UNION ALL SELECT 'b '::text":                    "character(n) values of different lengths",
+			"SELECT CASE WHEN true THEN 'b '::text ELSE 'a'::char(3) END":        "character(n) values of different lengths",
+			"SELECT x FROM (VALUES ('a'::char(3)), ('b')) t(x)":                  "character(n) values of different lengths",
+			"SELECT lag(CAST(origin AS char(4))) OVER (ORDER BY id)" + fn18Where: "the window function lag of character(n) values",
+			"SELECT max(CAST(origin AS char(4))) OVER ()" + fn18Where:            "the window function max of character(n) values",
+		})
+	}
+}
+
+// TestCharParametersAsPostgres: a parameter bound beside a character(n) value is bpchar, its
+// trailing spaces insignificant, and a parameter cast to char(n) is padded or cut to n, as
+// PostgreSQL answers the same statement with $1 bound to the same text.
+func TestCharParametersAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const vals = "(VALUES ('a'::char(3)), ('b'::char(3)), ('ü'::char(3)))"
+	for _, c := range []struct {
+		sql  string
+		vals []string
+	}{
+		{"SELECT count(*) AS v FROM " + vals + " t(x) WHERE x = ?", []string{"a", "a  ", "a ", "ü ", "c", ""}},
+		{"SELECT count(*) AS v FROM " + vals + " t(x) WHERE x > ?", []string{"a", "a  ", "b"}},
+		{"SELECT concat(?::char(4), '|') AS v", []string{"ab", "abcdef", "ü", ""}},
+		{"SELECT octet_length(CAST(? AS character(3))) AS v", []string{"ab", "üüüü"}},
+	} {
+		for _, v := range c.vals {
+			pgSQL := "SELECT v::text FROM (" + strings.Replace(c.sql, "?", "$1", 1) + ") q"
+			compareBound(ctx, t, pg, clients, c.sql, pgSQL, v)
+		}
+	}
+}
