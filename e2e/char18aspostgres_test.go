@@ -50,6 +50,12 @@ func TestCharCastAsPostgres(t *testing.T) {
 		"SELECT CASE WHEN n > 1 THEN x END, COALESCE(x, 'z'::char(3)), NULLIF(x, 'a  '), GREATEST(x, 'b'::char(3)), LEAST(x, 'b'::char(3)) || '|' " +
 			"FROM (VALUES ('a'::char(3), 1), (NULL, 2), ('c'::char(3), 3)) t(x, n) ORDER BY n",
 		"SELECT string_agg(x, ',' ORDER BY x), array_agg(x ORDER BY x)::text FROM (VALUES ('a'::char(2)), ('b'::char(2))) t(x)",
+		"SELECT (SELECT 'a'::char(3)), octet_length((SELECT 'a'::char(3))), (SELECT 'a'::char(3)) = 'a  '",
+		"SELECT count(*) FROM (VALUES ('a '::text), ('b')) t(y) WHERE y IN (SELECT 'a'::char(3))",
+		"SELECT count(*) FROM (VALUES ('a '::text), ('b')) t(y) WHERE 'a  ' IN (SELECT 'a'::char(3)) AND EXISTS (SELECT 1 FROM (VALUES ('b'::char(2))) u(z) WHERE z = y)",
+		"SELECT x, row_number() OVER (PARTITION BY x ORDER BY n), count(*) OVER (PARTITION BY x) FROM (VALUES ('a'::char(3), 1), ('a  '::char(3), 2), ('b'::char(3), 3)) t(x, n) ORDER BY n",
+		"SELECT DISTINCT ON (x) x, n FROM (VALUES ('a'::char(3), 1), ('a  '::char(3), 2), ('b'::char(3), 3)) t(x, n) ORDER BY x, n",
+		"SELECT x, count(*) FROM (SELECT CAST(value->>'destination' AS char(4)) AS x" + fn18Where + ") s WHERE x LIKE '% ' OR x = 'LAX ' GROUP BY x HAVING count(*) > 0 ORDER BY 1",
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)

@@ -967,7 +967,9 @@ func (bd *binder) inPair(test *pg.Node, l, sc *scope, yi int) (x, y, eq expr.Exp
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if x, y, err = bd.unify(tv, typed(sc.ref(yi)), "="); err != nil {
+	yv := typed(sc.ref(yi))
+	yv.bpchar = sc.cols[yi].bpchar // a constant beside a character(n) column is bpchar
+	if x, y, err = bd.unify(tv, yv, "="); err != nil {
 		return nil, nil, nil, err
 	}
 	if err := refuseIntervalKeys([]expr.Expression{x}, "IN (SELECT …)"); err != nil {
