@@ -3128,6 +3128,27 @@ func intLiteral(n int64, t types.Type, nullable bool) (expr.Expression, error) {
 // varchar(n) takes (varchartypmodin's "length for type varchar cannot exceed 10485760").
 const maxVarcharLength = 10 * 1024 * 1024
 
+// lengthModifier reads the length of varchar(n) or char(n) (kind "varchar" or "char") from
+// its type modifiers as PostgreSQL's varchartypmodin and bpchartypmodin do: one integer
+// constant from 1 to 10485760, else their errors (22023 for a length out of range).
+func lengthModifier(kind string, mods []*pg.Node) (int64, error) {
+	if len(mods) != 1 {
+		return 0, errorf(InvalidArgument, "invalid type modifier")
+	}
+	c := mods[0].GetAConst()
+	if c == nil || c.GetIval() == nil {
+		return 0, errorf(InvalidArgument, "type modifiers must be simple constants or identifiers")
+	}
+	n := int64(c.GetIval().GetIval())
+	if n < 1 {
+		return 0, refused(InvalidArgument, "22023", "length for type %s must be at least 1", kind)
+	}
+	if n > maxVarcharLength {
+		return 0, refused(InvalidArgument, "22023", "length for type %s cannot exceed %d", kind, maxVarcharLength)
+	}
+	return n, nil
+}
+
 // varcharTypeCast binds an explicit cast to varchar(n) (character varying(n)) as PostgreSQL's
 // varchar(varchar, integer, boolean) coerces with isExplicit true: the value as text, cut to
 // its first n characters (no error, unlike an assignment), NULL staying NULL; Arrow utf8, the
@@ -3157,20 +3178,9 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	default:
 		return bval{}, false, nil
 	}
-	mods := tn.GetTypmods()
-	if len(mods) != 1 {
-		return bval{}, true, errorf(InvalidArgument, "invalid type modifier")
-	}
-	c := mods[0].GetAConst()
-	if c == nil || c.GetIval() == nil {
-		return bval{}, true, errorf(InvalidArgument, "type modifiers must be simple constants or identifiers")
-	}
-	n := int64(c.GetIval().GetIval())
-	if n < 1 {
-		return bval{}, true, refused(InvalidArgument, "22023", "length for type %s must be at least 1", kind)
-	}
-	if n > maxVarcharLength {
-		return bval{}, true, refused(InvalidArgument, "22023", "length for type %s cannot exceed %d", kind, maxVarcharLength)
+	n, err := lengthModifier(kind, tn.GetTypmods())
+	if err != nil {
+		return bval{}, true, err
 	}
 	plain := &pg.TypeName{Names: tn.GetNames(), Location: tn.GetLocation()}
 	if kind == "char" {

@@ -402,20 +402,13 @@ func insertParam(k insertKind, v any, pos int) ([]byte, time.Time, error) {
 // a bpchar's trailing spaces dropped (rtrim1).
 func castInsertText(cast string, mods []*pg.Node, text string) (string, error) {
 	if len(mods) > 0 {
-		c := mods[0].GetAConst()
-		if len(mods) != 1 || c == nil || c.GetIval() == nil {
-			return "", errorf(InvalidArgument, "invalid type modifier")
-		}
 		kind := cast
 		if kind == "bpchar" {
 			kind = "char"
 		}
-		n := int64(c.GetIval().GetIval())
-		if n < 1 {
-			return "", refused(InvalidArgument, "22023", "length for type %s must be at least 1", kind)
-		}
-		if n > maxVarcharLength {
-			return "", refused(InvalidArgument, "22023", "length for type %s cannot exceed %d", kind, maxVarcharLength)
+		n, err := lengthModifier(kind, mods)
+		if err != nil {
+			return "", err
 		}
 		if r := []rune(text); int64(len(r)) > n {
 			text = string(r[:n])
