@@ -50,7 +50,17 @@ func TestCharCastAsPostgres(t *testing.T) {
 		"SELECT CASE WHEN n > 1 THEN x END, COALESCE(x, 'z'::char(3)), NULLIF(x, 'a  '), GREATEST(x, 'b'::char(3)), LEAST(x, 'b'::char(3)) || '|' " +
 			"FROM (VALUES ('a'::char(3), 1), (NULL, 2), ('c'::char(3), 3)) t(x, n) ORDER BY n",
 		"SELECT string_agg(x, ',' ORDER BY x), array_agg(x ORDER BY x)::text FROM (VALUES ('a'::char(2)), ('b'::char(2))) t(x)",
-		"SELECT (SELECT 'a'::char(3)), octet_length((SELECT 'a'::char(3))), (SELECT 'a'::char(3)) = 'a  '",
+		"SELECT (SELECT 'a'::char(3)), octet_length((SELECT 'a'::char(3))), (SELECT 'a'::char(3)) = 'a  ', (VALUES ('a'::char(3))), 'a'::char(3) = ANY (SELECT 'a  '::text)",
+		"SELECT to_jsonb('a'::char(3))::text, to_json('a'::char(3))::text, json_build_object('k', 'a'::char(3))::text, jsonb_build_array('a'::char(3))::text, json_build_object('a'::char(3), 1)::text",
+		"WITH RECURSIVE r(x, n) AS (SELECT 'a'::char(3), 1 UNION ALL SELECT x, n + 1 FROM r WHERE n < 3) SELECT x, octet_length(x), n FROM r ORDER BY n",
+		"SELECT x, count(*) FROM (VALUES ('a'::char(3)), ('a  '::char(3)), ('b'::char(3))) t(x) GROUP BY ROLLUP (x) ORDER BY 1",
+		"SELECT CASE x WHEN 'a  ' THEN 1 ELSE 2 END, x BETWEEN 'a  ' AND 'a', x = ANY (ARRAY['a  ']), count(x) OVER () FROM (VALUES ('a'::char(3))) t(x)",
+		"SELECT x FROM (VALUES ('a'::char(3)), ('b'::char(3))) t(x) INTERSECT SELECT 'a '::char(3)",
+		"SELECT x FROM (VALUES ('a'::char(3)), ('a'::char(3)), ('b'::char(3))) t(x) EXCEPT ALL SELECT 'a '::char(3) ORDER BY 1",
+		"SELECT 'a'::char(3) IN ('a '::text, 'b'::text), 'a'::char(3) IN ('a '::text), 'a'::char(3) = ANY (ARRAY['a '::text]), 'a'::char(3) = ANY (ARRAY['a ']), " +
+			"'a'::char(3) = ANY (ARRAY['a '::char(2)]), 'a'::char(3) IN ('a ', 'b'::text)",
+		"SELECT x IN (y, 'b '), x = ANY (ARRAY[y, 'b ']), x IN (y, z) FROM (VALUES ('a'::char(3), 'a '::text, 'a '::char(2))) t(x, y, z)",
+		"SELECT ''::char(2), octet_length(''::char(2)), ''::char(2) = '', '  '::char(2) = '', 'a'::char(3) || 1, 1 || 'a'::char(3)",
 		"SELECT count(*) FROM (VALUES ('a '::text), ('b')) t(y) WHERE y IN (SELECT 'a'::char(3))",
 		"SELECT count(*) FROM (VALUES ('a '::text), ('b')) t(y) WHERE 'a  ' IN (SELECT 'a'::char(3)) AND EXISTS (SELECT 1 FROM (VALUES ('b'::char(2))) u(z) WHERE z = y)",
 		"SELECT x, row_number() OVER (PARTITION BY x ORDER BY n), count(*) OVER (PARTITION BY x) FROM (VALUES ('a'::char(3), 1), ('a  '::char(3), 2), ('b'::char(3), 3)) t(x, n) ORDER BY n",
@@ -64,16 +74,18 @@ func TestCharCastAsPostgres(t *testing.T) {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, "22023")
 		}
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
-			"SELECT CAST(origin AS bpchar)" + fn18Where:                          "casts to bpchar without a length",
-			"SELECT 'abc'::\"char\"":                                             `casts to "char"`,
-			"SELECT CASE WHEN true THEN 'a'::char(3) ELSE 'bb'::char(4) END":     "character(n) values of different lengths",
-			"SELECT COALESCE(NULL, 'a'::char(3), 'b')":                           "character(n) values of different lengths",
-			"SELECT 'a'::char(3) UNION SELECT 'b'":                               "character(n) values of different lengths",
-			"SELECT 'a'::char(3) UNION ALL SELECT 'b '::text":                    "character(n) values of different lengths",
-			"SELECT CASE WHEN true THEN 'b '::text ELSE 'a'::char(3) END":        "character(n) values of different lengths",
-			"SELECT x FROM (VALUES ('a'::char(3)), ('b')) t(x)":                  "character(n) values of different lengths",
-			"SELECT lag(CAST(origin AS char(4))) OVER (ORDER BY id)" + fn18Where: "the window function lag of character(n) values",
-			"SELECT max(CAST(origin AS char(4))) OVER ()" + fn18Where:            "the window function max of character(n) values",
+			"SELECT CAST(origin AS bpchar)" + fn18Where:                                 "casts to bpchar without a length",
+			"SELECT 'abc'::\"char\"":                                                    `casts to "char"`,
+			"SELECT CASE WHEN true THEN 'a'::char(3) ELSE 'bb'::char(4) END":            "character(n) values of different lengths",
+			"SELECT COALESCE(NULL, 'a'::char(3), 'b')":                                  "character(n) values of different lengths",
+			"SELECT 'a'::char(3) UNION SELECT 'b'":                                      "character(n) values of different lengths",
+			"SELECT 'a'::char(3) UNION ALL SELECT 'b '::text":                           "character(n) values of different lengths",
+			"SELECT CASE WHEN true THEN 'b '::text ELSE 'a'::char(3) END":               "character(n) values of different lengths",
+			"SELECT x FROM (VALUES ('a'::char(3)), ('b')) t(x)":                         "character(n) values of different lengths",
+			"SELECT lag(CAST(origin AS char(4))) OVER (ORDER BY id)" + fn18Where:        "the window function lag of character(n) values",
+			"SELECT max(CAST(origin AS char(4))) OVER ()" + fn18Where:                   "the window function max of character(n) values",
+			"SELECT x FROM unnest(ARRAY['a'::char(3)]) x":                               "unnest arguments of character(n) values",
+			"SELECT mode() WITHIN GROUP (ORDER BY x) FROM (VALUES ('a'::char(3))) t(x)": "mode of character(n) values",
 		})
 	}
 }

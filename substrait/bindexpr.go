@@ -2635,12 +2635,26 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 	allConst = allConst && !x.json && !x.jsonb
 	xv := typed(xe)
 	xv.bytea, xv.json, xv.jsonb, xv.bpchar = x.bytea, x.json, x.jsonb, x.bpchar
+	if xv.bpchar > 0 && array {
+		// ARRAY[…] takes its elements' own common type: character(n) elements make x's
+		// = bpchareq, text or untyped ones text's = (x without its padding, the elements
+		// as they are), as PostgreSQL resolves = ANY of a text[].
+		xv.bpchar = 0
+		if i := slices.IndexFunc(vals, func(v bval) bool { return !v.untyped() }); i >= 0 && vals[i].bpchar > 0 {
+			xv.bpchar = x.bpchar
+		}
+	}
 	if allConst {
 		opts := make([]expr.Expression, len(vals))
 		for i, v := range vals {
-			e, err := bd.coerceBeside(v, x, t, "an IN list item")
+			e, err := bd.coerceBeside(v, xv, t, "an IN list item")
 			if err != nil {
 				return nil, err
+			}
+			if lit, ok := e.(*expr.PrimitiveLiteral[string]); ok && xv.bpchar > 0 && !array && len(vals) > 1 {
+				// Two constants or more meet x in their common type, bpchar after x:
+				// a text constant is read as bpchar too ('a'::char(3) IN ('a '::text, 'b')).
+				e = expr.NewPrimitiveLiteral(strings.TrimRight(lit.Value, " "), false)
 			}
 			opts[i] = e
 		}

@@ -181,7 +181,9 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			}
 			if containsExpr(ac.nulled, e.e) {
 				// Outside this arm's grouping set: NULL of the expression's type.
-				return typed(expr.NewNullLiteral(e.e.GetType().WithNullability(nullableN))), nil
+				v := typed(expr.NewNullLiteral(e.e.GetType().WithNullability(nullableN)))
+				v.bpchar = e.bpchar
+				return v, nil
 			}
 			if v, ok, err := bd.jsonbGroupValue(e, ac); ok {
 				return v, err
