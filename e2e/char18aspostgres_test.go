@@ -22,6 +22,8 @@ func TestCharCastAsPostgres(t *testing.T) {
 		"SELECT 'ab'::char(5), octet_length('ab'::char(5)), length('ab'::char(5)), 'abcdef'::char(3), 'ab  '::char(3)::text || '|', CAST('x' AS char), " +
 			"CAST('xyz' AS character), 'ü'::char(3), octet_length('ü'::char(3)), 'üxyz'::char(2), 1::char(3), true::char(5), '2020-01-01'::date::char(12), " +
 			"CAST(NULL AS char(2)), 2.50::character(6), 'x'::pg_catalog.bpchar(3), 'é'::bpchar(2) || '|'",
+		"SELECT 'ab'::bpchar, 'ab'::bpchar = 'ab  ', 1::bpchar, octet_length(2.5::bpchar), 'ab'::bpchar || '|', true::bpchar = 'true ', NULL::bpchar, " +
+			"'ab'::bpchar = 'ab '::text, '2001-01-02'::date::bpchar, CAST('a'::char(3) AS bpchar) || '|', octet_length('a'::char(3)::bpchar)",
 		"SELECT 'a'::char(3) = 'a  ', 'a'::char(3) = 'a  '::text, 'a'::char(3) = 'a'::text, 'a '::char(3) < 'a'::char(3), 'a'::char(3) = 'a'::char(5), " +
 			"'a'::char(3) IN ('a ', 'b'), 'a'::char(3) IS DISTINCT FROM 'a  ', 'a'::char(3) <> 'a ', 'b'::char(2) > 'a  ', NULL::char(2) = 'a'",
 		"SELECT 'a'::char(3) LIKE 'a', 'a'::char(3) LIKE 'a%', 'a'::char(3) LIKE 'a  ', 'a'::char(3) ~ 'a $', 'a'::char(3) ~ '^a$', 'a'::char(3) NOT LIKE 'a', " +
@@ -74,6 +76,7 @@ func TestCharCastAsPostgres(t *testing.T) {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, "22023")
 		}
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT 'ab '::bpchar":                                                      "casts to bpchar without a length",
 			"SELECT CAST(origin AS bpchar)" + fn18Where:                                 "casts to bpchar without a length",
 			"SELECT 'abc'::\"char\"":                                                    `casts to "char"`,
 			"SELECT CASE WHEN true THEN 'a'::char(3) ELSE 'bb'::char(4) END":            "character(n) values of different lengths",

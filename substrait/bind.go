@@ -117,8 +117,8 @@ type col struct {
 	// json marks a binary column known to hold json documents (a table declaring JSON values,
 	// a ::json cast); jsonb one of jsonb documents in jsonb's canonical text (jsonb.go).
 	json, jsonb bool
-	// bpchar is n for a column of character(n) values held without their trailing spaces
-	// (bpchar.go), 0 for any other.
+	// bpchar is n for a column of character(n) values held without their trailing spaces,
+	// -1 for one of bpchar without a length (bval.bpchar, bpchar.go), 0 for any other.
 	bpchar int32
 }
 
@@ -855,7 +855,9 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		proj.sc.cols[i].bytea = proj.sc.cols[i].bytea || bytea[i]
 		proj.sc.cols[i].json = proj.sc.cols[i].json || json[i]
 		proj.sc.cols[i].jsonb = proj.sc.cols[i].jsonb || jsonb[i]
-		proj.sc.cols[i].bpchar = max(proj.sc.cols[i].bpchar, bpchar[i])
+		if bpchar[i] != 0 {
+			proj.sc.cols[i].bpchar = bpchar[i]
+		}
 	}
 	for k, i := range scaleOf {
 		sc := &proj.sc.cols[len(outs)+len(extra)+k]

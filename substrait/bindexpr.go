@@ -160,10 +160,11 @@ type bval struct {
 	// canonical text (jsonb.go). A binary value that is none of these (the value column of a
 	// table not declaring its values) compares bytewise.
 	json, jsonb bool
-	// bpchar is n for a character(n) value (bpchar.go), 0 for any other: the value is held
-	// without its trailing spaces, as bpchar compares, groups, sorts and casts to text, and is
-	// blank-padded to n characters where PostgreSQL reads the padding (the result's text,
-	// octet_length, LIKE and regular expressions, concat and format).
+	// bpchar is n for a character(n) value (bpchar.go), -1 for a bpchar without a length
+	// whose text has no trailing spaces (bpcharNoLength), 0 for any other: the value is held
+	// without its trailing spaces, as bpchar compares, groups, sorts and casts to text, and a
+	// character(n) one is blank-padded to n characters where PostgreSQL reads the padding (the
+	// result's text, octet_length, LIKE and regular expressions, concat and format).
 	bpchar int32
 }
 
@@ -866,7 +867,7 @@ func (bd *binder) coerceBeside(v, other bval, t types.Type, what string) (expr.E
 		return e, nil
 	}
 	e, err := bd.coerce(v, t, what)
-	if err == nil && v.param > 0 && other.bpchar > 0 && familyOf(t) == famString {
+	if err == nil && v.param > 0 && other.bpchar != 0 && familyOf(t) == famString {
 		// A parameter beside a character(n) value is bpchar: its trailing spaces dropped.
 		return bd.fn(URNPostgres, "rtrim", strType(), e, expr.NewPrimitiveLiteral(" ", false))
 	}
@@ -1101,10 +1102,8 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	}
 	name := names[0].GetString_().GetSval()
 	switch name {
-	case "text", "varchar", "string", "name":
+	case "text", "varchar", "string", "name", "bpchar":
 		return strType(), name, nil
-	case "bpchar":
-		return nil, "", unimplementedAre("casts to bpchar without a length (whose values keep their own trailing spaces)")
 	case "char":
 		return nil, "", unimplementedAre(`casts to "char" (PostgreSQL's single-byte internal type)`)
 	case "int2", "smallint":
@@ -1136,7 +1135,7 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	return nil, "", unimplementedAre("casts to " + name)
 }
 
-func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
+func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 	if v, ok, err := bd.numericTypeCast(tc, sc); ok {
 		return v, err
 	}
@@ -1188,6 +1187,17 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	}
 	if err != nil {
 		return bval{}, err
+	}
+	if name == "bpchar" {
+		// bpchar without a length (bpchar.go): the value's text, marked bpchar.
+		if err := bpcharNoLength(v); err != nil || v.bpchar != 0 {
+			return v, err
+		}
+		defer func() {
+			if rerr == nil {
+				res.bpchar = -1
+			}
+		}()
 	}
 	if v.param > 0 && name == "timestamp" {
 		return bd.wallclockParam(v)
@@ -1981,7 +1991,7 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		}
 		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: null}}, x)
 		out := typed(e)
-		if l.bpchar > 0 && (r.untyped() || r.bpchar > 0) {
+		if l.bpchar != 0 && (r.untyped() || r.bpchar != 0) {
 			out.bpchar = l.bpchar // bpchareq's first argument: the character(n) value
 		}
 		return out, err
@@ -2635,12 +2645,12 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 	allConst = allConst && !x.json && !x.jsonb
 	xv := typed(xe)
 	xv.bytea, xv.json, xv.jsonb, xv.bpchar = x.bytea, x.json, x.jsonb, x.bpchar
-	if xv.bpchar > 0 && array {
+	if xv.bpchar != 0 && array {
 		// ARRAY[…] takes its elements' own common type: character(n) elements make x's
 		// = bpchareq, text or untyped ones text's = (x without its padding, the elements
 		// as they are), as PostgreSQL resolves = ANY of a text[].
 		xv.bpchar = 0
-		if i := slices.IndexFunc(vals, func(v bval) bool { return !v.untyped() }); i >= 0 && vals[i].bpchar > 0 {
+		if i := slices.IndexFunc(vals, func(v bval) bool { return !v.untyped() }); i >= 0 && vals[i].bpchar != 0 {
 			xv.bpchar = x.bpchar
 		}
 	}
@@ -2651,7 +2661,7 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 			if err != nil {
 				return nil, err
 			}
-			if lit, ok := e.(*expr.PrimitiveLiteral[string]); ok && xv.bpchar > 0 && !array && len(vals) > 1 {
+			if lit, ok := e.(*expr.PrimitiveLiteral[string]); ok && xv.bpchar != 0 && !array && len(vals) > 1 {
 				// Two constants or more meet x in their common type, bpchar after x:
 				// a text constant is read as bpchar too ('a'::char(3) IN ('a '::text, 'b')).
 				e = expr.NewPrimitiveLiteral(strings.TrimRight(lit.Value, " "), false)

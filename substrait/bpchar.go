@@ -29,6 +29,26 @@ import (
 // PostgreSQL's bpchar without a length, whose values keep their own padding; they are refused
 // by name (bpcharCommon).
 
+// bpcharNoLength checks v for a cast to bpchar without a length, whose value is v's text with
+// its trailing spaces kept (and insignificant): flightsrv holds it as text marked bpchar
+// (bval.bpchar -1), which is PostgreSQL's value only when the text has none. That holds of a
+// quoted constant without trailing spaces and of the text of a number, boolean, date, time,
+// interval, bytea or jsonb; a text or json value, a parameter or a constant ending in a space
+// are refused by name. A character(n) value stays itself (its padding is its own).
+func bpcharNoLength(v bval) error {
+	switch {
+	case v.bpchar != 0, v.null && v.untyped():
+		return nil
+	case v.str != nil && !strings.HasSuffix(*v.str, " "):
+		return nil
+	case v.untyped(), v.json, !v.bytea && !v.jsonb && (familyOf(v.typ()) == famString || familyOf(v.typ()) == famBinary):
+		return errBpcharNoLength
+	}
+	return nil
+}
+
+var errBpcharNoLength = unimplementedAre("casts to bpchar without a length of text, json, parameters or constants ending in a space (their values keep their own trailing spaces)")
+
 // bpcharValue is v, text, cast to character(n) explicitly (PostgreSQL's bpchar(bpchar,
 // integer, boolean) with isExplicit true): its first n characters (multibyte-aware, as
 // bpchar counts them), without trailing spaces; NULL stays NULL. A constant folds.
@@ -69,7 +89,7 @@ func (bd *binder) padded(v bval) (bval, error) {
 // bpcharBeside is an untyped string constant v met by a character(n) value: PostgreSQL's
 // unknown literal read as bpchar, without its trailing spaces. ok is false otherwise.
 func bpcharBeside(v, other bval) (expr.Expression, bool) {
-	if other.bpchar <= 0 || v.str == nil {
+	if other.bpchar == 0 || v.str == nil {
 		return nil, false
 	}
 	return expr.NewPrimitiveLiteral(strings.TrimRight(*v.str, " "), false), true
@@ -99,7 +119,7 @@ func bpcharCommon(vs []bval) (int32, error) {
 			return 0, errBpcharMixed
 		}
 	}
-	if n > 0 && unknown {
+	if n != 0 && unknown {
 		return 0, errBpcharMixed
 	}
 	return n, nil
