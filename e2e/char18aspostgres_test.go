@@ -61,6 +61,7 @@ func TestCharCastAsPostgres(t *testing.T) {
 		"SELECT x FROM (VALUES ('a'::char(3)), ('a'::char(3)), ('b'::char(3))) t(x) EXCEPT ALL SELECT 'a '::char(3) ORDER BY 1",
 		"SELECT 'a'::char(3) IN ('a '::text, 'b'::text), 'a'::char(3) IN ('a '::text), 'a'::char(3) = ANY (ARRAY['a '::text]), 'a'::char(3) = ANY (ARRAY['a ']), " +
 			"'a'::char(3) = ANY (ARRAY['a '::char(2)]), 'a'::char(3) IN ('a ', 'b'::text)",
+		"SELECT 'a '::varchar = 'a'::char(3), 'a'::char(3) = 'a '::varchar(5), CAST('a ' AS character varying) < 'a'::char(3), 'a'::char(3) IN ('a '::varchar)",
 		"SELECT x IN (y, 'b '), x = ANY (ARRAY[y, 'b ']), x IN (y, z) FROM (VALUES ('a'::char(3), 'a '::text, 'a '::char(2))) t(x, y, z)",
 		"SELECT ''::char(2), octet_length(''::char(2)), ''::char(2) = '', '  '::char(2) = '', 'a'::char(3) || 1, 1 || 'a'::char(3)",
 		"SELECT count(*) FROM (VALUES ('a '::text), ('b')) t(y) WHERE y IN (SELECT 'a'::char(3))",
@@ -105,6 +106,8 @@ func TestCharParametersAsPostgres(t *testing.T) {
 	}{
 		{"SELECT count(*) AS v FROM " + vals + " t(x) WHERE x = ?", []string{"a", "a  ", "a ", "ü ", "c", ""}},
 		{"SELECT count(*) AS v FROM " + vals + " t(x) WHERE x > ?", []string{"a", "a  ", "b"}},
+		{"SELECT count(*) AS v FROM " + vals + " t(x) WHERE x IN (?, 'c')", []string{"a  ", "b"}},
+		{"SELECT count(*) AS v FROM " + vals + " t(x) WHERE x IN (?)", []string{"ü  "}},
 		{"SELECT concat(?::char(4), '|') AS v", []string{"ab", "abcdef", "ü", ""}},
 		{"SELECT octet_length(CAST(? AS character(3))) AS v", []string{"ab", "üüüü"}},
 	} {

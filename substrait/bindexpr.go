@@ -166,6 +166,10 @@ type bval struct {
 	// character(n) one is blank-padded to n characters where PostgreSQL reads the padding (the
 	// result's text, octet_length, LIKE and regular expressions, concat and format).
 	bpchar int32
+	// varchar: the value is the result of a cast to varchar, which beside a bpchar value is
+	// bpchar too (PostgreSQL's implicit varchar to bpchar cast: 'a '::varchar = 'a'::char(3)
+	// holds, where 'a '::text = 'a'::char(3) does not).
+	varchar bool
 }
 
 func typed(e expr.Expression) bval { return bval{e: e} }
@@ -867,8 +871,12 @@ func (bd *binder) coerceBeside(v, other bval, t types.Type, what string) (expr.E
 		return e, nil
 	}
 	e, err := bd.coerce(v, t, what)
-	if err == nil && v.param > 0 && other.bpchar != 0 && familyOf(t) == famString {
-		// A parameter beside a character(n) value is bpchar: its trailing spaces dropped.
+	if err == nil && (v.param > 0 || v.varchar) && other.bpchar != 0 && familyOf(t) == famString {
+		// A parameter or a varchar beside a character(n) value is bpchar: its trailing
+		// spaces dropped.
+		if lit, ok := e.(*expr.PrimitiveLiteral[string]); ok {
+			return expr.NewPrimitiveLiteral(strings.TrimRight(lit.Value, " "), false), nil
+		}
 		return bd.fn(URNPostgres, "rtrim", strType(), e, expr.NewPrimitiveLiteral(" ", false))
 	}
 	return e, err
@@ -1198,6 +1206,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 				res.bpchar = -1
 			}
 		}()
+	}
+	if name == "varchar" {
+		defer func() { res.varchar = rerr == nil }()
 	}
 	if v.param > 0 && name == "timestamp" {
 		return bd.wallclockParam(v)
@@ -2643,6 +2654,9 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 	}
 	// jsonb compares by value (json has no =): each item through compare, which knows both.
 	allConst = allConst && !x.json && !x.jsonb
+	// A parameter beside a character(n) value is compared without its trailing spaces
+	// (coerceBeside's rtrim, no constant): through compare too.
+	allConst = allConst && (x.bpchar == 0 || !slices.ContainsFunc(vals, func(v bval) bool { return v.param > 0 }))
 	xv := typed(xe)
 	xv.bytea, xv.json, xv.jsonb, xv.bpchar = x.bytea, x.json, x.jsonb, x.bpchar
 	if xv.bpchar != 0 && array {
@@ -3222,8 +3236,8 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	// folded for a constant (a partition key's value written 'BOSTON'::varchar(3) routes).
 	if lit, ok := v.e.(*expr.PrimitiveLiteral[string]); ok {
 		r := []rune(lit.Value)
-		return typed(expr.NewPrimitiveLiteral(string(r[:min(int64(len(r)), n)]), false)), true, nil
+		return bval{e: expr.NewPrimitiveLiteral(string(r[:min(int64(len(r)), n)]), false), varchar: true}, true, nil
 	}
 	f, err := bd.fn(URNPostgres, "left", strType(), v.e, expr.NewPrimitiveLiteral(n, false))
-	return typed(f), true, err
+	return bval{e: f, varchar: true}, true, err
 }
