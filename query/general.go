@@ -255,9 +255,6 @@ func (e *Engine) constants(ctx context.Context, b *substrait.Bound) (array.Recor
 	if b.Rows == 0 {
 		return scan.EmptyReader(b.Schema), nil
 	}
-	empty := arrow.NewSchema(nil, nil)
-	in := array.NewRecordBatch(empty, nil, 1)
-	defer in.Release()
 	cols := make([]arrow.Array, len(b.Constants))
 	defer func() {
 		for _, c := range cols {
@@ -267,13 +264,9 @@ func (e *Engine) constants(ctx context.Context, b *substrait.Bound) (array.Recor
 		}
 	}()
 	for i, c := range b.Constants {
-		x, err := ops.Compile(c, empty, b.Registry)
+		a, err := ops.EvalConstant(ctx, c, b.Registry)
 		if err != nil {
-			return nil, fmt.Errorf("query: compile constant: %w", err) // 1/0 is the query's error
-		}
-		a, err := x.Eval(ctx, in, nil)
-		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("query: constant: %w", err) // 1/0 is the query's error
 		}
 		if !arrow.TypeEqual(a.DataType(), b.Schema.Field(i).Type) {
 			a.Release()

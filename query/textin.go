@@ -1,9 +1,11 @@
 package query
 
 import (
+	"context"
 	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/substrait-io/substrait-go/v8/expr"
 
 	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/substrait"
@@ -34,6 +36,20 @@ func init() {
 			m, d, ns, err := substrait.IntervalIn(s)
 			return arrow.MonthDayNanoInterval{Months: m, Days: d, Nanoseconds: ns}, dataError(err)
 		},
+	})
+}
+
+// The binder evaluates the time bounds written as expressions of constants with the
+// executor's kernels (substrait may not import scan/ops), its data exceptions as its own
+// errors of the same SQLSTATE.
+func init() {
+	substrait.SetConstantEvaluator(func(ctx context.Context, e expr.Expression, reg expr.ExtensionRegistry) (arrow.Array, error) {
+		a, err := ops.EvalConstant(ctx, e, reg)
+		var de *ops.DataError
+		if errors.As(err, &de) {
+			return nil, &substrait.Error{Code: substrait.InvalidArgument, SQLState: de.Code, Msg: de.Msg, LogMsg: de.LogMsg}
+		}
+		return a, err
 	})
 }
 

@@ -17,7 +17,9 @@
 // partitioned by its expressions, kept where it is 1 (distincton.go); INTERSECT and EXCEPT
 // group a tagged UNION ALL, their ALL forms count equal rows with window functions
 // (setops.go); generate_series and unnest of constants in FROM are computed into a
-// VirtualTableReadRel (tablefunc.go); SIMILAR TO is translated to a regular expression and an
+// VirtualTableReadRel (tablefunc.go), other set-returning functions in FROM and the select
+// list (the JSON ones, those over other FROM items' rows) are an ExtensionSingleRel whose
+// definition is a *ProjectSet (projectset.go); SIMILAR TO is translated to a regular expression and an
 // element of regexp_match bound to its kernel (similar.go); joins (JOIN … ON/USING/NATURAL,
 // CROSS JOIN, FROM lists) become JoinRels, EXISTS and IN (SELECT …) written as WHERE
 // conjuncts semi and anti JoinRels, scalar subqueries single JoinRels, decorrelated when their
@@ -46,7 +48,9 @@
 // partition equality, IN list or = ANY, timestamp bounds in any comparison form (>=, >, <,
 // <=, = as the one-instant range [X, X+1ns), BETWEEN, NOT of a comparison, either operand
 // order; a date is converted to timestamp with time zone at midnight UTC, PostgreSQL's
-// implicit cast in a UTC session; to_timestamp of constants is folded; repeated bounds take
+// implicit cast in a UTC session; any expression of constants, the statement's clock and
+// parameters is folded by the executor's kernels (boundeval.go); NOT is pushed through the
+// comparisons (De Morgan); repeated bounds take
 // the tightest, repeated partition sets are intersected) — and places it, normalised
 // (partition = or IN, timestamp >= start, timestamp < end), first in the FilterRel above the
 // read; the other conjuncts follow as residual filters. Routes reads it back for the executor's binding, and

@@ -91,6 +91,7 @@ func (bd *binder) routeRead(r *plan.NamedTableReadRel, conj []expr.Expression) (
 func (bd *binder) route(def routing.TableDef, conj []expr.Expression, label readLabel) ([]expr.Expression, error) {
 	var ra routeAtoms
 	var residual, routed []expr.Expression
+	bd.boundErr = nil
 	for _, c := range conj {
 		if bd.routeAtom(c, &ra) {
 			routed = append(routed, c)
@@ -99,11 +100,14 @@ func (bd *binder) route(def routing.TableDef, conj []expr.Expression, label read
 		bd.rangeAtom(c, &ra)
 		residual = append(residual, c)
 	}
-	if err := ra.check(def, label, bd.opts.Analytical); err != nil {
-		return nil, err
-	}
 	info := RouteInfo{Table: def, RouteConjuncts: len(routed), Residual: len(residual), Analytical: !ra.partSeen}
-	if ra.empty() {
+	readsNothing := slices.ContainsFunc(residual, bd.constantlyFalse)
+	if !readsNothing {
+		if err := ra.check(def, label, bd.opts.Analytical, bd.boundErr); err != nil {
+			return nil, err
+		}
+	}
+	if readsNothing || ra.empty() {
 		info.Empty, info.Analytical, info.Partitions = true, false, [][]byte{}
 		info.Range = ra.emptyRange()
 		bd.routes = append(bd.routes, info)
@@ -205,9 +209,10 @@ func hullOf(set []routing.TimeRange) (routing.TimeRange, []routing.TimeRange) {
 // rangeAtom reads conjunct c as a union of time ranges into ra (rangeSet), reporting whether
 // it did. A value that is a parameter not bound yet sees both bounds, as routeAtom's do.
 func (bd *binder) rangeAtom(c expr.Expression, ra *routeAtoms) bool {
+	pinned := bd.orPartitions(c, ra)
 	set, unknown, ok := bd.rangeSet(c)
 	if !ok {
-		return false
+		return pinned
 	}
 	ra.lowerSeen, ra.upperSeen = true, true
 	switch {
@@ -221,11 +226,51 @@ func (bd *binder) rangeAtom(c expr.Expression, ra *routeAtoms) bool {
 	return true
 }
 
+// orPartitions reads c, a conjunct routeAtom does not read, as the partitions an OR whose
+// every disjunct pins the partition column in its conjunction allows — (origin = 'ORD' AND
+// timestamp >= A AND timestamp < B) OR (origin = 'SFO' AND …), as analysts and dashboards
+// compare two series — the union of the disjuncts' partition sets, and narrows ra's
+// partitions to it (addParts); the OR stays a residual filter, which keeps each pin with its
+// own range. A disjunct whose pins contradict allows no partition. It reports whether c was
+// read so.
+func (bd *binder) orPartitions(c expr.Expression, ra *routeAtoms) bool {
+	v, ok := c.(*expr.ScalarFunction)
+	if !ok || v.ID().URN != URNBoolean || v.Name() != "or" || v.NArgs() < 2 {
+		return false
+	}
+	union, unknown := []string{}, false
+	for i := range v.NArgs() {
+		a, ok := v.Arg(i).(expr.Expression)
+		if !ok {
+			return false
+		}
+		var arm routeAtoms
+		for _, cc := range splitConj(a) {
+			if !bd.routeAtom(cc, &arm) {
+				bd.orPartitions(cc, &arm)
+			}
+		}
+		if !arm.partSeen {
+			return false
+		}
+		unknown = unknown || arm.partUnknown
+		union = append(union, arm.parts...)
+	}
+	if unknown {
+		ra.partSeen, ra.partUnknown = true, true
+		return true
+	}
+	ra.addParts(union)
+	return true
+}
+
 // rangeSet reads c, a conjunct routeAtom does not read, as a union of time ranges of the
 // timestamp column: an IN list (or = ANY) of timestamp constants, each the one instant
 // [X, X+1ns), or an OR every disjunct of which bounds the timestamp on both sides in its
 // conjunction (its bounds, and the range sets among its conjuncts, intersected; its other
-// conjuncts narrow nothing, and the OR stays a residual filter). The ranges come sorted by
+// conjuncts narrow nothing, and the OR stays a residual filter), NOT (a AND b) read as the OR
+// of NOT a and NOT b, or NOT (a OR b) whose operands routeAtom does not all read, narrowed by
+// the negations it reads (negatedAtom; the others narrow nothing). The ranges come sorted by
 // start, disjoint and not adjacent; unknown reports a value that is a parameter not bound yet
 // (prepare time), where set is nil.
 func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown, ok bool) {
@@ -235,7 +280,7 @@ func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown,
 			return nil, false, false
 		}
 		for _, o := range v.Options {
-			if _, ph := bd.ps.placeholders[o]; ph {
+			if bd.isParamBound(o) {
 				return nil, true, true
 			}
 			var one routeAtoms
@@ -246,7 +291,34 @@ func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown,
 		}
 		return mergeRanges(set), false, true
 	case *expr.ScalarFunction:
-		if v.ID().URN != URNBoolean || v.Name() != "or" || v.NArgs() < 1 {
+		if v.ID().URN != URNBoolean || v.NArgs() < 1 {
+			return nil, false, false
+		}
+		neg := false
+		if x, ok := v.Arg(0).(*expr.ScalarFunction); ok && v.Name() == "not" && v.NArgs() == 1 && x.ID().URN == URNBoolean && x.NArgs() >= 1 {
+			switch x.Name() {
+			case "and":
+				// NOT (a AND b): the union of NOT a and NOT b.
+				neg, v = true, x
+			case "or":
+				// NOT (a OR b) implies NOT a and NOT b: those read narrow, one arm.
+				var arm routeAtoms
+				for i := range x.NArgs() {
+					if a, ok := x.Arg(i).(expr.Expression); ok {
+						bd.negatedAtom(a, &arm)
+					}
+				}
+				if arm.param {
+					return nil, true, true
+				}
+				sub, finite := arm.timeSet()
+				if !finite {
+					return nil, false, false
+				}
+				return mergeRanges(sub), false, true
+			}
+		}
+		if !neg && v.Name() != "or" {
 			return nil, false, false
 		}
 		for i := range v.NArgs() {
@@ -255,9 +327,13 @@ func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown,
 				return nil, false, false
 			}
 			var arm routeAtoms
-			for _, cc := range splitConj(a) {
-				if !bd.routeAtom(cc, &arm) {
-					bd.rangeAtom(cc, &arm)
+			if neg {
+				bd.negatedAtom(a, &arm)
+			} else {
+				for _, cc := range splitConj(a) {
+					if !bd.routeAtom(cc, &arm) {
+						bd.rangeAtom(cc, &arm)
+					}
 				}
 			}
 			if arm.param {
@@ -324,7 +400,8 @@ func (ra *routeAtoms) emptyRange() routing.TimeRange {
 // routeAtom reads one conjunct as part of the route; false leaves it residual. It reads the
 // forms the binder writes and those of the Substrait producers people use: a partition
 // equality, IN list (SingularOrList) or OR chain of those; a timestamp comparison in either
-// operand order or between(timestamp, low, high) (both bounds inclusive); literals under
+// operand order or between(timestamp, low, high) (both bounds inclusive), NOT pushed through
+// them (negatedAtom); literals, or expressions of constants (constantBound), under
 // casts to string or timestamp types (a zone-less timestamp or a string is a UTC time), and
 // the column under a cast to its own type family (after normalizeTimestamps a cast of the
 // timestamp to a timestamp type does not change it).
@@ -339,22 +416,8 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 	}
 	v, ok := c.(*expr.ScalarFunction)
 	if ok && v.ID().URN == URNBoolean && v.Name() == "not" && v.NArgs() == 1 {
-		// NOT (timestamp < X) is timestamp >= X, and so on: the column is NOT NULL, and a
-		// NULL operand is no bound (literalOf refuses it), so the negation is the complement.
-		in, ok := v.Arg(0).(*expr.ScalarFunction)
-		if !ok || (in.ID().URN != URNComparison && in.ID().URN != URNDatetime) || in.NArgs() != 2 {
-			return false
-		}
-		neg, ok := negatedOps[in.Name()]
-		if !ok {
-			return false
-		}
-		l, _ := in.Arg(0).(expr.Expression)
-		r, _ := in.Arg(1).(expr.Expression)
-		if l == nil || r == nil {
-			return false
-		}
-		return bd.comparisonAtom(neg, l, r, ra)
+		x, _ := v.Arg(0).(expr.Expression)
+		return x != nil && bd.negatedAtom(x, ra)
 	}
 	if !ok || (v.ID().URN != URNComparison && v.ID().URN != URNDatetime) {
 		// isthmus declares timestamp comparisons in functions_datetime (lt:pts_pts…).
@@ -366,6 +429,10 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 		hi, _ := v.Arg(2).(expr.Expression)
 		if col == nil || lo == nil || hi == nil || !routedColumn(unwrapColumnCast(col), timestampField) {
 			return false
+		}
+		if bd.isParamBound(lo) || bd.isParamBound(hi) {
+			ra.lowerSeen, ra.upperSeen, ra.param = true, true, true
+			return true
 		}
 		var tmp routeAtoms
 		if !bd.boundAtom(">=", lo, &tmp) || !bd.boundAtom("<=", hi, &tmp) {
@@ -394,6 +461,56 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 	return bd.comparisonAtom(op, l, r, ra)
 }
 
+// negatedAtom reads NOT x as route atoms into ra, pushing the NOT down as De Morgan's laws
+// do: NOT of a comparison is its negation (NOT (timestamp < X) is timestamp >= X: the column
+// is NOT NULL, and a NULL operand is no bound, so the negation is the complement), NOT NOT y
+// is y (a conjunction of route atoms), and NOT (a OR b) is NOT a AND NOT b, read only when
+// every one of them is a route atom. ra is unchanged when it reads nothing. NOT (a AND b), a
+// union, is rangeSet's; NOT BETWEEN, two half-lines, bounds no finite range.
+func (bd *binder) negatedAtom(x expr.Expression, ra *routeAtoms) bool {
+	in, ok := x.(*expr.ScalarFunction)
+	if !ok {
+		return false
+	}
+	tmp := *ra
+	switch {
+	case in.ID().URN == URNBoolean && in.Name() == "not" && in.NArgs() == 1:
+		y, _ := in.Arg(0).(expr.Expression)
+		if y == nil {
+			return false
+		}
+		for _, c := range splitConj(y) {
+			if !bd.routeAtom(c, &tmp) {
+				ra.notConstant = ra.notConstant || tmp.notConstant
+				return false
+			}
+		}
+	case in.ID().URN == URNBoolean && in.Name() == "or":
+		for i := range in.NArgs() {
+			a, _ := in.Arg(i).(expr.Expression)
+			if a == nil || !bd.negatedAtom(a, &tmp) {
+				ra.notConstant = ra.notConstant || tmp.notConstant
+				return false
+			}
+		}
+	case (in.ID().URN == URNComparison || in.ID().URN == URNDatetime) && in.NArgs() == 2:
+		neg, ok := negatedOps[in.Name()]
+		if !ok {
+			return false
+		}
+		l, _ := in.Arg(0).(expr.Expression)
+		r, _ := in.Arg(1).(expr.Expression)
+		if l == nil || r == nil {
+			return false
+		}
+		return bd.comparisonAtom(neg, l, r, ra)
+	default:
+		return false
+	}
+	*ra = tmp
+	return true
+}
+
 // negatedOps maps a Substrait comparison to the SQL operator of its negation.
 var negatedOps = map[string]string{"lt": ">=", "lte": ">", "gt": "<=", "gte": "<"}
 
@@ -405,7 +522,7 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 	if !isBaseRef(col) {
 		col, val, op = unwrapColumnCast(r), l, swapped[op]
 	}
-	if _, ph := bd.ps.placeholders[val]; ph {
+	if bd.isParamBound(val) {
 		switch {
 		case routedColumn(col, timestampField) && (op == ">=" || op == ">"):
 			ra.lowerSeen, ra.param = true, true
@@ -439,12 +556,15 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 	return true
 }
 
-// boundAtom reads `timestamp op val` as a bound into ra; false when val is not a timestamp
-// literal or op not an inequality.
+// boundAtom reads `timestamp op val` as a bound into ra; false when val is neither a
+// timestamp literal nor an expression of constants whose value is a timestamp or a date
+// (constantBound), or op not an inequality.
 func (bd *binder) boundAtom(op string, val expr.Expression, ra *routeAtoms) bool {
 	lit, ok := literalOf(val)
 	if !ok {
-		return false
+		if lit, ok = bd.constantBound(val); !ok {
+			return false
+		}
 	}
 	t, err := timestampLiteralValue(lit)
 	if err != nil {
@@ -615,7 +735,10 @@ func ImpliedByRoute(e expr.Expression, def routing.TableDef, partitions [][]byte
 // missing and the table's own partition column; without a partition pin, unless analytical
 // (where no pin is needed, and the message names the time bound only), it says how to list
 // several partitions and how to read them all (the analytical mode).
-func (ra *routeAtoms) check(def routing.TableDef, label readLabel, analytical bool) error {
+func (ra *routeAtoms) check(def routing.TableDef, label readLabel, analytical bool, boundErr error) error {
+	if boundErr != nil && (!ra.lowerSeen || !ra.upperSeen) {
+		return boundErr
+	}
 	var missing []string
 	if !ra.partSeen && !analytical {
 		missing = append(missing, def.PartitionColumn+" = <value>")
@@ -800,7 +923,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 			for _, c := range conj {
 				flat = append(flat, splitConj(c)...)
 			}
-			bd := &binder{ps: &paramState{placeholders: map[expr.Expression]int{}}, opts: opts}
+			bd := &binder{ps: &paramState{placeholders: map[expr.Expression]int{}}, opts: opts, reg: p.ExtensionRegistry()}
 			var ra routeAtoms
 			info := RouteInfo{Table: def}
 			for _, c := range flat {
@@ -811,14 +934,17 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 					info.Residual++
 				}
 			}
-			if err := ra.check(def, readLabel{}, opts.Analytical); err != nil {
-				return err
+			readsNothing := slices.ContainsFunc(flat, bd.constantlyFalse)
+			if !readsNothing {
+				if err := ra.check(def, readLabel{}, opts.Analytical, bd.boundErr); err != nil {
+					return err
+				}
 			}
 			set, finite := ra.timeSet()
-			if !finite {
+			if !finite && !readsNothing {
 				return invalidPlan("a timestamp bound of the read of %s is a parameter", def.Name) // plans have none
 			}
-			if ra.empty() {
+			if readsNothing || ra.empty() {
 				rt := Route{Table: def, Partitions: [][]byte{}, Range: ra.emptyRange(), Empty: true}
 				info.Partitions, info.Range, info.Empty = rt.Partitions, rt.Range, true
 				infos = append(infos, info)
@@ -878,6 +1004,12 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 			return nil
 		case *plan.VirtualTableReadRel, *plan.ExtensionLeafRel:
 			return nil // constants, a recursive query's working table: no route
+		case *plan.ExtensionSingleRel:
+			if _, ok := r.Definition().(*ProjectSet); !ok {
+				return unimplemented(relName(rel))
+			}
+			down, _ := inputConjuncts(above, r)
+			return walk(r.Input(), down)
 		case *plan.ExtensionMultiRel:
 			if _, ok := r.Definition().(*RecursiveUnion); !ok {
 				return unimplemented(relName(rel))

@@ -24,18 +24,8 @@ import (
 
 // hasSetsSublinks reports whether sel's select list or HAVING holds a subquery.
 func hasSetsSublinks(sel *pg.SelectStmt) bool {
-	has := func(n *pg.Node) bool {
-		found := false
-		check := func(x *pg.Node) bool {
-			found = found || x.GetSubLink() != nil
-			return !found
-		}
-		if n != nil && check(n) {
-			walkPG(n.ProtoReflect(), check)
-		}
-		return found
-	}
-	return slices.ContainsFunc(sel.GetTargetList(), has) || has(sel.GetHavingClause())
+	h := sel.GetHavingClause()
+	return slices.ContainsFunc(sel.GetTargetList(), hasSubLink) || h != nil && hasSubLink(h)
 }
 
 // subqueriesOverSets binds sel, whose GROUP BY holds grouping sets (all of them sets) and
@@ -81,130 +71,25 @@ func (bd *binder) subqueriesOverSets(sel *pg.SelectStmt, sets [][]*pg.Node) (*bo
 	if err := bd.ungroupedOuterRefs(sel, alias, groupingRef); err != nil {
 		return nil, err
 	}
-	inner := proto.Clone(sel).(*pg.SelectStmt)
-	inner.TargetList, inner.HavingClause, inner.SortClause, inner.DistinctClause, inner.WithClause = nil, nil, nil, nil, nil
-	inner.LimitCount, inner.LimitOffset, inner.LimitOption = nil, nil, pg.LimitOption_LIMIT_OPTION_DEFAULT
-	var cols []*pg.Node
-	lift := func(n *pg.Node) *pg.Node {
-		i := len(inner.TargetList)
-		inner.TargetList = append(inner.TargetList, pg.MakeResTargetNodeWithVal(proto.Clone(n).(*pg.Node), 0))
-		cols = append(cols, strNode(setsWindowColumn(i)))
-		return colRef(alias, setsWindowColumn(i))
+	// The subqueries stay, reading the grouping columns by name; what the select list and
+	// HAVING read of the grouped rows outside them is lifted.
+	sp := newGroupedSplit(sel, alias, hasSubLink)
+	sp.inner.HavingClause = nil
+	sp.within = func(n *pg.Node) bool { return n.GetSubLink() != nil }
+	outer, err := sp.outerSelect("subqueries")
+	if err != nil {
+		return nil, err
 	}
-	hasSublink := func(n *pg.Node) bool {
-		found := n.GetSubLink() != nil
-		if !found {
-			walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
-				found = found || x.GetSubLink() != nil
-				return !found
-			})
-		}
-		return found
-	}
-	// rewrite lifts what an expression reads of the grouped rows outside its subqueries into
-	// the inner select list; the subqueries stay, reading the grouping columns by name.
-	var rewrite func(n *pg.Node)
-	rewrite = func(n *pg.Node) {
-		if n == nil || n.GetSubLink() != nil {
-			return
-		}
-		if !hasSublink(n) {
-			if readsGroupedRows(n) {
-				m := lift(n)
-				proto.Reset(n)
-				proto.Merge(n, m)
-			}
-			return
-		}
-		childNodes(n.ProtoReflect(), rewrite)
-	}
-	// The inner select list starts with the statement's targets (one holding a subquery as a
-	// placeholder), so that GROUP BY's ordinals and output names still mean them.
-	for _, t := range targets {
-		rt := t.GetResTarget()
-		if rt == nil || rt.GetVal() == nil {
-			return nil, unimplemented("this select list item")
-		}
-		if cr := rt.GetVal().GetColumnRef(); cr != nil && len(cr.GetFields()) > 0 && cr.GetFields()[len(cr.GetFields())-1].GetAStar() != nil {
-			return nil, unimplementedAre("`*` in a select list with subqueries over grouping sets")
-		}
-		if hasSublink(rt.GetVal()) {
-			inner.TargetList = append(inner.TargetList, pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(0, 0), 0))
-		} else {
-			inner.TargetList = append(inner.TargetList, proto.Clone(t).(*pg.Node))
-		}
-		cols = append(cols, strNode(setsWindowColumn(len(cols))))
-	}
-	var outerTargets []*pg.Node
-	for i, t := range targets {
-		rt := t.GetResTarget()
-		name := rt.GetName()
-		if name == "" {
-			name = figureColname(rt.GetVal())
-		}
-		v := colRef(alias, setsWindowColumn(i))
-		if hasSublink(rt.GetVal()) {
-			v = proto.Clone(rt.GetVal()).(*pg.Node)
-			rewrite(v)
-		}
-		outerTargets = append(outerTargets, pg.MakeResTargetNodeWithNameAndVal(name, v, 0))
-	}
-	outer := &pg.SelectStmt{TargetList: outerTargets, WithClause: sel.GetWithClause(), LimitCount: sel.GetLimitCount(),
-		LimitOffset: sel.GetLimitOffset(), LimitOption: sel.GetLimitOption(), Op: pg.SetOperation_SETOP_NONE}
 	if h := sel.GetHavingClause(); h != nil {
 		w := proto.Clone(h).(*pg.Node)
-		if !hasSublink(w) {
-			w = lift(w)
-		} else {
-			rewrite(w)
-		}
+		sp.rewrite(w)
 		outer.WhereClause = w
 	}
-	outNames := map[string]bool{}
-	for _, t := range outerTargets {
-		outNames[t.GetResTarget().GetName()] = true
+	named := make([]namedNode, len(grouping))
+	for i, name := range grouping {
+		named[i] = namedNode{name, groupingRef[name]}
 	}
-	key := func(n *pg.Node) {
-		if n.GetAConst() != nil {
-			return
-		}
-		if cr := n.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 && outNames[cr.GetFields()[0].GetString_().GetSval()] {
-			return
-		}
-		if !hasSublink(n) {
-			if readsGroupedRows(n) {
-				m := lift(n)
-				proto.Reset(n)
-				proto.Merge(n, m)
-			}
-			return
-		}
-		rewrite(n)
-	}
-	for _, s := range sel.GetSortClause() {
-		c := proto.Clone(s).(*pg.Node)
-		if sb := c.GetSortBy(); sb != nil {
-			key(sb.GetNode())
-		}
-		outer.SortClause = append(outer.SortClause, c)
-	}
-	for _, d := range sel.GetDistinctClause() {
-		c := proto.Clone(d).(*pg.Node)
-		if c.GetNode() != nil {
-			key(c)
-		}
-		outer.DistinctClause = append(outer.DistinctClause, c)
-	}
-	// Then the grouping columns, under their own names.
-	for _, name := range grouping {
-		inner.TargetList = append(inner.TargetList, pg.MakeResTargetNodeWithVal(proto.Clone(groupingRef[name]).(*pg.Node), 0))
-		cols = append(cols, strNode(name))
-	}
-	outer.FromClause = []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
-		Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: inner}},
-		Alias:    &pg.Alias{Aliasname: alias, Colnames: cols},
-	}}}}
-	return bd.bindSelect(outer)
+	return bd.bindSelect(sp.finish(outer, named))
 }
 
 // ungroupedOuterRefs is PostgreSQL's 42803 for a subquery of sel's select list or HAVING

@@ -39,77 +39,130 @@ func hasSetsWindows(sel *pg.SelectStmt) bool {
 // windowsOverSets binds sel, whose GROUP BY holds several grouping sets and which computes
 // window functions, as its windows over the rows of every grouping set (above).
 func (bd *binder) windowsOverSets(sel *pg.SelectStmt) (*boundRel, error) {
+	sp := newGroupedSplit(sel, setsWindowAlias, containsWindow)
+	sp.inner.WindowClause = nil
+	// Within a window call, its arguments, FILTER, aggregate ORDER BY and window definition
+	// read the grouped rows.
+	sp.within = func(n *pg.Node) bool {
+		fc := n.GetFuncCall()
+		if fc == nil || fc.GetOver() == nil {
+			return false
+		}
+		for _, a := range fc.GetArgs() {
+			sp.rewrite(a)
+		}
+		sp.rewrite(fc.GetAggFilter())
+		for _, o := range fc.GetAggOrder() {
+			sp.rewrite(o.GetSortBy().GetNode())
+		}
+		rewriteWindowDef(fc.GetOver(), sp.rewrite)
+		return true
+	}
+	outer, err := sp.outerSelect("window functions")
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range sel.GetWindowClause() {
+		c := proto.Clone(w).(*pg.Node)
+		rewriteWindowDef(c.GetWindowDef(), sp.rewrite)
+		outer.WindowClause = append(outer.WindowClause, c)
+	}
+	return bd.bindSelect(sp.finish(outer, nil))
+}
+
+// groupedSplit splits a SELECT over grouping sets in two (windowsOverSets,
+// subqueriesOverSets): inner, a derived table of the grouped rows named alias — the
+// statement's FROM, WHERE and GROUP BY (and whatever clauses the caller leaves in it), whose
+// select list starts with the statement's targets (each target that holds a special
+// expression as a placeholder, so that GROUP BY's ordinals and output names still mean
+// them), followed by every expression the outer SELECT reads of the grouped rows (lift) —
+// and the outer SELECT over it, which evaluates the special expressions (windows,
+// subqueries). Not safe for concurrent use; one per binding.
+type groupedSplit struct {
+	sel   *pg.SelectStmt
+	inner *pg.SelectStmt
+	alias string
+	// special reports whether an expression holds what only the outer SELECT can evaluate.
+	special func(*pg.Node) bool
+	// within rewrites a special node's own parts and reports true, or reports false to
+	// have rewrite descend into its children; nil descends always.
+	within func(n *pg.Node) bool
+}
+
+// newGroupedSplit starts the split of sel: inner is sel without its select list, ORDER BY,
+// DISTINCT, WITH and LIMIT/OFFSET, which the outer SELECT takes.
+func newGroupedSplit(sel *pg.SelectStmt, alias string, special func(*pg.Node) bool) *groupedSplit {
 	inner := proto.Clone(sel).(*pg.SelectStmt)
-	inner.TargetList, inner.SortClause, inner.DistinctClause, inner.WindowClause, inner.WithClause = nil, nil, nil, nil, nil
+	inner.TargetList, inner.SortClause, inner.DistinctClause, inner.WithClause = nil, nil, nil, nil
 	inner.LimitCount, inner.LimitOffset, inner.LimitOption = nil, nil, pg.LimitOption_LIMIT_OPTION_DEFAULT
-	// The inner select list starts with the statement's targets (a windowed one as a
-	// placeholder), so that GROUP BY's ordinals and output names still mean them.
-	var outerTargets []*pg.Node
-	lift := func(n *pg.Node) *pg.Node {
-		i := len(inner.TargetList)
-		inner.TargetList = append(inner.TargetList, pg.MakeResTargetNodeWithVal(proto.Clone(n).(*pg.Node), 0))
-		return colRef(setsWindowAlias, setsWindowColumn(i))
+	return &groupedSplit{sel: sel, inner: inner, alias: alias, special: special}
+}
+
+// lift appends n to the inner select list and returns the outer reference to it.
+func (sp *groupedSplit) lift(n *pg.Node) *pg.Node {
+	i := len(sp.inner.TargetList)
+	sp.inner.TargetList = append(sp.inner.TargetList, pg.MakeResTargetNodeWithVal(proto.Clone(n).(*pg.Node), 0))
+	return colRef(sp.alias, setsWindowColumn(i))
+}
+
+// rewrite replaces, in place, each largest part of n without a special expression that
+// reads the grouped rows by its lifted column; constants stay where they are written.
+func (sp *groupedSplit) rewrite(n *pg.Node) {
+	if n == nil {
+		return
 	}
-	var rewrite func(n *pg.Node)
-	rewrite = func(n *pg.Node) {
-		if n == nil {
-			return
+	if !sp.special(n) {
+		if readsGroupedRows(n) {
+			m := sp.lift(n)
+			proto.Reset(n)
+			proto.Merge(n, m)
 		}
-		if !containsWindow(n) {
-			if readsGroupedRows(n) {
-				m := lift(n)
-				proto.Reset(n)
-				proto.Merge(n, m)
-			}
-			return
-		}
-		if fc := n.GetFuncCall(); fc != nil && fc.GetOver() != nil {
-			for _, a := range fc.GetArgs() {
-				rewrite(a)
-			}
-			rewrite(fc.GetAggFilter())
-			for _, o := range fc.GetAggOrder() {
-				rewrite(o.GetSortBy().GetNode())
-			}
-			rewriteWindowDef(fc.GetOver(), rewrite)
-			return
-		}
-		childNodes(n.ProtoReflect(), rewrite)
+		return
 	}
-	for _, t := range sel.GetTargetList() {
+	if sp.within != nil && sp.within(n) {
+		return
+	}
+	childNodes(n.ProtoReflect(), sp.rewrite)
+}
+
+// outerSelect fills the inner select list with the statement's targets and returns the
+// outer SELECT: the select list over the derived table, WITH, LIMIT/OFFSET, and ORDER BY and
+// DISTINCT ON, whose keys that are ordinals or output names keep meaning the outer select
+// list while other keys are rewritten over the grouped rows. what names the special
+// expressions in the refusal of `*`.
+func (sp *groupedSplit) outerSelect(what string) (*pg.SelectStmt, error) {
+	targets := sp.sel.GetTargetList()
+	for _, t := range targets {
 		rt := t.GetResTarget()
 		if rt == nil || rt.GetVal() == nil {
 			return nil, unimplemented("this select list item")
 		}
 		if cr := rt.GetVal().GetColumnRef(); cr != nil && len(cr.GetFields()) > 0 && cr.GetFields()[len(cr.GetFields())-1].GetAStar() != nil {
-			return nil, unimplementedAre("`*` in a select list with window functions over grouping sets")
+			return nil, unimplementedAre("`*` in a select list with " + what + " over grouping sets")
 		}
-		if !containsWindow(rt.GetVal()) {
-			inner.TargetList = append(inner.TargetList, proto.Clone(t).(*pg.Node))
-			continue
+		if sp.special(rt.GetVal()) {
+			sp.inner.TargetList = append(sp.inner.TargetList, pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(0, 0), 0))
+		} else {
+			sp.inner.TargetList = append(sp.inner.TargetList, proto.Clone(t).(*pg.Node))
 		}
-		inner.TargetList = append(inner.TargetList, pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(0, 0), 0))
 	}
-	// Then the expressions the windowed targets read are lifted after them.
-	for i, t := range sel.GetTargetList() {
+	outer := &pg.SelectStmt{WithClause: sp.sel.GetWithClause(), LimitCount: sp.sel.GetLimitCount(),
+		LimitOffset: sp.sel.GetLimitOffset(), LimitOption: sp.sel.GetLimitOption(), Op: pg.SetOperation_SETOP_NONE}
+	outNames := map[string]bool{}
+	for i, t := range targets {
 		rt := t.GetResTarget()
 		name := rt.GetName()
 		if name == "" {
 			name = figureColname(rt.GetVal())
 		}
-		v := colRef(setsWindowAlias, setsWindowColumn(i))
-		if containsWindow(rt.GetVal()) {
+		v := colRef(sp.alias, setsWindowColumn(i))
+		if sp.special(rt.GetVal()) {
 			v = proto.Clone(rt.GetVal()).(*pg.Node)
-			rewrite(v)
+			sp.rewrite(v)
 		}
-		outerTargets = append(outerTargets, pg.MakeResTargetNodeWithNameAndVal(name, v, 0))
+		outer.TargetList = append(outer.TargetList, pg.MakeResTargetNodeWithNameAndVal(name, v, 0))
+		outNames[name] = true
 	}
-	outNames := map[string]bool{}
-	for _, t := range outerTargets {
-		outNames[t.GetResTarget().GetName()] = true
-	}
-	// ORDER BY and DISTINCT ON keys that are ordinals or output names keep meaning the
-	// outer select list; other keys are expressions over the grouped rows.
 	key := func(n *pg.Node) {
 		if n.GetAConst() != nil {
 			return
@@ -117,38 +170,47 @@ func (bd *binder) windowsOverSets(sel *pg.SelectStmt) (*boundRel, error) {
 		if cr := n.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 && outNames[cr.GetFields()[0].GetString_().GetSval()] {
 			return
 		}
-		rewrite(n)
+		sp.rewrite(n)
 	}
-	outer := &pg.SelectStmt{TargetList: outerTargets, WithClause: sel.GetWithClause(), LimitCount: sel.GetLimitCount(),
-		LimitOffset: sel.GetLimitOffset(), LimitOption: sel.GetLimitOption(), Op: pg.SetOperation_SETOP_NONE}
-	for _, s := range sel.GetSortClause() {
+	for _, s := range sp.sel.GetSortClause() {
 		c := proto.Clone(s).(*pg.Node)
 		if sb := c.GetSortBy(); sb != nil {
 			key(sb.GetNode())
 		}
 		outer.SortClause = append(outer.SortClause, c)
 	}
-	for _, d := range sel.GetDistinctClause() {
+	for _, d := range sp.sel.GetDistinctClause() {
 		c := proto.Clone(d).(*pg.Node)
 		if c.GetNode() != nil {
 			key(c)
 		}
 		outer.DistinctClause = append(outer.DistinctClause, c)
 	}
-	for _, w := range sel.GetWindowClause() {
-		c := proto.Clone(w).(*pg.Node)
-		rewriteWindowDef(c.GetWindowDef(), rewrite)
-		outer.WindowClause = append(outer.WindowClause, c)
-	}
-	cols := make([]*pg.Node, len(inner.TargetList))
+	return outer, nil
+}
+
+// finish appends named (expressions under their own names: the grouping columns of
+// subqueriesOverSets) to the inner select list and sets outer's FROM to the derived table.
+func (sp *groupedSplit) finish(outer *pg.SelectStmt, named []namedNode) *pg.SelectStmt {
+	cols := make([]*pg.Node, len(sp.inner.TargetList), len(sp.inner.TargetList)+len(named))
 	for i := range cols {
 		cols[i] = strNode(setsWindowColumn(i))
 	}
+	for _, nn := range named {
+		sp.inner.TargetList = append(sp.inner.TargetList, pg.MakeResTargetNodeWithVal(proto.Clone(nn.node).(*pg.Node), 0))
+		cols = append(cols, strNode(nn.name))
+	}
 	outer.FromClause = []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
-		Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: inner}},
-		Alias:    &pg.Alias{Aliasname: setsWindowAlias, Colnames: cols},
+		Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sp.inner}},
+		Alias:    &pg.Alias{Aliasname: sp.alias, Colnames: cols},
 	}}}}
-	return bd.bindSelect(outer)
+	return outer
+}
+
+// namedNode is an expression lifted into a derived table under a name of its own.
+type namedNode struct {
+	name string
+	node *pg.Node
 }
 
 // readsGroupedRows reports whether n (an expression without window functions) reads the
