@@ -117,3 +117,38 @@ func TestCharParametersAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestCharRecursiveTypmodAsPostgres: a recursive query's character(n) column keeps its
+// modifier only when the recursive term's column has the same (the column itself, a cast to
+// char(n)), else PostgreSQL's 42804 naming it bpchar overall, as for varchar(n)
+// (TestRecursiveTypmodAsPostgres); a bpchar column without that modifier (max of char(n),
+// bpchar without a length) beside a recursive term of another kind is refused by name.
+func TestCharRecursiveTypmodAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const head = "WITH RECURSIVE r(x, n) AS (SELECT 'a'::char(3), 1 UNION ALL SELECT "
+	const tail = ", n + 1 FROM r WHERE n < 3) SELECT x, octet_length(x), n FROM r ORDER BY n"
+	qs := []string{
+		head + "x" + tail,
+		head + "x::char(3)" + tail,
+		head + "CASE WHEN n > 1 THEN x ELSE 'b'::char(3) END" + tail,
+		"WITH RECURSIVE r(x, n) AS (SELECT max('a'::char(3)), 1 UNION ALL SELECT x, n + 1 FROM r WHERE n < 3) SELECT x, octet_length(x), n FROM r ORDER BY n",
+		"WITH RECURSIVE r(x, n) AS (SELECT 'a'::text, 1 UNION ALL SELECT 'b'::char(3), n + 1 FROM r WHERE n < 3) SELECT x, octet_length(x), n FROM r ORDER BY n",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		allRefusedWithState(t, ctx, cl.c, pg, "42804",
+			head+"x || 'b'"+tail,
+			head+"'b'"+tail,
+			head+"NULL"+tail,
+			head+"'b'::varchar(3)"+tail,
+			head+"'b'::char(2)"+tail,
+			head+"CASE WHEN n > 1 THEN x END"+tail,
+			"WITH RECURSIVE r(x, n) AS (SELECT 'a'::varchar(3), 1 UNION ALL SELECT 'b'::char(3), n + 1 FROM r WHERE n < 3) SELECT x, n FROM r",
+		)
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"WITH RECURSIVE r(x, n) AS (SELECT max('a'::char(3)), 1 UNION ALL SELECT x || 'b', n + 1 FROM r WHERE n < 3) SELECT x, n FROM r": "character(n) values of different lengths",
+			"WITH RECURSIVE r(x, n) AS (SELECT 'a'::bpchar, 1 UNION ALL SELECT 'b'::char(3), n + 1 FROM r WHERE n < 3) SELECT x, n FROM r":   "character(n) values of different lengths",
+			"WITH RECURSIVE r(x, n) AS (SELECT 'a'::bpchar, 1 UNION ALL SELECT x || 'b', n + 1 FROM r WHERE n < 3) SELECT x, n FROM r":       "character(n) values of different lengths",
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -51,12 +52,14 @@ var errBpcharNoLength = unimplementedAre("casts to bpchar without a length of te
 
 // bpcharValue is v, text, cast to character(n) explicitly (PostgreSQL's bpchar(bpchar,
 // integer, boolean) with isExplicit true): its first n characters (multibyte-aware, as
-// bpchar counts them), without trailing spaces; NULL stays NULL. A constant folds.
+// bpchar counts them), without trailing spaces; NULL stays NULL. A constant folds. The value
+// carries its type modifier "character(n)" (bval.typmod, as format_type names it).
 func (bd *binder) bpcharValue(v bval, n int32) (bval, error) {
+	typmod := fmt.Sprintf("character(%d)", n)
 	if lit, ok := v.e.(*expr.PrimitiveLiteral[string]); ok {
 		r := []rune(lit.Value)
 		s := strings.TrimRight(string(r[:min(len(r), int(n))]), " ")
-		return bval{e: expr.NewPrimitiveLiteral(s, false), bpchar: n}, nil
+		return bval{e: expr.NewPrimitiveLiteral(s, false), bpchar: n, typmod: typmod}, nil
 	}
 	e, err := bd.defaultType(v)
 	if err != nil {
@@ -67,7 +70,7 @@ func (bd *binder) bpcharValue(v bval, n int32) (bval, error) {
 		return bval{}, err
 	}
 	f, err := bd.fn(URNPostgres, "rtrim", strType(), l, expr.NewPrimitiveLiteral(" ", false))
-	return bval{e: f, bpchar: n}, err
+	return bval{e: f, bpchar: n, typmod: typmod}, err
 }
 
 // padded is v's value as PostgreSQL holds a character(n) value, blank-padded to n characters
