@@ -65,7 +65,7 @@ func TestNarrowCastParametersAsPostgres(t *testing.T) {
 // as INVALID_ARGUMENT with its SQLSTATE and message.
 func compareBound(ctx context.Context, t *testing.T, pg *pgx.Conn, clients []namedClient, q, pgSQL string, v any) {
 	t.Helper()
-	compareBoundN(ctx, t, pg, clients, q, pgSQL, []arrow.DataType{intOrFloat(v)}, v)
+	compareBoundN(ctx, t, pg, clients, q, pgSQL, []arrow.DataType{arrowDecl(v)}, v)
 }
 
 // pgAnswer runs q on PostgreSQL with the one argument v and returns its one text value, or its
@@ -75,17 +75,20 @@ func pgAnswer(ctx context.Context, pg *pgx.Conn, q string, v any) (string, *pgco
 }
 
 // boundAnswer prepares q through cl, checks that its one parameter is declared int64 (float64
-// for a float64 v), binds v (nil: NULL) in a batch of that type and returns the one value of the answer's
-// first column as text (arrow's ValueStr), after checking that every batch has the schema the
-// FlightInfo declared.
+// for a float64 v, utf8 for a string: arrowDecl), binds v (nil: NULL) in a batch of that type
+// and returns the one value of the answer's first column as text (boundAnswerN).
 func boundAnswer(ctx context.Context, cl *flightsql.Client, q string, v any) (string, error) {
-	return boundAnswerN(ctx, cl, q, []arrow.DataType{intOrFloat(v)}, v)
+	return boundAnswerN(ctx, cl, q, []arrow.DataType{arrowDecl(v)}, v)
 }
 
-// intOrFloat is the declared type boundAnswer expects for v: float64 for a float64, else int64.
-func intOrFloat(v any) arrow.DataType {
-	if _, ok := v.(float64); ok {
+// arrowDecl is the declared type boundAnswer expects for v: float64 for a float64, utf8 for a
+// string, else int64.
+func arrowDecl(v any) arrow.DataType {
+	switch v.(type) {
+	case float64:
 		return arrow.PrimitiveTypes.Float64
+	case string:
+		return arrow.BinaryTypes.String
 	}
 	return arrow.PrimitiveTypes.Int64
 }

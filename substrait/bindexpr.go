@@ -161,10 +161,21 @@ type bval struct {
 	// canonical text (jsonb.go). A binary value that is none of these (the value column of a
 	// table not declaring its values) compares bytewise.
 	json, jsonb bool
+	// bpchar is n for a character(n) value (bpchar.go), -1 for a bpchar without a length
+	// whose text has no trailing spaces (bpcharNoLength), 0 for any other: the value is held
+	// without its trailing spaces, as bpchar compares, groups, sorts and casts to text, and a
+	// character(n) one is blank-padded to n characters where PostgreSQL reads the padding (the
+	// result's text, octet_length, LIKE and regular expressions, concat and format).
+	bpchar int32
+	// varchar: the value is the result of a cast to varchar, which beside a bpchar value is
+	// bpchar too (PostgreSQL's implicit varchar to bpchar cast: 'a '::varchar = 'a'::char(3)
+	// holds, where 'a '::text = 'a'::char(3) does not).
+	varchar bool
 	// typmod is PostgreSQL's name of the value's type with its type modifier where it has one
-	// ("character varying(3)", "numeric(4,1)": a cast to varchar(n) or numeric(p,s), a column
-	// of such values, a CASE or COALESCE whose every branch has the same), "" where its
-	// typmod is -1. Only a recursive query's check of its column types reads it (recursive.go).
+	// ("character varying(3)", "character(3)", "numeric(4,1)": a cast to varchar(n), char(n)
+	// or numeric(p,s), a column of such values, a CASE or COALESCE whose every branch has the
+	// same), "" where its typmod is -1. Only a recursive query's check of its column types
+	// reads it (recursive.go).
 	typmod string
 }
 
@@ -887,13 +898,26 @@ func bigDecimal(n *pg.Node) bool { return n.GetAConst().GetFval() != nil }
 // coerceBeside is coerce of v, met by other in an operator, an IN list or a common type: an
 // untyped text constant beside a bytea value (other.bytea) is PostgreSQL's unknown literal
 // typed bytea, read as byteain reads it (bytea.go: b = '\x61' compares with the byte 'a', not
-// with the literal's four characters).
+// with the literal's four characters); an untyped constant or parameter beside a character(n)
+// value is bpchar, its trailing spaces dropped (bpchar.go).
 func (bd *binder) coerceBeside(v, other bval, t types.Type, what string) (expr.Expression, error) {
 	if other.bytea && v.str != nil && familyOf(t) == famBinary {
 		b, err := bd.byteaCast(v)
 		return b.e, err
 	}
-	return bd.coerce(v, t, what)
+	if e, ok := bpcharBeside(v, other); ok && familyOf(t) == famString {
+		return e, nil
+	}
+	e, err := bd.coerce(v, t, what)
+	if err == nil && (v.param > 0 || v.varchar) && other.bpchar != 0 && familyOf(t) == famString {
+		// A parameter or a varchar beside a character(n) value is bpchar: its trailing
+		// spaces dropped.
+		if lit, ok := e.(*expr.PrimitiveLiteral[string]); ok {
+			return expr.NewPrimitiveLiteral(strings.TrimRight(lit.Value, " "), false), nil
+		}
+		return bd.fn(URNPostgres, "rtrim", strType(), e, expr.NewPrimitiveLiteral(" ", false))
+	}
+	return e, err
 }
 
 // isReal reports whether t is real (float4, Arrow float32).
@@ -1063,7 +1087,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
-	v.bytea, v.json, v.jsonb, v.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].typmod
+	v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].bpchar, sc.cols[i].typmod
 	if sc.cols[i].vary {
 		v.ds = sc.scaleOf(i)
 	}
@@ -1129,8 +1153,10 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	}
 	name := names[0].GetString_().GetSval()
 	switch name {
-	case "text", "varchar", "string", "bpchar", "char", "name":
+	case "text", "varchar", "string", "name", "bpchar":
 		return strType(), name, nil
+	case "char":
+		return nil, "", unimplementedAre(`casts to "char" (PostgreSQL's single-byte internal type)`)
 	case "int2", "smallint":
 		return i16Type(), name, nil
 	case "int4", "int", "integer":
@@ -1160,7 +1186,7 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	return nil, "", unimplementedAre("casts to " + name)
 }
 
-func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
+func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 	if v, ok, err := bd.numericTypeCast(tc, sc); ok {
 		return v, err
 	}
@@ -1205,8 +1231,27 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 		}
 	}
 	v, err := bd.bindExpr(tc.GetArg(), sc)
+	if err == nil && familyOf(t) != famString {
+		// A character(n) value casts to another type through its text, padding and all
+		// (PostgreSQL's I/O conversion: bpcharout, then the type's input function).
+		v, err = bd.padded(v)
+	}
 	if err != nil {
 		return bval{}, err
+	}
+	if name == "bpchar" {
+		// bpchar without a length (bpchar.go): the value's text, marked bpchar.
+		if err := bpcharNoLength(v); err != nil || v.bpchar != 0 {
+			return v, err
+		}
+		defer func() {
+			if rerr == nil {
+				res.bpchar = -1
+			}
+		}()
+	}
+	if name == "varchar" {
+		defer func() { res.varchar = rerr == nil }()
 	}
 	if v.param > 0 && name == "timestamp" {
 		return bd.wallclockParam(v)
@@ -1623,6 +1668,11 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
+	// PostgreSQL resolves a CASE's type with its ELSE first (transformCaseExpr).
+	n, err := bpcharCommon(append([]bval{els}, results...))
+	if err != nil {
+		return bval{}, err
+	}
 	vals, err := bd.commonType(all, "CASE")
 	if err != nil {
 		return bval{}, err
@@ -1637,6 +1687,7 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, all)
 	}
 	out.json, out.jsonb = docMarkers(all)
+	out.bpchar = n
 	out.typmod = commonTypmod(all)
 	return out, err
 }
@@ -1772,6 +1823,10 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
+	n, err := bpcharCommon(vs)
+	if err != nil {
+		return bval{}, err
+	}
 	es, err := bd.commonType(vs, "COALESCE")
 	if err != nil {
 		return bval{}, err
@@ -1779,6 +1834,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	if len(es) == 1 {
 		out := typed(es[0])
 		out.json, out.jsonb = docMarkers(vs)
+		out.bpchar = n
 		out.typmod = commonTypmod(vs)
 		return out, nil
 	}
@@ -1800,6 +1856,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, vs)
 	}
 	out.json, out.jsonb = docMarkers(vs)
+	out.bpchar = n
 	out.typmod = commonTypmod(vs)
 	return out, err
 }
@@ -1836,6 +1893,10 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 	json, jsonb := docMarkers(vs)
 	if json {
 		return bval{}, errorf(InvalidArgument, "could not identify a comparison function for type json")
+	}
+	n, err := bpcharCommon(vs)
+	if err != nil {
+		return bval{}, err
 	}
 	es, err := bd.commonType(vs, "GREATEST/LEAST")
 	if err != nil {
@@ -1878,6 +1939,7 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 		out.ds = lostScale("GREATEST or LEAST of numerics of different display scales")
 	}
 	out.jsonb = jsonb
+	out.bpchar = n
 	return out, nil
 }
 
@@ -2006,7 +2068,11 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: null}}, x)
-		return typed(e), err
+		out := typed(e)
+		if l.bpchar != 0 && (r.untyped() || r.bpchar != 0) {
+			out.bpchar = l.bpchar // bpchareq's first argument: the character(n) value
+		}
+		return out, err
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
 		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		items := a.GetRexpr().GetList().GetItems()
@@ -2587,6 +2653,10 @@ func (v bval) intervalConst() (string, bool) {
 const intervalTag = "\x00interval:"
 
 func (bd *binder) like(name string, l, r bval) (expr.Expression, error) {
+	l, err := bd.padded(l) // bpcharlike reads the padding
+	if err != nil {
+		return nil, err
+	}
 	x, err := bd.coerce(l, strType(), "the left operand of LIKE")
 	if err != nil {
 		return nil, err
@@ -2674,15 +2744,32 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 	}
 	// jsonb compares by value (json has no =): each item through compare, which knows both.
 	allConst = allConst && !x.json && !x.jsonb
+	// A parameter beside a character(n) value is compared without its trailing spaces
+	// (coerceBeside's rtrim, no constant): through compare too.
+	allConst = allConst && (x.bpchar == 0 || !slices.ContainsFunc(vals, func(v bval) bool { return v.param > 0 }))
 	xv := typed(xe)
-	xv.bytea, xv.json, xv.jsonb = x.bytea, x.json, x.jsonb
+	xv.bytea, xv.json, xv.jsonb, xv.bpchar = x.bytea, x.json, x.jsonb, x.bpchar
+	if xv.bpchar != 0 && array {
+		// ARRAY[…] takes its elements' own common type: character(n) elements make x's
+		// = bpchareq, text or untyped ones text's = (x without its padding, the elements
+		// as they are), as PostgreSQL resolves = ANY of a text[].
+		xv.bpchar = 0
+		if i := slices.IndexFunc(vals, func(v bval) bool { return !v.untyped() }); i >= 0 && vals[i].bpchar != 0 {
+			xv.bpchar = x.bpchar
+		}
+	}
 	if allConst {
 		opts := make([]expr.Expression, len(vals))
 		for i, v := range vals {
 			bd.noteIntComparison(v, xv)
-			e, err := bd.coerceBeside(v, x, t, "an IN list item")
+			e, err := bd.coerceBeside(v, xv, t, "an IN list item")
 			if err != nil {
 				return nil, err
+			}
+			if lit, ok := e.(*expr.PrimitiveLiteral[string]); ok && xv.bpchar != 0 && !array && len(vals) > 1 {
+				// Two constants or more meet x in their common type, bpchar after x:
+				// a text constant is read as bpchar too ('a'::char(3) IN ('a '::text, 'b')).
+				e = expr.NewPrimitiveLiteral(strings.TrimRight(lit.Value, " "), false)
 			}
 			opts[i] = e
 		}
@@ -3175,13 +3262,34 @@ func intLiteral(n int64, t types.Type, nullable bool) (expr.Expression, error) {
 // varchar(n) takes (varchartypmodin's "length for type varchar cannot exceed 10485760").
 const maxVarcharLength = 10 * 1024 * 1024
 
+// lengthModifier reads the length of varchar(n) or char(n) (kind "varchar" or "char") from
+// its type modifiers as PostgreSQL's varchartypmodin and bpchartypmodin do: one integer
+// constant from 1 to 10485760, else their errors (22023 for a length out of range).
+func lengthModifier(kind string, mods []*pg.Node) (int64, error) {
+	if len(mods) != 1 {
+		return 0, errorf(InvalidArgument, "invalid type modifier")
+	}
+	c := mods[0].GetAConst()
+	if c == nil || c.GetIval() == nil {
+		return 0, errorf(InvalidArgument, "type modifiers must be simple constants or identifiers")
+	}
+	n := int64(c.GetIval().GetIval())
+	if n < 1 {
+		return 0, refused(InvalidArgument, "22023", "length for type %s must be at least 1", kind)
+	}
+	if n > maxVarcharLength {
+		return 0, refused(InvalidArgument, "22023", "length for type %s cannot exceed %d", kind, maxVarcharLength)
+	}
+	return n, nil
+}
+
 // varcharTypeCast binds an explicit cast to varchar(n) (character varying(n)) as PostgreSQL's
 // varchar(varchar, integer, boolean) coerces with isExplicit true: the value as text, cut to
 // its first n characters (no error, unlike an assignment), NULL staying NULL; Arrow utf8, the
 // column named varchar. A length below 1 or above 10485760 is PostgreSQL's 22023. A cast to
-// character(n) (bpchar, blank-padded, its trailing spaces insignificant in comparisons and
-// dropped by its cast to text) is refused by name, as is bpchar(n). ok is false for other
-// targets.
+// character(n) (char(n), bpchar(n); char alone is char(1) in PostgreSQL's grammar) is
+// bpcharValue's, with the same lengths and errors as PostgreSQL's bpchartypmodin. ok is false
+// for other targets.
 func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error) {
 	tn := tc.GetTypeName()
 	if tn == nil || len(tn.GetTypmods()) == 0 || len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
@@ -3194,32 +3302,31 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	if len(names) != 1 {
 		return bval{}, false, nil
 	}
-	switch names[0].GetString_().GetSval() {
+	kind := names[0].GetString_().GetSval()
+	switch kind {
 	case "varchar":
-	case "bpchar", "char":
-		return bval{}, true, unimplementedAre("casts to character(n) (bpchar, blank-padded)")
+	case "bpchar":
+		kind = "char"
+	case "char":
+		return bval{}, true, errorf(InvalidArgument, `type modifier is not allowed for type "char"`)
 	default:
 		return bval{}, false, nil
 	}
-	mods := tn.GetTypmods()
-	if len(mods) != 1 {
-		return bval{}, true, errorf(InvalidArgument, "invalid type modifier")
-	}
-	c := mods[0].GetAConst()
-	if c == nil || c.GetIval() == nil {
-		return bval{}, true, errorf(InvalidArgument, "type modifiers must be simple constants or identifiers")
-	}
-	n := int64(c.GetIval().GetIval())
-	if n < 1 {
-		return bval{}, true, refused(InvalidArgument, "22023", "length for type varchar must be at least 1")
-	}
-	if n > maxVarcharLength {
-		return bval{}, true, refused(InvalidArgument, "22023", "length for type varchar cannot exceed %d", maxVarcharLength)
+	n, err := lengthModifier(kind, tn.GetTypmods())
+	if err != nil {
+		return bval{}, true, err
 	}
 	plain := &pg.TypeName{Names: tn.GetNames(), Location: tn.GetLocation()}
+	if kind == "char" {
+		plain.Names = []*pg.Node{pg.MakeStrNode("text")} // any value's text, as bpchar's I/O cast
+	}
 	v, err := bd.typeCast(&pg.TypeCast{Arg: tc.GetArg(), TypeName: plain, Location: tc.GetLocation()}, sc)
 	if err != nil {
 		return bval{}, true, err
+	}
+	if kind == "char" {
+		out, err := bd.bpcharValue(v, int32(n))
+		return out, true, err
 	}
 	typmod := fmt.Sprintf("character varying(%d)", n)
 	// varchar's truncation keeps n characters (multibyte-aware, pg_mbcharcliplen): left(s, n),
@@ -3227,11 +3334,11 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	if lit, ok := v.e.(*expr.PrimitiveLiteral[string]); ok {
 		r := []rune(lit.Value)
 		out := typed(expr.NewPrimitiveLiteral(string(r[:min(int64(len(r)), n)]), false))
-		out.typmod = typmod
+		out.typmod, out.varchar = typmod, true
 		return out, true, nil
 	}
 	f, err := bd.fn(URNPostgres, "left", strType(), v.e, expr.NewPrimitiveLiteral(n, false))
 	out := typed(f)
-	out.typmod = typmod
+	out.typmod, out.varchar = typmod, true
 	return out, true, err
 }

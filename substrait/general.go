@@ -172,6 +172,9 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 		return bd.tableless(sel)
 	}
 	br, err := bd.bindSelect(sel)
+	if err == nil {
+		br, err = bd.padResult(br)
+	}
 	if err != nil {
 		return nil, bd.deepRefError(err)
 	}
@@ -226,7 +229,14 @@ func (bd *binder) tableless(sel *pg.SelectStmt) (*Bound, error) {
 	sc := &scope{}
 	var names []string
 	for _, it := range items {
-		e, err := bd.value(it.node, empty)
+		v, err := bd.bindExpr(it.node, empty)
+		if err == nil {
+			v, err = bd.padded(v) // a character(n) value is sent blank-padded
+		}
+		if err != nil {
+			return nil, err
+		}
+		e, err := bd.defaultType(v)
 		if err != nil {
 			return nil, err
 		}

@@ -52,6 +52,35 @@ func TestInsertLiterals(t *testing.T) {
 	}
 }
 
+// TestInsertLengthCasts: a literal cast to varchar(n), char(n) or bpchar is stored in the text
+// column as PostgreSQL's explicit cast and assignment leave it ('abcdef'::varchar(3) is abc,
+// 'general  '::char(20) and 'ops '::bpchar lose their trailing spaces, 'xyzzy'::char(2) is
+// xy); a length out of range is 22023.
+func TestInsertLengthCasts(t *testing.T) {
+	cat := insertCatalog(t)
+	ins, err := substrait.PrepareInsert(`INSERT INTO messages VALUES
+		('general  '::char(20), '2026-01-02T00:00:00Z', 'abcdef'::varchar(3), 'v'),
+		('ops '::bpchar, '2026-01-02T00:00:00Z', 'xyzzy'::character(2), 'ü  '::char(2))`, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ins.Records(nil, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][3]string{{"general", "abc", "v"}, {"ops", "xy", "ü"}}
+	for i, w := range want {
+		if g := recs[i]; string(g.PartitionKey) != w[0] || string(g.SortKey) != w[1] || string(g.Value) != w[2] {
+			t.Errorf("record %d = %q %q %q, want %q", i, g.PartitionKey, g.SortKey, g.Value, w)
+		}
+	}
+	for _, q := range []string{`INSERT INTO messages VALUES ('g', '2026-01-02', 'i'::char(0), 'v')`, `INSERT INTO messages VALUES ('g', '2026-01-02', 'i'::varchar(10485761), 'v')`} {
+		if _, err := substrait.PrepareInsert(q, cat); err == nil || !strings.Contains(err.Error(), "length for type") {
+			t.Errorf("%s: %v, want 22023 length for type …", q, err)
+		}
+	}
+}
+
 // TestInsertParameters: $n and ? parameters, a parameter used in two rows, typed by their
 // column; each parameter row binds every VALUES row once.
 func TestInsertParameters(t *testing.T) {

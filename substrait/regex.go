@@ -40,6 +40,10 @@ func (bd *binder) regexPattern(v bval, what string, o pgregex.Options) (expr.Exp
 
 // regexOp binds s ~ p, s ~* p, s !~ p and s !~* p onto URNPostgres' regex_match.
 func (bd *binder) regexOp(op string, l, r bval) (bval, error) {
+	l, err := bd.padded(l) // bpcharregexeq reads the padding
+	if err != nil {
+		return bval{}, err
+	}
 	s, err := bd.coerce(l, strType(), "the left operand of "+op)
 	if err != nil {
 		return bval{}, err

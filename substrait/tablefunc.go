@@ -343,6 +343,10 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 		if err != nil {
 			return nil, nil, lateralArgument(err)
 		}
+		if v.bpchar > 0 {
+			// Its column would be bpchar: refused rather than text.
+			return nil, nil, unimplementedAre("unnest arguments of character(n) values")
+		}
 		vals[i] = v
 	}
 	if len(vals) == 0 {
