@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -29,7 +30,8 @@ func checkNanoRange(t time.Time) error {
 //	2026-01-01                           midnight
 //	2026-01-01T10:30  2026-01-01 10:30   minutes
 //	2026-01-01T10:30:05                  seconds
-//	2026-01-01T10:30:05.123456789        1 to 9 fractional digits (nanoseconds)
+//	2026-01-01T10:30:05.1234567          a fraction of any length, rounded to microseconds
+//	                                     as PostgreSQL rounds it (fractionMicros)
 //
 // optionally followed (after an optional space) by a zone: Z, UTC or GMT (any case), or a
 // numeric offset ±HH, ±HHMM or ±HH:MM. A literal without a zone is UTC (flightsrv sessions
@@ -129,6 +131,21 @@ func (p *tsParser) date() (y, mo, d int, ok bool) {
 	return y, mo, d, true
 }
 
+// fractionMicros is the fraction of a second written as the decimal digits frac (any number,
+// none for "10:00:00.") in microseconds, rounded as PostgreSQL's ParseFractionalSecond rounds
+// it: rint(strtod(".digits") * 1000000), the double's product rounded half to even
+// ('.0000005' is 0, '.0000015' 2, '.9999995' a whole second, carried by time.Date).
+func fractionMicros(frac string) int64 {
+	if frac == "" {
+		return 0
+	}
+	f, err := strconv.ParseFloat("0."+frac, 64)
+	if err != nil { // digits only: ParseFloat reads any number of them
+		return 0
+	}
+	return int64(math.RoundToEven(f * 1e6))
+}
+
 func daysIn(y, mo int) int {
 	return time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
@@ -152,7 +169,7 @@ func (p *tsParser) parse() (time.Time, bool) {
 	if !ok1 || !colon || !ok2 {
 		return time.Time{}, false
 	}
-	sec, nsec := 0, 0
+	sec, usec := 0, int64(0)
 	if p.expect(':') {
 		var ok bool
 		if sec, ok = p.digits(2); !ok {
@@ -163,22 +180,15 @@ func (p *tsParser) parse() (time.Time, bool) {
 			for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
 				p.i++
 			}
-			frac := p.s[start:p.i]
-			if len(frac) == 0 || len(frac) > 9 {
-				return time.Time{}, false
-			}
-			for _, c := range []byte(frac) {
-				nsec = nsec*10 + int(c-'0')
-			}
-			for range 9 - len(frac) {
-				nsec *= 10
-			}
+			usec = fractionMicros(p.s[start:p.i])
 		}
 	}
-	// PostgreSQL's DecodeTime: a leap second :60 and 24:00:00 are the next minute and the
-	// next midnight; any other hour, minute or second beyond its range (:60.5 among them) is
-	// out of range, whatever follows.
-	if h > 24 || mi > 59 || sec > 60 || sec == 60 && nsec > 0 || h == 24 && (mi > 0 || sec > 0 || nsec > 0) {
+	// PostgreSQL's DecodeTime and time_overflows: a leap second :60 and 24:00:00 are the next
+	// minute and the next midnight; an hour beyond 24, a minute beyond 59, a second beyond 60
+	// or a time of day past 24:00:00 (23:59:60.5, 24:00:00.5) is out of range, whatever
+	// follows. The fraction is checked once rounded to microseconds (24:00:00.0000004 is
+	// midnight).
+	if h > 24 || mi > 59 || sec > 60 || ((int64(h)*60+int64(mi))*60+int64(sec))*1e6+usec > 86400*1e6 {
 		p.overflow = true
 		return time.Time{}, false
 	}
@@ -190,7 +200,7 @@ func (p *tsParser) parse() (time.Time, bool) {
 		p.overflow = true
 		return time.Time{}, false
 	}
-	t := time.Date(y, time.Month(mo), d, h, mi, sec, nsec, time.UTC)
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, int(usec)*1000, time.UTC)
 	if p.naive {
 		return t, true
 	}
