@@ -1,0 +1,223 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// boundRow prepares q through cl, binds vals in one row (a Go string as Arrow utf8, []byte
+// binary, int64, int8 and float32 as themselves), executes it and returns its one row as
+// text (arrow's ValueStr; a utf8 value as it is), after checking that every batch has the
+// schema the FlightInfo of the bound statement declared (the check ADBC's driver makes:
+// "endpoint 0 returned inconsistent schema").
+func boundRow(ctx context.Context, cl *flightsql.Client, q string, vals ...any) ([]string, error) {
+	stmt, err := cl.Prepare(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer stmt.Close(ctx)
+	fields := make([]arrow.Field, len(vals))
+	for i, v := range vals {
+		var typ arrow.DataType
+		switch v.(type) {
+		case string:
+			typ = arrow.BinaryTypes.String
+		case []byte:
+			typ = arrow.BinaryTypes.Binary
+		case int64:
+			typ = arrow.PrimitiveTypes.Int64
+		case int8:
+			typ = arrow.PrimitiveTypes.Int8
+		case float32:
+			typ = arrow.PrimitiveTypes.Float32
+		default:
+			return nil, fmt.Errorf("boundRow: a %T parameter", v)
+		}
+		fields[i] = arrow.Field{Name: fmt.Sprintf("p%d", i), Type: typ, Nullable: true}
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+	defer b.Release()
+	for i, v := range vals {
+		switch x := v.(type) {
+		case string:
+			b.Field(i).(*array.StringBuilder).Append(x)
+		case []byte:
+			b.Field(i).(*array.BinaryBuilder).Append(x)
+		case int64:
+			b.Field(i).(*array.Int64Builder).Append(x)
+		case int8:
+			b.Field(i).(*array.Int8Builder).Append(x)
+		case float32:
+			b.Field(i).(*array.Float32Builder).Append(x)
+		}
+	}
+	params := b.NewRecordBatch()
+	defer params.Release()
+	stmt.SetParameters(params)
+	info, err := stmt.Execute(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := fetch(ctx, cl, info)
+	if res != nil {
+		defer res.release()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(res.recs) != 1 || res.recs[0].NumRows() != 1 {
+		return nil, fmt.Errorf("%d batches, want one row", len(res.recs))
+	}
+	rec := res.recs[0]
+	if !rec.Schema().Equal(res.infoSchema) {
+		return nil, fmt.Errorf("batch schema %s, FlightInfo %s", rec.Schema(), res.infoSchema)
+	}
+	row := make([]string, rec.NumCols())
+	for i, c := range rec.Columns() {
+		if s, ok := c.(*array.String); ok {
+			row[i] = s.Value(0)
+		} else {
+			row[i] = c.ValueStr(0)
+		}
+	}
+	return row, nil
+}
+
+// pgOneText runs q (no arguments) on PostgreSQL and returns its one text value, or its error.
+func pgOneText(ctx context.Context, pg *pgx.Conn, q string) (string, *pgconn.PgError) {
+	var s string
+	err := pg.QueryRow(ctx, q).Scan(&s)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return "", pgErr
+	}
+	if err != nil {
+		return "", &pgconn.PgError{Code: "?", Message: err.Error()}
+	}
+	return s, nil
+}
+
+// pgQuote writes s as a PostgreSQL string constant (standard_conforming_strings: backslashes
+// are themselves): the form of a parameter of type unknown, which PostgreSQL reads with the
+// input function of the type the statement gives it, as it reads a quoted constant.
+func pgQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// compareTextParam checks that q (one `?`) with its parameter bound as Arrow utf8 text s
+// answers through each client what PostgreSQL answers for pgQ with `?` replaced by s quoted
+// (a parameter of type unknown is read as the constant is): the same text, or its error as
+// INVALID_ARGUMENT with its SQLSTATE and message prefixed "parameter $1: ".
+func compareTextParam(ctx context.Context, t *testing.T, pg *pgx.Conn, clients []namedClient, q, pgQ, s string) {
+	t.Helper()
+	want, pgErr := pgOneText(ctx, pg, "SELECT v::text FROM ("+strings.Replace(pgQ, "?", pgQuote(s), 1)+") q")
+	for _, cl := range clients {
+		name := fmt.Sprintf("%s: %s with %q", cl.name, q, s)
+		row, err := boundRow(ctx, cl.c, q, s)
+		switch {
+		case pgErr != nil:
+			st := status.Convert(err)
+			if err == nil || st.Code() != codes.InvalidArgument || sqlstateOf(err) != pgErr.Code || !strings.HasPrefix(pgErr.Message, strings.TrimPrefix(st.Message(), "parameter $1: ")) {
+				t.Errorf("%s: %v %v, want INVALID_ARGUMENT %s %q as PostgreSQL", name, row, err, pgErr.Code, pgErr.Message)
+			}
+		case err != nil:
+			t.Errorf("%s: %v, want %q as PostgreSQL", name, err, want)
+		case row[0] != want:
+			t.Errorf("%s: %q, want PostgreSQL's %q", name, row[0], want)
+		}
+	}
+}
+
+// TestTextParametersAsPostgres (trial26 W5–W7): a parameter bound as Arrow utf8 text is read as
+// PostgreSQL reads the same text sent as a parameter of type unknown, by the input function of
+// the type the statement gives it — as flightsrv reads the constant: ?::bytea by byteain (hex
+// and escape formats, its 22023/22P02 refusals), ?::timestamp by timestamp_in, a written zone
+// ignored, ?::timestamptz with the zone, fractions of a second rounded to microseconds.
+func TestTextParametersAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, c := range []struct {
+		q    string
+		vals []string
+	}{
+		{"SELECT (?::bytea)::text AS v", []string{`\x0102`, `a\\b`, `\001\002`, `\x01zz`, `\x012`, `a\b`, `hi`}},
+		{"SELECT length(?::bytea) AS v", []string{`\x0102`, `\001\002`}},
+		{"SELECT md5(CAST(? AS bytea)) AS v", []string{`\x0102`}},
+		{"SELECT ?::bytea = '\\x0102'::bytea AS v", []string{`\x0102`, `\x0103`}},
+		{"SELECT convert_from(?::bytea, 'UTF8') AS v", []string{`\x6869`, `\xfffe`, `\xc3`, `\xeda080`, `\x610062`}},
+		{"SELECT (?::timestamp)::text AS v", []string{"2001-04-01 10:00:00+05:30", "2001-04-01 10:00:00-08", "2001-04-01 10:00:00.9999999", "2001-04-01 10:00:00.1234565"}},
+		{"SELECT (?::timestamp = timestamp '2001-04-01 10:00') AS v", []string{"2001-04-01 10:00:00-08", "2001-04-01 09:59:59.9999996"}},
+		{"SELECT (?::timestamptz)::text AS v", []string{"2001-04-01 10:00:00.123456789+00", "2001-04-01 10:00:00.123456789+05:30", "2001-04-01 23:59:59.9999999Z"}},
+		{"SELECT (?::date)::text AS v", []string{"2001-04-01", "2001-02-30"}},
+	} {
+		for _, s := range c.vals {
+			compareTextParam(ctx, t, pg, clients, c.q, c.q, s)
+		}
+	}
+	// Text parameters as the route's bounds: read as the constants are.
+	const w = "SELECT count(*) AS v FROM flights WHERE origin = 'ORD' AND "
+	for _, c := range []struct{ q, s string }{
+		{w + "timestamp > ? AND timestamp < '2001-04-01 06:00'", "2001-04-01 05:58:59.9999999"},
+		{w + "timestamp >= ?::timestamp AND timestamp < '2001-04-02 05:00'", "2001-04-01 00:00+05"},
+		{w + "timestamp >= '2001-03-31' AND timestamp < ?::timestamp", "2001-04-02 00:00+05"},
+	} {
+		compareTextParam(ctx, t, pg, clients, c.q, c.q, c.s)
+	}
+}
+
+// TestConvertFromInvalidUTF8AsPostgres (trial26 I1): convert_from of bytes that are not UTF-8,
+// or that hold a NUL, is PostgreSQL's 22021 "invalid byte sequence for encoding "UTF8"" (its
+// message goes on to name the bytes; ours stops before them), not INTERNAL: of a constant, of
+// a VALUES column and of a parameter bound as Arrow binary.
+func TestConvertFromInvalidUTF8AsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const msg = `invalid byte sequence for encoding "UTF8"`
+	for _, q := range []string{
+		`SELECT convert_from('\xfffe'::bytea, 'UTF8') AS v`,
+		`SELECT convert_from('\xc3'::bytea, 'UTF8') AS v`,
+		`SELECT convert_from('\xeda080'::bytea, 'UTF8') AS v`,
+		`SELECT convert_from('\x610062'::bytea, 'UTF8') AS v`,
+		`SELECT convert_from(b, 'UTF8') AS v FROM (VALUES ('\xfffe'::bytea)) t(b)`,
+		`SELECT convert_from(b, 'UTF8') AS v FROM (VALUES ('\x6869'::bytea), ('\x610062'::bytea)) t(b)`,
+		`SELECT convert_from(b, 'UTF8') AS v FROM (VALUES ('\x6869'::bytea)) t(b)`,
+	} {
+		want, pgErr := pgOneText(ctx, pg, "SELECT string_agg(v, ',') FROM ("+q+") q")
+		for _, cl := range clients {
+			res, err := run(ctx, cl.c, q)
+			if res != nil {
+				res.release()
+			}
+			switch {
+			case pgErr != nil:
+				if err == nil || status.Code(err) != codes.InvalidArgument || sqlstateOf(err) != pgErr.Code || status.Convert(err).Message() != msg || !strings.HasPrefix(pgErr.Message, msg) {
+					t.Errorf("%s: %s: %v, want INVALID_ARGUMENT %s %q", cl.name, q, err, pgErr.Code, pgErr.Message)
+				}
+			case err != nil:
+				t.Errorf("%s: %s: %v, want PostgreSQL's %q", cl.name, q, err, want)
+			}
+		}
+	}
+	for _, b := range [][]byte{{0xff, 0xfe}, {'a', 0, 'b'}, []byte("hi")} {
+		var want string
+		pgErr := pg.QueryRow(ctx, "SELECT convert_from($1::bytea, 'UTF8')", b).Scan(&want)
+		for _, cl := range clients {
+			row, err := boundRow(ctx, cl.c, "SELECT convert_from(?::bytea, 'UTF8') AS v", b)
+			if pgErr != nil {
+				if err == nil || status.Code(err) != codes.InvalidArgument || sqlstateOf(err) != "22021" {
+					t.Errorf("%s: convert_from of %x: %v %v, want 22021 (PostgreSQL: %v)", cl.name, b, row, err, pgErr)
+				}
+			} else if err != nil || row[0] != want {
+				t.Errorf("%s: convert_from of %x: %v %v, want %q", cl.name, b, row, err, want)
+			}
+		}
+	}
+}
