@@ -221,3 +221,41 @@ func TestConvertFromInvalidUTF8AsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestTimestampFractionsAsPostgres (trial26 W6): timestamp text with more than six fractional
+// digits is rounded to microseconds as PostgreSQL rounds it (half to even of the double, a
+// whole second carried), in constants, in text cast per row and in the route's bounds.
+func TestTimestampFractionsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const w = " FROM flights WHERE origin = 'ORD' AND "
+	for _, q := range []string{
+		"SELECT count(*)::text AS v" + w + "timestamp > '2001-04-01 05:58:59.9999999' AND timestamp < '2001-04-01 06:00'",
+		"SELECT count(*)::text AS v" + w + "timestamp >= '2001-04-01' AND timestamp < '2001-04-02' AND timestamp = '2001-04-01 05:58:59.9999996'",
+		"SELECT (timestamptz '2001-04-01 05:58:59.9999996+00' = timestamptz '2001-04-01 05:59:00+00')::text AS v",
+		"SELECT date_trunc('second', timestamp '2001-04-01 10:00:00.9999999')::text AS v",
+		"SELECT extract(microseconds from timestamp '2001-04-01 10:00:00.0000009')::text AS v",
+		"SELECT (timestamptz '2001-04-01 10:00:00.123456789+00')::text AS v",
+		"SELECT ('2001-04-01 10:00:00.9999999'::timestamp)::text AS v",
+		"SELECT ('2001-04-01 10:00:60.5'::timestamp)::text AS v",
+		"SELECT ('2001-04-01 10:00:00.0000025'::timestamp)::text AS v",
+		"SELECT (s::timestamptz)::text AS v FROM (VALUES ('2001-04-01 10:00:00.123456789+05:30')) t(s)",
+		"SELECT (s::timestamp)::text AS v FROM (VALUES ('2001-04-01 23:59:59.9999995')) t(s)",
+	} {
+		want, pgErr := pgOneText(ctx, pg, q)
+		if pgErr != nil {
+			t.Fatalf("PostgreSQL: %s: %v", q, pgErr)
+		}
+		for _, cl := range clients {
+			res, err := run(ctx, cl.c, q)
+			if err != nil {
+				t.Errorf("%s: %s: %v, want %q", cl.name, q, err, want)
+				continue
+			}
+			got := render(res)
+			res.release()
+			if len(got) != 1 || got[0] != want {
+				t.Errorf("%s: %s: %q, want PostgreSQL's %q", cl.name, q, got, want)
+			}
+		}
+	}
+}

@@ -23,15 +23,16 @@ func checkNanoRange(t time.Time) error {
 	return nil
 }
 
-// ParseTimestamp parses a timestamp literal as the routed-predicate front end accepts it and
-// returns the instant in UTC. The accepted forms are the ISO 8601 / PostgreSQL input forms
+// ParseTimestamp parses a timestamp literal of a Substrait plan (a string its producer casts
+// to, or compares with, a timestamp[ns]) and returns the instant in UTC; SQL text is read by
+// parseTimestampSQL and readTimestamp, which round a fraction to microseconds as PostgreSQL
+// does. The accepted forms are the ISO 8601 / PostgreSQL input forms
 // clients write for instants:
 //
 //	2026-01-01                           midnight
 //	2026-01-01T10:30  2026-01-01 10:30   minutes
 //	2026-01-01T10:30:05                  seconds
-//	2026-01-01T10:30:05.1234567          a fraction of any length, rounded to microseconds
-//	                                     as PostgreSQL rounds it (fractionMicros)
+//	2026-01-01T10:30:05.123456789        1 to 9 fractional digits (nanoseconds)
 //
 // optionally followed (after an optional space) by a zone: Z, UTC or GMT (any case), or a
 // numeric offset ±HH, ±HHMM or ±HH:MM. A literal without a zone is UTC (flightsrv sessions
@@ -47,7 +48,18 @@ func checkNanoRange(t time.Time) error {
 // An instant outside timestamp[ns] is ErrTimestampOutOfRange. Error messages never contain
 // the literal.
 func ParseTimestamp(s string) (time.Time, error) {
-	p := tsParser{s: strings.TrimSpace(s)}
+	return parseInstant(s, true)
+}
+
+// parseTimestampSQL is ParseTimestamp for text of a SQL statement (an INSERT's value, a
+// date_bin origin): a fraction of a second of any length, rounded to microseconds as
+// PostgreSQL's timestamptz_in rounds it (fractionMicros).
+func parseTimestampSQL(s string) (time.Time, error) {
+	return parseInstant(s, false)
+}
+
+func parseInstant(s string, nanos bool) (time.Time, error) {
+	p := tsParser{s: strings.TrimSpace(s), nanos: nanos}
 	t, ok := p.parse()
 	if !ok {
 		return time.Time{}, p.err(typeTimestamptz)
@@ -76,6 +88,10 @@ type tsParser struct {
 	s     string
 	i     int
 	naive bool // ignore the zone designator (timestamp without time zone)
+	// nanos keeps a fraction of a second to the nanosecond as written (1 to 9 digits): the
+	// reading of a Substrait plan's string, cast to timestamp[ns] by its producer's rules
+	// (ParseTimestamp); SQL text rounds it to microseconds as PostgreSQL does (fractionMicros).
+	nanos bool
 	// overflow: the text has the parser's form but a field is out of its range (PostgreSQL's
 	// DTERR_FIELD_OVERFLOW); zoneOverflow: the zone offset is beyond ±15:59
 	// (DTERR_TZDISP_OVERFLOW). As in PostgreSQL's DecodeDateTime, an hour, minute or second
@@ -146,6 +162,22 @@ func fractionMicros(frac string) int64 {
 	return int64(math.RoundToEven(f * 1e6))
 }
 
+// fractionNanos is the fraction of a second written as 1 to 9 decimal digits frac in
+// nanoseconds, exactly; other lengths do not read.
+func fractionNanos(frac string) (int64, bool) {
+	if len(frac) == 0 || len(frac) > 9 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range []byte(frac) {
+		n = n*10 + int64(c-'0')
+	}
+	for range 9 - len(frac) {
+		n *= 10
+	}
+	return n, true
+}
+
 func daysIn(y, mo int) int {
 	return time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
@@ -169,7 +201,7 @@ func (p *tsParser) parse() (time.Time, bool) {
 	if !ok1 || !colon || !ok2 {
 		return time.Time{}, false
 	}
-	sec, usec := 0, int64(0)
+	sec, nsec := 0, int64(0)
 	if p.expect(':') {
 		var ok bool
 		if sec, ok = p.digits(2); !ok {
@@ -180,15 +212,20 @@ func (p *tsParser) parse() (time.Time, bool) {
 			for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
 				p.i++
 			}
-			usec = fractionMicros(p.s[start:p.i])
+			frac := p.s[start:p.i]
+			if !p.nanos {
+				nsec = fractionMicros(frac) * 1000
+			} else if nsec, ok = fractionNanos(frac); !ok {
+				return time.Time{}, false
+			}
 		}
 	}
 	// PostgreSQL's DecodeTime and time_overflows: a leap second :60 and 24:00:00 are the next
 	// minute and the next midnight; an hour beyond 24, a minute beyond 59, a second beyond 60
 	// or a time of day past 24:00:00 (23:59:60.5, 24:00:00.5) is out of range, whatever
-	// follows. The fraction is checked once rounded to microseconds (24:00:00.0000004 is
+	// follows. A fraction is checked once rounded to microseconds (24:00:00.0000004 is
 	// midnight).
-	if h > 24 || mi > 59 || sec > 60 || ((int64(h)*60+int64(mi))*60+int64(sec))*1e6+usec > 86400*1e6 {
+	if h > 24 || mi > 59 || sec > 60 || ((int64(h)*60+int64(mi))*60+int64(sec))*1e9+nsec > 86400*1e9 {
 		p.overflow = true
 		return time.Time{}, false
 	}
@@ -200,7 +237,7 @@ func (p *tsParser) parse() (time.Time, bool) {
 		p.overflow = true
 		return time.Time{}, false
 	}
-	t := time.Date(y, time.Month(mo), d, h, mi, sec, int(usec)*1000, time.UTC)
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, int(nsec), time.UTC)
 	if p.naive {
 		return t, true
 	}
