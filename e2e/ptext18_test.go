@@ -259,3 +259,32 @@ func TestTimestampFractionsAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundSchemaAsDeclared (trial26 I2): the batches of a statement executed with bound
+// parameters have the schema the FlightInfo of the bound statement declares (ADBC's driver
+// refuses anything else: "endpoint 0 returned inconsistent schema"), and answer what
+// PostgreSQL answers with the parameter of the bound type: a parameter cast to varchar(n), a
+// parameter bound as Arrow int8 (smallint) or float32 (real) in arithmetic.
+func TestBoundSchemaAsDeclared(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, c := range []struct {
+		q, pgQ string
+		v      any
+	}{
+		{"SELECT ?::varchar(3) AS v", "SELECT $1::varchar(3)::text", "abcdef"},
+		{"SELECT CAST(? AS varchar(10)) AS v", "SELECT CAST($1 AS varchar(10))::text", "abc"},
+		{"SELECT ? * 2 AS v", "SELECT ($1::smallint * 2)::text", int8(-128)},
+		{"SELECT ? / 3 AS v", "SELECT ($1::real / 3)::text", float32(1)},
+	} {
+		want, pgErr := pgAnswer(ctx, pg, c.pgQ, c.v)
+		if pgErr != nil {
+			t.Fatalf("PostgreSQL %s: %v", c.pgQ, pgErr)
+		}
+		for _, cl := range clients {
+			row, err := boundRow(ctx, cl.c, c.q, c.v)
+			if err != nil || row[0] != want {
+				t.Errorf("%s: %s with %v: %v %v, want PostgreSQL's %q", cl.name, c.q, c.v, row, err, want)
+			}
+		}
+	}
+}
