@@ -18,7 +18,7 @@ import (
 )
 
 // boundRow prepares q through cl, binds vals in one row (a Go string as Arrow utf8, []byte
-// binary, int64, int8 and float32 as themselves), executes it and returns its one row as
+// binary, int64, float64, int8 and float32 as themselves), executes it and returns its one row as
 // text (arrow's ValueStr; a utf8 value as it is), after checking that every batch has the
 // schema the FlightInfo of the bound statement declared (the check ADBC's driver makes:
 // "endpoint 0 returned inconsistent schema").
@@ -38,6 +38,8 @@ func boundRow(ctx context.Context, cl *flightsql.Client, q string, vals ...any) 
 			typ = arrow.BinaryTypes.Binary
 		case int64:
 			typ = arrow.PrimitiveTypes.Int64
+		case float64:
+			typ = arrow.PrimitiveTypes.Float64
 		case int8:
 			typ = arrow.PrimitiveTypes.Int8
 		case float32:
@@ -57,6 +59,8 @@ func boundRow(ctx context.Context, cl *flightsql.Client, q string, vals ...any) 
 			b.Field(i).(*array.BinaryBuilder).Append(x)
 		case int64:
 			b.Field(i).(*array.Int64Builder).Append(x)
+		case float64:
+			b.Field(i).(*array.Float64Builder).Append(x)
 		case int8:
 			b.Field(i).(*array.Int8Builder).Append(x)
 		case float32:
@@ -285,6 +289,44 @@ func TestBoundSchemaAsDeclared(t *testing.T) {
 			if err != nil || row[0] != want {
 				t.Errorf("%s: %s with %v: %v %v, want PostgreSQL's %q", cl.name, c.q, c.v, row, err, want)
 			}
+		}
+	}
+}
+
+// TestBoundParameterOperatorsAsPostgres (trial26's wrong errors): a parameter bound as Arrow
+// int64 or float64 is a bigint or double precision operand, as PostgreSQL types a parameter
+// its client declares (psycopg sends an int as int8): -? answers the negation, not "could not
+// determine the type"; ?::boolean of a bigint is PostgreSQL's 42846 (there is no bigint →
+// boolean cast), not true.
+func TestBoundParameterOperatorsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, c := range []struct {
+		q, pgQ string
+		v      any
+	}{
+		{"SELECT -? AS v", "SELECT (-$1::bigint)::text", int64(7)},
+		{"SELECT - ? + 1 AS v", "SELECT (- $1::bigint + 1)::text", int64(7)},
+		{"SELECT -? AS v", "SELECT (-$1::float8)::text", float64(2.5)},
+		{"SELECT ?::boolean AS v", "SELECT ($1::bigint::boolean)::text", int64(1)},
+	} {
+		want, pgErr := pgAnswer(ctx, pg, c.pgQ, c.v)
+		for _, cl := range clients {
+			row, err := boundRow(ctx, cl.c, c.q, c.v)
+			if pgErr != nil {
+				st := status.Convert(err)
+				if err == nil || st.Code() != codes.InvalidArgument || sqlstateOf(err) != pgErr.Code || st.Message() != pgErr.Message {
+					t.Errorf("%s: %s with %v: %v %v, want INVALID_ARGUMENT %s %q", cl.name, c.q, c.v, row, err, pgErr.Code, pgErr.Message)
+				}
+			} else if err != nil || row[0] != want {
+				t.Errorf("%s: %s with %v: %v %v, want PostgreSQL's %q", cl.name, c.q, c.v, row, err, want)
+			}
+		}
+	}
+	// An untyped operand is PostgreSQL's 42725: several prefix - operators take unknown.
+	for _, cl := range clients {
+		_, err := run(ctx, cl.c, "SELECT -'7'")
+		if st := status.Convert(err); st.Code() != codes.InvalidArgument || sqlstateOf(err) != "42725" || st.Message() != "operator is not unique: - unknown" {
+			t.Errorf("%s: SELECT -'7': %v, want 42725", cl.name, err)
 		}
 	}
 }

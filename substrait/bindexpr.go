@@ -1287,7 +1287,9 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 		_, int4 := t.(*types.Int32Type)
 		ok = hf == famInt || hf == famFloat || hf == famString || hf == famBool && int4
 	case famBool:
-		ok = hf == famString || hf == famInt
+		// integer casts to boolean (int4_bool); PostgreSQL has no smallint or bigint cast.
+		_, int4 := have.(*types.Int32Type)
+		ok = hf == famString || int4
 	case famTimestamp:
 		ok = hf == famString || hf == famDate || hf == famTimestamp
 	case famDate:
@@ -2022,8 +2024,18 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 		if isIntervalVal(v) {
 			return bd.intervalNeg(v)
 		}
+		if v.untyped() && v.param > 0 {
+			// A parameter: of its declared type (the binding's, DeclareParameterTypes), else
+			// the 42P18 refusal that lets a prepared statement wait for the binding.
+			e, err := bd.defaultType(v)
+			if err != nil {
+				return bval{}, err
+			}
+			v = typed(e)
+		}
 		if v.untyped() {
-			return bval{}, errorf(InvalidArgument, "could not determine the type of the operand of unary -")
+			// PostgreSQL finds several prefix - operators for an unknown operand.
+			return bval{}, refused(InvalidArgument, "42725", "operator is not unique: - unknown")
 		}
 		f := familyOf(v.typ())
 		if f == famNumeric {
