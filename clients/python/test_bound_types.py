@@ -58,3 +58,21 @@ def test_narrow_bound_types_answer_as_declared(uri, sql, array, want):
     with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
         cur.execute(sql, pa.record_batch([array], names=["p"]))
         assert cur.fetchall() == [(want,)]
+
+
+def test_negated_parameter_takes_the_bound_type(uri):
+    """trial26: -? bound an int (Arrow int64) is bigint negation, as PostgreSQL answers with
+    psycopg's int8 parameter; not "could not determine the type of the operand"."""
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
+        cur.execute("SELECT -?", (7,))
+        assert cur.fetchall() == [(-7,)]
+        cur.execute("SELECT - ? + 1", (7,))
+        assert cur.fetchall() == [(-6,)]
+
+
+def test_bigint_parameter_does_not_cast_to_boolean(uri):
+    """PostgreSQL has no bigint → boolean cast (42846), only integer's."""
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
+        with pytest.raises(Exception, match="cannot cast type bigint to boolean"):
+            cur.execute("SELECT ?::boolean", (1,))
+            cur.fetchall()
