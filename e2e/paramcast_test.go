@@ -89,11 +89,11 @@ func compareBound(ctx context.Context, t *testing.T, pg *pgx.Conn, clients []nam
 	}
 }
 
-// pgAnswer runs q on PostgreSQL with the one argument v and returns its one text value, or its
-// error.
-func pgAnswer(ctx context.Context, pg *pgx.Conn, q string, v any) (string, *pgconn.PgError) {
+// pgAnswer runs q on PostgreSQL with the arguments args (usually one) and returns its one
+// text value, or its error.
+func pgAnswer(ctx context.Context, pg *pgx.Conn, q string, args ...any) (string, *pgconn.PgError) {
 	var s string
-	err := pg.QueryRow(ctx, q, v).Scan(&s)
+	err := pg.QueryRow(ctx, q, args...).Scan(&s)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return "", pgErr

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -99,20 +97,6 @@ func boundRow(ctx context.Context, cl *flightsql.Client, q string, vals ...any) 
 	return row, nil
 }
 
-// pgOneText runs q (no arguments) on PostgreSQL and returns its one text value, or its error.
-func pgOneText(ctx context.Context, pg *pgx.Conn, q string) (string, *pgconn.PgError) {
-	var s string
-	err := pg.QueryRow(ctx, q).Scan(&s)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return "", pgErr
-	}
-	if err != nil {
-		return "", &pgconn.PgError{Code: "?", Message: err.Error()}
-	}
-	return s, nil
-}
-
 // pgQuote writes s as a PostgreSQL string constant (standard_conforming_strings: backslashes
 // are themselves): the form of a parameter of type unknown, which PostgreSQL reads with the
 // input function of the type the statement gives it, as it reads a quoted constant.
@@ -124,7 +108,7 @@ func pgQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + 
 // INVALID_ARGUMENT with its SQLSTATE and message prefixed "parameter $1: ".
 func compareTextParam(ctx context.Context, t *testing.T, pg *pgx.Conn, clients []namedClient, q, pgQ, s string) {
 	t.Helper()
-	want, pgErr := pgOneText(ctx, pg, "SELECT v::text FROM ("+strings.Replace(pgQ, "?", pgQuote(s), 1)+") q")
+	want, pgErr := pgAnswer(ctx, pg, "SELECT v::text FROM ("+strings.Replace(pgQ, "?", pgQuote(s), 1)+") q")
 	for _, cl := range clients {
 		name := fmt.Sprintf("%s: %s with %q", cl.name, q, s)
 		row, err := boundRow(ctx, cl.c, q, s)
@@ -194,7 +178,7 @@ func TestConvertFromInvalidUTF8AsPostgres(t *testing.T) {
 		`SELECT convert_from(b, 'UTF8') AS v FROM (VALUES ('\x6869'::bytea), ('\x610062'::bytea)) t(b)`,
 		`SELECT convert_from(b, 'UTF8') AS v FROM (VALUES ('\x6869'::bytea)) t(b)`,
 	} {
-		want, pgErr := pgOneText(ctx, pg, "SELECT string_agg(v, ',') FROM ("+q+") q")
+		want, pgErr := pgAnswer(ctx, pg, "SELECT string_agg(v, ',') FROM ("+q+") q")
 		for _, cl := range clients {
 			res, err := run(ctx, cl.c, q)
 			if res != nil {
@@ -245,7 +229,7 @@ func TestTimestampFractionsAsPostgres(t *testing.T) {
 		"SELECT (s::timestamptz)::text AS v FROM (VALUES ('2001-04-01 10:00:00.123456789+05:30')) t(s)",
 		"SELECT (s::timestamp)::text AS v FROM (VALUES ('2001-04-01 23:59:59.9999995')) t(s)",
 	} {
-		want, pgErr := pgOneText(ctx, pg, q)
+		want, pgErr := pgAnswer(ctx, pg, q)
 		if pgErr != nil {
 			t.Fatalf("PostgreSQL: %s: %v", q, pgErr)
 		}
