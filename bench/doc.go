@@ -387,6 +387,33 @@
 //     but top 10 (812 against 779 ms); with the shredded-column cache warm the join against
 //     avg took 326 against 604 ms; warm ÷ native 11 of 12 (destination WHERE delay > 60 3.21×,
 //     the baseline 3.20×); peak RSS 96 MiB (the baseline 98).
+//     Branch agg19f (the three cold queries over target; CPU profiles of the 3M-row fixture:
+//     about a third of each query's CPU is the JSON scan, a fifth the archive's decode, 7–9%
+//     the footers, 7–15% the collector): two group keys of text or fixed width take dense ids
+//     per column and look the pair of ids up in an open-addressing table, text of up to 7 bytes
+//     packed into an integer instead of a Go map's string hash (one text key too); ->> text
+//     is built straight into exactly sized buffers instead of an Arrow builder; ->>'s casts to
+//     int4 and int8 read an optional '-' and up to nine digits directly; the top-k's filter
+//     against its k-th row compares one int32 or int64 key without a call per row; numeric
+//     multiply's fast loop checks its operands' 19 digits from the words and the numeric
+//     sum checks 38 digits only past 2^125; the scanner compares a member's key inline.
+//     Beside main's build (ee82e05) in the same rounds, at load average 20–25 (other helpers'
+//     benchmarks alongside: cores busy 0.2–0.7, wall times and their ÷payload are noise, server
+//     CPU the figure that carries): all 13 queries, 3 rounds, server CPU per query origin,
+//     destination 958/960 ms, top 10 994/963, numeric 995/1078, count WHERE delay > 60
+//     658/662, origin, avg(delay) 705/736, day bins 758/868, count(DISTINCT) 873/965; six
+//     queries, 5 rounds: origin, destination 722/845 ms, top 10 808/793, numeric 893/875,
+//     origin, avg(delay) 825/826, destination WHERE delay > 60 693/691, count(DISTINCT)
+//     744/786; four queries, 5 rounds, load 24–26: origin, destination 740/892 ms, top 10
+//     806/876, numeric 915/977, count WHERE delay > 60 659/628. Alternating the two servers
+//     by hand, 3 queries a turn: origin, destination 745 against 935 ms, then 893 against
+//     1016 ms of CPU. So origin, destination takes 15–20% less CPU; top 10 and numeric move
+//     by -8% to +3% between runs, within this load's noise (their changes were measured at
+//     2–4% of their CPU each in profiles); the rest is unchanged within the noise. Not done:
+//     the JSON scan itself (it must validate every document, as PostgreSQL's -> and ->>
+//     parse all of one), a bound shared between fragments' top-ks (each fragment's first
+//     batch still orders all its rows against a heap of k, the same per-row work as a
+//     filter), and decoding timestamps only for the top-k's candidate rows (4–5% of top 10).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each

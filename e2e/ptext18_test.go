@@ -108,7 +108,7 @@ func pgQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + 
 // INVALID_ARGUMENT with its SQLSTATE and message prefixed "parameter $1: ".
 func compareTextParam(ctx context.Context, t *testing.T, pg *pgx.Conn, clients []namedClient, q, pgQ, s string) {
 	t.Helper()
-	want, pgErr := pgAnswer(ctx, pg, "SELECT v::text FROM ("+strings.Replace(pgQ, "?", pgQuote(s), 1)+") q")
+	want, pgErr := pgAnswerN(ctx, pg, "SELECT v::text FROM ("+strings.Replace(pgQ, "?", pgQuote(s), 1)+") q")
 	for _, cl := range clients {
 		name := fmt.Sprintf("%s: %s with %q", cl.name, q, s)
 		row, err := boundRow(ctx, cl.c, q, s)
@@ -178,7 +178,7 @@ func TestConvertFromInvalidUTF8AsPostgres(t *testing.T) {
 		`SELECT convert_from(b, 'UTF8') AS v FROM (VALUES ('\x6869'::bytea), ('\x610062'::bytea)) t(b)`,
 		`SELECT convert_from(b, 'UTF8') AS v FROM (VALUES ('\x6869'::bytea)) t(b)`,
 	} {
-		want, pgErr := pgAnswer(ctx, pg, "SELECT string_agg(v, ',') FROM ("+q+") q")
+		want, pgErr := pgAnswerN(ctx, pg, "SELECT string_agg(v, ',') FROM ("+q+") q")
 		for _, cl := range clients {
 			res, err := run(ctx, cl.c, q)
 			if res != nil {
@@ -229,7 +229,7 @@ func TestTimestampFractionsAsPostgres(t *testing.T) {
 		"SELECT (s::timestamptz)::text AS v FROM (VALUES ('2001-04-01 10:00:00.123456789+05:30')) t(s)",
 		"SELECT (s::timestamp)::text AS v FROM (VALUES ('2001-04-01 23:59:59.9999995')) t(s)",
 	} {
-		want, pgErr := pgAnswer(ctx, pg, q)
+		want, pgErr := pgAnswerN(ctx, pg, q)
 		if pgErr != nil {
 			t.Fatalf("PostgreSQL: %s: %v", q, pgErr)
 		}
@@ -264,7 +264,7 @@ func TestBoundSchemaAsDeclared(t *testing.T) {
 		{"SELECT ? * 2 AS v", "SELECT ($1::smallint * 2)::text", int8(-128)},
 		{"SELECT ? / 3 AS v", "SELECT ($1::real / 3)::text", float32(1)},
 	} {
-		want, pgErr := pgAnswer(ctx, pg, c.pgQ, c.v)
+		want, pgErr := pgAnswerN(ctx, pg, c.pgQ, c.v)
 		if pgErr != nil {
 			t.Fatalf("PostgreSQL %s: %v", c.pgQ, pgErr)
 		}
@@ -293,7 +293,7 @@ func TestBoundParameterOperatorsAsPostgres(t *testing.T) {
 		{"SELECT -? AS v", "SELECT (-$1::float8)::text", float64(2.5)},
 		{"SELECT ?::boolean AS v", "SELECT ($1::bigint::boolean)::text", int64(1)},
 	} {
-		want, pgErr := pgAnswer(ctx, pg, c.pgQ, c.v)
+		want, pgErr := pgAnswerN(ctx, pg, c.pgQ, c.v)
 		for _, cl := range clients {
 			row, err := boundRow(ctx, cl.c, c.q, c.v)
 			if pgErr != nil {

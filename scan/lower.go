@@ -102,6 +102,8 @@ func (l *lowerer) lower(rel plan.Rel) (*lowered, error) {
 		out, err = l.join(r)
 	case *plan.HashJoinRel:
 		out, err = l.hashJoin(r)
+	case *plan.ExtensionSingleRel:
+		out, err = l.projectSet(r)
 	case *plan.ExtensionMultiRel:
 		out, err = l.recursive(r)
 	case *plan.ExtensionLeafRel:

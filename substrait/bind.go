@@ -15,6 +15,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -117,6 +118,8 @@ type col struct {
 	// json marks a binary column known to hold json documents (a table declaring JSON values,
 	// a ::json cast); jsonb one of jsonb documents in jsonb's canonical text (jsonb.go).
 	json, jsonb bool
+	// typmod is the column's type modifier as PostgreSQL names the type with it (bval.typmod).
+	typmod string
 }
 
 // scope is the columns an expression may reference: the output of the FROM relation.
@@ -191,6 +194,11 @@ type paramState struct {
 	// has one (a window frame's offset: "frame starting offset must not be null"), recorded
 	// at prepare time; other NULL parameters are refused by nullParam.
 	nullErrs map[int]*Error
+	// intCmp and intUses count, by parameter number at prepare time, the comparisons of a
+	// parameter with a smallint or integer expression and every use that gives it an integer
+	// type (comparisons included): a parameter whose integer uses are all such comparisons is
+	// declared float64 (paramDecls).
+	intCmp, intUses map[int]int
 }
 
 // nullOffset records, at prepare time, that a NULL bound to the parameter standing for e is
@@ -379,6 +387,9 @@ func (bd *binder) pushWith(wc *pg.WithClause) (pop func(), err error) {
 
 // bindSelect binds a SELECT (with its set operations, ORDER BY and LIMIT).
 func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
+	if isLimitZero(sel) {
+		sel = withoutRows(sel)
+	}
 	if wc := sel.GetWithClause(); wc != nil {
 		pop, err := bd.pushWith(wc)
 		if err != nil {
@@ -422,6 +433,42 @@ func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
 	return bd.orderLimit(sel, br, nil, nil)
 }
 
+// isLimitZero reports a SELECT whose LIMIT (or FETCH FIRST … ROWS) is the integer constant 0.
+func isLimitZero(sel *pg.SelectStmt) bool {
+	c := sel.GetLimitCount().GetAConst()
+	return c != nil && !c.GetIsnull() && c.GetIval() != nil && c.GetIval().GetIval() == 0
+}
+
+// withoutRows returns a copy of sel, a SELECT whose LIMIT is 0, whose WHERE (each set
+// operation arm's) is ANDed with false: it answers the same (no rows, its columns), and its
+// routed reads read no bucket whatever they pin (constantlyFalse, route), as PostgreSQL's
+// LIMIT 0 runs no scan — SELECT * FROM t LIMIT 0 is the schema probe of BI tools and drivers.
+// A read under a derived table that the false cannot reach still needs its route.
+func withoutRows(sel *pg.SelectStmt) *pg.SelectStmt {
+	sel = proto.Clone(sel).(*pg.SelectStmt)
+	var add func(s *pg.SelectStmt)
+	add = func(s *pg.SelectStmt) {
+		switch {
+		case s == nil || len(s.GetValuesLists()) > 0:
+		case s.GetOp() == pg.SetOperation_SETOP_NONE || s.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED:
+			if len(s.GetFromClause()) == 0 {
+				return
+			}
+			f := &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{}}}}}
+			if w := s.GetWhereClause(); w != nil {
+				// After the WHERE, so that its parameters are still bound (and typed) first.
+				f = pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, []*pg.Node{w, f}, 0)
+			}
+			s.WhereClause = f
+		default:
+			add(s.GetLarg())
+			add(s.GetRarg())
+		}
+	}
+	add(sel)
+	return sel
+}
+
 // bindUnion binds UNION ALL (a SetRel) and UNION (the same, then DISTINCT).
 func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	l, larm, rarm, err := bd.setArms(sel, "UNION")
@@ -434,7 +481,7 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb}) // setArms: both arms'
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, typmod: c.typmod}) // setArms: both arms'
 	}
 	if !sel.GetAll() {
 		return bd.distinct(out)
@@ -502,8 +549,16 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 	for i, v := range vary {
 		larm.sc.cols[i].vary = larm.sc.cols[i].vary || v
 		larm.sc.cols[i].bytea = l.sc.cols[i].bytea || r.sc.cols[i].bytea
-		larm.sc.cols[i].json = l.sc.cols[i].json && r.sc.cols[i].json
-		larm.sc.cols[i].jsonb = l.sc.cols[i].jsonb && r.sc.cols[i].jsonb
+		// An unknown literal beside json (jsonb) is read as json (jsonb: castProject).
+		lc, rc := l.sc.cols[i], r.sc.cols[i]
+		lu, ru := unknownCol(l, i), unknownCol(r, i)
+		larm.sc.cols[i].json = (lc.json || lu) && (rc.json || ru) && !(lu && ru)
+		larm.sc.cols[i].jsonb = (lc.jsonb || lu) && (rc.jsonb || ru) && !(lu && ru)
+		// PostgreSQL's select_common_typmod: the arms' modifier when they have the same.
+		larm.sc.cols[i].typmod = ""
+		if lc.typmod == rc.typmod && !lu && !ru {
+			larm.sc.cols[i].typmod = lc.typmod
+		}
 	}
 	return l, larm, rarm, nil
 }
@@ -527,8 +582,14 @@ func (bd *binder) castProject(br *boundRel, ts []types.Type, other *boundRel) (*
 		need = true
 		if unknownCol(br, i) {
 			// An unknown literal of the arm is read as a constant of the column's type (by
-			// byteain beside a bytea column).
-			e, err := bd.coerceBeside(br.unknown[i], bval{bytea: other.sc.cols[i].bytea}, ts[i], "UNION")
+			// byteain beside a bytea column, jsonb_in beside a jsonb one).
+			oc := other.sc.cols[i]
+			e, err := bd.coerceBeside(br.unknown[i], bval{bytea: oc.bytea}, ts[i], "UNION")
+			if oc.jsonb && familyOf(ts[i]) == famBinary {
+				var j bval
+				j, err = bd.jsonbCast(br.unknown[i])
+				e = j.e
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -558,7 +619,7 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 		// of an aggregate): no ProjectRel, which the executor would run per batch for nothing.
 		out := &boundRel{rel: br.rel, sc: &scope{}, names: names}
 		for i, c := range br.sc.cols {
-			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb})
+			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb, typmod: c.typmod})
 		}
 		return out, nil
 	}
@@ -577,6 +638,14 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 	out := &boundRel{rel: rel, sc: &scope{}, names: names}
 	for i, e := range es {
 		out.sc.cols = append(out.sc.cols, col{name: names[i], typ: e.GetType()})
+		if fr, ok := e.(*expr.FieldReference); ok {
+			if j, ok := rootFieldIndex(fr); ok && j < len(br.sc.cols) {
+				// A column passed through keeps its kind (bytea, json, jsonb: INTERSECT's
+				// bytea showed its bytes as text) and its type modifier.
+				c, src := &out.sc.cols[i], br.sc.cols[j]
+				c.bytea, c.json, c.jsonb, c.typmod = src.bytea, src.json, src.jsonb, src.typmod
+			}
+		}
 	}
 	return out, nil
 }
@@ -624,6 +693,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	// ALL and ANY (SELECT …) other than IN: scalar subqueries of aggregates (quantified.go).
 	sel, err := bd.rewriteQuantified(sel)
 	if err != nil {
+		return nil, err
+	}
+	// Set-returning functions in the select list: a ROWS FROM item after FROM (projectset.go).
+	if sel, err = selectSRFs(sel); err != nil {
 		return nil, err
 	}
 	// Its WHERE conjuncts without a subquery narrow the domains of its correlated subqueries
@@ -736,7 +809,8 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	bytea := make([]bool, len(items)) // outs[i] is bytea (bytea.go)
 	jsonb := make([]bool, len(items)) // outs[i] is jsonb (jsonb.go)
 	json := make([]bool, len(items))  // outs[i] is json
-	var unknown []bval                // boundRel.unknown
+	typmod := make([]string, len(items))
+	var unknown []bval // boundRel.unknown
 	// A derived table's varying numerics carry their display scales out (keepScales): each
 	// one's scale expression, bound with the select list (an average's adds its measures).
 	keepScales := bd.keepScales[sel] && len(sel.GetDistinctClause()) == 0
@@ -751,7 +825,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		if err != nil {
 			return nil, err
 		}
-		vary[i], bytea[i], json[i], jsonb[i] = v.ds != nil, v.bytea, v.json, v.jsonb
+		vary[i], bytea[i], json[i], jsonb[i], typmod[i] = v.ds != nil, v.bytea, v.json, v.jsonb, v.typmod
 		if keepScales && v.ds != nil {
 			if s, err := v.ds(); err == nil {
 				scales, scaleOf = append(scales, s), append(scaleOf, i)
@@ -842,6 +916,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		proj.sc.cols[i].bytea = proj.sc.cols[i].bytea || bytea[i]
 		proj.sc.cols[i].json = proj.sc.cols[i].json || json[i]
 		proj.sc.cols[i].jsonb = proj.sc.cols[i].jsonb || jsonb[i]
+		proj.sc.cols[i].typmod = typmod[i]
 	}
 	for k, i := range scaleOf {
 		sc := &proj.sc.cols[len(outs)+len(extra)+k]

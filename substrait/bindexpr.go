@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/cockroachdb/apd/v3"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
@@ -160,6 +161,11 @@ type bval struct {
 	// canonical text (jsonb.go). A binary value that is none of these (the value column of a
 	// table not declaring its values) compares bytewise.
 	json, jsonb bool
+	// typmod is PostgreSQL's name of the value's type with its type modifier where it has one
+	// ("character varying(3)", "numeric(4,1)": a cast to varchar(n) or numeric(p,s), a column
+	// of such values, a CASE or COALESCE whose every branch has the same), "" where its
+	// typmod is -1. Only a recursive query's check of its column types reads it (recursive.go).
+	typmod string
 }
 
 func typed(e expr.Expression) bval { return bval{e: e} }
@@ -282,12 +288,20 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 			return bd.coerce(typed(iv), t, what)
 		}
 		return literalOfType(*v.str, t)
+	case v.param > 0 && familyOf(t) == famNumeric:
+		// A parameter given a numeric type by its company (CASE, COALESCE, a list): its value's
+		// display scale would be lost to the type's (numparam.go binds the parameters that
+		// are cast to numeric or stand beside one in an operator).
+		return nil, refused(Unimplemented, "0A000", "a numeric parameter here is not supported: cast it ($%d::numeric)", v.param)
 	case v.param > 0:
 		if prev, ok := bd.ps.types[v.param]; ok && !sameType(prev, t) {
 			return nil, errorf(InvalidArgument, "parameter $%d is used both as %s and as %s", v.param, typeName(prev), typeName(t))
 		}
 		bd.ps.types[v.param] = t
 		if bd.ps.vals == nil {
+			if familyOf(t) == famInt {
+				bd.ps.countInt(false, v.param)
+			}
 			lit := expr.NewNullLiteral(t.WithNullability(nullableN))
 			bd.ps.placeholders[lit] = v.param
 			return lit, nil
@@ -683,6 +697,8 @@ func valueTypeName(v any) string {
 		return "timestamp with time zone"
 	case []any:
 		return "an array"
+	case *apd.Decimal:
+		return "numeric"
 	}
 	return "a value of an unsupported type"
 }
@@ -896,6 +912,9 @@ func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
 		v, err := bd.numericBinary(op, a, b)
 		return v.e, err
 	}
+	bd.noteIntComparison(a, b)
+	bd.noteIntComparison(b, a)
+	a, b = wholeFloatAsInt(a, b), wholeFloatAsInt(b, a)
 	x, y, err := bd.unify(a, b, op)
 	if err != nil {
 		return nil, err
@@ -1019,7 +1038,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
-	v.bytea, v.json, v.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
+	v.bytea, v.json, v.jsonb, v.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].typmod
 	if sc.cols[i].vary {
 		v.ds = sc.scaleOf(i)
 	}
@@ -1176,16 +1195,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	if name == "json" && (v.untyped() || !v.bytea && familyOf(v.typ()) == famBinary) {
 		// A json document (jsonb's text is json too): marked json, so that = and the other
 		// operators json lacks are PostgreSQL's 42883.
-		out := v
-		if v.untyped() {
-			e, err := bd.coerce(v, t, "")
-			if err != nil {
-				return bval{}, err
-			}
-			out = typed(e)
-		}
+		out, err := bd.jsonLiteral(v)
 		out.json, out.jsonb = true, false
-		return out, nil
+		return out, err
 	}
 	if v.bytea && familyOf(t) == famString {
 		if _, plain := t.(*types.StringType); plain {
@@ -1592,6 +1604,7 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, all)
 	}
 	out.json, out.jsonb = docMarkers(all)
+	out.typmod = commonTypmod(all)
 	return out, err
 }
 
@@ -1733,6 +1746,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	if len(es) == 1 {
 		out := typed(es[0])
 		out.json, out.jsonb = docMarkers(vs)
+		out.typmod = commonTypmod(vs)
 		return out, nil
 	}
 	var pairs []expr.IfThenPair
@@ -1753,7 +1767,19 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, vs)
 	}
 	out.json, out.jsonb = docMarkers(vs)
+	out.typmod = commonTypmod(vs)
 	return out, err
+}
+
+// commonTypmod is the type modifier of a CASE's or COALESCE's result (PostgreSQL's exprTypmod
+// of them): the values' when every one has the same, else none.
+func commonTypmod(vs []bval) string {
+	for _, v := range vs[1:] {
+		if v.typmod != vs[0].typmod {
+			return ""
+		}
+	}
+	return vs[0].typmod
 }
 
 // greatest is GREATEST/LEAST, ignoring NULLs as PostgreSQL does.
@@ -2577,6 +2603,9 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 		return nil, err
 	}
 	vals = vals[1:]
+	for i, v := range vals {
+		vals[i] = wholeFloatAsInt(v, x)
+	}
 	allConst := true
 	for _, v := range vals {
 		if v.e != nil {
@@ -2607,6 +2636,7 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 	if allConst {
 		opts := make([]expr.Expression, len(vals))
 		for i, v := range vals {
+			bd.noteIntComparison(v, xv)
 			e, err := bd.coerceBeside(v, x, t, "an IN list item")
 			if err != nil {
 				return nil, err
@@ -2725,6 +2755,11 @@ func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 			// int4); the subject is widened to the widest integer item.
 			wide := x.typ()
 			for _, v := range vals {
+				if !v.untyped() && familyOf(v.typ()) == famFloat {
+					// integer IN (double precision…): int4 = float8, compared in double
+					// precision (an item made whole by wholeFloatAsInt is a bigint).
+					return bd.coerce(x, fp64Type(), "")
+				}
 				if !v.untyped() && familyOf(v.typ()) == famInt && numRank(v.typ()) > numRank(wide) {
 					wide = v.typ()
 				}
@@ -3143,12 +3178,17 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	if err != nil {
 		return bval{}, true, err
 	}
+	typmod := fmt.Sprintf("character varying(%d)", n)
 	// varchar's truncation keeps n characters (multibyte-aware, pg_mbcharcliplen): left(s, n),
 	// folded for a constant (a partition key's value written 'BOSTON'::varchar(3) routes).
 	if lit, ok := v.e.(*expr.PrimitiveLiteral[string]); ok {
 		r := []rune(lit.Value)
-		return typed(expr.NewPrimitiveLiteral(string(r[:min(int64(len(r)), n)]), false)), true, nil
+		out := typed(expr.NewPrimitiveLiteral(string(r[:min(int64(len(r)), n)]), false))
+		out.typmod = typmod
+		return out, true, nil
 	}
 	f, err := bd.fn(URNPostgres, "left", strType(), v.e, expr.NewPrimitiveLiteral(n, false))
-	return typed(f), true, err
+	out := typed(f)
+	out.typmod = typmod
+	return out, true, err
 }

@@ -172,7 +172,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			for i, g := range ac.groups {
 				if sameExpr(g, e.e) {
 					v := typed(ac.scope().ref(i))
-					v.bytea, v.json, v.jsonb = e.bytea, e.json, e.jsonb
+					v.bytea, v.json, v.jsonb, v.typmod = e.bytea, e.json, e.jsonb, e.typmod
 					if e.ds != nil {
 						v.ds = lostScale("a numeric whose display scale varies by row used as a GROUP BY key")
 					}
@@ -870,7 +870,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case "regexp_replace":
 		return bd.regexpReplace(args)
 	case "regexp_match":
-		return bval{}, errRegexpMatchArray
+		return bval{}, regexpMatchArray(args)
 	case "regexp_count", "regexp_substr":
 		return bd.regexpSearch(name, args)
 	case "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_instr", "regexp_like":
@@ -1495,10 +1495,11 @@ func (bd *binder) timeBin(fc *pg.FuncCall, sc *scope) (bval, error) {
 	return typed(e), nil
 }
 
-// strideParamRef is the number of the parameter date_bin's stride is ($n or $n::interval),
-// 0 for any other stride.
+// strideParamRef is the number of the parameter date_bin's stride is ($n, $n::interval, or
+// ($n::interval)::interval as DeclareParameterTypes declares an interval the client binds
+// to $n::interval), 0 for any other stride.
 func strideParamRef(n *pg.Node) int {
-	if tc := n.GetTypeCast(); tc != nil {
+	for tc := n.GetTypeCast(); tc != nil; tc = n.GetTypeCast() {
 		if !isIntervalTypeName(tc.GetTypeName()) {
 			return 0
 		}

@@ -36,16 +36,8 @@ import (
 // the bound be missing for it, is that error, which PostgreSQL raises evaluating the same
 // expression.
 func (bd *binder) constantBound(val expr.Expression) (expr.Literal, bool) {
-	eval := constantEvaluator.Load()
-	if eval == nil || bd.reg.Set == nil || !isConstant(val) || bd.holdsParameter(val) || holdsDeferred(val) {
-		return nil, false
-	}
-	a, err := (*eval)(context.Background(), val, bd.reg)
-	if err != nil {
-		var e *Error
-		if bd.boundErr == nil && errors.As(err, &e) {
-			bd.boundErr = e
-		}
+	a, ok := bd.evalConstant(val)
+	if !ok {
 		return nil, false
 	}
 	defer a.Release()
@@ -69,6 +61,55 @@ func (bd *binder) constantBound(val expr.Expression) (expr.Literal, bool) {
 		return expr.NewPrimitiveLiteral(types.Date(v.Value(0)), false), true
 	}
 	return nil, false
+}
+
+// evalConstant evaluates val, an expression over no column, no parameter and no deferred
+// function, with the registered evaluator: a one-row array the caller releases, ok false
+// when val is no such expression, no evaluator is registered or bd has no extension registry.
+// A data exception of the evaluation is kept in bd.boundErr (constantBound).
+func (bd *binder) evalConstant(val expr.Expression) (arrow.Array, bool) {
+	eval := constantEvaluator.Load()
+	if eval == nil || bd.reg.Set == nil || !isConstant(val) || bd.holdsParameter(val) || holdsDeferred(val) {
+		return nil, false
+	}
+	a, err := (*eval)(context.Background(), val, bd.reg)
+	if err != nil {
+		var e *Error
+		if bd.boundErr == nil && errors.As(err, &e) {
+			bd.boundErr = e
+		}
+		return nil, false
+	}
+	return a, true
+}
+
+// constantlyFalse reports whether c, a conjunct of a read's WHERE, is a constant whose value
+// is false or NULL (WHERE false, WHERE 1 <> 1, Metabase's and DBeaver's schema probes): the
+// read passes no row, so it reads no bucket whatever its route (route), as PostgreSQL's
+// planner folds such a qualification into a one-time filter that stops the scan before it
+// starts. An expression that cannot be evaluated, or raises, is not.
+func (bd *binder) constantlyFalse(c expr.Expression) bool {
+	switch l := c.(type) {
+	case *expr.NullLiteral:
+		return true
+	case *expr.PrimitiveLiteral[bool]:
+		return !l.Value
+	}
+	saved := bd.boundErr
+	a, ok := bd.evalConstant(c)
+	bd.boundErr = saved
+	if !ok {
+		return false
+	}
+	defer a.Release()
+	if a.Len() != 1 {
+		return false
+	}
+	if a.IsNull(0) {
+		return true
+	}
+	b, ok := a.(*array.Boolean)
+	return ok && !b.Value(0)
 }
 
 // ConstantEvaluator evaluates e, a scalar expression that reads no column, on one row with

@@ -1,6 +1,8 @@
 package substrait
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,5 +210,106 @@ func TestClientPlanNegatedBounds(t *testing.T) {
 	}
 	if !r.Range.Start.Equal(jan1) || !r.Range.End.Equal(feb1) {
 		t.Errorf("route %v, want [%v, %v)", r.Range, jan1, feb1)
+	}
+}
+
+// TestNothingReadRoutes: a read under a constant false or NULL WHERE conjunct, or in a
+// SELECT whose LIMIT is 0, reads no bucket (an Empty route) whether or not it pins a
+// partition and a range — the schema probes of Metabase, DBeaver and drivers; a constant
+// true does not excuse a missing route.
+func TestNothingReadRoutes(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for _, q := range []string{
+		`SELECT true AS "_" FROM messages WHERE 1 <> 1 LIMIT 0`,
+		`SELECT * FROM messages LIMIT 0`,
+		`SELECT * FROM messages WHERE false`,
+		`SELECT count(*) FROM messages WHERE NULL`,
+		`SELECT * FROM messages WHERE channel_id = 'general' AND 2 < 1`,
+		`SELECT * FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' LIMIT 0`,
+		`SELECT * FROM (SELECT * FROM messages LIMIT 0) t`,
+		`SELECT id FROM messages UNION SELECT id FROM messages LIMIT 0`,
+		`SELECT id FROM messages FETCH FIRST 0 ROWS ONLY`,
+	} {
+		s, err := Prepare(q, cat)
+		if err != nil {
+			t.Errorf("%s: prepare: %v", q, err)
+			continue
+		}
+		p, err := s.Bind()
+		if err != nil {
+			t.Errorf("%s: bind: %v", q, err)
+			continue
+		}
+		routes, err := Routes(p, cat, false)
+		if err != nil || len(routes) == 0 {
+			t.Errorf("%s: routes %v, %v", q, routes, err)
+		}
+		for _, r := range routes {
+			if !r.Empty || len(r.Buckets()) != 0 {
+				t.Errorf("%s: route %+v, want Empty", q, r)
+			}
+		}
+	}
+	for _, q := range []string{
+		`SELECT * FROM messages WHERE 1 = 1`,
+		`SELECT * FROM messages LIMIT 1`,
+		`SELECT * FROM messages WHERE 1 / 0 = 1`,
+	} {
+		if _, err := Prepare(q, cat); err == nil || !strings.Contains(err.Error(), "messages needs channel_id") {
+			t.Errorf("%s: %v, want the missing route named", q, err)
+		}
+	}
+}
+
+// TestOrOfPinnedRangesRoutes: an OR whose every disjunct pins the partition and bounds the
+// time routes to the union of its pins and of its ranges (the OR stays a residual filter);
+// a disjunct without a pin leaves the read without one.
+func TestOrOfPinnedRangesRoutes(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		where      string
+		parts      []string
+		start, end time.Time
+	}{
+		{`(channel_id = 'a' AND timestamp >= '2026-01-02' AND timestamp < '2026-01-03') OR (channel_id = 'b' AND timestamp >= '2026-01-05' AND timestamp < '2026-01-06')`,
+			[]string{"a", "b"}, day(2), day(6)},
+		{`((channel_id = 'a' OR channel_id = 'c') AND id = 'x') OR (channel_id IN ('b', 'c') AND id = 'y')`,
+			[]string{"a", "b", "c"}, day(1), day(9)},
+		{`channel_id <> 'z' AND ((channel_id = 'a' AND id = 'x') OR (channel_id = 'a' AND channel_id = 'b'))`,
+			[]string{"a"}, day(1), day(9)},
+	} {
+		q := `SELECT id FROM messages WHERE (` + c.where + `)`
+		if !strings.Contains(c.where, "timestamp") {
+			q += ` AND timestamp >= '2026-01-01' AND timestamp < '2026-01-09'`
+		}
+		s, err := Prepare(q, cat)
+		if err != nil {
+			t.Errorf("%s: prepare: %v", c.where, err)
+			continue
+		}
+		p, err := s.Bind()
+		if err != nil {
+			t.Fatal(err)
+		}
+		routes, err := Routes(p, cat, false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.where, err)
+		}
+		for _, r := range routes {
+			var got []string
+			for _, p := range r.Partitions {
+				got = append(got, string(p))
+			}
+			if !slices.Equal(got, c.parts) || !r.Range.Start.Equal(c.start) || !r.Range.End.Equal(c.end) {
+				t.Errorf("%s: route %v %v, want %v [%v, %v)", c.where, got, r.Range, c.parts, c.start, c.end)
+			}
+		}
+	}
+	_, err := Prepare(`SELECT id FROM messages WHERE (channel_id = 'a' AND timestamp >= '2026-01-02' AND timestamp < '2026-01-03') OR (timestamp >= '2026-01-05' AND timestamp < '2026-01-06')`, cat)
+	if err == nil || !strings.Contains(err.Error(), "messages needs channel_id = <value>") {
+		t.Errorf("a disjunct without a pin: %v", err)
 	}
 }

@@ -157,7 +157,7 @@ var unitMicros = map[string]int64{
 
 // errBinMonths refuses a date_bin stride with months or years in PostgreSQL's words (its
 // date_bin refuses them too: months have no fixed length to bin by).
-var errBinMonths = &Error{Code: Unimplemented, Msg: "date_bin: timestamps cannot be binned into intervals containing months or years"}
+var errBinMonths = &Error{Code: Unimplemented, SQLState: "0A000", Msg: "timestamps cannot be binned into intervals containing months or years"}
 
 // parseStride reads date_bin's stride, a PostgreSQL interval literal: the verbose form
 // ('15 minutes', '1 hour 30 minutes', '1h30m', '1.5 hours', '90', '@ 2 days', '1 day

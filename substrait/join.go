@@ -36,6 +36,22 @@ func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
 		return nil, err
 	}
 	for _, it := range items[1:] {
+		if rf := it.GetRangeFunction(); rf != nil && needsProjectSet(rf) {
+			// A function after other items is called on each of their rows (PostgreSQL's
+			// implicit LATERAL of a function in FROM): a ProjectSet over them.
+			if len(accErr) > 0 {
+				if acc.boundRel, err = bd.raiseColumns(acc.boundRel, accErr); err != nil {
+					return nil, err
+				}
+				accErr = nil
+			}
+			j, err := bd.projectSet(acc.boundRel, rf, false)
+			if err != nil {
+				return nil, err
+			}
+			acc = &fromItem{boundRel: j}
+			continue
+		}
 		if rs := it.GetRangeSubselect(); rs.GetLateral() {
 			if len(accErr) > 0 {
 				if acc.boundRel, err = bd.raiseColumns(acc.boundRel, accErr); err != nil {
@@ -146,6 +162,9 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	lf, lErr, err := item(je.GetLarg(), false)
 	if err != nil {
 		return nil, err
+	}
+	if rf := je.GetRarg().GetRangeFunction(); rf != nil && needsProjectSet(rf) {
+		return bd.joinSet(lf, lErr, je, rf, jt)
 	}
 	if rs := je.GetRarg().GetRangeSubselect(); rs.GetLateral() && len(lErr) > 0 {
 		br, err := bd.raiseColumns(lf.boundRel, lErr)
@@ -599,6 +618,10 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 		if ferr != nil {
 			if errors.As(ferr, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") && sub.GetWithClause() != nil {
 				return nil, nil, nil, unimplementedAre("correlated subqueries whose WITH queries read the outer query's columns")
+			}
+			if errors.As(ferr, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") && slices.ContainsFunc(sub.GetFromClause(), readsColumns) {
+				// A function in its FROM reads the outer query's columns (projectset.go).
+				return nil, nil, nil, unimplementedAre("functions in a correlated subquery's FROM that read the outer query's columns")
 			}
 			return nil, nil, nil, ferr
 		}
@@ -1103,7 +1126,7 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 	keepKind := func(out *boundRel) {
 		if out != nil && vi < len(j.sc.cols) {
 			c, src := &out.sc.cols[len(out.sc.cols)-1], j.sc.cols[vi]
-			c.bytea, c.json, c.jsonb = src.bytea, src.json, src.jsonb
+			c.bytea, c.json, c.jsonb, c.typmod = src.bytea, src.json, src.jsonb, src.typmod
 		}
 	}
 	if len(errs) > 0 && atSite {
@@ -1417,11 +1440,11 @@ func (bd *binder) sublinkValue(sl *pg.SubLink, sc *scope) (bval, error) {
 			// Its errors raised here, on the rows that evaluate this expression (scalarJoin).
 			v, err := bd.raiseDeferred(sc.ref(ei), sc.ref(i))
 			out := typed(v)
-			out.bytea, out.json, out.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
+			out.bytea, out.json, out.jsonb, out.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].typmod
 			return out, err
 		}
 		out := typed(sc.ref(i))
-		out.bytea, out.json, out.jsonb = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb
+		out.bytea, out.json, out.jsonb, out.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].typmod
 		return out, nil
 	}
 	return bval{}, sublinkRefusal(sl)

@@ -530,28 +530,54 @@ func (bd *binder) docSortKey(v bval, e expr.Expression) (expr.Expression, error)
 }
 
 // docUnify resolves a list of values that meet in one column or result (VALUES, CASE,
-// COALESCE, GREATEST/LEAST) as PostgreSQL resolves jsonb beside unknown literals: when one is
-// jsonb and every other is jsonb or an untyped literal or NULL, the literals are read as
-// jsonb (jsonb_in), so the result is jsonb in jsonb's text. Other lists are unchanged.
+// COALESCE, GREATEST/LEAST) as PostgreSQL resolves a json or jsonb value beside unknown
+// literals (select_common_type: the literals take the typed values' type): when one is jsonb
+// (json) and every other is jsonb (json) or an untyped literal or NULL, the literals are read
+// as jsonb (jsonb_in), so the result is jsonb in jsonb's text, or as json documents, so the
+// result is json, which has no equality (VALUES ('{}'::json), ('{}') cannot be grouped: 42883).
+// Other lists are unchanged.
 func (bd *binder) docUnify(vs []bval) ([]bval, error) {
-	any := false
+	anyJSON, anyJSONB := false, false
 	for _, v := range vs {
-		if !v.jsonb && !v.untyped() {
+		switch {
+		case v.json && !v.jsonb:
+			anyJSON = true
+		case v.jsonb:
+			anyJSONB = true
+		case !v.untyped():
 			return vs, nil
 		}
-		any = any || v.jsonb
 	}
-	if !any {
-		return vs, nil
+	if anyJSON == anyJSONB {
+		return vs, nil // neither, or json beside jsonb (commonType's to refuse)
 	}
 	out := make([]bval, len(vs))
 	for i, v := range vs {
-		j, err := bd.jsonbCast(v)
+		var err error
+		if anyJSONB {
+			out[i], err = bd.jsonbCast(v)
+		} else {
+			out[i], err = bd.jsonLiteral(v)
+		}
 		if err != nil {
 			return nil, err
 		}
-		out[i] = j
 	}
+	return out, nil
+}
+
+// jsonLiteral is v read as a json document: v itself when it is one, an untyped literal (or
+// NULL) as json, its text kept (json_in keeps its input's text).
+func (bd *binder) jsonLiteral(v bval) (bval, error) {
+	if !v.untyped() {
+		return v, nil
+	}
+	e, err := bd.coerce(v, binType(), "")
+	if err != nil {
+		return bval{}, err
+	}
+	out := typed(e)
+	out.json = true
 	return out, nil
 }
 

@@ -44,22 +44,48 @@ func likeEscape(pattern, esc string) (string, error) {
 	return b.String(), nil
 }
 
-// likeEscapeCall binds like_escape(pattern, esc) of two constants (NULL if either is NULL,
-// as the function is strict) as the text constant likeEscape makes; a pattern or escape that
-// is not a constant is refused by name.
+// likeEscapeCall binds like_escape(pattern, esc) of two constants or parameters (NULL if
+// either is NULL, as the function is strict) as the text constant likeEscape makes of their
+// values: a parameter's value is known when the statement is bound for an execution (at
+// prepare time a stand-in of type text answers); a pattern or escape that is neither is
+// refused by name.
 func (bd *binder) likeEscapeCall(args []bval) (bval, error) {
 	if len(args) != 2 {
 		return bval{}, errorf(InvalidArgument, "like_escape takes 2 argument(s)")
 	}
-	for _, a := range args {
-		if a.null {
+	var vals [2]string
+	var standIn expr.Expression
+	for i, a := range args {
+		switch {
+		case a.null:
 			return typed(expr.NewNullLiteral(strType().WithNullability(nullableN))), nil
+		case a.str != nil:
+			vals[i] = *a.str
+			continue
+		case a.param == 0:
+			return bval{}, unimplemented("LIKE … ESCAPE (like_escape) with a pattern or escape character that is neither a constant nor a parameter")
 		}
-		if a.str == nil {
-			return bval{}, unimplemented("LIKE … ESCAPE (like_escape) with a pattern or escape character that is not a constant")
+		e, err := bd.coerce(a, strType(), "argument of like_escape")
+		if err != nil {
+			return bval{}, err
+		}
+		if _, ph := bd.ps.placeholders[e]; ph && bd.ps.vals == nil {
+			standIn = e // prepare time: any value
+			continue
+		}
+		switch lit := e.(type) {
+		case *expr.PrimitiveLiteral[string]:
+			vals[i] = lit.Value
+		case *expr.NullLiteral:
+			return typed(expr.NewNullLiteral(strType().WithNullability(nullableN))), nil
+		default:
+			return bval{}, unimplemented("LIKE … ESCAPE (like_escape) with a pattern or escape character that is neither a constant nor a parameter")
 		}
 	}
-	p, err := likeEscape(*args[0].str, *args[1].str)
+	if standIn != nil {
+		return typed(standIn), nil
+	}
+	p, err := likeEscape(vals[0], vals[1])
 	if err != nil {
 		return bval{}, err
 	}

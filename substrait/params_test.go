@@ -539,6 +539,31 @@ func TestIntervalParameter(t *testing.T) {
 	}
 }
 
+// TestLikeEscapeParameters: LIKE ? ESCAPE '!' and LIKE '…' ESCAPE ? prepare (the `?` before
+// ESCAPE is a placeholder) and bind each execution's pattern and escape through like_escape:
+// an escape of two characters is PostgreSQL's 22025.
+func TestLikeEscapeParameters(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	for sql, bad := range map[string]string{
+		`SELECT id FROM messages` + routedWhere + ` AND id LIKE ? ESCAPE '!'`:    "",
+		`SELECT id FROM messages` + routedWhere + ` AND id LIKE 'a!_%' ESCAPE ?`: "!!",
+	} {
+		s, err := Prepare(sql, cat)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if _, err := s.BindGeneral(BindOptions{}, "!"); err != nil {
+			t.Errorf("%s bound: %v", sql, err)
+		}
+		if bad != "" {
+			if _, err := s.BindGeneral(BindOptions{}, bad); err == nil || err.(*Error).SQLState != "22025" {
+				t.Errorf("%s bound %q: %v, want 22025", sql, bad, err)
+			}
+		}
+	}
+}
+
 // TestDateBinStrideParameter: date_bin(?::interval, ts, origin) (and an untyped `?`, which
 // date_bin types interval) binds each execution's stride, with date_bin's refusals of a
 // stride with months or not positive.
@@ -548,6 +573,8 @@ func TestDateBinStrideParameter(t *testing.T) {
 	for _, sql := range []string{
 		`SELECT date_bin(?::interval, timestamp, timestamp '2001-01-01') AS b, count(*) FROM messages` + routedWhere + ` GROUP BY 1`,
 		`SELECT date_bin(?, timestamp, timestamp '2001-01-01') AS b FROM messages` + routedWhere,
+		// A constant source; the stride as DeclareParameterTypes declares a bound interval.
+		`SELECT date_bin(($1::interval)::interval, timestamptz '2001-04-01 10:17+00', timestamptz '2001-01-01')`,
 	} {
 		s, err := Prepare(sql, cat)
 		if err != nil {

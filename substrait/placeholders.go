@@ -211,6 +211,8 @@ func endsOperand(t *pg.ScanToken) bool {
 		return true
 	case t.Token == pg.Token_FIRST_P || t.Token == pg.Token_NEXT:
 		return false // FETCH FIRST ? ROWS ONLY
+	case t.Token == pg.Token_LIKE || t.Token == pg.Token_ILIKE:
+		return false // s LIKE ? ESCAPE '!' (ESCAPE, unreserved, could begin an operand)
 	}
 	return t.KeywordKind != pg.KeywordKind_NO_KEYWORD && t.KeywordKind != pg.KeywordKind_RESERVED_KEYWORD
 }

@@ -27,6 +27,7 @@ func TestRewritePlaceholders(t *testing.T) {
 		{"frame offset", `ROWS ? PRECEDING`, `ROWS  $1  PRECEDING`, 1},
 		{"frame offsets", `RANGE BETWEEN ? PRECEDING AND ? FOLLOWING`, `RANGE BETWEEN  $1  PRECEDING AND  $2  FOLLOWING`, 2},
 		{"groups frame offset", `GROUPS ? FOLLOWING`, `GROUPS  $1  FOLLOWING`, 1},
+		{"like pattern before escape", `s LIKE ? ESCAPE '!' AND t NOT ILIKE ? ESCAPE ?`, `s LIKE  $1  ESCAPE '!' AND t NOT ILIKE  $2  ESCAPE  $3 `, 3},
 		{"in list", `x IN (?,?)`, `x IN ( $1 , $2 )`, 2},
 		{"cast", `CAST(? AS timestamptz)`, `CAST( $1  AS timestamptz)`, 1},
 		{"typecast", `? ::timestamptz`, ` $1  ::timestamptz`, 1},

@@ -2,6 +2,7 @@ package substrait
 
 import (
 	"fmt"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -234,7 +235,7 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 	// and groups by value in the recursive term and above it.
 	kinds := func(i int) col {
 		c := col2(larm.sc.cols[i], ts[i])
-		c.bytea, c.json, c.jsonb = l.sc.cols[i].bytea, l.sc.cols[i].json, l.sc.cols[i].jsonb
+		c.bytea, c.json, c.jsonb, c.typmod = l.sc.cols[i].bytea, l.sc.cols[i].json, l.sc.cols[i].jsonb, l.sc.cols[i].typmod
 		return c
 	}
 	if !sel.GetAll() {
@@ -244,6 +245,11 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 				return nil, errJSONEquality
 			case l.sc.cols[i].jsonb:
 				return nil, unimplementedAre("recursive UNION (without ALL) over jsonb columns")
+			case isIntervalType(ts[i]):
+				// As DISTINCT of an interval (refuseIntervalKeys): PostgreSQL's UNION takes
+				// '1 day' and '24 hours' as one row (interval_cmp), which the executor's
+				// hashing of the fields apart would not.
+				return nil, unimplemented("recursive UNION (without ALL) of an interval")
 			}
 		}
 	}
@@ -269,25 +275,8 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 		return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "each UNION query must have the same number of columns"}
 	}
 	for i := range ts {
-		rtyp := r.sc.cols[i].typ
-		if unknownCol(r, i) || sameType(rtyp, ts[i]) {
-			continue
-		}
-		var overall types.Type
-		switch lf, rf := familyOf(ts[i]), familyOf(rtyp); {
-		case isNumber(lf) && isNumber(rf) && !(lf == famNumeric && rf == famNumeric):
-			overall = widerNumber(ts[i], rtyp)
-		case datetimeCommon(ts[i], rtyp) != nil:
-			overall = datetimeCommon(ts[i], rtyp)
-		case lf == famNumeric && rf == famNumeric:
-			return nil, unimplementedAre("recursive queries whose numeric columns change scale in the recursive term")
-		default:
-			return nil, errorf(InvalidArgument, "UNION types %s and %s cannot be matched", typeName(ts[i]), typeName(rtyp))
-		}
-		if !sameType(overall, ts[i]) {
-			return nil, &Error{Code: InvalidArgument, SQLState: "42804",
-				Msg:    fmt.Sprintf("recursive query %q column %d has type %s in non-recursive term but type %s overall", name, i+1, typeName(ts[i]), typeName(overall)),
-				LogMsg: fmt.Sprintf("recursive query <identifier> column %d has type %s in non-recursive term but type %s overall", i+1, typeName(ts[i]), typeName(overall))}
+		if err := recursiveColumnType(name, i, ts[i], l.sc.cols[i].typmod, r, i); err != nil {
+			return nil, err
 		}
 	}
 	rarm, err := bd.castProject(r, ts, l)
@@ -306,7 +295,50 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 	return &fromItem{boundRel: requalify(out, alias, colnames)}, checkRename(out, colnames)
 }
 
+// recursiveColumnType checks column i of a recursive query's recursive term r against the
+// non-recursive term's type t (with its type modifier typmod, bval.typmod), as PostgreSQL's
+// analyzeCTE does: the UNION of the two (select_common_type, select_common_typmod: the
+// modifier both terms have, else none) must be the non-recursive term's type and modifier,
+// else 42804 (a varchar(3) column whose recursive term computes s || 'b' is character
+// varying overall). Numerics of different scales without a modifier are refused by name.
+func recursiveColumnType(name string, i int, t types.Type, typmod string, r *boundRel, ri int) error {
+	rtyp, rmod := r.sc.cols[ri].typ, r.sc.cols[ri].typmod
+	unknown := unknownCol(r, ri)
+	if unknown {
+		rmod = "" // a literal of unknown type takes the type without its modifier
+	}
+	var overall types.Type
+	switch lf, rf := familyOf(t), familyOf(rtyp); {
+	case unknown || sameType(rtyp, t):
+		overall = t
+	case isNumber(lf) && isNumber(rf) && !(lf == famNumeric && rf == famNumeric):
+		overall = widerNumber(t, rtyp)
+	case datetimeCommon(t, rtyp) != nil:
+		overall = datetimeCommon(t, rtyp)
+	case lf == famNumeric && rf == famNumeric && typmod != "" && rmod != typmod:
+		overall = t // numeric(p,s) beside another modifier: numeric overall
+	case lf == famNumeric && rf == famNumeric:
+		return unimplementedAre("recursive queries whose numeric columns change scale in the recursive term")
+	default:
+		return errorf(InvalidArgument, "UNION types %s and %s cannot be matched", typeName(t), typeName(rtyp))
+	}
+	same := sameType(overall, t)
+	if same && (typmod == "" || rmod == typmod) {
+		return nil
+	}
+	have, got := typeName(t), typeName(overall)
+	if typmod != "" {
+		have = typmod
+		if same {
+			got = typmod[:strings.IndexByte(typmod, '(')] // the type without its modifier
+		}
+	}
+	return &Error{Code: InvalidArgument, SQLState: "42804",
+		Msg:    fmt.Sprintf("recursive query %q column %d has type %s in non-recursive term but type %s overall", name, i+1, have, got),
+		LogMsg: fmt.Sprintf("recursive query <identifier> column %d has type %s in non-recursive term but type %s overall", i+1, have, got)}
+}
+
 // col2 is col with the type t and the flags a column of a set operation keeps.
 func col2(c col, t types.Type) col {
-	return col{name: c.name, typ: t, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb}
+	return col{name: c.name, typ: t, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb, typmod: c.typmod}
 }

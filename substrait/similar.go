@@ -157,6 +157,28 @@ func (bd *binder) similarTo(a *pg.A_Expr, op string, sc *scope) (bval, error) {
 var errRegexpMatchArray = &Error{Code: Unimplemented, SQLState: "0A000",
 	Msg: "regexp_match's text[] result is not supported: take one element, (regexp_match(…))[1]"}
 
+// errRegexpMatchGlobal is PostgreSQL's error for regexp_match's flag g (textregexsubstr's
+// check in regexp_match).
+var errRegexpMatchGlobal = &Error{Code: InvalidArgument, SQLState: "22023", Msg: "regexp_match() does not support the \"global\" option"}
+
+// regexpMatchArray is the error for a bare regexp_match(s, pattern[, flags]): PostgreSQL's
+// errors for its constant flags first (an unknown letter, g: 22023), as PostgreSQL raises
+// them whatever the result is used for, else errRegexpMatchArray.
+func regexpMatchArray(args []bval) error {
+	if len(args) == 3 {
+		if _, ok := constText(args[2]); ok {
+			var global bool
+			if _, err := regexFlagsArg(args[2], "regexp_match", &global); err != nil {
+				return err
+			}
+			if global {
+				return errRegexpMatchGlobal
+			}
+		}
+	}
+	return errRegexpMatchArray
+}
+
 // indirection binds n[k] where n is regexp_match(…) and k an integer constant; other array
 // subscripts are refused by name.
 func (bd *binder) indirection(ind *pg.A_Indirection, sc *scope) (bval, error) {
@@ -197,7 +219,7 @@ func (bd *binder) regexpMatchElem(fc *pg.FuncCall, k int, sc *scope) (bval, erro
 			return bval{}, err
 		}
 		if global {
-			return bval{}, &Error{Code: InvalidArgument, SQLState: "22023", Msg: "regexp_match() does not support the \"global\" option"}
+			return bval{}, errRegexpMatchGlobal
 		}
 	}
 	opts.Extent = true

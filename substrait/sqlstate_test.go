@@ -46,6 +46,16 @@ func TestRefusalSQLStates(t *testing.T) {
 		{`SELECT 1e40::real`, "22003", "value out of range for type real"},
 		{`SELECT min(*) FROM messages` + routedWhere, "42883", "function min() does not exist"},
 		{`SELECT * FROM messages` + routedWhere + ` LIMIT -1`, "2201W", "LIMIT must not be negative"},
+		// trial25: json beside unknown literals has no equality; recursive column modifiers;
+		// a recursive UNION of intervals; regexp_match's g.
+		{`SELECT count(*) FROM (VALUES ('{"a":1}'::json), ('{"a":1}')) t(j) GROUP BY j`, "42883", "could not identify an equality operator for type json"},
+		{`SELECT j::text FROM (SELECT '{"a":1}' UNION SELECT '{"a":1}'::json) t(j)`, "42883", "could not identify an equality operator for type json"},
+		{`WITH RECURSIVE r(s, n) AS (SELECT 'a'::varchar(3), 1 UNION ALL SELECT s || 'b', n + 1 FROM r WHERE n < 4) SELECT s, n FROM r`, "42804",
+			"recursive query <identifier> column 1 has type character varying(3) in non-recursive term but type character varying overall"},
+		{`WITH RECURSIVE r(x, n) AS (SELECT 1.5::numeric(4,1), 1 UNION ALL SELECT (x + 1)::float8, n + 1 FROM r WHERE n < 4) SELECT x, n FROM r`, "42804",
+			"recursive query <identifier> column 1 has type numeric(4,1) in non-recursive term but type double precision overall"},
+		{`WITH RECURSIVE r(i) AS (SELECT interval '1 day' UNION SELECT interval '24 hours' FROM r) SELECT i::text FROM r`, "0A000", "recursive UNION (without ALL) of an interval is not supported"},
+		{`SELECT regexp_match('abc', 'b', 'g')`, "22023", "regexp_match() does not support the \"global\" option"},
 		{`SELECT a.id FROM messages a JOIN messages b ON a.id = b.id WHERE a.channel_id = 'general' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-02-01' AND b.channel_id = 'general'`,
 			"", "messages read as <identifier> needs timestamp >= <start> AND timestamp < <end>"},
 	} {

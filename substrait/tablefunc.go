@@ -24,9 +24,10 @@ import (
 // timestamp series adds the step to the previous value each time (January 31 + 1 month is
 // February 28, then March 28) and is timestamp without time zone when an end is one and
 // neither is timestamptz, else timestamptz (seriesTimestampType); the column is named by the
-// alias (AS g, or AS g(n)) or after the function. WITH ORDINALITY, ROWS FROM (…), LATERAL,
-// column definition lists and arguments that are not constants (a column of another FROM
-// item among them: generate_series(a, 3)) are refused by name.
+// alias (AS g, or AS g(n)) or after the function. Column definition lists are refused by
+// name. The other functions in FROM, and these with WITH ORDINALITY, ROWS FROM (…), LATERAL
+// or arguments reading other FROM items' columns (generate_series(a, 3)), are ProjectSets
+// (projectset.go).
 
 // MaxSeriesRows bounds the rows of one generate_series or unnest in FROM: their rows are
 // constants of the plan (each row is a few plan expression nodes, under MaxExpressionNodes).
@@ -35,12 +36,8 @@ const MaxSeriesRows = 10_000
 // rangeFunction binds a function in FROM.
 func (bd *binder) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 	switch {
-	case rf.GetLateral():
-		return nil, unimplemented("LATERAL")
-	case rf.GetOrdinality():
-		return nil, unimplemented("WITH ORDINALITY")
-	case rf.GetIsRowsfrom() || len(rf.GetFunctions()) != 1:
-		return nil, unimplemented("ROWS FROM (…)")
+	case needsProjectSet(rf):
+		return bd.standaloneSet(rf)
 	case len(rf.GetColdeflist()) > 0:
 		return nil, unimplementedAre("column definition lists")
 	}

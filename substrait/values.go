@@ -67,7 +67,8 @@ func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
 				json, jsonb = json && v.json, jsonb && v.jsonb
 			}
 		}
-		out.sc.cols = append(out.sc.cols, col{name: name, typ: es[0].GetType(), vary: vary, json: json && familyOf(es[0].GetType()) == famBinary, jsonb: jsonb && familyOf(es[0].GetType()) == famBinary})
+		out.sc.cols = append(out.sc.cols, col{name: name, typ: es[0].GetType(), vary: vary, json: json && familyOf(es[0].GetType()) == famBinary, jsonb: jsonb && familyOf(es[0].GetType()) == famBinary,
+			typmod: commonTypmod(cols[c])}) // select_common_typmod
 	}
 	rel, err := bd.b.VirtualTableFromExpr(out.names, rows...)
 	if err != nil {
