@@ -6,96 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
-
-// boundRow prepares q through cl, binds vals in one row (a Go string as Arrow utf8, []byte
-// binary, int64, float64, int8 and float32 as themselves), executes it and returns its one row as
-// text (arrow's ValueStr; a utf8 value as it is), after checking that every batch has the
-// schema the FlightInfo of the bound statement declared (the check ADBC's driver makes:
-// "endpoint 0 returned inconsistent schema").
-func boundRow(ctx context.Context, cl *flightsql.Client, q string, vals ...any) ([]string, error) {
-	stmt, err := cl.Prepare(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer stmt.Close(ctx)
-	fields := make([]arrow.Field, len(vals))
-	for i, v := range vals {
-		var typ arrow.DataType
-		switch v.(type) {
-		case string:
-			typ = arrow.BinaryTypes.String
-		case []byte:
-			typ = arrow.BinaryTypes.Binary
-		case int64:
-			typ = arrow.PrimitiveTypes.Int64
-		case float64:
-			typ = arrow.PrimitiveTypes.Float64
-		case int8:
-			typ = arrow.PrimitiveTypes.Int8
-		case float32:
-			typ = arrow.PrimitiveTypes.Float32
-		default:
-			return nil, fmt.Errorf("boundRow: a %T parameter", v)
-		}
-		fields[i] = arrow.Field{Name: fmt.Sprintf("p%d", i), Type: typ, Nullable: true}
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
-	defer b.Release()
-	for i, v := range vals {
-		switch x := v.(type) {
-		case string:
-			b.Field(i).(*array.StringBuilder).Append(x)
-		case []byte:
-			b.Field(i).(*array.BinaryBuilder).Append(x)
-		case int64:
-			b.Field(i).(*array.Int64Builder).Append(x)
-		case float64:
-			b.Field(i).(*array.Float64Builder).Append(x)
-		case int8:
-			b.Field(i).(*array.Int8Builder).Append(x)
-		case float32:
-			b.Field(i).(*array.Float32Builder).Append(x)
-		}
-	}
-	params := b.NewRecordBatch()
-	defer params.Release()
-	stmt.SetParameters(params)
-	info, err := stmt.Execute(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := fetch(ctx, cl, info)
-	if res != nil {
-		defer res.release()
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(res.recs) != 1 || res.recs[0].NumRows() != 1 {
-		return nil, fmt.Errorf("%d batches, want one row", len(res.recs))
-	}
-	rec := res.recs[0]
-	if !rec.Schema().Equal(res.infoSchema) {
-		return nil, fmt.Errorf("batch schema %s, FlightInfo %s", rec.Schema(), res.infoSchema)
-	}
-	row := make([]string, rec.NumCols())
-	for i, c := range rec.Columns() {
-		if s, ok := c.(*array.String); ok {
-			row[i] = s.Value(0)
-		} else {
-			row[i] = c.ValueStr(0)
-		}
-	}
-	return row, nil
-}
 
 // pgQuote writes s as a PostgreSQL string constant (standard_conforming_strings: backslashes
 // are themselves): the form of a parameter of type unknown, which PostgreSQL reads with the
@@ -111,17 +25,17 @@ func compareTextParam(ctx context.Context, t *testing.T, pg *pgx.Conn, clients [
 	want, pgErr := pgAnswerN(ctx, pg, "SELECT v::text FROM ("+strings.Replace(pgQ, "?", pgQuote(s), 1)+") q")
 	for _, cl := range clients {
 		name := fmt.Sprintf("%s: %s with %q", cl.name, q, s)
-		row, err := boundRow(ctx, cl.c, q, s)
+		got, err := boundAnswerN(ctx, cl.c, q, nil, s)
 		switch {
 		case pgErr != nil:
 			st := status.Convert(err)
 			if err == nil || st.Code() != codes.InvalidArgument || sqlstateOf(err) != pgErr.Code || !strings.HasPrefix(pgErr.Message, strings.TrimPrefix(st.Message(), "parameter $1: ")) {
-				t.Errorf("%s: %v %v, want INVALID_ARGUMENT %s %q as PostgreSQL", name, row, err, pgErr.Code, pgErr.Message)
+				t.Errorf("%s: %v %v, want INVALID_ARGUMENT %s %q as PostgreSQL", name, got, err, pgErr.Code, pgErr.Message)
 			}
 		case err != nil:
 			t.Errorf("%s: %v, want %q as PostgreSQL", name, err, want)
-		case row[0] != want:
-			t.Errorf("%s: %q, want PostgreSQL's %q", name, row[0], want)
+		case got != want:
+			t.Errorf("%s: %q, want PostgreSQL's %q", name, got, want)
 		}
 	}
 }
@@ -198,13 +112,13 @@ func TestConvertFromInvalidUTF8AsPostgres(t *testing.T) {
 		var want string
 		pgErr := pg.QueryRow(ctx, "SELECT convert_from($1::bytea, 'UTF8')", b).Scan(&want)
 		for _, cl := range clients {
-			row, err := boundRow(ctx, cl.c, "SELECT convert_from(?::bytea, 'UTF8') AS v", b)
+			got, err := boundAnswerN(ctx, cl.c, "SELECT convert_from(?::bytea, 'UTF8') AS v", nil, b)
 			if pgErr != nil {
 				if err == nil || status.Code(err) != codes.InvalidArgument || sqlstateOf(err) != "22021" {
-					t.Errorf("%s: convert_from of %x: %v %v, want 22021 (PostgreSQL: %v)", cl.name, b, row, err, pgErr)
+					t.Errorf("%s: convert_from of %x: %v %v, want 22021 (PostgreSQL: %v)", cl.name, b, got, err, pgErr)
 				}
-			} else if err != nil || row[0] != want {
-				t.Errorf("%s: convert_from of %x: %v %v, want %q", cl.name, b, row, err, want)
+			} else if err != nil || got != want {
+				t.Errorf("%s: convert_from of %x: %v %v, want %q", cl.name, b, got, err, want)
 			}
 		}
 	}
@@ -269,9 +183,9 @@ func TestBoundSchemaAsDeclared(t *testing.T) {
 			t.Fatalf("PostgreSQL %s: %v", c.pgQ, pgErr)
 		}
 		for _, cl := range clients {
-			row, err := boundRow(ctx, cl.c, c.q, c.v)
-			if err != nil || row[0] != want {
-				t.Errorf("%s: %s with %v: %v %v, want PostgreSQL's %q", cl.name, c.q, c.v, row, err, want)
+			got, err := boundAnswerN(ctx, cl.c, c.q, nil, c.v)
+			if err != nil || got != want {
+				t.Errorf("%s: %s with %v: %v %v, want PostgreSQL's %q", cl.name, c.q, c.v, got, err, want)
 			}
 		}
 	}
@@ -295,14 +209,14 @@ func TestBoundParameterOperatorsAsPostgres(t *testing.T) {
 	} {
 		want, pgErr := pgAnswerN(ctx, pg, c.pgQ, c.v)
 		for _, cl := range clients {
-			row, err := boundRow(ctx, cl.c, c.q, c.v)
+			got, err := boundAnswerN(ctx, cl.c, c.q, nil, c.v)
 			if pgErr != nil {
 				st := status.Convert(err)
 				if err == nil || st.Code() != codes.InvalidArgument || sqlstateOf(err) != pgErr.Code || st.Message() != pgErr.Message {
-					t.Errorf("%s: %s with %v: %v %v, want INVALID_ARGUMENT %s %q", cl.name, c.q, c.v, row, err, pgErr.Code, pgErr.Message)
+					t.Errorf("%s: %s with %v: %v %v, want INVALID_ARGUMENT %s %q", cl.name, c.q, c.v, got, err, pgErr.Code, pgErr.Message)
 				}
-			} else if err != nil || row[0] != want {
-				t.Errorf("%s: %s with %v: %v %v, want PostgreSQL's %q", cl.name, c.q, c.v, row, err, want)
+			} else if err != nil || got != want {
+				t.Errorf("%s: %s with %v: %v %v, want PostgreSQL's %q", cl.name, c.q, c.v, got, err, want)
 			}
 		}
 	}
