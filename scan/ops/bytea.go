@@ -48,34 +48,33 @@ func byteaIn(n *fnNode) error {
 	return nil
 }
 
-func byteaOut(n *fnNode) error {
-	if err := textArgs(n, 1, 1, 0); err != nil {
-		return err
-	}
-	n.out = arrow.BinaryTypes.String
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		b, _ := asTexts(args[0])
-		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-			return pgbytea.Out(b.ValueBytes(i)), true, nil
-		})
-	}
-	return nil
-}
+// byteaOut is bytea_out: byteaout's hex text of each value.
+var byteaOut = bytesToText(func(b []byte) (string, error) { return pgbytea.Out(b), nil })
 
-func convertFromUTF8(n *fnNode) error {
-	if err := textArgs(n, 1, 1, 0); err != nil {
-		return err
+// convertFromUTF8 is convert_from_utf8: the bytes as text, 22021 where they are not UTF-8 or
+// hold a NUL.
+var convertFromUTF8 = bytesToText(func(b []byte) (string, error) {
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		return "", errNotUTF8
 	}
-	n.out = arrow.BinaryTypes.String
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		b, _ := asTexts(args[0])
-		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-			v := b.ValueBytes(i)
-			if !utf8.Valid(v) || bytes.IndexByte(v, 0) >= 0 {
-				return "", false, errNotUTF8
-			}
-			return string(v), true, nil
-		})
+	return string(b), nil
+})
+
+// bytesToText is the setup of a function of one binary (or text) argument whose text result
+// is f of each value's bytes, NULL where the argument is; f's first error fails the call.
+func bytesToText(f func([]byte) (string, error)) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := textArgs(n, 1, 1, 0); err != nil {
+			return err
+		}
+		n.out = arrow.BinaryTypes.String
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			b, _ := asTexts(args[0])
+			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+				s, err := f(b.ValueBytes(i))
+				return s, err == nil, err
+			})
+		}
+		return nil
 	}
-	return nil
 }
