@@ -200,9 +200,10 @@ func pgAnswerN(ctx context.Context, pg *pgx.Conn, q string, args ...any) (string
 	return s, nil
 }
 
-// boundAnswerN prepares q through cl, checks its declared parameter schema against decl, binds
-// vs in one row, each in the Arrow type of its Go value (int64, float64, utf8 for a string,
-// decimal128(prec, scale) for a decParam; nil is NULL of the declared type), and returns the one
+// boundAnswerN prepares q through cl, checks its declared parameter schema against decl (nil:
+// not checked), binds vs in one row, each in the Arrow type of its Go value (int64, float64,
+// int8, float32, utf8 for a string, binary for []byte, decimal128(prec, scale) for a decParam;
+// nil is NULL of the declared type), and returns the one
 // value of the answer's first column as text (arrow's ValueStr), after checking that every batch
 // has the schema the FlightInfo declared.
 func boundAnswerN(ctx context.Context, cl *flightsql.Client, q string, decl []arrow.DataType, vs ...any) (string, error) {
@@ -212,7 +213,7 @@ func boundAnswerN(ctx context.Context, cl *flightsql.Client, q string, decl []ar
 	}
 	defer stmt.Close(ctx)
 	ps := stmt.ParameterSchema()
-	if ps.NumFields() != len(decl) || len(vs) != len(decl) {
+	if decl != nil && (ps.NumFields() != len(decl) || len(vs) != len(decl)) {
 		return "", fmt.Errorf("parameter schema %s, want %v", ps, decl)
 	}
 	for i, dt := range decl {
@@ -222,12 +223,21 @@ func boundAnswerN(ctx context.Context, cl *flightsql.Client, q string, decl []ar
 	}
 	fields := make([]arrow.Field, len(vs))
 	for i, v := range vs {
-		typ := decl[i]
+		var typ arrow.DataType = arrow.Null
+		if decl != nil {
+			typ = decl[i]
+		}
 		switch x := v.(type) {
 		case int64:
 			typ = arrow.PrimitiveTypes.Int64
 		case float64:
 			typ = arrow.PrimitiveTypes.Float64
+		case int8:
+			typ = arrow.PrimitiveTypes.Int8
+		case float32:
+			typ = arrow.PrimitiveTypes.Float32
+		case []byte:
+			typ = arrow.BinaryTypes.Binary
 		case string:
 			typ = arrow.BinaryTypes.String
 		case decParam:
@@ -245,6 +255,12 @@ func boundAnswerN(ctx context.Context, cl *flightsql.Client, q string, decl []ar
 			b.Field(i).(*array.Int64Builder).Append(x)
 		case float64:
 			b.Field(i).(*array.Float64Builder).Append(x)
+		case int8:
+			b.Field(i).(*array.Int8Builder).Append(x)
+		case float32:
+			b.Field(i).(*array.Float32Builder).Append(x)
+		case []byte:
+			b.Field(i).(*array.BinaryBuilder).Append(x)
 		case string:
 			b.Field(i).(*array.StringBuilder).Append(x)
 		case decParam:

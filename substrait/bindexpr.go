@@ -578,10 +578,11 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 	}
 	if x, ok := v.(string); ok {
 		switch familyOf(t) {
-		case famBool, famInt, famFloat:
+		case famBool, famInt, famFloat, famTimestamp, famDate:
 			// A bound string is an untyped literal (DeclareParameterTypes): read by the type's
-			// input function (boolin, int2in/int4in/int8in, float4in/float8in), as PostgreSQL
-			// reads a parameter of type unknown.
+			// input function (boolin, int2in/int4in/int8in, float4in/float8in, timestamp_in
+			// ignoring a written zone, timestamptz_in, date_in), as PostgreSQL reads a parameter
+			// of type unknown, and as a constant of the type is read (literalOfType).
 			e, err := literalOfType(x, t)
 			if err != nil {
 				return nil, paramError(pos, err)
@@ -596,13 +597,13 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		// sequence invalid in the server's encoding.
 		switch x := v.(type) {
 		case string:
-			if !utf8.ValidString(x) {
-				return nil, errInvalidUTF8Param(pos)
+			if !validText(x) {
+				return nil, errInvalidUTF8Param(pos, x)
 			}
 			return expr.NewPrimitiveLiteral(x, true), nil
 		case []byte:
-			if !utf8.Valid(x) {
-				return nil, errInvalidUTF8Param(pos)
+			if !validText(string(x)) {
+				return nil, errInvalidUTF8Param(pos, string(x))
 			}
 			return expr.NewPrimitiveLiteral(string(x), true), nil
 		}
@@ -673,37 +674,34 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 				x = maxNanoTime
 			}
 			return tsLiteral(x), nil
-		case string:
-			ts, err := parseClamped(x)
-			if err != nil {
-				return nil, paramError(pos, err)
-			}
-			return tsLiteral(ts), nil
 		}
 	case famDate:
-		switch x := v.(type) {
-		case time.Time:
+		if x, ok := v.(time.Time); ok {
 			// A date32/date64 value (midnight UTC) or an instant: its date in UTC.
 			days := x.UTC().Unix() / 86400
 			if x.UTC().Unix() < 0 && x.UTC().Unix()%86400 != 0 {
 				days--
 			}
 			return expr.NewPrimitiveLiteral(types.Date(days), true), nil
-		case string:
-			d, err := parseDate(x)
-			if err != nil {
-				return nil, paramError(pos, err)
-			}
-			return expr.NewPrimitiveLiteral(types.Date(d.Unix()/86400), true), nil
 		}
 	}
 	return nil, wrong()
 }
 
-// errInvalidUTF8Param refuses a text parameter whose bytes are not UTF-8: PostgreSQL's
-// character_not_in_repertoire (22021), without the bytes.
-func errInvalidUTF8Param(pos int) *Error {
-	return &Error{Code: InvalidArgument, SQLState: "22021", Msg: fmt.Sprintf("parameter $%d must be valid UTF-8", pos)}
+// validText reports whether s can be a text value: UTF-8 without a NUL byte, as PostgreSQL's
+// pg_verify_mbstr verifies a text parameter's bytes (a NUL is invalid in every encoding).
+func validText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
+// errInvalidUTF8Param refuses text s of parameter $pos that is no text value (validText):
+// PostgreSQL's character_not_in_repertoire (22021), without the bytes.
+func errInvalidUTF8Param(pos int, s string) *Error {
+	msg := fmt.Sprintf("parameter $%d must be valid UTF-8", pos)
+	if utf8.ValidString(s) {
+		msg = fmt.Sprintf("parameter $%d must not hold a NUL byte (text cannot hold one)", pos)
+	}
+	return &Error{Code: InvalidArgument, SQLState: "22021", Msg: msg}
 }
 
 // valueTypeName names the type of a bound parameter value as PostgreSQL would name it
@@ -1327,7 +1325,8 @@ var paramWallclockType = &arrow.TimestampType{Unit: arrow.Millisecond}
 // in the session's zone, UTC, a wall-clock time and the UTC instant coincide, and PostgreSQL
 // converts such a value to the column's timestamp with time zone in that zone. A zone-less
 // bound value is read as UTC and an aware one as its instant (what PostgreSQL's conversion
-// through the UTC wall clock gives). A parameter also used as another type is refused, as
+// through the UTC wall clock gives); a value bound as text is read as the constant is
+// (timestamp_in: a zone written in it ignored). A parameter also used as another type is refused, as
 // PostgreSQL refuses inconsistent types.
 func (bd *binder) wallclockParam(v bval) (bval, error) {
 	if prev, ok := bd.ps.types[v.param]; ok {
@@ -1335,6 +1334,12 @@ func (bd *binder) wallclockParam(v bval) (bval, error) {
 			return bval{}, errorf(InvalidArgument, "parameter $%d is used both as %s and as %s", v.param, typeName(prev), typeName(wallclockType()))
 		}
 		delete(bd.ps.types, v.param)
+	}
+	if bd.boundString(v.param) != nil {
+		// Bound as text: timestamp_in's wall clock, a written zone ignored, as the constant
+		// '…'::timestamp is read (literalOfType), not the instant the zone would name.
+		e, err := bd.coerce(v, wallclockType(), "")
+		return typed(e), err
 	}
 	e, err := bd.coerce(v, tsType(), "")
 	if err != nil {
@@ -1379,7 +1384,9 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 		_, int4 := t.(*types.Int32Type)
 		ok = hf == famInt || hf == famFloat || hf == famString || hf == famBool && int4
 	case famBool:
-		ok = hf == famString || hf == famInt
+		// integer casts to boolean (int4_bool); PostgreSQL has no smallint or bigint cast.
+		_, int4 := have.(*types.Int32Type)
+		ok = hf == famString || int4
 	case famTimestamp:
 		ok = hf == famString || hf == famDate || hf == famTimestamp
 	case famDate:
@@ -2149,8 +2156,18 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 		if isIntervalVal(v) {
 			return bd.intervalNeg(v)
 		}
+		if v.untyped() && v.param > 0 {
+			// A parameter: of its declared type (the binding's, DeclareParameterTypes), else
+			// the 42P18 refusal that lets a prepared statement wait for the binding.
+			e, err := bd.defaultType(v)
+			if err != nil {
+				return bval{}, err
+			}
+			v = typed(e)
+		}
 		if v.untyped() {
-			return bval{}, errorf(InvalidArgument, "could not determine the type of the operand of unary -")
+			// PostgreSQL finds several prefix - operators for an unknown operand.
+			return bval{}, refused(InvalidArgument, "42725", "operator is not unique: - unknown")
 		}
 		f := familyOf(v.typ())
 		if f == famNumeric {

@@ -1051,7 +1051,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if args[0].untyped() || familyOf(args[0].typ()) != famBinary {
 			return bval{}, errorf(InvalidArgument, "convert_from needs a bytea value")
 		}
-		return bd.cast(args[0].e, strType())
+		// scan/ops' convert_from_utf8: bytes that are not UTF-8, or hold a NUL, are 22021.
+		f, err := bd.fn(URNPostgres, "convert_from_utf8", strType(), args[0].e)
+		return typed(f), err
 	case "date_part", "extract":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err

@@ -321,7 +321,29 @@ func (s *Statement) BindGeneral(opts BindOptions, args ...any) (*Bound, error) {
 	for i, t := range s.g.params {
 		ps.types[i+1] = t
 	}
-	return s.g.bind(s.cat, ps, opts)
+	b, err := s.g.bind(s.cat, ps, opts)
+	if err == nil && len(args) > 0 {
+		b.Schema = declaredSchema(b.Schema, s.dataSchema)
+	}
+	return b, err
+}
+
+// declaredSchema is the schema a statement bound with parameter values answers with: the
+// dataset schema its preparation declared (declared, nil when none), whose columns a bound
+// value can only make NOT NULL where the declaration has them nullable (a parameter is NULL
+// until bound) — clients compare the two (ADBC's "endpoint 0 returned inconsistent
+// schema") — when bound has declared's column types; else bound.
+func declaredSchema(bound, declared *arrow.Schema) *arrow.Schema {
+	if declared == nil || bound == nil || bound.NumFields() != declared.NumFields() || bound.Equal(declared) {
+		return bound
+	}
+	for i := range bound.NumFields() {
+		b, d := bound.Field(i), declared.Field(i)
+		if !arrow.TypeEqual(b.Type, d.Type) || b.Nullable && !d.Nullable {
+			return bound
+		}
+	}
+	return declared
 }
 
 // BindGeneralRecord binds row `row` of rec (column i is $i+1, any Arrow type of the family the

@@ -308,7 +308,7 @@ func insertLiteral(def routing.TableDef, col int, n *pg.Node) (insertValue, erro
 	default:
 		return insertValue{}, errorf(InvalidArgument, "column timestamp takes a timestamp, not a cast to %s", cast)
 	}
-	at, err := ParseTimestamp(text)
+	at, err := parseTimestampSQL(text)
 	if err != nil {
 		e := err.(*Error)
 		return insertValue{}, &Error{Code: e.Code, SQLState: e.SQLState, Msg: "column timestamp: " + e.Msg}
@@ -374,7 +374,7 @@ func insertParam(k insertKind, v any, pos int) ([]byte, time.Time, error) {
 		case time.Time:
 			return nil, v, nil
 		case string:
-			at, err := ParseTimestamp(v)
+			at, err := parseTimestampSQL(v)
 			if err != nil {
 				return nil, time.Time{}, paramError(pos, err)
 			}

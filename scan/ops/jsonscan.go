@@ -54,7 +54,7 @@ type docStatus uint8
 const (
 	docOK          docStatus = iota
 	docNull                  // the document is SQL NULL
-	docBadEncoding           // its bytes are not UTF-8 (errJSONEncoding)
+	docBadEncoding           // its bytes are not UTF-8 (errNotUTF8)
 	docInvalid               // not JSON (errInvalidJSON)
 	docNulEscape             // \u0000 in a string (errJSONNulEscape)
 )
@@ -67,7 +67,7 @@ var errJSONNulEscape = &DataError{Code: "22P05", Msg: "unsupported Unicode escap
 func (s docStatus) err() error {
 	switch s {
 	case docBadEncoding:
-		return errJSONEncoding
+		return errNotUTF8
 	case docInvalid:
 		return errInvalidJSON
 	case docNulEscape:

@@ -370,10 +370,11 @@ func mapBools(mem memory.Allocator, n int, args []arrow.Array, f func(i int) (bo
 // representation (22P02), without the value PostgreSQL quotes.
 var errInvalidJSON = &DataError{Code: sqlstateInvalidText, Msg: "invalid input syntax for type json"}
 
-// errJSONEncoding is the error of a document (a bytea value) that is not UTF-8: PostgreSQL's
-// character_not_in_repertoire (22021), raised as it reads json text. Without it ->> would
-// answer text columns holding bytes that are not UTF-8, which clients cannot decode.
-var errJSONEncoding = &DataError{Code: sqlstateBadEncoding, Msg: `invalid byte sequence for encoding "UTF8"`}
+// errNotUTF8 is the error of bytes read as text that are not UTF-8 (a document, a bytea value
+// given to convert_from): PostgreSQL's character_not_in_repertoire (22021), raised as it reads
+// json text and as convert_from verifies its result. Without it ->> would answer text columns
+// holding bytes that are not UTF-8, which clients cannot decode.
+var errNotUTF8 = &DataError{Code: sqlstateBadEncoding, Msg: `invalid byte sequence for encoding "UTF8"`}
 
 // jsonKernel returns the setup of json_get(_text) (one key, text or integer) and
 // json_path(_text) (text keys, integers written as text index arrays).
