@@ -62,7 +62,7 @@ func (bd *binder) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 	switch name {
 	case "generate_series":
 		rows, typ, err = bd.generateSeries(fc)
-		if errors.Is(err, errLongSeries) {
+		if errors.Is(err, errSeriesProjectSet) {
 			return bd.standaloneSet(rf)
 		}
 	case "unnest":
@@ -114,9 +114,11 @@ func (bd *binder) constantColumn(rows []expr.Expression, typ types.Type, name, a
 	return &fromItem{boundRel: br}, nil
 }
 
-// errLongSeries is generateSeries' answer for a series of more than MaxSeriesRows rows, which
-// rangeFunction then binds as a ProjectSet over one row (standaloneSet).
-var errLongSeries = errors.New("generate_series of more than MaxSeriesRows rows")
+// errSeriesProjectSet is generateSeries' answer for a series it does not hold as constants —
+// of more than MaxSeriesRows rows, or of arguments that are expressions rather than literals
+// (-5::bigint, now() - interval '1 day') — which rangeFunction then binds as a ProjectSet
+// over one row (standaloneSet), evaluated by the executor.
+var errSeriesProjectSet = errors.New("generate_series is not a constant series")
 
 // errSeriesRows refuses a series or array of more than MaxSeriesRows rows.
 func errSeriesRows(name string) *Error {
@@ -185,12 +187,12 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 		case *expr.NullLiteral:
 			return nil, t, nil // a NULL argument: no rows, as PostgreSQL (strict)
 		default:
-			return nil, nil, unimplementedAre("generate_series arguments other than constants")
+			return nil, nil, errSeriesProjectSet
 		}
 		for _, ct := range casts {
 			switch {
 			case familyOf(ct) != famInt:
-				return nil, nil, unimplementedAre("generate_series arguments other than constants")
+				return nil, nil, errSeriesProjectSet
 			case numRank(ct) == numRank(i16Type()) && (vals[i] < math.MinInt16 || vals[i] > math.MaxInt16):
 				return nil, nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "smallint out of range"}
 			case numRank(ct) == numRank(i32Type()) && (vals[i] < math.MinInt32 || vals[i] > math.MaxInt32):
@@ -205,7 +207,7 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 	var rows []expr.Expression
 	for v := start; step > 0 && v <= stop || step < 0 && v >= stop; v += step {
 		if len(rows) == MaxSeriesRows {
-			return nil, nil, errLongSeries
+			return nil, nil, errSeriesProjectSet
 		}
 		if _, ok := t.(*types.Int32Type); ok {
 			rows = append(rows, expr.NewPrimitiveLiteral(int32(v), false))
@@ -239,7 +241,7 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 		if args[2].null {
 			return nil, typ, nil
 		}
-		return nil, nil, unimplementedAre("generate_series steps other than interval constants")
+		return nil, nil, errSeriesProjectSet
 	}
 	var ends [2]time.Time
 	for i, a := range args[:2] {
@@ -256,7 +258,7 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 			ns, okv = lit.Value.(int64)
 		}
 		if !okv {
-			return nil, nil, unimplementedAre("generate_series arguments other than constants")
+			return nil, nil, errSeriesProjectSet
 		}
 		ends[i] = time.Unix(0, ns).UTC()
 	}
@@ -284,7 +286,7 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 	var rows []expr.Expression
 	for t := ends[0]; up && !t.After(ends[1]) || !up && !t.Before(ends[1]); {
 		if len(rows) == MaxSeriesRows {
-			return nil, nil, errLongSeries
+			return nil, nil, errSeriesProjectSet
 		}
 		if isWallclock(typ) {
 			rows = append(rows, expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN))
