@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -191,5 +192,32 @@ func TestTimestampSeriesAsPostgres(t *testing.T) {
 		} {
 			refusedWithState(t, ctx, cl.c, pg, q, state)
 		}
+	}
+}
+
+// TestLongSeriesMemoryLimit: a constant generate_series past MaxSeriesRows streams under
+// --query-memory (five million rows counted under 8 MiB), and what holds its rows is bounded
+// by it (sorting them is RESOURCE_EXHAUSTED naming the limit).
+func TestLongSeriesMemoryLimit(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	small := dial(t, serverWith(t, e, func(c *server.Config) { c.QueryMemory = 8 << 20 }))
+	for q, want := range map[string]string{
+		"SELECT count(*)::text, max(g)::text FROM generate_series(1, 5000000) g":                                                                       "5000000 5000000",
+		"SELECT count(*)::text, max(g)::text FROM generate_series(timestamptz '2001-01-01', timestamptz '2001-01-31 23:59:59', interval '1 second') g": "2678400 2001-01-31 23:59:59+00",
+	} {
+		res, err := run(ctx, small, q)
+		if err != nil {
+			t.Fatalf("%s under 8 MiB: %v", q, err)
+		}
+		rows := flightStrings(t, res)
+		res.release()
+		if len(rows) != 1 || strings.Join(rows[0], " ") != want {
+			t.Errorf("%s: %v, want %s", q, rows, want)
+		}
+	}
+	q := "SELECT g FROM generate_series(1, 5000000) g ORDER BY g DESC"
+	if _, err := run(ctx, small, q); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--query-memory") {
+		t.Errorf("%s: %v, want RESOURCE_EXHAUSTED naming the limit", q, err)
 	}
 }

@@ -22,8 +22,9 @@ import (
 // ORDINALITY or ROWS FROM (…), or a JSON set-returning function anywhere in FROM, is bound as
 // an ExtensionSingleRel whose definition is a *ProjectSet over the items before it (a
 // one-row VALUES when it stands alone); the executor runs it as ops.ProjectSet
-// (scan/projectset.go). generate_series and unnest of constants alone keep their constant
-// form (tablefunc.go). The set-returning functions of a select list are rewritten into such
+// (scan/projectset.go). generate_series and unnest of literals alone keep their constant
+// form (tablefunc.go) up to MaxSeriesRows rows; a longer generate_series, or one of other
+// constant expressions, is a ProjectSet over one row too. The set-returning functions of a select list are rewritten into such
 // a ROWS FROM item after the query's FROM (selectSRFs), which is PostgreSQL 10's ProjectSet:
 // the functions of one select list zip to the longest.
 
