@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -116,10 +117,9 @@ func TestSetReturningFunctionsAsPostgres(t *testing.T) {
 			refusedWithState(t, ctx, cl.c, pg, q, state)
 		}
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
-			"SELECT * FROM (VALUES (1)) x(a), generate_series(date '2001-01-01' + a, timestamp '2001-01-09', interval '1 day')": "generate_series of timestamps",
-			"SELECT * FROM (VALUES (1)) x(a), regexp_split_to_table('a b', ' ')":                                                "regexp_split_to_table",
-			"SELECT * FROM (VALUES (1)) x(a) LEFT JOIN LATERAL generate_series(1, a) g ON g > 1":                                "ON a condition other than true",
-			"SELECT json_each('{\"a\":1}')": "json_each",
+			"SELECT * FROM (VALUES (1)) x(a), regexp_split_to_table('a b', ' ')":                                                         "regexp_split_to_table",
+			"SELECT * FROM (VALUES (1)) x(a) LEFT JOIN LATERAL generate_series(1, a) g ON g > 1":                                         "ON a condition other than true",
+			"SELECT json_each('{\"a\":1}')":                                                                                              "json_each",
 			"SELECT i, (SELECT count(*) FROM json_array_elements(d::json)) FROM (VALUES (1, '[1,2]')) v(i, d)":                           "functions in a correlated subquery's FROM",
 			"SELECT i FROM (VALUES (1, '[1,2]')) v(i, d) WHERE EXISTS (SELECT 1 FROM json_array_elements_text(d::json) x WHERE x = '2')": "functions in a correlated subquery's FROM",
 			"SELECT CASE WHEN true THEN generate_series(1, 2) END":                                                                       "CASE",
@@ -152,4 +152,72 @@ func TestSetReturningMemoryLimit(t *testing.T) {
 		res.release()
 	}
 	comparePG(t, ctx, pg, one(clients[0].c), sameSQL(pgText, q)...)
+}
+
+// TestTimestampSeriesAsPostgres (issue 18, trial26): generate_series of timestamps over other
+// FROM items' rows, with ORDINALITY and in a select list (the executor's ProjectSet), and a
+// constant series past MaxSeriesRows (a week of minutes, 10,080 rows, LEFT JOINed to the
+// flights' counts per minute as Grafana fills gaps; a long integer series) answer
+// PostgreSQL's rows and types; a zero step (a month less 30 days included) is 22023.
+func TestTimestampSeriesAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		// Calendar months added to the previous value: January 31, February 28, March 28, ….
+		"SELECT t::text, g::text FROM (VALUES (timestamp '2001-01-31'), (timestamp '2000-01-31 10:30'), (NULL)) x(t), generate_series(t, t + interval '5 months', interval '1 month') g ORDER BY 1, 2",
+		"SELECT t::text, g::text FROM (VALUES (timestamptz '2001-03-02 00:00'), (timestamptz '2001-03-01 01:00')) x(t), generate_series(t, timestamptz '2001-03-01', '-7 hours') g ORDER BY 1, 2",
+		"SELECT s::text, g::text FROM (VALUES (interval '1 day'), (interval '-1 day'), (interval '1 mon 1 day 01:00'), (NULL)) x(s), generate_series(timestamp '2001-01-31', timestamp '2001-04-02', s) g ORDER BY 1, 2",
+		"SELECT d::text, g::text FROM (VALUES (date '2001-02-27'), (date '2001-03-01')) x(d), generate_series(d, d + 2, interval '12 hours') g ORDER BY 1, 2",
+		"SELECT a, g::text FROM (VALUES (1)) x(a), generate_series(date '2001-01-01' + a, timestamp '2001-01-09', interval '1 day') g ORDER BY 2",
+		"SELECT g::text, n FROM generate_series(timestamp '2001-01-31', '2001-05-01', '1 mon') WITH ORDINALITY AS s(g, n)",
+		"SELECT generate_series(timestamptz '2001-01-31', '2001-05-01', '1 mon')::text",
+		"SELECT a, g::text FROM (VALUES (1), (2)) x(a) LEFT JOIN LATERAL generate_series(timestamp '2001-01-01', timestamp '2001-01-02', CASE WHEN a = 1 THEN interval '-1 day' ELSE interval '1 day' END) g ON true ORDER BY 1, 2",
+		// Past MaxSeriesRows: a week of minutes, and integers.
+		"SELECT count(*), min(g)::text, max(g)::text FROM generate_series(timestamp '2001-01-01', timestamp '2001-01-07 23:59', interval '1 minute') g",
+		"SELECT m::text, COALESCE(c, 0) FROM generate_series('2001-03-26 00:00'::timestamptz, '2001-04-01 23:59'::timestamptz, '1 minute') m " +
+			"LEFT JOIN (SELECT date_trunc('minute', timestamp) AS t, count(*) AS c FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-26' AND timestamp < '2001-04-02' GROUP BY 1) f ON f.t = m ORDER BY m",
+		"SELECT count(*), sum(g) FROM generate_series(1, 100000) g",
+		"SELECT g FROM generate_series(-5::bigint, -250000, -7) g WHERE g % 10007 = 0 ORDER BY g",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgTypes,
+			"SELECT g FROM (VALUES (timestamp '2001-01-01')) x(t), generate_series(t, t, interval '1 day') g",
+			"SELECT g FROM (VALUES (date '2001-01-01')) x(t), generate_series(t, t, interval '1 day') g",
+			"SELECT count(*), max(g) FROM generate_series(timestamp '2001-01-01', timestamp '2001-01-07 23:59', interval '1 minute') g",
+		)...)
+		for q, state := range map[string]string{
+			"SELECT * FROM (VALUES (interval '1 mon -30 days')) x(s), generate_series(timestamp '2001-01-01', '2001-02-01', s)": "22023",
+			"SELECT * FROM (VALUES (interval '0')) x(s), generate_series(timestamptz '2001-01-01', '2001-02-01', s)":            "22023",
+			"SELECT * FROM generate_series(timestamp '2001-01-01', '2001-02-01', '1 mon -30 days')":                             "22023",
+		} {
+			refusedWithState(t, ctx, cl.c, pg, q, state)
+		}
+	}
+}
+
+// TestLongSeriesMemoryLimit: a constant generate_series past MaxSeriesRows streams under
+// --query-memory (five million rows counted under 8 MiB), and what holds its rows is bounded
+// by it (sorting them is RESOURCE_EXHAUSTED naming the limit).
+func TestLongSeriesMemoryLimit(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	small := dial(t, serverWith(t, e, func(c *server.Config) { c.QueryMemory = 8 << 20 }))
+	for q, want := range map[string]string{
+		"SELECT count(*)::text, max(g)::text FROM generate_series(1, 5000000) g":                                                                       "5000000 5000000",
+		"SELECT count(*)::text, max(g)::text FROM generate_series(timestamptz '2001-01-01', timestamptz '2001-01-31 23:59:59', interval '1 second') g": "2678400 2001-01-31 23:59:59+00",
+	} {
+		res, err := run(ctx, small, q)
+		if err != nil {
+			t.Fatalf("%s under 8 MiB: %v", q, err)
+		}
+		rows := flightStrings(t, res)
+		res.release()
+		if len(rows) != 1 || strings.Join(rows[0], " ") != want {
+			t.Errorf("%s: %v, want %s", q, rows, want)
+		}
+	}
+	q := "SELECT g FROM generate_series(1, 5000000) g ORDER BY g DESC"
+	if _, err := run(ctx, small, q); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--query-memory") {
+		t.Errorf("%s: %v, want RESOURCE_EXHAUSTED naming the limit", q, err)
+	}
 }

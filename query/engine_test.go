@@ -916,7 +916,7 @@ func testEnginePlanningErrors(t *testing.T, f *engFixture) {
 		{"WITH RECURSIVE r(x) AS (SELECT 'sekrit-x' UNION ALL SELECT x FROM r) SEARCH DEPTH FIRST BY x SET o SELECT * FROM r", codes.Unimplemented, "SEARCH and CYCLE clauses of WITH RECURSIVE"},
 		{"SELECT id FROM messages" + routed + " AND id SIMILAR TO id || 'sekrit%'", codes.Unimplemented, "SIMILAR TO with a pattern or escape that is not a constant"},
 		{"VALUES ('sekrit-x'), ('sekrit-y', 987654)", codes.InvalidArgument, "VALUES lists must all be the same length"},
-		{"SELECT * FROM generate_series(1, 987654)", codes.InvalidArgument, "generate_series in FROM of more than 10000 rows"},
+		{"SELECT * FROM unnest(ARRAY[" + strings.Repeat("987654, ", 10000) + "1])", codes.InvalidArgument, "unnest in FROM of more than 10000 rows"},
 		{"SELECT sha224(id::bytea) FROM messages" + routed, codes.Unimplemented, "function sha224"},
 		{"SELECT id::bpchar FROM messages" + routed, codes.Unimplemented, "casts to bpchar without a length"},
 		{"SELECT timestamp::timestamptz(3) FROM messages" + routed, codes.Unimplemented, "casts with a type modifier"},

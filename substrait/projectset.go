@@ -22,8 +22,9 @@ import (
 // ORDINALITY or ROWS FROM (…), or a JSON set-returning function anywhere in FROM, is bound as
 // an ExtensionSingleRel whose definition is a *ProjectSet over the items before it (a
 // one-row VALUES when it stands alone); the executor runs it as ops.ProjectSet
-// (scan/projectset.go). generate_series and unnest of constants alone keep their constant
-// form (tablefunc.go). The set-returning functions of a select list are rewritten into such
+// (scan/projectset.go). generate_series and unnest of literals alone keep their constant
+// form (tablefunc.go) up to MaxSeriesRows rows; a longer generate_series, or one of other
+// constant expressions, is a ProjectSet over one row too. The set-returning functions of a select list are rewritten into such
 // a ROWS FROM item after the query's FROM (selectSRFs), which is PostgreSQL 10's ProjectSet:
 // the functions of one select list zip to the longest.
 
@@ -300,6 +301,9 @@ func (bd *binder) setCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return SetCall{}, nil, errorf(InvalidArgument, "function generate_series with %d arguments does not exist", len(args))
 	}
+	if timeSeriesArgs(args) {
+		return bd.timestampSetCall(args)
+	}
 	t := i32Type()
 	wide := false
 	for _, a := range args {
@@ -314,12 +318,7 @@ func (bd *binder) setCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error) {
 			wide = wide || numRank(a.typ()) >= numRank(i32Type())
 		case famNumeric:
 			return SetCall{}, nil, unimplemented("generate_series of numeric values")
-		case famTimestamp, famDate:
-			return SetCall{}, nil, unimplementedAre("generate_series of timestamps over the rows of another FROM item, or with ORDINALITY")
 		default:
-			if _, iv := a.intervalConst(); iv || isIntervalVal(a) {
-				return SetCall{}, nil, unimplementedAre("generate_series of timestamps over the rows of another FROM item, or with ORDINALITY")
-			}
 			return SetCall{}, nil, errorf(InvalidArgument, "function generate_series(%s) does not exist", argTypeNames(args))
 		}
 	}
@@ -335,6 +334,31 @@ func (bd *binder) setCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error) {
 		call.Args = append(call.Args, e)
 	}
 	return call, []col{{name: name}}, nil
+}
+
+// timestampSetCall binds generate_series(start, stop, step) of timestamps (timeSeriesArgs):
+// the ends as seriesTimestampType's type (a date is midnight UTC, the session's zone), the
+// step an interval (an untyped literal reads as one), as the constant series
+// (timestampSeries) takes them.
+func (bd *binder) timestampSetCall(args []bval) (SetCall, []col, error) {
+	if len(args) != 3 {
+		return SetCall{}, nil, errorf(InvalidArgument, "function generate_series(timestamp with time zone, timestamp with time zone) does not exist")
+	}
+	typ := seriesTimestampType(args[:2])
+	call := SetCall{Name: "generate_series", Out: []types.Type{typ}}
+	for _, a := range args[:2] {
+		e, err := bd.coerce(a, typ, "argument of generate_series")
+		if err != nil {
+			return SetCall{}, nil, err
+		}
+		call.Args = append(call.Args, e)
+	}
+	step, err := bd.intervalValue(args[2], "argument 3 of generate_series")
+	if err != nil {
+		return SetCall{}, nil, err
+	}
+	call.Args = append(call.Args, step)
+	return call, []col{{name: "generate_series"}}, nil
 }
 
 // unnestCall binds unnest(ARRAY[…]) whose elements read sc's columns: one row per element.

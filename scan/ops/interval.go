@@ -286,17 +286,22 @@ func timestampAddInterval(n *fnNode) error {
 		iv := args[1].(*array.MonthDayNanoInterval)
 		b := array.NewTimestampBuilder(mem, n.out.(*arrow.TimestampType))
 		return mapRows[arrow.Timestamp](b, rows, args, func(i int) (arrow.Timestamp, bool, error) {
-			x := iv.Value(i)
-			t := calendar.AddMonths(at(i), int64(x.Months))
-			ns, ok := addDaysNanos(t, int64(x.Days), x.Nanoseconds)
+			t, ok := addInterval(at(i), iv.Value(i))
 			if !ok {
 				return 0, false, &DataError{Code: "22008", Msg: "timestamp out of range"}
 			}
-			v, err := arrow.TimestampFromTime(time.Unix(0, ns).UTC(), unit)
+			v, err := arrow.TimestampFromTime(t, unit)
 			return v, err == nil, err
 		})
 	}
 	return nil
+}
+
+// addInterval is t + x as timestamp_add_interval computes it (UTC), false when the result is
+// outside int64 nanoseconds.
+func addInterval(t time.Time, x arrow.MonthDayNanoInterval) (time.Time, bool) {
+	ns, ok := addDaysNanos(calendar.AddMonths(t, int64(x.Months)), int64(x.Days), x.Nanoseconds)
+	return time.Unix(0, ns).UTC(), ok
 }
 
 // addMDN returns a + sign*b field by field, false on an overflow.

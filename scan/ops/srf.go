@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/big"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -34,6 +36,15 @@ import (
 //   - generate_series (start, stop[, step]) of int32 or int64: start, start+step, … while
 //     not past stop; a zero step is PostgreSQL's 22023 "step size cannot equal zero"; a NULL
 //     argument yields no row.
+//   - generate_series (start, stop, step) of two timestamps of one Arrow type and a
+//     month_day_nano interval: PostgreSQL's generate_series_timestamp[tz] in a UTC session,
+//     each value the previous one plus step as timestamp_add_interval adds it (the months on
+//     the calendar, so January 31 + 1 month is February 28, then March 28; the days as 24
+//     hours), while not past stop (the end included). The step's direction, and a zero step
+//     (22023 "step size cannot equal zero"), are PostgreSQL's interval_cmp against a zero
+//     interval: a month as 30 days, a day as 24 hours ('1 mon -30 days' is zero). A next value
+//     outside the int64 nanoseconds of Arrow's timestamps is past any stop, so it ends the
+//     series. A NULL argument yields no row.
 //   - unnest (element, …): the row's arguments in order (unnest(ARRAY[a, b]) of each row).
 //
 // A NULL document yields no row. A document of the wrong kind is PostgreSQL's 22023 with the
@@ -94,6 +105,12 @@ func SetFuncOutputs(name string, args []arrow.DataType) ([]arrow.DataType, error
 		if len(args) < 2 || len(args) > 3 {
 			return nil, fmt.Errorf("ops: generate_series takes 2 or 3 arguments")
 		}
+		if args[0].ID() == arrow.TIMESTAMP {
+			if len(args) != 3 || !arrow.TypeEqual(args[1], args[0]) || args[2].ID() != arrow.INTERVAL_MONTH_DAY_NANO {
+				return nil, fmt.Errorf("ops: generate_series of %v", args)
+			}
+			return []arrow.DataType{args[0]}, nil
+		}
 		for _, a := range args {
 			if !arrow.TypeEqual(a, args[0]) || a.ID() != arrow.INT32 && a.ID() != arrow.INT64 {
 				return nil, fmt.Errorf("ops: generate_series of %v", args)
@@ -142,6 +159,9 @@ func newSetGen(name string, types []arrow.DataType, mem memory.Allocator) setGen
 	}
 	switch name {
 	case "generate_series":
+		if tt, ok := types[0].(*arrow.TimestampType); ok {
+			return &timeSeriesGen{b: array.NewTimestampBuilder(mem, tt)}
+		}
 		return &seriesGen{b: array.NewBuilder(mem, types[0]), wide: types[0].ID() == arrow.INT64}
 	}
 	return &unnestGen{typ: types[0], mem: mem}
@@ -210,6 +230,11 @@ func ProjectSet(ctx context.Context, in array.RecordReader, calls []SetCall, ord
 	flush := func() (arrow.RecordBatch, error) {
 		if len(refs) == 0 {
 			return nil, nil
+		}
+		// One input row may yield rows without end (generate_series to a far stop): the
+		// query's cancellation is checked per batch produced.
+		if err := ctxErr(ctx); err != nil {
+			return nil, err
 		}
 		// The repeated input columns are claimed before they are built.
 		claim := inBytes
@@ -613,6 +638,78 @@ func (g *seriesGen) finish(context.Context) ([]arrow.Array, error) {
 }
 
 func (g *seriesGen) release() { g.b.Release() }
+
+// timeSeriesGen produces generate_series of timestamps with an interval step.
+type timeSeriesGen struct {
+	b         *array.TimestampBuilder
+	cur, stop time.Time
+	step      arrow.MonthDayNanoInterval
+	up, done  bool
+}
+
+func (g *timeSeriesGen) start(args []arrow.Array, i int) error {
+	g.done = true
+	if args[0].IsNull(i) || args[1].IsNull(i) || args[2].IsNull(i) {
+		return nil
+	}
+	start, err := timesAt(args[0])
+	if err != nil {
+		return err
+	}
+	stop, err := timesAt(args[1])
+	if err != nil {
+		return err
+	}
+	iv, ok := args[2].(*array.MonthDayNanoInterval)
+	if !ok {
+		return fmt.Errorf("ops: generate_series step of %s", args[2].DataType())
+	}
+	g.step = iv.Value(i)
+	// interval_cmp's span: months of 30 days, days of 24 hours (exact: it passes int64).
+	span := new(big.Int).Mul(big.NewInt(int64(g.step.Months)*30+int64(g.step.Days)), big.NewInt(nsPerDay))
+	span.Add(span, big.NewInt(g.step.Nanoseconds))
+	if span.Sign() == 0 {
+		return &DataError{Code: "22023", Msg: "step size cannot equal zero"}
+	}
+	g.cur, g.stop, g.up = start(i), stop(i), span.Sign() > 0
+	g.done = g.past()
+	return nil
+}
+
+// past reports whether the current value is past stop in the step's direction.
+func (g *timeSeriesGen) past() bool {
+	if g.up {
+		return g.cur.After(g.stop)
+	}
+	return g.cur.Before(g.stop)
+}
+
+func (g *timeSeriesGen) more() bool { return !g.done }
+
+func (g *timeSeriesGen) next() error {
+	v, err := arrow.TimestampFromTime(g.cur, g.b.Type().(*arrow.TimestampType).Unit)
+	if err != nil {
+		return err
+	}
+	g.b.Append(v)
+	next, ok := addInterval(g.cur, g.step)
+	// A next value outside int64 nanoseconds is past the stop, which is inside them; one
+	// equal to the current value (from March 1, '1 mon -31 days') repeats forever, as in
+	// PostgreSQL, until the query is cancelled.
+	g.cur = next
+	g.done = !ok || g.past()
+	return nil
+}
+
+func (g *timeSeriesGen) null() { g.b.AppendNull() }
+
+func (g *timeSeriesGen) added() int64 { return int64(g.b.Len()) * 8 }
+
+func (g *timeSeriesGen) finish(context.Context) ([]arrow.Array, error) {
+	return []arrow.Array{g.b.NewArray()}, nil
+}
+
+func (g *timeSeriesGen) release() { g.b.Release() }
 
 // unnestGen produces unnest of each row's elements: the rows it produced are references into
 // the element arrays (and a NULL), gathered when the batch is finished.
