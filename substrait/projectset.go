@@ -304,26 +304,9 @@ func (bd *binder) setCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error) {
 	if timeSeriesArgs(args) {
 		return bd.timestampSetCall(args)
 	}
-	t := i32Type()
-	wide := false
-	for _, a := range args {
-		if a.untyped() {
-			continue
-		}
-		switch familyOf(a.typ()) {
-		case famInt:
-			if numRank(a.typ()) > numRank(t) {
-				t = i64Type()
-			}
-			wide = wide || numRank(a.typ()) >= numRank(i32Type())
-		case famNumeric:
-			return SetCall{}, nil, unimplemented("generate_series of numeric values")
-		default:
-			return SetCall{}, nil, errorf(InvalidArgument, "function generate_series(%s) does not exist", argTypeNames(args))
-		}
-	}
-	if !wide {
-		return SetCall{}, nil, refused(InvalidArgument, "42725", "function generate_series(%s) is not unique", argTypeNames(args))
+	t, err := seriesIntType(args)
+	if err != nil {
+		return SetCall{}, nil, err
 	}
 	call := SetCall{Name: name, Out: []types.Type{t}}
 	for _, a := range args {

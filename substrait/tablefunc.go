@@ -37,6 +37,35 @@ import (
 // is refused (54000).
 const MaxSeriesRows = 10_000
 
+// seriesIntType is the type of generate_series of integers (args, none a timestamp): integer,
+// or bigint when an argument is; a numeric argument is refused by name, another type is
+// PostgreSQL's "function … does not exist", and only smallints and untyped literals its
+// 42725 (PostgreSQL's integer, bigint and numeric candidates fit equally).
+func seriesIntType(args []bval) (types.Type, error) {
+	t := i32Type()
+	wide := false // an argument is integer or bigint
+	for _, a := range args {
+		if a.untyped() {
+			continue
+		}
+		switch familyOf(a.typ()) {
+		case famInt:
+			if numRank(a.typ()) > numRank(t) {
+				t = i64Type()
+			}
+			wide = wide || numRank(a.typ()) >= numRank(i32Type())
+		case famNumeric:
+			return nil, unimplemented("generate_series of numeric values")
+		default:
+			return nil, errorf(InvalidArgument, "function generate_series(%s) does not exist", argTypeNames(args))
+		}
+	}
+	if !wide {
+		return nil, refused(InvalidArgument, "42725", "function generate_series(%s) is not unique", argTypeNames(args))
+	}
+	return t, nil
+}
+
 // rangeFunction binds a function in FROM.
 func (bd *binder) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 	switch {
@@ -143,28 +172,9 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 	if timeSeriesArgs(args) {
 		return bd.timestampSeries(args)
 	}
-	t := i32Type()
-	wide := false // an argument is integer or bigint
-	for _, a := range args {
-		if a.untyped() {
-			continue
-		}
-		switch familyOf(a.typ()) {
-		case famInt:
-			if numRank(a.typ()) > numRank(t) {
-				t = i64Type()
-			}
-			wide = wide || numRank(a.typ()) >= numRank(i32Type())
-		case famNumeric:
-			return nil, nil, unimplemented("generate_series of numeric values")
-		default:
-			return nil, nil, errorf(InvalidArgument, "function generate_series(%s) does not exist", argTypeNames(args))
-		}
-	}
-	if !wide {
-		// Only smallints and untyped literals: PostgreSQL's integer, bigint and numeric
-		// candidates fit equally (42725 ambiguous_function).
-		return nil, nil, refused(InvalidArgument, "42725", "function generate_series(%s) is not unique", argTypeNames(args))
+	t, err := seriesIntType(args)
+	if err != nil {
+		return nil, nil, err
 	}
 	vals := make([]int64, 3)
 	vals[2] = 1
