@@ -35,3 +35,38 @@ func TestSubstringRegexAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestDivToHexAsPostgres: div(a, b) of integers (the quotient truncated toward zero, numeric)
+// and to_hex of integers and bigints (two's complement of negatives) over the flights' fields
+// and constants answer PostgreSQL's values and text; a zero divisor is 22012, to_hex of a
+// smallint or an unknown is 42725, of a numeric and div of a float 42883; div of numeric values
+// is refused by name.
+func TestDivToHexAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT id, div((value->>'delay')::int, 7)::text, div((value->>'distance')::bigint, -(value->>'delay')::int2)::text, to_hex((value->>'delay')::int), to_hex((value->>'distance')::bigint * -1000), " +
+			"div((value->>'nosuch')::int, 2)::text, to_hex((value->>'nosuch')::int)" + fn18Where + " AND (value->>'delay')::int <> 0 ORDER BY 1",
+		"SELECT div(7, 2)::text, div(-7, 2)::text, div(7, -2)::text, div(-7, -2)::text, div(-9223372036854775808, -1)::text, div(-7::int2, 2::int8)::text, div(NULL::int, 1)::text, div(NULL, 3)::text, div(0, 5)::text, " +
+			"to_hex(255), to_hex(-1), to_hex(-1::bigint), to_hex(-2147483648), to_hex(0), to_hex(NULL::int), to_hex(9223372036854775807), to_hex(-9223372036854775808), to_hex(2147483648)",
+		"SELECT div(sum((value->>'delay')::int), count(*))::text, to_hex(count(*))" + fn18Where,
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for q, state := range map[string]string{
+			"SELECT div(1, 0)": "22012",
+			"SELECT div((value->>'delay')::int, 0)" + fn18Where: "22012",
+			"SELECT div(0, 0)":           "22012",
+			"SELECT to_hex(1::int2)":     "42725",
+			"SELECT to_hex('255')":       "42725",
+			"SELECT to_hex(1.5::float8)": "42883",
+			"SELECT div(1.5::float8, 2)": "42883",
+			"SELECT to_hex(1::int, 2)":   "42883",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT div(7, 2.5)": "div of numeric values",
+			"SELECT div(7.5, 2)": "div of numeric values",
+		})
+	}
+}

@@ -768,6 +768,8 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	switch name {
 	case "scale":
 		return bd.numericScaleOf(args)
+	case "div", "to_hex":
+		return bd.divHex(name, args)
 	case "gcd", "lcm":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err
