@@ -70,3 +70,22 @@ func TestDivToHexAsPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestShaDigestsAsPostgres: sha224, sha256, sha384 and sha512 of bytea (constants read by
+// byteain, the flights' fields converted to bytes, NULL) answer PostgreSQL's digests; of text
+// they are PostgreSQL's 42883.
+func TestShaDigestsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		// bytea compares as md5's text of it (hex digits) and its length.
+		"SELECT id, md5(sha256(id::bytea)), md5(sha224((value->>'destination')::bytea)), md5(sha512((value->>'nosuch')::bytea)), length(sha384(id::bytea))" + fn18Where + " ORDER BY 1",
+		"SELECT md5(sha256('abc')), md5(sha224('\\x00')), md5(sha384('')), md5(sha512('abc')), md5(sha256(NULL)), md5(sha256('\\x0102'::bytea)), length(sha512('x')), length(sha224('')), " +
+			"md5(sha256('a\\\\b')), sha256('abc') = sha256('\\x616263'), sha224('abc')::text, sha256(id::bytea)::text" + fn18Where + " ORDER BY 1 LIMIT 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for _, q := range []string{"SELECT sha256('abc'::text)", "SELECT sha256(id)" + fn18Where, "SELECT sha512(1)", "SELECT sha256('a', 'b')"} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, "42883")
+		}
+	}
+}

@@ -55,3 +55,29 @@ func (bd *binder) divHex(name string, args []bval) (bval, error) {
 	f, err := bd.fn(URNPostgres, "int_div_numeric", numType(0), es...)
 	return typed(f), err
 }
+
+// shaDigest binds PostgreSQL's sha224(bytea), sha256, sha384 and sha512 (scan/ops' kernels
+// of those names): the digest as bytea (marked so: its ::text is byteaout's hex). An untyped
+// text constant is read as byteain reads it; text, and a binary value that is no bytea (a
+// JSON document), have no implicit cast to bytea, so sha256 of one is PostgreSQL's 42883, as
+// is any other type or count of arguments.
+func (bd *binder) shaDigest(name string, args []bval) (bval, error) {
+	if len(args) != 1 || !args[0].untyped() && !args[0].bytea {
+		types := argTypeNames(args)
+		if len(args) == 1 && (args[0].json || args[0].jsonb) {
+			types = map[bool]string{false: "json", true: "jsonb"}[args[0].jsonb]
+		}
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s(%s) does not exist", name, types)}
+	}
+	v := args[0]
+	if v.untyped() {
+		var err error
+		if v, err = bd.byteaCast(v); err != nil {
+			return bval{}, err
+		}
+	}
+	f, err := bd.fn(URNPostgres, name, binType(), v.e)
+	out := typed(f)
+	out.bytea = true
+	return out, err
+}
