@@ -89,3 +89,32 @@ func TestShaDigestsAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeAsPostgres: encode(bytea, 'hex' | 'base64' | 'escape') of constants and the
+// flights' fields answers PostgreSQL's text (base64's newline after every 76 characters of full
+// groups, escape's octal bytes); an unknown format is PostgreSQL's 22023, encode of text 42883,
+// a format that is not a constant refused by name.
+func TestEncodeAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT id, encode(id::bytea, 'hex'), encode(id::bytea, 'base64'), encode((value->>'destination')::bytea, 'escape'), encode(repeat(id, 9)::bytea, 'base64'), " +
+			"encode((value->>'nosuch')::bytea, 'hex'), encode(sha256(id::bytea), 'Base64')" + fn18Where + " ORDER BY 1",
+		"SELECT encode('\\x00010aff5c7e7f80'::bytea, 'escape'), encode('\\x00ff'::bytea, 'hex'), encode(''::bytea, 'base64'), encode(repeat('a', 57)::bytea, 'base64'), " +
+			"encode(repeat('a', 58)::bytea, 'base64'), encode(repeat('a', 56)::bytea, 'base64'), encode(repeat('a', 114)::bytea, 'base64'), encode(repeat('a', 200)::bytea, 'base64'), " +
+			"encode('a\\\\b'::bytea, 'ESCAPE'), encode('abc', 'Hex'), encode('\\x41', 'base64'), encode(NULL::bytea, 'hex'), encode('\\x01'::bytea, NULL), encode(sha224('abc'), 'hex')",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for q, state := range map[string]string{
+			"SELECT encode('abc'::bytea, 'foo')":             "22023",
+			"SELECT encode(id::bytea, 'base32')" + fn18Where: "22023",
+			"SELECT encode('abc'::text, 'hex')":              "42883",
+			"SELECT encode(id, 'hex')" + fn18Where:           "42883",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT encode(id::bytea, id)" + fn18Where: "encode with a format that is not a constant",
+		})
+	}
+}

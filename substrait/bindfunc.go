@@ -770,7 +770,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bd.numericScaleOf(args)
 	case "div", "to_hex":
 		return bd.divHex(name, args)
-	case "sha224", "sha256", "sha384", "sha512":
+	case "sha224", "sha256", "sha384", "sha512", "encode":
 		return bd.shaDigest(name, args)
 	case "gcd", "lcm":
 		if err := nargs(2, 2); err != nil {

@@ -2,6 +2,9 @@ package substrait
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
 
 	"github.com/substrait-io/substrait-go/v8/types"
 )
@@ -61,8 +64,16 @@ func (bd *binder) divHex(name string, args []bval) (bval, error) {
 // text constant is read as byteain reads it; text, and a binary value that is no bytea (a
 // JSON document), have no implicit cast to bytea, so sha256 of one is PostgreSQL's 42883, as
 // is any other type or count of arguments.
+//
+// encode(bytea, format) is bound alike onto scan/ops' encode, the format a constant (any
+// letter case) passed lowercased as an enumeration (an unknown one is the row's 22023); a
+// format that is not a constant is refused by name, a NULL one answers NULL text.
 func (bd *binder) shaDigest(name string, args []bval) (bval, error) {
-	if len(args) != 1 || !args[0].untyped() && !args[0].bytea {
+	want := 1
+	if name == "encode" {
+		want = 2
+	}
+	if len(args) != want || !args[0].untyped() && !args[0].bytea || want == 2 && !args[1].untyped() && familyOf(args[1].typ()) != famString {
 		types := argTypeNames(args)
 		if len(args) == 1 && (args[0].json || args[0].jsonb) {
 			types = map[bool]string{false: "json", true: "jsonb"}[args[0].jsonb]
@@ -75,6 +86,17 @@ func (bd *binder) shaDigest(name string, args []bval) (bval, error) {
 		if v, err = bd.byteaCast(v); err != nil {
 			return bval{}, err
 		}
+	}
+	if name == "encode" {
+		if args[1].null {
+			return typed(expr.NewNullLiteral(strType())), nil
+		}
+		format, ok := constText(args[1])
+		if !ok {
+			return bval{}, unimplemented("encode with a format that is not a constant")
+		}
+		f, err := bd.fn(URNPostgres, name, strType(), types.Enum(strings.ToLower(format)), v.e)
+		return typed(f), err
 	}
 	f, err := bd.fn(URNPostgres, name, binType(), v.e)
 	out := typed(f)

@@ -3,6 +3,11 @@ package ops
 import (
 	"crypto/sha256"
 	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,6 +25,7 @@ func init() {
 	} {
 		ownFunctions[name] = digestKernel(sum)
 	}
+	ownFunctions["encode"] = encodeKernel
 }
 
 func digestKernel(sum func([]byte) []byte) func(*fnNode) error {
@@ -36,4 +42,75 @@ func digestKernel(sum func([]byte) []byte) func(*fnNode) error {
 		}
 		return nil
 	}
+}
+
+// encodeKernel is PostgreSQL's encode(bytea, format) (binary_encode), the format an enumeration
+// first (lowercased by the binder): "hex" (lowercase digits), "base64" (RFC 4648's alphabet
+// with padding, a newline after every 76 characters, the last full line's too, as
+// pg_base64_encode writes them) or "escape" (esc_enc: a zero byte as \000, a backslash
+// doubled, bytes from 0x80 as \ooo, others as they are). Another format is the row's 22023
+// "unrecognized encoding".
+func encodeKernel(n *fnNode) error {
+	if err := argCount(n, 2, 2); err != nil {
+		return err
+	}
+	if n.args[0] != nil {
+		return errors.New("encode takes the format as an enumeration first")
+	}
+	if err := wantText(n, 1); err != nil {
+		return err
+	}
+	format := n.enums[0]
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[1])
+		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			b := s.ValueBytes(i)
+			switch format {
+			case "hex":
+				return hex.EncodeToString(b), true, nil
+			case "base64":
+				return base64Lines(b), true, nil
+			case "escape":
+				return escapeEncode(b), true, nil
+			}
+			return "", false, &DataError{Code: "22023", Msg: fmt.Sprintf("unrecognized encoding: %q", format)}
+		})
+	}
+	return nil
+}
+
+// base64Lines is pg_base64_encode's text of b: a newline after every 76 characters written
+// by a full three-byte group (so after the last line when it is full and b's length is a
+// multiple of 3), none after a final padded group.
+func base64Lines(b []byte) string {
+	e := base64.StdEncoding.EncodeToString(b)
+	full := len(b) / 3 * 4 // characters written by full groups
+	var sb strings.Builder
+	for i := 0; i < len(e); i += 76 {
+		end := min(i+76, len(e))
+		sb.WriteString(e[i:end])
+		if end-i == 76 && end <= full {
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
+}
+
+// escapeEncode is esc_enc's text of b.
+func escapeEncode(b []byte) string {
+	var sb strings.Builder
+	for _, c := range b {
+		switch {
+		case c == 0:
+			sb.WriteString(`\000`)
+		case c == '\\':
+			sb.WriteString(`\\`)
+		case c >= 0x80:
+			fmt.Fprintf(&sb, `\%03o`, c)
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String()
 }
