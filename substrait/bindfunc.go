@@ -773,6 +773,10 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	switch name {
 	case "scale":
 		return bd.numericScaleOf(args)
+	case "div", "to_hex":
+		return bd.divHex(name, args)
+	case "sha224", "sha256", "sha384", "sha512", "encode":
+		return bd.shaDigest(name, args)
 	case "gcd", "lcm":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err
@@ -855,8 +859,11 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := nargs(2, 3); err != nil {
 			return bval{}, err
 		}
-		if name == "substring" && (args[1].str != nil || (!args[1].untyped() && familyOf(args[1].typ()) == famString)) {
-			return bval{}, unimplemented("substring(… FROM pattern) (a regular expression or SIMILAR pattern)")
+		if name == "substring" && len(args) == 3 && (args[2].str != nil || (!args[2].untyped() && familyOf(args[2].typ()) == famString)) {
+			return bval{}, unimplemented("substring(… FROM pattern FOR escape) (a SIMILAR pattern)")
+		}
+		if name == "substring" && len(args) == 2 && (args[1].str != nil || (!args[1].untyped() && familyOf(args[1].typ()) == famString)) {
+			return bd.regexpSearch("substring_regex", args) // substring(s FROM pattern): a POSIX regular expression
 		}
 		s, err := text(0)
 		if err != nil {
