@@ -56,3 +56,21 @@ func TestOrOfPinnedRangesAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestByteaKindsAsPostgres: a bytea value stays bytea — its text PostgreSQL's \x… — through
+// VALUES, CASE, COALESCE, NULLIF, GREATEST/LEAST and the window functions that answer their
+// argument's values; it was read as a JSON document there (the bytes as text, or INTERNAL
+// when they were not UTF-8).
+func TestByteaKindsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const v = `(VALUES ('\xfe'::bytea, 1), ('\x61'::bytea, 2), ('\x00ff'::bytea, 3)) v(x, k)`
+	qs := []string{
+		`SELECT x::text, length(x) FROM ` + v + ` ORDER BY k`,
+		`SELECT coalesce(NULL, x)::text, (CASE WHEN k > 1 THEN x END)::text, nullif(x, '\x61')::text, greatest(x, '\x62'::bytea)::text, least(x, '\x62')::text FROM ` + v + ` ORDER BY k`,
+		`SELECT k, lag(x) OVER (ORDER BY k)::text, lead(x, 1, '\x00'::bytea) OVER (ORDER BY k)::text, first_value(x) OVER (ORDER BY k)::text, last_value(x) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)::text, nth_value(x, 2) OVER (ORDER BY k)::text FROM ` + v + ` ORDER BY k`,
+		`SELECT coalesce(NULL, '\x61'::bytea)::text, (CASE WHEN true THEN '\xfe'::bytea END)::text`,
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+	}
+}

@@ -1694,6 +1694,7 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, all)
 	}
 	out.json, out.jsonb = docMarkers(all)
+	out.bytea = anyBytea(all)
 	out.bpchar = n
 	out.typmod = commonTypmod(all)
 	return out, err
@@ -1841,6 +1842,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	if len(es) == 1 {
 		out := typed(es[0])
 		out.json, out.jsonb = docMarkers(vs)
+		out.bytea = anyBytea(vs)
 		out.bpchar = n
 		out.typmod = commonTypmod(vs)
 		return out, nil
@@ -1863,9 +1865,16 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, vs)
 	}
 	out.json, out.jsonb = docMarkers(vs)
+	out.bytea = anyBytea(vs)
 	out.bpchar = n
 	out.typmod = commonTypmod(vs)
 	return out, err
+}
+
+// anyBytea reports whether a value of a CASE's, COALESCE's or GREATEST/LEAST's list is
+// bytea, so that their binary result is bytea too (its text \x…), not a document.
+func anyBytea(vs []bval) bool {
+	return slices.ContainsFunc(vs, func(v bval) bool { return v.bytea })
 }
 
 // commonTypmod is the type modifier of a CASE's or COALESCE's result (PostgreSQL's exprTypmod
@@ -1946,6 +1955,7 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 		out.ds = lostScale("GREATEST or LEAST of numerics of different display scales")
 	}
 	out.jsonb = jsonb
+	out.bytea = anyBytea(vs)
 	out.bpchar = n
 	return out, nil
 }
@@ -2079,6 +2089,7 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		if l.bpchar != 0 && (r.untyped() || r.bpchar != 0) {
 			out.bpchar = l.bpchar // bpchareq's first argument: the character(n) value
 		}
+		out.bytea = l.bytea || r.bytea && l.untyped() // NULLIF answers its first argument
 		return out, err
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
 		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:

@@ -72,7 +72,7 @@ func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
 			}
 		}
 		out.sc.cols = append(out.sc.cols, col{name: name, typ: es[0].GetType(), vary: vary, json: json && familyOf(es[0].GetType()) == famBinary, jsonb: jsonb && familyOf(es[0].GetType()) == famBinary,
-			bpchar: n, typmod: commonTypmod(cols[c])}) // select_common_typmod
+			bytea: anyBytea(cols[c]) && familyOf(es[0].GetType()) == famBinary, bpchar: n, typmod: commonTypmod(cols[c])}) // select_common_typmod
 	}
 	rel, err := bd.b.VirtualTableFromExpr(out.names, rows...)
 	if err != nil {

@@ -284,8 +284,9 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 	}
 	var wf *expr.WindowFunction
+	var value bval // the value argument of first_value, last_value, nth_value, lag and lead
 	if ranking {
-		wf, ds, err = bd.rankingWindow(name, fc, sc)
+		wf, ds, err = bd.rankingWindow(name, fc, sc, &value)
 	} else {
 		wf, err = bd.aggregateWindow(name, fc, sc, pre)
 	}
@@ -339,6 +340,8 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	}
 	out := typed(wf)
 	out.ds = ds
+	// A value function answers its argument's values: bytea stays bytea, json json.
+	out.bytea, out.json, out.jsonb = value.bytea, value.json, value.jsonb
 	if name == "avg" && familyOf(wf.GetType()) == famNumeric {
 		out.ds = bd.windowAvgScale(fc, sc)
 	}
@@ -546,7 +549,10 @@ func (bd *binder) newWindow(id extensions.ID, out types.Type, args ...types.Func
 // rankingWindow binds a window function that is not an aggregate (functions_arithmetic's
 // declarations; output types as PostgreSQL's: bigint ranks, double precision percent_rank and
 // cume_dist, integer ntile, the argument's type for the value functions).
-func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.WindowFunction, dscale, error) {
+//
+// value is set to the value argument of first_value, last_value, nth_value, lag and lead
+// (whose kind — bytea, json, jsonb — the result keeps).
+func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope, value *bval) (*expr.WindowFunction, dscale, error) {
 	raw := fc.GetArgs()
 	if n := rankingWindowFunctions[name]; len(raw) < n[0] || len(raw) > n[1] {
 		return nil, nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))
@@ -573,6 +579,10 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 		if v.bpchar > 0 {
 			return nil, nil, errBpcharWindow(name)
 		}
+	}
+	switch name {
+	case "first_value", "last_value", "nth_value", "lag", "lead":
+		*value = args[0]
 	}
 	// The value functions of a numeric answer one of its values, whose display scale is the
 	// argument's (or the default's): followed when it is the type's, lost (the text refused
