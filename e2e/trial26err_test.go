@@ -1,0 +1,31 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+)
+
+// TestTrial26ErrorsAsPostgres: what issue 18's trial26 found refused or answered with the
+// wrong error is answered, or refused with PostgreSQL 15's SQLSTATE and message, over the
+// same rows: the regionless IANA zones (EST5EDT…) and POSIX TZ offsets as zone names.
+func TestTrial26ErrorsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	from, to := time.Date(2001, 3, 25, 0, 0, 0, 0, time.UTC), time.Date(2001, 4, 5, 0, 0, 0, 0, time.UTC)
+	pgFlights(t, ctx, pg, e.sample, []string{"ORD"}, from, to)
+	on, off := dial(t, e.on), dial(t, e.off)
+	both := map[string]*flightsql.Client{"pushdown on": on, "pushdown off": off}
+	const ord = " FROM flights o WHERE o.origin = 'ORD' AND o.timestamp >= '2001-03-31' AND o.timestamp < '2001-04-02'"
+	n := comparePG(t, ctx, pg, both, nonEmptyTyped(
+		"SELECT timestamptz '2001-07-01 10:00+00' AT TIME ZONE 'EST5EDT' AS a, timestamptz '2001-01-01 10:00+00' AT TIME ZONE 'pst8pdt' AS b, "+
+			"timezone('CST6CDT', timestamptz '2001-07-01 10:00+00') AS c, timestamp '2001-07-01 10:00' AT TIME ZONE 'MST7MDT' AS d, "+
+			"timestamptz '2001-07-01 10:00+00' AT TIME ZONE 'ABC-5:30' AS e, timestamptz '2001-07-01 10:00+00' AT TIME ZONE 'EST5' AS f, "+
+			"timestamptz '2001-07-01 10:00+00' AT TIME ZONE '5' AS g",
+		"SELECT o.id, o.timestamp AT TIME ZONE 'EST5EDT' AS a, date_trunc('day', o.timestamp, 'PST8PDT') AS b"+ord+" ORDER BY o.id",
+	)...)
+	t.Logf("%d rows equal to PostgreSQL's", n)
+}
