@@ -2,10 +2,16 @@ package e2e
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // TestTrial26ErrorsAsPostgres: what issue 18's trial26 found refused or answered with the
@@ -28,4 +34,25 @@ func TestTrial26ErrorsAsPostgres(t *testing.T) {
 		"SELECT o.id, o.timestamp AT TIME ZONE 'EST5EDT' AS a, date_trunc('day', o.timestamp, 'PST8PDT') AS b"+ord+" ORDER BY o.id",
 	)...)
 	t.Logf("%d rows equal to PostgreSQL's", n)
+
+	// PostgreSQL 16's numeric literals are PostgreSQL 15's syntax errors (the message is
+	// PostgreSQL's, then the position).
+	for _, q := range []string{"SELECT 0x10", "SELECT 1_000", "SELECT 0b101", "SELECT 0o17", "SELECT 1_000.5",
+		"SELECT count(*)" + ord + " AND (o.value->>'distance')::int > 1_000"} {
+		syntaxErrorAsPostgres(t, ctx, on, pg, q)
+	}
+}
+
+// syntaxErrorAsPostgres: q is PostgreSQL's syntax error (42601) and flightsrv's, whose message
+// is PostgreSQL's followed by the position.
+func syntaxErrorAsPostgres(t *testing.T, ctx context.Context, cl *flightsql.Client, pg *pgx.Conn, q string) {
+	t.Helper()
+	var pgErr *pgconn.PgError
+	if _, err := pgTextRowsErr(ctx, pg, q); !errors.As(err, &pgErr) || pgErr.Code != "42601" {
+		t.Fatalf("PostgreSQL %s: %v, want 42601", q, err)
+	}
+	want := fmt.Sprintf("%s (position %d)", pgErr.Message, pgErr.Position)
+	if _, err := run(ctx, cl, q); status.Code(err) != codes.InvalidArgument || sqlstateOf(err) != "42601" || status.Convert(err).Message() != want {
+		t.Errorf("%s: %v (SQLSTATE %q), want INVALID_ARGUMENT 42601 %q", q, err, sqlstateOf(err), want)
+	}
 }
