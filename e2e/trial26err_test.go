@@ -32,6 +32,13 @@ func TestTrial26ErrorsAsPostgres(t *testing.T) {
 			"timestamptz '2001-07-01 10:00+00' AT TIME ZONE 'ABC-5:30' AS e, timestamptz '2001-07-01 10:00+00' AT TIME ZONE 'EST5' AS f, "+
 			"timestamptz '2001-07-01 10:00+00' AT TIME ZONE '5' AS g",
 		"SELECT o.id, o.timestamp AT TIME ZONE 'EST5EDT' AS a, date_trunc('day', o.timestamp, 'PST8PDT') AS b"+ord+" ORDER BY o.id",
+		// SQL-standard interval qualifiers and interval(p).
+		"SELECT interval '1' day a, interval '2' hour b, INTERVAL '1-2' YEAR TO MONTH c, interval '1:30' hour to minute d, "+
+			"interval '1 day 2 hours 3 minutes' hour e, interval '1 day 2:03:04.5678' minute to second f, interval '1:30' minute to second g, "+
+			"interval '1.5' day h, interval '3 years 5 months' year i, interval '-1 day -2:03:04' day to hour j, interval '1.23456' second(2) k, "+
+			"'1.5 seconds'::interval(0) l, cast('1 2' as interval day to hour) m, interval '7' month n, interval '-1.5' minute o, "+
+			"interval '1:2:3.456789' hour to second(3) p, CAST(NULL AS interval day) q, interval '2' year r, interval(3) '1.23456' s, interval '1:60' minute to second u",
+		"SELECT o.id, o.timestamp + interval '1' day AS a, o.timestamp - interval '90' minute AS b, date_bin(interval '15' minute, o.timestamp, '2001-01-01') AS c"+ord+" ORDER BY o.id",
 	)...)
 	t.Logf("%d rows equal to PostgreSQL's", n)
 
@@ -41,6 +48,12 @@ func TestTrial26ErrorsAsPostgres(t *testing.T) {
 		"SELECT count(*)" + ord + " AND (o.value->>'distance')::int > 1_000"} {
 		syntaxErrorAsPostgres(t, ctx, on, pg, q)
 	}
+	allRefusedWithState(t, ctx, on, pg, "22015", "SELECT interval '90:30' minute to second")
+	// A type modifier flightsrv does not implement is refused naming the type.
+	refusedAs(t, ctx, on, codes.Unimplemented, map[string]string{
+		"SELECT ('x' || 'ff')::bit(64)::bigint": "cast to bit(64) is not supported",
+		"SELECT now()::timestamp(3)":            "cast to timestamp(3) without time zone is not supported",
+	})
 }
 
 // syntaxErrorAsPostgres: q is PostgreSQL's syntax error (42601) and flightsrv's, whose message

@@ -1081,7 +1081,7 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 		return nil, "", unimplemented("casts to this type")
 	}
 	if len(tn.GetTypmods()) > 0 {
-		return nil, "", unimplementedAre("casts with a type modifier")
+		return nil, "", typmodCastRefusal(tn)
 	}
 	names := tn.GetNames()
 	if len(names) == 2 && names[0].GetString_().GetSval() == "pg_catalog" {
@@ -1128,6 +1128,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 		return v, err
 	}
 	if v, ok, err := bd.varcharTypeCast(tc, sc); ok {
+		return v, err
+	}
+	if v, ok, err := bd.intervalTypeCast(tc); ok {
 		return v, err
 	}
 	t, name, err := castTarget(tc.GetTypeName())

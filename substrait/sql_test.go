@@ -400,7 +400,7 @@ func TestRoutedPredicateErrors(t *testing.T) {
 		// type errors
 		{"integer partition literal", where(`channel_id = 5`, L, U), &Error{Code: InvalidArgument, Msg: "operator does not exist: text = integer"}},
 		{"integer bound", where(P, `timestamp >= 5`, U), &Error{Code: InvalidArgument, Msg: "operator does not exist: timestamp with time zone >= integer"}},
-		{"cast with precision", where(P, `timestamp >= '2026-01-01'::timestamptz(3)`, U), &Error{Code: Unimplemented, Msg: "casts with a type modifier are not supported"}},
+		{"cast with precision", where(P, `timestamp >= '2026-01-01'::timestamptz(3)`, U), &Error{Code: Unimplemented, Msg: "cast to timestamp(3) with time zone is not supported"}},
 		{"cast with length", where(`channel_id = 'general'::char(3)`, L, U), &Error{Code: Unimplemented, Msg: "casts to character(n) (bpchar, blank-padded) are not supported"}},
 		{"row value pins the partition", where(`(channel_id, id) = ('general', 'x')`, L, U), nil},
 		{"row value is no bound", where(P, `(timestamp, id) >= ('2026-01-01', 'a')`, U), &Error{Code: InvalidArgument, Msg: "messages needs timestamp >= <start>"}},
