@@ -49,6 +49,9 @@ func TestTrial26ErrorsAsPostgres(t *testing.T) {
 		syntaxErrorAsPostgres(t, ctx, on, pg, q)
 	}
 	allRefusedWithState(t, ctx, on, pg, "22015", "SELECT interval '90:30' minute to second")
+	// No type casts to text implicitly (42883); a window function needs OVER (42809).
+	allRefusedWithState(t, ctx, on, pg, "42883", "SELECT length(1)", "SELECT to_char(now(), 1)", "SELECT upper(o.id::int)"+ord, "SELECT replace(1, 'a', 'b')")
+	allRefusedWithState(t, ctx, on, pg, "42809", "SELECT lag(o.id)"+ord, "SELECT row_number()"+ord, "SELECT ntile(2)")
 	// A type modifier flightsrv does not implement is refused naming the type.
 	refusedAs(t, ctx, on, codes.Unimplemented, map[string]string{
 		"SELECT ('x' || 'ff')::bit(64)::bigint": "cast to bit(64) is not supported",
