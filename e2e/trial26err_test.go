@@ -38,6 +38,8 @@ func TestTrial26ErrorsAsPostgres(t *testing.T) {
 			"interval '1.5' day h, interval '3 years 5 months' year i, interval '-1 day -2:03:04' day to hour j, interval '1.23456' second(2) k, "+
 			"'1.5 seconds'::interval(0) l, cast('1 2' as interval day to hour) m, interval '7' month n, interval '-1.5' minute o, "+
 			"interval '1:2:3.456789' hour to second(3) p, CAST(NULL AS interval day) q, interval '2' year r, interval(3) '1.23456' s, interval '1:60' minute to second u",
+		"SELECT * FROM (SELECT 1, 2) t(a, a)",
+		"SELECT t.* FROM (SELECT 1, 2, 3) t(a, a), (SELECT 4) f, LATERAL (SELECT 5 FROM (SELECT 6) f) g",
 		"SELECT o.id, o.timestamp + interval '1' day AS a, o.timestamp - interval '90' minute AS b, date_bin(interval '15' minute, o.timestamp, '2001-01-01') AS c"+ord+" ORDER BY o.id",
 	)...)
 	t.Logf("%d rows equal to PostgreSQL's", n)
@@ -52,6 +54,11 @@ func TestTrial26ErrorsAsPostgres(t *testing.T) {
 	// No type casts to text implicitly (42883); a window function needs OVER (42809).
 	allRefusedWithState(t, ctx, on, pg, "42883", "SELECT length(1)", "SELECT to_char(now(), 1)", "SELECT upper(o.id::int)"+ord, "SELECT replace(1, 'a', 'b')")
 	allRefusedWithState(t, ctx, on, pg, "42809", "SELECT lag(o.id)"+ord, "SELECT row_number()"+ord, "SELECT ntile(2)")
+	allRefusedWithState(t, ctx, on, pg, "42725", "SELECT date '2001-04-01' + '1 day'", "SELECT '2001-04-01'::date + '1'", "SELECT '1' + date '2001-04-01'",
+		"SELECT o.timestamp::date + NULL"+ord)
+	allRefusedWithState(t, ctx, on, pg, "42712", "SELECT 1 FROM flights f, flights f", "SELECT 1 FROM (SELECT 1) f JOIN (SELECT 2) f ON true",
+		"SELECT 1 FROM (SELECT 1) f JOIN (SELECT 2) g ON true, (SELECT 3) g")
+	allRefusedWithState(t, ctx, on, pg, "42702", "SELECT a FROM (SELECT 1, 1) t(a, a)")
 	// A type modifier flightsrv does not implement is refused naming the type.
 	refusedAs(t, ctx, on, codes.Unimplemented, map[string]string{
 		"SELECT ('x' || 'ff')::bit(64)::bigint": "cast to bit(64) is not supported",

@@ -2367,7 +2367,17 @@ func stableArg(e expr.Expression) (expr.Expression, bool) {
 // false for any other operands.
 func (bd *binder) dateIntervalArith(op string, l, r bval) (bval, bool, error) {
 	isDate := func(v bval) bool { return v.e != nil && !v.untyped() && familyOf(v.typ()) == famDate }
+	unknown := func(v bval) bool {
+		_, iv := v.intervalConst()
+		return v.untyped() && v.param == 0 && (v.null || v.str != nil && !iv)
+	}
 	switch {
+	case op == "+" && isDate(l) && unknown(r):
+		// date + integer, + interval, + time and + time with time zone all take it
+		// (PostgreSQL's oper_select_candidate finds no best one).
+		return bval{}, true, refused(InvalidArgument, "42725", "operator is not unique: date + unknown")
+	case op == "+" && unknown(l) && isDate(r):
+		return bval{}, true, refused(InvalidArgument, "42725", "operator is not unique: unknown + date")
 	case (op == "+" || op == "-") && isDate(l) && isIntervalVal(r):
 		ts, err := bd.dateAsWallclock(l.e)
 		if err != nil {
