@@ -39,6 +39,15 @@ func TestTrial26ErrorsAsPostgres(t *testing.T) {
 			"'1.5 seconds'::interval(0) l, cast('1 2' as interval day to hour) m, interval '7' month n, interval '-1.5' minute o, "+
 			"interval '1:2:3.456789' hour to second(3) p, CAST(NULL AS interval day) q, interval '2' year r, interval(3) '1.23456' s, interval '1:60' minute to second u",
 		"SELECT * FROM (SELECT 1, 2) t(a, a)",
+		// DateStyle ISO, MDY date/time input forms and zone names in timestamptz text.
+		"SELECT '2001-4-1'::date a, '04/01/2001'::date b, '2001-04-01 10:00'::date c, 'April 1, 2001'::date d, 'Apr 1 2001'::date e, "+
+			"'2001-04-01 10:00+05'::date f, '2001-04-01T10:00'::date g, '1 April 2001'::date h, '4/1/2001 10:00'::date i, DATE '20010401' j, '010401'::date k",
+		"SELECT '2001-04-01 10:00 America/Chicago'::timestamptz a, '2001-04-01 10:00 EST'::timestamptz b, '2001-04-01 10:00+5'::timestamptz c, "+
+			"'2001-04-01 10:00 EST5EDT'::timestamptz d, '2001-07-01 10:00 America/Chicago'::timestamptz e, '2001-04-01 10:00:00 -3'::timestamptz f, "+
+			"'2001-04-01 10:00 est'::timestamptz g, '2001-04-01 10:00 america/chicago'::timestamp h, '2001-4-1 10:00'::timestamp i, '04/01/2001 10:00'::timestamptz j, "+
+			"'2001-04-01 10:00+05:30:15'::timestamptz k",
+		"SELECT count(*) FROM flights o WHERE o.origin = 'ORD' AND o.timestamp >= 'March 31, 2001' AND o.timestamp < '2001-04-01 19:00 America/Chicago'",
+		"SELECT o.id, ('04/01/2001 ' || to_char(o.timestamp, 'HH24:MI') || ' America/Chicago')::timestamptz AS a"+ord+" ORDER BY o.id",
 		"SELECT t.* FROM (SELECT 1, 2, 3) t(a, a), (SELECT 4) f, LATERAL (SELECT 5 FROM (SELECT 6) f) g",
 		"SELECT o.id, o.timestamp + interval '1' day AS a, o.timestamp - interval '90' minute AS b, date_bin(interval '15' minute, o.timestamp, '2001-01-01') AS c"+ord+" ORDER BY o.id",
 	)...)
@@ -59,6 +68,9 @@ func TestTrial26ErrorsAsPostgres(t *testing.T) {
 	allRefusedWithState(t, ctx, on, pg, "42712", "SELECT 1 FROM flights f, flights f", "SELECT 1 FROM (SELECT 1) f JOIN (SELECT 2) f ON true",
 		"SELECT 1 FROM (SELECT 1) f JOIN (SELECT 2) g ON true, (SELECT 3) g")
 	allRefusedWithState(t, ctx, on, pg, "42702", "SELECT a FROM (SELECT 1, 1) t(a, a)")
+	// Digits alone as a date: PostgreSQL's DecodeNumberField, per row too.
+	allRefusedWithState(t, ctx, on, pg, "22008", "SELECT lpad(o.id::text, 10, '0')::date"+ord, "SELECT '0001478110'::date")
+	allRefusedWithState(t, ctx, on, pg, "22007", "SELECT '12345'::date")
 	// A type modifier flightsrv does not implement is refused naming the type.
 	refusedAs(t, ctx, on, codes.Unimplemented, map[string]string{
 		"SELECT ('x' || 'ff')::bit(64)::bigint": "cast to bit(64) is not supported",

@@ -411,7 +411,6 @@ func TestRoutedPredicateErrors(t *testing.T) {
 		{"field out of range", where(P, `timestamp >= '2001-13-45'`, U), &Error{Code: InvalidArgument, Msg: "date/time field value out of range"}},
 		{"special value", where(P, `timestamp >= 'yesterday'`, U), &Error{Code: Unimplemented, Msg: `the special timestamp with time zone value "yesterday" is not supported: write a date or time`}},
 		{"infinite bound", where(P, L, `timestamp < 'infinity'`), &Error{Code: Unimplemented, Msg: `the special timestamp with time zone value "infinity" is not supported: write a date or time`}},
-		{"date literal with a time", where(P, `timestamp >= DATE '2026-01-01 10:00'`, U), &Error{Code: Unimplemented, Msg: "this date input form is not supported: write YYYY-MM-DD, optionally followed by HH:MM[:SS[.fraction]] and a zone (Z, UTC, GMT, ±HH[:MM])"}},
 		{"date out of range", where(P, `timestamp >= DATE '2026-02-30'`, U), &Error{Code: InvalidArgument, Msg: "date/time field value out of range"}},
 	}
 	for _, tt := range tests {
