@@ -61,7 +61,9 @@ func TestTrial26ErrorsAsPostgres(t *testing.T) {
 	}
 	allRefusedWithState(t, ctx, on, pg, "22015", "SELECT interval '90:30' minute to second")
 	// No type casts to text implicitly (42883); a window function needs OVER (42809).
-	allRefusedWithState(t, ctx, on, pg, "42883", "SELECT length(1)", "SELECT to_char(now(), 1)", "SELECT upper(o.id::int)"+ord, "SELECT replace(1, 'a', 'b')")
+	allRefusedWithState(t, ctx, on, pg, "42883", "SELECT length(1)", "SELECT to_char(now(), 1)", "SELECT upper(o.id::int)"+ord, "SELECT replace(1, 'a', 'b')",
+		"SELECT trim(1)", "SELECT trim(leading 'a' from 1)", "SELECT substring(1 from 2)", "SELECT md5(1)", "SELECT overlay(1 placing 'a' from 1)",
+		"SELECT position(1 in 'a')", "SELECT starts_with(1, 'a')", "SELECT lpad(1, 3, 'x')", "SELECT format(1)")
 	allRefusedWithState(t, ctx, on, pg, "42809", "SELECT lag(o.id)"+ord, "SELECT row_number()"+ord, "SELECT ntile(2)")
 	allRefusedWithState(t, ctx, on, pg, "42725", "SELECT date '2001-04-01' + '1 day'", "SELECT '2001-04-01'::date + '1'", "SELECT '1' + date '2001-04-01'",
 		"SELECT o.timestamp::date + NULL"+ord)

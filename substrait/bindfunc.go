@@ -710,7 +710,11 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return nil
 	}
 	text := func(i int) (expr.Expression, error) {
-		return bd.textArg(name, args, i)
+		shown := name // as PostgreSQL names it: the SQL-syntax forms (TRIM, POSITION…) qualified
+		if fn := fc.GetFuncname(); len(fn) == 2 && fn[0].GetString_().GetSval() == "pg_catalog" {
+			shown = "pg_catalog." + fn[1].GetString_().GetSval()
+		}
+		return bd.textArg(shown, args, i)
 	}
 	call := func(urn string, out types.Type, es ...expr.Expression) (bval, error) {
 		fa := make([]types.FuncArg, len(es))
@@ -1323,7 +1327,7 @@ var byteaFunctions = map[string]bool{
 func (bd *binder) textArg(name string, args []bval, i int) (expr.Expression, error) {
 	e, err := bd.coerce(args[i], strType(), fmt.Sprintf("argument %d of %s", i+1, name))
 	if err != nil && !args[i].untyped() && args[i].e != nil && familyOf(args[i].typ()) != famString {
-		if args[i].bytea && byteaFunctions[name] {
+		if args[i].bytea && byteaFunctions[strings.TrimPrefix(name, "pg_catalog.")] {
 			return nil, refused(Unimplemented, "0A000", "function %s(%s) is not supported", name, argTypeNames(args))
 		}
 		return nil, noSuchFunction(name, args)
