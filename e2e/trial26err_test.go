@@ -39,6 +39,10 @@ func TestTrial26ErrorsAsPostgres(t *testing.T) {
 			"'1.5 seconds'::interval(0) l, cast('1 2' as interval day to hour) m, interval '7' month n, interval '-1.5' minute o, "+
 			"interval '1:2:3.456789' hour to second(3) p, CAST(NULL AS interval day) q, interval '2' year r, interval(3) '1.23456' s, interval '1:60' minute to second u",
 		"SELECT * FROM (SELECT 1, 2) t(a, a)",
+		// substring and position of bytea.
+		`SELECT substring('\x0102030405'::bytea from 2 for 2)::text a, position('\x02'::bytea in '\x010203'::bytea) b, substring('\x0102030405'::bytea from 4)::text c, `+
+			`substr('\x0102'::bytea, -1, 3)::text d, position('\x'::bytea in '\x01'::bytea) e, position('\x09'::bytea in '\x01'::bytea) f, substring('\x0102'::bytea from 5 for 1)::text g, md5('\x0102'::bytea) h`,
+		"SELECT o.id, substring(('x' || o.id)::bytea from 2 for 3)::text AS a, position('1'::bytea in o.id::bytea) AS b"+ord+" ORDER BY o.id",
 		// DateStyle ISO, MDY date/time input forms and zone names in timestamptz text.
 		"SELECT '2001-4-1'::date a, '04/01/2001'::date b, '2001-04-01 10:00'::date c, 'April 1, 2001'::date d, 'Apr 1 2001'::date e, "+
 			"'2001-04-01 10:00+05'::date f, '2001-04-01T10:00'::date g, '1 April 2001'::date h, '4/1/2001 10:00'::date i, DATE '20010401' j, '010401'::date k",

@@ -853,6 +853,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if name == "substring" && (args[1].str != nil || (!args[1].untyped() && familyOf(args[1].typ()) == famString)) {
 			return bval{}, unimplemented("substring(… FROM pattern) (a regular expression or SIMILAR pattern)")
 		}
+		if args[0].bytea {
+			return bd.byteaSubstring(name, args)
+		}
 		s, err := text(0)
 		if err != nil {
 			return bval{}, err
@@ -871,6 +874,11 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bd.mathFunc(name, fc.GetArgs(), args, nargs, call, func(n string) { name = n })
 	case "left", "right", "repeat", "split_part", "strpos", "position", "lpad", "rpad", "initcap", "reverse":
 		if name == "position" {
+			if len(args) == 2 && args[0].bytea && args[1].bytea {
+				// position(bytea, bytea): PostgreSQL's byteapos.
+				f, err := bd.fn(URNPostgres, "bytea_position", i32Type().WithNullability(nullableN), args[0].e, args[1].e)
+				return typed(f), err
+			}
 			if len(args) == 2 && (args[0].bytea || args[1].bytea) {
 				return bval{}, refused(Unimplemented, "0A000", "function position(%s) is not supported", argTypeNames(args))
 			}
@@ -1030,7 +1038,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := nargs(1, 1); err != nil {
 			return bval{}, err
 		}
-		if !args[0].untyped() && familyOf(args[0].typ()) == famBinary {
+		if !args[0].untyped() && (familyOf(args[0].typ()) == famBinary || args[0].bytea) {
 			return call(URNPostgres, strType(), args[0].e)
 		}
 		e, err := text(0)

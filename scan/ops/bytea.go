@@ -1,7 +1,9 @@
 package ops
 
 import (
+	"bytes"
 	"errors"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -14,12 +16,69 @@ import (
 //	bytea_in(s)    s::bytea of a text value: byteain's hex (\x6162) or escape format
 //	               (a\\b, \141); a text it does not read is PostgreSQL's 22023 or 22P02
 //	bytea_out(b)   b::text of a bytea value: byteaout's hex (\x6162)
+//	bytea_substring(b, from[, count])  PostgreSQL's substring(bytea FROM from FOR count)
+//	               (bytea_substr): bytes from the 1-based from, count of them (negative:
+//	               22011), the part outside the value dropped
+//	bytea_position(b, sub)  PostgreSQL's position(sub IN b) of bytea (byteapos): the
+//	               1-based byte offset of sub's first occurrence, 0 if none, 1 for empty sub
 //
 // The SQL binder calls them for casts of values it knows to be bytea (substrait/bytea.go);
 // JSON documents are binary too, and their text is the document's.
 func init() {
 	ownFunctions["bytea_in"] = byteaIn
 	ownFunctions["bytea_out"] = byteaOut
+	ownFunctions["bytea_substring"] = byteaSubstring
+	ownFunctions["bytea_position"] = byteaPosition
+}
+
+func byteaSubstring(n *fnNode) error {
+	if err := textArgs(n, 2, 3, 0); err != nil {
+		return err
+	}
+	for i := 1; i < len(n.args); i++ {
+		if err := wantInt(n, i); err != nil {
+			return err
+		}
+	}
+	n.out = arrow.BinaryTypes.Binary
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		b, _ := asTexts(args[0])
+		return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) {
+			v := b.ValueBytes(i)
+			start := intAt(args[1], i)
+			end := int64(math.MaxInt64)
+			if len(args) == 3 {
+				cnt := intAt(args[2], i)
+				if cnt < 0 {
+					return nil, false, &DataError{Code: "22011", Msg: "negative substring length not allowed"}
+				}
+				if start > 0 || cnt <= math.MaxInt64+start {
+					end = start + cnt
+				}
+			}
+			lo, hi := max(start, 1), min(end, int64(len(v))+1)
+			if lo >= hi {
+				return []byte{}, true, nil
+			}
+			return v[lo-1 : hi-1], true, nil
+		})
+	}
+	return nil
+}
+
+func byteaPosition(n *fnNode) error {
+	if err := textArgs(n, 2, 2, 0, 1); err != nil {
+		return err
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		b, _ := asTexts(args[0])
+		sub, _ := asTexts(args[1])
+		return mapInt32s(mem, rows, args, func(i int) int32 {
+			return int32(bytes.Index(b.ValueBytes(i), sub.ValueBytes(i)) + 1)
+		}), nil
+	}
+	return nil
 }
 
 func byteaIn(n *fnNode) error {
