@@ -16,7 +16,11 @@ import (
 
 // TestTrial26ErrorsAsPostgres: what issue 18's trial26 found refused or answered with the
 // wrong error is answered, or refused with PostgreSQL 15's SQLSTATE and message, over the
-// same rows: the regionless IANA zones (EST5EDT…) and POSIX TZ offsets as zone names.
+// same rows: the regionless IANA zones (EST5EDT…) and POSIX TZ offsets as zone names,
+// interval field qualifiers, DateStyle ISO, MDY date/time text and zone names in it,
+// substring and position of bytea, * over two columns named alike; PostgreSQL 16's numeric
+// literals (42601), text functions of other types (42883), date + unknown (42725), FROM items
+// named twice (42712), window functions without OVER (42809), digits alone as a date (22008).
 func TestTrial26ErrorsAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
