@@ -387,6 +387,76 @@
 //     but top 10 (812 against 779 ms); with the shredded-column cache warm the join against
 //     avg took 326 against 604 ms; warm ÷ native 11 of 12 (destination WHERE delay > 60 3.21×,
 //     the baseline 3.20×); peak RSS 96 MiB (the baseline 98).
+//     Branch agg19f (the three cold queries over target; CPU profiles of the 3M-row fixture:
+//     about a third of each query's CPU is the JSON scan, a fifth the archive's decode, 7–9%
+//     the footers, 7–15% the collector): two group keys of text or fixed width take dense ids
+//     per column and look the pair of ids up in an open-addressing table, text of up to 7 bytes
+//     packed into an integer instead of a Go map's string hash (one text key too); ->> text
+//     is built straight into exactly sized buffers instead of an Arrow builder; ->>'s casts to
+//     int4 and int8 read an optional '-' and up to nine digits directly; the top-k's filter
+//     against its k-th row compares one int32 or int64 key without a call per row; numeric
+//     multiply's fast loop checks its operands' 19 digits from the words and the numeric
+//     sum checks 38 digits only past 2^125; the scanner compares a member's key inline.
+//     Beside main's build (ee82e05) in the same rounds, at load average 20–25 (other helpers'
+//     benchmarks alongside: cores busy 0.2–0.7, wall times and their ÷payload are noise, server
+//     CPU the figure that carries): all 13 queries, 3 rounds, server CPU per query origin,
+//     destination 958/960 ms, top 10 994/963, numeric 995/1078, count WHERE delay > 60
+//     658/662, origin, avg(delay) 705/736, day bins 758/868, count(DISTINCT) 873/965; six
+//     queries, 5 rounds: origin, destination 722/845 ms, top 10 808/793, numeric 893/875,
+//     origin, avg(delay) 825/826, destination WHERE delay > 60 693/691, count(DISTINCT)
+//     744/786; four queries, 5 rounds, load 24–26: origin, destination 740/892 ms, top 10
+//     806/876, numeric 915/977, count WHERE delay > 60 659/628. Alternating the two servers
+//     by hand, 3 queries a turn: origin, destination 745 against 935 ms, then 893 against
+//     1016 ms of CPU. So origin, destination takes 15–20% less CPU; top 10 and numeric move
+//     by -8% to +3% between runs, within this load's noise (their changes were measured at
+//     2–4% of their CPU each in profiles); the rest is unchanged within the noise. Not done:
+//     the JSON scan itself (it must validate every document, as PostgreSQL's -> and ->>
+//     parse all of one), a bound shared between fragments' top-ks (each fragment's first
+//     batch still orders all its rows against a heap of k, the same per-row work as a
+//     filter), and decoding timestamps only for the top-k's candidate rows (4–5% of top 10).
+//     Aggregations over distributed joins in their fragments (branch semi19): the count above
+//     the semi join and above the join against avg ran at the coordinator after the joins'
+//     fragments had handed it every joined row (batches of NULL columns, the rows counted);
+//     now an aggregation directly above a join probed in its fragments or run partition by
+//     partition aggregates partially in each fragment, a probe's fragment running a run of
+//     buckets as a routed aggregate's does, and the coordinator combines one row per fragment
+//     (scan/joinagg.go; the three runs below were measured with the partition-wise join's
+//     fragments running runs of up to 14 partitions too, which the branch then dropped: e2e's
+//     three airports never made such a run, and one partition a fragment took 8–19% less CPU
+//     for the join against avg, below). A run's buckets are probed as they are read: coalescing
+//     a run of small buckets' batches first (ops.Rebatch) copied most of the semi join's rows
+//     and took back most of the gain (server CPU 1.02–1.25 s against 0.78–0.99 s without it).
+//     The residual of the join against avg, the delay cast to numeric against the origin's
+//     average, is cast and compared over whole arrays in one loop when every row is the fast
+//     path's (scan/ops/numbulk.go: numeric_cast 0.42 → 0.34 s and numeric_cmp 0.48 → 0.25 s of
+//     CPU over five queries); a join's last probed key and the JSON extraction's scanner no
+//     longer hold a pointer the collector's write barrier records at every row while a
+//     collection runs (the write barrier was 9% of the semi join's profile, half of it the
+//     scanner's). The semi join's build side is answered from the buckets' manifests
+//     (StoreAggregate), so it decodes no payload and there is nothing for the two sides to
+//     share; the join against avg already reads each bucket once for both sides (join19d's
+//     shared read: its build side is an aggregate grouped by the partition column). Server
+//     CPU per query from /proc beside main's build (ee82e05), 3M-row fixture, alternating
+//     rounds of 3 at load 12–18: semi join 0.78–0.99 s against 1.33–1.45 s (count(DISTINCT
+//     destination), which extracts the same field, 0.83–0.91 s), join against avg 1.53–1.68 s
+//     against 1.75–2.01 s. BenchmarkAnalytical beside main's build, 3 rounds, in two runs at
+//     load average 16–27 (cores busy through a cold query 0.2–0.6, DuckDB over the payloads
+//     2–5 times its quiet times: the wall times and their ratios are noise): server CPU per
+//     query semi join 1.12 and 0.92 s against 1.50 and 1.35 s (−25%, −32%), join against avg
+//     1.62 and 1.58 s against 1.98 and 1.85 s (−19%, −14%), the other eleven −19% to +5%
+//     (origin, avg(delay) +0.3% and +5%, count WHERE delay > 60 −5% and +0.3%); warm, semi join 218/198 against 253/232 ms,
+//     join against avg 483/424 against 492/477 ms; peak RSS 102 MiB in both runs (39 MiB
+//     anonymous at the end, as main's build; the baseline, run from the linker's file,
+//     112–115 MiB), the lead's quiet run of main 96 MiB: to be measured again quietly. A third
+//     run at load 10–24: semi join 0.91 against 1.16 s, join against avg 1.54 against 1.66 s,
+//     the others −8% to +8% (origin, avg(delay) 869 against 803 ms, +0.3% and +5% in the first
+//     two); peak RSS 104 MiB (38 MiB anonymous at the end). Beside main's build and that one
+//     after it (one partition a fragment), 3 alternating rounds of 3 queries at load 14–16:
+//     join against avg 1.17–1.32 s against 1.52–1.65 s (runs of partitions 1.41–1.52 s), origin,
+//     avg(delay) 706–760 against 730–753 ms (runs 713–733), semi join 0.81–0.87 against
+//     1.12–1.16 s. Wall ÷ DuckDB over the payloads is still to be measured on a quiet machine
+//     (the lead's quiet run of main: semi join 1.12× at 1.22 s of CPU, join against avg 1.04× at
+//     1.45 s).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each

@@ -10,6 +10,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/server"
 )
 
 // ordSummary and bosSummary are per-destination summaries of ORD's and BOS's flights of the
@@ -309,6 +312,21 @@ func joinAnalyticalQueries() []string {
 		"SELECT count(*), count(DISTINCT origin) FROM flights WHERE" + day + " AND value->>'destination' IN (SELECT origin FROM flights WHERE" + day + " AND (value->>'delay')::int > 100000)",
 		"SELECT count(*), count(DISTINCT origin) FROM flights WHERE" + day + " AND value->>'destination' NOT IN (SELECT origin FROM flights WHERE" + day + " AND (value->>'delay')::int > 100000)",
 		"SELECT a.origin, count(*) FROM flights a JOIN flights b ON a.value->>'destination' = b.origin AND (a.value->>'delay')::int < (b.value->>'delay')::int WHERE" + dayA + " AND" + dayB + " GROUP BY 1 ORDER BY 1",
+		// Aggregations directly above those joins, run partially in the join's fragments
+		// (scan/joinagg.go): the benchmark's semi join (IN a grouped subquery with HAVING),
+		// an anti join with NULL keys on both sides under several measures, NOT EXISTS, an
+		// inner join against a build side with duplicate keys, a left join against an empty
+		// build side (every measure over no match), the join against avg grouped and not, a
+		// partition-wise semi join, a HAVING and LIMIT above the aggregate.
+		"SELECT count(*) FROM flights WHERE" + day + " AND value->>'destination' IN (SELECT origin FROM flights WHERE" + day + " GROUP BY 1 HAVING count(*) > 5)",
+		"SELECT count(*), sum((value->>'delay')::int), min(id), max(timestamp), count(DISTINCT value->>'destination') FROM flights WHERE" + day + " AND CASE WHEN (value->>'delay')::int > 0 THEN value->>'destination' END NOT IN (SELECT origin FROM flights WHERE" + day + " AND (value->>'delay')::int > 200)",
+		"SELECT count(*), sum((a.value->>'distance')::int), count(DISTINCT a.origin) FROM flights a WHERE" + dayA + " AND NOT EXISTS (SELECT 1 FROM flights b WHERE" + dayB + " AND (b.value->>'delay')::int > 100 AND b.origin = a.value->>'destination')",
+		"SELECT a.origin, count(*), sum(b.n), max(b.n), count(DISTINCT b.origin) FROM flights a JOIN (SELECT value->>'destination' AS d, origin, count(*) AS n FROM flights WHERE" + day + " GROUP BY 1, 2) b ON a.value->>'destination' = b.d WHERE" + dayA + " GROUP BY 1 ORDER BY 1",
+		"SELECT count(*), count(o.n), sum(o.n), avg(o.n), min(a.id) FROM flights a LEFT JOIN (SELECT origin, count(*) AS n FROM flights WHERE" + day + " AND (value->>'delay')::int > 100000 GROUP BY 1) o ON a.value->>'destination' = o.origin WHERE" + dayA,
+		"SELECT f.origin, count(*), max((f.value->>'delay')::int), round(max(o.a), 4) FROM flights f JOIN (SELECT origin, avg((value->>'delay')::int) AS a FROM flights WHERE" + day + " GROUP BY 1) o ON f.origin = o.origin WHERE f." + strings.TrimSpace(day) + " AND (f.value->>'delay')::int > o.a GROUP BY 1 ORDER BY 1",
+		"SELECT count(*) FROM flights f JOIN (SELECT origin, avg((value->>'delay')::int) AS a FROM flights WHERE" + day + " GROUP BY 1) o ON f.origin = o.origin WHERE f." + strings.TrimSpace(day) + " AND (f.value->>'delay')::int > o.a",
+		"SELECT count(*), count(DISTINCT origin), sum((value->>'distance')::int) FROM flights WHERE" + day + " AND origin IN (SELECT origin FROM flights WHERE" + day + " AND (value->>'delay')::int > 15)",
+		"SELECT a.origin, count(*) FROM flights a WHERE" + dayA + " AND a.value->>'destination' IN (SELECT origin FROM flights WHERE" + day + ") GROUP BY 1 HAVING count(*) > 3 ORDER BY 2 DESC, 1 LIMIT 5",
 	}
 }
 
@@ -341,8 +359,10 @@ func TestJoinsAsPostgres(t *testing.T) {
 	// whose left input is a routed read of rows are probed in its fragments.
 	aq := joinAnalyticalQueries()
 	probed := "probed in the probe side's fragments"
-	for q, wants := range map[string][]string{aq[3]: {"partition-wise", "feeds both sides"}, aq[6]: {"partition-wise", "feeds both sides"}, aq[7]: {"partition-wise", "each side reads its buckets"}, aq[8]: {"partition-wise"},
-		aq[1]: {probed}, aq[11]: {probed}, aq[12]: {probed}, aq[14]: {probed}, aq[16]: {probed}} {
+	inFrags := "in each of the join's fragments"
+	for q, wants := range map[string][]string{aq[3]: {"partition-wise", "feeds both sides", inFrags}, aq[6]: {"partition-wise", "feeds both sides"}, aq[7]: {"partition-wise", "each side reads its buckets"}, aq[8]: {"partition-wise"},
+		aq[1]: {probed}, aq[11]: {probed}, aq[12]: {probed}, aq[14]: {probed}, aq[16]: {probed},
+		aq[17]: {probed, inFrags}, aq[18]: {probed, inFrags}, aq[20]: {probed, inFrags}, aq[23]: {"partition-wise", inFrags}, aq[24]: {"partition-wise", inFrags}} {
 		plan := strings.Join(explainLines(t, aon, "EXPLAIN "+q), "\n")
 		for _, want := range wants {
 			if !strings.Contains(plan, want) {
@@ -432,4 +452,47 @@ func TestJoinRefusals(t *testing.T) {
 	if _, err := run(ctx, dial(t, small), qd); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--query-memory") {
 		t.Errorf("a correlated subquery over more than --query-memory: %v, want RESOURCE_EXHAUSTED naming the limit", err)
 	}
+}
+
+// TestJoinAggregateRunsAsPostgres: an aggregation above a join probed in its left input's
+// fragments runs partially in those fragments, which then run runs of consecutive buckets
+// (scan/joinagg.go, groupSize): under a fan-out of 1 the three airports' six months (18
+// buckets) are probed in runs of up to 4, each run's partial states combined at the
+// coordinator. The answers are PostgreSQL's over the same rows: a semi join under count(*),
+// a grouped anti join of NOT IN with a NULL-free set, NOT EXISTS under several measures, a
+// left join against an empty build side.
+func TestJoinAggregateRunsAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	conn := pgUTC(t, ctx, e.url)
+	pgFlights(t, ctx, conn, e.sample, loadedAirports, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2001, 7, 1, 0, 0, 0, 0, time.UTC))
+	one, err := server.Start(ctx, server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader, Pushdown: true, Fanout: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(one.Close)
+	cl := dialAnalytical(t, one)
+	const (
+		r  = " timestamp >= '2001-01-01' AND timestamp < '2001-07-01'"
+		ra = " a.timestamp >= '2001-01-01' AND a.timestamp < '2001-07-01'"
+		rb = " b.timestamp >= '2001-01-01' AND b.timestamp < '2001-07-01'"
+	)
+	qs := []string{
+		"SELECT count(*) FROM flights WHERE" + r + " AND value->>'destination' IN (SELECT origin FROM flights WHERE" + r + " GROUP BY 1 HAVING count(*) > 100)",
+		"SELECT origin, count(*), sum((value->>'delay')::int), min(id), max(timestamp) FROM flights WHERE" + r + " AND value->>'destination' NOT IN (SELECT origin FROM flights WHERE" + r + " AND origin <> 'ORD') GROUP BY 1 ORDER BY 1",
+		"SELECT count(*), count(DISTINCT a.value->>'destination'), sum((a.value->>'distance')::int) FROM flights a WHERE" + ra + " AND NOT EXISTS (SELECT 1 FROM flights b WHERE" + rb + " AND b.origin = a.value->>'destination' AND (b.value->>'delay')::int > 300)",
+		"SELECT count(*), count(o.n), sum(o.n) FROM flights a LEFT JOIN (SELECT origin, count(*) AS n FROM flights WHERE" + r + " AND (value->>'delay')::int > 100000 GROUP BY 1) o ON a.value->>'destination' = o.origin WHERE" + ra,
+	}
+	rows := comparePG(t, ctx, conn, map[string]*flightsql.Client{"analytical, fan-out 1": cl}, nonEmptyTyped(qs...)...)
+	for _, q := range qs {
+		plan := strings.Join(explainLines(t, cl, "EXPLAIN "+q), "\n")
+		for _, want := range []string{"probed in the probe side's fragments (18)", "runs of up to 4 consecutive buckets", "in each of the join's fragments"} {
+			if !strings.Contains(plan, want) {
+				t.Errorf("EXPLAIN of %s: no %q:\n%s", q, want, plan)
+			}
+		}
+	}
+	t.Logf("%d joins aggregated in runs of buckets, %d rows equal to PostgreSQL's", len(qs), rows)
 }

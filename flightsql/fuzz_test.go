@@ -21,6 +21,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
@@ -78,7 +79,8 @@ func (p *putStream) Recv() (*flight.FlightData, error) {
 // paramStatements are the statements a bound row is bound to in FuzzParameterBatch, by its
 // number of parameters.
 var paramStatements = map[int][]string{
-	1: {`SELECT $1::bigint + 1`, `SELECT id FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' LIMIT $1`},
+	1: {`SELECT $1::bigint + 1`, `SELECT id FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' LIMIT $1`,
+		`SELECT $1::numeric, round($1::numeric, 2), $1::numeric(10,2), scale($1::numeric)`},
 	3: {`SELECT id, upper(id) FROM messages WHERE channel_id = $1 AND timestamp >= $2 AND timestamp < $3`, `SELECT count(*) FROM messages WHERE channel_id = ANY($1) AND timestamp >= $2 AND timestamp < $3`},
 }
 
@@ -99,6 +101,7 @@ func FuzzParameterBatch(f *testing.F) {
 		[]string{"a", "b"}, int64(1767225600000000000), int64(1769904000000)), true)
 	f.Add(ipcStream(f, []arrow.Field{{Name: "$1", Type: arrow.BinaryTypes.String, Nullable: true}}, nil), false)
 	f.Add(ipcStream(f, []arrow.Field{{Name: "$1", Type: arrow.PrimitiveTypes.Float64}}, 2.5), false)
+	f.Add(ipcStream(f, []arrow.Field{{Name: "$1", Type: &arrow.Decimal128Type{Precision: 5, Scale: 3}}}, decimal128.FromI64(12345)), false)
 	cat, err := substrait.NewCatalog(routing.TableDef{Name: "messages", TableID: "chat", PartitionColumn: "channel_id", Strategy: routing.CalendarMonthUTC, WritableBuckets: 2})
 	if err != nil {
 		f.Fatal(err)
@@ -206,6 +209,8 @@ func ipcStream(tb testing.TB, fields []arrow.Field, vals ...any) []byte {
 			}
 		case float64:
 			fb.(*array.Float64Builder).Append(v)
+		case decimal128.Num:
+			fb.(*array.Decimal128Builder).Append(v)
 		case []string:
 			lb := fb.(*array.ListBuilder)
 			lb.Append(true)

@@ -610,7 +610,11 @@ func (s *Server) copyParams(rdr flight.MessageReader) (buf *bytes.Buffer, rows i
 		return nil, 0, nil, errParamStream
 	}
 	buf = &bytes.Buffer{}
-	w := ipc.NewWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(s.alloc))
+	// The writer's scratch buffers (a string or list array's offsets shifted to start at
+	// zero) come from Go's allocator, not s.alloc: arrow-go's writer does not release them
+	// when a batch fails or panics part-way through its encoding (FuzzParameterBatch's
+	// crasher 3d830bce404445fa), and nothing of them outlives this call.
+	w := ipc.NewWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	for rdr.Next() {
 		rec := rdr.RecordBatch()
 		rows += rec.NumRows()

@@ -437,11 +437,11 @@ func TestHistogramPushdownMatchesScan(t *testing.T) {
 			{Start: day(2025, 5, 1, 0), End: day(2025, 5, 9, 0)},                               // no data
 		}},
 		{hMonthly.Name, []routing.TimeRange{hMonRange,
-			{Start: day(2024, 12, 15, 12), End: day(2025, 2, 10, 0)}, // across a year
-			{Start: day(2025, 6, 1, 0), End: day(2025, 7, 1, 0)},     // one archived month
-			{Start: day(2025, 3, 30, 23), End: day(2025, 4, 2, 1)},   // archived into archiving
-			{Start: day(2023, 1, 1, 0), End: day(2023, 6, 1, 0)},     // no data
-			{Start: day(2025, 9, 30, 0), End: day(2025, 10, 1, 0).Add(time.Nanosecond)},
+			{Start: day(2024, 12, 15, 12), End: day(2025, 2, 10, 0)},                     // across a year
+			{Start: day(2025, 6, 1, 0), End: day(2025, 7, 1, 0)},                         // one archived month
+			{Start: day(2025, 3, 30, 23), End: day(2025, 4, 2, 1)},                       // archived into archiving
+			{Start: day(2023, 1, 1, 0), End: day(2023, 6, 1, 0)},                         // no data
+			{Start: day(2025, 9, 30, 0), End: day(2025, 10, 1, 0).Add(time.Microsecond)}, // SQL text is microseconds
 		}},
 	}
 	shapes := []struct {

@@ -26,13 +26,17 @@
 // fragment and merge them, or sort everything at the coordinator. Relations above a
 // coordinator-side operator run in the coordinator (scan/ops, scan/aggregate). A ProjectRel
 // holding window functions always runs there (window.go): one ops.Window per distinct
-// partitioning and order, over every row of its input. So does a JoinRel or HashJoinRel
+// partitioning and order, over every row of its input. So does a substrait.ProjectSet
+// (projectset.go): one ops.ProjectSet over its lowered input, calling its set-returning
+// functions on each row. So does a JoinRel or HashJoinRel
 // (join.go): one ops.HashJoin over its two lowered inputs, the equalities between the sides
 // its hash keys, the right input buffered under the ledger — or, when both inputs are routed
 // reads of one table keyed on their partition columns, one fragment per partition running the
 // join over that partition's rows, each bucket read once for both sides where they read the
 // same rows (partjoin.go); or, when the left input is a routed read of rows alone, the right
-// input hashed once and probed in each of the left input's fragments (fragjoin.go).
+// input hashed once and probed in each of the left input's fragments (fragjoin.go); an
+// aggregation directly above either runs partially in those fragments and finally at the
+// coordinator (joinagg.go).
 //
 // Every batch a query builds or holds is allocated through its ledger (scan/ledger), which
 // enforces the per-query memory limit (and, through a ledger.Budget, the limit all the

@@ -33,8 +33,11 @@ type probeJoinNode struct {
 	// left is the probe side as lowered: its fragments read, filter and project the rows.
 	left *routedNode
 	// stream runs the left input's units, each fragment left's ending in the probe (its
-	// probe field points back at this node).
+	// probe field points back at this node), and in agg's partial aggregate when set.
 	stream *routedNode
+	// agg, when set, is the aggregation directly above the join, run in its fragments
+	// (joinagg.go): the node's output is its final aggregate.
+	agg *joinAgg
 }
 
 // distribute returns j run partition by partition (partitionWise) or probed in its left
@@ -70,7 +73,12 @@ func (l *lowerer) probeInFragments(j *joinNode) node {
 	return pn
 }
 
-func (n *probeJoinNode) Schema() *arrow.Schema { return n.join.schema }
+func (n *probeJoinNode) Schema() *arrow.Schema {
+	if n.agg != nil {
+		return n.agg.schema
+	}
+	return n.join.schema
+}
 
 // probeTableKey is the context key under which a probeJoinNode's execution hands its built
 // table to its fragments (a Prepared plan is shared by concurrent executions: the table is
@@ -82,21 +90,27 @@ func (n *probeJoinNode) open(ctx context.Context, rt *runtime) (array.RecordRead
 	if err != nil {
 		return nil, err
 	}
-	release, _, err := n.stream.reserveWidth(rt, rt.fanout(n.stream), n.join.schema)
+	sch := n.agg.streamSchema(n.join.schema)
+	release, window, err := n.stream.reserveWidth(rt, rt.fanout(n.stream), sch)
 	if err != nil {
 		right.Release()
 		return nil, err
 	}
-	s := &probeStream{ctx: ctx, rt: rt, n: n, right: right, unreserve: release}
+	s := &probeStream{ctx: ctx, rt: rt, n: n, sch: sch, window: window, right: right, unreserve: release}
 	s.refs.Store(1)
+	if n.agg != nil {
+		return n.agg.final(ctx, rt, s)
+	}
 	return s, nil
 }
 
 func (n *probeJoinNode) explain(a *Analysis) []string {
 	lines := n.join.explain(nil)
-	lines[0] += fmt.Sprintf(", probed in the probe side's fragments (%d), its build side hashed once and shared", len(n.left.units)) + a.suffix(n, "")
-	left, right := n.left.explain(a), n.join.right.explain(a)
-	return append(append(lines[:1], indent(left)...), indent(right)...)
+	lines[0] += fmt.Sprintf(", probed in the probe side's fragments (%d), its build side hashed once and shared", len(n.left.units))
+	if g := groupSize(len(n.left.units), n.left.src.Table.Fanout()); g > 1 && n.agg != nil {
+		lines[0] += fmt.Sprintf(", runs of up to %d consecutive buckets a fragment", g)
+	}
+	return n.agg.explain(a, n, lines[0], n.left.explain(a), n.join.right.explain(a))
 }
 
 // fragment runs the left input's fragment over units us, ending in the probe of the
@@ -106,11 +120,22 @@ func (n *probeJoinNode) fragment(ctx context.Context, rt *runtime, us []unit) (a
 	if tab == nil {
 		return nil, fmt.Errorf("scan: a join's probe fragment started without its table")
 	}
-	in, err := n.left.fragment(ctx, rt, us)
+	if n.agg == nil {
+		in, err := n.left.fragment(ctx, rt, us)
+		if err != nil {
+			return nil, err
+		}
+		return ops.HashJoinProbe(ctx, in, tab, rt.mem), nil
+	}
+	// The partial aggregate takes batches of any size: the left input's rows are probed as
+	// they are read, not coalesced first (ops.Rebatch would copy the small batches of a run
+	// of small buckets).
+	out := ops.HashJoinProbe(ctx, n.left.inputs(ctx, rt, us), tab, rt.mem)
+	r, err := n.agg.partialOf(ctx, rt, rt.analysis.track(n, joinOp, out))
 	if err != nil {
 		return nil, err
 	}
-	return ops.HashJoinProbe(ctx, in, tab, rt.mem), nil
+	return rt.analysis.track(n, opLast, r), nil
 }
 
 // probeStream builds the join's table at its first Next, then runs the left input's
@@ -119,6 +144,8 @@ type probeStream struct {
 	ctx       context.Context
 	rt        *runtime
 	n         *probeJoinNode
+	sch       *arrow.Schema // the fragments' output: the join's, or its aggregation's partial states
+	window    int           // reserveWidth's
 	right     array.RecordReader
 	tab       *ops.JoinTable
 	fs        *fragmentStream
@@ -128,7 +155,7 @@ type probeStream struct {
 	refs      atomic.Int64
 }
 
-func (s *probeStream) Schema() *arrow.Schema          { return s.n.join.schema }
+func (s *probeStream) Schema() *arrow.Schema          { return s.sch }
 func (s *probeStream) Record() arrow.RecordBatch      { return s.batch }
 func (s *probeStream) RecordBatch() arrow.RecordBatch { return s.batch }
 func (s *probeStream) Err() error                     { return s.err }
@@ -180,7 +207,8 @@ func (s *probeStream) Next() bool {
 		}
 		s.tab = tab
 		ctx := context.WithValue(s.ctx, probeTableKey{s.n}, tab)
-		s.fs = newFragmentStream(ctx, s.rt, s.n.stream, s.n.join.schema, -1)
+		s.fs = newFragmentStream(ctx, s.rt, s.n.stream, s.sch, -1)
+		s.fs.window = s.window
 	}
 	if s.fs.Next() {
 		s.batch = s.fs.RecordBatch()

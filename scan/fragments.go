@@ -670,26 +670,32 @@ func (n *routedNode) fragment(ctx context.Context, rt *runtime, us []unit) (arra
 		return n.probe.fragment(ctx, rt, us)
 	}
 	if len(us) > 1 {
-		// The units' inputs one after the other, each opened once the one before it has
-		// ended, so that at most one bucket's read is open.
-		opens := make([]func() (array.RecordReader, error), len(us))
-		for i, u := range us {
-			opens[i] = func() (array.RecordReader, error) {
-				r, done, err := n.fragmentInput(ctx, rt, u)
-				if err == nil && done {
-					r.Release()
-					return nil, errors.New("scan: a grouped fragment's bucket was answered by its store")
-				}
-				return r, err
-			}
-		}
-		return n.fragmentTail(ctx, rt, newChain(n.projSch, opens))
+		return n.fragmentTail(ctx, rt, n.inputs(ctx, rt, us))
 	}
 	in, done, err := n.fragmentInput(ctx, rt, us[0])
 	if err != nil || done {
 		return in, err
 	}
 	return n.fragmentTail(ctx, rt, in)
+}
+
+// inputs returns the inputs of units us (fragmentInput: each bucket's read, filters and
+// projection, projSch's batches) one after the other, each opened once the one before it has
+// ended, so that at most one bucket's read is open. A bucket answered by its store instead
+// is an error: such a node's fragments run one unit each.
+func (n *routedNode) inputs(ctx context.Context, rt *runtime, us []unit) array.RecordReader {
+	opens := make([]func() (array.RecordReader, error), len(us))
+	for i, u := range us {
+		opens[i] = func() (array.RecordReader, error) {
+			r, done, err := n.fragmentInput(ctx, rt, u)
+			if err == nil && done {
+				r.Release()
+				return nil, errors.New("scan: a grouped fragment's bucket was answered by its store")
+			}
+			return r, err
+		}
+	}
+	return newChain(n.projSch, opens)
 }
 
 // fragmentInput opens bucket u's read, its residual filters and its projection (a reader of

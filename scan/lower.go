@@ -102,6 +102,8 @@ func (l *lowerer) lower(rel plan.Rel) (*lowered, error) {
 		out, err = l.join(r)
 	case *plan.HashJoinRel:
 		out, err = l.hashJoin(r)
+	case *plan.ExtensionSingleRel:
+		out, err = l.projectSet(r)
 	case *plan.ExtensionMultiRel:
 		out, err = l.recursive(r)
 	case *plan.ExtensionLeafRel:
@@ -384,6 +386,9 @@ func (l *lowerer) aggregate(r *plan.AggregateRel) (*lowered, error) {
 	spec, inputs, err := aggregateSpec(groups, measures, func(e expr.Expression) expr.Expression { return e })
 	if err != nil {
 		return nil, err
+	}
+	if n, ok, err := l.aggregateInFragments(in.node, spec, inputs); ok || err != nil {
+		return &lowered{node: n}, err
 	}
 	n, err := newAggregate(in.node, spec, inputs, l.ext)
 	if err != nil {

@@ -81,6 +81,9 @@ type partJoinNode struct {
 	stream *routedNode
 	// shared, when set, is the shared read of both sides' buckets.
 	shared *sharedRead
+	// agg, when set, is the aggregation directly above the join, run in its fragments
+	// (joinagg.go): the node's output is its final aggregate.
+	agg *joinAgg
 }
 
 // partUnits are one partition's units of the two sides.
@@ -216,15 +219,24 @@ func (l *lowerer) sharedRead(ln, rn *routedNode) *sharedRead {
 	return sr
 }
 
-func (n *partJoinNode) Schema() *arrow.Schema { return n.join.schema }
+func (n *partJoinNode) Schema() *arrow.Schema {
+	if n.agg != nil {
+		return n.agg.schema
+	}
+	return n.join.schema
+}
 
 func (n *partJoinNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	release, _, err := n.stream.reserveWidth(rt, rt.fanout(n.stream), n.join.schema)
+	sch := n.agg.streamSchema(n.join.schema)
+	release, window, err := n.stream.reserveWidth(rt, rt.fanout(n.stream), sch)
 	if err != nil {
 		return nil, err
 	}
-	fs := newFragmentStream(ctx, rt, n.stream, n.join.schema, -1)
-	fs.unreserve = release
+	fs := newFragmentStream(ctx, rt, n.stream, sch, -1)
+	fs.unreserve, fs.window = release, window // the window is 1: the stream is not grouped
+	if n.agg != nil {
+		return n.agg.final(ctx, rt, fs)
+	}
 	return fs, nil
 }
 
@@ -234,9 +246,8 @@ func (n *partJoinNode) explain(a *Analysis) []string {
 	if n.shared != nil {
 		how = fmt.Sprintf("one read of each bucket [%s] feeds both sides (unless the shredded-column cache serves them)", colNames(n.shared.cols))
 	}
-	lines[0] += fmt.Sprintf(", partition-wise: one fragment per partition (%d), %s", len(n.parts), how) + a.suffix(n, "")
-	left, right := n.left.explain(a), n.right.explain(a)
-	return append(append(lines[:1], indent(left)...), indent(right)...)
+	lines[0] += fmt.Sprintf(", partition-wise: one fragment per partition (%d), %s", len(n.parts), how)
+	return n.agg.explain(a, n, lines[0], n.left.explain(a), n.right.explain(a))
 }
 
 // colNames lists columns for EXPLAIN.
@@ -251,8 +262,22 @@ func colNames(cols []routing.Column) string {
 	return b.String()
 }
 
-// fragment runs the join over partition u.partition's rows.
+// fragment runs the join over partition u.partition's rows, ending in the partial aggregate of
+// the aggregation above it when there is one. A fragment runs one partition even then: its
+// join is a join of its own, and the partitions' sizes vary by orders of magnitude.
 func (n *partJoinNode) fragment(ctx context.Context, rt *runtime, u unit) (array.RecordReader, error) {
+	r, err := n.partition(ctx, rt, u)
+	if err != nil || n.agg == nil {
+		return r, err
+	}
+	if r, err = n.agg.partialOf(ctx, rt, rt.analysis.track(n, joinOp, r)); err != nil {
+		return nil, err
+	}
+	return rt.analysis.track(n, opLast, r), nil
+}
+
+// partition runs the join over partition u.partition's rows.
+func (n *partJoinNode) partition(ctx context.Context, rt *runtime, u unit) (array.RecordReader, error) {
 	p := n.parts[n.at[string(u.partition)]]
 	if len(p.left) == 0 {
 		// No left row: no output row for any of the join types run partition-wise.

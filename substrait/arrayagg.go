@@ -33,7 +33,14 @@ func (bd *binder) arrayAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	x, err := bd.value(args[0], ac.in)
+	xv, err := bd.bindExpr(args[0], ac.in)
+	if err == nil {
+		xv, err = bd.padded(xv) // the elements of array_agg of character(n) keep their padding
+	}
+	if err != nil {
+		return bval{}, err
+	}
+	x, err := bd.defaultType(xv)
 	if err != nil {
 		return bval{}, err
 	}

@@ -119,6 +119,9 @@ type col struct {
 	// json marks a binary column known to hold json documents (a table declaring JSON values,
 	// a ::json cast); jsonb one of jsonb documents in jsonb's canonical text (jsonb.go).
 	json, jsonb bool
+	// bpchar is n for a column of character(n) values held without their trailing spaces,
+	// -1 for one of bpchar without a length (bval.bpchar, bpchar.go), 0 for any other.
+	bpchar int32
 	// typmod is the column's type modifier as PostgreSQL names the type with it (bval.typmod).
 	typmod string
 }
@@ -208,6 +211,11 @@ type paramState struct {
 	// has one (a window frame's offset: "frame starting offset must not be null"), recorded
 	// at prepare time; other NULL parameters are refused by nullParam.
 	nullErrs map[int]*Error
+	// intCmp and intUses count, by parameter number at prepare time, the comparisons of a
+	// parameter with a smallint or integer expression and every use that gives it an integer
+	// type (comparisons included): a parameter whose integer uses are all such comparisons is
+	// declared float64 (paramDecls).
+	intCmp, intUses map[int]int
 }
 
 // nullOffset records, at prepare time, that a NULL bound to the parameter standing for e is
@@ -247,6 +255,11 @@ type binder struct {
 	// boundErr is the first data exception the evaluation of a read's time bound raised
 	// (constantBound): the read's refusal when a bound is missing for it.
 	boundErr error
+	// comparing is set while the operands of a comparison are given their common type
+	// (compare): there a date or text constant beyond timestamp[ns] is clamped to its range,
+	// which orders it as PostgreSQL's value does (and bounds a read); anywhere else such a
+	// constant read as a timestamp is 22008 "timestamp out of range" (coerce).
+	comparing bool
 	// inCTE guards against a WITH query referencing itself.
 	active map[string]bool
 	// recursive holds the WITH RECURSIVE queries that read themselves (recursive.go);
@@ -465,7 +478,8 @@ func withoutRows(sel *pg.SelectStmt) *pg.SelectStmt {
 			}
 			f := &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{}}}}}
 			if w := s.GetWhereClause(); w != nil {
-				f = pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, []*pg.Node{f, w}, 0)
+				// After the WHERE, so that its parameters are still bound (and typed) first.
+				f = pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, []*pg.Node{w, f}, 0)
 			}
 			s.WhereClause = f
 		default:
@@ -489,7 +503,7 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, typmod: c.typmod}) // setArms: both arms'
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar, typmod: c.typmod}) // setArms: both arms'
 	}
 	if !sel.GetAll() {
 		return bd.distinct(out)
@@ -562,6 +576,9 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 		lu, ru := unknownCol(l, i), unknownCol(r, i)
 		larm.sc.cols[i].json = (lc.json || lu) && (rc.json || ru) && !(lu && ru)
 		larm.sc.cols[i].jsonb = (lc.jsonb || lu) && (rc.jsonb || ru) && !(lu && ru)
+		if larm.sc.cols[i].bpchar, err = bpcharCommon([]bval{armValue(l, i), armValue(r, i)}); err != nil {
+			return nil, nil, nil, err
+		}
 		// PostgreSQL's select_common_typmod: the arms' modifier when they have the same.
 		larm.sc.cols[i].typmod = ""
 		if lc.typmod == rc.typmod && !lu && !ru {
@@ -569,6 +586,15 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 		}
 	}
 	return l, larm, rarm, nil
+}
+
+// armValue is a set operation arm's output column i as a value for bpcharCommon: its unknown
+// literal, or its type and character(n) length.
+func armValue(br *boundRel, i int) bval {
+	if unknownCol(br, i) {
+		return br.unknown[i]
+	}
+	return bval{e: br.sc.ref(i), bpchar: br.sc.cols[i].bpchar}
 }
 
 // unknownCol reports whether br's output column i is an unknown literal (boundRel.unknown).
@@ -627,7 +653,7 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 		// of an aggregate): no ProjectRel, which the executor would run per batch for nothing.
 		out := &boundRel{rel: br.rel, sc: &scope{}, names: names}
 		for i, c := range br.sc.cols {
-			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb, typmod: c.typmod})
+			out.sc.cols = append(out.sc.cols, col{name: names[i], typ: c.typ, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar, typmod: c.typmod})
 		}
 		return out, nil
 	}
@@ -701,6 +727,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	// ALL and ANY (SELECT …) other than IN: scalar subqueries of aggregates (quantified.go).
 	sel, err := bd.rewriteQuantified(sel)
 	if err != nil {
+		return nil, err
+	}
+	// Set-returning functions in the select list: a ROWS FROM item after FROM (projectset.go).
+	if sel, err = selectSRFs(sel); err != nil {
 		return nil, err
 	}
 	// Its WHERE conjuncts without a subquery narrow the domains of its correlated subqueries
@@ -809,12 +839,13 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	outs := make([]expr.Expression, len(items))
 	names := make([]string, len(items))
-	vary := make([]bool, len(items))  // outs[i]'s display scale varies by row (dscale.go)
-	bytea := make([]bool, len(items)) // outs[i] is bytea (bytea.go)
-	jsonb := make([]bool, len(items)) // outs[i] is jsonb (jsonb.go)
-	json := make([]bool, len(items))  // outs[i] is json
-	typmod := make([]string, len(items))
-	var unknown []bval // boundRel.unknown
+	vary := make([]bool, len(items))     // outs[i]'s display scale varies by row (dscale.go)
+	bpchar := make([]int32, len(items))  // outs[i] is character(n) (bpchar.go)
+	bytea := make([]bool, len(items))    // outs[i] is bytea (bytea.go)
+	jsonb := make([]bool, len(items))    // outs[i] is jsonb (jsonb.go)
+	json := make([]bool, len(items))     // outs[i] is json
+	typmod := make([]string, len(items)) // outs[i]'s type modifier (bval.typmod)
+	var unknown []bval                   // boundRel.unknown
 	// A derived table's varying numerics carry their display scales out (keepScales): each
 	// one's scale expression, bound with the select list (an average's adds its measures).
 	keepScales := bd.keepScales[sel] && len(sel.GetDistinctClause()) == 0
@@ -829,7 +860,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		if err != nil {
 			return nil, err
 		}
-		vary[i], bytea[i], json[i], jsonb[i], typmod[i] = v.ds != nil, v.bytea, v.json, v.jsonb, v.typmod
+		vary[i], bytea[i], json[i], jsonb[i], bpchar[i], typmod[i] = v.ds != nil, v.bytea, v.json, v.jsonb, v.bpchar, v.typmod
 		if keepScales && v.ds != nil {
 			if s, err := v.ds(); err == nil {
 				scales, scaleOf = append(scales, s), append(scaleOf, i)
@@ -920,6 +951,9 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		proj.sc.cols[i].bytea = proj.sc.cols[i].bytea || bytea[i]
 		proj.sc.cols[i].json = proj.sc.cols[i].json || json[i]
 		proj.sc.cols[i].jsonb = proj.sc.cols[i].jsonb || jsonb[i]
+		if bpchar[i] != 0 {
+			proj.sc.cols[i].bpchar = bpchar[i]
+		}
 		proj.sc.cols[i].typmod = typmod[i]
 	}
 	for k, i := range scaleOf {

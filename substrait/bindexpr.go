@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/cockroachdb/apd/v3"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
@@ -160,10 +161,21 @@ type bval struct {
 	// canonical text (jsonb.go). A binary value that is none of these (the value column of a
 	// table not declaring its values) compares bytewise.
 	json, jsonb bool
+	// bpchar is n for a character(n) value (bpchar.go), -1 for a bpchar without a length
+	// whose text has no trailing spaces (bpcharNoLength), 0 for any other: the value is held
+	// without its trailing spaces, as bpchar compares, groups, sorts and casts to text, and a
+	// character(n) one is blank-padded to n characters where PostgreSQL reads the padding (the
+	// result's text, octet_length, LIKE and regular expressions, concat and format).
+	bpchar int32
+	// varchar: the value is the result of a cast to varchar, which beside a bpchar value is
+	// bpchar too (PostgreSQL's implicit varchar to bpchar cast: 'a '::varchar = 'a'::char(3)
+	// holds, where 'a '::text = 'a'::char(3) does not).
+	varchar bool
 	// typmod is PostgreSQL's name of the value's type with its type modifier where it has one
-	// ("character varying(3)", "numeric(4,1)": a cast to varchar(n) or numeric(p,s), a column
-	// of such values, a CASE or COALESCE whose every branch has the same), "" where its
-	// typmod is -1. Only a recursive query's check of its column types reads it (recursive.go).
+	// ("character varying(3)", "character(3)", "numeric(4,1)": a cast to varchar(n), char(n)
+	// or numeric(p,s), a column of such values, a CASE or COALESCE whose every branch has the
+	// same), "" where its typmod is -1. Only a recursive query's check of its column types
+	// reads it (recursive.go).
 	typmod string
 }
 
@@ -286,19 +298,39 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 			}
 			return bd.coerce(typed(iv), t, what)
 		}
+		if familyOf(t) == famTimestamp && !bd.comparing {
+			if _, err := TimestampIn(*v.str, isWallclock(t)); err != nil && err.(*Error).SQLState == "22008" {
+				return nil, err
+			}
+		}
 		return literalOfType(*v.str, t)
+	case v.param > 0 && familyOf(t) == famNumeric:
+		// A parameter given a numeric type by its company (CASE, COALESCE, a list): its value's
+		// display scale would be lost to the type's (numparam.go binds the parameters that
+		// are cast to numeric or stand beside one in an operator).
+		return nil, refused(Unimplemented, "0A000", "a numeric parameter here is not supported: cast it ($%d::numeric)", v.param)
 	case v.param > 0:
 		if prev, ok := bd.ps.types[v.param]; ok && !sameType(prev, t) {
 			return nil, errorf(InvalidArgument, "parameter $%d is used both as %s and as %s", v.param, typeName(prev), typeName(t))
 		}
 		bd.ps.types[v.param] = t
 		if bd.ps.vals == nil {
+			if familyOf(t) == famInt {
+				bd.ps.countInt(false, v.param)
+			}
 			lit := expr.NewNullLiteral(t.WithNullability(nullableN))
 			bd.ps.placeholders[lit] = v.param
 			return lit, nil
 		}
 		if v.param > len(bd.ps.vals) {
 			return nil, errorf(InvalidArgument, "parameter $%d has no value", v.param)
+		}
+		if familyOf(t) == famTimestamp && !bd.comparing {
+			// A value (not a comparison's operand, which paramLiteral clamps as a bound):
+			// an instant outside timestamp[ns] is 22008, never clamped.
+			if err := paramInNanoRange(bd.ps.vals[v.param-1], isWallclock(t)); err != nil {
+				return nil, err
+			}
 		}
 		return paramLiteral(bd.ps.vals[v.param-1], t, v.param)
 	}
@@ -327,6 +359,14 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 		return v.e, nil
 	}
 	if hf == famDate && tf == famTimestamp {
+		if d, ok := v.e.(*expr.PrimitiveLiteral[types.Date]); ok && !bd.comparing {
+			// A date constant read as a timestamp (COALESCE(ts, date '0001-01-01'), least,
+			// CASE, an argument): midnight UTC, which outside timestamp[ns] is 22008, never
+			// clamped (PostgreSQL answers such a value, which this engine cannot hold).
+			if checkNanoRange(time.Unix(int64(d.Value)*86400, 0).UTC()) != nil {
+				return nil, errTimestampRange()
+			}
+		}
 		return bd.dateToTimestamp(v.e, t), nil
 	}
 	if hf == famTimestamp && tf == famTimestamp {
@@ -342,8 +382,9 @@ func (bd *binder) coerce(v bval, t types.Type, what string) (expr.Expression, er
 // dateToTimestamp is PostgreSQL's implicit cast of a date to a timestamp (date → timestamp
 // with time zone in comparisons with the timestamp column): midnight of the date in the
 // session's zone, UTC. A date literal is folded to the timestamp literal (clamped to the
-// nanosecond range, whose bound selects the same rows), so that a bound such as timestamp >=
-// DATE '2001-01-01' is a routed bound; a date parameter at prepare time is stood in for by a
+// nanosecond range, whose bound selects the same rows: the caller, coerce, refuses one
+// beyond it outside a comparison), so that a bound such as timestamp >= DATE '2001-01-01' is
+// a routed bound; a date parameter at prepare time is stood in for by a
 // placeholder of type t (the parameter keeps its declared type, date); any other date
 // expression is cast.
 func (bd *binder) dateToTimestamp(e expr.Expression, t types.Type) expr.Expression {
@@ -537,10 +578,11 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 	}
 	if x, ok := v.(string); ok {
 		switch familyOf(t) {
-		case famBool, famInt, famFloat:
+		case famBool, famInt, famFloat, famTimestamp, famDate:
 			// A bound string is an untyped literal (DeclareParameterTypes): read by the type's
-			// input function (boolin, int2in/int4in/int8in, float4in/float8in), as PostgreSQL
-			// reads a parameter of type unknown.
+			// input function (boolin, int2in/int4in/int8in, float4in/float8in, timestamp_in
+			// ignoring a written zone, timestamptz_in, date_in), as PostgreSQL reads a parameter
+			// of type unknown, and as a constant of the type is read (literalOfType).
 			e, err := literalOfType(x, t)
 			if err != nil {
 				return nil, paramError(pos, err)
@@ -555,13 +597,13 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		// sequence invalid in the server's encoding.
 		switch x := v.(type) {
 		case string:
-			if !utf8.ValidString(x) {
-				return nil, errInvalidUTF8Param(pos)
+			if !validText(x) {
+				return nil, errInvalidUTF8Param(pos, x)
 			}
 			return expr.NewPrimitiveLiteral(x, true), nil
 		case []byte:
-			if !utf8.Valid(x) {
-				return nil, errInvalidUTF8Param(pos)
+			if !validText(string(x)) {
+				return nil, errInvalidUTF8Param(pos, string(x))
 			}
 			return expr.NewPrimitiveLiteral(string(x), true), nil
 		}
@@ -632,37 +674,34 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 				x = maxNanoTime
 			}
 			return tsLiteral(x), nil
-		case string:
-			ts, err := parseClamped(x)
-			if err != nil {
-				return nil, paramError(pos, err)
-			}
-			return tsLiteral(ts), nil
 		}
 	case famDate:
-		switch x := v.(type) {
-		case time.Time:
+		if x, ok := v.(time.Time); ok {
 			// A date32/date64 value (midnight UTC) or an instant: its date in UTC.
 			days := x.UTC().Unix() / 86400
 			if x.UTC().Unix() < 0 && x.UTC().Unix()%86400 != 0 {
 				days--
 			}
 			return expr.NewPrimitiveLiteral(types.Date(days), true), nil
-		case string:
-			d, err := parseDate(x)
-			if err != nil {
-				return nil, paramError(pos, err)
-			}
-			return expr.NewPrimitiveLiteral(types.Date(d.Unix()/86400), true), nil
 		}
 	}
 	return nil, wrong()
 }
 
-// errInvalidUTF8Param refuses a text parameter whose bytes are not UTF-8: PostgreSQL's
-// character_not_in_repertoire (22021), without the bytes.
-func errInvalidUTF8Param(pos int) *Error {
-	return &Error{Code: InvalidArgument, SQLState: "22021", Msg: fmt.Sprintf("parameter $%d must be valid UTF-8", pos)}
+// validText reports whether s can be a text value: UTF-8 without a NUL byte, as PostgreSQL's
+// pg_verify_mbstr verifies a text parameter's bytes (a NUL is invalid in every encoding).
+func validText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
+// errInvalidUTF8Param refuses text s of parameter $pos that is no text value (validText):
+// PostgreSQL's character_not_in_repertoire (22021), without the bytes.
+func errInvalidUTF8Param(pos int, s string) *Error {
+	msg := fmt.Sprintf("parameter $%d must be valid UTF-8", pos)
+	if utf8.ValidString(s) {
+		msg = fmt.Sprintf("parameter $%d must not hold a NUL byte (text cannot hold one)", pos)
+	}
+	return &Error{Code: InvalidArgument, SQLState: "22021", Msg: msg}
 }
 
 // valueTypeName names the type of a bound parameter value as PostgreSQL would name it
@@ -690,6 +729,8 @@ func valueTypeName(v any) string {
 		return "timestamp with time zone"
 	case []any:
 		return "an array"
+	case *apd.Decimal:
+		return "numeric"
 	}
 	return "a value of an unsupported type"
 }
@@ -855,13 +896,26 @@ func bigDecimal(n *pg.Node) bool { return n.GetAConst().GetFval() != nil }
 // coerceBeside is coerce of v, met by other in an operator, an IN list or a common type: an
 // untyped text constant beside a bytea value (other.bytea) is PostgreSQL's unknown literal
 // typed bytea, read as byteain reads it (bytea.go: b = '\x61' compares with the byte 'a', not
-// with the literal's four characters).
+// with the literal's four characters); an untyped constant or parameter beside a character(n)
+// value is bpchar, its trailing spaces dropped (bpchar.go).
 func (bd *binder) coerceBeside(v, other bval, t types.Type, what string) (expr.Expression, error) {
 	if other.bytea && v.str != nil && familyOf(t) == famBinary {
 		b, err := bd.byteaCast(v)
 		return b.e, err
 	}
-	return bd.coerce(v, t, what)
+	if e, ok := bpcharBeside(v, other); ok && familyOf(t) == famString {
+		return e, nil
+	}
+	e, err := bd.coerce(v, t, what)
+	if err == nil && (v.param > 0 || v.varchar) && other.bpchar != 0 && familyOf(t) == famString {
+		// A parameter or a varchar beside a character(n) value is bpchar: its trailing
+		// spaces dropped.
+		if lit, ok := e.(*expr.PrimitiveLiteral[string]); ok {
+			return expr.NewPrimitiveLiteral(strings.TrimRight(lit.Value, " "), false), nil
+		}
+		return bd.fn(URNPostgres, "rtrim", strType(), e, expr.NewPrimitiveLiteral(" ", false))
+	}
+	return e, err
 }
 
 // isReal reports whether t is real (float4, Arrow float32).
@@ -903,7 +957,12 @@ func (bd *binder) compare(op string, a, b bval) (expr.Expression, error) {
 		v, err := bd.numericBinary(op, a, b)
 		return v.e, err
 	}
+	bd.noteIntComparison(a, b)
+	bd.noteIntComparison(b, a)
+	a, b = wholeFloatAsInt(a, b), wholeFloatAsInt(b, a)
+	bd.comparing = true
 	x, y, err := bd.unify(a, b, op)
+	bd.comparing = false
 	if err != nil {
 		return nil, err
 	}
@@ -1026,7 +1085,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
-	v.bytea, v.json, v.jsonb, v.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].typmod
+	v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].bpchar, sc.cols[i].typmod
 	if sc.cols[i].vary {
 		v.ds = sc.scaleOf(i)
 	}
@@ -1092,8 +1151,10 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	}
 	name := names[0].GetString_().GetSval()
 	switch name {
-	case "text", "varchar", "string", "bpchar", "char", "name":
+	case "text", "varchar", "string", "name", "bpchar":
 		return strType(), name, nil
+	case "char":
+		return nil, "", unimplementedAre(`casts to "char" (PostgreSQL's single-byte internal type)`)
 	case "int2", "smallint":
 		return i16Type(), name, nil
 	case "int4", "int", "integer":
@@ -1123,7 +1184,7 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 	return nil, "", unimplementedAre("casts to " + name)
 }
 
-func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
+func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 	if v, ok, err := bd.numericTypeCast(tc, sc); ok {
 		return v, err
 	}
@@ -1171,8 +1232,27 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 		}
 	}
 	v, err := bd.bindExpr(tc.GetArg(), sc)
+	if err == nil && familyOf(t) != famString {
+		// A character(n) value casts to another type through its text, padding and all
+		// (PostgreSQL's I/O conversion: bpcharout, then the type's input function).
+		v, err = bd.padded(v)
+	}
 	if err != nil {
 		return bval{}, err
+	}
+	if name == "bpchar" {
+		// bpchar without a length (bpchar.go): the value's text, marked bpchar.
+		if err := bpcharNoLength(v); err != nil || v.bpchar != 0 {
+			return v, err
+		}
+		defer func() {
+			if rerr == nil {
+				res.bpchar = -1
+			}
+		}()
+	}
+	if name == "varchar" {
+		defer func() { res.varchar = rerr == nil }()
 	}
 	if v.param > 0 && name == "timestamp" {
 		return bd.wallclockParam(v)
@@ -1216,6 +1296,23 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (bval, error) {
 	return bd.cast(v.e, t)
 }
 
+// paramInNanoRange is 22008 "timestamp out of range" when parameter value v, read as a
+// timestamp (an Arrow timestamp or date, or text as timestamp input reads it), is an instant
+// outside timestamp[ns]; nil otherwise (other values are paramLiteral's to refuse).
+func paramInNanoRange(v any, naive bool) error {
+	switch x := v.(type) {
+	case time.Time:
+		if checkNanoRange(x) != nil {
+			return errTimestampRange()
+		}
+	case string:
+		if _, err := TimestampIn(x, naive); err != nil && err.(*Error).SQLState == "22008" {
+			return err
+		}
+	}
+	return nil
+}
+
 // wallclockType is PostgreSQL's timestamp without time zone, the declared type of a parameter
 // cast to timestamp (CAST($1 AS timestamp), $1::timestamp).
 func wallclockType() types.Type {
@@ -1231,7 +1328,8 @@ var paramWallclockType = &arrow.TimestampType{Unit: arrow.Millisecond}
 // in the session's zone, UTC, a wall-clock time and the UTC instant coincide, and PostgreSQL
 // converts such a value to the column's timestamp with time zone in that zone. A zone-less
 // bound value is read as UTC and an aware one as its instant (what PostgreSQL's conversion
-// through the UTC wall clock gives). A parameter also used as another type is refused, as
+// through the UTC wall clock gives); a value bound as text is read as the constant is
+// (timestamp_in: a zone written in it ignored). A parameter also used as another type is refused, as
 // PostgreSQL refuses inconsistent types.
 func (bd *binder) wallclockParam(v bval) (bval, error) {
 	if prev, ok := bd.ps.types[v.param]; ok {
@@ -1239,6 +1337,12 @@ func (bd *binder) wallclockParam(v bval) (bval, error) {
 			return bval{}, errorf(InvalidArgument, "parameter $%d is used both as %s and as %s", v.param, typeName(prev), typeName(wallclockType()))
 		}
 		delete(bd.ps.types, v.param)
+	}
+	if bd.boundString(v.param) != nil {
+		// Bound as text: timestamp_in's wall clock, a written zone ignored, as the constant
+		// '…'::timestamp is read (literalOfType), not the instant the zone would name.
+		e, err := bd.coerce(v, wallclockType(), "")
+		return typed(e), err
 	}
 	e, err := bd.coerce(v, tsType(), "")
 	if err != nil {
@@ -1283,7 +1387,9 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 		_, int4 := t.(*types.Int32Type)
 		ok = hf == famInt || hf == famFloat || hf == famString || hf == famBool && int4
 	case famBool:
-		ok = hf == famString || hf == famInt
+		// integer casts to boolean (int4_bool); PostgreSQL has no smallint or bigint cast.
+		_, int4 := have.(*types.Int32Type)
+		ok = hf == famString || int4
 	case famTimestamp:
 		ok = hf == famString || hf == famDate || hf == famTimestamp
 	case famDate:
@@ -1572,6 +1678,11 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
+	// PostgreSQL resolves a CASE's type with its ELSE first (transformCaseExpr).
+	n, err := bpcharCommon(append([]bval{els}, results...))
+	if err != nil {
+		return bval{}, err
+	}
 	vals, err := bd.commonType(all, "CASE")
 	if err != nil {
 		return bval{}, err
@@ -1586,6 +1697,7 @@ func (bd *binder) caseExpr(c *pg.CaseExpr, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, all)
 	}
 	out.json, out.jsonb = docMarkers(all)
+	out.bpchar = n
 	out.typmod = commonTypmod(all)
 	return out, err
 }
@@ -1721,6 +1833,10 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
+	n, err := bpcharCommon(vs)
+	if err != nil {
+		return bval{}, err
+	}
 	es, err := bd.commonType(vs, "COALESCE")
 	if err != nil {
 		return bval{}, err
@@ -1728,6 +1844,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	if len(es) == 1 {
 		out := typed(es[0])
 		out.json, out.jsonb = docMarkers(vs)
+		out.bpchar = n
 		out.typmod = commonTypmod(vs)
 		return out, nil
 	}
@@ -1749,6 +1866,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 		out.ds = bd.branchScale(conds, vs)
 	}
 	out.json, out.jsonb = docMarkers(vs)
+	out.bpchar = n
 	out.typmod = commonTypmod(vs)
 	return out, err
 }
@@ -1785,6 +1903,10 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 	json, jsonb := docMarkers(vs)
 	if json {
 		return bval{}, errorf(InvalidArgument, "could not identify a comparison function for type json")
+	}
+	n, err := bpcharCommon(vs)
+	if err != nil {
+		return bval{}, err
 	}
 	es, err := bd.commonType(vs, "GREATEST/LEAST")
 	if err != nil {
@@ -1827,6 +1949,7 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 		out.ds = lostScale("GREATEST or LEAST of numerics of different display scales")
 	}
 	out.jsonb = jsonb
+	out.bpchar = n
 	return out, nil
 }
 
@@ -1955,7 +2078,11 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: null}}, x)
-		return typed(e), err
+		out := typed(e)
+		if l.bpchar != 0 && (r.untyped() || r.bpchar != 0) {
+			out.bpchar = l.bpchar // bpchareq's first argument: the character(n) value
+		}
+		return out, err
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
 		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		items := a.GetRexpr().GetList().GetItems()
@@ -2032,8 +2159,18 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 		if isIntervalVal(v) {
 			return bd.intervalNeg(v)
 		}
+		if v.untyped() && v.param > 0 {
+			// A parameter: of its declared type (the binding's, DeclareParameterTypes), else
+			// the 42P18 refusal that lets a prepared statement wait for the binding.
+			e, err := bd.defaultType(v)
+			if err != nil {
+				return bval{}, err
+			}
+			v = typed(e)
+		}
 		if v.untyped() {
-			return bval{}, errorf(InvalidArgument, "could not determine the type of the operand of unary -")
+			// PostgreSQL finds several prefix - operators for an unknown operand.
+			return bval{}, refused(InvalidArgument, "42725", "operator is not unique: - unknown")
 		}
 		f := familyOf(v.typ())
 		if f == famNumeric {
@@ -2272,7 +2409,7 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	case l.e != nil:
 		lit, ok := x.(*expr.ProtoLiteral)
 		if !ok {
-			return bd.columnPlusInterval(op, l, iv)
+			return bd.columnPlusInterval(op, l, r, iv)
 		}
 		ns, ok := lit.Value.(int64)
 		if !ok {
@@ -2282,6 +2419,11 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 		_, wall = lit.GetType().(*types.PrecisionTimestampType)
 	case l.str != nil:
 		var err error
+		// The text's instant as it is: one beyond timestamp[ns] is 22008, not clamped
+		// ('1500-01-01' + interval '1 day' is 1500-01-02 in PostgreSQL).
+		if _, err := TimestampIn(*l.str, false); err != nil {
+			return bval{}, true, err
+		}
 		if t, err = parseClamped(*l.str); err != nil {
 			return bval{}, true, err
 		}
@@ -2303,22 +2445,24 @@ func (bd *binder) timestampArith(op string, l, r bval) (bval, bool, error) {
 	// month clamped to the target month's last (January 31 + 1 month is February 28), then
 	// the days and the time (days are 24 hours in UTC).
 	t = calendar.AddMonths(t, sign*months.Num().Int64())
-	usf, _ := us.Float64()
-	ns := float64(sign) * usf * float64(time.Microsecond)
+	// The days and the time apart (time.Duration's ±292 years would not hold timestamp
+	// '2001-01-01' - interval '110000 days'): only the result must be in range.
+	if !us.IsInt() {
+		return bval{}, true, unimplementedAre("intervals with a fraction of a microsecond")
+	}
+	days, rest := new(big.Int).QuoRem(us.Num(), big.NewInt(usPerDay), new(big.Int))
 	switch {
-	case math.Abs(ns) <= math.MaxInt64:
-		t = t.Add(time.Duration(ns))
-	case ns < 0:
-		t = minNanoTime.Add(-1)
-	default:
+	case !days.IsInt64() || days.Int64() > math.MaxInt32 || days.Int64() < math.MinInt32:
 		t = maxNanoTime.Add(1)
+	default:
+		t = t.AddDate(0, 0, int(sign*days.Int64())).Add(time.Duration(sign*rest.Int64()) * time.Microsecond)
 	}
 	// A result outside the nanosecond range is 22008 "timestamp out of range", never
 	// clamped, as the column path's timestamp_add raises it (PostgreSQL answers such a
 	// value, which this engine cannot hold; docs/sql.md).
 	if checkNanoRange(t) != nil {
 		if stable {
-			return bd.columnPlusInterval(op, l, iv)
+			return bd.columnPlusInterval(op, l, r, iv)
 		}
 		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
 	}
@@ -2412,7 +2556,7 @@ func (bd *binder) dateAsWallclock(e expr.Expression) (expr.Expression, error) {
 // (evaluated per row by scan/ops as PostgreSQL computes it in UTC: the months on the
 // calendar, then the days as 24 hours and the time). A fractional number of months is
 // refused, as for constants.
-func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, error) {
+func (bd *binder) columnPlusInterval(op string, l, r bval, iv string) (bval, bool, error) {
 	if familyOf(l.typ()) != famTimestamp {
 		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s interval", typeName(l.typ()), op)
 	}
@@ -2425,8 +2569,21 @@ func (bd *binder) columnPlusInterval(op string, l bval, iv string) (bval, bool, 
 	}
 	nsRat := new(big.Rat).Mul(us, big.NewRat(1000, 1))
 	nsf, _ := nsRat.Float64()
-	if math.Abs(nsf) > math.MaxInt64 {
-		return bval{}, true, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "interval out of range"}
+	if math.Abs(nsf) >= math.MaxInt64 {
+		// Days and time past int64 nanoseconds together (timestamp - interval '110000
+		// days', whose result PostgreSQL answers inside the range): the interval's fields
+		// added apart by timestamp_add_interval, which checks only the sum.
+		b, err := bd.intervalValue(r, "the interval of timestamp "+op+" interval")
+		if err != nil {
+			return bval{}, true, err
+		}
+		if op == "-" {
+			if b, err = bd.fn(URNPostgres, "interval_neg", intervalType(), b); err != nil {
+				return bval{}, true, err
+			}
+		}
+		f, err := bd.fn(URNPostgres, "timestamp_add_interval", l.typ().WithNullability(nullableN), l.e, b)
+		return typed(f), true, err
 	}
 	m, ns := months.Num().Int64(), int64(math.Round(nsf))
 	if op == "-" {
@@ -2526,6 +2683,10 @@ func (v bval) intervalConst() (string, bool) {
 const intervalTag = "\x00interval:"
 
 func (bd *binder) like(name string, l, r bval) (expr.Expression, error) {
+	l, err := bd.padded(l) // bpcharlike reads the padding
+	if err != nil {
+		return nil, err
+	}
 	x, err := bd.coerce(l, strType(), "the left operand of LIKE")
 	if err != nil {
 		return nil, err
@@ -2585,6 +2746,9 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 		return nil, err
 	}
 	vals = vals[1:]
+	for i, v := range vals {
+		vals[i] = wholeFloatAsInt(v, x)
+	}
 	allConst := true
 	for _, v := range vals {
 		if v.e != nil {
@@ -2610,14 +2774,32 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 	}
 	// jsonb compares by value (json has no =): each item through compare, which knows both.
 	allConst = allConst && !x.json && !x.jsonb
+	// A parameter beside a character(n) value is compared without its trailing spaces
+	// (coerceBeside's rtrim, no constant): through compare too.
+	allConst = allConst && (x.bpchar == 0 || !slices.ContainsFunc(vals, func(v bval) bool { return v.param > 0 }))
 	xv := typed(xe)
-	xv.bytea, xv.json, xv.jsonb = x.bytea, x.json, x.jsonb
+	xv.bytea, xv.json, xv.jsonb, xv.bpchar = x.bytea, x.json, x.jsonb, x.bpchar
+	if xv.bpchar != 0 && array {
+		// ARRAY[…] takes its elements' own common type: character(n) elements make x's
+		// = bpchareq, text or untyped ones text's = (x without its padding, the elements
+		// as they are), as PostgreSQL resolves = ANY of a text[].
+		xv.bpchar = 0
+		if i := slices.IndexFunc(vals, func(v bval) bool { return !v.untyped() }); i >= 0 && vals[i].bpchar != 0 {
+			xv.bpchar = x.bpchar
+		}
+	}
 	if allConst {
 		opts := make([]expr.Expression, len(vals))
 		for i, v := range vals {
-			e, err := bd.coerceBeside(v, x, t, "an IN list item")
+			bd.noteIntComparison(v, xv)
+			e, err := bd.coerceBeside(v, xv, t, "an IN list item")
 			if err != nil {
 				return nil, err
+			}
+			if lit, ok := e.(*expr.PrimitiveLiteral[string]); ok && xv.bpchar != 0 && !array && len(vals) > 1 {
+				// Two constants or more meet x in their common type, bpchar after x:
+				// a text constant is read as bpchar too ('a'::char(3) IN ('a '::text, 'b')).
+				e = expr.NewPrimitiveLiteral(strings.TrimRight(lit.Value, " "), false)
 			}
 			opts[i] = e
 		}
@@ -2733,6 +2915,11 @@ func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 			// int4); the subject is widened to the widest integer item.
 			wide := x.typ()
 			for _, v := range vals {
+				if !v.untyped() && familyOf(v.typ()) == famFloat {
+					// integer IN (double precision…): int4 = float8, compared in double
+					// precision (an item made whole by wholeFloatAsInt is a bigint).
+					return bd.coerce(x, fp64Type(), "")
+				}
 				if !v.untyped() && familyOf(v.typ()) == famInt && numRank(v.typ()) > numRank(wide) {
 					wide = v.typ()
 				}
@@ -3105,13 +3292,34 @@ func intLiteral(n int64, t types.Type, nullable bool) (expr.Expression, error) {
 // varchar(n) takes (varchartypmodin's "length for type varchar cannot exceed 10485760").
 const maxVarcharLength = 10 * 1024 * 1024
 
+// lengthModifier reads the length of varchar(n) or char(n) (kind "varchar" or "char") from
+// its type modifiers as PostgreSQL's varchartypmodin and bpchartypmodin do: one integer
+// constant from 1 to 10485760, else their errors (22023 for a length out of range).
+func lengthModifier(kind string, mods []*pg.Node) (int64, error) {
+	if len(mods) != 1 {
+		return 0, errorf(InvalidArgument, "invalid type modifier")
+	}
+	c := mods[0].GetAConst()
+	if c == nil || c.GetIval() == nil {
+		return 0, errorf(InvalidArgument, "type modifiers must be simple constants or identifiers")
+	}
+	n := int64(c.GetIval().GetIval())
+	if n < 1 {
+		return 0, refused(InvalidArgument, "22023", "length for type %s must be at least 1", kind)
+	}
+	if n > maxVarcharLength {
+		return 0, refused(InvalidArgument, "22023", "length for type %s cannot exceed %d", kind, maxVarcharLength)
+	}
+	return n, nil
+}
+
 // varcharTypeCast binds an explicit cast to varchar(n) (character varying(n)) as PostgreSQL's
 // varchar(varchar, integer, boolean) coerces with isExplicit true: the value as text, cut to
 // its first n characters (no error, unlike an assignment), NULL staying NULL; Arrow utf8, the
 // column named varchar. A length below 1 or above 10485760 is PostgreSQL's 22023. A cast to
-// character(n) (bpchar, blank-padded, its trailing spaces insignificant in comparisons and
-// dropped by its cast to text) is refused by name, as is bpchar(n). ok is false for other
-// targets.
+// character(n) (char(n), bpchar(n); char alone is char(1) in PostgreSQL's grammar) is
+// bpcharValue's, with the same lengths and errors as PostgreSQL's bpchartypmodin. ok is false
+// for other targets.
 func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error) {
 	tn := tc.GetTypeName()
 	if tn == nil || len(tn.GetTypmods()) == 0 || len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
@@ -3124,32 +3332,31 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	if len(names) != 1 {
 		return bval{}, false, nil
 	}
-	switch names[0].GetString_().GetSval() {
+	kind := names[0].GetString_().GetSval()
+	switch kind {
 	case "varchar":
-	case "bpchar", "char":
-		return bval{}, true, unimplementedAre("casts to character(n) (bpchar, blank-padded)")
+	case "bpchar":
+		kind = "char"
+	case "char":
+		return bval{}, true, errorf(InvalidArgument, `type modifier is not allowed for type "char"`)
 	default:
 		return bval{}, false, nil
 	}
-	mods := tn.GetTypmods()
-	if len(mods) != 1 {
-		return bval{}, true, errorf(InvalidArgument, "invalid type modifier")
-	}
-	c := mods[0].GetAConst()
-	if c == nil || c.GetIval() == nil {
-		return bval{}, true, errorf(InvalidArgument, "type modifiers must be simple constants or identifiers")
-	}
-	n := int64(c.GetIval().GetIval())
-	if n < 1 {
-		return bval{}, true, refused(InvalidArgument, "22023", "length for type varchar must be at least 1")
-	}
-	if n > maxVarcharLength {
-		return bval{}, true, refused(InvalidArgument, "22023", "length for type varchar cannot exceed %d", maxVarcharLength)
+	n, err := lengthModifier(kind, tn.GetTypmods())
+	if err != nil {
+		return bval{}, true, err
 	}
 	plain := &pg.TypeName{Names: tn.GetNames(), Location: tn.GetLocation()}
+	if kind == "char" {
+		plain.Names = []*pg.Node{pg.MakeStrNode("text")} // any value's text, as bpchar's I/O cast
+	}
 	v, err := bd.typeCast(&pg.TypeCast{Arg: tc.GetArg(), TypeName: plain, Location: tc.GetLocation()}, sc)
 	if err != nil {
 		return bval{}, true, err
+	}
+	if kind == "char" {
+		out, err := bd.bpcharValue(v, int32(n))
+		return out, true, err
 	}
 	typmod := fmt.Sprintf("character varying(%d)", n)
 	// varchar's truncation keeps n characters (multibyte-aware, pg_mbcharcliplen): left(s, n),
@@ -3157,11 +3364,11 @@ func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error
 	if lit, ok := v.e.(*expr.PrimitiveLiteral[string]); ok {
 		r := []rune(lit.Value)
 		out := typed(expr.NewPrimitiveLiteral(string(r[:min(int64(len(r)), n)]), false))
-		out.typmod = typmod
+		out.typmod, out.varchar = typmod, true
 		return out, true, nil
 	}
 	f, err := bd.fn(URNPostgres, "left", strType(), v.e, expr.NewPrimitiveLiteral(n, false))
 	out := typed(f)
-	out.typmod = typmod
+	out.typmod, out.varchar = typmod, true
 	return out, true, err
 }

@@ -172,7 +172,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			for i, g := range ac.groups {
 				if sameExpr(g, e.e) {
 					v := typed(ac.scope().ref(i))
-					v.bytea, v.json, v.jsonb, v.typmod = e.bytea, e.json, e.jsonb, e.typmod
+					v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = e.bytea, e.json, e.jsonb, e.bpchar, e.typmod
 					if e.ds != nil {
 						v.ds = lostScale("a numeric whose display scale varies by row used as a GROUP BY key")
 					}
@@ -181,7 +181,9 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			}
 			if containsExpr(ac.nulled, e.e) {
 				// Outside this arm's grouping set: NULL of the expression's type.
-				return typed(expr.NewNullLiteral(e.e.GetType().WithNullability(nullableN))), nil
+				v := typed(expr.NewNullLiteral(e.e.GetType().WithNullability(nullableN)))
+				v.bpchar = e.bpchar
+				return v, nil
 			}
 			if v, ok, err := bd.jsonbGroupValue(e, ac); ok {
 				return v, err
@@ -239,9 +241,10 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		invocation = types.AggInvocationDistinct
 	}
 	var (
-		f     *expr.AggregateFunction
-		out   types.Type
-		aggds dscale // the display scale of a numeric aggregate whose inputs' scales vary (dscale.go)
+		f      *expr.AggregateFunction
+		out    types.Type
+		aggds  dscale // the display scale of a numeric aggregate whose inputs' scales vary (dscale.go)
+		bpchar int32  // min and max of character(n) values are character(n) (bpchar.go)
 	)
 	args := fc.GetArgs()
 	if fc.GetAggStar() || (name == "count" && invocation == types.AggInvocationAll && len(args) == 1 && nonNullConstant(args[0])) {
@@ -420,6 +423,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, jsonTypeName(argv))
 			}
 			out = at.WithNullability(nullableN)
+			bpchar = argv.bpchar // min(bpchar) is bpchar, of the values without their padding
 		default:
 			return bval{}, unimplemented("aggregate function " + name)
 		}
@@ -441,6 +445,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if aggds != nil {
 		v.ds = aggds
 	}
+	v.bpchar = bpchar
 	return v, nil
 }
 
@@ -775,6 +780,10 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	switch name {
 	case "scale":
 		return bd.numericScaleOf(args)
+	case "div", "to_hex":
+		return bd.divHex(name, args)
+	case "sha224", "sha256", "sha384", "sha512", "encode":
+		return bd.shaDigest(name, args)
 	case "gcd", "lcm":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err
@@ -832,7 +841,14 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			}
 			name = "octet_length"
 			e := args[0].e
-			if !isBytes {
+			if args[0].bpchar > 0 {
+				// bpcharoctetlen counts the padding's bytes too.
+				p, err := bd.padded(args[0])
+				if err != nil {
+					return bval{}, err
+				}
+				e = p.e
+			} else if !isBytes {
 				var err error
 				if e, err = text(0); err != nil {
 					return bval{}, err
@@ -850,8 +866,11 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := nargs(2, 3); err != nil {
 			return bval{}, err
 		}
-		if name == "substring" && (args[1].str != nil || (!args[1].untyped() && familyOf(args[1].typ()) == famString)) {
-			return bval{}, unimplemented("substring(… FROM pattern) (a regular expression or SIMILAR pattern)")
+		if name == "substring" && len(args) == 3 && (args[2].str != nil || (!args[2].untyped() && familyOf(args[2].typ()) == famString)) {
+			return bval{}, unimplemented("substring(… FROM pattern FOR escape) (a SIMILAR pattern)")
+		}
+		if name == "substring" && len(args) == 2 && (args[1].str != nil || (!args[1].untyped() && familyOf(args[1].typ()) == famString)) {
+			return bd.regexpSearch("substring_regex", args) // substring(s FROM pattern): a POSIX regular expression
 		}
 		if args[0].bytea {
 			return bd.byteaSubstring(name, args)
@@ -1057,7 +1076,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if args[0].untyped() || familyOf(args[0].typ()) != famBinary {
 			return bval{}, errorf(InvalidArgument, "convert_from needs a bytea value")
 		}
-		return bd.cast(args[0].e, strType())
+		// scan/ops' convert_from_utf8: bytes that are not UTF-8, or hold a NUL, are 22021.
+		f, err := bd.fn(URNPostgres, "convert_from_utf8", strType(), args[0].e)
+		return typed(f), err
 	case "date_part", "extract":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err
@@ -1116,7 +1137,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if name == "extract" {
 			return bd.extract(field, *args[0].str, args[1])
 		}
-		ts, err := bd.coerce(args[1], tsType(), "argument 2 of "+name)
+		ts, err := bd.dateOrTimestamp(args[1], "argument 2 of "+name)
 		if err != nil {
 			return bval{}, err
 		}
@@ -1208,7 +1229,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			}
 			return call(URNPostgres, strType(), args[0].e, f)
 		}
-		ts, err := bd.coerce(args[0], tsType(), "argument 1 of to_char")
+		ts, err := bd.dateOrTimestamp(args[0], "argument 1 of to_char")
 		if err != nil {
 			return bval{}, err
 		}
@@ -1280,8 +1301,13 @@ func (bd *binder) widthBucket(raw []*pg.Node, args []bval, call func(string, typ
 
 // outputText is the text PostgreSQL's output function writes of v, as concat and concat_ws
 // write their arguments: asText's (the cast to text), but a boolean is t or f (boolout), where
-// its cast to text (and ||) is true or false.
+// its cast to text (and ||) is true or false, and a character(n) value keeps its padding
+// (bpcharout), which its cast to text drops.
 func (bd *binder) outputText(v bval) (expr.Expression, error) {
+	if v.bpchar > 0 {
+		p, err := bd.padded(v) // bpcharout writes the padding
+		return p.e, err
+	}
 	if v.untyped() || familyOf(v.typ()) != famBool {
 		return bd.asText(v)
 	}

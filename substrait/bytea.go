@@ -25,9 +25,25 @@ func (bd *binder) byteaCast(v bval) (bval, error) {
 	var out bval
 	switch {
 	case v.str != nil:
-		b, err := pgbytea.In(*v.str)
-		if e := (*pgbytea.Error)(nil); errors.As(err, &e) {
-			return bval{}, &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
+		b, err := byteaIn(*v.str)
+		if err != nil {
+			return bval{}, err
+		}
+		out = typed(expr.NewByteSliceLiteral(b, true))
+	case v.param > 0 && bd.boundString(v.param) != nil:
+		// A parameter bound as text (Arrow utf8) is PostgreSQL's unknown-typed value of a
+		// bytea parameter: read by byteain as the constant is; one bound as Arrow binary is
+		// its bytes (the coerce below).
+		if _, err := bd.coerce(v, binType(), ""); err != nil {
+			return bval{}, err
+		}
+		text := *bd.boundString(v.param)
+		if !validText(text) {
+			return bval{}, errInvalidUTF8Param(v.param, text)
+		}
+		b, err := byteaIn(text)
+		if err != nil {
+			return bval{}, paramError(v.param, err)
 		}
 		out = typed(expr.NewByteSliceLiteral(b, true))
 	case v.untyped():
@@ -50,6 +66,27 @@ func (bd *binder) byteaCast(v bval) (bval, error) {
 	}
 	out.bytea = true
 	return out, nil
+}
+
+// byteaIn is pgbytea.In with its error as an *Error (PostgreSQL's SQLSTATE, InvalidArgument).
+func byteaIn(s string) ([]byte, error) {
+	b, err := pgbytea.In(s)
+	if e := (*pgbytea.Error)(nil); errors.As(err, &e) {
+		return nil, &Error{Code: InvalidArgument, SQLState: e.Code, Msg: e.Msg}
+	}
+	return b, err
+}
+
+// boundString is the value bound to parameter $pos when it is a Go string (Arrow utf8 and
+// its kin), nil when the statement is bound without values or $pos holds another value.
+func (bd *binder) boundString(pos int) *string {
+	if pos > len(bd.ps.vals) {
+		return nil
+	}
+	if s, ok := bd.ps.vals[pos-1].(string); ok {
+		return &s
+	}
+	return nil
 }
 
 // byteaText binds v::text of a value known to be bytea (v.bytea).

@@ -25,21 +25,7 @@ func TestCastParameterTypes(t *testing.T) {
 		{"SELECT id FROM messages WHERE channel_id = $1 AND timestamp >= CAST($2 AS text)::timestamptz AND timestamp < $3::timestamp ORDER BY id",
 			[]arrow.DataType{arrow.BinaryTypes.String, arrow.BinaryTypes.String, wall}},
 	} {
-		st, err := Prepare(c.sql, testCatalog(t))
-		if err != nil {
-			t.Errorf("%s: %v", c.sql, err)
-			continue
-		}
-		ps := st.ParameterSchema()
-		if ps.NumFields() != len(c.want) {
-			t.Errorf("%s: parameters %s", c.sql, ps)
-			continue
-		}
-		for i, w := range c.want {
-			if !arrow.TypeEqual(ps.Field(i).Type, w) {
-				t.Errorf("%s: $%d is %s, want %s", c.sql, i+1, ps.Field(i).Type, w)
-			}
-		}
+		checkParamTypes(t, c.sql, testCatalog(t), c.want)
 	}
 	_, err := Prepare("SELECT CAST($1 AS timestamp), $1::timestamptz", testCatalog(t))
 	if code, _ := CodeOf(err); code != InvalidArgument || err.Error() != "substrait: parameter $1 is used both as timestamp without time zone and as timestamp with time zone" {

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -258,5 +259,57 @@ func TestNothingReadRoutes(t *testing.T) {
 		if _, err := Prepare(q, cat); err == nil || !strings.Contains(err.Error(), "messages needs channel_id") {
 			t.Errorf("%s: %v, want the missing route named", q, err)
 		}
+	}
+}
+
+// TestOrOfPinnedRangesRoutes: an OR whose every disjunct pins the partition and bounds the
+// time routes to the union of its pins and of its ranges (the OR stays a residual filter);
+// a disjunct without a pin leaves the read without one.
+func TestOrOfPinnedRangesRoutes(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		where      string
+		parts      []string
+		start, end time.Time
+	}{
+		{`(channel_id = 'a' AND timestamp >= '2026-01-02' AND timestamp < '2026-01-03') OR (channel_id = 'b' AND timestamp >= '2026-01-05' AND timestamp < '2026-01-06')`,
+			[]string{"a", "b"}, day(2), day(6)},
+		{`((channel_id = 'a' OR channel_id = 'c') AND id = 'x') OR (channel_id IN ('b', 'c') AND id = 'y')`,
+			[]string{"a", "b", "c"}, day(1), day(9)},
+		{`channel_id <> 'z' AND ((channel_id = 'a' AND id = 'x') OR (channel_id = 'a' AND channel_id = 'b'))`,
+			[]string{"a"}, day(1), day(9)},
+	} {
+		q := `SELECT id FROM messages WHERE (` + c.where + `)`
+		if !strings.Contains(c.where, "timestamp") {
+			q += ` AND timestamp >= '2026-01-01' AND timestamp < '2026-01-09'`
+		}
+		s, err := Prepare(q, cat)
+		if err != nil {
+			t.Errorf("%s: prepare: %v", c.where, err)
+			continue
+		}
+		p, err := s.Bind()
+		if err != nil {
+			t.Fatal(err)
+		}
+		routes, err := Routes(p, cat, false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.where, err)
+		}
+		for _, r := range routes {
+			var got []string
+			for _, p := range r.Partitions {
+				got = append(got, string(p))
+			}
+			if !slices.Equal(got, c.parts) || !r.Range.Start.Equal(c.start) || !r.Range.End.Equal(c.end) {
+				t.Errorf("%s: route %v %v, want %v [%v, %v)", c.where, got, r.Range, c.parts, c.start, c.end)
+			}
+		}
+	}
+	_, err := Prepare(`SELECT id FROM messages WHERE (channel_id = 'a' AND timestamp >= '2026-01-02' AND timestamp < '2026-01-03') OR (timestamp >= '2026-01-05' AND timestamp < '2026-01-06')`, cat)
+	if err == nil || !strings.Contains(err.Error(), "messages needs channel_id = <value>") {
+		t.Errorf("a disjunct without a pin: %v", err)
 	}
 }

@@ -59,7 +59,7 @@ func (bd *binder) bindDeferred(name string, fc *pg.FuncCall, sc *scope) (bval, e
 	}
 	f, err := bd.fn(URNPostgres, "deferred_value", e.GetType().WithNullability(types.NullabilityNullable), e)
 	out := typed(f)
-	out.bytea, out.json, out.jsonb, out.typmod = v.bytea, v.json, v.jsonb, v.typmod // the value's kind, deferred with it
+	out.bytea, out.json, out.jsonb, out.bpchar, out.typmod = v.bytea, v.json, v.jsonb, v.bpchar, v.typmod // the value's kind, deferred with it
 	if ds := v.ds; ds != nil {
 		// A varying numeric's display scale (dscale.go), deferred as its value.
 		out.ds = onceScale(func() (expr.Expression, error) {

@@ -121,6 +121,9 @@ func (bd *binder) keepWhere(br *boundRel, wfs []expr.Expression, cond func(ws []
 	if err != nil {
 		return nil, err
 	}
+	for i := range es {
+		out.sc.cols[i].bpchar = br.sc.cols[i].bpchar // character(n) columns stay so (bpchar.go)
+	}
 	out.names = br.names
 	return out, nil
 }

@@ -17,7 +17,9 @@
 // partitioned by its expressions, kept where it is 1 (distincton.go); INTERSECT and EXCEPT
 // group a tagged UNION ALL, their ALL forms count equal rows with window functions
 // (setops.go); generate_series and unnest of constants in FROM are computed into a
-// VirtualTableReadRel (tablefunc.go); SIMILAR TO is translated to a regular expression and an
+// VirtualTableReadRel (tablefunc.go), other set-returning functions in FROM and the select
+// list (the JSON ones, those over other FROM items' rows) are an ExtensionSingleRel whose
+// definition is a *ProjectSet (projectset.go); SIMILAR TO is translated to a regular expression and an
 // element of regexp_match bound to its kernel (similar.go); joins (JOIN … ON/USING/NATURAL,
 // CROSS JOIN, FROM lists) become JoinRels, EXISTS and IN (SELECT …) written as WHERE
 // conjuncts semi and anti JoinRels, scalar subqueries single JoinRels, decorrelated when their

@@ -155,6 +155,28 @@ func explainRel(rel plan.Rel) ([]string, []string) {
 			}
 			_, names = explainRel(children[0])
 		}
+	case *plan.ExtensionSingleRel:
+		head, children = relName(rel), rel.GetInputs()
+		if d, ok := r.Definition().(*ProjectSet); ok {
+			in := inputNames()
+			names = append([]string(nil), in...)
+			var parts []string
+			for _, c := range d.Calls {
+				args := make([]string, len(c.Args))
+				for i, a := range c.Args {
+					args[i] = formatExpr(a, in)
+				}
+				call := c.Name + "(" + strings.Join(args, ", ") + ")"
+				parts = append(parts, call)
+				for range c.Out {
+					names = append(names, call)
+				}
+			}
+			if d.Ordinality {
+				names = append(names, "ordinality")
+			}
+			head = strings.Replace(d.String(), strings.Join(callNames(d), ", "), strings.Join(parts, ", "), 1)
+		}
 	case *plan.ExtensionLeafRel:
 		head = relName(rel)
 		if _, ok := r.Definition().(*WorkTable); ok {

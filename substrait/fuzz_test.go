@@ -169,6 +169,10 @@ var fuzzSQL = []string{
 	// Grouping sets of several expressions, sums of varying display scales, constant time
 	// bounds, concat_ws/md5/translate/make_date/json_typeof (issue 18, trial 22).
 	`SELECT channel_id, id, count(*), GROUPING(channel_id, id), sum(CASE WHEN id > 'm' THEN 1.0 ELSE 0 END) / count(*), avg(CASE WHEN id > 'm' THEN 1.5 ELSE 2 END)::text FROM messages WHERE channel_id IN ('a', 'b') AND timestamp >= ('2026-01-01'::timestamp AT TIME ZONE 'America/Chicago') AND timestamp < DATE '2026-01-02' + 1 GROUP BY GROUPING SETS ((1, 2), (id), ()), (channel_id, id)`,
+	// Set-returning functions over rows and in the select list (issue 18, srf18).
+	"SELECT id, e.key, e.value::text, x.n FROM messages m CROSS JOIN LATERAL jsonb_each(m.value::jsonb) WITH ORDINALITY AS e LEFT JOIN LATERAL generate_series(1, length(id)) AS x(n) ON true WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02'",
+	"SELECT json_object_keys(value), count(*), generate_series(1, 2) FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' GROUP BY 1, 3",
+	`SELECT * FROM ROWS FROM (json_array_elements_text('[1, "a"]'), unnest(ARRAY[1, 2, 3])) WITH ORDINALITY AS r(a, b, n)`,
 	`SELECT concat_ws('-', id, true, 2.5), md5(id), md5(value), translate(id, 'abc', 'x'), make_date(2026, length(id) % 12 + 1, 1), json_typeof(value), extract(julian FROM timestamp) FROM messages WHERE channel_id = 'g' AND timestamp >= timezone('UTC', TIMESTAMP '2026-01-01') AND timestamp < '2026-01-02'`,
 }
 

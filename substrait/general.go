@@ -2,6 +2,7 @@ package substrait
 
 import (
 	"fmt"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/cockroachdb/apd/v3"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
@@ -24,6 +26,9 @@ type general struct {
 	// analyze and json are EXPLAIN's options ANALYZE and FORMAT JSON.
 	analyze, json bool
 	params        []types.Type
+	// declared holds, where it is not paramArrowType's, a parameter's declared Arrow type
+	// (float64 for one compared with integers: floatCompared).
+	declared []arrow.DataType
 	// nullErrs: PostgreSQL's refusals of a NULL value of a parameter, by number, where it
 	// has its own (paramState.nullErrs).
 	nullErrs map[int]*Error
@@ -142,12 +147,16 @@ func prepareGeneral(sql string, cat Catalog, opts BindOptions) (*general, *Bound
 	}
 	g.nullErrs = ps.nullErrs
 	g.params = make([]types.Type, len(ps.types))
+	g.declared = make([]arrow.DataType, len(ps.types))
 	for i := range g.params {
 		t, ok := ps.types[i+1]
 		if !ok {
 			return nil, nil, errorf(InvalidArgument, "parameters must be numbered consecutively from $1 ($%d is missing)", i+1)
 		}
 		g.params[i] = t
+		if ps.floatCompared(i + 1) {
+			g.declared[i] = arrow.PrimitiveTypes.Float64
+		}
 	}
 	return g, bound, nil
 }
@@ -163,6 +172,9 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 		return bd.tableless(sel)
 	}
 	br, err := bd.bindSelect(sel)
+	if err == nil {
+		br, err = bd.padResult(br)
+	}
 	if err != nil {
 		return nil, bd.deepRefError(err)
 	}
@@ -200,7 +212,7 @@ func constantSelect(sel *pg.SelectStmt) bool {
 		len(sel.GetGroupClause()) == 0 && sel.GetHavingClause() == nil && !hasAggregate(sel.GetTargetList()) &&
 		len(sel.GetDistinctClause()) == 0 && len(sel.GetSortClause()) == 0 && len(sel.GetValuesLists()) == 0 &&
 		len(sel.GetWindowClause()) == 0 && len(sel.GetTargetList()) > 0 && !listHasWindow(sel.GetTargetList()) &&
-		!slices.ContainsFunc(sel.GetTargetList(), hasSubLink)
+		!slices.ContainsFunc(sel.GetTargetList(), hasSubLink) && !slices.ContainsFunc(sel.GetTargetList(), hasSRF)
 }
 
 // tableless binds a constantSelect: constant expressions, evaluated once.
@@ -217,7 +229,14 @@ func (bd *binder) tableless(sel *pg.SelectStmt) (*Bound, error) {
 	sc := &scope{}
 	var names []string
 	for _, it := range items {
-		e, err := bd.value(it.node, empty)
+		v, err := bd.bindExpr(it.node, empty)
+		if err == nil {
+			v, err = bd.padded(v) // a character(n) value is sent blank-padded
+		}
+		if err != nil {
+			return nil, err
+		}
+		e, err := bd.defaultType(v)
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +321,29 @@ func (s *Statement) BindGeneral(opts BindOptions, args ...any) (*Bound, error) {
 	for i, t := range s.g.params {
 		ps.types[i+1] = t
 	}
-	return s.g.bind(s.cat, ps, opts)
+	b, err := s.g.bind(s.cat, ps, opts)
+	if err == nil && len(args) > 0 {
+		b.Schema = declaredSchema(b.Schema, s.dataSchema)
+	}
+	return b, err
+}
+
+// declaredSchema is the schema a statement bound with parameter values answers with: the
+// dataset schema its preparation declared (declared, nil when none), whose columns a bound
+// value can only make NOT NULL where the declaration has them nullable (a parameter is NULL
+// until bound) — clients compare the two (ADBC's "endpoint 0 returned inconsistent
+// schema") — when bound has declared's column types; else bound.
+func declaredSchema(bound, declared *arrow.Schema) *arrow.Schema {
+	if declared == nil || bound == nil || bound.NumFields() != declared.NumFields() || bound.Equal(declared) {
+		return bound
+	}
+	for i := range bound.NumFields() {
+		b, d := bound.Field(i), declared.Field(i)
+		if !arrow.TypeEqual(b.Type, d.Type) || b.Nullable && !d.Nullable {
+			return bound
+		}
+	}
+	return declared
 }
 
 // BindGeneralRecord binds row `row` of rec (column i is $i+1, any Arrow type of the family the
@@ -406,6 +447,14 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 		return time.Unix(0, ns).UTC(), nil
 	case *array.MonthDayNanoInterval:
 		return a.Value(row), nil
+	case *array.Decimal32:
+		return decimalValue(big.NewInt(int64(a.Value(row))), a.DataType()), nil
+	case *array.Decimal64:
+		return decimalValue(big.NewInt(int64(a.Value(row))), a.DataType()), nil
+	case *array.Decimal128:
+		return decimalValue(a.Value(row).BigInt(), a.DataType()), nil
+	case *array.Decimal256:
+		return decimalValue(a.Value(row).BigInt(), a.DataType()), nil
 	case *array.Date32:
 		return a.Value(row).ToTime().UTC(), nil
 	case *array.Date64:
@@ -434,6 +483,14 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 	return nil, errorf(InvalidArgument, "parameter $%d has the unsupported type %s", pos, arr.DataType())
 }
 
+// decimalValue is the numeric a decimal of Arrow type t holds as the integer n: n × 10^-scale,
+// its display scale t's scale (a value of decimal128(10, 2) shows two digits after the point).
+func decimalValue(n *big.Int, t arrow.DataType) *apd.Decimal {
+	d := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(new(big.Int).Abs(n)), -t.(arrow.DecimalType).GetScale())
+	d.Negative = n.Sign() < 0
+	return d
+}
+
 // paramArrowType is the declared Arrow type of a general statement's parameter. A number is
 // declared at the widest type of its family, int64 or float64, whatever narrower type the
 // statement gives it ($1::smallint, $1::real): a client binds its value in the declared type
@@ -460,6 +517,12 @@ func paramArrowType(t types.Type) arrow.DataType {
 		return arrow.PrimitiveTypes.Float64
 	case famDate:
 		return arrow.FixedWidthTypes.Date32
+	case famNumeric:
+		// decimal128(38, 16) for a numeric parameter, decimal128(p, s) for one cast to
+		// numeric(p,s) (numparam.go), which ADBC and the JDBC driver's setBigDecimal bind
+		// exactly (the driver refuses a BigDecimal of another scale).
+		d := t.(*types.DecimalType)
+		return &arrow.Decimal128Type{Precision: d.Precision, Scale: d.Scale}
 	}
 	if lt, ok := t.(*types.ListType); ok {
 		return arrow.ListOf(paramArrowType(lt.Type))
@@ -467,10 +530,16 @@ func paramArrowType(t types.Type) arrow.DataType {
 	return arrow.BinaryTypes.String
 }
 
-func generalParamSchema(ts []types.Type) *arrow.Schema {
+// generalParamSchema is the parameter schema of parameters of types ts: declared[i] when set,
+// else paramArrowType(ts[i]).
+func generalParamSchema(ts []types.Type, declared []arrow.DataType) *arrow.Schema {
 	fields := make([]arrow.Field, len(ts))
 	for i, t := range ts {
-		fields[i] = arrow.Field{Name: "$" + strconv.Itoa(i+1), Type: paramArrowType(t)}
+		typ := paramArrowType(t)
+		if i < len(declared) && declared[i] != nil {
+			typ = declared[i]
+		}
+		fields[i] = arrow.Field{Name: "$" + strconv.Itoa(i+1), Type: typ}
 	}
 	return arrow.NewSchema(fields, nil)
 }

@@ -261,7 +261,9 @@ func insertLiteral(def routing.TableDef, col int, n *pg.Node) (insertValue, erro
 		return insertValue{param: int(p.GetNumber())}, nil
 	}
 	var cast string
+	var mods []*pg.Node
 	if tc := n.GetTypeCast(); tc != nil {
+		mods = tc.GetTypeName().GetTypmods()
 		names := tc.GetTypeName().GetNames()
 		if len(names) == 0 || len(tc.GetTypeName().GetArrayBounds()) > 0 {
 			return insertValue{}, errorf(InvalidArgument, "column %s takes a string literal or a parameter", name)
@@ -287,6 +289,15 @@ func insertLiteral(def routing.TableDef, col int, n *pg.Node) (insertValue, erro
 		default:
 			return insertValue{}, errorf(InvalidArgument, "column %s takes text, not a cast to %s", name, cast)
 		}
+		if cast == "varchar" || cast == "bpchar" {
+			// The explicit cast's value, as PostgreSQL stores it in a text column: the
+			// first n characters of varchar(n) or char(n), a bpchar without its trailing
+			// spaces (its cast to text).
+			var err error
+			if text, err = castInsertText(cast, mods, text); err != nil {
+				return insertValue{}, err
+			}
+		}
 		if text == "" {
 			return insertValue{}, errorf(InvalidArgument, "column %s must not be empty", name)
 		}
@@ -297,7 +308,7 @@ func insertLiteral(def routing.TableDef, col int, n *pg.Node) (insertValue, erro
 	default:
 		return insertValue{}, errorf(InvalidArgument, "column timestamp takes a timestamp, not a cast to %s", cast)
 	}
-	at, err := ParseTimestamp(text)
+	at, err := parseTimestampSQL(text)
 	if err != nil {
 		e := err.(*Error)
 		return insertValue{}, &Error{Code: e.Code, SQLState: e.SQLState, Msg: "column timestamp: " + e.Msg}
@@ -363,7 +374,7 @@ func insertParam(k insertKind, v any, pos int) ([]byte, time.Time, error) {
 		case time.Time:
 			return nil, v, nil
 		case string:
-			at, err := ParseTimestamp(v)
+			at, err := parseTimestampSQL(v)
 			if err != nil {
 				return nil, time.Time{}, paramError(pos, err)
 			}
@@ -383,4 +394,28 @@ func insertParam(k insertKind, v any, pos int) ([]byte, time.Time, error) {
 		}
 	}
 	return nil, time.Time{}, errorf(InvalidArgument, "parameter $%d has a type its column does not take", pos)
+}
+
+// castInsertText is text cast to varchar or bpchar (cast) with the type modifiers mods, as
+// PostgreSQL's explicit cast and then its assignment to a text column leave it: the first n
+// characters of varchar(n) or char(n) (n from bpchartypmodin's and varchartypmodin's range),
+// a bpchar's trailing spaces dropped (rtrim1).
+func castInsertText(cast string, mods []*pg.Node, text string) (string, error) {
+	if len(mods) > 0 {
+		kind := cast
+		if kind == "bpchar" {
+			kind = "char"
+		}
+		n, err := lengthModifier(kind, mods)
+		if err != nil {
+			return "", err
+		}
+		if r := []rune(text); int64(len(r)) > n {
+			text = string(r[:n])
+		}
+	}
+	if cast == "bpchar" {
+		text = strings.TrimRight(text, " ")
+	}
+	return text, nil
 }

@@ -24,16 +24,19 @@ func insertCatalog(tb testing.TB) substrait.Catalog {
 }
 
 // TestInsertLiterals: literal rows in any column order become records with the literal
-// values, times parsed as PostgreSQL reads a TIMESTAMPTZ literal.
+// values, times parsed as PostgreSQL reads a TIMESTAMPTZ literal (a fraction rounded to
+// microseconds).
 func TestInsertLiterals(t *testing.T) {
 	cat := insertCatalog(t)
 	ins, err := substrait.PrepareInsert(`INSERT INTO public.Messages (id, value, timestamp, channel_id) VALUES
 		('a', '{"x":1}', '2026-01-02 03:04:05.123456+02', 'general'),
-		('b', '{}'::jsonb, TIMESTAMPTZ '2026-01-02T00:00:00Z', 'ops')`, cat)
+		('b', '{}'::jsonb, TIMESTAMPTZ '2026-01-02T00:00:00Z', 'ops'),
+		('c', '{}', '2026-12-05 12:00:00.1234567+00', 'ops'),
+		('d', '{}', '2026-12-05 12:03:00.9999995+00', 'ops')`, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ins.Table().Name != "messages" || ins.Rows() != 2 || ins.ParameterSchema().NumFields() != 0 {
+	if ins.Table().Name != "messages" || ins.Rows() != 4 || ins.ParameterSchema().NumFields() != 0 {
 		t.Fatalf("table %s rows %d params %s", ins.Table().Name, ins.Rows(), ins.ParameterSchema())
 	}
 	recs, err := ins.Records(nil, nil, 0)
@@ -43,11 +46,43 @@ func TestInsertLiterals(t *testing.T) {
 	want := []routing.Record{
 		{PartitionKey: []byte("general"), EventTime: time.Date(2026, 1, 2, 1, 4, 5, 123456000, time.UTC), SortKey: []byte("a"), Value: []byte(`{"x":1}`)},
 		{PartitionKey: []byte("ops"), EventTime: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), SortKey: []byte("b"), Value: []byte(`{}`)},
+		// Rounded to microseconds as PostgreSQL's timestamptz_in rounds (.123457, 12:03:01).
+		{PartitionKey: []byte("ops"), EventTime: time.Date(2026, 12, 5, 12, 0, 0, 123457000, time.UTC), SortKey: []byte("c"), Value: []byte(`{}`)},
+		{PartitionKey: []byte("ops"), EventTime: time.Date(2026, 12, 5, 12, 3, 1, 0, time.UTC), SortKey: []byte("d"), Value: []byte(`{}`)},
 	}
 	for i := range want {
 		g, w := recs[i], want[i]
 		if string(g.PartitionKey) != string(w.PartitionKey) || !g.EventTime.Equal(w.EventTime) || string(g.SortKey) != string(w.SortKey) || string(g.Value) != string(w.Value) {
 			t.Fatalf("record %d = %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+// TestInsertLengthCasts: a literal cast to varchar(n), char(n) or bpchar is stored in the text
+// column as PostgreSQL's explicit cast and assignment leave it ('abcdef'::varchar(3) is abc,
+// 'general  '::char(20) and 'ops '::bpchar lose their trailing spaces, 'xyzzy'::char(2) is
+// xy); a length out of range is 22023.
+func TestInsertLengthCasts(t *testing.T) {
+	cat := insertCatalog(t)
+	ins, err := substrait.PrepareInsert(`INSERT INTO messages VALUES
+		('general  '::char(20), '2026-01-02T00:00:00Z', 'abcdef'::varchar(3), 'v'),
+		('ops '::bpchar, '2026-01-02T00:00:00Z', 'xyzzy'::character(2), 'ü  '::char(2))`, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ins.Records(nil, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][3]string{{"general", "abc", "v"}, {"ops", "xy", "ü"}}
+	for i, w := range want {
+		if g := recs[i]; string(g.PartitionKey) != w[0] || string(g.SortKey) != w[1] || string(g.Value) != w[2] {
+			t.Errorf("record %d = %q %q %q, want %q", i, g.PartitionKey, g.SortKey, g.Value, w)
+		}
+	}
+	for _, q := range []string{`INSERT INTO messages VALUES ('g', '2026-01-02', 'i'::char(0), 'v')`, `INSERT INTO messages VALUES ('g', '2026-01-02', 'i'::varchar(10485761), 'v')`} {
+		if _, err := substrait.PrepareInsert(q, cat); err == nil || !strings.Contains(err.Error(), "length for type") {
+			t.Errorf("%s: %v, want 22023 length for type …", q, err)
 		}
 	}
 }

@@ -73,7 +73,7 @@ func originLiteral(n *pg.Node) (time.Time, error) {
 	if c == nil || c.GetIsnull() || c.GetSval() == nil {
 		return time.Time{}, unimplemented("date_bin with an origin that is not a timestamp literal")
 	}
-	parse := ParseTimestamp
+	parse := parseTimestampSQL
 	if fam == "date" {
 		parse = parseDate
 	}

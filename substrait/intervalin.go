@@ -330,7 +330,17 @@ func decodeVerbose(s string, acc *intervalAcc, rng int) (bool, error) {
 		return false, nil
 	}
 	if ago {
+		// PostgreSQL negates each field in its type: int32's least value (-2147483648 days
+		// ago) overflows, 22015.
+		if acc.usec == math.MinInt64 {
+			acc.overflow = true
+		}
 		acc.years, acc.months, acc.days, acc.usec = -acc.years, -acc.months, -acc.days, -acc.usec
+		for _, f := range []int64{acc.years, acc.months, acc.days} {
+			if f != int64(int32(f)) {
+				acc.overflow = true
+			}
+		}
 	}
 	return true, nil
 }
@@ -369,6 +379,10 @@ func intervalNumber(t string) (val int64, fval float64, ym, ok bool, err error) 
 	}
 	if whole != "" {
 		v, ok, of := int32Digits(whole)
+		if of && neg && strings.TrimLeft(whole, "0") == "2147483648" {
+			// strtoint reads the sign with the digits: -2147483648 is int32's least value.
+			v, ok, of = -math.MinInt32, true, false
+		}
 		if of {
 			return 0, 0, false, false, errIntervalField
 		}

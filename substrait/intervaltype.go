@@ -181,17 +181,18 @@ func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
 	if op == "-" && (lf == famTimestamp && (rf == famTimestamp || rf == famDate) || lf == famDate && rf == famTimestamp) {
 		// timestamp - date and date - timestamp are timestamp - timestamp in PostgreSQL, the
 		// date made a timestamp of the other's type (midnight: UTC in the session's zone).
-		t := l.typ()
-		if lf == famDate {
-			t = r.typ()
-		}
-		a, err := bd.coerce(l, t, "the left operand of timestamp - timestamp")
-		if err != nil {
-			return bval{}, true, err
-		}
-		b, err := bd.coerce(r, t, "the right operand of timestamp - timestamp")
-		if err != nil {
-			return bval{}, true, err
+		// The date is given to timestamp_diff as it is (scan/ops reads its midnight, UTC), so
+		// that a date no nanosecond instant holds (timestamp - date '1600-01-01') answers.
+		a, b := l.e, r.e
+		var err error
+		if lf != famDate && rf != famDate {
+			t := l.typ()
+			if a, err = bd.coerce(l, t, "the left operand of timestamp - timestamp"); err != nil {
+				return bval{}, true, err
+			}
+			if b, err = bd.coerce(r, t, "the right operand of timestamp - timestamp"); err != nil {
+				return bval{}, true, err
+			}
 		}
 		f, err := bd.fn(URNPostgres, "timestamp_diff", intervalType(), a, b)
 		return typed(f), true, err
@@ -381,16 +382,28 @@ func (bd *binder) age(args []bval) (bval, error) {
 	if len(args) != 2 {
 		return bval{}, errorf(InvalidArgument, "function age with %d arguments does not exist", len(args))
 	}
-	a, err := bd.coerce(args[0], tsType(), "argument 1 of age")
+	a, err := bd.dateOrTimestamp(args[0], "argument 1 of age")
 	if err != nil {
 		return bval{}, err
 	}
-	b, err := bd.coerce(args[1], tsType(), "argument 2 of age")
+	b, err := bd.dateOrTimestamp(args[1], "argument 2 of age")
 	if err != nil {
 		return bval{}, err
 	}
 	f, err := bd.fn(URNPostgres, "timestamp_age", intervalType(), a, b)
 	return typed(f), err
+}
+
+// dateOrTimestamp is v as the argument of a function of a timestamp with time zone that
+// scan/ops also computes on a date (to_char, date_part, age, timestamp_diff): a date is given
+// as it is, so that one outside timestamp[ns] (to_char(date '1500-01-01', …), a sentinel
+// date '0001-01-01') answers as PostgreSQL's date → timestamptz would, midnight UTC; any other
+// value is coerced to timestamp with time zone.
+func (bd *binder) dateOrTimestamp(v bval, what string) (expr.Expression, error) {
+	if !v.untyped() && familyOf(v.typ()) == famDate {
+		return v.e, nil
+	}
+	return bd.coerce(v, tsType(), what)
 }
 
 // justify binds justify_hours, justify_days and justify_interval (scan/ops interval.go).
@@ -424,11 +437,9 @@ func (bd *binder) intervalSum(avg bool, arg, filter expr.Expression, ac *aggCtx)
 		if err != nil {
 			return bval{}, fmt.Errorf("bind sum: %w", err)
 		}
-		total, err := bd.cast(measure(f, numType(0)), i64Type())
-		if err != nil {
-			return bval{}, err
-		}
-		fields[i] = total.e
+		// The exact total, numeric: make_interval checks that it fits (past the field's
+		// range 22008 "interval out of range", as PostgreSQL's interval_pl raises it).
+		fields[i] = measure(f, numType(0))
 	}
 	sum, err := bd.fn(URNPostgres, "make_interval", intervalType(), fields[0], fields[1], fields[2])
 	if err != nil || !avg {

@@ -30,7 +30,7 @@ func FuzzIntervalFields(f *testing.F) {
 		"1 day ago", "@ 2 weeks 1.25 days", "-1 days +02:00:00", "1 year -1 mon", "100:00:00", "1e3 days", "P1D", "",
 		"2 mons 3 days 04:05:06.123456789", "9999999999 hours", "1.0000001 millennium", "+1:2:3.5", "1 quarter",
 		"3 4:05:06", "1-2", "-1-2 3", "1 2 hours", "1 day 1 day", "P1Y2M3DT4H5M6S", "P1.5W", "PT-1H30M", "P0001-02-03", "1:2.5", "1:60",
-		"2147483647 days 1 day", "0.0000015 s", "- 5", "1.", "ago 1 day"} {
+		"2147483647 days 1 day", "0.0000015 s", "- 5", "1.", "ago 1 day", "-2147483648 days", "-2147483648 mons ago"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -67,6 +67,9 @@ func TestIntervalFields(t *testing.T) {
 		comment string
 	}{
 		{"1 day 02:03:04", 0, 1, 7384_000_000, "1 day 02:03:04"},
+		{"-2147483648 days", 0, -2147483648, 0, "-2147483648 days (strtoint reads the sign)"},
+		{"-02147483648 mons", -2147483648, 0, 0, "-178956970 years -8 mons"},
+		{"-2147483648.5 days", 0, -2147483648, -43_200_000_000, "-2147483648 days -12:00:00"},
 		{"1.5 years", 18, 0, 0, "1 year 6 mons"},
 		{"1.1 years", 13, 0, 0, "1 year 1 mon"},
 		{"1.5 months", 1, 15, 0, "1 mon 15 days"},
@@ -100,7 +103,7 @@ func TestIntervalFields(t *testing.T) {
 func TestIntervalFieldErrors(t *testing.T) {
 	for in, state := range map[string]string{"1 2": "22007", "1:00 5": "22007", "1 day 1 day": "22007", "1 hour 1:00": "22007", "ago": "22007",
 		"1 quarter": "22007", "1 ago": "22007", "p1d": "22007", " P1D ": "22007", "P1D2H": "22007", "P1Y2": "22007", "P": "22007", "-.5": "22007",
-		"1:60": "22015", "2147483648 days": "22015", "2147483647 days 1 day": "22015", "P0001-02-03T04:05:06": "0A000"} {
+		"1:60": "22015", "2147483648 days": "22015", "2147483647 days 1 day": "22015", "-2147483648 days ago": "22015", "-2147483649 days": "22015", "P0001-02-03T04:05:06": "0A000"} {
 		_, _, _, err := substrait.ParseIntervalFieldsForTest(in)
 		var e *substrait.Error
 		if !errors.As(err, &e) || e.SQLState != state {

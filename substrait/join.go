@@ -36,6 +36,22 @@ func (bd *binder) fromList(items []*pg.Node) (*fromItem, error) {
 		return nil, err
 	}
 	for _, it := range items[1:] {
+		if rf := it.GetRangeFunction(); rf != nil && needsProjectSet(rf) {
+			// A function after other items is called on each of their rows (PostgreSQL's
+			// implicit LATERAL of a function in FROM): a ProjectSet over them.
+			if len(accErr) > 0 {
+				if acc.boundRel, err = bd.raiseColumns(acc.boundRel, accErr); err != nil {
+					return nil, err
+				}
+				accErr = nil
+			}
+			j, err := bd.projectSet(acc.boundRel, rf, false)
+			if err != nil {
+				return nil, err
+			}
+			acc = &fromItem{boundRel: j}
+			continue
+		}
 		if rs := it.GetRangeSubselect(); rs.GetLateral() {
 			if len(accErr) > 0 {
 				if acc.boundRel, err = bd.raiseColumns(acc.boundRel, accErr); err != nil {
@@ -147,6 +163,9 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rf := je.GetRarg().GetRangeFunction(); rf != nil && needsProjectSet(rf) {
+		return bd.joinSet(lf, lErr, je, rf, jt)
+	}
 	if rs := je.GetRarg().GetRangeSubselect(); rs.GetLateral() && len(lErr) > 0 {
 		br, err := bd.raiseColumns(lf.boundRel, lErr)
 		if err != nil {
@@ -197,8 +216,8 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 			return nil, quoting(InvalidArgument, "42703", "column %q specified in USING clause does not exist in right table", name)
 		}
 		lv, rv := typed(sc.ref(li)), typed(sc.ref(len(l.sc.cols)+ri))
-		lv.bytea, lv.json, lv.jsonb = l.sc.cols[li].bytea, l.sc.cols[li].json, l.sc.cols[li].jsonb
-		rv.bytea, rv.json, rv.jsonb = r.sc.cols[ri].bytea, r.sc.cols[ri].json, r.sc.cols[ri].jsonb
+		lv.bytea, lv.json, lv.jsonb, lv.bpchar = l.sc.cols[li].bytea, l.sc.cols[li].json, l.sc.cols[li].jsonb, l.sc.cols[li].bpchar
+		rv.bytea, rv.json, rv.jsonb, rv.bpchar = r.sc.cols[ri].bytea, r.sc.cols[ri].json, r.sc.cols[ri].jsonb, r.sc.cols[ri].bpchar
 		eq, err := bd.compare("=", lv, rv)
 		if err != nil {
 			return nil, err
@@ -234,9 +253,22 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	// COALESCE for a full join), then every other column; the sides' own columns stay
 	// reachable qualified only.
 	var exprs []expr.Expression
+	var bpchars []int32 // the merged columns' character(n) lengths (bpchar.go)
 	nl := len(l.sc.cols)
 	for _, p := range pairs {
 		lv, rv := j.sc.ref(p.l), j.sc.ref(nl+p.r)
+		n, err := bpcharCommon([]bval{{e: lv, bpchar: l.sc.cols[p.l].bpchar}, {e: rv, bpchar: r.sc.cols[p.r].bpchar}})
+		if err != nil && jt != plan.JoinTypeOuter {
+			// Each side's values keep their own length: the merged column is one side's.
+			n, err = l.sc.cols[p.l].bpchar, nil
+			if jt == plan.JoinTypeRight {
+				n = r.sc.cols[p.r].bpchar
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		bpchars = append(bpchars, n)
 		switch jt {
 		case plan.JoinTypeRight:
 			exprs = append(exprs, rv)
@@ -264,7 +296,7 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	out := &boundRel{sc: &scope{}}
 	for k, e := range exprs {
 		mapping = append(mapping, int32(width+k))
-		out.sc.cols = append(out.sc.cols, col{name: using[k], typ: e.GetType()})
+		out.sc.cols = append(out.sc.cols, col{name: using[k], typ: e.GetType(), bpchar: bpchars[k]})
 		out.names = append(out.names, using[k])
 	}
 	for i, c := range j.sc.cols {
@@ -599,6 +631,10 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 		if ferr != nil {
 			if errors.As(ferr, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") && sub.GetWithClause() != nil {
 				return nil, nil, nil, unimplementedAre("correlated subqueries whose WITH queries read the outer query's columns")
+			}
+			if errors.As(ferr, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") && slices.ContainsFunc(sub.GetFromClause(), readsColumns) {
+				// A function in its FROM reads the outer query's columns (projectset.go).
+				return nil, nil, nil, unimplementedAre("functions in a correlated subquery's FROM that read the outer query's columns")
 			}
 			return nil, nil, nil, ferr
 		}
@@ -954,7 +990,9 @@ func (bd *binder) inPair(test *pg.Node, l, sc *scope, yi int) (x, y, eq expr.Exp
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if x, y, err = bd.unify(tv, typed(sc.ref(yi)), "="); err != nil {
+	yv := typed(sc.ref(yi))
+	yv.bpchar = sc.cols[yi].bpchar // a constant beside a character(n) column is bpchar
+	if x, y, err = bd.unify(tv, yv, "="); err != nil {
 		return nil, nil, nil, err
 	}
 	if err := refuseIntervalKeys([]expr.Expression{x}, "IN (SELECT …)"); err != nil {
@@ -1103,7 +1141,7 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 	keepKind := func(out *boundRel) {
 		if out != nil && vi < len(j.sc.cols) {
 			c, src := &out.sc.cols[len(out.sc.cols)-1], j.sc.cols[vi]
-			c.bytea, c.json, c.jsonb, c.typmod = src.bytea, src.json, src.jsonb, src.typmod
+			c.bytea, c.json, c.jsonb, c.bpchar, c.typmod = src.bytea, src.json, src.jsonb, src.bpchar, src.typmod
 		}
 	}
 	if len(errs) > 0 && atSite {
@@ -1417,11 +1455,11 @@ func (bd *binder) sublinkValue(sl *pg.SubLink, sc *scope) (bval, error) {
 			// Its errors raised here, on the rows that evaluate this expression (scalarJoin).
 			v, err := bd.raiseDeferred(sc.ref(ei), sc.ref(i))
 			out := typed(v)
-			out.bytea, out.json, out.jsonb, out.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].typmod
+			out.bytea, out.json, out.jsonb, out.bpchar, out.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].bpchar, sc.cols[i].typmod
 			return out, err
 		}
 		out := typed(sc.ref(i))
-		out.bytea, out.json, out.jsonb, out.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].typmod
+		out.bytea, out.json, out.jsonb, out.bpchar, out.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].bpchar, sc.cols[i].typmod
 		return out, nil
 	}
 	return bval{}, sublinkRefusal(sl)

@@ -160,6 +160,10 @@ func (bd *binder) jsonArg(name string, v bval, jsonb bool, args []bval) (expr.Ex
 // value column as json). An untyped literal is text (literal true) or PostgreSQL's 42804.
 // Other types (dates, timestamps, intervals, bytea) are refused by name.
 func (bd *binder) jsonFragment(fname string, v bval, literal bool) (expr.Expression, error) {
+	v, err := bd.padded(v) // a character(n) value's JSON string is its output, padding and all
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case v.null && v.untyped():
 		if !literal {
@@ -200,6 +204,10 @@ func (bd *binder) jsonFragment(fname string, v bval, literal bool) (expr.Express
 // jsonKeyText binds a json_build_object key: a scalar's text (a json or jsonb key is
 // PostgreSQL's 22023), an untyped NULL left to the kernel's "argument n cannot be null".
 func (bd *binder) jsonKeyText(fname string, v bval) (expr.Expression, error) {
+	v, err := bd.padded(v) // a character(n) key keeps its padding
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case v.null && v.untyped():
 		return expr.NewNullLiteral(strType().WithNullability(nullableN)), nil

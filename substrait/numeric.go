@@ -168,13 +168,19 @@ func (bd *binder) toNumeric(v bval) (expr.Expression, bool, error) {
 	case v.null:
 		return expr.NewNullLiteral(numType(0)), true, nil
 	case v.param > 0:
-		return nil, true, unimplementedAre("numeric parameters")
+		// An untyped parameter beside a numeric is numeric (PostgreSQL's unknown-type
+		// resolution); callers that follow display scales bind it first (numericParam).
+		p, err := bd.numericParam(v.param, 0, 0, false)
+		return p.e, true, err
 	}
 	switch familyOf(v.typ()) {
 	case famNumeric:
 		return v.e, true, nil
 	case famInt:
-		if l, ok := IntLiteral(v.e); ok {
+		if l, ok := IntLiteral(v.e); ok && v.e.GetType().GetNullability() != types.NullabilityNullable {
+			// A constant folds; a parameter's value (a nullable literal) is cast at run time,
+			// as its placeholder was at prepare time, so that the types (nullability included)
+			// are the same for every binding.
 			e, err := numLiteral(apd.New(l, 0), 0, 0, apd.RoundHalfUp)
 			return e, true, err
 		}
@@ -260,9 +266,7 @@ func floatInError(err error, code, msg string) *Error {
 
 // involvesNumeric reports whether a binary operator's operands resolve to numeric: one is
 // numeric and the other an integer, a numeric or untyped — an untyped parameter too, which
-// PostgreSQL resolves to numeric beside one (its unknown-type resolution) and toNumeric
-// refuses by name (numeric parameters are not supported), rather than as an operator on
-// unknown that PostgreSQL has.
+// PostgreSQL resolves to numeric beside one (its unknown-type resolution: numericParam).
 func involvesNumeric(l, r bval) bool {
 	lf, rf := famOther, famOther
 	if !l.untyped() {
@@ -288,6 +292,9 @@ const numericDigits = 38
 
 // numericBinary binds an arithmetic or comparison operator over numerics (involvesNumeric).
 func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
+	if err := bd.numericParams(&l, &r); err != nil {
+		return bval{}, err
+	}
 	x, _, err := bd.toNumeric(l)
 	if err != nil {
 		return bval{}, err
@@ -447,7 +454,7 @@ func (bd *binder) castToNumeric(v bval, s, p int32, constrained bool) (bval, err
 		return typed(expr.NewNullLiteral(numType(s))), nil
 	}
 	if v.param > 0 {
-		return bval{}, unimplementedAre("numeric parameters")
+		return bd.numericParam(v.param, s, p, constrained)
 	}
 	if v.str != nil {
 		if constrained && numericInfText(*v.str) {
@@ -681,9 +688,9 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 	for _, a := range args {
 		any = any || isNum(a)
 	}
-	if (name == "round" || name == "trunc") && len(args) == 2 && (args[0].str != nil || !args[0].untyped() && familyOf(args[0].typ()) == famInt) {
+	if (name == "round" || name == "trunc") && len(args) == 2 && (args[0].str != nil || args[0].param > 0 && args[0].untyped() || !args[0].untyped() && familyOf(args[0].typ()) == famInt) {
 		// round(integer, n) is round(numeric, n), trunc(integer, n) trunc(numeric, n); an
-		// untyped literal resolves to numeric, their only two-argument form.
+		// untyped literal or parameter resolves to numeric, their only two-argument form.
 		any = true
 	}
 	if (name == "power" || name == "pow") && slices.ContainsFunc(args, func(v bval) bool { return !v.untyped() && familyOf(v.typ()) == famFloat }) {
@@ -700,6 +707,17 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		// scale); to_char formats numbers itself, width_bucket resolves its forms itself
 		// (bindfunc.go).
 		return bval{}, false, nil
+	}
+	// An untyped parameter among the numeric arguments is numeric (round's, trunc's second
+	// argument is an integer).
+	numArgs := args[:min(len(args), 1)]
+	if name == "log" || name == "power" || name == "pow" {
+		numArgs = args
+	}
+	for i := range numArgs {
+		if err := bd.numericParams(&numArgs[i]); err != nil {
+			return bval{}, true, err
+		}
 	}
 	switch name {
 	case "scale":
@@ -967,6 +985,10 @@ func (bd *binder) divOperand(n *pg.Node, sc *scope) (bval, bool, error) {
 				if f := familyOf(inner.typ()); f == famString || f == famFloat {
 					return inner, true, nil
 				}
+			}
+			if inner.param > 0 && inner.untyped() {
+				v, err := bd.numericParamRaw(inner.param, 0, 0, false)
+				return v, true, err
 			}
 			v, err := bd.castToNumeric(inner, 0, 0, false)
 			return v, false, err

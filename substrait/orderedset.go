@@ -82,6 +82,8 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	case xv.ds != nil && name == "mode":
 		// Each value's own display scale would be lost in the decimal column's.
 		return bval{}, unimplemented("mode of numeric values of varying display scale")
+	case xv.bpchar > 0:
+		return bval{}, unimplemented(name + " of character(n) values (cast them to text)")
 	}
 	x, err := bd.defaultType(xv)
 	if err != nil {

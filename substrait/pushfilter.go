@@ -190,6 +190,13 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 		return fp.filter(out, kept)
 	case *plan.JoinRel:
 		return fp.join(r, above, direct)
+	case *plan.ExtensionSingleRel:
+		if _, ok := r.Definition().(*ProjectSet); ok {
+			// The conjuncts over its input's columns pass it: an input row they drop
+			// yields no row (outer or not).
+			down, kept := inputConjuncts(above, r)
+			return fp.through(r, r.Input(), down, kept)
+		}
 	case *plan.ExtensionMultiRel:
 		// A recursive query (recursive.go): the conjuncts stay above it (its rows are its
 		// terms' of every iteration); its terms' own filters are pushed within them.

@@ -235,7 +235,7 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 	// and groups by value in the recursive term and above it.
 	kinds := func(i int) col {
 		c := col2(larm.sc.cols[i], ts[i])
-		c.bytea, c.json, c.jsonb, c.typmod = l.sc.cols[i].bytea, l.sc.cols[i].json, l.sc.cols[i].jsonb, l.sc.cols[i].typmod
+		c.bytea, c.json, c.jsonb, c.bpchar, c.typmod = l.sc.cols[i].bytea, l.sc.cols[i].json, l.sc.cols[i].jsonb, l.sc.cols[i].bpchar, l.sc.cols[i].typmod
 		return c
 	}
 	if !sel.GetAll() {
@@ -278,6 +278,12 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 		if err := recursiveColumnType(name, i, ts[i], l.sc.cols[i].typmod, r, i); err != nil {
 			return nil, err
 		}
+		// A bpchar column (character(n) without its modifier, as max() answers it, or bpchar
+		// without a length) takes the recursive term's values with their own padding, which
+		// flightsrv's character(n) column would not keep: refused unless they are its own kind.
+		if _, err := bpcharCommon([]bval{armValue(l, i), armValue(r, i)}); err != nil {
+			return nil, err
+		}
 	}
 	rarm, err := bd.castProject(r, ts, l)
 	if err != nil {
@@ -300,7 +306,8 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 // analyzeCTE does: the UNION of the two (select_common_type, select_common_typmod: the
 // modifier both terms have, else none) must be the non-recursive term's type and modifier,
 // else 42804 (a varchar(3) column whose recursive term computes s || 'b' is character
-// varying overall). Numerics of different scales without a modifier are refused by name.
+// varying overall, a character(3) one bpchar). Numerics of different scales without a
+// modifier are refused by name.
 func recursiveColumnType(name string, i int, t types.Type, typmod string, r *boundRel, ri int) error {
 	rtyp, rmod := r.sc.cols[ri].typ, r.sc.cols[ri].typmod
 	unknown := unknownCol(r, ri)
@@ -331,6 +338,9 @@ func recursiveColumnType(name string, i int, t types.Type, typmod string, r *bou
 		have = typmod
 		if same {
 			got = typmod[:strings.IndexByte(typmod, '(')] // the type without its modifier
+			if got == "character" {
+				got = "bpchar" // format_type's name of bpchar without a length
+			}
 		}
 	}
 	return &Error{Code: InvalidArgument, SQLState: "42804",
@@ -340,5 +350,5 @@ func recursiveColumnType(name string, i int, t types.Type, typmod string, r *bou
 
 // col2 is col with the type t and the flags a column of a set operation keeps.
 func col2(c col, t types.Type) col {
-	return col{name: c.name, typ: t, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb, typmod: c.typmod}
+	return col{name: c.name, typ: t, vary: c.vary, bytea: c.bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar, typmod: c.typmod}
 }

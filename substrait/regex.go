@@ -40,6 +40,10 @@ func (bd *binder) regexPattern(v bval, what string, o pgregex.Options) (expr.Exp
 
 // regexOp binds s ~ p, s ~* p, s !~ p and s !~* p onto URNPostgres' regex_match.
 func (bd *binder) regexOp(op string, l, r bval) (bval, error) {
+	l, err := bd.padded(l) // bpcharregexeq reads the padding
+	if err != nil {
+		return bval{}, err
+	}
 	s, err := bd.coerce(l, strType(), "the left operand of "+op)
 	if err != nil {
 		return bval{}, err
@@ -160,18 +164,27 @@ func hasGroupReference(r string) bool {
 // (integer) and the first match's text (NULL without one), with a constant pattern. Their
 // start, N, flags and subexpression arguments are refused by name, and so is regexp_count of
 // a pattern that can match the empty string: PostgreSQL counts an empty match right after a
-// previous match, which RE2's search skips.
+// previous match, which RE2's search skips. Name substring_regex binds substring(source FROM
+// pattern) alike (the first parenthesised subexpression's text, else the whole match).
 func (bd *binder) regexpSearch(name string, args []bval) (bval, error) {
+	what := name
+	if name == "substring_regex" {
+		what = "substring(… FROM pattern)"
+	}
 	if len(args) != 2 {
-		return bval{}, unimplemented(name + " with a start position, flags or other arguments after the pattern")
+		return bval{}, unimplemented(what + " with a start position, flags or other arguments after the pattern")
 	}
-	s, err := bd.coerce(args[0], strType(), "argument 1 of "+name)
+	s, err := bd.coerce(args[0], strType(), "argument 1 of "+what)
 	if err != nil {
 		return bval{}, err
 	}
-	p, err := bd.regexPattern(args[1], name, pgregex.Options{Extent: true})
+	p, err := bd.regexPattern(args[1], what, pgregex.Options{Extent: true})
 	if err != nil {
 		return bval{}, err
+	}
+	if pat := p.(*expr.PrimitiveLiteral[string]).Value; name == "substring_regex" && pgregex.HasAlternation(pat) && strings.Contains(pat, "(") {
+		// The subexpressions' extents may differ between PostgreSQL's engine and RE2's.
+		return bval{}, unimplemented("substring(… FROM pattern) of a pattern with alternatives (|) and subexpressions")
 	}
 	out := strType()
 	if name == "regexp_count" {

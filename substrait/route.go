@@ -209,9 +209,10 @@ func hullOf(set []routing.TimeRange) (routing.TimeRange, []routing.TimeRange) {
 // rangeAtom reads conjunct c as a union of time ranges into ra (rangeSet), reporting whether
 // it did. A value that is a parameter not bound yet sees both bounds, as routeAtom's do.
 func (bd *binder) rangeAtom(c expr.Expression, ra *routeAtoms) bool {
+	pinned := bd.orPartitions(c, ra)
 	set, unknown, ok := bd.rangeSet(c)
 	if !ok {
-		return false
+		return pinned
 	}
 	ra.lowerSeen, ra.upperSeen = true, true
 	switch {
@@ -222,6 +223,44 @@ func (bd *binder) rangeAtom(c expr.Expression, ra *routeAtoms) bool {
 	default:
 		ra.ranges = intersectRanges(ra.ranges, set)
 	}
+	return true
+}
+
+// orPartitions reads c, a conjunct routeAtom does not read, as the partitions an OR whose
+// every disjunct pins the partition column in its conjunction allows — (origin = 'ORD' AND
+// timestamp >= A AND timestamp < B) OR (origin = 'SFO' AND …), as analysts and dashboards
+// compare two series — the union of the disjuncts' partition sets, and narrows ra's
+// partitions to it (addParts); the OR stays a residual filter, which keeps each pin with its
+// own range. A disjunct whose pins contradict allows no partition. It reports whether c was
+// read so.
+func (bd *binder) orPartitions(c expr.Expression, ra *routeAtoms) bool {
+	v, ok := c.(*expr.ScalarFunction)
+	if !ok || v.ID().URN != URNBoolean || v.Name() != "or" || v.NArgs() < 2 {
+		return false
+	}
+	union, unknown := []string{}, false
+	for i := range v.NArgs() {
+		a, ok := v.Arg(i).(expr.Expression)
+		if !ok {
+			return false
+		}
+		var arm routeAtoms
+		for _, cc := range splitConj(a) {
+			if !bd.routeAtom(cc, &arm) {
+				bd.orPartitions(cc, &arm)
+			}
+		}
+		if !arm.partSeen {
+			return false
+		}
+		unknown = unknown || arm.partUnknown
+		union = append(union, arm.parts...)
+	}
+	if unknown {
+		ra.partSeen, ra.partUnknown = true, true
+		return true
+	}
+	ra.addParts(union)
 	return true
 }
 
@@ -965,6 +1004,12 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 			return nil
 		case *plan.VirtualTableReadRel, *plan.ExtensionLeafRel:
 			return nil // constants, a recursive query's working table: no route
+		case *plan.ExtensionSingleRel:
+			if _, ok := r.Definition().(*ProjectSet); !ok {
+				return unimplemented(relName(rel))
+			}
+			down, _ := inputConjuncts(above, r)
+			return walk(r.Input(), down)
 		case *plan.ExtensionMultiRel:
 			if _, ok := r.Definition().(*RecursiveUnion); !ok {
 				return unimplemented(relName(rel))

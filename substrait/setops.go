@@ -94,7 +94,20 @@ func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
 	for i := range es {
 		es[i] = asc.ref(i)
 	}
-	return bd.project(&boundRel{rel: frel, sc: asc, names: append(slices.Clone(l.names), "left", "right")}, es, l.names)
+	out, err := bd.project(&boundRel{rel: frel, sc: asc, names: append(slices.Clone(l.names), "left", "right")}, es, l.names)
+	return keepBpchar(out, larm, err)
+}
+
+// keepBpchar marks out's columns character(n) as larm's (setArms: both arms') are
+// (bpchar.go).
+func keepBpchar(out, larm *boundRel, err error) (*boundRel, error) {
+	if err != nil {
+		return nil, err
+	}
+	for i := range out.sc.cols {
+		out.sc.cols[i].bpchar = larm.sc.cols[i].bpchar
+	}
+	return out, nil
 }
 
 // setAll binds INTERSECT ALL and EXCEPT ALL with PostgreSQL's multiset semantics: a row
@@ -163,7 +176,8 @@ func (bd *binder) setAll(op string, l, larm, rarm *boundRel) (*boundRel, error) 
 	for i := range es {
 		es[i] = kept.sc.ref(i)
 	}
-	return bd.project(kept, es, l.names)
+	out, err := bd.project(kept, es, l.names)
+	return keepBpchar(out, larm, err)
 }
 
 // taggedUnion is the UNION ALL of both arms of a set operation (op names it in errors), each

@@ -124,6 +124,9 @@ func (bd *binder) similarTo(a *pg.A_Expr, op string, sc *scope) (bval, error) {
 		return bval{}, unimplemented("this SIMILAR TO form")
 	}
 	l, err := bd.bindExpr(a.GetLexpr(), sc)
+	if err == nil {
+		l, err = bd.padded(l) // a character(n) value is matched with its padding
+	}
 	if err != nil {
 		return bval{}, err
 	}

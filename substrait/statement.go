@@ -17,8 +17,9 @@ import (
 // from where it is used (docs/pulpitum-v4.md §5.4 types binds by position the same way),
 // declared in the parameter schema as its Arrow family: compared with the partition column
 // or another text → utf8; a timestamp → timestamp[ms, tz=UTC] (paramTimestampType: the JDBC
-// driver's unit; values of every unit are accepted); LIMIT, OFFSET and integers → int64;
-// = ANY($n) → a list. Value-independent errors are reported by Prepare; the checks that need
+// driver's unit; values of every unit are accepted); LIMIT, OFFSET and integers → int64, but
+// a parameter only compared with smallint or integer expressions → float64 (numparam.go);
+// numeric → decimal128(38, 16), or (p, s) when cast to numeric(p,s); = ANY($n) → a list. Value-independent errors are reported by Prepare; the checks that need
 // values (a negative LIMIT; the emptiness of a route, which answers no rows) run at bind time.
 type Statement struct {
 	sql         string
@@ -48,7 +49,7 @@ func PrepareWith(sql string, cat Catalog, opts BindOptions) (*Statement, error) 
 	if err != nil {
 		return nil, err
 	}
-	s := &Statement{sql: sql, g: g, cat: cat, paramSchema: generalParamSchema(g.params), dataSchema: bound.Schema}
+	s := &Statement{sql: sql, g: g, cat: cat, paramSchema: generalParamSchema(g.params, g.declared), dataSchema: bound.Schema}
 	if g.explain {
 		s.dataSchema = ExplainSchema
 	}
@@ -91,7 +92,7 @@ func (s *Statement) ExplainJSON() bool { return s.g.explain && s.g.json }
 func (s *Statement) NumParams() int { return len(s.g.params) }
 
 // ParameterSchema returns one non-null field per parameter, named "$1", "$2"…, typed by
-// position: utf8, timestamp[ns, tz=UTC] or int64.
+// position as the Statement's documentation lists.
 func (s *Statement) ParameterSchema() *arrow.Schema { return s.paramSchema }
 
 // DatasetSchema returns the result schema (OutputSchema; ExplainSchema for EXPLAIN). It is

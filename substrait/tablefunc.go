@@ -17,30 +17,60 @@ import (
 // Set-returning functions in FROM (docs/sql.md, "Set-returning functions in FROM"): generate_series(start, stop
 // [, step]) of integers or of timestamps with an interval step, and unnest(ARRAY[…]) of
 // constants, are computed when binding (their arguments are constants, as BI tools write
-// them) into a VirtualTableReadRel of one column, at most MaxSeriesRows rows; no rows is a
-// virtual row filtered out. They are FROM items like a subquery: alone, as a CTE, or in a
+// them) into a VirtualTableReadRel of one column, at most MaxSeriesRows rows (a longer
+// generate_series is a ProjectSet over one row, standaloneSet); no rows is a virtual row
+// filtered out. They are FROM items like a subquery: alone, as a CTE, or in a
 // subquery. PostgreSQL's rules: generate_series(integer, integer) is integer,
 // (bigint, bigint) bigint; a zero step is "step size cannot equal zero" (22023); the
 // timestamp series adds the step to the previous value each time (January 31 + 1 month is
 // February 28, then March 28) and is timestamp without time zone when an end is one and
 // neither is timestamptz, else timestamptz (seriesTimestampType); the column is named by the
-// alias (AS g, or AS g(n)) or after the function. WITH ORDINALITY, ROWS FROM (…), LATERAL,
-// column definition lists and arguments that are not constants (a column of another FROM
-// item among them: generate_series(a, 3)) are refused by name.
+// alias (AS g, or AS g(n)) or after the function. Column definition lists are refused by
+// name. The other functions in FROM, and these with WITH ORDINALITY, ROWS FROM (…), LATERAL
+// or arguments reading other FROM items' columns (generate_series(a, 3)), are ProjectSets
+// (projectset.go).
 
-// MaxSeriesRows bounds the rows of one generate_series or unnest in FROM: their rows are
-// constants of the plan (each row is a few plan expression nodes, under MaxExpressionNodes).
+// MaxSeriesRows bounds the rows of a generate_series or unnest in FROM held as constants of
+// the plan (each row is a few plan expression nodes, under MaxExpressionNodes): a longer
+// generate_series (a week of minutes, 10,080 rows) is bound as a ProjectSet over one row,
+// whose executor streams its rows under the query's memory limit; a longer unnest(ARRAY[…])
+// is refused (54000).
 const MaxSeriesRows = 10_000
+
+// seriesIntType is the type of generate_series of integers (args, none a timestamp): integer,
+// or bigint when an argument is; a numeric argument is refused by name, another type is
+// PostgreSQL's "function … does not exist", and only smallints and untyped literals its
+// 42725 (PostgreSQL's integer, bigint and numeric candidates fit equally).
+func seriesIntType(args []bval) (types.Type, error) {
+	t := i32Type()
+	wide := false // an argument is integer or bigint
+	for _, a := range args {
+		if a.untyped() {
+			continue
+		}
+		switch familyOf(a.typ()) {
+		case famInt:
+			if numRank(a.typ()) > numRank(t) {
+				t = i64Type()
+			}
+			wide = wide || numRank(a.typ()) >= numRank(i32Type())
+		case famNumeric:
+			return nil, unimplemented("generate_series of numeric values")
+		default:
+			return nil, errorf(InvalidArgument, "function generate_series(%s) does not exist", argTypeNames(args))
+		}
+	}
+	if !wide {
+		return nil, refused(InvalidArgument, "42725", "function generate_series(%s) is not unique", argTypeNames(args))
+	}
+	return t, nil
+}
 
 // rangeFunction binds a function in FROM.
 func (bd *binder) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 	switch {
-	case rf.GetLateral():
-		return nil, unimplemented("LATERAL")
-	case rf.GetOrdinality():
-		return nil, unimplemented("WITH ORDINALITY")
-	case rf.GetIsRowsfrom() || len(rf.GetFunctions()) != 1:
-		return nil, unimplemented("ROWS FROM (…)")
+	case needsProjectSet(rf):
+		return bd.standaloneSet(rf)
 	case len(rf.GetColdeflist()) > 0:
 		return nil, unimplementedAre("column definition lists")
 	}
@@ -61,6 +91,9 @@ func (bd *binder) rangeFunction(rf *pg.RangeFunction) (*fromItem, error) {
 	switch name {
 	case "generate_series":
 		rows, typ, err = bd.generateSeries(fc)
+		if errors.Is(err, errSeriesProjectSet) {
+			return bd.standaloneSet(rf)
+		}
 	case "unnest":
 		rows, typ, err = bd.unnest(fc)
 	default:
@@ -110,6 +143,12 @@ func (bd *binder) constantColumn(rows []expr.Expression, typ types.Type, name, a
 	return &fromItem{boundRel: br}, nil
 }
 
+// errSeriesProjectSet is generateSeries' answer for a series it does not hold as constants —
+// of more than MaxSeriesRows rows, or of arguments that are expressions rather than literals
+// (-5::bigint, now() - interval '1 day') — which rangeFunction then binds as a ProjectSet
+// over one row (standaloneSet), evaluated by the executor.
+var errSeriesProjectSet = errors.New("generate_series is not a constant series")
+
 // errSeriesRows refuses a series or array of more than MaxSeriesRows rows.
 func errSeriesRows(name string) *Error {
 	return refused(InvalidArgument, "54000", "%s in FROM of more than %d rows is not supported", name, MaxSeriesRows)
@@ -130,42 +169,12 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 		}
 		args[i] = v
 	}
-	isTime := false
-	for _, a := range args[:2] {
-		if !a.untyped() && familyOf(a.typ()) == famTimestamp || !a.untyped() && familyOf(a.typ()) == famDate {
-			isTime = true
-		}
-	}
-	if len(args) == 3 {
-		if _, iv := args[2].intervalConst(); iv {
-			isTime = true
-		}
-	}
-	if isTime {
+	if timeSeriesArgs(args) {
 		return bd.timestampSeries(args)
 	}
-	t := i32Type()
-	wide := false // an argument is integer or bigint
-	for _, a := range args {
-		if a.untyped() {
-			continue
-		}
-		switch familyOf(a.typ()) {
-		case famInt:
-			if numRank(a.typ()) > numRank(t) {
-				t = i64Type()
-			}
-			wide = wide || numRank(a.typ()) >= numRank(i32Type())
-		case famNumeric:
-			return nil, nil, unimplemented("generate_series of numeric values")
-		default:
-			return nil, nil, errorf(InvalidArgument, "function generate_series(%s) does not exist", argTypeNames(args))
-		}
-	}
-	if !wide {
-		// Only smallints and untyped literals: PostgreSQL's integer, bigint and numeric
-		// candidates fit equally (42725 ambiguous_function).
-		return nil, nil, refused(InvalidArgument, "42725", "function generate_series(%s) is not unique", argTypeNames(args))
+	t, err := seriesIntType(args)
+	if err != nil {
+		return nil, nil, err
 	}
 	vals := make([]int64, 3)
 	vals[2] = 1
@@ -188,12 +197,12 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 		case *expr.NullLiteral:
 			return nil, t, nil // a NULL argument: no rows, as PostgreSQL (strict)
 		default:
-			return nil, nil, unimplementedAre("generate_series arguments other than constants")
+			return nil, nil, errSeriesProjectSet
 		}
 		for _, ct := range casts {
 			switch {
 			case familyOf(ct) != famInt:
-				return nil, nil, unimplementedAre("generate_series arguments other than constants")
+				return nil, nil, errSeriesProjectSet
 			case numRank(ct) == numRank(i16Type()) && (vals[i] < math.MinInt16 || vals[i] > math.MaxInt16):
 				return nil, nil, &Error{Code: InvalidArgument, SQLState: "22003", Msg: "smallint out of range"}
 			case numRank(ct) == numRank(i32Type()) && (vals[i] < math.MinInt32 || vals[i] > math.MaxInt32):
@@ -208,7 +217,7 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 	var rows []expr.Expression
 	for v := start; step > 0 && v <= stop || step < 0 && v >= stop; v += step {
 		if len(rows) == MaxSeriesRows {
-			return nil, nil, errSeriesRows("generate_series")
+			return nil, nil, errSeriesProjectSet
 		}
 		if _, ok := t.(*types.Int32Type); ok {
 			rows = append(rows, expr.NewPrimitiveLiteral(int32(v), false))
@@ -242,7 +251,7 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 		if args[2].null {
 			return nil, typ, nil
 		}
-		return nil, nil, unimplementedAre("generate_series steps other than interval constants")
+		return nil, nil, errSeriesProjectSet
 	}
 	var ends [2]time.Time
 	for i, a := range args[:2] {
@@ -259,7 +268,7 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 			ns, okv = lit.Value.(int64)
 		}
 		if !okv {
-			return nil, nil, unimplementedAre("generate_series arguments other than constants")
+			return nil, nil, errSeriesProjectSet
 		}
 		ends[i] = time.Unix(0, ns).UTC()
 	}
@@ -277,16 +286,17 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 		return nil, nil, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "interval out of range"}
 	}
 	d := time.Duration(math.Round(nsf))
-	if m == 0 && d == 0 {
+	// The step's direction, and a zero step: PostgreSQL compares the interval with a zero
+	// interval (months as 30 days, so '1 mon -30 days' is zero).
+	span := time.Duration(m)*30*24*time.Hour + d
+	if span == 0 {
 		return nil, nil, &Error{Code: InvalidArgument, SQLState: "22023", Msg: "step size cannot equal zero"}
 	}
-	// The step's direction: PostgreSQL compares the interval with a zero interval (months as
-	// 30 days).
-	up := time.Duration(m)*30*24*time.Hour+d > 0
+	up := span > 0
 	var rows []expr.Expression
 	for t := ends[0]; up && !t.After(ends[1]) || !up && !t.Before(ends[1]); {
 		if len(rows) == MaxSeriesRows {
-			return nil, nil, errSeriesRows("generate_series")
+			return nil, nil, errSeriesProjectSet
 		}
 		if isWallclock(typ) {
 			rows = append(rows, expr.NewPrecisionTimestampLiteral(t.UnixNano(), types.PrecisionNanoSeconds, nullableN))
@@ -300,6 +310,17 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 		t = next
 	}
 	return rows, typ, nil
+}
+
+// timeSeriesArgs reports whether generate_series(args) is the series of timestamps: an end is
+// a timestamp or a date, or the step is an interval.
+func timeSeriesArgs(args []bval) bool {
+	for _, a := range args[:min(2, len(args))] {
+		if !a.untyped() && (familyOf(a.typ()) == famTimestamp || familyOf(a.typ()) == famDate) {
+			return true
+		}
+	}
+	return len(args) == 3 && isIntervalVal(args[2])
 }
 
 // seriesTimestampType is the type of generate_series(start, stop, interval) of ends: timestamp
@@ -345,6 +366,10 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 		v, err := bd.bindExpr(el, &scope{})
 		if err != nil {
 			return nil, nil, lateralArgument(err)
+		}
+		if v.bpchar > 0 {
+			// Its column would be bpchar: refused rather than text.
+			return nil, nil, unimplementedAre("unnest arguments of character(n) values")
 		}
 		vals[i] = v
 	}

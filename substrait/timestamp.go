@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,8 +25,16 @@ func checkNanoRange(t time.Time) error {
 	return nil
 }
 
-// ParseTimestamp parses a timestamp literal as the routed-predicate front end accepts it and
-// returns the instant in UTC. The accepted forms are the ISO 8601 / PostgreSQL input forms
+// errTimestampRange is PostgreSQL's 22008 "timestamp out of range", for a value (not a
+// bound) outside timestamp[ns] that PostgreSQL's wider range holds.
+func errTimestampRange() error {
+	return &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
+}
+
+// ParseTimestamp parses a timestamp literal of a Substrait plan (a string its producer casts
+// to, or compares with, a timestamp[ns]) and returns the instant in UTC; SQL text is read by
+// parseTimestampSQL and readTimestamp, which round a fraction to microseconds as PostgreSQL
+// does. The accepted forms are the ISO 8601 / PostgreSQL input forms
 // clients write for instants:
 //
 //	2026-01-01                           midnight
@@ -47,7 +56,18 @@ func checkNanoRange(t time.Time) error {
 // An instant outside timestamp[ns] is ErrTimestampOutOfRange. Error messages never contain
 // the literal.
 func ParseTimestamp(s string) (time.Time, error) {
-	p := tsParser{s: strings.TrimSpace(s)}
+	return parseInstant(s, true)
+}
+
+// parseTimestampSQL is ParseTimestamp for text of a SQL statement (an INSERT's value, a
+// date_bin origin): a fraction of a second of any length, rounded to microseconds as
+// PostgreSQL's timestamptz_in rounds it (fractionMicros).
+func parseTimestampSQL(s string) (time.Time, error) {
+	return parseInstant(s, false)
+}
+
+func parseInstant(s string, nanos bool) (time.Time, error) {
+	p := tsParser{s: strings.TrimSpace(s), nanos: nanos}
 	t, ok := p.parse()
 	if !ok {
 		return time.Time{}, p.err(typeTimestamptz)
@@ -74,6 +94,10 @@ type tsParser struct {
 	s     string
 	i     int
 	naive bool // ignore the zone designator (timestamp without time zone)
+	// nanos keeps a fraction of a second to the nanosecond as written (1 to 9 digits): the
+	// reading of a Substrait plan's string, cast to timestamp[ns] by its producer's rules
+	// (ParseTimestamp); SQL text rounds it to microseconds as PostgreSQL does (fractionMicros).
+	nanos bool
 	// overflow: the text has the parser's form but a field is out of its range (PostgreSQL's
 	// DTERR_FIELD_OVERFLOW); zoneOverflow: the zone offset is beyond ±15:59
 	// (DTERR_TZDISP_OVERFLOW). As in PostgreSQL's DecodeDateTime, an hour, minute or second
@@ -237,6 +261,37 @@ func (p *tsParser) monthName() (int, bool) {
 	return mo, ok
 }
 
+// fractionMicros is the fraction of a second written as the decimal digits frac (any number,
+// none for "10:00:00.") in microseconds, rounded as PostgreSQL's ParseFractionalSecond rounds
+// it: rint(strtod(".digits") * 1000000), the double's product rounded half to even
+// ('.0000005' is 0, '.0000015' 2, '.9999995' a whole second, carried by time.Date).
+func fractionMicros(frac string) int64 {
+	if frac == "" {
+		return 0
+	}
+	f, err := strconv.ParseFloat("0."+frac, 64)
+	if err != nil { // digits only: ParseFloat reads any number of them
+		return 0
+	}
+	return int64(math.RoundToEven(f * 1e6))
+}
+
+// fractionNanos is the fraction of a second written as 1 to 9 decimal digits frac in
+// nanoseconds, exactly; other lengths do not read.
+func fractionNanos(frac string) (int64, bool) {
+	if len(frac) == 0 || len(frac) > 9 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range []byte(frac) {
+		n = n*10 + int64(c-'0')
+	}
+	for range 9 - len(frac) {
+		n *= 10
+	}
+	return n, true
+}
+
 func daysIn(y, mo int) int {
 	return time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
@@ -260,7 +315,7 @@ func (p *tsParser) parse() (time.Time, bool) {
 	if !ok1 || !colon || !ok2 {
 		return time.Time{}, false
 	}
-	sec, nsec := 0, 0
+	sec, nsec := 0, int64(0)
 	if p.expect(':') {
 		var ok bool
 		if sec, ok = p.digits(2); !ok {
@@ -272,21 +327,19 @@ func (p *tsParser) parse() (time.Time, bool) {
 				p.i++
 			}
 			frac := p.s[start:p.i]
-			if len(frac) == 0 || len(frac) > 9 {
+			if !p.nanos {
+				nsec = fractionMicros(frac) * 1000
+			} else if nsec, ok = fractionNanos(frac); !ok {
 				return time.Time{}, false
-			}
-			for _, c := range []byte(frac) {
-				nsec = nsec*10 + int(c-'0')
-			}
-			for range 9 - len(frac) {
-				nsec *= 10
 			}
 		}
 	}
-	// PostgreSQL's DecodeTime: a leap second :60 and 24:00:00 are the next minute and the
-	// next midnight; any other hour, minute or second beyond its range (:60.5 among them) is
-	// out of range, whatever follows.
-	if h > 24 || mi > 59 || sec > 60 || sec == 60 && nsec > 0 || h == 24 && (mi > 0 || sec > 0 || nsec > 0) {
+	// PostgreSQL's DecodeTime and time_overflows: a leap second :60 and 24:00:00 are the next
+	// minute and the next midnight; an hour beyond 24, a minute beyond 59, a second beyond 60
+	// or a time of day past 24:00:00 (23:59:60.5, 24:00:00.5) is out of range, whatever
+	// follows. A fraction is checked once rounded to microseconds (24:00:00.0000004 is
+	// midnight).
+	if h > 24 || mi > 59 || sec > 60 || ((int64(h)*60+int64(mi))*60+int64(sec))*1e9+nsec > 86400*1e9 {
 		p.overflow = true
 		return time.Time{}, false
 	}
@@ -302,7 +355,7 @@ func (p *tsParser) parse() (time.Time, bool) {
 		p.overflow = true
 		return time.Time{}, false
 	}
-	t := time.Date(y, time.Month(mo), d, h, mi, sec, nsec, time.UTC)
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, int(nsec), time.UTC)
 	if p.naive {
 		return t, true
 	}

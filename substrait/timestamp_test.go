@@ -87,6 +87,40 @@ func TestParseTimestamp(t *testing.T) {
 			t.Errorf("ParseTimestamp(%q) code %s", b.in, e.Code)
 		}
 	}
+	// Fractions of a second of SQL text (parseTimestampSQL, readTimestamp) as PostgreSQL 15
+	// reads them (checked on the real server): any number of digits, rounded to microseconds,
+	// the double's product half to even, a whole second carried into the time.
+	for in, want := range map[string]time.Time{
+		"2001-04-01 10:00:59.9999999":        utc(2001, 4, 1, 10, 1, 0, 0),
+		"2001-04-01 10:00:00.1234565":        utc(2001, 4, 1, 10, 0, 0, 123_456_000),
+		"2001-04-01 10:00:00.1234575":        utc(2001, 4, 1, 10, 0, 0, 123_458_000),
+		"2001-04-01 10:00:00.0000005":        utc(2001, 4, 1, 10, 0, 0, 0),
+		"2001-04-01 10:00:00.0000015":        utc(2001, 4, 1, 10, 0, 0, 2_000),
+		"2001-04-01 10:00:00.0000025":        utc(2001, 4, 1, 10, 0, 0, 2_000),
+		"2001-04-01 10:00:00.2500005":        utc(2001, 4, 1, 10, 0, 0, 250_000_000),
+		"2001-04-01 10:00:00.9999994999":     utc(2001, 4, 1, 10, 0, 0, 999_999_000),
+		"2001-04-01 10:00:00.9999995":        utc(2001, 4, 1, 10, 0, 1, 0),
+		"2001-04-01 10:00:00.12345678901234": utc(2001, 4, 1, 10, 0, 0, 123_457_000),
+		"2001-04-01 23:59:59.9999999":        utc(2001, 4, 2, 0, 0, 0, 0),
+		"2001-04-01 10:00:60.5":              utc(2001, 4, 1, 10, 1, 0, 500_000_000),
+		"2001-04-01 10:00:60.9999999":        utc(2001, 4, 1, 10, 1, 1, 0),
+		"2001-04-01 24:00:00.0000004":        utc(2001, 4, 2, 0, 0, 0, 0),
+		"2001-04-01 23:59:60.0000004":        utc(2001, 4, 2, 0, 0, 0, 0),
+		"2001-04-01 10:00:00.":               utc(2001, 4, 1, 10, 0, 0, 0),
+		"2001-04-01 10:00:00.1234567+05:30":  utc(2001, 4, 1, 4, 30, 0, 123_457_000),
+	} {
+		if got, err := parseTimestampSQL(in); err != nil || !got.Equal(want) {
+			t.Errorf("parseTimestampSQL(%q) = %v, %v; want %v", in, got, err, want)
+		}
+		if got, err := readTimestamp(in, false); err != nil || !got.Equal(want) {
+			t.Errorf("readTimestamp(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"2001-04-01 24:00:00.5", "2001-04-01 23:59:60.5", "2001-04-01 24:00:00.0000015"} {
+		if _, err := parseTimestampSQL(in); err == nil {
+			t.Errorf("parseTimestampSQL(%q) succeeded; PostgreSQL: 22008", in)
+		}
+	}
 	// PostgreSQL reads 24:00:00 and a leap second as the next midnight and minute.
 	for _, s := range []string{"2026-01-01T24:00:00", "2026-01-01 23:59:60", "2026-01-01 24:00"} {
 		if got, err := ParseTimestamp(s); err != nil || !got.Equal(utc(2026, 1, 2, 0, 0, 0, 0)) {

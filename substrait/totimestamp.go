@@ -32,8 +32,8 @@ import (
 //     quoting neither.
 //   - to_timestamp(double precision): seconds since 1970-01-01 UTC, rounded to the
 //     microsecond as PostgreSQL rounds (rint after moving to its 2000 epoch); NaN and values
-//     outside PostgreSQL's timestamp range are InvalidArgument (22008), ±Infinity and instants
-//     outside the nanosecond range are clamped to it, as timestamp literals are.
+//     outside PostgreSQL's timestamp range or timestamp[ns]'s (1677-09-21 to 2262-04-11) are
+//     InvalidArgument (22008), ±Infinity (PostgreSQL's ±infinity) Unimplemented (0A000).
 //
 // Arguments that are not constants (columns, parameters) are Unimplemented.
 func (bd *binder) bindToTimestamp(args []bval) (bval, error) {
@@ -147,20 +147,18 @@ func epochToTimestamp(secs float64) (time.Time, error) {
 	switch {
 	case math.IsNaN(secs):
 		return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp cannot be NaN"}
-	case math.IsInf(secs, 1):
-		return maxNanoTime, nil
-	case math.IsInf(secs, -1):
-		return minNanoTime, nil
+	case math.IsInf(secs, 0):
+		// PostgreSQL answers infinity or -infinity, which timestamp[ns] has no form for.
+		return time.Time{}, refused(Unimplemented, "0A000", "to_timestamp of infinity is not supported: flightsrv's timestamps hold no infinite value")
 	case secs < pgMinEpochSeconds || secs >= pgEndEpochSeconds:
 		return time.Time{}, &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
 	}
 	us := math.RoundToEven((secs - pgEpochShift) * 1e6) // microseconds from 2000-01-01
 	ns := (us + pgEpochShift*1e6) * 1e3
-	switch {
-	case ns <= float64(minNanoTime.UnixNano()):
-		return minNanoTime, nil
-	case ns >= float64(maxNanoTime.UnixNano()):
-		return maxNanoTime, nil
+	if ns < float64(minNanoTime.UnixNano()) || ns >= float64(maxNanoTime.UnixNano()) {
+		// An instant PostgreSQL holds and timestamp[ns] does not (to_timestamp(1e10) is
+		// 2286-11-20): 22008, never clamped to the range.
+		return time.Time{}, errTimestampRange()
 	}
 	// us is an integer below 2^53 in this range: the sum is exact in int64.
 	return time.Unix(0, (int64(us)+int64(pgEpochShift)*1_000_000)*1000).UTC(), nil

@@ -106,6 +106,20 @@ func TestInvalidUTF8Parameters(t *testing.T) {
 	_, err = idStmt.Bind(bad, jan1, feb1)
 	refused("id parameter", err)
 
+	// A NUL byte: PostgreSQL's text cannot hold one (22021 too), whatever the statement does
+	// with it (trial26: SELECT ?, length(?), upper(?) answered with the NUL kept); cast to
+	// bytea, the text is read by byteain, and NUL is no text either.
+	for _, q := range []string{"SELECT $1::text", "SELECT length($1::text)", "SELECT upper($1::text)", "SELECT $1::bytea"} {
+		st, err := Prepare(q, cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = st.BindGeneral(BindOptions{}, "a\x00b")
+		if e, ok := err.(*Error); !ok || e.SQLState != "22021" || e.Msg != "parameter $1 must not hold a NUL byte (text cannot hold one)" {
+			t.Errorf("%s with a NUL: %v, want 22021", q, err)
+		}
+	}
+
 	// bytea takes any bytes.
 	valStmt, err := Prepare(`SELECT count(*) FROM messages WHERE value = $1 AND channel_id = 'general' AND timestamp >= $2 AND timestamp < $3`, cat)
 	if err != nil {

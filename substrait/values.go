@@ -48,6 +48,10 @@ func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
 		if cols[c], err = bd.docUnify(cols[c]); err != nil {
 			return nil, err
 		}
+		n, err := bpcharCommon(cols[c])
+		if err != nil {
+			return nil, err
+		}
 		es, err := bd.commonType(cols[c], "VALUES")
 		if err != nil {
 			return nil, err
@@ -68,7 +72,7 @@ func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
 			}
 		}
 		out.sc.cols = append(out.sc.cols, col{name: name, typ: es[0].GetType(), vary: vary, json: json && familyOf(es[0].GetType()) == famBinary, jsonb: jsonb && familyOf(es[0].GetType()) == famBinary,
-			typmod: commonTypmod(cols[c])}) // select_common_typmod
+			bpchar: n, typmod: commonTypmod(cols[c])}) // select_common_typmod
 	}
 	rel, err := bd.b.VirtualTableFromExpr(out.names, rows...)
 	if err != nil {

@@ -577,6 +577,9 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope) (*expr.
 		if isIntervalVal(v) {
 			return nil, nil, refused(Unimplemented, "0A000", "the window function %s of intervals is not supported", name)
 		}
+		if v.bpchar > 0 {
+			return nil, nil, errBpcharWindow(name)
+		}
 	}
 	// The value functions of a numeric answer one of its values, whose display scale is the
 	// argument's (or the default's): followed when it is the type's, lost (the text refused
@@ -712,6 +715,9 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 			if v, err = bd.bindExpr(raw[0], sc); err != nil {
 				return nil, err
 			}
+		}
+		if v.bpchar > 0 && (name == "min" || name == "max") {
+			return nil, errBpcharWindow(name)
 		}
 		var err error
 		if v.untyped() && (name == "bool_and" || name == "bool_or" || name == "every") {

@@ -31,3 +31,48 @@ def test_untyped_parameter_beside_typed_ones(uri):
     with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
         cur.execute("SELECT ? + 1 AS n, ? AS d", (41, date(2001, 2, 3)))
         assert cur.fetchall() == [(42, date(2001, 2, 3))]
+
+
+@pytest.mark.parametrize("sql, values, want", [
+    # A parameter cast to varchar(n): PostgreSQL's answer is the text cut to n characters.
+    ("SELECT ?::varchar(3)", ("abcdef",), "abc"),
+    ("SELECT CAST(? AS varchar(10))", ("abc",), "abc"),
+    ("SELECT ?::varchar(3) AS v, 1 AS n", ("abcdef",), "abc"),
+])
+def test_bound_schema_is_the_declared_one(uri, sql, values, want):
+    """trial26 I2: the batches of a statement executed with bound parameters have the schema
+    its FlightInfo declares; ADBC's driver refuses anything else ("endpoint 0 returned
+    inconsistent schema")."""
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
+        cur.execute(sql, values)
+        assert cur.fetchall()[0][0] == want
+
+
+@pytest.mark.parametrize("sql, array, want", [
+    # Arrow int8 declares a smallint parameter: smallint * integer is integer (-256, PostgreSQL's).
+    ("SELECT ? * 2", pa.array([-128], pa.int8()), -256),
+    # Arrow float32 declares a real parameter: real / integer is double precision.
+    ("SELECT ? / 3", pa.array([1.0], pa.float32()), 1.0 / 3),
+])
+def test_narrow_bound_types_answer_as_declared(uri, sql, array, want):
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
+        cur.execute(sql, pa.record_batch([array], names=["p"]))
+        assert cur.fetchall() == [(want,)]
+
+
+def test_negated_parameter_takes_the_bound_type(uri):
+    """trial26: -? bound an int (Arrow int64) is bigint negation, as PostgreSQL answers with
+    psycopg's int8 parameter; not "could not determine the type of the operand"."""
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
+        cur.execute("SELECT -?", (7,))
+        assert cur.fetchall() == [(-7,)]
+        cur.execute("SELECT - ? + 1", (7,))
+        assert cur.fetchall() == [(-6,)]
+
+
+def test_bigint_parameter_does_not_cast_to_boolean(uri):
+    """PostgreSQL has no bigint → boolean cast (42846), only integer's."""
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
+        with pytest.raises(Exception, match="cannot cast type bigint to boolean"):
+            cur.execute("SELECT ?::boolean", (1,))
+            cur.fetchall()

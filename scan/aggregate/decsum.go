@@ -34,8 +34,14 @@ func (a *decSumAcc) grow(n int) {
 // add adds v to group g's total.
 func (a *decSumAcc) add(g uint32, v decimal128.Num) error {
 	s := a.sum[g].Add(v)
-	if s.Abs().Cmp(maxDecimal) >= 0 || s.Sign() != 0 && (a.sum[g].Sign() == v.Sign()) && s.Sign() != v.Sign() {
-		return errDecimalSum
+	// A total whose high word lies strictly between -2^61 and 2^61 is below 2^125 < 10^38 in
+	// magnitude, and it is the exact sum: the total before it is below 10^38 in magnitude and
+	// v below 2^127, so a sum that wrapped past ±2^127 lies within 10^38 of ∓2^127, where the
+	// high word is beyond ∓3.8·10^18 (2^61 is 2.3·10^18). Only the others are checked in full.
+	if h := s.HighBits(); h <= -(1<<61) || h >= 1<<61 {
+		if s.Abs().Cmp(maxDecimal) >= 0 || s.Sign() != 0 && (a.sum[g].Sign() == v.Sign()) && s.Sign() != v.Sign() {
+			return errDecimalSum
+		}
 	}
 	a.sum[g] = s
 	a.n[g]++

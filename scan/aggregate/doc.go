@@ -9,9 +9,12 @@
 // follow PostgreSQL's semantics (NULL handling, NaN ordering, bytewise "C" collation for text)
 // except where the output types say otherwise (see Measure and OutputSchema).
 //
-// The hash table is ours (arrow-go's compute has no grouped hash aggregation in Go): a Go map
-// from an encoded group key to a dense group index, looked up once per row, with the
-// accumulators updated per batch by typed loops over the column's values (one type switch per
+// The hash table is ours (arrow-go's compute has no grouped hash aggregation in Go): group keys
+// map to dense group indexes, looked up once per row — one fixed-width column through an
+// open-addressing table of its values, one or two text or fixed-width columns through dense
+// ids of each column's values (text of up to 7 bytes packed into an integer, longer text in a
+// Go map) and, for two, an open-addressing table of the pair of ids, anything else through a
+// Go map of an encoded key (group.go) — with the accumulators updated per batch by typed loops over the column's values (one type switch per
 // column and batch, no per-row boxing). Group keys are kept in Arrow builders allocated from
 // the query's ledger; the Go-heap structures (hash table, accumulators, distinct sets) are
 // accounted by an estimate checked against the ledger's limit after every input batch.

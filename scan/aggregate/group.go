@@ -20,7 +20,10 @@ const keyEntryBytes = 48
 // grouper maps each row's group key to a dense group id, numbering groups in order of first
 // appearance, and keeps each group's key values in Arrow builders allocated from the query's
 // ledger. One fixed-width key column uses an open-addressing table of normalised values, one
-// text or binary column a map[string]uint32 of the values (NULL apart in both); anything else
+// text or binary column a map[string]uint32 of the values (NULL apart in both); two columns
+// of those kinds number each column's values apart and find the pair of numbers in an
+// open-addressing table (lookupPair: a map of each column's few distinct values and one
+// integer probe per row instead of a map of each row's encoded pair); anything else
 // encodes each row's key into bytes (per column: a null marker, then the
 // normalised value or a uvarint length and the bytes) and uses a map[string]uint32.
 type grouper struct {
@@ -33,10 +36,17 @@ type grouper struct {
 	t64    u64Table
 	nullID int64 // one key column: the NULL key's group, -1 before one appears
 
+	// pair: two key columns, each text/binary or fixed-width of at most 8 bytes. Each
+	// column's values get dense ids of their own (cid), and a row's group is found in t64
+	// by the pair of ids, id0<<32 | id1 (lookupPair).
+	pair bool
+	cid  [2]colIDs
+
 	ms      map[string]uint32
 	keyHeap int64
 
 	keys    []uint64
+	ckeys   []uint64 // lookupPair: a fixed-width column's normalised values
 	scratch []byte
 	buf     []byte
 	offs    []int
@@ -50,7 +60,7 @@ type grouper struct {
 // alike, and the scratch sized to a batch was most of the allocations of issue 19's grouped
 // warm queries (bench's BenchmarkAnalytical, an allocation profile of the server).
 type rowScratch struct {
-	keys         []uint64
+	keys, ckeys  []uint64
 	scratch, buf []byte
 	offs, pos    []int
 	newRows      []int
@@ -59,7 +69,7 @@ type rowScratch struct {
 
 // bytes returns the scratch's capacity in bytes.
 func (sc *rowScratch) bytes() int {
-	return 8*(cap(sc.keys)+cap(sc.offs)+cap(sc.pos)+cap(sc.newRows)) + cap(sc.scratch) + cap(sc.buf) + 4*cap(sc.gids)
+	return 8*(cap(sc.keys)+cap(sc.ckeys)+cap(sc.offs)+cap(sc.pos)+cap(sc.newRows)) + cap(sc.scratch) + cap(sc.buf) + 4*cap(sc.gids)
 }
 
 // scratchList keeps groupers' scratch across garbage collections (internal/freelist): it was a
@@ -72,11 +82,11 @@ var scratchList = freelist.New[*rowScratch](8, 4<<20)
 
 // putScratch gives the grouper's scratch back to scratchList and clears it.
 func (g *grouper) putScratch() {
-	sc := &rowScratch{keys: g.keys[:0], scratch: g.scratch[:0], buf: g.buf[:0], offs: g.offs[:0], pos: g.pos[:0], newRows: g.newRows[:0], gids: g.gids[:0]}
+	sc := &rowScratch{keys: g.keys[:0], ckeys: g.ckeys[:0], scratch: g.scratch[:0], buf: g.buf[:0], offs: g.offs[:0], pos: g.pos[:0], newRows: g.newRows[:0], gids: g.gids[:0]}
 	if n := sc.bytes(); n > 0 { // an empty one would take the place of one worth keeping
 		scratchList.Put(sc, n)
 	}
-	g.keys, g.scratch, g.buf, g.offs, g.pos, g.newRows, g.gids = nil, nil, nil, nil, nil, nil, nil
+	g.keys, g.ckeys, g.scratch, g.buf, g.offs, g.pos, g.newRows, g.gids = nil, nil, nil, nil, nil, nil, nil, nil
 }
 
 // gidsFor returns the grouper's scratch for the group ids of n rows.
@@ -91,18 +101,192 @@ func newGrouper(mem memory.Allocator, types []arrow.DataType, cols []int) *group
 	if !ok {
 		sc = new(rowScratch)
 	}
-	g.keys, g.scratch, g.buf, g.offs, g.pos, g.newRows, g.gids = sc.keys, sc.scratch, sc.buf, sc.offs, sc.pos, sc.newRows, sc.gids
+	g.keys, g.ckeys, g.scratch, g.buf, g.offs, g.pos, g.newRows, g.gids = sc.keys, sc.ckeys, sc.scratch, sc.buf, sc.offs, sc.pos, sc.newRows, sc.gids
 	for _, t := range types {
 		g.widths = append(g.widths, keyWidth(t))
 		g.bld = append(g.bld, array.NewBuilder(mem, t))
 	}
-	if len(types) == 1 && g.widths[0] > 0 && g.widths[0] <= 8 {
+	switch {
+	case len(types) == 1 && g.widths[0] > 0 && g.widths[0] <= 8:
 		g.fast = true
 		g.t64.init(64)
-	} else {
+	case len(types) == 1 && g.widths[0] == 0:
+		g.cid[0].init(true) // lookupOneBytes: the column's ids are the group ids
+	case len(types) == 2 && pairable(types[0]) && pairable(types[1]):
+		g.pair = true
+		g.t64.init(64)
+		for c, t := range types {
+			g.cid[c].init(keyWidth(t) == 0)
+		}
+	default:
 		g.ms = make(map[string]uint32)
 	}
 	return g
+}
+
+// pairable reports whether a key column of type t can take part in lookupPair: text or binary,
+// or a fixed-width type of at most 8 bytes (columnKeys' normalised values).
+func pairable(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY:
+		return true
+	}
+	w := keyWidth(t)
+	return w > 0 && w <= 8
+}
+
+// colIDs numbers one key column's distinct values densely (from 0, in order of first
+// appearance; NULL is a value of its own): an open-addressing table of a fixed-width column's
+// normalised values or of a text or binary column's short values (bytesID), a map of its
+// longer ones.
+type colIDs struct {
+	bytes   bool
+	ms      map[string]uint32
+	t       u64Table
+	n       uint32
+	nullID  int64 // -1 before a NULL appears
+	keyHeap int64 // ms's estimated Go heap
+}
+
+func (c *colIDs) init(bytes bool) {
+	c.bytes, c.nullID = bytes, -1
+	c.t.init(16)
+	if bytes {
+		c.ms = make(map[string]uint32)
+	}
+}
+
+// bytesID returns the id of a text or binary value k: a value of at most 7 bytes is found in
+// t by its bytes and length packed into a uint64 (packShort; most keys of the analytical
+// queries are such codes, and an integer probe costs a fraction of a map's string hash), a
+// longer one in ms.
+func (c *colIDs) bytesID(k []byte) uint32 {
+	if x, ok := packShort(k); ok {
+		id, found := c.t.find(x)
+		if !found {
+			id = c.n
+			c.n++
+			c.t.insert(x, id)
+		}
+		return id
+	}
+	id, ok := c.ms[string(k)]
+	if !ok {
+		id = c.n
+		c.n++
+		c.ms[string(k)] = id
+		c.keyHeap += int64(len(k)) + keyEntryBytes
+	}
+	return id
+}
+
+// packShort packs a value of at most 7 bytes into a uint64, distinct for distinct values: its
+// bytes in the low 56 bits (the first lowest), its length in the top 8.
+func packShort(k []byte) (uint64, bool) {
+	if len(k) > 7 {
+		return 0, false
+	}
+	x := uint64(len(k)) << 56
+	for i, b := range k {
+		x |= uint64(b) << (8 * i)
+	}
+	return x, true
+}
+
+func (c *colIDs) null() uint32 {
+	if c.nullID < 0 {
+		c.nullID = int64(c.n)
+		c.n++
+	}
+	return uint32(c.nullID)
+}
+
+// heapBytes estimates the Go heap c holds.
+func (c *colIDs) heapBytes() int64 { return c.keyHeap + int64(len(c.t.slots))*16 }
+
+// ids ORs the id of each row of col, shifted left by shift, into keys (len col.Len()).
+// fixed and scratch are scratch for a fixed-width column's values.
+func (c *colIDs) ids(col arrow.Array, keys []uint64, shift uint, fixed *[]uint64, scratch *[]byte) {
+	n := col.Len()
+	bm, off := validity(col)
+	var (
+		prevID uint32
+		have   bool
+	)
+	if c.bytes {
+		bv := bytesView(col)
+		var prev []byte
+		for i := range n {
+			if bm != nil && !bitutil.BitIsSet(bm, off+i) {
+				keys[i] |= uint64(c.null()) << shift
+				continue
+			}
+			k := bv.value(i)
+			if !have || !bytes.Equal(k, prev) {
+				prev, prevID, have = k, c.bytesID(k), true
+			}
+			keys[i] |= uint64(prevID) << shift
+		}
+		return
+	}
+	*fixed = sized(*fixed, n)
+	vals := *fixed
+	columnKeys(col, vals, scratch)
+	var prev uint64
+	for i, k := range vals {
+		if bm != nil && !bitutil.BitIsSet(bm, off+i) {
+			keys[i] |= uint64(c.null()) << shift
+			continue
+		}
+		if !have || k != prev {
+			id, ok := c.t.find(k)
+			if !ok {
+				id = c.n
+				c.n++
+				c.t.insert(k, id)
+			}
+			prev, prevID, have = k, id, true
+		}
+		keys[i] |= uint64(prevID) << shift
+	}
+}
+
+// lookupPair is lookup for two key columns (pair): each row's pair of column ids, then its
+// group by that pair.
+func (g *grouper) lookupPair(rec arrow.RecordBatch, gids []uint32) {
+	n := int(rec.NumRows())
+	g.keys = sized(g.keys, n)
+	keys := g.keys
+	clear(keys)
+	g.cid[0].ids(rec.Column(g.cols[0]), keys, 32, &g.ckeys, &g.scratch)
+	g.cid[1].ids(rec.Column(g.cols[1]), keys, 0, &g.ckeys, &g.scratch)
+	gids = gids[:n]
+	var (
+		prevK  uint64
+		prevID uint32
+	)
+	for i, k := range keys {
+		if i > 0 && k == prevK {
+			gids[i] = prevID
+			continue
+		}
+		id, ok := g.t64.find(k)
+		if !ok {
+			id = g.newGroup(k, i)
+		}
+		gids[i] = id
+		prevK, prevID = k, id
+	}
+}
+
+// newGroup gives t64's key k, absent (row row's), the next group id and records row as the
+// group's first (newRows).
+func (g *grouper) newGroup(k uint64, row int) uint32 {
+	id := uint32(g.n)
+	g.n++
+	g.t64.insert(k, id)
+	g.newRows = append(g.newRows, row)
+	return id
 }
 
 // lookup writes the group id of every row of rec into gids (len rec.NumRows()), creating
@@ -112,6 +296,8 @@ func (g *grouper) lookup(rec arrow.RecordBatch, gids []uint32) {
 	switch {
 	case g.fast:
 		g.lookupFast(rec.Column(g.cols[0]), gids)
+	case g.pair:
+		g.lookupPair(rec, gids)
 	case len(g.cols) == 1 && g.widths[0] == 0:
 		g.lookupOneBytes(rec.Column(g.cols[0]), gids)
 	default:
@@ -148,10 +334,7 @@ func (g *grouper) lookupFast(col arrow.Array, gids []uint32) {
 		}
 		id, ok := g.t64.find(k)
 		if !ok {
-			id = uint32(g.n)
-			g.n++
-			g.t64.insert(k, id)
-			g.newRows = append(g.newRows, i)
+			id = g.newGroup(k, i)
 		}
 		gids[i] = id
 		prevK, prevID, have = k, id, true
@@ -159,7 +342,7 @@ func (g *grouper) lookupFast(col arrow.Array, gids []uint32) {
 }
 
 // lookupOneBytes is lookup for one text or binary key column: the key is the value itself,
-// NULL apart.
+// NULL apart, and the column's ids (cid[0]) are the group ids.
 func (g *grouper) lookupOneBytes(col arrow.Array, gids []uint32) {
 	n := col.Len()
 	gids = gids[:n]
@@ -171,18 +354,23 @@ func (g *grouper) lookupOneBytes(col arrow.Array, gids []uint32) {
 		have   bool
 	)
 	for i := range gids {
+		var id uint32
 		if bm != nil && !bitutil.BitIsSet(bm, off+i) {
-			gids[i] = g.nullGroup(i)
-			continue
+			id = g.cid[0].null()
+		} else {
+			k := bv.value(i)
+			if have && bytes.Equal(k, prev) {
+				gids[i] = prevID
+				continue
+			}
+			id = g.cid[0].bytesID(k)
+			prev, prevID, have = k, id, true
 		}
-		k := bv.value(i)
-		if have && bytes.Equal(k, prev) {
-			gids[i] = prevID
-			continue
+		if int(id) == g.n {
+			g.n++
+			g.newRows = append(g.newRows, i)
 		}
-		id := g.internBytes(k, i)
 		gids[i] = id
-		prev, prevID, have = k, id, true
 	}
 }
 
@@ -340,10 +528,15 @@ func uvarintLen(x uint64) int {
 
 // heapBytes estimates the Go heap the grouper holds (the key builders are on the ledger).
 func (g *grouper) heapBytes() int64 {
-	h := int64(cap(g.keys))*8 + int64(cap(g.scratch)) + int64(cap(g.buf)) +
+	h := int64(cap(g.keys)+cap(g.ckeys))*8 + int64(cap(g.scratch)) + int64(cap(g.buf)) +
 		int64(cap(g.offs)+cap(g.pos)+cap(g.newRows))*8 + int64(cap(g.gids))*4
-	if g.fast {
+	switch {
+	case g.fast:
 		return h + int64(len(g.t64.slots))*16
+	case g.pair:
+		return h + int64(len(g.t64.slots))*16 + g.cid[0].heapBytes() + g.cid[1].heapBytes()
+	case len(g.cols) == 1:
+		return h + g.cid[0].heapBytes()
 	}
 	return h + g.keyHeap
 }
@@ -357,7 +550,7 @@ func (g *grouper) keyArrays() []arrow.Array {
 		b.Release()
 	}
 	g.bld = nil
-	g.t64, g.ms = u64Table{}, nil
+	g.t64, g.ms, g.cid = u64Table{}, nil, [2]colIDs{}
 	g.putScratch()
 	return out
 }
@@ -368,7 +561,7 @@ func (g *grouper) release() {
 		b.Release()
 	}
 	g.bld = nil
-	if g.keys != nil || g.buf != nil || g.offs != nil || g.gids != nil {
+	if g.keys != nil || g.ckeys != nil || g.buf != nil || g.offs != nil || g.gids != nil {
 		g.putScratch()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -21,6 +22,11 @@ import (
 //	               22011), the part outside the value dropped
 //	bytea_position(b, sub)  PostgreSQL's position(sub IN b) of bytea (byteapos): the
 //	               1-based byte offset of sub's first occurrence, 0 if none, 1 for empty sub
+//	convert_from_utf8(b)
+//	               convert_from(b, 'UTF8'): the bytes as text, verified as PostgreSQL's
+//	               pg_verify_mbstr verifies them: bytes that are not UTF-8, and a NUL
+//	               byte (text cannot hold one), are 22021 "invalid byte sequence for
+//	               encoding "UTF8"" (PostgreSQL's message names the bytes; ours does not)
 //
 // The SQL binder calls them for casts of values it knows to be bytea (substrait/bytea.go);
 // JSON documents are binary too, and their text is the document's.
@@ -29,6 +35,7 @@ func init() {
 	ownFunctions["bytea_out"] = byteaOut
 	ownFunctions["bytea_substring"] = byteaSubstring
 	ownFunctions["bytea_position"] = byteaPosition
+	ownFunctions["convert_from_utf8"] = convertFromUTF8
 }
 
 func byteaSubstring(n *fnNode) error {
@@ -99,16 +106,33 @@ func byteaIn(n *fnNode) error {
 	return nil
 }
 
-func byteaOut(n *fnNode) error {
-	if err := textArgs(n, 1, 1, 0); err != nil {
-		return err
+// byteaOut is bytea_out: byteaout's hex text of each value.
+var byteaOut = bytesToText(func(b []byte) (string, error) { return pgbytea.Out(b), nil })
+
+// convertFromUTF8 is convert_from_utf8: the bytes as text, 22021 where they are not UTF-8 or
+// hold a NUL.
+var convertFromUTF8 = bytesToText(func(b []byte) (string, error) {
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		return "", errNotUTF8
 	}
-	n.out = arrow.BinaryTypes.String
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		b, _ := asTexts(args[0])
-		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-			return pgbytea.Out(b.ValueBytes(i)), true, nil
-		})
+	return string(b), nil
+})
+
+// bytesToText is the setup of a function of one binary (or text) argument whose text result
+// is f of each value's bytes, NULL where the argument is; f's first error fails the call.
+func bytesToText(f func([]byte) (string, error)) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := textArgs(n, 1, 1, 0); err != nil {
+			return err
+		}
+		n.out = arrow.BinaryTypes.String
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			b, _ := asTexts(args[0])
+			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+				s, err := f(b.ValueBytes(i))
+				return s, err == nil, err
+			})
+		}
+		return nil
 	}
-	return nil
 }

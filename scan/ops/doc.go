@@ -1,8 +1,9 @@
 // Package ops holds the executor's scalar expressions and relational operators over Arrow
 // record batch streams (array.RecordReader): Compile turns a Substrait scalar expression into an
 // Expr evaluated per batch, and Filter, Project, Select, Sort, TopK, Fetch, UnionAll, Merge,
-// Rebatch, Window (window.go: PostgreSQL's window functions) and HashJoin (join.go: inner,
-// outer, semi, anti and single joins on equi-keys plus residual conjuncts) are the operators a fragment or the coordinator stacks on the streams the stores
+// Rebatch, Window (window.go: PostgreSQL's window functions), HashJoin (join.go: inner,
+// outer, semi, anti and single joins on equi-keys plus residual conjuncts) and ProjectSet
+// (srf.go: set-returning functions called on each row) are the operators a fragment or the coordinator stacks on the streams the stores
 // return.
 //
 // Expressions evaluate through arrow-go's compute and compute/exprs for everything arrow-go

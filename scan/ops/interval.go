@@ -23,9 +23,12 @@ import (
 // holds ±292 years, where PostgreSQL's holds ±292,000: a result beyond is "interval out of
 // range", 22008). The functions of URNPostgres over it, strict (NULL in, NULL out):
 //
-//	make_interval(months, days, nanos)  an interval from its three fields (int32, int32, int64)
-//	timestamp_diff(a, b)                a - b for two timestamps of one type: the microseconds
-//	                                    between them as days of 24 hours and the rest (timestamp_mi)
+//	make_interval(months, days, nanos)  an interval from its three fields (int32, int32, int64;
+//	                                    integers, or numerics of scale 0 that must fit)
+//	timestamp_diff(a, b)                a - b for two timestamps of one type, or a date (its
+//	                                    midnight UTC) beside a timestamp or a date: the
+//	                                    microseconds between them as days of 24 hours and the
+//	                                    rest (timestamp_mi), exact past ±292 years
 //	timestamp_add_interval(t, iv)       t + iv: the months on the calendar (the day of month
 //	                                    clamped to the month's last), then the days as 24 hours
 //	                                    and the time (UTC, the session's zone)
@@ -149,13 +152,33 @@ func makeInterval(n *fnNode) error {
 	if err := argCount(n, 3, 3); err != nil {
 		return err
 	}
-	if err := wantInt(n, 0, 1, 2); err != nil {
-		return err
+	for i := range 3 {
+		if d, ok := n.types[i].(*arrow.Decimal128Type); !ok || d.Scale != 0 {
+			if err := wantInt(n, i); err != nil {
+				return errors.New("arguments must be integers or numerics of scale 0")
+			}
+		}
 	}
 	n.out = mdnType
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
-			m, d, ns := intAt(args[0], i), intAt(args[1], i), intAt(args[2], i)
+			var f [3]int64
+			for k := range f {
+				d, ok := args[k].(*array.Decimal128)
+				if !ok {
+					f[k] = intAt(args[k], i)
+					continue
+				}
+				// A numeric field (sum(interval)'s exact totals): past int64 it is
+				// PostgreSQL's "interval out of range", as the fields past int32 are.
+				v := d.Value(i)
+				hi, lo := v.HighBits(), v.LowBits()
+				if !(hi == 0 && lo <= math.MaxInt64 || hi == -1 && lo > math.MaxInt64) {
+					return arrow.MonthDayNanoInterval{}, false, errIntervalRange()
+				}
+				f[k] = int64(lo)
+			}
+			m, d, ns := f[0], f[1], f[2]
 			if m != int64(int32(m)) || d != int64(int32(d)) {
 				return arrow.MonthDayNanoInterval{}, false, errIntervalRange()
 			}
@@ -165,28 +188,43 @@ func makeInterval(n *fnNode) error {
 	return nil
 }
 
-// timestampPairKernel sets n up as a function of two timestamps of one type answering an
-// interval, f(a, b) of each row's instants.
-func timestampPairKernel(f func(a, b time.Time) arrow.MonthDayNanoInterval) func(*fnNode) error {
+// timestampPairKernel sets n up as a function of two timestamps of one type, or dates (read
+// by instantsAt: midnight UTC, any date PostgreSQL's timestamp holds) beside a timestamp or a
+// date, answering an interval: f(a, b) of each row's instants rounded to the microsecond.
+func timestampPairKernel(f func(a, b time.Time) (arrow.MonthDayNanoInterval, error)) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if err := argCount(n, 2, 2); err != nil {
 			return err
 		}
-		if n.args[0] == nil || n.types[0].ID() != arrow.TIMESTAMP || !arrow.TypeEqual(n.types[0], n.types[1]) {
+		for i := range 2 {
+			if n.args[i] == nil || n.types[i].ID() != arrow.TIMESTAMP && n.types[i].ID() != arrow.DATE32 {
+				return errors.New("arguments must be timestamps or dates")
+			}
+		}
+		if n.types[0].ID() == arrow.TIMESTAMP && n.types[1].ID() == arrow.TIMESTAMP && !arrow.TypeEqual(n.types[0], n.types[1]) {
 			return errors.New("arguments must be timestamps of one type")
 		}
 		n.out = mdnType
 		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-			at, err := timesAt(args[0])
+			at, err := instantsAt(args[0])
 			if err != nil {
 				return nil, err
 			}
-			bt, err := timesAt(args[1])
+			bt, err := instantsAt(args[1])
 			if err != nil {
 				return nil, err
 			}
 			return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
-				return f(at(i).Round(time.Microsecond), bt(i).Round(time.Microsecond)), true, nil
+				a, err := at(i)
+				if err != nil {
+					return arrow.MonthDayNanoInterval{}, false, err
+				}
+				b, err := bt(i)
+				if err != nil {
+					return arrow.MonthDayNanoInterval{}, false, err
+				}
+				v, err := f(a.Round(time.Microsecond), b.Round(time.Microsecond))
+				return v, err == nil, err
 			})
 		}
 		return nil
@@ -195,11 +233,37 @@ func timestampPairKernel(f func(a, b time.Time) arrow.MonthDayNanoInterval) func
 
 // timestampMinus is PostgreSQL's timestamp_mi: the microseconds between a and b (its
 // precision: its timestamps hold no more), then interval_justify_hours: whole days of 24
-// hours, the rest as time, both with the difference's sign.
-func timestampMinus(a, b time.Time) arrow.MonthDayNanoInterval {
-	us := a.Sub(b).Microseconds()
+// hours, the rest as time, both with the difference's sign. The difference is exact for any
+// two instants of PostgreSQL's range (a date's midnight included), where time.Duration's
+// ±292 years would saturate (timestamp '2001-01-01' - timestamp '1700-01-01' is 109938 days);
+// one past int64 microseconds (±292,277 years, which PostgreSQL's timestamp_mi lets wrap) is
+// 22008 "interval out of range".
+func timestampMinus(a, b time.Time) (arrow.MonthDayNanoInterval, error) {
+	secs := a.Unix() - b.Unix()
+	frac := int64(a.Nanosecond()-b.Nanosecond()) / nsPerUs
+	if secs > (math.MaxInt64-1_000_000)/1_000_000 || secs < (math.MinInt64+1_000_000)/1_000_000 {
+		return arrow.MonthDayNanoInterval{}, errIntervalRange()
+	}
+	us := secs*1_000_000 + frac
 	days := us / usPerDay
-	return arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: (us - days*usPerDay) * nsPerUs}
+	return arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: (us - days*usPerDay) * nsPerUs}, nil
+}
+
+// addDaysNanos is t + days (of 24 hours, UTC) + ns as int64 nanoseconds, ok false when the
+// sum is outside their range. Only the sum must be in range, as in PostgreSQL, whose range
+// holds any step between: timestamp '2001-01-01' - interval '110000 days' is 1699-11-...,
+// although 110000 days are more nanoseconds than an int64 holds.
+func addDaysNanos(t time.Time, days, ns int64) (int64, bool) {
+	if t.Before(minNanos) || t.After(maxNanos) || days > math.MaxInt32 || days < math.MinInt32 {
+		return 0, false
+	}
+	secs := t.Unix() + days*86400 + ns/1_000_000_000
+	frac := int64(t.Nanosecond()) + ns%1_000_000_000
+	r := time.Unix(secs, frac).UTC()
+	if r.Before(minNanos) || r.After(maxNanos) {
+		return 0, false
+	}
+	return r.UnixNano(), true
 }
 
 func timestampAddInterval(n *fnNode) error {
@@ -222,20 +286,22 @@ func timestampAddInterval(n *fnNode) error {
 		iv := args[1].(*array.MonthDayNanoInterval)
 		b := array.NewTimestampBuilder(mem, n.out.(*arrow.TimestampType))
 		return mapRows[arrow.Timestamp](b, rows, args, func(i int) (arrow.Timestamp, bool, error) {
-			x := iv.Value(i)
-			t := calendar.AddMonths(at(i), int64(x.Months))
-			ns, ok := addNanos(t, int64(x.Days)*nsPerDay)
-			if ok {
-				ns, ok = addNanos(time.Unix(0, ns).UTC(), x.Nanoseconds)
-			}
+			t, ok := addInterval(at(i), iv.Value(i))
 			if !ok {
 				return 0, false, &DataError{Code: "22008", Msg: "timestamp out of range"}
 			}
-			v, err := arrow.TimestampFromTime(time.Unix(0, ns).UTC(), unit)
+			v, err := arrow.TimestampFromTime(t, unit)
 			return v, err == nil, err
 		})
 	}
 	return nil
+}
+
+// addInterval is t + x as timestamp_add_interval computes it (UTC), false when the result is
+// outside int64 nanoseconds.
+func addInterval(t time.Time, x arrow.MonthDayNanoInterval) (time.Time, bool) {
+	ns, ok := addDaysNanos(calendar.AddMonths(t, int64(x.Months)), int64(x.Days), x.Nanoseconds)
+	return time.Unix(0, ns).UTC(), ok
 }
 
 // addMDN returns a + sign*b field by field, false on an overflow.
@@ -488,7 +554,9 @@ func init() {
 	ownFunctions["interval_months"] = intervalField(func(x arrow.MonthDayNanoInterval) int64 { return int64(x.Months) })
 	ownFunctions["interval_days"] = intervalField(func(x arrow.MonthDayNanoInterval) int64 { return int64(x.Days) })
 	ownFunctions["interval_nanos"] = intervalField(func(x arrow.MonthDayNanoInterval) int64 { return x.Nanoseconds })
-	ownFunctions["timestamp_age"] = timestampPairKernel(Age)
+	ownFunctions["timestamp_age"] = timestampPairKernel(func(a, b time.Time) (arrow.MonthDayNanoInterval, error) {
+		return Age(a, b), nil
+	})
 	ownFunctions["justify_hours"] = intervalMapKernel(justifyHours)
 	ownFunctions["justify_days"] = intervalMapKernel(justifyDays)
 	ownFunctions["justify_interval"] = intervalMapKernel(justifyInterval)

@@ -341,15 +341,16 @@ type joiner struct {
 	nkeys int
 	row   int
 	chain int32 // the next candidate of row's chain (-1: take the row's head)
-	// The last key looked up in the current batch and its chain's head: a routed read's
-	// rows come a partition at a time, so a key often repeats the previous row's.
-	lastKey  []byte
-	lastHead int32
-	lastOK   bool
-	lmatched []int32
-	pending  []arrow.RecordBatch
-	tail     int // the next right row to check for the unmatched tail
-	done     bool
+	// The last key looked up in the current batch (where it is in keyBuf: no pointer, which
+	// the collector's write barrier would record at every row) and its chain's head: a routed
+	// read's rows come a partition at a time, so a key often repeats the previous row's.
+	lastStart, lastEnd int32
+	lastHead           int32
+	lastOK             bool
+	lmatched           []int32
+	pending            []arrow.RecordBatch
+	tail               int // the next right row to check for the unmatched tail
+	done               bool
 
 	// Scratch reused from batch to batch: encoded keys and where each row's starts and ends
 	// in keyBuf (an end of -1: a NULL key), candidate pairs, their references and the
@@ -737,7 +738,7 @@ func (j *joiner) probe() error {
 	if !needPairs {
 		// Semi and anti joins without a residual: a row matches when its chain exists.
 		for r := range n {
-			if k, ok := j.key(r); ok && j.candidates(k) >= 0 {
+			if j.keyEnds[r] >= 0 && j.candidates(r) >= 0 {
 				j.lmatched[r] = 1
 			}
 		}
@@ -745,15 +746,14 @@ func (j *joiner) probe() error {
 	}
 	lp, rp := j.lp[:0], j.rp[:0]
 	for j.row < n && len(lp) < MaxBatchRows {
-		k, ok := j.key(j.row)
-		if !ok {
+		if j.keyEnds[j.row] < 0 { // a NULL key matches nothing
 			j.row++
 			j.chain = -1
 			continue
 		}
 		c := j.chain
 		if c < 0 {
-			c = j.candidates(k)
+			c = j.candidates(j.row)
 		}
 		for c >= 0 && len(lp) < MaxBatchRows {
 			lp = append(lp, int32(j.row))
@@ -788,22 +788,25 @@ func (j *joiner) probe() error {
 	return nil
 }
 
-// candidates returns the first right row a left key may match (-1: none).
-func (j *joiner) candidates(k []byte) int32 {
+// candidates returns the first right row the key of row r of the current left batch may
+// match (-1: none); that key is not NULL.
+func (j *joiner) candidates(r int) int32 {
 	if len(j.spec.LeftKeys) == 0 {
 		if len(j.rrefs) == 0 {
 			return -1
 		}
 		return 0
 	}
-	if j.lastOK && string(k) == string(j.lastKey) {
+	start, end := j.keyStarts[r], j.keyEnds[r]
+	k := j.keyBuf[start:end]
+	if j.lastOK && string(k) == string(j.keyBuf[j.lastStart:j.lastEnd]) {
 		return j.lastHead
 	}
 	h := int32(-1)
 	if x, ok := j.head[string(k)]; ok {
 		h = j.heads[x]
 	}
-	j.lastKey, j.lastHead, j.lastOK = k, h, true
+	j.lastStart, j.lastEnd, j.lastHead, j.lastOK = start, end, h, true
 	return h
 }
 

@@ -25,7 +25,7 @@ type RefStep struct {
 // text), whether it is SQL NULL, or the document's error.
 func GJSONRef(doc []byte, steps []RefStep, path, text bool) (string, bool, error) {
 	if !utf8.Valid(doc) {
-		return "", false, errJSONEncoding
+		return "", false, errNotUTF8
 	}
 	if !gjson.ValidBytes(doc) {
 		return "", false, errInvalidJSON

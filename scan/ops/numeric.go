@@ -372,6 +372,9 @@ func numericCast(n *fnNode) error {
 			f = textRows(v.Value, rd)
 		}
 		if v := args[3]; isInt(v.DataType()) {
+			if out, ok := castIntsNumeric(mem, v, rd); ok {
+				return out, nil // every row on the fast path, in one loop (numbulk.go)
+			}
 			// The fast path (numfast.go), the general path for what it cannot decide.
 			f = func(i int) (decimal128.Num, bool, error) {
 				if x, ok, err := fastIntNumeric(intAt(v, i), rd); ok {
@@ -610,6 +613,9 @@ func numericCmp(n *fnNode) error {
 	n.out = arrow.FixedWidthTypes.Boolean
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		a, b := args[1].(*array.Decimal128), args[2].(*array.Decimal128)
+		if out, ok := cmpDecimals(mem, a, b, sa, sb, test); ok {
+			return out, nil // every row on the fast path, in one loop (numbulk.go)
+		}
 		var x, y apd.Decimal
 		return mapBools(mem, rows, args[1:], func(i int) (bool, error) {
 			if c, ok := fastCmp(a.Value(i), b.Value(i), sa, sb); ok {

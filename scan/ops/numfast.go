@@ -140,6 +140,20 @@ func fastArithArray(mem memory.Allocator, op string, a, b *array.Decimal128, sa,
 	defer buf.Release()
 	buf.Resize(len(xs) * arrow.Decimal128SizeBytes)
 	out := arrow.Decimal128Traits.CastFromBytes(buf.Bytes())
+	if op == "multiply" {
+		// fastArith's multiply without its call and FitsInPrecision's Abs per operand: both
+		// below 10^19 in magnitude (below19), the product below 10^38.
+		for i, x := range xs {
+			y := ys[i]
+			if !below19(x) || !below19(y) {
+				return nil
+			}
+			out[i] = x.Mul(y)
+		}
+		data := array.NewData(numericOut(s), len(xs), []*memory.Buffer{nil, buf}, nil, 0, 0)
+		defer data.Release()
+		return array.MakeFromData(data)
+	}
 	for i, x := range xs {
 		v, ok := fastArith(op, x, ys[i], sa, sb, s)
 		if !ok {
@@ -150,6 +164,19 @@ func fastArithArray(mem memory.Allocator, op string, a, b *array.Decimal128, sa,
 	data := array.NewData(numericOut(s), len(xs), []*memory.Buffer{nil, buf}, nil, 0, 0)
 	defer data.Release()
 	return array.MakeFromData(data)
+}
+
+// below19 reports whether |x| < 10^19 (x.FitsInPrecision(19)) from its two words: x in
+// [0, 2^64) with a low word below 10^19, or x in [-2^64, 0) with a low word above 2^64 - 10^19.
+func below19(x decimal128.Num) bool {
+	const e19 = 10_000_000_000_000_000_000
+	switch x.HighBits() {
+	case 0:
+		return x.LowBits() < e19
+	case -1:
+		return x.LowBits() > 1<<64-e19
+	}
+	return false
 }
 
 // fastCmp compares x (scale sa) and y (scale sb): -1, 0 or 1, ok false when bringing them to

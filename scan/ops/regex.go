@@ -35,6 +35,11 @@ import (
 //	                                   than RE2's); flags "" first
 //	regexp_substr(s, pattern)          the first match's text, NULL without one; flags ""
 //	                                   first
+//	substring_regex(s, pattern)        substring(s FROM pattern) (PostgreSQL's
+//	                                   textregexsubstr): the first match's first
+//	                                   parenthesised subexpression when the pattern has
+//	                                   one (NULL when it took no part), else the whole
+//	                                   match; NULL without a match; flags "" first
 //
 // A pattern that pgregex refuses or cannot read is the row's error: PostgreSQL's invalid
 // regular expression (2201B), or 0A000 naming the construct.
@@ -44,6 +49,7 @@ func init() {
 	ownFunctions["regexp_match_elem"] = regexpMatchElemKernel
 	ownFunctions["regexp_count"] = regexpCountKernel
 	ownFunctions["regexp_substr"] = regexpSubstrKernel
+	ownFunctions["substring_regex"] = substringRegexKernel
 }
 
 // patternCache compiles each distinct pattern of one expression once (at most 64 kept).
@@ -362,5 +368,20 @@ func regexpSubstrKernel(n *fnNode) error {
 			return "", false
 		}
 		return src[m[0]:m[1]], true
+	})
+}
+
+func substringRegexKernel(n *fnNode) error {
+	return regexpSearchKernel(n, arrow.BinaryTypes.String, func(re *pgregex.Regexp, src string) (any, bool) {
+		m := re.FindStringSubmatchIndex(src)
+		switch {
+		case m == nil:
+			return "", false
+		case re.NumSubexp() == 0:
+			return src[m[0]:m[1]], true
+		case m[2] < 0:
+			return "", false
+		}
+		return src[m[2]:m[3]], true
 	})
 }

@@ -370,10 +370,11 @@ func mapBools(mem memory.Allocator, n int, args []arrow.Array, f func(i int) (bo
 // representation (22P02), without the value PostgreSQL quotes.
 var errInvalidJSON = &DataError{Code: sqlstateInvalidText, Msg: "invalid input syntax for type json"}
 
-// errJSONEncoding is the error of a document (a bytea value) that is not UTF-8: PostgreSQL's
-// character_not_in_repertoire (22021), raised as it reads json text. Without it ->> would
-// answer text columns holding bytes that are not UTF-8, which clients cannot decode.
-var errJSONEncoding = &DataError{Code: sqlstateBadEncoding, Msg: `invalid byte sequence for encoding "UTF8"`}
+// errNotUTF8 is the error of bytes read as text that are not UTF-8 (a document, a bytea value
+// given to convert_from): PostgreSQL's character_not_in_repertoire (22021), raised as it reads
+// json text and as convert_from verifies its result. Without it ->> would answer text columns
+// holding bytes that are not UTF-8, which clients cannot decode.
+var errNotUTF8 = &DataError{Code: sqlstateBadEncoding, Msg: `invalid byte sequence for encoding "UTF8"`}
 
 // jsonKernel returns the setup of json_get(_text) (one key, text or integer) and
 // json_path(_text) (text keys, integers written as text index arrays).
@@ -769,6 +770,32 @@ func timesAt(a arrow.Array) (func(i int) time.Time, error) {
 	return func(i int) time.Time { return ts.Value(i).ToTime(unit).UTC() }, nil
 }
 
+// instantsAt is timesAt that also reads a date (date32) as its midnight in UTC, PostgreSQL's
+// date → timestamp with time zone in a UTC session (date2timestamp). A date's range
+// (time.Time's) is wider than timestamp[ns]'s: a kernel of dates whose result is text or an
+// interval answers for dates no nanosecond instant holds (to_char(date '1500-01-01', …), age
+// of two dates). A date PostgreSQL's timestamp cannot hold (from 294277-01-01 on) is its
+// 22008 "date out of range for timestamp".
+func instantsAt(a arrow.Array) (func(i int) (time.Time, error), error) {
+	if d, ok := a.(*array.Date32); ok {
+		return func(i int) (time.Time, error) {
+			if int64(d.Value(i)) >= pgTimestampEndDays {
+				return time.Time{}, &DataError{Code: "22008", Msg: "date out of range for timestamp"}
+			}
+			return time.Unix(int64(d.Value(i))*86400, 0).UTC(), nil
+		}, nil
+	}
+	at, err := timesAt(a)
+	if err != nil {
+		return nil, err
+	}
+	return func(i int) (time.Time, error) { return at(i), nil }, nil
+}
+
+// pgTimestampEndDays is 294277-01-01, the end of PostgreSQL's timestamp range
+// (TIMESTAMP_END_JULIAN), in days since 1970-01-01.
+var pgTimestampEndDays = time.Date(294277, 1, 1, 0, 0, 0, 0, time.UTC).Unix() / 86400
+
 // timestampAdd is PostgreSQL's timestamp with time zone + interval in a UTC session: the
 // interval's months first, on the calendar (calendar.AddMonths: the day of month clamped to
 // the target month's last), then its days (24 hours each in UTC) and time, given as one
@@ -896,40 +923,51 @@ func datePart(n *fnNode) error {
 		return err
 	}
 	field := n.enums[0]
-	if n.args[1] == nil || n.types[1].ID() != arrow.TIMESTAMP {
-		return errors.New("argument 2 must be a timestamp")
+	if n.args[1] == nil || n.types[1].ID() != arrow.TIMESTAMP && n.types[1].ID() != arrow.DATE32 {
+		return errors.New("argument 2 must be a timestamp or a date")
 	}
-	if ff, ok := datePartFloatFields[field]; ok {
+	// A date is PostgreSQL's date_part(text, date), the date read as a timestamp
+	// (instantsAt: any date its timestamp holds, years before Christ as extract_date counts
+	// them).
+	date := n.types[1].ID() == arrow.DATE32
+	ff, isFloat := datePartFloatFields[field]
+	f, ok := datePartFields[field]
+	switch {
+	case isFloat:
 		n.out = arrow.PrimitiveTypes.Float64
-		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+	case !ok:
+		return fmt.Errorf("unit %q is not supported", strings.ToLower(field))
+	default:
+		n.out = arrow.PrimitiveTypes.Int64
+		if date {
+			f = bcYears(field, f)
+		}
+	}
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		if !date {
 			at, err := timesAt(args[1])
 			if err != nil {
 				return nil, err
 			}
-			b := array.NewFloat64Builder(mem)
-			defer b.Release()
-			for i := range rows {
-				if args[1].IsNull(i) {
-					b.AppendNull()
-					continue
-				}
-				b.Append(ff(at(i)))
+			if isFloat {
+				return mapFloats(mem, rows, args[1:2], func(i int) (float64, error) { return ff(at(i)), nil })
 			}
-			return b.NewArray(), nil
+			return mapInts(mem, rows, args[1:2], func(i int) int64 { return f(at(i)) }), nil
 		}
-		return nil
-	}
-	f, ok := datePartFields[field]
-	if !ok {
-		return fmt.Errorf("unit %q is not supported", strings.ToLower(field))
-	}
-	n.out = arrow.PrimitiveTypes.Int64
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		at, err := timesAt(args[1])
+		at, err := instantsAt(args[1])
 		if err != nil {
 			return nil, err
 		}
-		return mapInts(mem, rows, args[1:2], func(i int) int64 { return f(at(i)) }), nil
+		if isFloat {
+			return mapRows[float64](array.NewFloat64Builder(mem), rows, args[1:2], func(i int) (float64, bool, error) {
+				t, err := at(i)
+				return ff(t), err == nil, err
+			})
+		}
+		return mapRows[int64](array.NewInt64Builder(mem), rows, args[1:2], func(i int) (int64, bool, error) {
+			t, err := at(i)
+			return f(t), err == nil, err
+		})
 	}
 	return nil
 }
@@ -972,6 +1010,7 @@ func extractKernel(n *fnNode) error {
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		var at func(i int) time.Time
 		if d, ok := args[1].(*array.Date32); ok {
+			// extract_date: the date's own fields, any date.
 			at = func(i int) time.Time { return time.Unix(int64(d.Value(i))*86400, 0).UTC() }
 		} else {
 			var err error
@@ -1037,25 +1076,32 @@ func toCharKernel(n *fnNode) error {
 	if err := argCount(n, 2, 2); err != nil {
 		return err
 	}
-	if n.types[0].ID() != arrow.TIMESTAMP {
-		return errors.New("argument 1 must be a timestamp")
+	if n.types[0].ID() != arrow.TIMESTAMP && n.types[0].ID() != arrow.DATE32 {
+		return errors.New("argument 1 must be a timestamp or a date")
 	}
 	if err := wantText(n, 1); err != nil {
 		return err
 	}
 	n.out = arrow.BinaryTypes.String
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		at, err := timesAt(args[0])
+		// A date is PostgreSQL's date → timestamp with time zone (to_char's candidate its
+		// resolution prefers), its midnight in UTC: read from the date itself, so a date
+		// outside timestamp[ns] (to_char(date '1500-01-01', …)) answers as PostgreSQL does.
+		at, err := instantsAt(args[0])
 		if err != nil {
 			return nil, err
 		}
 		f, _ := asTexts(args[1])
 		toChar := ToChar
-		if args[0].DataType().(*arrow.TimestampType).TimeZone == "" {
+		if ts, ok := args[0].DataType().(*arrow.TimestampType); ok && ts.TimeZone == "" {
 			toChar = ToCharWallclock // a timestamp without time zone
 		}
 		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-			return toChar(at(i), string(f.ValueBytes(i))), true, nil
+			t, err := at(i)
+			if err != nil {
+				return "", false, err
+			}
+			return toChar(t, string(f.ValueBytes(i))), true, nil
 		})
 	}
 	return nil

@@ -3,6 +3,7 @@ package ops_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -289,6 +290,58 @@ func TestRoundHalfEven(t *testing.T) {
 		got, err := evalSQLFn(t, f)
 		if err != nil || got[0] != want {
 			t.Errorf("round(%v) = %v (%v), want %s", in, got, err, want)
+		}
+	}
+}
+
+// TestDatesBeyondNanoseconds: to_char, date_part, age and timestamp - timestamp read a date
+// (date32) as its midnight UTC without going through timestamp[ns], so that dates outside
+// 1677-09-21..2262-04-11 answer as PostgreSQL 15 does (its values below); a difference past
+// ±292 years is exact; a date PostgreSQL's timestamp cannot hold is its 22008.
+func TestDatesBeyondNanoseconds(t *testing.T) {
+	t.Parallel()
+	date := func(y int, m time.Month, d int) expr.Expression {
+		return expr.NewPrimitiveLiteral(types.Date(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix()/86400), false)
+	}
+	ivOut := types.NewIntervalCompoundType().WithPrecision(types.PrecisionMicroSeconds).WithNullability(types.NullabilityNullable)
+	f64Out := &types.Float64Type{Nullability: types.NullabilityNullable}
+	text := func(iv expr.Expression) expr.Expression { return own("interval_text", strOut, iv) }
+	four := func(s string) []string { return []string{s, s, s, s} }
+	for _, c := range []struct {
+		name string
+		e    expr.Expression
+		want []string
+	}{
+		{"to_char", own("to_char", strOut, date(1600, 1, 1), str("YYYY-MM-DD Dy")), four("1600-01-01 Sat")},
+		{"date_part year BC", own("date_part", i64Out, types.Enum("YEAR"), date(-43, 3, 15)), four("-44")},
+		{"date_part century BC", own("date_part", i64Out, types.Enum("CENTURY"), date(-43, 3, 15)), four("-1")},
+		{"date_part epoch", own("date_part", f64Out, types.Enum("EPOCH"), date(2300, 1, 1)), four("1.0413792e+10")},
+		{"age of dates", text(own("timestamp_age", ivOut, date(2001, 1, 1), date(1600, 1, 1))), four("401 years")},
+		{"date - date as timestamps", text(own("timestamp_diff", ivOut, date(2001, 1, 1), date(1700, 1, 1))), four("109938 days")},
+		{"timestamp - date", text(own("timestamp_diff", ivOut, col(3), date(1600, 1, 1))),
+			[]string{"146525 days 05:06:07.123456", "146462 days 23:59:59", "146469 days", "NULL"}},
+		{"date - timestamp", text(own("timestamp_diff", ivOut, date(2300, 1, 1), col(3))),
+			[]string{"109144 days 18:53:52.876544", "109207 days 00:00:01", "109201 days", "NULL"}},
+		{"age(timestamp, date)", text(own("timestamp_age", ivOut, col(3), date(1600, 1, 1))),
+			[]string{"401 years 2 mons 3 days 05:06:07.123456", "400 years 11 mons 30 days 23:59:59", "401 years 6 days", "NULL"}},
+	} {
+		got, err := evalSQLFn(t, c.e)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	// date '294277-01-01' is past PostgreSQL's timestamp: its date_part and to_char are 22008.
+	for _, e := range []expr.Expression{
+		own("to_char", strOut, date(294277, 1, 1), str("YYYY")),
+		own("date_part", i64Out, types.Enum("YEAR"), date(294277, 1, 1)),
+	} {
+		var de *ops.DataError
+		if _, err := evalSQLFn(t, e); !errors.As(err, &de) || de.Code != "22008" || de.Msg != "date out of range for timestamp" {
+			t.Errorf("%v: %v, want 22008 date out of range for timestamp", e, err)
 		}
 	}
 }

@@ -36,3 +36,23 @@ func TestSchemaProbesAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestOrOfPinnedRangesAsPostgres: an OR whose every disjunct pins the origin (and bounds the
+// time, or leaves it to a bound outside the OR) reads the union of its pins and ranges and
+// answers PostgreSQL's rows — two series compared side by side (trial26: refused as a read
+// without a pin).
+func TestOrOfPinnedRangesAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT origin, count(*), min(id), max(timestamp)::text FROM flights WHERE (origin = 'ORD' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-02') OR (origin = 'SFO' AND timestamp >= '2001-04-03' AND timestamp < '2001-04-04') GROUP BY 1 ORDER BY 1",
+		"SELECT count(*) FROM flights WHERE timestamp >= '2001-04-01' AND timestamp < '2001-04-08' AND ((origin = 'ORD' AND (value->>'delay')::int > 30) OR (origin IN ('SFO', 'ORD') AND (value->>'delay')::int < 0))",
+		"SELECT date_trunc('day', timestamp)::text, origin, count(*) FROM flights WHERE (origin = 'ORD' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-03') OR (origin = 'ORD' AND timestamp >= '2001-04-05' AND timestamp < '2001-04-06') OR (origin = 'ATL' AND origin = 'SFO' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-09') GROUP BY 1, 2 ORDER BY 1, 2",
+	}
+	for _, cl := range clients {
+		for _, q := range qs {
+			if n := comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, q)...); n == 0 {
+				t.Errorf("PostgreSQL answers no row to %s", q)
+			}
+		}
+	}
+}

@@ -1,0 +1,621 @@
+package substrait
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// Set-returning functions over the rows of other FROM items (issue 18): a function in FROM
+// after other items — LATERAL implicitly, as PostgreSQL calls it once per row of the items
+// before it (FROM flights f, jsonb_each(f.value) AS e), on a join's right side (CROSS JOIN
+// LATERAL f(…), JOIN LATERAL f(…) ON cond, LEFT JOIN LATERAL f(…) ON true), with WITH
+// ORDINALITY or ROWS FROM (…), or a JSON set-returning function anywhere in FROM, is bound as
+// an ExtensionSingleRel whose definition is a *ProjectSet over the items before it (a
+// one-row VALUES when it stands alone); the executor runs it as ops.ProjectSet
+// (scan/projectset.go). generate_series and unnest of literals alone keep their constant
+// form (tablefunc.go) up to MaxSeriesRows rows; a longer generate_series, or one of other
+// constant expressions, is a ProjectSet over one row too. The set-returning functions of a select list are rewritten into such
+// a ROWS FROM item after the query's FROM (selectSRFs), which is PostgreSQL 10's ProjectSet:
+// the functions of one select list zip to the longest.
+
+// ProjectSet defines the relation that calls set-returning functions on each row of its one
+// input: its output is the input's columns, then each call's columns (Out), then, when
+// Ordinality, the row's ordinality within its input row (bigint). Each input row yields as
+// many rows as its longest call (shorter calls NULL-padded); a row for which every call
+// yields nothing yields no row, or, when Outer (LEFT JOIN LATERAL … ON true), one row whose
+// call columns and ordinality are NULL. Calls' names and arguments are ops.SetFuncOutputs'.
+type ProjectSet struct {
+	Calls      []SetCall
+	Ordinality bool
+	Outer      bool
+}
+
+// SetCall is a set-returning function call of a ProjectSet: the function's name, its
+// arguments (over the input's columns) and the types of the columns it yields.
+type SetCall struct {
+	Name string
+	Args []expr.Expression
+	Out  []types.Type
+}
+
+// Schema is the input's columns, the calls' and the ordinality.
+func (p *ProjectSet) Schema(inputs []plan.Rel) types.RecordType {
+	ts := slices.Clone(inputs[0].RecordType().Types())
+	for _, c := range p.Calls {
+		for _, t := range c.Out {
+			ts = append(ts, t.WithNullability(nullableN))
+		}
+	}
+	if p.Ordinality {
+		ts = append(ts, i64Type())
+	}
+	return *types.NewRecordTypeFromTypes(ts)
+}
+
+// Build describes the relation for the plan's protobuf form (EXPLAIN).
+func (p *ProjectSet) Build([]plan.Rel) *anypb.Any {
+	a, _ := anypb.New(wrapperspb.String(p.String()))
+	return a
+}
+
+// String names the calls: "ProjectSet jsonb_each, generate_series [ordinality] [outer]".
+func (p *ProjectSet) String() string {
+	s := "ProjectSet " + strings.Join(callNames(p), ", ")
+	if p.Ordinality {
+		s += " with ordinality"
+	}
+	if p.Outer {
+		s += " outer"
+	}
+	return s
+}
+
+// callNames is the names of p's calls.
+func callNames(p *ProjectSet) []string {
+	names := make([]string, len(p.Calls))
+	for i, c := range p.Calls {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// inputConjuncts is the conjuncts of above (over r's output) that read only r's input columns,
+// which a ProjectSet passes unchanged: over its input.
+func inputConjuncts(above []expr.Expression, r *plan.ExtensionSingleRel) (down, kept []expr.Expression) {
+	mapping := r.OutputMapping()
+	n := len(r.Input().RecordType().Types())
+	return remapAll(above, func(i int) (int, bool) {
+		if mapping != nil {
+			if i < 0 || i >= len(mapping) {
+				return 0, false
+			}
+			i = int(mapping[i])
+		}
+		return i, i >= 0 && i < n
+	}, false)
+}
+
+// Expressions is every call's arguments.
+func (p *ProjectSet) Expressions([]plan.Rel) []expr.Expression {
+	var es []expr.Expression
+	for _, c := range p.Calls {
+		es = append(es, c.Args...)
+	}
+	return es
+}
+
+// jsonSRFs are the JSON set-returning functions: whether they yield a key, a value, and the
+// value as text.
+var jsonSRFs = map[string]struct{ key, value, text bool }{
+	"json_each": {true, true, false}, "jsonb_each": {true, true, false},
+	"json_each_text": {true, true, true}, "jsonb_each_text": {true, true, true},
+	"json_array_elements": {false, true, false}, "jsonb_array_elements": {false, true, false},
+	"json_array_elements_text": {false, true, true}, "jsonb_array_elements_text": {false, true, true},
+	"json_object_keys": {true, false, true}, "jsonb_object_keys": {true, false, true},
+}
+
+// needsProjectSet reports whether the function item rf is bound as a ProjectSet: all but
+// generate_series and unnest of constants without ORDINALITY or ROWS FROM.
+func needsProjectSet(rf *pg.RangeFunction) bool {
+	if rf.GetLateral() || rf.GetOrdinality() || rf.GetIsRowsfrom() || len(rf.GetFunctions()) != 1 {
+		return true
+	}
+	items := rf.GetFunctions()[0].GetList().GetItems()
+	if len(items) == 0 || items[0].GetFuncCall() == nil {
+		return false
+	}
+	fc := items[0].GetFuncCall()
+	if _, ok := jsonSRFs[funcName(fc)]; ok {
+		return true
+	}
+	refs := false
+	for _, a := range fc.GetArgs() {
+		deepNodes(a, func(n *pg.Node) bool {
+			refs = refs || n.GetColumnRef() != nil
+			return !refs
+		})
+	}
+	return refs
+}
+
+// readsColumns reports whether n holds a function in FROM (at any depth of its joins) whose
+// arguments reference a column.
+func readsColumns(n *pg.Node) bool {
+	found := false
+	deepNodes(n, func(x *pg.Node) bool {
+		switch {
+		case found || x.GetSelectStmt() != nil || x.GetRangeSubselect() != nil:
+			return false
+		case x.GetRangeFunction() != nil:
+			deepNodes(x, func(y *pg.Node) bool {
+				found = found || y.GetColumnRef() != nil
+				return !found && y.GetSelectStmt() == nil
+			})
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// projectSet binds the functions of rf over l (their arguments read l's columns): l's columns
+// then the functions', qualified by rf's alias (or the function's name).
+func (bd *binder) projectSet(l *boundRel, rf *pg.RangeFunction, outer bool) (*boundRel, error) {
+	if len(rf.GetColdeflist()) > 0 {
+		return nil, unimplementedAre("column definition lists")
+	}
+	def := &ProjectSet{Ordinality: rf.GetOrdinality(), Outer: outer}
+	var cols []col
+	qual := ""
+	for _, f := range rf.GetFunctions() {
+		items := f.GetList().GetItems()
+		if len(items) == 0 || items[0].GetFuncCall() == nil {
+			return nil, unimplementedAre("table functions")
+		}
+		if len(items) > 1 && len(items[1].GetList().GetItems()) > 0 {
+			return nil, unimplementedAre("column definition lists")
+		}
+		call, cs, err := bd.setCall(items[0].GetFuncCall(), l.sc)
+		if err != nil {
+			return nil, err
+		}
+		def.Calls = append(def.Calls, call)
+		cols = append(cols, cs...)
+		if qual == "" {
+			qual = call.Name
+		}
+	}
+	if def.Ordinality {
+		cols = append(cols, col{name: "ordinality", typ: i64Type()})
+	}
+	if al := rf.GetAlias(); al != nil {
+		qual = al.GetAliasname()
+		cn := al.GetColnames()
+		if len(cn) > len(cols) {
+			return nil, quoting(InvalidArgument, "42P10", fmt.Sprintf("table %%q has %d columns available but %d columns specified", len(cols), len(cn)), qual)
+		}
+		if len(cn) == 0 && len(def.Calls) == 1 && len(def.Calls[0].Out) == 1 && !jsonSRFs[def.Calls[0].Name].value {
+			// A function of one column without OUT parameters (json_object_keys,
+			// generate_series, unnest) names it after the alias; json_array_elements' is
+			// its OUT parameter value.
+			cols[0].name = qual
+		}
+		for i, c := range cn {
+			cols[i].name = c.GetString_().GetSval()
+		}
+	}
+	rel, err := bd.b.ExtensionSingle(l.rel, def)
+	if err != nil {
+		return nil, fmt.Errorf("bind set-returning function: %w", err)
+	}
+	ts := rel.RecordType().Types()
+	out := &boundRel{rel: rel, sc: &scope{cols: slices.Clone(l.sc.cols)}}
+	for i, c := range l.sc.cols {
+		if i < len(l.names) {
+			out.names = append(out.names, l.names[i])
+		} else {
+			out.names = append(out.names, c.name)
+		}
+	}
+	for _, c := range cols {
+		c.qual = qual
+		// The select list's calls (selectSRFs) are reached by their references only, never
+		// by *.
+		c.hidden = qual == srfAlias
+		c.typ = ts[len(out.sc.cols)]
+		out.sc.cols = append(out.sc.cols, c)
+		out.names = append(out.names, c.name)
+	}
+	return out, nil
+}
+
+// setCall binds the set-returning function call fc, its arguments over sc: the call and the
+// columns it yields (named as PostgreSQL names them, json and jsonb marked).
+func (bd *binder) setCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error) {
+	name := funcName(fc)
+	if fc.GetAggStar() || fc.GetAggDistinct() || fc.GetOver() != nil || len(fc.GetAggOrder()) > 0 || fc.GetAggFilter() != nil || fc.GetFuncVariadic() {
+		return SetCall{}, nil, unimplemented("this form of " + name)
+	}
+	if name == "unnest" {
+		return bd.unnestCall(fc, sc)
+	}
+	args := make([]bval, len(fc.GetArgs()))
+	for i, a := range fc.GetArgs() {
+		if hasSRF(a) {
+			return SetCall{}, nil, unimplementedAre("set-returning functions in the arguments of a set-returning function")
+		}
+		v, err := bd.bindExpr(a, sc)
+		if err != nil {
+			return SetCall{}, nil, err
+		}
+		args[i] = v
+	}
+	if f, ok := jsonSRFs[name]; ok {
+		jsonb := strings.HasPrefix(name, "jsonb")
+		if len(args) != 1 {
+			names := make([]string, len(args))
+			for i, a := range args {
+				names[i] = jsonTypeName(a)
+			}
+			return SetCall{}, nil, refused(InvalidArgument, "42883", "function %s(%s) does not exist", name, strings.Join(names, ", "))
+		}
+		doc, err := bd.jsonArg(name, args[0], jsonb, args)
+		if err != nil {
+			return SetCall{}, nil, err
+		}
+		call := SetCall{Name: name, Args: []expr.Expression{doc}}
+		var cols []col
+		if f.key {
+			kn := "key"
+			if !f.value {
+				kn = name
+			}
+			call.Out = append(call.Out, strType())
+			cols = append(cols, col{name: kn})
+		}
+		if f.value {
+			c := col{name: "value"}
+			if f.text {
+				call.Out = append(call.Out, strType())
+			} else {
+				call.Out = append(call.Out, binType())
+				c.json, c.jsonb = !jsonb, jsonb
+			}
+			cols = append(cols, c)
+		}
+		return call, cols, nil
+	}
+	if name != "generate_series" {
+		return SetCall{}, nil, refused(Unimplemented, "0A000", "the set-returning function %s is not supported", name)
+	}
+	if len(args) < 2 || len(args) > 3 {
+		return SetCall{}, nil, errorf(InvalidArgument, "function generate_series with %d arguments does not exist", len(args))
+	}
+	if timeSeriesArgs(args) {
+		return bd.timestampSetCall(args)
+	}
+	t, err := seriesIntType(args)
+	if err != nil {
+		return SetCall{}, nil, err
+	}
+	call := SetCall{Name: name, Out: []types.Type{t}}
+	for _, a := range args {
+		e, err := bd.coerce(a, t, "argument of generate_series")
+		if err != nil {
+			return SetCall{}, nil, err
+		}
+		call.Args = append(call.Args, e)
+	}
+	return call, []col{{name: name}}, nil
+}
+
+// timestampSetCall binds generate_series(start, stop, step) of timestamps (timeSeriesArgs):
+// the ends as seriesTimestampType's type (a date is midnight UTC, the session's zone), the
+// step an interval (an untyped literal reads as one), as the constant series
+// (timestampSeries) takes them.
+func (bd *binder) timestampSetCall(args []bval) (SetCall, []col, error) {
+	if len(args) != 3 {
+		return SetCall{}, nil, errorf(InvalidArgument, "function generate_series(timestamp with time zone, timestamp with time zone) does not exist")
+	}
+	typ := seriesTimestampType(args[:2])
+	call := SetCall{Name: "generate_series", Out: []types.Type{typ}}
+	for _, a := range args[:2] {
+		e, err := bd.coerce(a, typ, "argument of generate_series")
+		if err != nil {
+			return SetCall{}, nil, err
+		}
+		call.Args = append(call.Args, e)
+	}
+	step, err := bd.intervalValue(args[2], "argument 3 of generate_series")
+	if err != nil {
+		return SetCall{}, nil, err
+	}
+	call.Args = append(call.Args, step)
+	return call, []col{{name: "generate_series"}}, nil
+}
+
+// unnestCall binds unnest(ARRAY[…]) whose elements read sc's columns: one row per element.
+func (bd *binder) unnestCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error) {
+	raw := fc.GetArgs()
+	if len(raw) != 1 {
+		return SetCall{}, nil, unimplemented(fmt.Sprintf("unnest of %d arrays", len(raw)))
+	}
+	arr := raw[0].GetAArrayExpr()
+	if arr == nil {
+		return SetCall{}, nil, unimplementedAre("unnest arguments other than ARRAY[…]")
+	}
+	elems := arr.GetElements()
+	if len(elems) > MaxSeriesRows {
+		return SetCall{}, nil, errSeriesRows("unnest")
+	}
+	vals := make([]bval, len(elems))
+	for i, el := range elems {
+		if el.GetAArrayExpr() != nil {
+			return SetCall{}, nil, unimplementedAre("multidimensional arrays")
+		}
+		if hasSRF(el) {
+			return SetCall{}, nil, unimplementedAre("set-returning functions in the arguments of a set-returning function")
+		}
+		v, err := bd.bindExpr(el, sc)
+		if err != nil {
+			return SetCall{}, nil, err
+		}
+		if v.json || v.jsonb || v.bytea || v.ds != nil {
+			return SetCall{}, nil, unimplemented("unnest of json, jsonb, bytea or numeric values of varying scale")
+		}
+		vals[i] = v
+	}
+	if len(vals) == 0 {
+		return SetCall{}, nil, errorf(InvalidArgument, "cannot determine type of empty array")
+	}
+	common, err := bd.commonType(vals, "ARRAY")
+	if err != nil {
+		return SetCall{}, nil, err
+	}
+	return SetCall{Name: "unnest", Args: common, Out: []types.Type{common[0].GetType()}}, []col{{name: "unnest"}}, nil
+}
+
+// hasSRF reports whether n calls a set-returning function (outside subqueries).
+func hasSRF(n *pg.Node) bool {
+	return anyCall(n, func(fc *pg.FuncCall) bool { return setReturning[funcName(fc)] })
+}
+
+// standaloneSet binds the function item rf alone in FROM as a ProjectSet over one row.
+func (bd *binder) standaloneSet(rf *pg.RangeFunction) (*fromItem, error) {
+	one, err := bd.constantColumn([]expr.Expression{expr.NewPrimitiveLiteral(int32(0), false)}, i32Type(), "?one?", "")
+	if err != nil {
+		return nil, err
+	}
+	one.sc.cols[0].hidden, one.sc.cols[0].qual = true, subqueryQual
+	br, err := bd.projectSet(one.boundRel, rf, false)
+	if err != nil {
+		return nil, err
+	}
+	n := len(br.sc.cols)
+	mapping := make([]int32, n-1)
+	for i := range mapping {
+		mapping[i] = int32(i + 1)
+	}
+	rel, err := br.rel.Remap(mapping...)
+	if err != nil {
+		return nil, fmt.Errorf("bind set-returning function: %w", err)
+	}
+	return &fromItem{boundRel: &boundRel{rel: rel, sc: &scope{cols: br.sc.cols[1:]}, names: br.names[1:]}}, nil
+}
+
+// isTrueConst reports whether n is the constant true (ON true).
+func isTrueConst(n *pg.Node) bool {
+	if n == nil {
+		return true
+	}
+	c := n.GetAConst()
+	return c != nil && c.GetBoolval() != nil && c.GetBoolval().GetBoolval()
+}
+
+// joinSet binds lf JOIN [LATERAL] rf (a function item bound as a ProjectSet, needsProjectSet)
+// of type jt: CROSS JOIN and JOIN … ON cond are the ProjectSet over lf filtered by cond; LEFT
+// JOIN … ON true the outer ProjectSet (a row of lf without rows of rf is kept, NULL-extended).
+// LEFT JOIN with another condition, USING and NATURAL are refused by name; RIGHT and FULL
+// JOIN over a LATERAL reference are PostgreSQL's 42P10.
+func (bd *binder) joinSet(lf *fromItem, lErr map[int]int, je *pg.JoinExpr, rf *pg.RangeFunction, jt plan.JoinType) (*fromItem, error) {
+	switch {
+	case len(je.GetUsingClause()) > 0 || je.GetIsNatural():
+		return nil, unimplementedAre("set-returning functions joined with USING or NATURAL")
+	case (jt == plan.JoinTypeRight || jt == plan.JoinTypeOuter) && readsColumns(je.GetRarg()):
+		return nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "the combining JOIN type must be INNER or LEFT for a LATERAL reference"}
+	case jt == plan.JoinTypeRight || jt == plan.JoinTypeOuter:
+		return nil, unimplementedAre("set-returning functions on the right of a RIGHT or FULL JOIN")
+	case jt == plan.JoinTypeLeft && !isTrueConst(je.GetQuals()):
+		return nil, unimplementedAre("LEFT JOIN LATERAL of a set-returning function ON a condition other than true")
+	}
+	l := lf.boundRel
+	if len(lErr) > 0 {
+		br, err := bd.raiseColumns(l, lErr)
+		if err != nil {
+			return nil, err
+		}
+		l = br
+	}
+	br, err := bd.projectSet(l, rf, jt == plan.JoinTypeLeft)
+	if err != nil {
+		return nil, err
+	}
+	if jt == plan.JoinTypeLeft || isTrueConst(je.GetQuals()) {
+		return &fromItem{boundRel: br}, nil
+	}
+	cond, err := bd.onCond(nil, je.GetQuals(), br.sc)
+	if err != nil {
+		return nil, err
+	}
+	f, err := bd.b.Filter(br.rel, cond)
+	if err != nil {
+		return nil, fmt.Errorf("bind set-returning function: %w", err)
+	}
+	return &fromItem{boundRel: &boundRel{rel: f, sc: br.sc, names: br.names}}, nil
+}
+
+// srfAlias names the ROWS FROM item selectSRFs adds, and srfColumn its columns: names no
+// client identifier can reach unquoted.
+const srfAlias = "?srf?"
+
+func srfColumn(k int) string { return fmt.Sprintf("?srf%d?", k+1) }
+
+// selectSRFs rewrites the set-returning functions of sel's select list (and the same calls
+// in its GROUP BY and ORDER BY) into a LATERAL ROWS FROM (…) item after its FROM, each call a
+// column of it (equal calls one column): PostgreSQL 10's ProjectSet, whose calls zip to the
+// longest and whose input rows without any row vanish, evaluated before grouping, DISTINCT,
+// ORDER BY and LIMIT. A query that groups must group by every select-list item calling one
+// (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1): PostgreSQL
+// evaluates the others above the grouping, which is refused by name, as are window functions
+// beside them, and calls inside CASE, COALESCE or an aggregate. sel is returned unchanged
+// when its select list calls none, or calls one selectListSRF does not take (json[b]_each:
+// a record), which the binder then refuses by name.
+func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
+	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) {
+		return sel, nil
+	}
+	for _, t := range sel.GetTargetList() {
+		if anyCall(t, func(fc *pg.FuncCall) bool { return setReturning[funcName(fc)] && !selectListSRF(funcName(fc)) }) {
+			return sel, nil // the binder refuses the function by name
+		}
+	}
+	sel = proto.Clone(sel).(*pg.SelectStmt)
+	targets := sel.GetTargetList()
+	grouped := len(sel.GetGroupClause()) > 0 || hasAggregate(targets) || sel.GetHavingClause() != nil
+	for _, t := range targets {
+		if anyCall(t, func(fc *pg.FuncCall) bool { return fc.GetOver() != nil }) {
+			return nil, unimplementedAre("window functions beside set-returning functions in a select list")
+		}
+		bad := ""
+		deepNodes(t, func(n *pg.Node) bool {
+			switch {
+			case n.GetSelectStmt() != nil:
+				return false
+			case (n.GetCaseExpr() != nil || n.GetCoalesceExpr() != nil) && hasSRF(n):
+				bad = "set-returning functions inside CASE or COALESCE"
+			case n.GetFuncCall() != nil && isAggregateCall(n.GetFuncCall()) && hasSRF(n):
+				bad = "set-returning functions inside aggregates"
+			}
+			return bad == ""
+		})
+		if bad != "" {
+			return nil, unimplementedAre(bad)
+		}
+	}
+	groupedTarget := func(k int) bool {
+		for _, g := range sel.GetGroupClause() {
+			if c := g.GetAConst(); c != nil && c.GetIval() != nil && int(c.GetIval().GetIval()) == k+1 {
+				return true
+			}
+			if samePG(g, targets[k].GetResTarget().GetVal()) {
+				return true
+			}
+			// GROUP BY an output column's name (PostgreSQL's rule: an input column of the
+			// name comes first, which the binder applies to the rewritten query).
+			if f := g.GetColumnRef().GetFields(); len(f) == 1 && f[0].GetString_().GetSval() == targets[k].GetResTarget().GetName() && targets[k].GetResTarget().GetName() != "" {
+				return true
+			}
+		}
+		return false
+	}
+	var calls []*pg.Node
+	replace := func(n *pg.Node) {
+		fc := n.GetFuncCall()
+		k := slices.IndexFunc(calls, func(c *pg.Node) bool { return samePG(c, n) })
+		if k < 0 {
+			k = len(calls)
+			calls = append(calls, &pg.Node{Node: &pg.Node_FuncCall{FuncCall: fc}})
+		}
+		n.Node = &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{
+			{Node: &pg.Node_String_{String_: &pg.String{Sval: srfAlias}}},
+			{Node: &pg.Node_String_{String_: &pg.String{Sval: srfColumn(k)}}},
+		}}}
+	}
+	rewrite := func(root *pg.Node) {
+		visit := func(n *pg.Node) bool {
+			fc := n.GetFuncCall()
+			if fc == nil || !setReturning[funcName(fc)] {
+				return true
+			}
+			replace(n)
+			return false
+		}
+		if visit(root) {
+			walkPG(root.ProtoReflect(), visit)
+		}
+	}
+	for k, t := range targets {
+		rt := t.GetResTarget()
+		if !hasSRF(rt.GetVal()) {
+			continue
+		}
+		if grouped && !groupedTarget(k) {
+			return nil, unimplementedAre("set-returning functions in the select list of a grouped query outside its GROUP BY")
+		}
+		if rt.GetName() == "" {
+			rt.Name = figureColname(rt.GetVal())
+		}
+		rewrite(rt.Val)
+	}
+	for _, g := range sel.GetGroupClause() {
+		rewrite(g)
+	}
+	for _, s := range sel.GetSortClause() {
+		rewrite(s)
+	}
+	rf := &pg.RangeFunction{Lateral: true, IsRowsfrom: len(calls) > 1, Alias: &pg.Alias{Aliasname: srfAlias}}
+	for k, c := range calls {
+		rf.Functions = append(rf.Functions, &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: []*pg.Node{c, {Node: &pg.Node_List{List: &pg.List{}}}}}}})
+		rf.Alias.Colnames = append(rf.Alias.Colnames, &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: srfColumn(k)}}})
+	}
+	sel.FromClause = append(sel.FromClause, &pg.Node{Node: &pg.Node_RangeFunction{RangeFunction: rf}})
+	return sel, nil
+}
+
+// selectListSRF reports whether a select list may call the set-returning function name: those
+// of one column (json[b]_each[_text] yield a record, refused by name as other functions are).
+func selectListSRF(name string) bool {
+	if f, ok := jsonSRFs[name]; ok {
+		return !(f.key && f.value)
+	}
+	return name == "generate_series" || name == "unnest"
+}
+
+// samePG reports whether a and b are the same expression, wherever they are written (their
+// nodes equal but for their locations in the statement's text).
+func samePG(a, b *pg.Node) bool {
+	return proto.Equal(withoutLocations(a), withoutLocations(b))
+}
+
+// withoutLocations is a copy of n with every location field cleared.
+func withoutLocations(n *pg.Node) *pg.Node {
+	c := proto.Clone(n).(*pg.Node)
+	var clear func(m protoreflect.Message)
+	clear = func(m protoreflect.Message) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Name() == "location":
+				m.Clear(fd)
+			case fd.IsList() && fd.Message() != nil:
+				for i := range v.List().Len() {
+					clear(v.List().Get(i).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				clear(v.Message())
+			}
+			return true
+		})
+	}
+	clear(c.ProtoReflect())
+	return c
+}
