@@ -79,7 +79,7 @@ func TestDatetimeInputAsPostgres(t *testing.T) {
 	}
 
 	// PostgreSQL reads these; flightsrv refuses them by name.
-	for _, q := range []string{"SELECT 'yesterday'::timestamptz", "SELECT 'Jan 5 2001'::date", "SELECT o.id" + ord + " AND o.timestamp < 'infinity'"} {
+	for _, q := range []string{"SELECT 'yesterday'::timestamptz", "SELECT '2001-01-05 10:00 CET'::timestamptz", "SELECT o.id" + ord + " AND o.timestamp < 'infinity'"} {
 		if _, err := pgTextRowsErr(ctx, pg, q); err != nil {
 			t.Errorf("PostgreSQL %s: %v", q, err)
 		}

@@ -164,7 +164,7 @@ func (e *Engine) parseSystem(sql string) (st *sysStatement, ok bool, err error) 
 	if e.opts.System.Queries == nil || len(sql) > substrait.MaxSQLBytes || !strings.Contains(strings.ToLower(sql), "flightsrv") {
 		return nil, false, nil
 	}
-	if substrait.CheckDepth(sql) != nil {
+	if substrait.CheckDepth(sql) != nil || substrait.CheckSyntax(sql) != nil {
 		return nil, false, nil // the general binder refuses it
 	}
 	res, err := pg.Parse(sql)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -138,8 +139,21 @@ func (s *scope) recordType() *types.RecordType {
 	return types.NewRecordTypeFromTypes(ts)
 }
 
+// starQual is the qualifier of the i'th column (qualified qual) as * expands it when its name
+// is ambiguous: lookup resolves it to column i alone.
+func starQual(i int, qual string) string {
+	return "\x00" + strconv.Itoa(i) + "\x00" + qual
+}
+
 // lookup resolves a (possibly qualified) column name.
 func (s *scope) lookup(qual, name string) (int, error) {
+	if rest, ok := strings.CutPrefix(qual, "\x00"); ok {
+		idx, q, _ := strings.Cut(rest, "\x00")
+		if i, err := strconv.Atoi(idx); err == nil && i < len(s.cols) && s.cols[i].name == name && strings.EqualFold(s.cols[i].qual, q) {
+			return i, nil
+		}
+		qual = q
+	}
 	found := -1
 	for i, c := range s.cols {
 		if c.name != name || (qual != "" && !strings.EqualFold(c.qual, qual)) || (qual == "" && c.hidden) {
@@ -997,7 +1011,13 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 					continue
 				}
 				found = true
-				out = append(out, bselItem{node: columnRefNode(c.qual, c.name, i), name: c.name})
+				q := c.qual
+				if _, err := sc.lookup(c.qual, c.name); err != nil {
+					// Two columns of one FROM item named alike ((SELECT 1, 1) t(a, a)): *
+					// lists both, as PostgreSQL does; a reference by name stays ambiguous.
+					q = starQual(i, c.qual)
+				}
+				out = append(out, bselItem{node: columnRefNode(q, c.name, i), name: c.name})
 			}
 			if !found && qual != "" {
 				return nil, missingFromEntry(qual)
@@ -1471,6 +1491,9 @@ type fromItem struct {
 }
 
 func (bd *binder) from(items []*pg.Node) (*fromItem, error) {
+	if err := checkFromNames(items); err != nil {
+		return nil, err
+	}
 	switch len(items) {
 	case 0:
 		return nil, nil

@@ -1140,7 +1140,7 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 		return nil, "", unimplemented("casts to this type")
 	}
 	if len(tn.GetTypmods()) > 0 {
-		return nil, "", unimplementedAre("casts with a type modifier")
+		return nil, "", typmodCastRefusal(tn)
 	}
 	names := tn.GetNames()
 	if len(names) == 2 && names[0].GetString_().GetSval() == "pg_catalog" {
@@ -1189,6 +1189,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 		return v, err
 	}
 	if v, ok, err := bd.varcharTypeCast(tc, sc); ok {
+		return v, err
+	}
+	if v, ok, err := bd.intervalTypeCast(tc); ok {
 		return v, err
 	}
 	t, name, err := castTarget(tc.GetTypeName())
@@ -2519,7 +2522,17 @@ func stableArg(e expr.Expression) (expr.Expression, bool) {
 // false for any other operands.
 func (bd *binder) dateIntervalArith(op string, l, r bval) (bval, bool, error) {
 	isDate := func(v bval) bool { return v.e != nil && !v.untyped() && familyOf(v.typ()) == famDate }
+	unknown := func(v bval) bool {
+		_, iv := v.intervalConst()
+		return v.untyped() && v.param == 0 && (v.null || v.str != nil && !iv)
+	}
 	switch {
+	case op == "+" && isDate(l) && unknown(r):
+		// date + integer, + interval, + time and + time with time zone all take it
+		// (PostgreSQL's oper_select_candidate finds no best one).
+		return bval{}, true, refused(InvalidArgument, "42725", "operator is not unique: date + unknown")
+	case op == "+" && unknown(l) && isDate(r):
+		return bval{}, true, refused(InvalidArgument, "42725", "operator is not unique: unknown + date")
 	case (op == "+" || op == "-") && isDate(l) && isIntervalVal(r):
 		ts, err := bd.dateAsWallclock(l.e)
 		if err != nil {

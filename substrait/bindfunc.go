@@ -675,6 +675,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bval{}, errorf(InvalidArgument, "%s is not an aggregate function", name)
 	case fc.GetFuncVariadic():
 		return bval{}, unimplemented("VARIADIC")
+	case windowWithoutOver(name, len(fc.GetArgs())):
+		// PostgreSQL's ParseFuncOrColumn: a window function found without OVER.
+		return bval{}, refused(InvalidArgument, "42809", "window function %s requires an OVER clause", name)
 	}
 	rawArgs := fc.GetArgs()
 	args := make([]bval, len(rawArgs))
@@ -712,7 +715,11 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return nil
 	}
 	text := func(i int) (expr.Expression, error) {
-		return bd.coerce(args[i], strType(), fmt.Sprintf("argument %d of %s", i+1, name))
+		shown := name // as PostgreSQL names it: the SQL-syntax forms (TRIM, POSITION…) qualified
+		if fn := fc.GetFuncname(); len(fn) == 2 && fn[0].GetString_().GetSval() == "pg_catalog" {
+			shown = "pg_catalog." + fn[1].GetString_().GetSval()
+		}
+		return bd.textArg(shown, args, i)
 	}
 	call := func(urn string, out types.Type, es ...expr.Expression) (bval, error) {
 		fa := make([]types.FuncArg, len(es))
@@ -865,6 +872,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if name == "substring" && len(args) == 2 && (args[1].str != nil || (!args[1].untyped() && familyOf(args[1].typ()) == famString)) {
 			return bd.regexpSearch("substring_regex", args) // substring(s FROM pattern): a POSIX regular expression
 		}
+		if args[0].bytea {
+			return bd.byteaSubstring(name, args)
+		}
 		s, err := text(0)
 		if err != nil {
 			return bval{}, err
@@ -883,6 +893,14 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bd.mathFunc(name, fc.GetArgs(), args, nargs, call, func(n string) { name = n })
 	case "left", "right", "repeat", "split_part", "strpos", "position", "lpad", "rpad", "initcap", "reverse":
 		if name == "position" {
+			if len(args) == 2 && args[0].bytea && args[1].bytea {
+				// position(bytea, bytea): PostgreSQL's byteapos.
+				f, err := bd.fn(URNPostgres, "bytea_position", i32Type().WithNullability(nullableN), args[0].e, args[1].e)
+				return typed(f), err
+			}
+			if len(args) == 2 && (args[0].bytea || args[1].bytea) {
+				return bval{}, refused(Unimplemented, "0A000", "function position(%s) is not supported", argTypeNames(args))
+			}
 			name = "strpos" // POSITION(sub IN s) is position(s, sub)
 		}
 		return bd.stringFunc(name, args, nargs, text, call)
@@ -1039,7 +1057,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := nargs(1, 1); err != nil {
 			return bval{}, err
 		}
-		if !args[0].untyped() && familyOf(args[0].typ()) == famBinary {
+		if !args[0].untyped() && (familyOf(args[0].typ()) == famBinary || args[0].bytea) {
 			return call(URNPostgres, strType(), args[0].e)
 		}
 		e, err := text(0)
@@ -1326,6 +1344,29 @@ func unknownFunction(name string, args []bval) *Error {
 		return refused(Unimplemented, "0A000", "function %s is not supported", name)
 	}
 	return noSuchFunction(name, args)
+}
+
+// byteaFunctions are PostgreSQL's text functions that have a bytea variant too (PostgreSQL
+// 15's pg_proc): an argument of one of them that is bytea is refused by name, not as a
+// function that does not exist.
+var byteaFunctions = map[string]bool{
+	"length": true, "octet_length": true, "bit_length": true, "substring": true, "substr": true, "position": true,
+	"overlay": true, "btrim": true, "ltrim": true, "rtrim": true, "trim": true, "md5": true,
+}
+
+// textArg is argument i of the text function name coerced to text. A typed argument of
+// another type is PostgreSQL's 42883 "function name(types) does not exist": no type casts
+// to text implicitly; bytea, for the functions that have a bytea variant flightsrv does not
+// implement, is refused by name (0A000).
+func (bd *binder) textArg(name string, args []bval, i int) (expr.Expression, error) {
+	e, err := bd.coerce(args[i], strType(), fmt.Sprintf("argument %d of %s", i+1, name))
+	if err != nil && !args[i].untyped() && args[i].e != nil && familyOf(args[i].typ()) != famString {
+		if args[i].bytea && byteaFunctions[strings.TrimPrefix(name, "pg_catalog.")] {
+			return nil, refused(Unimplemented, "0A000", "function %s(%s) is not supported", name, argTypeNames(args))
+		}
+		return nil, noSuchFunction(name, args)
+	}
+	return e, err
 }
 
 // noSuchFunction is PostgreSQL's 42883 "function name(types) does not exist" of args.

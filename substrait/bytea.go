@@ -2,8 +2,10 @@ package substrait
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/flightsrv/flightsrv/internal/pgbytea"
 )
@@ -94,4 +96,22 @@ func (bd *binder) byteaText(v bval) (bval, error) {
 	}
 	f, err := bd.fn(URNPostgres, "bytea_out", strType(), v.e)
 	return typed(f), err
+}
+
+// byteaSubstring binds substring(b FROM from [FOR count]) (or substr) of bytea b as
+// PostgreSQL's bytea_substr: bytes, not characters (scan/ops' bytea_substring); the result
+// is bytea.
+func (bd *binder) byteaSubstring(name string, args []bval) (bval, error) {
+	es := []types.FuncArg{args[0].e}
+	for i := 1; i < len(args); i++ {
+		e, err := bd.coerce(args[i], i64Type(), fmt.Sprintf("argument %d of %s", i+1, name))
+		if err != nil {
+			return bval{}, err
+		}
+		es = append(es, e)
+	}
+	f, err := bd.fn(URNPostgres, "bytea_substring", binType(), es...)
+	out := typed(f)
+	out.bytea = true
+	return out, err
 }

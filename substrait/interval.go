@@ -37,10 +37,15 @@ func isIntervalTypeName(tn *pg.TypeName) bool {
 }
 
 // intervalLiteral reads INTERVAL 'text', 'text'::interval or an untyped string literal
-// (which PostgreSQL resolves to interval in date_bin). Field-qualified intervals (INTERVAL
-// '15' MINUTE) are not read.
+// (which PostgreSQL resolves to interval in date_bin). A field-qualified interval (INTERVAL
+// '15' MINUTE, interval(3) '1.5') is read as its qualifier restricts it (qualifiedInterval),
+// written as text decodeInterval reads back to the same fields; one that is an error is not
+// read.
 func intervalLiteral(n *pg.Node) (string, bool) {
 	if tc := n.GetTypeCast(); tc != nil {
+		if s, ok, err := qualifiedInterval(tc); ok {
+			return s, err == nil
+		}
 		if !isIntervalTypeName(tc.GetTypeName()) {
 			return "", false
 		}

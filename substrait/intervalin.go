@@ -225,8 +225,16 @@ func unitMask(unit string, fraction bool) int {
 // once; else the ISO 8601 designator form P[nY][nM][nW][nD][T[nH][nM][nS]] (case as written,
 // no spaces). ISO 8601's alternative form (P0001-02-03T04:05:06) is refused by name.
 func decodeInterval(s string) (months, days int32, us int64, err error) {
+	return decodeIntervalRange(s, intervalFullRange)
+}
+
+// decodeIntervalRange is decodeInterval under the field qualifier rng (an interval typmod's
+// range, intervalFullRange for none), which DecodeInterval reads a number without a unit by
+// (intervalRangeUnit) and a two-field time under MINUTE TO SECOND as mm:ss; the qualifier's
+// truncation of the result is adjustIntervalForTypmod's.
+func decodeIntervalRange(s string, rng int) (months, days int32, us int64, err error) {
 	var acc intervalAcc
-	ok, err := decodeVerbose(strings.ToLower(s), &acc)
+	ok, err := decodeVerbose(strings.ToLower(s), &acc, rng)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -251,7 +259,7 @@ func decodeInterval(s string) (months, days int32, us int64, err error) {
 
 // decodeVerbose is DecodeInterval over s's fields into acc: ok false where PostgreSQL's is
 // DTERR_BAD_FORMAT (the ISO form is tried next), err 22015 where it is DTERR_FIELD_OVERFLOW.
-func decodeVerbose(s string, acc *intervalAcc) (bool, error) {
+func decodeVerbose(s string, acc *intervalAcc, rng int) (bool, error) {
 	toks, ok := tokenizeInterval(s)
 	if !ok || len(toks) == 0 {
 		return false, nil
@@ -266,7 +274,7 @@ func decodeVerbose(s string, acc *intervalAcc) (bool, error) {
 		tmask := 0
 		switch tk.kind {
 		case 't':
-			us, ok, err := intervalTime(tk.text)
+			us, ok, err := intervalTimeRange(tk.text, rng)
 			if err != nil || !ok {
 				return false, err
 			}
@@ -276,7 +284,7 @@ func decodeVerbose(s string, acc *intervalAcc) (bool, error) {
 			tmask, typ, unitPending = imTime, "day", false
 		case 'n':
 			if typ == ignore {
-				typ = "second"
+				typ = intervalRangeUnit(rng)
 			}
 			if typ == "ago" {
 				return false, nil

@@ -11,6 +11,8 @@ import (
 
 // intervalFuzzSQL seeds FuzzSQL with the interval, smallint, date ± interval and real forms.
 var intervalFuzzSQL = []string{
+	`SELECT 0x1F, 1_000.5 WHERE 1 > 1_000`,
+	`SELECT INTERVAL '1' DAY, INTERVAL '1:30' MINUTE TO SECOND, INTERVAL '1-2' YEAR TO MONTH, interval(2) '1.2345', date_bin(INTERVAL '15' MINUTE, timestamp, '2001-01-01') FROM messages WHERE channel_id = 'general' AND timestamp >= 'April 1, 2026' AND timestamp < '2026-05-01 10:00 America/Chicago'`,
 	`SELECT INTERVAL '1 day 02:03:04'::text, INTERVAL '1.5 months' * 2.5, -INTERVAL '1 hour', INTERVAL '1 mon' = INTERVAL '30 days'`,
 	`SELECT timestamp - TIMESTAMPTZ '2026-01-01 00:00:00+00' AS d, age(timestamp, TIMESTAMPTZ '2025-02-28 00:00:00+00') FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01' ORDER BY d`,
 	`SELECT extract(epoch from max(timestamp) - min(timestamp)), justify_interval(INTERVAL '40 days 25:00') FROM messages WHERE channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'`,

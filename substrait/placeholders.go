@@ -138,6 +138,9 @@ func rewritePlaceholderEdits(sql string) (string, []placeholderEdit, error) {
 // 1-based character position, mapped back through the edits. Errors are *Error values
 // (syntaxError).
 func parseStatement(sql string) (*pg.ParseResult, error) {
+	if err := checkNumericLiterals(sql); err != nil {
+		return nil, err
+	}
 	text, edits, err := rewritePlaceholderEdits(sql)
 	if err != nil {
 		return nil, err
@@ -302,6 +305,9 @@ func errTooDeep(limit string) *Error {
 // planner's 42P18, and any other planning error is returned as it is. The `?` placeholders are
 // rewritten to `$n` (rewritePlaceholders).
 func DeclareParameterTypes(sql string, cat Catalog, opts BindOptions, bound *arrow.Schema) (string, error) {
+	if err := checkNumericLiterals(sql); err != nil {
+		return "", err
+	}
 	text, _, err := rewritePlaceholders(sql)
 	if err != nil {
 		return "", err

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/flightsrv/flightsrv/internal/pgzone"
 )
 
 // Bounds of timestamp[ns]: instants representable as int64 nanoseconds since the Unix epoch.
@@ -76,18 +78,16 @@ func parseInstant(s string, nanos bool) (time.Time, error) {
 	return t, nil
 }
 
-// parseDate parses a DATE literal (YYYY-MM-DD only) as midnight UTC. A date's range is wider
+// parseDate parses a DATE literal (tsParser.date's forms, optionally followed by a time and
+// a zone, which are read and ignored as PostgreSQL's date_in ignores them) as midnight UTC. A date's range is wider
 // than timestamp[ns]'s: converted to a timestamp, it is clamped (a bound) or refused (a value).
 func parseDate(s string) (time.Time, error) {
-	p := tsParser{s: strings.TrimSpace(s)}
-	y, mo, d, ok := p.date()
-	if ok && p.i == len(p.s) && p.badDate {
-		p.overflow = true
-	}
-	if !ok || p.i != len(p.s) || p.overflow {
+	// date_in reads a timestamp and keeps its date: a time and a zone are read and ignored.
+	p := tsParser{s: strings.TrimSpace(s), naive: true}
+	if _, ok := p.parse(); !ok {
 		return time.Time{}, p.err(typeDate)
 	}
-	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), nil
+	return time.Date(p.y, time.Month(p.mo), p.d, 0, 0, 0, 0, time.UTC), nil
 }
 
 type tsParser struct {
@@ -104,6 +104,7 @@ type tsParser struct {
 	// out of range is found as the time is read, a month or day (badDate, set by date) only
 	// once the whole text has been read.
 	overflow, zoneOverflow, badDate bool
+	y, mo, d                        int // the date read (date)
 }
 
 // digits reads exactly n decimal digits.
@@ -137,20 +138,127 @@ func (p *tsParser) expect(c byte) bool {
 	return false
 }
 
+// date reads the date PostgreSQL's DecodeDateTime reads under DateStyle ISO, MDY (the
+// server's default): YYYY-M[M]-D[D], M[M]/D[D]/YYYY, Month D[D][,] YYYY and D[D] Month YYYY
+// (a month's name or its abbreviation, any case).
 func (p *tsParser) date() (y, mo, d int, ok bool) {
-	if y, ok = p.digits(4); !ok || !p.expect('-') {
-		return 0, 0, 0, false
-	}
-	if mo, ok = p.digits(2); !ok || !p.expect('-') {
-		return 0, 0, 0, false
-	}
-	if d, ok = p.digits(2); !ok {
+	switch n := p.digitRun(); {
+	case n >= 6 && n <= 12 && p.i+n == len(p.s):
+		// A run of digits alone is PostgreSQL's DecodeNumberField: the last two are the
+		// day, the two before the month, the rest the year (two digits: 1970-2069).
+		v := p.s[p.i : p.i+n]
+		p.i += n
+		d, mo = atoiDigits(v[n-2:]), atoiDigits(v[n-4:n-2])
+		y = atoiDigits(v[:n-4])
+		if n == 6 {
+			if y < 70 {
+				y += 2000
+			} else {
+				y += 1900
+			}
+		}
+	case n == 0 && isASCIILetter(p.peek()):
+		if mo, ok = p.monthName(); !ok || !p.expect(' ') {
+			return 0, 0, 0, false
+		}
+		if d, ok = p.upTo2(); !ok {
+			return 0, 0, 0, false
+		}
+		p.expect(',')
+		if !p.expect(' ') {
+			return 0, 0, 0, false
+		}
+		if y, ok = p.digits(4); !ok {
+			return 0, 0, 0, false
+		}
+	case n == 4:
+		y, _ = p.digits(4)
+		if !p.expect('-') {
+			return 0, 0, 0, false
+		}
+		if mo, ok = p.upTo2(); !ok || !p.expect('-') {
+			return 0, 0, 0, false
+		}
+		if d, ok = p.upTo2(); !ok {
+			return 0, 0, 0, false
+		}
+	case n == 1 || n == 2:
+		first, _ := p.upTo2()
+		switch {
+		case p.expect('/'):
+			mo = first
+			if d, ok = p.upTo2(); !ok || !p.expect('/') {
+				return 0, 0, 0, false
+			}
+		case p.expect(' '):
+			d = first
+			if mo, ok = p.monthName(); !ok || !p.expect(' ') {
+				return 0, 0, 0, false
+			}
+		default:
+			return 0, 0, 0, false
+		}
+		if y, ok = p.digits(4); !ok {
+			return 0, 0, 0, false
+		}
+	default:
 		return 0, 0, 0, false
 	}
 	// PostgreSQL's ISO year 0000 is out of range too (there is no year 0).
 	p.badDate = y == 0 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo)
-
+	p.y, p.mo, p.d = y, mo, d
 	return y, mo, d, true
+}
+
+// atoiDigits is the value of a run of at most 12 decimal digits.
+func atoiDigits(s string) int {
+	v := 0
+	for i := 0; i < len(s); i++ {
+		v = v*10 + int(s[i]-'0')
+	}
+	return v
+}
+
+// digitRun is the number of decimal digits at the parser's position.
+func (p *tsParser) digitRun() int {
+	n := 0
+	for p.i+n < len(p.s) && p.s[p.i+n] >= '0' && p.s[p.i+n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// upTo2 reads one or two decimal digits.
+func (p *tsParser) upTo2() (int, bool) {
+	switch p.digitRun() {
+	case 1:
+		return p.digits(1)
+	case 2:
+		return p.digits(2)
+	}
+	return 0, false
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// monthNames are the month names and abbreviations PostgreSQL's date/time input reads.
+var monthNames = map[string]int{
+	"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
+	"september": 9, "october": 10, "november": 11, "december": 12, "jan": 1, "feb": 2, "mar": 3, "apr": 4,
+	"jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
+}
+
+// monthName reads a month's name.
+func (p *tsParser) monthName() (int, bool) {
+	j := p.i
+	for j < len(p.s) && isASCIILetter(p.s[j]) {
+		j++
+	}
+	mo, ok := monthNames[strings.ToLower(p.s[p.i:j])]
+	if ok {
+		p.i = j
+	}
+	return mo, ok
 }
 
 // fractionMicros is the fraction of a second written as the decimal digits frac (any number,
@@ -235,9 +343,13 @@ func (p *tsParser) parse() (time.Time, bool) {
 		p.overflow = true
 		return time.Time{}, false
 	}
-	offset, ok := p.zone()
+	offset, named, ok := p.zone()
 	if !ok || p.i != len(p.s) {
 		return time.Time{}, false
+	}
+	if named != nil {
+		wall := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC).Unix()
+		offset = int(named.OffsetOfWall(wall))
 	}
 	if p.badDate {
 		p.overflow = true
@@ -250,21 +362,36 @@ func (p *tsParser) parse() (time.Time, bool) {
 	return t.Add(-time.Duration(offset) * time.Second), true
 }
 
-// zone reads an optional zone designator and returns its offset east of UTC in seconds.
-func (p *tsParser) zone() (int, bool) {
+// zone reads an optional zone designator: Z, UTC, GMT, a numeric offset ±H[H][[:]MM[:SS]]
+// (east of UTC, ISO 8601's sign), or a zone name PostgreSQL reads (an abbreviation such as EST,
+// an IANA name such as America/Chicago, any case: pgzone.Lookup). It returns a fixed offset
+// east of UTC in seconds, or the named zone whose offset depends on the wall-clock time.
+func (p *tsParser) zone() (int, *pgzone.Zone, bool) {
 	if p.peek() == ' ' {
 		p.i++
 		if p.i == len(p.s) {
-			return 0, false
+			return 0, nil, false
 		}
 	}
 	rest := p.s[p.i:]
 	switch {
 	case rest == "":
-		return 0, true
+		return 0, nil, true
 	case rest == "Z" || rest == "z" || strings.EqualFold(rest, "UTC") || strings.EqualFold(rest, "GMT"):
 		p.i = len(p.s)
-		return 0, true
+		return 0, nil, true
+	case isASCIILetter(rest[0]):
+		// A zone name: letters, '/', '_' and '-' (no offset: 'UTC+5' is not one zone here),
+		// or one of the regionless zones (EST5EDT).
+		if strings.ContainsAny(rest, "+:0123456789 ") && !regionlessZone(rest) {
+			return 0, nil, false
+		}
+		z, err := pgzone.Lookup(rest)
+		if err != nil {
+			return 0, nil, false
+		}
+		p.i = len(p.s)
+		return 0, &z, true
 	}
 	sign := 1
 	switch p.peek() {
@@ -272,29 +399,54 @@ func (p *tsParser) zone() (int, bool) {
 	case '-':
 		sign = -1
 	default:
-		return 0, false
+		return 0, nil, false
 	}
 	p.i++
-	h, ok := p.digits(2)
-	if !ok {
-		return 0, false
+	var h int
+	var ok bool
+	switch n := p.digitRun(); n {
+	case 1, 2:
+		h, _ = p.digits(n)
+	case 4: // ±HHMM
+		h, _ = p.digits(2)
+	default:
+		return 0, nil, false
 	}
 	if h > 15 {
 		p.zoneOverflow = true
-		return 0, false
+		return 0, nil, false
 	}
-	m := 0
+	m, sec := 0, 0
 	if p.i < len(p.s) {
 		p.expect(':')
 		if m, ok = p.digits(2); !ok {
-			return 0, false
+			return 0, nil, false
 		}
 		if m > 59 {
 			p.zoneOverflow = true
-			return 0, false
+			return 0, nil, false
+		}
+		if p.expect(':') {
+			if sec, ok = p.digits(2); !ok {
+				return 0, nil, false
+			}
+			if sec > 59 {
+				p.zoneOverflow = true
+				return 0, nil, false
+			}
 		}
 	}
-	return sign * (h*3600 + m*60), true
+	return sign * (h*3600 + m*60 + sec), nil, true
+}
+
+// regionlessZone reports whether s names one of the IANA zones without a region part whose
+// name holds digits (EST5EDT, CST6CDT, MST7MDT, PST8PDT).
+func regionlessZone(s string) bool {
+	switch strings.ToLower(s) {
+	case "est5edt", "cst6cdt", "mst7mdt", "pst8pdt":
+		return true
+	}
+	return false
 }
 
 // The PostgreSQL names of the types date/time text is read as, in input-syntax errors.
@@ -358,7 +510,8 @@ func (p *tsParser) err(typ string) *Error {
 			return syntax
 		}
 	}
-	if !digits {
+	if !digits || len(text) < 6 && strings.Trim(text, "0123456789") == "" {
+		// Digits alone too few for a date (DecodeNumberField reads six or more).
 		return syntax
 	}
 	for i := 0; i < len(text); {

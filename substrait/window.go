@@ -100,6 +100,13 @@ var rankingWindowFunctions = map[string][2]int{
 	"ntile": {1, 1}, "lag": {1, 3}, "lead": {1, 3}, "first_value": {1, 1}, "last_value": {1, 1}, "nth_value": {2, 2},
 }
 
+// windowWithoutOver reports whether name with n arguments is one of rankingWindowFunctions,
+// which PostgreSQL finds and then refuses without an OVER clause (42809).
+func windowWithoutOver(name string, n int) bool {
+	r, ok := rankingWindowFunctions[name]
+	return ok && n >= r[0] && n <= r[1]
+}
+
 // winCtx is the window state of the SELECT being bound: its named windows (WINDOW clause).
 type winCtx struct {
 	named map[string]*pg.WindowDef

@@ -47,12 +47,21 @@ var abbreviations = map[string]int64{
 	"mst": -7 * 3600, "mdt": -6 * 3600, "pst": -8 * 3600, "pdt": -7 * 3600,
 }
 
+// regionless are the IANA zones without a region part that PostgreSQL reads as zone names
+// (none is an abbreviation of its Default timezone_abbreviations set): the North American
+// POSIX-style zones with United States daylight-saving rules, keyed by lower case.
+var regionless = map[string]string{
+	"est5edt": "EST5EDT", "cst6cdt": "CST6CDT", "mst7mdt": "MST7MDT", "pst8pdt": "PST8PDT",
+}
+
 // Lookup resolves name as PostgreSQL's AT TIME ZONE does in this package's subset: one of the
 // abbreviations above (case-insensitive), an IANA zone name with a region part
 // (America/New_York; case-insensitive as PostgreSQL's lookup is, for names whose canonical
-// spelling capitalises each word), or a POSIX offset ([UTC|GMT]±h[h][:mm[:ss]]), whose sign is
-// POSIX's: hours WEST of Greenwich ('+05' and 'UTC+5' are five hours behind UTC, as in
-// PostgreSQL). Errors: ErrUnknown, ErrUnsupported.
+// spelling capitalises each word), one of the regionless zones EST5EDT, CST6CDT, MST7MDT and
+// PST8PDT, or a POSIX TZ offset without a daylight-saving part ([name][±]h[h][:mm[:ss]], the
+// name any run of letters: 'UTC+5', 'EST5', '+5', '5'), whose sign is POSIX's: hours WEST of
+// Greenwich ('+05' and 'UTC+5' are five hours behind UTC, as in PostgreSQL). Errors:
+// ErrUnknown, ErrUnsupported.
 func Lookup(name string) (Zone, error) {
 	s := strings.TrimSpace(name)
 	if s == "" {
@@ -67,6 +76,12 @@ func Lookup(name string) (Zone, error) {
 			return Zone{}, err
 		}
 		return Fixed(off), nil
+	}
+	if name, ok := regionless[low]; ok {
+		if loc, err := time.LoadLocation(name); err == nil {
+			return Zone{loc: loc}, nil
+		}
+		return Zone{}, ErrUnknown
 	}
 	if !strings.Contains(s, "/") {
 		return Zone{}, ErrUnsupported
@@ -95,18 +110,22 @@ func titled(s string) string {
 	return string(b)
 }
 
-// posixOffset reads [utc|gmt]±h[h][:mm[:ss]] (lower case) as seconds EAST of UTC (the POSIX
-// sign inverted). ok is false when s is not of that shape.
+// posixOffset reads a POSIX TZ string without a daylight-saving part, [name][±]h[h][:mm[:ss]]
+// with name a run of ASCII letters (lower case), as seconds EAST of UTC (the POSIX sign
+// inverted). ok is false when s is not of that shape.
 func posixOffset(s string) (int64, bool, error) {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "utc"), "gmt")
-	if s == "" || (s[0] != '+' && s[0] != '-') {
+	s = strings.TrimLeft(s, "abcdefghijklmnopqrstuvwxyz")
+	if s == "" {
 		return 0, false, nil
 	}
 	sign := int64(1)
-	if s[0] == '-' {
-		sign = -1
+	switch s[0] {
+	case '-':
+		sign, s = -1, s[1:]
+	case '+':
+		s = s[1:]
 	}
-	parts := strings.Split(s[1:], ":")
+	parts := strings.Split(s, ":")
 	if len(parts) > 3 {
 		return 0, false, nil
 	}
@@ -149,7 +168,7 @@ func ParseSpec(spec string) (Zone, error) {
 			return Zone{}, fmt.Errorf("pgzone: invalid fixed offset in zone spec")
 		}
 		return Fixed(off), nil
-	case ok && kind == "iana" && strings.Contains(v, "/") && !strings.Contains(v, ".."):
+	case ok && kind == "iana" && (strings.Contains(v, "/") || regionless[strings.ToLower(v)] == v) && !strings.Contains(v, ".."):
 		loc, err := time.LoadLocation(v)
 		if err != nil {
 			return Zone{}, ErrUnknown

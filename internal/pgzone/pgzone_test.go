@@ -35,13 +35,17 @@ func TestOffsetOfWall(t *testing.T) {
 
 // TestLookup: the forms read, their offsets, and the refusals.
 func TestLookup(t *testing.T) {
-	for name, east := range map[string]int64{"UTC": 0, "z": 0, "+05": -5 * 3600, "UTC+5": -5 * 3600, "gmt-2": 2 * 3600, "-03:30": 3*3600 + 1800, "PST": -8 * 3600} {
+	for name, east := range map[string]int64{"UTC": 0, "z": 0, "+05": -5 * 3600, "UTC+5": -5 * 3600, "gmt-2": 2 * 3600, "-03:30": 3*3600 + 1800, "PST": -8 * 3600,
+		// POSIX TZ offsets PostgreSQL 15 reads (AT TIME ZONE 'ABC-5:30' is 5:30 east).
+		"5": -5 * 3600, "EST5": -5 * 3600, "ab5": -5 * 3600, "ABC-5:30": 5*3600 + 1800, "ABC5:30:15": -(5*3600 + 30*60 + 15),
+		// Regionless IANA zones, in January (standard time).
+		"EST5EDT": -5 * 3600, "pst8pdt": -8 * 3600, "CST6CDT": -6 * 3600, "MST7MDT": -7 * 3600} {
 		z, err := Lookup(name)
 		if err != nil || z.OffsetAt(0) != east {
 			t.Errorf("%s: %v %v, want %d", name, z.OffsetAt(0), err, east)
 		}
 	}
-	for name, want := range map[string]error{"CET": ErrUnsupported, "Japan": ErrUnsupported, "Mars/Base": ErrUnknown, "": ErrUnknown, "../etc/passwd": ErrUnknown, "+99": ErrUnsupported} {
+	for name, want := range map[string]error{"CET": ErrUnsupported, "Japan": ErrUnsupported, "Mars/Base": ErrUnknown, "": ErrUnknown, "../etc/passwd": ErrUnknown, "+99": ErrUnsupported, "ABC5X": ErrUnsupported, "EST5EDT4,M3.2.0,M11.1.0": ErrUnsupported} {
 		if _, err := Lookup(name); !errors.Is(err, want) {
 			t.Errorf("%q: %v, want %v", name, err, want)
 		}
@@ -53,7 +57,7 @@ func TestLookup(t *testing.T) {
 // reads back to the same offsets; the conversions of an instant and back agree outside
 // transitions.
 func FuzzZoneLookup(f *testing.F) {
-	for _, s := range []string{"America/New_York", "utc", "+05", "UTC-3:30", "iana:Europe/Paris", "fixed:3600", "EST", "Etc/GMT+5", "fixed:x", "iana:../x"} {
+	for _, s := range []string{"America/New_York", "utc", "+05", "UTC-3:30", "iana:Europe/Paris", "fixed:3600", "EST", "Etc/GMT+5", "EST5EDT", "iana:PST8PDT", "abc-5:30", "fixed:x", "iana:../x"} {
 		f.Add(s, int64(984182400))
 	}
 	f.Fuzz(func(t *testing.T, name string, sec int64) {

@@ -3,6 +3,7 @@ package ops
 import (
 	"bytes"
 	"errors"
+	"math"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -16,6 +17,11 @@ import (
 //	bytea_in(s)    s::bytea of a text value: byteain's hex (\x6162) or escape format
 //	               (a\\b, \141); a text it does not read is PostgreSQL's 22023 or 22P02
 //	bytea_out(b)   b::text of a bytea value: byteaout's hex (\x6162)
+//	bytea_substring(b, from[, count])  PostgreSQL's substring(bytea FROM from FOR count)
+//	               (bytea_substr): bytes from the 1-based from, count of them (negative:
+//	               22011), the part outside the value dropped
+//	bytea_position(b, sub)  PostgreSQL's position(sub IN b) of bytea (byteapos): the
+//	               1-based byte offset of sub's first occurrence, 0 if none, 1 for empty sub
 //	convert_from_utf8(b)
 //	               convert_from(b, 'UTF8'): the bytes as text, verified as PostgreSQL's
 //	               pg_verify_mbstr verifies them: bytes that are not UTF-8, and a NUL
@@ -27,7 +33,59 @@ import (
 func init() {
 	ownFunctions["bytea_in"] = byteaIn
 	ownFunctions["bytea_out"] = byteaOut
+	ownFunctions["bytea_substring"] = byteaSubstring
+	ownFunctions["bytea_position"] = byteaPosition
 	ownFunctions["convert_from_utf8"] = convertFromUTF8
+}
+
+func byteaSubstring(n *fnNode) error {
+	if err := textArgs(n, 2, 3, 0); err != nil {
+		return err
+	}
+	for i := 1; i < len(n.args); i++ {
+		if err := wantInt(n, i); err != nil {
+			return err
+		}
+	}
+	n.out = arrow.BinaryTypes.Binary
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		b, _ := asTexts(args[0])
+		return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) {
+			v := b.ValueBytes(i)
+			start := intAt(args[1], i)
+			end := int64(math.MaxInt64)
+			if len(args) == 3 {
+				cnt := intAt(args[2], i)
+				if cnt < 0 {
+					return nil, false, &DataError{Code: "22011", Msg: "negative substring length not allowed"}
+				}
+				if start > 0 || cnt <= math.MaxInt64+start {
+					end = start + cnt
+				}
+			}
+			lo, hi := max(start, 1), min(end, int64(len(v))+1)
+			if lo >= hi {
+				return []byte{}, true, nil
+			}
+			return v[lo-1 : hi-1], true, nil
+		})
+	}
+	return nil
+}
+
+func byteaPosition(n *fnNode) error {
+	if err := textArgs(n, 2, 2, 0, 1); err != nil {
+		return err
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		b, _ := asTexts(args[0])
+		sub, _ := asTexts(args[1])
+		return mapInt32s(mem, rows, args, func(i int) int32 {
+			return int32(bytes.Index(b.ValueBytes(i), sub.ValueBytes(i)) + 1)
+		}), nil
+	}
+	return nil
 }
 
 func byteaIn(n *fnNode) error {
