@@ -168,7 +168,7 @@ func ParseSpec(spec string) (Zone, error) {
 			return Zone{}, fmt.Errorf("pgzone: invalid fixed offset in zone spec")
 		}
 		return Fixed(off), nil
-	case ok && kind == "iana" && (strings.Contains(v, "/") || regionless[strings.ToLower(v)] == v) && !strings.Contains(v, ".."):
+	case ok && kind == "iana" && (strings.Contains(v, "/") || isRegionless(v)) && !strings.Contains(v, ".."):
 		loc, err := time.LoadLocation(v)
 		if err != nil {
 			return Zone{}, ErrUnknown
@@ -176,6 +176,13 @@ func ParseSpec(spec string) (Zone, error) {
 		return Zone{loc: loc}, nil
 	}
 	return Zone{}, fmt.Errorf("pgzone: invalid zone spec")
+}
+
+// isRegionless reports whether v is one of the zone names without a region (regionless) as
+// tzdata spells it; "" is none (time.LoadLocation would read it as UTC).
+func isRegionless(v string) bool {
+	r, ok := regionless[strings.ToLower(v)]
+	return ok && r == v
 }
 
 // OffsetAt returns the zone's offset east of UTC, in seconds, at the instant sec (Unix
