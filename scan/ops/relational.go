@@ -252,22 +252,12 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 		}
 	}
 	return newStream(schema, func() (arrow.RecordBatch, error) {
-		for cur == nil {
-			if o.r == nil || !o.r.Next() {
-				if o.r == nil {
-					return nil, nil
-				}
-				err := o.r.Err()
-				o.release()
+		if cur == nil {
+			b, err := o.next(ctx)
+			if b == nil {
 				return nil, err
 			}
-			if err := ctxErr(ctx); err != nil {
-				return nil, err
-			}
-			if b := o.r.RecordBatch(); b.NumRows() > 0 {
-				b.Retain()
-				cur, at = b, 0
-			}
+			cur, at = b, 0
 		}
 		n := int(cur.NumRows())
 		end, claim := projectCut(exprs, cur.Columns(), at, n)

@@ -274,22 +274,10 @@ func ProjectSet(ctx context.Context, in array.RecordReader, calls []SetCall, ord
 	return newStream(schema, func() (arrow.RecordBatch, error) {
 		for {
 			if cur == nil {
-				if o.r == nil || !o.r.Next() {
-					if o.r == nil {
-						return nil, nil
-					}
-					err := o.r.Err()
-					o.release()
+				b, err := o.next(ctx)
+				if b == nil {
 					return nil, err
 				}
-				if err := ctxErr(ctx); err != nil {
-					return nil, err
-				}
-				b := o.r.RecordBatch()
-				if b.NumRows() == 0 {
-					continue
-				}
-				b.Retain()
 				cur, row, inRow = b, -1, false
 				for _, c := range calls {
 					as := make([]arrow.Array, len(c.Args))

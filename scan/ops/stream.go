@@ -179,6 +179,29 @@ func (o *owned) release() {
 	}
 }
 
+// next returns the input's next batch with rows, retained (the caller releases it), after
+// checking ctx; nil at the end of the input, which it then releases, or with the input's
+// error or ctx's.
+func (o *owned) next(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		if o.r == nil || !o.r.Next() {
+			if o.r == nil {
+				return nil, nil
+			}
+			err := o.r.Err()
+			o.release()
+			return nil, err
+		}
+		if err := ctxErr(ctx); err != nil {
+			return nil, err
+		}
+		if b := o.r.RecordBatch(); b.NumRows() > 0 {
+			b.Retain()
+			return b, nil
+		}
+	}
+}
+
 // allocator returns the allocator of mem (memory.DefaultAllocator when nil).
 func allocator(mem *ledger.Ledger) memory.Allocator {
 	if mem == nil {
