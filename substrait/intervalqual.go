@@ -8,7 +8,7 @@ import (
 )
 
 // Interval field qualifiers (PostgreSQL's interval typmod): the range is a mask of
-// INTERVAL_MASK(field) bits (datetime.h's field numbers), the precision the fractional
+// INTERVAL_MASK(field) bits (PostgreSQL's datetime field numbers), the precision the fractional
 // digits of the seconds kept.
 const (
 	ivMonth  = 1 << 1

@@ -48,7 +48,7 @@ import (
 //   - unnest (element, …): the row's arguments in order (unnest(ARRAY[a, b]) of each row).
 //
 // A NULL document yields no row. A document of the wrong kind is PostgreSQL's 22023 with the
-// message its function gives (jsonfuncs.c: json_each of an array "cannot deconstruct an array
+// message its PostgreSQL function gives (json_each of an array "cannot deconstruct an array
 // as an object", jsonb_each "cannot call jsonb_each on a non-object", …); a document that is
 // not JSON, or holds \u0000 in a string, is the JSON scanner's error (jsonscan.go). PostgreSQL's
 // json_array_elements (not _text) answers over a \u0000 escape, which it does not unescape;
