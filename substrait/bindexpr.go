@@ -1263,12 +1263,18 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 	if name == "jsonb" {
 		return bd.jsonbCast(v)
 	}
-	if name == "json" && (v.untyped() || !v.bytea && familyOf(v.typ()) == famBinary) {
+	if name == "json" && (v.json || v.jsonb) {
 		// A json document (jsonb's text is json too): marked json, so that = and the other
 		// operators json lacks are PostgreSQL's 42883.
-		out, err := bd.jsonLiteral(v)
-		out.json, out.jsonb = true, false
-		return out, err
+		v.json, v.jsonb = true, false
+		return v, nil
+	}
+	if name == "json" && (v.untyped() || !v.bytea && (familyOf(v.typ()) == famBinary || familyOf(v.typ()) == famString)) {
+		// Text (or a binary value not known to be a document): json_in validates it.
+		if v.untyped() {
+			return bd.jsonLiteral(v)
+		}
+		return bd.jsonIn(v.e)
 	}
 	if v.bytea && familyOf(t) == famString {
 		if _, plain := t.(*types.StringType); plain {

@@ -1,6 +1,8 @@
 package substrait
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -575,17 +577,54 @@ func (bd *binder) docUnify(vs []bval) ([]bval, error) {
 }
 
 // jsonLiteral is v read as a json document: v itself when it is one, an untyped literal (or
-// NULL) as json, its text kept (json_in keeps its input's text).
+// NULL) as json, its text kept and validated (jsonIn).
 func (bd *binder) jsonLiteral(v bval) (bval, error) {
 	if !v.untyped() {
 		return v, nil
 	}
 	e, err := bd.coerce(v, binType(), "")
+	if err != nil || v.null {
+		out := typed(e)
+		out.json = true
+		return out, err
+	}
+	return bd.jsonIn(e)
+}
+
+// jsonIn binds PostgreSQL's json_in of e, a text or binary expression: the value, validated as
+// a json document (22P02 "invalid input syntax for type json" where it is not), marked json.
+// A constant is validated here, as PostgreSQL reads a literal's input when it parses the
+// statement ('ab'::json is 22P02 whatever rows the query reads), and stays the literal; any
+// other value (a column, an expression, a parameter not bound yet) row by row, only where the
+// query evaluates it.
+func (bd *binder) jsonIn(e expr.Expression) (bval, error) {
+	f, err := bd.fn(URNPostgres, "json_in", binType(), e)
 	if err != nil {
 		return bval{}, err
 	}
-	out := typed(e)
+	out := typed(f)
 	out.json = true
+	if eval := constantEvaluator.Load(); eval != nil && bd.reg.Set != nil && isConstant(f) && !bd.holdsParameter(f) {
+		a, err := (*eval)(context.Background(), f, bd.reg)
+		if err != nil {
+			var de *Error
+			if errors.As(err, &de) {
+				return bval{}, de
+			}
+			return out, nil // not evaluable here: validated row by row
+		}
+		a.Release()
+		// Validated: no need to check it again per row.
+		if familyOf(e.GetType()) == famBinary {
+			out.e = e
+		} else {
+			c, err := bd.cast(e, binType())
+			if err != nil {
+				return bval{}, err
+			}
+			out.e = c.e
+		}
+	}
 	return out, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -29,6 +30,7 @@ import (
 //	                 read element 0 (or -1) of a scalar as the scalar itself ('"x"'::jsonb
 //	                 ->> 0 is x), where json's answer NULL; strict
 func init() {
+	ownFunctions["json_in"] = jsonIn
 	ownFunctions["jsonb_in"] = jsonbKernel(false)
 	ownFunctions["jsonb_key"] = jsonbKernel(true)
 	ownFunctions["jsonb_scalar_array"] = jsonbScalarArray
@@ -50,6 +52,41 @@ func jsonbScalarArray(n *fnNode) error {
 			buf = append(append(append(buf[:0], '['), doc...), ']')
 			return buf, true, nil
 		})
+	}
+	return nil
+}
+
+// jsonIn is PostgreSQL's json_in of a text or binary value: the value itself, a json
+// document keeping its text as written (whitespace, duplicate keys, escapes), once it is
+// validated as JSON (RFC 8259's grammar, \u followed by four hexadecimal digits:
+// jsonScanner.lax): 22P02 "invalid input syntax for type json" where it is not, 22021 where
+// its bytes are not UTF-8; strict. Each non-NULL row is validated, so only the rows a query
+// evaluates raise. A text or binary array is answered as the same buffers (no copy).
+func jsonIn(n *fnNode) error {
+	if err := textArgs(n, 1, 1, 0); err != nil {
+		return err
+	}
+	n.out = arrow.BinaryTypes.Binary
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		d, _ := asTexts(args[0])
+		s := jsonScanner{lax: true}
+		in := args[0]
+		for i := range rows {
+			if in.IsValid(i) {
+				if _, st := s.scanDoc(d.ValueBytes(i), nil, nil); st != docOK {
+					return nil, st.err()
+				}
+			}
+		}
+		switch in.DataType().ID() {
+		case arrow.STRING, arrow.BINARY:
+			// The same offsets and bytes, typed binary: a large document is not copied.
+			data := in.Data()
+			out := array.NewData(arrow.BinaryTypes.Binary, data.Len(), data.Buffers(), nil, data.NullN(), data.Offset())
+			defer out.Release()
+			return array.MakeFromData(out), nil
+		}
+		return mapBinary(mem, rows, args, func(i int) ([]byte, bool, error) { return d.ValueBytes(i), true, nil })
 	}
 	return nil
 }

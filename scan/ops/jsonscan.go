@@ -84,6 +84,10 @@ type jsonScanner struct {
 	stack    []byte
 	nonASCII bool      // a byte >= 0x80 was met (the document may not be UTF-8)
 	fail     docStatus // why the scan stopped (docInvalid or docNulEscape)
+	// lax checks a \u escape's four hexadecimal digits only, as PostgreSQL's json_in, which
+	// validates without de-escaping (its \u0000 and unpaired surrogates are json values;
+	// -> and ->>, which de-escape, refuse them).
+	lax bool
 }
 
 // scanDoc validates doc and returns its top-level value's kind; when that is an object, out[k]
@@ -328,6 +332,8 @@ func (s *jsonScanner) str() (jsonKind, bool) {
 				}
 				i += 4
 				switch {
+				case s.lax:
+					// json_in: the escape's four digits are all it checks.
 				case r == 0:
 					s.fail = docNulEscape
 					return jAbsent, false
