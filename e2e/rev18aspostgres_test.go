@@ -26,6 +26,9 @@ func TestDistinctOnSetReturningAsPostgres(t *testing.T) {
 		"SELECT DISTINCT ON (a) a, generate_series(1, 3)"+v+" ORDER BY a, 2",
 		"SELECT DISTINCT ON (a, g) a, generate_series(1, 2) AS g"+v+" ORDER BY a, g",
 		"SELECT DISTINCT a, generate_series(1, 2) AS g"+v+" ORDER BY a, g",
+		"SELECT DISTINCT ON (a) a, generate_series(1, 3) AS b"+v+" ORDER BY a, b DESC",
+		"SELECT DISTINCT ON (a) a, generate_series(2, 3)"+v+" ORDER BY a, generate_series",
+		"SELECT DISTINCT ON (a) a, generate_series(1, 3) + 1"+v+" ORDER BY a, generate_series(1, 3) + 1 DESC",
 	)...)
 	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
 		"SELECT DISTINCT ON (a) a, generate_series(1, 3)" + v + " ORDER BY a":                    "DISTINCT ON",
