@@ -528,6 +528,9 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 		}
 		return false
 	}
+	if dc := sel.GetDistinctClause(); len(sel.GetSortClause()) > 0 && (len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil) && !srfKeyed(sel) {
+		return nil, errDistinctOnSRF
+	}
 	var calls []*pg.Node
 	replace := func(n *pg.Node) {
 		fc := n.GetFuncCall()
@@ -580,6 +583,49 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	}
 	sel.FromClause = append(sel.FromClause, &pg.Node{Node: &pg.Node_RangeFunction{RangeFunction: rf}})
 	return sel, nil
+}
+
+// errDistinctOnSRF refuses SELECT DISTINCT ON … ORDER BY whose set-returning functions in the
+// select list are in no ORDER BY or DISTINCT ON key: PostgreSQL's planner then evaluates them
+// after the sort and DISTINCT ON (make_sort_input_target postpones them), so DISTINCT ON keeps
+// one input row per key and the functions expand it, where selectSRFs' rewrite evaluates them
+// first (SELECT DISTINCT ON (a) a, generate_series(1, 3) … ORDER BY a is three rows of each a
+// in PostgreSQL).
+var errDistinctOnSRF = unimplementedAre("set-returning functions in the select list of SELECT DISTINCT ON … ORDER BY outside its keys")
+
+// srfKeyed reports whether a select-list item of sel that calls a set-returning function is an
+// ORDER BY or DISTINCT ON key — by its ordinal, its output name or the same expression, as
+// PostgreSQL's findTargetlistEntrySQL92 finds a key's target — which keeps PostgreSQL from
+// postponing the functions past the sort (errDistinctOnSRF). A key it does not recognise
+// (an expression around the call) answers false: the query is refused rather than answered
+// otherwise than PostgreSQL.
+func srfKeyed(sel *pg.SelectStmt) bool {
+	keys := slices.Clone(sel.GetDistinctClause())
+	for _, s := range sel.GetSortClause() {
+		keys = append(keys, s.GetSortBy().GetNode())
+	}
+	for k, t := range sel.GetTargetList() {
+		rt := t.GetResTarget()
+		if !hasSRF(rt.GetVal()) {
+			continue
+		}
+		name := rt.GetName()
+		if name == "" {
+			name = figureColname(rt.GetVal())
+		}
+		for _, key := range keys {
+			if c := key.GetAConst(); c != nil && c.GetIval() != nil && int(c.GetIval().GetIval()) == k+1 {
+				return true
+			}
+			if f := key.GetColumnRef().GetFields(); len(f) == 1 && f[0].GetString_().GetSval() == name {
+				return true
+			}
+			if key != nil && samePG(key, rt.GetVal()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // selectListSRF reports whether a select list may call the set-returning function name: those
