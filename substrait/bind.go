@@ -124,6 +124,11 @@ type col struct {
 	bpchar int32
 	// typmod is the column's type modifier as PostgreSQL names the type with it (bval.typmod).
 	typmod string
+	// scalar marks the one column of a function in FROM that returns a base type
+	// (json_array_elements' value, without ORDINALITY): its table's name alone reads it, as
+	// PostgreSQL reads a whole-row reference to such a function (e->>'x' of
+	// json_array_elements(…) e).
+	scalar bool
 }
 
 // scope is the columns an expression may reference: the output of the FROM relation.
@@ -163,6 +168,16 @@ func (s *scope) lookup(qual, name string) (int, error) {
 			return -1, quoting(InvalidArgument, "42702", "column reference %q is ambiguous", name)
 		}
 		found = i
+	}
+	if found < 0 && qual == "" {
+		for i, c := range s.cols {
+			if c.scalar && !c.hidden && strings.EqualFold(c.qual, name) {
+				if found >= 0 {
+					return -1, quoting(InvalidArgument, "42702", "column reference %q is ambiguous", name)
+				}
+				found = i
+			}
+		}
 	}
 	if found < 0 {
 		if qual != "" {
@@ -302,6 +317,10 @@ type binder struct {
 	// their rewritten FROM reads them under (domain.go); domainSeq numbers them.
 	domains   map[string]*boundRel
 	domainSeq int
+	// domainOrdinality marks the functions in FROM whose ORDINALITY a domain added to mark
+	// the rows they yield (domain.go): the column is hidden, the function's own column
+	// still readable by the table's name (col.scalar).
+	domainOrdinality map[*pg.RangeFunction]bool
 	// domainFilter are the WHERE conjuncts without subqueries of the SELECT whose subqueries
 	// are being bound, which its correlated subqueries' domains are filtered by (domain.go).
 	domainFilter []*pg.Node
