@@ -318,9 +318,10 @@ type binder struct {
 	domains   map[string]*boundRel
 	domainSeq int
 	// domainOrdinality marks the functions in FROM whose ORDINALITY a domain added to mark
-	// the rows they yield (domain.go): the column is hidden, the function's own column
-	// still readable by the table's name (col.scalar).
-	domainOrdinality map[*pg.RangeFunction]bool
+	// the rows they yield (domain.go), by their call's location in the statement (the
+	// subquery is copied as it is rewritten): the column is hidden, the function's own
+	// column still readable by the table's name (col.scalar).
+	domainOrdinality map[int32]bool
 	// domainFilter are the WHERE conjuncts without subqueries of the SELECT whose subqueries
 	// are being bound, which its correlated subqueries' domains are filtered by (domain.go).
 	domainFilter []*pg.Node

@@ -285,13 +285,14 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		}
 		rf = proto.Clone(rf).(*pg.RangeFunction)
 		rf.Ordinality = true
+		fc := rf.GetFunctions()[0].GetList().GetItems()[0].GetFuncCall()
 		if bd.domainOrdinality == nil {
-			bd.domainOrdinality = map[*pg.RangeFunction]bool{}
+			bd.domainOrdinality = map[int32]bool{}
 		}
-		bd.domainOrdinality[rf] = true
+		bd.domainOrdinality[fc.GetLocation()] = true
 		qual := rf.GetAlias().GetAliasname()
 		if qual == "" {
-			qual = funcName(rf.GetFunctions()[0].GetList().GetItems()[0].GetFuncCall())
+			qual = funcName(fc)
 		}
 		c.FromClause = []*pg.Node{{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_LEFT, Larg: domainRV, Rarg: &pg.Node{Node: &pg.Node_RangeFunction{RangeFunction: rf}},
 			Quals: &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: true}}}}}}}}}

@@ -214,7 +214,7 @@ func (bd *binder) projectSet(l *boundRel, rf *pg.RangeFunction, outer bool) (*bo
 			cols[i].name = c.GetString_().GetSval()
 		}
 	}
-	if added := bd.domainOrdinality[rf]; len(def.Calls) == 1 && len(def.Calls[0].Out) == 1 && (!def.Ordinality || added) {
+	if added := def.Ordinality && bd.domainOrdinality[rf.GetFunctions()[0].GetList().GetItems()[0].GetFuncCall().GetLocation()]; len(def.Calls) == 1 && len(def.Calls[0].Out) == 1 && (!def.Ordinality || added) {
 		cols[0].scalar = true
 		cols[len(cols)-1].hidden = cols[len(cols)-1].hidden || added
 	}
