@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Issue 18's correlated subqueries over a set-returning function of the outer row (corr18):
@@ -60,5 +61,39 @@ func TestCorrelatedSetReturningAsPostgres(t *testing.T) {
 			"SELECT i, (SELECT count(*) FROM json_array_elements(d::json) e, (VALUES (1)) w(k)) FROM " + corr18Docs + " v(i, d)":                  "beside other FROM items",
 			"SELECT i FROM " + corr18Docs + " v(i, d) WHERE EXISTS (SELECT 1 FROM (VALUES (1)) w(k) JOIN json_array_elements(d::json) e ON true)": "under a join",
 		})
+	}
+}
+
+// TestDateTimeEdgeErrorsAsPostgres: date_bin, to_timestamp and casts to timestamp at the edges
+// of the ranges raise PostgreSQL 15's SQLSTATEs; a value PostgreSQL holds and flightsrv's
+// nanosecond timestamps cannot is 22008 naming the range, a stride they cannot hold refused by
+// name.
+func TestDateTimeEdgeErrorsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, cl := range clients {
+		for q, state := range map[string]string{
+			"SELECT to_timestamp(1e300)":  "22008",
+			"SELECT to_timestamp(-1e300)": "22008",
+			"SELECT to_timestamp(1e20)":   "22008",
+			"SELECT date_bin('-1 hour', timestamp '2001-01-01', timestamp '2000-01-01')":       "22008",
+			"SELECT date_bin('0 seconds', timestamptz '2001-01-01', timestamptz '2000-01-01')": "22008",
+		} {
+			refusedWithState(t, ctx, cl.c, pg, q, state)
+		}
+		// PostgreSQL answers these but the first (its 0A000 too); flightsrv's timestamps end
+		// in 2262.
+		for q, want := range map[string]codes.Code{
+			"SELECT date '2300-01-01'::timestamp":                                            codes.InvalidArgument,
+			"SELECT date '2300-01-01'::timestamptz":                                          codes.InvalidArgument,
+			"SELECT x::timestamp FROM (VALUES (date '2300-01-01'), (NULL)) v(x)":             codes.InvalidArgument,
+			"SELECT date_bin('300 years', timestamp '2001-01-01', timestamp '2000-01-01')":   codes.Unimplemented,
+			"SELECT date_bin('110000 days', timestamp '2001-01-01', timestamp '2000-01-01')": codes.Unimplemented,
+		} {
+			_, err := run(ctx, cl.c, q)
+			wantState := map[codes.Code]string{codes.InvalidArgument: "22008", codes.Unimplemented: "0A000"}[want]
+			if status.Code(err) != want || sqlstateOf(err) != wantState {
+				t.Errorf("%s: %v (SQLSTATE %q), want %v %s", q, err, sqlstateOf(err), want, wantState)
+			}
+		}
 	}
 }
