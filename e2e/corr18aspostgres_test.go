@@ -97,3 +97,41 @@ func TestDateTimeEdgeErrorsAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// corr18Mods are two relations of columns with type modifiers: varchar(5), numeric(6,2),
+// char(4).
+const (
+	corr18ModsA = "(SELECT 'x'::varchar(5) AS k, 1.5::numeric(6,2) AS n, 'ab'::char(4) AS c UNION ALL SELECT 'y'::varchar(5), 2::numeric(6,2), 'cd '::char(4)) a"
+	corr18ModsB = "(SELECT 'x'::varchar(5) AS k, 1.5::numeric(6,2) AS n, 'ab'::char(4) AS c UNION ALL SELECT 'z'::varchar(5), 3.125::numeric(6,2), NULL::char(4)) b"
+)
+
+// TestTypeModifiersCarriedAsPostgres: type modifiers survive JOIN … USING's merged columns,
+// DISTINCT ON and GREATEST/LEAST/COALESCE as PostgreSQL carries them: numeric(p,s)'s scale in
+// its text, char(n)'s padding semantics.
+func TestTypeModifiersCarriedAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT k, n::text, c::text, c || '|', length(c), octet_length(c) FROM " + corr18ModsA + " JOIN " + corr18ModsB + " USING (k, n, c) ORDER BY 1",
+		"SELECT k, a.n::text, b.c || '|' FROM " + corr18ModsA + " FULL JOIN " + corr18ModsB + " USING (k) ORDER BY 1",
+		"SELECT k, n::text, c || '|' FROM " + corr18ModsA + " NATURAL LEFT JOIN " + corr18ModsB + " ORDER BY 1",
+		"SELECT DISTINCT ON (k) k, n::text, c || '|', octet_length(c) FROM " + corr18ModsA + " ORDER BY k, n",
+		"SELECT GREATEST(a.n, b.n)::text, LEAST(a.n, b.n)::text, COALESCE(a.c, b.c) || '|', GREATEST(a.c, b.c) || '|', octet_length(COALESCE(b.c, a.c)), COALESCE(b.n, a.n)::text FROM " + corr18ModsA + ", " + corr18ModsB + " ORDER BY 1, 2, 3, 4",
+		"SELECT LEAST(a.k, 'x')::text, GREATEST(a.n, 1.50)::text FROM " + corr18ModsA + " ORDER BY 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		// Types without a common one are named as PostgreSQL names them: character(n) is
+		// character, varchar(n) character varying.
+		for _, q := range []string{
+			"SELECT COALESCE('a'::char(4), 1)",
+			"SELECT GREATEST(1, 'a'::varchar(3))",
+			"SELECT LEAST(1, 'a'::varchar(3))",
+			"SELECT 'a'::char(4) UNION SELECT 1",
+			"SELECT 1 UNION SELECT 'a'::varchar(2)",
+			"SELECT k FROM (SELECT 'a'::char(2) k) a JOIN (SELECT 1 k) b USING (k)",
+			"SELECT k FROM (SELECT 'a'::text k) a NATURAL JOIN (SELECT 1 k) b",
+		} {
+			refusedWithState(t, ctx, cl.c, pg, q, "42804")
+		}
+	}
+}

@@ -578,7 +578,9 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 		case datetimeCommon(lt, rt) != nil:
 			common[i] = datetimeCommon(lt, rt)
 		default:
-			return nil, nil, nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched (column %d)", op, typeName(lt), typeName(rt), i+1)
+			lc, rc := l.sc.cols[i], r.sc.cols[i]
+			return nil, nil, nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched", op,
+				modTypeName(lt, lc.bpchar, false, lc.typmod), modTypeName(rt, rc.bpchar, false, rc.typmod))
 		}
 		common[i] = common[i].WithNullability(nullableN)
 	}
@@ -1787,6 +1789,19 @@ func appendConjuncts(out []*pg.Node, n *pg.Node) []*pg.Node {
 func isFalseConst(n *pg.Node) bool {
 	c := n.GetAConst()
 	return c != nil && c.GetBoolval() != nil && !c.GetBoolval().GetBoolval()
+}
+
+// modTypeName names a value's type t as PostgreSQL's messages do (format_type_be: the type
+// without its modifier): character for a char(n) or bpchar value (bpchar, bval.bpchar),
+// character varying for a varchar one (varchar, or typmod naming it), else typeName's.
+func modTypeName(t types.Type, bpchar int32, varchar bool, typmod string) string {
+	switch {
+	case bpchar != 0:
+		return "character"
+	case varchar || strings.HasPrefix(typmod, "character varying"):
+		return "character varying"
+	}
+	return typeName(t)
 }
 
 // typeName spells a Substrait type for messages as PostgreSQL names the type it stands for

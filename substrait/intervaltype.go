@@ -1,8 +1,8 @@
 package substrait
 
 import (
-	"math/big"
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 

@@ -219,6 +219,14 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		lv.bytea, lv.json, lv.jsonb, lv.bpchar = l.sc.cols[li].bytea, l.sc.cols[li].json, l.sc.cols[li].jsonb, l.sc.cols[li].bpchar
 		rv.bytea, rv.json, rv.jsonb, rv.bpchar = r.sc.cols[ri].bytea, r.sc.cols[ri].json, r.sc.cols[ri].jsonb, r.sc.cols[ri].bpchar
 		eq, err := bd.compare("=", lv, rv)
+		var pe *Error
+		if errors.As(err, &pe) && pe.SQLState == "42883" {
+			// Types without a common one: PostgreSQL's select_common_type for the merged
+			// column refuses them before any operator is looked up.
+			lc, rc := l.sc.cols[li], r.sc.cols[ri]
+			return nil, &Error{Code: InvalidArgument, SQLState: "42804", Msg: fmt.Sprintf("JOIN/USING types %s and %s cannot be matched",
+				modTypeName(lc.typ, lc.bpchar, false, lc.typmod), modTypeName(rc.typ, rc.bpchar, false, rc.typmod))}
+		}
 		if err != nil {
 			return nil, err
 		}
