@@ -28,7 +28,11 @@ import (
 //   - DISTINCT is per domain row (its columns are in the select list); DISTINCT ON's
 //     expressions and ORDER BY start with the domain's columns; window functions are
 //     partitioned by them first (windowByKeys); ORDER BY without LIMIT or DISTINCT ON is
-//     dropped; LIMIT and OFFSET constants apply per domain row (limitPerKey).
+//     dropped; LIMIT and OFFSET constants apply per domain row (limitPerKey);
+//   - a set-returning function in its FROM that reads the outer row (lateralScope) is called
+//     on each domain row, the domain first in FROM; with aggregates and no GROUP BY the
+//     domain is left-joined to it (LEFT JOIN LATERAL … ON true) with an ordinality of its
+//     own, and every aggregate filtered to the rows it marks that the WHERE keeps.
 //
 // The domain reads the outer relation a second time (cloneReads), filtered by the outer
 // SELECT's WHERE conjuncts without subqueries that bind over it (binder.domainFilter), and by
