@@ -124,6 +124,11 @@ type col struct {
 	bpchar int32
 	// typmod is the column's type modifier as PostgreSQL names the type with it (bval.typmod).
 	typmod string
+	// scalar marks the one column of a function in FROM that returns a base type
+	// (json_array_elements' value, without ORDINALITY): its table's name alone reads it, as
+	// PostgreSQL reads a whole-row reference to such a function (e->>'x' of
+	// json_array_elements(…) e).
+	scalar bool
 }
 
 // scope is the columns an expression may reference: the output of the FROM relation.
@@ -163,6 +168,16 @@ func (s *scope) lookup(qual, name string) (int, error) {
 			return -1, quoting(InvalidArgument, "42702", "column reference %q is ambiguous", name)
 		}
 		found = i
+	}
+	if found < 0 && qual == "" {
+		for i, c := range s.cols {
+			if c.scalar && !c.hidden && strings.EqualFold(c.qual, name) {
+				if found >= 0 {
+					return -1, quoting(InvalidArgument, "42702", "column reference %q is ambiguous", name)
+				}
+				found = i
+			}
+		}
 	}
 	if found < 0 {
 		if qual != "" {
@@ -302,6 +317,11 @@ type binder struct {
 	// their rewritten FROM reads them under (domain.go); domainSeq numbers them.
 	domains   map[string]*boundRel
 	domainSeq int
+	// domainOrdinality marks the functions in FROM whose ORDINALITY a domain added to mark
+	// the rows they yield (domain.go), by their call's location in the statement (the
+	// subquery is copied as it is rewritten): the column is hidden, the function's own
+	// column still readable by the table's name (col.scalar).
+	domainOrdinality map[int32]bool
 	// domainFilter are the WHERE conjuncts without subqueries of the SELECT whose subqueries
 	// are being bound, which its correlated subqueries' domains are filtered by (domain.go).
 	domainFilter []*pg.Node
@@ -558,7 +578,9 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 		case datetimeCommon(lt, rt) != nil:
 			common[i] = datetimeCommon(lt, rt)
 		default:
-			return nil, nil, nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched (column %d)", op, typeName(lt), typeName(rt), i+1)
+			lc, rc := l.sc.cols[i], r.sc.cols[i]
+			return nil, nil, nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched", op,
+				modTypeName(lt, lc.bpchar, false, lc.typmod), modTypeName(rt, rc.bpchar, false, rc.typmod))
 		}
 		common[i] = common[i].WithNullability(nullableN)
 	}
@@ -1767,6 +1789,19 @@ func appendConjuncts(out []*pg.Node, n *pg.Node) []*pg.Node {
 func isFalseConst(n *pg.Node) bool {
 	c := n.GetAConst()
 	return c != nil && c.GetBoolval() != nil && !c.GetBoolval().GetBoolval()
+}
+
+// modTypeName names a value's type t as PostgreSQL's messages do (format_type_be: the type
+// without its modifier): character for a char(n) or bpchar value (bpchar, bval.bpchar),
+// character varying for a varchar one (varchar, or typmod naming it), else typeName's.
+func modTypeName(t types.Type, bpchar int32, varchar bool, typmod string) string {
+	switch {
+	case bpchar != 0:
+		return "character"
+	case varchar || strings.HasPrefix(typmod, "character varying"):
+		return "character varying"
+	}
+	return typeName(t)
 }
 
 // typeName spells a Substrait type for messages as PostgreSQL names the type it stands for

@@ -1772,6 +1772,7 @@ func (w *wideConsts) resolve(vs []bval) error {
 // are untyped.
 func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) {
 	var t types.Type
+	var first bval // the value that typed t first, named in the error
 	for _, v := range vs {
 		vt := v.typ()
 		if vt == nil {
@@ -1779,14 +1780,18 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 		}
 		switch {
 		case t == nil:
-			t = vt
+			t, first = vt, v
 		case sameType(t, vt):
 		case isNumber(familyOf(t)) && isNumber(familyOf(vt)):
 			t = widerNumber(t, vt)
 		case datetimeCommon(t, vt) != nil:
 			t = datetimeCommon(t, vt)
 		default:
-			return nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched", what, typeName(t), typeName(vt))
+			tn, vn := typeName(t), modTypeName(vt, v.bpchar, v.varchar, v.typmod)
+			if sameType(t, first.typ()) {
+				tn = modTypeName(t, first.bpchar, first.varchar, first.typmod)
+			}
+			return nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched", what, tn, vn)
 		}
 	}
 	if t == nil {
@@ -1794,7 +1799,7 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 	}
 	if familyOf(t) == famNumeric {
 		switch what {
-		case "CASE", "COALESCE", "GREATEST/LEAST", "VALUES", "lag", "lead":
+		case "CASE", "COALESCE", "GREATEST", "LEAST", "VALUES", "lag", "lead":
 			// Each value keeps its display scale (their callers' ds; VALUES' column vary,
 			// dscale.go).
 		default:
@@ -1923,7 +1928,11 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	es, err := bd.commonType(vs, "GREATEST/LEAST")
+	what := "GREATEST" // PostgreSQL's transformMinMaxExpr names the function
+	if m.GetOp() == pg.MinMaxOp_IS_LEAST {
+		what = "LEAST"
+	}
+	es, err := bd.commonType(vs, what)
 	if err != nil {
 		return bval{}, err
 	}

@@ -693,9 +693,17 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			}
 			var v bval
 			var err error
-			if name == "width_bucket" && i < 3 {
+			fval := a.GetAConst().GetFval().GetFval()
+			f, ferr := strconv.ParseFloat(fval, 64)
+			switch {
+			case name == "width_bucket" && i < 3:
 				v, err = wide.bind(bd, a, sc, i)
-			} else {
+			case name == "to_timestamp" && len(rawArgs) == 1 && fval != "" && ferr == nil:
+				// to_timestamp(double precision) of a decimal constant, which PostgreSQL
+				// reads as a float8 (past numeric's 38 digits too: to_timestamp(1e300) is
+				// its 22008).
+				v = typed(expr.NewPrimitiveLiteral(f, false))
+			default:
 				v, err = bd.bindExpr(a, sc)
 			}
 			if err != nil {

@@ -118,6 +118,8 @@ func bpcharCommon(vs []bval) (int32, error) {
 			return 0, nil // the first typed value's type is not bpchar
 		case n == 0:
 			n = v.bpchar
+		case familyOf(v.typ()) != famString:
+			// No common type: the caller's commonType refuses it as PostgreSQL does (42804).
 		case v.bpchar != n:
 			return 0, errBpcharMixed
 		}

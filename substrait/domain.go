@@ -28,7 +28,11 @@ import (
 //   - DISTINCT is per domain row (its columns are in the select list); DISTINCT ON's
 //     expressions and ORDER BY start with the domain's columns; window functions are
 //     partitioned by them first (windowByKeys); ORDER BY without LIMIT or DISTINCT ON is
-//     dropped; LIMIT and OFFSET constants apply per domain row (limitPerKey).
+//     dropped; LIMIT and OFFSET constants apply per domain row (limitPerKey);
+//   - a set-returning function in its FROM that reads the outer row (lateralScope) is called
+//     on each domain row, the domain first in FROM; with aggregates and no GROUP BY the
+//     domain is left-joined to it (LEFT JOIN LATERAL … ON true) with an ordinality of its
+//     own, and every aggregate filtered to the rows it marks that the WHERE keeps.
 //
 // The domain reads the outer relation a second time (cloneReads), filtered by the outer
 // SELECT's WHERE conjuncts without subqueries that bind over it (binder.domainFilter), and by
@@ -41,6 +45,25 @@ import (
 // without GROUP BY over a WHERE holding a subquery (the LEFT JOIN's ON cannot
 // carry it); aggregates of outer columns alone are refused before, for every correlated
 // subquery (decorrelate).
+
+// lateralScope is the scope of a correlated subquery's FROM items (items) when a function
+// among them reads the outer row l (json_array_elements(t.value->'legs') of the outer t):
+// bound after l's relation, as the rewritten subquery binds them after the domain, their
+// columns are those after l's.
+func (bd *binder) lateralScope(items []*pg.Node, l *boundRel) (*scope, error) {
+	bd.domainSeq++
+	probe := domainQual(bd.domainSeq)
+	if bd.domains == nil {
+		bd.domains = map[string]*boundRel{}
+	}
+	bd.domains[probe] = l
+	defer delete(bd.domains, probe)
+	f, err := bd.from(append([]*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: probe, Inh: true}}}}, items...))
+	if err != nil {
+		return nil, err
+	}
+	return &scope{cols: f.sc.cols[len(l.sc.cols):]}, nil
+}
 
 // domainQual qualifies the domain relations' columns and names them in FROM (no SQL name).
 func domainQual(k int) string { return fmt.Sprintf("?domain%d?", k) }
@@ -86,7 +109,7 @@ func colRef(qual, name string) *pg.Node {
 // every row's error of an outer row), also with a plain DISTINCT (a failing row is one more
 // distinct row) and aggregates' arguments under GROUP BY without HAVING (which would read a
 // deferred value).
-func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter func(*pg.Node) (bool, error), refs func(*pg.Node) (bool, bool, error), deferErrs bool) (_ *boundRel, _ []correlation, errs []int, _ error) {
+func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter func(*pg.Node) (bool, error), refs func(*pg.Node) (bool, bool, error), deferErrs, lateral bool) (_ *boundRel, _ []correlation, errs []int, _ error) {
 	limited := sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil
 	count, offset, ok := constLimit(sub)
 	if limited && (!ok || sub.GetLimitOption() == pg.LimitOption_LIMIT_OPTION_WITH_TIES) {
@@ -142,7 +165,15 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		n.Node = colRef(dq, fmt.Sprintf("?o%d?", at)).Node
 		return false
 	}
-	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause(), c.GetWindowClause(), dc, dropped} {
+	var calls []*pg.Node // the functions in FROM that read the outer row, when lateral
+	if lateral {
+		for _, it := range c.GetFromClause() {
+			if it.GetRangeFunction() != nil {
+				calls = append(calls, it)
+			}
+		}
+	}
+	for _, part := range [][]*pg.Node{c.GetTargetList(), c.GetGroupClause(), {c.GetWhereClause(), c.GetHavingClause()}, c.GetSortClause(), c.GetWindowClause(), dc, dropped, calls} {
 		for _, n := range part {
 			if n != nil && rewrite(n) {
 				walkPG(n.ProtoReflect(), rewrite)
@@ -247,6 +278,42 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	switch {
 	case aggregated && len(sub.GetGroupClause()) == 0 && sub.GetWhereClause() != nil && hasSubLink(sub.GetWhereClause()):
 		return nil, nil, nil, unimplementedAre("correlated aggregate subqueries without GROUP BY whose WHERE holds a subquery")
+	case aggregated && len(sub.GetGroupClause()) == 0 && lateral:
+		// FROM domain LEFT JOIN LATERAL f(…) WITH ORDINALITY ON true, aggregates filtered
+		// on the ordinality and the WHERE: a domain row the function yields no row for (or
+		// none the WHERE keeps) is a group over no row.
+		from := c.GetFromClause()
+		rf := from[0].GetRangeFunction()
+		if len(from) != 1 || rf.GetOrdinality() || rf.GetIsRowsfrom() || len(rf.GetFunctions()) != 1 {
+			return nil, nil, nil, unimplementedAre("correlated aggregate subqueries over a set-returning function of the outer row beside other FROM items, WITH ORDINALITY or ROWS FROM")
+		}
+		rf = proto.Clone(rf).(*pg.RangeFunction)
+		rf.Ordinality = true
+		fc := rf.GetFunctions()[0].GetList().GetItems()[0].GetFuncCall()
+		if bd.domainOrdinality == nil {
+			bd.domainOrdinality = map[int32]bool{}
+		}
+		bd.domainOrdinality[fc.GetLocation()] = true
+		qual := rf.GetAlias().GetAliasname()
+		if qual == "" {
+			qual = funcName(fc)
+		}
+		c.FromClause = []*pg.Node{{Node: &pg.Node_JoinExpr{JoinExpr: &pg.JoinExpr{Jointype: pg.JoinType_JOIN_LEFT, Larg: domainRV, Rarg: &pg.Node{Node: &pg.Node_RangeFunction{RangeFunction: rf}},
+			Quals: &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: true}}}}}}}}}
+		conds := []*pg.Node{{Node: &pg.Node_NullTest{NullTest: &pg.NullTest{Arg: colRef(qual, "ordinality"), Nulltesttype: pg.NullTestType_IS_NOT_NULL}}}}
+		if w := c.GetWhereClause(); w != nil {
+			conds = append(conds, w)
+		}
+		joined := andNode(conds)
+		c.WhereClause = nil
+		for _, part := range [][]*pg.Node{c.GetTargetList(), {c.GetHavingClause()}} {
+			for _, n := range part {
+				if n != nil {
+					filterAggregates(n, joined)
+				}
+			}
+		}
+		c.GroupClause = keys
 	case aggregated && len(sub.GetGroupClause()) == 0:
 		// FROM domain LEFT JOIN (items × mark) ON where, aggregates filtered on the mark.
 		right := append(slices.Clone(c.GetFromClause()), &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
@@ -275,7 +342,12 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 		}
 		c.GroupClause = keys
 	default:
-		c.FromClause = append(c.FromClause, domainRV)
+		if lateral {
+			// The domain first: the functions after it are called on each of its rows.
+			c.FromClause = append([]*pg.Node{domainRV}, c.GetFromClause()...)
+		} else {
+			c.FromClause = append(c.FromClause, domainRV)
+		}
 		if aggregated || len(c.GetGroupClause()) > 0 {
 			// GROUP BY's positions count the select list, which the keys now start.
 			for _, g := range c.GetGroupClause() {

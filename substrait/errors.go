@@ -231,8 +231,10 @@ var (
 	// (see ParseTimestamp for the accepted forms).
 	ErrInvalidTimestampLiteral = &Error{Code: InvalidArgument, Msg: "invalid timestamp literal"}
 	// ErrTimestampOutOfRange: a timestamp bound outside the nanosecond range of
-	// timestamp[ns] (1677-09-21 to 2262-04-11 UTC).
-	ErrTimestampOutOfRange = &Error{Code: InvalidArgument, Msg: "timestamp is outside the nanosecond range (1677-09-21 to 2262-04-11)"}
+	// timestamp[ns] (1677-09-21 to 2262-04-11 UTC), PostgreSQL's SQLSTATE for a timestamp out
+	// of range (22008; PostgreSQL's own range is wider: date '2300-01-01'::timestamp answers
+	// there).
+	ErrTimestampOutOfRange = &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp is outside the nanosecond range (1677-09-21 to 2262-04-11)"}
 	// ErrNegativeLimit: LIMIT below zero.
 	ErrNegativeLimit = &Error{Code: InvalidArgument, Msg: "LIMIT must not be negative", SQLState: "2201W"}
 	// ErrMixedPlaceholders: a statement using both `?` and `$n` placeholders.

@@ -164,6 +164,15 @@ var unitMicros = map[string]int64{
 // date_bin refuses them too: months have no fixed length to bin by).
 var errBinMonths = &Error{Code: Unimplemented, SQLState: "0A000", Msg: "timestamps cannot be binned into intervals containing months or years"}
 
+// errStrideNotPositive is PostgreSQL's date_bin refusal of a stride that is not positive (its
+// interval rounded to microseconds: '0.0000005 seconds' too), 22008 as timestamp_bin raises it.
+var errStrideNotPositive = &Error{Code: InvalidArgument, SQLState: "22008", Msg: "stride must be greater than zero"}
+
+// errStrideTooLong refuses by name a date_bin stride of 2^63 nanoseconds (about 292 years) or
+// more, which PostgreSQL answers (its timestamps are microseconds) and flightsrv's nanosecond
+// bins cannot hold.
+var errStrideTooLong = unimplementedAre("date_bin strides of 292 years or more (flightsrv's timestamps are nanoseconds)")
+
 // parseStride reads date_bin's stride, a PostgreSQL interval literal: the verbose form
 // ('15 minutes', '1 hour 30 minutes', '1h30m', '1.5 hours', '90', '@ 2 days', '1 day
 // 02:00:00', '00:15', signed parts) or ISO 8601 ('PT15M', 'P1DT2H', 'P1W'). Days are 24
@@ -178,11 +187,11 @@ func parseStride(s string) (time.Duration, error) {
 	case months.Sign() != 0:
 		return 0, errBinMonths
 	case us.Sign() <= 0:
-		return 0, errorf(InvalidArgument, "date_bin stride must be greater than zero")
+		return 0, errStrideNotPositive
 	case !us.IsInt():
 		return 0, errorf(InvalidArgument, "date_bin stride must be a whole number of microseconds")
 	case us.Num().Cmp(big.NewInt(math.MaxInt64/1000)) > 0:
-		return 0, errorf(InvalidArgument, "date_bin stride is out of range")
+		return 0, errStrideTooLong
 	}
 	return time.Duration(us.Num().Int64()) * time.Microsecond, nil
 }

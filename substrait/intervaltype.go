@@ -2,7 +2,7 @@ package substrait
 
 import (
 	"fmt"
-	"math"
+	"math/big"
 	"strings"
 	"time"
 
@@ -140,15 +140,15 @@ func (bd *binder) strideParam(p int) (time.Duration, error) {
 	case months != 0:
 		return 0, errBinMonths
 	}
-	const day = int64(24 * time.Hour)
-	if days > 0 && int64(days) > (math.MaxInt64-ns)/day || days < 0 && ns < 0 {
-		return 0, errorf(InvalidArgument, "date_bin stride is out of range")
+	// Days are 24 hours (date_bin's), the sum exact.
+	d := new(big.Int).Mul(big.NewInt(int64(days)), big.NewInt(int64(24*time.Hour)))
+	switch d.Add(d, big.NewInt(ns)); {
+	case d.Sign() <= 0:
+		return 0, errStrideNotPositive
+	case !d.IsInt64():
+		return 0, errStrideTooLong
 	}
-	d := int64(days)*day + ns
-	if d <= 0 {
-		return 0, errorf(InvalidArgument, "date_bin stride must be greater than zero")
-	}
-	return time.Duration(d), nil
+	return time.Duration(d.Int64()), nil
 }
 
 // parseIntervalFields reads an interval literal as PostgreSQL's interval_in keeps it: its

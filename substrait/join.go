@@ -219,6 +219,14 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		lv.bytea, lv.json, lv.jsonb, lv.bpchar = l.sc.cols[li].bytea, l.sc.cols[li].json, l.sc.cols[li].jsonb, l.sc.cols[li].bpchar
 		rv.bytea, rv.json, rv.jsonb, rv.bpchar = r.sc.cols[ri].bytea, r.sc.cols[ri].json, r.sc.cols[ri].jsonb, r.sc.cols[ri].bpchar
 		eq, err := bd.compare("=", lv, rv)
+		var pe *Error
+		if errors.As(err, &pe) && pe.SQLState == "42883" {
+			// Types without a common one: PostgreSQL's select_common_type for the merged
+			// column refuses them before any operator is looked up.
+			lc, rc := l.sc.cols[li], r.sc.cols[ri]
+			return nil, &Error{Code: InvalidArgument, SQLState: "42804", Msg: fmt.Sprintf("JOIN/USING types %s and %s cannot be matched",
+				modTypeName(lc.typ, lc.bpchar, false, lc.typmod), modTypeName(rc.typ, rc.bpchar, false, rc.typmod))}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -626,6 +634,7 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 		defer pop()
 	}
 	inner := &scope{} // without FROM: every column reference is outer (decorrelateDomain)
+	lateral := false  // a function in its FROM reads the outer row (lateralScope)
 	if len(sub.GetFromClause()) > 0 {
 		inFrom, ferr := bd.from(sub.GetFromClause())
 		if ferr != nil {
@@ -633,10 +642,20 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 				return nil, nil, nil, unimplementedAre("correlated subqueries whose WITH queries read the outer query's columns")
 			}
 			if errors.As(ferr, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") && slices.ContainsFunc(sub.GetFromClause(), readsColumns) {
-				// A function in its FROM reads the outer query's columns (projectset.go).
-				return nil, nil, nil, unimplementedAre("functions in a correlated subquery's FROM that read the outer query's columns")
+				// A function in its FROM reads the outer query's columns (projectset.go):
+				// called on each domain row (domain.go).
+				sc, lerr := bd.lateralScope(sub.GetFromClause(), l)
+				if errors.As(lerr, &pe) && (pe.SQLState == "42703" || pe.SQLState == "42P01") {
+					// One under a join of its FROM, or a column of no query.
+					return nil, nil, nil, unimplementedAre("functions in a correlated subquery's FROM that read the outer query's columns under a join")
+				}
+				if lerr != nil {
+					return nil, nil, nil, lerr
+				}
+				inFrom, lateral = &fromItem{boundRel: &boundRel{sc: sc}}, true
+			} else {
+				return nil, nil, nil, ferr
 			}
-			return nil, nil, nil, ferr
 		}
 		inner = inFrom.sc
 	}
@@ -766,10 +785,10 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 			}
 		}
 	}
-	if len(corr) == 0 && !domain {
+	if len(corr) == 0 && !domain && !lateral {
 		return nil, nil, nil, err
 	}
-	if len(sub.GetFromClause()) == 0 {
+	if len(sub.GetFromClause()) == 0 || lateral {
 		domain = true
 	}
 	grouped := len(sub.GetGroupClause()) > 0 || sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList())
@@ -791,7 +810,7 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 		}
 	}
 	if domain {
-		return bd.decorrelateDomain(sub, l, isOuter, refs, deferErrs && group)
+		return bd.decorrelateDomain(sub, l, isOuter, refs, deferErrs && group, lateral)
 	}
 	c := proto.Clone(sub).(*pg.SelectStmt)
 	c.SortClause = nil

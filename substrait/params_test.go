@@ -587,8 +587,8 @@ func TestDateBinStrideParameter(t *testing.T) {
 		}
 		for v, want := range map[any]string{
 			"1 month": errBinMonths.Msg,
-			"0":       "date_bin stride must be greater than zero",
-			"-1 hour": "date_bin stride must be greater than zero",
+			"0":       "stride must be greater than zero",
+			"-1 hour": "stride must be greater than zero",
 			5:         "parameter $1 must be interval, got bigint",
 		} {
 			if _, err := s.BindGeneral(BindOptions{}, v); err == nil || err.(*Error).Msg != want {

@@ -214,6 +214,10 @@ func (bd *binder) projectSet(l *boundRel, rf *pg.RangeFunction, outer bool) (*bo
 			cols[i].name = c.GetString_().GetSval()
 		}
 	}
+	if added := def.Ordinality && bd.domainOrdinality[rf.GetFunctions()[0].GetList().GetItems()[0].GetFuncCall().GetLocation()]; len(def.Calls) == 1 && len(def.Calls[0].Out) == 1 && (!def.Ordinality || added) {
+		cols[0].scalar = true
+		cols[len(cols)-1].hidden = cols[len(cols)-1].hidden || added
+	}
 	rel, err := bd.b.ExtensionSingle(l.rel, def)
 	if err != nil {
 		return nil, fmt.Errorf("bind set-returning function: %w", err)
@@ -231,7 +235,7 @@ func (bd *binder) projectSet(l *boundRel, rf *pg.RangeFunction, outer bool) (*bo
 		c.qual = qual
 		// The select list's calls (selectSRFs) are reached by their references only, never
 		// by *.
-		c.hidden = qual == srfAlias
+		c.hidden = c.hidden || qual == srfAlias
 		c.typ = ts[len(out.sc.cols)]
 		out.sc.cols = append(out.sc.cols, c)
 		out.names = append(out.names, c.name)

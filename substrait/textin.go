@@ -47,10 +47,10 @@ func inputError(err error, typ string) *Error {
 		return &Error{Code: InvalidArgument, SQLState: "22007", Msg: "invalid input syntax for type " + typ}
 	}
 	switch {
-	case e.SQLState != "":
-		return e
 	case e == ErrTimestampOutOfRange:
 		return &Error{Code: InvalidArgument, SQLState: "22008", Msg: "timestamp out of range"}
+	case e.SQLState != "":
+		return e
 	}
 	return &Error{Code: InvalidArgument, SQLState: "22007", Msg: "invalid input syntax for type " + typ}
 }

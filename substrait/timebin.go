@@ -99,7 +99,7 @@ func binOf(e expr.Expression) (routing.Binning, error) {
 		return routing.Binning{}, unimplemented("round_temporal to a calendar unit")
 	}
 	if multiple <= 0 || multiple > math.MaxInt64/int64(per) {
-		return routing.Binning{}, errorf(InvalidArgument, "date_bin stride must be greater than zero")
+		return routing.Binning{}, errStrideNotPositive
 	}
 	ol, ok := lit(5)
 	if !ok {
