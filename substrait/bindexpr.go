@@ -2353,7 +2353,7 @@ func (bd *binder) concatOperator(l, r bval) (bval, error) {
 	for _, v := range []bval{l, r} {
 		switch {
 		case v.bytea:
-			return bval{}, unimplemented("the bytea || operator")
+			return bd.byteaConcat(l, r)
 		case !v.untyped() && isArray(v.typ()):
 			return bval{}, unimplemented("array concatenation (||)")
 		}

@@ -787,6 +787,12 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bd.divHex(name, args)
 	case "sha224", "sha256", "sha384", "sha512", "encode":
 		return bd.shaDigest(name, args)
+	case "decode":
+		return bd.decodeCall(args)
+	case "convert_to":
+		return bd.convertTo(args)
+	case "cbrt":
+		return bd.cbrtCall(args)
 	case "gcd", "lcm":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err
