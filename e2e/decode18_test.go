@@ -136,3 +136,34 @@ func TestCbrtAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestStringToArrayAsPostgres: string_to_array(text, delimiter[, null_string]) of constants and
+// of the flights' fields answers PostgreSQL's text[] (compared as array_out's text, and through
+// array_to_string): empty elements, an empty text ({}), a NULL delimiter (each character), an
+// empty one (the text whole), a null string; of integers 42883; unnest of it and subscripts
+// refused by name.
+func TestStringToArrayAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT string_to_array('a,b,,c', ',')::text, string_to_array('', ',')::text, string_to_array('abc', NULL)::text, string_to_array('abc', '')::text, string_to_array('', '')::text, " +
+			"string_to_array(NULL, ',')::text, string_to_array('a,x,b', ',', 'x')::text, string_to_array('a,x,b', ',', NULL)::text, string_to_array('a::b::', '::')::text, " +
+			"string_to_array('héllo', NULL)::text, string_to_array('a b', ' ')::text, array_to_string(string_to_array('1,2,3', ','), '-'), string_to_array('a,b', ',', '')::text, " +
+			"string_to_array(',', ',')::text, string_to_array('a,\"b c\",{}', ',')::text, array_to_string(string_to_array('a,x,b', ',', 'x'), '|', '*')",
+		"SELECT id, string_to_array(id, '0')::text, string_to_array(value->>'destination', NULL)::text, array_to_string(string_to_array(value::text, ','), ';'), " +
+			"string_to_array(value->>'nosuch', ',')::text, string_to_array(id || ',' || (value->>'destination'), ',', value->>'destination')::text" + fn18Where + " ORDER BY 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for q, state := range map[string]string{
+			"SELECT string_to_array(1, ',')":          "42883",
+			"SELECT string_to_array('a')":             "42883",
+			"SELECT string_to_array('a'::bytea, ',')": "42883",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT unnest(string_to_array('a,b', ','))": "unnest arguments other than ARRAY[…]",
+			"SELECT (string_to_array('a,b', ','))[1]":    "array subscripts",
+		})
+	}
+}

@@ -2,6 +2,7 @@ package substrait
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -142,5 +143,25 @@ func (bd *binder) cbrtCall(args []bval) (bval, error) {
 		return bval{}, err
 	}
 	f, err := bd.fn(URNPostgres, "cbrt", fp64Type(), e)
+	return typed(f), err
+}
+
+// stringToArray binds PostgreSQL's string_to_array(text, delimiter[, null_string]) onto
+// scan/ops' string_to_array: a text[] (a list of nullable text, as array_agg's), whose ::text
+// is array_out's and which array_to_string reads. Untyped constants are text; other types
+// are 42883, as other counts of arguments.
+func (bd *binder) stringToArray(args []bval) (bval, error) {
+	if len(args) < 2 || len(args) > 3 || slices.ContainsFunc(args, func(v bval) bool { return !textArg(v) }) {
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function string_to_array(%s) does not exist", argTypeNames(args))}
+	}
+	es := make([]types.FuncArg, len(args))
+	for i, a := range args {
+		e, err := bd.coerce(a, strType(), "argument of string_to_array")
+		if err != nil {
+			return bval{}, err
+		}
+		es[i] = e
+	}
+	f, err := bd.fn(URNPostgres, "string_to_array", &types.ListType{Type: strType(), Nullability: nullableN}, es...)
 	return typed(f), err
 }
