@@ -55,15 +55,16 @@ func TestRegressionAggregatesAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	where := " FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-01' AND timestamp < '2001-06-01'"
 	ours := strings.NewReplacer("Y", "(value->>'delay')::float8", "X", "(value->>'distance')::float8").Replace(regrAggs)
+	pairs := "SELECT " + strings.NewReplacer("Y", "y", "X", "x").Replace(regrAggs)
 	consts := []string{
-		"SELECT " + strings.NewReplacer("Y", "y", "X", "x").Replace(regrAggs) + " FROM (VALUES (1.0::float8, 2.0::float8), (2, 3.5), (NULL, 1), (4, NULL), (3.3, 7.1)) t(y, x)",
-		"SELECT " + strings.NewReplacer("Y", "y", "X", "x").Replace(regrAggs) + " FROM (VALUES (1.0::float8, 2.0::float8)) t(y, x)",
-		"SELECT " + strings.NewReplacer("Y", "y", "X", "x").Replace(regrAggs) + " FROM (VALUES (1.0::float8, 2.0::float8)) t(y, x) WHERE false",
-		"SELECT " + strings.NewReplacer("Y", "y", "X", "x").Replace(regrAggs) + " FROM (VALUES (1.0::float8, 2.0::float8), (3, 2), (5, 2)) t(y, x)",
-		"SELECT " + strings.NewReplacer("Y", "y", "X", "x").Replace(regrAggs) + " FROM (VALUES (7.0::float8, 2.0::float8), (7, 3), (7, 5)) t(y, x)",
-		"SELECT " + strings.NewReplacer("Y", "y", "X", "x").Replace(regrAggs) + " FROM (VALUES ('Infinity'::float8, 2.0::float8), (7, 3), (8, 5)) t(y, x)",
-		"SELECT " + strings.NewReplacer("Y", "y", "X", "x").Replace(regrAggs) + " FROM (VALUES (1::float8, 'NaN'::float8), (7, 3), (8, 5)) t(y, x)",
-		"SELECT " + strings.NewReplacer("Y", "y", "X", "x").Replace(regrAggs) + " FROM (VALUES (1::float8, 2::float8), (7, '-Infinity'), (8, 5)) t(y, x)",
+		pairs + " FROM (VALUES (1.0::float8, 2.0::float8), (2, 3.5), (NULL, 1), (4, NULL), (3.3, 7.1)) t(y, x)",
+		pairs + " FROM (VALUES (1.0::float8, 2.0::float8)) t(y, x)",
+		pairs + " FROM (VALUES (1.0::float8, 2.0::float8)) t(y, x) WHERE false",
+		pairs + " FROM (VALUES (1.0::float8, 2.0::float8), (3, 2), (5, 2)) t(y, x)",
+		pairs + " FROM (VALUES (7.0::float8, 2.0::float8), (7, 3), (7, 5)) t(y, x)",
+		pairs + " FROM (VALUES ('Infinity'::float8, 2.0::float8), (7, 3), (8, 5)) t(y, x)",
+		pairs + " FROM (VALUES (1::float8, 'NaN'::float8), (7, 3), (8, 5)) t(y, x)",
+		pairs + " FROM (VALUES (1::float8, 2::float8), (7, '-Infinity'), (8, 5)) t(y, x)",
 		"SELECT corr(g, g * g)::text, regr_slope(g::int2, g::numeric / 3)::text, covar_pop(g::real, 1.5)::text, regr_count(NULL, g), regr_sxx('2', g)::text, regr_avgx(g, NULL)::text FROM generate_series(1, 10) g",
 		"SELECT corr(1, 2), regr_count(1, 2), regr_r2(3, 4), covar_pop(1.5, 2.5), regr_avgy(5, 1)",
 	}
