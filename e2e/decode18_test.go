@@ -167,3 +167,30 @@ func TestStringToArrayAsPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestGetByteAsPostgres: get_byte(bytea, integer) of constants and of the flights' fields is
+// PostgreSQL's integer; an offset outside the value is 2202E with PostgreSQL's message, text,
+// bigint and numeric arguments 42883.
+func TestGetByteAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT get_byte('\\x0102ff'::bytea, 0), get_byte('\\x0102ff'::bytea, 2), get_byte('abc'::bytea, 1), get_byte(NULL, 1), get_byte('\\x01'::bytea, NULL), get_byte('\\x01', 0), " +
+			"get_byte('\\x0102'::bytea, 1::int2), get_byte('\\x0102'::bytea, '1')",
+		"SELECT id, get_byte(id::bytea, 0), get_byte(sha256(id::bytea), length(id) - 1), get_byte((value->>'destination')::bytea, 2), get_byte((value->>'nosuch')::bytea, 0)" + fn18Where + " ORDER BY 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for q, state := range map[string]string{
+			"SELECT get_byte('\\x0102'::bytea, 2)":               "2202E",
+			"SELECT get_byte('\\x0102'::bytea, -1)":              "2202E",
+			"SELECT get_byte(''::bytea, 0)":                      "2202E",
+			"SELECT get_byte(id::bytea, length(id))" + fn18Where: "2202E",
+			"SELECT get_byte('abc'::text, 0)":                    "42883",
+			"SELECT get_byte('\\x01'::bytea, 1.5)":               "42883",
+			"SELECT get_byte('\\x0102'::bytea, 5000000000)":      "42883",
+			"SELECT get_byte(id, 0)" + fn18Where:                 "42883",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+	}
+}

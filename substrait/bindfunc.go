@@ -795,6 +795,8 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bd.cbrtCall(args)
 	case "string_to_array":
 		return bd.stringToArray(args)
+	case "get_byte":
+		return bd.getByte(args)
 	case "gcd", "lcm":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err

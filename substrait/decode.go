@@ -165,3 +165,26 @@ func (bd *binder) stringToArray(args []bval) (bval, error) {
 	f, err := bd.fn(URNPostgres, "string_to_array", &types.ListType{Type: strType(), Nullability: nullableN}, es...)
 	return typed(f), err
 }
+
+// getByte binds PostgreSQL's get_byte(bytea, integer) onto scan/ops' get_byte: an untyped
+// constant is read as byteain reads it, a smallint or an untyped offset is made integer;
+// text, bigint and other types are 42883.
+func (bd *binder) getByte(args []bval) (bval, error) {
+	if len(args) != 2 || !args[0].untyped() && !args[0].bytea ||
+		!args[1].untyped() && (familyOf(args[1].typ()) != famInt || numRank(args[1].typ()) > numRank(i32Type())) {
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function get_byte(%s) does not exist", argTypeNames(args))}
+	}
+	b := args[0]
+	if b.untyped() {
+		var err error
+		if b, err = bd.byteaCast(b); err != nil {
+			return bval{}, err
+		}
+	}
+	k, err := bd.coerce(args[1], i32Type(), "argument 2 of get_byte")
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "get_byte", i32Type(), b.e, k)
+	return typed(f), err
+}

@@ -3,10 +3,12 @@ package ops
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/flightsrv/flightsrv/internal/pgbytea"
@@ -26,6 +28,8 @@ import (
 //	               decode(s, format) (binary_decode): s in format "hex", "base64" or
 //	               "escape" (an enumeration, any letter case) read as pgbytea.Decode reads
 //	               it, its errors PostgreSQL's (22023, 22P02)
+//	get_byte(b, n)  PostgreSQL's get_byte: the byte at 0-based offset n (integer); outside b
+//	               2202E
 //	bytea_concat(a, b)
 //	               a || b of bytea (byteacat): a's bytes, then b's
 //	convert_from_utf8(b)
@@ -44,6 +48,31 @@ func init() {
 	ownFunctions["convert_from_utf8"] = convertFromUTF8
 	ownFunctions["decode"] = decodeKernel
 	ownFunctions["bytea_concat"] = byteaConcat
+	ownFunctions["get_byte"] = getByte
+}
+
+// getByte is PostgreSQL's get_byte(bytea, integer) (byteaGetByte): the byte at the 0-based
+// offset as an integer; an offset outside the value is 2202E "index n out of valid range,
+// 0..len-1".
+func getByte(n *fnNode) error {
+	if err := textArgs(n, 2, 2, 0); err != nil {
+		return err
+	}
+	if err := wantInt(n, 1); err != nil {
+		return err
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		b, _ := asTexts(args[0])
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) {
+			v, k := b.ValueBytes(i), intAt(args[1], i)
+			if k < 0 || k >= int64(len(v)) {
+				return 0, false, &DataError{Code: "2202E", Msg: fmt.Sprintf("index %d out of valid range, 0..%d", k, len(v)-1)}
+			}
+			return int32(v[k]), true, nil
+		})
+	}
+	return nil
 }
 
 // byteaConcat is bytea_concat(a, b): PostgreSQL's byteacat, a's bytes followed by b's.
