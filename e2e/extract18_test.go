@@ -167,8 +167,6 @@ func TestScaleAsPostgres(t *testing.T) {
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
 			"SELECT min_scale(1.50)":    "min_scale",
 			"SELECT trim_scale(1.50)":   "trim_scale",
-			"SELECT cbrt(27::float8)":   "cbrt",
-			"SELECT cbrt(27.0)":         "cbrt",
 			"SELECT pg_typeof(1)":       "pg_typeof",
 			"SELECT gcd(1.5, 3.0)":      "gcd",
 			"SELECT lcm(2::numeric, 3)": "lcm",

@@ -496,7 +496,22 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 			am.Arg = len(inputs)
 			inputs = append(inputs, sub(x))
 		default:
-			return spec, nil, unsupported("aggregate function %s", f.Name())
+			fn, ok := regressionFuncs[f.Name()]
+			if !ok {
+				return spec, nil, unsupported("aggregate function %s", f.Name())
+			}
+			// The binary aggregates of (Y, X) pairs, Y first as in PostgreSQL.
+			if f.NArgs() != 2 {
+				return spec, nil, unsupported("%s with %d arguments", f.Name(), f.NArgs())
+			}
+			y, yok := f.Arg(0).(expr.Expression)
+			x, xok := f.Arg(1).(expr.Expression)
+			if !yok || !xok {
+				return spec, nil, unsupported("%s other than of two values", f.Name())
+			}
+			am.Arg, am.Arg2 = len(inputs), len(inputs)+1
+			inputs = append(inputs, sub(y), sub(x))
+			am.Func = fn
 		}
 		am.Distinct = f.Invocation() == types.AggInvocationDistinct
 		if am.Arg >= 0 {
@@ -519,6 +534,11 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 	}
 	return spec, inputs, nil
 }
+
+// regressionFuncs are the executor's binary aggregates by their names.
+var regressionFuncs = map[string]aggregate.Func{"corr": aggregate.Corr, "covar_pop": aggregate.CovarPop, "covar_samp": aggregate.CovarSamp,
+	"regr_avgx": aggregate.RegrAvgX, "regr_avgy": aggregate.RegrAvgY, "regr_count": aggregate.RegrCount, "regr_intercept": aggregate.RegrIntercept,
+	"regr_r2": aggregate.RegrR2, "regr_slope": aggregate.RegrSlope, "regr_sxx": aggregate.RegrSxx, "regr_sxy": aggregate.RegrSxy, "regr_syy": aggregate.RegrSyy}
 
 // aggOrder reads the sorts of string_agg or array_agg (f) of value x into am: one sort by x
 // itself (ascending NULLs last, descending NULLs first, or any NULLs order when anyNulls: the

@@ -12,7 +12,7 @@ func TestUnsupportedAggregateNamed(t *testing.T) {
 	t.Parallel()
 	cat := testCatalog(t)
 	for _, c := range []struct{ sql, name string }{
-		{"SELECT corr(length(id), 1) FROM messages" + routedWhere, "corr"},
+		{"SELECT bit_xor(length(id)) FROM messages" + routedWhere, "bit_xor"},
 		{"SELECT channel_id, bit_and(length(id)) FROM messages" + routedWhere + " GROUP BY channel_id", "bit_and"},
 		{"SELECT count(*), jsonb_agg(id) FROM messages" + routedWhere, "jsonb_agg"},
 		{"SELECT 1 + json_agg(id) FROM messages" + routedWhere, "json_agg"},

@@ -91,8 +91,22 @@ func ownAggregates() string {
 		{"decimal<P,S>", "decimal?<P,S>"}, {"precision_timestamp<P>", "precision_timestamp?<P>"}, {"precision_timestamp_tz<P>", "precision_timestamp_tz?<P>"}} {
 		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s\n", t[0], t[1])
 	}
+	// PostgreSQL's binary aggregates of double precision pairs (Y, X): regr_count is bigint,
+	// the others double precision (scan/aggregate regr.go).
+	for _, name := range regressionAggregates {
+		ret := "fp64?"
+		if name == "regr_count" {
+			ret = "i64"
+		}
+		fmt.Fprintf(&b, "  - name: %q\n    impls:\n      - args:\n          - value: fp64\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n"+
+			"        decomposable: NONE\n        return: %s\n", name, ret)
+	}
 	return b.String()
 }
+
+// regressionAggregates are PostgreSQL's binary aggregates of (Y, X) pairs the executor runs.
+var regressionAggregates = []string{"corr", "covar_pop", "covar_samp", "regr_avgx", "regr_avgy", "regr_count",
+	"regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy"}
 
 // varianceAggregates are the names the executor runs PostgreSQL's variance family under.
 var varianceAggregates = []string{"var_samp", "var_pop", "stddev_samp", "stddev_pop"}
@@ -2354,7 +2368,7 @@ func (bd *binder) concatOperator(l, r bval) (bval, error) {
 	for _, v := range []bval{l, r} {
 		switch {
 		case v.bytea:
-			return bval{}, unimplemented("the bytea || operator")
+			return bd.byteaConcat(l, r)
 		case !v.untyped() && isArray(v.typ()):
 			return bval{}, unimplemented("array concatenation (||)")
 		}

@@ -26,7 +26,9 @@ import (
 var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
 	"bool_and": true, "bool_or": true, "every": true, "percentile_cont": true, "percentile_disc": true, "mode": true,
-	"string_agg": true, "array_agg": true}
+	"string_agg": true, "array_agg": true,
+	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
+	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true}
 
 // avgScale is the scale of avg over integers, numeric as in PostgreSQL: each value is
 // PostgreSQL's (the sum over the count at the scale numeric_div chooses, 16 to 20 digits
@@ -47,8 +49,6 @@ var aggregateAliases = map[string]string{"stddev": "stddev_samp", "variance": "v
 var unsupportedAggregates = map[string]bool{
 	"bit_and": true, "bit_or": true, "bit_xor": true,
 	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
-	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
-	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true,
 	"xmlagg": true, "range_agg": true, "range_intersect_agg": true, "any_value": true,
 }
 
@@ -257,6 +257,9 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		f, err = expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNAggregate, Name: "count"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil)
 		out = &types.Int64Type{Nullability: types.NullabilityRequired}
 	} else {
+		if slices.Contains(regressionAggregates, name) {
+			return bd.regrMeasure(name, fc, filter, ac)
+		}
 		if len(args) != 1 {
 			return bval{}, errorf(InvalidArgument, "%s takes exactly one argument", upper)
 		}
@@ -792,6 +795,16 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bd.divHex(name, args)
 	case "sha224", "sha256", "sha384", "sha512", "encode":
 		return bd.shaDigest(name, args)
+	case "decode":
+		return bd.decodeCall(args)
+	case "convert_to":
+		return bd.convertTo(args)
+	case "cbrt":
+		return bd.cbrtCall(args)
+	case "string_to_array":
+		return bd.stringToArray(args)
+	case "get_byte":
+		return bd.getByte(args)
 	case "gcd", "lcm":
 		if err := nargs(2, 2); err != nil {
 			return bval{}, err

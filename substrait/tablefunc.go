@@ -172,6 +172,11 @@ func (bd *binder) generateSeries(fc *pg.FuncCall) ([]expr.Expression, types.Type
 	if timeSeriesArgs(args) {
 		return bd.timestampSeries(args)
 	}
+	for _, a := range args {
+		if !a.untyped() && familyOf(a.typ()) == famNumeric {
+			return bd.numericSeries(args)
+		}
+	}
 	t, err := seriesIntType(args)
 	if err != nil {
 		return nil, nil, err

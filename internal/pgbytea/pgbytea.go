@@ -1,10 +1,12 @@
 // Package pgbytea reads and writes bytea text as PostgreSQL 15 does: byteain's two input
-// formats and byteaout's hex output (PostgreSQL's default bytea_output). The SQL binder
-// (substrait) reads constants with it, the executor (scan/ops) a text column cast to bytea.
+// formats and byteaout's hex output (PostgreSQL's default bytea_output), and decode's hex,
+// base64 and escape formats (Decode). The SQL binder (substrait) reads constants with it, the
+// executor (scan/ops) a text column cast to bytea or decoded.
 package pgbytea
 
 import (
 	"encoding/hex"
+	"fmt"
 	"strings"
 )
 
@@ -41,6 +43,11 @@ func In(s string) ([]byte, error) {
 	if strings.HasPrefix(s, `\x`) {
 		return hexIn(s[2:])
 	}
+	return escapeIn(s)
+}
+
+// escapeIn reads s in byteain's escape format (esc_decode).
+func escapeIn(s string) ([]byte, error) {
 	n := 0
 	for i := 0; i < len(s); n++ {
 		switch {
@@ -116,4 +123,103 @@ func hexDigit(c byte) (byte, bool) {
 // Out is byteaout's hex format: `\x` and two lower-case hexadecimal digits a byte.
 func Out(b []byte) string {
 	return `\x` + hex.EncodeToString(b)
+}
+
+// Decode is PostgreSQL 15's decode(s, format) (binary_decode): format, in any letter case,
+// is "hex" (hex_decode: pairs of hexadecimal digits, white space between pairs; In's errors),
+// "base64" (pg_base64_decode, below) or "escape" (esc_decode: In's escape format, also for a
+// text starting with \x, whose backslash starts no escape: 22P02); another format is 22023
+// `unrecognized encoding: "format"` (the format quoted, as PostgreSQL does: it is the
+// query's, not the data's).
+//
+// base64 reads RFC 4648's alphabet as PostgreSQL does: spaces, tabs, newlines and carriage
+// returns are skipped anywhere; "=" ends the value after two or three characters of a
+// four-character group (elsewhere 22023 "unexpected "=" while decoding base64 sequence") and
+// each later group then yields as many bytes as the first padded one did; another character
+// is 22023 "invalid symbol found while decoding base64 sequence" (PostgreSQL's message quotes
+// the symbol after "invalid symbol"; this one does not); characters that end inside a group
+// are 22023 "invalid base64 end sequence".
+//
+// The error is an *Error. Decode is safe for concurrent use.
+func Decode(s, format string) ([]byte, error) {
+	switch strings.ToLower(format) {
+	case "hex":
+		return hexIn(s)
+	case "base64":
+		return base64In(s)
+	case "escape":
+		return escapeIn(s)
+	}
+	return nil, &Error{Code: "22023", Msg: fmt.Sprintf("unrecognized encoding: %q", format)}
+}
+
+var (
+	errBase64Symbol = &Error{Code: "22023", Msg: "invalid symbol found while decoding base64 sequence"}
+	errBase64Pad    = &Error{Code: "22023", Msg: `unexpected "=" while decoding base64 sequence`}
+	errBase64End    = &Error{Code: "22023", Msg: "invalid base64 end sequence"}
+)
+
+// base64In is pg_base64_decode: see Decode.
+func base64In(s string) ([]byte, error) {
+	out := make([]byte, 0, len(s)*3/4)
+	var buf uint32
+	pos, end := 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var b uint32
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		case c == '=':
+			if end == 0 {
+				switch pos {
+				case 2:
+					end = 1
+				case 3:
+					end = 2
+				default:
+					return nil, errBase64Pad
+				}
+			}
+		default:
+			v, ok := base64Value(c)
+			if !ok {
+				return nil, errBase64Symbol
+			}
+			b = v
+		}
+		buf = buf<<6 | b
+		pos++
+		if pos == 4 {
+			out = append(out, byte(buf>>16))
+			if end == 0 || end > 1 {
+				out = append(out, byte(buf>>8))
+			}
+			if end == 0 || end > 2 {
+				out = append(out, byte(buf))
+			}
+			buf, pos = 0, 0
+		}
+	}
+	if pos != 0 {
+		return nil, errBase64End
+	}
+	return out, nil
+}
+
+// base64Value is the value of an RFC 4648 base64 character.
+func base64Value(c byte) (uint32, bool) {
+	switch {
+	case c >= 'A' && c <= 'Z':
+		return uint32(c - 'A'), true
+	case c >= 'a' && c <= 'z':
+		return uint32(c-'a') + 26, true
+	case c >= '0' && c <= '9':
+		return uint32(c-'0') + 52, true
+	case c == '+':
+		return 62, true
+	case c == '/':
+		return 63, true
+	}
+	return 0, false
 }

@@ -67,6 +67,8 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		return newVarAcc(m)
 	case BoolAnd, BoolOr:
 		return &boolAcc{or: m.Func == BoolOr}
+	case Corr, CovarPop, CovarSamp, RegrAvgX, RegrAvgY, RegrCount, RegrIntercept, RegrR2, RegrSlope, RegrSxx, RegrSxy, RegrSyy:
+		return &regrAcc{fn: m.Func}
 	case StringAgg, ArrayAgg, ModeOf:
 		if m.stored() {
 			return newArrayAgg(m)

@@ -64,6 +64,23 @@ const (
 	// PostgreSQL's array_agg(x ORDER BY x [DESC]) orders them, or by Keys (arrayagg.go);
 	// Distinct sorts by the value and keeps each value once (one NULL).
 	ArrayAgg
+	// Corr, CovarPop, CovarSamp, RegrAvgX, RegrAvgY, RegrCount, RegrIntercept, RegrR2,
+	// RegrSlope, RegrSxx, RegrSxy and RegrSyy are PostgreSQL's binary aggregates corr(Y, X),
+	// covar_pop, covar_samp, regr_avgx, … over float64 pairs: Arg is Y, Arg2 is X, rows where
+	// either is NULL left out; output float64, NULL for no pair (see regr.go), but RegrCount's
+	// int64 count of pairs, not nullable. Not distinct.
+	Corr
+	CovarPop
+	CovarSamp
+	RegrAvgX
+	RegrAvgY
+	RegrCount
+	RegrIntercept
+	RegrR2
+	RegrSlope
+	RegrSxx
+	RegrSxy
+	RegrSyy
 )
 
 // String returns the SQL name of f ("count(*)", "count", "sum", …).
@@ -76,7 +93,9 @@ func (f Func) String() string {
 
 var funcNames = [...]string{CountStar: "count(*)", Count: "count", Sum: "sum", Avg: "avg", Min: "min", Max: "max",
 	VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop", BoolAnd: "bool_and", BoolOr: "bool_or",
-	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", ModeOf: "mode", StringAgg: "string_agg", ArrayAgg: "array_agg"}
+	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", ModeOf: "mode", StringAgg: "string_agg", ArrayAgg: "array_agg",
+	Corr: "corr", CovarPop: "covar_pop", CovarSamp: "covar_samp", RegrAvgX: "regr_avgx", RegrAvgY: "regr_avgy", RegrCount: "regr_count",
+	RegrIntercept: "regr_intercept", RegrR2: "regr_r2", RegrSlope: "regr_slope", RegrSxx: "regr_sxx", RegrSxy: "regr_sxy", RegrSyy: "regr_syy"}
 
 // isOrderedSet reports whether f is an ordered-set aggregate.
 func (f Func) isOrderedSet() bool { return f >= PercentileCont && f <= ModeOf }
@@ -119,6 +138,9 @@ type Measure struct {
 	// numeric sum(bigint)), never ErrSumOverflow, and an Avg of integers as PostgreSQL's
 	// numeric average in decimal128(38, AvgScale) (numavg.go); floats ignore it.
 	Numeric bool
+	// Arg2 is the input column of the second argument (X) of the binary aggregates (Corr …
+	// RegrSyy), whose first (Y) is Arg; other functions ignore it.
+	Arg2 int
 }
 
 // Mode says which part of a (possibly distributed) aggregation a reader computes.
@@ -276,6 +298,14 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			out[i] = r
 			continue
 		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr, PercentileCont, PercentileDisc, ModeOf, StringAgg, ArrayAgg:
+		case Corr, CovarPop, CovarSamp, RegrAvgX, RegrAvgY, RegrCount, RegrIntercept, RegrR2, RegrSlope, RegrSxx, RegrSxy, RegrSyy:
+			if m.Arg < 0 || m.Arg >= nf || m.Arg2 < 0 || m.Arg2 >= nf || m.Distinct ||
+				in.Field(m.Arg).Type.ID() != arrow.FLOAT64 || in.Field(m.Arg2).Type.ID() != arrow.FLOAT64 {
+				return nil, fmt.Errorf("aggregate: measure %q: %s takes two float64 columns, not distinct", m.Name, m.Func)
+			}
+			r.argType, r.argKind = in.Field(m.Arg).Type, kFloat
+			out[i] = r
+			continue
 		default:
 			return nil, fmt.Errorf("aggregate: measure %q: unknown function %d", m.Name, uint8(m.Func))
 		}
@@ -345,8 +375,10 @@ func groupFields(in *arrow.Schema, s Spec) []arrow.Field {
 // resultField is the Single/Final output field of m.
 func resultField(m resolved) arrow.Field {
 	switch m.Func {
-	case CountStar, Count:
+	case CountStar, Count, RegrCount:
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Int64}
+	case Corr, CovarPop, CovarSamp, RegrAvgX, RegrAvgY, RegrIntercept, RegrR2, RegrSlope, RegrSxx, RegrSxy, RegrSyy:
+		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 	case Sum:
 		if m.argKind == kFloat {
 			return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
@@ -386,6 +418,9 @@ func resultField(m resolved) arrow.Field {
 func stateFields(m resolved) []arrow.Field {
 	if m.distinct() {
 		return []arrow.Field{{Name: m.Name, Type: arrow.ListOfNonNullable(m.argType)}}
+	}
+	if m.Func.isRegression() {
+		return regrStateFields(m.Name)
 	}
 	switch m.Func {
 	case CountStar, Count:
@@ -462,6 +497,9 @@ func OutputSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {
 //     float8_accum's state as for avg of floats.
 //   - bool_and, bool_or: one nullable boolean column named Name, NULL when no value was
 //     aggregated.
+//   - corr, covar_pop, covar_samp and the regr_ family: "Name.n" (int64) and "Name.sx",
+//     "Name.sxx", "Name.sy", "Name.syy", "Name.sxy" (float64), none nullable:
+//     float8_regr_accum's state (regr.go).
 //   - percentile_cont, percentile_disc, mode, string_agg: one non-nullable list<item: x's type, not
 //     nullable> column named Name holding the group's non-null filtered-in values.
 //   - array_agg, and string_agg with Keys: a list<item: x's type> column named Name holding the

@@ -303,6 +303,17 @@ func (r *reader) add(rec arrow.RecordBatch) error {
 		if m.filter >= 0 {
 			filter = cols[m.filter].(*array.Boolean)
 		}
+		if m.Func.isRegression() {
+			x := cols[m.Arg2]
+			mask := pairMask(arg, x, filter, m.mask)
+			if mask != nil {
+				m.mask = mask
+			}
+			if err := m.acc.(*regrAcc).updatePair(arg, x, gids, mask); err != nil {
+				return err
+			}
+			continue
+		}
 		maskArg := arg
 		if m.Func == ArrayAgg {
 			maskArg = nil // array_agg keeps NULL values

@@ -17,6 +17,10 @@ import (
 //	                                  a brace, a comma, a quote, a backslash or white space
 //	array_to_string(list, sep[, null]) the non-NULL elements' text joined by sep (NULLs as
 //	                                  null when given)
+//	string_to_array(s, sep[, null])   PostgreSQL's text_to_array: s split at each sep into a
+//	                                  list of text ({} for an empty s; each character for a
+//	                                  NULL sep; s whole for an empty sep), elements equal to
+//	                                  null NULL; NULL for a NULL s (sep and null may be NULL)
 //
 // The elements are text, integer, bigint, double precision (float8out's text) or boolean (t
 // and f, as boolout writes them).
@@ -24,6 +28,61 @@ import (
 func init() {
 	ownFunctions["array_text"] = arrayText
 	ownFunctions["array_to_string"] = arrayToString
+	ownFunctions["string_to_array"] = stringToArray
+}
+
+func stringToArray(n *fnNode) error {
+	if err := textArgs(n, 2, 3, 0, 1); err != nil {
+		return err
+	}
+	if len(n.args) == 3 {
+		if err := wantText(n, 2); err != nil {
+			return err
+		}
+	}
+	n.out = arrow.ListOf(arrow.BinaryTypes.String)
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		s, _ := asTexts(args[0])
+		sep, _ := asTexts(args[1])
+		var null texts
+		if len(args) == 3 {
+			null, _ = asTexts(args[2])
+		}
+		b := array.NewListBuilder(mem, arrow.BinaryTypes.String)
+		defer b.Release()
+		vb := b.ValueBuilder().(*array.StringBuilder)
+		for i := range rows {
+			if args[0].IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			b.Append(true)
+			str := string(s.ValueBytes(i))
+			if str == "" {
+				continue
+			}
+			var parts []string
+			switch {
+			case args[1].IsNull(i):
+				for _, r := range str {
+					parts = append(parts, string(r))
+				}
+			case sep.ValueBytes(i) == nil || len(sep.ValueBytes(i)) == 0:
+				parts = []string{str}
+			default:
+				parts = strings.Split(str, string(sep.ValueBytes(i)))
+			}
+			for _, p := range parts {
+				if null != nil && args[2].IsValid(i) && p == string(null.ValueBytes(i)) {
+					vb.AppendNull()
+				} else {
+					vb.Append(p)
+				}
+			}
+		}
+		return b.NewArray(), nil
+	}
+	return nil
 }
 
 // elementText returns a function spelling element i of a list's values as PostgreSQL's

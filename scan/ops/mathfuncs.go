@@ -14,6 +14,7 @@ import (
 //
 //	ceil, floor, trunc, sign     float8 → float8
 //	sqrt                          SQLSTATE 2201F below zero
+//	cbrt                          the GNU C library's cube root (cbrt.go)
 //	exp                           22003 on overflow and on underflow to zero
 //	ln, log (base 10)             2201E at zero and below
 //	power(x, y)                   2201F for 0 to a negative power and a negative number to a
@@ -52,6 +53,7 @@ func init() {
 			}
 			return r, nil
 		},
+		"cbrt":  func(x float64) (float64, error) { return cbrt(x), nil },
 		"ln":    logOf(math.Log),
 		"log10": logOf(math.Log10),
 	} {
