@@ -95,6 +95,9 @@ func decodePlan(planBytes []byte, cat Catalog) (p *plan.Plan, err error) {
 		e.LogMsg = ErrInvalidPlan.Msg + ": substrait-go refused to decode it"
 		return nil, e
 	}
+	if p, err = rewriteDataFusion(p); err != nil {
+		return nil, err
+	}
 	if err := checkDeclarations(p); err != nil {
 		return nil, err
 	}
