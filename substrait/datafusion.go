@@ -89,20 +89,7 @@ func rewriteDataFusion(p *plan.Plan) (*plan.Plan, error) {
 	if err != nil || !rw.changed {
 		return p, err
 	}
-	pb, err := p.ToProto()
-	if err != nil {
-		return nil, fmt.Errorf("substrait: rewrite DataFusion functions: %w", err)
-	}
-	for _, r := range pb.GetRelations() {
-		if rr := r.GetRoot(); rr != nil {
-			rr.Input = rel.ToProto()
-		}
-	}
-	out, err := plan.FromProto(pb, collection())
-	if err != nil {
-		return nil, fmt.Errorf("substrait: rewrite DataFusion functions: %w", err)
-	}
-	return out, nil
+	return withRoot(p, rel, "rewrite DataFusion functions")
 }
 
 func (rw *dataFusionRewriter) rel(r plan.Rel) (plan.Rel, error) {
