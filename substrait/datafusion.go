@@ -38,8 +38,9 @@ import (
 //     microsecond, epoch) DataFusion answers differently (an integer, or another
 //     precision) and are refused.
 //   - floor and ceil: PostgreSQL's over double precision; of an integer, the integer.
-//   - round(x) of an integer: the integer. DataFusion rounds a float half away from zero
-//     (Rust's f64::round) where PostgreSQL's round(double precision) rounds half to even: refused.
+//   - round(x) of an integer: the integer; round(x[, digits]) of double precision: DataFusion's
+//     arithmetic written out (dataFusionRewriter.round: half away from zero, Rust's f64::round,
+//     where PostgreSQL's round(double precision) rounds half to even).
 //   - ends_with(s, suffix): right(s, char_length(suffix)) = suffix (PostgreSQL 15 has no
 //     ends_with).
 //   - regex_match (DataFusion's ~): PostgreSQL's regex_match when the pattern is a literal
@@ -295,10 +296,10 @@ func (rw *dataFusionRewriter) call(f *expr.ScalarFunction) (expr.Expression, err
 	case "date_part":
 		return rw.datePart(args)
 	case "floor", "ceil", "round":
+		if name == "round" && len(args) == 2 {
+			return rw.round(args)
+		}
 		if len(args) != 1 {
-			if name == "round" && len(args) == 2 {
-				return nil, dfUnlike(name, "DataFusion's round(x, digits) rounds x · 10^digits half away from zero in double precision, which no PostgreSQL function does")
-			}
 			return nil, dfNoSuchFunction(name, args)
 		}
 		switch familyOf(args[0].GetType()) {
@@ -306,7 +307,7 @@ func (rw *dataFusionRewriter) call(f *expr.ScalarFunction) (expr.Expression, err
 			return castTo(args[0], f.GetType()), nil
 		case famFloat:
 			if name == "round" {
-				return nil, dfUnlike(name, "DataFusion rounds a floating-point value half away from zero, PostgreSQL's round(double precision) half to even; round a numeric (DECIMAL) value instead")
+				return rw.round(args)
 			}
 			return rw.pg(name, fp64Type(), castTo(args[0], fp64Type()))
 		}
@@ -319,6 +320,63 @@ func (rw *dataFusionRewriter) call(f *expr.ScalarFunction) (expr.Expression, err
 		return nil, dfUnlike(name, "DataFusion's regular expressions are Rust's, which prefer the leftmost-first match where PostgreSQL's prefer the longest, and read replacements and flags differently")
 	}
 	return nil, dfNoSuchFunction(name, args)
+}
+
+// maxRoundDigits bounds the digits of DataFusion's round(x, digits): 10^d is exact in
+// double precision up to 10^22, so the scale below is the one DataFusion computes
+// (10.0_f64.powi(d), whose negative powers are 1 / 10^|d|).
+const maxRoundDigits = 22
+
+// round binds DataFusion's round(x[, digits]) of a double precision x: Rust's
+// (x · s).round() / s with s = 10^digits (1 when digits are left out, where x · 1 = x), f64::round
+// rounding half away from zero. PostgreSQL has no such function (its round(double precision)
+// rounds half to even), so it is written out exactly: with y = x · s and t = trunc(y) (y − t
+// is exact), CASE WHEN abs(y − t) >= 0.5 THEN t + sign(y) ELSE t END, divided by s. digits must
+// be an integer literal of at most maxRoundDigits in magnitude. A product past double
+// precision's range is PostgreSQL's overflow error, where DataFusion answers infinity.
+func (rw *dataFusionRewriter) round(args []expr.Expression) (expr.Expression, error) {
+	if _, ok := args[0].GetType().(*types.Float64Type); !ok {
+		return nil, dfNoSuchFunction("round", args)
+	}
+	x, scale := args[0], 1.0
+	if len(args) == 2 {
+		if familyOf(args[1].GetType()) != famInt {
+			return nil, dfNoSuchFunction("round", args)
+		}
+		d, ok := IntLiteral(args[1])
+		if !ok || d < -maxRoundDigits || d > maxRoundDigits {
+			return nil, dfUnlike("round", fmt.Sprintf("its digits must be an integer literal from %d to %d", -maxRoundDigits, maxRoundDigits))
+		}
+		if scale = math.Pow10(int(max(d, -d))); d < 0 {
+			scale = 1 / scale
+		}
+	}
+	var err error
+	lit := func(v float64) expr.Expression { return expr.NewPrimitiveLiteral(v, false) }
+	step := func(e expr.Expression, err2 error) expr.Expression {
+		if err == nil {
+			err = err2
+		}
+		return e
+	}
+	if scale != 1 {
+		x = step(rw.std(URNArithmetic, "multiply", x, lit(scale)))
+	}
+	t := step(rw.pg("trunc", fp64Type(), x))
+	frac := step(rw.std(URNArithmetic, "abs", step(rw.std(URNArithmetic, "subtract", x, t))))
+	half := step(rw.std(URNComparison, "gte", frac, lit(0.5)))
+	away := step(rw.std(URNArithmetic, "add", t, step(rw.pg("sign", fp64Type(), x))))
+	if err != nil {
+		return nil, err
+	}
+	r, err := expr.NewIfThen(expr.IfThenPair{If: half, Then: nullable(away)}, nullable(t))
+	if err != nil {
+		return nil, fmt.Errorf("substrait: bind DataFusion's round: %w", err)
+	}
+	if scale == 1 {
+		return r, nil
+	}
+	return rw.std(URNArithmetic, "divide", r, lit(scale))
 }
 
 // conditional binds coalesce and nullif as the binder does: CASE WHEN a IS NOT NULL THEN a …

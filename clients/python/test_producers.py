@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
 import re
 import subprocess
@@ -339,8 +340,7 @@ DF_FUNCTIONS = [
 ]
 # DataFusion functions that mean something PostgreSQL's do not: refused by name, 0A000.
 DF_REFUSED = [
-    ("round_float", "SELECT round(CAST(substr(id, 7, 4) AS DOUBLE) / 7) FROM flights WHERE {r}", "DataFusion's function round is not supported"),
-    ("round_digits", "SELECT round(CAST(substr(id, 7, 4) AS DOUBLE) / 7, 2) FROM flights WHERE {r}", "DataFusion's function round is not supported"),
+    ("round_digits_past_22", "SELECT round(CAST(substr(id, 7, 4) AS DOUBLE) / 7, 23) FROM flights WHERE {r}", "DataFusion's function round is not supported: its digits must be an integer literal from -22 to 22"),
     ("regexp_replace", "SELECT regexp_replace(id, '^0+', '') FROM flights WHERE {r}", "DataFusion's function regexp_replace is not supported"),
     ("regex_imatch", "SELECT count(*) FROM flights WHERE {r} AND id ~* '^0+'", "DataFusion's function regex_imatch (~*) is not supported"),
     ("regex_dot", "SELECT count(*) FROM flights WHERE {r} AND id ~ '^0.1'", "DataFusion's function regex_match (~) is not supported"),
@@ -371,6 +371,26 @@ def test_datafusion_function_equals_sql_and_duckdb(uri, sample, name, dfsql, sql
     assert want == ref, f"the server's SQL answer differs from DuckDB's for {name}"
     assert got == want
     assert got and any(v not in (None, 0) for r in got for v in r), "an empty answer proves nothing"
+
+
+def test_datafusion_round_equals_datafusions_own(uri, sample):
+    """DataFusion's round of double precision (half away from zero, digits by scaling in double
+    precision), which PostgreSQL has no function for: the plan's answer equals DataFusion's own
+    over the same rows, read from the sample by DuckDB (halves included: / 8 and / 200)."""
+    import pyarrow as pa
+    from datafusion import SessionContext
+
+    q = ("SELECT id, round(CAST(substr(id, 7, 4) AS DOUBLE) / 7) AS a, round(CAST(substr(id, 7, 4) AS DOUBLE) / 8) AS h, "
+         "round(CAST(substr(id, 7, 4) AS DOUBLE) / 8, 2) AS b, round(CAST(substr(id, 6, 5) AS DOUBLE) / -16, -1) AS c, "
+         "round(CAST(substr(id, 7, 4) AS DOUBLE) / 200, 2) AS d FROM flights WHERE {r} ORDER BY id")
+    got = run(uri, df_plan(q))
+    ids = [r[0] for r in sample.db.execute(df_render("SELECT id FROM flights WHERE {r} ORDER BY id", "duckdb")).fetchall()]
+    ctx = SessionContext()
+    ctx.register_record_batches("flights", [[pa.record_batch({"id": pa.array(ids, pa.string())})]])
+    want = [tuple(r.values()) for r in ctx.sql(q.replace(" WHERE {r}", "")).to_pylist()]
+    assert len(got) > 100
+    assert [(r, [math.copysign(1, v) for v in r[1:]]) for r in got] == [(r, [math.copysign(1, v) for v in r[1:]]) for r in want]
+    assert any(int(r[0][6:10]) % 8 == 4 for r in want), "no half to round"
 
 
 @pytest.mark.parametrize("name,dfsql,msg", DF_REFUSED, ids=[c[0] for c in DF_REFUSED])
