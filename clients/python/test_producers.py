@@ -413,7 +413,7 @@ def test_executor_refusal_of_a_datafusion_plan_has_sqlstate(uri):
 
     with pytest.raises(adbc_driver_flightsql.dbapi.NotSupportedError) as e:
         run(uri, df_plan("SELECT lpad(id, 12, '*') FROM flights WHERE {r}"))
-    assert "function lpad (extension:io.substrait:functions_string) is not supported" in str(e.value), str(e.value)
+    assert "function lpad(string, i64, string) (extension:io.substrait:functions_string) is not supported" in str(e.value), str(e.value)
     assert sqlstate(e.value) == "0A000"
 
 
