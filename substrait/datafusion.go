@@ -68,6 +68,11 @@ var dataFusionScalars = map[string]bool{
 	"ceil": true, "ends_with": true, "repeat": true, "replace": true, "left": true, "right": true, "regex_match": true, "regex_imatch": true, "regexp_replace": true,
 }
 
+// dataFusionStringArities are the DataFusion functions of strings only bound onto
+// URNPostgres' function of the same name, with their least and greatest argument counts.
+var dataFusionStringArities = map[string][2]int{"strpos": {2, 2}, "btrim": {1, 2}, "ltrim": {1, 2}, "rtrim": {1, 2},
+	"reverse": {1, 1}, "translate": {3, 3}, "replace": {3, 3}}
+
 // dataFusionDateParts are the date_part fields whose PostgreSQL value is a whole number, with
 // the field name URNPostgres' date_part takes.
 var dataFusionDateParts = map[string]string{"year": "YEAR", "quarter": "QUARTER", "month": "MONTH", "week": "WEEK",
@@ -250,32 +255,22 @@ func (rw *dataFusionRewriter) call(f *expr.ScalarFunction) (expr.Expression, err
 		}
 		return true
 	}
+	if a, ok := dataFusionStringArities[name]; ok {
+		if !strs(a[0], a[1]) {
+			return nil, dfNoSuchFunction(name, args)
+		}
+		out := strType()
+		if name == "strpos" {
+			out = i32Type()
+		}
+		return rw.pg(name, out, args...)
+	}
 	switch name {
-	case "strpos":
-		if !strs(2, 2) {
-			return nil, dfNoSuchFunction(name, args)
-		}
-		return rw.pg(name, i32Type(), args...)
-	case "btrim", "ltrim", "rtrim":
-		if !strs(1, 2) {
-			return nil, dfNoSuchFunction(name, args)
-		}
-		return rw.pg(name, strType(), args...)
-	case "reverse":
-		if !strs(1, 1) {
-			return nil, dfNoSuchFunction(name, args)
-		}
-		return rw.pg(name, strType(), args...)
 	case "repeat", "left", "right":
 		if len(args) != 2 || familyOf(args[0].GetType()) != famString || familyOf(args[1].GetType()) != famInt {
 			return nil, dfNoSuchFunction(name, args)
 		}
 		return rw.pg(name, strType(), args[0], castTo(args[1], i64Type()))
-	case "translate", "replace":
-		if !strs(3, 3) {
-			return nil, dfNoSuchFunction(name, args)
-		}
-		return rw.pg(name, strType(), args...)
 	case "ends_with":
 		if !strs(2, 2) {
 			return nil, dfNoSuchFunction(name, args)
@@ -419,13 +414,23 @@ func (rw *dataFusionRewriter) conditional(name string, out types.Type, args []ex
 	return e, nil
 }
 
-func (rw *dataFusionRewriter) dateTrunc(args []expr.Expression) (expr.Expression, error) {
+// timeField reads the (unit or field literal, timestamp) arguments of date_trunc and
+// date_part.
+func timeField(name, what string, args []expr.Expression) (string, error) {
 	if len(args) != 2 || familyOf(args[1].GetType()) != famTimestamp {
-		return nil, dfNoSuchFunction("date_trunc", args)
+		return "", dfNoSuchFunction(name, args)
 	}
 	u, ok := stringArg(args[0])
 	if !ok {
-		return nil, dfUnlike("date_trunc", "its unit must be a string literal")
+		return "", dfUnlike(name, "its "+what+" must be a string literal")
+	}
+	return u, nil
+}
+
+func (rw *dataFusionRewriter) dateTrunc(args []expr.Expression) (expr.Expression, error) {
+	u, err := timeField("date_trunc", "unit", args)
+	if err != nil {
+		return nil, err
 	}
 	unit, err := parseTruncUnit(u)
 	if err != nil {
@@ -437,12 +442,9 @@ func (rw *dataFusionRewriter) dateTrunc(args []expr.Expression) (expr.Expression
 }
 
 func (rw *dataFusionRewriter) datePart(args []expr.Expression) (expr.Expression, error) {
-	if len(args) != 2 || familyOf(args[1].GetType()) != famTimestamp {
-		return nil, dfNoSuchFunction("date_part", args)
-	}
-	u, ok := stringArg(args[0])
-	if !ok {
-		return nil, dfUnlike("date_part", "its field must be a string literal")
+	u, err := timeField("date_part", "field", args)
+	if err != nil {
+		return nil, err
 	}
 	field, ok := dataFusionDateParts[strings.ToLower(strings.TrimSpace(u))]
 	if !ok {
