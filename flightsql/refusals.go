@@ -163,7 +163,8 @@ func refusal(err error, log *slog.Logger) error {
 	case errors.As(err, &anl):
 		return status.Errorf(codes.ResourceExhausted, "the analytical read of %s finds more than %d partitions in its range, this server's limit (%s): narrow the range or pin the partitions", anl.Table, anl.Limit, flagAnalyticalParts)
 	case errors.As(err, &unsup):
-		return status.Error(codes.Unimplemented, "the Substrait plan uses a relation, expression or function the executor does not run: "+unsup.Reason)
+		// feature_not_supported (0A000), as the binder's refusals of what it does not run.
+		return querylog.Refusal(codes.Unimplemented, "the Substrait plan uses a relation, expression or function the executor does not run: "+unsup.Reason, "", "0A000")
 	case errors.Is(err, query.ErrEmptyQuery):
 		return status.Error(codes.InvalidArgument, "empty query")
 	case errors.Is(err, query.ErrBadFragment):

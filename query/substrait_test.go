@@ -384,7 +384,7 @@ func TestClientSubstraitPlans(t *testing.T) {
 			m.must(err)
 			return m.bytes(p, "y")
 		},
-		code: codes.Unimplemented, msg: "the Substrait plan uses a relation, expression or function the executor does not run: function extract (extension:io.substrait:functions_datetime) is not supported",
+		code: codes.Unimplemented, msg: "the Substrait plan uses a relation, expression or function the executor does not run: function extract(enum, precision_timestamp_tz<9>, string) (extension:io.substrait:functions_datetime) is not supported",
 	}}
 	for _, r := range refusals {
 		_, err := engRunPlan(t, on, alloc, "", r.plan(newPlanMaker(t)), nil)

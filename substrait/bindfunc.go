@@ -1596,6 +1596,13 @@ func strideParamRef(n *pg.Node) int {
 
 // binExprOf is binExpr over any timestamp expression.
 func binExprOf(b plan.Builder, ts expr.Expression, bin routing.Binning) (expr.Expression, error) {
+	return binExprWith(b.ScalarFn, ts, bin)
+}
+
+// binExprWith is binExprOf declaring its functions through scalarFn (a plan.Builder's
+// ScalarFn, or a decoded plan's registry: dataFusionRewriter).
+func binExprWith(scalarFn func(urn, name string, opts []*types.FunctionOption, args ...types.FuncArg) (*expr.ScalarFunction, error),
+	ts expr.Expression, bin routing.Binning) (expr.Expression, error) {
 	// The zone-less variants (timestamp without time zone) take no zone argument.
 	var zone []types.FuncArg
 	origin := timestampLiteral(bin.Origin.UnixNano())
@@ -1607,12 +1614,12 @@ func binExprOf(b plan.Builder, ts expr.Expression, bin routing.Binning) (expr.Ex
 	if bin.Unit != 0 {
 		c := calendarArgs[bin.Unit]
 		args := append([]types.FuncArg{ts, types.Enum("FLOOR"), types.Enum(c.unit), types.Enum(c.origin), expr.NewPrimitiveLiteral(c.multiple, false)}, zone...)
-		return b.ScalarFn(URNDatetime, "round_calendar", nil, args...)
+		return scalarFn(URNDatetime, "round_calendar", nil, args...)
 	}
 	for _, u := range temporalUnits[2:] {
 		if bin.Stride%u.d == 0 {
 			args := append([]types.FuncArg{ts, types.Enum("FLOOR"), types.Enum(u.name), expr.NewPrimitiveLiteral(int64(bin.Stride/u.d), false)}, zone...)
-			return b.ScalarFn(URNDatetime, "round_temporal", nil, append(args, origin)...)
+			return scalarFn(URNDatetime, "round_temporal", nil, append(args, origin)...)
 		}
 	}
 	return nil, fmt.Errorf("substrait: date_bin stride %v is not a whole number of microseconds", bin.Stride)

@@ -113,9 +113,16 @@ func pushClientFilters(p *plan.Plan) (*plan.Plan, error) {
 	if err != nil || !fp.changed {
 		return p, err
 	}
+	return withRoot(p, rel, "push filters")
+}
+
+// withRoot returns p with its root relation's input replaced by rel, encoded and decoded
+// again so that its extension declarations are the ones its expressions use (rel's new
+// functions are declared in p's registry); what names the step in an error.
+func withRoot(p *plan.Plan, rel plan.Rel, what string) (*plan.Plan, error) {
 	pb, err := p.ToProto()
 	if err != nil {
-		return nil, fmt.Errorf("substrait: push filters: %w", err)
+		return nil, fmt.Errorf("substrait: %s: %w", what, err)
 	}
 	for _, r := range pb.GetRelations() {
 		if rr := r.GetRoot(); rr != nil {
@@ -124,7 +131,7 @@ func pushClientFilters(p *plan.Plan) (*plan.Plan, error) {
 	}
 	out, err := plan.FromProto(pb, collection())
 	if err != nil {
-		return nil, fmt.Errorf("substrait: push filters: %w", err)
+		return nil, fmt.Errorf("substrait: %s: %w", what, err)
 	}
 	return out, nil
 }

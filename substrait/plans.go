@@ -84,16 +84,19 @@ func decodePlan(planBytes []byte, cat Catalog) (p *plan.Plan, err error) {
 	if err != nil {
 		// substrait-go's reasons are the client's to read; logs keep the class only.
 		if errors.Is(err, substraitgo.ErrNotImplemented) {
-			return nil, &Error{Code: Unimplemented, Msg: "a relation or expression kind in the Substrait plan is not supported: " + decodeReason(err),
+			return nil, &Error{Code: Unimplemented, SQLState: "0A000", Msg: "a relation or expression kind in the Substrait plan is not supported: " + decodeReason(err),
 				LogMsg: "a relation or expression kind in the Substrait plan is not supported"}
 		}
 		if errors.Is(err, substraitgo.ErrNotFound) {
-			return nil, &Error{Code: Unimplemented, Msg: "a function or type extension of the Substrait plan is not supported: " + decodeReason(err),
+			return nil, &Error{Code: Unimplemented, SQLState: "0A000", Msg: "a function or type extension of the Substrait plan is not supported: " + decodeReason(err),
 				LogMsg: "a function or type extension of the Substrait plan is not supported"}
 		}
 		e := invalidPlan("%s", decodeReason(err))
 		e.LogMsg = ErrInvalidPlan.Msg + ": substrait-go refused to decode it"
 		return nil, e
+	}
+	if p, err = rewriteDataFusion(p); err != nil {
+		return nil, err
 	}
 	if err := checkDeclarations(p); err != nil {
 		return nil, err

@@ -303,7 +303,12 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 			// same comparison as functions_comparison's, which the executor runs.
 			urn, f.Name = URNComparison, simple
 		}
-		if !declared || !ix.has(urn, simple, kind) {
+		if !declared && kind == fnScalar && dataFusionScalars[simple] {
+			// DataFusion's own function of that name, bound after decoding (datafusion.go).
+			urn, declared = urnDataFusion, true
+			f.Name = dataFusionPrefix + simple
+		}
+		if !strings.HasPrefix(f.GetName(), dataFusionPrefix) && (!declared || !ix.has(urn, simple, kind)) {
 			if found, ok := ix.lookup(simple, kind); ok {
 				urn, declared = found, true
 			} else if kind == fnScalar && ownEquivalents[simple] {

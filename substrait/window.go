@@ -1087,6 +1087,10 @@ func fillWindowTypes(pes []*substraitpb.Expression, es []expr.Expression) bool {
 		switch wf.Name() {
 		case "row_number", "rank", "dense_rank", "count":
 			t = i64Type()
+		case "ntile":
+			// integer, as PostgreSQL's ntile and the executor's (DataFusion's is unsigned
+			// bigint, of the same values).
+			t = i32Type()
 		case "percent_rank", "cume_dist", "avg":
 			t = fp64Type()
 		case "sum":

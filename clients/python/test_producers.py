@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
 import re
 import subprocess
@@ -299,6 +300,121 @@ def test_undecodable_plan_says_why(uri):
     with pytest.raises(adbc_driver_flightsql.dbapi.ProgrammingError) as e:
         run(uri, b"\xff\x01\x02")
     assert "invalid Substrait plan: the bytes are not a serialized substrait.Plan message" in str(e.value)
+
+
+# --- DataFusion's own functions (substrait/datafusion.go) -----------------------------------
+
+DF_R = "origin = 'ORD' AND {ts} >= {lo} AND {ts} < {hi}"
+# (name, DataFusion SQL, the server's SQL, DuckDB's SQL, ordered): each plan's answer must
+# equal the server's answer to its SQL and DuckDB's over the sample.
+DF_FUNCTIONS = [
+    ("strpos", "SELECT id, strpos(id, '8') FROM flights WHERE {r} ORDER BY id LIMIT 20",
+     "SELECT id, strpos(id, '8') FROM flights WHERE {r} ORDER BY id LIMIT 20", None, True),
+    ("trims", "SELECT btrim(id, '0'), ltrim(id, '0'), rtrim(id, '0'), ltrim(concat(' ', id)) FROM flights WHERE {r} ORDER BY id LIMIT 20",
+     "SELECT btrim(id, '0'), ltrim(id, '0'), rtrim(id, '0'), ltrim(concat(' ', id)) FROM flights WHERE {r} ORDER BY id LIMIT 20",
+     "SELECT trim(id, '0'), ltrim(id, '0'), rtrim(id, '0'), ltrim(concat(' ', id)) FROM flights WHERE {r} ORDER BY id LIMIT 20", True),
+    ("strings", "SELECT reverse(id), translate(id, '01', 'ab'), replace(id, '00', 'x'), repeat(right(id, 1), 3), left(id, 3), right(id, -7) FROM flights WHERE {r} ORDER BY id LIMIT 20",
+     "SELECT reverse(id), translate(id, '01', 'ab'), replace(id, '00', 'x'), repeat(right(id, 1), 3), left(id, 3), right(id, -7) FROM flights WHERE {r} ORDER BY id LIMIT 20",
+     "SELECT reverse(id), translate(id, '01', 'ab'), replace(id, '00', 'x'), repeat(right(id, 1), 3), left(id, 3), id[8:] FROM flights WHERE {r} ORDER BY id LIMIT 20", True),
+    ("standard_functions", "SELECT lower(origin), upper(concat('x', id)), substr(id, 2, 3), character_length(id), concat(origin, '-', id), abs(CAST(substr(id, 7, 4) AS BIGINT) - 5000), power(CAST(substr(id, 9, 2) AS DOUBLE), 2) FROM flights WHERE {r} ORDER BY id LIMIT 20",
+     "SELECT lower(origin), upper(concat('x', id)), substr(id, 2, 3), char_length(id), concat(origin, '-', id), abs(substr(id, 7, 4)::bigint - 5000), power(substr(id, 9, 2)::float8, 2) FROM flights WHERE {r} ORDER BY id LIMIT 20",
+     "SELECT lower(origin), upper(concat('x', id)), substr(id, 2, 3), length(id), concat(origin, '-', id), abs(CAST(substr(id, 7, 4) AS BIGINT) - 5000), power(CAST(substr(id, 9, 2) AS DOUBLE), 2) FROM flights WHERE {r} ORDER BY id LIMIT 20", True),
+    ("coalesce_nullif", "SELECT coalesce(nullif(substr(id, 10, 1), '0'), 'Z') AS k, count(*) FROM flights WHERE {r} GROUP BY 1 ORDER BY 1",
+     "SELECT coalesce(nullif(substr(id, 10, 1), '0'), 'Z') AS k, count(*) FROM flights WHERE {r} GROUP BY 1 ORDER BY 1", None, True),
+    ("date_trunc", "SELECT date_trunc('hour', {ts}) AS h, date_trunc('week', {ts}) AS w, count(*) FROM flights WHERE {r} GROUP BY 1, 2 ORDER BY 1",
+     "SELECT date_trunc('hour', {ts}) AS h, date_trunc('week', {ts}) AS w, count(*) FROM flights WHERE {r} GROUP BY 1, 2 ORDER BY 1", None, True),
+    ("date_part", "SELECT date_part('hour', {ts}) AS h, extract(dow FROM {ts}) AS d, date_part('doy', {ts}) AS y, count(*) FROM flights WHERE {r} GROUP BY 1, 2, 3 ORDER BY 1, 2",
+     "SELECT date_part('hour', {ts}) AS h, extract(dow FROM {ts}) AS d, date_part('doy', {ts}) AS y, count(*) FROM flights WHERE {r} GROUP BY 1, 2, 3 ORDER BY 1, 2", None, True),
+    ("floor_ceil", "SELECT floor(CAST(substr(id, 7, 4) AS DOUBLE) / 7), ceil(CAST(substr(id, 7, 4) AS DOUBLE) / -7) FROM flights WHERE {r} ORDER BY id LIMIT 20",
+     "SELECT floor(substr(id, 7, 4)::float8 / 7), ceil(substr(id, 7, 4)::float8 / -7) FROM flights WHERE {r} ORDER BY id LIMIT 20", None, True),
+    ("starts_ends", "SELECT count(*) FROM flights WHERE {r} AND starts_with(id, '00014') AND NOT ends_with(id, '00')",
+     "SELECT count(*) FROM flights WHERE {r} AND starts_with(id, '00014') AND NOT right(id, 2) = '00'",
+     "SELECT count(*) FROM flights WHERE {r} AND starts_with(id, '00014') AND NOT ends_with(id, '00')", False),
+    ("regex_match", "SELECT count(*) FROM flights WHERE {r} AND id ~ '^0+14[0-9]{{3}}[05]0$'",
+     "SELECT count(*) FROM flights WHERE {r} AND id ~ '^0+14[0-9]{{3}}[05]0$'",
+     "SELECT count(*) FROM flights WHERE {r} AND regexp_matches(id, '^0+14[0-9]{{3}}[05]0$')", False),
+    ("ts_interval", "SELECT count(*), min({ts} + INTERVAL '6 hours'), max({ts} - INTERVAL '1 month 2 days') FROM flights WHERE {r} AND {ts} + INTERVAL '6 hours' < '2001-04-02'",
+     "SELECT count(*), min({ts} + INTERVAL '6 hours'), max({ts} - INTERVAL '1 month 2 days') FROM flights WHERE {r} AND {ts} + INTERVAL '6 hours' < '2001-04-02'",
+     "SELECT count(*), min({ts} + INTERVAL 6 HOUR), max({ts} - INTERVAL 1 MONTH - INTERVAL 2 DAY) FROM flights WHERE {r} AND {ts} + INTERVAL 6 HOUR < TIMESTAMP '2001-04-02'", False),
+    ("int_widths", "SELECT CAST(substr(id, 7, 4) AS INT) % 7 AS m, count(*) FROM flights WHERE {r} GROUP BY 1 ORDER BY 1",
+     "SELECT substr(id, 7, 4)::int % 7 AS m, count(*) FROM flights WHERE {r} GROUP BY 1 ORDER BY 1", None, True),
+    ("ntile", "SELECT id, ntile(3) OVER (ORDER BY id) AS n FROM flights WHERE {r} ORDER BY id LIMIT 20",
+     "SELECT id, ntile(3) OVER (ORDER BY id) AS n FROM flights WHERE {r} ORDER BY id LIMIT 20", None, True),
+]
+# DataFusion functions that mean something PostgreSQL's do not: refused by name, 0A000.
+DF_REFUSED = [
+    ("round_digits_past_22", "SELECT round(CAST(substr(id, 7, 4) AS DOUBLE) / 7, 23) FROM flights WHERE {r}", "DataFusion's function round is not supported: its digits must be an integer literal from -22 to 22"),
+    ("regexp_replace", "SELECT regexp_replace(id, '^0+', '') FROM flights WHERE {r}", "DataFusion's function regexp_replace is not supported"),
+    ("regex_imatch", "SELECT count(*) FROM flights WHERE {r} AND id ~* '^0+'", "DataFusion's function regex_imatch (~*) is not supported"),
+    ("regex_dot", "SELECT count(*) FROM flights WHERE {r} AND id ~ '^0.1'", "DataFusion's function regex_match (~) is not supported"),
+    ("date_part_second", "SELECT date_part('second', {ts}) FROM flights WHERE {r}", "DataFusion's function date_part is not supported"),
+]
+
+
+def df_render(sql: str, dialect: str) -> str:
+    ts = {"datafusion": '"timestamp"', "server": "timestamp", "duckdb": "ts"}[dialect]
+    lo, hi = ("TIMESTAMP '2001-04-01 00:00:00'", "TIMESTAMP '2001-04-03 00:00:00'") if dialect == "duckdb" else ("'2001-04-01'", "'2001-04-03'")
+    return sql.format(r=DF_R.format(ts=ts, lo=lo, hi=hi), ts=ts)
+
+
+def df_plan(sql: str) -> bytes:
+    from datafusion import SessionContext
+    from datafusion.substrait import Producer
+
+    ctx = SessionContext()
+    ctx.sql("CREATE TABLE flights (origin varchar, timestamp timestamp with time zone, id varchar, value bytea)").collect()
+    return Producer.to_substrait_plan(ctx.sql(df_render(sql, "datafusion")).logical_plan(), ctx).encode()
+
+
+@pytest.mark.parametrize("name,dfsql,sql,duck,ordered", DF_FUNCTIONS, ids=[c[0] for c in DF_FUNCTIONS])
+def test_datafusion_function_equals_sql_and_duckdb(uri, sample, name, dfsql, sql, duck, ordered):
+    got = answer(run(uri, df_plan(dfsql)), ordered)
+    want = answer(run(uri, df_render(sql, "server")), ordered)
+    ref = answer(sample.db.execute(df_render(duck or sql, "duckdb")).fetchall(), ordered)
+    assert want == ref, f"the server's SQL answer differs from DuckDB's for {name}"
+    assert got == want
+    assert got and any(v not in (None, 0) for r in got for v in r), "an empty answer proves nothing"
+
+
+def test_datafusion_round_equals_datafusions_own(uri, sample):
+    """DataFusion's round of double precision (half away from zero, digits by scaling in double
+    precision), which PostgreSQL has no function for: the plan's answer equals DataFusion's own
+    over the same rows, read from the sample by DuckDB (halves included: / 8 and / 200)."""
+    import pyarrow as pa
+    from datafusion import SessionContext
+
+    q = ("SELECT id, round(CAST(substr(id, 7, 4) AS DOUBLE) / 7) AS a, round(CAST(substr(id, 7, 4) AS DOUBLE) / 8) AS h, "
+         "round(CAST(substr(id, 7, 4) AS DOUBLE) / 8, 2) AS b, round(CAST(substr(id, 6, 5) AS DOUBLE) / -16, -1) AS c, "
+         "round(CAST(substr(id, 7, 4) AS DOUBLE) / 200, 2) AS d FROM flights WHERE {r} ORDER BY id")
+    got = run(uri, df_plan(q))
+    ids = [r[0] for r in sample.db.execute(df_render("SELECT id FROM flights WHERE {r} ORDER BY id", "duckdb")).fetchall()]
+    ctx = SessionContext()
+    ctx.register_record_batches("flights", [[pa.record_batch({"id": pa.array(ids, pa.string())})]])
+    want = [tuple(r.values()) for r in ctx.sql(q.replace(" WHERE {r}", "")).to_pylist()]
+    assert len(got) > 100
+    assert [(r, [math.copysign(1, v) for v in r[1:]]) for r in got] == [(r, [math.copysign(1, v) for v in r[1:]]) for r in want]
+    assert any(int(r[0][6:10]) % 8 == 4 for r in want), "no half to round"
+
+
+@pytest.mark.parametrize("name,dfsql,msg", DF_REFUSED, ids=[c[0] for c in DF_REFUSED])
+def test_datafusion_function_refused_by_name(uri, name, dfsql, msg):
+    from flightsrv_errors import sqlstate
+
+    with pytest.raises(adbc_driver_flightsql.dbapi.NotSupportedError) as e:
+        run(uri, df_plan(dfsql))
+    assert msg in str(e.value), str(e.value)
+    assert sqlstate(e.value) == "0A000"
+
+
+def test_executor_refusal_of_a_datafusion_plan_has_sqlstate(uri):
+    """A function the executor does not run (DataFusion's lpad, the standard extension's) is
+    refused by name with 0A000 (issue 18: it carried no SQLSTATE)."""
+    from flightsrv_errors import sqlstate
+
+    with pytest.raises(adbc_driver_flightsql.dbapi.NotSupportedError) as e:
+        run(uri, df_plan("SELECT lpad(id, 12, '*') FROM flights WHERE {r}"))
+    assert "function lpad(string, i64, string) (extension:io.substrait:functions_string) is not supported" in str(e.value), str(e.value)
+    assert sqlstate(e.value) == "0A000"
 
 
 if __name__ == "__main__":

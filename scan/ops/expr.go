@@ -757,13 +757,30 @@ func (c *compiler) fold(v *expr.ScalarFunction) (node, error) {
 	return &foldNode{fn: v.Name() + "_kleene", args: args}, nil
 }
 
+// signature is f's name and its arguments' types without nullability (an enumeration
+// argument as enum), for refusals: strpos(string, string).
+func signature(f *expr.ScalarFunction) string {
+	ts := make([]string, f.NArgs())
+	for i := range ts {
+		switch a := f.Arg(i).(type) {
+		case expr.Expression:
+			ts[i] = a.GetType().WithNullability(types.NullabilityRequired).String()
+		case types.Enum:
+			ts[i] = "enum"
+		default:
+			ts[i] = "?"
+		}
+	}
+	return f.Name() + "(" + strings.Join(ts, ", ") + ")"
+}
+
 func (c *compiler) call(v *expr.ScalarFunction) (node, error) {
 	conv, err := c.arrowConv(v)
 	if err != nil {
 		return nil, err
 	}
 	if conv == nil {
-		return nil, fmt.Errorf("ops: compile: function %s (%s) is not supported", v.Name(), v.ID().URN)
+		return nil, fmt.Errorf("ops: compile: function %s (%s) is not supported", signature(v), v.ID().URN)
 	}
 	n := &callNode{fn: v, conv: conv, args: make([]callArg, v.NArgs())}
 	for i := range v.NArgs() {

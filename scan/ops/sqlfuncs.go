@@ -115,7 +115,7 @@ type fnNode struct {
 func (c *compiler) own(f *expr.ScalarFunction, name string) (node, error) {
 	setup, ok := ownFunctions[name]
 	if !ok {
-		return nil, fmt.Errorf("ops: compile: function %s (%s) is not supported", f.Name(), f.ID().URN)
+		return nil, fmt.Errorf("ops: compile: function %s (%s) is not supported", signature(f), f.ID().URN)
 	}
 	n := &fnNode{name: name, args: make([]node, f.NArgs()), enums: make([]string, f.NArgs()), types: make([]arrow.DataType, f.NArgs())}
 	for i := range f.NArgs() {
