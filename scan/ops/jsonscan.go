@@ -90,8 +90,18 @@ type jsonScanner struct {
 // is set to the value of its member keys[k] (the last of duplicate members, as PostgreSQL's
 // json keeps it), jAbsent where there is none. out must have len(keys) entries.
 func (s *jsonScanner) scanDoc(doc []byte, keys []string, out []jsonSpan) (jsonKind, docStatus) {
+	s.doc = doc
+	return s.scanSet(keys, out)
+}
+
+// scanSet is scanDoc of the document already in s.doc. A caller scanning many documents
+// with a scanner in a local variable stores each in s.doc itself, a store to its own stack
+// the compiler emits no write barrier for; scanDoc's store through its pointer takes one,
+// which while a collection runs records the document at every row.
+func (s *jsonScanner) scanSet(keys []string, out []jsonSpan) (jsonKind, docStatus) {
+	doc := s.doc
 	clear(out)
-	s.doc, s.i, s.stack, s.nonASCII, s.fail = doc, 0, s.stack[:0], false, docInvalid
+	s.i, s.stack, s.nonASCII, s.fail = 0, s.stack[:0], false, docInvalid
 	top, ok := s.top(keys, out)
 	if ok {
 		s.ws()
