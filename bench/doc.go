@@ -477,8 +477,11 @@
 //     origin, destination 787/790, top 10 842/848, count(DISTINCT) 829/798, numeric 825/923,
 //     join against avg 1705/1565, semi join 973/1139, origins to destinations 748/864; 13 of
 //     13 cold and 12 of 12 warm met at that load (DuckDB slowed most); peak RSS 97 MiB cold
-//     (38 MiB anonymous, 54 MiB file pages). Wall ÷ DuckDB over the payloads is still to be
-//     measured quietly. Two readings of the profiles: runtime.asyncPreempt's 11–13% of flat
+//     (38 MiB anonymous, 54 MiB file pages). The five cold queries alone
+//     (FLIGHTSRV_ANALYTICAL_QUERIES, 3 rounds, load 19–21): server CPU count WHERE delay > 60
+//     557/586 ms, destination WHERE delay > 60 587/695, origin, destination 637/697, top 10
+//     655/749, numeric 717/828 (−5% to −16%); peak RSS 92 MiB. Wall ÷ DuckDB over the payloads
+//     is still to be measured quietly. Two readings of the profiles: runtime.asyncPreempt's 11–13% of flat
 //     samples in /debug/pprof is not CPU spent preempting (perf record of the same queries
 //     shows no such share; perf stat counted 940 signals in 12 s of queries, and
 //     GODEBUG=asyncpreemptoff=1 moved no query's CPU beyond the noise at load 14), every such
