@@ -457,6 +457,20 @@
 //     1.12–1.16 s. Wall ÷ DuckDB over the payloads is still to be measured on a quiet machine
 //     (the lead's quiet run of main: semi join 1.12× at 1.22 s of CPU, join against avg 1.04× at
 //     1.45 s).
+//     Quiet after agg19f and semi19 (83cc8ad beside ee82e05's build in the same rounds, 3M rows,
+//     3 rounds, load average under 2.5; then 83cc8ad alone, 5 rounds, load under 2): cold ÷
+//     DuckDB over the payloads 10 of 13 within 1× in both runs (count WHERE delay > 60
+//     0.81×/0.83×, origin, avg(delay) 0.88×/1.00×, day bins 0.66×/0.71×, count(DISTINCT)
+//     0.92×/0.96×, join against avg 0.91×/0.88× (the baseline 1.31×), semi join 0.79×/0.75×
+//     (the baseline 1.07×), origins to destinations 0.72×/0.64×); over or at it: origin,
+//     destination 1.02×/1.05× (the baseline 1.16×), top 10 1.08×/1.04× (1.17×), numeric
+//     1.00×/1.12× (1.07×), destination WHERE delay > 60 1.04×/0.90× (0.99×). Server CPU per
+//     query against the baseline's in the same rounds: origin, destination 717/895 ms, top 10
+//     814/955, numeric 857/991, count(DISTINCT) 788/929, join against avg 1.69/2.45 s, semi
+//     join 1.01/1.28 s, the rest within ±4%. Warm ÷ native 11 and 12 of 12 (destination WHERE
+//     delay > 60 3.18× and 2.80× against a DuckDB native of 25–30 ms). Peak RSS 94–97 MiB cold
+//     and warm (39–40 MiB anonymous, 53 MiB file pages at the end), under the 100 MiB target;
+//     the baseline's 111–115 MiB.
 //     The JSON scan of the cold path (branch cold19g; CPU profiles of main's build 83cc8ad over
 //     the 3M-row fixture: the extraction 36% of the four queries over target, the archive's
 //     decode 20%, the footers 10%): jsonScanner.top reads a top-level member's key, a string or

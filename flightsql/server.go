@@ -464,6 +464,17 @@ func (s *Server) createPrepared(ctx context.Context, q Query) (flightsql.ActionC
 		// types them when the client declares nothing.
 		dataset, params, err = nil, s.unknownParams(ctx, q), nil
 	}
+	if err != nil && defersRefusals(ctx) && refusesStatement(err) {
+		// ADBC's DB-API (adbc_driver_manager's Cursor.execute) takes a NotSupportedError
+		// from the prepare for a driver that cannot prepare and executes the statement
+		// unprepared, where its Flight SQL driver reads bound parameters as a bulk ingestion
+		// without a target table ("must set IngestTargetTable"); and a cursor remembers the
+		// text of a statement whose prepare failed, skipping the prepare when it is executed
+		// again. So for ADBC's driver the handle is valid, its schemas unknown, and the
+		// refusal is answered, with its code and SQLSTATE, where the statement is planned
+		// again: the binding's DoPut or the execution's GetFlightInfo.
+		dataset, params, err = nil, nil, nil
+	}
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
 	}
@@ -507,6 +518,25 @@ func (s *Server) unknownParams(ctx context.Context, q Query) *arrow.Schema {
 	}
 	md := params.Metadata()
 	return arrow.NewSchema(fields, &md)
+}
+
+// defersRefusals reports whether the caller is ADBC's Flight SQL driver (its gRPC user agent
+// is "ADBC Flight SQL Driver <version>", set by the driver for every connection), whose
+// statements' refusals CreatePreparedStatement answers at execution instead (createPrepared).
+func defersRefusals(ctx context.Context) bool {
+	md, _ := metadata.FromIncomingContext(ctx)
+	ua := md.Get("user-agent")
+	return len(ua) == 1 && strings.HasPrefix(ua[0], "ADBC Flight SQL Driver")
+}
+
+// refusesStatement reports whether err refuses the statement itself (INVALID_ARGUMENT, NOT_FOUND,
+// UNIMPLEMENTED: planning it again answers the same), not the server's state or resources.
+func refusesStatement(err error) bool {
+	switch status.Code(err) {
+	case codes.InvalidArgument, codes.NotFound, codes.Unimplemented:
+		return true
+	}
+	return false
 }
 
 // infersParameterTypes reports whether the caller is arrow-go's own Flight SQL client (its

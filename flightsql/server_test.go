@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -170,6 +171,32 @@ func TestParameterSchemaForArrowGo(t *testing.T) {
 			t.Errorf("is_update %v (set %v), want false", isUpdate, ok)
 		}
 		stmt.Close(ctx)
+	}
+}
+
+// TestRefusalDeferredForADBC: ADBC's Flight SQL driver gets a handle for a statement the
+// engine refuses and the refusal, with its code, when it executes or binds it (its DB-API
+// swallows a NotSupportedError from the prepare); every other client gets it from the prepare.
+func TestRefusalDeferredForADBC(t *testing.T) {
+	addr, _ := serveFake(t, nil)
+	ctx := context.Background()
+	if _, err := dialFake(t, addr, grpc.WithUserAgent("some-driver")).Prepare(ctx, "bad"); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("another client's prepare of a refused statement: %v, want INVALID_ARGUMENT", err)
+	}
+	adbc := dialFake(t, addr, grpc.WithUserAgent("ADBC Flight SQL Driver v1.9.0"))
+	stmt, err := adbc.Prepare(ctx, "bad")
+	if err != nil {
+		t.Fatalf("ADBC's prepare of a refused statement: %v, want a handle", err)
+	}
+	defer stmt.Close(ctx)
+	if stmt.DatasetSchema() != nil {
+		t.Errorf("dataset schema %v, want none", stmt.DatasetSchema())
+	}
+	if _, err := stmt.Execute(ctx); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "bad query") {
+		t.Errorf("executing it: %v, want the refusal INVALID_ARGUMENT bad query", err)
+	}
+	if _, err := adbc.Prepare(ctx, "boom"); err != nil {
+		t.Errorf("ADBC's prepare of a statement that plans: %v", err)
 	}
 }
 

@@ -314,6 +314,29 @@ def test_wrong_parameter_type(cur):
     assert "operator does not exist: timestamp with time zone >= bigint" in str(e.value)
 
 
+def test_refusals_with_parameters(cur, sample):
+    """The server's refusal of a statement executed with parameters reaches the DB-API as it
+    is, and a cursor runs the same text again once its parameters are right. (The DB-API
+    swallows a NotSupportedError from the prepare and executes unprepared, which the driver
+    read as a bulk ingestion: "must set IngestTargetTable"; so the server answers ADBC's
+    refusals where the statement is executed.)"""
+    unsupported = f"SELECT timestamp::time FROM flights WHERE {ROUTED}"
+    for _ in range(2):  # the same text twice on one cursor
+        with pytest.raises(adbc_driver_manager.NotSupportedError) as e:
+            cur.execute(unsupported, ("ORD", JAN1, AUG1))
+            cur.fetchall()
+        assert e.value.status_code == AdbcStatusCode.NOT_IMPLEMENTED
+        assert "not supported" in str(e.value) and "IngestTargetTable" not in str(e.value)
+    counted = f"SELECT COUNT(*) FROM flights WHERE {ROUTED}"
+    with pytest.raises(adbc_driver_manager.ProgrammingError) as e:
+        cur.execute(counted, ("ORD", 978307200, AUG1))
+        cur.fetchall()
+    assert e.value.status_code == AdbcStatusCode.INVALID_ARGUMENT
+    assert "timestamp with time zone >= bigint" in str(e.value)
+    cur.execute(counted, ("ORD", JAN1, AUG1))
+    assert cur.fetchall() == [(sample.count("ORD", JAN1, AUG1),)]
+
+
 @pytest.mark.parametrize("sql", [
     "WITH RECURSIVE r(id) AS (SELECT a.id FROM flights a WHERE a.origin = 'ORD'"
     " AND a.timestamp >= '2001-01-01T00:00:00Z' AND a.timestamp < '2001-08-01T00:00:00Z'"
