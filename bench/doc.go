@@ -471,6 +471,37 @@
 //     delay > 60 3.18× and 2.80× against a DuckDB native of 25–30 ms). Peak RSS 94–97 MiB cold
 //     and warm (39–40 MiB anonymous, 53 MiB file pages at the end), under the 100 MiB target;
 //     the baseline's 111–115 MiB.
+//     The JSON scan of the cold path (branch cold19g; CPU profiles of main's build 83cc8ad over
+//     the 3M-row fixture: the extraction 36% of the four queries over target, the archive's
+//     decode 20%, the footers 10%): jsonScanner.top reads a top-level member's key, a string or
+//     integer value and the punctuation between them in their plain forms with the position in
+//     a local, falling back to member, value, str and number for anything else, and the
+//     extraction stores each document in its stack scanner itself (scanSet: scanDoc's store
+//     through a pointer took a write barrier a row while a collection ran). scan/ops'
+//     BenchmarkScanDoc (the thread's CPU time, which moves less than the wall under load): 82
+//     → 63 ns a flights document. Server CPU per query (/proc/PID/stat around each query, main's
+//     build and this one served side by side, alternating rounds of 2 queries, medians of 6):
+//     at load average 25–27 count WHERE delay > 60 695 → 580 ms, origin, destination 775 →
+//     700, top 10 740 → 745, numeric 830 → 810, destination WHERE delay > 60 680 → 660; a
+//     first pairing at load 14–16 (4 each) 650–740 → 550–640, 740–850 → 630–710, 760–920 →
+//     690–800, 810–1010 → 730–820, 660–800 → 620–690 ms. BenchmarkAnalytical beside main's
+//     build (3 rounds, load 16–20, cores busy 0.45–0.85: walls and their ratios are noise),
+//     server CPU per query, this build then main's: count WHERE delay > 60 582/629 ms,
+//     origin, avg(delay) 688/766, day bins 784/724, destination WHERE delay > 60 686/764,
+//     origin, destination 787/790, top 10 842/848, count(DISTINCT) 829/798, numeric 825/923,
+//     join against avg 1705/1565, semi join 973/1139, origins to destinations 748/864; 13 of
+//     13 cold and 12 of 12 warm met at that load (DuckDB slowed most); peak RSS 97 MiB cold
+//     (38 MiB anonymous, 54 MiB file pages). The five cold queries alone
+//     (FLIGHTSRV_ANALYTICAL_QUERIES, 3 rounds, load 19–21): server CPU count WHERE delay > 60
+//     557/586 ms, destination WHERE delay > 60 587/695, origin, destination 637/697, top 10
+//     655/749, numeric 717/828 (−5% to −16%); peak RSS 92 MiB. Wall ÷ DuckDB over the payloads
+//     is still to be measured quietly. Two readings of the profiles: runtime.asyncPreempt's 11–13% of flat
+//     samples in /debug/pprof is not CPU spent preempting (perf record of the same queries
+//     shows no such share; perf stat counted 940 signals in 12 s of queries, and
+//     GODEBUG=asyncpreemptoff=1 moved no query's CPU beyond the noise at load 14), every such
+//     sample on asyncPreempt's first instruction, so it is where pprof's samples land, not
+//     work to remove; and perf puts the collector's marking at about a fifth of the numeric
+//     query's CPU (tryDeferToSpanScan alone 7.7%).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each

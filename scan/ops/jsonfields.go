@@ -441,7 +441,8 @@ func (sh *jsonShare) extract(jc *jsonColumn, fields []*jsonField) {
 			continue
 		}
 		doc := jc.docs.at(i)
-		kind, st := sc.scanDoc(doc, keys, top)
+		sc.doc = doc
+		kind, st := sc.scanSet(keys, top)
 		jc.status[i] = st
 		if st != docOK {
 			continue

@@ -361,6 +361,18 @@ func FuzzJSONFields(f *testing.F) {
 	f.Add([]byte(`{"k":"\u00e9\ud83d\ude00","k":[null,true,-1e3]}`), "k", "0", int64(-1))
 	f.Add([]byte(`[[1,2],{"1":{"x":"7"}}]`), "1", "x", int64(-2))
 	f.Add([]byte("  [[1,2],{\"1\":{\"x\":\"7\"}}] \n"), "1", "x", int64(-2)) // whitespace around the document
+	// The scanner's plain forms of a top-level member (jsonScanner.top) and their edges:
+	// strings of 16 and 17 bytes, at the document's end, with a non-ASCII or invalid byte;
+	// integers with a sign, a leading zero, a fraction or an exponent; spaces around ':'.
+	f.Add([]byte(`{"abcdefghijklmnop":1,"abcdefghijklmnopq":"0123456789abcdef","a":"0123456789abcdefg","b":"SFO"}`), "a", "b", int64(0))
+	f.Add([]byte(`{"a":-0,"b":-12,"c":1}`), "a", "b", int64(0))
+	f.Add([]byte(`{"a":-,"b":1}`), "a", "b", int64(0))
+	f.Add([]byte(`{"a":-12e1,"b":7.5,"c":7.}`), "a", "b", int64(0))
+	f.Add([]byte("{\"a\":\"\xc3\xa9\",\"b\":\"\xff\"}"), "a", "b", int64(0))
+	f.Add([]byte(`{"a":1 ,"b" :2,"c": 3,"d"	:	"x" }`), "c", "d", int64(0))
+	f.Add([]byte(`{"a":1,"b"}`), "a", "b", int64(0))
+	f.Add([]byte(`{"a":12,"b":"x`), "a", "b", int64(0))
+	f.Add([]byte(`{"a":12,"b":"x"`), "a", "b", int64(0))
 	f.Fuzz(func(t *testing.T, doc []byte, k1, k2 string, idx int64) {
 		fuzzcount.Add()
 		d := col(0)

@@ -94,8 +94,18 @@ type jsonScanner struct {
 // is set to the value of its member keys[k] (the last of duplicate members, as PostgreSQL's
 // json keeps it), jAbsent where there is none. out must have len(keys) entries.
 func (s *jsonScanner) scanDoc(doc []byte, keys []string, out []jsonSpan) (jsonKind, docStatus) {
+	s.doc = doc
+	return s.scanSet(keys, out)
+}
+
+// scanSet is scanDoc of the document already in s.doc. A caller scanning many documents
+// with a scanner in a local variable stores each in s.doc itself, a store to its own stack
+// the compiler emits no write barrier for; scanDoc's store through its pointer takes one,
+// which while a collection runs records the document at every row.
+func (s *jsonScanner) scanSet(keys []string, out []jsonSpan) (jsonKind, docStatus) {
+	doc := s.doc
 	clear(out)
-	s.doc, s.i, s.stack, s.nonASCII, s.fail = doc, 0, s.stack[:0], false, docInvalid
+	s.i, s.stack, s.nonASCII, s.fail = 0, s.stack[:0], false, docInvalid
 	top, ok := s.top(keys, out)
 	if ok {
 		s.ws()
@@ -126,37 +136,68 @@ func docSpan(doc []byte, kind jsonKind) jsonSpan {
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // top scans the document's value, noting the members keys of a top-level object.
+//
+// A top-level member's key, its value when that is a string or an integer, and the
+// punctuation between them are read here with the position in a local when they take their
+// plain forms (no whitespace around the colon, a string of at most sixteen bytes without
+// escapes, control characters or non-ASCII bytes, an integer without fraction, exponent or
+// leading zero): the flights payloads are such members throughout, and the calls of member,
+// value, str and number and the loads and stores of s.i they do took about a third of a
+// document's scan. Anything else is read by those calls, which decide validity as before.
 func (s *jsonScanner) top(keys []string, out []jsonSpan) (jsonKind, bool) {
 	s.ws()
-	if s.i >= len(s.doc) {
+	d := s.doc
+	if s.i >= len(d) {
 		return jAbsent, false
 	}
-	if s.doc[s.i] != '{' || len(keys) == 0 {
+	if d[s.i] != '{' || len(keys) == 0 {
 		return s.value()
 	}
 	s.i++
 	s.ws()
-	if s.i < len(s.doc) && s.doc[s.i] == '}' {
+	if s.i < len(d) && d[s.i] == '}' {
 		s.i++
 		return jObject, true
 	}
 	for {
 		ks := s.i
-		kind, ok := s.member()
-		if !ok {
-			return jAbsent, false
+		kind := jString
+		i := plainEnd(d, ks)
+		if i < 0 {
+			var ok bool
+			if kind, ok = s.member(); !ok {
+				return jAbsent, false
+			}
+			i = s.i
 		}
-		key := s.doc[ks+1 : s.i-1]
-		s.ws()
-		if s.i >= len(s.doc) || s.doc[s.i] != ':' {
-			return jAbsent, false
+		key := d[ks+1 : i-1]
+		if i < len(d) && d[i] == ':' {
+			i++
+		} else {
+			s.i = i
+			s.ws()
+			if i = s.i; i >= len(d) || d[i] != ':' {
+				return jAbsent, false
+			}
+			i++
 		}
-		s.i++
-		s.ws()
-		vs := s.i
-		vk, ok := s.value()
-		if !ok {
-			return jAbsent, false
+		vs := i
+		var vk jsonKind
+		if i < len(d) && d[i] == '"' {
+			vk, i = jString, plainEnd(d, i)
+		} else {
+			vk, i = jNumber, plainInt(d, i)
+		}
+		if i < 0 {
+			s.i = vs
+			s.ws()
+			vs = s.i
+			var ok bool
+			if vk, ok = s.value(); !ok {
+				return jAbsent, false
+			}
+		} else {
+			s.i = i
 		}
 		for k, want := range keys {
 			// A key without escapes is compared here (keyEquals is not inlined: a call per
@@ -165,11 +206,15 @@ func (s *jsonScanner) top(keys []string, out []jsonSpan) (jsonKind, bool) {
 				out[k] = jsonSpan{start: vs, end: s.i, kind: vk}
 			}
 		}
+		if i = s.i; i < len(d) && d[i] == ',' && i+1 < len(d) && d[i+1] == '"' {
+			s.i = i + 1
+			continue
+		}
 		s.ws()
-		if s.i >= len(s.doc) {
+		if s.i >= len(d) {
 			return jAbsent, false
 		}
-		switch s.doc[s.i] {
+		switch d[s.i] {
 		case ',':
 			s.i++
 			s.ws()
@@ -180,6 +225,56 @@ func (s *jsonScanner) top(keys []string, out []jsonSpan) (jsonKind, bool) {
 			return jAbsent, false
 		}
 	}
+}
+
+// plainEnd returns the index after the closing quote of the string whose opening quote is
+// d[i] when its text is at most sixteen bytes, none of which str must look at (strSpecial);
+// -1 otherwise (not a string, or one for str to read).
+func plainEnd(d []byte, i int) int {
+	if i >= len(d) || d[i] != '"' {
+		return -1
+	}
+	j := i + 1
+	for range 2 {
+		if j+8 > len(d) {
+			break
+		}
+		if m := specialBytes(binary.LittleEndian.Uint64(d[j : j+8])); m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
+			if d[j] == '"' {
+				return j + 1
+			}
+			return -1
+		}
+		j += 8
+	}
+	for end := min(len(d), i+18); j < end; j++ {
+		if c := d[j]; strSpecial[c] {
+			if c == '"' {
+				return j + 1
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// plainInt returns the index after the integer at d[i] when it is -?[1-9][0-9]* and not
+// followed by a fraction or an exponent; -1 otherwise (not a number, or one for number to
+// read). What follows it is the caller's to check, as after number.
+func plainInt(d []byte, i int) int {
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	if i >= len(d) || d[i] < '1' || d[i] > '9' {
+		return -1
+	}
+	for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+	}
+	if i < len(d) && (d[i] == '.' || d[i] == 'e' || d[i] == 'E') {
+		return -1
+	}
+	return i
 }
 
 // keyEquals reports whether a member's key, the bytes between its quotes (escaped: with
