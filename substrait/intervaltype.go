@@ -202,8 +202,8 @@ func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
 	}
 	ls, lc := l.intervalConst()
 	rs, rc := r.intervalConst()
-	if (op == "+" || op == "-") && ((lc && (rf == famTimestamp && !fractionalMonths(ls) || r.str != nil && !ri)) ||
-		(rc && (lf == famTimestamp && !fractionalMonths(rs) || l.str != nil && !li))) {
+	if (op == "+" || op == "-") && (lc && rf == famTimestamp && !fractionalMonths(ls) ||
+		rc && lf == famTimestamp && !fractionalMonths(rs)) {
 		// timestamp ± an interval constant: timestampArith folds it (a routed bound may be
 		// one), but for a fractional number of months, which it does not read.
 		return bval{}, false, nil
@@ -224,9 +224,10 @@ func (bd *binder) intervalBinary(op string, l, r bval) (bval, bool, error) {
 		return typed(f), true, err
 	}
 	switch {
-	case (op == "+" || op == "-") && (li && (ri || r.untyped()) || ri && l.untyped() && l.param != 0):
-		// An untyped parameter takes the interval's type (PostgreSQL's operator resolution
-		// for one unknown operand: `$1 + interval '1 day'` is interval + interval).
+	case (op == "+" || op == "-") && (li && (ri || r.untyped()) || ri && l.untyped()):
+		// An untyped literal or parameter takes the interval's type (PostgreSQL's operator
+		// resolution for one unknown operand: `$1 + interval '1 day'` is interval + interval,
+		// and '2001-04-01' + interval '1 day' is 22007, the text not being an interval).
 		a, err := bd.intervalValue(l, "the left operand of interval "+op+" interval")
 		if err != nil {
 			return bval{}, true, err
