@@ -45,8 +45,9 @@ const (
 //     SQL's null semantics (x IN (…, NULL) is null when x matches nothing), floats made
 //     canonical first (-0 as 0, one NaN: floatcmp.go);
 //   - functions_comparison's equal, not_equal, lt, lte, gt and gte of two floats of one type
-//     run through floatCmpNode, in PostgreSQL's order (NaN equal to NaN and above every other
-//     value: floatcmp.go), not arrow-go's IEEE comparisons;
+//     run through numCmpNode, in PostgreSQL's order (NaN equal to NaN and above every other
+//     value: floatcmp.go), not arrow-go's IEEE comparisons; those of two signed integers of
+//     one type too (exact, as arrow-go's, without its dispatch per batch);
 //   - and/or of more than two arguments fold pairwise over and_kleene/or_kleene;
 //   - functions_datetime round_calendar and round_temporal with FLOOR rounding in UTC (or
 //     without a zone) run through this package's kernels (temporal.go);
@@ -506,7 +507,7 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 	case expr.Literal:
 		return !isInterval(v.GetType())
 	case *expr.ScalarFunction:
-		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedIntArith(v) || isFloatArith(v) || isFloatCmp(v) {
+		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedIntArith(v) || isFloatArith(v) || isNumCmp(v) {
 			return false
 		}
 		if conv, err := c.arrowConv(v); conv == nil || err != nil {
@@ -615,8 +616,8 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		if isFloatArith(v) {
 			return c.own(v, "float_"+v.Name())
 		}
-		if isFloatCmp(v) {
-			return c.floatCmp(v)
+		if isNumCmp(v) {
+			return c.numCmp(v)
 		}
 		if k, ok := standardStringKernels[v.Name()]; ok && v.ID().URN == urnString {
 			return c.own(v, k)
