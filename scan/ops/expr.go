@@ -566,6 +566,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		}
 		return &arrowNode{e: v, schema: c.anon}, nil
 	case expr.Literal:
+		if n, ok := c.constant(v); ok {
+			return n, nil
+		}
 		return &arrowNode{e: v, schema: c.anon}, nil
 	case *expr.Cast:
 		if jf, ok := c.fusedCast(v); ok {
@@ -962,6 +965,35 @@ func (n *arrowNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datu
 		return nil, arithError(err, n.e)
 	}
 	return d, nil
+}
+
+// constNode is a literal of a fixed-width type without buffers (an integer, a float, a
+// boolean, a date or a timestamp), converted once at compile time as arrowNode converts it:
+// arrowNode made an exec batch of the whole input batch to answer it, for every batch.
+type constNode struct{ s scalar.Scalar }
+
+func (n *constNode) eval(context.Context, arrow.RecordBatch) (compute.Datum, error) {
+	return compute.NewDatum(n.s), nil
+}
+
+func (n *constNode) staticType() arrow.DataType { return n.s.DataType() }
+
+// constant returns l as a constNode, false when l is not of its types (or exprs does not
+// convert it: arrowNode then reports the error where it always did).
+func (c *compiler) constant(l expr.Literal) (node, bool) {
+	if isInterval(l.GetType()) {
+		return nil, false
+	}
+	s, err := c.literal(l)
+	if err != nil {
+		return nil, false
+	}
+	switch s.(type) {
+	case *scalar.Int8, *scalar.Int16, *scalar.Int32, *scalar.Int64, *scalar.Float32, *scalar.Float64,
+		*scalar.Boolean, *scalar.Date32, *scalar.Timestamp:
+		return &constNode{s: s}, true
+	}
+	return nil, false
 }
 
 // castNode is a safe cast.
