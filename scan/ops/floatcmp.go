@@ -137,6 +137,10 @@ func (n *numCmpNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Dat
 		if !s0.Value.IsValid() || !s1.Value.IsValid() {
 			return compute.NewDatum(scalar.MakeNullScalar(arrow.FixedWidthTypes.Boolean)), nil
 		}
+		if x, ok := scalarInt64(s0.Value); ok {
+			y, _ := scalarInt64(s1.Value) // of x's type (numCmp)
+			return compute.NewDatum(scalar.NewBooleanScalar(numCmpTest(n.op, cmp.Compare(x, y)))), nil
+		}
 		x, y := scalarFloat(s0.Value), scalarFloat(s1.Value)
 		return compute.NewDatum(scalar.NewBooleanScalar(numCmpTest(n.op, compareFloat(x, y)))), nil
 	}
@@ -205,6 +209,22 @@ func scalarF64(d compute.Datum) float64 {
 		}
 	}
 	return 0
+}
+
+// scalarInt64 is a valid signed integer scalar's value as an int64 (exact), false when s is
+// not a signed integer.
+func scalarInt64(s scalar.Scalar) (int64, bool) {
+	switch v := s.(type) {
+	case *scalar.Int8:
+		return int64(v.Value), true
+	case *scalar.Int16:
+		return int64(v.Value), true
+	case *scalar.Int32:
+		return int64(v.Value), true
+	case *scalar.Int64:
+		return v.Value, true
+	}
+	return 0, false
 }
 
 // scalarInt is a valid signed integer scalar's value, 0 when d is not a constant of type T.

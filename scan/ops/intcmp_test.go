@@ -139,6 +139,20 @@ func TestIntComparisonsExact(t *testing.T) {
 			}
 			for _, c := range vals[:len(vals)-1] {
 				lit := intLiteral(bits, *c)
+				// Constant with constant (a whole batch of the one answer).
+				for _, d := range []int64{-1, 0, 1} {
+					for k, e := range p.compile(p.fn(urnComparison, op, lit, intLiteral(bits, d)))[0] {
+						want := f(*c, d)
+						got, err := e.Eval(ctx, slice, mem)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if bs, ok := got.(*array.Boolean); !ok || bs.Len() != int(slice.NumRows()) || bs.NullN() != 0 || bs.Value(0) != want || bs.Value(bs.Len()-1) != want {
+							t.Errorf("int%d %d %s %d, compilation %d: %v, want %v", bits, *c, op, d, k, got, want)
+						}
+						got.Release()
+					}
+				}
 				es := []expr.Expression{p.fn(urnComparison, op, p.ref(2*w), lit), p.fn(urnComparison, op, lit, p.ref(2*w+1))}
 				for side, ces := range p.compile(es...) {
 					for k, e := range ces {
