@@ -837,15 +837,8 @@ func (c *compiler) temporal(f *expr.ScalarFunction) (node, error) {
 		if err != nil {
 			return 0, err
 		}
-		switch v := s.(type) {
-		case *scalar.Int64:
-			return v.Value, nil
-		case *scalar.Int32:
-			return int64(v.Value), nil
-		case *scalar.Int16:
-			return int64(v.Value), nil
-		case *scalar.Int8:
-			return int64(v.Value), nil
+		if v, ok := scalarInt64(s); ok {
+			return v, nil
 		}
 		return 0, fmt.Errorf("ops: compile: %s argument %d is %s, not an integer", name, i, s.DataType())
 	}

@@ -227,25 +227,14 @@ func scalarInt64(s scalar.Scalar) (int64, bool) {
 	return 0, false
 }
 
-// scalarInt is a valid signed integer scalar's value, 0 when d is not a constant of type T.
+// scalarInt is a valid signed integer constant's value (scalarInt64), 0 when d is not a
+// constant; numCmp made both operands of type T.
 func scalarInt[T int8 | int16 | int32 | int64](d compute.Datum) T {
-	s, ok := d.(*compute.ScalarDatum)
-	if !ok {
-		return 0
+	if s, ok := d.(*compute.ScalarDatum); ok {
+		v, _ := scalarInt64(s.Value)
+		return T(v)
 	}
-	var v any
-	switch x := s.Value.(type) {
-	case *scalar.Int8:
-		v = x.Value
-	case *scalar.Int16:
-		v = x.Value
-	case *scalar.Int32:
-		v = x.Value
-	case *scalar.Int64:
-		v = x.Value
-	}
-	t, _ := v.(T)
-	return t
+	return 0
 }
 
 // number is the types numCompare compares: PGLess and pgEqual are PostgreSQL's order of
