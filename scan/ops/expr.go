@@ -45,8 +45,9 @@ const (
 //     SQL's null semantics (x IN (…, NULL) is null when x matches nothing), floats made
 //     canonical first (-0 as 0, one NaN: floatcmp.go);
 //   - functions_comparison's equal, not_equal, lt, lte, gt and gte of two floats of one type
-//     run through floatCmpNode, in PostgreSQL's order (NaN equal to NaN and above every other
-//     value: floatcmp.go), not arrow-go's IEEE comparisons;
+//     run through numCmpNode, in PostgreSQL's order (NaN equal to NaN and above every other
+//     value: floatcmp.go), not arrow-go's IEEE comparisons; those of two signed integers of
+//     one type too (exact, as arrow-go's, without its dispatch per batch);
 //   - and/or of more than two arguments fold pairwise over and_kleene/or_kleene;
 //   - functions_datetime round_calendar and round_temporal with FLOOR rounding in UTC (or
 //     without a zone) run through this package's kernels (temporal.go);
@@ -506,7 +507,7 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 	case expr.Literal:
 		return !isInterval(v.GetType())
 	case *expr.ScalarFunction:
-		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedIntArith(v) || isFloatArith(v) || isFloatCmp(v) {
+		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedIntArith(v) || isFloatArith(v) || isNumCmp(v) {
 			return false
 		}
 		if conv, err := c.arrowConv(v); conv == nil || err != nil {
@@ -565,6 +566,9 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		}
 		return &arrowNode{e: v, schema: c.anon}, nil
 	case expr.Literal:
+		if n, ok := c.constant(v); ok {
+			return n, nil
+		}
 		return &arrowNode{e: v, schema: c.anon}, nil
 	case *expr.Cast:
 		if jf, ok := c.fusedCast(v); ok {
@@ -615,8 +619,8 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		if isFloatArith(v) {
 			return c.own(v, "float_"+v.Name())
 		}
-		if isFloatCmp(v) {
-			return c.floatCmp(v)
+		if isNumCmp(v) {
+			return c.numCmp(v)
 		}
 		if k, ok := standardStringKernels[v.Name()]; ok && v.ID().URN == urnString {
 			return c.own(v, k)
@@ -850,15 +854,8 @@ func (c *compiler) temporal(f *expr.ScalarFunction) (node, error) {
 		if err != nil {
 			return 0, err
 		}
-		switch v := s.(type) {
-		case *scalar.Int64:
-			return v.Value, nil
-		case *scalar.Int32:
-			return int64(v.Value), nil
-		case *scalar.Int16:
-			return int64(v.Value), nil
-		case *scalar.Int8:
-			return int64(v.Value), nil
+		if v, ok := scalarInt64(s); ok {
+			return v, nil
 		}
 		return 0, fmt.Errorf("ops: compile: %s argument %d is %s, not an integer", name, i, s.DataType())
 	}
@@ -978,6 +975,35 @@ func (n *arrowNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datu
 		return nil, arithError(err, n.e)
 	}
 	return d, nil
+}
+
+// constNode is a literal of a fixed-width type without buffers (an integer, a float, a
+// boolean, a date or a timestamp), converted once at compile time as arrowNode converts it:
+// arrowNode made an exec batch of the whole input batch to answer it, for every batch.
+type constNode struct{ s scalar.Scalar }
+
+func (n *constNode) eval(context.Context, arrow.RecordBatch) (compute.Datum, error) {
+	return compute.NewDatum(n.s), nil
+}
+
+func (n *constNode) staticType() arrow.DataType { return n.s.DataType() }
+
+// constant returns l as a constNode, false when l is not of its types (or exprs does not
+// convert it: arrowNode then reports the error where it always did).
+func (c *compiler) constant(l expr.Literal) (node, bool) {
+	if isInterval(l.GetType()) {
+		return nil, false
+	}
+	s, err := c.literal(l)
+	if err != nil {
+		return nil, false
+	}
+	switch s.(type) {
+	case *scalar.Int8, *scalar.Int16, *scalar.Int32, *scalar.Int64, *scalar.Float32, *scalar.Float64,
+		*scalar.Boolean, *scalar.Date32, *scalar.Timestamp:
+		return &constNode{s: s}, true
+	}
+	return nil, false
 }
 
 // castNode is a safe cast.

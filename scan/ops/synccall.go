@@ -264,8 +264,10 @@ func takeOpts(ctx context.Context, values, indices arrow.Array, opts *compute.Ta
 // filterDropNulls is compute.FilterRecordBatch with compute.SelectionDropNulls on the calling
 // goroutine: the rows of b where mask (a boolean array of b's length) is true and not null,
 // gathered column by column with one index array (uint16 indices below 65,535 rows, uint32
-// up to 2^32-1 rows, as arrow-go's GetTakeIndices chooses) and array_take without bounds
-// checks. Memory comes from ctx's allocator (compute.WithAllocator).
+// up to 2^32-1 rows, as arrow-go's GetTakeIndices chooses): fixed-width, boolean, string and
+// binary columns copied by gather.go (gatherColumn), the others and batches past 2^31-1 rows
+// by array_take without bounds checks. Memory comes from ctx's allocator
+// (compute.WithAllocator).
 func filterDropNulls(ctx context.Context, b arrow.RecordBatch, mask arrow.Array) (arrow.RecordBatch, error) {
 	n := mask.Len()
 	if b.NumRows() != int64(n) {
@@ -278,10 +280,23 @@ func filterDropNulls(ctx context.Context, b arrow.RecordBatch, mask arrow.Array)
 		syncFallbacks.Add(1)
 		return compute.FilterRecordBatch(ctx, b, mask, &compute.FilterOptions{NullSelection: compute.SelectionDropNulls})
 	}
-	idx := takeIndices(compute.GetAllocator(ctx), mask)
+	mem := compute.GetAllocator(ctx)
+	idx := takeIndices(mem, mask)
 	defer idx.Release()
 	cols := make([]arrow.Array, b.NumCols())
 	defer releaseArrays(cols)
+	if refs, ok := indexRefs(idx); ok {
+		// gather.go's copies: arrow-go's take costs a kernel dispatch per column and batch,
+		// most of the cost of the few rows a selective filter passes of a batch.
+		for i, c := range b.Columns() {
+			out, err := gatherColumn(ctx, c.DataType(), []arrow.Array{c}, refs, mem)
+			if err != nil {
+				return nil, err
+			}
+			cols[i] = out
+		}
+		return array.NewRecordBatch(b.Schema(), cols, int64(idx.Len())), nil
+	}
 	opts := &compute.TakeOptions{BoundsCheck: false}
 	for i, c := range b.Columns() {
 		out, err := takeOpts(ctx, c, idx, opts)
@@ -291,6 +306,28 @@ func filterDropNulls(ctx context.Context, b arrow.RecordBatch, mask arrow.Array)
 		cols[i] = out
 	}
 	return array.NewRecordBatch(b.Schema(), cols, int64(idx.Len())), nil
+}
+
+// indexRefs returns takeIndices' positions as gather.go's references to rows of one batch,
+// false when a position is past rowRef's int32.
+func indexRefs(idx arrow.Array) ([]rowRef, bool) {
+	refs := make([]rowRef, idx.Len())
+	switch ix := idx.(type) {
+	case *array.Uint16:
+		for k, v := range ix.Uint16Values() {
+			refs[k] = rowRef{r: int32(v)}
+		}
+	case *array.Uint32:
+		for k, v := range ix.Uint32Values() {
+			if v > math.MaxInt32 {
+				return nil, false
+			}
+			refs[k] = rowRef{r: int32(v)}
+		}
+	default:
+		return nil, false
+	}
+	return refs, true
 }
 
 // takeIndices returns the positions where mask is true and valid, ascending: uint16 for masks

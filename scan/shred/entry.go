@@ -487,19 +487,21 @@ func decodeColumn(buf *memory.Buffer, e dirEntry, typ arrow.DataType) (arrow.Arr
 		if prev != 0 {
 			return nil, errDamaged
 		}
+		// Each value's own bytes must be UTF-8 too: with the whole valid, a value boundary must
+		// not fall inside a character (on a continuation byte). Bytes all below 0x80 are valid
+		// UTF-8 with no continuation byte, so only the offsets' order is left to check.
+		boundaries := code == codeString && !ascii(vals)
 		for i := 1; i <= n; i++ {
 			o := binary.LittleEndian.Uint32(offs[4*i:])
 			if o < prev {
 				return nil, errDamaged
 			}
-			// Each value's own bytes must be UTF-8 too: with the whole valid, a value boundary
-			// must not fall inside a character (on a continuation byte).
-			if code == codeString && o < uint32(len(vals)) && vals[o]&0xC0 == 0x80 {
+			if boundaries && o < uint32(len(vals)) && vals[o]&0xC0 == 0x80 {
 				return nil, errDamaged
 			}
 			prev = o
 		}
-		if uint64(prev) != uint64(len(vals)) || (code == codeString && !utf8.Valid(vals)) {
+		if uint64(prev) != uint64(len(vals)) || (boundaries && !utf8.Valid(vals)) {
 			return nil, errDamaged
 		}
 		take(len(vals), false)
@@ -519,6 +521,24 @@ func decodeColumn(buf *memory.Buffer, e dirEntry, typ arrow.DataType) (arrow.Arr
 	a := array.MakeFromData(d)
 	d.Release()
 	return a, nil
+}
+
+// ascii reports whether every byte of b is below 0x80 (eight at a time).
+func ascii(b []byte) bool {
+	var or uint64
+	for len(b) >= 32 {
+		or |= binary.LittleEndian.Uint64(b) | binary.LittleEndian.Uint64(b[8:]) |
+			binary.LittleEndian.Uint64(b[16:]) | binary.LittleEndian.Uint64(b[24:])
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		or |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
+	}
+	for _, c := range b {
+		or |= uint64(c)
+	}
+	return or&0x8080808080808080 == 0
 }
 
 // unsafeBytes returns s's bytes without a copy; they must not be modified.
