@@ -356,6 +356,9 @@ func testIngest(t *testing.T, cl *flightsql.Client) {
 	if strings.Contains(status.Convert(err).Message(), "secret") {
 		t.Fatalf("the refusal quotes the value: %v", err)
 	}
+	if s := sqlstateOf(err); s != "22P02" {
+		t.Errorf("a value that is not JSON: SQLSTATE %q, want PostgreSQL's 22P02 of a json column", s)
+	}
 	sameEvents(t, "after the refused requests", readEvents(t, cl, now), stored)
 
 	// A client cancelling mid-stream.

@@ -171,6 +171,9 @@ func refusal(err error, log *slog.Logger) error {
 		return status.Error(codes.InvalidArgument, "the ticket's fragment does not fit its query; run the query again")
 	case errors.Is(err, query.ErrTableNotFound):
 		return status.Error(codes.NotFound, "table not found")
+	case errors.Is(err, routing.ErrValueNotJSON):
+		// As PostgreSQL refuses such a value of a json column (22P02).
+		return querylog.Refusal(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "routing: ")+"; nothing was stored", "", "22P02")
 	case errors.Is(err, routing.ErrInvalidRecord), errors.Is(err, routing.ErrOutsideWriteWindow), errors.Is(err, query.ErrWriteStream):
 		// A write refused by the fence's record rules (docs/pulpitum-v4.md §3.1): the message
 		// names the rule and the row's position in the request, never a value.

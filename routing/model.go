@@ -137,6 +137,10 @@ var (
 	ErrUnavailable         = errors.New("routing: store unavailable")
 	ErrCommitOutcome       = errors.New("routing: commit outcome unknown")
 	ErrInvalidRecord       = errors.New("routing: invalid record")
+	// ErrValueNotJSON is an ErrInvalidRecord whose value is not JSON where the table's values
+	// are (TableDef.JSONValues): PostgreSQL's 22P02 "invalid input syntax for type json" of
+	// a json column.
+	ErrValueNotJSON = errors.New("routing: value is not JSON")
 )
 
 // DuplicateRecordError is the ErrDuplicateRecord of a write request (HotStore.AppendStream)
@@ -176,6 +180,13 @@ type TableDef struct {
 	JSONValues bool
 }
 
+// silent wraps err without adding to a message (fmt.Errorf's %w of it writes nothing), so
+// that errors.Is finds a second sentinel behind a message naming the first.
+type silent struct{ err error }
+
+func (s silent) Error() string { return "" }
+func (s silent) Unwrap() error { return s.err }
+
 // validJSON reports whether v is one JSON value in UTF-8, as PostgreSQL's json input accepts
 // it (any value, surrounding white space allowed).
 func validJSON(v []byte) bool {
@@ -186,7 +197,7 @@ func validJSON(v []byte) bool {
 // are JSON (TableDef.JSONValues) and its value is not.
 func (d TableDef) checkValue(r *Record, n int64) error {
 	if d.JSONValues && !validJSON(r.Value) {
-		return fmt.Errorf("%w: record %d's value is not JSON (the table's values are JSON documents)", ErrInvalidRecord, n)
+		return fmt.Errorf("%w: record %d's value is not JSON (the table's values are JSON documents)%w", ErrInvalidRecord, n, silent{ErrValueNotJSON})
 	}
 	return nil
 }
