@@ -22,3 +22,22 @@ func TestUnknownBesideIntervalAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestTrial27ErrorsAsPostgres: errors trial27 found without PostgreSQL's SQLSTATE.
+func TestTrial27ErrorsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, cl := range clients {
+		for q, state := range map[string]string{
+			`SELECT justify_hours('1 day'::text)`:    "42883",
+			`SELECT justify_days(1)`:                 "42883",
+			`SELECT justify_interval(now())`:         "42883",
+			`SELECT justify_hours('25 hours')::text`: "",
+		} {
+			if state == "" {
+				comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, q)...)
+				continue
+			}
+			refusedWithState(t, ctx, cl.c, pg, q, state)
+		}
+	}
+}

@@ -464,13 +464,13 @@ func (t *translation) translate(p string, o Options) error {
 			t.out.WriteByte(c)
 		case c == '*' || c == '?':
 			if o.Extent && i+1 < len(p) && p[i+1] == '?' {
-				return &UnsupportedError{"non-greedy quantifiers in regexp_replace"}
+				return &UnsupportedError{"non-greedy quantifiers where the match itself is used (regexp_replace, regexp_match, substring, SIMILAR TO)"}
 			}
 			prevWord = false
 			t.out.WriteByte(c)
 		case c == '+' || c == '}':
 			if o.Extent && i+1 < len(p) && p[i+1] == '?' {
-				return &UnsupportedError{"non-greedy quantifiers in regexp_replace"}
+				return &UnsupportedError{"non-greedy quantifiers where the match itself is used (regexp_replace, regexp_match, substring, SIMILAR TO)"}
 			}
 			t.out.WriteByte(c)
 		default:
