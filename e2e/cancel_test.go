@@ -58,12 +58,29 @@ func TestCancelledScanReturnsResources(t *testing.T) {
 			if got >= total {
 				t.Fatalf("%s: cancelled after %d batches, still received all %d rows", name, after, total)
 			}
-			ok := waitFor(5*time.Second, func() bool {
+			released := func() bool {
 				return e.store.Pool().Stat().AcquiredConns() == 0 && e.alloc.CurrentAlloc() == 0 && ownGoroutines() <= baseline
-			})
+			}
+			ok := waitFor(5*time.Second, released)
+			held := e.alloc.CurrentAlloc()
+			if !ok && held > 0 {
+				// gRPC (v1.84, loopyWriter.preprocessData) drops without freeing a message
+				// queued just after the cancel cleaned its stream up; the batch it holds is
+				// released by the cleanup flightsql's encodeFlightData attaches, when the
+				// garbage collector finds the message unreachable (CI under load: 229,504
+				// bytes 5 s after the cancel, no goroutine or connection left). That is
+				// released, not leaked: what is still held after collections is.
+				for range 5 {
+					runtime.GC()
+					if ok = waitFor(200*time.Millisecond, released); ok {
+						t.Logf("%s: %d bytes a dropped message held were released by a garbage collection", name, held)
+						break
+					}
+				}
+			}
 			if !ok {
-				t.Fatalf("%s: after cancelling: %d pooled connections acquired, %d bytes allocated, %d goroutines (baseline %d)",
-					name, e.store.Pool().Stat().AcquiredConns(), e.alloc.CurrentAlloc(), ownGoroutines(), baseline)
+				t.Fatalf("%s: after cancelling and collecting: %d pooled connections acquired, %d bytes allocated (%d before the collections), %d goroutines (baseline %d)",
+					name, e.store.Pool().Stat().AcquiredConns(), e.alloc.CurrentAlloc(), held, ownGoroutines(), baseline)
 			}
 		}
 	}
