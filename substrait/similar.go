@@ -186,6 +186,10 @@ func regexpMatchArray(args []bval) error {
 // subscripts are refused by name.
 func (bd *binder) indirection(ind *pg.A_Indirection, sc *scope) (bval, error) {
 	fc := ind.GetArg().GetFuncCall()
+	if len(ind.GetIndirection()) > 0 && (ind.GetIndirection()[0].GetString_() != nil || ind.GetIndirection()[0].GetAStar() != nil) {
+		// (f(…)).field, (row).field, (row).*: a field of a composite value.
+		return bval{}, unimplemented("field selection from a composite value ((expression).field)")
+	}
 	if fc == nil || funcName(fc) != "regexp_match" || len(ind.GetIndirection()) != 1 {
 		return bval{}, unimplemented("array subscripts")
 	}

@@ -40,6 +40,9 @@ func TestRefusalSQLStates(t *testing.T) {
 		{`SELECT id FROM messages o` + routedWhere + ` AND length(id) > ALL (SELECT length(id) + (SELECT 1) FROM messages i` + routedWhere + ` AND i.value = o.value)`,
 			"0A000", "correlated ALL (SELECT …) subqueries whose select list holds a subquery are not supported"},
 		{`SELECT log(2::float8, 8::float8)`, "42883", "function log(double precision, double precision) does not exist"},
+		// trial27: a field of a composite value was refused as an array subscript.
+		{`SELECT (jsonb_each('{"a":1}')).key`, "0A000", "field selection from a composite value ((expression).field) is not supported"},
+		{`SELECT (regexp_match('ab', 'a')).*`, "0A000", "field selection from a composite value ((expression).field) is not supported"},
 		{`SELECT log(2::real, 8::numeric)`, "42883", "function log(real, numeric) does not exist"},
 		{`SELECT now() * '1'`, "42883", "operator does not exist: timestamp with time zone * unknown"},
 		{`SELECT now()::timestamp + '2001-01-01'::date`, "42883", "operator does not exist: timestamp without time zone + date"},
