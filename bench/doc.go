@@ -502,6 +502,24 @@
 //     sample on asyncPreempt's first instruction, so it is where pprof's samples land, not
 //     work to remove; and perf puts the collector's marking at about a fifth of the numeric
 //     query's CPU (tryDeferToSpanScan alone 7.7%).
+//     The warm destination WHERE delay > 60 (branch warm19h; 3.18×/2.80× DuckDB native in the
+//     quiet runs above; a warm profile at load 12, about 87 ms of CPU a query: the cache's Get
+//     27% — opening, reading and checking 1,338 entries, about 33 MB — the filter 23%, the
+//     collector 16%, the grouping about 3 ms): comparisons of two integers of one type run
+//     through the float comparisons' loops instead of an arrow-go kernel call a batch (scan/ops
+//     BenchmarkIntCompare 11 → 7 µs a batch of CPU), literals of fixed-width types are
+//     converted once at compile time (→ 5 µs), a filter gathers fixed-width, boolean, string
+//     and binary columns with gather.go's copies instead of arrow-go's take
+//     (BenchmarkFilterDropNulls 21 → 16 µs), and an entry's all-ASCII text column skips the
+//     per-value UTF-8 checks (its CRC and every other check kept). Server CPU per warm query
+//     beside main's build in the same rounds (3 runs of 5 rounds, load 17–28, walls noise):
+//     destination WHERE delay > 60 105/131, 87/107, 95/110 ms; count WHERE delay > 60 64/59,
+//     55/54, 61/57 ms; alternating the two builds on one warm cache (20 queries × 3 rounds,
+//     /proc): 77–80 against 86–96 ms and 39–44 against 44–49 ms; peak RSS 90–93 MiB (the
+//     baseline 105). Left: the whole text column (about 21 MB) is read and checked while 5% of
+//     the rows pass; text of few distinct values kept dictionary-encoded in the cache, grouped
+//     by its codes, is the step that would remove it (a new entry format). The warm ratio to
+//     DuckDB native is still to be measured quietly.
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
