@@ -220,9 +220,10 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		rv.bytea, rv.json, rv.jsonb, rv.bpchar = r.sc.cols[ri].bytea, r.sc.cols[ri].json, r.sc.cols[ri].jsonb, r.sc.cols[ri].bpchar
 		eq, err := bd.compare("=", lv, rv)
 		var pe *Error
-		if errors.As(err, &pe) && pe.SQLState == "42883" {
+		if errors.As(err, &pe) && pe.SQLState == "42883" && opTypeName(lv) != opTypeName(rv) {
 			// Types without a common one: PostgreSQL's select_common_type for the merged
-			// column refuses them before any operator is looked up.
+			// column refuses them before any operator is looked up (one type without = , json
+			// USING json, is the operator's 42883).
 			lc, rc := l.sc.cols[li], r.sc.cols[ri]
 			return nil, &Error{Code: InvalidArgument, SQLState: "42804", Msg: fmt.Sprintf("JOIN/USING types %s and %s cannot be matched",
 				modTypeName(lc.typ, lc.bpchar, false, lc.typmod), modTypeName(rc.typ, rc.bpchar, false, rc.typmod))}
