@@ -129,6 +129,11 @@ type col struct {
 	// PostgreSQL reads a whole-row reference to such a function (e->>'x' of
 	// json_array_elements(…) e).
 	scalar bool
+	// domainKey marks a column of a correlated subquery's domain (domain.go): the outer
+	// rows' own values, grouped, ordered and partitioned bytewise even when json or jsonb (each
+	// distinct document is one domain row, as PostgreSQL evaluates the subquery for each outer
+	// row; json has no equality to group it by).
+	domainKey bool
 }
 
 // scope is the columns an expression may reference: the output of the FROM relation.
@@ -699,7 +704,7 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 				// A column passed through keeps its kind (bytea, json, jsonb: INTERSECT's
 				// bytea showed its bytes as text) and its type modifier.
 				c, src := &out.sc.cols[i], br.sc.cols[j]
-				c.bytea, c.json, c.jsonb, c.typmod = src.bytea, src.json, src.jsonb, src.typmod
+				c.bytea, c.json, c.jsonb, c.typmod, c.domainKey = src.bytea, src.json, src.jsonb, src.typmod, src.domainKey
 			}
 		}
 	}
@@ -728,7 +733,7 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 	if err := refuseIntervalKeys(groups, "DISTINCT"); err != nil {
 		return nil, err
 	}
-	if slices.ContainsFunc(br.sc.cols, func(c col) bool { return c.jsonb }) {
+	if slices.ContainsFunc(br.sc.cols, func(c col) bool { return c.jsonb && !c.domainKey }) {
 		return bd.distinctJSONB(br)
 	}
 	if err := docGroupKeys(br.sc.cols); err != nil {

@@ -191,6 +191,9 @@ type bval struct {
 	// same), "" where its typmod is -1. Only a recursive query's check of its column types
 	// reads it (recursive.go).
 	typmod string
+	// domainKey: a reference to a correlated subquery's domain column (col.domainKey),
+	// grouped, ordered and partitioned bytewise.
+	domainKey bool
 }
 
 func typed(e expr.Expression) bval { return bval{e: e} }
@@ -1100,6 +1103,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 	}
 	v := typed(sc.ref(i))
 	v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].bpchar, sc.cols[i].typmod
+	v.domainKey = sc.cols[i].domainKey
 	if sc.cols[i].vary {
 		v.ds = sc.scaleOf(i)
 	}

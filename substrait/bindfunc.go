@@ -140,11 +140,11 @@ func (bd *binder) groupExpr(n *pg.Node, items []bselItem, in *scope) (expr.Expre
 	if err != nil {
 		return nil, err
 	}
-	if v.json {
+	if v.json && !v.domainKey {
 		return nil, errJSONEquality
 	}
 	e, err := bd.defaultType(v)
-	if err == nil && v.jsonb {
+	if err == nil && v.jsonb && !v.domainKey {
 		// jsonb groups by value: by its sort key, equal for equal values (jsonbGroupValue).
 		return bd.fn(URNPostgres, "jsonb_sortkey", binType(), e)
 	}

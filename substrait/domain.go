@@ -225,7 +225,14 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 			}
 		}
 	}
-	d, err := bd.distinctOf(src, es, names)
+	pr, err := bd.project(src, es, names)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for i := range pr.sc.cols {
+		pr.sc.cols[i].domainKey = true
+	}
+	d, err := bd.distinct(pr)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -517,6 +517,8 @@ var errJSONOrdering = errorf(InvalidArgument, "could not identify an ordering op
 func docGroupKeys(cols []col) error {
 	for _, c := range cols {
 		switch {
+		case c.domainKey:
+			// bytewise (col.domainKey)
 		case c.json:
 			return errJSONEquality
 		case c.jsonb:
@@ -531,6 +533,8 @@ func docGroupKeys(cols []col) error {
 // other values e itself.
 func (bd *binder) docSortKey(v bval, e expr.Expression) (expr.Expression, error) {
 	switch {
+	case v.domainKey:
+		return e, nil // bytewise (col.domainKey)
 	case v.json:
 		return nil, errJSONOrdering
 	case v.jsonb:

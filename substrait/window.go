@@ -305,11 +305,11 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if v.json {
+		if v.json && !v.domainKey {
 			return bval{}, errJSONEquality
 		}
 		e, err := bd.defaultType(v)
-		if err == nil && v.jsonb {
+		if err == nil && v.jsonb && !v.domainKey {
 			// jsonb's sort key is equal for equal jsonb values: partitions by value.
 			e, err = bd.fn(URNPostgres, "jsonb_sortkey", binType(), e)
 		}
