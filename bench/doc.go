@@ -520,6 +520,18 @@
 //     the rows pass; text of few distinct values kept dictionary-encoded in the cache, grouped
 //     by its codes, is the step that would remove it (a new entry format). The warm ratio to
 //     DuckDB native is still to be measured quietly.
+//     After cold19g and warm19h merged (1629a0b beside ee82e05's build, 3 rounds, load average
+//     1.2–2.6; then alone, 5 rounds, load 2.7–2.8): cold ÷ DuckDB over the payloads 13 of 13
+//     within 1× in the first run (origin, destination 0.98×, top 10 0.92×, numeric 0.96×,
+//     count(DISTINCT) 0.89×, destination WHERE delay > 60 0.85×; the baseline 7 of 13 in the
+//     same rounds), 9 of 13 in the second (origin, destination 1.07×, top 10 1.04×,
+//     count(DISTINCT) 1.02×, numeric 1.15×): the four stay within 15% of DuckDB either side of
+//     1× from run to run. Server CPU per cold query against the baseline's in the same rounds:
+//     count WHERE delay > 60 629/760 ms, origin, avg(delay) 636/920, day bins 674/1003,
+//     destination WHERE delay > 60 653/836, origin, destination 818/978, top 10 899/1084,
+//     count(DISTINCT) 674/777, numeric 766/979, join against avg 1.62/2.53 s, semi join
+//     0.88/1.62 s. Warm ÷ native 12 of 12 in both (destination WHERE delay > 60 2.93× and
+//     2.50×, its warm CPU 109 ms); peak RSS 95–97 MiB cold and warm.
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
