@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/server"
@@ -75,5 +78,42 @@ func TestDomainOfJSONAsPostgres(t *testing.T) {
 			"SELECT f.id, s.n FROM flights f JOIN LATERAL (SELECT count(*) n FROM flights g WHERE"+sfo+" AND g.value->>'destination' = f.value->>'destination' AND g.timestamp > f.timestamp) s ON true"+
 				" WHERE f.origin = 'ORD' AND f.timestamp >= '2001-03-31 12:00' AND f.timestamp < '2001-04-01 18:00' ORDER BY f.timestamp, f.id LIMIT 8",
 		)...)
+	}
+}
+
+// TestNonAdvancingSeries: a timestamp generate_series whose step stops advancing repeats its
+// value, as PostgreSQL's does, until a LIMIT stops it (trial27: the constant series stopped
+// silently at the repeated value). PostgreSQL cannot be asked: its function scan materialises
+// the series before the LIMIT and never ends (it filled the disk with its temporary file), so
+// the rows are its semantics computed by hand: the months are added, the day clamped to the
+// month's end, then the days (timestamp_pl_interval).
+func TestNonAdvancingSeries(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	for q, want := range map[string][]string{
+		`SELECT x::text FROM generate_series(timestamp '2001-01-01', timestamp '2001-01-01 01:00', interval '-1 mon 31 days') x LIMIT 4`: {
+			"2001-01-01 00:00:00", "2001-01-01 00:00:00", "2001-01-01 00:00:00", "2001-01-01 00:00:00"},
+		`SELECT x::text FROM generate_series(timestamp '2001-01-29', timestamp '2001-03-01', interval '1 mon -29 days') x LIMIT 4`: {
+			"2001-01-29 00:00:00", "2001-01-30 00:00:00", "2001-01-30 00:00:00", "2001-01-30 00:00:00"},
+		`SELECT x::text FROM generate_series(timestamptz '2001-01-31 00:00+00', timestamptz '2001-03-01 00:00+00', interval '1 mon -29 days') x LIMIT 3`: {
+			"2001-01-31 00:00:00+00", "2001-01-30 00:00:00+00", "2001-01-30 00:00:00+00"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		res, err := run(ctx, cl, q)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		var got []string
+		for _, rec := range res.recs {
+			col := rec.Column(0).(*array.String)
+			for i := range col.Len() {
+				got = append(got, col.Value(i))
+			}
+		}
+		res.release()
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", q, got, want)
+		}
 	}
 }

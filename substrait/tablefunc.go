@@ -309,8 +309,14 @@ func (bd *binder) timestampSeries(args []bval) ([]expr.Expression, types.Type, e
 			rows = append(rows, tsLiteral(t))
 		}
 		next := calendar.AddMonths(t, m).Add(d)
-		if next.Before(minNanoTime) || next.After(maxNanoTime) || next.Equal(t) {
+		if next.Before(minNanoTime) || next.After(maxNanoTime) {
 			break
+		}
+		if up && !next.After(t) || !up && !next.Before(t) {
+			// A step that does not advance from here ('-1 mon 31 days' from January 1,
+			// '1 mon -29 days' from January 30): PostgreSQL repeats the value until the
+			// query is cancelled or a LIMIT stops it; so does the executor's series.
+			return nil, nil, errSeriesProjectSet
 		}
 		t = next
 	}
