@@ -598,9 +598,9 @@ func (bd *binder) jsonLiteral(v bval) (bval, error) {
 // jsonIn binds PostgreSQL's json_in of e, a text or binary expression: the value, validated as
 // a json document (22P02 "invalid input syntax for type json" where it is not), marked json.
 // A constant is validated here, as PostgreSQL reads a literal's input when it parses the
-// statement ('ab'::json is 22P02 whatever rows the query reads), and stays the literal; any
-// other value (a column, an expression, a parameter not bound yet) row by row, only where the
-// query evaluates it.
+// statement ('ab'::json is 22P02 whatever rows the query reads), and is then the constant
+// itself (a text one cast to binary); any other value (a column, an expression over one, a
+// parameter not bound yet) is validated row by row, only where the query evaluates it.
 func (bd *binder) jsonIn(e expr.Expression) (bval, error) {
 	f, err := bd.fn(URNPostgres, "json_in", binType(), e)
 	if err != nil {

@@ -190,9 +190,16 @@ def test_adbc_executemany_insert(conn):
 
 
 def test_adbc_update_and_delete_refused(conn):
+    # Refused by name where they are executed (the server answers ADBC's prepare of a statement
+    # it refuses with a handle, and the refusal at execution: docs/flightsql-clients.md), once
+    # with parameters; executemany of no parameter rows executes nothing, as PEP 249 drivers do.
     with conn.cursor() as cur:
-        for sql, name in (("UPDATE events SET value = 'x' WHERE channel = 'a'", "UPDATE"),
-                          ("DELETE FROM events WHERE channel = 'a'", "DELETE")):
+        for sql, params, name in (("UPDATE events SET value = 'x' WHERE channel = 'a'", None, "UPDATE"),
+                                  ("DELETE FROM events WHERE channel = 'a'", None, "DELETE"),
+                                  ("DELETE FROM events WHERE channel = ?", [("a",)], "DELETE")):
             with pytest.raises(adbc_driver_manager.Error, match=name) as err:
-                cur.executemany(sql, [])
+                if params is None:
+                    cur.execute(sql)
+                else:
+                    cur.executemany(sql, params)
             assert err.value.status_code == adbc_driver_manager.AdbcStatusCode.NOT_IMPLEMENTED
