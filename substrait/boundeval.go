@@ -68,11 +68,7 @@ func (bd *binder) constantBound(val expr.Expression) (expr.Literal, bool) {
 // when val is no such expression, no evaluator is registered or bd has no extension registry.
 // A data exception of the evaluation is kept in bd.boundErr (constantBound).
 func (bd *binder) evalConstant(val expr.Expression) (arrow.Array, bool) {
-	eval := constantEvaluator.Load()
-	if eval == nil || bd.reg.Set == nil || !isConstant(val) || bd.holdsParameter(val) || holdsDeferred(val) {
-		return nil, false
-	}
-	a, err := (*eval)(context.Background(), val, bd.reg)
+	a, ok, err := bd.evalConstantErr(val)
 	if err != nil {
 		var e *Error
 		if bd.boundErr == nil && errors.As(err, &e) {
@@ -80,7 +76,20 @@ func (bd *binder) evalConstant(val expr.Expression) (arrow.Array, bool) {
 		}
 		return nil, false
 	}
-	return a, true
+	return a, ok
+}
+
+// evalConstantErr is evalConstant returning the evaluation's error instead of keeping it:
+// ok false and a nil error when val is not such an expression or nothing can evaluate it.
+func (bd *binder) evalConstantErr(val expr.Expression) (a arrow.Array, ok bool, err error) {
+	eval := constantEvaluator.Load()
+	if eval == nil || bd.reg.Set == nil || !isConstant(val) || bd.holdsParameter(val) || holdsDeferred(val) {
+		return nil, false, nil
+	}
+	if a, err = (*eval)(context.Background(), val, bd.reg); err != nil {
+		return nil, false, err
+	}
+	return a, true, nil
 }
 
 // constantlyFalse reports whether c, a conjunct of a read's WHERE, is a constant whose value

@@ -1,7 +1,6 @@
 package substrait
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -608,15 +607,15 @@ func (bd *binder) jsonIn(e expr.Expression) (bval, error) {
 	}
 	out := typed(f)
 	out.json = true
-	if eval := constantEvaluator.Load(); eval != nil && bd.reg.Set != nil && isConstant(f) && !bd.holdsParameter(f) {
-		a, err := (*eval)(context.Background(), f, bd.reg)
-		if err != nil {
-			var de *Error
-			if errors.As(err, &de) {
-				return bval{}, de
-			}
-			return out, nil // not evaluable here: validated row by row
+	a, ok, err := bd.evalConstantErr(f)
+	if err != nil {
+		var de *Error
+		if errors.As(err, &de) {
+			return bval{}, de
 		}
+		return out, nil // not evaluable here: validated row by row
+	}
+	if ok {
 		a.Release()
 		// Validated: no need to check it again per row.
 		if familyOf(e.GetType()) == famBinary {
