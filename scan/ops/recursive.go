@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -21,8 +22,15 @@ import (
 // released, as though all were held, so a recursion that does not end fails with mem's
 // limit (an error wrapping ledger.ErrMemoryLimit) rather than running on; a ledger without a
 // limit bounds it at fallback bytes (ledger.LimitError(fallback)). A reader that stops
-// pulling (a LIMIT above) ends the recursion there: terms are evaluated as their rows are
-// asked for, as PostgreSQL's.
+// pulling (a LIMIT above) ends the recursion soon after: the terms are evaluated as their rows
+// are asked for, though the rows of consecutive small batches (an iteration of a few rows
+// each) are coalesced into one batch (up to MaxBatchRows/2 rows, MaxBatchBytes and
+// MaxBatchTotalBytes, or as many as come in coalesceWait) so that the operators above pay
+// their per-batch cost once per coalesced batch, not once per iteration. An error met while
+// coalescing (the recursive term's, the memory limit, a cancellation) is returned after the
+// rows before it, as the next call's: a reader that stops before it (a LIMIT) never sees it,
+// as PostgreSQL, evaluating the recursion row by row, never reaches it. ctx is checked before
+// every iteration.
 func RecursiveUnion(ctx context.Context, seed array.RecordReader, schema *arrow.Schema, step func([]arrow.RecordBatch) (array.RecordReader, error),
 	distinct bool, mem *ledger.Ledger, fallback int64) array.RecordReader {
 	cur := seed
@@ -39,7 +47,9 @@ func RecursiveUnion(ctx context.Context, seed array.RecordReader, schema *arrow.
 			b.Release()
 		}
 	}
-	pull := func() (arrow.RecordBatch, error) {
+	// produce returns the recursion's next batch (kept in next, the stream owns a reference
+	// to it), nil at the end.
+	produce := func() (arrow.RecordBatch, error) {
 		for {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -113,7 +123,64 @@ func RecursiveUnion(ctx context.Context, seed array.RecordReader, schema *arrow.
 			cur = r
 		}
 	}
+	var (
+		pending []arrow.RecordBatch
+		queued  arrow.RecordBatch // a batch to emit after the pending ones
+		failed  error             // an error met while coalescing, returned after pending
+		ended   bool
+	)
+	flush := func() (arrow.RecordBatch, error) {
+		b, err := concatBatches(schema, pending, allocator(mem))
+		releaseBatches(pending)
+		pending = pending[:0]
+		return b, err
+	}
+	pull := func() (arrow.RecordBatch, error) {
+		if queued != nil {
+			b := queued
+			queued = nil
+			return b, nil
+		}
+		if failed != nil || ended {
+			return nil, failed
+		}
+		var rows, vbytes, tbytes int64
+		var start time.Time
+		for {
+			b, err := produce()
+			if err != nil || b == nil {
+				failed, ended = err, true
+				if len(pending) == 0 {
+					return nil, err
+				}
+				return flush()
+			}
+			n := b.NumRows()
+			if n >= MaxBatchRows/2 && len(pending) == 0 {
+				return b, nil
+			}
+			vb, tb := varBytes(b.Columns(), 0, int(n)), batchBytes(b)
+			if len(pending) > 0 && (rows+n > MaxBatchRows || vbytes+vb > MaxBatchBytes || tbytes+tb > MaxBatchTotalBytes) {
+				queued = b
+				return flush()
+			}
+			if len(pending) == 0 {
+				start = time.Now()
+			}
+			pending = append(pending, b)
+			rows, vbytes, tbytes = rows+n, vbytes+vb, tbytes+tb
+			if rows >= MaxBatchRows/2 || vbytes >= MaxBatchBytes || tbytes >= MaxBatchTotalBytes || time.Since(start) >= coalesceWait {
+				return flush()
+			}
+		}
+	}
 	return newStream(schema, pull, func() {
+		releaseBatches(pending)
+		pending = nil
+		if queued != nil {
+			queued.Release()
+			queued = nil
+		}
 		if cur != nil {
 			cur.Release()
 			cur = nil
@@ -125,6 +192,11 @@ func RecursiveUnion(ctx context.Context, seed array.RecordReader, schema *arrow.
 		claimed = 0
 	})
 }
+
+// coalesceWait bounds the time RecursiveUnion spends coalescing small batches before it
+// emits the rows it has: a reader waiting for the first rows of a recursion of slow
+// iterations gets them after about this long.
+const coalesceWait = 2 * time.Millisecond
 
 // batchOverhead is what a batch kept by a recursion costs beside its buffers (its structures),
 // counted so that a recursion of one small row an iteration meets the limit soon.
