@@ -26,8 +26,9 @@ func int64Batch(mem memory.Allocator, vs ...int64) arrow.RecordBatch {
 }
 
 // recursion is the recursive term of WITH RECURSIVE t(n) AS (SELECT 1 UNION [ALL] SELECT
-// next(n) FROM t WHERE n < stop): a reader of next(n) for each row of the working table below
-// stop; opening it over a working table holding failAt fails with errTerm.
+// next(n) FROM t WHERE n < stop): next(n) for each row of the working table below stop; a
+// working table holding failAt fails with errTerm. opened counts the term's iterations (the
+// working table batches it read when streamed).
 type recursion struct {
 	t      testing.TB
 	mem    memory.Allocator
@@ -40,44 +41,118 @@ type recursion struct {
 
 var errTerm = errors.New("ops: the recursive term failed")
 
-func (r *recursion) step(work []arrow.RecordBatch) (array.RecordReader, error) {
-	r.opened++
+// derive returns the rows the term derives from b (nil for none), or errTerm.
+func (r *recursion) derive(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	var out []int64
-	for _, b := range work {
-		for _, n := range b.Column(0).(*array.Int64).Int64Values() {
-			if n == r.failAt {
-				return nil, errTerm
-			}
-			if r.after != nil {
-				r.after(n)
-			}
-			if n < r.stop {
-				out = append(out, r.next(n))
-			}
+	for _, n := range b.Column(0).(*array.Int64).Int64Values() {
+		if n == r.failAt {
+			return nil, errTerm
+		}
+		if r.after != nil {
+			r.after(n)
+		}
+		if n < r.stop {
+			out = append(out, r.next(n))
 		}
 	}
 	if len(out) == 0 {
-		return newSource(r.t, recSchema, nil), nil
+		return nil, nil
 	}
-	b := int64Batch(r.mem, out...)
-	defer b.Release()
-	return newSource(r.t, recSchema, []arrow.RecordBatch{b}), nil
+	return int64Batch(r.mem, out...), nil
 }
 
-func (r *recursion) run(ctx context.Context, mem *ledger.Ledger, distinct bool) array.RecordReader {
+// open is RecursiveTerm.Open: the term over one working table.
+func (r *recursion) open(work []arrow.RecordBatch) (array.RecordReader, error) {
+	r.opened++
+	var bs []arrow.RecordBatch
+	defer func() { releaseBatches(bs) }()
+	for _, b := range work {
+		d, err := r.derive(b)
+		if err != nil {
+			return nil, err
+		}
+		if d != nil {
+			bs = append(bs, d)
+		}
+	}
+	return newSource(r.t, recSchema, bs), nil
+}
+
+// termReader is RecursiveTerm.Stream's term: derive of each batch of its input, read one at
+// a time.
+type termReader struct {
+	refs int
+	r    *recursion
+	in   array.RecordReader
+	cur  arrow.RecordBatch
+	err  error
+}
+
+func (t *termReader) Schema() *arrow.Schema { return recSchema }
+func (t *termReader) Next() bool {
+	if t.cur != nil {
+		t.cur.Release()
+		t.cur = nil
+	}
+	for t.err == nil && t.in.Next() {
+		t.r.opened++
+		d, err := t.r.derive(t.in.RecordBatch())
+		if err != nil {
+			t.err = err
+			return false
+		}
+		if d != nil {
+			t.cur = d
+			return true
+		}
+	}
+	if t.err == nil {
+		t.err = t.in.Err()
+	}
+	return false
+}
+func (t *termReader) RecordBatch() arrow.RecordBatch { return t.cur }
+func (t *termReader) Record() arrow.RecordBatch      { return t.cur }
+func (t *termReader) Err() error                     { return t.err }
+func (t *termReader) Retain()                        { t.refs++ }
+func (t *termReader) Release() {
+	if t.refs--; t.refs == 0 {
+		if t.cur != nil {
+			t.cur.Release()
+		}
+		t.in.Release()
+	}
+}
+
+func (r *recursion) run(ctx context.Context, mem *ledger.Ledger, distinct, streamed bool) array.RecordReader {
 	seed := int64Batch(mem, 1)
 	defer seed.Release()
-	return ops.RecursiveUnion(ctx, newSource(r.t, recSchema, []arrow.RecordBatch{seed}), recSchema, r.step, distinct, mem, 1<<30)
+	term := ops.RecursiveTerm{Open: r.open}
+	if streamed {
+		term.Stream = func(feed array.RecordReader) (array.RecordReader, error) {
+			return &termReader{refs: 1, r: r, in: feed}, nil
+		}
+	}
+	return ops.RecursiveUnion(ctx, newSource(r.t, recSchema, []arrow.RecordBatch{seed}), recSchema, term, distinct, mem, 1<<30)
+}
+
+// forms runs test with the recursive term opened per iteration and opened once (streamed).
+func forms(t *testing.T, test func(t *testing.T, streamed bool)) {
+	for _, streamed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "per iteration", true: "streamed"}[streamed], func(t *testing.T) { test(t, streamed) })
+	}
 }
 
 // TestRecursiveUnionCoalesces: a recursion of one row an iteration returns its rows in
 // order (UNION ALL) in batches of many iterations; UNION drops the rows already returned and
 // ends when an iteration adds none.
-func TestRecursiveUnionCoalesces(t *testing.T) {
+func TestRecursiveUnionCoalesces(t *testing.T) { forms(t, testCoalesces) }
+
+func testCoalesces(t *testing.T, streamed bool) {
 	ctx := context.Background()
 	mem := newMem(t, 0)
 	r := &recursion{t: t, mem: mem, next: func(n int64) int64 { return n + 1 }, stop: 10000, failAt: -1}
-	bs, err := drain(t, r.run(ctx, mem, false))
+	bs, err := drain(t, r.run(ctx, mem, false, streamed))
 	defer releaseBatches(bs)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +170,7 @@ func TestRecursiveUnionCoalesces(t *testing.T) {
 		t.Errorf("%d batches for 10000 iterations of a row: not coalesced", len(bs))
 	}
 	d := &recursion{t: t, mem: mem, next: func(n int64) int64 { return n%3 + 1 }, stop: 100, failAt: -1}
-	bs2, err := drain(t, d.run(ctx, mem, true))
+	bs2, err := drain(t, d.run(ctx, mem, true, streamed))
 	defer releaseBatches(bs2)
 	if err != nil {
 		t.Fatal(err)
@@ -107,11 +182,13 @@ func TestRecursiveUnionCoalesces(t *testing.T) {
 
 // TestRecursiveUnionDeferredError: the recursive term's error comes after every row before
 // it, and a reader that stops before those rows end (a LIMIT) never sees it.
-func TestRecursiveUnionDeferredError(t *testing.T) {
+func TestRecursiveUnionDeferredError(t *testing.T) { forms(t, testDeferredError) }
+
+func testDeferredError(t *testing.T, streamed bool) {
 	ctx := context.Background()
 	mem := newMem(t, 0)
 	r := &recursion{t: t, mem: mem, next: func(n int64) int64 { return n + 1 }, stop: 1 << 40, failAt: 5000}
-	bs, err := drain(t, r.run(ctx, mem, false))
+	bs, err := drain(t, r.run(ctx, mem, false, streamed))
 	defer releaseBatches(bs)
 	if !errors.Is(err, errTerm) {
 		t.Fatalf("error %v, want the term's", err)
@@ -121,7 +198,7 @@ func TestRecursiveUnionDeferredError(t *testing.T) {
 	}
 	// The first batch holds the rows before the failing iteration; the error waits.
 	r = &recursion{t: t, mem: mem, next: func(n int64) int64 { return n + 1 }, stop: 1 << 40, failAt: 3}
-	rd := r.run(ctx, mem, false)
+	rd := r.run(ctx, mem, false, streamed)
 	defer rd.Release()
 	if !rd.Next() || rd.Err() != nil || rd.RecordBatch().NumRows() != 3 {
 		t.Fatalf("first batch: %v", rd.Err())
@@ -133,7 +210,9 @@ func TestRecursiveUnionDeferredError(t *testing.T) {
 
 // TestRecursiveUnionCancel: a cancellation ends a recursion without end before its next
 // iteration; the memory limit ends one with ledger.ErrMemoryLimit.
-func TestRecursiveUnionCancel(t *testing.T) {
+func TestRecursiveUnionCancel(t *testing.T) { forms(t, testCancel) }
+
+func testCancel(t *testing.T, streamed bool) {
 	mem := newMem(t, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -147,14 +226,14 @@ func TestRecursiveUnionCancel(t *testing.T) {
 			after++
 		}
 	}
-	bs, err := drain(t, r.run(ctx, mem, false))
+	bs, err := drain(t, r.run(ctx, mem, false, streamed))
 	releaseBatches(bs)
 	if !errors.Is(err, context.Canceled) || after > 0 {
 		t.Fatalf("%v after %d more iterations, want a prompt cancellation", err, after)
 	}
 	limited := newMem(t, 1<<20)
 	r = &recursion{t: t, mem: limited, next: func(n int64) int64 { return n + 1 }, stop: 1 << 40, failAt: -1}
-	bs, err = drain(t, r.run(context.Background(), limited, false))
+	bs, err = drain(t, r.run(context.Background(), limited, false, streamed))
 	releaseBatches(bs)
 	if !errors.Is(err, ledger.ErrMemoryLimit) {
 		t.Fatalf("%v, want the memory limit", err)
