@@ -18,8 +18,13 @@ import (
 // executor: WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < N)
 // SELECT count(*), sum(n) FROM t, and its UNION form, for N of 1,000 and 10,000 (the plan
 // bound once; each query executes it and reads the result). The cost is the recursion's
-// per-iteration overhead: the recursive term opened over a working table of one row, N
-// times, under the server's default limits. Besides the elapsed time it reports the process's CPU time per query (cpu-ns/op).
+// per-iteration overhead: the recursive term run over a working table of one row, N times,
+// under the server's default limits. Besides the elapsed time it reports the process's CPU
+// time per query (cpu-ns/op). On a shared 2-core machine (issue 18, load 12–15, -count 5),
+// the 10,000 iterations of UNION ALL took 129–143 ms of CPU and 1,340,487 allocations a
+// query with the term opened per iteration and every iteration's row a batch for the
+// operators above, and 49–55 ms and 541,500 with the term opened once and the rows coalesced
+// (UNION: 134–149 → 51–59 ms).
 func BenchmarkRecursiveCTE(b *testing.B) {
 	cat, err := substrait.NewCatalog(tableDef)
 	if err != nil {
