@@ -106,10 +106,10 @@ type runtime struct {
 	rewritten bool
 	// analysis records the operators' measures (EXPLAIN ANALYZE); nil: none.
 	analysis *Analysis
-	// work holds the working tables of the execution's recursive queries in their running
-	// iteration (recursive.go), under workMu.
+	// work holds what the working tables of the execution's recursive queries read
+	// (recursive.go), under workMu.
 	workMu sync.Mutex
-	work   map[*workTable][]arrow.RecordBatch
+	work   map[*workTable]workRead
 }
 
 // countTier counts a fragment answered by tier.

@@ -17,25 +17,33 @@ import (
 // instead of running on.
 const recursionFallback = 1 << 30
 
-// workTable is a recursive query's working table: its schema; the batches its recursive term
-// reads in the iteration running are the execution's (runtime.setWork, set by the
-// recursiveNode before it opens the term), as a compiled plan may run several times at once.
+// workTable is a recursive query's working table: its schema; what its recursive term reads in
+// the iteration running is the execution's (runtime.setWork, set by the recursiveNode before
+// it opens the term), as a compiled plan may run several times at once.
 type workTable struct {
 	schema *arrow.Schema
 }
 
-// setWork makes bs the batches of wt's reads in this execution.
-func (rt *runtime) setWork(wt *workTable, bs []arrow.RecordBatch) {
+// workRead is what the reads of a working table return in one execution: the batches of the
+// iteration running, or, for a term opened once for every iteration (streamedTerm), the
+// recursion's reader of every working table in turn.
+type workRead struct {
+	batches []arrow.RecordBatch
+	feed    array.RecordReader
+}
+
+// setWork makes w what wt's reads return in this execution.
+func (rt *runtime) setWork(wt *workTable, w workRead) {
 	rt.workMu.Lock()
 	defer rt.workMu.Unlock()
 	if rt.work == nil {
-		rt.work = map[*workTable][]arrow.RecordBatch{}
+		rt.work = map[*workTable]workRead{}
 	}
-	rt.work[wt] = bs
+	rt.work[wt] = w
 }
 
-// workOf returns the batches of wt's reads in this execution.
-func (rt *runtime) workOf(wt *workTable) []arrow.RecordBatch {
+// workOf returns what wt's reads return in this execution.
+func (rt *runtime) workOf(wt *workTable) workRead {
 	rt.workMu.Lock()
 	defer rt.workMu.Unlock()
 	return rt.work[wt]
@@ -54,25 +62,23 @@ func (n *workTableNode) explain(a *Analysis) []string {
 }
 
 func (n *workTableNode) open(ctx context.Context, rt *runtime) (array.RecordReader, error) {
-	work := rt.workOf(n.wt)
-	bs := make([]arrow.RecordBatch, len(work))
-	for i, b := range work {
-		bs[i] = array.NewRecordBatch(n.wt.schema, b.Columns(), b.NumRows())
+	w := rt.workOf(n.wt)
+	if w.feed != nil {
+		w.feed.Retain()
+		return w.feed, nil
 	}
-	r, err := array.NewRecordReader(n.wt.schema, bs)
-	for _, b := range bs {
-		b.Release()
-	}
-	return r, err
+	// The batches are the recursion's, of the working table's schema.
+	return array.NewRecordReader(n.wt.schema, w.batches)
 }
 
 // recursiveNode is a recursive query (substrait.RecursiveUnion, ops.RecursiveUnion): its
-// non-recursive term, then its recursive term opened once per iteration over the working
-// table.
+// non-recursive term, then its recursive term over the working table, opened once per
+// iteration, or once for all of them when streamed (streamedTerm).
 type recursiveNode struct {
 	seed, step node
 	wt         *workTable
 	def        *substrait.RecursiveUnion
+	streamed   bool
 }
 
 func (n *recursiveNode) Schema() *arrow.Schema { return n.wt.schema }
@@ -92,11 +98,38 @@ func (n *recursiveNode) open(ctx context.Context, rt *runtime) (array.RecordRead
 	if err != nil {
 		return nil, err
 	}
-	step := func(work []arrow.RecordBatch) (array.RecordReader, error) {
-		rt.setWork(n.wt, work)
+	term := ops.RecursiveTerm{Open: func(work []arrow.RecordBatch) (array.RecordReader, error) {
+		rt.setWork(n.wt, workRead{batches: work})
 		return openNode(ctx, rt, n.step)
+	}}
+	if n.streamed {
+		term.Stream = func(feed array.RecordReader) (array.RecordReader, error) {
+			rt.setWork(n.wt, workRead{feed: feed})
+			return openNode(ctx, rt, n.step)
+		}
 	}
-	return ops.RecursiveUnion(ctx, seed, n.wt.schema, step, n.def.Distinct, rt.mem, recursionFallback), nil
+	return ops.RecursiveUnion(ctx, seed, n.wt.schema, term, n.def.Distinct, rt.mem, recursionFallback), nil
+}
+
+// streamedTerm reports whether step, a recursive term, is filters, projections and
+// selections of one read of the working table wt: operators that read a batch at a time and
+// emit every row they derive from it before they read the next, which ops.RecursiveTerm.Stream
+// asks for, so that the term is opened once rather than once per iteration.
+func streamedTerm(step node, wt *workTable) bool {
+	for {
+		switch n := step.(type) {
+		case *filterNode:
+			step = n.in
+		case *projectNode:
+			step = n.in
+		case *selectNode:
+			step = n.in
+		case *workTableNode:
+			return n.wt == wt
+		default:
+			return false
+		}
+	}
 }
 
 // recursive lowers a recursive query: its terms as coordinator nodes, the recursive term's
@@ -144,7 +177,7 @@ func (l *lowerer) recursive(r *plan.ExtensionMultiRel) (*lowered, error) {
 			return nil, unsupported("recursive query terms of different column types")
 		}
 	}
-	return &lowered{node: &recursiveNode{seed: seed, step: step, wt: wt, def: def}}, nil
+	return &lowered{node: &recursiveNode{seed: seed, step: step, wt: wt, def: def, streamed: streamedTerm(step, wt)}}, nil
 }
 
 // workTableRead lowers the read of a recursive query's working table.
