@@ -226,6 +226,32 @@ func (bd *binder) rangeAtom(c expr.Expression, ra *routeAtoms) bool {
 	return true
 }
 
+// positive returns c without the double negations around it: NOT NOT x passes the rows x
+// passes (NOT NOT NULL is NULL).
+func positive(c expr.Expression) expr.Expression {
+	for {
+		n, ok := notOf(c)
+		if !ok {
+			return c
+		}
+		x, ok := notOf(n)
+		if !ok {
+			return c
+		}
+		c = x
+	}
+}
+
+// notOf returns x when c is functions_boolean's not(x).
+func notOf(c expr.Expression) (expr.Expression, bool) {
+	v, ok := c.(*expr.ScalarFunction)
+	if !ok || v.ID().URN != URNBoolean || v.Name() != "not" || v.NArgs() != 1 {
+		return nil, false
+	}
+	x, ok := v.Arg(0).(expr.Expression)
+	return x, ok
+}
+
 // orPartitions reads c, a conjunct routeAtom does not read, as the partitions an OR whose
 // every disjunct pins the partition column in its conjunction allows — (origin = 'ORD' AND
 // timestamp >= A AND timestamp < B) OR (origin = 'SFO' AND …), as analysts and dashboards
@@ -234,7 +260,7 @@ func (bd *binder) rangeAtom(c expr.Expression, ra *routeAtoms) bool {
 // own range. A disjunct whose pins contradict allows no partition. It reports whether c was
 // read so.
 func (bd *binder) orPartitions(c expr.Expression, ra *routeAtoms) bool {
-	v, ok := c.(*expr.ScalarFunction)
+	v, ok := positive(c).(*expr.ScalarFunction)
 	if !ok || v.ID().URN != URNBoolean || v.Name() != "or" || v.NArgs() < 2 {
 		return false
 	}
@@ -243,6 +269,9 @@ func (bd *binder) orPartitions(c expr.Expression, ra *routeAtoms) bool {
 		a, ok := v.Arg(i).(expr.Expression)
 		if !ok {
 			return false
+		}
+		if bd.constantlyFalse(a) {
+			continue // a disjunct no row passes allows no partition
 		}
 		var arm routeAtoms
 		for _, cc := range splitConj(a) {
@@ -274,7 +303,7 @@ func (bd *binder) orPartitions(c expr.Expression, ra *routeAtoms) bool {
 // start, disjoint and not adjacent; unknown reports a value that is a parameter not bound yet
 // (prepare time), where set is nil.
 func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown, ok bool) {
-	switch v := c.(type) {
+	switch v := positive(c).(type) {
 	case *expr.SingularOrList:
 		if !routedColumn(unwrapColumnCast(v.Value), timestampField) {
 			return nil, false, false
@@ -325,6 +354,9 @@ func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown,
 			a, ok := v.Arg(i).(expr.Expression)
 			if !ok {
 				return nil, false, false
+			}
+			if !neg && bd.constantlyFalse(a) {
+				continue // a disjunct no row passes allows no instant
 			}
 			var arm routeAtoms
 			if neg {
@@ -630,6 +662,9 @@ func (bd *binder) partitionSet(c expr.Expression) (set []string, unknown, ok boo
 				a, ok := v.Arg(i).(expr.Expression)
 				if !ok {
 					return nil, false, false
+				}
+				if bd.constantlyFalse(a) {
+					continue // a disjunct no row passes allows no partition
 				}
 				sub, unk, ok := bd.partitionSet(a)
 				if !ok {
