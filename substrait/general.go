@@ -281,6 +281,8 @@ var showSettings = map[string]string{
 	"lc_ctype":                      "C",
 	"application_name":              "",
 	"is_superuser":                  "off",
+	"extra_float_digits":            "1",
+	"statement_timeout":             "0",
 }
 
 // showColumns are the names of SHOW's column that PostgreSQL spells in mixed case (its
