@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -692,12 +693,39 @@ func (bd *binder) partitionSet(c expr.Expression) (set []string, unknown, ok boo
 			}
 			s, ok := partitionLiteral(val)
 			if !ok {
-				return nil, false, false
+				if isConstant(val) && bd.holdsParameter(val) {
+					return nil, true, true // origin = ?::char(3) at prepare time
+				}
+				if s, ok = bd.constantString(val); !ok {
+					return nil, false, false
+				}
 			}
 			return []string{s}, false, true
 		}
 	}
 	return nil, false, false
+}
+
+// constantString evaluates val, a text expression of constants (a parameter's value under a
+// cast to char(n), which the comparison with the text column reads blank-trimmed as
+// PostgreSQL's bpchar-to-text cast does), as its value; false when val is no such expression
+// or its value is NULL.
+func (bd *binder) constantString(val expr.Expression) (string, bool) {
+	a, ok := bd.evalConstant(val)
+	if !ok {
+		return "", false
+	}
+	defer a.Release()
+	if a.Len() != 1 || a.IsNull(0) {
+		return "", false
+	}
+	switch v := a.(type) {
+	case *array.String:
+		return v.Value(0), true
+	case *array.LargeString:
+		return v.Value(0), true
+	}
+	return "", false
 }
 
 // partitionLiteral reads a string literal (possibly under casts to string types) as a
