@@ -227,6 +227,12 @@ func (bd *binder) rangeAtom(c expr.Expression, ra *routeAtoms) bool {
 	return true
 }
 
+// passesNothing reports a disjunct no row passes: one of its conjuncts is a constant false
+// or NULL (constantlyFalse), as in (1 = 2 AND origin = 'ATL').
+func (bd *binder) passesNothing(a expr.Expression) bool {
+	return slices.ContainsFunc(splitConj(a), bd.constantlyFalse)
+}
+
 // positive returns c without the double negations around it: NOT NOT x passes the rows x
 // passes (NOT NOT NULL is NULL).
 func positive(c expr.Expression) expr.Expression {
@@ -271,7 +277,7 @@ func (bd *binder) orPartitions(c expr.Expression, ra *routeAtoms) bool {
 		if !ok {
 			return false
 		}
-		if bd.constantlyFalse(a) {
+		if bd.passesNothing(a) {
 			continue // a disjunct no row passes allows no partition
 		}
 		var arm routeAtoms
@@ -356,7 +362,7 @@ func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown,
 			if !ok {
 				return nil, false, false
 			}
-			if !neg && bd.constantlyFalse(a) {
+			if !neg && bd.passesNothing(a) {
 				continue // a disjunct no row passes allows no instant
 			}
 			var arm routeAtoms
@@ -664,7 +670,7 @@ func (bd *binder) partitionSet(c expr.Expression) (set []string, unknown, ok boo
 				if !ok {
 					return nil, false, false
 				}
-				if bd.constantlyFalse(a) {
+				if bd.passesNothing(a) {
 					continue // a disjunct no row passes allows no partition
 				}
 				sub, unk, ok := bd.partitionSet(a)
