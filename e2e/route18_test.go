@@ -12,7 +12,7 @@ import (
 
 // TestFoldedRoutesAsPostgres (issue 18, trial27's refusals of what BI tools send): a route
 // written behind constants PostgreSQL's planner folds — a constant false or NULL disjunct
-// (WHERE false OR (pin AND range), 1 <> 1 OR …), a double negation of an OR of pinned
+// (WHERE false OR (pin AND range), 1 <> 1 OR …, (SELECT false) OR …), a double negation of an OR of pinned
 // ranges, a pin through a parameter cast to char(3) (PostgreSQL reads the bpchar
 // blank-trimmed and truncated to 3), a LIMIT that is an expression of constants — answers
 // PostgreSQL's rows; a join read under a constant false filter or a LIMIT 0 (the schema probes
@@ -33,6 +33,8 @@ func TestFoldedRoutesAsPostgres(t *testing.T) {
 		"SELECT g.x, f.id FROM generate_series(1, 3) g(x) LEFT JOIN flights f ON false ORDER BY 1",
 		"SELECT g.x, f.id FROM flights f RIGHT JOIN generate_series(1, 2) g(x) ON 1 <> 1 ORDER BY 1",
 		"SELECT count(*) FROM " + j + " WHERE false",
+		"SELECT id FROM flights WHERE (SELECT false) OR (" + ord + ") ORDER BY id",
+		"SELECT id FROM flights WHERE (SELECT 1 <> 1) OR ((SELECT NOT false) AND " + ord + ") ORDER BY id",
 	}
 	empty := []string{
 		"SELECT * FROM " + j + " LIMIT 0",
@@ -44,6 +46,7 @@ func TestFoldedRoutesAsPostgres(t *testing.T) {
 		"SELECT * FROM (SELECT origin, count(*) FROM flights GROUP BY 1) t WHERE 1 = 0",
 		"SELECT id FROM flights LIMIT 1 - 1",
 		"SELECT f.id FROM " + j + " LIMIT 2 - 2",
+		"SELECT f.id FROM " + j + " WHERE (SELECT false)",
 	}
 	for _, cl := range clients {
 		for _, q := range rows {
@@ -68,6 +71,7 @@ func TestFoldedRoutesAsPostgres(t *testing.T) {
 			}
 		}
 		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT id FROM flights WHERE "+ord+" LIMIT 1 / 0", "22012")
+		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT id FROM flights WHERE (SELECT 1 / 0) = 1 AND "+ord, "22012")
 		// A full join preserves both sides: ON false reads both, so both need their routes.
 		if _, err := run(ctx, cl.c, "SELECT * FROM flights f FULL JOIN flights g ON false"); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "needs origin") {
 			t.Errorf("FULL JOIN … ON false: %v, want the missing routes named", err)

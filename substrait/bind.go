@@ -822,7 +822,8 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		from = &fromItem{boundRel: &boundRel{rel: one, sc: &scope{}}}
 	}
 	// Subqueries: semi and anti joins for WHERE's EXISTS and IN conjuncts, single joins for
-	// scalar subqueries (join.go).
+	// scalar subqueries (join.go); those selecting a constant are that constant (constsub.go).
+	sel = withConstantSubqueries(sel)
 	from, w, err := bd.subqueries(from, sel)
 	if err != nil {
 		return nil, err
