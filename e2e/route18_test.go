@@ -87,8 +87,8 @@ func TestFoldedRoutesAsPostgres(t *testing.T) {
 
 // TestSetStatements (issue 18): the SET and RESET statements drivers and BI tools send when
 // they connect are answered as PostgreSQL answers them when they keep the semantics every
-// flightsrv statement has (no rows, an update count of 0, on the query, update and prepared
-// paths), and refused naming the setting (0A000) when they would change them; the value is
+// flightsrv statement has (no rows, an update count of 0, on the query, update, prepared and
+// poll paths), and refused naming the setting (0A000) when they would change them; the value is
 // never echoed. SHOW answers PostgreSQL's text of the settings (compared with a UTC session).
 func TestSetStatements(t *testing.T) {
 	e := newEnv(t)
@@ -129,6 +129,14 @@ func TestSetStatements(t *testing.T) {
 			t.Errorf("%s prepared, as an update: %d, %v; want 0", q, n, err)
 		}
 		stmt.Close(ctx)
+	}
+	// Polled (PollFlightInfo): one endpoint of no rows, or the refusal.
+	res, err := fetch(ctx, cl, pollToEnd(t, cl, "SET TimeZone = 'UTC'").GetInfo())
+	if err != nil || len(textColumns(res)) != 0 {
+		t.Errorf("SET TimeZone = 'UTC' polled: %v; want no rows", err)
+	}
+	if _, err := cl.ExecutePoll(ctx, "SET TimeZone = 'America/Chicago'", nil); status.Code(err) != codes.Unimplemented || !strings.Contains(err.Error(), "SET TimeZone") {
+		t.Errorf("SET TimeZone = 'America/Chicago' polled: %v, want UNIMPLEMENTED naming it", err)
 	}
 	refused := map[string]string{
 		"SET TimeZone = 'America/Chicago'": "SET TimeZone",
