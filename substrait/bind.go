@@ -504,10 +504,16 @@ func (bd *binder) limitZero(sel *pg.SelectStmt) bool {
 
 // hasParamRef reports a parameter ($n) under n.
 func hasParamRef(n *pg.Node) bool {
-	found := n.GetParamRef() != nil
+	return hasNode(n, func(x *pg.Node) bool { return x.GetParamRef() != nil })
+}
+
+// hasNode reports whether n, or a node under it outside nested SELECTs (walkPG), is one that
+// is reports.
+func hasNode(n *pg.Node, is func(*pg.Node) bool) bool {
+	found := is(n)
 	if !found {
 		walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
-			found = found || x.GetParamRef() != nil
+			found = found || is(x)
 			return !found
 		})
 	}

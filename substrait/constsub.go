@@ -17,15 +17,7 @@ import (
 // stays untyped in place). sel is returned unchanged (not copied) when there is none.
 func withConstantSubqueries(sel *pg.SelectStmt) *pg.SelectStmt {
 	w := sel.GetWhereClause()
-	if w == nil || !hasSubLink(w) {
-		return sel
-	}
-	found := false
-	walkPG(w.ProtoReflect(), func(n *pg.Node) bool {
-		found = found || constantSubquery(n) != nil
-		return !found
-	})
-	if !found && constantSubquery(w) == nil {
+	if w == nil || !hasNode(w, func(n *pg.Node) bool { return constantSubquery(n) != nil }) {
 		return sel
 	}
 	out := proto.Clone(sel).(*pg.SelectStmt)
@@ -66,12 +58,7 @@ func constantSubquery(n *pg.Node) *pg.Node {
 	if c := v.GetAConst(); c != nil && (c.GetIsnull() || c.GetSval() != nil || c.GetBsval() != nil) {
 		return nil // untyped: text in the subquery
 	}
-	ok := constantTree(v)
-	walkPG(v.ProtoReflect(), func(x *pg.Node) bool {
-		ok = ok && constantTree(x)
-		return ok
-	})
-	if !ok {
+	if hasNode(v, func(x *pg.Node) bool { return !constantTree(x) }) {
 		return nil
 	}
 	return v
