@@ -100,6 +100,16 @@ func TestSetStatements(t *testing.T) {
 		"SHOW TimeZone", "SHOW DateStyle", "SHOW IntervalStyle", "SHOW extra_float_digits", "SHOW statement_timeout",
 		"SHOW transaction isolation level", "SHOW standard_conforming_strings",
 	)...)
+	// extra_float_digits 1 (PostgreSQL's default) to 3 print floats shortest-exact, as flightsrv
+	// does, which is why SET extra_float_digits = 3 (pgjdbc's) changes nothing.
+	for _, d := range []string{"1", "3"} {
+		if _, err := pg.Exec(ctx, "SET extra_float_digits = "+d); err != nil {
+			t.Fatal(err)
+		}
+		comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
+			"SELECT (0.1::float8 + 0.2::float8)::text, 1e100::float8::text, (1::float8 / 3)::text, 1.5e-7::float4::text, (2::float4 / 3)::text, 123456789012::float4::text",
+		)...)
+	}
 	accepted := []string{
 		"SET TimeZone = 'UTC'", "SET TIME ZONE 'Etc/UTC'", "SET TIME ZONE LOCAL", "RESET TimeZone",
 		"SET application_name = 'Metabase'", "SET IntervalStyle = 'postgres'", "SET DateStyle = 'ISO, MDY'",
