@@ -199,6 +199,14 @@ func (e *Engine) Prepare(ctx context.Context, sql string, substraitPlan []byte) 
 		schema, err := e.prepareSystem(ctx, sys)
 		return schema, arrow.NewSchema(nil, nil), err
 	}
+	if sql != "" && substrait.IsSet(sql) {
+		// SET and RESET: no rows and no parameters, or refused (ExecuteUpdate).
+		noteUnprepared(ctx, sql)
+		if err := substrait.CheckSet(sql); err != nil {
+			return nil, nil, e.planError(err)
+		}
+		return arrow.NewSchema(nil, nil), arrow.NewSchema(nil, nil), nil
+	}
 	if sql != "" && substrait.IsInsert(sql) {
 		noteUnprepared(ctx, sql)
 		ins, err := e.prepareInsert(sql)
@@ -269,6 +277,14 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 			return nil, err
 		}
 		return e.executeSystem(ctx, sys)
+	}
+	if sql != "" && substrait.IsSet(sql) {
+		// SET and RESET executed as a query: no columns, no rows (CheckSet).
+		noteUnprepared(ctx, sql)
+		if err := substrait.CheckSet(sql); err != nil {
+			return nil, err
+		}
+		return array.NewRecordReader(arrow.NewSchema(nil, nil), nil)
 	}
 	if sql != "" && substrait.IsInsert(sql) {
 		if _, err := e.prepareInsert(sql); err != nil {

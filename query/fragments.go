@@ -156,6 +156,13 @@ func (e *Engine) Fragments(ctx context.Context, sql string, substraitPlan []byte
 		// A system statement is one endpoint, executed (Execute) where its ticket is fetched.
 		return []Fragment{{}}, err
 	}
+	if substrait.IsSet(sql) {
+		// A SET or RESET (a poll of one): one endpoint answering no rows (Execute), or refused.
+		if err := substrait.CheckSet(sql); err != nil {
+			return nil, err
+		}
+		return []Fragment{{}}, nil
+	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	ctx = withClock(ctx, now)
 	var (

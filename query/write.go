@@ -21,8 +21,9 @@ import (
 var ErrWriteStream = errors.New("the client's stream could not be read as Arrow batches of its schema")
 
 // IsUpdate reports whether sql is a statement the engine executes as an update
-// (ExecuteUpdate): an INSERT (substrait.PrepareInsert's forms).
-func (e *Engine) IsUpdate(sql string) bool { return substrait.IsInsert(sql) }
+// (ExecuteUpdate): an INSERT (substrait.PrepareInsert's forms), or a SET or RESET
+// (substrait.CheckSet), which changes nothing and answers 0 rows.
+func (e *Engine) IsUpdate(sql string) bool { return substrait.IsInsert(sql) || substrait.IsSet(sql) }
 
 // prepareInsert is Prepare of an INSERT: an empty dataset schema and the statement's
 // parameters.
@@ -41,6 +42,10 @@ func (e *Engine) prepareInsert(sql string) (*substrait.Insert, error) {
 // routing sentinels of the fence (a bad bound value is routing.ErrInvalidRecord),
 // ErrWriteStream, ErrTableNotFound, the context's error.
 func (e *Engine) ExecuteUpdate(ctx context.Context, sql string, params array.RecordReader) (int64, error) {
+	if substrait.IsSet(sql) {
+		// A SET or RESET that keeps every statement's semantics changes nothing (CheckSet).
+		return 0, substrait.CheckSet(sql)
+	}
 	ins, err := e.prepareInsert(sql)
 	if err != nil {
 		return 0, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute/exprs"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -434,7 +435,7 @@ func (bd *binder) pushWith(wc *pg.WithClause) (pop func(), err error) {
 
 // bindSelect binds a SELECT (with its set operations, ORDER BY and LIMIT).
 func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
-	if isLimitZero(sel) {
+	if bd.limitZero(sel) {
 		sel = withoutRows(sel)
 	}
 	if wc := sel.GetWithClause(); wc != nil {
@@ -484,6 +485,39 @@ func (bd *binder) bindSelect(sel *pg.SelectStmt) (*boundRel, error) {
 func isLimitZero(sel *pg.SelectStmt) bool {
 	c := sel.GetLimitCount().GetAConst()
 	return c != nil && !c.GetIsnull() && c.GetIval() != nil && c.GetIval().GetIval() == 0
+}
+
+// limitZero reports a SELECT whose LIMIT is 0: the integer constant (isLimitZero) or an
+// expression of constants whose value is 0 (LIMIT 1 - 1, folded by limitValue). A LIMIT
+// holding a parameter or a subquery is not read here (its value is the executor's).
+func (bd *binder) limitZero(sel *pg.SelectStmt) bool {
+	if isLimitZero(sel) {
+		return true
+	}
+	n := sel.GetLimitCount()
+	if n == nil || n.GetAConst() != nil || hasSubLink(n) || hasParamRef(n) {
+		return false
+	}
+	v, err := bd.limitValue(n, "LIMIT")
+	return err == nil && v == 0
+}
+
+// hasParamRef reports a parameter ($n) under n.
+func hasParamRef(n *pg.Node) bool {
+	return hasNode(n, func(x *pg.Node) bool { return x.GetParamRef() != nil })
+}
+
+// hasNode reports whether n, or a node under it outside nested SELECTs (walkPG), is one that
+// is reports.
+func hasNode(n *pg.Node, is func(*pg.Node) bool) bool {
+	found := is(n)
+	if !found {
+		walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
+			found = found || is(x)
+			return !found
+		})
+	}
+	return found
 }
 
 // withoutRows returns a copy of sel, a SELECT whose LIMIT is 0, whose WHERE (each set
@@ -794,7 +828,8 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		from = &fromItem{boundRel: &boundRel{rel: one, sc: &scope{}}}
 	}
 	// Subqueries: semi and anti joins for WHERE's EXISTS and IN conjuncts, single joins for
-	// scalar subqueries (join.go).
+	// scalar subqueries (join.go); those selecting a constant are that constant (constsub.go).
+	sel = withConstantSubqueries(sel)
 	from, w, err := bd.subqueries(from, sel)
 	if err != nil {
 		return nil, err
@@ -1442,7 +1477,10 @@ func (bd *binder) withTies(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef, 
 	return &boundRel{rel: kept.rel, sc: br.sc, names: br.names, unknown: br.unknown}, nil
 }
 
-// limitValue reads LIMIT or OFFSET: an integer constant, a parameter, ALL or NULL (-1: none).
+// limitValue reads LIMIT or OFFSET: an integer constant, a parameter, ALL or NULL (-1: none),
+// or an expression of constants (LIMIT 1 - 1), evaluated as PostgreSQL's executor evaluates
+// it when it starts (its error is the statement's: LIMIT 1/0 is 22012). An expression holding
+// a parameter takes any value at prepare time and is evaluated with the values bound.
 func (bd *binder) limitValue(n *pg.Node, what string) (int64, error) {
 	if n == nil {
 		return -1, nil
@@ -1465,12 +1503,23 @@ func (bd *binder) limitValue(n *pg.Node, what string) (int64, error) {
 	if _, ok := bd.ps.placeholders[v]; ok && bd.ps.vals == nil {
 		return 0, nil // prepare time: any value
 	}
+	if bd.holdsParameter(v) && bd.ps.vals == nil {
+		return 0, nil // prepare time: any value
+	}
 	lit, ok := v.(*expr.PrimitiveLiteral[int64])
 	if !ok {
 		if _, null := v.(*expr.NullLiteral); null {
 			return -1, nil
 		}
-		return 0, unimplementedAre(what + " expressions")
+		if lit, ok, err = bd.constantInt64(v); err != nil || !ok {
+			if err == nil {
+				err = unimplementedAre(what + " expressions")
+			}
+			return 0, err
+		}
+		if lit == nil {
+			return -1, nil // NULL: no limit
+		}
 	}
 	if lit.Value < 0 {
 		if what == "LIMIT" {
@@ -1479,6 +1528,25 @@ func (bd *binder) limitValue(n *pg.Node, what string) (int64, error) {
 		return 0, &Error{Code: InvalidArgument, SQLState: "2201X", Msg: "OFFSET must not be negative"}
 	}
 	return lit.Value, nil
+}
+
+// constantInt64 evaluates v, a bigint expression of constants, as a literal of its value (nil
+// for NULL); ok is false when v is no such expression (constantEvaluator), and err is the
+// evaluation's data exception.
+func (bd *binder) constantInt64(v expr.Expression) (*expr.PrimitiveLiteral[int64], bool, error) {
+	a, ok, err := bd.evalConstantErr(v)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	defer a.Release()
+	x, isInt := a.(*array.Int64)
+	if !isInt || a.Len() != 1 {
+		return nil, false, nil
+	}
+	if x.IsNull(0) {
+		return nil, true, nil
+	}
+	return expr.NewPrimitiveLiteral(x.Value(0), false).(*expr.PrimitiveLiteral[int64]), true, nil
 }
 
 // foldIntCasts folds the casts between integer types around an integer literal or a

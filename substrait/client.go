@@ -105,6 +105,9 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 // declarations are the ones its expressions use).
 func pushClientFilters(p *plan.Plan) (*plan.Plan, error) {
 	fp := filterPusher{reg: p.ExtensionRegistry()}
+	// A read under a constant false or NULL filter reads nothing, as the binder's (nothing).
+	bd := &binder{ps: &paramState{placeholders: map[expr.Expression]int{}}, reg: p.ExtensionRegistry()}
+	fp.falsy = bd.constantlyFalse
 	fp.atRead = func(r *plan.NamedTableReadRel, conj []expr.Expression) (plan.Rel, error) {
 		return fp.filter(r, conj)
 	}

@@ -60,7 +60,11 @@
 // timestamp < <end>`), never a value; analytical reads (BindOptions.Analytical) may leave the
 // partition out. An empty range, or partition sets without a common value, is an Empty route
 // (RouteInfo.Empty, Route.Empty): the read reads no bucket and answers no rows, as PostgreSQL
-// does; bounds beyond the nanosecond range are clamped to it.
+// does; bounds beyond the nanosecond range are clamped to it. So is every read under a
+// constant false or NULL filter (a LIMIT 0 is one, withoutRows) and on a side a join with such
+// a condition does not preserve (filterPusher.nothing), whatever it pins: PostgreSQL runs
+// nothing under a one-time filter that is false. An OR's disjuncts that pass no row, double
+// negations and scalar subqueries selecting a constant (constsub.go) do not hide a route.
 //
 // # Errors
 //

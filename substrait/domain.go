@@ -74,14 +74,7 @@ func markQual(k int) string { return fmt.Sprintf("?mark%d?", k) }
 
 // hasSubLink reports a subquery under n.
 func hasSubLink(n *pg.Node) bool {
-	found := n.GetSubLink() != nil
-	if !found {
-		walkPG(n.ProtoReflect(), func(x *pg.Node) bool {
-			found = found || x.GetSubLink() != nil
-			return !found
-		})
-	}
-	return found
+	return hasNode(n, func(x *pg.Node) bool { return x.GetSubLink() != nil })
 }
 
 // strNode is a String node of the syntax tree.

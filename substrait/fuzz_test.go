@@ -180,6 +180,8 @@ var fuzzSQL = []string{
 // with no parameters bound), routing and lowering. A statement the binder accepts must lower
 // or be refused as a planning error, and its plan, serialized, must be accepted back by the
 // client-plan path (substrait.PrepareSubstrait).
+// A SET or RESET goes through substrait.CheckSet, as the engine takes it: a refusal is a
+// planning error.
 func FuzzSQL(f *testing.F) {
 	for _, s := range fuzzSQL {
 		f.Add(s, false)
@@ -197,10 +199,28 @@ func FuzzSQL(f *testing.F) {
 	for _, s := range floatByteaFuzzSQL {
 		f.Add(s, false)
 	}
+	const routed = "channel_id = 'general' AND timestamp >= '2026-01-01' AND timestamp < '2026-02-01'"
+	for _, s := range []string{
+		"SET TimeZone = 'UTC'", "SET TIME ZONE INTERVAL '+01:00' HOUR TO MINUTE", "RESET ALL", "SET extra_float_digits = -16",
+		"SET search_path = '\"$user\", public'", "SET LOCAL DateStyle = ISO, MDY", "SET TRANSACTION READ ONLY",
+		"SELECT * FROM messages WHERE false OR (" + routed + ") LIMIT 2 - 1",
+		"SELECT * FROM messages WHERE NOT (NOT ((" + routed + ") OR (SELECT 1 <> 1)))",
+		"SELECT * FROM messages a JOIN messages b ON a.id = b.id WHERE 1 <> 1",
+		"SELECT * FROM generate_series(1, 3) g LEFT JOIN messages m ON (SELECT false)",
+	} {
+		f.Add(s, false)
+	}
 	env := newFuzzEnv(f)
 	now := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, sql string, analytical bool) {
 		fuzzcount.Add()
+		if substrait.IsSet(sql) {
+			// The engine takes SET and RESET apart (CheckSet).
+			if err := substrait.CheckSet(sql); err != nil {
+				checkRefusal(t, "SET", err)
+			}
+			return
+		}
 		opts := substrait.BindOptions{Analytical: analytical, Now: now, User: "fuzz"}
 		st, err := substrait.PrepareWith(sql, env.cat, opts)
 		if err != nil {

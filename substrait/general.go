@@ -184,7 +184,7 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 	}
 	// Every FilterRel's conjuncts go as far down as they soundly may (filterPusher), and
 	// each read's route is taken from what reaches it (routeRead).
-	fp := filterPusher{reg: bd.reg, atRead: bd.routeRead}
+	fp := filterPusher{reg: bd.reg, atRead: bd.routeRead, falsy: bd.constantlyFalse}
 	root, err := fp.push(br.rel, nil)
 	if err != nil {
 		return nil, err
@@ -281,6 +281,8 @@ var showSettings = map[string]string{
 	"lc_ctype":                      "C",
 	"application_name":              "",
 	"is_superuser":                  "off",
+	"extra_float_digits":            "1",
+	"statement_timeout":             "0",
 }
 
 // showColumns are the names of SHOW's column that PostgreSQL spells in mixed case (its

@@ -60,7 +60,11 @@ const (
 // deciding a statement's path costs nothing in proportion to its text (a select list of
 // 50,000 columns is parsed once, under the engine's planning bound). Nothing is validated:
 // PrepareInsert refuses what is no valid INSERT.
-func IsInsert(sql string) bool {
+func IsInsert(sql string) bool { return startsWithKeyword(sql, "insert") }
+
+// startsWithKeyword reports whether sql begins, after white space and comments, with kw, a
+// lower-case keyword (any case, followed by no identifier character).
+func startsWithKeyword(sql, kw string) bool {
 	i := 0
 	for i < len(sql) {
 		switch c := sql[i]; {
@@ -90,7 +94,6 @@ func IsInsert(sql string) bool {
 				return false
 			}
 		default:
-			const kw = "insert"
 			if len(sql)-i < len(kw) || !strings.EqualFold(sql[i:i+len(kw)], kw) {
 				return false
 			}

@@ -57,6 +57,48 @@ type filterPusher struct {
 	// changed records whether a conjunct passed a relation other than a FilterRel (a
 	// stack of FilterRels over a read is where Routes reads routes already).
 	changed bool
+	// falsy, when set, reports a conjunct that is a constant false or NULL (the binder's
+	// constantlyFalse): a relation under one answers no rows, so every read under it reads
+	// nothing (nothing).
+	falsy func(expr.Expression) bool
+}
+
+// isFalsy reports whether a conjunct of conj (nested ands split) is falsy.
+func (fp *filterPusher) isFalsy(conj []expr.Expression) bool {
+	if fp.falsy == nil {
+		return false
+	}
+	for _, c := range conj {
+		if slices.ContainsFunc(splitConj(c), fp.falsy) {
+			return true
+		}
+	}
+	return false
+}
+
+// nothing returns rel with every read under it reading nothing: each read under a FilterRel
+// of the constant false (atRead's route of it is Empty: it reads no bucket), the relations
+// between unchanged. It is the plan of a relation whose rows are all discarded — one under a
+// constant false or NULL filter, the side of a join whose condition is one that the join does
+// not preserve — which PostgreSQL plans as a Result whose one-time filter is false and runs
+// nothing under it, so no read needs a route there.
+func (fp *filterPusher) nothing(rel plan.Rel) (plan.Rel, error) {
+	if r, ok := rel.(*plan.NamedTableReadRel); ok {
+		return fp.atRead(r, []expr.Expression{expr.NewPrimitiveLiteral(false, false)})
+	}
+	ins := rel.GetInputs()
+	if len(ins) == 0 {
+		return rel, nil
+	}
+	fp.changed = true
+	outs := make([]plan.Rel, len(ins))
+	for i, in := range ins {
+		var err error
+		if outs[i], err = fp.nothing(in); err != nil {
+			return nil, err
+		}
+	}
+	return rel.Copy(outs...)
 }
 
 // through returns r over its one input in pushed down by the conjuncts down (over in's output),
@@ -86,6 +128,14 @@ func (fp *filterPusher) push(rel plan.Rel, above []expr.Expression) (plan.Rel, e
 			return 0, false
 		}
 		return int(mapping[i]), true
+	}
+	if _, read := rel.(*plan.NamedTableReadRel); !read && fp.isFalsy(above) {
+		// No row passes: every read under rel reads nothing, and the filter stays above.
+		out, err := fp.nothing(rel)
+		if err != nil {
+			return nil, err
+		}
+		return fp.filter(out, above)
 	}
 	switch r := rel.(type) {
 	case *plan.NamedTableReadRel:
@@ -400,11 +450,21 @@ func (fp *filterPusher) join(r *plan.JoinRel, above []expr.Expression, direct fu
 		condL = append(condL, transfer(append(slices.Clone(condR), aboveR...), eqs, nl, r.Left().RecordType().Types(), r.Right().RecordType().Types(), true)...)
 	}
 	fp.changed = fp.changed || len(aboveL)+len(aboveR)+len(condL)+len(condR) > 0
-	left, err := fp.push(r.Left(), append(condL, aboveL...))
+	// A constant false or NULL join condition matches no pair: a side the join does not
+	// preserve contributes no row and reads nothing (the right of generate_series(1, 3) g
+	// LEFT JOIN flights f ON false; both sides of an inner join; neither of a full join).
+	falseOn := fp.isFalsy(cond)
+	side := func(in plan.Rel, conj []expr.Expression, dropped bool) (plan.Rel, error) {
+		if falseOn && dropped {
+			return fp.nothing(in)
+		}
+		return fp.push(in, conj)
+	}
+	left, err := side(r.Left(), append(condL, aboveL...), onL)
 	if err != nil {
 		return nil, err
 	}
-	right, err := fp.push(r.Right(), append(condR, aboveR...))
+	right, err := side(r.Right(), append(condR, aboveR...), onR)
 	if err != nil {
 		return nil, err
 	}

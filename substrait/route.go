@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -226,6 +227,38 @@ func (bd *binder) rangeAtom(c expr.Expression, ra *routeAtoms) bool {
 	return true
 }
 
+// passesNothing reports a disjunct no row passes: one of its conjuncts is a constant false
+// or NULL (constantlyFalse), as in (1 = 2 AND origin = 'ATL').
+func (bd *binder) passesNothing(a expr.Expression) bool {
+	return slices.ContainsFunc(splitConj(a), bd.constantlyFalse)
+}
+
+// positive returns c without the double negations around it: NOT NOT x passes the rows x
+// passes (NOT NOT NULL is NULL).
+func positive(c expr.Expression) expr.Expression {
+	for {
+		n, ok := notOf(c)
+		if !ok {
+			return c
+		}
+		x, ok := notOf(n)
+		if !ok {
+			return c
+		}
+		c = x
+	}
+}
+
+// notOf returns x when c is functions_boolean's not(x).
+func notOf(c expr.Expression) (expr.Expression, bool) {
+	v, ok := c.(*expr.ScalarFunction)
+	if !ok || v.ID().URN != URNBoolean || v.Name() != "not" || v.NArgs() != 1 {
+		return nil, false
+	}
+	x, ok := v.Arg(0).(expr.Expression)
+	return x, ok
+}
+
 // orPartitions reads c, a conjunct routeAtom does not read, as the partitions an OR whose
 // every disjunct pins the partition column in its conjunction allows — (origin = 'ORD' AND
 // timestamp >= A AND timestamp < B) OR (origin = 'SFO' AND …), as analysts and dashboards
@@ -234,7 +267,7 @@ func (bd *binder) rangeAtom(c expr.Expression, ra *routeAtoms) bool {
 // own range. A disjunct whose pins contradict allows no partition. It reports whether c was
 // read so.
 func (bd *binder) orPartitions(c expr.Expression, ra *routeAtoms) bool {
-	v, ok := c.(*expr.ScalarFunction)
+	v, ok := positive(c).(*expr.ScalarFunction)
 	if !ok || v.ID().URN != URNBoolean || v.Name() != "or" || v.NArgs() < 2 {
 		return false
 	}
@@ -243,6 +276,9 @@ func (bd *binder) orPartitions(c expr.Expression, ra *routeAtoms) bool {
 		a, ok := v.Arg(i).(expr.Expression)
 		if !ok {
 			return false
+		}
+		if bd.passesNothing(a) {
+			continue // a disjunct no row passes allows no partition
 		}
 		var arm routeAtoms
 		for _, cc := range splitConj(a) {
@@ -274,7 +310,7 @@ func (bd *binder) orPartitions(c expr.Expression, ra *routeAtoms) bool {
 // start, disjoint and not adjacent; unknown reports a value that is a parameter not bound yet
 // (prepare time), where set is nil.
 func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown, ok bool) {
-	switch v := c.(type) {
+	switch v := positive(c).(type) {
 	case *expr.SingularOrList:
 		if !routedColumn(unwrapColumnCast(v.Value), timestampField) {
 			return nil, false, false
@@ -325,6 +361,9 @@ func (bd *binder) rangeSet(c expr.Expression) (set []routing.TimeRange, unknown,
 			a, ok := v.Arg(i).(expr.Expression)
 			if !ok {
 				return nil, false, false
+			}
+			if !neg && bd.passesNothing(a) {
+				continue // a disjunct no row passes allows no instant
 			}
 			var arm routeAtoms
 			if neg {
@@ -631,6 +670,9 @@ func (bd *binder) partitionSet(c expr.Expression) (set []string, unknown, ok boo
 				if !ok {
 					return nil, false, false
 				}
+				if bd.passesNothing(a) {
+					continue // a disjunct no row passes allows no partition
+				}
 				sub, unk, ok := bd.partitionSet(a)
 				if !ok {
 					return nil, false, false
@@ -657,12 +699,39 @@ func (bd *binder) partitionSet(c expr.Expression) (set []string, unknown, ok boo
 			}
 			s, ok := partitionLiteral(val)
 			if !ok {
-				return nil, false, false
+				if isConstant(val) && bd.holdsParameter(val) {
+					return nil, true, true // origin = ?::char(3) at prepare time
+				}
+				if s, ok = bd.constantString(val); !ok {
+					return nil, false, false
+				}
 			}
 			return []string{s}, false, true
 		}
 	}
 	return nil, false, false
+}
+
+// constantString evaluates val, a text expression of constants (a parameter's value under a
+// cast to char(n), which the comparison with the text column reads blank-trimmed as
+// PostgreSQL's bpchar-to-text cast does), as its value; false when val is no such expression
+// or its value is NULL.
+func (bd *binder) constantString(val expr.Expression) (string, bool) {
+	a, ok := bd.evalConstant(val)
+	if !ok {
+		return "", false
+	}
+	defer a.Release()
+	if a.Len() != 1 || a.IsNull(0) {
+		return "", false
+	}
+	switch v := a.(type) {
+	case *array.String:
+		return v.Value(0), true
+	case *array.LargeString:
+		return v.Value(0), true
+	}
+	return "", false
 }
 
 // partitionLiteral reads a string literal (possibly under casts to string types) as a

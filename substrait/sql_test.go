@@ -515,7 +515,7 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`SELECT count(*) OVER w FROM messages` + routedWhere + ` WINDOW w AS (GROUPS CURRENT ROW EXCLUDE TIES)`, InvalidArgument, "GROUPS mode requires an ORDER BY clause"},
 		{`SELECT FROM messages` + routedWhere, Unimplemented, "an empty select list is not supported"},
 		{`SELECT * FROM messages` + routedWhere + ` ORDER BY timestamp USING <`, Unimplemented, "ORDER BY … USING is not supported"},
-		{`SELECT * FROM messages` + routedWhere + ` LIMIT 1 + 1`, Unimplemented, "LIMIT expressions are not supported"},
+		{`SELECT * FROM messages` + routedWhere + ` LIMIT (SELECT 2)`, Unimplemented, "scalar subqueries here (in a grouped query, HAVING, ORDER BY, GROUP BY or another subquery's expression) are not supported"},
 		{`SELECT $1 FROM messages` + routedWhere, InvalidArgument, "could not determine the data type of parameter $1: cast it ($1::int, $1::text…)"},
 		// not found / invalid names
 		{`SELECT * FROM nosuch` + routedWhere, NotFound, `table "nosuch" does not exist`},

@@ -353,6 +353,33 @@ def test_unsupported_sql(cur, sql):
     assert "not supported" in str(e.value)
 
 
+@pytest.mark.parametrize("sql", [
+    "SET TimeZone = 'UTC'", "SET application_name = 'adbc'", "SET DateStyle = 'ISO, MDY'",
+    "SET IntervalStyle = 'postgres'", "SET extra_float_digits = 3", "SET statement_timeout = 0",
+    "RESET ALL",
+])
+def test_set_keeping_semantics_is_a_no_op(cur, sql, sample):
+    # What drivers and tools send when they connect: no rows, nothing changed (issue 18).
+    cur.execute(sql)
+    assert cur.fetchall() == []
+    cur.adbc_statement.set_sql_query(sql)
+    assert cur.adbc_statement.execute_update() == 0
+    cur.execute(f"SELECT count(*) FROM flights WHERE {ROUTED}", ("ORD", JAN1, AUG1))
+    assert cur.fetchall() == [(sample.count("ORD", JAN1, AUG1),)]
+
+
+@pytest.mark.parametrize("sql,setting", [
+    ("SET TimeZone = 'America/Chicago'", "SET TimeZone"),
+    ("SET statement_timeout = '5s'", "SET statement_timeout"),
+])
+def test_set_changing_semantics_is_refused(cur, sql, setting):
+    with pytest.raises(adbc_driver_manager.NotSupportedError) as e:
+        cur.execute(sql)
+        cur.fetchall()
+    assert e.value.status_code == AdbcStatusCode.NOT_IMPLEMENTED
+    assert setting in str(e.value) and "Chicago" not in str(e.value) and "5s" not in str(e.value)
+
+
 def test_window_functions(cur, sample):
     """Window functions answer through ADBC: the partition's count beside every row and the
     rows numbered in time order."""
