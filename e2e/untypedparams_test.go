@@ -62,6 +62,8 @@ func TestUntypedParametersAsPostgres(t *testing.T) {
 		{"SELECT to_hex(?)", []any{int64(-1)}},
 		{"SELECT div(?, 3)", []any{int64(-7)}},
 		{"SELECT div(?, ?)", []any{int64(17), int64(5)}},
+		{"SELECT div(?, 2)", []any{"-7.5"}},
+		{"SELECT div(?, ?)", []any{"12345678901234567.89", "0.003"}},
 		{"SELECT * FROM generate_series(?, ?, ?)", []any{int64(10), int64(1), int64(-4)}},
 		{"SELECT generate_series(?, ?)", []any{int64(1), int64(3)}},
 	} {

@@ -179,18 +179,24 @@ class UntypedParamsJdbcTest {
   }
 
   /**
-   * to_hex and div of a parameter the statement leaves untyped: PostgreSQL cannot prepare
+   * to_hex and div of a parameter the statement leaves untyped. PostgreSQL cannot prepare
    * {@code to_hex($1)} without a parameter type (42725, "is not unique": its JDBC driver
-   * declares setInt's int4 and setLong's int8), and types div's parameters numeric, whose div
-   * flightsrv refuses by name; this driver declares no type of its own, so both are refused
-   * at prepare. A cast in the SQL gives the type.
+   * declares setInt's int4 and setLong's int8); this driver declares no type of its own, so it
+   * is refused at prepare, and a cast in the SQL gives the type. div's parameters are numeric,
+   * as PostgreSQL types them: declared DECIMAL(38, 16), bound with setBigDecimal at that scale.
    */
   @Test
-  void toHexAndDivNeedATypeInTheSql() throws SQLException {
+  void toHexAndDiv() throws SQLException {
     String e = messages(assertThrows(SQLException.class, () -> conn.prepareStatement("SELECT to_hex(?)").close()));
     assertTrue(e.contains("function to_hex(unknown) is not unique"), e);
-    e = messages(assertThrows(SQLException.class, () -> conn.prepareStatement("SELECT div(?, 2)").close()));
-    assertTrue(e.contains("div of numeric values"), e);
+    try (PreparedStatement ps = conn.prepareStatement("SELECT div(?, 2)")) {
+      assertEquals(Types.DECIMAL, ps.getParameterMetaData().getParameterType(1));
+      ps.setBigDecimal(1, new BigDecimal("-7.5").setScale(16));
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next());
+        assertEquals(new BigDecimal("-3"), rs.getBigDecimal(1));
+      }
+    }
     try (PreparedStatement ps = conn.prepareStatement("SELECT to_hex(CAST(? AS int)), div(CAST(? AS bigint), 2)")) {
       ps.setLong(1, -1);
       ps.setLong(2, -7);
