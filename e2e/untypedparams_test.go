@@ -67,18 +67,7 @@ func TestUntypedParametersAsPostgres(t *testing.T) {
 		{"SELECT * FROM generate_series(?, ?, ?)", []any{int64(10), int64(1), int64(-4)}},
 		{"SELECT generate_series(?, ?)", []any{int64(1), int64(3)}},
 	} {
-		pgSQL := tc.sql
-		oids := make([]uint32, len(tc.vals))
-		args := make([][]byte, len(tc.vals))
-		fields := make([]arrow.Field, len(tc.vals))
-		for i, v := range tc.vals {
-			pgSQL = strings.Replace(pgSQL, "?", fmt.Sprintf("$%d", i+1), 1)
-			args[i] = []byte(fmt.Sprint(v))
-			fields[i] = arrow.Field{Name: fmt.Sprintf("$%d", i+1), Type: arrow.BinaryTypes.String, Nullable: true}
-			if _, ok := v.(int64); ok {
-				oids[i], fields[i].Type = 20, arrow.PrimitiveTypes.Int64
-			}
-		}
+		pgSQL, oids, args, schema := boundArgs(tc.sql, tc.vals)
 		if _, err := pg.PgConn().Prepare(ctx, "", pgSQL, oids); err != nil {
 			t.Fatalf("PostgreSQL %s: %v", pgSQL, err)
 		}
@@ -90,7 +79,7 @@ func TestUntypedParametersAsPostgres(t *testing.T) {
 		for _, row := range res.Rows {
 			want = append(want, string(row[0]))
 		}
-		got, err := executeBound(ctx, cl, tc.sql, arrow.NewSchema(fields, nil), tc.vals)
+		got, err := executeBound(ctx, cl, tc.sql, schema, tc.vals)
 		if err != nil {
 			t.Errorf("%s %v: %v, PostgreSQL %q", tc.sql, tc.vals, err, want)
 			continue
@@ -117,16 +106,9 @@ func TestUntypedParametersAsPostgres(t *testing.T) {
 		// at execution as a constant pattern is at prepare.
 		{"SELECT 'abc' ~ ?", []any{`(a)\1`}, "0A000", ""},
 	} {
-		pgSQL := tc.sql
-		args := make([][]byte, len(tc.vals))
-		fields := make([]arrow.Field, len(tc.vals))
-		for i, v := range tc.vals {
-			pgSQL = strings.Replace(pgSQL, "?", fmt.Sprintf("$%d", i+1), 1)
-			args[i] = []byte(fmt.Sprint(v))
-			fields[i] = arrow.Field{Name: fmt.Sprintf("$%d", i+1), Type: arrow.BinaryTypes.String, Nullable: true}
-		}
+		pgSQL, oids, args, schema := boundArgs(tc.sql, tc.vals)
 		var pgErr *pgconn.PgError
-		_, err := pg.PgConn().Prepare(ctx, "", pgSQL, make([]uint32, len(args)))
+		_, err := pg.PgConn().Prepare(ctx, "", pgSQL, oids)
 		if err == nil {
 			err = pg.PgConn().ExecPrepared(ctx, "", args, nil, nil).Read().Err
 		}
@@ -136,11 +118,29 @@ func TestUntypedParametersAsPostgres(t *testing.T) {
 		case tc.pgState != "" && (!errors.As(err, &pgErr) || pgErr.Code != tc.pgState):
 			t.Fatalf("PostgreSQL %s: %v, want %s", pgSQL, err, tc.pgState)
 		}
-		_, err = executeBound(ctx, cl, tc.sql, arrow.NewSchema(fields, nil), tc.vals)
+		_, err = executeBound(ctx, cl, tc.sql, schema, tc.vals)
 		if statusSQLState(err) != tc.state || status.Code(err) == codes.Internal {
 			t.Errorf("%s %v: %v (SQLSTATE %q), want %s", tc.sql, tc.vals, err, statusSQLState(err), tc.state)
 		}
 	}
+}
+
+// boundArgs is sql with its `?` numbered for PostgreSQL and vals (string or int64) as
+// PostgreSQL's parameter types (unknown, bigint), text arguments and Arrow schema (utf8, int64).
+func boundArgs(sql string, vals []any) (pgSQL string, oids []uint32, args [][]byte, schema *arrow.Schema) {
+	pgSQL = sql
+	oids = make([]uint32, len(vals))
+	args = make([][]byte, len(vals))
+	fields := make([]arrow.Field, len(vals))
+	for i, v := range vals {
+		pgSQL = strings.Replace(pgSQL, "?", fmt.Sprintf("$%d", i+1), 1)
+		args[i] = []byte(fmt.Sprint(v))
+		fields[i] = arrow.Field{Name: fmt.Sprintf("$%d", i+1), Type: arrow.BinaryTypes.String, Nullable: true}
+		if _, ok := v.(int64); ok {
+			oids[i], fields[i].Type = 20, arrow.PrimitiveTypes.Int64
+		}
+	}
+	return pgSQL, oids, args, arrow.NewSchema(fields, nil)
 }
 
 // executeBound prepares sql, binds one row of vals (string or int64, schema's types) and
