@@ -67,6 +67,10 @@ func memoryAttacks() []memoryAttack {
 		{name: "literal 1 MB", query: "SELECT id, '" + lit(1e6) + "'" + where, literal: lit(1e6), columns: 2, readBytes: 256 << 20},
 		{name: "literal 100 KB", query: "SELECT id, '" + lit(1e5) + "'" + where, literal: lit(1e5), columns: 2, readBytes: 256 << 20},
 		{name: "50,000 columns", query: "SELECT " + strings.Join(wide, ", ") + where, columns: 50000, readBytes: 256 << 20},
+		// A value the statement sizes with a small input is claimed before it is built: every
+		// client is refused (before, each built 900 MB for its first row whatever the limit).
+		{name: "repeat 900 MB", query: "SELECT id, repeat('x', 900000000)" + where, literal: "(refused)", columns: 2},
+		{name: "lpad 200 M characters", query: "SELECT id, lpad(id, 200000000)" + where, literal: "(refused)", columns: 2},
 	}
 }
 
@@ -201,7 +205,8 @@ func watchRSS(pid int, kill func(), stop <-chan struct{}) (peak func() (int64, b
 }
 
 // TestMemoryAttacks (issue 16): the queries that took the server past its memory — a 1 MB
-// and a 100 KB string literal projected over ORD's 16,569 flights, and 50,000 columns of id —
+// and a 100 KB string literal projected over ORD's 16,569 flights, and 50,000 columns of id,
+// and values sized by a small input (repeat('x', 900000000), lpad to 200 million characters) —
 // each alone and four at once, against a `flightsrv serve` process started afresh per case
 // with --query-memory and --total-query-memory of 64 MiB. Each client either reads correct rows
 // (up to the attack's readBytes, then cancels) or is refused with RESOURCE_EXHAUSTED naming

@@ -27,7 +27,7 @@ func heapAllocated() int64 {
 
 // TestValueMemoryClaimedFirst: a value whose size the statement sets with a small input —
 // repeat, lpad, rpad, replace and regexp_replace by a long replacement, format's widths, the
-// indentation of jsonb_pretty — is claimed from the query's ledger before it is built: under a
+// indentation of jsonb_pretty, string_agg's separator between every two values — is claimed from the query's ledger before it is built: under a
 // query memory of 64 MiB each query below is refused with RESOURCE_EXHAUSTED naming the limit,
 // having allocated on the Go heap, all together and garbage included, less than twice the
 // limit and ops.ConstantMemory (the claims that fit; the fold of a constant giving up at
@@ -63,6 +63,7 @@ func TestValueMemoryClaimedFirst(t *testing.T) {
 		"SELECT repeat(id, 1000000) FROM messages" + where,
 		"SELECT id, lpad(id, 30000000) FROM messages" + where,
 		"SELECT id FROM messages" + where + " AND length(repeat('x', 900000000)) > 0",
+		"SELECT string_agg(id, '" + strings.Repeat("-", 1_000_000) + "') FROM messages" + where,
 	} {
 		for _, e := range []*query.Engine{on, off} {
 			what := fmt.Sprintf("%.80s under %d bytes", sql, limit)
