@@ -176,6 +176,9 @@ func explainRel(rel plan.Rel) ([]string, []string) {
 				names = append(names, "ordinality")
 			}
 			head = strings.Replace(d.String(), strings.Join(callNames(d), ", "), strings.Join(parts, ", "), 1)
+			if d.Cond != nil {
+				head = strings.Replace(head, " on condition", " on "+formatExpr(d.Cond, names), 1)
+			}
 		}
 	case *plan.ExtensionLeafRel:
 		head = relName(rel)

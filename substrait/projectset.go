@@ -33,11 +33,16 @@ import (
 // Ordinality, the row's ordinality within its input row (bigint). Each input row yields as
 // many rows as its longest call (shorter calls NULL-padded); a row for which every call
 // yields nothing yields no row, or, when Outer (LEFT JOIN LATERAL … ON true), one row whose
-// call columns and ordinality are NULL. Calls' names and arguments are ops.SetFuncOutputs'.
+// call columns and ordinality are NULL. Cond, when set (LEFT JOIN LATERAL … ON cond, Outer),
+// is a boolean expression over the ProjectSet's output: a row the calls yield is kept when it
+// is true, and an input row none of whose rows is kept yields the one NULL-extended row instead
+// (PostgreSQL's left join of a function scan). Calls' names and arguments are
+// ops.SetFuncOutputs'.
 type ProjectSet struct {
 	Calls      []SetCall
 	Ordinality bool
 	Outer      bool
+	Cond       expr.Expression
 }
 
 // SetCall is a set-returning function call of a ProjectSet: the function's name, its
@@ -76,6 +81,9 @@ func (p *ProjectSet) String() string {
 	}
 	if p.Outer {
 		s += " outer"
+	}
+	if p.Cond != nil {
+		s += " on condition"
 	}
 	return s
 }
@@ -439,8 +447,8 @@ func (bd *binder) joinSet(lf *fromItem, lErr map[int]int, je *pg.JoinExpr, rf *p
 		return nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "the combining JOIN type must be INNER or LEFT for a LATERAL reference"}
 	case jt == plan.JoinTypeRight || jt == plan.JoinTypeOuter:
 		return nil, unimplementedAre("set-returning functions on the right of a RIGHT or FULL JOIN")
-	case jt == plan.JoinTypeLeft && !isTrueConst(je.GetQuals()):
-		return nil, unimplementedAre("LEFT JOIN LATERAL of a set-returning function ON a condition other than true")
+	case jt == plan.JoinTypeLeft && hasSubLink(je.GetQuals()):
+		return nil, unimplementedAre("subqueries in the ON condition of a LEFT JOIN of a set-returning function")
 	}
 	l := lf.boundRel
 	if len(lErr) > 0 {
@@ -454,12 +462,16 @@ func (bd *binder) joinSet(lf *fromItem, lErr map[int]int, je *pg.JoinExpr, rf *p
 	if err != nil {
 		return nil, err
 	}
-	if jt == plan.JoinTypeLeft || isTrueConst(je.GetQuals()) {
+	if isTrueConst(je.GetQuals()) {
 		return &fromItem{boundRel: br}, nil
 	}
 	cond, err := bd.onCond(nil, je.GetQuals(), br.sc)
 	if err != nil {
 		return nil, err
+	}
+	if jt == plan.JoinTypeLeft {
+		br.rel.(*plan.ExtensionSingleRel).Definition().(*ProjectSet).Cond = cond
+		return &fromItem{boundRel: br}, nil
 	}
 	f, err := bd.b.Filter(br.rel, cond)
 	if err != nil {
