@@ -1099,6 +1099,9 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 			}
 		}
 		bd.noteDeepRef(qual, name, err)
+		if len(fields) == 1 && bd.wholeRow(sc, name, err) {
+			return bval{}, quoting(Unimplemented, "0A000", "whole-row references to a table or a function of several columns (%s) are not supported", name)
+		}
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
@@ -1108,6 +1111,23 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		v.ds = sc.scaleOf(i)
 	}
 	return v, nil
+}
+
+// wholeRow reports whether name, which sc does not resolve as a column (err, its 42703), names
+// one of sc's tables (a FROM item's alias) and no column of an enclosing query: PostgreSQL
+// reads it as the whole row of that table, a composite value (SELECT e FROM json_each(…) e
+// is (key,value)), refused by name rather than answered as an undefined column.
+func (bd *binder) wholeRow(sc *scope, name string, err error) bool {
+	var pe *Error
+	if !errors.As(err, &pe) || pe.SQLState != "42703" {
+		return false
+	}
+	for _, e := range bd.enclosing {
+		if _, lerr := e.sc.lookup("", name); lerr == nil {
+			return false
+		}
+	}
+	return slices.ContainsFunc(sc.cols, func(c col) bool { return !c.hidden && c.qual != "" && strings.EqualFold(c.qual, name) })
 }
 
 // keywordValue answers the parameterless SQL functions written without parentheses that the

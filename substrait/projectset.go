@@ -143,6 +143,9 @@ func needsProjectSet(rf *pg.RangeFunction) bool {
 		return false
 	}
 	fc := items[0].GetFuncCall()
+	if funcName(fc) == "unnest" && len(fc.GetArgs()) > 1 {
+		return true // ROWS FROM of each array's unnest (zipUnnest)
+	}
 	if _, ok := jsonSRFs[funcName(fc)]; ok {
 		return true
 	}
@@ -185,7 +188,11 @@ func (bd *binder) projectSet(l *boundRel, rf *pg.RangeFunction, outer bool) (*bo
 	def := &ProjectSet{Ordinality: rf.GetOrdinality(), Outer: outer}
 	var cols []col
 	qual := ""
-	for _, f := range rf.GetFunctions() {
+	fns := rf.GetFunctions()
+	if rf.GetAlias().GetAliasname() != srfAlias {
+		fns = zipUnnest(fns)
+	}
+	for _, f := range fns {
 		items := f.GetList().GetItems()
 		if len(items) == 0 || items[0].GetFuncCall() == nil {
 			return nil, unimplementedAre("table functions")
@@ -356,25 +363,24 @@ func (bd *binder) timestampSetCall(args []bval) (SetCall, []col, error) {
 	return call, []col{{name: "generate_series"}}, nil
 }
 
-// unnestCall binds unnest(ARRAY[…]) whose elements read sc's columns: one row per element.
+// unnestCall binds unnest(ARRAY[…]) (arrayElements') whose elements read sc's columns: one
+// row per element. An empty typed array (ARRAY[]::int[]) is refused by name here (its
+// ProjectSet call would have no argument to type its column); alone in FROM it is a
+// constant (tablefunc.go's unnest).
 func (bd *binder) unnestCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error) {
 	raw := fc.GetArgs()
 	if len(raw) != 1 {
-		return SetCall{}, nil, unimplemented(fmt.Sprintf("unnest of %d arrays", len(raw)))
+		return SetCall{}, nil, unimplemented(fmt.Sprintf("unnest of %d arrays in a select list", len(raw)))
 	}
-	arr := raw[0].GetAArrayExpr()
-	if arr == nil {
-		return SetCall{}, nil, unimplementedAre("unnest arguments other than ARRAY[…]")
+	elems, _, err := arrayElements(raw[0])
+	if err != nil {
+		return SetCall{}, nil, err
 	}
-	elems := arr.GetElements()
 	if len(elems) > MaxSeriesRows {
 		return SetCall{}, nil, errSeriesRows("unnest")
 	}
 	vals := make([]bval, len(elems))
 	for i, el := range elems {
-		if el.GetAArrayExpr() != nil {
-			return SetCall{}, nil, unimplementedAre("multidimensional arrays")
-		}
 		if hasSRF(el) {
 			return SetCall{}, nil, unimplementedAre("set-returning functions in the arguments of a set-returning function")
 		}
@@ -388,13 +394,103 @@ func (bd *binder) unnestCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error)
 		vals[i] = v
 	}
 	if len(vals) == 0 {
-		return SetCall{}, nil, errorf(InvalidArgument, "cannot determine type of empty array")
+		if raw[0].GetTypeCast() != nil {
+			return SetCall{}, nil, unimplemented("unnest of an empty array beside other FROM items or in a select list")
+		}
+		return SetCall{}, nil, errEmptyArray
 	}
 	common, err := bd.commonType(vals, "ARRAY")
 	if err != nil {
 		return SetCall{}, nil, err
 	}
 	return SetCall{Name: "unnest", Args: common, Out: []types.Type{common[0].GetType()}}, []col{{name: "unnest"}}, nil
+}
+
+// errEmptyArray is PostgreSQL's refusal of ARRAY[] without a type.
+var errEmptyArray = refused(InvalidArgument, "42P18", "cannot determine type of empty array")
+
+// arrayElements is the elements unnest yields of its argument n, in order: ARRAY[…]'s; a
+// multidimensional ARRAY[[…], […]]'s in row-major order (PostgreSQL's unnest flattens it; its
+// sub-arrays of one level must have matching dimensions, else PostgreSQL's 2202E); an
+// ARRAY[…]::t[]'s each cast to t, and elem is then t (the type of an empty one). Other
+// arguments (an array literal '{…}'::t[], an array column) are refused by name.
+func arrayElements(n *pg.Node) (elems []*pg.Node, elem *pg.TypeName, err error) {
+	if tc := n.GetTypeCast(); tc != nil && len(tc.GetTypeName().GetArrayBounds()) > 0 {
+		inner, _, err := arrayElements(tc.GetArg())
+		if err != nil {
+			return nil, nil, err
+		}
+		elem = proto.Clone(tc.GetTypeName()).(*pg.TypeName)
+		elem.ArrayBounds = nil
+		elems = make([]*pg.Node, len(inner))
+		for i, e := range inner {
+			elems[i] = &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: e, TypeName: elem, Location: tc.GetLocation()}}}
+		}
+		return elems, elem, nil
+	}
+	arr := n.GetAArrayExpr()
+	if arr == nil {
+		return nil, nil, unimplementedAre("unnest arguments other than ARRAY[…] and ARRAY[…]::type[]")
+	}
+	elems, _, err = flattenArray(arr)
+	return elems, nil, err
+}
+
+// flattenArray is the elements of arr in row-major order and its dimensions.
+func flattenArray(arr *pg.A_ArrayExpr) ([]*pg.Node, []int, error) {
+	els := arr.GetElements()
+	if len(els) == 0 || els[0].GetAArrayExpr() == nil {
+		if slices.ContainsFunc(els, func(e *pg.Node) bool { return e.GetAArrayExpr() != nil }) {
+			return nil, nil, errArrayDimensions
+		}
+		return els, []int{len(els)}, nil
+	}
+	var (
+		out  []*pg.Node
+		dims []int
+	)
+	for i, el := range els {
+		sub := el.GetAArrayExpr()
+		if sub == nil {
+			return nil, nil, errArrayDimensions
+		}
+		e, d, err := flattenArray(sub)
+		if err != nil {
+			return nil, nil, err
+		}
+		if i == 0 {
+			dims = d
+		} else if !slices.Equal(d, dims) {
+			return nil, nil, errArrayDimensions
+		}
+		out = append(out, e...)
+	}
+	return out, append([]int{len(els)}, dims...), nil
+}
+
+// errArrayDimensions is PostgreSQL's refusal of a multidimensional ARRAY[…] whose sub-arrays
+// differ in their dimensions (ARRAY[[1, 2], [3]]).
+var errArrayDimensions = refused(InvalidArgument, "2202E", "multidimensional arrays must have array expressions with matching dimensions")
+
+// zipUnnest is the functions of rf with each unnest(a, b, …) of several arrays written as
+// unnest(a), unnest(b), …: PostgreSQL's unnest of several arrays in FROM is ROWS FROM of
+// each's unnest (the arrays side by side, the shorter padded with NULLs).
+func zipUnnest(fns []*pg.Node) []*pg.Node {
+	var out []*pg.Node
+	for _, f := range fns {
+		items := f.GetList().GetItems()
+		fc := items[0].GetFuncCall()
+		if fc == nil || funcName(fc) != "unnest" || len(fc.GetArgs()) < 2 {
+			out = append(out, f)
+			continue
+		}
+		for _, a := range fc.GetArgs() {
+			one := proto.Clone(fc).(*pg.FuncCall)
+			one.Args = []*pg.Node{a}
+			out = append(out, &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: append([]*pg.Node{{Node: &pg.Node_FuncCall{FuncCall: one}}}, items[1:]...)}}})
+		}
+	}
+	return out
 }
 
 // hasSRF reports whether n calls a set-returning function (outside subqueries).
@@ -501,7 +597,16 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 		return sel, nil
 	}
 	for _, t := range sel.GetTargetList() {
-		if anyCall(t, func(fc *pg.FuncCall) bool { return setReturning[funcName(fc)] && !selectListSRF(funcName(fc)) }) {
+		var record string
+		if anyCall(t, func(fc *pg.FuncCall) bool {
+			if f, ok := jsonSRFs[funcName(fc)]; ok && f.key && f.value {
+				record = funcName(fc)
+			}
+			return setReturning[funcName(fc)] && !selectListSRF(funcName(fc))
+		}) {
+			if record != "" {
+				return nil, unimplemented(record + " in a select list (a record; in FROM it answers key and value)")
+			}
 			return sel, nil // the binder refuses the function by name
 		}
 	}

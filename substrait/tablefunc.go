@@ -361,19 +361,15 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 	if len(raw) != 1 {
 		return nil, nil, unimplemented(fmt.Sprintf("unnest of %d arrays", len(raw)))
 	}
-	arr := raw[0].GetAArrayExpr()
-	if arr == nil {
-		return nil, nil, unimplementedAre("unnest arguments other than ARRAY[…] of constants")
+	elems, elem, err := arrayElements(raw[0])
+	if err != nil {
+		return nil, nil, err
 	}
-	elems := arr.GetElements()
 	if len(elems) > MaxSeriesRows {
 		return nil, nil, errSeriesRows("unnest")
 	}
 	vals := make([]bval, len(elems))
 	for i, el := range elems {
-		if el.GetAArrayExpr() != nil {
-			return nil, nil, unimplementedAre("multidimensional arrays")
-		}
 		v, err := bd.bindExpr(el, &scope{})
 		if err != nil {
 			return nil, nil, lateralArgument(err)
@@ -385,7 +381,18 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 		vals[i] = v
 	}
 	if len(vals) == 0 {
-		return nil, nil, errorf(InvalidArgument, "cannot determine type of empty array")
+		if elem == nil {
+			return nil, nil, errEmptyArray
+		}
+		// ARRAY[]::t[]: no row, of type t.
+		v, err := bd.bindExpr(&pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true}}}, TypeName: elem}}}, &scope{})
+		if err != nil {
+			return nil, nil, err
+		}
+		if v.bpchar > 0 || v.json || v.jsonb || v.bytea || v.ds != nil {
+			return nil, nil, unimplemented("unnest of an empty array of " + argTypeName(v))
+		}
+		return nil, v.typ(), nil
 	}
 	common, err := bd.commonType(vals, "ARRAY")
 	if err != nil {
