@@ -594,7 +594,20 @@ func srfColumn(k int) string { return fmt.Sprintf("?srf%d?", k+1) }
 // a record), which the binder then refuses by name.
 func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) {
-		return sel, nil
+		if !slices.ContainsFunc(sel.GetSortClause(), hasSRF) {
+			return sel, nil
+		}
+		// ORDER BY alone calls one: PostgreSQL's ProjectSet computes it as a hidden column.
+		if hasAggregate(sel.GetTargetList()) || sortHasAggregate(sel.GetSortClause()) || len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil ||
+			slices.ContainsFunc(sel.GetTargetList(), hasWindowCall) {
+			return nil, unimplementedAre("set-returning functions in the ORDER BY of a query with aggregates or window functions")
+		}
+	}
+	if post, ok, err := postponeSRFs(sel); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		return selectSRFs(post)
 	}
 	for _, t := range sel.GetTargetList() {
 		var record string
@@ -633,22 +646,6 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 			return nil, unimplementedAre(bad)
 		}
 	}
-	groupedTarget := func(k int) bool {
-		for _, g := range sel.GetGroupClause() {
-			if c := g.GetAConst(); c != nil && c.GetIval() != nil && int(c.GetIval().GetIval()) == k+1 {
-				return true
-			}
-			if samePG(g, targets[k].GetResTarget().GetVal()) {
-				return true
-			}
-			// GROUP BY an output column's name (PostgreSQL's rule: an input column of the
-			// name comes first, which the binder applies to the rewritten query).
-			if f := g.GetColumnRef().GetFields(); len(f) == 1 && f[0].GetString_().GetSval() == targets[k].GetResTarget().GetName() && targets[k].GetResTarget().GetName() != "" {
-				return true
-			}
-		}
-		return false
-	}
 	if dc := sel.GetDistinctClause(); len(sel.GetSortClause()) > 0 && (len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil) && !srfKeyed(sel) {
 		return nil, errDistinctOnSRF
 	}
@@ -683,7 +680,7 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 		if !hasSRF(rt.GetVal()) {
 			continue
 		}
-		if grouped && !groupedTarget(k) {
+		if grouped && !groupedTarget(sel, k) {
 			return nil, unimplementedAre("set-returning functions in the select list of a grouped query outside its GROUP BY")
 		}
 		if rt.GetName() == "" {
@@ -704,6 +701,26 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	}
 	sel.FromClause = append(sel.FromClause, &pg.Node{Node: &pg.Node_RangeFunction{RangeFunction: rf}})
 	return sel, nil
+}
+
+// groupedTarget reports whether sel's GROUP BY groups by its select-list item k: by its
+// ordinal, the same expression, or its output name.
+func groupedTarget(sel *pg.SelectStmt, k int) bool {
+	targets := sel.GetTargetList()
+	for _, g := range sel.GetGroupClause() {
+		if c := g.GetAConst(); c != nil && c.GetIval() != nil && int(c.GetIval().GetIval()) == k+1 {
+			return true
+		}
+		if samePG(g, targets[k].GetResTarget().GetVal()) {
+			return true
+		}
+		// GROUP BY an output column's name (PostgreSQL's rule: an input column of the
+		// name comes first, which the binder applies to the rewritten query).
+		if f := g.GetColumnRef().GetFields(); len(f) == 1 && f[0].GetString_().GetSval() == targets[k].GetResTarget().GetName() && targets[k].GetResTarget().GetName() != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // errDistinctOnSRF refuses SELECT DISTINCT ON … ORDER BY whose set-returning functions in the
