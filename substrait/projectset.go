@@ -610,16 +610,7 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 		return selectSRFs(post)
 	}
 	for _, t := range sel.GetTargetList() {
-		var record string
-		if anyCall(t, func(fc *pg.FuncCall) bool {
-			if f, ok := jsonSRFs[funcName(fc)]; ok && f.key && f.value {
-				record = funcName(fc)
-			}
-			return setReturning[funcName(fc)] && !selectListSRF(funcName(fc))
-		}) {
-			if record != "" {
-				return nil, unimplemented(record + " in a select list (a record; in FROM it answers key and value)")
-			}
+		if anyCall(t, func(fc *pg.FuncCall) bool { return setReturning[funcName(fc)] && !selectListSRF(funcName(fc)) }) {
 			return sel, nil // the binder refuses the function by name
 		}
 	}
