@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc/codes"
 
 	"github.com/flightsrv/flightsrv/routing"
@@ -45,21 +46,31 @@ func TestLeftJoinLateralOnConditionAsPostgres(t *testing.T) {
 		})
 	}
 	// The flights' documents, the value column declared json and not.
-	e := newEnv(t)
 	const where = " WHERE f.origin = 'ORD' AND f.timestamp >= '2001-03-31 12:00' AND f.timestamp < '2001-04-01 18:00'"
-	for _, undeclared := range []bool{false, true} {
+	for _, cl := range jsonDeclaredClients(t, ctx, newEnv(t)) {
+		comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
+			"SELECT f.id, e.key, e.value::text FROM flights f LEFT JOIN LATERAL json_each(f.value) e ON e.key IN ('delay', 'distance') AND f.value->>'destination' LIKE 'D%'"+where+" ORDER BY f.timestamp, f.id",
+			"SELECT f.id, k FROM flights f LEFT JOIN LATERAL jsonb_object_keys(f.value::jsonb) k ON k LIKE 'd%' AND f.value->>'destination' = 'DTW'"+where+" ORDER BY f.timestamp, f.id, k",
+		)...)
+	}
+}
+
+// jsonDeclaredClients are clients of two servers over e's stores: the flights table as
+// `flightsrv serve` declares it by default (value=json), and without JSON values.
+func jsonDeclaredClients(t *testing.T, ctx context.Context, e *env) []*flightsql.Client {
+	t.Helper()
+	var cls []*flightsql.Client
+	for _, declared := range []bool{true, false} {
 		def := flightsTable
-		def.JSONValues = !undeclared
+		def.JSONValues = declared
 		srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{def}, Hot: e.store, Archive: e.reader, Pushdown: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(srv.Close)
-		comparePG(t, ctx, pg, one(dial(t, srv)), sameSQL(pgText,
-			"SELECT f.id, e.key, e.value::text FROM flights f LEFT JOIN LATERAL json_each(f.value) e ON e.key IN ('delay', 'distance') AND f.value->>'destination' LIKE 'D%'"+where+" ORDER BY f.timestamp, f.id",
-			"SELECT f.id, k FROM flights f LEFT JOIN LATERAL jsonb_object_keys(f.value::jsonb) k ON k LIKE 'd%' AND f.value->>'destination' = 'DTW'"+where+" ORDER BY f.timestamp, f.id, k",
-		)...)
+		cls = append(cls, dial(t, srv))
 	}
+	return cls
 }
 
 // TestPostponedSetFunctionsAsPostgres: select-list set-returning functions beside aggregates
