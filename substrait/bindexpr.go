@@ -1099,8 +1099,8 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 			}
 		}
 		bd.noteDeepRef(qual, name, err)
-		if len(fields) == 1 && bd.wholeRow(sc, name, err) {
-			return bval{}, quoting(Unimplemented, "0A000", "whole-row references to a table or a function of several columns (%s) are not supported", name)
+		if len(fields) == 1 {
+			bd.noteWholeRow(sc, name, err)
 		}
 		return bval{}, err
 	}
@@ -1113,21 +1113,28 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 	return v, nil
 }
 
-// wholeRow reports whether name, which sc does not resolve as a column (err, its 42703), names
-// one of sc's tables (a FROM item's alias) and no column of an enclosing query: PostgreSQL
-// reads it as the whole row of that table, a composite value (SELECT e FROM json_each(…) e
-// is (key,value)), refused by name rather than answered as an undefined column.
-func (bd *binder) wholeRow(sc *scope, name string, err error) bool {
+// noteWholeRow records, for err (the 42703 of name, which sc does not resolve as a column),
+// the refusal by name of a whole-row reference when name is one of sc's tables (a FROM item's
+// alias) and no column of an enclosing query: PostgreSQL reads it as the whole row of that
+// table, a composite value (SELECT e FROM json_each(…) e is (key,value)). The statement's
+// error is replaced by it only when the statement fails with err (deepRefError): a reference
+// decorrelation resolves after all still binds.
+func (bd *binder) noteWholeRow(sc *scope, name string, err error) {
 	var pe *Error
 	if !errors.As(err, &pe) || pe.SQLState != "42703" {
-		return false
+		return
 	}
 	for _, e := range bd.enclosing {
 		if _, lerr := e.sc.lookup("", name); lerr == nil {
-			return false
+			return
 		}
 	}
-	return slices.ContainsFunc(sc.cols, func(c col) bool { return !c.hidden && c.qual != "" && strings.EqualFold(c.qual, name) })
+	if slices.ContainsFunc(sc.cols, func(c col) bool { return !c.hidden && c.qual != "" && strings.EqualFold(c.qual, name) }) {
+		if bd.wholeRows == nil {
+			bd.wholeRows = map[string]*Error{}
+		}
+		bd.wholeRows[pe.Msg] = quoting(Unimplemented, "0A000", "whole-row references to a table or a function of several columns (%s) are not supported", name)
+	}
 }
 
 // keywordValue answers the parameterless SQL functions written without parentheses that the
