@@ -32,9 +32,10 @@ func postponedColumn(k int) *pg.Node {
 // derived table computing the query without them (its FROM, WHERE, GROUP BY, HAVING and
 // windows; each other select-list item at its position, each argument of the postponed calls
 // that is not a literal, and each ORDER BY key that is not an output column), under a query
-// calling them over its columns with the DISTINCT, ORDER BY and LIMIT. ok is false when sel
-// has none to postpone. Refused by name: * in such a select list, set-returning functions in
-// its ORDER BY, and DISTINCT ON. Rows that tie on every ORDER BY key come in no set order
+// calling them over its columns with the DISTINCT, ORDER BY and LIMIT; so are the calls of
+// an ORDER BY key (SELECT count(*) … ORDER BY generate_series(1, 2) is two rows) but for one
+// that is a GROUP BY expression. ok is false when sel has none to postpone. Refused by name:
+// * in such a select list, and DISTINCT ON. Rows that tie on every ORDER BY key come in no set order
 // (PostgreSQL sorts before its ProjectSet there, so the calls' rows keep their order).
 func postponeSRFs(sel *pg.SelectStmt) (post *pg.SelectStmt, ok bool, err error) {
 	targets := sel.GetTargetList()
@@ -47,7 +48,14 @@ func postponeSRFs(sel *pg.SelectStmt) (post *pg.SelectStmt, ok bool, err error) 
 	for k, t := range targets {
 		postponed[k] = hasSRF(t) && !(grouped && groupedTarget(sel, k))
 	}
-	if !slices.Contains(postponed, true) {
+	// An ORDER BY key calling one, but for a GROUP BY expression (evaluated before the
+	// grouping), runs after them too.
+	grouping := func(n *pg.Node) bool {
+		return slices.ContainsFunc(sel.GetGroupClause(), func(g *pg.Node) bool { return samePG(g, n) })
+	}
+	if !slices.Contains(postponed, true) && !slices.ContainsFunc(sel.GetSortClause(), func(sb *pg.Node) bool {
+		return hasSRF(sb.GetSortBy().GetNode()) && !grouping(sb.GetSortBy().GetNode())
+	}) {
 		return nil, false, nil
 	}
 	if dc := sel.GetDistinctClause(); len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil {
@@ -94,8 +102,9 @@ func postponeSRFs(sel *pg.SelectStmt) (post *pg.SelectStmt, ok bool, err error) 
 		switch f := n.GetColumnRef().GetFields(); {
 		case n.GetAConst() != nil: // an output ordinal
 		case len(f) == 1 && slices.Contains(outNames, f[0].GetString_().GetSval()): // an output name
-		case hasSRF(n):
-			return nil, false, unimplementedAre("set-returning functions in the ORDER BY of a query with aggregates or window functions")
+		case hasSRF(n) && !grouping(n):
+			key.Node = proto.Clone(n).(*pg.Node)
+			postponeCalls(key.Node, add)
 		default:
 			if at := slices.IndexFunc(targets, func(t *pg.Node) bool { return samePG(t.GetResTarget().GetVal(), n) }); at >= 0 && !postponed[at] {
 				key.Node = postponedColumn(at)

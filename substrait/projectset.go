@@ -593,15 +593,10 @@ func srfColumn(k int) string { return fmt.Sprintf("?srf%d?", k+1) }
 // when its select list calls none, or calls one selectListSRF does not take (json[b]_each:
 // a record), which the binder then refuses by name.
 func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
-	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) {
-		if !slices.ContainsFunc(sel.GetSortClause(), hasSRF) {
-			return sel, nil
-		}
-		// ORDER BY alone calls one: PostgreSQL's ProjectSet computes it as a hidden column.
-		if hasAggregate(sel.GetTargetList()) || sortHasAggregate(sel.GetSortClause()) || len(sel.GetGroupClause()) > 0 || sel.GetHavingClause() != nil ||
-			slices.ContainsFunc(sel.GetTargetList(), hasWindowCall) {
-			return nil, unimplementedAre("set-returning functions in the ORDER BY of a query with aggregates or window functions")
-		}
+	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) && !slices.ContainsFunc(sel.GetSortClause(), hasSRF) {
+		// ORDER BY alone may call one: PostgreSQL's ProjectSet computes it as a hidden
+		// column (below), after the aggregates and windows (postponeSRFs).
+		return sel, nil
 	}
 	if post, ok, err := postponeSRFs(sel); err != nil || ok {
 		if err != nil {
