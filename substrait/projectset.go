@@ -583,15 +583,18 @@ const srfAlias = "?srf?"
 func srfColumn(k int) string { return fmt.Sprintf("?srf%d?", k+1) }
 
 // selectSRFs rewrites the set-returning functions of sel's select list (and the same calls
-// in its GROUP BY and ORDER BY) into a LATERAL ROWS FROM (…) item after its FROM, each call a
-// column of it (equal calls one column): PostgreSQL 10's ProjectSet, whose calls zip to the
-// longest and whose input rows without any row vanish, evaluated before grouping, DISTINCT,
-// ORDER BY and LIMIT. A query that groups must group by every select-list item calling one
-// (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1): PostgreSQL
-// evaluates the others above the grouping, which is refused by name, as are window functions
-// beside them, and calls inside CASE, COALESCE or an aggregate. sel is returned unchanged
-// when its select list calls none, or calls one selectListSRF does not take (json[b]_each:
-// a record), which the binder then refuses by name.
+// in its GROUP BY and ORDER BY, or of its ORDER BY alone) into a LATERAL ROWS FROM (…) item
+// after its FROM, each call a column of it (equal calls one column): PostgreSQL 10's
+// ProjectSet, whose calls zip to the longest and whose input rows without any row vanish,
+// evaluated before grouping, DISTINCT, ORDER BY and LIMIT. Those of a grouped query outside
+// its GROUP BY (SELECT generate_series(1, 3), count(*) …) and those beside window functions,
+// which PostgreSQL evaluates after the grouping and the windows, are first moved above a
+// derived table computing the rest (postponeSRFs); a grouped query's GROUP BY items calling
+// one stay below (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1),
+// and window functions beside those are refused by name, as are calls inside CASE, COALESCE
+// or an aggregate. sel is returned unchanged when it calls none, or its select list calls one
+// selectListSRF does not take (json[b]_each: a record), which the binder then refuses by
+// name.
 func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) && !slices.ContainsFunc(sel.GetSortClause(), hasSRF) {
 		// ORDER BY alone may call one: PostgreSQL's ProjectSet computes it as a hidden
