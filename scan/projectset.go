@@ -75,7 +75,7 @@ func (l *lowerer) projectSet(r *plan.ExtensionSingleRel) (*lowered, error) {
 		for i, t := range out {
 			fields = append(fields, arrow.Field{Name: fmt.Sprintf("%s%d", c.Name, i), Type: t, Nullable: true})
 		}
-		n.calls = append(n.calls, ops.SetCall{Name: c.Name, Args: args})
+		n.calls = append(n.calls, ops.SetCall{Name: c.Name, Args: args, Empty: c.Empty})
 	}
 	ord := arrow.Field{Name: "ordinality", Type: arrow.PrimitiveTypes.Int64, Nullable: true}
 	if def.Ordinality {

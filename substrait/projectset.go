@@ -51,6 +51,9 @@ type SetCall struct {
 	Name string
 	Args []expr.Expression
 	Out  []types.Type
+	// Empty marks unnest of an empty array (ARRAY[]::t[]): no row; its one argument is a
+	// NULL of t, typing its column.
+	Empty bool
 }
 
 // Schema is the input's columns, the calls' and the ordinality.
@@ -364,15 +367,13 @@ func (bd *binder) timestampSetCall(args []bval) (SetCall, []col, error) {
 }
 
 // unnestCall binds unnest(ARRAY[…]) (arrayElements') whose elements read sc's columns: one
-// row per element. An empty typed array (ARRAY[]::int[]) is refused by name here (its
-// ProjectSet call would have no argument to type its column); alone in FROM it is a
-// constant (tablefunc.go's unnest).
+// row per element; of an empty typed array (ARRAY[]::int[]), none (an Empty call).
 func (bd *binder) unnestCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error) {
 	raw := fc.GetArgs()
 	if len(raw) != 1 {
 		return SetCall{}, nil, unimplemented(fmt.Sprintf("unnest of %d arrays in a select list", len(raw)))
 	}
-	elems, _, err := arrayElements(raw[0])
+	elems, elem, err := arrayElements(raw[0])
 	if err != nil {
 		return SetCall{}, nil, err
 	}
@@ -394,10 +395,14 @@ func (bd *binder) unnestCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error)
 		vals[i] = v
 	}
 	if len(vals) == 0 {
-		if raw[0].GetTypeCast() != nil {
-			return SetCall{}, nil, unimplemented("unnest of an empty array beside other FROM items or in a select list")
+		if elem == nil {
+			return SetCall{}, nil, errEmptyArray
 		}
-		return SetCall{}, nil, errEmptyArray
+		t, err := bd.emptyArrayType(elem)
+		if err != nil {
+			return SetCall{}, nil, err
+		}
+		return SetCall{Name: "unnest", Args: []expr.Expression{expr.NewNullLiteral(t.WithNullability(nullableN))}, Out: []types.Type{t}, Empty: true}, []col{{name: "unnest"}}, nil
 	}
 	common, err := bd.commonType(vals, "ARRAY")
 	if err != nil {

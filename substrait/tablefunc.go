@@ -384,15 +384,8 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 		if elem == nil {
 			return nil, nil, errEmptyArray
 		}
-		// ARRAY[]::t[]: no row, of type t.
-		v, err := bd.bindExpr(&pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true}}}, TypeName: elem}}}, &scope{})
-		if err != nil {
-			return nil, nil, err
-		}
-		if v.bpchar > 0 || v.json || v.jsonb || v.bytea || v.ds != nil {
-			return nil, nil, unimplemented("unnest of an empty array of " + argTypeName(v))
-		}
-		return nil, v.typ(), nil
+		t, err := bd.emptyArrayType(elem)
+		return nil, t, err
 	}
 	common, err := bd.commonType(vals, "ARRAY")
 	if err != nil {
@@ -404,6 +397,20 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 		}
 	}
 	return common, common[0].GetType(), nil
+}
+
+// emptyArrayType is the type of the elements of ARRAY[]::elem[] (no row of it); one whose
+// column would not be elem (character(n), json, jsonb, bytea, numeric of varying scale) is
+// refused by name.
+func (bd *binder) emptyArrayType(elem *pg.TypeName) (types.Type, error) {
+	v, err := bd.bindExpr(&pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true}}}, TypeName: elem}}}, &scope{})
+	if err != nil {
+		return nil, err
+	}
+	if v.bpchar > 0 || v.json || v.jsonb || v.bytea || v.ds != nil {
+		return nil, unimplemented("unnest of an empty array of " + argTypeName(v))
+	}
+	return v.typ(), nil
 }
 
 // lateralArgument turns the error of a set-returning function's argument that names a column
