@@ -371,7 +371,17 @@ func (bd *binder) timestampSetCall(args []bval) (SetCall, []col, error) {
 func (bd *binder) unnestCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error) {
 	raw := fc.GetArgs()
 	if len(raw) != 1 {
-		return SetCall{}, nil, unimplemented(fmt.Sprintf("unnest of %d arrays in a select list", len(raw)))
+		// unnest of several arrays is FROM's ROWS FROM form (zipUnnest); PostgreSQL's
+		// unnest(anyarray) function takes one.
+		names := make([]string, len(raw))
+		for i, a := range raw {
+			n, err := bd.arrayTypeName(a, sc)
+			if err != nil {
+				return SetCall{}, nil, unimplemented(fmt.Sprintf("unnest of %d arrays in a select list", len(raw)))
+			}
+			names[i] = n
+		}
+		return SetCall{}, nil, refused(InvalidArgument, "42883", "function unnest(%s) does not exist", strings.Join(names, ", "))
 	}
 	elems, elem, err := arrayElements(raw[0])
 	if err != nil {
@@ -409,6 +419,39 @@ func (bd *binder) unnestCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error)
 		return SetCall{}, nil, err
 	}
 	return SetCall{Name: "unnest", Args: common, Out: []types.Type{common[0].GetType()}}, []col{{name: "unnest"}}, nil
+}
+
+// arrayTypeName is the name PostgreSQL gives the type of the array a (arrayElements'),
+// its elements bound over sc: integer[], text[] (of untyped literals too), ….
+func (bd *binder) arrayTypeName(a *pg.Node, sc *scope) (string, error) {
+	elems, elem, err := arrayElements(a)
+	if err != nil {
+		return "", err
+	}
+	if len(elems) == 0 {
+		if elem == nil {
+			return "", errEmptyArray
+		}
+		t, err := bd.emptyArrayType(elem)
+		if err != nil {
+			return "", err
+		}
+		return argTypeName(typed(expr.NewNullLiteral(t))) + "[]", nil
+	}
+	vals := make([]bval, len(elems))
+	for i, el := range elems {
+		if vals[i], err = bd.bindExpr(el, sc); err != nil {
+			return "", err
+		}
+	}
+	if !slices.ContainsFunc(vals, func(v bval) bool { return !v.untyped() }) {
+		return "text[]", nil
+	}
+	common, err := bd.commonType(vals, "ARRAY")
+	if err != nil {
+		return "", err
+	}
+	return argTypeName(typed(common[0])) + "[]", nil
 }
 
 // errEmptyArray is PostgreSQL's refusal of ARRAY[] without a type.
