@@ -716,7 +716,7 @@ func (g *emptyGen) start([]arrow.Array, int) error { return nil }
 func (g *emptyGen) more() bool                     { return false }
 func (g *emptyGen) next() error                    { return nil }
 func (g *emptyGen) null()                          { g.b.AppendNull() }
-func (g *emptyGen) added() int64                   { return int64(g.b.Len()) }
+func (g *emptyGen) added() int64                   { return int64(g.b.Len()) * 8 }
 func (g *emptyGen) release()                       { g.b.Release() }
 
 func (g *emptyGen) finish(context.Context) ([]arrow.Array, error) {
