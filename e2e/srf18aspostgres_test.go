@@ -120,12 +120,9 @@ func TestSetReturningFunctionsAsPostgres(t *testing.T) {
 			refusedWithState(t, ctx, cl.c, pg, q, state)
 		}
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
-			"SELECT * FROM (VALUES (1)) x(a), regexp_split_to_table('a b', ' ')":                 "regexp_split_to_table",
-			"SELECT * FROM (VALUES (1)) x(a) LEFT JOIN LATERAL generate_series(1, a) g ON g > 1": "ON a condition other than true",
-			"SELECT json_each('{\"a\":1}')":                                                      "json_each",
-			"SELECT CASE WHEN true THEN generate_series(1, 2) END":                               "CASE",
-			"SELECT a, generate_series(1, a) FROM (VALUES (1), (2)) x(a) GROUP BY a":             "outside its GROUP BY",
-			"SELECT row_number() OVER (), generate_series(1, 2)":                                 "window functions",
+			"SELECT * FROM (VALUES (1)) x(a), regexp_split_to_table('a b', ' ')": "regexp_split_to_table",
+			"SELECT json_each('{\"a\":1}')":                                      "json_each",
+			"SELECT CASE WHEN true THEN generate_series(1, 2) END":               "CASE",
 		})
 	}
 }

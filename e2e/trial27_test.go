@@ -7,9 +7,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-
-	"github.com/flightsrv/flightsrv/routing"
-	"github.com/flightsrv/flightsrv/server"
 )
 
 // TestUnknownBesideIntervalAsPostgres: an untyped literal beside an interval is read as an
@@ -63,16 +60,8 @@ func TestDomainOfJSONAsPostgres(t *testing.T) {
 	pg := pgUTC(t, ctx, e.url)
 	pgFlights(t, ctx, pg, e.sample, loadedAirports, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2002, 1, 1, 0, 0, 0, 0, time.UTC))
 	const sfo = " g.origin = 'SFO' AND g.timestamp >= '2001-03-31 12:00' AND g.timestamp < '2001-04-01 18:00'"
-	for _, undeclared := range []bool{false, true} {
-		// The table as `flightsrv serve` declares it by default (value=json), and without.
-		def := flightsTable
-		def.JSONValues = !undeclared
-		srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{def}, Hot: e.store, Archive: e.reader, Pushdown: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(srv.Close)
-		comparePG(t, ctx, pg, one(dial(t, srv)), sameSQL(pgText,
+	for _, cl := range jsonDeclaredClients(t, ctx, e) {
+		comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
 			"SELECT count(*)"+json18Where+" AND EXISTS (SELECT 1 FROM jsonb_object_keys(value::jsonb) k WHERE k = 'delay')",
 			"SELECT id, (SELECT count(*) FROM json_object_keys(value) k WHERE k LIKE 'd%')"+json18Where+" ORDER BY timestamp, id LIMIT 5",
 			"SELECT f.id, s.n FROM flights f JOIN LATERAL (SELECT count(*) n FROM flights g WHERE"+sfo+" AND g.value->>'destination' = f.value->>'destination' AND g.timestamp > f.timestamp) s ON true"+

@@ -28,7 +28,8 @@
 // holding window functions always runs there (window.go): one ops.Window per distinct
 // partitioning and order, over every row of its input. So does a substrait.ProjectSet
 // (projectset.go): one ops.ProjectSet over its lowered input, calling its set-returning
-// functions on each row. So does a JoinRel or HashJoinRel
+// functions on each row (with a condition, LEFT JOIN LATERAL … ON cond, numbered and kept per
+// input row by ops.SetFilter). So does a JoinRel or HashJoinRel
 // (join.go): one ops.HashJoin over its two lowered inputs, the equalities between the sides
 // its hash keys, the right input buffered under the ledger — or, when both inputs are routed
 // reads of one table keyed on their partition columns, one fragment per partition running the

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 
 	"github.com/flightsrv/flightsrv/scan/ops"
@@ -19,6 +20,7 @@ type projectSetNode struct {
 	def    *substrait.ProjectSet
 	calls  []ops.SetCall
 	schema *arrow.Schema
+	cond   *ops.Expr // def.Cond, compiled over the calls' output numbered (ordinality last)
 }
 
 func (n *projectSetNode) Schema() *arrow.Schema { return n.schema }
@@ -32,7 +34,12 @@ func (n *projectSetNode) open(ctx context.Context, rt *runtime) (array.RecordRea
 	if err != nil {
 		return nil, err
 	}
-	return ops.ProjectSet(ctx, in, n.calls, n.def.Ordinality, n.def.Outer, n.schema, rt.mem), nil
+	if n.cond == nil {
+		return ops.ProjectSet(ctx, in, n.calls, n.def.Ordinality, n.def.Outer, n.schema, rt.mem), nil
+	}
+	// LEFT JOIN LATERAL … ON cond: the outer ProjectSet, numbered, filtered per input row.
+	nIn := n.in.Schema().NumFields()
+	return ops.SetFilter(ctx, ops.ProjectSet(ctx, in, n.calls, true, true, n.cond.Schema(), rt.mem), n.cond, nIn, n.def.Ordinality, rt.mem), nil
 }
 
 // projectSet lowers a ProjectSet: its input finished into a coordinator node, the calls'
@@ -68,11 +75,22 @@ func (l *lowerer) projectSet(r *plan.ExtensionSingleRel) (*lowered, error) {
 		for i, t := range out {
 			fields = append(fields, arrow.Field{Name: fmt.Sprintf("%s%d", c.Name, i), Type: t, Nullable: true})
 		}
-		n.calls = append(n.calls, ops.SetCall{Name: c.Name, Args: args})
+		n.calls = append(n.calls, ops.SetCall{Name: c.Name, Args: args, Empty: c.Empty})
 	}
+	ord := arrow.Field{Name: "ordinality", Type: arrow.PrimitiveTypes.Int64, Nullable: true}
 	if def.Ordinality {
-		fields = append(fields, arrow.Field{Name: "ordinality", Type: arrow.PrimitiveTypes.Int64, Nullable: true})
+		fields = append(fields, ord)
 	}
 	n.schema = arrow.NewSchema(fields, nil)
+	if def.Cond != nil {
+		if !def.Ordinality {
+			fields = append(fields, ord)
+		}
+		cond, err := compileAll([]expr.Expression{def.Cond}, arrow.NewSchema(fields, nil), l.ext)
+		if err != nil {
+			return nil, err
+		}
+		n.cond = cond[0]
+	}
 	return &lowered{node: n}, nil
 }

@@ -345,7 +345,10 @@ type binder struct {
 	enclosing    []enclosingScope
 	deepRefs     map[string]*Error
 	firstDeepRef *Error
-	resolvable   map[string]bool
+	// wholeRows are the refusals of whole-row references (noteWholeRow), by the name error
+	// each stands for.
+	wholeRows  map[string]*Error
+	resolvable map[string]bool
 	// reads are the statement's table reads in the order bound, each labelled in readPlace
 	// with the alias it is read under (route refusals name it: readLabel).
 	reads     []*plan.NamedTableReadRel

@@ -1099,6 +1099,9 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 			}
 		}
 		bd.noteDeepRef(qual, name, err)
+		if len(fields) == 1 {
+			bd.noteWholeRow(sc, name, err)
+		}
 		return bval{}, err
 	}
 	v := typed(sc.ref(i))
@@ -1108,6 +1111,30 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 		v.ds = sc.scaleOf(i)
 	}
 	return v, nil
+}
+
+// noteWholeRow records, for err (the 42703 of name, which sc does not resolve as a column),
+// the refusal by name of a whole-row reference when name is one of sc's tables (a FROM item's
+// alias) and no column of an enclosing query: PostgreSQL reads it as the whole row of that
+// table, a composite value (SELECT e FROM json_each(…) e is (key,value)). The statement's
+// error is replaced by it only when the statement fails with err (deepRefError): a reference
+// decorrelation resolves after all still binds.
+func (bd *binder) noteWholeRow(sc *scope, name string, err error) {
+	var pe *Error
+	if !errors.As(err, &pe) || pe.SQLState != "42703" {
+		return
+	}
+	for _, e := range bd.enclosing {
+		if _, lerr := e.sc.lookup("", name); lerr == nil {
+			return
+		}
+	}
+	if slices.ContainsFunc(sc.cols, func(c col) bool { return !c.hidden && c.qual != "" && strings.EqualFold(c.qual, name) }) {
+		if bd.wholeRows == nil {
+			bd.wholeRows = map[string]*Error{}
+		}
+		bd.wholeRows[pe.Msg] = quoting(Unimplemented, "0A000", "whole-row references to a table or a function of several columns (%s) are not supported", name)
+	}
 }
 
 // keywordValue answers the parameterless SQL functions written without parentheses that the

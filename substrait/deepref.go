@@ -48,12 +48,15 @@ func (bd *binder) noteDeepRef(qual, name string, err error) {
 	}
 }
 
-// deepRefError is err, the statement's binding error, or the refusal noteDeepRef recorded for
-// the reference err is about (or, when err is about a reference that resolves one level out,
-// for the first reference past that).
+// deepRefError is err, the statement's binding error, or the refusal noteWholeRow or
+// noteDeepRef recorded for the reference err is about (or, when err is about a reference that
+// resolves one level out, for the first reference past that).
 func (bd *binder) deepRefError(err error) error {
 	var pe *Error
 	if errors.As(err, &pe) && (pe.SQLState == "42P01" || pe.SQLState == "42703") {
+		if r, ok := bd.wholeRows[pe.Msg]; ok {
+			return r
+		}
 		if r, ok := bd.deepRefs[pe.Msg]; ok {
 			return r
 		}

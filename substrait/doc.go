@@ -19,7 +19,8 @@
 // (setops.go); generate_series and unnest of constants in FROM are computed into a
 // VirtualTableReadRel (tablefunc.go), other set-returning functions in FROM and the select
 // list (the JSON ones, those over other FROM items' rows) are an ExtensionSingleRel whose
-// definition is a *ProjectSet (projectset.go); SIMILAR TO is translated to a regular expression and an
+// definition is a *ProjectSet (projectset.go; a select list's beside aggregates or window
+// functions run over a derived table computing them first, postpone.go); SIMILAR TO is translated to a regular expression and an
 // element of regexp_match bound to its kernel (similar.go); joins (JOIN … ON/USING/NATURAL,
 // CROSS JOIN, FROM lists) become JoinRels, EXISTS and IN (SELECT …) written as WHERE
 // conjuncts semi and anti JoinRels, scalar subqueries single JoinRels, decorrelated when their

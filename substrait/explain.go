@@ -160,6 +160,9 @@ func explainRel(rel plan.Rel) ([]string, []string) {
 		if d, ok := r.Definition().(*ProjectSet); ok {
 			in := inputNames()
 			names = append([]string(nil), in...)
+			for i := len(names); i < len(r.Input().RecordType().Types()); i++ {
+				names = append(names, fmt.Sprintf("$%d", i)) // the condition reads past them
+			}
 			var parts []string
 			for _, c := range d.Calls {
 				args := make([]string, len(c.Args))
@@ -176,6 +179,9 @@ func explainRel(rel plan.Rel) ([]string, []string) {
 				names = append(names, "ordinality")
 			}
 			head = strings.Replace(d.String(), strings.Join(callNames(d), ", "), strings.Join(parts, ", "), 1)
+			if d.Cond != nil {
+				head = strings.Replace(head, " on condition", " on "+formatExpr(d.Cond, names), 1)
+			}
 		}
 	case *plan.ExtensionLeafRel:
 		head = relName(rel)

@@ -33,11 +33,16 @@ import (
 // Ordinality, the row's ordinality within its input row (bigint). Each input row yields as
 // many rows as its longest call (shorter calls NULL-padded); a row for which every call
 // yields nothing yields no row, or, when Outer (LEFT JOIN LATERAL … ON true), one row whose
-// call columns and ordinality are NULL. Calls' names and arguments are ops.SetFuncOutputs'.
+// call columns and ordinality are NULL. Cond, when set (LEFT JOIN LATERAL … ON cond, Outer),
+// is a boolean expression over the ProjectSet's output: a row the calls yield is kept when it
+// is true, and an input row none of whose rows is kept yields the one NULL-extended row instead
+// (PostgreSQL's left join of a function scan). Calls' names and arguments are
+// ops.SetFuncOutputs'.
 type ProjectSet struct {
 	Calls      []SetCall
 	Ordinality bool
 	Outer      bool
+	Cond       expr.Expression
 }
 
 // SetCall is a set-returning function call of a ProjectSet: the function's name, its
@@ -46,6 +51,9 @@ type SetCall struct {
 	Name string
 	Args []expr.Expression
 	Out  []types.Type
+	// Empty marks unnest of an empty array (ARRAY[]::t[]): no row; its one argument is a
+	// NULL of t, typing its column.
+	Empty bool
 }
 
 // Schema is the input's columns, the calls' and the ordinality.
@@ -76,6 +84,9 @@ func (p *ProjectSet) String() string {
 	}
 	if p.Outer {
 		s += " outer"
+	}
+	if p.Cond != nil {
+		s += " on condition"
 	}
 	return s
 }
@@ -135,6 +146,9 @@ func needsProjectSet(rf *pg.RangeFunction) bool {
 		return false
 	}
 	fc := items[0].GetFuncCall()
+	if funcName(fc) == "unnest" && len(fc.GetArgs()) > 1 {
+		return true // ROWS FROM of each array's unnest (zipUnnest)
+	}
 	if _, ok := jsonSRFs[funcName(fc)]; ok {
 		return true
 	}
@@ -177,7 +191,11 @@ func (bd *binder) projectSet(l *boundRel, rf *pg.RangeFunction, outer bool) (*bo
 	def := &ProjectSet{Ordinality: rf.GetOrdinality(), Outer: outer}
 	var cols []col
 	qual := ""
-	for _, f := range rf.GetFunctions() {
+	fns := rf.GetFunctions()
+	if rf.GetAlias().GetAliasname() != srfAlias {
+		fns = zipUnnest(fns)
+	}
+	for _, f := range fns {
 		items := f.GetList().GetItems()
 		if len(items) == 0 || items[0].GetFuncCall() == nil {
 			return nil, unimplementedAre("table functions")
@@ -348,25 +366,32 @@ func (bd *binder) timestampSetCall(args []bval) (SetCall, []col, error) {
 	return call, []col{{name: "generate_series"}}, nil
 }
 
-// unnestCall binds unnest(ARRAY[…]) whose elements read sc's columns: one row per element.
+// unnestCall binds unnest(ARRAY[…]) (arrayElements') whose elements read sc's columns: one
+// row per element; of an empty typed array (ARRAY[]::int[]), none (an Empty call).
 func (bd *binder) unnestCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error) {
 	raw := fc.GetArgs()
 	if len(raw) != 1 {
-		return SetCall{}, nil, unimplemented(fmt.Sprintf("unnest of %d arrays", len(raw)))
+		// unnest of several arrays is FROM's ROWS FROM form (zipUnnest); PostgreSQL's
+		// unnest(anyarray) function takes one.
+		names := make([]string, len(raw))
+		for i, a := range raw {
+			n, err := bd.arrayTypeName(a, sc)
+			if err != nil {
+				return SetCall{}, nil, unimplemented(fmt.Sprintf("unnest of %d arrays in a select list", len(raw)))
+			}
+			names[i] = n
+		}
+		return SetCall{}, nil, refused(InvalidArgument, "42883", "function unnest(%s) does not exist", strings.Join(names, ", "))
 	}
-	arr := raw[0].GetAArrayExpr()
-	if arr == nil {
-		return SetCall{}, nil, unimplementedAre("unnest arguments other than ARRAY[…]")
+	elems, elem, err := arrayElements(raw[0])
+	if err != nil {
+		return SetCall{}, nil, err
 	}
-	elems := arr.GetElements()
 	if len(elems) > MaxSeriesRows {
 		return SetCall{}, nil, errSeriesRows("unnest")
 	}
 	vals := make([]bval, len(elems))
 	for i, el := range elems {
-		if el.GetAArrayExpr() != nil {
-			return SetCall{}, nil, unimplementedAre("multidimensional arrays")
-		}
 		if hasSRF(el) {
 			return SetCall{}, nil, unimplementedAre("set-returning functions in the arguments of a set-returning function")
 		}
@@ -380,13 +405,140 @@ func (bd *binder) unnestCall(fc *pg.FuncCall, sc *scope) (SetCall, []col, error)
 		vals[i] = v
 	}
 	if len(vals) == 0 {
-		return SetCall{}, nil, errorf(InvalidArgument, "cannot determine type of empty array")
+		if elem == nil {
+			return SetCall{}, nil, errEmptyArray
+		}
+		t, err := bd.emptyArrayType(elem)
+		if err != nil {
+			return SetCall{}, nil, err
+		}
+		return SetCall{Name: "unnest", Args: []expr.Expression{expr.NewNullLiteral(t.WithNullability(nullableN))}, Out: []types.Type{t}, Empty: true}, []col{{name: "unnest"}}, nil
 	}
 	common, err := bd.commonType(vals, "ARRAY")
 	if err != nil {
 		return SetCall{}, nil, err
 	}
 	return SetCall{Name: "unnest", Args: common, Out: []types.Type{common[0].GetType()}}, []col{{name: "unnest"}}, nil
+}
+
+// arrayTypeName is the name PostgreSQL gives the type of the array a (arrayElements'),
+// its elements bound over sc: integer[], text[] (of untyped literals too), ….
+func (bd *binder) arrayTypeName(a *pg.Node, sc *scope) (string, error) {
+	elems, elem, err := arrayElements(a)
+	if err != nil {
+		return "", err
+	}
+	if len(elems) == 0 {
+		if elem == nil {
+			return "", errEmptyArray
+		}
+		t, err := bd.emptyArrayType(elem)
+		if err != nil {
+			return "", err
+		}
+		return argTypeName(typed(expr.NewNullLiteral(t))) + "[]", nil
+	}
+	vals := make([]bval, len(elems))
+	for i, el := range elems {
+		if vals[i], err = bd.bindExpr(el, sc); err != nil {
+			return "", err
+		}
+	}
+	if !slices.ContainsFunc(vals, func(v bval) bool { return !v.untyped() }) {
+		return "text[]", nil
+	}
+	common, err := bd.commonType(vals, "ARRAY")
+	if err != nil {
+		return "", err
+	}
+	return argTypeName(typed(common[0])) + "[]", nil
+}
+
+// errEmptyArray is PostgreSQL's refusal of ARRAY[] without a type.
+var errEmptyArray = refused(InvalidArgument, "42P18", "cannot determine type of empty array")
+
+// arrayElements is the elements unnest yields of its argument n, in order: ARRAY[…]'s; a
+// multidimensional ARRAY[[…], […]]'s in row-major order (PostgreSQL's unnest flattens it; its
+// sub-arrays of one level must have matching dimensions, else PostgreSQL's 2202E); an
+// ARRAY[…]::t[]'s each cast to t, and elem is then t (the type of an empty one). Other
+// arguments (an array literal '{…}'::t[], an array column) are refused by name.
+func arrayElements(n *pg.Node) (elems []*pg.Node, elem *pg.TypeName, err error) {
+	if tc := n.GetTypeCast(); tc != nil && len(tc.GetTypeName().GetArrayBounds()) > 0 {
+		inner, _, err := arrayElements(tc.GetArg())
+		if err != nil {
+			return nil, nil, err
+		}
+		elem = proto.Clone(tc.GetTypeName()).(*pg.TypeName)
+		elem.ArrayBounds = nil
+		elems = make([]*pg.Node, len(inner))
+		for i, e := range inner {
+			elems[i] = &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: e, TypeName: elem, Location: tc.GetLocation()}}}
+		}
+		return elems, elem, nil
+	}
+	arr := n.GetAArrayExpr()
+	if arr == nil {
+		return nil, nil, unimplementedAre("unnest arguments other than ARRAY[…] and ARRAY[…]::type[]")
+	}
+	elems, _, err = flattenArray(arr)
+	return elems, nil, err
+}
+
+// flattenArray is the elements of arr in row-major order and its dimensions.
+func flattenArray(arr *pg.A_ArrayExpr) ([]*pg.Node, []int, error) {
+	els := arr.GetElements()
+	if len(els) == 0 || els[0].GetAArrayExpr() == nil {
+		if slices.ContainsFunc(els, func(e *pg.Node) bool { return e.GetAArrayExpr() != nil }) {
+			return nil, nil, errArrayDimensions
+		}
+		return els, []int{len(els)}, nil
+	}
+	var (
+		out  []*pg.Node
+		dims []int
+	)
+	for i, el := range els {
+		sub := el.GetAArrayExpr()
+		if sub == nil {
+			return nil, nil, errArrayDimensions
+		}
+		e, d, err := flattenArray(sub)
+		if err != nil {
+			return nil, nil, err
+		}
+		if i == 0 {
+			dims = d
+		} else if !slices.Equal(d, dims) {
+			return nil, nil, errArrayDimensions
+		}
+		out = append(out, e...)
+	}
+	return out, append([]int{len(els)}, dims...), nil
+}
+
+// errArrayDimensions is PostgreSQL's refusal of a multidimensional ARRAY[…] whose sub-arrays
+// differ in their dimensions (ARRAY[[1, 2], [3]]).
+var errArrayDimensions = refused(InvalidArgument, "2202E", "multidimensional arrays must have array expressions with matching dimensions")
+
+// zipUnnest is the functions of rf with each unnest(a, b, …) of several arrays written as
+// unnest(a), unnest(b), …: PostgreSQL's unnest of several arrays in FROM is ROWS FROM of
+// each's unnest (the arrays side by side, the shorter padded with NULLs).
+func zipUnnest(fns []*pg.Node) []*pg.Node {
+	var out []*pg.Node
+	for _, f := range fns {
+		items := f.GetList().GetItems()
+		fc := items[0].GetFuncCall()
+		if fc == nil || funcName(fc) != "unnest" || len(fc.GetArgs()) < 2 {
+			out = append(out, f)
+			continue
+		}
+		for _, a := range fc.GetArgs() {
+			one := proto.Clone(fc).(*pg.FuncCall)
+			one.Args = []*pg.Node{a}
+			out = append(out, &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: append([]*pg.Node{{Node: &pg.Node_FuncCall{FuncCall: one}}}, items[1:]...)}}})
+		}
+	}
+	return out
 }
 
 // hasSRF reports whether n calls a set-returning function (outside subqueries).
@@ -439,8 +591,8 @@ func (bd *binder) joinSet(lf *fromItem, lErr map[int]int, je *pg.JoinExpr, rf *p
 		return nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "the combining JOIN type must be INNER or LEFT for a LATERAL reference"}
 	case jt == plan.JoinTypeRight || jt == plan.JoinTypeOuter:
 		return nil, unimplementedAre("set-returning functions on the right of a RIGHT or FULL JOIN")
-	case jt == plan.JoinTypeLeft && !isTrueConst(je.GetQuals()):
-		return nil, unimplementedAre("LEFT JOIN LATERAL of a set-returning function ON a condition other than true")
+	case jt == plan.JoinTypeLeft && hasSubLink(je.GetQuals()):
+		return nil, unimplementedAre("subqueries in the ON condition of a LEFT JOIN of a set-returning function")
 	}
 	l := lf.boundRel
 	if len(lErr) > 0 {
@@ -454,12 +606,16 @@ func (bd *binder) joinSet(lf *fromItem, lErr map[int]int, je *pg.JoinExpr, rf *p
 	if err != nil {
 		return nil, err
 	}
-	if jt == plan.JoinTypeLeft || isTrueConst(je.GetQuals()) {
+	if isTrueConst(je.GetQuals()) {
 		return &fromItem{boundRel: br}, nil
 	}
 	cond, err := bd.onCond(nil, je.GetQuals(), br.sc)
 	if err != nil {
 		return nil, err
+	}
+	if jt == plan.JoinTypeLeft {
+		br.rel.(*plan.ExtensionSingleRel).Definition().(*ProjectSet).Cond = cond
+		return &fromItem{boundRel: br}, nil
 	}
 	f, err := bd.b.Filter(br.rel, cond)
 	if err != nil {
@@ -475,18 +631,29 @@ const srfAlias = "?srf?"
 func srfColumn(k int) string { return fmt.Sprintf("?srf%d?", k+1) }
 
 // selectSRFs rewrites the set-returning functions of sel's select list (and the same calls
-// in its GROUP BY and ORDER BY) into a LATERAL ROWS FROM (…) item after its FROM, each call a
-// column of it (equal calls one column): PostgreSQL 10's ProjectSet, whose calls zip to the
-// longest and whose input rows without any row vanish, evaluated before grouping, DISTINCT,
-// ORDER BY and LIMIT. A query that groups must group by every select-list item calling one
-// (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1): PostgreSQL
-// evaluates the others above the grouping, which is refused by name, as are window functions
-// beside them, and calls inside CASE, COALESCE or an aggregate. sel is returned unchanged
-// when its select list calls none, or calls one selectListSRF does not take (json[b]_each:
-// a record), which the binder then refuses by name.
+// in its GROUP BY and ORDER BY, or of its ORDER BY alone) into a LATERAL ROWS FROM (…) item
+// after its FROM, each call a column of it (equal calls one column): PostgreSQL 10's
+// ProjectSet, whose calls zip to the longest and whose input rows without any row vanish,
+// evaluated before grouping, DISTINCT, ORDER BY and LIMIT. Those of a grouped query outside
+// its GROUP BY (SELECT generate_series(1, 3), count(*) …) and those beside window functions,
+// which PostgreSQL evaluates after the grouping and the windows, are first moved above a
+// derived table computing the rest (postponeSRFs); a grouped query's GROUP BY items calling
+// one stay below (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1),
+// and window functions beside those are refused by name, as are calls inside CASE, COALESCE
+// or an aggregate. sel is returned unchanged when it calls none, or its select list calls one
+// selectListSRF does not take (json[b]_each: a record), which the binder then refuses by
+// name.
 func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
-	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) {
+	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) && !slices.ContainsFunc(sel.GetSortClause(), hasSRF) {
+		// ORDER BY alone may call one: PostgreSQL's ProjectSet computes it as a hidden
+		// column (below), after the aggregates and windows (postponeSRFs).
 		return sel, nil
+	}
+	if post, ok, err := postponeSRFs(sel); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		return selectSRFs(post)
 	}
 	for _, t := range sel.GetTargetList() {
 		if anyCall(t, func(fc *pg.FuncCall) bool { return setReturning[funcName(fc)] && !selectListSRF(funcName(fc)) }) {
@@ -515,22 +682,6 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 		if bad != "" {
 			return nil, unimplementedAre(bad)
 		}
-	}
-	groupedTarget := func(k int) bool {
-		for _, g := range sel.GetGroupClause() {
-			if c := g.GetAConst(); c != nil && c.GetIval() != nil && int(c.GetIval().GetIval()) == k+1 {
-				return true
-			}
-			if samePG(g, targets[k].GetResTarget().GetVal()) {
-				return true
-			}
-			// GROUP BY an output column's name (PostgreSQL's rule: an input column of the
-			// name comes first, which the binder applies to the rewritten query).
-			if f := g.GetColumnRef().GetFields(); len(f) == 1 && f[0].GetString_().GetSval() == targets[k].GetResTarget().GetName() && targets[k].GetResTarget().GetName() != "" {
-				return true
-			}
-		}
-		return false
 	}
 	if dc := sel.GetDistinctClause(); len(sel.GetSortClause()) > 0 && (len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil) && !srfKeyed(sel) {
 		return nil, errDistinctOnSRF
@@ -566,7 +717,7 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 		if !hasSRF(rt.GetVal()) {
 			continue
 		}
-		if grouped && !groupedTarget(k) {
+		if grouped && !groupedTarget(sel, k) {
 			return nil, unimplementedAre("set-returning functions in the select list of a grouped query outside its GROUP BY")
 		}
 		if rt.GetName() == "" {
@@ -587,6 +738,26 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	}
 	sel.FromClause = append(sel.FromClause, &pg.Node{Node: &pg.Node_RangeFunction{RangeFunction: rf}})
 	return sel, nil
+}
+
+// groupedTarget reports whether sel's GROUP BY groups by its select-list item k: by its
+// ordinal, the same expression, or its output name.
+func groupedTarget(sel *pg.SelectStmt, k int) bool {
+	targets := sel.GetTargetList()
+	for _, g := range sel.GetGroupClause() {
+		if c := g.GetAConst(); c != nil && c.GetIval() != nil && int(c.GetIval().GetIval()) == k+1 {
+			return true
+		}
+		if samePG(g, targets[k].GetResTarget().GetVal()) {
+			return true
+		}
+		// GROUP BY an output column's name (PostgreSQL's rule: an input column of the
+		// name comes first, which the binder applies to the rewritten query).
+		if f := g.GetColumnRef().GetFields(); len(f) == 1 && f[0].GetString_().GetSval() == targets[k].GetResTarget().GetName() && targets[k].GetResTarget().GetName() != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // errDistinctOnSRF refuses SELECT DISTINCT ON … ORDER BY whose set-returning functions in the

@@ -361,19 +361,15 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 	if len(raw) != 1 {
 		return nil, nil, unimplemented(fmt.Sprintf("unnest of %d arrays", len(raw)))
 	}
-	arr := raw[0].GetAArrayExpr()
-	if arr == nil {
-		return nil, nil, unimplementedAre("unnest arguments other than ARRAY[…] of constants")
+	elems, elem, err := arrayElements(raw[0])
+	if err != nil {
+		return nil, nil, err
 	}
-	elems := arr.GetElements()
 	if len(elems) > MaxSeriesRows {
 		return nil, nil, errSeriesRows("unnest")
 	}
 	vals := make([]bval, len(elems))
 	for i, el := range elems {
-		if el.GetAArrayExpr() != nil {
-			return nil, nil, unimplementedAre("multidimensional arrays")
-		}
 		v, err := bd.bindExpr(el, &scope{})
 		if err != nil {
 			return nil, nil, lateralArgument(err)
@@ -385,7 +381,11 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 		vals[i] = v
 	}
 	if len(vals) == 0 {
-		return nil, nil, errorf(InvalidArgument, "cannot determine type of empty array")
+		if elem == nil {
+			return nil, nil, errEmptyArray
+		}
+		t, err := bd.emptyArrayType(elem)
+		return nil, t, err
 	}
 	common, err := bd.commonType(vals, "ARRAY")
 	if err != nil {
@@ -397,6 +397,20 @@ func (bd *binder) unnest(fc *pg.FuncCall) ([]expr.Expression, types.Type, error)
 		}
 	}
 	return common, common[0].GetType(), nil
+}
+
+// emptyArrayType is the type of the elements of ARRAY[]::elem[] (no row of it); one whose
+// column would not be elem (character(n), json, jsonb, bytea, numeric of varying scale) is
+// refused by name.
+func (bd *binder) emptyArrayType(elem *pg.TypeName) (types.Type, error) {
+	v, err := bd.bindExpr(&pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true}}}, TypeName: elem}}}, &scope{})
+	if err != nil {
+		return nil, err
+	}
+	if v.bpchar > 0 || v.json || v.jsonb || v.bytea || v.ds != nil {
+		return nil, unimplemented("unnest of an empty array of " + argTypeName(v))
+	}
+	return v.typ(), nil
 }
 
 // lateralArgument turns the error of a set-returning function's argument that names a column

@@ -2,8 +2,9 @@
 // record batch streams (array.RecordReader): Compile turns a Substrait scalar expression into an
 // Expr evaluated per batch, and Filter, Project, Select, Sort, TopK, Fetch, UnionAll, Merge,
 // Rebatch, Window (window.go: PostgreSQL's window functions), HashJoin (join.go: inner,
-// outer, semi, anti and single joins on equi-keys plus residual conjuncts) and ProjectSet
-// (srf.go: set-returning functions called on each row) are the operators a fragment or the coordinator stacks on the streams the stores
+// outer, semi, anti and single joins on equi-keys plus residual conjuncts), ProjectSet
+// (srf.go: set-returning functions called on each row) and SetFilter (setfilter.go: its rows
+// under a LEFT JOIN LATERAL's condition) are the operators a fragment or the coordinator stacks on the streams the stores
 // return.
 //
 // Expressions evaluate through arrow-go's compute and compute/exprs for everything arrow-go

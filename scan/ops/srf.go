@@ -59,6 +59,9 @@ import (
 type SetCall struct {
 	Name string
 	Args []*Expr
+	// Empty marks unnest of an empty array (ARRAY[]::t[]), which yields no row: its one
+	// argument, a NULL of t, only types its column.
+	Empty bool
 }
 
 // jsonSetFuncs maps the JSON set-returning functions to what they read and yield.
@@ -197,7 +200,14 @@ func ProjectSet(ctx context.Context, in array.RecordReader, calls []SetCall, ord
 			}
 		}
 		at += len(out)
-		gens[i] = newSetGen(c.Name, out, alloc)
+		switch {
+		case c.Empty && (c.Name != "unnest" || len(c.Args) != 1):
+			return errStream(schema, fmt.Errorf("ops: project set: an empty %s of %d arguments", c.Name, len(c.Args)), in)
+		case c.Empty:
+			gens[i] = &emptyGen{b: array.NewBuilder(alloc, out[0])}
+		default:
+			gens[i] = newSetGen(c.Name, out, alloc)
+		}
 	}
 	if want := at + btoi(ordinality); schema.NumFields() != want {
 		return errStream(schema, fmt.Errorf("ops: project set: schema of %d columns for %d", schema.NumFields(), want), in)
@@ -698,6 +708,20 @@ func (g *timeSeriesGen) finish(context.Context) ([]arrow.Array, error) {
 }
 
 func (g *timeSeriesGen) release() { g.b.Release() }
+
+// emptyGen is unnest of an empty array: no row, a NULL beside another call's rows.
+type emptyGen struct{ b array.Builder }
+
+func (g *emptyGen) start([]arrow.Array, int) error { return nil }
+func (g *emptyGen) more() bool                     { return false }
+func (g *emptyGen) next() error                    { return nil }
+func (g *emptyGen) null()                          { g.b.AppendNull() }
+func (g *emptyGen) added() int64                   { return int64(g.b.Len()) * 8 }
+func (g *emptyGen) release()                       { g.b.Release() }
+
+func (g *emptyGen) finish(context.Context) ([]arrow.Array, error) {
+	return []arrow.Array{g.b.NewArray()}, nil
+}
 
 // unnestGen produces unnest of each row's elements: the rows it produced are references into
 // the element arrays (and a NULL), gathered when the batch is finished.
