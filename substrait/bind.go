@@ -298,6 +298,9 @@ type binder struct {
 	// functions are not allowed. inWindow is set while a window function's parts are bound.
 	win      *winCtx
 	inWindow bool
+	// typeofCalls are the pg_typeof calls the statement may answer (allowTypeof): the
+	// select-list columns of its outermost SELECT.
+	typeofCalls map[*pg.FuncCall]bool
 	// sublinks maps each scalar subquery bound as a single join to its hidden column in the
 	// scope of its SELECT (join.go).
 	sublinks map[*pg.SubLink]int

@@ -213,10 +213,7 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	if !v.untyped() && familyOf(v.typ()) != famString {
-		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", "string_agg of "+typeName(v.typ()))
-	}
-	x, err := bd.coerce(v, strType(), "argument 1 of string_agg")
+	x, err := bd.stringAggValue(v)
 	if err != nil {
 		return bval{}, err
 	}
@@ -236,6 +233,16 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
 	ac.mtypes = append(ac.mtypes, strType())
 	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+}
+
+// stringAggValue is the value of string_agg(v, …) as the executor takes it: text (an
+// untyped literal read as text, character(n) without its trailing spaces, as bpchar casts to
+// text); other types (bytea's string_agg among them) are refused by name.
+func (bd *binder) stringAggValue(v bval) (expr.Expression, error) {
+	if !v.untyped() && familyOf(v.typ()) != famString {
+		return nil, refused(Unimplemented, "0A000", "%s is not supported", "string_agg of "+typeName(v.typ()))
+	}
+	return bd.coerce(v, strType(), "argument 1 of string_agg")
 }
 
 // aggOrderBy binds the ORDER BY of string_agg or array_agg (fc) over the aggregated value x:
