@@ -261,7 +261,7 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 		case ops.StringAgg:
 			f.Type = arrow.BinaryTypes.String
 		case ops.ArrayAgg:
-			if len(f.Args) != 1 {
+			if len(f.Args) != 1 && len(f.Args) != 2 {
 				return nil, unsupported("window function %s of %d arguments", funcs[i].Name(), len(f.Args))
 			}
 			f.Type = arrow.ListOf(inner.Field(f.Args[0]).Type)

@@ -84,6 +84,8 @@ func ownAggregates() string {
 	b.WriteString("  - name: \"array_agg\"\n    impls:\n")
 	for _, t := range []string{"string", "i32", "i64", "fp64", "boolean"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<%s?>\n", t, t)
+		// Over a window, with its FILTER as the second argument (window.go's collectWindow).
+		fmt.Fprintf(&b, "      - args:\n          - value: %s\n          - value: boolean\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<%s?>\n", t, t)
 	}
 	// mode(x) → x's type, of every type the executor orders (scan/aggregate arrayagg.go).
 	b.WriteString("  - name: \"mode\"\n    impls:\n")

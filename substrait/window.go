@@ -296,6 +296,9 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bd.numericWindowAvg(fc, sc)
 		}
 	}
+	if (name == "sum" || name == "avg") && pre != nil && isIntervalVal(*pre) {
+		return bd.intervalWindow(name == "avg", fc, sc, *pre, spec)
+	}
 	var wf *expr.WindowFunction
 	var value bval // the value argument of first_value, last_value, nth_value, lag and lead
 	if ranking {
@@ -303,52 +306,10 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	} else {
 		wf, err = bd.aggregateWindow(name, fc, sc, pre)
 	}
+	if err == nil {
+		wf, err = bd.placeWindow(wf, spec, sc)
+	}
 	if err != nil {
-		return bval{}, err
-	}
-	for _, p := range spec.partition {
-		v, err := bd.bindExpr(p, sc)
-		if err != nil {
-			return bval{}, err
-		}
-		if v.json && !v.domainKey {
-			return bval{}, errJSONEquality
-		}
-		e, err := bd.defaultType(v)
-		if err == nil && v.jsonb && !v.domainKey {
-			// jsonb's sort key is equal for equal jsonb values: partitions by value.
-			e, err = bd.fn(URNPostgres, "jsonb_sortkey", binType(), e)
-		}
-		if err != nil {
-			return bval{}, err
-		}
-		if err := orderable(e, "PARTITION BY"); err != nil {
-			return bval{}, err
-		}
-		wf.Partitions = append(wf.Partitions, e)
-	}
-	for _, o := range spec.order {
-		sb := o.GetSortBy()
-		if sb == nil || sb.GetSortbyDir() == pg.SortByDir_SORTBY_USING {
-			return bval{}, unimplemented("ORDER BY … USING")
-		}
-		v, err := bd.bindExpr(sb.GetNode(), sc)
-		if err != nil {
-			return bval{}, err
-		}
-		e, err := bd.defaultType(v)
-		if err == nil {
-			e, err = bd.docSortKey(v, e)
-		}
-		if err != nil {
-			return bval{}, err
-		}
-		if err := orderable(e, "ORDER BY"); err != nil {
-			return bval{}, err
-		}
-		wf.Sorts = append(wf.Sorts, expr.SortField{Expr: e, Kind: sortKind(sb)})
-	}
-	if wf, err = bd.frame(wf, spec); err != nil {
 		return bval{}, err
 	}
 	out := typed(wf)
@@ -359,6 +320,107 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		out.ds = bd.windowAvgScale(fc, sc)
 	}
 	return out, nil
+}
+
+// placeWindow gives wf the partitions, order and frame of spec, bound over sc.
+func (bd *binder) placeWindow(wf *expr.WindowFunction, spec windowSpec, sc *scope) (*expr.WindowFunction, error) {
+	for _, p := range spec.partition {
+		v, err := bd.bindExpr(p, sc)
+		if err != nil {
+			return nil, err
+		}
+		if v.json && !v.domainKey {
+			return nil, errJSONEquality
+		}
+		e, err := bd.defaultType(v)
+		if err == nil && v.jsonb && !v.domainKey {
+			// jsonb's sort key is equal for equal jsonb values: partitions by value.
+			e, err = bd.fn(URNPostgres, "jsonb_sortkey", binType(), e)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := orderable(e, "PARTITION BY"); err != nil {
+			return nil, err
+		}
+		wf.Partitions = append(wf.Partitions, e)
+	}
+	for _, o := range spec.order {
+		sb := o.GetSortBy()
+		if sb == nil || sb.GetSortbyDir() == pg.SortByDir_SORTBY_USING {
+			return nil, unimplemented("ORDER BY … USING")
+		}
+		v, err := bd.bindExpr(sb.GetNode(), sc)
+		if err != nil {
+			return nil, err
+		}
+		e, err := bd.defaultType(v)
+		if err == nil {
+			e, err = bd.docSortKey(v, e)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := orderable(e, "ORDER BY"); err != nil {
+			return nil, err
+		}
+		wf.Sorts = append(wf.Sorts, expr.SortField{Expr: e, Kind: sortKind(sb)})
+	}
+	return bd.frame(wf, spec)
+}
+
+// intervalWindow binds sum(x) and avg(x) (avg) OVER (…) of an interval x as the aggregates
+// (intervalSum): the months, the days and the time of the frame's values summed apart, each
+// the exact numeric sum(bigint) over the window, put back together by make_interval (past a
+// field's range 22008 "interval out of range"), and avg that sum divided by the frame's count
+// of values (interval_div; NULL over a frame without one). FILTER masks each to NULL, as for
+// the other window aggregates.
+func (bd *binder) intervalWindow(avg bool, fc *pg.FuncCall, sc *scope, x bval, spec windowSpec) (bval, error) {
+	arg, err := bd.intervalValue(x, "argument of sum")
+	if err != nil {
+		return bval{}, err
+	}
+	over := func(name, field string, out types.Type) (expr.Expression, error) {
+		f, err := bd.fn(URNPostgres, field, out, arg)
+		if err != nil {
+			return nil, err
+		}
+		v := typed(f)
+		wf, err := bd.aggregateWindow(name, fc, sc, &v)
+		if err == nil {
+			wf, err = bd.placeWindow(wf, spec, sc)
+		}
+		return wf, err
+	}
+	var fields [3]expr.Expression
+	for i, field := range []string{"interval_months", "interval_days", "interval_nanos"} {
+		if fields[i], err = over("sum", field, i64Type()); err != nil {
+			return bval{}, err
+		}
+	}
+	sum, err := bd.fn(URNPostgres, "make_interval", intervalType(), fields[0], fields[1], fields[2])
+	if err != nil || !avg {
+		return typed(sum), err
+	}
+	// count(x) over the frame: the values that are not NULL, those of their text.
+	cnt, err := over("count", "interval_text", strType())
+	if err != nil {
+		return bval{}, err
+	}
+	n, err := bd.cast(cnt, fp64Type())
+	if err != nil {
+		return bval{}, err
+	}
+	zero, err := bd.fn(URNComparison, "equal", booleanType(), n.e, expr.NewPrimitiveLiteral(0.0, false))
+	if err != nil {
+		return bval{}, err
+	}
+	nz, err := bd.ifThen([]expr.IfThenPair{{If: zero, Then: expr.NewNullLiteral(fp64Type())}}, n.e)
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "interval_div", intervalType(), sum, nz)
+	return typed(f), err
 }
 
 // numericWindowAvg binds avg(x) OVER (…) of a numeric x whose values share its type's scale
@@ -698,7 +760,7 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 		return nil, errorf(InvalidArgument, "function %s() does not exist", name)
 	}
 	regr := slices.Contains(regressionAggregates, name)
-	if !star && len(raw) != 1 && !regr {
+	if !star && len(raw) != 1 && !regr && name != "string_agg" {
 		return nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))
 	}
 	var filter expr.Expression
@@ -1223,8 +1285,8 @@ func (bd *binder) regrWindow(name string, raw []*pg.Node, filter expr.Expression
 // text delimiter read on every row (PostgreSQL's string_agg_transfn appends each value's own
 // row's delimiter before it, the first one's cut off), x masked to NULL where filter (nil:
 // none) is not true, as string_agg skips NULL values; array_agg of text, integers, bigints,
-// doubles and booleans, a list of x's type with NULL elements kept, so its FILTER, which
-// must leave rows out rather than add NULLs, is refused by name. scan/ops builds each row's
+// doubles and booleans, a list of x's type with NULL elements kept, its FILTER passed
+// beside x (the rows it rejects are left out, not made NULLs). scan/ops builds each row's
 // answer from its frame (ops.StringAgg, ops.ArrayAgg) within the query's memory limit.
 // pre is x already bound by windowCall (nil: bind it here).
 func (bd *binder) collectWindow(name string, fc *pg.FuncCall, filter expr.Expression, sc *scope, pre *bval) (*expr.WindowFunction, error) {
@@ -1247,14 +1309,17 @@ func (bd *binder) collectWindow(name string, fc *pg.FuncCall, filter expr.Expres
 	}
 	id := extensions.ID{URN: URNPostgres, Name: name}
 	if name == "array_agg" {
-		if filter != nil {
-			return nil, unimplemented("array_agg with FILTER over a window")
-		}
 		x, err := bd.arrayAggElem(xv)
 		if err != nil {
 			return nil, err
 		}
-		return bd.newWindow(id, &types.ListType{Type: x.GetType().WithNullability(nullableN), Nullability: nullableN}, x)
+		out := &types.ListType{Type: x.GetType().WithNullability(nullableN), Nullability: nullableN}
+		if filter != nil {
+			// The rows FILTER rejects are left out, not made NULL elements: the filter is the
+			// window function's second argument (ops.ArrayAgg).
+			return bd.newWindow(id, out, x, filter)
+		}
+		return bd.newWindow(id, out, x)
 	}
 	x, err := bd.stringAggValue(xv)
 	if err != nil {

@@ -157,10 +157,17 @@ func (ev *winEval) collectWindow(f WindowFunc) (arrow.Array, error) {
 			lb.Release()
 			return nil, err
 		}
+		var keep *array.Boolean // FILTER
+		if len(f.Args) == 2 {
+			keep, _ = ev.args[f.Args[1]].(*array.Boolean)
+		}
 		// A frame without rows is NULL: a row's list begins at its first value.
 		begun := false
 		begin = func() { begun = false }
 		add = func(r int) {
+			if keep != nil && (keep.IsNull(r) || !keep.Value(r)) {
+				return
+			}
 			if !begun {
 				lb.Append(true)
 				begun = true

@@ -62,7 +62,7 @@ const (
 	// The aggregates that keep the frame's values (their output charged to the query's
 	// ledger as it is built).
 	StringAgg // text: string_agg(Args[0], Args[1]) of text over the frame, NULL values left out, each value after the first preceded by its own row's delimiter (none where NULL); NULL without a value
-	ArrayAgg  // list of Args[0]'s type: array_agg over the frame, NULLs included; NULL over an empty frame
+	ArrayAgg  // list of Args[0]'s type: array_agg over the frame, NULLs included, but the rows where Args[1] (a boolean FILTER, optional) is not true; NULL without a row
 )
 
 // FrameBoundKind is how a frame bound is given.
@@ -207,7 +207,8 @@ func checkWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 			}
 		case ArrayAgg:
 			lt, ok := f.Type.(*arrow.ListType)
-			if len(f.Args) != 1 || !ok || !arrow.TypeEqual(lt.Elem(), s.Field(f.Args[0]).Type) {
+			if len(f.Args) < 1 || len(f.Args) > 2 || !ok || !arrow.TypeEqual(lt.Elem(), s.Field(f.Args[0]).Type) ||
+				len(f.Args) == 2 && s.Field(f.Args[1]).Type.ID() != arrow.BOOL {
 				return fmt.Errorf("ops: window function %d: array_agg of %d arguments as %s", i, len(f.Args), f.Type)
 			}
 			switch lt.Elem().ID() {
