@@ -133,3 +133,25 @@ func TestMakeTimestampAsPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupByIntervalAsPostgres: an interval as a GROUP BY key (an expression of the flights'
+// timestamps, a subquery's column, VALUES with NULL and negative intervals, beside other keys)
+// groups as PostgreSQL's interval_cmp compares intervals: '1 mon', '30 days' and '720 hours'
+// are one group. In grouping sets it is refused by name.
+func TestGroupByIntervalAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT (date_trunc('hour', timestamp) - date_trunc('day', timestamp))::text AS k, count(*), min(id)" + fn18Where + " GROUP BY date_trunc('hour', timestamp) - date_trunc('day', timestamp) ORDER BY 1",
+		"SELECT k::text, count(*), min(id), sum((v->>'delay')::int) FROM (SELECT timestamp - date_trunc('day', timestamp) AS k, id, value AS v" + fn18Where + ") s GROUP BY k ORDER BY k",
+		"SELECT k::text, count(*) FROM (VALUES (interval '1 day'), (interval '1 day'), (NULL), (interval '-1 day'), (interval '2 hours'), (interval '1 mon -3 days')) v(k) GROUP BY k ORDER BY k",
+		"SELECT count(*) FROM (VALUES (interval '1 mon'), (interval '30 days'), (interval '720 hours'), (interval '1 mon 1 sec')) v(k) GROUP BY k ORDER BY 1",
+		"SELECT (date_trunc('day', timestamp) - timestamp '2001-03-01')::text AS k, value->>'destination' AS d, count(*)" + fn18Where + " GROUP BY 1, 2 ORDER BY 2, 1",
+		"SELECT (timestamp - date_trunc('hour', timestamp))::text, count(*)" + fn18Where + " GROUP BY timestamp - date_trunc('hour', timestamp) HAVING count(*) > 1 ORDER BY 2 DESC, 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT k::text, count(*) FROM (VALUES (interval '1 day'), (interval '-1 day')) v(k) GROUP BY ROLLUP (k) ORDER BY 1": "GROUPING SETS, ROLLUP or CUBE of an interval",
+		})
+	}
+}

@@ -628,9 +628,8 @@ func (bd *binder) aggregate(in *boundRel, ac *aggCtx) (*boundRel, error) {
 	if len(ac.groups) > 0 {
 		groups = [][]expr.Expression{ac.groups}
 	}
-	if err := refuseIntervalKeys(ac.groups, "GROUP BY"); err != nil {
-		return nil, err
-	}
+	// Interval keys group as PostgreSQL's interval_cmp compares them (scan/aggregate's
+	// intervalSpanKey: '1 mon' and '30 days' are one group, shown as one of its values).
 	var (
 		rel *plan.AggregateRel
 		err error

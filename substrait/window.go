@@ -407,20 +407,7 @@ func (bd *binder) intervalWindow(avg bool, fc *pg.FuncCall, sc *scope, x bval, s
 	if err != nil {
 		return bval{}, err
 	}
-	n, err := bd.cast(cnt, fp64Type())
-	if err != nil {
-		return bval{}, err
-	}
-	zero, err := bd.fn(URNComparison, "equal", booleanType(), n.e, expr.NewPrimitiveLiteral(0.0, false))
-	if err != nil {
-		return bval{}, err
-	}
-	nz, err := bd.ifThen([]expr.IfThenPair{{If: zero, Then: expr.NewNullLiteral(fp64Type())}}, n.e)
-	if err != nil {
-		return bval{}, err
-	}
-	f, err := bd.fn(URNPostgres, "interval_div", intervalType(), sum, nz)
-	return typed(f), err
+	return bd.intervalOverCount(sum, cnt)
 }
 
 // numericWindowAvg binds avg(x) OVER (…) of a numeric x whose values share its type's scale

@@ -274,7 +274,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			return nil, fmt.Errorf("aggregate: group %d: column %d out of range (input has %d columns)", i, g, nf)
 		}
 		f := in.Field(g)
-		if _, ok := classify(f.Type); !ok && f.Type.ID() != arrow.DECIMAL128 {
+		if _, ok := classify(f.Type); !ok && f.Type.ID() != arrow.DECIMAL128 && f.Type.ID() != arrow.INTERVAL_MONTH_DAY_NANO {
 			return nil, fmt.Errorf("aggregate: group %d: column %q has unsupported type %s", i, f.Name, f.Type)
 		}
 	}

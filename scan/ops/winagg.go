@@ -211,49 +211,29 @@ func (ev *winEval) collectWindow(f WindowFunc) (arrow.Array, error) {
 // elemAppender returns a function appending row r of a (text, integer, bigint, double
 // precision or boolean values) to vb, NULL where a is.
 func elemAppender(vb array.Builder, a arrow.Array) (func(r int), error) {
-	null := func(r int) bool {
-		if a.IsNull(r) {
-			vb.AppendNull()
-			return true
-		}
-		return false
-	}
 	switch v := a.(type) {
 	case *array.String:
-		sb := vb.(*array.StringBuilder)
-		return func(r int) {
-			if !null(r) {
-				sb.Append(v.Value(r))
-			}
-		}, nil
+		return appendFrom(vb, a, v, vb.(*array.StringBuilder)), nil
 	case *array.Int32:
-		ib := vb.(*array.Int32Builder)
-		return func(r int) {
-			if !null(r) {
-				ib.Append(v.Value(r))
-			}
-		}, nil
+		return appendFrom(vb, a, v, vb.(*array.Int32Builder)), nil
 	case *array.Int64:
-		ib := vb.(*array.Int64Builder)
-		return func(r int) {
-			if !null(r) {
-				ib.Append(v.Value(r))
-			}
-		}, nil
+		return appendFrom(vb, a, v, vb.(*array.Int64Builder)), nil
 	case *array.Float64:
-		fb := vb.(*array.Float64Builder)
-		return func(r int) {
-			if !null(r) {
-				fb.Append(v.Value(r))
-			}
-		}, nil
+		return appendFrom(vb, a, v, vb.(*array.Float64Builder)), nil
 	case *array.Boolean:
-		bb := vb.(*array.BooleanBuilder)
-		return func(r int) {
-			if !null(r) {
-				bb.Append(v.Value(r))
-			}
-		}, nil
+		return appendFrom(vb, a, v, vb.(*array.BooleanBuilder)), nil
 	}
 	return nil, fmt.Errorf("ops: window: array_agg of %s", a.DataType())
+}
+
+// appendFrom is elemAppender's function for values of type T read from vals (a) and appended
+// to typed (vb).
+func appendFrom[T any](vb array.Builder, a arrow.Array, vals interface{ Value(int) T }, typed interface{ Append(T) }) func(r int) {
+	return func(r int) {
+		if a.IsNull(r) {
+			vb.AppendNull()
+			return
+		}
+		typed.Append(vals.Value(r))
+	}
 }
