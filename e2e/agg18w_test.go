@@ -155,3 +155,37 @@ func TestGroupByIntervalAsPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestPercentileDiscAsPostgres: percentile_disc(f) WITHIN GROUP (ORDER BY x [DESC]) of
+// timestamps (with and without time zone), dates, text, booleans and numerics answers
+// PostgreSQL's value (the ceil(f·n)-th in the ordering, NULLs left out, NULL without values),
+// grouped and not; a fraction outside [0, 1] is its 22003, percentile_cont of a timestamp its
+// 42883; the array form of these types and percentile_disc of intervals are refused by name.
+func TestPercentileDiscAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	qs := []string{
+		"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY timestamp '2001-01-01' + g * interval '1 hour')::text, " +
+			"percentile_disc(0.5) WITHIN GROUP (ORDER BY timestamptz '2001-01-01' + g * interval '1 hour')::text, percentile_disc(0.9) WITHIN GROUP (ORDER BY date '2001-01-01' + g)::text, " +
+			"percentile_disc(0.3) WITHIN GROUP (ORDER BY g::text DESC), percentile_disc(0) WITHIN GROUP (ORDER BY g > 2), percentile_disc(1) WITHIN GROUP (ORDER BY g * 1.5)::text, " +
+			"percentile_disc(0.75) WITHIN GROUP (ORDER BY NULLIF(g, 2)::numeric(5,2))::text FROM generate_series(1, 4) g",
+		"SELECT value->>'destination' AS d, percentile_disc(0.5) WITHIN GROUP (ORDER BY timestamp)::text, percentile_disc(0.25) WITHIN GROUP (ORDER BY timestamp DESC)::text, " +
+			"percentile_disc(0.5) WITHIN GROUP (ORDER BY id), percentile_disc(0.1) WITHIN GROUP (ORDER BY timestamp::date)::text" + fn18Where + " GROUP BY 1 ORDER BY 1",
+		"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY timestamp)::text, percentile_disc(0.99) WITHIN GROUP (ORDER BY value->>'destination')" + fn18Where,
+		"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x)::text FROM (VALUES (NULL::timestamp), (timestamp '2001-01-01'), (NULL)) v(x)",
+		"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x)::text FROM (VALUES (NULL::timestamp)) v(x)",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for q, state := range map[string]string{
+			"SELECT percentile_disc(1.5) WITHIN GROUP (ORDER BY timestamp)" + fn18Where: "22003",
+			"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY timestamp)" + fn18Where: "42883",
+			"SELECT percentile_cont(0) WITHIN GROUP (ORDER BY id)" + fn18Where:          "42883",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT percentile_disc(ARRAY[0.5]) WITHIN GROUP (ORDER BY timestamp)" + fn18Where:                       "percentile_disc of timestamp with time zone",
+			"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY g * interval '1 hour') FROM generate_series(1, 4) g": "percentile_disc of interval",
+		})
+	}
+}

@@ -73,6 +73,11 @@ func ownAggregates() string {
 	for _, t := range []string{"i64", "fp64"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
 	}
+	// percentile_disc of the types mode() takes as they are (scan/aggregate's ordered store).
+	for _, t := range [][2]string{{"string", "string?"}, {"boolean", "boolean?"}, {"date", "date?"}, {"decimal<P,S>", "decimal?<P,S>"},
+		{"precision_timestamp<P>", "precision_timestamp?<P>"}, {"precision_timestamp_tz<P>", "precision_timestamp_tz?<P>"}} {
+		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s\n", t[0], t[1])
+	}
 	// percentile_disc(ARRAY[fractions]): an array of one answer per fraction, of x's type (the
 	// lowering widens integers to bigint).
 	for _, t := range []string{"i16", "i32", "i64", "fp64"} {

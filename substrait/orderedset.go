@@ -79,9 +79,9 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: "could not identify an ordering operator for type json"}
 	case xv.jsonb:
 		return bval{}, unimplemented(name + " of jsonb")
-	case xv.ds != nil && name == "mode":
+	case xv.ds != nil && (name == "mode" || name == "percentile_disc"):
 		// Each value's own display scale would be lost in the decimal column's.
-		return bval{}, unimplemented("mode of numeric values of varying display scale")
+		return bval{}, unimplemented(name + " of numeric values of varying display scale")
 	case xv.bpchar > 0:
 		return bval{}, unimplemented(name + " of character(n) values (cast them to text)")
 	}
@@ -99,8 +99,18 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		work = at.WithNullability(nullableN)
 	case fam == famInt:
 		work = i64Type()
-	case name == "mode" && modeType(at):
+	case (name == "mode" || name == "percentile_disc" && !multi) && modeType(at):
+		// As it is, on scan/aggregate's ordered store: percentile_disc of any type
+		// PostgreSQL orders that the store orders as it does (its answer is one of the values).
 		work = at.WithNullability(nullableN)
+	case name == "percentile_cont" && !multi && !isIntervalType(at) && fam != famNumeric:
+		// PostgreSQL has percentile_cont of double precision and interval alone (numeric
+		// casts to double precision): 42883 for the others.
+		ftype := "numeric"
+		if c := fc.GetArgs()[0].GetAConst(); c != nil && c.GetIval() != nil {
+			ftype = "integer"
+		}
+		return bval{}, errorf(InvalidArgument, "function percentile_cont(%s, %s) does not exist", ftype, typeName(at))
 	default:
 		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", fmt.Sprintf("%s of %s", name, typeName(at)))
 	}

@@ -270,7 +270,7 @@ func (a *arrayAggAcc) freeze() {
 // ordered returns group g's store positions in the measure's order (Distinct: each value once).
 func (a *arrayAggAcc) ordered(g int) []int32 {
 	idx := a.groups[g]
-	if a.m.Sorted || a.m.Distinct || len(a.fkeys) > 0 || a.m.Func == ModeOf {
+	if a.m.Sorted || a.m.Distinct || len(a.fkeys) > 0 || a.m.Func == ModeOf || a.m.Func == PercentileDisc {
 		slices.SortStableFunc(idx, a.compare)
 	}
 	if a.m.Distinct {
@@ -287,6 +287,8 @@ func (a *arrayAggAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, err
 		return a.joined(mem, lo, hi)
 	case ModeOf:
 		return a.mode(mem, lo, hi)
+	case PercentileDisc:
+		return a.disc(mem, lo, hi)
 	}
 	lb := array.NewListBuilder(mem, a.m.argType)
 	defer lb.Release()
@@ -330,6 +332,30 @@ func (a *arrayAggAcc) mode(mem memory.Allocator, lo, hi int) (arrow.Array, error
 			}
 		}
 		if _, err := appendAt(b, a.frozen, int(best)); err != nil {
+			return nil, err
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// disc is percentile_disc(f)'s result over the store (text, booleans, dates, timestamps,
+// numerics): each group's first value whose position in the ordering reaches fraction f, the
+// ceil(f·n)-th and at least the first (PostgreSQL's percentile_disc_final), NULL without
+// values; f outside [0, 1] is its 22003 where a group has values.
+func (a *arrayAggAcc) disc(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	b := array.NewBuilder(mem, a.m.argType)
+	defer b.Release()
+	for g := lo; g < hi; g++ {
+		idx := a.ordered(g)
+		if len(idx) == 0 {
+			b.AppendNull()
+			continue
+		}
+		if err := checkFraction(a.m.Fraction); err != nil {
+			return nil, err
+		}
+		k := max(int(math.Ceil(a.m.Fraction*float64(len(idx)))), 1)
+		if _, err := appendAt(b, a.frozen, int(idx[k-1])); err != nil {
 			return nil, err
 		}
 	}
