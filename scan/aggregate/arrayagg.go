@@ -312,14 +312,7 @@ func (a *arrayAggAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, err
 // mode is mode()'s result: each group's most frequent value, the first in the ordering
 // among equally frequent ones (PostgreSQL's mode_final), NULL without values.
 func (a *arrayAggAcc) mode(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
-	b := array.NewBuilder(mem, a.m.argType)
-	defer b.Release()
-	for g := lo; g < hi; g++ {
-		idx := a.ordered(g)
-		if len(idx) == 0 {
-			b.AppendNull()
-			continue
-		}
+	return a.pickEach(mem, lo, hi, func(idx []int32) (int32, error) {
 		best, bestN, run := idx[0], 0, 0
 		for n, k := range idx {
 			if n > 0 && compareAt(a.frozen, int(k), int(idx[n-1])) == 0 {
@@ -331,11 +324,8 @@ func (a *arrayAggAcc) mode(mem memory.Allocator, lo, hi int) (arrow.Array, error
 				best, bestN = k, run
 			}
 		}
-		if _, err := appendAt(b, a.frozen, int(best)); err != nil {
-			return nil, err
-		}
-	}
-	return b.NewArray(), nil
+		return best, nil
+	})
 }
 
 // disc is percentile_disc(f)'s result over the store (text, booleans, dates, timestamps,
@@ -343,6 +333,18 @@ func (a *arrayAggAcc) mode(mem memory.Allocator, lo, hi int) (arrow.Array, error
 // ceil(f·n)-th and at least the first (PostgreSQL's percentile_disc_final), NULL without
 // values; f outside [0, 1] is its 22003 where a group has values.
 func (a *arrayAggAcc) disc(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	return a.pickEach(mem, lo, hi, func(idx []int32) (int32, error) {
+		if err := checkFraction(a.m.Fraction); err != nil {
+			return 0, err
+		}
+		return idx[max(int(math.Ceil(a.m.Fraction*float64(len(idx)))), 1)-1], nil
+	})
+}
+
+// pickEach answers, for each group lo … hi-1, the store's value at the position pick chooses
+// among the group's positions in the measure's order (not empty), NULL for a group without
+// values.
+func (a *arrayAggAcc) pickEach(mem memory.Allocator, lo, hi int, pick func(idx []int32) (int32, error)) (arrow.Array, error) {
 	b := array.NewBuilder(mem, a.m.argType)
 	defer b.Release()
 	for g := lo; g < hi; g++ {
@@ -351,11 +353,11 @@ func (a *arrayAggAcc) disc(mem memory.Allocator, lo, hi int) (arrow.Array, error
 			b.AppendNull()
 			continue
 		}
-		if err := checkFraction(a.m.Fraction); err != nil {
+		k, err := pick(idx)
+		if err != nil {
 			return nil, err
 		}
-		k := max(int(math.Ceil(a.m.Fraction*float64(len(idx)))), 1)
-		if _, err := appendAt(b, a.frozen, int(idx[k-1])); err != nil {
+		if _, err := appendAt(b, a.frozen, int(k)); err != nil {
 			return nil, err
 		}
 	}
