@@ -79,8 +79,9 @@ func TestWindowAggregatesAsPostgres(t *testing.T) {
 // the flights' fields, seconds of a numeric, a real or a text literal, rounded to the
 // microsecond), to_timestamp of a double that is not a constant and pg_typeof as a select-list
 // column answer PostgreSQL's values and text; fields naming no day or time, NaN and instants
-// out of range are its 22008, other argument types its 42883; the zone argument of
-// make_timestamptz and pg_typeof where its regtype would be compared are refused by name.
+// out of range are its 22008, other argument types its 42883; make_timestamptz with a zone
+// name answers PostgreSQL's instant, with a numeric offset or a zone column it is refused by
+// name, as is pg_typeof where its regtype would be compared.
 func TestMakeTimestampAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	qs := []string{
@@ -90,6 +91,12 @@ func TestMakeTimestampAsPostgres(t *testing.T) {
 			"make_timestamp(NULL, 2, 3, 4, 5, 6)::text, make_timestamp(2001, 2, 3, 4, 5, -0.0000001)::text",
 		"SELECT id, make_timestamp(2001, 3, 31, extract(hour from timestamp)::int, 30, (value->>'delay')::int % 60 + 0.25)::text, " +
 			"make_timestamptz(2001, 4, (value->>'delay')::int % 28 + 1, 0, 0, 0)::text" + fn18Where + " AND (value->>'delay')::int >= 0 ORDER BY 1",
+		// A zone by name, abbreviation or POSIX rule, around DST changes (the local 02:30 of
+		// 2001-04-01 does not exist in New York, 01:30 of 2001-10-28 twice).
+		"SELECT make_timestamptz(2001, 4, 1, 2, 30, 0, 'America/New_York')::text, make_timestamptz(2001, 10, 28, 1, 30, 0, 'America/New_York')::text, " +
+			"make_timestamptz(2001, 6, 1, 12, 0, 0.5, 'EST')::text, make_timestamptz(2001, 6, 1, 12, 0, 0, 'UTC+5')::text, make_timestamptz(2001, 6, 1, 12, 0, 0, 'europe/paris')::text, " +
+			"make_timestamptz(2001, 6, 1, 12, 0, 0, 'Asia/Kolkata')::text, make_timestamptz(2001, 6, 1, 12, 0, 0, 'EST5EDT')::text",
+		"SELECT id, make_timestamptz(2001, 3, 31, extract(hour from timestamp)::int, 0, 0, 'Europe/Paris')::text" + fn18Where + " ORDER BY 1",
 		"SELECT to_timestamp(986083200 + 86400)::text, to_timestamp(g * 1.5)::text, to_timestamp(g::real)::text, to_timestamp(NULL::int), to_timestamp(-g * 1e9)::text FROM generate_series(1, 3) g",
 		"SELECT id, to_timestamp(extract(epoch from timestamp) + 86400)::text, to_timestamp((value->>'delay')::int * 1000.25)::text" + fn18Where + " ORDER BY 1",
 		"SELECT pg_typeof(1), pg_typeof('a'::text), pg_typeof(now()), pg_typeof(1.5), pg_typeof(1::int2), pg_typeof(1::int8), pg_typeof(1.5::real), pg_typeof(1.5::float8), " +
@@ -122,7 +129,8 @@ func TestMakeTimestampAsPostgres(t *testing.T) {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
 		}
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
-			"SELECT make_timestamptz(2001, 2, 3, 4, 5, 6, 'UTC')":                  "make_timestamptz with a time zone argument",
+			"SELECT make_timestamptz(2001, 2, 3, 4, 5, 6, '+05')":                  "make_timestamptz with a time zone argument that is not a zone name",
+			"SELECT make_timestamptz(2001, 2, 3, 4, 5, 6, origin)" + fn18Where:     "make_timestamptz with a time zone argument that is not a zone name",
 			"SELECT to_timestamp(x) FROM (VALUES ('Infinity'::float8)) v(x)":       "to_timestamp of infinity",
 			"SELECT pg_typeof(1) = 'integer'":                                      "pg_typeof other than as a column",
 			"SELECT pg_typeof(g) FROM generate_series(1, 2) g ORDER BY 1":          "pg_typeof other than as a column",

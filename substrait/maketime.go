@@ -2,6 +2,8 @@ package substrait
 
 import (
 	"fmt"
+	"strings"
+	"unicode"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -13,11 +15,30 @@ import (
 // session's zone, UTC) as PostgreSQL's: the five fields integers (smallint and integer, and
 // untyped constants, as its implicit casts take them), sec double precision (integers and
 // numerics cast to it); other types are its 42883 (scan/ops make_timestamp for the values and
-// errors). make_timestamptz with a seventh argument, a zone, is refused by name: PostgreSQL
-// reads a numeric offset there ('+05') with the ISO sign, as AT TIME ZONE does not.
+// errors). make_timestamptz with a seventh argument, a zone, is PostgreSQL's
+// make_timestamptz_at_timezone: the wall clock's instant in that zone, as make_timestamp(…)
+// AT TIME ZONE zone computes it for a zone named by letters (a name, an abbreviation, a POSIX
+// zone: checked against PostgreSQL 15 around DST changes); a zone that is not a text
+// constant, or a numeric offset ('+05', which PostgreSQL reads there with the ISO sign and AT
+// TIME ZONE with the POSIX one), is refused by name.
 func (bd *binder) makeTimestamp(name string, args []bval, call func(string, types.Type, ...expr.Expression) (bval, error)) (bval, error) {
 	if name == "make_timestamptz" && len(args) == 7 {
-		return bval{}, unimplemented("make_timestamptz with a time zone argument")
+		z, ok := constText(args[6])
+		if z = strings.TrimSpace(z); !ok || z == "" || !unicode.IsLetter(rune(z[0])) {
+			return bval{}, unimplemented("make_timestamptz with a time zone argument that is not a zone name constant (a numeric offset or a column)")
+		}
+		wall, err := bd.makeTimestamp("make_timestamp", args[:6], func(urn string, out types.Type, es ...expr.Expression) (bval, error) {
+			fa := make([]types.FuncArg, len(es))
+			for i, e := range es {
+				fa[i] = e
+			}
+			f, err := bd.fn(urn, "make_timestamp", out, fa...)
+			return typed(f), err
+		})
+		if err != nil {
+			return bval{}, err
+		}
+		return bd.atTimeZone(args[6], wall)
 	}
 	if len(args) != 6 {
 		return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, argTypeNames(args))
