@@ -143,9 +143,10 @@ func TestMakeTimestampAsPostgres(t *testing.T) {
 }
 
 // TestGroupByIntervalAsPostgres: an interval as a GROUP BY key (an expression of the flights'
-// timestamps, a subquery's column, VALUES with NULL and negative intervals, beside other keys)
-// groups as PostgreSQL's interval_cmp compares intervals: '1 mon', '30 days' and '720 hours'
-// are one group. In grouping sets it is refused by name.
+// timestamps, a subquery's column, VALUES with NULL and negative intervals, beside other keys),
+// a DISTINCT column or a UNION's column groups as PostgreSQL's interval_cmp compares
+// intervals: '1 mon', '30 days' and '720 hours' are one group. In grouping sets it is refused
+// by name.
 func TestGroupByIntervalAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	qs := []string{
@@ -155,6 +156,11 @@ func TestGroupByIntervalAsPostgres(t *testing.T) {
 		"SELECT count(*) FROM (VALUES (interval '1 mon'), (interval '30 days'), (interval '720 hours'), (interval '1 mon 1 sec')) v(k) GROUP BY k ORDER BY 1",
 		"SELECT (date_trunc('day', timestamp) - timestamp '2001-03-01')::text AS k, value->>'destination' AS d, count(*)" + fn18Where + " GROUP BY 1, 2 ORDER BY 2, 1",
 		"SELECT (timestamp - date_trunc('hour', timestamp))::text, count(*)" + fn18Where + " GROUP BY timestamp - date_trunc('hour', timestamp) HAVING count(*) > 1 ORDER BY 2 DESC, 1",
+		// DISTINCT and UNION of intervals: one row per span.
+		"SELECT k::text FROM (SELECT DISTINCT (timestamp - date_trunc('hour', timestamp)) AS k" + fn18Where + ") s ORDER BY s.k",
+		"SELECT k::text FROM (SELECT DISTINCT timestamp - date_trunc('day', timestamp) AS k, value->>'destination' AS d" + fn18Where + ") s ORDER BY k, d LIMIT 20",
+		"SELECT count(*) FROM (SELECT DISTINCT k FROM (VALUES (interval '1 mon'), (interval '30 days'), (interval '720 hours'), (interval '1 mon 1 sec'), (NULL)) v(k)) s",
+		"SELECT k::text FROM (SELECT interval '1 day' AS k UNION SELECT interval '24 hours' UNION SELECT interval '2 days' UNION SELECT NULL) s ORDER BY k",
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)

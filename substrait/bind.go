@@ -767,9 +767,8 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 	for i := range groups {
 		groups[i] = br.sc.ref(i)
 	}
-	if err := refuseIntervalKeys(groups, "DISTINCT"); err != nil {
-		return nil, err
-	}
+	// Interval columns group by their span, as PostgreSQL's interval_cmp compares them
+	// (scan/aggregate's intervalSpanKey), shown as one of the equal values.
 	if slices.ContainsFunc(br.sc.cols, func(c col) bool { return c.jsonb && !c.domainKey }) {
 		return bd.distinctJSONB(br)
 	}
