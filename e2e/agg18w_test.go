@@ -67,6 +67,9 @@ func TestWindowAggregatesAsPostgres(t *testing.T) {
 		}
 		for q, state := range map[string]string{
 			"SELECT corr(g) OVER () FROM generate_series(1, 3) g":                                       "42883",
+			"SELECT string_agg(g, ',') OVER () FROM generate_series(1, 3) g":                            "42883",
+			"SELECT string_agg(g, ',') FROM generate_series(1, 3) g":                                    "42883",
+			"SELECT string_agg(g::text, 1) OVER () FROM generate_series(1, 3) g":                        "42883",
 			"SELECT corr(g, 'a') OVER () FROM generate_series(1, 3) g":                                  "22P02",
 			"SELECT sum(interval '2147483647 mons' * g) OVER (ORDER BY g) FROM generate_series(1, 2) g": "22008",
 		} {

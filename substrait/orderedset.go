@@ -223,7 +223,11 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	x, err := bd.stringAggValue(v)
+	delim := "unknown" // the delimiter is a quoted constant, or one cast to text
+	if args[1].GetTypeCast() != nil {
+		delim = "text"
+	}
+	x, err := bd.stringAggValue(v, delim)
 	if err != nil {
 		return bval{}, err
 	}
@@ -245,12 +249,17 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
 }
 
-// stringAggValue is the value of string_agg(v, …) as the executor takes it: text (an
+// stringAggValue is the value of string_agg(v, delimiter) as the executor takes it: text (an
 // untyped literal read as text, character(n) without its trailing spaces, as bpchar casts to
-// text); other types (bytea's string_agg among them) are refused by name.
-func (bd *binder) stringAggValue(v bval) (expr.Expression, error) {
+// text); string_agg of bytea and JSON documents is refused by name, of the other types
+// (PostgreSQL has string_agg(text, text) and string_agg(bytea, bytea) alone) its 42883, delim
+// naming the delimiter's type for the message.
+func (bd *binder) stringAggValue(v bval, delim string) (expr.Expression, error) {
 	if !v.untyped() && familyOf(v.typ()) != famString {
-		return nil, refused(Unimplemented, "0A000", "%s is not supported", "string_agg of "+typeName(v.typ()))
+		if familyOf(v.typ()) == famBinary {
+			return nil, refused(Unimplemented, "0A000", "%s is not supported", "string_agg of "+jsonTypeName(v))
+		}
+		return nil, errorf(InvalidArgument, "function string_agg(%s, %s) does not exist", jsonTypeName(v), delim)
 	}
 	return bd.coerce(v, strType(), "argument 1 of string_agg")
 }

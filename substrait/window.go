@@ -1308,11 +1308,11 @@ func (bd *binder) collectWindow(name string, fc *pg.FuncCall, filter expr.Expres
 		}
 		return bd.newWindow(id, out, x)
 	}
-	x, err := bd.stringAggValue(xv)
+	dv, err := bd.bindExpr(raw[1], sc)
 	if err != nil {
 		return nil, err
 	}
-	dv, err := bd.bindExpr(raw[1], sc)
+	x, err := bd.stringAggValue(xv, typeNameOf(dv))
 	if err != nil {
 		return nil, err
 	}
