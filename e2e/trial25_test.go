@@ -114,7 +114,7 @@ func TestRecursiveTypmodAsPostgres(t *testing.T) {
 }
 
 // TestTrial25RefusalsAsPostgres: a recursive UNION (without ALL) of an interval is refused by
-// name, as DISTINCT of one is (trial25's I1: INTERNAL); regexp_match's flag g is PostgreSQL's
+// name (trial25's I1: INTERNAL); regexp_match's flag g is PostgreSQL's
 // 22023 whether its array is subscripted or not (it was 0A000 naming the array).
 func TestTrial25RefusalsAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)

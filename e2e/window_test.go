@@ -178,7 +178,7 @@ func TestWindowRefusals(t *testing.T) {
 		{"SELECT count(*) OVER (ORDER BY (value->>'delay')::int RANGE BETWEEN -1 PRECEDING AND CURRENT ROW)" + w, "invalid preceding or following size in window function", codes.InvalidArgument},
 		{"SELECT count(*) OVER (ORDER BY timestamp RANGE BETWEEN '-1 hour' PRECEDING AND CURRENT ROW)" + w, "invalid preceding or following size in window function", codes.InvalidArgument},
 		{"SELECT count(DISTINCT id) OVER ()" + w, "DISTINCT is not implemented for window functions", codes.Unimplemented},
-		{"SELECT string_agg(id, ',') OVER ()" + w, "aggregate function string_agg as a window function is not supported", codes.Unimplemented},
+		{"SELECT json_agg(id) OVER ()" + w, "aggregate function json_agg as a window function is not supported", codes.Unimplemented},
 		{"SELECT lower(id) OVER ()" + w, "window function lower is not supported", codes.Unimplemented},
 		{"SELECT every(" + "(value->>'delay')::int" + ") OVER ()" + w, "function every(integer) does not exist", codes.InvalidArgument},
 		{"SELECT id" + w + " AND row_number() OVER () > 1", "window functions are not allowed here", codes.InvalidArgument},

@@ -151,6 +151,12 @@ var windowKinds = map[string]ops.WindowKind{
 	"min": ops.Min, "max": ops.Max,
 	// URNPostgres' variance family of doubles (substrait/bindexpr.go's varianceAggregates).
 	"var_samp": ops.VarSamp, "var_pop": ops.VarPop, "stddev_samp": ops.StddevSamp, "stddev_pop": ops.StddevPop,
+	// URNPostgres' binary aggregates of doubles (substrait/regragg.go).
+	"corr": ops.Corr, "covar_pop": ops.CovarPop, "covar_samp": ops.CovarSamp, "regr_avgx": ops.RegrAvgX, "regr_avgy": ops.RegrAvgY,
+	"regr_count": ops.RegrCount, "regr_intercept": ops.RegrIntercept, "regr_r2": ops.RegrR2, "regr_slope": ops.RegrSlope,
+	"regr_sxx": ops.RegrSxx, "regr_sxy": ops.RegrSxy, "regr_syy": ops.RegrSyy,
+	// URNPostgres' aggregates keeping the frame's values (substrait/window.go's collectWindow).
+	"string_agg": ops.StringAgg, "array_agg": ops.ArrayAgg,
 }
 
 // windowNode evaluates window functions of one partitioning and order (ops.Window): its
@@ -244,6 +250,21 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 				return nil, unsupported("window function %s of anything but one double precision argument", funcs[i].Name())
 			}
 			f.Type = arrow.PrimitiveTypes.Float64
+		case ops.Corr, ops.CovarPop, ops.CovarSamp, ops.RegrAvgX, ops.RegrAvgY, ops.RegrCount, ops.RegrIntercept, ops.RegrR2, ops.RegrSlope, ops.RegrSxx, ops.RegrSxy, ops.RegrSyy:
+			if len(f.Args) != 2 || inner.Field(f.Args[0]).Type.ID() != arrow.FLOAT64 || inner.Field(f.Args[1]).Type.ID() != arrow.FLOAT64 {
+				return nil, unsupported("window function %s of anything but two double precision arguments", funcs[i].Name())
+			}
+			f.Type = arrow.PrimitiveTypes.Float64
+			if f.Kind == ops.RegrCount {
+				f.Type = arrow.PrimitiveTypes.Int64
+			}
+		case ops.StringAgg:
+			f.Type = arrow.BinaryTypes.String
+		case ops.ArrayAgg:
+			if len(f.Args) != 1 && len(f.Args) != 2 {
+				return nil, unsupported("window function %s of %d arguments", funcs[i].Name(), len(f.Args))
+			}
+			f.Type = arrow.ListOf(inner.Field(f.Args[0]).Type)
 		case ops.Ntile:
 			f.Type = arrow.PrimitiveTypes.Int32
 		default:

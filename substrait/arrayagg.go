@@ -34,24 +34,12 @@ func (bd *binder) arrayAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bval{}, err
 	}
 	xv, err := bd.bindExpr(args[0], ac.in)
-	if err == nil {
-		xv, err = bd.padded(xv) // the elements of array_agg of character(n) keep their padding
-	}
 	if err != nil {
 		return bval{}, err
 	}
-	x, err := bd.defaultType(xv)
+	x, err := bd.arrayAggElem(xv)
 	if err != nil {
 		return bval{}, err
-	}
-	switch x.GetType().(type) {
-	case *types.StringType, *types.Int32Type, *types.Int64Type, *types.Float64Type, *types.BooleanType:
-	case *types.Int16Type, *types.Int8Type:
-		if x, err = bd.coerce(typed(x), i32Type().WithNullability(x.GetType().GetNullability()), ""); err != nil {
-			return bval{}, err
-		}
-	default:
-		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", "array_agg of "+typeName(x.GetType()))
 	}
 	sorts, err := bd.aggOrderBy(fc, x, ac)
 	if err != nil {
@@ -68,6 +56,28 @@ func (bd *binder) arrayAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
 	ac.mtypes = append(ac.mtypes, &types.ListType{Type: x.GetType().WithNullability(nullableN), Nullability: nullableN})
 	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+}
+
+// arrayAggElem is the element of array_agg(xv) as the executor takes it: text (character(n)
+// values keep their padding, as PostgreSQL's array elements do), integer (smallint widened),
+// bigint, double precision or boolean; other types are refused by name.
+func (bd *binder) arrayAggElem(xv bval) (expr.Expression, error) {
+	xv, err := bd.padded(xv)
+	if err != nil {
+		return nil, err
+	}
+	x, err := bd.defaultType(xv)
+	if err != nil {
+		return nil, err
+	}
+	switch x.GetType().(type) {
+	case *types.StringType, *types.Int32Type, *types.Int64Type, *types.Float64Type, *types.BooleanType:
+	case *types.Int16Type, *types.Int8Type:
+		return bd.coerce(typed(x), i32Type().WithNullability(x.GetType().GetNullability()), "")
+	default:
+		return nil, refused(Unimplemented, "0A000", "%s is not supported", "array_agg of "+typeName(x.GetType()))
+	}
+	return x, nil
 }
 
 // isArray reports a list (array) type.

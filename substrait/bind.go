@@ -298,6 +298,9 @@ type binder struct {
 	// functions are not allowed. inWindow is set while a window function's parts are bound.
 	win      *winCtx
 	inWindow bool
+	// typeofCalls are the pg_typeof calls the statement may answer (allowTypeof): the
+	// select-list columns of its outermost SELECT.
+	typeofCalls map[*pg.FuncCall]bool
 	// sublinks maps each scalar subquery bound as a single join to its hidden column in the
 	// scope of its SELECT (join.go).
 	sublinks map[*pg.SubLink]int
@@ -767,9 +770,8 @@ func (bd *binder) distinct(br *boundRel) (*boundRel, error) {
 	for i := range groups {
 		groups[i] = br.sc.ref(i)
 	}
-	if err := refuseIntervalKeys(groups, "DISTINCT"); err != nil {
-		return nil, err
-	}
+	// Interval columns group by their span, as PostgreSQL's interval_cmp compares them
+	// (scan/aggregate's intervalSpanKey), shown as one of the equal values.
 	if slices.ContainsFunc(br.sc.cols, func(c col) bool { return c.jsonb && !c.domainKey }) {
 		return bd.distinctJSONB(br)
 	}

@@ -73,6 +73,11 @@ func ownAggregates() string {
 	for _, t := range []string{"i64", "fp64"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
 	}
+	// percentile_disc of the types mode() takes as they are (scan/aggregate's ordered store).
+	for _, t := range [][2]string{{"string", "string?"}, {"boolean", "boolean?"}, {"date", "date?"}, {"decimal<P,S>", "decimal?<P,S>"},
+		{"precision_timestamp<P>", "precision_timestamp?<P>"}, {"precision_timestamp_tz<P>", "precision_timestamp_tz?<P>"}} {
+		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s\n", t[0], t[1])
+	}
 	// percentile_disc(ARRAY[fractions]): an array of one answer per fraction, of x's type (the
 	// lowering widens integers to bigint).
 	for _, t := range []string{"i16", "i32", "i64", "fp64"} {
@@ -84,6 +89,8 @@ func ownAggregates() string {
 	b.WriteString("  - name: \"array_agg\"\n    impls:\n")
 	for _, t := range []string{"string", "i32", "i64", "fp64", "boolean"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<%s?>\n", t, t)
+		// Over a window, with its FILTER as the second argument (window.go's collectWindow).
+		fmt.Fprintf(&b, "      - args:\n          - value: %s\n          - value: boolean\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<%s?>\n", t, t)
 	}
 	// mode(x) → x's type, of every type the executor orders (scan/aggregate arrayagg.go).
 	b.WriteString("  - name: \"mode\"\n    impls:\n")

@@ -628,9 +628,8 @@ func (bd *binder) aggregate(in *boundRel, ac *aggCtx) (*boundRel, error) {
 	if len(ac.groups) > 0 {
 		groups = [][]expr.Expression{ac.groups}
 	}
-	if err := refuseIntervalKeys(ac.groups, "GROUP BY"); err != nil {
-		return nil, err
-	}
+	// Interval keys group as PostgreSQL's interval_cmp compares them (scan/aggregate's
+	// intervalSpanKey: '1 mon' and '30 days' are one group, shown as one of its values).
 	var (
 		rel *plan.AggregateRel
 		err error
@@ -1018,6 +1017,16 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			es[i] = e
 		}
 		return call(URNPostgres, dateType(), es...)
+	case "pg_typeof":
+		if err := nargs(1, 1); err != nil {
+			return bval{}, err
+		}
+		if !bd.typeofCalls[fc] {
+			return bval{}, unimplemented("pg_typeof other than as a column of the statement's select list (its regtype compares and sorts by the type's OID)")
+		}
+		return bd.pgTypeof(args[0])
+	case "make_timestamp", "make_timestamptz":
+		return bd.makeTimestamp(name, args, call)
 	case "width_bucket":
 		return bd.widthBucket(rawArgs, args, call)
 	case "json_typeof", "jsonb_typeof":

@@ -168,6 +168,7 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 		return bd.show(show.GetName())
 	}
 	sel := g.node.GetSelectStmt()
+	bd.allowTypeof(sel)
 	if constantSelect(sel) {
 		return bd.tableless(sel)
 	}

@@ -208,6 +208,9 @@ func (bd *binder) nullGroups(arm *groupingArm, items []bselItem, ac *aggCtx) err
 		if err != nil {
 			return err
 		}
+		if err := refuseIntervalKeys([]expr.Expression{e}, "GROUPING SETS, ROLLUP or CUBE"); err != nil {
+			return err
+		}
 		if !containsExpr(ac.groups, e) && !containsExpr(ac.nulled, e) {
 			ac.nulled = append(ac.nulled, e)
 		}

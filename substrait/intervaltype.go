@@ -360,9 +360,10 @@ func (bd *binder) intervalPart(name, field string, v bval) (bval, error) {
 	return bd.cast(f, fp64Type())
 }
 
-// refuseIntervalKeys refuses intervals as grouping keys (GROUP BY, DISTINCT, INTERSECT and
-// EXCEPT) by name: the executor's hash aggregation does not group month_day_nano_interval, and
-// PostgreSQL groups intervals that compare equal ('1 mon' and '30 days') as one.
+// refuseIntervalKeys refuses intervals as keys (DISTINCT, INTERSECT and EXCEPT, grouping
+// sets…) by name: PostgreSQL groups intervals that compare equal ('1 mon' and '30 days') as
+// one, which only the aggregation of a plain GROUP BY does here (scan/aggregate's
+// intervalSpanKey).
 func refuseIntervalKeys(keys []expr.Expression, what string) error {
 	for _, k := range keys {
 		if isIntervalType(k.GetType()) {
@@ -458,11 +459,17 @@ func (bd *binder) intervalSum(avg bool, arg, filter expr.Expression, ac *aggCtx)
 	if err != nil {
 		return bval{}, fmt.Errorf("bind avg: %w", err)
 	}
-	n, err := bd.cast(measure(cf, &types.Int64Type{Nullability: types.NullabilityRequired}), fp64Type())
+	return bd.intervalOverCount(sum, measure(cf, &types.Int64Type{Nullability: types.NullabilityRequired}))
+}
+
+// intervalOverCount is avg(interval)'s final step: the sum divided by the count of values
+// (interval_div by the count as a float8), NULL where the count is 0 (interval_div by 0 would
+// be an error).
+func (bd *binder) intervalOverCount(sum, count expr.Expression) (bval, error) {
+	n, err := bd.cast(count, fp64Type())
 	if err != nil {
 		return bval{}, err
 	}
-	// avg of no values is NULL (interval_div by 0 would be an error): NULLIF(count, 0).
 	zero, err := bd.fn(URNComparison, "equal", booleanType(), n.e, expr.NewPrimitiveLiteral(0.0, false))
 	if err != nil {
 		return bval{}, err

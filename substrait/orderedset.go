@@ -79,9 +79,9 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: "could not identify an ordering operator for type json"}
 	case xv.jsonb:
 		return bval{}, unimplemented(name + " of jsonb")
-	case xv.ds != nil && name == "mode":
+	case xv.ds != nil && (name == "mode" || name == "percentile_disc"):
 		// Each value's own display scale would be lost in the decimal column's.
-		return bval{}, unimplemented("mode of numeric values of varying display scale")
+		return bval{}, unimplemented(name + " of numeric values of varying display scale")
 	case xv.bpchar > 0:
 		return bval{}, unimplemented(name + " of character(n) values (cast them to text)")
 	}
@@ -99,8 +99,18 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		work = at.WithNullability(nullableN)
 	case fam == famInt:
 		work = i64Type()
-	case name == "mode" && modeType(at):
+	case (name == "mode" || name == "percentile_disc" && !multi) && modeType(at):
+		// As it is, on scan/aggregate's ordered store: percentile_disc of any type
+		// PostgreSQL orders that the store orders as it does (its answer is one of the values).
 		work = at.WithNullability(nullableN)
+	case name == "percentile_cont" && !multi && !isIntervalType(at) && fam != famNumeric:
+		// PostgreSQL has percentile_cont of double precision and interval alone (numeric
+		// casts to double precision): 42883 for the others.
+		ftype := "numeric"
+		if c := fc.GetArgs()[0].GetAConst(); c != nil && c.GetIval() != nil {
+			ftype = "integer"
+		}
+		return bval{}, errorf(InvalidArgument, "function percentile_cont(%s, %s) does not exist", ftype, typeName(at))
 	default:
 		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", fmt.Sprintf("%s of %s", name, typeName(at)))
 	}
@@ -213,10 +223,11 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, err
 	}
-	if !v.untyped() && familyOf(v.typ()) != famString {
-		return bval{}, refused(Unimplemented, "0A000", "%s is not supported", "string_agg of "+typeName(v.typ()))
+	delim := "unknown" // the delimiter is a quoted constant, or one cast to text
+	if args[1].GetTypeCast() != nil {
+		delim = "text"
 	}
-	x, err := bd.coerce(v, strType(), "argument 1 of string_agg")
+	x, err := bd.stringAggValue(v, delim)
 	if err != nil {
 		return bval{}, err
 	}
@@ -236,6 +247,21 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
 	ac.mtypes = append(ac.mtypes, strType())
 	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+}
+
+// stringAggValue is the value of string_agg(v, delimiter) as the executor takes it: text (an
+// untyped literal read as text, character(n) without its trailing spaces, as bpchar casts to
+// text); string_agg of bytea and JSON documents is refused by name, of the other types
+// (PostgreSQL has string_agg(text, text) and string_agg(bytea, bytea) alone) its 42883, delim
+// naming the delimiter's type for the message.
+func (bd *binder) stringAggValue(v bval, delim string) (expr.Expression, error) {
+	if !v.untyped() && familyOf(v.typ()) != famString {
+		if familyOf(v.typ()) == famBinary {
+			return nil, refused(Unimplemented, "0A000", "%s is not supported", "string_agg of "+jsonTypeName(v))
+		}
+		return nil, errorf(InvalidArgument, "function string_agg(%s, %s) does not exist", jsonTypeName(v), delim)
+	}
+	return bd.coerce(v, strType(), "argument 1 of string_agg")
 }
 
 // aggOrderBy binds the ORDER BY of string_agg or array_agg (fc) over the aggregated value x:

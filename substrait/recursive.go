@@ -246,9 +246,10 @@ func (bd *binder) bindRecursive(c *pg.CommonTableExpr, alias string, colnames []
 			case l.sc.cols[i].jsonb:
 				return nil, unimplementedAre("recursive UNION (without ALL) over jsonb columns")
 			case isIntervalType(ts[i]):
-				// As DISTINCT of an interval (refuseIntervalKeys): PostgreSQL's UNION takes
-				// '1 day' and '24 hours' as one row (interval_cmp), which the executor's
-				// hashing of the fields apart would not.
+				// PostgreSQL's UNION takes '1 day' and '24 hours' as one row (interval_cmp),
+				// which the recursive union's own deduplication (scan/recursive.go), hashing
+				// the fields apart, would not (DISTINCT and a plain UNION group by the span:
+				// scan/aggregate's intervalSpanKey).
 				return nil, unimplemented("recursive UNION (without ALL) of an interval")
 			}
 		}

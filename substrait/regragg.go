@@ -25,34 +25,9 @@ func (bd *binder) regrMeasure(name string, fc *pg.FuncCall, filter expr.Expressi
 	if fc.GetAggDistinct() {
 		return bval{}, unimplemented(name + "(DISTINCT …)")
 	}
-	bound := make([]bval, len(args))
-	names := make([]string, len(args))
-	ok := len(args) == 2
-	for i, a := range args {
-		v, err := bd.bindExpr(a, ac.in)
-		if err != nil {
-			return bval{}, err
-		}
-		bound[i], names[i] = v, "unknown"
-		if t := v.typ(); t != nil {
-			names[i] = jsonTypeName(v)
-			fam := familyOf(t)
-			ok = ok && (fam == famInt || fam == famFloat || fam == famNumeric) && !isIntervalType(t) && !v.json && !v.jsonb
-		}
-	}
-	if !ok {
-		return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, strings.Join(names, ", "))
-	}
-	vals := make([]expr.Expression, 2)
-	for i, v := range bound {
-		t := fp64Type()
-		if v.typ() != nil {
-			t = t.WithNullability(v.typ().GetNullability())
-		}
-		var err error
-		if vals[i], err = bd.coerce(v, t, name); err != nil {
-			return bval{}, err
-		}
+	vals, err := bd.regrArgs(name, args, ac.in)
+	if err != nil {
+		return bval{}, err
 	}
 	out := fp64Type()
 	if name == "regr_count" {
@@ -65,4 +40,41 @@ func (bd *binder) regrMeasure(name string, fc *pg.FuncCall, filter expr.Expressi
 	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
 	ac.mtypes = append(ac.mtypes, out)
 	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+}
+
+// regrArgs binds the arguments (Y, X) of the binary aggregate name over sc as PostgreSQL's
+// float8 pairs: integers, numerics and reals cast to double precision as PostgreSQL casts
+// them implicitly, an unknown literal read as one; any other type, or another count of
+// arguments, is PostgreSQL's 42883.
+func (bd *binder) regrArgs(name string, args []*pg.Node, sc *scope) ([]expr.Expression, error) {
+	bound := make([]bval, len(args))
+	names := make([]string, len(args))
+	ok := len(args) == 2
+	for i, a := range args {
+		v, err := bd.bindExpr(a, sc)
+		if err != nil {
+			return nil, err
+		}
+		bound[i], names[i] = v, "unknown"
+		if t := v.typ(); t != nil {
+			names[i] = jsonTypeName(v)
+			fam := familyOf(t)
+			ok = ok && (fam == famInt || fam == famFloat || fam == famNumeric) && !isIntervalType(t) && !v.json && !v.jsonb
+		}
+	}
+	if !ok {
+		return nil, errorf(InvalidArgument, "function %s(%s) does not exist", name, strings.Join(names, ", "))
+	}
+	vals := make([]expr.Expression, 2)
+	for i, v := range bound {
+		t := fp64Type()
+		if v.typ() != nil {
+			t = t.WithNullability(v.typ().GetNullability())
+		}
+		var err error
+		if vals[i], err = bd.coerce(v, t, name); err != nil {
+			return nil, err
+		}
+	}
+	return vals, nil
 }

@@ -497,7 +497,7 @@ func TestUnsupportedSQL(t *testing.T) {
 		{`SELECT INTERVAL 'P0001-02-03T04:05:06'`, Unimplemented, "interval values in ISO 8601's alternative format (P0001-02-03T04:05:06) are not supported: write P1Y2M3DT4H5M6S"},
 		{`SELECT min(timestamp - timestamp) FROM messages` + routedWhere, Unimplemented, "min of intervals is not supported"},
 		{`SELECT sum(DISTINCT timestamp - timestamp) FROM messages` + routedWhere, Unimplemented, "sum of intervals is not supported"},
-		{`SELECT timestamp - timestamp AS d, count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "GROUP BY of an interval is not supported"},
+		{`SELECT timestamp - timestamp AS d, count(*) FROM messages` + routedWhere + ` GROUP BY ROLLUP (1)`, Unimplemented, "GROUPING SETS, ROLLUP or CUBE of an interval is not supported"},
 		{`SELECT row_number() OVER (PARTITION BY timestamp - timestamp) FROM messages` + routedWhere, Unimplemented, "PARTITION BY of an interval is not supported"},
 		{`SELECT max(timestamp - timestamp) OVER () FROM messages` + routedWhere, Unimplemented, "the window function max of intervals is not supported"},
 		{`SELECT id FROM messages` + routedWhere + ` AND timestamp - timestamp IN (SELECT INTERVAL '1 day')`, Unimplemented, "IN (SELECT …) of an interval is not supported"},

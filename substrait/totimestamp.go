@@ -35,7 +35,9 @@ import (
 //     outside PostgreSQL's timestamp range or timestamp[ns]'s (1677-09-21 to 2262-04-11) are
 //     InvalidArgument (22008), ±Infinity (PostgreSQL's ±infinity) Unimplemented (0A000).
 //
-// Arguments that are not constants (columns, parameters) are Unimplemented.
+// to_timestamp(double precision) of a value that is not a constant is computed per row
+// (toTimestampPerRow); to_timestamp(text, text) of a format that is not a constant is
+// Unimplemented.
 func (bd *binder) bindToTimestamp(args []bval) (bval, error) {
 	switch len(args) {
 	case 1:
@@ -60,15 +62,15 @@ func (bd *binder) bindToTimestamp(args []bval) (bval, error) {
 			case *expr.ProtoLiteral:
 				d, _, ok := numLiteralValue(l)
 				if !ok {
-					return bval{}, unimplemented("to_timestamp of a value that is not a numeric constant")
+					return bd.toTimestampPerRow(args[0])
 				}
 				f, err := strconv.ParseFloat(d.Text('f'), 64)
 				if err != nil {
-					return bval{}, unimplemented("to_timestamp of a value that is not a numeric constant")
+					return bd.toTimestampPerRow(args[0])
 				}
 				secs = f
 			default:
-				return bval{}, unimplemented("to_timestamp of a value that is not a numeric constant")
+				return bd.toTimestampPerRow(args[0])
 			}
 		}
 		t, err := epochToTimestamp(secs)
@@ -95,6 +97,25 @@ func (bd *binder) bindToTimestamp(args []bval) (bval, error) {
 		return typed(tsLiteral(t)), nil
 	}
 	return bval{}, errorf(InvalidArgument, "to_timestamp takes 1 to 2 arguments")
+}
+
+// toTimestampPerRow binds to_timestamp(x) of a number x that is not a constant (a column, an
+// expression, a parameter) as PostgreSQL's to_timestamp(double precision): integers and
+// numerics cast to double precision as PostgreSQL casts them implicitly, then
+// float8_timestamptz per row (scan/ops to_timestamp_float8, epochToTimestamp's rules); any
+// other type is PostgreSQL's 42883.
+func (bd *binder) toTimestampPerRow(x bval) (bval, error) {
+	if !x.untyped() {
+		if f := familyOf(x.typ()); (f != famInt && f != famFloat && f != famNumeric) || isIntervalType(x.typ()) || x.json || x.jsonb {
+			return bval{}, errorf(InvalidArgument, "function to_timestamp(%s) does not exist", jsonTypeName(x))
+		}
+	}
+	e, err := bd.coerce(x, fp64Type(), "argument of to_timestamp")
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "to_timestamp_float8", tsType(), e)
+	return typed(f), err
 }
 
 // toDatePerRow binds name(x, format) (to_date or to_timestamp, of type out) of text x computed

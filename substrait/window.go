@@ -207,7 +207,10 @@ func errWindowHere() *Error {
 // other aggregates of aggregateNames are refused by name over a window.
 var windowAggregates = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"var_samp": true, "var_pop": true, "stddev_samp": true, "stddev_pop": true,
-	"bool_and": true, "bool_or": true, "every": true}
+	"bool_and": true, "bool_or": true, "every": true,
+	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
+	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true,
+	"string_agg": true, "array_agg": true}
 
 func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if bd.win == nil || bd.inWindow {
@@ -253,7 +256,10 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return bval{}, quoting(Unimplemented, "0A000", "window function %s is not supported", name)
 	case fc.GetAggDistinct():
 		return bval{}, &Error{Code: Unimplemented, SQLState: "0A000", Msg: "DISTINCT is not implemented for window functions"}
-	case len(fc.GetAggOrder()) > 0 || fc.GetAggWithinGroup():
+	case len(fc.GetAggOrder()) > 0 && !fc.GetAggWithinGroup():
+		// PostgreSQL's own refusal (transformWindowFuncCall), 0A000.
+		return bval{}, &Error{Code: Unimplemented, SQLState: "0A000", Msg: "aggregate ORDER BY is not implemented for window functions"}
+	case fc.GetAggWithinGroup():
 		return bval{}, unimplementedAre("ordered aggregates as window functions")
 	case fc.GetFuncVariadic():
 		return bval{}, unimplemented("VARIADIC")
@@ -290,6 +296,9 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			return bd.numericWindowAvg(fc, sc)
 		}
 	}
+	if (name == "sum" || name == "avg") && pre != nil && isIntervalVal(*pre) {
+		return bd.intervalWindow(name == "avg", fc, sc, *pre, spec)
+	}
 	var wf *expr.WindowFunction
 	var value bval // the value argument of first_value, last_value, nth_value, lag and lead
 	if ranking {
@@ -297,52 +306,10 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	} else {
 		wf, err = bd.aggregateWindow(name, fc, sc, pre)
 	}
+	if err == nil {
+		wf, err = bd.placeWindow(wf, spec, sc)
+	}
 	if err != nil {
-		return bval{}, err
-	}
-	for _, p := range spec.partition {
-		v, err := bd.bindExpr(p, sc)
-		if err != nil {
-			return bval{}, err
-		}
-		if v.json && !v.domainKey {
-			return bval{}, errJSONEquality
-		}
-		e, err := bd.defaultType(v)
-		if err == nil && v.jsonb && !v.domainKey {
-			// jsonb's sort key is equal for equal jsonb values: partitions by value.
-			e, err = bd.fn(URNPostgres, "jsonb_sortkey", binType(), e)
-		}
-		if err != nil {
-			return bval{}, err
-		}
-		if err := orderable(e, "PARTITION BY"); err != nil {
-			return bval{}, err
-		}
-		wf.Partitions = append(wf.Partitions, e)
-	}
-	for _, o := range spec.order {
-		sb := o.GetSortBy()
-		if sb == nil || sb.GetSortbyDir() == pg.SortByDir_SORTBY_USING {
-			return bval{}, unimplemented("ORDER BY … USING")
-		}
-		v, err := bd.bindExpr(sb.GetNode(), sc)
-		if err != nil {
-			return bval{}, err
-		}
-		e, err := bd.defaultType(v)
-		if err == nil {
-			e, err = bd.docSortKey(v, e)
-		}
-		if err != nil {
-			return bval{}, err
-		}
-		if err := orderable(e, "ORDER BY"); err != nil {
-			return bval{}, err
-		}
-		wf.Sorts = append(wf.Sorts, expr.SortField{Expr: e, Kind: sortKind(sb)})
-	}
-	if wf, err = bd.frame(wf, spec); err != nil {
 		return bval{}, err
 	}
 	out := typed(wf)
@@ -353,6 +320,94 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		out.ds = bd.windowAvgScale(fc, sc)
 	}
 	return out, nil
+}
+
+// placeWindow gives wf the partitions, order and frame of spec, bound over sc.
+func (bd *binder) placeWindow(wf *expr.WindowFunction, spec windowSpec, sc *scope) (*expr.WindowFunction, error) {
+	for _, p := range spec.partition {
+		v, err := bd.bindExpr(p, sc)
+		if err != nil {
+			return nil, err
+		}
+		if v.json && !v.domainKey {
+			return nil, errJSONEquality
+		}
+		e, err := bd.defaultType(v)
+		if err == nil && v.jsonb && !v.domainKey {
+			// jsonb's sort key is equal for equal jsonb values: partitions by value.
+			e, err = bd.fn(URNPostgres, "jsonb_sortkey", binType(), e)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := orderable(e, "PARTITION BY"); err != nil {
+			return nil, err
+		}
+		wf.Partitions = append(wf.Partitions, e)
+	}
+	for _, o := range spec.order {
+		sb := o.GetSortBy()
+		if sb == nil || sb.GetSortbyDir() == pg.SortByDir_SORTBY_USING {
+			return nil, unimplemented("ORDER BY … USING")
+		}
+		v, err := bd.bindExpr(sb.GetNode(), sc)
+		if err != nil {
+			return nil, err
+		}
+		e, err := bd.defaultType(v)
+		if err == nil {
+			e, err = bd.docSortKey(v, e)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := orderable(e, "ORDER BY"); err != nil {
+			return nil, err
+		}
+		wf.Sorts = append(wf.Sorts, expr.SortField{Expr: e, Kind: sortKind(sb)})
+	}
+	return bd.frame(wf, spec)
+}
+
+// intervalWindow binds sum(x) and avg(x) (avg) OVER (…) of an interval x as the aggregates
+// (intervalSum): the months, the days and the time of the frame's values summed apart, each
+// the exact numeric sum(bigint) over the window, put back together by make_interval (past a
+// field's range 22008 "interval out of range"), and avg that sum divided by the frame's count
+// of values (interval_div; NULL over a frame without one). FILTER masks each to NULL, as for
+// the other window aggregates.
+func (bd *binder) intervalWindow(avg bool, fc *pg.FuncCall, sc *scope, x bval, spec windowSpec) (bval, error) {
+	arg, err := bd.intervalValue(x, "argument of sum")
+	if err != nil {
+		return bval{}, err
+	}
+	over := func(name, field string, out types.Type) (expr.Expression, error) {
+		f, err := bd.fn(URNPostgres, field, out, arg)
+		if err != nil {
+			return nil, err
+		}
+		v := typed(f)
+		wf, err := bd.aggregateWindow(name, fc, sc, &v)
+		if err == nil {
+			wf, err = bd.placeWindow(wf, spec, sc)
+		}
+		return wf, err
+	}
+	var fields [3]expr.Expression
+	for i, field := range []string{"interval_months", "interval_days", "interval_nanos"} {
+		if fields[i], err = over("sum", field, i64Type()); err != nil {
+			return bval{}, err
+		}
+	}
+	sum, err := bd.fn(URNPostgres, "make_interval", intervalType(), fields[0], fields[1], fields[2])
+	if err != nil || !avg {
+		return typed(sum), err
+	}
+	// count(x) over the frame: the values that are not NULL, those of their text.
+	cnt, err := over("count", "interval_text", strType())
+	if err != nil {
+		return bval{}, err
+	}
+	return bd.intervalOverCount(sum, cnt)
 }
 
 // numericWindowAvg binds avg(x) OVER (…) of a numeric x whose values share its type's scale
@@ -691,7 +746,8 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 	if star && name != "count" {
 		return nil, errorf(InvalidArgument, "function %s() does not exist", name)
 	}
-	if !star && len(raw) != 1 {
+	regr := slices.Contains(regressionAggregates, name)
+	if !star && len(raw) != 1 && !regr && name != "string_agg" {
 		return nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))
 	}
 	var filter expr.Expression
@@ -706,6 +762,12 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 		if filter, err = bd.coerce(v, booleanType(), "FILTER"); err != nil {
 			return nil, err
 		}
+	}
+	if regr {
+		return bd.regrWindow(name, raw, filter, sc)
+	}
+	if name == "string_agg" || name == "array_agg" {
+		return bd.collectWindow(name, fc, filter, sc, pre)
 	}
 	var arg expr.Expression
 	if star {
@@ -1178,4 +1240,93 @@ func minMaxURN(fam family) (string, bool) {
 		return URNPostgres, true
 	}
 	return "", false
+}
+
+// regrWindow binds corr, covar_pop, covar_samp or a regr_ aggregate (name) over a window:
+// its arguments (Y, X) as the aggregate's (regrArgs), Y masked to NULL where filter (nil:
+// none) is not true, so that the pair is left out as the aggregate leaves out the rows FILTER
+// rejects; scan/ops evaluates float8_regr_accum over each frame. regr_count is bigint (0 over
+// a frame without a pair), the others double precision.
+func (bd *binder) regrWindow(name string, raw []*pg.Node, filter expr.Expression, sc *scope) (*expr.WindowFunction, error) {
+	if bd.agg == nil && slices.ContainsFunc(raw, containsAggregate) {
+		return nil, errorf(InvalidArgument, "aggregate functions are not allowed here")
+	}
+	vals, err := bd.regrArgs(name, raw, sc)
+	if err != nil {
+		return nil, err
+	}
+	if filter != nil {
+		if vals[0], err = bd.ifThen([]expr.IfThenPair{{If: filter, Then: nullable(vals[0])}}, expr.NewNullLiteral(vals[0].GetType().WithNullability(nullableN))); err != nil {
+			return nil, err
+		}
+	}
+	out := fp64Type()
+	if name == "regr_count" {
+		out = i64Type()
+	}
+	return bd.newWindow(extensions.ID{URN: URNPostgres, Name: name}, out, vals[0], vals[1])
+}
+
+// collectWindow binds string_agg(x, delimiter) and array_agg(x) over a window, as the
+// aggregates take their arguments (stringAggValue, arrayAggElem): string_agg of text with a
+// text delimiter read on every row (PostgreSQL's string_agg_transfn appends each value's own
+// row's delimiter before it, the first one's cut off), x masked to NULL where filter (nil:
+// none) is not true, as string_agg skips NULL values; array_agg of text, integers, bigints,
+// doubles and booleans, a list of x's type with NULL elements kept, its FILTER passed
+// beside x (the rows it rejects are left out, not made NULLs). scan/ops builds each row's
+// answer from its frame (ops.StringAgg, ops.ArrayAgg) within the query's memory limit.
+// pre is x already bound by windowCall (nil: bind it here).
+func (bd *binder) collectWindow(name string, fc *pg.FuncCall, filter expr.Expression, sc *scope, pre *bval) (*expr.WindowFunction, error) {
+	raw := fc.GetArgs()
+	want := map[string]int{"string_agg": 2, "array_agg": 1}[name]
+	if len(raw) != want {
+		return nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))
+	}
+	if bd.agg == nil && slices.ContainsFunc(raw, containsAggregate) {
+		return nil, errorf(InvalidArgument, "aggregate functions are not allowed here")
+	}
+	var xv bval
+	if pre != nil {
+		xv = *pre
+	} else {
+		var err error
+		if xv, err = bd.bindExpr(raw[0], sc); err != nil {
+			return nil, err
+		}
+	}
+	id := extensions.ID{URN: URNPostgres, Name: name}
+	if name == "array_agg" {
+		x, err := bd.arrayAggElem(xv)
+		if err != nil {
+			return nil, err
+		}
+		out := &types.ListType{Type: x.GetType().WithNullability(nullableN), Nullability: nullableN}
+		if filter != nil {
+			// The rows FILTER rejects are left out, not made NULL elements: the filter is the
+			// window function's second argument (ops.ArrayAgg).
+			return bd.newWindow(id, out, x, filter)
+		}
+		return bd.newWindow(id, out, x)
+	}
+	dv, err := bd.bindExpr(raw[1], sc)
+	if err != nil {
+		return nil, err
+	}
+	x, err := bd.stringAggValue(xv, typeNameOf(dv))
+	if err != nil {
+		return nil, err
+	}
+	if !dv.untyped() && familyOf(dv.typ()) != famString {
+		return nil, errorf(InvalidArgument, "function string_agg(%s, %s) does not exist", typeNameOf(xv), typeNameOf(dv))
+	}
+	delim, err := bd.coerce(dv, strType(), "argument 2 of string_agg")
+	if err != nil {
+		return nil, err
+	}
+	if filter != nil {
+		if x, err = bd.ifThen([]expr.IfThenPair{{If: filter, Then: nullable(x)}}, expr.NewNullLiteral(strType())); err != nil {
+			return nil, err
+		}
+	}
+	return bd.newWindow(id, strType(), x, delim)
 }

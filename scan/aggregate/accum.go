@@ -69,7 +69,7 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		return &boolAcc{or: m.Func == BoolOr}
 	case Corr, CovarPop, CovarSamp, RegrAvgX, RegrAvgY, RegrCount, RegrIntercept, RegrR2, RegrSlope, RegrSxx, RegrSxy, RegrSyy:
 		return &regrAcc{fn: m.Func}
-	case StringAgg, ArrayAgg, ModeOf:
+	case StringAgg, ArrayAgg, ModeOf, PercentileDisc:
 		if m.stored() {
 			return newArrayAgg(m)
 		}

@@ -245,7 +245,7 @@ func (m resolved) stored() bool {
 		return true
 	case StringAgg:
 		return len(m.Keys) > 0
-	case ModeOf:
+	case ModeOf, PercentileDisc:
 		return m.argType.ID() != arrow.INT64 && m.argType.ID() != arrow.FLOAT64
 	}
 	return false
@@ -274,7 +274,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			return nil, fmt.Errorf("aggregate: group %d: column %d out of range (input has %d columns)", i, g, nf)
 		}
 		f := in.Field(g)
-		if _, ok := classify(f.Type); !ok && f.Type.ID() != arrow.DECIMAL128 {
+		if _, ok := classify(f.Type); !ok && f.Type.ID() != arrow.DECIMAL128 && f.Type.ID() != arrow.INTERVAL_MONTH_DAY_NANO {
 			return nil, fmt.Errorf("aggregate: group %d: column %q has unsupported type %s", i, f.Name, f.Type)
 		}
 	}
@@ -314,7 +314,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		f := in.Field(m.Arg)
 		k, ok := classify(f.Type)
-		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum || m.Func == Count || m.Func == ModeOf && !m.Distinct) {
+		if !ok && f.Type.ID() == arrow.DECIMAL128 && (m.Func == Min || m.Func == Max || m.Func == Sum || m.Func == Count || (m.Func == ModeOf || m.Func == PercentileDisc && !m.Multi) && !m.Distinct) {
 			// min, max (decimalExtremes), sum (decSumAcc), count (countAcc: the values not
 			// NULL) and mode (arrayagg.go) of numerics; count and sum of distinct ones
 			// (distinctDec)
@@ -332,7 +332,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: only float64 is supported, not %s", m.Name, m.Func, f.Name, f.Type)
 		}
 		if m.Func.isOrderedSet() && (m.Distinct || f.Type.ID() != arrow.FLOAT64 && (m.Func == PercentileCont || f.Type.ID() != arrow.INT64) &&
-			(m.Func != ModeOf || !storeType(f.Type))) {
+			(m.Func != ModeOf && (m.Func != PercentileDisc || m.Multi) || !storeType(f.Type))) {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not supported", m.Name, m.Func, f.Name, f.Type)
 		}
 		if m.Multi && (!m.Func.isOrderedSet() || m.Func == ModeOf || len(m.FractionNulls) != len(m.Fractions) ||

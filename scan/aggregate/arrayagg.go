@@ -270,7 +270,7 @@ func (a *arrayAggAcc) freeze() {
 // ordered returns group g's store positions in the measure's order (Distinct: each value once).
 func (a *arrayAggAcc) ordered(g int) []int32 {
 	idx := a.groups[g]
-	if a.m.Sorted || a.m.Distinct || len(a.fkeys) > 0 || a.m.Func == ModeOf {
+	if a.m.Sorted || a.m.Distinct || len(a.fkeys) > 0 || a.m.Func == ModeOf || a.m.Func == PercentileDisc {
 		slices.SortStableFunc(idx, a.compare)
 	}
 	if a.m.Distinct {
@@ -287,6 +287,8 @@ func (a *arrayAggAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, err
 		return a.joined(mem, lo, hi)
 	case ModeOf:
 		return a.mode(mem, lo, hi)
+	case PercentileDisc:
+		return a.disc(mem, lo, hi)
 	}
 	lb := array.NewListBuilder(mem, a.m.argType)
 	defer lb.Release()
@@ -310,14 +312,7 @@ func (a *arrayAggAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, err
 // mode is mode()'s result: each group's most frequent value, the first in the ordering
 // among equally frequent ones (PostgreSQL's mode_final), NULL without values.
 func (a *arrayAggAcc) mode(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
-	b := array.NewBuilder(mem, a.m.argType)
-	defer b.Release()
-	for g := lo; g < hi; g++ {
-		idx := a.ordered(g)
-		if len(idx) == 0 {
-			b.AppendNull()
-			continue
-		}
+	return a.pickEach(mem, lo, hi, func(idx []int32) (int32, error) {
 		best, bestN, run := idx[0], 0, 0
 		for n, k := range idx {
 			if n > 0 && compareAt(a.frozen, int(k), int(idx[n-1])) == 0 {
@@ -329,7 +324,40 @@ func (a *arrayAggAcc) mode(mem memory.Allocator, lo, hi int) (arrow.Array, error
 				best, bestN = k, run
 			}
 		}
-		if _, err := appendAt(b, a.frozen, int(best)); err != nil {
+		return best, nil
+	})
+}
+
+// disc is percentile_disc(f)'s result over the store (text, booleans, dates, timestamps,
+// numerics): each group's first value whose position in the ordering reaches fraction f, the
+// ceil(f·n)-th and at least the first (PostgreSQL's percentile_disc_final), NULL without
+// values; f outside [0, 1] is its 22003 where a group has values.
+func (a *arrayAggAcc) disc(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	return a.pickEach(mem, lo, hi, func(idx []int32) (int32, error) {
+		if err := checkFraction(a.m.Fraction); err != nil {
+			return 0, err
+		}
+		return idx[max(int(math.Ceil(a.m.Fraction*float64(len(idx)))), 1)-1], nil
+	})
+}
+
+// pickEach answers, for each group lo … hi-1, the store's value at the position pick chooses
+// among the group's positions in the measure's order (not empty), NULL for a group without
+// values.
+func (a *arrayAggAcc) pickEach(mem memory.Allocator, lo, hi int, pick func(idx []int32) (int32, error)) (arrow.Array, error) {
+	b := array.NewBuilder(mem, a.m.argType)
+	defer b.Release()
+	for g := lo; g < hi; g++ {
+		idx := a.ordered(g)
+		if len(idx) == 0 {
+			b.AppendNull()
+			continue
+		}
+		k, err := pick(idx)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := appendAt(b, a.frozen, int(k)); err != nil {
 			return nil, err
 		}
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // TestSortKeysPartialFinal: string_agg and array_agg ordered by another column (Keys), and
-// mode of text, answer the same through Single and through Partial over two fragments then
+// mode and percentile_disc of text, answer the same through Single and through Partial over two fragments then
 // Final (the keys travel in the partial state), and the orders PostgreSQL's ORDER BY k DESC
 // and ORDER BY k NULLS FIRST give (written out by hand).
 func TestSortKeysPartialFinal(t *testing.T) {
@@ -46,10 +46,11 @@ func TestSortKeysPartialFinal(t *testing.T) {
 		{Func: aggregate.StringAgg, Arg: 1, Filter: -1, Name: "s", Separator: ",", Keys: []aggregate.SortKey{{Arg: 2, Descending: true, NullsFirst: true}}},
 		{Func: aggregate.ArrayAgg, Arg: 1, Filter: -1, Name: "a", Keys: []aggregate.SortKey{{Arg: 2, NullsFirst: true}}},
 		{Func: aggregate.ModeOf, Arg: 1, Filter: -1, Name: "m"},
+		{Func: aggregate.PercentileDisc, Arg: 1, Filter: -1, Name: "p", Fraction: 0.5}, // the ceil(0.5·3) = 2nd value
 	}}
-	want := map[int64][3]string{
-		1: {"b,a,d", `["b",null,"d","a"]`, "a"}, // k NULL, 3, 2 (x NULL left out); k NULL first, then 1, 2, 3
-		2: {"e,c,c", `["c","c","e"]`, "c"},
+	want := map[int64][4]string{
+		1: {"b,a,d", `["b",null,"d","a"]`, "a", "b"}, // k NULL, 3, 2 (x NULL left out); k NULL first, then 1, 2, 3
+		2: {"e,c,c", `["c","c","e"]`, "c", "c"},
 	}
 	check := func(how string, recs []arrow.RecordBatch) {
 		t.Helper()
@@ -57,7 +58,7 @@ func TestSortKeysPartialFinal(t *testing.T) {
 		for _, r := range recs {
 			for i := range int(r.NumRows()) {
 				g := r.Column(0).(*array.Int64).Value(i)
-				got := [3]string{r.Column(1).(*array.String).Value(i), r.Column(2).ValueStr(i), r.Column(3).(*array.String).Value(i)}
+				got := [4]string{r.Column(1).(*array.String).Value(i), r.Column(2).ValueStr(i), r.Column(3).(*array.String).Value(i), r.Column(4).(*array.String).Value(i)}
 				if got != want[g] {
 					t.Errorf("%s: group %d: %q, want %q", how, g, got, want[g])
 				}

@@ -465,6 +465,22 @@ func (g *grouper) lookupBytes(rec arrow.RecordBatch, gids []uint32) {
 			}
 			continue
 		}
+		if iv, ok := col.(*array.MonthDayNanoInterval); ok {
+			// interval keys: the span PostgreSQL's interval_cmp and interval_hash compare
+			// (intervalSpanKey), so that intervals equal as PostgreSQL compares them ('1 mon'
+			// and '30 days') form one group, shown as its first row's value.
+			for i, v := range iv.MonthDayNanoIntervalValues() {
+				p, ok := putNullTag(buf, pos, i, bm != nil && !bitutil.BitIsSet(bm, off+i))
+				if !ok {
+					continue
+				}
+				lo, hi := intervalSpanKey(v)
+				binary.LittleEndian.PutUint64(buf[p:], lo)
+				binary.LittleEndian.PutUint64(buf[p+8:], hi)
+				pos[i] = p + 16
+			}
+			continue
+		}
 		if w > 0 {
 			g.keys = sized(g.keys, n)
 			columnKeys(col, g.keys, &g.scratch)
@@ -604,6 +620,8 @@ func appendRows(b array.Builder, col arrow.Array, rows []int) {
 		appendTyped(b, col.(*array.Date32).Date32Values(), col, rows)
 	case *array.Decimal128Builder:
 		appendTyped(b, col.(*array.Decimal128).Values(), col, rows)
+	case *array.MonthDayNanoIntervalBuilder:
+		appendTyped(b, col.(*array.MonthDayNanoInterval).MonthDayNanoIntervalValues(), col, rows)
 	case *array.BooleanBuilder:
 		c := col.(*array.Boolean)
 		for _, r := range rows {
@@ -707,4 +725,32 @@ func (t *u64Table) put(k uint64, id1 uint32) {
 	}
 	t.slots[h] = u64Slot{key: k, id: id1}
 	t.n++
+}
+
+// intervalSpanKey is the span of an interval as PostgreSQL's interval_cmp_value computes it
+// (a month 30 days, a day 24 hours) in nanoseconds, as a two's-complement 128-bit integer
+// (lo, hi): equal exactly where interval_cmp calls the intervals equal.
+func intervalSpanKey(v arrow.MonthDayNanoInterval) (lo, hi uint64) {
+	days := int64(v.Months)*30 + int64(v.Days) // |days| < 2^37
+	neg := days < 0
+	ud := uint64(days)
+	if neg {
+		ud = uint64(-days)
+	}
+	hi, lo = bits.Mul64(ud, 86_400_000_000_000)
+	if neg { // negate the 128-bit product
+		lo, hi = ^lo+1, ^hi
+		if lo == 0 {
+			hi++
+		}
+	}
+	// + nanoseconds, sign-extended
+	var c uint64
+	lo, c = bits.Add64(lo, uint64(v.Nanoseconds), 0)
+	ext := uint64(0)
+	if v.Nanoseconds < 0 {
+		ext = ^uint64(0)
+	}
+	hi, _ = bits.Add64(hi, ext, c)
+	return lo, hi
 }

@@ -2,11 +2,12 @@ package aggregate
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
 // PostgreSQL's SQL:2003 binary aggregates (PostgreSQL 15, "Aggregate Functions for
@@ -27,128 +28,13 @@ import (
 // isRegression reports whether f is one of the binary aggregates over (Y, X) pairs.
 func (f Func) isRegression() bool { return f >= Corr && f <= RegrSyy }
 
-// regrState is float8_regr_accum's transition state of one group.
-type regrState struct{ n, sx, sxx, sy, syy, sxy float64 }
+// regrState is float8_regr_accum's transition state of one group (ops.RegrState, which the
+// Window operator shares).
+type regrState = ops.RegrState
 
-// accum is float8_regr_accum: the state after the pair (y, x), or errFloatOverflow where a
-// finite input makes a sum infinite.
-func (s regrState) accum(y, x float64) (regrState, error) {
-	n0 := s.n
-	t := regrState{n: n0 + 1, sx: s.sx + x, sxx: s.sxx, sy: s.sy + y, syy: s.syy, sxy: s.sxy}
-	if n0 > 0 {
-		tmpX := x*t.n - t.sx
-		tmpY := y*t.n - t.sy
-		scale := 1.0 / (t.n * n0)
-		t.sxx += tmpX * tmpX * scale
-		t.syy += tmpY * tmpY * scale
-		t.sxy += tmpX * tmpY * scale
-		if isInf(t.sx) || isInf(t.sxx) || isInf(t.sy) || isInf(t.syy) || isInf(t.sxy) {
-			if (isInf(t.sx) || isInf(t.sxx)) && !isInf(s.sx) && !isInf(x) ||
-				(isInf(t.sy) || isInf(t.syy)) && !isInf(s.sy) && !isInf(y) ||
-				isInf(t.sxy) && !isInf(s.sx) && !isInf(x) && !isInf(s.sy) && !isInf(y) {
-				return s, errFloatOverflow
-			}
-			if isInf(t.sxx) {
-				t.sxx = math.NaN()
-			}
-			if isInf(t.syy) {
-				t.syy = math.NaN()
-			}
-			if isInf(t.sxy) {
-				t.sxy = math.NaN()
-			}
-		}
-		return t, nil
-	}
-	// The first pair: an infinite or NaN value makes the sums depending on it NaN, lest one
-	// pair report a variance of zero.
-	if !finite(x) {
-		t.sxx, t.sxy = math.NaN(), math.NaN()
-	}
-	if !finite(y) {
-		t.syy, t.sxy = math.NaN(), math.NaN()
-	}
-	return t, nil
-}
-
-func isInf(x float64) bool { return math.IsInf(x, 0) }
-
-// combine is float8_regr_combine: the state over the pairs of s and of o.
-func (s regrState) combine(o regrState) (regrState, error) {
-	switch {
-	case s.n == 0:
-		return o, nil
-	case o.n == 0:
-		return s, nil
-	}
-	n := s.n + o.n
-	t := regrState{n: n, sx: s.sx + o.sx, sy: s.sy + o.sy}
-	if isInf(t.sx) && !isInf(s.sx) && !isInf(o.sx) || isInf(t.sy) && !isInf(s.sy) && !isInf(o.sy) {
-		return s, errFloatOverflow // float8pl's check
-	}
-	tmp1 := s.sx/s.n - o.sx/o.n
-	t.sxx = s.sxx + o.sxx + s.n*o.n*tmp1*tmp1/n
-	tmp2 := s.sy/s.n - o.sy/o.n
-	t.syy = s.syy + o.syy + s.n*o.n*tmp2*tmp2/n
-	t.sxy = s.sxy + o.sxy + s.n*o.n*tmp1*tmp2/n
-	if isInf(t.sxx) && !isInf(s.sxx) && !isInf(o.sxx) || isInf(t.syy) && !isInf(s.syy) && !isInf(o.syy) ||
-		isInf(t.sxy) && !isInf(s.sxy) && !isInf(o.sxy) {
-		return s, errFloatOverflow
-	}
-	return t, nil
-}
-
-// final is the final function of fn over the state: float8_corr, float8_covar_pop,
-// float8_covar_samp, float8_regr_avgx, _avgy, _intercept, _r2, _slope, _sxx, _sxy or _syy
-// (regr_count's count is the state's N); ok false for NULL.
-func (s regrState) final(fn Func) (float64, bool) {
-	if s.n < 1 {
-		return 0, false
-	}
-	switch fn {
-	case Corr:
-		if s.sxx == 0 || s.syy == 0 {
-			return 0, false
-		}
-		return s.sxy / math.Sqrt(s.sxx*s.syy), true
-	case CovarPop:
-		return s.sxy / s.n, true
-	case CovarSamp:
-		if s.n < 2 {
-			return 0, false
-		}
-		return s.sxy / (s.n - 1), true
-	case RegrAvgX:
-		return s.sx / s.n, true
-	case RegrAvgY:
-		return s.sy / s.n, true
-	case RegrIntercept:
-		if s.sxx == 0 {
-			return 0, false
-		}
-		return (s.sy - s.sx*s.sxy/s.sxx) / s.n, true
-	case RegrR2:
-		if s.sxx == 0 {
-			return 0, false
-		}
-		if s.syy == 0 {
-			return 1, true
-		}
-		return (s.sxy * s.sxy) / (s.sxx * s.syy), true
-	case RegrSlope:
-		if s.sxx == 0 {
-			return 0, false
-		}
-		return s.sxy / s.sxx, true
-	case RegrSxx:
-		return s.sxx, true
-	case RegrSxy:
-		return s.sxy, true
-	case RegrSyy:
-		return s.syy, true
-	}
-	return 0, false
-}
+// regrKind is the window kind whose final function is fn's (the binary aggregates are
+// listed in the same order in both).
+func regrKind(fn Func) ops.WindowKind { return ops.Corr + ops.WindowKind(fn-Corr) }
 
 // regrAcc is one of the binary aggregates: float8_regr_accum's state per group.
 type regrAcc struct {
@@ -176,7 +62,7 @@ func (a *regrAcc) updatePair(y, x arrow.Array, gids []uint32, mask []bool) error
 		if mask != nil && !mask[i] {
 			continue
 		}
-		st, err := a.st[g].accum(yv[i], xv[i])
+		st, err := a.st[g].Accum(yv[i], xv[i])
 		if err != nil {
 			return err
 		}
@@ -204,8 +90,8 @@ func (a *regrAcc) merge(cols []arrow.Array, gids []uint32) error {
 		if ns[i] == 0 {
 			continue
 		}
-		o := regrState{n: float64(ns[i]), sx: sums[0][i], sxx: sums[1][i], sy: sums[2][i], syy: sums[3][i], sxy: sums[4][i]}
-		st, err := a.st[g].combine(o)
+		o := regrState{N: float64(ns[i]), Sx: sums[0][i], Sxx: sums[1][i], Sy: sums[2][i], Syy: sums[3][i], Sxy: sums[4][i]}
+		st, err := a.st[g].Combine(o)
 		if err != nil {
 			return err
 		}
@@ -218,14 +104,14 @@ func (a *regrAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) 
 	if a.fn == RegrCount {
 		out := make([]int64, hi-lo)
 		for i, st := range a.st[lo:hi] {
-			out[i] = int64(st.n)
+			out[i] = int64(st.N)
 		}
 		return makeFixed(mem, arrow.PrimitiveTypes.Int64, out, nil), nil
 	}
 	out := make([]float64, hi-lo)
 	valid := make([]bool, hi-lo)
 	for i, st := range a.st[lo:hi] {
-		out[i], valid[i] = st.final(a.fn)
+		out[i], valid[i] = st.Final(regrKind(a.fn))
 	}
 	return makeFixed(mem, arrow.PrimitiveTypes.Float64, out, valid), nil
 }
@@ -238,8 +124,8 @@ func (a *regrAcc) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error)
 		sums[k] = make([]float64, hi-lo)
 	}
 	for i, st := range a.st[lo:hi] {
-		n[i] = int64(st.n)
-		sums[0][i], sums[1][i], sums[2][i], sums[3][i], sums[4][i] = st.sx, st.sxx, st.sy, st.syy, st.sxy
+		n[i] = int64(st.N)
+		sums[0][i], sums[1][i], sums[2][i], sums[3][i], sums[4][i] = st.Sx, st.Sxx, st.Sy, st.Syy, st.Sxy
 	}
 	out := []arrow.Array{makeFixed(mem, arrow.PrimitiveTypes.Int64, n, nil)}
 	for _, s := range sums {

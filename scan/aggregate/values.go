@@ -160,6 +160,8 @@ func keyWidth(dt arrow.DataType) int {
 		return 8
 	case arrow.DECIMAL128:
 		return 16 // encoded whole by lookupBytes, never normKeys
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return 16 // its span, encoded by lookupBytes (intervalSpanKey), never normKeys
 	}
 	return 0
 }

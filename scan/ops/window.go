@@ -44,6 +44,25 @@ const (
 	VarPop                        // double: var_pop; NULL without a value
 	StddevSamp                    // double: the square root of VarSamp
 	StddevPop                     // double: the square root of VarPop
+	// The binary aggregates of (Y, X) pairs, Args[0] Y and Args[1] X (doubles), a pair with a
+	// NULL left out, as PostgreSQL's float8_regr_accum over the frame (RegrState): double,
+	// RegrCount bigint (0 for no pair).
+	Corr          // corr(Y, X); NULL for no pair or where Sxx or Syy is 0
+	CovarPop      // covar_pop
+	CovarSamp     // covar_samp; NULL below two pairs
+	RegrAvgX      // regr_avgx
+	RegrAvgY      // regr_avgy
+	RegrCount     // regr_count
+	RegrIntercept // regr_intercept; NULL where Sxx is 0
+	RegrR2        // regr_r2; NULL where Sxx is 0, 1 where only Syy is
+	RegrSlope     // regr_slope; NULL where Sxx is 0
+	RegrSxx       // regr_sxx
+	RegrSxy       // regr_sxy
+	RegrSyy       // regr_syy
+	// The aggregates that keep the frame's values (their output charged to the query's
+	// ledger as it is built).
+	StringAgg // text: string_agg(Args[0], Args[1]) of text over the frame, NULL values left out, each value after the first preceded by its own row's delimiter (none where NULL); NULL without a value
+	ArrayAgg  // list of Args[0]'s type: array_agg over the frame, NULLs included, but the rows where Args[1] (a boolean FILTER, optional) is not true; NULL without a row
 )
 
 // FrameBoundKind is how a frame bound is given.
@@ -181,6 +200,25 @@ func checkWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 				!(f.Kind == Avg && integerType(dt) && arrow.TypeEqual(f.Type, &arrow.Decimal128Type{Precision: 38, Scale: AvgScale})) &&
 				!(f.Kind == Sum && integerType(dt) && arrow.TypeEqual(f.Type, &arrow.Decimal128Type{Precision: 38, Scale: 0})) {
 				return fmt.Errorf("ops: window function %d: kind %d of %s as %s", i, f.Kind, dt, f.Type)
+			}
+		case StringAgg:
+			if len(f.Args) != 2 || !isUTF8(s.Field(f.Args[0]).Type) || !isUTF8(s.Field(f.Args[1]).Type) || f.Type.ID() != arrow.STRING {
+				return fmt.Errorf("ops: window function %d: string_agg of %d arguments, not two texts", i, len(f.Args))
+			}
+		case ArrayAgg:
+			lt, ok := f.Type.(*arrow.ListType)
+			if len(f.Args) < 1 || len(f.Args) > 2 || !ok || !arrow.TypeEqual(lt.Elem(), s.Field(f.Args[0]).Type) ||
+				len(f.Args) == 2 && s.Field(f.Args[1]).Type.ID() != arrow.BOOL {
+				return fmt.Errorf("ops: window function %d: array_agg of %d arguments as %s", i, len(f.Args), f.Type)
+			}
+			switch lt.Elem().ID() {
+			case arrow.STRING, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL:
+			default:
+				return fmt.Errorf("ops: window function %d: array_agg of %s", i, lt.Elem())
+			}
+		case Corr, CovarPop, CovarSamp, RegrAvgX, RegrAvgY, RegrCount, RegrIntercept, RegrR2, RegrSlope, RegrSxx, RegrSxy, RegrSyy:
+			if len(f.Args) != 2 || s.Field(f.Args[0]).Type.ID() != arrow.FLOAT64 || s.Field(f.Args[1]).Type.ID() != arrow.FLOAT64 {
+				return fmt.Errorf("ops: window function %d: a binary aggregate of %d arguments, not two doubles", i, len(f.Args))
 			}
 		case Min, Max:
 			if _, ok := valueCmpOf(s.Field(f.Args[0]).Type); !ok {
@@ -546,6 +584,10 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 	}
 	switch f.Kind {
 	case RowNumber, Rank, DenseRank, CountStar, Count, PercentRank, CumeDist, Ntile, Sum, Avg:
+	case Corr, CovarPop, CovarSamp, RegrAvgX, RegrAvgY, RegrCount, RegrIntercept, RegrR2, RegrSlope, RegrSxx, RegrSxy, RegrSyy:
+		return ev.regrWindow(f)
+	case StringAgg, ArrayAgg:
+		return ev.collectWindow(f)
 	case VarSamp, VarPop, StddevSamp, StddevPop:
 		f64, ok := arg.(*array.Float64)
 		if !ok {
@@ -969,34 +1011,17 @@ func (ev *winEval) floatVariances(f WindowFunc, a *array.Float64, ps, m int, pee
 		}
 		return nil
 	}
-	cs, ce := -1, -1
-	for k := range m {
-		if f.Frame.Exclude != ExcludeNoOthers {
-			st = Float8State{}
-			if err := ev.eachInFrame(f.Frame, ps, k, m, peerStart, peerEnd, add); err != nil {
-				return err
-			}
-		} else {
-			s, e := ev.frame(f.Frame, ps, k, m, peerStart, peerEnd)
-			if s != cs || e < ce {
-				st, cs, ce = Float8State{}, s, s
-			}
-			for ; ce < e; ce++ {
-				if err := add(ce); err != nil {
-					return err
-				}
-			}
-		}
+	return ev.restartFrames(f, ps, m, peerStart, peerEnd, func() { st = Float8State{} }, add, func(k int) error {
 		var v float64
 		switch f.Kind {
 		case VarSamp, StddevSamp:
 			if st.N <= 1 {
-				continue
+				return nil
 			}
 			v = st.Sxx / (st.N - 1)
 		default:
 			if st.N == 0 {
-				continue
+				return nil
 			}
 			v = st.Sxx / st.N
 		}
@@ -1004,8 +1029,8 @@ func (ev *winEval) floatVariances(f WindowFunc, a *array.Float64, ps, m int, pee
 			v = math.Sqrt(v)
 		}
 		out[ps+k], valid[ps+k] = v, true
-	}
-	return nil
+		return nil
+	})
 }
 
 // Float8State is PostgreSQL's float8_accum transition state of the variance family (the
