@@ -3269,19 +3269,7 @@ func (bd *binder) sqlValue(f *pg.SQLValueFunction) (bval, error) {
 // precision) or past 6 (PostgreSQL warns and uses 6) keeps every digit.
 func statementClockAt(now time.Time, typmod int32) int64 {
 	const pgEpoch = 946684800 * 1000000 // 2000-01-01 00:00 UTC in microseconds since 1970
-	us := now.UnixMicro() - pgEpoch
-	if typmod >= 0 && typmod < 6 {
-		scale := int64(1)
-		for range 6 - typmod {
-			scale *= 10
-		}
-		if us >= 0 {
-			us = (us + scale/2) / scale * scale
-		} else {
-			us = -((-us + scale/2) / scale * scale)
-		}
-	}
-	return (us + pgEpoch) * 1000
+	return (roundMicros(now.UnixMicro()-pgEpoch, int(typmod)) + pgEpoch) * 1000
 }
 
 // catalogName is what current_database() and current_catalog answer.
