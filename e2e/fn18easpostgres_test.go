@@ -40,7 +40,7 @@ func TestSubstringRegexAsPostgres(t *testing.T) {
 // and to_hex of integers and bigints (two's complement of negatives) over the flights' fields
 // and constants answer PostgreSQL's values and text; a zero divisor is 22012, to_hex of a
 // smallint or an unknown is 42725, of a numeric and div of a float 42883; div of numeric values
-// is refused by name.
+// is the exact quotient truncated too (of an average or a quotient, PostgreSQL's value).
 func TestDivToHexAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	qs := []string{
@@ -49,6 +49,11 @@ func TestDivToHexAsPostgres(t *testing.T) {
 		"SELECT div(7, 2)::text, div(-7, 2)::text, div(7, -2)::text, div(-7, -2)::text, div(-9223372036854775808, -1)::text, div(-7::int2, 2::int8)::text, div(NULL::int, 1)::text, div(NULL, 3)::text, div(0, 5)::text, " +
 			"to_hex(255), to_hex(-1), to_hex(-1::bigint), to_hex(-2147483648), to_hex(0), to_hex(NULL::int), to_hex(9223372036854775807), to_hex(-9223372036854775808), to_hex(2147483648)",
 		"SELECT div(sum((value->>'delay')::int), count(*))::text, to_hex(count(*))" + fn18Where,
+		// div of numerics (issue 18): the quotient truncated toward zero, exactly, scale 0.
+		"SELECT div(7, 2.5)::text, div(7.5, 2)::text, div(-7.5, 2)::text, div(-0.5, 1)::text, div(0.9999999999999999999999999, 1)::text, div(1e30, 0.001)::text, " +
+			"div('17', '5')::text, div(10.5::numeric(5,2), 0.25)::text, div(-12345678901234567890.123, 0.0000001)::text, div(NULL::numeric, 2)::text, div(2.5, NULL)::text",
+		"SELECT id, div((value->>'delay')::numeric, 2.5)::text, div((value->>'distance')::numeric / 7, -0.3)::text, div(round((value->>'delay')::numeric, 1), 4)::text" + fn18Where + " ORDER BY 1",
+		"SELECT div(avg((value->>'delay')::int), 0.001)::text, div(sum((value->>'delay')::numeric) / 3, 1)::text, div(avg((value->>'distance')::numeric), -7)::text" + fn18Where,
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
@@ -61,13 +66,12 @@ func TestDivToHexAsPostgres(t *testing.T) {
 			"SELECT to_hex(1.5::float8)": "42883",
 			"SELECT div(1.5::float8, 2)": "42883",
 			"SELECT to_hex(1::int, 2)":   "42883",
+			"SELECT div(7.5, 0)":         "22012",
+			"SELECT div(1, '0.0')":       "22012",
+			"SELECT div('7'::text, 2)":   "42883",
 		} {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
 		}
-		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
-			"SELECT div(7, 2.5)": "div of numeric values",
-			"SELECT div(7.5, 2)": "div of numeric values",
-		})
 	}
 }
 

@@ -34,10 +34,16 @@ const memoryAttackLimit = 64 << 20
 // a time). Measured with this test, the ordinary ordered scan of ORD (the control case) peaks
 // at 81 to 91 MiB: 170 MiB leaves it and four attackers' stream buffers room (176 to 179 MiB
 // measured for four 1 MB literals when this bound was 150 MiB; 193 to 209 MiB on 2026-12-07
-// for main's build and the one before it alike, 214.8 MiB once in CI on a loaded machine —
-// what grew is not yet known; 186 to 215 MiB before the soft limit's growth stopped at
-// --total-query-memory), but not a query's batches past the limit (1,285 MiB before issue
-// 16's fix).
+// for main's build and the one before it alike, 214.8 MiB once in CI on a loaded machine;
+// 186 to 215 MiB before the soft limit's growth stopped at --total-query-memory), but not a
+// query's batches past the limit (1,285 MiB before issue 16's fix). What grew is not the
+// code: on 2026-12-07 issue 16's own commit (1480271) peaked at 233 and 235 MiB for four 1 MB
+// literals, main's 3e6cb18 at 198 to 205. Of such a peak (a heap profile and /proc status
+// sampled every 100 ms) about 72 MiB are the binary's mapped pages (RssFile), about 100 MiB
+// the Go heap in use (the four queries' batches within --total-query-memory, gRPC's buffers
+// of the batches being sent, garbage under the soft limit), the rest the runtime's and the C
+// parser's; the copies of the literal outside the batches (the statement's parse tree, the
+// signed ticket opened at each DoGet, the log record) are a few MB of short-lived garbage.
 const memoryAttackOverhead = 170 << 20
 
 // memoryWatchdog is the resident set at which TestMemoryAttacks kills its server rather than
@@ -67,6 +73,10 @@ func memoryAttacks() []memoryAttack {
 		{name: "literal 1 MB", query: "SELECT id, '" + lit(1e6) + "'" + where, literal: lit(1e6), columns: 2, readBytes: 256 << 20},
 		{name: "literal 100 KB", query: "SELECT id, '" + lit(1e5) + "'" + where, literal: lit(1e5), columns: 2, readBytes: 256 << 20},
 		{name: "50,000 columns", query: "SELECT " + strings.Join(wide, ", ") + where, columns: 50000, readBytes: 256 << 20},
+		// A value the statement sizes with a small input is claimed before it is built: every
+		// client is refused (before, each built 900 MB for its first row whatever the limit).
+		{name: "repeat 900 MB", query: "SELECT id, repeat('x', 900000000)" + where, literal: "(refused)", columns: 2},
+		{name: "lpad 200 M characters", query: "SELECT id, lpad(id, 200000000)" + where, literal: "(refused)", columns: 2},
 	}
 }
 
@@ -201,7 +211,8 @@ func watchRSS(pid int, kill func(), stop <-chan struct{}) (peak func() (int64, b
 }
 
 // TestMemoryAttacks (issue 16): the queries that took the server past its memory — a 1 MB
-// and a 100 KB string literal projected over ORD's 16,569 flights, and 50,000 columns of id —
+// and a 100 KB string literal projected over ORD's 16,569 flights, and 50,000 columns of id,
+// and values sized by a small input (repeat('x', 900000000), lpad to 200 million characters) —
 // each alone and four at once, against a `flightsrv serve` process started afresh per case
 // with --query-memory and --total-query-memory of 64 MiB. Each client either reads correct rows
 // (up to the attack's readBytes, then cancels) or is refused with RESOURCE_EXHAUSTED naming

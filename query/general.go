@@ -13,6 +13,7 @@ import (
 	"github.com/flightsrv/flightsrv/internal/session"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan"
+	"github.com/flightsrv/flightsrv/scan/ledger"
 	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/substrait"
 )
@@ -250,11 +251,16 @@ func (e *Engine) explainLines(lines []string) (array.RecordReader, error) {
 	return array.NewRecordReader(substrait.ExplainSchema, []arrow.RecordBatch{rec})
 }
 
-// constants evaluates a table-less statement's select list on one row.
+// constants evaluates a table-less statement's select list on one row, under a ledger of the
+// query's memory limit in the engine's budget (a value of repeat, lpad, format… past it is
+// refused before it is built), taken out of the budget once the values are built.
 func (e *Engine) constants(ctx context.Context, b *substrait.Bound) (array.RecordReader, error) {
 	if b.Rows == 0 {
 		return scan.EmptyReader(b.Schema), nil
 	}
+	mem := ledger.New(e.opts.Alloc, e.opts.QueryMemory)
+	mem.SetBudget(e.budget)
+	defer mem.Detach()
 	cols := make([]arrow.Array, len(b.Constants))
 	defer func() {
 		for _, c := range cols {
@@ -264,7 +270,7 @@ func (e *Engine) constants(ctx context.Context, b *substrait.Bound) (array.Recor
 		}
 	}()
 	for i, c := range b.Constants {
-		a, err := ops.EvalConstant(ctx, c, b.Registry)
+		a, err := ops.EvalConstant(ctx, c, b.Registry, mem)
 		if err != nil {
 			return nil, fmt.Errorf("query: constant: %w", err) // 1/0 is the query's error
 		}

@@ -44,7 +44,7 @@ func init() {
 // errors of the same SQLSTATE.
 func init() {
 	substrait.SetConstantEvaluator(func(ctx context.Context, e expr.Expression, reg expr.ExtensionRegistry) (arrow.Array, error) {
-		a, err := ops.EvalConstant(ctx, e, reg)
+		a, err := ops.EvalConstant(ctx, e, reg, nil)
 		var de *ops.DataError
 		if errors.As(err, &de) {
 			return nil, &substrait.Error{Code: substrait.InvalidArgument, SQLState: de.Code, Msg: de.Msg, LogMsg: de.LogMsg}

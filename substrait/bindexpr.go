@@ -1309,6 +1309,10 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 		}
 		return bd.jsonIn(v.e)
 	}
+	if name == "json" {
+		// bytea and the types without text: PostgreSQL has no cast (42846).
+		return bval{}, errorf(InvalidArgument, "cannot cast type %s to json", opTypeName(v))
+	}
 	if v.bytea && familyOf(t) == famString {
 		if _, plain := t.(*types.StringType); plain {
 			return bd.byteaText(v)

@@ -890,10 +890,17 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := nargs(2, 3); err != nil {
 			return bval{}, err
 		}
-		if name == "substring" && len(args) == 3 && (args[2].str != nil || (!args[2].untyped() && familyOf(args[2].typ()) == famString)) {
+		if name == "substring" && len(args) == 3 && (args[2].str != nil || (!args[2].untyped() && familyOf(args[2].typ()) == famString) ||
+			!args[0].bytea && args[1].untyped() && args[2].untyped() && (args[1].param > 0 || args[2].param > 0)) {
+			// Two arguments of type unknown after a text are text, the SIMILAR form, as
+			// PostgreSQL resolves substring(text, unknown, unknown) (its parameters prepare
+			// as text); an integer among them makes it substring(text, integer, integer).
 			return bval{}, unimplemented("substring(… FROM pattern FOR escape) (a SIMILAR pattern)")
 		}
-		if name == "substring" && len(args) == 2 && (args[1].str != nil || (!args[1].untyped() && familyOf(args[1].typ()) == famString)) {
+		if name == "substring" && len(args) == 2 && (args[1].str != nil || (!args[1].untyped() && familyOf(args[1].typ()) == famString) ||
+			!args[0].bytea && args[1].param > 0 && args[1].untyped()) {
+			// An untyped parameter is text there too, the pattern, as PostgreSQL resolves
+			// substring(text, unknown): substring('abc123' FROM $1) prepares a text $1.
 			return bd.regexpSearch("substring_regex", args) // substring(s FROM pattern): a POSIX regular expression
 		}
 		if args[0].bytea {

@@ -9,15 +9,15 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
-// divHex binds PostgreSQL's div(a, b) and to_hex(a) of integers (scan/ops' int_div_numeric
-// and to_hex).
+// divHex binds PostgreSQL's div(a, b) (scan/ops' int_div_numeric of integers, numeric_arith's
+// div_trunc of numerics) and to_hex(a) of integers (to_hex).
 //
 // div(numeric, numeric) is PostgreSQL's only div: integer arguments (smallint, integer,
 // bigint, NULL) cast to numeric implicitly, and the quotient truncated toward zero is numeric
-// (display scale 0); it is computed exactly over bigint here (div(-2^63, -1) is 2^63), a
-// zero divisor is 22012. A numeric argument (a decimal literal, a numeric column, an untyped
-// text constant or parameter, which resolve to numeric) is refused by name; double precision
-// has no implicit cast to numeric (42883).
+// (display scale 0); of integers it is computed exactly over bigint here (div(-2^63, -1) is
+// 2^63), a zero divisor is 22012. With a numeric argument (a decimal literal, a numeric
+// value, an untyped text constant or parameter, which resolve to numeric) it is computed
+// exactly over the numerics (numericDiv). Double precision has no implicit cast to numeric, nor have other types (42883).
 //
 // to_hex(integer) and to_hex(bigint) write the two's complement at the argument's width in
 // lowercase hexadecimal; a smallint or an untyped argument matches both (42725), another type
@@ -38,17 +38,23 @@ func (bd *binder) divHex(name string, args []bval) (bval, error) {
 		f, err := bd.fn(URNPostgres, "to_hex", strType(), a.e)
 		return typed(f), err
 	}
-	es := make([]types.FuncArg, 2)
-	for i, a := range args {
+	numeric := false
+	for _, a := range args {
 		switch {
 		case a.null && a.param == 0:
-		case a.untyped():
-			return bval{}, unimplemented("div of numeric values (an untyped constant or parameter is numeric)")
-		case familyOf(a.typ()) == famFloat:
-			return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function div(%s) does not exist", argTypeNames(args))}
+		case a.untyped() || familyOf(a.typ()) == famNumeric:
+			// A numeric whose display scale varies by row (an average, text cast to numeric)
+			// holds PostgreSQL's value exactly (dscale.go): its quotient is PostgreSQL's.
+			numeric = true
 		case familyOf(a.typ()) != famInt:
-			return bval{}, unimplemented("div of numeric values")
+			return bval{}, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function div(%s) does not exist", argTypeNames(args))}
 		}
+	}
+	if numeric {
+		return bd.numericDiv(args[0], args[1])
+	}
+	es := make([]types.FuncArg, 2)
+	for i, a := range args {
 		e, err := bd.coerce(a, i64Type(), fmt.Sprintf("argument %d of div", i+1))
 		if err != nil {
 			return bval{}, err
@@ -56,6 +62,26 @@ func (bd *binder) divHex(name string, args []bval) (bval, error) {
 		es[i] = e
 	}
 	f, err := bd.fn(URNPostgres, "int_div_numeric", numType(0), es...)
+	return typed(f), err
+}
+
+// numericDiv binds div(a, b) where an argument is numeric (a numeric value, a decimal or
+// untyped constant, an untyped parameter, which PostgreSQL resolves to numeric; an integer
+// beside one is made numeric): scan/ops' numeric_arith div_trunc, the quotient truncated
+// toward zero exactly, numeric of display scale 0 as numeric_div_trunc's.
+func (bd *binder) numericDiv(l, r bval) (bval, error) {
+	if err := bd.numericParams(&l, &r); err != nil {
+		return bval{}, err
+	}
+	x, _, err := bd.toNumeric(l)
+	if err != nil {
+		return bval{}, err
+	}
+	y, _, err := bd.toNumeric(r)
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := bd.fn(URNPostgres, "numeric_arith", numType(0), types.Enum("div_trunc"), x, y)
 	return typed(f), err
 }
 

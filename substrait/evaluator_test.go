@@ -15,7 +15,7 @@ import (
 // import).
 func init() {
 	SetConstantEvaluator(func(ctx context.Context, e expr.Expression, reg expr.ExtensionRegistry) (arrow.Array, error) {
-		a, err := ops.EvalConstant(ctx, e, reg)
+		a, err := ops.EvalConstant(ctx, e, reg, nil)
 		var de *ops.DataError
 		if errors.As(err, &de) {
 			return nil, &Error{Code: InvalidArgument, SQLState: de.Code, Msg: de.Msg, LogMsg: de.LogMsg}

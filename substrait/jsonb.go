@@ -580,12 +580,19 @@ func (bd *binder) docUnify(vs []bval) ([]bval, error) {
 }
 
 // jsonLiteral is v read as a json document: v itself when it is one, an untyped literal (or
-// NULL) as json, its text kept and validated (jsonIn).
+// NULL) as json, its text kept and validated (jsonIn). An untyped parameter is text, read by
+// json_in (validated when the statement is bound with its value), as jsonbCast reads one: its
+// declared type is utf8, which the JDBC driver fills from setString (PostgreSQL's json
+// parameter takes the document's text).
 func (bd *binder) jsonLiteral(v bval) (bval, error) {
 	if !v.untyped() {
 		return v, nil
 	}
-	e, err := bd.coerce(v, binType(), "")
+	t := binType()
+	if v.param > 0 {
+		t = strType()
+	}
+	e, err := bd.coerce(v, t, "")
 	if err != nil || v.null {
 		out := typed(e)
 		out.json = true

@@ -702,11 +702,11 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 	if name == "log" && len(args) == 2 && !slices.ContainsFunc(args, func(v bval) bool { return !(v.str != nil || !v.untyped() && familyOf(v.typ()) == famInt) }) {
 		any = true // log(b, x) is log(numeric, numeric), its only two-argument form
 	}
-	if !any || name == "concat" || name == "concat_ws" || name == "to_char" || name == "width_bucket" || name == "cbrt" || name == "get_byte" {
+	if !any || name == "concat" || name == "concat_ws" || name == "to_char" || name == "width_bucket" || name == "cbrt" || name == "get_byte" || name == "div" {
 		// concat and concat_ws write each argument as text (asText: numerics at their display
-		// scale); to_char formats numbers itself, width_bucket resolves its forms itself
-		// (bindfunc.go); cbrt has only a double precision form (numeric casts to it), get_byte
-		// none of numerics (42883, decode.go).
+		// scale); to_char formats numbers itself, width_bucket and div resolve their forms
+		// themselves (bindfunc.go, divhex.go); cbrt has only a double precision form (numeric
+		// casts to it), get_byte none of numerics (42883, decode.go).
 		return bval{}, false, nil
 	}
 	// An untyped parameter among the numeric arguments is numeric (round's, trunc's second

@@ -14,7 +14,24 @@ import (
 // regexPattern checks a constant pattern of a regular expression (internal/pgregex), returning
 // its literal: a pattern that is not a constant, or that pgregex refuses, is refused here by
 // name, before the query runs.
+//
+// A parameter ($n, or $n::text) is a constant of each execution, as PostgreSQL types it: text,
+// the pattern's type (`s ~ $1`, `substring(s FROM $1)` prepare with a text parameter). Every
+// execution binds the statement again with its values, so the bound text is checked and
+// compiled there (its refusals and 2201B come from the execution); at prepare time, with no
+// value yet, a stand-in pattern answers (patternStandIn), on which nothing of the statement's
+// schema depends.
 func (bd *binder) regexPattern(v bval, what string, o pgregex.Options) (expr.Expression, error) {
+	if v.param > 0 && v.untyped() {
+		e, err := bd.coerce(v, strType(), "the pattern of "+what)
+		if err != nil {
+			return nil, err
+		}
+		v = typed(e)
+	}
+	if _, ph := bd.ps.placeholders[v.e]; ph && v.e != nil && bd.ps.vals == nil {
+		return expr.NewPrimitiveLiteral(patternStandIn, false), nil
+	}
 	var p string
 	switch {
 	case v.str != nil:
@@ -37,6 +54,10 @@ func (bd *binder) regexPattern(v bval, what string, o pgregex.Options) (expr.Exp
 	}
 	return expr.NewPrimitiveLiteral(p, false), nil
 }
+
+// patternStandIn is the pattern a parameter stands for at prepare time (regexPattern): one
+// every pattern check accepts (no alternatives, no empty match).
+const patternStandIn = "x"
 
 // regexOp binds s ~ p, s ~* p, s !~ p and s !~* p onto URNPostgres' regex_match.
 func (bd *binder) regexOp(op string, l, r bval) (bval, error) {

@@ -5,6 +5,7 @@ parameter types declared at Parse: the column is named ?column? and typed as the
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
+from decimal import Decimal
 
 import adbc_driver_flightsql.dbapi
 import pyarrow as pa
@@ -76,3 +77,23 @@ def test_bigint_parameter_does_not_cast_to_boolean(uri):
         with pytest.raises(Exception, match="cannot cast type bigint to boolean"):
             cur.execute("SELECT ?::boolean", (1,))
             cur.fetchall()
+
+
+@pytest.mark.parametrize("sql, values, want", [
+    # trial27: an untyped parameter in substring's FROM is the pattern (substring(text, unknown)
+    # is substring(text, text) in PostgreSQL), as is a regular expression's.
+    ("SELECT substring('abc123' from ?)", ("[0-9]+",), [("123",)]),
+    ("SELECT substring(? from ?)", ("flight 1234", "[0-9]{2}"), [("12",)]),
+    ("SELECT regexp_replace('a1b22c', ?, '#', 'g')", ("[0-9]+",), [("a#b#c",)]),
+    # A bound int declares bigint, as psycopg's int8: to_hex, div and generate_series resolve
+    # as PostgreSQL resolves them with that type (without one, to_hex(unknown) and
+    # generate_series(unknown, …) are PostgreSQL's 42725 too).
+    ("SELECT to_hex(?)", (255,), [("ff",)]),
+    ("SELECT to_hex(?)", (-1,), [("ffffffffffffffff",)]),
+    ("SELECT div(?, 3)", (-7,), [(Decimal("-2"),)]),
+    ("SELECT * FROM generate_series(?, ?, ?)", (10, 1, -4), [(10,), (6,), (2,)]),
+])
+def test_parameters_resolve_as_postgres(uri, sql, values, want):
+    with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
+        cur.execute(sql, values)
+        assert cur.fetchall() == want

@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/scan/ledger"
 )
 
 // foldErrors raises the data exception of a constant subexpression of e that PostgreSQL's
@@ -90,6 +92,7 @@ type folder struct {
 	c        *compiler
 	constant map[expr.Expression]bool
 	one      arrow.RecordBatch // a row of nulls of the input schema, made on first use
+	mem      *ledger.Ledger    // the folds' allocator, bounded by ConstantMemory; made with one
 }
 
 // mark records the constness of e and its subtrees and returns e's.
@@ -244,10 +247,12 @@ func (f *folder) evalBool(e expr.Expression) (b, valid bool, err error) {
 }
 
 // eval evaluates the constant e on one row, with a compiler of its own (e's compilation leaves
-// nothing in f.c). It returns the data exception e raises; nil and no error when e does not
-// compile or fails otherwise.
+// nothing in f.c), under a ledger bounded by ConstantMemory. It returns the data exception e
+// raises; nil and no error when e does not compile or fails otherwise — a constant needing
+// more than ConstantMemory among them, left to the execution and its query's ledger.
 func (f *folder) eval(e expr.Expression) (arrow.Array, error) {
 	if f.one == nil {
+		f.mem = constantLedger()
 		cols := make([]arrow.Array, f.c.anon.NumFields())
 		for i, fd := range f.c.anon.Fields() {
 			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, fd.Type, 1)
@@ -262,7 +267,7 @@ func (f *folder) eval(e expr.Expression) (arrow.Array, error) {
 	if err != nil {
 		return nil, nil
 	}
-	ctx := exprs.WithExtensionIDSet(compute.WithAllocator(context.Background(), memory.DefaultAllocator), f.c.ext)
+	ctx := exprs.WithExtensionIDSet(compute.WithAllocator(context.Background(), f.mem), f.c.ext)
 	d, err := n.eval(ctx, f.one)
 	if err != nil {
 		var de *DataError
@@ -272,7 +277,7 @@ func (f *folder) eval(e expr.Expression) (arrow.Array, error) {
 		return nil, nil
 	}
 	defer d.Release()
-	arr, err := toArray(d, 1, memory.DefaultAllocator)
+	arr, err := toArray(d, 1, f.mem)
 	if err != nil {
 		return nil, nil
 	}

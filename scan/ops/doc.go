@@ -30,7 +30,9 @@
 // ErrMemoryLimit error, having allocated nothing, when they do not fit (budget.go). Window,
 // which buffers its input as Sort does, claims its Go-heap working set (a few words a row)
 // before allocating it; HashJoin claims its hash table's (joinRowBytes a buffered row plus its
-// key bytes) as it buffers its right input. The
+// key bytes) as it buffers its right input. The kernels building a value whose size the
+// statement sets with a small input (repeat, lpad, rpad, replace, regexp_replace, format,
+// jsonb_pretty) claim it before they build it (valuemem.go). The
 // errors of this package are prefixed "ops: " and quote no row value; an input's error is
 // returned as it is. A SQL data exception of an expression (division by zero, an overflow,
 // text that does not parse as its cast's type, a value that is not JSON) is a *DataError

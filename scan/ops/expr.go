@@ -978,8 +978,12 @@ func (n *arrowNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datu
 }
 
 // constNode is a literal of a fixed-width type without buffers (an integer, a float, a
-// boolean, a date or a timestamp), converted once at compile time as arrowNode converts it:
-// arrowNode made an exec batch of the whole input batch to answer it, for every batch.
+// boolean, a date or a timestamp) or of a string or binary type, converted once at compile
+// time as arrowNode converts it: arrowNode made an exec batch of the whole input batch to
+// answer it, for every batch, and a copy of a string literal's bytes (a 1 MB literal
+// projected over a table was a megabyte of garbage a batch, outside the query's ledger). The
+// string scalar's buffer is Go memory without an allocator, whose Retain and Release do
+// nothing: the datum every batch gets shares it, and its Release leaves it intact.
 type constNode struct{ s scalar.Scalar }
 
 func (n *constNode) eval(context.Context, arrow.RecordBatch) (compute.Datum, error) {
@@ -1002,6 +1006,10 @@ func (c *compiler) constant(l expr.Literal) (node, bool) {
 	case *scalar.Int8, *scalar.Int16, *scalar.Int32, *scalar.Int64, *scalar.Float32, *scalar.Float64,
 		*scalar.Boolean, *scalar.Date32, *scalar.Timestamp:
 		return &constNode{s: s}, true
+	case *scalar.String, *scalar.Binary:
+		if s.IsValid() {
+			return &constNode{s: s}, true
+		}
 	}
 	return nil, false
 }

@@ -24,7 +24,7 @@ func FuzzFormatText(f *testing.F) {
 		if null {
 			vals[1] = nil
 		}
-		out, err := formatText(format, vals)
+		out, err := formatText(nil, format, vals)
 		var de *DataError
 		if err != nil && !errors.As(err, &de) {
 			t.Fatalf("format(%q): %v is not a DataError", format, err)

@@ -279,23 +279,39 @@ func jsonbPrettyKernel(n *fnNode) error {
 	n.out = arrow.BinaryTypes.String
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		d, _ := asTexts(args[0])
+		c := newValueClaims(mem)
+		defer c.release()
 		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
 			v, err := decodeDoc(d.ValueBytes(i), true)
 			if err != nil {
 				return "", false, err
 			}
-			out, err := appendPretty(nil, v, 0)
-			return string(out), true, err
+			out, err := appendPretty(nil, v, 0, c)
+			if err == nil {
+				err = c.value(int64(len(out))) // its copies as a string and in the output array
+			}
+			return string(out), err == nil, err
 		})
 	}
 	return nil
 }
 
 // appendPretty writes v as jsonb_pretty does: each element and member on its own line,
-// indented four spaces a level, the closing bracket on a line of its own.
-func appendPretty(dst []byte, v any, level int) ([]byte, error) {
-	indent := func(dst []byte, level int) []byte {
-		return append(append(dst, '\n'), strings.Repeat("    ", level)...)
+// indented four spaces a level, the closing bracket on a line of its own. The indentation
+// grows with the square of the nesting (a document of 20 KB of nested brackets is 1.6 GB
+// pretty): each buffer is claimed from c before it is allocated (growClaimed; 54000 past
+// 1 GiB).
+func appendPretty(dst []byte, v any, level int, c *valueClaims) ([]byte, error) {
+	indent := func(dst []byte, level int) ([]byte, error) {
+		dst, err := growClaimed(c, dst, 1+4*level)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, '\n')
+		for range level {
+			dst = append(dst, "    "...)
+		}
+		return dst, nil
 	}
 	var err error
 	switch x := v.(type) {
@@ -305,23 +321,35 @@ func appendPretty(dst []byte, v any, level int) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			if dst, err = appendPretty(indent(dst, level+1), e, level+1); err != nil {
+			if dst, err = indent(dst, level+1); err != nil {
+				return dst, err
+			}
+			if dst, err = appendPretty(dst, e, level+1, c); err != nil {
 				return dst, err
 			}
 		}
-		return append(indent(dst, level), ']'), nil
+		if dst, err = indent(dst, level); err != nil {
+			return dst, err
+		}
+		return append(dst, ']'), nil
 	case []jsonbMember:
 		dst = append(dst, '{')
 		for i, m := range x {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(appendJSONBString(indent(dst, level+1), m.key), ": "...)
-			if dst, err = appendPretty(dst, m.val, level+1); err != nil {
+			if dst, err = indent(dst, level+1); err != nil {
+				return dst, err
+			}
+			dst = append(appendJSONBString(dst, m.key), ": "...)
+			if dst, err = appendPretty(dst, m.val, level+1, c); err != nil {
 				return dst, err
 			}
 		}
-		return append(indent(dst, level), '}'), nil
+		if dst, err = indent(dst, level); err != nil {
+			return dst, err
+		}
+		return append(dst, '}'), nil
 	}
 	return writeJSONB(dst, v, false)
 }

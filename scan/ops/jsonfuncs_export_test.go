@@ -39,7 +39,7 @@ func JSONBPretty(doc []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := appendPretty(nil, v, 0)
+	out, err := appendPretty(nil, v, 0, nil)
 	return string(out), err
 }
 

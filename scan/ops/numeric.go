@@ -53,7 +53,10 @@ import (
 //	                       multiply_exact is the product held exactly at max(sa, sb), for
 //	                       values whose display scales vary by row (their held scales are
 //	                       larger than their digits): a product with digits that are not
-//	                       zeros past it is ErrProductScale, never rounded
+//	                       zeros past it is ErrProductScale, never rounded; div_trunc is
+//	                       PostgreSQL's div(a, b) (numeric_div_trunc): the quotient truncated
+//	                       toward zero, exactly, at scale 0 (b = 0 is 22012; a quotient past
+//	                       38 digits is 22003, flightsrv's numeric being decimal128)
 //	numeric_cmp(op, a, b)  equal, not_equal, lt, lte, gt, gte of two decimal128 values (any
 //	                       scales): boolean
 //	numeric_neg(x), numeric_abs(x)  decimal128 of x's scale
@@ -555,6 +558,16 @@ func numericArith(n *fnNode) error {
 			}
 			return 0, nil
 		}
+	case "div_trunc":
+		// PostgreSQL's numeric_div_trunc: div_var truncating at scale 0. Exact: the operands
+		// hold at most 38 digits each, so the quotient's integer part has at most 76, within
+		// numericCtx's precision.
+		op, s = func(d, x, y *apd.Decimal) (apd.Condition, error) {
+			if y.IsZero() {
+				return 0, errNumericDivZero
+			}
+			return numericCtx.QuoInteger(d, x, y)
+		}, 0
 	case "modulus":
 		// PostgreSQL's mod_var: x - trunc(x / y) * y, the sign of x (apd's Rem, exact).
 		op = func(d, x, y *apd.Decimal) (apd.Condition, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -148,6 +147,8 @@ func regexpReplaceKernel(n *fnNode) error {
 		s, _ := asTexts(args[1])
 		p, _ := asTexts(args[2])
 		r, _ := asTexts(args[3])
+		c := newValueClaims(mem)
+		defer c.release()
 		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
 			re, err := cache.get(string(p.ValueBytes(i)))
 			if err != nil {
@@ -158,10 +159,10 @@ func regexpReplaceKernel(n *fnNode) error {
 				return "", false, regexError(err)
 			}
 			if global && re.LooksBehind {
-				out, err := replaceAllInContext(re.Regexp, src, string(r.ValueBytes(i)))
+				out, err := replaceAllInContext(c, re.Regexp, src, string(r.ValueBytes(i)))
 				return out, err == nil, err
 			}
-			out, err := replaceRegexp(re.Regexp, src, string(r.ValueBytes(i)), global)
+			out, err := replaceRegexp(c, re.Regexp, src, string(r.ValueBytes(i)), global)
 			return out, err == nil, err
 		})
 	}
@@ -220,8 +221,8 @@ func regexpMatchElemKernel(n *fnNode) error {
 // replaceRegexp is PostgreSQL's regexp_replace of src: the first (or, global, every
 // non-overlapping) match replaced by repl with its escapes expanded. An empty match advances
 // one character, as PostgreSQL's search does.
-func replaceRegexp(re *regexp.Regexp, src, repl string, global bool) (string, error) {
-	var b strings.Builder
+func replaceRegexp(c *valueClaims, re *regexp.Regexp, src, repl string, global bool) (string, error) {
+	b := textBuilder{c: c}
 	last := 0
 	for pos := 0; pos <= len(src); {
 		m := re.FindStringSubmatchIndex(src[pos:])
@@ -233,10 +234,11 @@ func replaceRegexp(re *regexp.Regexp, src, repl string, global bool) (string, er
 				m[k] += pos
 			}
 		}
-		b.WriteString(src[last:m[0]])
-		expandReplacement(&b, src, repl, m)
-		if b.Len() > maxTextBytes {
-			return "", errTooLarge
+		if err := b.WriteString(src[last:m[0]]); err != nil {
+			return "", err
+		}
+		if err := expandReplacement(&b, src, repl, m); err != nil {
+			return "", err
 		}
 		last = m[1]
 		if !global {
@@ -251,8 +253,10 @@ func replaceRegexp(re *regexp.Regexp, src, repl string, global bool) (string, er
 			break
 		}
 	}
-	b.WriteString(src[last:])
-	return b.String(), nil
+	if err := b.WriteString(src[last:]); err != nil {
+		return "", err
+	}
+	return b.done()
 }
 
 // replaceAllInContext is regexp_replace's flag g for a pattern that looks behind a position
@@ -261,27 +265,32 @@ func replaceRegexp(re *regexp.Regexp, src, repl string, global bool) (string, er
 // (replaceRegexp's search of the rest would read ^ again after each match). Go's search skips
 // an empty match right after a match where PostgreSQL's takes it; the binder refuses such
 // patterns when they can match the empty string (substrait/regex.go).
-func replaceAllInContext(re *regexp.Regexp, src, repl string) (string, error) {
-	var b strings.Builder
+func replaceAllInContext(c *valueClaims, re *regexp.Regexp, src, repl string) (string, error) {
+	b := textBuilder{c: c}
 	last := 0
 	for _, m := range re.FindAllStringSubmatchIndex(src, -1) {
-		b.WriteString(src[last:m[0]])
-		expandReplacement(&b, src, repl, m)
-		if b.Len() > maxTextBytes {
-			return "", errTooLarge
+		if err := b.WriteString(src[last:m[0]]); err != nil {
+			return "", err
+		}
+		if err := expandReplacement(&b, src, repl, m); err != nil {
+			return "", err
 		}
 		last = m[1]
 	}
-	b.WriteString(src[last:])
-	return b.String(), nil
+	if err := b.WriteString(src[last:]); err != nil {
+		return "", err
+	}
+	return b.done()
 }
 
-// expandReplacement writes repl with \1 … \9, \& and \\ expanded for match m of src.
-func expandReplacement(b *strings.Builder, src, repl string, m []int) {
-	for i := 0; i < len(repl); i++ {
+// expandReplacement writes repl with \1 … \9, \& and \\ expanded for match m of src; its
+// error is b's (errTooLarge past 1 GiB, the ledger's refusal of its growth).
+func expandReplacement(b *textBuilder, src, repl string, m []int) error {
+	var err error
+	for i := 0; i < len(repl) && err == nil; i++ {
 		c := repl[i]
 		if c != '\\' || i+1 >= len(repl) {
-			b.WriteByte(c)
+			err = b.WriteByte(c)
 			continue
 		}
 		e := repl[i+1]
@@ -289,19 +298,20 @@ func expandReplacement(b *strings.Builder, src, repl string, m []int) {
 		case e >= '1' && e <= '9':
 			k := int(e - '0')
 			if 2*k+1 < len(m) && m[2*k] >= 0 {
-				b.WriteString(src[m[2*k]:m[2*k+1]])
+				err = b.WriteString(src[m[2*k]:m[2*k+1]])
 			}
 			i++
 		case e == '&':
-			b.WriteString(src[m[0]:m[1]])
+			err = b.WriteString(src[m[0]:m[1]])
 			i++
 		case e == '\\':
-			b.WriteByte('\\')
+			err = b.WriteByte('\\')
 			i++
 		default:
-			b.WriteByte('\\')
+			err = b.WriteByte('\\')
 		}
 	}
+	return err
 }
 
 // regexpSearchKernel sets n up for a function of (flags, s, pattern) with the pattern's

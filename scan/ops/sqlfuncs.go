@@ -623,7 +623,9 @@ func substringKernel(n *fnNode) error {
 }
 
 // text3Kernel is a function of three texts → text (replace, translate).
-func text3Kernel(f func(s, a, b string) string) func(*fnNode) error {
+// text3Kernel is a function of three texts → text; f claims from c the value it builds when
+// its size is not bounded by its arguments' (valuemem.go).
+func text3Kernel(f func(c *valueClaims, s, a, b string) (string, error)) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if err := textArgs(n, 3, 3, 0, 1, 2); err != nil {
 			return err
@@ -633,8 +635,11 @@ func text3Kernel(f func(s, a, b string) string) func(*fnNode) error {
 			s, _ := asTexts(args[0])
 			a, _ := asTexts(args[1])
 			b, _ := asTexts(args[2])
+			c := newValueClaims(mem)
+			defer c.release()
 			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-				return f(string(s.ValueBytes(i)), string(a.ValueBytes(i)), string(b.ValueBytes(i))), true, nil
+				out, err := f(c, string(s.ValueBytes(i)), string(a.ValueBytes(i)), string(b.ValueBytes(i)))
+				return out, err == nil, err
 			})
 		}
 		return nil
@@ -642,12 +647,23 @@ func text3Kernel(f func(s, a, b string) string) func(*fnNode) error {
 }
 
 // replaceText is replace(s, from, to): every occurrence of from replaced; an empty from
-// changes nothing.
-func replaceText(s, from, to string) string {
+// changes nothing. A longer to grows s by its difference with from at each occurrence: the
+// result is claimed from c before it is built (54000 past 1 GiB, as PostgreSQL's buffer
+// refuses to grow past it).
+func replaceText(c *valueClaims, s, from, to string) (string, error) {
 	if from == "" {
-		return s
+		return s, nil
 	}
-	return strings.ReplaceAll(s, from, to)
+	if len(to) > len(from) {
+		k := int64(strings.Count(s, from))
+		if k > (maxTextBytes-int64(len(s)))/int64(len(to)-len(from)) {
+			return "", errTooLarge
+		}
+		if err := c.value(int64(len(s)) + k*int64(len(to)-len(from))); err != nil {
+			return "", err
+		}
+	}
+	return strings.ReplaceAll(s, from, to), nil
 }
 
 func startsWith(n *fnNode) error {

@@ -30,7 +30,8 @@ import (
 //	                              boundary, as PostgreSQL's namein (pg_mbcliplen)
 //
 // A result past 1 GiB (repeat, lpad, rpad) is PostgreSQL's "requested length too large"
-// (54000), refused before it is built.
+// (54000), refused before it is built; a smaller one is claimed from the query's ledger
+// before it is built (valuemem.go).
 func init() {
 	for name, f := range map[string]func(*fnNode) error{
 		"left":       textIntKernel(leftChars),
@@ -53,8 +54,9 @@ const maxTextBytes = 1 << 30
 
 var errTooLarge = &DataError{Code: "54000", Msg: "requested length too large"}
 
-// textIntKernel is a function of (text, integer) → text.
-func textIntKernel(f func(s string, n int64) (string, error)) func(*fnNode) error {
+// textIntKernel is a function of (text, integer) → text; f claims from c the value it builds
+// when its size is not bounded by s's.
+func textIntKernel(f func(c *valueClaims, s string, n int64) (string, error)) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if err := textArgs(n, 2, 2, 0); err != nil {
 			return err
@@ -65,8 +67,10 @@ func textIntKernel(f func(s string, n int64) (string, error)) func(*fnNode) erro
 		n.out = arrow.BinaryTypes.String
 		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 			s, _ := asTexts(args[0])
+			c := newValueClaims(mem)
+			defer c.release()
 			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
-				out, err := f(string(s.ValueBytes(i)), intAt(args[1], i))
+				out, err := f(c, string(s.ValueBytes(i)), intAt(args[1], i))
 				return out, err == nil, err
 			})
 		}
@@ -89,7 +93,7 @@ func nameIn(s string) string {
 	return s[:n]
 }
 
-func leftChars(s string, n int64) (string, error) {
+func leftChars(_ *valueClaims, s string, n int64) (string, error) {
 	r := []rune(s)
 	if n < 0 {
 		n = max(int64(len(r))+n, 0)
@@ -97,7 +101,7 @@ func leftChars(s string, n int64) (string, error) {
 	return string(r[:min(n, int64(len(r)))]), nil
 }
 
-func rightChars(s string, n int64) (string, error) {
+func rightChars(_ *valueClaims, s string, n int64) (string, error) {
 	r := []rune(s)
 	if n < 0 {
 		n = max(int64(len(r))+n, 0)
@@ -105,12 +109,15 @@ func rightChars(s string, n int64) (string, error) {
 	return string(r[int64(len(r))-min(n, int64(len(r))):]), nil
 }
 
-func repeatText(s string, n int64) (string, error) {
+func repeatText(c *valueClaims, s string, n int64) (string, error) {
 	if n < 1 || s == "" {
 		return "", nil
 	}
 	if n > maxTextBytes/int64(len(s)) {
 		return "", errTooLarge
+	}
+	if err := c.value(n * int64(len(s))); err != nil {
+		return "", err
 	}
 	return strings.Repeat(s, int(n)), nil
 }
@@ -191,6 +198,8 @@ func padKernel(left bool) func(*fnNode) error {
 			if len(args) == 3 {
 				fills, _ = asTexts(args[2])
 			}
+			c := newValueClaims(mem)
+			defer c.release()
 			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
 				width := intAt(args[1], i)
 				fill := " "
@@ -203,23 +212,52 @@ func padKernel(left bool) func(*fnNode) error {
 				if width > maxTextBytes/4 {
 					return "", false, errTooLarge
 				}
-				r := []rune(string(s.ValueBytes(i)))
-				if int64(len(r)) >= width || fill == "" {
-					return string(r[:min(int64(len(r)), width)]), true, nil
+				str := string(s.ValueBytes(i))
+				chars := int64(utf8.RuneCountInString(str))
+				if chars >= width || fill == "" {
+					return truncateChars(str, min(chars, width)), true, nil
 				}
-				f := []rune(fill)
-				pad := make([]rune, 0, width-int64(len(r)))
-				for k := 0; int64(len(pad)) < width-int64(len(r)); k++ {
-					pad = append(pad, f[k%len(f)])
-				}
-				if left {
-					return string(pad) + string(r), true, nil
-				}
-				return string(r) + string(pad), true, nil
+				out, err := padText(c, str, fill, width-chars, left)
+				return out, err == nil, err
 			})
 		}
 		return nil
 	}
+}
+
+// truncateChars returns the first n characters of s (n at most s's).
+func truncateChars(s string, n int64) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// padText returns s with k characters of fill (repeated, the last repetition cut to what
+// remains) before it (left) or after it, the value claimed from c before it is built.
+func padText(c *valueClaims, s, fill string, k int64, left bool) (string, error) {
+	fillChars := int64(utf8.RuneCountInString(fill))
+	rest := truncateChars(fill, k%fillChars)
+	size := int64(len(s)) + k/fillChars*int64(len(fill)) + int64(len(rest))
+	if err := c.value(size); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.Grow(int(size))
+	if !left {
+		b.WriteString(s)
+	}
+	for range k / fillChars {
+		b.WriteString(fill)
+	}
+	b.WriteString(rest)
+	if left {
+		b.WriteString(s)
+	}
+	return b.String(), nil
 }
 
 func initcap(s string) string {

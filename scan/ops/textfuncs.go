@@ -31,10 +31,11 @@ func md5Hex(s string) string {
 }
 
 // translateText is PostgreSQL's translate of s: characters of from become to's at the same
-// position, or are removed past to's end.
-func translateText(s, from, to string) string {
+// position, or are removed past to's end. Its result is at most four times s (a character
+// of one byte becoming one of four): bounded by its argument, it claims nothing of its own.
+func translateText(_ *valueClaims, s, from, to string) (string, error) {
 	if from == "" {
-		return s
+		return s, nil
 	}
 	f, t := []rune(from), []rune(to)
 	var b strings.Builder
@@ -54,7 +55,7 @@ func translateText(s, from, to string) string {
 			b.WriteRune(t[k])
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // json_typeof(doc) is PostgreSQL's json_typeof: the kind of the document's top-level value as
@@ -280,6 +281,8 @@ func formatKernel(n *fnNode) error {
 		ts := textsOf(args)
 		b := array.NewStringBuilder(mem)
 		defer b.Release()
+		claims := newValueClaims(mem)
+		defer claims.release()
 		vals := make([]*string, len(args)-1)
 		for i := range rows {
 			if ts[0].IsNull(i) {
@@ -293,7 +296,7 @@ func formatKernel(n *fnNode) error {
 					vals[k] = &v
 				}
 			}
-			out, err := formatText(string(ts[0].ValueBytes(i)), vals)
+			out, err := formatText(claims, string(ts[0].ValueBytes(i)), vals)
 			if err != nil {
 				return nil, err
 			}
@@ -306,13 +309,18 @@ func formatKernel(n *fnNode) error {
 
 func formatError(msg string) error { return &DataError{Code: "22023", Msg: msg} }
 
-// formatText is PostgreSQL's text_format of f with the arguments' texts (nil for NULL).
-func formatText(f string, vals []*string) (string, error) {
-	var b strings.Builder
+// formatText is PostgreSQL's text_format of f with the arguments' texts (nil for NULL), the
+// value claimed from claims as it grows (widths and an argument's repeated references make it
+// far larger than f and the arguments): 54000 past 1 GiB, the ledger's refusal past the
+// query's limit.
+func formatText(claims *valueClaims, f string, vals []*string) (string, error) {
+	b := textBuilder{c: claims}
 	next := 0
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' {
-			b.WriteByte(f[i])
+			if err := b.WriteByte(f[i]); err != nil {
+				return "", err
+			}
 			continue
 		}
 		i++
@@ -320,7 +328,9 @@ func formatText(f string, vals []*string) (string, error) {
 			return "", formatError("unterminated format() type specifier")
 		}
 		if f[i] == '%' {
-			b.WriteByte('%')
+			if err := b.WriteByte('%'); err != nil {
+				return "", err
+			}
 			continue
 		}
 		// [n$][-][width]type
@@ -400,20 +410,20 @@ func formatText(f string, vals []*string) (string, error) {
 		case c == 'L':
 			text = quoteLiteral(*v)
 		}
-		pad := width - int64(utf8.RuneCountInString(text))
+		pad := max(width-int64(utf8.RuneCountInString(text)), 0)
 		if pad > maxTextBytes {
 			return "", errTooLarge
 		}
-		if pad > 0 && !minus {
-			b.WriteString(strings.Repeat(" ", int(pad)))
+		if err := b.need(int(pad) + len(text)); err != nil {
+			return "", err
 		}
-		b.WriteString(text)
-		if pad > 0 && minus {
-			b.WriteString(strings.Repeat(" ", int(pad)))
+		if !minus {
+			b.spaces(int(pad))
 		}
-		if b.Len() > maxTextBytes {
-			return "", errTooLarge
+		b.b.WriteString(text)
+		if minus {
+			b.spaces(int(pad))
 		}
 	}
-	return b.String(), nil
+	return b.done()
 }

@@ -128,4 +128,83 @@ class UntypedParamsJdbcTest {
       }
     }
   }
+
+  /** The text of the one row of sql with $1 bound by setString(v), checking $1 is declared text. */
+  static String text(String sql, String v) throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement(sql)) {
+      assertEquals(Types.VARCHAR, ps.getParameterMetaData().getParameterType(1), sql);
+      ps.setString(1, v);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next(), sql);
+        return rs.getString(1);
+      }
+    }
+  }
+
+  /** Every message of t and its causes, joined. */
+  static String messages(Throwable t) {
+    String all = "";
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      all += " " + c.getMessage();
+    }
+    return all;
+  }
+
+  /**
+   * Parameters PostgreSQL types text (trial27): a json or jsonb one (its text, read by
+   * json_in: setString binds it, and a text that is not JSON is PostgreSQL's 22P02), a regular
+   * expression's pattern and substring's FROM of a text ({@code substring(s FROM $1)} is the
+   * pattern form in PostgreSQL). A bytea parameter is Binary (setBytes, above); bytea text
+   * ({@code '\x0102'}) binds with setString through a cast to text first.
+   */
+  @Test
+  void textParameters() throws SQLException {
+    assertEquals("{\"a\": [1, 2]}", text("SELECT CAST(CAST(? AS json) AS text)", "{\"a\": [1, 2]}"));
+    assertEquals("x", text("SELECT CAST(? AS json) ->> 'a'", "{\"a\": \"x\"}"));
+    assertEquals("{\"a\": 1, \"bb\": 2}", text("SELECT ?::jsonb::text", "{\"bb\":2, \"a\":1}"));
+    String bad = messages(assertThrows(Throwable.class, () -> text("SELECT CAST(? AS json)::text", "{bad")));
+    assertTrue(bad.contains("invalid input syntax for type json"), bad);
+    assertEquals("123", text("SELECT substring('abc123' FROM ?)", "[0-9]+"));
+    assertEquals("true", text("SELECT CAST('abc' ~ ? AS text)", "^a.c$"));
+    assertEquals("a#b#c", text("SELECT regexp_replace('a1b22c', ?, '#', 'g')", "[0-9]+"));
+    assertEquals("0102", text("SELECT encode(CAST(CAST(? AS text) AS bytea), 'hex')", "\\x0102"));
+    // setString into a bytea parameter is the driver's refusal (its Binary converter takes
+    // byte[] only), before anything reaches the server.
+    try (PreparedStatement ps = conn.prepareStatement("SELECT CAST(? AS bytea)")) {
+      assertEquals(Types.VARBINARY, ps.getParameterMetaData().getParameterType(1));
+      ps.setString(1, "\\x0102");
+      String e = messages(assertThrows(Throwable.class, () -> ps.executeQuery().close()));
+      assertTrue(e.contains("not yet supported for expected Arrow type Binary"), e);
+    }
+  }
+
+  /**
+   * to_hex and div of a parameter the statement leaves untyped. PostgreSQL cannot prepare
+   * {@code to_hex($1)} without a parameter type (42725, "is not unique": its JDBC driver
+   * declares setInt's int4 and setLong's int8); this driver declares no type of its own, so it
+   * is refused at prepare, and a cast in the SQL gives the type. div's parameters are numeric,
+   * as PostgreSQL types them: declared DECIMAL(38, 16), bound with setBigDecimal at that scale.
+   */
+  @Test
+  void toHexAndDiv() throws SQLException {
+    String e = messages(assertThrows(SQLException.class, () -> conn.prepareStatement("SELECT to_hex(?)").close()));
+    assertTrue(e.contains("function to_hex(unknown) is not unique"), e);
+    try (PreparedStatement ps = conn.prepareStatement("SELECT div(?, 2)")) {
+      assertEquals(Types.DECIMAL, ps.getParameterMetaData().getParameterType(1));
+      ps.setBigDecimal(1, new BigDecimal("-7.5").setScale(16));
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next());
+        assertEquals(new BigDecimal("-3"), rs.getBigDecimal(1));
+      }
+    }
+    try (PreparedStatement ps = conn.prepareStatement("SELECT to_hex(CAST(? AS int)), div(CAST(? AS bigint), 2)")) {
+      ps.setLong(1, -1);
+      ps.setLong(2, -7);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertTrue(rs.next());
+        assertEquals("ffffffff", rs.getString(1));
+        assertEquals(new BigDecimal("-3"), rs.getBigDecimal(2));
+      }
+    }
+  }
 }
