@@ -3,6 +3,8 @@ package e2e
 import (
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"google.golang.org/grpc/codes"
 )
 
@@ -33,6 +35,13 @@ func TestLocalTimestampAsPostgres(t *testing.T) {
 	}
 	for _, cl := range clients {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		// The columns' types: timestamp without time zone is Arrow's timestamp with no zone.
+		res := mustRun(t, cl.c, "SELECT localtimestamp, localtimestamp(0), current_timestamp(0)")
+		for i, zone := range []string{"", "", "UTC"} {
+			if ts, ok := res.infoSchema.Field(i).Type.(*arrow.TimestampType); !ok || ts.TimeZone != zone {
+				t.Errorf("column %d: %s, want a timestamp with zone %q", i, res.infoSchema.Field(i).Type, zone)
+			}
+		}
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
 			"SELECT localtime":                              "localtime is not supported",
 			"SELECT current_time":                           "current_time is not supported",
