@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -85,13 +84,7 @@ func TestLargeResultsReachClients(t *testing.T) {
 	if st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "a result message of 1000") || !strings.Contains(st.Message(), "52428800 bytes") {
 		t.Fatalf("a message past the server's limit: %v", err)
 	}
-	sqlstate := ""
-	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok {
-			sqlstate = info.GetMetadata()["sqlstate"]
-		}
-	}
-	if sqlstate != "54000" {
+	if sqlstate := refusalSQLState(st); sqlstate != "54000" {
 		t.Fatalf("a message past the server's limit: SQLSTATE %q, want 54000", sqlstate)
 	}
 }

@@ -93,6 +93,14 @@ func Status(err error, log *slog.Logger) error {
 	return &querylog.InternalError{Status: status.New(codes.Internal, "query could not be executed"), Cause: err}
 }
 
+// exhausted is a RESOURCE_EXHAUSTED refusal of one of the server's limits with PostgreSQL's
+// SQLSTATE for the condition (sqlstate) in its details. The message is the server's own words:
+// it names limits and flags, never the client's text.
+func exhausted(sqlstate, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	return querylog.Refusal(codes.ResourceExhausted, msg, "", sqlstate)
+}
+
 // refusal returns the status of a typed refusal, or nil when err is none.
 func refusal(err error, log *slog.Logger) error {
 	var (
@@ -146,22 +154,26 @@ func refusal(err error, log *slog.Logger) error {
 		}
 		return querylog.Refusal(code, de.Msg, de.LogMsg, de.Code)
 	case errors.As(err, &mem):
+		// A query past its memory ledger is PostgreSQL's out_of_memory (53200), as its own
+		// refusal of memory it cannot have.
 		if mem.Total {
-			return status.Errorf(codes.ResourceExhausted, "the server's queries need more than their memory limit of %d bytes (%s) together; retry later, or raise %s", mem.Limit, bytesText(mem.Limit), flagTotalQueryMemory)
+			return exhausted("53200", "the server's queries need more than their memory limit of %d bytes (%s) together; retry later, or raise %s", mem.Limit, bytesText(mem.Limit), flagTotalQueryMemory)
 		}
-		return status.Errorf(codes.ResourceExhausted, "the query needs more than its memory limit of %d bytes (%s); narrow it or raise %s", mem.Limit, bytesText(mem.Limit), flagQueryMemory)
+		return exhausted("53200", "the query needs more than its memory limit of %d bytes (%s); narrow it or raise %s", mem.Limit, bytesText(mem.Limit), flagQueryMemory)
 	case errors.Is(err, ledger.ErrMemoryLimit):
-		return status.Errorf(codes.ResourceExhausted, "the query needs more than its memory limit; narrow it or raise %s", flagQueryMemory)
+		return exhausted("53200", "the query needs more than its memory limit; narrow it or raise %s", flagQueryMemory)
 	case errors.As(err, &cpu):
-		return status.Errorf(codes.ResourceExhausted, "the query used more than its CPU time limit of %s; narrow it or raise %s", cpu.Limit, flagQueryCPU)
+		// PostgreSQL's query_canceled (57014), its statement_timeout's condition.
+		return exhausted("57014", "the query used more than its CPU time limit of %s; narrow it or raise %s", cpu.Limit, flagQueryCPU)
 	case errors.As(err, &rows):
-		return status.Errorf(codes.ResourceExhausted, "the query reads more than its limit of %d rows; narrow it or raise %s", rows.Limit, flagQueryMaxRows)
+		// The server's own limits on what one query reads: program_limit_exceeded (54000).
+		return exhausted("54000", "the query reads more than its limit of %d rows; narrow it or raise %s", rows.Limit, flagQueryMaxRows)
 	case errors.As(err, &bkts):
-		return status.Errorf(codes.ResourceExhausted, "the query reads %d buckets (partitions × buckets), more than this server's limit of %d (%s): narrow the time range or the partitions", bkts.Buckets, bkts.Limit, flagMaxBuckets)
+		return exhausted("54000", "the query reads %d buckets (partitions × buckets), more than this server's limit of %d (%s): narrow the time range or the partitions", bkts.Buckets, bkts.Limit, flagMaxBuckets)
 	case errors.As(err, &parts):
 		return status.Errorf(codes.InvalidArgument, "%s lists %d partitions, more than this server's limit of %d (%s): list fewer or split the query", parts.Table, parts.Listed, parts.Limit, flagMaxPartitions)
 	case errors.As(err, &anl):
-		return status.Errorf(codes.ResourceExhausted, "the analytical read of %s finds more than %d partitions in its range, this server's limit (%s): narrow the range or pin the partitions", anl.Table, anl.Limit, flagAnalyticalParts)
+		return exhausted("54000", "the analytical read of %s finds more than %d partitions in its range, this server's limit (%s): narrow the range or pin the partitions", anl.Table, anl.Limit, flagAnalyticalParts)
 	case errors.As(err, &unsup):
 		// feature_not_supported (0A000), as the binder's refusals of what it does not run.
 		return querylog.Refusal(codes.Unimplemented, "the Substrait plan uses a relation, expression or function the executor does not run: "+unsup.Reason, "", "0A000")

@@ -1246,6 +1246,18 @@ func pgTypeName(s string) string {
 	return s
 }
 
+// nonIntegerConstant is PostgreSQL's 42601 "non-integer constant in GROUP BY" (ORDER BY,
+// DISTINCT ON) for an item of those clauses that is a constant other than an integer (a
+// string, a decimal, a boolean, NULL): an integer constant is a position in the select list,
+// and PostgreSQL refuses the others rather than group or sort by a constant
+// (findTargetlistEntrySQL92). A cast constant ('x'::text) is an expression, as there.
+func nonIntegerConstant(n *pg.Node, clause string) error {
+	if c := n.GetAConst(); c != nil && c.GetIval() == nil {
+		return refused(InvalidArgument, "42601", "non-integer constant in %s", clause)
+	}
+	return nil
+}
+
 // sortKey is one bound ORDER BY key: an output column of the projection.
 type sortKeyRef struct {
 	col        int
@@ -1273,6 +1285,9 @@ func (bd *binder) sortKeys(sorts []*pg.Node, items []bselItem, outs []expr.Expre
 			k.nullsFirst = k.desc // PostgreSQL: NULLs sort as larger than any value
 		}
 		node := sb.GetNode()
+		if err := nonIntegerConstant(node, "ORDER BY"); err != nil {
+			return nil, nil, err
+		}
 		if c := node.GetAConst(); c != nil && c.GetIval() != nil {
 			pos := int(c.GetIval().GetIval())
 			if pos < 1 || pos > len(outs) {

@@ -1306,6 +1306,21 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 	if name == "varchar" {
 		defer func() { res.varchar = rerr == nil }()
 	}
+	if name == "name" {
+		// name holds NAMEDATALEN - 1 = 63 bytes: longer text is cut at a character boundary
+		// (PostgreSQL's namein; the executor's name_in). A constant that fits stays the
+		// constant (a partition key's value written 'BOS'::name routes).
+		defer func() {
+			if lit, ok := res.e.(*expr.PrimitiveLiteral[string]); ok && len(lit.Value) <= 63 {
+				return
+			}
+			if rerr == nil && res.e != nil {
+				var f *expr.ScalarFunction
+				f, rerr = bd.fn(URNPostgres, "name_in", res.typ(), res.e)
+				res = typed(f)
+			}
+		}()
+	}
 	if v.param > 0 && name == "timestamp" {
 		return bd.wallclockParam(v)
 	}
@@ -3244,6 +3259,10 @@ func sqlValueName(op pg.SQLValueFunctionOp) string {
 		return "current_timestamp"
 	case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
 		return "localtimestamp"
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		return "current_time"
+	case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		return "localtime"
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER:
 		return "current_user"
 	case pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
@@ -3262,9 +3281,12 @@ func sqlValueName(op pg.SQLValueFunctionOp) string {
 
 func (bd *binder) sqlValue(f *pg.SQLValueFunction) (bval, error) {
 	switch f.GetOp() {
-	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N,
-		pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
-		return bd.stable(tsLiteral(bd.clock()))
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		return bd.stable(expr.NewPrecisionTimestampTzLiteral(statementClockAt(bd.clock(), f.GetTypmod()), types.PrecisionNanoSeconds, nullableN))
+	case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		// timestamp without time zone: the statement's instant as a wall clock in the session
+		// zone, UTC (PostgreSQL's GetSQLLocalTimestamp).
+		return bd.stable(expr.NewPrecisionTimestampLiteral(statementClockAt(bd.clock(), f.GetTypmod()), types.PrecisionNanoSeconds, nullableN))
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
 		return bd.stable(expr.NewPrimitiveLiteral(types.Date(bd.clock().Unix()/86400), true))
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER,
@@ -3276,6 +3298,16 @@ func (bd *binder) sqlValue(f *pg.SQLValueFunction) (bval, error) {
 		return typed(expr.NewPrimitiveLiteral("public", true)), nil
 	}
 	return bval{}, unimplemented(sqlValueName(f.GetOp()))
+}
+
+// statementClockAt is the statement's clock now (microseconds) as nanoseconds since the epoch,
+// rounded to typmod fractional digits of a second when 0 <= typmod < 6, as PostgreSQL's
+// CURRENT_TIMESTAMP(p) and LOCALTIMESTAMP(p) round it (AdjustTimestampForTypmod: half a unit
+// away from PostgreSQL's epoch 2000-01-01 rounds away from it). A typmod of -1 (no
+// precision) or past 6 (PostgreSQL warns and uses 6) keeps every digit.
+func statementClockAt(now time.Time, typmod int32) int64 {
+	const pgEpoch = 946684800 * 1000000 // 2000-01-01 00:00 UTC in microseconds since 1970
+	return (roundMicros(now.UnixMicro()-pgEpoch, int(typmod)) + pgEpoch) * 1000
 }
 
 // catalogName is what current_database() and current_catalog answer.

@@ -109,6 +109,9 @@ func (ac *aggCtx) scope() *scope {
 // groupExpr binds one GROUP BY item: an ordinal or output name of the select list, or an
 // expression over the input (PostgreSQL prefers input columns to output names).
 func (bd *binder) groupExpr(n *pg.Node, items []bselItem, in *scope) (expr.Expression, error) {
+	if err := nonIntegerConstant(n, "GROUP BY"); err != nil {
+		return nil, err
+	}
 	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
 		pos := int(c.GetIval().GetIval())
 		if pos < 1 || pos > len(items) {
@@ -748,7 +751,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		return typed(expr.NewPrimitiveLiteral("public", true)), nargs(0, 0)
 	case "current_user", "session_user", "user":
 		return typed(expr.NewPrimitiveLiteral(bd.user(), true)), nargs(0, 0)
-	case "now", "transaction_timestamp", "statement_timestamp", "current_timestamp", "localtimestamp":
+	case "now", "transaction_timestamp", "statement_timestamp":
 		if err := nargs(0, 0); err != nil {
 			return bval{}, err
 		}

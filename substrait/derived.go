@@ -242,4 +242,4 @@ var strictFuncs = map[string]bool{"abs": true, "length": true, "char_length": tr
 	"ceiling": true, "sqrt": true, "mod": true, "substr": true, "replace": true, "btrim": true, "ltrim": true,
 	"rtrim": true, "left": true, "right": true, "strpos": true, "sign": true, "date_trunc": true, "md5": true,
 	"power": true, "exp": true, "ln": true, "log": true, "split_part": true, "reverse": true, "initcap": true,
-	"lpad": true, "rpad": true, "repeat": true, "gcd": true, "lcm": true, "ascii": true}
+	"lpad": true, "rpad": true, "repeat": true, "name_in": true, "gcd": true, "lcm": true, "ascii": true}

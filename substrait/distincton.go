@@ -35,6 +35,9 @@ var errDistinctOnOrder = &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "
 func (bd *binder) distinctOnKeys(dc []*pg.Node, keys []sortKeyRef, items []bselItem, outs []expr.Expression, names []string, in *scope) ([]int, []expr.Expression, error) {
 	sorts := make([]*pg.Node, len(dc))
 	for i, n := range dc {
+		if err := nonIntegerConstant(n, "DISTINCT ON"); err != nil {
+			return nil, nil, err
+		}
 		if c := n.GetAConst(); c != nil && c.GetIval() != nil {
 			if pos := int(c.GetIval().GetIval()); pos < 1 || pos > len(items) {
 				return nil, nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: fmt.Sprintf("SELECT DISTINCT ON position %d is not in select list", pos)}

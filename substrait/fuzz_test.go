@@ -207,6 +207,9 @@ func FuzzSQL(f *testing.F) {
 		"SELECT * FROM messages WHERE NOT (NOT ((" + routed + ") OR (SELECT 1 <> 1)))",
 		"SELECT * FROM messages a JOIN messages b ON a.id = b.id WHERE 1 <> 1",
 		"SELECT * FROM generate_series(1, 3) g LEFT JOIN messages m ON (SELECT false)",
+		"SELECT localtimestamp(3), current_timestamp(0), localtimestamp AT TIME ZONE 'Asia/Tokyo', localtime",
+		"SELECT repeat('é', 40)::name, id::name FROM messages WHERE " + routed + " GROUP BY 'x' ORDER BY NULL",
+		"SELECT DISTINCT ON (1.5) id FROM messages WHERE " + routed + " AND timestamp < localtimestamp(2)",
 	} {
 		f.Add(s, false)
 	}

@@ -112,7 +112,8 @@ func TestGroupedSQLErrors(t *testing.T) {
 		{sel + ` GROUP BY CUBE (1, 2, 1, 2, 1, 2, 1, 2, 1)`, InvalidArgument, "CUBE of more than 8 elements is not supported (256 grouping sets at most)"},
 		{sel + ` GROUP BY DISTINCT 1`, Unimplemented, "GROUP BY DISTINCT is not supported"},
 		{sel + ` GROUP BY lower(id)`, InvalidArgument, "column \"timestamp\" must appear in the GROUP BY clause or be used in an aggregate function"},
-		{sel + ` GROUP BY 'x'`, InvalidArgument, "column \"timestamp\" must appear in the GROUP BY clause or be used in an aggregate function"},
+		{sel + ` GROUP BY 'x'`, InvalidArgument, "non-integer constant in GROUP BY"}, // PostgreSQL's 42601, before the ungrouped column
+		{sel + ` GROUP BY 'x'::text`, InvalidArgument, "column \"timestamp\" must appear in the GROUP BY clause or be used in an aggregate function"},
 		{sel + ` GROUP BY 1 ORDER BY t USING <`, Unimplemented, "ORDER BY … USING is not supported"},
 		{`SELECT date_trunc('microseconds', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, Unimplemented, "date_trunc to microseconds is not supported"},
 		{`SELECT date_trunc('fortnight', timestamp), count(*) FROM messages` + routedWhere + ` GROUP BY 1`, InvalidArgument, "date_trunc unit is not recognized"},

@@ -99,18 +99,24 @@ func adjustIntervalForTypmod(months, days int32, us int64, rng, prec int) (int32
 	case ivMinute, ivDay | ivHour | ivMinute, ivHour | ivMinute:
 		us = us / minute * minute
 	}
-	if prec != intervalFullPrecision && prec < 6 {
-		scale := int64(1)
-		for range 6 - prec {
-			scale *= 10
-		}
-		if us >= 0 {
-			us = (us + scale/2) / scale * scale
-		} else {
-			us = -((-us + scale/2) / scale * scale)
-		}
+	return months, days, roundMicros(us, prec) // intervalFullPrecision keeps every digit
+}
+
+// roundMicros is us (microseconds) rounded to prec fractional digits of a second, half away
+// from zero, as PostgreSQL's AdjustIntervalForTypmod and AdjustTimestampForTypmod round (the
+// latter's microseconds counted from 2000-01-01); a prec outside 0 to 5 keeps us.
+func roundMicros(us int64, prec int) int64 {
+	if prec < 0 || prec >= 6 {
+		return us
 	}
-	return months, days, us
+	scale := int64(1)
+	for range 6 - prec {
+		scale *= 10
+	}
+	if us >= 0 {
+		return (us + scale/2) / scale * scale
+	}
+	return -((-us + scale/2) / scale * scale)
 }
 
 // intervalQualifier reads the type modifiers of a cast to interval: a range mask (the

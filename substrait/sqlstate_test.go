@@ -61,6 +61,16 @@ func TestRefusalSQLStates(t *testing.T) {
 		{`SELECT regexp_match('abc', 'b', 'g')`, "22023", "regexp_match() does not support the \"global\" option"},
 		{`SELECT a.id FROM messages a JOIN messages b ON a.id = b.id WHERE a.channel_id = 'general' AND a.timestamp >= '2026-01-01' AND a.timestamp < '2026-02-01' AND b.channel_id = 'general'`,
 			"", "messages read as <identifier> needs timestamp >= <start> AND timestamp < <end>"},
+		// trial28: a constant other than an integer in GROUP BY, ORDER BY and DISTINCT ON is
+		// PostgreSQL's 42601 (an integer is a position); the time of day is refused by name.
+		{`SELECT 'x' AS c, count(*) FROM messages` + routedWhere + ` GROUP BY 'x'`, "42601", "non-integer constant in GROUP BY"},
+		{`SELECT count(*) FROM messages` + routedWhere + ` GROUP BY ROLLUP (1.5)`, "42601", "non-integer constant in GROUP BY"},
+		{`SELECT id FROM messages` + routedWhere + ` ORDER BY NULL`, "42601", "non-integer constant in ORDER BY"},
+		{`SELECT 1 UNION SELECT 2 ORDER BY 'x'`, "42601", "non-integer constant in ORDER BY"},
+		{`SELECT DISTINCT ON (true) id FROM messages` + routedWhere, "42601", "non-integer constant in DISTINCT ON"},
+		{`SELECT localtime`, "0A000", "localtime is not supported"},
+		{`SELECT current_time(2)`, "0A000", "current_time is not supported"},
+		{`SELECT "localtimestamp"()`, "42883", "function <identifier>() does not exist"},
 	} {
 		_, err := Prepare(tt.sql, cat)
 		var e *Error

@@ -26,6 +26,8 @@ import (
 //	                              words are runs of letters and digits
 //	reverse(s)                    the characters in reverse order
 //	repeat(s, n)                  s n times ('' for n < 1)
+//	name_in(s)                    s::name: s cut to NAMEDATALEN - 1 = 63 bytes at a character
+//	                              boundary, as PostgreSQL's namein (pg_mbcliplen)
 //
 // A result past 1 GiB (repeat, lpad, rpad) is PostgreSQL's "requested length too large"
 // (54000), refused before it is built; a smaller one is claimed from the query's ledger
@@ -41,6 +43,7 @@ func init() {
 		"rpad":       padKernel(false),
 		"initcap":    stringMap(initcap),
 		"reverse":    stringMap(reverseChars),
+		"name_in":    stringMap(nameIn),
 	} {
 		ownFunctions[name] = f
 	}
@@ -73,6 +76,21 @@ func textIntKernel(f func(c *valueClaims, s string, n int64) (string, error)) fu
 		}
 		return nil
 	}
+}
+
+// nameMaxBytes is PostgreSQL's NAMEDATALEN - 1: the bytes a name holds.
+const nameMaxBytes = 63
+
+// nameIn is s cut to its longest prefix of whole characters within nameMaxBytes bytes.
+func nameIn(s string) string {
+	if len(s) <= nameMaxBytes {
+		return s
+	}
+	n := nameMaxBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func leftChars(_ *valueClaims, s string, n int64) (string, error) {
