@@ -159,8 +159,8 @@ func isVar(t arrow.DataType) bool {
 // the bytes evaluating it allocates (exprs' EstimateBytes, plus the copies of the input columns
 // they read when the piece is a slice of the batch), which Project claims from the ledger
 // before evaluating. A piece that is the whole batch is priced with one pass over the columns;
-// a cut costs a bisection.
-func projectCut(exprs []*Expr, cols []arrow.Array, at, n int) (end int, claim int64) {
+// a cut costs a bisection. maxRows > 0 caps the piece's rows further (Project's rowCap).
+func projectCut(exprs []*Expr, cols []arrow.Array, at, n, maxRows int) (end int, claim int64) {
 	out := func(j int) int64 {
 		var s int64
 		for _, e := range exprs {
@@ -169,6 +169,9 @@ func projectCut(exprs []*Expr, cols []arrow.Array, at, n int) (end int, claim in
 		return s
 	}
 	end = min(n, at+MaxBatchRows)
+	if maxRows > 0 {
+		end = min(end, at+maxRows)
+	}
 	if out(end) > MaxBatchTotalBytes {
 		lo, hi := at+1, end // out(at+1) may exceed the budget: one row at least
 		for lo < hi {

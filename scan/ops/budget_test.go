@@ -83,12 +83,12 @@ func TestProjectCutsAConstantByBytes(t *testing.T) {
 	}
 }
 
-// TestProjectRefusesBeforeAllocating: under a limit of 2 MiB, the first piece of the 1 MB
-// literal (3,000,000 bytes and more) cannot be claimed: Project fails with a
+// TestProjectRefusesBeforeAllocating: under a limit of 2 MiB, no piece of a 3 MB literal
+// (one row: 3,000,000 bytes and more) can be claimed: Project fails with a
 // *ledger.LimitExceededError naming 2,097,152 bytes, and the ledger never allocated a byte.
 func TestProjectRefusesBeforeAllocating(t *testing.T) {
 	p := newPlanner(t)
-	es := p.compile(p.ref(0), expr.NewPrimitiveLiteral(strings.Repeat("x", 1_000_000), false))
+	es := p.compile(p.ref(0), expr.NewPrimitiveLiteral(strings.Repeat("x", 3_000_000), false))
 	in := rnBatch(t, 8192)
 	defer in.Release()
 	mem := newMem(t, 2<<20)
@@ -252,5 +252,41 @@ func TestColumnShares(t *testing.T) {
 	b := r.RecordBatch()
 	if b.NumRows() != 100 || b.Column(0).Data().Buffers()[1] != in.Column(0).Data().Buffers()[1] || b.Column(1).(*array.String).Value(99) != "abc" {
 		t.Fatal("the kept column was copied, or the literal is wrong")
+	}
+}
+
+// TestProjectHalvesRefusedPieces: under a limit of 1.5 MiB, the first piece of the 1 MB
+// literal (two rows under MaxBatchTotalBytes, 2,000,000 bytes and more) is refused; Project evaluates it again in halves and
+// keeps pieces of one row, each of which fits: all 16 rows come, in order, one a batch, and
+// the ledger's peak is one piece's.
+func TestProjectHalvesRefusedPieces(t *testing.T) {
+	p := newPlanner(t)
+	lit := strings.Repeat("x", 1_000_000)
+	es := p.compile(p.ref(0), expr.NewPrimitiveLiteral(lit, false))
+	in := rnBatch(t, 16)
+	defer in.Release()
+	mem := newMem(t, 3<<19)
+	r := ops.Project(context.Background(), sourceOf(t, in, []int{16}), []*ops.Expr{es[0][0], es[1][0]}, []string{"rn", "lit"}, mem)
+	defer r.Release()
+	next := int64(0)
+	for r.Next() {
+		b := r.RecordBatch()
+		if b.NumRows() != 1 {
+			t.Fatalf("a batch of %d rows, want 1", b.NumRows())
+		}
+		rn, s := b.Column(0).(*array.Int64), b.Column(1).(*array.String)
+		if rn.Value(0) != next || s.Value(0) != lit {
+			t.Fatalf("row %d: rn %d, literal of %d bytes", next, rn.Value(0), len(s.Value(0)))
+		}
+		next++
+	}
+	if err := r.Err(); err != nil || next != 16 {
+		t.Fatalf("%d rows, %v; want 16", next, err)
+	}
+	if peak := mem.Peak(); peak > 1_000_000*5/4+4096 {
+		t.Fatalf("ledger peak %d bytes, want one row's", peak)
+	}
+	if mem.Claimed() != 0 {
+		t.Fatalf("%d bytes still claimed after the end", mem.Claimed())
 	}
 }

@@ -214,7 +214,11 @@ func filterBatch(ctx context.Context, b arrow.RecordBatch, mask *array.Boolean, 
 // back once the columns are built (mem then counts them). An input batch whose output would
 // pass MaxBatchTotalBytes is evaluated in pieces of rows (zero-copy slices of it) that each
 // stay under it, unless one row alone passes it: a 1 MB string literal projected over 8,192
-// rows makes pieces of 3 rows, never an 8 GB column.
+// rows makes pieces of 3 rows, never an 8 GB column. A piece of several rows the ledger
+// refuses while it is evaluated (a value a kernel sizes by its arguments, claimed as it is
+// built: repeat, lpad, format…) is evaluated again in halves, and later pieces keep the
+// smaller size; only a refusal of one row fails the reader, so a result whose rows each fit
+// streams under the limit as PostgreSQL answers it.
 func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []string, mem *ledger.Ledger) array.RecordReader {
 	if len(exprs) != len(names) {
 		return errStream(nil, fmt.Errorf("ops: project: %d expressions and %d names", len(exprs), len(names)), in)
@@ -251,6 +255,37 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 			cur = nil
 		}
 	}
+	// rowCap, once a piece of several rows was refused by the ledger while its values were
+	// built (the kernels that size a value by an argument claim it as they build it:
+	// valuemem.go, which the estimate cannot foresee), caps the rows of every later piece:
+	// the refused piece is evaluated again in halves, down to one row, whose refusal is final.
+	var rowCap int
+	piece := func(at, end int, claim int64) (arrow.RecordBatch, error) {
+		if err := mem.Claim(claim); err != nil {
+			return nil, fmt.Errorf("ops: project: %w", err)
+		}
+		defer mem.Unclaim(claim)
+		p := cur
+		if at > 0 || end < int(cur.NumRows()) {
+			p = cur.NewSlice(int64(at), int64(end))
+			defer p.Release()
+		}
+		if share != nil {
+			defer share.reset()
+		}
+		cols := make([]arrow.Array, len(exprs))
+		for i, e := range exprs {
+			a, err := e.Eval(ectx, p, mem)
+			if err != nil {
+				releaseArrays(cols)
+				return nil, err
+			}
+			cols[i] = a
+		}
+		out := array.NewRecordBatch(schema, cols, p.NumRows())
+		releaseArrays(cols)
+		return out, nil
+	}
 	return newStream(schema, func() (arrow.RecordBatch, error) {
 		if cur == nil {
 			b, err := o.next(ctx)
@@ -260,35 +295,23 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 			cur, at = b, 0
 		}
 		n := int(cur.NumRows())
-		end, claim := projectCut(exprs, cur.Columns(), at, n)
-		if err := mem.Claim(claim); err != nil {
-			drop()
-			return nil, fmt.Errorf("ops: project: %w", err)
-		}
-		defer mem.Unclaim(claim)
-		piece := cur
-		if at > 0 || end < n {
-			piece = cur.NewSlice(int64(at), int64(end))
-			defer piece.Release()
-		}
-		if at = end; at == n {
-			defer drop()
-		}
-		if share != nil {
-			defer share.reset()
-		}
-		cols := make([]arrow.Array, len(exprs))
-		for i, e := range exprs {
-			a, err := e.Eval(ectx, piece, mem)
+		for {
+			end, claim := projectCut(exprs, cur.Columns(), at, n, rowCap)
+			out, err := piece(at, end, claim)
+			var limit *ledger.LimitExceededError
+			if err != nil && end-at > 1 && errors.As(err, &limit) {
+				rowCap = (end - at) / 2
+				continue
+			}
 			if err != nil {
-				releaseArrays(cols)
+				drop()
 				return nil, err
 			}
-			cols[i] = a
+			if at = end; at == n {
+				drop()
+			}
+			return out, nil
 		}
-		out := array.NewRecordBatch(schema, cols, piece.NumRows())
-		releaseArrays(cols)
-		return out, nil
 	}, func() {
 		drop()
 		o.release()

@@ -34,9 +34,9 @@ import (
 // before it is built (valuemem.go).
 func init() {
 	for name, f := range map[string]func(*fnNode) error{
-		"left":       textIntKernel(leftChars),
-		"right":      textIntKernel(rightChars),
-		"repeat":     textIntKernel(repeatText),
+		"left":       textIntKernel(leftChars, false),
+		"right":      textIntKernel(rightChars, false),
+		"repeat":     textIntKernel(repeatText, true),
 		"split_part": splitPart,
 		"strpos":     strpos,
 		"lpad":       padKernel(true),
@@ -55,8 +55,9 @@ const maxTextBytes = 1 << 30
 var errTooLarge = &DataError{Code: "54000", Msg: "requested length too large"}
 
 // textIntKernel is a function of (text, integer) → text; f claims from c the value it builds
-// when its size is not bounded by s's.
-func textIntKernel(f func(c *valueClaims, s string, n int64) (string, error)) func(*fnNode) error {
+// when its size is not bounded by s's; sized says f claims before building anything, so the
+// batch's values are claimed together first (valueClaims.presize).
+func textIntKernel(f func(c *valueClaims, s string, n int64) (string, error), sized bool) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if err := textArgs(n, 2, 2, 0); err != nil {
 			return err
@@ -69,10 +70,16 @@ func textIntKernel(f func(c *valueClaims, s string, n int64) (string, error)) fu
 			s, _ := asTexts(args[0])
 			c := newValueClaims(mem)
 			defer c.release()
-			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			row := func(i int) (string, bool, error) {
 				out, err := f(c, string(s.ValueBytes(i)), intAt(args[1], i))
 				return out, err == nil, err
-			})
+			}
+			if sized {
+				if err := c.presize(rows, args, func(i int) error { _, _, err := row(i); return err }); err != nil {
+					return nil, err
+				}
+			}
+			return mapStrings(mem, rows, args, row)
 		}
 		return nil
 	}
@@ -200,7 +207,7 @@ func padKernel(left bool) func(*fnNode) error {
 			}
 			c := newValueClaims(mem)
 			defer c.release()
-			return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			row := func(i int) (string, bool, error) {
 				width := intAt(args[1], i)
 				fill := " "
 				if fills != nil {
@@ -219,7 +226,11 @@ func padKernel(left bool) func(*fnNode) error {
 				}
 				out, err := padText(c, str, fill, width-chars, left)
 				return out, err == nil, err
-			})
+			}
+			if err := c.presize(rows, args, func(i int) error { _, _, err := row(i); return err }); err != nil {
+				return nil, err
+			}
+			return mapStrings(mem, rows, args, row)
 		}
 		return nil
 	}

@@ -1,8 +1,10 @@
 package ops
 
 import (
+	"errors"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/flightsrv/flightsrv/scan/ledger"
@@ -40,6 +42,54 @@ func constantLedger() *ledger.Ledger { return ledger.New(nil, ConstantMemory) }
 type valueClaims struct {
 	l *ledger.Ledger
 	n int64
+
+	sizing  bool  // presize's pass: value adds to sized and builds nothing (errSizing)
+	sized   int64 // the bytes value was asked for during presize's pass over one row
+	prepaid bool  // presize claimed every value of the call: value claims nothing more
+}
+
+// errSizing stops a kernel's row function before it builds its value during presize's pass.
+var errSizing = errors.New("ops: value sized")
+
+// presize claims at once, before any of them is built, the values the calls f(0) … f(rows-1)
+// would each claim (value) as they build them, skipping the rows whose args hold a NULL: a
+// batch whose values together pass the query's limit is refused having built nothing, so
+// Project's halving of a refused piece (Project) wastes no work building values it drops.
+// Later value calls claim nothing. f's other errors (errTooLarge) are returned as they come.
+// Nil claims, or claims without a ledger, presize nothing.
+func (c *valueClaims) presize(rows int, args []arrow.Array, f func(i int) error) error {
+	if c == nil || c.l == nil {
+		return nil
+	}
+	c.sizing = true
+	var total int64
+	for i := range rows {
+		if anyNullAt(args, i) {
+			continue
+		}
+		c.sized = 0
+		if err := f(i); err != nil && err != errSizing {
+			c.sizing = false
+			return err
+		}
+		total += c.sized
+	}
+	c.sizing = false
+	if err := c.claim(total); err != nil {
+		return err
+	}
+	c.prepaid = true
+	return nil
+}
+
+// anyNullAt reports whether one of args is NULL at row i.
+func anyNullAt(args []arrow.Array, i int) bool {
+	for _, a := range args {
+		if a.IsNull(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // newValueClaims returns the claims of a kernel call allocating from mem; the caller
@@ -55,6 +105,15 @@ func newValueClaims(mem memory.Allocator) *valueClaims {
 func (c *valueClaims) value(n int64) error {
 	if n > maxTextBytes {
 		return errTooLarge
+	}
+	switch {
+	case c == nil:
+		return nil
+	case c.sizing:
+		c.sized += 2 * n
+		return errSizing
+	case c.prepaid:
+		return nil
 	}
 	return c.claim(2 * n)
 }
