@@ -218,7 +218,8 @@ func filterBatch(ctx context.Context, b arrow.RecordBatch, mask *array.Boolean, 
 // refuses while it is evaluated (a value a kernel sizes by its arguments, claimed as it is
 // built: repeat, lpad, format…) is evaluated again in halves, and later pieces keep the
 // smaller size; only a refusal of one row fails the reader, so a result whose rows each fit
-// streams under the limit as PostgreSQL answers it.
+// streams under the limit as PostgreSQL answers it; so is a piece whose text values would
+// pass an array's 2 GiB (errTextBatch).
 func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []string, mem *ledger.Ledger) array.RecordReader {
 	if len(exprs) != len(names) {
 		return errStream(nil, fmt.Errorf("ops: project: %d expressions and %d names", len(exprs), len(names)), in)
@@ -299,7 +300,7 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 			end, claim := projectCut(exprs, cur.Columns(), at, n, rowCap)
 			out, err := piece(at, end, claim)
 			var limit *ledger.LimitExceededError
-			if err != nil && end-at > 1 && errors.As(err, &limit) {
+			if err != nil && end-at > 1 && (errors.As(err, &limit) || errors.Is(err, errTextBatch)) {
 				rowCap = (end - at) / 2
 				continue
 			}

@@ -345,11 +345,45 @@ rows:
 }
 
 func mapStrings(mem memory.Allocator, n int, args []arrow.Array, f func(i int) (string, bool, error)) (arrow.Array, error) {
-	return mapRows[string](array.NewStringBuilder(mem), n, args, f)
+	var total textBatch
+	return mapRows[string](array.NewStringBuilder(mem), n, args, func(i int) (string, bool, error) {
+		v, ok, err := f(i)
+		if err == nil && ok {
+			err = total.add(len(v))
+		}
+		return v, ok, err
+	})
 }
 
 func mapBinary(mem memory.Allocator, n int, args []arrow.Array, f func(i int) ([]byte, bool, error)) (arrow.Array, error) {
-	return mapRows[[]byte](array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary), n, args, f)
+	var total textBatch
+	return mapRows[[]byte](array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary), n, args, func(i int) ([]byte, bool, error) {
+		v, ok, err := f(i)
+		if err == nil && ok {
+			err = total.add(len(v))
+		}
+		return v, ok, err
+	})
+}
+
+// maxBatchText is the bytes the values of one string or binary array may hold together:
+// Arrow's 32-bit offsets.
+const maxBatchText = math.MaxInt32
+
+// errTextBatch is the error of a kernel whose output array's values would pass maxBatchText
+// bytes (values of PostgreSQL's up to 1 GiB each, a few rows of them): Project evaluates the
+// piece again in fewer rows; anywhere else it reaches the client as PostgreSQL's 54000.
+var errTextBatch = &DataError{Code: "54000", Msg: "the values of one batch pass 2 GiB"}
+
+// textBatch counts the bytes of the values appended to one output array.
+type textBatch int64
+
+// add counts k more bytes: errTextBatch past maxBatchText.
+func (t *textBatch) add(k int) error {
+	if *t += textBatch(k); *t > maxBatchText {
+		return errTextBatch
+	}
+	return nil
 }
 
 func mapInts(mem memory.Allocator, n int, args []arrow.Array, f func(i int) int64) arrow.Array {
@@ -744,7 +778,10 @@ func concatKernel(strict, ws bool) func(*fnNode) error {
 			ts := textsOf(args)
 			b := array.NewStringBuilder(mem)
 			defer b.Release()
-			var buf []byte
+			var (
+				buf   []byte
+				total textBatch
+			)
 			parts := ts
 			if ws {
 				parts = ts[1:]
@@ -765,6 +802,9 @@ func concatKernel(strict, ws bool) func(*fnNode) error {
 					}
 					first = false
 					buf = append(buf, t.ValueBytes(i)...)
+				}
+				if err := total.add(len(buf)); err != nil {
+					return nil, err
 				}
 				b.BinaryBuilder.Append(buf)
 			}
