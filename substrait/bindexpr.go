@@ -1873,6 +1873,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	}
 	if len(es) == 1 {
 		out := typed(es[0])
+		out.ds = vs[0].ds // COALESCE(a) is a, at a's display scale
 		out.json, out.jsonb = docMarkers(vs)
 		out.bytea = anyBytea(vs)
 		out.bpchar = n
@@ -2122,6 +2123,7 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		}
 		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: null}}, x)
 		out := typed(e)
+		out.ds = nullIfScale(l, x)
 		if l.bpchar != 0 && (r.untyped() || r.bpchar != 0) {
 			out.bpchar = l.bpchar // bpchareq's first argument: the character(n) value
 		}

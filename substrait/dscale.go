@@ -200,6 +200,24 @@ func (bd *binder) branchScale(conds []expr.Expression, vs []bval) dscale {
 	})
 }
 
+// nullIfScale is the display scale of NULLIF(l, r), bound as x (l given the comparison's
+// common type): l's own, as PostgreSQL's NULLIF answers its first argument's value unchanged
+// (ExecEvalNullIf) — an average's or a quotient's varying scale, or l's type's scale where the
+// common type holds it at a larger one (NULLIF(1.5, 2.25) shows 1.5); nil where x shows l's.
+func nullIfScale(l bval, x expr.Expression) dscale {
+	if l.ds != nil || familyOf(x.GetType()) != famNumeric {
+		return l.ds
+	}
+	if l.untyped() && l.str == nil || l.e != nil && !isNumber(familyOf(l.typ())) {
+		return nil // a NULL, a parameter (typed by the comparison), another type
+	}
+	s := staticScale(l)
+	if xs, ok := numScale(x.GetType()); ok && xs == s {
+		return nil
+	}
+	return func() (expr.Expression, error) { return expr.NewPrimitiveLiteral(s, true), nil }
+}
+
 // avgDisplayScale is the display scale of avg(x) of integers, the aggregate call fc bound in ac:
 // select_div_scale of the exact sum and the count of the same values (two more measures of
 // the aggregate, added only when the text is asked for).
