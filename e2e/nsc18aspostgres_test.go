@@ -31,7 +31,6 @@ var nsc18Texts = []string{
 	// Scalar subqueries of varying numerics, uncorrelated.
 	"SELECT (SELECT avg(x) FROM (VALUES (9), (10), (10)) v(x))::text",
 	"SELECT ((SELECT avg(x) FROM (VALUES (9), (10), (10)) v(x)) / 7)::text, ((SELECT avg(x) FROM (VALUES (9), (10), (10)) v(x)) + 1)::text",
-	"SELECT ((SELECT a))::text FROM (SELECT avg(x) a FROM (VALUES (9), (10), (10)) v(x)) y",
 	"SELECT g, (g - (SELECT avg(h) FROM generate_series(1, 4) h))::text, (g / (SELECT avg(h) FROM generate_series(1, 4) h))::text FROM generate_series(1, 3) g ORDER BY g",
 	"SELECT (SELECT NULLIF(avg(x), 0) FROM (VALUES (9), (10), (10)) v(x))::text, (SELECT sum(x) / 3.0 FROM (VALUES (1), (2)) v(x))::text",
 	// ... and correlated.
@@ -41,6 +40,14 @@ var nsc18Texts = []string{
 		"FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' GROUP BY 1 ORDER BY 1",
 	"SELECT origin, (avg((value->>'delay')::int) - (SELECT avg((value->>'delay')::int) FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15'))::text " +
 		"FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' GROUP BY 1 ORDER BY 1",
+	"SELECT origin, (avg((value->>'delay')::int) / (SELECT avg((value->>'delay')::int) FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15'))::text, " +
+		"(SELECT avg((value->>'delay')::int) FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15')::text " +
+		"FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' GROUP BY 1 ORDER BY 1",
+	"SELECT a.id, (SELECT avg((value->>'delay')::int) FROM flights b WHERE b.origin = 'ORD' AND b.timestamp >= '2001-03-30' AND b.timestamp < '2001-04-02' " +
+		"AND b.value->>'destination' = a.value->>'destination')::text FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-03-31' AND a.timestamp < '2001-04-01' ORDER BY 1",
+	// A derived table's and a CTE-free WHERE subquery's averages, an IN list of them.
+	"SELECT g FROM generate_series(1, 4) g WHERE g > (SELECT avg(h) FROM generate_series(1, 4) h) ORDER BY g",
+	"SELECT g, (g IN (SELECT avg(h) FROM generate_series(1, 3) h)), g * 1.0 = ANY (SELECT avg(h) FROM generate_series(1, 3) h GROUP BY h % 2) FROM generate_series(1, 3) g ORDER BY g",
 	"SELECT id, NULLIF((value->>'distance')::numeric, 0)::text, COALESCE((value->>'distance')::numeric)::text FROM flights " +
 		"WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY id",
 }
@@ -60,7 +67,14 @@ func TestNumericScaleNullIfSubqueryAsPostgres(t *testing.T) {
 			}
 		}
 		// Where the display scale cannot be followed, the text is refused by name.
-		for _, q := range []string{} {
+		sameColumnNames(t, ctx, cl.c, pg, "SELECT (SELECT 1.50)::text, (SELECT 1 + 1)::int, (SELECT 1.5 AS x)::text, (SELECT avg(x) FROM (VALUES (1)) v(x))::text")
+		for _, q := range []string{
+			// GREATEST/LEAST of numerics of different display scales, a correlated
+			// subquery reading an outer average, a scalar subquery under LIMIT.
+			"SELECT GREATEST(NULLIF(avg(x), 0), 1)::text FROM (VALUES (9), (10), (10)) v(x)",
+			"SELECT ((SELECT a))::text FROM (SELECT avg(x) a FROM (VALUES (9), (10), (10)) v(x)) y",
+			"SELECT (SELECT avg(x) FROM (VALUES (9), (10), (10)) v(x) LIMIT 1)::text",
+		} {
 			if _, err := pg.Exec(ctx, q); err != nil {
 				t.Fatalf("PostgreSQL %s: %v", q, err)
 			}

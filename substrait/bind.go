@@ -304,6 +304,9 @@ type binder struct {
 	// sublinkErrs maps a scalar subquery whose errors wait on the expression that reads it
 	// (scalarJoin's atSite) to the hidden column of its deferred error, next to its value.
 	sublinkErrs map[*pg.SubLink]int
+	// sublinkScales maps a scalar subquery whose numeric value's display scale varies by row
+	// to the hidden column of that display scale (scaleJoin, dscale.go).
+	sublinkScales map[*pg.SubLink]int
 	// regrouped marks the scalar subqueries whose relation oneRowPerKey groups by their
 	// correlation keys (scalarJoin): every row's deferred error reaches the expression reading
 	// it, so a DISTINCT or GROUP BY select list may be deferred too (decorrelate).
@@ -1132,6 +1135,12 @@ func figureColnameStrength(n *pg.Node) (string, int) {
 		return "?column?", 0
 	case *pg.Node_CaseExpr:
 		return "case", 1
+	case *pg.Node_SubLink:
+		if v.SubLink.GetSubLinkType() == pg.SubLinkType_EXPR_SUBLINK {
+			// The subquery's column's name, which PostgreSQL has already figured (?column?
+			// too): a cast keeps it, (SELECT 1.50)::text is ?column?.
+			return subqueryColname(v.SubLink.GetSubselect().GetSelectStmt()), 2
+		}
 	}
 	if s := figureColnameOther(n); s != "?column?" {
 		return s, 2

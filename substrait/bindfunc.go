@@ -174,7 +174,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 					v := typed(ac.scope().ref(i))
 					v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = e.bytea, e.json, e.jsonb, e.bpchar, e.typmod
 					if e.ds != nil {
-						v.ds = lostScale("a numeric whose display scale varies by row used as a GROUP BY key")
+						v.ds = groupedScale(e.ds, ac)
 					}
 					return v, nil
 				}

@@ -9,6 +9,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"google.golang.org/protobuf/proto"
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
@@ -307,4 +308,76 @@ func (bd *binder) numericDivide(l, r bval, x, y expr.Expression, sx, sy int32) (
 		return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), args...)
 	})
 	return out, nil
+}
+
+// scaleJoin joins to br, where scalarJoin left the value of the scalar subquery sl, the display
+// scales of that value when it is a numeric whose display scale varies by row (an average, a
+// quotient): the same subquery with its select list's one expression x written scale(x)
+// (PostgreSQL's numeric_scale, whose value is each row's display scale), bound by scalarJoin
+// as sl is, its value a hidden column that sublinkScale reads (bd.sublinkScales). The
+// subquery is computed twice. Only a plain SELECT without DISTINCT, LIMIT or OFFSET, whose
+// one row is the same both times, is followed; ok is false for any other, or where scale(x)
+// does not bind (a display scale the subquery cannot follow itself): its text stays refused
+// (sublinkScale's lostScale).
+func (bd *binder) scaleJoin(br *boundRel, sl *pg.SubLink, atSite bool) (_ *boundRel, ok bool) {
+	i, found := bd.sublinks[sl]
+	if !found || i >= len(br.sc.cols) || !br.sc.cols[i].vary {
+		return nil, false
+	}
+	sub := sl.GetSubselect().GetSelectStmt()
+	if sub == nil || sub.GetOp() != pg.SetOperation_SETOP_NONE && sub.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED ||
+		len(sub.GetDistinctClause()) > 0 || sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil || len(sub.GetTargetList()) != 1 {
+		return nil, false
+	}
+	c := proto.Clone(sl).(*pg.SubLink)
+	rt := c.GetSubselect().GetSelectStmt().GetTargetList()[0].GetResTarget()
+	if rt == nil || rt.GetVal() == nil {
+		return nil, false
+	}
+	rt.Val = &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("scale")},
+		Args: []*pg.Node{rt.GetVal()}, Funcformat: pg.CoercionForm_COERCE_EXPLICIT_CALL, Location: -1}}}
+	out, _, err := bd.scalarJoin(br, c, atSite)
+	if err != nil {
+		return nil, false
+	}
+	j, found := bd.sublinks[c]
+	if !found || j >= len(out.sc.cols) || familyOf(out.sc.cols[j].typ) != famInt {
+		return nil, false
+	}
+	if bd.sublinkScales == nil {
+		bd.sublinkScales = map[*pg.SubLink]int{}
+	}
+	bd.sublinkScales[sl] = j
+	return out, true
+}
+
+// sublinkScale is the display scale of the value of the scalar subquery sl, column i of sc:
+// nil where it does not vary, scaleJoin's hidden column, else lostScale.
+func (bd *binder) sublinkScale(sl *pg.SubLink, i int, sc *scope) dscale {
+	if !sc.cols[i].vary {
+		return nil
+	}
+	if j, ok := bd.sublinkScales[sl]; ok && j < len(sc.cols) && sc.cols[j].qual == subqueryQual {
+		ref := sc.ref(j)
+		return func() (expr.Expression, error) { return ref, nil }
+	}
+	return lostScale("a scalar subquery of a numeric whose display scale varies by row (an average)")
+}
+
+// groupedScale is the display scale, above the aggregation of ac, of a grouping key whose
+// display scale ds varies by row: the key of ac that is ds's expression itself (a scalar
+// subquery's display scale, grouped by beside its value: scaleJoin), one value per group;
+// lostScale for any other (equal values of different scales are one group, whose text
+// PostgreSQL takes from whichever row it meets).
+func groupedScale(ds dscale, ac *aggCtx) dscale {
+	return onceScale(func() (expr.Expression, error) {
+		if e, err := ds(); err == nil {
+			for i, g := range ac.groups {
+				if sameExpr(g, e) {
+					return ac.scope().ref(i), nil
+				}
+			}
+		}
+		return lostScale("a numeric whose display scale varies by row used as a GROUP BY key")()
+	})
 }
