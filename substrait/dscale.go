@@ -9,8 +9,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
-	"google.golang.org/protobuf/proto"
 	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
 )
 
 // Numerics whose display scale varies row by row.
