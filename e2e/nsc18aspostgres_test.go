@@ -9,8 +9,9 @@ import (
 )
 
 // Issue 18's numerics whose display scale varies by row (an average, a quotient, text cast to
-// numeric) under NULLIF, one-argument COALESCE and scalar subqueries (trial28 W3, W4): their
-// text and values are PostgreSQL's, each value at its own display scale.
+// numeric) under NULLIF, one-argument COALESCE, GREATEST/LEAST and scalar subqueries (trial28
+// W3, W4): their text and values are PostgreSQL's, each value at its own display scale; a
+// cast of a scalar subquery is named as PostgreSQL names it (W6).
 
 // nsc18Texts are compared with PostgreSQL's text exactly.
 var nsc18Texts = []string{
@@ -28,6 +29,9 @@ var nsc18Texts = []string{
 	"SELECT (CASE WHEN count(*) > 1 THEN NULLIF(avg(x), 0) END)::text, round(NULLIF(avg(x), 0), 2)::text, round(1 / NULLIF(avg(x), 0), 3)::text FROM (VALUES (9), (10), (10)) v(x)",
 	"SELECT g, (g / NULLIF(avg(g) OVER (), 0))::text, NULLIF(avg(g) OVER (ORDER BY g), 1)::text FROM generate_series(1, 4) g ORDER BY g",
 	"SELECT g, ((g - avg(g) OVER ()) / NULLIF(stddev_pop(g) OVER (), 0))::text FROM generate_series(1, 5) g ORDER BY g",
+	"SELECT GREATEST(NULLIF(avg(x), 0), 1)::text, LEAST(avg(x), 9.5, 10)::text, GREATEST(1.50, 1.5, 1)::text, LEAST(1.5, 1.50)::text, GREATEST(NULL, 2.5, avg(x))::text, " +
+		"GREATEST(avg(x) / 3, 3.2)::text, (LEAST(avg(x), 9) / 7)::text FROM (VALUES (9), (10), (10)) v(x)",
+	"SELECT g, GREATEST(avg(g) OVER (ORDER BY g), 1.5, g)::text, LEAST(g * 0.5, 1)::text FROM generate_series(1, 4) g ORDER BY g",
 	// Scalar subqueries of varying numerics, uncorrelated.
 	"SELECT (SELECT avg(x) FROM (VALUES (9), (10), (10)) v(x))::text",
 	"SELECT ((SELECT avg(x) FROM (VALUES (9), (10), (10)) v(x)) / 7)::text, ((SELECT avg(x) FROM (VALUES (9), (10), (10)) v(x)) + 1)::text",
@@ -52,8 +56,9 @@ var nsc18Texts = []string{
 		"WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY id",
 }
 
-// TestNumericScaleNullIfSubqueryAsPostgres: NULLIF, one-argument COALESCE and scalar
-// subqueries of numerics whose display scale varies answer PostgreSQL's text and values.
+// TestNumericScaleNullIfSubqueryAsPostgres: NULLIF, one-argument COALESCE, GREATEST/LEAST and
+// scalar subqueries of numerics whose display scale varies answer PostgreSQL's text and
+// values, pushdown on and off; where the scale cannot be followed the text is refused by name.
 func TestNumericScaleNullIfSubqueryAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	compared := 0
@@ -69,9 +74,9 @@ func TestNumericScaleNullIfSubqueryAsPostgres(t *testing.T) {
 		// Where the display scale cannot be followed, the text is refused by name.
 		sameColumnNames(t, ctx, cl.c, pg, "SELECT (SELECT 1.50)::text, (SELECT 1 + 1)::int, (SELECT 1.5 AS x)::text, (SELECT avg(x) FROM (VALUES (1)) v(x))::text")
 		for _, q := range []string{
-			// GREATEST/LEAST of numerics of different display scales, a correlated
-			// subquery reading an outer average, a scalar subquery under LIMIT.
-			"SELECT GREATEST(NULLIF(avg(x), 0), 1)::text FROM (VALUES (9), (10), (10)) v(x)",
+			// A correlated subquery reading an outer average, a scalar subquery under LIMIT,
+			// GREATEST of a CTE's average.
+			"WITH s AS (SELECT avg(g) AS a FROM generate_series(1, 3) g) SELECT GREATEST(a, 1)::text FROM s",
 			"SELECT ((SELECT a))::text FROM (SELECT avg(x) a FROM (VALUES (9), (10), (10)) v(x)) y",
 			"SELECT (SELECT avg(x) FROM (VALUES (9), (10), (10)) v(x) LIMIT 1)::text",
 		} {

@@ -1960,6 +1960,7 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 		op = "lt"
 	}
 	acc := es[0]
+	var steps [][2]expr.Expression // each step's conditions, for the display scale (minMaxScale)
 	for _, e := range es[1:] {
 		// acc := CASE WHEN acc IS NULL OR e > acc THEN e ELSE acc END
 		isNull, err := bd.fn(URNComparison, "is_null", booleanType(), acc)
@@ -1986,10 +1987,11 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 		if acc, err = bd.ifThen([]expr.IfThenPair{{If: isNull, Then: e}, {If: better, Then: e}}, acc); err != nil {
 			return bval{}, err
 		}
+		steps = append(steps, [2]expr.Expression{isNull, better})
 	}
 	out := typed(acc)
 	if familyOf(acc.GetType()) == famNumeric && varyingScales(vs) {
-		out.ds = lostScale("GREATEST or LEAST of numerics of different display scales")
+		out.ds = bd.minMaxScale(steps, vs)
 	}
 	out.jsonb = jsonb
 	out.bytea = anyBytea(vs)

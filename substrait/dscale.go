@@ -219,6 +219,29 @@ func nullIfScale(l bval, x expr.Expression) dscale {
 	return func() (expr.Expression, error) { return expr.NewPrimitiveLiteral(s, true), nil }
 }
 
+// minMaxScale is the display scale of GREATEST or LEAST of vs, whose value the binder chose
+// step by step (steps[k]: the accumulated value is NULL, vs[k+1] is better): the chosen
+// argument's, as PostgreSQL's ExecEvalMinMax answers one of its arguments unchanged (the first
+// of equal values: GREATEST(1.50, 1.5) shows 1.50).
+func (bd *binder) minMaxScale(steps [][2]expr.Expression, vs []bval) dscale {
+	return onceScale(func() (expr.Expression, error) {
+		acc, err := bd.scaleExpr(vs[0])
+		if err != nil {
+			return nil, err
+		}
+		for k, st := range steps {
+			s, err := bd.scaleExpr(vs[k+1])
+			if err != nil {
+				return nil, err
+			}
+			if acc, err = bd.ifThen([]expr.IfThenPair{{If: st[0], Then: s}, {If: st[1], Then: s}}, acc); err != nil {
+				return nil, err
+			}
+		}
+		return acc, nil
+	})
+}
+
 // avgDisplayScale is the display scale of avg(x) of integers, the aggregate call fc bound in ac:
 // select_div_scale of the exact sum and the count of the same values (two more measures of
 // the aggregate, added only when the text is asked for).
