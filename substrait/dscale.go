@@ -33,15 +33,18 @@ import (
 // (numericDivide); a + b and
 // a - b take the larger of the two, a * b their sum; unary minus, abs and a cast to
 // unconstrained numeric keep it; round, trunc, ceil, floor and casts to numeric(p,s) fix it;
-// CASE and COALESCE take the chosen branch's.
+// CASE, COALESCE, GREATEST and LEAST take the chosen argument's (branchScale, minMaxScale),
+// NULLIF(a, b) and COALESCE(a) a's (nullIfScale).
 //
 // A derived table's SELECT, read alone, computes each varying numeric's display scale as one more hidden
 // column (binder.keepScales, markScales), which the scope names beside the value
 // (col.scaleName): the query reading it binds that column as the value's display scale
-// (scope.scaleOf), so an average of averages follows PostgreSQL's scales. Where the scale
-// cannot be followed — a varying numeric read from a CTE or set operation (the scope's
-// col.vary without scaleName), GREATEST/LEAST, a GROUP BY key, min or max (one row's value) —
-// its text is refused by name (lostScale), never written at the column's scale.
+// (scope.scaleOf), so an average of averages follows PostgreSQL's scales. A scalar subquery's
+// value is joined with its display scale beside it, the subquery bound a second time as
+// scale(x) (scaleJoin, sublinkScale). Where the scale cannot be followed — a varying numeric
+// read from a CTE or set operation (the scope's col.vary without scaleName), a GROUP BY key
+// (but a scalar subquery's, groupedScale), min or max (one row's value) — its text is refused
+// by name (lostScale), never written at the column's scale.
 
 // dscale binds the int32 display scale of each row of a varying numeric.
 type dscale func() (expr.Expression, error)
