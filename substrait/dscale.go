@@ -407,3 +407,37 @@ func groupedScale(ds dscale, ac *aggCtx) dscale {
 		return lostScale("a numeric whose display scale varies by row used as a GROUP BY key")()
 	})
 }
+
+// comparedSublinks are the scalar subqueries of sel that are an operand of a comparison
+// (=, <>, <, <=, >, >=, IS [NOT] DISTINCT FROM) and nothing else: their values are compared by
+// value, never read at a display scale, so scaleJoin does not compute their scales.
+func comparedSublinks(sel *pg.SelectStmt) map[*pg.SubLink]bool {
+	out := map[*pg.SubLink]bool{}
+	walkPG(sel.ProtoReflect(), func(n *pg.Node) bool {
+		a := n.GetAExpr()
+		if a == nil {
+			return true
+		}
+		switch a.GetKind() {
+		case pg.A_Expr_Kind_AEXPR_OP:
+			if len(a.GetName()) != 1 {
+				return true
+			}
+			switch a.GetName()[0].GetString_().GetSval() {
+			case "=", "<>", "!=", "<", "<=", ">", ">=":
+			default:
+				return true
+			}
+		case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		default:
+			return true
+		}
+		for _, side := range []*pg.Node{a.GetLexpr(), a.GetRexpr()} {
+			if sl := side.GetSubLink(); sl != nil && sl.GetSubLinkType() == pg.SubLinkType_EXPR_SUBLINK {
+				out[sl] = true
+			}
+		}
+		return true
+	})
+	return out
+}

@@ -499,6 +499,7 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 	case len(scalars) > nWhere && grouped && !byKeys:
 		return nil, nil, unimplementedAre("scalar subqueries in an aggregate query without GROUP BY")
 	}
+	compared := comparedSublinks(sel)
 	for k, sl := range scalars {
 		// Grouped by, a select list's or HAVING's subquery value raises its errors where
 		// it is computed; elsewhere where the expression reading it evaluates it.
@@ -508,10 +509,13 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 			return nil, nil, err
 		}
 		keys := []int{len(br.sc.cols) - 1}
-		// A numeric whose display scale varies by row carries it beside (scaleJoin).
-		if sbr, ok := bd.scaleJoin(br, sl, atSite); ok {
-			br = sbr
-			keys = append(keys, len(br.sc.cols)-1)
+		// A numeric whose display scale varies by row carries it beside (scaleJoin), unless
+		// it is only compared (by value).
+		if !compared[sl] {
+			if sbr, ok := bd.scaleJoin(br, sl, atSite); ok {
+				br = sbr
+				keys = append(keys, len(br.sc.cols)-1)
+			}
 		}
 		if grouped && k >= nWhere {
 			// A correlated one is a function of its outer references: one value per group
