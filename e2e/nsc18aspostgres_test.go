@@ -49,6 +49,9 @@ var nsc18Texts = []string{
 		"FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' GROUP BY 1 ORDER BY 1",
 	"SELECT a.id, (SELECT avg((value->>'delay')::int) FROM flights b WHERE b.origin = 'ORD' AND b.timestamp >= '2001-03-30' AND b.timestamp < '2001-04-02' " +
 		"AND b.value->>'destination' = a.value->>'destination')::text FROM flights a WHERE a.origin = 'BOS' AND a.timestamp >= '2001-03-31' AND a.timestamp < '2001-04-01' ORDER BY 1",
+	// A WITH query's averages read alone (by this reference; another under a join).
+	"WITH s AS (SELECT avg(x) a, sum(x) / 7.0 q FROM (VALUES (9), (10), (10)) v(x)) SELECT NULLIF(a, 0)::text, (57 / a)::text, q::text, (SELECT a FROM s)::text FROM s",
+	"WITH s AS (SELECT k, avg(x) a FROM (VALUES (1, 9), (1, 10), (2, 4)) v(k, x) GROUP BY k) SELECT s.k, a::text, (a / 3)::text FROM s ORDER BY 1",
 	// A derived table's and a CTE-free WHERE subquery's averages, an IN list of them.
 	"SELECT g FROM generate_series(1, 4) g WHERE g > (SELECT avg(h) FROM generate_series(1, 4) h) ORDER BY g",
 	"SELECT g, (g IN (SELECT avg(h) FROM generate_series(1, 3) h)), g * 1.0 = ANY (SELECT avg(h) FROM generate_series(1, 3) h GROUP BY h % 2) FROM generate_series(1, 3) g ORDER BY g",
@@ -76,7 +79,7 @@ func TestNumericScaleNullIfSubqueryAsPostgres(t *testing.T) {
 		for _, q := range []string{
 			// A correlated subquery reading an outer average, a scalar subquery under LIMIT,
 			// GREATEST of a CTE's average.
-			"WITH s AS (SELECT avg(g) AS a FROM generate_series(1, 3) g) SELECT GREATEST(a, 1)::text FROM s",
+			"WITH s AS (SELECT avg(g) AS a FROM generate_series(1, 3) g) SELECT GREATEST(s.a, 1)::text FROM s, s t",
 			"SELECT ((SELECT a))::text FROM (SELECT avg(x) a FROM (VALUES (9), (10), (10)) v(x)) y",
 			"SELECT (SELECT avg(x) FROM (VALUES (9), (10), (10)) v(x) LIMIT 1)::text",
 		} {

@@ -817,7 +817,17 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		// one under a join, whose plan the hidden columns would change).
 		bd.markScales(fc[0].GetRangeSubselect().GetSubquery().GetSelectStmt())
 	}
+	// So does a WITH query read alone (bound at each reference: marked for this one only).
+	cteSel := bd.loneCTE(sel)
+	if cteSel != nil && !bd.keepScales[cteSel] {
+		bd.markScales(cteSel)
+	} else {
+		cteSel = nil
+	}
 	from, err := bd.from(sel.GetFromClause())
+	if cteSel != nil {
+		delete(bd.keepScales, cteSel)
+	}
 	bd.condNames = savedNames
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ import (
 // CASE, COALESCE, GREATEST and LEAST take the chosen argument's (branchScale, minMaxScale),
 // NULLIF(a, b) and COALESCE(a) a's (nullIfScale).
 //
-// A derived table's SELECT, read alone, computes each varying numeric's display scale as one more hidden
+// A derived table's or WITH query's SELECT, read alone, computes each varying numeric's display scale as one more hidden
 // column (binder.keepScales, markScales), which the scope names beside the value
 // (col.scaleName): the query reading it binds that column as the value's display scale
 // (scope.scaleOf), so an average of averages follows PostgreSQL's scales. A scalar subquery's
@@ -82,6 +82,27 @@ func (bd *binder) markScales(sel *pg.SelectStmt) {
 		bd.keepScales = map[*pg.SelectStmt]bool{}
 	}
 	bd.keepScales[sel] = true
+}
+
+// loneCTE is the SELECT of the non-recursive WITH query that is sel's one FROM item (by its
+// name, not shadowed by a correlated subquery's domain or a recursive query's working table),
+// nil for any other FROM: like a derived table read alone, it carries its varying numerics'
+// display scales out (markScales), for this reference only.
+func (bd *binder) loneCTE(sel *pg.SelectStmt) *pg.SelectStmt {
+	fc := sel.GetFromClause()
+	if len(fc) != 1 || fc[0].GetRangeVar() == nil {
+		return nil
+	}
+	rv := fc[0].GetRangeVar()
+	name := rv.GetRelname()
+	if rv.GetSchemaname() != "" || rv.GetCatalogname() != "" || bd.domains[name] != nil || bd.workTables[name] != nil || bd.active[name] {
+		return nil
+	}
+	c := bd.cte(name)
+	if c == nil || bd.recursive[c] {
+		return nil
+	}
+	return c.GetCtequery().GetSelectStmt()
 }
 
 // lostScaleError is lostScale's refusal (an *Error, its Unwrap) with what it names, so that an
