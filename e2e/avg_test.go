@@ -253,14 +253,7 @@ func TestNumericDisplayScaleAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	compared := 0
 	for _, cl := range clients {
-		for _, q := range avgTexts {
-			want, kinds := pgTexts(t, ctx, pg, q)
-			if n := compareNumericRows(t, ctx, cl.c, q, want, kinds); n == 0 {
-				t.Errorf("%s (%s): no rows", q, cl.name)
-			} else {
-				compared += n
-			}
-		}
+		compared += compareTextsAsPostgres(t, ctx, pg, cl, avgTexts)
 		for _, q := range avgMixed {
 			want, kinds := pgTexts(t, ctx, pg, q)
 			res, err := run(ctx, cl.c, q)
@@ -293,16 +286,40 @@ func TestNumericDisplayScaleAsPostgres(t *testing.T) {
 			"SELECT (lag(g * 0.5, 1, CASE WHEN g > 1 THEN 1.5 ELSE 2 END) OVER (ORDER BY g))::text FROM generate_series(1, 3) g",
 			"SELECT (max(avg(g)) OVER ())::text FROM generate_series(1, 3) g",
 		} {
-			if _, err := pg.Exec(ctx, q); err != nil {
-				t.Fatalf("PostgreSQL %s: %v", q, err)
-			}
-			_, err := run(ctx, cl.c, q)
-			if st := status.Convert(err); st.Code() != codes.Unimplemented || !strings.Contains(st.Message(), "display scale") {
-				t.Errorf("%s (%s): %v, want UNIMPLEMENTED naming the display scale", q, cl.name, err)
-			}
+			refusedNamingDisplayScale(t, ctx, pg, cl, q)
 		}
 	}
 	t.Logf("%d rows compared with PostgreSQL's", compared)
+}
+
+// compareTextsAsPostgres compares each query's rows through cl with PostgreSQL's, every
+// value's text exactly (compareNumericRows), and returns the number of rows compared; a query
+// without rows is an error.
+func compareTextsAsPostgres(t *testing.T, ctx context.Context, pg *pgx.Conn, cl namedClient, qs []string) int {
+	t.Helper()
+	compared := 0
+	for _, q := range qs {
+		want, kinds := pgTexts(t, ctx, pg, q)
+		if n := compareNumericRows(t, ctx, cl.c, q, want, kinds); n == 0 {
+			t.Errorf("%s (%s): no rows", q, cl.name)
+		} else {
+			compared += n
+		}
+	}
+	return compared
+}
+
+// refusedNamingDisplayScale checks that q, which PostgreSQL answers, is refused through cl as
+// UNIMPLEMENTED naming the display scale (a numeric's text flightsrv cannot follow).
+func refusedNamingDisplayScale(t *testing.T, ctx context.Context, pg *pgx.Conn, cl namedClient, q string) {
+	t.Helper()
+	if _, err := pg.Exec(ctx, q); err != nil {
+		t.Fatalf("PostgreSQL %s: %v", q, err)
+	}
+	_, err := run(ctx, cl.c, q)
+	if st := status.Convert(err); st.Code() != codes.Unimplemented || !strings.Contains(st.Message(), "display scale") {
+		t.Errorf("%s (%s): %v, want UNIMPLEMENTED naming the display scale", q, cl.name, err)
+	}
 }
 
 // toCharTemplates are number templates of to_char, each run over toCharValues and the
