@@ -19,6 +19,8 @@ var nsc18Texts = []string{
 	"SELECT NULLIF(avg(x), 0)::text, NULLIF(avg(x), avg(x))::text FROM (VALUES (0), (0)) v(x)",
 	"SELECT NULLIF(1.5, 2.25)::text, NULLIF(2.25, 1.5)::text, NULLIF(1, 2.5)::text, NULLIF(1.50, 1.5)::text, NULLIF('1.5', 2.25)::text",
 	"SELECT g, NULLIF(g * 1.5, 3)::text, NULLIF(g::numeric, 2.00)::text, NULLIF(count(*) * 1.0 / 3, 0)::text FROM generate_series(1, 3) g GROUP BY g ORDER BY g",
+	"SELECT NULLIF(g, 2.5)::text, count(*) FROM generate_series(1, 3) g GROUP BY 1 ORDER BY 1",
+	"SELECT max(NULLIF(g, 2.5))::text, min(NULLIF(g * 1.5, 0.25))::text FROM generate_series(1, 3) g",
 	"SELECT k, NULLIF(x::numeric, 0)::text, COALESCE(x::numeric)::text, (10 / NULLIF(x::numeric, 0))::text FROM (VALUES (1, '2345'), (2, '1.50'), (3, '0'), (4, NULL), (5, '-0.125')) v(k, x) ORDER BY k",
 	"SELECT COALESCE(avg(x))::text, (COALESCE(avg(x)) / 7)::text FROM (VALUES (9), (10), (10)) v(x)",
 	// CASE with a NULLIF inside, ROUND of a NULLIF, GREATEST/LEAST, a window avg in a NULLIF.
@@ -26,7 +28,7 @@ var nsc18Texts = []string{
 	"SELECT g, (g / NULLIF(avg(g) OVER (), 0))::text, NULLIF(avg(g) OVER (ORDER BY g), 1)::text FROM generate_series(1, 4) g ORDER BY g",
 	"SELECT g, ((g - avg(g) OVER ()) / NULLIF(stddev_pop(g) OVER (), 0))::text FROM generate_series(1, 5) g ORDER BY g",
 	"SELECT GREATEST(NULLIF(avg(x), 0), 1)::text, LEAST(avg(x), 9.5, 10)::text, GREATEST(1.50, 1.5, 1)::text, LEAST(1.5, 1.50)::text, GREATEST(NULL, 2.5, avg(x))::text, " +
-		"GREATEST(avg(x) / 3, 3.2)::text, (LEAST(avg(x), 9) / 7)::text FROM (VALUES (9), (10), (10)) v(x)",
+		"GREATEST(avg(x) / 3, 3.2)::text, GREATEST(1.5, 2, 0.25)::text, LEAST(1.5, 2, 0.25)::text, (LEAST(avg(x), 9) / 7)::text FROM (VALUES (9), (10), (10)) v(x)",
 	"SELECT g, GREATEST(avg(g) OVER (ORDER BY g), 1.5, g)::text, LEAST(g * 0.5, 1)::text FROM generate_series(1, 4) g ORDER BY g",
 	// Scalar subqueries of varying numerics, uncorrelated.
 	"SELECT (SELECT avg(x) FROM (VALUES (9), (10), (10)) v(x))::text",

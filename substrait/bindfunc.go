@@ -415,10 +415,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				id.URN, invocation = extensions.SubstraitDefaultURNPrefix+"functions_arithmetic_decimal", types.AggInvocationAll
 				out = at.WithNullability(nullableN)
 				if argv.ds != nil {
-					// PostgreSQL's numeric_smaller and numeric_larger keep the value they meet
-					// last among equal ones (max of 2 and 2.0 shows either, by the rows'
-					// order): the extreme's display scale is not followed, its text refused.
-					aggds = lostScale(name + " of a numeric whose display scale varies by row")
+					aggds = extremeScale(name, argv.ds)
 				}
 				break
 			}

@@ -414,11 +414,14 @@ func (bd *binder) sublinkScale(sl *pg.SubLink, i int, sc *scope) dscale {
 // groupedScale is the display scale, above the aggregation of ac, of a grouping key whose
 // display scale ds varies by row: the key of ac that is ds's expression itself (a scalar
 // subquery's display scale, grouped by beside its value: scaleJoin), one value per group;
-// lostScale for any other (equal values of different scales are one group, whose text
-// PostgreSQL takes from whichever row it meets).
+// a constant display scale; lostScale for any other (equal values of different scales are
+// one group, whose text PostgreSQL takes from whichever row it meets).
 func groupedScale(ds dscale, ac *aggCtx) dscale {
 	return onceScale(func() (expr.Expression, error) {
 		if e, err := ds(); err == nil {
+			if isLiteral(e) {
+				return e, nil // one display scale (NULLIF(g, 2.5)'s)
+			}
 			for i, g := range ac.groups {
 				if sameExpr(g, e) {
 					return ac.scope().ref(i), nil
@@ -461,4 +464,23 @@ func comparedSublinks(sel *pg.SelectStmt) map[*pg.SubLink]bool {
 		return true
 	})
 	return out
+}
+
+// extremeScale is the display scale of min or max (name) of a numeric whose display scale
+// ds varies: a constant one stays (NULLIF(g, 2.5)'s, every value's), any other is lost —
+// PostgreSQL's numeric_smaller and numeric_larger keep the value they meet last among equal
+// ones (max of 2 and 2.0 shows either, by the rows' order), so the extreme's text is refused.
+func extremeScale(name string, ds dscale) dscale {
+	return onceScale(func() (expr.Expression, error) {
+		if e, err := ds(); err == nil && isLiteral(e) {
+			return e, nil
+		}
+		return lostScale(name + " of a numeric whose display scale varies by row")()
+	})
+}
+
+// isLiteral reports a constant expression (a literal display scale).
+func isLiteral(e expr.Expression) bool {
+	_, ok := e.(expr.Literal)
+	return ok
 }
