@@ -79,6 +79,10 @@ func TestNumericParametersAsPostgres(t *testing.T) {
 		{"SELECT (?::numeric / 3)::text AS v", numericDecl, vals},
 		{"SELECT round(?::numeric / 7, 3)::text AS v", numericDecl, vals},
 		{"SELECT (? * 1.5)::text AS v", numericDecl, vals},
+		// NULLIF, one-argument COALESCE and a scalar subquery keep the value's display scale (issue 18, trial28 W4).
+		{"SELECT NULLIF(?::numeric, 0)::text AS v", numericDecl, vals},
+		{"SELECT COALESCE(?::numeric)::text AS v", numericDecl, vals},
+		{"SELECT (SELECT ?::numeric)::text AS v", numericDecl, vals},
 		{"SELECT (1.25 - ?)::text AS v", numericDecl, vals},
 		{"SELECT sum((value->>'delay')::numeric(10,2) * ?)::text AS v" + w, numericDecl, exact},
 		{"SELECT round(avg((value->>'delay')::int) * ?, 2)::text AS v" + w, numericDecl, vals},

@@ -307,6 +307,9 @@ type binder struct {
 	// sublinkErrs maps a scalar subquery whose errors wait on the expression that reads it
 	// (scalarJoin's atSite) to the hidden column of its deferred error, next to its value.
 	sublinkErrs map[*pg.SubLink]int
+	// sublinkScales maps a scalar subquery whose numeric value's display scale varies by row
+	// to the hidden column of that display scale (scaleJoin, dscale.go).
+	sublinkScales map[*pg.SubLink]int
 	// regrouped marks the scalar subqueries whose relation oneRowPerKey groups by their
 	// correlation keys (scalarJoin): every row's deferred error reaches the expression reading
 	// it, so a DISTINCT or GROUP BY select list may be deferred too (decorrelate).
@@ -819,7 +822,17 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		// one under a join, whose plan the hidden columns would change).
 		bd.markScales(fc[0].GetRangeSubselect().GetSubquery().GetSelectStmt())
 	}
+	// So does a WITH query read alone (bound at each reference: marked for this one only).
+	cteSel := bd.loneCTE(sel)
+	if cteSel != nil && !bd.keepScales[cteSel] {
+		bd.markScales(cteSel)
+	} else {
+		cteSel = nil
+	}
 	from, err := bd.from(sel.GetFromClause())
+	if cteSel != nil {
+		delete(bd.keepScales, cteSel)
+	}
 	bd.condNames = savedNames
 	if err != nil {
 		return nil, err
@@ -1137,6 +1150,12 @@ func figureColnameStrength(n *pg.Node) (string, int) {
 		return "?column?", 0
 	case *pg.Node_CaseExpr:
 		return "case", 1
+	case *pg.Node_SubLink:
+		if v.SubLink.GetSubLinkType() == pg.SubLinkType_EXPR_SUBLINK {
+			// The subquery's column's name, which PostgreSQL has already figured (?column?
+			// too): a cast keeps it, (SELECT 1.50)::text is ?column?.
+			return subqueryColname(v.SubLink.GetSubselect().GetSelectStmt()), 2
+		}
 	}
 	if s := figureColnameOther(n); s != "?column?" {
 		return s, 2

@@ -1926,6 +1926,7 @@ func (bd *binder) coalesce(args []*pg.Node, sc *scope) (bval, error) {
 	}
 	if len(es) == 1 {
 		out := typed(es[0])
+		out.ds = vs[0].ds // COALESCE(a) is a, at a's display scale
 		out.json, out.jsonb = docMarkers(vs)
 		out.bytea = anyBytea(vs)
 		out.bpchar = n
@@ -2012,6 +2013,7 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 		op = "lt"
 	}
 	acc := es[0]
+	var steps [][2]expr.Expression // each step's conditions, for the display scale (minMaxScale)
 	for _, e := range es[1:] {
 		// acc := CASE WHEN acc IS NULL OR e > acc THEN e ELSE acc END
 		isNull, err := bd.fn(URNComparison, "is_null", booleanType(), acc)
@@ -2038,10 +2040,11 @@ func (bd *binder) greatest(m *pg.MinMaxExpr, sc *scope) (bval, error) {
 		if acc, err = bd.ifThen([]expr.IfThenPair{{If: isNull, Then: e}, {If: better, Then: e}}, acc); err != nil {
 			return bval{}, err
 		}
+		steps = append(steps, [2]expr.Expression{isNull, better})
 	}
 	out := typed(acc)
 	if familyOf(acc.GetType()) == famNumeric && varyingScales(vs) {
-		out.ds = lostScale("GREATEST or LEAST of numerics of different display scales")
+		out.ds = bd.minMaxScale(steps, vs)
 	}
 	out.jsonb = jsonb
 	out.bytea = anyBytea(vs)
@@ -2175,6 +2178,7 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		}
 		e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: null}}, x)
 		out := typed(e)
+		out.ds = nullIfScale(l, x)
 		if l.bpchar != 0 && (r.untyped() || r.bpchar != 0) {
 			out.bpchar = l.bpchar // bpchareq's first argument: the character(n) value
 		}

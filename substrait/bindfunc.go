@@ -177,7 +177,7 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 					v := typed(ac.scope().ref(i))
 					v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = e.bytea, e.json, e.jsonb, e.bpchar, e.typmod
 					if e.ds != nil {
-						v.ds = lostScale("a numeric whose display scale varies by row used as a GROUP BY key")
+						v.ds = groupedScale(e.ds, ac)
 					}
 					return v, nil
 				}
@@ -418,10 +418,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 				id.URN, invocation = extensions.SubstraitDefaultURNPrefix+"functions_arithmetic_decimal", types.AggInvocationAll
 				out = at.WithNullability(nullableN)
 				if argv.ds != nil {
-					// PostgreSQL's numeric_smaller and numeric_larger keep the value they meet
-					// last among equal ones (max of 2 and 2.0 shows either, by the rows'
-					// order): the extreme's display scale is not followed, its text refused.
-					aggds = lostScale(name + " of a numeric whose display scale varies by row")
+					aggds = extremeScale(name, argv.ds)
 				}
 				break
 			}

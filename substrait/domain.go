@@ -231,6 +231,9 @@ func (bd *binder) decorrelateDomain(sub *pg.SelectStmt, l *boundRel, isOuter fun
 	}
 	for i := range d.sc.cols {
 		d.sc.cols[i].qual, d.sc.cols[i].hidden = dq, true
+		// A numeric whose display scale varies by row keeps varying: its scale is not in the
+		// domain (equal values of different scales are one domain row), its text refused.
+		d.sc.cols[i].vary = l.sc.cols[idx[i]].vary
 	}
 	if bd.domains == nil {
 		bd.domains = map[string]*boundRel{}

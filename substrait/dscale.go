@@ -10,6 +10,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
 )
 
 // Numerics whose display scale varies row by row.
@@ -32,15 +33,18 @@ import (
 // (numericDivide); a + b and
 // a - b take the larger of the two, a * b their sum; unary minus, abs and a cast to
 // unconstrained numeric keep it; round, trunc, ceil, floor and casts to numeric(p,s) fix it;
-// CASE and COALESCE take the chosen branch's.
+// CASE, COALESCE, GREATEST and LEAST take the chosen argument's (branchScale, minMaxScale),
+// NULLIF(a, b) and COALESCE(a) a's (nullIfScale).
 //
-// A derived table's SELECT, read alone, computes each varying numeric's display scale as one more hidden
+// A derived table's or WITH query's SELECT, read alone, computes each varying numeric's display scale as one more hidden
 // column (binder.keepScales, markScales), which the scope names beside the value
 // (col.scaleName): the query reading it binds that column as the value's display scale
-// (scope.scaleOf), so an average of averages follows PostgreSQL's scales. Where the scale
-// cannot be followed — a varying numeric read from a CTE or set operation (the scope's
-// col.vary without scaleName), GREATEST/LEAST, a GROUP BY key, min or max (one row's value) —
-// its text is refused by name (lostScale), never written at the column's scale.
+// (scope.scaleOf), so an average of averages follows PostgreSQL's scales. A scalar subquery's
+// value is joined with its display scale beside it, the subquery bound a second time as
+// scale(x) (scaleJoin, sublinkScale). Where the scale cannot be followed — a varying numeric
+// read from a CTE or set operation (the scope's col.vary without scaleName), a GROUP BY key
+// (but a scalar subquery's, groupedScale), min or max (one row's value) — its text is refused
+// by name (lostScale), never written at the column's scale.
 
 // dscale binds the int32 display scale of each row of a varying numeric.
 type dscale func() (expr.Expression, error)
@@ -78,6 +82,27 @@ func (bd *binder) markScales(sel *pg.SelectStmt) {
 		bd.keepScales = map[*pg.SelectStmt]bool{}
 	}
 	bd.keepScales[sel] = true
+}
+
+// loneCTE is the SELECT of the non-recursive WITH query that is sel's one FROM item (by its
+// name, not shadowed by a correlated subquery's domain or a recursive query's working table),
+// nil for any other FROM: like a derived table read alone, it carries its varying numerics'
+// display scales out (markScales), for this reference only.
+func (bd *binder) loneCTE(sel *pg.SelectStmt) *pg.SelectStmt {
+	fc := sel.GetFromClause()
+	if len(fc) != 1 || fc[0].GetRangeVar() == nil {
+		return nil
+	}
+	rv := fc[0].GetRangeVar()
+	name := rv.GetRelname()
+	if rv.GetSchemaname() != "" || rv.GetCatalogname() != "" || bd.domains[name] != nil || bd.workTables[name] != nil || bd.active[name] {
+		return nil
+	}
+	c := bd.cte(name)
+	if c == nil || bd.recursive[c] {
+		return nil
+	}
+	return c.GetCtequery().GetSelectStmt()
 }
 
 // lostScaleError is lostScale's refusal (an *Error, its Unwrap) with what it names, so that an
@@ -200,6 +225,47 @@ func (bd *binder) branchScale(conds []expr.Expression, vs []bval) dscale {
 	})
 }
 
+// nullIfScale is the display scale of NULLIF(l, r), bound as x (l given the comparison's
+// common type): l's own, as PostgreSQL's NULLIF answers its first argument's value unchanged
+// (ExecEvalNullIf) — an average's or a quotient's varying scale, or l's type's scale where the
+// common type holds it at a larger one (NULLIF(1.5, 2.25) shows 1.5); nil where x shows l's.
+func nullIfScale(l bval, x expr.Expression) dscale {
+	if l.ds != nil || familyOf(x.GetType()) != famNumeric {
+		return l.ds
+	}
+	if l.untyped() && l.str == nil || l.e != nil && !isNumber(familyOf(l.typ())) {
+		return nil // a NULL, a parameter (typed by the comparison), another type
+	}
+	s := staticScale(l)
+	if xs, ok := numScale(x.GetType()); ok && xs == s {
+		return nil
+	}
+	return func() (expr.Expression, error) { return expr.NewPrimitiveLiteral(s, true), nil }
+}
+
+// minMaxScale is the display scale of GREATEST or LEAST of vs, whose value the binder chose
+// step by step (steps[k]: the accumulated value is NULL, vs[k+1] is better): the chosen
+// argument's, as PostgreSQL's ExecEvalMinMax answers one of its arguments unchanged (the first
+// of equal values: GREATEST(1.50, 1.5) shows 1.50).
+func (bd *binder) minMaxScale(steps [][2]expr.Expression, vs []bval) dscale {
+	return onceScale(func() (expr.Expression, error) {
+		acc, err := bd.scaleExpr(vs[0])
+		if err != nil {
+			return nil, err
+		}
+		for k, st := range steps {
+			s, err := bd.scaleExpr(vs[k+1])
+			if err != nil {
+				return nil, err
+			}
+			if acc, err = bd.ifThen([]expr.IfThenPair{{If: st[0], Then: s}, {If: st[1], Then: s}}, acc); err != nil {
+				return nil, err
+			}
+		}
+		return acc, nil
+	})
+}
+
 // avgDisplayScale is the display scale of avg(x) of integers, the aggregate call fc bound in ac:
 // select_div_scale of the exact sum and the count of the same values (two more measures of
 // the aggregate, added only when the text is asked for).
@@ -289,4 +355,132 @@ func (bd *binder) numericDivide(l, r bval, x, y expr.Expression, sx, sy int32) (
 		return bd.fn(URNPostgres, "numeric_div_scale", i32Type(), args...)
 	})
 	return out, nil
+}
+
+// scaleJoin joins to br, where scalarJoin left the value of the scalar subquery sl, the display
+// scales of that value when it is a numeric whose display scale varies by row (an average, a
+// quotient): the same subquery with its select list's one expression x written scale(x)
+// (PostgreSQL's numeric_scale, whose value is each row's display scale), bound by scalarJoin
+// as sl is, its value a hidden column that sublinkScale reads (bd.sublinkScales). The
+// subquery is computed twice. Only a plain SELECT without DISTINCT, LIMIT or OFFSET, whose
+// one row is the same both times, is followed; ok is false for any other, or where scale(x)
+// does not bind (a display scale the subquery cannot follow itself): its text stays refused
+// (sublinkScale's lostScale).
+func (bd *binder) scaleJoin(br *boundRel, sl *pg.SubLink, atSite bool) (_ *boundRel, ok bool) {
+	i, found := bd.sublinks[sl]
+	if !found || i >= len(br.sc.cols) || !br.sc.cols[i].vary {
+		return nil, false
+	}
+	sub := sl.GetSubselect().GetSelectStmt()
+	if sub == nil || sub.GetOp() != pg.SetOperation_SETOP_NONE && sub.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED ||
+		len(sub.GetDistinctClause()) > 0 || sub.GetLimitCount() != nil || sub.GetLimitOffset() != nil || len(sub.GetTargetList()) != 1 {
+		return nil, false
+	}
+	c := proto.Clone(sl).(*pg.SubLink)
+	rt := c.GetSubselect().GetSelectStmt().GetTargetList()[0].GetResTarget()
+	if rt == nil || rt.GetVal() == nil {
+		return nil, false
+	}
+	rt.Val = &pg.Node{Node: &pg.Node_FuncCall{FuncCall: &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("scale")},
+		Args: []*pg.Node{rt.GetVal()}, Funcformat: pg.CoercionForm_COERCE_EXPLICIT_CALL, Location: -1}}}
+	out, _, err := bd.scalarJoin(br, c, atSite)
+	if err != nil {
+		return nil, false
+	}
+	j, found := bd.sublinks[c]
+	if !found || j >= len(out.sc.cols) || familyOf(out.sc.cols[j].typ) != famInt {
+		return nil, false
+	}
+	if bd.sublinkScales == nil {
+		bd.sublinkScales = map[*pg.SubLink]int{}
+	}
+	bd.sublinkScales[sl] = j
+	return out, true
+}
+
+// sublinkScale is the display scale of the value of the scalar subquery sl, column i of sc:
+// nil where it does not vary, scaleJoin's hidden column, else lostScale.
+func (bd *binder) sublinkScale(sl *pg.SubLink, i int, sc *scope) dscale {
+	if !sc.cols[i].vary {
+		return nil
+	}
+	if j, ok := bd.sublinkScales[sl]; ok && j < len(sc.cols) && sc.cols[j].qual == subqueryQual {
+		ref := sc.ref(j)
+		return func() (expr.Expression, error) { return ref, nil }
+	}
+	return lostScale("a scalar subquery of a numeric whose display scale varies by row (an average)")
+}
+
+// groupedScale is the display scale, above the aggregation of ac, of a grouping key whose
+// display scale ds varies by row: the key of ac that is ds's expression itself (a scalar
+// subquery's display scale, grouped by beside its value: scaleJoin), one value per group;
+// a constant display scale; lostScale for any other (equal values of different scales are
+// one group, whose text PostgreSQL takes from whichever row it meets).
+func groupedScale(ds dscale, ac *aggCtx) dscale {
+	return onceScale(func() (expr.Expression, error) {
+		if e, err := ds(); err == nil {
+			if isLiteral(e) {
+				return e, nil // one display scale (NULLIF(g, 2.5)'s)
+			}
+			for i, g := range ac.groups {
+				if sameExpr(g, e) {
+					return ac.scope().ref(i), nil
+				}
+			}
+		}
+		return lostScale("a numeric whose display scale varies by row used as a GROUP BY key")()
+	})
+}
+
+// comparedSublinks are the scalar subqueries of sel that are an operand of a comparison
+// (=, <>, <, <=, >, >=, IS [NOT] DISTINCT FROM) and nothing else: their values are compared by
+// value, never read at a display scale, so scaleJoin does not compute their scales.
+func comparedSublinks(sel *pg.SelectStmt) map[*pg.SubLink]bool {
+	out := map[*pg.SubLink]bool{}
+	walkPG(sel.ProtoReflect(), func(n *pg.Node) bool {
+		a := n.GetAExpr()
+		if a == nil {
+			return true
+		}
+		switch a.GetKind() {
+		case pg.A_Expr_Kind_AEXPR_OP:
+			if len(a.GetName()) != 1 {
+				return true
+			}
+			switch a.GetName()[0].GetString_().GetSval() {
+			case "=", "<>", "!=", "<", "<=", ">", ">=":
+			default:
+				return true
+			}
+		case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		default:
+			return true
+		}
+		for _, side := range []*pg.Node{a.GetLexpr(), a.GetRexpr()} {
+			if sl := side.GetSubLink(); sl != nil && sl.GetSubLinkType() == pg.SubLinkType_EXPR_SUBLINK {
+				out[sl] = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// extremeScale is the display scale of min or max (name) of a numeric whose display scale
+// ds varies: a constant one stays (NULLIF(g, 2.5)'s, every value's), any other is lost —
+// PostgreSQL's numeric_smaller and numeric_larger keep the value they meet last among equal
+// ones (max of 2 and 2.0 shows either, by the rows' order), so the extreme's text is refused.
+func extremeScale(name string, ds dscale) dscale {
+	return onceScale(func() (expr.Expression, error) {
+		if e, err := ds(); err == nil && isLiteral(e) {
+			return e, nil
+		}
+		return lostScale(name + " of a numeric whose display scale varies by row")()
+	})
+}
+
+// isLiteral reports a constant expression (a literal display scale).
+func isLiteral(e expr.Expression) bool {
+	_, ok := e.(expr.Literal)
+	return ok
 }

@@ -499,12 +499,23 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 	case len(scalars) > nWhere && grouped && !byKeys:
 		return nil, nil, unimplementedAre("scalar subqueries in an aggregate query without GROUP BY")
 	}
+	compared := comparedSublinks(sel)
 	for k, sl := range scalars {
 		// Grouped by, a select list's or HAVING's subquery value raises its errors where
 		// it is computed; elsewhere where the expression reading it evaluates it.
-		br, corr, err := bd.scalarJoin(from.boundRel, sl, !(grouped && k >= nWhere))
+		atSite := !(grouped && k >= nWhere)
+		br, corr, err := bd.scalarJoin(from.boundRel, sl, atSite)
 		if err != nil {
 			return nil, nil, err
+		}
+		keys := []int{len(br.sc.cols) - 1}
+		// A numeric whose display scale varies by row carries it beside (scaleJoin), unless
+		// it is only compared (by value).
+		if !compared[sl] {
+			if sbr, ok := bd.scaleJoin(br, sl, atSite); ok {
+				br = sbr
+				keys = append(keys, len(br.sc.cols)-1)
+			}
 		}
 		if grouped && k >= nWhere {
 			// A correlated one is a function of its outer references: one value per group
@@ -515,7 +526,7 @@ func (bd *binder) subqueries(from *fromItem, sel *pg.SelectStmt) (*fromItem, *pg
 			if bd.subqueryKeys == nil {
 				bd.subqueryKeys = map[*pg.SelectStmt][]int{}
 			}
-			bd.subqueryKeys[sel] = append(bd.subqueryKeys[sel], len(br.sc.cols)-1)
+			bd.subqueryKeys[sel] = append(bd.subqueryKeys[sel], keys...)
 		}
 		from = &fromItem{boundRel: br}
 	}
@@ -1161,7 +1172,7 @@ func (bd *binder) scalarJoin(l *boundRel, sl *pg.SubLink, atSite bool) (_ *bound
 	keepKind := func(out *boundRel) {
 		if out != nil && vi < len(j.sc.cols) {
 			c, src := &out.sc.cols[len(out.sc.cols)-1], j.sc.cols[vi]
-			c.bytea, c.json, c.jsonb, c.bpchar, c.typmod = src.bytea, src.json, src.jsonb, src.bpchar, src.typmod
+			c.bytea, c.json, c.jsonb, c.bpchar, c.typmod, c.vary = src.bytea, src.json, src.jsonb, src.bpchar, src.typmod, src.vary
 		}
 	}
 	if len(errs) > 0 && atSite {
@@ -1476,10 +1487,12 @@ func (bd *binder) sublinkValue(sl *pg.SubLink, sc *scope) (bval, error) {
 			v, err := bd.raiseDeferred(sc.ref(ei), sc.ref(i))
 			out := typed(v)
 			out.bytea, out.json, out.jsonb, out.bpchar, out.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].bpchar, sc.cols[i].typmod
+			out.ds = bd.sublinkScale(sl, i, sc)
 			return out, err
 		}
 		out := typed(sc.ref(i))
 		out.bytea, out.json, out.jsonb, out.bpchar, out.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].bpchar, sc.cols[i].typmod
+		out.ds = bd.sublinkScale(sl, i, sc)
 		return out, nil
 	}
 	return bval{}, sublinkRefusal(sl)
