@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -66,6 +67,14 @@ func TestUntypedParametersAsPostgres(t *testing.T) {
 		{"SELECT div(?, ?)", []any{"12345678901234567.89", "0.003"}},
 		{"SELECT * FROM generate_series(?, ?, ?)", []any{int64(10), int64(1), int64(-4)}},
 		{"SELECT generate_series(?, ?)", []any{int64(1), int64(3)}},
+		// A Python timedelta: ADBC binds duration[us], psycopg sends interval (trial28).
+		{"SELECT ?::text", []any{90 * time.Minute}},
+		{"SELECT ?::text", []any{-time.Hour}},
+		{"SELECT ?::text", []any{26*time.Hour + 1500*time.Microsecond}},
+		{"SELECT (timestamp '2001-04-01 00:00' + ?)::text", []any{26 * time.Hour}},
+		{"SELECT (timestamptz '2001-04-01 00:00+00' - ?)::text", []any{36*time.Hour + time.Second}},
+		{"SELECT (interval '1 mon' + ?)::text", []any{-(49 * time.Hour)}},
+		{"SELECT extract(epoch from ?)::text", []any{-(49*time.Hour + 250*time.Millisecond)}},
 	} {
 		pgSQL, oids, args, schema := boundArgs(tc.sql, tc.vals)
 		if _, err := pg.PgConn().Prepare(ctx, "", pgSQL, oids); err != nil {
@@ -125,8 +134,10 @@ func TestUntypedParametersAsPostgres(t *testing.T) {
 	}
 }
 
-// boundArgs is sql with its `?` numbered for PostgreSQL and vals (string or int64) as
-// PostgreSQL's parameter types (unknown, bigint), text arguments and Arrow schema (utf8, int64).
+// boundArgs is sql with its `?` numbered for PostgreSQL and vals (string, int64 or
+// time.Duration) as PostgreSQL's parameter types (unknown, bigint, interval), text arguments
+// (a duration's as psycopg sends a timedelta: whole days, then the day's seconds) and Arrow
+// schema (utf8, int64, duration[us]: ADBC's binding of a timedelta).
 func boundArgs(sql string, vals []any) (pgSQL string, oids []uint32, args [][]byte, schema *arrow.Schema) {
 	pgSQL = sql
 	oids = make([]uint32, len(vals))
@@ -136,8 +147,18 @@ func boundArgs(sql string, vals []any) (pgSQL string, oids []uint32, args [][]by
 		pgSQL = strings.Replace(pgSQL, "?", fmt.Sprintf("$%d", i+1), 1)
 		args[i] = []byte(fmt.Sprint(v))
 		fields[i] = arrow.Field{Name: fmt.Sprintf("$%d", i+1), Type: arrow.BinaryTypes.String, Nullable: true}
-		if _, ok := v.(int64); ok {
+		switch x := v.(type) {
+		case int64:
 			oids[i], fields[i].Type = 20, arrow.PrimitiveTypes.Int64
+		case time.Duration:
+			oids[i], fields[i].Type = 1186, arrow.FixedWidthTypes.Duration_us
+			us := x.Microseconds()
+			days := us / 86_400_000_000
+			if us%86_400_000_000 < 0 {
+				days--
+			}
+			rest := us - days*86_400_000_000
+			args[i] = []byte(fmt.Sprintf("%d days %d.%06d seconds", days, rest/1_000_000, rest%1_000_000))
 		}
 	}
 	return pgSQL, oids, args, arrow.NewSchema(fields, nil)
@@ -160,6 +181,8 @@ func executeBound(ctx context.Context, cl *flightsql.Client, sql string, schema 
 			b.Field(i).(*array.StringBuilder).Append(x)
 		case int64:
 			b.Field(i).(*array.Int64Builder).Append(x)
+		case time.Duration:
+			b.Field(i).(*array.DurationBuilder).Append(arrow.Duration(x.Microseconds()))
 		}
 	}
 	rec := b.NewRecordBatch()

@@ -450,6 +450,12 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 		return time.Unix(0, ns).UTC(), nil
 	case *array.MonthDayNanoInterval:
 		return a.Value(row), nil
+	case *array.Duration:
+		ns, ok := toNanos(int64(a.Value(row)), a.DataType().(*arrow.DurationType).Unit)
+		if !ok {
+			return nil, paramRange(pos)
+		}
+		return durationInterval(ns), nil
 	case *array.Decimal32:
 		return decimalValue(big.NewInt(int64(a.Value(row))), a.DataType()), nil
 	case *array.Decimal64:
@@ -484,6 +490,20 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 		return out, nil
 	}
 	return nil, errorf(InvalidArgument, "parameter $%d has the unsupported type %s", pos, arr.DataType())
+}
+
+// durationInterval is the interval a duration of ns nanoseconds binds (ADBC binds a Python
+// timedelta as duration[us]): whole days and the rest of the day, never negative, as psycopg
+// sends a timedelta to PostgreSQL ("%d days %d.%06d seconds" of its days, seconds and
+// microseconds), so timedelta(hours=-1) is '-1 days +23:00:00' in both. Declared interval
+// (placeholders.go).
+func durationInterval(ns int64) arrow.MonthDayNanoInterval {
+	const day = 86_400_000_000_000
+	days := ns / day
+	if ns%day < 0 {
+		days--
+	}
+	return arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: ns - days*day}
 }
 
 // decimalValue is the numeric a decimal of Arrow type t holds as the integer n: n × 10^-scale,

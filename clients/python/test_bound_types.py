@@ -4,7 +4,7 @@ parameter types declared at Parse: the column is named ?column? and typed as the
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
 import adbc_driver_flightsql.dbapi
@@ -92,6 +92,11 @@ def test_bigint_parameter_does_not_cast_to_boolean(uri):
     ("SELECT to_hex(?)", (-1,), [("ffffffffffffffff",)]),
     ("SELECT div(?, 3)", (-7,), [(Decimal("-2"),)]),
     ("SELECT * FROM generate_series(?, ?, ?)", (10, 1, -4), [(10,), (6,), (2,)]),
+    # trial28: a timedelta (ADBC binds duration[us]) is the interval psycopg sends PostgreSQL
+    # for it: whole days, then the rest of the day ('-1 days +23:00:00' for minus an hour).
+    ("SELECT ?::text", (timedelta(hours=1, minutes=30),), [("01:30:00",)]),
+    ("SELECT ?::text", (timedelta(hours=-1),), [("-1 days +23:00:00",)]),
+    ("SELECT (timestamp '2001-04-01 00:00' + ?)::text", (timedelta(days=1, hours=2),), [("2001-04-02 02:00:00",)]),
 ])
 def test_parameters_resolve_as_postgres(uri, sql, values, want):
     with adbc_driver_flightsql.dbapi.connect(uri, autocommit=True) as conn, conn.cursor() as cur:
