@@ -110,8 +110,10 @@ func (s *Statement) BindRecord(rec arrow.RecordBatch, row int) (*plan.Plan, erro
 	return planOf(s.BindGeneralRecord(BindOptions{}, rec, row))
 }
 
+// nullParam is the refusal of a NULL value for parameter pos (docs/sql.md, "Parameters"): a
+// feature flightsrv does not have (PostgreSQL binds the NULL), so UNIMPLEMENTED and 0A000.
 func nullParam(pos int) *Error {
-	return errorf(InvalidArgument, "parameter $%d must not be NULL", pos)
+	return refused(Unimplemented, "0A000", "parameter $%d must not be NULL", pos)
 }
 
 func paramRange(pos int) *Error {
