@@ -99,7 +99,14 @@ func TestSetStatements(t *testing.T) {
 	comparePG(t, ctx, pg, one(cl), sameSQL(pgText,
 		"SHOW TimeZone", "SHOW DateStyle", "SHOW IntervalStyle", "SHOW extra_float_digits", "SHOW statement_timeout",
 		"SHOW transaction isolation level", "SHOW standard_conforming_strings",
+		// current_setting reads the same settings (Metabase's and Grafana's probes).
+		"SELECT current_setting('TimeZone'), current_setting('datestyle'), current_setting('IntervalStyle')",
+		"SELECT current_setting('standard_conforming_strings'), current_setting('integer_datetimes'), current_setting('server_encoding')",
+		"SELECT current_setting('no_such_setting', true) IS NULL, current_setting('max_identifier_length')::int + 1",
 	)...)
+	if _, err := run(ctx, cl, "SELECT current_setting('no_such_setting')"); statusSQLState(err) != "42704" {
+		t.Errorf("current_setting of an unknown setting: %v (SQLSTATE %q), want PostgreSQL's 42704", err, statusSQLState(err))
+	}
 	// extra_float_digits 1 (PostgreSQL's default) to 3 print floats shortest-exact, as flightsrv
 	// does, which is why SET extra_float_digits = 3 (pgjdbc's) changes nothing.
 	for _, d := range []string{"1", "3"} {

@@ -742,6 +742,8 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	switch name {
 	case "version":
 		return typed(expr.NewPrimitiveLiteral(Version, true)), nargs(0, 0)
+	case "current_setting":
+		return bd.currentSetting(rawArgs)
 	case "current_database", "current_catalog":
 		return typed(expr.NewPrimitiveLiteral(catalogName, true)), nargs(0, 0)
 	case "current_schema":
@@ -1861,4 +1863,36 @@ func (bd *binder) quoteFunc(name string, args []bval, nargs func(lo, hi int) err
 	}
 	out, err := bd.ifThen([]expr.IfThenPair{{If: nn, Then: q}}, expr.NewPrimitiveLiteral("NULL", false))
 	return typed(out), err
+}
+
+// currentSetting is PostgreSQL's current_setting(name [, missing_ok]) of a setting SHOW
+// answers (showSettings: the values every statement runs with, as PostgreSQL 15 spells them
+// for a UTC session; Metabase and Grafana ask for TimeZone and server_version): a text
+// constant. An unknown name is PostgreSQL's 42704, unless missing_ok is true (NULL); a name
+// or missing_ok that is not a constant is refused by name. The name is the client's text: not
+// echoed.
+func (bd *binder) currentSetting(args []*pg.Node) (bval, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return bval{}, refused(InvalidArgument, "42883", "function current_setting takes 1 or 2 arguments")
+	}
+	name, ok := textLiteral(args[0])
+	if !ok {
+		return bval{}, unimplemented("current_setting of a name that is not a string literal")
+	}
+	missingOK := false
+	if len(args) == 2 {
+		c := args[1].GetAConst()
+		if c == nil || c.GetBoolval() == nil {
+			return bval{}, unimplemented("current_setting's missing_ok that is not a boolean literal")
+		}
+		missingOK = c.GetBoolval().GetBoolval()
+	}
+	v, known := showSettings[strings.ToLower(name)]
+	switch {
+	case known:
+		return typed(expr.NewPrimitiveLiteral(v, true)), nil
+	case missingOK:
+		return typed(expr.NewNullLiteral(&types.StringType{Nullability: types.NullabilityNullable})), nil
+	}
+	return bval{}, refused(InvalidArgument, "42704", "unrecognized configuration parameter")
 }
