@@ -85,7 +85,7 @@ func (c *valueClaims) presize(rows int, args []arrow.Array, f func(i int) error)
 // anyNullAt reports whether one of args is NULL at row i.
 func anyNullAt(args []arrow.Array, i int) bool {
 	for _, a := range args {
-		if a.IsNull(i) {
+		if a != nil && a.IsNull(i) {
 			return true
 		}
 	}
