@@ -613,6 +613,10 @@
 //     count(*) 1.48× (38.8 against 26.2 ms), count WHERE delay > 60 1.21× (156 / 129), origin
 //     count 0.80×, origin avg(delay) 0.96×, day sum(distance) 0.53× (205 / 386), destination
 //     WHERE delay > 60 1.04×, origin × destination 0.84×.
+//     Quiet once more (load 0.04 before it, main at ce4e73d, 5 rounds, 32 s in all): 5 of 7,
+//     count(*) 1.54× (39.3 against 25.4 ms), count WHERE delay > 60 1.21× (158.4 / 130.8),
+//     origin count 0.79×, origin avg(delay) 0.97×, day sum(distance) 0.55×, destination WHERE
+//     delay > 60 1.02×, origin × destination 0.78×: unchanged, as nothing on this path changed.
 //   - BenchmarkIngest (ingest_bench_test.go): writes of the first FLIGHTSRV_INGEST_ROWS rows
 //     (default 300,000; `make bench-ingest-3m` writes all 3,000,000) of the flights file in the
 //     wide shape, side by side in one run: Flight SQL bulk ingest through ADBC (Python
