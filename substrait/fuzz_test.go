@@ -210,6 +210,12 @@ func FuzzSQL(f *testing.F) {
 		"SELECT localtimestamp(3), current_timestamp(0), localtimestamp AT TIME ZONE 'Asia/Tokyo', localtime",
 		"SELECT repeat('é', 40)::name, id::name FROM messages WHERE " + routed + " GROUP BY 'x' ORDER BY NULL",
 		"SELECT DISTINCT ON (1.5) id FROM messages WHERE " + routed + " AND timestamp < localtimestamp(2)",
+		"SELECT current_setting('TimeZone'), current_setting('x', true), current_setting(id) FROM messages WHERE " + routed,
+		"SELECT generate_series(1, 3), count(*), row_number() OVER () FROM messages WHERE " + routed,
+		"SELECT m.id, e FROM messages m LEFT JOIN LATERAL json_array_elements(m.value->'a') e ON e->>'k' = 'v' WHERE " + routed,
+		"SELECT unnest(ARRAY[[1,2],[3,4]]::bigint[]), x FROM unnest(ARRAY[]::text[], ARRAY[1.5]) u(x, y)",
+		"SELECT string_agg(id, ',') OVER (ORDER BY timestamp ROWS 2 PRECEDING), NULLIF(avg(1.5) OVER (), 0) FROM messages WHERE " + routed,
+		"SELECT (SELECT avg(x) FROM (VALUES (1),(2)) v(x))::text, make_timestamptz(2001,1,1,0,0,0,'UTC'), pg_typeof(1), div(7.5, 2)",
 	} {
 		f.Add(s, false)
 	}

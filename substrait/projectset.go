@@ -649,6 +649,20 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 		// column (below), after the aggregates and windows (postponeSRFs).
 		return sel, nil
 	}
+	overSRF := ""
+	for _, n := range append(slices.Clone(sel.GetTargetList()), sel.GetSortClause()...) {
+		anyCall(n, func(fc *pg.FuncCall) bool {
+			if setReturning[funcName(fc)] && fc.GetOver() != nil && overSRF == "" {
+				overSRF = funcName(fc)
+			}
+			return false
+		})
+	}
+	if overSRF != "" {
+		// PostgreSQL's ParseFuncOrColumn refuses it (and postponeSRFs would postpone the
+		// call, OVER and all, for ever).
+		return nil, refused(InvalidArgument, "42809", "OVER specified, but %s is not a window function nor an aggregate function", overSRF)
+	}
 	if post, ok, err := postponeSRFs(sel); err != nil || ok {
 		if err != nil {
 			return nil, err
