@@ -70,14 +70,7 @@ func (bd *binder) divHex(name string, args []bval) (bval, error) {
 // beside one is made numeric): scan/ops' numeric_arith div_trunc, the quotient truncated
 // toward zero exactly, numeric of display scale 0 as numeric_div_trunc's.
 func (bd *binder) numericDiv(l, r bval) (bval, error) {
-	if err := bd.numericParams(&l, &r); err != nil {
-		return bval{}, err
-	}
-	x, _, err := bd.toNumeric(l)
-	if err != nil {
-		return bval{}, err
-	}
-	y, _, err := bd.toNumeric(r)
+	x, y, err := bd.numericOperands(&l, &r)
 	if err != nil {
 		return bval{}, err
 	}

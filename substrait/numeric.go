@@ -290,16 +290,25 @@ const minProductIntDigits = 7
 // numericDigits is the precision of flightsrv's numeric: decimal128's 38 digits.
 const numericDigits = 38
 
+// numericOperands reads the two operands of a numeric operator or function: l and r's
+// parameters typed beside each other (numericParams, which updates them), then both as
+// numeric expressions (toNumeric).
+func (bd *binder) numericOperands(l, r *bval) (x, y expr.Expression, err error) {
+	if err := bd.numericParams(l, r); err != nil {
+		return nil, nil, err
+	}
+	if x, _, err = bd.toNumeric(*l); err != nil {
+		return nil, nil, err
+	}
+	if y, _, err = bd.toNumeric(*r); err != nil {
+		return nil, nil, err
+	}
+	return x, y, nil
+}
+
 // numericBinary binds an arithmetic or comparison operator over numerics (involvesNumeric).
 func (bd *binder) numericBinary(op string, l, r bval) (bval, error) {
-	if err := bd.numericParams(&l, &r); err != nil {
-		return bval{}, err
-	}
-	x, _, err := bd.toNumeric(l)
-	if err != nil {
-		return bval{}, err
-	}
-	y, _, err := bd.toNumeric(r)
+	x, y, err := bd.numericOperands(&l, &r)
 	if err != nil {
 		return bval{}, err
 	}
