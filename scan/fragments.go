@@ -765,15 +765,8 @@ func (n *routedNode) fragmentInput(ctx context.Context, rt *runtime, u unit) (_ 
 		}
 	}
 	out = rt.analysis.track(n, opScan, conform(endedBy(out, span, tier, false), readSch))
-	for i, f := range filters {
-		var keep []bool
-		if used != nil {
-			keep = used[i]
-		}
-		out = ops.FilterCols(ctx, out, f, keep, rt.mem)
-	}
 	if len(filters) > 0 {
-		out = rt.analysis.track(n, opFilter, out)
+		out = rt.analysis.track(n, opFilter, ops.FilterAll(ctx, out, filters, used, rt.mem))
 	}
 	if proj != nil {
 		names := make([]string, n.projSch.NumFields())

@@ -750,6 +750,23 @@ func rebase(e expr.Expression, pos [numBase]int, rt *types.RecordType) (expr.Exp
 	return out, err
 }
 
+// compileConjuncts compiles the conjuncts of cond against schema, for the operators that set
+// a failing conjunct aside (ops.FilterAll, ops.SetFilter); cond whole when it is one, or when
+// a conjunct compiled alone fails where cond does not (the folding of `false AND 1/0 > 1`
+// stops at false, PostgreSQL's eval_const_expressions too).
+func compileConjuncts(cond expr.Expression, schema *arrow.Schema, ext expr.ExtensionRegistry) ([]*ops.Expr, error) {
+	whole, err := ops.Compile(cond, schema, ext)
+	if err != nil {
+		return nil, err
+	}
+	if cs := conjuncts(cond); len(cs) > 1 {
+		if ps, err := compileAll(cs, schema, ext); err == nil {
+			return ps, nil
+		}
+	}
+	return []*ops.Expr{whole}, nil
+}
+
 // compileAll compiles expressions against schema.
 func compileAll(es []expr.Expression, schema *arrow.Schema, ext expr.ExtensionRegistry) ([]*ops.Expr, error) {
 	out := make([]*ops.Expr, len(es))

@@ -113,18 +113,19 @@ func (n *selectNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 	return ops.Select(in, n.cols), nil
 }
 
-// filterNode keeps the rows where a predicate is true.
+// filterNode keeps the rows where a condition is true: its conjuncts applied in turn, one
+// failing on a batch set aside until the others have filtered it (ops.FilterAll).
 type filterNode struct {
-	in   node
-	pred *ops.Expr
+	in    node
+	preds []*ops.Expr
 }
 
 func newFilter(in node, cond expr.Expression, ext expr.ExtensionRegistry) (node, error) {
-	p, err := ops.Compile(cond, in.Schema(), ext)
+	ps, err := compileConjuncts(cond, in.Schema(), ext)
 	if err != nil {
 		return nil, err
 	}
-	return &filterNode{in: in, pred: p}, nil
+	return &filterNode{in: in, preds: ps}, nil
 }
 
 func (n *filterNode) Schema() *arrow.Schema { return n.in.Schema() }
@@ -133,7 +134,7 @@ func (n *filterNode) open(ctx context.Context, rt *runtime) (array.RecordReader,
 	if err != nil {
 		return nil, err
 	}
-	return ops.Filter(ctx, in, n.pred, rt.mem), nil
+	return ops.FilterAll(ctx, in, n.preds, nil, rt.mem), nil
 }
 
 // projectNode evaluates expressions; a Substrait ProjectRel outputs its input columns followed

@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 
 	"github.com/flightsrv/flightsrv/scan/ops"
@@ -20,7 +19,7 @@ type projectSetNode struct {
 	def    *substrait.ProjectSet
 	calls  []ops.SetCall
 	schema *arrow.Schema
-	cond   *ops.Expr // def.Cond, compiled over the calls' output numbered (ordinality last)
+	cond   []*ops.Expr // def.Cond's conjuncts, compiled over the calls' output numbered (ordinality last)
 }
 
 func (n *projectSetNode) Schema() *arrow.Schema { return n.schema }
@@ -39,7 +38,7 @@ func (n *projectSetNode) open(ctx context.Context, rt *runtime) (array.RecordRea
 	}
 	// LEFT JOIN LATERAL … ON cond: the outer ProjectSet, numbered, filtered per input row.
 	nIn := n.in.Schema().NumFields()
-	return ops.SetFilter(ctx, ops.ProjectSet(ctx, in, n.calls, true, true, n.cond.Schema(), rt.mem), n.cond, nIn, n.def.Ordinality, rt.mem), nil
+	return ops.SetFilter(ctx, ops.ProjectSet(ctx, in, n.calls, true, true, n.cond[0].Schema(), rt.mem), n.cond, nIn, n.def.Ordinality, rt.mem), nil
 }
 
 // projectSet lowers a ProjectSet: its input finished into a coordinator node, the calls'
@@ -86,11 +85,9 @@ func (l *lowerer) projectSet(r *plan.ExtensionSingleRel) (*lowered, error) {
 		if !def.Ordinality {
 			fields = append(fields, ord)
 		}
-		cond, err := compileAll([]expr.Expression{def.Cond}, arrow.NewSchema(fields, nil), l.ext)
-		if err != nil {
+		if n.cond, err = compileConjuncts(def.Cond, arrow.NewSchema(fields, nil), l.ext); err != nil {
 			return nil, err
 		}
-		n.cond = cond[0]
 	}
 	return &lowered{node: n}, nil
 }

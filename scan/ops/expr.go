@@ -507,7 +507,7 @@ func (c *compiler) arrowOnly(e expr.Expression) bool {
 	case expr.Literal:
 		return !isInterval(v.GetType())
 	case *expr.ScalarFunction:
-		if isOwn(v) || v.ID().URN == URNPostgres || (isAndOr(v) && v.NArgs() != 2) || isSignedIntArith(v) || isFloatArith(v) || isNumCmp(v) {
+		if isOwn(v) || v.ID().URN == URNPostgres || isAndOr(v) || isSignedIntArith(v) || isFloatArith(v) || isNumCmp(v) {
 			return false
 		}
 		if conv, err := c.arrowConv(v); conv == nil || err != nil {
@@ -636,11 +636,11 @@ func (c *compiler) compile(e expr.Expression) (node, error) {
 		if _, err := c.arrowConv(v); err != nil {
 			return nil, err
 		}
+		if isAndOr(v) {
+			return c.logic(v)
+		}
 		if c.arrowOnlyKept(v) {
 			return &arrowNode{e: v, schema: c.anon}, nil
-		}
-		if isAndOr(v) && v.NArgs() != 2 {
-			return c.fold(v)
 		}
 		return c.call(v)
 	case *expr.DynamicParameter:
@@ -740,25 +740,6 @@ func (c *compiler) literal(l expr.Literal) (scalar.Scalar, error) {
 		return nil, errors.New("ops: compile: literal is not a scalar")
 	}
 	return sd.Value, nil
-}
-
-func (c *compiler) fold(v *expr.ScalarFunction) (node, error) {
-	if v.NArgs() == 0 {
-		return nil, fmt.Errorf("ops: compile: %s without arguments", v.Name())
-	}
-	args := make([]node, v.NArgs())
-	for i := range args {
-		a, ok := v.Arg(i).(expr.Expression)
-		if !ok {
-			return nil, fmt.Errorf("ops: compile: %s argument %d is not a value", v.Name(), i)
-		}
-		n, err := c.compile(a)
-		if err != nil {
-			return nil, err
-		}
-		args[i] = n
-	}
-	return &foldNode{fn: v.Name() + "_kleene", args: args}, nil
 }
 
 // signature is f's name and its arguments' types without nullability (an enumeration
@@ -1118,35 +1099,6 @@ func (n *inNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, 
 		d = c
 	}
 	return callFunction(ctx, "is_in", &compute.SetOptions{ValueSet: compute.NewDatumWithoutOwning(n.set), NullBehavior: compute.NullMatchingInconclusive}, d)
-}
-
-// foldNode is an and/or of more than two arguments, folded left with fn (and_kleene or
-// or_kleene, which take exactly two).
-type foldNode struct {
-	fn   string
-	args []node
-}
-
-func (n *foldNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum, error) {
-	acc, err := n.args[0].eval(ctx, b)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range n.args[1:] {
-		d, err := a.eval(ctx, b)
-		if err != nil {
-			acc.Release()
-			return nil, err
-		}
-		next, err := callFunction(ctx, n.fn, nil, acc, d)
-		acc.Release()
-		d.Release()
-		if err != nil {
-			return nil, err
-		}
-		acc = next
-	}
-	return acc, nil
 }
 
 // callNode is an arrow-go function some of whose arguments need this package's kernels.

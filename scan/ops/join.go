@@ -974,23 +974,9 @@ func (j *joiner) residual(lsrcs []arrow.RecordBatch, lrefs, rrefs []rowRef) ([]b
 	for i := range pass {
 		pass[i] = true
 	}
-	for _, c := range j.spec.Residual {
-		m, err := c.Eval(j.ctx, b, j.mem)
-		if err != nil {
-			b.Release()
-			return nil, nil, err
-		}
-		mb := m.(*array.Boolean)
-		if mb.NullN() == 0 {
-			for i := range pass {
-				pass[i] = pass[i] && mb.Value(i)
-			}
-		} else {
-			for i := range pass {
-				pass[i] = pass[i] && mb.IsValid(i) && mb.Value(i)
-			}
-		}
-		m.Release()
+	if err := conjunctsPass(j.ctx, b, j.spec.Residual, pass, j.mem); err != nil {
+		b.Release()
+		return nil, nil, err
 	}
 	return pass, b, nil
 }

@@ -50,24 +50,55 @@ func Filter(ctx context.Context, in array.RecordReader, pred *Expr, mem *ledger.
 // reads those columns (Expr.Reads): a count after a filter needs no column, a grouping only
 // its keys. used must have a flag per column of in.
 func FilterCols(ctx context.Context, in array.RecordReader, pred *Expr, used []bool, mem *ledger.Ledger) array.RecordReader {
-	switch {
-	case pred == nil:
-		return errStream(in.Schema(), errors.New("ops: filter: nil predicate"), in)
-	case pred.Type().ID() != arrow.BOOL:
-		return errStream(in.Schema(), fmt.Errorf("ops: filter: predicate of type %s, not boolean", pred.Type()), in)
-	case !sameTypes(in.Schema(), pred.Schema()):
-		return errStream(in.Schema(), errors.New("ops: filter: predicate compiled for another schema"), in)
-	case used != nil && len(used) != in.Schema().NumFields():
-		return errStream(in.Schema(), fmt.Errorf("ops: filter: %d column flags for %d columns", len(used), in.Schema().NumFields()), in)
+	var u [][]bool
+	if used != nil {
+		u = [][]bool{used}
 	}
-	narrow := narrowing(in.Schema(), used)
+	return FilterAll(ctx, in, []*Expr{pred}, u, mem)
+}
+
+// FilterAll returns a reader of the rows of in for which every predicate of preds is true: the
+// conjuncts of a WHERE condition, applied in turn, each to the rows the earlier ones kept
+// (FilterCols for each, the columns i of in with used[k][i] false carried as nulls after
+// conjunct k; used nil: every column is used). As PostgreSQL's planner orders a condition's
+// conjuncts by cost rather than as written (`(v::text)::int > 10 AND k = 'delay'` answers
+// there), a conjunct that fails on a batch with a data exception (logicNode's retryable) is
+// set aside and applied after all the others, to the rows they kept; its error stands if it
+// fails on those too. It takes ownership of in; preds stay shared. The reader is not safe for
+// concurrent use; ctx is kept by it for the kernels and checked once per input batch.
+func FilterAll(ctx context.Context, in array.RecordReader, preds []*Expr, used [][]bool, mem *ledger.Ledger) array.RecordReader {
+	if len(preds) == 0 {
+		return errStream(in.Schema(), errors.New("ops: filter: no predicate"), in)
+	}
+	if used != nil && len(used) != len(preds) {
+		return errStream(in.Schema(), fmt.Errorf("ops: filter: %d column sets for %d predicates", len(used), len(preds)), in)
+	}
+	stages := make([]filterStage, len(preds))
+	for k, pred := range preds {
+		var u []bool
+		if used != nil {
+			u = used[k]
+		}
+		switch {
+		case pred == nil:
+			return errStream(in.Schema(), errors.New("ops: filter: nil predicate"), in)
+		case pred.Type().ID() != arrow.BOOL:
+			return errStream(in.Schema(), fmt.Errorf("ops: filter: predicate of type %s, not boolean", pred.Type()), in)
+		case !sameTypes(in.Schema(), pred.Schema()):
+			return errStream(in.Schema(), errors.New("ops: filter: predicate compiled for another schema"), in)
+		case u != nil && len(u) != in.Schema().NumFields():
+			return errStream(in.Schema(), fmt.Errorf("ops: filter: %d column flags for %d columns", len(u), in.Schema().NumFields()), in)
+		}
+		// A predicate's JSON fields are extracted with scratch kept from batch to batch.
+		st := filterStage{pred: pred, used: u, narrow: narrowing(in.Schema(), u), ctx: ctx, share: newJSONShare()}
+		if len(pred.jsonFields) > 0 {
+			st.share.want(pred)
+			st.ctx = withJSONShare(ctx, st.share)
+		}
+		stages[k] = st
+	}
 	o := &owned{r: in}
-	// The predicate's JSON fields are extracted with scratch kept from batch to batch.
-	ectx, share := ctx, newJSONShare()
-	if len(pred.jsonFields) > 0 {
-		share.want(pred)
-		ectx = withJSONShare(ctx, share)
-	}
+	var set []int // the stages set aside on the current batch
 	return newStream(in.Schema(), func() (arrow.RecordBatch, error) {
 		for o.r != nil && o.r.Next() {
 			if err := ctxErr(ctx); err != nil {
@@ -77,15 +108,33 @@ func FilterCols(ctx context.Context, in array.RecordReader, pred *Expr, used []b
 			if b.NumRows() == 0 {
 				continue
 			}
-			mask, err := pred.Eval(ectx, b, mem)
-			share.reset()
-			if err != nil {
-				return nil, err
+			b.Retain()
+			set = set[:0]
+			var err error
+			for k := range stages {
+				if b, err = stages[k].apply(ctx, b, stages, set, mem); err != nil {
+					if len(stages) == 1 || !retryable(err) || ctxErr(ctx) != nil {
+						b.Release()
+						return nil, err
+					}
+					set = append(set, k)
+					continue
+				}
+				if b == nil {
+					break
+				}
 			}
-			out, err := narrow.filter(ctx, b, mask.(*array.Boolean), mem)
-			mask.Release()
-			if err != nil || out != nil {
-				return out, err
+			for j, k := range set {
+				if b == nil {
+					break
+				}
+				if b, err = stages[k].apply(ctx, b, stages, set[j+1:], mem); err != nil {
+					b.Release()
+					return nil, err
+				}
+			}
+			if b != nil {
+				return b, nil
 			}
 		}
 		if o.r == nil {
@@ -95,6 +144,40 @@ func FilterCols(ctx context.Context, in array.RecordReader, pred *Expr, used []b
 		o.release()
 		return nil, err
 	}, o.release)
+}
+
+// filterStage is one conjunct of FilterAll.
+type filterStage struct {
+	pred   *Expr
+	used   []bool    // nil: every column
+	narrow *narrowed // of used
+	ctx    context.Context
+	share  *jsonShare
+}
+
+// apply returns the rows of b (which it takes: released, or returned) where the stage's
+// predicate is true, nil when none is; on a failure b is returned as it was, with the error.
+// The columns its narrowing drops are kept when the stages set aside (waiting) read them.
+func (st *filterStage) apply(ctx context.Context, b arrow.RecordBatch, stages []filterStage, waiting []int, mem *ledger.Ledger) (arrow.RecordBatch, error) {
+	mask, err := st.pred.Eval(st.ctx, b, mem)
+	st.share.reset()
+	if err != nil {
+		return b, err
+	}
+	defer mask.Release()
+	nw := st.narrow
+	if len(waiting) > 0 && st.used != nil {
+		keep := slices.Clone(st.used)
+		for _, k := range waiting {
+			for i := range keep {
+				keep[i] = keep[i] || stages[k].pred.Reads(i)
+			}
+		}
+		nw = narrowing(b.Schema(), keep)
+	}
+	out, err := nw.filter(ctx, b, mask.(*array.Boolean), mem)
+	b.Release()
+	return out, err
 }
 
 // narrowed is FilterCols' selection of the used columns: their indexes and schema; nil when

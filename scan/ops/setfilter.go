@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -17,22 +18,29 @@ import (
 // ordinality is NULL when they yield none), nIn the columns of ProjectSet's input. It keeps
 // the yielded rows for which cond is true (false and NULL drop them) and, for each input row
 // none of whose rows is kept, one row of that input row's columns with every other column
-// NULL (cond is not evaluated on it), in the order of in. The output has in's columns, without
-// the ordinality unless keepOrd. cond must be boolean and compiled for in's schema. It takes
-// ownership of in; cond stays shared. The reader is not safe for concurrent use; ctx is
-// checked once per input batch.
-func SetFilter(ctx context.Context, in array.RecordReader, cond *Expr, nIn int, keepOrd bool, mem *ledger.Ledger) array.RecordReader {
+// NULL (cond is not evaluated on it), in the order of in. cond is the condition's conjuncts,
+// a failing one set aside as conjunctsPass does. The output has in's columns, without the
+// ordinality unless keepOrd. Each conjunct must be boolean and compiled for in's schema. It
+// takes ownership of in; cond stays shared. The reader is not safe for concurrent use; ctx
+// is checked once per input batch.
+func SetFilter(ctx context.Context, in array.RecordReader, cond []*Expr, nIn int, keepOrd bool, mem *ledger.Ledger) array.RecordReader {
 	fields := in.Schema().Fields()
 	last := len(fields) - 1
 	if !keepOrd {
 		fields = fields[:last]
 	}
 	schema := arrow.NewSchema(fields, nil)
+	for _, c := range cond {
+		switch {
+		case c == nil || c.Type().ID() != arrow.BOOL:
+			return errStream(schema, errors.New("ops: set filter: the condition is not boolean"), in)
+		case !sameTypes(in.Schema(), c.Schema()):
+			return errStream(schema, errors.New("ops: set filter: condition compiled for another schema"), in)
+		}
+	}
 	switch {
-	case cond == nil || cond.Type().ID() != arrow.BOOL:
-		return errStream(schema, errors.New("ops: set filter: the condition is not boolean"), in)
-	case !sameTypes(in.Schema(), cond.Schema()):
-		return errStream(schema, errors.New("ops: set filter: condition compiled for another schema"), in)
+	case len(cond) == 0:
+		return errStream(schema, errors.New("ops: set filter: no condition"), in)
 	case last < nIn || in.Schema().Field(last).Type.ID() != arrow.INT64:
 		return errStream(schema, errors.New("ops: set filter: the input's last column is not an ordinality"), in)
 	}
@@ -43,6 +51,7 @@ func SetFilter(ctx context.Context, in array.RecordReader, cond *Expr, nIn int, 
 		matched bool              // whether a row of open's input row is kept
 		pads    []arrow.RecordBatch
 		refs    []rowRef
+		pass    []bool
 	)
 	// closeRow ends the input row being read: a pad row of its columns when none was kept.
 	closeRow := func() {
@@ -114,14 +123,15 @@ func SetFilter(ctx context.Context, in array.RecordReader, cond *Expr, nIn int, 
 			if b.NumRows() == 0 {
 				continue
 			}
-			m, err := cond.Eval(ctx, b, mem)
-			if err != nil {
+			pass = slices.Grow(pass[:0], int(b.NumRows()))[:b.NumRows()]
+			for i := range pass {
+				pass[i] = true
+			}
+			if err := conjunctsPass(ctx, b, cond, pass, mem); err != nil {
 				return nil, err
 			}
-			mask := m.(*array.Boolean)
 			ords := b.Column(last).(*array.Int64)
-			for i := range int(b.NumRows()) {
-				keep := mask.IsValid(i) && mask.Value(i)
+			for i, keep := range pass {
 				switch {
 				case ords.IsNull(i): // an input row without rows: ProjectSet's NULL row
 					closeRow()
@@ -136,7 +146,6 @@ func SetFilter(ctx context.Context, in array.RecordReader, cond *Expr, nIn int, 
 					refs = append(refs, rowRef{r: int32(i)})
 				}
 			}
-			m.Release()
 			out, err := build(b)
 			if err != nil || out != nil {
 				return out, err

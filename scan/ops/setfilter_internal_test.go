@@ -99,7 +99,7 @@ func TestSetFilterGroups(t *testing.T) {
 				t.Fatal(err)
 			}
 			checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			out := SetFilter(context.Background(), in, cond, 1, keepOrd, ledger.New(checked, 0))
+			out := SetFilter(context.Background(), in, []*Expr{cond}, 1, keepOrd, ledger.New(checked, 0))
 			var got []string
 			for out.Next() {
 				b := out.RecordBatch()
