@@ -532,6 +532,13 @@
 //     count(DISTINCT) 674/777, numeric 766/979, join against avg 1.62/2.53 s, semi join
 //     0.88/1.62 s. Warm ÷ native 12 of 12 in both (destination WHERE delay > 60 2.93× and
 //     2.50×, its warm CPU 109 ms); peak RSS 95–97 MiB cold and warm.
+//     After AND/OR short-circuiting and WHERE conjuncts applied by one operator
+//     (scan/ops/logic.go, FilterAll), beside the build before it (248c189,
+//     FLIGHTSRV_ANALYTICAL_BASELINE; 3M rows, 3 rounds, load 4–6 from two other sessions):
+//     cold the same or faster in every query (count WHERE delay > 60 477/475 ms, origin
+//     avg(delay) 580/593, top 10 641/831, join against avg 1.08/1.32 s, the rest within
+//     ±10%), warm likewise (38/42 ms, 80/81, 93/97); 13 of 13 within 1× DuckDB over the
+//     payloads, 12 of 12 warm within 3× native; peak RSS 94 MiB (baseline 114).
 //     It prints the medians and the ratios to DuckDB over the payloads (target ≤ 1×),
 //     and those of the same build with a warm shredded-column cache (--shred-cache, filled by
 //     the untimed first round) to DuckDB over the native columns (target ≤ 3×), and each
