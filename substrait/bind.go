@@ -90,8 +90,12 @@ func (e *PartitionListError) Error() string {
 	return fmt.Sprintf("substrait: %s lists %d partitions, more than the %d a read may list", e.Table, e.Listed, e.Limit)
 }
 
-// checkColumns refuses a select list of n columns past opts.MaxOutputColumns.
+// checkColumns refuses a select list of n columns past PostgreSQL's limit (errTooManyTargets)
+// or opts.MaxOutputColumns.
 func (o BindOptions) checkColumns(n int) error {
+	if n > MaxOutputColumns {
+		return errTooManyTargets
+	}
 	if o.MaxOutputColumns > 0 && n > o.MaxOutputColumns {
 		return &OutputColumnsError{Columns: n, Max: o.MaxOutputColumns}
 	}
@@ -1111,7 +1115,7 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 		out = append(out, bselItem{node: rt.GetVal(), name: name})
 	}
 	if len(out) > MaxOutputColumns {
-		return nil, errPlanTooLarge(fmt.Sprintf("the select list has %d entries", len(out)), MaxOutputColumns)
+		return nil, errTooManyTargets
 	}
 	return out, nil
 }
@@ -1655,6 +1659,11 @@ func (bd *binder) placeReads(first int, alias string) {
 	}
 }
 
+// errTooManyTargets is PostgreSQL's refusal of a select list past MaxOutputColumns entries,
+// its MaxTupleAttributeNumber (transformTargetList's 54011), before any entry is bound and
+// before the memory bound of BindOptions.MaxOutputColumns (20,000 constants were 53200).
+var errTooManyTargets = &Error{Code: InvalidArgument, SQLState: "54011", Msg: "target lists can have at most 1664 entries"}
+
 // fromOne binds one FROM item.
 func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 	switch n := item.GetNode().(type) {
@@ -1703,7 +1712,7 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 		if rv.GetCatalogname() != "" || (rv.GetSchemaname() != "" && rv.GetSchemaname() != "public") {
 			return nil, unimplementedAre("table names qualified by a catalog or a schema other than public")
 		}
-		def, err := lookupTable(bd.cat, name)
+		def, err := lookupSQLTable(bd.cat, name)
 		if err != nil {
 			return nil, err
 		}

@@ -1347,6 +1347,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 		// bytea and the types without text: PostgreSQL has no cast (42846).
 		return bval{}, errorf(InvalidArgument, "cannot cast type %s to json", opTypeName(v))
 	}
+	if isJSONDoc(v) && familyOf(t) != famString {
+		return bd.docCast(v, t)
+	}
 	if v.bytea && familyOf(t) == famString {
 		if _, plain := t.(*types.StringType); plain {
 			return bd.byteaText(v)
