@@ -948,10 +948,10 @@ func isReal(t types.Type) bool {
 	return ok
 }
 
-// errSumReal refuses sum of real, as an aggregate and over a window: PostgreSQL's sum(real) is
-// real, added in single precision row after row (float4pl) in the order it reads them, which a
-// sum of partial sums cannot reproduce; avg, min, max and the variances of real answer.
-var errSumReal = refused(Unimplemented, "0A000", "sum of real (float4) is not supported: PostgreSQL adds reals in single precision row by row; sum(x::float8) is the double precision sum")
+// errSumDistinctReal refuses sum(DISTINCT real): PostgreSQL adds the distinct reals in single
+// precision in their sorted order, which the distinct measures (kept in the order the values
+// first come) do not reproduce.
+var errSumDistinctReal = refused(Unimplemented, "0A000", "sum(DISTINCT real) is not supported: PostgreSQL adds the distinct reals in single precision in sorted order; sum(DISTINCT x::float8) is the double precision sum")
 
 // operatorNumber is the type two numbers of different types meet in under PostgreSQL's
 // operator resolution: real beside a number of another type (an integer, a numeric, double

@@ -345,10 +345,17 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			if fam != famInt && fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
-			if name == "sum" && isReal(at) {
-				return bval{}, errSumReal
-			}
 			id.URN = URNArithmetic
+			if name == "sum" && isReal(at) {
+				// sum(real) is real in PostgreSQL, added in single precision in the order the
+				// rows come (float4pl; scan/aggregate's realSums). PostgreSQL sums the
+				// distinct values in their sorted order, ours in the order they first come.
+				if invocation == types.AggInvocationDistinct {
+					return bval{}, errSumDistinctReal
+				}
+				out = fp32Type()
+				break
+			}
 			if name == "avg" && fam == famInt {
 				// avg of integers is numeric in PostgreSQL: sum / count at the scale
 				// numeric_div chooses, shown at avgScale (scan/aggregate numavg.go).

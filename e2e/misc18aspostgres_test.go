@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"testing"
+
+	"google.golang.org/grpc/codes"
+)
+
+// Issue 18's leftovers of trials 27 and 28, each answered as PostgreSQL 15 answers it.
+
+// realSumTexts are sums of reals (PostgreSQL's sum(real): real, added in single precision in
+// the order the rows come; float4pl) and averages of reals (double precision), as aggregates
+// and over windows, compared with PostgreSQL's text exactly. The flights' rows are summed in
+// an order both sides share (a derived table's ORDER BY and LIMIT, a window's).
+var realSumTexts = []string{
+	"SELECT sum(x)::text, avg(x)::text, sum(x) IS NULL FROM (VALUES (1.1::real), (2.2::real), (3.3::real)) v(x)",
+	"SELECT sum(x)::text, avg(x)::text FROM (VALUES (1.1::real), (2.2::real), (3.3::real)) v(x) WHERE false",
+	"SELECT sum(g::real)::text, sum(g::real / 3::real)::text, avg(g::real / 3::real)::text FROM generate_series(1, 100000) g",
+	"SELECT sum(x)::text FROM (VALUES ('-0'::real)) v(x)",
+	"SELECT sum(x)::text FROM (VALUES ('-0'::real), ('0'::real)) v(x)",
+	"SELECT sum(x)::text FROM (VALUES ('NaN'::real), ('Infinity'::real)) v(x)",
+	"SELECT sum(x)::text FROM (VALUES ('-Infinity'::real), ('Infinity'::real)) v(x)",
+	"SELECT sum(x)::text FROM (VALUES ('Infinity'::real), ('3e38'::real), ('3e38'::real)) v(x)",
+	"SELECT k, sum(x)::text, sum(x) FILTER (WHERE x > 1)::text, avg(x)::text FROM (VALUES (1, 0.1::real), (1, 0.2::real), (2, 16777216::real), (2, 1::real), (2, 1::real), (3, NULL)) v(k, x) GROUP BY k ORDER BY k",
+	"SELECT g, (sum(g::real / 7::real) OVER (ORDER BY g))::text, (sum(g::real / 7::real) OVER (ORDER BY g ROWS 2 PRECEDING))::text, " +
+		"(avg(g::real / 7::real) OVER (ORDER BY g ROWS 2 PRECEDING))::text, (sum(g::real) OVER ())::text FROM generate_series(1, 50) g ORDER BY g",
+	"SELECT g, (sum(NULLIF(g, 2)::real) OVER (ORDER BY g ROWS BETWEEN 1 PRECEDING AND CURRENT ROW))::text FROM generate_series(1, 4) g ORDER BY g",
+	"SELECT origin, sum(d)::text, avg(d / 7::real)::text FROM (SELECT origin, (value->>'delay')::real AS d FROM flights " +
+		"WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' ORDER BY timestamp, id LIMIT 100000) s GROUP BY 1 ORDER BY 1",
+	"SELECT id, (sum((value->>'distance')::real / 7::real) OVER (ORDER BY timestamp, id))::text, " +
+		"(sum((value->>'delay')::real) OVER (PARTITION BY value->>'destination' ORDER BY timestamp, id ROWS 3 PRECEDING))::text FROM flights " +
+		"WHERE origin = 'BOS' AND timestamp >= '2001-03-25' AND timestamp < '2001-04-01' ORDER BY timestamp, id",
+}
+
+// TestRealSumAsPostgres: sum(real) is real, PostgreSQL's single precision sum, as an aggregate
+// and over windows (trial 27's refusal); avg(real) is double precision; a sum that overflows
+// from finite values is 22003; sum(DISTINCT real), and sum(real) of a routed table's rows
+// aggregated bucket by bucket, are refused by name.
+func TestRealSumAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	compared := 0
+	for _, cl := range clients {
+		compared += compareTextsAsPostgres(t, ctx, pg, cl, realSumTexts)
+		comparePG(t, ctx, pg, one(cl.c), nonEmptyTyped(
+			"SELECT sum(x) AS s, avg(x) AS a FROM (VALUES (1.5::real), (2.5::real)) v(x)",
+			"SELECT sum(x) OVER (ORDER BY x) AS s, avg(x) OVER () AS a FROM (VALUES (1.5::real), (2.5::real)) v(x) ORDER BY x",
+		)...)
+		for _, q := range []string{
+			"SELECT sum(x) FROM (VALUES (1e38::real), (1e38::real), (3e38::real)) v(x)",
+			"SELECT sum(x) OVER (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM (VALUES (3e38::real), (3e38::real), (-3e38::real)) v(x)",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, "22003")
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT sum(DISTINCT x) FROM (VALUES (0.1::real), (0.2::real)) v(x)": "sum(DISTINCT real) is not supported",
+			// A routed table's rows are summed bucket by bucket: not PostgreSQL's one pass.
+			"SELECT sum((value->>'delay')::real) FROM flights WHERE origin = 'ORD' AND " + trialRange:                                                "sum of real over a routed table's rows",
+			"SELECT sum(d) FROM (SELECT (value->>'delay')::real AS d FROM flights WHERE origin = 'ORD' AND " + trialRange + " ORDER BY timestamp) s": "sum of real over a routed table's rows",
+		})
+	}
+	t.Logf("%d rows compared with PostgreSQL's", compared)
+}
