@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -59,4 +60,40 @@ func TestRealSumAsPostgres(t *testing.T) {
 		})
 	}
 	t.Logf("%d rows compared with PostgreSQL's", compared)
+}
+
+// TestSetUnknownParameterAsPostgres: SET, RESET, SHOW and current_setting of a name that is no
+// PostgreSQL 15 parameter are its 42704 (trial 28: ours was 0A000); SET and RESET of a
+// parameter a session cannot change are its 55P02, in its words; every parameter of
+// PostgreSQL's pg_settings is known (SHOW answers it or refuses it by name, never 42704); a
+// known parameter flightsrv does not keep is refused by name (0A000), as is a SET of one.
+func TestSetUnknownParameterAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	cl := dial(t, e.on)
+	ctx := context.Background()
+	pg := pgUTC(t, ctx, e.url)
+	for q, state := range map[string]string{
+		"SET no_such_parameter = 1": "42704", "SET SESSION no_such_parameter TO DEFAULT": "42704", "RESET no_such_parameter": "42704",
+		"SHOW no_such_parameter": "42704", "SHOW no_such.parameter": "42704", "SELECT current_setting('no_such_parameter')": "42704",
+		"SET shared_buffers = '1GB'": "55P02", "RESET shared_buffers": "55P02", "SET block_size = 1": "55P02", "SET server_version = '16'": "55P02",
+		"SET log_connections = on": "55P02", "SET archive_command = 'x'": "55P02", "SET ignore_system_indexes = on": "55P02",
+	} {
+		refusedAsPostgres(t, ctx, cl, pg, q, state)
+	}
+	names := pgTextRows(t, ctx, pg, "SELECT name FROM pg_settings ORDER BY 1")
+	if len(names) < 300 {
+		t.Fatalf("PostgreSQL's pg_settings: %d names", len(names))
+	}
+	for _, n := range append(names, []string{"is_superuser"}, []string{"role"}, []string{"seed"}) {
+		if _, err := run(ctx, cl, "SHOW "+n[0]); statusSQLState(err) == "42704" {
+			t.Errorf("SHOW %s: %v, PostgreSQL answers it", n[0], err)
+		}
+	}
+	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
+		"SET work_mem = '64MB'":                    "SET of this parameter",
+		"SET my.custom = 1":                        "SET of this parameter",
+		"SHOW work_mem":                            "SHOW of this setting",
+		"SELECT current_setting('shared_buffers')": "current_setting of this parameter",
+		"SELECT current_setting('work_mem', true)": "current_setting of this parameter",
+	})
 }

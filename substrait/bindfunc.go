@@ -1876,6 +1876,7 @@ func (bd *binder) quoteFunc(name string, args []bval, nargs func(lo, hi int) err
 // answers (showSettings: the values every statement runs with, as PostgreSQL 15 spells them
 // for a UTC session; Metabase and Grafana ask for TimeZone and server_version): a text
 // constant. An unknown name is PostgreSQL's 42704, unless missing_ok is true (NULL); a name
+// PostgreSQL knows (pgParameters) whose value flightsrv does not keep is refused by name, a name
 // or missing_ok that is not a constant is refused by name. The name is the client's text: not
 // echoed.
 func (bd *binder) currentSetting(args []*pg.Node) (bval, error) {
@@ -1898,8 +1899,11 @@ func (bd *binder) currentSetting(args []*pg.Node) (bval, error) {
 	switch {
 	case known:
 		return typed(expr.NewPrimitiveLiteral(v, true)), nil
+	case knownParameter(strings.ToLower(name)):
+		// PostgreSQL answers its value, which flightsrv does not keep.
+		return bval{}, unimplemented("current_setting of this parameter")
 	case missingOK:
 		return typed(expr.NewNullLiteral(&types.StringType{Nullability: types.NullabilityNullable})), nil
 	}
-	return bval{}, refused(InvalidArgument, "42704", "unrecognized configuration parameter")
+	return bval{}, errUnknownParameter
 }
