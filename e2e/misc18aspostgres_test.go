@@ -97,3 +97,35 @@ func TestSetUnknownParameterAsPostgres(t *testing.T) {
 		"SELECT current_setting('work_mem', true)": "current_setting of this parameter",
 	})
 }
+
+// TestStringFunctionIntegerArgumentsAsPostgres: substring, substr, left, right, repeat, lpad,
+// rpad and split_part take integer where PostgreSQL 15 takes it: a bigint, numeric, real or
+// double precision argument there is its 42883 in its words (trial 27: a bigint-typed bound of
+// substring(x FROM ?) answered), naming substring(x FROM n) pg_catalog.substring as it does;
+// smaller integers, untyped literals and the pattern forms answer.
+func TestStringFunctionIntegerArgumentsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, cl := range clients {
+		for _, q := range []string{
+			"SELECT substring('abcdef' from 2::bigint)", "SELECT substring('abcdef', 2::bigint)", "SELECT substring('abcdef' from 2 for 3::bigint)",
+			"SELECT substr('abcdef', 2::bigint)", "SELECT left('abc', 2::bigint)", "SELECT right('abc', 2::bigint)", "SELECT repeat('a', 2::bigint)",
+			"SELECT lpad('a', 3::bigint)", "SELECT rpad('a', 3::bigint, 'x')", "SELECT split_part('a,b', ',', 2::bigint)",
+			"SELECT substring('abcdef'::bytea from 2::bigint)", "SELECT substring('abcdef' from 2.0)", "SELECT substring('abc' from 2::numeric)",
+			"SELECT substring('abc' from 2::real)", "SELECT left('abc', 2.0)", "SELECT repeat('ab', 2::float8)",
+			"SELECT substring('abcdef' from g) FROM generate_series(1::bigint, 2) g",
+			"SELECT substring(id from length(id)::bigint - 2) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01'",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, "42883")
+		}
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText,
+			"SELECT substring('abcdef' from 2::smallint), substring('abcdef' from 2 for 3), substr('abcdef', 2::int), left('abc', 2), repeat('ab', '2'), "+
+				"lpad('a', 3::smallint), split_part('a,b', ',', 2), substring('abc123' from '[0-9]+'), substring('abcdef' from 2 for '3')",
+			"SELECT id, substring(id from length(id) - 2), left(id, (value->>'delay')::int % 3) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY id",
+		)...)
+		// A bound bigint (psycopg's int8, ADBC's int64) is a bigint argument too; a bound
+		// string is the pattern.
+		compareBoundN(ctx, t, pg, []namedClient{cl}, "SELECT substring('abcdef' from ?)", "SELECT substring('abcdef' from $1::bigint)", nil, int64(2))
+		compareBoundN(ctx, t, pg, []namedClient{cl}, "SELECT left('abcdef', ?)", "SELECT left('abcdef', $1::bigint)", nil, int64(2))
+		compareBoundN(ctx, t, pg, []namedClient{cl}, "SELECT substring('abc123' from ?)", "SELECT substring('abc123' from $1)", nil, "[0-9]+")
+	}
+}

@@ -793,6 +793,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if v, ok, err := bd.jsonFunc(name, args); ok {
 		return v, err
 	}
+	if err := integerPositions(fc, name, args); err != nil {
+		return bval{}, err
+	}
 	if v, ok, err := bd.numericCall(name, rawArgs, args); ok {
 		return v, err
 	}
@@ -895,11 +898,13 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := nargs(2, 3); err != nil {
 			return bval{}, err
 		}
-		if name == "substring" && len(args) == 3 && (args[2].str != nil || (!args[2].untyped() && familyOf(args[2].typ()) == famString) ||
-			!args[0].bytea && args[1].untyped() && args[2].untyped() && (args[1].param > 0 || args[2].param > 0)) {
+		if name == "substring" && len(args) == 3 && (args[1].untyped() || familyOf(args[1].typ()) != famInt) &&
+			(args[2].str != nil || (!args[2].untyped() && familyOf(args[2].typ()) == famString) ||
+				!args[0].bytea && args[1].untyped() && args[2].untyped() && (args[1].param > 0 || args[2].param > 0)) {
 			// Two arguments of type unknown after a text are text, the SIMILAR form, as
 			// PostgreSQL resolves substring(text, unknown, unknown) (its parameters prepare
-			// as text); an integer among them makes it substring(text, integer, integer).
+			// as text); an integer among them makes it substring(text, integer, integer)
+			// (substring(s FROM 2 FOR '3'): the '3' an integer).
 			return bval{}, unimplemented("substring(… FROM pattern FOR escape) (a SIMILAR pattern)")
 		}
 		if name == "substring" && len(args) == 2 && (args[1].str != nil || (!args[1].untyped() && familyOf(args[1].typ()) == famString) ||
@@ -1432,6 +1437,41 @@ func integerArgs(name string, args []bval, from int) error {
 		if !a.untyped() && (familyOf(a.typ()) != famInt || numRank(a.typ()) > numRank(i32Type())) {
 			return &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s(%s) does not exist", name, argTypeNames(args))}
 		}
+	}
+	return nil
+}
+
+// integerParams are the argument positions (from 0) of the string functions whose parameter
+// there is integer (int4) in PostgreSQL: substring(text, int [, int]), substr, left, right,
+// repeat, lpad, rpad and split_part, of text and (substring, substr) bytea.
+var integerParams = map[string][]int{
+	"substring": {1, 2}, "substr": {1, 2}, "left": {1}, "right": {1}, "repeat": {1}, "lpad": {1}, "rpad": {1}, "split_part": {2},
+}
+
+// integerPositions refuses a bigint, numeric, real or double precision argument where a
+// string function of integerParams takes an integer, as PostgreSQL finds no function there
+// (none of them casts implicitly to integer): its 42883 "function f(…) does not exist",
+// naming the SQL-syntax form (substring(x FROM n)) pg_catalog.substring as it does. A smaller
+// integer, an untyped literal or parameter, and text (substring's pattern forms) pass.
+func integerPositions(fc *pg.FuncCall, name string, args []bval) error {
+	for _, i := range integerParams[name] {
+		if i >= len(args) || args[i].untyped() {
+			continue
+		}
+		switch t := args[i].typ(); familyOf(t) {
+		case famInt:
+			if numRank(t) <= numRank(i32Type()) {
+				continue
+			}
+		case famNumeric, famFloat:
+		default:
+			continue
+		}
+		shown := name
+		if fn := fc.GetFuncname(); len(fn) == 2 && fn[0].GetString_().GetSval() == "pg_catalog" {
+			shown = "pg_catalog." + name
+		}
+		return &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s(%s) does not exist", shown, argTypeNames(args))}
 	}
 	return nil
 }
