@@ -129,3 +129,35 @@ func TestStringFunctionIntegerArgumentsAsPostgres(t *testing.T) {
 		compareBoundN(ctx, t, pg, []namedClient{cl}, "SELECT substring('abc123' from ?)", "SELECT substring('abc123' from $1)", nil, "[0-9]+")
 	}
 }
+
+// intervalPercentileTexts are percentile_cont of intervals, interpolated as PostgreSQL's
+// percentile_cont_interval_final interpolates them (interval_mi, interval_mul, interval_pl:
+// fractions of months cascading into days and of days into time), compared as text.
+var intervalPercentileTexts = []string{
+	"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::text, percentile_cont(0.25) WITHIN GROUP (ORDER BY x)::text, " +
+		"percentile_cont(0.33) WITHIN GROUP (ORDER BY x DESC)::text, percentile_cont(0) WITHIN GROUP (ORDER BY x)::text, percentile_cont(1) WITHIN GROUP (ORDER BY x)::text " +
+		"FROM (VALUES (interval '1 day'), (interval '2 mons 3 hours'), (interval '-1 year 5 min'), (NULL), (interval '1 mon 1.5 seconds')) v(x)",
+	"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::text, percentile_cont(0.1) WITHIN GROUP (ORDER BY x)::text FROM (VALUES (interval '1 mon'), (interval '2 mons 1 day')) v(x)",
+	"SELECT percentile_cont(0.7) WITHIN GROUP (ORDER BY x)::text FROM (VALUES (interval '3 mons'), (interval '1 year -3 days 00:00:00.000007')) v(x)",
+	"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::text FROM (VALUES (NULL::interval)) v(x)",
+	"SELECT k, percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::text, (percentile_cont(0.9) WITHIN GROUP (ORDER BY x) FILTER (WHERE k > 1))::text " +
+		"FROM (VALUES (1, interval '1 hour'), (1, interval '3 days'), (2, interval '1 mon'), (2, interval '7 mons'), (2, interval '5 days 1 hour'), (3, NULL)) v(k, x) GROUP BY k ORDER BY k",
+	"SELECT origin, percentile_cont(0.5) WITHIN GROUP (ORDER BY (value->>'delay')::int * interval '1 minute')::text, " +
+		"percentile_cont(0.37) WITHIN GROUP (ORDER BY (value->>'distance')::int * interval '1.3 days')::text FROM flights " +
+		"WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-15' AND timestamp < '2001-04-15' GROUP BY 1 ORDER BY 1",
+}
+
+// TestIntervalPercentileAsPostgres: percentile_cont of intervals answers PostgreSQL's
+// interval (trial 27's refusal), of type interval; an interpolation past interval's range is
+// its 22008; an array of fractions over intervals is refused by name.
+func TestIntervalPercentileAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, cl := range clients {
+		compareTextsAsPostgres(t, ctx, pg, cl, intervalPercentileTexts)
+		comparePG(t, ctx, pg, one(cl.c), nonEmptyTyped(
+			"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) AS p FROM (VALUES (interval '1 day'), (interval '2 days')) v(x)")...)
+		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM (VALUES (interval '170000000 years'), (interval '-170000000 years')) v(x)", "22008")
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY x) FROM (VALUES (interval '1 day')) v(x)": "percentile_cont of interval is not supported"})
+	}
+}

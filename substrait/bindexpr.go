@@ -69,6 +69,10 @@ func ownAggregates() string {
 	b.WriteString("      - args:\n          - value: fp64\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: fp64?\n")
 	// percentile_cont(ARRAY[fractions]): an array of one answer per fraction.
 	b.WriteString("      - args:\n          - value: list<fp64?>\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<fp64?>\n")
+	// percentile_cont(float8, interval): an interval (scan/aggregate's intervalContAcc);
+	// substrait-go's YAML types have no interval_compound: the argument's own type, last, so
+	// that double precision matches the impl above.
+	b.WriteString("      - args:\n          - value: fp64\n          - value: any1\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: any1?\n")
 	b.WriteString("  - name: \"percentile_disc\"\n    impls:\n")
 	for _, t := range []string{"i64", "fp64"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)

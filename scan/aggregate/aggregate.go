@@ -50,9 +50,10 @@ const (
 	BoolOr
 	// PercentileCont, PercentileDisc and ModeOf are PostgreSQL's ordered-set aggregates
 	// percentile_cont(Fraction), percentile_disc(Fraction) and mode() WITHIN GROUP (ORDER BY
-	// x [DESC]) (orderedset.go): float64 input for PercentileCont (output float64), int64 or
-	// float64 for the others (output the input type), and for ModeOf also text, int32,
-	// boolean, date, timestamp and decimal (arrayagg.go); NULL for no value. Not distinct.
+	// x [DESC]) (orderedset.go): float64 input for PercentileCont (output float64; of one
+	// fraction also month_day_nano_interval, output the interval), int64 or float64 for the
+	// others (output the input type), and for ModeOf also text, int32, boolean, date,
+	// timestamp and decimal (arrayagg.go); NULL for no value. Not distinct.
 	PercentileCont
 	PercentileDisc
 	ModeOf
@@ -324,6 +325,12 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			out[i] = r
 			continue
 		}
+		if !ok && f.Type.ID() == arrow.INTERVAL_MONTH_DAY_NANO && m.Func == PercentileCont && !m.Multi && !m.Distinct {
+			// percentile_cont of intervals (orderedset.go's intervalContAcc)
+			r.argType = f.Type
+			out[i] = r
+			continue
+		}
 		if !ok {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: unsupported type %s", m.Name, m.Func, f.Name, f.Type)
 		}
@@ -399,7 +406,7 @@ func resultField(m resolved) arrow.Field {
 		if m.Multi {
 			return arrow.Field{Name: m.Name, Type: arrow.ListOf(m.multiElem()), Nullable: true}
 		}
-		if m.Func == PercentileDisc {
+		if m.Func == PercentileDisc || m.argType.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
 			return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
 		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
