@@ -161,3 +161,47 @@ func TestIntervalPercentileAsPostgres(t *testing.T) {
 			"SELECT percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY x) FROM (VALUES (interval '1 day')) v(x)": "percentile_cont of interval is not supported"})
 	}
 }
+
+// setScaleTexts are set operations and VALUES of numerics of different display scales whose
+// text PostgreSQL writes at each row's own scale (trial 28): a UNION ALL of two SELECTs and a
+// VALUES list read alone as a derived table or WITH query, an EXCEPT [ALL] (the left's rows,
+// at the left's scale), compared with PostgreSQL's text exactly.
+var setScaleTexts = []string{
+	"SELECT x::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.250) s",
+	"SELECT (x * 2)::text, (x + 1.0)::text, x || '', concat(x, '|') FROM (SELECT 1.5 AS x UNION ALL SELECT 2.250) s",
+	"SELECT x::text FROM (SELECT 1 AS x UNION ALL SELECT 2.50) s ORDER BY 1",
+	"WITH w AS (SELECT 1.5 AS x, 'a' AS y UNION ALL SELECT 2.250, 'b') SELECT y, x::text FROM w ORDER BY y DESC",
+	"SELECT x::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.250 ORDER BY 1 DESC LIMIT 5) s",
+	"SELECT x::text FROM (VALUES (1.5), (2.250), (NULL), (3), (-0.0010)) v(x)",
+	"SELECT y, (x * 2)::text, (x / 3)::text FROM (VALUES (1.5, 'a'), (2.250, 'b')) v(x, y) ORDER BY y DESC",
+	"WITH w(x) AS (VALUES (1.5), (2.250)) SELECT x::text FROM w ORDER BY x",
+	"SELECT column1::text FROM (VALUES (1/3.0), (2.250)) v ORDER BY 1",
+	"SELECT sum(x)::text, count(*) FROM (VALUES (1.5), (2.250)) v(x)",
+	"SELECT 1.50 EXCEPT SELECT 2.5",
+	"SELECT x::text FROM (SELECT 1.50 AS x EXCEPT SELECT 2.5) s",
+	"SELECT x::text FROM (SELECT 1.50 AS x EXCEPT ALL SELECT 2.5) s",
+	"SELECT x::text FROM (SELECT g * 1.50 AS x FROM generate_series(1, 4) g EXCEPT SELECT 3.0) s ORDER BY 1",
+}
+
+// TestSetOperationScalesAsPostgres: the text of a UNION ALL's, a VALUES list's and an
+// EXCEPT's numerics of different display scales is PostgreSQL's, each row at its own scale;
+// where the scale cannot be followed (INTERSECT, which shows the value of whichever input
+// PostgreSQL's plan hashes first; a UNION, whose DISTINCT would need the scales; a
+// UNION ALL of three arms; max of them, a window's sum) the text is refused by name.
+func TestSetOperationScalesAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, cl := range clients {
+		compareTextsAsPostgres(t, ctx, pg, cl, setScaleTexts)
+		for _, q := range []string{
+			"SELECT x::text FROM (SELECT 1.5 AS x UNION SELECT 2.250) s",
+			"SELECT x::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.250 UNION ALL SELECT 3) s",
+			// One row's value of them (max), a sum over a window: refused as of any
+			// varying numeric.
+			"SELECT max(x)::text FROM (VALUES (1.5), (2.250)) v(x)",
+			"SELECT x::text, sum(x) OVER ()::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.250) s ORDER BY 1",
+		} {
+			refusedNamingDisplayScale(t, ctx, pg, cl, q)
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{"SELECT 1.5 INTERSECT SELECT 1.50": "INTERSECT of numeric values of different scales"})
+	}
+}
