@@ -177,7 +177,7 @@ var setScaleTexts = []string{
 	"WITH w(x) AS (VALUES (1.5), (2.250)) SELECT x::text FROM w ORDER BY x",
 	"SELECT column1::text FROM (VALUES (1/3.0), (2.250)) v ORDER BY 1",
 	"SELECT sum(x)::text, count(*) FROM (VALUES (1.5), (2.250)) v(x)",
-	"SELECT 1.50 EXCEPT SELECT 2.5",
+	"SELECT 1.50 EXCEPT SELECT 2.5", "SELECT x::text FROM (SELECT 2 AS x EXCEPT ALL SELECT 2.5) s", "SELECT column1 || '' FROM (VALUES (1), (2.5)) v",
 	"SELECT x::text FROM (SELECT 1.50 AS x EXCEPT SELECT 2.5) s",
 	"SELECT x::text FROM (SELECT 1.50 AS x EXCEPT ALL SELECT 2.5) s",
 	"SELECT x::text FROM (SELECT g * 1.50 AS x FROM generate_series(1, 4) g EXCEPT SELECT 3.0) s ORDER BY 1",

@@ -104,13 +104,17 @@ func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
 // exceptScales casts es, the columns of an EXCEPT [ALL], back to the left input's numeric
 // types where the right's scale differed (setArms compared them at the larger scale): EXCEPT
 // answers left rows alone, so each value is exact at its own scale and shows it, as
-// PostgreSQL's EXCEPT shows the left's 1.50 of SELECT 1.50 EXCEPT SELECT 2.5.
+// PostgreSQL's EXCEPT shows the left's 1.50 of SELECT 1.50 EXCEPT SELECT 2.5 (an integer's
+// at scale 0).
 func (bd *binder) exceptScales(op string, es []expr.Expression, l *boundRel) ([]expr.Expression, error) {
 	if op != "EXCEPT" {
 		return es, nil
 	}
 	for i, e := range es {
 		lt := l.sc.cols[i].typ
+		if familyOf(lt) == famInt && !unknownCol(l, i) {
+			lt = numType(0) // an integer beside a numeric is numeric of display scale 0
+		}
 		if familyOf(lt) != famNumeric || familyOf(e.GetType()) != famNumeric || sameType(lt, e.GetType()) {
 			continue
 		}

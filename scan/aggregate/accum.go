@@ -479,11 +479,17 @@ func (s *floatSums[T]) merge(col arrow.Array, gids []uint32) error {
 	if !ok {
 		return fmt.Errorf("aggregate: sum state is %s, not float64", col.DataType())
 	}
-	vals := f.Float64Values()[:len(gids)]
+	// float8pl's check, as PostgreSQL's float8_combine combines partial sums.
+	return mergeSums(f, f.Float64Values(), gids, s.sum, floatAdd)
+}
+
+// mergeSums adds the non-null partial sums vals of col to groups gids of sums with add (the
+// sum's own overflow check).
+func mergeSums[S float32 | float64](col arrow.Array, vals []S, gids []uint32, sums []S, add func(*S, S) error) error {
+	vals = vals[:len(gids)]
 	for i, g := range gids {
-		if f.IsValid(i) {
-			// float8pl's check, as PostgreSQL's float8_combine combines partial sums.
-			if err := floatAdd(&s.sum[g], vals[i]); err != nil {
+		if col.IsValid(i) {
+			if err := add(&sums[g], vals[i]); err != nil {
 				return err
 			}
 		}
@@ -547,15 +553,7 @@ func (s *realSums) merge(col arrow.Array, gids []uint32) error {
 	if !ok {
 		return fmt.Errorf("aggregate: sum state is %s, not float32", col.DataType())
 	}
-	vals := f.Float32Values()[:len(gids)]
-	for i, g := range gids {
-		if f.IsValid(i) {
-			if err := realAdd(&s.sum[g], vals[i]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return mergeSums(f, f.Float32Values(), gids, s.sum, realAdd)
 }
 
 func (s *realSums) float(g int) float64 { return float64(s.sum[g]) }
