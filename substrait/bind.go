@@ -575,7 +575,11 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar, typmod: c.typmod}) // setArms: both arms'
+		if c.hidden {
+			out.sc.cols = append(out.sc.cols, c) // a display scale (unionScales)
+			continue
+		}
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar, typmod: c.typmod, scaleName: c.scaleName}) // setArms: both arms'
 	}
 	if !sel.GetAll() {
 		return bd.distinct(out)
@@ -619,7 +623,9 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 			common[i] = widerNumber(lt, rt)
 			if familyOf(common[i]) == famNumeric {
 				err := sameScales([]bval{{e: expr.NewNullLiteral(lt)}, {e: expr.NewNullLiteral(rt)}}, op)
-				if err != nil && op != "UNION" {
+				if err != nil && op != "UNION" && (op != "EXCEPT" || l.sc.cols[i].vary) {
+					// INTERSECT shows the value of the input PostgreSQL's plan hashes first
+					// (the smaller), 1.5 or 1.50; EXCEPT the left's (exceptScales).
 					return nil, nil, nil, err
 				}
 				// UNION keeps each value's display scale (SELECT 1.5 UNION ALL SELECT 2.25
@@ -659,7 +665,10 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 			larm.sc.cols[i].typmod = lc.typmod
 		}
 	}
-	return l, larm, rarm, nil
+	if op == "UNION" {
+		larm, rarm, err = bd.unionScales(sel, l, r, larm, rarm, vary)
+	}
+	return l, larm, rarm, err
 }
 
 // armValue is a set operation arm's output column i as a value for bpcharCommon: its unknown

@@ -216,6 +216,14 @@ func FuzzSQL(f *testing.F) {
 		"SELECT unnest(ARRAY[[1,2],[3,4]]::bigint[]), x FROM unnest(ARRAY[]::text[], ARRAY[1.5]) u(x, y)",
 		"SELECT string_agg(id, ',') OVER (ORDER BY timestamp ROWS 2 PRECEDING), NULLIF(avg(1.5) OVER (), 0) FROM messages WHERE " + routed,
 		"SELECT (SELECT avg(x) FROM (VALUES (1),(2)) v(x))::text, make_timestamptz(2001,1,1,0,0,0,'UTC'), pg_typeof(1), div(7.5, 2)",
+		// misc18's shapes: sum(real) and over a window, SET/SHOW of unknown and fixed
+		// parameters, integer arguments of string functions, percentile_cont of intervals,
+		// per-row display scales through UNION ALL, VALUES and EXCEPT.
+		"SELECT sum(length(id)::real), sum(DISTINCT 1.5::real), sum(1::real) OVER (ORDER BY timestamp ROWS 1 PRECEDING) FROM messages WHERE " + routed,
+		"SET no_such_parameter = 1", "RESET shared_buffers", "SET my.custom TO DEFAULT", "SHOW no_such_parameter",
+		"SELECT substring(id FROM length(id)::bigint), left(id, 2.0), substring(id FROM 2 FOR '3'), current_setting('work_mem') FROM messages WHERE " + routed,
+		"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY timestamp - timestamp), percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY interval '1 day') FROM messages WHERE " + routed,
+		"SELECT x::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.250 UNION ALL SELECT 3) s, (VALUES (1.5), (2.250)) v(y) WHERE x > y EXCEPT ALL SELECT 2.5",
 	} {
 		f.Add(s, false)
 	}

@@ -849,10 +849,11 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 		if fam != famInt && fam != famFloat {
 			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 		}
-		if name == "sum" && isReal(at) {
-			return nil, errSumReal
-		}
 		id.URN = URNArithmetic
+		if name == "sum" && isReal(at) {
+			// sum(real) is real: float4pl over the frame's values (ops.Window's floatSums).
+			return bd.newWindow(id, fp32Type(), arg)
+		}
 		target := i64Type()
 		if name == "avg" && fam == famInt {
 			// avg of integers is numeric, as the aggregate (bindfunc.go's avgScale).
