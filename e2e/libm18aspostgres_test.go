@@ -167,41 +167,44 @@ func libmPairs(ps [][2]float64) [][]float64 {
 	return rows
 }
 
-// libmCompare runs SELECT i, <sel> over the rows as a VALUES list (columns x and y of double
-// precision) on PostgreSQL and flightsrv and returns how many rows' texts differ, reporting
-// the first few.
+// libmCompare runs SELECT i, <sel> over the rows as VALUES lists (columns x and y of double
+// precision; 8,000 rows a query, under the server's 1 MiB of SQL text) on PostgreSQL and
+// flightsrv and returns how many rows' texts differ, reporting the first few.
 func libmCompare(t *testing.T, ctx context.Context, pg *pgx.Conn, cl *flightsql.Client, name, sel string, rows [][]float64) int {
 	t.Helper()
-	var b strings.Builder
 	cols := "i, x"
 	if len(rows[0]) == 2 {
 		cols = "i, x, y"
 	}
-	fmt.Fprintf(&b, "SELECT i, %s FROM (VALUES ", sel)
-	for i, r := range rows {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "(%d", i)
-		for _, v := range r {
-			fmt.Fprintf(&b, ", '%s'::float8", libmText(v))
-		}
-		b.WriteString(")")
-	}
-	fmt.Fprintf(&b, ") v(%s) ORDER BY i", cols)
-	q := b.String()
-	want := pgTextRows(t, ctx, pg, q)
-	got := textColumns(mustRun(t, cl, q))
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d rows, PostgreSQL %d", name, len(got), len(want))
-	}
 	bad := 0
-	for i := range want {
-		if strings.Join(got[i], "|") != strings.Join(want[i], "|") {
-			if bad < 10 {
-				t.Errorf("%s%v = %v, PostgreSQL %v", name, rows[i], got[i][1:], want[i][1:])
+	for start := 0; start < len(rows); start += 8000 {
+		chunk := rows[start:min(start+8000, len(rows))]
+		var b strings.Builder
+		fmt.Fprintf(&b, "SELECT i, %s FROM (VALUES ", sel)
+		for i, r := range chunk {
+			if i > 0 {
+				b.WriteString(", ")
 			}
-			bad++
+			fmt.Fprintf(&b, "(%d", i)
+			for _, v := range r {
+				fmt.Fprintf(&b, ", '%s'::float8", libmText(v))
+			}
+			b.WriteString(")")
+		}
+		fmt.Fprintf(&b, ") v(%s) ORDER BY i", cols)
+		q := b.String()
+		want := pgTextRows(t, ctx, pg, q)
+		got := textColumns(mustRun(t, cl, q))
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d rows, PostgreSQL %d", name, len(got), len(want))
+		}
+		for i := range want {
+			if strings.Join(got[i], "|") != strings.Join(want[i], "|") {
+				if bad < 10 {
+					t.Errorf("%s%v = %v, PostgreSQL %v", name, chunk[i], got[i][1:], want[i][1:])
+				}
+				bad++
+			}
 		}
 	}
 	return bad
