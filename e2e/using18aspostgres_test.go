@@ -46,6 +46,8 @@ func TestUsingMergedColumnsAsPostgres(t *testing.T) {
 		// Merged columns of merged columns, and two of them in one NATURAL JOIN.
 		"SELECT x::text FROM (VALUES (1, 2.5)) a(x, y) JOIN (VALUES (1.0, 2)) b(x, y) USING (x) JOIN (VALUES (1.00)) c(x) USING (x)",
 		"SELECT x::text, y::text FROM (VALUES (1, 2.5)) a(x, y) NATURAL FULL JOIN (VALUES (1.0, 2)) b(x, y) ORDER BY 1",
+		"SELECT x::text, c FROM (VALUES (1), (2)) a(x) FULL JOIN (VALUES (1.0), (3.0)) b(x) USING (x) JOIN (VALUES (1.00, 'p'), (2.00, 'q'), (3.00, 'r')) c(x, c) USING (x) ORDER BY 2",
+		"SELECT x::text, c FROM (VALUES (1.00, 'p'), (2.00, 'q'), (4.00, 's')) c(x, c) RIGHT JOIN ((VALUES (1), (2)) a(x) FULL JOIN (VALUES (1.0), (3.0)) b(x) USING (x)) USING (x) ORDER BY 1",
 		// Other common types: bigint, double precision, timestamp, timestamp with time zone.
 		"SELECT b, c FROM (VALUES (1::smallint), (2::smallint)) v(b) JOIN (VALUES (1::bigint, 'x'), (2, 'y')) w(b, c) USING (b) ORDER BY c",
 		"SELECT b, c FROM (VALUES (1), (2)) v(b) JOIN (VALUES (1.0::float8, 'x'), (2.5, 'y')) w(b, c) USING (b) ORDER BY c",

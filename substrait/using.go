@@ -76,15 +76,22 @@ func (bd *binder) mergedColumn(j *boundRel, nl, li, ri int, jt plan.JoinType) (b
 	}
 	v := vs[k]
 	out := v
-	out.e = es[k]
 	out.typmod = typmod
-	if familyOf(t) == famNumeric && v.ds == nil {
+	switch {
+	case sameType(v.typ(), t):
+		// The side's own column, as it is.
+	case familyOf(t) == famNumeric && v.ds == nil:
 		// An integer or numeric of one display scale: a numeric of that scale, which
 		// shows every row's value as PostgreSQL does.
-		if out.e, err = bd.coerceNumeric(v, numType(staticScale(v))); err != nil {
+		x, err := bd.coerceNumeric(v, numType(staticScale(v)))
+		if err != nil {
 			return bval{}, err
 		}
-		out.e = nullable(out.e)
+		if !sameType(x.GetType(), v.typ()) {
+			out.e = nullable(x)
+		}
+	default:
+		out.e = es[k]
 	}
 	return out, nil
 }
