@@ -16,7 +16,8 @@ import (
 // USING bigint bigint, integer USING double precision double precision) and its type
 // modifier with select_common_typmod; its value is
 //   - an inner join's: the left side's, unless the left needs a coercion to the common type
-//     (another type or type modifier) and the right does not, then the right's;
+//     (another type or type modifier) and the right does not, then the right's (character
+//     strings: the left side's);
 //   - a left join's: the left side's, coerced; a right join's: the right side's, coerced;
 //   - a full join's: COALESCE(left, right), both coerced.
 // A numeric value keeps its own display scale through the coercion (numeric's, integer's 0):
@@ -67,8 +68,9 @@ func (bd *binder) mergedColumn(j *boundRel, nl, li, ri int, jt plan.JoinType) (b
 	case jt == plan.JoinTypeRight:
 		k = 1
 	case jt == plan.JoinTypeInner && familyOf(t) != famString:
-		// Character strings keep the left side's value (and character(n) length) as before:
-		// their values are equal as the join compares them.
+		// Character strings are left out of this rule: the merged column is the left side's
+		// value with its character(n) length (bpchar.go), the answer the char(n) e2e tests
+		// compare with PostgreSQL's.
 		needs := func(v bval) bool { return typeName(v.typ()) != typeName(t) || v.typmod != typmod }
 		if needs(vs[0]) && !needs(vs[1]) {
 			k = 1
