@@ -1877,7 +1877,7 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 	}
 	if familyOf(t) == famNumeric {
 		switch what {
-		case "CASE", "COALESCE", "GREATEST", "LEAST", "VALUES", "lag", "lead":
+		case "CASE", "COALESCE", "GREATEST", "LEAST", "VALUES", "lag", "lead", "JOIN/USING":
 			// Each value keeps its display scale (their callers' ds; VALUES' column vary,
 			// dscale.go).
 		default:
