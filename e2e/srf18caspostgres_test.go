@@ -80,11 +80,11 @@ func TestRecordSetFunctionFieldsAsPostgres(t *testing.T) {
 			}
 		}
 		for q, state := range map[string]string{
-			`SELECT (json_each('{"a": 1}')).foo`:     "42703",
-			`SELECT (jsonb_each('{"a": 1}'))."KEY"`:  "42703",
-			`SELECT (json_each('{"a": 1}'))[1]`:      "42804",
-			`SELECT (json_each('[1]')).key`:          "22023",
-			`SELECT (jsonb_each_text('3')).value`:    "22023",
+			`SELECT (json_each('{"a": 1}')).foo`:    "42703",
+			`SELECT (jsonb_each('{"a": 1}'))."KEY"`: "42703",
+			`SELECT (json_each('{"a": 1}'))[1]`:     "42804",
+			`SELECT (json_each('[1]')).key`:         "22023",
+			`SELECT (jsonb_each_text('3')).value`:   "22023",
 		} {
 			refusedWithState(t, ctx, cl.c, pg, q, state)
 		}
