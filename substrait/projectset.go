@@ -728,9 +728,12 @@ func expandRecordStars(sel *pg.SelectStmt) *pg.SelectStmt {
 // derived table computing the rest (postponeSRFs); a grouped query's GROUP BY items calling
 // one stay below (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1),
 // and window functions beside those are refused by name, as are calls inside CASE, COALESCE
-// or an aggregate. sel is returned unchanged when it calls none, or its select list calls one
-// selectListSRF does not take (json[b]_each: a record), which the binder then refuses by
-// name.
+// or an aggregate. A record-returning function (json[b]_each[_text]) is read through its
+// fields: (json_each(v)).key and (json_each(v)).value are the call's two columns (one call
+// for both, as PostgreSQL's ProjectSet runs its two equal calls in lockstep), a select-list
+// item (json_each(v)).* both (expandRecordStars), and the record as a whole is refused by
+// name (errRecordSRF). sel is returned unchanged when it calls none, or its select list calls
+// one selectListSRF does not take, which the binder then refuses by name.
 func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) && !slices.ContainsFunc(sel.GetSortClause(), hasSRF) {
 		// ORDER BY alone may call one: PostgreSQL's ProjectSet computes it as a hidden
