@@ -40,6 +40,11 @@ func TestRecordSetFunctionFieldsAsPostgres(t *testing.T) {
 		// Beside a window function (run over FROM's rows first) and an aggregate outside GROUP BY.
 		"SELECT i, (json_each_text(d::json)).key, count(*) OVER () FROM " + srf18Docs + " v(i, d) WHERE i < 4 ORDER BY 1, 2",
 		`SELECT count(*), (json_each_text('{"a": 1, "b": 2}')).* FROM ` + srf18Docs + " v(i, d) ORDER BY 2",
+		// GROUP BY the key alone: the value's call runs after the grouping, on each group.
+		`SELECT (json_each_text('{"a": 1, "b": 2}')).*, count(*) FROM ` + srf18Docs + " v(i, d) GROUP BY 1 ORDER BY 1, 2",
+		"SELECT (json_each_text(d::json)).key, count(*) OVER (), (json_each_text(d::json)).value FROM " + srf18Docs + " v(i, d) WHERE i IN (3, 7) ORDER BY 1, 3",
+		"SELECT DISTINCT ON ((jsonb_each_text(d::jsonb)).key) (jsonb_each_text(d::jsonb)).key, (jsonb_each_text(d::jsonb)).value FROM " + srf18Docs + " v(i, d) ORDER BY (jsonb_each_text(d::jsonb)).key, 2 DESC",
+		"SELECT DISTINCT ON (json_object_keys(d::json)) json_object_keys(d::json), i FROM " + srf18Docs + " v(i, d) ORDER BY json_object_keys(d::json), 2 DESC",
 		// Constants alone.
 		`SELECT (json_each('{"b": 1, "a": [1,  2.50]}')).key, (json_each('{"b": 1, "a": [1,  2.50]}')).value::text`,
 		// The flights' documents.
@@ -88,6 +93,11 @@ func TestRecordSetFunctionFieldsAsPostgres(t *testing.T) {
 		} {
 			refusedWithState(t, ctx, cl.c, pg, q, state)
 		}
+		// The value's call, run after the grouping, reads an ungrouped column (PostgreSQL's
+		// 42803 names it v.d).
+		refusedAs(t, ctx, cl.c, codes.InvalidArgument, map[string]string{
+			"SELECT (json_each_text(d::json)).*, count(*) FROM (VALUES ('{\"a\": 1}')) v(d) GROUP BY 1": "must appear in the GROUP BY clause",
+		})
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
 			`SELECT json_each('{"a": 1}')`:                                  "json_each(...) in a select list returns a record, which is not supported: select (json_each(...)).key/.value or call it in FROM",
 			"SELECT id, jsonb_each_text(value::jsonb) FROM flights" + where: "jsonb_each_text(...) in a select list returns a record",

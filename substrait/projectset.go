@@ -718,22 +718,22 @@ func expandRecordStars(sel *pg.SelectStmt) *pg.SelectStmt {
 	return sel
 }
 
-// selectSRFs rewrites the set-returning functions of sel's select list (and the same calls
-// in its GROUP BY and ORDER BY, or of its ORDER BY alone) into a LATERAL ROWS FROM (…) item
-// after its FROM, each call a column of it (equal calls one column): PostgreSQL 10's
+// selectSRFs rewrites the set-returning functions of sel's select list (and the same calls in
+// its GROUP BY, ORDER BY and DISTINCT ON, or of its ORDER BY alone) into a LATERAL ROWS FROM
+// (…) item after its FROM, each call a column of it (equal calls one column): PostgreSQL 10's
 // ProjectSet, whose calls zip to the longest and whose input rows without any row vanish,
-// evaluated before grouping, DISTINCT, ORDER BY and LIMIT. Those of a grouped query outside
-// its GROUP BY (SELECT generate_series(1, 3), count(*) …) and those beside window functions,
-// which PostgreSQL evaluates after the grouping and the windows, are first moved above a
-// derived table computing the rest (postponeSRFs); a grouped query's GROUP BY items calling
-// one stay below (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1),
-// and window functions beside those are refused by name, as are calls inside CASE, COALESCE
-// or an aggregate. A record-returning function (json[b]_each[_text]) is read through its
-// fields: (json_each(v)).key and (json_each(v)).value are the call's two columns (one call
-// for both, as PostgreSQL's ProjectSet runs its two equal calls in lockstep), a select-list
-// item (json_each(v)).* both (expandRecordStars), and the record as a whole is refused by
-// name (errRecordSRF). sel is returned unchanged when it calls none, or its select list calls
-// one selectListSRF does not take, which the binder then refuses by name.
+// evaluated before grouping, DISTINCT, ORDER BY and LIMIT. Those of a grouped query outside its
+// GROUP BY (SELECT generate_series(1, 3), count(*) …) and those beside window functions, which
+// PostgreSQL evaluates after the grouping and the windows, are first moved above a derived
+// table computing the rest (postponeSRFs); a grouped query's GROUP BY items calling one stay
+// below (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1), and window
+// functions beside those are refused by name, as are calls inside CASE, COALESCE or an
+// aggregate. A record-returning function (json[b]_each[_text]) is read through its fields:
+// (json_each(v)).key and (json_each(v)).value are the call's two columns (one call for both, as
+// PostgreSQL's ProjectSet runs its two equal calls in lockstep), a select-list item
+// (json_each(v)).* both (expandRecordStars), and the record as a whole is refused by name
+// (errRecordSRF). sel is returned unchanged when it calls none, or its select list calls one
+// selectListSRF does not take, which the binder then refuses by name.
 func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) && !slices.ContainsFunc(sel.GetSortClause(), hasSRF) {
 		// ORDER BY alone may call one: PostgreSQL's ProjectSet computes it as a hidden
@@ -857,6 +857,11 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	}
 	for _, s := range sel.GetSortClause() {
 		rewrite(s)
+	}
+	for _, d := range sel.GetDistinctClause() {
+		if d.GetNode() != nil {
+			rewrite(d) // DISTINCT ON keys
+		}
 	}
 	if bad != nil {
 		return nil, bad
