@@ -216,6 +216,9 @@ func FuzzSQL(f *testing.F) {
 		"SELECT unnest(ARRAY[[1,2],[3,4]]::bigint[]), x FROM unnest(ARRAY[]::text[], ARRAY[1.5]) u(x, y)",
 		"SELECT string_agg(id, ',') OVER (ORDER BY timestamp ROWS 2 PRECEDING), NULLIF(avg(1.5) OVER (), 0) FROM messages WHERE " + routed,
 		"SELECT (SELECT avg(x) FROM (VALUES (1),(2)) v(x))::text, make_timestamptz(2001,1,1,0,0,0,'UTC'), pg_typeof(1), div(7.5, 2)",
+		// srf18c: fields of a record-returning set-returning function in a select list.
+		"SELECT (json_each(value::json)).key, (jsonb_each_text(value::jsonb)).*, count(*) OVER () FROM messages WHERE " + routed + " ORDER BY (json_each(value::json)).value->>'a'",
+		"SELECT DISTINCT ON ((json_each_text('{\"a\":1}')).key) (json_each_text('{\"a\":1}')).*, count(*) FROM messages WHERE " + routed + " GROUP BY 1 ORDER BY 1",
 	} {
 		f.Add(s, false)
 	}
