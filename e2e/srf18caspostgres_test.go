@@ -61,28 +61,7 @@ func TestRecordSetFunctionFieldsAsPostgres(t *testing.T) {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgTypes, typed...)...)
 		// Column names as PostgreSQL names them.
 		for _, q := range append(slices.Clone(typed), qs[2], qs[3], qs[4]) {
-			res, err := run(ctx, cl.c, q)
-			if err != nil {
-				t.Errorf("%s: %v", q, err)
-				continue
-			}
-			var names []string
-			for _, f := range res.infoSchema.Fields() {
-				names = append(names, f.Name)
-			}
-			res.release()
-			rows, err := pg.Query(ctx, q)
-			if err != nil {
-				t.Fatalf("PostgreSQL %s: %v", q, err)
-			}
-			var want []string
-			for _, f := range rows.FieldDescriptions() {
-				want = append(want, f.Name)
-			}
-			rows.Close()
-			if !slices.Equal(names, want) {
-				t.Errorf("%s: columns %q, PostgreSQL's %q", q, names, want)
-			}
+			sameColumnNames(t, ctx, cl.c, pg, q)
 		}
 		for q, state := range map[string]string{
 			`SELECT (json_each('{"a": 1}')).foo`:    "42703",
