@@ -45,6 +45,11 @@ func TestRecordSetFunctionFieldsAsPostgres(t *testing.T) {
 		"SELECT (json_each_text(d::json)).key, count(*) OVER (), (json_each_text(d::json)).value FROM " + srf18Docs + " v(i, d) WHERE i IN (3, 7) ORDER BY 1, 3",
 		"SELECT DISTINCT ON ((jsonb_each_text(d::jsonb)).key) (jsonb_each_text(d::jsonb)).key, (jsonb_each_text(d::jsonb)).value FROM " + srf18Docs + " v(i, d) ORDER BY (jsonb_each_text(d::jsonb)).key, 2 DESC",
 		"SELECT DISTINCT ON (json_object_keys(d::json)) json_object_keys(d::json), i FROM " + srf18Docs + " v(i, d) ORDER BY json_object_keys(d::json), 2 DESC",
+		// In a WITH query, a UNION's branch, a scalar and a LATERAL subquery.
+		"WITH e AS (SELECT i, (json_each_text(d::json)).* FROM " + srf18Docs + " v(i, d)) SELECT key, count(*), min(i) FROM e GROUP BY key ORDER BY key",
+		"SELECT (jsonb_each_text(d::jsonb)).key FROM " + srf18Docs + " v(i, d) WHERE i = 4 UNION ALL SELECT (json_each_text('{\"z\": 0}')).value ORDER BY 1",
+		"SELECT i, (SELECT (json_each_text(d::json)).value LIMIT 1) FROM " + srf18Docs + " v(i, d) WHERE i IN (3, 5) ORDER BY 1",
+		"SELECT i, s.k, s.n FROM " + srf18Docs + " v(i, d), LATERAL (SELECT (jsonb_each(d::jsonb)).key AS k, generate_series(1, 2) AS n) s WHERE i IN (3, 7) ORDER BY 1, 3, 2",
 		// Constants alone.
 		`SELECT (json_each('{"b": 1, "a": [1,  2.50]}')).key, (json_each('{"b": 1, "a": [1,  2.50]}')).value::text`,
 		// The flights' documents.
@@ -83,6 +88,7 @@ func TestRecordSetFunctionFieldsAsPostgres(t *testing.T) {
 			`SELECT (json_each('{"a": 1}')).key, json_each('{"a": 1}')`:     "json_each(...) in a select list returns a record",
 			`SELECT json_each_text('{"a": 1}') IS NULL`:                     "json_each_text(...) in a select list returns a record",
 			`SELECT ((json_each('{"a": 1}')).*).key`:                        `row expansion via "*" is not supported here`,
+			`SELECT (json_each((json_each('{"a": {"b": 1}}')).value)).key`:  "set-returning functions in the arguments of a set-returning function",
 			`SELECT e FROM json_each('{"a": 1}') e`:                         "whole-row references to a table or a function of several columns (e) are not supported: select its columns by name",
 			`SELECT row(1, 2)`:                                              "row values",
 		})
