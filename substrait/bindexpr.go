@@ -1144,7 +1144,7 @@ func (bd *binder) noteWholeRow(sc *scope, name string, err error) {
 		if bd.wholeRows == nil {
 			bd.wholeRows = map[string]*Error{}
 		}
-		bd.wholeRows[pe.Msg] = quoting(Unimplemented, "0A000", "whole-row references to a table or a function of several columns (%s) are not supported", name)
+		bd.wholeRows[pe.Msg] = quoting(Unimplemented, "0A000", "whole-row references to a table or a function of several columns (%s) are not supported: select its columns by name", name)
 	}
 }
 

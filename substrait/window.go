@@ -1011,7 +1011,7 @@ func windowPartitionColumns(exprs []expr.Expression) (cols map[int]bool, windowe
 
 // anyCall reports whether a function call of n (an expression; not looking into subqueries)
 // satisfies match: calls' arguments, FILTERs and OVER clauses (partition and order keys) are
-// walked.
+// walked, and the value an indirection selects from or subscripts ((json_each(…)).key).
 func anyCall(n *pg.Node, match func(*pg.FuncCall) bool) bool {
 	found := false
 	var walk func(n *pg.Node)
@@ -1064,6 +1064,9 @@ func anyCall(n *pg.Node, match func(*pg.FuncCall) bool) bool {
 			walkAll(v.MinMaxExpr.GetArgs())
 		case *pg.Node_List:
 			walkAll(v.List.GetItems())
+		case *pg.Node_AIndirection:
+			// (json_each(…)).key, (regexp_match(…))[1]
+			walk(v.AIndirection.GetArg())
 		}
 	}
 	walk(n)
