@@ -39,6 +39,11 @@ func TestJSONBCastsAsPostgres(t *testing.T) {
 			`SELECT '1'::json::int`:           "42846",
 			`SELECT '1'::json::numeric`:       "42846",
 			`SELECT '1'::jsonb::date`:         "42846",
+			// Text functions of json and jsonb: no implicit cast to text (srf18c's finding).
+			`SELECT length('{}'::json)`:        "42883",
+			`SELECT octet_length('{}'::jsonb)`: "42883",
+			`SELECT upper('{}'::json)`:         "42883",
+			`SELECT char_length('{}'::json)`:   "42883",
 		} {
 			refusedWithState(t, ctx, cl.c, pg, q, state)
 		}

@@ -865,6 +865,10 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := nargs(1, 1); err != nil {
 			return bval{}, err
 		}
+		if isJSONDoc(args[0]) {
+			// json and jsonb cast to text explicitly only: length(json) does not exist.
+			return bval{}, noSuchFunction(name, args)
+		}
 		if isBytes := familyOf(args[0].typ()) == famBinary; isBytes || name == "octet_length" {
 			// PostgreSQL: length(bytea) and octet_length count bytes; char_length(bytea)
 			// does not exist.
@@ -1754,6 +1758,9 @@ func (bd *binder) integerLength(v bval, err error) (bval, error) {
 func argTypeName(v bval) string {
 	if v.untyped() {
 		return "unknown"
+	}
+	if isJSONDoc(v) {
+		return jsonTypeName(v)
 	}
 	return typeName(v.typ())
 }
