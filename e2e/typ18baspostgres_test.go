@@ -1,0 +1,40 @@
+package e2e
+
+import (
+	"testing"
+)
+
+// Issue 18, trial29's W2, W3, W5 and wrong errors: lag and lead of integers with numeric
+// defaults, column names of CASE and sublinks, NULLIF's type, and errors PostgreSQL raises.
+
+// typ18bLagTexts are lag and lead whose result is numeric while the value's and the default's
+// display scales differ (trial29 W2): each value at its own display scale, as PostgreSQL's.
+var typ18bLagTexts = []string{
+	"SELECT x, lag(x, 1, 1.5) OVER (ORDER BY x)::text FROM generate_series(1, 4) x ORDER BY x",
+	"SELECT x, lead(x, 1, 2.25) OVER (ORDER BY x)::text FROM generate_series(1, 4) x ORDER BY x",
+	"SELECT x, (lag(x, 1, 1.5) OVER (ORDER BY x) * 2)::text, lag(x::bigint, 1, 1.5) OVER (ORDER BY x)::text, lag(x::smallint, 2, 1.5) OVER (ORDER BY x)::text FROM generate_series(1, 4) x ORDER BY x",
+	"SELECT x, lag(x::numeric, 1, 1.5) OVER (ORDER BY x)::text, lag(1.50, 1, x) OVER (ORDER BY x)::text, lag(x, 1, 2.0) OVER (ORDER BY x DESC)::text FROM generate_series(1, 4) x ORDER BY x",
+	"SELECT x, lead(x, 1, x / 2.0) OVER (ORDER BY x)::text, lag(x, 1, x / 3.0) OVER (ORDER BY x)::text FROM generate_series(1, 3) x ORDER BY x",
+	"SELECT x, lag(x / 3.0, 1, 7) OVER (ORDER BY x)::text, lead(x / 4.0) OVER (ORDER BY x)::text, lead(x / 4.0, 2, 0.5) OVER (ORDER BY x)::text FROM generate_series(1, 4) x ORDER BY x",
+	"SELECT k, lag(x::numeric, 1, 9.99) OVER (ORDER BY k)::text, lead(7, 1, x::numeric) OVER (ORDER BY k)::text FROM (VALUES (1, '2345'), (2, '1.50'), (3, '0'), (4, NULL), (5, '-0.125')) v(k, x) ORDER BY k",
+	"SELECT id, lead((value->>'delay')::int, 1, 1.25) OVER (ORDER BY id)::text FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' ORDER BY id",
+	"SELECT id, lag(7, 1, (value->>'distance')::numeric) OVER (ORDER BY id)::text FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY id",
+}
+
+// TestLagLeadScaleAsPostgres: lag and lead of an integer with a numeric default, or of a
+// numeric with a default of another display scale, answer PostgreSQL's text (trial29 W2).
+func TestLagLeadScaleAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	compared := 0
+	for _, cl := range clients {
+		for _, q := range typ18bLagTexts {
+			want, kinds := pgTexts(t, ctx, pg, q)
+			if n := compareNumericRows(t, ctx, cl.c, q, want, kinds); n == 0 {
+				t.Errorf("%s (%s): no rows", q, cl.name)
+			} else {
+				compared += n
+			}
+		}
+	}
+	t.Logf("%d rows compared with PostgreSQL's", compared)
+}
