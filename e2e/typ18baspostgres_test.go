@@ -38,3 +38,28 @@ func TestLagLeadScaleAsPostgres(t *testing.T) {
 	}
 	t.Logf("%d rows compared with PostgreSQL's", compared)
 }
+
+// TestCaseSublinkColumnNamesAsPostgres: a CASE whose ELSE is a column or a function is named
+// after it, quantified comparisons (ALL, ANY, SOME) are ?column?, and a cast keeps either name
+// as PostgreSQL's FigureColnameInternal does (trial29 W3); a derived table's column so named
+// answers by that name.
+func TestCaseSublinkColumnNamesAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, cl := range clients {
+		for _, q := range []string{
+			"SELECT CASE WHEN x = 3 THEN 2.5 ELSE x END, CASE x WHEN 1 THEN 'a' ELSE upper('b') END, CASE WHEN x > 1 THEN 1 END, CASE WHEN x > 1 THEN 1 ELSE 2 END, " +
+				"CASE WHEN x > 1 THEN 'a' ELSE x::text END, CASE WHEN x > 1 THEN 1 ELSE CASE WHEN x > 2 THEN 2 ELSE x END END, (CASE WHEN x > 1 THEN 1 ELSE x END)::text, " +
+				"(CASE WHEN x > 1 THEN 1 ELSE 2 END)::text FROM generate_series(1, 3) g(x)",
+			"SELECT x > ALL (SELECT y FROM generate_series(1, 2) y), x < ANY (SELECT y FROM generate_series(1, 2) y), x = SOME (SELECT y FROM generate_series(1, 2) y), " +
+				"x > ALL (VALUES (1), (2)), x = SOME (VALUES (1), (2)), x IN (SELECT 1), x <> ALL (SELECT 1), (x > ALL (SELECT 1))::text, x FROM generate_series(1, 3) x",
+			"SELECT CASE WHEN x = 2 THEN 0 ELSE lag(x) OVER (ORDER BY x) END::text, CASE WHEN x = 2 THEN 0 ELSE x END::text FROM generate_series(1, 3) x",
+		} {
+			sameColumnNames(t, ctx, cl.c, pg, q)
+		}
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText,
+			"SELECT sub.x FROM (SELECT CASE WHEN x = 3 THEN 0 ELSE x END FROM generate_series(1, 3) g(x)) sub ORDER BY 1",
+			"SELECT sub.upper FROM (SELECT CASE x WHEN 1 THEN 'a' ELSE upper('b') END FROM generate_series(1, 3) g(x)) sub ORDER BY 1",
+		)...)
+		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT x, CASE WHEN x = 3 THEN 0 ELSE x END FROM generate_series(1, 3) x ORDER BY x", "42702")
+	}
+}
