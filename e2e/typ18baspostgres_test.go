@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"testing"
+
+	"google.golang.org/grpc/codes"
 )
 
 // Issue 18, trial29's W2, W3, W5 and wrong errors: lag and lead of integers with numeric
@@ -61,5 +63,50 @@ func TestCaseSublinkColumnNamesAsPostgres(t *testing.T) {
 			"SELECT sub.upper FROM (SELECT CASE x WHEN 1 THEN 'a' ELSE upper('b') END FROM generate_series(1, 3) g(x)) sub ORDER BY 1",
 		)...)
 		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT x, CASE WHEN x = 3 THEN 0 ELSE x END FROM generate_series(1, 3) x ORDER BY x", "42702")
+	}
+}
+
+// TestNullIfOperandTypeAsPostgres: NULLIF(a, b) is of the left operand's type of the =
+// operator PostgreSQL picks: a's own where a cross-type operator takes both integers
+// (int24eq, int48eq), the common type otherwise (trial29 W5).
+func TestNullIfOperandTypeAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	comparePG(t, ctx, pg, byName(clients), sameSQL(pgTypes,
+		"SELECT x, nullif(x::smallint, 70000), nullif(x, 2::bigint), nullif(x::bigint, 2), nullif(x::smallint, 2::smallint), nullif(1, 2.2), nullif(x, 2.0), nullif(x::smallint, 2.5), "+
+			"nullif(x::real, 2), nullif(x::float8, 2::real), nullif(x, 2::float8) FROM generate_series(1, 3) x ORDER BY x",
+		"SELECT id, nullif((value->>'delay')::smallint, 0::bigint), nullif((value->>'delay')::int, (value->>'distance')::bigint) FROM flights "+
+			"WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY id",
+	)...)
+}
+
+// TestWrongErrorsAsPostgres: the errors PostgreSQL raises where flightsrv raised others
+// (trial29 "E wrong errors"), and a date IN a list of timestamps, which PostgreSQL answers.
+func TestWrongErrorsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText,
+			"SELECT date '2001-01-01' IN (timestamp '2001-01-01', timestamp '2001-01-02'), date '2001-01-03' IN (timestamp '2001-01-01', timestamp '2001-01-02'), "+
+				"date '2001-01-01' IN (timestamp '2001-01-01 00:00:01'), date '2001-01-01' NOT IN (timestamp '2001-01-01', date '2001-01-02')",
+			"SELECT id FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' "+
+				"AND timestamp::date IN (date '2001-03-31', timestamp '2001-04-01 00:00') ORDER BY id",
+		)...)
+		for q, state := range map[string]string{
+			"SELECT value->>'delay' IN ('1', 2) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01'": "42883",
+			"SELECT lag(x, 1::bigint) OVER (ORDER BY x) FROM generate_series(1, 3) x":                                                         "42883",
+			"SELECT lead(x, 1.0) OVER (ORDER BY x), ntile(2::bigint) OVER () FROM generate_series(1, 3) x":                                    "42883",
+			"SELECT nth_value(x, '1'::text) OVER (ORDER BY x) FROM generate_series(1, 3) x":                                                   "42883",
+			"SELECT x % 2, first(x::text ORDER BY x) FROM generate_series(1, 3) x GROUP BY 1":                                                 "42883",
+			"SELECT x % 2, last(x::text) FROM generate_series(1, 3) x GROUP BY 1":                                                             "42883",
+			"SELECT '{\"k\": 1}'::json ? 'k'":  "42883",
+			"SELECT ('{\"k\": 1}'::json)['k']": "42804",
+			"SELECT (1)[1], ('abc'::text)[1]":  "42804",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
+			"SELECT 'J2451911'::date":            "Julian day input",
+			"SELECT date 'J 2451911'":            "Julian day input",
+			"SELECT 'J2451911 04:05'::timestamp": "Julian day input",
+		})
 	}
 }

@@ -631,15 +631,18 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope, spec wi
 			return nil, nil, err
 		}
 		args[i] = v
-		if !v.untyped() && familyOf(v.typ()) == famNumeric && (name == "ntile" || i == 1) {
-			// An integer argument: numeric has no implicit cast to integer.
-			return nil, nil, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s does not exist: its argument %d is an integer, not numeric", name, i+1)}
-		}
 		if isIntervalVal(v) {
 			return nil, nil, refused(Unimplemented, "0A000", "the window function %s of intervals is not supported", name)
 		}
 		if v.bpchar > 0 {
 			return nil, nil, errBpcharWindow(name)
+		}
+	}
+	for i, v := range args {
+		if (name == "ntile" || i == 1) && !v.untyped() && (familyOf(v.typ()) != famInt || numRank(v.typ()) > numRank(i32Type())) {
+			// An integer argument (ntile's count, the offset of lag, lead and nth_value):
+			// bigint, numeric and the others have no implicit cast to integer.
+			return nil, nil, noSuchFunction(name, args)
 		}
 	}
 	switch name {
