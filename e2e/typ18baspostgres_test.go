@@ -89,6 +89,9 @@ func TestWrongErrorsAsPostgres(t *testing.T) {
 				"date '2001-01-01' IN (timestamp '2001-01-01 00:00:01'), date '2001-01-01' NOT IN (timestamp '2001-01-01', date '2001-01-02')",
 			"SELECT id FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-30' AND timestamp < '2001-04-02' "+
 				"AND timestamp::date IN (date '2001-03-31', timestamp '2001-04-01 00:00') ORDER BY id",
+			// A scale past the precision (PostgreSQL 15): values below 10^(p-s) in magnitude.
+			"SELECT 0.01234::numeric(4,5)::text, (-0.099994)::numeric(4,5)::text, '0.00001'::numeric(2,5)::text, 0::numeric(1,3)::text",
+			"SELECT x, (x / 1000.0)::numeric(3,4)::text, (x::text || 'e-3')::numeric(2,4)::text, (-x / 70.0)::numeric(4,5)::text FROM generate_series(1, 3) x ORDER BY x",
 		)...)
 		for q, state := range map[string]string{
 			"SELECT value->>'delay' IN ('1', 2) FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01'": "42883",
@@ -97,9 +100,11 @@ func TestWrongErrorsAsPostgres(t *testing.T) {
 			"SELECT nth_value(x, '1'::text) OVER (ORDER BY x) FROM generate_series(1, 3) x":                                                   "42883",
 			"SELECT x % 2, first(x::text ORDER BY x) FROM generate_series(1, 3) x GROUP BY 1":                                                 "42883",
 			"SELECT x % 2, last(x::text) FROM generate_series(1, 3) x GROUP BY 1":                                                             "42883",
-			"SELECT '{\"k\": 1}'::json ? 'k'":  "42883",
-			"SELECT ('{\"k\": 1}'::json)['k']": "42804",
-			"SELECT (1)[1], ('abc'::text)[1]":  "42804",
+			"SELECT '{\"k\": 1}'::json ? 'k'":                              "42883",
+			"SELECT ('{\"k\": 1}'::json)['k']":                             "42804",
+			"SELECT (1)[1], ('abc'::text)[1]":                              "42804",
+			"SELECT 0.12345::numeric(4,5)":                                 "22003",
+			"SELECT (x / 10.0)::numeric(3,4) FROM generate_series(1, 2) x": "22003",
 		} {
 			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
 		}
