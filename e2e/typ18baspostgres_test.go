@@ -19,6 +19,7 @@ var typ18bLagTexts = []string{
 	"SELECT x, lead(x, 1, x / 2.0) OVER (ORDER BY x)::text, lag(x, 1, x / 3.0) OVER (ORDER BY x)::text FROM generate_series(1, 3) x ORDER BY x",
 	"SELECT x, lag(x / 3.0, 1, 7) OVER (ORDER BY x)::text, lead(x / 4.0) OVER (ORDER BY x)::text, lead(x / 4.0, 2, 0.5) OVER (ORDER BY x)::text FROM generate_series(1, 4) x ORDER BY x",
 	"SELECT k, lag(x::numeric, 1, 9.99) OVER (ORDER BY k)::text, lead(7, 1, x::numeric) OVER (ORDER BY k)::text FROM (VALUES (1, '2345'), (2, '1.50'), (3, '0'), (4, NULL), (5, '-0.125')) v(k, x) ORDER BY k",
+	"SELECT (lag(g * 0.5, 1, CASE WHEN g > 1 THEN 1.5 ELSE 2 END) OVER (ORDER BY g))::text, lead(CASE WHEN g > 2 THEN 1.5 ELSE 2 END, 1, 0.25) OVER (ORDER BY g)::text FROM generate_series(1, 3) g ORDER BY g",
 	"SELECT id, lead((value->>'delay')::int, 1, 1.25) OVER (ORDER BY id)::text FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' ORDER BY id",
 	"SELECT id, lag(7, 1, (value->>'distance')::numeric) OVER (ORDER BY id)::text FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY id",
 }
