@@ -116,3 +116,20 @@ func TestWrongErrorsAsPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestStarSRFAsPostgres: a set-returning function called with * or WITHIN GROUP, which the
+// binder read as an aggregate and rewrote for ever (FuzzSQL), is PostgreSQL's error.
+func TestStarSRFAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, cl := range clients {
+		for q, state := range map[string]string{
+			"SELECT generate_series(*)":                                        "42883",
+			"SELECT generate_series(*), row_number() OVER ()":                  "42883",
+			"SELECT 1 ORDER BY generate_series(*)":                             "42883",
+			"SELECT generate_series(1, 2) WITHIN GROUP (ORDER BY 1)":           "42809",
+			"SELECT generate_series(1, 2) WITHIN GROUP (ORDER BY 1), count(*)": "42809",
+		} {
+			refusedAsPostgres(t, ctx, cl.c, pg, q, state)
+		}
+	}
+}

@@ -736,7 +736,7 @@ func (bd *binder) lagLeadScale(id extensions.ID, args []bval, fargs []types.Func
 	}
 	return onceScale(func() (expr.Expression, error) {
 		if bd.win == nil {
-			return lostScale(id.Name[:strings.IndexByte(id.Name, ':')] + " of a numeric with a default of another display scale outside the select list and ORDER BY of its query")()
+			return lostScale(id.Name[:strings.IndexByte(id.Name, ':')] + " of numerics of different display scales outside the select list and ORDER BY of its query")()
 		}
 		sargs := slices.Clone(fargs)
 		for j := 0; j < len(args); j += 2 { // the value, the default
