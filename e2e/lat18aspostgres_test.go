@@ -162,8 +162,8 @@ func TestUnnestArraysAsPostgres(t *testing.T) {
 }
 
 // TestWholeRowReferencesRefused: a whole-row reference (a composite value, which PostgreSQL
-// prints as (key,value)) and json[b]_each in a select list are refused by name, never an
-// undefined column.
+// prints as (key,value)) and json[b]_each's record in a select list are refused by name, never
+// an undefined column.
 func TestWholeRowReferencesRefused(t *testing.T) {
 	e := newEnv(t)
 	cl := dial(t, e.on)
@@ -173,7 +173,7 @@ func TestWholeRowReferencesRefused(t *testing.T) {
 		`SELECT v.i, e FROM (VALUES (1, '{"x":1}'::jsonb), (2, '[1]')) v(i, d), jsonb_each(v.d) e`:                "whole-row references",
 		`SELECT t FROM unnest(ARRAY[1, 2], ARRAY['a', 'b']) t`:                                                    "whole-row references",
 		"SELECT f FROM flights f WHERE origin = 'ORD' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01'": "whole-row references",
-		`SELECT json_each('{"a":1}')`:                                        "function json_each is not supported",
-		`SELECT jsonb_each_text('{"a":1}'), count(*) FROM (VALUES (1)) x(a)`: "function jsonb_each_text is not supported",
+		`SELECT json_each('{"a":1}')`:                                        "json_each(...) in a select list returns a record, which is not supported",
+		`SELECT jsonb_each_text('{"a":1}'), count(*) FROM (VALUES (1)) x(a)`: "jsonb_each_text(...) in a select list returns a record, which is not supported",
 	})
 }

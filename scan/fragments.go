@@ -330,6 +330,9 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 			return nil, err
 		}
 		n.outWidth = n.schema.NumFields()
+		if err := splitRealSum(n.projSch, spec); err != nil {
+			return nil, err
+		}
 		if n.partialSch, err = aggregate.PartialSchema(n.projSch, spec); err != nil {
 			return nil, err
 		}

@@ -83,6 +83,9 @@ func (l *lowerer) aggregateInFragments(in node, spec aggregate.Spec, inputs []ex
 	if a.schema, err = aggregate.OutputSchema(a.proj, spec); err != nil {
 		return nil, false, err
 	}
+	if err := splitRealSum(a.proj, spec); err != nil {
+		return nil, false, err
+	}
 	if a.partial, err = aggregate.PartialSchema(a.proj, spec); err != nil {
 		return nil, false, err
 	}

@@ -25,6 +25,24 @@ func unsupported(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrUnsupported}, args...)...)
 }
 
+// errSplitRealSum is splitRealSum's refusal.
+var errSplitRealSum = &ops.DataError{Code: "0A000", Msg: "sum of real over a routed table's rows is not supported: they are added bucket by bucket, not in single precision in the order PostgreSQL reads them; sum(x::float8) is the double precision sum"}
+
+// splitRealSum refuses a sum of float32 values (PostgreSQL's sum(real)) in an aggregation
+// split into per-fragment partial aggregates: PostgreSQL adds reals in single precision one
+// after the other in the order it reads the rows, and the fragments' partial sums combined are
+// another sum, far from its in the low digits of a real. Sums of reals answer where one
+// aggregation reads the rows in one stream (VALUES, a series, a window). The refusal is
+// PostgreSQL's feature_not_supported (0A000), by name, as the binder's.
+func splitRealSum(in *arrow.Schema, spec aggregate.Spec) error {
+	for _, m := range spec.Measures {
+		if m.Func == aggregate.Sum && m.Arg >= 0 && m.Arg < in.NumFields() && in.Field(m.Arg).Type.ID() == arrow.FLOAT32 {
+			return errSplitRealSum
+		}
+	}
+	return nil
+}
+
 // Base columns of a routed table in ReadRel base-schema order (substrait.TableSchema).
 const (
 	colPartition = 0

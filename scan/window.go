@@ -274,7 +274,8 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 			f.Type = inner.Field(f.Args[0]).Type
 		}
 		if f.Kind == ops.Sum {
-			// PostgreSQL's sum of integers is bigint (numeric for bigints), of floats double.
+			// PostgreSQL's sum of integers is bigint (numeric for bigints), of reals real, of
+			// doubles double.
 			switch inner.Field(f.Args[0]).Type.ID() {
 			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
 				f.Type = arrow.PrimitiveTypes.Int64
@@ -286,7 +287,10 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 					}
 					f.Type = &arrow.Decimal128Type{Precision: 38, Scale: 0}
 				}
-			case arrow.FLOAT32, arrow.FLOAT64:
+			case arrow.FLOAT32:
+				// sum(real) is real (float4pl over the frame).
+				f.Type = arrow.PrimitiveTypes.Float32
+			case arrow.FLOAT64:
 				f.Type = arrow.PrimitiveTypes.Float64
 			case arrow.DECIMAL128:
 				// sum of numerics: the exact total at the argument's scale (functions_arithmetic_decimal's

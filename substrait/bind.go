@@ -90,8 +90,12 @@ func (e *PartitionListError) Error() string {
 	return fmt.Sprintf("substrait: %s lists %d partitions, more than the %d a read may list", e.Table, e.Listed, e.Limit)
 }
 
-// checkColumns refuses a select list of n columns past opts.MaxOutputColumns.
+// checkColumns refuses a select list of n columns past PostgreSQL's limit (errTooManyTargets)
+// or opts.MaxOutputColumns.
 func (o BindOptions) checkColumns(n int) error {
+	if n > MaxOutputColumns {
+		return errTooManyTargets
+	}
 	if o.MaxOutputColumns > 0 && n > o.MaxOutputColumns {
 		return &OutputColumnsError{Columns: n, Max: o.MaxOutputColumns}
 	}
@@ -571,7 +575,11 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	}
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
-		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar, typmod: c.typmod}) // setArms: both arms'
+		if c.hidden {
+			out.sc.cols = append(out.sc.cols, c) // a display scale (unionScales)
+			continue
+		}
+		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar, typmod: c.typmod, scaleName: c.scaleName}) // setArms: both arms'
 	}
 	if !sel.GetAll() {
 		return bd.distinct(out)
@@ -615,7 +623,9 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 			common[i] = widerNumber(lt, rt)
 			if familyOf(common[i]) == famNumeric {
 				err := sameScales([]bval{{e: expr.NewNullLiteral(lt)}, {e: expr.NewNullLiteral(rt)}}, op)
-				if err != nil && op != "UNION" {
+				if err != nil && op != "UNION" && (op != "EXCEPT" || l.sc.cols[i].vary) {
+					// INTERSECT shows the value of the input PostgreSQL's plan hashes first
+					// (the smaller), 1.5 or 1.50; EXCEPT the left's (exceptScales).
 					return nil, nil, nil, err
 				}
 				// UNION keeps each value's display scale (SELECT 1.5 UNION ALL SELECT 2.25
@@ -655,7 +665,10 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 			larm.sc.cols[i].typmod = lc.typmod
 		}
 	}
-	return l, larm, rarm, nil
+	if op == "UNION" {
+		larm, rarm, err = bd.unionScales(sel, l, r, larm, rarm, vary)
+	}
+	return l, larm, rarm, err
 }
 
 // armValue is a set operation arm's output column i as a value for bpcharCommon: its unknown
@@ -1111,7 +1124,7 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 		out = append(out, bselItem{node: rt.GetVal(), name: name})
 	}
 	if len(out) > MaxOutputColumns {
-		return nil, errPlanTooLarge(fmt.Sprintf("the select list has %d entries", len(out)), MaxOutputColumns)
+		return nil, errTooManyTargets
 	}
 	return out, nil
 }
@@ -1661,6 +1674,11 @@ func (bd *binder) placeReads(first int, alias string) {
 	}
 }
 
+// errTooManyTargets is PostgreSQL's refusal of a select list past MaxOutputColumns entries,
+// its MaxTupleAttributeNumber (transformTargetList's 54011), before any entry is bound and
+// before the memory bound of BindOptions.MaxOutputColumns (20,000 constants were 53200).
+var errTooManyTargets = &Error{Code: InvalidArgument, SQLState: "54011", Msg: "target lists can have at most 1664 entries"}
+
 // fromOne binds one FROM item.
 func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 	switch n := item.GetNode().(type) {
@@ -1709,7 +1727,7 @@ func (bd *binder) fromOne(item *pg.Node) (*fromItem, error) {
 		if rv.GetCatalogname() != "" || (rv.GetSchemaname() != "" && rv.GetSchemaname() != "public") {
 			return nil, unimplementedAre("table names qualified by a catalog or a schema other than public")
 		}
-		def, err := lookupTable(bd.cat, name)
+		def, err := lookupSQLTable(bd.cat, name)
 		if err != nil {
 			return nil, err
 		}

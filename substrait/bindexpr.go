@@ -69,6 +69,10 @@ func ownAggregates() string {
 	b.WriteString("      - args:\n          - value: fp64\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: fp64?\n")
 	// percentile_cont(ARRAY[fractions]): an array of one answer per fraction.
 	b.WriteString("      - args:\n          - value: list<fp64?>\n          - value: fp64\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<fp64?>\n")
+	// percentile_cont(float8, interval): an interval (scan/aggregate's intervalContAcc);
+	// substrait-go's YAML types have no interval_compound: the argument's own type, last, so
+	// that double precision matches the impl above.
+	b.WriteString("      - args:\n          - value: fp64\n          - value: any1\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: any1?\n")
 	b.WriteString("  - name: \"percentile_disc\"\n    impls:\n")
 	for _, t := range []string{"i64", "fp64"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
@@ -948,10 +952,10 @@ func isReal(t types.Type) bool {
 	return ok
 }
 
-// errSumReal refuses sum of real, as an aggregate and over a window: PostgreSQL's sum(real) is
-// real, added in single precision row after row (float4pl) in the order it reads them, which a
-// sum of partial sums cannot reproduce; avg, min, max and the variances of real answer.
-var errSumReal = refused(Unimplemented, "0A000", "sum of real (float4) is not supported: PostgreSQL adds reals in single precision row by row; sum(x::float8) is the double precision sum")
+// errSumDistinctReal refuses sum(DISTINCT real): PostgreSQL adds the distinct reals in single
+// precision in their sorted order, which the distinct measures (kept in the order the values
+// first come) do not reproduce.
+var errSumDistinctReal = refused(Unimplemented, "0A000", "sum(DISTINCT real) is not supported: PostgreSQL adds the distinct reals in single precision in sorted order; sum(DISTINCT x::float8) is the double precision sum")
 
 // operatorNumber is the type two numbers of different types meet in under PostgreSQL's
 // operator resolution: real beside a number of another type (an integer, a numeric, double
@@ -1140,7 +1144,7 @@ func (bd *binder) noteWholeRow(sc *scope, name string, err error) {
 		if bd.wholeRows == nil {
 			bd.wholeRows = map[string]*Error{}
 		}
-		bd.wholeRows[pe.Msg] = quoting(Unimplemented, "0A000", "whole-row references to a table or a function of several columns (%s) are not supported", name)
+		bd.wholeRows[pe.Msg] = quoting(Unimplemented, "0A000", "whole-row references to a table or a function of several columns (%s) are not supported: select its columns by name", name)
 	}
 }
 
@@ -1346,6 +1350,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 	if name == "json" {
 		// bytea and the types without text: PostgreSQL has no cast (42846).
 		return bval{}, errorf(InvalidArgument, "cannot cast type %s to json", opTypeName(v))
+	}
+	if isJSONDoc(v) && familyOf(t) != famString {
+		return bd.docCast(v, t)
 	}
 	if v.bytea && familyOf(t) == famString {
 		if _, plain := t.(*types.StringType); plain {
@@ -1870,7 +1877,7 @@ func (bd *binder) commonType(vs []bval, what string) ([]expr.Expression, error) 
 	}
 	if familyOf(t) == famNumeric {
 		switch what {
-		case "CASE", "COALESCE", "GREATEST", "LEAST", "VALUES", "lag", "lead":
+		case "CASE", "COALESCE", "GREATEST", "LEAST", "VALUES", "lag", "lead", "JOIN/USING":
 			// Each value keeps its display scale (their callers' ds; VALUES' column vary,
 			// dscale.go).
 		default:

@@ -351,10 +351,17 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			if fam != famInt && fam != famFloat {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 			}
-			if name == "sum" && isReal(at) {
-				return bval{}, errSumReal
-			}
 			id.URN = URNArithmetic
+			if name == "sum" && isReal(at) {
+				// sum(real) is real in PostgreSQL, added in single precision in the order the
+				// rows come (float4pl; scan/aggregate's realSums). PostgreSQL sums the
+				// distinct values in their sorted order, ours in the order they first come.
+				if invocation == types.AggInvocationDistinct {
+					return bval{}, errSumDistinctReal
+				}
+				out = fp32Type()
+				break
+			}
 			if name == "avg" && fam == famInt {
 				// avg of integers is numeric in PostgreSQL: sum / count at the scale
 				// numeric_div chooses, shown at avgScale (scan/aggregate numavg.go).
@@ -805,6 +812,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if v, ok, err := bd.jsonFunc(name, args); ok {
 		return v, err
 	}
+	if err := integerPositions(fc, name, args); err != nil {
+		return bval{}, err
+	}
 	if v, ok, err := bd.numericCall(name, rawArgs, args); ok {
 		return v, err
 	}
@@ -907,11 +917,13 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := nargs(2, 3); err != nil {
 			return bval{}, err
 		}
-		if name == "substring" && len(args) == 3 && (args[2].str != nil || (!args[2].untyped() && familyOf(args[2].typ()) == famString) ||
-			!args[0].bytea && args[1].untyped() && args[2].untyped() && (args[1].param > 0 || args[2].param > 0)) {
+		if name == "substring" && len(args) == 3 && (args[1].untyped() || familyOf(args[1].typ()) != famInt) &&
+			(args[2].str != nil || (!args[2].untyped() && familyOf(args[2].typ()) == famString) ||
+				!args[0].bytea && args[1].untyped() && args[2].untyped() && (args[1].param > 0 || args[2].param > 0)) {
 			// Two arguments of type unknown after a text are text, the SIMILAR form, as
 			// PostgreSQL resolves substring(text, unknown, unknown) (its parameters prepare
-			// as text); an integer among them makes it substring(text, integer, integer).
+			// as text); an integer among them makes it substring(text, integer, integer)
+			// (substring(s FROM 2 FOR '3'): the '3' an integer).
 			return bval{}, unimplemented("substring(… FROM pattern FOR escape) (a SIMILAR pattern)")
 		}
 		if name == "substring" && len(args) == 2 && (args[1].str != nil || (!args[1].untyped() && familyOf(args[1].typ()) == famString) ||
@@ -1448,6 +1460,41 @@ func integerArgs(name string, args []bval, from int) error {
 	return nil
 }
 
+// integerParams are the argument positions (from 0) of the string functions whose parameter
+// there is integer (int4) in PostgreSQL: substring(text, int [, int]), substr, left, right,
+// repeat, lpad, rpad and split_part, of text and (substring, substr) bytea.
+var integerParams = map[string][]int{
+	"substring": {1, 2}, "substr": {1, 2}, "left": {1}, "right": {1}, "repeat": {1}, "lpad": {1}, "rpad": {1}, "split_part": {2},
+}
+
+// integerPositions refuses a bigint, numeric, real or double precision argument where a
+// string function of integerParams takes an integer, as PostgreSQL finds no function there
+// (none of them casts implicitly to integer): its 42883 "function f(…) does not exist",
+// naming the SQL-syntax form (substring(x FROM n)) pg_catalog.substring as it does. A smaller
+// integer, an untyped literal or parameter, and text (substring's pattern forms) pass.
+func integerPositions(fc *pg.FuncCall, name string, args []bval) error {
+	for _, i := range integerParams[name] {
+		if i >= len(args) || args[i].untyped() {
+			continue
+		}
+		switch t := args[i].typ(); familyOf(t) {
+		case famInt:
+			if numRank(t) <= numRank(i32Type()) {
+				continue
+			}
+		case famNumeric, famFloat:
+		default:
+			continue
+		}
+		shown := name
+		if fn := fc.GetFuncname(); len(fn) == 2 && fn[0].GetString_().GetSval() == "pg_catalog" {
+			shown = "pg_catalog." + name
+		}
+		return &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s(%s) does not exist", shown, argTypeNames(args))}
+	}
+	return nil
+}
+
 // argTypeNames names the arguments' types as PostgreSQL's "function f(…) does not exist"
 // does: argTypeName's, separated by ", ".
 func argTypeNames(args []bval) string {
@@ -1888,6 +1935,7 @@ func (bd *binder) quoteFunc(name string, args []bval, nargs func(lo, hi int) err
 // answers (showSettings: the values every statement runs with, as PostgreSQL 15 spells them
 // for a UTC session; Metabase and Grafana ask for TimeZone and server_version): a text
 // constant. An unknown name is PostgreSQL's 42704, unless missing_ok is true (NULL); a name
+// PostgreSQL knows (pgParameters) whose value flightsrv does not keep is refused by name, a name
 // or missing_ok that is not a constant is refused by name. The name is the client's text: not
 // echoed.
 func (bd *binder) currentSetting(args []*pg.Node) (bval, error) {
@@ -1910,8 +1958,11 @@ func (bd *binder) currentSetting(args []*pg.Node) (bval, error) {
 	switch {
 	case known:
 		return typed(expr.NewPrimitiveLiteral(v, true)), nil
+	case knownParameter(strings.ToLower(name)):
+		// PostgreSQL answers its value, which flightsrv does not keep.
+		return bval{}, unimplemented("current_setting of this parameter")
 	case missingOK:
 		return typed(expr.NewNullLiteral(&types.StringType{Nullability: types.NullabilityNullable})), nil
 	}
-	return bval{}, refused(InvalidArgument, "42704", "unrecognized configuration parameter")
+	return bval{}, errUnknownParameter
 }

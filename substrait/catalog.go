@@ -123,6 +123,20 @@ func baseSchema(def routing.TableDef) types.NamedStruct {
 	}
 }
 
+// lookupSQLTable resolves a table name of SQL text: PostgreSQL's parser folds an unquoted name
+// to lower case and keeps a quoted one as written, and a relation's name must match exactly,
+// so the name is the definition's as written ("Events", the name Flight SQL's metadata lists)
+// or folded to lower case (events, the definition's name read as an unquoted identifier); any
+// other spelling ("Flights" for flights) is 42P01 as in PostgreSQL. A client's Substrait plan
+// names tables case-insensitively (lookupTable).
+func lookupSQLTable(cat Catalog, name string) (routing.TableDef, error) {
+	d, err := lookupTable(cat, name)
+	if err == nil && name != d.Name && name != strings.ToLower(d.Name) {
+		return routing.TableDef{}, quoting(NotFound, "42P01", "table %q does not exist", name)
+	}
+	return d, err
+}
+
 // lookupTable resolves a table name through the catalog, as a NotFound *Error.
 func lookupTable(cat Catalog, name string) (routing.TableDef, error) {
 	if cat != nil {

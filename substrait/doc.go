@@ -22,7 +22,8 @@
 // definition is a *ProjectSet (projectset.go; a select list's beside aggregates or window
 // functions run over a derived table computing them first, postpone.go); SIMILAR TO is translated to a regular expression and an
 // element of regexp_match bound to its kernel (similar.go); joins (JOIN … ON/USING/NATURAL,
-// CROSS JOIN, FROM lists) become JoinRels, EXISTS and IN (SELECT …) written as WHERE
+// CROSS JOIN, FROM lists) become JoinRels (USING's and NATURAL's merged columns of the two
+// sides' common type, using.go), EXISTS and IN (SELECT …) written as WHERE
 // conjuncts semi and anti JoinRels, scalar subqueries single JoinRels, decorrelated when their
 // only correlations are equalities between an inner and an outer expression in their WHERE,
 // their select lists' errors deferred to the join's pairs (deferred.go);

@@ -3,6 +3,7 @@ package substrait
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -73,9 +74,11 @@ func (sc *scope) scaleOf(i int) dscale {
 // markScales marks sel, the SELECT of a derived table read alone (the one FROM item of its
 // query: under a join, the hidden columns would change the join's plan, and its varying
 // numerics' text stays refused), for its varying numerics to carry their display scales out
-// (keepScales): a plain SELECT (no set operation), whose select list is bound by bindSelect.
+// (keepScales): a plain SELECT (no set operation), whose select list is bound by bindSelect,
+// or a UNION ALL, whose arms' scales unionScales carries.
 func (bd *binder) markScales(sel *pg.SelectStmt) {
-	if sel.GetOp() != pg.SetOperation_SETOP_NONE && sel.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED {
+	if sel.GetOp() != pg.SetOperation_SETOP_NONE && sel.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED &&
+		(sel.GetOp() != pg.SetOperation_SETOP_UNION || !sel.GetAll()) {
 		return
 	}
 	if bd.keepScales == nil {
@@ -483,4 +486,63 @@ func extremeScale(name string, ds dscale) dscale {
 func isLiteral(e expr.Expression) bool {
 	_, ok := e.(expr.Literal)
 	return ok
+}
+
+// unionScales carries out the display scales of a UNION ALL read alone (keepScales) where
+// they differ only between its arms (SELECT 1.5 UNION ALL SELECT 2.250: each row shows its
+// arm's, as PostgreSQL's): each arm gets one more hidden column per such column, its arm's
+// scale as a constant, named beside the value (col.scaleName) as a derived table's. vary[i]
+// marks the columns whose arms' scales differ; a column whose arm itself varies by row (an
+// average, a CASE) keeps lostScale's refusal.
+func (bd *binder) unionScales(sel *pg.SelectStmt, l, r, larm, rarm *boundRel, vary []bool) (*boundRel, *boundRel, error) {
+	if !sel.GetAll() || !bd.keepScales[sel] {
+		return larm, rarm, nil
+	}
+	var cols []int
+	for i, v := range vary {
+		if v && !l.sc.cols[i].vary && !r.sc.cols[i].vary {
+			cols = append(cols, i)
+		}
+	}
+	if len(cols) == 0 {
+		return larm, rarm, nil
+	}
+	var names []string
+	for range cols {
+		bd.scaleSeq++
+		names = append(names, fmt.Sprintf("?dscale%d?", bd.scaleSeq))
+	}
+	withScales := func(arm, src *boundRel) (*boundRel, error) {
+		n := len(arm.sc.cols)
+		es := make([]expr.Expression, 0, n+len(cols))
+		for i := range n {
+			es = append(es, arm.sc.ref(i))
+		}
+		for _, i := range cols {
+			s, _ := numScale(src.sc.cols[i].typ) // an integer's 0
+			es = append(es, expr.NewPrimitiveLiteral(s, false))
+		}
+		out, err := bd.project(arm, es, append(slices.Clone(arm.names[:n]), names...))
+		if err != nil {
+			return nil, err
+		}
+		for k := range out.sc.cols[:n] {
+			c := arm.sc.cols[k]
+			out.sc.cols[k].vary, out.sc.cols[k].bytea, out.sc.cols[k].json, out.sc.cols[k].jsonb = c.vary, c.bytea, c.json, c.jsonb
+			out.sc.cols[k].bpchar, out.sc.cols[k].typmod = c.bpchar, c.typmod
+		}
+		for k, i := range cols {
+			h := &out.sc.cols[n+k]
+			h.qual, h.hidden = subqueryQual, true
+			out.sc.cols[i].scaleName = h.name
+		}
+		out.names = arm.names
+		return out, nil
+	}
+	larm, err := withScales(larm, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	rarm, err = withScales(rarm, r)
+	return larm, rarm, err
 }

@@ -221,6 +221,17 @@ func FuzzSQL(f *testing.F) {
 		"SELECT lag(x, 1, x / 2.0) OVER (ORDER BY x)::text, lead(x::numeric, 2, 1.5) OVER w, CASE WHEN x > 1 THEN 2.5 ELSE x END, x > ALL (SELECT 1) FROM generate_series(1, 3) x WINDOW w AS (ORDER BY x)",
 		"SELECT nullif(x::smallint, 70000), date '2001-01-01' IN (timestamp '2001-01-01'), 'J2451911'::date, 0.01::numeric(2,3), ('{}'::json)['k'], first(x ORDER BY x) FROM generate_series(1, 3) x",
 		"SELECT generate_series(*),r()OVER()FROMs WHERE d''AND p''", "SELECT generate_series(1, 2) WITHIN GROUP (ORDER BY 1), count(*)",
+		// misc18's shapes: sum(real) and over a window, SET/SHOW of unknown and fixed
+		// parameters, integer arguments of string functions, percentile_cont of intervals,
+		// per-row display scales through UNION ALL, VALUES and EXCEPT.
+		"SELECT sum(length(id)::real), sum(DISTINCT 1.5::real), sum(1::real) OVER (ORDER BY timestamp ROWS 1 PRECEDING) FROM messages WHERE " + routed,
+		"SET no_such_parameter = 1", "RESET shared_buffers", "SET my.custom TO DEFAULT", "SHOW no_such_parameter",
+		"SELECT substring(id FROM length(id)::bigint), left(id, 2.0), substring(id FROM 2 FOR '3'), current_setting('work_mem') FROM messages WHERE " + routed,
+		"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY timestamp - timestamp), percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY interval '1 day') FROM messages WHERE " + routed,
+		"SELECT x::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.250 UNION ALL SELECT 3) s, (VALUES (1.5), (2.250)) v(y) WHERE x > y EXCEPT ALL SELECT 2.5",
+		// srf18c: fields of a record-returning set-returning function in a select list.
+		"SELECT (json_each(value::json)).key, (jsonb_each_text(value::jsonb)).*, count(*) OVER () FROM messages WHERE " + routed + " ORDER BY (json_each(value::json)).value->>'a'",
+		"SELECT DISTINCT ON ((json_each_text('{\"a\":1}')).key) (json_each_text('{\"a\":1}')).*, count(*) FROM messages WHERE " + routed + " GROUP BY 1 ORDER BY 1",
 	} {
 		f.Add(s, false)
 	}

@@ -293,6 +293,9 @@ var showColumns = map[string]string{"timezone": "TimeZone", "datestyle": "DateSt
 func (bd *binder) show(name string) (*Bound, error) {
 	v, ok := showSettings[strings.ToLower(name)]
 	if !ok {
+		if n := strings.ToLower(name); n != "all" && !knownParameter(n) {
+			return nil, errUnknownParameter
+		}
 		// The name is the client's text: not echoed.
 		return nil, unimplemented("SHOW of this setting")
 	}

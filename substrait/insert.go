@@ -135,7 +135,7 @@ func PrepareInsert(sql string, cat Catalog) (*Insert, error) {
 	if rv.GetCatalogname() != "" || (rv.GetSchemaname() != "" && rv.GetSchemaname() != "public") {
 		return nil, quoting(NotFound, "42P01", "table %q does not exist", qualifiedName(rv))
 	}
-	def, err := lookupTable(cat, rv.GetRelname())
+	def, err := lookupSQLTable(cat, rv.GetRelname())
 	if err != nil {
 		return nil, err
 	}

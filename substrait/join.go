@@ -262,9 +262,10 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 	// COALESCE for a full join), then every other column; the sides' own columns stay
 	// reachable qualified only.
 	var exprs []expr.Expression
-	var bpchars []int32 // the merged columns' character(n) lengths (bpchar.go)
+	var cols []col
+	var ds []dscale
 	nl := len(l.sc.cols)
-	for _, p := range pairs {
+	for k, p := range pairs {
 		lv, rv := j.sc.ref(p.l), j.sc.ref(nl+p.r)
 		n, err := bpcharCommon([]bval{{e: lv, bpchar: l.sc.cols[p.l].bpchar}, {e: rv, bpchar: r.sc.cols[p.r].bpchar}})
 		if err != nil && jt != plan.JoinTypeOuter {
@@ -277,35 +278,24 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		if err != nil {
 			return nil, err
 		}
-		bpchars = append(bpchars, n)
-		switch jt {
-		case plan.JoinTypeRight:
-			exprs = append(exprs, rv)
-		case plan.JoinTypeOuter:
-			nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), lv)
-			if err != nil {
-				return nil, err
-			}
-			x, y, err := bd.unify(typed(lv), typed(rv), "COALESCE")
-			if err != nil {
-				return nil, err
-			}
-			_ = y
-			e, err := bd.ifThen([]expr.IfThenPair{{If: nn, Then: x}}, y)
-			if err != nil {
-				return nil, err
-			}
-			exprs = append(exprs, e)
-		default:
-			exprs = append(exprs, lv)
+		v, err := bd.mergedColumn(j, nl, p.l, p.r, jt)
+		if err != nil {
+			return nil, err
 		}
+		exprs = append(exprs, v.e)
+		cols = append(cols, col{name: using[k], typ: v.e.GetType(), bpchar: n, bytea: v.bytea, json: v.json, jsonb: v.jsonb, typmod: v.typmod})
+		ds = append(ds, v.ds)
+	}
+	exprs, cols, err = bd.usingScales(exprs, cols, ds)
+	if err != nil {
+		return nil, err
 	}
 	width := len(j.sc.cols)
 	mapping := make([]int32, 0, width+len(exprs))
 	out := &boundRel{sc: &scope{}}
-	for k, e := range exprs {
+	for k := range pairs {
 		mapping = append(mapping, int32(width+k))
-		out.sc.cols = append(out.sc.cols, col{name: using[k], typ: e.GetType(), bpchar: bpchars[k]})
+		out.sc.cols = append(out.sc.cols, cols[k])
 		out.names = append(out.names, using[k])
 	}
 	for i, c := range j.sc.cols {
@@ -314,6 +304,12 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 		c.hidden = c.hidden || isUsing
 		out.sc.cols = append(out.sc.cols, c)
 		out.names = append(out.names, c.name)
+	}
+	// The merged columns' display scales (usingScales), hidden, last.
+	for k := len(pairs); k < len(exprs); k++ {
+		mapping = append(mapping, int32(width+k))
+		out.sc.cols = append(out.sc.cols, cols[k])
+		out.names = append(out.names, cols[k].name)
 	}
 	pr, err := bd.b.ProjectRemap(j.rel, mapping, exprs...)
 	if err != nil {

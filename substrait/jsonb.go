@@ -70,6 +70,40 @@ func (bd *binder) jsonbCast(v bval) (bval, error) {
 	return out, nil
 }
 
+// docCast binds v::t for a json or jsonb document v and a target other than text, json and
+// jsonb: jsonb's casts to smallint, integer, bigint, real, double precision, numeric and
+// boolean (PostgreSQL 11+: jsonb_int4…, the document's top-level number, or boolean, as the
+// target reads it: a number through numeric, so 2.5 is 3 as an integer; any other value 22023,
+// the jsonb_scalar kernel's); json has none of them, and neither has any other target (42846).
+func (bd *binder) docCast(v bval, t types.Type) (bval, error) {
+	fam := familyOf(t)
+	if v.json || fam != famInt && fam != famFloat && fam != famBool && fam != famNumeric {
+		return bval{}, errorf(InvalidArgument, "cannot cast type %s to %s", jsonTypeName(v), typeName(t))
+	}
+	text, err := bd.fn(URNPostgres, "jsonb_scalar", strType(), v.e, expr.NewPrimitiveLiteral(typeName(t), false))
+	if err != nil {
+		return bval{}, err
+	}
+	if fam == famInt {
+		n, err := bd.varyingNumeric(text)
+		if err != nil {
+			return bval{}, err
+		}
+		return bd.cast(n.e, t)
+	}
+	return bd.cast(text, t)
+}
+
+// jsonbNumber is the number of jsonb document v as text, for its cast to numeric (jsonb_numeric);
+// a json document has no such cast (42846).
+func (bd *binder) jsonbNumber(v bval) (bval, error) {
+	if v.json {
+		return bval{}, errorf(InvalidArgument, "cannot cast type json to numeric")
+	}
+	f, err := bd.fn(URNPostgres, "jsonb_scalar", strType(), v.e, expr.NewPrimitiveLiteral("numeric", false))
+	return typed(f), err
+}
+
 // docMarkers is the json and jsonb markers of a CASE's or COALESCE's result: those every
 // branch that is not an untyped NULL has.
 func docMarkers(vs []bval) (json, jsonb bool) {

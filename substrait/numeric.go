@@ -467,6 +467,12 @@ func (bd *binder) castToNumeric(v bval, s, p int32, constrained bool) (bval, err
 	if v.param > 0 {
 		return bd.numericParam(v.param, s, p, constrained)
 	}
+	if isJSONDoc(v) {
+		var err error
+		if v, err = bd.jsonbNumber(v); err != nil {
+			return bval{}, err
+		}
+	}
 	if v.str != nil {
 		if constrained && numericInfText(*v.str) {
 			// PostgreSQL's apply_typmod: numeric(p,s) "cannot hold an infinite value".

@@ -13,7 +13,8 @@ import (
 // orderedSetMeasure binds PostgreSQL's ordered-set aggregates percentile_cont(f),
 // percentile_disc(f) and mode() WITHIN GROUP (ORDER BY x [ASC|DESC]) as measures of ac
 // (scan/aggregate orderedset.go evaluates them): f a numeric constant; percentile_cont's x
-// double precision (integers and real converted, as PostgreSQL's implicit casts do), the
+// double precision (integers and real converted, as PostgreSQL's implicit casts do) or an
+// interval (of one fraction: interpolated as PostgreSQL interpolates intervals), the
 // others' x an integer or a float, computed in bigint or double precision and converted back
 // to x's type (exact: the answer is one of the values), and mode's also text, boolean, date,
 // timestamp or numeric (of one display scale), as it is. Other argument types, fractions
@@ -103,6 +104,10 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		// As it is, on scan/aggregate's ordered store: percentile_disc of any type
 		// PostgreSQL orders that the store orders as it does (its answer is one of the values).
 		work = at.WithNullability(nullableN)
+	case name == "percentile_cont" && !multi && isIntervalType(at):
+		// PostgreSQL's percentile_cont(float8, interval): interpolated intervals
+		// (scan/aggregate's intervalContAcc).
+		work = at.WithNullability(nullableN)
 	case name == "percentile_cont" && !multi && !isIntervalType(at) && fam != famNumeric:
 		// PostgreSQL has percentile_cont of double precision and interval alone (numeric
 		// casts to double precision): 42883 for the others.
@@ -121,7 +126,14 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if frac != nil {
 		args = []types.FuncArg{frac, x}
 	}
-	f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: name}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult,
+	id := extensions.ID{URN: URNPostgres, Name: name}
+	if isIntervalType(at) {
+		// The interval impl by its compound name: its declared argument is any1
+		// (bindexpr.go's ownAggregates), which substrait-go's lookup by the arguments' own
+		// signature (fp64_icompound) does not find.
+		id.Name = "percentile_cont:fp64_any"
+	}
+	f, err := expr.NewAggregateFunc(bd.reg, id, nil, types.AggInvocationAll, types.AggPhaseInitialToResult,
 		[]expr.SortField{{Expr: x, Kind: kind}}, args...)
 	if err != nil {
 		return bval{}, fmt.Errorf("bind %s: %w", name, err)

@@ -630,19 +630,110 @@ const srfAlias = "?srf?"
 
 func srfColumn(k int) string { return fmt.Sprintf("?srf%d?", k+1) }
 
-// selectSRFs rewrites the set-returning functions of sel's select list (and the same calls
-// in its GROUP BY and ORDER BY, or of its ORDER BY alone) into a LATERAL ROWS FROM (…) item
-// after its FROM, each call a column of it (equal calls one column): PostgreSQL 10's
+// srfField names the column field (key or value) of the record-returning call k of the ROWS
+// FROM item selectSRFs adds.
+func srfField(k int, field string) string { return fmt.Sprintf("?srf%d.%s?", k+1, field) }
+
+// srfRef is a reference to the column col of the ROWS FROM item selectSRFs adds.
+func srfRef(col string) *pg.Node_ColumnRef {
+	return &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{
+		{Node: &pg.Node_String_{String_: &pg.String{Sval: srfAlias}}},
+		{Node: &pg.Node_String_{String_: &pg.String{Sval: col}}},
+	}}}
+}
+
+// recordSRF reports whether name is a set-returning function yielding a record (its OUT
+// parameters key and value): json_each, jsonb_each, json_each_text, jsonb_each_text.
+func recordSRF(name string) bool {
+	f, ok := jsonSRFs[name]
+	return ok && f.key && f.value
+}
+
+// errRecordSRF refuses a record-returning set-returning function (recordSRF) called in a
+// select list as a whole value, not one of its fields: PostgreSQL answers the record ((a,1)),
+// which has no Arrow form here.
+func errRecordSRF(name string) *Error {
+	return refused(Unimplemented, "0A000", "%[1]s(...) in a select list returns a record, which is not supported: select (%[1]s(...)).key/.value or call it in FROM", name)
+}
+
+// recordField reads n as a field selection from a record-returning set-returning call,
+// (json_each(…)).key: the call, the field (key or value) and the indirection after it
+// ((jsonb_each(…)).value['a']); ok is false when n is no such selection. PostgreSQL's
+// transformIndirection's errors: a field the record lacks is 42703, (f(…)).* inside an
+// expression 0A000 (expandRecordStars expands it where it is a select-list item), a subscript
+// of the record 42804.
+func recordField(n *pg.Node) (fc *pg.FuncCall, field string, rest []*pg.Node, ok bool, err error) {
+	ind := n.GetAIndirection()
+	fc = ind.GetArg().GetFuncCall()
+	if fc == nil || !recordSRF(funcName(fc)) || len(ind.GetIndirection()) == 0 {
+		return nil, "", nil, false, nil
+	}
+	first := ind.GetIndirection()[0]
+	switch {
+	case first.GetAStar() != nil:
+		return nil, "", nil, false, refused(Unimplemented, "0A000", `row expansion via "*" is not supported here`)
+	case first.GetString_() == nil:
+		return nil, "", nil, false, refused(InvalidArgument, "42804", "cannot subscript type record because it does not support subscripting")
+	}
+	field = first.GetString_().GetSval()
+	if field != "key" && field != "value" {
+		return nil, "", nil, false, quoting(InvalidArgument, "42703", "could not identify column %q in record data type", field)
+	}
+	return fc, field, ind.GetIndirection()[1:], true, nil
+}
+
+// expandRecordStars is sel with each select-list item (f(…)).* of a record-returning
+// set-returning function (recordSRF) written as its fields, (f(…)).key, (f(…)).value, as
+// PostgreSQL's ExpandIndirectionStar expands it (an alias of the item is ignored, as there);
+// sel itself when it has none.
+func expandRecordStars(sel *pg.SelectStmt) *pg.SelectStmt {
+	star := func(t *pg.Node) (*pg.FuncCall, bool) {
+		ind := t.GetResTarget().GetVal().GetAIndirection()
+		fc := ind.GetArg().GetFuncCall()
+		is := ind.GetIndirection()
+		return fc, fc != nil && recordSRF(funcName(fc)) && len(is) == 1 && is[0].GetAStar() != nil
+	}
+	if !slices.ContainsFunc(sel.GetTargetList(), func(t *pg.Node) bool { _, ok := star(t); return ok }) {
+		return sel
+	}
+	sel = proto.Clone(sel).(*pg.SelectStmt)
+	var targets []*pg.Node
+	for _, t := range sel.GetTargetList() {
+		fc, ok := star(t)
+		if !ok {
+			targets = append(targets, t)
+			continue
+		}
+		for _, field := range []string{"key", "value"} {
+			targets = append(targets, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
+				Val: &pg.Node{Node: &pg.Node_AIndirection{AIndirection: &pg.A_Indirection{
+					Arg:         &pg.Node{Node: &pg.Node_FuncCall{FuncCall: proto.Clone(fc).(*pg.FuncCall)}},
+					Indirection: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: field}}}},
+				}}},
+				Location: t.GetResTarget().GetLocation(),
+			}}})
+		}
+	}
+	sel.TargetList = targets
+	return sel
+}
+
+// selectSRFs rewrites the set-returning functions of sel's select list (and the same calls in
+// its GROUP BY, ORDER BY and DISTINCT ON, or of its ORDER BY alone) into a LATERAL ROWS FROM
+// (…) item after its FROM, each call a column of it (equal calls one column): PostgreSQL 10's
 // ProjectSet, whose calls zip to the longest and whose input rows without any row vanish,
-// evaluated before grouping, DISTINCT, ORDER BY and LIMIT. Those of a grouped query outside
-// its GROUP BY (SELECT generate_series(1, 3), count(*) …) and those beside window functions,
-// which PostgreSQL evaluates after the grouping and the windows, are first moved above a
-// derived table computing the rest (postponeSRFs); a grouped query's GROUP BY items calling
-// one stay below (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1),
-// and window functions beside those are refused by name, as are calls inside CASE, COALESCE
-// or an aggregate. sel is returned unchanged when it calls none, or its select list calls one
-// selectListSRF does not take (json[b]_each: a record), which the binder then refuses by
-// name.
+// evaluated before grouping, DISTINCT, ORDER BY and LIMIT. Those of a grouped query outside its
+// GROUP BY (SELECT generate_series(1, 3), count(*) …) and those beside window functions, which
+// PostgreSQL evaluates after the grouping and the windows, are first moved above a derived
+// table computing the rest (postponeSRFs); a grouped query's GROUP BY items calling one stay
+// below (GROUP BY 1, as in SELECT jsonb_object_keys(value), count(*) … GROUP BY 1), and window
+// functions beside those are refused by name, as are calls inside CASE, COALESCE or an
+// aggregate. A record-returning function (json[b]_each[_text]) is read through its fields:
+// (json_each(v)).key and (json_each(v)).value are the call's two columns (one call for both, as
+// PostgreSQL's ProjectSet runs its two equal calls in lockstep), a select-list item
+// (json_each(v)).* both (expandRecordStars), and the record as a whole is refused by name
+// (errRecordSRF). sel is returned unchanged when it calls none, or its select list calls one
+// selectListSRF does not take, which the binder then refuses by name.
 func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) && !slices.ContainsFunc(sel.GetSortClause(), hasSRF) {
 		// ORDER BY alone may call one: PostgreSQL's ProjectSet computes it as a hidden
@@ -679,6 +770,7 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 		// call, OVER and all, for ever).
 		return nil, refused(InvalidArgument, "42809", "OVER specified, but %s is not a window function nor an aggregate function", overSRF)
 	}
+	sel = expandRecordStars(sel)
 	if post, ok, err := postponeSRFs(sel); err != nil || ok {
 		if err != nil {
 			return nil, err
@@ -716,26 +808,47 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	if dc := sel.GetDistinctClause(); len(sel.GetSortClause()) > 0 && (len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil) && !srfKeyed(sel) {
 		return nil, errDistinctOnSRF
 	}
-	var calls []*pg.Node
-	replace := func(n *pg.Node) {
-		fc := n.GetFuncCall()
+	var (
+		calls []*pg.Node
+		bad   error
+	)
+	// call is the index of fc among calls, added when new: equal calls are one column (or
+	// one pair of columns) of the ROWS FROM item.
+	call := func(fc *pg.FuncCall) int {
+		n := &pg.Node{Node: &pg.Node_FuncCall{FuncCall: fc}}
 		k := slices.IndexFunc(calls, func(c *pg.Node) bool { return samePG(c, n) })
 		if k < 0 {
 			k = len(calls)
-			calls = append(calls, &pg.Node{Node: &pg.Node_FuncCall{FuncCall: fc}})
+			calls = append(calls, n)
 		}
-		n.Node = &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{Fields: []*pg.Node{
-			{Node: &pg.Node_String_{String_: &pg.String{Sval: srfAlias}}},
-			{Node: &pg.Node_String_{String_: &pg.String{Sval: srfColumn(k)}}},
-		}}}
+		return k
 	}
 	rewrite := func(root *pg.Node) {
 		visit := func(n *pg.Node) bool {
+			if bad != nil {
+				return false
+			}
+			if fc, field, rest, ok, err := recordField(n); err != nil || ok {
+				bad = err
+				if ok {
+					// (json_each(…)).key: the call's key column, and any indirection
+					// after the field over it.
+					n.Node = srfRef(srfField(call(fc), field))
+					if len(rest) > 0 {
+						n.Node = &pg.Node_AIndirection{AIndirection: &pg.A_Indirection{Arg: &pg.Node{Node: n.Node}, Indirection: rest}}
+					}
+				}
+				return false
+			}
 			fc := n.GetFuncCall()
 			if fc == nil || !setReturning[funcName(fc)] {
 				return true
 			}
-			replace(n)
+			if recordSRF(funcName(fc)) {
+				bad = errRecordSRF(funcName(fc))
+				return false
+			}
+			n.Node = srfRef(srfColumn(call(fc)))
 			return false
 		}
 		if visit(root) {
@@ -761,10 +874,23 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 	for _, s := range sel.GetSortClause() {
 		rewrite(s)
 	}
+	for _, d := range sel.GetDistinctClause() {
+		if d.GetNode() != nil {
+			rewrite(d) // DISTINCT ON keys
+		}
+	}
+	if bad != nil {
+		return nil, bad
+	}
 	rf := &pg.RangeFunction{Lateral: true, IsRowsfrom: len(calls) > 1, Alias: &pg.Alias{Aliasname: srfAlias}}
+	colname := func(name string) *pg.Node { return &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: name}}} }
 	for k, c := range calls {
 		rf.Functions = append(rf.Functions, &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: []*pg.Node{c, {Node: &pg.Node_List{List: &pg.List{}}}}}}})
-		rf.Alias.Colnames = append(rf.Alias.Colnames, &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: srfColumn(k)}}})
+		if recordSRF(funcName(c.GetFuncCall())) {
+			rf.Alias.Colnames = append(rf.Alias.Colnames, colname(srfField(k, "key")), colname(srfField(k, "value")))
+		} else {
+			rf.Alias.Colnames = append(rf.Alias.Colnames, colname(srfColumn(k)))
+		}
 	}
 	sel.FromClause = append(sel.FromClause, &pg.Node{Node: &pg.Node_RangeFunction{RangeFunction: rf}})
 	return sel, nil
@@ -833,13 +959,12 @@ func srfKeyed(sel *pg.SelectStmt) bool {
 	return false
 }
 
-// selectListSRF reports whether a select list may call the set-returning function name: those
-// of one column (json[b]_each[_text] yield a record, refused by name as other functions are).
+// selectListSRF reports whether a select list may call the set-returning function name: the
+// JSON ones (json[b]_each[_text] through a field of their record, (json_each(…)).key;
+// selectSRFs refuses the record as a whole by name), generate_series and unnest.
 func selectListSRF(name string) bool {
-	if f, ok := jsonSRFs[name]; ok {
-		return !(f.key && f.value)
-	}
-	return name == "generate_series" || name == "unnest"
+	_, ok := jsonSRFs[name]
+	return ok || name == "generate_series" || name == "unnest"
 }
 
 // samePG reports whether a and b are the same expression, wherever they are written (their

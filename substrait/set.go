@@ -80,7 +80,8 @@ var setNames = map[string]string{"timezone": "TimeZone", "datestyle": "DateStyle
 // *Error: Unimplemented (0A000) naming the setting for a value that would change semantics
 // or a setting flightsrv does not take (never quoting the value, nor an unknown name, which
 // are the client's text); extra_float_digits outside PostgreSQL's range (-15 .. 3) or not an
-// integer is PostgreSQL's 22023. A statement that is not one SET or RESET (SET TRANSACTION,
+// integer is PostgreSQL's 22023; a name PostgreSQL 15 does not know is its 42704, a parameter a
+// session cannot change its 55P02 (pgParameters). A statement that is not one SET or RESET (SET TRANSACTION,
 // SET SESSION AUTHORIZATION, SET ROLE) is Unimplemented, naming its form.
 func CheckSet(sql string) error {
 	node, ex, err := parseOne(sql)
@@ -104,6 +105,14 @@ func CheckSet(sql string) error {
 		switch name {
 		case "role", "session_authorization":
 			return unimplemented("SET " + strings.ToUpper(strings.ReplaceAll(name, "_", " ")))
+		}
+		if !knownParameter(name) && !strings.Contains(name, ".") {
+			// PostgreSQL's refusal of a name it does not know (a dotted name is a custom
+			// placeholder, which it creates).
+			return errUnknownParameter
+		}
+		if err := setContextError(name); err != nil {
+			return err
 		}
 		// The name is the client's text: not echoed.
 		return unimplemented("SET of this parameter")

@@ -94,8 +94,37 @@ func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
 	for i := range es {
 		es[i] = asc.ref(i)
 	}
+	if es, err = bd.exceptScales(op, es, l); err != nil {
+		return nil, err
+	}
 	out, err := bd.project(&boundRel{rel: frel, sc: asc, names: append(slices.Clone(l.names), "left", "right")}, es, l.names)
 	return keepBpchar(out, larm, err)
+}
+
+// exceptScales casts es, the columns of an EXCEPT [ALL], back to the left input's numeric
+// types where the right's scale differed (setArms compared them at the larger scale): EXCEPT
+// answers left rows alone, so each value is exact at its own scale and shows it, as
+// PostgreSQL's EXCEPT shows the left's 1.50 of SELECT 1.50 EXCEPT SELECT 2.5 (an integer's
+// at scale 0).
+func (bd *binder) exceptScales(op string, es []expr.Expression, l *boundRel) ([]expr.Expression, error) {
+	if op != "EXCEPT" {
+		return es, nil
+	}
+	for i, e := range es {
+		lt := l.sc.cols[i].typ
+		if familyOf(lt) == famInt && !unknownCol(l, i) {
+			lt = numType(0) // an integer beside a numeric is numeric of display scale 0
+		}
+		if familyOf(lt) != famNumeric || familyOf(e.GetType()) != famNumeric || sameType(lt, e.GetType()) {
+			continue
+		}
+		v, err := bd.cast(e, lt.WithNullability(nullableN))
+		if err != nil {
+			return nil, err
+		}
+		es[i] = v.e
+	}
+	return es, nil
 }
 
 // keepBpchar marks out's columns character(n) as larm's (setArms: both arms') are
@@ -175,6 +204,9 @@ func (bd *binder) setAll(op string, l, larm, rarm *boundRel) (*boundRel, error) 
 	es := make([]expr.Expression, n)
 	for i := range es {
 		es[i] = kept.sc.ref(i)
+	}
+	if es, err = bd.exceptScales(op, es, l); err != nil {
+		return nil, err
 	}
 	out, err := bd.project(kept, es, l.names)
 	return keepBpchar(out, larm, err)

@@ -179,7 +179,7 @@ func (bd *binder) fromColumns(n *pg.Node) (cols []string, known bool) {
 		if rv.GetSchemaname() != "" {
 			return nil, false
 		}
-		def, err := lookupTable(bd.cat, rv.GetRelname())
+		def, err := lookupSQLTable(bd.cat, rv.GetRelname())
 		if err != nil {
 			return nil, false
 		}

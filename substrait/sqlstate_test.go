@@ -41,7 +41,12 @@ func TestRefusalSQLStates(t *testing.T) {
 			"0A000", "correlated ALL (SELECT …) subqueries whose select list holds a subquery are not supported"},
 		{`SELECT log(2::float8, 8::float8)`, "42883", "function log(double precision, double precision) does not exist"},
 		// trial27: a field of a composite value was refused as an array subscript.
-		{`SELECT (jsonb_each('{"a":1}')).key`, "0A000", "field selection from a composite value ((expression).field) is not supported"},
+		{`SELECT 1 WHERE (jsonb_each('{"a":1}')).key = 'a'`, "0A000", "field selection from a composite value ((expression).field) is not supported"},
+		// srf18c: a record-returning set-returning function in a select list.
+		{`SELECT (jsonb_each('{"a":1}')).secret`, "42703", "could not identify column <identifier> in record data type"},
+		{`SELECT (jsonb_each('{"a":1}'))[1]`, "42804", "cannot subscript type record because it does not support subscripting"},
+		{`SELECT ((jsonb_each('{"a":1}')).*).key`, "0A000", `row expansion via "*" is not supported here`},
+		{`SELECT jsonb_each('{"a":1}')`, "0A000", "jsonb_each(...) in a select list returns a record, which is not supported: select (jsonb_each(...)).key/.value or call it in FROM"},
 		{`SELECT (regexp_match('ab', 'a')).*`, "0A000", "field selection from a composite value ((expression).field) is not supported"},
 		{`SELECT log(2::real, 8::numeric)`, "42883", "function log(real, numeric) does not exist"},
 		{`SELECT now() * '1'`, "42883", "operator does not exist: timestamp with time zone * unknown"},

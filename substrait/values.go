@@ -74,7 +74,38 @@ func (bd *binder) bindValues(sel *pg.SelectStmt) (*boundRel, error) {
 		out.sc.cols = append(out.sc.cols, col{name: name, typ: es[0].GetType(), vary: vary, json: json && familyOf(es[0].GetType()) == famBinary, jsonb: jsonb && familyOf(es[0].GetType()) == famBinary,
 			bytea: anyBytea(cols[c]) && familyOf(es[0].GetType()) == famBinary, bpchar: n, typmod: commonTypmod(cols[c])}) // select_common_typmod
 	}
-	rel, err := bd.b.VirtualTableFromExpr(out.names, rows...)
+	names := out.names
+	if bd.keepScales[sel] {
+		// Read alone as a derived table or WITH query (markScales): a column whose display
+		// scale varies carries each row's as a hidden column, named beside it
+		// (col.scaleName), as a derived table's SELECT does.
+		for c, cl := range out.sc.cols[:width] {
+			if !cl.vary {
+				continue
+			}
+			scales := make([]expr.Expression, len(rows))
+			for r, v := range cols[c] {
+				e, err := bd.scaleExpr(v)
+				if err != nil {
+					scales = nil
+					break
+				}
+				scales[r] = nullable(e)
+			}
+			if scales == nil {
+				continue
+			}
+			for r := range rows {
+				rows[r] = append(rows[r], scales[r])
+			}
+			bd.scaleSeq++
+			h := col{name: fmt.Sprintf("?dscale%d?", bd.scaleSeq), typ: scales[0].GetType(), qual: subqueryQual, hidden: true}
+			out.sc.cols[c].scaleName = h.name
+			out.sc.cols = append(out.sc.cols, h)
+			names = append(names[:len(names):len(names)], h.name)
+		}
+	}
+	rel, err := bd.b.VirtualTableFromExpr(names, rows...)
 	if err != nil {
 		return nil, fmt.Errorf("bind values: %w", err)
 	}

@@ -868,10 +868,11 @@ func (bd *binder) aggregateWindow(name string, fc *pg.FuncCall, sc *scope, pre *
 		if fam != famInt && fam != famFloat {
 			return nil, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
 		}
-		if name == "sum" && isReal(at) {
-			return nil, errSumReal
-		}
 		id.URN = URNArithmetic
+		if name == "sum" && isReal(at) {
+			// sum(real) is real: float4pl over the frame's values (ops.Window's floatSums).
+			return bd.newWindow(id, fp32Type(), arg)
+		}
 		target := i64Type()
 		if name == "avg" && fam == famInt {
 			// avg of integers is numeric, as the aggregate (bindfunc.go's avgScale).
@@ -1029,7 +1030,7 @@ func windowPartitionColumns(exprs []expr.Expression) (cols map[int]bool, windowe
 
 // anyCall reports whether a function call of n (an expression; not looking into subqueries)
 // satisfies match: calls' arguments, FILTERs and OVER clauses (partition and order keys) are
-// walked.
+// walked, and the value an indirection selects from or subscripts ((json_each(…)).key).
 func anyCall(n *pg.Node, match func(*pg.FuncCall) bool) bool {
 	found := false
 	var walk func(n *pg.Node)
@@ -1082,6 +1083,9 @@ func anyCall(n *pg.Node, match func(*pg.FuncCall) bool) bool {
 			walkAll(v.MinMaxExpr.GetArgs())
 		case *pg.Node_List:
 			walkAll(v.List.GetItems())
+		case *pg.Node_AIndirection:
+			// (json_each(…)).key, (regexp_match(…))[1]
+			walk(v.AIndirection.GetArg())
 		}
 	}
 	walk(n)

@@ -183,6 +183,9 @@ func newSum(dt arrow.DataType, avg bool) accumulator {
 	case arrow.UINT64:
 		return &sumAcc[uint64]{avg: avg, sums: &intSums[uint64]{}}
 	case arrow.FLOAT32:
+		if !avg {
+			return &sumAcc[float32]{sums: &realSums{}}
+		}
 		return &sumAcc[float32]{avg: avg, sums: &floatSums[float32]{}}
 	case arrow.FLOAT64:
 		return &sumAcc[float64]{avg: avg, sums: &floatSums[float64]{}}
@@ -476,11 +479,17 @@ func (s *floatSums[T]) merge(col arrow.Array, gids []uint32) error {
 	if !ok {
 		return fmt.Errorf("aggregate: sum state is %s, not float64", col.DataType())
 	}
-	vals := f.Float64Values()[:len(gids)]
+	// float8pl's check, as PostgreSQL's float8_combine combines partial sums.
+	return mergeSums(f, f.Float64Values(), gids, s.sum, floatAdd)
+}
+
+// mergeSums adds the non-null partial sums vals of col to groups gids of sums with add (the
+// sum's own overflow check).
+func mergeSums[S float32 | float64](col arrow.Array, vals []S, gids []uint32, sums []S, add func(*S, S) error) error {
+	vals = vals[:len(gids)]
 	for i, g := range gids {
-		if f.IsValid(i) {
-			// float8pl's check, as PostgreSQL's float8_combine combines partial sums.
-			if err := floatAdd(&s.sum[g], vals[i]); err != nil {
+		if col.IsValid(i) {
+			if err := add(&sums[g], vals[i]); err != nil {
 				return err
 			}
 		}
@@ -499,6 +508,65 @@ func (s *floatSums[T]) state(mem memory.Allocator, lo, hi int, valid []bool) arr
 }
 
 func (s *floatSums[T]) heapBytes() int64 { return int64(cap(s.sum)) * 8 }
+
+// realSums are sum(real)'s float32 sums, PostgreSQL's: float4pl adds the values in single
+// precision one after the other in the order they come (and, as float4pl is also sum(real)'s
+// combine function, a partial sum to the sum of the partial sums before it), so the result
+// is the order's as PostgreSQL's is its plan's order. A group's sum starts at -0, as
+// floatSums'; a sum that becomes infinite from finite values is errFloatOverflow (float4pl's
+// "value out of range: overflow", 22003).
+type realSums struct{ sum []float32 }
+
+func (s *realSums) grow(n int) {
+	old := len(s.sum)
+	s.sum = grown(s.sum, n)
+	for i := old; i < len(s.sum); i++ {
+		s.sum[i] = float32(math.Copysign(0, -1))
+	}
+}
+
+func (s *realSums) add(vals []float32, gids []uint32, mask []bool) error {
+	vals = vals[:len(gids)]
+	for i, g := range gids {
+		if mask == nil || mask[i] {
+			if err := realAdd(&s.sum[g], vals[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// realAdd is *acc += x in single precision with float4pl's check: an infinite sum of finite
+// operands is errFloatOverflow.
+func realAdd(acc *float32, x float32) error {
+	v := *acc + x
+	if math.IsInf(float64(v), 0) && !math.IsInf(float64(*acc), 0) && !math.IsInf(float64(x), 0) {
+		return errFloatOverflow
+	}
+	*acc = v
+	return nil
+}
+
+func (s *realSums) merge(col arrow.Array, gids []uint32) error {
+	f, ok := col.(*array.Float32)
+	if !ok {
+		return fmt.Errorf("aggregate: sum state is %s, not float32", col.DataType())
+	}
+	return mergeSums(f, f.Float32Values(), gids, s.sum, realAdd)
+}
+
+func (s *realSums) float(g int) float64 { return float64(s.sum[g]) }
+
+func (s *realSums) result(mem memory.Allocator, lo, hi int, valid []bool) (arrow.Array, error) {
+	return s.state(mem, lo, hi, valid), nil
+}
+
+func (s *realSums) state(mem memory.Allocator, lo, hi int, valid []bool) arrow.Array {
+	return makeFixed(mem, arrow.PrimitiveTypes.Float32, s.sum[lo:hi], valid)
+}
+
+func (s *realSums) heapBytes() int64 { return int64(cap(s.sum)) * 4 }
 
 func newMinMax(dt arrow.DataType, isMax bool) accumulator {
 	a := &minMaxAcc{max: isMax, dt: dt}

@@ -17,7 +17,9 @@ const (
 	// not nullable.
 	Count
 	// Sum is sum(x) over integers (output int64; a result outside int64 is the error
-	// ErrSumOverflow, intermediate sums are exact in 128 bits), floats (output float64) or
+	// ErrSumOverflow, intermediate sums are exact in 128 bits), float64 (output float64),
+	// float32 (output float32: PostgreSQL's sum(real), added in single precision in input
+	// order, partial sums too, float4pl's overflow check) or
 	// decimal128 numerics (output the input type, the exact total; 38 digits or more is
 	// 22003), of distinct values too (Count as well: the values of one scale are distinct as
 	// their unscaled integers). NULL when the group had no non-null filtered-in x.
@@ -48,9 +50,10 @@ const (
 	BoolOr
 	// PercentileCont, PercentileDisc and ModeOf are PostgreSQL's ordered-set aggregates
 	// percentile_cont(Fraction), percentile_disc(Fraction) and mode() WITHIN GROUP (ORDER BY
-	// x [DESC]) (orderedset.go): float64 input for PercentileCont (output float64), int64 or
-	// float64 for the others (output the input type), and for ModeOf also text, int32,
-	// boolean, date, timestamp and decimal (arrayagg.go); NULL for no value. Not distinct.
+	// x [DESC]) (orderedset.go): float64 input for PercentileCont (output float64; of one
+	// fraction also month_day_nano_interval, output the interval), int64 or float64 for the
+	// others (output the input type), and for ModeOf also text, int32, boolean, date,
+	// timestamp and decimal (arrayagg.go); NULL for no value. Not distinct.
 	PercentileCont
 	PercentileDisc
 	ModeOf
@@ -322,6 +325,12 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			out[i] = r
 			continue
 		}
+		if !ok && f.Type.ID() == arrow.INTERVAL_MONTH_DAY_NANO && m.Func == PercentileCont && !m.Multi && !m.Distinct {
+			// percentile_cont of intervals (orderedset.go's intervalContAcc)
+			r.argType = f.Type
+			out[i] = r
+			continue
+		}
 		if !ok {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: unsupported type %s", m.Name, m.Func, f.Name, f.Type)
 		}
@@ -380,6 +389,9 @@ func resultField(m resolved) arrow.Field {
 	case Corr, CovarPop, CovarSamp, RegrAvgX, RegrAvgY, RegrIntercept, RegrR2, RegrSlope, RegrSxx, RegrSxy, RegrSyy:
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 	case Sum:
+		if m.argType.ID() == arrow.FLOAT32 {
+			return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float32, Nullable: true}
+		}
 		if m.argKind == kFloat {
 			return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 		}
@@ -394,7 +406,7 @@ func resultField(m resolved) arrow.Field {
 		if m.Multi {
 			return arrow.Field{Name: m.Name, Type: arrow.ListOf(m.multiElem()), Nullable: true}
 		}
-		if m.Func == PercentileDisc {
+		if m.Func == PercentileDisc || m.argType.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
 			return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
 		}
 		return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
@@ -426,7 +438,7 @@ func stateFields(m resolved) []arrow.Field {
 	case CountStar, Count:
 		return []arrow.Field{{Name: m.Name, Type: arrow.PrimitiveTypes.Int64}}
 	case Sum:
-		if m.argType.ID() == arrow.DECIMAL128 {
+		if m.argType.ID() == arrow.DECIMAL128 || m.argType.ID() == arrow.FLOAT32 {
 			return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
 		}
 		return []arrow.Field{{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}}
@@ -465,7 +477,8 @@ func storeFields(m resolved) []arrow.Field {
 
 // OutputSchema returns the schema of Single and Final output for input schema in: the group
 // key fields (copied from in), then one field per measure named Measure.Name: count(*) and
-// count int64 not nullable; sum int64 (integer input) or float64 (float input), nullable; avg
+// count int64 not nullable; sum int64 (integer input), float64 (float64 input) or float32
+// (float32 input), nullable; avg
 // float64 (decimal128(38, AvgScale) for Measure.Numeric over integers), nullable; min and max
 // the input type, nullable. It fails, with an error prefixed "aggregate: ", when s does not fit in (column out of range, unsupported type, sum or avg of a
 // non-numeric column, non-boolean filter, empty measure name, distinct count(*)). It keeps no
@@ -488,7 +501,7 @@ func OutputSchema(in *arrow.Schema, s Spec) (*arrow.Schema, error) {
 //   - count(*), count(x): one int64 column (not nullable) named Name: the count.
 //   - sum(x): one nullable column named Name, NULL when no value was aggregated: the exact
 //     integer sum as decimal128(38, 0) (its 128 bits are used in full, so a partial sum never
-//     overflows), or the float64 sum.
+//     overflows), the float64 sum, or the float32 sum of float32 values.
 //   - avg(x): "Name.sum" (as for sum) and "Name.count" (int64, not nullable); of floats also
 //     "Name.sxx" (float64, not nullable): PostgreSQL's float8_accum state N, Sx, Sxx
 //     (statagg.go), which avg of floats reads as PostgreSQL's does.

@@ -20,7 +20,9 @@ import (
 //
 //	percentile_cont(f)   float64 x: the value at fraction f of the ordered values,
 //	                     interpolated linearly between the two nearest (PostgreSQL's
-//	                     percentile_cont_float8_final)
+//	                     percentile_cont_float8_final); of month_day_nano_interval x (one
+//	                     fraction): the intervals ordered as interval_cmp orders them and
+//	                     interpolated as percentile_cont_interval_final does (intervalContAcc)
 //	percentile_disc(f)   int64 or float64 x: the first value whose position in the ordering
 //	                     reaches fraction f (the ceil(f·n)-th, at least the first)
 //	mode()               int64 or float64 x: the most frequent value, the first in the
@@ -41,6 +43,10 @@ type orderedAcc[T int64 | float64] struct {
 
 func newOrdered(m resolved) (accumulator, error) {
 	switch m.argType.ID() {
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		if m.Func == PercentileCont && !m.Multi {
+			return &intervalContAcc{m: m}, nil
+		}
 	case arrow.INT64:
 		if m.Func == PercentileCont {
 			break
@@ -321,3 +327,87 @@ func (a *stringAggAcc) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, e
 }
 
 func (a *stringAggAcc) heapBytes() int64 { return a.n + int64(cap(a.vals))*24 }
+
+// intervalContAcc is percentile_cont(f) of intervals (PostgreSQL's
+// percentile_cont_interval_final): each group's intervals sorted as interval_cmp sorts them
+// (stably: intervals equal under it, '1 mon' and '30 days', keep the order they came in,
+// which PostgreSQL's sort leaves unspecified), then the interval at row floor(f·(n-1)), or
+// interval_lerp of it and the next row's at their fraction (ops.LerpInterval: 22008 where a
+// field overflows).
+type intervalContAcc struct {
+	m    resolved
+	vals [][]arrow.MonthDayNanoInterval
+	n    int64
+}
+
+func (a *intervalContAcc) grow(n int) { a.vals = grown(a.vals, n) }
+
+func (a *intervalContAcc) update(arg arrow.Array, gids []uint32, mask []bool) error {
+	v, ok := arg.(*array.MonthDayNanoInterval)
+	if !ok {
+		return fmt.Errorf("aggregate: %s of %s", a.m.Func, arg.DataType())
+	}
+	vals := v.MonthDayNanoIntervalValues()
+	for i, g := range gids {
+		if mask == nil || mask[i] {
+			a.vals[g] = append(a.vals[g], vals[i])
+			a.n++
+		}
+	}
+	return nil
+}
+
+func (a *intervalContAcc) merge(cols []arrow.Array, gids []uint32) error {
+	return mergeLists(cols[0], gids, a.update)
+}
+
+func (a *intervalContAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	f := a.m.Fraction
+	if err := checkFraction(f); err != nil {
+		return nil, err
+	}
+	b := array.NewMonthDayNanoIntervalBuilder(mem)
+	defer b.Release()
+	for g := lo; g < hi; g++ {
+		v := a.vals[g]
+		if len(v) == 0 {
+			b.AppendNull()
+			continue
+		}
+		slices.SortStableFunc(v, func(x, y arrow.MonthDayNanoInterval) int {
+			if a.m.Descending {
+				return ops.CompareIntervals(y, x)
+			}
+			return ops.CompareIntervals(x, y)
+		})
+		pos := f * float64(len(v)-1)
+		first, second := math.Floor(pos), math.Ceil(pos)
+		if first == second {
+			b.Append(v[int(first)])
+			continue
+		}
+		r, err := ops.LerpInterval(v[int(first)], v[int(second)], pos-first)
+		if err != nil {
+			return nil, err
+		}
+		b.Append(r)
+	}
+	return b.NewArray(), nil
+}
+
+func (a *intervalContAcc) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {
+	off := make([]int64, hi-lo+1)
+	var flat []arrow.MonthDayNanoInterval
+	for i := lo; i < hi; i++ {
+		flat = append(flat, a.vals[i]...)
+		off[i-lo+1] = int64(len(flat))
+	}
+	b := array.NewMonthDayNanoIntervalBuilder(mem)
+	defer b.Release()
+	b.AppendValues(flat, nil)
+	child := b.NewArray()
+	defer child.Release()
+	return []arrow.Array{makeList(mem, arrow.FixedWidthTypes.MonthDayNanoInterval, off, child)}, nil
+}
+
+func (a *intervalContAcc) heapBytes() int64 { return a.n*16 + int64(cap(a.vals))*24 }

@@ -391,6 +391,25 @@ func scaleInterval(iv arrow.MonthDayNanoInterval, x float64, div bool) (arrow.Mo
 	return arrow.MonthDayNanoInterval{Months: month, Days: int32(dayAcc), Nanoseconds: int64(us) * nsPerUs}, nil
 }
 
+// LerpInterval is PostgreSQL's interval_lerp (percentile_cont of intervals): lo + (hi - lo) *
+// pct by interval_mi, interval_mul and interval_pl, each raising "interval out of range"
+// (22008, a *DataError) where a field overflows.
+func LerpInterval(lo, hi arrow.MonthDayNanoInterval, pct float64) (arrow.MonthDayNanoInterval, error) {
+	diff, ok := addMDN(hi, lo, -1)
+	if !ok {
+		return arrow.MonthDayNanoInterval{}, errIntervalRange()
+	}
+	mul, err := scaleInterval(diff, pct, false)
+	if err != nil {
+		return arrow.MonthDayNanoInterval{}, err
+	}
+	r, ok := addMDN(mul, lo, 1)
+	if !ok {
+		return arrow.MonthDayNanoInterval{}, errIntervalRange()
+	}
+	return r, nil
+}
+
 func intervalScale(div bool) func(*fnNode) error {
 	return func(n *fnNode) error {
 		if err := argCount(n, 2, 2); err != nil {

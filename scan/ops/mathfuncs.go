@@ -19,6 +19,10 @@ import (
 //	ln, log (base 10)             2201E at zero and below
 //	power(x, y)                   2201F for 0 to a negative power and a negative number to a
 //	                              non-integer power; 22003 on overflow or underflow
+//
+// exp, ln, log and power answer the GNU C library's exp, log, log10 and pow to the last bit
+// (libmexp.go, libmlog.go, libmpow.go), as PostgreSQL does on Debian and most Linux builds.
+//
 //	mod(a, b)                     bigint; 22012 when b is zero
 //
 // The binder sends numeric (decimal literal) arguments nowhere near these: PostgreSQL computes
@@ -44,7 +48,7 @@ func init() {
 			return math.Sqrt(x), nil
 		},
 		"exp": func(x float64) (float64, error) {
-			r := math.Exp(x)
+			r := glibcExp(x)
 			switch {
 			case math.IsInf(r, 0) && !math.IsInf(x, 0):
 				return 0, errFloatOverflow
@@ -54,8 +58,8 @@ func init() {
 			return r, nil
 		},
 		"cbrt":  func(x float64) (float64, error) { return cbrt(x), nil },
-		"ln":    logOf(math.Log),
-		"log10": logOf(math.Log10),
+		"ln":    logOf(glibcLog),
+		"log10": logOf(glibcLog10),
 	} {
 		ownFunctions[name] = float1Kernel(f)
 	}
@@ -109,25 +113,43 @@ func powerKernel(n *fnNode) error {
 	n.out = arrow.PrimitiveTypes.Float64
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		xs, ys := args[0].(*array.Float64), args[1].(*array.Float64)
-		return mapFloats(mem, rows, args, func(i int) (float64, error) {
-			x, y := xs.Value(i), ys.Value(i)
-			switch {
-			case x == 0 && y < 0:
-				return 0, &DataError{Code: "2201F", Msg: "zero raised to a negative power is undefined"}
-			case x < 0 && y != math.Trunc(y) && !math.IsInf(y, 0):
-				return 0, &DataError{Code: "2201F", Msg: "a negative number raised to a non-integer power yields a complex result"}
-			}
-			r := math.Pow(x, y)
-			switch {
-			case math.IsInf(r, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0):
-				return 0, errFloatOverflow
-			case r == 0 && x != 0 && !math.IsInf(x, 0) && !math.IsInf(y, 0):
-				return 0, errFloatUnderflow
-			}
-			return r, nil
-		})
+		return mapFloats(mem, rows, args, func(i int) (float64, error) { return pgPow(xs.Value(i), ys.Value(i)) })
 	}
 	return nil
+}
+
+// pgPow is PostgreSQL 15's dpow: NaN^0 = 1 and 1^NaN = 1, other NaN arguments NaN; 2201F for
+// zero to a negative power and a negative number to a non-integer power; infinite arguments
+// by C99's rules; otherwise the C library's pow (glibcPow), 22003 when that overflows or
+// underflows to zero.
+func pgPow(x, y float64) (float64, error) {
+	switch {
+	case math.IsNaN(x):
+		if math.IsNaN(y) || y != 0 {
+			return math.NaN(), nil
+		}
+		return 1, nil
+	case math.IsNaN(y):
+		if x != 1 {
+			return math.NaN(), nil
+		}
+		return 1, nil
+	case x == 0 && y < 0:
+		return 0, &DataError{Code: "2201F", Msg: "zero raised to a negative power is undefined"}
+	case x < 0 && math.Floor(y) != y:
+		return 0, &DataError{Code: "2201F", Msg: "a negative number raised to a non-integer power yields a complex result"}
+	}
+	r := glibcPow(x, y)
+	if math.IsInf(x, 0) || math.IsInf(y, 0) {
+		return r, nil // C99's values, which dpow spells out itself: no error
+	}
+	switch {
+	case math.IsInf(r, 0):
+		return 0, errFloatOverflow
+	case r == 0 && x != 0:
+		return 0, errFloatUnderflow
+	}
+	return r, nil
 }
 
 func mapFloats(mem memory.Allocator, n int, args []arrow.Array, f func(i int) (float64, error)) (arrow.Array, error) {

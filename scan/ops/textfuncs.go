@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"crypto/md5"
 	"encoding/hex"
 	"strconv"
@@ -84,6 +85,46 @@ func jsonTypeofKernel(n *fnNode) error {
 				return "", false, err
 			}
 			return jsonKindNames[kind], true, nil
+		})
+	}
+	return nil
+}
+
+// jsonb_scalar(doc, type) is the text of jsonb document doc's top-level scalar for a cast of
+// it to type (PostgreSQL 15's jsonb_int2/int4/int8/float4/float8/numeric/bool, "JSON
+// Types"): type is the target's name as PostgreSQL prints it; boolean takes a boolean ('true',
+// 'false'), every other target a number (its text as jsonb_out writes it, which the binder
+// then casts on, as PostgreSQL converts the jsonb's numeric). Any other kind of value is
+// 22023 "cannot cast jsonb string to type integer" (null, string, numeric, boolean, array,
+// object), as cannotCastJsonbValue words it; strict.
+func init() { ownFunctions["jsonb_scalar"] = jsonbScalarKernel }
+
+var jsonbKindNames = [...]string{jNull: "null", jString: "string", jStringEsc: "string", jNumber: "numeric",
+	jTrue: "boolean", jFalse: "boolean", jObject: "object", jArray: "array"}
+
+func jsonbScalarKernel(n *fnNode) error {
+	if err := textArgs(n, 2, 2, 0, 1); err != nil {
+		return err
+	}
+	n.out = arrow.BinaryTypes.String
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		d, _ := asTexts(args[0])
+		t, _ := asTexts(args[1])
+		return mapStrings(mem, rows, args, func(i int) (string, bool, error) {
+			doc := bytes.TrimSpace(d.ValueBytes(i))
+			target := string(t.ValueBytes(i))
+			kind := firstJSONKind(doc)
+			want := jNumber
+			if target == "boolean" {
+				want = jTrue
+				if kind == jFalse {
+					kind = jTrue
+				}
+			}
+			if kind != want {
+				return "", false, &DataError{Code: "22023", Msg: "cannot cast jsonb " + jsonbKindNames[kind] + " to type " + target}
+			}
+			return string(doc), true, nil
 		})
 	}
 	return nil

@@ -609,7 +609,7 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 	}
 	ints := make([]int64, n)
 	floats := []float64(nil)
-	if f.Type.ID() == arrow.FLOAT64 {
+	if f.Type.ID() == arrow.FLOAT64 || f.Type.ID() == arrow.FLOAT32 {
 		floats = make([]float64, n)
 	}
 	var decs []decimal128.Num // avg of integers as numeric (numavg.go)
@@ -726,6 +726,18 @@ func (ev *winEval) eval(f WindowFunc) (arrow.Array, error) {
 		b := array.NewFloat64Builder(alloc)
 		defer b.Release()
 		b.AppendValues(floats, valid)
+		return b.NewArray(), nil
+	case arrow.FLOAT32: // sum(real): floatSums' single precision sums, exact as float64
+		b := array.NewFloat32Builder(alloc)
+		defer b.Release()
+		b.Reserve(n)
+		for i, v := range floats {
+			if valid[i] {
+				b.UnsafeAppend(float32(v))
+			} else {
+				b.UnsafeAppendBoolToBitmap(false)
+			}
+		}
 		return b.NewArray(), nil
 	case arrow.INT32:
 		b := array.NewInt32Builder(alloc)
@@ -939,10 +951,12 @@ func (ev *winEval) decSums(a *array.Decimal128, ps, m int, peerStart, peerEnd []
 // in order, restarting when the frame's start moves. sum is float8pl's: its first value
 // (so -0 alone is -0), and "value out of range: overflow" (22003) where finite values sum
 // to an infinity; avg is float8_avg of float8_accum's state (Float8State.Accum), with its
-// overflow errors (also where Sxx overflows: 1e200 and -1e200).
+// overflow errors (also where Sxx overflows: 1e200 and -1e200). A sum whose type is float32
+// (sum(real)) is float4pl's: added in single precision, with the same overflow check.
 func (ev *winEval) floatSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, peerEnd []int32, floats []float64, valid []bool) error {
 	var sum float64
 	var st Float8State
+	single := f.Type.ID() == arrow.FLOAT32
 	add := func(p int) error {
 		r := int(ev.w.at(ps + p))
 		if !a.IsValid(r) {
@@ -960,6 +974,9 @@ func (ev *winEval) floatSums(f WindowFunc, a arrow.Array, ps, m int, peerStart, 
 			return err
 		}
 		v := sum + x
+		if single {
+			v = float64(float32(sum) + float32(x))
+		}
 		if math.IsInf(v, 0) && !math.IsInf(sum, 0) && !math.IsInf(x, 0) {
 			return ErrFloat8Overflow
 		}
